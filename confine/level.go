@@ -1,0 +1,100 @@
+package confine
+
+import "errors"
+
+// Level is how much of a run's budget the kernel holds.
+type Level string
+
+// The levels, from most to least held.
+const (
+	// Full: every file, network and process limit of the run's budget is
+	// held by the kernel.
+	Full Level = "full"
+	// Partial: some limits are held; the reason names each that is not.
+	Partial Level = "partial"
+	// None: nothing is held.
+	None Level = "none"
+)
+
+// Rank orders levels: Full 2, Partial 1, None 0, anything else -1.
+func (l Level) Rank() int {
+	switch l {
+	case Full:
+		return 2
+	case Partial:
+		return 1
+	case None:
+		return 0
+	}
+	return -1
+}
+
+// ParseLevel reads a level name as --require-confinement takes it.
+func ParseLevel(s string) (Level, error) {
+	l := Level(s)
+	if l.Rank() < 0 {
+		return "", errors.New("a confinement level is full, partial or none")
+	}
+	return l, nil
+}
+
+// Result is what a run's confinement held: the level, the reason, and the
+// layers the kernel accepted. It is what receipts record.
+type Result struct {
+	Level  Level    `json:"level"`
+	Reason string   `json:"reason"`
+	Layers []string `json:"layers"`
+}
+
+// Layer names, as receipts and the ENFORCES table spell them.
+const (
+	LayerSeccomp        = "seccomp"
+	LayerSandboxProfile = "sandbox-profile"
+	LayerJobObject      = "job-object"
+	LayerTokenPrivs     = "token-privileges-removed"
+	LayerLowIntegrity   = "low-integrity"
+	LayerAppContainer   = "appcontainer"
+	LayerLanguage       = "language"
+)
+
+// LayerLandlock names the Landlock layer at an ABI: landlock-abi7.
+func LayerLandlock(abi int) string {
+	return "landlock-abi" + itoa(abi)
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// Needs are the machine's paths for the interpreter's own needs that a
+// policy names (NeedExecutable and the rest). Apply gathers them; the pure
+// planners take them as an argument so that tests can give fixed ones.
+type Needs struct {
+	Executable string   // the running binary
+	TempDir    string   // the run's private temporary directory
+	TZData     []string // time zone database directories or files
+	Resolver   []string // resolver configuration files (net grants only)
+	TLSRoots   []string // TLS root certificate files and directories (net grants only)
+}
+
+// ErrUnsupported is returned by Apply on a system for which Sabline has no
+// confinement: the run is not confined, and says so.
+var ErrUnsupported = errors.New("confine: this operating system has no confinement in this build")

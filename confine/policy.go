@@ -1,0 +1,291 @@
+// Package confine turns a Sabline budget into an operating-system policy and
+// holds the process that runs a program to it.
+//
+// There is one derivation, OSPolicy: budget in, Policy out. It reads nothing
+// of the machine, so one budget gives one policy, one canonical JSON
+// document and one sha256 on every computer. Every enforcement step then has
+// two halves. A pure function builds the plan for one system from the
+// policy, and runs on any OS so that tests can read it:
+//
+//	p := confine.OSPolicy(budget.MustParse("/", "io,fs:read:/srv/data"), confine.Options{})
+//	p.Read.Paths                   // [/srv/data]
+//	p.Network.Mode                 // closed
+//	confine.SeccompProgram(p, confine.ArchAMD64)   // the BPF filter for amd64
+//	confine.LandlockPlan(p, needs, 7)             // rulesets for Landlock ABI 7
+//	confine.DarwinProfile(p, needs)                // sandbox profile text
+//	confine.WindowsPlanFor(p, needs)               // job, token and container
+//
+// and a thin Apply, one file per system, makes the system calls and reports
+// what the kernel accepted as a Result: the level (full, partial, none), the
+// reason for each limit not held, and the layers applied. On a system with
+// no Apply of its own, Apply fails closed with ErrUnsupported.
+//
+// ENFORCES (Enforces) says, for each budget item and each system, how much
+// of it the kernel holds; FFIWidens says what each granted ffi module widens
+// the policy to. docs/os-enforces.md is generated from both.
+package confine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/sabline/sabline/budget"
+)
+
+// Options are the operator's choices that change the derivation.
+type Options struct {
+	// Strict takes the policy from the budget alone: a granted ffi module
+	// widens nothing (--confine strict).
+	Strict bool
+}
+
+// Direction is what the policy allows for reads or for writes.
+type Direction struct {
+	// Unrestricted is true when the budget (or a widening) allows this
+	// direction everywhere.
+	Unrestricted bool `json:"unrestricted"`
+	// Paths are the granted directories and files, absolute, cleaned and
+	// sorted, none beneath another. Empty when Unrestricted.
+	Paths []string `json:"paths"`
+}
+
+// Endpoint is a host and port a net grant names. Port 0 is any port.
+type Endpoint struct {
+	Host string `json:"host"`
+	Port int    `json:"port,omitempty"`
+}
+
+// Network modes.
+const (
+	NetClosed = "closed" // no socket at all
+	NetOpen   = "open"   // any host
+	NetHosts  = "hosts"  // the named hosts, held by the language
+)
+
+// Network is what the policy allows of the network.
+type Network struct {
+	Mode  string     `json:"mode"`
+	Hosts []Endpoint `json:"hosts,omitempty"`
+}
+
+// Ports returns the TCP ports a kernel may restrict connections to, and
+// whether it may: only when the network is open to named hosts and every
+// grant names a port. Port 53 is added for the resolver.
+func (n Network) Ports() ([]int, bool) {
+	if n.Mode != NetHosts {
+		return nil, false
+	}
+	set := map[int]bool{53: true}
+	for _, h := range n.Hosts {
+		if h.Port == 0 {
+			return nil, false
+		}
+		set[h.Port] = true
+	}
+	ports := make([]int, 0, len(set))
+	for p := range set {
+		ports = append(ports, p)
+	}
+	sort.Ints(ports)
+	return ports, true
+}
+
+// Widening records that a granted module widened the policy.
+type Widening struct {
+	Module string `json:"module"` // "" for plain ffi
+	To     Widen  `json:"to"`
+	Listed bool   `json:"listed"` // whether FFIWidens names the module
+}
+
+// Reason is the sentence the operator reads for this widening.
+func (w Widening) Reason() string {
+	switch {
+	case w.Module == "":
+		return "plain ffi grants any module"
+	case !w.Listed:
+		return "ffi:" + w.Module + " is not in the confinement table"
+	default:
+		return "ffi:" + w.Module + " is granted"
+	}
+}
+
+// The interpreter's own needs, named. Apply resolves each to paths on the
+// machine; the policy only names them, so it stays the same everywhere.
+const (
+	NeedExecutable = "executable"   // the sabline binary itself
+	NeedDevNull    = "/dev/null"    // read and write
+	NeedURandom    = "/dev/urandom" // read
+	NeedTZData     = "tzdata"       // the time zone database, read
+	NeedTemp       = "private-tmp"  // a private temporary directory, read and write
+	NeedResolver   = "resolver"     // resolver configuration, under a net grant only
+	NeedTLSRoots   = "tls-roots"    // TLS root certificates, under a net grant only
+)
+
+// PolicySchema names the policy document's format.
+const PolicySchema = "sabline.os-policy/1"
+
+// Policy is the operating-system policy a budget derives. Its JSON form is
+// canonical: the same policy always marshals to the same bytes.
+type Policy struct {
+	Schema string `json:"schema"`
+	// Enforced is false when a granted module widened the policy to
+	// nothing enforced: the operating system layer is off for the run.
+	Enforced bool      `json:"enforced"`
+	Read     Direction `json:"read"`
+	Write    Direction `json:"write"`
+	Network  Network   `json:"network"`
+	// Processes is "none": a confined run starts no process.
+	Processes   string     `json:"processes"`
+	Interpreter []string   `json:"interpreter"`
+	WidenedBy   []Widening `json:"widened_by"`
+	Strict      bool       `json:"strict"`
+}
+
+// OSPolicy derives the OS policy of a budget. It is the only place a budget
+// becomes an OS policy, and it reads nothing of the machine.
+func OSPolicy(b budget.Budget, o Options) Policy {
+	p := Policy{
+		Schema:    PolicySchema,
+		Enforced:  true,
+		Network:   Network{Mode: NetClosed},
+		Processes: "none",
+		WidenedBy: []Widening{},
+		Strict:    o.Strict,
+	}
+	var reads, writes []string
+	for _, it := range b.Of(budget.FS) {
+		r := it.Access == budget.Any || it.Access == budget.Read
+		w := it.Access == budget.Any || it.Access == budget.Write
+		switch {
+		case it.Path == "":
+			p.Read.Unrestricted = p.Read.Unrestricted || r
+			p.Write.Unrestricted = p.Write.Unrestricted || w
+		default:
+			if r {
+				reads = append(reads, it.Path)
+			}
+			if w {
+				writes = append(writes, it.Path)
+			}
+		}
+	}
+	hosts := map[Endpoint]bool{}
+	for _, it := range b.Of(budget.Net) {
+		if it.Host == "" {
+			p.Network.Mode = NetOpen
+			continue
+		}
+		hosts[Endpoint{Host: it.Host, Port: it.Port}] = true
+	}
+	if !o.Strict {
+		seen := map[string]bool{}
+		for _, it := range b.Of(budget.FFI) {
+			if seen[it.Module] {
+				continue
+			}
+			seen[it.Module] = true
+			w, listed := WidensTo(it.Module)
+			if w == WidenNothing {
+				continue
+			}
+			p.WidenedBy = append(p.WidenedBy, Widening{Module: it.Module, To: w, Listed: listed})
+			if w == WidenNothingEnforced {
+				p.Enforced = false
+			}
+			if w.paths() {
+				p.Read.Unrestricted, p.Write.Unrestricted = true, true
+			}
+			if w.hosts() {
+				p.Network.Mode = NetOpen
+			}
+		}
+	}
+	if p.Network.Mode != NetOpen && len(hosts) > 0 {
+		p.Network.Mode = NetHosts
+		for h := range hosts {
+			p.Network.Hosts = append(p.Network.Hosts, h)
+		}
+		sort.Slice(p.Network.Hosts, func(i, j int) bool {
+			a, c := p.Network.Hosts[i], p.Network.Hosts[j]
+			if a.Host != c.Host {
+				return a.Host < c.Host
+			}
+			return a.Port < c.Port
+		})
+	}
+	p.Read.Paths = outermost(reads, p.Read.Unrestricted)
+	p.Write.Paths = outermost(writes, p.Write.Unrestricted)
+	p.Interpreter = []string{NeedExecutable, NeedDevNull, NeedURandom, NeedTZData, NeedTemp}
+	if p.Network.Mode != NetClosed {
+		p.Interpreter = append(p.Interpreter, NeedResolver, NeedTLSRoots)
+	}
+	return p
+}
+
+// outermost sorts paths and drops any beneath another; none when the
+// direction is unrestricted.
+func outermost(paths []string, unrestricted bool) []string {
+	out := []string{}
+	if unrestricted {
+		return out
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		covered := false
+		for _, q := range out {
+			if budget.Within(p, q) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// JSON returns the canonical document: compact, fields in a fixed order,
+// lists sorted.
+func (p Policy) JSON() []byte {
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic("confine: marshal policy: " + err.Error()) // every field is marshalable
+	}
+	return b
+}
+
+// Indented returns the document for people to read. Its digest is still
+// that of JSON.
+func (p Policy) Indented() []byte {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		panic("confine: marshal policy: " + err.Error())
+	}
+	return append(b, '\n')
+}
+
+// SHA256 is the hex digest of the canonical document, as receipts record it.
+func (p Policy) SHA256() string {
+	sum := sha256.Sum256(p.JSON())
+	return hex.EncodeToString(sum[:])
+}
+
+// OffReason is the one line said when the policy enforces nothing because
+// of the budget's grants, naming every module that turned it off; "" when
+// the policy is enforced.
+func (p Policy) OffReason() string {
+	if p.Enforced {
+		return ""
+	}
+	var parts []string
+	for _, w := range p.WidenedBy {
+		if w.To == WidenNothingEnforced {
+			parts = append(parts, w.Reason())
+		}
+	}
+	return strings.Join(parts, ", ") + ", so the operating system layer is off for this run: the budget is the only boundary"
+}

@@ -1,0 +1,85 @@
+package confine
+
+import "sort"
+
+// Widen is what a granted ffi module widens the OS policy to.
+type Widen string
+
+// The widenings, from none to all.
+const (
+	WidenNothing         Widen = "nothing"
+	WidenAnyPath         Widen = "any path"
+	WidenAnyHost         Widen = "any host"
+	WidenAnyPathAndHost  Widen = "any path and any host"
+	WidenNothingEnforced Widen = "nothing enforced"
+)
+
+// paths reports whether the widening opens every path.
+func (w Widen) paths() bool {
+	return w == WidenAnyPath || w == WidenAnyPathAndHost || w == WidenNothingEnforced
+}
+
+// hosts reports whether the widening opens every host.
+func (w Widen) hosts() bool {
+	return w == WidenAnyHost || w == WidenAnyPathAndHost || w == WidenNothingEnforced
+}
+
+// FFIWidens is the widening table: for each module name a granted ffi item
+// may carry, what the module's own code reaches, and so what the OS policy
+// must allow for it unless --confine strict is given. A module the table
+// does not name widens to nothing enforced: what it needs is not known.
+// Plain ffi, which grants every module, does too.
+var FFIWidens = map[string]Widen{}
+
+func init() {
+	for w, names := range map[Widen][]string{
+		WidenNothing: {"abc", "array", "ast", "base64", "binascii", "bisect", "calendar", "cmath",
+			"collections", "colorsys", "copy", "csv", "dataclasses", "datetime", "decimal", "difflib",
+			"email", "enum", "fnmatch", "fractions", "functools", "gc", "hashlib", "heapq", "hmac",
+			"html", "ipaddress", "itertools", "json", "keyword", "math", "numbers", "operator",
+			"pprint", "random", "re", "reprlib", "secrets", "shlex", "statistics", "string", "struct",
+			"textwrap", "threading", "time", "tomllib", "typing", "unicodedata", "uuid", "zlib",
+			"zoneinfo"},
+		WidenAnyPath: {"bz2", "codecs", "configparser", "dbm", "fileinput", "glob", "gzip", "io",
+			"lzma", "pathlib", "shutil", "sqlite3", "tarfile", "tempfile", "xml", "zipfile"},
+		WidenAnyHost: {"ftplib", "http", "imaplib", "poplib", "select", "selectors", "smtplib",
+			"socket", "ssl", "urllib", "xmlrpc"},
+		WidenAnyPathAndHost: {"aiohttp", "httpx", "logging", "requests", "urllib3"},
+		WidenNothingEnforced: {"asyncio", "builtins", "code", "concurrent", "ctypes", "importlib",
+			"multiprocessing", "nt", "os", "pdb", "pickle", "pkgutil", "platform", "posix", "pty",
+			"runpy", "shelve", "signal", "site", "subprocess", "sys", "venv", "webbrowser", "winreg",
+			"zipimport"},
+	} {
+		for _, n := range names {
+			FFIWidens[n] = w
+		}
+	}
+}
+
+// WidensTo returns what granting module widens the policy to, and whether
+// the table names it. The empty name is plain ffi.
+func WidensTo(module string) (Widen, bool) {
+	if module == "" {
+		return WidenNothingEnforced, false
+	}
+	w, ok := FFIWidens[module]
+	if !ok {
+		return WidenNothingEnforced, false
+	}
+	return w, true
+}
+
+// WidenOrder lists the widenings in the order the table prints them.
+var WidenOrder = []Widen{WidenNothing, WidenAnyPath, WidenAnyHost, WidenAnyPathAndHost, WidenNothingEnforced}
+
+// ModulesWidening returns the table's module names for w, sorted.
+func ModulesWidening(w Widen) []string {
+	var out []string
+	for n, x := range FFIWidens {
+		if x == w {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,3 @@
+module github.com/sabline/sabline
+
+go 1.26

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/runtime"
+)
+
+// allowFlag collects repeated --allow values.
+type allowFlag []string
+
+func (a *allowFlag) String() string     { return strings.Join(*a, ",") }
+func (a *allowFlag) Set(v string) error { *a = append(*a, v); return nil }
+
+// runFlags are the flags of a run, shared by eval and audit where they
+// apply.
+type runFlags struct {
+	allow       allowFlag
+	timeout     time.Duration
+	maxMemoryMB int
+	confine     string
+	noConfine   bool
+	require     string
+	receipts    string
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.allow, "allow", "grant budget items (repeatable)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "stop the run after this long")
+	fs.IntVar(&f.maxMemoryMB, "max-memory-mb", 0, "stop the run past this many MB")
+	fs.StringVar(&f.confine, "confine", "", "strict: granted modules widen nothing")
+	fs.BoolVar(&f.noConfine, "no-confine", false, "ask the operating system for nothing")
+	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this level")
+	fs.StringVar(&f.receipts, "receipts", "", "receipts directory")
+}
+
+// mode checks the confinement flags together and returns the run's mode
+// and required level. Asking for confinement and --no-confine at once is a
+// usage error.
+func (f *runFlags) mode() (string, confine.Level, error) {
+	mode := runtime.ConfineDefault
+	switch f.confine {
+	case "", "default":
+	case "strict":
+		mode = runtime.ConfineStrict
+	default:
+		return "", "", runtime.Errorf(runtime.E301, "--confine %q: the only value is strict", f.confine)
+	}
+	var req confine.Level
+	if f.require != "" {
+		l, err := confine.ParseLevel(f.require)
+		if err != nil || l == confine.None {
+			return "", "", runtime.Errorf(runtime.E301, "--require-confinement %q: want full or partial", f.require)
+		}
+		req = l
+	}
+	if f.noConfine {
+		if mode == runtime.ConfineStrict || req != "" {
+			return "", "", runtime.Errorf(runtime.E301, "--no-confine asks for no confinement, and --confine or --require-confinement asks for some: give one or the other")
+		}
+		mode = runtime.ConfineOff
+	}
+	return mode, req, nil
+}
+
+// parseInterspersed parses flags that may come before and after the
+// positional arguments; everything after a "--" is returned apart.
+func parseInterspersed(fs *flag.FlagSet, args []string) (positional, rest []string, err error) {
+	for i, a := range args {
+		if a == "--" {
+			args, rest = args[:i], args[i+1:]
+			break
+		}
+	}
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, rest, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	return fs
+}
+
+func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var f runFlags
+	fs := newFlagSet("sabline", stderr)
+	f.register(fs)
+	positional, progArgs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return runtime.ExitUsage
+	}
+	if len(positional) != 1 {
+		fmt.Fprintf(stderr, "sabline: %s: want one program to run, got %d (%s)\n", runtime.E301, len(positional), strings.Join(positional, " "))
+		return runtime.ExitUsage
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "sabline:", err)
+		return runtime.ExitUsage
+	}
+	run := runtime.Run{
+		Program: positional[0], Args: progArgs, Cwd: cwd,
+		Timeout: f.timeout, MaxMemoryMB: f.maxMemoryMB,
+		Stdin: stdin, Stdout: stdout, Stderr: stderr,
+	}
+	dir := f.receipts
+	if dir == "" {
+		if dir, err = runtime.DefaultReceiptsDir(); err != nil {
+			return report(stderr, err, "")
+		}
+	}
+	// A command line that cannot be run still leaves a receipt of its
+	// refusal: the run that never started is accounted for.
+	refuse := func(err error) int {
+		rec := runtime.NewReceipt(absProgram(cwd, run.Program), budget.Budget{}, progArgs)
+		rec.Budget = f.allow.String()
+		rec.Outcome = outcome(err)
+		rec.Timings.Started = time.Now().UTC()
+		path, werr := rec.Write(dir)
+		if werr != nil {
+			report(stderr, werr, "")
+		}
+		return report(stderr, err, path)
+	}
+	if run.Budget, err = budget.Parse(f.allow, cwd); err != nil {
+		return refuse(runtime.Errorf(runtime.E301, "--allow: %w", err))
+	}
+	if run.Confine, run.Require, err = f.mode(); err != nil {
+		return refuse(err)
+	}
+	if spec := os.Getenv(runtime.FaultEnv); spec != "" {
+		if run.Faults, err = runtime.ParseFaults(spec); err != nil {
+			return refuse(err)
+		}
+		fmt.Fprintf(stderr, "sabline: %s is set: the worker will attempt %d operations outside the budget before the first statement\n", runtime.FaultEnv, len(run.Faults))
+	}
+	if run.Confine == runtime.ConfineOff {
+		fmt.Fprintln(stderr, "sabline: --no-confine: the operating system is asked for nothing; the budget is the only boundary")
+	}
+	rec := runtime.Supervise(run)
+	path, werr := rec.Write(dir)
+	if werr != nil {
+		report(stderr, werr, "")
+		if rec.Outcome.ExitStatus == 0 {
+			return runtime.ExitUsage
+		}
+	}
+	if rec.Outcome.Status != runtime.StatusOK {
+		report(stderr, &runtime.Error{Code: rec.Outcome.Code, Msg: rec.Outcome.Message, Pos: rec.Outcome.Position}, path)
+	}
+	return rec.Outcome.ExitStatus
+}
+
+// outcome is the receipt outcome of an error that refused a command line.
+func outcome(err error) runtime.Outcome {
+	e := &runtime.Error{Code: runtime.E301, Msg: err.Error()}
+	errors.As(err, &e)
+	info, _ := runtime.Info(e.Code)
+	return runtime.Outcome{Status: runtime.StatusUsage, Code: e.Code, Message: e.Msg, ExitStatus: info.Exit}
+}
+
+// report prints an error the way every sabline command does: the code and
+// message, the position, what to do, and the receipt. It returns the exit
+// status the code carries.
+func report(w io.Writer, err error, receipt string) int {
+	e := &runtime.Error{Code: runtime.E301, Msg: err.Error()}
+	errors.As(err, &e)
+	fmt.Fprintf(w, "sabline: %s: %s\n", e.Code, e.Msg)
+	if e.Pos != "" {
+		fmt.Fprintf(w, "  at %s\n", e.Pos)
+	}
+	if hint := e.Hint(); hint != "" {
+		fmt.Fprintf(w, "  what to do: %s\n", hint)
+	}
+	if receipt != "" {
+		fmt.Fprintf(w, "  receipt: %s\n", receipt)
+	}
+	info, ok := runtime.Info(e.Code)
+	if !ok {
+		return runtime.ExitUsage
+	}
+	return info.Exit
+}
+
+func absProgram(cwd, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(cwd, p)
+}

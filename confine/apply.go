@@ -1,0 +1,26 @@
+package confine
+
+// ApplyOptions are what Apply needs besides the policy.
+type ApplyOptions struct {
+	// TempDir is the run's private temporary directory, made by the caller.
+	TempDir string
+	// MaxMemoryMB is the run's memory limit, 0 for none.
+	MaxMemoryMB int
+}
+
+// Apply holds the calling process, every thread of it, to the policy, and
+// reports what the kernel accepted. It is called once, by the worker,
+// after the program is compiled and before its first statement. The
+// Result is what was applied and held, never what was asked for: when a
+// layer cannot be applied, the Result says so, and err says why when the
+// failure was not simply the system offering nothing.
+//
+// A policy that is not Enforced is not applied: the Result is level none.
+// On a system this build has no confinement for, Apply returns level none
+// and ErrUnsupported.
+func Apply(p Policy, o ApplyOptions) (Result, error) {
+	if !p.Enforced {
+		return Result{Level: None, Reason: p.OffReason(), Layers: []string{}}, nil
+	}
+	return apply(p, o)
+}

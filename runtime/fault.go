@@ -1,0 +1,175 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// FaultEnv is the environment variable that asks the worker to attempt,
+// from Go and not from the program, operations outside the budget, after
+// the policy is applied and before the first statement. It is read by the
+// supervisor from the operator's environment only; a program cannot set it.
+//
+// Its value is a list of OP=TARGET separated by semicolons:
+//
+//	read=PATH         read the file PATH
+//	write=PATH        create PATH and write a line to it
+//	connect=HOST:PORT open a TCP connection and write a line
+//	exec=PATH         start PATH with no arguments and wait for it
+//	signal=PID[:SIG]  send SIG (default TERM; also INT, HUP, USR1, USR2, KILL, 0) to PID
+const FaultEnv = "SABLINE_FAULT_INJECT"
+
+// FaultOp is one operation of SABLINE_FAULT_INJECT.
+type FaultOp struct {
+	Op     string `json:"op"`
+	Target string `json:"target"`
+}
+
+// Fault outcomes.
+const (
+	FaultWent    = "went-through" // the operation succeeded
+	FaultRefused = "refused"      // a confinement layer refused it
+	FaultFailed  = "failed"       // it failed for its own reasons
+)
+
+// FaultAttempt is what became of one operation.
+type FaultAttempt struct {
+	FaultOp
+	Result string   `json:"result"`
+	Errno  string   `json:"errno,omitempty"`
+	Error  string   `json:"error,omitempty"`
+	Layers []string `json:"layers,omitempty"` // the layers that refused it
+}
+
+var faultSignals = map[string]syscall.Signal{
+	"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP,
+	"KILL": syscall.SIGKILL, "0": syscall.Signal(0),
+}
+
+// ParseFaults reads a SABLINE_FAULT_INJECT value. A malformed value is E311.
+func ParseFaults(s string) ([]FaultOp, error) {
+	var ops []FaultOp
+	for _, part := range strings.Split(s, ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		op, target, ok := strings.Cut(part, "=")
+		if !ok || target == "" {
+			return nil, Errorf(E311, "%s: %q is not OP=TARGET", FaultEnv, part)
+		}
+		switch op {
+		case "read", "write", "exec":
+		case "connect":
+			if _, _, err := net.SplitHostPort(target); err != nil {
+				return nil, Errorf(E311, "%s: connect=%s: want HOST:PORT", FaultEnv, target)
+			}
+		case "signal":
+			pid, sig, _ := strings.Cut(target, ":")
+			if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
+				return nil, Errorf(E311, "%s: signal=%s: want a positive PID (a process you started)", FaultEnv, target)
+			}
+			if _, ok := signalByName(sig); !ok {
+				return nil, Errorf(E311, "%s: signal=%s: unknown signal %q", FaultEnv, target, sig)
+			}
+		default:
+			return nil, Errorf(E311, "%s: unknown operation %q (read, write, connect, exec or signal)", FaultEnv, op)
+		}
+		ops = append(ops, FaultOp{Op: op, Target: target})
+	}
+	return ops, nil
+}
+
+func signalByName(s string) (syscall.Signal, bool) {
+	if s == "" {
+		return syscall.SIGTERM, true
+	}
+	if sig, ok := faultSignals[strings.TrimPrefix(strings.ToUpper(s), "SIG")]; ok {
+		return sig, true
+	}
+	return extraSignal(s)
+}
+
+// RunFaults attempts each operation and says what became of it. layers are
+// the confinement layers applied; a refusal is told from the operation's
+// own failure by its errno (EACCES from Landlock, EPERM from seccomp, the
+// errors the other systems' layers give) when some layer was applied.
+func RunFaults(ops []FaultOp, layers []string) []FaultAttempt {
+	out := make([]FaultAttempt, len(ops))
+	for i, op := range ops {
+		a := FaultAttempt{FaultOp: op, Result: FaultWent}
+		if err := doFault(op); err != nil {
+			a.Result, a.Error = FaultFailed, err.Error()
+			var errno syscall.Errno
+			if errors.As(err, &errno) {
+				a.Errno = ErrnoName(errno)
+			}
+			if refusedByKernel(err) && len(layers) > 0 {
+				a.Result, a.Layers = FaultRefused, layers
+			}
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func doFault(op FaultOp) error {
+	switch op.Op {
+	case "read":
+		f, err := os.Open(op.Target)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.Read(make([]byte, 1))
+		if err != nil && err != io.EOF {
+			return err
+		}
+		return nil
+	case "write":
+		return os.WriteFile(op.Target, []byte("written by the sabline fault-injection hook\n"), 0o644)
+	case "connect":
+		c, err := net.DialTimeout("tcp", op.Target, 5*time.Second)
+		if err != nil {
+			return err
+		}
+		_, err = c.Write([]byte("sabline fault injection\n"))
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	case "exec":
+		return exec.Command(op.Target).Run()
+	case "signal":
+		pid, sig, _ := strings.Cut(op.Target, ":")
+		n, _ := strconv.Atoi(pid)
+		s, _ := signalByName(sig)
+		return sendSignal(n, s)
+	}
+	return fmt.Errorf("unknown fault operation %q", op.Op)
+}
+
+// FaultsRefused returns the refused attempts as one E319, or nil.
+func FaultsRefused(attempts []FaultAttempt) error {
+	var parts []string
+	var layers []string
+	for _, a := range attempts {
+		if a.Result == FaultRefused {
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", a.Op, a.Target, a.Errno))
+			layers = a.Layers
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return Errorf(E319, "the kernel refused the fault-injection hook's %s; confinement layers: %s",
+		strings.Join(parts, ", "), layerList(layers))
+}

@@ -1,0 +1,348 @@
+package runtime
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"time"
+
+	"go.starlark.net/lib/json"
+	"go.starlark.net/lib/math"
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+)
+
+// Sabline's own host modules. Each does its own I/O with no budget check;
+// which budget grants reach them, and what they widen the OS policy to, is
+// the ffi item and the confine package's widening table:
+//
+//	math, json, hashlib     widen nothing: no I/O
+//	pathlib                 any path: read_text, write_text, exists
+//	socket, urllib          any host: socket.connect, urllib.urlopen
+//	requests                any path and any host: get, download
+//	os, subprocess, ctypes  nothing enforced: system, run, raw system calls
+//	nativefmt               not in the table: writes a file through its own call
+func init() {
+	RegisterModule("math", func() starlark.Value { return math.Module })
+	RegisterModule("json", func() starlark.Value { return json.Module })
+	RegisterModule("hashlib", hashlibModule)
+	RegisterModule("pathlib", pathlibModule)
+	RegisterModule("socket", socketModule)
+	RegisterModule("urllib", urllibModule)
+	RegisterModule("requests", requestsModule)
+	RegisterModule("os", osModule)
+	RegisterModule("subprocess", subprocessModule)
+	RegisterModule("ctypes", ctypesModule)
+	RegisterModule("nativefmt", nativefmtModule)
+}
+
+type builtinFn = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
+
+func hostModule(name string, fns map[string]builtinFn) starlark.Value {
+	return module(name, fns)
+}
+
+// oneString unpacks a single string argument.
+func oneString(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (string, error) {
+	var s string
+	err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &s)
+	return s, err
+}
+
+func hashlibModule() starlark.Value {
+	digest := func(h func() hash.Hash) builtinFn {
+		return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var data starlark.Value
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &data); err != nil {
+				return nil, err
+			}
+			s, err := text(data)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			x := h()
+			x.Write([]byte(s))
+			return starlark.String(hex.EncodeToString(x.Sum(nil))), nil
+		}
+	}
+	return hostModule("hashlib", map[string]builtinFn{
+		"sha256": digest(sha256.New),
+		"sha1":   digest(sha1.New),
+		"md5":    digest(md5.New),
+	})
+}
+
+func pathlibModule() starlark.Value {
+	return hostModule("pathlib", map[string]builtinFn{
+		"read_text": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			p, err := oneString(b, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil, fmt.Errorf("pathlib.read_text: %w", err)
+			}
+			return starlark.String(data), nil
+		},
+		"write_text": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var p, data string
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &p, &data); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+				return nil, fmt.Errorf("pathlib.write_text: %w", err)
+			}
+			return starlark.None, nil
+		},
+		"exists": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			p, err := oneString(b, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			_, err = os.Lstat(p)
+			return starlark.Bool(err == nil), nil
+		},
+	})
+}
+
+// hostDial is the unchecked dial of the socket module.
+func hostDial(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (net.Conn, error) {
+	var host string
+	var port int
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &host, &port); err != nil {
+		return nil, err
+	}
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), dialTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return c, nil
+}
+
+func socketModule() starlark.Value {
+	return hostModule("socket", map[string]builtinFn{
+		// connect(host, port) opens a TCP connection with send, recv, close.
+		"connect": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			c, err := hostDial(b, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			return &conn{c: c, name: c.RemoteAddr().String()}, nil
+		},
+	})
+}
+
+func httpGet(name, url string) (*http.Response, error) {
+	client := &http.Client{Timeout: dialTimeout}
+	resp, err := client.Get(url)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return resp, nil
+}
+
+func urllibModule() starlark.Value {
+	return hostModule("urllib", map[string]builtinFn{
+		"urlopen": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			u, err := oneString(b, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			resp, err := httpGet(b.Name(), u)
+			if err != nil {
+				return nil, err
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return starlark.String(body), nil
+		},
+	})
+}
+
+func requestsModule() starlark.Value {
+	return hostModule("requests", map[string]builtinFn{
+		"get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			u, err := oneString(b, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			resp, err := httpGet(b.Name(), u)
+			if err != nil {
+				return nil, err
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return starlarkstruct.FromStringDict(starlark.String("response"), starlark.StringDict{
+				"status_code": starlark.MakeInt(resp.StatusCode),
+				"text":        starlark.String(body),
+			}), nil
+		},
+		// download(url, path) writes the body to a file.
+		"download": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var u, p string
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &u, &p); err != nil {
+				return nil, err
+			}
+			resp, err := httpGet(b.Name(), u)
+			if err != nil {
+				return nil, err
+			}
+			defer resp.Body.Close()
+			f, err := os.Create(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			n, err := io.Copy(f, io.LimitReader(resp.Body, maxBody))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return starlark.MakeInt64(n), nil
+		},
+	})
+}
+
+// runCommand runs a command to completion and returns its exit status and
+// output. A command that cannot be started is an error.
+func runCommand(name string, cmd *exec.Cmd) (int, string, error) {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), string(out), nil
+		}
+		return -1, string(out), fmt.Errorf("%s: %w", name, err)
+	}
+	return 0, string(out), nil
+}
+
+func osModule() starlark.Value {
+	return hostModule("os", map[string]builtinFn{
+		// system(command) runs command through the system shell and returns
+		// its exit status.
+		"system": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			c, err := oneString(b, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			code, out, err := runCommand(b.Name(), shellCommand(c))
+			if err != nil {
+				return nil, err
+			}
+			os.Stdout.WriteString(out)
+			return starlark.MakeInt(code), nil
+		},
+		"getpid": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return starlark.MakeInt(os.Getpid()), nil
+		},
+		"getenv": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			n, err := oneString(b, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			return starlark.String(os.Getenv(n)), nil
+		},
+		"listdir": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			p, err := oneString(b, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			entries, err := os.ReadDir(p)
+			if err != nil {
+				return nil, fmt.Errorf("os.listdir: %w", err)
+			}
+			names := make([]string, len(entries))
+			for i, e := range entries {
+				names[i] = e.Name()
+			}
+			sort.Strings(names)
+			out := make([]starlark.Value, len(names))
+			for i, n := range names {
+				out[i] = starlark.String(n)
+			}
+			return starlark.NewList(out), nil
+		},
+		"remove": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			p, err := oneString(b, args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			if err := os.Remove(p); err != nil {
+				return nil, fmt.Errorf("os.remove: %w", err)
+			}
+			return starlark.None, nil
+		},
+	})
+}
+
+func subprocessModule() starlark.Value {
+	return hostModule("subprocess", map[string]builtinFn{
+		// run(argv) runs argv[0] with the rest as arguments and returns a
+		// struct with returncode and stdout (standard output and error).
+		"run": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var argv *starlark.List
+			var timeout float64 = 30
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "argv", &argv, "timeout?", &timeout); err != nil {
+				return nil, err
+			}
+			if argv.Len() == 0 {
+				return nil, fmt.Errorf("%s: argv is empty", b.Name())
+			}
+			words := make([]string, argv.Len())
+			for i := range words {
+				s, ok := starlark.AsString(argv.Index(i))
+				if !ok {
+					return nil, fmt.Errorf("%s: argv[%d] is not a string", b.Name(), i)
+				}
+				words[i] = s
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(timeout*float64(time.Second)))
+			defer cancel()
+			code, out, err := runCommand(b.Name(), exec.CommandContext(ctx, words[0], words[1:]...))
+			if err != nil {
+				return nil, err
+			}
+			return starlarkstruct.FromStringDict(starlark.String("completed"), starlark.StringDict{
+				"returncode": starlark.MakeInt(code),
+				"stdout":     starlark.String(out),
+			}), nil
+		},
+	})
+}
+
+// nativefmtModule is a module outside the widening table whose render
+// writes a file through its own system call, as a vendored native library
+// would: nothing in the language sees it.
+func nativefmtModule() starlark.Value {
+	return hostModule("nativefmt", map[string]builtinFn{
+		"render": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var p, body string
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &p, &body); err != nil {
+				return nil, err
+			}
+			if err := nativeWrite(p, []byte(body)); err != nil {
+				return nil, fmt.Errorf("nativefmt.render: %w", err)
+			}
+			return starlark.None, nil
+		},
+	})
+}

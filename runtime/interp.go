@@ -1,0 +1,229 @@
+package runtime
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine"
+)
+
+// Interp runs compiled programs under a budget. Every effect builtin asks
+// Interp.check before it touches anything; a refusal is an *Error with a
+// stable code. An Interp runs one program once.
+type Interp struct {
+	meter    *budget.Meter
+	cwd      string
+	home     string
+	args     []string
+	stdin    *bufio.Reader
+	stdout   io.Writer
+	env      func(string) (string, bool)
+	held     confine.Result // what the kernel holds under this run
+	registry *Registry
+}
+
+// Config is what an Interp needs to know about its run.
+type Config struct {
+	Budget   budget.Budget
+	Cwd      string    // absolute; relative paths in the program are taken against it
+	Home     string    // the user's home directory, for credential locations
+	Args     []string  // the program's own arguments, after --
+	Stdin    io.Reader // tool answers and io.read_line read from here
+	Stdout   io.Writer // io.print and tool lines go here
+	Held     confine.Result
+	Registry *Registry // host modules; nil means DefaultRegistry
+}
+
+// NewInterp returns an Interp for one run. Granted directories are resolved
+// here, once, so that a directory swapped for a link later does not carry
+// its grant elsewhere.
+func NewInterp(c Config) *Interp {
+	reg := c.Registry
+	if reg == nil {
+		reg = DefaultRegistry
+	}
+	return &Interp{
+		meter:    budget.NewMeter(c.Budget, resolvePath),
+		cwd:      c.Cwd,
+		home:     c.Home,
+		args:     c.Args,
+		stdin:    bufio.NewReader(c.Stdin),
+		stdout:   c.Stdout,
+		env:      os.LookupEnv,
+		held:     c.Held,
+		registry: reg,
+	}
+}
+
+// Usage reports how often each grant was used.
+func (in *Interp) Usage() []budget.Usage { return in.meter.Usage() }
+
+// Predeclared returns the names every program sees: the effect modules,
+// print, declassify and the program's arguments.
+func (in *Interp) Predeclared() starlark.StringDict {
+	args := make([]starlark.Value, len(in.args))
+	for i, a := range in.args {
+		args[i] = starlark.String(a)
+	}
+	return starlark.StringDict{
+		"print":      starlark.NewBuiltin("print", in.print),
+		"declassify": starlark.NewBuiltin("declassify", in.declassify),
+		"ARGS":       starlark.NewList(args),
+		"io":         in.ioModule(),
+		"fs":         in.fsModule(),
+		"net":        in.netModule(),
+		"env":        in.envModule(),
+		"clock":      in.clockModule(),
+		"rand":       in.randModule(),
+		"tool":       in.toolModule(),
+		"ffi":        in.ffiModule(),
+		"struct":     starlark.NewBuiltin("struct", starlarkstruct.Make),
+	}
+}
+
+// Exec runs the compiled program's first statement and the rest. It
+// returns nil when the program ends normally.
+func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) error {
+	cache := map[string]starlark.StringDict{}
+	var load func(t *starlark.Thread, module string) (starlark.StringDict, error)
+	thread := &starlark.Thread{Name: "main"}
+	load = func(t *starlark.Thread, module string) (starlark.StringDict, error) {
+		from := t.CallFrame(0).Pos.Filename()
+		target := module
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(from), target)
+		}
+		target = filepath.Clean(target)
+		if g, ok := cache[target]; ok {
+			return g, nil
+		}
+		prog, ok := c.Files[target]
+		if !ok { // Compile found every load; this is a fault of ours.
+			return nil, Errorf(E306, "%s was not compiled before the run", target)
+		}
+		g, err := prog.Init(t, predeclared)
+		if err != nil {
+			return nil, err
+		}
+		g.Freeze()
+		cache[target] = g
+		return g, nil
+	}
+	thread.Load = load
+	_, err := c.Files[c.Main].Init(thread, predeclared)
+	return runError(err)
+}
+
+// runError gives every error out of the interpreter a code and the
+// program position it happened at.
+func runError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *starlark.EvalError
+	pos := ""
+	if errors.As(err, &ee) {
+		for i := len(ee.CallStack) - 1; i >= 0; i-- {
+			if p := ee.CallStack[i].Pos; p.Filename() != "<builtin>" && p.Line > 0 {
+				pos = p.String()
+				break
+			}
+		}
+	}
+	var re *Error
+	if errors.As(err, &re) {
+		out := *re
+		if out.Pos == "" {
+			out.Pos = pos
+		}
+		return &out
+	}
+	msg := err.Error()
+	if ee != nil {
+		msg = ee.Msg
+	}
+	return &Error{Code: E305, Msg: msg, Pos: pos, Err: err}
+}
+
+// check asks the budget for an effect. The knock-out build lets everything
+// through; see knockout_on.go.
+func (in *Interp) check(e budget.Effect) error {
+	if Knockout {
+		return nil
+	}
+	i, err := in.meter.Find(e)
+	switch {
+	case errors.Is(err, budget.ErrUsedUp):
+		return &Error{Code: E303, Msg: err.Error(), Err: err}
+	case err != nil:
+		return &Error{Code: E302, Msg: err.Error(), Err: err}
+	}
+	if e.Kind == budget.FS {
+		if root, ok := credentialRoot(e.Path, in.home); ok && !budget.Within(in.meter.Matched(i).Path, root) {
+			return Errorf(E318, "%s is a credential location (%s); the grant %s is broader than it, and a broad grant never reaches it",
+				e.Path, root, in.meter.Budget().Items[i])
+		}
+	}
+	in.meter.Charge(i)
+	return nil
+}
+
+// osError classifies an error the operating system returned for an effect
+// the budget allowed: a refusal by a confinement layer that holds this kind
+// of effect is E319 naming those layers; anything else is code.
+func (in *Interp) osError(code Code, what string, err error) error {
+	if refusedByKernel(err) && len(in.held.Layers) > 0 {
+		return &Error{Code: E319, Msg: fmt.Sprintf("%s: the kernel refused it (%v); confinement layers: %s",
+			what, errnoName(err), layerList(in.held.Layers)), Err: err}
+	}
+	return &Error{Code: code, Msg: fmt.Sprintf("%s: %v", what, err), Err: err}
+}
+
+// refusedByKernel reports whether err carries the errno a confinement
+// layer answers with: EACCES (Landlock) or EPERM (seccomp).
+func refusedByKernel(err error) bool {
+	return errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)
+}
+
+func errnoName(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return ErrnoName(errno)
+	}
+	return err.Error()
+}
+
+// resolvePath makes p absolute-and-clean's resolved form: links in its
+// longest existing prefix are followed, the rest is kept as written.
+func resolvePath(p string) string {
+	rest := ""
+	cur := p
+	for {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// abs makes a program's path absolute against the run's directory.
+func (in *Interp) abs(p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(in.cwd, p)
+	}
+	return filepath.Clean(p)
+}

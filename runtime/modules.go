@@ -1,0 +1,423 @@
+package runtime
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/sabline/sabline/budget"
+)
+
+// module builds a Starlark module value from named builtins.
+func module(name string, fns map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) *starlarkstruct.Module {
+	m := &starlarkstruct.Module{Name: name, Members: starlark.StringDict{}}
+	for n, fn := range fns {
+		m.Members[n] = starlark.NewBuiltin(name+"."+n, fn)
+	}
+	return m
+}
+
+// text accepts a string or bytes value as the data of a write or a send.
+func text(v starlark.Value) (string, error) {
+	switch v := v.(type) {
+	case starlark.String:
+		return string(v), nil
+	case starlark.Bytes:
+		return string(v), nil
+	}
+	return "", fmt.Errorf("want a string or bytes, got %s", v.Type())
+}
+
+// print writes its arguments to standard output, separated by spaces, and
+// is an io effect.
+func (in *Interp) print(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	sep := " "
+	if err := starlark.UnpackArgs(b.Name(), nil, kwargs, "sep?", &sep); err != nil {
+		return nil, err
+	}
+	if err := in.check(budget.Effect{Kind: budget.IO}); err != nil {
+		return nil, err
+	}
+	parts := make([]string, len(args))
+	for i, a := range args {
+		if s, ok := a.(starlark.String); ok {
+			parts[i] = string(s)
+		} else {
+			parts[i] = a.String()
+		}
+	}
+	if _, err := io.WriteString(in.stdout, strings.Join(parts, sep)+"\n"); err != nil {
+		return nil, in.osError(E305, "print", err)
+	}
+	return starlark.None, nil
+}
+
+// declassify is a rule of the language: it hands its argument back, and is
+// granted by the declassify item.
+func (in *Interp) declassify(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var v starlark.Value
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &v); err != nil {
+		return nil, err
+	}
+	if err := in.check(budget.Effect{Kind: budget.Declassify}); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func (in *Interp) ioModule() *starlarkstruct.Module {
+	return module("io", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
+		"print": in.print,
+		"read_line": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
+				return nil, err
+			}
+			if err := in.check(budget.Effect{Kind: budget.IO}); err != nil {
+				return nil, err
+			}
+			line, err := in.stdin.ReadString('\n')
+			if err == io.EOF && line == "" {
+				return starlark.None, nil
+			}
+			if err != nil && err != io.EOF {
+				return nil, in.osError(E305, "io.read_line", err)
+			}
+			return starlark.String(strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")), nil
+		},
+		"read_all": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
+				return nil, err
+			}
+			if err := in.check(budget.Effect{Kind: budget.IO}); err != nil {
+				return nil, err
+			}
+			data, err := io.ReadAll(in.stdin)
+			if err != nil {
+				return nil, in.osError(E305, "io.read_all", err)
+			}
+			return starlark.String(data), nil
+		},
+	})
+}
+
+// fsOp checks a file effect on the program's path and returns the path to
+// operate on: absolute, with links resolved as the check saw them.
+func (in *Interp) fsOp(access budget.Access, p string) (string, error) {
+	path := resolvePath(in.abs(p))
+	return path, in.check(budget.Effect{Kind: budget.FS, Access: access, Path: path})
+}
+
+func (in *Interp) fsModule() *starlarkstruct.Module {
+	type fn = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
+	onePath := func(access budget.Access, do func(path string) (starlark.Value, error)) fn {
+		return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var p string
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &p); err != nil {
+				return nil, err
+			}
+			path, err := in.fsOp(access, p)
+			if err != nil {
+				return nil, err
+			}
+			v, err := do(path)
+			if err != nil {
+				return nil, in.osError(E314, b.Name()+" "+path, err)
+			}
+			return v, nil
+		}
+	}
+	writeWith := func(flag int) fn {
+		return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var p string
+			var data starlark.Value
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &p, &data); err != nil {
+				return nil, err
+			}
+			s, err := text(data)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			path, err := in.fsOp(budget.Write, p)
+			if err != nil {
+				return nil, err
+			}
+			f, err := os.OpenFile(path, flag|os.O_WRONLY|os.O_CREATE, 0o644)
+			if err == nil {
+				_, err = f.WriteString(s)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				return nil, in.osError(E314, b.Name()+" "+path, err)
+			}
+			return starlark.None, nil
+		}
+	}
+	return module("fs", map[string]fn{
+		"read": onePath(budget.Read, func(path string) (starlark.Value, error) {
+			data, err := os.ReadFile(path)
+			return starlark.String(data), err
+		}),
+		"list": onePath(budget.Read, func(path string) (starlark.Value, error) {
+			entries, err := os.ReadDir(path)
+			if err != nil {
+				return nil, err
+			}
+			names := make([]string, len(entries))
+			for i, e := range entries {
+				names[i] = e.Name()
+			}
+			sort.Strings(names)
+			out := make([]starlark.Value, len(names))
+			for i, n := range names {
+				out[i] = starlark.String(n)
+			}
+			return starlark.NewList(out), nil
+		}),
+		"exists": onePath(budget.Read, func(path string) (starlark.Value, error) {
+			_, err := os.Lstat(path)
+			if errors.Is(err, os.ErrNotExist) {
+				return starlark.False, nil
+			}
+			return starlark.Bool(err == nil), err
+		}),
+		"remove": onePath(budget.Write, func(path string) (starlark.Value, error) {
+			return starlark.None, os.Remove(path)
+		}),
+		"mkdir": onePath(budget.Write, func(path string) (starlark.Value, error) {
+			return starlark.None, os.MkdirAll(path, 0o755)
+		}),
+		"write":  writeWith(os.O_TRUNC),
+		"append": writeWith(os.O_APPEND),
+	})
+}
+
+func (in *Interp) envModule() *starlarkstruct.Module {
+	return module("env", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
+		"get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var name string
+			var dflt starlark.Value = starlark.None
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "default?", &dflt); err != nil {
+				return nil, err
+			}
+			if err := in.check(budget.Effect{Kind: budget.Env}); err != nil {
+				return nil, err
+			}
+			if v, ok := in.env(name); ok {
+				return starlark.String(v), nil
+			}
+			return dflt, nil
+		},
+	})
+}
+
+func (in *Interp) clockModule() *starlarkstruct.Module {
+	return module("clock", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
+		"now": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
+				return nil, err
+			}
+			if err := in.check(budget.Effect{Kind: budget.Clock}); err != nil {
+				return nil, err
+			}
+			return starlark.Float(float64(time.Now().UnixNano()) / 1e9), nil
+		},
+	})
+}
+
+func (in *Interp) randModule() *starlarkstruct.Module {
+	return module("rand", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
+		"int": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var n int64
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &n); err != nil {
+				return nil, err
+			}
+			if n <= 0 {
+				return nil, fmt.Errorf("%s: n must be positive, got %d", b.Name(), n)
+			}
+			if err := in.check(budget.Effect{Kind: budget.Rand}); err != nil {
+				return nil, err
+			}
+			v, err := rand.Int(rand.Reader, big.NewInt(n))
+			if err != nil {
+				return nil, in.osError(E305, b.Name(), err)
+			}
+			return starlark.MakeInt64(v.Int64()), nil
+		},
+		"bytes": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var n int
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &n); err != nil {
+				return nil, err
+			}
+			if n < 0 || n > 1<<20 {
+				return nil, fmt.Errorf("%s: n must be from 0 to 1048576, got %d", b.Name(), n)
+			}
+			if err := in.check(budget.Effect{Kind: budget.Rand}); err != nil {
+				return nil, err
+			}
+			buf := make([]byte, n)
+			if _, err := rand.Read(buf); err != nil {
+				return nil, in.osError(E305, b.Name(), err)
+			}
+			return starlark.Bytes(buf), nil
+		},
+	})
+}
+
+// toolModule: tool.call(name, args) writes one line of JSON,
+// {"tool": name, "args": args}, on standard output and reads one line of
+// JSON back from standard input as the answer.
+func (in *Interp) toolModule() *starlarkstruct.Module {
+	return module("tool", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
+		"call": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var name string
+			var targs starlark.Value = starlark.None
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "args?", &targs); err != nil {
+				return nil, err
+			}
+			goArgs, err := toGo(targs)
+			if err != nil {
+				return nil, fmt.Errorf("%s: args: %w", b.Name(), err)
+			}
+			if err := in.check(budget.Effect{Kind: budget.Tool}); err != nil {
+				return nil, err
+			}
+			line, err := json.Marshal(map[string]any{"tool": name, "args": goArgs})
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			if _, err := in.stdout.Write(append(line, '\n')); err != nil {
+				return nil, in.osError(E313, b.Name(), err)
+			}
+			answer, err := in.stdin.ReadString('\n')
+			if strings.TrimSpace(answer) == "" {
+				return nil, Errorf(E313, "tool %s: no answer on standard input (%v)", name, err)
+			}
+			var v any
+			if err := json.Unmarshal([]byte(answer), &v); err != nil {
+				return nil, Errorf(E313, "tool %s: the answer is not one line of JSON: %w", name, err)
+			}
+			return fromGo(v), nil
+		},
+	})
+}
+
+func (in *Interp) ffiModule() *starlarkstruct.Module {
+	return module("ffi", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
+		"load": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var name string
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &name); err != nil {
+				return nil, err
+			}
+			if err := in.check(budget.Effect{Kind: budget.FFI, Module: name}); err != nil {
+				return nil, err
+			}
+			m, ok := in.registry.Build(name)
+			if !ok {
+				return nil, Errorf(E312, "ffi.load: no host module %q is registered; registered: %s",
+					name, strings.Join(in.registry.Names(), ", "))
+			}
+			return m, nil
+		},
+	})
+}
+
+// toGo converts a Starlark value made of None, bools, numbers, strings,
+// lists, tuples and string-keyed dicts to plain Go values for JSON.
+func toGo(v starlark.Value) (any, error) {
+	switch v := v.(type) {
+	case starlark.NoneType:
+		return nil, nil
+	case starlark.Bool:
+		return bool(v), nil
+	case starlark.Int:
+		i, ok := v.Int64()
+		if !ok {
+			return nil, fmt.Errorf("integer %s is too large", v)
+		}
+		return i, nil
+	case starlark.Float:
+		return float64(v), nil
+	case starlark.String:
+		return string(v), nil
+	case starlark.Bytes:
+		return string(v), nil
+	case *starlark.List:
+		return seqToGo(v)
+	case starlark.Tuple:
+		return seqToGo(v)
+	case *starlark.Dict:
+		out := map[string]any{}
+		for _, kv := range v.Items() {
+			k, ok := kv[0].(starlark.String)
+			if !ok {
+				return nil, fmt.Errorf("dict keys must be strings, got %s", kv[0].Type())
+			}
+			x, err := toGo(kv[1])
+			if err != nil {
+				return nil, err
+			}
+			out[string(k)] = x
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("cannot pass a %s", v.Type())
+}
+
+func seqToGo(s starlark.Indexable) (any, error) {
+	out := make([]any, s.Len())
+	for i := range out {
+		x, err := toGo(s.Index(i))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+// fromGo converts decoded JSON to Starlark values.
+func fromGo(v any) starlark.Value {
+	switch v := v.(type) {
+	case nil:
+		return starlark.None
+	case bool:
+		return starlark.Bool(v)
+	case float64:
+		if v == float64(int64(v)) {
+			return starlark.MakeInt64(int64(v))
+		}
+		return starlark.Float(v)
+	case string:
+		return starlark.String(v)
+	case []any:
+		out := make([]starlark.Value, len(v))
+		for i, x := range v {
+			out[i] = fromGo(x)
+		}
+		return starlark.NewList(out)
+	case map[string]any:
+		d := starlark.NewDict(len(v))
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			_ = d.SetKey(starlark.String(k), fromGo(v[k])) // a fresh dict is not frozen
+		}
+		return d
+	}
+	return starlark.String(fmt.Sprint(v))
+}

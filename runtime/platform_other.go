@@ -1,0 +1,5 @@
+//go:build !linux
+
+package runtime
+
+func kernelRelease() string { return "" }

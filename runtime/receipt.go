@@ -1,0 +1,332 @@
+package runtime
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine"
+)
+
+// ReceiptSchema names the receipt format.
+const ReceiptSchema = "sabline.receipt/1"
+
+// ReceiptsEnv overrides the default receipts directory; --receipts
+// overrides it in turn.
+const ReceiptsEnv = "SABLINE_RECEIPTS"
+
+// Receipt is the record of one run, refused and failed ones too, written
+// by the supervisor.
+type Receipt struct {
+	Schema        string         `json:"schema"`
+	RunID         string         `json:"run_id"`
+	Sabline       Build          `json:"sabline"`
+	Program       ProgramInfo    `json:"program"`
+	Budget        string         `json:"budget"`
+	Args          []string       `json:"args"`
+	RunParameters RunParameters  `json:"run_parameters"`
+	Outcome       Outcome        `json:"outcome"`
+	Effects       []budget.Usage `json:"effects"`
+	Faults        []FaultAttempt `json:"fault_injection,omitempty"`
+	Timings       Timings        `json:"timings"`
+	Platform      Platform       `json:"platform"`
+}
+
+// Build says which binary made the receipt.
+type Build struct {
+	Version  string `json:"version"`
+	Knockout bool   `json:"knockout"` // built with -tags sabline_knockout: no budget checks
+}
+
+// ProgramInfo names the program and the digests of its files.
+type ProgramInfo struct {
+	Path   string       `json:"path"`
+	SHA256 string       `json:"sha256,omitempty"`
+	Files  []FileDigest `json:"files,omitempty"` // the program and every file it loads
+}
+
+// RunParameters are how the run was asked for and what it was given.
+type RunParameters struct {
+	Confinement        confine.Level `json:"confinement"`
+	ConfinementReason  string        `json:"confinement_reason"`
+	ConfinementLayers  []string      `json:"confinement_layers"`
+	OSPolicySHA256     string        `json:"os_policy_sha256"`
+	Confine            string        `json:"confine"`
+	RequireConfinement confine.Level `json:"require_confinement,omitempty"`
+	TimeoutMS          int64         `json:"timeout_ms,omitempty"`
+	MaxMemoryMB        int           `json:"max_memory_mb,omitempty"`
+}
+
+// Timings of the run.
+type Timings struct {
+	Started time.Time     `json:"started"`
+	WallMS  float64       `json:"wall_ms"`
+	Worker  WorkerTimings `json:"worker"`
+}
+
+// Platform is where the run ran.
+type Platform struct {
+	OS     string `json:"os"`
+	Arch   string `json:"arch"`
+	Kernel string `json:"kernel,omitempty"`
+	Go     string `json:"go"`
+}
+
+// Version is Sabline's version.
+const Version = "0.1.0"
+
+// VersionString is what --version prints.
+func VersionString() string {
+	s := "sabline " + Version + " (" + goruntime.GOOS + "/" + goruntime.GOARCH + ")"
+	if Knockout {
+		s += " KNOCK-OUT BUILD: every budget check passes"
+	}
+	return s
+}
+
+// NewReceipt starts the receipt of a run of program under b. The program's
+// digest is taken here, so a run that never starts still names the bytes
+// it was asked to run.
+func NewReceipt(program string, b budget.Budget, args []string) *Receipt {
+	r := &Receipt{
+		Schema:   ReceiptSchema,
+		RunID:    newRunID(),
+		Sabline:  Build{Version: Version, Knockout: Knockout},
+		Program:  ProgramInfo{Path: program},
+		Budget:   b.String(),
+		Args:     args,
+		Effects:  []budget.Usage{},
+		Platform: platform(),
+		RunParameters: RunParameters{
+			Confinement: confine.None, ConfinementReason: "the run did not start", ConfinementLayers: []string{},
+		},
+	}
+	if r.Args == nil {
+		r.Args = []string{}
+	}
+	if data, err := os.ReadFile(program); err == nil {
+		sum := sha256.Sum256(data)
+		r.Program.SHA256 = hex.EncodeToString(sum[:])
+	}
+	return r
+}
+
+func (rec *Receipt) setParameters(r Run) {
+	p := rec.RunParameters
+	p.Confine = r.Confine
+	p.RequireConfinement = r.Require
+	p.TimeoutMS = r.Timeout.Milliseconds()
+	p.MaxMemoryMB = r.MaxMemoryMB
+	p.OSPolicySHA256 = confine.OSPolicy(r.Budget, confine.Options{Strict: r.Confine == ConfineStrict}).SHA256()
+	rec.RunParameters = p
+}
+
+func (rec *Receipt) takeWorker(res *WorkerResult) {
+	if res.Confinement.Level != "" { // the memory watchdog's result has only an outcome
+		rec.RunParameters.Confinement = res.Confinement.Level
+		rec.RunParameters.ConfinementReason = res.Confinement.Reason
+		rec.RunParameters.ConfinementLayers = res.Confinement.Layers
+	}
+	if len(res.Files) > 0 {
+		rec.Program.Files = res.Files
+		rec.Program.SHA256 = res.Files[0].SHA256
+	}
+	if res.Effects != nil {
+		rec.Effects = res.Effects
+	}
+	rec.Faults = res.Faults
+	rec.Timings.Worker = res.Timings
+}
+
+// DefaultReceiptsDir is where receipts go unless SABLINE_RECEIPTS or
+// --receipts says otherwise: the user's state directory
+// ($XDG_STATE_HOME/sabline/receipts, ~/.local/state/sabline/receipts), or
+// on macOS and Windows the user's configuration directory.
+func DefaultReceiptsDir() (string, error) {
+	if d := os.Getenv(ReceiptsEnv); d != "" {
+		return d, nil
+	}
+	if goruntime.GOOS != "darwin" && goruntime.GOOS != "windows" {
+		if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+			return filepath.Join(d, "sabline", "receipts"), nil
+		}
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", Errorf(E317, "no home directory for receipts (set %s): %w", ReceiptsEnv, err)
+		}
+		return filepath.Join(home, ".local", "state", "sabline", "receipts"), nil
+	}
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", Errorf(E317, "no directory for receipts (set %s): %w", ReceiptsEnv, err)
+	}
+	return filepath.Join(d, "sabline", "receipts"), nil
+}
+
+// Write stores the receipt in dir atomically: a temporary file in the same
+// directory, synced, then renamed into place. It returns the path.
+func (rec *Receipt) Write(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", Errorf(E317, "receipts directory %s: %w", dir, err)
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return "", Errorf(E317, "encode receipt: %w", err)
+	}
+	name := rec.Timings.Started.Format("20060102T150405.000000000Z") + "-" + rec.RunID + ".json"
+	tmp, err := os.CreateTemp(dir, ".receipt-*")
+	if err != nil {
+		return "", Errorf(E317, "write receipt in %s: %w", dir, err)
+	}
+	_, err = tmp.Write(append(data, '\n'))
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	final := filepath.Join(dir, name)
+	if err == nil {
+		err = os.Rename(tmp.Name(), final)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", Errorf(E317, "write receipt %s: %w", final, err)
+	}
+	return final, nil
+}
+
+// LoadReceipt reads one receipt file.
+func LoadReceipt(path string) (*Receipt, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Errorf(E317, "read receipt: %w", err)
+	}
+	var r Receipt
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, Errorf(E317, "receipt %s is not a receipt: %w", path, err)
+	}
+	if r.Schema != ReceiptSchema {
+		return nil, Errorf(E317, "receipt %s has schema %q, want %q", path, r.Schema, ReceiptSchema)
+	}
+	return &r, nil
+}
+
+// StoredReceipt is a receipt and the file it was read from.
+type StoredReceipt struct {
+	Path string
+	*Receipt
+}
+
+// ListReceipts reads every receipt in dir, oldest first.
+func ListReceipts(dir string) ([]StoredReceipt, error) {
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, Errorf(E317, "list receipts: %w", err)
+	}
+	var out []StoredReceipt
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		r, err := LoadReceipt(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, StoredReceipt{Path: p, Receipt: r})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].Timings.Started.Before(out[j].Timings.Started)
+	})
+	return out, nil
+}
+
+// FindReceipt returns the receipt in dir whose run id or file name starts
+// with prefix; exactly one must match.
+func FindReceipt(dir, prefix string) (StoredReceipt, error) {
+	all, err := ListReceipts(dir)
+	if err != nil {
+		return StoredReceipt{}, err
+	}
+	var hits []StoredReceipt
+	for _, r := range all {
+		if strings.HasPrefix(r.RunID, prefix) || strings.HasPrefix(filepath.Base(r.Path), prefix) {
+			hits = append(hits, r)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		return StoredReceipt{}, Errorf(E317, "no receipt in %s matches %q", dir, prefix)
+	}
+	return StoredReceipt{}, Errorf(E317, "%d receipts in %s match %q; give more of the run id", len(hits), dir, prefix)
+}
+
+// LevelChange is a run whose confinement level no earlier run of the same
+// program had.
+type LevelChange struct {
+	Run     StoredReceipt
+	Earlier []confine.Level // the levels earlier runs of the program had
+	Weaker  bool            // below every level an earlier run had
+}
+
+func (c LevelChange) String() string {
+	earlier := make([]string, len(c.Earlier))
+	for i, l := range c.Earlier {
+		earlier[i] = string(l)
+	}
+	s := fmt.Sprintf("%s %s: level %s (%s), earlier runs had %s",
+		c.Run.RunID, c.Run.Program.Path, c.Run.RunParameters.Confinement,
+		c.Run.RunParameters.ConfinementReason, strings.Join(earlier, ", "))
+	if c.Weaker {
+		s += ": WEAKER"
+	}
+	return s
+}
+
+// DiffLevels walks runs oldest first and names each whose level no earlier
+// run of the same program (by path) had, saying when it is weaker than all
+// of them. Runs refused for their command line, which never confined
+// anything, are passed over.
+func DiffLevels(runs []StoredReceipt) []LevelChange {
+	seen := map[string]map[confine.Level]bool{}
+	var out []LevelChange
+	for _, r := range runs {
+		if r.Outcome.Status == StatusUsage {
+			continue
+		}
+		key := r.Program.Path
+		lv := r.RunParameters.Confinement
+		prev := seen[key]
+		if len(prev) > 0 && !prev[lv] {
+			c := LevelChange{Run: r, Weaker: true}
+			for l := range prev {
+				c.Earlier = append(c.Earlier, l)
+				if l.Rank() <= lv.Rank() {
+					c.Weaker = false
+				}
+			}
+			sort.Slice(c.Earlier, func(i, j int) bool { return c.Earlier[i].Rank() > c.Earlier[j].Rank() })
+			out = append(out, c)
+		}
+		if prev == nil {
+			prev = map[confine.Level]bool{}
+			seen[key] = prev
+		}
+		prev[lv] = true
+	}
+	return out
+}

@@ -1,0 +1,163 @@
+package runtime
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine"
+)
+
+// Run is one run as the operator asked for it.
+type Run struct {
+	Program     string        // path of the .vel file
+	Args        []string      // the program's arguments, after --
+	Budget      budget.Budget // parsed --allow
+	Cwd         string        // absolute
+	Confine     string        // ConfineDefault, ConfineStrict or ConfineOff
+	Require     confine.Level // --require-confinement, "" for none
+	Faults      []FaultOp     // SABLINE_FAULT_INJECT, parsed
+	Timeout     time.Duration // 0 for none
+	MaxMemoryMB int           // 0 for none
+	Stdin       io.Reader
+	Stdout      io.Writer
+	Stderr      io.Writer
+}
+
+// Supervise runs r in a worker process and returns its receipt, whose
+// Outcome.ExitStatus is the status the command exits with. The supervisor
+// holds the clock: a worker that outlives the timeout is killed. A worker
+// that dies, by a signal, a crash or a memory limit, is a receipt too,
+// never a lost run. The caller writes the receipt.
+func Supervise(r Run) *Receipt {
+	started := time.Now()
+	abs := r.Program
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(r.Cwd, abs)
+	}
+	rec := NewReceipt(abs, r.Budget, r.Args)
+	rec.setParameters(r)
+	finish := func(o Outcome) *Receipt {
+		rec.Outcome = o
+		rec.Timings.Started = started.UTC()
+		rec.Timings.WallMS = ms(time.Since(started))
+		return rec
+	}
+	home, _ := os.UserHomeDir()
+	req := Request{
+		Program: abs, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Home: home,
+		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB,
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return finish(outcomeOf(Errorf(E310, "find the sabline executable to start the worker: %w", err)))
+	}
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return finish(outcomeOf(Errorf(E310, "request pipe: %w", err)))
+	}
+	resR, resW, err := os.Pipe()
+	if err != nil {
+		return finish(outcomeOf(Errorf(E310, "result pipe: %w", err)))
+	}
+	cmd := &exec.Cmd{
+		Path:   exe,
+		Args:   []string{os.Args[0], WorkerArg},
+		Env:    workerEnv(),
+		Dir:    r.Cwd,
+		Stdin:  r.Stdin,
+		Stdout: r.Stdout,
+		Stderr: r.Stderr,
+	}
+	passPipes(cmd, reqR, resW)
+	if err := cmd.Start(); err != nil {
+		return finish(outcomeOf(Errorf(E310, "start the worker: %w", err)))
+	}
+	reqR.Close()
+	resW.Close()
+
+	go func() {
+		_ = json.NewEncoder(reqW).Encode(req) // a worker that died early is seen by Wait
+		reqW.Close()
+	}()
+	resultc := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(resR) // the worker's end closes when it exits
+		resultc <- b
+	}()
+	waitc := make(chan error, 1)
+	go func() { waitc <- cmd.Wait() }()
+
+	var timeout <-chan time.Time
+	if r.Timeout > 0 {
+		timer := time.NewTimer(r.Timeout)
+		defer timer.Stop()
+		timeout = timer.C
+	}
+	timedOut := false
+	select {
+	case <-waitc:
+	case <-timeout:
+		timedOut = true
+		killWorker(cmd)
+		<-waitc
+	}
+	raw := <-resultc
+	if timedOut {
+		return finish(outcomeOf(Errorf(E307, "the run took longer than --timeout %s and was stopped", r.Timeout)))
+	}
+	var res WorkerResult
+	if len(raw) > 0 && json.Unmarshal(raw, &res) == nil && res.Outcome.Status != "" {
+		rec.takeWorker(&res)
+		return finish(res.Outcome)
+	}
+	return finish(deathOutcome(cmd.ProcessState, r.MaxMemoryMB))
+}
+
+// deathOutcome says how a worker that wrote no result ended.
+func deathOutcome(ps *os.ProcessState, maxMemoryMB int) Outcome {
+	if sig, ok := killedBy(ps); ok {
+		o := outcomeOf(Errorf(E309, "the worker was killed by signal %d (%s) before it finished", sig, signalName(sig)))
+		o.ExitStatus = ExitSignaled + sig
+		return o
+	}
+	if maxMemoryMB > 0 && ps.ExitCode() == 2 {
+		// The Go runtime exits 2 when an allocation fails under the
+		// address-space limit that backs --max-memory-mb.
+		return outcomeOf(Errorf(E308, "the worker ran out of memory under --max-memory-mb %d", maxMemoryMB))
+	}
+	return outcomeOf(Errorf(E310, "the worker exited with status %d without a result", ps.ExitCode()))
+}
+
+// workerEnv is the supervisor's environment less the fault-injection
+// variable, which reaches the worker only through the request.
+func workerEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, FaultEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func newRunID() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Sprintf("%x", time.Now().UnixNano())
+	}
+	return hex.EncodeToString(b[:])
+}
+
+func platform() Platform {
+	return Platform{OS: goruntime.GOOS, Arch: goruntime.GOARCH, Kernel: kernelRelease(), Go: goruntime.Version()}
+}

@@ -1,0 +1,161 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	goruntime "runtime"
+	"runtime/metrics"
+	"sync"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"github.com/sabline/sabline/confine"
+)
+
+// WorkerArg is the hidden first argument that makes the sabline binary a
+// worker. The supervisor starts the worker with it; nothing else should.
+const WorkerArg = "__sabline_worker"
+
+// WorkerMain is the worker: it reads a Request from the request pipe,
+// compiles the program and its loads, applies the OS policy to every
+// thread, runs the fault-injection hook if asked, runs the program, and
+// writes a WorkerResult to the result pipe. It returns the exit status.
+func WorkerMain(args []string) int {
+	reqFile, resFile, err := workerPipes(args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
+		return ExitCrashed
+	}
+	w := &worker{out: resFile}
+	var req Request
+	if err := json.NewDecoder(reqFile).Decode(&req); err != nil {
+		return w.finish(&WorkerResult{}, Errorf(E310, "worker: read request: %w", err))
+	}
+	reqFile.Close()
+	return w.run(&req)
+}
+
+type worker struct {
+	out  io.WriteCloser
+	once sync.Once
+}
+
+// finish writes the result once (the memory watchdog may race the run
+// for it) and returns the exit status.
+func (w *worker) finish(res *WorkerResult, err error) int {
+	res.Outcome = outcomeOf(err)
+	w.once.Do(func() {
+		if err := json.NewEncoder(w.out).Encode(res); err != nil {
+			fmt.Fprintln(os.Stderr, "sabline: worker: write result:", err)
+		}
+		w.out.Close()
+	})
+	return res.Outcome.ExitStatus
+}
+
+func (w *worker) run(req *Request) int {
+	res := &WorkerResult{Confinement: confine.Result{Level: confine.None, Layers: []string{}}}
+	if req.MaxMemoryMB > 0 {
+		go w.watchMemory(uint64(req.MaxMemoryMB) << 20)
+	}
+	tmp, err := os.MkdirTemp("", "sabline-run-")
+	if err != nil {
+		return w.finish(res, Errorf(E310, "worker: private temporary directory: %w", err))
+	}
+	defer os.RemoveAll(tmp)
+	os.Setenv("TMPDIR", tmp)
+
+	in := NewInterp(Config{
+		Budget: req.Budget, Cwd: req.Cwd, Home: req.Home, Args: req.Args,
+		Stdin: os.Stdin, Stdout: os.Stdout,
+	})
+	pre := in.Predeclared()
+	t0 := time.Now()
+	prog, err := Compile(req.Program, pre)
+	res.Timings.CompileMS = ms(time.Since(t0))
+	if err != nil {
+		return w.finish(res, err)
+	}
+	res.Files = prog.Order
+
+	t1 := time.Now()
+	res.Confinement = w.confine(req, tmp)
+	res.Timings.ConfineMS = ms(time.Since(t1))
+	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
+		return w.finish(res, Errorf(E326, "--require-confinement %s: this run's confinement is %s (%s); it was refused before its first statement",
+			req.Require, res.Confinement.Level, res.Confinement.Reason))
+	}
+	in.held = res.Confinement
+
+	if len(req.Faults) > 0 {
+		res.Faults = RunFaults(req.Faults, res.Confinement.Layers)
+		if err := FaultsRefused(res.Faults); err != nil {
+			return w.finish(res, err)
+		}
+	}
+
+	t2 := time.Now()
+	err = w.exec(in, prog, pre)
+	res.Timings.RunMS = ms(time.Since(t2))
+	res.Effects = in.Usage()
+	return w.finish(res, err)
+}
+
+// exec runs the program, turning a panic in a builtin or host module into
+// a result rather than a lost run.
+func (w *worker) exec(in *Interp, prog *Compiled, pre starlark.StringDict) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = Errorf(E310, "worker: internal error: %v", r)
+		}
+	}()
+	return in.Exec(prog, pre)
+}
+
+// confine applies the OS policy the request's budget derives, unless the
+// run is not to be confined, and says on standard error when the grants
+// turned the operating system layer off.
+func (w *worker) confine(req *Request, tmp string) confine.Result {
+	if req.Confine == ConfineOff {
+		return confine.Result{Level: confine.None, Reason: "--no-confine: the operating system was asked for nothing", Layers: []string{}}
+	}
+	p := confine.OSPolicy(req.Budget, confine.Options{Strict: req.Confine == ConfineStrict})
+	if !p.Enforced {
+		fmt.Fprintln(os.Stderr, "sabline: "+p.OffReason())
+	}
+	held, err := confine.Apply(p, confine.ApplyOptions{TempDir: tmp, MaxMemoryMB: req.MaxMemoryMB})
+	if err != nil && !errors.Is(err, confine.ErrUnsupported) && held.Reason == "" {
+		held.Reason = err.Error()
+	}
+	if held.Layers == nil {
+		held.Layers = []string{}
+	}
+	return held
+}
+
+// watchMemory ends the run with E308 when the memory the Go runtime holds
+// for the program passes the limit. The result it writes carries only the
+// outcome: the run's own result is still being made by another goroutine.
+func (w *worker) watchMemory(limit uint64) {
+	samples := []metrics.Sample{
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
+	for range time.Tick(5 * time.Millisecond) {
+		metrics.Read(samples)
+		used := samples[0].Value.Uint64() - samples[1].Value.Uint64()
+		if used > limit {
+			goruntime.GC()
+			metrics.Read(samples)
+			if used = samples[0].Value.Uint64() - samples[1].Value.Uint64(); used > limit {
+				os.Exit(w.finish(&WorkerResult{}, Errorf(E308, "the run used %d MB, over --max-memory-mb %d", used>>20, limit>>20)))
+			}
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

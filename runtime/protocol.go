@@ -20,9 +20,9 @@ type Request struct {
 	Budget      budget.Budget `json:"budget"`
 	Cwd         string        `json:"cwd"`
 	Home        string        `json:"home"`
-	Confine     string        `json:"confine"`             // ConfineDefault, ConfineStrict or ConfineOff
-	Require     confine.Level `json:"require,omitempty"`   // --require-confinement; "" for none
-	Faults      []FaultOp     `json:"faults,omitempty"`    // SABLINE_FAULT_INJECT, parsed
+	Confine     string        `json:"confine"`           // ConfineDefault, ConfineStrict or ConfineOff
+	Require     confine.Level `json:"require,omitempty"` // --require-confinement; "" for none
+	Faults      []FaultOp     `json:"faults,omitempty"`  // SABLINE_FAULT_INJECT, parsed
 	MaxMemoryMB int           `json:"max_memory_mb,omitempty"`
 }
 
@@ -50,12 +50,12 @@ type Outcome struct {
 
 // WorkerResult is what the worker sends back on its result pipe.
 type WorkerResult struct {
-	Outcome     Outcome         `json:"outcome"`
-	Files       []FileDigest    `json:"files,omitempty"`
-	Effects     []budget.Usage  `json:"effects,omitempty"`
-	Confinement confine.Result  `json:"confinement"`
-	Faults      []FaultAttempt  `json:"faults,omitempty"`
-	Timings     WorkerTimings   `json:"timings"`
+	Outcome     Outcome        `json:"outcome"`
+	Files       []FileDigest   `json:"files,omitempty"`
+	Effects     []budget.Usage `json:"effects,omitempty"`
+	Confinement confine.Result `json:"confinement"`
+	Faults      []FaultAttempt `json:"faults,omitempty"`
+	Timings     WorkerTimings  `json:"timings"`
 }
 
 // WorkerTimings are the worker's own phases, in milliseconds.

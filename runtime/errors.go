@@ -80,7 +80,7 @@ var Codes = []CodeInfo{
 	{E311, "SABLINE_FAULT_INJECT is malformed", ExitUsage,
 		"Write it as OP=TARGET;... with OP read, write, connect, exec or signal (docs/errors.md). Nothing ran."},
 	{E312, "ffi.load names a module that is not registered", ExitFailed,
-		"Use a module `sabline --list-modules` shows, or register it in the embedding program."},
+		"Use a module `sabline modules` lists, or register it in the embedding program (runtime.RegisterModule)."},
 	{E313, "a tool call got no usable answer on standard input", ExitFailed,
 		"Whoever runs the program must answer each tool line with one line of JSON."},
 	{E314, "the operating system refused a file effect for its own reasons", ExitFailed,

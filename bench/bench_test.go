@@ -1,0 +1,87 @@
+// Package bench measures whole runs of the sabline command against
+// baselines, each pair interleaved in one benchmark so that the ratio is
+// taken under the same machine load. `bench/run` runs them all.
+package bench
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/internal/buildbin"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	buildbin.Cleanup()
+	os.Exit(code)
+}
+
+// variant is one command of a side-by-side pair.
+type variant struct {
+	name string
+	argv []string
+}
+
+// sideBySide runs each variant once per iteration, in turn, and reports
+// each one's mean wall time and the ratio of every later one to the first.
+func sideBySide(b *testing.B, vs ...variant) {
+	b.Helper()
+	for _, v := range vs { // warm the page cache and fail early
+		if out, err := exec.Command(v.argv[0], v.argv[1:]...).CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v\n%s", v.name, err, out)
+		}
+	}
+	total := make([]time.Duration, len(vs))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, v := range vs {
+			t0 := time.Now()
+			if err := exec.Command(v.argv[0], v.argv[1:]...).Run(); err != nil {
+				b.Fatalf("%s: %v", v.name, err)
+			}
+			total[j] += time.Since(t0)
+		}
+	}
+	b.StopTimer()
+	for j, v := range vs {
+		b.ReportMetric(float64(total[j].Microseconds())/float64(b.N), v.name+"-µs/run")
+		if j > 0 {
+			b.ReportMetric(float64(total[j])/float64(total[0]), v.name+"/"+vs[0].name)
+		}
+	}
+}
+
+func sabline(b *testing.B) string {
+	b.Helper()
+	p, err := buildbin.Sabline()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func hello(b *testing.B) (prog, receipts string) {
+	b.Helper()
+	prog, err := filepath.Abs("../examples/hello.vel")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return prog, b.TempDir()
+}
+
+// BenchmarkHello: a whole run of examples/hello.vel (supervisor, worker,
+// receipt) beside a bare Go binary that prints the same line.
+func BenchmarkHello(b *testing.B) {
+	bare, err := buildbin.Build("github.com/sabline/sabline/bench/internal/barehello", "barehello")
+	if err != nil {
+		b.Fatal(err)
+	}
+	prog, rc := hello(b)
+	sideBySide(b,
+		variant{"bare", []string{bare}},
+		variant{"sabline", []string{sabline(b), "--receipts", rc, "--allow", "io", prog}},
+	)
+}

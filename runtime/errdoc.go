@@ -1,0 +1,77 @@
+package runtime
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+//go:generate go run ./internal/generrors ../docs/errors.md
+
+// ErrorsMarkdown renders docs/errors.md from Codes: every code, its exit
+// status and what to do. A test fails when the committed file differs.
+func ErrorsMarkdown() []byte {
+	var b bytes.Buffer
+	b.WriteString(`# Error codes
+
+Every error a run can end with has a stable code. A code is never reused for
+another meaning. The command prints the code, the message, the program
+position when there is one, what to do, and the path of the run's receipt;
+the receipt's ` + "`outcome`" + ` records the same code, message and position.
+
+This file is generated from ` + "`runtime.Codes`" + ` by ` + "`go generate ./runtime`" + `;
+` + "`go test ./runtime`" + ` fails when the two differ.
+
+| code | what happened | exit status | what to do |
+|---|---|---|---|
+`)
+	for _, c := range Codes {
+		exit := fmt.Sprint(c.Exit)
+		if c.Code == E309 {
+			exit = "128+N (N the signal)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Code, c.Title, exit, strings.ReplaceAll(c.Do, "|", `\|`))
+	}
+	b.WriteString(`
+## Exit statuses
+
+| status | meaning |
+|---|---|
+| 0 | the program ran to its end |
+| 1 | the program failed, or was refused an effect |
+| 2 | the command line was wrong (a malformed grant, flag or ` + "`SABLINE_FAULT_INJECT`" + `); nothing ran |
+| 3 | the run was refused before its first statement by ` + "`--require-confinement`" + ` |
+| 124 | the run passed ` + "`--timeout`" + ` and was stopped |
+| 125 | the run passed ` + "`--max-memory-mb`" + ` |
+| 126 | the worker crashed or ended without a result |
+| 128+N | the worker was killed by signal N (137 for ` + "`kill -9`" + `) |
+
+## Receipts of refusals
+
+A command line that cannot be run (E301, E311, E316) still leaves a receipt,
+with ` + "`outcome.status`" + ` ` + "`usage`" + `, the code, and the ` + "`--allow`" + ` text as it was
+given: a run that never started is accounted for like any other. A worker
+that is killed or crashes leaves one too, written by the supervisor.
+
+## The fault-injection hook
+
+` + "`SABLINE_FAULT_INJECT`" + ` is read from the operator's environment, never from
+a program. It is a list of ` + "`OP=TARGET`" + ` separated by ` + "`;`" + `:
+
+| operation | what the worker attempts |
+|---|---|
+| ` + "`read=PATH`" + ` | open PATH and read a byte |
+| ` + "`write=PATH`" + ` | create PATH and write a line to it |
+| ` + "`connect=HOST:PORT`" + ` | open a TCP connection and write a line |
+| ` + "`exec=PATH`" + ` | start PATH with no arguments and wait for it |
+| ` + "`signal=PID[:SIG]`" + ` | send SIG (TERM unless given; INT, HUP, KILL, USR1, USR2, 0) to PID |
+
+The worker attempts each after the operating-system policy is applied and
+before the program's first statement, and records each in the receipt's
+` + "`fault_injection`" + `: ` + "`went-through`" + `, ` + "`refused`" + ` (a confinement layer
+refused it: the errno and the layers are given) or ` + "`failed`" + ` (it failed for its
+own reasons). If any was refused, the run ends with E319 and the program does
+not run. A malformed value is E311.
+`)
+	return b.Bytes()
+}

@@ -194,7 +194,8 @@ func (e *ItemError) Error() string {
 }
 
 // Parse reads the --allow values of a command line. Each value is a
-// comma-separated list of items; empty entries between commas are ignored.
+// comma-separated list of items; blanks around an item and empty entries
+// between commas are ignored.
 // Relative paths are taken against cwd, which must be absolute; with cwd ""
 // they are kept relative (cleaned), as an audit that must read the same on
 // every machine does. The first
@@ -203,7 +204,7 @@ func Parse(values []string, cwd string) (Budget, error) {
 	var items []Item
 	for _, v := range values {
 		for _, s := range strings.Split(v, ",") {
-			if strings.TrimSpace(s) == "" {
+			if s = strings.TrimSpace(s); s == "" {
 				continue
 			}
 			it, err := ParseItem(s, cwd)
@@ -261,7 +262,10 @@ func ParseItem(s, cwd string) (Item, error) {
 		case Read, Write:
 			it.Access = Access(mode)
 		default:
-			return bad("fs is narrowed by read or write first", "write fs:read:"+rest+" or fs:write:"+rest)
+			if !hasPath {
+				path = mode
+			}
+			return bad("fs is narrowed by read or write first", "write fs:read:"+path+" or fs:write:"+path)
 		}
 		if !hasPath {
 			break
@@ -269,16 +273,20 @@ func ParseItem(s, cwd string) (Item, error) {
 		if path == "" {
 			return bad("the path is empty", "write fs:"+mode+" for any path")
 		}
-		if strings.HasPrefix(path, "~") {
-			return bad("~ is not expanded in a grant", "write the home directory out in full")
-		}
 		if !filepath.IsAbs(path) && cwd != "" {
 			if !filepath.IsAbs(cwd) {
 				return bad("a relative path needs an absolute working directory", "write the path in full")
 			}
 			path = filepath.Join(cwd, path)
 		}
-		it.Path = filepath.Clean(path)
+		path = filepath.Clean(path)
+		if strings.HasPrefix(path, "~") {
+			return bad("~ is not expanded in a grant", "write the home directory out in full")
+		}
+		if i := strings.LastIndexByte(path, '@'); i >= 0 && path[i+1:] != "" && isDigits(path[i+1:]) {
+			return bad("a path ending in @ and digits cannot be told from a count", "grant the directory above it")
+		}
+		it.Path = path
 	case Net:
 		if !hasRest {
 			break
@@ -343,7 +351,9 @@ func splitHostPort(s string) (host string, port int, reason string) {
 			if !strings.HasPrefix(after, ":") {
 				return "", 0, "after ] comes :PORT or nothing"
 			}
-			portText = after[1:]
+			if portText = after[1:]; portText == "" {
+				return "", 0, "the port is empty"
+			}
 		}
 		if !validV6(host) {
 			return "", 0, "not an IPv6 address: " + strconv.Quote(host)

@@ -24,7 +24,7 @@ func (e Effect) String() string {
 	case FS:
 		return fmt.Sprintf("fs %s of %s", e.Access, e.Path)
 	case Net:
-		return fmt.Sprintf("net connection to %s", hostPort(e.Host, e.Port))
+		return fmt.Sprintf("net connection to %s", hostPort(strings.Trim(e.Host, "[]"), e.Port))
 	case FFI:
 		return "ffi module " + e.Module
 	}
@@ -45,7 +45,7 @@ func (e Effect) Need() Item {
 	case FS:
 		return Item{Kind: FS, Access: e.Access, Path: e.Path}
 	case Net:
-		return Item{Kind: Net, Host: strings.ToLower(e.Host), Port: e.Port}
+		return Item{Kind: Net, Host: strings.ToLower(strings.Trim(e.Host, "[]")), Port: e.Port}
 	case FFI:
 		return Item{Kind: FFI, Module: e.Module}
 	}

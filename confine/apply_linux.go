@@ -2,7 +2,101 @@
 
 package confine
 
-// apply is not wired to the kernel yet: it fails closed like apply_other.go.
-func apply(Policy, ApplyOptions) (Result, error) {
-	return Result{Level: None, Reason: "not confined yet: Linux confinement is not wired in this build", Layers: []string{}}, ErrUnsupported
+import (
+	"fmt"
+	"os"
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
+
+// The machine's paths for the interpreter's needs. A path that does not
+// exist here is skipped when the ruleset is applied.
+var (
+	linuxTZData   = []string{"/usr/share/zoneinfo", "/etc/localtime"}
+	linuxResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"}
+	linuxTLSRoots = []string{"/etc/ssl/certs", "/etc/ssl/cert.pem", "/etc/pki/tls/certs", "/etc/pki/tls/cacert.pem",
+		"/etc/pki/ca-trust/extracted/pem", "/etc/ssl/ca-bundle.pem", "/etc/ca-certificates"}
+)
+
+// linuxNeeds resolves the policy's named needs to this machine's paths.
+func linuxNeeds(p Policy, tempDir string) Needs {
+	exe, _ := os.Executable() // "" is skipped like any missing need
+	n := Needs{Executable: exe, TempDir: tempDir, TZData: linuxTZData}
+	if slices.Contains(p.Interpreter, NeedResolver) {
+		n.Resolver = linuxResolver
+	}
+	if slices.Contains(p.Interpreter, NeedTLSRoots) {
+		n.TLSRoots = linuxTLSRoots
+	}
+	return n
+}
+
+// apply holds every thread to p: the memory limit, then Landlock at the
+// kernel's ABI, then the seccomp filter with TSYNC. Each layer that fails
+// is named in the Result's reason; the level is what the kernel accepted.
+func apply(p Policy, o ApplyOptions) (Result, error) {
+	var held LinuxHeld
+	var firstErr error
+	fail := func(err error, problem string) {
+		if firstErr == nil {
+			firstErr = err
+		}
+		held.Problems = append(held.Problems, problem)
+	}
+	if o.MaxMemoryMB > 0 {
+		if err := limitAddressSpace(o.MaxMemoryMB); err != nil {
+			fail(err, "the memory limit could not be set: "+err.Error())
+		}
+	}
+	if abi, err := LandlockABI(); err != nil {
+		held.Problems = append(held.Problems, "this kernel has no Landlock ("+err.Error()+"): reads and writes are held by the language alone")
+	} else if plan, err := LandlockPlan(p, linuxNeeds(p, o.TempDir), abi); err != nil {
+		fail(err, "the Landlock ruleset could not be planned: "+err.Error())
+	} else if applied, err := ApplyLandlock(plan); err != nil {
+		fail(err, "Landlock refused the ruleset: "+err.Error())
+	} else {
+		held.LandlockABI, held.Missing = applied.ABI, applied.Missing
+	}
+	if err := applySeccomp(p); err != nil {
+		fail(err, "the seccomp filter was not installed: "+err.Error())
+	} else {
+		held.Seccomp = true
+	}
+	return AssessLinux(p, held), firstErr
+}
+
+func applySeccomp(p Policy) error {
+	arch, ok := NativeArch()
+	if !ok {
+		return fmt.Errorf("no seccomp filter for this architecture")
+	}
+	ins, err := SeccompProgram(p, arch, os.Getpid())
+	if err != nil {
+		return err
+	}
+	raw, err := SeccompAssemble(ins)
+	if err != nil {
+		return err
+	}
+	return InstallSeccomp(raw)
+}
+
+// limitAddressSpace sets RLIMIT_AS to what the process maps now plus twice
+// the limit: a backstop the kernel holds under the worker's own watch of
+// its heap, which ends the run at the limit itself.
+func limitAddressSpace(mb int) error {
+	var size, resident uint64
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return fmt.Errorf("read /proc/self/statm: %w", err)
+	}
+	if _, err := fmt.Sscan(string(data), &size, &resident); err != nil {
+		return fmt.Errorf("parse /proc/self/statm: %w", err)
+	}
+	limit := size*uint64(os.Getpagesize()) + 2*uint64(mb)<<20
+	if err := unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: limit, Max: limit}); err != nil {
+		return fmt.Errorf("setrlimit(RLIMIT_AS): %w", err)
+	}
+	return nil
 }

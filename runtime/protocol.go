@@ -24,6 +24,9 @@ type Request struct {
 	Require     confine.Level `json:"require,omitempty"` // --require-confinement; "" for none
 	Faults      []FaultOp     `json:"faults,omitempty"`  // SABLINE_FAULT_INJECT, parsed
 	MaxMemoryMB int           `json:"max_memory_mb,omitempty"`
+	// TempDir is the run's private temporary directory, made and removed
+	// by the supervisor: a confined worker may not remove it from its parent.
+	TempDir string `json:"temp_dir"`
 }
 
 // Outcome statuses.

@@ -57,6 +57,12 @@ func Supervise(r Run) *Receipt {
 		Program: abs, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Home: home,
 		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB,
 	}
+	tmp, err := os.MkdirTemp("", "sabline-run-")
+	if err != nil {
+		return finish(outcomeOf(Errorf(E310, "private temporary directory: %w", err)))
+	}
+	defer os.RemoveAll(tmp)
+	req.TempDir = tmp
 	exe, err := os.Executable()
 	if err != nil {
 		return finish(outcomeOf(Errorf(E310, "find the sabline executable to start the worker: %w", err)))

@@ -62,12 +62,7 @@ func (w *worker) run(req *Request) int {
 	if req.MaxMemoryMB > 0 {
 		go w.watchMemory(uint64(req.MaxMemoryMB) << 20)
 	}
-	tmp, err := os.MkdirTemp("", "sabline-run-")
-	if err != nil {
-		return w.finish(res, Errorf(E310, "worker: private temporary directory: %w", err))
-	}
-	defer os.RemoveAll(tmp)
-	os.Setenv("TMPDIR", tmp)
+	os.Setenv("TMPDIR", req.TempDir)
 
 	in := NewInterp(Config{
 		Budget: req.Budget, Cwd: req.Cwd, Home: req.Home, Args: req.Args,
@@ -83,7 +78,7 @@ func (w *worker) run(req *Request) int {
 	res.Files = prog.Order
 
 	t1 := time.Now()
-	res.Confinement = w.confine(req, tmp)
+	res.Confinement = w.confine(req)
 	res.Timings.ConfineMS = ms(time.Since(t1))
 	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
 		return w.finish(res, Errorf(E326, "--require-confinement %s: this run's confinement is %s (%s); it was refused before its first statement",
@@ -119,7 +114,7 @@ func (w *worker) exec(in *Interp, prog *Compiled, pre starlark.StringDict) (err 
 // confine applies the OS policy the request's budget derives, unless the
 // run is not to be confined, and says on standard error when the grants
 // turned the operating system layer off.
-func (w *worker) confine(req *Request, tmp string) confine.Result {
+func (w *worker) confine(req *Request) confine.Result {
 	if req.Confine == ConfineOff {
 		return confine.Result{Level: confine.None, Reason: "--no-confine: the operating system was asked for nothing", Layers: []string{}}
 	}
@@ -127,7 +122,7 @@ func (w *worker) confine(req *Request, tmp string) confine.Result {
 	if !p.Enforced {
 		fmt.Fprintln(os.Stderr, "sabline: "+p.OffReason())
 	}
-	held, err := confine.Apply(p, confine.ApplyOptions{TempDir: tmp, MaxMemoryMB: req.MaxMemoryMB})
+	held, err := confine.Apply(p, confine.ApplyOptions{TempDir: req.TempDir, MaxMemoryMB: req.MaxMemoryMB})
 	if err != nil && !errors.Is(err, confine.ErrUnsupported) && held.Reason == "" {
 		held.Reason = err.Error()
 	}

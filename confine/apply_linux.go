@@ -16,7 +16,7 @@ var (
 	linuxTZData   = []string{"/usr/share/zoneinfo", "/etc/localtime"}
 	linuxResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"}
 	linuxTLSRoots = []string{"/etc/ssl/certs", "/etc/ssl/cert.pem", "/etc/pki/tls/certs", "/etc/pki/tls/cacert.pem",
-		"/etc/pki/ca-trust/extracted/pem", "/etc/ssl/ca-bundle.pem", "/etc/ca-certificates"}
+		"/etc/pki/ca-trust/extracted/pem", "/etc/ssl/ca-bundle.pem", "/etc/ca-certificates", "/usr/share/ca-certificates"}
 )
 
 // linuxNeeds resolves the policy's named needs to this machine's paths.

@@ -50,11 +50,11 @@ func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 		return nil, Errorf(E316, "program %s: %w", path, err)
 	}
 	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}}
-	var visit func(file, from string, stack []string) error
-	visit = func(file, from string, stack []string) error {
+	var visit func(file, from string, at syntax.Position, stack []string) error
+	visit = func(file, from string, at syntax.Position, stack []string) error {
 		for _, s := range stack {
 			if s == file {
-				return Errorf(E306, "load cycle: %s", strings.Join(append(stack, file), " -> "))
+				return &Error{Code: E306, Msg: "load cycle: " + strings.Join(append(stack, file), " -> "), Pos: at.String()}
 			}
 		}
 		if _, done := c.Files[file]; done {
@@ -65,7 +65,9 @@ func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 			if from == "" {
 				return Errorf(E316, "program %s: %w", file, errors.Unwrap(err))
 			}
-			return Errorf(E306, "%s loads %s: %w", from, file, errors.Unwrap(err))
+			e := Errorf(E306, "%s loads %s: %w", from, file, errors.Unwrap(err))
+			e.Pos = at.String()
+			return e
 		}
 		f, prog, err := starlark.SourceProgramOptions(fileOptions, file, src, predeclared.Has)
 		if err != nil {
@@ -87,13 +89,13 @@ func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 			if !filepath.IsAbs(target) {
 				target = filepath.Join(filepath.Dir(file), target)
 			}
-			if err := visit(filepath.Clean(target), file, append(stack, file)); err != nil {
+			if err := visit(filepath.Clean(target), file, load.Load, append(stack, file)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if err := visit(abs, "", nil); err != nil {
+	if err := visit(abs, "", syntax.Position{}, nil); err != nil {
 		return nil, err
 	}
 	return c, nil

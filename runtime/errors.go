@@ -79,7 +79,7 @@ var Codes = []CodeInfo{
 		"This is a fault in Sabline or in a host module: report it with the receipt."},
 	{E311, "SABLINE_FAULT_INJECT is malformed", ExitUsage,
 		"Write it as OP=TARGET;... with OP read, write, connect, exec or signal (docs/errors.md). Nothing ran."},
-	{E312, "ffi.load names a module that is not registered", ExitFailed,
+	{E312, "ffi.module names a module that is not registered", ExitFailed,
 		"Use a module `sabline modules` lists, or register it in the embedding program (runtime.RegisterModule)."},
 	{E313, "a tool call got no usable answer on standard input", ExitFailed,
 		"Whoever runs the program must answer each tool line with one line of JSON."},

@@ -100,8 +100,7 @@ func signalByName(s string) (syscall.Signal, bool) {
 
 // RunFaults attempts each operation and says what became of it. layers are
 // the confinement layers applied; a refusal is told from the operation's
-// own failure by its errno (EACCES from Landlock, EPERM from seccomp, the
-// errors the other systems' layers give) when some layer was applied.
+// own failure by its errno (see refusedBy).
 func RunFaults(ops []FaultOp, layers []string) []FaultAttempt {
 	out := make([]FaultAttempt, len(ops))
 	for i, op := range ops {
@@ -112,8 +111,8 @@ func RunFaults(ops []FaultOp, layers []string) []FaultAttempt {
 			if errors.As(err, &errno) {
 				a.Errno = ErrnoName(errno)
 			}
-			if refusedByKernel(err) && len(layers) > 0 {
-				a.Result, a.Layers = FaultRefused, layers
+			if by := refusedBy(err, layers); len(by) > 0 {
+				a.Result, a.Layers = FaultRefused, by
 			}
 		}
 		out[i] = a
@@ -160,16 +159,13 @@ func doFault(op FaultOp) error {
 // FaultsRefused returns the refused attempts as one E319, or nil.
 func FaultsRefused(attempts []FaultAttempt) error {
 	var parts []string
-	var layers []string
 	for _, a := range attempts {
 		if a.Result == FaultRefused {
-			parts = append(parts, fmt.Sprintf("%s %s (%s)", a.Op, a.Target, a.Errno))
-			layers = a.Layers
+			parts = append(parts, fmt.Sprintf("%s %s (%s, refused by %s)", a.Op, a.Target, a.Errno, layerList(a.Layers)))
 		}
 	}
 	if len(parts) == 0 {
 		return nil
 	}
-	return Errorf(E319, "the kernel refused the fault-injection hook's %s; confinement layers: %s",
-		strings.Join(parts, ", "), layerList(layers))
+	return Errorf(E319, "the kernel refused the fault-injection hook's %s", strings.Join(parts, "; "))
 }

@@ -7,10 +7,10 @@ import (
 	"go.starlark.net/starlark"
 )
 
-// Builder makes a fresh value of a host module for one ffi.load.
+// Builder makes a fresh value of a host module for one ffi.module.
 type Builder func() starlark.Value
 
-// Registry holds the host modules ffi.load can reach. A host module is Go
+// Registry holds the host modules ffi.module can reach. A host module is Go
 // code that does its own I/O without the budget's checks, as a native
 // extension does: granting it is granting what it does. What the OS policy
 // then allows for it is the confine package's widening table, by name;

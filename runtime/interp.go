@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"go.starlark.net/starlark"
@@ -181,17 +182,38 @@ func (in *Interp) check(e budget.Effect) error {
 // the budget allowed: a refusal by a confinement layer that holds this kind
 // of effect is E319 naming those layers; anything else is code.
 func (in *Interp) osError(code Code, what string, err error) error {
-	if refusedByKernel(err) && len(in.held.Layers) > 0 {
-		return &Error{Code: E319, Msg: fmt.Sprintf("%s: the kernel refused it (%v); confinement layers: %s",
-			what, errnoName(err), layerList(in.held.Layers)), Err: err}
+	if layers := refusedBy(err, in.held.Layers); len(layers) > 0 {
+		return &Error{Code: E319, Msg: fmt.Sprintf("%s: the kernel refused it (%v); refused by: %s",
+			what, errnoName(err), layerList(layers)), Err: err}
 	}
 	return &Error{Code: code, Msg: fmt.Sprintf("%s: %v", what, err), Err: err}
 }
 
-// refusedByKernel reports whether err carries the errno a confinement
-// layer answers with: EACCES (Landlock) or EPERM (seccomp).
-func refusedByKernel(err error) bool {
-	return errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)
+// refusedBy returns the applied layers that answer with err's errno: on
+// Linux, Landlock refuses with EACCES and seccomp with EPERM (or ENOSYS,
+// for clone3); elsewhere any applied layer may answer EACCES or EPERM. It
+// returns nil when err is not such a refusal or nothing was applied.
+func refusedBy(err error, applied []string) []string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return nil
+	}
+	var out []string
+	for _, l := range applied {
+		switch {
+		case strings.HasPrefix(l, "landlock"):
+			if errno == syscall.EACCES {
+				out = append(out, l)
+			}
+		case l == confine.LayerSeccomp:
+			if errno == syscall.EPERM || errno == syscall.ENOSYS {
+				out = append(out, l)
+			}
+		case errno == syscall.EACCES || errno == syscall.EPERM:
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func errnoName(err error) string {

@@ -313,9 +313,11 @@ func (in *Interp) toolModule() *starlarkstruct.Module {
 	})
 }
 
+// ffiModule: ffi.module(name) returns a host module. (load is a keyword of
+// the language, so the call is not ffi.load.)
 func (in *Interp) ffiModule() *starlarkstruct.Module {
 	return module("ffi", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
-		"load": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"module": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var name string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &name); err != nil {
 				return nil, err
@@ -325,7 +327,7 @@ func (in *Interp) ffiModule() *starlarkstruct.Module {
 			}
 			m, ok := in.registry.Build(name)
 			if !ok {
-				return nil, Errorf(E312, "ffi.load: no host module %q is registered; registered: %s",
+				return nil, Errorf(E312, "ffi.module: no host module %q is registered; registered: %s",
 					name, strings.Join(in.registry.Names(), ", "))
 			}
 			return m, nil

@@ -16,6 +16,7 @@ func passPipes(cmd *exec.Cmd, req, res *os.File) {
 	cmd.ExtraFiles = []*os.File{req, res}
 	cmd.Args = append(cmd.Args, "3", "4")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	parentDeathSignal(cmd.SysProcAttr)
 }
 
 // killWorker kills the worker's process group.

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sabline/sabline/budget"
@@ -85,6 +87,12 @@ func Supervise(r Run) *Receipt {
 		Stderr: r.Stderr,
 	}
 	passPipes(cmd, reqR, resW)
+	// A supervisor told to stop takes its worker, and all the worker
+	// started, down with it; the worker is in a process group of its own
+	// and would not get a terminal's signal.
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigc)
 	if err := cmd.Start(); err != nil {
 		return finish(outcomeOf(Errorf(E310, "start the worker: %w", err)))
 	}
@@ -110,16 +118,27 @@ func Supervise(r Run) *Receipt {
 		timeout = timer.C
 	}
 	timedOut := false
+	var stopped os.Signal
 	select {
 	case <-waitc:
 	case <-timeout:
 		timedOut = true
 		killWorker(cmd)
 		<-waitc
+	case stopped = <-sigc:
+		killWorker(cmd)
+		<-waitc
 	}
 	raw := <-resultc
-	if timedOut {
+	switch {
+	case timedOut:
 		return finish(outcomeOf(Errorf(E307, "the run took longer than --timeout %s and was stopped", r.Timeout)))
+	case stopped != nil:
+		o := outcomeOf(Errorf(E309, "the supervisor received %v and stopped the worker", stopped))
+		if n, ok := stopped.(syscall.Signal); ok {
+			o.ExitStatus = ExitSignaled + int(n)
+		}
+		return finish(o)
 	}
 	var res WorkerResult
 	if len(raw) > 0 && json.Unmarshal(raw, &res) == nil && res.Outcome.Status != "" {

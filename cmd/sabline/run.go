@@ -152,7 +152,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if run.Faults, err = runtime.ParseFaults(spec); err != nil {
 			return refuse(err)
 		}
-		fmt.Fprintf(stderr, "sabline: %s is set: the worker will attempt %d operations outside the budget before the first statement\n", runtime.FaultEnv, len(run.Faults))
+		fmt.Fprintf(stderr, "sabline: %s is set: the worker will attempt %d operation(s) outside the budget before the first statement\n", runtime.FaultEnv, len(run.Faults))
 	}
 	if run.Confine == runtime.ConfineOff {
 		fmt.Fprintln(stderr, "sabline: --no-confine: the operating system is asked for nothing; the budget is the only boundary")

@@ -1,0 +1,290 @@
+package confine
+
+import (
+	"strings"
+
+	"github.com/sabline/sabline/budget"
+)
+
+// This file turns what a system held into a Result, the level a receipt
+// records. A level is what was applied, never what was asked for: full
+// only when every file, network and process limit of the policy is held
+// by a layer that was applied; partial when some are, and the reason then
+// names each that is not, joined by "; "; none when nothing was applied,
+// or when the policy enforces nothing. The rest of the system-call
+// deny-list (ptrace, mount and the like) is hardening every run gets
+// whatever its budget: no level counts it, though a reason that says
+// seccomp is missing names it among what is lost.
+
+// LinuxHeld is what Apply got from a Linux kernel.
+type LinuxHeld struct {
+	// LandlockABI is the ABI of the Landlock ruleset applied, 0 when none
+	// was.
+	LandlockABI int
+	// Missing are the granted paths that did not exist yet, each held
+	// beneath the nearest directory above it that did, as ApplyLandlock
+	// reports them.
+	Missing []string
+	// Seccomp is true when the seccomp filter was installed on every
+	// thread.
+	Seccomp bool
+	// Problems are further limits the apply could not hold, one sentence
+	// each; each makes the level partial.
+	Problems []string
+}
+
+// DarwinHeld is what Apply got from macOS.
+type DarwinHeld struct {
+	Profile bool // the sandbox profile was applied
+}
+
+// WindowsHeld is what the supervisor and the worker got from Windows.
+type WindowsHeld struct {
+	Job          bool // the job object holds the worker
+	Token        bool // every privilege but SeChangeNotifyPrivilege was removed
+	LowIntegrity bool // the worker runs at low integrity
+	AppContainer bool // the worker runs inside the run's AppContainer
+	// ContainerOffReason says why the container was left off, as
+	// WindowsPlanFor or the supervisor said it; "" when it is on.
+	ContainerOffReason string
+}
+
+// fullReason is the reason of a full level.
+const fullReason = "every file, network and process limit of this budget is held by the kernel"
+
+// AssessLinux returns the level of a run held by Landlock and seccomp as
+// h says.
+//
+// Seccomp holds the closed network (no socket at all), signals to other
+// processes and, under any network it filters, Unix sockets, abstract ones
+// included; so a Landlock ABI below 4 or 6 leaves nothing unheld there
+// when seccomp is installed. What a low ABI leaves unheld beside seccomp
+// is truncation (ABI 3), and under net:HOST grants, TCP bind and the
+// granted ports (ABI 4).
+func AssessLinux(p Policy, h LinuxHeld) Result {
+	if !p.Enforced {
+		return offResult(p)
+	}
+	var layers, gaps []string
+	abi := h.LandlockABI
+	if abi > 0 {
+		layers = append(layers, LayerLandlock(abi))
+	}
+	if h.Seccomp {
+		layers = append(layers, LayerSeccomp)
+	}
+
+	if dirs := restrictedDirections(p); abi == 0 && dirs != "" {
+		gaps = append(gaps, "Landlock was not applied: "+dirs+" not held")
+	}
+	if abi > 0 && !p.Write.Unrestricted && landlockWriteRights(abi)&LandlockFSTruncate == 0 {
+		gaps = append(gaps, "Landlock ABI "+itoa(abi)+" cannot hold truncating a file (it needs ABI 3)")
+	}
+	for _, m := range h.Missing {
+		gaps = append(gaps, m+" does not exist yet: it is held beneath the nearest directory above it that does")
+	}
+
+	// Landlock holds TCP from ABI 4: bind under any network but an open
+	// one, connect to the granted ports when every grant names one.
+	tcp := abi >= 4
+	if p.Network.Mode == NetHosts && abi > 0 && !tcp {
+		gaps = append(gaps, "Landlock ABI "+itoa(abi)+" cannot hold binding a TCP port (it needs ABI 4)")
+	}
+	_, portsHeld := p.Network.Ports()
+	gaps = append(gaps, hostGaps(p, portsHeld && tcp)...)
+
+	if !h.Seccomp {
+		var lost []string
+		if abi > 0 {
+			lost = append(lost, "forking a process (Landlock refuses executing a file)")
+		} else {
+			lost = append(lost, "starting a process")
+		}
+		switch {
+		case p.Network.Mode == NetClosed && tcp:
+			lost = append(lost, "sockets other than TCP")
+		case p.Network.Mode == NetClosed:
+			lost = append(lost, "the closed network")
+		case socketsFiltered(p):
+			lost = append(lost, "Unix, netlink and raw sockets")
+		}
+		if abi < 6 { // from ABI 6, Landlock scopes signals to the run
+			lost = append(lost, "signals to other processes")
+		}
+		lost = append(lost, "the rest of the system-call deny-list")
+		gaps = append(gaps, "seccomp was not installed: "+joinAnd(lost)+" are not held")
+	}
+	gaps = append(gaps, h.Problems...)
+	return leveled(p, layers, gaps)
+}
+
+// AssessDarwin returns the level of a run held by the sandbox profile as h
+// says. It is partial at best: Apple has deprecated sandbox profiles, and
+// the profile refuses reads only under the home directory and /Volumes.
+func AssessDarwin(p Policy, h DarwinHeld) Result {
+	if !p.Enforced {
+		return offResult(p)
+	}
+	if !h.Profile {
+		return leveled(p, nil, []string{"the sandbox profile was not applied: nothing is held"})
+	}
+	gaps := []string{"Apple has deprecated sandbox profiles"}
+	if !p.Read.Unrestricted {
+		gaps = append(gaps, "reads are held only under the home directory and /Volumes")
+	}
+	gaps = append(gaps, hostGaps(p, false)...)
+	if p.Network.Mode != NetClosed && socketsFiltered(p) {
+		gaps = append(gaps, "the profile leaves the network open: Unix sockets are not held")
+	}
+	return leveled(p, []string{LayerSandboxProfile}, gaps)
+}
+
+// AssessWindows returns the level of a run held by the job object, the
+// token, the integrity level and the AppContainer as h says. Reads and
+// the closed network are held only by the container; writes by the
+// container, or by the low integrity level when nothing is granted to
+// write.
+func AssessWindows(p Policy, h WindowsHeld) Result {
+	if !p.Enforced {
+		return offResult(p)
+	}
+	var layers, gaps []string
+	for _, l := range []struct {
+		on   bool
+		name string
+	}{{h.Job, LayerJobObject}, {h.Token, LayerTokenPrivs}, {h.LowIntegrity, LayerLowIntegrity}, {h.AppContainer, LayerAppContainer}} {
+		if l.on {
+			layers = append(layers, l.name)
+		}
+	}
+	if !h.AppContainer {
+		var lost []string
+		if !p.Read.Unrestricted {
+			lost = append(lost, "reads")
+		}
+		if !p.Write.Unrestricted && !h.LowIntegrity {
+			lost = append(lost, "writes")
+		}
+		if p.Network.Mode == NetClosed {
+			lost = append(lost, "network connections")
+		}
+		why := "the AppContainer was not applied"
+		if h.ContainerOffReason != "" {
+			why = "the AppContainer was left off (" + h.ContainerOffReason + ")"
+		}
+		if len(lost) > 0 {
+			gaps = append(gaps, why+": "+joinAnd(lost)+" are not held")
+		}
+	}
+	// The container has internetClient under any net grant: it admits
+	// every host, and nothing on Windows holds a port.
+	gaps = append(gaps, hostGaps(p, false)...)
+	if !h.Job {
+		gaps = append(gaps, "the job object was not applied: starting a process is not held")
+	}
+	if !h.Token {
+		gaps = append(gaps, "the token's privileges were not removed")
+	}
+	return leveled(p, layers, gaps)
+}
+
+// Predict returns the level a run of p gets on goos ("linux", "darwin",
+// "windows") where every layer that system has is present: Landlock at
+// LandlockMaxABI and seccomp; the sandbox profile; the job object, the
+// token, and the integrity level and AppContainer of WindowsPlanFor on a
+// system whose container resolves paths as its parent does, for grants
+// whose size is not known. It reads nothing of the machine, as an audit
+// made anywhere must read the same.
+func Predict(p Policy, goos string) Result {
+	switch goos {
+	case "linux":
+		return AssessLinux(p, LinuxHeld{LandlockABI: LandlockMaxABI, Seccomp: true})
+	case "darwin":
+		return AssessDarwin(p, DarwinHeld{Profile: true})
+	case "windows":
+		plan := WindowsPlanFor(p, Needs{}, func(string) int { return 0 }, 0)
+		return AssessWindows(p, WindowsHeld{
+			Job:                true,
+			Token:              true,
+			LowIntegrity:       plan.IntegrityLevel == "low",
+			AppContainer:       plan.AppContainer,
+			ContainerOffReason: plan.ContainerOffReason,
+		})
+	}
+	return Result{Level: None, Reason: "Sabline has no confinement for " + goos, Layers: []string{}}
+}
+
+// offResult is the level of a policy that enforces nothing.
+func offResult(p Policy) Result {
+	return Result{Level: None, Reason: p.OffReason(), Layers: []string{}}
+}
+
+// leveled makes the Result of the layers applied and the limits not held:
+// none when no layer was applied, full when every limit is held, partial
+// otherwise.
+func leveled(p Policy, layers, gaps []string) Result {
+	r := Result{Level: Partial, Reason: strings.Join(gaps, "; "), Layers: append([]string{}, layers...)}
+	switch {
+	case len(layers) == 0:
+		r.Level = None
+	case len(gaps) == 0:
+		r.Level, r.Reason = Full, fullReason
+	}
+	if p.Strict {
+		r.Reason += " (--confine strict: no granted module widened the policy)"
+	}
+	return r
+}
+
+// restrictedDirections names the file directions p restricts, as the
+// subject of a sentence: "reads and writes are"; "" when neither.
+func restrictedDirections(p Policy) string {
+	switch {
+	case !p.Read.Unrestricted && !p.Write.Unrestricted:
+		return "reads and writes are"
+	case !p.Read.Unrestricted:
+		return "reads are"
+	case !p.Write.Unrestricted:
+		return "writes are"
+	}
+	return ""
+}
+
+// hostGaps names, for each net:HOST grant, that the language alone holds
+// its host, and its port too unless portsHeld.
+func hostGaps(p Policy, portsHeld bool) []string {
+	if p.Network.Mode != NetHosts {
+		return nil
+	}
+	var out []string
+	for _, e := range p.Network.Hosts {
+		grant := budget.Item{Kind: budget.Net, Host: e.Host, Port: e.Port}.String()
+		if e.Port != 0 && !portsHeld {
+			out = append(out, "the host and port in "+grant+" are held by the language alone")
+		} else {
+			out = append(out, "the host in "+grant+" is held by the language alone")
+		}
+	}
+	return out
+}
+
+// socketsFiltered reports whether the policy's sockets are limited to
+// Internet ones: under any network but one a granted module widened to
+// any host.
+func socketsFiltered(p Policy) bool {
+	for _, w := range p.WidenedBy {
+		if w.To.hosts() {
+			return false
+		}
+	}
+	return true
+}
+
+// joinAnd joins phrases as a list in a sentence: "a", "a and b",
+// "a, b and c".
+func joinAnd(phrases []string) string {
+	if len(phrases) < 2 {
+		return strings.Join(phrases, "")
+	}
+	return strings.Join(phrases[:len(phrases)-1], ", ") + " and " + phrases[len(phrases)-1]
+}

@@ -1,0 +1,318 @@
+package confine
+
+// Holds says how much of a budget item's limits an operating system's
+// layers hold, under the language's own checks.
+type Holds string
+
+// The answers a Cell gives.
+const (
+	// HoldsYes: the kernel holds every limit the item sets. An item that
+	// sets none in the direction it grants (fs with no path) holds
+	// trivially.
+	HoldsYes Holds = "yes"
+	// HoldsPartly: the kernel holds some of the item's limits; the cell's
+	// text says which.
+	HoldsPartly Holds = "partly"
+	// HoldsNo: the kernel holds none of them; the language alone does.
+	HoldsNo Holds = "no"
+)
+
+// LayerLandlockFamily is the Landlock layer in the ENFORCES table, where
+// no ABI is named: a Result names the one applied (LayerLandlock(7) is
+// "landlock-abi7").
+const LayerLandlockFamily = "landlock"
+
+// The fault-injection operations a Row names: the worker itself reads a
+// path outside the budget, writes one, connects to a loopback listener,
+// starts /bin/true, or signals a process the check started.
+const (
+	OpRead    = "read"
+	OpWrite   = "write"
+	OpConnect = "connect"
+	OpExec    = "exec"
+	OpSignal  = "signal"
+)
+
+// PlaceholderGrant stands, in a Row's Budget, for a scratch directory the
+// check makes before the run.
+const PlaceholderGrant = "$GRANT"
+
+// Cell is what one system holds of one budget item.
+type Cell struct {
+	Holds Holds
+	Text  string
+	// Layers are the layers the cell relies on, named as in level.go
+	// (Landlock as LayerLandlockFamily), in the order a Result lists them.
+	// Empty when the cell holds no, and when what holds the item is no
+	// confinement layer (the supervisor's clock, the worker's own check).
+	Layers []string
+}
+
+// Row is one line of the ENFORCES table: a budget item, or something
+// every confined run holds, and what Linux, macOS and Windows hold of it.
+type Row struct {
+	ID      string // stable, for checks and messages: "fs-read-dir"
+	Item    string // the first column: "fs:read:DIR"
+	Linux   Cell
+	Darwin  Cell
+	Windows Cell
+	// Ops are the fault-injection operations that test the row: each,
+	// attempted outside Budget, is refused by the kernel where the cell
+	// holds yes and goes through where it holds no. A cell that holds
+	// partly is asserted neither way: its text says where the line falls.
+	// Empty when no operation can test the row.
+	Ops []string
+	// Budget is the --allow text the ops run under, with PlaceholderGrant
+	// for the check's scratch directory; "" when Ops is empty.
+	Budget string
+}
+
+// Cell returns the row's cell for a GOOS value: "linux", "darwin" or
+// "windows".
+func (r Row) Cell(goos string) (Cell, bool) {
+	switch goos {
+	case "linux":
+		return r.Linux, true
+	case "darwin":
+		return r.Darwin, true
+	case "windows":
+		return r.Windows, true
+	}
+	return Cell{}, false
+}
+
+// EnforcesRow returns the row of Enforces with the given ID.
+func EnforcesRow(id string) (Row, bool) {
+	for _, r := range Enforces {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+// Enforces is the ENFORCES table: for each budget item, and for what every
+// confined run holds whatever its budget, how much Linux, macOS and
+// Windows hold. Cells describe the layers this package applies: on Linux
+// Landlock and seccomp in the worker, on macOS a sandbox profile, on
+// Windows a job object, a token stripped of its privileges, an integrity
+// level and the AppContainer the supervisor starts the worker in (the
+// container is left off for the budgets and systems WindowsPlanFor names;
+// a run then holds what the job object and the token hold). Every cell is
+// about the worker, from its first statement on: the program and its
+// imports are compiled before the policy is applied.
+// docs/os-enforces.md is generated from it.
+var Enforces = []Row{
+	{
+		ID:   "no-fs",
+		Item: "no fs granted",
+		Linux: Cell{HoldsYes, "Landlock: nothing is read, written, made or removed but what the interpreter " +
+			"itself needs (below), and no file is executed", []string{LayerLandlockFamily}},
+		Darwin: Cell{HoldsPartly, "writes refused everywhere but the private temporary directory and /dev/null; " +
+			"reads refused only under the home directory and /Volumes, where the directories on the way to the " +
+			"working directory may still be looked up (stat, not read)", []string{LayerSandboxProfile}},
+		Windows: Cell{HoldsYes, "AppContainer: the container has an ACE for nothing but what the interpreter " +
+			"itself needs, so a read or a write of anything of the user's is refused; where the container is " +
+			"left off, the low integrity level still refuses a write to anything of the user's, and reads are " +
+			"not held", []string{LayerLowIntegrity, LayerAppContainer}},
+		Ops:    []string{OpRead, OpWrite},
+		Budget: "io",
+	},
+	{
+		ID:   "fs-read-dir",
+		Item: "fs:read:DIR",
+		Linux: Cell{HoldsYes, "Landlock: reads beneath DIR, as it resolves when the worker starts, and nothing " +
+			"else of the user's; when DIR does not exist yet, reads beneath the nearest directory above it " +
+			"that does, and the level is partial", []string{LayerLandlockFamily}},
+		Darwin: Cell{HoldsPartly, "reads beneath DIR allowed; outside it, refused only under the home directory " +
+			"and /Volumes", []string{LayerSandboxProfile}},
+		Windows: Cell{HoldsYes, "AppContainer: one ACE for DIR, as it resolves, carrying read; a read of " +
+			"anything else of the user's is refused; where the container is left off, not held",
+			[]string{LayerAppContainer}},
+		Ops:    []string{OpRead},
+		Budget: "io,fs:read:" + PlaceholderGrant,
+	},
+	{
+		ID:   "fs-write-dir",
+		Item: "fs:write:DIR",
+		Linux: Cell{HoldsYes, "Landlock: files written, made, removed and (from ABI 3) truncated beneath DIR " +
+			"and nowhere else; the grant gives no read, as in the language, and a file is not renamed or " +
+			"linked from one directory into another (EXDEV); when DIR does not exist yet, beneath the nearest " +
+			"directory above it that does, and the level is partial", []string{LayerLandlockFamily}},
+		Darwin: Cell{HoldsYes, "writes beneath DIR allowed, and refused everywhere else but the private " +
+			"temporary directory and /dev/null", []string{LayerSandboxProfile}},
+		Windows: Cell{HoldsYes, "AppContainer: an ACE for DIR carrying read, write and delete, so the grant can " +
+			"be read back here, as the language does not allow; the integrity level stays medium, since the ACE " +
+			"is what holds the write; where the container is left off, not held",
+			[]string{LayerAppContainer}},
+		Ops:    []string{OpWrite},
+		Budget: "io,fs:write:" + PlaceholderGrant,
+	},
+	{
+		ID:      "fs-any",
+		Item:    "fs, fs:read, fs:write with no path",
+		Linux:   Cell{HoldsYes, "that direction is not restricted, as the budget says", nil},
+		Darwin:  Cell{HoldsYes, "as Linux", nil},
+		Windows: Cell{HoldsYes, "fs leaves the container off, since a container reaches only what it has an " +
+			"ACE for, and then neither direction is restricted; under fs:read or fs:write alone the container " +
+			"stays, and refuses that direction beyond its ACEs, more than the budget asks", nil},
+	},
+	{
+		ID:      "credential",
+		Item:    "a credential location under a broad grant (E318)",
+		Linux:   Cell{HoldsNo, "not held: Landlock allows a whole hierarchy and cannot take one path out of it", nil},
+		Darwin:  Cell{HoldsNo, "not held", nil},
+		Windows: Cell{HoldsNo, "not held: an ACE on a directory reaches everything beneath it", nil},
+	},
+	{
+		ID:   "no-net",
+		Item: "no net granted",
+		Linux: Cell{HoldsYes, "seccomp: socket, socketpair, connect, bind, listen, accept and accept4 refused " +
+			"(EPERM); from Landlock ABI 4, TCP bind and connect are refused too",
+			[]string{LayerLandlockFamily, LayerSeccomp}},
+		Darwin: Cell{HoldsYes, "the profile denies every network operation (network*)", []string{LayerSandboxProfile}},
+		Windows: Cell{HoldsYes, "AppContainer: the container has no capability, so a connection to another " +
+			"machine or to the loopback address is refused (WSAEACCES); where the container is left off, not held",
+			[]string{LayerAppContainer}},
+		Ops:    []string{OpConnect},
+		Budget: "io",
+	},
+	{
+		ID:   "net-host",
+		Item: "net:HOST, net:HOST:PORT",
+		Linux: Cell{HoldsPartly, "seccomp: IPv4 and IPv6 stream and datagram sockets only (no Unix, netlink, raw, " +
+			"packet or MPTCP socket, no socketpair); from Landlock ABI 4, when every grant names a port, TCP " +
+			"connections to those ports and 53 only, and no TCP bind. The host is held by the language alone, " +
+			"so the level is partial", []string{LayerLandlockFamily, LayerSeccomp}},
+		Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, and the host is held by the " +
+			"language alone", nil},
+		Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits every host, so " +
+			"the host is held by the language alone; the loopback address stays refused. A loopback host " +
+			"granted (localhost, 127.0.0.0/8, ::1) leaves the container off, and then the network is not held",
+			[]string{LayerAppContainer}},
+		Ops:    []string{OpConnect},
+		Budget: "io,net:example.org:443",
+	},
+	{
+		ID:   "net-any",
+		Item: "net with no host",
+		Linux: Cell{HoldsYes, "any host, as the budget says; seccomp still allows only IPv4 and IPv6 stream and " +
+			"datagram sockets, unless a granted module widened the policy to any host, when sockets are not " +
+			"filtered", []string{LayerSeccomp}},
+		Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, as the budget does, and a Unix socket " +
+			"with it", nil},
+		Windows: Cell{HoldsYes, "AppContainer: the container has internetClient, which admits every host; the " +
+			"loopback address stays refused unless a loopback host is granted too, which leaves the container off",
+			[]string{LayerAppContainer}},
+	},
+	{
+		ID:      "counts",
+		Item:    "@N counts",
+		Linux:   Cell{HoldsNo, "the language: no kernel counts uses", nil},
+		Darwin:  Cell{HoldsNo, "the language", nil},
+		Windows: Cell{HoldsNo, "the language", nil},
+	},
+	{
+		ID:      "io",
+		Item:    "io",
+		Linux:   Cell{HoldsNo, "not held: the descriptors the worker was started with stay open to it, with or without io", nil},
+		Darwin:  Cell{HoldsNo, "as Linux", nil},
+		Windows: Cell{HoldsNo, "as Linux", nil},
+	},
+	{
+		ID:      "env",
+		Item:    "env",
+		Linux:   Cell{HoldsNo, "not held: the environment is in the worker's own memory", nil},
+		Darwin:  Cell{HoldsNo, "not held", nil},
+		Windows: Cell{HoldsNo, "not held", nil},
+	},
+	{
+		ID:   "clock-rand-declassify",
+		Item: "clock, rand, declassify",
+		Linux: Cell{HoldsNo, "not held: reading the clock or the kernel's random numbers reaches nothing outside " +
+			"the worker, and declassify is a rule of the language", nil},
+		Darwin:  Cell{HoldsNo, "not held", nil},
+		Windows: Cell{HoldsNo, "not held", nil},
+	},
+	{
+		ID:   "tool",
+		Item: "tool",
+		Linux: Cell{HoldsNo, "not held: a tool call is a line the worker writes to its standard output and an " +
+			"answer it reads from its standard input; what the tool does happens outside the worker, which " +
+			"this policy does not reach", nil},
+		Darwin:  Cell{HoldsNo, "not held", nil},
+		Windows: Cell{HoldsNo, "not held", nil},
+	},
+	{
+		ID:   "process-start",
+		Item: "starting a process (never a budget item)",
+		Linux: Cell{HoldsYes, "seccomp: execve, execveat, fork and vfork refused, and clone unless it makes a " +
+			"thread with no namespace flag; clone3 answered ENOSYS, so the Go runtime makes its threads with " +
+			"clone; Landlock refuses executing any file", []string{LayerLandlockFamily, LayerSeccomp}},
+		Darwin:  Cell{HoldsYes, "the profile denies process-fork and process-exec", []string{LayerSandboxProfile}},
+		Windows: Cell{HoldsYes, "job object: one active process, the worker itself", []string{LayerJobObject}},
+		Ops:     []string{OpExec},
+		Budget:  "io",
+	},
+	{
+		ID:   "deny-list",
+		Item: "the rest of the deny-list (never a budget item)",
+		Linux: Cell{HoldsYes, "seccomp: a system call made through another architecture's entry (i386, x32); " +
+			"ptrace; mount and the new mount calls, pivot_root, chroot; unshare, setns; loading and removing " +
+			"kernel modules; kexec; bpf; perf_event_open; process_vm_readv and process_vm_writev; the keyring " +
+			"calls; io_uring; userfaultfd; open_by_handle_at; setting the clock; reboot; swapon; acct; " +
+			"quotactl; personality; the pidfd calls; a signal, by kill, tgkill or sigqueue, to any process but " +
+			"the worker; input pushed at the terminal (TIOCSTI, TIOCLINUX). From Landlock ABI 6, signals are " +
+			"scoped to the worker too", []string{LayerLandlockFamily, LayerSeccomp}},
+		Darwin: Cell{HoldsPartly, "what the denial of process-fork and of writes implies; a profile has no list " +
+			"of system calls, and a signal to another process of the same user is not refused",
+			[]string{LayerSandboxProfile}},
+		Windows: Cell{HoldsPartly, "every privilege but SeChangeNotifyPrivilege removed from the token; the job " +
+			"object keeps the worker from the clipboard, the desktop, global atoms and other processes' USER " +
+			"handles; no list of system calls", []string{LayerJobObject, LayerTokenPrivs}},
+		Ops:    []string{OpSignal},
+		Budget: "io",
+	},
+	{
+		ID:   "ffi-module",
+		Item: "ffi:MODULE",
+		Linux: Cell{HoldsPartly, "widened to what the widening table (below) names for MODULE: nothing, any " +
+			"path, any host, any path and any host, or nothing enforced; plain ffi and a module the table does " +
+			"not name widen to nothing enforced, and the level is none. A host module is Go code in the " +
+			"worker's own process, held as far as the widened policy holds", []string{LayerLandlockFamily, LayerSeccomp}},
+		Darwin:  Cell{HoldsPartly, "as Linux", []string{LayerSandboxProfile}},
+		Windows: Cell{HoldsPartly, "as Linux", []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer}},
+	},
+	{
+		ID:   "ffi-strict",
+		Item: "ffi:MODULE under --confine strict",
+		Linux: Cell{HoldsYes, "widened to nothing: the policy is the budget's fs and net grants and what the " +
+			"interpreter itself needs, whatever modules are granted, and the rows above hold a host module's " +
+			"calls as they hold the interpreter's; a module that needs a path or a host needs it in the budget",
+			[]string{LayerLandlockFamily, LayerSeccomp}},
+		Darwin: Cell{HoldsPartly, "as Linux, within the profile's limits: writes, the network and processes held; " +
+			"reads only under the home directory and /Volumes", []string{LayerSandboxProfile}},
+		Windows: Cell{HoldsYes, "as Linux: the container holds a host module's calls as it holds the " +
+			"interpreter's; where it is left off, the rows above say what is held",
+			[]string{LayerJobObject, LayerAppContainer}},
+	},
+	{
+		ID:   "require-confinement",
+		Item: "--require-confinement full or partial (never a budget item)",
+		Linux: Cell{HoldsYes, "a run whose level, once the policy is applied, is below the one asked for is " +
+			"refused before its first statement, and its receipt records the level it got", nil},
+		Darwin: Cell{HoldsYes, "as Linux; every run is partial here at best, since Apple has deprecated sandbox " +
+			"profiles, so full refuses every run", nil},
+		Windows: Cell{HoldsYes, "as Linux; a budget that restricts reads, writes or the network is full only " +
+			"inside the container, so full refuses a run whose container is left off", nil},
+	},
+	{
+		ID:   "limits",
+		Item: "time and memory limits",
+		Linux: Cell{HoldsYes, "the worker's address space is limited (RLIMIT_AS), and the supervisor ends the " +
+			"worker at its deadline", nil},
+		Darwin: Cell{HoldsPartly, "the supervisor's deadline; the address-space limit is set, and macOS holds it " +
+			"on a best-effort basis", nil},
+		Windows: Cell{HoldsYes, "the job object's memory limit, and the supervisor's deadline", []string{LayerJobObject}},
+	},
+}

@@ -1,0 +1,135 @@
+package confine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// landlockErratumSignalScope is the bit of the kernel's Landlock errata
+// that says signal scoping is fixed (erratum 2). Without it the signal
+// scope of ABI 6 is unreliable, and go-landlock treats the kernel as ABI 5.
+const landlockErratumSignalScope = 1 << 1
+
+// LandlockABI returns the kernel's Landlock ABI, as
+// landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) reports
+// it, lowered to 5 on a kernel of ABI 6 or later whose signal scoping lacks
+// its fix, as go-landlock, which applies the ruleset, lowers it. It returns
+// 0 and an error saying why when the kernel has no Landlock.
+func LandlockABI() (int, error) {
+	abi, err := llsyscall.LandlockGetABIVersion()
+	switch {
+	case errors.Is(err, syscall.ENOSYS):
+		return 0, fmt.Errorf("landlock_create_ruleset(version): the kernel has no Landlock: %w", err)
+	case errors.Is(err, syscall.EOPNOTSUPP):
+		return 0, fmt.Errorf("landlock_create_ruleset(version): Landlock is not enabled at boot (see lsm= on the kernel command line): %w", err)
+	case err != nil:
+		return 0, fmt.Errorf("landlock_create_ruleset(version): %w", err)
+	}
+	if abi >= 6 {
+		errata, err := llsyscall.LandlockGetErrata()
+		if err != nil {
+			return 0, fmt.Errorf("landlock_create_ruleset(errata): %w", err)
+		}
+		if errata&landlockErratumSignalScope == 0 {
+			abi = 5
+		}
+	}
+	return abi, nil
+}
+
+// LandlockApplied is what ApplyLandlock held.
+type LandlockApplied struct {
+	ABI int // the ABI the ruleset was planned for and applied at
+	// Missing are the granted paths that did not exist, each held
+	// beneath its nearest existing parent instead: the kernel can only
+	// name what exists. The budget still holds the grant itself.
+	Missing []string
+}
+
+// ApplyLandlock restricts every thread of the process to plan, for good.
+// It fails, and restricts nothing, when the kernel's ABI is below the
+// plan's or a path cannot be held.
+//
+// Each rule is held at its path as it is now, links followed. A rule on
+// a file, not a directory, keeps only the rights a file can carry. A
+// granted path that does not exist yet is held beneath its nearest
+// existing parent and reported in Missing; an interpreter need that does
+// not exist (no time zone database, say) is skipped. Between the look at a
+// path and the ruleset's hold on it, a path swapped for a file makes the
+// apply fail rather than widen.
+//
+// The ruleset is applied by go-landlock for exactly the rights the plan
+// handles, not in best-effort mode: the plan was made for the kernel's
+// ABI. go-landlock sets no_new_privs and reaches every thread, through
+// syscall.AllThreadsSyscall or, from ABI 8, through the kernel's own
+// thread synchronisation.
+func ApplyLandlock(plan LandlockRuleset) (LandlockApplied, error) {
+	abi, err := LandlockABI()
+	if err != nil {
+		return LandlockApplied{}, fmt.Errorf("apply landlock: %w", err)
+	}
+	if abi < plan.ABI {
+		return LandlockApplied{}, fmt.Errorf("apply landlock: the plan is for ABI %d, the kernel has ABI %d", plan.ABI, abi)
+	}
+	applied := LandlockApplied{ABI: plan.ABI}
+	var rules []landlock.Rule
+	for _, r := range plan.Rules {
+		path, access, err := landlockTarget(r)
+		if err != nil {
+			return LandlockApplied{}, fmt.Errorf("apply landlock: %s %s: %w", r.Why, r.Path, err)
+		}
+		if path == "" || access == 0 {
+			continue
+		}
+		if path != r.Path && !slices.Contains(applied.Missing, r.Path) {
+			applied.Missing = append(applied.Missing, r.Path)
+		}
+		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(access), path))
+	}
+	for _, port := range plan.ConnectTCP {
+		rules = append(rules, landlock.ConnectTCP(uint16(port)))
+	}
+	cfg := landlock.Config{
+		HandledAccessFS:  landlock.AccessFSSet(plan.HandledFS),
+		HandledAccessNet: landlock.AccessNetSet(plan.HandledNet),
+		Scoped:           landlock.ScopedSet(plan.Scoped),
+	}
+	if err := cfg.Restrict(rules...); err != nil {
+		return LandlockApplied{}, fmt.Errorf("apply landlock: restrict: %w", err)
+	}
+	return applied, nil
+}
+
+// landlockTarget returns where rule r is held and with which rights: its
+// own path, or for a grant that does not exist its nearest existing
+// parent; a file keeps only the file rights. The path is "" for a need
+// that does not exist.
+func landlockTarget(r LandlockRule) (string, uint64, error) {
+	path := r.Path
+	for {
+		fi, err := os.Stat(path)
+		switch {
+		case err == nil:
+			access := r.Access
+			if !fi.IsDir() {
+				access &= landlockFileRights
+			}
+			return path, access, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", 0, err
+		case !r.Grant:
+			return "", 0, nil
+		case path == "/":
+			return "", 0, err
+		}
+		path = filepath.Dir(path)
+	}
+}

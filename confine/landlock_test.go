@@ -1,0 +1,407 @@
+package confine
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/budget"
+)
+
+// The golden files under testdata hold the plans of planBudgets. After a
+// deliberate change to a plan, rewrite them with
+//
+//	go test ./confine -run Golden -update
+//
+// and read the diff. The flag is registered only if no other test file of
+// the package has registered it already.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files under testdata")
+	}
+}
+
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// golden compares got with testdata/dir/name.golden, or rewrites the file
+// under -update.
+func golden(t *testing.T, dir, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", dir, name+".golden")
+	if updating() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from the plan; got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// planBudgets are the budgets whose plans the golden files hold.
+var planBudgets = []struct {
+	name   string
+	allow  string
+	strict bool
+}{
+	{name: "no-fs", allow: "io"},
+	{name: "fs-read", allow: "io,fs:read:/srv/data"},
+	{name: "fs-write", allow: "io,fs:write:/srv/out"},
+	{name: "fs-read-write", allow: "io,fs:read:/srv/data,fs:write:/srv/out"},
+	{name: "fs", allow: "io,fs"},
+	{name: "net-closed", allow: "io,fs:read:/srv/work,fs:write:/srv/work"},
+	{name: "net-localhost-8080", allow: "io,net:localhost:8080"},
+	{name: "net", allow: "io,net"},
+	{name: "ffi-pathlib", allow: "io,ffi:pathlib"},
+	{name: "ffi-socket", allow: "io,ffi:socket"},
+	{name: "strict-ffi-requests", allow: "io,ffi:requests", strict: true},
+}
+
+// testNeeds are fixed needs, so that plans do not depend on the machine.
+var testNeeds = Needs{
+	Executable: "/opt/sabline/bin/sabline",
+	TempDir:    "/tmp/sabline-run",
+	TZData:     []string{"/usr/share/zoneinfo"},
+	Resolver:   []string{"/etc/resolv.conf", "/etc/hosts"},
+	TLSRoots:   []string{"/etc/ssl/certs"},
+}
+
+func planPolicy(allow string, strict bool) Policy {
+	return OSPolicy(budget.MustParse("/", allow), Options{Strict: strict})
+}
+
+// renderLandlock prints a plan for people to read.
+func renderLandlock(r LandlockRuleset) string {
+	var b strings.Builder
+	list := func(names []string) string {
+		if len(names) == 0 {
+			return "-"
+		}
+		return strings.Join(names, " ")
+	}
+	fmt.Fprintf(&b, "abi %d\n", r.ABI)
+	fmt.Fprintf(&b, "handled fs: %s\n", list(LandlockAccessNames(r.HandledFS)))
+	for _, rule := range r.Rules {
+		fmt.Fprintf(&b, "rule %s: %s (%s)\n", rule.Path, list(LandlockAccessNames(rule.Access)), rule.Why)
+	}
+	fmt.Fprintf(&b, "handled net: %s\n", list(LandlockNetNames(r.HandledNet)))
+	ports := make([]string, len(r.ConnectTCP))
+	for i, p := range r.ConnectTCP {
+		ports[i] = fmt.Sprint(p)
+	}
+	fmt.Fprintf(&b, "connect tcp: %s\n", list(ports))
+	fmt.Fprintf(&b, "scoped: %s\n", list(LandlockScopeNames(r.Scoped)))
+	if len(r.Unheld) == 0 {
+		b.WriteString("unheld: -\n")
+	}
+	for _, u := range r.Unheld {
+		fmt.Fprintf(&b, "unheld: %s\n", u)
+	}
+	return b.String()
+}
+
+func TestLandlockPlanGolden(t *testing.T) {
+	for _, tt := range planBudgets {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := LandlockPlan(planPolicy(tt.allow, tt.strict), testNeeds, LandlockMaxABI)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "landlock", tt.name, []byte("allow "+tt.allow+"\n"+renderLandlock(plan)))
+		})
+	}
+	t.Run("by-abi", func(t *testing.T) {
+		const allow = "io,fs:read:/srv/data,fs:write:/srv/out,net:localhost:8080"
+		out := "allow " + allow + "\n"
+		for abi := 1; abi <= LandlockMaxABI+1; abi++ {
+			plan, err := LandlockPlan(planPolicy(allow, false), testNeeds, abi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out += fmt.Sprintf("\nkernel abi %d\n%s", abi, renderLandlock(plan))
+		}
+		golden(t, "landlock", "by-abi", []byte(out))
+	})
+}
+
+func TestLandlockPlan(t *testing.T) {
+	const (
+		read  = LandlockFSReadFile | LandlockFSReadDir
+		write = LandlockFSWriteFile | LandlockFSMakeReg | LandlockFSRemoveFile
+	)
+	tests := []struct {
+		name       string
+		allow      string
+		strict     bool
+		abi        int
+		wantABI    int
+		wantHandle uint64 // rights HandledFS must include
+		wantFree   uint64 // rights HandledFS must not include
+		wantRules  map[string]uint64
+		wantNet    uint64
+		wantPorts  []int
+		wantScoped uint64
+		wantUnheld []string // each phrase's first words, in order
+	}{
+		{
+			name: "read and write grants at ABI 7", allow: "io,fs:read:/srv/data,fs:write:/srv/out", abi: 7, wantABI: 7,
+			wantHandle: LandlockFSExecute | read | write | LandlockFSRefer | LandlockFSTruncate | LandlockFSIoctlDev,
+			wantRules: map[string]uint64{
+				"/srv/data": read,
+				"/srv/out":  write | LandlockFSTruncate | LandlockFSMakeDir | LandlockFSRemoveDir,
+			},
+			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP,
+			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
+		},
+		{
+			name: "a kernel above ABI 7 is planned as 7", allow: "io", abi: 9, wantABI: 7,
+			wantHandle: LandlockFSExecute | read | write, wantNet: LandlockNetBindTCP | LandlockNetConnectTCP,
+			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
+		},
+		{
+			name: "ABI 2 cannot hold truncation, TCP or scopes", allow: "io,fs:write:/srv/out", abi: 2, wantABI: 2,
+			wantHandle: LandlockFSExecute | read | write | LandlockFSRefer, wantFree: LandlockFSTruncate | LandlockFSIoctlDev,
+			wantRules:  map[string]uint64{"/srv/out": write},
+			wantUnheld: []string{"truncation", "TCP bind", "TCP connect", "abstract unix sockets", "signals"},
+		},
+		{
+			name: "ABI 1 knows no refer", allow: "io,fs:write:/srv/out", abi: 1, wantABI: 1,
+			wantHandle: LandlockFSExecute | write, wantFree: LandlockFSRefer | LandlockFSTruncate,
+			wantUnheld: []string{"truncation", "TCP bind", "TCP connect", "abstract unix sockets", "signals"},
+		},
+		{
+			name: "ABI 5 holds TCP but not scopes", allow: "io,net:example.org:443", abi: 5, wantABI: 5,
+			wantHandle: LandlockFSExecute | read | write | LandlockFSIoctlDev,
+			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP, wantPorts: []int{53, 443},
+			wantUnheld: []string{"abstract unix sockets", "signals"},
+		},
+		{
+			name: "a host without a port leaves connect to the language", allow: "io,net:example.org", abi: 7, wantABI: 7,
+			wantNet:    LandlockNetBindTCP,
+			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
+		},
+		{
+			name: "an open network is not handled", allow: "io,net", abi: 7, wantABI: 7,
+			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
+		},
+		{
+			name: "an open network at ABI 3 leaves nothing of TCP unheld", allow: "io,net,fs:write:/srv/out", abi: 3, wantABI: 3,
+			wantHandle: LandlockFSTruncate,
+			wantUnheld: []string{"abstract unix sockets", "signals"},
+		},
+		{
+			name: "unrestricted reads and writes still handle execute", allow: "io,fs", abi: 7, wantABI: 7,
+			wantHandle: LandlockFSExecute, wantFree: read | write | LandlockFSTruncate,
+			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP,
+			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
+		},
+		{
+			name: "a path widening frees both directions", allow: "io,ffi:pathlib,fs:read:/srv/data", abi: 7, wantABI: 7,
+			wantHandle: LandlockFSExecute, wantFree: read | write,
+			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP,
+			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
+		},
+		{
+			name: "strict keeps a widening module from widening", allow: "io,ffi:requests,fs:read:/srv/data", strict: true, abi: 7, wantABI: 7,
+			wantHandle: LandlockFSExecute | read | write,
+			wantRules:  map[string]uint64{"/srv/data": read},
+			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP,
+			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := LandlockPlan(planPolicy(tt.allow, tt.strict), testNeeds, tt.abi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plan.ABI != tt.wantABI {
+				t.Errorf("ABI = %d, want %d", plan.ABI, tt.wantABI)
+			}
+			if missing := tt.wantHandle &^ plan.HandledFS; missing != 0 {
+				t.Errorf("HandledFS lacks %v", LandlockAccessNames(missing))
+			}
+			if extra := tt.wantFree & plan.HandledFS; extra != 0 {
+				t.Errorf("HandledFS has %v", LandlockAccessNames(extra))
+			}
+			for path, want := range tt.wantRules {
+				got := uint64(0)
+				for _, r := range plan.Rules {
+					if r.Path == path && r.Grant {
+						got |= r.Access
+					}
+				}
+				if missing := want &^ got; missing != 0 {
+					t.Errorf("rule %s lacks %v", path, LandlockAccessNames(missing))
+				}
+			}
+			if plan.HandledNet != tt.wantNet {
+				t.Errorf("HandledNet = %v, want %v", LandlockNetNames(plan.HandledNet), LandlockNetNames(tt.wantNet))
+			}
+			if !slices.Equal(plan.ConnectTCP, tt.wantPorts) {
+				t.Errorf("ConnectTCP = %v, want %v", plan.ConnectTCP, tt.wantPorts)
+			}
+			if plan.Scoped != tt.wantScoped {
+				t.Errorf("Scoped = %v, want %v", LandlockScopeNames(plan.Scoped), LandlockScopeNames(tt.wantScoped))
+			}
+			if len(plan.Unheld) != len(tt.wantUnheld) {
+				t.Fatalf("Unheld = %q, want phrases starting %q", plan.Unheld, tt.wantUnheld)
+			}
+			for i, want := range tt.wantUnheld {
+				if !strings.HasPrefix(plan.Unheld[i], want) {
+					t.Errorf("Unheld[%d] = %q, want it to start %q", i, plan.Unheld[i], want)
+				}
+			}
+		})
+	}
+}
+
+// TestLandlockPlanInvariants checks, for every budget at every ABI, what
+// must hold of any plan.
+func TestLandlockPlanInvariants(t *testing.T) {
+	// The file system rights the kernel documents for each ABI.
+	knownAt := map[int]int{1: 13, 2: 14, 3: 15, 4: 15, 5: 16, 6: 16, 7: 16}
+	fileNeeds := map[string]bool{testNeeds.Executable: true, "/dev/null": true, "/dev/urandom": true}
+	const fileRights = LandlockFSExecute | LandlockFSWriteFile | LandlockFSReadFile | LandlockFSTruncate | LandlockFSIoctlDev
+	checked := 0
+	for _, tt := range planBudgets {
+		for abi := 1; abi <= LandlockMaxABI; abi++ {
+			plan, err := LandlockPlan(planPolicy(tt.allow, tt.strict), testNeeds, abi)
+			if err != nil {
+				t.Fatalf("%s at ABI %d: %v", tt.name, abi, err)
+			}
+			where := fmt.Sprintf("%s at ABI %d", tt.name, abi)
+			if plan.HandledFS&LandlockFSExecute == 0 {
+				t.Errorf("%s: execute is not handled", where)
+			}
+			if plan.HandledFS >= 1<<knownAt[abi] {
+				t.Errorf("%s: HandledFS %v has a right the ABI does not know", where, LandlockAccessNames(plan.HandledFS))
+			}
+			if abi < 4 && plan.HandledNet != 0 || (abi < 6) != (plan.Scoped == 0) {
+				t.Errorf("%s: network %v or scopes %v beyond the ABI", where, plan.HandledNet, plan.Scoped)
+			}
+			for _, r := range plan.Rules {
+				switch {
+				case r.Access == 0 || r.Access&^plan.HandledFS != 0:
+					t.Errorf("%s: rule %s has %v outside the handled rights", where, r.Path, LandlockAccessNames(r.Access))
+				case r.Access&(LandlockFSExecute|LandlockFSRefer|LandlockFSIoctlDev|LandlockFSMakeChar|LandlockFSMakeBlock) != 0:
+					t.Errorf("%s: rule %s grants %v", where, r.Path, LandlockAccessNames(r.Access))
+				case fileNeeds[r.Path] && r.Access&^fileRights != 0:
+					t.Errorf("%s: file rule %s has directory rights %v", where, r.Path, LandlockAccessNames(r.Access))
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("checked %d rules of %d plans", checked, len(planBudgets)*LandlockMaxABI)
+}
+
+func TestLandlockPlanErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		policy  Policy
+		needs   Needs
+		abi     int
+		wantErr string
+	}{
+		{name: "nothing enforced", policy: planPolicy("io,ffi:os", false), needs: testNeeds, abi: 7, wantErr: "enforces nothing"},
+		{name: "no ABI", policy: planPolicy("io", false), needs: testNeeds, abi: 0, wantErr: "ABI 0"},
+		{name: "relative grant", policy: OSPolicy(budget.MustParse("", "fs:read:data"), Options{}), needs: testNeeds, abi: 7, wantErr: `"data" (read grant) is not an absolute path`},
+		{name: "relative need", policy: planPolicy("io", false), needs: Needs{Executable: "sabline", TempDir: "/tmp/r"}, abi: 7, wantErr: `"sabline" (interpreter: executable) is not an absolute path`},
+		{name: "port out of range", policy: func() Policy {
+			p := planPolicy("io", false)
+			p.Network = Network{Mode: NetHosts, Hosts: []Endpoint{{Host: "example.org", Port: 70000}}}
+			return p
+		}(), needs: testNeeds, abi: 7, wantErr: "port 70000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LandlockPlan(tt.policy, tt.needs, tt.abi)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("err = %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestLandlockNames(t *testing.T) {
+	tests := []struct {
+		name  string
+		names func(uint64) []string
+		mask  uint64
+		want  []string
+	}{
+		{name: "none", names: LandlockAccessNames, mask: 0, want: nil},
+		{name: "read", names: LandlockAccessNames, mask: LandlockFSReadDir | LandlockFSReadFile, want: []string{"read_file", "read_dir"}},
+		{name: "ends of the table", names: LandlockAccessNames, mask: LandlockFSExecute | LandlockFSIoctlDev, want: []string{"execute", "ioctl_dev"}},
+		{name: "an unknown bit", names: LandlockAccessNames, mask: 1 << 16, want: []string{"bit16"}},
+		{name: "net", names: LandlockNetNames, mask: LandlockNetConnectTCP | LandlockNetBindTCP, want: []string{"bind_tcp", "connect_tcp"}},
+		{name: "scopes", names: LandlockScopeNames, mask: LandlockScopeSignal, want: []string{"signal"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.names(tt.mask); !slices.Equal(got, tt.want) {
+				t.Errorf("names(%#x) = %q, want %q", tt.mask, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNeedPaths(t *testing.T) {
+	all := []string{NeedExecutable, NeedDevNull, NeedURandom, NeedTZData, NeedTemp, NeedResolver, NeedTLSRoots}
+	tests := []struct {
+		name        string
+		interpreter []string
+		needs       Needs
+		want        []needPath
+	}{
+		{
+			name: "every need", interpreter: all, needs: testNeeds,
+			want: []needPath{
+				{Need: "executable", Path: "/opt/sabline/bin/sabline", File: true},
+				{Need: "/dev/null", Path: "/dev/null", Write: true, File: true},
+				{Need: "/dev/urandom", Path: "/dev/urandom", File: true},
+				{Need: "tzdata", Path: "/usr/share/zoneinfo"},
+				{Need: "private-tmp", Path: "/tmp/sabline-run", Write: true},
+				{Need: "resolver", Path: "/etc/resolv.conf", File: true},
+				{Need: "resolver", Path: "/etc/hosts", File: true},
+				{Need: "tls-roots", Path: "/etc/ssl/certs"},
+			},
+		},
+		{
+			name: "only the needs the policy names", interpreter: []string{NeedTemp}, needs: testNeeds,
+			want: []needPath{{Need: "private-tmp", Path: "/tmp/sabline-run", Write: true}},
+		},
+		{
+			name: "needs with no path here", interpreter: []string{NeedExecutable, NeedTemp, NeedTZData, NeedResolver}, needs: Needs{},
+			want: nil,
+		},
+		{
+			name: "a need this code does not know", interpreter: []string{"gpu", NeedURandom}, needs: testNeeds,
+			want: []needPath{{Need: "/dev/urandom", Path: "/dev/urandom", File: true}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := needPaths(Policy{Interpreter: tt.interpreter}, tt.needs)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("needPaths = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}

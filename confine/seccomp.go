@@ -1,0 +1,302 @@
+package confine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"golang.org/x/net/bpf"
+)
+
+// The seccomp filter of a confined run is a deny-list: a call is allowed
+// unless a rule refuses it, and a refusal is an errno the program can see
+// (SECCOMP_RET_ERRNO), never a kill. seccomp_verdict.go says what each
+// call gets; this file builds the classic BPF program that does it.
+//
+// The program reads seccomp_data.arch first and refuses any ABI but the
+// native one, then reads the call number (and, on amd64, refuses x32
+// numbers), then runs one block per rule:
+//
+//	jeq #NR, 0, len(body)    not this call: skip the block
+//	body                     argument tests, each ending in its refusal
+//	ret #RESULT              every test passed
+//
+// Every path through a body returns, so the next block always starts with
+// the call number in A. Each body is a few instructions long, so every
+// jump fits the 8 bits classic BPF gives it; SeccompProgram checks that,
+// and that the whole program passes the kernel's own checks, before it
+// returns one. The last instruction allows the call.
+
+// Linux values the filter uses. The Linux tests check each against
+// golang.org/x/sys/unix.
+const (
+	seccompRetKillThread  = 0x00000000
+	seccompRetKillProcess = 0x80000000
+	seccompRetTrap        = 0x00030000
+	seccompRetErrno       = 0x00050000
+	seccompRetUserNotif   = 0x7fc00000
+	seccompRetTrace       = 0x7ff00000
+	seccompRetLog         = 0x7ffc0000
+	seccompRetAllow       = 0x7fff0000
+	seccompRetActionFull  = 0xffff0000
+	seccompRetData        = 0x0000ffff
+
+	x32SyscallBit = 0x40000000 // __X32_SYSCALL_BIT
+
+	errEPERM           = 1
+	errENOSYS          = 38
+	errEPROTONOSUPPORT = 93
+
+	cloneThread = 0x00010000
+	// cloneNamespaces are the clone flags that make new namespaces:
+	// CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID and NEWNET.
+	cloneNamespaces = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+
+	afInet       = 2
+	afInet6      = 10
+	sockStream   = 1
+	sockDgram    = 2
+	sockTypeMask = 0xf // the socket type without SOCK_NONBLOCK and SOCK_CLOEXEC
+	ipprotoMPTCP = 262
+
+	tiocsti   = 0x5412
+	tioclinux = 0x541c
+)
+
+// SeccompAction is a seccomp filter's return value: the action in the
+// high 16 bits and its data, the errno of an ERRNO, in the low 16.
+type SeccompAction uint32
+
+// SeccompAllow lets the call run.
+const SeccompAllow SeccompAction = seccompRetAllow
+
+// SeccompErrno fails the call with errno, without running it.
+func SeccompErrno(errno uint16) SeccompAction {
+	return SeccompAction(seccompRetErrno | uint32(errno))
+}
+
+// The refusals the filter returns.
+const (
+	actEPERM  SeccompAction = seccompRetErrno | errEPERM
+	actENOSYS SeccompAction = seccompRetErrno | errENOSYS
+	// An MPTCP socket is refused with EPROTONOSUPPORT, what a kernel
+	// without MPTCP answers. Go's net package (mptcpsock_linux.go) probes
+	// MPTCP once with socket(..., IPPROTO_MPTCP): on EPROTONOSUPPORT or
+	// EINVAL it takes MPTCP as unsupported and uses plain TCP from then
+	// on, while any other error, EPERM included, leaves it trying MPTCP
+	// first on every dial and listen.
+	actEPROTONOSUPPORT SeccompAction = seccompRetErrno | errEPROTONOSUPPORT
+)
+
+var seccompActionNames = map[uint32]string{
+	seccompRetKillProcess: "KILL_PROCESS",
+	seccompRetKillThread:  "KILL_THREAD",
+	seccompRetTrap:        "TRAP",
+	seccompRetErrno:       "ERRNO",
+	seccompRetUserNotif:   "USER_NOTIF",
+	seccompRetTrace:       "TRACE",
+	seccompRetLog:         "LOG",
+	seccompRetAllow:       "ALLOW",
+}
+
+var errnoNames = map[uint32]string{
+	errEPERM:           "EPERM",
+	errENOSYS:          "ENOSYS",
+	errEPROTONOSUPPORT: "EPROTONOSUPPORT",
+}
+
+// String names the action as the kernel's SECCOMP_RET_* constants do, with
+// its data in parentheses: ALLOW, ERRNO(EPERM), ERRNO(13), TRAP(1).
+func (s SeccompAction) String() string {
+	action, data := uint32(s)&seccompRetActionFull, uint32(s)&seccompRetData
+	name, ok := seccompActionNames[action]
+	switch {
+	case !ok:
+		return fmt.Sprintf("ACTION(%#08x)", uint32(s))
+	case action == seccompRetErrno:
+		if e, ok := errnoNames[data]; ok {
+			return name + "(" + e + ")"
+		}
+		return name + "(" + strconv.Itoa(int(data)) + ")"
+	case data != 0:
+		return name + "(" + strconv.Itoa(int(data)) + ")"
+	}
+	return name
+}
+
+// argTest refuses a call, with refusal, when the low 32 bits of argument
+// arg, ANDed with mask (0: not masked), equal one of values (refuseMatch)
+// or equal none of them (!refuseMatch).
+type argTest struct {
+	arg         int
+	mask        uint32
+	values      []uint32
+	refuseMatch bool
+	refusal     SeccompAction
+}
+
+// seccompRule is one block of the program: for the call name, the
+// argument tests in order, then result when none refused.
+type seccompRule struct {
+	name   string
+	tests  []argTest
+	result SeccompAction
+}
+
+// seccompRules lists the rules of p's filter for the worker pid, in the
+// order of the program. Names an architecture lacks are kept here and
+// skipped when the program is built.
+func seccompRules(p Policy, pid uint32) []seccompRule {
+	ownPid := []argTest{{arg: 0, values: []uint32{pid}, refusal: actEPERM}}
+	rules := []seccompRule{
+		{name: "clone", result: SeccompAllow, tests: []argTest{
+			{arg: 0, mask: cloneThread, values: []uint32{cloneThread}, refusal: actEPERM},
+			{arg: 0, mask: cloneNamespaces, values: []uint32{0}, refusal: actEPERM},
+		}},
+		{name: "clone3", result: actENOSYS},
+		{name: "kill", tests: ownPid, result: SeccompAllow},
+		{name: "tgkill", tests: ownPid, result: SeccompAllow},
+		{name: "rt_sigqueueinfo", tests: ownPid, result: SeccompAllow},
+		{name: "rt_tgsigqueueinfo", tests: ownPid, result: SeccompAllow},
+		{name: "ioctl", result: SeccompAllow, tests: []argTest{
+			{arg: 1, values: []uint32{tiocsti, tioclinux}, refuseMatch: true, refusal: actEPERM},
+		}},
+	}
+	for _, name := range seccompDenyList {
+		rules = append(rules, seccompRule{name: name, result: actEPERM})
+	}
+	switch socketRuleOf(p) {
+	case socketsRefused:
+		for _, name := range seccompSocketCalls {
+			rules = append(rules, seccompRule{name: name, result: actEPERM})
+		}
+	case socketsInet:
+		rules = append(rules,
+			seccompRule{name: "socketpair", result: actEPERM},
+			seccompRule{name: "socket", result: SeccompAllow, tests: []argTest{
+				{arg: 0, values: []uint32{afInet, afInet6}, refusal: actEPERM},
+				{arg: 1, mask: sockTypeMask, values: []uint32{sockStream, sockDgram}, refusal: actEPERM},
+				{arg: 2, values: []uint32{ipprotoMPTCP}, refuseMatch: true, refusal: actEPROTONOSUPPORT},
+			}})
+	}
+	return rules
+}
+
+func retAction(a SeccompAction) bpf.Instruction { return bpf.RetConstant{Val: uint32(a)} }
+
+// instructions loads the argument's low word, masks it, and compares it
+// with each value in turn; the refusal comes last, and a comparison that
+// decides the test either lands on it or jumps past it. A test with more
+// values than a jump can skip makes a block SeccompProgram refuses.
+func (t argTest) instructions() []bpf.Instruction {
+	ins := []bpf.Instruction{bpf.LoadAbsolute{Off: seccompArgLow(t.arg), Size: 4}}
+	if t.mask != 0 {
+		ins = append(ins, bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: t.mask})
+	}
+	for i, v := range t.values {
+		after := uint8(len(t.values) - 1 - i) // comparisons after this one
+		jump := bpf.JumpIf{Cond: bpf.JumpEqual, Val: v}
+		switch {
+		case t.refuseMatch:
+			jump.SkipTrue = after // to the refusal
+			if after == 0 {
+				jump.SkipFalse = 1 // matched nothing: past the refusal
+			}
+		default:
+			jump.SkipTrue = after + 1 // past the refusal
+		}
+		ins = append(ins, jump)
+	}
+	return append(ins, retAction(t.refusal))
+}
+
+// body is the rule's block after its call-number comparison.
+func (r seccompRule) body() []bpf.Instruction {
+	var ins []bpf.Instruction
+	for _, t := range r.tests {
+		ins = append(ins, t.instructions()...)
+	}
+	return append(ins, retAction(r.result))
+}
+
+// SeccompProgram builds the seccomp filter of p for the ABI a, for the
+// worker whose process id is pid (the only process it may signal). The
+// program is checked as the kernel checks a filter before it is returned:
+// at most 4096 instructions, every jump in range. An unenforced policy has
+// no filter: that is an error, and the caller installs none.
+func SeccompProgram(p Policy, a Arch, pid int) ([]bpf.Instruction, error) {
+	if !p.Enforced {
+		return nil, errors.New("confine: seccomp program: the policy is not enforced, so there is no filter")
+	}
+	if pid <= 0 || pid > math.MaxInt32 {
+		return nil, fmt.Errorf("confine: seccomp program: %d is not a process id", pid)
+	}
+	if a.AuditArch == 0 || len(a.Table) == 0 {
+		return nil, fmt.Errorf("confine: seccomp program: no system call table for %q", a.Name)
+	}
+	prog := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: seccompDataArch, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.AuditArch, SkipTrue: 1},
+		retAction(actEPERM),
+		bpf.LoadAbsolute{Off: seccompDataNr, Size: 4},
+	}
+	if a.X32 {
+		prog = append(prog,
+			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32SyscallBit, SkipFalse: 1},
+			retAction(actEPERM))
+	}
+	for _, r := range seccompRules(p, uint32(pid)) {
+		nr, ok := a.Table[r.name]
+		if !ok {
+			continue
+		}
+		body := r.body()
+		if len(body) > math.MaxUint8 {
+			return nil, fmt.Errorf("confine: seccomp program: the block of %s is %d instructions, more than a jump can skip", r.name, len(body))
+		}
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(nr), SkipFalse: uint8(len(body))})
+		prog = append(prog, body...)
+	}
+	prog = append(prog, retAction(SeccompAllow))
+	raw, err := SeccompAssemble(prog)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSeccompFilter(raw); err != nil {
+		return nil, fmt.Errorf("confine: seccomp program for %s: %w", a.Name, err)
+	}
+	return prog, nil
+}
+
+// SeccompAssemble turns a program into the raw instructions the kernel
+// takes.
+func SeccompAssemble(ins []bpf.Instruction) ([]bpf.RawInstruction, error) {
+	raw, err := bpf.Assemble(ins)
+	if err != nil {
+		return nil, fmt.Errorf("confine: assemble seccomp program: %w", err)
+	}
+	return raw, nil
+}
+
+// SeccompDenied returns, sorted, the names of the calls p's filter for a
+// refuses whatever their arguments: what docs, receipts and the doctor
+// list. Calls refused only for some arguments (clone, kill, ioctl, socket
+// under a net grant) and calls through another ABI are not named. It is
+// nil for an unenforced policy.
+func SeccompDenied(p Policy, a Arch) []string {
+	if !p.Enforced {
+		return nil
+	}
+	var names []string
+	// The pid only shapes argument tests, and calls with tests are not
+	// listed.
+	for _, r := range seccompRules(p, 0) {
+		if _, ok := a.Table[r.name]; ok && len(r.tests) == 0 && r.result != SeccompAllow {
+			names = append(names, r.name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,513 @@
+package confine
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+
+	"github.com/sabline/sabline/budget"
+)
+
+// TestSeccompConstants checks the Linux values seccomp.go, systab.go and
+// the tests write out against golang.org/x/sys/unix.
+func TestSeccompConstants(t *testing.T) {
+	tests := []struct {
+		name string
+		got  uint64
+		want uint64
+	}{
+		{name: "AUDIT_ARCH_X86_64", got: auditArchX86_64, want: unix.AUDIT_ARCH_X86_64},
+		{name: "AUDIT_ARCH_AARCH64", got: auditArchAArch64, want: unix.AUDIT_ARCH_AARCH64},
+		{name: "AUDIT_ARCH_I386", got: testAuditI386, want: unix.AUDIT_ARCH_I386},
+		{name: "AUDIT_ARCH_ARM", got: testAuditARM, want: unix.AUDIT_ARCH_ARM},
+		{name: "SECCOMP_RET_KILL_THREAD", got: seccompRetKillThread, want: unix.SECCOMP_RET_KILL_THREAD},
+		{name: "SECCOMP_RET_KILL_PROCESS", got: seccompRetKillProcess, want: unix.SECCOMP_RET_KILL_PROCESS},
+		{name: "SECCOMP_RET_TRAP", got: seccompRetTrap, want: unix.SECCOMP_RET_TRAP},
+		{name: "SECCOMP_RET_ERRNO", got: seccompRetErrno, want: unix.SECCOMP_RET_ERRNO},
+		{name: "SECCOMP_RET_USER_NOTIF", got: seccompRetUserNotif, want: unix.SECCOMP_RET_USER_NOTIF},
+		{name: "SECCOMP_RET_TRACE", got: seccompRetTrace, want: unix.SECCOMP_RET_TRACE},
+		{name: "SECCOMP_RET_LOG", got: seccompRetLog, want: unix.SECCOMP_RET_LOG},
+		{name: "SECCOMP_RET_ALLOW", got: seccompRetAllow, want: unix.SECCOMP_RET_ALLOW},
+		{name: "SECCOMP_RET_ACTION_FULL", got: seccompRetActionFull, want: unix.SECCOMP_RET_ACTION_FULL},
+		{name: "SECCOMP_RET_DATA", got: seccompRetData, want: unix.SECCOMP_RET_DATA},
+		{name: "EPERM", got: errEPERM, want: uint64(unix.EPERM)},
+		{name: "ENOSYS", got: errENOSYS, want: uint64(unix.ENOSYS)},
+		{name: "EPROTONOSUPPORT", got: errEPROTONOSUPPORT, want: uint64(unix.EPROTONOSUPPORT)},
+		{name: "CLONE_THREAD", got: cloneThread, want: unix.CLONE_THREAD},
+		{name: "the namespace flags", got: cloneNamespaces, want: unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC | unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET},
+		{name: "the flags of a Go thread", got: goThreadFlags, want: unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES | unix.CLONE_SIGHAND | unix.CLONE_SYSVSEM | unix.CLONE_THREAD},
+		{name: "CLONE_NEWNS", got: testCloneNewNS, want: unix.CLONE_NEWNS},
+		{name: "CLONE_NEWUSER", got: testCloneNewUser, want: unix.CLONE_NEWUSER},
+		{name: "AF_INET", got: afInet, want: unix.AF_INET},
+		{name: "AF_INET6", got: afInet6, want: unix.AF_INET6},
+		{name: "AF_UNIX", got: testAFUnix, want: unix.AF_UNIX},
+		{name: "AF_NETLINK", got: testAFNetlink, want: unix.AF_NETLINK},
+		{name: "AF_PACKET", got: testAFPacket, want: unix.AF_PACKET},
+		{name: "SOCK_STREAM", got: sockStream, want: unix.SOCK_STREAM},
+		{name: "SOCK_DGRAM", got: sockDgram, want: unix.SOCK_DGRAM},
+		{name: "SOCK_RAW", got: testSockRaw, want: unix.SOCK_RAW},
+		{name: "SOCK_SEQPACKET", got: testSockSeqpacket, want: unix.SOCK_SEQPACKET},
+		{name: "SOCK_NONBLOCK", got: testSockNonblock, want: unix.SOCK_NONBLOCK},
+		{name: "SOCK_CLOEXEC", got: testSockCloexec, want: unix.SOCK_CLOEXEC},
+		{name: "the socket type mask keeps the flags out", got: sockTypeMask & (unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC), want: 0},
+		{name: "IPPROTO_MPTCP", got: ipprotoMPTCP, want: unix.IPPROTO_MPTCP},
+		{name: "TIOCSTI", got: tiocsti, want: unix.TIOCSTI},
+		{name: "TIOCLINUX", got: tioclinux, want: unix.TIOCLINUX},
+		{name: "FIONREAD (TIOCINQ)", got: testFIONREAD, want: unix.TIOCINQ},
+		{name: "SIGCHLD", got: testSIGCHLD, want: uint64(unix.SIGCHLD)},
+	}
+	if arch, ok := NativeArch(); ok {
+		// The generated table of this machine's architecture, against the
+		// constants x/sys/unix compiles here.
+		for _, c := range []struct {
+			name string
+			nr   uint64
+		}{
+			{"socket", unix.SYS_SOCKET}, {"clone", unix.SYS_CLONE}, {"clone3", unix.SYS_CLONE3},
+			{"kill", unix.SYS_KILL}, {"tgkill", unix.SYS_TGKILL}, {"ioctl", unix.SYS_IOCTL},
+			{"execve", unix.SYS_EXECVE}, {"ptrace", unix.SYS_PTRACE}, {"unshare", unix.SYS_UNSHARE},
+			{"io_uring_setup", unix.SYS_IO_URING_SETUP}, {"open_tree_attr", unix.SYS_OPEN_TREE_ATTR},
+			{"seccomp", unix.SYS_SECCOMP}, {"landlock_restrict_self", unix.SYS_LANDLOCK_RESTRICT_SELF},
+		} {
+			tests = append(tests, struct {
+				name string
+				got  uint64
+				want uint64
+			}{name: arch.Name + " " + c.name, got: uint64(arch.Table[c.name]), want: c.nr})
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("got %#x, want %#x", tt.got, tt.want)
+			}
+		})
+	}
+}
+
+// The kernel tests install filters, which cannot be removed, so they run
+// in a child: the test binary runs itself again with seccompChildEnv set
+// to a scenario's name, and only TestSeccompKernelChild does anything.
+const seccompChildEnv = "SABLINE_SECCOMP_CHILD"
+
+// kernelCheck is one call made in the child after the filter is installed.
+// When want is an errno, the call is made before as well, as the control:
+// there it must not fail with that errno, so that the refusal seen after
+// is the filter's.
+type kernelCheck struct {
+	name   string
+	locked bool // made on the thread locked before the filter was installed
+	call   func(*childEnv) error
+	want   error // nil: the call succeeds
+}
+
+// childEnv is what the checks use, made before the filter is installed.
+type childEnv struct {
+	pid    int
+	pipe   [2]int
+	locked *lockedThread
+}
+
+// lockedThread is a goroutine locked to its OS thread, running functions
+// on that thread.
+type lockedThread struct {
+	tid   int
+	calls chan func()
+}
+
+func startLockedThread() *lockedThread {
+	lt := &lockedThread{calls: make(chan func())}
+	ready := make(chan int)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the process
+		ready <- unix.Gettid()
+		for f := range lt.calls {
+			f()
+		}
+	}()
+	lt.tid = <-ready
+	return lt
+}
+
+func (lt *lockedThread) run(f func()) {
+	done := make(chan struct{})
+	lt.calls <- func() { f(); close(done) }
+	<-done
+}
+
+func rawCall(nr uintptr, args ...uintptr) (uintptr, error) {
+	var a [6]uintptr
+	copy(a[:], args)
+	r, _, errno := unix.Syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5])
+	if errno != 0 {
+		return r, errno
+	}
+	return r, nil
+}
+
+// fdCall makes a call that returns a descriptor, and closes it.
+func fdCall(nr uintptr, args ...uintptr) error {
+	fd, err := rawCall(nr, args...)
+	if err == nil {
+		unix.Close(int(fd))
+	}
+	return err
+}
+
+func socketCall(domain, typ, proto uint64) func(*childEnv) error {
+	return func(*childEnv) error { return fdCall(unix.SYS_SOCKET, uintptr(domain), uintptr(typ), uintptr(proto)) }
+}
+
+func socketpairCall(*childEnv) error {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err == nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+	}
+	return err
+}
+
+// loopbackCall listens on and connects to a loopback port with Go's net
+// package, asking for MPTCP on both sides: it works only if Go falls back
+// to plain TCP when the filter refuses MPTCP.
+func loopbackCall(*childEnv) error {
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(true)
+	l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			c.Write([]byte("ok"))
+			c.Close()
+		}
+	}()
+	var d net.Dialer
+	d.SetMultipathTCP(true)
+	c, err := d.Dial("tcp", l.Addr().String())
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	got, err := io.ReadAll(c)
+	if err != nil {
+		return err
+	}
+	if string(got) != "ok" {
+		return fmt.Errorf("read %q over loopback, want %q", got, "ok")
+	}
+	return nil
+}
+
+// seccompScenario is a policy the child installs, from a budget, and the
+// checks it makes under it.
+type seccompScenario struct {
+	name   string
+	budget string
+	checks []kernelCheck
+}
+
+// seccompScenarios are the scenarios of TestSeccompKernel.
+func seccompScenarios() []seccompScenario {
+	eperm := unix.EPERM
+	common := []kernelCheck{
+		{name: "getpid", call: func(*childEnv) error { unix.Getpid(); return nil }},
+		{name: "write to a pipe", call: func(e *childEnv) error {
+			_, err := unix.Write(e.pipe[1], []byte{1})
+			return err
+		}},
+		{name: "read from a pipe", call: func(e *childEnv) error {
+			_, err := unix.Read(e.pipe[0], make([]byte, 1))
+			return err
+		}},
+		{name: "ioctl(FIONREAD) on a pipe", call: func(e *childEnv) error {
+			_, err := unix.IoctlGetInt(e.pipe[0], unix.TIOCINQ)
+			return err
+		}},
+		{name: "ioctl(TIOCSTI)", want: eperm, call: func(e *childEnv) error {
+			c := byte('x')
+			_, err := rawCall(unix.SYS_IOCTL, uintptr(e.pipe[0]), unix.TIOCSTI, uintptr(unsafe.Pointer(&c)))
+			return err
+		}},
+		{name: "ioctl(TIOCSTI|1<<32)", want: eperm, call: func(e *childEnv) error {
+			c := byte('x')
+			_, err := rawCall(unix.SYS_IOCTL, uintptr(e.pipe[0]), uintptr(testHigh)|unix.TIOCSTI, uintptr(unsafe.Pointer(&c)))
+			return err
+		}},
+		{name: "ioctl(TIOCLINUX)", want: eperm, call: func(e *childEnv) error {
+			c := byte(0)
+			_, err := rawCall(unix.SYS_IOCTL, uintptr(e.pipe[0]), unix.TIOCLINUX, uintptr(unsafe.Pointer(&c)))
+			return err
+		}},
+		{name: "kill(own pid, 0)", call: func(e *childEnv) error { return unix.Kill(e.pid, 0) }},
+		{name: "kill(own pid|1<<32, 0)", call: func(e *childEnv) error {
+			_, err := rawCall(unix.SYS_KILL, uintptr(e.pid)|uintptr(testHigh), 0)
+			return err
+		}},
+		{name: "tgkill(own pid, locked thread, 0)", call: func(e *childEnv) error { return unix.Tgkill(e.pid, e.locked.tid, 0) }},
+		{name: "kill(parent, 0)", want: eperm, call: func(*childEnv) error { return unix.Kill(os.Getppid(), 0) }},
+		{name: "kill(0, 0)", want: eperm, call: func(*childEnv) error { return unix.Kill(0, 0) }},
+		{name: "kill(-1, 0)", want: eperm, call: func(*childEnv) error { return unix.Kill(-1, 0) }},
+		{name: "tgkill(parent, parent, 0)", want: eperm, call: func(*childEnv) error { return unix.Tgkill(os.Getppid(), os.Getppid(), 0) }},
+		{name: "tkill(locked thread, 0)", want: eperm, call: func(e *childEnv) error {
+			_, err := rawCall(unix.SYS_TKILL, uintptr(e.locked.tid), 0)
+			return err
+		}},
+		{name: "clone3(NULL, 0)", want: unix.ENOSYS, call: func(*childEnv) error {
+			_, err := rawCall(unix.SYS_CLONE3, 0, 0)
+			return err
+		}},
+		// Both clone calls are malformed, so that without the filter the
+		// kernel refuses them (EINVAL) before making anything.
+		{name: "clone(CLONE_SIGHAND) without CLONE_THREAD", want: eperm, call: func(*childEnv) error {
+			_, err := rawCall(unix.SYS_CLONE, unix.CLONE_SIGHAND)
+			return err
+		}},
+		{name: "clone(CLONE_THREAD|CLONE_NEWNS)", want: eperm, call: func(*childEnv) error {
+			_, err := rawCall(unix.SYS_CLONE, unix.CLONE_THREAD|unix.CLONE_NEWNS)
+			return err
+		}},
+		{name: "execve of a missing file", want: eperm, call: func(*childEnv) error {
+			return unix.Exec("/nonexistent/sabline-seccomp-test", []string{"x"}, nil)
+		}},
+		{name: "chroot to a missing directory", want: eperm, call: func(*childEnv) error {
+			return unix.Chroot("/nonexistent/sabline-seccomp-test")
+		}},
+		{name: "unshare(0)", want: eperm, call: func(*childEnv) error { return unix.Unshare(0) }},
+		{name: "prctl(PR_GET_NO_NEW_PRIVS)", call: func(*childEnv) error {
+			_, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
+			return err
+		}},
+	}
+	if arch, _ := NativeArch(); arch.X32 {
+		common = append(common, kernelCheck{name: "x32 getpid", want: eperm, call: func(*childEnv) error {
+			_, err := rawCall(x32SyscallBit | unix.SYS_GETPID)
+			return err
+		}})
+	}
+	inet := socketCall(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	inetHigh := socketCall(testHigh|unix.AF_INET, unix.SOCK_STREAM, 0)
+	local := socketCall(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	netlink := socketCall(unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE)
+	sockets := []kernelCheck{
+		{name: "socket(AF_INET, SOCK_STREAM)", call: inet},
+		{name: "socket(1<<32|AF_INET, SOCK_STREAM)", call: inetHigh},
+		{name: "socket(AF_INET6, SOCK_DGRAM)", call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, 0)},
+		{name: "listen and dial on loopback with MPTCP asked", call: loopbackCall},
+	}
+	inetOnly := slices.Concat(sockets, []kernelCheck{
+		{name: "socket(AF_UNIX)", want: eperm, call: local},
+		{name: "socket(AF_UNIX) on the locked thread", locked: true, want: eperm, call: local},
+		{name: "socket(AF_NETLINK)", want: eperm, call: netlink},
+		{name: "socket(AF_INET, SOCK_RAW)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP)},
+		{name: "socketpair(AF_UNIX)", want: eperm, call: socketpairCall},
+	})
+	if _, err := os.Stat("/proc/sys/net/mptcp"); err == nil {
+		// Without MPTCP in the kernel there is no control for this one.
+		inetOnly = append(inetOnly, kernelCheck{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", want: unix.EPROTONOSUPPORT,
+			call: socketCall(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP)})
+	}
+	return []seccompScenario{
+		{name: "closed", budget: "io", checks: slices.Concat(common, []kernelCheck{
+			{name: "socket(AF_INET, SOCK_STREAM)", want: eperm, call: inet},
+			{name: "socket(1<<32|AF_INET, SOCK_STREAM)", want: eperm, call: inetHigh},
+			{name: "socket(AF_INET) on the locked thread", locked: true, want: eperm, call: inet},
+			{name: "socketpair(AF_UNIX)", want: eperm, call: socketpairCall},
+			{name: "listen on loopback", want: eperm, call: loopbackCall},
+		})},
+		{name: "hosts", budget: "net:127.0.0.1", checks: slices.Concat(common, inetOnly)},
+		{name: "open", budget: "net", checks: slices.Concat(common, inetOnly)},
+		{name: "widened", budget: "ffi:socket", checks: slices.Concat(common, sockets, []kernelCheck{
+			{name: "socket(AF_UNIX)", call: local},
+			{name: "socket(AF_NETLINK)", call: netlink},
+			{name: "socketpair(AF_UNIX)", call: socketpairCall},
+		})},
+	}
+}
+
+// TestSeccompKernel runs TestSeccompKernelChild once per scenario, and
+// once to compare the kernel's check of a filter with checkSeccompFilter,
+// each in a process of its own.
+func TestSeccompKernel(t *testing.T) {
+	if _, ok := NativeArch(); !ok {
+		t.Skipf("no system call table for %s", runtime.GOARCH)
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(status), "\nSeccomp:") {
+		t.Skip("this kernel has no seccomp")
+	}
+	var names []string
+	for _, sc := range seccompScenarios() {
+		names = append(names, sc.name)
+	}
+	for _, name := range append(names, "checker") {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestSeccompKernelChild$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), seccompChildEnv+"="+name)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("the child failed: %v\n%s", err, out)
+			}
+			i := strings.Index(string(out), "seccomp child "+name+": ")
+			if i < 0 {
+				t.Fatalf("the child did not report its checks:\n%s", out)
+			}
+			line, _, _ := strings.Cut(string(out[i:]), "\n")
+			t.Log(line)
+		})
+	}
+}
+
+// TestSeccompKernelChild does the work of TestSeccompKernel in the child.
+func TestSeccompKernelChild(t *testing.T) {
+	name := os.Getenv(seccompChildEnv)
+	if name == "" {
+		t.Skip("run by TestSeccompKernel, in a process of its own")
+	}
+	if name == "checker" {
+		kernelChecksFilters(t)
+		return
+	}
+	i := slices.IndexFunc(seccompScenarios(), func(s seccompScenario) bool { return s.name == name })
+	if i < 0 {
+		t.Fatalf("no scenario %q", name)
+	}
+	sc := seccompScenarios()[i]
+
+	e := &childEnv{pid: os.Getpid(), locked: startLockedThread()}
+	if err := unix.Pipe(e.pipe[:]); err != nil {
+		t.Fatal(err)
+	}
+	run := func(c kernelCheck) error {
+		if !c.locked {
+			return c.call(e)
+		}
+		var err error
+		e.locked.run(func() { err = c.call(e) })
+		return err
+	}
+	controls := 0
+	for _, c := range sc.checks {
+		if c.want == nil {
+			continue
+		}
+		if err := run(c); errors.Is(err, c.want) {
+			t.Errorf("control: %s fails with %v without the filter too", c.name, err)
+		}
+		controls++
+	}
+	for tid, st := range taskStatus(t) {
+		if st["Seccomp"] != "0" {
+			t.Fatalf("control: thread %d has Seccomp: %s before the filter is installed", tid, st["Seccomp"])
+		}
+	}
+
+	arch, _ := NativeArch()
+	prog, err := SeccompProgram(OSPolicy(budget.MustParse("/", sc.budget), Options{}), arch, e.pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := SeccompAssemble(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := InstallSeccomp(raw); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, c := range sc.checks {
+		err := run(c)
+		switch {
+		case c.want == nil && err != nil:
+			t.Errorf("%s: %v, want success", c.name, err)
+		case c.want != nil && !errors.Is(err, c.want):
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+	tasks := taskStatus(t)
+	if _, ok := tasks[e.locked.tid]; !ok {
+		t.Errorf("the locked thread %d is not among the tasks", e.locked.tid)
+	}
+	for tid, st := range tasks {
+		if st["Seccomp"] != "2" || st["NoNewPrivs"] != "1" {
+			t.Errorf("thread %d: Seccomp: %s, NoNewPrivs: %s; want 2 and 1", tid, st["Seccomp"], st["NoNewPrivs"])
+		}
+	}
+	t.Logf("seccomp child %s: %d checks after the filter, %d controls before it, %d threads filtered",
+		name, len(sc.checks), controls, len(tasks))
+}
+
+// taskStatus reads the Seccomp and NoNewPrivs lines of every thread of
+// the process.
+func taskStatus(t *testing.T) map[int]map[string]string {
+	t.Helper()
+	paths, err := filepath.Glob("/proc/self/task/*/status")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no thread status: %v", err)
+	}
+	tasks := map[int]map[string]string{}
+	for _, p := range paths {
+		var tid int
+		if _, err := fmt.Sscanf(filepath.Base(filepath.Dir(p)), "%d", &tid); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			continue // the thread ended
+		}
+		st := map[string]string{}
+		s := bufio.NewScanner(f)
+		for s.Scan() {
+			k, v, _ := strings.Cut(s.Text(), ":")
+			if k == "Seccomp" || k == "NoNewPrivs" {
+				st[k] = strings.TrimSpace(v)
+			}
+		}
+		f.Close()
+		tasks[tid] = st
+	}
+	return tasks
+}
+
+// kernelChecksFilters loads each program of seccompCheckCases into the
+// kernel and checks that the kernel takes exactly those checkSeccompFilter
+// takes. The programs it takes allow every call, so loading them changes
+// nothing but the kernel's work.
+func kernelChecksFilters(t *testing.T) {
+	for _, tt := range seccompCheckCases {
+		raw, err := bpf.Assemble(tt.prog)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		checked := checkSeccompFilter(raw)
+		loaded := InstallSeccomp(raw)
+		switch {
+		case (checked == nil) != (tt.wantErr == ""):
+			t.Errorf("%s: checkSeccompFilter: %v", tt.name, checked)
+		case (loaded == nil) != (checked == nil):
+			t.Errorf("%s: the kernel says %v, checkSeccompFilter says %v", tt.name, loaded, checked)
+		case loaded != nil && !errors.Is(loaded, unix.EINVAL):
+			t.Errorf("%s: the kernel refuses with %v, want EINVAL", tt.name, loaded)
+		}
+	}
+	t.Logf("seccomp child checker: %d programs, the kernel agrees on each", len(seccompCheckCases))
+}

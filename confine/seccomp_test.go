@@ -1,0 +1,574 @@
+package confine
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/bpf"
+
+	"github.com/sabline/sabline/budget"
+)
+
+// The golden files of this package are rewritten with
+//
+//	go test ./confine -run Golden -update
+//
+// Several test files of the package use the flag; it is registered once,
+// by whichever comes first.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files under testdata")
+	}
+}
+
+func updateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// Linux values the tests pass as arguments, beside those seccomp.go names.
+const (
+	testPid           = 4242
+	testOtherPid      = 4243
+	testAFUnix        = 1
+	testAFNetlink     = 16
+	testAFPacket      = 17
+	testSockRaw       = 3
+	testSockSeqpacket = 5
+	testSockNonblock  = 0x800
+	testSockCloexec   = 0x80000
+	testCloneVM       = 0x100
+	testCloneFS       = 0x200
+	testCloneFiles    = 0x400
+	testCloneSighand  = 0x800
+	testCloneSysvsem  = 0x40000
+	testCloneNewNS    = 0x20000
+	testCloneNewUser  = 0x10000000
+	testSIGCHLD       = 17
+	testFIONREAD      = 0x541b
+	testAuditI386     = 0x40000003
+	testAuditARM      = 0x40000028
+	testHigh          = uint64(1) << 32
+)
+
+// goThreadFlags are the flags the Go runtime starts a thread with.
+const goThreadFlags = testCloneVM | testCloneFS | testCloneFiles | testCloneSighand | testCloneSysvsem | cloneThread
+
+// testPolicy is a policy the program is built for in these tests.
+type testPolicy struct {
+	name   string
+	budget string
+	strict bool
+}
+
+var seccompTestPolicies = []testPolicy{
+	{name: "closed", budget: "io,fs:read:/srv/data"},
+	{name: "hosts", budget: "net:example.org:443"},
+	{name: "open", budget: "net"},
+	{name: "widened", budget: "ffi:socket"},
+	{name: "strict", budget: "net:example.org:443,ffi:socket", strict: true},
+}
+
+func (tp testPolicy) policy() Policy {
+	return OSPolicy(budget.MustParse("/", tp.budget), Options{Strict: tp.strict})
+}
+
+func mustProgram(t *testing.T, p Policy, a Arch, pid int) []bpf.RawInstruction {
+	t.Helper()
+	prog, err := SeccompProgram(p, a, pid)
+	if err != nil {
+		t.Fatalf("SeccompProgram: %v", err)
+	}
+	raw, err := SeccompAssemble(prog)
+	if err != nil {
+		t.Fatalf("SeccompAssemble: %v", err)
+	}
+	return raw
+}
+
+// TestSeccompSimulation runs the program of every test policy, for both
+// architectures, on every call number of the table and a few past it,
+// through every ABI, with a grid of argument values, and compares what the
+// BPF returns with what SeccompVerdict says it should.
+func TestSeccompSimulation(t *testing.T) {
+	values := []uint64{
+		0, afInet, afInet6, testAFUnix, testAFNetlink, testAFPacket,
+		testHigh | afInet, testHigh | testAFUnix,
+		testPid, testHigh | testPid, testOtherPid, ^uint64(0), 0xffffffff,
+		goThreadFlags, goThreadFlags | testCloneNewNS, goThreadFlags | testCloneNewUser, testSIGCHLD,
+		tiocsti, testHigh | tiocsti, tioclinux, testFIONREAD,
+		sockStream | testSockCloexec, sockDgram | testSockNonblock, testSockRaw, testSockSeqpacket,
+		ipprotoMPTCP, testHigh | ipprotoMPTCP,
+	}
+	// The product of the first three arguments uses fewer values.
+	product := []uint64{
+		0, afInet, afInet6, testAFUnix, testHigh | afInet, testHigh | testAFUnix,
+		sockStream | testSockCloexec, sockDgram, testSockRaw, ipprotoMPTCP, testHigh | ipprotoMPTCP, testPid,
+	}
+	var argSets [][6]uint64
+	for _, v := range values {
+		argSets = append(argSets, [6]uint64{v, v, v, v, v, v})
+		for i := range 6 {
+			var args [6]uint64
+			args[i] = v
+			argSets = append(argSets, args)
+		}
+	}
+	var productSets [][6]uint64
+	for _, a0 := range product {
+		for _, a1 := range product {
+			for _, a2 := range product {
+				productSets = append(productSets, [6]uint64{a0, a1, a2})
+			}
+		}
+	}
+	audits := []uint32{auditArchX86_64, auditArchAArch64, testAuditI386, testAuditARM}
+
+	for _, a := range []Arch{ArchAMD64, ArchARM64} {
+		var calls, nrs []int
+		top := 0
+		for _, nr := range a.Table {
+			calls = append(calls, nr)
+			nrs = append(nrs, nr, nr|x32SyscallBit)
+			top = max(top, nr)
+		}
+		for nr := top + 1; nr <= top+8; nr++ {
+			nrs = append(nrs, nr)
+		}
+		nrs = append(nrs, 0x3fffffff, 0x7fffffff, -1)
+		slices.Sort(calls)
+		slices.Sort(nrs)
+
+		names := map[int]string{}
+		for n, nr := range a.Table {
+			names[nr] = n
+		}
+		for _, tp := range seccompTestPolicies {
+			t.Run(a.Name+"/"+tp.name, func(t *testing.T) {
+				t.Parallel()
+				p := tp.policy()
+				raw := mustProgram(t, p, a, testPid)
+				// RunSeccompFilter checks the program on every run; it is
+				// checked once here, and run unchecked below.
+				if err := checkSeccompFilter(raw); err != nil {
+					t.Fatal(err)
+				}
+				counts := map[SeccompAction]int{}
+				check := func(audit uint32, nr int, args [6]uint64) {
+					want := SeccompVerdict(p, a, audit, nr, args, testPid)
+					got, err := runSeccompFilter(raw, SeccompData{Nr: int32(nr), Arch: audit, Args: args})
+					if err != nil {
+						t.Fatalf("RunSeccompFilter: %v", err)
+					}
+					if SeccompAction(got) != want {
+						t.Fatalf("arch %#x, call %d (%s), args %#x: program returns %v, want %v",
+							audit, nr, names[nr], args, SeccompAction(got), want)
+					}
+					counts[want]++
+				}
+				for _, nr := range nrs {
+					for _, audit := range audits {
+						for _, args := range argSets {
+							check(audit, nr, args)
+						}
+					}
+				}
+				for _, nr := range calls {
+					for _, args := range productSets {
+						check(a.AuditArch, nr, args)
+					}
+				}
+				total := 0
+				for _, n := range counts {
+					total += n
+				}
+				t.Logf("%s, %s: checked %d cases, %d instructions; %v", a.Name, tp.name, total, len(raw), counts)
+				for _, act := range []SeccompAction{SeccompAllow, actEPERM, actENOSYS} {
+					if counts[act] == 0 {
+						t.Errorf("no case gave %v", act)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSeccompCases checks the famous cases, one by one, against both the
+// specification and the program.
+func TestSeccompCases(t *testing.T) {
+	closed := seccompTestPolicies[0]
+	hosts := seccompTestPolicies[1]
+	open := seccompTestPolicies[2]
+	widened := seccompTestPolicies[3]
+	strict := seccompTestPolicies[4]
+	eperm, enosys, eprotonosupport := SeccompErrno(1), SeccompErrno(38), SeccompErrno(93)
+	tests := []struct {
+		name   string
+		arch   Arch
+		policy testPolicy
+		audit  uint32 // 0: the arch's own
+		call   string
+		x32    bool // the x32 number of call
+		nr     int  // when call is ""
+		args   [6]uint64
+		want   SeccompAction
+	}{
+		{name: "socket(1<<32|AF_INET) refused under a closed network", arch: ArchAMD64, policy: closed, call: "socket", args: [6]uint64{testHigh | afInet, sockStream}, want: eperm},
+		{name: "socket(AF_INET) refused under a closed network on arm64", arch: ArchARM64, policy: closed, call: "socket", args: [6]uint64{afInet, sockStream}, want: eperm},
+		{name: "connect refused under a closed network", arch: ArchAMD64, policy: closed, call: "connect", want: eperm},
+		{name: "sendto left alone under a closed network", arch: ArchAMD64, policy: closed, call: "sendto", want: SeccompAllow},
+		{name: "socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC) allowed under net:HOST", arch: ArchAMD64, policy: hosts, call: "socket", args: [6]uint64{afInet, sockStream | testSockCloexec}, want: SeccompAllow},
+		{name: "socket(1<<32|AF_INET6, SOCK_DGRAM) allowed under net:HOST", arch: ArchARM64, policy: hosts, call: "socket", args: [6]uint64{testHigh | afInet6, sockDgram}, want: SeccompAllow},
+		{name: "AF_UNIX refused under net:HOST", arch: ArchAMD64, policy: hosts, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "1<<32|AF_UNIX refused under net:HOST", arch: ArchAMD64, policy: hosts, call: "socket", args: [6]uint64{testHigh | testAFUnix, sockStream}, want: eperm},
+		{name: "AF_NETLINK refused under net", arch: ArchAMD64, policy: open, call: "socket", args: [6]uint64{testAFNetlink, sockDgram}, want: eperm},
+		{name: "SOCK_RAW refused under net:HOST", arch: ArchAMD64, policy: hosts, call: "socket", args: [6]uint64{afInet, testSockRaw}, want: eperm},
+		{name: "SOCK_SEQPACKET refused under net", arch: ArchARM64, policy: open, call: "socket", args: [6]uint64{afInet, testSockSeqpacket}, want: eperm},
+		{name: "MPTCP refused with EPROTONOSUPPORT", arch: ArchAMD64, policy: hosts, call: "socket", args: [6]uint64{afInet, sockStream | testSockCloexec | testSockNonblock, ipprotoMPTCP}, want: eprotonosupport},
+		{name: "1<<32|IPPROTO_MPTCP refused", arch: ArchAMD64, policy: open, call: "socket", args: [6]uint64{afInet6, sockStream, testHigh | ipprotoMPTCP}, want: eprotonosupport},
+		{name: "socketpair refused under net:HOST", arch: ArchAMD64, policy: hosts, call: "socketpair", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "AF_UNIX allowed when ffi:socket widens to any host", arch: ArchAMD64, policy: widened, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: SeccompAllow},
+		{name: "AF_UNIX refused under --confine strict", arch: ArchAMD64, policy: strict, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "i386 ABI refused", arch: ArchAMD64, policy: widened, audit: testAuditI386, call: "getpid", want: eperm},
+		{name: "ARM ABI refused on arm64", arch: ArchARM64, policy: widened, audit: testAuditARM, call: "getpid", want: eperm},
+		{name: "amd64 ABI refused on arm64", arch: ArchARM64, policy: closed, audit: auditArchX86_64, call: "getpid", want: eperm},
+		{name: "x32 getpid refused", arch: ArchAMD64, policy: widened, call: "getpid", x32: true, want: eperm},
+		{name: "getpid allowed", arch: ArchAMD64, policy: closed, call: "getpid", want: SeccompAllow},
+		{name: "a number past the table allowed, for the kernel to answer ENOSYS", arch: ArchAMD64, policy: closed, nr: 1000, want: SeccompAllow},
+		{name: "clone3 answered ENOSYS", arch: ArchAMD64, policy: widened, call: "clone3", want: enosys},
+		{name: "clone of a Go thread allowed", arch: ArchAMD64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags}, want: SeccompAllow},
+		{name: "clone of a thread with CLONE_NEWNS refused", arch: ArchAMD64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags | testCloneNewNS}, want: eperm},
+		{name: "clone of a thread with CLONE_NEWUSER refused on arm64", arch: ArchARM64, policy: widened, call: "clone", args: [6]uint64{goThreadFlags | testCloneNewUser}, want: eperm},
+		{name: "clone of a process refused", arch: ArchAMD64, policy: widened, call: "clone", args: [6]uint64{testSIGCHLD}, want: eperm},
+		{name: "clone with CLONE_THREAD only in the high word refused", arch: ArchAMD64, policy: closed, call: "clone", args: [6]uint64{testHigh * cloneThread}, want: eperm},
+		{name: "fork refused", arch: ArchAMD64, policy: widened, call: "fork", want: eperm},
+		{name: "execve refused", arch: ArchARM64, policy: widened, call: "execve", want: eperm},
+		{name: "kill(own pid) allowed", arch: ArchAMD64, policy: closed, call: "kill", args: [6]uint64{testPid, 9}, want: SeccompAllow},
+		{name: "kill(own pid|1<<32) allowed: the kernel sees own pid", arch: ArchAMD64, policy: closed, call: "kill", args: [6]uint64{testHigh | testPid}, want: SeccompAllow},
+		{name: "kill(0) refused", arch: ArchAMD64, policy: closed, call: "kill", args: [6]uint64{0, 9}, want: eperm},
+		{name: "kill(-1) refused", arch: ArchAMD64, policy: closed, call: "kill", args: [6]uint64{^uint64(0), 9}, want: eperm},
+		{name: "kill(-1 as 32 bits) refused", arch: ArchARM64, policy: closed, call: "kill", args: [6]uint64{0xffffffff, 9}, want: eperm},
+		{name: "kill(another pid) refused", arch: ArchARM64, policy: widened, call: "kill", args: [6]uint64{testOtherPid, 9}, want: eperm},
+		{name: "tgkill(own pid) allowed", arch: ArchARM64, policy: closed, call: "tgkill", args: [6]uint64{testPid, testPid + 7, 23}, want: SeccompAllow},
+		{name: "tgkill(another pid) refused", arch: ArchAMD64, policy: closed, call: "tgkill", args: [6]uint64{testOtherPid, testPid, 23}, want: eperm},
+		{name: "rt_sigqueueinfo(another pid) refused", arch: ArchAMD64, policy: closed, call: "rt_sigqueueinfo", args: [6]uint64{testOtherPid}, want: eperm},
+		{name: "tkill refused", arch: ArchAMD64, policy: closed, call: "tkill", args: [6]uint64{testPid}, want: eperm},
+		{name: "ioctl TIOCSTI refused", arch: ArchAMD64, policy: widened, call: "ioctl", args: [6]uint64{0, tiocsti}, want: eperm},
+		{name: "ioctl TIOCSTI|1<<32 refused", arch: ArchAMD64, policy: widened, call: "ioctl", args: [6]uint64{0, testHigh | tiocsti}, want: eperm},
+		{name: "ioctl TIOCLINUX refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tioclinux}, want: eperm},
+		{name: "ioctl FIONREAD allowed", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, testFIONREAD}, want: SeccompAllow},
+		{name: "ptrace refused", arch: ArchAMD64, policy: widened, call: "ptrace", want: eperm},
+		{name: "io_uring_setup refused", arch: ArchARM64, policy: closed, call: "io_uring_setup", want: eperm},
+		{name: "landlock_restrict_self allowed", arch: ArchAMD64, policy: closed, call: "landlock_restrict_self", want: SeccompAllow},
+		{name: "seccomp allowed", arch: ArchARM64, policy: closed, call: "seccomp", want: SeccompAllow},
+		{name: "prctl allowed", arch: ArchAMD64, policy: closed, call: "prctl", want: SeccompAllow},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nr := tt.nr
+			if tt.call != "" {
+				n, ok := tt.arch.Table[tt.call]
+				if !ok {
+					t.Fatalf("%s has no %s", tt.arch.Name, tt.call)
+				}
+				nr = n
+			}
+			if tt.x32 {
+				nr |= x32SyscallBit
+			}
+			audit := tt.audit
+			if audit == 0 {
+				audit = tt.arch.AuditArch
+			}
+			p := tt.policy.policy()
+			if got := SeccompVerdict(p, tt.arch, audit, nr, tt.args, testPid); got != tt.want {
+				t.Errorf("SeccompVerdict = %v, want %v", got, tt.want)
+			}
+			raw := mustProgram(t, p, tt.arch, testPid)
+			got, err := RunSeccompFilter(raw, SeccompData{Nr: int32(nr), Arch: audit, Args: tt.args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if SeccompAction(got) != tt.want {
+				t.Errorf("program returns %v, want %v", SeccompAction(got), tt.want)
+			}
+		})
+	}
+}
+
+func TestSeccompProgramErrors(t *testing.T) {
+	closed := seccompTestPolicies[0].policy()
+	tests := []struct {
+		name    string
+		policy  Policy
+		arch    Arch
+		pid     int
+		wantErr string
+	}{
+		{name: "an unenforced policy has no filter", policy: OSPolicy(budget.MustParse("/", "ffi:os"), Options{}), arch: ArchAMD64, pid: testPid, wantErr: "not enforced"},
+		{name: "pid 0", policy: closed, arch: ArchAMD64, pid: 0, wantErr: "not a process id"},
+		{name: "negative pid", policy: closed, arch: ArchARM64, pid: -1, wantErr: "not a process id"},
+		{name: "pid past 32 bits", policy: closed, arch: ArchAMD64, pid: 1 << 40, wantErr: "not a process id"},
+		{name: "no table", policy: closed, arch: Arch{Name: "mips", AuditArch: 8}, pid: testPid, wantErr: `no system call table for "mips"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prog, err := SeccompProgram(tt.policy, tt.arch, tt.pid)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("SeccompProgram error = %v, want one containing %q", err, tt.wantErr)
+			}
+			if prog != nil {
+				t.Errorf("SeccompProgram returned %d instructions with its error", len(prog))
+			}
+		})
+	}
+}
+
+// TestSeccompNames checks that every name the filter refers to is a call
+// of at least one architecture, so a misspelt name cannot be skipped as
+// missing everywhere.
+func TestSeccompNames(t *testing.T) {
+	var names []string
+	for _, r := range seccompRules(seccompTestPolicies[0].policy(), testPid) {
+		names = append(names, r.name)
+	}
+	for _, r := range seccompRules(seccompTestPolicies[1].policy(), testPid) {
+		names = append(names, r.name)
+	}
+	for _, n := range names {
+		_, amd := ArchAMD64.Table[n]
+		_, arm := ArchARM64.Table[n]
+		if !amd && !arm {
+			t.Errorf("%s is a call of neither amd64 nor arm64", n)
+		}
+	}
+	if len(names) < len(seccompDenyList)+len(seccompSocketCalls) {
+		t.Errorf("the rules name %d calls, fewer than the deny list and the socket calls", len(names))
+	}
+}
+
+// TestSeccompDenied checks SeccompDenied against the specification: a
+// call is listed when, and only when, SeccompVerdict refuses it for every
+// argument tried.
+func TestSeccompDenied(t *testing.T) {
+	args := [][6]uint64{
+		{}, {testPid}, {goThreadFlags}, {afInet, sockStream}, {0, testFIONREAD}, {^uint64(0), ^uint64(0), ^uint64(0)},
+	}
+	tests := []struct {
+		name       string
+		arch       Arch
+		policy     testPolicy
+		wantIn     []string
+		wantNotIn  []string
+		wantLength int // 0: not checked
+	}{
+		{name: "closed amd64", arch: ArchAMD64, policy: seccompTestPolicies[0], wantIn: []string{"socket", "fork", "clone3", "ptrace", "iopl"}, wantNotIn: []string{"kill", "clone", "ioctl", "sendto"}},
+		{name: "closed arm64", arch: ArchARM64, policy: seccompTestPolicies[0], wantIn: []string{"socket", "execve", "tkill"}, wantNotIn: []string{"fork", "vfork", "iopl"}},
+		{name: "hosts", arch: ArchAMD64, policy: seccompTestPolicies[1], wantIn: []string{"socketpair"}, wantNotIn: []string{"socket", "connect"}},
+		{name: "widened", arch: ArchARM64, policy: seccompTestPolicies[3], wantIn: []string{"mount"}, wantNotIn: []string{"socket", "socketpair", "accept4"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.policy.policy()
+			got := SeccompDenied(p, tt.arch)
+			if !slices.IsSorted(got) {
+				t.Errorf("SeccompDenied is not sorted: %v", got)
+			}
+			for _, n := range tt.wantIn {
+				if !slices.Contains(got, n) {
+					t.Errorf("SeccompDenied lacks %s", n)
+				}
+			}
+			for _, n := range tt.wantNotIn {
+				if slices.Contains(got, n) {
+					t.Errorf("SeccompDenied has %s", n)
+				}
+			}
+			for name, nr := range tt.arch.Table {
+				always := true
+				for _, a := range args {
+					if SeccompVerdict(p, tt.arch, tt.arch.AuditArch, nr, a, testPid) == SeccompAllow {
+						always = false
+					}
+				}
+				if listed := slices.Contains(got, name); listed != always {
+					t.Errorf("%s: listed %v, but refused for every argument tried: %v", name, listed, always)
+				}
+			}
+		})
+	}
+	if got := SeccompDenied(OSPolicy(budget.MustParse("/", "ffi:os"), Options{}), ArchAMD64); got != nil {
+		t.Errorf("SeccompDenied of an unenforced policy = %v, want nil", got)
+	}
+}
+
+func TestSeccompActionString(t *testing.T) {
+	tests := []struct {
+		name   string
+		action SeccompAction
+		want   string
+	}{
+		{name: "allow", action: SeccompAllow, want: "ALLOW"},
+		{name: "eperm", action: SeccompErrno(1), want: "ERRNO(EPERM)"},
+		{name: "enosys", action: SeccompErrno(38), want: "ERRNO(ENOSYS)"},
+		{name: "eprotonosupport", action: SeccompErrno(93), want: "ERRNO(EPROTONOSUPPORT)"},
+		{name: "an errno without a name", action: SeccompErrno(13), want: "ERRNO(13)"},
+		{name: "kill process", action: 0x80000000, want: "KILL_PROCESS"},
+		{name: "kill thread", action: 0, want: "KILL_THREAD"},
+		{name: "trap with data", action: 0x00030001, want: "TRAP(1)"},
+		{name: "log", action: 0x7ffc0000, want: "LOG"},
+		{name: "unknown", action: 0x12340000, want: "ACTION(0x12340000)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.action.String(); got != tt.want {
+				t.Errorf("String() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSeccompGolden compares the disassembly of each test policy's
+// program with testdata/seccomp/ARCH-POLICY.golden, and checks that the
+// assembled program disassembles back to the same instructions.
+func TestSeccompGolden(t *testing.T) {
+	for _, a := range []Arch{ArchAMD64, ArchARM64} {
+		for _, tp := range seccompTestPolicies {
+			t.Run(a.Name+"/"+tp.name, func(t *testing.T) {
+				prog, err := SeccompProgram(tp.policy(), a, testPid)
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw, err := SeccompAssemble(prog)
+				if err != nil {
+					t.Fatal(err)
+				}
+				back, ok := bpf.Disassemble(raw)
+				if !ok {
+					t.Fatalf("the assembled program does not disassemble")
+				}
+				again, err := SeccompAssemble(back)
+				if err != nil || !slices.Equal(again, raw) {
+					t.Fatalf("the program does not survive disassembly: %v", err)
+				}
+				if len(raw) > bpfMaxInstructions {
+					t.Fatalf("%d instructions, more than the kernel takes", len(raw))
+				}
+				var b strings.Builder
+				fmt.Fprintf(&b, "# seccomp program for %s, budget %q, strict %v, pid %d: %d instructions\n",
+					a.Name, tp.budget, tp.strict, testPid, len(prog))
+				notes := annotate(prog, a)
+				for i, ins := range prog {
+					fmt.Fprintln(&b, strings.TrimRight(fmt.Sprintf("%4d  %-22s %s", i, ins, notes[i]), " "))
+				}
+				compareGolden(t, filepath.Join("testdata", "seccomp", a.Name+"-"+tp.name+".golden"), b.String())
+			})
+		}
+	}
+}
+
+func compareGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if updateGolden() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./confine -run Golden -update to write it)", err)
+	}
+	if got == string(want) {
+		return
+	}
+	g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+	for i := range max(len(g), len(w)) {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			t.Fatalf("%s differs at line %d:\n got %q\nwant %q\n(run go test ./confine -run Golden -update if the change is meant)", path, i+1, gl, wl)
+		}
+	}
+}
+
+// annotate names, for the golden files, the call each comparison of the
+// call number tests and the action each return gives. It follows what
+// register A holds along every path: the program only jumps forward, so
+// one pass in order sees every path into an instruction before it.
+func annotate(prog []bpf.Instruction, a Arch) []string {
+	holds := make([]string, len(prog)) // what A holds on entry; "?" when paths disagree
+	reached := make([]bool, len(prog))
+	flow := func(i int, what string) {
+		switch {
+		case !reached[i]:
+			holds[i], reached[i] = what, true
+		case holds[i] != what:
+			holds[i] = "?"
+		}
+	}
+	flow(0, "?")
+	notes := make([]string, len(prog))
+	for i, ins := range prog {
+		what := holds[i]
+		switch ins := ins.(type) {
+		case bpf.LoadAbsolute:
+			what = fmt.Sprintf("seccomp_data[%d]", ins.Off)
+			if ins.Off == seccompDataNr {
+				what = "nr"
+			}
+		case bpf.ALUOpConstant:
+			what = "?"
+		case bpf.JumpIf:
+			if what == "nr" {
+				notes[i] = a.syscallName(int(ins.Val))
+			}
+			flow(i+1+int(ins.SkipTrue), what)
+			flow(i+1+int(ins.SkipFalse), what)
+			continue
+		case bpf.RetConstant:
+			notes[i] = SeccompAction(ins.Val).String()
+			continue
+		}
+		flow(i+1, what)
+	}
+	return notes
+}
+
+// TestSeccompVerdictOwnArch checks that an Arch written out by hand, not
+// made by this package, names calls as ArchAMD64 does.
+func TestSeccompVerdictOwnArch(t *testing.T) {
+	own := Arch{Name: "amd64", AuditArch: ArchAMD64.AuditArch, Table: ArchAMD64.Table, X32: true}
+	p := seccompTestPolicies[0].policy()
+	tests := []struct {
+		name string
+		call string
+		args [6]uint64
+		want SeccompAction
+	}{
+		{name: "socket", call: "socket", args: [6]uint64{afInet, sockStream}, want: actEPERM},
+		{name: "kill(own pid)", call: "kill", args: [6]uint64{testPid}, want: SeccompAllow},
+		{name: "clone3", call: "clone3", want: actENOSYS},
+		{name: "getpid", call: "getpid", want: SeccompAllow},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := SeccompVerdict(p, own, own.AuditArch, own.Table[tt.call], tt.args, testPid); got != tt.want {
+				t.Errorf("SeccompVerdict = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,159 @@
+package confine
+
+import "slices"
+
+// This file is the seccomp filter's specification: for one call, the
+// action the filter must return, written as plain Go so that the BPF
+// program SeccompProgram builds can be checked against it call by call.
+// It shares with the builder only data: the lists of calls refused
+// outright, socketRuleOf (how a policy treats sockets) and the Linux
+// constants, which the Linux tests check against golang.org/x/sys/unix.
+
+// seccompDenyList names the calls a confined run is refused with EPERM
+// whatever their arguments, on every architecture that has them. A name an
+// architecture lacks (fork on arm64, iopl on arm64) is skipped there.
+var seccompDenyList = []string{
+	// Starting a process, and handles on other processes. Threads are
+	// made with clone, which has its own rule.
+	"fork", "vfork", "execve", "execveat",
+	"tkill", "pidfd_open", "pidfd_send_signal", "pidfd_getfd",
+	// Reading or writing another process.
+	"ptrace", "process_vm_readv", "process_vm_writev",
+	// Mounts, namespaces and the root directory.
+	"mount", "umount2", "fsopen", "fsconfig", "fsmount", "fspick", "move_mount",
+	"open_tree", "open_tree_attr", "mount_setattr", "pivot_root", "chroot",
+	"unshare", "setns",
+	// Changing the kernel.
+	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+	"bpf", "perf_event_open",
+	// Kernel keyrings.
+	"add_key", "request_key", "keyctl",
+	// io_uring, whose operations no seccomp filter sees.
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	// Page faults handled in user space, and files opened by handle
+	// (which skips the path, and so Landlock's path rules).
+	"userfaultfd", "open_by_handle_at", "name_to_handle_at",
+	// Setting the clock.
+	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+	// The machine itself.
+	"reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd",
+	"personality", "iopl", "ioperm", "syslog", "vhangup", "lookup_dcookie",
+	"uselib", "nfsservctl",
+}
+
+// seccompSocketCalls are the calls that make, name or take a socket:
+// refused under a closed network. sendto, sendmsg, recvfrom and the like
+// need a socket already, so they are left alone.
+var seccompSocketCalls = []string{"socket", "socketpair", "connect", "bind", "listen", "accept", "accept4"}
+
+// socketRule is how a policy's filter treats sockets.
+type socketRule int
+
+const (
+	// socketsRefused: no socket at all (seccompSocketCalls refused).
+	socketsRefused socketRule = iota
+	// socketsInet: socket only for IPv4 or IPv6 stream or datagram sockets,
+	// not MPTCP; socketpair refused. The hosts are held by the language.
+	socketsInet
+	// socketsOpen: sockets are not filtered, because a granted module's
+	// own code reaches any host.
+	socketsOpen
+)
+
+// socketRuleOf returns how p's filter treats sockets. A network mode it
+// does not know is treated as closed.
+func socketRuleOf(p Policy) socketRule {
+	if !p.Enforced {
+		return socketsOpen
+	}
+	if !p.Strict {
+		for _, w := range p.WidenedBy {
+			if w.To.hosts() {
+				return socketsOpen
+			}
+		}
+	}
+	switch p.Network.Mode {
+	case NetHosts, NetOpen:
+		return socketsInet
+	}
+	return socketsRefused
+}
+
+// SeccompVerdict returns the action the seccomp filter of p, built for
+// the ABI a and the worker whose process id is pid, must take on system
+// call nr with args, made through the ABI that auditArch names. It is the
+// specification the program of SeccompProgram is tested against. An
+// unenforced policy has no filter: every call is allowed.
+//
+// Every argument the filter reads is a C int or unsigned int in the
+// kernel, so only its low 32 bits count: socket(1<<32|AF_INET, ...) is
+// socket(AF_INET, ...).
+func SeccompVerdict(p Policy, a Arch, auditArch uint32, nr int, args [6]uint64, pid int) SeccompAction {
+	if !p.Enforced {
+		return SeccompAllow
+	}
+	// A call through another ABI (int 0x80 on amd64, AArch32 on arm64)
+	// has other numbers: refuse them all.
+	if auditArch != a.AuditArch {
+		return actEPERM
+	}
+	if a.X32 && uint32(nr)&x32SyscallBit != 0 {
+		return actEPERM
+	}
+	arg := func(i int) uint32 { return uint32(args[i]) }
+	name := a.syscallName(nr)
+	switch name {
+	case "clone":
+		// The Go runtime starts its threads with clone(CLONE_THREAD|...).
+		// Anything else would start a process or enter a namespace.
+		flags := arg(0)
+		if flags&cloneThread == 0 || flags&cloneNamespaces != 0 {
+			return actEPERM
+		}
+		return SeccompAllow
+	case "clone3":
+		// ENOSYS, as from a kernel without clone3, so that callers fall
+		// back to clone and meet the rule above.
+		return actENOSYS
+	case "kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo":
+		// Signals to this process only: the first argument is its pid
+		// (tgid). kill(0) and kill(-1) reach others and are refused.
+		if arg(0) != uint32(pid) {
+			return actEPERM
+		}
+		return SeccompAllow
+	case "ioctl":
+		// Faking terminal input, and the Linux console's own commands.
+		if cmd := arg(1); cmd == tiocsti || cmd == tioclinux {
+			return actEPERM
+		}
+		return SeccompAllow
+	}
+	if slices.Contains(seccompDenyList, name) {
+		return actEPERM
+	}
+	switch socketRuleOf(p) {
+	case socketsRefused:
+		if slices.Contains(seccompSocketCalls, name) {
+			return actEPERM
+		}
+	case socketsInet:
+		switch name {
+		case "socketpair":
+			return actEPERM
+		case "socket":
+			domain, typ, proto := arg(0), arg(1)&sockTypeMask, arg(2)
+			if domain != afInet && domain != afInet6 {
+				return actEPERM
+			}
+			if typ != sockStream && typ != sockDgram {
+				return actEPERM
+			}
+			if proto == ipprotoMPTCP {
+				return actEPROTONOSUPPORT
+			}
+		}
+	}
+	return SeccompAllow
+}

@@ -1,0 +1,212 @@
+// Package testscripts runs the sabline command as a user would, one
+// behaviour per script. Each script in this directory is a txtar archive:
+// the commands first, then the programs and files they use. Read them as
+// documentation of the command line; README.md says how to run them.
+package testscripts
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/runtime"
+)
+
+var update = flag.Bool("update", false, "rewrite the files that cmp compares against, inside the scripts, from what the commands printed")
+
+// binDir holds the commands the scripts run: sabline, the normal build,
+// and sabline-knockout, the build with -tags sabline_knockout.
+var binDir string
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+// runMain builds both binaries, links them into binDir under the names
+// the scripts use, runs the tests and removes what it made.
+func runMain(m *testing.M) int {
+	defer buildbin.Cleanup()
+	dir, err := os.MkdirTemp("", "sabline-scripts-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testscripts: bin directory:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	for name, tags := range map[string][]string{"sabline": nil, "sabline-knockout": {"sabline_knockout"}} {
+		built, err := buildbin.Sabline(tags...)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "testscripts: build %s: %v\n", name, err)
+			return 1
+		}
+		if goruntime.GOOS == "windows" {
+			name += ".exe"
+		}
+		if err := os.Link(built, filepath.Join(dir, name)); err != nil {
+			fmt.Fprintf(os.Stderr, "testscripts: link %s: %v\n", name, err)
+			return 1
+		}
+	}
+	binDir = dir
+	return m.Run()
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:           ".",
+		UpdateScripts: *update,
+		Setup: func(e *testscript.Env) error {
+			home := filepath.Join(e.WorkDir, "home")
+			if err := os.Mkdir(home, 0o755); err != nil {
+				return fmt.Errorf("make HOME: %w", err)
+			}
+			e.Setenv("PATH", binDir+string(os.PathListSeparator)+e.Getenv("PATH"))
+			e.Setenv("HOME", home)
+			e.Setenv(runtime.ReceiptsEnv, filepath.Join(e.WorkDir, "receipts"))
+			return nil
+		},
+		Condition: condition,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode":   cmdExitCode,
+			"listen":     cmdListen,
+			"killworker": cmdKillWorker,
+			"receipt":    cmdReceipt,
+		},
+	})
+}
+
+// condition answers [landlock:N]: this kernel's Landlock ABI is N or more.
+func condition(cond string) (bool, error) {
+	n, ok := strings.CutPrefix(cond, "landlock:")
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	want, err := strconv.Atoi(n)
+	if err != nil {
+		return false, fmt.Errorf("condition %q: want landlock:N with N a number: %w", cond, err)
+	}
+	return landlockABI() >= want, nil
+}
+
+// cmdExitCode: exitcode N PROGRAM [ARGS...]
+//
+// runs PROGRAM as exec does, standard input and output included, and
+// requires it to exit with status N: the statuses sabline exits with are
+// part of its interface (`sabline help` lists them).
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: status %q is not a number", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = exit.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdListen: listen
+//
+// starts a TCP listener on 127.0.0.1 and sets $PORT to its port. It
+// accepts one connection, reads one line and answers "echo: " and that
+// line. The listener closes when the script ends.
+func cmdListen(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: listen")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	ts.Defer(func() { l.Close() })
+	ts.Setenv("PORT", strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return // closed at the end of the script
+		}
+		defer c.Close()
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err == nil {
+			fmt.Fprintf(c, "echo: %s", line)
+		}
+	}()
+}
+
+// cmdReceipt: [!] receipt PATH WANT
+//
+// reads the newest receipt in $SABLINE_RECEIPTS and compares the value at
+// PATH, a dotted path of object keys and array indexes such as
+// outcome.code or fault_injection.0.result, with WANT. Strings compare as
+// they are, other values as their JSON.
+func cmdReceipt(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: receipt PATH WANT")
+	}
+	dir := ts.Getenv(runtime.ReceiptsEnv)
+	runs, err := runtime.ListReceipts(dir)
+	ts.Check(err)
+	if len(runs) == 0 {
+		ts.Fatalf("receipt: no receipt in %s", dir)
+	}
+	newest := runs[len(runs)-1].Path
+	var v any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(newest)), &v))
+	got, err := lookup(v, args[0])
+	if err != nil {
+		ts.Fatalf("receipt %s: %v", filepath.Base(newest), err)
+	}
+	switch {
+	case got == args[1] && neg:
+		ts.Fatalf("receipt %s: %s is %s, want anything else", filepath.Base(newest), args[0], got)
+	case got != args[1] && !neg:
+		ts.Fatalf("receipt %s: %s is %s, want %s", filepath.Base(newest), args[0], got, args[1])
+	}
+}
+
+// lookup follows a dotted path into decoded JSON and returns the value
+// there as text.
+func lookup(v any, path string) (string, error) {
+	for _, key := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[key]
+			if !ok {
+				return "", fmt.Errorf("%s: no key %q", path, key)
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(x) {
+				return "", fmt.Errorf("%s: %q is not an index of a list of %d", path, key, len(x))
+			}
+			v = x[i]
+		default:
+			return "", fmt.Errorf("%s: %q is inside a %T", path, key, v)
+		}
+	}
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	data, err := json.Marshal(v)
+	return string(data), err
+}

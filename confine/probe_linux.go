@@ -9,23 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Machine is what this machine offers for confinement, as `sabline doctor`
-// reports it. Probe reads it without confining anything.
-type Machine struct {
-	Kernel       string `json:"kernel"`
-	LandlockABI  int    `json:"landlock_abi"`
-	LandlockNote string `json:"landlock_note,omitempty"`
-	Seccomp      bool   `json:"seccomp"`
-	SeccompNote  string `json:"seccomp_note,omitempty"`
-	// SeccompMode and NoNewPrivs are this process's own state: a filter
-	// or no_new_privs already set by a container or a parent.
-	SeccompMode int  `json:"seccomp_mode"`
-	NoNewPrivs  bool `json:"no_new_privs"`
-}
-
 // Probe reads what this machine offers.
 func Probe() Machine {
-	var m Machine
+	m := Machine{OS: "linux"}
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
 		m.Kernel = unix.ByteSliceToString(u.Release[:])

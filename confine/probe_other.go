@@ -2,6 +2,12 @@
 
 package confine
 
+import "runtime"
+
+// Probe reads what this machine offers: on this system, nothing this
+// build can use.
+func Probe() Machine { return Machine{OS: runtime.GOOS} }
+
 // OnThisMachine is the confinement a run under p would get here: on a
 // system this build cannot confine, nothing.
 func OnThisMachine(p Policy) Result {

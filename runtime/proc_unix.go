@@ -43,3 +43,6 @@ func signalName(sig int) string {
 // closeOnExec keeps the worker's pipes from any process a host module
 // starts.
 func closeOnExec(fd uintptr) { syscall.CloseOnExec(int(fd)) }
+
+// sleepCommand is a process for probes to signal.
+func sleepCommand() *exec.Cmd { return exec.Command("sleep", "60") }

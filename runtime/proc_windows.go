@@ -26,3 +26,6 @@ func killedBy(*os.ProcessState) (int, bool) { return 0, false }
 func signalName(sig int) string { return "signal " + strconv.Itoa(sig) }
 
 func closeOnExec(uintptr) {}
+
+// sleepCommand is a process for probes to end.
+func sleepCommand() *exec.Cmd { return exec.Command("ping", "-n", "60", "127.0.0.1") }

@@ -85,3 +85,34 @@ func BenchmarkHello(b *testing.B) {
 		variant{"sabline", []string{sabline(b), "--receipts", rc, "--allow", "io", prog}},
 	)
 }
+
+// BenchmarkConfine: a confined run of examples/hello.vel (Landlock and
+// seccomp applied in the worker) beside the same run with --no-confine.
+func BenchmarkConfine(b *testing.B) {
+	prog, rc := hello(b)
+	sab := sabline(b)
+	sideBySide(b,
+		variant{"no-confine", []string{sab, "--receipts", rc, "--allow", "io", "--no-confine", prog}},
+		variant{"confined", []string{sab, "--receipts", rc, "--allow", "io", prog}},
+	)
+}
+
+// BenchmarkBwrap: a confined run of examples/hello.vel beside bubblewrap
+// wrapping an unconfined run of it in fresh namespaces with a read-only
+// root: the confined run over the bwrap one is the figure. bench/run
+// installs bubblewrap; without it the benchmark is skipped.
+func BenchmarkBwrap(b *testing.B) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		b.Skip("bubblewrap is not installed (bench/run installs it): ", err)
+	}
+	prog, rc := hello(b)
+	sab := sabline(b)
+	sideBySide(b,
+		variant{"bwrap", []string{bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+			"--tmpfs", "/tmp", "--bind", rc, rc, "--ro-bind", filepath.Dir(sab), filepath.Dir(sab),
+			"--ro-bind", filepath.Dir(prog), filepath.Dir(prog), "--unshare-all", "--die-with-parent",
+			sab, "--receipts", rc, "--allow", "io", "--no-confine", prog}},
+		variant{"confined", []string{sab, "--receipts", rc, "--allow", "io", prog}},
+	)
+}

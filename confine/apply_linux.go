@@ -49,14 +49,12 @@ func apply(p Policy, o ApplyOptions) (Result, error) {
 			fail(err, "the memory limit could not be set: "+err.Error())
 		}
 	}
-	if abi, err := LandlockABI(); err != nil {
-		held.Problems = append(held.Problems, "this kernel has no Landlock ("+err.Error()+"): reads and writes are held by the language alone")
-	} else if plan, err := LandlockPlan(p, linuxNeeds(p, o.TempDir), abi); err != nil {
-		fail(err, "the Landlock ruleset could not be planned: "+err.Error())
-	} else if applied, err := ApplyLandlock(plan); err != nil {
-		fail(err, "Landlock refused the ruleset: "+err.Error())
-	} else {
-		held.LandlockABI, held.Missing = applied.ABI, applied.Missing
+	// Without Landlock there is nothing to apply; AssessLinux names what is
+	// then not held.
+	if abi, err := LandlockABI(); err == nil {
+		if err := holdLandlock(p, o.TempDir, abi, &held); err != nil {
+			fail(err, err.Error())
+		}
 	}
 	if err := applySeccomp(p); err != nil {
 		fail(err, "the seccomp filter was not installed: "+err.Error())
@@ -64,6 +62,20 @@ func apply(p Policy, o ApplyOptions) (Result, error) {
 		held.Seccomp = true
 	}
 	return AssessLinux(p, held), firstErr
+}
+
+// holdLandlock plans the ruleset for the kernel's ABI and applies it.
+func holdLandlock(p Policy, tempDir string, abi int, held *LinuxHeld) error {
+	plan, err := LandlockPlan(p, linuxNeeds(p, tempDir), abi)
+	if err != nil {
+		return fmt.Errorf("the Landlock ruleset could not be planned: %w", err)
+	}
+	applied, err := ApplyLandlock(plan)
+	if err != nil {
+		return fmt.Errorf("Landlock refused the ruleset: %w", err)
+	}
+	held.LandlockABI, held.Missing = applied.ABI, applied.Missing
+	return nil
 }
 
 func applySeccomp(p Policy) error {

@@ -105,7 +105,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 			lost = append(lost, "sockets other than TCP")
 		case p.Network.Mode == NetClosed:
 			lost = append(lost, "the closed network")
-		case socketsFiltered(p):
+		case socketRuleOf(p) == socketsInet:
 			lost = append(lost, "Unix, netlink and raw sockets")
 		}
 		if abi < 6 { // from ABI 6, Landlock scopes signals to the run
@@ -133,7 +133,7 @@ func AssessDarwin(p Policy, h DarwinHeld) Result {
 		gaps = append(gaps, "reads are held only under the home directory and /Volumes")
 	}
 	gaps = append(gaps, hostGaps(p, false)...)
-	if p.Network.Mode != NetClosed && socketsFiltered(p) {
+	if socketRuleOf(p) == socketsInet {
 		gaps = append(gaps, "the profile leaves the network open: Unix sockets are not held")
 	}
 	return leveled(p, []string{LayerSandboxProfile}, gaps)
@@ -266,18 +266,6 @@ func hostGaps(p Policy, portsHeld bool) []string {
 		}
 	}
 	return out
-}
-
-// socketsFiltered reports whether the policy's sockets are limited to
-// Internet ones: under any network but one a granted module widened to
-// any host.
-func socketsFiltered(p Policy) bool {
-	for _, w := range p.WidenedBy {
-		if w.To.hosts() {
-			return false
-		}
-	}
-	return true
 }
 
 // joinAnd joins phrases as a list in a sentence: "a", "a and b",

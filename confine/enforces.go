@@ -121,7 +121,7 @@ var Enforces = []Row{
 	{
 		ID:   "fs-read-dir",
 		Item: "fs:read:DIR",
-		Linux: Cell{HoldsYes, "Landlock: reads beneath DIR, as it resolves when the worker starts, and nothing " +
+		Linux: Cell{HoldsYes, "Landlock: reads beneath DIR, as it resolves when the policy is applied, and nothing " +
 			"else of the user's; when DIR does not exist yet, reads beneath the nearest directory above it " +
 			"that does, and the level is partial", []string{LayerLandlockFamily}},
 		Darwin: Cell{HoldsPartly, "reads beneath DIR allowed; outside it, refused only under the home directory " +
@@ -149,10 +149,10 @@ var Enforces = []Row{
 		Budget: "io,fs:write:" + PlaceholderGrant,
 	},
 	{
-		ID:      "fs-any",
-		Item:    "fs, fs:read, fs:write with no path",
-		Linux:   Cell{HoldsYes, "that direction is not restricted, as the budget says", nil},
-		Darwin:  Cell{HoldsYes, "as Linux", nil},
+		ID:     "fs-any",
+		Item:   "fs, fs:read, fs:write with no path",
+		Linux:  Cell{HoldsYes, "that direction is not restricted, as the budget says", nil},
+		Darwin: Cell{HoldsYes, "as Linux", nil},
 		Windows: Cell{HoldsYes, "fs leaves the container off, since a container reaches only what it has an " +
 			"ACE for, and then neither direction is restricted; under fs:read or fs:write alone the container " +
 			"stays, and refuses that direction beyond its ACEs, more than the budget asks", nil},
@@ -181,8 +181,8 @@ var Enforces = []Row{
 		ID:   "net-host",
 		Item: "net:HOST, net:HOST:PORT",
 		Linux: Cell{HoldsPartly, "seccomp: IPv4 and IPv6 stream and datagram sockets only (no Unix, netlink, raw, " +
-			"packet or MPTCP socket, no socketpair); from Landlock ABI 4, when every grant names a port, TCP " +
-			"connections to those ports and 53 only, and no TCP bind. The host is held by the language alone, " +
+			"packet or MPTCP socket, no socketpair); from Landlock ABI 4, no TCP bind, and when every grant " +
+			"names a port, TCP connections to those ports and 53 only. The host is held by the language alone, " +
 			"so the level is partial", []string{LayerLandlockFamily, LayerSeccomp}},
 		Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, and the host is held by the " +
 			"language alone", nil},
@@ -258,18 +258,19 @@ var Enforces = []Row{
 		ID:   "deny-list",
 		Item: "the rest of the deny-list (never a budget item)",
 		Linux: Cell{HoldsYes, "seccomp: a system call made through another architecture's entry (i386, x32); " +
-			"ptrace; mount and the new mount calls, pivot_root, chroot; unshare, setns; loading and removing " +
-			"kernel modules; kexec; bpf; perf_event_open; process_vm_readv and process_vm_writev; the keyring " +
-			"calls; io_uring; userfaultfd; open_by_handle_at; setting the clock; reboot; swapon; acct; " +
-			"quotactl; personality; the pidfd calls; a signal, by kill, tgkill or sigqueue, to any process but " +
-			"the worker; input pushed at the terminal (TIOCSTI, TIOCLINUX). From Landlock ABI 6, signals are " +
-			"scoped to the worker too", []string{LayerLandlockFamily, LayerSeccomp}},
+			"ptrace, process_vm_readv and process_vm_writev; mount, umount2 and the new mount calls, pivot_root, " +
+			"chroot, unshare and setns; loading and removing kernel modules, kexec, bpf and perf_event_open; the " +
+			"keyring calls; io_uring; userfaultfd; open_by_handle_at and name_to_handle_at; setting the clock; " +
+			"reboot, swapon, swapoff, acct, quotactl, personality, iopl, ioperm, syslog, vhangup, lookup_dcookie, " +
+			"uselib and nfsservctl; tkill and the pidfd calls; a signal, by kill, tgkill or sigqueue, to any " +
+			"process but the worker; input pushed at the terminal (TIOCSTI, TIOCLINUX). From Landlock ABI 6, " +
+			"signals are scoped to the worker too", []string{LayerLandlockFamily, LayerSeccomp}},
 		Darwin: Cell{HoldsPartly, "what the denial of process-fork and of writes implies; a profile has no list " +
 			"of system calls, and a signal to another process of the same user is not refused",
 			[]string{LayerSandboxProfile}},
 		Windows: Cell{HoldsPartly, "every privilege but SeChangeNotifyPrivilege removed from the token; the job " +
-			"object keeps the worker from the clipboard, the desktop, global atoms and other processes' USER " +
-			"handles; no list of system calls", []string{LayerJobObject, LayerTokenPrivs}},
+			"object keeps the worker from the clipboard, the desktop, global atoms, other processes' USER " +
+			"handles, system parameters, display settings and logging off; no list of system calls", []string{LayerJobObject, LayerTokenPrivs}},
 		Ops:    []string{OpSignal},
 		Budget: "io",
 	},
@@ -290,8 +291,8 @@ var Enforces = []Row{
 			"interpreter itself needs, whatever modules are granted, and the rows above hold a host module's " +
 			"calls as they hold the interpreter's; a module that needs a path or a host needs it in the budget",
 			[]string{LayerLandlockFamily, LayerSeccomp}},
-		Darwin: Cell{HoldsPartly, "as Linux, within the profile's limits: writes, the network and processes held; " +
-			"reads only under the home directory and /Volumes", []string{LayerSandboxProfile}},
+		Darwin: Cell{HoldsPartly, "as Linux, within the profile's limits: writes, a closed network and processes " +
+			"held; reads only under the home directory and /Volumes", []string{LayerSandboxProfile}},
 		Windows: Cell{HoldsYes, "as Linux: the container holds a host module's calls as it holds the " +
 			"interpreter's; where it is left off, the rows above say what is held",
 			[]string{LayerJobObject, LayerAppContainer}},

@@ -224,22 +224,51 @@ func errnoName(err error) string {
 	return err.Error()
 }
 
-// resolvePath makes p absolute-and-clean's resolved form: links in its
-// longest existing prefix are followed, the rest is kept as written.
+// maxLinks is how many links resolvePath follows before it gives up, as
+// the kernel's own limit on a path lookup.
+const maxLinks = 40
+
+// resolvePath returns the absolute, cleaned path p with every link in it
+// followed, the last component's too, even when the link's target does not
+// exist yet: a write through a dangling link inside a grant is checked
+// against where it would land. The components from the first one that does
+// not exist are kept as written.
 func resolvePath(p string) string {
-	rest := ""
-	cur := p
-	for {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
+	vol := filepath.VolumeName(p)
+	sep := string(filepath.Separator)
+	todo := strings.Split(strings.TrimPrefix(p[len(vol):], sep), sep)
+	cur := vol + sep
+	for links := 0; len(todo) > 0; {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
 		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, todo...)...)
 		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		target, err := os.Readlink(next)
+		if links++; err != nil || links > maxLinks {
+			return filepath.Join(append([]string{next}, todo...)...)
+		}
+		if filepath.IsAbs(target) {
+			tvol := filepath.VolumeName(target)
+			cur = tvol + sep
+			target = target[len(tvol):]
+		}
+		todo = append(strings.Split(strings.TrimPrefix(target, sep), sep), todo...)
 	}
+	return cur
 }
 
 // abs makes a program's path absolute against the run's directory.

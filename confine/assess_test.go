@@ -1,0 +1,279 @@
+package confine
+
+import (
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/budget"
+)
+
+// policyOf derives the policy of an --allow text, paths taken from /.
+func policyOf(allow string, strict bool) Policy {
+	return OSPolicy(budget.MustParse("/", allow), Options{Strict: strict})
+}
+
+// checkResult holds r to a level and its layers. A partial reason names
+// one limit not held per part, parts joined by "; ": it has len(want)
+// parts, part i saying want[i]. Any other reason says each of want.
+func checkResult(t *testing.T, r Result, wantLevel Level, wantLayers, want []string) {
+	t.Helper()
+	if r.Level != wantLevel {
+		t.Errorf("level %s, want %s (reason %q)", r.Level, wantLevel, r.Reason)
+	}
+	if wantLayers == nil {
+		wantLayers = []string{}
+	}
+	if !slices.Equal(r.Layers, wantLayers) {
+		t.Errorf("layers %v, want %v", r.Layers, wantLayers)
+	}
+	if r.Level != Partial {
+		for _, w := range want {
+			if !strings.Contains(r.Reason, w) {
+				t.Errorf("reason %q does not say %q", r.Reason, w)
+			}
+		}
+		return
+	}
+	parts := strings.Split(r.Reason, "; ")
+	if len(parts) != len(want) {
+		t.Fatalf("reason names %d limits, want %d: %q", len(parts), len(want), r.Reason)
+	}
+	for i, w := range want {
+		if !strings.Contains(parts[i], w) {
+			t.Errorf("limit %d is %q, want it to say %q", i+1, parts[i], w)
+		}
+	}
+}
+
+func TestAssessLinux(t *testing.T) {
+	ll7, ll3 := LayerLandlock(7), LayerLandlock(3)
+	for _, tc := range []struct {
+		name       string
+		allow      string
+		strict     bool
+		held       LinuxHeld
+		wantLevel  Level
+		wantLayers []string
+		want       []string
+	}{
+		{name: "everything held", allow: "io,fs:read:/srv/in,fs:write:/srv/out",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
+			want: []string{"every file, network and process limit"}},
+		{name: "a named host", allow: "io,net:example.org:443",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
+			want: []string{"the host in net:example.org:443 is held by the language alone"}},
+		{name: "a host with no port leaves every port to the language", allow: "io,net:example.org,net:[::1]:8080",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
+			want: []string{"the host and port in net:[::1]:8080 are held", "the host in net:example.org is held"}},
+		{name: "a grant that does not exist", allow: "io,fs:write:/srv/new",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true, Missing: []string{"/srv/new"}}, wantLevel: Partial,
+			wantLayers: []string{ll7, LayerSeccomp}, want: []string{"/srv/new does not exist yet"}},
+		{name: "no Landlock", allow: "io",
+			held: LinuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
+			want: []string{"reads and writes are not held"}},
+		{name: "no Landlock, reads granted everywhere", allow: "io,fs:read",
+			held: LinuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
+			want: []string{"writes are not held"}},
+		{name: "no Landlock, every path granted", allow: "io,fs",
+			held: LinuxHeld{Seccomp: true}, wantLevel: Full, wantLayers: []string{LayerSeccomp}},
+		{name: "no seccomp at ABI 7", allow: "io",
+			held: LinuxHeld{LandlockABI: 7}, wantLevel: Partial, wantLayers: []string{ll7},
+			want: []string{"seccomp was not installed: forking a process"}},
+		{name: "no seccomp at ABI 3", allow: "io",
+			held: LinuxHeld{LandlockABI: 3}, wantLevel: Partial, wantLayers: []string{ll3},
+			want: []string{"seccomp was not installed: forking a process (Landlock refuses executing a file), the closed network, signals to other processes and"}},
+		{name: "nothing applied", allow: "io",
+			held: LinuxHeld{}, wantLevel: None, wantLayers: nil,
+			want: []string{"Landlock was not applied", "seccomp was not installed: starting a process"}},
+		{name: "ABI 2 cannot hold truncation", allow: "io,fs:write:/srv/out",
+			held: LinuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerLandlock(2), LayerSeccomp},
+			want: []string{"truncating a file"}},
+		{name: "ABI 2 with writes granted everywhere", allow: "io,fs:write",
+			held: LinuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Full, wantLayers: []string{LayerLandlock(2), LayerSeccomp}},
+		{name: "seccomp holds the closed network below ABI 4", allow: "io",
+			held: LinuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll3, LayerSeccomp}},
+		{name: "below ABI 4 ports and bind are the language's", allow: "io,net:example.org:443",
+			held: LinuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll3, LayerSeccomp},
+			want: []string{"binding a TCP port", "the host and port in net:example.org:443"}},
+		{name: "an open network", allow: "io,net",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp}},
+		{name: "a module that turns the layer off", allow: "io,ffi:os",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: None, wantLayers: nil,
+			want: []string{"ffi:os is granted", "operating system layer is off"}},
+		{name: "strict", allow: "io,ffi:os", strict: true,
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
+			want: []string{"no granted module widened the policy"}},
+		{name: "a problem the apply reported", allow: "io",
+			held:      LinuxHeld{LandlockABI: 7, Seccomp: true, Problems: []string{"the address-space limit was refused"}},
+			wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp}, want: []string{"the address-space limit was refused"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkResult(t, AssessLinux(policyOf(tc.allow, tc.strict), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
+		})
+	}
+}
+
+// TestAssessLinuxAgreesWithLandlockPlan holds what AssessLinux says a
+// Landlock ABI cannot hold to what LandlockPlan handles at that ABI:
+// truncation when writes are restricted, TCP bind under net:HOST grants.
+func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
+	needs := Needs{Executable: "/opt/sabline/bin/sabline", TempDir: "/tmp/sabline-run"}
+	checked := 0
+	for _, allow := range []string{"io", "io,fs:write:/srv/out", "io,fs:write", "io,net:example.org:443", "io,net:example.org", "io,net"} {
+		p := policyOf(allow, false)
+		for abi := 1; abi <= LandlockMaxABI; abi++ {
+			plan, err := LandlockPlan(p, needs, abi)
+			if err != nil {
+				t.Fatalf("%s at ABI %d: %v", allow, abi, err)
+			}
+			r := AssessLinux(p, LinuxHeld{LandlockABI: abi, Seccomp: true})
+			for _, tc := range []struct {
+				name    string
+				phrase  string
+				unheld  bool
+				applies bool
+			}{
+				{name: "truncation", phrase: "truncating a file",
+					unheld: plan.HandledFS&LandlockFSTruncate == 0, applies: !p.Write.Unrestricted},
+				{name: "bind", phrase: "binding a TCP port",
+					unheld: plan.HandledNet&LandlockNetBindTCP == 0, applies: p.Network.Mode == NetHosts},
+			} {
+				if said, want := strings.Contains(r.Reason, tc.phrase), tc.unheld && tc.applies; said != want {
+					t.Errorf("%s at ABI %d: the reason %q says %s is not held: %v, want %v", allow, abi, r.Reason, tc.name, said, want)
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("checked %d cases", checked)
+}
+
+func TestAssessDarwin(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		allow     string
+		held      DarwinHeld
+		wantLevel Level
+		want      []string
+	}{
+		{name: "no grant", allow: "io", held: DarwinHeld{Profile: true}, wantLevel: Partial,
+			want: []string{"Apple has deprecated sandbox profiles", "reads are held only under the home directory and /Volumes"}},
+		{name: "reads granted everywhere", allow: "io,fs:read", held: DarwinHeld{Profile: true}, wantLevel: Partial,
+			want: []string{"Apple has deprecated sandbox profiles"}},
+		{name: "a named host", allow: "io,fs,net:example.org:443", held: DarwinHeld{Profile: true}, wantLevel: Partial,
+			want: []string{"deprecated", "the host and port in net:example.org:443", "Unix sockets are not held"}},
+		{name: "a host module opens the network", allow: "io,fs,ffi:socket", held: DarwinHeld{Profile: true}, wantLevel: Partial,
+			want: []string{"deprecated"}},
+		{name: "no profile", allow: "io", held: DarwinHeld{}, wantLevel: None,
+			want: []string{"the sandbox profile was not applied"}},
+		{name: "off", allow: "io,ffi", held: DarwinHeld{Profile: true}, wantLevel: None,
+			want: []string{"plain ffi grants any module"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var layers []string
+			if tc.held.Profile && tc.wantLevel != None {
+				layers = []string{LayerSandboxProfile}
+			}
+			checkResult(t, AssessDarwin(policyOf(tc.allow, false), tc.held), tc.wantLevel, layers, tc.want)
+		})
+	}
+}
+
+func TestAssessWindows(t *testing.T) {
+	all := WindowsHeld{Job: true, Token: true, LowIntegrity: true, AppContainer: true}
+	off := func(h WindowsHeld, why string) WindowsHeld {
+		h.AppContainer, h.ContainerOffReason = false, why
+		return h
+	}
+	medium := all
+	medium.LowIntegrity = false
+	for _, tc := range []struct {
+		name       string
+		allow      string
+		held       WindowsHeld
+		wantLevel  Level
+		wantLayers []string
+		want       []string
+	}{
+		{name: "every layer", allow: "io", held: all, wantLevel: Full,
+			wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer}},
+		{name: "a write grant inside the container", allow: "io,fs:write:/srv/out", held: medium, wantLevel: Full,
+			wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerAppContainer}},
+		{name: "container off, low integrity holds writes", allow: "io", held: off(all, "a loopback host is granted"),
+			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity},
+			want: []string{"the AppContainer was left off (a loopback host is granted): reads and network connections are not held"}},
+		{name: "container off at medium integrity", allow: "io,fs:write:/srv/out", held: off(medium, ""),
+			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerTokenPrivs},
+			want: []string{"the AppContainer was not applied: reads, writes and network connections are not held"}},
+		{name: "container off with nothing it would hold", allow: "io,fs,net", held: off(medium, "the budget restricts neither reads nor writes"),
+			wantLevel: Full, wantLayers: []string{LayerJobObject, LayerTokenPrivs}},
+		{name: "a named host", allow: "io,net:example.org", held: all, wantLevel: Partial,
+			wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer},
+			want:       []string{"the host in net:example.org is held by the language alone"}},
+		{name: "no job object", allow: "io", held: WindowsHeld{Token: true, LowIntegrity: true, AppContainer: true},
+			wantLevel: Partial, wantLayers: []string{LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer},
+			want: []string{"starting a process is not held"}},
+		{name: "privileges kept", allow: "io", held: WindowsHeld{Job: true, LowIntegrity: true, AppContainer: true},
+			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerLowIntegrity, LayerAppContainer},
+			want: []string{"privileges were not removed"}},
+		{name: "nothing applied", allow: "io", held: WindowsHeld{}, wantLevel: None,
+			want: []string{"reads, writes and network connections are not held", "starting a process"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkResult(t, AssessWindows(policyOf(tc.allow, false), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
+		})
+	}
+}
+
+// TestPredictLinux states Linux's levels where Landlock ABI 7 and seccomp
+// are present apart from the code that says them: none when the policy is
+// off, partial exactly when a net grant names a host, full otherwise.
+func TestPredictLinux(t *testing.T) {
+	r := rand.New(rand.NewSource(20))
+	counts := map[Level]int{}
+	for range 2000 {
+		p := OSPolicy(budget.Budget{}.With(randomItems(r, 6)...), Options{Strict: r.Intn(4) == 0})
+		want := Full
+		switch {
+		case !p.Enforced:
+			want = None
+		case p.Network.Mode == NetHosts:
+			want = Partial
+		}
+		got := Predict(p, "linux")
+		if got.Level != want {
+			t.Fatalf("%s: level %s, want %s (%s)", p.JSON(), got.Level, want, got.Reason)
+		}
+		counts[got.Level]++
+	}
+	for _, l := range []Level{Full, Partial, None} {
+		if counts[l] == 0 {
+			t.Errorf("no generated budget predicted %s", l)
+		}
+	}
+	t.Logf("levels predicted: %v", counts)
+}
+
+func TestPredictElsewhere(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		allow     string
+		goos      string
+		wantLevel Level
+	}{
+		{name: "macOS is partial at best", allow: "io", goos: "darwin", wantLevel: Partial},
+		{name: "windows holds io in the container", allow: "io", goos: "windows", wantLevel: Full},
+		{name: "windows leaves the container off for a loopback host", allow: "io,net:localhost:8080", goos: "windows", wantLevel: Partial},
+		{name: "a system with no confinement", allow: "io", goos: "plan9", wantLevel: None},
+		{name: "a policy that is off", allow: "io,ffi:subprocess", goos: "windows", wantLevel: None},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Predict(policyOf(tc.allow, false), tc.goos)
+			if got.Level != tc.wantLevel || got.Reason == "" || got.Layers == nil {
+				t.Errorf("Predict(%s, %s) = %+v, want level %s with a reason", tc.allow, tc.goos, got, tc.wantLevel)
+			}
+		})
+	}
+}

@@ -1,0 +1,113 @@
+package runtime
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/budget"
+)
+
+// TestCredentialRoot checks which paths lie in a credential location: of
+// the given home, of /root, or of any home under /home or /Users.
+func TestCredentialRoot(t *testing.T) {
+	tests := []struct {
+		name     string
+		path     string
+		home     string
+		wantRoot string // "" for a path in no credential location
+	}{
+		{name: "a key in the home's .ssh", path: "/h/me/.ssh/id_x", home: "/h/me", wantRoot: "/h/me/.ssh"},
+		{name: "the location itself", path: "/h/me/.ssh", home: "/h/me", wantRoot: "/h/me/.ssh"},
+		{name: "a home written with a trailing slash", path: "/h/me/.aws/credentials", home: "/h/me/", wantRoot: "/h/me/.aws"},
+		{name: "a nested location", path: "/h/me/.config/gcloud/creds.db", home: "/h/me", wantRoot: "/h/me/.config/gcloud"},
+		{name: "a file location", path: "/h/me/.docker/config.json", home: "/h/me", wantRoot: "/h/me/.docker/config.json"},
+		{name: "beside a file location", path: "/h/me/.docker/other.json", home: "/h/me"},
+		{name: "a name that only starts like one", path: "/h/me/.sshrc", home: "/h/me"},
+		{name: "the home itself", path: "/h/me", home: "/h/me"},
+		{name: "a .ssh deeper than the home", path: "/h/me/src/.ssh/id_x", home: "/h/me"},
+		{name: "root's home with no home given", path: "/root/.gnupg/pubring.kbx", home: "", wantRoot: "/root/.gnupg"},
+		{name: "another user under /home", path: "/home/bob/.kube/config", home: "/h/me", wantRoot: "/home/bob/.kube/config"},
+		{name: "another user under /Users", path: "/Users/ana/.netrc", home: "", wantRoot: "/Users/ana/.netrc"},
+		{name: "/home itself", path: "/home", home: ""},
+		{name: "a .ssh outside any home", path: "/srv/.ssh/id_x", home: "/h/me"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, ok := credentialRoot(filepath.FromSlash(tt.path), tt.home)
+			if ok != (tt.wantRoot != "") || root != filepath.FromSlash(tt.wantRoot) {
+				t.Errorf("credentialRoot(%q, %q) = %q, %v; want %q", tt.path, tt.home, root, ok, tt.wantRoot)
+			}
+		})
+	}
+	for _, n := range credentialNames {
+		p := filepath.Join("/h/me", filepath.FromSlash(n))
+		if root, ok := credentialRoot(filepath.Join(p, "x"), "/h/me"); !ok || root != p {
+			t.Errorf("a path under %s: root %q, %v", p, root, ok)
+		}
+	}
+}
+
+// TestCredentials checks E318: a grant above a credential location of the
+// home directory never reaches it; granting the location itself does.
+func TestCredentials(t *testing.T) {
+	tests := []struct {
+		name     string
+		grant    string
+		stmt     string
+		wantCode Code   // "" for allowed
+		wantMsg  string // what a refusal names
+	}{
+		{name: "any path read", grant: "fs:read",
+			stmt: `v = fs.read("$H/.ssh/id_x")`, wantCode: E318, wantMsg: "$H/.ssh/id_x is a credential location ($H/.ssh); the grant fs:read "},
+		{name: "any path any direction", grant: "fs",
+			stmt: `v = fs.read("$H/.ssh/id_x")`, wantCode: E318, wantMsg: "the grant fs is broader"},
+		{name: "the home directory", grant: "fs:read:$H",
+			stmt: `v = fs.read("$H/.ssh/id_x")`, wantCode: E318, wantMsg: "the grant fs:read:$H is broader"},
+		{name: "the home directory: listing the location", grant: "fs:read:$H",
+			stmt: `v = fs.list("$H/.ssh")`, wantCode: E318, wantMsg: "credential location ($H/.ssh)"},
+		{name: "the home directory: a nested location", grant: "fs:read:$H",
+			stmt: `v = fs.read("$H/.config/gh/hosts.yml")`, wantCode: E318, wantMsg: "credential location ($H/.config/gh)"},
+		{name: "the home directory: a file location", grant: "fs:read:$H",
+			stmt: `v = fs.read("$H/.netrc")`, wantCode: E318, wantMsg: "credential location ($H/.netrc)"},
+		{name: "write under the home directory", grant: "fs:write:$H",
+			stmt: `fs.write("$H/.ssh/authorized_keys", "key")`, wantCode: E318, wantMsg: "credential location ($H/.ssh)"},
+		{name: "the location itself", grant: "fs:read:$H/.ssh",
+			stmt: `v = fs.read("$H/.ssh/id_x")`},
+		{name: "the file itself", grant: "fs:read:$H/.ssh/id_x",
+			stmt: `v = fs.read("$H/.ssh/id_x")`},
+		{name: "the location beside the home directory", grant: "fs:read:$H,fs:read:$H/.ssh",
+			stmt: `v = fs.read("$H/.ssh/id_x")`},
+		{name: "another file under the home directory", grant: "fs:read:$H",
+			stmt: `v = fs.read("$H/notes.txt")`},
+		{name: "a name that only starts like a location", grant: "fs:read:$H",
+			stmt: `v = fs.read("$H/.sshrc")`},
+		{name: "a directory that only starts like a location", grant: "fs:read",
+			stmt: `v = fs.read("$H/.ssh-old/x")`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := scratch(t)
+			for _, f := range []string{".ssh/id_x", ".config/gh/hosts.yml", ".netrc", "notes.txt", ".sshrc", ".ssh-old/x"} {
+				writeFile(t, filepath.Join(home, f), "data")
+			}
+			fill := strings.NewReplacer("$H", home).Replace
+			src := "x = 1\n" + fill(tt.stmt) + "\n"
+			before := snapshot(t, home)
+			r := runSrc(t, Config{Budget: budget.MustParse(home, fill(tt.grant)), Cwd: home, Home: home}, src)
+			if tt.wantCode == "" {
+				if r.err != nil {
+					t.Fatalf("run under %s: %v", fill(tt.grant), r.err)
+				}
+				return
+			}
+			wantError(t, r.err, tt.wantCode, callPos(r.prog, src, 2), fill(tt.wantMsg))
+			sameSnapshot(t, before, snapshot(t, home))
+			for _, u := range r.in.Usage() {
+				if u.Uses != 0 {
+					t.Errorf("a refused effect charged %s", u.Grant)
+				}
+			}
+		})
+	}
+}

@@ -58,6 +58,11 @@ func EnforcesMarkdown() []byte {
 		"derivation, `confine.OSPolicy`, turns the budget into the OS policy every system applies; this page ",
 		"says, item by item, how much of each budget item Linux, macOS and Windows then hold.")
 	line()
+	line("**This build applies the Linux column.** The macOS and Windows columns are what the plans of ",
+		"those systems (`confine.DarwinProfile`, `confine.WindowsPlanFor`, tested on every system) hold once ",
+		"they are applied; until then `confine.Apply` fails closed there: every run says level none and why, ",
+		"`--require-confinement` refuses it, and the conformance suites skip those columns' cells with that reason.")
+	line()
 	line("The page is generated from `confine.Enforces` and `confine.FFIWidens` by `go generate ./confine`. ",
 		"`go test ./confine` renders it again and fails, naming the row and the column, when this file and ",
 		"the code differ.")

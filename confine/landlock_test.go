@@ -1,57 +1,13 @@
 package confine
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/budget"
 )
-
-// The golden files under testdata hold the plans of planBudgets. After a
-// deliberate change to a plan, rewrite them with
-//
-//	go test ./confine -run Golden -update
-//
-// and read the diff. The flag is registered only if no other test file of
-// the package has registered it already.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// golden compares got with testdata/dir/name.golden, or rewrites the file
-// under -update.
-func golden(t *testing.T, dir, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", dir, name+".golden")
-	if updating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the plan; got:\n%s\nwant:\n%s", path, got, want)
-	}
-}
 
 // planBudgets are the budgets whose plans the golden files hold.
 var planBudgets = []struct {

@@ -1,10 +1,7 @@
 package confine
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,23 +10,6 @@ import (
 
 	"github.com/sabline/sabline/budget"
 )
-
-// The golden files of this package are rewritten with
-//
-//	go test ./confine -run Golden -update
-//
-// Several test files of the package use the flag; it is registered once,
-// by whichever comes first.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata")
-	}
-}
-
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // Linux values the tests pass as arguments, beside those seccomp.go names.
 const (
@@ -466,41 +446,8 @@ func TestSeccompGolden(t *testing.T) {
 				for i, ins := range prog {
 					fmt.Fprintln(&b, strings.TrimRight(fmt.Sprintf("%4d  %-22s %s", i, ins, notes[i]), " "))
 				}
-				compareGolden(t, filepath.Join("testdata", "seccomp", a.Name+"-"+tp.name+".golden"), b.String())
+				golden(t, "seccomp", a.Name+"-"+tp.name, []byte(b.String()))
 			})
-		}
-	}
-}
-
-func compareGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if updateGolden() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./confine -run Golden -update to write it)", err)
-	}
-	if got == string(want) {
-		return
-	}
-	g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			t.Fatalf("%s differs at line %d:\n got %q\nwant %q\n(run go test ./confine -run Golden -update if the change is meant)", path, i+1, gl, wl)
 		}
 	}
 }

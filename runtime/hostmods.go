@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"time"
 
@@ -153,6 +152,20 @@ func httpGet(name, url string) (*http.Response, error) {
 	return resp, nil
 }
 
+// httpBody gets url, unchecked, and returns the status and the body.
+func httpBody(name, url string) (int, string, error) {
+	resp, err := httpGet(name, url)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return 0, "", fmt.Errorf("%s: %w", name, err)
+	}
+	return resp.StatusCode, string(body), nil
+}
+
 func urllibModule() starlark.Value {
 	return hostModule("urllib", map[string]builtinFn{
 		"urlopen": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -160,16 +173,8 @@ func urllibModule() starlark.Value {
 			if err != nil {
 				return nil, err
 			}
-			resp, err := httpGet(b.Name(), u)
-			if err != nil {
-				return nil, err
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", b.Name(), err)
-			}
-			return starlark.String(body), nil
+			_, body, err := httpBody(b.Name(), u)
+			return starlark.String(body), err
 		},
 	})
 }
@@ -181,17 +186,12 @@ func requestsModule() starlark.Value {
 			if err != nil {
 				return nil, err
 			}
-			resp, err := httpGet(b.Name(), u)
+			status, body, err := httpBody(b.Name(), u)
 			if err != nil {
 				return nil, err
 			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", b.Name(), err)
-			}
 			return starlarkstruct.FromStringDict(starlark.String("response"), starlark.StringDict{
-				"status_code": starlark.MakeInt(resp.StatusCode),
+				"status_code": starlark.MakeInt(status),
 				"text":        starlark.String(body),
 			}), nil
 		},
@@ -266,20 +266,11 @@ func osModule() starlark.Value {
 			if err != nil {
 				return nil, err
 			}
-			entries, err := os.ReadDir(p)
+			names, err := sortedNames(p)
 			if err != nil {
 				return nil, fmt.Errorf("os.listdir: %w", err)
 			}
-			names := make([]string, len(entries))
-			for i, e := range entries {
-				names[i] = e.Name()
-			}
-			sort.Strings(names)
-			out := make([]starlark.Value, len(names))
-			for i, n := range names {
-				out[i] = starlark.String(n)
-			}
-			return starlark.NewList(out), nil
+			return names, nil
 		},
 		"remove": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			p, err := oneString(b, args, kwargs)

@@ -170,20 +170,7 @@ func (in *Interp) fsModule() *starlarkstruct.Module {
 			return starlark.String(data), err
 		}),
 		"list": onePath(budget.Read, func(path string) (starlark.Value, error) {
-			entries, err := os.ReadDir(path)
-			if err != nil {
-				return nil, err
-			}
-			names := make([]string, len(entries))
-			for i, e := range entries {
-				names[i] = e.Name()
-			}
-			sort.Strings(names)
-			out := make([]starlark.Value, len(names))
-			for i, n := range names {
-				out[i] = starlark.String(n)
-			}
-			return starlark.NewList(out), nil
+			return sortedNames(path)
 		}),
 		"exists": onePath(budget.Read, func(path string) (starlark.Value, error) {
 			_, err := os.Lstat(path)
@@ -333,6 +320,19 @@ func (in *Interp) ffiModule() *starlarkstruct.Module {
 			return m, nil
 		},
 	})
+}
+
+// sortedNames lists a directory's entry names, sorted.
+func sortedNames(dir string) (*starlark.List, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]starlark.Value, len(entries)) // ReadDir sorts by name
+	for i, e := range entries {
+		out[i] = starlark.String(e.Name())
+	}
+	return starlark.NewList(out), nil
 }
 
 // toGo converts a Starlark value made of None, bools, numbers, strings,

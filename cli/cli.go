@@ -1,0 +1,97 @@
+// Package cli is the sabline command line: flags in, the runtime and
+// confine packages called, an exit status out. cmd/sabline is its main;
+// a program that embeds Sabline with host modules of its own registers
+// them and calls Main from its own main, so that the worker, which is the
+// same binary started again, has them too:
+//
+//	func main() {
+//		runtime.RegisterModule("geo", geoModule)
+//		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+//	}
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/sabline/sabline/runtime"
+)
+
+// Main runs the command line args and returns the exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == runtime.WorkerArg {
+		return runtime.WorkerMain(args[1:])
+	}
+	if runtime.Knockout {
+		fmt.Fprintln(stderr, "sabline: KNOCK-OUT BUILD: every budget check passes; only the operating system holds this run")
+	}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return runtime.ExitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "version", "--version":
+		fmt.Fprintln(stdout, runtime.VersionString())
+		return 0
+	case "modules":
+		for _, n := range runtime.DefaultRegistry.Names() {
+			fmt.Fprintln(stdout, n)
+		}
+		return 0
+	case "receipts":
+		return receiptsCmd(args[1:], stdout, stderr)
+	case "audit":
+		return auditCmd(args[1:], stdout, stderr)
+	case "os-policy":
+		return osPolicyCmd(args[1:], stdout, stderr)
+	case "doctor":
+		return doctorCmd(args[1:], stdout, stderr)
+	case "eval":
+		return evalCmd(args[1:], stdout, stderr)
+	case "run":
+		args = args[1:]
+	}
+	return runCmd(args, stdin, stdout, stderr)
+}
+
+const usage = `usage: sabline [flags] PROGRAM.vel [-- ARGS...]
+
+Runs PROGRAM.vel under the budget the --allow flags grant. Each effect the
+program attempts is checked against the budget; under it the operating
+system is asked to hold the same budget before the first statement.
+
+Run flags (before or after the program):
+  --allow ITEM[,ITEM...]      grant budget items; repeatable. ITEM is one of
+                              io env clock rand declassify tool
+                              fs fs:read fs:write fs:read:PATH fs:write:PATH
+                              net net:HOST net:HOST:PORT ffi ffi:MODULE
+                              each with an optional @N: at most N uses
+  --timeout D                 stop the run after D (e.g. 10s, 2m)
+  --max-memory-mb N           stop the run past N MB of memory
+  --confine strict            granted ffi modules widen nothing
+  --no-confine                ask the operating system for nothing
+  --require-confinement L     refuse to run below level L (full or partial)
+  --receipts DIR              write the receipt in DIR (default: $SABLINE_RECEIPTS,
+                              else ~/.local/state/sabline/receipts)
+
+Other commands:
+  sabline audit [--json] PROGRAM.vel [--allow ...] [--confine strict]
+  sabline os-policy [--allow ...] [--confine strict] [--json]
+  sabline os-policy --enforces [--json]
+  sabline doctor [--json]
+  sabline eval DIR [--allow ...] [--timeout D] [--json]
+  sabline eval --confinement-probe [--json]
+  sabline receipts list [--receipts DIR] [--json]
+  sabline receipts show RUN-ID [--receipts DIR]
+  sabline receipts diff [--receipts DIR]
+  sabline modules
+  sabline version
+
+Exit status: 0 the program ran to its end; 1 it failed or was refused an
+effect; 2 the command line was wrong; 3 refused by --require-confinement;
+124 timeout; 125 memory limit; 126 the worker crashed; 128+N the worker was
+killed by signal N. docs/errors.md lists every error code.
+`

@@ -121,12 +121,15 @@ func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) error {
 	}
 	thread.Load = load
 	_, err := c.Files[c.Main].Init(thread, predeclared)
-	return runError(err)
+	return in.runError(err)
 }
 
 // runError gives every error out of the interpreter a code and the
-// program position it happened at.
-func runError(err error) error {
+// program position it happened at. An error that is no *Error of the
+// runtime's own came from the program or from a host module; when its
+// errno is a confinement layer's refusal (a host module's own call held
+// by the kernel), it is E319.
+func (in *Interp) runError(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -151,6 +154,9 @@ func runError(err error) error {
 	msg := err.Error()
 	if ee != nil {
 		msg = ee.Msg
+	}
+	if layers := refusedBy(err, in.held.Layers); len(layers) > 0 {
+		return &Error{Code: E319, Msg: fmt.Sprintf("%s: the kernel refused it; refused by: %s", msg, layerList(layers)), Pos: pos, Err: err}
 	}
 	return &Error{Code: E305, Msg: msg, Pos: pos, Err: err}
 }

@@ -130,7 +130,7 @@ func (rec *Receipt) setParameters(r Run) {
 }
 
 func (rec *Receipt) takeWorker(res *WorkerResult) {
-	if res.Confinement.Level != "" { // the memory watchdog's result has only an outcome
+	if res.Confinement.Level != "" { // "" when the worker died before it was confined
 		rec.RunParameters.Confinement = res.Confinement.Level
 		rec.RunParameters.ConfinementReason = res.Confinement.Reason
 		rec.RunParameters.ConfinementLayers = res.Confinement.Layers

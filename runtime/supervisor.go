@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -129,7 +130,8 @@ func Supervise(r Run) *Receipt {
 		killWorker(cmd)
 		<-waitc
 	}
-	raw := <-resultc
+	res, final := readResults(<-resultc)
+	rec.takeWorker(&res)
 	switch {
 	case timedOut:
 		return finish(outcomeOf(Errorf(E307, "the run took longer than --timeout %s and was stopped", r.Timeout)))
@@ -140,12 +142,41 @@ func Supervise(r Run) *Receipt {
 		}
 		return finish(o)
 	}
-	var res WorkerResult
-	if len(raw) > 0 && json.Unmarshal(raw, &res) == nil && res.Outcome.Status != "" {
-		rec.takeWorker(&res)
+	if final {
 		return finish(res.Outcome)
 	}
 	return finish(deathOutcome(cmd.ProcessState, r.MaxMemoryMB))
+}
+
+// readResults merges the records a worker sent, in order: what each says
+// overrides what came before. final is true when one of them carried the
+// run's outcome.
+func readResults(raw []byte) (res WorkerResult, final bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		var r WorkerResult
+		if dec.Decode(&r) != nil {
+			return res, final
+		}
+		if r.Confinement.Level != "" {
+			res.Confinement = r.Confinement
+		}
+		if len(r.Files) > 0 {
+			res.Files = r.Files
+		}
+		if r.Effects != nil {
+			res.Effects = r.Effects
+		}
+		if r.Faults != nil {
+			res.Faults = r.Faults
+		}
+		if r.Timings != (WorkerTimings{}) {
+			res.Timings = r.Timings
+		}
+		if r.Outcome.Status != "" {
+			res.Outcome, final = r.Outcome, true
+		}
+	}
 }
 
 // deathOutcome says how a worker that wrote no result ended.

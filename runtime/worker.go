@@ -40,20 +40,35 @@ func WorkerMain(args []string) int {
 }
 
 type worker struct {
+	mu   sync.Mutex // one record at a time on the result pipe
 	out  io.WriteCloser
-	once sync.Once
+	done bool
 }
 
-// finish writes the result once (the memory watchdog may race the run
-// for it) and returns the exit status.
+// send writes one record on the result pipe. The worker sends a record
+// when the run is confined, before its first statement, so that a run
+// killed later (a timeout, a signal) still has its confinement on record;
+// and a final record, with the outcome, once. The memory watchdog may race
+// the run for the final one.
+func (w *worker) send(res *WorkerResult, final bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return
+	}
+	if err := json.NewEncoder(w.out).Encode(res); err != nil {
+		fmt.Fprintln(os.Stderr, "sabline: worker: write result:", err)
+	}
+	if final {
+		w.done = true
+		w.out.Close()
+	}
+}
+
+// finish sends the final record and returns the exit status.
 func (w *worker) finish(res *WorkerResult, err error) int {
 	res.Outcome = outcomeOf(err)
-	w.once.Do(func() {
-		if err := json.NewEncoder(w.out).Encode(res); err != nil {
-			fmt.Fprintln(os.Stderr, "sabline: worker: write result:", err)
-		}
-		w.out.Close()
-	})
+	w.send(res, true)
 	return res.Outcome.ExitStatus
 }
 
@@ -93,6 +108,7 @@ func (w *worker) run(req *Request) int {
 		}
 	}
 
+	w.send(res, false)
 	t2 := time.Now()
 	err = w.exec(in, prog, pre)
 	res.Timings.RunMS = ms(time.Since(t2))

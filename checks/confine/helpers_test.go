@@ -1,0 +1,366 @@
+package confinecheck
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/runtime"
+)
+
+// runLimit bounds one command of a spec: a run that hangs fails the spec
+// instead of the whole test binary.
+const runLimit = 2 * time.Minute
+
+// grace is how long a witness waits for an effect that arrives after the
+// run has ended: a listener reading the line, a process dying of its
+// signal.
+const grace = time.Second
+
+// scratch is one spec's own corner of the file system: the directory the
+// commands run in, a HOME, a receipts directory, a directory to grant and
+// one that no budget grants. Every spec makes its own.
+type scratch struct {
+	dir      string
+	home     string
+	receipts string
+	grant    string // what $GRANT stands for in a budget
+	outside  string // granted by nothing
+	n        int    // names made so far, to keep them apart
+}
+
+func newScratch() *scratch {
+	d := GinkgoT().TempDir()
+	s := &scratch{
+		dir:      d,
+		home:     filepath.Join(d, "home"),
+		receipts: filepath.Join(d, "receipts"),
+		grant:    filepath.Join(d, "grant"),
+		outside:  filepath.Join(d, "outside"),
+	}
+	for _, p := range []string{s.home, s.grant, s.outside} {
+		Expect(os.Mkdir(p, 0o755)).To(Succeed())
+	}
+	return s
+}
+
+// file writes body to name, relative to the scratch directory, and
+// returns its path.
+func (s *scratch) file(name, body string) string {
+	p := filepath.Join(s.dir, name)
+	Expect(os.MkdirAll(filepath.Dir(p), 0o755)).To(Succeed())
+	Expect(os.WriteFile(p, []byte(body), 0o644)).To(Succeed())
+	return p
+}
+
+// unique returns a path in the ungranted directory that nothing has used.
+func (s *scratch) unique(name string) string {
+	s.n++
+	return filepath.Join(s.outside, fmt.Sprintf("%s-%d", name, s.n))
+}
+
+// call is one command line.
+type call struct {
+	bin   string    // the binary; "" for the normal build
+	args  []string  // its arguments
+	fault string    // SABLINE_FAULT_INJECT; "" to leave it unset
+	stdin io.Reader // nil for none
+}
+
+// ran is what a command did.
+type ran struct {
+	exit   int
+	stdout string
+	stderr string
+}
+
+// stderrLines are the lines the command wrote to standard error.
+func (r ran) stderrLines() []string {
+	if r.stderr == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+}
+
+// stderrLine returns the first line of standard error that starts with
+// prefix, or "".
+func (r ran) stderrLine(prefix string) string {
+	for _, l := range r.stderrLines() {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}
+
+func (r ran) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.exit, r.stdout, r.stderr)
+}
+
+// run runs the normal build with args in the scratch directory.
+func (s *scratch) run(args ...string) ran {
+	return s.runWith(call{args: args})
+}
+
+// runWith runs c as a user would: in the scratch directory, with HOME and
+// SABLINE_RECEIPTS pointing into it and SABLINE_FAULT_INJECT set only when
+// c asks for it.
+func (s *scratch) runWith(c call) ran {
+	if c.bin == "" {
+		c.bin = sabline
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.bin, c.args...)
+	cmd.Dir = s.dir
+	cmd.Env = s.env(c.fault)
+	cmd.Stdin = c.stdin
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := ran{stdout: stdout.String(), stderr: stderr.String()}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		r.exit = exit.ExitCode()
+	case err != nil:
+		Fail(fmt.Sprintf("run %s %s: %v", c.bin, strings.Join(c.args, " "), err))
+	}
+	GinkgoWriter.Printf("$ sabline %s\n%s\n", strings.Join(c.args, " "), r)
+	return r
+}
+
+// env is this process's environment with HOME and the receipts directory
+// the scratch's own, and no fault injection unless fault is given.
+func (s *scratch) env(fault string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "HOME", "XDG_STATE_HOME", runtime.ReceiptsEnv, runtime.FaultEnv:
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+s.home, runtime.ReceiptsEnv+"="+s.receipts)
+	if fault != "" {
+		env = append(env, runtime.FaultEnv+"="+fault)
+	}
+	return env
+}
+
+// receipt returns the newest receipt in the scratch's receipts directory:
+// that of the last run.
+func (s *scratch) receipt() *runtime.Receipt {
+	runs, err := runtime.ListReceipts(s.receipts)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(runs).NotTo(BeEmpty(), "no receipt in %s", s.receipts)
+	return runs[len(runs)-1].Receipt
+}
+
+// knockout returns the knock-out build, whose budget checks all pass, so
+// that only the operating system holds its runs. It is built the first
+// time a spec asks for it.
+func knockout() string {
+	bin, err := buildbin.Sabline("sabline_knockout")
+	Expect(err).NotTo(HaveOccurred())
+	return bin
+}
+
+// layerPattern matches the applied layer names a layer of the ENFORCES
+// table stands for: for the Landlock family "landlock", Landlock at any
+// ABI, as a receipt names it ("landlock-abi7"); for the others, the name
+// itself.
+func layerPattern(cellLayer string) *regexp.Regexp {
+	pattern := regexp.QuoteMeta(cellLayer)
+	if cellLayer == confine.LayerLandlockFamily {
+		pattern += `-abi[1-9][0-9]*`
+	}
+	return regexp.MustCompile(`^` + pattern + `$`)
+}
+
+// isCellLayer reports whether an applied layer is one of the cell's.
+func isCellLayer(cell confine.Cell, applied string) bool {
+	for _, l := range cell.Layers {
+		if layerPattern(l).MatchString(applied) {
+			return true
+		}
+	}
+	return false
+}
+
+// namedLayers returns the layers a message names after "refused by", up
+// to the closing parenthesis or the end: "landlock-abi7, seccomp".
+func namedLayers(msg string) []string {
+	_, rest, ok := strings.Cut(msg, "refused by")
+	if !ok {
+		return nil
+	}
+	rest = strings.TrimPrefix(rest, ":")
+	rest, _, _ = strings.Cut(rest, ")")
+	var out []string
+	for _, l := range strings.Split(rest, ",") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// A witness is the target of one fault-injection operation, made by the
+// spec, and the means to see from outside the worker whether the
+// operation happened. happened is asked once, after the run.
+type witness struct {
+	target   string
+	happened func() bool
+}
+
+func newWitness(target string, happened func() bool) witness {
+	return witness{target: target, happened: sync.OnceValue(happened)}
+}
+
+// witness makes a fresh target for op:
+//
+//	read     a FIFO holding two bytes: a read takes one (readWitness)
+//	write    a new path in the ungranted directory: the file appears
+//	connect  a loopback listener: it accepts a connection and reads a line
+//	exec     a script that makes a marker file: the marker appears
+//	signal   a sleeping process: it dies of the signal
+func (s *scratch) witness(op string) witness {
+	switch op {
+	case confine.OpRead:
+		return s.readWitness()
+	case confine.OpWrite:
+		p := s.unique("written")
+		return newWitness(p, func() bool { return exists(p) })
+	case confine.OpConnect:
+		l := listen()
+		return newWitness(l.addr, l.heard)
+	case confine.OpExec:
+		marker := s.unique("marker")
+		return newWitness(execScript(s.unique("touch"), marker), func() bool { return exists(marker) })
+	case confine.OpSignal:
+		return signalWitness()
+	}
+	Fail("no witness for the operation " + strconv.Quote(op))
+	return witness{}
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// loopback is a TCP listener on 127.0.0.1 that answers each line it reads
+// with "echo: " and the line.
+type loopback struct {
+	addr  string
+	port  int
+	lines chan string
+}
+
+// listen starts a loopback listener, closed when the spec ends.
+func listen() *loopback {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(l.Close)
+	lb := &loopback{addr: l.Addr().String(), port: l.Addr().(*net.TCPAddr).Port, lines: make(chan string, 16)}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return // closed at the end of the spec
+			}
+			go lb.serve(c)
+		}
+	}()
+	return lb
+}
+
+func (lb *loopback) serve(c net.Conn) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(runLimit))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return
+	}
+	select {
+	case lb.lines <- line:
+	default:
+	}
+	fmt.Fprintf(c, "echo: %s", line)
+}
+
+// heard reports whether the listener accepted a connection and read a
+// line from it.
+func (lb *loopback) heard() bool {
+	select {
+	case <-lb.lines:
+		return true
+	case <-time.After(grace):
+		return false
+	}
+}
+
+// signalWitness starts a process that sleeps, stopped when the spec ends.
+func signalWitness() witness {
+	cmd := sleeper()
+	Expect(cmd.Start()).To(Succeed())
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait() // a process killed is what the witness looks for
+		close(done)
+	}()
+	DeferCleanup(func() {
+		_ = cmd.Process.Kill() // it may be gone already
+		<-done
+	})
+	return newWitness(strconv.Itoa(cmd.Process.Pid), func() bool {
+		select {
+		case <-done:
+			return endedBySignal(cmd.ProcessState)
+		case <-time.After(grace):
+			return false
+		}
+	})
+}
+
+// cellOf returns the running system's cell of the ENFORCES row id.
+func cellOf(id string) confine.Cell {
+	row, ok := confine.EnforcesRow(id)
+	Expect(ok).To(BeTrue(), "no row %q in confine.Enforces", id)
+	cell, ok := row.Cell(goruntime.GOOS)
+	Expect(ok).To(BeTrue(), "row %q has no cell for %s", id, goruntime.GOOS)
+	return cell
+}
+
+// expectKernelRefusal: the run ended with E319 (exit 1), and its message
+// names refusing layers, each a layer of the row id's cell.
+func expectKernelRefusal(r ran, rec *runtime.Receipt, id string) {
+	GinkgoHelper()
+	Expect(r.exit).To(Equal(1), "%s", r)
+	Expect(rec.Outcome.Code).To(Equal(runtime.E319),
+		"a kernel refusal is E319, whose advice names the grants a host module needs (docs/errors.md)\n%s", r)
+	cell := cellOf(id)
+	layers := namedLayers(rec.Outcome.Message)
+	Expect(layers).NotTo(BeEmpty(), "%s", r)
+	for _, l := range layers {
+		Expect(isCellLayer(cell, l)).To(BeTrue(), "the refusal names %s, not a layer of %s %v", l, id, cell.Layers)
+	}
+}

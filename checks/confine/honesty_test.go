@@ -1,0 +1,135 @@
+package confinecheck
+
+import (
+	"fmt"
+	"os"
+	goruntime "runtime"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/runtime"
+)
+
+// flipEnv names a variable for breaking the suite on purpose: with
+// SABLINE_CHECKS_FLIP=ROW-ID the suite inverts, in its own copy of the
+// table, the running system's cell of that row (yes becomes no, no
+// becomes yes), and the entries of that row must then fail, naming it.
+const flipEnv = "SABLINE_CHECKS_FLIP"
+
+// honestyRow maps each honesty entry's description to the ID of its row,
+// for the count line.
+var honestyRow = map[string]string{}
+
+// honestyCase is one operation of one row, with the running system's cell
+// as the suite expects it.
+type honestyCase struct {
+	row  confine.Row
+	op   string
+	cell confine.Cell
+}
+
+// honestyEntries makes one entry for each operation of each row of
+// confine.Enforces that names operations.
+func honestyEntries() []TableEntry {
+	flip := os.Getenv(flipEnv)
+	var entries []TableEntry
+	for _, row := range confine.Enforces {
+		cell, ok := row.Cell(goruntime.GOOS)
+		if !ok {
+			continue
+		}
+		note := ""
+		if row.ID == flip {
+			cell.Holds = map[confine.Holds]confine.Holds{
+				confine.HoldsYes: confine.HoldsNo, confine.HoldsNo: confine.HoldsYes, confine.HoldsPartly: confine.HoldsPartly,
+			}[cell.Holds]
+			note = " (inverted by " + flipEnv + ")"
+		}
+		for _, op := range row.Ops {
+			desc := fmt.Sprintf("%s %s on %s: holds %s%s", row.ID, op, goruntime.GOOS, cell.Holds, note)
+			honestyRow[desc] = row.ID
+			entries = append(entries, Entry(desc, honestyCase{row: row, op: op, cell: cell}))
+		}
+	}
+	return entries
+}
+
+var _ = DescribeTable("ENFORCES, proved in both directions by the fault-injection hook",
+	func(c honestyCase) {
+		s := newScratch()
+		allow := strings.ReplaceAll(c.row.Budget, confine.PlaceholderGrant, s.grant)
+		prog := s.file("prog.vel", "x = 1\n")
+		attempt := func(w witness, flags ...string) (ran, *runtime.Receipt) {
+			args := append(flags, "--allow", allow, prog)
+			r := s.runWith(call{args: args, fault: c.op + "=" + w.target})
+			return r, s.receipt()
+		}
+
+		By("--no-confine: the operation goes through, and is seen from outside the worker")
+		w := s.witness(c.op)
+		r, rec := attempt(w, "--no-confine")
+		expectWentThrough("under --no-confine", c.op, w, r, rec)
+
+		switch c.cell.Holds {
+		case confine.HoldsPartly:
+			Skip("cell holds partly: " + c.cell.Text)
+		case confine.HoldsYes:
+			if !confined() {
+				Skip(noConfinement())
+			}
+		case confine.HoldsNo:
+		default:
+			Fail(fmt.Sprintf("the cell holds %q, which is none of yes, partly and no", c.cell.Holds))
+		}
+
+		w = s.witness(c.op)
+		r, rec = attempt(w)
+		if c.cell.Holds == confine.HoldsNo {
+			By("confined, where the cell holds no: the operation goes through, and is seen from outside the worker")
+			expectWentThrough("confined, where the cell holds no", c.op, w, r, rec)
+			return
+		}
+		By("confined, where the cell holds yes: nothing is made, and E319 names the cell's layers")
+		expectRefused(c, w, r, rec)
+	},
+	honestyEntries(),
+)
+
+// expectWentThrough: the operation was seen from outside, the run ended
+// well, and its receipt says the operation went through. how says under
+// what the run was made, for the failure message.
+func expectWentThrough(how, op string, w witness, r ran, rec *runtime.Receipt) {
+	GinkgoHelper()
+	Expect(w.happened()).To(BeTrue(), "%s, the %s of %s was not seen from outside the worker\n%s", how, op, w.target, r)
+	Expect(r.exit).To(Equal(0), "%s", r)
+	Expect(rec.Faults).To(ConsistOf(And(
+		HaveField("Op", op), HaveField("Target", w.target), HaveField("Result", runtime.FaultWent))))
+}
+
+// expectRefused: nothing was seen from outside; the run ended with E319
+// naming, on standard error and in its receipt, layers of the cell, and
+// every layer the cell relies on was applied.
+func expectRefused(c honestyCase, w witness, r ran, rec *runtime.Receipt) {
+	GinkgoHelper()
+	Expect(w.happened()).To(BeFalse(),
+		"the cell says the kernel holds this, yet the %s of %s was seen from outside the worker\n%s", c.op, w.target, r)
+	Expect(r.exit).To(Equal(1), "%s", r)
+	Expect(rec.Outcome.Code).To(Equal(runtime.E319), "%s", r)
+	Expect(rec.Faults).To(ConsistOf(And(
+		HaveField("Op", c.op), HaveField("Target", w.target), HaveField("Result", runtime.FaultRefused))))
+	refusedBy := rec.Faults[0].Layers
+	Expect(refusedBy).NotTo(BeEmpty(), "the refusal names no layer")
+	for _, l := range refusedBy {
+		Expect(isCellLayer(c.cell, l)).To(BeTrue(), "the refusal names %s, which is not a layer of the cell %v", l, c.cell.Layers)
+	}
+	for _, l := range c.cell.Layers {
+		Expect(rec.RunParameters.ConfinementLayers).To(ContainElement(MatchRegexp(layerPattern(l).String())),
+			"the cell relies on %s, which the run did not apply", l)
+	}
+	line := r.stderrLine("sabline: E319: ")
+	Expect(line).To(ContainSubstring(c.op+" "+w.target), "%s", r)
+	Expect(namedLayers(line)).To(Equal(refusedBy), "%s", r)
+}

@@ -1,0 +1,69 @@
+package confinecheck
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/runtime"
+)
+
+// started is the program of these specs: its line on standard output says
+// the first statement ran.
+const started = `print("started")` + "\n"
+
+var _ = Describe("--require-confinement", func() {
+	DescribeTable("runs a program whose level is at least the one asked for, and refuses the others with E326 before the first statement",
+		func(require, allow string, needsConfinement bool, wantLevel confine.Level) {
+			if needsConfinement && !confined() {
+				Skip(noConfinement())
+			}
+			s := newScratch()
+			r := s.run("--require-confinement", require, "--allow", allow, s.file("prog.vel", started))
+			rec := s.receipt()
+			p := rec.RunParameters
+			Expect(p.Confinement).To(Equal(wantLevel), "%s", r)
+			Expect(p.RequireConfinement).To(Equal(confine.Level(require)))
+			if wantLevel.Rank() >= confine.Level(require).Rank() {
+				Expect(r.exit).To(Equal(0), "%s", r)
+				Expect(r.stdout).To(Equal("started\n"))
+				return
+			}
+			Expect(r.exit).To(Equal(3), "%s", r)
+			Expect(r.stdout).To(BeEmpty(), "the first statement ran")
+			Expect(rec.Outcome.Code).To(Equal(runtime.E326))
+			Expect(rec.Outcome.Status).To(Equal(runtime.StatusRefused))
+			Expect(rec.Outcome.Message).To(And(ContainSubstring(string(wantLevel)), ContainSubstring(p.ConfinementReason)))
+			Expect(r.stderrLine("sabline: E326: ")).To(ContainSubstring(rec.Outcome.Message))
+		},
+		Entry("full, under io,net:localhost:8080, whose level is partial: refused", "full", "io,net:localhost:8080", true, confine.Partial),
+		Entry("full, under io, whose level is full: run", "full", "io", true, confine.Full),
+		Entry("partial, under io,net:localhost:8080: run", "partial", "io,net:localhost:8080", true, confine.Partial),
+		Entry("partial, under io,ffi:os, whose level is none on every system: refused", "partial", "io,ffi:os", false, confine.None),
+	)
+
+	It("never tries the fault-injection hook in a run it refuses", func() {
+		if !confined() {
+			Skip(noConfinement())
+		}
+		s := newScratch()
+		target := s.unique("written")
+		r := s.runWith(call{
+			args:  []string{"--require-confinement", "full", "--allow", "io,net:localhost:8080", s.file("prog.vel", started)},
+			fault: confine.OpWrite + "=" + target,
+		})
+		rec := s.receipt()
+		Expect(rec.Outcome.Code).To(Equal(runtime.E326), "%s", r)
+		Expect(rec.Faults).To(BeEmpty())
+		Expect(exists(target)).To(BeFalse(), "%s was made", target)
+	})
+
+	It("is a usage error with --no-confine: E301, exit 2, and nothing runs", func() {
+		s := newScratch()
+		r := s.run("--require-confinement", "partial", "--no-confine", "--allow", "io", s.file("prog.vel", started))
+		Expect(r.exit).To(Equal(2), "%s", r)
+		Expect(r.stdout).To(BeEmpty())
+		Expect(r.stderrLine("sabline: E301: ")).NotTo(BeEmpty(), "%s", r)
+		Expect(s.receipt().Outcome.Code).To(Equal(runtime.E301))
+	})
+})

@@ -1,0 +1,89 @@
+package confinecheck
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sabline/sabline/runtime"
+)
+
+var _ = Describe("a confined worker", func() {
+	It("holds every one of its threads: no_new_privs set and the seccomp filter installed", func() {
+		if goruntime.GOOS != "linux" {
+			Skip("threads are read from /proc/PID/task, which only Linux has")
+		}
+		if !confined() {
+			Skip(noConfinement())
+		}
+		s := newScratch()
+		cmd := exec.Command(sabline, "--allow", "io", s.file("prog.vel", `print("waiting")`+"\n"+"io.read_line()\n"))
+		cmd.Dir, cmd.Env = s.dir, s.env("")
+		stdin, err := cmd.StdinPipe()
+		Expect(err).NotTo(HaveOccurred())
+		stdout, err := cmd.StdoutPipe()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cmd.Start()).To(Succeed())
+		var waitErr error
+		done := make(chan struct{})
+		go func() {
+			waitErr = cmd.Wait()
+			close(done)
+		}()
+		DeferCleanup(func() {
+			_ = cmd.Process.Kill() // gone already when the spec passed
+			<-done
+		})
+
+		By("waiting for the first statement, which runs after the policy is applied")
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		Expect(err).NotTo(HaveOccurred())
+		Expect(line).To(Equal("waiting\n"))
+
+		worker := workerOf(cmd.Process.Pid)
+		Expect(worker).NotTo(BeZero(), "no child of %d has %s as its first argument", cmd.Process.Pid, runtime.WorkerArg)
+		tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(worker), "task", "*", "status"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(len(tasks)).To(BeNumerically(">", 1), "a Go worker has more than one thread")
+		for _, t := range tasks {
+			status, err := os.ReadFile(t)
+			if errors.Is(err, os.ErrNotExist) {
+				continue // the thread has ended since the glob
+			}
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(status)).To(And(MatchRegexp(`(?m)^NoNewPrivs:\s+1$`), MatchRegexp(`(?m)^Seccomp:\s+2$`)), "%s", t)
+		}
+
+		By("closing standard input, which ends the run")
+		Expect(stdin.Close()).To(Succeed())
+		<-done
+		Expect(waitErr).NotTo(HaveOccurred())
+	})
+})
+
+// workerOf returns the pid of the child of supervisor started with the
+// hidden worker argument, or 0.
+func workerOf(supervisor int) int {
+	dirs, err := filepath.Glob("/proc/[0-9]*")
+	Expect(err).NotTo(HaveOccurred())
+	for _, dir := range dirs {
+		status, err := os.ReadFile(filepath.Join(dir, "status"))
+		if err != nil || !strings.Contains(string(status), "\nPPid:\t"+strconv.Itoa(supervisor)+"\n") {
+			continue // gone since the glob, or another's child
+		}
+		cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if argv := strings.Split(string(cmdline), "\x00"); err == nil && len(argv) > 1 && argv[1] == runtime.WorkerArg {
+			pid, _ := strconv.Atoi(filepath.Base(dir))
+			return pid
+		}
+	}
+	return 0
+}

@@ -180,10 +180,10 @@ var Enforces = []Row{
 	{
 		ID:   "net-host",
 		Item: "net:HOST, net:HOST:PORT",
-		Linux: Cell{HoldsPartly, "seccomp: IPv4 and IPv6 stream and datagram sockets only (no Unix, netlink, raw, " +
-			"packet or MPTCP socket, no socketpair); from Landlock ABI 4, no TCP bind, and when every grant " +
-			"names a port, TCP connections to those ports and 53 only. The host is held by the language alone, " +
-			"so the level is partial", []string{LayerLandlockFamily, LayerSeccomp}},
+		Linux: Cell{HoldsPartly, "seccomp: IPv4 and IPv6 sockets of TCP and UDP only (no Unix, netlink, raw or " +
+			"packet socket, no SCTP, MPTCP, ICMP or UDP-Lite protocol, no socketpair); from Landlock ABI 4, no " +
+			"TCP bind, and when every grant names a port, TCP connections to those ports and 53 only. The host " +
+			"is held by the language alone, so the level is partial", []string{LayerLandlockFamily, LayerSeccomp}},
 		Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, and the host is held by the " +
 			"language alone", nil},
 		Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits every host, so " +
@@ -196,8 +196,8 @@ var Enforces = []Row{
 	{
 		ID:   "net-any",
 		Item: "net with no host",
-		Linux: Cell{HoldsYes, "any host, as the budget says; seccomp still allows only IPv4 and IPv6 stream and " +
-			"datagram sockets, unless a granted module widened the policy to any host, when sockets are not " +
+		Linux: Cell{HoldsYes, "any host, as the budget says; seccomp still allows only IPv4 and IPv6 sockets of " +
+			"TCP and UDP, unless a granted module widened the policy to any host, when sockets are not " +
 			"filtered", []string{LayerSeccomp}},
 		Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, as the budget does, and a Unix socket " +
 			"with it", nil},
@@ -258,13 +258,18 @@ var Enforces = []Row{
 		ID:   "deny-list",
 		Item: "the rest of the deny-list (never a budget item)",
 		Linux: Cell{HoldsYes, "seccomp: a system call made through another architecture's entry (i386, x32); " +
-			"ptrace, process_vm_readv and process_vm_writev; mount, umount2 and the new mount calls, pivot_root, " +
-			"chroot, unshare and setns; loading and removing kernel modules, kexec, bpf and perf_event_open; the " +
-			"keyring calls; io_uring; userfaultfd; open_by_handle_at and name_to_handle_at; setting the clock; " +
-			"reboot, swapon, swapoff, acct, quotactl, personality, iopl, ioperm, syslog, vhangup, lookup_dcookie, " +
-			"uselib and nfsservctl; tkill and the pidfd calls; a signal, by kill, tgkill or sigqueue, to any " +
-			"process but the worker; input pushed at the terminal (TIOCSTI, TIOCLINUX). From Landlock ABI 6, " +
-			"signals are scoped to the worker too", []string{LayerLandlockFamily, LayerSeccomp}},
+			"ptrace, process_vm_readv and process_vm_writev, and the other calls that reach another process " +
+			"(kcmp, process_madvise, process_mrelease, move_pages, migrate_pages, get_robust_list); mount, " +
+			"umount2 and the new mount calls, pivot_root, chroot, unshare and setns, and listmount, statmount " +
+			"and listns; loading and removing kernel modules (create_module, get_kernel_syms and query_module " +
+			"too), kexec, bpf and perf_event_open; the keyring calls; io_uring; userfaultfd; open_by_handle_at " +
+			"and name_to_handle_at; watching files, which Landlock does not check (inotify_init, inotify_init1, " +
+			"fanotify_init); System V IPC, which names no path (shmget, shmat, shmctl, msgget, msgsnd, msgrcv, " +
+			"msgctl, semget, semop, semtimedop, semctl); setting the clock; reboot, swapon, swapoff, acct, " +
+			"quotactl, personality, iopl, ioperm, modify_ldt, syslog, vhangup, lookup_dcookie, uselib, " +
+			"nfsservctl, sethostname, setdomainname, sysfs, ustat and _sysctl; tkill and the pidfd calls; a " +
+			"signal, by kill, tgkill or sigqueue, to any process but the worker; input pushed at the terminal " +
+			"(TIOCSTI, TIOCLINUX). From Landlock ABI 6, signals are scoped to the worker too", []string{LayerLandlockFamily, LayerSeccomp}},
 		Darwin: Cell{HoldsPartly, "what the denial of process-fork and of writes implies; a profile has no list " +
 			"of system calls, and a signal to another process of the same user is not refused",
 			[]string{LayerSandboxProfile}},

@@ -59,6 +59,8 @@ const (
 	sockStream   = 1
 	sockDgram    = 2
 	sockTypeMask = 0xf // the socket type without SOCK_NONBLOCK and SOCK_CLOEXEC
+	ipprotoTCP   = 6
+	ipprotoUDP   = 17
 	ipprotoMPTCP = 262
 
 	tiocsti   = 0x5412
@@ -179,6 +181,7 @@ func seccompRules(p Policy, pid uint32) []seccompRule {
 				{arg: 0, values: []uint32{afInet, afInet6}, refusal: actEPERM},
 				{arg: 1, mask: sockTypeMask, values: []uint32{sockStream, sockDgram}, refusal: actEPERM},
 				{arg: 2, values: []uint32{ipprotoMPTCP}, refuseMatch: true, refusal: actEPROTONOSUPPORT},
+				{arg: 2, values: []uint32{0, ipprotoTCP, ipprotoUDP}, refusal: actEPERM},
 			}})
 	}
 	return rules

@@ -65,6 +65,11 @@ func TestSeccompConstants(t *testing.T) {
 		{name: "SOCK_CLOEXEC", got: testSockCloexec, want: unix.SOCK_CLOEXEC},
 		{name: "the socket type mask keeps the flags out", got: sockTypeMask & (unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC), want: 0},
 		{name: "IPPROTO_MPTCP", got: ipprotoMPTCP, want: unix.IPPROTO_MPTCP},
+		{name: "IPPROTO_TCP", got: ipprotoTCP, want: unix.IPPROTO_TCP},
+		{name: "IPPROTO_UDP", got: ipprotoUDP, want: unix.IPPROTO_UDP},
+		{name: "IPPROTO_ICMP", got: testIPProtoICMP, want: unix.IPPROTO_ICMP},
+		{name: "IPPROTO_ICMPV6", got: testIPProtoICMPV6, want: unix.IPPROTO_ICMPV6},
+		{name: "IPPROTO_SCTP", got: testIPProtoSCTP, want: unix.IPPROTO_SCTP},
 		{name: "TIOCSTI", got: tiocsti, want: unix.TIOCSTI},
 		{name: "TIOCLINUX", got: tioclinux, want: unix.TIOCLINUX},
 		{name: "FIONREAD (TIOCINQ)", got: testFIONREAD, want: unix.TIOCINQ},
@@ -82,6 +87,7 @@ func TestSeccompConstants(t *testing.T) {
 			{"execve", unix.SYS_EXECVE}, {"ptrace", unix.SYS_PTRACE}, {"unshare", unix.SYS_UNSHARE},
 			{"io_uring_setup", unix.SYS_IO_URING_SETUP}, {"open_tree_attr", unix.SYS_OPEN_TREE_ATTR},
 			{"seccomp", unix.SYS_SECCOMP}, {"landlock_restrict_self", unix.SYS_LANDLOCK_RESTRICT_SELF},
+			{"kcmp", unix.SYS_KCMP}, {"fanotify_init", unix.SYS_FANOTIFY_INIT}, {"shmget", unix.SYS_SHMGET},
 		} {
 			tests = append(tests, struct {
 				name string
@@ -215,6 +221,73 @@ func loopbackCall(*childEnv) error {
 	return nil
 }
 
+// testKcmpFile is KCMP_FILE of linux/kcmp.h, which x/sys/unix does not
+// name: kcmp compares two descriptors.
+const testKcmpFile = 0
+
+// testIPCKey is a System V IPC key no segment is expected to have.
+const testIPCKey = 0x5ab11e00
+
+// denyListChecks are calls of the deny-list, each made by its number in
+// arch's table (skipped where arch lacks it) in a shape that changes
+// nothing without the filter: the call returns 0, a descriptor closed at
+// once, or an error other than EPERM.
+func denyListChecks(arch Arch) []kernelCheck {
+	var checks []kernelCheck
+	for _, c := range []struct {
+		name string
+		call string
+		args func(*childEnv) []uintptr
+		fd   bool // the call returns a descriptor
+	}{
+		// Reads the descriptor table into no buffer: 0.
+		{name: "modify_ldt(0, NULL, 0)", call: "modify_ldt"},
+		{name: "kcmp(own pid, own pid, KCMP_FILE, pipe, pipe)", call: "kcmp", args: func(e *childEnv) []uintptr {
+			return []uintptr{uintptr(e.pid), uintptr(e.pid), testKcmpFile, uintptr(e.pipe[0]), uintptr(e.pipe[0])}
+		}},
+		// EBADF.
+		{name: "process_madvise(-1, NULL, 0, 0, 0)", call: "process_madvise", args: func(*childEnv) []uintptr {
+			return []uintptr{^uintptr(0)}
+		}},
+		// EFAULT: the answer has nowhere to go.
+		{name: "get_robust_list(own pid, NULL, NULL)", call: "get_robust_list", args: func(e *childEnv) []uintptr {
+			return []uintptr{uintptr(e.pid)}
+		}},
+		// EFAULT: no request to read.
+		{name: "listmount(NULL, NULL, 0, 0)", call: "listmount"},
+		// ENOENT, without IPC_CREAT.
+		{name: "shmget of a missing key", call: "shmget", args: func(*childEnv) []uintptr {
+			return []uintptr{testIPCKey, 0, 0}
+		}},
+		{name: "inotify_init1(IN_CLOEXEC)", call: "inotify_init1", fd: true, args: func(*childEnv) []uintptr {
+			return []uintptr{unix.IN_CLOEXEC}
+		}},
+		// FAN_REPORT_FID, without which a process lacking CAP_SYS_ADMIN
+		// is refused EPERM by the kernel itself.
+		{name: "fanotify_init(FAN_CLASS_NOTIF|FAN_REPORT_FID|FAN_CLOEXEC, O_RDONLY)", call: "fanotify_init", fd: true,
+			args: func(*childEnv) []uintptr {
+				return []uintptr{unix.FAN_CLASS_NOTIF | unix.FAN_REPORT_FID | unix.FAN_CLOEXEC, unix.O_RDONLY}
+			}},
+	} {
+		nr, ok := arch.Table[c.call]
+		if !ok {
+			continue
+		}
+		checks = append(checks, kernelCheck{name: c.name, want: unix.EPERM, call: func(e *childEnv) error {
+			var args []uintptr
+			if c.args != nil {
+				args = c.args(e)
+			}
+			if c.fd {
+				return fdCall(uintptr(nr), args...)
+			}
+			_, err := rawCall(uintptr(nr), args...)
+			return err
+		}})
+	}
+	return checks
+}
+
 // seccompScenario is a policy the child installs, from a budget, and the
 // checks it makes under it.
 type seccompScenario struct {
@@ -295,12 +368,14 @@ func seccompScenarios() []seccompScenario {
 			return err
 		}},
 	}
-	if arch, _ := NativeArch(); arch.X32 {
+	arch, _ := NativeArch()
+	if arch.X32 {
 		common = append(common, kernelCheck{name: "x32 getpid", want: eperm, call: func(*childEnv) error {
 			_, err := rawCall(x32SyscallBit | unix.SYS_GETPID)
 			return err
 		}})
 	}
+	common = append(common, denyListChecks(arch)...)
 	inet := socketCall(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	inetHigh := socketCall(testHigh|unix.AF_INET, unix.SOCK_STREAM, 0)
 	local := socketCall(unix.AF_UNIX, unix.SOCK_STREAM, 0)
@@ -309,6 +384,11 @@ func seccompScenarios() []seccompScenario {
 		{name: "socket(AF_INET, SOCK_STREAM)", call: inet},
 		{name: "socket(1<<32|AF_INET, SOCK_STREAM)", call: inetHigh},
 		{name: "socket(AF_INET6, SOCK_DGRAM)", call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, 0)},
+		{name: "socket(AF_INET, SOCK_DGRAM, 0)", call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, 0)},
+		{name: "socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP)", call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_UDP)},
+		{name: "socket(AF_INET6, SOCK_STREAM, IPPROTO_TCP)", call: socketCall(unix.AF_INET6, unix.SOCK_STREAM, unix.IPPROTO_TCP)},
+		{name: "socket(AF_INET, SOCK_STREAM, 1<<32|IPPROTO_TCP)", call: socketCall(unix.AF_INET, unix.SOCK_STREAM, testHigh|unix.IPPROTO_TCP)},
+		{name: "socket(AF_INET6, SOCK_DGRAM, 1<<32|IPPROTO_UDP)", call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, testHigh|unix.IPPROTO_UDP)},
 		{name: "listen and dial on loopback with MPTCP asked", call: loopbackCall},
 	}
 	inetOnly := slices.Concat(sockets, []kernelCheck{
@@ -317,7 +397,17 @@ func seccompScenarios() []seccompScenario {
 		{name: "socket(AF_NETLINK)", want: eperm, call: netlink},
 		{name: "socket(AF_INET, SOCK_RAW)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP)},
 		{name: "socketpair(AF_UNIX)", want: eperm, call: socketpairCall},
+		// Without the filter, a ping socket is made, or refused EACCES
+		// by net.ipv4.ping_group_range.
+		{name: "socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_ICMP)},
+		{name: "socket(AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6)", want: eperm, call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, unix.IPPROTO_ICMPV6)},
+		{name: "socket(AF_INET, SOCK_DGRAM, 1<<32|IPPROTO_ICMP)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, testHigh|unix.IPPROTO_ICMP)},
 	})
+	if _, err := os.Stat("/proc/sys/net/sctp"); err == nil {
+		// Without SCTP loaded, the control would have the kernel load it.
+		inetOnly = append(inetOnly, kernelCheck{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)", want: eperm,
+			call: socketCall(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_SCTP)})
+	}
 	if _, err := os.Stat("/proc/sys/net/mptcp"); err == nil {
 		// Without MPTCP in the kernel there is no control for this one.
 		inetOnly = append(inetOnly, kernelCheck{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", want: unix.EPROTONOSUPPORT,

@@ -31,6 +31,9 @@ const (
 	testCloneNewUser  = 0x10000000
 	testSIGCHLD       = 17
 	testFIONREAD      = 0x541b
+	testIPProtoICMP   = 1
+	testIPProtoICMPV6 = 58
+	testIPProtoSCTP   = 132
 	testAuditI386     = 0x40000003
 	testAuditARM      = 0x40000028
 	testHigh          = uint64(1) << 32
@@ -84,11 +87,15 @@ func TestSeccompSimulation(t *testing.T) {
 		tiocsti, testHigh | tiocsti, tioclinux, testFIONREAD,
 		sockStream | testSockCloexec, sockDgram | testSockNonblock, testSockRaw, testSockSeqpacket,
 		ipprotoMPTCP, testHigh | ipprotoMPTCP,
+		ipprotoTCP, testHigh | ipprotoTCP, testHigh | ipprotoUDP, testIPProtoSCTP, testIPProtoICMPV6,
 	}
-	// The product of the first three arguments uses fewer values.
+	// The product of the first three arguments uses fewer values. 1 is
+	// AF_UNIX, SOCK_STREAM and IPPROTO_ICMP; 17 (IPPROTO_UDP) is
+	// SIGCHLD and AF_PACKET above.
 	product := []uint64{
 		0, afInet, afInet6, testAFUnix, testHigh | afInet, testHigh | testAFUnix,
 		sockStream | testSockCloexec, sockDgram, testSockRaw, ipprotoMPTCP, testHigh | ipprotoMPTCP, testPid,
+		ipprotoTCP, ipprotoUDP, testIPProtoSCTP, testIPProtoICMPV6, testHigh | ipprotoTCP, testHigh | ipprotoUDP,
 	}
 	var argSets [][6]uint64
 	for _, v := range values {
@@ -211,6 +218,17 @@ func TestSeccompCases(t *testing.T) {
 		{name: "SOCK_SEQPACKET refused under net", arch: ArchARM64, policy: open, call: "socket", args: [6]uint64{afInet, testSockSeqpacket}, want: eperm},
 		{name: "MPTCP refused with EPROTONOSUPPORT", arch: ArchAMD64, policy: hosts, call: "socket", args: [6]uint64{afInet, sockStream | testSockCloexec | testSockNonblock, ipprotoMPTCP}, want: eprotonosupport},
 		{name: "1<<32|IPPROTO_MPTCP refused", arch: ArchAMD64, policy: open, call: "socket", args: [6]uint64{afInet6, sockStream, testHigh | ipprotoMPTCP}, want: eprotonosupport},
+		{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_TCP) allowed under net:HOST", arch: ArchAMD64, policy: hosts, call: "socket", args: [6]uint64{afInet, sockStream, ipprotoTCP}, want: SeccompAllow},
+		{name: "socket(AF_INET6, SOCK_DGRAM|SOCK_CLOEXEC, IPPROTO_UDP) allowed under net", arch: ArchARM64, policy: open, call: "socket", args: [6]uint64{afInet6, sockDgram | testSockCloexec, ipprotoUDP}, want: SeccompAllow},
+		{name: "1<<32|IPPROTO_TCP allowed: the kernel sees IPPROTO_TCP", arch: ArchAMD64, policy: hosts, call: "socket", args: [6]uint64{afInet, sockStream, testHigh | ipprotoTCP}, want: SeccompAllow},
+		{name: "1<<32|IPPROTO_UDP allowed: the kernel sees IPPROTO_UDP", arch: ArchARM64, policy: hosts, call: "socket", args: [6]uint64{afInet6, sockDgram, testHigh | ipprotoUDP}, want: SeccompAllow},
+		{name: "SOCK_DGRAM with IPPROTO_TCP left to the kernel, which refuses the pair", arch: ArchAMD64, policy: hosts, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoTCP}, want: SeccompAllow},
+		{name: "ICMP (ping) socket refused under net:HOST", arch: ArchAMD64, policy: hosts, call: "socket", args: [6]uint64{afInet, sockDgram, testIPProtoICMP}, want: eperm},
+		{name: "ICMPv6 (ping) socket refused under net on arm64", arch: ArchARM64, policy: open, call: "socket", args: [6]uint64{afInet6, sockDgram | testSockNonblock, testIPProtoICMPV6}, want: eperm},
+		{name: "SCTP stream socket refused under net:HOST", arch: ArchAMD64, policy: hosts, call: "socket", args: [6]uint64{afInet, sockStream, testIPProtoSCTP}, want: eperm},
+		{name: "1<<32|IPPROTO_SCTP refused under --confine strict", arch: ArchAMD64, policy: strict, call: "socket", args: [6]uint64{afInet6, sockStream, testHigh | testIPProtoSCTP}, want: eperm},
+		{name: "MPTCP with SOCK_DGRAM still EPROTONOSUPPORT", arch: ArchARM64, policy: hosts, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoMPTCP}, want: eprotonosupport},
+		{name: "ICMP socket allowed when ffi:socket widens to any host", arch: ArchAMD64, policy: widened, call: "socket", args: [6]uint64{afInet, sockDgram, testIPProtoICMP}, want: SeccompAllow},
 		{name: "socketpair refused under net:HOST", arch: ArchAMD64, policy: hosts, call: "socketpair", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
 		{name: "AF_UNIX allowed when ffi:socket widens to any host", arch: ArchAMD64, policy: widened, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: SeccompAllow},
 		{name: "AF_UNIX refused under --confine strict", arch: ArchAMD64, policy: strict, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
@@ -244,6 +262,21 @@ func TestSeccompCases(t *testing.T) {
 		{name: "ioctl FIONREAD allowed", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, testFIONREAD}, want: SeccompAllow},
 		{name: "ptrace refused", arch: ArchAMD64, policy: widened, call: "ptrace", want: eperm},
 		{name: "io_uring_setup refused", arch: ArchARM64, policy: closed, call: "io_uring_setup", want: eperm},
+		{name: "modify_ldt refused", arch: ArchAMD64, policy: widened, call: "modify_ldt", want: eperm},
+		{name: "kcmp refused on arm64", arch: ArchARM64, policy: closed, call: "kcmp", args: [6]uint64{testPid, testPid}, want: eperm},
+		{name: "process_madvise refused", arch: ArchAMD64, policy: closed, call: "process_madvise", want: eperm},
+		{name: "move_pages refused", arch: ArchARM64, policy: widened, call: "move_pages", args: [6]uint64{testOtherPid}, want: eperm},
+		{name: "create_module refused", arch: ArchAMD64, policy: closed, call: "create_module", want: eperm},
+		{name: "query_module refused", arch: ArchAMD64, policy: widened, call: "query_module", want: eperm},
+		{name: "fanotify_init refused on arm64", arch: ArchARM64, policy: closed, call: "fanotify_init", want: eperm},
+		{name: "inotify_init1 refused", arch: ArchAMD64, policy: widened, call: "inotify_init1", want: eperm},
+		{name: "inotify_add_watch left alone: it needs a descriptor", arch: ArchAMD64, policy: closed, call: "inotify_add_watch", want: SeccompAllow},
+		{name: "shmget refused", arch: ArchAMD64, policy: widened, call: "shmget", want: eperm},
+		{name: "semop refused on arm64", arch: ArchARM64, policy: closed, call: "semop", want: eperm},
+		{name: "shmdt left alone", arch: ArchAMD64, policy: closed, call: "shmdt", want: SeccompAllow},
+		{name: "listmount refused", arch: ArchAMD64, policy: closed, call: "listmount", want: eperm},
+		{name: "sethostname refused on arm64", arch: ArchARM64, policy: widened, call: "sethostname", want: eperm},
+		{name: "sysfs refused", arch: ArchAMD64, policy: closed, call: "sysfs", want: eperm},
 		{name: "landlock_restrict_self allowed", arch: ArchAMD64, policy: closed, call: "landlock_restrict_self", want: SeccompAllow},
 		{name: "seccomp allowed", arch: ArchARM64, policy: closed, call: "seccomp", want: SeccompAllow},
 		{name: "prctl allowed", arch: ArchAMD64, policy: closed, call: "prctl", want: SeccompAllow},
@@ -309,6 +342,53 @@ func TestSeccompProgramErrors(t *testing.T) {
 	}
 }
 
+// TestSeccompRuntimeCalls checks that the calls the Go runtime and the
+// language's own effects make are allowed under every test policy, on
+// each architecture that has them: memory, threads and their futexes,
+// signals, time, randomness, polling, and the file calls Landlock holds.
+func TestSeccompRuntimeCalls(t *testing.T) {
+	calls := []string{
+		"read", "write", "openat", "close", "lseek", "fcntl", "newfstatat", "fstat", "statx", "getdents64",
+		"mkdirat", "unlinkat", "renameat", "renameat2", "ftruncate",
+		"mmap", "munmap", "mprotect", "madvise", "mincore", "brk",
+		"futex", "sched_yield", "sched_getaffinity", "gettid", "getpid", "exit_group", "prlimit64",
+		"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack",
+		"clock_gettime", "nanosleep", "timer_create", "timer_settime", "timer_delete", "getrandom",
+		"epoll_create1", "epoll_ctl", "epoll_pwait", "eventfd2", "pipe2",
+	}
+	for _, a := range []Arch{ArchAMD64, ArchARM64} {
+		for _, tp := range seccompTestPolicies {
+			t.Run(a.Name+"/"+tp.name, func(t *testing.T) {
+				p := tp.policy()
+				raw := mustProgram(t, p, a, testPid)
+				for _, name := range calls {
+					nr, ok := a.Table[name]
+					if !ok {
+						continue
+					}
+					if got := SeccompVerdict(p, a, a.AuditArch, nr, [6]uint64{}, testPid); got != SeccompAllow {
+						t.Errorf("SeccompVerdict(%s) = %v, want ALLOW", name, got)
+					}
+					got, err := RunSeccompFilter(raw, SeccompData{Nr: int32(nr), Arch: a.AuditArch})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if SeccompAction(got) != SeccompAllow {
+						t.Errorf("the program returns %v for %s, want ALLOW", SeccompAction(got), name)
+					}
+				}
+			})
+		}
+	}
+	for _, name := range calls {
+		_, amd := ArchAMD64.Table[name]
+		_, arm := ArchARM64.Table[name]
+		if !amd && !arm {
+			t.Errorf("%s is a call of neither amd64 nor arm64", name)
+		}
+	}
+}
+
 // TestSeccompNames checks that every name the filter refers to is a call
 // of at least one architecture, so a misspelt name cannot be skipped as
 // missing everywhere.
@@ -347,8 +427,8 @@ func TestSeccompDenied(t *testing.T) {
 		wantNotIn  []string
 		wantLength int // 0: not checked
 	}{
-		{name: "closed amd64", arch: ArchAMD64, policy: seccompTestPolicies[0], wantIn: []string{"socket", "fork", "clone3", "ptrace", "iopl"}, wantNotIn: []string{"kill", "clone", "ioctl", "sendto"}},
-		{name: "closed arm64", arch: ArchARM64, policy: seccompTestPolicies[0], wantIn: []string{"socket", "execve", "tkill"}, wantNotIn: []string{"fork", "vfork", "iopl"}},
+		{name: "closed amd64", arch: ArchAMD64, policy: seccompTestPolicies[0], wantIn: []string{"socket", "fork", "clone3", "ptrace", "iopl", "modify_ldt", "shmget"}, wantNotIn: []string{"kill", "clone", "ioctl", "sendto", "shmdt"}},
+		{name: "closed arm64", arch: ArchARM64, policy: seccompTestPolicies[0], wantIn: []string{"socket", "execve", "tkill", "kcmp"}, wantNotIn: []string{"fork", "vfork", "iopl", "modify_ldt", "inotify_init"}},
 		{name: "hosts", arch: ArchAMD64, policy: seccompTestPolicies[1], wantIn: []string{"socketpair"}, wantNotIn: []string{"socket", "connect"}},
 		{name: "widened", arch: ArchARM64, policy: seccompTestPolicies[3], wantIn: []string{"mount"}, wantNotIn: []string{"socket", "socketpair", "accept4"}},
 	}

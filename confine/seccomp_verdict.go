@@ -17,14 +17,26 @@ var seccompDenyList = []string{
 	// made with clone, which has its own rule.
 	"fork", "vfork", "execve", "execveat",
 	"tkill", "pidfd_open", "pidfd_send_signal", "pidfd_getfd",
-	// Reading or writing another process.
+	// Reading or writing another process: its memory, comparing its
+	// kernel objects with the worker's (kcmp), advising on or reaping its
+	// memory through a pidfd (process_madvise, process_mrelease), moving
+	// its pages between NUMA nodes (move_pages, migrate_pages, which take
+	// a pid) and reading where its robust futex list lies
+	// (get_robust_list).
 	"ptrace", "process_vm_readv", "process_vm_writev",
-	// Mounts, namespaces and the root directory.
+	"kcmp", "process_madvise", "process_mrelease", "move_pages", "migrate_pages",
+	"get_robust_list",
+	// Mounts, namespaces and the root directory. listmount, statmount and
+	// listns read the machine's mount table and namespaces by id, with no
+	// path for Landlock to check.
 	"mount", "umount2", "fsopen", "fsconfig", "fsmount", "fspick", "move_mount",
 	"open_tree", "open_tree_attr", "mount_setattr", "pivot_root", "chroot",
-	"unshare", "setns",
-	// Changing the kernel.
+	"unshare", "setns", "listmount", "statmount", "listns",
+	// Changing the kernel. create_module, get_kernel_syms and query_module
+	// are the module calls of Linux 2.4, answered ENOSYS by kernels since
+	// 2.6: refused here whatever the kernel does with them.
 	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+	"create_module", "get_kernel_syms", "query_module",
 	"bpf", "perf_event_open",
 	// Kernel keyrings.
 	"add_key", "request_key", "keyctl",
@@ -33,12 +45,30 @@ var seccompDenyList = []string{
 	// Page faults handled in user space, and files opened by handle
 	// (which skips the path, and so Landlock's path rules).
 	"userfaultfd", "open_by_handle_at", "name_to_handle_at",
+	// Watching files: a watch is set on a path the kernel checks only for
+	// read permission, not against Landlock's rules, and reports the names
+	// and accesses of files outside the grants; as root, fanotify also
+	// watches whole file systems and can hold other processes' opens.
+	// inotify_add_watch and fanotify_mark need the descriptor these make.
+	"inotify_init", "inotify_init1", "fanotify_init",
+	// System V IPC: shared memory, message queues and semaphores are named
+	// by a number, not a path, so Landlock does not hold them, and the
+	// worker shares them with every process of the machine's IPC
+	// namespace. shmdt only undoes the worker's own shmat. (POSIX message
+	// queues are files of the mqueue file system, held by Landlock.)
+	"shmget", "shmat", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+	"semget", "semop", "semtimedop", "semctl",
 	// Setting the clock.
 	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
-	// The machine itself.
+	// The machine itself. sethostname and setdomainname rename it;
+	// modify_ldt edits the process's x86 local descriptor table, kernel
+	// code Go never calls; sysfs, ustat and _sysctl are old interfaces to
+	// the kernel's file system types, file systems and parameters
+	// (_sysctl is answered ENOSYS since Linux 5.5).
 	"reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd",
 	"personality", "iopl", "ioperm", "syslog", "vhangup", "lookup_dcookie",
-	"uselib", "nfsservctl",
+	"uselib", "nfsservctl", "sethostname", "setdomainname", "modify_ldt",
+	"sysfs", "ustat", "_sysctl",
 }
 
 // seccompSocketCalls are the calls that make, name or take a socket:
@@ -52,8 +82,9 @@ type socketRule int
 const (
 	// socketsRefused: no socket at all (seccompSocketCalls refused).
 	socketsRefused socketRule = iota
-	// socketsInet: socket only for IPv4 or IPv6 stream or datagram sockets,
-	// not MPTCP; socketpair refused. The hosts are held by the language.
+	// socketsInet: socket only for IPv4 or IPv6 stream or datagram sockets
+	// of TCP or UDP (protocol 0, IPPROTO_TCP or IPPROTO_UDP); socketpair
+	// refused. The hosts are held by the language.
 	socketsInet
 	// socketsOpen: sockets are not filtered, because a granted module's
 	// own code reaches any host.
@@ -152,6 +183,14 @@ func SeccompVerdict(p Policy, a Arch, auditArch uint32, nr int, args [6]uint64, 
 			}
 			if proto == ipprotoMPTCP {
 				return actEPROTONOSUPPORT
+			}
+			// Not SCTP, ICMP ("ping") or UDP-Lite. The protocol is not
+			// paired with the type here: the kernel registers TCP for
+			// SOCK_STREAM only and UDP for SOCK_DGRAM only, and answers
+			// EPROTONOSUPPORT to any other pair, while protocol 0 picks
+			// TCP or UDP by the type.
+			if proto != 0 && proto != ipprotoTCP && proto != ipprotoUDP {
+				return actEPERM
 			}
 		}
 	}

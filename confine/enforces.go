@@ -65,6 +65,25 @@ type Row struct {
 	// Budget is the --allow text the ops run under, with PlaceholderGrant
 	// for the check's scratch directory; "" when Ops is empty.
 	Budget string
+	// PartlyOps says, for a system whose cell holds partly, what the
+	// row's operations meet there when they test the part of the item
+	// that is held: HoldsYes. A system it does not name is asserted
+	// neither way.
+	PartlyOps map[string]Holds
+	// OpsLandlockABI is the Landlock ABI the row's operations need on
+	// Linux to be refused as the cell (or PartlyOps) says; 0 for any.
+	OpsLandlockABI int
+}
+
+// OpsHold is what the row's operations meet on goos: the cell's Holds,
+// or for a cell that holds partly, PartlyOps's answer (HoldsPartly when it
+// has none).
+func (r Row) OpsHold(goos string) Holds {
+	c, _ := r.Cell(goos)
+	if h, ok := r.PartlyOps[goos]; ok && c.Holds == HoldsPartly {
+		return h
+	}
+	return c.Holds
 }
 
 // Cell returns the row's cell for a GOOS value: "linux", "darwin" or
@@ -192,6 +211,11 @@ var Enforces = []Row{
 			[]string{LayerAppContainer}},
 		Ops:    []string{OpConnect},
 		Budget: "io,net:example.org:443",
+		// The hook connects to a loopback port the budget does not name:
+		// Landlock's TCP rule refuses it on Linux, and the container keeps
+		// a contained process from the loopback address on Windows.
+		PartlyOps:      map[string]Holds{"linux": HoldsYes, "windows": HoldsYes},
+		OpsLandlockABI: 4,
 	},
 	{
 		ID:   "net-any",

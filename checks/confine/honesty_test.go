@@ -42,6 +42,7 @@ func honestyEntries() []TableEntry {
 			continue
 		}
 		note := ""
+		cell.Holds = row.OpsHold(goruntime.GOOS)
 		if row.ID == flip {
 			cell.Holds = map[confine.Holds]confine.Holds{
 				confine.HoldsYes: confine.HoldsNo, confine.HoldsNo: confine.HoldsYes, confine.HoldsPartly: confine.HoldsPartly,
@@ -79,6 +80,9 @@ var _ = DescribeTable("ENFORCES, proved in both directions by the fault-injectio
 		case confine.HoldsYes:
 			if !confined() {
 				Skip(noConfinement())
+			}
+			if abi := confine.Probe().LandlockABI; goruntime.GOOS == "linux" && abi < c.row.OpsLandlockABI {
+				Skip(fmt.Sprintf("the %s of row %s is held from Landlock ABI %d; this kernel offers %d", c.op, c.row.ID, c.row.OpsLandlockABI, abi))
 			}
 		case confine.HoldsNo:
 		default:

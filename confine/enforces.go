@@ -293,7 +293,14 @@ var Enforces = []Row{
 			"quotactl, personality, iopl, ioperm, modify_ldt, syslog, vhangup, lookup_dcookie, uselib, " +
 			"nfsservctl, sethostname, setdomainname, sysfs, ustat and _sysctl; tkill and the pidfd calls; a " +
 			"signal, by kill, tgkill or sigqueue, to any process but the worker; input pushed at the terminal " +
-			"(TIOCSTI, TIOCLINUX). From Landlock ABI 6, signals are scoped to the worker too", []string{LayerLandlockFamily, LayerSeccomp}},
+			"(TIOCSTI, TIOCLINUX); changing a file's mode, owner, times or extended attributes, for which " +
+			"Landlock has no right (chmod, fchmod, fchmodat, fchmodat2, chown, fchown, lchown, fchownat, utime, " +
+			"utimes, futimesat, utimensat, setxattr, lsetxattr, fsetxattr, setxattrat, removexattr, " +
+			"lremovexattr, fremovexattr, removexattrat); setting a resource limit (setrlimit, and prlimit64 " +
+			"with a new limit or for another process); the priority, I/O priority or scheduling of another " +
+			"process, or of a process group or user (setpriority, ioprio_set, sched_setaffinity, " +
+			"sched_setscheduler, sched_setparam, sched_setattr). From Landlock ABI 6, signals are scoped to " +
+			"the worker too", []string{LayerLandlockFamily, LayerSeccomp}},
 		Darwin: Cell{HoldsPartly, "what the denial of process-fork and of writes implies; a profile has no list " +
 			"of system calls, and a signal to another process of the same user is not refused",
 			[]string{LayerSandboxProfile}},

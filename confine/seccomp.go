@@ -65,6 +65,12 @@ const (
 
 	tiocsti   = 0x5412
 	tioclinux = 0x541c
+
+	prioProcess = 0 // PRIO_PROCESS, the which of setpriority
+	// ioprioWhoProcess is IOPRIO_WHO_PROCESS of linux/ioprio.h, the which
+	// of ioprio_set. golang.org/x/sys/unix does not name it; the Linux
+	// tests show the kernel taking it for a thread id.
+	ioprioWhoProcess = 1
 )
 
 // SeccompAction is a seccomp filter's return value: the action in the
@@ -129,10 +135,12 @@ func (s SeccompAction) String() string {
 }
 
 // argTest refuses a call, with refusal, when the low 32 bits of argument
-// arg, ANDed with mask (0: not masked), equal one of values (refuseMatch)
-// or equal none of them (!refuseMatch).
+// arg (its high 32 bits when high is set), ANDed with mask (0: not
+// masked), equal one of values (refuseMatch) or equal none of them
+// (!refuseMatch).
 type argTest struct {
 	arg         int
+	high        bool
 	mask        uint32
 	values      []uint32
 	refuseMatch bool
@@ -152,6 +160,9 @@ type seccompRule struct {
 // skipped when the program is built.
 func seccompRules(p Policy, pid uint32) []seccompRule {
 	ownPid := []argTest{{arg: 0, values: []uint32{pid}, refusal: actEPERM}}
+	// self refuses a call whose argument arg names a thread other than
+	// the caller (0) or a process other than the worker.
+	self := func(arg int) argTest { return argTest{arg: arg, values: []uint32{0, pid}, refusal: actEPERM} }
 	rules := []seccompRule{
 		{name: "clone", result: SeccompAllow, tests: []argTest{
 			{arg: 0, mask: cloneThread, values: []uint32{cloneThread}, refusal: actEPERM},
@@ -165,6 +176,21 @@ func seccompRules(p Policy, pid uint32) []seccompRule {
 		{name: "ioctl", result: SeccompAllow, tests: []argTest{
 			{arg: 1, values: []uint32{tiocsti, tioclinux}, refuseMatch: true, refusal: actEPERM},
 		}},
+		// The new limit, a pointer, must be NULL on both its words.
+		{name: "prlimit64", result: SeccompAllow, tests: []argTest{
+			self(0),
+			{arg: 2, values: []uint32{0}, refusal: actEPERM},
+			{arg: 2, high: true, values: []uint32{0}, refusal: actEPERM},
+		}},
+		{name: "setpriority", result: SeccompAllow, tests: []argTest{
+			{arg: 0, values: []uint32{prioProcess}, refusal: actEPERM}, self(1),
+		}},
+		{name: "ioprio_set", result: SeccompAllow, tests: []argTest{
+			{arg: 0, values: []uint32{ioprioWhoProcess}, refusal: actEPERM}, self(1),
+		}},
+	}
+	for _, name := range []string{"sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr"} {
+		rules = append(rules, seccompRule{name: name, tests: []argTest{self(0)}, result: SeccompAllow})
 	}
 	for _, name := range seccompDenyList {
 		rules = append(rules, seccompRule{name: name, result: actEPERM})
@@ -187,14 +213,23 @@ func seccompRules(p Policy, pid uint32) []seccompRule {
 	return rules
 }
 
+// seccompArgHigh is the offset of the high 32 bits of argument i: the
+// word after its low word, on the little-endian architectures Sabline
+// builds for.
+func seccompArgHigh(i int) uint32 { return seccompArgLow(i) + 4 }
+
 func retAction(a SeccompAction) bpf.Instruction { return bpf.RetConstant{Val: uint32(a)} }
 
-// instructions loads the argument's low word, masks it, and compares it
+// instructions loads the argument's word, masks it, and compares it
 // with each value in turn; the refusal comes last, and a comparison that
 // decides the test either lands on it or jumps past it. A test with more
 // values than a jump can skip makes a block SeccompProgram refuses.
 func (t argTest) instructions() []bpf.Instruction {
-	ins := []bpf.Instruction{bpf.LoadAbsolute{Off: seccompArgLow(t.arg), Size: 4}}
+	off := seccompArgLow(t.arg)
+	if t.high {
+		off = seccompArgHigh(t.arg)
+	}
+	ins := []bpf.Instruction{bpf.LoadAbsolute{Off: off, Size: 4}}
 	if t.mask != 0 {
 		ins = append(ins, bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: t.mask})
 	}
@@ -285,9 +320,10 @@ func SeccompAssemble(ins []bpf.Instruction) ([]bpf.RawInstruction, error) {
 
 // SeccompDenied returns, sorted, the names of the calls p's filter for a
 // refuses whatever their arguments: what docs, receipts and the doctor
-// list. Calls refused only for some arguments (clone, kill, ioctl, socket
-// under a net grant) and calls through another ABI are not named. It is
-// nil for an unenforced policy.
+// list. Calls refused only for some arguments (clone, kill, ioctl,
+// prlimit64, setpriority, the sched_set calls, socket under a net grant)
+// and calls through another ABI are not named. It is nil for an
+// unenforced policy.
 func SeccompDenied(p Policy, a Arch) []string {
 	if !p.Enforced {
 		return nil

@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 
@@ -74,6 +76,10 @@ func TestSeccompConstants(t *testing.T) {
 		{name: "TIOCLINUX", got: tioclinux, want: unix.TIOCLINUX},
 		{name: "FIONREAD (TIOCINQ)", got: testFIONREAD, want: unix.TIOCINQ},
 		{name: "SIGCHLD", got: testSIGCHLD, want: uint64(unix.SIGCHLD)},
+		{name: "PRIO_PROCESS", got: prioProcess, want: unix.PRIO_PROCESS},
+		{name: "PRIO_PGRP", got: testPrioPgrp, want: unix.PRIO_PGRP},
+		{name: "PRIO_USER", got: testPrioUser, want: unix.PRIO_USER},
+		{name: "RLIMIT_AS", got: testRlimitAS, want: unix.RLIMIT_AS},
 	}
 	if arch, ok := NativeArch(); ok {
 		// The generated table of this machine's architecture, against the
@@ -88,6 +94,9 @@ func TestSeccompConstants(t *testing.T) {
 			{"io_uring_setup", unix.SYS_IO_URING_SETUP}, {"open_tree_attr", unix.SYS_OPEN_TREE_ATTR},
 			{"seccomp", unix.SYS_SECCOMP}, {"landlock_restrict_self", unix.SYS_LANDLOCK_RESTRICT_SELF},
 			{"kcmp", unix.SYS_KCMP}, {"fanotify_init", unix.SYS_FANOTIFY_INIT}, {"shmget", unix.SYS_SHMGET},
+			{"fchmodat", unix.SYS_FCHMODAT}, {"fchmodat2", unix.SYS_FCHMODAT2}, {"removexattrat", unix.SYS_REMOVEXATTRAT},
+			{"setrlimit", unix.SYS_SETRLIMIT}, {"prlimit64", unix.SYS_PRLIMIT64}, {"setpriority", unix.SYS_SETPRIORITY},
+			{"ioprio_set", unix.SYS_IOPRIO_SET}, {"sched_setattr", unix.SYS_SCHED_SETATTR},
 		} {
 			tests = append(tests, struct {
 				name string
@@ -110,15 +119,21 @@ func TestSeccompConstants(t *testing.T) {
 // to a scenario's name, and only TestSeccompKernelChild does anything.
 const seccompChildEnv = "SABLINE_SECCOMP_CHILD"
 
+// seccompOtherEnv names, in the child's environment, the pid of a sleep
+// TestSeccompKernel started in a process group of its own: the other
+// process the checks aim at. Nothing is done to it that changes it.
+const seccompOtherEnv = "SABLINE_SECCOMP_OTHER"
+
 // kernelCheck is one call made in the child after the filter is installed.
 // When want is an errno, the call is made before as well, as the control:
-// there it must not fail with that errno, so that the refusal seen after
-// is the filter's.
+// there it must not fail with that errno, and must succeed when works is
+// set, so that the refusal seen after is the filter's.
 type kernelCheck struct {
 	name   string
 	locked bool // made on the thread locked before the filter was installed
 	call   func(*childEnv) error
 	want   error // nil: the call succeeds
+	works  bool  // the control succeeds
 }
 
 // childEnv is what the checks use, made before the filter is installed.
@@ -126,6 +141,12 @@ type childEnv struct {
 	pid    int
 	pipe   [2]int
 	locked *lockedThread
+	file   string // a scratch file the child made
+	other  int    // the sleep of seccompOtherEnv, its own process group
+	thread int    // a thread of the child other than its main thread
+	// lowZero is the address of a page the child mapped at k<<32, whose
+	// low 32 bits are 0, holding the RLIMIT_AS the child started with.
+	lowZero uintptr
 }
 
 // lockedThread is a goroutine locked to its OS thread, running functions
@@ -288,6 +309,246 @@ func denyListChecks(arch Arch) []kernelCheck {
 	return checks
 }
 
+// errnoOf turns the errno of a raw call into an error, nil for 0.
+func errnoOf(errno unix.Errno) error {
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// toggleMode flips the group bits of path's mode with chmod, then reads
+// the mode back: it must be the new one when chmod succeeded and the old
+// one when it failed. It returns chmod's error.
+func toggleMode(path string, chmod func(mode uint32) error) error {
+	var before, after unix.Stat_t
+	if err := unix.Stat(path, &before); err != nil {
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	mode := before.Mode&0o7777 ^ 0o070
+	err := chmod(mode)
+	if serr := unix.Stat(path, &after); serr != nil {
+		return fmt.Errorf("stat %s: %w", path, serr)
+	}
+	want := before.Mode & 0o7777
+	if err == nil {
+		want = mode
+	}
+	if got := after.Mode & 0o7777; got != want {
+		// %v, not %w: a refusal that changed the mode is no refusal.
+		return fmt.Errorf("chmod returned %v and left mode %#o, want %#o", err, got, want)
+	}
+	return err
+}
+
+// attributeChecks change the mode, owner, times and extended attributes
+// of the child's scratch file: each works without the filter (setxattr
+// where the file system has user attributes) and is refused by it. chown
+// to -1, -1 and times of UTIME_OMIT change nothing.
+func attributeChecks(arch Arch) []kernelCheck {
+	eperm := unix.EPERM
+	checks := []kernelCheck{
+		{name: "chmod of the scratch file (fchmodat)", want: eperm, works: true, call: func(e *childEnv) error {
+			return toggleMode(e.file, func(mode uint32) error { return unix.Chmod(e.file, mode) })
+		}},
+		{name: "fchmod of the scratch file", want: eperm, works: true, call: func(e *childEnv) error {
+			fd, err := unix.Open(e.file, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return fmt.Errorf("open %s: %w", e.file, err)
+			}
+			defer unix.Close(fd)
+			return toggleMode(e.file, func(mode uint32) error { return unix.Fchmod(fd, mode) })
+		}},
+		{name: "fchownat(scratch file, -1, -1)", want: eperm, works: true, call: func(e *childEnv) error {
+			return unix.Fchownat(unix.AT_FDCWD, e.file, -1, -1, 0)
+		}},
+		{name: "utimensat(scratch file, UTIME_OMIT, UTIME_OMIT)", want: eperm, works: true, call: func(e *childEnv) error {
+			omit := []unix.Timespec{{Nsec: unix.UTIME_OMIT}, {Nsec: unix.UTIME_OMIT}}
+			return unix.UtimesNanoAt(unix.AT_FDCWD, e.file, omit, 0)
+		}},
+		// Without the filter: 0, or EOPNOTSUPP on a file system without
+		// user attributes.
+		{name: "setxattr(scratch file, user.sabline-test)", want: eperm, call: func(e *childEnv) error {
+			return unix.Setxattr(e.file, "user.sabline-test", []byte("1"), 0)
+		}},
+	}
+	if nr, ok := arch.Table["chmod"]; ok {
+		checks = append(checks, kernelCheck{name: "chmod of the scratch file (chmod)", want: eperm, works: true,
+			call: func(e *childEnv) error {
+				path, err := unix.BytePtrFromString(e.file)
+				if err != nil {
+					return err
+				}
+				return toggleMode(e.file, func(mode uint32) error {
+					_, _, errno := unix.Syscall(uintptr(nr), uintptr(unsafe.Pointer(path)), uintptr(mode), 0)
+					return errnoOf(errno)
+				})
+			}})
+	}
+	return checks
+}
+
+// startRlimitAS is the RLIMIT_AS the child started with, which the limit
+// checks set again: without the filter, setting it changes nothing.
+func startRlimitAS() (unix.Rlimit, error) {
+	var r unix.Rlimit
+	if err := unix.Prlimit(0, unix.RLIMIT_AS, nil, &r); err != nil {
+		return r, fmt.Errorf("prlimit64(0, RLIMIT_AS, NULL, &old): %w", err)
+	}
+	return r, nil
+}
+
+// limitChecks set RLIMIT_AS, to the limit it has, and read it.
+func limitChecks() []kernelCheck {
+	eperm := unix.EPERM
+	read := func(pid func(*childEnv) int) func(*childEnv) error {
+		return func(e *childEnv) error {
+			var old unix.Rlimit
+			return unix.Prlimit(pid(e), unix.RLIMIT_AS, nil, &old)
+		}
+	}
+	return []kernelCheck{
+		{name: "setrlimit(RLIMIT_AS, the limit it has)", want: eperm, works: true, call: func(*childEnv) error {
+			r, err := startRlimitAS()
+			if err != nil {
+				return err
+			}
+			_, _, errno := unix.Syscall(unix.SYS_SETRLIMIT, unix.RLIMIT_AS, uintptr(unsafe.Pointer(&r)), 0)
+			return errnoOf(errno)
+		}},
+		{name: "prlimit64(0, RLIMIT_AS, the limit it has, NULL)", want: eperm, works: true, call: func(*childEnv) error {
+			r, err := startRlimitAS()
+			if err != nil {
+				return err
+			}
+			return unix.Prlimit(0, unix.RLIMIT_AS, &r, nil)
+		}},
+		{name: "prlimit64(0, RLIMIT_AS, the limit it has at k<<32, NULL)", want: eperm, works: true, call: func(e *childEnv) error {
+			_, _, errno := unix.Syscall6(unix.SYS_PRLIMIT64, 0, unix.RLIMIT_AS, e.lowZero, 0, 0, 0)
+			return errnoOf(errno)
+		}},
+		{name: "prlimit64(0, RLIMIT_AS, NULL, &old)", call: read(func(*childEnv) int { return 0 })},
+		{name: "prlimit64(own pid, RLIMIT_AS, NULL, &old)", call: read(func(e *childEnv) int { return e.pid })},
+		{name: "prlimit64(the sleep, RLIMIT_AS, NULL, &old)", want: eperm, works: true, call: read(func(e *childEnv) int { return e.other })},
+		{name: "getrlimit(RLIMIT_AS)", call: func(*childEnv) error {
+			var r unix.Rlimit
+			return unix.Getrlimit(unix.RLIMIT_AS, &r)
+		}},
+	}
+}
+
+// mapLowZero maps a page at the first free k<<32, so that its address
+// has a low word of 0, and has the kernel write the current RLIMIT_AS
+// there.
+func mapLowZero() (uintptr, error) {
+	page := uintptr(os.Getpagesize())
+	for k := uintptr(1); k <= 64; k++ {
+		want := k << 32
+		addr, err := rawCall(unix.SYS_MMAP, want, page, unix.PROT_READ|unix.PROT_WRITE,
+			unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED_NOREPLACE, ^uintptr(0), 0)
+		if err != nil {
+			continue
+		}
+		if addr != want { // a kernel that takes the address as a hint
+			rawCall(unix.SYS_MUNMAP, addr, page)
+			continue
+		}
+		if _, err := rawCall(unix.SYS_PRLIMIT64, 0, unix.RLIMIT_AS, 0, addr); err != nil {
+			return 0, fmt.Errorf("prlimit64(0, RLIMIT_AS, NULL, %#x): %w", addr, err)
+		}
+		return addr, nil
+	}
+	return 0, errors.New("no page free at k<<32 for k up to 64")
+}
+
+// schedulingChecks set the nice value, I/O priority, CPU affinity and
+// scheduling of the child's own threads and of the sleep, each to what it
+// has: without the filter, nothing changes. The calls on 0 are made on the
+// locked thread, so that what is read and what is set are one thread's.
+func schedulingChecks() []kernelCheck {
+	eperm := unix.EPERM
+	nice := func(which, who int) error {
+		prio, err := unix.Getpriority(which, who) // the kernel answers 20 - nice
+		if err != nil {
+			return fmt.Errorf("getpriority(%d, %d): %w", which, who, err)
+		}
+		return unix.Setpriority(which, who, 20-prio)
+	}
+	ioprio := func(who int) error { // IOPRIO_WHO_PROCESS, which x/sys/unix does not name
+		prio, err := rawCall(unix.SYS_IOPRIO_GET, ioprioWhoProcess, uintptr(who))
+		if err != nil {
+			return fmt.Errorf("ioprio_get(IOPRIO_WHO_PROCESS, %d): %w", who, err)
+		}
+		_, err = rawCall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, uintptr(who), prio)
+		return err
+	}
+	affinity := func(pid int) error {
+		var set unix.CPUSet
+		if err := unix.SchedGetaffinity(pid, &set); err != nil {
+			return fmt.Errorf("sched_getaffinity(%d): %w", pid, err)
+		}
+		return unix.SchedSetaffinity(pid, &set)
+	}
+	attr := func(pid int) error {
+		a, err := unix.SchedGetAttr(pid, 0)
+		if err != nil {
+			return fmt.Errorf("sched_getattr(%d): %w", pid, err)
+		}
+		return unix.SchedSetAttr(pid, a, 0)
+	}
+	// param reads the sleep's scheduling parameter, and its policy with
+	// it when set is SYS_SCHED_SETSCHEDULER, and sets them again with set.
+	param := func(set uintptr) func(*childEnv) error {
+		return func(e *childEnv) error {
+			var p int32 // struct sched_param
+			if _, _, errno := unix.Syscall(unix.SYS_SCHED_GETPARAM, uintptr(e.other), uintptr(unsafe.Pointer(&p)), 0); errno != 0 {
+				return fmt.Errorf("sched_getparam(%d): %w", e.other, errno)
+			}
+			if set == unix.SYS_SCHED_SETPARAM {
+				_, _, errno := unix.Syscall(set, uintptr(e.other), uintptr(unsafe.Pointer(&p)), 0)
+				return errnoOf(errno)
+			}
+			policy, err := rawCall(unix.SYS_SCHED_GETSCHEDULER, uintptr(e.other))
+			if err != nil {
+				return fmt.Errorf("sched_getscheduler(%d): %w", e.other, err)
+			}
+			_, _, errno := unix.Syscall(set, uintptr(e.other), policy, uintptr(unsafe.Pointer(&p)))
+			return errnoOf(errno)
+		}
+	}
+	return []kernelCheck{
+		{name: "setpriority(PRIO_PROCESS, 0, its nice)", locked: true, call: func(*childEnv) error { return nice(unix.PRIO_PROCESS, 0) }},
+		{name: "setpriority(PRIO_PROCESS, own pid, its nice)", call: func(e *childEnv) error { return nice(unix.PRIO_PROCESS, e.pid) }},
+		{name: "setpriority(PRIO_PROCESS, the sleep, its nice)", want: eperm, works: true, call: func(e *childEnv) error {
+			return nice(unix.PRIO_PROCESS, e.other)
+		}},
+		{name: "setpriority(PRIO_PGRP, the sleep's group, its nice)", want: eperm, works: true, call: func(e *childEnv) error {
+			return nice(unix.PRIO_PGRP, e.other)
+		}},
+		{name: "getpriority(PRIO_PROCESS, the sleep)", call: func(e *childEnv) error {
+			_, err := unix.Getpriority(unix.PRIO_PROCESS, e.other)
+			return err
+		}},
+		{name: "ioprio_set(IOPRIO_WHO_PROCESS, 0, its priority)", locked: true, call: func(*childEnv) error { return ioprio(0) }},
+		{name: "ioprio_set(IOPRIO_WHO_PROCESS, the sleep, its priority)", want: eperm, works: true, call: func(e *childEnv) error {
+			return ioprio(e.other)
+		}},
+		// A thread id is no process group or user id: that the control
+		// works shows that ioprioWhoProcess names a thread.
+		{name: "ioprio_set(IOPRIO_WHO_PROCESS, another thread of the child, its priority)", want: eperm, works: true,
+			call: func(e *childEnv) error { return ioprio(e.thread) }},
+		{name: "setpriority(PRIO_PROCESS, another thread of the child, its nice)", want: eperm, works: true,
+			call: func(e *childEnv) error { return nice(unix.PRIO_PROCESS, e.thread) }},
+		{name: "sched_setaffinity(0, its mask)", locked: true, call: func(*childEnv) error { return affinity(0) }},
+		{name: "sched_setaffinity(the sleep, its mask)", want: eperm, works: true, call: func(e *childEnv) error { return affinity(e.other) }},
+		{name: "sched_setattr(0, its attributes)", locked: true, call: func(*childEnv) error { return attr(0) }},
+		{name: "sched_setattr(own pid, its attributes)", call: func(e *childEnv) error { return attr(e.pid) }},
+		{name: "sched_setattr(the sleep, its attributes)", want: eperm, works: true, call: func(e *childEnv) error { return attr(e.other) }},
+		{name: "sched_setscheduler(the sleep, its policy and parameter)", want: eperm, works: true, call: param(unix.SYS_SCHED_SETSCHEDULER)},
+		{name: "sched_setparam(the sleep, its parameter)", want: eperm, works: true, call: param(unix.SYS_SCHED_SETPARAM)},
+	}
+}
+
 // seccompScenario is a policy the child installs, from a budget, and the
 // checks it makes under it.
 type seccompScenario struct {
@@ -375,7 +636,7 @@ func seccompScenarios() []seccompScenario {
 			return err
 		}})
 	}
-	common = append(common, denyListChecks(arch)...)
+	common = slices.Concat(common, denyListChecks(arch), attributeChecks(arch), limitChecks(), schedulingChecks())
 	inet := socketCall(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	inetHigh := socketCall(testHigh|unix.AF_INET, unix.SOCK_STREAM, 0)
 	local := socketCall(unix.AF_UNIX, unix.SOCK_STREAM, 0)
@@ -449,10 +710,19 @@ func TestSeccompKernel(t *testing.T) {
 	for _, sc := range seccompScenarios() {
 		names = append(names, sc.name)
 	}
+	sleep := exec.Command("sleep", "600")
+	sleep.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := sleep.Start(); err != nil {
+		t.Fatalf("start the other process: %v", err)
+	}
+	t.Cleanup(func() {
+		sleep.Process.Kill()
+		sleep.Wait()
+	})
 	for _, name := range append(names, "checker") {
 		t.Run(name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestSeccompKernelChild$", "-test.v", "-test.count=1")
-			cmd.Env = append(os.Environ(), seccompChildEnv+"="+name)
+			cmd.Env = append(os.Environ(), seccompChildEnv+"="+name, seccompOtherEnv+"="+strconv.Itoa(sleep.Process.Pid))
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("the child failed: %v\n%s", err, out)
@@ -483,8 +753,28 @@ func TestSeccompKernelChild(t *testing.T) {
 	}
 	sc := seccompScenarios()[i]
 
-	e := &childEnv{pid: os.Getpid(), locked: startLockedThread()}
+	other, err := strconv.Atoi(os.Getenv(seccompOtherEnv))
+	if err != nil || other <= 0 {
+		t.Fatalf("%s=%q is not a pid", seccompOtherEnv, os.Getenv(seccompOtherEnv))
+	}
+	lowZero, err := mapLowZero()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &childEnv{pid: os.Getpid(), locked: startLockedThread(), file: filepath.Join(t.TempDir(), "scratch"),
+		other: other, lowZero: lowZero}
+	for tid := range taskStatus(t) {
+		if tid != e.pid {
+			e.thread = tid
+		}
+	}
+	if e.thread == 0 {
+		t.Fatal("the child has no thread but its main thread")
+	}
 	if err := unix.Pipe(e.pipe[:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e.file, []byte("scratch\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	run := func(c kernelCheck) error {
@@ -500,8 +790,11 @@ func TestSeccompKernelChild(t *testing.T) {
 		if c.want == nil {
 			continue
 		}
-		if err := run(c); errors.Is(err, c.want) {
+		switch err := run(c); {
+		case errors.Is(err, c.want):
 			t.Errorf("control: %s fails with %v without the filter too", c.name, err)
+		case c.works && err != nil:
+			t.Errorf("control: %s fails without the filter: %v", c.name, err)
 		}
 		controls++
 	}

@@ -36,7 +36,16 @@ const (
 	testIPProtoSCTP   = 132
 	testAuditI386     = 0x40000003
 	testAuditARM      = 0x40000028
-	testHigh          = uint64(1) << 32
+	testPrioPgrp      = 1
+	testPrioUser      = 2
+	testIoprioWhoPgrp = 2
+	testIoprioWhoUser = 3
+	testRlimitAS      = 9
+	// testHigh is also an address a program can map whose low word is 0:
+	// a non-NULL pointer that looks NULL to a filter reading 32 bits.
+	testHigh = uint64(1) << 32
+	// testPointer looks like an address of the Go heap.
+	testPointer = uint64(0xc000012340)
 )
 
 // goThreadFlags are the flags the Go runtime starts a thread with.
@@ -84,17 +93,20 @@ func TestSeccompSimulation(t *testing.T) {
 		testHigh | afInet, testHigh | testAFUnix,
 		testPid, testHigh | testPid, testOtherPid, ^uint64(0), 0xffffffff,
 		goThreadFlags, goThreadFlags | testCloneNewNS, goThreadFlags | testCloneNewUser, testSIGCHLD,
-		tiocsti, testHigh | tiocsti, tioclinux, testFIONREAD,
+		tiocsti, testHigh | tiocsti, tioclinux, testFIONREAD, testHigh, testPointer,
 		sockStream | testSockCloexec, sockDgram | testSockNonblock, testSockRaw, testSockSeqpacket,
 		ipprotoMPTCP, testHigh | ipprotoMPTCP,
 		ipprotoTCP, testHigh | ipprotoTCP, testHigh | ipprotoUDP, testIPProtoSCTP, testIPProtoICMPV6,
 	}
 	// The product of the first three arguments uses fewer values. 1 is
-	// AF_UNIX, SOCK_STREAM and IPPROTO_ICMP; 17 (IPPROTO_UDP) is
-	// SIGCHLD and AF_PACKET above.
+	// AF_UNIX, SOCK_STREAM, IPPROTO_ICMP, PRIO_PGRP and IOPRIO_WHO_PROCESS;
+	// 0 is PRIO_PROCESS and a NULL pointer; 2 is PRIO_USER and
+	// IOPRIO_WHO_PGRP; 3 (SOCK_RAW) is IOPRIO_WHO_USER; 17 (IPPROTO_UDP)
+	// is SIGCHLD and AF_PACKET above.
 	product := []uint64{
 		0, afInet, afInet6, testAFUnix, testHigh | afInet, testHigh | testAFUnix,
-		sockStream | testSockCloexec, sockDgram, testSockRaw, ipprotoMPTCP, testHigh | ipprotoMPTCP, testPid,
+		sockStream | testSockCloexec, sockDgram, testSockRaw, ipprotoMPTCP, testHigh | ipprotoMPTCP,
+		testPid, testOtherPid, testHigh | testPid, testHigh, testPointer,
 		ipprotoTCP, ipprotoUDP, testIPProtoSCTP, testIPProtoICMPV6, testHigh | ipprotoTCP, testHigh | ipprotoUDP,
 	}
 	var argSets [][6]uint64
@@ -277,6 +289,50 @@ func TestSeccompCases(t *testing.T) {
 		{name: "listmount refused", arch: ArchAMD64, policy: closed, call: "listmount", want: eperm},
 		{name: "sethostname refused on arm64", arch: ArchARM64, policy: widened, call: "sethostname", want: eperm},
 		{name: "sysfs refused", arch: ArchAMD64, policy: closed, call: "sysfs", want: eperm},
+		{name: "chmod refused", arch: ArchAMD64, policy: widened, call: "chmod", want: eperm},
+		{name: "fchmodat refused on arm64", arch: ArchARM64, policy: closed, call: "fchmodat", args: [6]uint64{^uint64(0), testPointer, 0o777}, want: eperm},
+		{name: "fchmodat2 refused", arch: ArchAMD64, policy: closed, call: "fchmodat2", want: eperm},
+		{name: "fchown refused", arch: ArchAMD64, policy: closed, call: "fchown", want: eperm},
+		{name: "lchown refused", arch: ArchAMD64, policy: open, call: "lchown", want: eperm},
+		{name: "fchownat refused on arm64", arch: ArchARM64, policy: widened, call: "fchownat", want: eperm},
+		{name: "utimes refused", arch: ArchAMD64, policy: closed, call: "utimes", want: eperm},
+		{name: "utimensat refused on arm64", arch: ArchARM64, policy: closed, call: "utimensat", want: eperm},
+		{name: "fsetxattr refused", arch: ArchAMD64, policy: closed, call: "fsetxattr", want: eperm},
+		{name: "removexattrat refused on arm64", arch: ArchARM64, policy: hosts, call: "removexattrat", want: eperm},
+		{name: "getxattr left alone: it only reads", arch: ArchAMD64, policy: closed, call: "getxattr", want: SeccompAllow},
+		{name: "setrlimit refused", arch: ArchAMD64, policy: closed, call: "setrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: eperm},
+		{name: "setrlimit refused on arm64", arch: ArchARM64, policy: widened, call: "setrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: eperm},
+		{name: "getrlimit allowed", arch: ArchAMD64, policy: closed, call: "getrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: SeccompAllow},
+		{name: "prlimit64(0, RLIMIT_AS, NULL, old) allowed", arch: ArchAMD64, policy: closed, call: "prlimit64", args: [6]uint64{0, testRlimitAS, 0, testPointer}, want: SeccompAllow},
+		{name: "prlimit64(own pid, RLIMIT_AS, NULL, old) allowed on arm64", arch: ArchARM64, policy: closed, call: "prlimit64", args: [6]uint64{testPid, testRlimitAS, 0, testPointer}, want: SeccompAllow},
+		{name: "prlimit64(own pid|1<<32, NULL) allowed: the kernel sees own pid", arch: ArchAMD64, policy: widened, call: "prlimit64", args: [6]uint64{testHigh | testPid, testRlimitAS, 0, testPointer}, want: SeccompAllow},
+		{name: "prlimit64(0, RLIMIT_AS, new, NULL) refused", arch: ArchAMD64, policy: closed, call: "prlimit64", args: [6]uint64{0, testRlimitAS, testPointer}, want: eperm},
+		{name: "prlimit64(0, RLIMIT_AS, new at 1<<32, NULL) refused: the low word of the pointer is 0", arch: ArchAMD64, policy: closed, call: "prlimit64", args: [6]uint64{0, testRlimitAS, testHigh}, want: eperm},
+		{name: "prlimit64 with a new limit at 1<<32 refused on arm64", arch: ArchARM64, policy: open, call: "prlimit64", args: [6]uint64{testPid, testRlimitAS, testHigh, testPointer}, want: eperm},
+		{name: "prlimit64(another pid, NULL) refused", arch: ArchAMD64, policy: closed, call: "prlimit64", args: [6]uint64{testOtherPid, testRlimitAS, 0, testPointer}, want: eperm},
+		{name: "prlimit64(-1, NULL) refused", arch: ArchARM64, policy: closed, call: "prlimit64", args: [6]uint64{^uint64(0), testRlimitAS}, want: eperm},
+		{name: "setpriority(PRIO_PROCESS, 0) allowed", arch: ArchAMD64, policy: closed, call: "setpriority", args: [6]uint64{prioProcess, 0, 10}, want: SeccompAllow},
+		{name: "setpriority(PRIO_PROCESS, own pid) allowed on arm64", arch: ArchARM64, policy: widened, call: "setpriority", args: [6]uint64{prioProcess, testPid, 10}, want: SeccompAllow},
+		{name: "setpriority(1<<32|PRIO_PROCESS, 0) allowed: the kernel sees PRIO_PROCESS", arch: ArchAMD64, policy: closed, call: "setpriority", args: [6]uint64{testHigh | prioProcess, 0, 10}, want: SeccompAllow},
+		{name: "setpriority(PRIO_PROCESS, another pid) refused", arch: ArchAMD64, policy: closed, call: "setpriority", args: [6]uint64{prioProcess, testOtherPid, 10}, want: eperm},
+		{name: "setpriority(PRIO_PGRP, 0) refused", arch: ArchAMD64, policy: closed, call: "setpriority", args: [6]uint64{testPrioPgrp, 0, 10}, want: eperm},
+		{name: "setpriority(PRIO_USER, 0) refused on arm64", arch: ArchARM64, policy: closed, call: "setpriority", args: [6]uint64{testPrioUser, 0, 10}, want: eperm},
+		{name: "getpriority(PRIO_USER, 0) left alone: it only reads", arch: ArchAMD64, policy: closed, call: "getpriority", args: [6]uint64{testPrioUser, 0}, want: SeccompAllow},
+		{name: "ioprio_set(IOPRIO_WHO_PROCESS, 0) allowed", arch: ArchAMD64, policy: closed, call: "ioprio_set", args: [6]uint64{ioprioWhoProcess, 0, 4}, want: SeccompAllow},
+		{name: "ioprio_set(IOPRIO_WHO_PROCESS, own pid) allowed on arm64", arch: ArchARM64, policy: closed, call: "ioprio_set", args: [6]uint64{ioprioWhoProcess, testPid, 4}, want: SeccompAllow},
+		{name: "ioprio_set(IOPRIO_WHO_PROCESS, another pid) refused", arch: ArchAMD64, policy: widened, call: "ioprio_set", args: [6]uint64{ioprioWhoProcess, testOtherPid, 4}, want: eperm},
+		{name: "ioprio_set(IOPRIO_WHO_PGRP, 0) refused", arch: ArchAMD64, policy: closed, call: "ioprio_set", args: [6]uint64{testIoprioWhoPgrp, 0, 4}, want: eperm},
+		{name: "ioprio_set(IOPRIO_WHO_USER, 0) refused", arch: ArchARM64, policy: closed, call: "ioprio_set", args: [6]uint64{testIoprioWhoUser, 0, 4}, want: eperm},
+		{name: "ioprio_set(0, 0) refused: 0 is PRIO_PROCESS, not IOPRIO_WHO_PROCESS", arch: ArchAMD64, policy: closed, call: "ioprio_set", args: [6]uint64{0, 0, 4}, want: eperm},
+		{name: "sched_setaffinity(0) allowed", arch: ArchAMD64, policy: closed, call: "sched_setaffinity", args: [6]uint64{0, 8, testPointer}, want: SeccompAllow},
+		{name: "sched_setaffinity(another pid) refused", arch: ArchAMD64, policy: closed, call: "sched_setaffinity", args: [6]uint64{testOtherPid, 8, testPointer}, want: eperm},
+		{name: "sched_setscheduler(own pid) allowed on arm64", arch: ArchARM64, policy: closed, call: "sched_setscheduler", args: [6]uint64{testPid, 0, testPointer}, want: SeccompAllow},
+		{name: "sched_setscheduler(another pid) refused", arch: ArchAMD64, policy: open, call: "sched_setscheduler", args: [6]uint64{testOtherPid, 0, testPointer}, want: eperm},
+		{name: "sched_setparam(another pid) refused on arm64", arch: ArchARM64, policy: closed, call: "sched_setparam", args: [6]uint64{testOtherPid, testPointer}, want: eperm},
+		{name: "sched_setattr(0) allowed", arch: ArchAMD64, policy: closed, call: "sched_setattr", args: [6]uint64{0, testPointer}, want: SeccompAllow},
+		{name: "sched_setattr(another pid|1<<32) refused", arch: ArchAMD64, policy: closed, call: "sched_setattr", args: [6]uint64{testHigh | testOtherPid, testPointer}, want: eperm},
+		{name: "sched_setattr(-1) refused", arch: ArchARM64, policy: closed, call: "sched_setattr", args: [6]uint64{^uint64(0), testPointer}, want: eperm},
+		{name: "sched_getaffinity(another pid) left alone: it only reads", arch: ArchAMD64, policy: closed, call: "sched_getaffinity", args: [6]uint64{testOtherPid, 8, testPointer}, want: SeccompAllow},
 		{name: "landlock_restrict_self allowed", arch: ArchAMD64, policy: closed, call: "landlock_restrict_self", want: SeccompAllow},
 		{name: "seccomp allowed", arch: ArchARM64, policy: closed, call: "seccomp", want: SeccompAllow},
 		{name: "prctl allowed", arch: ArchAMD64, policy: closed, call: "prctl", want: SeccompAllow},
@@ -351,7 +407,7 @@ func TestSeccompRuntimeCalls(t *testing.T) {
 		"read", "write", "openat", "close", "lseek", "fcntl", "newfstatat", "fstat", "statx", "getdents64",
 		"mkdirat", "unlinkat", "renameat", "renameat2", "ftruncate",
 		"mmap", "munmap", "mprotect", "madvise", "mincore", "brk",
-		"futex", "sched_yield", "sched_getaffinity", "gettid", "getpid", "exit_group", "prlimit64",
+		"futex", "sched_yield", "sched_getaffinity", "gettid", "getpid", "exit_group", "prlimit64", "getrlimit", "getpriority",
 		"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack",
 		"clock_gettime", "nanosleep", "timer_create", "timer_settime", "timer_delete", "getrandom",
 		"epoll_create1", "epoll_ctl", "epoll_pwait", "eventfd2", "pipe2",
@@ -418,6 +474,7 @@ func TestSeccompNames(t *testing.T) {
 func TestSeccompDenied(t *testing.T) {
 	args := [][6]uint64{
 		{}, {testPid}, {goThreadFlags}, {afInet, sockStream}, {0, testFIONREAD}, {^uint64(0), ^uint64(0), ^uint64(0)},
+		{ioprioWhoProcess, testPid},
 	}
 	tests := []struct {
 		name       string
@@ -427,8 +484,12 @@ func TestSeccompDenied(t *testing.T) {
 		wantNotIn  []string
 		wantLength int // 0: not checked
 	}{
-		{name: "closed amd64", arch: ArchAMD64, policy: seccompTestPolicies[0], wantIn: []string{"socket", "fork", "clone3", "ptrace", "iopl", "modify_ldt", "shmget"}, wantNotIn: []string{"kill", "clone", "ioctl", "sendto", "shmdt"}},
-		{name: "closed arm64", arch: ArchARM64, policy: seccompTestPolicies[0], wantIn: []string{"socket", "execve", "tkill", "kcmp"}, wantNotIn: []string{"fork", "vfork", "iopl", "modify_ldt", "inotify_init"}},
+		{name: "closed amd64", arch: ArchAMD64, policy: seccompTestPolicies[0],
+			wantIn:    []string{"socket", "fork", "clone3", "ptrace", "iopl", "modify_ldt", "shmget", "chmod", "lchown", "utimes", "setrlimit"},
+			wantNotIn: []string{"kill", "clone", "ioctl", "sendto", "shmdt", "prlimit64", "setpriority", "ioprio_set", "sched_setattr", "getpriority"}},
+		{name: "closed arm64", arch: ArchARM64, policy: seccompTestPolicies[0],
+			wantIn:    []string{"socket", "execve", "tkill", "kcmp", "fchmodat", "fchmodat2", "fchownat", "utimensat", "removexattrat", "setrlimit"},
+			wantNotIn: []string{"fork", "vfork", "iopl", "modify_ldt", "inotify_init", "chmod", "utimes", "prlimit64", "sched_setaffinity"}},
 		{name: "hosts", arch: ArchAMD64, policy: seccompTestPolicies[1], wantIn: []string{"socketpair"}, wantNotIn: []string{"socket", "connect"}},
 		{name: "widened", arch: ArchARM64, policy: seccompTestPolicies[3], wantIn: []string{"mount"}, wantNotIn: []string{"socket", "socketpair", "accept4"}},
 	}

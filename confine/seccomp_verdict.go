@@ -69,6 +69,30 @@ var seccompDenyList = []string{
 	"personality", "iopl", "ioperm", "syslog", "vhangup", "lookup_dcookie",
 	"uselib", "nfsservctl", "sethostname", "setdomainname", "modify_ldt",
 	"sysfs", "ustat", "_sysctl",
+	// A file's mode, owner, times and extended attributes. Landlock has no
+	// right for any of them, so a worker running as root could change
+	// them on any file it can name, inside its grants or not. The
+	// language has no such effect, and the Go runtime and os package make
+	// none of these calls for what the worker does after it is confined:
+	// os.OpenFile, os.WriteFile and os.CreateTemp create with the mode
+	// given to openat (0600 for CreateTemp), os.Mkdir, os.MkdirAll and
+	// os.MkdirTemp with the mode given to mkdirat (0700 for MkdirTemp),
+	// and os.Remove, os.RemoveAll, os.Rename, os.ReadDir and net.Dial
+	// change no attribute. Only os.Chmod, os.Chown, os.Lchown, os.Chtimes
+	// and the File methods of the same names make them, and os.Mkdir and
+	// os.OpenFile when asked for the sticky bit, on the BSDs only
+	// (setStickyBit).
+	"chmod", "fchmod", "fchmodat", "fchmodat2",
+	"chown", "fchown", "lchown", "fchownat",
+	"utime", "utimes", "futimesat", "utimensat",
+	"setxattr", "lsetxattr", "fsetxattr", "setxattrat",
+	"removexattr", "lremovexattr", "fremovexattr", "removexattrat",
+	// Raising the worker's own limits: as root it may raise a hard limit,
+	// RLIMIT_AS the memory limit among them. Go sets limits with
+	// prlimit64, which has its own rule, and only while the process starts
+	// (RLIMIT_NOFILE, in package syscall's init); Apply sets RLIMIT_AS
+	// before it installs the filter.
+	"setrlimit",
 }
 
 // seccompSocketCalls are the calls that make, name or take a socket:
@@ -117,9 +141,9 @@ func socketRuleOf(p Policy) socketRule {
 // specification the program of SeccompProgram is tested against. An
 // unenforced policy has no filter: every call is allowed.
 //
-// Every argument the filter reads is a C int or unsigned int in the
-// kernel, so only its low 32 bits count: socket(1<<32|AF_INET, ...) is
-// socket(AF_INET, ...).
+// Every argument the filter reads but one is a C int or unsigned int in
+// the kernel, so only its low 32 bits count: socket(1<<32|AF_INET, ...) is
+// socket(AF_INET, ...). The one is prlimit64's new limit, a pointer.
 func SeccompVerdict(p Policy, a Arch, auditArch uint32, nr int, args [6]uint64, pid int) SeccompAction {
 	if !p.Enforced {
 		return SeccompAllow
@@ -133,6 +157,7 @@ func SeccompVerdict(p Policy, a Arch, auditArch uint32, nr int, args [6]uint64, 
 		return actEPERM
 	}
 	arg := func(i int) uint32 { return uint32(args[i]) }
+	self := func(who uint32) bool { return who == 0 || who == uint32(pid) }
 	name := a.syscallName(nr)
 	switch name {
 	case "clone":
@@ -157,6 +182,39 @@ func SeccompVerdict(p Policy, a Arch, auditArch uint32, nr int, args [6]uint64, 
 	case "ioctl":
 		// Faking terminal input, and the Linux console's own commands.
 		if cmd := arg(1); cmd == tiocsti || cmd == tioclinux {
+			return actEPERM
+		}
+		return SeccompAllow
+	case "prlimit64":
+		// Reading the worker's own limits, as getrlimit does: the pid is 0
+		// or the worker's, and there is no new limit. The new limit is a
+		// pointer, which the kernel tests against NULL on all its 64
+		// bits: 1<<32 is an address the worker can map, so its low word
+		// alone says nothing.
+		if !self(arg(0)) || args[2] != 0 {
+			return actEPERM
+		}
+		return SeccompAllow
+	case "setpriority", "ioprio_set":
+		// The nice value or I/O priority of the worker's own threads:
+		// which is PRIO_PROCESS or IOPRIO_WHO_PROCESS, and who is 0 (the
+		// calling thread) or the worker's pid. A process group or a user
+		// reaches other processes.
+		which := uint32(prioProcess)
+		if name == "ioprio_set" {
+			which = ioprioWhoProcess
+		}
+		if arg(0) != which || !self(arg(1)) {
+			return actEPERM
+		}
+		return SeccompAllow
+	case "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr":
+		// The scheduling of the worker's own threads: the pid is 0 (the
+		// calling thread) or the worker's. Here and for setpriority and
+		// ioprio_set, the kernel takes any thread id for a pid: one of the
+		// worker's other threads, named by its id, is refused too. The Go
+		// runtime makes none of these calls.
+		if !self(arg(0)) {
 			return actEPERM
 		}
 		return SeccompAllow

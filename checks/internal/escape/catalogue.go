@@ -1,0 +1,1011 @@
+package escape
+
+import "strings"
+
+// The catalogue's placeholders, filled in by Scratch.Expand:
+//
+//	$GRANT     a scratch directory with data.txt, sub/ and link (a symbolic
+//	           link to $OUTSIDE/secret.txt); the budgets grant it
+//	$OUTSIDE   a scratch directory with secret.txt; no budget grants it
+//	$HOME      the run's home directory, with .ssh/id_ed25519 (not a key)
+//	$VICTIM    the pid of a process started for the run
+//	$PORT, $PORT2, $PORT6, $UDPPORT
+//	           TCP listeners on 127.0.0.1 and [::1], a UDP socket on 127.0.0.1
+//	$UNIX      the path of a listening Unix socket in a scratch directory
+//	$ABSTRACT  the name of a listening abstract Unix socket
+//	$MISSING   Missing, a path that does not exist: raw calls that would
+//	           act on a path name one beneath it, so as to fail first
+//
+// Linux constants in the programs are written as numbers, with their
+// names beside them.
+
+// seccomp and landlock are the expected outcome of a call the layer
+// refuses with errno.
+func seccomp(errno string) Outcome  { return Outcome{StoppedBy: BySeccomp, Errno: errno} }
+func landlock(errno string) Outcome { return Outcome{StoppedBy: ByLandlock, Errno: errno} }
+
+// languageOnly is the outcome of an attempt no confinement layer refuses.
+var languageOnly = Outcome{StoppedBy: ByLanguage}
+
+// ctypes is what the normal build's refusal names for a program that
+// makes raw calls.
+const ctypes = "ffi:ctypes"
+
+// Catalogue is every escape target, by group.
+var Catalogue = concat(files, network, processes, kernel, abi, confinement, threads)
+
+func concat(lists ...[]Target) []Target {
+	var out []Target
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+var files = []Target{
+	{
+		ID: "files-read-outside", Group: GroupFiles,
+		Threat:  "read a file beside the granted directory",
+		Budget:  "io,fs:read:$GRANT",
+		Program: "data = fs.read(\"$OUTSIDE/secret.txt\")\nprint(\"RESULT ok bytes=%d\" % len(data))\n",
+		Row:     "fs-read-dir", Language: "fs:read:$OUTSIDE/secret.txt",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-read-no-grant", Group: GroupFiles,
+		Threat:  "read a file under a budget with no fs grant",
+		Budget:  "io",
+		Program: "data = fs.read(\"$OUTSIDE/secret.txt\")\nprint(\"RESULT ok bytes=%d\" % len(data))\n",
+		Row:     "no-fs", Language: "fs:read:$OUTSIDE/secret.txt",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-list-root", Group: GroupFiles,
+		Threat:  "list the root directory under a budget with no fs grant",
+		Budget:  "io",
+		Program: "names = fs.list(\"/\")\nprint(\"RESULT ok entries=%d\" % len(names))\n",
+		Row:     "no-fs", Language: "fs:read:/",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-write-outside", Group: GroupFiles,
+		Threat:  "create a file beside the directory granted for writing",
+		Budget:  "io,fs:write:$GRANT",
+		Program: "fs.write(\"$OUTSIDE/planted.txt\", \"planted\")\nprint(\"RESULT ok\")\n",
+		Row:     "fs-write-dir", Language: "fs:write:$OUTSIDE/planted.txt",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-write-no-grant", Group: GroupFiles,
+		Threat:  "overwrite a file under a budget with no fs grant",
+		Budget:  "io",
+		Program: "fs.write(\"$OUTSIDE/secret.txt\", \"overwritten\")\nprint(\"RESULT ok\")\n",
+		Row:     "no-fs", Language: "fs:write:$OUTSIDE/secret.txt",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-write-read-grant", Group: GroupFiles,
+		Threat:  "write into a directory granted for reading only",
+		Budget:  "io,fs:read:$GRANT",
+		Program: "fs.write(\"$GRANT/data.txt\", \"overwritten\")\nprint(\"RESULT ok\")\n",
+		Row:     "fs-read-dir", Language: "fs:write:$GRANT/data.txt",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-read-write-grant", Group: GroupFiles,
+		Threat:  "read back from a directory granted for writing only",
+		Budget:  "io,fs:write:$GRANT",
+		Program: "data = fs.read(\"$GRANT/data.txt\")\nprint(\"RESULT ok bytes=%d\" % len(data))\n",
+		Row:     "fs-write-dir", Language: "fs:read:$GRANT/data.txt",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-remove-outside", Group: GroupFiles,
+		Threat:  "remove a file beside the directory granted for writing",
+		Budget:  "io,fs:write:$GRANT",
+		Program: "fs.remove(\"$OUTSIDE/secret.txt\")\nprint(\"RESULT ok\")\n",
+		Row:     "fs-write-dir", Language: "fs:write:$OUTSIDE/secret.txt",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-mkdir-outside", Group: GroupFiles,
+		Threat:  "make a directory beside the directory granted for writing",
+		Budget:  "io,fs:write:$GRANT",
+		Program: "fs.mkdir(\"$OUTSIDE/made\")\nprint(\"RESULT ok\")\n",
+		Row:     "fs-write-dir", Language: "fs:write:$OUTSIDE/made",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-truncate-outside", Group: GroupFiles,
+		Threat: "truncate a file beside the directory granted for writing",
+		Budget: "io,fs:write:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("truncate", "$OUTSIDE/secret.txt", 0))
+`,
+		Row: "fs-write-dir", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-truncate-read-grant", Group: GroupFiles,
+		Threat: "truncate a file the budget grants for reading only",
+		Budget: "io,fs:read:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("truncate", "$GRANT/data.txt", 0))
+`,
+		Row: "fs-read-dir", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-symlink-planted", Group: GroupFiles,
+		Threat:  "read through a symbolic link inside the grant that points out of it",
+		Budget:  "io,fs:read:$GRANT",
+		Program: "data = fs.read(\"$GRANT/link\")\nprint(\"RESULT ok bytes=%d\" % len(data))\n",
+		Row:     "fs-read-dir", Language: "fs:read:$OUTSIDE/secret.txt",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-symlink-make", Group: GroupFiles,
+		Threat: "plant a symbolic link to another directory inside the grant, for a later run to follow",
+		Budget: "io,fs:write:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("symlink", "$OUTSIDE", "$GRANT/out"))
+`,
+		Row: "fs-write-dir", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-hardlink-in", Group: GroupFiles,
+		Threat: "make a hard link inside the grant to a file outside it",
+		Budget: "io,fs:write:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("link", "$OUTSIDE/secret.txt", "$GRANT/hard"))
+`,
+		Row: "fs-write-dir", Language: ctypes,
+		Expect: landlock("EXDEV"), Unconfined: Went,
+	},
+	{
+		ID: "files-rename-in", Group: GroupFiles,
+		Threat: "move a file from outside into the directory granted for writing",
+		Budget: "io,fs:write:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("rename", "$OUTSIDE/secret.txt", "$GRANT/stolen.txt"))
+`,
+		Row: "fs-write-dir", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-rename-out", Group: GroupFiles,
+		Threat: "move a file out of the directory granted for writing",
+		Budget: "io,fs:write:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("rename", "$GRANT/data.txt", "$OUTSIDE/planted.txt"))
+`,
+		Row: "fs-write-dir", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-mkfifo", Group: GroupFiles,
+		Threat: "make a named pipe inside the directory granted for writing",
+		Budget: "io,fs:write:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("mknodat", -100, "$GRANT/fifo", 0o010600, 0))  # AT_FDCWD, S_IFIFO|0600
+`,
+		Row: "fs-write-dir", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-reopen-proc-fd", Group: GroupFiles,
+		Threat: "reopen a descriptor of a file granted for reading, through /proc/self/fd, for writing",
+		Budget: "io,fs:read:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+fd = ctypes.syscall("open", "$GRANT/data.txt", 0o2000000)  # O_RDONLY|O_CLOEXEC
+if fd.errno:
+    report(fd, "step=open")
+else:
+    report(ctypes.syscall("open", "/proc/self/fd/%d" % fd.ret, 0o2000001))  # O_WRONLY|O_CLOEXEC
+`,
+		Row: "fs-read-dir", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-proc-self-root", Group: GroupFiles,
+		Threat: "read a file outside the grant through /proc/self/root",
+		Budget: "io,fs:read:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("open", "/proc/self/root$OUTSIDE/secret.txt", 0o2000000))  # O_RDONLY|O_CLOEXEC
+`,
+		Row: "fs-read-dir", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-dotdot-raw", Group: GroupFiles,
+		Threat: "climb out of the grant with .. in a path the language never cleans",
+		Budget: "io,fs:read:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("open", "$GRANT/sub/../../outside/secret.txt", 0o2000000))  # O_RDONLY|O_CLOEXEC
+`,
+		Row: "fs-read-dir", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-credential", Group: GroupFiles,
+		Threat:  "read a private key under a grant of the whole home directory",
+		Budget:  "io,fs:read:$HOME",
+		Program: "data = fs.read(\"$HOME/.ssh/id_ed25519\")\nprint(\"RESULT ok bytes=%d\" % len(data))\n",
+		Row:     "credential", Language: "E318",
+		Expect: languageOnly, Unconfined: Went,
+		Note: "Landlock allows a whole hierarchy and cannot take one path out of it; ENFORCES says so (credential: no)",
+	},
+	{
+		ID: "files-stat-outside", Group: GroupFiles,
+		Threat:  "learn whether a file outside the grants exists, and its size and times",
+		Budget:  "io",
+		Program: "print(\"RESULT ok exists=%s\" % fs.exists(\"$OUTSIDE/secret.txt\"))\n",
+		Row:     "", Language: "fs:read:$OUTSIDE/secret.txt",
+		Expect: languageOnly, Unconfined: Went,
+		Gap: "Landlock (to ABI 7) has no right for stat, lstat, access or readlink, so any path's existence, " +
+			"size and times are visible; the no-fs row of ENFORCES should say that metadata is not held",
+	},
+	{
+		ID: "files-chmod-outside", Group: GroupFiles,
+		Threat: "change the mode of a file outside the grants",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("chmod", "$OUTSIDE/secret.txt", 0o640))
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "Landlock has no right for a file's mode, owner, times or extended attributes; seccomp refuses the calls that change them",
+	},
+	{
+		ID: "files-chown-outside", Group: GroupFiles,
+		Threat: "change the owner of a file outside the grants",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("chown", "$OUTSIDE/secret.txt", 0, 0))
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "files-inotify", Group: GroupFiles,
+		Threat: "watch files outside the grants, which a watch checks for read permission only, not against Landlock",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("inotify_init1", 0xffffffff))  # unknown flags: EINVAL
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
+	},
+}
+
+var network = []Target{
+	{
+		ID: "net-tcp4", Group: GroupNetwork,
+		Threat:  "connect to a TCP port on 127.0.0.1 with no net grant",
+		Budget:  "io",
+		Program: "c = net.connect(\"127.0.0.1\", $PORT)\nc.send(\"escaped\\n\")\nprint(\"RESULT ok\")\n",
+		Row:     "no-net", Language: "net:127.0.0.1:$PORT",
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "net-tcp6", Group: GroupNetwork,
+		Threat:  "connect to a TCP port on ::1 with no net grant",
+		Budget:  "io",
+		Program: "c = net.connect(\"::1\", $PORT6)\nc.send(\"escaped\\n\")\nprint(\"RESULT ok\")\n",
+		Row:     "no-net", Language: "net:[::1]:$PORT6",
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "net-udp", Group: GroupNetwork,
+		Threat: "send a UDP datagram with no net grant",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+s = ctypes.syscall("socket", 2, 2, 0)  # AF_INET, SOCK_DGRAM
+if s.errno:
+    report(s)
+else:
+    report(ctypes.syscall("sendto", s.ret, "escaped", 7, 0, inet($UDPPORT), 16))
+`,
+		Row: "no-net", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "net-raw", Group: GroupNetwork,
+		Threat: "open a raw ICMP socket",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("socket", 2, 3, 1))  # AF_INET, SOCK_RAW, IPPROTO_ICMP
+`,
+		Row: "no-net", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "net-packet", Group: GroupNetwork,
+		Threat: "open a packet socket, below IP",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("socket", 17, 3, 0))  # AF_PACKET, SOCK_RAW, no protocol: it receives nothing
+`,
+		Row: "no-net", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "net-netlink", Group: GroupNetwork,
+		Threat: "open a netlink socket to the kernel's routing tables",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("socket", 16, 3, 0))  # AF_NETLINK, SOCK_RAW, NETLINK_ROUTE
+`,
+		Row: "no-net", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "net-mptcp", Group: GroupNetwork,
+		Threat: "open a Multipath TCP socket, which Landlock's TCP rules do not see",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("socket", 2, 1, 262))  # AF_INET, SOCK_STREAM, IPPROTO_MPTCP
+`,
+		Row: "no-net", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "net-mptcp-host-grant", Group: GroupNetwork,
+		Threat: "open a Multipath TCP socket under a grant of one TCP port",
+		Budget: "io,net:127.0.0.1:$PORT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("socket", 2, 1, 262))  # AF_INET, SOCK_STREAM, IPPROTO_MPTCP
+`,
+		Row: "net-host", Language: ctypes,
+		Expect: seccomp("EPROTONOSUPPORT"), Unconfined: Went,
+		Note: "EPROTONOSUPPORT, as from a kernel without MPTCP, so that Go's net package falls back to TCP",
+	},
+	{
+		ID: "net-unix-path", Group: GroupNetwork,
+		Threat: "connect to a Unix socket by its path",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+s = ctypes.syscall("socket", 1, 1, 0)  # AF_UNIX, SOCK_STREAM
+if s.errno:
+    report(s)
+else:
+    report(ctypes.syscall("connect", s.ret, unix_path("$UNIX"), 3 + len("$UNIX")))
+`,
+		Row: "no-net", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "net-unix-abstract", Group: GroupNetwork,
+		Threat: "connect to an abstract Unix socket, which has no path for Landlock's file rules",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+s = ctypes.syscall("socket", 1, 1, 0)  # AF_UNIX, SOCK_STREAM
+if s.errno:
+    report(s)
+else:
+    report(ctypes.syscall("connect", s.ret, unix_abstract("$ABSTRACT"), 3 + len("$ABSTRACT")))
+`,
+		Row: "no-net", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "net-unix-net-grant", Group: GroupNetwork,
+		Threat: "connect to a Unix socket under a grant of the whole network",
+		Budget: "io,net",
+		Program: `ctypes = ffi.module("ctypes")
+s = ctypes.syscall("socket", 1, 1, 0)  # AF_UNIX, SOCK_STREAM
+if s.errno:
+    report(s)
+else:
+    report(ctypes.syscall("connect", s.ret, unix_path("$UNIX"), 3 + len("$UNIX")))
+`,
+		Row: "net-any", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "net-socketpair", Group: GroupNetwork,
+		Threat: "make a connected pair of Unix sockets",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("socketpair", 1, 1, 0, le(0, 8)))  # AF_UNIX, SOCK_STREAM
+`,
+		Row: "no-net", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "net-io-uring", Group: GroupNetwork,
+		Threat: "set up an io_uring, whose socket and file operations no seccomp filter sees",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("io_uring_setup", 1, None))  # no parameters: EFAULT before anything is made
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EFAULT",
+	},
+	{
+		ID: "net-bind-host-grant", Group: GroupNetwork,
+		Threat: "listen on a TCP port under a grant to connect to one",
+		Budget: "io,net:127.0.0.1:$PORT",
+		Program: `ctypes = ffi.module("ctypes")
+s = ctypes.syscall("socket", 2, 1, 0)  # AF_INET, SOCK_STREAM
+if s.errno:
+    report(s)
+else:
+    report(ctypes.syscall("bind", s.ret, inet(0), 16))
+`,
+		Row: "net-host", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "net-other-port-host-grant", Group: GroupNetwork,
+		Threat:  "connect to a port the grant does not name",
+		Budget:  "io,net:127.0.0.1:$PORT",
+		Program: "c = net.connect(\"127.0.0.1\", $PORT2)\nprint(\"RESULT ok\")\n",
+		Row:     "net-host", Language: "net:127.0.0.1:$PORT2",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "net-udp-host-grant", Group: GroupNetwork,
+		Threat: "send a UDP datagram to a port the grant does not name",
+		Budget: "io,net:127.0.0.1:$PORT",
+		Program: `ctypes = ffi.module("ctypes")
+s = ctypes.syscall("socket", 2, 2, 0)  # AF_INET, SOCK_DGRAM
+if s.errno:
+    report(s)
+else:
+    report(ctypes.syscall("sendto", s.ret, "escaped", 7, 0, inet($UDPPORT), 16))
+`,
+		Row: "net-host", Language: ctypes,
+		Expect: languageOnly, Unconfined: Went,
+		Note: "as ENFORCES says (net:HOST is partly held): Landlock holds TCP only, and the host and port of a " +
+			"datagram are the language's",
+	},
+}
+
+var processes = []Target{
+	{
+		ID: "proc-os-system", Group: GroupProcesses,
+		Threat: "run a shell command",
+		Budget: "io",
+		Program: `os = ffi.module("os")
+print("RESULT ok status=%d" % os.system("exit 0"))
+`,
+		Row: "process-start", Language: "ffi:os",
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-subprocess", Group: GroupProcesses,
+		Threat: "start a program",
+		Budget: "io",
+		Program: `subprocess = ffi.module("subprocess")
+print("RESULT ok status=%d" % subprocess.run(["/bin/true"]).returncode)
+`,
+		Row: "process-start", Language: "ffi:subprocess",
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-execve", Group: GroupProcesses,
+		Threat: "replace the worker with another program",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("execve", "$MISSING/sh", None, None))
+`,
+		Row: "process-start", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "ENOENT",
+	},
+	{
+		ID: "proc-execveat-memfd", Group: GroupProcesses,
+		Threat: "execute a file made in memory, which has no path for Landlock to refuse",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+fd = ctypes.syscall("memfd_create", "sabline-escape", 1)  # MFD_CLOEXEC
+if fd.errno:
+    report(fd, "step=memfd_create")
+else:
+    # The file is empty: no format executes it.
+    report(ctypes.syscall("execveat", fd.ret, "", None, None, 0x1000))  # AT_EMPTY_PATH
+`,
+		Row: "process-start", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "ENOEXEC",
+	},
+	{
+		ID: "proc-fork", Group: GroupProcesses,
+		Threat: "fork a copy of the worker",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+r = ctypes.syscall("fork")
+if r.ret == 0 and not r.errno:
+    ctypes.syscall("exit_group", 0)  # the copy ends at once
+report(r)
+`,
+		Row: "process-start", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "fork takes no argument that makes it fail; unconfined, the copy ends at its first statement",
+	},
+	{
+		ID: "proc-vfork", Group: GroupProcesses,
+		Threat: "vfork a child that shares the worker's memory",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("vfork"))
+`,
+		Row: "process-start", Language: ctypes,
+		Expect:    seccomp("EPERM"),
+		NoControl: "vfork takes no argument that makes it fail, and its child would run on the worker's own stack",
+	},
+	{
+		ID: "proc-clone-process", Group: GroupProcesses,
+		Threat: "start a process with clone",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("clone", 17 | 0x800, 0, 0, 0, 0))  # SIGCHLD|CLONE_SIGHAND without CLONE_VM: EINVAL
+`,
+		Row: "process-start", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
+	},
+	{
+		ID: "proc-clone-thread-namespace", Group: GroupProcesses,
+		Threat: "start a thread in a new user namespace",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("clone", 0x10000 | 0x10000000, 0, 0, 0, 0))  # CLONE_THREAD|CLONE_NEWUSER without CLONE_SIGHAND: EINVAL
+`,
+		Row: "process-start", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
+	},
+	{
+		ID: "proc-clone3", Group: GroupProcesses,
+		Threat: "start a process with clone3, whose flags a filter cannot read",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("clone3", None, 0))  # no arguments: EINVAL
+`,
+		Row: "process-start", Language: ctypes,
+		Expect: seccomp("ENOSYS"), Unconfined: "EINVAL",
+	},
+	{
+		ID: "proc-ptrace", Group: GroupProcesses,
+		Threat: "attach to another process as its debugger",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("ptrace", 16, 2147483647, 0, 0))  # PTRACE_ATTACH to a pid that cannot exist
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "ESRCH",
+	},
+	{
+		ID: "proc-process-vm-readv", Group: GroupProcesses,
+		Threat: "read another process's memory",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("process_vm_readv", $VICTIM, None, 0, None, 0, 1))  # flags 1: EINVAL
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
+	},
+	{
+		ID: "proc-process-vm-writev", Group: GroupProcesses,
+		Threat: "write another process's memory",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("process_vm_writev", $VICTIM, None, 0, None, 0, 1))  # flags 1: EINVAL
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
+	},
+	{
+		ID: "proc-pidfd-open", Group: GroupProcesses,
+		Threat: "take a handle on another process",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("pidfd_open", $VICTIM, 0))
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-pidfd-send-signal", Group: GroupProcesses,
+		Threat: "signal a process through a handle on it",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("pidfd_send_signal", -1, 0, None, 0))  # no handle: EBADF
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EBADF",
+	},
+	{
+		ID: "proc-pidfd-getfd", Group: GroupProcesses,
+		Threat: "copy a descriptor out of another process",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("pidfd_getfd", -1, 0, 0))  # no handle: EBADF
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EBADF",
+	},
+	{
+		ID: "proc-kill-victim", Group: GroupProcesses,
+		Threat: "signal another process",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("kill", $VICTIM, 0))  # signal 0: permission is checked, nothing is sent
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-kill-all", Group: GroupProcesses,
+		Threat: "signal every process the worker may signal",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("kill", -1, 0))  # signal 0: permission is checked, nothing is sent
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-kill-group", Group: GroupProcesses,
+		Threat: "signal the worker's process group",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("kill", 0, 0))  # signal 0: permission is checked, nothing is sent
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-tgkill-victim", Group: GroupProcesses,
+		Threat: "signal a thread of another process",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("tgkill", $VICTIM, $VICTIM, 0))  # signal 0
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-tkill-victim", Group: GroupProcesses,
+		Threat: "signal a thread by its id alone",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("tkill", $VICTIM, 0))  # signal 0
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-sigqueue-victim", Group: GroupProcesses,
+		Threat: "queue a signal with data to another process",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+info = le(0, 8) + le(-1 & 0xffffffff, 4) + le(0, 116)  # siginfo: si_code SI_QUEUE
+report(ctypes.syscall("rt_sigqueueinfo", $VICTIM, 0, info))  # signal 0
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-fsetown-sigio", Group: GroupProcesses,
+		Threat: "have the kernel send another process SIGIO, through F_SETOWN on a pipe, and kill it",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+# The two lowest free descriptors, which pipe2 takes next: its read and write ends.
+a = ctypes.syscall("dup", 2)
+b = ctypes.syscall("dup", 2)
+ctypes.syscall("close", a.ret)
+ctypes.syscall("close", b.ret)
+r = ctypes.syscall("pipe2", le(0, 8), 0o4000)  # O_NONBLOCK
+if not r.errno:
+    r = ctypes.syscall("fcntl", a.ret, 8, $VICTIM)  # F_SETOWN
+if not r.errno:
+    r = ctypes.syscall("fcntl", a.ret, 4, 0o20000 | 0o4000)  # F_SETFL: O_ASYNC|O_NONBLOCK
+if not r.errno:
+    r = ctypes.syscall("write", b.ret, "x", 1)  # the read end is readable: SIGIO to its owner
+report(r)
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: landlock(""), Unconfined: Killed,
+		Note: "every call goes through; Landlock's signal scope (ABI 6) keeps the SIGIO from the victim",
+	},
+	{
+		ID: "proc-setpriority-victim", Group: GroupProcesses,
+		Threat: "change the scheduling priority of another process",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("setpriority", 0, $VICTIM, 5))  # PRIO_PROCESS
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "Landlock scopes signals and abstract sockets only; seccomp allows setpriority on the worker's own pid alone",
+	},
+	{
+		ID: "proc-prlimit-victim", Group: GroupProcesses,
+		Threat: "change the resource limits of another process",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("prlimit64", $VICTIM, 4, le(0, 16), None))  # RLIMIT_CORE to 0
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-setrlimit-raise", Group: GroupProcesses,
+		Threat: "raise the worker's own hard limits, the memory limit among them, as root may",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("setrlimit", 9, None))  # RLIMIT_AS, no limit given: EFAULT
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EFAULT",
+	},
+	{
+		ID: "proc-kcmp-victim", Group: GroupProcesses,
+		Threat: "compare another process's kernel objects with the worker's",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("kcmp", $VICTIM, $VICTIM, 0xff, 0, 0))  # an unknown type: EINVAL
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
+	},
+}
+
+var kernel = []Target{
+	kernelCall("kern-mount", "mount a file system",
+		`ctypes.syscall("mount", "$MISSING/src", "$MISSING/dst", "tmpfs", 0, None)`, "ENOENT"),
+	kernelCall("kern-umount2", "unmount a file system",
+		`ctypes.syscall("umount2", "$MISSING/dst", 0)`, "ENOENT"),
+	kernelCall("kern-fsopen", "open a file system context with the new mount calls",
+		`ctypes.syscall("fsopen", "sabline-escape-no-such-fs", 0)`, "ENODEV"),
+	kernelCall("kern-fsmount", "make a mount from a file system context",
+		`ctypes.syscall("fsmount", -1, 0xffffffff, 0)  # unknown flags: EINVAL`, "EINVAL"),
+	kernelCall("kern-open-tree", "take a detached copy of a mount tree",
+		`ctypes.syscall("open_tree", -100, "$MISSING/tree", 0)`, "ENOENT"),
+	kernelCall("kern-move-mount", "move a mount into place",
+		`ctypes.syscall("move_mount", -1, "", -1, "", 0xffffffff)  # unknown flags: EINVAL`, "EINVAL"),
+	kernelCall("kern-mount-setattr", "change the attributes of a mount",
+		`ctypes.syscall("mount_setattr", -1, "", 0xffffffff, None, 0)  # unknown flags: EINVAL`, "EINVAL"),
+	kernelCall("kern-pivot-root", "change the root mount",
+		`ctypes.syscall("pivot_root", "$MISSING/new", "$MISSING/old")`, "ENOENT"),
+	kernelCall("kern-chroot", "change the root directory",
+		`ctypes.syscall("chroot", "$MISSING/root")`, "ENOENT"),
+	kernelCall("kern-unshare", "enter new namespaces",
+		`ctypes.syscall("unshare", 0x20000 | 0x100000)  # CLONE_NEWNS with CLONE_PARENT_SETTID, which unshare refuses: EINVAL`, "EINVAL"),
+	kernelCall("kern-setns", "join another process's namespace",
+		`ctypes.syscall("setns", -1, 0)`, "EBADF"),
+	kernelCall("kern-init-module", "load a kernel module from memory",
+		`ctypes.syscall("init_module", None, 0, "")  # an empty image: ENOEXEC, or ENOSYS without module support`, "ENOEXEC|ENOSYS"),
+	kernelCall("kern-finit-module", "load a kernel module from a file",
+		`ctypes.syscall("finit_module", -1, "", 0)  # no file: EBADF, or ENOSYS without module support`, "EBADF|ENOSYS"),
+	kernelCall("kern-delete-module", "remove a kernel module",
+		`ctypes.syscall("delete_module", "sabline_escape_no_such_module", 0o4000)  # O_NONBLOCK; ENOSYS without module support`, "ENOENT|ENOSYS"),
+	kernelCall("kern-kexec-load", "load a new kernel to boot into",
+		`ctypes.syscall("kexec_load", 0, 0, None, 0xffffffff)  # unknown flags: EINVAL, or ENOSYS without kexec`, "EINVAL|ENOSYS"),
+	kernelCall("kern-kexec-file-load", "load a new kernel from a file",
+		`ctypes.syscall("kexec_file_load", -1, -1, 0, None, 0xffffffff)  # unknown flags: EINVAL, or ENOSYS without kexec`, "EINVAL|ENOSYS"),
+	kernelCall("kern-bpf", "load a BPF program into the kernel",
+		`ctypes.syscall("bpf", 0xffff, None, 0)  # an unknown command: EINVAL`, "EINVAL"),
+	kernelCall("kern-perf-event-open", "open a performance counter on the machine",
+		`ctypes.syscall("perf_event_open", None, 0, -1, -1, 0)  # no attributes: EFAULT`, "EFAULT"),
+	kernelCall("kern-userfaultfd", "handle page faults in user space, to stall the kernel mid-copy",
+		`ctypes.syscall("userfaultfd", 0xffffffff)  # unknown flags: EINVAL`, "EINVAL"),
+	kernelCall("kern-keyctl", "reach the kernel keyrings",
+		`ctypes.syscall("keyctl", 0xffff, 0, 0, 0, 0)  # an unknown operation`, "ENOTSUP"),
+	kernelCall("kern-add-key", "add a key to a kernel keyring",
+		`ctypes.syscall("add_key", None, None, None, 0, 0)  # no type: EFAULT`, "EFAULT"),
+	kernelCall("kern-open-by-handle-at", "open a file by handle, with no path for Landlock to check",
+		`ctypes.syscall("open_by_handle_at", -1, None, 0)  # no handle: EFAULT`, "EFAULT"),
+	kernelCall("kern-name-to-handle-at", "take the handle of a file",
+		`ctypes.syscall("name_to_handle_at", -100, "$MISSING/file", None, None, 0)`, "ENOENT"),
+	kernelCall("kern-personality", "change the execution domain, to turn off address randomisation",
+		`ctypes.syscall("personality", 0xffffffff)  # only asks the current one`, Went),
+	kernelCall("kern-settimeofday", "set the clock",
+		`ctypes.syscall("settimeofday", le(0, 8) + le(-1, 8), None)  # tv_usec -1: EINVAL before anything is set`, "EINVAL"),
+	kernelCall("kern-clock-settime", "set a clock",
+		`ctypes.syscall("clock_settime", 0x7fffffff, None)  # no such clock: EINVAL`, "EINVAL"),
+	kernelCall("kern-clock-adjtime", "adjust a clock",
+		`ctypes.syscall("clock_adjtime", 0x7fffffff, None)  # no buffer: EFAULT`, "EFAULT"),
+	kernelCall("kern-adjtimex", "adjust the system clock",
+		`ctypes.syscall("adjtimex", None)  # no buffer: EFAULT`, "EFAULT"),
+	kernelCall("kern-reboot", "reboot the machine",
+		`ctypes.syscall("reboot", 0, 0, 0, None)  # bad magic numbers: EINVAL`, "EINVAL"),
+	kernelCall("kern-swapon", "add swap space",
+		`ctypes.syscall("swapon", "$MISSING/swap", 0)`, "ENOENT"),
+	kernelCall("kern-swapoff", "remove swap space",
+		`ctypes.syscall("swapoff", "$MISSING/swap")`, "ENOENT"),
+	kernelCall("kern-acct", "turn process accounting on, or off",
+		`ctypes.syscall("acct", "$MISSING/acct")`, "ENOENT"),
+	kernelCall("kern-quotactl", "change disk quotas",
+		`ctypes.syscall("quotactl", 0xffffffff, None, 0, None)  # an unknown quota type: EINVAL`, "EINVAL"),
+	kernelCall("kern-iopl", "reach I/O ports",
+		`ctypes.syscall("iopl", 4)  # no such level: EINVAL, or ENOSYS where the kernel has no I/O port calls`, "EINVAL|ENOSYS"),
+	kernelCall("kern-ioperm", "reach a range of I/O ports",
+		`ctypes.syscall("ioperm", 0, 0, 1)  # an empty range: EINVAL, or ENOSYS where the kernel has no I/O port calls`, "EINVAL|ENOSYS"),
+	kernelCall("kern-sethostname", "rename the machine",
+		`ctypes.syscall("sethostname", "x", 65)  # longer than a host name may be: EINVAL`, "EINVAL"),
+	kernelCall("kern-shmget", "make System V shared memory, named by a number Landlock does not see",
+		`ctypes.syscall("shmget", 0, 0, 0)  # IPC_PRIVATE of size 0: EINVAL, nothing made`, "EINVAL"),
+	kernelCall("kern-syslog", "read or clear the kernel log",
+		`ctypes.syscall("syslog", 0xffff, None, 0)  # an unknown action: EINVAL`, "EINVAL"),
+	kernelCall("kern-tiocsti", "push input at a terminal, for its shell to run",
+		`ctypes.syscall("ioctl", -1, 0x5412, "x")  # TIOCSTI on no descriptor: EBADF`, "EBADF"),
+	kernelCall("kern-tioclinux", "send a Linux console command",
+		`ctypes.syscall("ioctl", -1, 0x541c, le(0, 8))  # TIOCLINUX on no descriptor: EBADF`, "EBADF"),
+	kernelCall("kern-tiocsti-high-bits", "push terminal input with a command word whose high 32 bits are set",
+		`ctypes.syscall("ioctl", -1, (1 << 32) | 0x5412, "x")  # the kernel reads TIOCSTI`, "EBADF"),
+	kernelCall("kern-tioclinux-high-bits", "send a console command with a command word whose high 32 bits are set",
+		`ctypes.syscall("ioctl", -1, (1 << 32) | 0x541c, le(0, 8))  # the kernel reads TIOCLINUX`, "EBADF"),
+}
+
+// kernelCall is a target of the kernel group: one raw call on the
+// seccomp deny-list, with arguments the kernel rejects before it acts.
+// A comment after the call, "call  # why", is kept on its line.
+func kernelCall(id, threat, call, unconfined string) Target {
+	call, comment, _ := strings.Cut(call, "  #")
+	if comment != "" {
+		comment = "  #" + comment
+	}
+	return Target{
+		ID: id, Group: GroupKernel, Threat: threat, Budget: "io",
+		Program:  "ctypes = ffi.module(\"ctypes\")\nreport(" + call + ")" + comment + "\n",
+		Row:      "deny-list",
+		Language: ctypes, Expect: seccomp("EPERM"), Unconfined: unconfined,
+	}
+}
+
+var abi = []Target{
+	{
+		ID: "abi-i386-getpid", Group: GroupABI, Arch: "amd64",
+		Threat: "make any call through the i386 entry, whose numbers the filter's native table does not name",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall32(20))  # i386 getpid
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "abi-i386-reboot", Group: GroupABI, Arch: "amd64",
+		Threat: "reboot through the i386 entry, where 88 is reboot and not the native number",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall32(88, 0, 0, 0, 0))  # i386 reboot, bad magic numbers: EINVAL
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
+	},
+	{
+		ID: "abi-i386-kill", Group: GroupABI, Arch: "amd64",
+		Threat: "signal another process through the i386 entry",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall32(37, $VICTIM, 0))  # i386 kill, signal 0
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "abi-i386-socket", Group: GroupABI, Arch: "amd64",
+		Threat: "open a socket through the i386 entry",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall32(359, 2, 1, 0))  # i386 socket(AF_INET, SOCK_STREAM)
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "abi-x32-getpid", Group: GroupABI, Arch: "amd64",
+		Threat: "make a call with an x32 number, bit 30 set",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall(0x40000000 | 39))  # x32 getpid
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "ENOSYS|" + Went,
+		Note: "unconfined, a kernel without the x32 ABI answers ENOSYS; the filter refuses bit 30 either way",
+	},
+	{
+		ID: "abi-x32-mount", Group: GroupABI, Arch: "amd64",
+		Threat: "mount through an x32 number, past a filter that matches native numbers only",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall(0x40000000 | 165, "$MISSING/src", "$MISSING/dst", "tmpfs", 0, None))  # x32 mount
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "ENOSYS|ENOENT",
+	},
+}
+
+var confinement = []Target{
+	{
+		ID: "conf-seccomp-second-filter", Group: GroupConfinement,
+		Threat: "clear no_new_privs and install a second seccomp filter that allows everything",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+nnp = ctypes.syscall("prctl", 38, 0, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS 0: no process may clear it
+# struct sock_fprog at addr, its one instruction at addr+16: ret SECCOMP_RET_ALLOW.
+# The bytes go into a memory file mapped at a fixed address, so that the
+# structure can point at the instruction.
+addr = 0x5ab1e0000000
+prog = le(1, 2) + le(0, 6) + le(addr + 16, 8) + le(0x06, 2) + le(0, 2) + le(0x7fff0000, 4)
+r = ctypes.syscall("memfd_create", "sabline-escape-filter", 1)  # MFD_CLOEXEC
+fd = r.ret
+if not r.errno:
+    r = ctypes.syscall("write", fd, prog, len(prog))
+if not r.errno:
+    r = ctypes.syscall("mmap", addr, 4096, 1, 0x01 | 0x100000, fd, 0)  # PROT_READ, MAP_SHARED|MAP_FIXED_NOREPLACE
+if not r.errno:
+    r = ctypes.syscall("seccomp", 1, 0, addr)  # SECCOMP_SET_MODE_FILTER
+if r.errno:
+    report(r, "step=install")
+else:
+    report(ctypes.syscall("acct", "$MISSING/acct"), "nnp_clear=" + (nnp.errno or "ok"))
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "ENOENT",
+		Note: "the second filter installs; every filter runs and the strictest answer wins, so acct is still refused",
+	},
+	{
+		ID: "conf-landlock-second-ruleset", Group: GroupConfinement,
+		Threat: "restrict the worker again with a Landlock ruleset that allows reading outside the grants",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+rights = 4 | 8  # LANDLOCK_ACCESS_FS_READ_FILE|READ_DIR
+r = ctypes.syscall("landlock_create_ruleset", le(rights, 8), 8, 0)
+ruleset = r.ret
+if not r.errno:
+    r = ctypes.syscall("open", "$OUTSIDE", 0o10000000 | 0o2000000)  # O_PATH|O_CLOEXEC
+dirfd = r.ret
+if not r.errno:
+    r = ctypes.syscall("landlock_add_rule", ruleset, 1, le(rights, 8) + le(dirfd, 4), 0)  # LANDLOCK_RULE_PATH_BENEATH
+if not r.errno:
+    r = ctypes.syscall("landlock_restrict_self", ruleset, 0)
+if r.errno:
+    report(r, "step=restrict")
+else:
+    report(ctypes.syscall("open", "$OUTSIDE/secret.txt", 0o2000000))  # O_RDONLY|O_CLOEXEC
+`,
+		Row: "no-fs", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+		Note: "the second ruleset is applied; a domain only narrows, so the read is still refused",
+	},
+}
+
+var threads = []Target{
+	{
+		ID: "threads-seccomp-every-thread", Group: GroupThreads,
+		Threat: "find a thread, started by the Go runtime before the policy was applied, that the filter does not hold",
+		Budget: "io,fs:read:/proc",
+		Program: `ctypes = ffi.module("ctypes")
+tasks = fs.list("/proc/self/task")
+unheld = [t for t in tasks if "\nSeccomp:\t2\n" not in fs.read("/proc/self/task/%s/status" % t)]
+if unheld:
+    print("RESULT ok threads=%d unheld=%s" % (len(tasks), ",".join(unheld)))
+else:
+    report(ctypes.syscall("acct", "$MISSING/acct"), "threads=%d" % len(tasks))
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "every thread of the worker shows seccomp mode 2 (the filter, installed with TSYNC) before the " +
+			"call; unconfined, none does, and the program reports the threads it found unheld",
+	},
+	{
+		ID: "threads-landlock-own-thread", Group: GroupThreads,
+		Threat: "read outside the grants from whatever thread the program runs on",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+tid = ctypes.syscall("gettid").ret
+pid = ctypes.syscall("getpid").ret
+report(ctypes.syscall("open", "$OUTSIDE/secret.txt", 0o2000000), "main_thread=%s" % (tid == pid))  # O_RDONLY|O_CLOEXEC
+`,
+		Row: "no-fs", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+		Note: "the program runs on the process's first thread (main_thread=True on its RESULT line), which ran " +
+			"long before the policy was applied; a program cannot choose its thread, so this sees one. Landlock is " +
+			"applied to every thread at once " +
+			"(syscall.AllThreadsSyscall through go-landlock, below ABI 8), and confine's TestApplyLandlock checks " +
+			"a thread locked before the ruleset was applied",
+	},
+}

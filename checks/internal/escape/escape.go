@@ -1,0 +1,186 @@
+// Package escape is the harness of Sabline's escape checks: a catalogue of
+// programs that try to get out of a confined run, each with the budget it
+// runs under and what should stop it, and the code that runs them, reads
+// what became of each attempt and records it as the kernel report.
+//
+// A target is attempted three times, by checks/sandbox:
+//
+//   - on the normal build, where the language refuses it (E302 naming the
+//     missing grant, or E318) and nothing happens;
+//   - on the knock-out build (-tags sabline_knockout), where every budget
+//     check passes and only the operating system holds the run: the kernel
+//     refuses it, with the errno the catalogue expects, or nothing does;
+//   - on the knock-out build with --no-confine, where a destructive target
+//     meets its harmless errno (EINVAL, EBADF, ENOENT...) and a harmless one
+//     goes through. This run is the control: it shows the attempt is
+//     harmless, and that the errno of the confined run came from a
+//     confinement layer, since without one the answer differs.
+//
+// Every target is harmless by construction on a machine where the tests run
+// as root: raw calls carry arguments the kernel rejects before it acts
+// (reboot with a bad magic, mount of a missing source onto a missing
+// target, settimeofday with a negative microsecond count), files are made
+// and changed only in scratch directories the harness made, connections go
+// only to loopback listeners it started, and signals only to a process it
+// started, or to -1 and 0 with signal 0, which checks permission and
+// delivers nothing.
+package escape
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The groups of the catalogue, in the order reports print them.
+const (
+	GroupFiles       = "files"
+	GroupNetwork     = "network"
+	GroupProcesses   = "processes"
+	GroupKernel      = "kernel"
+	GroupABI         = "abi"
+	GroupConfinement = "confinement"
+	GroupThreads     = "threads"
+)
+
+// Groups lists the groups in order.
+var Groups = []string{GroupFiles, GroupNetwork, GroupProcesses, GroupKernel, GroupABI, GroupConfinement, GroupThreads}
+
+// What stopped an attempt, as an Outcome names it.
+const (
+	// BySeccomp: the seccomp filter refused the call (EPERM, ENOSYS or
+	// EPROTONOSUPPORT on Linux).
+	BySeccomp = "seccomp"
+	// ByLandlock: Landlock refused it (EACCES, or EXDEV for a link or
+	// rename across directories), or its scope kept a signal from another
+	// process while the call itself went through.
+	ByLandlock = "landlock"
+	// ByKernel: a confinement layer refused it, on a system whose layers
+	// this harness does not tell apart by errno (not Linux).
+	ByKernel = "kernel"
+	// ByLanguage: no confinement layer changed the outcome: the attempt
+	// went through, or failed as it fails unconfined. Only the language,
+	// which refuses it on the normal build, holds it.
+	ByLanguage = "language"
+	// Unavailable: the attempt could not be made on this system (raw
+	// system calls are offered on Linux only, and a call's name may not
+	// exist on every architecture).
+	Unavailable = "unavailable"
+	// ByUnknown: the confined run failed in a way this harness cannot
+	// attribute; a check that meets it fails.
+	ByUnknown = "unknown"
+)
+
+// Outcome is what became of an attempt on the knock-out build, confined:
+// what stopped it, and the errno it met ("" when it went through).
+type Outcome struct {
+	StoppedBy string `json:"stopped_by"`
+	Errno     string `json:"errno"`
+}
+
+// String prints the outcome as "seccomp EPERM" or "language".
+func (o Outcome) String() string {
+	return strings.TrimSpace(o.StoppedBy + " " + o.Errno)
+}
+
+// Kernel reports whether a confinement layer stopped the attempt.
+func (o Outcome) Kernel() bool {
+	return o.StoppedBy == BySeccomp || o.StoppedBy == ByLandlock || o.StoppedBy == ByKernel
+}
+
+// Attempt results that are not an errno.
+const (
+	// Went: the attempt went through (the program printed RESULT ok).
+	Went = "ok"
+	// Killed: the attempt went through and the victim process died of it.
+	Killed = "killed"
+)
+
+// Target is one attempt to get out of a run.
+type Target struct {
+	ID     string // stable: reports and messages name targets by it
+	Group  string // one of Groups
+	Threat string // one line: what an escape here would give a program
+	// Budget is the --allow text the program runs under, with the
+	// placeholders Scratch.Expand fills in.
+	Budget string
+	// Flags are further run flags, such as --confine strict.
+	Flags []string
+	// Program is the .vel text, with placeholders; Prelude is put before
+	// it. It prints one line "RESULT ok ..." or "RESULT errno=NAME ...",
+	// or ends with the error of the effect the kernel refused.
+	Program string
+	// Row is the ID of the ENFORCES row (confine.Enforces) whose claim the
+	// target tests; "" when no row claims it.
+	Row string
+	// Language is what the normal build's refusal names: the item its E302
+	// tells the operator to add, such as ffi:ctypes, or "E318".
+	Language string
+	// Arch is the one architecture the target exists on ("amd64" for a
+	// call through another architecture's entry); "" for every one.
+	Arch string
+	// Expect is the outcome on Linux, on the knock-out build, confined.
+	Expect Outcome
+	// Unconfined is the attempt's result on the knock-out build with
+	// --no-confine: Went, Killed or the harmless errno; where the answer
+	// depends on how the kernel was built, the answers it may give,
+	// joined by "|" ("EINVAL|ENOSYS"). "" when the target is not run
+	// unconfined, and NoControl says why.
+	Unconfined string
+	NoControl  string
+	// Gap, when not empty, says what the kernel lets through here that a
+	// confined run should not be allowed, and what would hold it.
+	Gap string
+	// Note is what else a reader of the outcome should know.
+	Note string
+}
+
+// UnconfinedAllows reports whether attempt is one of the results
+// Unconfined allows.
+func (t Target) UnconfinedAllows(attempt string) bool {
+	for _, a := range strings.Split(t.Unconfined, "|") {
+		if a != "" && a == attempt {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate checks that t is complete: a known group, a program, an
+// expectation, and a control or the reason there is none.
+func (t Target) Validate() error {
+	var problems []string
+	if t.ID == "" || strings.ContainsAny(t.ID, " \t\n") {
+		problems = append(problems, "the ID is empty or has blanks")
+	}
+	known := false
+	for _, g := range Groups {
+		known = known || g == t.Group
+	}
+	if !known {
+		problems = append(problems, fmt.Sprintf("unknown group %q", t.Group))
+	}
+	if t.Threat == "" || strings.Contains(t.Threat, "\n") {
+		problems = append(problems, "the threat is not one line")
+	}
+	if t.Program == "" {
+		problems = append(problems, "no program")
+	}
+	if t.Language == "" {
+		problems = append(problems, "no language refusal")
+	}
+	switch t.Expect.StoppedBy {
+	case BySeccomp, ByLandlock, ByLanguage:
+	default:
+		problems = append(problems, fmt.Sprintf("the expected outcome %q is not seccomp, landlock or language", t.Expect.StoppedBy))
+	}
+	if (t.Unconfined == "") == (t.NoControl == "") {
+		problems = append(problems, "want either an unconfined result or the reason there is none")
+	}
+	if t.Gap != "" && t.Expect.StoppedBy != ByLanguage {
+		problems = append(problems, "a gap is something only the language holds")
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("target %s: %s", t.ID, strings.Join(problems, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package escape
+
+import (
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name       string
+		stdout     string
+		stderr     string
+		wantCode   string
+		wantWent   bool
+		wantErrno  string
+		wantFields map[string]string
+	}{
+		{name: "a raw call refused", stdout: "RESULT errno=EPERM ret=-1\n", wantErrno: "EPERM",
+			wantFields: map[string]string{"ret": "-1"}},
+		{name: "a call that went through, with fields", stdout: "RESULT ok ret=3 threads=5\n", wantWent: true,
+			wantFields: map[string]string{"ret": "3", "threads": "5"}},
+		{name: "an effect the kernel refused",
+			stderr:   "sabline: KNOCK-OUT BUILD: every budget check passes\nsabline: E319: fs.read /x: the kernel refused it (EACCES); refused by: landlock-abi7\n  at prog.vel:1:8\n",
+			wantCode: "E319", wantErrno: "EACCES", wantFields: map[string]string{}},
+		{name: "a host module's call the kernel refused",
+			stderr:   "sabline: E319: os.system: fork/exec /bin/sh: operation not permitted: the kernel refused it; refused by: seccomp\n",
+			wantCode: "E319", wantErrno: "EPERM", wantFields: map[string]string{}},
+		{name: "the language's refusal carries no errno",
+			stderr:   "sabline: E302: ffi module ctypes: not granted: add ffi:ctypes to the budget\n",
+			wantCode: "E302", wantFields: map[string]string{}},
+		{name: "the banner is not an error", stderr: "sabline: KNOCK-OUT BUILD: every budget check passes\n",
+			wantFields: map[string]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Parse(tt.stdout, tt.stderr, 0)
+			if r.Code != tt.wantCode || r.Went != tt.wantWent || r.Errno != tt.wantErrno || !reflect.DeepEqual(r.Fields, tt.wantFields) {
+				t.Errorf("Parse = code %q went %v errno %q fields %v; want %q %v %q %v",
+					r.Code, r.Went, r.Errno, r.Fields, tt.wantCode, tt.wantWent, tt.wantErrno, tt.wantFields)
+			}
+		})
+	}
+}
+
+func TestObserve(t *testing.T) {
+	refused := func(errno string) Run { return Run{Errno: errno} }
+	went := Run{Went: true}
+	tests := []struct {
+		name       string
+		confined   Run
+		unconfined *Run
+		goos       string
+		want       Outcome
+	}{
+		{name: "EPERM where unconfined meets EINVAL", confined: refused("EPERM"), unconfined: &Run{Errno: "EINVAL"},
+			goos: "linux", want: Outcome{BySeccomp, "EPERM"}},
+		{name: "ENOSYS of clone3", confined: refused("ENOSYS"), unconfined: &Run{Errno: "EINVAL"},
+			goos: "linux", want: Outcome{BySeccomp, "ENOSYS"}},
+		{name: "EACCES where unconfined goes through", confined: refused("EACCES"), unconfined: &went,
+			goos: "linux", want: Outcome{ByLandlock, "EACCES"}},
+		{name: "EXDEV of a link across directories", confined: refused("EXDEV"), unconfined: &went,
+			goos: "linux", want: Outcome{ByLandlock, "EXDEV"}},
+		{name: "the same answer either way", confined: refused("EINVAL"), unconfined: &Run{Errno: "EINVAL"},
+			goos: "linux", want: Outcome{ByLanguage, "EINVAL"}},
+		{name: "went through", confined: went, unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByLanguage}},
+		{name: "the victim lived where unconfined it died", confined: went, unconfined: &Run{Went: true, Victim: Killed},
+			goos: "linux", want: Outcome{StoppedBy: ByLandlock}},
+		{name: "the victim died", confined: Run{Went: true, Victim: Killed}, unconfined: &Run{Went: true, Victim: Killed},
+			goos: "linux", want: Outcome{StoppedBy: ByLanguage}},
+		{name: "no control: the errno names the layer", confined: refused("EPERM"), goos: "linux", want: Outcome{BySeccomp, "EPERM"}},
+		{name: "an errno no layer gives", confined: refused("ENOENT"), unconfined: &went, goos: "linux", want: Outcome{ByUnknown, "ENOENT"}},
+		{name: "no attempt either way", confined: Run{Code: "E305"}, unconfined: &Run{Code: "E305"}, goos: "darwin", want: Outcome{StoppedBy: Unavailable}},
+		{name: "no attempt confined only", confined: Run{Code: "E310"}, unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
+		{name: "refused elsewhere", confined: refused("EPERM"), unconfined: &went, goos: "darwin", want: Outcome{ByKernel, "EPERM"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Observe(tt.confined, tt.unconfined, tt.goos); got != tt.want {
+				t.Errorf("Observe = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestUnconfinedAllows(t *testing.T) {
+	tests := []struct {
+		name       string
+		unconfined string
+		attempt    string
+		want       bool
+	}{
+		{name: "the one answer", unconfined: "EINVAL", attempt: "EINVAL", want: true},
+		{name: "another answer", unconfined: "EINVAL", attempt: "EPERM", want: false},
+		{name: "one of two", unconfined: "EINVAL|ENOSYS", attempt: "ENOSYS", want: true},
+		{name: "no attempt is never allowed", unconfined: "EINVAL|", attempt: "", want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := (Target{Unconfined: tt.unconfined}).UnconfinedAllows(tt.attempt); got != tt.want {
+				t.Errorf("UnconfinedAllows(%q) = %v, want %v", tt.attempt, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDisagreements(t *testing.T) {
+	eperm := Outcome{BySeccomp, "EPERM"}
+	line := func(id string, expected *Outcome, observed Outcome) ReportTarget {
+		return ReportTarget{ID: id, Expected: expected, Observed: observed}
+	}
+	committed := Report{Kernel: "6.1", Targets: []ReportTarget{
+		line("a", &eperm, eperm), line("b", &eperm, eperm), line("gone", &eperm, eperm),
+	}}
+	fresh := Report{Kernel: "6.18", Targets: []ReportTarget{
+		line("a", &eperm, eperm), line("b", &eperm, Outcome{StoppedBy: ByLanguage}), line("new", nil, eperm),
+	}}
+	want := []string{
+		"b: observed language, the committed report says seccomp EPERM",
+		"gone: in the committed report, not in this run",
+		"new: not in the committed report",
+	}
+	if got := Disagreements(committed, fresh); !reflect.DeepEqual(got, want) {
+		t.Errorf("Disagreements =\n%q\nwant\n%q", got, want)
+	}
+	if got := Disagreements(committed, committed); len(got) != 0 {
+		t.Errorf("a report disagrees with itself: %q", got)
+	}
+}
+
+func TestExpand(t *testing.T) {
+	s, err := NewScratch(t.TempDir(), "expand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tests := []struct {
+		name string
+		text string
+		want func(got string) bool
+	}{
+		{name: "directories", text: "$GRANT $OUTSIDE $HOME",
+			want: func(got string) bool { return got == s.Grant+" "+s.Outside+" "+s.Home }},
+		{name: "a port a longer name begins with", text: "$PORT2/$PORT",
+			want: func(got string) bool {
+				a, b, ok := strings.Cut(got, "/")
+				return ok && a != b && !strings.Contains(got, "$")
+			}},
+		{name: "the same placeholder twice is one listener", text: "$PORT $PORT",
+			want: func(got string) bool { a, b, _ := strings.Cut(got, " "); return a == b }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.Expand(tt.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.want(got) {
+				t.Errorf("Expand(%q) = %q", tt.text, got)
+			}
+		})
+	}
+	if _, err := os.Stat(s.Grant + "/data.txt"); err != nil {
+		t.Errorf("the grant has no data.txt: %v", err)
+	}
+}

@@ -1,0 +1,157 @@
+package escape
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	goruntime "runtime"
+	"sort"
+
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/runtime"
+)
+
+// ReportSchema names the kernel report's format; tests/confine/README.md
+// describes it.
+const ReportSchema = "sabline.kernel-report/1"
+
+// UpdateEnv is the environment variable that, set to 1, has the sandbox
+// checks write the kernel report instead of comparing against it.
+const UpdateEnv = "SABLINE_UPDATE_REPORT"
+
+// Report is what the kernel of one system stopped, target by target, on
+// the knock-out build, confined: tests/confine/kernel-GOOS.json.
+type Report struct {
+	Schema      string         `json:"schema"`
+	OS          string         `json:"os"`
+	Kernel      string         `json:"kernel"`
+	LandlockABI int            `json:"landlock_abi"`
+	Build       ReportBuild    `json:"build"`
+	Targets     []ReportTarget `json:"targets"`
+}
+
+// ReportBuild is the binary the report was made with.
+type ReportBuild struct {
+	Sabline  string `json:"sabline"`  // runtime.Version
+	Knockout bool   `json:"knockout"` // always true: only the kernel holds the runs
+	Go       string `json:"go"`
+	Arch     string `json:"arch"`
+}
+
+// ReportTarget is one target's line.
+type ReportTarget struct {
+	ID     string `json:"id"`
+	Group  string `json:"group"`
+	Threat string `json:"threat"`
+	// Expected is the catalogue's expectation; null off Linux, for which
+	// the catalogue names none.
+	Expected *Outcome `json:"expected"`
+	Observed Outcome  `json:"observed"`
+	Gap      string   `json:"gap,omitempty"`
+	Note     string   `json:"note,omitempty"`
+}
+
+// Machine asks the sabline binary bin what this machine offers (`sabline
+// doctor --json`) and returns the report's header, without targets.
+func Machine(bin string) (Report, error) {
+	var stdout bytes.Buffer
+	cmd := exec.Command(bin, "doctor", "--json")
+	cmd.Stdout = &stdout
+	if err := cmd.Run(); err != nil {
+		return Report{}, fmt.Errorf("%s doctor --json: %w", bin, err)
+	}
+	var doc struct {
+		Machine confine.Machine `json:"machine"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		return Report{}, fmt.Errorf("%s doctor --json: %w", bin, err)
+	}
+	return Report{
+		Schema: ReportSchema, OS: doc.Machine.OS, Kernel: doc.Machine.Kernel, LandlockABI: doc.Machine.LandlockABI,
+		Build:   ReportBuild{Sabline: runtime.Version, Knockout: true, Go: goruntime.Version(), Arch: goruntime.GOARCH},
+		Targets: []ReportTarget{},
+	}, nil
+}
+
+// Add records what was observed of t. The expectation is recorded on
+// Linux only.
+func (r *Report) Add(t Target, observed Outcome) {
+	line := ReportTarget{ID: t.ID, Group: t.Group, Threat: t.Threat, Observed: observed, Gap: t.Gap, Note: t.Note}
+	if r.OS == "linux" {
+		e := t.Expect
+		line.Expected = &e
+	}
+	r.Targets = append(r.Targets, line)
+}
+
+// JSON is the report as it is committed: indented, targets in catalogue
+// order.
+func (r Report) JSON() []byte {
+	out, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		panic("escape: marshal report: " + err.Error()) // every field is marshalable
+	}
+	return append(out, '\n')
+}
+
+// ReadReport reads a committed report. When there is no file, the error
+// wraps fs.ErrNotExist.
+func ReadReport(path string) (Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Report{}, fmt.Errorf("read report: %w", err)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Report{}, fmt.Errorf("read report %s: %w", path, err)
+	}
+	if r.Schema != ReportSchema {
+		return Report{}, fmt.Errorf("read report %s: schema %q, want %q", path, r.Schema, ReportSchema)
+	}
+	return r, nil
+}
+
+// Disagreements compares two reports outcome by outcome, expected and
+// observed, and returns one line for each target they disagree on, or
+// that one of them lacks, sorted. The machine, kernel and build are not
+// compared.
+func Disagreements(committed, fresh Report) []string {
+	old := map[string]ReportTarget{}
+	for _, t := range committed.Targets {
+		old[t.ID] = t
+	}
+	var out []string
+	for _, t := range fresh.Targets {
+		c, ok := old[t.ID]
+		delete(old, t.ID)
+		switch {
+		case !ok:
+			out = append(out, t.ID+": not in the committed report")
+		case c.Observed != t.Observed:
+			out = append(out, fmt.Sprintf("%s: observed %s, the committed report says %s", t.ID, t.Observed, c.Observed))
+		case !sameOutcome(c.Expected, t.Expected):
+			out = append(out, fmt.Sprintf("%s: expected %s, the committed report expects %s", t.ID, show(t.Expected), show(c.Expected)))
+		}
+	}
+	for id := range old {
+		out = append(out, id+": in the committed report, not in this run")
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sameOutcome(a, b *Outcome) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func show(o *Outcome) string {
+	if o == nil {
+		return "nothing"
+	}
+	return o.String()
+}

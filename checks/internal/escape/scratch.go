@@ -1,0 +1,258 @@
+package escape
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Scratch is what one run of a target sees: its scratch directories, made
+// when the Scratch is, and the victim process and listeners its
+// placeholders name, made when Expand first meets them. Close stops and
+// removes all of it.
+type Scratch struct {
+	Base    string // the run's own directory; everything else is beneath it
+	Grant   string // $GRANT: data.txt, sub/ and link -> $OUTSIDE/secret.txt
+	Outside string // $OUTSIDE: secret.txt
+	Home    string // $HOME: .ssh/id_ed25519
+	Work    string // the program's file and working directory, granted nowhere
+
+	values   map[string]string // placeholders made so far
+	closers  []io.Closer
+	accepted atomic.Int64
+	victim   *exec.Cmd
+	exited   chan struct{} // closed when the victim has exited
+}
+
+// placeholders in the order Expand replaces them: a name that another
+// begins with comes after it.
+var placeholders = []string{"$GRANT", "$OUTSIDE", "$HOME", "$MISSING", "$VICTIM", "$PORT2", "$PORT6", "$PORT", "$UDPPORT", "$UNIX", "$ABSTRACT"}
+
+// NewScratch makes a scratch world in a new directory beneath parent,
+// named after name.
+func NewScratch(parent, name string) (*Scratch, error) {
+	base, err := os.MkdirTemp(parent, name+"-")
+	if err != nil {
+		return nil, fmt.Errorf("scratch: %w", err)
+	}
+	s := &Scratch{
+		Base: base, Grant: filepath.Join(base, "grant"), Outside: filepath.Join(base, "outside"),
+		Home: filepath.Join(base, "home"), Work: filepath.Join(base, "work"),
+	}
+	s.values = map[string]string{"$GRANT": s.Grant, "$OUTSIDE": s.Outside, "$HOME": s.Home, "$MISSING": Missing}
+	files := map[string]string{
+		filepath.Join(s.Grant, "data.txt"):              "data the budget grants\n",
+		filepath.Join(s.Grant, "sub", "keep.txt"):       "a file in a directory beneath the grant\n",
+		filepath.Join(s.Outside, "secret.txt"):          "a file no budget grants\n",
+		filepath.Join(s.Home, ".ssh", "id_ed25519"):     "not a key: a file where a private key would be\n",
+		filepath.Join(s.Work, ".sabline-escape-marker"): "the program's working directory\n",
+	}
+	for path, text := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("scratch: %w", err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("scratch: %w", err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(s.Outside, "secret.txt"), filepath.Join(s.Grant, "link")); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("scratch: %w", err)
+	}
+	return s, nil
+}
+
+// Expand replaces the placeholders in text, starting the victim and the
+// listeners it names that are not running yet.
+func (s *Scratch) Expand(text string) (string, error) {
+	var pairs []string
+	for _, p := range placeholders {
+		if !strings.Contains(text, p) {
+			continue
+		}
+		v, ok := s.values[p]
+		if !ok {
+			var err error
+			if v, err = s.make(p); err != nil {
+				return "", fmt.Errorf("scratch: %s: %w", p, err)
+			}
+			s.values[p] = v
+		}
+		pairs = append(pairs, p, v)
+	}
+	return strings.NewReplacer(pairs...).Replace(text), nil
+}
+
+// make starts what placeholder p names and returns its value.
+func (s *Scratch) make(p string) (string, error) {
+	switch p {
+	case "$VICTIM":
+		cmd := exec.Command("sleep", "300")
+		if err := cmd.Start(); err != nil {
+			return "", err
+		}
+		s.victim, s.exited = cmd, make(chan struct{})
+		go func() { _ = cmd.Wait(); close(s.exited) }() // the state is read from cmd.ProcessState
+		return strconv.Itoa(cmd.Process.Pid), nil
+	case "$PORT", "$PORT2":
+		return s.listen("tcp4", "127.0.0.1:0")
+	case "$PORT6":
+		return s.listen("tcp6", "[::1]:0")
+	case "$UNIX":
+		dir := filepath.Join(s.Base, "sock")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return "", err
+		}
+		return s.listen("unix", filepath.Join(dir, "s"))
+	case "$ABSTRACT":
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		name := "sabline-escape-" + hex.EncodeToString(b[:])
+		_, err := s.listen("unix", "@"+name)
+		return name, err
+	case "$UDPPORT":
+		c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		s.closers = append(s.closers, c)
+		go func() {
+			buf := make([]byte, 512)
+			for {
+				if _, _, err := c.ReadFrom(buf); err != nil {
+					return // closed
+				}
+				s.accepted.Add(1)
+			}
+		}()
+		return strconv.Itoa(c.LocalAddr().(*net.UDPAddr).Port), nil
+	}
+	return "", errors.New("unknown placeholder")
+}
+
+// listen starts a listener that counts the connections it accepts and
+// closes each after reading a line. It returns the port, or the path.
+func (s *Scratch) listen(network, addr string) (string, error) {
+	l, err := net.Listen(network, addr)
+	if err != nil {
+		return "", err
+	}
+	s.closers = append(s.closers, l)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return // closed
+			}
+			s.accepted.Add(1)
+			go func() {
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+				_, _ = bufio.NewReader(c).ReadString('\n') // whatever arrives, or nothing
+			}()
+		}
+	}()
+	if tcp, ok := l.Addr().(*net.TCPAddr); ok {
+		return strconv.Itoa(tcp.Port), nil
+	}
+	return addr, nil
+}
+
+// Accepted is how many connections and datagrams the listeners took.
+func (s *Scratch) Accepted() int { return int(s.accepted.Load()) }
+
+// Victim says what became of the victim process: "" when there is none,
+// Killed when a signal ended it, "alive" otherwise. A signal sent as the
+// run ended may take a moment to arrive, so it waits up to grace for the
+// victim to die.
+func (s *Scratch) Victim(grace time.Duration) string {
+	if s.victim == nil {
+		return ""
+	}
+	select {
+	case <-s.exited:
+		return Killed
+	case <-time.After(grace):
+		return "alive"
+	}
+}
+
+// Snapshot lists every path beneath the scratch directories the budgets
+// name, with its type, mode, size and link target: two snapshots differ
+// when a run made, changed or removed anything there.
+func (s *Scratch) Snapshot() (map[string]string, error) {
+	out := map[string]string{}
+	for _, root := range []string{s.Grant, s.Outside, s.Home} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			desc := fmt.Sprintf("%v %d", fi.Mode(), fi.Size())
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				target, err := os.Readlink(path)
+				if err != nil {
+					return err
+				}
+				desc += " -> " + target
+			}
+			out[path] = desc
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("snapshot: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// Close stops the victim and the listeners and removes the scratch
+// directories.
+func (s *Scratch) Close() {
+	if s.victim != nil {
+		_ = s.victim.Process.Kill() // it may have died of the run
+		<-s.exited
+	}
+	for _, c := range s.closers {
+		_ = c.Close()
+	}
+	_ = os.RemoveAll(s.Base) // links are removed, never followed
+}
+
+// Changed returns the paths whose entries differ between two snapshots,
+// sorted.
+func Changed(before, after map[string]string) []string {
+	var out []string
+	for p, d := range before {
+		if after[p] != d {
+			out = append(out, p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

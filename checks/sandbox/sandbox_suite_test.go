@@ -1,0 +1,55 @@
+// Package sandbox_test attempts every target of the escape catalogue
+// (checks/internal/escape) three times, with the sabline command built
+// twice:
+//
+//   - the normal build refuses each with the language's code (E302 naming
+//     the missing grant, or E318), and nothing happens: no file changes,
+//     no connection is taken, the victim process lives;
+//   - the knock-out build (-tags sabline_knockout), whose budget checks all
+//     pass, records whether the kernel stopped each target, and with which
+//     layer and errno; where the ENFORCES row the target tests says the
+//     kernel holds it on this system, it must have, with the expected
+//     errno;
+//   - the knock-out build with --no-confine meets each target's harmless
+//     result: the errno a destructive call gets when nothing filters it,
+//     or, for a harmless one, the attempt going through.
+//
+// What the knock-out build observed is the kernel report,
+// tests/confine/kernel-GOOS.json: the suite compares a fresh run with the
+// committed report and fails, naming the targets, where they disagree.
+// SABLINE_UPDATE_REPORT=1 writes the report instead:
+//
+//	go test ./checks/sandbox/... -v
+//	SABLINE_UPDATE_REPORT=1 go test ./checks/sandbox/...
+//
+// At the end it prints, per group, how many targets the kernel stopped and
+// how many only the language holds.
+package sandbox_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sabline/sabline/checks/internal/escape"
+	"github.com/sabline/sabline/internal/buildbin"
+)
+
+func TestSandbox(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "checks/sandbox")
+}
+
+// bins are the normal and knock-out builds, made once for the suite.
+var bins escape.Binaries
+
+var _ = BeforeSuite(func() {
+	var err error
+	bins.Normal, err = buildbin.Sabline()
+	Expect(err).NotTo(HaveOccurred())
+	bins.Knockout, err = buildbin.Sabline("sabline_knockout")
+	Expect(err).NotTo(HaveOccurred())
+})
+
+var _ = AfterSuite(buildbin.Cleanup)

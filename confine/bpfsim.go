@@ -26,7 +26,8 @@ const (
 
 // seccompArgLow is the offset of the low 32 bits of argument i. Both
 // architectures Sabline builds for are little-endian, so a 64-bit argument
-// has its low word first; the high word, at +4, is never read.
+// has its low word first and its high word at +4 (seccompArgHigh), which
+// only the filter's pointer tests read.
 func seccompArgLow(i int) uint32 {
 	return seccompDataArgs + 8*uint32(i)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -61,6 +63,9 @@ func apply(p Policy, o ApplyOptions) (Result, error) {
 	} else {
 		held.Seccomp = true
 	}
+	// The capability drop hardens the layers above; where it fails (a cgo
+	// build) the Result leaves its layer out and the level stands.
+	held.CapabilitiesDropped = dropCapabilities() == nil
 	return AssessLinux(p, held), firstErr
 }
 
@@ -92,6 +97,36 @@ func applySeccomp(p Policy) error {
 		return err
 	}
 	return InstallSeccomp(raw)
+}
+
+// keptCapabilities are the capabilities a worker keeps: the two that let
+// root read and write files as before, so that the file effects its
+// budget grants work, and are refused, as they were. Every other one
+// (changing identity, administering the system, the network or the
+// kernel, signalling any process, locking memory) is given up.
+const keptCapabilities = 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_DAC_READ_SEARCH
+
+// dropCapabilities reduces the effective and permitted sets of every
+// thread to keptCapabilities, of what it holds now, and empties the
+// inheritable set (and with it the ambient one). The bounding set is left
+// as it is: it matters only to a new program, and none is started.
+func dropCapabilities() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	for i := range data {
+		kept := uint32(keptCapabilities >> (32 * i))
+		data[i].Effective &= kept
+		data[i].Permitted &= kept
+		data[i].Inheritable = 0
+	}
+	_, _, errno := syscall.AllThreadsSyscall(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0)
+	if errno != 0 {
+		return fmt.Errorf("capset on every thread: %w", errno)
+	}
+	return nil
 }
 
 // limitAddressSpace sets RLIMIT_AS to what the process maps now plus twice

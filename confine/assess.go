@@ -28,6 +28,11 @@ type LinuxHeld struct {
 	// Seccomp is true when the seccomp filter was installed on every
 	// thread.
 	Seccomp bool
+	// CapabilitiesDropped is true when every thread gave up every
+	// capability but the two that let root read and write files as
+	// before. It hardens the run under the other layers; no limit of a
+	// budget rests on it alone, so it does not change the level.
+	CapabilitiesDropped bool
 	// Problems are further limits the apply could not hold, one sentence
 	// each; each makes the level partial.
 	Problems []string
@@ -72,6 +77,9 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	}
 	if h.Seccomp {
 		layers = append(layers, LayerSeccomp)
+	}
+	if h.CapabilitiesDropped {
+		layers = append(layers, LayerCapabilities)
 	}
 
 	if dirs := restrictedDirections(p); abi == 0 && dirs != "" {
@@ -198,7 +206,7 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 func Predict(p Policy, goos string) Result {
 	switch goos {
 	case "linux":
-		return AssessLinux(p, LinuxHeld{LandlockABI: LandlockMaxABI, Seccomp: true})
+		return AssessLinux(p, LinuxHeld{LandlockABI: LandlockMaxABI, Seccomp: true, CapabilitiesDropped: true})
 	case "darwin":
 		return AssessDarwin(p, DarwinHeld{Profile: true})
 	case "windows":

@@ -49,6 +49,7 @@ type Result struct {
 // Layer names, as receipts and the ENFORCES table spell them.
 const (
 	LayerSeccomp        = "seccomp"
+	LayerCapabilities   = "capabilities-dropped"
 	LayerSandboxProfile = "sandbox-profile"
 	LayerJobObject      = "job-object"
 	LayerTokenPrivs     = "token-privileges-removed"

@@ -5,6 +5,7 @@ package confine
 import (
 	"os"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,6 +28,9 @@ func Probe() Machine {
 	} else {
 		m.Seccomp = true
 	}
+	// A harmless call on every thread: it fails with ENOTSUP in a cgo build.
+	_, _, errno := syscall.AllThreadsSyscall(unix.SYS_GETPID, 0, 0, 0)
+	m.AllThreads = errno == 0
 	if status, err := os.ReadFile("/proc/self/status"); err == nil {
 		for _, line := range strings.Split(string(status), "\n") {
 			k, v, _ := strings.Cut(line, ":")
@@ -49,7 +53,7 @@ func OnThisMachine(p Policy) Result {
 		return offResult(p)
 	}
 	m := Probe()
-	held := LinuxHeld{LandlockABI: min(m.LandlockABI, LandlockMaxABI), Seccomp: m.Seccomp}
+	held := LinuxHeld{LandlockABI: min(m.LandlockABI, LandlockMaxABI), Seccomp: m.Seccomp, CapabilitiesDropped: m.AllThreads}
 	for _, dir := range append(append([]string{}, p.Read.Paths...), p.Write.Paths...) {
 		if _, err := os.Stat(dir); err != nil {
 			held.Missing = append(held.Missing, dir)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	goruntime "runtime"
 	"strconv"
 	"strings"
@@ -17,7 +18,7 @@ import (
 )
 
 var _ = Describe("a confined worker", func() {
-	It("holds every one of its threads: no_new_privs set and the seccomp filter installed", func() {
+	It("holds every one of its threads: no_new_privs set, the seccomp filter installed, capabilities given up", func() {
 		if goruntime.GOOS != "linux" {
 			Skip("threads are read from /proc/PID/task, which only Linux has")
 		}
@@ -60,6 +61,20 @@ var _ = Describe("a confined worker", func() {
 			}
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(status)).To(And(MatchRegexp(`(?m)^NoNewPrivs:\s+1$`), MatchRegexp(`(?m)^Seccomp:\s+2$`)), "%s", t)
+			// Every capability given up but CAP_DAC_OVERRIDE (1) and
+			// CAP_DAC_READ_SEARCH (2): at most 0x6 effective and permitted,
+			// none inheritable or ambient.
+			for _, set := range []string{"CapEff", "CapPrm", "CapInh", "CapAmb"} {
+				m := regexp.MustCompile(`(?m)^` + set + `:\s+([0-9a-f]+)$`).FindStringSubmatch(string(status))
+				Expect(m).NotTo(BeNil(), "%s has no %s line", t, set)
+				caps, err := strconv.ParseUint(m[1], 16, 64)
+				Expect(err).NotTo(HaveOccurred())
+				kept := uint64(0x6)
+				if set == "CapInh" || set == "CapAmb" {
+					kept = 0
+				}
+				Expect(caps &^ kept).To(BeZero(), "%s: %s is %s", t, set, m[1])
+			}
 		}
 
 		By("closing standard input, which ends the run")

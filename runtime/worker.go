@@ -73,7 +73,8 @@ func (w *worker) finish(res *WorkerResult, err error) int {
 }
 
 func (w *worker) run(req *Request) int {
-	res := &WorkerResult{Confinement: confine.Result{Level: confine.None, Layers: []string{}}}
+	res := &WorkerResult{Confinement: confine.Result{
+		Level: confine.None, Reason: "the run ended before the policy was applied", Layers: []string{}}}
 	if req.MaxMemoryMB > 0 {
 		go w.watchMemory(uint64(req.MaxMemoryMB) << 20)
 	}

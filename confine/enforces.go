@@ -287,20 +287,29 @@ var Enforces = []Row{
 			"umount2 and the new mount calls, pivot_root, chroot, unshare and setns, and listmount, statmount " +
 			"and listns; loading and removing kernel modules (create_module, get_kernel_syms and query_module " +
 			"too), kexec, bpf and perf_event_open; the keyring calls; io_uring; userfaultfd; open_by_handle_at " +
-			"and name_to_handle_at; watching files, which Landlock does not check (inotify_init, inotify_init1, " +
-			"fanotify_init); System V IPC, which names no path (shmget, shmat, shmctl, msgget, msgsnd, msgrcv, " +
-			"msgctl, semget, semop, semtimedop, semctl); setting the clock; reboot, swapon, swapoff, acct, " +
-			"quotactl, personality, iopl, ioperm, modify_ldt, syslog, vhangup, lookup_dcookie, uselib, " +
-			"nfsservctl, sethostname, setdomainname, sysfs, ustat and _sysctl; tkill and the pidfd calls; a " +
-			"signal, by kill, tgkill or sigqueue, to any process but the worker; input pushed at the terminal " +
-			"(TIOCSTI, TIOCLINUX); changing a file's mode, owner, times or extended attributes, for which " +
-			"Landlock has no right (chmod, fchmod, fchmodat, fchmodat2, chown, fchown, lchown, fchownat, utime, " +
-			"utimes, futimesat, utimensat, setxattr, lsetxattr, fsetxattr, setxattrat, removexattr, " +
-			"lremovexattr, fremovexattr, removexattrat); setting a resource limit (setrlimit, and prlimit64 " +
-			"with a new limit or for another process); the priority, I/O priority or scheduling of another " +
-			"process, or of a process group or user (setpriority, ioprio_set, sched_setaffinity, " +
-			"sched_setscheduler, sched_setparam, sched_setattr). From Landlock ABI 6, signals are scoped to " +
-			"the worker too", []string{LayerLandlockFamily, LayerSeccomp}},
+			"and name_to_handle_at, and openat2, whose flags the filter cannot read (answered ENOSYS); watching " +
+			"files, which Landlock does not check (inotify_init, inotify_init1, fanotify_init); System V IPC, " +
+			"which names no path (shmget, shmat, shmctl, msgget, msgsnd, msgrcv, msgctl, semget, semop, " +
+			"semtimedop, semctl); setting the clock; reboot, swapon, swapoff, acct, quotactl, personality, " +
+			"iopl, ioperm, modify_ldt, syslog, vhangup, lookup_dcookie, uselib, nfsservctl, sethostname, " +
+			"setdomainname, sysfs, ustat and _sysctl; tkill and the pidfd calls; a signal, by kill, tgkill or " +
+			"sigqueue, to any process but the worker, and SIGIO pointed at a process (fcntl F_SETOWN, " +
+			"F_SETOWN_EX and F_SETSIG, ioctl FIOSETOWN and SIOCSPGRP); input pushed at the terminal (TIOCSTI, " +
+			"TIOCLINUX); changing a file's mode, owner, times or extended attributes, for which Landlock has no " +
+			"right (chmod, fchmod, fchmodat, fchmodat2, chown, fchown, lchown, fchownat, utime, utimes, " +
+			"futimesat, utimensat, setxattr, lsetxattr, fsetxattr, setxattrat, removexattr, lremovexattr, " +
+			"fremovexattr, removexattrat), and making a set-user-ID or set-group-ID file (open, openat or creat " +
+			"with O_CREAT or O_TMPFILE, mknod or mknodat, with S_ISUID or S_ISGID in the mode); changing the " +
+			"worker's user or groups (setuid, setgid, setreuid, setregid, setresuid, setresgid, setfsuid, " +
+			"setfsgid, setgroups) or its process group (setpgid); setting a resource limit (setrlimit, and " +
+			"prlimit64 with a new limit or for another process); setting a priority, I/O priority or scheduling, " +
+			"the worker's own too (setpriority, ioprio_set, sched_setaffinity, sched_setscheduler, " +
+			"sched_setparam, sched_setattr), and reading another process's (getpriority, ioprio_get, " +
+			"sched_getscheduler, sched_getparam, sched_getattr, sched_getaffinity and sched_rr_get_interval " +
+			"of any process but the worker, or of a process group or user), or its session or process group " +
+			"(getsid, getpgid); locking memory (mlock, mlock2, mlockall, munlock, munlockall, memfd_secret, " +
+			"and mmap with MAP_LOCKED); prctl's PR_SET_MM and PR_SCHED_CORE. From Landlock ABI 6, signals are " +
+			"scoped to the worker too", []string{LayerLandlockFamily, LayerSeccomp}},
 		Darwin: Cell{HoldsPartly, "what the denial of process-fork and of writes implies; a profile has no list " +
 			"of system calls, and a signal to another process of the same user is not refused",
 			[]string{LayerSandboxProfile}},

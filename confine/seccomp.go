@@ -20,8 +20,8 @@ import (
 // numbers), then runs one block per rule:
 //
 //	jeq #NR, 0, len(body)    not this call: skip the block
-//	body                     argument tests, each ending in its refusal
-//	ret #RESULT              every test passed
+//	body                     argument tests, each ending in its action
+//	ret #RESULT              no test ended the call
 //
 // Every path through a body returns, so the next block always starts with
 // the call number in A. Each body is a few instructions long, so every
@@ -65,12 +65,37 @@ const (
 
 	tiocsti   = 0x5412
 	tioclinux = 0x541c
+	// fioSetown and siocSpgrp are FIOSETOWN and SIOCSPGRP of
+	// asm-generic/sockios.h (golang.org/x/sys/unix names the second
+	// only): they set, as fcntl's F_SETOWN does, the process a socket
+	// sends SIGIO to.
+	fioSetown = 0x8901
+	siocSpgrp = 0x8902
 
-	prioProcess = 0 // PRIO_PROCESS, the which of setpriority
+	fSetown   = 8  // F_SETOWN
+	fSetsig   = 10 // F_SETSIG
+	fSetownEx = 15 // F_SETOWN_EX
+
+	prSetMM     = 35 // PR_SET_MM, an option of prctl
+	prSchedCore = 62 // PR_SCHED_CORE
+
+	prioProcess = 0 // PRIO_PROCESS, the which of getpriority
 	// ioprioWhoProcess is IOPRIO_WHO_PROCESS of linux/ioprio.h, the which
-	// of ioprio_set. golang.org/x/sys/unix does not name it; the Linux
+	// of ioprio_get. golang.org/x/sys/unix does not name it; the Linux
 	// tests show the kernel taking it for a thread id.
 	ioprioWhoProcess = 1
+
+	// oCreat and oTmpfile are the open flags that make a file: O_CREAT,
+	// and __O_TMPFILE, the bit O_TMPFILE adds to O_DIRECTORY. The kernel
+	// takes the mode argument only when one of them is set. Both have the
+	// same value on amd64 and arm64 (O_DIRECTORY does not).
+	oCreat   = 0x40
+	oTmpfile = 0x400000
+	// modeSetID is S_ISUID|S_ISGID, the mode bits of a set-user-ID or
+	// set-group-ID file.
+	modeSetID = 0o6000
+
+	mapLocked = 0x2000 // MAP_LOCKED, on amd64 and arm64
 )
 
 // SeccompAction is a seccomp filter's return value: the action in the
@@ -134,21 +159,22 @@ func (s SeccompAction) String() string {
 	return name
 }
 
-// argTest refuses a call, with refusal, when the low 32 bits of argument
-// arg (its high 32 bits when high is set), ANDed with mask (0: not
-// masked), equal one of values (refuseMatch) or equal none of them
-// (!refuseMatch).
+// argTest ends a call with action when the low 32 bits of argument arg
+// (its high 32 bits when high is set), ANDed with mask (0: not masked),
+// equal one of values (onMatch) or none of them (!onMatch). Otherwise the
+// next test of the rule runs. The action is a refusal, or, for a test
+// that clears a call of the tests after it, SeccompAllow.
 type argTest struct {
-	arg         int
-	high        bool
-	mask        uint32
-	values      []uint32
-	refuseMatch bool
-	refusal     SeccompAction
+	arg     int
+	high    bool
+	mask    uint32
+	values  []uint32
+	onMatch bool
+	action  SeccompAction
 }
 
 // seccompRule is one block of the program: for the call name, the
-// argument tests in order, then result when none refused.
+// argument tests in order, then result when none ended the call.
 type seccompRule struct {
 	name   string
 	tests  []argTest
@@ -159,37 +185,55 @@ type seccompRule struct {
 // order of the program. Names an architecture lacks are kept here and
 // skipped when the program is built.
 func seccompRules(p Policy, pid uint32) []seccompRule {
-	ownPid := []argTest{{arg: 0, values: []uint32{pid}, refusal: actEPERM}}
+	refuse := func(arg int, values ...uint32) argTest {
+		return argTest{arg: arg, values: values, onMatch: true, action: actEPERM}
+	}
+	ownPid := []argTest{{arg: 0, values: []uint32{pid}, action: actEPERM}}
 	// self refuses a call whose argument arg names a thread other than
 	// the caller (0) or a process other than the worker.
-	self := func(arg int) argTest { return argTest{arg: arg, values: []uint32{0, pid}, refusal: actEPERM} }
+	self := func(arg int) argTest { return argTest{arg: arg, values: []uint32{0, pid}, action: actEPERM} }
+	// setID refuses a mode argument with S_ISUID or S_ISGID.
+	setID := func(arg int) argTest {
+		return argTest{arg: arg, mask: modeSetID, values: []uint32{0}, action: actEPERM}
+	}
+	// creates lets a call through when its flags argument makes no file.
+	creates := func(arg int) argTest {
+		return argTest{arg: arg, mask: oCreat | oTmpfile, values: []uint32{0}, onMatch: true, action: SeccompAllow}
+	}
 	rules := []seccompRule{
 		{name: "clone", result: SeccompAllow, tests: []argTest{
-			{arg: 0, mask: cloneThread, values: []uint32{cloneThread}, refusal: actEPERM},
-			{arg: 0, mask: cloneNamespaces, values: []uint32{0}, refusal: actEPERM},
+			{arg: 0, mask: cloneThread, values: []uint32{cloneThread}, action: actEPERM},
+			{arg: 0, mask: cloneNamespaces, values: []uint32{0}, action: actEPERM},
 		}},
 		{name: "clone3", result: actENOSYS},
 		{name: "kill", tests: ownPid, result: SeccompAllow},
 		{name: "tgkill", tests: ownPid, result: SeccompAllow},
 		{name: "rt_sigqueueinfo", tests: ownPid, result: SeccompAllow},
 		{name: "rt_tgsigqueueinfo", tests: ownPid, result: SeccompAllow},
-		{name: "ioctl", result: SeccompAllow, tests: []argTest{
-			{arg: 1, values: []uint32{tiocsti, tioclinux}, refuseMatch: true, refusal: actEPERM},
-		}},
+		{name: "ioctl", result: SeccompAllow, tests: []argTest{refuse(1, tiocsti, tioclinux, fioSetown, siocSpgrp)}},
+		{name: "fcntl", result: SeccompAllow, tests: []argTest{refuse(1, fSetown, fSetownEx, fSetsig)}},
+		{name: "prctl", result: SeccompAllow, tests: []argTest{refuse(0, prSetMM, prSchedCore)}},
+		{name: "mmap", result: SeccompAllow, tests: []argTest{{arg: 3, mask: mapLocked, values: []uint32{0}, action: actEPERM}}},
 		// The new limit, a pointer, must be NULL on both its words.
 		{name: "prlimit64", result: SeccompAllow, tests: []argTest{
 			self(0),
-			{arg: 2, values: []uint32{0}, refusal: actEPERM},
-			{arg: 2, high: true, values: []uint32{0}, refusal: actEPERM},
+			{arg: 2, values: []uint32{0}, action: actEPERM},
+			{arg: 2, high: true, values: []uint32{0}, action: actEPERM},
 		}},
-		{name: "setpriority", result: SeccompAllow, tests: []argTest{
-			{arg: 0, values: []uint32{prioProcess}, refusal: actEPERM}, self(1),
+		{name: "getpriority", result: SeccompAllow, tests: []argTest{
+			{arg: 0, values: []uint32{prioProcess}, action: actEPERM}, self(1),
 		}},
-		{name: "ioprio_set", result: SeccompAllow, tests: []argTest{
-			{arg: 0, values: []uint32{ioprioWhoProcess}, refusal: actEPERM}, self(1),
+		{name: "ioprio_get", result: SeccompAllow, tests: []argTest{
+			{arg: 0, values: []uint32{ioprioWhoProcess}, action: actEPERM}, self(1),
 		}},
+		{name: "open", result: SeccompAllow, tests: []argTest{creates(1), setID(2)}},
+		{name: "openat", result: SeccompAllow, tests: []argTest{creates(2), setID(3)}},
+		{name: "creat", result: SeccompAllow, tests: []argTest{setID(1)}},
+		{name: "mknod", result: SeccompAllow, tests: []argTest{setID(1)}},
+		{name: "mknodat", result: SeccompAllow, tests: []argTest{setID(2)}},
+		{name: "openat2", result: actENOSYS},
 	}
-	for _, name := range []string{"sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr"} {
+	for _, name := range seccompPidReads {
 		rules = append(rules, seccompRule{name: name, tests: []argTest{self(0)}, result: SeccompAllow})
 	}
 	for _, name := range seccompDenyList {
@@ -204,10 +248,10 @@ func seccompRules(p Policy, pid uint32) []seccompRule {
 		rules = append(rules,
 			seccompRule{name: "socketpair", result: actEPERM},
 			seccompRule{name: "socket", result: SeccompAllow, tests: []argTest{
-				{arg: 0, values: []uint32{afInet, afInet6}, refusal: actEPERM},
-				{arg: 1, mask: sockTypeMask, values: []uint32{sockStream, sockDgram}, refusal: actEPERM},
-				{arg: 2, values: []uint32{ipprotoMPTCP}, refuseMatch: true, refusal: actEPROTONOSUPPORT},
-				{arg: 2, values: []uint32{0, ipprotoTCP, ipprotoUDP}, refusal: actEPERM},
+				{arg: 0, values: []uint32{afInet, afInet6}, action: actEPERM},
+				{arg: 1, mask: sockTypeMask, values: []uint32{sockStream, sockDgram}, action: actEPERM},
+				{arg: 2, values: []uint32{ipprotoMPTCP}, onMatch: true, action: actEPROTONOSUPPORT},
+				{arg: 2, values: []uint32{0, ipprotoTCP, ipprotoUDP}, action: actEPERM},
 			}})
 	}
 	return rules
@@ -221,7 +265,7 @@ func seccompArgHigh(i int) uint32 { return seccompArgLow(i) + 4 }
 func retAction(a SeccompAction) bpf.Instruction { return bpf.RetConstant{Val: uint32(a)} }
 
 // instructions loads the argument's word, masks it, and compares it
-// with each value in turn; the refusal comes last, and a comparison that
+// with each value in turn; the action comes last, and a comparison that
 // decides the test either lands on it or jumps past it. A test with more
 // values than a jump can skip makes a block SeccompProgram refuses.
 func (t argTest) instructions() []bpf.Instruction {
@@ -237,17 +281,17 @@ func (t argTest) instructions() []bpf.Instruction {
 		after := uint8(len(t.values) - 1 - i) // comparisons after this one
 		jump := bpf.JumpIf{Cond: bpf.JumpEqual, Val: v}
 		switch {
-		case t.refuseMatch:
-			jump.SkipTrue = after // to the refusal
+		case t.onMatch:
+			jump.SkipTrue = after // to the action
 			if after == 0 {
-				jump.SkipFalse = 1 // matched nothing: past the refusal
+				jump.SkipFalse = 1 // matched nothing: past the action
 			}
 		default:
-			jump.SkipTrue = after + 1 // past the refusal
+			jump.SkipTrue = after + 1 // past the action
 		}
 		ins = append(ins, jump)
 	}
-	return append(ins, retAction(t.refusal))
+	return append(ins, retAction(t.action))
 }
 
 // body is the rule's block after its call-number comparison.
@@ -320,9 +364,10 @@ func SeccompAssemble(ins []bpf.Instruction) ([]bpf.RawInstruction, error) {
 
 // SeccompDenied returns, sorted, the names of the calls p's filter for a
 // refuses whatever their arguments: what docs, receipts and the doctor
-// list. Calls refused only for some arguments (clone, kill, ioctl,
-// prlimit64, setpriority, the sched_set calls, socket under a net grant)
-// and calls through another ABI are not named. It is nil for an
+// list. Calls refused only for some arguments (clone, kill, ioctl, fcntl,
+// prctl, mmap, prlimit64, the calls that create files, getpriority and
+// the other calls that read a process's scheduling, socket under a net
+// grant) and calls through another ABI are not named. It is nil for an
 // unenforced policy.
 func SeccompDenied(p Policy, a Arch) []string {
 	if !p.Enforced {

@@ -3,6 +3,7 @@ package confine
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -80,8 +81,33 @@ func TestSeccompConstants(t *testing.T) {
 		{name: "PRIO_PGRP", got: testPrioPgrp, want: unix.PRIO_PGRP},
 		{name: "PRIO_USER", got: testPrioUser, want: unix.PRIO_USER},
 		{name: "RLIMIT_AS", got: testRlimitAS, want: unix.RLIMIT_AS},
+		{name: "F_SETOWN", got: fSetown, want: unix.F_SETOWN},
+		{name: "F_SETOWN_EX", got: fSetownEx, want: unix.F_SETOWN_EX},
+		{name: "F_SETSIG", got: fSetsig, want: unix.F_SETSIG},
+		{name: "SIOCSPGRP", got: siocSpgrp, want: unix.SIOCSPGRP},
+		{name: "PR_SET_MM", got: prSetMM, want: unix.PR_SET_MM},
+		{name: "PR_SCHED_CORE", got: prSchedCore, want: unix.PR_SCHED_CORE},
+		{name: "O_CREAT", got: oCreat, want: unix.O_CREAT},
+		{name: "__O_TMPFILE, O_TMPFILE without O_DIRECTORY", got: oTmpfile, want: unix.O_TMPFILE &^ unix.O_DIRECTORY},
+		{name: "S_ISUID|S_ISGID", got: modeSetID, want: unix.S_ISUID | unix.S_ISGID},
+		{name: "MAP_LOCKED", got: mapLocked, want: unix.MAP_LOCKED},
+		{name: "MAP_PRIVATE|MAP_ANONYMOUS", got: testMapPrivAnon, want: unix.MAP_PRIVATE | unix.MAP_ANONYMOUS},
+		{name: "O_WRONLY", got: testOWronly, want: unix.O_WRONLY},
+		{name: "O_EXCL", got: testOExcl, want: unix.O_EXCL},
+		{name: "O_CLOEXEC", got: testOCloexec, want: unix.O_CLOEXEC},
+		{name: "S_IFREG", got: testSIfreg, want: unix.S_IFREG},
+		{name: "F_GETOWN", got: testFGetown, want: unix.F_GETOWN},
+		{name: "F_SETFL", got: testFSetfl, want: unix.F_SETFL},
+		{name: "PR_SET_VMA", got: testPrSetVMA, want: unix.PR_SET_VMA},
+		{name: "PR_SET_NO_NEW_PRIVS", got: testPrSetNNP, want: unix.PR_SET_NO_NEW_PRIVS},
 	}
 	if arch, ok := NativeArch(); ok {
+		tmpfile := map[string]uint64{"amd64": testOTmpfileAMD64, "arm64": testOTmpfileARM64}[arch.Name]
+		tests = append(tests, struct {
+			name string
+			got  uint64
+			want uint64
+		}{name: arch.Name + " O_TMPFILE", got: tmpfile, want: unix.O_TMPFILE})
 		// The generated table of this machine's architecture, against the
 		// constants x/sys/unix compiles here.
 		for _, c := range []struct {
@@ -97,6 +123,11 @@ func TestSeccompConstants(t *testing.T) {
 			{"fchmodat", unix.SYS_FCHMODAT}, {"fchmodat2", unix.SYS_FCHMODAT2}, {"removexattrat", unix.SYS_REMOVEXATTRAT},
 			{"setrlimit", unix.SYS_SETRLIMIT}, {"prlimit64", unix.SYS_PRLIMIT64}, {"setpriority", unix.SYS_SETPRIORITY},
 			{"ioprio_set", unix.SYS_IOPRIO_SET}, {"sched_setattr", unix.SYS_SCHED_SETATTR},
+			{"setuid", unix.SYS_SETUID}, {"setgroups", unix.SYS_SETGROUPS}, {"setpgid", unix.SYS_SETPGID},
+			{"getsid", unix.SYS_GETSID}, {"sched_rr_get_interval", unix.SYS_SCHED_RR_GET_INTERVAL},
+			{"ioprio_get", unix.SYS_IOPRIO_GET}, {"mlock2", unix.SYS_MLOCK2}, {"memfd_secret", unix.SYS_MEMFD_SECRET},
+			{"openat", unix.SYS_OPENAT}, {"openat2", unix.SYS_OPENAT2}, {"mknodat", unix.SYS_MKNODAT},
+			{"fcntl", unix.SYS_FCNTL}, {"prctl", unix.SYS_PRCTL}, {"mmap", unix.SYS_MMAP},
 		} {
 			tests = append(tests, struct {
 				name string
@@ -142,8 +173,14 @@ type childEnv struct {
 	pipe   [2]int
 	locked *lockedThread
 	file   string // a scratch file the child made
+	dir    string // the scratch directory file is in
 	other  int    // the sleep of seccompOtherEnv, its own process group
 	thread int    // a thread of the child other than its main thread
+	sock   int    // a UDP socket, made before the filter
+	// page is a page the child mapped, outside the Go heap, for the
+	// kernel to read and write; buf is its address.
+	page []byte
+	buf  uintptr
 	// lowZero is the address of a page the child mapped at k<<32, whose
 	// low 32 bits are 0, holding the RLIMIT_AS the child started with.
 	lowZero uintptr
@@ -245,6 +282,10 @@ func loopbackCall(*childEnv) error {
 // testKcmpFile is KCMP_FILE of linux/kcmp.h, which x/sys/unix does not
 // name: kcmp compares two descriptors.
 const testKcmpFile = 0
+
+// testFOwnerPID is F_OWNER_PID of linux/fcntl.h, which x/sys/unix does
+// not name: the owner F_SETOWN_EX sets is a process.
+const testFOwnerPID = 1
 
 // testIPCKey is a System V IPC key no segment is expected to have.
 const testIPCKey = 0x5ab11e00
@@ -461,91 +502,495 @@ func mapLowZero() (uintptr, error) {
 	return 0, errors.New("no page free at k<<32 for k up to 64")
 }
 
-// schedulingChecks set the nice value, I/O priority, CPU affinity and
-// scheduling of the child's own threads and of the sleep, each to what it
-// has: without the filter, nothing changes. The calls on 0 are made on the
-// locked thread, so that what is read and what is set are one thread's.
-func schedulingChecks() []kernelCheck {
-	eperm := unix.EPERM
-	nice := func(which, who int) error {
-		prio, err := unix.Getpriority(which, who) // the kernel answers 20 - nice
-		if err != nil {
-			return fmt.Errorf("getpriority(%d, %d): %w", which, who, err)
-		}
-		return unix.Setpriority(which, who, 20-prio)
-	}
-	ioprio := func(who int) error { // IOPRIO_WHO_PROCESS, which x/sys/unix does not name
-		prio, err := rawCall(unix.SYS_IOPRIO_GET, ioprioWhoProcess, uintptr(who))
-		if err != nil {
-			return fmt.Errorf("ioprio_get(IOPRIO_WHO_PROCESS, %d): %w", who, err)
-		}
-		_, err = rawCall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, uintptr(who), prio)
+// atFDCWD is AT_FDCWD, -100, as a raw call's argument.
+const atFDCWD = ^uintptr(-unix.AT_FDCWD - 1)
+
+// withPath calls f with the address of path as a C string, kept alive
+// until f returns: on the Go heap, which does not move.
+func withPath(path string, f func(p uintptr) error) error {
+	b, err := unix.BytePtrFromString(path)
+	if err != nil {
 		return err
 	}
-	affinity := func(pid int) error {
-		var set unix.CPUSet
-		if err := unix.SchedGetaffinity(pid, &set); err != nil {
-			return fmt.Errorf("sched_getaffinity(%d): %w", pid, err)
-		}
-		return unix.SchedSetaffinity(pid, &set)
-	}
-	attr := func(pid int) error {
-		a, err := unix.SchedGetAttr(pid, 0)
+	err = f(uintptr(unsafe.Pointer(b)))
+	runtime.KeepAlive(b)
+	return err
+}
+
+// schedulingChecks set the nice value, I/O priority, CPU affinity and
+// scheduling of the child's own threads, each to what it has: without the
+// filter, nothing changes; with it, each is refused, for the caller too.
+// They then read the priorities and scheduling of the caller (0), of the
+// child (its pid), of another thread of the child and of the sleep: only
+// the first two may be read. The calls on 0 are made on the locked
+// thread, so that what is read and what is set are one thread's.
+func schedulingChecks() []kernelCheck {
+	eperm := unix.EPERM
+	nice := func(who int) error {
+		prio, err := unix.Getpriority(unix.PRIO_PROCESS, who) // the kernel answers 20 - nice
 		if err != nil {
-			return fmt.Errorf("sched_getattr(%d): %w", pid, err)
+			return fmt.Errorf("getpriority(PRIO_PROCESS, %d): %w", who, err)
 		}
-		return unix.SchedSetAttr(pid, a, 0)
+		return unix.Setpriority(unix.PRIO_PROCESS, who, 20-prio)
 	}
-	// param reads the sleep's scheduling parameter, and its policy with
+	ioprioGet := func(who int) (uintptr, error) { // IOPRIO_WHO_PROCESS, which x/sys/unix does not name
+		return rawCall(unix.SYS_IOPRIO_GET, ioprioWhoProcess, uintptr(who))
+	}
+	ioprio := func(*childEnv) error {
+		prio, err := ioprioGet(0)
+		if err != nil {
+			return fmt.Errorf("ioprio_get(IOPRIO_WHO_PROCESS, 0): %w", err)
+		}
+		_, err = rawCall(unix.SYS_IOPRIO_SET, ioprioWhoProcess, 0, prio)
+		return err
+	}
+	affinity := func(*childEnv) error {
+		var set unix.CPUSet
+		if err := unix.SchedGetaffinity(0, &set); err != nil {
+			return fmt.Errorf("sched_getaffinity(0): %w", err)
+		}
+		return unix.SchedSetaffinity(0, &set)
+	}
+	attr := func(*childEnv) error {
+		a, err := unix.SchedGetAttr(0, 0)
+		if err != nil {
+			return fmt.Errorf("sched_getattr(0): %w", err)
+		}
+		return unix.SchedSetAttr(0, a, 0)
+	}
+	// param reads the caller's scheduling parameter, and its policy with
 	// it when set is SYS_SCHED_SETSCHEDULER, and sets them again with set.
 	param := func(set uintptr) func(*childEnv) error {
 		return func(e *childEnv) error {
-			var p int32 // struct sched_param
-			if _, _, errno := unix.Syscall(unix.SYS_SCHED_GETPARAM, uintptr(e.other), uintptr(unsafe.Pointer(&p)), 0); errno != 0 {
-				return fmt.Errorf("sched_getparam(%d): %w", e.other, errno)
+			if _, err := rawCall(unix.SYS_SCHED_GETPARAM, 0, e.buf); err != nil {
+				return fmt.Errorf("sched_getparam(0): %w", err)
 			}
 			if set == unix.SYS_SCHED_SETPARAM {
-				_, _, errno := unix.Syscall(set, uintptr(e.other), uintptr(unsafe.Pointer(&p)), 0)
-				return errnoOf(errno)
+				_, err := rawCall(set, 0, e.buf)
+				return err
 			}
-			policy, err := rawCall(unix.SYS_SCHED_GETSCHEDULER, uintptr(e.other))
+			policy, err := rawCall(unix.SYS_SCHED_GETSCHEDULER, 0)
 			if err != nil {
-				return fmt.Errorf("sched_getscheduler(%d): %w", e.other, err)
+				return fmt.Errorf("sched_getscheduler(0): %w", err)
 			}
-			_, _, errno := unix.Syscall(set, uintptr(e.other), policy, uintptr(unsafe.Pointer(&p)))
+			_, err = rawCall(set, 0, policy, e.buf)
+			return err
+		}
+	}
+	checks := []kernelCheck{
+		{name: "setpriority(PRIO_PROCESS, 0, its nice)", locked: true, want: eperm, works: true, call: func(*childEnv) error { return nice(0) }},
+		{name: "setpriority(PRIO_PROCESS, own pid, its nice)", want: eperm, works: true, call: func(e *childEnv) error { return nice(e.pid) }},
+		{name: "ioprio_set(IOPRIO_WHO_PROCESS, 0, its priority)", locked: true, want: eperm, works: true, call: ioprio},
+		{name: "sched_setaffinity(0, its mask)", locked: true, want: eperm, works: true, call: affinity},
+		{name: "sched_setattr(0, its attributes)", locked: true, want: eperm, works: true, call: attr},
+		{name: "sched_setscheduler(0, its policy and parameter)", locked: true, want: eperm, works: true, call: param(unix.SYS_SCHED_SETSCHEDULER)},
+		{name: "sched_setparam(0, its parameter)", locked: true, want: eperm, works: true, call: param(unix.SYS_SCHED_SETPARAM)},
+	}
+	// Reads, by who they name: the caller, the child, another thread of
+	// the child, the sleep, and the sleep with the high word set.
+	whos := []struct {
+		name    string
+		who     func(*childEnv) uintptr
+		refused bool
+	}{
+		{name: "0", who: func(*childEnv) uintptr { return 0 }},
+		{name: "own pid", who: func(e *childEnv) uintptr { return uintptr(e.pid) }},
+		{name: "another thread of the child", who: func(e *childEnv) uintptr { return uintptr(e.thread) }, refused: true},
+		{name: "the sleep", who: func(e *childEnv) uintptr { return uintptr(e.other) }, refused: true},
+		{name: "the sleep|1<<32", who: func(e *childEnv) uintptr { return uintptr(testHigh) | uintptr(e.other) }, refused: true},
+	}
+	reads := []struct {
+		name string
+		call func(who, buf uintptr) error
+	}{
+		{name: "getpriority(PRIO_PROCESS, %s)", call: func(who, _ uintptr) error {
+			_, err := rawCall(unix.SYS_GETPRIORITY, unix.PRIO_PROCESS, who)
+			return err
+		}},
+		{name: "ioprio_get(IOPRIO_WHO_PROCESS, %s)", call: func(who, _ uintptr) error {
+			_, err := ioprioGet(int(who))
+			return err
+		}},
+		{name: "sched_getscheduler(%s)", call: func(who, _ uintptr) error {
+			_, err := rawCall(unix.SYS_SCHED_GETSCHEDULER, who)
+			return err
+		}},
+		{name: "sched_getparam(%s)", call: func(who, buf uintptr) error {
+			_, err := rawCall(unix.SYS_SCHED_GETPARAM, who, buf)
+			return err
+		}},
+		// 56 bytes: struct sched_attr of SCHED_ATTR_SIZE_VER1.
+		{name: "sched_getattr(%s)", call: func(who, buf uintptr) error {
+			_, err := rawCall(unix.SYS_SCHED_GETATTR, who, buf, 56, 0)
+			return err
+		}},
+		{name: "sched_getaffinity(%s)", call: func(who, buf uintptr) error {
+			_, err := rawCall(unix.SYS_SCHED_GETAFFINITY, who, 128, buf)
+			return err
+		}},
+		{name: "sched_rr_get_interval(%s)", call: func(who, buf uintptr) error {
+			_, err := rawCall(unix.SYS_SCHED_RR_GET_INTERVAL, who, buf)
+			return err
+		}},
+		{name: "getsid(%s)", call: func(who, _ uintptr) error {
+			_, err := rawCall(unix.SYS_GETSID, who)
+			return err
+		}},
+		{name: "getpgid(%s)", call: func(who, _ uintptr) error {
+			_, err := rawCall(unix.SYS_GETPGID, who)
+			return err
+		}},
+	}
+	for _, r := range reads {
+		for _, w := range whos {
+			c := kernelCheck{name: fmt.Sprintf(r.name, w.name), locked: w.name == "0", call: func(e *childEnv) error {
+				return r.call(w.who(e), e.buf)
+			}}
+			if w.refused {
+				c.want, c.works = eperm, true
+			}
+			checks = append(checks, c)
+		}
+	}
+	// A process group and a user are other processes too.
+	for _, which := range []int{unix.PRIO_PGRP, unix.PRIO_USER} {
+		checks = append(checks, kernelCheck{name: fmt.Sprintf("getpriority(%d, 0)", which), want: eperm, works: true,
+			call: func(*childEnv) error {
+				_, err := unix.Getpriority(which, 0)
+				return err
+			}})
+	}
+	return checks
+}
+
+// makeFile has mk make path, and checks what became of it: a regular
+// file with the set-ID bits setID when mk succeeded, which is then
+// removed, and no file when it failed. It returns mk's error.
+func makeFile(path string, setID uint32, mk func(path string) error) error {
+	err := mk(path)
+	var st unix.Stat_t
+	serr := unix.Lstat(path, &st)
+	switch {
+	case err == nil && serr != nil:
+		return fmt.Errorf("made %s, but: %w", path, serr)
+	case err == nil:
+		if rerr := unix.Unlink(path); rerr != nil {
+			return fmt.Errorf("remove %s: %w", path, rerr)
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Mode&modeSetID != setID {
+			return fmt.Errorf("made %s with mode %#o, want a regular file with set-ID bits %#o", path, st.Mode, setID)
+		}
+	case !errors.Is(serr, unix.ENOENT):
+		// %v, not %w: a refusal that left a file is no refusal.
+		return fmt.Errorf("failed with %v, but %s is there: %v", err, path, serr)
+	}
+	return err
+}
+
+// setIDChecks make set-user-ID and set-group-ID files in the child's
+// scratch directory, by every call that makes one, and remove each file
+// made: without the filter each is made, with it none is. Files without
+// those bits are still made, and a file opened without O_CREAT may name
+// any mode. The modes have no execute bit: no file made here is a program.
+func setIDChecks(arch Arch) []kernelCheck {
+	eperm := unix.EPERM
+	const suid, sgid = unix.S_ISUID | 0o600, unix.S_ISGID | 0o600
+	openat := func(flags int, mode uint32) func(string) error {
+		return func(path string) error {
+			fd, err := unix.Openat(unix.AT_FDCWD, path, flags|unix.O_WRONLY|unix.O_EXCL|unix.O_CLOEXEC, mode)
+			if err == nil {
+				unix.Close(fd)
+			}
+			return err
+		}
+	}
+	mknodat := func(mode uint32) func(string) error {
+		return func(path string) error { return unix.Mknodat(unix.AT_FDCWD, path, unix.S_IFREG|mode, 0) }
+	}
+	made := func(name string, setID uint32, mk func(string) error) func(*childEnv) error {
+		return func(e *childEnv) error { return makeFile(filepath.Join(e.dir, name), setID, mk) }
+	}
+	checks := []kernelCheck{
+		{name: "openat(O_CREAT, S_ISUID|0600)", want: eperm, works: true, call: made("suid", unix.S_ISUID, openat(unix.O_CREAT, suid))},
+		{name: "openat(O_CREAT, S_ISGID|0600)", want: eperm, works: true, call: made("sgid", unix.S_ISGID, openat(unix.O_CREAT, sgid))},
+		{name: "openat(1<<32|O_CREAT, 1<<32|S_ISUID|0600)", want: eperm, works: true, call: made("suid-high", unix.S_ISUID, func(path string) error {
+			return withPath(path, func(p uintptr) error {
+				return fdCall(unix.SYS_OPENAT, atFDCWD, p,
+					uintptr(testHigh)|unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, uintptr(testHigh)|suid)
+			})
+		})},
+		{name: "mknodat(S_IFREG|S_ISUID|0600)", want: eperm, works: true, call: made("suid-node", unix.S_ISUID, mknodat(suid))},
+		{name: "mknodat(S_IFREG|S_ISGID|0600)", want: eperm, works: true, call: made("sgid-node", unix.S_ISGID, mknodat(sgid))},
+		{name: "openat(O_TMPFILE, S_ISGID|0600)", want: eperm, works: true, call: func(e *childEnv) error {
+			fd, err := unix.Openat(unix.AT_FDCWD, e.dir, unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, sgid)
+			if err != nil {
+				return err
+			}
+			defer unix.Close(fd)
+			var st unix.Stat_t
+			if err := unix.Fstat(fd, &st); err != nil {
+				return fmt.Errorf("fstat of the O_TMPFILE file: %w", err)
+			}
+			if st.Mode&modeSetID != unix.S_ISGID {
+				return fmt.Errorf("the O_TMPFILE file has mode %#o, want S_ISGID", st.Mode)
+			}
+			return nil
+		}},
+		{name: "openat(O_CREAT, 0600)", call: made("plain", 0, openat(unix.O_CREAT, 0o600))},
+		{name: "os.OpenFile(O_CREATE, 0644), as fs.write makes a file", call: made("written", 0, func(path string) error {
+			f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o644)
+			if err == nil {
+				f.Close()
+			}
+			return err
+		})},
+		{name: "mknodat(S_IFREG|0600)", call: made("plain-node", 0, mknodat(0o600))},
+		// Without O_CREAT or O_TMPFILE the kernel ignores the mode.
+		{name: "openat(scratch file, O_RDONLY, S_ISUID|0600)", call: func(e *childEnv) error {
+			return withPath(e.file, func(p uintptr) error {
+				return fdCall(unix.SYS_OPENAT, atFDCWD, p, unix.O_RDONLY|unix.O_CLOEXEC, suid)
+			})
+		}},
+		{name: "openat2 of a missing file", want: unix.ENOSYS, call: func(e *childEnv) error {
+			fd, err := unix.Openat2(unix.AT_FDCWD, filepath.Join(e.dir, "missing"), &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC})
+			if err == nil {
+				unix.Close(fd)
+			}
+			return err
+		}},
+	}
+	// The calls of amd64 that arm64 does not have.
+	for _, c := range []struct {
+		name, call, file string
+		setID            uint32
+		fd               bool // the call returns a descriptor
+		args             func(path uintptr) []uintptr
+	}{
+		{name: "open(O_CREAT, S_ISUID|0600)", call: "open", file: "suid-open", setID: unix.S_ISUID, fd: true, args: func(p uintptr) []uintptr {
+			return []uintptr{p, unix.O_CREAT | unix.O_EXCL | unix.O_WRONLY | unix.O_CLOEXEC, suid}
+		}},
+		{name: "creat(S_ISGID|0600)", call: "creat", file: "sgid-creat", setID: unix.S_ISGID, fd: true, args: func(p uintptr) []uintptr {
+			return []uintptr{p, sgid}
+		}},
+		{name: "mknod(S_IFREG|S_ISUID|0600)", call: "mknod", file: "suid-mknod", setID: unix.S_ISUID, args: func(p uintptr) []uintptr {
+			return []uintptr{p, unix.S_IFREG | suid, 0}
+		}},
+	} {
+		nr, ok := arch.Table[c.call]
+		if !ok {
+			continue
+		}
+		checks = append(checks, kernelCheck{name: c.name, want: eperm, works: true, call: made(c.file, c.setID, func(path string) error {
+			return withPath(path, func(p uintptr) error {
+				if c.fd {
+					return fdCall(uintptr(nr), c.args(p)...)
+				}
+				_, err := rawCall(uintptr(nr), c.args(p)...)
+				return err
+			})
+		})})
+	}
+	return checks
+}
+
+// identityChecks set the child's user and group ids, and its
+// supplementary groups, to what they are, or only read them: without the
+// filter each call works and changes nothing, with it each is refused.
+// They are made on the locked thread, since the kernel keeps credentials
+// per thread.
+func identityChecks() []kernelCheck {
+	eperm := unix.EPERM
+	uid, gid := uintptr(os.Getuid()), uintptr(os.Getgid())
+	keep := ^uintptr(0) // -1: this id is left as it is
+	call := func(nr uintptr, args ...uintptr) func(*childEnv) error {
+		return func(*childEnv) error {
+			_, err := rawCall(nr, args...)
+			return err
+		}
+	}
+	checks := []kernelCheck{
+		{name: "setuid(its uid)", call: call(unix.SYS_SETUID, uid)},
+		{name: "setgid(its gid)", call: call(unix.SYS_SETGID, gid)},
+		{name: "setreuid(-1, -1)", call: call(unix.SYS_SETREUID, keep, keep)},
+		{name: "setregid(-1, -1)", call: call(unix.SYS_SETREGID, keep, keep)},
+		{name: "setresuid(-1, -1, -1)", call: call(unix.SYS_SETRESUID, keep, keep, keep)},
+		{name: "setresgid(-1, -1, -1)", call: call(unix.SYS_SETRESGID, keep, keep, keep)},
+		// An id of -1 only asks for the current one.
+		{name: "setfsuid(-1)", call: call(unix.SYS_SETFSUID, keep)},
+		{name: "setfsgid(-1)", call: call(unix.SYS_SETFSGID, keep)},
+	}
+	if os.Geteuid() == 0 {
+		// Only a process with CAP_SETGID may call setgroups at all.
+		checks = append(checks, kernelCheck{name: "setgroups(its groups)", call: func(*childEnv) error {
+			groups, err := unix.Getgroups()
+			if err != nil {
+				return fmt.Errorf("getgroups: %w", err)
+			}
+			list := make([]uint32, len(groups)+1) // never empty, so that its address is one
+			for i, g := range groups {
+				list[i] = uint32(g)
+			}
+			_, _, errno := unix.Syscall(unix.SYS_SETGROUPS, uintptr(len(groups)), uintptr(unsafe.Pointer(&list[0])), 0)
 			return errnoOf(errno)
+		}})
+	}
+	for i := range checks {
+		checks[i].locked, checks[i].want, checks[i].works = true, eperm, true
+	}
+	return checks
+}
+
+// ownerChecks make the child's socket signal the child, with each call
+// that names the process a descriptor's SIGIO goes to, read the owner
+// back, and set it to none again: without the filter each works, with it
+// each is refused. The socket is not in O_ASYNC mode, so no signal is
+// sent either way.
+func ownerChecks() []kernelCheck {
+	eperm := unix.EPERM
+	owner := func(e *childEnv) (int, error) {
+		r, err := rawCall(unix.SYS_FCNTL, uintptr(e.sock), unix.F_GETOWN)
+		return int(r), err
+	}
+	// setAndClear has set make the child the socket's owner, then no
+	// process, and checks each with F_GETOWN.
+	setAndClear := func(set func(e *childEnv, pid int) error) func(*childEnv) error {
+		return func(e *childEnv) error {
+			for _, pid := range []int{e.pid, 0} {
+				if err := set(e, pid); err != nil {
+					return err
+				}
+				if got, err := owner(e); err != nil || got != pid {
+					return fmt.Errorf("F_GETOWN = %d, %v after setting the owner to %d", got, err, pid)
+				}
+			}
+			return nil
+		}
+	}
+	fcntl := func(cmd uintptr) func(*childEnv, int) error {
+		return func(e *childEnv, pid int) error {
+			_, err := rawCall(unix.SYS_FCNTL, uintptr(e.sock), cmd, uintptr(pid))
+			return err
+		}
+	}
+	ioctl := func(cmd uintptr) func(*childEnv, int) error {
+		return func(e *childEnv, pid int) error {
+			binary.NativeEndian.PutUint32(e.page, uint32(pid))
+			_, err := rawCall(unix.SYS_IOCTL, uintptr(e.sock), cmd, e.buf)
+			return err
 		}
 	}
 	return []kernelCheck{
-		{name: "setpriority(PRIO_PROCESS, 0, its nice)", locked: true, call: func(*childEnv) error { return nice(unix.PRIO_PROCESS, 0) }},
-		{name: "setpriority(PRIO_PROCESS, own pid, its nice)", call: func(e *childEnv) error { return nice(unix.PRIO_PROCESS, e.pid) }},
-		{name: "setpriority(PRIO_PROCESS, the sleep, its nice)", want: eperm, works: true, call: func(e *childEnv) error {
-			return nice(unix.PRIO_PROCESS, e.other)
+		{name: "fcntl(socket, F_GETOWN)", call: func(e *childEnv) error { _, err := owner(e); return err }},
+		{name: "fcntl(socket, F_SETOWN, own pid)", want: eperm, works: true, call: setAndClear(fcntl(unix.F_SETOWN))},
+		{name: "fcntl(socket, 1<<32|F_SETOWN, own pid)", want: eperm, works: true, call: setAndClear(fcntl(uintptr(testHigh) | unix.F_SETOWN))},
+		{name: "fcntl(socket, F_SETOWN_EX, F_OWNER_PID own pid)", want: eperm, works: true, call: setAndClear(func(e *childEnv, pid int) error {
+			// struct f_owner_ex: the owner's type, then its id.
+			binary.NativeEndian.PutUint32(e.page, testFOwnerPID)
+			binary.NativeEndian.PutUint32(e.page[4:], uint32(pid))
+			_, err := rawCall(unix.SYS_FCNTL, uintptr(e.sock), unix.F_SETOWN_EX, e.buf)
+			return err
+		})},
+		{name: "ioctl(socket, FIOSETOWN, own pid)", want: eperm, works: true, call: setAndClear(ioctl(fioSetown))},
+		{name: "ioctl(socket, SIOCSPGRP, own pid)", want: eperm, works: true, call: setAndClear(ioctl(unix.SIOCSPGRP))},
+		// The signal SIGIO is sent as: SIGURG, then the default again.
+		{name: "fcntl(socket, F_SETSIG, SIGURG)", want: eperm, works: true, call: func(e *childEnv) error {
+			for _, sig := range []int{int(unix.SIGURG), 0} {
+				if _, err := rawCall(unix.SYS_FCNTL, uintptr(e.sock), unix.F_SETSIG, uintptr(sig)); err != nil {
+					return err
+				}
+				if got, err := rawCall(unix.SYS_FCNTL, uintptr(e.sock), unix.F_GETSIG); err != nil || int(got) != sig {
+					return fmt.Errorf("F_GETSIG = %d, %v after F_SETSIG %d", got, err, sig)
+				}
+			}
+			return nil
 		}},
-		{name: "setpriority(PRIO_PGRP, the sleep's group, its nice)", want: eperm, works: true, call: func(e *childEnv) error {
-			return nice(unix.PRIO_PGRP, e.other)
-		}},
-		{name: "getpriority(PRIO_PROCESS, the sleep)", call: func(e *childEnv) error {
-			_, err := unix.Getpriority(unix.PRIO_PROCESS, e.other)
+	}
+}
+
+// memoryChecks lock a page of the child's, and unlock it again, with each
+// call that locks memory: without the filter each works, with it each is
+// refused. mlockall is given no flags, which the kernel refuses (EINVAL)
+// before it locks anything.
+func memoryChecks() []kernelCheck {
+	eperm := unix.EPERM
+	page := uintptr(os.Getpagesize())
+	// lockPage maps a page, has lock lock it and unlock unlock it, and
+	// unmaps it.
+	lockPage := func(lock func(addr uintptr) error, unlock bool) func(*childEnv) error {
+		return func(*childEnv) error {
+			addr, err := rawCall(unix.SYS_MMAP, 0, page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS, ^uintptr(0), 0)
+			if err != nil {
+				return fmt.Errorf("mmap: %w", err)
+			}
+			defer rawCall(unix.SYS_MUNMAP, addr, page)
+			if err := lock(addr); err != nil || !unlock {
+				return err
+			}
+			_, err = rawCall(unix.SYS_MUNLOCK, addr, page)
+			return err
+		}
+	}
+	return []kernelCheck{
+		{name: "mlock(a page)", want: eperm, works: true, call: lockPage(func(addr uintptr) error {
+			_, err := rawCall(unix.SYS_MLOCK, addr, page)
+			return err
+		}, true)},
+		{name: "mlock2(a page, 0)", want: eperm, works: true, call: lockPage(func(addr uintptr) error {
+			_, err := rawCall(unix.SYS_MLOCK2, addr, page, 0)
+			return err
+		}, true)},
+		{name: "munlock(a page)", want: eperm, works: true, call: lockPage(func(addr uintptr) error {
+			_, err := rawCall(unix.SYS_MUNLOCK, addr, page)
+			return err
+		}, false)},
+		{name: "mlockall(0)", want: eperm, call: func(*childEnv) error {
+			_, err := rawCall(unix.SYS_MLOCKALL, 0)
 			return err
 		}},
-		{name: "ioprio_set(IOPRIO_WHO_PROCESS, 0, its priority)", locked: true, call: func(*childEnv) error { return ioprio(0) }},
-		{name: "ioprio_set(IOPRIO_WHO_PROCESS, the sleep, its priority)", want: eperm, works: true, call: func(e *childEnv) error {
-			return ioprio(e.other)
+		{name: "munlockall()", want: eperm, works: true, call: func(*childEnv) error {
+			_, err := rawCall(unix.SYS_MUNLOCKALL)
+			return err
 		}},
-		// A thread id is no process group or user id: that the control
-		// works shows that ioprioWhoProcess names a thread.
-		{name: "ioprio_set(IOPRIO_WHO_PROCESS, another thread of the child, its priority)", want: eperm, works: true,
-			call: func(e *childEnv) error { return ioprio(e.thread) }},
-		{name: "setpriority(PRIO_PROCESS, another thread of the child, its nice)", want: eperm, works: true,
-			call: func(e *childEnv) error { return nice(unix.PRIO_PROCESS, e.thread) }},
-		{name: "sched_setaffinity(0, its mask)", locked: true, call: func(*childEnv) error { return affinity(0) }},
-		{name: "sched_setaffinity(the sleep, its mask)", want: eperm, works: true, call: func(e *childEnv) error { return affinity(e.other) }},
-		{name: "sched_setattr(0, its attributes)", locked: true, call: func(*childEnv) error { return attr(0) }},
-		{name: "sched_setattr(own pid, its attributes)", call: func(e *childEnv) error { return attr(e.pid) }},
-		{name: "sched_setattr(the sleep, its attributes)", want: eperm, works: true, call: func(e *childEnv) error { return attr(e.other) }},
-		{name: "sched_setscheduler(the sleep, its policy and parameter)", want: eperm, works: true, call: param(unix.SYS_SCHED_SETSCHEDULER)},
-		{name: "sched_setparam(the sleep, its parameter)", want: eperm, works: true, call: param(unix.SYS_SCHED_SETPARAM)},
+		{name: "mmap(MAP_LOCKED, a page)", want: eperm, works: true, call: func(*childEnv) error {
+			addr, err := rawCall(unix.SYS_MMAP, 0, page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_LOCKED, ^uintptr(0), 0)
+			if err == nil {
+				rawCall(unix.SYS_MUNMAP, addr, page)
+			}
+			return err
+		}},
+		{name: "mmap(a page), as the Go runtime maps", call: lockPage(func(uintptr) error { return nil }, false)},
+		// Without secret memory in the kernel, ENOSYS.
+		{name: "memfd_secret(0)", want: eperm, call: func(*childEnv) error { return fdCall(unix.SYS_MEMFD_SECRET, 0) }},
+	}
+}
+
+// processChecks are prctl's options and the process group: PR_SET_MM
+// asked only for the size of its map (which changes nothing), with the
+// option's high word set too, PR_SCHED_CORE asked for the caller's cookie
+// (EINVAL from a kernel without core scheduling), and setpgid into the
+// group the child is in. Without the filter none fails with EPERM.
+func processChecks() []kernelCheck {
+	eperm := unix.EPERM
+	mmMapSize := func(option uintptr) func(*childEnv) error {
+		return func(e *childEnv) error {
+			_, err := rawCall(unix.SYS_PRCTL, option, unix.PR_SET_MM_MAP_SIZE, e.buf, 0, 0)
+			return err
+		}
+	}
+	return []kernelCheck{
+		{name: "prctl(PR_SET_MM, PR_SET_MM_MAP_SIZE)", want: eperm, works: true, call: mmMapSize(unix.PR_SET_MM)},
+		{name: "prctl(1<<32|PR_SET_MM, PR_SET_MM_MAP_SIZE)", want: eperm, works: true, call: mmMapSize(uintptr(testHigh) | unix.PR_SET_MM)},
+		{name: "prctl(PR_SCHED_CORE, PR_SCHED_CORE_GET, 0)", want: eperm, call: func(e *childEnv) error {
+			_, err := rawCall(unix.SYS_PRCTL, unix.PR_SCHED_CORE, unix.PR_SCHED_CORE_GET, 0, 0 /* PIDTYPE_PID */, e.buf)
+			return err
+		}},
+		{name: "prctl(PR_GET_DUMPABLE)", call: func(*childEnv) error {
+			_, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+			return err
+		}},
+		{name: "setpgid(0, its process group)", want: eperm, works: true, call: func(*childEnv) error {
+			return unix.Setpgid(0, unix.Getpgrp())
+		}},
 	}
 }
 
@@ -636,7 +1081,8 @@ func seccompScenarios() []seccompScenario {
 			return err
 		}})
 	}
-	common = slices.Concat(common, denyListChecks(arch), attributeChecks(arch), limitChecks(), schedulingChecks())
+	common = slices.Concat(common, denyListChecks(arch), attributeChecks(arch), limitChecks(), schedulingChecks(),
+		setIDChecks(arch), identityChecks(), ownerChecks(), memoryChecks(), processChecks())
 	inet := socketCall(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	inetHigh := socketCall(testHigh|unix.AF_INET, unix.SOCK_STREAM, 0)
 	local := socketCall(unix.AF_UNIX, unix.SOCK_STREAM, 0)
@@ -761,8 +1207,16 @@ func TestSeccompKernelChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &childEnv{pid: os.Getpid(), locked: startLockedThread(), file: filepath.Join(t.TempDir(), "scratch"),
+	dir := t.TempDir()
+	e := &childEnv{pid: os.Getpid(), locked: startLockedThread(), file: filepath.Join(dir, "scratch"), dir: dir,
 		other: other, lowZero: lowZero}
+	if e.page, err = unix.Mmap(-1, 0, os.Getpagesize(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS); err != nil {
+		t.Fatalf("mmap: %v", err)
+	}
+	e.buf = uintptr(unsafe.Pointer(&e.page[0]))
+	if e.sock, err = unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0); err != nil {
+		t.Fatalf("socket: %v", err)
+	}
 	for tid := range taskStatus(t) {
 		if tid != e.pid {
 			e.thread = tid

@@ -41,6 +41,17 @@ const (
 	testIoprioWhoPgrp = 2
 	testIoprioWhoUser = 3
 	testRlimitAS      = 9
+	testOWronly       = 0x1
+	testOExcl         = 0x80
+	testOCloexec      = 0x80000
+	testOTmpfileAMD64 = 0x410000 // O_TMPFILE: __O_TMPFILE|O_DIRECTORY of amd64
+	testOTmpfileARM64 = 0x404000 // and of arm64
+	testSIfreg        = 0o100000
+	testMapPrivAnon   = 0x22 // MAP_PRIVATE|MAP_ANONYMOUS
+	testFGetown       = 9
+	testFSetfl        = 4
+	testPrSetVMA      = 0x53564d41
+	testPrSetNNP      = 38
 	// testHigh is also an address a program can map whose low word is 0:
 	// a non-NULL pointer that looks NULL to a filter reading 32 bits.
 	testHigh = uint64(1) << 32
@@ -97,6 +108,18 @@ func TestSeccompSimulation(t *testing.T) {
 		sockStream | testSockCloexec, sockDgram | testSockNonblock, testSockRaw, testSockSeqpacket,
 		ipprotoMPTCP, testHigh | ipprotoMPTCP,
 		ipprotoTCP, testHigh | ipprotoTCP, testHigh | ipprotoUDP, testIPProtoSCTP, testIPProtoICMPV6,
+		fSetown, fSetownEx, fSetsig, testHigh | fSetown, testFGetown, fioSetown, siocSpgrp, testHigh | siocSpgrp,
+		prSetMM, testHigh | prSetMM, prSchedCore, testPrSetVMA,
+		oCreat | modeSetID, oCreat | 0o4755, testHigh | oCreat | 0o2000, testOTmpfileAMD64 | 0o4000,
+		mapLocked | testMapPrivAnon, testHigh | mapLocked,
+	}
+	// openat's flags and mode are its third and fourth arguments, and
+	// mmap's flags its fourth: pairs of file values fill each pair of
+	// neighbouring arguments from the second to the fourth.
+	fileValues := []uint64{
+		0, oCreat, oCreat | testOWronly | testOCloexec, testHigh | oCreat, oTmpfile, testOTmpfileAMD64, testOTmpfileARM64,
+		testHigh | testOTmpfileAMD64, 0o644, 0o4755, 0o2600, modeSetID, testSIfreg | 0o4600, testHigh | 0o4000,
+		0o1777, mapLocked | testMapPrivAnon, testMapPrivAnon,
 	}
 	// The product of the first three arguments uses fewer values. 1 is
 	// AF_UNIX, SOCK_STREAM, IPPROTO_ICMP, PRIO_PGRP and IOPRIO_WHO_PROCESS;
@@ -123,6 +146,15 @@ func TestSeccompSimulation(t *testing.T) {
 		for _, a1 := range product {
 			for _, a2 := range product {
 				productSets = append(productSets, [6]uint64{a0, a1, a2})
+			}
+		}
+	}
+	for _, a := range fileValues {
+		for _, b := range fileValues {
+			for i := 1; i <= 2; i++ {
+				var args [6]uint64
+				args[i], args[i+1] = a, b
+				productSets = append(productSets, args)
 			}
 		}
 	}
@@ -311,28 +343,78 @@ func TestSeccompCases(t *testing.T) {
 		{name: "prlimit64 with a new limit at 1<<32 refused on arm64", arch: ArchARM64, policy: open, call: "prlimit64", args: [6]uint64{testPid, testRlimitAS, testHigh, testPointer}, want: eperm},
 		{name: "prlimit64(another pid, NULL) refused", arch: ArchAMD64, policy: closed, call: "prlimit64", args: [6]uint64{testOtherPid, testRlimitAS, 0, testPointer}, want: eperm},
 		{name: "prlimit64(-1, NULL) refused", arch: ArchARM64, policy: closed, call: "prlimit64", args: [6]uint64{^uint64(0), testRlimitAS}, want: eperm},
-		{name: "setpriority(PRIO_PROCESS, 0) allowed", arch: ArchAMD64, policy: closed, call: "setpriority", args: [6]uint64{prioProcess, 0, 10}, want: SeccompAllow},
-		{name: "setpriority(PRIO_PROCESS, own pid) allowed on arm64", arch: ArchARM64, policy: widened, call: "setpriority", args: [6]uint64{prioProcess, testPid, 10}, want: SeccompAllow},
-		{name: "setpriority(1<<32|PRIO_PROCESS, 0) allowed: the kernel sees PRIO_PROCESS", arch: ArchAMD64, policy: closed, call: "setpriority", args: [6]uint64{testHigh | prioProcess, 0, 10}, want: SeccompAllow},
+		{name: "setpriority(PRIO_PROCESS, 0) refused: as root it could take a negative nice", arch: ArchAMD64, policy: closed, call: "setpriority", args: [6]uint64{prioProcess, 0, ^uint64(19)}, want: eperm},
+		{name: "setpriority(PRIO_PROCESS, own pid) refused on arm64", arch: ArchARM64, policy: widened, call: "setpriority", args: [6]uint64{prioProcess, testPid, 10}, want: eperm},
 		{name: "setpriority(PRIO_PROCESS, another pid) refused", arch: ArchAMD64, policy: closed, call: "setpriority", args: [6]uint64{prioProcess, testOtherPid, 10}, want: eperm},
-		{name: "setpriority(PRIO_PGRP, 0) refused", arch: ArchAMD64, policy: closed, call: "setpriority", args: [6]uint64{testPrioPgrp, 0, 10}, want: eperm},
-		{name: "setpriority(PRIO_USER, 0) refused on arm64", arch: ArchARM64, policy: closed, call: "setpriority", args: [6]uint64{testPrioUser, 0, 10}, want: eperm},
-		{name: "getpriority(PRIO_USER, 0) left alone: it only reads", arch: ArchAMD64, policy: closed, call: "getpriority", args: [6]uint64{testPrioUser, 0}, want: SeccompAllow},
-		{name: "ioprio_set(IOPRIO_WHO_PROCESS, 0) allowed", arch: ArchAMD64, policy: closed, call: "ioprio_set", args: [6]uint64{ioprioWhoProcess, 0, 4}, want: SeccompAllow},
-		{name: "ioprio_set(IOPRIO_WHO_PROCESS, own pid) allowed on arm64", arch: ArchARM64, policy: closed, call: "ioprio_set", args: [6]uint64{ioprioWhoProcess, testPid, 4}, want: SeccompAllow},
-		{name: "ioprio_set(IOPRIO_WHO_PROCESS, another pid) refused", arch: ArchAMD64, policy: widened, call: "ioprio_set", args: [6]uint64{ioprioWhoProcess, testOtherPid, 4}, want: eperm},
-		{name: "ioprio_set(IOPRIO_WHO_PGRP, 0) refused", arch: ArchAMD64, policy: closed, call: "ioprio_set", args: [6]uint64{testIoprioWhoPgrp, 0, 4}, want: eperm},
-		{name: "ioprio_set(IOPRIO_WHO_USER, 0) refused", arch: ArchARM64, policy: closed, call: "ioprio_set", args: [6]uint64{testIoprioWhoUser, 0, 4}, want: eperm},
-		{name: "ioprio_set(0, 0) refused: 0 is PRIO_PROCESS, not IOPRIO_WHO_PROCESS", arch: ArchAMD64, policy: closed, call: "ioprio_set", args: [6]uint64{0, 0, 4}, want: eperm},
-		{name: "sched_setaffinity(0) allowed", arch: ArchAMD64, policy: closed, call: "sched_setaffinity", args: [6]uint64{0, 8, testPointer}, want: SeccompAllow},
-		{name: "sched_setaffinity(another pid) refused", arch: ArchAMD64, policy: closed, call: "sched_setaffinity", args: [6]uint64{testOtherPid, 8, testPointer}, want: eperm},
-		{name: "sched_setscheduler(own pid) allowed on arm64", arch: ArchARM64, policy: closed, call: "sched_setscheduler", args: [6]uint64{testPid, 0, testPointer}, want: SeccompAllow},
-		{name: "sched_setscheduler(another pid) refused", arch: ArchAMD64, policy: open, call: "sched_setscheduler", args: [6]uint64{testOtherPid, 0, testPointer}, want: eperm},
-		{name: "sched_setparam(another pid) refused on arm64", arch: ArchARM64, policy: closed, call: "sched_setparam", args: [6]uint64{testOtherPid, testPointer}, want: eperm},
-		{name: "sched_setattr(0) allowed", arch: ArchAMD64, policy: closed, call: "sched_setattr", args: [6]uint64{0, testPointer}, want: SeccompAllow},
-		{name: "sched_setattr(another pid|1<<32) refused", arch: ArchAMD64, policy: closed, call: "sched_setattr", args: [6]uint64{testHigh | testOtherPid, testPointer}, want: eperm},
-		{name: "sched_setattr(-1) refused", arch: ArchARM64, policy: closed, call: "sched_setattr", args: [6]uint64{^uint64(0), testPointer}, want: eperm},
-		{name: "sched_getaffinity(another pid) left alone: it only reads", arch: ArchAMD64, policy: closed, call: "sched_getaffinity", args: [6]uint64{testOtherPid, 8, testPointer}, want: SeccompAllow},
+		{name: "getpriority(PRIO_PROCESS, 0) allowed", arch: ArchAMD64, policy: closed, call: "getpriority", args: [6]uint64{prioProcess, 0}, want: SeccompAllow},
+		{name: "getpriority(PRIO_PROCESS, own pid) allowed on arm64", arch: ArchARM64, policy: widened, call: "getpriority", args: [6]uint64{prioProcess, testPid}, want: SeccompAllow},
+		{name: "getpriority(1<<32|PRIO_PROCESS, own pid|1<<32) allowed: the kernel sees PRIO_PROCESS and own pid", arch: ArchAMD64, policy: closed, call: "getpriority", args: [6]uint64{testHigh | prioProcess, testHigh | testPid}, want: SeccompAllow},
+		{name: "getpriority(PRIO_PROCESS, another pid) refused", arch: ArchAMD64, policy: closed, call: "getpriority", args: [6]uint64{prioProcess, testOtherPid}, want: eperm},
+		{name: "getpriority(PRIO_PGRP, 0) refused", arch: ArchAMD64, policy: open, call: "getpriority", args: [6]uint64{testPrioPgrp, 0}, want: eperm},
+		{name: "getpriority(PRIO_USER, 0) refused on arm64", arch: ArchARM64, policy: closed, call: "getpriority", args: [6]uint64{testPrioUser, 0}, want: eperm},
+		{name: "ioprio_set(IOPRIO_WHO_PROCESS, 0) refused: as root it could take the real-time class", arch: ArchAMD64, policy: closed, call: "ioprio_set", args: [6]uint64{ioprioWhoProcess, 0, 4}, want: eperm},
+		{name: "ioprio_get(IOPRIO_WHO_PROCESS, 0) allowed", arch: ArchAMD64, policy: closed, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, 0}, want: SeccompAllow},
+		{name: "ioprio_get(IOPRIO_WHO_PROCESS, own pid) allowed on arm64", arch: ArchARM64, policy: closed, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, testPid}, want: SeccompAllow},
+		{name: "ioprio_get(IOPRIO_WHO_PROCESS, another pid) refused", arch: ArchAMD64, policy: widened, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, testOtherPid}, want: eperm},
+		{name: "ioprio_get(IOPRIO_WHO_PGRP, 0) refused", arch: ArchAMD64, policy: closed, call: "ioprio_get", args: [6]uint64{testIoprioWhoPgrp, 0}, want: eperm},
+		{name: "ioprio_get(IOPRIO_WHO_USER, 0) refused on arm64", arch: ArchARM64, policy: closed, call: "ioprio_get", args: [6]uint64{testIoprioWhoUser, 0}, want: eperm},
+		{name: "ioprio_get(0, 0) refused: 0 is PRIO_PROCESS, not IOPRIO_WHO_PROCESS", arch: ArchAMD64, policy: closed, call: "ioprio_get", args: [6]uint64{0, 0}, want: eperm},
+		{name: "sched_setaffinity(0) refused", arch: ArchAMD64, policy: closed, call: "sched_setaffinity", args: [6]uint64{0, 8, testPointer}, want: eperm},
+		{name: "sched_setscheduler(0, SCHED_FIFO) refused on arm64", arch: ArchARM64, policy: closed, call: "sched_setscheduler", args: [6]uint64{0, 1, testPointer}, want: eperm},
+		{name: "sched_setparam(own pid) refused", arch: ArchAMD64, policy: open, call: "sched_setparam", args: [6]uint64{testPid, testPointer}, want: eperm},
+		{name: "sched_setattr(0) refused", arch: ArchAMD64, policy: closed, call: "sched_setattr", args: [6]uint64{0, testPointer}, want: eperm},
+		{name: "sched_getaffinity(0) allowed: the Go runtime counts its CPUs so", arch: ArchAMD64, policy: closed, call: "sched_getaffinity", args: [6]uint64{0, 8192, testPointer}, want: SeccompAllow},
+		{name: "sched_getaffinity(own pid) allowed on arm64", arch: ArchARM64, policy: closed, call: "sched_getaffinity", args: [6]uint64{testPid, 8192, testPointer}, want: SeccompAllow},
+		{name: "sched_getaffinity(another pid) refused", arch: ArchAMD64, policy: closed, call: "sched_getaffinity", args: [6]uint64{testOtherPid, 8, testPointer}, want: eperm},
+		{name: "sched_getattr(another pid|1<<32) refused", arch: ArchAMD64, policy: widened, call: "sched_getattr", args: [6]uint64{testHigh | testOtherPid, testPointer, 56}, want: eperm},
+		{name: "sched_getscheduler(-1) refused on arm64", arch: ArchARM64, policy: closed, call: "sched_getscheduler", args: [6]uint64{^uint64(0)}, want: eperm},
+		{name: "sched_rr_get_interval(another pid) refused", arch: ArchAMD64, policy: closed, call: "sched_rr_get_interval", args: [6]uint64{testOtherPid, testPointer}, want: eperm},
+		{name: "getsid(0) allowed", arch: ArchAMD64, policy: closed, call: "getsid", want: SeccompAllow},
+		{name: "getsid(another pid) refused", arch: ArchAMD64, policy: closed, call: "getsid", args: [6]uint64{testOtherPid}, want: eperm},
+		{name: "getpgid(own pid) allowed on arm64", arch: ArchARM64, policy: closed, call: "getpgid", args: [6]uint64{testPid}, want: SeccompAllow},
+		{name: "getpgid(another pid) refused on arm64", arch: ArchARM64, policy: closed, call: "getpgid", args: [6]uint64{testOtherPid}, want: eperm},
+		{name: "getpgrp left alone: it names no process", arch: ArchAMD64, policy: closed, call: "getpgrp", want: SeccompAllow},
+		{name: "setuid(0) refused", arch: ArchAMD64, policy: widened, call: "setuid", want: eperm},
+		{name: "setresgid refused on arm64", arch: ArchARM64, policy: closed, call: "setresgid", args: [6]uint64{^uint64(0), ^uint64(0), ^uint64(0)}, want: eperm},
+		{name: "setgroups refused", arch: ArchAMD64, policy: open, call: "setgroups", want: eperm},
+		{name: "setfsuid refused on arm64", arch: ArchARM64, policy: closed, call: "setfsuid", want: eperm},
+		{name: "setpgid(0, 0) refused", arch: ArchAMD64, policy: closed, call: "setpgid", want: eperm},
+		{name: "mlock refused", arch: ArchAMD64, policy: closed, call: "mlock", args: [6]uint64{testPointer, 4096}, want: eperm},
+		{name: "mlockall refused on arm64", arch: ArchARM64, policy: widened, call: "mlockall", args: [6]uint64{1}, want: eperm},
+		{name: "memfd_secret refused", arch: ArchAMD64, policy: closed, call: "memfd_secret", want: eperm},
+		{name: "mmap(MAP_PRIVATE|MAP_ANONYMOUS) allowed", arch: ArchAMD64, policy: closed, call: "mmap", args: [6]uint64{0, 4096, 3, testMapPrivAnon, ^uint64(0)}, want: SeccompAllow},
+		{name: "mmap(MAP_LOCKED) refused", arch: ArchAMD64, policy: closed, call: "mmap", args: [6]uint64{0, 4096, 3, testMapPrivAnon | mapLocked, ^uint64(0)}, want: eperm},
+		{name: "mmap(1<<32|MAP_LOCKED) refused on arm64", arch: ArchARM64, policy: open, call: "mmap", args: [6]uint64{0, 4096, 3, testHigh | testMapPrivAnon | mapLocked, ^uint64(0)}, want: eperm},
+		{name: "mmap with MAP_LOCKED only in the high word allowed: the kernel has no such flag", arch: ArchAMD64, policy: closed, call: "mmap", args: [6]uint64{0, 4096, 3, testHigh*mapLocked | testMapPrivAnon, ^uint64(0)}, want: SeccompAllow},
+		{name: "fcntl(F_SETOWN) refused", arch: ArchAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, fSetown, testPid}, want: eperm},
+		{name: "fcntl(1<<32|F_SETOWN) refused on arm64", arch: ArchARM64, policy: closed, call: "fcntl", args: [6]uint64{3, testHigh | fSetown, testOtherPid}, want: eperm},
+		{name: "fcntl(F_SETOWN_EX) refused", arch: ArchAMD64, policy: widened, call: "fcntl", args: [6]uint64{3, fSetownEx, testPointer}, want: eperm},
+		{name: "fcntl(F_SETSIG) refused", arch: ArchAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, fSetsig, 23}, want: eperm},
+		{name: "fcntl(F_GETOWN) allowed", arch: ArchAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, testFGetown}, want: SeccompAllow},
+		{name: "fcntl(F_SETFL) allowed", arch: ArchARM64, policy: closed, call: "fcntl", args: [6]uint64{3, testFSetfl, 0o4000}, want: SeccompAllow},
+		{name: "ioctl FIOSETOWN refused", arch: ArchAMD64, policy: widened, call: "ioctl", args: [6]uint64{3, fioSetown, testPointer}, want: eperm},
+		{name: "ioctl SIOCSPGRP|1<<32 refused on arm64", arch: ArchARM64, policy: open, call: "ioctl", args: [6]uint64{3, testHigh | siocSpgrp, testPointer}, want: eperm},
+		{name: "prctl(PR_SET_MM) refused", arch: ArchAMD64, policy: widened, call: "prctl", args: [6]uint64{prSetMM, 6, testPointer}, want: eperm},
+		{name: "prctl(1<<32|PR_SET_MM) refused on arm64", arch: ArchARM64, policy: closed, call: "prctl", args: [6]uint64{testHigh | prSetMM}, want: eperm},
+		{name: "prctl(PR_SCHED_CORE) refused", arch: ArchAMD64, policy: closed, call: "prctl", args: [6]uint64{prSchedCore, 1, testOtherPid}, want: eperm},
+		{name: "prctl(PR_SET_NO_NEW_PRIVS) allowed: it only tightens", arch: ArchAMD64, policy: closed, call: "prctl", args: [6]uint64{testPrSetNNP, 1}, want: SeccompAllow},
+		{name: "prctl(PR_SET_VMA) allowed: the Go runtime names its mappings so", arch: ArchARM64, policy: closed, call: "prctl", args: [6]uint64{testPrSetVMA, 0, testPointer, 4096, testPointer}, want: SeccompAllow},
+		{name: "openat(O_CREAT, 04755) refused", arch: ArchAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat | testOWronly, 0o4755}, want: eperm},
+		{name: "openat(O_CREAT, 02644) refused on arm64", arch: ArchARM64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat | testOWronly | testOCloexec, 0o2644}, want: eperm},
+		{name: "openat(O_CREAT, 0644) allowed, as fs.write creates", arch: ArchAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat | testOWronly | testOCloexec, 0o644}, want: SeccompAllow},
+		{name: "openat(O_CREAT, 01777) allowed: the sticky bit makes no set-ID file", arch: ArchAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat, 0o1777}, want: SeccompAllow},
+		{name: "openat(O_RDONLY, 04755) allowed: without O_CREAT the mode is not read", arch: ArchARM64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOCloexec, 0o4755}, want: SeccompAllow},
+		{name: "openat(O_TMPFILE, 04700) refused", arch: ArchAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOTmpfileAMD64 | testOWronly, 0o4700}, want: eperm},
+		{name: "openat(O_TMPFILE, 02700) refused on arm64", arch: ArchARM64, policy: widened, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOTmpfileARM64 | testOWronly, 0o2700}, want: eperm},
+		{name: "openat(1<<32|O_CREAT, 1<<32|04755) refused: the kernel sees O_CREAT and 04755", arch: ArchAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testHigh | oCreat, testHigh | 0o4755}, want: eperm},
+		{name: "open(O_CREAT, 04755) refused", arch: ArchAMD64, policy: closed, call: "open", args: [6]uint64{testPointer, oCreat | testOWronly, 0o4755}, want: eperm},
+		{name: "creat(06755) refused", arch: ArchAMD64, policy: open, call: "creat", args: [6]uint64{testPointer, 0o6755}, want: eperm},
+		{name: "creat(0644) allowed", arch: ArchAMD64, policy: closed, call: "creat", args: [6]uint64{testPointer, 0o644}, want: SeccompAllow},
+		{name: "mknod(S_IFREG|04755) refused", arch: ArchAMD64, policy: closed, call: "mknod", args: [6]uint64{testPointer, testSIfreg | 0o4755}, want: eperm},
+		{name: "mknodat(S_IFREG|02755) refused on arm64", arch: ArchARM64, policy: closed, call: "mknodat", args: [6]uint64{^uint64(99), testPointer, testSIfreg | 0o2755}, want: eperm},
+		{name: "mknodat(S_IFREG|0644) allowed", arch: ArchAMD64, policy: closed, call: "mknodat", args: [6]uint64{^uint64(99), testPointer, testSIfreg | 0o644}, want: SeccompAllow},
+		{name: "openat2 answered ENOSYS", arch: ArchAMD64, policy: closed, call: "openat2", want: enosys},
+		{name: "openat2 answered ENOSYS on arm64", arch: ArchARM64, policy: widened, call: "openat2", want: enosys},
 		{name: "landlock_restrict_self allowed", arch: ArchAMD64, policy: closed, call: "landlock_restrict_self", want: SeccompAllow},
 		{name: "seccomp allowed", arch: ArchARM64, policy: closed, call: "seccomp", want: SeccompAllow},
 		{name: "prctl allowed", arch: ArchAMD64, policy: closed, call: "prctl", want: SeccompAllow},
@@ -401,46 +483,72 @@ func TestSeccompProgramErrors(t *testing.T) {
 // TestSeccompRuntimeCalls checks that the calls the Go runtime and the
 // language's own effects make are allowed under every test policy, on
 // each architecture that has them: memory, threads and their futexes,
-// signals, time, randomness, polling, and the file calls Landlock holds.
+// signals, time, randomness, polling, and the file calls Landlock holds;
+// with no arguments, and where a rule reads them, with the arguments the
+// runtime and the os package pass.
 func TestSeccompRuntimeCalls(t *testing.T) {
-	calls := []string{
+	type call struct {
+		name string
+		args [6]uint64
+	}
+	var calls []call
+	for _, name := range []string{
 		"read", "write", "openat", "close", "lseek", "fcntl", "newfstatat", "fstat", "statx", "getdents64",
 		"mkdirat", "unlinkat", "renameat", "renameat2", "ftruncate",
 		"mmap", "munmap", "mprotect", "madvise", "mincore", "brk",
 		"futex", "sched_yield", "sched_getaffinity", "gettid", "getpid", "exit_group", "prlimit64", "getrlimit", "getpriority",
 		"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack",
 		"clock_gettime", "nanosleep", "timer_create", "timer_settime", "timer_delete", "getrandom",
-		"epoll_create1", "epoll_ctl", "epoll_pwait", "eventfd2", "pipe2",
+		"epoll_create1", "epoll_ctl", "epoll_pwait", "eventfd2", "pipe2", "prctl", "capget", "capset",
+	} {
+		calls = append(calls, call{name: name})
 	}
+	atFDCWD := ^uint64(99)
+	calls = append(calls,
+		// os.OpenFile(O_CREATE, 0644), os.CreateTemp (0600), and
+		// os.MkdirAll's mode for mkdirat, which is never a file's.
+		call{"openat", [6]uint64{atFDCWD, testPointer, oCreat | testOWronly | testOCloexec, 0o644}},
+		call{"openat", [6]uint64{atFDCWD, testPointer, oCreat | testOWronly | testOCloexec | testOExcl, 0o600}},
+		call{"mkdirat", [6]uint64{atFDCWD, testPointer, 0o755}},
+		// The runtime's heap, and the names it gives its mappings.
+		call{"mmap", [6]uint64{0, 1 << 26, 0, testMapPrivAnon, ^uint64(0)}},
+		call{"prctl", [6]uint64{testPrSetVMA, 0, testPointer, 1 << 26, testPointer}},
+		// The runtime's count of its CPUs, at start and from sysmon.
+		call{"sched_getaffinity", [6]uint64{0, 8192, testPointer}},
+		call{"fcntl", [6]uint64{3, testFSetfl, 0o4000}},
+		call{"fcntl", [6]uint64{3, testFGetown}},
+		// Apply's NO_NEW_PRIVS, which go-landlock and the installer set.
+		call{"prctl", [6]uint64{testPrSetNNP, 1}},
+	)
 	for _, a := range []Arch{ArchAMD64, ArchARM64} {
 		for _, tp := range seccompTestPolicies {
 			t.Run(a.Name+"/"+tp.name, func(t *testing.T) {
 				p := tp.policy()
 				raw := mustProgram(t, p, a, testPid)
-				for _, name := range calls {
-					nr, ok := a.Table[name]
+				for _, c := range calls {
+					nr, ok := a.Table[c.name]
 					if !ok {
 						continue
 					}
-					if got := SeccompVerdict(p, a, a.AuditArch, nr, [6]uint64{}, testPid); got != SeccompAllow {
-						t.Errorf("SeccompVerdict(%s) = %v, want ALLOW", name, got)
+					if got := SeccompVerdict(p, a, a.AuditArch, nr, c.args, testPid); got != SeccompAllow {
+						t.Errorf("SeccompVerdict(%s%#x) = %v, want ALLOW", c.name, c.args, got)
 					}
-					got, err := RunSeccompFilter(raw, SeccompData{Nr: int32(nr), Arch: a.AuditArch})
+					got, err := RunSeccompFilter(raw, SeccompData{Nr: int32(nr), Arch: a.AuditArch, Args: c.args})
 					if err != nil {
 						t.Fatal(err)
 					}
 					if SeccompAction(got) != SeccompAllow {
-						t.Errorf("the program returns %v for %s, want ALLOW", SeccompAction(got), name)
+						t.Errorf("the program returns %v for %s%#x, want ALLOW", SeccompAction(got), c.name, c.args)
 					}
 				}
 			})
 		}
 	}
-	for _, name := range calls {
-		_, amd := ArchAMD64.Table[name]
-		_, arm := ArchARM64.Table[name]
+	for _, c := range calls {
+		_, amd := ArchAMD64.Table[c.name]
+		_, arm := ArchARM64.Table[c.name]
 		if !amd && !arm {
-			t.Errorf("%s is a call of neither amd64 nor arm64", name)
+			t.Errorf("%s is a call of neither amd64 nor arm64", c.name)
 		}
 	}
 }
@@ -474,7 +582,7 @@ func TestSeccompNames(t *testing.T) {
 func TestSeccompDenied(t *testing.T) {
 	args := [][6]uint64{
 		{}, {testPid}, {goThreadFlags}, {afInet, sockStream}, {0, testFIONREAD}, {^uint64(0), ^uint64(0), ^uint64(0)},
-		{ioprioWhoProcess, testPid},
+		{ioprioWhoProcess, testPid}, {^uint64(99), testPointer, oCreat | modeSetID, modeSetID},
 	}
 	tests := []struct {
 		name       string
@@ -485,11 +593,15 @@ func TestSeccompDenied(t *testing.T) {
 		wantLength int // 0: not checked
 	}{
 		{name: "closed amd64", arch: ArchAMD64, policy: seccompTestPolicies[0],
-			wantIn:    []string{"socket", "fork", "clone3", "ptrace", "iopl", "modify_ldt", "shmget", "chmod", "lchown", "utimes", "setrlimit"},
-			wantNotIn: []string{"kill", "clone", "ioctl", "sendto", "shmdt", "prlimit64", "setpriority", "ioprio_set", "sched_setattr", "getpriority"}},
+			wantIn: []string{"socket", "fork", "clone3", "ptrace", "iopl", "modify_ldt", "shmget", "chmod", "lchown", "utimes", "setrlimit",
+				"setuid", "setgroups", "setpriority", "ioprio_set", "sched_setattr", "setpgid", "mlockall", "memfd_secret", "openat2"},
+			wantNotIn: []string{"kill", "clone", "ioctl", "sendto", "shmdt", "prlimit64", "getpriority", "ioprio_get", "sched_getaffinity",
+				"getsid", "getpgrp", "open", "openat", "creat", "mknod", "fcntl", "prctl", "mmap", "capset"}},
 		{name: "closed arm64", arch: ArchARM64, policy: seccompTestPolicies[0],
-			wantIn:    []string{"socket", "execve", "tkill", "kcmp", "fchmodat", "fchmodat2", "fchownat", "utimensat", "removexattrat", "setrlimit"},
-			wantNotIn: []string{"fork", "vfork", "iopl", "modify_ldt", "inotify_init", "chmod", "utimes", "prlimit64", "sched_setaffinity"}},
+			wantIn: []string{"socket", "execve", "tkill", "kcmp", "fchmodat", "fchmodat2", "fchownat", "utimensat", "removexattrat", "setrlimit",
+				"sched_setaffinity", "setresuid", "setfsgid", "munlockall", "mlock2"},
+			wantNotIn: []string{"fork", "vfork", "iopl", "modify_ldt", "inotify_init", "chmod", "utimes", "prlimit64", "open", "creat",
+				"mknodat", "getpgid", "sched_getattr"}},
 		{name: "hosts", arch: ArchAMD64, policy: seccompTestPolicies[1], wantIn: []string{"socketpair"}, wantNotIn: []string{"socket", "connect"}},
 		{name: "widened", arch: ArchARM64, policy: seccompTestPolicies[3], wantIn: []string{"mount"}, wantNotIn: []string{"socket", "socketpair", "accept4"}},
 	}

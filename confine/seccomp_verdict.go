@@ -6,8 +6,9 @@ import "slices"
 // action the filter must return, written as plain Go so that the BPF
 // program SeccompProgram builds can be checked against it call by call.
 // It shares with the builder only data: the lists of calls refused
-// outright, socketRuleOf (how a policy treats sockets) and the Linux
-// constants, which the Linux tests check against golang.org/x/sys/unix.
+// outright and of calls held to the worker's own pid, socketRuleOf (how a
+// policy treats sockets) and the Linux constants, which the Linux tests
+// check against golang.org/x/sys/unix.
 
 // seccompDenyList names the calls a confined run is refused with EPERM
 // whatever their arguments, on every architecture that has them. A name an
@@ -93,6 +94,38 @@ var seccompDenyList = []string{
 	// (RLIMIT_NOFILE, in package syscall's init); Apply sets RLIMIT_AS
 	// before it installs the filter.
 	"setrlimit",
+	// Changing the worker's identity. As root it could take any user's
+	// or group's, and with it what that user may do beside the worker's
+	// own grants. Go makes these calls only for syscall.Setuid and the
+	// like, and in a child it starts, which a confined run never does.
+	"setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid",
+	"setfsuid", "setfsgid", "setgroups",
+	// Priorities and scheduling, the worker's own too: as root it may
+	// take a negative nice value, a real-time policy or the real-time I/O
+	// class, and starve the machine; with a pid, it reaches another
+	// process. The Go runtime makes none of these calls (it reads its CPU
+	// mask with sched_getaffinity(0), at start and from sysmon, which has
+	// a rule of its own).
+	"setpriority", "ioprio_set", "sched_setscheduler", "sched_setparam", "sched_setattr",
+	"sched_setaffinity",
+	// Moving the worker into another process group, where it would take
+	// that group's signals and its terminal's job control. The supervisor
+	// starts the worker in a group of its own, before the filter.
+	"setpgid",
+	// Locking memory: as root, with no limit, pages the machine cannot
+	// reclaim. memfd_secret's pages are locked as well; mmap with
+	// MAP_LOCKED has its own rule. munlock and munlockall only undo these,
+	// and go with them. The Go runtime makes none of these calls.
+	"mlock", "mlock2", "mlockall", "munlock", "munlockall", "memfd_secret",
+}
+
+// seccompPidReads are calls that read a process's scheduling, session or
+// process group by its pid: allowed for the calling thread (pid 0) and for
+// the worker, refused for any other process. getpriority and ioprio_get
+// name their process with a which and a who, and have a rule of their own.
+var seccompPidReads = []string{
+	"sched_getscheduler", "sched_getparam", "sched_getattr", "sched_getaffinity",
+	"sched_rr_get_interval", "getsid", "getpgid",
 }
 
 // seccompSocketCalls are the calls that make, name or take a socket:
@@ -141,9 +174,11 @@ func socketRuleOf(p Policy) socketRule {
 // specification the program of SeccompProgram is tested against. An
 // unenforced policy has no filter: every call is allowed.
 //
-// Every argument the filter reads but one is a C int or unsigned int in
-// the kernel, so only its low 32 bits count: socket(1<<32|AF_INET, ...) is
-// socket(AF_INET, ...). The one is prlimit64's new limit, a pointer.
+// Every argument the filter reads but two is a C int, an unsigned int or
+// narrower in the kernel, so only its low 32 bits count:
+// socket(1<<32|AF_INET, ...) is socket(AF_INET, ...). The two are
+// prlimit64's new limit, a pointer, read whole, and mmap's flags, an
+// unsigned long whose one bit read here lies in its low word.
 func SeccompVerdict(p Policy, a Arch, auditArch uint32, nr int, args [6]uint64, pid int) SeccompAction {
 	if !p.Enforced {
 		return SeccompAllow
@@ -179,12 +214,6 @@ func SeccompVerdict(p Policy, a Arch, auditArch uint32, nr int, args [6]uint64, 
 			return actEPERM
 		}
 		return SeccompAllow
-	case "ioctl":
-		// Faking terminal input, and the Linux console's own commands.
-		if cmd := arg(1); cmd == tiocsti || cmd == tioclinux {
-			return actEPERM
-		}
-		return SeccompAllow
 	case "prlimit64":
 		// Reading the worker's own limits, as getrlimit does: the pid is 0
 		// or the worker's, and there is no new limit. The new limit is a
@@ -195,25 +224,97 @@ func SeccompVerdict(p Policy, a Arch, auditArch uint32, nr int, args [6]uint64, 
 			return actEPERM
 		}
 		return SeccompAllow
-	case "setpriority", "ioprio_set":
+	case "getpriority", "ioprio_get":
 		// The nice value or I/O priority of the worker's own threads:
 		// which is PRIO_PROCESS or IOPRIO_WHO_PROCESS, and who is 0 (the
-		// calling thread) or the worker's pid. A process group or a user
-		// reaches other processes.
+		// calling thread) or the worker's pid. Another pid, a process
+		// group or a user shows what else runs on the machine.
 		which := uint32(prioProcess)
-		if name == "ioprio_set" {
+		if name == "ioprio_get" {
 			which = ioprioWhoProcess
 		}
 		if arg(0) != which || !self(arg(1)) {
 			return actEPERM
 		}
 		return SeccompAllow
-	case "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr":
-		// The scheduling of the worker's own threads: the pid is 0 (the
-		// calling thread) or the worker's. Here and for setpriority and
-		// ioprio_set, the kernel takes any thread id for a pid: one of the
-		// worker's other threads, named by its id, is refused too. The Go
-		// runtime makes none of these calls.
+	case "fcntl":
+		// F_SETOWN and F_SETOWN_EX name the process a descriptor's SIGIO
+		// goes to, F_SETSIG the signal: a signal to another process that
+		// kill's rule never sees.
+		switch arg(1) {
+		case fSetown, fSetownEx, fSetsig:
+			return actEPERM
+		}
+		return SeccompAllow
+	case "ioctl":
+		// Faking terminal input, the Linux console's own commands, and a
+		// socket's SIGIO sent to another process.
+		switch arg(1) {
+		case tiocsti, tioclinux, fioSetown, siocSpgrp:
+			return actEPERM
+		}
+		return SeccompAllow
+	case "prctl":
+		// PR_SET_MM rewrites what the kernel shows of the worker (its
+		// command line, environment and /proc/PID/exe) and where its heap
+		// lies. PR_SCHED_CORE shares a core scheduling cookie with
+		// another process, to run beside it on one core or to pull it
+		// beside the worker. Every other option acts on the calling
+		// process alone, or only tightens it (PR_SET_NO_NEW_PRIVS,
+		// PR_SET_SECCOMP); the Go runtime names its memory with
+		// PR_SET_VMA.
+		switch arg(0) {
+		case prSetMM, prSchedCore:
+			return actEPERM
+		}
+		return SeccompAllow
+	case "mmap":
+		// MAP_LOCKED locks the mapping's pages, as mlock does. The flags
+		// are an unsigned long; MAP_LOCKED lies in its low word.
+		if arg(3)&mapLocked != 0 {
+			return actEPERM
+		}
+		return SeccompAllow
+	case "open", "openat", "creat":
+		// A set-user-ID or set-group-ID file, made with O_CREAT, or with
+		// O_TMPFILE and named later by linkat, in a directory granted
+		// for writing, outlives the run: made by a worker running as
+		// root, it is a program any user may start as root. The mode
+		// counts only when the flags make a file (the kernel reads it
+		// only then); creat always makes one.
+		flags, mode := uint32(oCreat), arg(1)
+		switch name {
+		case "open":
+			flags, mode = arg(1), arg(2)
+		case "openat":
+			flags, mode = arg(2), arg(3)
+		}
+		if flags&(oCreat|oTmpfile) != 0 && mode&modeSetID != 0 {
+			return actEPERM
+		}
+		return SeccompAllow
+	case "mknod", "mknodat":
+		// The same file, made by mknod (a mode of type 0 or S_IFREG makes
+		// a regular file).
+		mode := arg(1)
+		if name == "mknodat" {
+			mode = arg(2)
+		}
+		if mode&modeSetID != 0 {
+			return actEPERM
+		}
+		return SeccompAllow
+	case "openat2":
+		// Its flags and mode are in a structure the filter cannot read.
+		// ENOSYS, as from a kernel before 5.6, so that a caller falls
+		// back to openat and meets the rule above. Go's os and syscall
+		// packages never call openat2.
+		return actENOSYS
+	}
+	if slices.Contains(seccompPidReads, name) {
+		// The calling thread (0) or the worker. The kernel takes any
+		// thread id for a pid: one of the worker's other threads, named
+		// by its id, is refused too.
 		if !self(arg(0)) {
 			return actEPERM
 		}

@@ -73,7 +73,7 @@ var _ = Describe("a confined worker", func() {
 				if set == "CapInh" || set == "CapAmb" {
 					kept = 0
 				}
-				Expect(caps &^ kept).To(BeZero(), "%s: %s is %s", t, set, m[1])
+				Expect(caps&^kept).To(BeZero(), "%s: %s is %s", t, set, m[1])
 			}
 		}
 

@@ -268,6 +268,51 @@ report(ctypes.syscall("chown", "$OUTSIDE/secret.txt", 0, 0))
 		Expect: seccomp("EPERM"), Unconfined: Went,
 	},
 	{
+		ID: "files-setuid-create", Group: GroupFiles,
+		Threat: "make a set-user-ID file in the directory granted for writing, a program any user could start as the worker's user",
+		Budget: "io,fs:write:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("openat", -100, "$GRANT/absent/suid", 0o101, 0o4755))  # O_WRONLY|O_CREAT; no such directory: ENOENT
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "ENOENT",
+		Note: "Landlock lets a file be made in the grant and has no right for its mode; seccomp refuses S_ISUID and " +
+			"S_ISGID in the mode of a call that makes a file. Unconfined, the directory named does not exist, so " +
+			"nothing is made",
+	},
+	{
+		ID: "files-setgid-tmpfile", Group: GroupFiles, Arch: "amd64",
+		Threat: "make an unnamed set-group-ID file in the directory granted for writing, for linkat to name later",
+		Budget: "io,fs:write:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("openat", -100, "$GRANT/absent", 0o20200001, 0o2755))  # O_TMPFILE|O_WRONLY (amd64); no such directory: ENOENT
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "ENOENT",
+		Note: "O_TMPFILE is __O_TMPFILE|O_DIRECTORY, and O_DIRECTORY differs by architecture; the filter reads __O_TMPFILE, the same on amd64 and arm64",
+	},
+	{
+		ID: "files-setuid-mknod", Group: GroupFiles,
+		Threat: "make a set-user-ID regular file with mknodat in the directory granted for writing",
+		Budget: "io,fs:write:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("mknodat", -100, "$GRANT/absent/suid", 0o104755, 0))  # S_IFREG|04755; no such directory: ENOENT
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "ENOENT",
+	},
+	{
+		ID: "files-openat2", Group: GroupFiles,
+		Threat: "open or make a file with openat2, whose flags and mode lie in a structure no seccomp filter can read",
+		Budget: "io,fs:write:$GRANT",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("openat2", -100, "$GRANT/data.txt", None, 24))  # no struct open_how: EFAULT
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("ENOSYS"), Unconfined: "EFAULT",
+		Note: "ENOSYS, as from a kernel without openat2, so that a caller falls back to openat, whose flags and mode the filter reads",
+	},
+	{
 		ID: "files-inotify", Group: GroupFiles,
 		Threat: "watch files outside the grants, which a watch checks for read permission only, not against Landlock",
 		Budget: "io",
@@ -705,8 +750,28 @@ if not r.errno:
 report(r)
 `,
 		Row: "deny-list", Language: ctypes,
-		Expect: landlock(""), Unconfined: Killed,
-		Note: "every call goes through; Landlock's signal scope (ABI 6) keeps the SIGIO from the victim",
+		Expect: seccomp("EPERM"), Unconfined: Killed,
+		Note: "seccomp refuses F_SETOWN; were it let through, Landlock's signal scope (ABI 6) would keep the SIGIO from the victim",
+	},
+	{
+		ID: "proc-fsetown-victim", Group: GroupProcesses,
+		Threat: "name another process as the owner of a descriptor, for the kernel to send it SIGIO",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("fcntl", -1, 8, $VICTIM))  # F_SETOWN on no descriptor: EBADF
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EBADF",
+	},
+	{
+		ID: "proc-fiosetown-victim", Group: GroupProcesses,
+		Threat: "name another process as the owner of a socket, with ioctl, for the kernel to send it SIGIO",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("ioctl", -1, 0x8901, le($VICTIM, 4)))  # FIOSETOWN on no descriptor: EBADF
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EBADF",
 	},
 	{
 		ID: "proc-setpriority-victim", Group: GroupProcesses,
@@ -717,7 +782,102 @@ report(ctypes.syscall("setpriority", 0, $VICTIM, 5))  # PRIO_PROCESS
 `,
 		Row: "deny-list", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Went,
-		Note: "Landlock scopes signals and abstract sockets only; seccomp allows setpriority on the worker's own pid alone",
+		Note: "Landlock scopes signals and abstract sockets only; seccomp refuses setpriority whatever it names",
+	},
+	{
+		ID: "proc-setpriority-self", Group: GroupProcesses,
+		Threat: "raise the worker's own scheduling priority, as root may, to a negative nice value",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+prio = ctypes.syscall("getpriority", 0, 0)  # PRIO_PROCESS, the caller: 20 - its nice value
+if prio.errno:
+    report(prio, "step=getpriority")
+else:
+    report(ctypes.syscall("setpriority", 0, 0, 20 - prio.ret))  # the nice value it has: no change
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-sched-fifo-self", Group: GroupProcesses,
+		Threat: "give the worker a real-time scheduling policy, which would run it ahead of every other process",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("sched_setscheduler", 0, 1, le(0, 4)))  # SCHED_FIFO at priority 0, which it may not have: EINVAL
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
+	},
+	{
+		ID: "proc-getpriority-victim", Group: GroupProcesses,
+		Threat: "read another process's priority, and so learn that it exists",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("getpriority", 0, $VICTIM))  # PRIO_PROCESS
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-getsid-victim", Group: GroupProcesses,
+		Threat: "read another process's session",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("getsid", $VICTIM))
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-setuid", Group: GroupProcesses,
+		Threat: "change the worker's user id, as root to any user's",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+uid = ctypes.syscall("getuid").ret
+report(ctypes.syscall("setuid", uid))  # the uid it has: no change
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "proc-setpgid", Group: GroupProcesses,
+		Threat: "move the worker into another process group, to take its signals and its terminal's job control",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("setpgid", 0, -1))  # a negative group: EINVAL
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
+	},
+	{
+		ID: "proc-mlockall", Group: GroupProcesses,
+		Threat: "lock the worker's memory, as root without limit, so that the machine cannot reclaim it",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("mlockall", 0))  # no flags: EINVAL
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
+	},
+	{
+		ID: "proc-mmap-locked", Group: GroupProcesses,
+		Threat: "map memory locked, with MAP_LOCKED, past a filter that refuses mlock",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("mmap", None, 0, 1, 0x2022, -1, 0))  # MAP_PRIVATE|MAP_ANONYMOUS|MAP_LOCKED of no length: EINVAL
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
+	},
+	{
+		ID: "proc-prctl-set-mm", Group: GroupProcesses,
+		Threat: "rewrite what the kernel shows of the worker: its command line, environment and /proc/PID/exe",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("prctl", 35, 6, 0, 0, 1))  # PR_SET_MM, PR_SET_MM_START_BRK, a fifth argument: EINVAL
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
 	},
 	{
 		ID: "proc-prlimit-victim", Group: GroupProcesses,

@@ -10,12 +10,14 @@ import (
 )
 
 // passPipes gives the worker the request pipe as descriptor 3 and the
-// result pipe as 4, and starts it in a process group of its own so that a
-// timeout stops everything it started.
+// result pipe as 4, and starts it in a session of its own: a process
+// group of its own, so that a timeout stops everything it started, and no
+// controlling terminal, so that a terminal it inherited as standard input
+// or output cannot be made to type, or to hand it the foreground.
 func passPipes(cmd *exec.Cmd, req, res *os.File) {
 	cmd.ExtraFiles = []*os.File{req, res}
 	cmd.Args = append(cmd.Args, "3", "4")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	parentDeathSignal(cmd.SysProcAttr)
 }
 

@@ -89,7 +89,7 @@ func Supervise(r Run) *Receipt {
 	}
 	passPipes(cmd, reqR, resW)
 	// A supervisor told to stop takes its worker, and all the worker
-	// started, down with it; the worker is in a process group of its own
+	// started, down with it; the worker is in a session of its own
 	// and would not get a terminal's signal.
 	sigc := make(chan os.Signal, 1)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

@@ -109,9 +109,13 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return runtime.ExitUsage
 	}
-	if len(positional) != 1 {
-		fmt.Fprintf(stderr, "sabline: %s: want one program to run, got %d (%s)\n", runtime.E301, len(positional), strings.Join(positional, " "))
-		return runtime.ExitUsage
+	switch len(positional) {
+	case 1:
+	case 0:
+		return report(stderr, runtime.Errorf(runtime.E301, "no program to run: give a PROGRAM.vel (sabline help shows the flags)"), "")
+	default:
+		return report(stderr, runtime.Errorf(runtime.E301, "want one program to run, got %d: %s (the program's own arguments go after --)",
+			len(positional), strings.Join(positional, " ")), "")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {

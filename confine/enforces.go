@@ -126,7 +126,10 @@ var Enforces = []Row{
 		ID:   "no-fs",
 		Item: "no fs granted",
 		Linux: Cell{HoldsYes, "Landlock: nothing is read, written, made or removed but what the interpreter " +
-			"itself needs (below), and no file is executed", []string{LayerLandlockFamily}},
+			"itself needs (below), and no file is executed. A file's metadata is not held: Landlock (to ABI 7) " +
+			"has no right for stat, access, readlink, getxattr or listxattr, so whether a file outside the " +
+			"grants exists, its type, size, mode, owner and times, a symbolic link's target and a file's " +
+			"extended attributes can still be learned", []string{LayerLandlockFamily}},
 		Darwin: Cell{HoldsPartly, "writes refused everywhere but the private temporary directory and /dev/null; " +
 			"reads refused only under the home directory and /Volumes, where the directories on the way to the " +
 			"working directory may still be looked up (stat, not read)", []string{LayerSandboxProfile}},
@@ -294,9 +297,16 @@ var Enforces = []Row{
 			"iopl, ioperm, modify_ldt, syslog, vhangup, lookup_dcookie, uselib, nfsservctl, sethostname, " +
 			"setdomainname, sysfs, ustat and _sysctl; tkill and the pidfd calls; a signal, by kill, tgkill or " +
 			"sigqueue, to any process but the worker, and SIGIO pointed at a process (fcntl F_SETOWN, " +
-			"F_SETOWN_EX and F_SETSIG, ioctl FIOSETOWN and SIOCSPGRP); input pushed at the terminal (TIOCSTI, " +
-			"TIOCLINUX); changing a file's mode, owner, times or extended attributes, for which Landlock has no " +
-			"right (chmod, fchmod, fchmodat, fchmodat2, chown, fchown, lchown, fchownat, utime, utimes, " +
+			"F_SETOWN_EX and F_SETSIG, ioctl FIOSETOWN and SIOCSPGRP); Linux AIO, whose events come from a count " +
+			"the whole machine shares (io_setup, io_submit, io_destroy, io_getevents, io_pgetevents, io_cancel); " +
+			"the ioctl commands that act through a terminal the worker inherited, which Landlock's ioctl right " +
+			"does not hold: input pushed at it (TIOCSTI, TIOCLINUX), its job control (TIOCSPGRP, TIOCSCTTY, " +
+			"TIOCNOTTY, TIOCVHANGUP, TIOCCONS), its settings (TCSETS, TCSETSW, TCSETSF, TCSETA, TCSETAW, " +
+			"TCSETAF, TCSETS2, TCSETSW2, TCSETSF2, TIOCSLCKTRMIOS, TIOCSSOFTCAR, TIOCSETD, TIOCEXCL, TIOCNXCL, " +
+			"TIOCSWINSZ), a break, its flow and what was typed (TCSBRK, TCSBRKP, TIOCSBRK, TIOCCBRK, TCXONC, " +
+			"TCFLSH) and its serial port (TIOCMSET, TIOCMBIS, TIOCMBIC, TIOCSSERIAL, TIOCSRS485, TIOCSISO7816, " +
+			"TIOCSERCONFIG), while reading it stays allowed; changing a file's mode, owner, times or extended " +
+			"attributes, for which Landlock has no right (chmod, fchmod, fchmodat, fchmodat2, chown, fchown, lchown, fchownat, utime, utimes, " +
 			"futimesat, utimensat, setxattr, lsetxattr, fsetxattr, setxattrat, removexattr, lremovexattr, " +
 			"fremovexattr, removexattrat), and making a set-user-ID or set-group-ID file (open, openat or creat " +
 			"with O_CREAT or O_TMPFILE, mknod or mknodat, with S_ISUID or S_ISGID in the mode); changing the " +

@@ -88,6 +88,13 @@ func EnforcesMarkdown() []byte {
 		"executable, /dev/null, /dev/urandom, the time zone data and the run's private temporary directory, ",
 		"and under a net grant only, the resolver's configuration and the TLS root certificates.")
 	line()
+	line("Under those layers, on Linux the worker runs in a session of its own, with no controlling terminal, ",
+		"and once the filter is installed it gives up, on every thread, every capability but the two that let ",
+		"root read and write files as it did (CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH); a receipt names that ",
+		"layer `capabilities-dropped`. No limit of a budget rests on it alone, so it does not change the level: ",
+		"it is there for what the filter might miss. A build with cgo cannot make the call on every thread and ",
+		"leaves it out, as `sabline doctor` says.")
+	line()
 	line("On Windows the supervisor starts the worker inside an AppContainer made for the run, with an ACE ",
 		"for each granted path and for what the interpreter itself needs. It leaves the container off, and ",
 		"the receipt's reason says why, where a container would refuse something the budget allows:")

@@ -63,8 +63,43 @@ const (
 	ipprotoUDP   = 17
 	ipprotoMPTCP = 262
 
-	tiocsti   = 0x5412
-	tioclinux = 0x541c
+	// The terminal ioctls the filter refuses, of asm-generic/ioctls.h,
+	// which amd64 and arm64 both use.
+	tcsets         = 0x5402
+	tcsetsw        = 0x5403
+	tcsetsf        = 0x5404
+	tcseta         = 0x5406
+	tcsetaw        = 0x5407
+	tcsetaf        = 0x5408
+	tcsbrk         = 0x5409
+	tcxonc         = 0x540a
+	tcflsh         = 0x540b
+	tiocexcl       = 0x540c
+	tiocnxcl       = 0x540d
+	tiocsctty      = 0x540e
+	tiocspgrp      = 0x5410
+	tiocsti        = 0x5412
+	tiocswinsz     = 0x5414
+	tiocmbis       = 0x5416
+	tiocmbic       = 0x5417
+	tiocmset       = 0x5418
+	tiocssoftcar   = 0x541a
+	tioclinux      = 0x541c
+	tioccons       = 0x541d
+	tiocsserial    = 0x541f
+	tiocnotty      = 0x5422
+	tiocsetd       = 0x5423
+	tcsbrkp        = 0x5425
+	tiocsbrk       = 0x5427
+	tioccbrk       = 0x5428
+	tcsets2        = 0x402c542b // _IOW('T', 0x2b, struct termios2)
+	tcsetsw2       = 0x402c542c
+	tcsetsf2       = 0x402c542d
+	tiocsrs485     = 0x542f
+	tiocvhangup    = 0x5437
+	tiocsiso7816   = 0xc0285443 // _IOWR('T', 0x43, struct serial_iso7816)
+	tiocserconfig  = 0x5453
+	tiocslcktrmios = 0x5457
 	// fioSetown and siocSpgrp are FIOSETOWN and SIOCSPGRP of
 	// asm-generic/sockios.h (golang.org/x/sys/unix names the second
 	// only): they set, as fcntl's F_SETOWN does, the process a socket
@@ -210,7 +245,7 @@ func seccompRules(p Policy, pid uint32) []seccompRule {
 		{name: "tgkill", tests: ownPid, result: SeccompAllow},
 		{name: "rt_sigqueueinfo", tests: ownPid, result: SeccompAllow},
 		{name: "rt_tgsigqueueinfo", tests: ownPid, result: SeccompAllow},
-		{name: "ioctl", result: SeccompAllow, tests: []argTest{refuse(1, tiocsti, tioclinux, fioSetown, siocSpgrp)}},
+		{name: "ioctl", result: SeccompAllow, tests: []argTest{refuse(1, seccompIoctlRefused...)}},
 		{name: "fcntl", result: SeccompAllow, tests: []argTest{refuse(1, fSetown, fSetownEx, fSetsig)}},
 		{name: "prctl", result: SeccompAllow, tests: []argTest{refuse(0, prSetMM, prSchedCore)}},
 		{name: "mmap", result: SeccompAllow, tests: []argTest{{arg: 3, mask: mapLocked, values: []uint32{0}, action: actEPERM}}},

@@ -100,6 +100,20 @@ func TestSeccompConstants(t *testing.T) {
 		{name: "F_SETFL", got: testFSetfl, want: unix.F_SETFL},
 		{name: "PR_SET_VMA", got: testPrSetVMA, want: unix.PR_SET_VMA},
 		{name: "PR_SET_NO_NEW_PRIVS", got: testPrSetNNP, want: unix.PR_SET_NO_NEW_PRIVS},
+		{name: "TCGETS", got: testTCGETS, want: unix.TCGETS},
+		{name: "TCGETS2", got: testTCGETS2, want: unix.TCGETS2},
+		{name: "TIOCGPGRP", got: testTIOCGPGRP, want: unix.TIOCGPGRP},
+		{name: "TIOCGWINSZ", got: testTIOCGWINSZ, want: unix.TIOCGWINSZ},
+		{name: "TIOCGPTN", got: testTIOCGPTN, want: unix.TIOCGPTN},
+		{name: "TIOCSPTLCK", got: testTIOCSPTLCK, want: unix.TIOCSPTLCK},
+		{name: "TCSETX", got: testTCSETX, want: unix.TCSETX},
+	}
+	for _, c := range ioctlCommands {
+		tests = append(tests, struct {
+			name string
+			got  uint64
+			want uint64
+		}{name: c.name, got: uint64(c.got), want: c.want})
 	}
 	if arch, ok := NativeArch(); ok {
 		tmpfile := map[string]uint64{"amd64": testOTmpfileAMD64, "arm64": testOTmpfileARM64}[arch.Name]
@@ -128,6 +142,7 @@ func TestSeccompConstants(t *testing.T) {
 			{"ioprio_get", unix.SYS_IOPRIO_GET}, {"mlock2", unix.SYS_MLOCK2}, {"memfd_secret", unix.SYS_MEMFD_SECRET},
 			{"openat", unix.SYS_OPENAT}, {"openat2", unix.SYS_OPENAT2}, {"mknodat", unix.SYS_MKNODAT},
 			{"fcntl", unix.SYS_FCNTL}, {"prctl", unix.SYS_PRCTL}, {"mmap", unix.SYS_MMAP},
+			{"io_setup", unix.SYS_IO_SETUP}, {"io_submit", unix.SYS_IO_SUBMIT}, {"io_pgetevents", unix.SYS_IO_PGETEVENTS},
 		} {
 			tests = append(tests, struct {
 				name string
@@ -143,6 +158,63 @@ func TestSeccompConstants(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ioctlCommands name the commands of seccompIoctlRefused, each with its
+// value in golang.org/x/sys/unix. FIOSETOWN, of asm-generic/sockios.h, is
+// not named there: ownerChecks shows the kernel taking 0x8901 for it, by
+// setting a socket's owner with it.
+var ioctlCommands = []struct {
+	name string
+	got  uint32
+	want uint64
+}{
+	{"TIOCSTI", tiocsti, unix.TIOCSTI}, {"TIOCLINUX", tioclinux, unix.TIOCLINUX},
+	{"FIOSETOWN", fioSetown, 0x8901}, {"SIOCSPGRP", siocSpgrp, unix.SIOCSPGRP},
+	{"TIOCSPGRP", tiocspgrp, unix.TIOCSPGRP}, {"TIOCSCTTY", tiocsctty, unix.TIOCSCTTY},
+	{"TIOCNOTTY", tiocnotty, unix.TIOCNOTTY}, {"TIOCVHANGUP", tiocvhangup, unix.TIOCVHANGUP},
+	{"TIOCCONS", tioccons, unix.TIOCCONS},
+	{"TCSETS", tcsets, unix.TCSETS}, {"TCSETSW", tcsetsw, unix.TCSETSW}, {"TCSETSF", tcsetsf, unix.TCSETSF},
+	{"TCSETA", tcseta, unix.TCSETA}, {"TCSETAW", tcsetaw, unix.TCSETAW}, {"TCSETAF", tcsetaf, unix.TCSETAF},
+	{"TCSETS2", tcsets2, unix.TCSETS2}, {"TCSETSW2", tcsetsw2, unix.TCSETSW2}, {"TCSETSF2", tcsetsf2, unix.TCSETSF2},
+	{"TIOCSLCKTRMIOS", tiocslcktrmios, unix.TIOCSLCKTRMIOS}, {"TIOCSSOFTCAR", tiocssoftcar, unix.TIOCSSOFTCAR},
+	{"TIOCSETD", tiocsetd, unix.TIOCSETD}, {"TIOCEXCL", tiocexcl, unix.TIOCEXCL}, {"TIOCNXCL", tiocnxcl, unix.TIOCNXCL},
+	{"TIOCSWINSZ", tiocswinsz, unix.TIOCSWINSZ},
+	{"TCSBRK", tcsbrk, unix.TCSBRK}, {"TCSBRKP", tcsbrkp, unix.TCSBRKP}, {"TIOCSBRK", tiocsbrk, unix.TIOCSBRK},
+	{"TIOCCBRK", tioccbrk, unix.TIOCCBRK}, {"TCXONC", tcxonc, unix.TCXONC}, {"TCFLSH", tcflsh, unix.TCFLSH},
+	{"TIOCMSET", tiocmset, unix.TIOCMSET}, {"TIOCMBIS", tiocmbis, unix.TIOCMBIS}, {"TIOCMBIC", tiocmbic, unix.TIOCMBIC},
+	{"TIOCSSERIAL", tiocsserial, unix.TIOCSSERIAL}, {"TIOCSRS485", tiocsrs485, unix.TIOCSRS485},
+	{"TIOCSISO7816", tiocsiso7816, unix.TIOCSISO7816}, {"TIOCSERCONFIG", tiocserconfig, unix.TIOCSERCONFIG},
+}
+
+// TestSeccompIoctlCommands checks that ioctlCommands names every command
+// the filter refuses, once, and that the deny-list row of ENFORCES names
+// each.
+func TestSeccompIoctlCommands(t *testing.T) {
+	deny, _ := EnforcesRow("deny-list")
+	words := strings.FieldsFunc(deny.Linux.Text, func(r rune) bool { return !(r == '_' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') })
+	named := map[uint32]string{}
+	for _, c := range ioctlCommands {
+		if other, ok := named[c.got]; ok {
+			t.Errorf("%s and %s are both %#x", other, c.name, c.got)
+		}
+		named[c.got] = c.name
+		if !slices.Contains(seccompIoctlRefused, c.got) {
+			t.Errorf("%s (%#x) is not refused", c.name, c.got)
+		}
+		if !slices.Contains(words, c.name) {
+			t.Errorf("the deny-list cell does not name %s", c.name)
+		}
+	}
+	for _, v := range seccompIoctlRefused {
+		if _, ok := named[v]; !ok {
+			t.Errorf("the filter refuses %#x, which ioctlCommands does not name", v)
+		}
+	}
+	if len(named) != len(seccompIoctlRefused) {
+		t.Errorf("%d commands named, %d refused", len(named), len(seccompIoctlRefused))
+	}
+	t.Logf("%d ioctl commands refused, each named in the deny-list cell", len(named))
 }
 
 // The kernel tests install filters, which cannot be removed, so they run
@@ -184,6 +256,10 @@ type childEnv struct {
 	// lowZero is the address of a page the child mapped at k<<32, whose
 	// low 32 bits are 0, holding the RLIMIT_AS the child started with.
 	lowZero uintptr
+	// pty is the terminal side of a pseudo-terminal the child opened,
+	// and ptmx its master, kept open so that the terminal does not hang
+	// up. The checks touch no other terminal.
+	pty, ptmx int
 }
 
 // lockedThread is a goroutine locked to its OS thread, running functions
@@ -994,6 +1070,154 @@ func processChecks() []kernelCheck {
 	}
 }
 
+// openPty opens a pseudo-terminal, as posix_openpt, grantpt, unlockpt
+// and ptsname do, and returns its master and its terminal side, neither
+// of them the controlling terminal of the process.
+func openPty() (ptmx, pty int, err error) {
+	ptmx, err = unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, -1, fmt.Errorf("open /dev/ptmx: %w", err)
+	}
+	n, err := unix.IoctlGetUint32(ptmx, unix.TIOCGPTN)
+	if err == nil {
+		err = unix.IoctlSetPointerInt(ptmx, unix.TIOCSPTLCK, 0)
+	}
+	if err == nil {
+		pty, err = unix.Open("/dev/pts/"+strconv.Itoa(int(n)), unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		unix.Close(ptmx)
+		return -1, -1, fmt.Errorf("open the terminal of /dev/ptmx: %w", err)
+	}
+	return ptmx, pty, nil
+}
+
+// terminalChecks make every ioctl command the filter refuses on no
+// descriptor (-1), as is and with its high word set: without the filter
+// the kernel answers EBADF, since it looks the descriptor up first, and
+// with it the filter answers EPERM before that. Then, on the child's own
+// pseudo-terminal, they read each setting a pseudo-terminal has and set it
+// again to what it is, and make each command that only waits or flushes
+// what is empty: without the filter each works and changes nothing, with
+// it each is refused. Reading the terminal and writing to it stay
+// allowed. TIOCCONS and TIOCVHANGUP, which would redirect the console to
+// the terminal or hang it up, are made on no descriptor only.
+func terminalChecks() []kernelCheck {
+	eperm := unix.EPERM
+	var checks []kernelCheck
+	for _, c := range ioctlCommands {
+		for _, high := range []uintptr{0, uintptr(testHigh)} {
+			name := fmt.Sprintf("ioctl(-1, %s)", c.name)
+			if high != 0 {
+				name = fmt.Sprintf("ioctl(-1, 1<<32|%s)", c.name)
+			}
+			checks = append(checks, kernelCheck{name: name, want: eperm, call: func(*childEnv) error {
+				_, err := rawCall(unix.SYS_IOCTL, ^uintptr(0), high|uintptr(c.want), 0)
+				return err
+			}})
+		}
+	}
+	ioctl := func(e *childEnv, cmd, arg uintptr) error {
+		_, err := rawCall(unix.SYS_IOCTL, uintptr(e.pty), cmd, arg)
+		return err
+	}
+	// read reads a setting into the child's page.
+	read := func(cmd uintptr) func(*childEnv) error {
+		return func(e *childEnv) error { return ioctl(e, cmd, e.buf) }
+	}
+	// again reads a setting with get into the child's page, and sets it
+	// from there with set.
+	again := func(get, set uintptr) func(*childEnv) error {
+		return func(e *childEnv) error {
+			if err := ioctl(e, get, e.buf); err != nil {
+				return fmt.Errorf("ioctl(pty, %#x): %w", get, err)
+			}
+			return ioctl(e, set, e.buf)
+		}
+	}
+	// each makes the commands in turn, with their arguments.
+	each := func(cmds ...[2]uintptr) func(*childEnv) error {
+		return func(e *childEnv) error {
+			for _, c := range cmds {
+				if err := ioctl(e, c[0], c[1]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	checks = append(checks,
+		kernelCheck{name: "ioctl(pty, TCGETS)", call: read(unix.TCGETS)},
+		kernelCheck{name: "ioctl(pty, TCGETS2)", call: read(unix.TCGETS2)},
+		kernelCheck{name: "ioctl(pty, TIOCGWINSZ)", call: read(unix.TIOCGWINSZ)},
+		kernelCheck{name: "ioctl(pty, TIOCGETD)", call: read(unix.TIOCGETD)},
+		kernelCheck{name: "ioctl(pty, FIONREAD)", call: read(unix.TIOCINQ)},
+		kernelCheck{name: "ioctl(pty, TCSETS, its termios)", want: eperm, works: true, call: again(unix.TCGETS, unix.TCSETS)},
+		kernelCheck{name: "ioctl(pty, 1<<32|TCSETS, its termios)", want: eperm, works: true, call: again(unix.TCGETS, uintptr(testHigh)|unix.TCSETS)},
+		kernelCheck{name: "ioctl(pty, TCSETSW, its termios)", want: eperm, works: true, call: again(unix.TCGETS, unix.TCSETSW)},
+		kernelCheck{name: "ioctl(pty, TCSETSF, its termios)", want: eperm, works: true, call: again(unix.TCGETS, unix.TCSETSF)},
+		kernelCheck{name: "ioctl(pty, TCSETA, its termio)", want: eperm, works: true, call: again(unix.TCGETA, unix.TCSETA)},
+		kernelCheck{name: "ioctl(pty, TCSETAW, its termio)", want: eperm, works: true, call: again(unix.TCGETA, unix.TCSETAW)},
+		kernelCheck{name: "ioctl(pty, TCSETAF, its termio)", want: eperm, works: true, call: again(unix.TCGETA, unix.TCSETAF)},
+		kernelCheck{name: "ioctl(pty, TCSETS2, its termios2)", want: eperm, works: true, call: again(unix.TCGETS2, unix.TCSETS2)},
+		kernelCheck{name: "ioctl(pty, TCSETSW2, its termios2)", want: eperm, works: true, call: again(unix.TCGETS2, unix.TCSETSW2)},
+		kernelCheck{name: "ioctl(pty, TCSETSF2, its termios2)", want: eperm, works: true, call: again(unix.TCGETS2, unix.TCSETSF2)},
+		kernelCheck{name: "ioctl(pty, TIOCSWINSZ, its size)", want: eperm, works: true, call: again(unix.TIOCGWINSZ, unix.TIOCSWINSZ)},
+		kernelCheck{name: "ioctl(pty, 1<<32|TIOCSWINSZ, its size)", want: eperm, works: true, call: again(unix.TIOCGWINSZ, uintptr(testHigh)|unix.TIOCSWINSZ)},
+		kernelCheck{name: "ioctl(pty, TIOCSETD, its discipline)", want: eperm, works: true, call: again(unix.TIOCGETD, unix.TIOCSETD)},
+		kernelCheck{name: "ioctl(pty, TIOCSSOFTCAR, its carrier)", want: eperm, works: true, call: again(unix.TIOCGSOFTCAR, unix.TIOCSSOFTCAR)},
+		kernelCheck{name: "ioctl(pty, TIOCEXCL), then TIOCNXCL", want: eperm, works: true, call: each([2]uintptr{unix.TIOCEXCL}, [2]uintptr{unix.TIOCNXCL})},
+		kernelCheck{name: "ioctl(pty, TIOCNXCL)", want: eperm, works: true, call: each([2]uintptr{unix.TIOCNXCL})},
+		// A pseudo-terminal has no line to break: these only wait.
+		kernelCheck{name: "ioctl(pty, TCSBRK, 1), tcdrain", want: eperm, works: true, call: each([2]uintptr{unix.TCSBRK, 1})},
+		kernelCheck{name: "ioctl(pty, TIOCSBRK), then TIOCCBRK", want: eperm, works: true, call: each([2]uintptr{unix.TIOCSBRK}, [2]uintptr{unix.TIOCCBRK})},
+		kernelCheck{name: "ioctl(pty, TCXONC, TCOON)", want: eperm, works: true, call: each([2]uintptr{unix.TCXONC, unix.TCOON})},
+		kernelCheck{name: "ioctl(pty, TCFLSH, TCIFLUSH)", want: eperm, works: true, call: each([2]uintptr{unix.TCFLSH, unix.TCIFLUSH})},
+		kernelCheck{name: "write to the pty", call: func(e *childEnv) error {
+			_, err := unix.Write(e.pty, []byte("x"))
+			return err
+		}},
+	)
+	if os.Geteuid() == 0 {
+		// Only a process with CAP_SYS_ADMIN may set the locked settings.
+		checks = append(checks, kernelCheck{name: "ioctl(pty, TIOCSLCKTRMIOS, its locked termios)", want: eperm, works: true,
+			call: again(unix.TIOCGLCKTRMIOS, unix.TIOCSLCKTRMIOS)})
+	}
+	return checks
+}
+
+// aioChecks make Linux AIO's calls: a context made and destroyed, which
+// without the filter takes from the machine's count only for that
+// moment, and the other calls on context 0, which the kernel refuses
+// (EINVAL, or EFAULT for what it reads first). With the filter each is
+// refused.
+func aioChecks() []kernelCheck {
+	eperm := unix.EPERM
+	_, err := os.Stat("/proc/sys/fs/aio-max-nr")
+	aio := err == nil // without AIO in the kernel, ENOSYS
+	call := func(nr uintptr, args ...uintptr) func(*childEnv) error {
+		return func(*childEnv) error {
+			_, err := rawCall(nr, args...)
+			return err
+		}
+	}
+	return []kernelCheck{
+		{name: "io_setup(1), then io_destroy", want: eperm, works: aio, call: func(e *childEnv) error {
+			binary.NativeEndian.PutUint64(e.page, 0) // the kernel wants a context of 0 to fill in
+			if _, err := rawCall(unix.SYS_IO_SETUP, 1, e.buf); err != nil {
+				return err
+			}
+			_, err := rawCall(unix.SYS_IO_DESTROY, uintptr(binary.NativeEndian.Uint64(e.page)))
+			return err
+		}},
+		{name: "io_submit(0, 0, NULL)", want: eperm, call: call(unix.SYS_IO_SUBMIT, 0, 0, 0)},
+		{name: "io_getevents(0, 0, 0, NULL, NULL)", want: eperm, call: call(unix.SYS_IO_GETEVENTS, 0, 0, 0, 0, 0)},
+		{name: "io_pgetevents(0, 0, 0, NULL, NULL, NULL)", want: eperm, call: call(unix.SYS_IO_PGETEVENTS, 0, 0, 0, 0, 0, 0)},
+		{name: "io_cancel(0, NULL, NULL)", want: eperm, call: call(unix.SYS_IO_CANCEL, 0, 0, 0)},
+		{name: "io_destroy(0)", want: eperm, call: call(unix.SYS_IO_DESTROY, 0)},
+	}
+}
+
 // seccompScenario is a policy the child installs, from a budget, and the
 // checks it makes under it.
 type seccompScenario struct {
@@ -1082,7 +1306,7 @@ func seccompScenarios() []seccompScenario {
 		}})
 	}
 	common = slices.Concat(common, denyListChecks(arch), attributeChecks(arch), limitChecks(), schedulingChecks(),
-		setIDChecks(arch), identityChecks(), ownerChecks(), memoryChecks(), processChecks())
+		setIDChecks(arch), identityChecks(), ownerChecks(), memoryChecks(), processChecks(), terminalChecks(), aioChecks())
 	inet := socketCall(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	inetHigh := socketCall(testHigh|unix.AF_INET, unix.SOCK_STREAM, 0)
 	local := socketCall(unix.AF_UNIX, unix.SOCK_STREAM, 0)
@@ -1226,6 +1450,9 @@ func TestSeccompKernelChild(t *testing.T) {
 		t.Fatal("the child has no thread but its main thread")
 	}
 	if err := unix.Pipe(e.pipe[:]); err != nil {
+		t.Fatal(err)
+	}
+	if e.ptmx, e.pty, err = openPty(); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(e.file, []byte("scratch\n"), 0o644); err != nil {

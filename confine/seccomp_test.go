@@ -31,6 +31,13 @@ const (
 	testCloneNewUser  = 0x10000000
 	testSIGCHLD       = 17
 	testFIONREAD      = 0x541b
+	testTCGETS        = 0x5401
+	testTCGETS2       = 0x802c542a
+	testTIOCGPGRP     = 0x540f
+	testTIOCGWINSZ    = 0x5413
+	testTIOCGPTN      = 0x80045430
+	testTIOCSPTLCK    = 0x40045431
+	testTCSETX        = 0x5433
 	testIPProtoICMP   = 1
 	testIPProtoICMPV6 = 58
 	testIPProtoSCTP   = 132
@@ -112,6 +119,16 @@ func TestSeccompSimulation(t *testing.T) {
 		prSetMM, testHigh | prSetMM, prSchedCore, testPrSetVMA,
 		oCreat | modeSetID, oCreat | 0o4755, testHigh | oCreat | 0o2000, testOTmpfileAMD64 | 0o4000,
 		mapLocked | testMapPrivAnon, testHigh | mapLocked,
+		// Terminal reads, and commands the filter leaves to the kernel.
+		testTCGETS, testTCGETS2, testTIOCGPGRP, testTIOCGWINSZ, testTIOCGPTN, testTIOCSPTLCK, testTCSETX,
+		// TCSETS2 with another size in its command word, and TCSETS with
+		// a bit set above its low 16: commands the kernel does not take for
+		// those, and nor may the filter.
+		testHigh | testTCGETS, tcsets2 ^ 0x40000, tcsets | 0x10000,
+	}
+	// Every ioctl command the filter refuses, and with its high word set.
+	for _, v := range seccompIoctlRefused {
+		values = append(values, uint64(v), testHigh|uint64(v))
 	}
 	// openat's flags and mode are its third and fourth arguments, and
 	// mmap's flags its fourth: pairs of file values fill each pair of
@@ -304,6 +321,56 @@ func TestSeccompCases(t *testing.T) {
 		{name: "ioctl TIOCSTI|1<<32 refused", arch: ArchAMD64, policy: widened, call: "ioctl", args: [6]uint64{0, testHigh | tiocsti}, want: eperm},
 		{name: "ioctl TIOCLINUX refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tioclinux}, want: eperm},
 		{name: "ioctl FIONREAD allowed", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, testFIONREAD}, want: SeccompAllow},
+		{name: "ioctl TCGETS allowed: reading a terminal's settings", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, testTCGETS, testPointer}, want: SeccompAllow},
+		{name: "ioctl TCGETS2 allowed on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, testTCGETS2, testPointer}, want: SeccompAllow},
+		{name: "ioctl TIOCGWINSZ allowed: reading a terminal's size", arch: ArchAMD64, policy: widened, call: "ioctl", args: [6]uint64{1, testTIOCGWINSZ, testPointer}, want: SeccompAllow},
+		{name: "ioctl TIOCGPGRP allowed", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{0, testTIOCGPGRP, testPointer}, want: SeccompAllow},
+		{name: "ioctl TIOCSPTLCK allowed: a pseudo-terminal's master is not held", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{3, testTIOCSPTLCK, testPointer}, want: SeccompAllow},
+		{name: "ioctl TCSETX left to the kernel, which answers ENOTTY", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, testTCSETX, testPointer}, want: SeccompAllow},
+		{name: "ioctl TCSETS refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsets, testPointer}, want: eperm},
+		{name: "ioctl TCSETS|1<<32 refused: the kernel sees TCSETS", arch: ArchAMD64, policy: widened, call: "ioctl", args: [6]uint64{1, testHigh | tcsets, testPointer}, want: eperm},
+		{name: "ioctl TCSETSW refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tcsetsw, testPointer}, want: eperm},
+		{name: "ioctl TCSETSF refused", arch: ArchAMD64, policy: open, call: "ioctl", args: [6]uint64{2, tcsetsf, testPointer}, want: eperm},
+		{name: "ioctl TCSETA refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcseta, testPointer}, want: eperm},
+		{name: "ioctl TCSETAW|1<<32 refused on arm64", arch: ArchARM64, policy: hosts, call: "ioctl", args: [6]uint64{1, testHigh | tcsetaw, testPointer}, want: eperm},
+		{name: "ioctl TCSETAF refused", arch: ArchAMD64, policy: strict, call: "ioctl", args: [6]uint64{1, tcsetaf, testPointer}, want: eperm},
+		{name: "ioctl TCSETS2 refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsets2, testPointer}, want: eperm},
+		{name: "ioctl TCSETSW2|1<<32 refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, testHigh | tcsetsw2, testPointer}, want: eperm},
+		{name: "ioctl TCSETSF2 refused", arch: ArchAMD64, policy: widened, call: "ioctl", args: [6]uint64{1, tcsetsf2, testPointer}, want: eperm},
+		{name: "ioctl TCSETS2 with another size allowed: the kernel does not take it for TCSETS2", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsets2 ^ 0x40000, testPointer}, want: SeccompAllow},
+		{name: "ioctl TIOCSPGRP refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, tiocspgrp, testPointer}, want: eperm},
+		{name: "ioctl TIOCSCTTY refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tiocsctty, 1}, want: eperm},
+		{name: "ioctl TIOCNOTTY refused", arch: ArchAMD64, policy: widened, call: "ioctl", args: [6]uint64{0, tiocnotty}, want: eperm},
+		{name: "ioctl TIOCVHANGUP|1<<32 refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, testHigh | tiocvhangup}, want: eperm},
+		{name: "ioctl TIOCCONS refused on arm64", arch: ArchARM64, policy: open, call: "ioctl", args: [6]uint64{1, tioccons}, want: eperm},
+		{name: "ioctl TIOCEXCL refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocexcl}, want: eperm},
+		{name: "ioctl TIOCNXCL refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocnxcl}, want: eperm},
+		{name: "ioctl TIOCSETD refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsetd, testPointer}, want: eperm},
+		{name: "ioctl TIOCSWINSZ refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocswinsz, testPointer}, want: eperm},
+		{name: "ioctl TIOCSWINSZ|1<<32 refused on arm64", arch: ArchARM64, policy: widened, call: "ioctl", args: [6]uint64{1, testHigh | tiocswinsz, testPointer}, want: eperm},
+		{name: "ioctl TIOCSLCKTRMIOS refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocslcktrmios, testPointer}, want: eperm},
+		{name: "ioctl TIOCSSOFTCAR refused", arch: ArchAMD64, policy: hosts, call: "ioctl", args: [6]uint64{1, tiocssoftcar, testPointer}, want: eperm},
+		{name: "ioctl TIOCSSERIAL refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsserial, testPointer}, want: eperm},
+		{name: "ioctl TIOCSRS485 refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsrs485, testPointer}, want: eperm},
+		{name: "ioctl TIOCSISO7816 refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsiso7816, testPointer}, want: eperm},
+		{name: "ioctl TIOCSERCONFIG refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocserconfig}, want: eperm},
+		{name: "ioctl TIOCMSET refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocmset, testPointer}, want: eperm},
+		{name: "ioctl TIOCMBIS refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocmbis, testPointer}, want: eperm},
+		{name: "ioctl TIOCMBIC|1<<32 refused", arch: ArchAMD64, policy: open, call: "ioctl", args: [6]uint64{1, testHigh | tiocmbic, testPointer}, want: eperm},
+		{name: "ioctl TCSBRK(0), a break, refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsbrk, 0}, want: eperm},
+		{name: "ioctl TCSBRK(1), tcdrain, refused with it", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsbrk, 1}, want: eperm},
+		{name: "ioctl TCSBRKP refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsbrkp, 0}, want: eperm},
+		{name: "ioctl TIOCSBRK refused", arch: ArchAMD64, policy: widened, call: "ioctl", args: [6]uint64{1, tiocsbrk}, want: eperm},
+		{name: "ioctl TIOCCBRK refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tioccbrk}, want: eperm},
+		{name: "ioctl TCXONC(TCOOFF) refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcxonc, 0}, want: eperm},
+		{name: "ioctl TCFLSH(TCIFLUSH)|1<<32 refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{0, testHigh | tcflsh, 0}, want: eperm},
+		{name: "io_setup refused", arch: ArchAMD64, policy: closed, call: "io_setup", args: [6]uint64{1, testPointer}, want: eperm},
+		{name: "io_setup refused on arm64", arch: ArchARM64, policy: widened, call: "io_setup", args: [6]uint64{1, testPointer}, want: eperm},
+		{name: "io_submit refused", arch: ArchAMD64, policy: open, call: "io_submit", want: eperm},
+		{name: "io_destroy refused on arm64", arch: ArchARM64, policy: closed, call: "io_destroy", want: eperm},
+		{name: "io_getevents refused", arch: ArchAMD64, policy: closed, call: "io_getevents", want: eperm},
+		{name: "io_pgetevents refused on arm64", arch: ArchARM64, policy: closed, call: "io_pgetevents", want: eperm},
+		{name: "io_cancel refused", arch: ArchAMD64, policy: strict, call: "io_cancel", want: eperm},
 		{name: "ptrace refused", arch: ArchAMD64, policy: widened, call: "ptrace", want: eperm},
 		{name: "io_uring_setup refused", arch: ArchARM64, policy: closed, call: "io_uring_setup", want: eperm},
 		{name: "modify_ldt refused", arch: ArchAMD64, policy: widened, call: "modify_ldt", want: eperm},
@@ -519,6 +586,9 @@ func TestSeccompRuntimeCalls(t *testing.T) {
 		call{"fcntl", [6]uint64{3, testFGetown}},
 		// Apply's NO_NEW_PRIVS, which go-landlock and the installer set.
 		call{"prctl", [6]uint64{testPrSetNNP, 1}},
+		// Whether standard output is a terminal, and its size.
+		call{"ioctl", [6]uint64{1, testTCGETS, testPointer}},
+		call{"ioctl", [6]uint64{1, testTIOCGWINSZ, testPointer}},
 	)
 	for _, a := range []Arch{ArchAMD64, ArchARM64} {
 		for _, tp := range seccompTestPolicies {
@@ -594,12 +664,13 @@ func TestSeccompDenied(t *testing.T) {
 	}{
 		{name: "closed amd64", arch: ArchAMD64, policy: seccompTestPolicies[0],
 			wantIn: []string{"socket", "fork", "clone3", "ptrace", "iopl", "modify_ldt", "shmget", "chmod", "lchown", "utimes", "setrlimit",
-				"setuid", "setgroups", "setpriority", "ioprio_set", "sched_setattr", "setpgid", "mlockall", "memfd_secret", "openat2"},
+				"setuid", "setgroups", "setpriority", "ioprio_set", "sched_setattr", "setpgid", "mlockall", "memfd_secret", "openat2",
+				"io_setup", "io_submit", "io_destroy", "io_getevents", "io_pgetevents", "io_cancel"},
 			wantNotIn: []string{"kill", "clone", "ioctl", "sendto", "shmdt", "prlimit64", "getpriority", "ioprio_get", "sched_getaffinity",
 				"getsid", "getpgrp", "open", "openat", "creat", "mknod", "fcntl", "prctl", "mmap", "capset"}},
 		{name: "closed arm64", arch: ArchARM64, policy: seccompTestPolicies[0],
 			wantIn: []string{"socket", "execve", "tkill", "kcmp", "fchmodat", "fchmodat2", "fchownat", "utimensat", "removexattrat", "setrlimit",
-				"sched_setaffinity", "setresuid", "setfsgid", "munlockall", "mlock2"},
+				"sched_setaffinity", "setresuid", "setfsgid", "munlockall", "mlock2", "io_setup", "io_pgetevents"},
 			wantNotIn: []string{"fork", "vfork", "iopl", "modify_ldt", "inotify_init", "chmod", "utimes", "prlimit64", "open", "creat",
 				"mknodat", "getpgid", "sched_getattr"}},
 		{name: "hosts", arch: ArchAMD64, policy: seccompTestPolicies[1], wantIn: []string{"socketpair"}, wantNotIn: []string{"socket", "connect"}},

@@ -6,9 +6,9 @@ import "slices"
 // action the filter must return, written as plain Go so that the BPF
 // program SeccompProgram builds can be checked against it call by call.
 // It shares with the builder only data: the lists of calls refused
-// outright and of calls held to the worker's own pid, socketRuleOf (how a
-// policy treats sockets) and the Linux constants, which the Linux tests
-// check against golang.org/x/sys/unix.
+// outright, of calls held to the worker's own pid and of ioctl commands
+// refused, socketRuleOf (how a policy treats sockets) and the Linux
+// constants, which the Linux tests check against golang.org/x/sys/unix.
 
 // seccompDenyList names the calls a confined run is refused with EPERM
 // whatever their arguments, on every architecture that has them. A name an
@@ -43,6 +43,12 @@ var seccompDenyList = []string{
 	"add_key", "request_key", "keyctl",
 	// io_uring, whose operations no seccomp filter sees.
 	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	// Linux AIO: every context io_setup makes takes its events from one
+	// count the whole machine shares (fs.aio-max-nr, which root does not
+	// pass either), and a worker that used it up would leave every other
+	// process's io_setup failing with EAGAIN. The other calls only use a
+	// context io_setup made, and go with it. Go makes none of them.
+	"io_setup", "io_submit", "io_destroy", "io_getevents", "io_pgetevents", "io_cancel",
 	// Page faults handled in user space, and files opened by handle
 	// (which skips the path, and so Landlock's path rules).
 	"userfaultfd", "open_by_handle_at", "name_to_handle_at",
@@ -117,6 +123,55 @@ var seccompDenyList = []string{
 	// MAP_LOCKED has its own rule. munlock and munlockall only undo these,
 	// and go with them. The Go runtime makes none of these calls.
 	"mlock", "mlock2", "mlockall", "munlock", "munlockall", "memfd_secret",
+}
+
+// seccompIoctlRefused are the ioctl commands a confined run is refused
+// with EPERM, whatever the descriptor: the commands that change a terminal
+// beyond the run, or reach other processes through it. The worker inherits
+// its standard descriptors, often a terminal the user's shell shares, and
+// Landlock's ioctl right holds only files opened after the ruleset, so
+// only the filter holds these. The worker runs in a session of its own,
+// with no controlling terminal, and so the kernel's job control, which
+// stops a background process that changes its own terminal (SIGTTOU),
+// does not stop it here.
+//
+// Reading a terminal (TCGETS, TIOCGWINSZ, TIOCGPGRP and the other TCGET
+// and TIOCG commands) stays allowed, as do FIONREAD and every other
+// command. Go's runtime and its os, os/signal, net and internal/poll
+// packages make no ioctl on Linux; only syscall's code for a child it
+// starts, which a confined run never does, takes a terminal (TIOCNOTTY,
+// TIOCSCTTY, TIOCSPGRP). The kernel answers ENOTTY to TCSETX, TCSETXW and
+// TCSETXF, which no terminal driver takes, and they are left to it. A
+// pseudo-terminal's master side (TIOCSPTLCK, TIOCPKT, TIOCSIG) is not
+// held: a process with a master can type into its terminal by writing to
+// it, which no filter tells from any other write, and the worker is given
+// none.
+var seccompIoctlRefused = []uint32{
+	// Input pushed at the terminal (which its shell then runs), and the
+	// Linux console's own commands.
+	tiocsti, tioclinux,
+	// A socket's SIGIO sent to another process: fcntl's F_SETOWN as an
+	// ioctl.
+	fioSetown, siocSpgrp,
+	// Job control: handing the foreground to another process group,
+	// taking the terminal as the controlling terminal of the worker's
+	// session or dropping it, hanging up every process on it, and sending
+	// the console's messages to it.
+	tiocspgrp, tiocsctty, tiocnotty, tiocvhangup, tioccons,
+	// The line's settings, which the shell and every program after the
+	// run keep: termios in its three forms (TCSETS, the older termio of
+	// TCSETA, termios2 of TCSETS2), the settings locked against change,
+	// the carrier, the line discipline, exclusive use, and the window
+	// size, whose change also sends SIGWINCH to the foreground process
+	// group.
+	tcsets, tcsetsw, tcsetsf, tcseta, tcsetaw, tcsetaf, tcsets2, tcsetsw2, tcsetsf2,
+	tiocslcktrmios, tiocssoftcar, tiocsetd, tiocexcl, tiocnxcl, tiocswinsz,
+	// What flows on the line: a break (TCSBRK with a non-zero argument
+	// is tcdrain, which only waits, and is refused with it), stopping or
+	// starting its output or input, and discarding what was typed.
+	tcsbrk, tcsbrkp, tiocsbrk, tioccbrk, tcxonc, tcflsh,
+	// A serial port under the terminal: its modem lines and its settings.
+	tiocmset, tiocmbis, tiocmbic, tiocsserial, tiocsrs485, tiocsiso7816, tiocserconfig,
 }
 
 // seccompPidReads are calls that read a process's scheduling, session or
@@ -247,10 +302,9 @@ func SeccompVerdict(p Policy, a Arch, auditArch uint32, nr int, args [6]uint64, 
 		}
 		return SeccompAllow
 	case "ioctl":
-		// Faking terminal input, the Linux console's own commands, and a
-		// socket's SIGIO sent to another process.
-		switch arg(1) {
-		case tiocsti, tioclinux, fioSetown, siocSpgrp:
+		// The command is an unsigned int: its low 32 bits are the
+		// command the kernel runs.
+		if slices.Contains(seccompIoctlRefused, arg(1)) {
 			return actEPERM
 		}
 		return SeccompAllow

@@ -241,10 +241,11 @@ report(ctypes.syscall("open", "$GRANT/sub/../../outside/secret.txt", 0o2000000))
 		Threat:  "learn whether a file outside the grants exists, and its size and times",
 		Budget:  "io",
 		Program: "print(\"RESULT ok exists=%s\" % fs.exists(\"$OUTSIDE/secret.txt\"))\n",
-		Row:     "", Language: "fs:read:$OUTSIDE/secret.txt",
+		Row:     "no-fs", Language: "fs:read:$OUTSIDE/secret.txt",
 		Expect: languageOnly, Unconfined: Went,
-		Gap: "Landlock (to ABI 7) has no right for stat, lstat, access or readlink, so any path's existence, " +
-			"size and times are visible; the no-fs row of ENFORCES should say that metadata is not held",
+		Gap: "Landlock (to ABI 7) has no right for stat, lstat, access, readlink, getxattr or listxattr, so any " +
+			"path's existence, size and times are visible, as the no-fs row of ENFORCES says; a seccomp filter " +
+			"cannot hold it either, since it cannot read the path a call names",
 	},
 	{
 		ID: "files-chmod-outside", Group: GroupFiles,
@@ -996,6 +997,67 @@ var kernel = []Target{
 		`ctypes.syscall("ioctl", -1, (1 << 32) | 0x5412, "x")  # the kernel reads TIOCSTI`, "EBADF"),
 	kernelCall("kern-tioclinux-high-bits", "send a console command with a command word whose high 32 bits are set",
 		`ctypes.syscall("ioctl", -1, (1 << 32) | 0x541c, le(0, 8))  # the kernel reads TIOCLINUX`, "EBADF"),
+	// A terminal the worker inherited: Landlock's ioctl right holds only
+	// files opened under it. Each call names no descriptor, which the
+	// kernel looks up first (EBADF); the filter answers before it does.
+	kernelCall("kern-tiocspgrp", "hand a terminal the worker inherited to another process group, as a shell's job control does",
+		`ctypes.syscall("ioctl", -1, 0x5410, le(0, 4))  # TIOCSPGRP on no descriptor: EBADF`, "EBADF"),
+	kernelCall("kern-tiocsctty", "take a terminal the worker inherited as the controlling terminal of its session",
+		`ctypes.syscall("ioctl", -1, 0x540e, 1)  # TIOCSCTTY on no descriptor: EBADF`, "EBADF"),
+	kernelCall("kern-tiocvhangup", "hang up a terminal, cutting off every process that has it open",
+		`ctypes.syscall("ioctl", -1, 0x5437, 0)  # TIOCVHANGUP on no descriptor: EBADF`, "EBADF"),
+	kernelCall("kern-tioccons", "send the system console's messages to a terminal",
+		`ctypes.syscall("ioctl", -1, 0x541d, 0)  # TIOCCONS on no descriptor: EBADF`, "EBADF"),
+	kernelCall("kern-tcsets", "change the settings of a terminal the worker inherited, which its shell keeps after the run",
+		`ctypes.syscall("ioctl", -1, 0x5402, le(0, 60))  # TCSETS on no descriptor: EBADF`, "EBADF"),
+	kernelCall("kern-tcsets-high-bits", "change a terminal's settings with a command word whose high 32 bits are set",
+		`ctypes.syscall("ioctl", -1, (1 << 32) | 0x5402, le(0, 60))  # the kernel reads TCSETS`, "EBADF"),
+	kernelCall("kern-tiocsetd", "change a terminal's line discipline",
+		`ctypes.syscall("ioctl", -1, 0x5423, le(0, 4))  # TIOCSETD on no descriptor: EBADF`, "EBADF"),
+	kernelCall("kern-tiocswinsz", "resize a terminal, which signals the processes in its foreground (SIGWINCH)",
+		`ctypes.syscall("ioctl", -1, 0x5414, le(0, 8))  # TIOCSWINSZ on no descriptor: EBADF`, "EBADF"),
+	kernelCall("kern-tcsbrk", "send a break on a terminal's line",
+		`ctypes.syscall("ioctl", -1, 0x5409, 0)  # TCSBRK on no descriptor: EBADF`, "EBADF"),
+	kernelCall("kern-tcxonc", "stop a terminal's output, and with it its shell's",
+		`ctypes.syscall("ioctl", -1, 0x540a, 0)  # TCXONC TCOOFF on no descriptor: EBADF`, "EBADF"),
+	kernelCall("kern-tcflsh", "discard what the user typed at a terminal",
+		`ctypes.syscall("ioctl", -1, 0x540b, 0)  # TCFLSH TCIFLUSH on no descriptor: EBADF`, "EBADF"),
+	kernelCall("kern-tiocmset", "drop a serial line's modem signals, hanging up the modem on it",
+		`ctypes.syscall("ioctl", -1, 0x5418, le(0, 4))  # TIOCMSET on no descriptor: EBADF`, "EBADF"),
+	{
+		ID: "kern-tcsets-pty", Group: GroupKernel,
+		Threat: "set a terminal's settings, on a terminal the program opens itself",
+		Budget: "io,fs",
+		Program: `ctypes = ffi.module("ctypes")
+# A pseudo-terminal of the program's own, whose settings are set to what they are.
+page = 0x5ab1e0000000
+r = ctypes.syscall("mmap", page, 4096, 3, 0x22 | 0x100000, -1, 0)  # PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_FIXED_NOREPLACE
+if not r.errno:
+    r = ctypes.syscall("openat", -100, "/dev/ptmx", 0o2000402)  # O_RDWR|O_NOCTTY|O_CLOEXEC
+ptmx = r.ret
+if not r.errno:
+    r = ctypes.syscall("ioctl", ptmx, 0x40045431, le(0, 4))  # TIOCSPTLCK 0, as unlockpt
+if not r.errno:
+    r = ctypes.syscall("ioctl", ptmx, 0x5441, 0o2000402)  # TIOCGPTPEER: open its terminal side
+pty = r.ret
+if not r.errno:
+    r = ctypes.syscall("ioctl", pty, 0x5401, page)  # TCGETS
+if r.errno:
+    report(r, "step=open")
+else:
+    report(ctypes.syscall("ioctl", pty, 0x5402, page))  # TCSETS, with the settings TCGETS read
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "the budget grants every path, so that Landlock lets /dev/ptmx be opened and its terminal be read, and " +
+			"the filter is what refuses TCSETS; the kern-tc and kern-tioc targets make their calls on no descriptor, " +
+			"for the filter answers before the kernel looks the descriptor up",
+	},
+	// Linux AIO.
+	kernelCall("kern-io-setup", "use up the Linux AIO events the whole machine shares, so that other processes' io_setup fails",
+		`ctypes.syscall("io_setup", 1, None)  # no context to fill in: EFAULT before anything is made`, "EFAULT"),
+	kernelCall("kern-io-submit", "submit Linux AIO requests",
+		`ctypes.syscall("io_submit", 0, 0, None)  # no context 0: EINVAL`, "EINVAL"),
 }
 
 // kernelCall is a target of the kernel group: one raw call on the

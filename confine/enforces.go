@@ -145,7 +145,8 @@ var Enforces = []Row{
 		Item: "fs:read:DIR",
 		Linux: Cell{HoldsYes, "Landlock: reads beneath DIR, as it resolves when the policy is applied, and nothing " +
 			"else of the user's; when DIR does not exist yet, reads beneath the nearest directory above it " +
-			"that does, and the level is partial", []string{LayerLandlockFamily}},
+			"that does, and the level is partial. As under no fs granted, a file's metadata outside DIR is " +
+			"not held", []string{LayerLandlockFamily}},
 		Darwin: Cell{HoldsPartly, "reads beneath DIR allowed; outside it, refused only under the home directory " +
 			"and /Volumes", []string{LayerSandboxProfile}},
 		Windows: Cell{HoldsYes, "AppContainer: one ACE for DIR, as it resolves, carrying read; a read of " +

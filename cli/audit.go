@@ -25,14 +25,15 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	if len(positional) != 1 {
 		return report(stderr, runtime.Errorf(runtime.E301, "audit: want one program"), "")
 	}
-	if *mode != "" && *mode != "strict" {
-		return report(stderr, runtime.Errorf(runtime.E301, "--confine %q: the only value is strict", *mode), "")
+	strict, err := parseConfine(*mode)
+	if err != nil {
+		return report(stderr, err, "")
 	}
 	src, err := os.ReadFile(positional[0])
 	if err != nil {
 		return report(stderr, runtime.Errorf(runtime.E316, "program %s: %w", positional[0], err), "")
 	}
-	a, err := runtime.MakeAudit(positional[0], src, allow, *mode == "strict")
+	a, err := runtime.MakeAudit(positional[0], src, allow, strict)
 	if err != nil {
 		return report(stderr, err, "")
 	}
@@ -47,7 +48,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "program:       %s (sha256 %s)\n", a.Program, a.SHA256)
 	fmt.Fprintf(stdout, "declares:      %s\n", declared)
 	fmt.Fprintf(stdout, "safe command:  %s\n", a.SafeCommand)
-	fmt.Fprintf(stdout, "os policy:     sha256 %s (sabline os-policy --allow '%s' prints it)\n", a.PolicySHA256, a.Audited)
+	fmt.Fprintf(stdout, "os policy:     sha256 %s (relative paths as declared; audit --json prints it)\n", a.PolicySHA256)
 	for _, w := range a.WidenedBy {
 		fmt.Fprintf(stdout, "widened by:    %s, to %s\n", w.Reason(), w.To)
 	}
@@ -93,8 +94,9 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if *mode != "" && *mode != "strict" {
-		return report(stderr, runtime.Errorf(runtime.E301, "--confine %q: the only value is strict", *mode), "")
+	strict, err := parseConfine(*mode)
+	if err != nil {
+		return report(stderr, err, "")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -104,7 +106,7 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, runtime.Errorf(runtime.E301, "--allow: %w", err), "")
 	}
-	p := confine.OSPolicy(b, confine.Options{Strict: *mode == "strict"})
+	p := confine.OSPolicy(b, confine.Options{Strict: strict})
 	if *asJSON {
 		return printJSON(stdout, struct {
 			Policy confine.Policy `json:"policy"`

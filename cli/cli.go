@@ -57,7 +57,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runCmd(args, stdin, stdout, stderr)
 }
 
-const usage = `usage: sabline [flags] PROGRAM.vel [-- ARGS...]
+const usage = `usage: sabline [run] [flags] PROGRAM.vel [-- ARGS...]
 
 Runs PROGRAM.vel under the budget the --allow flags grant. Each effect the
 program attempts is checked against the budget; under it the operating
@@ -75,14 +75,17 @@ Run flags (before or after the program):
   --no-confine                ask the operating system for nothing
   --require-confinement L     refuse to run below level L (full or partial)
   --receipts DIR              write the receipt in DIR (default: $SABLINE_RECEIPTS,
-                              else ~/.local/state/sabline/receipts)
+                              else $XDG_STATE_HOME/sabline/receipts or
+                              ~/.local/state/sabline/receipts; on macOS and Windows
+                              the user's configuration directory)
 
 Other commands:
   sabline audit [--json] PROGRAM.vel [--allow ...] [--confine strict]
   sabline os-policy [--allow ...] [--confine strict] [--json]
   sabline os-policy --enforces [--json]
   sabline doctor [--json]
-  sabline eval DIR [--allow ...] [--timeout D] [--json]
+  sabline eval DIR [--allow ...] [--timeout D] [--max-memory-mb N]
+               [--confine strict] [--require-confinement L] [--receipts DIR] [--json]
   sabline eval --confinement-probe [--json]
   sabline receipts list [--receipts DIR] [--json]
   sabline receipts show RUN-ID [--receipts DIR]

@@ -74,7 +74,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return runtime.ExitUsage
 	}
-	mode, _, err := f.mode()
+	mode, require, err := f.mode()
 	if err != nil {
 		return report(stderr, err, "")
 	}
@@ -106,7 +106,10 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	if len(positional) != 1 {
 		return report(stderr, runtime.Errorf(runtime.E301, "eval: want one directory of programs"), "")
 	}
-	cwd, _ := os.Getwd()
+	cwd, err := os.Getwd()
+	if err != nil {
+		return report(stderr, runtime.Errorf(runtime.E301, "eval: the working directory: %w", err), "")
+	}
 	b, err := budget.Parse(f.allow, cwd)
 	if err != nil {
 		return report(stderr, runtime.Errorf(runtime.E301, "--allow: %w", err), "")
@@ -121,7 +124,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	results, err := runtime.Eval(positional[0], runtime.EvalOptions{
-		Budget: b, Confine: mode, Timeout: f.timeout, MaxMemoryMB: f.maxMemoryMB, Receipts: dir,
+		Budget: b, Confine: mode, Require: require, Timeout: f.timeout, MaxMemoryMB: f.maxMemoryMB, Receipts: dir,
 	})
 	if err != nil {
 		return report(stderr, err, "")

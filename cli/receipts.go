@@ -12,8 +12,7 @@ import (
 // receiptsCmd: sabline receipts list|show|diff.
 func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "sabline: E301: receipts: want list, show RUN-ID or diff")
-		return runtime.ExitUsage
+		return report(stderr, runtime.Errorf(runtime.E301, "receipts: want list, show RUN-ID or diff"), "")
 	}
 	verb := args[0]
 	fs := newFlagSet("receipts "+verb, stderr)
@@ -48,8 +47,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "show":
 		if len(positional) != 1 {
-			fmt.Fprintln(stderr, "sabline: E301: receipts show: want one RUN-ID (or a prefix of it)")
-			return runtime.ExitUsage
+			return report(stderr, runtime.Errorf(runtime.E301, "receipts show: want one RUN-ID (or a prefix of it)"), "")
 		}
 		r, err := runtime.FindReceipt(*dir, positional[0])
 		if err != nil {
@@ -80,15 +78,15 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprintf(stderr, "sabline: E301: receipts %s: want list, show or diff\n", verb)
-	return runtime.ExitUsage
+	return report(stderr, runtime.Errorf(runtime.E301, "receipts %s: want list, show or diff", verb), "")
 }
 
+// printJSON writes v as indented JSON. Every value the commands print
+// marshals; a write that fails (a closed standard output) is exit 1.
 func printJSON(w io.Writer, v any) int {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		fmt.Fprintln(os.Stderr, "sabline:", err)
+	if enc.Encode(v) != nil {
 		return 1
 	}
 	return 0

@@ -47,13 +47,13 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 // and required level. Asking for confinement and --no-confine at once is a
 // usage error.
 func (f *runFlags) mode() (string, confine.Level, error) {
+	strict, err := parseConfine(f.confine)
+	if err != nil {
+		return "", "", err
+	}
 	mode := runtime.ConfineDefault
-	switch f.confine {
-	case "", "default":
-	case "strict":
+	if strict {
 		mode = runtime.ConfineStrict
-	default:
-		return "", "", runtime.Errorf(runtime.E301, "--confine %q: the only value is strict", f.confine)
 	}
 	var req confine.Level
 	if f.require != "" {
@@ -70,6 +70,17 @@ func (f *runFlags) mode() (string, confine.Level, error) {
 		mode = runtime.ConfineOff
 	}
 	return mode, req, nil
+}
+
+// parseConfine reads a --confine value: "" or "default", or "strict".
+func parseConfine(v string) (strict bool, err error) {
+	switch v {
+	case "", "default":
+		return false, nil
+	case "strict":
+		return true, nil
+	}
+	return false, runtime.Errorf(runtime.E301, "--confine %q: the only value is strict", v)
 }
 
 // parseInterspersed parses flags that may come before and after the
@@ -145,6 +156,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			report(stderr, werr, "")
 		}
 		return report(stderr, err, path)
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		run.Guarded = []string{abs} // a broad grant never reaches the receipts
 	}
 	if run.Budget, err = budget.Parse(f.allow, cwd); err != nil {
 		return refuse(runtime.Errorf(runtime.E301, "--allow: %w", err))

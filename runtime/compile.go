@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
+
+	"github.com/sabline/sabline/budget"
 )
 
 // fileOptions is the dialect: Starlark with sets, while loops, top-level
@@ -43,13 +46,18 @@ func (c *Compiled) Digest() string { return c.Order[0].SHA256 }
 
 // Compile reads and compiles the program at path and, transitively, every
 // file it names in a load() statement. A load path is relative to the file
-// that loads it. The names the program may use are given by predeclared.
+// that loads it, and must lie beneath the program's own directory once
+// links are followed (E306 otherwise). The names the program may use are given by predeclared.
 func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, Errorf(E316, "program %s: %w", path, err)
 	}
 	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}}
+	// Loads are read before the run is confined and before any budget
+	// check, so they are held to the program's own directory tree: a load
+	// cannot read, or probe for, any other file on the machine.
+	root := resolvePath(filepath.Dir(abs))
 	var visit func(file, from string, at syntax.Position, stack []string) error
 	visit = func(file, from string, at syntax.Position, stack []string) error {
 		for _, s := range stack {
@@ -89,7 +97,13 @@ func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 			if !filepath.IsAbs(target) {
 				target = filepath.Join(filepath.Dir(file), target)
 			}
-			if err := visit(filepath.Clean(target), file, load.Load, append(stack, file)); err != nil {
+			target = filepath.Clean(target)
+			if resolved := resolvePath(target); !budget.Within(resolved, root) {
+				return &Error{Code: E306, Pos: load.Load.String(), Msg: fmt.Sprintf(
+					"load(%q): %s is outside %s, the program's own directory, which is all a program may load from",
+					load.ModuleName(), resolved, root)}
+			}
+			if err := visit(target, file, load.Load, append(stack, file)); err != nil {
 				return err
 			}
 		}

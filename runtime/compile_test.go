@@ -272,3 +272,50 @@ func TestCompileMissingWraps(t *testing.T) {
 		})
 	}
 }
+
+// TestCompileLoadsStayInTheProgramsDirectory: a load is read before any
+// budget check, so it may not leave the program's own directory, by ".."
+// or by a link; a load beneath it is the positive control.
+func TestCompileLoadsStayInTheProgramsDirectory(t *testing.T) {
+	top := t.TempDir()
+	prog := filepath.Join(top, "prog")
+	for path, src := range map[string]string{
+		filepath.Join(top, "secret.vel"):       "x = 1\n",
+		filepath.Join(prog, "lib", "ok.vel"):   "y = 2\n",
+		filepath.Join(prog, "inside.vel"):      "load(\"lib/ok.vel\", \"y\")\nprint(y)\n",
+		filepath.Join(prog, "dotdot.vel"):      "load(\"../secret.vel\", \"x\")\n",
+		filepath.Join(prog, "absolute.vel"):    "load(\"" + filepath.ToSlash(filepath.Join(top, "secret.vel")) + "\", \"x\")\n",
+		filepath.Join(prog, "throughlink.vel"): "load(\"link/secret.vel\", \"x\")\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(top, filepath.Join(prog, "link")); err != nil {
+		t.Skip("no symbolic links here: ", err)
+	}
+	tests := []struct {
+		name     string
+		file     string
+		wantCode Code
+	}{
+		{name: "beneath the program's directory", file: "inside.vel"},
+		{name: "up with ..", file: "dotdot.vel", wantCode: E306},
+		{name: "an absolute path outside", file: "absolute.vel", wantCode: E306},
+		{name: "through a link that leads out", file: "throughlink.vel", wantCode: E306},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Compile(filepath.Join(prog, tc.file), NewInterp(Config{Cwd: prog}).Predeclared())
+			if got := CodeOf(err); got != tc.wantCode {
+				t.Fatalf("code %q, want %q (%v)", got, tc.wantCode, err)
+			}
+			if tc.wantCode != "" && !strings.Contains(err.Error(), "outside") {
+				t.Fatalf("the refusal does not say the load is outside: %v", err)
+			}
+		})
+	}
+}

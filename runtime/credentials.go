@@ -2,7 +2,10 @@ package runtime
 
 import (
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
+
+	"github.com/sabline/sabline/budget"
 )
 
 // credentialNames are the places beneath a home directory where tools keep
@@ -15,27 +18,58 @@ var credentialNames = []string{
 }
 
 // credentialRoot reports whether path lies in a credential location of
-// home, of /root, or of any user's home under /home or /Users, and returns
-// that location. path must be absolute and cleaned.
-func credentialRoot(path, home string) (string, bool) {
+// home, of /root, or of any user's home under /home or /Users (each also
+// as its links resolve), or in one of the extra locations, and returns
+// that location. path must be absolute, cleaned and resolved; home and
+// extra must be resolved by the caller. On macOS and Windows, whose file
+// systems ignore case, names are compared without it.
+func credentialRoot(path, home string, extra ...string) (string, bool) {
 	var homes []string
 	if home != "" {
 		homes = append(homes, filepath.Clean(home))
 	}
-	homes = append(homes, "/root")
-	for _, base := range []string{"/home", "/Users"} {
-		if rest, ok := strings.CutPrefix(path, base+"/"); ok {
-			user, _, _ := strings.Cut(rest, "/")
-			homes = append(homes, base+"/"+user)
+	homes = append(homes, "/root", resolvePath("/root"))
+	for _, base := range []string{"/home", "/Users", resolvePath("/home"), resolvePath("/Users")} {
+		if rest, ok := cutPrefixFold(path, base+string(filepath.Separator)); ok {
+			user, _, _ := strings.Cut(rest, string(filepath.Separator))
+			homes = append(homes, filepath.Join(base, user))
+		}
+	}
+	if vol := filepath.VolumeName(path); vol != "" { // Windows: every user's home
+		if rest, ok := cutPrefixFold(path, vol+`\Users\`); ok {
+			user, _, _ := strings.Cut(rest, `\`)
+			homes = append(homes, vol+`\Users\`+user)
+		}
+	}
+	for _, root := range extra {
+		if withinFold(path, root) {
+			return root, true
 		}
 	}
 	for _, h := range homes {
 		for _, n := range credentialNames {
-			root := filepath.Join(h, filepath.FromSlash(n))
-			if path == root || strings.HasPrefix(path, root+string(filepath.Separator)) {
+			if root := filepath.Join(h, filepath.FromSlash(n)); withinFold(path, root) {
 				return root, true
 			}
 		}
 	}
 	return "", false
+}
+
+// foldCase is true where file names are compared without case.
+var foldCase = goruntime.GOOS == "darwin" || goruntime.GOOS == "windows"
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if foldCase && len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return strings.CutPrefix(s, prefix)
+}
+
+// withinFold is budget.Within, without case where names have none.
+func withinFold(path, dir string) bool {
+	if foldCase {
+		path, dir = strings.ToLower(path), strings.ToLower(dir)
+	}
+	return budget.Within(path, dir)
 }

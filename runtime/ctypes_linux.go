@@ -28,7 +28,7 @@ import (
 // architecture's table; an integer is used as is, so an x32 number
 // (0x40000000 | nr) reaches the kernel unchanged.
 func ctypesModule() starlark.Value {
-	return hostModule("ctypes", map[string]builtinFn{
+	return module("ctypes", map[string]builtinFn{
 		"syscall": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if len(kwargs) > 0 || len(args) < 1 || len(args) > 7 {
 				return nil, fmt.Errorf("%s: want a name or number and at most six arguments", b.Name())

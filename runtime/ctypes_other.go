@@ -11,7 +11,7 @@ import (
 
 // ctypesModule: raw system calls are offered on Linux only.
 func ctypesModule() starlark.Value {
-	return hostModule("ctypes", map[string]builtinFn{
+	return module("ctypes", map[string]builtinFn{
 		"syscall": func(_ *starlark.Thread, b *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
 			return nil, fmt.Errorf("%s: raw system calls are offered on Linux only, not %s", b.Name(), goruntime.GOOS)
 		},

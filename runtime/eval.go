@@ -17,6 +17,7 @@ import (
 type EvalOptions struct {
 	Budget      budget.Budget
 	Confine     string        // ConfineDefault or ConfineStrict; eval never runs unconfined
+	Require     confine.Level // the least level a run may have: partial (the default) or full
 	Timeout     time.Duration // per program
 	MaxMemoryMB int
 	Receipts    string // directory for each run's receipt; "" writes none
@@ -40,9 +41,9 @@ type EvalResult struct {
 
 // Eval runs every PROGRAM.vel in dir that has a PROGRAM.out beside it (the
 // expected standard output), each in its own worker under opts.Budget with
-// no standard input, and grades it. A program whose run cannot be confined
-// at least partially is not run: eval requires --require-confinement
-// partial of every run, so each such program is an error with E326.
+// no standard input, and grades it. A program whose run is confined below
+// opts.Require, and never below partial, is not run: it is an error with
+// E326.
 func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -59,6 +60,16 @@ func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
 	if err != nil {
 		return nil, Errorf(E316, "eval: %w", err)
 	}
+	require := opts.Require
+	if require.Rank() < confine.Partial.Rank() {
+		require = confine.Partial // eval never runs a program at level none
+	}
+	var guarded []string
+	if opts.Receipts != "" {
+		if abs, err := filepath.Abs(opts.Receipts); err == nil {
+			guarded = []string{abs}
+		}
+	}
 	var out []EvalResult
 	for _, name := range names {
 		want, err := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(name, ".vel")+".out"))
@@ -68,14 +79,13 @@ func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
 		var stdout, stderr bytes.Buffer
 		rec := Supervise(Run{
 			Program: filepath.Join(cwd, name), Budget: opts.Budget, Cwd: cwd,
-			Confine: opts.Confine, Require: confine.Partial,
-			Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB,
+			Confine: opts.Confine, Require: require,
+			Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, Guarded: guarded,
 			Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr,
 		})
 		r := EvalResult{
 			Program: name, Outcome: rec.Outcome,
-			Confinement: confine.Result{Level: rec.RunParameters.Confinement, Reason: rec.RunParameters.ConfinementReason,
-				Layers: rec.RunParameters.ConfinementLayers},
+			Confinement: rec.Confinement(),
 		}
 		switch {
 		case rec.Outcome.Status != StatusOK:

@@ -48,10 +48,6 @@ func init() {
 
 type builtinFn = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
 
-func hostModule(name string, fns map[string]builtinFn) starlark.Value {
-	return module(name, fns)
-}
-
 // oneString unpacks a single string argument.
 func oneString(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (string, error) {
 	var s string
@@ -75,7 +71,7 @@ func hashlibModule() starlark.Value {
 			return starlark.String(hex.EncodeToString(x.Sum(nil))), nil
 		}
 	}
-	return hostModule("hashlib", map[string]builtinFn{
+	return module("hashlib", map[string]builtinFn{
 		"sha256": digest(sha256.New),
 		"sha1":   digest(sha1.New),
 		"md5":    digest(md5.New),
@@ -83,7 +79,7 @@ func hashlibModule() starlark.Value {
 }
 
 func pathlibModule() starlark.Value {
-	return hostModule("pathlib", map[string]builtinFn{
+	return module("pathlib", map[string]builtinFn{
 		"read_text": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			p, err := oneString(b, args, kwargs)
 			if err != nil {
@@ -131,7 +127,7 @@ func hostDial(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple)
 }
 
 func socketModule() starlark.Value {
-	return hostModule("socket", map[string]builtinFn{
+	return module("socket", map[string]builtinFn{
 		// connect(host, port) opens a TCP connection with send, recv, close.
 		"connect": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			c, err := hostDial(b, args, kwargs)
@@ -167,7 +163,7 @@ func httpBody(name, url string) (int, string, error) {
 }
 
 func urllibModule() starlark.Value {
-	return hostModule("urllib", map[string]builtinFn{
+	return module("urllib", map[string]builtinFn{
 		"urlopen": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			u, err := oneString(b, args, kwargs)
 			if err != nil {
@@ -180,7 +176,7 @@ func urllibModule() starlark.Value {
 }
 
 func requestsModule() starlark.Value {
-	return hostModule("requests", map[string]builtinFn{
+	return module("requests", map[string]builtinFn{
 		"get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			u, err := oneString(b, args, kwargs)
 			if err != nil {
@@ -236,7 +232,7 @@ func runCommand(name string, cmd *exec.Cmd) (int, string, error) {
 }
 
 func osModule() starlark.Value {
-	return hostModule("os", map[string]builtinFn{
+	return module("os", map[string]builtinFn{
 		// system(command) runs command through the system shell and returns
 		// its exit status.
 		"system": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -286,7 +282,7 @@ func osModule() starlark.Value {
 }
 
 func subprocessModule() starlark.Value {
-	return hostModule("subprocess", map[string]builtinFn{
+	return module("subprocess", map[string]builtinFn{
 		// run(argv) runs argv[0] with the rest as arguments and returns a
 		// struct with returncode and stdout (standard output and error).
 		"run": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -324,7 +320,7 @@ func subprocessModule() starlark.Value {
 // writes a file through its own system call, as a vendored native library
 // would: nothing in the language sees it.
 func nativefmtModule() starlark.Value {
-	return hostModule("nativefmt", map[string]builtinFn{
+	return module("nativefmt", map[string]builtinFn{
 		"render": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var p, body string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &p, &body); err != nil {

@@ -23,7 +23,8 @@ import (
 type Interp struct {
 	meter    *budget.Meter
 	cwd      string
-	home     string
+	home     string   // resolved
+	guarded  []string // locations only a grant within them reaches, beside credentials
 	args     []string
 	stdin    *bufio.Reader
 	stdout   io.Writer
@@ -37,6 +38,7 @@ type Config struct {
 	Budget   budget.Budget
 	Cwd      string    // absolute; relative paths in the program are taken against it
 	Home     string    // the user's home directory, for credential locations
+	Guarded  []string  // more locations a broad grant never reaches (the receipts directory)
 	Args     []string  // the program's own arguments, after --
 	Stdin    io.Reader // tool answers and io.read_line read from here
 	Stdout   io.Writer // io.print and tool lines go here
@@ -52,10 +54,19 @@ func NewInterp(c Config) *Interp {
 	if reg == nil {
 		reg = DefaultRegistry
 	}
+	guarded := make([]string, len(c.Guarded))
+	for i, g := range c.Guarded {
+		guarded[i] = resolvePath(g)
+	}
+	home := c.Home
+	if home != "" {
+		home = resolvePath(filepath.Clean(home))
+	}
 	return &Interp{
 		meter:    budget.NewMeter(c.Budget, resolvePath),
 		cwd:      c.Cwd,
-		home:     c.Home,
+		home:     home,
+		guarded:  guarded,
 		args:     c.Args,
 		stdin:    bufio.NewReader(c.Stdin),
 		stdout:   c.Stdout,
@@ -175,8 +186,8 @@ func (in *Interp) check(e budget.Effect) error {
 		return &Error{Code: E302, Msg: err.Error(), Err: err}
 	}
 	if e.Kind == budget.FS {
-		if root, ok := credentialRoot(e.Path, in.home); ok && !budget.Within(in.meter.Matched(i).Path, root) {
-			return Errorf(E318, "%s is a credential location (%s); the grant %s is broader than it, and a broad grant never reaches it",
+		if root, ok := credentialRoot(e.Path, in.home, in.guarded...); ok && !withinFold(in.meter.Matched(i).Path, root) {
+			return Errorf(E318, "%s is in %s, a credential location or Sabline's receipts; the grant %s is broader than it, and a broad grant never reaches it",
 				e.Path, root, in.meter.Budget().Items[i])
 		}
 	}

@@ -62,9 +62,15 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 				return nil, err
 			}
 			// Redirects are not followed: each host is a grant of its own.
-			client := &http.Client{Timeout: dialTimeout, CheckRedirect: func(*http.Request, []*http.Request) error {
-				return http.ErrUseLastResponse
-			}}
+			// No proxy from the environment either: the connection goes to
+			// the host the budget checked.
+			client := &http.Client{
+				Timeout:   dialTimeout,
+				Transport: &http.Transport{Proxy: nil},
+				CheckRedirect: func(*http.Request, []*http.Request) error {
+					return http.ErrUseLastResponse
+				},
+			}
 			resp, err := client.Get(u.String())
 			if err != nil {
 				return nil, in.osError(E315, "net.http_get "+raw, err)

@@ -83,12 +83,9 @@ func ConfinementProbe(mode string) (*ProbeReport, error) {
 		Timeout: 30 * time.Second, Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: io.Discard,
 	})
 	return &ProbeReport{
-		Confinement: confine.Result{
-			Level: rec.RunParameters.Confinement, Reason: rec.RunParameters.ConfinementReason,
-			Layers: rec.RunParameters.ConfinementLayers,
-		},
-		Attempts: rec.Faults,
-		Outcome:  rec.Outcome,
+		Confinement: rec.Confinement(),
+		Attempts:    rec.Faults,
+		Outcome:     rec.Outcome,
 	}, nil
 }
 

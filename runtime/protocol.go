@@ -20,6 +20,7 @@ type Request struct {
 	Budget      budget.Budget `json:"budget"`
 	Cwd         string        `json:"cwd"`
 	Home        string        `json:"home"`
+	Guarded     []string      `json:"guarded,omitempty"` // locations a broad grant never reaches, beside credentials
 	Confine     string        `json:"confine"`           // ConfineDefault, ConfineStrict or ConfineOff
 	Require     confine.Level `json:"require,omitempty"` // --require-confinement; "" for none
 	Faults      []FaultOp     `json:"faults,omitempty"`  // SABLINE_FAULT_INJECT, parsed

@@ -16,6 +16,12 @@ import (
 	"github.com/sabline/sabline/confine"
 )
 
+// ReasonNotApplied is the confinement reason of a run that ended before
+// the policy was applied (a command line refused, a program that does not
+// compile, a worker that died first): its level says nothing of what the
+// system can hold, and receipts diff passes over it.
+const ReasonNotApplied = "the run ended before the policy was applied"
+
 // ReceiptSchema names the receipt format.
 const ReceiptSchema = "sabline.receipt/1"
 
@@ -106,7 +112,7 @@ func NewReceipt(program string, b budget.Budget, args []string) *Receipt {
 		Effects:  []budget.Usage{},
 		Platform: platform(),
 		RunParameters: RunParameters{
-			Confinement: confine.None, ConfinementReason: "the run did not start", ConfinementLayers: []string{},
+			Confinement: confine.None, ConfinementReason: ReasonNotApplied, ConfinementLayers: []string{},
 		},
 	}
 	if r.Args == nil {
@@ -127,6 +133,12 @@ func (rec *Receipt) setParameters(r Run) {
 	p.MaxMemoryMB = r.MaxMemoryMB
 	p.OSPolicySHA256 = confine.OSPolicy(r.Budget, confine.Options{Strict: r.Confine == ConfineStrict}).SHA256()
 	rec.RunParameters = p
+}
+
+// Confinement is what the run's confinement held, as the receipt records it.
+func (rec *Receipt) Confinement() confine.Result {
+	p := rec.RunParameters
+	return confine.Result{Level: p.Confinement, Reason: p.ConfinementReason, Layers: p.ConfinementLayers}
 }
 
 func (rec *Receipt) takeWorker(res *WorkerResult) {
@@ -299,13 +311,13 @@ func (c LevelChange) String() string {
 
 // DiffLevels walks runs oldest first and names each whose level no earlier
 // run of the same program (by path) had, saying when it is weaker than all
-// of them. Runs refused for their command line, which never confined
-// anything, are passed over.
+// of them. Runs that ended before the policy was applied
+// (ReasonNotApplied) are passed over.
 func DiffLevels(runs []StoredReceipt) []LevelChange {
 	seen := map[string]map[confine.Level]bool{}
 	var out []LevelChange
 	for _, r := range runs {
-		if r.Outcome.Status == StatusUsage {
+		if r.RunParameters.ConfinementReason == ReasonNotApplied {
 			continue
 		}
 		key := r.Program.Path

@@ -31,6 +31,7 @@ type Run struct {
 	Faults      []FaultOp     // SABLINE_FAULT_INJECT, parsed
 	Timeout     time.Duration // 0 for none
 	MaxMemoryMB int           // 0 for none
+	Guarded     []string      // locations a broad grant never reaches: the receipts directory
 	Stdin       io.Reader
 	Stdout      io.Writer
 	Stderr      io.Writer
@@ -57,7 +58,7 @@ func Supervise(r Run) *Receipt {
 	}
 	home, _ := os.UserHomeDir()
 	req := Request{
-		Program: abs, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Home: home,
+		Program: abs, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Home: home, Guarded: r.Guarded,
 		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB,
 	}
 	tmp, err := os.MkdirTemp("", "sabline-run-")
@@ -79,13 +80,16 @@ func Supervise(r Run) *Receipt {
 		return finish(outcomeOf(Errorf(E310, "result pipe: %w", err)))
 	}
 	cmd := &exec.Cmd{
-		Path:   exe,
-		Args:   []string{os.Args[0], WorkerArg},
-		Env:    workerEnv(),
-		Dir:    r.Cwd,
-		Stdin:  r.Stdin,
-		Stdout: r.Stdout,
-		Stderr: r.Stderr,
+		// A descendant that left the worker's session would keep Wait
+		// waiting for the pipes it holds; the run is over without it.
+		WaitDelay: 2 * time.Second,
+		Path:      exe,
+		Args:      []string{os.Args[0], WorkerArg},
+		Env:       workerEnv(),
+		Dir:       r.Cwd,
+		Stdin:     r.Stdin,
+		Stdout:    r.Stdout,
+		Stderr:    r.Stderr,
 	}
 	passPipes(cmd, reqR, resW)
 	// A supervisor told to stop takes its worker, and all the worker
@@ -142,54 +146,56 @@ func Supervise(r Run) *Receipt {
 		}
 		return finish(o)
 	}
-	if final {
+	if _, killed := killedBy(cmd.ProcessState); final && !killed {
+		if got := cmd.ProcessState.ExitCode(); got != res.Outcome.ExitStatus {
+			return finish(outcomeOf(Errorf(E310, "the worker's result says exit status %d, but it exited with %d: the result is not the worker's own",
+				res.Outcome.ExitStatus, got)))
+		}
 		return finish(res.Outcome)
 	}
-	return finish(deathOutcome(cmd.ProcessState, r.MaxMemoryMB))
+	return finish(deathOutcome(cmd.ProcessState, r.MaxMemoryMB, tmp))
 }
 
-// readResults merges the records a worker sent, in order: what each says
-// overrides what came before. final is true when one of them carried the
-// run's outcome.
+// readResults reads the records a worker sent. The first is the worker's
+// own: sent once the run is confined, before the program's first statement,
+// or as the final record of a run that ended before it. A program with raw
+// system calls (under ffi:ctypes or ffi:os) can write on the pipe too, so a
+// later record is taken only for what the end of a run says (the outcome,
+// the effects, the timings), never for the confinement, the files or the
+// fault attempts; and of those, the last final record counts, since the
+// worker sends its own last and then closes the pipe.
 func readResults(raw []byte) (res WorkerResult, final bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	for {
+	for first := true; ; first = false {
 		var r WorkerResult
 		if dec.Decode(&r) != nil {
 			return res, final
 		}
-		if r.Confinement.Level != "" {
-			res.Confinement = r.Confinement
-		}
-		if len(r.Files) > 0 {
-			res.Files = r.Files
-		}
-		if r.Effects != nil {
-			res.Effects = r.Effects
-		}
-		if r.Faults != nil {
-			res.Faults = r.Faults
-		}
-		if r.Timings != (WorkerTimings{}) {
-			res.Timings = r.Timings
-		}
-		if r.Outcome.Status != "" {
-			res.Outcome, final = r.Outcome, true
+		switch {
+		case first:
+			res, final = r, r.Outcome.Status != ""
+		case r.Outcome.Status != "":
+			res.Outcome, res.Effects, res.Timings, final = r.Outcome, r.Effects, r.Timings, true
 		}
 	}
 }
 
-// deathOutcome says how a worker that wrote no result ended.
-func deathOutcome(ps *os.ProcessState, maxMemoryMB int) Outcome {
+// deathOutcome says how a worker that wrote no result ended: killed by a
+// signal, out of memory, or crashed, as the crash report the Go runtime
+// wrote into the run's temporary directory (see CrashFile) says.
+func deathOutcome(ps *os.ProcessState, maxMemoryMB int, tmp string) Outcome {
 	if sig, ok := killedBy(ps); ok {
 		o := outcomeOf(Errorf(E309, "the worker was killed by signal %d (%s) before it finished", sig, signalName(sig)))
 		o.ExitStatus = ExitSignaled + sig
 		return o
 	}
-	if maxMemoryMB > 0 && ps.ExitCode() == 2 {
-		// The Go runtime exits 2 when an allocation fails under the
-		// address-space limit that backs --max-memory-mb.
-		return outcomeOf(Errorf(E308, "the worker ran out of memory under --max-memory-mb %d", maxMemoryMB))
+	crash, _ := os.ReadFile(filepath.Join(tmp, CrashFile)) // none when the worker died before it could make one
+	first, _, _ := strings.Cut(strings.TrimSpace(string(crash)), "\n")
+	if maxMemoryMB > 0 && strings.Contains(first, "out of memory") {
+		return outcomeOf(Errorf(E308, "the worker ran out of memory under --max-memory-mb %d (%s)", maxMemoryMB, first))
+	}
+	if first != "" {
+		return outcomeOf(Errorf(E310, "the worker exited with status %d without a result: %s", ps.ExitCode(), first))
 	}
 	return outcomeOf(Errorf(E310, "the worker exited with status %d without a result", ps.ExitCode()))
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"time"
@@ -15,6 +17,10 @@ import (
 
 	"github.com/sabline/sabline/confine"
 )
+
+// CrashFile is the file in the run's temporary directory where the worker's
+// Go runtime writes a fatal error.
+const CrashFile = "worker-crash.txt"
 
 // WorkerArg is the hidden first argument that makes the sabline binary a
 // worker. The supervisor starts the worker with it; nothing else should.
@@ -74,14 +80,21 @@ func (w *worker) finish(res *WorkerResult, err error) int {
 
 func (w *worker) run(req *Request) int {
 	res := &WorkerResult{Confinement: confine.Result{
-		Level: confine.None, Reason: "the run ended before the policy was applied", Layers: []string{}}}
+		Level: confine.None, Reason: ReasonNotApplied, Layers: []string{}}}
 	if req.MaxMemoryMB > 0 {
 		go w.watchMemory(uint64(req.MaxMemoryMB) << 20)
 	}
 	os.Setenv("TMPDIR", req.TempDir)
+	// A fatal error of the Go runtime (out of memory under the address-space
+	// limit, say) is written here as well as to standard error, for the
+	// supervisor to read when no result comes.
+	if f, err := os.Create(filepath.Join(req.TempDir, CrashFile)); err == nil {
+		_ = debug.SetCrashOutput(f, debug.CrashOptions{}) // without it, a crash is E310 with no message
+		f.Close()
+	}
 
 	in := NewInterp(Config{
-		Budget: req.Budget, Cwd: req.Cwd, Home: req.Home, Args: req.Args,
+		Budget: req.Budget, Cwd: req.Cwd, Home: req.Home, Guarded: req.Guarded, Args: req.Args,
 		Stdin: os.Stdin, Stdout: os.Stdout,
 	})
 	pre := in.Predeclared()

@@ -11,7 +11,7 @@
 //	sabline modules                            the registered ffi host modules
 //	sabline version                            the version and build
 //
-// `sabline help` prints the flags of each.
+// `sabline help` prints the flags.
 package main
 
 import (

@@ -1,0 +1,83 @@
+package runtime
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/sabline/sabline/confine"
+)
+
+func record(t *testing.T, rs ...WorkerResult) []byte {
+	t.Helper()
+	var out []byte
+	for _, r := range rs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(append(out, b...), '\n')
+	}
+	return out
+}
+
+// TestReadResults: what a program that can write on the result pipe (raw
+// system calls under ffi:ctypes) can and cannot make a receipt say.
+func TestReadResults(t *testing.T) {
+	full := confine.Result{Level: confine.Full, Reason: "held", Layers: []string{"seccomp"}}
+	none := confine.Result{Level: confine.None, Reason: "forged", Layers: []string{}}
+	pre := WorkerResult{Confinement: full, Files: []FileDigest{{Path: "/p.vel", SHA256: "aa"}}}
+	ok := Outcome{Status: StatusOK, ExitStatus: 0}
+	failed := Outcome{Status: StatusFailed, Code: E302, ExitStatus: 1}
+	tests := []struct {
+		name            string
+		records         []WorkerResult
+		wantFinal       bool
+		wantLevel       confine.Level
+		wantStatus      string
+		wantFile        string
+		wantFaultsCount int
+	}{
+		{name: "confined, then the worker's own final record",
+			records:   []WorkerResult{pre, {Confinement: full, Outcome: failed}},
+			wantFinal: true, wantLevel: confine.Full, wantStatus: StatusFailed, wantFile: "/p.vel"},
+		{name: "a run that ended before it was confined: one final record",
+			records:   []WorkerResult{{Confinement: none, Outcome: failed}},
+			wantFinal: true, wantLevel: confine.None, wantStatus: StatusFailed},
+		{name: "a forged record after the first cannot change the confinement, files or faults",
+			records: []WorkerResult{pre,
+				{Confinement: none, Files: []FileDigest{{Path: "/other.vel"}}, Faults: []FaultAttempt{{Result: FaultWent}}, Outcome: ok},
+				{Confinement: full, Outcome: failed}},
+			wantFinal: true, wantLevel: confine.Full, wantStatus: StatusFailed, wantFile: "/p.vel"},
+		{name: "the last final record is the worker's own",
+			records:   []WorkerResult{pre, {Outcome: ok}, {Outcome: failed}},
+			wantFinal: true, wantLevel: confine.Full, wantStatus: StatusFailed, wantFile: "/p.vel"},
+		{name: "killed after it was confined: the level stays, no outcome",
+			records:   []WorkerResult{pre},
+			wantFinal: false, wantLevel: confine.Full, wantFile: "/p.vel"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, final := readResults(record(t, tc.records...))
+			if final != tc.wantFinal {
+				t.Errorf("final = %v, want %v", final, tc.wantFinal)
+			}
+			if res.Confinement.Level != tc.wantLevel {
+				t.Errorf("level = %q, want %q", res.Confinement.Level, tc.wantLevel)
+			}
+			if res.Outcome.Status != tc.wantStatus {
+				t.Errorf("status = %q, want %q", res.Outcome.Status, tc.wantStatus)
+			}
+			if got := ""; len(res.Files) > 0 {
+				got = res.Files[0].Path
+				if got != tc.wantFile {
+					t.Errorf("file = %q, want %q", got, tc.wantFile)
+				}
+			} else if tc.wantFile != "" {
+				t.Errorf("no files, want %q", tc.wantFile)
+			}
+			if len(res.Faults) != tc.wantFaultsCount {
+				t.Errorf("%d fault attempts, want %d", len(res.Faults), tc.wantFaultsCount)
+			}
+		})
+	}
+}

@@ -7,9 +7,10 @@
 //     no connection is taken, the victim process lives;
 //   - the knock-out build (-tags sabline_knockout), whose budget checks all
 //     pass, records whether the kernel stopped each target, and with which
-//     layer and errno; where the ENFORCES row the target tests says the
-//     kernel holds it on this system, it must have, with the expected
-//     errno;
+//     layer and errno; on Linux every target must meet the outcome the
+//     catalogue expects of it, errno and all, whatever its ENFORCES row
+//     says; elsewhere, where the row says the kernel holds it on this
+//     system, a layer must have stopped it;
 //   - the knock-out build with --no-confine meets each target's harmless
 //     result: the errno a destructive call gets when nothing filters it,
 //     or, for a harmless one, the attempt going through.

@@ -46,6 +46,8 @@ func TestParse(t *testing.T) {
 
 func TestObserve(t *testing.T) {
 	refused := func(errno string) Run { return Run{Errno: errno} }
+	noAttempt := func(msg string) Run { return Run{Code: "E305", Message: msg} }
+	ptr := func(r Run) *Run { return &r }
 	went := Run{Went: true}
 	tests := []struct {
 		name       string
@@ -71,7 +73,38 @@ func TestObserve(t *testing.T) {
 			goos: "linux", want: Outcome{StoppedBy: ByLanguage}},
 		{name: "no control: the errno names the layer", confined: refused("EPERM"), goos: "linux", want: Outcome{BySeccomp, "EPERM"}},
 		{name: "an errno no layer gives", confined: refused("ENOENT"), unconfined: &went, goos: "linux", want: Outcome{ByUnknown, "ENOENT"}},
-		{name: "no attempt either way", confined: Run{Code: "E305"}, unconfined: &Run{Code: "E305"}, goos: "darwin", want: Outcome{StoppedBy: Unavailable}},
+		{name: "no raw calls on this system", confined: noAttempt("ctypes.syscall: raw system calls are offered on Linux only, not darwin"),
+			unconfined: ptr(noAttempt("ctypes.syscall: raw system calls are offered on Linux only, not darwin")), goos: "darwin",
+			want: Outcome{StoppedBy: Unavailable}},
+		{name: "a name this architecture lacks", confined: noAttempt(`ctypes.syscall: no system call "fork" on arm64`),
+			unconfined: ptr(noAttempt(`ctypes.syscall: no system call "fork" on arm64`)), goos: "linux",
+			want: Outcome{StoppedBy: Unavailable}},
+		{name: "no table for this architecture", confined: noAttempt("ctypes.syscall: no system call table for riscv64"),
+			unconfined: ptr(noAttempt("ctypes.syscall: no system call table for riscv64")), goos: "linux",
+			want: Outcome{StoppedBy: Unavailable}},
+		{name: "no i386 entry on this architecture",
+			confined:   noAttempt("ctypes.syscall32: the i386 entry (int $0x80) is offered on linux/amd64 only, not linux/arm64"),
+			unconfined: ptr(noAttempt("ctypes.syscall32: the i386 entry (int $0x80) is offered on linux/amd64 only, not linux/arm64")),
+			goos:       "linux", want: Outcome{StoppedBy: Unavailable}},
+		{name: "no i386 entry off Linux", confined: noAttempt("module has no .syscall32 field or method (did you mean .syscall?)"),
+			unconfined: ptr(noAttempt("module has no .syscall32 field or method (did you mean .syscall?)")), goos: "darwin",
+			want: Outcome{StoppedBy: Unavailable}},
+		{name: "no raw calls, with no control", confined: noAttempt("ctypes.syscall: raw system calls are offered on Linux only, not windows"),
+			goos: "windows", want: Outcome{StoppedBy: Unavailable}},
+		{name: "the target's own bad argument, either way", confined: noAttempt("ctypes.syscall: argument 1: want int, string, bytes or None, got list"),
+			unconfined: ptr(noAttempt("ctypes.syscall: argument 1: want int, string, bytes or None, got list")), goos: "linux",
+			want: Outcome{StoppedBy: ByUnknown}},
+		{name: "a misspelt call, either way", confined: noAttempt("module has no .sycall field or method (did you mean .syscall?)"),
+			unconfined: ptr(noAttempt("module has no .sycall field or method (did you mean .syscall?)")), goos: "linux",
+			want: Outcome{StoppedBy: ByUnknown}},
+		{name: "the words of an unavailable call inside another message",
+			confined:   noAttempt(`fs.read /x: no system call "open" on amd64`),
+			unconfined: ptr(noAttempt(`fs.read /x: no system call "open" on amd64`)), goos: "linux",
+			want: Outcome{StoppedBy: ByUnknown}},
+		{name: "no attempt and no message, either way", confined: Run{Code: "E310"}, unconfined: &Run{Code: "E310"}, goos: "linux",
+			want: Outcome{StoppedBy: ByUnknown}},
+		{name: "unavailable confined, yet made unconfined", confined: noAttempt(`ctypes.syscall: no system call "fork" on arm64`),
+			unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
 		{name: "no attempt confined only", confined: Run{Code: "E310"}, unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
 		{name: "refused elsewhere", confined: refused("EPERM"), unconfined: &went, goos: "darwin", want: Outcome{ByKernel, "EPERM"}},
 	}

@@ -230,12 +230,22 @@ func errnoIn(msg string) string {
 	return ""
 }
 
+// cannotAttempt matches the messages with which a run says the attempt
+// cannot be made on this system at all: ctypes offers raw calls on Linux
+// only, names calls from this architecture's table only, and the i386
+// entry on linux/amd64 only; off Linux its module has no syscall32.
+var cannotAttempt = regexp.MustCompile(`^(ctypes\.syscall: (raw system calls are offered on Linux only|` +
+	`no system call table for |no system call "[^"]*" on )|` +
+	`ctypes\.syscall32: the i386 entry \(int \$0x80\) is offered on linux/amd64 only|` +
+	`module has no \.syscall32 field or method)`)
+
 // Observe says what stopped the attempt of the knock-out build's confined
 // run, given the unconfined run of the same target (nil when there is
 // none) and the system the runs were made on. When neither run made the
-// attempt (a raw call this system or architecture does not offer), it is
-// Unavailable; when only the confined run failed to, Unknown. The kernel
-// stopped it when
+// attempt and the confined run's message says it cannot be made here (a
+// raw call this system or architecture does not offer), it is
+// Unavailable; when the confined run made no attempt for any other reason
+// (a target's own mistake, a crash), Unknown. The kernel stopped it when
 // the confined run's result differs from the unconfined one; on Linux the
 // errno then names the layer (seccomp answers EPERM, ENOSYS or
 // EPROTONOSUPPORT, Landlock EACCES or EXDEV), and a victim alive after a
@@ -243,7 +253,7 @@ func errnoIn(msg string) string {
 func Observe(confined Run, unconfined *Run, goos string) Outcome {
 	a := confined.Attempt()
 	switch {
-	case a == "" && (unconfined == nil || unconfined.Attempt() == ""):
+	case a == "" && (unconfined == nil || unconfined.Attempt() == "") && cannotAttempt.MatchString(confined.Message):
 		return Outcome{StoppedBy: Unavailable}
 	case a == "":
 		return Outcome{StoppedBy: ByUnknown}

@@ -20,7 +20,7 @@ type ApplyOptions struct {
 // and ErrUnsupported.
 func Apply(p Policy, o ApplyOptions) (Result, error) {
 	if !p.Enforced {
-		return Result{Level: None, Reason: p.OffReason(), Layers: []string{}}, nil
+		return offResult(p), nil
 	}
 	return apply(p, o)
 }

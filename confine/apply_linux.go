@@ -3,6 +3,7 @@
 package confine
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -35,8 +36,11 @@ func linuxNeeds(p Policy, tempDir string) Needs {
 }
 
 // apply holds every thread to p: the memory limit, then Landlock at the
-// kernel's ABI, then the seccomp filter with TSYNC. Each layer that fails
-// is named in the Result's reason; the level is what the kernel accepted.
+// kernel's ABI, then the seccomp filter with TSYNC, then the capability
+// drop. The reason names each of the first three that failed, with why; a
+// failed capability drop only leaves its layer out. The level is what the
+// kernel accepted, and the error is the first failure that was not simply
+// the kernel offering no Landlock.
 func apply(p Policy, o ApplyOptions) (Result, error) {
 	var held LinuxHeld
 	var firstErr error
@@ -51,15 +55,25 @@ func apply(p Policy, o ApplyOptions) (Result, error) {
 			fail(err, "the memory limit could not be set: "+err.Error())
 		}
 	}
-	// Without Landlock there is nothing to apply; AssessLinux names what is
-	// then not held.
-	if abi, err := LandlockABI(); err == nil {
+	// A kernel with no Landlock, or with Landlock off, has nothing to
+	// apply, and AssessLinux names what is then not held. Any other
+	// failure to read the ABI is a problem of its own.
+	abi, err := LandlockABI()
+	switch {
+	case err == nil:
 		if err := holdLandlock(p, o.TempDir, abi, &held); err != nil {
 			fail(err, err.Error())
 		}
+	case !errors.Is(err, syscall.ENOSYS) && !errors.Is(err, syscall.EOPNOTSUPP):
+		fail(err, "the kernel's Landlock ABI could not be read: "+err.Error())
 	}
 	if err := applySeccomp(p); err != nil {
-		fail(err, "the seccomp filter was not installed: "+err.Error())
+		// Not a problem of its own: AssessLinux says it in the sentence
+		// that names what the filter's absence leaves unheld.
+		held.SeccompFailure = err.Error()
+		if firstErr == nil {
+			firstErr = err
+		}
 	} else {
 		held.Seccomp = true
 	}

@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/sabline/sabline/budget"
@@ -10,11 +11,11 @@ import (
 // records. A level is what was applied, never what was asked for: full
 // only when every file, network and process limit of the policy is held
 // by a layer that was applied; partial when some are, and the reason then
-// names each that is not, joined by "; "; none when nothing was applied,
-// or when the policy enforces nothing. The rest of the system-call
-// deny-list (ptrace, mount and the like) is hardening every run gets
-// whatever its budget: no level counts it, though a reason that says
-// seccomp is missing names it among what is lost.
+// names each that is not, joined by "; "; none when no layer that holds a
+// limit was applied, or when the policy enforces nothing. The rest of the
+// system-call deny-list (ptrace, mount and the like) is hardening every
+// run gets whatever its budget: no level counts it, though a reason that
+// says seccomp is missing names it among what is lost.
 
 // LinuxHeld is what Apply got from a Linux kernel.
 type LinuxHeld struct {
@@ -28,13 +29,19 @@ type LinuxHeld struct {
 	// Seccomp is true when the seccomp filter was installed on every
 	// thread.
 	Seccomp bool
+	// SeccompFailure is why the filter was not installed, when Apply
+	// knows it: the reason says it once, in the sentence that names what
+	// is then not held.
+	SeccompFailure string
 	// CapabilitiesDropped is true when every thread gave up every
 	// capability but the two that let root read and write files as
 	// before. It hardens the run under the other layers; no limit of a
-	// budget rests on it alone, so it does not change the level.
+	// budget rests on it alone, so it does not change the level: a run
+	// with neither Landlock nor seccomp is level none with or without it.
 	CapabilitiesDropped bool
-	// Problems are further limits the apply could not hold, one sentence
-	// each; each makes the level partial.
+	// Problems are what else the apply could not do, one sentence each: a
+	// limit it could not set, or why Landlock was not applied. Each counts
+	// as a limit not held.
 	Problems []string
 }
 
@@ -61,11 +68,12 @@ const fullReason = "every file, network and process limit of this budget is held
 // h says.
 //
 // Seccomp holds the closed network (no socket at all), signals to other
-// processes and, under any network it filters, Unix sockets, abstract ones
-// included; so a Landlock ABI below 4 or 6 leaves nothing unheld there
-// when seccomp is installed. What a low ABI leaves unheld beside seccomp
-// is truncation (ABI 3), and under net:HOST grants, TCP bind and the
-// granted ports (ABI 4).
+// processes and, under any network, Unix sockets, abstract ones included;
+// so a Landlock ABI below 4 or 6 leaves nothing unheld there when seccomp
+// is installed. What a low ABI leaves unheld beside seccomp is truncation
+// (ABI 3), and under any net grant TCP bind, and the granted ports of
+// net:HOST:PORT grants (ABI 4). The level is none when neither Landlock
+// nor seccomp was applied: the capability drop alone holds no limit.
 func AssessLinux(p Policy, h LinuxHeld) Result {
 	if !p.Enforced {
 		return offResult(p)
@@ -82,21 +90,34 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		layers = append(layers, LayerCapabilities)
 	}
 
-	if dirs := restrictedDirections(p); abi == 0 && dirs != "" {
-		gaps = append(gaps, "Landlock was not applied: "+dirs+" not held")
+	if abi == 0 {
+		var lost []string
+		if !p.Read.Unrestricted {
+			lost = append(lost, "reads")
+		}
+		if !p.Write.Unrestricted {
+			lost = append(lost, "writes")
+		}
+		if p.Network.Mode != NetClosed {
+			lost = append(lost, "TCP binds")
+		}
+		if len(lost) > 0 {
+			gaps = append(gaps, "Landlock was not applied: "+joinAnd(lost)+" are not held")
+		}
 	}
 	if abi > 0 && !p.Write.Unrestricted && landlockWriteRights(abi)&LandlockFSTruncate == 0 {
-		gaps = append(gaps, "Landlock ABI "+itoa(abi)+" cannot hold truncating a file (it needs ABI 3)")
+		gaps = append(gaps, "Landlock ABI "+strconv.Itoa(abi)+" cannot hold truncating a file (it needs ABI 3)")
 	}
 	for _, m := range h.Missing {
 		gaps = append(gaps, m+" does not exist yet: it is held beneath the nearest directory above it that does")
 	}
 
-	// Landlock holds TCP from ABI 4: bind under any network but an open
-	// one, connect to the granted ports when every grant names one.
+	// Landlock holds TCP from ABI 4: bind always (seccomp refuses it under
+	// a closed network), connect to the granted ports when every grant
+	// names one.
 	tcp := abi >= 4
-	if p.Network.Mode == NetHosts && abi > 0 && !tcp {
-		gaps = append(gaps, "Landlock ABI "+itoa(abi)+" cannot hold binding a TCP port (it needs ABI 4)")
+	if p.Network.Mode != NetClosed && abi > 0 && !tcp {
+		gaps = append(gaps, "Landlock ABI "+strconv.Itoa(abi)+" cannot hold TCP binds (it needs ABI 4)")
 	}
 	_, portsHeld := p.Network.Ports()
 	gaps = append(gaps, hostGaps(p, portsHeld && tcp)...)
@@ -120,10 +141,14 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 			lost = append(lost, "signals to other processes")
 		}
 		lost = append(lost, "the rest of the system-call deny-list")
-		gaps = append(gaps, "seccomp was not installed: "+joinAnd(lost)+" are not held")
+		why := "seccomp was not installed"
+		if h.SeccompFailure != "" {
+			why += " (" + h.SeccompFailure + ")"
+		}
+		gaps = append(gaps, why+": "+joinAnd(lost)+" are not held")
 	}
 	gaps = append(gaps, h.Problems...)
-	return leveled(p, layers, gaps)
+	return leveled(p, abi > 0 || h.Seccomp, layers, gaps)
 }
 
 // AssessDarwin returns the level of a run held by the sandbox profile as h
@@ -134,7 +159,7 @@ func AssessDarwin(p Policy, h DarwinHeld) Result {
 		return offResult(p)
 	}
 	if !h.Profile {
-		return leveled(p, nil, []string{"the sandbox profile was not applied: nothing is held"})
+		return leveled(p, false, nil, []string{"the sandbox profile was not applied: nothing is held"})
 	}
 	gaps := []string{"Apple has deprecated sandbox profiles"}
 	if !p.Read.Unrestricted {
@@ -144,7 +169,7 @@ func AssessDarwin(p Policy, h DarwinHeld) Result {
 	if socketRuleOf(p) == socketsInet {
 		gaps = append(gaps, "the profile leaves the network open: Unix sockets are not held")
 	}
-	return leveled(p, []string{LayerSandboxProfile}, gaps)
+	return leveled(p, true, []string{LayerSandboxProfile}, gaps)
 }
 
 // AssessWindows returns the level of a run held by the job object, the
@@ -193,7 +218,7 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 	if !h.Token {
 		gaps = append(gaps, "the token's privileges were not removed")
 	}
-	return leveled(p, layers, gaps)
+	return leveled(p, len(layers) > 0, layers, gaps)
 }
 
 // Predict returns the level a run of p gets on goos ("linux", "darwin",
@@ -228,12 +253,12 @@ func offResult(p Policy) Result {
 }
 
 // leveled makes the Result of the layers applied and the limits not held:
-// none when no layer was applied, full when every limit is held, partial
-// otherwise.
-func leveled(p Policy, layers, gaps []string) Result {
+// none when no layer that holds a limit was applied (holding is false),
+// full when every limit is held, partial otherwise.
+func leveled(p Policy, holding bool, layers, gaps []string) Result {
 	r := Result{Level: Partial, Reason: strings.Join(gaps, "; "), Layers: append([]string{}, layers...)}
 	switch {
-	case len(layers) == 0:
+	case !holding:
 		r.Level = None
 	case len(gaps) == 0:
 		r.Level, r.Reason = Full, fullReason
@@ -242,20 +267,6 @@ func leveled(p Policy, layers, gaps []string) Result {
 		r.Reason += " (--confine strict: no granted module widened the policy)"
 	}
 	return r
-}
-
-// restrictedDirections names the file directions p restricts, as the
-// subject of a sentence: "reads and writes are"; "" when neither.
-func restrictedDirections(p Policy) string {
-	switch {
-	case !p.Read.Unrestricted && !p.Write.Unrestricted:
-		return "reads and writes are"
-	case !p.Read.Unrestricted:
-		return "reads are"
-	case !p.Write.Unrestricted:
-		return "writes are"
-	}
-	return ""
 }
 
 // hostGaps names, for each net:HOST grant, that the language alone holds

@@ -78,6 +78,12 @@ func TestAssessLinux(t *testing.T) {
 			want: []string{"writes are not held"}},
 		{name: "no Landlock, every path granted", allow: "io,fs",
 			held: LinuxHeld{Seccomp: true}, wantLevel: Full, wantLayers: []string{LayerSeccomp}},
+		{name: "no Landlock, every path and host granted", allow: "io,fs,net",
+			held: LinuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
+			want: []string{"Landlock was not applied: TCP binds are not held"}},
+		{name: "no Landlock under a named host", allow: "io,net:example.org:443",
+			held: LinuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
+			want: []string{"Landlock was not applied: reads, writes and TCP binds are not held", "the host and port in net:example.org:443"}},
 		{name: "no seccomp at ABI 7", allow: "io",
 			held: LinuxHeld{LandlockABI: 7}, wantLevel: Partial, wantLayers: []string{ll7},
 			want: []string{"seccomp was not installed: forking a process"}},
@@ -96,9 +102,33 @@ func TestAssessLinux(t *testing.T) {
 			held: LinuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll3, LayerSeccomp}},
 		{name: "below ABI 4 ports and bind are the language's", allow: "io,net:example.org:443",
 			held: LinuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll3, LayerSeccomp},
-			want: []string{"binding a TCP port", "the host and port in net:example.org:443"}},
+			want: []string{"Landlock ABI 3 cannot hold TCP binds (it needs ABI 4)", "the host and port in net:example.org:443"}},
+		{name: "below ABI 4 bind under an open network is the language's", allow: "io,net",
+			held: LinuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll3, LayerSeccomp},
+			want: []string{"Landlock ABI 3 cannot hold TCP binds"}},
 		{name: "an open network", allow: "io,net",
 			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp}},
+		{name: "a module that widens to any host", allow: "io,ffi:socket",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp}},
+		{name: "a module that widens to any host, without seccomp", allow: "io,ffi:socket",
+			held: LinuxHeld{LandlockABI: 7}, wantLevel: Partial, wantLayers: []string{ll7},
+			want: []string{"seccomp was not installed: forking a process (Landlock refuses executing a file), Unix, netlink and raw sockets and the rest of the system-call deny-list are not held"}},
+		{name: "why seccomp failed, said once", allow: "io",
+			held:      LinuxHeld{LandlockABI: 7, CapabilitiesDropped: true, SeccompFailure: "seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): invalid argument"},
+			wantLevel: Partial, wantLayers: []string{ll7, LayerCapabilities},
+			want: []string{"seccomp was not installed (seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): invalid argument): forking a process"}},
+		{name: "every layer, the capability drop listed", allow: "io,fs:read:/srv/in",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true, CapabilitiesDropped: true}, wantLevel: Full,
+			wantLayers: []string{ll7, LayerSeccomp, LayerCapabilities}, want: []string{"every file, network and process limit"}},
+		{name: "the capability drop beside seccomp alone", allow: "io,fs",
+			held: LinuxHeld{Seccomp: true, CapabilitiesDropped: true}, wantLevel: Full,
+			wantLayers: []string{LayerSeccomp, LayerCapabilities}},
+		{name: "the capability drop alone holds no limit", allow: "io",
+			held: LinuxHeld{CapabilitiesDropped: true}, wantLevel: None, wantLayers: []string{LayerCapabilities},
+			want: []string{"Landlock was not applied: reads and writes are not held", "seccomp was not installed: starting a process"}},
+		{name: "the capability drop alone, every path and host granted", allow: "io,fs,net",
+			held: LinuxHeld{CapabilitiesDropped: true}, wantLevel: None, wantLayers: []string{LayerCapabilities},
+			want: []string{"Landlock was not applied: TCP binds are not held", "seccomp was not installed"}},
 		{name: "a module that turns the layer off", allow: "io,ffi:os",
 			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: None, wantLayers: nil,
 			want: []string{"ffi:os is granted", "operating system layer is off"}},
@@ -117,11 +147,11 @@ func TestAssessLinux(t *testing.T) {
 
 // TestAssessLinuxAgreesWithLandlockPlan holds what AssessLinux says a
 // Landlock ABI cannot hold to what LandlockPlan handles at that ABI:
-// truncation when writes are restricted, TCP bind under net:HOST grants.
+// truncation when writes are restricted, TCP bind under any net grant.
 func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 	needs := Needs{Executable: "/opt/sabline/bin/sabline", TempDir: "/tmp/sabline-run"}
 	checked := 0
-	for _, allow := range []string{"io", "io,fs:write:/srv/out", "io,fs:write", "io,net:example.org:443", "io,net:example.org", "io,net"} {
+	for _, allow := range []string{"io", "io,fs:write:/srv/out", "io,fs:write", "io,net:example.org:443", "io,net:example.org", "io,net", "io,ffi:socket"} {
 		p := policyOf(allow, false)
 		for abi := 1; abi <= LandlockMaxABI; abi++ {
 			plan, err := LandlockPlan(p, needs, abi)
@@ -137,8 +167,8 @@ func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 			}{
 				{name: "truncation", phrase: "truncating a file",
 					unheld: plan.HandledFS&LandlockFSTruncate == 0, applies: !p.Write.Unrestricted},
-				{name: "bind", phrase: "binding a TCP port",
-					unheld: plan.HandledNet&LandlockNetBindTCP == 0, applies: p.Network.Mode == NetHosts},
+				{name: "bind", phrase: "TCP binds",
+					unheld: plan.HandledNet&LandlockNetBindTCP == 0, applies: p.Network.Mode != NetClosed},
 			} {
 				if said, want := strings.Contains(r.Reason, tc.phrase), tc.unheld && tc.applies; said != want {
 					t.Errorf("%s at ABI %d: the reason %q says %s is not held: %v, want %v", allow, abi, r.Reason, tc.name, said, want)
@@ -165,7 +195,7 @@ func TestAssessDarwin(t *testing.T) {
 		{name: "a named host", allow: "io,fs,net:example.org:443", held: DarwinHeld{Profile: true}, wantLevel: Partial,
 			want: []string{"deprecated", "the host and port in net:example.org:443", "Unix sockets are not held"}},
 		{name: "a host module opens the network", allow: "io,fs,ffi:socket", held: DarwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"deprecated"}},
+			want: []string{"deprecated", "Unix sockets are not held"}},
 		{name: "no profile", allow: "io", held: DarwinHeld{}, wantLevel: None,
 			want: []string{"the sandbox profile was not applied"}},
 		{name: "off", allow: "io,ffi", held: DarwinHeld{Profile: true}, wantLevel: None,

@@ -225,8 +225,8 @@ var Enforces = []Row{
 		ID:   "net-any",
 		Item: "net with no host",
 		Linux: Cell{HoldsYes, "any host, as the budget says; seccomp still allows only IPv4 and IPv6 sockets of " +
-			"TCP and UDP, unless a granted module widened the policy to any host, when sockets are not " +
-			"filtered", []string{LayerSeccomp}},
+			"TCP and UDP (no Unix, netlink, raw or packet socket, no socketpair), and from Landlock ABI 4 no TCP " +
+			"bind: a run listens on no port", []string{LayerLandlockFamily, LayerSeccomp}},
 		Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, as the budget does, and a Unix socket " +
 			"with it", nil},
 		Windows: Cell{HoldsYes, "AppContainer: the container has internetClient, which admits every host; the " +
@@ -336,7 +336,9 @@ var Enforces = []Row{
 		Linux: Cell{HoldsPartly, "widened to what the widening table (below) names for MODULE: nothing, any " +
 			"path, any host, any path and any host, or nothing enforced; plain ffi and a module the table does " +
 			"not name widen to nothing enforced, and the level is none. A host module is Go code in the " +
-			"worker's own process, held as far as the widened policy holds", []string{LayerLandlockFamily, LayerSeccomp}},
+			"worker's own process, held as far as the widened policy holds: a widening to any host is held " +
+			"as net with no host is, to IPv4 and IPv6 sockets of TCP and UDP only, so a Unix socket stays " +
+			"refused, and from Landlock ABI 4 to no TCP bind", []string{LayerLandlockFamily, LayerSeccomp}},
 		Darwin:  Cell{HoldsPartly, "as Linux", []string{LayerSandboxProfile}},
 		Windows: Cell{HoldsPartly, "as Linux", []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer}},
 	},
@@ -366,8 +368,9 @@ var Enforces = []Row{
 	{
 		ID:   "limits",
 		Item: "time and memory limits",
-		Linux: Cell{HoldsYes, "the worker's address space is limited (RLIMIT_AS), and the supervisor ends the " +
-			"worker at its deadline", nil},
+		Linux: Cell{HoldsYes, "the supervisor ends the worker at its deadline; the worker's address space is " +
+			"limited (RLIMIT_AS) when the policy is applied, and so not under --no-confine or a policy that " +
+			"enforces nothing, where the worker's own watch of its heap is the memory limit", nil},
 		Darwin: Cell{HoldsPartly, "the supervisor's deadline; the address-space limit is set, and macOS holds it " +
 			"on a best-effort basis", nil},
 		Windows: Cell{HoldsYes, "the job object's memory limit, and the supervisor's deadline", []string{LayerJobObject}},

@@ -91,8 +91,9 @@ func EnforcesMarkdown() []byte {
 	line("Under those layers, on Linux the worker runs in a session of its own, with no controlling terminal, ",
 		"and once the filter is installed it gives up, on every thread, every capability but the two that let ",
 		"root read and write files as it did (CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH); a receipt names that ",
-		"layer `capabilities-dropped`. No limit of a budget rests on it alone, so it does not change the level: ",
-		"it is there for what the filter might miss. A build with cgo cannot make the call on every thread and ",
+		"layer `capabilities-dropped`. No limit of a budget rests on it alone, so it does not change the level ",
+		"(with neither Landlock nor seccomp applied, a run is level none with it too): it is there for what ",
+		"the filter might miss. A build with cgo cannot make the call on every thread and ",
 		"leaves it out, as `sabline doctor` says.")
 	line()
 	line("On Windows the supervisor starts the worker inside an AppContainer made for the run, with an ACE ",
@@ -127,7 +128,7 @@ func EnforcesMarkdown() []byte {
 	line("- **", string(Full), "**: every file, network and process limit of the run's budget is held by the kernel;")
 	line("- **", string(Partial), "**: some are, and the reason names each that is not;")
 	line("- **", string(None), "**: nothing is: `--no-confine`, a granted module that widens the policy to ",
-		"nothing enforced, or a system that applies no layer.")
+		"nothing enforced, or a system where no layer that holds a limit was applied.")
 	line()
 	line("`--require-confinement full` (or `partial`) refuses, before its first statement, a run whose level ",
 		"is below the one asked for. The levels a few budgets get where every layer of the system is present:")

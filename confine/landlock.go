@@ -3,6 +3,7 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -106,8 +107,8 @@ type LandlockRule struct {
 }
 
 // LandlockRuleset is the Landlock plan for a policy at one ABI: what the
-// ruleset handles, the rules that allow some of it back, and what the
-// budget asks that this ABI cannot hold.
+// ruleset handles, and the rules that allow some of it back. What an ABI
+// cannot hold of a policy, AssessLinux says.
 //
 // Rights a ruleset handles are refused everywhere but beneath its rules.
 // A granted write path is write-only in the kernel, as it is in the
@@ -123,7 +124,6 @@ type LandlockRuleset struct {
 	HandledNet uint64         // LandlockNet* rights restricted; 0 below ABI 4
 	ConnectTCP []int          // ports a TCP connection may go to
 	Scoped     uint64         // LandlockScope* scopes restricted; 0 below ABI 6
-	Unheld     []string       // what the budget asks that this ABI cannot hold, one phrase each
 }
 
 // LandlockPlan plans the Landlock ruleset that holds p at the kernel's
@@ -135,10 +135,11 @@ type LandlockRuleset struct {
 // ABI. Execute is handled always and allowed nowhere. Granted read paths
 // get read-file and read-dir; granted write paths may create, write,
 // truncate and remove files and directories. The network is handled from
-// ABI 4: bind always unless the network is open (a run listens on no
-// port), connect when the network is closed or the policy's ports
-// restrict it. From ABI 6 signals and abstract unix sockets may not reach
-// out of the run.
+// ABI 4: bind always, and allowed on no port, as a run listens on none
+// (the language has no listen, and a module that widens the policy to any
+// host only dials); connect when the network is closed or the policy's
+// ports restrict it. From ABI 6 signals and abstract unix sockets may not
+// reach out of the run.
 //
 // It fails when p enforces nothing, when abi is below 1, or when a path it
 // would hold is not absolute.
@@ -156,9 +157,6 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 	}
 	if !p.Write.Unrestricted {
 		plan.HandledFS |= landlockWriteRights(abi)
-		if abi < 3 {
-			plan.Unheld = append(plan.Unheld, "truncation (needs Landlock ABI 3)")
-		}
 	}
 
 	add := func(path string, access uint64, grant bool, why string) error {
@@ -193,37 +191,23 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 		}
 	}
 
-	var net uint64
 	ports, portsHeld := p.Network.Ports()
 	for _, port := range ports {
 		if port < 1 || port > 65535 {
 			return LandlockRuleset{}, fmt.Errorf("landlock plan: TCP port %d is not a port", port)
 		}
 	}
-	if p.Network.Mode != NetOpen {
-		net |= LandlockNetBindTCP
-	}
-	if p.Network.Mode == NetClosed || portsHeld {
-		net |= LandlockNetConnectTCP
-	}
-	switch {
-	case abi >= 4:
-		plan.HandledNet = net
+	if abi >= 4 {
+		plan.HandledNet = LandlockNetBindTCP
+		if p.Network.Mode == NetClosed || portsHeld {
+			plan.HandledNet |= LandlockNetConnectTCP
+		}
 		if portsHeld {
 			plan.ConnectTCP = ports
 		}
-	case net != 0:
-		for _, name := range LandlockNetNames(net) {
-			plan.Unheld = append(plan.Unheld, "TCP "+strings.TrimSuffix(name, "_tcp")+" (needs Landlock ABI 4)")
-		}
 	}
-
 	if abi >= 6 {
 		plan.Scoped = LandlockScopeAbstractUnixSocket | LandlockScopeSignal
-	} else {
-		plan.Unheld = append(plan.Unheld,
-			"abstract unix sockets out of the run (needs Landlock ABI 6)",
-			"signals out of the run (needs Landlock ABI 6)")
 	}
 	return plan, nil
 }
@@ -297,7 +281,7 @@ func bitNames(mask uint64, names []string) []string {
 		case i < len(names):
 			out = append(out, names[i])
 		default:
-			out = append(out, "bit"+itoa(i))
+			out = append(out, "bit"+strconv.Itoa(i))
 		}
 	}
 	return out

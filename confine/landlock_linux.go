@@ -20,9 +20,12 @@ const landlockErratumSignalScope = 1 << 1
 
 // LandlockABI returns the kernel's Landlock ABI, as
 // landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) reports
-// it, lowered to 5 on a kernel of ABI 6 or later whose signal scoping lacks
-// its fix, as go-landlock, which applies the ruleset, lowers it. It returns
-// 0 and an error saying why when the kernel has no Landlock.
+// it, lowered to 5 on a kernel of ABI 6 or later whose signal scoping is
+// not known to be fixed: its errata lack the fix, or cannot be read. That
+// is the ABI go-landlock, which applies the ruleset, works at. It returns
+// 0 and an error saying why when the kernel has no Landlock, or its ABI
+// cannot be read; the error wraps ENOSYS when the kernel was built without
+// Landlock and EOPNOTSUPP when it was not enabled at boot.
 func LandlockABI() (int, error) {
 	abi, err := llsyscall.LandlockGetABIVersion()
 	switch {
@@ -34,11 +37,10 @@ func LandlockABI() (int, error) {
 		return 0, fmt.Errorf("landlock_create_ruleset(version): %w", err)
 	}
 	if abi >= 6 {
+		// A kernel whose errata cannot be read has fixed none, as far as
+		// anyone can tell.
 		errata, err := llsyscall.LandlockGetErrata()
-		if err != nil {
-			return 0, fmt.Errorf("landlock_create_ruleset(errata): %w", err)
-		}
-		if errata&landlockErratumSignalScope == 0 {
+		if err != nil || errata&landlockErratumSignalScope == 0 {
 			abi = 5
 		}
 	}
@@ -58,13 +60,20 @@ type LandlockApplied struct {
 // It fails, and restricts nothing, when the kernel's ABI is below the
 // plan's or a path cannot be held.
 //
-// Each rule is held at its path as it is now, links followed. A rule on
-// a file, not a directory, keeps only the rights a file can carry. A
-// granted path that does not exist yet is held beneath its nearest
-// existing parent and reported in Missing; an interpreter need that does
-// not exist (no time zone database, say) is skipped. Between the look at a
-// path and the ruleset's hold on it, a path swapped for a file makes the
-// apply fail rather than widen.
+// Each rule is held at its path as it resolves now, links followed. A
+// rule on a file, not a directory, keeps only the rights a file can
+// carry. A granted path that does not exist yet is held beneath its
+// nearest existing parent and reported in Missing; an interpreter need
+// that does not exist (no time zone database, say) is skipped.
+//
+// A path is looked at (stat) before the ruleset is built, and opened
+// again, links followed, when its rule is added. A directory replaced by
+// a file in between makes the apply fail: the kernel refuses directory
+// rights on a file. A path replaced by a symbolic link is followed: the
+// rule is held on what the link then leads to, and fails only when that is
+// a file where a directory was. Whoever can replace a granted path, or a
+// directory on its way, can so move the grant elsewhere, as the same
+// replacement made before the run would.
 //
 // The ruleset is applied by go-landlock for exactly the rights the plan
 // handles, not in best-effort mode: the plan was made for the kernel's

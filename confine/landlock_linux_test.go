@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,6 +86,7 @@ type landlockChild struct {
 	OtherPort    int    // another listener's port, never granted
 	WantConnect  bool   // whether a connection to Port is allowed
 	WantOther    bool   // whether a connection to OtherPort is allowed
+	WantBind     bool   // whether binding a TCP port is allowed
 	WantTruncate bool   // whether truncating a read-only grant is allowed
 	WantSignal   bool   // whether a signal may reach the parent
 	WantMissing  []string
@@ -109,21 +111,27 @@ func TestApplyLandlock(t *testing.T) {
 	port, otherPort := listenLoopback(t), listenLoopback(t)
 	tests := []struct {
 		name         string
-		grantPort    bool // whether net:127.0.0.1:port is granted
+		grantPort    bool     // whether net:127.0.0.1:port is granted
+		grant        []string // further --allow values
 		abi          int
 		wantConnect  bool
 		wantOther    bool
+		wantBind     bool
 		wantTruncate bool
 		wantSignal   bool
 	}{
 		{name: "closed network at ABI 7", abi: 7},
 		{name: "granted port at ABI 7", grantPort: true, abi: 7, wantConnect: true},
+		{name: "open network at ABI 7", grant: []string{"net"}, abi: 7, wantConnect: true, wantOther: true},
+		{name: "a module that widens to any host at ABI 7", grant: []string{"ffi:socket"}, abi: 7, wantConnect: true, wantOther: true},
 		{name: "closed network at ABI 6", abi: 6},
 		{name: "closed network at ABI 5", abi: 5, wantSignal: true},
 		{name: "granted port at ABI 4", grantPort: true, abi: 4, wantConnect: true, wantSignal: true},
-		{name: "closed network at ABI 3", abi: 3, wantConnect: true, wantOther: true, wantSignal: true},
-		{name: "closed network at ABI 2", abi: 2, wantConnect: true, wantOther: true, wantTruncate: true, wantSignal: true},
-		{name: "closed network at ABI 1", abi: 1, wantConnect: true, wantOther: true, wantTruncate: true, wantSignal: true},
+		{name: "open network at ABI 4", grant: []string{"net"}, abi: 4, wantConnect: true, wantOther: true, wantSignal: true},
+		{name: "closed network at ABI 3", abi: 3, wantConnect: true, wantOther: true, wantBind: true, wantSignal: true},
+		{name: "open network at ABI 3", grant: []string{"net"}, abi: 3, wantConnect: true, wantOther: true, wantBind: true, wantSignal: true},
+		{name: "closed network at ABI 2", abi: 2, wantConnect: true, wantOther: true, wantBind: true, wantTruncate: true, wantSignal: true},
+		{name: "closed network at ABI 1", abi: 1, wantConnect: true, wantOther: true, wantBind: true, wantTruncate: true, wantSignal: true},
 	}
 	checks := regexp.MustCompile(`landlock child: (\d+) checks`)
 	for _, tt := range tests {
@@ -137,9 +145,10 @@ func TestApplyLandlock(t *testing.T) {
 			if tt.grantPort {
 				allow = append(allow, "net:127.0.0.1:"+strconv.Itoa(port))
 			}
+			allow = append(allow, tt.grant...)
 			env, err := json.Marshal(landlockChild{
 				Allow: allow, ABI: tt.abi, Base: base, Port: port, OtherPort: otherPort,
-				WantConnect: tt.wantConnect, WantOther: tt.wantOther, WantTruncate: tt.wantTruncate,
+				WantConnect: tt.wantConnect, WantOther: tt.wantOther, WantBind: tt.wantBind, WantTruncate: tt.wantTruncate,
 				WantSignal: tt.wantSignal, WantMissing: []string{base + "/spare/later/file.txt"},
 			})
 			if err != nil {
@@ -243,6 +252,17 @@ func runLandlockChild(t *testing.T, c landlockChild) {
 		return err
 	}
 	signal := func() error { return unix.Kill(os.Getppid(), 0) }
+	// bind asks for any free port: Landlock checks port 0 as it checks
+	// any other.
+	bind := func() error {
+		var lc net.ListenConfig
+		lc.SetMultipathTCP(false) // Landlock holds plain TCP only
+		ln, err := lc.Listen(context.Background(), "tcp4", "127.0.0.1:0")
+		if err == nil {
+			ln.Close()
+		}
+		return err
+	}
 
 	// Before the ruleset: everything it will refuse works.
 	expect("before: read outside", read(path("outside/secret.txt")), 0)
@@ -253,6 +273,7 @@ func runLandlockChild(t *testing.T, c landlockChild) {
 	expect("before: run /bin/true", run(), 0)
 	expect("before: connect to the granted port", dial(c.Port), 0)
 	expect("before: connect to another port", dial(c.OtherPort), 0)
+	expect("before: bind a TCP port", bind(), 0)
 	expect("before: signal the parent", signal(), 0)
 
 	// A goroutine locked to its own thread before the ruleset is applied
@@ -297,6 +318,7 @@ func runLandlockChild(t *testing.T, c landlockChild) {
 	expect("run /bin/true", run(), syscall.EACCES)
 	expect("connect to the granted port", dial(c.Port), deniedUnless(c.WantConnect, syscall.EACCES))
 	expect("connect to another port", dial(c.OtherPort), deniedUnless(c.WantOther, syscall.EACCES))
+	expect("bind a TCP port", bind(), deniedUnless(c.WantBind, syscall.EACCES))
 	expect("signal the parent", signal(), deniedUnless(c.WantSignal, syscall.EPERM))
 
 	close(start)

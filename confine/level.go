@@ -1,6 +1,9 @@
 package confine
 
-import "errors"
+import (
+	"errors"
+	"strconv"
+)
 
 // Level is how much of a run's budget the kernel holds.
 type Level string
@@ -60,29 +63,7 @@ const (
 
 // LayerLandlock names the Landlock layer at an ABI: landlock-abi7.
 func LayerLandlock(abi int) string {
-	return "landlock-abi" + itoa(abi)
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
+	return "landlock-abi" + strconv.Itoa(abi)
 }
 
 // Needs are the machine's paths for the interpreter's own needs that a

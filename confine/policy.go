@@ -8,12 +8,12 @@
 // policy, and runs on any OS so that tests can read it:
 //
 //	p := confine.OSPolicy(budget.MustParse("/", "io,fs:read:/srv/data"), confine.Options{})
-//	p.Read.Paths                   // [/srv/data]
-//	p.Network.Mode                 // closed
-//	confine.SeccompProgram(p, confine.ArchAMD64)   // the BPF filter for amd64
-//	confine.LandlockPlan(p, needs, 7)             // rulesets for Landlock ABI 7
-//	confine.DarwinProfile(p, needs)                // sandbox profile text
-//	confine.WindowsPlanFor(p, needs)               // job, token and container
+//	p.Read.Paths    // [/srv/data]
+//	p.Network.Mode  // closed
+//	confine.SeccompProgram(p, confine.ArchAMD64, pid)     // the BPF filter for amd64 and the worker's pid
+//	confine.LandlockPlan(p, needs, 7)                     // the ruleset for Landlock ABI 7
+//	confine.DarwinProfile(p, needs, home, cwd)            // the sandbox profile's text
+//	confine.WindowsPlanFor(p, needs, fileCount, memoryMB) // job, token and container
 //
 // and a thin Apply, one file per system, makes the system calls and reports
 // what the kernel accepted as a Result: the level (full, partial, none), the

@@ -4,7 +4,6 @@ package confine
 
 import (
 	"os"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -32,15 +31,7 @@ func Probe() Machine {
 	_, _, errno := syscall.AllThreadsSyscall(unix.SYS_GETPID, 0, 0, 0)
 	m.AllThreads = errno == 0
 	if status, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(status), "\n") {
-			k, v, _ := strings.Cut(line, ":")
-			switch k {
-			case "Seccomp":
-				m.SeccompMode = int(strings.TrimSpace(v)[0] - '0')
-			case "NoNewPrivs":
-				m.NoNewPrivs = strings.TrimSpace(v) == "1"
-			}
-		}
+		m.SeccompMode, m.NoNewPrivs = procStatus(string(status))
 	}
 	return m
 }

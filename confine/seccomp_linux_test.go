@@ -1354,11 +1354,7 @@ func seccompScenarios() []seccompScenario {
 		})},
 		{name: "hosts", budget: "net:127.0.0.1", checks: slices.Concat(common, inetOnly)},
 		{name: "open", budget: "net", checks: slices.Concat(common, inetOnly)},
-		{name: "widened", budget: "ffi:socket", checks: slices.Concat(common, sockets, []kernelCheck{
-			{name: "socket(AF_UNIX)", call: local},
-			{name: "socket(AF_NETLINK)", call: netlink},
-			{name: "socketpair(AF_UNIX)", call: socketpairCall},
-		})},
+		{name: "widened", budget: "ffi:socket", checks: slices.Concat(common, inetOnly)},
 	}
 }
 

@@ -289,9 +289,13 @@ func TestSeccompCases(t *testing.T) {
 		{name: "SCTP stream socket refused under net:HOST", arch: ArchAMD64, policy: hosts, call: "socket", args: [6]uint64{afInet, sockStream, testIPProtoSCTP}, want: eperm},
 		{name: "1<<32|IPPROTO_SCTP refused under --confine strict", arch: ArchAMD64, policy: strict, call: "socket", args: [6]uint64{afInet6, sockStream, testHigh | testIPProtoSCTP}, want: eperm},
 		{name: "MPTCP with SOCK_DGRAM still EPROTONOSUPPORT", arch: ArchARM64, policy: hosts, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoMPTCP}, want: eprotonosupport},
-		{name: "ICMP socket allowed when ffi:socket widens to any host", arch: ArchAMD64, policy: widened, call: "socket", args: [6]uint64{afInet, sockDgram, testIPProtoICMP}, want: SeccompAllow},
+		{name: "ICMP socket refused when ffi:socket widens to any host", arch: ArchAMD64, policy: widened, call: "socket", args: [6]uint64{afInet, sockDgram, testIPProtoICMP}, want: eperm},
+		{name: "socket(AF_INET6, SOCK_STREAM) allowed when ffi:socket widens to any host", arch: ArchARM64, policy: widened, call: "socket", args: [6]uint64{afInet6, sockStream | testSockCloexec}, want: SeccompAllow},
+		{name: "socket(AF_INET, SOCK_DGRAM) allowed when ffi:socket widens to any host: the resolver", arch: ArchAMD64, policy: widened, call: "socket", args: [6]uint64{afInet, sockDgram}, want: SeccompAllow},
 		{name: "socketpair refused under net:HOST", arch: ArchAMD64, policy: hosts, call: "socketpair", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
-		{name: "AF_UNIX allowed when ffi:socket widens to any host", arch: ArchAMD64, policy: widened, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: SeccompAllow},
+		{name: "AF_UNIX refused when ffi:socket widens to any host", arch: ArchAMD64, policy: widened, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "AF_NETLINK refused when ffi:socket widens to any host on arm64", arch: ArchARM64, policy: widened, call: "socket", args: [6]uint64{testAFNetlink, sockDgram}, want: eperm},
+		{name: "socketpair refused when ffi:socket widens to any host", arch: ArchAMD64, policy: widened, call: "socketpair", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
 		{name: "AF_UNIX refused under --confine strict", arch: ArchAMD64, policy: strict, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
 		{name: "i386 ABI refused", arch: ArchAMD64, policy: widened, audit: testAuditI386, call: "getpid", want: eperm},
 		{name: "ARM ABI refused on arm64", arch: ArchARM64, policy: widened, audit: testAuditARM, call: "getpid", want: eperm},
@@ -674,7 +678,7 @@ func TestSeccompDenied(t *testing.T) {
 			wantNotIn: []string{"fork", "vfork", "iopl", "modify_ldt", "inotify_init", "chmod", "utimes", "prlimit64", "open", "creat",
 				"mknodat", "getpgid", "sched_getattr"}},
 		{name: "hosts", arch: ArchAMD64, policy: seccompTestPolicies[1], wantIn: []string{"socketpair"}, wantNotIn: []string{"socket", "connect"}},
-		{name: "widened", arch: ArchARM64, policy: seccompTestPolicies[3], wantIn: []string{"mount"}, wantNotIn: []string{"socket", "socketpair", "accept4"}},
+		{name: "widened", arch: ArchARM64, policy: seccompTestPolicies[3], wantIn: []string{"mount", "socketpair"}, wantNotIn: []string{"socket", "connect", "accept4"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

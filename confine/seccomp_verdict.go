@@ -198,24 +198,18 @@ const (
 	// of TCP or UDP (protocol 0, IPPROTO_TCP or IPPROTO_UDP); socketpair
 	// refused. The hosts are held by the language.
 	socketsInet
-	// socketsOpen: sockets are not filtered, because a granted module's
-	// own code reaches any host.
-	socketsOpen
 )
 
-// socketRuleOf returns how p's filter treats sockets. A network mode it
-// does not know is treated as closed.
+// socketRuleOf returns how p's filter treats sockets: IPv4 and IPv6
+// sockets of TCP and UDP only under any network, the budget's or one a
+// granted module widened the policy to, and none under a closed network.
+// Sabline's host modules that widen the policy to any host dial TCP and
+// resolve names over UDP or TCP, so a widening needs no other socket, and
+// a Unix socket named by its path (which Landlock does not check on
+// connect, and the worker's CAP_DAC_OVERRIDE opens whatever its mode)
+// stays refused. A network mode this code does not know is treated as
+// closed.
 func socketRuleOf(p Policy) socketRule {
-	if !p.Enforced {
-		return socketsOpen
-	}
-	if !p.Strict {
-		for _, w := range p.WidenedBy {
-			if w.To.hosts() {
-				return socketsOpen
-			}
-		}
-	}
 	switch p.Network.Mode {
 	case NetHosts, NetOpen:
 		return socketsInet

@@ -2,6 +2,7 @@ package confine
 
 import (
 	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -149,7 +150,7 @@ func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB
 	default:
 		for _, ace := range aces[:granted] {
 			if fileCount(ace.Path) > WindowsMaxACEFiles {
-				plan.ContainerOffReason = "the grant " + ace.Path + " covers more than " + itoa(WindowsMaxACEFiles) + " files"
+				plan.ContainerOffReason = "the grant " + ace.Path + " covers more than " + strconv.Itoa(WindowsMaxACEFiles) + " files"
 				break
 			}
 		}

@@ -450,6 +450,21 @@ else:
 		Expect: seccomp("EPERM"), Unconfined: Went,
 	},
 	{
+		ID: "net-unix-module-grant", Group: GroupNetwork,
+		Threat: "connect to a Unix socket by its path under a module that widens the policy to any host",
+		Budget: "io,ffi:socket",
+		Program: `ctypes = ffi.module("ctypes")
+s = ctypes.syscall("socket", 1, 1, 0)  # AF_UNIX, SOCK_STREAM
+if s.errno:
+    report(s)
+else:
+    report(ctypes.syscall("connect", s.ret, unix_path("$UNIX"), 3 + len("$UNIX")))
+`,
+		Row: "ffi-module", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "Landlock does not check connect on a socket named by its path, and the worker keeps CAP_DAC_OVERRIDE, so a root-only socket's mode does not hold it either: the filter alone does",
+	},
+	{
 		ID: "net-socketpair", Group: GroupNetwork,
 		Threat: "make a connected pair of Unix sockets",
 		Budget: "io",
@@ -481,6 +496,20 @@ else:
     report(ctypes.syscall("bind", s.ret, inet(0), 16))
 `,
 		Row: "net-host", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "net-bind-net-grant", Group: GroupNetwork,
+		Threat: "listen on a TCP port under a grant of the whole network",
+		Budget: "io,net",
+		Program: `ctypes = ffi.module("ctypes")
+s = ctypes.syscall("socket", 2, 1, 0)  # AF_INET, SOCK_STREAM
+if s.errno:
+    report(s)
+else:
+    report(ctypes.syscall("bind", s.ret, inet(0), 16))
+`,
+		Row: "net-any", Language: ctypes,
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{

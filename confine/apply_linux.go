@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
 // The machine's paths for the interpreter's needs. A path that does not
@@ -36,9 +37,9 @@ func linuxNeeds(p Policy, tempDir string) Needs {
 }
 
 // apply holds every thread to p: the memory limit, then Landlock at the
-// kernel's ABI, then the seccomp filter with TSYNC, then the capability
-// drop. The reason names each of the first three that failed, with why; a
-// failed capability drop only leaves its layer out. The level is what the
+// kernel's ABI, then the capability drop, then the seccomp filter with
+// TSYNC. The reason names the memory limit, Landlock and seccomp when they
+// failed, with why; a failed capability drop only leaves its layer out. The level is what the
 // kernel accepted, and the error is the first failure that was not simply
 // the kernel offering no Landlock.
 func apply(p Policy, o ApplyOptions) (Result, error) {
@@ -67,6 +68,11 @@ func apply(p Policy, o ApplyOptions) (Result, error) {
 	case !errors.Is(err, syscall.ENOSYS) && !errors.Is(err, syscall.EOPNOTSUPP):
 		fail(err, "the kernel's Landlock ABI could not be read: "+err.Error())
 	}
+	// The capability drop hardens the layers around it; where it fails the
+	// Result leaves its layer out and the level stands. It comes before
+	// the filter, which refuses tkill: libpsx, in a build with cgo, signals
+	// each thread with it.
+	held.CapabilitiesDropped = dropCapabilities() == nil
 	if err := applySeccomp(p); err != nil {
 		// Not a problem of its own: AssessLinux says it in the sentence
 		// that names what the filter's absence leaves unheld.
@@ -77,9 +83,6 @@ func apply(p Policy, o ApplyOptions) (Result, error) {
 	} else {
 		held.Seccomp = true
 	}
-	// The capability drop hardens the layers above; where it fails (a cgo
-	// build) the Result leaves its layer out and the level stands.
-	held.CapabilitiesDropped = dropCapabilities() == nil
 	return AssessLinux(p, held), firstErr
 }
 
@@ -136,7 +139,10 @@ func dropCapabilities() error {
 		data[i].Permitted &= kept
 		data[i].Inheritable = 0
 	}
-	_, _, errno := syscall.AllThreadsSyscall(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0)
+	// psx reaches every thread: through syscall.AllThreadsSyscall in a
+	// build without cgo, and through libpsx, which also reaches threads
+	// the C side made, in one with it.
+	_, _, errno := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0)
 	if errno != 0 {
 		return fmt.Errorf("capset on every thread: %w", errno)
 	}

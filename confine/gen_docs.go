@@ -93,8 +93,7 @@ func EnforcesMarkdown() []byte {
 		"root read and write files as it did (CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH); a receipt names that ",
 		"layer `capabilities-dropped`. No limit of a budget rests on it alone, so it does not change the level ",
 		"(with neither Landlock nor seccomp applied, a run is level none with it too): it is there for what ",
-		"the filter might miss. A build with cgo cannot make the call on every thread and ",
-		"leaves it out, as `sabline doctor` says.")
+		"the filter might miss.")
 	line()
 	line("On Windows the supervisor starts the worker inside an AppContainer made for the run, with an ACE ",
 		"for each granted path and for what the interpreter itself needs. It leaves the container off, and ",

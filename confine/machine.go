@@ -18,10 +18,6 @@ type Machine struct {
 	// or no_new_privs already set by a container or a parent.
 	SeccompMode int  `json:"seccomp_mode"`
 	NoNewPrivs  bool `json:"no_new_privs"`
-	// AllThreads is true when this binary can make a system call on every
-	// thread at once, as dropping capabilities needs: a build with cgo
-	// cannot.
-	AllThreads bool `json:"all_threads"`
 }
 
 // Advice says, for each layer this machine lacks or limits, what is
@@ -41,9 +37,6 @@ func (m Machine) Advice() []string {
 	}
 	if !m.Seccomp {
 		out = append(out, "seccomp is missing ("+m.SeccompNote+"): processes, signals, sockets and the kernel's other surfaces are not held. Use a kernel with CONFIG_SECCOMP_FILTER=y")
-	}
-	if !m.AllThreads {
-		out = append(out, "this binary was built with cgo, so the worker cannot give up its capabilities on every thread: build with CGO_ENABLED=0")
 	}
 	if m.SeccompMode == 2 {
 		out = append(out, "this process already runs under a seccomp filter (a container's, say): Sabline adds its own, and what the outer one refuses stays refused")

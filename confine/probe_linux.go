@@ -8,13 +8,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// KernelRelease is the running kernel's release, as uname -r prints it;
+// "" when it cannot be read.
+func KernelRelease() string {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return ""
+	}
+	return unix.ByteSliceToString(u.Release[:])
+}
+
 // Probe reads what this machine offers.
 func Probe() Machine {
-	m := Machine{OS: "linux"}
-	var u unix.Utsname
-	if unix.Uname(&u) == nil {
-		m.Kernel = unix.ByteSliceToString(u.Release[:])
-	}
+	m := Machine{OS: "linux", Kernel: KernelRelease()}
 	if abi, err := LandlockABI(); err != nil {
 		m.LandlockNote = err.Error()
 	} else {

@@ -4,6 +4,9 @@ package confine
 
 import "runtime"
 
+// KernelRelease is the running kernel's release: not read on this system.
+func KernelRelease() string { return "" }
+
 // Probe reads what this machine offers: on this system, nothing this
 // build can use.
 func Probe() Machine { return Machine{OS: runtime.GOOS} }

@@ -10,7 +10,6 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
-	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/confine"
 )
@@ -105,9 +104,7 @@ func syscallWord(v starlark.Value, i int) (uintptr, error) {
 func syscallResult(ret int64, errno syscall.Errno) starlark.Value {
 	name := ""
 	if errno != 0 {
-		if name = unix.ErrnoName(errno); name == "" {
-			name = ErrnoName(errno)
-		}
+		name = ErrnoName(errno)
 	}
 	return starlarkstruct.FromStringDict(starlark.String("syscall"), starlark.StringDict{
 		"ret":   starlark.MakeInt64(ret),

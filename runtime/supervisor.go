@@ -221,5 +221,5 @@ func newRunID() string {
 }
 
 func platform() Platform {
-	return Platform{OS: goruntime.GOOS, Arch: goruntime.GOARCH, Kernel: kernelRelease(), Go: goruntime.Version()}
+	return Platform{OS: goruntime.GOOS, Arch: goruntime.GOARCH, Kernel: confine.KernelRelease(), Go: goruntime.Version()}
 }

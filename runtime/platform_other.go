@@ -1,5 +1,0 @@
-//go:build !linux
-
-package runtime
-
-func kernelRelease() string { return "" }

@@ -200,8 +200,13 @@ func (in *Interp) check(e budget.Effect) error {
 // of effect is E319 naming those layers; anything else is code.
 func (in *Interp) osError(code Code, what string, err error) error {
 	if layers := refusedBy(err, in.held.Layers); len(layers) > 0 {
-		return &Error{Code: E319, Msg: fmt.Sprintf("%s: the kernel refused it (%v); refused by: %s",
-			what, errnoName(err), layerList(layers)), Err: err}
+		msg := fmt.Sprintf("%s: the kernel refused it (%v); refused by: %s", what, errnoName(err), layerList(layers))
+		if errors.Is(err, syscall.EACCES) && os.Geteuid() != 0 {
+			// Root keeps CAP_DAC_OVERRIDE, so its EACCES is Landlock's;
+			// another user's may be the file's own permissions.
+			msg += " (or the file's own permissions: the run is not root)"
+		}
+		return &Error{Code: E319, Msg: msg, Err: err}
 	}
 	return &Error{Code: code, Msg: fmt.Sprintf("%s: %v", what, err), Err: err}
 }

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/runtime"
+)
+
+// evalCmd: sabline eval DIR [--allow ...] [--timeout D] [--json], or
+// sabline eval --confinement-probe [--json].
+func evalCmd(args []string, stdout, stderr io.Writer) int {
+	var f runFlags
+	fs := newFlagSet("eval", stderr)
+	f.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	probe := fs.Bool("confinement-probe", false, "what a confined worker could and could not do")
+	positional, _, err := parseInterspersed(fs, args)
+	if err != nil {
+		return runtime.ExitUsage
+	}
+	mode, require, err := f.mode()
+	if err != nil {
+		return report(stderr, err, "")
+	}
+	if mode == runtime.ConfineOff {
+		return report(stderr, runtime.Errorf(runtime.E301, "eval never runs unconfined: it refuses --no-confine"), "")
+	}
+	if *probe {
+		rep, err := runtime.ConfinementProbe(mode)
+		if err != nil {
+			return report(stderr, runtime.Errorf(runtime.E310, "%w", err), "")
+		}
+		if *asJSON {
+			return printJSON(stdout, rep)
+		}
+		fmt.Fprintf(stdout, "confinement: %s: %s [%s]\n", rep.Confinement.Level, rep.Confinement.Reason, strings.Join(rep.Confinement.Layers, ", "))
+		for _, a := range rep.Attempts {
+			line := fmt.Sprintf("%-8s %-13s %s", a.Op, a.Result, a.Target)
+			if a.Errno != "" {
+				line += " (" + a.Errno
+				if len(a.Layers) > 0 {
+					line += ", " + strings.Join(a.Layers, ", ")
+				}
+				line += ")"
+			}
+			fmt.Fprintln(stdout, line)
+		}
+		return 0
+	}
+	if len(positional) != 1 {
+		return report(stderr, runtime.Errorf(runtime.E301, "eval: want one directory of programs"), "")
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return report(stderr, runtime.Errorf(runtime.E301, "eval: the working directory: %w", err), "")
+	}
+	b, err := budget.Parse(f.allow, cwd)
+	if err != nil {
+		return report(stderr, runtime.Errorf(runtime.E301, "--allow: %w", err), "")
+	}
+	if f.timeout == 0 {
+		f.timeout = defaultEvalTimeout
+	}
+	dir := f.receipts
+	if dir == "" {
+		if dir, err = runtime.DefaultReceiptsDir(); err != nil {
+			return report(stderr, err, "")
+		}
+	}
+	results, err := runtime.Eval(positional[0], runtime.EvalOptions{
+		Budget: b, Confine: mode, Require: require, Timeout: f.timeout, MaxMemoryMB: f.maxMemoryMB, Receipts: dir,
+	})
+	if err != nil {
+		return report(stderr, err, "")
+	}
+	if *asJSON {
+		printJSON(stdout, results)
+	} else {
+		for _, r := range results {
+			code := ""
+			if r.Outcome.Code != "" {
+				code = " " + string(r.Outcome.Code)
+			}
+			fmt.Fprintf(stdout, "%-5s %-30s %-7s%s\n", strings.ToUpper(r.Grade), r.Program, r.Confinement.Level, code)
+		}
+		fmt.Fprintln(stdout, "eval: "+runtime.EvalSummary(results))
+	}
+	for _, r := range results {
+		if r.Grade != runtime.GradePass {
+			return 1
+		}
+	}
+	return 0
+}
+
+// defaultEvalTimeout bounds each program eval runs when --timeout is not
+// given: a grader's loop must not hang on one submission.
+const defaultEvalTimeout = 10 * time.Second

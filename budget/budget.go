@@ -185,6 +185,7 @@ type ItemError struct {
 	Hint   string // how to write it instead; may be empty
 }
 
+// Error says which item is malformed, why, and how to write it.
 func (e *ItemError) Error() string {
 	msg := fmt.Sprintf("budget item %q: %s", e.Item, e.Reason)
 	if e.Hint != "" {

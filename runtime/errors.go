@@ -117,6 +117,7 @@ type Error struct {
 	Err  error  // the underlying error, if any
 }
 
+// Error is the position, the code and the message, as the command prints them.
 func (e *Error) Error() string {
 	s := string(e.Code) + ": " + e.Msg
 	if e.Pos != "" {

@@ -295,6 +295,8 @@ type LevelChange struct {
 	Weaker  bool            // below every level an earlier run had
 }
 
+// String names the run, its level and why, the earlier levels, and WEAKER
+// when it is below all of them.
 func (c LevelChange) String() string {
 	earlier := make([]string, len(c.Earlier))
 	for i, l := range c.Earlier {

@@ -1,9 +1,11 @@
 package confine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -17,17 +19,30 @@ import (
 //
 // The program reads seccomp_data.arch first and refuses any ABI but the
 // native one, then reads the call number (and, on amd64, refuses x32
-// numbers), then runs one block per rule:
+// numbers), then finds the call's block by a binary search. The numbers
+// from 0 to 2^32-1 are cut into spans, each run by one block: a rule's
+// body (argument tests, each ending in its action, then the rule's
+// result) for its call, ALLOW for the numbers between two rules'. Spans
+// next to each other with the same block, such as two neighbouring calls
+// both refused, are one span. A node of the search splits its spans in
+// two halves:
 //
-//	jeq #NR, 0, len(body)    not this call: skip the block
-//	body                     argument tests, each ending in its action
-//	ret #RESULT              no test ended the call
+//	jge #FIRST, len(lower)   FIRST is the first number of the upper half
+//	lower half               a node or, for one span, its block
+//	upper half
 //
-// Every path through a body returns, so the next block always starts with
-// the call number in A. Each body is a few instructions long, so every
-// jump fits the 8 bits classic BPF gives it; SeccompProgram checks that,
-// and that the whole program passes the kernel's own checks, before it
-// returns one. The last instruction allows the call.
+// So a call runs about log2(spans) comparisons, then one block. Every
+// jump goes forward. A conditional jump skips at most 255 instructions:
+// a lower half longer than that is jumped over by a ja, whose offset has
+// 32 bits:
+//
+//	jlt #FIRST, 1            the lower half: skip the ja
+//	ja len(lower)            to the upper half
+//	lower half
+//	upper half
+//
+// SeccompProgram checks that the whole program passes the kernel's own
+// checks, every jump in range, before it returns one.
 
 // Linux values the filter uses. The Linux tests check each against
 // golang.org/x/sys/unix.
@@ -338,6 +353,67 @@ func (r seccompRule) body() []bpf.Instruction {
 	return append(ins, retAction(r.result))
 }
 
+// seccompSpan is a run of call numbers, from first to the next span's
+// first, that block handles: the rule for the call name, or, with no
+// name, ALLOW.
+type seccompSpan struct {
+	first uint32
+	name  string
+	block []bpf.Instruction
+}
+
+// seccompSpans cuts the numbers from 0 to 2^32-1 into spans: those of
+// rules, one number each, and ALLOW spans between them, merged where two
+// neighbours have the same block. Two rules for one number are an error.
+func seccompSpans(rules []seccompSpan) ([]seccompSpan, error) {
+	slices.SortStableFunc(rules, func(x, y seccompSpan) int { return cmp.Compare(x.first, y.first) })
+	allow := seccompSpan{block: []bpf.Instruction{retAction(SeccompAllow)}}
+	var spans []seccompSpan
+	add := func(s seccompSpan) {
+		if len(spans) == 0 || !slices.Equal(spans[len(spans)-1].block, s.block) {
+			spans = append(spans, s)
+		}
+	}
+	next := uint64(0) // the first number no span has yet
+	for i, r := range rules {
+		if i > 0 && r.first == rules[i-1].first {
+			return nil, fmt.Errorf("confine: seccomp program: %s and %s are both call %d", rules[i-1].name, r.name, r.first)
+		}
+		if uint64(r.first) > next {
+			allow.first = uint32(next)
+			add(allow)
+		}
+		add(r)
+		next = uint64(r.first) + 1
+	}
+	if next <= math.MaxUint32 {
+		allow.first = uint32(next)
+		add(allow)
+	}
+	return spans, nil
+}
+
+// seccompSearch lays out the binary search over spans, sorted, that runs
+// the block of the call number in A.
+func seccompSearch(spans []seccompSpan) []bpf.Instruction {
+	if len(spans) == 1 {
+		return spans[0].block
+	}
+	half := len(spans) / 2
+	lower, upper := seccompSearch(spans[:half]), seccompSearch(spans[half:])
+	first := spans[half].first
+	var ins []bpf.Instruction
+	if len(lower) <= math.MaxUint8 {
+		ins = []bpf.Instruction{bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: first, SkipTrue: uint8(len(lower))}}
+	} else {
+		ins = []bpf.Instruction{
+			bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: first, SkipFalse: 1},
+			bpf.Jump{Skip: uint32(len(lower))},
+		}
+	}
+	return append(append(ins, lower...), upper...)
+}
+
 // SeccompProgram builds the seccomp filter of p for the ABI a, for the
 // worker whose process id is pid (the only process it may signal). The
 // program is checked as the kernel checks a filter before it is returned:
@@ -364,6 +440,7 @@ func SeccompProgram(p Policy, a Arch, pid int) ([]bpf.Instruction, error) {
 			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32SyscallBit, SkipFalse: 1},
 			retAction(actEPERM))
 	}
+	var spans []seccompSpan
 	for _, r := range seccompRules(p, uint32(pid)) {
 		nr, ok := a.Table[r.name]
 		if !ok {
@@ -373,10 +450,13 @@ func SeccompProgram(p Policy, a Arch, pid int) ([]bpf.Instruction, error) {
 		if len(body) > math.MaxUint8 {
 			return nil, fmt.Errorf("confine: seccomp program: the block of %s is %d instructions, more than a jump can skip", r.name, len(body))
 		}
-		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(nr), SkipFalse: uint8(len(body))})
-		prog = append(prog, body...)
+		spans = append(spans, seccompSpan{first: uint32(nr), name: r.name, block: body})
 	}
-	prog = append(prog, retAction(SeccompAllow))
+	spans, err := seccompSpans(spans)
+	if err != nil {
+		return nil, err
+	}
+	prog = append(prog, seccompSearch(spans)...)
 	raw, err := SeccompAssemble(prog)
 	if err != nil {
 		return nil, err

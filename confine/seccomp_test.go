@@ -2,7 +2,9 @@ package confine
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -537,6 +539,7 @@ func TestSeccompProgramErrors(t *testing.T) {
 		{name: "negative pid", policy: closed, arch: ArchARM64, pid: -1, wantErr: "not a process id"},
 		{name: "pid past 32 bits", policy: closed, arch: ArchAMD64, pid: 1 << 40, wantErr: "not a process id"},
 		{name: "no table", policy: closed, arch: Arch{Name: "mips", AuditArch: 8}, pid: testPid, wantErr: `no system call table for "mips"`},
+		{name: "two rules for one number", policy: closed, arch: Arch{Name: "amd64", AuditArch: ArchAMD64.AuditArch, Table: map[string]int{"kill": 62, "tgkill": 62}}, pid: testPid, wantErr: "kill and tgkill are both call 62"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -780,45 +783,81 @@ func TestSeccompGolden(t *testing.T) {
 	}
 }
 
-// annotate names, for the golden files, the call each comparison of the
-// call number tests and the action each return gives. It follows what
-// register A holds along every path: the program only jumps forward, so
-// one pass in order sees every path into an instruction before it.
+// annotate names, for the golden files, the action each return gives
+// and the call numbers each block of the search runs for: "kill", or
+// "mount..reboot" for a span of calls (by the names of its ends, or
+// their numbers where they have none); and, on a comparison of the
+// search, ">= kill" (or "< kill" where it prints as jlt). It follows what
+// register A holds along every path, and while A holds the call number,
+// the span the comparisons so far leave it in. The program only jumps
+// forward, so one pass in order sees every path into an instruction
+// before it.
 func annotate(prog []bpf.Instruction, a Arch) []string {
-	holds := make([]string, len(prog)) // what A holds on entry; "?" when paths disagree
+	type held struct {
+		what   string // "nr", a word of seccomp_data, or "?"
+		lo, hi uint32 // the span of a call number
+	}
+	holds := make([]held, len(prog))
 	reached := make([]bool, len(prog))
-	flow := func(i int, what string) {
+	flow := func(i int, h held) {
 		switch {
 		case !reached[i]:
-			holds[i], reached[i] = what, true
-		case holds[i] != what:
-			holds[i] = "?"
+			holds[i], reached[i] = h, true
+		case holds[i] != h:
+			holds[i] = held{what: "?"}
 		}
 	}
-	flow(0, "?")
+	name := func(nr uint32) string {
+		if n := a.syscallName(int(nr)); n != "" {
+			return n
+		}
+		return strconv.FormatUint(uint64(nr), 10)
+	}
+	flow(0, held{what: "?"})
 	notes := make([]string, len(prog))
 	for i, ins := range prog {
-		what := holds[i]
+		h := holds[i]
+		// An instruction reached with the call number in one span, other
+		// than a comparison of the search, starts the span's block.
+		_, jumpIf := ins.(bpf.JumpIf)
+		_, ja := ins.(bpf.Jump)
+		if h.what == "nr" && !jumpIf && !ja && (h.lo != 0 || h.hi != math.MaxUint32) {
+			notes[i] = name(h.lo)
+			if h.hi != h.lo {
+				notes[i] += ".." + name(h.hi)
+			}
+			notes[i] += ": "
+		}
 		switch ins := ins.(type) {
 		case bpf.LoadAbsolute:
-			what = fmt.Sprintf("seccomp_data[%d]", ins.Off)
+			h = held{what: fmt.Sprintf("seccomp_data[%d]", ins.Off)}
 			if ins.Off == seccompDataNr {
-				what = "nr"
+				h = held{what: "nr", hi: math.MaxUint32}
 			}
 		case bpf.ALUOpConstant:
-			what = "?"
+			h = held{what: "?"}
 		case bpf.JumpIf:
-			if what == "nr" {
-				notes[i] = a.syscallName(int(ins.Val))
+			taken, skipped := h, h
+			if h.what == "nr" && ins.Cond == bpf.JumpGreaterOrEqual {
+				// A comparison that jumps only when false prints as jlt.
+				notes[i] = ">= " + name(ins.Val)
+				if ins.SkipTrue == 0 {
+					notes[i] = "< " + name(ins.Val)
+				}
+				taken.lo, skipped.hi = max(h.lo, ins.Val), min(h.hi, ins.Val-1)
 			}
-			flow(i+1+int(ins.SkipTrue), what)
-			flow(i+1+int(ins.SkipFalse), what)
+			flow(i+1+int(ins.SkipTrue), taken)
+			flow(i+1+int(ins.SkipFalse), skipped)
+			continue
+		case bpf.Jump:
+			flow(i+1+int(ins.Skip), h)
 			continue
 		case bpf.RetConstant:
-			notes[i] = SeccompAction(ins.Val).String()
+			notes[i] += SeccompAction(ins.Val).String()
 			continue
 		}
-		flow(i+1, what)
+		notes[i] = strings.TrimSuffix(notes[i], ": ")
+		flow(i+1, h)
 	}
 	return notes
 }

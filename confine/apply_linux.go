@@ -149,8 +149,13 @@ func dropCapabilities() error {
 	return nil
 }
 
-// limitAddressSpace sets RLIMIT_AS to what the process maps now plus twice
-// the limit: a backstop the kernel holds under the worker's own watch of
+// addressSpaceSlack is room above twice the limit for the Go runtime's own
+// reservations (heap arenas come 64 MB at a time), so that the worker's
+// watch of its heap, which ends the run with a clear E308, comes first.
+const addressSpaceSlack = 256 << 20
+
+// limitAddressSpace sets RLIMIT_AS to what the process maps now, plus twice
+// the limit, plus addressSpaceSlack: a backstop the kernel holds under the worker's own watch of
 // its heap, which ends the run at the limit itself.
 func limitAddressSpace(mb int) error {
 	var size, resident uint64
@@ -161,7 +166,7 @@ func limitAddressSpace(mb int) error {
 	if _, err := fmt.Sscan(string(data), &size, &resident); err != nil {
 		return fmt.Errorf("parse /proc/self/statm: %w", err)
 	}
-	limit := size*uint64(os.Getpagesize()) + 2*uint64(mb)<<20
+	limit := size*uint64(os.Getpagesize()) + 2*uint64(mb)<<20 + addressSpaceSlack
 	if err := unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: limit, Max: limit}); err != nil {
 		return fmt.Errorf("setrlimit(RLIMIT_AS): %w", err)
 	}

@@ -189,15 +189,31 @@ func deathOutcome(ps *os.ProcessState, maxMemoryMB int, tmp string) Outcome {
 		o.ExitStatus = ExitSignaled + sig
 		return o
 	}
-	crash, _ := os.ReadFile(filepath.Join(tmp, CrashFile)) // none when the worker died before it could make one
-	first, _, _ := strings.Cut(strings.TrimSpace(string(crash)), "\n")
-	if maxMemoryMB > 0 && strings.Contains(first, "out of memory") {
-		return outcomeOf(Errorf(E308, "the worker ran out of memory under --max-memory-mb %d (%s)", maxMemoryMB, first))
+	raw, _ := os.ReadFile(filepath.Join(tmp, CrashFile)) // none when the worker died before it could make one
+	crash := string(raw)
+	first, _, _ := strings.Cut(strings.TrimSpace(crash), "\n")
+	if maxMemoryMB > 0 && allocatorThrew(crash) {
+		return outcomeOf(Errorf(E308, "the worker ran out of memory under --max-memory-mb %d: the address-space limit stopped an allocation", maxMemoryMB))
 	}
 	if first != "" {
 		return outcomeOf(Errorf(E310, "the worker exited with status %d without a result: %s", ps.ExitCode(), first))
 	}
 	return outcomeOf(Errorf(E310, "the worker exited with status %d without a result", ps.ExitCode()))
+}
+
+// allocatorThrew reports whether a Go crash report is the runtime giving
+// up inside its allocator: what an allocation refused by the address-space
+// limit looks like. (The report's "fatal error: out of memory" line goes to
+// standard error only; the crash file holds the stacks.)
+func allocatorThrew(crash string) bool {
+	before, _, ok := strings.Cut(crash, "runtime.throw(")
+	if !ok {
+		return false
+	}
+	_, stack, _ := strings.Cut(crash[len(before):], "\n")
+	frames := strings.SplitN(stack, "\n\n", 2)[0] // the throwing goroutine's frames
+	return strings.Contains(frames, "runtime.mallocgc") || strings.Contains(frames, "runtime.(*mheap)") ||
+		strings.Contains(frames, "runtime.(*mcache)")
 }
 
 // workerEnv is the supervisor's environment less the fault-injection

@@ -81,3 +81,48 @@ func TestReadResults(t *testing.T) {
 		})
 	}
 }
+
+// TestAllocatorThrew tells a crash report of the Go allocator giving up
+// (the address-space limit refused an allocation) from other crashes.
+func TestAllocatorThrew(t *testing.T) {
+	tests := []struct {
+		name  string
+		crash string
+		want  bool
+	}{
+		{name: "the allocator gave up", want: true, crash: `
+goroutine 1 gp=0x320d640261e0 m=0 mp=0x55bcc0 [running]:
+runtime.throw({0x4ad7c7?, 0x200?})
+	/usr/local/go/src/runtime/panic.go:1229 +0x48
+runtime.(*mcache).allocLarge(0x320d64110e38?, 0x400000, 0x1)
+	/usr/local/go/src/runtime/mcache.go:259 +0x18d
+runtime.mallocgc(0x400000, 0x495240, 0x1)
+	/usr/local/go/src/runtime/malloc.go:1156 +0xd3
+`},
+		{name: "a throw elsewhere: concurrent map writes", crash: `
+goroutine 7 gp=0xc000007a40 m=3 mp=0xc000080008 [running]:
+runtime.throw({0x4b6f2d?, 0x0?})
+	/usr/local/go/src/runtime/panic.go:1229 +0x48
+internal/runtime/maps.fatal({0x4b6f2d?, 0x1?})
+	/usr/local/go/src/runtime/panic.go:1058 +0x18
+
+goroutine 1 gp=0xc000002380 m=nil [runnable]:
+runtime.mallocgc(0x10, 0x0, 0x0)
+	/usr/local/go/src/runtime/malloc.go:1156 +0xd3
+`},
+		{name: "a panic in a host module", crash: `panic: runtime error: index out of range [3] with length 3
+
+goroutine 9 gp=0xc000102380 m=4 mp=0xc000080808 [running]:
+main.module.func1()
+	/src/module.go:12 +0x1d
+`},
+		{name: "no report", crash: ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := allocatorThrew(tc.crash); got != tc.want {
+				t.Fatalf("allocatorThrew = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -4,9 +4,6 @@ package testscripts
 
 import "github.com/rogpeppe/go-internal/testscript"
 
-// landlockABI is 0: Landlock is a Linux module.
-func landlockABI() int { return 0 }
-
 // cmdKillWorker: killworker finds the worker in /proc, which only Linux
 // has; scripts guard it with [linux].
 func cmdKillWorker(ts *testscript.TestScript, _ bool, _ []string) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/buildbin"
 	"github.com/sabline/sabline/runtime"
 )
@@ -87,7 +88,8 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// condition answers [landlock:N]: this kernel's Landlock ABI is N or more.
+// condition answers [landlock:N]: this kernel's Landlock ABI, as the
+// worker's own confinement reads it, is N or more.
 func condition(cond string) (bool, error) {
 	n, ok := strings.CutPrefix(cond, "landlock:")
 	if !ok {
@@ -97,7 +99,7 @@ func condition(cond string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("condition %q: want landlock:N with N a number: %w", cond, err)
 	}
-	return landlockABI() >= want, nil
+	return confine.Probe().LandlockABI >= want, nil
 }
 
 // cmdExitCode: exitcode N PROGRAM [ARGS...]

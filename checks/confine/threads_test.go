@@ -9,11 +9,11 @@ import (
 	"regexp"
 	goruntime "runtime"
 	"strconv"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sabline/sabline/internal/proc"
 	"github.com/sabline/sabline/runtime"
 )
 
@@ -56,8 +56,8 @@ var _ = Describe("a confined worker", func() {
 		Expect(err).NotTo(HaveOccurred())
 		hasCaps := capSet(supervisor, "CapEff")&^keptCaps != 0
 
-		worker := workerOf(cmd.Process.Pid)
-		Expect(worker).NotTo(BeZero(), "no child of %d has %s as its first argument", cmd.Process.Pid, runtime.WorkerArg)
+		worker, ok := proc.Worker(cmd.Process.Pid)
+		Expect(ok).To(BeTrue(), "no child of %d has %s as its first argument", cmd.Process.Pid, runtime.WorkerArg)
 		tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(worker), "task", "*", "status"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(len(tasks)).To(BeNumerically(">", 1), "a Go worker has more than one thread")
@@ -106,23 +106,4 @@ func capSet(status []byte, set string) uint64 {
 	caps, err := strconv.ParseUint(string(m[1]), 16, 64)
 	Expect(err).NotTo(HaveOccurred())
 	return caps
-}
-
-// workerOf returns the pid of the child of supervisor started with the
-// hidden worker argument, or 0.
-func workerOf(supervisor int) int {
-	dirs, err := filepath.Glob("/proc/[0-9]*")
-	Expect(err).NotTo(HaveOccurred())
-	for _, dir := range dirs {
-		status, err := os.ReadFile(filepath.Join(dir, "status"))
-		if err != nil || !strings.Contains(string(status), "\nPPid:\t"+strconv.Itoa(supervisor)+"\n") {
-			continue // gone since the glob, or another's child
-		}
-		cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline"))
-		if argv := strings.Split(string(cmdline), "\x00"); err == nil && len(argv) > 1 && argv[1] == runtime.WorkerArg {
-			pid, _ := strconv.Atoi(filepath.Base(dir))
-			return pid
-		}
-	}
-	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
+	"sync"
 
 	"github.com/sabline/sabline/budget"
 )
@@ -28,8 +29,9 @@ func credentialRoot(path, home string, extra ...string) (string, bool) {
 	if home != "" {
 		homes = append(homes, filepath.Clean(home))
 	}
-	homes = append(homes, "/root", resolvePath("/root"))
-	for _, base := range []string{"/home", "/Users", resolvePath("/home"), resolvePath("/Users")} {
+	roots, bases := systemHomes()
+	homes = append(homes, roots...)
+	for _, base := range bases {
 		if rest, ok := cutPrefixFold(path, base+string(filepath.Separator)); ok {
 			user, _, _ := strings.Cut(rest, string(filepath.Separator))
 			homes = append(homes, filepath.Join(base, user))
@@ -55,6 +57,13 @@ func credentialRoot(path, home string, extra ...string) (string, bool) {
 	}
 	return "", false
 }
+
+// systemHomes are root's home and the directories that hold users' homes,
+// each as written and as its links resolve; read once, not at every check.
+var systemHomes = sync.OnceValues(func() (roots, bases []string) {
+	return []string{"/root", resolvePath("/root")},
+		[]string{"/home", "/Users", resolvePath("/home"), resolvePath("/Users")}
+})
 
 // foldCase is true where file names are compared without case.
 var foldCase = goruntime.GOOS == "darwin" || goruntime.GOOS == "windows"

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,17 +14,17 @@ import (
 
 // auditCmd: sabline audit [--json] PROGRAM.vel [--allow ...] [--confine strict].
 func auditCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("audit", stderr)
+	fs := newFlagSet("audit")
 	var allow allowFlag
-	fs.Var(&allow, "allow", "audit this budget instead of the declared one")
-	mode := fs.String("confine", "", "strict: granted modules widen nothing")
+	fs.Var(&allow, "allow", "audit these budget `items` instead of the declared ones")
+	mode := fs.String("confine", "", "`strict`: granted modules widen nothing")
 	asJSON := fs.Bool("json", false, "print the audit as JSON")
-	positional, _, err := parseInterspersed(fs, args)
+	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
-		return runtime.ExitUsage
+		return parseFailed(err, stdout, stderr)
 	}
-	if len(positional) != 1 {
-		return report(stderr, runtime.Errorf(runtime.E301, "audit: want one program"), "")
+	if len(positional) != 1 || len(rest) > 0 {
+		return report(stderr, runtime.Errorf(runtime.E301, "audit: want one program, got %d argument(s)", len(positional)+len(rest)), "")
 	}
 	strict, err := parseConfine(*mode)
 	if err != nil {
@@ -68,20 +69,29 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 // osPolicyCmd: sabline os-policy [--allow ...] [--confine strict] [--json],
 // or --enforces [--json].
 func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("os-policy", stderr)
+	fs := newFlagSet("os-policy")
 	var allow allowFlag
-	fs.Var(&allow, "allow", "the budget")
-	mode := fs.String("confine", "", "strict: granted modules widen nothing")
+	fs.Var(&allow, "allow", "the budget `items`")
+	mode := fs.String("confine", "", "`strict`: granted modules widen nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
 	enforces := fs.Bool("enforces", false, "print what each system's kernel holds for each budget item")
-	positional, _, err := parseInterspersed(fs, args)
+	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
-		return runtime.ExitUsage
+		return parseFailed(err, stdout, stderr)
 	}
-	if len(positional) > 0 {
-		return report(stderr, runtime.Errorf(runtime.E301, "os-policy takes no program: give the budget with --allow"), "")
+	if extra := append(positional, rest...); len(extra) > 0 {
+		return report(stderr, runtime.Errorf(runtime.E301, "os-policy takes no program (got %s): give the budget with --allow", strings.Join(extra, " ")), "")
 	}
 	if *enforces {
+		var budgetFlags []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "enforces" && f.Name != "json" {
+				budgetFlags = append(budgetFlags, "--"+f.Name)
+			}
+		})
+		if len(budgetFlags) > 0 {
+			return report(stderr, runtime.Errorf(runtime.E301, "os-policy --enforces prints the whole table and takes no budget: drop %s, or drop --enforces to see this budget's policy", strings.Join(budgetFlags, " ")), "")
+		}
 		if *asJSON {
 			return printJSON(stdout, confine.Enforces)
 		}

@@ -31,12 +31,21 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
+		if status, ok := noArgs(args[0], args[1:], stdout, stderr); !ok {
+			return status
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	case "version", "--version":
+		if status, ok := noArgs("version", args[1:], stdout, stderr); !ok {
+			return status
+		}
 		fmt.Fprintln(stdout, runtime.VersionString())
 		return 0
 	case "modules":
+		if status, ok := noArgs("modules", args[1:], stdout, stderr); !ok {
+			return status
+		}
 		for _, n := range runtime.DefaultRegistry.Names() {
 			fmt.Fprintln(stdout, n)
 		}
@@ -98,3 +107,9 @@ effect; 2 the command line was wrong; 3 refused by --require-confinement;
 124 timeout; 125 memory limit; 126 the worker crashed; 128+N the worker was
 killed by signal N. docs/errors.md lists every error code.
 `
+
+// terminalSafe escapes what a terminal could take for a command; see
+// runtime.TerminalSafe. Every line a command prints that can hold text a
+// program chose (a message, a path, a receipt field) goes through it; the
+// program's own standard output does not: that is the program's output.
+func terminalSafe(s string) string { return runtime.TerminalSafe(s) }

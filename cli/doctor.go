@@ -20,10 +20,14 @@ type doctorReport struct {
 
 // doctorCmd: sabline doctor [--json].
 func doctorCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("doctor", stderr)
+	fs := newFlagSet("doctor")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if _, _, err := parseInterspersed(fs, args); err != nil {
-		return runtime.ExitUsage
+	positional, rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return parseFailed(err, stdout, stderr)
+	}
+	if extra := append(positional, rest...); len(extra) > 0 {
+		return report(stderr, runtime.Errorf(runtime.E301, "sabline doctor takes no arguments, got %s", strings.Join(extra, " ")), "")
 	}
 	m := confine.Probe()
 	probe, err := runtime.ConfinementProbe(runtime.ConfineDefault)

@@ -15,14 +15,15 @@ import (
 // sabline eval --confinement-probe [--json].
 func evalCmd(args []string, stdout, stderr io.Writer) int {
 	var f runFlags
-	fs := newFlagSet("eval", stderr)
+	fs := newFlagSet("eval")
 	f.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	probe := fs.Bool("confinement-probe", false, "what a confined worker could and could not do")
-	positional, _, err := parseInterspersed(fs, args)
+	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
-		return runtime.ExitUsage
+		return parseFailed(err, stdout, stderr)
 	}
+	positional = append(positional, rest...)
 	mode, require, err := f.mode()
 	if err != nil {
 		return report(stderr, err, "")

@@ -4,81 +4,105 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+	"strings"
 
 	"github.com/sabline/sabline/runtime"
 )
 
-// receiptsCmd: sabline receipts list|show|diff.
+// receiptsCmd: sabline receipts list [--json] | show RUN-ID|last | diff,
+// each with [--receipts DIR]. A file in the directory that is not a
+// receipt is named on standard error and passed over.
 func receiptsCmd(args []string, stdout, stderr io.Writer) int {
+	const want = "want list, show RUN-ID (or last) or diff"
 	if len(args) == 0 {
-		return report(stderr, runtime.Errorf(runtime.E301, "receipts: want list, show RUN-ID or diff"), "")
+		return report(stderr, runtime.Errorf(runtime.E301, "receipts: %s", want), "")
 	}
 	verb := args[0]
-	fs := newFlagSet("receipts "+verb, stderr)
-	dir := fs.String("receipts", "", "receipts directory")
-	asJSON := fs.Bool("json", false, "print JSON")
-	positional, _, err := parseInterspersed(fs, args[1:])
+	fs := newFlagSet("receipts " + verb)
+	dir := fs.String("receipts", "", "receipts `directory`")
+	var asJSON *bool
+	switch verb {
+	case "list":
+		asJSON = fs.Bool("json", false, "print JSON")
+	case "show", "diff":
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		return report(stderr, runtime.Errorf(runtime.E301, "receipts %s: %s", verb, want), "")
+	}
+	positional, rest, err := parseInterspersed(fs, args[1:])
 	if err != nil {
-		return runtime.ExitUsage
+		return parseFailed(err, stdout, stderr)
+	}
+	positional = append(positional, rest...)
+	if verb == "show" {
+		if len(positional) != 1 {
+			return report(stderr, runtime.Errorf(runtime.E301, "receipts show: want one RUN-ID (or a prefix of it, or last), got %d", len(positional)), "")
+		}
+		if positional[0] == "" {
+			_, err := runtime.PickReceipt(nil, "")
+			return report(stderr, err, "")
+		}
+	} else if len(positional) > 0 {
+		return report(stderr, runtime.Errorf(runtime.E301, "receipts %s takes no arguments, got %s", verb, strings.Join(positional, " ")), "")
 	}
 	if *dir == "" {
 		if *dir, err = runtime.DefaultReceiptsDir(); err != nil {
 			return report(stderr, err, "")
 		}
 	}
+	runs, skipped, err := runtime.ScanReceipts(*dir)
+	if err != nil {
+		return report(stderr, err, "")
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "sabline: passed over %s: not a receipt: %s\n", terminalSafe(s.Path), terminalSafe(s.Why))
+	}
 	switch verb {
 	case "list":
-		runs, err := runtime.ListReceipts(*dir)
-		if err != nil {
-			return report(stderr, err, "")
-		}
 		if *asJSON {
+			if runs == nil {
+				runs = []runtime.StoredReceipt{}
+			}
 			return printJSON(stdout, runs)
 		}
+		if len(runs) == 0 {
+			fmt.Fprintf(stdout, "no receipts in %s\n", terminalSafe(*dir))
+			return 0
+		}
+		fmt.Fprintf(stdout, "%-20s  %-16s  %-8s %-4s %-7s %s\n", "STARTED", "RUN ID", "STATUS", "CODE", "LEVEL", "PROGRAM")
 		for _, r := range runs {
 			code := string(r.Outcome.Code)
 			if code == "" {
 				code = "-"
 			}
-			fmt.Fprintf(stdout, "%s  %s  %-8s %-4s %-7s %s\n", r.Timings.Started.Format("2006-01-02T15:04:05Z"),
-				r.RunID, r.Outcome.Status, code, r.RunParameters.Confinement, r.Program.Path)
+			fmt.Fprintln(stdout, terminalSafe(fmt.Sprintf("%s  %-16s  %-8s %-4s %-7s %s", r.Timings.Started.Format("2006-01-02T15:04:05Z"),
+				r.RunID, r.Outcome.Status, code, r.RunParameters.Confinement, r.Program.Path)))
 		}
 		return 0
 	case "show":
-		if len(positional) != 1 {
-			return report(stderr, runtime.Errorf(runtime.E301, "receipts show: want one RUN-ID (or a prefix of it)"), "")
-		}
-		r, err := runtime.FindReceipt(*dir, positional[0])
+		r, err := runtime.PickReceipt(runs, positional[0])
 		if err != nil {
 			return report(stderr, err, "")
 		}
-		data, err := os.ReadFile(r.Path)
-		if err != nil {
-			return report(stderr, runtime.Errorf(runtime.E317, "read receipt: %w", err), "")
-		}
-		stdout.Write(data)
-		return 0
-	case "diff":
-		runs, err := runtime.ListReceipts(*dir)
-		if err != nil {
-			return report(stderr, err, "")
-		}
-		changes := runtime.DiffLevels(runs)
-		weaker := false
-		for _, c := range changes {
-			fmt.Fprintln(stdout, c)
-			weaker = weaker || c.Weaker
-		}
-		if len(changes) == 0 {
-			fmt.Fprintf(stdout, "%d runs: every run had a level an earlier run of the same program had\n", len(runs))
-		}
-		if weaker {
-			return 1
-		}
-		return 0
+		// The receipt as read (bounded and parsed), encoded again: the
+		// encoder escapes the control characters a program's text can hold.
+		return printJSON(stdout, r.Receipt)
 	}
-	return report(stderr, runtime.Errorf(runtime.E301, "receipts %s: want list, show or diff", verb), "")
+	changes := runtime.DiffLevels(runs)
+	weaker := false
+	for _, c := range changes {
+		fmt.Fprintln(stdout, terminalSafe(c.String()))
+		weaker = weaker || c.Weaker
+	}
+	if len(changes) == 0 {
+		fmt.Fprintf(stdout, "%d runs: every run had a level an earlier run of the same program had\n", len(runs))
+	}
+	if weaker {
+		return 1
+	}
+	return 0
 }
 
 // printJSON writes v as indented JSON. Every value the commands print

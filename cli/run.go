@@ -34,13 +34,13 @@ type runFlags struct {
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.allow, "allow", "grant budget items (repeatable)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "stop the run after this long")
-	fs.IntVar(&f.maxMemoryMB, "max-memory-mb", 0, "stop the run past this many MB")
-	fs.StringVar(&f.confine, "confine", "", "strict: granted modules widen nothing")
+	fs.Var(&f.allow, "allow", "grant budget `items` (repeatable)")
+	fs.Var((*durationFlag)(&f.timeout), "timeout", "stop the run after this `duration`")
+	fs.Var((*memoryFlag)(&f.maxMemoryMB), "max-memory-mb", "stop the run past this many `MB`")
+	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
 	fs.BoolVar(&f.noConfine, "no-confine", false, "ask the operating system for nothing")
-	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this level")
-	fs.StringVar(&f.receipts, "receipts", "", "receipts directory")
+	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
+	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
 }
 
 // mode checks the confinement flags together and returns the run's mode
@@ -83,42 +83,13 @@ func parseConfine(v string) (strict bool, err error) {
 	return false, runtime.Errorf(runtime.E301, "--confine %q: the only value is strict", v)
 }
 
-// parseInterspersed parses flags that may come before and after the
-// positional arguments; everything after a "--" is returned apart.
-func parseInterspersed(fs *flag.FlagSet, args []string) (positional, rest []string, err error) {
-	for i, a := range args {
-		if a == "--" {
-			args, rest = args[:i], args[i+1:]
-			break
-		}
-	}
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, rest, nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
-}
-
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	return fs
-}
-
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f runFlags
-	fs := newFlagSet("sabline", stderr)
+	fs := newFlagSet("sabline")
 	f.register(fs)
 	positional, progArgs, err := parseInterspersed(fs, args)
 	if err != nil {
-		return runtime.ExitUsage
+		return parseFailed(err, stdout, stderr)
 	}
 	switch len(positional) {
 	case 1:
@@ -184,7 +155,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if rec.Outcome.Status != runtime.StatusOK {
-		report(stderr, &runtime.Error{Code: rec.Outcome.Code, Msg: rec.Outcome.Message, Pos: rec.Outcome.Position}, path)
+		report(stderr, &runtime.Error{Code: rec.Outcome.Code, Msg: rec.Outcome.Message, Pos: rec.Outcome.Position, Stack: rec.Outcome.Stack}, path)
 	}
 	return rec.Outcome.ExitStatus
 }
@@ -198,20 +169,28 @@ func outcome(err error) runtime.Outcome {
 }
 
 // report prints an error the way every sabline command does: the code and
-// message, the position, what to do, and the receipt. It returns the exit
+// message, the position (with the call stack, innermost first, when the
+// error happened inside a function), what to do, and the receipt. Every part is printed
+// through terminalSafe: a message can quote the program's own text. It returns the exit
 // status the code carries.
 func report(w io.Writer, err error, receipt string) int {
 	e := &runtime.Error{Code: runtime.E301, Msg: err.Error()}
 	errors.As(err, &e)
-	fmt.Fprintf(w, "sabline: %s: %s\n", e.Code, e.Msg)
-	if e.Pos != "" {
-		fmt.Fprintf(w, "  at %s\n", e.Pos)
+	fmt.Fprintf(w, "sabline: %s: %s\n", e.Code, terminalSafe(e.Msg))
+	switch {
+	case len(e.Stack) > 1:
+		fmt.Fprintf(w, "  at %s\n", terminalSafe(e.Stack[0]))
+		for _, fr := range e.Stack[1:] {
+			fmt.Fprintf(w, "  called from %s\n", terminalSafe(fr))
+		}
+	case e.Pos != "":
+		fmt.Fprintf(w, "  at %s\n", terminalSafe(e.Pos))
 	}
 	if hint := e.Hint(); hint != "" {
-		fmt.Fprintf(w, "  what to do: %s\n", hint)
+		fmt.Fprintf(w, "  what to do: %s\n", terminalSafe(hint))
 	}
 	if receipt != "" {
-		fmt.Fprintf(w, "  receipt: %s\n", receipt)
+		fmt.Fprintf(w, "  receipt: %s\n", terminalSafe(receipt))
 	}
 	info, ok := runtime.Info(e.Code)
 	if !ok {

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Code is a stable error code: E and three digits. Codes are never reused
@@ -114,7 +117,14 @@ type Error struct {
 	Code Code
 	Msg  string
 	Pos  string // file:line:col in the program, or ""
-	Err  error  // the underlying error, if any
+	// Stack is the call stack across the program's files, innermost
+	// first, one "file:line:col in FUNCTION" per frame; nil when the
+	// error has no frames of its own.
+	Stack []string
+	Err   error // the underlying error, if any
+	// Do, when set, is what to do in this case, in place of the
+	// catalogue's words for the code.
+	Do string
 }
 
 // Error is the position, the code and the message, as the command prints them.
@@ -129,8 +139,11 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Hint is what to do, from the catalogue.
+// Hint is what to do: the error's own Do, or the catalogue's.
 func (e *Error) Hint() string {
+	if e.Do != "" {
+		return e.Do
+	}
 	info, _ := Info(e.Code)
 	return info.Do
 }
@@ -148,4 +161,42 @@ func CodeOf(err error) Code {
 		return e.Code
 	}
 	return ""
+}
+
+// TerminalSafe returns s with every rune a terminal could take for a
+// command escaped: each rune unicode.IsPrint refuses (ESC, CR, LF, BEL,
+// DEL, the C1 controls, bidirectional overrides, zero-width and other
+// format characters) and each byte that is not UTF-8, written as \n, \r,
+// \t, \xNN, \uNNNN or \UNNNNNNNN. The space is kept. Every message of the
+// runtime that can quote a program's text (a path, a host, a name, a value,
+// an error it raised) is printed through it, so that a program cannot
+// write to the operator's terminal except on its own standard output.
+func TerminalSafe(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unicode.IsPrint(r):
+			b.WriteString(s[i : i+n])
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+		i += n
+	}
+	return b.String()
 }

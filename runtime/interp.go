@@ -135,9 +135,11 @@ func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) error {
 	return in.runError(err)
 }
 
-// runError gives every error out of the interpreter a code and the
-// program position it happened at. An error that is no *Error of the
-// runtime's own came from the program or from a host module; when its
+// runError gives every error out of the interpreter a code, the program
+// position it happened at (the innermost frame in a program file), and the
+// call stack across the loaded files, innermost first, each frame as
+// file:line:col and the function it is in. An error that is no *Error of
+// the runtime's own came from the program or from a host module; when its
 // errno is a confinement layer's refusal (a host module's own call held
 // by the kernel), it is E319.
 func (in *Interp) runError(err error) error {
@@ -146,12 +148,17 @@ func (in *Interp) runError(err error) error {
 	}
 	var ee *starlark.EvalError
 	pos := ""
+	var stack []string
 	if errors.As(err, &ee) {
 		for i := len(ee.CallStack) - 1; i >= 0; i-- {
-			if p := ee.CallStack[i].Pos; p.Filename() != "<builtin>" && p.Line > 0 {
-				pos = p.String()
-				break
+			fr := ee.CallStack[i]
+			if fr.Pos.Filename() == "<builtin>" || fr.Pos.Line <= 0 {
+				continue
 			}
+			if pos == "" {
+				pos = fr.Pos.String()
+			}
+			stack = append(stack, fr.Pos.String()+" in "+fr.Name)
 		}
 	}
 	var re *Error
@@ -160,6 +167,9 @@ func (in *Interp) runError(err error) error {
 		if out.Pos == "" {
 			out.Pos = pos
 		}
+		if out.Stack == nil && out.Pos == pos {
+			out.Stack = stack
+		}
 		return &out
 	}
 	msg := err.Error()
@@ -167,9 +177,9 @@ func (in *Interp) runError(err error) error {
 		msg = ee.Msg
 	}
 	if layers := refusedBy(err, in.held.Layers); len(layers) > 0 {
-		return &Error{Code: E319, Msg: fmt.Sprintf("%s: the kernel refused it; refused by: %s", msg, layerList(layers)), Pos: pos, Err: err}
+		return &Error{Code: E319, Msg: fmt.Sprintf("%s: the kernel refused it; refused by: %s", msg, layerList(layers)), Pos: pos, Stack: stack, Err: err}
 	}
-	return &Error{Code: E305, Msg: msg, Pos: pos, Err: err}
+	return &Error{Code: E305, Msg: msg, Pos: pos, Stack: stack, Err: err}
 }
 
 // check asks the budget for an effect. The knock-out build lets everything

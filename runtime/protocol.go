@@ -50,6 +50,9 @@ type Outcome struct {
 	Message    string `json:"message,omitempty"`
 	Position   string `json:"position,omitempty"`
 	ExitStatus int    `json:"exit_status"`
+	// Stack is the call stack of a run error, innermost first: one
+	// "file:line:col in FUNCTION" per frame (Error.Stack).
+	Stack []string `json:"stack,omitempty"`
 }
 
 // WorkerResult is what the worker sends back on its result pipe.
@@ -94,5 +97,5 @@ func outcomeOf(err error) Outcome {
 	case E310:
 		status = StatusCrashed
 	}
-	return Outcome{Status: status, Code: e.Code, Message: e.Msg, Position: e.Pos, ExitStatus: info.Exit}
+	return Outcome{Status: status, Code: e.Code, Message: e.Msg, Position: e.Pos, ExitStatus: info.Exit, Stack: e.Stack}
 }

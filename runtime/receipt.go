@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -216,38 +217,84 @@ func (rec *Receipt) Write(dir string) (string, error) {
 	return final, nil
 }
 
-// LoadReceipt reads one receipt file.
+// MaxReceiptBytes bounds the size of a receipt file LoadReceipt reads. A
+// receipts directory is one a program could have written to (under a
+// broad grant with the guard knocked out, or by another route), so a file
+// in it is read as untrusted bytes: a larger one is not a receipt.
+const MaxReceiptBytes = 8 << 20
+
+// LoadReceipt reads one receipt file: a regular file of at most
+// MaxReceiptBytes holding a JSON object of this schema with a run id. Any
+// other file is E317, with a message that says what it is instead.
 func LoadReceipt(path string) (*Receipt, error) {
-	data, err := os.ReadFile(path)
+	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, Errorf(E317, "read receipt: %w", err)
 	}
+	if !fi.Mode().IsRegular() {
+		return nil, Errorf(E317, "%s is not a receipt: not a regular file (mode %s)", path, fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Errorf(E317, "read receipt: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxReceiptBytes+1))
+	if err != nil {
+		return nil, Errorf(E317, "read receipt %s: %w", path, err)
+	}
+	if len(data) > MaxReceiptBytes {
+		return nil, Errorf(E317, "%s is not a receipt: larger than %d bytes", path, MaxReceiptBytes)
+	}
+	return parseReceipt(path, data)
+}
+
+// parseReceipt decodes the bytes of a receipt file named path.
+func parseReceipt(path string, data []byte) (*Receipt, error) {
 	var r Receipt
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, Errorf(E317, "receipt %s is not a receipt: %w", path, err)
+		return nil, Errorf(E317, "%s is not a receipt: %w", path, err)
 	}
 	if r.Schema != ReceiptSchema {
-		return nil, Errorf(E317, "receipt %s has schema %q, want %q", path, r.Schema, ReceiptSchema)
+		return nil, Errorf(E317, "%s is not a receipt: it has schema %q, want %q", path, r.Schema, ReceiptSchema)
+	}
+	if r.RunID == "" {
+		return nil, Errorf(E317, "%s is not a receipt: it has no run_id", path)
 	}
 	return &r, nil
 }
 
 // StoredReceipt is a receipt and the file it was read from.
 type StoredReceipt struct {
-	Path string
+	Path string `json:"path"`
 	*Receipt
 }
 
-// ListReceipts reads every receipt in dir, oldest first.
-func ListReceipts(dir string) ([]StoredReceipt, error) {
+// SkippedFile is a file in a receipts directory that is not a receipt,
+// and why (what LoadReceipt said of it).
+type SkippedFile struct {
+	Path string `json:"path"`
+	Why  string `json:"why"`
+}
+
+// listHint is what to do when a receipts directory cannot be read.
+const listHint = "Check --receipts (or SABLINE_RECEIPTS) names a directory you can read."
+
+// ScanReceipts reads every receipt in dir, oldest first. A *.json file
+// that is not a receipt (see LoadReceipt) does not stop the others: it is
+// returned in skipped, for the caller to name. Hidden files (the store's
+// temporary files among them) and directories are passed over. A missing
+// directory holds no receipts.
+func ScanReceipts(dir string) (runs []StoredReceipt, skipped []SkippedFile, err error) {
 	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, Errorf(E317, "list receipts: %w", err)
+		e := Errorf(E317, "list receipts: %w", err)
+		e.Do = listHint
+		return nil, nil, e
 	}
-	var out []StoredReceipt
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
 			continue
@@ -255,26 +302,47 @@ func ListReceipts(dir string) ([]StoredReceipt, error) {
 		p := filepath.Join(dir, e.Name())
 		r, err := LoadReceipt(p)
 		if err != nil {
-			return nil, err
+			why := err.(*Error).Msg
+			skipped = append(skipped, SkippedFile{Path: p, Why: strings.TrimPrefix(why, p+" is not a receipt: ")})
+			continue
 		}
-		out = append(out, StoredReceipt{Path: p, Receipt: r})
+		runs = append(runs, StoredReceipt{Path: p, Receipt: r})
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		return out[i].Timings.Started.Before(out[j].Timings.Started)
+	sort.SliceStable(runs, func(i, j int) bool {
+		return runs[i].Timings.Started.Before(runs[j].Timings.Started)
 	})
-	return out, nil
+	return runs, skipped, nil
 }
 
-// FindReceipt returns the receipt in dir whose run id or file name starts
-// with prefix; exactly one must match.
-func FindReceipt(dir, prefix string) (StoredReceipt, error) {
-	all, err := ListReceipts(dir)
-	if err != nil {
-		return StoredReceipt{}, err
+// ListReceipts reads every receipt in dir, oldest first, passing over the
+// files that are not receipts (ScanReceipts names them).
+func ListReceipts(dir string) ([]StoredReceipt, error) {
+	runs, _, err := ScanReceipts(dir)
+	return runs, err
+}
+
+// LastRun is the run id PickReceipt reads as the newest run.
+const LastRun = "last"
+
+// PickReceipt returns the run of runs (oldest first, as ScanReceipts
+// returns them) that id names: the run whose id is id, else the one run
+// whose id starts with id, or, for LastRun, the newest. An empty id is
+// E301; no run, or more than one, is E317 saying what to give instead.
+// File names are not matched: they begin with the date, which many runs
+// share.
+func PickReceipt(runs []StoredReceipt, id string) (StoredReceipt, error) {
+	if id == "" {
+		return StoredReceipt{}, Errorf(E301, "receipts show: the run id is empty: give a run id (receipts list shows them) or %s", LastRun)
+	}
+	if id == LastRun && len(runs) > 0 {
+		return runs[len(runs)-1], nil
 	}
 	var hits []StoredReceipt
-	for _, r := range all {
-		if strings.HasPrefix(r.RunID, prefix) || strings.HasPrefix(filepath.Base(r.Path), prefix) {
+	for _, r := range runs {
+		if r.RunID == id {
+			return r, nil
+		}
+		if strings.HasPrefix(r.RunID, id) {
 			hits = append(hits, r)
 		}
 	}
@@ -282,9 +350,29 @@ func FindReceipt(dir, prefix string) (StoredReceipt, error) {
 	case 1:
 		return hits[0], nil
 	case 0:
-		return StoredReceipt{}, Errorf(E317, "no receipt in %s matches %q", dir, prefix)
+		e := Errorf(E317, "no run id is or begins with %q (%d receipts)", id, len(runs))
+		e.Do = "`sabline receipts list` shows the run ids (the second column); give one, a prefix of one, or " + LastRun + "."
+		return StoredReceipt{}, e
 	}
-	return StoredReceipt{}, Errorf(E317, "%d receipts in %s match %q; give more of the run id", len(hits), dir, prefix)
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.RunID
+	}
+	e := Errorf(E317, "%d run ids begin with %q: %s", len(hits), id, strings.Join(ids, ", "))
+	e.Do = "Give more of the run id, enough to name one run."
+	return StoredReceipt{}, e
+}
+
+// FindReceipt returns the receipt in dir that id names (see PickReceipt).
+func FindReceipt(dir, id string) (StoredReceipt, error) {
+	if id == "" {
+		return PickReceipt(nil, id)
+	}
+	runs, err := ListReceipts(dir)
+	if err != nil {
+		return StoredReceipt{}, err
+	}
+	return PickReceipt(runs, id)
 }
 
 // LevelChange is a run whose confinement level no earlier run of the same

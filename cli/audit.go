@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sabline/sabline/budget"
@@ -38,32 +39,52 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
+	// Relative paths in the audited budget are the program directory's,
+	// where the safe command runs.
+	dir, err := filepath.Abs(filepath.FromSlash(a.RunIn))
+	if err != nil {
+		return report(stderr, runtime.Errorf(runtime.E316, "program %s: %w", positional[0], err), "")
+	}
+	here, err := budget.Parse([]string{a.Audited}, dir)
+	if err != nil {
+		return report(stderr, runtime.Errorf(runtime.E301, "the audited budget: %w", err), "")
+	}
+	if err := registered(here); err != nil {
+		return report(stderr, err, "")
+	}
 	if *asJSON {
-		stdout.Write(a.JSON())
-		return 0
+		return writeJSON(stdout, a.JSON())
+	}
+	printAudit(stdout, a, dir, confine.OnThisMachine(confine.OSPolicy(here, confine.Options{Strict: a.Strict})))
+	return 0
+}
+
+// printAudit prints an audit for a person: the program, what it declares,
+// the safe command with the directory to run it in (absolute, so that it
+// works from anywhere), the policy's digest, what widened it, and the
+// level on each system and on this machine. A program's name and its
+// # allow: line are its author's words: every line goes through
+// terminalSafe.
+func printAudit(w io.Writer, a *runtime.Audit, dir string, here confine.Result) {
+	line := func(format string, args ...any) {
+		fmt.Fprintln(w, terminalSafe(fmt.Sprintf(format, args...)))
 	}
 	declared := a.Declared
 	if declared == "" {
 		declared = "(no # allow: line: the program declares nothing)"
 	}
-	fmt.Fprintf(stdout, "program:       %s (sha256 %s)\n", a.Program, a.SHA256)
-	fmt.Fprintf(stdout, "declares:      %s\n", declared)
-	fmt.Fprintf(stdout, "safe command:  %s\n", a.SafeCommand)
-	fmt.Fprintf(stdout, "os policy:     sha256 %s (relative paths as declared; audit --json prints it)\n", a.PolicySHA256)
-	for _, w := range a.WidenedBy {
-		fmt.Fprintf(stdout, "widened by:    %s, to %s\n", w.Reason(), w.To)
+	line("program:       %s (sha256 %s)", a.Program, a.SHA256)
+	line("declares:      %s", declared)
+	line("safe command:  cd %s && %s", runtime.ShellQuote(dir), a.SafeCommand)
+	line("os policy:     sha256 %s (relative paths as declared; audit --json prints it)", a.PolicySHA256)
+	for _, wd := range a.WidenedBy {
+		line("widened by:    %s, to %s", wd.Reason(), wd.To)
 	}
 	for _, goos := range runtime.Systems {
 		r := a.Confinement[goos]
-		fmt.Fprintf(stdout, "%-14s %s: %s [%s]\n", goos+":", r.Level, r.Reason, strings.Join(r.Layers, ", "))
+		line("%-14s %s: %s [%s]", goos+":", r.Level, r.Reason, strings.Join(r.Layers, ", "))
 	}
-	cwd, _ := os.Getwd()
-	here, err := budget.Parse([]string{a.Audited}, cwd)
-	if err == nil {
-		r := confine.OnThisMachine(confine.OSPolicy(here, confine.Options{Strict: a.Strict}))
-		fmt.Fprintf(stdout, "this machine:  %s: %s\n", r.Level, r.Reason)
-	}
-	return 0
+	line("this machine:  %s: %s", here.Level, here.Reason)
 }
 
 // osPolicyCmd: sabline os-policy [--allow ...] [--confine strict] [--json],
@@ -93,7 +114,7 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 			return report(stderr, runtime.Errorf(runtime.E301, "os-policy --enforces prints the whole table and takes no budget: drop %s, or drop --enforces to see this budget's policy", strings.Join(budgetFlags, " ")), "")
 		}
 		if *asJSON {
-			return printJSON(stdout, confine.Enforces)
+			return printJSON(stdout, enforcesJSON())
 		}
 		for _, row := range confine.Enforces {
 			fmt.Fprintf(stdout, "%s\n", row.Item)
@@ -116,6 +137,9 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, runtime.Errorf(runtime.E301, "--allow: %w", err), "")
 	}
+	if err := registered(b); err != nil {
+		return report(stderr, err, "")
+	}
 	p := confine.OSPolicy(b, confine.Options{Strict: strict})
 	if *asJSON {
 		return printJSON(stdout, struct {
@@ -126,4 +150,37 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 	stdout.Write(p.Indented())
 	fmt.Fprintf(stdout, "sha256 %s\n", p.SHA256())
 	return 0
+}
+
+// enforcesCell is one cell of the ENFORCES table as --enforces --json
+// prints it.
+type enforcesCell struct {
+	Holds  confine.Holds `json:"holds"`
+	Text   string        `json:"text"`
+	Layers []string      `json:"layers"`
+}
+
+// enforcesRow is one row of the ENFORCES table as --enforces --json
+// prints it: the budget item and what each system holds of it.
+type enforcesRow struct {
+	ID    string                  `json:"id"`
+	Item  string                  `json:"item"`
+	Holds map[string]enforcesCell `json:"systems"`
+}
+
+// enforcesJSON is the ENFORCES table with snake_case keys, each row's
+// cells by GOOS.
+func enforcesJSON() []enforcesRow {
+	out := make([]enforcesRow, len(confine.Enforces))
+	for i, row := range confine.Enforces {
+		out[i] = enforcesRow{ID: row.ID, Item: row.Item, Holds: map[string]enforcesCell{}}
+		for _, goos := range runtime.Systems {
+			c, _ := row.Cell(goos)
+			if c.Layers == nil {
+				c.Layers = []string{}
+			}
+			out[i].Holds[goos] = enforcesCell{Holds: c.Holds, Text: c.Text, Layers: c.Layers}
+		}
+	}
+	return out
 }

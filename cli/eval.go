@@ -64,6 +64,9 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, runtime.Errorf(runtime.E301, "--allow: %w", err), "")
 	}
+	if err := registered(b); err != nil {
+		return report(stderr, err, "")
+	}
 	if f.timeout == 0 {
 		f.timeout = defaultEvalTimeout
 	}

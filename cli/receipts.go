@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -100,17 +99,6 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%d runs: every run had a level an earlier run of the same program had\n", len(runs))
 	}
 	if weaker {
-		return 1
-	}
-	return 0
-}
-
-// printJSON writes v as indented JSON. Every value the commands print
-// marshals; a write that fails (a closed standard output) is exit 1.
-func printJSON(w io.Writer, v any) int {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if enc.Encode(v) != nil {
 		return 1
 	}
 	return 0

@@ -121,6 +121,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		rec := runtime.NewReceipt(absProgram(cwd, run.Program), budget.Budget{}, progArgs)
 		rec.Budget = f.allow.String()
 		rec.Outcome = outcome(err)
+		rec.RunParameters.RequireConfinement = run.Require
 		rec.Timings.Started = time.Now().UTC()
 		path, werr := rec.Write(dir)
 		if werr != nil {
@@ -134,7 +135,13 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if run.Budget, err = budget.Parse(f.allow, cwd); err != nil {
 		return refuse(runtime.Errorf(runtime.E301, "--allow: %w", err))
 	}
+	if err := registered(run.Budget); err != nil {
+		return refuse(err)
+	}
 	if run.Confine, run.Require, err = f.mode(); err != nil {
+		return refuse(err)
+	}
+	if err := requireHeld(run.Budget, run.Confine, run.Require); err != nil {
 		return refuse(err)
 	}
 	if spec := os.Getenv(runtime.FaultEnv); spec != "" {
@@ -165,7 +172,11 @@ func outcome(err error) runtime.Outcome {
 	e := &runtime.Error{Code: runtime.E301, Msg: err.Error()}
 	errors.As(err, &e)
 	info, _ := runtime.Info(e.Code)
-	return runtime.Outcome{Status: runtime.StatusUsage, Code: e.Code, Message: e.Msg, ExitStatus: info.Exit}
+	status := runtime.StatusUsage
+	if e.Code == runtime.E326 {
+		status = runtime.StatusRefused
+	}
+	return runtime.Outcome{Status: status, Code: e.Code, Message: e.Msg, ExitStatus: info.Exit}
 }
 
 // report prints an error the way every sabline command does: the code and

@@ -17,7 +17,9 @@ import (
 var Systems = []string{"linux", "darwin", "windows"}
 
 // Audit is what `sabline audit` says of a program: the budget it declares,
-// the command that grants exactly that, the OS policy the budget derives,
+// the command that grants exactly that (run in the program's own
+// directory, against which the budget's relative paths are read, as the
+// program's own relative paths are), the OS policy the budget derives,
 // and the confinement each system gives it where every layer that system
 // has is present. It reads nothing of the machine, so its JSON is the same
 // bytes wherever it is made.
@@ -26,6 +28,7 @@ type Audit struct {
 	SHA256       string                    `json:"sha256"`
 	Declared     string                    `json:"declared"` // the program's `# allow:` line, canonical; "" when none
 	Audited      string                    `json:"audited"`  // the budget audited: --allow if given, else Declared
+	RunIn        string                    `json:"run_in"`   // the directory SafeCommand runs in: the program's, as given
 	SafeCommand  string                    `json:"safe_command"`
 	Strict       bool                      `json:"strict"`
 	OSPolicy     json.RawMessage           `json:"os_policy"`
@@ -61,7 +64,8 @@ func DeclaredBudget(src []byte) (text string, b budget.Budget, err error) {
 
 // MakeAudit audits the program at path (as the operator wrote it) with
 // source src. allow, when not empty, is the budget to audit in place of
-// the declared one; relative paths in it stay relative.
+// the declared one; relative paths in it stay relative, and are read, like
+// the declared ones, against the program's directory (RunIn).
 func MakeAudit(path string, src []byte, allow []string, strict bool) (*Audit, error) {
 	_, declared, err := DeclaredBudget(src)
 	if err != nil {
@@ -86,9 +90,10 @@ func MakeAudit(path string, src []byte, allow []string, strict bool) (*Audit, er
 		Confinement:  map[string]confine.Result{},
 		WidenedBy:    p.WidenedBy,
 	}
-	a.SafeCommand = "sabline " + shellQuote(a.Program)
+	a.RunIn = filepath.ToSlash(filepath.Dir(path))
+	a.SafeCommand = "sabline " + ShellQuote(filepath.Base(path))
 	if a.Audited != "" {
-		a.SafeCommand += " --allow " + shellQuote(a.Audited)
+		a.SafeCommand += " --allow " + ShellQuote(a.Audited)
 	}
 	if strict {
 		a.SafeCommand += " --confine strict"
@@ -114,8 +119,8 @@ func slashBudget(b budget.Budget) string {
 	return filepath.ToSlash(b.String())
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ',' || r == ':' || r == '@' ||
 			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))

@@ -38,6 +38,9 @@ func TestEmbeddedModule(t *testing.T) {
 		{name: "without strict the module turns the OS layer off, and says so", args: []string{"--allow", "io,ffi:geo"},
 			wantStdout: "Paris to Berlin: 877 km\n", wantStderr: "ffi:geo is not in the confinement table", wantLevel: `"confinement": "none"`},
 		{name: "not granted", args: []string{"--allow", "io"}, wantExit: 1, wantStderr: "E302", wantLevel: `"confinement": "full"`},
+		{name: "a module registered nowhere is a typo, and the list names the embedded one", args: []string{"--allow", "io,ffi:gep"}, wantExit: 2,
+			wantStderr: `E301: --allow: ffi:gep: no host module "gep" is registered in this build; the registered ones are ctypes, geo, hashlib,`,
+			wantLevel:  `"code": "E301"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

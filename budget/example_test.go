@@ -52,7 +52,7 @@ func ExampleMeter_Use() {
 	// Output:
 	// fs:read:/home/ana/job/data <nil>
 	// rand@1 <nil>
-	// true rand: count used up: every grant that covers it has spent its @N
+	// true rand: count used up: every grant that covers it has spent its @N: rand@1 (used 1 of 1)
 	// true net connection to example.org:443: not granted: add net:example.org:443 to the budget
 	// rand@1: 1 use(s)
 	// fs:read:/home/ana/job/data: 1 use(s)

@@ -172,10 +172,41 @@ func (m *Meter) Find(e Effect) (int, error) {
 	case best >= 0:
 		return best, nil
 	case covered:
-		return -1, fmt.Errorf("%s: %w: every grant that covers it has spent its @N", e, ErrUsedUp)
+		return -1, fmt.Errorf("%s: %w: every grant that covers it has spent its @N: %s", e, ErrUsedUp, m.spent(e))
 	default:
-		return -1, fmt.Errorf("%s: %w: add %s to the budget", e, ErrNotGranted, e.Need())
+		return -1, fmt.Errorf("%s: %w: add %s to the budget%s", e, ErrNotGranted, e.Need(), m.otherHosts(e))
 	}
+}
+
+// spent names the items that cover e, each with its uses: the counts that
+// ran out.
+func (m *Meter) spent(e Effect) string {
+	var parts []string
+	for i, it := range m.match {
+		if it.Covers(e) {
+			parts = append(parts, fmt.Sprintf("%s (used %d of %d)", m.b.Items[i], m.used[i], it.Limit))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// otherHosts says, for a connection no grant covers while grants name
+// other hosts, that hosts match by the name written: net:localhost does
+// not grant a connection to 127.0.0.1, nor the reverse. "" otherwise.
+func (m *Meter) otherHosts(e Effect) string {
+	if e.Kind != Net {
+		return ""
+	}
+	var named []string
+	for _, it := range m.b.Items {
+		if it.Kind == Net && it.Host != "" {
+			named = append(named, it.String())
+		}
+	}
+	if len(named) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (a host matches by the name written, never by its address: the budget grants %s)", strings.Join(named, ", "))
 }
 
 // Charge counts one use of item i, as returned by Find.

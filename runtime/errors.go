@@ -67,7 +67,7 @@ var Codes = []CodeInfo{
 	{E303, "an item's @N count is used up", ExitFailed,
 		"Raise N on the item the message names, or drop the count."},
 	{E304, "the program does not compile", ExitFailed,
-		"Fix the syntax error at the position the message gives."},
+		"Fix the error at the position the message gives: a syntax error, or a name used where none is defined."},
 	{E305, "the program failed while running", ExitFailed,
 		"Read the message and the position; the program itself raised the error."},
 	{E306, "a load() names a file that cannot be read or compiled", ExitFailed,
@@ -144,6 +144,9 @@ func (e *Error) Hint() string {
 	if e.Do != "" {
 		return e.Do
 	}
+	if do := undefinedHint(e); do != "" {
+		return do
+	}
 	info, _ := Info(e.Code)
 	return info.Do
 }
@@ -161,6 +164,21 @@ func CodeOf(err error) Code {
 		return e.Code
 	}
 	return ""
+}
+
+// undefinedHint is what to do about a compile error (E304, or E306 in a
+// loaded file) that is a name with no definition, which the resolver
+// reports as "undefined: NAME": it is no syntax error. "" for any other.
+func undefinedHint(e *Error) string {
+	if e.Code != E304 && e.Code != E306 {
+		return ""
+	}
+	name, ok := strings.CutPrefix(e.Msg, "undefined: ")
+	if !ok {
+		return ""
+	}
+	name, _, _ = strings.Cut(name, " ")
+	return fmt.Sprintf("%s is not defined where it is used: check its spelling, define it first, or load() it from the file that defines it (the effect modules, print, ARGS and declassify are always defined).", name)
 }
 
 // TerminalSafe returns s with every rune a terminal could take for a

@@ -1,0 +1,59 @@
+package budget
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRefusalMessages checks what a refusal says beyond the item to add:
+// the counts that ran out, and that hosts match by name.
+func TestRefusalMessages(t *testing.T) {
+	tests := []struct {
+		name    string
+		budget  string
+		uses    []Effect // charged before the effect under test
+		effect  Effect
+		wantMsg string // "" when the effect is granted
+	}{
+		{name: "count used up names the item and its uses", budget: "io,rand@2",
+			uses: []Effect{{Kind: Rand}, {Kind: Rand}}, effect: Effect{Kind: Rand},
+			wantMsg: "rand: count used up: every grant that covers it has spent its @N: rand@2 (used 2 of 2)"},
+		{name: "every covering item is named", budget: "fs:read@1,fs:read:/srv@1",
+			uses:    []Effect{{Kind: FS, Access: Read, Path: "/srv/a"}, {Kind: FS, Access: Read, Path: "/srv/a"}},
+			effect:  Effect{Kind: FS, Access: Read, Path: "/srv/a"},
+			wantMsg: "fs:read@1 (used 1 of 1), fs:read:/srv@1 (used 1 of 1)"},
+		{name: "a host granted by name does not grant its address", budget: "net:localhost:8080",
+			effect:  Effect{Kind: Net, Host: "127.0.0.1", Port: 8080},
+			wantMsg: "net connection to 127.0.0.1:8080: not granted: add net:127.0.0.1:8080 to the budget (a host matches by the name written, never by its address: the budget grants net:localhost:8080)"},
+		{name: "nor an address its name", budget: "net:127.0.0.1",
+			effect:  Effect{Kind: Net, Host: "localhost", Port: 80},
+			wantMsg: "never by its address: the budget grants net:127.0.0.1)"},
+		{name: "no net grant: no word on hosts", budget: "io",
+			effect:  Effect{Kind: Net, Host: "localhost", Port: 80},
+			wantMsg: "net connection to localhost:80: not granted: add net:localhost:80 to the budget"},
+		{name: "the positive control: the host as written", budget: "net:localhost:8080",
+			effect: Effect{Kind: Net, Host: "localhost", Port: 8080}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewMeter(MustParse("/", tt.budget), nil)
+			for _, u := range tt.uses {
+				if _, err := m.Use(u); err != nil {
+					t.Fatalf("use %s: %v", u, err)
+				}
+			}
+			_, err := m.Use(tt.effect)
+			switch {
+			case tt.wantMsg == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.wantMsg != "" && err == nil:
+				t.Fatalf("granted, want %q", tt.wantMsg)
+			case err != nil && !strings.Contains(err.Error(), tt.wantMsg):
+				t.Errorf("message %q, want it to hold %q", err, tt.wantMsg)
+			}
+			if err != nil && strings.HasSuffix(tt.wantMsg, "the budget") && strings.Contains(err.Error(), "never by its address") {
+				t.Errorf("message %q speaks of hosts with no net grant", err)
+			}
+		})
+	}
+}

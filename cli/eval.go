@@ -32,6 +32,9 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		return report(stderr, runtime.Errorf(runtime.E301, "eval never runs unconfined: it refuses --no-confine"), "")
 	}
 	if *probe {
+		if len(positional) > 0 {
+			return report(stderr, runtime.Errorf(runtime.E301, "eval --confinement-probe takes no directory, got %s", strings.Join(positional, " ")), "")
+		}
 		rep, err := runtime.ConfinementProbe(mode)
 		if err != nil {
 			return report(stderr, runtime.Errorf(runtime.E310, "%w", err), "")
@@ -90,7 +93,10 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 			if r.Outcome.Code != "" {
 				code = " " + string(r.Outcome.Code)
 			}
-			fmt.Fprintf(stdout, "%-5s %-30s %-7s%s\n", strings.ToUpper(r.Grade), r.Program, r.Confinement.Level, code)
+			fmt.Fprintln(stdout, terminalSafe(strings.TrimRight(fmt.Sprintf("%-5s %-30s %-7s%s", strings.ToUpper(r.Grade), r.Program, r.Confinement.Level, code), " ")))
+			if r.Grade == runtime.GradeFail {
+				printDifference(stdout, r)
+			}
 		}
 		fmt.Fprintln(stdout, "eval: "+runtime.EvalSummary(results))
 	}
@@ -105,3 +111,34 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 // defaultEvalTimeout bounds each program eval runs when --timeout is not
 // given: a grader's loop must not hang on one submission.
 const defaultEvalTimeout = 10 * time.Second
+
+// maxShown is how much of a line printDifference shows.
+const maxShown = 100
+
+// printDifference shows where a failed program's output first differs
+// from PROGRAM.out: the line, what was expected and what was printed, each
+// quoted (so that a control character shows as its escape), and whether
+// eval cut the output.
+func printDifference(w io.Writer, r runtime.EvalResult) {
+	want := strings.SplitAfter(*r.Expected, "\n")
+	got := strings.SplitAfter(*r.Actual, "\n")
+	i := 0
+	for i < len(want) && i < len(got) && want[i] == got[i] {
+		i++
+	}
+	line := func(lines []string) string {
+		if i >= len(lines) || (lines[i] == "" && i == len(lines)-1) {
+			return "(the end of the output)"
+		}
+		if l := lines[i]; len(l) > maxShown {
+			return fmt.Sprintf("%q... (%d bytes in the line)", l[:maxShown], len(l))
+		}
+		return fmt.Sprintf("%q", lines[i])
+	}
+	fmt.Fprintf(w, "      line %d: expected %s\n", i+1, line(want))
+	fmt.Fprintf(w, "      %s  printed  %s\n", strings.Repeat(" ", len(fmt.Sprint(i+1))+5), line(got))
+	if r.OutputCut {
+		fmt.Fprintf(w, "      the program printed %d bytes: eval kept the first %d (%d past the expected output's size) and cut the rest\n",
+			r.OutputBytes, len(*r.Actual), runtime.EvalOutputLimit)
+	}
+}

@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -30,18 +31,55 @@ const (
 	GradeError = "error" // did not run to its end: refused, failed, timed out, killed
 )
 
-// EvalResult is one program's grade.
+// EvalResult is one program's grade. A program that failed (ran to its
+// end and printed something else) carries what was expected and what it
+// printed, as far as eval kept it.
 type EvalResult struct {
 	Program     string         `json:"program"`
 	Grade       string         `json:"grade"`
 	Confinement confine.Result `json:"confinement"`
 	Outcome     Outcome        `json:"outcome"`
 	Receipt     string         `json:"receipt,omitempty"`
+	Expected    *string        `json:"expected,omitempty"` // PROGRAM.out, for a fail
+	Actual      *string        `json:"actual,omitempty"`   // what the program printed, for a fail: at most EvalOutputLimit bytes past the expected output's size
+	// OutputBytes is how much the program printed on standard output, and
+	// OutputCut is true when that was more than eval kept.
+	OutputBytes int64 `json:"output_bytes"`
+	OutputCut   bool  `json:"output_cut,omitempty"`
 }
+
+// EvalOutputLimit is how much of a program's standard output eval keeps
+// beyond the size of its expected output: enough to show what it printed
+// instead, and a bound on the memory a program that prints without end
+// can make eval hold. Past it the output is counted and dropped, and the
+// result says it was cut; such a program cannot pass.
+const EvalOutputLimit = 1 << 20
+
+// capped keeps the first max bytes written to it and counts the rest. A
+// write never fails: the worker writing to it runs on as if every byte
+// had been kept.
+type capped struct {
+	buf bytes.Buffer
+	max int
+	n   int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// cut reports whether more was written than kept.
+func (c *capped) cut() bool { return c.n > int64(c.buf.Len()) }
 
 // Eval runs every PROGRAM.vel in dir that has a PROGRAM.out beside it (the
 // expected standard output), each in its own worker under opts.Budget with
-// no standard input, and grades it. A program whose run is confined below
+// no standard input, and grades it. Of each program's standard output it
+// keeps at most EvalOutputLimit bytes past the expected output's size; its
+// standard error is dropped. A program whose run is confined below
 // opts.Require, and never below partial, is not run: it is an error with
 // E326.
 func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
@@ -76,24 +114,27 @@ func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
 		if err != nil {
 			continue // no expected output: not a graded program (a library it loads, say)
 		}
-		var stdout, stderr bytes.Buffer
+		stdout := &capped{max: len(want) + EvalOutputLimit}
 		rec := Supervise(Run{
 			Program: filepath.Join(cwd, name), Budget: opts.Budget, Cwd: cwd,
 			Confine: opts.Confine, Require: require,
 			Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, Guarded: guarded,
-			Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr,
+			Stdin: bytes.NewReader(nil), Stdout: stdout, Stderr: io.Discard,
 		})
 		r := EvalResult{
 			Program: name, Outcome: rec.Outcome,
 			Confinement: rec.Confinement(),
+			OutputBytes: stdout.n, OutputCut: stdout.cut(),
 		}
 		switch {
 		case rec.Outcome.Status != StatusOK:
 			r.Grade = GradeError
-		case bytes.Equal(stdout.Bytes(), want):
+		case !r.OutputCut && bytes.Equal(stdout.buf.Bytes(), want):
 			r.Grade = GradePass
 		default:
 			r.Grade = GradeFail
+			expected, actual := string(want), stdout.buf.String()
+			r.Expected, r.Actual = &expected, &actual
 		}
 		if opts.Receipts != "" {
 			if r.Receipt, err = rec.Write(opts.Receipts); err != nil {

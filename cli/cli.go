@@ -78,8 +78,8 @@ Run flags (before or after the program):
                               fs fs:read fs:write fs:read:PATH fs:write:PATH
                               net net:HOST net:HOST:PORT ffi ffi:MODULE
                               each with an optional @N: at most N uses
-  --timeout D                 stop the run after D (e.g. 10s, 2m)
-  --max-memory-mb N           stop the run past N MB of memory
+  --timeout D                 stop the run after D (e.g. 10s, 2m), above zero
+  --max-memory-mb N           stop the run past N MB of memory, at least 16
   --confine strict            granted ffi modules widen nothing
   --no-confine                ask the operating system for nothing
   --require-confinement L     refuse to run below level L (full or partial)
@@ -90,14 +90,19 @@ Run flags (before or after the program):
 
 Other commands:
   sabline audit [--json] PROGRAM.vel [--allow ...] [--confine strict]
+      relative paths in the budget are read against the program's directory,
+      where the safe command it prints runs
   sabline os-policy [--allow ...] [--confine strict] [--json]
   sabline os-policy --enforces [--json]
   sabline doctor [--json]
   sabline eval DIR [--allow ...] [--timeout D] [--max-memory-mb N]
                [--confine strict] [--require-confinement L] [--receipts DIR] [--json]
+      grades each PROGRAM.vel in DIR that has a PROGRAM.out beside it: PASS
+      when it prints exactly PROGRAM.out; --timeout is 10s unless given
   sabline eval --confinement-probe [--json]
   sabline receipts list [--receipts DIR] [--json]
-  sabline receipts show RUN-ID [--receipts DIR]
+  sabline receipts show RUN-ID|last [--receipts DIR]
+      RUN-ID is a run id or a prefix of one; last is the newest run
   sabline receipts diff [--receipts DIR]
   sabline modules
   sabline version

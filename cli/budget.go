@@ -30,17 +30,19 @@ func registered(b budget.Budget) error {
 // requireHeld refuses, before a worker starts, a run that asks for a
 // confinement level its budget cannot have anywhere: a granted module that
 // widens the policy to nothing enforced makes every run of the budget level
-// none (confine.Apply applies nothing), which no --require-confinement
-// accepts. The worker would refuse it too, after saying that the layer is
-// off; refused here, the reason is said once.
-func requireHeld(b budget.Budget, mode string, require confine.Level) error {
+// none (confine.Apply applies nothing and says why), which no
+// --require-confinement accepts. The worker would refuse it too, after
+// saying that the layer is off; refused here, the reason is said once. It
+// returns what the run would have been held at, for the receipt.
+func requireHeld(b budget.Budget, mode string, require confine.Level) (confine.Result, error) {
 	if require == "" || mode == runtime.ConfineOff {
-		return nil
+		return confine.Result{}, nil
 	}
 	p := confine.OSPolicy(b, confine.Options{Strict: mode == runtime.ConfineStrict})
 	if p.Enforced {
-		return nil
+		return confine.Result{}, nil
 	}
-	return runtime.Errorf(runtime.E326, "--require-confinement %s: this run's confinement is %s (%s); it was refused before its first statement",
-		require, confine.None, p.OffReason())
+	held := confine.Result{Level: confine.None, Reason: p.OffReason(), Layers: []string{}}
+	return held, runtime.Errorf(runtime.E326, "--require-confinement %s: this run's confinement is %s (%s); it was refused before its first statement",
+		require, held.Level, held.Reason)
 }

@@ -117,11 +117,15 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// A command line that cannot be run still leaves a receipt of its
 	// refusal: the run that never started is accounted for.
+	var held confine.Result // a refused run's confinement, when it is known before a worker starts
 	refuse := func(err error) int {
 		rec := runtime.NewReceipt(absProgram(cwd, run.Program), budget.Budget{}, progArgs)
 		rec.Budget = f.allow.String()
 		rec.Outcome = outcome(err)
 		rec.RunParameters.RequireConfinement = run.Require
+		if held.Level != "" {
+			rec.RunParameters.Confinement, rec.RunParameters.ConfinementReason, rec.RunParameters.ConfinementLayers = held.Level, held.Reason, held.Layers
+		}
 		rec.Timings.Started = time.Now().UTC()
 		path, werr := rec.Write(dir)
 		if werr != nil {
@@ -141,7 +145,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if run.Confine, run.Require, err = f.mode(); err != nil {
 		return refuse(err)
 	}
-	if err := requireHeld(run.Budget, run.Confine, run.Require); err != nil {
+	if held, err = requireHeld(run.Budget, run.Confine, run.Require); err != nil {
 		return refuse(err)
 	}
 	if spec := os.Getenv(runtime.FaultEnv); spec != "" {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,15 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	if *probe {
 		if len(positional) > 0 {
 			return report(stderr, runtime.Errorf(runtime.E301, "eval --confinement-probe takes no directory, got %s", strings.Join(positional, " ")), "")
+		}
+		var others []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "confinement-probe" && f.Name != "json" && f.Name != "confine" {
+				others = append(others, "--"+f.Name)
+			}
+		})
+		if len(others) > 0 {
+			return report(stderr, runtime.Errorf(runtime.E301, "eval --confinement-probe runs its own attempts under no budget and takes only --confine and --json: drop %s", strings.Join(others, " ")), "")
 		}
 		rep, err := runtime.ConfinementProbe(mode)
 		if err != nil {

@@ -174,7 +174,7 @@ func (m *Meter) Find(e Effect) (int, error) {
 	case covered:
 		return -1, fmt.Errorf("%s: %w: every grant that covers it has spent its @N: %s", e, ErrUsedUp, m.spent(e))
 	default:
-		return -1, fmt.Errorf("%s: %w: add %s to the budget%s", e, ErrNotGranted, e.Need(), m.otherHosts(e))
+		return -1, fmt.Errorf("%s: %w%s: add %s to the budget", e, ErrNotGranted, m.otherHosts(e), e.Need())
 	}
 }
 
@@ -190,18 +190,23 @@ func (m *Meter) spent(e Effect) string {
 	return strings.Join(parts, ", ")
 }
 
-// otherHosts says, for a connection no grant covers while grants name
-// other hosts, that hosts match by the name written: net:localhost does
-// not grant a connection to 127.0.0.1, nor the reverse. "" otherwise.
+// otherHosts says, for a connection no grant covers while the net grants
+// name only other hosts, that hosts match by the name written:
+// net:localhost does not grant a connection to 127.0.0.1, nor the reverse.
+// "" otherwise (a grant of the same host on another port needs no word).
 func (m *Meter) otherHosts(e Effect) string {
 	if e.Kind != Net {
 		return ""
 	}
 	var named []string
 	for _, it := range m.b.Items {
-		if it.Kind == Net && it.Host != "" {
-			named = append(named, it.String())
+		if it.Kind != Net || it.Host == "" {
+			continue
 		}
+		if strings.EqualFold(it.Host, strings.Trim(e.Host, "[]")) {
+			return ""
+		}
+		named = append(named, it.String())
 	}
 	if len(named) == 0 {
 		return ""

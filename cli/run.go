@@ -185,9 +185,9 @@ func outcome(err error) runtime.Outcome {
 
 // report prints an error the way every sabline command does: the code and
 // message, the position (with the call stack, innermost first, when the
-// error happened inside a function), what to do, and the receipt. Every part is printed
-// through terminalSafe: a message can quote the program's own text. It returns the exit
-// status the code carries.
+// error happened inside a function), what to do, and the receipt. Every
+// part goes through terminalSafe, since a message can quote the program's
+// own text. It returns the exit status the code carries.
 func report(w io.Writer, err error, receipt string) int {
 	e := &runtime.Error{Code: runtime.E301, Msg: err.Error()}
 	errors.As(err, &e)

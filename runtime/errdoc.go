@@ -16,8 +16,13 @@ func ErrorsMarkdown() []byte {
 
 Every error a run can end with has a stable code. A code is never reused for
 another meaning. The command prints the code, the message, the program
-position when there is one, what to do, and the path of the run's receipt;
-the receipt's ` + "`outcome`" + ` records the same code, message and position.
+position when there is one (and, for an error inside a function, the call
+stack across the program's files, innermost first), what to do, and the
+path of the run's receipt; the receipt's ` + "`outcome`" + ` records the same code,
+message, position and ` + "`stack`" + `. A message can quote the program's own text (a
+path, a host, a value it raised): every control character in it is printed
+escaped (` + "`\\x1b`" + `, ` + "`\\r`" + `, ` + "`\\u202e`" + `), so that nothing a program chose reaches
+the terminal raw. The program's own standard output is not escaped.
 
 This file is generated from ` + "`runtime.Codes`" + ` by ` + "`go generate ./runtime`" + `;
 ` + "`go test ./runtime`" + ` fails when the two differ.

@@ -61,7 +61,7 @@ const (
 // Codes is the catalogue of every code, in order.
 var Codes = []CodeInfo{
 	{E301, "malformed command line or budget item", ExitUsage,
-		"Fix the item the message names; `sabline --help` shows the grammar. Nothing ran."},
+		"Fix the flag or item the message names; `sabline --help` shows the flags and the grammar. Nothing ran."},
 	{E302, "an effect the budget does not grant", ExitFailed,
 		"If the program should be allowed this, add the item the message names to --allow."},
 	{E303, "an item's @N count is used up", ExitFailed,

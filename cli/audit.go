@@ -147,7 +147,7 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 			SHA256 string         `json:"sha256"`
 		}{p, p.SHA256()})
 	}
-	stdout.Write(p.Indented())
+	writeJSON(stdout, p.Indented())
 	fmt.Fprintf(stdout, "sha256 %s\n", p.SHA256())
 	return 0
 }

@@ -334,7 +334,12 @@ func PickReceipt(runs []StoredReceipt, id string) (StoredReceipt, error) {
 	if id == "" {
 		return StoredReceipt{}, Errorf(E301, "receipts show: the run id is empty: give a run id (receipts list shows them) or %s", LastRun)
 	}
-	if id == LastRun && len(runs) > 0 {
+	if len(runs) == 0 {
+		e := Errorf(E317, "no receipts to find %q in: the directory holds none", id)
+		e.Do = "Give --receipts (or SABLINE_RECEIPTS) the directory the runs wrote their receipts in (a run that fails prints its receipt's path)."
+		return StoredReceipt{}, e
+	}
+	if id == LastRun {
 		return runs[len(runs)-1], nil
 	}
 	var hits []StoredReceipt

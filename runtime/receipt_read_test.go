@@ -164,9 +164,8 @@ func TestPickReceipt(t *testing.T) {
 			}
 		})
 	}
-	if _, err := PickReceipt(nil, LastRun); CodeOf(err) != E317 {
-		t.Errorf("last of no runs: %v, want E317", err)
-	}
+	_, err = PickReceipt(nil, LastRun)
+	wantError(t, err, E317, "", `no receipts to find "last" in: the directory holds none`)
 	if got, err := FindReceipt(dir, "def"); err != nil || got.RunID != "def0000000000000" {
 		t.Errorf("FindReceipt(def) = %s, %v", got.RunID, err)
 	}

@@ -26,8 +26,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sabline: KNOCK-OUT BUILD: every budget check passes; only the operating system holds this run")
 	}
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return runtime.ExitUsage
+		return report(stderr, runtime.Errorf(runtime.E301, "no program to run and no command: sabline --help lists them"), "")
 	}
 	switch args[0] {
 	case "help", "-h", "--help":

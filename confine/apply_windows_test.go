@@ -9,8 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/windows"
 
 	"github.com/sabline/sabline/budget"
 )
@@ -96,7 +99,8 @@ func TestWindowsApplyJobAndToken(t *testing.T) {
 				t.Errorf("layers %v lack %s; reason: %s", r.Layers, l, r.Reason)
 			}
 		}
-		if slices.Contains(r.Layers, LayerAppContainer) || !strings.Contains(r.Reason, containerNotBuilt) {
+		// Its output goes to a strings.Builder, not a file: no container.
+		if slices.Contains(r.Layers, LayerAppContainer) || !strings.Contains(r.Reason, containerNeedsFiles) {
 			t.Errorf("Result %+v: the container is claimed, or its absence not explained", r)
 		}
 		if exists(filepath.Join(tmp, "started.txt")) {
@@ -134,5 +138,71 @@ func TestWindowsContainedOutsideClaimsNothing(t *testing.T) {
 	held, problem := containerClaim(os.Getenv(ContainerSIDEnv), is, sid, err)
 	if held || !strings.Contains(problem, "not an AppContainer's") {
 		t.Fatalf("containerClaim = %v, %q", held, problem)
+	}
+}
+
+// TestWindowsContainerACEsTakenBack runs a worker whose streams are files,
+// so that its budget gets an AppContainer where this system's containers
+// pass the probe. Either it is claimed, and then the grant holds the
+// container's ACE while the run lasts and none once Close has run; or it
+// is left off and the receipt's reason says why.
+func TestWindowsContainerACEsTakenBack(t *testing.T) {
+	if spec := os.Getenv(windowsHelperEnv); spec != "" {
+		windowsApplyHelper(spec)
+	}
+	tmp, granted := t.TempDir(), t.TempDir()
+	out, err := os.Create(filepath.Join(t.TempDir(), "out.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	p := OSPolicy(budget.MustParse(tmp, "io,fs:read:"+granted), Options{})
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWindowsContainerACEsTakenBack$")
+	cmd.Env = append(os.Environ(), windowsHelperEnv+"=apply\n"+tmp+"\n"+granted)
+	cmd.Stdout, cmd.Stderr = out, out
+	s, err := PrepareWorker(cmd, p, WorkerOptions{TempDir: tmp, RunID: "test" + strconv.Itoa(os.Getpid())})
+	if err != nil {
+		t.Fatalf("PrepareWorker: %v", err)
+	}
+	sid := ""
+	for _, kv := range cmd.Env {
+		if v, ok := strings.CutPrefix(kv, ContainerSIDEnv+"="); ok {
+			sid = v
+		}
+	}
+	if err := s.Start(); err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	_ = s.AfterStart(cmd.Process.Pid)
+	waitErr := cmd.Wait()
+	if sid != "" {
+		if sd, err := windows.GetNamedSecurityInfo(granted, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION); err != nil || !strings.Contains(sd.String(), sid) {
+			t.Errorf("while the run lasts, %s's rights lack the container's ACE (%v)", granted, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	raw, _ := os.ReadFile(out.Name())
+	t.Logf("container SID %q; worker (%v) said:\n%s", sid, waitErr, raw)
+	var r Result
+	for _, line := range strings.Split(string(raw), "\n") {
+		if j, ok := strings.CutPrefix(strings.TrimSpace(line), "RESULT "); ok {
+			_ = json.Unmarshal([]byte(j), &r)
+		}
+	}
+	if sid == "" {
+		t.Skipf("this system left the container off, as the reason says: %s", r.Reason)
+	}
+	if !slices.Contains(r.Layers, LayerAppContainer) {
+		t.Errorf("the worker started in container %s does not claim it: %+v", sid, r)
+	}
+	sd, err := windows.GetNamedSecurityInfo(granted, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(sd.String(), sid) {
+		t.Errorf("after Close, %s still holds an ACE for %s: %s", granted, sid, sd.String())
 	}
 }

@@ -30,11 +30,17 @@ type WorkerOptions struct {
 }
 
 // Started is the supervisor's hold on a worker PrepareWorker prepared.
-// The supervisor calls, in order: cmd.Start(), then AfterStart with the
-// worker's pid before it writes the request (the worker runs nothing of
-// the program before it reads the request), then, once the worker has
-// exited or must be stopped, Kill if it must, and Close always.
+// The supervisor calls, in order: Start (not cmd.Start), then AfterStart
+// with the worker's pid before it writes the request (the worker runs
+// nothing of the program before it reads the request), then cmd.Wait,
+// and, once the worker has exited or must be stopped, Kill if it must,
+// and Close always.
 type Started interface {
+	// Start starts cmd. It is cmd.Start() but where the worker goes into
+	// an AppContainer (Windows), whose process is made here and given to
+	// cmd.Process, so that cmd.Wait waits for it; cmd's standard streams
+	// must then be files, or nil.
+	Start() error
 	// AfterStart finishes what needs the worker's process: on Windows,
 	// it puts the worker in its job object. The worker checks its job
 	// itself, so a failure here leaves the layer out of its Result.
@@ -67,6 +73,8 @@ type processStarted struct {
 	cmd  *exec.Cmd
 	kill func(pid int) error // the group's kill, or nil
 }
+
+func (s *processStarted) Start() error { return s.cmd.Start() }
 
 func (s *processStarted) AfterStart(int) error { return nil }
 

@@ -65,7 +65,7 @@ func TestSeamLinuxSessionAndGroupKill(t *testing.T) {
 			if !cmd.SysProcAttr.GidMappingsEnableSetgroups || cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL {
 				t.Fatalf("SysProcAttr = %+v: a field the caller set was lost, or no parent-death signal", cmd.SysProcAttr)
 			}
-			if err := cmd.Start(); err != nil {
+			if err := s.Start(); err != nil {
 				t.Fatal(err)
 			}
 			defer cmd.Wait()
@@ -107,11 +107,12 @@ const seamHelperEnv = "SABLINE_SEAM_HELPER"
 func TestSeamLinuxParentDeath(t *testing.T) {
 	if os.Getenv(seamHelperEnv) == "1" {
 		cmd := exec.Command("sleep", "60")
-		if _, err := PrepareWorker(cmd, Policy{Enforced: true}, WorkerOptions{}); err != nil {
+		s, err := PrepareWorker(cmd, Policy{Enforced: true}, WorkerOptions{})
+		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
 		}
-		if err := cmd.Start(); err != nil {
+		if err := s.Start(); err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
 		}

@@ -14,31 +14,40 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// containerNotBuilt is why a budget a container could hold runs without
-// one in this build: a process enters an AppContainer only at its
-// creation (STARTUPINFOEX with PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES),
-// which os/exec cannot pass, and the supervisor's own start of the
-// worker inside one is not written yet.
-const containerNotBuilt = "this build does not yet start the worker inside an AppContainer"
+// containerNeedsFiles is why a worker whose standard streams are not
+// files runs without its container: a process is put in one only at its
+// creation, by a CreateProcess os/exec cannot make, which is given the
+// streams' handles.
+const containerNeedsFiles = "the worker's standard streams are not files, and a process is started inside an AppContainer with its streams' handles"
 
 // prepareWorker makes the run's job object, with the limits of the plan
 // WindowsPlanFor derives (for a run that enforces nothing, only kill on
-// close), labels the private temporary directory low integrity when the
-// worker's token will be, and tells the worker, through its environment,
-// why its container is off.
+// close); labels the private temporary directory low integrity when the
+// worker's token will be; for a budget the plan gives a container, makes
+// the run's AppContainer (profile, ACEs, probe), which Start starts the
+// worker in; and tells the worker, through its environment, the
+// container's SID or why it is off.
 func prepareWorker(cmd *exec.Cmd, p Policy, o WorkerOptions) (Started, error) {
 	exe, _ := os.Executable()
 	plan := WindowsPlanFor(p, Needs{Executable: exe, TempDir: o.TempDir}, countFilesUpTo(WindowsMaxACEFiles+1), o.MaxMemoryMB)
+	s := &jobStarted{cmd: cmd}
 	off := plan.ContainerOffReason
-	if plan.AppContainer {
-		off = containerNotBuilt
+	if p.Enforced && plan.AppContainer {
+		if _, ok := stdFiles(cmd); ok {
+			s.container, off = openContainer(plan, o.RunID)
+		} else {
+			off = containerNeedsFiles
+		}
 	}
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
-	cmd.Env = withContainerEnv(cmd.Env, "", off)
+	sid := ""
+	if s.container != nil {
+		sid = s.container.sid.String()
+	}
+	cmd.Env = withContainerEnv(cmd.Env, sid, off)
 
-	s := &jobStarted{cmd: cmd}
 	var errs []error
 	limits, err := windowsJobLimits(plan)
 	if err == nil {
@@ -55,10 +64,85 @@ func prepareWorker(cmd *exec.Cmd, p Policy, o WorkerOptions) (Started, error) {
 	return s, errors.Join(errs...)
 }
 
-// jobStarted is the supervisor's hold on a worker and its job.
+// jobStarted is the supervisor's hold on a worker, its job and its
+// container.
 type jobStarted struct {
-	cmd *exec.Cmd
-	job windows.Handle // 0 when it could not be made
+	cmd       *exec.Cmd
+	job       windows.Handle // 0 when it could not be made
+	container *container     // nil when the worker runs outside one
+	assigned  bool           // the worker joined the job before it ran
+}
+
+// stdFiles returns cmd's standard streams as files, nil for none, and
+// whether each is a file or nil.
+func stdFiles(cmd *exec.Cmd) ([3]*os.File, bool) {
+	var out [3]*os.File
+	for i, v := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
+		switch f := v.(type) {
+		case nil:
+		case *os.File:
+			out[i] = f
+		default:
+			return out, false
+		}
+	}
+	return out, true
+}
+
+// Start starts the worker: inside its container, suspended, in its job,
+// then resumed; or, outside one, with cmd.Start(). A worker that could
+// not be started in its container is started outside it, its ACEs taken
+// back, and its environment says why.
+func (s *jobStarted) Start() error {
+	if s.container == nil {
+		return s.cmd.Start()
+	}
+	err := s.startContained()
+	if err == nil {
+		return nil
+	}
+	s.container.close()
+	s.container = nil
+	s.cmd.Env = withContainerEnv(s.cmd.Env, "", "the worker could not be started in its AppContainer: "+err.Error())
+	return s.cmd.Start()
+}
+
+func (s *jobStarted) startContained() error {
+	std, _ := stdFiles(s.cmd)
+	var extra []windows.Handle
+	if a := s.cmd.SysProcAttr; a != nil {
+		for _, h := range a.AdditionalInheritedHandles {
+			extra = append(extra, windows.Handle(h))
+		}
+	}
+	path := s.cmd.Path
+	if s.cmd.Err != nil {
+		return s.cmd.Err
+	}
+	pi, err := startInContainer(s.container, path, s.cmd.Args, s.cmd.Env, s.cmd.Dir, std, extra)
+	if err != nil {
+		return err
+	}
+	defer windows.CloseHandle(pi.Thread)
+	defer windows.CloseHandle(pi.Process)
+	if s.job != 0 {
+		if err := windows.AssignProcessToJobObject(s.job, pi.Process); err != nil {
+			windows.TerminateProcess(pi.Process, 1)
+			return fmt.Errorf("AssignProcessToJobObject: %w", err)
+		}
+		s.assigned = true
+	}
+	proc, err := os.FindProcess(int(pi.ProcessId))
+	if err != nil {
+		windows.TerminateProcess(pi.Process, 1)
+		return err
+	}
+	if _, err := windows.ResumeThread(pi.Thread); err != nil {
+		windows.TerminateProcess(pi.Process, 1)
+		return fmt.Errorf("ResumeThread: %w", err)
+	}
+	s.cmd.Process = proc
+	return nil
 }
 
 var procTerminateJobObject = windows.NewLazySystemDLL("kernel32.dll").NewProc("TerminateJobObject")
@@ -67,6 +151,9 @@ var procTerminateJobObject = windows.NewLazySystemDLL("kernel32.dll").NewProc("T
 // program before it reads its request, which the supervisor writes after
 // this; the worker then reads its job's limits itself.
 func (s *jobStarted) AfterStart(pid int) error {
+	if s.assigned {
+		return nil
+	}
 	if s.job == 0 {
 		return errors.New("assign the worker to its job: there is no job")
 	}
@@ -98,15 +185,21 @@ func (s *jobStarted) Kill() error {
 	return errors.Join(errs...)
 }
 
-// Close closes the job; with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, that ends
-// any process left in it.
+// Close closes the job (with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, that
+// ends any process left in it), then takes the container's ACEs back and
+// deletes its profile. A revoke that fails leaves the run's record for
+// the next run's sweep, and the error says which.
 func (s *jobStarted) Close() error {
-	if s.job == 0 {
-		return nil
+	var errs []error
+	if s.job != 0 {
+		errs = append(errs, windows.CloseHandle(s.job))
+		s.job = 0
 	}
-	err := windows.CloseHandle(s.job)
-	s.job = 0
-	return err
+	if s.container != nil {
+		errs = append(errs, s.container.close())
+		s.container = nil
+	}
+	return errors.Join(errs...)
 }
 
 // newJob makes an unnamed job object with limits.

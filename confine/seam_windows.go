@@ -165,15 +165,20 @@ func (s *jobStarted) AfterStart(pid int) error {
 	if err := windows.AssignProcessToJobObject(s.job, h); err != nil {
 		return fmt.Errorf("AssignProcessToJobObject: %w", err)
 	}
+	s.assigned = true
 	return nil
 }
 
-// Kill ends every process of the job, and the worker itself in case it
+// Kill ends every process of the job, and the worker itself when it
 // never joined it.
 func (s *jobStarted) Kill() error {
 	var errs []error
 	if s.job != 0 {
-		if r, _, err := procTerminateJobObject.Call(uintptr(s.job), 1); r == 0 {
+		r, _, err := procTerminateJobObject.Call(uintptr(s.job), 1)
+		if r != 0 && s.assigned {
+			return nil
+		}
+		if r == 0 {
 			errs = append(errs, fmt.Errorf("TerminateJobObject: %w", err))
 		}
 	}

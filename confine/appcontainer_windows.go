@@ -32,6 +32,10 @@ var (
 	procDeriveAppContainerSidFromAC = userenv.NewProc("DeriveAppContainerSidFromAppContainerName")
 )
 
+// procGetHandleInformation is kernel32's GetHandleInformation, which
+// x/sys/windows does not wrap.
+var procGetHandleInformation = windows.NewLazySystemDLL("kernel32.dll").NewProc("GetHandleInformation")
+
 // procThreadAttributeSecurityCapabilities is
 // PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES: ProcThreadAttributeValue(9,
 // FALSE, TRUE, FALSE).
@@ -621,19 +625,23 @@ func startInContainer(c *container, exe string, args, env []string, dir string, 
 
 	// Handles are inherited only when marked so; mark them for the
 	// length of the call, under the lock the os package holds for the
-	// same reason.
+	// same reason, and give each its own mark back after.
 	syscall.ForkLock.Lock()
 	defer syscall.ForkLock.Unlock()
-	for _, h := range handles {
+	was := make([]uint32, len(handles))
+	defer func() {
+		for i, h := range handles {
+			windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, was[i]&windows.HANDLE_FLAG_INHERIT)
+		}
+	}()
+	for i, h := range handles {
+		if r, _, err := procGetHandleInformation.Call(uintptr(h), uintptr(unsafe.Pointer(&was[i]))); r == 0 {
+			return nil, fmt.Errorf("GetHandleInformation: %w", err)
+		}
 		if err := windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, windows.HANDLE_FLAG_INHERIT); err != nil {
 			return nil, fmt.Errorf("SetHandleInformation: %w", err)
 		}
 	}
-	defer func() {
-		for _, h := range handles {
-			windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, 0)
-		}
-	}()
 	pi := new(windows.ProcessInformation)
 	flags := uint32(windows.CREATE_SUSPENDED | windows.EXTENDED_STARTUPINFO_PRESENT | windows.CREATE_UNICODE_ENVIRONMENT)
 	if err := windows.CreateProcess(exeP, cmdLine, nil, nil, true, flags, &block[0], dirP, &si.StartupInfo, pi); err != nil {

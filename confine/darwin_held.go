@@ -1,0 +1,102 @@
+package confine
+
+import (
+	"path"
+	"strings"
+)
+
+// What macOS needs of the machine, and what its Apply made of it, as
+// functions that run on any system.
+
+// The macOS paths of the interpreter's needs, before their links are
+// resolved (/etc is /private/etc).
+var (
+	darwinTZData   = []string{"/usr/share/zoneinfo", "/etc/localtime", "/var/db/timezone"}
+	darwinResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/var/run/resolv.conf"}
+	darwinTLSRoots = []string{"/etc/ssl/cert.pem", "/etc/ssl/certs", "/System/Library/Keychains", "/Library/Keychains"}
+)
+
+// darwinResolved returns p and n with every path as the sandbox matches
+// it: its links resolved by eval (filepath.EvalSymlinks on macOS). A
+// path that does not exist yet is resolved through the nearest directory
+// above it that does, the rest kept as written, so that /tmp/new is
+// /private/tmp/new. p is not changed.
+func darwinResolved(p Policy, n Needs, eval func(string) (string, error)) (Policy, Needs) {
+	one := func(s string) string {
+		if s == "" || !strings.HasPrefix(s, "/") {
+			return s
+		}
+		var rest []string
+		for dir := path.Clean(s); ; dir = path.Dir(dir) {
+			if got, err := eval(dir); err == nil {
+				return path.Join(append([]string{got}, rest...)...)
+			}
+			if dir == "/" {
+				return s
+			}
+			rest = append([]string{path.Base(dir)}, rest...)
+		}
+	}
+	all := func(list []string) []string {
+		if list == nil {
+			return nil
+		}
+		out := make([]string, len(list))
+		for i, s := range list {
+			out[i] = one(s)
+		}
+		return out
+	}
+	p.Read.Paths = all(p.Read.Paths)
+	p.Write.Paths = all(p.Write.Paths)
+	n.Executable, n.TempDir = one(n.Executable), one(n.TempDir)
+	n.TZData, n.Resolver, n.TLSRoots = all(n.TZData), all(n.Resolver), all(n.TLSRoots)
+	return p, n
+}
+
+// darwinNeeds names macOS's paths for p's needs, unresolved.
+func darwinNeeds(p Policy, exe, tempDir string) Needs {
+	n := Needs{Executable: exe, TempDir: tempDir, TZData: darwinTZData}
+	for _, need := range p.Interpreter {
+		switch need {
+		case NeedResolver:
+			n.Resolver = darwinResolver
+		case NeedTLSRoots:
+			n.TLSRoots = darwinTLSRoots
+		}
+	}
+	return n
+}
+
+// darwinResult is the Result of a macOS Apply: AssessDarwin of what
+// sandbox_init did (profileErr nil when it applied the profile), with a
+// sentence for each failure, sandbox_init's own words included.
+func darwinResult(p Policy, profileErr, limitErr error) Result {
+	r := AssessDarwin(p, DarwinHeld{Profile: profileErr == nil})
+	var problems []string
+	if profileErr != nil {
+		problems = append(problems, "the sandbox profile was refused: "+profileErr.Error())
+	}
+	if limitErr != nil {
+		problems = append(problems, "the memory limit could not be set: "+limitErr.Error())
+	}
+	return withProblems(p, r, problems)
+}
+
+// withProblems adds to r's reason a sentence for each thing Apply could
+// not do. A full level with a problem is partial: what failed is not
+// held.
+func withProblems(p Policy, r Result, problems []string) Result {
+	if len(problems) == 0 || !p.Enforced {
+		return r
+	}
+	if r.Level == Full {
+		r.Level, r.Reason = Partial, ""
+	}
+	parts := append([]string{}, problems...)
+	if r.Reason != "" {
+		parts = append([]string{r.Reason}, parts...)
+	}
+	r.Reason = strings.Join(parts, "; ")
+	return r
+}

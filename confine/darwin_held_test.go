@@ -1,0 +1,135 @@
+package confine
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// macLinks resolves paths as a Mac would: /tmp, /etc and /var are links
+// into /private; what is in exists.
+func macLinks(exists ...string) func(string) (string, error) {
+	return func(p string) (string, error) {
+		for _, l := range []string{"/tmp", "/etc", "/var"} {
+			if p == l || strings.HasPrefix(p, l+"/") {
+				p = "/private" + p
+			}
+		}
+		if p == "/" || p == "/private" || slices.Contains(exists, p) {
+			return p, nil
+		}
+		return "", errors.New("no such file or directory")
+	}
+}
+
+func TestDarwinResolved(t *testing.T) {
+	eval := macLinks("/private/tmp", "/private/etc", "/private/etc/hosts", "/Users", "/Users/ana", "/Users/ana/data")
+	p := planPolicy("io,fs:read:/Users/ana/data,fs:write:/tmp/out/new", false)
+	before := slices.Clone(p.Write.Paths)
+	rp, rn := darwinResolved(p, Needs{TempDir: "/tmp", Resolver: []string{"/etc/hosts"}, Executable: "relative"}, eval)
+	tests := []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{name: "a path that exists", got: rp.Read.Paths, want: []string{"/Users/ana/data"}},
+		{name: "a path that does not exist yet, through its nearest directory", got: rp.Write.Paths, want: []string{"/private/tmp/out/new"}},
+		{name: "a need through a link", got: []string{rn.TempDir}, want: []string{"/private/tmp"}},
+		{name: "a need file", got: rn.Resolver, want: []string{"/private/etc/hosts"}},
+		{name: "a relative path is left for the profile to refuse", got: []string{rn.Executable}, want: []string{"relative"}},
+		{name: "the caller's policy is not changed", got: p.Write.Paths, want: before},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !slices.Equal(tt.got, tt.want) {
+				t.Fatalf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDarwinNeeds(t *testing.T) {
+	tests := []struct {
+		name         string
+		allow        string
+		wantResolver bool
+	}{
+		{name: "no network, no resolver or roots", allow: "io,fs:read:/srv"},
+		{name: "a net grant reads the resolver and the roots", allow: "io,net:example.org:443", wantResolver: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := darwinNeeds(planPolicy(tt.allow, false), "/usr/local/bin/sabline", "/tmp/r")
+			if got := n.Resolver != nil && n.TLSRoots != nil; got != tt.wantResolver {
+				t.Fatalf("resolver and roots named %v, want %v (%+v)", got, tt.wantResolver, n)
+			}
+			if n.Executable != "/usr/local/bin/sabline" || n.TempDir != "/tmp/r" || len(n.TZData) == 0 {
+				t.Fatalf("needs %+v lack the binary, the temporary directory or the time zones", n)
+			}
+		})
+	}
+}
+
+func TestDarwinResult(t *testing.T) {
+	closed := planPolicy("io,fs:read:/Users/ana/data", false)
+	tests := []struct {
+		name        string
+		p           Policy
+		profileErr  error
+		limitErr    error
+		wantLevel   Level
+		wantLayers  []string
+		wantReasons []string
+	}{
+		{
+			name: "the profile applied is partial, and says Apple deprecated it", p: closed,
+			wantLevel: Partial, wantLayers: []string{LayerSandboxProfile},
+			wantReasons: []string{"Apple has deprecated sandbox profiles"},
+		},
+		{
+			name: "a profile sandbox_init refused holds nothing, in its words", p: closed,
+			profileErr: errors.New("sandbox_init returned -1: unbound variable: frobnicate"),
+			wantLevel:  None, wantLayers: []string{},
+			wantReasons: []string{"the sandbox profile was not applied", "unbound variable: frobnicate"},
+		},
+		{
+			name: "a memory limit not set is said", p: closed, limitErr: errors.New("setrlimit(RLIMIT_AS): invalid argument"),
+			wantLevel: Partial, wantLayers: []string{LayerSandboxProfile},
+			wantReasons: []string{"Apple has deprecated", "the memory limit could not be set: setrlimit(RLIMIT_AS)"},
+		},
+		{
+			name: "a policy that enforces nothing is none, whatever failed", p: planPolicy("ffi", false),
+			profileErr: errors.New("x"), wantLevel: None, wantLayers: []string{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := darwinResult(tt.p, tt.profileErr, tt.limitErr)
+			if r.Level != tt.wantLevel || !slices.Equal(r.Layers, tt.wantLayers) {
+				t.Fatalf("Result = %+v; want level %s, layers %v", r, tt.wantLevel, tt.wantLayers)
+			}
+			for _, want := range tt.wantReasons {
+				if !strings.Contains(r.Reason, want) {
+					t.Errorf("reason %q lacks %q", r.Reason, want)
+				}
+			}
+		})
+	}
+}
+
+func TestWithProblems(t *testing.T) {
+	p := Policy{Enforced: true}
+	full := Result{Level: Full, Reason: fullReason, Layers: []string{"x"}}
+	if r := withProblems(p, full, nil); r.Level != Full || r.Reason != fullReason {
+		t.Errorf("no problem changed %+v", r)
+	}
+	r := withProblems(p, full, []string{"the job could not be made"})
+	if r.Level != Partial || r.Reason != "the job could not be made" {
+		t.Errorf("a problem under full gave %+v; want partial naming it alone", r)
+	}
+	r = withProblems(p, Result{Level: Partial, Reason: "a; b"}, []string{"c"})
+	if r.Reason != "a; b; c" {
+		t.Errorf("reason %q, want the problem added", r.Reason)
+	}
+}

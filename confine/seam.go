@@ -1,0 +1,94 @@
+package confine
+
+import (
+	"os"
+	"os/exec"
+)
+
+// This file is the supervisor's side of confinement. Holding a run takes
+// two steps, one in each process: PrepareWorker, which the supervisor
+// runs on the command that starts the worker, and Apply, which the
+// worker runs on itself before the program's first statement. On Linux
+// and macOS the worker holds itself and the supervisor's step only ties
+// the worker's life to the run (a session and process group of its own,
+// and on Linux a signal when the supervisor dies). On Windows the
+// supervisor's step is where the job object is made, since a process
+// joins a job from outside, and where an AppContainer would be chosen,
+// since a process cannot enter one once started.
+
+// WorkerOptions are what the supervisor's side of confinement needs
+// besides the policy.
+type WorkerOptions struct {
+	// MaxMemoryMB is the run's memory limit, 0 for none.
+	MaxMemoryMB int
+	// TempDir is the run's private temporary directory, made by the
+	// supervisor (on Windows, labelled low integrity when the worker's
+	// token will be).
+	TempDir string
+	// RunID names the run: an AppContainer profile is named for it.
+	RunID string
+}
+
+// Started is the supervisor's hold on a worker PrepareWorker prepared.
+// The supervisor calls, in order: Start (not cmd.Start), then AfterStart
+// with the worker's pid before it writes the request (the worker runs
+// nothing of the program before it reads the request), then cmd.Wait,
+// and, once the worker has exited or must be stopped, Kill if it must,
+// and Close always.
+type Started interface {
+	// Start starts cmd. It is cmd.Start() but where the worker goes into
+	// an AppContainer (Windows), whose process is made here and given to
+	// cmd.Process, so that cmd.Wait waits for it; cmd's standard streams
+	// must then be files, or nil.
+	Start() error
+	// AfterStart finishes what needs the worker's process: on Windows,
+	// it puts the worker in its job object. The worker checks its job
+	// itself, so a failure here leaves the layer out of its Result.
+	AfterStart(pid int) error
+	// Kill ends the worker and everything it started: its process group
+	// on Linux and macOS, its job on Windows.
+	Kill() error
+	// Close releases what the supervisor holds for the run: the job
+	// object, which ends any process left in it.
+	Close() error
+}
+
+// PrepareWorker readies cmd, not yet started, to start a worker that will
+// be held to p: cmd.SysProcAttr is set (fields already set are kept) and,
+// on Windows, cmd.Env gains what the worker needs to check its container.
+// Pass the zero Policy for a run that is not to be confined
+// (--no-confine): the worker's life is still tied to the run's.
+//
+// The Started it returns is usable even with an error: the error says
+// what of the supervisor's side could not be done (the worker's Result
+// then leaves that layer out), or is ErrUnsupported on a system this
+// build has no confinement for.
+func PrepareWorker(cmd *exec.Cmd, p Policy, o WorkerOptions) (Started, error) {
+	return prepareWorker(cmd, p, o)
+}
+
+// processStarted is a Started for a worker that needs nothing of its
+// supervisor after it starts.
+type processStarted struct {
+	cmd  *exec.Cmd
+	kill func(pid int) error // the group's kill, or nil
+}
+
+func (s *processStarted) Start() error { return s.cmd.Start() }
+
+func (s *processStarted) AfterStart(int) error { return nil }
+
+func (s *processStarted) Kill() error {
+	if s.cmd.Process == nil {
+		return nil
+	}
+	if s.kill != nil {
+		_ = s.kill(s.cmd.Process.Pid) // the group may be gone already
+	}
+	if err := s.cmd.Process.Kill(); err != nil && err != os.ErrProcessDone {
+		return err
+	}
+	return nil
+}
+
+func (s *processStarted) Close() error { return nil }

@@ -1,0 +1,154 @@
+//go:build linux
+
+package confine
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// procStat reads a process's session id and parent from /proc/PID/stat.
+func procStat(t *testing.T, pid int) (sid, ppid int) {
+	t.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pid (comm) state ppid pgrp session ...; comm may hold spaces.
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	ppid, _ = strconv.Atoi(f[1])
+	sid, _ = strconv.Atoi(f[3])
+	return sid, ppid
+}
+
+// gone waits for pid to be gone or a zombie, up to two seconds.
+func gone(pid int) bool {
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return true
+		}
+		if f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:])); len(f) > 0 && f[0] == "Z" {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSeamLinuxSessionAndGroupKill(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		p    Policy
+	}{
+		{name: "a confined run", p: Policy{Enforced: true}},
+		{name: "--no-confine keeps the worker's life tied to the run", p: Policy{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// The worker stands in as a shell that starts a process of its own.
+			cmd := exec.Command("/bin/sh", "-c", "sleep 60 & echo $!; wait")
+			cmd.SysProcAttr = &syscall.SysProcAttr{GidMappingsEnableSetgroups: true} // set by the caller, kept
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := PrepareWorker(cmd, tt.p, WorkerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !cmd.SysProcAttr.GidMappingsEnableSetgroups || cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL {
+				t.Fatalf("SysProcAttr = %+v: a field the caller set was lost, or no parent-death signal", cmd.SysProcAttr)
+			}
+			if err := s.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Wait()
+			if err := s.AfterStart(cmd.Process.Pid); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(out).ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			child, _ := strconv.Atoi(strings.TrimSpace(line))
+			if sid, _ := procStat(t, cmd.Process.Pid); sid != cmd.Process.Pid {
+				t.Errorf("the worker's session is %d, want its own (%d)", sid, cmd.Process.Pid)
+			}
+			if sid, _ := procStat(t, child); sid != cmd.Process.Pid {
+				t.Errorf("the worker's child's session is %d, want the worker's (%d)", sid, cmd.Process.Pid)
+			}
+			// Positive control: before Kill the child is alive.
+			if err := syscall.Kill(child, 0); err != nil {
+				t.Fatalf("the worker's child %d is not there before Kill: %v", child, err)
+			}
+			if err := s.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			if !gone(child) {
+				t.Errorf("the worker's child %d outlived Kill", child)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// seamHelperEnv makes the test binary a supervisor that prepares and
+// starts a worker (sleep), prints its pid and waits to be killed.
+const seamHelperEnv = "SABLINE_SEAM_HELPER"
+
+func TestSeamLinuxParentDeath(t *testing.T) {
+	if os.Getenv(seamHelperEnv) == "1" {
+		cmd := exec.Command("sleep", "60")
+		s, err := PrepareWorker(cmd, Policy{Enforced: true}, WorkerOptions{})
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		if err := s.Start(); err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		fmt.Println(cmd.Process.Pid)
+		_ = cmd.Wait()
+		os.Exit(0)
+	}
+	sup := exec.Command(os.Args[0], "-test.run=^TestSeamLinuxParentDeath$")
+	sup.Env = append(os.Environ(), seamHelperEnv+"=1")
+	out, err := sup.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sup.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		_ = sup.Process.Kill()
+		t.Fatal(err)
+	}
+	worker, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		_ = sup.Process.Kill()
+		t.Fatalf("helper said %q", line)
+	}
+	// Positive control: the worker lives while its supervisor does.
+	if _, ppid := procStat(t, worker); ppid != sup.Process.Pid {
+		t.Fatalf("the worker's parent is %d, want the supervisor %d", ppid, sup.Process.Pid)
+	}
+	if err := sup.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = sup.Wait()
+	if !gone(worker) {
+		_ = syscall.Kill(worker, syscall.SIGKILL)
+		t.Fatalf("the worker %d outlived its supervisor's kill -9", worker)
+	}
+}

@@ -1,0 +1,16 @@
+//go:build !linux && !darwin && !windows
+
+package confine
+
+import "os/exec"
+
+// prepareWorker ties the worker's life to the run as this system allows,
+// and fails closed for a policy that enforces something: this build has
+// no confinement here, and Apply in the worker says so too.
+func prepareWorker(cmd *exec.Cmd, p Policy, _ WorkerOptions) (Started, error) {
+	s := startLifetime(cmd)
+	if p.Enforced {
+		return s, ErrUnsupported
+	}
+	return s, nil
+}

@@ -132,6 +132,18 @@ type Target struct {
 	Gap string
 	// Note is what else a reader of the outcome should know.
 	Note string
+	// Witness is the kind of witness (WitnessFiles, WitnessMqueue...)
+	// the attempt changes when it goes through: the harness reads it
+	// from outside the worker before and after every run, and the
+	// target is stopped only where it did not change. "" for an attempt
+	// that changes nothing outside the worker even when it goes through
+	// (a read, a query, a call whose arguments fail before it acts),
+	// which is judged by what the run printed.
+	Witness string
+	// Stdin is a file, with placeholders, the run reads as standard
+	// input: a descriptor the worker inherits from the harness. "" for
+	// none.
+	Stdin string
 }
 
 // UnconfinedAllows reports whether attempt is one of the results
@@ -175,6 +187,18 @@ func (t Target) Validate() error {
 	}
 	if (t.Unconfined == "") == (t.NoControl == "") {
 		problems = append(problems, "want either an unconfined result or the reason there is none")
+	}
+	if t.Witness != "" {
+		known := false
+		for _, k := range WitnessKinds {
+			known = known || k == t.Witness
+		}
+		if !known {
+			problems = append(problems, fmt.Sprintf("unknown witness %q", t.Witness))
+		}
+		if t.Unconfined == "" {
+			problems = append(problems, "a witness needs the control that shows it change")
+		}
 	}
 	if t.Gap != "" && t.Expect.StoppedBy != ByLanguage {
 		problems = append(problems, "a gap is something only the language holds")

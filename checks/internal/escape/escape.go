@@ -16,6 +16,12 @@
 //     harmless, and that the errno of the confined run came from a
 //     confinement layer, since without one the answer differs.
 //
+// What an attempt changed outside the worker is read by the harness before
+// and after each run (Scratch.Witness): the scratch files' content and
+// metadata, the kernel objects the placeholders name, the victim, the
+// listeners. A target with a witness is judged by it (Observe), its errno
+// recorded beside it.
+//
 // Every target is harmless by construction on a machine where the tests run
 // as root: raw calls carry arguments the kernel rejects before it acts
 // (reboot with a bad magic, mount of a missing source onto a missing
@@ -23,7 +29,9 @@
 // and changed only in scratch directories the harness made, connections go
 // only to loopback listeners it started, and signals only to a process it
 // started, or to -1 and 0 with signal 0, which checks permission and
-// delivers nothing.
+// delivers nothing. The targets that change metadata or make kernel
+// objects do so only on scratch files and under names the harness made,
+// and the harness removes those objects when the run ends.
 package escape
 
 import (

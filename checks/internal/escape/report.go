@@ -68,7 +68,8 @@ type ReportWitness struct {
 	Kind string `json:"kind"`
 	// Confined and Unconfined are the lines of Diff about the witness, of
 	// the confined run and of the control: empty where it did not
-	// change; Unconfined is null where there is no control.
+	// change; both are null for the kind "none", and Unconfined is null
+	// where there is no control.
 	Confined   []string `json:"confined"`
 	Unconfined []string `json:"unconfined"`
 }
@@ -99,12 +100,9 @@ func Machine(bin string) (Report, error) {
 // control (nil for none), and which layers stopped it alone (nil when
 // that could not be measured). The expectation is recorded on Linux only.
 func (r *Report) Add(t Target, observed Outcome, confined Run, unconfined *Run, layersAlone map[string]bool) {
-	w := ReportWitness{Kind: t.Witness, Confined: []string{}}
-	if w.Kind == "" {
-		w.Kind = "none"
-	}
+	w := ReportWitness{Kind: "none"}
 	if t.Witness != "" {
-		w.Confined = confined.Witnessed
+		w.Kind, w.Confined = t.Witness, confined.Witnessed
 		if unconfined != nil {
 			w.Unconfined = unconfined.Witnessed
 		}

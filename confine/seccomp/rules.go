@@ -202,6 +202,8 @@ var rules = []rule{
 	// Reading the worker's own ids and limits.
 	{name: "getuid", group: groupIdentity, by: byLanguage, why: "the worker reads its own user id"},
 	{name: "geteuid", group: groupIdentity, by: byLanguage, why: "the worker reads its own effective user id"},
+	{name: "uname", group: groupIdentity, by: byNet,
+		why: "the resolver reads the host name (os.Hostname) for its search list"},
 	{name: "prlimit64", group: groupIdentity, args: readLimit, by: byRuntime,
 		why: "getrlimit: the worker's own limits, read; setting one is refused"},
 

@@ -1063,3 +1063,35 @@ func TestSeccompVerdictOwnArch(t *testing.T) {
 		})
 	}
 }
+
+// TestSeccompSummary checks the enforcement table's cell against the
+// rules: it names every rule's call, and the counts it gives are those of
+// the calls the specification allows.
+func TestSeccompSummary(t *testing.T) {
+	s := Summary()
+	words := strings.FieldsFunc(s, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') })
+	for _, r := range rules {
+		if !slices.Contains(words, r.name) {
+			t.Errorf("the summary does not name %s", r.name)
+		}
+	}
+	for _, a := range []Arch{ArchAMD64, ArchARM64} {
+		for _, tc := range testConfigs {
+			n := 0
+			for _, nr := range a.Table {
+				for _, args := range [][6]uint64{{}, {testPid}, {goThreadFlags}, {afInet, sockStream}, {0, fGetfl}, {1, testTCGETS}, {testPrSetVMA}, {0x1002}} {
+					if Verdict(tc.config(), a, a.AuditArch, nr, args) == Allow {
+						n++
+						break
+					}
+				}
+			}
+			if got := allowedCount(tc.config(), a); got != n {
+				t.Errorf("%s, %s: the summary counts %d calls, the specification allows %d", a.Name, tc.name, got, n)
+			}
+			if !strings.Contains(s, fmt.Sprintf("%d calls on %s", allowedCount(closed.config(), a), a.Name)) {
+				t.Errorf("the summary does not give %s's count", a.Name)
+			}
+		}
+	}
+}

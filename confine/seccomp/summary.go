@@ -18,9 +18,8 @@ func Summary() string {
 		if i > 0 {
 			b.WriteString(" and ")
 		}
-		closed := len(allowedRules(Config{Sockets: NoSockets}, a))
-		inet := len(allowedRules(Config{Sockets: InetSockets}, a))
-		fmt.Fprintf(&b, "%d calls on %s (%d under a network grant)", closed, a.Name, inet)
+		fmt.Fprintf(&b, "%d calls on %s (%d under a network grant)",
+			allowedCount(Config{Sockets: NoSockets}, a), a.Name, allowedCount(Config{Sockets: InetSockets}, a))
 	}
 	b.WriteString(", each named in one table with what in the worker needs it: ")
 	var groups []string
@@ -38,7 +37,7 @@ func Summary() string {
 				}
 			}
 			if len(only) < len(archs) {
-				name += " on " + strings.Join(only, " and ") + " only"
+				name += " (" + strings.Join(only, " and ") + ")"
 			}
 			names = append(names, name)
 		}
@@ -52,6 +51,18 @@ func Summary() string {
 		"kernel adds to the table; a number past the table, or in a gap of it, answers ENOSYS, as a kernel " +
 		"without the call does; a call through another architecture's entry (i386, x32) is refused")
 	return b.String()
+}
+
+// allowedCount is how many calls c's filter allows on a, for some
+// arguments at least: its rules, but those answered ENOSYS.
+func allowedCount(c Config, a Arch) int {
+	n := 0
+	for _, r := range allowedRules(c, a) {
+		if r.args != answerENOSYS {
+			n++
+		}
+	}
+	return n
 }
 
 // restriction says in words what a rule's arguments are held to, with a

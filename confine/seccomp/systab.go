@@ -1,4 +1,4 @@
-package confine
+package seccomp
 
 import "runtime"
 
@@ -53,6 +53,15 @@ func NativeArch() (Arch, bool) {
 		return ArchARM64, true
 	}
 	return Arch{}, false
+}
+
+// top is the highest number of the table.
+func (a Arch) top() int {
+	t := -1
+	for _, nr := range a.Table {
+		t = max(t, nr)
+	}
+	return t
 }
 
 // syscallName returns the name of system call nr, or "" when the table has

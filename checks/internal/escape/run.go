@@ -141,6 +141,7 @@ func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 		return Run{}, err
 	}
 	r.Victim = s.Victim(100 * time.Millisecond)
+	s.settle(500 * time.Millisecond)
 	after, err := s.Witness()
 	if err != nil {
 		return Run{}, err

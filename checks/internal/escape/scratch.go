@@ -192,6 +192,18 @@ func (s *Scratch) listen(network, addr string) (string, error) {
 	return addr, nil
 }
 
+// settle waits, where there are listeners and none has taken anything
+// yet, up to grace for one to: a connection the run made may be accepted
+// a moment after the run ended.
+func (s *Scratch) settle(grace time.Duration) {
+	if !s.listens {
+		return
+	}
+	for deadline := time.Now().Add(grace); s.Accepted() == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // Accepted is how many connections and datagrams the listeners took.
 func (s *Scratch) Accepted() int { return int(s.accepted.Load()) }
 

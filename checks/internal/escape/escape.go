@@ -152,6 +152,10 @@ type Target struct {
 	// input: a descriptor the worker inherits from the harness. "" for
 	// none.
 	Stdin string
+	// Extra is a file, with placeholders, the sabline command inherits
+	// from the harness as descriptor ExtraFD, opened for reading and
+	// writing, as from a shell that had it open. "" for none.
+	Extra string
 }
 
 // UnconfinedAllows reports whether attempt is one of the results

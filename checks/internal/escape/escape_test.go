@@ -178,6 +178,19 @@ func TestDisagreements(t *testing.T) {
 	if got := Disagreements(committed, fresh); !reflect.DeepEqual(got, want) {
 		t.Errorf("Disagreements =\n%q\nwant\n%q", got, want)
 	}
+	seen := ReportWitness{Kind: WitnessFiles, Confined: []string{}, Unconfined: []string{"files:outside/secret.txt: mode"}}
+	moved := seen
+	moved.Confined = []string{"files:outside/secret.txt: mode"}
+	withWitness := Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm, Witness: seen}}}
+	changedWitness := Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm, Witness: moved}}}
+	if got := Disagreements(withWitness, changedWitness); len(got) != 1 || !strings.HasPrefix(got[0], "w: witness") {
+		t.Errorf("a witness the confined run changed is not a disagreement: %q", got)
+	}
+	alone := Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm, Witness: seen,
+		LayersAlone: map[string]bool{"seccomp": true, "landlock": false}}}}
+	if got := Disagreements(withWitness, alone); len(got) != 1 || !strings.HasPrefix(got[0], "w: layers alone") {
+		t.Errorf("layers alone measured where they were not is not a disagreement: %q", got)
+	}
 	if got := Disagreements(committed, committed); len(got) != 0 {
 		t.Errorf("a report disagrees with itself: %q", got)
 	}

@@ -123,10 +123,13 @@ func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 		}
 	}
 	// Everything the placeholders name is made before the first witness.
-	if _, err := s.Expand(t.Budget + " " + t.Program + " " + t.Stdin); err != nil {
+	if _, err := s.Expand(t.Budget + " " + t.Program + " " + t.Stdin + " " + t.Extra); err != nil {
 		return Run{}, err
 	}
 	if s.Stdin, err = s.Expand(t.Stdin); err != nil {
+		return Run{}, err
+	}
+	if s.Extra, err = s.Expand(t.Extra); err != nil {
 		return Run{}, err
 	}
 	before, err := s.Witness()
@@ -154,6 +157,10 @@ func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 	r.Accepted = s.Accepted()
 	return r, nil
 }
+
+// ExtraFD is the descriptor a Target's Extra file is given to the sabline
+// command as: far above the descriptors the worker opens itself.
+const ExtraFD = 60
 
 // strayGrace is how long Invoke waits, once the sabline command has
 // exited, for the last holder of its output to close it.
@@ -259,7 +266,9 @@ func (c *capture) close() string {
 // Command is the command Invoke runs, not started: the program is written
 // to s.Work/prog.vel and the placeholders expanded. When s.Stdin names a
 // file, the command's standard input is that file, opened for reading, a
-// descriptor the worker inherits; otherwise it reads from nothing.
+// descriptor the worker inherits; otherwise it reads from nothing. When
+// s.Extra names a file, the command gets it as descriptor ExtraFD, opened
+// for reading and writing, as a shell's "9<>file" would give it.
 func (s *Scratch) Command(bin, budget string, flags []string, program string) (*exec.Cmd, error) {
 	budget, err := s.Expand(budget)
 	if err != nil {
@@ -289,6 +298,15 @@ func (s *Scratch) Command(bin, budget string, flags []string, program string) (*
 		}
 		s.closers = append(s.closers, f)
 		cmd.Stdin = f
+	}
+	if s.Extra != "" {
+		f, err := os.OpenFile(s.Extra, os.O_RDWR, 0)
+		if err != nil {
+			return nil, fmt.Errorf("descriptor %d: %w", ExtraFD, err)
+		}
+		s.closers = append(s.closers, f)
+		cmd.ExtraFiles = make([]*os.File, ExtraFD-2) // nil: closed in the command
+		cmd.ExtraFiles[ExtraFD-3] = f
 	}
 	return cmd, nil
 }

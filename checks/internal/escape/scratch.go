@@ -32,6 +32,9 @@ type Scratch struct {
 	Stdin string
 	// Env are further NAME=VALUE words the runs' environment gets.
 	Env []string
+	// Extra, when not "", is a file the sabline command inherits as
+	// descriptor ExtraFD, opened for reading and writing.
+	Extra string
 
 	values   map[string]string // placeholders made so far
 	closers  []io.Closer

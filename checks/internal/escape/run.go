@@ -33,10 +33,11 @@ const (
 )
 
 // LayerEnv is the variable that asks a knock-out build to apply one
-// confinement layer alone: "landlock", "seccomp" or "capabilities". A
-// build that honours it lists that one layer in the receipt's
-// confinement_layers; the harness reads the receipt to know.
-const LayerEnv = "SABLINE_KNOCKOUT_LAYER"
+// confinement layer alone: "landlock", "seccomp" or "capabilities"
+// (confine.LayersOnlyEnv, where the runtime has it). A build that honours
+// it lists that one layer in the receipt's confinement_layers; the
+// harness reads the receipt to know.
+const LayerEnv = "SABLINE_LAYERS_ONLY"
 
 // Layers are the confinement layers of Linux a run can be held by, as
 // LayerEnv names them, each with the prefix of its name in a receipt.

@@ -208,9 +208,9 @@ func TestSeccompIoctlCommands(t *testing.T) {
 			t.Errorf("%s and %s are both %#x", other, c.name, c.got)
 		}
 		named[c.got] = c.name
-		for _, a := range []Arch{ArchAMD64, ArchARM64} {
+		for _, a := range []Arch{archAMD64, archARM64} {
 			for _, tc := range testConfigs {
-				if got := Verdict(tc.config(), a, a.AuditArch, a.Table["ioctl"], [6]uint64{0, uint64(c.got)}); got != actEPERM {
+				if got := verdict(tc.config(), a, a.AuditArch, a.Table["ioctl"], [6]uint64{0, uint64(c.got)}); got != actEPERM {
 					t.Errorf("%s, %s: ioctl %s = %v, want EPERM", a.Name, tc.name, c.name, got)
 				}
 			}

@@ -1,7 +1,7 @@
 package seccomp
 
 // This file is the rules table: the one list of the calls a confined
-// worker may make. Program builds the filter from it and Verdict, the
+// worker may make. Program builds the filter from it and verdict, the
 // specification, reads it; nothing else names an allowed call.
 //
 // What the worker needs was found by running it under strace -f: the
@@ -65,7 +65,7 @@ var groupTitles = map[group]string{
 	groupSockets:     "under a network grant only, IPv4 and IPv6 sockets of TCP and UDP",
 }
 
-// argRule is how a call's arguments are held. Program and Verdict each
+// argRule is how a call's arguments are held. Program and verdict each
 // implement every kind, the one as BPF and the other as plain Go.
 type argRule int
 

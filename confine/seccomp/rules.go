@@ -165,7 +165,7 @@ var rules = []rule{
 	{name: "fstat", group: groupDescriptors, by: byLanguage, why: "os.File.Stat and os.ReadFile's size"},
 	{name: "fcntl", group: groupDescriptors, args: namedCommands, by: byRuntime | byLanguage | byNet,
 		why: "the poller reads and sets a descriptor's flags (F_GETFL, F_SETFL) and close-on-exec"},
-{name: "ioctl", group: groupDescriptors, args: namedCommands, by: byHostModule,
+	{name: "ioctl", group: groupDescriptors, args: namedCommands, by: byHostModule,
 		why: "reads only, for a module an embedder registers: is a descriptor a terminal, its size, the bytes waiting; none of Sabline's own makes it"},
 	{name: "epoll_create1", group: groupDescriptors, by: byRuntime, why: "the network poller, made on first use"},
 	{name: "epoll_ctl", group: groupDescriptors, by: byRuntime | byNet, why: "a descriptor joins the poller"},

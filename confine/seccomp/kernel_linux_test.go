@@ -401,7 +401,7 @@ const testFOwnerPID = 1
 // testIPCKey is a System V IPC key no segment is expected to have.
 const testIPCKey = 0x5ab11e00
 
-// denyListChecks are calls of the deny-list, each made by its number in
+// denyListChecks are calls the allow-list leaves out, each made by its number in
 // arch's table (skipped where arch lacks it) in a shape that changes
 // nothing without the filter: the call returns 0, a descriptor closed at
 // once, or an error other than EPERM.

@@ -7,9 +7,9 @@ import (
 	"golang.org/x/net/bpf"
 )
 
-// Data is the kernel's struct seccomp_data: what a seccomp filter
+// callData is the kernel's struct seccomp_data: what a seccomp filter
 // reads about a call.
-type Data struct {
+type callData struct {
 	Nr                 int32     // the system call number
 	Arch               uint32    // the AUDIT_ARCH_* value of the ABI used
 	InstructionPointer uint64    // where the call was made
@@ -33,7 +33,7 @@ func seccompArgLow(i int) uint32 {
 }
 
 // bytes lays d out in memory as a little-endian kernel does.
-func (d Data) bytes() [seccompDataSize]byte {
+func (d callData) bytes() [seccompDataSize]byte {
 	var b [seccompDataSize]byte
 	binary.LittleEndian.PutUint32(b[seccompDataNr:], uint32(d.Nr))
 	binary.LittleEndian.PutUint32(b[seccompDataArch:], d.Arch)
@@ -195,24 +195,24 @@ func checkMemoryWrites(prog []bpf.RawInstruction) error {
 	return nil
 }
 
-// RunFilter runs a seccomp filter on one call as a little-endian
+// runChecked runs a seccomp filter on one call as a little-endian
 // kernel does and returns the filter's 32-bit return value (a
-// SeccompAction). A program the kernel would refuse to load is an error,
+// filterAction). A program the kernel would refuse to load is an error,
 // and so is a shift by X of 32 or more, which the kernel leaves undefined;
 // a division by an X of zero ends the filter with 0, as in the kernel.
 //
 // It is not golang.org/x/net/bpf's VM, which reads packets big-endian and
 // returns a packet length.
-func RunFilter(prog []bpf.RawInstruction, data Data) (uint32, error) {
+func runChecked(prog []bpf.RawInstruction, data callData) (uint32, error) {
 	if err := checkFilter(prog); err != nil {
 		return 0, fmt.Errorf("seccomp filter: %w", err)
 	}
 	return runFilter(prog, data)
 }
 
-// runFilter is RunFilter for a program checkFilter has
+// runFilter is runChecked for a program checkFilter has
 // accepted.
-func runFilter(prog []bpf.RawInstruction, data Data) (uint32, error) {
+func runFilter(prog []bpf.RawInstruction, data callData) (uint32, error) {
 	in := data.bytes()
 	var a, x uint32
 	var mem [bpfMemWords]uint32

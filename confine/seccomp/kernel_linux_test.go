@@ -208,9 +208,9 @@ func TestSeccompIoctlCommands(t *testing.T) {
 			t.Errorf("%s and %s are both %#x", other, c.name, c.got)
 		}
 		named[c.got] = c.name
-		for _, a := range []Arch{ArchAMD64, ArchARM64} {
+		for _, a := range []Arch{archAMD64, archARM64} {
 			for _, tc := range testConfigs {
-				if got := Verdict(tc.config(), a, a.AuditArch, a.Table["ioctl"], [6]uint64{0, uint64(c.got)}); got != actEPERM {
+				if got := verdict(tc.config(), a, a.AuditArch, a.Table["ioctl"], [6]uint64{0, uint64(c.got)}); got != actEPERM {
 					t.Errorf("%s, %s: ioctl %s = %v, want EPERM", a.Name, tc.name, c.name, got)
 				}
 			}
@@ -330,26 +330,18 @@ func socketpairCall(*childEnv) error {
 	return err
 }
 
-// loopbackCall listens on and connects to a loopback port with Go's net
-// package, asking for MPTCP on both sides: it works only if Go falls back
-// to plain TCP when the filter refuses MPTCP.
+// seccompLoopbackEnv names, in the child's environment, the address of
+// a loopback listener TestSeccompKernel started, which answers "ok" to
+// each connection and asks for MPTCP, as Go's listeners may.
+const seccompLoopbackEnv = "SABLINE_SECCOMP_LOOPBACK"
+
+// loopbackCall connects to the parent's loopback listener with Go's net
+// package, asking for MPTCP: it works only if Go falls back to plain TCP
+// when the filter refuses MPTCP.
 func loopbackCall(*childEnv) error {
-	var lc net.ListenConfig
-	lc.SetMultipathTCP(true)
-	l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	go func() {
-		if c, err := l.Accept(); err == nil {
-			c.Write([]byte("ok"))
-			c.Close()
-		}
-	}()
 	var d net.Dialer
 	d.SetMultipathTCP(true)
-	c, err := d.Dial("tcp", l.Addr().String())
+	c, err := d.Dial("tcp", os.Getenv(seccompLoopbackEnv))
 	if err != nil {
 		return err
 	}
@@ -364,6 +356,40 @@ func loopbackCall(*childEnv) error {
 	return nil
 }
 
+// listenCall listens on an unbound TCP socket, which the kernel binds to
+// a free port first: no bind call, so no Landlock TCP bind right, holds
+// it. The listener is closed at once.
+func listenCall(*childEnv) error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("socket: %w", err)
+	}
+	defer unix.Close(fd)
+	return unix.Listen(fd, 1)
+}
+
+// serveLoopback answers "ok" on a loopback listener until it is closed.
+func serveLoopback(t *testing.T) string {
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(true)
+	l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("loopback listener: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("ok"))
+			c.Close()
+		}
+	}()
+	return l.Addr().String()
+}
+
 // testKcmpFile is KCMP_FILE of linux/kcmp.h, which x/sys/unix does not
 // name: kcmp compares two descriptors.
 const testKcmpFile = 0
@@ -375,7 +401,7 @@ const testFOwnerPID = 1
 // testIPCKey is a System V IPC key no segment is expected to have.
 const testIPCKey = 0x5ab11e00
 
-// denyListChecks are calls of the deny-list, each made by its number in
+// denyListChecks are calls the allow-list leaves out, each made by its number in
 // arch's table (skipped where arch lacks it) in a shape that changes
 // nothing without the filter: the call returns 0, a descriptor closed at
 // once, or an error other than EPERM.
@@ -1333,7 +1359,7 @@ func seccompScenarios() []seccompScenario {
 		{name: "socket(AF_INET6, SOCK_STREAM, IPPROTO_TCP)", call: socketCall(unix.AF_INET6, unix.SOCK_STREAM, unix.IPPROTO_TCP)},
 		{name: "socket(AF_INET, SOCK_STREAM, 1<<32|IPPROTO_TCP)", call: socketCall(unix.AF_INET, unix.SOCK_STREAM, testHigh|unix.IPPROTO_TCP)},
 		{name: "socket(AF_INET6, SOCK_DGRAM, 1<<32|IPPROTO_UDP)", call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, testHigh|unix.IPPROTO_UDP)},
-		{name: "listen and dial on loopback with MPTCP asked", call: loopbackCall},
+		{name: "dial loopback with MPTCP asked", call: loopbackCall},
 	}
 	inetOnly := slices.Concat(sockets, []kernelCheck{
 		{name: "socket(AF_UNIX)", want: eperm, call: local},
@@ -1341,6 +1367,8 @@ func seccompScenarios() []seccompScenario {
 		{name: "socket(AF_NETLINK)", want: eperm, call: netlink},
 		{name: "socket(AF_INET, SOCK_RAW)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP)},
 		{name: "socketpair(AF_UNIX)", want: eperm, call: socketpairCall},
+		// Not on the allow-list under any grant: a run listens on no port.
+		{name: "listen on an unbound socket", want: eperm, works: true, call: listenCall},
 		// Without the filter, a ping socket is made, or refused EACCES
 		// by net.ipv4.ping_group_range.
 		{name: "socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_ICMP)},
@@ -1363,7 +1391,8 @@ func seccompScenarios() []seccompScenario {
 			{name: "socket(1<<32|AF_INET, SOCK_STREAM)", want: eperm, call: inetHigh},
 			{name: "socket(AF_INET) on the locked thread", locked: true, want: eperm, call: inet},
 			{name: "socketpair(AF_UNIX)", want: eperm, call: socketpairCall},
-			{name: "listen on loopback", want: eperm, call: loopbackCall},
+			{name: "dial loopback", want: eperm, works: true, call: loopbackCall},
+			{name: "listen on an unbound socket", want: eperm, works: true, call: listenCall},
 		})},
 		{name: "inet", sockets: InetSockets, checks: slices.Concat(common, inetOnly)},
 	}
@@ -1396,10 +1425,12 @@ func TestSeccompKernel(t *testing.T) {
 		sleep.Process.Kill()
 		sleep.Wait()
 	})
+	loopback := serveLoopback(t)
 	for _, name := range append(names, "checker") {
 		t.Run(name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestSeccompKernelChild$", "-test.v", "-test.count=1")
-			cmd.Env = append(os.Environ(), seccompChildEnv+"="+name, seccompOtherEnv+"="+strconv.Itoa(sleep.Process.Pid))
+			cmd.Env = append(os.Environ(), seccompChildEnv+"="+name, seccompOtherEnv+"="+strconv.Itoa(sleep.Process.Pid),
+				seccompLoopbackEnv+"="+loopback)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("the child failed: %v\n%s", err, out)

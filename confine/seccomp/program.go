@@ -58,29 +58,29 @@ const (
 	errEPROTONOSUPPORT = 93
 )
 
-// Action is a seccomp filter's return value: the action in the
+// filterAction is a seccomp filter's return value: the action in the
 // high 16 bits and its data, the errno of an ERRNO, in the low 16.
-type Action uint32
+type filterAction uint32
 
-// Allow lets the call run.
-const Allow Action = seccompRetAllow
+// actAllow lets the call run.
+const actAllow filterAction = seccompRetAllow
 
-// Errno fails the call with errno, without running it.
-func Errno(errno uint16) Action {
-	return Action(seccompRetErrno | uint32(errno))
+// errnoAction fails the call with errno, without running it.
+func errnoAction(errno uint16) filterAction {
+	return filterAction(seccompRetErrno | uint32(errno))
 }
 
 // The refusals the filter returns.
 const (
-	actEPERM  Action = seccompRetErrno | errEPERM
-	actENOSYS Action = seccompRetErrno | errENOSYS
+	actEPERM  filterAction = seccompRetErrno | errEPERM
+	actENOSYS filterAction = seccompRetErrno | errENOSYS
 	// An MPTCP socket is refused with EPROTONOSUPPORT, what a kernel
 	// without MPTCP answers. Go's net package (mptcpsock_linux.go) probes
 	// MPTCP once with socket(..., IPPROTO_MPTCP): on EPROTONOSUPPORT or
 	// EINVAL it takes MPTCP as unsupported and uses plain TCP from then
 	// on, while any other error, EPERM included, leaves it trying MPTCP
 	// first on every dial and listen.
-	actEPROTONOSUPPORT Action = seccompRetErrno | errEPROTONOSUPPORT
+	actEPROTONOSUPPORT filterAction = seccompRetErrno | errEPROTONOSUPPORT
 )
 
 var seccompActionNames = map[uint32]string{
@@ -102,7 +102,7 @@ var errnoNames = map[uint32]string{
 
 // String names the action as the kernel's SECCOMP_RET_* constants do, with
 // its data in parentheses: ALLOW, ERRNO(EPERM), ERRNO(13), TRAP(1).
-func (s Action) String() string {
+func (s filterAction) String() string {
 	action, data := uint32(s)&seccompRetActionFull, uint32(s)&seccompRetData
 	name, ok := seccompActionNames[action]
 	switch {
@@ -123,21 +123,21 @@ func (s Action) String() string {
 // (its high 32 bits when high is set), ANDed with mask (0: not masked),
 // equal one of values (onMatch) or none of them (!onMatch). Otherwise the
 // next test of the rule runs. The action is a refusal, or, for a test
-// that clears a call of the tests after it, Allow.
+// that clears a call of the tests after it, actAllow.
 type argTest struct {
 	arg     int
 	high    bool
 	mask    uint32
 	values  []uint32
 	onMatch bool
-	action  Action
+	action  filterAction
 }
 
 // block is the BPF of one call: the argument tests in order, then
 // result when none ended the call.
 type block struct {
 	tests  []argTest
-	result Action
+	result filterAction
 }
 
 // Config is what a worker's filter depends on beside the rules table.
@@ -172,17 +172,17 @@ func ruleBlock(r rule, pid uint32) block {
 	}
 	switch r.args {
 	case threadOnly:
-		return block{result: Allow, tests: []argTest{
+		return block{result: actAllow, tests: []argTest{
 			{arg: 0, mask: cloneThread, values: []uint32{cloneThread}, action: actEPERM},
 			{arg: 0, mask: ^uint32(threadCloneFlags), values: []uint32{0}, action: actEPERM},
 		}}
 	case ownProcess:
-		return block{result: Allow, tests: []argTest{{arg: 0, values: []uint32{pid}, action: actEPERM}}}
+		return block{result: actAllow, tests: []argTest{{arg: 0, values: []uint32{pid}, action: actEPERM}}}
 	case selfOrOwn:
-		return block{result: Allow, tests: []argTest{self(0)}}
+		return block{result: actAllow, tests: []argTest{self(0)}}
 	case readLimit:
 		// The new limit, a pointer, must be NULL on both its words.
-		return block{result: Allow, tests: []argTest{
+		return block{result: actAllow, tests: []argTest{
 			self(0),
 			{arg: 2, values: []uint32{0}, action: actEPERM},
 			{arg: 2, high: true, values: []uint32{0}, action: actEPERM},
@@ -190,18 +190,18 @@ func ruleBlock(r rule, pid uint32) block {
 	case noSetID:
 		flags := openFlagsArg[r.name]
 		// A call that makes no file is cleared before its mode is read.
-		return block{result: Allow, tests: []argTest{
-			{arg: flags, mask: oCreat | oTmpfile, values: []uint32{0}, onMatch: true, action: Allow},
+		return block{result: actAllow, tests: []argTest{
+			{arg: flags, mask: oCreat | oTmpfile, values: []uint32{0}, onMatch: true, action: actAllow},
 			setID(flags + 1),
 		}}
 	case mknodNoSetID:
-		return block{result: Allow, tests: []argTest{setID(2)}}
+		return block{result: actAllow, tests: []argTest{setID(2)}}
 	case noLock:
-		return block{result: Allow, tests: []argTest{{arg: 3, mask: mapLocked, values: []uint32{0}, action: actEPERM}}}
+		return block{result: actAllow, tests: []argTest{{arg: 3, mask: mapLocked, values: []uint32{0}, action: actEPERM}}}
 	case namedCommands:
-		return block{result: Allow, tests: []argTest{{arg: subArg[r.name], values: commandValues(r.name), action: actEPERM}}}
+		return block{result: actAllow, tests: []argTest{{arg: subArg[r.name], values: commandValues(r.name), action: actEPERM}}}
 	case inetSocket:
-		return block{result: Allow, tests: []argTest{
+		return block{result: actAllow, tests: []argTest{
 			{arg: 0, values: []uint32{afInet, afInet6}, action: actEPERM},
 			{arg: 1, mask: sockTypeMask, values: []uint32{sockStream, sockDgram}, action: actEPERM},
 			{arg: 2, values: []uint32{ipprotoMPTCP}, onMatch: true, action: actEPROTONOSUPPORT},
@@ -210,7 +210,7 @@ func ruleBlock(r rule, pid uint32) block {
 	case answerENOSYS:
 		return block{result: actENOSYS}
 	}
-	return block{result: Allow}
+	return block{result: actAllow}
 }
 
 // openFlagsArg is the argument of the open flags of each call with the
@@ -235,12 +235,12 @@ func allowedRules(c Config, a Arch) []rule {
 // builds for.
 func seccompArgHigh(i int) uint32 { return seccompArgLow(i) + 4 }
 
-func retAction(a Action) bpf.Instruction { return bpf.RetConstant{Val: uint32(a)} }
+func retAction(a filterAction) bpf.Instruction { return bpf.RetConstant{Val: uint32(a)} }
 
 // instructions loads the argument's word, masks it, and compares it
 // with each value in turn; the action comes last, and a comparison that
 // decides the test either lands on it or jumps past it. A test with more
-// values than a jump can skip makes a block SeccompProgram refuses.
+// values than a jump can skip makes a block Program refuses.
 func (t argTest) instructions() []bpf.Instruction {
 	off := seccompArgLow(t.arg)
 	if t.high {

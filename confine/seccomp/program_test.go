@@ -157,7 +157,7 @@ func mustProgram(t *testing.T, c Config, a Arch) []bpf.RawInstruction {
 // TestSeccompSimulation runs the program of every test policy, for both
 // architectures, on every call number of the table and a few past it,
 // through every ABI, with a grid of argument values, and compares what the
-// BPF returns with what Verdict says it should.
+// BPF returns with what verdict says it should.
 func TestSeccompSimulation(t *testing.T) {
 	values := []uint64{
 		0, afInet, afInet6, testAFUnix, testAFNetlink, testAFPacket,
@@ -230,7 +230,7 @@ func TestSeccompSimulation(t *testing.T) {
 	}
 	audits := []uint32{auditArchX86_64, auditArchAArch64, testAuditI386, testAuditARM}
 
-	for _, a := range []Arch{ArchAMD64, ArchARM64} {
+	for _, a := range []Arch{archAMD64, archARM64} {
 		// Every number from 0 to past the table, each also with the x32
 		// bit, and a few far past it.
 		var calls, nrs []int
@@ -250,21 +250,21 @@ func TestSeccompSimulation(t *testing.T) {
 				t.Parallel()
 				c := tc.config()
 				raw := mustProgram(t, c, a)
-				// RunFilter checks the program on every run; it is
+				// runChecked checks the program on every run; it is
 				// checked once here, and run unchecked below.
 				if err := checkFilter(raw); err != nil {
 					t.Fatal(err)
 				}
-				counts := map[Action]int{}
+				counts := map[filterAction]int{}
 				check := func(audit uint32, nr int, args [6]uint64) {
-					want := Verdict(c, a, audit, nr, args)
-					got, err := runFilter(raw, Data{Nr: int32(nr), Arch: audit, Args: args})
+					want := verdict(c, a, audit, nr, args)
+					got, err := runFilter(raw, callData{Nr: int32(nr), Arch: audit, Args: args})
 					if err != nil {
-						t.Fatalf("RunFilter: %v", err)
+						t.Fatalf("runChecked: %v", err)
 					}
-					if Action(got) != want {
+					if filterAction(got) != want {
 						t.Fatalf("arch %#x, call %d (%s), args %#x: program returns %v, want %v",
-							audit, nr, a.syscallName(nr), args, Action(got), want)
+							audit, nr, a.syscallName(nr), args, filterAction(got), want)
 					}
 					counts[want]++
 				}
@@ -285,7 +285,7 @@ func TestSeccompSimulation(t *testing.T) {
 					total += n
 				}
 				t.Logf("%s, %s: checked %d cases, %d instructions; %v", a.Name, tc.name, total, len(raw), counts)
-				for _, act := range []Action{Allow, actEPERM, actENOSYS} {
+				for _, act := range []filterAction{actAllow, actEPERM, actENOSYS} {
 					if counts[act] == 0 {
 						t.Errorf("no case gave %v", act)
 					}
@@ -298,7 +298,7 @@ func TestSeccompSimulation(t *testing.T) {
 // TestSeccompCases checks the famous cases, one by one, against both the
 // specification and the program.
 func TestSeccompCases(t *testing.T) {
-	eperm, enosys, eprotonosupport := Errno(1), Errno(38), Errno(93)
+	eperm, enosys, eprotonosupport := errnoAction(1), errnoAction(38), errnoAction(93)
 	tests := []struct {
 		name   string
 		arch   Arch
@@ -308,262 +308,262 @@ func TestSeccompCases(t *testing.T) {
 		x32    bool // the x32 number of call
 		nr     int  // when call is ""
 		args   [6]uint64
-		want   Action
+		want   filterAction
 	}{
-		{name: "socket(1<<32|AF_INET) refused under a closed network", arch: ArchAMD64, policy: closed, call: "socket", args: [6]uint64{testHigh | afInet, sockStream}, want: eperm},
-		{name: "socket(AF_INET) refused under a closed network on arm64", arch: ArchARM64, policy: closed, call: "socket", args: [6]uint64{afInet, sockStream}, want: eperm},
-		{name: "connect refused under a closed network", arch: ArchAMD64, policy: closed, call: "connect", want: eperm},
-		{name: "sendto refused under a closed network", arch: ArchAMD64, policy: closed, call: "sendto", want: eperm},
-		{name: "socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC) allowed under net:HOST", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream | testSockCloexec}, want: Allow},
-		{name: "socket(1<<32|AF_INET6, SOCK_DGRAM) allowed under net:HOST", arch: ArchARM64, policy: inet, call: "socket", args: [6]uint64{testHigh | afInet6, sockDgram}, want: Allow},
-		{name: "AF_UNIX refused under net:HOST", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
-		{name: "1<<32|AF_UNIX refused under net:HOST", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{testHigh | testAFUnix, sockStream}, want: eperm},
-		{name: "AF_NETLINK refused under net", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{testAFNetlink, sockDgram}, want: eperm},
-		{name: "SOCK_RAW refused under net:HOST", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, testSockRaw}, want: eperm},
-		{name: "SOCK_SEQPACKET refused under net", arch: ArchARM64, policy: inet, call: "socket", args: [6]uint64{afInet, testSockSeqpacket}, want: eperm},
-		{name: "MPTCP refused with EPROTONOSUPPORT", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream | testSockCloexec | testSockNonblock, ipprotoMPTCP}, want: eprotonosupport},
-		{name: "1<<32|IPPROTO_MPTCP refused", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockStream, testHigh | ipprotoMPTCP}, want: eprotonosupport},
-		{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_TCP) allowed under net:HOST", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream, ipprotoTCP}, want: Allow},
-		{name: "socket(AF_INET6, SOCK_DGRAM|SOCK_CLOEXEC, IPPROTO_UDP) allowed under net", arch: ArchARM64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockDgram | testSockCloexec, ipprotoUDP}, want: Allow},
-		{name: "1<<32|IPPROTO_TCP allowed: the kernel sees IPPROTO_TCP", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream, testHigh | ipprotoTCP}, want: Allow},
-		{name: "1<<32|IPPROTO_UDP allowed: the kernel sees IPPROTO_UDP", arch: ArchARM64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockDgram, testHigh | ipprotoUDP}, want: Allow},
-		{name: "SOCK_DGRAM with IPPROTO_TCP left to the kernel, which refuses the pair", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoTCP}, want: Allow},
-		{name: "ICMP (ping) socket refused under net:HOST", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram, testIPProtoICMP}, want: eperm},
-		{name: "ICMPv6 (ping) socket refused under net on arm64", arch: ArchARM64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockDgram | testSockNonblock, testIPProtoICMPV6}, want: eperm},
-		{name: "SCTP stream socket refused under net:HOST", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream, testIPProtoSCTP}, want: eperm},
-		{name: "1<<32|IPPROTO_SCTP refused under --confine strict", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockStream, testHigh | testIPProtoSCTP}, want: eperm},
-		{name: "MPTCP with SOCK_DGRAM still EPROTONOSUPPORT", arch: ArchARM64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoMPTCP}, want: eprotonosupport},
-		{name: "ICMP socket refused when ffi:socket widens to any host", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram, testIPProtoICMP}, want: eperm},
-		{name: "socket(AF_INET6, SOCK_STREAM) allowed when ffi:socket widens to any host", arch: ArchARM64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockStream | testSockCloexec}, want: Allow},
-		{name: "socket(AF_INET, SOCK_DGRAM) allowed when ffi:socket widens to any host: the resolver", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram}, want: Allow},
-		{name: "socketpair refused under net:HOST", arch: ArchAMD64, policy: inet, call: "socketpair", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
-		{name: "AF_UNIX refused when ffi:socket widens to any host", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
-		{name: "AF_NETLINK refused when ffi:socket widens to any host on arm64", arch: ArchARM64, policy: inet, call: "socket", args: [6]uint64{testAFNetlink, sockDgram}, want: eperm},
-		{name: "socketpair refused when ffi:socket widens to any host", arch: ArchAMD64, policy: inet, call: "socketpair", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
-		{name: "AF_UNIX refused under --confine strict", arch: ArchAMD64, policy: inet, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
-		{name: "i386 ABI refused", arch: ArchAMD64, policy: inet, audit: testAuditI386, call: "getpid", want: eperm},
-		{name: "ARM ABI refused on arm64", arch: ArchARM64, policy: inet, audit: testAuditARM, call: "getpid", want: eperm},
-		{name: "amd64 ABI refused on arm64", arch: ArchARM64, policy: closed, audit: auditArchX86_64, call: "getpid", want: eperm},
-		{name: "x32 getpid refused", arch: ArchAMD64, policy: inet, call: "getpid", x32: true, want: eperm},
-		{name: "getpid allowed", arch: ArchAMD64, policy: closed, call: "getpid", want: Allow},
-		{name: "a number past the table answered ENOSYS", arch: ArchAMD64, policy: closed, nr: 1000, want: enosys},
-		{name: "clone3 answered ENOSYS", arch: ArchAMD64, policy: inet, call: "clone3", want: enosys},
-		{name: "clone of a Go thread allowed", arch: ArchAMD64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags}, want: Allow},
-		{name: "clone of a thread with CLONE_NEWNS refused", arch: ArchAMD64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags | testCloneNewNS}, want: eperm},
-		{name: "clone of a thread with CLONE_NEWUSER refused on arm64", arch: ArchARM64, policy: inet, call: "clone", args: [6]uint64{goThreadFlags | testCloneNewUser}, want: eperm},
-		{name: "clone of a process refused", arch: ArchAMD64, policy: inet, call: "clone", args: [6]uint64{testSIGCHLD}, want: eperm},
-		{name: "clone with CLONE_THREAD only in the high word refused", arch: ArchAMD64, policy: closed, call: "clone", args: [6]uint64{testHigh * cloneThread}, want: eperm},
-		{name: "fork refused", arch: ArchAMD64, policy: inet, call: "fork", want: eperm},
-		{name: "execve refused", arch: ArchARM64, policy: inet, call: "execve", want: eperm},
-		{name: "kill(own pid) allowed", arch: ArchAMD64, policy: closed, call: "kill", args: [6]uint64{testPid, 9}, want: Allow},
-		{name: "kill(own pid|1<<32) allowed: the kernel sees own pid", arch: ArchAMD64, policy: closed, call: "kill", args: [6]uint64{testHigh | testPid}, want: Allow},
-		{name: "kill(0) refused", arch: ArchAMD64, policy: closed, call: "kill", args: [6]uint64{0, 9}, want: eperm},
-		{name: "kill(-1) refused", arch: ArchAMD64, policy: closed, call: "kill", args: [6]uint64{^uint64(0), 9}, want: eperm},
-		{name: "kill(-1 as 32 bits) refused", arch: ArchARM64, policy: closed, call: "kill", args: [6]uint64{0xffffffff, 9}, want: eperm},
-		{name: "kill(another pid) refused", arch: ArchARM64, policy: inet, call: "kill", args: [6]uint64{testOtherPid, 9}, want: eperm},
-		{name: "tgkill(own pid) allowed", arch: ArchARM64, policy: closed, call: "tgkill", args: [6]uint64{testPid, testPid + 7, 23}, want: Allow},
-		{name: "tgkill(another pid) refused", arch: ArchAMD64, policy: closed, call: "tgkill", args: [6]uint64{testOtherPid, testPid, 23}, want: eperm},
-		{name: "rt_sigqueueinfo(another pid) refused", arch: ArchAMD64, policy: closed, call: "rt_sigqueueinfo", args: [6]uint64{testOtherPid}, want: eperm},
-		{name: "tkill refused", arch: ArchAMD64, policy: closed, call: "tkill", args: [6]uint64{testPid}, want: eperm},
-		{name: "ioctl TIOCSTI refused", arch: ArchAMD64, policy: inet, call: "ioctl", args: [6]uint64{0, tiocsti}, want: eperm},
-		{name: "ioctl TIOCSTI|1<<32 refused", arch: ArchAMD64, policy: inet, call: "ioctl", args: [6]uint64{0, testHigh | tiocsti}, want: eperm},
-		{name: "ioctl TIOCLINUX refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tioclinux}, want: eperm},
-		{name: "ioctl FIONREAD allowed", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, testFIONREAD}, want: Allow},
-		{name: "ioctl TCGETS allowed: reading a terminal's settings", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, testTCGETS, testPointer}, want: Allow},
-		{name: "ioctl TCGETS2 refused on arm64: not on the list", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, testTCGETS2, testPointer}, want: eperm},
-		{name: "ioctl TIOCGWINSZ allowed: reading a terminal's size", arch: ArchAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, testTIOCGWINSZ, testPointer}, want: Allow},
-		{name: "ioctl TIOCGPGRP refused: not on the list", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{0, testTIOCGPGRP, testPointer}, want: eperm},
-		{name: "ioctl TIOCSPTLCK refused: not on the list", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{3, testTIOCSPTLCK, testPointer}, want: eperm},
-		{name: "ioctl TCSETX refused: not on the list", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, testTCSETX, testPointer}, want: eperm},
-		{name: "ioctl TCSETS refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsets, testPointer}, want: eperm},
-		{name: "ioctl TCSETS|1<<32 refused: the kernel sees TCSETS", arch: ArchAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, testHigh | tcsets, testPointer}, want: eperm},
-		{name: "ioctl TCSETSW refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tcsetsw, testPointer}, want: eperm},
-		{name: "ioctl TCSETSF refused", arch: ArchAMD64, policy: inet, call: "ioctl", args: [6]uint64{2, tcsetsf, testPointer}, want: eperm},
-		{name: "ioctl TCSETA refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcseta, testPointer}, want: eperm},
-		{name: "ioctl TCSETAW|1<<32 refused on arm64", arch: ArchARM64, policy: inet, call: "ioctl", args: [6]uint64{1, testHigh | tcsetaw, testPointer}, want: eperm},
-		{name: "ioctl TCSETAF refused", arch: ArchAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, tcsetaf, testPointer}, want: eperm},
-		{name: "ioctl TCSETS2 refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsets2, testPointer}, want: eperm},
-		{name: "ioctl TCSETSW2|1<<32 refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, testHigh | tcsetsw2, testPointer}, want: eperm},
-		{name: "ioctl TCSETSF2 refused", arch: ArchAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, tcsetsf2, testPointer}, want: eperm},
-		{name: "ioctl TCSETS2 with another size refused: not on the list", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsets2 ^ 0x40000, testPointer}, want: eperm},
-		{name: "ioctl TIOCSPGRP refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, tiocspgrp, testPointer}, want: eperm},
-		{name: "ioctl TIOCSCTTY refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tiocsctty, 1}, want: eperm},
-		{name: "ioctl TIOCNOTTY refused", arch: ArchAMD64, policy: inet, call: "ioctl", args: [6]uint64{0, tiocnotty}, want: eperm},
-		{name: "ioctl TIOCVHANGUP|1<<32 refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, testHigh | tiocvhangup}, want: eperm},
-		{name: "ioctl TIOCCONS refused on arm64", arch: ArchARM64, policy: inet, call: "ioctl", args: [6]uint64{1, tioccons}, want: eperm},
-		{name: "ioctl TIOCEXCL refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocexcl}, want: eperm},
-		{name: "ioctl TIOCNXCL refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocnxcl}, want: eperm},
-		{name: "ioctl TIOCSETD refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsetd, testPointer}, want: eperm},
-		{name: "ioctl TIOCSWINSZ refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocswinsz, testPointer}, want: eperm},
-		{name: "ioctl TIOCSWINSZ|1<<32 refused on arm64", arch: ArchARM64, policy: inet, call: "ioctl", args: [6]uint64{1, testHigh | tiocswinsz, testPointer}, want: eperm},
-		{name: "ioctl TIOCSLCKTRMIOS refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocslcktrmios, testPointer}, want: eperm},
-		{name: "ioctl TIOCSSOFTCAR refused", arch: ArchAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, tiocssoftcar, testPointer}, want: eperm},
-		{name: "ioctl TIOCSSERIAL refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsserial, testPointer}, want: eperm},
-		{name: "ioctl TIOCSRS485 refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsrs485, testPointer}, want: eperm},
-		{name: "ioctl TIOCSISO7816 refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsiso7816, testPointer}, want: eperm},
-		{name: "ioctl TIOCSERCONFIG refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocserconfig}, want: eperm},
-		{name: "ioctl TIOCMSET refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocmset, testPointer}, want: eperm},
-		{name: "ioctl TIOCMBIS refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocmbis, testPointer}, want: eperm},
-		{name: "ioctl TIOCMBIC|1<<32 refused", arch: ArchAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, testHigh | tiocmbic, testPointer}, want: eperm},
-		{name: "ioctl TCSBRK(0), a break, refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsbrk, 0}, want: eperm},
-		{name: "ioctl TCSBRK(1), tcdrain, refused with it", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsbrk, 1}, want: eperm},
-		{name: "ioctl TCSBRKP refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsbrkp, 0}, want: eperm},
-		{name: "ioctl TIOCSBRK refused", arch: ArchAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, tiocsbrk}, want: eperm},
-		{name: "ioctl TIOCCBRK refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tioccbrk}, want: eperm},
-		{name: "ioctl TCXONC(TCOOFF) refused", arch: ArchAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcxonc, 0}, want: eperm},
-		{name: "ioctl TCFLSH(TCIFLUSH)|1<<32 refused on arm64", arch: ArchARM64, policy: closed, call: "ioctl", args: [6]uint64{0, testHigh | tcflsh, 0}, want: eperm},
-		{name: "io_setup refused", arch: ArchAMD64, policy: closed, call: "io_setup", args: [6]uint64{1, testPointer}, want: eperm},
-		{name: "io_setup refused on arm64", arch: ArchARM64, policy: inet, call: "io_setup", args: [6]uint64{1, testPointer}, want: eperm},
-		{name: "io_submit refused", arch: ArchAMD64, policy: inet, call: "io_submit", want: eperm},
-		{name: "io_destroy refused on arm64", arch: ArchARM64, policy: closed, call: "io_destroy", want: eperm},
-		{name: "io_getevents refused", arch: ArchAMD64, policy: closed, call: "io_getevents", want: eperm},
-		{name: "io_pgetevents refused on arm64", arch: ArchARM64, policy: closed, call: "io_pgetevents", want: eperm},
-		{name: "io_cancel refused", arch: ArchAMD64, policy: inet, call: "io_cancel", want: eperm},
-		{name: "ptrace refused", arch: ArchAMD64, policy: inet, call: "ptrace", want: eperm},
-		{name: "io_uring_setup refused", arch: ArchARM64, policy: closed, call: "io_uring_setup", want: eperm},
-		{name: "modify_ldt refused", arch: ArchAMD64, policy: inet, call: "modify_ldt", want: eperm},
-		{name: "kcmp refused on arm64", arch: ArchARM64, policy: closed, call: "kcmp", args: [6]uint64{testPid, testPid}, want: eperm},
-		{name: "process_madvise refused", arch: ArchAMD64, policy: closed, call: "process_madvise", want: eperm},
-		{name: "move_pages refused", arch: ArchARM64, policy: inet, call: "move_pages", args: [6]uint64{testOtherPid}, want: eperm},
-		{name: "create_module refused", arch: ArchAMD64, policy: closed, call: "create_module", want: eperm},
-		{name: "query_module refused", arch: ArchAMD64, policy: inet, call: "query_module", want: eperm},
-		{name: "fanotify_init refused on arm64", arch: ArchARM64, policy: closed, call: "fanotify_init", want: eperm},
-		{name: "inotify_init1 refused", arch: ArchAMD64, policy: inet, call: "inotify_init1", want: eperm},
-		{name: "inotify_add_watch refused", arch: ArchAMD64, policy: closed, call: "inotify_add_watch", want: eperm},
-		{name: "shmget refused", arch: ArchAMD64, policy: inet, call: "shmget", want: eperm},
-		{name: "semop refused on arm64", arch: ArchARM64, policy: closed, call: "semop", want: eperm},
-		{name: "shmdt refused", arch: ArchAMD64, policy: closed, call: "shmdt", want: eperm},
-		{name: "listmount refused", arch: ArchAMD64, policy: closed, call: "listmount", want: eperm},
-		{name: "sethostname refused on arm64", arch: ArchARM64, policy: inet, call: "sethostname", want: eperm},
-		{name: "sysfs refused", arch: ArchAMD64, policy: closed, call: "sysfs", want: eperm},
-		{name: "chmod refused", arch: ArchAMD64, policy: inet, call: "chmod", want: eperm},
-		{name: "fchmodat refused on arm64", arch: ArchARM64, policy: closed, call: "fchmodat", args: [6]uint64{^uint64(0), testPointer, 0o777}, want: eperm},
-		{name: "fchmodat2 refused", arch: ArchAMD64, policy: closed, call: "fchmodat2", want: eperm},
-		{name: "fchown refused", arch: ArchAMD64, policy: closed, call: "fchown", want: eperm},
-		{name: "lchown refused", arch: ArchAMD64, policy: inet, call: "lchown", want: eperm},
-		{name: "fchownat refused on arm64", arch: ArchARM64, policy: inet, call: "fchownat", want: eperm},
-		{name: "utimes refused", arch: ArchAMD64, policy: closed, call: "utimes", want: eperm},
-		{name: "utimensat refused on arm64", arch: ArchARM64, policy: closed, call: "utimensat", want: eperm},
-		{name: "fsetxattr refused", arch: ArchAMD64, policy: closed, call: "fsetxattr", want: eperm},
-		{name: "removexattrat refused on arm64", arch: ArchARM64, policy: inet, call: "removexattrat", want: eperm},
-		{name: "getxattr refused", arch: ArchAMD64, policy: closed, call: "getxattr", want: eperm},
-		{name: "setrlimit refused", arch: ArchAMD64, policy: closed, call: "setrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: eperm},
-		{name: "setrlimit refused on arm64", arch: ArchARM64, policy: inet, call: "setrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: eperm},
-		{name: "getrlimit refused: the runtime reads its limits with prlimit64", arch: ArchAMD64, policy: closed, call: "getrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: eperm},
-		{name: "prlimit64(0, RLIMIT_AS, NULL, old) allowed", arch: ArchAMD64, policy: closed, call: "prlimit64", args: [6]uint64{0, testRlimitAS, 0, testPointer}, want: Allow},
-		{name: "prlimit64(own pid, RLIMIT_AS, NULL, old) allowed on arm64", arch: ArchARM64, policy: closed, call: "prlimit64", args: [6]uint64{testPid, testRlimitAS, 0, testPointer}, want: Allow},
-		{name: "prlimit64(own pid|1<<32, NULL) allowed: the kernel sees own pid", arch: ArchAMD64, policy: inet, call: "prlimit64", args: [6]uint64{testHigh | testPid, testRlimitAS, 0, testPointer}, want: Allow},
-		{name: "prlimit64(0, RLIMIT_AS, new, NULL) refused", arch: ArchAMD64, policy: closed, call: "prlimit64", args: [6]uint64{0, testRlimitAS, testPointer}, want: eperm},
-		{name: "prlimit64(0, RLIMIT_AS, new at 1<<32, NULL) refused: the low word of the pointer is 0", arch: ArchAMD64, policy: closed, call: "prlimit64", args: [6]uint64{0, testRlimitAS, testHigh}, want: eperm},
-		{name: "prlimit64 with a new limit at 1<<32 refused on arm64", arch: ArchARM64, policy: inet, call: "prlimit64", args: [6]uint64{testPid, testRlimitAS, testHigh, testPointer}, want: eperm},
-		{name: "prlimit64(another pid, NULL) refused", arch: ArchAMD64, policy: closed, call: "prlimit64", args: [6]uint64{testOtherPid, testRlimitAS, 0, testPointer}, want: eperm},
-		{name: "prlimit64(-1, NULL) refused", arch: ArchARM64, policy: closed, call: "prlimit64", args: [6]uint64{^uint64(0), testRlimitAS}, want: eperm},
-		{name: "setpriority(PRIO_PROCESS, 0) refused: as root it could take a negative nice", arch: ArchAMD64, policy: closed, call: "setpriority", args: [6]uint64{prioProcess, 0, ^uint64(19)}, want: eperm},
-		{name: "setpriority(PRIO_PROCESS, own pid) refused on arm64", arch: ArchARM64, policy: inet, call: "setpriority", args: [6]uint64{prioProcess, testPid, 10}, want: eperm},
-		{name: "setpriority(PRIO_PROCESS, another pid) refused", arch: ArchAMD64, policy: closed, call: "setpriority", args: [6]uint64{prioProcess, testOtherPid, 10}, want: eperm},
-		{name: "getpriority(PRIO_PROCESS, 0) refused", arch: ArchAMD64, policy: closed, call: "getpriority", args: [6]uint64{prioProcess, 0}, want: eperm},
-		{name: "getpriority(PRIO_PROCESS, own pid) refused on arm64", arch: ArchARM64, policy: inet, call: "getpriority", args: [6]uint64{prioProcess, testPid}, want: eperm},
-		{name: "getpriority(1<<32|PRIO_PROCESS, own pid|1<<32) refused", arch: ArchAMD64, policy: closed, call: "getpriority", args: [6]uint64{testHigh | prioProcess, testHigh | testPid}, want: eperm},
-		{name: "getpriority(PRIO_PROCESS, another pid) refused", arch: ArchAMD64, policy: closed, call: "getpriority", args: [6]uint64{prioProcess, testOtherPid}, want: eperm},
-		{name: "getpriority(PRIO_PGRP, 0) refused", arch: ArchAMD64, policy: inet, call: "getpriority", args: [6]uint64{testPrioPgrp, 0}, want: eperm},
-		{name: "getpriority(PRIO_USER, 0) refused on arm64", arch: ArchARM64, policy: closed, call: "getpriority", args: [6]uint64{testPrioUser, 0}, want: eperm},
-		{name: "ioprio_set(IOPRIO_WHO_PROCESS, 0) refused: as root it could take the real-time class", arch: ArchAMD64, policy: closed, call: "ioprio_set", args: [6]uint64{ioprioWhoProcess, 0, 4}, want: eperm},
-		{name: "ioprio_get(IOPRIO_WHO_PROCESS, 0) refused", arch: ArchAMD64, policy: closed, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, 0}, want: eperm},
-		{name: "ioprio_get(IOPRIO_WHO_PROCESS, own pid) refused on arm64", arch: ArchARM64, policy: closed, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, testPid}, want: eperm},
-		{name: "ioprio_get(IOPRIO_WHO_PROCESS, another pid) refused", arch: ArchAMD64, policy: inet, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, testOtherPid}, want: eperm},
-		{name: "ioprio_get(IOPRIO_WHO_PGRP, 0) refused", arch: ArchAMD64, policy: closed, call: "ioprio_get", args: [6]uint64{testIoprioWhoPgrp, 0}, want: eperm},
-		{name: "ioprio_get(IOPRIO_WHO_USER, 0) refused on arm64", arch: ArchARM64, policy: closed, call: "ioprio_get", args: [6]uint64{testIoprioWhoUser, 0}, want: eperm},
-		{name: "ioprio_get(0, 0) refused: 0 is PRIO_PROCESS, not IOPRIO_WHO_PROCESS", arch: ArchAMD64, policy: closed, call: "ioprio_get", args: [6]uint64{0, 0}, want: eperm},
-		{name: "sched_setaffinity(0) refused", arch: ArchAMD64, policy: closed, call: "sched_setaffinity", args: [6]uint64{0, 8, testPointer}, want: eperm},
-		{name: "sched_setscheduler(0, SCHED_FIFO) refused on arm64", arch: ArchARM64, policy: closed, call: "sched_setscheduler", args: [6]uint64{0, 1, testPointer}, want: eperm},
-		{name: "sched_setparam(own pid) refused", arch: ArchAMD64, policy: inet, call: "sched_setparam", args: [6]uint64{testPid, testPointer}, want: eperm},
-		{name: "sched_setattr(0) refused", arch: ArchAMD64, policy: closed, call: "sched_setattr", args: [6]uint64{0, testPointer}, want: eperm},
-		{name: "sched_getaffinity(0) allowed: the Go runtime counts its CPUs so", arch: ArchAMD64, policy: closed, call: "sched_getaffinity", args: [6]uint64{0, 8192, testPointer}, want: Allow},
-		{name: "sched_getaffinity(own pid) allowed on arm64", arch: ArchARM64, policy: closed, call: "sched_getaffinity", args: [6]uint64{testPid, 8192, testPointer}, want: Allow},
-		{name: "sched_getaffinity(another pid) refused", arch: ArchAMD64, policy: closed, call: "sched_getaffinity", args: [6]uint64{testOtherPid, 8, testPointer}, want: eperm},
-		{name: "sched_getattr(another pid|1<<32) refused", arch: ArchAMD64, policy: inet, call: "sched_getattr", args: [6]uint64{testHigh | testOtherPid, testPointer, 56}, want: eperm},
-		{name: "sched_getscheduler(-1) refused on arm64", arch: ArchARM64, policy: closed, call: "sched_getscheduler", args: [6]uint64{^uint64(0)}, want: eperm},
-		{name: "sched_rr_get_interval(another pid) refused", arch: ArchAMD64, policy: closed, call: "sched_rr_get_interval", args: [6]uint64{testOtherPid, testPointer}, want: eperm},
-		{name: "getsid(0) refused", arch: ArchAMD64, policy: closed, call: "getsid", want: eperm},
-		{name: "getsid(another pid) refused", arch: ArchAMD64, policy: closed, call: "getsid", args: [6]uint64{testOtherPid}, want: eperm},
-		{name: "getpgid(own pid) refused on arm64", arch: ArchARM64, policy: closed, call: "getpgid", args: [6]uint64{testPid}, want: eperm},
-		{name: "getpgid(another pid) refused on arm64", arch: ArchARM64, policy: closed, call: "getpgid", args: [6]uint64{testOtherPid}, want: eperm},
-		{name: "getpgrp refused", arch: ArchAMD64, policy: closed, call: "getpgrp", want: eperm},
-		{name: "setuid(0) refused", arch: ArchAMD64, policy: inet, call: "setuid", want: eperm},
-		{name: "setresgid refused on arm64", arch: ArchARM64, policy: closed, call: "setresgid", args: [6]uint64{^uint64(0), ^uint64(0), ^uint64(0)}, want: eperm},
-		{name: "setgroups refused", arch: ArchAMD64, policy: inet, call: "setgroups", want: eperm},
-		{name: "setfsuid refused on arm64", arch: ArchARM64, policy: closed, call: "setfsuid", want: eperm},
-		{name: "setpgid(0, 0) refused", arch: ArchAMD64, policy: closed, call: "setpgid", want: eperm},
-		{name: "mlock refused", arch: ArchAMD64, policy: closed, call: "mlock", args: [6]uint64{testPointer, 4096}, want: eperm},
-		{name: "mlockall refused on arm64", arch: ArchARM64, policy: inet, call: "mlockall", args: [6]uint64{1}, want: eperm},
-		{name: "memfd_secret refused", arch: ArchAMD64, policy: closed, call: "memfd_secret", want: eperm},
-		{name: "mmap(MAP_PRIVATE|MAP_ANONYMOUS) allowed", arch: ArchAMD64, policy: closed, call: "mmap", args: [6]uint64{0, 4096, 3, testMapPrivAnon, ^uint64(0)}, want: Allow},
-		{name: "mmap(MAP_LOCKED) refused", arch: ArchAMD64, policy: closed, call: "mmap", args: [6]uint64{0, 4096, 3, testMapPrivAnon | mapLocked, ^uint64(0)}, want: eperm},
-		{name: "mmap(1<<32|MAP_LOCKED) refused on arm64", arch: ArchARM64, policy: inet, call: "mmap", args: [6]uint64{0, 4096, 3, testHigh | testMapPrivAnon | mapLocked, ^uint64(0)}, want: eperm},
-		{name: "mmap with MAP_LOCKED only in the high word allowed: the kernel has no such flag", arch: ArchAMD64, policy: closed, call: "mmap", args: [6]uint64{0, 4096, 3, testHigh*mapLocked | testMapPrivAnon, ^uint64(0)}, want: Allow},
-		{name: "fcntl(F_SETOWN) refused", arch: ArchAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, fSetown, testPid}, want: eperm},
-		{name: "fcntl(1<<32|F_SETOWN) refused on arm64", arch: ArchARM64, policy: closed, call: "fcntl", args: [6]uint64{3, testHigh | fSetown, testOtherPid}, want: eperm},
-		{name: "fcntl(F_SETOWN_EX) refused", arch: ArchAMD64, policy: inet, call: "fcntl", args: [6]uint64{3, fSetownEx, testPointer}, want: eperm},
-		{name: "fcntl(F_SETSIG) refused", arch: ArchAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, fSetsig, 23}, want: eperm},
-		{name: "fcntl(F_GETOWN) refused: not on the list", arch: ArchAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, testFGetown}, want: eperm},
-		{name: "fcntl(F_SETFL) allowed", arch: ArchARM64, policy: closed, call: "fcntl", args: [6]uint64{3, testFSetfl, 0o4000}, want: Allow},
-		{name: "ioctl FIOSETOWN refused", arch: ArchAMD64, policy: inet, call: "ioctl", args: [6]uint64{3, fioSetown, testPointer}, want: eperm},
-		{name: "ioctl SIOCSPGRP|1<<32 refused on arm64", arch: ArchARM64, policy: inet, call: "ioctl", args: [6]uint64{3, testHigh | siocSpgrp, testPointer}, want: eperm},
-		{name: "prctl(PR_SET_MM) refused", arch: ArchAMD64, policy: inet, call: "prctl", args: [6]uint64{prSetMM, 6, testPointer}, want: eperm},
-		{name: "prctl(1<<32|PR_SET_MM) refused on arm64", arch: ArchARM64, policy: closed, call: "prctl", args: [6]uint64{testHigh | prSetMM}, want: eperm},
-		{name: "prctl(PR_SCHED_CORE) refused", arch: ArchAMD64, policy: closed, call: "prctl", args: [6]uint64{prSchedCore, 1, testOtherPid}, want: eperm},
-		{name: "prctl(PR_SET_NO_NEW_PRIVS) refused: Apply sets it before the filter", arch: ArchAMD64, policy: closed, call: "prctl", args: [6]uint64{testPrSetNNP, 1}, want: eperm},
-		{name: "prctl(PR_SET_VMA) allowed: the Go runtime names its mappings so", arch: ArchARM64, policy: closed, call: "prctl", args: [6]uint64{testPrSetVMA, 0, testPointer, 4096, testPointer}, want: Allow},
-		{name: "openat(O_CREAT, 04755) refused", arch: ArchAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat | testOWronly, 0o4755}, want: eperm},
-		{name: "openat(O_CREAT, 02644) refused on arm64", arch: ArchARM64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat | testOWronly | testOCloexec, 0o2644}, want: eperm},
-		{name: "openat(O_CREAT, 0644) allowed, as fs.write creates", arch: ArchAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat | testOWronly | testOCloexec, 0o644}, want: Allow},
-		{name: "openat(O_CREAT, 01777) allowed: the sticky bit makes no set-ID file", arch: ArchAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat, 0o1777}, want: Allow},
-		{name: "openat(O_RDONLY, 04755) allowed: without O_CREAT the mode is not read", arch: ArchARM64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOCloexec, 0o4755}, want: Allow},
-		{name: "openat(O_TMPFILE, 04700) refused", arch: ArchAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOTmpfileAMD64 | testOWronly, 0o4700}, want: eperm},
-		{name: "openat(O_TMPFILE, 02700) refused on arm64", arch: ArchARM64, policy: inet, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOTmpfileARM64 | testOWronly, 0o2700}, want: eperm},
-		{name: "openat(1<<32|O_CREAT, 1<<32|04755) refused: the kernel sees O_CREAT and 04755", arch: ArchAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testHigh | oCreat, testHigh | 0o4755}, want: eperm},
-		{name: "open(O_CREAT, 04755) refused", arch: ArchAMD64, policy: closed, call: "open", args: [6]uint64{testPointer, oCreat | testOWronly, 0o4755}, want: eperm},
-		{name: "creat(06755) refused", arch: ArchAMD64, policy: inet, call: "creat", args: [6]uint64{testPointer, 0o6755}, want: eperm},
-		{name: "creat(0644) refused: Go makes files with openat", arch: ArchAMD64, policy: closed, call: "creat", args: [6]uint64{testPointer, 0o644}, want: eperm},
-		{name: "mknod(S_IFREG|04755) refused", arch: ArchAMD64, policy: closed, call: "mknod", args: [6]uint64{testPointer, testSIfreg | 0o4755}, want: eperm},
-		{name: "mknodat(S_IFREG|02755) refused on arm64", arch: ArchARM64, policy: closed, call: "mknodat", args: [6]uint64{^uint64(99), testPointer, testSIfreg | 0o2755}, want: eperm},
-		{name: "mknodat(S_IFREG|0644) allowed", arch: ArchAMD64, policy: closed, call: "mknodat", args: [6]uint64{^uint64(99), testPointer, testSIfreg | 0o644}, want: Allow},
-		{name: "openat2 answered ENOSYS", arch: ArchAMD64, policy: closed, call: "openat2", want: enosys},
-		{name: "openat2 answered ENOSYS on arm64", arch: ArchARM64, policy: inet, call: "openat2", want: enosys},
-		{name: "landlock_restrict_self refused", arch: ArchAMD64, policy: closed, call: "landlock_restrict_self", want: eperm},
-		{name: "seccomp refused", arch: ArchARM64, policy: closed, call: "seccomp", want: eperm},
-		{name: "prctl(0) refused: not on the list", arch: ArchAMD64, policy: closed, call: "prctl", want: eperm},
-		{name: "clone of a thread with CLONE_VFORK refused", arch: ArchAMD64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags | 0x4000}, want: eperm},
-		{name: "clone of a thread with an exit signal refused", arch: ArchARM64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags | testSIGCHLD}, want: eperm},
-		{name: "clone of a libc thread allowed", arch: ArchAMD64, policy: inet, call: "clone", args: [6]uint64{goThreadFlags | 0x80000 | 0x100000 | 0x200000}, want: Allow},
-		{name: "clone with a flag only in the high word allowed: the kernel keeps the low word", arch: ArchAMD64, policy: closed, call: "clone", args: [6]uint64{testHigh | goThreadFlags}, want: Allow},
-		{name: "arch_prctl(ARCH_SET_FS) allowed: a new thread's TLS", arch: ArchAMD64, policy: closed, call: "arch_prctl", args: [6]uint64{0x1002, testPointer}, want: Allow},
-		{name: "arch_prctl(ARCH_SET_GS) refused", arch: ArchAMD64, policy: closed, call: "arch_prctl", args: [6]uint64{0x1001, testPointer}, want: eperm},
-		{name: "arch_prctl(ARCH_SET_CPUID) refused", arch: ArchAMD64, policy: inet, call: "arch_prctl", args: [6]uint64{0x1012, 0}, want: eperm},
-		{name: "fcntl(F_GETFL) allowed", arch: ArchAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, fGetfl}, want: Allow},
-		{name: "fcntl(F_DUPFD_CLOEXEC) allowed on arm64", arch: ArchARM64, policy: closed, call: "fcntl", args: [6]uint64{3, fDupfdCloexec, 3}, want: Allow},
-		{name: "fcntl(F_SETLK) refused: a lock blocks other processes", arch: ArchAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, 6, testPointer}, want: eperm},
-		{name: "fcntl(F_NOTIFY) refused: it watches a directory", arch: ArchAMD64, policy: inet, call: "fcntl", args: [6]uint64{3, 1026, 0xffffffff}, want: eperm},
-		{name: "fcntl(1<<32|F_GETFL) allowed: the kernel sees F_GETFL", arch: ArchARM64, policy: closed, call: "fcntl", args: [6]uint64{3, testHigh | fGetfl}, want: Allow},
-		{name: "flock refused: it blocks other processes", arch: ArchAMD64, policy: closed, call: "flock", args: [6]uint64{3, 2}, want: eperm},
-		{name: "mq_open refused", arch: ArchAMD64, policy: inet, call: "mq_open", args: [6]uint64{testPointer, oCreat | 2, 0o600}, want: eperm},
-		{name: "mq_unlink refused on arm64", arch: ArchARM64, policy: closed, call: "mq_unlink", args: [6]uint64{testPointer}, want: eperm},
-		{name: "mq_timedsend refused", arch: ArchAMD64, policy: closed, call: "mq_timedsend", want: eperm},
-		{name: "file_setattr refused", arch: ArchAMD64, policy: closed, call: "file_setattr", want: eperm},
-		{name: "file_getattr refused on arm64", arch: ArchARM64, policy: inet, call: "file_getattr", want: eperm},
-		{name: "setxattrat refused", arch: ArchAMD64, policy: closed, call: "setxattrat", want: eperm},
-		{name: "fsetxattr refused on arm64", arch: ArchARM64, policy: closed, call: "fsetxattr", want: eperm},
-		{name: "fremovexattr refused", arch: ArchAMD64, policy: closed, call: "fremovexattr", want: eperm},
-		{name: "lsm_set_self_attr refused", arch: ArchAMD64, policy: closed, call: "lsm_set_self_attr", want: eperm},
-		{name: "rseq_slice_yield, the table's last call, refused", arch: ArchAMD64, policy: closed, call: "rseq_slice_yield", want: eperm},
-		{name: "number 100000 answered ENOSYS on arm64", arch: ArchARM64, policy: inet, nr: 100000, want: enosys},
-		{name: "a number in amd64's gap answered ENOSYS", arch: ArchAMD64, policy: closed, nr: 400, want: enosys},
-		{name: "bind allowed under net, for Landlock to hold", arch: ArchAMD64, policy: inet, call: "bind", want: Allow},
-		{name: "connect refused under a closed network on arm64", arch: ArchARM64, policy: closed, call: "connect", want: eperm},
-		{name: "recvfrom refused under a closed network", arch: ArchAMD64, policy: closed, call: "recvfrom", want: eperm},
-		{name: "open(O_RDONLY) allowed on amd64, for Landlock to hold", arch: ArchAMD64, policy: closed, call: "open", args: [6]uint64{testPointer, testOCloexec}, want: Allow},
-		{name: "rename allowed on amd64, for Landlock to hold", arch: ArchAMD64, policy: closed, call: "rename", want: Allow},
-		{name: "mknod refused: Go and ctypes use mknodat", arch: ArchAMD64, policy: closed, call: "mknod", args: [6]uint64{testPointer, testSIfreg | 0o644}, want: eperm},
+		{name: "socket(1<<32|AF_INET) refused under a closed network", arch: archAMD64, policy: closed, call: "socket", args: [6]uint64{testHigh | afInet, sockStream}, want: eperm},
+		{name: "socket(AF_INET) refused under a closed network on arm64", arch: archARM64, policy: closed, call: "socket", args: [6]uint64{afInet, sockStream}, want: eperm},
+		{name: "connect refused under a closed network", arch: archAMD64, policy: closed, call: "connect", want: eperm},
+		{name: "sendto refused under a closed network", arch: archAMD64, policy: closed, call: "sendto", want: eperm},
+		{name: "socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC) allowed under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream | testSockCloexec}, want: actAllow},
+		{name: "socket(1<<32|AF_INET6, SOCK_DGRAM) allowed under net:HOST", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{testHigh | afInet6, sockDgram}, want: actAllow},
+		{name: "AF_UNIX refused under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "1<<32|AF_UNIX refused under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{testHigh | testAFUnix, sockStream}, want: eperm},
+		{name: "AF_NETLINK refused under net", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{testAFNetlink, sockDgram}, want: eperm},
+		{name: "SOCK_RAW refused under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, testSockRaw}, want: eperm},
+		{name: "SOCK_SEQPACKET refused under net", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{afInet, testSockSeqpacket}, want: eperm},
+		{name: "MPTCP refused with EPROTONOSUPPORT", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream | testSockCloexec | testSockNonblock, ipprotoMPTCP}, want: eprotonosupport},
+		{name: "1<<32|IPPROTO_MPTCP refused", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockStream, testHigh | ipprotoMPTCP}, want: eprotonosupport},
+		{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_TCP) allowed under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream, ipprotoTCP}, want: actAllow},
+		{name: "socket(AF_INET6, SOCK_DGRAM|SOCK_CLOEXEC, IPPROTO_UDP) allowed under net", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockDgram | testSockCloexec, ipprotoUDP}, want: actAllow},
+		{name: "1<<32|IPPROTO_TCP allowed: the kernel sees IPPROTO_TCP", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream, testHigh | ipprotoTCP}, want: actAllow},
+		{name: "1<<32|IPPROTO_UDP allowed: the kernel sees IPPROTO_UDP", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockDgram, testHigh | ipprotoUDP}, want: actAllow},
+		{name: "SOCK_DGRAM with IPPROTO_TCP left to the kernel, which refuses the pair", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoTCP}, want: actAllow},
+		{name: "ICMP (ping) socket refused under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram, testIPProtoICMP}, want: eperm},
+		{name: "ICMPv6 (ping) socket refused under net on arm64", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockDgram | testSockNonblock, testIPProtoICMPV6}, want: eperm},
+		{name: "SCTP stream socket refused under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream, testIPProtoSCTP}, want: eperm},
+		{name: "1<<32|IPPROTO_SCTP refused under --confine strict", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockStream, testHigh | testIPProtoSCTP}, want: eperm},
+		{name: "MPTCP with SOCK_DGRAM still EPROTONOSUPPORT", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoMPTCP}, want: eprotonosupport},
+		{name: "ICMP socket refused when ffi:socket widens to any host", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram, testIPProtoICMP}, want: eperm},
+		{name: "socket(AF_INET6, SOCK_STREAM) allowed when ffi:socket widens to any host", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockStream | testSockCloexec}, want: actAllow},
+		{name: "socket(AF_INET, SOCK_DGRAM) allowed when ffi:socket widens to any host: the resolver", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram}, want: actAllow},
+		{name: "socketpair refused under net:HOST", arch: archAMD64, policy: inet, call: "socketpair", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "AF_UNIX refused when ffi:socket widens to any host", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "AF_NETLINK refused when ffi:socket widens to any host on arm64", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{testAFNetlink, sockDgram}, want: eperm},
+		{name: "socketpair refused when ffi:socket widens to any host", arch: archAMD64, policy: inet, call: "socketpair", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "AF_UNIX refused under --confine strict", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "i386 ABI refused", arch: archAMD64, policy: inet, audit: testAuditI386, call: "getpid", want: eperm},
+		{name: "ARM ABI refused on arm64", arch: archARM64, policy: inet, audit: testAuditARM, call: "getpid", want: eperm},
+		{name: "amd64 ABI refused on arm64", arch: archARM64, policy: closed, audit: auditArchX86_64, call: "getpid", want: eperm},
+		{name: "x32 getpid refused", arch: archAMD64, policy: inet, call: "getpid", x32: true, want: eperm},
+		{name: "getpid allowed", arch: archAMD64, policy: closed, call: "getpid", want: actAllow},
+		{name: "a number past the table answered ENOSYS", arch: archAMD64, policy: closed, nr: 1000, want: enosys},
+		{name: "clone3 answered ENOSYS", arch: archAMD64, policy: inet, call: "clone3", want: enosys},
+		{name: "clone of a Go thread allowed", arch: archAMD64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags}, want: actAllow},
+		{name: "clone of a thread with CLONE_NEWNS refused", arch: archAMD64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags | testCloneNewNS}, want: eperm},
+		{name: "clone of a thread with CLONE_NEWUSER refused on arm64", arch: archARM64, policy: inet, call: "clone", args: [6]uint64{goThreadFlags | testCloneNewUser}, want: eperm},
+		{name: "clone of a process refused", arch: archAMD64, policy: inet, call: "clone", args: [6]uint64{testSIGCHLD}, want: eperm},
+		{name: "clone with CLONE_THREAD only in the high word refused", arch: archAMD64, policy: closed, call: "clone", args: [6]uint64{testHigh * cloneThread}, want: eperm},
+		{name: "fork refused", arch: archAMD64, policy: inet, call: "fork", want: eperm},
+		{name: "execve refused", arch: archARM64, policy: inet, call: "execve", want: eperm},
+		{name: "kill(own pid) allowed", arch: archAMD64, policy: closed, call: "kill", args: [6]uint64{testPid, 9}, want: actAllow},
+		{name: "kill(own pid|1<<32) allowed: the kernel sees own pid", arch: archAMD64, policy: closed, call: "kill", args: [6]uint64{testHigh | testPid}, want: actAllow},
+		{name: "kill(0) refused", arch: archAMD64, policy: closed, call: "kill", args: [6]uint64{0, 9}, want: eperm},
+		{name: "kill(-1) refused", arch: archAMD64, policy: closed, call: "kill", args: [6]uint64{^uint64(0), 9}, want: eperm},
+		{name: "kill(-1 as 32 bits) refused", arch: archARM64, policy: closed, call: "kill", args: [6]uint64{0xffffffff, 9}, want: eperm},
+		{name: "kill(another pid) refused", arch: archARM64, policy: inet, call: "kill", args: [6]uint64{testOtherPid, 9}, want: eperm},
+		{name: "tgkill(own pid) allowed", arch: archARM64, policy: closed, call: "tgkill", args: [6]uint64{testPid, testPid + 7, 23}, want: actAllow},
+		{name: "tgkill(another pid) refused", arch: archAMD64, policy: closed, call: "tgkill", args: [6]uint64{testOtherPid, testPid, 23}, want: eperm},
+		{name: "rt_sigqueueinfo(another pid) refused", arch: archAMD64, policy: closed, call: "rt_sigqueueinfo", args: [6]uint64{testOtherPid}, want: eperm},
+		{name: "tkill refused", arch: archAMD64, policy: closed, call: "tkill", args: [6]uint64{testPid}, want: eperm},
+		{name: "ioctl TIOCSTI refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{0, tiocsti}, want: eperm},
+		{name: "ioctl TIOCSTI|1<<32 refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{0, testHigh | tiocsti}, want: eperm},
+		{name: "ioctl TIOCLINUX refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tioclinux}, want: eperm},
+		{name: "ioctl FIONREAD allowed", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, testFIONREAD}, want: actAllow},
+		{name: "ioctl TCGETS allowed: reading a terminal's settings", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, testTCGETS, testPointer}, want: actAllow},
+		{name: "ioctl TCGETS2 refused on arm64: not on the list", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, testTCGETS2, testPointer}, want: eperm},
+		{name: "ioctl TIOCGWINSZ allowed: reading a terminal's size", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, testTIOCGWINSZ, testPointer}, want: actAllow},
+		{name: "ioctl TIOCGPGRP refused: not on the list", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{0, testTIOCGPGRP, testPointer}, want: eperm},
+		{name: "ioctl TIOCSPTLCK refused: not on the list", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{3, testTIOCSPTLCK, testPointer}, want: eperm},
+		{name: "ioctl TCSETX refused: not on the list", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, testTCSETX, testPointer}, want: eperm},
+		{name: "ioctl TCSETS refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsets, testPointer}, want: eperm},
+		{name: "ioctl TCSETS|1<<32 refused: the kernel sees TCSETS", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, testHigh | tcsets, testPointer}, want: eperm},
+		{name: "ioctl TCSETSW refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tcsetsw, testPointer}, want: eperm},
+		{name: "ioctl TCSETSF refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{2, tcsetsf, testPointer}, want: eperm},
+		{name: "ioctl TCSETA refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcseta, testPointer}, want: eperm},
+		{name: "ioctl TCSETAW|1<<32 refused on arm64", arch: archARM64, policy: inet, call: "ioctl", args: [6]uint64{1, testHigh | tcsetaw, testPointer}, want: eperm},
+		{name: "ioctl TCSETAF refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, tcsetaf, testPointer}, want: eperm},
+		{name: "ioctl TCSETS2 refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsets2, testPointer}, want: eperm},
+		{name: "ioctl TCSETSW2|1<<32 refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, testHigh | tcsetsw2, testPointer}, want: eperm},
+		{name: "ioctl TCSETSF2 refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, tcsetsf2, testPointer}, want: eperm},
+		{name: "ioctl TCSETS2 with another size refused: not on the list", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsets2 ^ 0x40000, testPointer}, want: eperm},
+		{name: "ioctl TIOCSPGRP refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, tiocspgrp, testPointer}, want: eperm},
+		{name: "ioctl TIOCSCTTY refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tiocsctty, 1}, want: eperm},
+		{name: "ioctl TIOCNOTTY refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{0, tiocnotty}, want: eperm},
+		{name: "ioctl TIOCVHANGUP|1<<32 refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, testHigh | tiocvhangup}, want: eperm},
+		{name: "ioctl TIOCCONS refused on arm64", arch: archARM64, policy: inet, call: "ioctl", args: [6]uint64{1, tioccons}, want: eperm},
+		{name: "ioctl TIOCEXCL refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocexcl}, want: eperm},
+		{name: "ioctl TIOCNXCL refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocnxcl}, want: eperm},
+		{name: "ioctl TIOCSETD refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsetd, testPointer}, want: eperm},
+		{name: "ioctl TIOCSWINSZ refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocswinsz, testPointer}, want: eperm},
+		{name: "ioctl TIOCSWINSZ|1<<32 refused on arm64", arch: archARM64, policy: inet, call: "ioctl", args: [6]uint64{1, testHigh | tiocswinsz, testPointer}, want: eperm},
+		{name: "ioctl TIOCSLCKTRMIOS refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocslcktrmios, testPointer}, want: eperm},
+		{name: "ioctl TIOCSSOFTCAR refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, tiocssoftcar, testPointer}, want: eperm},
+		{name: "ioctl TIOCSSERIAL refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsserial, testPointer}, want: eperm},
+		{name: "ioctl TIOCSRS485 refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsrs485, testPointer}, want: eperm},
+		{name: "ioctl TIOCSISO7816 refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsiso7816, testPointer}, want: eperm},
+		{name: "ioctl TIOCSERCONFIG refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocserconfig}, want: eperm},
+		{name: "ioctl TIOCMSET refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocmset, testPointer}, want: eperm},
+		{name: "ioctl TIOCMBIS refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocmbis, testPointer}, want: eperm},
+		{name: "ioctl TIOCMBIC|1<<32 refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, testHigh | tiocmbic, testPointer}, want: eperm},
+		{name: "ioctl TCSBRK(0), a break, refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsbrk, 0}, want: eperm},
+		{name: "ioctl TCSBRK(1), tcdrain, refused with it", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsbrk, 1}, want: eperm},
+		{name: "ioctl TCSBRKP refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsbrkp, 0}, want: eperm},
+		{name: "ioctl TIOCSBRK refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, tiocsbrk}, want: eperm},
+		{name: "ioctl TIOCCBRK refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tioccbrk}, want: eperm},
+		{name: "ioctl TCXONC(TCOOFF) refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcxonc, 0}, want: eperm},
+		{name: "ioctl TCFLSH(TCIFLUSH)|1<<32 refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{0, testHigh | tcflsh, 0}, want: eperm},
+		{name: "io_setup refused", arch: archAMD64, policy: closed, call: "io_setup", args: [6]uint64{1, testPointer}, want: eperm},
+		{name: "io_setup refused on arm64", arch: archARM64, policy: inet, call: "io_setup", args: [6]uint64{1, testPointer}, want: eperm},
+		{name: "io_submit refused", arch: archAMD64, policy: inet, call: "io_submit", want: eperm},
+		{name: "io_destroy refused on arm64", arch: archARM64, policy: closed, call: "io_destroy", want: eperm},
+		{name: "io_getevents refused", arch: archAMD64, policy: closed, call: "io_getevents", want: eperm},
+		{name: "io_pgetevents refused on arm64", arch: archARM64, policy: closed, call: "io_pgetevents", want: eperm},
+		{name: "io_cancel refused", arch: archAMD64, policy: inet, call: "io_cancel", want: eperm},
+		{name: "ptrace refused", arch: archAMD64, policy: inet, call: "ptrace", want: eperm},
+		{name: "io_uring_setup refused", arch: archARM64, policy: closed, call: "io_uring_setup", want: eperm},
+		{name: "modify_ldt refused", arch: archAMD64, policy: inet, call: "modify_ldt", want: eperm},
+		{name: "kcmp refused on arm64", arch: archARM64, policy: closed, call: "kcmp", args: [6]uint64{testPid, testPid}, want: eperm},
+		{name: "process_madvise refused", arch: archAMD64, policy: closed, call: "process_madvise", want: eperm},
+		{name: "move_pages refused", arch: archARM64, policy: inet, call: "move_pages", args: [6]uint64{testOtherPid}, want: eperm},
+		{name: "create_module refused", arch: archAMD64, policy: closed, call: "create_module", want: eperm},
+		{name: "query_module refused", arch: archAMD64, policy: inet, call: "query_module", want: eperm},
+		{name: "fanotify_init refused on arm64", arch: archARM64, policy: closed, call: "fanotify_init", want: eperm},
+		{name: "inotify_init1 refused", arch: archAMD64, policy: inet, call: "inotify_init1", want: eperm},
+		{name: "inotify_add_watch refused", arch: archAMD64, policy: closed, call: "inotify_add_watch", want: eperm},
+		{name: "shmget refused", arch: archAMD64, policy: inet, call: "shmget", want: eperm},
+		{name: "semop refused on arm64", arch: archARM64, policy: closed, call: "semop", want: eperm},
+		{name: "shmdt refused", arch: archAMD64, policy: closed, call: "shmdt", want: eperm},
+		{name: "listmount refused", arch: archAMD64, policy: closed, call: "listmount", want: eperm},
+		{name: "sethostname refused on arm64", arch: archARM64, policy: inet, call: "sethostname", want: eperm},
+		{name: "sysfs refused", arch: archAMD64, policy: closed, call: "sysfs", want: eperm},
+		{name: "chmod refused", arch: archAMD64, policy: inet, call: "chmod", want: eperm},
+		{name: "fchmodat refused on arm64", arch: archARM64, policy: closed, call: "fchmodat", args: [6]uint64{^uint64(0), testPointer, 0o777}, want: eperm},
+		{name: "fchmodat2 refused", arch: archAMD64, policy: closed, call: "fchmodat2", want: eperm},
+		{name: "fchown refused", arch: archAMD64, policy: closed, call: "fchown", want: eperm},
+		{name: "lchown refused", arch: archAMD64, policy: inet, call: "lchown", want: eperm},
+		{name: "fchownat refused on arm64", arch: archARM64, policy: inet, call: "fchownat", want: eperm},
+		{name: "utimes refused", arch: archAMD64, policy: closed, call: "utimes", want: eperm},
+		{name: "utimensat refused on arm64", arch: archARM64, policy: closed, call: "utimensat", want: eperm},
+		{name: "fsetxattr refused", arch: archAMD64, policy: closed, call: "fsetxattr", want: eperm},
+		{name: "removexattrat refused on arm64", arch: archARM64, policy: inet, call: "removexattrat", want: eperm},
+		{name: "getxattr refused", arch: archAMD64, policy: closed, call: "getxattr", want: eperm},
+		{name: "setrlimit refused", arch: archAMD64, policy: closed, call: "setrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: eperm},
+		{name: "setrlimit refused on arm64", arch: archARM64, policy: inet, call: "setrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: eperm},
+		{name: "getrlimit refused: the runtime reads its limits with prlimit64", arch: archAMD64, policy: closed, call: "getrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: eperm},
+		{name: "prlimit64(0, RLIMIT_AS, NULL, old) allowed", arch: archAMD64, policy: closed, call: "prlimit64", args: [6]uint64{0, testRlimitAS, 0, testPointer}, want: actAllow},
+		{name: "prlimit64(own pid, RLIMIT_AS, NULL, old) allowed on arm64", arch: archARM64, policy: closed, call: "prlimit64", args: [6]uint64{testPid, testRlimitAS, 0, testPointer}, want: actAllow},
+		{name: "prlimit64(own pid|1<<32, NULL) allowed: the kernel sees own pid", arch: archAMD64, policy: inet, call: "prlimit64", args: [6]uint64{testHigh | testPid, testRlimitAS, 0, testPointer}, want: actAllow},
+		{name: "prlimit64(0, RLIMIT_AS, new, NULL) refused", arch: archAMD64, policy: closed, call: "prlimit64", args: [6]uint64{0, testRlimitAS, testPointer}, want: eperm},
+		{name: "prlimit64(0, RLIMIT_AS, new at 1<<32, NULL) refused: the low word of the pointer is 0", arch: archAMD64, policy: closed, call: "prlimit64", args: [6]uint64{0, testRlimitAS, testHigh}, want: eperm},
+		{name: "prlimit64 with a new limit at 1<<32 refused on arm64", arch: archARM64, policy: inet, call: "prlimit64", args: [6]uint64{testPid, testRlimitAS, testHigh, testPointer}, want: eperm},
+		{name: "prlimit64(another pid, NULL) refused", arch: archAMD64, policy: closed, call: "prlimit64", args: [6]uint64{testOtherPid, testRlimitAS, 0, testPointer}, want: eperm},
+		{name: "prlimit64(-1, NULL) refused", arch: archARM64, policy: closed, call: "prlimit64", args: [6]uint64{^uint64(0), testRlimitAS}, want: eperm},
+		{name: "setpriority(PRIO_PROCESS, 0) refused: as root it could take a negative nice", arch: archAMD64, policy: closed, call: "setpriority", args: [6]uint64{prioProcess, 0, ^uint64(19)}, want: eperm},
+		{name: "setpriority(PRIO_PROCESS, own pid) refused on arm64", arch: archARM64, policy: inet, call: "setpriority", args: [6]uint64{prioProcess, testPid, 10}, want: eperm},
+		{name: "setpriority(PRIO_PROCESS, another pid) refused", arch: archAMD64, policy: closed, call: "setpriority", args: [6]uint64{prioProcess, testOtherPid, 10}, want: eperm},
+		{name: "getpriority(PRIO_PROCESS, 0) refused", arch: archAMD64, policy: closed, call: "getpriority", args: [6]uint64{prioProcess, 0}, want: eperm},
+		{name: "getpriority(PRIO_PROCESS, own pid) refused on arm64", arch: archARM64, policy: inet, call: "getpriority", args: [6]uint64{prioProcess, testPid}, want: eperm},
+		{name: "getpriority(1<<32|PRIO_PROCESS, own pid|1<<32) refused", arch: archAMD64, policy: closed, call: "getpriority", args: [6]uint64{testHigh | prioProcess, testHigh | testPid}, want: eperm},
+		{name: "getpriority(PRIO_PROCESS, another pid) refused", arch: archAMD64, policy: closed, call: "getpriority", args: [6]uint64{prioProcess, testOtherPid}, want: eperm},
+		{name: "getpriority(PRIO_PGRP, 0) refused", arch: archAMD64, policy: inet, call: "getpriority", args: [6]uint64{testPrioPgrp, 0}, want: eperm},
+		{name: "getpriority(PRIO_USER, 0) refused on arm64", arch: archARM64, policy: closed, call: "getpriority", args: [6]uint64{testPrioUser, 0}, want: eperm},
+		{name: "ioprio_set(IOPRIO_WHO_PROCESS, 0) refused: as root it could take the real-time class", arch: archAMD64, policy: closed, call: "ioprio_set", args: [6]uint64{ioprioWhoProcess, 0, 4}, want: eperm},
+		{name: "ioprio_get(IOPRIO_WHO_PROCESS, 0) refused", arch: archAMD64, policy: closed, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, 0}, want: eperm},
+		{name: "ioprio_get(IOPRIO_WHO_PROCESS, own pid) refused on arm64", arch: archARM64, policy: closed, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, testPid}, want: eperm},
+		{name: "ioprio_get(IOPRIO_WHO_PROCESS, another pid) refused", arch: archAMD64, policy: inet, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, testOtherPid}, want: eperm},
+		{name: "ioprio_get(IOPRIO_WHO_PGRP, 0) refused", arch: archAMD64, policy: closed, call: "ioprio_get", args: [6]uint64{testIoprioWhoPgrp, 0}, want: eperm},
+		{name: "ioprio_get(IOPRIO_WHO_USER, 0) refused on arm64", arch: archARM64, policy: closed, call: "ioprio_get", args: [6]uint64{testIoprioWhoUser, 0}, want: eperm},
+		{name: "ioprio_get(0, 0) refused: 0 is PRIO_PROCESS, not IOPRIO_WHO_PROCESS", arch: archAMD64, policy: closed, call: "ioprio_get", args: [6]uint64{0, 0}, want: eperm},
+		{name: "sched_setaffinity(0) refused", arch: archAMD64, policy: closed, call: "sched_setaffinity", args: [6]uint64{0, 8, testPointer}, want: eperm},
+		{name: "sched_setscheduler(0, SCHED_FIFO) refused on arm64", arch: archARM64, policy: closed, call: "sched_setscheduler", args: [6]uint64{0, 1, testPointer}, want: eperm},
+		{name: "sched_setparam(own pid) refused", arch: archAMD64, policy: inet, call: "sched_setparam", args: [6]uint64{testPid, testPointer}, want: eperm},
+		{name: "sched_setattr(0) refused", arch: archAMD64, policy: closed, call: "sched_setattr", args: [6]uint64{0, testPointer}, want: eperm},
+		{name: "sched_getaffinity(0) allowed: the Go runtime counts its CPUs so", arch: archAMD64, policy: closed, call: "sched_getaffinity", args: [6]uint64{0, 8192, testPointer}, want: actAllow},
+		{name: "sched_getaffinity(own pid) allowed on arm64", arch: archARM64, policy: closed, call: "sched_getaffinity", args: [6]uint64{testPid, 8192, testPointer}, want: actAllow},
+		{name: "sched_getaffinity(another pid) refused", arch: archAMD64, policy: closed, call: "sched_getaffinity", args: [6]uint64{testOtherPid, 8, testPointer}, want: eperm},
+		{name: "sched_getattr(another pid|1<<32) refused", arch: archAMD64, policy: inet, call: "sched_getattr", args: [6]uint64{testHigh | testOtherPid, testPointer, 56}, want: eperm},
+		{name: "sched_getscheduler(-1) refused on arm64", arch: archARM64, policy: closed, call: "sched_getscheduler", args: [6]uint64{^uint64(0)}, want: eperm},
+		{name: "sched_rr_get_interval(another pid) refused", arch: archAMD64, policy: closed, call: "sched_rr_get_interval", args: [6]uint64{testOtherPid, testPointer}, want: eperm},
+		{name: "getsid(0) refused", arch: archAMD64, policy: closed, call: "getsid", want: eperm},
+		{name: "getsid(another pid) refused", arch: archAMD64, policy: closed, call: "getsid", args: [6]uint64{testOtherPid}, want: eperm},
+		{name: "getpgid(own pid) refused on arm64", arch: archARM64, policy: closed, call: "getpgid", args: [6]uint64{testPid}, want: eperm},
+		{name: "getpgid(another pid) refused on arm64", arch: archARM64, policy: closed, call: "getpgid", args: [6]uint64{testOtherPid}, want: eperm},
+		{name: "getpgrp refused", arch: archAMD64, policy: closed, call: "getpgrp", want: eperm},
+		{name: "setuid(0) refused", arch: archAMD64, policy: inet, call: "setuid", want: eperm},
+		{name: "setresgid refused on arm64", arch: archARM64, policy: closed, call: "setresgid", args: [6]uint64{^uint64(0), ^uint64(0), ^uint64(0)}, want: eperm},
+		{name: "setgroups refused", arch: archAMD64, policy: inet, call: "setgroups", want: eperm},
+		{name: "setfsuid refused on arm64", arch: archARM64, policy: closed, call: "setfsuid", want: eperm},
+		{name: "setpgid(0, 0) refused", arch: archAMD64, policy: closed, call: "setpgid", want: eperm},
+		{name: "mlock refused", arch: archAMD64, policy: closed, call: "mlock", args: [6]uint64{testPointer, 4096}, want: eperm},
+		{name: "mlockall refused on arm64", arch: archARM64, policy: inet, call: "mlockall", args: [6]uint64{1}, want: eperm},
+		{name: "memfd_secret refused", arch: archAMD64, policy: closed, call: "memfd_secret", want: eperm},
+		{name: "mmap(MAP_PRIVATE|MAP_ANONYMOUS) allowed", arch: archAMD64, policy: closed, call: "mmap", args: [6]uint64{0, 4096, 3, testMapPrivAnon, ^uint64(0)}, want: actAllow},
+		{name: "mmap(MAP_LOCKED) refused", arch: archAMD64, policy: closed, call: "mmap", args: [6]uint64{0, 4096, 3, testMapPrivAnon | mapLocked, ^uint64(0)}, want: eperm},
+		{name: "mmap(1<<32|MAP_LOCKED) refused on arm64", arch: archARM64, policy: inet, call: "mmap", args: [6]uint64{0, 4096, 3, testHigh | testMapPrivAnon | mapLocked, ^uint64(0)}, want: eperm},
+		{name: "mmap with MAP_LOCKED only in the high word allowed: the kernel has no such flag", arch: archAMD64, policy: closed, call: "mmap", args: [6]uint64{0, 4096, 3, testHigh*mapLocked | testMapPrivAnon, ^uint64(0)}, want: actAllow},
+		{name: "fcntl(F_SETOWN) refused", arch: archAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, fSetown, testPid}, want: eperm},
+		{name: "fcntl(1<<32|F_SETOWN) refused on arm64", arch: archARM64, policy: closed, call: "fcntl", args: [6]uint64{3, testHigh | fSetown, testOtherPid}, want: eperm},
+		{name: "fcntl(F_SETOWN_EX) refused", arch: archAMD64, policy: inet, call: "fcntl", args: [6]uint64{3, fSetownEx, testPointer}, want: eperm},
+		{name: "fcntl(F_SETSIG) refused", arch: archAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, fSetsig, 23}, want: eperm},
+		{name: "fcntl(F_GETOWN) refused: not on the list", arch: archAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, testFGetown}, want: eperm},
+		{name: "fcntl(F_SETFL) allowed", arch: archARM64, policy: closed, call: "fcntl", args: [6]uint64{3, testFSetfl, 0o4000}, want: actAllow},
+		{name: "ioctl FIOSETOWN refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{3, fioSetown, testPointer}, want: eperm},
+		{name: "ioctl SIOCSPGRP|1<<32 refused on arm64", arch: archARM64, policy: inet, call: "ioctl", args: [6]uint64{3, testHigh | siocSpgrp, testPointer}, want: eperm},
+		{name: "prctl(PR_SET_MM) refused", arch: archAMD64, policy: inet, call: "prctl", args: [6]uint64{prSetMM, 6, testPointer}, want: eperm},
+		{name: "prctl(1<<32|PR_SET_MM) refused on arm64", arch: archARM64, policy: closed, call: "prctl", args: [6]uint64{testHigh | prSetMM}, want: eperm},
+		{name: "prctl(PR_SCHED_CORE) refused", arch: archAMD64, policy: closed, call: "prctl", args: [6]uint64{prSchedCore, 1, testOtherPid}, want: eperm},
+		{name: "prctl(PR_SET_NO_NEW_PRIVS) refused: Apply sets it before the filter", arch: archAMD64, policy: closed, call: "prctl", args: [6]uint64{testPrSetNNP, 1}, want: eperm},
+		{name: "prctl(PR_SET_VMA) allowed: the Go runtime names its mappings so", arch: archARM64, policy: closed, call: "prctl", args: [6]uint64{testPrSetVMA, 0, testPointer, 4096, testPointer}, want: actAllow},
+		{name: "openat(O_CREAT, 04755) refused", arch: archAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat | testOWronly, 0o4755}, want: eperm},
+		{name: "openat(O_CREAT, 02644) refused on arm64", arch: archARM64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat | testOWronly | testOCloexec, 0o2644}, want: eperm},
+		{name: "openat(O_CREAT, 0644) allowed, as fs.write creates", arch: archAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat | testOWronly | testOCloexec, 0o644}, want: actAllow},
+		{name: "openat(O_CREAT, 01777) allowed: the sticky bit makes no set-ID file", arch: archAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat, 0o1777}, want: actAllow},
+		{name: "openat(O_RDONLY, 04755) allowed: without O_CREAT the mode is not read", arch: archARM64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOCloexec, 0o4755}, want: actAllow},
+		{name: "openat(O_TMPFILE, 04700) refused", arch: archAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOTmpfileAMD64 | testOWronly, 0o4700}, want: eperm},
+		{name: "openat(O_TMPFILE, 02700) refused on arm64", arch: archARM64, policy: inet, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOTmpfileARM64 | testOWronly, 0o2700}, want: eperm},
+		{name: "openat(1<<32|O_CREAT, 1<<32|04755) refused: the kernel sees O_CREAT and 04755", arch: archAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testHigh | oCreat, testHigh | 0o4755}, want: eperm},
+		{name: "open(O_CREAT, 04755) refused", arch: archAMD64, policy: closed, call: "open", args: [6]uint64{testPointer, oCreat | testOWronly, 0o4755}, want: eperm},
+		{name: "creat(06755) refused", arch: archAMD64, policy: inet, call: "creat", args: [6]uint64{testPointer, 0o6755}, want: eperm},
+		{name: "creat(0644) refused: Go makes files with openat", arch: archAMD64, policy: closed, call: "creat", args: [6]uint64{testPointer, 0o644}, want: eperm},
+		{name: "mknod(S_IFREG|04755) refused", arch: archAMD64, policy: closed, call: "mknod", args: [6]uint64{testPointer, testSIfreg | 0o4755}, want: eperm},
+		{name: "mknodat(S_IFREG|02755) refused on arm64", arch: archARM64, policy: closed, call: "mknodat", args: [6]uint64{^uint64(99), testPointer, testSIfreg | 0o2755}, want: eperm},
+		{name: "mknodat(S_IFREG|0644) allowed", arch: archAMD64, policy: closed, call: "mknodat", args: [6]uint64{^uint64(99), testPointer, testSIfreg | 0o644}, want: actAllow},
+		{name: "openat2 answered ENOSYS", arch: archAMD64, policy: closed, call: "openat2", want: enosys},
+		{name: "openat2 answered ENOSYS on arm64", arch: archARM64, policy: inet, call: "openat2", want: enosys},
+		{name: "landlock_restrict_self refused", arch: archAMD64, policy: closed, call: "landlock_restrict_self", want: eperm},
+		{name: "seccomp refused", arch: archARM64, policy: closed, call: "seccomp", want: eperm},
+		{name: "prctl(0) refused: not on the list", arch: archAMD64, policy: closed, call: "prctl", want: eperm},
+		{name: "clone of a thread with CLONE_VFORK refused", arch: archAMD64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags | 0x4000}, want: eperm},
+		{name: "clone of a thread with an exit signal refused", arch: archARM64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags | testSIGCHLD}, want: eperm},
+		{name: "clone of a libc thread allowed", arch: archAMD64, policy: inet, call: "clone", args: [6]uint64{goThreadFlags | 0x80000 | 0x100000 | 0x200000}, want: actAllow},
+		{name: "clone with a flag only in the high word allowed: the kernel keeps the low word", arch: archAMD64, policy: closed, call: "clone", args: [6]uint64{testHigh | goThreadFlags}, want: actAllow},
+		{name: "arch_prctl(ARCH_SET_FS) allowed: a new thread's TLS", arch: archAMD64, policy: closed, call: "arch_prctl", args: [6]uint64{0x1002, testPointer}, want: actAllow},
+		{name: "arch_prctl(ARCH_SET_GS) refused", arch: archAMD64, policy: closed, call: "arch_prctl", args: [6]uint64{0x1001, testPointer}, want: eperm},
+		{name: "arch_prctl(ARCH_SET_CPUID) refused", arch: archAMD64, policy: inet, call: "arch_prctl", args: [6]uint64{0x1012, 0}, want: eperm},
+		{name: "fcntl(F_GETFL) allowed", arch: archAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, fGetfl}, want: actAllow},
+		{name: "fcntl(F_DUPFD_CLOEXEC) allowed on arm64", arch: archARM64, policy: closed, call: "fcntl", args: [6]uint64{3, fDupfdCloexec, 3}, want: actAllow},
+		{name: "fcntl(F_SETLK) refused: a lock blocks other processes", arch: archAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, 6, testPointer}, want: eperm},
+		{name: "fcntl(F_NOTIFY) refused: it watches a directory", arch: archAMD64, policy: inet, call: "fcntl", args: [6]uint64{3, 1026, 0xffffffff}, want: eperm},
+		{name: "fcntl(1<<32|F_GETFL) allowed: the kernel sees F_GETFL", arch: archARM64, policy: closed, call: "fcntl", args: [6]uint64{3, testHigh | fGetfl}, want: actAllow},
+		{name: "flock refused: it blocks other processes", arch: archAMD64, policy: closed, call: "flock", args: [6]uint64{3, 2}, want: eperm},
+		{name: "mq_open refused", arch: archAMD64, policy: inet, call: "mq_open", args: [6]uint64{testPointer, oCreat | 2, 0o600}, want: eperm},
+		{name: "mq_unlink refused on arm64", arch: archARM64, policy: closed, call: "mq_unlink", args: [6]uint64{testPointer}, want: eperm},
+		{name: "mq_timedsend refused", arch: archAMD64, policy: closed, call: "mq_timedsend", want: eperm},
+		{name: "file_setattr refused", arch: archAMD64, policy: closed, call: "file_setattr", want: eperm},
+		{name: "file_getattr refused on arm64", arch: archARM64, policy: inet, call: "file_getattr", want: eperm},
+		{name: "setxattrat refused", arch: archAMD64, policy: closed, call: "setxattrat", want: eperm},
+		{name: "fsetxattr refused on arm64", arch: archARM64, policy: closed, call: "fsetxattr", want: eperm},
+		{name: "fremovexattr refused", arch: archAMD64, policy: closed, call: "fremovexattr", want: eperm},
+		{name: "lsm_set_self_attr refused", arch: archAMD64, policy: closed, call: "lsm_set_self_attr", want: eperm},
+		{name: "rseq_slice_yield, the table's last call, refused", arch: archAMD64, policy: closed, call: "rseq_slice_yield", want: eperm},
+		{name: "number 100000 answered ENOSYS on arm64", arch: archARM64, policy: inet, nr: 100000, want: enosys},
+		{name: "a number in amd64's gap answered ENOSYS", arch: archAMD64, policy: closed, nr: 400, want: enosys},
+		{name: "bind allowed under net, for Landlock to hold", arch: archAMD64, policy: inet, call: "bind", want: actAllow},
+		{name: "connect refused under a closed network on arm64", arch: archARM64, policy: closed, call: "connect", want: eperm},
+		{name: "recvfrom refused under a closed network", arch: archAMD64, policy: closed, call: "recvfrom", want: eperm},
+		{name: "open(O_RDONLY) allowed on amd64, for Landlock to hold", arch: archAMD64, policy: closed, call: "open", args: [6]uint64{testPointer, testOCloexec}, want: actAllow},
+		{name: "rename allowed on amd64, for Landlock to hold", arch: archAMD64, policy: closed, call: "rename", want: actAllow},
+		{name: "mknod refused: Go and ctypes use mknodat", arch: archAMD64, policy: closed, call: "mknod", args: [6]uint64{testPointer, testSIfreg | 0o644}, want: eperm},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -583,16 +583,16 @@ func TestSeccompCases(t *testing.T) {
 				audit = tt.arch.AuditArch
 			}
 			c := tt.policy.config()
-			if got := Verdict(c, tt.arch, audit, nr, tt.args); got != tt.want {
-				t.Errorf("Verdict = %v, want %v", got, tt.want)
+			if got := verdict(c, tt.arch, audit, nr, tt.args); got != tt.want {
+				t.Errorf("verdict = %v, want %v", got, tt.want)
 			}
 			raw := mustProgram(t, c, tt.arch)
-			got, err := RunFilter(raw, Data{Nr: int32(nr), Arch: audit, Args: tt.args})
+			got, err := runChecked(raw, callData{Nr: int32(nr), Arch: audit, Args: tt.args})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if Action(got) != tt.want {
-				t.Errorf("program returns %v, want %v", Action(got), tt.want)
+			if filterAction(got) != tt.want {
+				t.Errorf("program returns %v, want %v", filterAction(got), tt.want)
 			}
 		})
 	}
@@ -605,12 +605,12 @@ func TestSeccompProgramErrors(t *testing.T) {
 		arch    Arch
 		wantErr string
 	}{
-		{name: "pid 0", config: Config{PID: 0}, arch: ArchAMD64, wantErr: "not a process id"},
-		{name: "negative pid", config: Config{PID: -1}, arch: ArchARM64, wantErr: "not a process id"},
-		{name: "pid past 32 bits", config: Config{PID: 1 << 40}, arch: ArchAMD64, wantErr: "not a process id"},
+		{name: "pid 0", config: Config{PID: 0}, arch: archAMD64, wantErr: "not a process id"},
+		{name: "negative pid", config: Config{PID: -1}, arch: archARM64, wantErr: "not a process id"},
+		{name: "pid past 32 bits", config: Config{PID: 1 << 40}, arch: archAMD64, wantErr: "not a process id"},
 		{name: "no table", config: closed.config(), arch: Arch{Name: "mips", AuditArch: 8}, wantErr: `no system call table for "mips"`},
 		{name: "two rules for one number", config: closed.config(),
-			arch: Arch{Name: "amd64", AuditArch: ArchAMD64.AuditArch, Table: map[string]int{"kill": 62, "tgkill": 62}}, wantErr: "two rules for call 62"},
+			arch: Arch{Name: "amd64", AuditArch: archAMD64.AuditArch, Table: map[string]int{"kill": 62, "tgkill": 62}}, wantErr: "two rules for call 62"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -674,7 +674,7 @@ func TestSeccompRuntimeCalls(t *testing.T) {
 		call{"ioctl", [6]uint64{1, testTCGETS, testPointer}},
 		call{"ioctl", [6]uint64{1, testTIOCGWINSZ, testPointer}},
 	)
-	for _, a := range []Arch{ArchAMD64, ArchARM64} {
+	for _, a := range []Arch{archAMD64, archARM64} {
 		for _, tc := range testConfigs {
 			t.Run(a.Name+"/"+tc.name, func(t *testing.T) {
 				c := tc.config()
@@ -684,23 +684,23 @@ func TestSeccompRuntimeCalls(t *testing.T) {
 					if !ok {
 						continue
 					}
-					if got := Verdict(c, a, a.AuditArch, nr, cl.args); got != Allow {
-						t.Errorf("Verdict(%s%#x) = %v, want ALLOW", cl.name, cl.args, got)
+					if got := verdict(c, a, a.AuditArch, nr, cl.args); got != actAllow {
+						t.Errorf("verdict(%s%#x) = %v, want ALLOW", cl.name, cl.args, got)
 					}
-					got, err := RunFilter(raw, Data{Nr: int32(nr), Arch: a.AuditArch, Args: cl.args})
+					got, err := runChecked(raw, callData{Nr: int32(nr), Arch: a.AuditArch, Args: cl.args})
 					if err != nil {
 						t.Fatal(err)
 					}
-					if Action(got) != Allow {
-						t.Errorf("the program returns %v for %s%#x, want ALLOW", Action(got), cl.name, cl.args)
+					if filterAction(got) != actAllow {
+						t.Errorf("the program returns %v for %s%#x, want ALLOW", filterAction(got), cl.name, cl.args)
 					}
 				}
 			})
 		}
 	}
 	for _, c := range calls {
-		_, amd := ArchAMD64.Table[c.name]
-		_, arm := ArchARM64.Table[c.name]
+		_, amd := archAMD64.Table[c.name]
+		_, arm := archARM64.Table[c.name]
 		if !amd && !arm {
 			t.Errorf("%s is a call of neither amd64 nor arm64", c.name)
 		}
@@ -763,7 +763,7 @@ var mustRefuse = []string{
 func TestSeccompMustRefuse(t *testing.T) {
 	argSets := [][6]uint64{{}, {testPid}, {goThreadFlags}, {afInet, sockStream}, {^uint64(99), testPointer, 0, 0o644},
 		{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}}
-	for _, a := range []Arch{ArchAMD64, ArchARM64} {
+	for _, a := range []Arch{archAMD64, archARM64} {
 		for _, tc := range testConfigs {
 			c := tc.config()
 			raw := mustProgram(t, c, a)
@@ -775,15 +775,15 @@ func TestSeccompMustRefuse(t *testing.T) {
 				}
 				found++
 				for _, args := range argSets {
-					if got := Verdict(c, a, a.AuditArch, nr, args); got != actEPERM {
-						t.Errorf("%s, %s: Verdict(%s%#x) = %v, want EPERM", a.Name, tc.name, name, args, got)
+					if got := verdict(c, a, a.AuditArch, nr, args); got != actEPERM {
+						t.Errorf("%s, %s: verdict(%s%#x) = %v, want EPERM", a.Name, tc.name, name, args, got)
 					}
-					got, err := RunFilter(raw, Data{Nr: int32(nr), Arch: a.AuditArch, Args: args})
+					got, err := runChecked(raw, callData{Nr: int32(nr), Arch: a.AuditArch, Args: args})
 					if err != nil {
 						t.Fatal(err)
 					}
-					if Action(got) != actEPERM {
-						t.Errorf("%s, %s: the program returns %v for %s%#x, want EPERM", a.Name, tc.name, Action(got), name, args)
+					if filterAction(got) != actEPERM {
+						t.Errorf("%s, %s: the program returns %v for %s%#x, want EPERM", a.Name, tc.name, filterAction(got), name, args)
 					}
 				}
 			}
@@ -793,8 +793,8 @@ func TestSeccompMustRefuse(t *testing.T) {
 		}
 	}
 	for _, name := range mustRefuse {
-		_, amd := ArchAMD64.Table[name]
-		_, arm := ArchARM64.Table[name]
+		_, amd := archAMD64.Table[name]
+		_, arm := archARM64.Table[name]
 		if !amd && !arm {
 			t.Errorf("%s is a call of neither amd64 nor arm64", name)
 		}
@@ -808,8 +808,8 @@ func TestSeccompMustRefuse(t *testing.T) {
 func TestSeccompRulesTable(t *testing.T) {
 	seen := map[string]bool{}
 	for _, r := range rules {
-		_, amd := ArchAMD64.Table[r.name]
-		_, arm := ArchARM64.Table[r.name]
+		_, amd := archAMD64.Table[r.name]
+		_, arm := archARM64.Table[r.name]
 		if !amd && !arm {
 			t.Errorf("%s is a call of neither amd64 nor arm64", r.name)
 		}
@@ -855,16 +855,16 @@ func TestSeccompRulesTable(t *testing.T) {
 func TestSeccompClassification(t *testing.T) {
 	args := [][6]uint64{{}, {testPid}, {goThreadFlags}, {afInet, sockStream}, {0, fGetfl}, {1, testTCGETS},
 		{testPrSetVMA}, {0x1002}, {^uint64(99), testPointer, 0, 0o644}, {^uint64(99), testPointer, 0o644}}
-	for _, a := range []Arch{ArchAMD64, ArchARM64} {
+	for _, a := range []Arch{archAMD64, archARM64} {
 		for _, tc := range testConfigs {
 			c := tc.config()
 			var allowed, enosys, eperm []string
 			gaps := 0
 			for nr := 0; nr <= a.top()+64; nr++ {
 				name := a.syscallName(nr)
-				verdicts := map[Action]bool{}
+				verdicts := map[filterAction]bool{}
 				for _, x := range args {
-					verdicts[Verdict(c, a, a.AuditArch, nr, x)] = true
+					verdicts[verdict(c, a, a.AuditArch, nr, x)] = true
 				}
 				switch {
 				case name == "":
@@ -872,7 +872,7 @@ func TestSeccompClassification(t *testing.T) {
 						t.Errorf("%s, %s: number %d is in no table, verdicts %v, want only ENOSYS", a.Name, tc.name, nr, verdicts)
 					}
 					gaps++
-				case verdicts[Allow]:
+				case verdicts[actAllow]:
 					allowed = append(allowed, name)
 				case len(verdicts) == 1 && verdicts[actENOSYS]:
 					enosys = append(enosys, name)
@@ -897,14 +897,14 @@ func TestSeccompClassification(t *testing.T) {
 func TestSeccompActionString(t *testing.T) {
 	tests := []struct {
 		name   string
-		action Action
+		action filterAction
 		want   string
 	}{
-		{name: "allow", action: Allow, want: "ALLOW"},
-		{name: "eperm", action: Errno(1), want: "ERRNO(EPERM)"},
-		{name: "enosys", action: Errno(38), want: "ERRNO(ENOSYS)"},
-		{name: "eprotonosupport", action: Errno(93), want: "ERRNO(EPROTONOSUPPORT)"},
-		{name: "an errno without a name", action: Errno(13), want: "ERRNO(13)"},
+		{name: "allow", action: actAllow, want: "ALLOW"},
+		{name: "eperm", action: errnoAction(1), want: "ERRNO(EPERM)"},
+		{name: "enosys", action: errnoAction(38), want: "ERRNO(ENOSYS)"},
+		{name: "eprotonosupport", action: errnoAction(93), want: "ERRNO(EPROTONOSUPPORT)"},
+		{name: "an errno without a name", action: errnoAction(13), want: "ERRNO(13)"},
 		{name: "kill process", action: 0x80000000, want: "KILL_PROCESS"},
 		{name: "kill thread", action: 0, want: "KILL_THREAD"},
 		{name: "trap with data", action: 0x00030001, want: "TRAP(1)"},
@@ -924,7 +924,7 @@ func TestSeccompActionString(t *testing.T) {
 // program with testdata/seccomp/ARCH-CONFIG.golden, and checks that the
 // assembled program disassembles back to the same instructions.
 func TestSeccompGolden(t *testing.T) {
-	for _, a := range []Arch{ArchAMD64, ArchARM64} {
+	for _, a := range []Arch{archAMD64, archARM64} {
 		for _, tc := range testConfigs {
 			t.Run(a.Name+"/"+tc.name, func(t *testing.T) {
 				prog, err := Program(tc.config(), a)
@@ -1029,7 +1029,7 @@ func annotate(prog []bpf.Instruction, a Arch) []string {
 			flow(i+1+int(ins.Skip), h)
 			continue
 		case bpf.RetConstant:
-			notes[i] += Action(ins.Val).String()
+			notes[i] += filterAction(ins.Val).String()
 			continue
 		}
 		notes[i] = strings.TrimSuffix(notes[i], ": ")
@@ -1039,26 +1039,26 @@ func annotate(prog []bpf.Instruction, a Arch) []string {
 }
 
 // TestSeccompVerdictOwnArch checks that an Arch written out by hand, not
-// made by this package, names calls as ArchAMD64 does.
+// made by this package, names calls as archAMD64 does.
 func TestSeccompVerdictOwnArch(t *testing.T) {
-	own := Arch{Name: "amd64", AuditArch: ArchAMD64.AuditArch, Table: ArchAMD64.Table, X32: true}
+	own := Arch{Name: "amd64", AuditArch: archAMD64.AuditArch, Table: archAMD64.Table, X32: true}
 	c := closed.config()
 	tests := []struct {
 		name string
 		call string
 		args [6]uint64
-		want Action
+		want filterAction
 	}{
 		{name: "socket", call: "socket", args: [6]uint64{afInet, sockStream}, want: actEPERM},
-		{name: "kill(own pid)", call: "kill", args: [6]uint64{testPid}, want: Allow},
+		{name: "kill(own pid)", call: "kill", args: [6]uint64{testPid}, want: actAllow},
 		{name: "clone3", call: "clone3", want: actENOSYS},
-		{name: "getpid", call: "getpid", want: Allow},
+		{name: "getpid", call: "getpid", want: actAllow},
 		{name: "mq_open", call: "mq_open", want: actEPERM},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Verdict(c, own, own.AuditArch, own.Table[tt.call], tt.args); got != tt.want {
-				t.Errorf("Verdict = %v, want %v", got, tt.want)
+			if got := verdict(c, own, own.AuditArch, own.Table[tt.call], tt.args); got != tt.want {
+				t.Errorf("verdict = %v, want %v", got, tt.want)
 			}
 		})
 	}
@@ -1075,12 +1075,12 @@ func TestSeccompSummary(t *testing.T) {
 			t.Errorf("the summary does not name %s", r.name)
 		}
 	}
-	for _, a := range []Arch{ArchAMD64, ArchARM64} {
+	for _, a := range []Arch{archAMD64, archARM64} {
 		for _, tc := range testConfigs {
 			n := 0
 			for _, nr := range a.Table {
 				for _, args := range [][6]uint64{{}, {testPid}, {goThreadFlags}, {afInet, sockStream}, {0, fGetfl}, {1, testTCGETS}, {testPrSetVMA}, {0x1002}} {
-					if Verdict(tc.config(), a, a.AuditArch, nr, args) == Allow {
+					if verdict(tc.config(), a, a.AuditArch, nr, args) == actAllow {
 						n++
 						break
 					}

@@ -1,7 +1,7 @@
 package seccomp
 
 // This file is the rules table: the one list of the calls a confined
-// worker may make. Program builds the filter from it and Verdict, the
+// worker may make. Program builds the filter from it and verdict, the
 // specification, reads it; nothing else names an allowed call.
 //
 // What the worker needs was found by running it under strace -f: the
@@ -65,7 +65,7 @@ var groupTitles = map[group]string{
 	groupSockets:     "under a network grant only, IPv4 and IPv6 sockets of TCP and UDP",
 }
 
-// argRule is how a call's arguments are held. Program and Verdict each
+// argRule is how a call's arguments are held. Program and verdict each
 // implement every kind, the one as BPF and the other as plain Go.
 type argRule int
 
@@ -166,7 +166,7 @@ var rules = []rule{
 	{name: "fcntl", group: groupDescriptors, args: namedCommands, by: byRuntime | byLanguage | byNet,
 		why: "the poller reads and sets a descriptor's flags (F_GETFL, F_SETFL) and close-on-exec"},
 	{name: "ioctl", group: groupDescriptors, args: namedCommands, by: byHostModule,
-		why: "reads only: whether a descriptor is a terminal and its size, the bytes a pipe holds"},
+		why: "reads only, for a module an embedder registers: is a descriptor a terminal, its size, the bytes waiting; none of Sabline's own makes it"},
 	{name: "epoll_create1", group: groupDescriptors, by: byRuntime, why: "the network poller, made on first use"},
 	{name: "epoll_ctl", group: groupDescriptors, by: byRuntime | byNet, why: "a descriptor joins the poller"},
 	{name: "epoll_pwait", group: groupDescriptors, by: byRuntime, why: "the poller waits"},
@@ -192,9 +192,7 @@ var rules = []rule{
 	{name: "renameat2", group: groupPaths, by: byLanguage, why: "os.Rename, on arm64"},
 	{name: "rename", group: groupPaths, by: byHostModule, why: "ctypes.syscall(\"rename\") under --confine strict"},
 	{name: "link", group: groupPaths, by: byHostModule, why: "ctypes.syscall(\"link\") in the escape targets"},
-	{name: "linkat", group: groupPaths, by: byHostModule, why: "os.Link, the *at form of link"},
 	{name: "symlink", group: groupPaths, by: byHostModule, why: "ctypes.syscall(\"symlink\") in the escape targets"},
-	{name: "symlinkat", group: groupPaths, by: byHostModule, why: "os.Symlink, the *at form of symlink"},
 	{name: "truncate", group: groupPaths, by: byHostModule, why: "ctypes.syscall(\"truncate\") in the escape targets"},
 	{name: "mknodat", group: groupPaths, args: mknodNoSetID, by: byHostModule,
 		why: "ctypes' FIFO in the escape targets; a set-user-ID or set-group-ID file is refused"},
@@ -213,18 +211,12 @@ var rules = []rule{
 	{name: "connect", group: groupSockets, net: true, by: byNet, why: "a dial; Landlock holds the TCP port"},
 	{name: "bind", group: groupSockets, net: true, by: byHostModule,
 		why: "ctypes' bind in the escape targets; Landlock refuses a TCP bind"},
-	{name: "listen", group: groupSockets, net: true, by: byHostModule, why: "a socket made and bound; nothing to accept without bind"},
-	{name: "accept", group: groupSockets, net: true, by: byHostModule, why: "a listening socket's connection"},
-	{name: "accept4", group: groupSockets, net: true, by: byHostModule, why: "a listening socket's connection"},
 	{name: "getsockopt", group: groupSockets, net: true, by: byNet, why: "a dial reads SO_ERROR"},
 	{name: "setsockopt", group: groupSockets, net: true, by: byNet, why: "TCP_NODELAY, keep-alive, IPV6_V6ONLY, SO_BROADCAST"},
 	{name: "getsockname", group: groupSockets, net: true, by: byNet, why: "a dialled socket's own address"},
 	{name: "getpeername", group: groupSockets, net: true, by: byNet, why: "a dialled socket's peer"},
-	{name: "sendto", group: groupSockets, net: true, by: byNet, why: "the resolver's queries"},
-	{name: "recvfrom", group: groupSockets, net: true, by: byNet, why: "the resolver's answers"},
-	{name: "sendmsg", group: groupSockets, net: true, by: byNet, why: "UDP writes of net"},
-	{name: "recvmsg", group: groupSockets, net: true, by: byNet, why: "UDP reads of net"},
-	{name: "shutdown", group: groupSockets, net: true, by: byNet, why: "a connection closed for writing"},
+	{name: "sendto", group: groupSockets, net: true, by: byNet | byHostModule, why: "a datagram to a named address: net, and ctypes in the escape targets"},
+	{name: "recvfrom", group: groupSockets, net: true, by: byNet, why: "a datagram with its sender's address"},
 }
 
 // subArg is the argument that carries the sub-command of each call with

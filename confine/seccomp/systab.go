@@ -31,8 +31,8 @@ const (
 
 // The system call ABIs Sabline builds seccomp programs for.
 var (
-	ArchAMD64 = newArch("amd64", auditArchX86_64, sysAMD64, true)
-	ArchARM64 = newArch("arm64", auditArchAArch64, sysARM64, false)
+	archAMD64 = newArch("amd64", auditArchX86_64, sysAMD64, true)
+	archARM64 = newArch("arm64", auditArchAArch64, sysARM64, false)
 )
 
 func newArch(name string, audit uint32, table map[string]int, x32 bool) Arch {
@@ -48,9 +48,9 @@ func newArch(name string, audit uint32, table map[string]int, x32 bool) Arch {
 func NativeArch() (Arch, bool) {
 	switch runtime.GOARCH {
 	case "amd64":
-		return ArchAMD64, true
+		return archAMD64, true
 	case "arm64":
-		return ArchARM64, true
+		return archARM64, true
 	}
 	return Arch{}, false
 }

@@ -28,7 +28,7 @@ func TestSeccompTableMatchesXSys(t *testing.T) {
 	if err != nil || dir == "" {
 		t.Fatalf("go list -m golang.org/x/sys: %v (%q): is the module downloaded?", err, out)
 	}
-	for _, a := range []Arch{ArchAMD64, ArchARM64} {
+	for _, a := range []Arch{archAMD64, archARM64} {
 		t.Run(a.Name, func(t *testing.T) {
 			path := filepath.Join(dir, "unix", "zsysnum_linux_"+a.Name+".go")
 			want := sysnum(t, path)

@@ -8,7 +8,7 @@ import "slices"
 // for which calls are allowed and which argument rule each has, and says
 // here, independently of the builder's BPF, what each argument rule admits.
 
-// Verdict returns the action the filter of c, built for the ABI a, must
+// verdict returns the action the filter of c, built for the ABI a, must
 // take on system call nr with args, made through the ABI that auditArch
 // names.
 //
@@ -18,7 +18,7 @@ import "slices"
 // prlimit64's new limit, a pointer, read whole, and mmap's flags, an
 // unsigned long whose one bit read here lies in its low word. clone's
 // flags are an unsigned long of which the kernel keeps the low 32 bits.
-func Verdict(c Config, a Arch, auditArch uint32, nr int, args [6]uint64) Action {
+func verdict(c Config, a Arch, auditArch uint32, nr int, args [6]uint64) filterAction {
 	// A call through another ABI (int 0x80 on amd64, AArch32 on arm64)
 	// has other numbers: refuse them all.
 	if auditArch != a.AuditArch {
@@ -41,11 +41,11 @@ func Verdict(c Config, a Arch, auditArch uint32, nr int, args [6]uint64) Action 
 }
 
 // argVerdict is what r's argument rule makes of args.
-func argVerdict(r rule, args [6]uint64, pid uint32) Action {
+func argVerdict(r rule, args [6]uint64, pid uint32) filterAction {
 	arg := func(i int) uint32 { return uint32(args[i]) }
-	allowIf := func(ok bool) Action {
+	allowIf := func(ok bool) filterAction {
 		if ok {
-			return Allow
+			return actAllow
 		}
 		return actEPERM
 	}
@@ -111,5 +111,5 @@ func argVerdict(r rule, args [6]uint64, pid uint32) Action {
 	case answerENOSYS:
 		return actENOSYS
 	}
-	return Allow
+	return actAllow
 }

@@ -117,7 +117,7 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 				}
 			})
 
-			It("meets its harmless result with --no-confine", func() {
+			It("meets its harmless result with --no-confine, and changes nothing outside the worker unless it has a witness", func() {
 				if t.NoControl != "" {
 					Skip(t.NoControl)
 				}
@@ -128,6 +128,9 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 						"unconfined, the attempt met %q, want %s\n%s%s", u.Attempt(), t.Unconfined, u.Stdout, u.Stderr)
 				}
 				Expect(u.Code).NotTo(Equal("E310"), "the unconfined worker crashed\n%s", u.Stderr)
+				if t.Witness == "" {
+					Expect(u.Changed).To(BeEmpty(), "the control changed something outside the worker: the target needs a witness of that kind")
+				}
 			})
 
 			It("changes its witness with --no-confine, and the confined run leaves it as it was where a layer stopped it", func() {

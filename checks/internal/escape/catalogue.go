@@ -253,9 +253,10 @@ report(ctypes.syscall("open", "$GRANT/sub/../../outside/secret.txt", 0o2000000))
 		Program: "print(\"RESULT ok exists=%s\" % fs.exists(\"$OUTSIDE/secret.txt\"))\n",
 		Row:     "no-fs", Language: "fs:read:$OUTSIDE/secret.txt",
 		Expect: languageOnly, Unconfined: Went,
-		Gap: "Landlock (to ABI 7) has no right for stat, lstat, access, readlink, getxattr or listxattr, so any " +
-			"path's existence, size and times are visible, as the no-fs row of ENFORCES says; a seccomp filter " +
-			"cannot hold it either, since it cannot read the path a call names",
+		Gap: "Landlock (to ABI 7) has no right for stat, access or readlink, so any path's existence, size and " +
+			"times are visible, as the no-fs row of ENFORCES says; the seccomp filter refuses statx and the " +
+			"extended-attribute reads (files-statx-outside, files-getxattr-outside), but the worker's own Go code " +
+			"needs newfstatat and readlinkat, and a filter cannot read the path a call names",
 	},
 	{
 		ID: "files-chmod-outside", Group: GroupFiles, Witness: WitnessFiles,
@@ -389,6 +390,18 @@ report(ctypes.syscall("file_getattr", -100, "$OUTSIDE/secret.txt", le(0, 24), 24
 		Expect: seccomp("EPERM"), Unconfined: Went,
 		Note: "a read of metadata, as stat is; no Go code of the worker makes this call, so the allow-list refuses it",
 	},
+	// Reads of metadata the worker's Go code never makes: stat through
+	// newfstatat stays a gap (files-stat-outside), these are refused.
+	metadataRead("files-getxattr-outside", "read an extended attribute of a file outside the grants",
+		`ctypes.syscall("getxattr", "$OUTSIDE/secret.txt", "`+KeptXattr+`", le(0, 64), 64)`),
+	metadataRead("files-listxattr-outside", "list the extended attributes of a file outside the grants",
+		`ctypes.syscall("listxattr", "$OUTSIDE/secret.txt", le(0, 256), 256)`),
+	metadataRead("files-getxattrat-outside", "read an extended attribute of a file outside the grants, by getxattrat",
+		`ctypes.syscall("getxattrat", -100, "$OUTSIDE/secret.txt", 0, "`+KeptXattr+`", le(0, 16), 16)  # struct xattr_args with no buffer: the value's size`),
+	metadataRead("files-listxattrat-outside", "list the extended attributes of a file outside the grants, by listxattrat",
+		`ctypes.syscall("listxattrat", -100, "$OUTSIDE/secret.txt", 0, None, 0)  # no buffer: the list's size`),
+	metadataRead("files-statx-outside", "read the size, times and owner of a file outside the grants, by statx",
+		`ctypes.syscall("statx", -100, "$OUTSIDE/secret.txt", 0, 0xfff, le(0, 256))  # STATX_ALL`),
 	// By a descriptor the worker opened itself, on a file the budget lets
 	// it read.
 	openedCall("files-fchmod-fd", "change the mode of a file granted for reading, through a descriptor the worker opened",
@@ -445,6 +458,15 @@ func metadataCall(id, threat, call string) Target {
 		Row:      "deny-list",
 		Language: ctypes, Expect: seccomp("EPERM"), Unconfined: Went,
 	}
+}
+
+// metadataRead is a target of metadata that reads a file's metadata
+// outside the grants and changes nothing: it has no witness, and the
+// allow-list refuses it, since no Go code of the worker makes the call.
+func metadataRead(id, threat, call string) Target {
+	t := metadataCall(id, threat, call)
+	t.Witness = ""
+	return t
 }
 
 // openedCall is a metadataCall on the descriptor fd of $GRANT/data.txt,
@@ -1246,6 +1268,10 @@ else:
 		`ctypes.syscall("semget", $IPCKEY, 1, 0o1600)  # IPC_CREAT|0600`),
 	kernelObject("kern-add-key-create", WitnessKeys, "add a key to the user's keyring, which every process of the user shares",
 		`ctypes.syscall("add_key", "user", "$KEYDESC", "x", 1, -4)  # KEY_SPEC_USER_KEYRING`),
+	kernelCall("kern-listmount", "list the machine's mounts by id, with no path for Landlock to check",
+		`ctypes.syscall("listmount", None, None, 0, 0)  # no request: EFAULT`, "EFAULT"),
+	kernelCall("kern-statmount", "read a mount's details by its id",
+		`ctypes.syscall("statmount", None, None, 0, 0)  # no request: EFAULT`, "EFAULT"),
 	// The newest calls of the table.
 	kernelCall("kern-listns", "list the machine's namespaces by id",
 		`ctypes.syscall("listns", None, None, 0, 0xffffffff)  # unknown flags: EINVAL, or ENOSYS before Linux 6.19`, "EINVAL|ENOSYS"),

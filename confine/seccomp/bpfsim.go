@@ -210,9 +210,14 @@ func runChecked(prog []bpf.RawInstruction, data callData) (uint32, error) {
 	return runFilter(prog, data)
 }
 
-// runFilter is runChecked for a program checkFilter has
-// accepted.
+// runFilter is runChecked for a program checkFilter has accepted.
 func runFilter(prog []bpf.RawInstruction, data callData) (uint32, error) {
+	ret, _, err := runFilterSteps(prog, data)
+	return ret, err
+}
+
+// runFilterSteps is runFilter, and also says how many instructions ran.
+func runFilterSteps(prog []bpf.RawInstruction, data callData) (ret uint32, steps int, err error) {
 	in := data.bytes()
 	var a, x uint32
 	var mem [bpfMemWords]uint32
@@ -220,6 +225,7 @@ func runFilter(prog []bpf.RawInstruction, data callData) (uint32, error) {
 	// the cases below, every jump lands inside the program, and the last
 	// instruction returns; jumps only go forward, so the loop ends.
 	for pc := 0; ; pc++ {
+		steps++
 		ins := prog[pc]
 		operand := ins.K
 		if ins.Op&srcX != 0 {
@@ -251,9 +257,9 @@ func runFilter(prog []bpf.RawInstruction, data callData) (uint32, error) {
 		case ins.Op == opNeg:
 			a = -a
 		case ins.Op == opRetK:
-			return ins.K, nil
+			return ins.K, steps, nil
 		case ins.Op == opRetA:
-			return a, nil
+			return a, steps, nil
 		case ins.Op == opJa:
 			pc += int(ins.K)
 		case isCondJump(ins.Op):
@@ -283,7 +289,7 @@ func runFilter(prog []bpf.RawInstruction, data callData) (uint32, error) {
 				a *= operand
 			case aluDiv:
 				if operand == 0 {
-					return 0, nil
+					return 0, steps, nil
 				}
 				a /= operand
 			case aluOr:
@@ -294,7 +300,7 @@ func runFilter(prog []bpf.RawInstruction, data callData) (uint32, error) {
 				a ^= operand
 			case aluLsh, aluRsh:
 				if operand >= 32 {
-					return 0, fmt.Errorf("seccomp filter: instruction %d shifts by %d, which is undefined", pc, operand)
+					return 0, steps, fmt.Errorf("seccomp filter: instruction %d shifts by %d, which is undefined", pc, operand)
 				}
 				if ins.Op&codeMask == aluLsh {
 					a <<= operand

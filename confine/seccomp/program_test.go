@@ -1095,3 +1095,39 @@ func TestSeccompSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestSeccompPathLength runs every number of each table, and past it,
+// through each configuration's program and counts the instructions the
+// kernel runs for it: the filter's cost per call, which does not depend
+// on the machine's load. A search on the call number keeps the longest
+// path short; a chain of comparisons would run hundreds.
+func TestSeccompPathLength(t *testing.T) {
+	const most = 40
+	for _, a := range []Arch{archAMD64, archARM64} {
+		for _, tc := range testConfigs {
+			raw := mustProgram(t, tc.config(), a)
+			longest, longestName, total, n := 0, "", 0, 0
+			path := func(nr int, args [6]uint64) int {
+				_, steps, err := runFilterSteps(raw, callData{Nr: int32(nr), Arch: a.AuditArch, Args: args})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return steps
+			}
+			for nr := 0; nr <= a.top()+8; nr++ {
+				steps := path(nr, [6]uint64{testPid, 0, 0, 0, 0, 0})
+				total += steps
+				n++
+				if steps > longest {
+					longest, longestName = steps, a.syscallName(nr)
+				}
+			}
+			if longest > most {
+				t.Errorf("%s, %s: %s runs %d instructions, more than %d", a.Name, tc.name, longestName, longest, most)
+			}
+			t.Logf("%s, %s: getpid runs %d instructions, getrandom %d, futex %d; the longest path %d (%s), %.1f on average",
+				a.Name, tc.name, path(a.Table["getpid"], [6]uint64{}), path(a.Table["getrandom"], [6]uint64{}),
+				path(a.Table["futex"], [6]uint64{}), longest, longestName, float64(total)/float64(n))
+		}
+	}
+}

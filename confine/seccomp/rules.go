@@ -119,7 +119,8 @@ var rules = []rule{
 		why: "the runtime's heap, stacks and getrandom's state; MAP_LOCKED would pin pages the machine cannot reclaim"},
 	{name: "munmap", group: groupMemory, by: byRuntime, why: "the runtime gives back what it mapped"},
 	{name: "madvise", group: groupMemory, by: byRuntime, why: "the scavenger returns free pages (MADV_DONTNEED)"},
-	{name: "mprotect", group: groupMemory, by: byCgo, why: "glibc's pthread_create guards a new thread's stack"},
+	{name: "mprotect", group: groupMemory, by: byRuntime | byCgo,
+		why: "glibc's pthread_create guards a new thread's stack; the runtime faults freed memory (sysFault) when asked to"},
 
 	// Threads.
 	{name: "clone", group: groupThreads, args: threadOnly, by: byRuntime,

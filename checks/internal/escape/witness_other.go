@@ -4,17 +4,10 @@ package escape
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 )
 
 const oNonblock = 0
-
-// describeMore adds nothing off Linux: the portable fields (type and
-// mode, size, mtime, content) are all this harness reads there. The
-// targets that change owners, attributes and kernel objects make raw
-// calls, which are offered on Linux only.
-func describeMore(string, fs.FileInfo) ([]string, error) { return nil, nil }
 
 // KeptXattr is the extended attribute every scratch world's
 // $OUTSIDE/secret.txt carries on Linux.

@@ -204,9 +204,8 @@ func (s *Scratch) Invoke(bin, budget string, flags []string, program string) (Ru
 		return Run{}, fmt.Errorf("start %s: %w", bin, err)
 	}
 	stop := time.AfterFunc(runTimeout, func() { killGroup(cmd) }) // the worker dies with the supervisor
-	err = cmd.Wait()
+	err = waitGroup(cmd)                                          // and whatever stayed in the command's group
 	timedOut := !stop.Stop()
-	killGroup(cmd) // whatever stayed in the command's group
 	if !stdout.done(strayGrace) || !stderr.done(strayGrace) {
 		killHolders(stdout.ino, stderr.ino)
 	}

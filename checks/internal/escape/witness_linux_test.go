@@ -255,10 +255,11 @@ func TestCloseRemovesKernelObjects(t *testing.T) {
 	}
 }
 
-// TestInvokeKillsStrays runs, in place of sabline, a script that leaves a
-// child in a session of its own holding its output, as a worker's stray
-// child would: Invoke must return soon after the script exits, with what
-// it printed, and the child must be dead.
+// TestInvokeKillsStrays runs, in place of sabline, a script that leaves
+// two children: one in a session of its own holding its output, as a
+// worker's stray child would, and one in its process group holding
+// nothing of it. Invoke must return soon after the script exits, with
+// what it printed, and both children must be dead.
 func TestInvokeKillsStrays(t *testing.T) {
 	s, err := NewScratch(t.TempDir(), "stray")
 	if err != nil {
@@ -268,6 +269,7 @@ func TestInvokeKillsStrays(t *testing.T) {
 	script := filepath.Join(s.Work, "fake-sabline")
 	err = os.WriteFile(script, []byte(`#!/bin/sh
 setsid sh -c 'echo "STRAY $$"; exec sleep 300' &
+sh -c 'echo "STRAY $$"; exec sleep 300 >/dev/null 2>&1' &
 sleep 0.2
 echo "RESULT ok"
 exit 0
@@ -287,22 +289,26 @@ exit 0
 	if !r.Went {
 		t.Errorf("the script's RESULT line was lost: %q", r.Stdout)
 	}
-	var pid int
+	var pids []int
 	for _, line := range strings.Split(r.Stdout, "\n") {
 		if p, ok := strings.CutPrefix(line, "STRAY "); ok {
-			pid, _ = strconv.Atoi(p)
+			if pid, err := strconv.Atoi(p); err == nil && pid > 1 {
+				pids = append(pids, pid)
+			}
 		}
 	}
-	if pid <= 1 {
-		t.Fatalf("the stray did not say its pid: %q", r.Stdout)
+	if len(pids) != 2 {
+		t.Fatalf("the strays did not say their pids: %q", r.Stdout)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			_ = unix.Kill(pid, unix.SIGKILL)
-			t.Fatalf("the stray %d is alive after Invoke returned", pid)
+	for _, pid := range pids {
+		for alive(pid) {
+			if time.Now().After(deadline) {
+				_ = unix.Kill(pid, unix.SIGKILL)
+				t.Fatalf("the stray %d is alive after Invoke returned", pid)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

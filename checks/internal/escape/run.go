@@ -45,8 +45,12 @@ var Layers = []struct{ Name, Receipt string }{
 	{"landlock", "landlock"}, {"seccomp", confine.LayerSeccomp}, {"capabilities", confine.LayerCapabilities},
 }
 
-// Alone is the mode that runs the knock-out build with one layer alone.
-func Alone(layer string) Mode { return Mode("knockout-alone-" + layer) }
+// alonePrefix begins the name of an Alone mode.
+const alonePrefix = "knockout-alone-"
+
+// Alone is the mode that runs the knock-out build, confined, with one
+// layer alone: LayerEnv is set to layer.
+func Alone(layer string) Mode { return Mode(alonePrefix + layer) }
 
 // Binaries are the two builds of the sabline command.
 type Binaries struct {
@@ -119,7 +123,7 @@ func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 	case Unconfined:
 		flags = append(flags, "--no-confine")
 	default:
-		if layer, ok := strings.CutPrefix(string(m), "knockout-alone-"); ok {
+		if layer, ok := strings.CutPrefix(string(m), alonePrefix); ok {
 			s.Env = append(s.Env, LayerEnv+"="+layer)
 		}
 	}

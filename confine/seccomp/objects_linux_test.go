@@ -355,6 +355,11 @@ func TestSeccompKernelObjects(t *testing.T) {
 	}
 	for _, c := range objectCases() {
 		t.Run(c.name, func(t *testing.T) {
+			// Credentials, and with them the session keyring, are a
+			// thread's: the witness is read, and the child started, from
+			// one thread.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			results := map[string]string{}
 			for _, mode := range []string{"control", "filtered"} {
 				st, err := c.setup(t, t.TempDir())

@@ -640,7 +640,7 @@ func TestSeccompRuntimeCalls(t *testing.T) {
 		"read", "write", "pread64", "close", "newfstatat", "fstat", "getdents64",
 		"mkdirat", "unlinkat", "renameat", "renameat2", "readlinkat",
 		"munmap", "madvise", "futex", "sched_yield", "gettid", "getpid", "exit", "exit_group",
-		"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack",
+		"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "restart_syscall", "sigaltstack",
 		"clock_gettime", "nanosleep", "getrandom",
 		"epoll_create1", "epoll_ctl", "epoll_pwait", "eventfd2", "pipe2", "geteuid", "getuid",
 	} {

@@ -145,6 +145,8 @@ var rules = []rule{
 	{name: "rt_sigaction", group: groupSignals, by: byRuntime, why: "the runtime and os/signal install handlers"},
 	{name: "rt_sigprocmask", group: groupSignals, by: byRuntime, why: "a thread sets its signal mask"},
 	{name: "rt_sigreturn", group: groupSignals, by: byRuntime, why: "a signal handler returns"},
+	{name: "restart_syscall", group: groupSignals, by: byRuntime,
+		why: "the kernel resumes a timed sleep (nanosleep, futex) a signal interrupted, SIGURG's preemption among them"},
 	{name: "sigaltstack", group: groupSignals, by: byRuntime, why: "a thread's signal stack"},
 	{name: "tgkill", group: groupSignals, args: ownProcess, by: byRuntime,
 		why: "the scheduler preempts a goroutine with SIGURG to one of the worker's threads"},

@@ -13,7 +13,16 @@
 //     system, a layer must have stopped it;
 //   - the knock-out build with --no-confine meets each target's harmless
 //     result: the errno a destructive call gets when nothing filters it,
-//     or, for a harmless one, the attempt going through.
+//     or, for a harmless one, the attempt going through; and a target with
+//     a witness changes it there, which shows the witness can see it.
+//
+// A target with a witness (a scratch file's content and metadata, a kernel
+// object, the victim process, a listener) is judged by it, read from
+// outside the worker before and after each run: it counts as stopped only
+// where the confined run left it unchanged. Where the knock-out build
+// honours escape.LayerEnv, every target the kernel stopped is run again
+// with each layer alone, and the layer its outcome names must stop it on
+// its own.
 //
 // What the knock-out build observed is the kernel report,
 // tests/confine/kernel-GOOS.json: the suite compares a fresh run with the

@@ -30,6 +30,19 @@ type attempts struct {
 	normal, confined escape.Run
 	unconfined       *escape.Run // nil when the target has no control
 	observed         escape.Outcome
+	// alone are the runs with one layer alone, by layer; nil when the
+	// build cannot apply one layer at a time.
+	alone map[string]*escape.Run
+	// layersAlone says which layers stopped the target alone; nil when
+	// not measured.
+	layersAlone map[string]bool
+}
+
+// aloneMeasured says whether the knock-out build applied one layer at a
+// time, and if not, why not; set by attemptAll.
+var aloneMeasured struct {
+	ok  bool
+	why string
 }
 
 var _ = Describe("the escape catalogue", func() {
@@ -104,7 +117,7 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 				}
 			})
 
-			It("meets its harmless result with --no-confine", func() {
+			It("meets its harmless result with --no-confine, and changes nothing outside the worker unless it has a witness", func() {
 				if t.NoControl != "" {
 					Skip(t.NoControl)
 				}
@@ -115,6 +128,37 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 						"unconfined, the attempt met %q, want %s\n%s%s", u.Attempt(), t.Unconfined, u.Stdout, u.Stderr)
 				}
 				Expect(u.Code).NotTo(Equal("E310"), "the unconfined worker crashed\n%s", u.Stderr)
+				if t.Witness == "" {
+					Expect(u.Changed).To(BeEmpty(), "the control changed something outside the worker: the target needs a witness of that kind")
+				}
+			})
+
+			It("changes its witness with --no-confine, and the confined run leaves it as it was where a layer stopped it", func() {
+				if t.Witness == "" {
+					Skip("no witness: the attempt changes nothing outside the worker even when it goes through")
+				}
+				a := results[t.ID]
+				skipUnavailable(t, a)
+				Expect(a.unconfined.Witnessed).NotTo(BeEmpty(), "the control did not change the %s witness: it cannot see the attempt\n%s%s",
+					t.Witness, a.unconfined.Stdout, a.unconfined.Stderr)
+				if a.observed.Kernel() {
+					Expect(a.confined.Witnessed).To(BeEmpty())
+				}
+				AddReportEntry("witness", fmt.Sprintf("%s: confined %q, unconfined %q", t.Witness, a.confined.Witnessed, a.unconfined.Witnessed))
+			})
+
+			It("is stopped by the layer its outcome names when that layer is applied alone", func() {
+				a := results[t.ID]
+				skipUnavailable(t, a)
+				if !aloneMeasured.ok {
+					Skip("layers alone not measured: " + aloneMeasured.why)
+				}
+				for _, l := range escape.Layers {
+					if strings.HasPrefix(l.Receipt, a.observed.StoppedBy) {
+						Expect(a.layersAlone[l.Name]).To(BeTrue(), "the outcome credits %s, which does not stop the target alone (alone: %v)",
+							l.Name, a.layersAlone)
+					}
+				}
 			})
 		})
 	}
@@ -123,7 +167,8 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 		fresh, err := escape.Machine(bins.Knockout)
 		Expect(err).NotTo(HaveOccurred())
 		for _, t := range escape.Catalogue {
-			fresh.Add(t, results[t.ID].observed)
+			a := results[t.ID]
+			fresh.Add(t, a.observed, a.confined, a.unconfined, a.layersAlone)
 		}
 		if os.Getenv(escape.UpdateEnv) == "1" {
 			Expect(os.MkdirAll(filepath.Dir(reportPath), 0o755)).To(Succeed())
@@ -167,6 +212,16 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 			}
 		}
 		fmt.Printf("checks/sandbox: gaps the kernel lets through: %s\n", strings.Join(gaps, ", "))
+		witnesses := map[string]int{}
+		for _, t := range escape.Catalogue {
+			if t.Witness != "" {
+				witnesses[t.Witness]++
+			}
+		}
+		fmt.Printf("checks/sandbox: witnesses: %v\n", witnesses)
+		if !aloneMeasured.ok {
+			fmt.Printf("checks/sandbox: layers alone not measured: %s\n", aloneMeasured.why)
+		}
 	})
 })
 
@@ -237,8 +292,53 @@ func attemptAll(dir string) (map[string]*attempts, error) {
 	}
 	close(queue)
 	wg.Wait()
-	for _, a := range results {
-		a.observed = escape.Observe(a.confined, a.unconfined, goruntime.GOOS)
+	for _, t := range escape.Catalogue {
+		a := results[t.ID]
+		a.observed = escape.Observe(t, a.confined, a.unconfined, goruntime.GOOS)
 	}
-	return results, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return results, err
+	}
+	return results, attemptAlone(dir, results)
+}
+
+// attemptAlone runs, on Linux, every target the kernel stopped once with
+// each layer alone (escape.LayerEnv), and records which layers stopped it
+// on their own. A first run asks the build whether it honours the
+// switch: its receipt must name the one layer asked for; where it does
+// not, nothing is measured and aloneMeasured says why.
+func attemptAlone(dir string, results map[string]*attempts) error {
+	if goruntime.GOOS != "linux" {
+		aloneMeasured.why = "the layers are told apart on Linux only"
+		return nil
+	}
+	probe := escape.Target{ID: "layer-probe", Budget: "io", Program: "print(\"RESULT ok\")\n"}
+	for _, l := range escape.Layers {
+		r, err := escape.Execute(bins, probe, escape.Alone(l.Name), dir)
+		if err != nil {
+			return err
+		}
+		if len(r.Layers) != 1 || !strings.HasPrefix(r.Layers[0], l.Receipt) {
+			aloneMeasured.why = fmt.Sprintf("with %s=%s the knock-out build's receipt says the layers %q held the run: it does not apply one layer alone",
+				escape.LayerEnv, l.Name, r.Layers)
+			return nil
+		}
+	}
+	aloneMeasured.ok = true
+	for _, t := range escape.Catalogue {
+		a := results[t.ID]
+		if !a.observed.Kernel() {
+			continue
+		}
+		a.alone, a.layersAlone = map[string]*escape.Run{}, map[string]bool{}
+		for _, l := range escape.Layers {
+			r, err := escape.Execute(bins, t, escape.Alone(l.Name), dir)
+			if err != nil {
+				return err
+			}
+			a.alone[l.Name] = &r
+			a.layersAlone[l.Name] = escape.Observe(t, r, a.unconfined, goruntime.GOOS).Kernel()
+		}
+	}
+	return nil
 }

@@ -15,6 +15,12 @@ import "strings"
 //	$ABSTRACT  the name of a listening abstract Unix socket
 //	$MISSING   Missing, a path that does not exist: raw calls that would
 //	           act on a path name one beneath it, so as to fail first
+//	$MQ        the name of a POSIX message queue the harness made
+//	$MQNEW     the name of a POSIX message queue that does not exist
+//	$IPCKEY    a System V IPC key no object has
+//	$KEYDESC   the description of a key no keyring holds
+//
+// $OUTSIDE/secret.txt carries the extended attribute KeptXattr (on Linux).
 //
 // Linux constants in the programs are written as numbers, with their
 // names beside them.
@@ -32,7 +38,7 @@ var languageOnly = Outcome{StoppedBy: ByLanguage}
 const ctypes = "ffi:ctypes"
 
 // Catalogue is every escape target, by group.
-var Catalogue = concat(files, network, processes, kernel, abi, confinement, threads)
+var Catalogue = concat(files, metadata, network, processes, kernel, abi, confinement, threads)
 
 func concat(lists ...[]Target) []Target {
 	var out []Target
@@ -68,7 +74,7 @@ var files = []Target{
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "files-write-outside", Group: GroupFiles,
+		ID: "files-write-outside", Group: GroupFiles, Witness: WitnessFiles,
 		Threat:  "create a file beside the directory granted for writing",
 		Budget:  "io,fs:write:$GRANT",
 		Program: "fs.write(\"$OUTSIDE/planted.txt\", \"planted\")\nprint(\"RESULT ok\")\n",
@@ -76,7 +82,7 @@ var files = []Target{
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "files-write-no-grant", Group: GroupFiles,
+		ID: "files-write-no-grant", Group: GroupFiles, Witness: WitnessFiles,
 		Threat:  "overwrite a file under a budget with no fs grant",
 		Budget:  "io",
 		Program: "fs.write(\"$OUTSIDE/secret.txt\", \"overwritten\")\nprint(\"RESULT ok\")\n",
@@ -84,7 +90,7 @@ var files = []Target{
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "files-write-read-grant", Group: GroupFiles,
+		ID: "files-write-read-grant", Group: GroupFiles, Witness: WitnessFiles,
 		Threat:  "write into a directory granted for reading only",
 		Budget:  "io,fs:read:$GRANT",
 		Program: "fs.write(\"$GRANT/data.txt\", \"overwritten\")\nprint(\"RESULT ok\")\n",
@@ -100,7 +106,7 @@ var files = []Target{
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "files-remove-outside", Group: GroupFiles,
+		ID: "files-remove-outside", Group: GroupFiles, Witness: WitnessFiles,
 		Threat:  "remove a file beside the directory granted for writing",
 		Budget:  "io,fs:write:$GRANT",
 		Program: "fs.remove(\"$OUTSIDE/secret.txt\")\nprint(\"RESULT ok\")\n",
@@ -108,7 +114,7 @@ var files = []Target{
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "files-mkdir-outside", Group: GroupFiles,
+		ID: "files-mkdir-outside", Group: GroupFiles, Witness: WitnessFiles,
 		Threat:  "make a directory beside the directory granted for writing",
 		Budget:  "io,fs:write:$GRANT",
 		Program: "fs.mkdir(\"$OUTSIDE/made\")\nprint(\"RESULT ok\")\n",
@@ -116,7 +122,7 @@ var files = []Target{
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "files-truncate-outside", Group: GroupFiles,
+		ID: "files-truncate-outside", Group: GroupFiles, Witness: WitnessFiles,
 		Threat: "truncate a file beside the directory granted for writing",
 		Budget: "io,fs:write:$GRANT",
 		Program: `ctypes = ffi.module("ctypes")
@@ -126,7 +132,7 @@ report(ctypes.syscall("truncate", "$OUTSIDE/secret.txt", 0))
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "files-truncate-read-grant", Group: GroupFiles,
+		ID: "files-truncate-read-grant", Group: GroupFiles, Witness: WitnessFiles,
 		Threat: "truncate a file the budget grants for reading only",
 		Budget: "io,fs:read:$GRANT",
 		Program: `ctypes = ffi.module("ctypes")
@@ -144,7 +150,7 @@ report(ctypes.syscall("truncate", "$GRANT/data.txt", 0))
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "files-symlink-make", Group: GroupFiles,
+		ID: "files-symlink-make", Group: GroupFiles, Witness: WitnessFiles,
 		Threat: "plant a symbolic link to another directory inside the grant, for a later run to follow",
 		Budget: "io,fs:write:$GRANT",
 		Program: `ctypes = ffi.module("ctypes")
@@ -154,7 +160,7 @@ report(ctypes.syscall("symlink", "$OUTSIDE", "$GRANT/out"))
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "files-hardlink-in", Group: GroupFiles,
+		ID: "files-hardlink-in", Group: GroupFiles, Witness: WitnessFiles,
 		Threat: "make a hard link inside the grant to a file outside it",
 		Budget: "io,fs:write:$GRANT",
 		Program: `ctypes = ffi.module("ctypes")
@@ -164,7 +170,7 @@ report(ctypes.syscall("link", "$OUTSIDE/secret.txt", "$GRANT/hard"))
 		Expect: landlock("EXDEV"), Unconfined: Went,
 	},
 	{
-		ID: "files-rename-in", Group: GroupFiles,
+		ID: "files-rename-in", Group: GroupFiles, Witness: WitnessFiles,
 		Threat: "move a file from outside into the directory granted for writing",
 		Budget: "io,fs:write:$GRANT",
 		Program: `ctypes = ffi.module("ctypes")
@@ -174,7 +180,7 @@ report(ctypes.syscall("rename", "$OUTSIDE/secret.txt", "$GRANT/stolen.txt"))
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "files-rename-out", Group: GroupFiles,
+		ID: "files-rename-out", Group: GroupFiles, Witness: WitnessFiles,
 		Threat: "move a file out of the directory granted for writing",
 		Budget: "io,fs:write:$GRANT",
 		Program: `ctypes = ffi.module("ctypes")
@@ -184,7 +190,7 @@ report(ctypes.syscall("rename", "$GRANT/data.txt", "$OUTSIDE/planted.txt"))
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "files-mkfifo", Group: GroupFiles,
+		ID: "files-mkfifo", Group: GroupFiles, Witness: WitnessFiles,
 		Threat: "make a named pipe inside the directory granted for writing",
 		Budget: "io,fs:write:$GRANT",
 		Program: `ctypes = ffi.module("ctypes")
@@ -194,7 +200,7 @@ report(ctypes.syscall("mknodat", -100, "$GRANT/fifo", 0o010600, 0))  # AT_FDCWD,
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "files-reopen-proc-fd", Group: GroupFiles,
+		ID: "files-reopen-proc-fd", Group: GroupFiles, Witness: WitnessFiles,
 		Threat: "reopen a descriptor of a file granted for reading, through /proc/self/fd, for writing",
 		Budget: "io,fs:read:$GRANT",
 		Program: `ctypes = ffi.module("ctypes")
@@ -202,7 +208,11 @@ fd = ctypes.syscall("open", "$GRANT/data.txt", 0o2000000)  # O_RDONLY|O_CLOEXEC
 if fd.errno:
     report(fd, "step=open")
 else:
-    report(ctypes.syscall("open", "/proc/self/fd/%d" % fd.ret, 0o2000001))  # O_WRONLY|O_CLOEXEC
+    w = ctypes.syscall("open", "/proc/self/fd/%d" % fd.ret, 0o2000001)  # O_WRONLY|O_CLOEXEC
+    if w.errno:
+        report(w)
+    else:
+        report(ctypes.syscall("write", w.ret, "x", 1), "step=write")  # over the first byte: the size stays
 `,
 		Row: "fs-read-dir", Language: ctypes,
 		Expect: landlock("EACCES"), Unconfined: Went,
@@ -243,12 +253,13 @@ report(ctypes.syscall("open", "$GRANT/sub/../../outside/secret.txt", 0o2000000))
 		Program: "print(\"RESULT ok exists=%s\" % fs.exists(\"$OUTSIDE/secret.txt\"))\n",
 		Row:     "no-fs", Language: "fs:read:$OUTSIDE/secret.txt",
 		Expect: languageOnly, Unconfined: Went,
-		Gap: "Landlock (to ABI 7) has no right for stat, lstat, access, readlink, getxattr or listxattr, so any " +
-			"path's existence, size and times are visible, as the no-fs row of ENFORCES says; a seccomp filter " +
-			"cannot hold it either, since it cannot read the path a call names",
+		Gap: "Landlock (to ABI 7) has no right for stat, access or readlink, so any path's existence, size and " +
+			"times are visible, as the no-fs row of ENFORCES says; the seccomp filter refuses statx and the " +
+			"extended-attribute reads (files-statx-outside, files-getxattr-outside), but the worker's own Go code " +
+			"needs newfstatat and readlinkat, and a filter cannot read the path a call names",
 	},
 	{
-		ID: "files-chmod-outside", Group: GroupFiles,
+		ID: "files-chmod-outside", Group: GroupFiles, Witness: WitnessFiles,
 		Threat: "change the mode of a file outside the grants",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
@@ -259,11 +270,11 @@ report(ctypes.syscall("chmod", "$OUTSIDE/secret.txt", 0o640))
 		Note: "Landlock has no right for a file's mode, owner, times or extended attributes; seccomp refuses the calls that change them",
 	},
 	{
-		ID: "files-chown-outside", Group: GroupFiles,
+		ID: "files-chown-outside", Group: GroupFiles, Witness: WitnessFiles,
 		Threat: "change the owner of a file outside the grants",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
-report(ctypes.syscall("chown", "$OUTSIDE/secret.txt", 0, 0))
+report(ctypes.syscall("chown", "$OUTSIDE/secret.txt", 65534, 65534))  # to nobody
 `,
 		Row: "deny-list", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Went,
@@ -325,9 +336,166 @@ report(ctypes.syscall("inotify_init1", 0xffffffff))  # unknown flags: EINVAL
 	},
 }
 
+// metadata is the catalogue's attributes, extended attributes, owners,
+// modes and times, by path, by *at call and by descriptor: each target
+// changes a scratch file's metadata, witnessed by the harness, and only the
+// seccomp filter holds it (Landlock has no right for any of them).
+// Descriptors are of a file the worker opens ($GRANT/data.txt, which the
+// budget lets it read) or of one it inherits: $OUTSIDE/secret.txt, opened
+// by the harness for reading as the run's standard input (descriptor 0).
+var metadata = []Target{
+	// By path, and by *at call with the current directory.
+	metadataCall("files-utimensat-outside", "change the times of a file outside the grants",
+		`ctypes.syscall("utimensat", -100, "$OUTSIDE/secret.txt", None, 0)  # both times to now`),
+	metadataCall("files-fchmodat-outside", "change the mode of a file outside the grants, by fchmodat",
+		`ctypes.syscall("fchmodat", -100, "$OUTSIDE/secret.txt", 0o640)`),
+	metadataCall("files-fchmodat2-outside", "change the mode of a file outside the grants, by fchmodat2",
+		`ctypes.syscall("fchmodat2", -100, "$OUTSIDE/secret.txt", 0o640, 0)`),
+	metadataCall("files-fchownat-outside", "change the owner of a file outside the grants, by fchownat",
+		`ctypes.syscall("fchownat", -100, "$OUTSIDE/secret.txt", 65534, 65534, 0)  # to nobody`),
+	metadataCall("files-setxattr-outside", "set an extended attribute on a file outside the grants",
+		`ctypes.syscall("setxattr", "$OUTSIDE/secret.txt", "user.sabline-escape", "x", 1, 0)`),
+	metadataCall("files-lsetxattr-outside", "set an extended attribute on a file outside the grants, not following a link",
+		`ctypes.syscall("lsetxattr", "$OUTSIDE/secret.txt", "user.sabline-escape", "x", 1, 0)`),
+	metadataCall("files-setxattrat-outside", "set an extended attribute on a file outside the grants, by setxattrat",
+		`ctypes.syscall("setxattrat", -100, "$OUTSIDE/secret.txt", 0, "user.sabline-escape", le(0, 16), 16)  # struct xattr_args: an empty value`),
+	metadataCall("files-removexattr-outside", "remove an extended attribute from a file outside the grants",
+		`ctypes.syscall("removexattr", "$OUTSIDE/secret.txt", "`+KeptXattr+`")`),
+	metadataCall("files-removexattrat-outside", "remove an extended attribute from a file outside the grants, by removexattrat",
+		`ctypes.syscall("removexattrat", -100, "$OUTSIDE/secret.txt", 0, "`+KeptXattr+`")`),
+	metadataCall("files-file-setattr-outside", "set an attribute flag on a file outside the grants, by file_setattr",
+		`ctypes.syscall("file_setattr", -100, "$OUTSIDE/secret.txt", le(0x80, 8) + le(0, 16), 24, 0)  # struct file_attr: FS_XFLAG_NODUMP`),
+	{
+		ID: "files-file-setattr-dirfd", Group: GroupFiles, Witness: WitnessFiles,
+		Threat: "set an attribute flag on a file outside the grants, by file_setattr beneath a directory descriptor",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+d = ctypes.syscall("open", "$OUTSIDE", 0o10000000 | 0o2000000)  # O_PATH|O_CLOEXEC, which Landlock does not check
+if d.errno:
+    report(d, "step=open")
+else:
+    report(ctypes.syscall("file_setattr", d.ret, "secret.txt", le(0x80, 8) + le(0, 16), 24, 0))  # FS_XFLAG_NODUMP
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
+		ID: "files-file-getattr-outside", Group: GroupFiles,
+		Threat: "read the attribute flags of a file outside the grants, by file_getattr",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("file_getattr", -100, "$OUTSIDE/secret.txt", le(0, 24), 24, 0))
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "a read of metadata, as stat is; no Go code of the worker makes this call, so the allow-list refuses it",
+	},
+	// Reads of metadata the worker's Go code never makes: stat through
+	// newfstatat stays a gap (files-stat-outside), these are refused.
+	metadataRead("files-getxattr-outside", "read an extended attribute of a file outside the grants",
+		`ctypes.syscall("getxattr", "$OUTSIDE/secret.txt", "`+KeptXattr+`", le(0, 64), 64)`),
+	metadataRead("files-listxattr-outside", "list the extended attributes of a file outside the grants",
+		`ctypes.syscall("listxattr", "$OUTSIDE/secret.txt", le(0, 256), 256)`),
+	metadataRead("files-getxattrat-outside", "read an extended attribute of a file outside the grants, by getxattrat",
+		`ctypes.syscall("getxattrat", -100, "$OUTSIDE/secret.txt", 0, "`+KeptXattr+`", le(0, 16), 16)  # struct xattr_args with no buffer: the value's size`),
+	metadataRead("files-listxattrat-outside", "list the extended attributes of a file outside the grants, by listxattrat",
+		`ctypes.syscall("listxattrat", -100, "$OUTSIDE/secret.txt", 0, None, 0)  # no buffer: the list's size`),
+	metadataRead("files-statx-outside", "read the size, times and owner of a file outside the grants, by statx",
+		`ctypes.syscall("statx", -100, "$OUTSIDE/secret.txt", 0, 0xfff, le(0, 256))  # STATX_ALL`),
+	// By a descriptor the worker opened itself, on a file the budget lets
+	// it read.
+	openedCall("files-fchmod-fd", "change the mode of a file granted for reading, through a descriptor the worker opened",
+		`ctypes.syscall("fchmod", fd, 0o640)`),
+	openedCall("files-fchown-fd", "change the owner of a file granted for reading, through a descriptor the worker opened",
+		`ctypes.syscall("fchown", fd, 65534, 65534)  # to nobody`),
+	openedCall("files-fsetxattr-fd", "set an extended attribute on a file granted for reading, through a descriptor the worker opened",
+		`ctypes.syscall("fsetxattr", fd, "user.sabline-escape", "x", 1, 0)`),
+	openedCall("files-fsetxattr-ioctl-fd", "set an attribute flag on a file granted for reading, with the FS_IOC_FSSETXATTR ioctl",
+		`ctypes.syscall("ioctl", fd, 0x401c5820, le(0x80, 4) + le(0, 24))  # FS_IOC_FSSETXATTR, struct fsxattr: FS_XFLAG_NODUMP`),
+	// By the descriptor the worker inherited as its standard input.
+	{
+		ID: "files-write-inherited-extra", Group: GroupFiles, Witness: WitnessFiles,
+		Threat: "write to a file outside the grants through a descriptor the sabline command inherited beyond the standard three",
+		Budget: "io",
+		Extra:  "$OUTSIDE/secret.txt",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("write", 60, "A", 1))  # descriptor ExtraFD, at offset 0: over the first byte, the size stays
+`,
+		Row: "no-fs", Language: ctypes,
+		Expect: languageOnly, Unconfined: Went,
+		Gap: "the supervisor starts the worker with every descriptor it inherited without close-on-exec (Go's " +
+			"os/exec closes only its own), and Landlock checks a file when it is opened, not when an open " +
+			"descriptor is read or written; the worker should close every descriptor above its own before the " +
+			"policy is applied (close_range(5, ~0, 0)), or the supervisor mark them close-on-exec when it starts",
+	},
+	inheritedCall("files-fchmod-inherited", "change the mode of a file outside the grants, through a descriptor the worker inherited",
+		`ctypes.syscall("fchmod", 0, 0o640)`),
+	inheritedCall("files-fchown-inherited", "change the owner of a file outside the grants, through a descriptor the worker inherited",
+		`ctypes.syscall("fchown", 0, 65534, 65534)  # to nobody`),
+	inheritedCall("files-futimens-inherited", "change the times of a file outside the grants, through a descriptor the worker inherited",
+		`ctypes.syscall("utimensat", 0, None, None, 0)  # futimens: both times to now`),
+	inheritedCall("files-fsetxattr-inherited", "set an extended attribute on a file outside the grants, through a descriptor the worker inherited",
+		`ctypes.syscall("fsetxattr", 0, "user.sabline-escape", "x", 1, 0)`),
+	inheritedCall("files-fremovexattr-inherited", "remove an extended attribute from a file outside the grants, through a descriptor the worker inherited",
+		`ctypes.syscall("fremovexattr", 0, "`+KeptXattr+`")`),
+	inheritedCall("files-file-setattr-inherited", "set an attribute flag on a file outside the grants, by file_setattr on a descriptor the worker inherited",
+		`ctypes.syscall("file_setattr", 0, "", le(0x80, 8) + le(0, 16), 24, 0x1000)  # AT_EMPTY_PATH, FS_XFLAG_NODUMP`),
+	inheritedCall("files-fsetxattr-ioctl-inherited", "set an attribute flag on a file outside the grants, with FS_IOC_FSSETXATTR on a descriptor the worker inherited",
+		`ctypes.syscall("ioctl", 0, 0x401c5820, le(0x80, 4) + le(0, 24))  # FS_IOC_FSSETXATTR: FS_XFLAG_NODUMP`),
+}
+
+// metadataCall is a target of metadata: one raw call that changes
+// $OUTSIDE/secret.txt's metadata, under a budget of io alone. A comment
+// after the call, "call  # why", is kept on its line.
+func metadataCall(id, threat, call string) Target {
+	call, comment, _ := strings.Cut(call, "  #")
+	if comment != "" {
+		comment = "  #" + comment
+	}
+	return Target{
+		ID: id, Group: GroupFiles, Witness: WitnessFiles, Threat: threat, Budget: "io",
+		Program:  "ctypes = ffi.module(\"ctypes\")\nreport(" + call + ")" + comment + "\n",
+		Row:      "deny-list",
+		Language: ctypes, Expect: seccomp("EPERM"), Unconfined: Went,
+	}
+}
+
+// metadataRead is a target of metadata that reads a file's metadata
+// outside the grants and changes nothing: it has no witness, and the
+// allow-list refuses it, since no Go code of the worker makes the call.
+func metadataRead(id, threat, call string) Target {
+	t := metadataCall(id, threat, call)
+	t.Witness = ""
+	return t
+}
+
+// openedCall is a metadataCall on the descriptor fd of $GRANT/data.txt,
+// which the worker opens for reading, as its budget allows.
+func openedCall(id, threat, call string) Target {
+	t := metadataCall(id, threat, call)
+	t.Budget = "io,fs:read:$GRANT"
+	body := strings.TrimPrefix(t.Program, "ctypes = ffi.module(\"ctypes\")\n")
+	t.Program = `ctypes = ffi.module("ctypes")
+r = ctypes.syscall("open", "$GRANT/data.txt", 0o2000000)  # O_RDONLY|O_CLOEXEC
+fd = r.ret
+if r.errno:
+    report(r, "step=open")
+else:
+    ` + body
+	return t
+}
+
+// inheritedCall is a metadataCall on descriptor 0, which the worker
+// inherits: $OUTSIDE/secret.txt, opened for reading by the harness.
+func inheritedCall(id, threat, call string) Target {
+	t := metadataCall(id, threat, call)
+	t.Stdin = "$OUTSIDE/secret.txt"
+	return t
+}
+
 var network = []Target{
 	{
-		ID: "net-tcp4", Group: GroupNetwork,
+		ID: "net-tcp4", Group: GroupNetwork, Witness: WitnessListener,
 		Threat:  "connect to a TCP port on 127.0.0.1 with no net grant",
 		Budget:  "io",
 		Program: "c = net.connect(\"127.0.0.1\", $PORT)\nc.send(\"escaped\\n\")\nprint(\"RESULT ok\")\n",
@@ -335,7 +503,7 @@ var network = []Target{
 		Expect: seccomp("EPERM"), Unconfined: Went,
 	},
 	{
-		ID: "net-tcp6", Group: GroupNetwork,
+		ID: "net-tcp6", Group: GroupNetwork, Witness: WitnessListener,
 		Threat:  "connect to a TCP port on ::1 with no net grant",
 		Budget:  "io",
 		Program: "c = net.connect(\"::1\", $PORT6)\nc.send(\"escaped\\n\")\nprint(\"RESULT ok\")\n",
@@ -343,7 +511,7 @@ var network = []Target{
 		Expect: seccomp("EPERM"), Unconfined: Went,
 	},
 	{
-		ID: "net-udp", Group: GroupNetwork,
+		ID: "net-udp", Group: GroupNetwork, Witness: WitnessListener,
 		Threat: "send a UDP datagram with no net grant",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
@@ -408,7 +576,7 @@ report(ctypes.syscall("socket", 2, 1, 262))  # AF_INET, SOCK_STREAM, IPPROTO_MPT
 		Note: "EPROTONOSUPPORT, as from a kernel without MPTCP, so that Go's net package falls back to TCP",
 	},
 	{
-		ID: "net-unix-path", Group: GroupNetwork,
+		ID: "net-unix-path", Group: GroupNetwork, Witness: WitnessListener,
 		Threat: "connect to a Unix socket by its path",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
@@ -422,7 +590,7 @@ else:
 		Expect: seccomp("EPERM"), Unconfined: Went,
 	},
 	{
-		ID: "net-unix-abstract", Group: GroupNetwork,
+		ID: "net-unix-abstract", Group: GroupNetwork, Witness: WitnessListener,
 		Threat: "connect to an abstract Unix socket, which has no path for Landlock's file rules",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
@@ -436,7 +604,7 @@ else:
 		Expect: seccomp("EPERM"), Unconfined: Went,
 	},
 	{
-		ID: "net-unix-net-grant", Group: GroupNetwork,
+		ID: "net-unix-net-grant", Group: GroupNetwork, Witness: WitnessListener,
 		Threat: "connect to a Unix socket under a grant of the whole network",
 		Budget: "io,net",
 		Program: `ctypes = ffi.module("ctypes")
@@ -450,7 +618,7 @@ else:
 		Expect: seccomp("EPERM"), Unconfined: Went,
 	},
 	{
-		ID: "net-unix-module-grant", Group: GroupNetwork,
+		ID: "net-unix-module-grant", Group: GroupNetwork, Witness: WitnessListener,
 		Threat: "connect to a Unix socket by its path under a module that widens the policy to any host",
 		Budget: "io,ffi:socket",
 		Program: `ctypes = ffi.module("ctypes")
@@ -513,7 +681,7 @@ else:
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "net-other-port-host-grant", Group: GroupNetwork,
+		ID: "net-other-port-host-grant", Group: GroupNetwork, Witness: WitnessListener,
 		Threat:  "connect to a port the grant does not name",
 		Budget:  "io,net:127.0.0.1:$PORT",
 		Program: "c = net.connect(\"127.0.0.1\", $PORT2)\nprint(\"RESULT ok\")\n",
@@ -521,7 +689,7 @@ else:
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
-		ID: "net-udp-host-grant", Group: GroupNetwork,
+		ID: "net-udp-host-grant", Group: GroupNetwork, Witness: WitnessListener,
 		Threat: "send a UDP datagram to a port the grant does not name",
 		Budget: "io,net:127.0.0.1:$PORT",
 		Program: `ctypes = ffi.module("ctypes")
@@ -540,21 +708,21 @@ else:
 
 var processes = []Target{
 	{
-		ID: "proc-os-system", Group: GroupProcesses,
+		ID: "proc-os-system", Group: GroupProcesses, Witness: WitnessFiles,
 		Threat: "run a shell command",
 		Budget: "io",
 		Program: `os = ffi.module("os")
-print("RESULT ok status=%d" % os.system("exit 0"))
+print("RESULT ok status=%d" % os.system("echo started > $OUTSIDE/started"))
 `,
 		Row: "process-start", Language: "ffi:os",
 		Expect: seccomp("EPERM"), Unconfined: Went,
 	},
 	{
-		ID: "proc-subprocess", Group: GroupProcesses,
+		ID: "proc-subprocess", Group: GroupProcesses, Witness: WitnessFiles,
 		Threat: "start a program",
 		Budget: "io",
 		Program: `subprocess = ffi.module("subprocess")
-print("RESULT ok status=%d" % subprocess.run(["/bin/true"]).returncode)
+print("RESULT ok status=%d" % subprocess.run(["/bin/touch", "$OUTSIDE/started"]).returncode)
 `,
 		Row: "process-start", Language: "ffi:subprocess",
 		Expect: seccomp("EPERM"), Unconfined: Went,
@@ -761,7 +929,7 @@ report(ctypes.syscall("rt_sigqueueinfo", $VICTIM, 0, info))  # signal 0
 		Expect: seccomp("EPERM"), Unconfined: Went,
 	},
 	{
-		ID: "proc-fsetown-sigio", Group: GroupProcesses,
+		ID: "proc-fsetown-sigio", Group: GroupProcesses, Witness: WitnessVictim,
 		Threat: "have the kernel send another process SIGIO, through F_SETOWN on a pipe, and kill it",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
@@ -804,7 +972,7 @@ report(ctypes.syscall("ioctl", -1, 0x8901, le($VICTIM, 4)))  # FIOSETOWN on no d
 		Expect: seccomp("EPERM"), Unconfined: "EBADF",
 	},
 	{
-		ID: "proc-setpriority-victim", Group: GroupProcesses,
+		ID: "proc-setpriority-victim", Group: GroupProcesses, Witness: WitnessVictim,
 		Threat: "change the scheduling priority of another process",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
@@ -910,7 +1078,7 @@ report(ctypes.syscall("prctl", 35, 6, 0, 0, 1))  # PR_SET_MM, PR_SET_MM_START_BR
 		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
 	},
 	{
-		ID: "proc-prlimit-victim", Group: GroupProcesses,
+		ID: "proc-prlimit-victim", Group: GroupProcesses, Witness: WitnessVictim,
 		Threat: "change the resource limits of another process",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
@@ -1082,6 +1250,33 @@ else:
 			"the filter is what refuses TCSETS; the kern-tc and kern-tioc targets make their calls on no descriptor, " +
 			"for the filter answers before the kernel looks the descriptor up",
 	},
+	// Kernel objects that are not files, each made or removed for real
+	// when nothing holds the call, and witnessed by the harness: a
+	// message queue it made ($MQ), the name of one that does not exist
+	// ($MQNEW), a System V key nothing uses ($IPCKEY), the description
+	// of a key that does not exist ($KEYDESC). The harness removes
+	// whatever bears these names when the run ends.
+	kernelObject("kern-mq-open-create", WitnessMqueue, "make a POSIX message queue, which Landlock does not see being made",
+		`ctypes.syscall("mq_open", "$MQNEW", 0o102, 0o600, None)  # O_RDWR|O_CREAT`),
+	kernelObject("kern-mq-unlink", WitnessMqueue, "remove a POSIX message queue another process made",
+		`ctypes.syscall("mq_unlink", "$MQ")`),
+	kernelObject("kern-shmget-create", WitnessSysV, "make a System V shared memory segment under a key other processes may use",
+		`ctypes.syscall("shmget", $IPCKEY, 4096, 0o1600)  # IPC_CREAT|0600`),
+	kernelObject("kern-msgget-create", WitnessSysV, "make a System V message queue under a key other processes may use",
+		`ctypes.syscall("msgget", $IPCKEY, 0o1600)  # IPC_CREAT|0600`),
+	kernelObject("kern-semget-create", WitnessSysV, "make a System V semaphore set under a key other processes may use",
+		`ctypes.syscall("semget", $IPCKEY, 1, 0o1600)  # IPC_CREAT|0600`),
+	kernelObject("kern-add-key-create", WitnessKeys, "add a key to the user's keyring, which every process of the user shares",
+		`ctypes.syscall("add_key", "user", "$KEYDESC", "x", 1, -4)  # KEY_SPEC_USER_KEYRING`),
+	kernelCall("kern-listmount", "list the machine's mounts by id, with no path for Landlock to check",
+		`ctypes.syscall("listmount", None, None, 0, 0)  # no request: EFAULT`, "EFAULT"),
+	kernelCall("kern-statmount", "read a mount's details by its id",
+		`ctypes.syscall("statmount", None, None, 0, 0)  # no request: EFAULT`, "EFAULT"),
+	// The newest calls of the table.
+	kernelCall("kern-listns", "list the machine's namespaces by id",
+		`ctypes.syscall("listns", None, None, 0, 0xffffffff)  # unknown flags: EINVAL, or ENOSYS before Linux 6.19`, "EINVAL|ENOSYS"),
+	kernelCall("kern-open-tree-attr", "take a detached copy of a mount tree with new attributes",
+		`ctypes.syscall("open_tree_attr", -100, "$MISSING/tree", 0, None, 0)`, "ENOENT"),
 	// Linux AIO.
 	kernelCall("kern-io-setup", "use up the Linux AIO events the whole machine shares, so that other processes' io_setup fails",
 		`ctypes.syscall("io_setup", 1, None)  # no context to fill in: EFAULT before anything is made`, "EFAULT"),
@@ -1089,8 +1284,8 @@ else:
 		`ctypes.syscall("io_submit", 0, 0, None)  # no context 0: EINVAL`, "EINVAL"),
 }
 
-// kernelCall is a target of the kernel group: one raw call on the
-// seccomp deny-list, with arguments the kernel rejects before it acts.
+// kernelCall is a target of the kernel group: one raw call the seccomp
+// filter refuses, with arguments the kernel rejects before it acts.
 // A comment after the call, "call  # why", is kept on its line.
 func kernelCall(id, threat, call, unconfined string) Target {
 	call, comment, _ := strings.Cut(call, "  #")
@@ -1103,6 +1298,14 @@ func kernelCall(id, threat, call, unconfined string) Target {
 		Row:      "deny-list",
 		Language: ctypes, Expect: seccomp("EPERM"), Unconfined: unconfined,
 	}
+}
+
+// kernelObject is a target of the kernel group: one raw call that makes
+// or removes a kernel object the harness witnesses.
+func kernelObject(id, witness, threat, call string) Target {
+	t := kernelCall(id, threat, call, Went)
+	t.Witness = witness
+	return t
 }
 
 var abi = []Target{
@@ -1219,8 +1422,10 @@ else:
     report(ctypes.syscall("open", "$OUTSIDE/secret.txt", 0o2000000))  # O_RDONLY|O_CLOEXEC
 `,
 		Row: "no-fs", Language: ctypes,
-		Expect: landlock("EACCES"), Unconfined: Went,
-		Note: "the second ruleset is applied; a domain only narrows, so the read is still refused",
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "the allow-list refuses the Landlock calls themselves (step=restrict on the RESULT line), since the " +
+			"worker makes them before the filter is installed; were they let through, the second ruleset would be " +
+			"applied, and a domain only narrows, so the read would still be refused (EACCES)",
 	},
 }
 

@@ -16,6 +16,12 @@
 //     harmless, and that the errno of the confined run came from a
 //     confinement layer, since without one the answer differs.
 //
+// What an attempt changed outside the worker is read by the harness before
+// and after each run (Scratch.Witness): the scratch files' content and
+// metadata, the kernel objects the placeholders name, the victim, the
+// listeners. A target with a witness is judged by it (Observe), its errno
+// recorded beside it.
+//
 // Every target is harmless by construction on a machine where the tests run
 // as root: raw calls carry arguments the kernel rejects before it acts
 // (reboot with a bad magic, mount of a missing source onto a missing
@@ -23,7 +29,9 @@
 // and changed only in scratch directories the harness made, connections go
 // only to loopback listeners it started, and signals only to a process it
 // started, or to -1 and 0 with signal 0, which checks permission and
-// delivers nothing.
+// delivers nothing. The targets that change metadata or make kernel
+// objects do so only on scratch files and under names the harness made,
+// and the harness removes those objects when the run ends.
 package escape
 
 import (
@@ -132,6 +140,22 @@ type Target struct {
 	Gap string
 	// Note is what else a reader of the outcome should know.
 	Note string
+	// Witness is the kind of witness (WitnessFiles, WitnessMqueue...)
+	// the attempt changes when it goes through: the harness reads it
+	// from outside the worker before and after every run, and the
+	// target is stopped only where it did not change. "" for an attempt
+	// that changes nothing outside the worker even when it goes through
+	// (a read, a query, a call whose arguments fail before it acts),
+	// which is judged by what the run printed.
+	Witness string
+	// Stdin is a file, with placeholders, the run reads as standard
+	// input: a descriptor the worker inherits from the harness. "" for
+	// none.
+	Stdin string
+	// Extra is a file, with placeholders, the sabline command inherits
+	// from the harness as descriptor ExtraFD, opened for reading and
+	// writing, as from a shell that had it open. "" for none.
+	Extra string
 }
 
 // UnconfinedAllows reports whether attempt is one of the results
@@ -175,6 +199,18 @@ func (t Target) Validate() error {
 	}
 	if (t.Unconfined == "") == (t.NoControl == "") {
 		problems = append(problems, "want either an unconfined result or the reason there is none")
+	}
+	if t.Witness != "" {
+		known := false
+		for _, k := range WitnessKinds {
+			known = known || k == t.Witness
+		}
+		if !known {
+			problems = append(problems, fmt.Sprintf("unknown witness %q", t.Witness))
+		}
+		if t.Unconfined == "" {
+			problems = append(problems, "a witness needs the control that shows it change")
+		}
 	}
 	if t.Gap != "" && t.Expect.StoppedBy != ByLanguage {
 		problems = append(problems, "a gap is something only the language holds")

@@ -49,8 +49,11 @@ func TestObserve(t *testing.T) {
 	noAttempt := func(msg string) Run { return Run{Code: "E305", Message: msg} }
 	ptr := func(r Run) *Run { return &r }
 	went := Run{Went: true}
+	files := Target{Witness: WitnessFiles}
+	changed := []string{"files:outside/secret.txt: ctime mode"}
 	tests := []struct {
 		name       string
+		target     Target
 		confined   Run
 		unconfined *Run
 		goos       string
@@ -67,10 +70,28 @@ func TestObserve(t *testing.T) {
 		{name: "the same answer either way", confined: refused("EINVAL"), unconfined: &Run{Errno: "EINVAL"},
 			goos: "linux", want: Outcome{ByLanguage, "EINVAL"}},
 		{name: "went through", confined: went, unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByLanguage}},
-		{name: "the victim lived where unconfined it died", confined: went, unconfined: &Run{Went: true, Victim: Killed},
+		{name: "the victim lived where unconfined it died", target: Target{Witness: WitnessVictim},
+			confined: Run{Went: true, Witnessed: []string{}}, unconfined: &Run{Went: true, Victim: Killed, Witnessed: []string{"victim: alive"}},
 			goos: "linux", want: Outcome{StoppedBy: ByLandlock}},
-		{name: "the victim died", confined: Run{Went: true, Victim: Killed}, unconfined: &Run{Went: true, Victim: Killed},
-			goos: "linux", want: Outcome{StoppedBy: ByLanguage}},
+		{name: "the victim died", target: Target{Witness: WitnessVictim},
+			confined:   Run{Went: true, Victim: Killed, Witnessed: []string{"victim: alive"}},
+			unconfined: &Run{Went: true, Victim: Killed, Witnessed: []string{"victim: alive"}},
+			goos:       "linux", want: Outcome{StoppedBy: ByLanguage}},
+		{name: "a witness unchanged where the control changed it: the errno names the layer", target: files,
+			confined: Run{Errno: "EPERM", Witnessed: []string{}}, unconfined: &Run{Went: true, Witnessed: changed},
+			goos: "linux", want: Outcome{BySeccomp, "EPERM"}},
+		{name: "a witness changed: went through, whatever the errno", target: files,
+			confined: Run{Errno: "EACCES", Witnessed: changed}, unconfined: &Run{Went: true, Witnessed: changed},
+			goos: "linux", want: Outcome{ByLanguage, "EACCES"}},
+		{name: "a witness the control did not change tells nothing", target: files,
+			confined: Run{Errno: "EPERM", Witnessed: []string{}}, unconfined: &Run{Went: true, Witnessed: []string{}},
+			goos: "linux", want: Outcome{ByUnknown, "EPERM"}},
+		{name: "a witness unchanged, and a call that went through without a signal to explain it", target: files,
+			confined: Run{Went: true, Witnessed: []string{}}, unconfined: &Run{Went: true, Witnessed: changed},
+			goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
+		{name: "a witness unchanged elsewhere", target: files,
+			confined: Run{Errno: "EPERM", Witnessed: []string{}}, unconfined: &Run{Went: true, Witnessed: changed},
+			goos: "darwin", want: Outcome{ByKernel, "EPERM"}},
 		{name: "no control: the errno names the layer", confined: refused("EPERM"), goos: "linux", want: Outcome{BySeccomp, "EPERM"}},
 		{name: "an errno no layer gives", confined: refused("ENOENT"), unconfined: &went, goos: "linux", want: Outcome{ByUnknown, "ENOENT"}},
 		{name: "no raw calls on this system", confined: noAttempt("ctypes.syscall: raw system calls are offered on Linux only, not darwin"),
@@ -110,7 +131,7 @@ func TestObserve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Observe(tt.confined, tt.unconfined, tt.goos); got != tt.want {
+			if got := Observe(tt.target, tt.confined, tt.unconfined, tt.goos); got != tt.want {
 				t.Errorf("Observe = %v, want %v", got, tt.want)
 			}
 		})
@@ -156,6 +177,19 @@ func TestDisagreements(t *testing.T) {
 	}
 	if got := Disagreements(committed, fresh); !reflect.DeepEqual(got, want) {
 		t.Errorf("Disagreements =\n%q\nwant\n%q", got, want)
+	}
+	seen := ReportWitness{Kind: WitnessFiles, Confined: []string{}, Unconfined: []string{"files:outside/secret.txt: mode"}}
+	moved := seen
+	moved.Confined = []string{"files:outside/secret.txt: mode"}
+	withWitness := Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm, Witness: seen}}}
+	changedWitness := Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm, Witness: moved}}}
+	if got := Disagreements(withWitness, changedWitness); len(got) != 1 || !strings.HasPrefix(got[0], "w: witness") {
+		t.Errorf("a witness the confined run changed is not a disagreement: %q", got)
+	}
+	alone := Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm, Witness: seen,
+		LayersAlone: map[string]bool{"seccomp": true, "landlock": false}}}}
+	if got := Disagreements(withWitness, alone); len(got) != 1 || !strings.HasPrefix(got[0], "w: layers alone") {
+		t.Errorf("layers alone measured where they were not is not a disagreement: %q", got)
 	}
 	if got := Disagreements(committed, committed); len(got) != 0 {
 		t.Errorf("a report disagrees with itself: %q", got)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"reflect"
 	goruntime "runtime"
 	"sort"
 
@@ -15,7 +16,7 @@ import (
 
 // ReportSchema names the kernel report's format; tests/confine/README.md
 // describes it.
-const ReportSchema = "sabline.kernel-report/1"
+const ReportSchema = "sabline.kernel-report/2"
 
 // UpdateEnv is the environment variable that, set to 1, has the sandbox
 // checks write the kernel report instead of comparing against it.
@@ -49,8 +50,28 @@ type ReportTarget struct {
 	// the catalogue names none.
 	Expected *Outcome `json:"expected"`
 	Observed Outcome  `json:"observed"`
-	Gap      string   `json:"gap,omitempty"`
-	Note     string   `json:"note,omitempty"`
+	// Witness is what the harness read from outside the worker: the
+	// kind, and what the confined and the unconfined runs changed of it.
+	Witness ReportWitness `json:"witness"`
+	// LayersAlone says, for each confinement layer applied alone, whether
+	// it stopped the target; null when the build cannot apply one layer
+	// at a time.
+	LayersAlone map[string]bool `json:"layers_alone"`
+	Gap         string          `json:"gap,omitempty"`
+	Note        string          `json:"note,omitempty"`
+}
+
+// ReportWitness is a target's witness in the report.
+type ReportWitness struct {
+	// Kind is the target's Witness, or "none" for an attempt that changes
+	// nothing outside the worker.
+	Kind string `json:"kind"`
+	// Confined and Unconfined are the lines of Diff about the witness, of
+	// the confined run and of the control: empty where it did not
+	// change; both are null for the kind "none", and Unconfined is null
+	// where there is no control.
+	Confined   []string `json:"confined"`
+	Unconfined []string `json:"unconfined"`
 }
 
 // Machine asks the sabline binary bin what this machine offers (`sabline
@@ -75,10 +96,19 @@ func Machine(bin string) (Report, error) {
 	}, nil
 }
 
-// Add records what was observed of t. The expectation is recorded on
-// Linux only.
-func (r *Report) Add(t Target, observed Outcome) {
-	line := ReportTarget{ID: t.ID, Group: t.Group, Threat: t.Threat, Observed: observed, Gap: t.Gap, Note: t.Note}
+// Add records what was observed of t, from its confined run and its
+// control (nil for none), and which layers stopped it alone (nil when
+// that could not be measured). The expectation is recorded on Linux only.
+func (r *Report) Add(t Target, observed Outcome, confined Run, unconfined *Run, layersAlone map[string]bool) {
+	w := ReportWitness{Kind: "none"}
+	if t.Witness != "" {
+		w.Kind, w.Confined = t.Witness, confined.Witnessed
+		if unconfined != nil {
+			w.Unconfined = unconfined.Witnessed
+		}
+	}
+	line := ReportTarget{ID: t.ID, Group: t.Group, Threat: t.Threat, Observed: observed, Witness: w,
+		LayersAlone: layersAlone, Gap: t.Gap, Note: t.Note}
 	if r.OS == "linux" {
 		e := t.Expect
 		line.Expected = &e
@@ -133,6 +163,10 @@ func Disagreements(committed, fresh Report) []string {
 			out = append(out, fmt.Sprintf("%s: observed %s, the committed report says %s", t.ID, t.Observed, c.Observed))
 		case !sameOutcome(c.Expected, t.Expected):
 			out = append(out, fmt.Sprintf("%s: expected %s, the committed report expects %s", t.ID, show(t.Expected), show(c.Expected)))
+		case !reflect.DeepEqual(c.Witness, t.Witness):
+			out = append(out, fmt.Sprintf("%s: witness %+v, the committed report says %+v", t.ID, t.Witness, c.Witness))
+		case !reflect.DeepEqual(c.LayersAlone, t.LayersAlone):
+			out = append(out, fmt.Sprintf("%s: layers alone %v, the committed report says %v", t.ID, t.LayersAlone, c.LayersAlone))
 		}
 	}
 	for id := range old {

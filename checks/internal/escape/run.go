@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/runtime"
 )
 
 // Mode is one of the three ways a target is run.
@@ -27,6 +31,26 @@ const (
 	// the run.
 	Unconfined Mode = "knockout-no-confine"
 )
+
+// LayerEnv is the variable that asks a knock-out build to apply one
+// confinement layer alone: "landlock", "seccomp" or "capabilities"
+// (confine.LayersOnlyEnv, where the runtime has it). A build that honours
+// it lists that one layer in the receipt's confinement_layers; the
+// harness reads the receipt to know.
+const LayerEnv = "SABLINE_LAYERS_ONLY"
+
+// Layers are the confinement layers of Linux a run can be held by, as
+// LayerEnv names them, each with the prefix of its name in a receipt.
+var Layers = []struct{ Name, Receipt string }{
+	{"landlock", "landlock"}, {"seccomp", confine.LayerSeccomp}, {"capabilities", confine.LayerCapabilities},
+}
+
+// alonePrefix begins the name of an Alone mode.
+const alonePrefix = "knockout-alone-"
+
+// Alone is the mode that runs the knock-out build, confined, with one
+// layer alone: LayerEnv is set to layer.
+func Alone(layer string) Mode { return Mode(alonePrefix + layer) }
 
 // Binaries are the two builds of the sabline command.
 type Binaries struct {
@@ -53,8 +77,13 @@ type Run struct {
 	// the target's Language, its placeholders expanded.
 	Refusal string
 	Victim  string // what became of the victim: "", "alive" or Killed
-	// Changed are the scratch paths the run made, changed or removed.
+	// Changed is what the run made, changed or removed outside the
+	// worker, as Diff prints it: every witness the harness reads.
 	Changed []string
+	// Witnessed are the lines of Changed about the target's own witness.
+	Witnessed []string
+	// Layers are the confinement layers the run's receipt says held it.
+	Layers []string
 	// Accepted is how many connections and datagrams the listeners took.
 	Accepted int
 	Stdout   string
@@ -75,8 +104,9 @@ func (r Run) Attempt() string {
 }
 
 // Execute runs t once in mode m in a scratch world beneath dir, made for
-// the run and removed after it. It refuses to run at all while the path
-// Missing exists, since raw calls name paths beneath it so as to fail.
+// the run and removed after it, and reads its witnesses before and after.
+// It refuses to run at all while the path Missing exists, since raw calls
+// name paths beneath it so as to fail.
 func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 	if _, err := os.Lstat(Missing); !errors.Is(err, os.ErrNotExist) {
 		return Run{}, fmt.Errorf("escape: %s exists (or cannot be looked up: %v): the raw calls that name it would act", Missing, err)
@@ -92,8 +122,22 @@ func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 		bin = b.Normal
 	case Unconfined:
 		flags = append(flags, "--no-confine")
+	default:
+		if layer, ok := strings.CutPrefix(string(m), alonePrefix); ok {
+			s.Env = append(s.Env, LayerEnv+"="+layer)
+		}
 	}
-	before, err := s.Snapshot()
+	// Everything the placeholders name is made before the first witness.
+	if _, err := s.Expand(t.Budget + " " + t.Program + " " + t.Stdin + " " + t.Extra); err != nil {
+		return Run{}, err
+	}
+	if s.Stdin, err = s.Expand(t.Stdin); err != nil {
+		return Run{}, err
+	}
+	if s.Extra, err = s.Expand(t.Extra); err != nil {
+		return Run{}, err
+	}
+	before, err := s.Witness()
 	if err != nil {
 		return Run{}, err
 	}
@@ -105,32 +149,72 @@ func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 		return Run{}, err
 	}
 	r.Victim = s.Victim(100 * time.Millisecond)
-	after, err := s.Snapshot()
+	s.settle(500 * time.Millisecond)
+	after, err := s.Witness()
 	if err != nil {
 		return Run{}, err
 	}
-	r.Changed = Changed(before, after)
+	if runs, err := runtime.ListReceipts(filepath.Join(s.Base, "receipts")); err == nil && len(runs) == 1 {
+		r.Layers = runs[0].RunParameters.ConfinementLayers
+	}
+	r.Changed = Diff(before, after)
+	r.Witnessed = OfKind(r.Changed, t.Witness)
 	r.Accepted = s.Accepted()
 	return r, nil
 }
+
+// ExtraFD is the descriptor a Target's Extra file is given to the sabline
+// command as: far above the descriptors the worker opens itself.
+const ExtraFD = 60
+
+// strayGrace is how long Invoke waits, once the sabline command has
+// exited, for the last holder of its output to close it.
+const strayGrace = 2 * time.Second
 
 // Invoke runs the sabline binary bin on program, with the Prelude before
 // it, under budget and flags, in s.Work, with $HOME and the receipts
 // directory in the scratch world, and returns what it printed, parsed.
 // Placeholders in budget and program are expanded.
+//
+// The command runs in a process group of its own, killed whole when the
+// run times out and when it ends. Its output goes to pipes Invoke reads
+// itself: a stray descendant still holding them strayGrace after the
+// command exited (a worker's child that left its group, say) is killed,
+// with its process group, and the pipes are closed, so that no run waits
+// on a process it did not end.
 func (s *Scratch) Invoke(bin, budget string, flags []string, program string) (Run, error) {
 	cmd, err := s.Command(bin, budget, flags, program)
 	if err != nil {
 		return Run{}, err
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
+	stdout, err := newCapture()
+	if err != nil {
+		return Run{}, err
+	}
+	stderr, err := newCapture()
+	if err != nil {
+		stdout.close()
+		return Run{}, err
+	}
+	cmd.Stdout, cmd.Stderr = stdout.w, stderr.w
+	cmd.WaitDelay = strayGrace
+	ownGroup(cmd)
+	err = cmd.Start()
+	stdout.w.Close() // the command holds its own copies now
+	stderr.w.Close()
+	if err != nil {
+		stdout.close()
+		stderr.close()
 		return Run{}, fmt.Errorf("start %s: %w", bin, err)
 	}
-	stop := time.AfterFunc(runTimeout, func() { _ = cmd.Process.Kill() }) // the worker dies with it
-	err = cmd.Wait()
-	if !stop.Stop() {
+	stop := time.AfterFunc(runTimeout, func() { killGroup(cmd) }) // the worker dies with the supervisor
+	err = waitGroup(cmd)                                          // and whatever stayed in the command's group
+	timedOut := !stop.Stop()
+	if !stdout.done(strayGrace) || !stderr.done(strayGrace) {
+		killHolders(stdout.ino, stderr.ino)
+	}
+	out, errOut := stdout.close(), stderr.close()
+	if timedOut {
 		return Run{}, fmt.Errorf("%s did not end within %s", bin, runTimeout)
 	}
 	exit := 0
@@ -141,11 +225,54 @@ func (s *Scratch) Invoke(bin, budget string, flags []string, program string) (Ru
 	case err != nil:
 		return Run{}, fmt.Errorf("run %s: %w", bin, err)
 	}
-	return Parse(stdout.String(), stderr.String(), exit), nil
+	return Parse(out, errOut, exit), nil
+}
+
+// capture is a pipe whose read end a goroutine drains into a buffer.
+type capture struct {
+	r, w *os.File
+	ino  uint64 // the pipe's inode, by which a holder is found
+	buf  bytes.Buffer
+	end  chan struct{} // closed when the read end met EOF or was closed
+}
+
+func newCapture() (*capture, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("output pipe: %w", err)
+	}
+	c := &capture{r: r, w: w, ino: inodeOf(r), end: make(chan struct{})}
+	go func() { _, _ = io.Copy(&c.buf, r); close(c.end) }()
+	return c, nil
+}
+
+// done reports whether the pipe met EOF within grace: every holder of
+// its write end closed it.
+func (c *capture) done(grace time.Duration) bool {
+	select {
+	case <-c.end:
+		return true
+	case <-time.After(grace):
+		return false
+	}
+}
+
+// close stops reading, at once if the pipe is still held, and returns
+// what was read.
+func (c *capture) close() string {
+	_ = c.w.Close() // closed already unless the command never started
+	_ = c.r.SetReadDeadline(time.Now())
+	<-c.end
+	_ = c.r.Close()
+	return c.buf.String()
 }
 
 // Command is the command Invoke runs, not started: the program is written
-// to s.Work/prog.vel and the placeholders expanded.
+// to s.Work/prog.vel and the placeholders expanded. When s.Stdin names a
+// file, the command's standard input is that file, opened for reading, a
+// descriptor the worker inherits; otherwise it reads from nothing. When
+// s.Extra names a file, the command gets it as descriptor ExtraFD, opened
+// for reading and writing, as a shell's "9<>file" would give it.
 func (s *Scratch) Command(bin, budget string, flags []string, program string) (*exec.Cmd, error) {
 	budget, err := s.Expand(budget)
 	if err != nil {
@@ -167,6 +294,24 @@ func (s *Scratch) Command(bin, budget string, flags []string, program string) (*
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = s.Work
 	cmd.Env = append(os.Environ(), "HOME="+s.Home, "SABLINE_RECEIPTS="+filepath.Join(s.Base, "receipts"))
+	cmd.Env = append(cmd.Env, s.Env...)
+	if s.Stdin != "" {
+		f, err := os.Open(s.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("standard input: %w", err)
+		}
+		s.closers = append(s.closers, f)
+		cmd.Stdin = f
+	}
+	if s.Extra != "" {
+		f, err := os.OpenFile(s.Extra, os.O_RDWR, 0)
+		if err != nil {
+			return nil, fmt.Errorf("descriptor %d: %w", ExtraFD, err)
+		}
+		s.closers = append(s.closers, f)
+		cmd.ExtraFiles = make([]*os.File, ExtraFD-2) // nil: closed in the command
+		cmd.ExtraFiles[ExtraFD-3] = f
+	}
 	return cmd, nil
 }
 
@@ -239,40 +384,60 @@ var cannotAttempt = regexp.MustCompile(`^(ctypes\.syscall: (raw system calls are
 	`ctypes\.syscall32: the i386 entry \(int \$0x80\) is offered on linux/amd64 only|` +
 	`module has no \.syscall32 field or method)`)
 
-// Observe says what stopped the attempt of the knock-out build's confined
-// run, given the unconfined run of the same target (nil when there is
-// none) and the system the runs were made on. When neither run made the
-// attempt and the confined run's message says it cannot be made here (a
-// raw call this system or architecture does not offer), it is
-// Unavailable; when the confined run made no attempt for any other reason
-// (a target's own mistake, a crash), Unknown. The kernel stopped it when
-// the confined run's result differs from the unconfined one; on Linux the
-// errno then names the layer (seccomp answers EPERM, ENOSYS or
-// EPROTONOSUPPORT, Landlock EACCES or EXDEV), and a victim alive after a
-// call that went through was kept from its signal by Landlock's scope.
-func Observe(confined Run, unconfined *Run, goos string) Outcome {
+// Observe names what stopped an attempt, from its confined and
+// unconfined runs (nil when t has no control) on the knock-out build.
+//
+// A target with a witness is judged by it: the attempt went through when
+// the confined run changed the witness, whatever errno it met (a call can
+// fail after its effect), and was stopped only when the witness stayed
+// as it was while the unconfined run changed it; a witness neither run
+// changed tells nothing, and the outcome is unknown. A target without one
+// is judged by what the run printed: it was stopped when its result
+// differs from the unconfined one.
+//
+// Where the attempt was stopped, on Linux the errno names the layer
+// (seccomp answers EPERM, ENOSYS or EPROTONOSUPPORT, Landlock EACCES or
+// EXDEV), and a victim unchanged after a call that went through was kept
+// from its signal by Landlock's scope.
+func Observe(t Target, confined Run, unconfined *Run, goos string) Outcome {
 	a := confined.Attempt()
-	switch {
-	case a == "" && (unconfined == nil || unconfined.Attempt() == "") && cannotAttempt.MatchString(confined.Message):
+	if a == "" && (unconfined == nil || unconfined.Attempt() == "") && cannotAttempt.MatchString(confined.Message) {
 		return Outcome{StoppedBy: Unavailable}
-	case a == "":
-		return Outcome{StoppedBy: ByUnknown}
-	case unconfined != nil && a == unconfined.Attempt(), a == Went, a == Killed:
-		if unconfined != nil && unconfined.Attempt() == Killed && a == Went {
-			break // the call went through, and the victim lived: see below
+	}
+	if t.Witness == "" {
+		switch {
+		case a == "":
+			return Outcome{StoppedBy: ByUnknown}
+		case unconfined != nil && a == unconfined.Attempt(), a == Went, a == Killed:
+			return Outcome{StoppedBy: ByLanguage, Errno: confined.Errno}
 		}
+		return layer(confined.Errno, goos, false)
+	}
+	switch {
+	case len(confined.Witnessed) > 0:
 		return Outcome{StoppedBy: ByLanguage, Errno: confined.Errno}
+	case unconfined == nil || len(unconfined.Witnessed) == 0 || a == "":
+		return Outcome{StoppedBy: ByUnknown, Errno: confined.Errno}
 	}
+	return layer(confined.Errno, goos, t.Witness == WitnessVictim)
+}
+
+// layer names the layer that stopped an attempt by the errno it met.
+// signal is whether the attempt was a signal, which Landlock's scope
+// keeps from its victim while the call itself goes through.
+func layer(errno, goos string, signal bool) Outcome {
 	if goos != "linux" {
-		return Outcome{StoppedBy: ByKernel, Errno: confined.Errno}
+		return Outcome{StoppedBy: ByKernel, Errno: errno}
 	}
-	switch confined.Errno {
+	switch errno {
 	case "":
-		return Outcome{StoppedBy: ByLandlock}
+		if signal {
+			return Outcome{StoppedBy: ByLandlock}
+		}
 	case "EPERM", "ENOSYS", "EPROTONOSUPPORT":
-		return Outcome{StoppedBy: BySeccomp, Errno: confined.Errno}
+		return Outcome{StoppedBy: BySeccomp, Errno: errno}
 	case "EACCES", "EXDEV":
-		return Outcome{StoppedBy: ByLandlock, Errno: confined.Errno}
+		return Outcome{StoppedBy: ByLandlock, Errno: errno}
 	}
-	return Outcome{StoppedBy: ByUnknown, Errno: confined.Errno}
+	return Outcome{StoppedBy: ByUnknown, Errno: errno}
 }

@@ -7,12 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -29,17 +27,30 @@ type Scratch struct {
 	Outside string // $OUTSIDE: secret.txt
 	Home    string // $HOME: .ssh/id_ed25519
 	Work    string // the program's file and working directory, granted nowhere
+	// Stdin, when not "", is a file the runs read as standard input: a
+	// descriptor the worker inherits, opened for reading.
+	Stdin string
+	// Env are further NAME=VALUE words the runs' environment gets.
+	Env []string
+	// Extra, when not "", is a file the sabline command inherits as
+	// descriptor ExtraFD, opened for reading and writing.
+	Extra string
 
 	values   map[string]string // placeholders made so far
 	closers  []io.Closer
+	listens  bool // a listener or a UDP socket was started
 	accepted atomic.Int64
 	victim   *exec.Cmd
-	exited   chan struct{} // closed when the victim has exited
+	exited   chan struct{}     // closed when the victim has exited
+	queues   map[string]string // the message queue names $MQ and $MQNEW gave
+	ipcKey   int64             // the System V key $IPCKEY gave, or 0
+	keyDesc  string            // the key description $KEYDESC gave, or ""
 }
 
 // placeholders in the order Expand replaces them: a name that another
 // begins with comes after it.
-var placeholders = []string{"$GRANT", "$OUTSIDE", "$HOME", "$MISSING", "$VICTIM", "$PORT2", "$PORT6", "$PORT", "$UDPPORT", "$UNIX", "$ABSTRACT"}
+var placeholders = []string{"$GRANT", "$OUTSIDE", "$HOME", "$MISSING", "$VICTIM", "$PORT2", "$PORT6", "$PORT", "$UDPPORT", "$UNIX", "$ABSTRACT",
+	"$MQNEW", "$MQ", "$IPCKEY", "$KEYDESC"}
 
 // NewScratch makes a scratch world in a new directory beneath parent,
 // named after name.
@@ -51,6 +62,7 @@ func NewScratch(parent, name string) (*Scratch, error) {
 	s := &Scratch{
 		Base: base, Grant: filepath.Join(base, "grant"), Outside: filepath.Join(base, "outside"),
 		Home: filepath.Join(base, "home"), Work: filepath.Join(base, "work"),
+		queues: map[string]string{},
 	}
 	s.values = map[string]string{"$GRANT": s.Grant, "$OUTSIDE": s.Outside, "$HOME": s.Home, "$MISSING": Missing}
 	files := map[string]string{
@@ -71,6 +83,10 @@ func NewScratch(parent, name string) (*Scratch, error) {
 		}
 	}
 	if err := os.Symlink(filepath.Join(s.Outside, "secret.txt"), filepath.Join(s.Grant, "link")); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("scratch: %w", err)
+	}
+	if err := markScratch(s); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("scratch: %w", err)
 	}
@@ -127,12 +143,15 @@ func (s *Scratch) make(p string) (string, error) {
 		name := "sabline-escape-" + hex.EncodeToString(b[:])
 		_, err := s.listen("unix", "@"+name)
 		return name, err
+	case "$MQ", "$MQNEW", "$IPCKEY", "$KEYDESC":
+		return s.makeObject(p)
 	case "$UDPPORT":
 		c, err := net.ListenPacket("udp4", "127.0.0.1:0")
 		if err != nil {
 			return "", err
 		}
 		s.closers = append(s.closers, c)
+		s.listens = true
 		go func() {
 			buf := make([]byte, 512)
 			for {
@@ -154,6 +173,7 @@ func (s *Scratch) listen(network, addr string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	s.listens = true
 	s.closers = append(s.closers, l)
 	go func() {
 		for {
@@ -175,6 +195,18 @@ func (s *Scratch) listen(network, addr string) (string, error) {
 	return addr, nil
 }
 
+// settle waits, where there are listeners and none has taken anything
+// yet, up to grace for one to: a connection the run made may be accepted
+// a moment after the run ended.
+func (s *Scratch) settle(grace time.Duration) {
+	if !s.listens {
+		return
+	}
+	for deadline := time.Now().Add(grace); s.Accepted() == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // Accepted is how many connections and datagrams the listeners took.
 func (s *Scratch) Accepted() int { return int(s.accepted.Load()) }
 
@@ -194,40 +226,8 @@ func (s *Scratch) Victim(grace time.Duration) string {
 	}
 }
 
-// Snapshot lists every path beneath the scratch directories the budgets
-// name, with its type, mode, size and link target: two snapshots differ
-// when a run made, changed or removed anything there.
-func (s *Scratch) Snapshot() (map[string]string, error) {
-	out := map[string]string{}
-	for _, root := range []string{s.Grant, s.Outside, s.Home} {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			fi, err := d.Info()
-			if err != nil {
-				return err
-			}
-			desc := fmt.Sprintf("%v %d", fi.Mode(), fi.Size())
-			if fi.Mode()&fs.ModeSymlink != 0 {
-				target, err := os.Readlink(path)
-				if err != nil {
-					return err
-				}
-				desc += " -> " + target
-			}
-			out[path] = desc
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("snapshot: %w", err)
-		}
-	}
-	return out, nil
-}
-
-// Close stops the victim and the listeners and removes the scratch
-// directories.
+// Close stops the victim and the listeners, removes the kernel objects
+// the placeholders named and the scratch directories.
 func (s *Scratch) Close() {
 	if s.victim != nil {
 		_ = s.victim.Process.Kill() // it may have died of the run
@@ -236,23 +236,6 @@ func (s *Scratch) Close() {
 	for _, c := range s.closers {
 		_ = c.Close()
 	}
+	s.removeObjects()
 	_ = os.RemoveAll(s.Base) // links are removed, never followed
-}
-
-// Changed returns the paths whose entries differ between two snapshots,
-// sorted.
-func Changed(before, after map[string]string) []string {
-	var out []string
-	for p, d := range before {
-		if after[p] != d {
-			out = append(out, p)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
-	return out
 }

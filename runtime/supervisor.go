@@ -216,6 +216,10 @@ func Supervise(r Run) *Receipt {
 	var breached error
 	select {
 	case <-waitc:
+		// The run is over: anything the worker left running in its
+		// session (under --no-confine, a program may start processes)
+		// goes with it, and with it any hold on the result pipe.
+		killWorker(cmd)
 	case <-timeout:
 		timedOut = true
 		killWorker(cmd)
@@ -482,7 +486,9 @@ func tempDirWithin(dir string) error {
 }
 
 // tempPrefix begins the name of every run's private temporary directory.
-const tempPrefix = "sabline-run-"
+// Directories an older sabline made (sabline-run-*) hold no lock, and are
+// never swept.
+const tempPrefix = "sabline-worker-"
 
 // staleAfter is how old a temporary directory must be before a later run
 // may sweep it: a supervisor locks its directory just after making it.

@@ -122,6 +122,9 @@ func Supervise(r Run) *Receipt {
 		os.RemoveAll(tmp)
 		unlock()
 	}()
+	if r.Confine != ConfineOff {
+		rec.MadeForGrants = makeGrantedDirs(r.Budget)
+	}
 	src, piped, err := readProgram(abs)
 	if err != nil {
 		return finish(outcomeOf(err))
@@ -276,6 +279,34 @@ func Supervise(r Run) *Receipt {
 		return finish(res.Outcome)
 	}
 	return finish(deathOutcome(cmd.ProcessState, res.MemoryLimitHeld, tmp, report))
+}
+
+// makeGrantedDirs makes each directory a write grant names (fs:write:DIR,
+// fs:DIR) that does not exist yet, when its parent is a directory that
+// does: making that one directory is within what the grant lets the
+// program do itself, and with it in place the kernel holds the grant
+// exactly, instead of beneath the nearest directory above it. Nothing
+// else is made (no parent, nothing through a link: a name that exists in
+// any form, a dangling link included, is left alone). It returns what it
+// made, for the receipt; what it could not make stays missing, and the
+// confinement's reason says how it is held.
+func makeGrantedDirs(b budget.Budget) []string {
+	var made []string
+	for _, it := range b.Of(budget.FS) {
+		if it.Path == "" || it.Access == budget.Read {
+			continue
+		}
+		if _, err := os.Lstat(it.Path); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if parent, err := os.Lstat(filepath.Dir(it.Path)); err != nil || !parent.IsDir() {
+			continue
+		}
+		if os.Mkdir(it.Path, 0o777) == nil {
+			made = append(made, it.Path)
+		}
+	}
+	return made
 }
 
 // pipedProgram is the name, in the run's temporary directory, of a

@@ -82,7 +82,7 @@ type RunParameters struct {
 	Confine            string        `json:"confine"`
 	RequireConfinement confine.Level `json:"require_confinement,omitempty"`
 	TimeoutMS          int64         `json:"timeout_ms,omitempty"`
-	MaxMemoryMB        int           `json:"max_memory_mb,omitempty"`
+	MaxMemoryMB        int           `json:"max_memory_mb,omitempty"` // the limit the worker's address space was held to, never one asked for and not held
 }
 
 // Timings of the run.
@@ -152,7 +152,6 @@ func (rec *Receipt) setParameters(r Run) {
 	p.Confine = r.Confine
 	p.RequireConfinement = r.Require
 	p.TimeoutMS = r.Timeout.Milliseconds()
-	p.MaxMemoryMB = r.MaxMemoryMB
 	p.OSPolicySHA256 = confine.OSPolicy(r.Budget, confine.Options{Strict: r.Confine == ConfineStrict}).SHA256()
 	rec.RunParameters = p
 }

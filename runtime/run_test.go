@@ -291,6 +291,9 @@ print("[%s]" % o.getenv("SABLINE_TEST_SECRET"), "[%s]" % o.getenv("` + FaultEnv 
 			if s.stdout != tc.want {
 				t.Fatalf("stdout %q, want %q (stderr %s)", s.stdout, tc.want, s.stderr)
 			}
+			if len(s.rec.Faults) != 0 {
+				t.Fatalf("%d fault attempts from a variable Supervise was not given", len(s.rec.Faults))
+			}
 		})
 	}
 }

@@ -250,9 +250,9 @@ func Supervise(r Run) *Receipt {
 	}
 	res, final, bad := readResults(raw)
 	rec.takeWorker(&res, piped)
-	if res.MemoryLimitHeld == 0 {
-		rec.RunParameters.MaxMemoryMB = 0 // the receipt never records a limit that was not held
-	}
+	// The receipt never records a limit that was not held: the worker
+	// says which one its address space got.
+	rec.RunParameters.MaxMemoryMB = res.MemoryLimitHeld
 	var report string
 	if r.Receipts != "" {
 		report = rec.keepCrashReport(r.Receipts, tmp)

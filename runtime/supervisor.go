@@ -523,7 +523,7 @@ const tempPrefix = "sabline-worker-"
 
 // staleAfter is how old a temporary directory must be before a later run
 // may sweep it: a supervisor locks its directory just after making it.
-const staleAfter = 10 * time.Second
+const staleAfter = 2 * time.Second
 
 // maxSweep is the most leftover directories one run removes.
 const maxSweep = 16

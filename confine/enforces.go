@@ -252,7 +252,7 @@ var Enforces = []Row{
 		Item:    "env",
 		Linux: Cell{HoldsNo, "not held by the kernel, which cannot hold memory the worker already has: held by " +
 			"the supervisor instead, which starts a worker without env with an environment of its own making " +
-			"(PATH, TZ and the Go runtime's settings), so a program that gets past the language finds none of the " +
+			"(PATH, TZ, where the TLS roots are, and the Go runtime's settings), so a program that gets past the language finds none of the " +
 			"operator's variables; with env, the operator's whole environment is in the worker", nil},
 		Darwin:  Cell{HoldsNo, "not held by the kernel; the supervisor's environment of its own making, as Linux", nil},
 		Windows: Cell{HoldsNo, "not held by the kernel; the supervisor's environment of its own making, as Linux", nil},

@@ -579,10 +579,12 @@ func sweepTempDirs(parent string, now time.Time) (removed []string) {
 
 // workerEnvKeep names the only variables of the operator's environment a
 // worker without the env grant starts with: what the Go runtime reads to
-// tune itself, PATH for the host modules that start a program by name,
-// and TZ for the clock. Everything else (tokens, credentials, proxies)
-// stays with the supervisor. The worker sets TMPDIR itself.
-var workerEnvKeep = []string{"PATH", "TZ", "GODEBUG", "GOGC", "GOMAXPROCS", "GOMEMLIMIT", "GOTRACEBACK", "GOCOVERDIR"}
+// tune itself, PATH for the host modules that start a program by name, TZ
+// for the clock, and where the TLS roots are for net. Everything else
+// (tokens, credentials, proxies) stays with the supervisor. The worker
+// sets TMPDIR itself.
+var workerEnvKeep = []string{"PATH", "TZ", "SSL_CERT_FILE", "SSL_CERT_DIR",
+	"GODEBUG", "GOGC", "GOMAXPROCS", "GOMEMLIMIT", "GOTRACEBACK", "GOCOVERDIR"}
 
 // workerEnv derives the worker's environment from the operator's: with the
 // env grant (a plain item: it covers every variable), the whole of it;

@@ -19,6 +19,7 @@ const (
 type Request struct {
 	Program     string        `json:"program"` // absolute path
 	SHA256      string        `json:"sha256"`  // of the bytes the supervisor read: the worker runs these or none
+	Piped       bool          `json:"piped,omitempty"` // the program was read from a pipe: it has no directory to load from
 	Args        []string      `json:"args"`
 	Budget      budget.Budget `json:"budget"`
 	Cwd         string        `json:"cwd"`

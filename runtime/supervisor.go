@@ -141,7 +141,7 @@ func Supervise(r Run) *Receipt {
 		// compiles the bytes read here, from a file of the run's own, and
 		// its loads are resolved in that directory, which holds no other
 		// program file.
-		req.Program = filepath.Join(tmp, pipedProgram)
+		req.Program, req.Piped = filepath.Join(tmp, pipedProgram), true
 		if err := os.WriteFile(req.Program, src, 0o600); err != nil {
 			return finish(outcomeOf(Errorf(E310, "hand the program to the worker: %w", err)))
 		}

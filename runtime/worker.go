@@ -119,6 +119,11 @@ func (w *worker) run(req *Request) int {
 	t0 := time.Now()
 	prog, err := Compile(req.Program, pre)
 	res.Timings.CompileMS = ms(time.Since(t0))
+	var e *Error
+	if req.Piped && errors.As(err, &e) && e.Code == E306 {
+		err = &Error{Code: E306, Pos: e.Pos, Err: e,
+			Msg: "a program read from a pipe has no directory to load from; run it from a file to use load() (" + e.Msg + ")"}
+	}
 	if err != nil {
 		return w.finish(res, err)
 	}

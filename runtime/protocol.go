@@ -17,8 +17,8 @@ const (
 // Request is what the supervisor sends the worker on its inherited request
 // pipe: everything the worker needs to run, decided by the operator.
 type Request struct {
-	Program     string        `json:"program"` // absolute path
-	SHA256      string        `json:"sha256"`  // of the bytes the supervisor read: the worker runs these or none
+	Program     string        `json:"program"`         // absolute path
+	SHA256      string        `json:"sha256"`          // of the bytes the supervisor read: the worker runs these or none
 	Piped       bool          `json:"piped,omitempty"` // the program was read from a pipe: it has no directory to load from
 	Args        []string      `json:"args"`
 	Budget      budget.Budget `json:"budget"`

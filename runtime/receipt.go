@@ -57,6 +57,7 @@ type Receipt struct {
 	CrashReport string `json:"crash_report,omitempty"`
 
 	path     string // where the receipt was stored, once it was
+	reserved int    // the bytes its file holds from the reservation
 	storeErr error  // why it could not be stored or finished
 }
 
@@ -257,16 +258,17 @@ func writeAtomic(final string, data []byte) error {
 	return err
 }
 
-// ReceiptReserve is the space a run's receipt holds from before the
-// worker starts: the finished receipt fits in it whatever the program did
-// to the file system meanwhile (filled it, say).
+// ReceiptReserve is the least space a run's receipt holds from before the
+// worker starts (twice the skeleton's size when that is more, as with
+// very long program arguments): the finished receipt fits in it whatever
+// the program did to the file system meanwhile (filled it, say).
 const ReceiptReserve = 64 << 10
 
 // reserveReceipt makes the receipts directory and stores rec there as a
 // skeleton whose outcome says the run started and its receipt was not
-// finished (StatusUnfinished), padded with blanks to ReceiptReserve bytes
-// and synced, so that the space of the finished receipt is taken before
-// the program runs. It returns the directories it made that did not exist,
+// finished (StatusUnfinished), padded with blanks to its reserved size and
+// synced, so that the space of the finished receipt is taken before the
+// program runs. It returns the directories it made that did not exist,
 // the topmost one only: the run's grants never reach it. A failure is
 // E317, and then nothing runs.
 func reserveReceipt(rec *Receipt, dir string) (made []string, err error) {
@@ -293,7 +295,12 @@ func reserveReceipt(rec *Receipt, dir string) (made []string, err error) {
 	skeleton := *rec
 	skeleton.Outcome = outcomeOf(Errorf(E327, "the run started at %s and its receipt was not finished: the supervisor was stopped, or could not write it",
 		rec.Timings.Started.Format(time.RFC3339)))
-	data, err := reservedBytes(&skeleton)
+	first, err := json.MarshalIndent(&skeleton, "", "  ")
+	if err != nil {
+		return nil, Errorf(E317, "encode receipt: %w: nothing ran", err)
+	}
+	rec.reserved = max(ReceiptReserve, 2*len(first))
+	data, err := reservedBytes(&skeleton, rec.reserved)
 	if err != nil {
 		return nil, Errorf(E317, "reserve receipt: %w: nothing ran", err)
 	}
@@ -305,17 +312,17 @@ func reserveReceipt(rec *Receipt, dir string) (made []string, err error) {
 	return made, nil
 }
 
-// reservedBytes is rec as indented JSON padded with blanks to
-// ReceiptReserve bytes (JSON allows blanks after a value).
-func reservedBytes(rec *Receipt) ([]byte, error) {
+// reservedBytes is rec as indented JSON padded with blanks to size bytes
+// (JSON allows blanks after a value).
+func reservedBytes(rec *Receipt, size int) ([]byte, error) {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode receipt: %w", err)
 	}
-	if len(data)+1 > ReceiptReserve {
-		return nil, fmt.Errorf("the receipt is %d bytes, more than the %d reserved", len(data), ReceiptReserve)
+	if len(data)+1 > size {
+		return nil, fmt.Errorf("the receipt is %d bytes, more than the %d reserved", len(data), size)
 	}
-	pad := bytes.Repeat([]byte{' '}, ReceiptReserve-len(data))
+	pad := bytes.Repeat([]byte{' '}, size-len(data))
 	pad[len(pad)-1] = '\n'
 	return append(data, pad...), nil
 }
@@ -342,7 +349,7 @@ func (rec *Receipt) store(dir string) {
 // overwriteReserved writes rec over its reserved skeleton in place: the
 // blocks are the file's already, so a full file system does not stop it.
 func overwriteReserved(rec *Receipt) error {
-	data, err := reservedBytes(rec)
+	data, err := reservedBytes(rec, rec.reserved)
 	if err != nil {
 		return err
 	}

@@ -461,3 +461,24 @@ func FuzzReadResults(f *testing.F) {
 		}
 	})
 }
+
+// TestReserveLongArguments: a receipt larger than ReceiptReserve (long
+// program arguments) still has its space reserved, twice its skeleton.
+func TestReserveLongArguments(t *testing.T) {
+	rec := NewReceipt("/p.vel", budget.Budget{}, []string{strings.Repeat("a", 100<<10)})
+	rec.Timings.Started = time.Now().UTC()
+	if _, err := reserveReceipt(rec, t.TempDir()); err != nil {
+		t.Fatalf("reserve: %v", err)
+	}
+	fi, err := os.Stat(rec.path)
+	if err != nil || fi.Size() <= 200<<10 {
+		t.Fatalf("reserved %d bytes (%v), want twice the skeleton, more than 200 KiB", fi.Size(), err)
+	}
+	rec.Outcome = outcomeOf(nil)
+	if err := overwriteReserved(rec); err != nil {
+		t.Fatalf("finish in the reserved space: %v", err)
+	}
+	if got, err := LoadReceipt(rec.path); err != nil || got.Outcome.Status != StatusOK {
+		t.Fatalf("finished receipt: %v, %+v", err, got)
+	}
+}

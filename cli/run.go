@@ -42,7 +42,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noConfine, "no-confine", false, "ask the operating system for nothing")
 	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this level")
 	fs.StringVar(&f.receipts, "receipts", "", "receipts directory")
-	fs.IntVar(&f.toolFD, "tool-fd", 0, "the descriptor of the host's tool channel (docs/tools.md)")
+	fs.IntVar(&f.toolFD, "tool-fd", -1, "the descriptor of the host's tool channel (docs/tools.md)")
 }
 
 // mode checks the confinement flags together and returns the run's mode
@@ -174,7 +174,12 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "sabline: %s is set: the worker will attempt %d operation(s) outside the budget before the first statement\n", runtime.FaultEnv, len(run.Faults))
 	}
-	if f.toolFD > 0 {
+	if f.toolFD >= 0 && f.toolFD <= 2 {
+		// Standard output is where the program prints: a channel there
+		// could be forged by print.
+		return refuse(runtime.Errorf(runtime.E301, "--tool-fd %d: the tool channel is a descriptor of its own, never standard input, output or error", f.toolFD))
+	}
+	if f.toolFD > 2 {
 		run.Tool = os.NewFile(uintptr(f.toolFD), "tool")
 		if _, err := run.Tool.Stat(); err != nil {
 			return refuse(runtime.Errorf(runtime.E301, "--tool-fd %d: not an open descriptor: %w", f.toolFD, err))

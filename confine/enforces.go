@@ -248,8 +248,8 @@ var Enforces = []Row{
 		Windows: Cell{HoldsNo, "as Linux", nil},
 	},
 	{
-		ID:      "env",
-		Item:    "env",
+		ID:   "env",
+		Item: "env",
 		Linux: Cell{HoldsNo, "not held by the kernel, which cannot hold memory the worker already has: held by " +
 			"the supervisor instead, which starts a worker without env with an environment of its own making " +
 			"(PATH, TZ, where the TLS roots are, and the Go runtime's settings), so a program that gets past the language finds none of the " +

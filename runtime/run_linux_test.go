@@ -25,3 +25,13 @@ func mountSmallFS(t *testing.T) string {
 	}
 	return dir
 }
+
+// mountReadOnlyFS is mountSmallFS remounted read-only.
+func mountReadOnlyFS(t *testing.T) string {
+	t.Helper()
+	dir := mountSmallFS(t)
+	if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		t.Fatalf("remount %s read-only: %v", dir, err)
+	}
+	return dir
+}

@@ -102,6 +102,16 @@ func TestReceiptReserved(t *testing.T) {
 			t.Fatalf("side.txt: %v, want it absent: the program ran", err)
 		}
 	})
+	t.Run("on a read-only file system: nothing runs", func(t *testing.T) {
+		ro := mountReadOnlyFS(t)
+		s := superviseProgram(t, prog, []string{"fs:write"}, func(r *Run) { r.Receipts = filepath.Join(ro, "receipts") })
+		if _, err := s.rec.Stored(); CodeOf(err) != E317 || !strings.Contains(err.Error(), "read-only file system") {
+			t.Fatalf("Stored error = %v, want E317 naming the read-only file system", err)
+		}
+		if _, err := os.Stat(filepath.Join(s.dir, "side.txt")); !os.IsNotExist(err) {
+			t.Fatalf("side.txt: %v, want it absent: the program ran", err)
+		}
+	})
 	t.Run("a directory: the program runs and the receipt is finished", func(t *testing.T) {
 		s := superviseProgram(t, prog, []string{"fs:write"}, nil)
 		if got, err := os.ReadFile(filepath.Join(s.dir, "side.txt")); err != nil || string(got) != "ran" {
@@ -139,12 +149,12 @@ func TestReceiptFinishedInReservedSpace(t *testing.T) {
 		}
 	}
 	f.Close()
-	if _, err := os.CreateTemp(mnt, "probe-"); err == nil {
-		if probe, err := os.CreateTemp(mnt, "probe-"); err == nil {
-			if _, err := probe.Write(chunk); err == nil {
-				t.Fatal("the file system still takes a 64 KiB write: the test did not fill it")
-			}
-			probe.Close()
+	if probe, err := os.CreateTemp(mnt, "probe-"); err == nil {
+		_, werr := probe.Write(bytes.Repeat([]byte("p"), 4096))
+		probe.Close()
+		os.Remove(probe.Name())
+		if werr == nil {
+			t.Fatal("the file system still takes 4 KiB: the test did not fill it")
 		}
 	}
 	rec.Outcome = outcomeOf(Errorf(E314, "full"))
@@ -172,6 +182,36 @@ func TestReceiptFinishedInReservedSpace(t *testing.T) {
 	}
 	if info, _ := Info(E327); info.Exit == ExitUsage {
 		t.Fatal("E327 exits as a usage error: it would claim that nothing ran")
+	}
+}
+
+// TestProgramFillsTheReceiptsFileSystem: a program that fills the file
+// system its receipts live on ends with its receipt finished, in the space
+// reserved for it, saying how the program ended.
+func TestProgramFillsTheReceiptsFileSystem(t *testing.T) {
+	mnt := mountSmallFS(t)
+	fill := filepath.Join(mnt, "fill")
+	if err := os.Mkdir(fill, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := superviseProgram(t, `chunk = "x" * 65536
+for i in range(1000):
+    fs.append("`+fill+`/big", chunk)
+`, []string{"fs:write:" + fill}, func(r *Run) { r.Receipts = filepath.Join(mnt, "receipts") })
+	if path, err := s.rec.Stored(); err != nil {
+		t.Fatalf("Stored: %s, %v: want the receipt finished", path, err)
+	}
+	if probe, err := os.CreateTemp(mnt, "probe-"); err == nil {
+		_, werr := probe.Write(bytes.Repeat([]byte("p"), 4096))
+		probe.Close()
+		os.Remove(probe.Name())
+		if werr == nil {
+			t.Fatal("the file system still takes 4 KiB after the run: the program did not fill it, and the reserved space was not needed")
+		}
+	}
+	got := s.stored(t)
+	if got.Outcome.Status == StatusUnfinished || got.Outcome.Code != s.rec.Outcome.Code || s.rec.Outcome.Status == StatusOK {
+		t.Fatalf("stored outcome %+v, run outcome %+v: want the run's failure (the file system filled), finished", got.Outcome, s.rec.Outcome)
 	}
 }
 

@@ -237,13 +237,17 @@ func (rec *Receipt) fileName() string {
 
 // writeAtomic writes data to a temporary file beside final, syncs it and
 // renames it into place.
-func writeAtomic(final string, data []byte) error {
+func writeAtomic(final string, data []byte) error { return writeReceiptFile(final, data, true) }
+
+// writeReceiptFile writes data to a temporary file beside final, syncs it when
+// sync is set, and renames it into place.
+func writeReceiptFile(final string, data []byte, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(final), ".receipt-*")
 	if err != nil {
 		return err
 	}
 	_, err = tmp.Write(data)
-	if err == nil {
+	if err == nil && sync {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
@@ -304,8 +308,11 @@ func reserveReceipt(rec *Receipt, dir string) (made []string, err error) {
 	if err != nil {
 		return nil, Errorf(E317, "reserve receipt: %w: nothing ran", err)
 	}
+	// Not synced: the file system takes the blocks at the write (a full
+	// one refuses it there), and the finished receipt is synced. Two
+	// syncs a run would cost every run a disk flush.
 	final := filepath.Join(abs, rec.fileName())
-	if err := writeAtomic(final, data); err != nil {
+	if err := writeReceiptFile(final, data, false); err != nil {
 		return nil, Errorf(E317, "reserve receipt %s: %w: nothing ran", final, err)
 	}
 	rec.path = final

@@ -417,6 +417,8 @@ c.syscall("write", 4, r, len(r))
 b = "y" * (1024 * 1024)
 c.syscall("write", 2, b, len(b))
 c.syscall("kill", c.syscall("getpid").ret, 11)
+for i in range(100000000):  # the signal is asynchronous: wait for it here
+    pass
 `, ctypes, nil)
 		wantCode(t, s, E310, "without a result")
 		r := s.stored(t)

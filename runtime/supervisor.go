@@ -273,6 +273,10 @@ func Supervise(r Run) *Receipt {
 	}
 	if _, killed := killedBy(cmd.ProcessState); final && !killed {
 		if got := cmd.ProcessState.ExitCode(); got != res.Outcome.ExitStatus {
+			if report != "" {
+				// It sent its result, then crashed: the crash is the run's end.
+				return finish(deathOutcome(cmd.ProcessState, res.MemoryLimitHeld, tmp, report))
+			}
 			return finish(outcomeOf(Errorf(E310, "the worker's result says exit status %d, but it exited with %d: the result is not the worker's own",
 				res.Outcome.ExitStatus, got)))
 		}

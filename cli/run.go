@@ -31,6 +31,7 @@ type runFlags struct {
 	noConfine   bool
 	require     string
 	receipts    string
+	toolFD      int
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -41,6 +42,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noConfine, "no-confine", false, "ask the operating system for nothing")
 	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
 	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
+	fs.IntVar(&f.toolFD, "tool-fd", -1, "the `descriptor` of the host's tool channel (docs/tools.md)")
 }
 
 // mode checks the confinement flags together and returns the run's mode
@@ -154,19 +156,31 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "sabline: %s is set: the worker will attempt %d operation(s) outside the budget before the first statement\n", runtime.FaultEnv, len(run.Faults))
 	}
+	if f.toolFD >= 0 && f.toolFD <= 2 {
+		// Standard output is where the program prints: a channel there
+		// could be forged by print.
+		return refuse(runtime.Errorf(runtime.E301, "--tool-fd %d: the tool channel is a descriptor of its own, never standard input, output or error", f.toolFD))
+	}
+	if f.toolFD > 2 {
+		run.Tool = os.NewFile(uintptr(f.toolFD), "tool")
+		if _, err := run.Tool.Stat(); err != nil {
+			return refuse(runtime.Errorf(runtime.E301, "--tool-fd %d: not an open descriptor: %w", f.toolFD, err))
+		}
+	}
 	if run.Confine == runtime.ConfineOff {
 		fmt.Fprintln(stderr, "sabline: --no-confine: the operating system is asked for nothing; the budget is the only boundary")
 	}
+	// The receipt is reserved before the worker starts and finished by
+	// Supervise: a run that cannot have one does not run (E317), and a
+	// run whose receipt could not be finished says so (E327).
+	run.Receipts = dir
 	rec := runtime.Supervise(run)
-	path, werr := rec.Write(dir)
-	if werr != nil {
-		report(stderr, werr, "")
-		if rec.Outcome.ExitStatus == 0 {
-			return runtime.ExitUsage
-		}
-	}
-	if rec.Outcome.Status != runtime.StatusOK {
+	path, werr := rec.Stored()
+	if rec.Outcome.Status != runtime.StatusOK && runtime.CodeOf(werr) != runtime.E317 {
 		report(stderr, &runtime.Error{Code: rec.Outcome.Code, Msg: rec.Outcome.Message, Pos: rec.Outcome.Position, Stack: rec.Outcome.Stack}, path)
+	}
+	if werr != nil {
+		return report(stderr, werr, path)
 	}
 	return rec.Outcome.ExitStatus
 }

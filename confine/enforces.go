@@ -250,11 +250,14 @@ var Enforces = []Row{
 		Windows: Cell{HoldsNo, "as Linux", nil},
 	},
 	{
-		ID:      "env",
-		Item:    "env",
-		Linux:   Cell{HoldsNo, "not held: the environment is in the worker's own memory", nil},
-		Darwin:  Cell{HoldsNo, "not held", nil},
-		Windows: Cell{HoldsNo, "not held", nil},
+		ID:   "env",
+		Item: "env",
+		Linux: Cell{HoldsNo, "not held by the kernel, which cannot hold memory the worker already has: held by " +
+			"the supervisor instead, which starts a worker without env with an environment of its own making " +
+			"(PATH, TZ, where the TLS roots are, and the Go runtime's settings), so a program that gets past the language finds none of the " +
+			"operator's variables; with env, the operator's whole environment is in the worker", nil},
+		Darwin:  Cell{HoldsNo, "not held by the kernel; the supervisor's environment of its own making, as Linux", nil},
+		Windows: Cell{HoldsNo, "not held by the kernel; the supervisor's environment of its own making, as Linux", nil},
 	},
 	{
 		ID:   "clock-rand-declassify",

@@ -46,6 +46,7 @@ This file is generated from ` + "`runtime.Codes`" + ` by ` + "`go generate ./run
 | 1 | the program failed, or was refused an effect |
 | 2 | the command line was wrong (a malformed grant, flag or ` + "`SABLINE_FAULT_INJECT`" + `); nothing ran |
 | 3 | the run was refused before its first statement by ` + "`--require-confinement`" + ` |
+| 4 | the run ran, but its reserved receipt could not be finished (E327) |
 | 124 | the run passed ` + "`--timeout`" + ` and was stopped |
 | 125 | the run passed ` + "`--max-memory-mb`" + ` |
 | 126 | the worker crashed or ended without a result |
@@ -61,6 +62,32 @@ never started is accounted for like any other. A command line whose flags
 cannot be read at all, or that names no program, leaves none: there is no
 run to account for. A worker that is killed or crashes leaves a receipt
 too, written by the supervisor.
+
+## Every run that starts has its receipt first
+
+Before the worker starts, the supervisor makes the receipts directory and
+reserves the run's receipt in it: a file of ` + "`ReceiptReserve`" + ` bytes (64 KiB)
+whose outcome is ` + "`unfinished`" + ` (E327). If that fails, nothing runs: E317,
+exit 2, and the program's effects never happen. When the run ends the
+receipt is finished in place of the reservation; on a file system the run
+filled meanwhile it is written into the reserved space. A receipt that still
+says ` + "`unfinished`" + ` belongs to a run whose supervisor was killed or could not
+write: the program did run. The receipts directory, and the directories the
+supervisor made for it, are out of reach of every broad grant.
+
+A worker's own crash report (a Go runtime fatal error, a signal it did not
+handle) never reaches the terminal: the supervisor prints one line and keeps
+the report's first 64 KiB beside the receipt, which names it
+(` + "`crash_report`" + `).
+
+## A program read from a pipe
+
+` + "`cat prog.vel | sabline /dev/stdin`" + ` and ` + "`sabline <(...)`" + ` run the bytes the
+supervisor read, once (at most 16 MiB); the receipt's digest is theirs. Such
+a program has no directory: its ` + "`load()`" + ` statements resolve in a private
+directory that holds nothing else, so every load fails (E306). A program
+that loads files is run from a file. A regular file is read once too, and
+the worker refuses (E316) to run it if its bytes changed since.
 
 ## The fault-injection hook
 

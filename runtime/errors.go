@@ -35,6 +35,7 @@ const (
 	E318 Code = "E318" // credential location under a broad grant
 	E319 Code = "E319" // the kernel refused an effect
 	E326 Code = "E326" // confinement below --require-confinement
+	E327 Code = "E327" // the run ran; its receipt could not be finished
 )
 
 // CodeInfo documents one code: what it means, the process exit status a
@@ -52,6 +53,7 @@ const (
 	ExitFailed   = 1   // the program failed or was refused an effect
 	ExitUsage    = 2   // the command line is wrong; nothing ran
 	ExitRefused  = 3   // the run was refused before its first statement (E326)
+	ExitReceipt  = 4   // the run ran; its receipt could not be finished (E327)
 	ExitTimeout  = 124 // E307
 	ExitMemory   = 125 // E308
 	ExitCrashed  = 126 // E310
@@ -100,6 +102,8 @@ var Codes = []CodeInfo{
 		"The operating system layer held the run (the message names the layers): either the budget lacks a grant the program's host modules need, or something tried to escape."},
 	{E326, "the confinement applied is below --require-confinement", ExitRefused,
 		"The message gives the level and why; run where the kernel can hold more, narrow the budget, or lower the requirement."},
+	{E327, "the run ran, but its reserved receipt could not be finished", ExitReceipt,
+		"The program did run: its receipt file says the run started and was not finished. Free space where the receipts live and check the program's effects by hand."},
 }
 
 // Info returns the catalogue entry of c.

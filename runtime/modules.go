@@ -263,8 +263,10 @@ func (in *Interp) randModule() *starlarkstruct.Module {
 }
 
 // toolModule: tool.call(name, args) writes one line of JSON,
-// {"tool": name, "args": args}, on standard output and reads one line of
-// JSON back from standard input as the answer.
+// {"tool": name, "args": args}, on the run's tool channel and reads one
+// line of JSON back from it as the answer. In a worker the channel is the
+// descriptor the host passed (docs/tools.md), which nothing the program
+// prints can reach: a line on standard output is never a tool request.
 func (in *Interp) toolModule() *starlarkstruct.Module {
 	return module("tool", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
 		"call": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -284,12 +286,13 @@ func (in *Interp) toolModule() *starlarkstruct.Module {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			if _, err := in.stdout.Write(append(line, '\n')); err != nil {
-				return nil, in.osError(E313, b.Name(), err)
+			ch := in.toolChannel()
+			if ch == nil {
+				return nil, Errorf(E313, "tool %s: no answer: this run has no tool channel (the host passes one with --tool-fd; docs/tools.md)", name)
 			}
-			answer, err := in.stdin.ReadString('\n')
+			answer, err := ch.call(append(line, '\n'))
 			if strings.TrimSpace(answer) == "" {
-				return nil, Errorf(E313, "tool %s: no answer on standard input (%v)", name, err)
+				return nil, Errorf(E313, "tool %s: no answer on the tool channel (%v)", name, err)
 			}
 			var v any
 			if err := json.Unmarshal([]byte(answer), &v); err != nil {

@@ -5,17 +5,23 @@ package runtime
 import (
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 )
 
-// passPipes lets the worker inherit the two pipe handles and names them as
-// its arguments.
-func passPipes(cmd *exec.Cmd, req, res *os.File) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		AdditionalInheritedHandles: []syscall.Handle{syscall.Handle(req.Fd()), syscall.Handle(res.Fd())},
+// passPipes lets the worker inherit the pipe handles, and the tool
+// channel's when there is one, and names them as its arguments.
+func passPipes(cmd *exec.Cmd, req, res, tool *os.File) {
+	files := []*os.File{req, res}
+	if tool != nil {
+		files = append(files, tool)
 	}
-	cmd.Args = append(cmd.Args, strconv.FormatUint(uint64(req.Fd()), 10), strconv.FormatUint(uint64(res.Fd()), 10))
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	for _, f := range files {
+		cmd.SysProcAttr.AdditionalInheritedHandles = append(cmd.SysProcAttr.AdditionalInheritedHandles, syscall.Handle(f.Fd()))
+		cmd.Args = append(cmd.Args, strconv.FormatUint(uint64(f.Fd()), 10))
+	}
 }
 
 func killWorker(cmd *exec.Cmd) { _ = cmd.Process.Kill() }
@@ -29,3 +35,13 @@ func closeOnExec(uintptr) {}
 
 // sleepCommand is a process for probes to end.
 func sleepCommand() *exec.Cmd { return exec.Command("ping", "-n", "60", "127.0.0.1") }
+
+// crashToFile sends the Go runtime's crash report to f as well; Windows
+// has no descriptor to swap, so the report reaches standard error too.
+func crashToFile(f *os.File) error { return debug.SetCrashOutput(f, debug.CrashOptions{}) }
+
+// lockDir: no lock on Windows, and so no sweep (tryLockDir never succeeds):
+// a directory left behind stays rather than risk another run's.
+func lockDir(string) (func(), error) { return func() {}, nil }
+
+func tryLockDir(string) (func(), bool) { return nil, false }

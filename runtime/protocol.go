@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"fmt"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine"
 )
@@ -15,7 +17,9 @@ const (
 // Request is what the supervisor sends the worker on its inherited request
 // pipe: everything the worker needs to run, decided by the operator.
 type Request struct {
-	Program     string        `json:"program"` // absolute path
+	Program     string        `json:"program"`         // absolute path
+	SHA256      string        `json:"sha256"`          // of the bytes the supervisor read: the worker runs these or none
+	Piped       bool          `json:"piped,omitempty"` // the program was read from a pipe: it has no directory to load from
 	Args        []string      `json:"args"`
 	Budget      budget.Budget `json:"budget"`
 	Cwd         string        `json:"cwd"`
@@ -41,6 +45,10 @@ const (
 	StatusKilled   = "killed"   // E309
 	StatusCrashed  = "crashed"  // E310
 	StatusInternal = "internal" // the supervisor itself failed
+	// StatusUnfinished is the outcome of a reserved receipt until the run
+	// finishes it (E327): a receipt that still says it was left by a run
+	// whose supervisor was killed, or could not write.
+	StatusUnfinished = "unfinished"
 )
 
 // Outcome is how a run ended.
@@ -63,6 +71,9 @@ type WorkerResult struct {
 	Confinement confine.Result `json:"confinement"`
 	Faults      []FaultAttempt `json:"faults,omitempty"`
 	Timings     WorkerTimings  `json:"timings"`
+	// MemoryLimitHeld is the --max-memory-mb the worker's address space
+	// is held to, 0 when none was set.
+	MemoryLimitHeld int `json:"memory_limit_held_mb,omitempty"`
 }
 
 // WorkerTimings are the worker's own phases, in milliseconds.
@@ -96,6 +107,56 @@ func outcomeOf(err error) Outcome {
 		status = StatusKilled
 	case E310:
 		status = StatusCrashed
+	case E327:
+		status = StatusUnfinished
 	}
 	return Outcome{Status: status, Code: e.Code, Message: e.Msg, Position: e.Pos, ExitStatus: info.Exit, Stack: e.Stack}
+}
+
+// Bounds of one WorkerResult, beside MaxResultBytes for all of them.
+const (
+	maxResultFiles   = 4096
+	maxResultEffects = 4096
+	maxResultFaults  = 64
+	maxResultLayers  = 16
+)
+
+var knownStatuses = []string{StatusOK, StatusFailed, StatusRefused, StatusUsage, StatusTimeout,
+	StatusMemory, StatusKilled, StatusCrashed, StatusInternal}
+
+// check reports whether r is a record the worker could have sent: a known
+// status and code, an exit status a process can have, a known level, and
+// lists within bounds. The supervisor takes nothing from a record that
+// fails it.
+func (r *WorkerResult) check() error {
+	o := r.Outcome
+	if o.Status != "" && !contains(knownStatuses, o.Status) {
+		return fmt.Errorf("unknown status %q", clip([]byte(o.Status), 40))
+	}
+	if o.Code != "" {
+		if _, ok := Info(o.Code); !ok {
+			return fmt.Errorf("unknown error code %q", clip([]byte(o.Code), 40))
+		}
+	}
+	if o.ExitStatus < 0 || o.ExitStatus > 255 {
+		return fmt.Errorf("exit status %d is not one a process has", o.ExitStatus)
+	}
+	if l := r.Confinement.Level; l != "" {
+		if _, err := confine.ParseLevel(string(l)); err != nil {
+			return fmt.Errorf("unknown confinement level %q", clip([]byte(l), 40))
+		}
+	}
+	switch {
+	case len(r.Files) > maxResultFiles:
+		return fmt.Errorf("%d files, more than %d", len(r.Files), maxResultFiles)
+	case len(r.Effects) > maxResultEffects:
+		return fmt.Errorf("%d effects, more than %d", len(r.Effects), maxResultEffects)
+	case len(r.Faults) > maxResultFaults:
+		return fmt.Errorf("%d fault attempts, more than %d", len(r.Faults), maxResultFaults)
+	case len(r.Confinement.Layers) > maxResultLayers:
+		return fmt.Errorf("%d layers, more than %d", len(r.Confinement.Layers), maxResultLayers)
+	case r.MemoryLimitHeld < 0:
+		return fmt.Errorf("memory limit %d", r.MemoryLimitHeld)
+	}
+	return nil
 }

@@ -1,11 +1,14 @@
 package runtime
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -45,6 +48,18 @@ type Receipt struct {
 	Faults        []FaultAttempt `json:"fault_injection,omitempty"`
 	Timings       Timings        `json:"timings"`
 	Platform      Platform       `json:"platform"`
+	// MadeForGrants are the granted write directories the supervisor
+	// made before the worker started, each missing with its parent in
+	// place, so that the kernel holds the grant exactly (see
+	// makeGrantedDirs).
+	MadeForGrants []string `json:"made_for_grants,omitempty"`
+	// CrashReport is where the supervisor kept the worker's own crash
+	// report (at most MaxCrashReportBytes of it), beside the receipt.
+	CrashReport string `json:"crash_report,omitempty"`
+
+	path     string // where the receipt was stored, once it was
+	reserved int    // the bytes its file holds from the reservation
+	storeErr error  // why it could not be stored or finished
 }
 
 // Build says which binary made the receipt.
@@ -69,7 +84,7 @@ type RunParameters struct {
 	Confine            string        `json:"confine"`
 	RequireConfinement confine.Level `json:"require_confinement,omitempty"`
 	TimeoutMS          int64         `json:"timeout_ms,omitempty"`
-	MaxMemoryMB        int           `json:"max_memory_mb,omitempty"`
+	MaxMemoryMB        int           `json:"max_memory_mb,omitempty"` // the limit the worker's address space was held to, never one asked for and not held
 }
 
 // Timings of the run.
@@ -119,9 +134,17 @@ func NewReceipt(program string, b budget.Budget, args []string) *Receipt {
 	if r.Args == nil {
 		r.Args = []string{}
 	}
-	if data, err := os.ReadFile(program); err == nil {
-		sum := sha256.Sum256(data)
-		r.Program.SHA256 = hex.EncodeToString(sum[:])
+	// Only a regular file is read here: a pipe can be read once, and
+	// Supervise does that.
+	if fi, err := os.Stat(program); err == nil && fi.Mode().IsRegular() {
+		if f, err := os.Open(program); err == nil {
+			data, over := readBounded(f, MaxProgramBytes)
+			f.Close()
+			if !over {
+				sum := sha256.Sum256(data)
+				r.Program.SHA256 = hex.EncodeToString(sum[:])
+			}
+		}
 	}
 	return r
 }
@@ -131,7 +154,6 @@ func (rec *Receipt) setParameters(r Run) {
 	p.Confine = r.Confine
 	p.RequireConfinement = r.Require
 	p.TimeoutMS = r.Timeout.Milliseconds()
-	p.MaxMemoryMB = r.MaxMemoryMB
 	p.OSPolicySHA256 = confine.OSPolicy(r.Budget, confine.Options{Strict: r.Confine == ConfineStrict}).SHA256()
 	rec.RunParameters = p
 }
@@ -142,7 +164,9 @@ func (rec *Receipt) Confinement() confine.Result {
 	return confine.Result{Level: p.Confinement, Reason: p.ConfinementReason, Layers: p.ConfinementLayers}
 }
 
-func (rec *Receipt) takeWorker(res *WorkerResult) {
+// takeWorker takes what the worker said of the run. For a program read from
+// a pipe, the worker compiled a copy: the receipt names the operator's path.
+func (rec *Receipt) takeWorker(res *WorkerResult, piped bool) {
 	if res.Confinement.Level != "" { // "" when the worker died before it was confined
 		rec.RunParameters.Confinement = res.Confinement.Level
 		rec.RunParameters.ConfinementReason = res.Confinement.Reason
@@ -150,6 +174,9 @@ func (rec *Receipt) takeWorker(res *WorkerResult) {
 	}
 	if len(res.Files) > 0 {
 		rec.Program.Files = res.Files
+		if piped {
+			rec.Program.Files[0].Path = rec.Program.Path
+		}
 		rec.Program.SHA256 = res.Files[0].SHA256
 	}
 	if res.Effects != nil {
@@ -185,7 +212,9 @@ func DefaultReceiptsDir() (string, error) {
 }
 
 // Write stores the receipt in dir atomically: a temporary file in the same
-// directory, synced, then renamed into place. It returns the path.
+// directory, synced, then renamed into place. It returns the path. A run
+// that starts has its receipt reserved instead (Run.Receipts); Write is
+// for a run refused before it could start.
 func (rec *Receipt) Write(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", Errorf(E317, "receipts directory %s: %w", dir, err)
@@ -194,27 +223,182 @@ func (rec *Receipt) Write(dir string) (string, error) {
 	if err != nil {
 		return "", Errorf(E317, "encode receipt: %w", err)
 	}
-	name := rec.Timings.Started.Format("20060102T150405.000000000Z") + "-" + rec.RunID + ".json"
-	tmp, err := os.CreateTemp(dir, ".receipt-*")
-	if err != nil {
-		return "", Errorf(E317, "write receipt in %s: %w", dir, err)
+	final := filepath.Join(dir, rec.fileName())
+	if err := writeAtomic(final, append(data, '\n')); err != nil {
+		return "", Errorf(E317, "write receipt %s: %w", final, err)
 	}
-	_, err = tmp.Write(append(data, '\n'))
-	if err == nil {
+	return final, nil
+}
+
+// fileName is the receipt's name in the store: its start time, then its
+// run id.
+func (rec *Receipt) fileName() string {
+	return rec.Timings.Started.Format("20060102T150405.000000000Z") + "-" + rec.RunID + ".json"
+}
+
+// writeAtomic writes data to a temporary file beside final, syncs it and
+// renames it into place.
+func writeAtomic(final string, data []byte) error { return writeReceiptFile(final, data, true) }
+
+// writeReceiptFile writes data to a temporary file beside final, syncs it when
+// sync is set, and renames it into place.
+func writeReceiptFile(final string, data []byte, sync bool) error {
+	tmp, err := os.CreateTemp(filepath.Dir(final), ".receipt-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if err == nil && sync {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	final := filepath.Join(dir, name)
 	if err == nil {
 		err = os.Rename(tmp.Name(), final)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return "", Errorf(E317, "write receipt %s: %w", final, err)
 	}
-	return final, nil
+	return err
+}
+
+// ReceiptReserve is the least space a run's receipt holds from before the
+// worker starts (twice the skeleton's size when that is more, as with
+// very long program arguments): the finished receipt fits in it whatever
+// the program did to the file system meanwhile (filled it, say).
+const ReceiptReserve = 64 << 10
+
+// reserveReceipt makes the receipts directory and stores rec there as a
+// skeleton whose outcome says the run started and its receipt was not
+// finished (StatusUnfinished), padded with blanks to its reserved size and
+// synced, so that the space of the finished receipt is taken before the
+// program runs. It returns the directories it made that did not exist,
+// the topmost one only: the run's grants never reach it. A failure is
+// E317, and then nothing runs.
+func reserveReceipt(rec *Receipt, dir string) (made []string, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, Errorf(E317, "receipts directory %s: %w", dir, err)
+	}
+	top := ""
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		top = d
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, Errorf(E317, "receipts directory %s: %w: nothing ran", dir, err)
+	}
+	if top != "" {
+		made = []string{top}
+	}
+	skeleton := *rec
+	skeleton.Outcome = outcomeOf(Errorf(E327, "the run started at %s and its receipt was not finished: the supervisor was stopped, or could not write it",
+		rec.Timings.Started.Format(time.RFC3339)))
+	first, err := json.MarshalIndent(&skeleton, "", "  ")
+	if err != nil {
+		return nil, Errorf(E317, "encode receipt: %w: nothing ran", err)
+	}
+	rec.reserved = max(ReceiptReserve, 2*len(first))
+	data, err := reservedBytes(&skeleton, rec.reserved)
+	if err != nil {
+		return nil, Errorf(E317, "reserve receipt: %w: nothing ran", err)
+	}
+	// Not synced: the file system takes the blocks at the write (a full
+	// one refuses it there), and the finished receipt is synced. Two
+	// syncs a run would cost every run a disk flush.
+	final := filepath.Join(abs, rec.fileName())
+	if err := writeReceiptFile(final, data, false); err != nil {
+		return nil, Errorf(E317, "reserve receipt %s: %w: nothing ran", final, err)
+	}
+	rec.path = final
+	return made, nil
+}
+
+// reservedBytes is rec as indented JSON padded with blanks to size bytes
+// (JSON allows blanks after a value).
+func reservedBytes(rec *Receipt, size int) ([]byte, error) {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode receipt: %w", err)
+	}
+	if len(data)+1 > size {
+		return nil, fmt.Errorf("the receipt is %d bytes, more than the %d reserved", len(data), size)
+	}
+	pad := bytes.Repeat([]byte{' '}, size-len(data))
+	pad[len(pad)-1] = '\n'
+	return append(data, pad...), nil
+}
+
+// store finishes the reserved receipt: atomically, when the file system
+// has room, and otherwise in the space reserved for it. When neither can
+// be done, the skeleton stays (saying the receipt was not finished) and
+// Stored returns E327.
+func (rec *Receipt) store(dir string) {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		rec.storeErr = Errorf(E327, "encode receipt: %w", err)
+		return
+	}
+	err = writeAtomic(rec.path, append(data, '\n'))
+	if err == nil {
+		return
+	}
+	if err2 := overwriteReserved(rec); err2 != nil {
+		rec.storeErr = Errorf(E327, "finish receipt %s: %v; in its reserved space: %w", rec.path, err, err2)
+	}
+}
+
+// overwriteReserved writes rec over its reserved skeleton in place: the
+// blocks are the file's already, so a full file system does not stop it.
+func overwriteReserved(rec *Receipt) error {
+	data, err := reservedBytes(rec, rec.reserved)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(rec.path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Stored returns where Supervise stored the run's receipt and, when it
+// could not reserve or finish it, why: E317 when it could not be reserved
+// (and nothing ran), E327 when the run ran but its receipt could not be
+// finished.
+func (rec *Receipt) Stored() (string, error) { return rec.path, rec.storeErr }
+
+// keepCrashReport copies the worker's crash report (at most
+// MaxCrashReportBytes, a regular file only) from the run's temporary
+// directory to the receipts directory, beside the receipt, and names it
+// in the receipt. It returns the copy's path, or "" when there is none.
+func (rec *Receipt) keepCrashReport(dir, tmp string) string {
+	report := readCrashReport(tmp)
+	if strings.TrimSpace(report) == "" {
+		return ""
+	}
+	path := filepath.Join(dir, strings.TrimSuffix(rec.fileName(), ".json")+".crash.txt")
+	if err := writeAtomic(path, []byte(report)); err != nil {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	rec.CrashReport = path
+	return path
 }
 
 // MaxReceiptBytes bounds the size of a receipt file LoadReceipt reads. A

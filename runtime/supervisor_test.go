@@ -57,7 +57,10 @@ func TestReadResults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, final := readResults(record(t, tc.records...))
+			res, final, bad := readResults(record(t, tc.records...))
+			if bad != nil {
+				t.Errorf("bad = %v, want none", bad)
+			}
 			if final != tc.wantFinal {
 				t.Errorf("final = %v, want %v", final, tc.wantFinal)
 			}

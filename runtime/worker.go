@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
-	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"time"
@@ -19,7 +19,11 @@ import (
 )
 
 // CrashFile is the file in the run's temporary directory where the worker's
-// Go runtime writes a fatal error.
+// Go runtime writes a fatal error: the worker's own standard error (the
+// descriptor the Go runtime writes its crash reports to) is this file, so
+// that no Go crash dump reaches the operator's terminal. The worker's own
+// messages go to the standard error it inherited. The supervisor reads at
+// most MaxCrashReportBytes of it.
 const CrashFile = "worker-crash.txt"
 
 // WorkerArg is the hidden first argument that makes the sabline binary a
@@ -31,10 +35,14 @@ const WorkerArg = "__sabline_worker"
 // thread, runs the fault-injection hook if asked, runs the program, and
 // writes a WorkerResult to the result pipe. It returns the exit status.
 func WorkerMain(args []string) int {
-	reqFile, resFile, err := workerPipes(args)
+	reqFile, resFile, toolFile, err := workerPipes(args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 		return ExitCrashed
+	}
+	inWorker = true
+	if toolFile != nil {
+		workerTool = &toolChannel{w: toolFile, r: bufio.NewReader(toolFile)}
 	}
 	w := &worker{out: resFile}
 	var req Request
@@ -81,16 +89,26 @@ func (w *worker) finish(res *WorkerResult, err error) int {
 func (w *worker) run(req *Request) int {
 	res := &WorkerResult{Confinement: confine.Result{
 		Level: confine.None, Reason: ReasonNotApplied, Layers: []string{}}}
-	if req.MaxMemoryMB > 0 {
-		go w.watchMemory(uint64(req.MaxMemoryMB) << 20)
-	}
 	os.Setenv("TMPDIR", req.TempDir)
 	// A fatal error of the Go runtime (out of memory under the address-space
-	// limit, say) is written here as well as to standard error, for the
-	// supervisor to read when no result comes.
-	if f, err := os.Create(filepath.Join(req.TempDir, CrashFile)); err == nil {
-		_ = debug.SetCrashOutput(f, debug.CrashOptions{}) // without it, a crash is E310 with no message
+	// limit, say) goes to the crash file only, for the supervisor to read
+	// when no result comes; the operator sees one line naming it.
+	if f, err := os.OpenFile(filepath.Join(req.TempDir, CrashFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
+		if err := crashToFile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "sabline: worker: crash report:", err)
+		}
 		f.Close()
+	}
+	// The memory limit is a resource limit, not confinement: it is set
+	// whether or not the policy is applied, and the receipt records it
+	// only when it holds.
+	if req.MaxMemoryMB > 0 {
+		if err := confine.LimitMemory(req.MaxMemoryMB); err != nil {
+			fmt.Fprintf(os.Stderr, "sabline: --max-memory-mb %d: the address-space limit is not held (%v); only the worker's watch of its heap is\n", req.MaxMemoryMB, err)
+		} else {
+			res.MemoryLimitHeld = req.MaxMemoryMB
+		}
+		go w.watchMemory(uint64(req.MaxMemoryMB)<<20, res.MemoryLimitHeld)
 	}
 
 	in := NewInterp(Config{
@@ -101,10 +119,19 @@ func (w *worker) run(req *Request) int {
 	t0 := time.Now()
 	prog, err := Compile(req.Program, pre)
 	res.Timings.CompileMS = ms(time.Since(t0))
+	var e *Error
+	if req.Piped && errors.As(err, &e) && e.Code == E306 {
+		err = &Error{Code: E306, Pos: e.Pos, Err: e,
+			Msg: "a program read from a pipe has no directory to load from; run it from a file to use load() (" + e.Msg + ")"}
+	}
 	if err != nil {
 		return w.finish(res, err)
 	}
 	res.Files = prog.Order
+	if req.SHA256 != "" && prog.Digest() != req.SHA256 {
+		return w.finish(res, Errorf(E316, "program %s changed after the supervisor read it (sha256 %s, then %s): run it again",
+			req.Program, req.SHA256, prog.Digest()))
+	}
 
 	t1 := time.Now()
 	res.Confinement = w.confine(req)
@@ -152,7 +179,8 @@ func (w *worker) confine(req *Request) confine.Result {
 	if !p.Enforced {
 		fmt.Fprintln(os.Stderr, "sabline: "+p.OffReason())
 	}
-	held, err := confine.Apply(p, confine.ApplyOptions{TempDir: req.TempDir, MaxMemoryMB: req.MaxMemoryMB})
+	// The memory limit is set already (see run).
+	held, err := confine.Apply(p, confine.ApplyOptions{TempDir: req.TempDir})
 	if err != nil && !errors.Is(err, confine.ErrUnsupported) && held.Reason == "" {
 		held.Reason = err.Error()
 	}
@@ -165,7 +193,7 @@ func (w *worker) confine(req *Request) confine.Result {
 // watchMemory ends the run with E308 when the memory the Go runtime holds
 // for the program passes the limit. The result it writes carries only the
 // outcome: the run's own result is still being made by another goroutine.
-func (w *worker) watchMemory(limit uint64) {
+func (w *worker) watchMemory(limit uint64, held int) {
 	samples := []metrics.Sample{
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
@@ -177,10 +205,60 @@ func (w *worker) watchMemory(limit uint64) {
 			goruntime.GC()
 			metrics.Read(samples)
 			if used = samples[0].Value.Uint64() - samples[1].Value.Uint64(); used > limit {
-				os.Exit(w.finish(&WorkerResult{}, Errorf(E308, "the run used %d MB, over --max-memory-mb %d", used>>20, limit>>20)))
+				os.Exit(w.finish(&WorkerResult{MemoryLimitHeld: held}, Errorf(E308, "the run used %d MB, over --max-memory-mb %d", used>>20, limit>>20)))
 			}
 		}
 	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// inWorker is set in a worker process: its tool calls go only to the tool
+// channel the supervisor passed it (workerTool), never to its standard
+// output.
+var inWorker bool
+
+// workerTool is this worker's tool channel, nil when the host passed none.
+var workerTool *toolChannel
+
+// toolChannel is where tool requests go and answers come from: one line of
+// JSON each way, one call at a time.
+type toolChannel struct {
+	mu sync.Mutex
+	w  io.Writer
+	r  *bufio.Reader
+}
+
+// MaxToolAnswerBytes is the longest answer line a tool call reads.
+const MaxToolAnswerBytes = 16 << 20
+
+// call writes one request line and reads one answer line.
+func (c *toolChannel) call(line []byte) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, err := c.w.Write(line); err != nil {
+		return "", err
+	}
+	var answer []byte
+	for {
+		part, isPrefix, err := c.r.ReadLine()
+		answer = append(answer, part...)
+		if len(answer) > MaxToolAnswerBytes {
+			return "", fmt.Errorf("the answer is longer than %d bytes", MaxToolAnswerBytes)
+		}
+		if err != nil || !isPrefix {
+			return string(answer), err
+		}
+	}
+}
+
+// toolChannel is the channel of this Interp's tool calls: in a worker, the
+// one the supervisor passed (nil when none); in a program's own process (an
+// embedder running an Interp itself, a test), the Stdin and Stdout of its
+// Config, which the embedder then holds alone.
+func (in *Interp) toolChannel() *toolChannel {
+	if inWorker {
+		return workerTool
+	}
+	return &toolChannel{w: in.stdout, r: in.stdin}
+}

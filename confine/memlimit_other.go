@@ -1,0 +1,7 @@
+//go:build !linux
+
+package confine
+
+// LimitMemory: this build sets no address-space limit on this system; the
+// worker's watch of its heap is the memory limit.
+func LimitMemory(int) error { return ErrUnsupported }

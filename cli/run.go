@@ -42,7 +42,6 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noConfine, "no-confine", false, "ask the operating system for nothing")
 	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
 	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
-	fs.IntVar(&f.toolFD, "tool-fd", -1, "the `descriptor` of the host's tool channel (docs/tools.md)")
 }
 
 // mode checks the confinement flags together and returns the run's mode
@@ -89,6 +88,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f runFlags
 	fs := newFlagSet("sabline")
 	f.register(fs)
+	fs.IntVar(&f.toolFD, "tool-fd", -1, "the `descriptor` of the host's tool channel (docs/tools.md)")
 	positional, progArgs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)

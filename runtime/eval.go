@@ -118,7 +118,7 @@ func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
 		rec := Supervise(Run{
 			Program: filepath.Join(cwd, name), Budget: opts.Budget, Cwd: cwd,
 			Confine: opts.Confine, Require: require,
-			Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, Guarded: guarded,
+			Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, Guarded: guarded, Receipts: opts.Receipts,
 			Stdin: bytes.NewReader(nil), Stdout: stdout, Stderr: io.Discard,
 		})
 		r := EvalResult{
@@ -137,7 +137,7 @@ func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
 			r.Expected, r.Actual = &expected, &actual
 		}
 		if opts.Receipts != "" {
-			if r.Receipt, err = rec.Write(opts.Receipts); err != nil {
+			if r.Receipt, err = rec.Stored(); err != nil {
 				return out, err
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	goruntime "runtime"
 	"strconv"
 	"syscall"
 
@@ -13,11 +14,9 @@ import (
 )
 
 // passPipes gives the worker the request pipe as descriptor 3, the result
-// pipe as 4 and, when the host passed one, the tool channel as 5, and
-// starts it in a session of its own: a process
-// group of its own, so that a timeout stops everything it started, and no
-// controlling terminal, so that a terminal it inherited as standard input
-// or output cannot be made to type, or to hand it the foreground.
+// pipe as 4 and, when the host passed one, the tool channel as 5. Its
+// session, process group and parent-death signal are confine's
+// (PrepareWorker).
 func passPipes(cmd *exec.Cmd, req, res, tool *os.File) {
 	cmd.ExtraFiles = []*os.File{req, res}
 	cmd.Args = append(cmd.Args, "3", "4")
@@ -25,14 +24,6 @@ func passPipes(cmd *exec.Cmd, req, res, tool *os.File) {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, tool)
 		cmd.Args = append(cmd.Args, "5")
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	parentDeathSignal(cmd.SysProcAttr)
-}
-
-// killWorker kills the worker's process group.
-func killWorker(cmd *exec.Cmd) {
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group may be gone already
-	_ = cmd.Process.Kill()
 }
 
 func killedBy(ps *os.ProcessState) (int, bool) {
@@ -100,4 +91,37 @@ func tryLockDir(dir string) (unlock func(), ok bool) {
 		return nil, false
 	}
 	return func() { f.Close() }, true
+}
+
+// closeInherited closes every descriptor above standard error that the
+// worker inherited without asking: whatever the operator's shell or an
+// embedding host left open reaches the worker through exec, and a file
+// opened outside every grant is no longer held by Landlock once it is
+// open. A descriptor that survived exec is one without FD_CLOEXEC, and
+// the Go runtime opens all of its own with it, so the ones that lack it
+// here, but for the pipes workerPipes already marked, are the inherited
+// ones. It runs first thing in the worker, before the policy.
+func closeInherited() error {
+	dir := "/proc/self/fd"
+	if goruntime.GOOS != "linux" {
+		dir = "/dev/fd"
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("list the worker's descriptors: %w", err)
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		if err != nil || flags&unix.FD_CLOEXEC != 0 {
+			continue // the directory's own descriptor, gone already, or the runtime's
+		}
+		if err := unix.Close(fd); err != nil {
+			return fmt.Errorf("close inherited descriptor %d: %w", fd, err)
+		}
+	}
+	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/windows"
 )
 
 // passPipes lets the worker inherit the pipe handles, and the tool
@@ -19,12 +21,13 @@ func passPipes(cmd *exec.Cmd, req, res, tool *os.File) {
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	for _, f := range files {
+		// The handles must be inheritable already: StartProcess only
+		// lists them (syscall.SysProcAttr's AdditionalInheritedHandles).
+		_ = windows.SetHandleInformation(windows.Handle(f.Fd()), windows.HANDLE_FLAG_INHERIT, windows.HANDLE_FLAG_INHERIT)
 		cmd.SysProcAttr.AdditionalInheritedHandles = append(cmd.SysProcAttr.AdditionalInheritedHandles, syscall.Handle(f.Fd()))
 		cmd.Args = append(cmd.Args, strconv.FormatUint(uint64(f.Fd()), 10))
 	}
 }
-
-func killWorker(cmd *exec.Cmd) { _ = cmd.Process.Kill() }
 
 // killedBy: Windows ends processes with exit codes, not signals.
 func killedBy(*os.ProcessState) (int, bool) { return 0, false }
@@ -45,3 +48,7 @@ func crashToFile(f *os.File) error { return debug.SetCrashOutput(f, debug.CrashO
 func lockDir(string) (func(), error) { return func() {}, nil }
 
 func tryLockDir(string) (func(), bool) { return nil, false }
+
+// closeInherited: a Windows worker inherits only the handles passPipes
+// lists (StartProcess passes exactly those), so there is nothing to close.
+func closeInherited() error { return nil }

@@ -172,15 +172,26 @@ func Supervise(r Run) *Receipt {
 		Stderr:    r.Stderr,
 	}
 	passPipes(cmd, reqR, resW, r.Tool)
+	// The supervisor's side of confinement: a session of its own and the
+	// parent-death signal on Linux, the job object and the AppContainer on
+	// Windows. What it could not do, the worker's own check of itself
+	// leaves out of the run's layers.
+	var pol confine.Policy // the zero Policy asks nothing (--no-confine)
+	if r.Confine != ConfineOff {
+		pol = confine.OSPolicy(r.Budget, confine.Options{Strict: r.Confine == ConfineStrict})
+	}
+	worker, _ := confine.PrepareWorker(cmd, pol, confine.WorkerOptions{MaxMemoryMB: r.MaxMemoryMB, TempDir: tmp, RunID: rec.RunID})
+	defer worker.Close()
 	// A supervisor told to stop takes its worker, and all the worker
 	// started, down with it; the worker is in a session of its own
 	// and would not get a terminal's signal.
 	sigc := make(chan os.Signal, 1)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigc)
-	if err := cmd.Start(); err != nil {
+	if err := worker.Start(); err != nil {
 		return finish(outcomeOf(Errorf(E310, "start the worker: %w", err)))
 	}
+	_ = worker.AfterStart(cmd.Process.Pid)
 	reqR.Close()
 	resW.Close()
 
@@ -222,16 +233,16 @@ func Supervise(r Run) *Receipt {
 		// The run is over: anything the worker left running in its
 		// session (under --no-confine, a program may start processes)
 		// goes with it, and with it any hold on the result pipe.
-		killWorker(cmd)
+		_ = worker.Kill()
 	case <-timeout:
 		timedOut = true
-		killWorker(cmd)
+		_ = worker.Kill()
 		<-waitc
 	case stopped = <-sigc:
-		killWorker(cmd)
+		_ = worker.Kill()
 		<-waitc
 	case breached = <-breachc:
-		killWorker(cmd)
+		_ = worker.Kill()
 		<-waitc
 	}
 	var raw []byte

@@ -40,6 +40,10 @@ func WorkerMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 		return ExitCrashed
 	}
+	if err := closeInherited(); err != nil {
+		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
+		return ExitCrashed
+	}
 	inWorker = true
 	if toolFile != nil {
 		workerTool = &toolChannel{w: toolFile, r: bufio.NewReader(toolFile)}

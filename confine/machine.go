@@ -24,8 +24,14 @@ type Machine struct {
 // missing and what the operator can do about it.
 func (m Machine) Advice() []string {
 	var out []string
-	if m.OS != "linux" {
-		return []string{"this build of Sabline confines runs on Linux only: a run here is level none; run untrusted programs on Linux, or in a virtual machine"}
+	switch m.OS {
+	case "linux":
+	case "darwin":
+		return []string{"this build applies a sandbox profile here (sandbox_init, which Apple has deprecated): a run is partial at best, and its system calls have run only on the macOS leg of CI; for the kernel's full hold run untrusted programs on Linux"}
+	case "windows":
+		return []string{"this build applies a job object, a reduced token, a low integrity level and, where a budget allows, an AppContainer here; these system calls have run only on the Windows leg of CI; for the kernel's full hold run untrusted programs on Linux"}
+	default:
+		return []string{"this build of Sabline confines runs on Linux, macOS and Windows only: a run here is level none; run untrusted programs on Linux, or in a virtual machine"}
 	}
 	switch {
 	case m.LandlockABI == 0:

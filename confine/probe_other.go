@@ -11,11 +11,16 @@ func KernelRelease() string { return "" }
 // build can use.
 func Probe() Machine { return Machine{OS: runtime.GOOS} }
 
-// OnThisMachine is the confinement a run under p would get here: on a
-// system this build cannot confine, nothing.
+// OnThisMachine is the confinement a run under p would get here, where
+// every layer this system has is applied: Predict for macOS and Windows
+// (the run's own Result says what was held), nothing on a system this
+// build cannot confine.
 func OnThisMachine(p Policy) Result {
 	if !p.Enforced {
 		return offResult(p)
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		return Predict(p, runtime.GOOS)
 	}
 	return unsupported()
 }

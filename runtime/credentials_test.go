@@ -27,7 +27,7 @@ func TestCredentialRoot(t *testing.T) {
 		{name: "the home itself", path: "/h/me", home: "/h/me"},
 		{name: "a .ssh deeper than the home", path: "/h/me/src/.ssh/id_x", home: "/h/me"},
 		{name: "root's home with no home given", path: "/root/.gnupg/pubring.kbx", home: "", wantRoot: "/root/.gnupg"},
-		{name: "another user under /home", path: "/home/bob/.kube/config", home: "/h/me", wantRoot: "/home/bob/.kube/config"},
+		{name: "another user under /home", path: "/home/bob/.kube/config", home: "/h/me", wantRoot: "/home/bob/.kube"},
 		{name: "another user under /Users", path: "/Users/ana/.netrc", home: "", wantRoot: "/Users/ana/.netrc"},
 		{name: "/home itself", path: "/home", home: ""},
 		{name: "a .ssh outside any home", path: "/srv/.ssh/id_x", home: "/h/me"},
@@ -40,8 +40,11 @@ func TestCredentialRoot(t *testing.T) {
 			}
 		})
 	}
-	for _, n := range credentialNames {
-		p := filepath.Join("/h/me", filepath.FromSlash(n))
+	for _, l := range credentialLocations {
+		if strings.HasPrefix(l.Path, "/") || strings.Contains(l.Path, "*") {
+			continue
+		}
+		p := filepath.Join("/h/me", filepath.FromSlash(l.Path))
 		if root, ok := credentialRoot(filepath.Join(p, "x"), "/h/me"); !ok || root != p {
 			t.Errorf("a path under %s: root %q, %v", p, root, ok)
 		}

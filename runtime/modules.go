@@ -3,7 +3,6 @@ package runtime
 import (
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -110,30 +109,15 @@ func (in *Interp) ioModule() *starlarkstruct.Module {
 	})
 }
 
-// fsOp checks a file effect on the program's path and returns the path to
-// operate on: absolute, with links resolved as the check saw them.
-func (in *Interp) fsOp(access budget.Access, p string) (string, error) {
-	path := resolvePath(in.abs(p))
-	return path, in.check(budget.Effect{Kind: budget.FS, Access: access, Path: path})
-}
-
 func (in *Interp) fsModule() *starlarkstruct.Module {
 	type fn = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
-	onePath := func(access budget.Access, do func(path string) (starlark.Value, error)) fn {
+	onePath := func(do func(op, path string) (starlark.Value, error)) fn {
 		return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var p string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &p); err != nil {
 				return nil, err
 			}
-			path, err := in.fsOp(access, p)
-			if err != nil {
-				return nil, err
-			}
-			v, err := do(path)
-			if err != nil {
-				return nil, in.osError(E314, b.Name()+" "+path, err)
-			}
-			return v, nil
+			return do(b.Name(), p)
 		}
 	}
 	writeWith := func(flag int) fn {
@@ -147,44 +131,15 @@ func (in *Interp) fsModule() *starlarkstruct.Module {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			path, err := in.fsOp(budget.Write, p)
-			if err != nil {
-				return nil, err
-			}
-			f, err := os.OpenFile(path, flag|os.O_WRONLY|os.O_CREATE, 0o644)
-			if err == nil {
-				_, err = f.WriteString(s)
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-			}
-			if err != nil {
-				return nil, in.osError(E314, b.Name()+" "+path, err)
-			}
-			return starlark.None, nil
+			return in.fsWrite(b.Name(), p, s, flag)
 		}
 	}
 	return module("fs", map[string]fn{
-		"read": onePath(budget.Read, func(path string) (starlark.Value, error) {
-			data, err := os.ReadFile(path)
-			return starlark.String(data), err
-		}),
-		"list": onePath(budget.Read, func(path string) (starlark.Value, error) {
-			return sortedNames(path)
-		}),
-		"exists": onePath(budget.Read, func(path string) (starlark.Value, error) {
-			_, err := os.Lstat(path)
-			if errors.Is(err, os.ErrNotExist) {
-				return starlark.False, nil
-			}
-			return starlark.Bool(err == nil), err
-		}),
-		"remove": onePath(budget.Write, func(path string) (starlark.Value, error) {
-			return starlark.None, os.Remove(path)
-		}),
-		"mkdir": onePath(budget.Write, func(path string) (starlark.Value, error) {
-			return starlark.None, os.MkdirAll(path, 0o755)
-		}),
+		"read":   onePath(in.fsRead),
+		"list":   onePath(in.fsList),
+		"exists": onePath(in.fsExists),
+		"remove": onePath(in.fsRemove),
+		"mkdir":  onePath(in.fsMkdir),
 		"write":  writeWith(os.O_TRUNC),
 		"append": writeWith(os.O_APPEND),
 	})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -82,6 +83,7 @@ func newFSTree(dirs []string, std ...*os.File) *fsTree {
 		t.add(d, seen)
 	}
 	sort.SliceStable(t.anchors, func(i, j int) bool { return len(t.anchors[i].path) > len(t.anchors[j].path) })
+	goruntime.AddCleanup(t, closeAnchors, t.anchors) // a run in a process that goes on (a pool, a test) does not keep them
 	null, _ := os.Stat(os.DevNull)
 	for _, f := range std {
 		if f == nil {
@@ -92,6 +94,12 @@ func newFSTree(dirs []string, std ...*os.File) *fsTree {
 		}
 	}
 	return t
+}
+
+func closeAnchors(anchors []anchor) {
+	for _, a := range anchors {
+		closeDir(a.dir)
+	}
 }
 
 // add opens the directory d as an anchor, unless one has its path.

@@ -449,13 +449,10 @@ func (w *walker) here() (string, error) {
 // /proc: a directory on procfs whose path, or the last name, has a
 // component of digits (a process or thread id).
 func (w *walker) inProcess(path string) bool {
-	if !onProcfs(w.top()) {
-		return false
-	}
 	comps, _ := splitPath(path)
 	for _, c := range comps {
 		if c != "" && strings.Trim(c, "0123456789") == "" {
-			return true
+			return onProcfs(w.top())
 		}
 	}
 	return false

@@ -58,8 +58,9 @@ var errUnfinished = errors.New("the path cannot be followed to its end")
 
 // anchor is a directory opened when the run starts, to walk from.
 type anchor struct {
-	path string // canonical
-	dir  dirFD
+	path  string   // canonical
+	comps []string // path's components
+	dir   dirFD
 }
 
 // fsTree is a run's view of the file system: its anchors and the files
@@ -112,7 +113,8 @@ func (t *fsTree) add(d string, seen map[string]bool) {
 		return
 	}
 	seen[path] = true
-	t.anchors = append(t.anchors, anchor{path: path, dir: dir})
+	comps, _ := splitPath(path)
+	t.anchors = append(t.anchors, anchor{path: path, comps: comps, dir: dir})
 }
 
 // rootOf is the root of p's volume: "/" but on Windows.
@@ -216,7 +218,7 @@ func splitPath(p string) ([]string, bool) {
 // from the root would reach the same directory there.
 func (w *walker) start(p string, comps []string) error {
 	for _, a := range w.t.anchors {
-		ac, _ := splitPath(a.path)
+		ac := a.comps
 		if !sameVolume(a.path, p) || len(ac) > len(comps) || !equalComps(ac, comps[:len(ac)]) {
 			continue
 		}
@@ -255,12 +257,14 @@ func (w *walker) reset(a anchor, todo []string) {
 	w.todo = todo
 }
 
-// restart goes back to the root of p's volume with todo to walk from it.
+// restart goes back to the root of vol's volume with todo to walk from
+// it: from the deepest anchor that begins todo, as start does.
 func (w *walker) restart(vol string, todo []string) error {
 	root := rootOf(vol)
 	for _, a := range w.t.anchors {
-		if a.path == root {
-			w.reset(a, todo)
+		ac := a.comps
+		if sameVolume(a.path, root) && len(ac) <= len(todo) && equalComps(ac, todo[:len(ac)]) {
+			w.reset(a, append([]string(nil), todo[len(ac):]...))
 			return nil
 		}
 	}

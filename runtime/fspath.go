@@ -173,7 +173,8 @@ type walker struct {
 	links   int
 	name    string
 	slash   bool // the path ended in a separator: its object must be a directory
-	missing bool // a component before the last was missing; name is that component
+	missing bool  // a component before the last was missing, or no directory; name is that component
+	stop    error // why, when missing
 }
 
 // walk starts a walk of the absolute path p and runs it to its last
@@ -356,10 +357,11 @@ func (w *walker) run() error {
 				return err
 			}
 			continue
-		case errors.Is(err, syscall.ENOENT):
+		case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ENOTDIR):
 			// The kernel stops here too: what is judged is this
-			// component, in the directory reached.
-			w.name, w.missing, w.todo = c, true, nil
+			// component, in the directory reached, so that whether
+			// it is there is told only where the budget reaches.
+			w.name, w.missing, w.stop, w.todo = c, true, err, nil
 			return nil
 		case err != nil:
 			return err
@@ -396,7 +398,7 @@ func (w *walker) follow(name string, rest []string) error {
 
 // followLast follows the last name, a link, and walks on.
 func (w *walker) followLast() error {
-	w.missing = false
+	w.missing, w.stop = false, nil
 	if err := w.follow(w.name, nil); err != nil {
 		return err
 	}

@@ -110,6 +110,9 @@ func (in *Interp) fsObject(op string, access budget.Access, p string, do func(w 
 
 // notFound is the system's answer for a name the walk did not find.
 func notFound(w *walker) error {
+	if w.stop != nil {
+		return w.stop
+	}
 	return &os.PathError{Op: "open", Path: w.name, Err: syscall.ENOENT}
 }
 
@@ -183,45 +186,9 @@ func (in *Interp) fsList(op, p string) (starlark.Value, error) {
 // fsExists is True when the path leads to an object: links followed, and
 // a path ending in a separator only to a directory.
 func (in *Interp) fsExists(op, p string) (starlark.Value, error) {
-	w, err := in.fs.walk(in.abs(p))
-	if errors.Is(err, syscall.ENOTDIR) {
-		// A component before the last is a file: nothing is there.
-		// The file itself was reached and is what is judged.
-		return in.fsExistsNotDir(op, p)
-	}
-	if err != nil {
-		return nil, in.fsRefusal(op, p, err)
-	}
-	w.close()
 	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error) {
 		return starlark.Bool(exists && (!w.slash || mode == os.ModeDir)), false, nil
 	})
-}
-
-// fsExistsNotDir judges the longest part of p that names a file, and
-// answers False.
-func (in *Interp) fsExistsNotDir(op, p string) (starlark.Value, error) {
-	for q := in.abs(p); ; {
-		parent := q[:lastSep(q)]
-		if parent == q || parent == "" {
-			return nil, in.fsRefusal(op, p, syscall.ENOTDIR)
-		}
-		q = parent
-		if _, err := in.fs.walk(q); err == nil {
-			return in.fsObject(op, budget.Read, q, func(*walker, os.FileMode, bool) (starlark.Value, bool, error) {
-				return starlark.False, false, nil
-			})
-		}
-	}
-}
-
-func lastSep(p string) int {
-	for i := len(p) - 1; i >= 0; i-- {
-		if os.IsPathSeparator(p[i]) {
-			return i
-		}
-	}
-	return len(p)
 }
 
 // fsWrite writes or appends s at p: through a link to where it leads, never
@@ -298,7 +265,7 @@ func (in *Interp) fsMkdir(op, p string) (starlark.Value, error) {
 		if done {
 			return starlark.None, nil
 		}
-		if made > maxPath {
+		if made > maxPath/2 {
 			return nil, in.fsRefusal(op, p, errUnfinished)
 		}
 	}
@@ -323,10 +290,13 @@ func (in *Interp) mkdirStep(w *walker) (done bool, err error) {
 			in.charge(i)
 			return true, nil
 		}
+		if w.stop != nil && !errors.Is(w.stop, syscall.ENOENT) {
+			return false, w.stop
+		}
 		last := !w.missing
 		err = mkdirAt(w.top(), w.name)
 		if errors.Is(err, syscall.EEXIST) {
-			continue // made meanwhile: look again
+			return false, nil // made meanwhile: walk again
 		}
 		if err != nil {
 			return false, err

@@ -89,6 +89,8 @@ func TestPathRefusals(t *testing.T) {
 			stmt: `v = fs.exists("$H/.ssh/id_none")`, wantCode: E318},
 		{name: "under a missing directory of .ssh", grant: "fs:read",
 			stmt: `v = fs.exists("$H/.ssh/none/x")`, wantCode: E318},
+		{name: "a key's existence told by a path beneath it", grant: "fs:read",
+			stmt: `v = fs.read("$H/.ssh/id_test/x")`, wantCode: E318},
 		{name: "/etc/shadow", linux: true, grant: "fs:read",
 			stmt: `v = fs.read("/etc/shadow")`, wantCode: E318, wantMsg: "/etc/shadow, a credential location"},
 		{name: "an SSH host key", linux: true, grant: "fs:read",
@@ -154,7 +156,6 @@ func TestPathRefusals(t *testing.T) {
 			w := newPathWorld(t)
 			before := snapshot(t, w.root)
 			r := w.runIn(t, tt.grant, tt.stmt, "")
-			t.Logf("%v", r.err)
 			wantError(t, r.err, tt.wantCode, callPos(r.prog, "v = None\n"+w.fill(tt.stmt), 2), w.fill(tt.wantMsg))
 			sameSnapshot(t, before, snapshot(t, w.root))
 			for _, u := range r.in.Usage() {

@@ -172,7 +172,7 @@ type walker struct {
 	todo    []string
 	links   int
 	name    string
-	slash   bool // the path ended in a separator: its object must be a directory
+	slash   bool  // the path ended in a separator: its object must be a directory
 	missing bool  // a component before the last was missing, or no directory; name is that component
 	stop    error // why, when missing
 }

@@ -25,7 +25,7 @@ func (in *Interp) fsRefusal(op, p string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	for _, r := range []error{errMagic, errProcess, errOwn, errUnfinished} {
+	for _, r := range []error{errMagic, errProcess, errOwn, errUnfinished, errTooLong} {
 		if errors.Is(err, r) {
 			return Errorf(E302, "%s %s: %w", op, p, err)
 		}

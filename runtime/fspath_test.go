@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"go.starlark.net/starlark"
 
 	"github.com/sabline/sabline/budget"
 )
@@ -146,7 +149,7 @@ func TestPathRefusals(t *testing.T) {
 		{name: "a name longer than the system takes", grant: "fs:read:$G",
 			stmt: `v = fs.read("$G/` + strings.Repeat("n", 300) + `")`, wantCode: E314},
 		{name: "a path longer than the system takes", grant: "fs:read:$G",
-			stmt: `v = fs.read("$G/` + strings.Repeat("d/../", 900) + `real.txt")`, wantCode: E314},
+			stmt: `v = fs.read("$G/` + strings.Repeat("d/../", 900) + `real.txt")`, wantCode: E302, wantMsg: "more than the system takes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,4 +240,22 @@ func fileIs(path, want string) func(pathWorld) error {
 		}
 		return nil
 	}
+}
+
+// TestPathGrantMovedDuringRun: a granted directory moved aside during the
+// run and replaced by a link to outside is judged as the kernel now
+// resolves its path: the path leads outside, and is refused.
+func TestPathGrantMovedDuringRun(t *testing.T) {
+	w := newPathWorld(t)
+	in := NewInterp(Config{Budget: budget.MustParse(w.g, "fs:read:"+w.g), Cwd: w.root, Home: w.home, Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
+	if v, err := in.fsRead("fs.read", filepath.Join(w.g, "real.txt")); err != nil || v != starlark.String("real") {
+		t.Fatalf("before the move: %v, %v", v, err)
+	}
+	writeFile(t, filepath.Join(w.o, "real.txt"), "outside")
+	if err := os.Rename(w.g, w.g+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, w.o, w.g)
+	_, err := in.fsRead("fs.read", filepath.Join(w.g, "real.txt"))
+	wantError(t, err, E302, "", "add fs:read:"+filepath.Join(w.o, "real.txt"))
 }

@@ -35,10 +35,15 @@ import (
 // limit on a lookup.
 const maxLinks = 40
 
-// maxPath is the longest path, in bytes, the language takes: Linux's
-// PATH_MAX, terminating NUL included. The kernel refuses a longer one, so
-// the language must too.
+// maxPath is Linux's PATH_MAX, terminating NUL included: the longest
+// link target the walk reads.
 const maxPath = 4096
+
+// maxWalk is the longest program path, in bytes, the language walks. The
+// walk hands the kernel one component at a time, so a path longer than
+// PATH_MAX is walked as the kernel would walk it; this only bounds the
+// work one effect may ask for.
+const maxWalk = 32 << 10
 
 // errMagic refuses a link the language never follows: every link that
 // lives in /proc (/proc/self, /proc/N/fd/M, /proc/N/root, /proc/N/cwd,
@@ -57,9 +62,8 @@ var errOwn = errors.New("the run's own standard input, output or error, reached 
 // errUnfinished refuses a path whose walk ended before its last component.
 var errUnfinished = errors.New("the path cannot be followed to its end")
 
-// errTooLong refuses a path longer than the kernel takes: the language
-// judges no path the kernel could not walk.
-var errTooLong = fmt.Errorf("the path is %d bytes or longer, more than the system takes; it is not followed", maxPath)
+// errTooLong refuses a path longer than maxWalk.
+var errTooLong = fmt.Errorf("the path is longer than %d bytes, more than the language walks; it is not followed", maxWalk)
 
 // anchor is a directory opened when the run starts, to walk from.
 type anchor struct {
@@ -197,7 +201,7 @@ type walker struct {
 // walk starts a walk of the absolute path p and runs it to its last
 // component.
 func (t *fsTree) walk(p string) (*walker, error) {
-	if len(p) >= maxPath {
+	if len(p) > maxWalk {
 		return nil, errTooLong
 	}
 	if !filepath.IsAbs(p) {

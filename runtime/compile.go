@@ -5,15 +5,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
-
-	"github.com/sabline/sabline/budget"
 )
 
 // fileOptions is the dialect: Starlark with sets, while loops, top-level
@@ -46,41 +46,37 @@ func (c *Compiled) Digest() string { return c.Order[0].SHA256 }
 
 // Compile reads and compiles the program at path and, transitively, every
 // file it names in a load() statement. A load path is relative to the file
-// that loads it, and must lie beneath the program's own directory once
-// links are followed (E306 otherwise). The names the program may use are given by predeclared.
+// that loads it. Each loaded file is opened beneath the program's own
+// directory through an os.Root, which follows links only while they stay
+// beneath it, and read from the descriptor it opened: a load that leads
+// outside, by "..", an absolute path or a link, or that cannot be opened
+// at all (a name too long), is E306. The names the program may use are
+// given by predeclared.
 func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, Errorf(E316, "program %s: %w", path, err)
 	}
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, Errorf(E316, "program %s: %w", abs, errors.Unwrap(err))
+	}
 	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}}
 	// Loads are read before the run is confined and before any budget
 	// check, so they are held to the program's own directory tree: a load
 	// cannot read, or probe for, any other file on the machine.
-	root := resolvePath(filepath.Dir(abs))
-	var visit func(file, from string, at syntax.Position, stack []string) error
-	visit = func(file, from string, at syntax.Position, stack []string) error {
-		for _, s := range stack {
-			if s == file {
-				return &Error{Code: E306, Msg: "load cycle: " + strings.Join(append(stack, file), " -> "), Pos: at.String()}
-			}
-		}
-		if _, done := c.Files[file]; done {
-			return nil
-		}
-		src, err := os.ReadFile(file)
-		if err != nil {
-			if from == "" {
-				return Errorf(E316, "program %s: %w", file, errors.Unwrap(err))
-			}
-			e := Errorf(E306, "%s loads %s: %w", from, file, errors.Unwrap(err))
-			e.Pos = at.String()
-			return e
-		}
+	dir := filepath.Dir(abs)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, Errorf(E316, "program %s: its directory: %w", abs, err)
+	}
+	defer root.Close()
+	var visit func(file string, src []byte, stack []string) error
+	visit = func(file string, src []byte, stack []string) error {
 		f, prog, err := starlark.SourceProgramOptions(fileOptions, file, src, predeclared.Has)
 		if err != nil {
 			code := E304
-			if from != "" {
+			if len(stack) > 0 {
 				code = E306
 			}
 			return compileError(code, err)
@@ -88,32 +84,79 @@ func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 		sum := sha256.Sum256(src)
 		c.Files[file] = prog
 		c.Order = append(c.Order, FileDigest{Path: file, SHA256: hex.EncodeToString(sum[:])})
+		stack = append(stack, file)
 		for _, stmt := range f.Stmts {
 			load, ok := stmt.(*syntax.LoadStmt)
 			if !ok {
 				continue
 			}
-			target := load.ModuleName()
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(filepath.Dir(file), target)
+			target := loadTarget(file, load.ModuleName())
+			if slices.Contains(stack, target) {
+				return &Error{Code: E306, Msg: "load cycle: " + strings.Join(append(stack, target), " -> "), Pos: load.Load.String()}
 			}
-			target = filepath.Clean(target)
-			if resolved := resolvePath(target); !budget.Within(resolved, root) {
-				return &Error{Code: E306, Pos: load.Load.String(), Msg: fmt.Sprintf(
-					"load(%q): %s is outside %s, the program's own directory, which is all a program may load from",
-					load.ModuleName(), resolved, root)}
+			if _, done := c.Files[target]; done {
+				continue
 			}
-			if err := visit(target, file, load.Load, append(stack, file)); err != nil {
+			data, err := readBeneath(root, dir, target)
+			if err != nil {
+				return &Error{Code: E306, Pos: load.Load.String(), Err: err, Msg: fmt.Sprintf(
+					"%s loads %s: %v; a program may load only files beneath %s, its own directory", file, target, err, dir)}
+			}
+			if err := visit(target, data, stack); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if err := visit(abs, "", syntax.Position{}, nil); err != nil {
+	if err := visit(abs, src, nil); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
+
+// loadTarget is the name of the file a load in file names: the module as
+// written, joined to file's directory when relative. Nothing is cleaned:
+// the name is the key of the compiled file, and os.Root resolves it.
+func loadTarget(file, module string) string {
+	if filepath.IsAbs(module) {
+		return module
+	}
+	return filepath.Dir(file) + string(filepath.Separator) + module
+}
+
+// readBeneath reads the file target through root, the program's
+// directory dir, from the descriptor root opened. target must be written
+// beneath dir.
+func readBeneath(root *os.Root, dir, target string) ([]byte, error) {
+	rel, ok := strings.CutPrefix(target, dir+string(filepath.Separator))
+	if !ok {
+		return nil, fmt.Errorf("%s is outside", target)
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent" {
+			return nil, fmt.Errorf("%s leads outside, by .. or a link", target)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", target)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSource+1))
+	if err == nil && len(data) > maxSource {
+		err = fmt.Errorf("%s is larger than %d bytes", target, maxSource)
+	}
+	return data, err
+}
+
+// maxSource is the largest source file a load reads.
+const maxSource = 16 << 20
 
 // compileError turns a scanner or resolver error into an *Error with the
 // first problem's position.

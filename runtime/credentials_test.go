@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"flag"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,7 +29,7 @@ func TestCredentialRoot(t *testing.T) {
 		{name: "the home itself", path: "/h/me", home: "/h/me"},
 		{name: "a .ssh deeper than the home", path: "/h/me/src/.ssh/id_x", home: "/h/me"},
 		{name: "root's home with no home given", path: "/root/.gnupg/pubring.kbx", home: "", wantRoot: "/root/.gnupg"},
-		{name: "another user under /home", path: "/home/bob/.kube/config", home: "/h/me", wantRoot: "/home/bob/.kube/config"},
+		{name: "another user under /home", path: "/home/bob/.kube/config", home: "/h/me", wantRoot: "/home/bob/.kube"},
 		{name: "another user under /Users", path: "/Users/ana/.netrc", home: "", wantRoot: "/Users/ana/.netrc"},
 		{name: "/home itself", path: "/home", home: ""},
 		{name: "a .ssh outside any home", path: "/srv/.ssh/id_x", home: "/h/me"},
@@ -40,8 +42,11 @@ func TestCredentialRoot(t *testing.T) {
 			}
 		})
 	}
-	for _, n := range credentialNames {
-		p := filepath.Join("/h/me", filepath.FromSlash(n))
+	for _, l := range credentialLocations {
+		if strings.HasPrefix(l.Path, "/") || strings.Contains(l.Path, "*") {
+			continue
+		}
+		p := filepath.Join("/h/me", filepath.FromSlash(l.Path))
 		if root, ok := credentialRoot(filepath.Join(p, "x"), "/h/me"); !ok || root != p {
 			t.Errorf("a path under %s: root %q, %v", p, root, ok)
 		}
@@ -109,5 +114,34 @@ func TestCredentials(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+var updateCredentials = flag.Bool("update-credentials", false, "rewrite the table of credential locations in docs/language.md from the code")
+
+// TestCredentialsTable checks that the table of credential locations in
+// docs/language.md is the one CredentialsMarkdown renders from the list
+// the runtime checks.
+func TestCredentialsTable(t *testing.T) {
+	const begin, end = "<!-- credentials: generated from runtime.credentialLocations; go test ./runtime checks it -->\n", "<!-- end credentials -->"
+	path := filepath.Join("..", "docs", "language.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rest, ok1 := strings.Cut(string(doc), begin)
+	table, after, ok2 := strings.Cut(rest, end)
+	if !ok1 || !ok2 {
+		t.Fatalf("%s has no generated table of credential locations", path)
+	}
+	want := string(CredentialsMarkdown())
+	if *updateCredentials {
+		if err := os.WriteFile(path, []byte(before+begin+want+end+after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if table != want {
+		t.Errorf("the table in %s differs from the code; run go test ./runtime -run TestCredentialsTable -update-credentials\ngot:\n%s\nwant:\n%s", path, table, want)
 	}
 }

@@ -34,7 +34,7 @@ import (
 //	nativefmt               not in the table: writes a file through its own call
 func init() {
 	RegisterModule("math", func() starlark.Value { return math.Module })
-	RegisterModule("json", func() starlark.Value { return json.Module })
+	RegisterModule("json", jsonModule)
 	RegisterModule("hashlib", hashlibModule)
 	RegisterModule("pathlib", pathlibModule)
 	RegisterModule("socket", socketModule)
@@ -53,6 +53,58 @@ func oneString(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple
 	var s string
 	err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &s)
 	return s, err
+}
+
+// maxJSONDepth is how deep json.decode lets a document nest: deeper
+// arrays and objects are refused before anything is decoded.
+const maxJSONDepth = 64
+
+// jsonModule is Starlark's json module with json.decode bounded in depth.
+func jsonModule() starlark.Value {
+	m := &starlarkstruct.Module{Name: json.Module.Name, Members: starlark.StringDict{}}
+	for k, v := range json.Module.Members {
+		m.Members[k] = v
+	}
+	decode := json.Module.Members["decode"].(*starlark.Builtin)
+	m.Members["decode"] = starlark.NewBuiltin("json.decode", func(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if len(args) > 0 {
+			if s, ok := args[0].(starlark.String); ok {
+				if err := jsonDepth(string(s), maxJSONDepth); err != nil {
+					return nil, Errorf(E305, "json.decode: %w", err)
+				}
+			}
+		}
+		return decode.CallInternal(t, args, kwargs)
+	})
+	return m
+}
+
+// jsonDepth returns an error when the JSON text s nests arrays and
+// objects deeper than max. Brackets inside strings do not count; s need
+// not be valid JSON (the decoder says what else is wrong with it).
+func jsonDepth(s string, max int) error {
+	depth, inString, escaped := 0, false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > max {
+				return fmt.Errorf("the document nests deeper than %d at byte %d", max, i)
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return nil
 }
 
 func hashlibModule() starlark.Value {

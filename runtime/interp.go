@@ -22,6 +22,7 @@ import (
 // stable code. An Interp runs one program once.
 type Interp struct {
 	meter    *budget.Meter
+	fs       *fsTree // the anchors file effects walk from
 	cwd      string
 	home     string   // resolved
 	guarded  []string // locations only a grant within them reaches, beside credentials
@@ -38,7 +39,7 @@ type Config struct {
 	Budget   budget.Budget
 	Cwd      string    // absolute; relative paths in the program are taken against it
 	Home     string    // the user's home directory, for credential locations
-	Guarded  []string  // more locations a broad grant never reaches (the receipts directory)
+	Guarded  []string  // more locations a broad grant never reaches (the receipts directory); the operator's SABLINE_CREDENTIALS are added
 	Args     []string  // the program's own arguments, after --
 	Stdin    io.Reader // tool answers and io.read_line read from here
 	Stdout   io.Writer // io.print and tool lines go here
@@ -46,24 +47,31 @@ type Config struct {
 	Registry *Registry // host modules; nil means DefaultRegistry
 }
 
-// NewInterp returns an Interp for one run. Granted directories are resolved
-// here, once, so that a directory swapped for a link later does not carry
-// its grant elsewhere.
+// NewInterp returns an Interp for one run. Granted directories are
+// resolved here, once, by walking them as any effect is, so that a
+// directory swapped for a link later does not carry its grant elsewhere;
+// each is also opened, as an anchor file effects walk from.
 func NewInterp(c Config) *Interp {
 	reg := c.Registry
 	if reg == nil {
 		reg = DefaultRegistry
 	}
-	guarded := make([]string, len(c.Guarded))
-	for i, g := range c.Guarded {
-		guarded[i] = resolvePath(g)
+	dirs := []string{c.Cwd}
+	for _, it := range c.Budget.Of(budget.FS) {
+		dirs = append(dirs, it.Path)
+	}
+	tree := newFSTree(dirs, os.Stdin, os.Stdout, os.Stderr)
+	guarded := make([]string, 0, len(c.Guarded)+len(operatorCredentials()))
+	for _, g := range append(append([]string(nil), c.Guarded...), operatorCredentials()...) {
+		guarded = append(guarded, tree.canonical(g))
 	}
 	home := c.Home
 	if home != "" {
-		home = resolvePath(filepath.Clean(home))
+		home = tree.canonical(home)
 	}
 	return &Interp{
-		meter:    budget.NewMeter(c.Budget, resolvePath),
+		meter:    budget.NewMeter(c.Budget, tree.canonical),
+		fs:       tree,
 		cwd:      c.Cwd,
 		home:     home,
 		guarded:  guarded,
@@ -110,11 +118,7 @@ func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) error {
 	thread := &starlark.Thread{Name: "main"}
 	load = func(t *starlark.Thread, module string) (starlark.StringDict, error) {
 		from := t.CallFrame(0).Pos.Filename()
-		target := module
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(from), target)
-		}
-		target = filepath.Clean(target)
+		target := loadTarget(from, module)
 		if g, ok := cache[target]; ok {
 			return g, nil
 		}
@@ -182,27 +186,44 @@ func (in *Interp) runError(err error) error {
 	return &Error{Code: E305, Msg: msg, Pos: pos, Stack: stack, Err: err}
 }
 
-// check asks the budget for an effect. The knock-out build lets everything
-// through; see knockout_on.go.
+// check asks the budget for an effect and charges the grant that covers
+// it. The knock-out build lets everything through; see knockout_on.go.
 func (in *Interp) check(e budget.Effect) error {
+	i, err := in.find(e)
+	if err == nil {
+		in.charge(i)
+	}
+	return err
+}
+
+// find returns the grant that would be charged for e, without charging
+// it (-1 in the knock-out build), or the refusal: E302, E303, or E318
+// for a credential location or the receipts under a broader grant.
+func (in *Interp) find(e budget.Effect) (int, error) {
 	if Knockout {
-		return nil
+		return -1, nil
 	}
 	i, err := in.meter.Find(e)
 	switch {
 	case errors.Is(err, budget.ErrUsedUp):
-		return &Error{Code: E303, Msg: err.Error(), Err: err}
+		return -1, &Error{Code: E303, Msg: err.Error(), Err: err}
 	case err != nil:
-		return &Error{Code: E302, Msg: err.Error(), Err: err}
+		return -1, &Error{Code: E302, Msg: err.Error(), Err: err}
 	}
 	if e.Kind == budget.FS {
 		if root, ok := credentialRoot(e.Path, in.home, in.guarded...); ok && !withinFold(in.meter.Matched(i).Path, root) {
-			return Errorf(E318, "%s is in %s, a credential location or Sabline's receipts; the grant %s is broader than it, and a broad grant never reaches it",
+			return -1, Errorf(E318, "%s is in %s, a credential location or Sabline's receipts; the grant %s is broader than it, and a broad grant never reaches it",
 				e.Path, root, in.meter.Budget().Items[i])
 		}
 	}
-	in.meter.Charge(i)
-	return nil
+	return i, nil
+}
+
+// charge counts a use of grant i, as find returned it.
+func (in *Interp) charge(i int) {
+	if i >= 0 {
+		in.meter.Charge(i)
+	}
 }
 
 // osError classifies an error the operating system returned for an effect
@@ -260,57 +281,12 @@ func errnoName(err error) string {
 	return err.Error()
 }
 
-// maxLinks is how many links resolvePath follows before it gives up, as
-// the kernel's own limit on a path lookup.
-const maxLinks = 40
-
-// resolvePath returns the absolute, cleaned path p with every link in it
-// followed, the last component's too, even when the link's target does not
-// exist yet: a write through a dangling link inside a grant is checked
-// against where it would land. The components from the first one that does
-// not exist are kept as written.
-func resolvePath(p string) string {
-	vol := filepath.VolumeName(p)
-	sep := string(filepath.Separator)
-	todo := strings.Split(strings.TrimPrefix(p[len(vol):], sep), sep)
-	cur := vol + sep
-	for links := 0; len(todo) > 0; {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, c)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			return filepath.Join(append([]string{next}, todo...)...)
-		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		target, err := os.Readlink(next)
-		if links++; err != nil || links > maxLinks {
-			return filepath.Join(append([]string{next}, todo...)...)
-		}
-		if filepath.IsAbs(target) {
-			tvol := filepath.VolumeName(target)
-			cur = tvol + sep
-			target = target[len(tvol):]
-		}
-		todo = append(strings.Split(strings.TrimPrefix(target, sep), sep), todo...)
-	}
-	return cur
-}
-
-// abs makes a program's path absolute against the run's directory.
+// abs makes a program's path absolute against the run's directory. It
+// cleans nothing: ".." and links are the walk's to take, as the kernel
+// takes them.
 func (in *Interp) abs(p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(in.cwd, p)
+	if filepath.IsAbs(p) || filepath.VolumeName(p) != "" {
+		return p
 	}
-	return filepath.Clean(p)
+	return in.cwd + string(filepath.Separator) + p
 }

@@ -257,7 +257,7 @@ func TestEffects(t *testing.T) {
 			near: "fs:read:$DIR", grant: "fs:write:$DIR", wantNeed: "add fs:write:$DIR/in.txt",
 			after: wantNoFile("in.txt")},
 		{name: "fs.mkdir", stmt: `fs.mkdir("$DIR/new/deep")`,
-			near: "fs:read", grant: "fs:write:$DIR", wantNeed: "add fs:write:$DIR/new/deep",
+			near: "fs:read", grant: "fs:write:$DIR", wantNeed: "add fs:write:$DIR/new",
 			after: wantDir("new/deep")},
 		{name: "fs grant of any direction", stmt: `fs.write("$DIR/out.txt", "new")`,
 			near: "fs:read", grant: "fs", wantNeed: "add fs:write:$DIR/out.txt",

@@ -3,7 +3,6 @@ package runtime
 import (
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -110,30 +109,15 @@ func (in *Interp) ioModule() *starlarkstruct.Module {
 	})
 }
 
-// fsOp checks a file effect on the program's path and returns the path to
-// operate on: absolute, with links resolved as the check saw them.
-func (in *Interp) fsOp(access budget.Access, p string) (string, error) {
-	path := resolvePath(in.abs(p))
-	return path, in.check(budget.Effect{Kind: budget.FS, Access: access, Path: path})
-}
-
 func (in *Interp) fsModule() *starlarkstruct.Module {
 	type fn = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
-	onePath := func(access budget.Access, do func(path string) (starlark.Value, error)) fn {
+	onePath := func(do func(op, path string) (starlark.Value, error)) fn {
 		return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var p string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &p); err != nil {
 				return nil, err
 			}
-			path, err := in.fsOp(access, p)
-			if err != nil {
-				return nil, err
-			}
-			v, err := do(path)
-			if err != nil {
-				return nil, in.osError(E314, b.Name()+" "+path, err)
-			}
-			return v, nil
+			return do(b.Name(), p)
 		}
 	}
 	writeWith := func(flag int) fn {
@@ -147,44 +131,15 @@ func (in *Interp) fsModule() *starlarkstruct.Module {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			path, err := in.fsOp(budget.Write, p)
-			if err != nil {
-				return nil, err
-			}
-			f, err := os.OpenFile(path, flag|os.O_WRONLY|os.O_CREATE, 0o644)
-			if err == nil {
-				_, err = f.WriteString(s)
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-			}
-			if err != nil {
-				return nil, in.osError(E314, b.Name()+" "+path, err)
-			}
-			return starlark.None, nil
+			return in.fsWrite(b.Name(), p, s, flag)
 		}
 	}
 	return module("fs", map[string]fn{
-		"read": onePath(budget.Read, func(path string) (starlark.Value, error) {
-			data, err := os.ReadFile(path)
-			return starlark.String(data), err
-		}),
-		"list": onePath(budget.Read, func(path string) (starlark.Value, error) {
-			return sortedNames(path)
-		}),
-		"exists": onePath(budget.Read, func(path string) (starlark.Value, error) {
-			_, err := os.Lstat(path)
-			if errors.Is(err, os.ErrNotExist) {
-				return starlark.False, nil
-			}
-			return starlark.Bool(err == nil), err
-		}),
-		"remove": onePath(budget.Write, func(path string) (starlark.Value, error) {
-			return starlark.None, os.Remove(path)
-		}),
-		"mkdir": onePath(budget.Write, func(path string) (starlark.Value, error) {
-			return starlark.None, os.MkdirAll(path, 0o755)
-		}),
+		"read":   onePath(in.fsRead),
+		"list":   onePath(in.fsList),
+		"exists": onePath(in.fsExists),
+		"remove": onePath(in.fsRemove),
+		"mkdir":  onePath(in.fsMkdir),
 		"write":  writeWith(os.O_TRUNC),
 		"append": writeWith(os.O_APPEND),
 	})
@@ -275,12 +230,12 @@ func (in *Interp) toolModule() *starlarkstruct.Module {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "args?", &targs); err != nil {
 				return nil, err
 			}
-			goArgs, err := toGo(targs)
-			if err != nil {
-				return nil, fmt.Errorf("%s: args: %w", b.Name(), err)
-			}
 			if err := in.check(budget.Effect{Kind: budget.Tool}); err != nil {
 				return nil, err
+			}
+			goArgs, err := toGo(targs)
+			if err != nil {
+				return nil, Errorf(E305, "%s: args: %w", b.Name(), err)
 			}
 			line, err := json.Marshal(map[string]any{"tool": name, "args": goArgs})
 			if err != nil {
@@ -338,9 +293,35 @@ func sortedNames(dir string) (*starlark.List, error) {
 	return starlark.NewList(out), nil
 }
 
+// Limits on a Go value made from a program's value: how deep it nests,
+// and how many values and string bytes it holds in all. A list that
+// contains itself is too deep, not an endless walk.
+const (
+	maxGoDepth  = 64
+	maxGoValues = 1 << 20
+	maxGoBytes  = 64 << 20
+)
+
 // toGo converts a Starlark value made of None, bools, numbers, strings,
-// lists, tuples and string-keyed dicts to plain Go values for JSON.
+// lists, tuples and string-keyed dicts to plain Go values for JSON,
+// within the limits above.
 func toGo(v starlark.Value) (any, error) {
+	c := &goConv{}
+	return c.conv(v, 0)
+}
+
+// goConv counts what one conversion has made.
+type goConv struct {
+	values, bytes int
+}
+
+func (c *goConv) conv(v starlark.Value, depth int) (any, error) {
+	if depth > maxGoDepth {
+		return nil, fmt.Errorf("the value nests deeper than %d (a list or dict that contains itself?)", maxGoDepth)
+	}
+	if c.values++; c.values > maxGoValues {
+		return nil, fmt.Errorf("the value holds more than %d values", maxGoValues)
+	}
 	switch v := v.(type) {
 	case starlark.NoneType:
 		return nil, nil
@@ -349,27 +330,30 @@ func toGo(v starlark.Value) (any, error) {
 	case starlark.Int:
 		i, ok := v.Int64()
 		if !ok {
-			return nil, fmt.Errorf("integer %s is too large", v)
+			return nil, fmt.Errorf("an integer is too large for 64 bits")
 		}
 		return i, nil
 	case starlark.Float:
 		return float64(v), nil
 	case starlark.String:
-		return string(v), nil
+		return string(v), c.size(len(v))
 	case starlark.Bytes:
-		return string(v), nil
+		return string(v), c.size(len(v))
 	case *starlark.List:
-		return seqToGo(v)
+		return c.seq(v, depth)
 	case starlark.Tuple:
-		return seqToGo(v)
+		return c.seq(v, depth)
 	case *starlark.Dict:
-		out := map[string]any{}
+		out := make(map[string]any, v.Len())
 		for _, kv := range v.Items() {
 			k, ok := kv[0].(starlark.String)
 			if !ok {
 				return nil, fmt.Errorf("dict keys must be strings, got %s", kv[0].Type())
 			}
-			x, err := toGo(kv[1])
+			if err := c.size(len(k)); err != nil {
+				return nil, err
+			}
+			x, err := c.conv(kv[1], depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -380,10 +364,20 @@ func toGo(v starlark.Value) (any, error) {
 	return nil, fmt.Errorf("cannot pass a %s", v.Type())
 }
 
-func seqToGo(s starlark.Indexable) (any, error) {
+func (c *goConv) size(n int) error {
+	if c.bytes += n; c.bytes > maxGoBytes {
+		return fmt.Errorf("the value holds more than %d bytes of strings", maxGoBytes)
+	}
+	return nil
+}
+
+func (c *goConv) seq(s starlark.Indexable, depth int) (any, error) {
+	if s.Len() > maxGoValues {
+		return nil, fmt.Errorf("the value holds more than %d values", maxGoValues)
+	}
 	out := make([]any, s.Len())
 	for i := range out {
-		x, err := toGo(s.Index(i))
+		x, err := c.conv(s.Index(i), depth+1)
 		if err != nil {
 			return nil, err
 		}

@@ -102,7 +102,9 @@ func Supervise(r Run) *Receipt {
 		}
 		return rec
 	}
-	guarded := r.Guarded
+	// The operator's own credential locations travel in the request: the
+	// worker's environment does not carry the operator's variables.
+	guarded := append(append([]string(nil), r.Guarded...), operatorCredentials()...)
 	if r.Receipts != "" {
 		made, err := reserveReceipt(rec, r.Receipts)
 		if err != nil {
@@ -111,7 +113,7 @@ func Supervise(r Run) *Receipt {
 			rec.storeErr = err
 			return rec
 		}
-		guarded = append(append([]string(nil), guarded...), made...)
+		guarded = append(guarded, made...)
 	}
 	sweepTempDirs(os.TempDir(), time.Now())
 	tmp, unlock, err := makeTempDir(os.TempDir())

@@ -176,6 +176,9 @@ var rules = []rule{
 	{name: "eventfd2", group: groupDescriptors, by: byRuntime, why: "the poller's wake-up descriptor"},
 	{name: "pipe2", group: groupDescriptors, by: byFault, why: "os/exec's status pipe, before its clone is refused"},
 	{name: "getdents64", group: groupDescriptors, by: byLanguage, why: "fs.list reads an open directory"},
+	{name: "fstatfs", group: groupDescriptors, by: byLanguage, why: "the path walk asks which file system a directory it opened lies on, to refuse a link in /proc"},
+	{name: "ftruncate", group: groupDescriptors, by: byLanguage,
+		why: "fs.write empties the file it opened and judged; Landlock's truncate right holds a file opened in the run"},
 
 	// Files by path. Landlock holds each of these beneath the grants:
 	// reads, writes, making and removing files and directories, links

@@ -92,7 +92,7 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 		held.Problems = append(held.Problems, problem)
 	}
 	if o.MaxMemoryMB > 0 {
-		if err := limitAddressSpace(o.MaxMemoryMB, s.refuse == layerMemory); err != nil {
+		if err := setAddressSpace(o.MaxMemoryMB, s.refuse == layerMemory); err != nil {
 			fail(err, "the memory limit could not be set: "+err.Error())
 		}
 	}
@@ -246,9 +246,12 @@ const addressSpaceSlack = 256 << 20
 
 // limitAddressSpace sets RLIMIT_AS to what the process maps now, plus twice
 // the limit, plus addressSpaceSlack: a backstop the kernel holds under the worker's own watch of
-// its heap, which ends the run at the limit itself. With refuse, the soft
-// limit asked for is above the hard one, which the kernel refuses (EINVAL).
-func limitAddressSpace(mb int, refuse bool) error {
+// its heap, which ends the run at the limit itself.
+func limitAddressSpace(mb int) error { return setAddressSpace(mb, false) }
+
+// setAddressSpace is limitAddressSpace; with refuse, the soft limit asked
+// for is above the hard one, which the kernel refuses (EINVAL).
+func setAddressSpace(mb int, refuse bool) error {
 	var size, resident uint64
 	data, err := os.ReadFile("/proc/self/statm")
 	if err != nil {

@@ -136,7 +136,7 @@ var _ = Describe("cells no fault-injection operation tests", func() {
 			in := filepath.Join(s.grant, "in.txt")
 			Expect(os.WriteFile(in, []byte("counted"), 0o644)).To(Succeed())
 			prog := s.file("prog.vel", program+"\n")
-			want := strings.ReplaceAll(wantStdout, "$HOME", s.home)
+			want := strings.ReplaceAll(wantStdout, "$PATH", os.Getenv("PATH"))
 			allow = strings.ReplaceAll(allow, confine.PlaceholderGrant, s.grant)
 			c := call{args: []string{"--allow", allow, prog, "--", in}}
 
@@ -167,8 +167,9 @@ var _ = Describe("cells no fault-injection operation tests", func() {
 			"io,fs:read:$GRANT@1", "print(fs.read(ARGS[0]))\nprint(fs.read(ARGS[0]))", "", "counted\ncounted\n", runtime.E303),
 		Entry("io: print without io", cellLabel("io"), "io",
 			"clock", `print("reached")`, "", "reached\n", runtime.E302),
+		// PATH is among what the worker gets with env or without.
 		Entry("env: env.get without env", cellLabel("env"), "env",
-			"io", `print(env.get("HOME"))`, "", "$HOME\n", runtime.E302),
+			"io", `print(env.get("PATH"))`, "", "$PATH\n", runtime.E302),
 		Entry("clock, rand, declassify without them", cellLabel("clock-rand-declassify"), "clock-rand-declassify",
 			"io", `print(clock.now() > 0, rand.int(6) in range(6), declassify("d"))`, "", "True True d\n", runtime.E302),
 		Entry("tool: tool.call without tool", cellLabel("tool"), "tool",
@@ -288,6 +289,19 @@ if b.errno == "":
 		Entry("os widens to nothing enforced", "os"),
 		Entry("plain ffi widens to nothing enforced", ""),
 	)
+
+	It("env: the fault-injection hook's variable never reaches the program, while the rest of the environment does", cellLabel("env"), func() {
+		s := newScratch()
+		made := filepath.Join(s.grant, "made")
+		prog := s.file("env.vel", `o = ffi.module("os")
+for k in ["`+runtime.FaultEnv+`", "HOME"]:
+    print(k, env.get(k), "[%s]" % o.getenv(k))
+`)
+		r := s.runWith(call{args: []string{"--allow", "io,env,ffi:os,fs:write:" + s.grant, prog}, fault: confine.OpWrite + "=" + made})
+		Expect(r.exit).To(Equal(0), "%s", r)
+		Expect(exists(made)).To(BeTrue(), "the hook did not run: %s", r)
+		Expect(r.stdout).To(Equal(runtime.FaultEnv+" None []\nHOME "+s.home+" ["+s.home+"]\n"), "%s", r)
+	})
 
 	It("limits: the worker's address space is limited when the policy is applied, and not under --no-confine", cellLabel("limits"), func() {
 		if goruntime.GOOS != "linux" {

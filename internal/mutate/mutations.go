@@ -1,0 +1,138 @@
+package main
+
+// Mutation is one change to the security code, made alone in a scratch
+// copy of the module: Old, which must occur exactly once in File, becomes
+// New, and the tests of Packages run. The mutation is caught when a test
+// that is not a golden comparison fails.
+type Mutation struct {
+	Name string // short, unique: the -run value of this command
+	File string // relative to the module root, with forward slashes
+	Old  string // the text replaced, exactly once in File
+	New  string // what replaces it
+	Tags string // build tags for go test (sabline_knockout)
+	Run  string // go test -run; "" for every test of Packages
+	// Focus is -ginkgo.focus for a ginkgo suite among Packages, so that
+	// only the specs meant to catch the mutation run; "" for all.
+	Focus    string
+	CaughtBy string // the test or spec meant to catch it, for -list and the README
+	KeepLog  string // a file to write go test's output to; "" for none
+	Packages []string
+	Env      []string // more of go test's environment, KEY=VALUE
+}
+
+// goldenTests are the tests that compare output with a committed file.
+// Their failure alone does not catch a mutation: a golden is regenerated
+// whenever a change is meant, so a test of what the code does must fail
+// too. A name matches a failing test and its subtests.
+var goldenTests = []string{
+	"TestSeccompGolden",       // confine/seccomp: the filter's listing per arch and policy
+	"TestLandlockPlanGolden",  // confine: the Landlock rulesets
+	"TestDarwinProfileGolden", // confine: the sandbox profiles
+	"TestWindowsPlanGolden",   // confine: the Windows plans
+	"TestEnforcesDoc",         // confine: docs/os-enforces.md against the table
+	"TestErrorsMarkdown",      // runtime: docs/errors.md against the codes
+	"TestAuditGolden",         // runtime: testdata/audit/*.json
+}
+
+// The packages the mutations run.
+var (
+	confinePkg = []string{"./confine/"}
+	runtimePkg = []string{"./runtime/"}
+	checksPkg  = []string{"./checks/confine/"}
+)
+
+// mutations is the list, in the order the issue of the security audit
+// names them, then the filter's own checks.
+var mutations = []Mutation{
+	{
+		Name: "apply-landlock-held-on-failure", File: "confine/apply_linux.go",
+		Old: `	applied, err := ApplyLandlock(plan)
+	if err != nil {
+		return fmt.Errorf("Landlock refused the ruleset: %w", err)
+	}`,
+		New: `	applied, err := ApplyLandlock(plan)
+	if err != nil {
+		applied.ABI = abi
+	}`,
+		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/Landlock_refused",
+	},
+	{
+		Name: "apply-seccomp-held-on-failure", File: "confine/apply_linux.go",
+		Old:      `held.SeccompFailure = err.Error()`,
+		New:      `held.Seccomp = true`,
+		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/seccomp_refused",
+	},
+	{
+		Name: "apply-capabilities-held-on-failure", File: "confine/apply_linux.go",
+		Old:      `held.CapabilitiesFailure = err.Error()`,
+		New:      `held.CapabilitiesDropped = true`,
+		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/capability_drop_refused",
+	},
+	{
+		Name: "apply-memory-limit-failure-unsaid", File: "confine/apply_linux.go",
+		Old:      `fail(err, "the memory limit could not be set: "+err.Error())`,
+		New:      `_ = err`,
+		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/memory_limit_refused",
+	},
+	{
+		Name: "layers-only-ignored", File: "confine/layers_knockout.go",
+		Old: `		return v, nil`, New: `		return "", nil`, Tags: "sabline_knockout",
+		Packages: confinePkg, Run: "^TestLayersOnly$", CaughtBy: "TestLayersOnly (knock-out build)",
+	},
+	{
+		Name: "fault-env-in-worker", File: "runtime/supervisor.go",
+		Old: `if !strings.HasPrefix(kv, FaultEnv+"=") {`, New: `if kv != "" {`,
+		Packages: checksPkg, Focus: "fault-injection hook's variable never reaches",
+		CaughtBy: "spec: env: the fault-injection hook's variable never reaches the program",
+	},
+	{
+		Name: "rlimit-as-never-set", File: "confine/apply_linux.go",
+		Old:      `unix.Setrlimit(unix.RLIMIT_AS, &rl)`,
+		New:      `unix.Getrlimit(unix.RLIMIT_AS, &rl)`,
+		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/every_layer (Max address space seen in /proc)",
+	},
+	{
+		Name: "rlimit-as-never-set-worker", File: "confine/apply_linux.go",
+		Old:      `unix.Setrlimit(unix.RLIMIT_AS, &rl)`,
+		New:      `unix.Getrlimit(unix.RLIMIT_AS, &rl)`,
+		Packages: checksPkg, Focus: "limits: the worker's address space",
+		CaughtBy: "spec: limits: the worker's address space is limited when the policy is applied",
+	},
+	{
+		Name: "system-homes-not-resolved", File: "runtime/credentials.go",
+		Old: `	return []string{"/root", resolvePath("/root")},
+		[]string{"/home", "/Users", resolvePath("/home"), resolvePath("/Users")}`,
+		New: `	return []string{"/root"},
+		[]string{"/home", "/Users"}`,
+		Packages: runtimePkg, Run: "^TestCredentialRootThroughLinks$", CaughtBy: "TestCredentialRootThroughLinks",
+	},
+	{
+		Name: "resolver-reads-all-etc", File: "confine/apply_linux.go",
+		Old:      `linuxResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"}`,
+		New:      `linuxResolver = []string{"/etc"}`,
+		Packages: checksPkg, Focus: "a net grant adds the resolver",
+		CaughtBy: "spec: no-fs: a net grant adds the resolver's files to the reads, and nothing beside them",
+	},
+	{
+		Name: "credential-cell-yes", File: "confine/enforces.go",
+		Old:      `Linux:   Cell{HoldsNo, "not held: Landlock allows a whole hierarchy`,
+		New:      `Linux:   Cell{HoldsYes, "not held: Landlock allows a whole hierarchy`,
+		Packages: checksPkg, Focus: "credential",
+		CaughtBy: "spec: credential: a credential location under a broad grant is as the cell says",
+	},
+	{
+		Name: "deny-list-cell-partly", File: "confine/enforces.go",
+		Old:      `Linux: Cell{HoldsYes, "seccomp: a system call made through another architecture's entry`,
+		New:      `Linux: Cell{HoldsPartly, "seccomp: a system call made through another architecture's entry`,
+		Packages: checksPkg, Focus: "deny-list signal on linux",
+		CaughtBy: "spec: ENFORCES, proved in both directions: deny-list signal on linux",
+	},
+	{
+		Name: "eperm-credited-to-seccomp-alone", File: "runtime/errno.go",
+		Old: `		case l == confine.LayerCapabilities:
+			if errno == syscall.EPERM {`,
+		New: `		case l == confine.LayerCapabilities:
+			if false {`,
+		Packages: runtimePkg, Run: "^TestRefusedBy$", CaughtBy: "TestRefusedBy",
+	},
+}

@@ -190,9 +190,16 @@ func TestApplyLayers(t *testing.T) {
 
 			// What the kernel holds, seen from outside the child.
 			pid := cmd.Process.Pid
-			status := procField(t, pid, "status", "Seccomp:")
-			if got := status == "2"; got != tt.wantSeccomp {
-				t.Errorf("/proc/%d/status Seccomp: %s, want a filter: %v", pid, status, tt.wantSeccomp)
+			// Every thread: the filter reaches the others through TSYNC.
+			tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
+			if err != nil || len(tasks) < 2 {
+				t.Fatalf("the child's threads: %q, %v", tasks, err)
+			}
+			for _, task := range tasks {
+				status := procField(t, pid, "task/"+filepath.Base(task)+"/status", "Seccomp:")
+				if got := status == "2"; got != tt.wantSeccomp {
+					t.Errorf("%s/status Seccomp: %s, want a filter: %v", task, status, tt.wantSeccomp)
+				}
 			}
 			wantCaps := startCaps
 			if tt.wantCapsDrop {

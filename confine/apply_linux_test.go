@@ -92,7 +92,7 @@ func TestApplyLayers(t *testing.T) {
 		{name: "seccomp refused", refuse: layerSeccompOnly, wantLevel: Partial,
 			wantLayers: []string{landlock, LayerCapabilities},
 			wantReason: []string{`seccomp was not installed \(confine: install seccomp filter: seccomp\(SECCOMP_SET_MODE_FILTER, TSYNC\): invalid argument\): ` +
-				`forking a process .* and the rest of the system-call deny-list are not held`},
+				`forking a process \(Landlock refuses executing a file\), .* are not held`},
 			wantErr:      `invalid argument`,
 			wantCapsDrop: true, wantWriteHeld: true},
 		{name: "capability drop refused", refuse: layerCapabilitiesOnly, wantLevel: Full,

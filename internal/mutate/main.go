@@ -113,7 +113,7 @@ func run(ms []Mutation, timeout time.Duration) int {
 	fmt.Fprintln(w, "mutation\tresult\tcaught by (failing tests that are not golden comparisons)")
 	failed := 0
 	for _, v := range vs {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", v.name, v.result, strings.Join(v.failed, ", "))
+		fmt.Fprintf(w, "%s\t%s\t%s\n", v.name, v.result, strings.Join(leaves(v.failed, 3), "; "))
 		if v.result != "caught" {
 			failed++
 		}
@@ -245,6 +245,29 @@ func failedTests(out []byte) []string {
 	slices.Sort(names)
 	return slices.Compact(names)
 }
+
+// leaves keeps, of failing test names, the most precise: a test whose
+// subtests are named is dropped for them, and a test function with no
+// subtest for the ginkgo specs named (the suite's runner); a spec loses
+// its labels. It names at most max, then how many more there are.
+func leaves(names []string, max int) []string {
+	var out []string
+	for _, n := range names {
+		precise := slices.ContainsFunc(names, func(o string) bool {
+			return strings.HasPrefix(o, n+"/") ||
+				!strings.HasPrefix(n, "spec: ") && !strings.Contains(n, "/") && strings.HasPrefix(o, "spec: ")
+		})
+		if !precise {
+			out = append(out, labels.ReplaceAllString(n, ""))
+		}
+	}
+	if len(out) > max {
+		out = append(out[:max], fmt.Sprintf("and %d more", len(out)-max))
+	}
+	return out
+}
+
+var labels = regexp.MustCompile(`\s*\[[^\]]*\]$`)
 
 func buildFailed(out []byte) bool { return buildLine.Match(out) }
 

@@ -3,6 +3,7 @@ package confinecheck
 import (
 	"fmt"
 	"os"
+	"regexp"
 	goruntime "runtime"
 	"strings"
 
@@ -217,3 +218,32 @@ var _ = DescribeTable("ENFORCES, each Linux layer alone (knock-out build with "+
 	},
 	layerAloneEntries(),
 )
+
+var _ = Describe(confine.LayersOnlyEnv, func() {
+	DescribeTable("leaves every layer on where it is not a knock-out build's switch of one layer",
+		func(knockedOut bool, value string, wantReason string) {
+			if goruntime.GOOS != "linux" {
+				Skip("the switch names Linux layers")
+			}
+			if !confined() {
+				Skip(noConfinement())
+			}
+			s := newScratch()
+			c := call{args: []string{"--allow", "io", s.file("prog.vel", hello)}, env: []string{confine.LayersOnlyEnv + "=" + value}}
+			if knockedOut {
+				c.bin = knockout()
+			}
+			r := s.runWith(c)
+			Expect(r.exit).To(Equal(0), "%s", r)
+			p := s.receipt().RunParameters
+			Expect(p.ConfinementLayers).To(Equal(doctor.Default.Layers), "%s", r)
+			if wantReason == "" { // the doctor's, read once the suite has started
+				wantReason = "^" + regexp.QuoteMeta(doctor.Default.Reason) + "$"
+			}
+			Expect(p.ConfinementReason).To(MatchRegexp(wantReason), "%s", r)
+		},
+		Entry("the normal build never reads it", false, "seccomp", ""),
+		Entry("a knock-out build given a name that is no layer says so", true, "capabilities-dropped",
+			confine.LayersOnlyEnv+`=capabilities-dropped names no layer .*: every layer was applied`),
+	)
+})

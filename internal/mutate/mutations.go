@@ -80,6 +80,13 @@ var mutations = []Mutation{
 		Packages: confinePkg, Run: "^TestLayersOnly$", CaughtBy: "TestLayersOnly (knock-out build)",
 	},
 	{
+		Name: "layers-only-in-normal-build", File: "confine/layers_default.go",
+		Old:      `func layersOnly() (string, error) { return "", nil }`,
+		New:      `func layersOnly() (string, error) { return layerSeccompOnly, nil }`,
+		Packages: checksPkg, Focus: "leaves every layer on",
+		CaughtBy: "spec: SABLINE_LAYERS_ONLY leaves every layer on where it is not a knock-out build's switch: the normal build never reads it",
+	},
+	{
 		Name: "fault-env-in-worker", File: "runtime/supervisor.go",
 		Old: `if !strings.HasPrefix(kv, FaultEnv+"=") {`, New: `if kv != "" {`,
 		Packages: checksPkg, Focus: "fault-injection hook's variable never reaches",

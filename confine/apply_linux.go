@@ -13,6 +13,8 @@ import (
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 	"kernel.org/pub/linux/libs/security/libcap/psx"
+
+	"github.com/sabline/sabline/confine/seccomp"
 )
 
 // The machine's paths for the interpreter's needs. A path that does not
@@ -180,25 +182,33 @@ func holdLandlock(p Policy, tempDir string, abi int, refuse bool, held *LinuxHel
 func installRefused() error {
 	raw, err := bpf.Assemble([]bpf.Instruction{bpf.LoadAbsolute{Off: 0, Size: 4}})
 	if err != nil {
-		return err
+		return fmt.Errorf("confine: %w", err)
 	}
-	return InstallSeccomp(raw)
+	if err := seccomp.Install(raw); err != nil {
+		return fmt.Errorf("confine: %w", err)
+	}
+	return nil
 }
 
+// applySeccomp installs p's allow-list filter on every thread. An
+// unenforced policy never reaches here: Apply installs nothing for it.
 func applySeccomp(p Policy) error {
-	arch, ok := NativeArch()
+	arch, ok := seccomp.NativeArch()
 	if !ok {
-		return fmt.Errorf("no seccomp filter for this architecture")
+		return fmt.Errorf("confine: no seccomp filter for this architecture")
 	}
-	ins, err := SeccompProgram(p, arch, os.Getpid())
+	ins, err := seccomp.Program(seccompConfig(p, os.Getpid()), arch)
 	if err != nil {
-		return err
+		return fmt.Errorf("confine: %w", err)
 	}
-	raw, err := SeccompAssemble(ins)
+	raw, err := seccomp.Assemble(ins)
 	if err != nil {
-		return err
+		return fmt.Errorf("confine: %w", err)
 	}
-	return InstallSeccomp(raw)
+	if err := seccomp.Install(raw); err != nil {
+		return fmt.Errorf("confine: %w", err)
+	}
+	return nil
 }
 
 // keptCapabilities are the capabilities a worker keeps: the two that let

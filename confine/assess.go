@@ -12,9 +12,9 @@ import (
 // only when every file, network and process limit of the policy is held
 // by a layer that was applied; partial when some are, and the reason then
 // names each that is not, joined by "; "; none when no layer that holds a
-// limit was applied, or when the policy enforces nothing. The rest of the
-// system-call deny-list (ptrace, mount and the like) is hardening every
-// run gets whatever its budget: no level counts it, though a reason that
+// limit was applied, or when the policy enforces nothing. The calls the
+// seccomp allow-list leaves out (ptrace, mount and the like) are hardening
+// every run gets whatever its budget: no level counts it, though a reason that
 // says seccomp is missing names it among what is lost.
 
 // LinuxHeld is what Apply got from a Linux kernel.
@@ -143,7 +143,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		if abi < 6 { // from ABI 6, Landlock scopes signals to the run
 			lost = append(lost, "signals to other processes")
 		}
-		lost = append(lost, "the rest of the system-call deny-list")
+		lost = append(lost, "every system call outside the allow-list")
 		why := "seccomp was not installed"
 		if h.SeccompFailure != "" {
 			why += " (" + h.SeccompFailure + ")"

@@ -112,7 +112,7 @@ func TestAssessLinux(t *testing.T) {
 			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp}},
 		{name: "a module that widens to any host, without seccomp", allow: "io,ffi:socket",
 			held: LinuxHeld{LandlockABI: 7}, wantLevel: Partial, wantLayers: []string{ll7},
-			want: []string{"seccomp was not installed: forking a process (Landlock refuses executing a file), Unix, netlink and raw sockets and the rest of the system-call deny-list are not held"}},
+			want: []string{"seccomp was not installed: forking a process (Landlock refuses executing a file), Unix, netlink and raw sockets and every system call outside the allow-list are not held"}},
 		{name: "why seccomp failed, said once", allow: "io",
 			held:      LinuxHeld{LandlockABI: 7, CapabilitiesDropped: true, SeccompFailure: "seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): invalid argument"},
 			wantLevel: Partial, wantLayers: []string{ll7, LayerCapabilities},

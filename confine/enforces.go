@@ -1,5 +1,7 @@
 package confine
 
+import "github.com/sabline/sabline/confine/seccomp"
+
 // Holds says how much of a budget item's limits an operating system's
 // layers hold, under the language's own checks.
 type Holds string
@@ -274,9 +276,10 @@ var Enforces = []Row{
 	{
 		ID:   "process-start",
 		Item: "starting a process (never a budget item)",
-		Linux: Cell{HoldsYes, "seccomp: execve, execveat, fork and vfork refused, and clone unless it makes a " +
-			"thread with no namespace flag; clone3 answered ENOSYS, so the Go runtime makes its threads with " +
-			"clone; Landlock refuses executing any file", []string{LayerLandlockFamily, LayerSeccomp}},
+		Linux: Cell{HoldsYes, "seccomp: execve, execveat, fork and vfork are not on the allow-list, and clone " +
+			"is allowed only to make a thread (CLONE_THREAD, and no flag a thread is not made with); clone3 " +
+			"answered ENOSYS, so the Go runtime makes its threads with clone; Landlock refuses executing any " +
+			"file", []string{LayerLandlockFamily, LayerSeccomp}},
 		Darwin:  Cell{HoldsYes, "the profile denies process-fork and process-exec", []string{LayerSandboxProfile}},
 		Windows: Cell{HoldsYes, "job object: one active process, the worker itself", []string{LayerJobObject}},
 		Ops:     []string{OpExec},
@@ -284,43 +287,11 @@ var Enforces = []Row{
 	},
 	{
 		ID:   "deny-list",
-		Item: "the rest of the deny-list (never a budget item)",
-		Linux: Cell{HoldsYes, "seccomp: a system call made through another architecture's entry (i386, x32); " +
-			"ptrace, process_vm_readv and process_vm_writev, and the other calls that reach another process " +
-			"(kcmp, process_madvise, process_mrelease, move_pages, migrate_pages, get_robust_list); mount, " +
-			"umount2 and the new mount calls, pivot_root, chroot, unshare and setns, and listmount, statmount " +
-			"and listns; loading and removing kernel modules (create_module, get_kernel_syms and query_module " +
-			"too), kexec, bpf and perf_event_open; the keyring calls; io_uring; userfaultfd; open_by_handle_at " +
-			"and name_to_handle_at, and openat2, whose flags the filter cannot read (answered ENOSYS); watching " +
-			"files, which Landlock does not check (inotify_init, inotify_init1, fanotify_init); System V IPC, " +
-			"which names no path (shmget, shmat, shmctl, msgget, msgsnd, msgrcv, msgctl, semget, semop, " +
-			"semtimedop, semctl); setting the clock; reboot, swapon, swapoff, acct, quotactl, personality, " +
-			"iopl, ioperm, modify_ldt, syslog, vhangup, lookup_dcookie, uselib, nfsservctl, sethostname, " +
-			"setdomainname, sysfs, ustat and _sysctl; tkill and the pidfd calls; a signal, by kill, tgkill or " +
-			"sigqueue, to any process but the worker, and SIGIO pointed at a process (fcntl F_SETOWN, " +
-			"F_SETOWN_EX and F_SETSIG, ioctl FIOSETOWN and SIOCSPGRP); Linux AIO, whose events come from a count " +
-			"the whole machine shares (io_setup, io_submit, io_destroy, io_getevents, io_pgetevents, io_cancel); " +
-			"the ioctl commands that act through a terminal the worker inherited, which Landlock's ioctl right " +
-			"does not hold: input pushed at it (TIOCSTI, TIOCLINUX), its job control (TIOCSPGRP, TIOCSCTTY, " +
-			"TIOCNOTTY, TIOCVHANGUP, TIOCCONS), its settings (TCSETS, TCSETSW, TCSETSF, TCSETA, TCSETAW, " +
-			"TCSETAF, TCSETS2, TCSETSW2, TCSETSF2, TIOCSLCKTRMIOS, TIOCSSOFTCAR, TIOCSETD, TIOCEXCL, TIOCNXCL, " +
-			"TIOCSWINSZ), a break, its flow and what was typed (TCSBRK, TCSBRKP, TIOCSBRK, TIOCCBRK, TCXONC, " +
-			"TCFLSH) and its serial port (TIOCMSET, TIOCMBIS, TIOCMBIC, TIOCSSERIAL, TIOCSRS485, TIOCSISO7816, " +
-			"TIOCSERCONFIG), while reading it stays allowed; changing a file's mode, owner, times or extended " +
-			"attributes, for which Landlock has no right (chmod, fchmod, fchmodat, fchmodat2, chown, fchown, lchown, fchownat, utime, utimes, " +
-			"futimesat, utimensat, setxattr, lsetxattr, fsetxattr, setxattrat, removexattr, lremovexattr, " +
-			"fremovexattr, removexattrat), and making a set-user-ID or set-group-ID file (open, openat or creat " +
-			"with O_CREAT or O_TMPFILE, mknod or mknodat, with S_ISUID or S_ISGID in the mode); changing the " +
-			"worker's user or groups (setuid, setgid, setreuid, setregid, setresuid, setresgid, setfsuid, " +
-			"setfsgid, setgroups) or its process group (setpgid); setting a resource limit (setrlimit, and " +
-			"prlimit64 with a new limit or for another process); setting a priority, I/O priority or scheduling, " +
-			"the worker's own too (setpriority, ioprio_set, sched_setaffinity, sched_setscheduler, " +
-			"sched_setparam, sched_setattr), and reading another process's (getpriority, ioprio_get, " +
-			"sched_getscheduler, sched_getparam, sched_getattr, sched_getaffinity and sched_rr_get_interval " +
-			"of any process but the worker, or of a process group or user), or its session or process group " +
-			"(getsid, getpgid); locking memory (mlock, mlock2, mlockall, munlock, munlockall, memfd_secret, " +
-			"and mmap with MAP_LOCKED); prctl's PR_SET_MM and PR_SCHED_CORE. From Landlock ABI 6, signals are " +
-			"scoped to the worker too", []string{LayerLandlockFamily, LayerSeccomp}},
+		Item: "every other system call (never a budget item)",
+		// Generated from the filter's rules table, whose groups say what
+		// the worker may do; everything else is refused.
+		Linux: Cell{HoldsYes, seccomp.Summary() + ". From Landlock ABI 6, signals are scoped to the worker too",
+			[]string{LayerLandlockFamily, LayerSeccomp}},
 		Darwin: Cell{HoldsPartly, "what the denial of process-fork and of writes implies; a profile has no list " +
 			"of system calls, and a signal to another process of the same user is not refused",
 			[]string{LayerSandboxProfile}},

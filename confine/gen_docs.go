@@ -95,6 +95,12 @@ func EnforcesMarkdown() []byte {
 		"(with neither Landlock nor seccomp applied, a run is level none with it too): it is there for what ",
 		"the filter might miss.")
 	line()
+	line("The seccomp filter is an allow-list (the row \"every other system call\" above is made from its rules ",
+		"table, in `confine/seccomp`). What it cannot hold is what the calls it allows for the worker's own ",
+		"needs reach beyond Landlock: newfstatat, fstat and readlinkat tell whether a file anywhere exists, ",
+		"its type, size, mode, owner and times, and where a symbolic link points; and under a network grant ",
+		"bind is allowed for Landlock to judge, which holds TCP only, so a UDP port can be bound.")
+	line()
 	line("On Windows the supervisor starts the worker inside an AppContainer made for the run, with an ACE ",
 		"for each granted path and for what the interpreter itself needs. It leaves the container off, and ",
 		"the receipt's reason says why, where a container would refuse something the budget allows:")

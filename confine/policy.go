@@ -10,7 +10,7 @@
 //	p := confine.OSPolicy(budget.MustParse("/", "io,fs:read:/srv/data"), confine.Options{})
 //	p.Read.Paths    // [/srv/data]
 //	p.Network.Mode  // closed
-//	confine.SeccompProgram(p, confine.ArchAMD64, pid)     // the BPF filter for amd64 and the worker's pid
+//	seccomp.Program(seccompConfig(p, pid), arch)          // the allow-list filter (confine/seccomp)
 //	confine.LandlockPlan(p, needs, 7)                     // the ruleset for Landlock ABI 7
 //	confine.DarwinProfile(p, needs, home, cwd)            // the sandbox profile's text
 //	confine.WindowsPlanFor(p, needs, fileCount, memoryMB) // job, token and container

@@ -37,6 +37,7 @@ var goldenTests = []string{
 // The packages the mutations run.
 var (
 	confinePkg = []string{"./confine/"}
+	seccompPkg = []string{"./confine/seccomp/"}
 	runtimePkg = []string{"./runtime/"}
 	checksPkg  = []string{"./checks/confine/"}
 )
@@ -129,8 +130,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "deny-list-cell-partly", File: "confine/enforces.go",
-		Old:      `Linux: Cell{HoldsYes, "seccomp: a system call made through another architecture's entry`,
-		New:      `Linux: Cell{HoldsPartly, "seccomp: a system call made through another architecture's entry`,
+		Old:      `Linux: Cell{HoldsYes, seccomp.Summary() +`,
+		New:      `Linux: Cell{HoldsPartly, seccomp.Summary() +`,
 		Packages: checksPkg, Focus: "deny-list signal on linux",
 		CaughtBy: "spec: ENFORCES, proved in both directions: deny-list signal on linux",
 	},
@@ -142,4 +143,87 @@ var mutations = []Mutation{
 			if false {`,
 		Packages: runtimePkg, Run: "^TestRefusedBy$", CaughtBy: "TestRefusedBy",
 	},
+
+	// The filter (confine/seccomp): its checks of the entry, and the
+	// calls the audit found refused by another layer when the filter
+	// let them through, each now added to the allow-list.
+	{
+		Name: "seccomp-arch-check", File: "confine/seccomp/program.go",
+		Old:      `bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.AuditArch, SkipTrue: 1},`,
+		New:      `bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.AuditArch, SkipTrue: 1, SkipFalse: 1},`,
+		Packages: seccompPkg, CaughtBy: "TestSeccompCases/i386_ABI_refused, TestSeccompSimulation",
+	},
+	{
+		Name: "seccomp-arch-check-live", File: "confine/seccomp/program.go",
+		Old:      `bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.AuditArch, SkipTrue: 1},`,
+		New:      `bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.AuditArch, SkipTrue: 1, SkipFalse: 1},`,
+		Packages: checksPkg, Focus: "live kernel", CaughtBy: "spec: deny-list: the calls the filter alone refuses, on the live kernel",
+	},
+	{
+		Name: "seccomp-x32-check", File: "confine/seccomp/program.go",
+		Old:      `bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32SyscallBit, SkipFalse: 1},`,
+		New:      `bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32SyscallBit, SkipTrue: 1, SkipFalse: 1},`,
+		Packages: seccompPkg, CaughtBy: "TestSeccompCases/x32_getpid_refused, TestSeccompKernel, TestSeccompSimulation",
+	},
+	{
+		Name: "seccomp-x32-check-live", File: "confine/seccomp/program.go",
+		Old:      `bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32SyscallBit, SkipFalse: 1},`,
+		New:      `bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32SyscallBit, SkipTrue: 1, SkipFalse: 1},`,
+		Packages: checksPkg, Focus: "live kernel", CaughtBy: "spec: deny-list: the calls the filter alone refuses, on the live kernel",
+	},
+	{
+		Name: "seccomp-high-word-check", File: "confine/seccomp/program.go",
+		Old: `			{arg: 2, high: true, values: []uint32{0}, action: actEPERM},
+`,
+		New:      ``,
+		Packages: seccompPkg, CaughtBy: "TestSeccompKernel (prlimit64 with a new limit at k<<32), TestSeccompCases",
+	},
+	{
+		Name: "seccomp-tsync-flag", File: "confine/seccomp/install_linux.go",
+		Old:      `unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))`,
+		New:      `0, uintptr(unsafe.Pointer(&fprog))`,
+		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers (every thread's Seccomp in /proc)",
+	},
+	{
+		Name: "seccomp-tsync-flag-seccomp", File: "confine/seccomp/install_linux.go",
+		Old:      `unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))`,
+		New:      `0, uintptr(unsafe.Pointer(&fprog))`,
+		Packages: seccompPkg, CaughtBy: "TestSeccompKernel (the thread locked before the filter)",
+	},
+	allowed("io_uring_enter"),
+	allowed("lsetxattr"),
+	allowed("rt_tgsigqueueinfo"),
+	allowed("reboot"),
+	allowed("swapon"),
+	allowed("acct"),
+	allowed("pivot_root"),
+	allowed("fsopen"),
+	allowed("fsmount"),
+	allowed("move_mount"),
+	allowedLive("reboot"),
+	allowedLive("pivot_root"),
+}
+
+// allowedAfter is the rule after which a mutation adds one to the allow-list.
+const allowedAfter = `	{name: "munmap", group: groupMemory, by: byRuntime, why: "the runtime gives back what it mapped"},`
+
+// allowed is the mutation that adds call to the filter's allow-list, run
+// against confine/seccomp's tests.
+func allowed(call string) Mutation {
+	return Mutation{
+		Name: "seccomp-allows-" + call, File: "confine/seccomp/rules.go",
+		Old:      allowedAfter,
+		New:      allowedAfter + "\n\t{name: \"" + call + "\", group: groupMemory, by: byRuntime, why: \"a mutation\"},",
+		Packages: seccompPkg, CaughtBy: "TestSeccompMustRefuse",
+	}
+}
+
+// allowedLive is allowed run against the live kernel's check of the call
+// with seccomp alone.
+func allowedLive(call string) Mutation {
+	m := allowed(call)
+	m.Name += "-live"
+	m.Packages, m.Focus = checksPkg, "live kernel"
+	m.CaughtBy = "spec: deny-list: the calls the filter alone refuses, on the live kernel"
+	return m
 }

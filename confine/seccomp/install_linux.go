@@ -1,4 +1,4 @@
-package confine
+package seccomp
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// InstallSeccomp installs prog as a seccomp filter on every thread of the
+// Install installs prog as a seccomp filter on every thread of the
 // process, for good: a filter cannot be removed, and one installed later
 // can only refuse more.
 //
@@ -21,9 +21,9 @@ import (
 // thread cannot be synchronized (it has a filter the calling thread lacks),
 // nothing is installed and the error names the thread id the kernel
 // reported.
-func InstallSeccomp(prog []bpf.RawInstruction) error {
+func Install(prog []bpf.RawInstruction) error {
 	if len(prog) == 0 || len(prog) > bpfMaxInstructions {
-		return fmt.Errorf("confine: install seccomp filter: %d instructions, want 1 to %d", len(prog), bpfMaxInstructions)
+		return fmt.Errorf("install seccomp filter: %d instructions, want 1 to %d", len(prog), bpfMaxInstructions)
 	}
 	filter := make([]unix.SockFilter, len(prog))
 	for i, ins := range prog {
@@ -34,15 +34,15 @@ func InstallSeccomp(prog []bpf.RawInstruction) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("confine: install seccomp filter: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+		return fmt.Errorf("install seccomp filter: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	tid, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
 	runtime.KeepAlive(filter)
 	if errno != 0 {
-		return fmt.Errorf("confine: install seccomp filter: seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): %w", errno)
+		return fmt.Errorf("install seccomp filter: seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): %w", errno)
 	}
 	if tid != 0 {
-		return fmt.Errorf("confine: install seccomp filter: thread %d could not be synchronized, so no thread is filtered", tid)
+		return fmt.Errorf("install seccomp filter: thread %d could not be synchronized, so no thread is filtered", tid)
 	}
 	return nil
 }

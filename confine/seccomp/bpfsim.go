@@ -1,4 +1,4 @@
-package confine
+package seccomp
 
 import (
 	"encoding/binary"
@@ -7,9 +7,9 @@ import (
 	"golang.org/x/net/bpf"
 )
 
-// SeccompData is the kernel's struct seccomp_data: what a seccomp filter
+// callData is the kernel's struct seccomp_data: what a seccomp filter
 // reads about a call.
-type SeccompData struct {
+type callData struct {
 	Nr                 int32     // the system call number
 	Arch               uint32    // the AUDIT_ARCH_* value of the ABI used
 	InstructionPointer uint64    // where the call was made
@@ -33,7 +33,7 @@ func seccompArgLow(i int) uint32 {
 }
 
 // bytes lays d out in memory as a little-endian kernel does.
-func (d SeccompData) bytes() [seccompDataSize]byte {
+func (d callData) bytes() [seccompDataSize]byte {
 	var b [seccompDataSize]byte
 	binary.LittleEndian.PutUint32(b[seccompDataNr:], uint32(d.Nr))
 	binary.LittleEndian.PutUint32(b[seccompDataArch:], d.Arch)
@@ -113,13 +113,13 @@ func isCondJump(op uint16) bool {
 	return false
 }
 
-// checkSeccompFilter makes the checks the kernel makes before it takes a
+// checkFilter makes the checks the kernel makes before it takes a
 // seccomp filter (bpf_check_classic, then seccomp_check_filter): a length
 // from 1 to 4096, only the opcodes above, loads of aligned words inside
 // seccomp_data, no division by a zero constant, no constant shift of 32
 // or more, scratch memory indices below 16 and never read before written
 // on every path, every jump inside the program, and a return last.
-func checkSeccompFilter(prog []bpf.RawInstruction) error {
+func checkFilter(prog []bpf.RawInstruction) error {
 	n := len(prog)
 	if n == 0 || n > bpfMaxInstructions {
 		return fmt.Errorf("%d instructions, want 1 to %d", n, bpfMaxInstructions)
@@ -195,31 +195,37 @@ func checkMemoryWrites(prog []bpf.RawInstruction) error {
 	return nil
 }
 
-// RunSeccompFilter runs a seccomp filter on one call as a little-endian
+// runChecked runs a seccomp filter on one call as a little-endian
 // kernel does and returns the filter's 32-bit return value (a
-// SeccompAction). A program the kernel would refuse to load is an error,
+// filterAction). A program the kernel would refuse to load is an error,
 // and so is a shift by X of 32 or more, which the kernel leaves undefined;
 // a division by an X of zero ends the filter with 0, as in the kernel.
 //
 // It is not golang.org/x/net/bpf's VM, which reads packets big-endian and
 // returns a packet length.
-func RunSeccompFilter(prog []bpf.RawInstruction, data SeccompData) (uint32, error) {
-	if err := checkSeccompFilter(prog); err != nil {
-		return 0, fmt.Errorf("confine: seccomp filter: %w", err)
+func runChecked(prog []bpf.RawInstruction, data callData) (uint32, error) {
+	if err := checkFilter(prog); err != nil {
+		return 0, fmt.Errorf("seccomp filter: %w", err)
 	}
-	return runSeccompFilter(prog, data)
+	return runFilter(prog, data)
 }
 
-// runSeccompFilter is RunSeccompFilter for a program checkSeccompFilter has
-// accepted.
-func runSeccompFilter(prog []bpf.RawInstruction, data SeccompData) (uint32, error) {
+// runFilter is runChecked for a program checkFilter has accepted.
+func runFilter(prog []bpf.RawInstruction, data callData) (uint32, error) {
+	ret, _, err := runFilterSteps(prog, data)
+	return ret, err
+}
+
+// runFilterSteps is runFilter, and also says how many instructions ran.
+func runFilterSteps(prog []bpf.RawInstruction, data callData) (ret uint32, steps int, err error) {
 	in := data.bytes()
 	var a, x uint32
 	var mem [bpfMemWords]uint32
-	// checkSeccompFilter has made sure that every instruction is one of
+	// checkFilter has made sure that every instruction is one of
 	// the cases below, every jump lands inside the program, and the last
 	// instruction returns; jumps only go forward, so the loop ends.
 	for pc := 0; ; pc++ {
+		steps++
 		ins := prog[pc]
 		operand := ins.K
 		if ins.Op&srcX != 0 {
@@ -251,9 +257,9 @@ func runSeccompFilter(prog []bpf.RawInstruction, data SeccompData) (uint32, erro
 		case ins.Op == opNeg:
 			a = -a
 		case ins.Op == opRetK:
-			return ins.K, nil
+			return ins.K, steps, nil
 		case ins.Op == opRetA:
-			return a, nil
+			return a, steps, nil
 		case ins.Op == opJa:
 			pc += int(ins.K)
 		case isCondJump(ins.Op):
@@ -283,7 +289,7 @@ func runSeccompFilter(prog []bpf.RawInstruction, data SeccompData) (uint32, erro
 				a *= operand
 			case aluDiv:
 				if operand == 0 {
-					return 0, nil
+					return 0, steps, nil
 				}
 				a /= operand
 			case aluOr:
@@ -294,7 +300,7 @@ func runSeccompFilter(prog []bpf.RawInstruction, data SeccompData) (uint32, erro
 				a ^= operand
 			case aluLsh, aluRsh:
 				if operand >= 32 {
-					return 0, fmt.Errorf("confine: seccomp filter: instruction %d shifts by %d, which is undefined", pc, operand)
+					return 0, steps, fmt.Errorf("seccomp filter: instruction %d shifts by %d, which is undefined", pc, operand)
 				}
 				if ins.Op&codeMask == aluLsh {
 					a <<= operand

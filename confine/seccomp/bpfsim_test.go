@@ -1,4 +1,4 @@
-package confine
+package seccomp
 
 import (
 	"slices"
@@ -19,7 +19,7 @@ func mustAssemble(t *testing.T, ins []bpf.Instruction) []bpf.RawInstruction {
 
 var (
 	retA     = bpf.RetA{}
-	retAllow = bpf.RetConstant{Val: uint32(SeccompAllow)}
+	retAllow = bpf.RetConstant{Val: uint32(actAllow)}
 )
 
 func ldK(k uint32) bpf.Instruction  { return bpf.LoadConstant{Dst: bpf.RegA, Val: k} }
@@ -41,8 +41,8 @@ func takenOrNot(jump bpf.Instruction) []bpf.Instruction {
 	return []bpf.Instruction{jump, bpf.RetConstant{Val: 2}, bpf.RetConstant{Val: 1}}
 }
 
-func TestRunSeccompFilter(t *testing.T) {
-	data := SeccompData{
+func TestRunFilter(t *testing.T) {
+	data := callData{
 		Nr:                 -2,
 		Arch:               0xc000003e,
 		InstructionPointer: 0x0102030405060708,
@@ -112,19 +112,19 @@ func TestRunSeccompFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := RunSeccompFilter(mustAssemble(t, tt.prog), data)
+			got, err := runChecked(mustAssemble(t, tt.prog), data)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got != tt.want {
-				t.Errorf("RunSeccompFilter = %#x, want %#x", got, tt.want)
+				t.Errorf("runChecked = %#x, want %#x", got, tt.want)
 			}
 		})
 	}
 }
 
 // seccompCheckCases are programs the kernel refuses to load, each with
-// the words of checkSeccompFilter's error, and programs it loads, which
+// the words of checkFilter's error, and programs it loads, which
 // allow every call so that the Linux test may load them. A nil wantErr
 // is a program the kernel takes.
 var seccompCheckCases = []struct {
@@ -163,23 +163,23 @@ var seccompCheckCases = []struct {
 func TestCheckSeccompFilter(t *testing.T) {
 	for _, tt := range seccompCheckCases {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := RunSeccompFilter(mustAssemble(t, tt.prog), SeccompData{})
+			_, err := runChecked(mustAssemble(t, tt.prog), callData{})
 			switch {
 			case tt.wantErr == "" && err != nil:
-				t.Errorf("RunSeccompFilter: %v, want the program accepted", err)
+				t.Errorf("runChecked: %v, want the program accepted", err)
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Errorf("RunSeccompFilter error = %v, want one containing %q", err, tt.wantErr)
+				t.Errorf("runChecked error = %v, want one containing %q", err, tt.wantErr)
 			}
 		})
 	}
 	for _, n := range []int{0, bpfMaxInstructions + 1} {
 		prog := slices.Repeat([]bpf.RawInstruction{{Op: opRetK}}, n)
-		if _, err := RunSeccompFilter(prog, SeccompData{}); err == nil || !strings.Contains(err.Error(), "want 1 to 4096") {
+		if _, err := runChecked(prog, callData{}); err == nil || !strings.Contains(err.Error(), "want 1 to 4096") {
 			t.Errorf("%d instructions: error = %v, want one naming the limits", n, err)
 		}
 	}
 	shift := mustAssemble(t, []bpf.Instruction{ldxK(32), ldK(1), aluX(bpf.ALUOpShiftLeft), retA})
-	if _, err := RunSeccompFilter(shift, SeccompData{}); err == nil || !strings.Contains(err.Error(), "undefined") {
+	if _, err := runChecked(shift, callData{}); err == nil || !strings.Contains(err.Error(), "undefined") {
 		t.Errorf("a shift by an x of 32: error = %v, want one saying it is undefined", err)
 	}
 }

@@ -1,4 +1,4 @@
-package confine
+package seccomp
 
 import "runtime"
 
@@ -31,8 +31,8 @@ const (
 
 // The system call ABIs Sabline builds seccomp programs for.
 var (
-	ArchAMD64 = newArch("amd64", auditArchX86_64, sysAMD64, true)
-	ArchARM64 = newArch("arm64", auditArchAArch64, sysARM64, false)
+	archAMD64 = newArch("amd64", auditArchX86_64, sysAMD64, true)
+	archARM64 = newArch("arm64", auditArchAArch64, sysARM64, false)
 )
 
 func newArch(name string, audit uint32, table map[string]int, x32 bool) Arch {
@@ -48,11 +48,20 @@ func newArch(name string, audit uint32, table map[string]int, x32 bool) Arch {
 func NativeArch() (Arch, bool) {
 	switch runtime.GOARCH {
 	case "amd64":
-		return ArchAMD64, true
+		return archAMD64, true
 	case "arm64":
-		return ArchARM64, true
+		return archARM64, true
 	}
 	return Arch{}, false
+}
+
+// top is the highest number of the table.
+func (a Arch) top() int {
+	t := -1
+	for _, nr := range a.Table {
+		t = max(t, nr)
+	}
+	return t
 }
 
 // syscallName returns the name of system call nr, or "" when the table has

@@ -1,0 +1,313 @@
+package seccomp
+
+// This file is the rules table: the one list of the calls a confined
+// worker may make. Program builds the filter from it and verdict, the
+// specification, reads it; nothing else names an allowed call.
+//
+// What the worker needs was found by running it under strace -f: the
+// examples, the command-line scripts, the conformance suites (the strict
+// runs of every host module, ctypes' raw calls among them, and the escape
+// targets), the fault hook, net client runs, timeouts and memory limits.
+// Each rule says which of them made the call (its by field).
+
+// need is a set of what in the worker makes a call.
+type need uint8
+
+const (
+	// byRuntime: the Go runtime, in every run: its threads, memory,
+	// scheduler, signals, timers and the poller under os and net.
+	byRuntime need = 1 << iota
+	// byLanguage: the language's own effects (io, fs, clock, rand, tool)
+	// and the result the worker writes to the supervisor.
+	byLanguage
+	// byNet: a net client run (net.connect, http_get, and the host
+	// modules socket, urllib and requests): sockets and name resolution.
+	byNet
+	// byHostModule: a host module's own I/O, pathlib's and ctypes' raw
+	// calls under --confine strict (the ffi suite and the escape targets
+	// make them), held by Landlock as the language's calls are.
+	byHostModule
+	// byFault: the fault hook, after the policy is applied.
+	byFault
+	// byCgo: a build with cgo, as go test makes by default: glibc's
+	// pthread_create for the runtime's threads. Sabline itself is built
+	// without cgo.
+	byCgo
+)
+
+// needNames name the bits of need, in order, for the docs and tests.
+var needNames = []string{"the Go runtime", "the language", "net client runs", "host modules", "the fault hook", "a build with cgo"}
+
+// group is a family of allowed calls, for the enforcement table.
+type group int
+
+const (
+	groupMemory group = iota
+	groupThreads
+	groupSignals
+	groupTime
+	groupDescriptors
+	groupPaths
+	groupIdentity
+	groupSockets
+)
+
+// groupTitles say what each group lets the worker do, in the enforcement
+// table's words.
+var groupTitles = map[group]string{
+	groupMemory:      "its own memory",
+	groupThreads:     "its own threads, made by clone with thread flags only, and their futexes",
+	groupSignals:     "signal handlers, and signals to its own process only",
+	groupTime:        "the clock, sleeping and random numbers",
+	groupDescriptors: "the descriptors it holds, and polling them",
+	groupPaths:       "files by path, which Landlock holds",
+	groupIdentity:    "reading its own ids and limits",
+	groupSockets:     "under a network grant only, IPv4 and IPv6 sockets of TCP and UDP",
+}
+
+// argRule is how a call's arguments are held. Program and verdict each
+// implement every kind, the one as BPF and the other as plain Go.
+type argRule int
+
+const (
+	// anyArgs: the call is allowed whatever its arguments.
+	anyArgs argRule = iota
+	// threadOnly (clone): the flags make a thread (CLONE_THREAD) and
+	// have no bit outside threadCloneFlags.
+	threadOnly
+	// ownProcess (kill, tgkill): the first argument is the worker's pid.
+	ownProcess
+	// selfOrOwn (sched_getaffinity): the first argument is 0, the
+	// calling thread, or the worker's pid.
+	selfOrOwn
+	// readLimit (prlimit64): the worker's own limits (pid 0 or its own)
+	// and no new limit: the pointer is NULL on both its words.
+	readLimit
+	// noSetID (open, openat): a file made (O_CREAT or O_TMPFILE) has no
+	// S_ISUID or S_ISGID in its mode. mknodSetID is the same for mknodat,
+	// whose mode is always read.
+	noSetID
+	mknodNoSetID
+	// noLock (mmap): no MAP_LOCKED.
+	noLock
+	// namedCommands: the argument subArg, on its low 32 bits, is one of
+	// subCommands[call].
+	namedCommands
+	// inetSocket (socket): IPv4 or IPv6, stream or datagram, protocol 0,
+	// TCP or UDP; MPTCP answered EPROTONOSUPPORT.
+	inetSocket
+	// answerENOSYS: never run, answered ENOSYS as by a kernel without the
+	// call, so that the caller falls back to one the filter reads.
+	answerENOSYS
+)
+
+// rule allows one call.
+type rule struct {
+	name  string
+	group group
+	args  argRule
+	net   bool // only when the filter admits sockets
+	by    need
+	why   string
+}
+
+// rules is the allow-list. A name an architecture lacks (open, rename,
+// arch_prctl on arm64) is skipped there.
+var rules = []rule{
+	// Memory.
+	{name: "mmap", group: groupMemory, args: noLock, by: byRuntime,
+		why: "the runtime's heap, stacks and getrandom's state; MAP_LOCKED would pin pages the machine cannot reclaim"},
+	{name: "munmap", group: groupMemory, by: byRuntime, why: "the runtime gives back what it mapped"},
+	{name: "madvise", group: groupMemory, by: byRuntime, why: "the scavenger returns free pages (MADV_DONTNEED)"},
+	{name: "mprotect", group: groupMemory, by: byRuntime | byCgo,
+		why: "glibc's pthread_create guards a new thread's stack; the runtime faults freed memory (sysFault) when asked to"},
+
+	// Threads.
+	{name: "clone", group: groupThreads, args: threadOnly, by: byRuntime,
+		why: "the runtime starts an OS thread with CLONE_THREAD; a process or a namespace is refused"},
+	{name: "clone3", group: groupThreads, args: answerENOSYS, by: byRuntime,
+		why: "its flags lie in a structure the filter cannot read: ENOSYS makes a caller fall back to clone"},
+	{name: "arch_prctl", group: groupThreads, args: namedCommands, by: byRuntime,
+		why: "a new thread sets its TLS base (ARCH_SET_FS) on amd64"},
+	{name: "futex", group: groupThreads, by: byRuntime, why: "the runtime parks and wakes its threads"},
+	{name: "sched_yield", group: groupThreads, by: byRuntime, why: "the runtime's spinning locks yield the CPU"},
+	{name: "sched_getaffinity", group: groupThreads, args: selfOrOwn, by: byRuntime,
+		why: "the runtime counts its CPUs at start and from sysmon"},
+	{name: "gettid", group: groupThreads, by: byRuntime, why: "a new thread learns its id, for signals aimed at it"},
+	{name: "exit", group: groupThreads, by: byRuntime, why: "an OS thread ends"},
+	{name: "set_robust_list", group: groupThreads, by: byCgo, why: "glibc registers a new thread's robust futex list"},
+	{name: "rseq", group: groupThreads, by: byCgo, why: "glibc registers a new thread's restartable sequence"},
+	{name: "exit_group", group: groupThreads, by: byRuntime | byLanguage, why: "the worker ends"},
+	{name: "prctl", group: groupThreads, args: namedCommands, by: byRuntime,
+		why: "the runtime names its anonymous mappings (PR_SET_VMA)"},
+
+	// Signals.
+	{name: "rt_sigaction", group: groupSignals, by: byRuntime, why: "the runtime and os/signal install handlers"},
+	{name: "rt_sigprocmask", group: groupSignals, by: byRuntime, why: "a thread sets its signal mask"},
+	{name: "rt_sigreturn", group: groupSignals, by: byRuntime, why: "a signal handler returns"},
+	{name: "restart_syscall", group: groupSignals, by: byRuntime,
+		why: "the kernel resumes a timed sleep (nanosleep, futex) a signal interrupted, SIGURG's preemption among them"},
+	{name: "sigaltstack", group: groupSignals, by: byRuntime, why: "a thread's signal stack"},
+	{name: "tgkill", group: groupSignals, args: ownProcess, by: byRuntime,
+		why: "the scheduler preempts a goroutine with SIGURG to one of the worker's threads"},
+	{name: "kill", group: groupSignals, args: ownProcess, by: byRuntime,
+		why: "the runtime raises a signal on its own process (a crash, a re-raised signal)"},
+	{name: "getpid", group: groupSignals, by: byRuntime, why: "the runtime names its own process to tgkill and kill"},
+
+	// Time and randomness.
+	{name: "clock_gettime", group: groupTime, by: byRuntime | byLanguage,
+		why: "the clock, when the vDSO does not answer (clock.now, deadlines)"},
+	{name: "nanosleep", group: groupTime, by: byRuntime, why: "the runtime's short sleeps (usleep)"},
+	{name: "getrandom", group: groupTime, by: byRuntime | byLanguage, why: "rand, the runtime's seeds and crypto/rand"},
+
+	// Descriptors the worker holds.
+	{name: "read", group: groupDescriptors, by: byRuntime | byLanguage, why: "io.read_line, fs.read, tool answers, sockets"},
+	{name: "write", group: groupDescriptors, by: byRuntime | byLanguage, why: "io.print, fs.write, the result record to the supervisor"},
+	{name: "pread64", group: groupDescriptors, by: byRuntime, why: "the runtime rereads its cgroup CPU limit from sysmon"},
+	{name: "close", group: groupDescriptors, by: byRuntime | byLanguage, why: "every descriptor the worker opened"},
+	{name: "fstat", group: groupDescriptors, by: byLanguage, why: "os.File.Stat and os.ReadFile's size"},
+	{name: "fcntl", group: groupDescriptors, args: namedCommands, by: byRuntime | byLanguage | byNet,
+		why: "the poller reads and sets a descriptor's flags (F_GETFL, F_SETFL) and close-on-exec"},
+	{name: "ioctl", group: groupDescriptors, args: namedCommands, by: byHostModule,
+		why: "reads only, for a module an embedder registers: is a descriptor a terminal, its size, the bytes waiting; none of Sabline's own makes it"},
+	{name: "epoll_create1", group: groupDescriptors, by: byRuntime, why: "the network poller, made on first use"},
+	{name: "epoll_ctl", group: groupDescriptors, by: byRuntime | byNet, why: "a descriptor joins the poller"},
+	{name: "epoll_pwait", group: groupDescriptors, by: byRuntime, why: "the poller waits"},
+	{name: "eventfd2", group: groupDescriptors, by: byRuntime, why: "the poller's wake-up descriptor"},
+	{name: "pipe2", group: groupDescriptors, by: byFault, why: "os/exec's status pipe, before its clone is refused"},
+	{name: "getdents64", group: groupDescriptors, by: byLanguage, why: "fs.list reads an open directory"},
+
+	// Files by path. Landlock holds each of these beneath the grants:
+	// reads, writes, making and removing files and directories, links
+	// and renames. The legacy forms (open, rename, link, symlink,
+	// truncate) are made by ctypes under --confine strict.
+	{name: "openat", group: groupPaths, args: noSetID, by: byRuntime | byLanguage | byHostModule,
+		why: "fs.read, fs.write, imports, the resolver's files; a set-user-ID or set-group-ID file is refused"},
+	{name: "open", group: groupPaths, args: noSetID, by: byHostModule,
+		why: "ctypes.syscall(\"open\") under --confine strict; a set-user-ID or set-group-ID file is refused"},
+	{name: "openat2", group: groupPaths, args: answerENOSYS, by: byHostModule,
+		why: "its flags and mode lie in a structure the filter cannot read: ENOSYS makes a caller fall back to openat"},
+	{name: "newfstatat", group: groupPaths, by: byLanguage, why: "fs.exists, os.Stat, os.MkdirAll and the resolver's checks"},
+	{name: "readlinkat", group: groupPaths, by: byLanguage, why: "os.Readlink, and os.Root's walk of a path's links"},
+	{name: "mkdirat", group: groupPaths, by: byLanguage, why: "fs.mkdir makes a directory"},
+	{name: "unlinkat", group: groupPaths, by: byLanguage, why: "fs.remove removes a file or an empty directory"},
+	{name: "renameat", group: groupPaths, by: byLanguage, why: "os.Rename, on amd64"},
+	{name: "renameat2", group: groupPaths, by: byLanguage, why: "os.Rename, on arm64"},
+	{name: "rename", group: groupPaths, by: byHostModule, why: "ctypes.syscall(\"rename\") under --confine strict"},
+	{name: "link", group: groupPaths, by: byHostModule, why: "ctypes.syscall(\"link\") in the escape targets"},
+	{name: "symlink", group: groupPaths, by: byHostModule, why: "ctypes.syscall(\"symlink\") in the escape targets"},
+	{name: "truncate", group: groupPaths, by: byHostModule, why: "ctypes.syscall(\"truncate\") in the escape targets"},
+	{name: "mknodat", group: groupPaths, args: mknodNoSetID, by: byHostModule,
+		why: "ctypes' FIFO in the escape targets; a set-user-ID or set-group-ID file is refused"},
+
+	// Reading the worker's own ids and limits.
+	{name: "getuid", group: groupIdentity, by: byLanguage, why: "the worker reads its own user id"},
+	{name: "geteuid", group: groupIdentity, by: byLanguage, why: "the worker reads its own effective user id"},
+	{name: "uname", group: groupIdentity, by: byNet,
+		why: "the resolver reads the host name (os.Hostname) for its search list"},
+	{name: "prlimit64", group: groupIdentity, args: readLimit, by: byRuntime,
+		why: "getrlimit: the worker's own limits, read; setting one is refused"},
+
+	// Sockets, under a network grant only.
+	{name: "socket", group: groupSockets, args: inetSocket, net: true, by: byNet,
+		why: "net.connect and http_get dial TCP, the resolver UDP"},
+	{name: "connect", group: groupSockets, net: true, by: byNet, why: "a dial; Landlock holds the TCP port"},
+	{name: "bind", group: groupSockets, net: true, by: byHostModule,
+		why: "ctypes' bind in the escape targets; Landlock refuses a TCP bind"},
+	{name: "getsockopt", group: groupSockets, net: true, by: byNet, why: "a dial reads SO_ERROR"},
+	{name: "setsockopt", group: groupSockets, net: true, by: byNet, why: "TCP_NODELAY, keep-alive, IPV6_V6ONLY, SO_BROADCAST"},
+	{name: "getsockname", group: groupSockets, net: true, by: byNet, why: "a dialled socket's own address"},
+	{name: "getpeername", group: groupSockets, net: true, by: byNet, why: "a dialled socket's peer"},
+	{name: "sendto", group: groupSockets, net: true, by: byNet | byHostModule, why: "a datagram to a named address: net, and ctypes in the escape targets"},
+	{name: "recvfrom", group: groupSockets, net: true, by: byNet, why: "a datagram with its sender's address"},
+}
+
+// subArg is the argument that carries the sub-command of each call with
+// the namedCommands rule.
+var subArg = map[string]int{"ioctl": 1, "fcntl": 1, "prctl": 0, "arch_prctl": 0}
+
+// subCommands are the sub-commands each multiplexing call may use, with
+// what needs each. Every other is refused with EPERM.
+var subCommands = map[string][]command{
+	// Reads only. Every command that changes a terminal (TIOCSTI,
+	// TCSETS, TIOCSPGRP, ...) or points a socket's SIGIO at a process
+	// (FIOSETOWN) is refused.
+	"ioctl": {
+		{tcgets, "TCGETS"},         // whether a descriptor is a terminal, as isatty asks
+		{tiocgwinsz, "TIOCGWINSZ"}, // a terminal's size
+		{fionread, "FIONREAD"},     // the bytes a pipe or socket holds
+	},
+	// F_SETOWN, F_SETOWN_EX and F_SETSIG (SIGIO to another process),
+	// locks (which block other processes), leases, F_NOTIFY (watching a
+	// directory) and seals are refused.
+	"fcntl": {
+		{fDupfd, "F_DUPFD"}, {fDupfdCloexec, "F_DUPFD_CLOEXEC"}, // os.File.Dup and net's FileConn
+		{fGetfd, "F_GETFD"}, {fSetfd, "F_SETFD"}, // close-on-exec
+		{fGetfl, "F_GETFL"}, {fSetfl, "F_SETFL"}, // the poller's O_NONBLOCK
+	},
+	// PR_SET_MM, PR_SCHED_CORE and every other option are refused.
+	"prctl": {{prSetVMA, "PR_SET_VMA"}},
+	// ARCH_SET_GS, ARCH_SET_CPUID, ARCH_MAP_VDSO_* and the shadow stack
+	// options are refused.
+	"arch_prctl": {{archSetFS, "ARCH_SET_FS"}},
+}
+
+// command is a sub-command of a multiplexing call.
+type command struct {
+	value uint32
+	name  string
+}
+
+// commandValues returns the values of the sub-commands call may use.
+func commandValues(call string) []uint32 {
+	var v []uint32
+	for _, c := range subCommands[call] {
+		v = append(v, c.value)
+	}
+	return v
+}
+
+// Linux values of the rules, alike on amd64 and arm64 unless said. The
+// Linux tests check each against golang.org/x/sys/unix.
+const (
+	cloneThread = 0x00010000 // CLONE_THREAD
+	// threadCloneFlags are the flags a thread may be made with: those the
+	// Go runtime passes (CLONE_VM, FS, FILES, SIGHAND, SYSVSEM, THREAD),
+	// and those a libc's pthread_create adds (SETTLS, PARENT_SETTID,
+	// CHILD_CLEARTID). No exit signal, no namespace, no vfork.
+	threadCloneFlags = 0x00000100 | 0x00000200 | 0x00000400 | 0x00000800 | 0x00040000 | cloneThread |
+		0x00080000 | 0x00100000 | 0x00200000
+
+	afInet       = 2
+	afInet6      = 10
+	sockStream   = 1
+	sockDgram    = 2
+	sockTypeMask = 0xf // the socket type without SOCK_NONBLOCK and SOCK_CLOEXEC
+	ipprotoTCP   = 6
+	ipprotoUDP   = 17
+	ipprotoMPTCP = 262
+
+	tcgets     = 0x5401 // TCGETS
+	tiocgwinsz = 0x5413 // TIOCGWINSZ
+	fionread   = 0x541b // FIONREAD
+
+	fDupfd        = 0    // F_DUPFD
+	fGetfd        = 1    // F_GETFD
+	fSetfd        = 2    // F_SETFD
+	fGetfl        = 3    // F_GETFL
+	fSetfl        = 4    // F_SETFL
+	fDupfdCloexec = 1030 // F_DUPFD_CLOEXEC
+
+	prSetVMA  = 0x53564d41 // PR_SET_VMA
+	archSetFS = 0x1002     // ARCH_SET_FS, amd64
+
+	// oCreat and oTmpfile are the open flags that make a file: O_CREAT,
+	// and __O_TMPFILE, the bit O_TMPFILE adds to O_DIRECTORY. The kernel
+	// takes the mode argument only when one of them is set.
+	oCreat   = 0x40
+	oTmpfile = 0x400000
+	// modeSetID is S_ISUID|S_ISGID.
+	modeSetID = 0o6000
+
+	mapLocked = 0x2000 // MAP_LOCKED
+)

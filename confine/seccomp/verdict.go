@@ -1,0 +1,115 @@
+package seccomp
+
+import "slices"
+
+// This file is the filter's specification: for one call, the action the
+// filter must return, written as plain Go so that the program Program
+// builds can be checked against it call by call. It reads the rules table
+// for which calls are allowed and which argument rule each has, and says
+// here, independently of the builder's BPF, what each argument rule admits.
+
+// verdict returns the action the filter of c, built for the ABI a, must
+// take on system call nr with args, made through the ABI that auditArch
+// names.
+//
+// Every argument the filter reads but two is a C int, an unsigned int or
+// narrower in the kernel, so only its low 32 bits count:
+// socket(1<<32|AF_INET, ...) is socket(AF_INET, ...). The two are
+// prlimit64's new limit, a pointer, read whole, and mmap's flags, an
+// unsigned long whose one bit read here lies in its low word. clone's
+// flags are an unsigned long of which the kernel keeps the low 32 bits.
+func verdict(c Config, a Arch, auditArch uint32, nr int, args [6]uint64) filterAction {
+	// A call through another ABI (int 0x80 on amd64, AArch32 on arm64)
+	// has other numbers: refuse them all.
+	if auditArch != a.AuditArch {
+		return actEPERM
+	}
+	if a.X32 && uint32(nr)&x32SyscallBit != 0 {
+		return actEPERM
+	}
+	name := a.syscallName(nr)
+	if name == "" {
+		// Past the table, or in a gap of it: what a kernel without the
+		// call answers, so that a caller falls back.
+		return actENOSYS
+	}
+	i := slices.IndexFunc(rules, func(r rule) bool { return r.name == name })
+	if i < 0 || rules[i].net && c.Sockets != InetSockets {
+		return actEPERM
+	}
+	return argVerdict(rules[i], args, uint32(c.PID))
+}
+
+// argVerdict is what r's argument rule makes of args.
+func argVerdict(r rule, args [6]uint64, pid uint32) filterAction {
+	arg := func(i int) uint32 { return uint32(args[i]) }
+	allowIf := func(ok bool) filterAction {
+		if ok {
+			return actAllow
+		}
+		return actEPERM
+	}
+	self := func(who uint32) bool { return who == 0 || who == pid }
+	switch r.args {
+	case threadOnly:
+		// The Go runtime starts its threads with clone(CLONE_THREAD|...).
+		// Anything else would start a process or enter a namespace.
+		flags := arg(0)
+		return allowIf(flags&cloneThread != 0 && flags&^threadCloneFlags == 0)
+	case ownProcess:
+		// Signals to this process only: the first argument is its pid
+		// (tgid). kill(0) and kill(-1) reach others.
+		return allowIf(arg(0) == pid)
+	case selfOrOwn:
+		// The kernel takes any thread id for a pid: one of the worker's
+		// other threads, named by its id, is refused too.
+		return allowIf(self(arg(0)))
+	case readLimit:
+		// The new limit is a pointer, which the kernel tests against NULL
+		// on all its 64 bits: 1<<32 is an address the worker can map.
+		return allowIf(self(arg(0)) && args[2] == 0)
+	case noSetID:
+		// A set-user-ID or set-group-ID file, made with O_CREAT, or with
+		// O_TMPFILE and named later by linkat, in a directory granted for
+		// writing, outlives the run: made by a worker running as root, it
+		// is a program any user may start as root. The mode counts only
+		// when the flags make a file.
+		flags, mode := arg(2), arg(3)
+		if r.name == "open" {
+			flags, mode = arg(1), arg(2)
+		}
+		return allowIf(flags&(oCreat|oTmpfile) == 0 || mode&modeSetID == 0)
+	case mknodNoSetID:
+		return allowIf(arg(2)&modeSetID == 0)
+	case noLock:
+		// MAP_LOCKED locks the mapping's pages, as mlock does.
+		return allowIf(arg(3)&mapLocked == 0)
+	case namedCommands:
+		var which uint32
+		switch r.name {
+		case "prctl", "arch_prctl":
+			which = arg(0)
+		default: // ioctl and fcntl: the command follows the descriptor
+			which = arg(1)
+		}
+		return allowIf(slices.ContainsFunc(subCommands[r.name], func(c command) bool { return c.value == which }))
+	case inetSocket:
+		domain, typ, proto := arg(0), arg(1)&sockTypeMask, arg(2)
+		if domain != afInet && domain != afInet6 || typ != sockStream && typ != sockDgram {
+			return actEPERM
+		}
+		if proto == ipprotoMPTCP {
+			// What a kernel without MPTCP answers: Go's net package then
+			// takes MPTCP as unsupported and uses plain TCP from then on,
+			// while EPERM would leave it trying MPTCP on every dial.
+			return actEPROTONOSUPPORT
+		}
+		// Not SCTP, ICMP ("ping") or UDP-Lite. The kernel registers TCP
+		// for SOCK_STREAM only and UDP for SOCK_DGRAM only, and answers
+		// EPROTONOSUPPORT to any other pair.
+		return allowIf(proto == 0 || proto == ipprotoTCP || proto == ipprotoUDP)
+	case answerENOSYS:
+		return actENOSYS
+	}
+	return actAllow
+}

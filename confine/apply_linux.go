@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 	"kernel.org/pub/linux/libs/security/libcap/psx"
 
@@ -40,11 +41,50 @@ func linuxNeeds(p Policy, tempDir string) Needs {
 
 // apply holds every thread to p: the memory limit, then Landlock at the
 // kernel's ABI, then the capability drop, then the seccomp filter with
-// TSYNC. The reason names the memory limit, Landlock and seccomp when they
-// failed, with why; a failed capability drop only leaves its layer out. The level is what the
+// TSYNC. In a knock-out build, LayersOnlyEnv may leave all but one layer
+// out (layersOnly).
+func apply(p Policy, o ApplyOptions) (Result, error) {
+	only, err := layersOnly()
+	if err != nil {
+		// A switch that names no layer applies every layer, and says so.
+		held, applyErr := applySteps(p, o, steps{})
+		return problem(held, err), errors.Join(err, applyErr)
+	}
+	return applySteps(p, o, steps{only: only})
+}
+
+// steps says which layers applySteps installs, and which it hands what the
+// kernel refuses. A run's apply leaves both empty: every layer, none
+// spoiled.
+type steps struct {
+	// only is the one layer installed ("landlock", "seccomp" or
+	// "capabilities", as LayersOnlyEnv names them); "" for every layer.
+	only string
+	// refuse is the layer ("memory" for the address-space limit) whose
+	// install is handed something the kernel refuses, so that its failure
+	// takes the path a real one takes. Set only by confine's own tests.
+	refuse string
+}
+
+// on reports whether the layer named as LayersOnlyEnv names it is installed.
+func (s steps) on(layer string) bool { return s.only == "" || s.only == layer }
+
+// problem adds a sentence to a Result's reason: the level drops to partial
+// unless nothing holds.
+func problem(r Result, err error) Result {
+	if r.Level == Full {
+		r.Level, r.Reason = Partial, err.Error()
+	} else {
+		r.Reason += "; " + err.Error()
+	}
+	return r
+}
+
+// applySteps is apply with the layers s says. The reason names each layer
+// that failed, with why, and the layers left out; the level is what the
 // kernel accepted, and the error is the first failure that was not simply
 // the kernel offering no Landlock.
-func apply(p Policy, o ApplyOptions) (Result, error) {
+func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 	var held LinuxHeld
 	var firstErr error
 	fail := func(err error, problem string) {
@@ -54,51 +94,99 @@ func apply(p Policy, o ApplyOptions) (Result, error) {
 		held.Problems = append(held.Problems, problem)
 	}
 	if o.MaxMemoryMB > 0 {
-		if err := limitAddressSpace(o.MaxMemoryMB); err != nil {
+		if err := setAddressSpace(o.MaxMemoryMB, s.refuse == layerMemory); err != nil {
 			fail(err, "the memory limit could not be set: "+err.Error())
 		}
+	}
+	if s.only != "" {
+		var out []string
+		for _, l := range []string{layerLandlockOnly, layerSeccompOnly, layerCapabilitiesOnly} {
+			if !s.on(l) {
+				out = append(out, l)
+			}
+		}
+		held.Problems = append(held.Problems, fmt.Sprintf("%s=%s, in a knock-out build: %s left out", LayersOnlyEnv, s.only, joinAnd(out)))
 	}
 	// A kernel with no Landlock, or with Landlock off, has nothing to
 	// apply, and AssessLinux names what is then not held. Any other
 	// failure to read the ABI is a problem of its own.
-	abi, err := LandlockABI()
-	switch {
-	case err == nil:
-		if err := holdLandlock(p, o.TempDir, abi, &held); err != nil {
-			fail(err, err.Error())
+	if s.on(layerLandlockOnly) {
+		abi, err := LandlockABI()
+		switch {
+		case err == nil:
+			if err := holdLandlock(p, o.TempDir, abi, s.refuse == layerLandlockOnly, &held); err != nil {
+				fail(err, err.Error())
+			}
+		case !errors.Is(err, syscall.ENOSYS) && !errors.Is(err, syscall.EOPNOTSUPP):
+			fail(err, "the kernel's Landlock ABI could not be read: "+err.Error())
 		}
-	case !errors.Is(err, syscall.ENOSYS) && !errors.Is(err, syscall.EOPNOTSUPP):
-		fail(err, "the kernel's Landlock ABI could not be read: "+err.Error())
 	}
 	// The capability drop hardens the layers around it; where it fails the
-	// Result leaves its layer out and the level stands. It comes before
-	// the filter, which refuses tkill: libpsx, in a build with cgo, signals
-	// each thread with it.
-	held.CapabilitiesDropped = dropCapabilities() == nil
-	if err := applySeccomp(p); err != nil {
-		// Not a problem of its own: AssessLinux says it in the sentence
-		// that names what the filter's absence leaves unheld.
-		held.SeccompFailure = err.Error()
-		if firstErr == nil {
-			firstErr = err
+	// Result leaves its layer out and the reason says why, but the level
+	// stands on the other layers. It comes before the filter, which
+	// refuses tkill: libpsx, in a build with cgo, signals each thread with
+	// it.
+	if s.on(layerCapabilitiesOnly) {
+		if err := dropCapabilities(s.refuse == layerCapabilitiesOnly); err != nil {
+			held.CapabilitiesFailure = err.Error()
+			if firstErr == nil {
+				firstErr = err
+			}
+		} else {
+			held.CapabilitiesDropped = true
+		}
+	}
+	if s.on(layerSeccompOnly) {
+		install := func() error { return applySeccomp(p) }
+		if s.refuse == layerSeccompOnly {
+			install = installRefused
+		}
+		if err := install(); err != nil {
+			// Not a problem of its own: AssessLinux says it in the sentence
+			// that names what the filter's absence leaves unheld.
+			held.SeccompFailure = err.Error()
+			if firstErr == nil {
+				firstErr = err
+			}
+		} else {
+			held.Seccomp = true
 		}
 	} else {
-		held.Seccomp = true
+		held.SeccompFailure = "left out by " + LayersOnlyEnv
 	}
 	return AssessLinux(p, held), firstErr
 }
 
-// holdLandlock plans the ruleset for the kernel's ABI and applies it.
-func holdLandlock(p Policy, tempDir string, abi int, held *LinuxHeld) error {
+// holdLandlock plans the ruleset for the kernel's ABI and applies it. With
+// refuse, the plan gains a rule on a namespace file, which lives on a file
+// system the kernel holds no rule on (EBADFD): the ruleset is refused and
+// nothing is applied.
+func holdLandlock(p Policy, tempDir string, abi int, refuse bool, held *LinuxHeld) error {
 	plan, err := LandlockPlan(p, linuxNeeds(p, tempDir), abi)
 	if err != nil {
 		return fmt.Errorf("the Landlock ruleset could not be planned: %w", err)
+	}
+	if refuse {
+		plan.Rules = append(plan.Rules, LandlockRule{Path: "/proc/self/ns/net", Access: LandlockFSReadFile, Why: "a rule the kernel refuses"})
 	}
 	applied, err := ApplyLandlock(plan)
 	if err != nil {
 		return fmt.Errorf("Landlock refused the ruleset: %w", err)
 	}
 	held.LandlockABI, held.Missing = applied.ABI, applied.Missing
+	return nil
+}
+
+// installRefused installs a seccomp program the kernel rejects: it ends
+// without returning (EINVAL), so no thread is filtered.
+func installRefused() error {
+	raw, err := bpf.Assemble([]bpf.Instruction{bpf.LoadAbsolute{Off: 0, Size: 4}})
+	if err != nil {
+		return fmt.Errorf("confine: %w", err)
+	}
+	if err := seccomp.Install(raw); err != nil {
+		return fmt.Errorf("confine: %w", err)
+	}
 	return nil
 }
 
@@ -133,8 +221,10 @@ const keptCapabilities = 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_DAC_READ_SEARCH
 // dropCapabilities reduces the effective and permitted sets of every
 // thread to keptCapabilities, of what it holds now, and empties the
 // inheritable set (and with it the ambient one). The bounding set is left
-// as it is: it matters only to a new program, and none is started.
-func dropCapabilities() error {
+// as it is: it matters only to a new program, and none is started. With
+// refuse, the effective set keeps CAP_SYS_ADMIN beside a permitted set
+// without it, which the kernel refuses (EPERM): no thread changes.
+func dropCapabilities(refuse bool) error {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
@@ -145,6 +235,9 @@ func dropCapabilities() error {
 		data[i].Effective &= kept
 		data[i].Permitted &= kept
 		data[i].Inheritable = 0
+	}
+	if refuse {
+		data[unix.CAP_SYS_ADMIN/32].Effective |= 1 << (unix.CAP_SYS_ADMIN % 32)
 	}
 	// psx reaches every thread: through syscall.AllThreadsSyscall in a
 	// build without cgo, and through libpsx, which also reaches threads
@@ -164,7 +257,11 @@ const addressSpaceSlack = 256 << 20
 // limitAddressSpace sets RLIMIT_AS to what the process maps now, plus twice
 // the limit, plus addressSpaceSlack: a backstop the kernel holds under the worker's own watch of
 // its heap, which ends the run at the limit itself.
-func limitAddressSpace(mb int) error {
+func limitAddressSpace(mb int) error { return setAddressSpace(mb, false) }
+
+// setAddressSpace is limitAddressSpace; with refuse, the soft limit asked
+// for is above the hard one, which the kernel refuses (EINVAL).
+func setAddressSpace(mb int, refuse bool) error {
 	var size, resident uint64
 	data, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
@@ -174,7 +271,11 @@ func limitAddressSpace(mb int) error {
 		return fmt.Errorf("parse /proc/self/statm: %w", err)
 	}
 	limit := size*uint64(os.Getpagesize()) + 2*uint64(mb)<<20 + addressSpaceSlack
-	if err := unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: limit, Max: limit}); err != nil {
+	rl := unix.Rlimit{Cur: limit, Max: limit}
+	if refuse {
+		rl.Cur++
+	}
+	if err := unix.Setrlimit(unix.RLIMIT_AS, &rl); err != nil {
 		return fmt.Errorf("setrlimit(RLIMIT_AS): %w", err)
 	}
 	return nil

@@ -39,6 +39,9 @@ type LinuxHeld struct {
 	// budget rests on it alone, so it does not change the level: a run
 	// with neither Landlock nor seccomp is level none with or without it.
 	CapabilitiesDropped bool
+	// CapabilitiesFailure is why the capabilities were not dropped, when
+	// the drop failed: the reason says it, and the level stands.
+	CapabilitiesFailure string
 	// Problems are what else the apply could not do, one sentence each: a
 	// limit it could not set, or why Landlock was not applied. Each counts
 	// as a limit not held.
@@ -148,7 +151,11 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		gaps = append(gaps, why+": "+joinAnd(lost)+" are not held")
 	}
 	gaps = append(gaps, h.Problems...)
-	return leveled(p, abi > 0 || h.Seccomp, layers, gaps)
+	r := leveled(p, abi > 0 || h.Seccomp, layers, gaps)
+	if h.CapabilitiesFailure != "" {
+		r.Reason += "; the capabilities were not dropped (" + h.CapabilitiesFailure + "): no limit rests on them alone"
+	}
+	return r
 }
 
 // AssessDarwin returns the level of a run held by the sandbox profile as h

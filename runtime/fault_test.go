@@ -3,8 +3,6 @@ package runtime
 import (
 	"bufio"
 	"errors"
-	"fmt"
-	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -213,45 +211,6 @@ func TestRunFaultsRefused(t *testing.T) {
 			wantError(t, err, E319, "", tt.wantRefusal)
 			if strings.Contains(err.Error(), "missing") {
 				t.Errorf("%v names an operation that was not refused", err)
-			}
-		})
-	}
-}
-
-// TestRefusedBy checks which applied layers an error is a refusal of: on
-// Linux, Landlock answers EACCES and seccomp EPERM or ENOSYS; another
-// system's layer may answer either EACCES or EPERM.
-func TestRefusedBy(t *testing.T) {
-	all := []string{"landlock-abi7", "seccomp"}
-	tests := []struct {
-		name   string
-		err    error
-		layers []string
-		want   []string
-	}{
-		{name: "EACCES under landlock", err: syscall.EACCES, layers: all, want: []string{"landlock-abi7"}},
-		{name: "EPERM under seccomp", err: syscall.EPERM, layers: all, want: []string{"seccomp"}},
-		{name: "ENOSYS under seccomp", err: syscall.ENOSYS, layers: all, want: []string{"seccomp"}},
-		{name: "EACCES in a path error wrapped", err: fmt.Errorf("run: %w", &fs.PathError{Op: "open", Path: "/x", Err: syscall.EACCES}),
-			layers: all, want: []string{"landlock-abi7"}},
-		{name: "EPERM in a syscall error", err: os.NewSyscallError("socket", syscall.EPERM), layers: all, want: []string{"seccomp"}},
-		{name: "EACCES under seccomp alone", err: syscall.EACCES, layers: []string{"seccomp"}, want: nil},
-		{name: "EPERM under landlock alone", err: syscall.EPERM, layers: []string{"landlock-abi7"}, want: nil},
-		{name: "ENOSYS under landlock alone", err: syscall.ENOSYS, layers: []string{"landlock-abi7"}, want: nil},
-		{name: "EACCES under a sandbox profile", err: syscall.EACCES, layers: []string{"sandbox-profile"}, want: []string{"sandbox-profile"}},
-		{name: "EPERM under Windows layers", err: syscall.EPERM, layers: []string{"job-object", "low-integrity"},
-			want: []string{"job-object", "low-integrity"}},
-		{name: "EACCES with no layer", err: syscall.EACCES, layers: nil, want: nil},
-		{name: "ENOENT", err: &fs.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}, layers: all, want: nil},
-		{name: "ECONNREFUSED", err: os.NewSyscallError("connect", syscall.ECONNREFUSED), layers: all, want: nil},
-		{name: "fs.ErrPermission carries no errno", err: fs.ErrPermission, layers: all, want: nil},
-		{name: "a plain error", err: errors.New("permission denied"), layers: all, want: nil},
-		{name: "nil", err: nil, layers: all, want: nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := refusedBy(tt.err, tt.layers); !slices.Equal(got, tt.want) {
-				t.Errorf("refusedBy(%v, %q) = %q, want %q", tt.err, tt.layers, got, tt.want)
 			}
 		})
 	}

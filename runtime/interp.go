@@ -242,37 +242,6 @@ func (in *Interp) osError(code Code, what string, err error) error {
 	return &Error{Code: code, Msg: fmt.Sprintf("%s: %v", what, err), Err: err}
 }
 
-// refusedBy returns the applied layers that answer with err's errno: on
-// Linux, Landlock refuses with EACCES and seccomp with EPERM (or ENOSYS,
-// for clone3); elsewhere any applied layer may answer EACCES or EPERM. It
-// returns nil when err is not such a refusal or nothing was applied.
-func refusedBy(err error, applied []string) []string {
-	var errno syscall.Errno
-	if !errors.As(err, &errno) {
-		return nil
-	}
-	var out []string
-	for _, l := range applied {
-		switch {
-		case strings.HasPrefix(l, "landlock"):
-			if errno == syscall.EACCES {
-				out = append(out, l)
-			}
-		case l == confine.LayerSeccomp:
-			if errno == syscall.EPERM || errno == syscall.ENOSYS {
-				out = append(out, l)
-			}
-		case l == confine.LayerCapabilities:
-			// Not named: the worker keeps the capabilities file access
-			// needs, and the seccomp filter refuses, with EPERM, nearly
-			// every call a capability it gave up would allow.
-		case errno == syscall.EACCES || errno == syscall.EPERM:
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 func errnoName(err error) string {
 	var errno syscall.Errno
 	if errors.As(err, &errno) {

@@ -82,6 +82,7 @@ type call struct {
 	args  []string  // its arguments
 	fault string    // SABLINE_FAULT_INJECT; "" to leave it unset
 	stdin io.Reader // nil for none
+	env   []string  // more of the environment, KEY=VALUE
 }
 
 // ran is what a command did.
@@ -130,7 +131,7 @@ func (s *scratch) runWith(c call) ran {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.bin, c.args...)
 	cmd.Dir = s.dir
-	cmd.Env = s.env(c.fault)
+	cmd.Env = append(s.env(c.fault), c.env...)
 	cmd.Stdin = c.stdin
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -206,21 +207,43 @@ func isCellLayer(cell confine.Cell, applied string) bool {
 }
 
 // namedLayers returns the layers a message names after "refused by", up
-// to the closing parenthesis or the end: "landlock-abi7, seccomp".
-func namedLayers(msg string) []string {
+// to the closing parenthesis, the semicolon or the end: "landlock-abi7",
+// or for "refused by: one of landlock-abi7, seccomp; the errno does not
+// tell which" both layers, with undecided true.
+func namedLayers(msg string) (layers []string, undecided bool) {
 	_, rest, ok := strings.Cut(msg, "refused by")
 	if !ok {
-		return nil
+		return nil, false
 	}
-	rest = strings.TrimPrefix(rest, ":")
+	rest = strings.TrimSpace(strings.TrimPrefix(rest, ":"))
+	rest, undecided = strings.CutPrefix(rest, "one of ")
 	rest, _, _ = strings.Cut(rest, ")")
-	var out []string
+	rest, tail, _ := strings.Cut(rest, ";")
+	undecided = undecided && strings.TrimSpace(tail) == "the errno does not tell which"
 	for _, l := range strings.Split(rest, ",") {
 		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
+			layers = append(layers, l)
 		}
 	}
-	return out
+	return layers, undecided
+}
+
+// expectNamedLayers: the message names the refusing layers, each a layer
+// of the cell; or, where the errno cannot tell which of several applied
+// layers refused, it says so, and names a layer of the cell among them.
+// It returns the layers named.
+func expectNamedLayers(msg string, cell confine.Cell) []string {
+	GinkgoHelper()
+	layers, undecided := namedLayers(msg)
+	Expect(layers).NotTo(BeEmpty(), "the refusal names no layer: %s", msg)
+	if len(layers) > 1 {
+		Expect(undecided).To(BeTrue(), "several layers are named as if each refused: %s", msg)
+		Expect(layers).To(ContainElement(Satisfy(func(l string) bool { return isCellLayer(cell, l) })),
+			"none of the layers named is a layer of the cell %v: %s", cell.Layers, msg)
+		return layers
+	}
+	Expect(isCellLayer(cell, layers[0])).To(BeTrue(), "the refusal names %s, not a layer of the cell %v: %s", layers[0], cell.Layers, msg)
+	return layers
 }
 
 // A witness is the target of one fault-injection operation, made by the
@@ -351,16 +374,29 @@ func cellOf(id string) confine.Cell {
 }
 
 // expectKernelRefusal: the run ended with E319 (exit 1), and its message
-// names refusing layers, each a layer of the row id's cell.
+// names the refusing layers as expectNamedLayers says, of the row id's
+// cell.
 func expectKernelRefusal(r ran, rec *runtime.Receipt, id string) {
 	GinkgoHelper()
 	Expect(r.exit).To(Equal(1), "%s", r)
 	Expect(rec.Outcome.Code).To(Equal(runtime.E319),
 		"a kernel refusal is E319, whose advice names the grants a host module needs (docs/errors.md)\n%s", r)
-	cell := cellOf(id)
-	layers := namedLayers(rec.Outcome.Message)
-	Expect(layers).NotTo(BeEmpty(), "%s", r)
-	for _, l := range layers {
-		Expect(isCellLayer(cell, l)).To(BeTrue(), "the refusal names %s, not a layer of %s %v", l, id, cell.Layers)
-	}
+	expectNamedLayers(rec.Outcome.Message, cellOf(id))
 }
+
+// cellsTested are the ENFORCES rows some spec is evidence for, filled as
+// the spec tree is built, before any spec runs.
+var cellsTested = map[string]bool{}
+
+// cellLabel labels a spec as evidence for the running system's cell of
+// the ENFORCES row id: the count line counts the row asserted when every
+// spec so labelled passed.
+func cellLabel(id string) Labels {
+	if _, ok := confine.EnforcesRow(id); !ok {
+		panic("cellLabel: no row " + strconv.Quote(id) + " in confine.Enforces")
+	}
+	cellsTested[id] = true
+	return Label(cellLabelPrefix + id)
+}
+
+const cellLabelPrefix = "cell:"

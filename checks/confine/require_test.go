@@ -12,7 +12,7 @@ import (
 // the first statement ran.
 const started = `print("started")` + "\n"
 
-var _ = Describe("--require-confinement", func() {
+var _ = Describe("--require-confinement", cellLabel("require-confinement"), func() {
 	DescribeTable("runs a program whose level is at least the one asked for, and refuses the others with E326 before the first statement",
 		func(require, allow string, needsConfinement bool, wantLevel confine.Level) {
 			if needsConfinement && !confined() {

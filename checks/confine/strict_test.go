@@ -10,7 +10,7 @@ import (
 	"github.com/sabline/sabline/runtime"
 )
 
-var _ = Describe("--confine strict", func() {
+var _ = Describe("--confine strict", cellLabel("ffi-strict"), func() {
 	DescribeTable("a host module's own call outside every grant is refused by the kernel, and nothing is made",
 		func(allow, program, rowID string) {
 			if !confined() {

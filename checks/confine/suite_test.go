@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"os"
 	goruntime "runtime"
-	"sort"
 	"strings"
 	"testing"
 
@@ -75,8 +74,26 @@ func noConfinement() string {
 		goruntime.GOOS, doctor.Default.Level, doctor.Default.Reason)
 }
 
-// The count line: how many cells of the running system the honesty
-// entries asserted in both directions, and why the others were skipped.
+// noKernelClaim says, for a row of confine.Enforces, why no spec can test
+// its cell on the running system. Every other row has specs labelled with
+// cellLabel; a row with neither fails the spec below.
+var noKernelClaim = map[string]string{}
+
+var _ = Describe("the ENFORCES table", func() {
+	It("has, for every cell of this system, a spec that tests it or a reason none can", func() {
+		var missing []string
+		for _, row := range confine.Enforces {
+			if _, ok := row.Cell(goruntime.GOOS); ok && !cellsTested[row.ID] && noKernelClaim[row.ID] == "" {
+				missing = append(missing, row.ID)
+			}
+		}
+		Expect(missing).To(BeEmpty(), "rows whose %s cell no spec tests and no reason excuses", goruntime.GOOS)
+	})
+})
+
+// The count line: for each row of the running system, whether every spec
+// labelled with it passed (asserted), one was skipped (with why), one
+// failed, or none can test it (with why).
 var _ = ReportAfterSuite("checks/confine: cells asserted", func(report Report) {
 	type tally struct {
 		specs, passed int
@@ -84,55 +101,72 @@ var _ = ReportAfterSuite("checks/confine: cells asserted", func(report Report) {
 		skips         []string
 	}
 	cells := map[string]*tally{}
+	var alone []string
 	for _, sr := range report.SpecReports {
-		id, ok := honestyRow[sr.LeafNodeText]
-		if !ok {
+		for _, e := range sr.ReportEntries {
+			if e.Name == layersAloneEntry {
+				alone = append(alone, fmt.Sprintf("%s: %s", sr.LeafNodeText, e.StringRepresentation()))
+			}
+		}
+		for _, l := range sr.Labels() {
+			id, ok := strings.CutPrefix(l, cellLabelPrefix)
+			if !ok {
+				continue
+			}
+			t := cells[id]
+			if t == nil {
+				t = &tally{}
+				cells[id] = t
+			}
+			t.specs++
+			switch {
+			case sr.State.Is(types.SpecStatePassed):
+				t.passed++
+			case sr.State.Is(types.SpecStateSkipped):
+				why := sr.Failure.Message
+				if why == "" {
+					why = "not run"
+				}
+				t.skips = append(t.skips, why)
+			default:
+				t.failed = true
+			}
+		}
+	}
+	var asserted, failed, skipped, excused, untested []string
+	for _, row := range confine.Enforces {
+		if _, ok := row.Cell(goruntime.GOOS); !ok {
 			continue
 		}
-		t := cells[id]
-		if t == nil {
-			t = &tally{}
-			cells[id] = t
-		}
-		t.specs++
+		t := cells[row.ID]
 		switch {
-		case sr.State.Is(types.SpecStatePassed):
-			t.passed++
-		case sr.State.Is(types.SpecStateSkipped):
-			why, _, _ := strings.Cut(sr.Failure.Message, ": ")
-			if why == "" {
-				why = "not run"
-			}
-			t.skips = append(t.skips, why)
-		default:
-			t.failed = true
-		}
-	}
-	ids := make([]string, 0, len(cells))
-	for id := range cells {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	var asserted, failed int
-	var skipped []string
-	for _, id := range ids {
-		switch t := cells[id]; {
+		case t == nil && noKernelClaim[row.ID] != "":
+			excused = append(excused, row.ID+": "+noKernelClaim[row.ID])
+		case t == nil:
+			untested = append(untested, row.ID)
 		case t.failed:
-			failed++
+			failed = append(failed, row.ID)
 		case t.passed == t.specs:
-			asserted++
+			asserted = append(asserted, row.ID)
 		default:
-			skipped = append(skipped, id+" on "+goruntime.GOOS+": "+strings.Join(dedupe(t.skips), ", "))
+			skipped = append(skipped, row.ID+": "+strings.Join(dedupe(t.skips), ", "))
 		}
 	}
-	line := fmt.Sprintf("checks/confine: %d cells asserted in both directions, %d skipped", asserted, len(skipped))
-	if len(skipped) > 0 {
-		line += " (" + strings.Join(skipped, "; ") + ")"
+	line := fmt.Sprintf("checks/confine: %d %s cells: %d asserted, %d skipped, %d failed, %d with no kernel claim to test, %d untested",
+		len(asserted)+len(failed)+len(skipped)+len(excused)+len(untested), goruntime.GOOS,
+		len(asserted), len(skipped), len(failed), len(excused), len(untested))
+	for _, part := range []struct {
+		name string
+		ids  []string
+	}{{"skipped", skipped}, {"failed", failed}, {"no kernel claim", excused}, {"untested", untested}} {
+		if len(part.ids) > 0 {
+			line += "\n  " + part.name + ": " + strings.Join(part.ids, "; ")
+		}
 	}
-	if failed > 0 {
-		line += fmt.Sprintf(", %d failed", failed)
+	fmt.Println("\n" + line + "\n  asserted: " + strings.Join(asserted, ", "))
+	if len(alone) > 0 {
+		fmt.Println("checks/confine: the layers that stop each operation alone\n  " + strings.Join(alone, "\n  "))
 	}
-	fmt.Println("\n" + line)
 })
 
 // dedupe drops repeated strings, keeping the first of each.

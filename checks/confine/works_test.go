@@ -114,7 +114,7 @@ c.close()
 		Entry("print", "io", `print("hello")`, "", `^hello\n$`),
 	)
 
-	DescribeTable("limits end the run as documented",
+	DescribeTable("limits end the run as documented", cellLabel("limits"),
 		func(flag, value, program string, wantExit int, wantCode runtime.Code, wantMessage string) {
 			s := newScratch()
 			r := s.run(flag, value, s.file("prog.vel", program))

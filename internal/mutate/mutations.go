@@ -1,0 +1,229 @@
+package main
+
+// Mutation is one change to the security code, made alone in a scratch
+// copy of the module: Old, which must occur exactly once in File, becomes
+// New, and the tests of Packages run. The mutation is caught when a test
+// that is not a golden comparison fails.
+type Mutation struct {
+	Name string // short, unique: the -run value of this command
+	File string // relative to the module root, with forward slashes
+	Old  string // the text replaced, exactly once in File
+	New  string // what replaces it
+	Tags string // build tags for go test (sabline_knockout)
+	Run  string // go test -run; "" for every test of Packages
+	// Focus is -ginkgo.focus for a ginkgo suite among Packages, so that
+	// only the specs meant to catch the mutation run; "" for all.
+	Focus    string
+	CaughtBy string // the test or spec meant to catch it, for -list and the README
+	KeepLog  string // a file to write go test's output to; "" for none
+	Packages []string
+	Env      []string // more of go test's environment, KEY=VALUE
+}
+
+// goldenTests are the tests that compare output with a committed file.
+// Their failure alone does not catch a mutation: a golden is regenerated
+// whenever a change is meant, so a test of what the code does must fail
+// too. A name matches a failing test and its subtests.
+var goldenTests = []string{
+	"TestSeccompGolden",       // confine/seccomp: the filter's listing per arch and policy
+	"TestLandlockPlanGolden",  // confine: the Landlock rulesets
+	"TestDarwinProfileGolden", // confine: the sandbox profiles
+	"TestWindowsPlanGolden",   // confine: the Windows plans
+	"TestEnforcesDoc",         // confine: docs/os-enforces.md against the table
+	"TestErrorsMarkdown",      // runtime: docs/errors.md against the codes
+	"TestAuditGolden",         // runtime: testdata/audit/*.json
+}
+
+// The packages the mutations run.
+var (
+	confinePkg = []string{"./confine/"}
+	seccompPkg = []string{"./confine/seccomp/"}
+	runtimePkg = []string{"./runtime/"}
+	checksPkg  = []string{"./checks/confine/"}
+)
+
+// mutations is the list, in the order the issue of the security audit
+// names them, then the filter's own checks.
+var mutations = []Mutation{
+	{
+		Name: "apply-landlock-held-on-failure", File: "confine/apply_linux.go",
+		Old: `	applied, err := ApplyLandlock(plan)
+	if err != nil {
+		return fmt.Errorf("Landlock refused the ruleset: %w", err)
+	}`,
+		New: `	applied, err := ApplyLandlock(plan)
+	if err != nil {
+		applied.ABI = abi
+	}`,
+		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/Landlock_refused",
+	},
+	{
+		Name: "apply-seccomp-held-on-failure", File: "confine/apply_linux.go",
+		Old:      `held.SeccompFailure = err.Error()`,
+		New:      `held.Seccomp = true`,
+		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/seccomp_refused",
+	},
+	{
+		Name: "apply-capabilities-held-on-failure", File: "confine/apply_linux.go",
+		Old:      `held.CapabilitiesFailure = err.Error()`,
+		New:      `held.CapabilitiesDropped = true`,
+		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/capability_drop_refused",
+	},
+	{
+		Name: "apply-memory-limit-failure-unsaid", File: "confine/apply_linux.go",
+		Old:      `fail(err, "the memory limit could not be set: "+err.Error())`,
+		New:      `_ = err`,
+		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/memory_limit_refused",
+	},
+	{
+		Name: "layers-only-ignored", File: "confine/layers_knockout.go",
+		Old: `		return v, nil`, New: `		return "", nil`, Tags: "sabline_knockout",
+		Packages: confinePkg, Run: "^TestLayersOnly$", CaughtBy: "TestLayersOnly (knock-out build)",
+	},
+	{
+		Name: "layers-only-in-normal-build", File: "confine/layers_default.go",
+		Old:      `func layersOnly() (string, error) { return "", nil }`,
+		New:      `func layersOnly() (string, error) { return layerSeccompOnly, nil }`,
+		Packages: checksPkg, Focus: "leaves every layer on",
+		CaughtBy: "spec: SABLINE_LAYERS_ONLY leaves every layer on where it is not a knock-out build's switch: the normal build never reads it",
+	},
+	{
+		Name: "fault-env-in-worker", File: "runtime/supervisor.go",
+		Old: `if !strings.HasPrefix(kv, FaultEnv+"=") {`, New: `if kv != "" {`,
+		Packages: checksPkg, Focus: "fault-injection hook's variable never reaches",
+		CaughtBy: "spec: env: the fault-injection hook's variable never reaches the program",
+	},
+	{
+		Name: "rlimit-as-never-set", File: "confine/apply_linux.go",
+		Old:      `unix.Setrlimit(unix.RLIMIT_AS, &rl)`,
+		New:      `unix.Getrlimit(unix.RLIMIT_AS, &rl)`,
+		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/every_layer (Max address space seen in /proc)",
+	},
+	{
+		Name: "rlimit-as-never-set-worker", File: "confine/apply_linux.go",
+		Old:      `unix.Setrlimit(unix.RLIMIT_AS, &rl)`,
+		New:      `unix.Getrlimit(unix.RLIMIT_AS, &rl)`,
+		Packages: checksPkg, Focus: "limits: the worker's address space",
+		CaughtBy: "spec: limits: the worker's address space is limited when the policy is applied",
+	},
+	{
+		Name: "system-homes-not-resolved", File: "runtime/credentials.go",
+		Old: `	return []string{"/root", resolvePath("/root")},
+		[]string{"/home", "/Users", resolvePath("/home"), resolvePath("/Users")}`,
+		New: `	return []string{"/root"},
+		[]string{"/home", "/Users"}`,
+		Packages: runtimePkg, Run: "^TestCredentialRootThroughLinks$", CaughtBy: "TestCredentialRootThroughLinks",
+	},
+	{
+		Name: "resolver-reads-all-etc", File: "confine/apply_linux.go",
+		Old:      `linuxResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"}`,
+		New:      `linuxResolver = []string{"/etc"}`,
+		Packages: checksPkg, Focus: "a net grant adds the resolver",
+		CaughtBy: "spec: no-fs: a net grant adds the resolver's files to the reads, and nothing beside them",
+	},
+	{
+		Name: "credential-cell-yes", File: "confine/enforces.go",
+		Old:      `Linux:   Cell{HoldsNo, "not held: Landlock allows a whole hierarchy`,
+		New:      `Linux:   Cell{HoldsYes, "not held: Landlock allows a whole hierarchy`,
+		Packages: checksPkg, Focus: "credential",
+		CaughtBy: "spec: credential: a credential location under a broad grant is as the cell says",
+	},
+	{
+		Name: "deny-list-cell-partly", File: "confine/enforces.go",
+		Old:      `Linux: Cell{HoldsYes, seccomp.Summary() +`,
+		New:      `Linux: Cell{HoldsPartly, seccomp.Summary() +`,
+		Packages: checksPkg, Focus: "deny-list signal on linux",
+		CaughtBy: "spec: ENFORCES, proved in both directions: deny-list signal on linux",
+	},
+	{
+		Name: "eperm-credited-to-seccomp-alone", File: "runtime/errno.go",
+		Old: `		case l == confine.LayerCapabilities:
+			if errno == syscall.EPERM {`,
+		New: `		case l == confine.LayerCapabilities:
+			if false {`,
+		Packages: runtimePkg, Run: "^TestRefusedBy$", CaughtBy: "TestRefusedBy",
+	},
+
+	// The filter (confine/seccomp): its checks of the entry, and the
+	// calls the audit found refused by another layer when the filter
+	// let them through, each now added to the allow-list.
+	{
+		Name: "seccomp-arch-check", File: "confine/seccomp/program.go",
+		Old:      `bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.AuditArch, SkipTrue: 1},`,
+		New:      `bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.AuditArch, SkipTrue: 1, SkipFalse: 1},`,
+		Packages: seccompPkg, CaughtBy: "TestSeccompCases/i386_ABI_refused, TestSeccompSimulation",
+	},
+	{
+		Name: "seccomp-arch-check-live", File: "confine/seccomp/program.go",
+		Old:      `bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.AuditArch, SkipTrue: 1},`,
+		New:      `bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.AuditArch, SkipTrue: 1, SkipFalse: 1},`,
+		Packages: checksPkg, Focus: "live kernel", CaughtBy: "spec: deny-list: the calls the filter alone refuses, on the live kernel",
+	},
+	{
+		Name: "seccomp-x32-check", File: "confine/seccomp/program.go",
+		Old:      `bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32SyscallBit, SkipFalse: 1},`,
+		New:      `bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32SyscallBit, SkipTrue: 1, SkipFalse: 1},`,
+		Packages: seccompPkg, CaughtBy: "TestSeccompCases/x32_getpid_refused, TestSeccompKernel, TestSeccompSimulation",
+	},
+	{
+		Name: "seccomp-x32-check-live", File: "confine/seccomp/program.go",
+		Old:      `bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32SyscallBit, SkipFalse: 1},`,
+		New:      `bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32SyscallBit, SkipTrue: 1, SkipFalse: 1},`,
+		Packages: checksPkg, Focus: "live kernel", CaughtBy: "spec: deny-list: the calls the filter alone refuses, on the live kernel",
+	},
+	{
+		Name: "seccomp-high-word-check", File: "confine/seccomp/program.go",
+		Old: `			{arg: 2, high: true, values: []uint32{0}, action: actEPERM},
+`,
+		New:      ``,
+		Packages: seccompPkg, CaughtBy: "TestSeccompKernel (prlimit64 with a new limit at k<<32), TestSeccompCases",
+	},
+	{
+		Name: "seccomp-tsync-flag", File: "confine/seccomp/install_linux.go",
+		Old:      `unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))`,
+		New:      `0, uintptr(unsafe.Pointer(&fprog))`,
+		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers (every thread's Seccomp in /proc)",
+	},
+	{
+		Name: "seccomp-tsync-flag-seccomp", File: "confine/seccomp/install_linux.go",
+		Old:      `unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))`,
+		New:      `0, uintptr(unsafe.Pointer(&fprog))`,
+		Packages: seccompPkg, CaughtBy: "TestSeccompKernel (the thread locked before the filter)",
+	},
+	allowed("io_uring_enter"),
+	allowed("lsetxattr"),
+	allowed("rt_tgsigqueueinfo"),
+	allowed("reboot"),
+	allowed("swapon"),
+	allowed("acct"),
+	allowed("pivot_root"),
+	allowed("fsopen"),
+	allowed("fsmount"),
+	allowed("move_mount"),
+	allowedLive("reboot"),
+	allowedLive("pivot_root"),
+}
+
+// allowedAfter is the rule after which a mutation adds one to the allow-list.
+const allowedAfter = `	{name: "munmap", group: groupMemory, by: byRuntime, why: "the runtime gives back what it mapped"},`
+
+// allowed is the mutation that adds call to the filter's allow-list, run
+// against confine/seccomp's tests.
+func allowed(call string) Mutation {
+	return Mutation{
+		Name: "seccomp-allows-" + call, File: "confine/seccomp/rules.go",
+		Old:      allowedAfter,
+		New:      allowedAfter + "\n\t{name: \"" + call + "\", group: groupMemory, by: byRuntime, why: \"a mutation\"},",
+		Packages: seccompPkg, CaughtBy: "TestSeccompMustRefuse",
+	}
+}
+
+// allowedLive is allowed run against the live kernel's check of the call
+// with seccomp alone.
+func allowedLive(call string) Mutation {
+	m := allowed(call)
+	m.Name += "-live"
+	m.Packages, m.Focus = checksPkg, "live kernel"
+	m.CaughtBy = "spec: deny-list: the calls the filter alone refuses, on the live kernel"
+	return m
+}

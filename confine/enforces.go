@@ -293,7 +293,7 @@ var Enforces = []Row{
 		Item: "every other system call (never a budget item)",
 		// Generated from the filter's rules table, whose groups say what
 		// the worker may do; everything else is refused.
-		Linux: Cell{HoldsYes, seccomp.Summary() + ". From Landlock ABI 6, signals are scoped to the worker too",
+		Linux: Cell{HoldsYes, seccomp.SummaryText + ". From Landlock ABI 6, signals are scoped to the worker too",
 			[]string{LayerLandlockFamily, LayerSeccomp}},
 		Darwin: Cell{HoldsPartly, "what the denial of process-fork and of writes implies; a profile has no list " +
 			"of system calls, and a signal to another process of the same user is not refused",

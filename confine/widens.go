@@ -1,6 +1,9 @@
 package confine
 
-import "sort"
+import (
+	"sort"
+	"sync"
+)
 
 // Widen is what a granted ffi module widens the OS policy to.
 type Widen string
@@ -24,37 +27,45 @@ func (w Widen) hosts() bool {
 	return w == WidenAnyHost || w == WidenAnyPathAndHost || w == WidenNothingEnforced
 }
 
-// FFIWidens is the widening table: for each module name a granted ffi item
-// may carry, what the module's own code reaches, and so what the OS policy
-// must allow for it unless --confine strict is given. A module the table
-// does not name widens to nothing enforced: what it needs is not known.
-// Plain ffi, which grants every module, does too.
-var FFIWidens = map[string]Widen{}
+// ffiWidening is the widening table as the compiler lays it out: each
+// widening with the module names that widen to it.
+var ffiWidening = [...]struct {
+	widen Widen
+	names []string
+}{
+	{WidenNothing, []string{"abc", "array", "ast", "base64", "binascii", "bisect", "calendar", "cmath",
+		"collections", "colorsys", "copy", "csv", "dataclasses", "datetime", "decimal", "difflib",
+		"email", "enum", "fnmatch", "fractions", "functools", "gc", "hashlib", "heapq", "hmac",
+		"html", "ipaddress", "itertools", "json", "keyword", "math", "numbers", "operator",
+		"pprint", "random", "re", "reprlib", "secrets", "shlex", "statistics", "string", "struct",
+		"textwrap", "threading", "time", "tomllib", "typing", "unicodedata", "uuid", "zlib",
+		"zoneinfo"}},
+	{WidenAnyPath, []string{"bz2", "codecs", "configparser", "dbm", "fileinput", "glob", "gzip", "io",
+		"lzma", "pathlib", "shutil", "sqlite3", "tarfile", "tempfile", "xml", "zipfile"}},
+	{WidenAnyHost, []string{"ftplib", "http", "imaplib", "poplib", "select", "selectors", "smtplib",
+		"socket", "ssl", "urllib", "xmlrpc"}},
+	{WidenAnyPathAndHost, []string{"aiohttp", "httpx", "logging", "requests", "urllib3"}},
+	{WidenNothingEnforced, []string{"asyncio", "builtins", "code", "concurrent", "ctypes", "importlib",
+		"multiprocessing", "nt", "os", "pdb", "pickle", "pkgutil", "platform", "posix", "pty",
+		"runpy", "shelve", "signal", "site", "subprocess", "sys", "venv", "webbrowser", "winreg",
+		"zipimport"}},
+}
 
-func init() {
-	for w, names := range map[Widen][]string{
-		WidenNothing: {"abc", "array", "ast", "base64", "binascii", "bisect", "calendar", "cmath",
-			"collections", "colorsys", "copy", "csv", "dataclasses", "datetime", "decimal", "difflib",
-			"email", "enum", "fnmatch", "fractions", "functools", "gc", "hashlib", "heapq", "hmac",
-			"html", "ipaddress", "itertools", "json", "keyword", "math", "numbers", "operator",
-			"pprint", "random", "re", "reprlib", "secrets", "shlex", "statistics", "string", "struct",
-			"textwrap", "threading", "time", "tomllib", "typing", "unicodedata", "uuid", "zlib",
-			"zoneinfo"},
-		WidenAnyPath: {"bz2", "codecs", "configparser", "dbm", "fileinput", "glob", "gzip", "io",
-			"lzma", "pathlib", "shutil", "sqlite3", "tarfile", "tempfile", "xml", "zipfile"},
-		WidenAnyHost: {"ftplib", "http", "imaplib", "poplib", "select", "selectors", "smtplib",
-			"socket", "ssl", "urllib", "xmlrpc"},
-		WidenAnyPathAndHost: {"aiohttp", "httpx", "logging", "requests", "urllib3"},
-		WidenNothingEnforced: {"asyncio", "builtins", "code", "concurrent", "ctypes", "importlib",
-			"multiprocessing", "nt", "os", "pdb", "pickle", "pkgutil", "platform", "posix", "pty",
-			"runpy", "shelve", "signal", "site", "subprocess", "sys", "venv", "webbrowser", "winreg",
-			"zipimport"},
-	} {
-		for _, n := range names {
-			FFIWidens[n] = w
+// FFIWidens returns the widening table: for each module name a granted ffi
+// item may carry, what the module's own code reaches, and so what the OS
+// policy must allow for it unless --confine strict is given. A module the
+// table does not name widens to nothing enforced: what it needs is not
+// known. Plain ffi, which grants every module, does too. The map is built
+// on first use and shared: callers do not change it.
+var FFIWidens = sync.OnceValue(func() map[string]Widen {
+	m := map[string]Widen{}
+	for _, row := range ffiWidening {
+		for _, n := range row.names {
+			m[n] = row.widen
 		}
 	}
-}
+	return m
+})
 
 // WidensTo returns what granting module widens the policy to, and whether
 // the table names it. The empty name is plain ffi.
@@ -62,7 +73,7 @@ func WidensTo(module string) (Widen, bool) {
 	if module == "" {
 		return WidenNothingEnforced, false
 	}
-	w, ok := FFIWidens[module]
+	w, ok := FFIWidens()[module]
 	if !ok {
 		return WidenNothingEnforced, false
 	}
@@ -75,7 +86,7 @@ var WidenOrder = []Widen{WidenNothing, WidenAnyPath, WidenAnyHost, WidenAnyPathA
 // ModulesWidening returns the table's module names for w, sorted.
 func ModulesWidening(w Widen) []string {
 	var out []string
-	for n, x := range FFIWidens {
+	for n, x := range FFIWidens() {
 		if x == w {
 			out = append(out, n)
 		}

@@ -11,7 +11,7 @@ import (
 // group, and what every other call gets. It is made from the rules table,
 // so the table and the docs cannot disagree.
 func Summary() string {
-	archs := []Arch{archAMD64, archARM64}
+	archs := []Arch{amd64Arch(), arm64Arch()}
 	var b strings.Builder
 	b.WriteString("seccomp, an allow-list: ")
 	for i, a := range archs {

@@ -1,8 +1,12 @@
 package seccomp
 
-import "runtime"
+import (
+	"runtime"
+	"sync"
+)
 
 //go:generate go run ./internal/gensystab
+//go:generate go run ./internal/gensummary
 
 // Arch is a Linux system call ABI that a seccomp program is built for. The
 // tables are plain data, present on every system, so that the program for
@@ -29,10 +33,13 @@ const (
 	auditArchAArch64 = 0xc00000b7 // AUDIT_ARCH_AARCH64
 )
 
-// The system call ABIs Sabline builds seccomp programs for.
+// The system call ABIs Sabline builds seccomp programs for. Each is built
+// on first use, not when the program starts: a process that builds no
+// filter (the supervisor, a subcommand) never pays for the tables, and a
+// worker builds only its own architecture's.
 var (
-	archAMD64 = newArch("amd64", auditArchX86_64, sysAMD64, true)
-	archARM64 = newArch("arm64", auditArchAArch64, sysARM64, false)
+	amd64Arch = sync.OnceValue(func() Arch { return newArch("amd64", auditArchX86_64, sysAMD64(), true) })
+	arm64Arch = sync.OnceValue(func() Arch { return newArch("arm64", auditArchAArch64, sysARM64(), false) })
 )
 
 func newArch(name string, audit uint32, table map[string]int, x32 bool) Arch {
@@ -48,9 +55,9 @@ func newArch(name string, audit uint32, table map[string]int, x32 bool) Arch {
 func NativeArch() (Arch, bool) {
 	switch runtime.GOARCH {
 	case "amd64":
-		return archAMD64, true
+		return amd64Arch(), true
 	case "arm64":
-		return archARM64, true
+		return arm64Arch(), true
 	}
 	return Arch{}, false
 }

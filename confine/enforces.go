@@ -343,8 +343,8 @@ var Enforces = []Row{
 		ID:   "limits",
 		Item: "time and memory limits",
 		Linux: Cell{HoldsYes, "the supervisor ends the worker at its deadline; the worker's address space is " +
-			"limited (RLIMIT_AS) when the policy is applied, and so not under --no-confine or a policy that " +
-			"enforces nothing, where the worker's own watch of its heap is the memory limit", nil},
+			"limited (RLIMIT_AS) before its program is compiled, with or without confinement (a resource " +
+			"limit, not a layer), under the worker's own watch of its heap, which ends the run first", nil},
 		Darwin: Cell{HoldsPartly, "the supervisor's deadline; the address-space limit is set, and macOS holds it " +
 			"on a best-effort basis", nil},
 		Windows: Cell{HoldsYes, "the job object's memory limit, and the supervisor's deadline", []string{LayerJobObject}},

@@ -614,7 +614,9 @@ func workerEnv(operator []string, envGranted bool) []string {
 		if name == FaultEnv {
 			continue
 		}
-		if envGranted || contains(workerEnvKeep, name) {
+		// A knock-out build is a test build: its one-layer switch
+		// reaches the worker, where confine reads it.
+		if envGranted || contains(workerEnvKeep, name) || (Knockout && name == confine.LayersOnlyEnv) {
 			env = append(env, kv)
 		}
 	}

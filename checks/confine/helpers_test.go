@@ -83,6 +83,7 @@ type call struct {
 	fault string    // SABLINE_FAULT_INJECT; "" to leave it unset
 	stdin io.Reader // nil for none
 	env   []string  // more of the environment, KEY=VALUE
+	extra []*os.File // descriptors 3, 4, ... of the command
 }
 
 // ran is what a command did.
@@ -133,6 +134,7 @@ func (s *scratch) runWith(c call) ran {
 	cmd.Dir = s.dir
 	cmd.Env = append(s.env(c.fault), c.env...)
 	cmd.Stdin = c.stdin
+	cmd.ExtraFiles = c.extra
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

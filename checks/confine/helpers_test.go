@@ -78,11 +78,11 @@ func (s *scratch) unique(name string) string {
 
 // call is one command line.
 type call struct {
-	bin   string    // the binary; "" for the normal build
-	args  []string  // its arguments
-	fault string    // SABLINE_FAULT_INJECT; "" to leave it unset
-	stdin io.Reader // nil for none
-	env   []string  // more of the environment, KEY=VALUE
+	bin   string     // the binary; "" for the normal build
+	args  []string   // its arguments
+	fault string     // SABLINE_FAULT_INJECT; "" to leave it unset
+	stdin io.Reader  // nil for none
+	env   []string   // more of the environment, KEY=VALUE
 	extra []*os.File // descriptors 3, 4, ... of the command
 }
 

@@ -89,7 +89,7 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "fault-env-in-worker", File: "runtime/supervisor.go",
-		Old: `if !strings.HasPrefix(kv, FaultEnv+"=") {`, New: `if kv != "" {`,
+		Old: `if name == FaultEnv {`, New: `if name == "" {`,
 		Packages: checksPkg, Focus: "fault-injection hook's variable never reaches",
 		CaughtBy: "spec: env: the fault-injection hook's variable never reaches the program",
 	},
@@ -108,9 +108,10 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "system-homes-not-resolved", File: "runtime/credentials.go",
-		Old: `	return []string{"/root", resolvePath("/root")},
-		[]string{"/home", "/Users", resolvePath("/home"), resolvePath("/Users")}`,
-		New: `	return []string{"/root"},
+		Old: `	return []string{"/root", t.canonical("/root")},
+		[]string{"/home", "/Users", t.canonical("/home"), t.canonical("/Users")}`,
+		New: `	_ = t
+	return []string{"/root"},
 		[]string{"/home", "/Users"}`,
 		Packages: runtimePkg, Run: "^TestCredentialRootThroughLinks$", CaughtBy: "TestCredentialRootThroughLinks",
 	},

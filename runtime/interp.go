@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 
 	"go.starlark.net/starlark"
@@ -20,6 +21,8 @@ import (
 // Interp.check before it touches anything; a refusal is an *Error with a
 // stable code. An Interp runs one program once.
 type Interp struct {
+	thread   atomic.Pointer[starlark.Thread] // the running program's, for Stop
+	stopped  atomic.Pointer[string]          // why Stop was called
 	meter    *budget.Meter
 	fs       *fsTree // the anchors file effects walk from
 	cwd      string
@@ -134,8 +137,23 @@ func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) error {
 		return g, nil
 	}
 	thread.Load = load
+	in.thread.Store(thread)
+	if why := in.stopped.Load(); why != nil {
+		thread.Cancel(*why)
+	}
 	_, err := c.Files[c.Main].Init(thread, predeclared)
 	return in.runError(err)
+}
+
+// Stop ends the running program at its next step, with E307 and the
+// position and call stack it had reached: the worker calls it when the
+// supervisor's deadline passes. A builtin blocked in a system call ends
+// only when that call returns.
+func (in *Interp) Stop(why string) {
+	in.stopped.Store(&why)
+	if t := in.thread.Load(); t != nil {
+		t.Cancel(why)
+	}
 }
 
 // runError gives every error out of the interpreter a code, the program
@@ -163,6 +181,9 @@ func (in *Interp) runError(err error) error {
 			}
 			stack = append(stack, fr.Pos.String()+" in "+fr.Name)
 		}
+	}
+	if why := in.stopped.Load(); why != nil {
+		return &Error{Code: E307, Msg: *why, Pos: pos, Stack: stack, Err: err}
 	}
 	var re *Error
 	if errors.As(err, &re) {

@@ -125,3 +125,11 @@ func closeInherited() error {
 	}
 	return nil
 }
+
+// stopSignals ask a worker to end its program where it is: the supervisor
+// sends one when the run's deadline passes, and kills the worker if it has
+// not ended within stopGrace.
+var stopSignals = []os.Signal{syscall.SIGUSR1}
+
+// askToStop sends the worker its stop signal.
+func askToStop(p *os.Process) bool { return p.Signal(syscall.SIGUSR1) == nil }

@@ -52,3 +52,9 @@ func tryLockDir(string) (func(), bool) { return nil, false }
 // closeInherited: a Windows worker inherits only the handles passPipes
 // lists (StartProcess passes exactly those), so there is nothing to close.
 func closeInherited() error { return nil }
+
+// stopSignals: a Windows worker has no signal to be asked to stop with;
+// at the deadline it is ended at once.
+var stopSignals []os.Signal
+
+func askToStop(*os.Process) bool { return false }

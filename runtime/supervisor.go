@@ -73,6 +73,9 @@ const (
 	// exited, for the result pipe to close: a descendant that still holds
 	// the pipe cannot keep the run going.
 	resultGrace = 2 * time.Second
+	// stopGrace is how long a worker asked to stop at its deadline has to
+	// end its program and send where it was, before it is killed.
+	stopGrace = 500 * time.Millisecond
 	// tempWatchEvery is how often the temporary directory is measured.
 	tempWatchEvery = 100 * time.Millisecond
 )
@@ -238,8 +241,18 @@ func Supervise(r Run) *Receipt {
 		_ = worker.Kill()
 	case <-timeout:
 		timedOut = true
+		ended := false
+		if askToStop(cmd.Process) {
+			select {
+			case <-waitc:
+				ended = true
+			case <-time.After(stopGrace):
+			}
+		}
 		_ = worker.Kill()
-		<-waitc
+		if !ended {
+			<-waitc
+		}
 	case stopped = <-sigc:
 		_ = worker.Kill()
 		<-waitc
@@ -272,7 +285,11 @@ func Supervise(r Run) *Receipt {
 	}
 	switch {
 	case timedOut:
-		return finish(outcomeOf(Errorf(E307, "the run took longer than --timeout %s and was stopped", r.Timeout)))
+		o := outcomeOf(Errorf(E307, "the run took longer than --timeout %s and was stopped", r.Timeout))
+		if final && res.Outcome.Code == E307 { // where the program was when it stopped
+			o.Position, o.Stack = res.Outcome.Position, res.Outcome.Stack
+		}
+		return finish(o)
 	case stopped != nil:
 		o := outcomeOf(Errorf(E309, "the supervisor received %v and stopped the worker", stopped))
 		if n, ok := stopped.(syscall.Signal); ok {

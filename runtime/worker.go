@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"runtime/metrics"
+	"os/signal"
 	"sync"
 	"time"
 
@@ -154,6 +155,16 @@ func (w *worker) run(req *Request) int {
 	}
 
 	w.send(res, false)
+	// The supervisor's deadline: asked to stop, the program ends at its
+	// next step and the final record says where it was.
+	if len(stopSignals) > 0 {
+		stopc := make(chan os.Signal, 1)
+		signal.Notify(stopc, stopSignals...)
+		go func() {
+			<-stopc
+			in.Stop("the run took longer than its --timeout and was stopped")
+		}()
+	}
 	t2 := time.Now()
 	err = w.exec(in, prog, pre)
 	res.Timings.RunMS = ms(time.Since(t2))

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
 	"runtime/metrics"
-	"os/signal"
 	"sync"
 	"time"
 

@@ -25,6 +25,16 @@ const linkHomesEnv = "SABLINE_TEST_LINK_HOMES_ROOT"
 // links, before it first asks for the system's homes.
 func TestCredentialRootThroughLinks(t *testing.T) {
 	if root := os.Getenv(linkHomesEnv); root != "" {
+		// The path walk reads what it opened through /proc: the child,
+		// started in a mount namespace of its own, mounts one in its new
+		// root, so that nothing is mounted on the machine's tree.
+		if err := os.Mkdir(filepath.Join(root, "proc"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mount("proc", filepath.Join(root, "proc"), "proc", 0, ""); err != nil {
+			fmt.Printf("mount proc: %v\n", err)
+			os.Exit(3)
+		}
 		if err := syscall.Chroot(root); err != nil {
 			fmt.Printf("chroot: %v\n", err)
 			os.Exit(3)
@@ -48,6 +58,7 @@ func TestCredentialRootThroughLinks(t *testing.T) {
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCredentialRootThroughLinks$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), linkHomesEnv+"="+root)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS} // its mounts private too
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 3 {

@@ -131,8 +131,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "deny-list-cell-partly", File: "confine/enforces.go",
-		Old:      `Linux: Cell{HoldsYes, seccomp.Summary() +`,
-		New:      `Linux: Cell{HoldsPartly, seccomp.Summary() +`,
+		Old:      `Linux: Cell{HoldsYes, seccomp.SummaryText +`,
+		New:      `Linux: Cell{HoldsPartly, seccomp.SummaryText +`,
 		Packages: checksPkg, Focus: "deny-list signal on linux",
 		CaughtBy: "spec: ENFORCES, proved in both directions: deny-list signal on linux",
 	},

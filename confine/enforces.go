@@ -128,10 +128,11 @@ var Enforces = []Row{
 		ID:   "no-fs",
 		Item: "no fs granted",
 		Linux: Cell{HoldsYes, "Landlock: nothing is read, written, made or removed but what the interpreter " +
-			"itself needs (below), and no file is executed. A file's metadata is not held: Landlock (to ABI 7) " +
-			"has no right for stat, access, readlink, getxattr or listxattr, so whether a file outside the " +
-			"grants exists, its type, size, mode, owner and times, a symbolic link's target and a file's " +
-			"extended attributes can still be learned", []string{LayerLandlockFamily}},
+			"itself needs (below), and no file is executed. A file's metadata is held only in part: Landlock " +
+			"(to ABI 7) has no right for stat or readlink, and the filter allows newfstatat, fstat and " +
+			"readlinkat (it refuses access and every extended-attribute call), so whether a file outside the " +
+			"grants exists, its type, size, mode, owner and times, and a symbolic link's target can still be " +
+			"learned", []string{LayerLandlockFamily}},
 		Darwin: Cell{HoldsPartly, "writes refused everywhere but the private temporary directory and /dev/null; " +
 			"reads refused only under the home directory and /Volumes, where the directories on the way to the " +
 			"working directory may still be looked up (stat, not read)", []string{LayerSandboxProfile}},

@@ -1,53 +1,15 @@
 package confine
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/sabline/sabline/internal/goldenfile"
 )
 
-// update rewrites the golden files under testdata. After a deliberate
-// change to a plan or a filter, run
-//
-//	go test ./confine -run Golden -update
-//
-// and read the diff.
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-// golden compares got with testdata/dir/name.golden, or rewrites the file
-// under -update. A difference is reported at its first differing line.
+// golden compares got with testdata/dir/name.golden, or rewrites it under
+// -update (go test ./confine -run Golden -update, then read the diff).
 func golden(t *testing.T, dir, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", dir, name+".golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./confine -run Golden -update to write it)", err)
-	}
-	if string(got) == string(want) {
-		return
-	}
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			t.Fatalf("%s differs at line %d:\n got %q\nwant %q\n(run go test ./confine -run Golden -update if the change is meant)", path, i+1, gl, wl)
-		}
-	}
+	goldenfile.Check(t, filepath.Join("testdata", dir, name+".golden"), got)
 }

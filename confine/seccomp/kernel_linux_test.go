@@ -1540,18 +1540,7 @@ func TestSeccompKernelChild(t *testing.T) {
 		}
 	}
 
-	arch, _ := NativeArch()
-	prog, err := Program(Config{Sockets: sc.sockets, PID: e.pid}, arch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := Assemble(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Install(raw); err != nil {
-		t.Fatal(err)
-	}
+	installFilter(t, Config{Sockets: sc.sockets, PID: e.pid})
 
 	for _, c := range sc.checks {
 		err := run(c)
@@ -1629,4 +1618,22 @@ func kernelChecksFilters(t *testing.T) {
 		}
 	}
 	t.Logf("seccomp child checker: %d programs, the kernel agrees on each", len(seccompCheckCases))
+}
+
+// installFilter builds the filter of c for this machine's architecture and
+// installs it on every thread of the calling (child) process.
+func installFilter(t *testing.T, c Config) {
+	t.Helper()
+	arch, _ := NativeArch()
+	prog, err := Program(c, arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := Assemble(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Install(raw); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -439,18 +439,7 @@ func TestSeccompKernelObjectsChild(t *testing.T) {
 		t.Fatalf("no case %q", name)
 	}
 	if mode == "filtered" {
-		arch, _ := NativeArch()
-		prog, err := Program(Config{Sockets: NoSockets, PID: os.Getpid()}, arch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, err := Assemble(prog)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := Install(raw); err != nil {
-			t.Fatal(err)
-		}
+		installFilter(t, Config{Sockets: NoSockets, PID: os.Getpid()})
 	}
 	result := "ok"
 	if err := c.call(os.Getenv(objectArgEnv)); err != nil {

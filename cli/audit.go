@@ -9,8 +9,9 @@ import (
 	"strings"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/lang"
 )
 
 // auditCmd: sabline audit [--json] PROGRAM.vel [--allow ...] [--confine strict].
@@ -25,7 +26,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 		return parseFailed(err, stdout, stderr)
 	}
 	if len(positional) != 1 || len(rest) > 0 {
-		return report(stderr, runtime.Errorf(runtime.E301, "audit: want one program, got %d argument(s)", len(positional)+len(rest)), "")
+		return report(stderr, codes.Errorf(codes.E301, "audit: want one program, got %d argument(s)", len(positional)+len(rest)), "")
 	}
 	strict, err := parseConfine(*mode)
 	if err != nil {
@@ -33,9 +34,9 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	src, err := os.ReadFile(positional[0])
 	if err != nil {
-		return report(stderr, runtime.Errorf(runtime.E316, "program %s: %w", positional[0], err), "")
+		return report(stderr, codes.Errorf(codes.E316, "program %s: %w", positional[0], err), "")
 	}
-	a, err := runtime.MakeAudit(positional[0], src, allow, strict)
+	a, err := lang.MakeAudit(positional[0], src, allow, strict)
 	if err != nil {
 		return report(stderr, err, "")
 	}
@@ -43,11 +44,11 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	// where the safe command runs.
 	dir, err := filepath.Abs(filepath.FromSlash(a.RunIn))
 	if err != nil {
-		return report(stderr, runtime.Errorf(runtime.E316, "program %s: %w", positional[0], err), "")
+		return report(stderr, codes.Errorf(codes.E316, "program %s: %w", positional[0], err), "")
 	}
 	here, err := budget.Parse([]string{a.Audited}, dir)
 	if err != nil {
-		return report(stderr, runtime.Errorf(runtime.E301, "the audited budget: %w", err), "")
+		return report(stderr, codes.Errorf(codes.E301, "the audited budget: %w", err), "")
 	}
 	if err := registered(here); err != nil {
 		return report(stderr, err, "")
@@ -65,7 +66,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 // level on each system and on this machine. A program's name and its
 // # allow: line are its author's words: every line goes through
 // terminalSafe.
-func printAudit(w io.Writer, a *runtime.Audit, dir string, here confine.Result) {
+func printAudit(w io.Writer, a *lang.Audit, dir string, here confine.Result) {
 	line := func(format string, args ...any) {
 		fmt.Fprintln(w, terminalSafe(fmt.Sprintf(format, args...)))
 	}
@@ -75,12 +76,12 @@ func printAudit(w io.Writer, a *runtime.Audit, dir string, here confine.Result) 
 	}
 	line("program:       %s (sha256 %s)", a.Program, a.SHA256)
 	line("declares:      %s", declared)
-	line("safe command:  cd %s && %s", runtime.ShellQuote(dir), a.SafeCommand)
+	line("safe command:  cd %s && %s", lang.ShellQuote(dir), a.SafeCommand)
 	line("os policy:     sha256 %s (relative paths as declared; audit --json prints it)", a.PolicySHA256)
 	for _, wd := range a.WidenedBy {
 		line("widened by:    %s, to %s", wd.Reason(), wd.To)
 	}
-	for _, goos := range runtime.Systems {
+	for _, goos := range lang.Systems {
 		r := a.Confinement[goos]
 		line("%-14s %s: %s [%s]", goos+":", r.Level, r.Reason, strings.Join(r.Layers, ", "))
 	}
@@ -101,7 +102,7 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 		return parseFailed(err, stdout, stderr)
 	}
 	if extra := append(positional, rest...); len(extra) > 0 {
-		return report(stderr, runtime.Errorf(runtime.E301, "os-policy takes no program (got %s): give the budget with --allow", strings.Join(extra, " ")), "")
+		return report(stderr, codes.Errorf(codes.E301, "os-policy takes no program (got %s): give the budget with --allow", strings.Join(extra, " ")), "")
 	}
 	if *enforces {
 		var budgetFlags []string
@@ -111,14 +112,14 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		})
 		if len(budgetFlags) > 0 {
-			return report(stderr, runtime.Errorf(runtime.E301, "os-policy --enforces prints the whole table and takes no budget: drop %s, or drop --enforces to see this budget's policy", strings.Join(budgetFlags, " ")), "")
+			return report(stderr, codes.Errorf(codes.E301, "os-policy --enforces prints the whole table and takes no budget: drop %s, or drop --enforces to see this budget's policy", strings.Join(budgetFlags, " ")), "")
 		}
 		if *asJSON {
 			return printJSON(stdout, enforcesJSON())
 		}
 		for _, row := range confine.Enforces {
 			fmt.Fprintf(stdout, "%s\n", row.Item)
-			for _, goos := range runtime.Systems {
+			for _, goos := range lang.Systems {
 				c, _ := row.Cell(goos)
 				fmt.Fprintf(stdout, "  %-8s %-7s %s\n", goos, c.Holds, c.Text)
 			}
@@ -135,7 +136,7 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	b, err := budget.Parse(allow, cwd)
 	if err != nil {
-		return report(stderr, runtime.Errorf(runtime.E301, "--allow: %w", err), "")
+		return report(stderr, codes.Errorf(codes.E301, "--allow: %w", err), "")
 	}
 	if err := registered(b); err != nil {
 		return report(stderr, err, "")
@@ -174,7 +175,7 @@ func enforcesJSON() []enforcesRow {
 	out := make([]enforcesRow, len(confine.Enforces))
 	for i, row := range confine.Enforces {
 		out[i] = enforcesRow{ID: row.ID, Item: row.Item, Holds: map[string]enforcesCell{}}
-		for _, goos := range runtime.Systems {
+		for _, goos := range lang.Systems {
 			c, _ := row.Cell(goos)
 			if c.Layers == nil {
 				c.Layers = []string{}

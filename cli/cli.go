@@ -5,7 +5,7 @@
 // same binary started again, has them too:
 //
 //	func main() {
-//		runtime.RegisterModule("geo", geoModule)
+//		lang.RegisterModule("geo", geoModule)
 //		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 //	}
 package cli
@@ -14,19 +14,22 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/run"
 )
 
 // Main runs the command line args and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == runtime.WorkerArg {
-		return runtime.WorkerMain(args[1:])
+	if len(args) > 0 && args[0] == run.WorkerArg {
+		return run.WorkerMain(args[1:])
 	}
-	if runtime.Knockout {
+	if lang.Knockout {
 		fmt.Fprintln(stderr, "sabline: KNOCK-OUT BUILD: every budget check passes; only the operating system holds this run")
 	}
 	if len(args) == 0 {
-		return report(stderr, runtime.Errorf(runtime.E301, "no program to run and no command: sabline --help lists them"), "")
+		return report(stderr, codes.Errorf(codes.E301, "no program to run and no command: sabline --help lists them"), "")
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
@@ -39,13 +42,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if status, ok := noArgs("version", args[1:], stdout, stderr); !ok {
 			return status
 		}
-		fmt.Fprintln(stdout, runtime.VersionString())
+		fmt.Fprintln(stdout, receipt.VersionString())
 		return 0
 	case "modules":
 		if status, ok := noArgs("modules", args[1:], stdout, stderr); !ok {
 			return status
 		}
-		for _, n := range runtime.DefaultRegistry.Names() {
+		for _, n := range lang.DefaultRegistry.Names() {
 			fmt.Fprintln(stdout, n)
 		}
 		return 0
@@ -113,7 +116,7 @@ killed by signal N. docs/errors.md lists every error code.
 `
 
 // terminalSafe escapes what a terminal could take for a command; see
-// runtime.TerminalSafe. Every line a command prints that can hold text a
+// codes.TerminalSafe. Every line a command prints that can hold text a
 // program chose (a message, a path, a receipt field) goes through it; the
 // program's own standard output does not: that is the program's output.
-func terminalSafe(s string) string { return runtime.TerminalSafe(s) }
+func terminalSafe(s string) string { return codes.TerminalSafe(s) }

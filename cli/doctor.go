@@ -5,8 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/run"
 )
 
 // doctorReport is what `sabline doctor --json` prints.
@@ -27,12 +28,12 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		return parseFailed(err, stdout, stderr)
 	}
 	if extra := append(positional, rest...); len(extra) > 0 {
-		return report(stderr, runtime.Errorf(runtime.E301, "sabline doctor takes no arguments, got %s", strings.Join(extra, " ")), "")
+		return report(stderr, codes.Errorf(codes.E301, "sabline doctor takes no arguments, got %s", strings.Join(extra, " ")), "")
 	}
 	m := confine.Probe()
-	probe, err := runtime.ConfinementProbe(runtime.ConfineDefault)
+	probe, err := run.ConfinementProbe(run.ConfineDefault)
 	if err != nil {
-		return report(stderr, runtime.Errorf(runtime.E310, "doctor: %w", err), "")
+		return report(stderr, codes.Errorf(codes.E310, "doctor: %w", err), "")
 	}
 	rep := doctorReport{Machine: m, Default: probe.Confinement, Advice: m.Advice()}
 	if rep.Advice == nil {

@@ -10,8 +10,9 @@ import (
 	"unicode"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
 )
 
 // hostile is text a program's author controls (its file name, its
@@ -80,10 +81,10 @@ func TestAuditOutputEscaped(t *testing.T) {
 func TestReceiptsOutputEscaped(t *testing.T) {
 	rc := t.TempDir()
 	for i, level := range []confine.Level{confine.Full, confine.None} {
-		rec := runtime.NewReceipt("/srv/"+hostile+".vel", budget.Budget{}, nil)
+		rec := receipt.New("/srv/"+hostile+".vel", budget.Budget{}, nil)
 		rec.Timings.Started = time.Now().UTC().Add(time.Duration(i) * time.Second)
 		rec.RunParameters.Confinement, rec.RunParameters.ConfinementReason = level, "as held "+hostile
-		rec.Outcome = runtime.Outcome{Status: runtime.StatusFailed, Code: runtime.E305, Message: hostile}
+		rec.Outcome = receipt.Outcome{Status: receipt.StatusFailed, Code: codes.E305, Message: hostile}
 		if _, err := rec.Write(rc); err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/run"
 )
 
 // evalCmd: sabline eval DIR [--allow ...] [--timeout D] [--json], or
@@ -29,12 +31,12 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
-	if mode == runtime.ConfineOff {
-		return report(stderr, runtime.Errorf(runtime.E301, "eval never runs unconfined: it refuses --no-confine"), "")
+	if mode == run.ConfineOff {
+		return report(stderr, codes.Errorf(codes.E301, "eval never runs unconfined: it refuses --no-confine"), "")
 	}
 	if *probe {
 		if len(positional) > 0 {
-			return report(stderr, runtime.Errorf(runtime.E301, "eval --confinement-probe takes no directory, got %s", strings.Join(positional, " ")), "")
+			return report(stderr, codes.Errorf(codes.E301, "eval --confinement-probe takes no directory, got %s", strings.Join(positional, " ")), "")
 		}
 		var others []string
 		fs.Visit(func(f *flag.Flag) {
@@ -43,11 +45,11 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		})
 		if len(others) > 0 {
-			return report(stderr, runtime.Errorf(runtime.E301, "eval --confinement-probe runs its own attempts under no budget and takes only --confine and --json: drop %s", strings.Join(others, " ")), "")
+			return report(stderr, codes.Errorf(codes.E301, "eval --confinement-probe runs its own attempts under no budget and takes only --confine and --json: drop %s", strings.Join(others, " ")), "")
 		}
-		rep, err := runtime.ConfinementProbe(mode)
+		rep, err := run.ConfinementProbe(mode)
 		if err != nil {
-			return report(stderr, runtime.Errorf(runtime.E310, "%w", err), "")
+			return report(stderr, codes.Errorf(codes.E310, "%w", err), "")
 		}
 		if *asJSON {
 			return printJSON(stdout, rep)
@@ -67,15 +69,15 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if len(positional) != 1 {
-		return report(stderr, runtime.Errorf(runtime.E301, "eval: want one directory of programs"), "")
+		return report(stderr, codes.Errorf(codes.E301, "eval: want one directory of programs"), "")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return report(stderr, runtime.Errorf(runtime.E301, "eval: the working directory: %w", err), "")
+		return report(stderr, codes.Errorf(codes.E301, "eval: the working directory: %w", err), "")
 	}
 	b, err := budget.Parse(f.allow, cwd)
 	if err != nil {
-		return report(stderr, runtime.Errorf(runtime.E301, "--allow: %w", err), "")
+		return report(stderr, codes.Errorf(codes.E301, "--allow: %w", err), "")
 	}
 	if err := registered(b); err != nil {
 		return report(stderr, err, "")
@@ -85,11 +87,11 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	dir := f.receipts
 	if dir == "" {
-		if dir, err = runtime.DefaultReceiptsDir(); err != nil {
+		if dir, err = receipt.DefaultDir(); err != nil {
 			return report(stderr, err, "")
 		}
 	}
-	results, err := runtime.Eval(positional[0], runtime.EvalOptions{
+	results, err := run.Eval(positional[0], run.EvalOptions{
 		Budget: b, Confine: mode, Require: require, Timeout: f.timeout, MaxMemoryMB: f.maxMemoryMB, Receipts: dir,
 	})
 	if err != nil {
@@ -104,14 +106,14 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 				code = " " + string(r.Outcome.Code)
 			}
 			fmt.Fprintln(stdout, terminalSafe(strings.TrimRight(fmt.Sprintf("%-5s %-30s %-7s%s", strings.ToUpper(r.Grade), r.Program, r.Confinement.Level, code), " ")))
-			if r.Grade == runtime.GradeFail {
+			if r.Grade == run.GradeFail {
 				printDifference(stdout, r)
 			}
 		}
-		fmt.Fprintln(stdout, "eval: "+runtime.EvalSummary(results))
+		fmt.Fprintln(stdout, "eval: "+run.EvalSummary(results))
 	}
 	for _, r := range results {
-		if r.Grade != runtime.GradePass {
+		if r.Grade != run.GradePass {
 			return 1
 		}
 	}
@@ -129,7 +131,7 @@ const maxShown = 100
 // from PROGRAM.out: the line, what was expected and what was printed, each
 // quoted (so that a control character shows as its escape), and whether
 // eval cut the output.
-func printDifference(w io.Writer, r runtime.EvalResult) {
+func printDifference(w io.Writer, r run.EvalResult) {
 	want := strings.SplitAfter(*r.Expected, "\n")
 	got := strings.SplitAfter(*r.Actual, "\n")
 	i := 0
@@ -149,6 +151,6 @@ func printDifference(w io.Writer, r runtime.EvalResult) {
 	fmt.Fprintf(w, "      %s  printed  %s\n", strings.Repeat(" ", len(fmt.Sprint(i+1))+5), line(got))
 	if r.OutputCut {
 		fmt.Fprintf(w, "      the program printed %d bytes: eval kept the first %d (%d past the expected output's size) and cut the rest\n",
-			r.OutputBytes, len(*r.Actual), runtime.EvalOutputLimit)
+			r.OutputBytes, len(*r.Actual), run.EvalOutputLimit)
 	}
 }

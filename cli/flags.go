@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/codes"
 )
 
 // Every subcommand reads its command line the same way: a flag.FlagSet
@@ -36,7 +36,7 @@ func newFlagSet(name string) *flag.FlagSet {
 
 // parseInterspersed parses the flags of fs, which may come before and
 // after the positional arguments; everything after a "--" is returned
-// apart. The error is an E301 *runtime.Error, or flag.ErrHelp for --help.
+// apart. The error is an E301 *codes.Error, or flag.ErrHelp for --help.
 func parseInterspersed(fs *flag.FlagSet, args []string) (positional, rest []string, err error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -53,7 +53,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (positional, rest []stri
 		}
 		f := fs.Lookup(name)
 		if f == nil || name == "" || strings.HasPrefix(a, "---") {
-			return nil, nil, runtime.Errorf(runtime.E301, "%s: %s takes no such flag (%s)", a, commandName(fs), flagList(fs))
+			return nil, nil, codes.Errorf(codes.E301, "%s: %s takes no such flag (%s)", a, commandName(fs), flagList(fs))
 		}
 		typed := a
 		if hasValue {
@@ -65,13 +65,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (positional, rest []stri
 			}
 		} else if !hasValue {
 			if i+1 == len(args) {
-				return nil, nil, runtime.Errorf(runtime.E301, "%s needs a value: %s %s", typed, typed, placeholder(f))
+				return nil, nil, codes.Errorf(codes.E301, "%s needs a value: %s %s", typed, typed, placeholder(f))
 			}
 			i++
 			value = args[i]
 		}
 		if err := fs.Set(name, value); err != nil {
-			return nil, nil, runtime.Errorf(runtime.E301, "%s %q: %s", typed, value, valueProblem(f, err))
+			return nil, nil, codes.Errorf(codes.E301, "%s %q: %s", typed, value, valueProblem(f, err))
 		}
 	}
 	return positional, nil, nil
@@ -132,7 +132,7 @@ func noArgs(name string, args []string, stdout, stderr io.Writer) (int, bool) {
 		return parseFailed(err, stdout, stderr), false
 	}
 	if extra := append(positional, rest...); len(extra) > 0 {
-		return report(stderr, runtime.Errorf(runtime.E301, "sabline %s takes no arguments, got %s", name, strings.Join(extra, " ")), ""), false
+		return report(stderr, codes.Errorf(codes.E301, "sabline %s takes no arguments, got %s", name, strings.Join(extra, " ")), ""), false
 	}
 	return 0, true
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
 )
 
 // snakeKey is the form of every key a command's JSON has.
@@ -26,7 +26,7 @@ func TestJSONOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := filepath.Join(dir, "receipts")
-	rec := runtime.NewReceipt(prog, budget.MustParse(dir, "io"), nil)
+	rec := receipt.New(prog, budget.MustParse(dir, "io"), nil)
 	rec.Timings.Started = time.Now().UTC()
 	if _, err := rec.Write(rc); err != nil {
 		t.Fatal(err)

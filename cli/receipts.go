@@ -5,7 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/receipt"
 )
 
 // receiptsCmd: sabline receipts list [--json] | show RUN-ID|last | diff,
@@ -14,7 +15,7 @@ import (
 func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	const want = "want list, show RUN-ID (or last) or diff"
 	if len(args) == 0 {
-		return report(stderr, runtime.Errorf(runtime.E301, "receipts: %s", want), "")
+		return report(stderr, codes.Errorf(codes.E301, "receipts: %s", want), "")
 	}
 	verb := args[0]
 	fs := newFlagSet("receipts " + verb)
@@ -28,7 +29,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		return report(stderr, runtime.Errorf(runtime.E301, "receipts %s: %s", verb, want), "")
+		return report(stderr, codes.Errorf(codes.E301, "receipts %s: %s", verb, want), "")
 	}
 	positional, rest, err := parseInterspersed(fs, args[1:])
 	if err != nil {
@@ -37,21 +38,21 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	positional = append(positional, rest...)
 	if verb == "show" {
 		if len(positional) != 1 {
-			return report(stderr, runtime.Errorf(runtime.E301, "receipts show: want one RUN-ID (or a prefix of it, or last), got %d", len(positional)), "")
+			return report(stderr, codes.Errorf(codes.E301, "receipts show: want one RUN-ID (or a prefix of it, or last), got %d", len(positional)), "")
 		}
 		if positional[0] == "" {
-			_, err := runtime.PickReceipt(nil, "")
+			_, err := receipt.Pick(nil, "")
 			return report(stderr, err, "")
 		}
 	} else if len(positional) > 0 {
-		return report(stderr, runtime.Errorf(runtime.E301, "receipts %s takes no arguments, got %s", verb, strings.Join(positional, " ")), "")
+		return report(stderr, codes.Errorf(codes.E301, "receipts %s takes no arguments, got %s", verb, strings.Join(positional, " ")), "")
 	}
 	if *dir == "" {
-		if *dir, err = runtime.DefaultReceiptsDir(); err != nil {
+		if *dir, err = receipt.DefaultDir(); err != nil {
 			return report(stderr, err, "")
 		}
 	}
-	runs, skipped, err := runtime.ScanReceipts(*dir)
+	runs, skipped, err := receipt.Scan(*dir)
 	if err != nil {
 		return report(stderr, err, "")
 	}
@@ -62,7 +63,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	case "list":
 		if *asJSON {
 			if runs == nil {
-				runs = []runtime.StoredReceipt{}
+				runs = []receipt.StoredReceipt{}
 			}
 			return printJSON(stdout, runs)
 		}
@@ -81,7 +82,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	case "show":
-		r, err := runtime.PickReceipt(runs, positional[0])
+		r, err := receipt.Pick(runs, positional[0])
 		if err != nil {
 			return report(stderr, err, "")
 		}
@@ -89,7 +90,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		// encoder escapes the control characters a program's text can hold.
 		return printJSON(stdout, r.Receipt)
 	}
-	changes := runtime.DiffLevels(runs)
+	changes := receipt.DiffLevels(runs)
 	weaker := false
 	for _, c := range changes {
 		fmt.Fprintln(stdout, terminalSafe(c.String()))

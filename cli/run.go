@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/run"
 )
 
 // allowFlag collects repeated --allow values.
@@ -52,23 +54,23 @@ func (f *runFlags) mode() (string, confine.Level, error) {
 	if err != nil {
 		return "", "", err
 	}
-	mode := runtime.ConfineDefault
+	mode := run.ConfineDefault
 	if strict {
-		mode = runtime.ConfineStrict
+		mode = run.ConfineStrict
 	}
 	var req confine.Level
 	if f.require != "" {
 		l, err := confine.ParseLevel(f.require)
 		if err != nil || l == confine.None {
-			return "", "", runtime.Errorf(runtime.E301, "--require-confinement %q: want full or partial", f.require)
+			return "", "", codes.Errorf(codes.E301, "--require-confinement %q: want full or partial", f.require)
 		}
 		req = l
 	}
 	if f.noConfine {
-		if mode == runtime.ConfineStrict || req != "" {
-			return "", "", runtime.Errorf(runtime.E301, "--no-confine asks for no confinement, and --confine or --require-confinement asks for some: give one or the other")
+		if mode == run.ConfineStrict || req != "" {
+			return "", "", codes.Errorf(codes.E301, "--no-confine asks for no confinement, and --confine or --require-confinement asks for some: give one or the other")
 		}
-		mode = runtime.ConfineOff
+		mode = run.ConfineOff
 	}
 	return mode, req, nil
 }
@@ -81,7 +83,7 @@ func parseConfine(v string) (strict bool, err error) {
 	case "strict":
 		return true, nil
 	}
-	return false, runtime.Errorf(runtime.E301, "--confine %q: the only value is strict", v)
+	return false, codes.Errorf(codes.E301, "--confine %q: the only value is strict", v)
 }
 
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -96,24 +98,24 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch len(positional) {
 	case 1:
 	case 0:
-		return report(stderr, runtime.Errorf(runtime.E301, "no program to run: give a PROGRAM.vel (sabline help shows the flags)"), "")
+		return report(stderr, codes.Errorf(codes.E301, "no program to run: give a PROGRAM.vel (sabline help shows the flags)"), "")
 	default:
-		return report(stderr, runtime.Errorf(runtime.E301, "want one program to run, got %d: %s (the program's own arguments go after --)",
+		return report(stderr, codes.Errorf(codes.E301, "want one program to run, got %d: %s (the program's own arguments go after --)",
 			len(positional), strings.Join(positional, " ")), "")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "sabline:", err)
-		return runtime.ExitUsage
+		return codes.ExitUsage
 	}
-	run := runtime.Run{
+	r := run.Run{
 		Program: positional[0], Args: progArgs, Cwd: cwd,
 		Timeout: f.timeout, MaxMemoryMB: f.maxMemoryMB,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 	}
 	dir := f.receipts
 	if dir == "" {
-		if dir, err = runtime.DefaultReceiptsDir(); err != nil {
+		if dir, err = receipt.DefaultDir(); err != nil {
 			return report(stderr, err, "")
 		}
 	}
@@ -121,10 +123,10 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// refusal: the run that never started is accounted for.
 	var held confine.Result // a refused run's confinement, when it is known before a worker starts
 	refuse := func(err error) int {
-		rec := runtime.NewReceipt(absProgram(cwd, run.Program), budget.Budget{}, progArgs)
+		rec := receipt.New(absProgram(cwd, r.Program), budget.Budget{}, progArgs)
 		rec.Budget = f.allow.String()
 		rec.Outcome = outcome(err)
-		rec.RunParameters.RequireConfinement = run.Require
+		rec.RunParameters.RequireConfinement = r.Require
 		if held.Level != "" {
 			rec.RunParameters.Confinement, rec.RunParameters.ConfinementReason, rec.RunParameters.ConfinementLayers = held.Level, held.Reason, held.Layers
 		}
@@ -136,48 +138,48 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return report(stderr, err, path)
 	}
 	if abs, err := filepath.Abs(dir); err == nil {
-		run.Guarded = []string{abs} // a broad grant never reaches the receipts
+		r.Guarded = []string{abs} // a broad grant never reaches the receipts
 	}
-	if run.Budget, err = budget.Parse(f.allow, cwd); err != nil {
-		return refuse(runtime.Errorf(runtime.E301, "--allow: %w", err))
+	if r.Budget, err = budget.Parse(f.allow, cwd); err != nil {
+		return refuse(codes.Errorf(codes.E301, "--allow: %w", err))
 	}
-	if err := registered(run.Budget); err != nil {
+	if err := registered(r.Budget); err != nil {
 		return refuse(err)
 	}
-	if run.Confine, run.Require, err = f.mode(); err != nil {
+	if r.Confine, r.Require, err = f.mode(); err != nil {
 		return refuse(err)
 	}
-	if held, err = requireHeld(run.Budget, run.Confine, run.Require); err != nil {
+	if held, err = requireHeld(r.Budget, r.Confine, r.Require); err != nil {
 		return refuse(err)
 	}
-	if spec := os.Getenv(runtime.FaultEnv); spec != "" {
-		if run.Faults, err = runtime.ParseFaults(spec); err != nil {
+	if spec := os.Getenv(run.FaultEnv); spec != "" {
+		if r.Faults, err = run.ParseFaults(spec); err != nil {
 			return refuse(err)
 		}
-		fmt.Fprintf(stderr, "sabline: %s is set: the worker will attempt %d operation(s) outside the budget before the first statement\n", runtime.FaultEnv, len(run.Faults))
+		fmt.Fprintf(stderr, "sabline: %s is set: the worker will attempt %d operation(s) outside the budget before the first statement\n", run.FaultEnv, len(r.Faults))
 	}
 	if f.toolFD >= 0 && f.toolFD <= 2 {
 		// Standard output is where the program prints: a channel there
 		// could be forged by print.
-		return refuse(runtime.Errorf(runtime.E301, "--tool-fd %d: the tool channel is a descriptor of its own, never standard input, output or error", f.toolFD))
+		return refuse(codes.Errorf(codes.E301, "--tool-fd %d: the tool channel is a descriptor of its own, never standard input, output or error", f.toolFD))
 	}
 	if f.toolFD > 2 {
-		run.Tool = os.NewFile(uintptr(f.toolFD), "tool")
-		if _, err := run.Tool.Stat(); err != nil {
-			return refuse(runtime.Errorf(runtime.E301, "--tool-fd %d: not an open descriptor: %w", f.toolFD, err))
+		r.Tool = os.NewFile(uintptr(f.toolFD), "tool")
+		if _, err := r.Tool.Stat(); err != nil {
+			return refuse(codes.Errorf(codes.E301, "--tool-fd %d: not an open descriptor: %w", f.toolFD, err))
 		}
 	}
-	if run.Confine == runtime.ConfineOff {
+	if r.Confine == run.ConfineOff {
 		fmt.Fprintln(stderr, "sabline: --no-confine: the operating system is asked for nothing; the budget is the only boundary")
 	}
 	// The receipt is reserved before the worker starts and finished by
 	// Supervise: a run that cannot have one does not run (E317), and a
 	// run whose receipt could not be finished says so (E327).
-	run.Receipts = dir
-	rec := runtime.Supervise(run)
+	r.Receipts = dir
+	rec := run.Supervise(r)
 	path, werr := rec.Stored()
-	if rec.Outcome.Status != runtime.StatusOK && runtime.CodeOf(werr) != runtime.E317 {
-		report(stderr, &runtime.Error{Code: rec.Outcome.Code, Msg: rec.Outcome.Message, Pos: rec.Outcome.Position, Stack: rec.Outcome.Stack}, path)
+	if rec.Outcome.Status != receipt.StatusOK && codes.CodeOf(werr) != codes.E317 {
+		report(stderr, &codes.Error{Code: rec.Outcome.Code, Msg: rec.Outcome.Message, Pos: rec.Outcome.Position, Stack: rec.Outcome.Stack}, path)
 	}
 	if werr != nil {
 		return report(stderr, werr, path)
@@ -186,15 +188,15 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // outcome is the receipt outcome of an error that refused a command line.
-func outcome(err error) runtime.Outcome {
-	e := &runtime.Error{Code: runtime.E301, Msg: err.Error()}
+func outcome(err error) receipt.Outcome {
+	e := &codes.Error{Code: codes.E301, Msg: err.Error()}
 	errors.As(err, &e)
-	info, _ := runtime.Info(e.Code)
-	status := runtime.StatusUsage
-	if e.Code == runtime.E326 {
-		status = runtime.StatusRefused
+	info, _ := codes.Info(e.Code)
+	status := receipt.StatusUsage
+	if e.Code == codes.E326 {
+		status = receipt.StatusRefused
 	}
-	return runtime.Outcome{Status: status, Code: e.Code, Message: e.Msg, ExitStatus: info.Exit}
+	return receipt.Outcome{Status: status, Code: e.Code, Message: e.Msg, ExitStatus: info.Exit}
 }
 
 // report prints an error the way every sabline command does: the code and
@@ -203,7 +205,7 @@ func outcome(err error) runtime.Outcome {
 // part goes through terminalSafe, since a message can quote the program's
 // own text. It returns the exit status the code carries.
 func report(w io.Writer, err error, receipt string) int {
-	e := &runtime.Error{Code: runtime.E301, Msg: err.Error()}
+	e := &codes.Error{Code: codes.E301, Msg: err.Error()}
 	errors.As(err, &e)
 	fmt.Fprintf(w, "sabline: %s: %s\n", e.Code, terminalSafe(e.Msg))
 	switch {
@@ -221,9 +223,9 @@ func report(w io.Writer, err error, receipt string) int {
 	if receipt != "" {
 		fmt.Fprintf(w, "  receipt: %s\n", terminalSafe(receipt))
 	}
-	info, ok := runtime.Info(e.Code)
+	info, ok := codes.Info(e.Code)
 	if !ok {
-		return runtime.ExitUsage
+		return codes.ExitUsage
 	}
 	return info.Exit
 }

@@ -23,7 +23,7 @@ import (
 
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/buildbin"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
 )
 
 var update = flag.Bool("update", false, "rewrite the files that cmp compares against, inside the scripts, from what the commands printed")
@@ -75,7 +75,7 @@ func TestScripts(t *testing.T) {
 			}
 			e.Setenv("PATH", binDir+string(os.PathListSeparator)+e.Getenv("PATH"))
 			e.Setenv("HOME", home)
-			e.Setenv(runtime.ReceiptsEnv, filepath.Join(e.WorkDir, "receipts"))
+			e.Setenv(receipt.DirEnv, filepath.Join(e.WorkDir, "receipts"))
 			return nil
 		},
 		Condition: condition,
@@ -164,8 +164,8 @@ func cmdReceipt(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: receipt PATH WANT")
 	}
-	dir := ts.Getenv(runtime.ReceiptsEnv)
-	runs, err := runtime.ListReceipts(dir)
+	dir := ts.Getenv(receipt.DirEnv)
+	runs, err := receipt.List(dir)
 	ts.Check(err)
 	if len(runs) == 0 {
 		ts.Fatalf("receipt: no receipt in %s", dir)

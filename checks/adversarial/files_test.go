@@ -12,8 +12,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sabline/sabline/checks/internal/escape"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
 )
 
 // fileTarget is a read that must be refused, by the language on the
@@ -217,7 +218,7 @@ var _ = Describe("grants the command line cannot carry, or that name nothing yet
 			cmd.Stderr = &stderr
 			err := cmd.Run()
 			Expect(err).To(HaveOccurred())
-			Expect(cmd.ProcessState.ExitCode()).To(Equal(runtime.ExitUsage))
+			Expect(cmd.ProcessState.ExitCode()).To(Equal(codes.ExitUsage))
 			Expect(stderr.String()).To(ContainSubstring("E301"))
 			Expect(stderr.String()).To(ContainSubstring("contains a NUL byte"))
 		}
@@ -241,7 +242,7 @@ var _ = Describe("grants the command line cannot carry, or that name nothing yet
 				s := newScratch("missing")
 				r := run(s, b.bin, budget, nil, read(p.path))
 				Expect(result(r)).To(Equal(p.want), "%s: %s%s", p.path, r.Stdout, r.Stderr)
-				runs, err := runtime.ListReceipts(filepath.Join(s.Base, "receipts"))
+				runs, err := receipt.List(filepath.Join(s.Base, "receipts"))
 				Expect(err).NotTo(HaveOccurred())
 				Expect(runs).To(HaveLen(1))
 				params := runs[0].RunParameters

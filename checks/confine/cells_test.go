@@ -20,9 +20,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/proc"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/run"
 )
 
 // This file tests the cells of ENFORCES whose rows name no fault-injection
@@ -49,14 +51,14 @@ func heldByCell(id string) bool {
 
 // expectConfinedLevel: the run was confined (a level above none), so that
 // what went through went through a confined worker.
-func expectConfinedLevel(r ran, rec *runtime.Receipt) {
+func expectConfinedLevel(r ran, rec *receipt.Receipt) {
 	GinkgoHelper()
 	Expect(rec.RunParameters.Confinement).To(BeElementOf(confine.Full, confine.Partial), "%s", r)
 }
 
 // hookRun runs a one-line program under allow with the fault-injection
 // hook attempting op on w, and returns what ran and its receipt.
-func (s *scratch) hookRun(allow, op string, w witness, flags ...string) (ran, *runtime.Receipt) {
+func (s *scratch) hookRun(allow, op string, w witness, flags ...string) (ran, *receipt.Receipt) {
 	args := append(append([]string{}, flags...), "--allow", allow, s.file("hook.vel", "x = 1\n"))
 	r := s.runWith(call{args: args, fault: op + "=" + w.target})
 	return r, s.receipt()
@@ -64,11 +66,11 @@ func (s *scratch) hookRun(allow, op string, w witness, flags ...string) (ran, *r
 
 // expectHookRefused: nothing was seen from outside, and the run ended in
 // E319 naming layers of row id's cell.
-func expectHookRefused(id string, w witness, r ran, rec *runtime.Receipt) {
+func expectHookRefused(id string, w witness, r ran, rec *receipt.Receipt) {
 	GinkgoHelper()
 	Expect(w.happened()).To(BeFalse(), "the %s cell says the kernel holds this, yet %s was seen from outside\n%s", id, w.target, r)
 	expectKernelRefusal(r, rec, id)
-	Expect(rec.Faults).To(ConsistOf(HaveField("Result", runtime.FaultRefused)))
+	Expect(rec.Faults).To(ConsistOf(HaveField("Result", receipt.FaultRefused)))
 }
 
 var _ = Describe("cells no fault-injection operation tests", func() {
@@ -109,7 +111,7 @@ var _ = Describe("cells no fault-injection operation tests", func() {
 		key := filepath.Join(s.home, ".ssh", "id_test")
 		Expect(os.WriteFile(key, []byte("not a key\n"), 0o600)).To(Succeed())
 		r := s.run("--allow", allow, s.file("prog.vel", "print(fs.read(ARGS[0]))\n"), "--", key)
-		Expect(s.receipt().Outcome.Code).To(Equal(runtime.E318), "%s", r)
+		Expect(s.receipt().Outcome.Code).To(Equal(codes.E318), "%s", r)
 
 		By("--no-confine: the hook's read goes through")
 		w := s.readWitnessAt(filepath.Join(s.home, ".ssh", "fifo-1"))
@@ -131,7 +133,7 @@ var _ = Describe("cells no fault-injection operation tests", func() {
 	// checks all pass, lets the effect through a confined worker, where
 	// the normal build refuses it.
 	DescribeTable("what the language alone holds goes through a confined worker of the knock-out build",
-		func(id, allow, program, stdin, wantStdout string, wantCode runtime.Code) {
+		func(id, allow, program, stdin, wantStdout string, wantCode codes.Code) {
 			s := newScratch()
 			in := filepath.Join(s.grant, "in.txt")
 			Expect(os.WriteFile(in, []byte("counted"), 0o644)).To(Succeed())
@@ -172,16 +174,16 @@ var _ = Describe("cells no fault-injection operation tests", func() {
 			Expect(r.stdout).To(Equal(want), "%s", r)
 		},
 		Entry("counts: the second use of an @1 grant", cellLabel("counts"), "counts",
-			"io,fs:read:$GRANT@1", "print(fs.read(ARGS[0]))\nprint(fs.read(ARGS[0]))", "", "counted\ncounted\n", runtime.E303),
+			"io,fs:read:$GRANT@1", "print(fs.read(ARGS[0]))\nprint(fs.read(ARGS[0]))", "", "counted\ncounted\n", codes.E303),
 		Entry("io: print without io", cellLabel("io"), "io",
-			"clock", `print("reached")`, "", "reached\n", runtime.E302),
+			"clock", `print("reached")`, "", "reached\n", codes.E302),
 		// PATH is among what the worker gets with env or without.
 		Entry("env: env.get without env", cellLabel("env"), "env",
-			"io", `print(env.get("PATH"))`, "", "$PATH\n", runtime.E302),
+			"io", `print(env.get("PATH"))`, "", "$PATH\n", codes.E302),
 		Entry("clock, rand, declassify without them", cellLabel("clock-rand-declassify"), "clock-rand-declassify",
-			"io", `print(clock.now() > 0, rand.int(6) in range(6), declassify("d"))`, "", "True True d\n", runtime.E302),
+			"io", `print(clock.now() > 0, rand.int(6) in range(6), declassify("d"))`, "", "True True d\n", codes.E302),
 		Entry("tool: tool.call without tool", cellLabel("tool"), "tool",
-			"io", `print(tool.call("add", {"a": 2})["sum"])`, "", "5\n", runtime.E302),
+			"io", `print(tool.call("add", {"a": 2})["sum"])`, "", "5\n", codes.E302),
 	)
 
 	Describe("net-any: with net granted", cellLabel("net-any"), func() {
@@ -302,13 +304,13 @@ if b.errno == "":
 		s := newScratch()
 		made := filepath.Join(s.grant, "made")
 		prog := s.file("env.vel", `o = ffi.module("os")
-for k in ["`+runtime.FaultEnv+`", "HOME"]:
+for k in ["`+run.FaultEnv+`", "HOME"]:
     print(k, env.get(k), "[%s]" % o.getenv(k))
 `)
 		r := s.runWith(call{args: []string{"--allow", "io,env,ffi:os,fs:write:" + s.grant, prog}, fault: confine.OpWrite + "=" + made})
 		Expect(r.exit).To(Equal(0), "%s", r)
 		Expect(exists(made)).To(BeTrue(), "the hook did not run: %s", r)
-		Expect(r.stdout).To(Equal(runtime.FaultEnv+" None []\nHOME "+s.home+" ["+s.home+"]\n"), "%s", r)
+		Expect(r.stdout).To(Equal(run.FaultEnv+" None []\nHOME "+s.home+" ["+s.home+"]\n"), "%s", r)
 	})
 
 	It("limits: the worker's address space is limited when the policy is applied, and under --no-confine as the cell says", cellLabel("limits"), func() {
@@ -460,7 +462,7 @@ func waitingWorker(s *scratch, args []string, look func(worker int) string) stri
 	Expect(err).NotTo(HaveOccurred())
 	Expect(line).To(Equal("waiting\n"))
 	worker, ok := proc.Worker(cmd.Process.Pid)
-	Expect(ok).To(BeTrue(), "no child of %d has %s as its first argument", cmd.Process.Pid, runtime.WorkerArg)
+	Expect(ok).To(BeTrue(), "no child of %d has %s as its first argument", cmd.Process.Pid, run.WorkerArg)
 	seen := look(worker)
 	Expect(stdin.Close()).To(Succeed())
 	return seen

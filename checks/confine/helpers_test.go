@@ -20,9 +20,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/buildbin"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/run"
 )
 
 // runLimit bounds one command of a spec: a run that hangs fails the spec
@@ -156,22 +158,22 @@ func (s *scratch) env(fault string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "HOME", "XDG_STATE_HOME", runtime.ReceiptsEnv, runtime.FaultEnv:
+		case "HOME", "XDG_STATE_HOME", receipt.DirEnv, run.FaultEnv:
 			continue
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "HOME="+s.home, runtime.ReceiptsEnv+"="+s.receipts)
+	env = append(env, "HOME="+s.home, receipt.DirEnv+"="+s.receipts)
 	if fault != "" {
-		env = append(env, runtime.FaultEnv+"="+fault)
+		env = append(env, run.FaultEnv+"="+fault)
 	}
 	return env
 }
 
 // receipt returns the newest receipt in the scratch's receipts directory:
 // that of the last run.
-func (s *scratch) receipt() *runtime.Receipt {
-	runs, err := runtime.ListReceipts(s.receipts)
+func (s *scratch) receipt() *receipt.Receipt {
+	runs, err := receipt.List(s.receipts)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(runs).NotTo(BeEmpty(), "no receipt in %s", s.receipts)
 	return runs[len(runs)-1].Receipt
@@ -378,10 +380,10 @@ func cellOf(id string) confine.Cell {
 // expectKernelRefusal: the run ended with E319 (exit 1), and its message
 // names the refusing layers as expectNamedLayers says, of the row id's
 // cell.
-func expectKernelRefusal(r ran, rec *runtime.Receipt, id string) {
+func expectKernelRefusal(r ran, rec *receipt.Receipt, id string) {
 	GinkgoHelper()
 	Expect(r.exit).To(Equal(1), "%s", r)
-	Expect(rec.Outcome.Code).To(Equal(runtime.E319),
+	Expect(rec.Outcome.Code).To(Equal(codes.E319),
 		"a kernel refusal is E319, whose advice names the grants a host module needs (docs/errors.md)\n%s", r)
 	expectNamedLayers(rec.Outcome.Message, cellOf(id))
 }

@@ -10,8 +10,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
 )
 
 // flipEnv names a variable for breaking the suite on purpose: with
@@ -71,7 +72,7 @@ var _ = DescribeTable("ENFORCES, proved in both directions by the fault-injectio
 		s := newScratch()
 		allow := strings.ReplaceAll(c.row.Budget, confine.PlaceholderGrant, s.grant)
 		prog := s.file("prog.vel", "x = 1\n")
-		attempt := func(w witness, flags ...string) (ran, *runtime.Receipt) {
+		attempt := func(w witness, flags ...string) (ran, *receipt.Receipt) {
 			args := append(flags, "--allow", allow, prog)
 			r := s.runWith(call{args: args, fault: c.op + "=" + w.target})
 			return r, s.receipt()
@@ -119,25 +120,25 @@ var _ = DescribeTable("ENFORCES, proved in both directions by the fault-injectio
 // expectWentThrough: the operation was seen from outside, the run ended
 // well, and its receipt says the operation went through. how says under
 // what the run was made, for the failure message.
-func expectWentThrough(how, op string, w witness, r ran, rec *runtime.Receipt) {
+func expectWentThrough(how, op string, w witness, r ran, rec *receipt.Receipt) {
 	GinkgoHelper()
 	Expect(w.happened()).To(BeTrue(), "%s, the %s of %s was not seen from outside the worker\n%s", how, op, w.target, r)
 	Expect(r.exit).To(Equal(0), "%s", r)
 	Expect(rec.Faults).To(ConsistOf(And(
-		HaveField("Op", op), HaveField("Target", w.target), HaveField("Result", runtime.FaultWent))))
+		HaveField("Op", op), HaveField("Target", w.target), HaveField("Result", receipt.FaultWent))))
 }
 
 // expectRefused: nothing was seen from outside; the run ended with E319
 // naming, on standard error and in its receipt, layers of the cell, and
 // every layer the cell relies on was applied.
-func expectRefused(c honestyCase, w witness, r ran, rec *runtime.Receipt) {
+func expectRefused(c honestyCase, w witness, r ran, rec *receipt.Receipt) {
 	GinkgoHelper()
 	Expect(w.happened()).To(BeFalse(),
 		"the cell says the kernel holds this, yet the %s of %s was seen from outside the worker\n%s", c.op, w.target, r)
 	Expect(r.exit).To(Equal(1), "%s", r)
-	Expect(rec.Outcome.Code).To(Equal(runtime.E319), "%s", r)
+	Expect(rec.Outcome.Code).To(Equal(codes.E319), "%s", r)
 	Expect(rec.Faults).To(ConsistOf(And(
-		HaveField("Op", c.op), HaveField("Target", w.target), HaveField("Result", runtime.FaultRefused))))
+		HaveField("Op", c.op), HaveField("Target", w.target), HaveField("Result", receipt.FaultRefused))))
 	refusedBy := rec.Faults[0].Layers
 	Expect(refusedBy).NotTo(BeEmpty(), "the refusal names no layer")
 	for _, l := range c.cell.Layers {
@@ -201,11 +202,11 @@ var _ = DescribeTable("ENFORCES, each Linux layer alone (knock-out build with "+
 				"%s=%s did not leave the worker %s alone\n%s", confine.LayersOnlyEnv, l.only, l.layer, r)
 			if w.happened() {
 				Expect(r.exit).To(Equal(0), "%s", r)
-				Expect(rec.Faults).To(ConsistOf(HaveField("Result", runtime.FaultWent)), "%s", r)
+				Expect(rec.Faults).To(ConsistOf(HaveField("Result", receipt.FaultWent)), "%s", r)
 				continue
 			}
 			stoppers = append(stoppers, l.layer)
-			Expect(rec.Outcome.Code).To(Equal(runtime.E319), "%s", r)
+			Expect(rec.Outcome.Code).To(Equal(codes.E319), "%s", r)
 			named, _ := namedLayers(rec.Outcome.Message)
 			Expect(named).To(ConsistOf(MatchRegexp(layerPattern(l.layer).String())),
 				"with %s alone applied, the refusal must name it and nothing else\n%s", l.layer, r)

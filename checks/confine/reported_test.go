@@ -12,7 +12,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/lang"
 )
 
 // hello is the program of these specs.
@@ -111,7 +111,7 @@ var _ = Describe("what is reported", func() {
 		Expect(err).NotTo(HaveOccurred())
 		r := newScratch().run("audit", "--json", hello)
 		Expect(r.exit).To(Equal(0), "%s", r)
-		var a runtime.Audit
+		var a lang.Audit
 		Expect(json.Unmarshal([]byte(r.stdout), &a)).To(Succeed())
 		Expect(a.Confinement).To(HaveKeyWithValue("linux", HaveField("Level", confine.Full)))
 	})

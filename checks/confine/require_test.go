@@ -4,8 +4,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
 )
 
 // started is the program of these specs: its line on standard output says
@@ -31,8 +32,8 @@ var _ = Describe("--require-confinement", cellLabel("require-confinement"), func
 			}
 			Expect(r.exit).To(Equal(3), "%s", r)
 			Expect(r.stdout).To(BeEmpty(), "the first statement ran")
-			Expect(rec.Outcome.Code).To(Equal(runtime.E326))
-			Expect(rec.Outcome.Status).To(Equal(runtime.StatusRefused))
+			Expect(rec.Outcome.Code).To(Equal(codes.E326))
+			Expect(rec.Outcome.Status).To(Equal(receipt.StatusRefused))
 			Expect(rec.Outcome.Message).To(And(ContainSubstring(string(wantLevel)), ContainSubstring(p.ConfinementReason)))
 			Expect(r.stderrLine("sabline: E326: ")).To(ContainSubstring(rec.Outcome.Message))
 		},
@@ -53,7 +54,7 @@ var _ = Describe("--require-confinement", cellLabel("require-confinement"), func
 			fault: confine.OpWrite + "=" + target,
 		})
 		rec := s.receipt()
-		Expect(rec.Outcome.Code).To(Equal(runtime.E326), "%s", r)
+		Expect(rec.Outcome.Code).To(Equal(codes.E326), "%s", r)
 		Expect(rec.Faults).To(BeEmpty())
 		Expect(exists(target)).To(BeFalse(), "%s was made", target)
 	})
@@ -64,6 +65,6 @@ var _ = Describe("--require-confinement", cellLabel("require-confinement"), func
 		Expect(r.exit).To(Equal(2), "%s", r)
 		Expect(r.stdout).To(BeEmpty())
 		Expect(r.stderrLine("sabline: E301: ")).NotTo(BeEmpty(), "%s", r)
-		Expect(s.receipt().Outcome.Code).To(Equal(runtime.E301))
+		Expect(s.receipt().Outcome.Code).To(Equal(codes.E301))
 	})
 })

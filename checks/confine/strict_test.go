@@ -6,8 +6,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/runtime"
 )
 
 var _ = Describe("--confine strict", cellLabel("ffi-strict"), func() {
@@ -50,7 +50,7 @@ var _ = Describe("--confine strict", cellLabel("ffi-strict"), func() {
 			rec := s.receipt()
 			Expect(exists(target)).To(BeFalse(), "%s was made\n%s", target, r)
 			Expect(r.exit).To(Equal(1), "%s", r)
-			Expect(rec.Outcome.Code).To(Equal(runtime.E319), "%s", r)
+			Expect(rec.Outcome.Code).To(Equal(codes.E319), "%s", r)
 			messages = append(messages, rec.Outcome.Message)
 		}
 		Expect(messages).To(HaveEach(messages[0]))

@@ -14,7 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sabline/sabline/internal/proc"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/run"
 )
 
 var _ = Describe("a confined worker", func() {
@@ -57,7 +57,7 @@ var _ = Describe("a confined worker", func() {
 		hasCaps := capSet(supervisor, "CapEff")&^keptCaps != 0
 
 		worker, ok := proc.Worker(cmd.Process.Pid)
-		Expect(ok).To(BeTrue(), "no child of %d has %s as its first argument", cmd.Process.Pid, runtime.WorkerArg)
+		Expect(ok).To(BeTrue(), "no child of %d has %s as its first argument", cmd.Process.Pid, run.WorkerArg)
 		tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(worker), "task", "*", "status"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(len(tasks)).To(BeNumerically(">", 1), "a Go worker has more than one thread")

@@ -9,12 +9,13 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
 )
 
 // expectConfinedRun: the run ended well, under a level above none.
-func expectConfinedRun(r ran, rec *runtime.Receipt) {
+func expectConfinedRun(r ran, rec *receipt.Receipt) {
 	GinkgoHelper()
 	Expect(r.exit).To(Equal(0), "%s", r)
 	Expect(rec.RunParameters.Confinement).To(BeElementOf(confine.Full, confine.Partial), "%s", r)
@@ -124,7 +125,7 @@ c.close()
 	)
 
 	DescribeTable("limits end the run as documented", cellLabel("limits"),
-		func(flag, value, program string, wantExit int, wantCode runtime.Code, wantMessage string) {
+		func(flag, value, program string, wantExit int, wantCode codes.Code, wantMessage string) {
 			s := newScratch()
 			r := s.run(flag, value, s.file("prog.vel", program))
 			Expect(r.exit).To(Equal(wantExit), "%s", r)
@@ -135,9 +136,7 @@ c.close()
 		// a worker that crashed some other way does not pass for one that
 		// ran out of memory.
 		Entry("--max-memory-mb: E308, exit 125", "--max-memory-mb", "64",
-			"rows = []\nwhile True:\n    rows.append(\"x\" * 1000)\n", 125, runtime.E308,
-			`the run used [0-9]+ MB, over --max-memory-mb 64`),
-		Entry("--timeout: E307, exit 124", "--timeout", "1s", "while True:\n    pass\n", 124, runtime.E307,
-			`the run took longer than --timeout 1s and was stopped`),
+			"rows = []\nwhile True:\n    rows.append(\"x\" * 1000)\n", 125, codes.E308, `the run used [0-9]+ MB, over --max-memory-mb 64`),
+		Entry("--timeout: E307, exit 124", "--timeout", "1s", "while True:\n    pass\n", 124, codes.E307, `the run took longer than --timeout 1s and was stopped`),
 	)
 })

@@ -19,11 +19,12 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/sabline/sabline/cli"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/lang"
 )
 
 func main() {
-	runtime.RegisterModule("geo", geoModule)
+	lang.
+		RegisterModule("geo", geoModule)
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

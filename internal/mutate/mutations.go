@@ -30,15 +30,15 @@ var goldenTests = []string{
 	"TestDarwinProfileGolden", // confine: the sandbox profiles
 	"TestWindowsPlanGolden",   // confine: the Windows plans
 	"TestEnforcesDoc",         // confine: docs/os-enforces.md against the table
-	"TestErrorsMarkdown",      // runtime: docs/errors.md against the codes
-	"TestAuditGolden",         // runtime: testdata/audit/*.json
+	"TestErrorsMarkdown",      // codes: docs/errors.md against the catalogue
+	"TestAuditGolden",         // lang: testdata/audit/*.json
 }
 
 // The packages the mutations run.
 var (
 	confinePkg = []string{"./confine/"}
 	seccompPkg = []string{"./confine/seccomp/"}
-	runtimePkg = []string{"./runtime/"}
+	langPkg    = []string{"./lang/"}
 	checksPkg  = []string{"./checks/confine/"}
 )
 
@@ -88,7 +88,7 @@ var mutations = []Mutation{
 		CaughtBy: "spec: SABLINE_LAYERS_ONLY leaves every layer on where it is not a knock-out build's switch: the normal build never reads it",
 	},
 	{
-		Name: "fault-env-in-worker", File: "runtime/supervisor.go",
+		Name: "fault-env-in-worker", File: "run/supervisor.go",
 		Old: `if name == FaultEnv {`, New: `if name == "" {`,
 		Packages: checksPkg, Focus: "fault-injection hook's variable never reaches",
 		CaughtBy: "spec: env: the fault-injection hook's variable never reaches the program",
@@ -107,13 +107,13 @@ var mutations = []Mutation{
 		CaughtBy: "spec: limits: the worker's address space is limited when the policy is applied",
 	},
 	{
-		Name: "system-homes-not-resolved", File: "runtime/credentials.go",
+		Name: "system-homes-not-resolved", File: "lang/credentials.go",
 		Old: `	return []string{"/root", t.canonical("/root")},
 		[]string{"/home", "/Users", t.canonical("/home"), t.canonical("/Users")}`,
 		New: `	_ = t
 	return []string{"/root"},
 		[]string{"/home", "/Users"}`,
-		Packages: runtimePkg, Run: "^TestCredentialRootThroughLinks$", CaughtBy: "TestCredentialRootThroughLinks",
+		Packages: langPkg, Run: "^TestCredentialRootThroughLinks$", CaughtBy: "TestCredentialRootThroughLinks",
 	},
 	{
 		Name: "resolver-reads-all-etc", File: "confine/apply_linux.go",
@@ -137,12 +137,12 @@ var mutations = []Mutation{
 		CaughtBy: "spec: ENFORCES, proved in both directions: deny-list signal on linux",
 	},
 	{
-		Name: "eperm-credited-to-seccomp-alone", File: "runtime/errno.go",
+		Name: "eperm-credited-to-seccomp-alone", File: "lang/errno.go",
 		Old: `		case l == confine.LayerCapabilities:
 			if errno == syscall.EPERM {`,
 		New: `		case l == confine.LayerCapabilities:
 			if false {`,
-		Packages: runtimePkg, Run: "^TestRefusedBy$", CaughtBy: "TestRefusedBy",
+		Packages: langPkg, Run: "^TestRefusedBy$", CaughtBy: "TestRefusedBy",
 	},
 
 	// The filter (confine/seccomp): its checks of the entry, and the

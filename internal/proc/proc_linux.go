@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/run"
 )
 
 // Worker returns the pid of the child of supervisor that was started with
@@ -22,7 +22,7 @@ func Worker(supervisor int) (int, bool) {
 			continue // gone since the glob, or another's child
 		}
 		cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline"))
-		if argv := strings.Split(string(cmdline), "\x00"); err == nil && len(argv) > 1 && argv[1] == runtime.WorkerArg {
+		if argv := strings.Split(string(cmdline), "\x00"); err == nil && len(argv) > 1 && argv[1] == run.WorkerArg {
 			pid, err := strconv.Atoi(filepath.Base(dir))
 			return pid, err == nil
 		}

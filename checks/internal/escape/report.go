@@ -11,7 +11,7 @@ import (
 	"sort"
 
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
 )
 
 // ReportSchema names the kernel report's format; tests/confine/README.md
@@ -91,7 +91,7 @@ func Machine(bin string) (Report, error) {
 	}
 	return Report{
 		Schema: ReportSchema, OS: doc.Machine.OS, Kernel: doc.Machine.Kernel, LandlockABI: doc.Machine.LandlockABI,
-		Build:   ReportBuild{Sabline: runtime.Version, Knockout: true, Go: goruntime.Version(), Arch: goruntime.GOARCH},
+		Build:   ReportBuild{Sabline: receipt.Version, Knockout: true, Go: goruntime.Version(), Arch: goruntime.GOARCH},
 		Targets: []ReportTarget{},
 	}, nil
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
 )
 
 // Mode is one of the three ways a target is run.
@@ -154,7 +154,7 @@ func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	if runs, err := runtime.ListReceipts(filepath.Join(s.Base, "receipts")); err == nil && len(runs) == 1 {
+	if runs, err := receipt.List(filepath.Join(s.Base, "receipts")); err == nil && len(runs) == 1 {
 		r.Layers = runs[0].RunParameters.ConfinementLayers
 	}
 	r.Changed = Diff(before, after)

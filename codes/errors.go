@@ -1,0 +1,232 @@
+// Package codes is Sabline's catalogue of stable error codes (E301 to
+// E327): what each means, the exit status a run that ends with it has, and
+// what to do about it; the Error type that carries a code, a position and
+// the call stack; and the generator of docs/errors.md. Every user-facing
+// error of the command line, the library and the doors carries one:
+//
+//	err := codes.Errorf(codes.E301, "--timeout %q: want a duration", v)
+//	fmt.Println(codes.CodeOf(err)) // E301
+package codes
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Code is a stable error code: E and three digits. Codes are never reused
+// for another meaning; docs/errors.md lists them all.
+type Code string
+
+// The error codes. Each has an entry in Codes.
+const (
+	E301 Code = "E301" // malformed command line or budget item
+	E302 Code = "E302" // effect not granted by the budget
+	E303 Code = "E303" // @N count used up
+	E304 Code = "E304" // the program does not compile
+	E305 Code = "E305" // the program failed while running
+	E306 Code = "E306" // a load() could not be resolved
+	E307 Code = "E307" // timeout
+	E308 Code = "E308" // memory limit
+	E309 Code = "E309" // worker killed by a signal
+	E310 Code = "E310" // worker crashed or broke the protocol
+	E311 Code = "E311" // malformed SABLINE_FAULT_INJECT
+	E312 Code = "E312" // ffi module not registered
+	E313 Code = "E313" // tool call got no usable answer
+	E314 Code = "E314" // the operating system refused a file effect for its own reasons
+	E315 Code = "E315" // a network effect failed
+	E316 Code = "E316" // the program file cannot be read
+	E317 Code = "E317" // receipts cannot be written or read
+	E318 Code = "E318" // credential location under a broad grant
+	E319 Code = "E319" // the kernel refused an effect
+	E326 Code = "E326" // confinement below --require-confinement
+	E327 Code = "E327" // the run ran; its receipt could not be finished
+)
+
+// CodeInfo documents one code: what it means, the process exit status a
+// run that ends with it has, and what to do.
+type CodeInfo struct {
+	Code  Code
+	Title string
+	Exit  int
+	Do    string
+}
+
+// Exit statuses of a run. A worker killed by signal N exits 128+N.
+const (
+	ExitOK       = 0
+	ExitFailed   = 1   // the program failed or was refused an effect
+	ExitUsage    = 2   // the command line is wrong; nothing ran
+	ExitRefused  = 3   // the run was refused before its first statement (E326)
+	ExitReceipt  = 4   // the run ran; its receipt could not be finished (E327)
+	ExitTimeout  = 124 // E307
+	ExitMemory   = 125 // E308
+	ExitCrashed  = 126 // E310
+	ExitSignaled = 128 // plus the signal number (E309)
+)
+
+// Codes is the catalogue of every code, in order.
+var Codes = []CodeInfo{
+	{E301, "malformed command line or budget item", ExitUsage,
+		"Fix the flag or item the message names; `sabline --help` shows the flags and the grammar. Nothing ran."},
+	{E302, "an effect the budget does not grant", ExitFailed,
+		"If the program should be allowed this, add the item the message names to --allow."},
+	{E303, "an item's @N count is used up", ExitFailed,
+		"Raise N on the item the message names, or drop the count."},
+	{E304, "the program does not compile", ExitFailed,
+		"Fix the error at the position the message gives: a syntax error, or a name used where none is defined."},
+	{E305, "the program failed while running", ExitFailed,
+		"Read the message and the position; the program itself raised the error."},
+	{E306, "a load() names a file that cannot be read or compiled", ExitFailed,
+		"load() paths are relative to the file that loads them; check the path and that file's syntax."},
+	{E307, "the run took longer than --timeout", ExitTimeout,
+		"Raise --timeout, or find out why the program does not finish."},
+	{E308, "the run used more memory than --max-memory-mb", ExitMemory,
+		"Raise --max-memory-mb, or make the program use less."},
+	{E309, "the worker was killed by a signal", ExitSignaled,
+		"Something outside Sabline killed the run (the message names the signal); run it again."},
+	{E310, "the worker crashed or ended without a result", ExitCrashed,
+		"This is a fault in Sabline or in a host module: report it with the receipt."},
+	{E311, "SABLINE_FAULT_INJECT is malformed", ExitUsage,
+		"Write it as OP=TARGET;... with OP read, write, connect, exec or signal (docs/errors.md). Nothing ran."},
+	{E312, "ffi.module names a module that is not registered", ExitFailed,
+		"Use a module `sabline modules` lists, or register it in the embedding program (lang.RegisterModule)."},
+	{E313, "a tool call got no usable answer on standard input", ExitFailed,
+		"Whoever runs the program must answer each tool line with one line of JSON."},
+	{E314, "the operating system refused a file effect for its own reasons", ExitFailed,
+		"The budget allowed it; the message says what the system answered (a missing file, say)."},
+	{E315, "a network effect failed", ExitFailed,
+		"The budget allowed it; the message says what the network answered."},
+	{E316, "the program file cannot be read", ExitUsage,
+		"Check the path; a program is a .vel file."},
+	{E317, "receipts cannot be written or read", ExitUsage,
+		"Check --receipts (or SABLINE_RECEIPTS) names a directory you can write."},
+	{E318, "a credential location under a broad grant", ExitFailed,
+		"Grant the credential location itself (e.g. fs:read:/home/me/.aws) if the program really needs it; a broad grant never reaches it."},
+	{E319, "the kernel refused an effect the confined run attempted", ExitFailed,
+		"The operating system layer held the run (the message names the layers): either the budget lacks a grant the program's host modules need, or something tried to escape."},
+	{E326, "the confinement applied is below --require-confinement", ExitRefused,
+		"The message gives the level and why; run where the kernel can hold more, narrow the budget, or lower the requirement."},
+	{E327, "the run ran, but its reserved receipt could not be finished", ExitReceipt,
+		"The program did run: its receipt file says the run started and was not finished. Free space where the receipts live and check the program's effects by hand."},
+}
+
+// Info returns the catalogue entry of c.
+func Info(c Code) (CodeInfo, bool) {
+	i := sort.Search(len(Codes), func(i int) bool { return Codes[i].Code >= c })
+	if i < len(Codes) && Codes[i].Code == c {
+		return Codes[i], true
+	}
+	return CodeInfo{}, false
+}
+
+// Error is a user-facing error of a run: a code, a message that says what
+// happened, the program position when there is one, and what to do.
+type Error struct {
+	Code Code
+	Msg  string
+	Pos  string // file:line:col in the program, or ""
+	// Stack is the call stack across the program's files, innermost
+	// first, one "file:line:col in FUNCTION" per frame; nil when the
+	// error has no frames of its own.
+	Stack []string
+	Err   error // the underlying error, if any
+	// Do, when set, is what to do in this case, in place of the
+	// catalogue's words for the code.
+	Do string
+}
+
+// Error is the position, the code and the message, as the command prints them.
+func (e *Error) Error() string {
+	s := string(e.Code) + ": " + e.Msg
+	if e.Pos != "" {
+		s = e.Pos + ": " + s
+	}
+	return s
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Hint is what to do: the error's own Do, or the catalogue's.
+func (e *Error) Hint() string {
+	if e.Do != "" {
+		return e.Do
+	}
+	if do := undefinedHint(e); do != "" {
+		return do
+	}
+	info, _ := Info(e.Code)
+	return info.Do
+}
+
+// Errorf makes an *Error with a formatted message. A %w verb wraps.
+func Errorf(c Code, format string, args ...any) *Error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Code: c, Msg: err.Error(), Err: errors.Unwrap(err)}
+}
+
+// CodeOf returns the code of the first *Error in err's chain, or "".
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// undefinedHint is what to do about a compile error (E304, or E306 in a
+// loaded file) that is a name with no definition, which the resolver
+// reports as "undefined: NAME": it is no syntax error. "" for any other.
+func undefinedHint(e *Error) string {
+	if e.Code != E304 && e.Code != E306 {
+		return ""
+	}
+	name, ok := strings.CutPrefix(e.Msg, "undefined: ")
+	if !ok {
+		return ""
+	}
+	name, _, _ = strings.Cut(name, " ")
+	return fmt.Sprintf("%s is not defined where it is used: check its spelling, define it first, or load() it from the file that defines it (the effect modules, print, ARGS and declassify are always defined).", name)
+}
+
+// TerminalSafe returns s with every rune a terminal could take for a
+// command escaped: each rune unicode.IsPrint refuses (ESC, CR, LF, BEL,
+// DEL, the C1 controls, bidirectional overrides, zero-width and other
+// format characters) and each byte that is not UTF-8, written as \n, \r,
+// \t, \xNN, \uNNNN or \UNNNNNNNN. The space is kept. Every message of the
+// runtime that can quote a program's text (a path, a host, a name, a value,
+// an error it raised) is printed through it, so that a program cannot
+// write to the operator's terminal except on its own standard output.
+func TerminalSafe(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unicode.IsPrint(r):
+			b.WriteString(s[i : i+n])
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+		i += n
+	}
+	return b.String()
+}

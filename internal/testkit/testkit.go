@@ -1,0 +1,58 @@
+// Package testkit holds the few helpers the tests of the language, the run
+// and the receipt share: scratch directories with their links resolved,
+// files written with their directories, and the check of a coded error.
+// It is imported by tests only.
+package testkit
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/codes"
+)
+
+// Scratch returns a new scratch directory with links in its path resolved,
+// so that the paths the tests expect are the paths the interpreter checks.
+func Scratch(t testing.TB) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// WriteFile writes data to path, making its directory.
+func WriteFile(t testing.TB, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WantError checks that err is a *codes.Error with the code and the
+// position, and that its message holds every one of msgs.
+func WantError(t testing.TB, err error, code codes.Code, pos string, msgs ...string) {
+	t.Helper()
+	var e *codes.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v (%T), want an *Error with code %s", err, err, code)
+	}
+	if e.Code != code {
+		t.Errorf("code %s (%v), want %s", e.Code, e, code)
+	}
+	if e.Pos != pos {
+		t.Errorf("position %q, want %q", e.Pos, pos)
+	}
+	for _, m := range msgs {
+		if !strings.Contains(e.Msg, m) {
+			t.Errorf("message %q does not name %q", e.Msg, m)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package lang
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+)
+
+// Systems are the operating systems an audit reports on, in order.
+var Systems = []string{"linux", "darwin", "windows"}
+
+// Audit is what `sabline audit` says of a program: the budget it declares,
+// the command that grants exactly that (run in the program's own
+// directory, against which the budget's relative paths are read, as the
+// program's own relative paths are), the OS policy the budget derives,
+// and the confinement each system gives it where every layer that system
+// has is present. It reads nothing of the machine, so its JSON is the same
+// bytes wherever it is made.
+type Audit struct {
+	Program      string                    `json:"program"` // as given, with forward slashes
+	SHA256       string                    `json:"sha256"`
+	Declared     string                    `json:"declared"` // the program's `# allow:` line, canonical; "" when none
+	Audited      string                    `json:"audited"`  // the budget audited: --allow if given, else Declared
+	RunIn        string                    `json:"run_in"`   // the directory SafeCommand runs in: the program's, as given
+	SafeCommand  string                    `json:"safe_command"`
+	Strict       bool                      `json:"strict"`
+	OSPolicy     json.RawMessage           `json:"os_policy"`
+	PolicySHA256 string                    `json:"os_policy_sha256"`
+	Confinement  map[string]confine.Result `json:"confinement"`
+	WidenedBy    []confine.Widening        `json:"widened_by"`
+}
+
+// DeclaredBudget reads a program's leading `# allow: ITEMS` comment line.
+// Only comment lines at the top of the file are read. Relative paths stay
+// relative: the declaration is about the program, not a machine.
+func DeclaredBudget(src []byte) (text string, b budget.Budget, err error) {
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if !strings.HasPrefix(line, "#") {
+			break
+		}
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(strings.TrimPrefix(line, "#")), "allow:"); ok {
+			text = strings.TrimSpace(rest)
+			b, err = budget.Parse([]string{text}, "")
+			if err != nil {
+				return "", budget.Budget{}, codes.Errorf(codes.E301, "the program's # allow: line: %w", err)
+			}
+			return text, b, nil
+		}
+	}
+	return "", budget.Budget{}, nil
+}
+
+// MakeAudit audits the program at path (as the operator wrote it) with
+// source src. allow, when not empty, is the budget to audit in place of
+// the declared one; relative paths in it stay relative, and are read, like
+// the declared ones, against the program's directory (RunIn).
+func MakeAudit(path string, src []byte, allow []string, strict bool) (*Audit, error) {
+	_, declared, err := DeclaredBudget(src)
+	if err != nil {
+		return nil, err
+	}
+	audited := declared
+	if len(allow) > 0 {
+		if audited, err = budget.Parse(allow, ""); err != nil {
+			return nil, codes.Errorf(codes.E301, "--allow: %w", err)
+		}
+	}
+	sum := sha256.Sum256(src)
+	p := confine.OSPolicy(audited, confine.Options{Strict: strict})
+	a := &Audit{
+		Program:      filepath.ToSlash(path),
+		SHA256:       hex.EncodeToString(sum[:]),
+		Declared:     slashBudget(declared),
+		Audited:      slashBudget(audited),
+		Strict:       strict,
+		OSPolicy:     json.RawMessage(p.JSON()),
+		PolicySHA256: p.SHA256(),
+		Confinement:  map[string]confine.Result{},
+		WidenedBy:    p.WidenedBy,
+	}
+	a.RunIn = filepath.ToSlash(filepath.Dir(path))
+	a.SafeCommand = "sabline " + ShellQuote(filepath.Base(path))
+	if a.Audited != "" {
+		a.SafeCommand += " --allow " + ShellQuote(a.Audited)
+	}
+	if strict {
+		a.SafeCommand += " --confine strict"
+	}
+	for _, goos := range Systems {
+		a.Confinement[goos] = confine.Predict(p, goos)
+	}
+	return a, nil
+}
+
+// JSON is the audit's document: indented, keys in a fixed order.
+func (a *Audit) JSON() []byte {
+	out, err := json.MarshalIndent(a, "", "  ")
+	if err != nil {
+		panic("runtime: marshal audit: " + err.Error()) // every field is marshalable
+	}
+	return append(out, '\n')
+}
+
+// slashBudget prints a budget with forward slashes in its paths, so that
+// a relative declaration reads the same on every system.
+func slashBudget(b budget.Budget) string {
+	return filepath.ToSlash(b.String())
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ',' || r == ':' || r == '@' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

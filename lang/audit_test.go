@@ -1,0 +1,122 @@
+package lang
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sabline/sabline/codes"
+)
+
+var updateAudit = flag.Bool("update-audit", false, "rewrite testdata/audit/*.json from the code")
+
+// TestAuditGolden holds `sabline audit --json` of the examples to
+// committed bytes. The audit reads nothing of the machine, so the same
+// golden must match on every operating system's CI leg: a byte that
+// depended on the system, the home directory or the working directory
+// would fail there.
+func TestAuditGolden(t *testing.T) {
+	tests := []struct {
+		name    string
+		program string // relative to the repository root, as an operator types it
+		allow   []string
+		strict  bool
+	}{
+		{name: "hello", program: "examples/hello.vel"},
+		{name: "report", program: "examples/report/report.vel"},
+		{name: "client", program: "examples/client.vel"},
+		{name: "tool", program: "examples/tool.vel"},
+		{name: "report-strict-ffi", program: "examples/report/report.vel", allow: []string{"io,fs:read:data,ffi:pathlib"}, strict: true},
+		{name: "hello-ffi-os", program: "examples/hello.vel", allow: []string{"io,ffi:os"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(tc.program)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := MakeAudit(tc.program, src, tc.allow, tc.strict)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := a.JSON()
+			again, err := MakeAudit(tc.program, src, tc.allow, tc.strict)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, again.JSON()) {
+				t.Fatalf("two audits of %s differ", tc.program)
+			}
+			golden := filepath.Join("testdata", "audit", tc.name+".json")
+			if *updateAudit {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./runtime -run TestAuditGolden -update-audit)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("audit of %s differs from %s:\n%s", tc.program, golden, got)
+			}
+		})
+	}
+}
+
+// TestAuditIgnoresTheMachine makes the same audit under another working
+// directory, home and environment: the bytes must not move.
+func TestAuditIgnoresTheMachine(t *testing.T) {
+	src := []byte("# allow: io,fs:read:data,net:localhost:8080\nprint(1)\n")
+	first, err := MakeAudit("p.vel", src, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("TMPDIR", t.TempDir())
+	second, err := MakeAudit("p.vel", src, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first.JSON(), second.JSON()) {
+		t.Fatalf("the audit moved with the machine:\n%s\n%s", first.JSON(), second.JSON())
+	}
+}
+
+func TestDeclaredBudget(t *testing.T) {
+	tests := []struct {
+		name     string
+		src      string
+		wantText string
+		wantErr  bool
+	}{
+		{name: "first line", src: "# allow: io,rand@2\nprint(1)\n", wantText: "io,rand@2"},
+		{name: "after other comments", src: "#!/usr/bin/env sabline\n# a program\n# allow: io\n", wantText: "io"},
+		{name: "none", src: "print(1)\n", wantText: ""},
+		{name: "after code is not read", src: "print(1)\n# allow: io\n", wantText: ""},
+		{name: "malformed", src: "# allow: io,fs:bogus\n", wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text, _, err := DeclaredBudget([]byte(tc.src))
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			}
+			if tc.wantErr {
+				if codes.CodeOf(err) != codes.E301 {
+					t.Fatalf("code = %s, want E301", codes.CodeOf(err))
+				}
+				return
+			}
+			if text != tc.wantText {
+				t.Fatalf("declared %q, want %q", text, tc.wantText)
+			}
+		})
+	}
+}

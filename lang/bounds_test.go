@@ -1,0 +1,93 @@
+package lang
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+)
+
+// TestBoundedConversions: tool.call checks its grant before it converts
+// its arguments, and a conversion or a json.decode past its limits is a
+// clean E305, not a crash.
+func TestBoundedConversions(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	tests := []struct {
+		name     string
+		grant    string
+		src      string
+		wantCode codes.Code // "" for allowed
+		wantMsg  string
+	}{
+		{name: "a self-containing list without the tool grant", grant: "io",
+			src: "l = []\nl.append(l)\ntool.call(\"t\", l)\n", wantCode: codes.E302, wantMsg: "add tool"},
+		{name: "a self-containing list with the tool grant", grant: "tool",
+			src: "l = []\nl.append(l)\ntool.call(\"t\", l)\n", wantCode: codes.E305, wantMsg: "deeper than 64"},
+		{name: "a self-containing dict", grant: "tool",
+			src: "d = {}\nd[\"d\"] = d\ntool.call(\"t\", d)\n", wantCode: codes.E305, wantMsg: "deeper than 64"},
+		{name: "too many values", grant: "tool",
+			src: "tool.call(\"t\", list(range(1100000)))\n", wantCode: codes.E305, wantMsg: "more than 1048576 values"},
+		{name: "arguments within the limits", grant: "tool",
+			src: "v = tool.call(\"t\", [[1, 2], {\"a\": \"b\"}])\nif v != {\"ok\": True}: fail(v)\n"},
+		{name: "json.decode too deep", grant: "ffi:json",
+			src: "json = ffi.module(\"json\")\njson.decode(\"" + deep(65) + "\")\n", wantCode: codes.E305, wantMsg: "deeper than 64"},
+		{name: "json.decode at the limit", grant: "ffi:json",
+			src: "json = ffi.module(\"json\")\nv = json.decode(\"" + deep(64) + "\")\n"},
+		{name: "brackets in a string do not nest", grant: "ffi:json",
+			src: "json = ffi.module(\"json\")\nv = json.decode('\"" + strings.Repeat("[", 100) + "\\\\\"\"')\nif not v.startswith(\"[\"): fail(v)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runSrc(t, Config{Budget: budget.MustParse("/", tt.grant), Cwd: "/", Stdin: strings.NewReader("{\"ok\": true}\n")}, tt.src)
+			if tt.wantCode == "" {
+				if r.err != nil {
+					t.Fatal(r.err)
+				}
+				return
+			}
+			var e *codes.Error
+			if !errors.As(r.err, &e) || e.Code != tt.wantCode || !strings.Contains(e.Msg, tt.wantMsg) {
+				t.Fatalf("error %v, want %s naming %q", r.err, tt.wantCode, tt.wantMsg)
+			}
+		})
+	}
+}
+
+// FuzzJSONDepth: on valid JSON, jsonDepth refuses exactly the documents
+// that nest deeper than the limit, as encoding/json's tokens count them.
+func FuzzJSONDepth(f *testing.F) {
+	for _, s := range []string{`[]`, `{"a":[1,{"b":"]["}]}`, `"[[["`, `[[[[[[[[[[]]]]]]]]]]`, `{"\"[":1}`, `[` + strings.Repeat(`[`, 9) + strings.Repeat(`]`, 10)} {
+		f.Add(s)
+	}
+	const limit = 8
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 1<<16 || !json.Valid([]byte(s)) {
+			return
+		}
+		depth, deepest := 0, 0
+		dec := json.NewDecoder(strings.NewReader(s))
+		for {
+			tok, err := dec.Token()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("valid JSON %q: %v", s, err)
+			}
+			switch tok {
+			case json.Delim('['), json.Delim('{'):
+				depth++
+				deepest = max(deepest, depth)
+			case json.Delim(']'), json.Delim('}'):
+				depth--
+			}
+		}
+		if err := jsonDepth(s, limit); (err != nil) != (deepest > limit) {
+			t.Fatalf("jsonDepth(%q) = %v; the document nests %d deep, the limit is %d", s, err, deepest, limit)
+		}
+	})
+}

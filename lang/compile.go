@@ -1,0 +1,175 @@
+package lang
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sabline/sabline/codes"
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// fileOptions is the dialect: Starlark with sets, while loops, top-level
+// control flow, global reassignment and recursion.
+var fileOptions = &syntax.FileOptions{
+	Set:             true,
+	While:           true,
+	TopLevelControl: true,
+	GlobalReassign:  true,
+	Recursion:       true,
+}
+
+// FileDigest names a source file and the sha256 of its bytes.
+type FileDigest struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// Compiled is a program and every file it loads, read and compiled, ready
+// to run. Nothing is read from disk after Compile returns: this is what
+// lets the policy be applied between compiling and the first statement.
+type Compiled struct {
+	Main  string                       // absolute path of the program
+	Files map[string]*starlark.Program // every file by absolute path
+	Order []FileDigest                 // the program first, then its loads in the order found
+}
+
+// Digest is the sha256 of the program file itself.
+func (c *Compiled) Digest() string { return c.Order[0].SHA256 }
+
+// Compile reads and compiles the program at path and, transitively, every
+// file it names in a load() statement. A load path is relative to the file
+// that loads it. Each loaded file is opened beneath the program's own
+// directory through an os.Root, which follows links only while they stay
+// beneath it, and read from the descriptor it opened: a load that leads
+// outside, by "..", an absolute path or a link, or that cannot be opened
+// at all (a name too long), is E306. The names the program may use are
+// given by predeclared.
+func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, codes.Errorf(codes.E316, "program %s: %w", path, err)
+	}
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, codes.Errorf(codes.E316, "program %s: %w", abs, errors.Unwrap(err))
+	}
+	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}}
+	// Loads are read before the run is confined and before any budget
+	// check, so they are held to the program's own directory tree: a load
+	// cannot read, or probe for, any other file on the machine.
+	dir := filepath.Dir(abs)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, codes.Errorf(codes.E316, "program %s: its directory: %w", abs, err)
+	}
+	defer root.Close()
+	var visit func(file string, src []byte, stack []string) error
+	visit = func(file string, src []byte, stack []string) error {
+		f, prog, err := starlark.SourceProgramOptions(fileOptions, file, src, predeclared.Has)
+		if err != nil {
+			code := codes.E304
+			if len(stack) > 0 {
+				code = codes.E306
+			}
+			return compileError(code, err)
+		}
+		sum := sha256.Sum256(src)
+		c.Files[file] = prog
+		c.Order = append(c.Order, FileDigest{Path: file, SHA256: hex.EncodeToString(sum[:])})
+		stack = append(stack, file)
+		for _, stmt := range f.Stmts {
+			load, ok := stmt.(*syntax.LoadStmt)
+			if !ok {
+				continue
+			}
+			target := loadTarget(file, load.ModuleName())
+			if slices.Contains(stack, target) {
+				return &codes.Error{Code: codes.E306, Msg: "load cycle: " + strings.Join(append(stack, target), " -> "), Pos: load.Load.String()}
+			}
+			if _, done := c.Files[target]; done {
+				continue
+			}
+			data, err := readBeneath(root, dir, target)
+			if err != nil {
+				return &codes.Error{Code: codes.E306, Pos: load.Load.String(), Err: err, Msg: fmt.Sprintf(
+					"%s loads %s: %v; a program may load only files beneath %s, its own directory", file, target, err, dir)}
+			}
+			if err := visit(target, data, stack); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := visit(abs, src, nil); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// loadTarget is the name of the file a load in file names: the module as
+// written, joined to file's directory when relative. Nothing is cleaned:
+// the name is the key of the compiled file, and os.Root resolves it.
+func loadTarget(file, module string) string {
+	if filepath.IsAbs(module) {
+		return module
+	}
+	return filepath.Dir(file) + string(filepath.Separator) + module
+}
+
+// readBeneath reads the file target through root, the program's
+// directory dir, from the descriptor root opened. target must be written
+// beneath dir.
+func readBeneath(root *os.Root, dir, target string) ([]byte, error) {
+	rel, ok := strings.CutPrefix(target, dir+string(filepath.Separator))
+	if !ok {
+		return nil, fmt.Errorf("%s is outside", target)
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent" {
+			return nil, fmt.Errorf("%s leads outside, by .. or a link", target)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", target)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxProgramBytes+1))
+	if err == nil && len(data) > MaxProgramBytes {
+		err = fmt.Errorf("%s is larger than %d bytes", target, MaxProgramBytes)
+	}
+	return data, err
+}
+
+// MaxProgramBytes is the largest program file read: the program a run is
+// given and each file it loads.
+const MaxProgramBytes = 16 << 20
+
+// compileError turns a scanner or resolver error into an *Error with the
+// first problem's position.
+func compileError(code codes.Code, err error) error {
+	var list resolve.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		return &codes.Error{Code: code, Msg: list[0].Msg, Pos: list[0].Pos.String(), Err: err}
+	}
+	var se syntax.Error
+	if errors.As(err, &se) {
+		return &codes.Error{Code: code, Msg: se.Msg, Pos: se.Pos.String(), Err: err}
+	}
+	return &codes.Error{Code: code, Msg: err.Error(), Err: err}
+}

@@ -1,0 +1,16 @@
+// Package lang is Sabline's language: the interpreter (a Starlark dialect
+// whose files end in .vel), its effect modules (io, fs, env, clock, rand,
+// net, tool, ffi) and host modules, and the budget checks every effect
+// passes before it touches anything. A file effect is judged on what the
+// kernel opened, walked one component at a time, never on the path's
+// text. It runs a program in the calling process and holds only the
+// budget; the run package starts a worker that the operating system holds
+// too.
+//
+//	in := lang.NewInterp(lang.Config{Budget: b, Cwd: dir, Stdin: os.Stdin, Stdout: os.Stdout})
+//	pre := in.Predeclared()
+//	prog, err := lang.Compile(filepath.Join(dir, "hello.vel"), pre)
+//	if err == nil {
+//		err = in.Exec(prog, pre) // a refused effect is a *codes.Error, E302
+//	}
+package lang

@@ -1,0 +1,24 @@
+//go:build windows
+
+package lang
+
+import (
+	"strconv"
+	"syscall"
+)
+
+// errnoNames are the errnos Windows' syscall package invents for the Unix
+// names the runtime's messages use.
+var errnoNames = map[syscall.Errno]string{
+	syscall.EPERM: "EPERM", syscall.EACCES: "EACCES", syscall.ENOENT: "ENOENT", syscall.ENOSYS: "ENOSYS",
+	syscall.EINVAL: "EINVAL", syscall.EBADF: "EBADF", syscall.EEXIST: "EEXIST", syscall.ENOTDIR: "ENOTDIR",
+}
+
+// ErrnoName returns the symbolic name of an errno, such as "EACCES", or
+// "errno N" for one this table does not name.
+func ErrnoName(e syscall.Errno) string {
+	if n, ok := errnoNames[e]; ok {
+		return n
+	}
+	return "errno " + strconv.Itoa(int(e))
+}

@@ -1,0 +1,292 @@
+package lang
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+)
+
+// Interp runs compiled programs under a budget. Every effect builtin asks
+// Interp.check before it touches anything; a refusal is an *Error with a
+// stable code. An Interp runs one program once.
+type Interp struct {
+	thread   atomic.Pointer[starlark.Thread] // the running program's, for Stop
+	stopped  atomic.Pointer[string]          // why Stop was called
+	meter    *budget.Meter
+	fs       *fsTree // the anchors file effects walk from
+	cwd      string
+	home     string   // resolved
+	guarded  []string // locations only a grant within them reaches, beside credentials
+	args     []string
+	stdin    *bufio.Reader
+	stdout   io.Writer
+	tool     *ToolChannel
+	env      func(string) (string, bool)
+	held     confine.Result // what the kernel holds under this run
+	registry *Registry
+}
+
+// Config is what an Interp needs to know about its run.
+type Config struct {
+	Budget   budget.Budget
+	Cwd      string    // absolute; relative paths in the program are taken against it
+	Home     string    // the user's home directory, for credential locations
+	Guarded  []string  // more locations a broad grant never reaches (the receipts directory); the operator's SABLINE_CREDENTIALS are added
+	Args     []string  // the program's own arguments, after --
+	Stdin    io.Reader // tool answers and io.read_line read from here
+	Stdout   io.Writer // io.print and tool lines go here
+	Held     confine.Result
+	Registry *Registry // host modules; nil means DefaultRegistry
+	// Tool is the channel of tool.call (NewToolChannel). nil: Stdin and
+	// Stdout carry it, which suits a program run in its host's own
+	// process; a worker always sets it, with no ends when it has none.
+	Tool *ToolChannel
+}
+
+// Hold records what the operating system holds under this run, once the
+// worker has applied it: a refusal's message names the layer that made it.
+func (in *Interp) Hold(r confine.Result) { in.held = r }
+
+// NewInterp returns an Interp for one run. Granted directories are
+// resolved here, once, by walking them as any effect is, so that a
+// directory swapped for a link later does not carry its grant elsewhere;
+// each is also opened, as an anchor file effects walk from.
+func NewInterp(c Config) *Interp {
+	reg := c.Registry
+	if reg == nil {
+		reg = DefaultRegistry
+	}
+	dirs := []string{c.Cwd}
+	for _, it := range c.Budget.Of(budget.FS) {
+		dirs = append(dirs, it.Path)
+	}
+	tree := newFSTree(dirs, os.Stdin, os.Stdout, os.Stderr)
+	guarded := make([]string, 0, len(c.Guarded)+len(OperatorCredentials()))
+	for _, g := range append(append([]string(nil), c.Guarded...), OperatorCredentials()...) {
+		guarded = append(guarded, tree.canonical(g))
+	}
+	home := c.Home
+	if home != "" {
+		home = tree.canonical(home)
+	}
+	return &Interp{
+		meter:    budget.NewMeter(c.Budget, tree.canonical),
+		fs:       tree,
+		cwd:      c.Cwd,
+		home:     home,
+		guarded:  guarded,
+		args:     c.Args,
+		stdin:    bufio.NewReader(c.Stdin),
+		stdout:   c.Stdout,
+		tool:     c.Tool,
+		env:      os.LookupEnv,
+		held:     c.Held,
+		registry: reg,
+	}
+}
+
+// Usage reports how often each grant was used.
+func (in *Interp) Usage() []budget.Usage { return in.meter.Usage() }
+
+// Predeclared returns the names every program sees: the effect modules,
+// print, declassify and the program's arguments.
+func (in *Interp) Predeclared() starlark.StringDict {
+	args := make([]starlark.Value, len(in.args))
+	for i, a := range in.args {
+		args[i] = starlark.String(a)
+	}
+	return starlark.StringDict{
+		"print":      starlark.NewBuiltin("print", in.print),
+		"declassify": starlark.NewBuiltin("declassify", in.declassify),
+		"ARGS":       starlark.NewList(args),
+		"io":         in.ioModule(),
+		"fs":         in.fsModule(),
+		"net":        in.netModule(),
+		"env":        in.envModule(),
+		"clock":      in.clockModule(),
+		"rand":       in.randModule(),
+		"tool":       in.toolModule(),
+		"ffi":        in.ffiModule(),
+		"struct":     starlark.NewBuiltin("struct", starlarkstruct.Make),
+	}
+}
+
+// Exec runs the compiled program's first statement and the rest. It
+// returns nil when the program ends normally.
+func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) error {
+	cache := map[string]starlark.StringDict{}
+	var load func(t *starlark.Thread, module string) (starlark.StringDict, error)
+	thread := &starlark.Thread{Name: "main"}
+	load = func(t *starlark.Thread, module string) (starlark.StringDict, error) {
+		from := t.CallFrame(0).Pos.Filename()
+		target := loadTarget(from, module)
+		if g, ok := cache[target]; ok {
+			return g, nil
+		}
+		prog, ok := c.Files[target]
+		if !ok { // Compile found every load; this is a fault of ours.
+			return nil, codes.Errorf(codes.E306, "%s was not compiled before the run", target)
+		}
+		g, err := prog.Init(t, predeclared)
+		if err != nil {
+			return nil, err
+		}
+		g.Freeze()
+		cache[target] = g
+		return g, nil
+	}
+	thread.Load = load
+	in.thread.Store(thread)
+	if why := in.stopped.Load(); why != nil {
+		thread.Cancel(*why)
+	}
+	_, err := c.Files[c.Main].Init(thread, predeclared)
+	return in.runError(err)
+}
+
+// Stop ends the running program at its next step, with E307 and the
+// position and call stack it had reached: the worker calls it when the
+// supervisor's deadline passes. A builtin blocked in a system call ends
+// only when that call returns.
+func (in *Interp) Stop(why string) {
+	in.stopped.Store(&why)
+	if t := in.thread.Load(); t != nil {
+		t.Cancel(why)
+	}
+}
+
+// runError gives every error out of the interpreter a code, the program
+// position it happened at (the innermost frame in a program file), and the
+// call stack across the loaded files, innermost first, each frame as
+// file:line:col and the function it is in. An error that is no *Error of
+// the runtime's own came from the program or from a host module; when its
+// errno is a confinement layer's refusal (a host module's own call held
+// by the kernel), it is E319.
+func (in *Interp) runError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *starlark.EvalError
+	pos := ""
+	var stack []string
+	if errors.As(err, &ee) {
+		for i := len(ee.CallStack) - 1; i >= 0; i-- {
+			fr := ee.CallStack[i]
+			if fr.Pos.Filename() == "<builtin>" || fr.Pos.Line <= 0 {
+				continue
+			}
+			if pos == "" {
+				pos = fr.Pos.String()
+			}
+			stack = append(stack, fr.Pos.String()+" in "+fr.Name)
+		}
+	}
+	if why := in.stopped.Load(); why != nil {
+		return &codes.Error{Code: codes.E307, Msg: *why, Pos: pos, Stack: stack, Err: err}
+	}
+	var re *codes.Error
+	if errors.As(err, &re) {
+		out := *re
+		if out.Pos == "" {
+			out.Pos = pos
+		}
+		if out.Stack == nil && out.Pos == pos {
+			out.Stack = stack
+		}
+		return &out
+	}
+	msg := err.Error()
+	if ee != nil {
+		msg = ee.Msg
+	}
+	if layers := RefusedBy(err, in.held.Layers); len(layers) > 0 {
+		return &codes.Error{Code: codes.E319, Msg: fmt.Sprintf("%s: the kernel refused it; refused by: %s", msg, LayerList(layers)), Pos: pos, Stack: stack, Err: err}
+	}
+	return &codes.Error{Code: codes.E305, Msg: msg, Pos: pos, Stack: stack, Err: err}
+}
+
+// check asks the budget for an effect and charges the grant that covers
+// it. The knock-out build lets everything through; see knockout_on.go.
+func (in *Interp) check(e budget.Effect) error {
+	i, err := in.find(e)
+	if err == nil {
+		in.charge(i)
+	}
+	return err
+}
+
+// find returns the grant that would be charged for e, without charging
+// it (-1 in the knock-out build), or the refusal: E302, E303, or E318
+// for a credential location or the receipts under a broader grant.
+func (in *Interp) find(e budget.Effect) (int, error) {
+	if Knockout {
+		return -1, nil
+	}
+	i, err := in.meter.Find(e)
+	switch {
+	case errors.Is(err, budget.ErrUsedUp):
+		return -1, &codes.Error{Code: codes.E303, Msg: err.Error(), Err: err}
+	case err != nil:
+		return -1, &codes.Error{Code: codes.E302, Msg: err.Error(), Err: err}
+	}
+	if e.Kind == budget.FS {
+		if root, ok := credentialRoot(e.Path, in.home, in.guarded...); ok && !withinFold(in.meter.Matched(i).Path, root) {
+			return -1, codes.Errorf(codes.E318, "%s is in %s, a credential location or Sabline's receipts; the grant %s is broader than it, and a broad grant never reaches it",
+				e.Path, root, in.meter.Budget().Items[i])
+		}
+	}
+	return i, nil
+}
+
+// charge counts a use of grant i, as find returned it.
+func (in *Interp) charge(i int) {
+	if i >= 0 {
+		in.meter.Charge(i)
+	}
+}
+
+// osError classifies an error the operating system returned for an effect
+// the budget allowed: a refusal by a confinement layer that holds this kind
+// of effect is E319 naming those layers; anything else is code.
+func (in *Interp) osError(code codes.Code, what string, err error) error {
+	if layers := RefusedBy(err, in.held.Layers); len(layers) > 0 {
+		msg := fmt.Sprintf("%s: the kernel refused it (%v); refused by: %s", what, errnoName(err), LayerList(layers))
+		if errors.Is(err, syscall.EACCES) && os.Geteuid() != 0 {
+			// Root keeps CAP_DAC_OVERRIDE, so its EACCES is Landlock's;
+			// another user's may be the file's own permissions.
+			msg += " (or the file's own permissions: the run is not root)"
+		}
+		return &codes.Error{Code: codes.E319, Msg: msg, Err: err}
+	}
+	return &codes.Error{Code: code, Msg: fmt.Sprintf("%s: %v", what, err), Err: err}
+}
+
+func errnoName(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return ErrnoName(errno)
+	}
+	return err.Error()
+}
+
+// abs makes a program's path absolute against the run's directory. It
+// cleans nothing: ".." and links are the walk's to take, as the kernel
+// takes them.
+func (in *Interp) abs(p string) string {
+	if filepath.IsAbs(p) || filepath.VolumeName(p) != "" {
+		return p
+	}
+	return in.cwd + string(filepath.Separator) + p
+}

@@ -1,0 +1,161 @@
+package lang
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+)
+
+// dialTimeout bounds a connection attempt; the run's own --timeout bounds
+// the rest.
+const dialTimeout = 10 * time.Second
+
+// maxBody is the most http_get reads of a response body.
+const maxBody = 16 << 20
+
+func (in *Interp) netModule() *starlarkstruct.Module {
+	return module("net", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
+		"connect": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var host string
+			var port int
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &host, &port); err != nil {
+				return nil, err
+			}
+			if port < 1 || port > 65535 {
+				return nil, fmt.Errorf("%s: port must be from 1 to 65535, got %d", b.Name(), port)
+			}
+			if err := in.check(budget.Effect{Kind: budget.Net, Host: host, Port: port}); err != nil {
+				return nil, err
+			}
+			c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), dialTimeout)
+			if err != nil {
+				return nil, in.osError(codes.E315, fmt.Sprintf("net.connect %s:%d", host, port), err)
+			}
+			return &conn{in: in, c: c, name: net.JoinHostPort(host, strconv.Itoa(port))}, nil
+		},
+		"http_get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var raw string
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &raw); err != nil {
+				return nil, err
+			}
+			u, err := url.Parse(raw)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+				return nil, fmt.Errorf("%s: want an http:// or https:// URL, got %q", b.Name(), raw)
+			}
+			port := 80
+			if u.Scheme == "https" {
+				port = 443
+			}
+			if p := u.Port(); p != "" {
+				port, _ = strconv.Atoi(p)
+			}
+			if err := in.check(budget.Effect{Kind: budget.Net, Host: u.Hostname(), Port: port}); err != nil {
+				return nil, err
+			}
+			// Redirects are not followed: each host is a grant of its own.
+			// No proxy from the environment either: the connection goes to
+			// the host the budget checked.
+			client := &http.Client{
+				Timeout:   dialTimeout,
+				Transport: &http.Transport{Proxy: nil},
+				CheckRedirect: func(*http.Request, []*http.Request) error {
+					return http.ErrUseLastResponse
+				},
+			}
+			resp, err := client.Get(u.String())
+			if err != nil {
+				return nil, in.osError(codes.E315, "net.http_get "+raw, err)
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+			if err != nil {
+				return nil, in.osError(codes.E315, "net.http_get "+raw, err)
+			}
+			return starlarkstruct.FromStringDict(starlark.String("response"), starlark.StringDict{
+				"status": starlark.MakeInt(resp.StatusCode),
+				"body":   starlark.String(body),
+			}), nil
+		},
+	})
+}
+
+// conn is an open connection a program holds. Its methods are send(data),
+// recv(n) and close(); recv returns "" at the end of the stream.
+type conn struct {
+	in     *Interp // nil for a host module's connection: its errors are its own
+	c      net.Conn
+	name   string
+	closed bool
+}
+
+var _ starlark.HasAttrs = (*conn)(nil)
+
+func (c *conn) String() string        { return "<connection " + c.name + ">" }
+func (c *conn) Type() string          { return "connection" }
+func (c *conn) Freeze()               {}
+func (c *conn) Truth() starlark.Bool  { return !starlark.Bool(c.closed) }
+func (c *conn) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: connection") }
+func (c *conn) AttrNames() []string   { return []string{"close", "recv", "send"} }
+
+func (c *conn) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "send":
+		return starlark.NewBuiltin("send", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var data starlark.Value
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &data); err != nil {
+				return nil, err
+			}
+			s, err := text(data)
+			if err != nil {
+				return nil, fmt.Errorf("send: %w", err)
+			}
+			n, err := io.WriteString(c.c, s)
+			if err != nil {
+				return nil, c.fail("send to "+c.name, err)
+			}
+			return starlark.MakeInt(n), nil
+		}), nil
+	case "recv":
+		return starlark.NewBuiltin("recv", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			n := 65536
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0, &n); err != nil {
+				return nil, err
+			}
+			if n < 1 || n > 1<<20 {
+				return nil, fmt.Errorf("recv: n must be from 1 to 1048576, got %d", n)
+			}
+			buf := make([]byte, n)
+			k, err := c.c.Read(buf)
+			if err != nil && err != io.EOF {
+				return nil, c.fail("recv from "+c.name, err)
+			}
+			return starlark.String(buf[:k]), nil
+		}), nil
+	case "close":
+		return starlark.NewBuiltin("close", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if !c.closed {
+				c.closed = true
+				_ = c.c.Close() // closing twice or after a reset is not the program's concern
+			}
+			return starlark.None, nil
+		}), nil
+	}
+	return nil, nil
+}
+
+func (c *conn) fail(what string, err error) error {
+	if c.in == nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return c.in.osError(codes.E315, what, err)
+}

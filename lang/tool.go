@@ -1,0 +1,63 @@
+package lang
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// ToolChannel is where tool.call sends its requests and reads its answers:
+// one line of JSON each way, one call at a time.
+type ToolChannel struct {
+	mu sync.Mutex
+	w  io.Writer
+	r  *bufio.Reader
+}
+
+// NewToolChannel returns the tool channel over rw (one end of a socket
+// pair, say). With rw nil the run has no tool channel: tool.call fails
+// with E313, and the program's standard output is never taken for one.
+func NewToolChannel(rw io.ReadWriter) *ToolChannel {
+	if rw == nil {
+		return &ToolChannel{}
+	}
+	return &ToolChannel{w: rw, r: bufio.NewReader(rw)}
+}
+
+// MaxToolAnswerBytes is the longest answer line a tool call reads.
+const MaxToolAnswerBytes = 16 << 20
+
+// call writes one request line and reads one answer line.
+func (c *ToolChannel) call(line []byte) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, err := c.w.Write(line); err != nil {
+		return "", err
+	}
+	var answer []byte
+	for {
+		part, isPrefix, err := c.r.ReadLine()
+		answer = append(answer, part...)
+		if len(answer) > MaxToolAnswerBytes {
+			return "", fmt.Errorf("the answer is longer than %d bytes", MaxToolAnswerBytes)
+		}
+		if err != nil || !isPrefix {
+			return string(answer), err
+		}
+	}
+}
+
+// toolChannel is the channel of this Interp's tool calls: Config.Tool when
+// it is set (nil when it has no ends), else, in a program's own process (an
+// embedder running an Interp itself, a test), the Stdin and Stdout of its
+// Config, which the embedder then holds alone.
+func (in *Interp) toolChannel() *ToolChannel {
+	if in.tool != nil {
+		if in.tool.w == nil {
+			return nil
+		}
+		return in.tool
+	}
+	return &ToolChannel{w: in.stdout, r: in.stdin}
+}

@@ -1,0 +1,14 @@
+// Package receipt is the record every run leaves, refused and failed runs
+// too: what ran (the program's digests), under what budget and policy, at
+// what confinement level and why, how it ended, and what it touched. It
+// writes a receipt atomically (reserved before the run starts, so that a
+// run whose supervisor dies still leaves one that says so), reads receipt
+// files as untrusted bytes (bounded, checked against the schema), and
+// lists, finds and compares stored receipts.
+//
+//	runs, err := receipt.List(dir)
+//	last, err := receipt.Pick(runs, receipt.LastRun)
+//	for _, c := range receipt.DiffLevels(runs) {
+//		fmt.Println(c) // a run whose level no earlier run of its program had
+//	}
+package receipt

@@ -1,0 +1,104 @@
+package receipt
+
+import (
+	"github.com/sabline/sabline/codes"
+)
+
+// ReasonNotApplied is the confinement reason of a run that ended before
+// the policy was applied (a command line refused, a program that does not
+// compile, a worker that died first): its level says nothing of what the
+// system can hold, and receipts diff passes over it.
+const ReasonNotApplied = "the run ended before the policy was applied"
+
+// Outcome statuses.
+const (
+	StatusOK       = "ok"       // the program ran to its end
+	StatusFailed   = "failed"   // the program failed or was refused an effect
+	StatusRefused  = "refused"  // the run was refused before its first statement
+	StatusUsage    = "usage"    // the command line was wrong; nothing ran
+	StatusTimeout  = "timeout"  // E307
+	StatusMemory   = "memory"   // E308
+	StatusKilled   = "killed"   // E309
+	StatusCrashed  = "crashed"  // E310
+	StatusInternal = "internal" // the supervisor itself failed
+	// StatusUnfinished is the outcome of a reserved receipt until the run
+	// finishes it (E327): a receipt that still says it was left by a run
+	// whose supervisor was killed, or could not write.
+	StatusUnfinished = "unfinished"
+)
+
+// Outcome is how a run ended.
+type Outcome struct {
+	Status     string     `json:"status"`
+	Code       codes.Code `json:"code,omitempty"`
+	Message    string     `json:"message,omitempty"`
+	Position   string     `json:"position,omitempty"`
+	ExitStatus int        `json:"exit_status"`
+	// Stack is the call stack of a run error, innermost first: one
+	// "file:line:col in FUNCTION" per frame (Error.Stack).
+	Stack []string `json:"stack,omitempty"`
+}
+
+// Statuses are every status a finished run can have: a worker's record
+// naming another is not one it could have sent.
+var Statuses = []string{StatusOK, StatusFailed, StatusRefused, StatusUsage, StatusTimeout,
+	StatusMemory, StatusKilled, StatusCrashed, StatusInternal}
+
+// WorkerTimings are the worker's own phases, in milliseconds.
+type WorkerTimings struct {
+	CompileMS float64 `json:"compile_ms"`
+	ConfineMS float64 `json:"confine_ms"`
+	RunMS     float64 `json:"run_ms"`
+}
+
+// OutcomeOf makes the Outcome of an error that ended a run.
+func OutcomeOf(err error) Outcome {
+	if err == nil {
+		return Outcome{Status: StatusOK, ExitStatus: codes.ExitOK}
+	}
+	e, ok := err.(*codes.Error)
+	if !ok {
+		e = &codes.Error{Code: codes.E310, Msg: err.Error()}
+	}
+	info, _ := codes.Info(e.Code)
+	status := StatusFailed
+	switch e.Code {
+	case codes.E301, codes.E311, codes.E316:
+		status = StatusUsage
+	case codes.E326:
+		status = StatusRefused
+	case codes.E307:
+		status = StatusTimeout
+	case codes.E308:
+		status = StatusMemory
+	case codes.E309:
+		status = StatusKilled
+	case codes.E310:
+		status = StatusCrashed
+	case codes.E327:
+		status = StatusUnfinished
+	}
+	return Outcome{Status: status, Code: e.Code, Message: e.Msg, Position: e.Pos, ExitStatus: info.Exit, Stack: e.Stack}
+}
+
+// FaultOp is one operation of SABLINE_FAULT_INJECT.
+type FaultOp struct {
+	Op     string `json:"op"`
+	Target string `json:"target"`
+}
+
+// Fault outcomes.
+const (
+	FaultWent    = "went-through" // the operation succeeded
+	FaultRefused = "refused"      // a confinement layer refused it
+	FaultFailed  = "failed"       // it failed for its own reasons
+)
+
+// FaultAttempt is what became of one operation.
+type FaultAttempt struct {
+	FaultOp
+	Result string   `json:"result"`
+	Errno  string   `json:"errno,omitempty"`
+	Error  string   `json:"error,omitempty"`
+	Layers []string `json:"layers,omitempty"` // the layers that refused it
+}

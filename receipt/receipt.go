@@ -1,0 +1,615 @@
+package receipt
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/lang"
+)
+
+// Schema names the receipt format.
+const Schema = "sabline.receipt/1"
+
+// DirEnv overrides the default receipts directory; --receipts
+// overrides it in turn.
+const DirEnv = "SABLINE_RECEIPTS"
+
+// Receipt is the record of one run, refused and failed ones too, written
+// by the supervisor.
+type Receipt struct {
+	Schema        string         `json:"schema"`
+	RunID         string         `json:"run_id"`
+	Sabline       Build          `json:"sabline"`
+	Program       ProgramInfo    `json:"program"`
+	Budget        string         `json:"budget"`
+	Args          []string       `json:"args"`
+	RunParameters RunParameters  `json:"run_parameters"`
+	Outcome       Outcome        `json:"outcome"`
+	Effects       []budget.Usage `json:"effects"`
+	Faults        []FaultAttempt `json:"fault_injection,omitempty"`
+	Timings       Timings        `json:"timings"`
+	Platform      Platform       `json:"platform"`
+	// MadeForGrants are the granted write directories the supervisor
+	// made before the worker started, each missing with its parent in
+	// place, so that the kernel holds the grant exactly (see
+	// makeGrantedDirs).
+	MadeForGrants []string `json:"made_for_grants,omitempty"`
+	// CrashReport is where the supervisor kept the worker's own crash
+	// report (at most MaxCrashReportBytes of it), beside the receipt.
+	CrashReport string `json:"crash_report,omitempty"`
+
+	path     string // where the receipt was stored, once it was
+	reserved int    // the bytes its file holds from the reservation
+	storeErr error  // why it could not be stored or finished
+}
+
+// Build says which binary made the receipt.
+type Build struct {
+	Version  string `json:"version"`
+	Knockout bool   `json:"knockout"` // built with -tags sabline_knockout: no budget checks
+}
+
+// ProgramInfo names the program and the digests of its files.
+type ProgramInfo struct {
+	Path   string            `json:"path"`
+	SHA256 string            `json:"sha256,omitempty"`
+	Files  []lang.FileDigest `json:"files,omitempty"` // the program and every file it loads
+}
+
+// RunParameters are how the run was asked for and what it was given.
+type RunParameters struct {
+	Confinement        confine.Level `json:"confinement"`
+	ConfinementReason  string        `json:"confinement_reason"`
+	ConfinementLayers  []string      `json:"confinement_layers"`
+	OSPolicySHA256     string        `json:"os_policy_sha256"`
+	Confine            string        `json:"confine"`
+	RequireConfinement confine.Level `json:"require_confinement,omitempty"`
+	TimeoutMS          int64         `json:"timeout_ms,omitempty"`
+	MaxMemoryMB        int           `json:"max_memory_mb,omitempty"` // the limit the worker's address space was held to, never one asked for and not held
+}
+
+// Timings of the run.
+type Timings struct {
+	Started time.Time     `json:"started"`
+	WallMS  float64       `json:"wall_ms"`
+	Worker  WorkerTimings `json:"worker"`
+}
+
+// Platform is where the run ran.
+type Platform struct {
+	OS     string `json:"os"`
+	Arch   string `json:"arch"`
+	Kernel string `json:"kernel,omitempty"`
+	Go     string `json:"go"`
+}
+
+// Version is Sabline's version.
+const Version = "0.1.0"
+
+// VersionString is what --version prints.
+func VersionString() string {
+	s := "sabline " + Version + " (" + goruntime.GOOS + "/" + goruntime.GOARCH + ")"
+	if lang.Knockout {
+		s += " KNOCK-OUT BUILD: every budget check passes"
+	}
+	return s
+}
+
+// New starts the receipt of a run of program under b. The program's
+// digest is taken here, so a run that never starts still names the bytes
+// it was asked to run.
+func New(program string, b budget.Budget, args []string) *Receipt {
+	r := &Receipt{
+		Schema:   Schema,
+		RunID:    newRunID(),
+		Sabline:  Build{Version: Version, Knockout: lang.Knockout},
+		Program:  ProgramInfo{Path: program},
+		Budget:   b.String(),
+		Args:     args,
+		Effects:  []budget.Usage{},
+		Platform: platform(),
+		RunParameters: RunParameters{
+			Confinement: confine.None, ConfinementReason: ReasonNotApplied, ConfinementLayers: []string{},
+		},
+	}
+	if r.Args == nil {
+		r.Args = []string{}
+	}
+	// Only a regular file is read here: a pipe can be read once, and
+	// Supervise does that.
+	if fi, err := os.Stat(program); err == nil && fi.Mode().IsRegular() {
+		if f, err := os.Open(program); err == nil {
+			data, over := readBounded(f, lang.MaxProgramBytes)
+			f.Close()
+			if !over {
+				sum := sha256.Sum256(data)
+				r.Program.SHA256 = hex.EncodeToString(sum[:])
+			}
+		}
+	}
+	return r
+}
+
+// Confinement is what the run's confinement held, as the receipt records it.
+func (rec *Receipt) Confinement() confine.Result {
+	p := rec.RunParameters
+	return confine.Result{Level: p.Confinement, Reason: p.ConfinementReason, Layers: p.ConfinementLayers}
+}
+
+// DefaultDir is where receipts go unless SABLINE_RECEIPTS or
+// --receipts says otherwise: the user's state directory
+// ($XDG_STATE_HOME/sabline/receipts, ~/.local/state/sabline/receipts), or
+// on macOS and Windows the user's configuration directory.
+func DefaultDir() (string, error) {
+	if d := os.Getenv(DirEnv); d != "" {
+		return d, nil
+	}
+	if goruntime.GOOS != "darwin" && goruntime.GOOS != "windows" {
+		if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+			return filepath.Join(d, "sabline", "receipts"), nil
+		}
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", codes.Errorf(codes.E317, "no home directory for receipts (set %s): %w", DirEnv, err)
+		}
+		return filepath.Join(home, ".local", "state", "sabline", "receipts"), nil
+	}
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", codes.Errorf(codes.E317, "no directory for receipts (set %s): %w", DirEnv, err)
+	}
+	return filepath.Join(d, "sabline", "receipts"), nil
+}
+
+// Write stores the receipt in dir atomically: a temporary file in the same
+// directory, synced, then renamed into place. It returns the path. A run
+// that starts has its receipt reserved instead (Run.Receipts); Write is
+// for a run refused before it could start.
+func (rec *Receipt) Write(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return "", codes.Errorf(codes.E317, "encode receipt: %w", err)
+	}
+	final := filepath.Join(dir, rec.fileName())
+	if err := writeAtomic(final, append(data, '\n')); err != nil {
+		return "", codes.Errorf(codes.E317, "write receipt %s: %w", final, err)
+	}
+	return final, nil
+}
+
+// fileName is the receipt's name in the store: its start time, then its
+// run id.
+func (rec *Receipt) fileName() string {
+	return rec.Timings.Started.Format("20060102T150405.000000000Z") + "-" + rec.RunID + ".json"
+}
+
+// writeAtomic writes data to a temporary file beside final, syncs it and
+// renames it into place.
+func writeAtomic(final string, data []byte) error { return writeReceiptFile(final, data, true) }
+
+// writeReceiptFile writes data to a temporary file beside final, syncs it when
+// sync is set, and renames it into place.
+func writeReceiptFile(final string, data []byte, sync bool) error {
+	tmp, err := os.CreateTemp(filepath.Dir(final), ".receipt-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if err == nil && sync {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), final)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// ReserveBytes is the least space a run's receipt holds from before the
+// worker starts (twice the skeleton's size when that is more, as with
+// very long program arguments): the finished receipt fits in it whatever
+// the program did to the file system meanwhile (filled it, say).
+const ReserveBytes = 64 << 10
+
+// Reserve makes the receipts directory and stores rec there as a
+// skeleton whose outcome says the run started and its receipt was not
+// finished (StatusUnfinished), padded with blanks to its reserved size and
+// synced, so that the space of the finished receipt is taken before the
+// program runs. It returns the directories it made that did not exist,
+// the topmost one only: the run's grants never reach it. A failure is
+// E317, and then nothing runs.
+func (rec *Receipt) Reserve(dir string) (made []string, err error) {
+	defer func() {
+		if err != nil {
+			rec.storeErr = err
+		}
+	}()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)
+	}
+	top := ""
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		top = d
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, codes.Errorf(codes.E317, "receipts directory %s: %w: nothing ran", dir, err)
+	}
+	if top != "" {
+		made = []string{top}
+	}
+	skeleton := *rec
+	skeleton.Outcome = OutcomeOf(codes.Errorf(codes.E327, "the run started at %s and its receipt was not finished: the supervisor was stopped, or could not write it",
+		rec.Timings.Started.Format(time.RFC3339)))
+	first, err := json.MarshalIndent(&skeleton, "", "  ")
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "encode receipt: %w: nothing ran", err)
+	}
+	rec.reserved = max(ReserveBytes, 2*len(first))
+	data, err := reservedBytes(&skeleton, rec.reserved)
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "reserve receipt: %w: nothing ran", err)
+	}
+	// Not synced: the file system takes the blocks at the write (a full
+	// one refuses it there), and the finished receipt is synced. Two
+	// syncs a run would cost every run a disk flush.
+	final := filepath.Join(abs, rec.fileName())
+	if err := writeReceiptFile(final, data, false); err != nil {
+		return nil, codes.Errorf(codes.E317, "reserve receipt %s: %w: nothing ran", final, err)
+	}
+	rec.path = final
+	return made, nil
+}
+
+// reservedBytes is rec as indented JSON padded with blanks to size bytes
+// (JSON allows blanks after a value).
+func reservedBytes(rec *Receipt, size int) ([]byte, error) {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode receipt: %w", err)
+	}
+	if len(data)+1 > size {
+		return nil, fmt.Errorf("the receipt is %d bytes, more than the %d reserved", len(data), size)
+	}
+	pad := bytes.Repeat([]byte{' '}, size-len(data))
+	pad[len(pad)-1] = '\n'
+	return append(data, pad...), nil
+}
+
+// Finish finishes the reserved receipt: atomically, when the file system
+// has room, and otherwise in the space reserved for it. When neither can
+// be done, the skeleton stays (saying the receipt was not finished) and
+// Stored returns E327.
+func (rec *Receipt) Finish() {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		rec.storeErr = codes.Errorf(codes.E327, "encode receipt: %w", err)
+		return
+	}
+	err = writeAtomic(rec.path, append(data, '\n'))
+	if err == nil {
+		return
+	}
+	if err2 := overwriteReserved(rec); err2 != nil {
+		rec.storeErr = codes.Errorf(codes.E327, "finish receipt %s: %v; in its reserved space: %w", rec.path, err, err2)
+	}
+}
+
+// overwriteReserved writes rec over its reserved skeleton in place: the
+// blocks are the file's already, so a full file system does not stop it.
+func overwriteReserved(rec *Receipt) error {
+	data, err := reservedBytes(rec, rec.reserved)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(rec.path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Stored returns where Supervise stored the run's receipt and, when it
+// could not reserve or finish it, why: E317 when it could not be reserved
+// (and nothing ran), E327 when the run ran but its receipt could not be
+// finished.
+func (rec *Receipt) Stored() (string, error) { return rec.path, rec.storeErr }
+
+// KeepCrashReport writes the worker's crash report (as the supervisor read
+// it) to the receipts directory, beside the receipt, and names it
+// in the receipt. It returns the copy's path, or "" when there is none.
+func (rec *Receipt) KeepCrashReport(dir, report string) string {
+	if strings.TrimSpace(report) == "" {
+		return ""
+	}
+	path := filepath.Join(dir, strings.TrimSuffix(rec.fileName(), ".json")+".crash.txt")
+	if err := writeAtomic(path, []byte(report)); err != nil {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	rec.CrashReport = path
+	return path
+}
+
+// MaxBytes bounds the size of a receipt file Load reads. A
+// receipts directory is one a program could have written to (under a
+// broad grant with the guard knocked out, or by another route), so a file
+// in it is read as untrusted bytes: a larger one is not a receipt.
+const MaxBytes = 8 << 20
+
+// Load reads one receipt file: a regular file of at most
+// MaxBytes holding a JSON object of this schema with a run id. Any
+// other file is E317, with a message that says what it is instead.
+func Load(path string) (*Receipt, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "read receipt: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: not a regular file (mode %s)", path, fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "read receipt: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "read receipt %s: %w", path, err)
+	}
+	if len(data) > MaxBytes {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: larger than %d bytes", path, MaxBytes)
+	}
+	return parseReceipt(path, data)
+}
+
+// parseReceipt decodes the bytes of a receipt file named path.
+func parseReceipt(path string, data []byte) (*Receipt, error) {
+	var r Receipt
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: %w", path, err)
+	}
+	if r.Schema != Schema {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: it has schema %q, want %q", path, r.Schema, Schema)
+	}
+	if r.RunID == "" {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: it has no run_id", path)
+	}
+	return &r, nil
+}
+
+// StoredReceipt is a receipt and the file it was read from.
+type StoredReceipt struct {
+	Path string `json:"path"`
+	*Receipt
+}
+
+// SkippedFile is a file in a receipts directory that is not a receipt,
+// and why (what Load said of it).
+type SkippedFile struct {
+	Path string `json:"path"`
+	Why  string `json:"why"`
+}
+
+// listHint is what to do when a receipts directory cannot be read.
+const listHint = "Check --receipts (or SABLINE_RECEIPTS) names a directory you can read."
+
+// Scan reads every receipt in dir, oldest first. A *.json file
+// that is not a receipt (see Load) does not stop the others: it is
+// returned in skipped, for the caller to name. Hidden files (the store's
+// temporary files among them) and directories are passed over. A missing
+// directory holds no receipts.
+func Scan(dir string) (runs []StoredReceipt, skipped []SkippedFile, err error) {
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		e := codes.Errorf(codes.E317, "list receipts: %w", err)
+		e.Do = listHint
+		return nil, nil, e
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		r, err := Load(p)
+		if err != nil {
+			why := err.(*codes.Error).Msg
+			skipped = append(skipped, SkippedFile{Path: p, Why: strings.TrimPrefix(why, p+" is not a receipt: ")})
+			continue
+		}
+		runs = append(runs, StoredReceipt{Path: p, Receipt: r})
+	}
+	sort.SliceStable(runs, func(i, j int) bool {
+		return runs[i].Timings.Started.Before(runs[j].Timings.Started)
+	})
+	return runs, skipped, nil
+}
+
+// List reads every receipt in dir, oldest first, passing over the
+// files that are not receipts (Scan names them).
+func List(dir string) ([]StoredReceipt, error) {
+	runs, _, err := Scan(dir)
+	return runs, err
+}
+
+// LastRun is the run id Pick reads as the newest run.
+const LastRun = "last"
+
+// Pick returns the run of runs (oldest first, as Scan
+// returns them) that id names: the run whose id is id, else the one run
+// whose id starts with id, or, for LastRun, the newest. An empty id is
+// E301; no run, or more than one, is E317 saying what to give instead.
+// File names are not matched: they begin with the date, which many runs
+// share.
+func Pick(runs []StoredReceipt, id string) (StoredReceipt, error) {
+	if id == "" {
+		return StoredReceipt{}, codes.Errorf(codes.E301, "receipts show: the run id is empty: give a run id (receipts list shows them) or %s", LastRun)
+	}
+	if len(runs) == 0 {
+		e := codes.Errorf(codes.E317, "no receipts to find %q in: the directory holds none", id)
+		e.Do = "Give --receipts (or SABLINE_RECEIPTS) the directory the runs wrote their receipts in (a run that fails prints its receipt's path)."
+		return StoredReceipt{}, e
+	}
+	if id == LastRun {
+		return runs[len(runs)-1], nil
+	}
+	var hits []StoredReceipt
+	for _, r := range runs {
+		if r.RunID == id {
+			return r, nil
+		}
+		if strings.HasPrefix(r.RunID, id) {
+			hits = append(hits, r)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		e := codes.Errorf(codes.E317, "no run id is or begins with %q (%d receipts)", id, len(runs))
+		e.Do = "`sabline receipts list` shows the run ids (the second column); give one, a prefix of one, or " + LastRun + "."
+		return StoredReceipt{}, e
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.RunID
+	}
+	e := codes.Errorf(codes.E317, "%d run ids begin with %q: %s", len(hits), id, strings.Join(ids, ", "))
+	e.Do = "Give more of the run id, enough to name one run."
+	return StoredReceipt{}, e
+}
+
+// Find returns the receipt in dir that id names (see Pick).
+func Find(dir, id string) (StoredReceipt, error) {
+	if id == "" {
+		return Pick(nil, id)
+	}
+	runs, err := List(dir)
+	if err != nil {
+		return StoredReceipt{}, err
+	}
+	return Pick(runs, id)
+}
+
+// LevelChange is a run whose confinement level no earlier run of the same
+// program had.
+type LevelChange struct {
+	Run     StoredReceipt
+	Earlier []confine.Level // the levels earlier runs of the program had
+	Weaker  bool            // below every level an earlier run had
+}
+
+// String names the run, its level and why, the earlier levels, and WEAKER
+// when it is below all of them.
+func (c LevelChange) String() string {
+	earlier := make([]string, len(c.Earlier))
+	for i, l := range c.Earlier {
+		earlier[i] = string(l)
+	}
+	s := fmt.Sprintf("%s %s: level %s (%s), earlier runs had %s",
+		c.Run.RunID, c.Run.Program.Path, c.Run.RunParameters.Confinement,
+		c.Run.RunParameters.ConfinementReason, strings.Join(earlier, ", "))
+	if c.Weaker {
+		s += ": WEAKER"
+	}
+	return s
+}
+
+// DiffLevels walks runs oldest first and names each whose level no earlier
+// run of the same program (by path) had, saying when it is weaker than all
+// of them. Runs that ended before the policy was applied
+// (ReasonNotApplied) are passed over.
+func DiffLevels(runs []StoredReceipt) []LevelChange {
+	seen := map[string]map[confine.Level]bool{}
+	var out []LevelChange
+	for _, r := range runs {
+		if r.RunParameters.ConfinementReason == ReasonNotApplied {
+			continue
+		}
+		key := r.Program.Path
+		lv := r.RunParameters.Confinement
+		prev := seen[key]
+		if len(prev) > 0 && !prev[lv] {
+			c := LevelChange{Run: r, Weaker: true}
+			for l := range prev {
+				c.Earlier = append(c.Earlier, l)
+				if l.Rank() <= lv.Rank() {
+					c.Weaker = false
+				}
+			}
+			sort.Slice(c.Earlier, func(i, j int) bool { return c.Earlier[i].Rank() > c.Earlier[j].Rank() })
+			out = append(out, c)
+		}
+		if prev == nil {
+			prev = map[confine.Level]bool{}
+			seen[key] = prev
+		}
+		prev[lv] = true
+	}
+	return out
+}
+
+// readBounded reads r to its end, keeping at most limit bytes; over says
+// that there was more, and then reading stopped.
+func readBounded(r io.Reader, limit int64) (b []byte, over bool) {
+	b, _ = io.ReadAll(io.LimitReader(r, limit+1))
+	if int64(len(b)) > limit {
+		return b[:limit], true
+	}
+	return b, false
+}
+
+// newRunID is a run id: 16 random hexadecimal digits.
+func newRunID() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Sprintf("%x", time.Now().UnixNano())
+	}
+	return hex.EncodeToString(b[:])
+}
+
+func platform() Platform {
+	return Platform{OS: goruntime.GOOS, Arch: goruntime.GOARCH, Kernel: confine.KernelRelease(), Go: goruntime.Version()}
+}

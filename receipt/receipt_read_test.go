@@ -1,0 +1,209 @@
+package receipt
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/testkit"
+)
+
+// TestLoadReceiptRefuses checks that only a regular file of this schema,
+// with a run id and within MaxBytes, loads, and that each refusal
+// says what the file is instead.
+func TestLoadReceiptRefuses(t *testing.T) {
+	big := `{"schema":"` + Schema + `","run_id":"a","args":["` + strings.Repeat("x", MaxBytes) + `"]}`
+	tests := []struct {
+		name    string
+		content string // "" for no file at all
+		wantMsg string
+	}{
+		{name: "missing", content: "", wantMsg: "read receipt"},
+		{name: "not JSON", content: "receipt\n", wantMsg: "is not a receipt: invalid character"},
+		{name: "empty object", content: "{}", wantMsg: `is not a receipt: it has schema "", want "` + Schema + `"`},
+		{name: "another schema", content: `{"schema": "sabline.receipt/0"}`, wantMsg: `it has schema "sabline.receipt/0"`},
+		{name: "no run id", content: `{"schema": "` + Schema + `"}`, wantMsg: "it has no run_id"},
+		{name: "too large", content: big, wantMsg: "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(testkit.Scratch(t), "r.json")
+			if tt.content != "" {
+				testkit.WriteFile(t, p, tt.content)
+			}
+			r, err := Load(p)
+			testkit.WantError(t, err, codes.E317, "", tt.wantMsg)
+			if r != nil {
+				t.Errorf("Load returned %+v", r)
+			}
+		})
+	}
+	// The positive control: a receipt one byte under the bound loads.
+	p := filepath.Join(testkit.Scratch(t), "r.json")
+	pad := MaxBytes - len(`{"schema":"`+Schema+`","run_id":"a","args":[""]}`)
+	testkit.WriteFile(t, p, `{"schema":"`+Schema+`","run_id":"a","args":["`+strings.Repeat("x", pad)+`"]}`)
+	if _, err := Load(p); err != nil {
+		t.Errorf("a receipt of exactly MaxBytes: %v", err)
+	}
+}
+
+// TestScanReceipts checks Scan' order, that a file that is not a
+// receipt is named and passed over while the others are read, and what it
+// passes over without naming.
+func TestScanReceipts(t *testing.T) {
+	dir := testkit.Scratch(t)
+	paths := writeRuns(t, dir)
+	testkit.WriteFile(t, filepath.Join(dir, "notes.txt"), "not a receipt")
+	testkit.WriteFile(t, filepath.Join(dir, ".receipt-123"), "a temporary file")
+	testkit.WriteFile(t, filepath.Join(dir, ".hidden.json"), "{}")
+	testkit.WriteFile(t, filepath.Join(dir, "stray.json"), "{}")
+	testkit.WriteFile(t, filepath.Join(dir, "broken.json"), "{")
+	if err := os.Mkdir(filepath.Join(dir, "sub.json"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+
+	runs, skipped, err := Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range runs {
+		ids = append(ids, r.RunID)
+		if r.Path != paths[r.RunID] {
+			t.Errorf("%s: path %s, want %s", r.RunID, r.Path, paths[r.RunID])
+		}
+	}
+	if want := []string{"2abc000000000000", "def0000000000000", "2abd000000000000"}; !slices.Equal(ids, want) {
+		t.Errorf("Scan order %q, want oldest first %q", ids, want)
+	}
+	var names []string
+	for _, s := range skipped {
+		names = append(names, filepath.Base(s.Path)+": "+s.Why)
+	}
+	if want := []string{"broken.json: unexpected end of JSON input", `stray.json: it has schema "", want "` + Schema + `"`}; !slices.Equal(names, want) {
+		t.Errorf("skipped %q, want %q", names, want)
+	}
+	if listed, err := List(dir); err != nil || len(listed) != len(runs) {
+		t.Errorf("List: %d runs, %v; want the %d Scan reads", len(listed), err, len(runs))
+	}
+	if got, skipped, err := Scan(filepath.Join(dir, "none")); err != nil || got != nil || skipped != nil {
+		t.Errorf("a missing directory scans to %+v, %+v, %v; want nothing and no error", got, skipped, err)
+	}
+	notDir := filepath.Join(dir, "notes.txt")
+	_, _, err = Scan(notDir)
+	testkit.WantError(t, err, codes.E317, "", "list receipts")
+	if e, _ := err.(*codes.Error); e == nil || !strings.Contains(e.Hint(), "directory you can read") {
+		t.Errorf("the hint of an unreadable directory: %v", err)
+	}
+}
+
+// writeRuns writes three receipts whose file names are not in the order
+// of their starts and whose ids share prefixes, and returns their paths by
+// run id.
+func writeRuns(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	paths := map[string]string{}
+	for _, r := range []*Receipt{
+		receipt("/p/a.vel", "2abd000000000000", 20, confine.Full, StatusOK),
+		receipt("/p/a.vel", "2abc000000000000", 0, confine.Full, StatusOK),
+		receipt("/p/b.vel", "def0000000000000", 10, confine.Partial, StatusFailed),
+	} {
+		written, err := r.Write(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "run-"+r.RunID+".json")
+		if err := os.Rename(written, p); err != nil {
+			t.Fatal(err)
+		}
+		paths[r.RunID] = p
+	}
+	return paths
+}
+
+// TestPickReceipt checks that a run is named by its id, a unique prefix of
+// it, or last, never by its file name, and what each refusal says to do.
+func TestPickReceipt(t *testing.T) {
+	dir := testkit.Scratch(t)
+	writeRuns(t, dir)
+	runs, _, err := Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		id       string
+		wantID   string // "" for an error
+		wantCode codes.Code
+		wantMsg  string
+		wantDo   string
+	}{
+		{name: "whole run id", id: "def0000000000000", wantID: "def0000000000000"},
+		{name: "unique prefix", id: "2abd", wantID: "2abd000000000000"},
+		{name: "last is the newest start", id: LastRun, wantID: "2abd000000000000"},
+		{name: "ambiguous prefix", id: "2ab", wantCode: codes.E317, wantMsg: `2 run ids begin with "2ab": 2abc000000000000, 2abd000000000000`, wantDo: "Give more of the run id"},
+		{name: "the date of a file name", id: "20", wantCode: codes.E317, wantMsg: `no run id is or begins with "20"`, wantDo: "receipts list` shows the run ids"},
+		{name: "a file name", id: "run-def", wantCode: codes.E317, wantMsg: `no run id is or begins with "run-def"`},
+		{name: "empty", id: "", wantCode: codes.E301, wantMsg: "the run id is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Pick(runs, tt.id)
+			if tt.wantID != "" {
+				if err != nil || got.RunID != tt.wantID {
+					t.Fatalf("Pick(%q) = %s, %v; want %s", tt.id, got.RunID, err, tt.wantID)
+				}
+				return
+			}
+			testkit.WantError(t, err, tt.wantCode, "", tt.wantMsg)
+			if e, _ := err.(*codes.Error); e != nil && !strings.Contains(e.Hint(), tt.wantDo) {
+				t.Errorf("hint %q, want it to say %q", e.Hint(), tt.wantDo)
+			}
+		})
+	}
+	_, err = Pick(nil, LastRun)
+	testkit.WantError(t, err, codes.E317, "", `no receipts to find "last" in: the directory holds none`)
+	if got, err := Find(dir, "def"); err != nil || got.RunID != "def0000000000000" {
+		t.Errorf("Find(def) = %s, %v", got.RunID, err)
+	}
+}
+
+// FuzzParseReceipt feeds parseReceipt, what Load does with a file's
+// bytes, arbitrary input: it must not panic, and whatever it accepts has
+// this schema and a run id and survives being encoded again.
+func FuzzParseReceipt(f *testing.F) {
+	good, err := json.Marshal(receipt("/p/a.vel", "abc", 0, confine.Full, StatusOK))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range []string{
+		string(good), "{}", "{", "", "null", "[]", `"x"`,
+		`{"schema":"` + Schema + `","run_id":"a"}`,
+		`{"schema":"` + Schema + `","run_id":"a","timings":{"started":"not a time"}}`,
+		`{"schema":"` + Schema + `","run_id":"a","outcome":{"exit_status":1e400}}`,
+		`{"schema":"` + Schema + `","run_id":"\u001b]52;c;aGk=\u0007","program":{"path":"\r sabline: ok"}}`,
+		`{"schema":"` + Schema + `","run_id":"a","effects":[{"grant":"io","uses":-1}],"later_field":{"x":[1,2]}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := parseReceipt("r.json", data)
+		if err != nil {
+			if codes.CodeOf(err) != codes.E317 {
+				t.Fatalf("error %v is not E317", err)
+			}
+			return
+		}
+		if r.Schema != Schema || r.RunID == "" {
+			t.Fatalf("accepted a receipt with schema %q and run id %q", r.Schema, r.RunID)
+		}
+		if _, err := json.Marshal(r); err != nil {
+			t.Fatalf("an accepted receipt does not encode: %v", err)
+		}
+	})
+}

@@ -1,0 +1,15 @@
+// Package run is a run of a program in a worker process: the supervisor
+// (Supervise) reads the program once, derives the operating system's
+// policy from the budget once, reserves the receipt, starts the worker (the
+// same binary, started again with WorkerArg), holds the clock, the memory
+// and the bounds on everything the worker hands back, and finishes the
+// receipt however the run ends. The worker applies the policy it is sent
+// to itself before the program's first statement. The wire between them
+// (a request, then result records) is this package's own; nothing the
+// worker sends is trusted. The fault-injection hook and the confinement
+// probe live here too.
+//
+//	rec := run.Supervise(run.Run{Program: "hello.vel", Cwd: dir, Budget: b,
+//		Confine: run.ConfineDefault, Timeout: 10 * time.Second, Receipts: dir})
+//	fmt.Println(rec.Outcome.Status, rec.RunParameters.Confinement)
+package run

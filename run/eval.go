@@ -1,0 +1,161 @@
+package run
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/receipt"
+)
+
+// EvalOptions are how `sabline eval` grades a directory.
+type EvalOptions struct {
+	Budget      budget.Budget
+	Confine     string        // ConfineDefault or ConfineStrict; eval never runs unconfined
+	Require     confine.Level // the least level a run may have: partial (the default) or full
+	Timeout     time.Duration // per program
+	MaxMemoryMB int
+	Receipts    string // directory for each run's receipt; "" writes none
+}
+
+// Grades of a program.
+const (
+	GradePass  = "pass"  // ran to its end and printed exactly the expected output
+	GradeFail  = "fail"  // ran to its end and printed something else
+	GradeError = "error" // did not run to its end: refused, failed, timed out, killed
+)
+
+// EvalResult is one program's grade. A program that failed (ran to its
+// end and printed something else) carries what was expected and what it
+// printed, as far as eval kept it.
+type EvalResult struct {
+	Program     string          `json:"program"`
+	Grade       string          `json:"grade"`
+	Confinement confine.Result  `json:"confinement"`
+	Outcome     receipt.Outcome `json:"outcome"`
+	Receipt     string          `json:"receipt,omitempty"`
+	Expected    *string         `json:"expected,omitempty"` // PROGRAM.out, for a fail
+	Actual      *string         `json:"actual,omitempty"`   // what the program printed, for a fail: at most EvalOutputLimit bytes past the expected output's size
+	// OutputBytes is how much the program printed on standard output, and
+	// OutputCut is true when that was more than eval kept.
+	OutputBytes int64 `json:"output_bytes"`
+	OutputCut   bool  `json:"output_cut,omitempty"`
+}
+
+// EvalOutputLimit is how much of a program's standard output eval keeps
+// beyond the size of its expected output: enough to show what it printed
+// instead, and a bound on the memory a program that prints without end
+// can make eval hold. Past it the output is counted and dropped, and the
+// result says it was cut; such a program cannot pass.
+const EvalOutputLimit = 1 << 20
+
+// capped keeps the first max bytes written to it and counts the rest. A
+// write never fails: the worker writing to it runs on as if every byte
+// had been kept.
+type capped struct {
+	buf bytes.Buffer
+	max int
+	n   int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// cut reports whether more was written than kept.
+func (c *capped) cut() bool { return c.n > int64(c.buf.Len()) }
+
+// Eval runs every PROGRAM.vel in dir that has a PROGRAM.out beside it (the
+// expected standard output), each in its own worker under opts.Budget with
+// no standard input, and grades it. Of each program's standard output it
+// keeps at most EvalOutputLimit bytes past the expected output's size; its
+// standard error is dropped. A program whose run is confined below
+// opts.Require, and never below partial, is not run: it is an error with
+// E326.
+func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, codes.Errorf(codes.E316, "eval: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".vel") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	cwd, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, codes.Errorf(codes.E316, "eval: %w", err)
+	}
+	require := opts.Require
+	if require.Rank() < confine.Partial.Rank() {
+		require = confine.Partial // eval never runs a program at level none
+	}
+	var guarded []string
+	if opts.Receipts != "" {
+		if abs, err := filepath.Abs(opts.Receipts); err == nil {
+			guarded = []string{abs}
+		}
+	}
+	var out []EvalResult
+	for _, name := range names {
+		want, err := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(name, ".vel")+".out"))
+		if err != nil {
+			continue // no expected output: not a graded program (a library it loads, say)
+		}
+		stdout := &capped{max: len(want) + EvalOutputLimit}
+		rec := Supervise(Run{
+			Program: filepath.Join(cwd, name), Budget: opts.Budget, Cwd: cwd,
+			Confine: opts.Confine, Require: require,
+			Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, Guarded: guarded, Receipts: opts.Receipts,
+			Stdin: bytes.NewReader(nil), Stdout: stdout, Stderr: io.Discard,
+		})
+		r := EvalResult{
+			Program: name, Outcome: rec.Outcome,
+			Confinement: rec.Confinement(),
+			OutputBytes: stdout.n, OutputCut: stdout.cut(),
+		}
+		switch {
+		case rec.Outcome.Status != receipt.StatusOK:
+			r.Grade = GradeError
+		case !r.OutputCut && bytes.Equal(stdout.buf.Bytes(), want):
+			r.Grade = GradePass
+		default:
+			r.Grade = GradeFail
+			expected, actual := string(want), stdout.buf.String()
+			r.Expected, r.Actual = &expected, &actual
+		}
+		if opts.Receipts != "" {
+			if r.Receipt, err = rec.Stored(); err != nil {
+				return out, err
+			}
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil, codes.Errorf(codes.E316, "eval: %s has no PROGRAM.vel with a PROGRAM.out beside it", dir)
+	}
+	return out, nil
+}
+
+// EvalSummary counts the grades: "N passed, N failed, N errors".
+func EvalSummary(rs []EvalResult) string {
+	n := map[string]int{}
+	for _, r := range rs {
+		n[r.Grade]++
+	}
+	return fmt.Sprintf("%d passed, %d failed, %d errors", n[GradePass], n[GradeFail], n[GradeError])
+}

@@ -1,0 +1,97 @@
+package run
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/receipt"
+)
+
+// TestSupervisorKilledOutright: a supervisor killed with SIGKILL leaves its
+// reserved receipt, saying the run started and was not finished, and its
+// temporary directory, which the next run sweeps; a live run's directory
+// is left alone.
+func TestSupervisorKilledOutright(t *testing.T) {
+	bin, err := buildbin.Sabline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tmp, receipts := filepath.Join(dir, "tmp"), filepath.Join(dir, "receipts")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	loop := filepath.Join(dir, "loop.vel")
+	quick := filepath.Join(dir, "quick.vel")
+	os.WriteFile(loop, []byte("while True:\n    pass\n"), 0o600)
+	os.WriteFile(quick, []byte("x = 1\n"), 0o600)
+	start := func(prog string) *exec.Cmd {
+		cmd := exec.Command(bin, prog, "--timeout", "60s")
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, receipt.DirEnv+"="+receipts)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// SIGTERM: the supervisor takes its worker down with it. (The one
+		// killed outright takes its worker down by the parent-death
+		// signal, which is Linux's.)
+		t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+		return cmd
+	}
+	// newDir waits for a temporary directory not in seen to appear.
+	newDir := func(seen map[string]bool) string {
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			entries, _ := os.ReadDir(tmp)
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), tempPrefix) && !seen[e.Name()] {
+					seen[e.Name()] = true
+					return filepath.Join(tmp, e.Name())
+				}
+			}
+		}
+		t.Fatal("no temporary directory appeared")
+		return ""
+	}
+	seen := map[string]bool{}
+	killed := start(loop)
+	killedDir := newDir(seen)
+	live := start(loop)
+	liveDir := newDir(seen)
+	if err := killed.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed.Wait()
+	time.Sleep(staleAfter + 500*time.Millisecond)
+	if _, err := os.Stat(killedDir); err != nil {
+		t.Fatalf("the killed supervisor's directory: %v, want it left behind for the test to see", err)
+	}
+	runs, err := receipt.List(receipts)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("%d receipts (%v), want the two reserved ones", len(runs), err)
+	}
+	for _, r := range runs {
+		if r.Outcome.Status != receipt.StatusUnfinished {
+			t.Fatalf("receipt %s says %q, want %q", r.Path, r.Outcome.Status, receipt.StatusUnfinished)
+		}
+	}
+
+	sweeper := exec.Command(bin, quick)
+	sweeper.Env = append(os.Environ(), "TMPDIR="+tmp, receipt.DirEnv+"="+receipts)
+	if out, err := sweeper.CombinedOutput(); err != nil {
+		t.Fatalf("the next run: %v: %s", err, out)
+	}
+	if _, err := os.Stat(killedDir); !os.IsNotExist(err) {
+		t.Fatalf("the killed supervisor's directory after the next run: %v, want it swept", err)
+	}
+	if _, err := os.Stat(liveDir); err != nil {
+		t.Fatalf("the live run's directory after the next run: %v, want it kept", err)
+	}
+	if live.ProcessState != nil {
+		t.Fatal("the live run ended before the sweep: the test proves nothing of it")
+	}
+}

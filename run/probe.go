@@ -1,0 +1,104 @@
+package run
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/receipt"
+)
+
+// ProbeReport is what a confined worker under the default budget could and
+// could not do, measured with the fault-injection hook.
+type ProbeReport struct {
+	Confinement confine.Result         `json:"confinement"`
+	Attempts    []receipt.FaultAttempt `json:"attempts"`
+	Outcome     receipt.Outcome        `json:"outcome"`
+}
+
+// defaultProgram is what probes run: a program that does nothing, so that
+// everything observed is the hook's and the worker's own.
+const defaultProgram = "pass\n"
+
+// ConfinementProbe starts a worker under the empty budget, confined as a
+// default run is (or not, with mode ConfineOff), and has it attempt the
+// five fault-injection operations against targets the probe itself made:
+// a scratch file to read, a scratch path to write, a loopback listener to
+// connect to, a program to start, and a process to signal. Nothing it
+// touches is anything but its own.
+func ConfinementProbe(mode string) (*ProbeReport, error) {
+	dir, err := os.MkdirTemp("", "sabline-probe-")
+	if err != nil {
+		return nil, fmt.Errorf("probe: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	prog := filepath.Join(dir, "probe.vel")
+	secret := filepath.Join(dir, "read-me.txt")
+	for path, data := range map[string]string{prog: defaultProgram, secret: "probe\n"} {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			return nil, fmt.Errorf("probe: %w", err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("probe: loopback listener: %w", err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	target, err := harmlessProgram()
+	if err != nil {
+		return nil, err
+	}
+	sleeper := sleepCommand()
+	if err := sleeper.Start(); err != nil {
+		return nil, fmt.Errorf("probe: start a process to signal: %w", err)
+	}
+	defer func() {
+		_ = sleeper.Process.Kill() // it may be gone already: that is the signal arriving
+		_ = sleeper.Wait()
+	}()
+	ops := []receipt.FaultOp{
+		{Op: "read", Target: secret},
+		{Op: "write", Target: filepath.Join(dir, "written.txt")},
+		{Op: "connect", Target: ln.Addr().String()},
+		{Op: "exec", Target: target},
+		{Op: "signal", Target: fmt.Sprint(sleeper.Process.Pid)},
+	}
+	rec := Supervise(Run{
+		Program: prog, Budget: budget.Budget{}, Cwd: dir, Confine: mode, Faults: ops,
+		Timeout: 30 * time.Second, Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: io.Discard,
+	})
+	return &ProbeReport{
+		Confinement: rec.Confinement(),
+		Attempts:    rec.Faults,
+		Outcome:     rec.Outcome,
+	}, nil
+}
+
+// harmlessProgram is a program that exits at once doing nothing: true(1),
+// or else this binary's own version command.
+func harmlessProgram() (string, error) {
+	if p, err := exec.LookPath("true"); err == nil {
+		return p, nil
+	}
+	p, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("probe: no program to start: %w", err)
+	}
+	return p, nil
+}

@@ -1,0 +1,135 @@
+//go:build unix
+
+package run
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	goruntime "runtime"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// passPipes gives the worker the request pipe as descriptor 3, the result
+// pipe as 4 and, when the host passed one, the tool channel as 5. Its
+// session, process group and parent-death signal are confine's
+// (PrepareWorker).
+func passPipes(cmd *exec.Cmd, req, res, tool *os.File) {
+	cmd.ExtraFiles = []*os.File{req, res}
+	cmd.Args = append(cmd.Args, "3", "4")
+	if tool != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, tool)
+		cmd.Args = append(cmd.Args, "5")
+	}
+}
+
+func killedBy(ps *os.ProcessState) (int, bool) {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return 0, false
+	}
+	return int(ws.Signal()), true
+}
+
+func signalName(sig int) string {
+	if s := syscall.Signal(sig).String(); s != "" {
+		return s
+	}
+	return "signal " + strconv.Itoa(sig)
+}
+
+// closeOnExec keeps the worker's pipes from any process a host module
+// starts.
+func closeOnExec(fd uintptr) { syscall.CloseOnExec(int(fd)) }
+
+// sleepCommand is a process for probes to signal.
+func sleepCommand() *exec.Cmd { return exec.Command("sleep", "60") }
+
+// crashToFile makes f the worker's standard error, the descriptor the Go
+// runtime writes a crash report to, and keeps the standard error the
+// worker inherited as os.Stderr, for its own messages. It runs before the
+// policy is applied.
+func crashToFile(f *os.File) error {
+	saved, err := unix.FcntlInt(2, unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return fmt.Errorf("keep standard error: %w", err)
+	}
+	if err := unix.Dup2(int(f.Fd()), 2); err != nil {
+		unix.Close(saved)
+		return fmt.Errorf("standard error to the crash file: %w", err)
+	}
+	os.Stderr = os.NewFile(uintptr(saved), "/dev/stderr")
+	return nil
+}
+
+// lockDir holds an exclusive lock on dir until unlock: the lock goes when
+// the process does, however it ends.
+func lockDir(dir string) (unlock func(), err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("flock: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// tryLockDir takes dir's lock if no process holds it; ok is false when one
+// does, or when dir cannot be opened as a directory.
+func tryLockDir(dir string) (unlock func(), ok bool) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, false
+	}
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+		f.Close()
+		return nil, false
+	}
+	return func() { f.Close() }, true
+}
+
+// closeInherited closes every descriptor above standard error that the
+// worker inherited without asking: whatever the operator's shell or an
+// embedding host left open reaches the worker through exec, and a file
+// opened outside every grant is no longer held by Landlock once it is
+// open. A descriptor that survived exec is one without FD_CLOEXEC, and
+// the Go runtime opens all of its own with it, so the ones that lack it
+// here, but for the pipes workerPipes already marked, are the inherited
+// ones. It runs first thing in the worker, before the policy.
+func closeInherited() error {
+	dir := "/proc/self/fd"
+	if goruntime.GOOS != "linux" {
+		dir = "/dev/fd"
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("list the worker's descriptors: %w", err)
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		if err != nil || flags&unix.FD_CLOEXEC != 0 {
+			continue // the directory's own descriptor, gone already, or the runtime's
+		}
+		if err := unix.Close(fd); err != nil {
+			return fmt.Errorf("close inherited descriptor %d: %w", fd, err)
+		}
+	}
+	return nil
+}
+
+// stopSignals ask a worker to end its program where it is: the supervisor
+// sends one when the run's deadline passes, and kills the worker if it has
+// not ended within stopGrace.
+var stopSignals = []os.Signal{syscall.SIGUSR1}
+
+// askToStop sends the worker its stop signal.
+func askToStop(p *os.Process) bool { return p.Signal(syscall.SIGUSR1) == nil }

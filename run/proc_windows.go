@@ -1,0 +1,60 @@
+//go:build windows
+
+package run
+
+import (
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/windows"
+)
+
+// passPipes lets the worker inherit the pipe handles, and the tool
+// channel's when there is one, and names them as its arguments.
+func passPipes(cmd *exec.Cmd, req, res, tool *os.File) {
+	files := []*os.File{req, res}
+	if tool != nil {
+		files = append(files, tool)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	for _, f := range files {
+		// The handles must be inheritable already: StartProcess only
+		// lists them (syscall.SysProcAttr's AdditionalInheritedHandles).
+		_ = windows.SetHandleInformation(windows.Handle(f.Fd()), windows.HANDLE_FLAG_INHERIT, windows.HANDLE_FLAG_INHERIT)
+		cmd.SysProcAttr.AdditionalInheritedHandles = append(cmd.SysProcAttr.AdditionalInheritedHandles, syscall.Handle(f.Fd()))
+		cmd.Args = append(cmd.Args, strconv.FormatUint(uint64(f.Fd()), 10))
+	}
+}
+
+// killedBy: Windows ends processes with exit codes, not signals.
+func killedBy(*os.ProcessState) (int, bool) { return 0, false }
+
+func signalName(sig int) string { return "signal " + strconv.Itoa(sig) }
+
+func closeOnExec(uintptr) {}
+
+// sleepCommand is a process for probes to end.
+func sleepCommand() *exec.Cmd { return exec.Command("ping", "-n", "60", "127.0.0.1") }
+
+// crashToFile sends the Go runtime's crash report to f as well; Windows
+// has no descriptor to swap, so the report reaches standard error too.
+func crashToFile(f *os.File) error { return debug.SetCrashOutput(f, debug.CrashOptions{}) }
+
+// lockDir: no lock on Windows, and so no sweep (tryLockDir never succeeds):
+// a directory left behind stays rather than risk another run's.
+func lockDir(string) (func(), error) { return func() {}, nil }
+
+func tryLockDir(string) (func(), bool) { return nil, false }
+
+// closeInherited: a Windows worker inherits only the handles passPipes
+// lists (StartProcess passes exactly those), so there is nothing to close.
+func closeInherited() error { return nil }
+
+// stopSignals: a Windows worker has no signal to be asked to stop with;
+// at the deadline it is ended at once.
+var stopSignals []os.Signal
+
+func askToStop(*os.Process) bool { return false }

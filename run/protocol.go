@@ -1,0 +1,101 @@
+package run
+
+import (
+	"fmt"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/receipt"
+)
+
+// Confine modes of a run.
+const (
+	ConfineDefault = "default" // the OS policy of the budget, widened by granted modules
+	ConfineStrict  = "strict"  // the budget alone: granted modules widen nothing
+	ConfineOff     = "off"     // --no-confine
+)
+
+// request is what the supervisor sends the worker on its inherited request
+// pipe: everything the worker needs to run, decided by the operator.
+type request struct {
+	Program     string            `json:"program"`         // absolute path
+	SHA256      string            `json:"sha256"`          // of the bytes the supervisor read: the worker runs these or none
+	Piped       bool              `json:"piped,omitempty"` // the program was read from a pipe: it has no directory to load from
+	Args        []string          `json:"args"`
+	Budget      budget.Budget     `json:"budget"`
+	Cwd         string            `json:"cwd"`
+	Home        string            `json:"home"`
+	Guarded     []string          `json:"guarded,omitempty"` // locations a broad grant never reaches, beside credentials
+	Confine     string            `json:"confine"`           // ConfineDefault, ConfineStrict or ConfineOff
+	Require     confine.Level     `json:"require,omitempty"` // --require-confinement; "" for none
+	Faults      []receipt.FaultOp `json:"faults,omitempty"`  // SABLINE_FAULT_INJECT, parsed
+	MaxMemoryMB int               `json:"max_memory_mb,omitempty"`
+	// TempDir is the run's private temporary directory, made and removed
+	// by the supervisor: a confined worker may not remove it from its parent.
+	TempDir string `json:"temp_dir"`
+	// Policy is the OS policy the supervisor derived from the budget,
+	// the one document the worker applies; PolicySHA256 is its digest as
+	// the receipt records it. Both are absent under ConfineOff.
+	Policy       *confine.Policy `json:"policy,omitempty"`
+	PolicySHA256 string          `json:"policy_sha256,omitempty"`
+}
+
+// workerResult is what the worker sends back on its result pipe.
+type workerResult struct {
+	Outcome     receipt.Outcome        `json:"outcome"`
+	Files       []lang.FileDigest      `json:"files,omitempty"`
+	Effects     []budget.Usage         `json:"effects,omitempty"`
+	Confinement confine.Result         `json:"confinement"`
+	Faults      []receipt.FaultAttempt `json:"faults,omitempty"`
+	Timings     receipt.WorkerTimings  `json:"timings"`
+	// MemoryLimitHeld is the --max-memory-mb the worker's address space
+	// is held to, 0 when none was set.
+	MemoryLimitHeld int `json:"memory_limit_held_mb,omitempty"`
+}
+
+// Bounds of one workerResult, beside MaxResultBytes for all of them.
+const (
+	maxResultFiles   = 4096
+	maxResultEffects = 4096
+	maxResultFaults  = 64
+	maxResultLayers  = 16
+)
+
+// check reports whether r is a record the worker could have sent: a known
+// status and code, an exit status a process can have, a known level, and
+// lists within bounds. The supervisor takes nothing from a record that
+// fails it.
+func (r *workerResult) check() error {
+	o := r.Outcome
+	if o.Status != "" && !contains(receipt.Statuses, o.Status) {
+		return fmt.Errorf("unknown status %q", clip([]byte(o.Status), 40))
+	}
+	if o.Code != "" {
+		if _, ok := codes.Info(o.Code); !ok {
+			return fmt.Errorf("unknown error code %q", clip([]byte(o.Code), 40))
+		}
+	}
+	if o.ExitStatus < 0 || o.ExitStatus > 255 {
+		return fmt.Errorf("exit status %d is not one a process has", o.ExitStatus)
+	}
+	if l := r.Confinement.Level; l != "" {
+		if _, err := confine.ParseLevel(string(l)); err != nil {
+			return fmt.Errorf("unknown confinement level %q", clip([]byte(l), 40))
+		}
+	}
+	switch {
+	case len(r.Files) > maxResultFiles:
+		return fmt.Errorf("%d files, more than %d", len(r.Files), maxResultFiles)
+	case len(r.Effects) > maxResultEffects:
+		return fmt.Errorf("%d effects, more than %d", len(r.Effects), maxResultEffects)
+	case len(r.Faults) > maxResultFaults:
+		return fmt.Errorf("%d fault attempts, more than %d", len(r.Faults), maxResultFaults)
+	case len(r.Confinement.Layers) > maxResultLayers:
+		return fmt.Errorf("%d layers, more than %d", len(r.Confinement.Layers), maxResultLayers)
+	case r.MemoryLimitHeld < 0:
+		return fmt.Errorf("memory limit %d", r.MemoryLimitHeld)
+	}
+	return nil
+}

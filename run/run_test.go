@@ -1,0 +1,430 @@
+package run
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/receipt"
+)
+
+// TestMain lets the test binary be its own worker, as the sabline command
+// is: Supervise starts os.Executable with WorkerArg.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == WorkerArg {
+		os.Exit(WorkerMain(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// supervised is one run of a program through Supervise, unconfined (the
+// test binary is not the command, so its confinement proves nothing; the
+// scripts test that), with its receipt reserved in dir/receipts.
+type supervised struct {
+	rec            *receipt.Receipt
+	stdout, stderr string
+	dir            string
+	wall           time.Duration
+}
+
+func superviseProgram(t *testing.T, src string, allow []string, edit func(*Run)) supervised {
+	t.Helper()
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "p.vel")
+	if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	r := Run{
+		Program: prog, Budget: budget.MustParse(dir, allow...), Cwd: dir, Confine: ConfineOff,
+		Timeout: 60 * time.Second, Receipts: filepath.Join(dir, "receipts"),
+		Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr,
+	}
+	if edit != nil {
+		edit(&r)
+	}
+	t0 := time.Now()
+	rec := Supervise(r)
+	return supervised{rec: rec, stdout: stdout.String(), stderr: stderr.String(), dir: dir, wall: time.Since(t0)}
+}
+
+// stored reads the receipt Supervise stored.
+func (s supervised) stored(t *testing.T) *receipt.Receipt {
+	t.Helper()
+	path, err := s.rec.Stored()
+	if err != nil {
+		t.Fatalf("Stored: %v", err)
+	}
+	r, err := receipt.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func wantCode(t *testing.T, s supervised, code codes.Code, msg string) {
+	t.Helper()
+	if s.rec.Outcome.Code != code || !strings.Contains(s.rec.Outcome.Message, msg) {
+		t.Fatalf("outcome %s %q, want %s containing %q\nstderr: %s", s.rec.Outcome.Code, s.rec.Outcome.Message, code, msg, s.stderr)
+	}
+	if got := s.stored(t).Outcome.Code; got != code {
+		t.Fatalf("the stored receipt says %s, want %s", got, code)
+	}
+}
+
+// TestReceiptReserved: a run whose receipt cannot be reserved does not
+// run; one whose receipt can, runs and finishes it.
+func TestReceiptReserved(t *testing.T) {
+	const prog = `fs.write("side.txt", "ran")`
+	t.Run("under a regular file: nothing runs", func(t *testing.T) {
+		var blocker string
+		s := superviseProgram(t, prog, []string{"fs:write"}, func(r *Run) {
+			blocker = filepath.Join(r.Cwd, "blocker")
+			if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r.Receipts = filepath.Join(blocker, "receipts")
+		})
+		if _, err := s.rec.Stored(); codes.CodeOf(err) != codes.E317 {
+			t.Fatalf("Stored error = %v, want E317", err)
+		}
+		if s.rec.Outcome.Code != codes.E317 || s.rec.Outcome.ExitStatus != codes.ExitUsage {
+			t.Fatalf("outcome %+v, want E317 exit %d", s.rec.Outcome, codes.ExitUsage)
+		}
+		if _, err := os.Stat(filepath.Join(s.dir, "side.txt")); !os.IsNotExist(err) {
+			t.Fatalf("side.txt: %v, want it absent: the program ran", err)
+		}
+	})
+	t.Run("on a read-only file system: nothing runs", func(t *testing.T) {
+		ro := testkit.MountReadOnlyFS(t)
+		s := superviseProgram(t, prog, []string{"fs:write"}, func(r *Run) { r.Receipts = filepath.Join(ro, "receipts") })
+		if _, err := s.rec.Stored(); codes.CodeOf(err) != codes.E317 || !strings.Contains(err.Error(), "read-only file system") {
+			t.Fatalf("Stored error = %v, want E317 naming the read-only file system", err)
+		}
+		if _, err := os.Stat(filepath.Join(s.dir, "side.txt")); !os.IsNotExist(err) {
+			t.Fatalf("side.txt: %v, want it absent: the program ran", err)
+		}
+	})
+	t.Run("a directory: the program runs and the receipt is finished", func(t *testing.T) {
+		s := superviseProgram(t, prog, []string{"fs:write"}, nil)
+		if got, err := os.ReadFile(filepath.Join(s.dir, "side.txt")); err != nil || string(got) != "ran" {
+			t.Fatalf("side.txt: %q, %v", got, err)
+		}
+		if st := s.stored(t).Outcome.Status; st != receipt.StatusOK {
+			t.Fatalf("stored status %q, want ok", st)
+		}
+		entries, _ := os.ReadDir(filepath.Join(s.dir, "receipts"))
+		if len(entries) != 1 {
+			t.Fatalf("receipts directory holds %d entries, want the receipt alone", len(entries))
+		}
+	})
+}
+
+// TestProgramFillsTheReceiptsFileSystem: a program that fills the file
+// system its receipts live on ends with its receipt finished, in the space
+// reserved for it, saying how the program ended.
+func TestProgramFillsTheReceiptsFileSystem(t *testing.T) {
+	mnt := testkit.MountSmallFS(t)
+	fill := filepath.Join(mnt, "fill")
+	if err := os.Mkdir(fill, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := superviseProgram(t, `chunk = "x" * 65536
+for i in range(1000):
+    fs.append("`+fill+`/big", chunk)
+`, []string{"fs:write:" + fill}, func(r *Run) { r.Receipts = filepath.Join(mnt, "receipts") })
+	if path, err := s.rec.Stored(); err != nil {
+		t.Fatalf("Stored: %s, %v: want the receipt finished", path, err)
+	}
+	if probe, err := os.CreateTemp(mnt, "probe-"); err == nil {
+		_, werr := probe.Write(bytes.Repeat([]byte("p"), 4096))
+		probe.Close()
+		os.Remove(probe.Name())
+		if werr == nil {
+			t.Fatal("the file system still takes 4 KiB after the run: the program did not fill it, and the reserved space was not needed")
+		}
+	}
+	got := s.stored(t)
+	if got.Outcome.Status == receipt.StatusUnfinished || got.Outcome.Code != s.rec.Outcome.Code || s.rec.Outcome.Status == receipt.StatusOK {
+		t.Fatalf("stored outcome %+v, run outcome %+v: want the run's failure (the file system filled), finished", got.Outcome, s.rec.Outcome)
+	}
+}
+
+// TestSweepTempDirs: a leftover directory whose supervisor is gone is
+// removed; a live run's (its lock held), a fresh one and another program's
+// are not.
+func TestSweepTempDirs(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("no lock on Windows: nothing is swept there")
+	}
+	parent := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	mk := func(name string, mtime time.Time) string {
+		d := filepath.Join(parent, name)
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, CrashFile), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(d, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	stale := mk(tempPrefix+"stale", old)
+	live := mk(tempPrefix+"live", old)
+	fresh := mk(tempPrefix+"fresh", time.Now())
+	older := mk("sabline-run-123", old) // an older sabline's: no lock, never swept
+	unlock, err := lockDir(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := sweepTempDirs(parent, time.Now())
+	if len(removed) != 1 || removed[0] != stale {
+		t.Fatalf("removed %q, want only %s", removed, stale)
+	}
+	for _, d := range []string{live, fresh, older} {
+		if _, err := os.Stat(d); err != nil {
+			t.Fatalf("%s: %v, want it kept", d, err)
+		}
+	}
+	unlock() // the live run's supervisor is gone
+	if removed := sweepTempDirs(parent, time.Now()); len(removed) != 1 || removed[0] != live {
+		t.Fatalf("after its supervisor went, removed %q, want %s", removed, live)
+	}
+}
+
+// TestWorkerEnv: without the env grant the worker starts with the one list
+// of variables alone; with it, the operator's environment; never the
+// fault-injection variable.
+func TestWorkerEnv(t *testing.T) {
+	operator := []string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=s3cr3t", "GODEBUG=x=1", FaultEnv + "=read=/x", "HOME=/root"}
+	tests := []struct {
+		name    string
+		granted bool
+		want    []string
+	}{
+		{name: "no env grant", granted: false, want: []string{"PATH=/bin", "GODEBUG=x=1"}},
+		{name: "env granted", granted: true, want: []string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=s3cr3t", "GODEBUG=x=1", "HOME=/root"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := workerEnv(operator, tc.granted)
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Fatalf("workerEnv = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWorkerEnvOfARun: the variable reaches a program granted env, and a
+// worker without the grant does not carry it (read here through ffi:os,
+// which the budget does not check).
+func TestWorkerEnvOfARun(t *testing.T) {
+	t.Setenv("SABLINE_TEST_SECRET", "hunter2")
+	t.Setenv(FaultEnv, "read=/nonexistent")
+	const prog = `o = ffi.module("os")
+print("[%s]" % o.getenv("SABLINE_TEST_SECRET"), "[%s]" % o.getenv("` + FaultEnv + `"))`
+	tests := []struct {
+		name  string
+		allow []string
+		want  string
+	}{
+		{name: "without env", allow: []string{"io", "ffi:os"}, want: "[] []\n"},
+		{name: "with env", allow: []string{"io", "env", "ffi:os"}, want: "[hunter2] []\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := superviseProgram(t, prog, tc.allow, nil)
+			if s.stdout != tc.want {
+				t.Fatalf("stdout %q, want %q (stderr %s)", s.stdout, tc.want, s.stderr)
+			}
+			if len(s.rec.Faults) != 0 {
+				t.Fatalf("%d fault attempts from a variable Supervise was not given", len(s.rec.Faults))
+			}
+		})
+	}
+}
+
+// TestToolChannel: a tool call goes on the host's descriptor and its answer
+// comes back on it; a line the program prints never reaches the channel,
+// however it looks.
+func TestToolChannel(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("the test host uses a Unix socket pair")
+	}
+	host := func(t *testing.T, src string, allow []string) (supervised, []string) {
+		hostEnd, workerEnd := socketPair(t)
+		requests := make(chan []string, 1)
+		go func() {
+			var seen []string
+			rd := bufio.NewReader(hostEnd)
+			for {
+				line, err := rd.ReadString('\n')
+				if err != nil {
+					break
+				}
+				seen = append(seen, strings.TrimSpace(line))
+				io.WriteString(hostEnd, `{"sum": 5}`+"\n")
+			}
+			requests <- seen
+		}()
+		s := superviseProgram(t, src, allow, func(r *Run) { r.Tool = workerEnd })
+		workerEnd.Close()
+		hostEnd.SetReadDeadline(time.Now().Add(5 * time.Second))
+		seen := <-requests
+		return s, seen
+	}
+	t.Run("a granted call", func(t *testing.T) {
+		s, seen := host(t, `print("the tool said", tool.call("add", {"a": 2, "b": 3})["sum"])`, []string{"io", "tool"})
+		if s.stdout != "the tool said 5\n" {
+			t.Fatalf("stdout %q (stderr %s)", s.stdout, s.stderr)
+		}
+		if want := `{"args":{"a":2,"b":3},"tool":"add"}`; len(seen) != 1 || seen[0] != want {
+			t.Fatalf("the host saw %q, want one request %s", seen, want)
+		}
+	})
+	t.Run("a forged request is output, not a request", func(t *testing.T) {
+		s, seen := host(t, `print('{"args":{},"tool":"x"}')`+"\n"+`print(io.read_line())`, []string{"io"})
+		if len(seen) != 0 {
+			t.Fatalf("the host saw %q on the tool channel, want nothing", seen)
+		}
+		if !strings.HasPrefix(s.stdout, `{"args":{},"tool":"x"}`+"\n") {
+			t.Fatalf("stdout %q: want the forged line printed as output", s.stdout)
+		}
+	})
+	t.Run("no channel", func(t *testing.T) {
+		s := superviseProgram(t, `tool.call("add")`, []string{"tool"}, nil)
+		wantCode(t, s, codes.E313, "no tool channel")
+	})
+}
+
+// TestWorkerBounds: a worker that breaks a bound fails its own run, with a
+// receipt that names the bound, and the supervisor keeps its own bounds.
+func TestWorkerBounds(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the hostile programs use Linux system call numbers through ffi:ctypes")
+	}
+	ctypes := []string{"io", "ffi:ctypes", "ffi:os", "ffi:subprocess"}
+	t.Run("a huge record on the result pipe", func(t *testing.T) {
+		s := superviseProgram(t, `c = ffi.module("ctypes")
+b = "x" * (4 * 1024 * 1024)
+c.syscall("write", 4, b, len(b))
+`, ctypes, nil)
+		wantCode(t, s, codes.E310, "more than 1048576 bytes on its result pipe")
+	})
+	t.Run("a record the worker could not have sent", func(t *testing.T) {
+		s := superviseProgram(t, `c = ffi.module("ctypes")
+r = '{"outcome":{"status":"ok","exit_status":0},"confinement":{"level":"full"}}\n{"outcome":{"status":"root","exit_status":0}}\n'
+c.syscall("write", 4, r, len(r))
+`, ctypes, nil)
+		wantCode(t, s, codes.E310, `unknown status "root"`)
+	})
+	t.Run("a crash report grown past its bound", func(t *testing.T) {
+		s := superviseProgram(t, `c = ffi.module("ctypes")
+b = "y" * (1024 * 1024)
+c.syscall("write", 2, b, len(b))
+c.syscall("kill", c.syscall("getpid").ret, 11)
+for i in range(100000000):  # the signal is asynchronous: wait for it here
+    pass
+`, ctypes, nil)
+		wantCode(t, s, codes.E310, "without a result")
+		r := s.stored(t)
+		fi, err := os.Stat(r.CrashReport)
+		if err != nil {
+			t.Fatalf("crash report %q: %v", r.CrashReport, err)
+		}
+		if fi.Size() > MaxCrashReportBytes {
+			t.Fatalf("the kept crash report is %d bytes, more than %d", fi.Size(), MaxCrashReportBytes)
+		}
+		if strings.Contains(s.stderr, "goroutine ") || strings.Contains(s.stderr, "yyyy") {
+			t.Fatalf("the crash report reached standard error: %.200s", s.stderr)
+		}
+	})
+	t.Run("many files in the temporary directory", func(t *testing.T) {
+		s := superviseProgram(t, `c = ffi.module("ctypes")
+tmp = ffi.module("os").getenv("TMPDIR")
+for i in range(10050):
+    c.syscall("mkdirat", -100, tmp + "/d" + str(i), 448)
+for i in range(100000000):
+    pass
+`, ctypes, nil)
+		wantCode(t, s, codes.E310, "more than 10000 entries in its temporary directory")
+	})
+	t.Run("a huge file in the temporary directory", func(t *testing.T) {
+		s := superviseProgram(t, `c = ffi.module("ctypes")
+tmp = ffi.module("os").getenv("TMPDIR")
+fd = c.syscall("openat", -100, tmp + "/big", 65, 384).ret
+c.syscall("ftruncate", fd, 1024 * 1024 * 1024)
+for i in range(100000000):
+    pass
+`, ctypes, nil)
+		wantCode(t, s, codes.E310, "temporary directory grew past 512 MB")
+	})
+	t.Run("the result pipe held open by a descendant", func(t *testing.T) {
+		s := superviseProgram(t, `c = ffi.module("ctypes")
+c.syscall("fcntl", 4, 2, 0)
+r = ffi.module("subprocess").run(["sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"])
+print(r.stdout.strip())
+`, ctypes, nil)
+		if s.rec.Outcome.Status != receipt.StatusOK {
+			t.Fatalf("outcome %+v (stderr %s)", s.rec.Outcome, s.stderr)
+		}
+		if s.wall > 10*time.Second {
+			t.Fatalf("the run took %s: the supervisor waited for the descendant", s.wall)
+		}
+		if pid := strings.TrimSpace(s.stdout); pid != "" && processExists(t, pid) {
+			t.Fatalf("the descendant %s outlived the run", pid)
+		}
+	})
+}
+
+// FuzzReadResults: whatever bytes a worker writes on its result pipe, the
+// supervisor's reading of them ends, and what it takes passes check.
+func FuzzReadResults(f *testing.F) {
+	for _, seed := range []string{
+		`{"outcome":{"status":"ok","exit_status":0},"confinement":{"level":"full","reason":"held","layers":["seccomp"]}}` + "\n",
+		`{"outcome":{"status":""},"confinement":{"level":"full"},"files":[{"path":"/p.vel","sha256":"aa"}]}` + "\n" + `{"outcome":{"status":"failed","code":"E302","exit_status":1}}` + "\n",
+		`{"outcome":{"status":"ok","exit_status":-1}}`,
+		`{"outcome":{"status":"ok","code":"E999"}}`,
+		`{"confinement":{"level":"maximal"}}`,
+		`{"outcome":`,
+		`[]`,
+		"",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if len(raw) > MaxResultBytes {
+			raw = raw[:MaxResultBytes]
+		}
+		res, final, bad := readResults(raw)
+		if err := res.check(); err != nil {
+			t.Fatalf("readResults took a record that fails check: %v", err)
+		}
+		if final && res.Outcome.Status == "" {
+			t.Fatal("final with no status")
+		}
+		if bad == nil && len(bytes.TrimSpace(raw)) > 0 && json.Valid(raw) == false && !final && res.Confinement.Level == "" && len(res.Files) == 0 {
+			// nothing was taken from bytes that are not JSON: fine
+			return
+		}
+	})
+}
+
+// recPath is where rec was reserved or stored.
+func recPath(rec *receipt.Receipt) string {
+	p, _ := rec.Stored()
+	return p
+}

@@ -1,0 +1,238 @@
+package run
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	goruntime "runtime"
+	"runtime/metrics"
+	"sync"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/receipt"
+)
+
+// CrashFile is the file in the run's temporary directory where the worker's
+// Go runtime writes a fatal error: the worker's own standard error (the
+// descriptor the Go runtime writes its crash reports to) is this file, so
+// that no Go crash dump reaches the operator's terminal. The worker's own
+// messages go to the standard error it inherited. The supervisor reads at
+// most MaxCrashReportBytes of it.
+const CrashFile = "worker-crash.txt"
+
+// WorkerArg is the hidden first argument that makes the sabline binary a
+// worker. The supervisor starts the worker with it; nothing else should.
+const WorkerArg = "__sabline_worker"
+
+// WorkerMain is the worker: it reads a request from the request pipe,
+// compiles the program and its loads, applies the OS policy to every
+// thread, runs the fault-injection hook if asked, runs the program, and
+// writes a workerResult to the result pipe. It returns the exit status.
+func WorkerMain(args []string) int {
+	reqFile, resFile, toolFile, err := workerPipes(args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
+		return codes.ExitCrashed
+	}
+	if err := closeInherited(); err != nil {
+		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
+		return codes.ExitCrashed
+	}
+	var tool io.ReadWriter // none unless the host passed one
+	if toolFile != nil {
+		tool = toolFile
+	}
+	w := &worker{out: resFile, tool: lang.NewToolChannel(tool)}
+	var req request
+	if err := json.NewDecoder(reqFile).Decode(&req); err != nil {
+		return w.finish(&workerResult{}, codes.Errorf(codes.E310, "worker: read request: %w", err))
+	}
+	reqFile.Close()
+	return w.run(&req)
+}
+
+type worker struct {
+	mu   sync.Mutex // one record at a time on the result pipe
+	out  io.WriteCloser
+	tool *lang.ToolChannel // the host's tool channel, with no ends when it passed none
+	done bool
+}
+
+// send writes one record on the result pipe. The worker sends a record
+// when the run is confined, before its first statement, so that a run
+// killed later (a timeout, a signal) still has its confinement on record;
+// and a final record, with the outcome, once. The memory watchdog may race
+// the run for the final one.
+func (w *worker) send(res *workerResult, final bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return
+	}
+	if err := json.NewEncoder(w.out).Encode(res); err != nil {
+		fmt.Fprintln(os.Stderr, "sabline: worker: write result:", err)
+	}
+	if final {
+		w.done = true
+		w.out.Close()
+	}
+}
+
+// finish sends the final record and returns the exit status.
+func (w *worker) finish(res *workerResult, err error) int {
+	res.Outcome = receipt.OutcomeOf(err)
+	w.send(res, true)
+	return res.Outcome.ExitStatus
+}
+
+func (w *worker) run(req *request) int {
+	res := &workerResult{Confinement: confine.Result{
+		Level: confine.None, Reason: receipt.ReasonNotApplied, Layers: []string{}}}
+	os.Setenv("TMPDIR", req.TempDir)
+	// A fatal error of the Go runtime (out of memory under the address-space
+	// limit, say) goes to the crash file only, for the supervisor to read
+	// when no result comes; the operator sees one line naming it.
+	if f, err := os.OpenFile(filepath.Join(req.TempDir, CrashFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
+		if err := crashToFile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "sabline: worker: crash report:", err)
+		}
+		f.Close()
+	}
+	// The memory limit is a resource limit, not confinement: it is set
+	// whether or not the policy is applied, and the receipt records it
+	// only when it holds.
+	if req.MaxMemoryMB > 0 {
+		if err := confine.LimitMemory(req.MaxMemoryMB); err != nil {
+			fmt.Fprintf(os.Stderr, "sabline: --max-memory-mb %d: the address-space limit is not held (%v); only the worker's watch of its heap is\n", req.MaxMemoryMB, err)
+		} else {
+			res.MemoryLimitHeld = req.MaxMemoryMB
+		}
+		go w.watchMemory(uint64(req.MaxMemoryMB)<<20, res.MemoryLimitHeld)
+	}
+
+	in := lang.NewInterp(lang.Config{
+		Budget: req.Budget, Cwd: req.Cwd, Home: req.Home, Guarded: req.Guarded, Args: req.Args,
+		Stdin: os.Stdin, Stdout: os.Stdout, Tool: w.tool,
+	})
+	pre := in.Predeclared()
+	t0 := time.Now()
+	prog, err := lang.Compile(req.Program, pre)
+	res.Timings.CompileMS = ms(time.Since(t0))
+	var e *codes.Error
+	if req.Piped && errors.As(err, &e) && e.Code == codes.E306 {
+		err = &codes.Error{Code: codes.E306, Pos: e.Pos, Err: e,
+			Msg: "a program read from a pipe has no directory to load from; run it from a file to use load() (" + e.Msg + ")"}
+	}
+	if err != nil {
+		return w.finish(res, err)
+	}
+	res.Files = prog.Order
+	if req.SHA256 != "" && prog.Digest() != req.SHA256 {
+		return w.finish(res, codes.Errorf(codes.E316, "program %s changed after the supervisor read it (sha256 %s, then %s): run it again",
+			req.Program, req.SHA256, prog.Digest()))
+	}
+
+	t1 := time.Now()
+	res.Confinement = w.confine(req)
+	res.Timings.ConfineMS = ms(time.Since(t1))
+	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
+		return w.finish(res, codes.Errorf(codes.E326, "--require-confinement %s: this run's confinement is %s (%s); it was refused before its first statement",
+			req.Require, res.Confinement.Level, res.Confinement.Reason))
+	}
+	in.Hold(res.Confinement)
+
+	if len(req.Faults) > 0 {
+		res.Faults = RunFaults(req.Faults, res.Confinement.Layers)
+		if err := FaultsRefused(res.Faults); err != nil {
+			return w.finish(res, err)
+		}
+	}
+
+	w.send(res, false)
+	// The supervisor's deadline: asked to stop, the program ends at its
+	// next step and the final record says where it was.
+	if len(stopSignals) > 0 {
+		stopc := make(chan os.Signal, 1)
+		signal.Notify(stopc, stopSignals...)
+		go func() {
+			<-stopc
+			in.Stop("the run took longer than its --timeout and was stopped")
+		}()
+	}
+	t2 := time.Now()
+	err = w.exec(in, prog, pre)
+	res.Timings.RunMS = ms(time.Since(t2))
+	res.Effects = in.Usage()
+	return w.finish(res, err)
+}
+
+// exec runs the program, turning a panic in a builtin or host module into
+// a result rather than a lost run.
+func (w *worker) exec(in *lang.Interp, prog *lang.Compiled, pre starlark.StringDict) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = codes.Errorf(codes.E310, "worker: internal error: %v", r)
+		}
+	}()
+	return in.Exec(prog, pre)
+}
+
+// confine applies the OS policy the request's budget derives, unless the
+// run is not to be confined, and says on standard error when the grants
+// turned the operating system layer off.
+func (w *worker) confine(req *request) confine.Result {
+	if req.Confine == ConfineOff {
+		return confine.Result{Level: confine.None, Reason: "--no-confine: the operating system was asked for nothing", Layers: []string{}}
+	}
+	if req.Policy == nil || req.Policy.SHA256() != req.PolicySHA256 {
+		// Never a policy of the worker's own making: the one applied is
+		// the one whose digest the receipt records, or none.
+		return confine.Result{Level: confine.None, Layers: []string{},
+			Reason: "the worker was not sent the policy whose digest the receipt records: nothing was applied"}
+	}
+	p := *req.Policy
+	if !p.Enforced {
+		fmt.Fprintln(os.Stderr, "sabline: "+p.OffReason())
+	}
+	// The memory limit is set already (see run).
+	held, err := confine.Apply(p, confine.ApplyOptions{TempDir: req.TempDir})
+	if err != nil && !errors.Is(err, confine.ErrUnsupported) && held.Reason == "" {
+		held.Reason = err.Error()
+	}
+	if held.Layers == nil {
+		held.Layers = []string{}
+	}
+	return held
+}
+
+// watchMemory ends the run with E308 when the memory the Go runtime holds
+// for the program passes the limit. The result it writes carries only the
+// outcome: the run's own result is still being made by another goroutine.
+func (w *worker) watchMemory(limit uint64, held int) {
+	samples := []metrics.Sample{
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
+	for range time.Tick(5 * time.Millisecond) {
+		metrics.Read(samples)
+		used := samples[0].Value.Uint64() - samples[1].Value.Uint64()
+		if used > limit {
+			goruntime.GC()
+			metrics.Read(samples)
+			if used = samples[0].Value.Uint64() - samples[1].Value.Uint64(); used > limit {
+				os.Exit(w.finish(&workerResult{MemoryLimitHeld: held}, codes.Errorf(codes.E308, "the run used %d MB, over --max-memory-mb %d", used>>20, limit>>20)))
+			}
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -44,6 +44,7 @@ const (
 	E319 Code = "E319" // the kernel refused an effect
 	E326 Code = "E326" // confinement below --require-confinement
 	E327 Code = "E327" // the run ran; its receipt could not be finished
+	E328 Code = "E328" // a run's budget is wider than its pool's or server's ceiling
 )
 
 // CodeInfo documents one code: what it means, the process exit status a
@@ -112,6 +113,8 @@ var Codes = []CodeInfo{
 		"The message gives the level and why; run where the kernel can hold more, narrow the budget, or lower the requirement."},
 	{E327, "the run ran, but its reserved receipt could not be finished", ExitReceipt,
 		"The program did run: its receipt file says the run started and was not finished. Free space where the receipts live and check the program's effects by hand."},
+	{E328, "a run asked for more than the ceiling it runs under", ExitUsage,
+		"A pool, or the server in front of one, holds every run to the budget its operator set: ask for that budget or a narrower one (the message names the item that is wider). Nothing ran."},
 }
 
 // Info returns the catalogue entry of c.

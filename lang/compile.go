@@ -62,14 +62,30 @@ func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 	if err != nil {
 		return nil, codes.Errorf(codes.E316, "program %s: %w", abs, errors.Unwrap(err))
 	}
-	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}}
 	// Loads are read before the run is confined and before any budget
 	// check, so they are held to the program's own directory tree: a load
 	// cannot read, or probe for, any other file on the machine.
-	dir := filepath.Dir(abs)
+	return compile(abs, src, filepath.Dir(abs), "its own directory", predeclared)
+}
+
+// CompileSource compiles src as the program named path (absolute: the
+// name its positions and digests carry; nothing is read from it), with
+// every load read beneath root, as Compile reads them beneath a program's
+// own directory. A pool gives its import root.
+func CompileSource(path string, src []byte, root string, predeclared starlark.StringDict) (*Compiled, error) {
+	if !filepath.IsAbs(path) || !filepath.IsAbs(root) {
+		return nil, codes.Errorf(codes.E316, "program %s under %s: both must be absolute", path, root)
+	}
+	return compile(filepath.Clean(path), src, filepath.Clean(root), "the import root", predeclared)
+}
+
+// compile compiles the program abs, whose bytes are src, and its loads,
+// read beneath dir (what names dir in a refusal).
+func compile(abs string, src []byte, dir, what string, predeclared starlark.StringDict) (*Compiled, error) {
+	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, codes.Errorf(codes.E316, "program %s: its directory: %w", abs, err)
+		return nil, codes.Errorf(codes.E316, "program %s: %s %s: %w", abs, what, dir, err)
 	}
 	defer root.Close()
 	var visit func(file string, src []byte, stack []string) error
@@ -101,7 +117,7 @@ func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 			data, err := readBeneath(root, dir, target)
 			if err != nil {
 				return &codes.Error{Code: codes.E306, Pos: load.Load.String(), Err: err, Msg: fmt.Sprintf(
-					"%s loads %s: %v; a program may load only files beneath %s, its own directory", file, target, err, dir)}
+					"%s loads %s: %v; a program may load only files beneath %s, %s", file, target, err, dir, what)}
 			}
 			if err := visit(target, data, stack); err != nil {
 				return err

@@ -30,7 +30,9 @@ func (r *Registry) Register(name string, b Builder) {
 	r.mods[name] = b
 }
 
-// Build returns a fresh value of the module name.
+// Build returns a value of the module name, frozen: a builder may hand out
+// one value to every run (math does), and a run that could change it could
+// change what a later run in the same process sees.
 func (r *Registry) Build(name string) (starlark.Value, bool) {
 	r.mu.RLock()
 	b, ok := r.mods[name]
@@ -38,7 +40,9 @@ func (r *Registry) Build(name string) (starlark.Value, bool) {
 	if !ok {
 		return nil, false
 	}
-	return b(), true
+	v := b()
+	v.Freeze()
+	return v, true
 }
 
 // Names lists the registered modules, sorted.

@@ -63,7 +63,7 @@ func OutcomeOf(err error) Outcome {
 	info, _ := codes.Info(e.Code)
 	status := StatusFailed
 	switch e.Code {
-	case codes.E301, codes.E311, codes.E316:
+	case codes.E301, codes.E311, codes.E316, codes.E328:
 		status = StatusUsage
 	case codes.E326:
 		status = StatusRefused

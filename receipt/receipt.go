@@ -115,6 +115,25 @@ func VersionString() string {
 // digest is taken here, so a run that never starts still names the bytes
 // it was asked to run.
 func New(program string, b budget.Budget, args []string) *Receipt {
+	r := NewForSource(program, nil, b, args)
+	// Only a regular file is read here: a pipe can be read once, and
+	// the supervisor does that.
+	if fi, err := os.Stat(program); err == nil && fi.Mode().IsRegular() {
+		if f, err := os.Open(program); err == nil {
+			data, over := readBounded(f, lang.MaxProgramBytes)
+			f.Close()
+			if !over {
+				sum := sha256.Sum256(data)
+				r.Program.SHA256 = hex.EncodeToString(sum[:])
+			}
+		}
+	}
+	return r
+}
+
+// NewForSource starts the receipt of a run of src, named program, under
+// b, reading nothing: the digest is src's (none when src is nil).
+func NewForSource(program string, src []byte, b budget.Budget, args []string) *Receipt {
 	r := &Receipt{
 		Schema:   Schema,
 		RunID:    newRunID(),
@@ -131,17 +150,9 @@ func New(program string, b budget.Budget, args []string) *Receipt {
 	if r.Args == nil {
 		r.Args = []string{}
 	}
-	// Only a regular file is read here: a pipe can be read once, and
-	// Supervise does that.
-	if fi, err := os.Stat(program); err == nil && fi.Mode().IsRegular() {
-		if f, err := os.Open(program); err == nil {
-			data, over := readBounded(f, lang.MaxProgramBytes)
-			f.Close()
-			if !over {
-				sum := sha256.Sum256(data)
-				r.Program.SHA256 = hex.EncodeToString(sum[:])
-			}
-		}
+	if src != nil {
+		sum := sha256.Sum256(src)
+		r.Program.SHA256 = hex.EncodeToString(sum[:])
 	}
 	return r
 }

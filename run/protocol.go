@@ -40,6 +40,12 @@ type request struct {
 	// the receipt records it. Both are absent under ConfineOff.
 	Policy       *confine.Policy `json:"policy,omitempty"`
 	PolicySHA256 string          `json:"policy_sha256,omitempty"`
+	// Pool makes the worker a pool worker: confined once, it then reads
+	// jobs, one per line, until the pipe closes (servePool).
+	Pool bool `json:"pool,omitempty"`
+	// Source, when set, is the program's text (Run.Source): the worker
+	// compiles it as Program, its loads read beneath Program's directory.
+	Source []byte `json:"source,omitempty"`
 }
 
 // workerResult is what the worker sends back on its result pipe.

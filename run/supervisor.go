@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -50,6 +51,14 @@ type Run struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// Source, when set, is the program's text, and Program only names it:
+	// the worker compiles these bytes, with its loads resolved beneath
+	// Program's directory.
+	Source []byte
+	// Signals makes the supervisor take SIGINT, SIGTERM and SIGHUP while
+	// the run lasts, stopping the worker with them (E309), as the command
+	// line does. A library caller leaves its own signals alone.
+	Signals bool
 }
 
 // The bounds the supervisor holds a worker to. The worker runs a program
@@ -85,7 +94,11 @@ const (
 // before the worker starts, and holds the clock: a worker that outlives
 // the timeout is killed. A worker that dies, by a signal, a crash or a
 // memory limit, is a receipt too, never a lost run.
-func Supervise(r Run) *receipt.Receipt {
+func Supervise(r Run) *receipt.Receipt { return SuperviseContext(context.Background(), r) }
+
+// SuperviseContext is Supervise, with ctx: cancelling it ends the run as
+// its timeout does (E307), with its receipt.
+func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	started := time.Now()
 	abs := r.Program
 	if !filepath.IsAbs(abs) {
@@ -132,7 +145,15 @@ func Supervise(r Run) *receipt.Receipt {
 	if r.Confine != ConfineOff {
 		rec.MadeForGrants = makeGrantedDirs(r.Budget)
 	}
-	src, piped, err := readProgram(abs)
+	src, piped, err := r.Source, false, error(nil)
+	if src == nil {
+		src, piped, err = readProgram(abs)
+	} else if len(src) > lang.MaxProgramBytes {
+		err = codes.Errorf(codes.E316, "program %s is larger than %d bytes", abs, lang.MaxProgramBytes)
+	}
+	if err == nil {
+		err = refuseInWorker("Supervise")
+	}
 	if err != nil {
 		return finish(receipt.OutcomeOf(err))
 	}
@@ -145,6 +166,9 @@ func Supervise(r Run) *receipt.Receipt {
 	}
 	if r.Confine != ConfineOff {
 		req.Policy, req.PolicySHA256 = &derived, rec.RunParameters.OSPolicySHA256
+	}
+	if r.Source != nil {
+		req.Source = src
 	}
 	if piped {
 		// A pipe has no directory and cannot be read twice: the worker
@@ -169,15 +193,32 @@ func Supervise(r Run) *receipt.Receipt {
 		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "result pipe: %w", err)))
 	}
 	defer resR.Close()
+	// The worker's standard input is a file: a reader of the caller's
+	// would hold Wait until it ends, long after the worker is gone, so it
+	// is copied into a pipe whose end the run lets go of.
+	var stdin io.Reader = r.Stdin
+	if _, isFile := r.Stdin.(*os.File); r.Stdin != nil && !isFile {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "standard input pipe: %w", err)))
+		}
+		defer pr.Close()
+		defer pw.Close()
+		go func() {
+			_, _ = io.Copy(pw, r.Stdin)
+			pw.Close()
+		}()
+		stdin = pr
+	}
 	cmd := &exec.Cmd{
 		// A descendant that left the worker's session would keep Wait
 		// waiting for the pipes it holds; the run is over without it.
 		WaitDelay: resultGrace,
 		Path:      exe,
 		Args:      []string{os.Args[0], WorkerArg},
-		Env:       workerEnv(os.Environ(), r.Budget.Has(budget.Env)),
+		Env:       append(workerEnv(os.Environ(), r.Budget.Has(budget.Env)), workerMarker+"="+rec.RunID),
 		Dir:       r.Cwd,
-		Stdin:     r.Stdin,
+		Stdin:     stdin,
 		Stdout:    r.Stdout,
 		Stderr:    r.Stderr,
 	}
@@ -196,8 +237,10 @@ func Supervise(r Run) *receipt.Receipt {
 	// started, down with it; the worker is in a session of its own
 	// and would not get a terminal's signal.
 	sigc := make(chan os.Signal, 1)
-	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigc)
+	if r.Signals {
+		signal.Notify(sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(sigc)
+	}
 	if err := worker.Start(); err != nil {
 		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "start the worker: %w", err)))
 	}
@@ -235,7 +278,7 @@ func Supervise(r Run) *receipt.Receipt {
 		defer timer.Stop()
 		timeout = timer.C
 	}
-	timedOut := false
+	timedOut, cancelled := false, false
 	var stopped os.Signal
 	var breached error
 	select {
@@ -246,6 +289,18 @@ func Supervise(r Run) *receipt.Receipt {
 		_ = worker.Kill()
 	case <-timeout:
 		timedOut = true
+	case <-ctx.Done():
+		cancelled = true
+	case stopped = <-sigc:
+		_ = worker.Kill()
+		<-waitc
+	case breached = <-breachc:
+		_ = worker.Kill()
+		<-waitc
+	}
+	if timedOut || cancelled {
+		// Asked to stop, the program ends at its next step and says
+		// where it was; one that does not within stopGrace is killed.
 		ended := false
 		if askToStop(cmd.Process) {
 			select {
@@ -258,12 +313,6 @@ func Supervise(r Run) *receipt.Receipt {
 		if !ended {
 			<-waitc
 		}
-	case stopped = <-sigc:
-		_ = worker.Kill()
-		<-waitc
-	case breached = <-breachc:
-		_ = worker.Kill()
-		<-waitc
 	}
 	var raw []byte
 	select {
@@ -289,8 +338,11 @@ func Supervise(r Run) *receipt.Receipt {
 		report = rec.KeepCrashReport(r.Receipts, readCrashReport(tmp))
 	}
 	switch {
-	case timedOut:
+	case timedOut || cancelled:
 		o := receipt.OutcomeOf(codes.Errorf(codes.E307, "the run took longer than --timeout %s and was stopped", r.Timeout))
+		if cancelled {
+			o = receipt.OutcomeOf(codes.Errorf(codes.E307, "the run was cancelled and stopped: %v", context.Cause(ctx)))
+		}
 		if final && res.Outcome.Code == codes.E307 { // where the program was when it stopped
 			o.Position, o.Stack = res.Outcome.Position, res.Outcome.Stack
 		}
@@ -452,6 +504,11 @@ func deathOutcome(ps *os.ProcessState, memLimitMB int, tmp, kept string) receipt
 	}
 	if first != "" {
 		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result: %q%s", ps.ExitCode(), clip([]byte(first), 200), where))
+	}
+	if _, err := os.Lstat(filepath.Join(tmp, CrashFile)); err != nil {
+		// It never made its crash file: it never ran as a worker.
+		e := codes.Errorf(codes.E310, "the worker exited with status %d before it began: the program it was started from did not run it as a worker; a program that embeds Sabline must call %s at the top of main", ps.ExitCode(), HandOverCall)
+		return receipt.OutcomeOf(e)
 	}
 	return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result%s", ps.ExitCode(), where))
 }

@@ -52,9 +52,16 @@ func WorkerMain(args []string) int {
 		tool = toolFile
 	}
 	w := &worker{out: resFile, tool: lang.NewToolChannel(tool)}
+	// The marker is for the process the supervisor started, not for
+	// anything the program may start in turn.
+	os.Unsetenv(workerMarker)
 	var req request
-	if err := json.NewDecoder(reqFile).Decode(&req); err != nil {
+	dec := json.NewDecoder(reqFile)
+	if err := dec.Decode(&req); err != nil {
 		return w.finish(&workerResult{}, codes.Errorf(codes.E310, "worker: read request: %w", err))
+	}
+	if req.Pool {
+		return w.servePool(&req, dec)
 	}
 	reqFile.Close()
 	return w.run(&req)
@@ -97,27 +104,7 @@ func (w *worker) finish(res *workerResult, err error) int {
 func (w *worker) run(req *request) int {
 	res := &workerResult{Confinement: confine.Result{
 		Level: confine.None, Reason: receipt.ReasonNotApplied, Layers: []string{}}}
-	os.Setenv("TMPDIR", req.TempDir)
-	// A fatal error of the Go runtime (out of memory under the address-space
-	// limit, say) goes to the crash file only, for the supervisor to read
-	// when no result comes; the operator sees one line naming it.
-	if f, err := os.OpenFile(filepath.Join(req.TempDir, CrashFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
-		if err := crashToFile(f); err != nil {
-			fmt.Fprintln(os.Stderr, "sabline: worker: crash report:", err)
-		}
-		f.Close()
-	}
-	// The memory limit is a resource limit, not confinement: it is set
-	// whether or not the policy is applied, and the receipt records it
-	// only when it holds.
-	if req.MaxMemoryMB > 0 {
-		if err := confine.LimitMemory(req.MaxMemoryMB); err != nil {
-			fmt.Fprintf(os.Stderr, "sabline: --max-memory-mb %d: the address-space limit is not held (%v); only the worker's watch of its heap is\n", req.MaxMemoryMB, err)
-		} else {
-			res.MemoryLimitHeld = req.MaxMemoryMB
-		}
-		go w.watchMemory(uint64(req.MaxMemoryMB)<<20, res.MemoryLimitHeld)
-	}
+	w.prepare(req, res)
 
 	in := lang.NewInterp(lang.Config{
 		Budget: req.Budget, Cwd: req.Cwd, Home: req.Home, Guarded: req.Guarded, Args: req.Args,
@@ -125,7 +112,13 @@ func (w *worker) run(req *request) int {
 	})
 	pre := in.Predeclared()
 	t0 := time.Now()
-	prog, err := lang.Compile(req.Program, pre)
+	var prog *lang.Compiled
+	var err error
+	if req.Source != nil {
+		prog, err = lang.CompileSource(req.Program, req.Source, filepath.Dir(req.Program), pre)
+	} else {
+		prog, err = lang.Compile(req.Program, pre)
+	}
 	res.Timings.CompileMS = ms(time.Since(t0))
 	var e *codes.Error
 	if req.Piped && errors.As(err, &e) && e.Code == codes.E306 {
@@ -173,6 +166,32 @@ func (w *worker) run(req *request) int {
 	res.Timings.RunMS = ms(time.Since(t2))
 	res.Effects = in.Usage()
 	return w.finish(res, err)
+}
+
+// prepare readies the worker's process before the policy is applied: its
+// temporary directory, the crash file, and the memory limit.
+func (w *worker) prepare(req *request, res *workerResult) {
+	os.Setenv("TMPDIR", req.TempDir)
+	// A fatal error of the Go runtime (out of memory under the address-space
+	// limit, say) goes to the crash file only, for the supervisor to read
+	// when no result comes; the operator sees one line naming it.
+	if f, err := os.OpenFile(filepath.Join(req.TempDir, CrashFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
+		if err := crashToFile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "sabline: worker: crash report:", err)
+		}
+		f.Close()
+	}
+	// The memory limit is a resource limit, not confinement: it is set
+	// whether or not the policy is applied, and the receipt records it
+	// only when it holds.
+	if req.MaxMemoryMB > 0 {
+		if err := confine.LimitMemory(req.MaxMemoryMB); err != nil {
+			fmt.Fprintf(os.Stderr, "sabline: --max-memory-mb %d: the address-space limit is not held (%v); only the worker's watch of its heap is\n", req.MaxMemoryMB, err)
+		} else {
+			res.MemoryLimitHeld = req.MaxMemoryMB
+		}
+		go w.watchMemory(uint64(req.MaxMemoryMB)<<20, res.MemoryLimitHeld)
+	}
 }
 
 // exec runs the program, turning a panic in a builtin or host module into

@@ -1,0 +1,51 @@
+package budget
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBeneath checks which budgets a ceiling holds, each wider one beside
+// a narrower one that passes.
+func TestBeneath(t *testing.T) {
+	tests := []struct {
+		name    string
+		ceiling string
+		b       string
+		wantErr string // "" when b is beneath the ceiling
+	}{
+		{name: "the ceiling itself", ceiling: "io,fs:read:/srv", b: "io,fs:read:/srv"},
+		{name: "nothing", ceiling: "io", b: ""},
+		{name: "a subdirectory", ceiling: "fs:read:/srv", b: "fs:read:/srv/data"},
+		{name: "a sibling", ceiling: "fs:read:/srv", b: "fs:read:/srvx", wantErr: "fs:read:/srvx is not within"},
+		{name: "read within plain fs", ceiling: "fs", b: "fs:read:/srv/a"},
+		{name: "write beyond read", ceiling: "fs:read:/srv", b: "fs:write:/srv/a", wantErr: "fs:write:/srv/a"},
+		{name: "any path beyond one", ceiling: "fs:read:/srv", b: "fs:read", wantErr: "fs:read is not within"},
+		{name: "a port of a host", ceiling: "net:example.org", b: "net:example.org:443"},
+		{name: "another port", ceiling: "net:example.org:443", b: "net:example.org:80", wantErr: "net:example.org:80"},
+		{name: "any host beyond one", ceiling: "net:example.org", b: "net", wantErr: "net is not within"},
+		{name: "one module of all", ceiling: "ffi", b: "ffi:json"},
+		{name: "another module", ceiling: "ffi:json", b: "ffi:os", wantErr: "ffi:os"},
+		{name: "another kind", ceiling: "io", b: "env", wantErr: "env is not within"},
+		{name: "a smaller count", ceiling: "rand@3", b: "rand@2"},
+		{name: "a larger count", ceiling: "rand@3", b: "rand@4", wantErr: "past the ceiling's 3"},
+		{name: "no count under a counted ceiling", ceiling: "rand@3", b: "rand", wantErr: "has no count"},
+		{name: "counts adding up past it", ceiling: "fs:read:/srv@3", b: "fs:read:/srv/a@2,fs:read:/srv/b@2", wantErr: "past the ceiling's 3"},
+		{name: "a count under no count", ceiling: "rand", b: "rand@9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var items []string
+			if tt.b != "" {
+				items = []string{tt.b}
+			}
+			err := MustParse("/", items...).Beneath(MustParse("/", tt.ceiling))
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("Beneath: %v, want nil", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("Beneath: %v, want an error naming %q", err, tt.wantErr)
+			}
+		})
+	}
+}

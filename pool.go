@@ -1,0 +1,236 @@
+package sabline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/run"
+)
+
+// PoolOptions are a pool's settings: the operator's, fixed for the life of
+// the pool. Every run sent to it is held to them.
+type PoolOptions struct {
+	Budget      budget.Budget // the ceiling: a run may ask for this budget or a narrower one
+	Workers     int           // 0 is 1
+	Timeout     time.Duration // per run; 0 for none
+	MaxMemoryMB int           // per worker; 0 for none
+	Confine     Confine       // "" is ConfineDefault
+	Require     confine.Level // a pool held below it starts no worker (E326)
+	// ImportRoot is the directory programs and their loads are read from.
+	// With it, a program named by path must lie beneath it and the
+	// operating system holds the workers' reads to it: the level can be
+	// full. Without it, reads are not held and the level is partial at
+	// best, saying so.
+	ImportRoot string
+	Receipts   string    // the receipts directory; "": receipts are returned only
+	Stderr     io.Writer // the workers' own messages; nil for os.Stderr
+}
+
+// RunOptions are what one program sent to a pool may carry.
+type RunOptions struct {
+	Args  []string
+	Stdin []byte
+	// Budget, when set, narrows the pool's for this run; one wider than
+	// the pool's is refused (E328) and runs nothing.
+	Budget *budget.Budget
+}
+
+// Pool is a set of confined workers, each running many programs in turn
+// (see run.Pool): a worker whose run could have changed it (any ffi grant)
+// or that timed out, crashed, ran out of memory or was killed is replaced,
+// and every run leaves a receipt.
+type Pool struct{ p *run.Pool }
+
+// NewPool starts a pool and waits until every worker has applied the
+// pool's policy.
+func NewPool(opts PoolOptions) (*Pool, error) {
+	if opts.Workers == 0 {
+		opts.Workers = 1
+	}
+	if opts.Confine == "" {
+		opts.Confine = ConfineDefault
+	}
+	var guarded []string
+	if opts.Receipts != "" {
+		guarded = []string{opts.Receipts}
+	}
+	p, err := run.StartPool(run.PoolConfig{
+		Budget: opts.Budget, Workers: opts.Workers, Confine: string(opts.Confine), Require: opts.Require,
+		Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, ImportRoot: opts.ImportRoot,
+		Guarded: guarded, Receipts: opts.Receipts, Stderr: opts.Stderr,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Pool{p: p}, nil
+}
+
+// Run runs program in the next free worker. The error is nil when the
+// program ran, however it ended (Result.Err says); it is the refusal when
+// nothing ran, and the result's receipt says so too.
+func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Result, error) {
+	r, err := p.p.Run(ctx, run.PoolRun{Program: program.Path, Source: program.Source, Args: opts.Args, Stdin: opts.Stdin, Budget: opts.Budget})
+	res := &Result{Receipt: r.Receipt, Stdout: r.Stdout}
+	if r.Clipped {
+		res.Stderr = []byte(fmt.Sprintf("sabline: the program printed more than %d bytes; the rest was dropped\n", run.MaxPoolOutputBytes))
+	}
+	if err == nil && r.Receipt.Outcome.Status != receipt.StatusOK {
+		o := r.Receipt.Outcome
+		res.Stderr = append(res.Stderr, fmt.Sprintf("sabline: %s: %s\n", o.Code, o.Message)...)
+	}
+	return res, err
+}
+
+// Confinement is what the pool's workers hold.
+func (p *Pool) Confinement() confine.Result { return p.p.Confinement() }
+
+// Workers lists the process ids of the pool's live workers.
+func (p *Pool) Workers() []int { return p.p.Workers() }
+
+// Close stops taking runs, lets the running ones end with their receipts,
+// and stops the workers.
+func (p *Pool) Close() error { return p.p.Close() }
+
+// PoolRegistry keeps pools keyed by their options, each made on first use,
+// with at most Max alive: past it, the least recently used pool that no run
+// holds is closed. The command's HTTP and MCP doors run through one.
+type PoolRegistry struct {
+	max   int
+	mu    sync.Mutex
+	pools map[string]*entry
+	clock int64
+}
+
+type entry struct {
+	once   sync.Once
+	pool   *Pool
+	err    error
+	used   int64 // the registry's clock at its last use
+	refs   int   // runs holding it
+	key    string
+	doomed bool // evicted: closed when its last run ends
+}
+
+// NewPoolRegistry returns a registry that keeps at most bound pools alive
+// (at least 1).
+func NewPoolRegistry(bound int) *PoolRegistry {
+	return &PoolRegistry{max: max(1, bound), pools: map[string]*entry{}}
+}
+
+// Key is the registry's name for a pool's options: two options with the
+// same key share a pool.
+func (o PoolOptions) Key() string {
+	conf := o.Confine
+	if conf == "" {
+		conf = ConfineDefault
+	}
+	return strings.Join([]string{o.Budget.String(), fmt.Sprint(max(o.Workers, 1)), o.Timeout.String(), fmt.Sprint(o.MaxMemoryMB),
+		string(conf), string(o.Require), o.ImportRoot, o.Receipts}, "\x00")
+}
+
+// Run runs program in the pool opts names, starting that pool on first
+// use (see Pool.Run).
+func (r *PoolRegistry) Run(ctx context.Context, opts PoolOptions, program Program, ro RunOptions) (*Result, error) {
+	p, release, err := r.Acquire(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return p.Run(ctx, program, ro)
+}
+
+// Acquire returns the pool opts names, starting it on first use, and the
+// function that gives it back: a pool is closed by eviction only once every
+// run that acquired it has given it back.
+func (r *PoolRegistry) Acquire(opts PoolOptions) (*Pool, func(), error) {
+	key := opts.Key()
+	r.mu.Lock()
+	e := r.pools[key]
+	if e == nil {
+		e = &entry{key: key}
+		r.pools[key] = e
+	}
+	r.clock++
+	e.used, e.refs = r.clock, e.refs+1
+	r.mu.Unlock()
+	e.once.Do(func() { e.pool, e.err = NewPool(opts) })
+	if e.err != nil {
+		r.mu.Lock()
+		e.refs--
+		if r.pools[key] == e {
+			delete(r.pools, key) // the next Acquire tries again
+		}
+		r.mu.Unlock()
+		return nil, nil, e.err
+	}
+	r.evict()
+	var once sync.Once
+	return e.pool, func() { once.Do(func() { r.release(e) }) }, nil
+}
+
+func (r *PoolRegistry) release(e *entry) {
+	r.mu.Lock()
+	e.refs--
+	closeIt := e.doomed && e.refs == 0
+	r.mu.Unlock()
+	if closeIt {
+		e.pool.Close()
+	}
+	r.evict()
+}
+
+// evict closes the least recently used pools past the bound; one still
+// held is closed when its last run gives it back.
+func (r *PoolRegistry) evict() {
+	r.mu.Lock()
+	var live []*entry
+	for _, e := range r.pools {
+		if e.pool != nil {
+			live = append(live, e)
+		}
+	}
+	sort.Slice(live, func(i, j int) bool { return live[i].used < live[j].used })
+	var closing []*Pool
+	for i := 0; len(live)-i > r.max; i++ {
+		e := live[i]
+		delete(r.pools, e.key)
+		e.doomed = true
+		if e.refs == 0 {
+			closing = append(closing, e.pool)
+		}
+	}
+	r.mu.Unlock()
+	for _, p := range closing {
+		p.Close()
+	}
+}
+
+// Len is how many pools the registry holds.
+func (r *PoolRegistry) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.pools)
+}
+
+// Close closes every pool the registry holds, letting their runs end.
+func (r *PoolRegistry) Close() error {
+	r.mu.Lock()
+	pools := r.pools
+	r.pools = map[string]*entry{}
+	r.mu.Unlock()
+	for _, e := range pools {
+		e.once.Do(func() {}) // a pool being made is waited for
+		if e.pool != nil {
+			e.pool.Close()
+		}
+	}
+	return nil
+}

@@ -1,0 +1,669 @@
+package run
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/receipt"
+)
+
+// PoolConfig is how a pool's workers are started and what holds every run
+// sent to it. It is the operator's: nothing a run asks for changes it.
+type PoolConfig struct {
+	Budget      budget.Budget // the ceiling: a run may ask for this or less
+	Workers     int           // at least 1
+	Confine     string        // ConfineDefault, ConfineStrict or ConfineOff
+	Require     confine.Level // "" for none; a pool held below it starts no worker
+	Timeout     time.Duration // per run; 0 for none
+	MaxMemoryMB int           // per worker; 0 for none
+	// ImportRoot, when set, is the one directory programs and their loads
+	// are read from: a program named by path must lie beneath it, and the
+	// operating system holds the workers' reads to it (and the budget's
+	// read grants). Without it the workers may read anywhere the budget's
+	// checks let a load reach, so the OS does not hold reads and the level
+	// is partial at best.
+	ImportRoot string
+	Cwd        string    // absolute; the runs' working directory (ImportRoot when "")
+	Guarded    []string  // locations a broad grant never reaches: the receipts directory
+	Receipts   string    // the receipts directory; "" keeps receipts in the results only
+	Stderr     io.Writer // the workers' own messages; nil for os.Stderr
+}
+
+// PoolRun is one program sent to a pool.
+type PoolRun struct {
+	// Program names the program: a path (beneath the pool's ImportRoot
+	// when it has one) that is read unless Source is given, when it is
+	// the name Source carries.
+	Program string
+	Source  []byte
+	Args    []string
+	Stdin   []byte
+	// Budget, when set, narrows the pool's for this run: a budget wider
+	// than the pool's is refused (E328) and runs nothing.
+	Budget *budget.Budget
+}
+
+// PoolResult is a pooled run that has its receipt, however it ended.
+type PoolResult struct {
+	Receipt *receipt.Receipt
+	Stdout  []byte // at most MaxPoolOutputBytes
+	Clipped bool   // the program printed more, and the rest was dropped
+}
+
+// Pool is a set of workers, each started and confined once with the pool's
+// budget and options, running many programs in turn. A worker that times
+// out, crashes, runs out of memory or is killed is replaced, and so is one
+// whose run's budget could have changed the worker itself (any ffi grant:
+// raw system calls, the host's os module, a module that widens the policy
+// to nothing). Every run leaves a receipt.
+type Pool struct {
+	cfg     PoolConfig
+	policy  confine.Policy // derived once
+	held    confine.Result // what the first worker reported
+	jobs    chan *pooled
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	pids    map[int]bool
+	closed  bool
+	stopped sync.Once
+}
+
+// pooled is a run waiting for, or held by, a worker.
+type pooled struct {
+	ctx  context.Context
+	run  PoolRun
+	b    budget.Budget
+	name string // absolute program name
+	root string // where its loads are read beneath
+	src  []byte
+	rec  *receipt.Receipt
+	done chan *PoolResult
+}
+
+// StartPool starts cfg.Workers workers and waits until each has applied
+// the pool's policy. It fails when a worker cannot start, or when the
+// confinement is below cfg.Require (E326).
+func StartPool(cfg PoolConfig) (*Pool, error) {
+	if cfg.Workers < 1 {
+		return nil, codes.Errorf(codes.E301, "a pool needs at least one worker, not %d", cfg.Workers)
+	}
+	if cfg.Confine == "" {
+		cfg.Confine = ConfineDefault
+	}
+	if cfg.Confine == ConfineOff && cfg.Require != "" {
+		return nil, codes.Errorf(codes.E301, "a pool that asks for no confinement cannot require %s", cfg.Require)
+	}
+	if cfg.ImportRoot != "" {
+		root, err := filepath.Abs(cfg.ImportRoot)
+		if err == nil {
+			root, err = filepath.EvalSymlinks(root)
+		}
+		if err != nil {
+			return nil, codes.Errorf(codes.E301, "import root %s: %w", cfg.ImportRoot, err)
+		}
+		cfg.ImportRoot = root
+	}
+	if cfg.Cwd == "" {
+		cfg.Cwd = cfg.ImportRoot
+	}
+	if cfg.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, codes.Errorf(codes.E301, "the pool's working directory: %w", err)
+		}
+		cfg.Cwd = wd
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	if err := refuseInWorker("StartPool"); err != nil {
+		return nil, err
+	}
+	p := &Pool{cfg: cfg, jobs: make(chan *pooled), stop: make(chan struct{}), pids: map[int]bool{}}
+	p.policy = confine.OSPolicy(p.osBudget(), confine.Options{Strict: cfg.Confine == ConfineStrict})
+	// Every worker is started before the pool takes a run, so that a
+	// pool that cannot hold what it was asked fails here.
+	first := make([]*poolWorker, cfg.Workers)
+	for i := range first {
+		w, err := p.startWorker()
+		if err != nil {
+			for _, w := range first[:i] {
+				w.retire()
+			}
+			return nil, err
+		}
+		first[i] = w
+	}
+	p.held = first[0].held
+	for _, w := range first {
+		p.wg.Add(1)
+		go p.serve(w)
+	}
+	return p, nil
+}
+
+// osBudget is the budget the workers' OS policy is derived from: the
+// pool's, with reads of the import root, or of everything without one
+// (a worker reads each program's loads after it is confined).
+func (p *Pool) osBudget() budget.Budget {
+	read := budget.Item{Kind: budget.FS, Access: budget.Read, Path: p.cfg.ImportRoot}
+	return p.cfg.Budget.With(read)
+}
+
+// Confinement is what the pool's workers hold, as the first of them
+// reported it after applying the pool's policy.
+func (p *Pool) Confinement() confine.Result { return p.held }
+
+// Workers lists the process ids of the pool's live workers.
+func (p *Pool) Workers() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]int, 0, len(p.pids))
+	for pid := range p.pids {
+		out = append(out, pid)
+	}
+	return out
+}
+
+// ErrPoolClosed is the error of a run sent to a pool after Close.
+var ErrPoolClosed = errors.New("the pool is closed")
+
+// Run runs one program in the next free worker and returns its result,
+// with the run's receipt, however the run ended. A run refused before it
+// could start (a budget wider than the pool's, E328; a program outside
+// the import root or unreadable, E316) returns its receipt too, and an
+// error with the code. Cancelling ctx ends the run like its timeout.
+func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
+	j, err := p.admit(ctx, r)
+	if err != nil {
+		return &PoolResult{Receipt: j.rec}, err
+	}
+	select {
+	case p.jobs <- j:
+	case <-ctx.Done():
+		res := p.unstarted(j, codes.Errorf(codes.E307, "the run was cancelled before a worker took it: %v", context.Cause(ctx)))
+		return res, nil
+	case <-p.stop:
+		return p.unstarted(j, codes.Errorf(codes.E310, "%v before a worker took the run", ErrPoolClosed)), ErrPoolClosed
+	}
+	return <-j.done, nil
+}
+
+// admit checks r against the pool and starts its receipt.
+func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
+	b := p.cfg.Budget
+	if r.Budget != nil {
+		b = *r.Budget
+	}
+	name := r.Program
+	if name == "" {
+		name = "program.vel"
+	}
+	if !filepath.IsAbs(name) {
+		base := p.cfg.ImportRoot
+		if base == "" {
+			base = p.cfg.Cwd
+		}
+		name = filepath.Join(base, name)
+	}
+	name = filepath.Clean(name)
+	j := &pooled{ctx: ctx, run: r, b: b, name: name, done: make(chan *PoolResult, 1)}
+	j.rec = receipt.NewForSource(name, nil, b, r.Args)
+	j.rec.Timings.Started = time.Now().UTC()
+	p.setParameters(j.rec)
+	refuse := func(err error) (*pooled, error) {
+		j.rec.Outcome = receipt.OutcomeOf(err)
+		p.keep(j.rec)
+		return j, err
+	}
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return refuse(codes.Errorf(codes.E310, "%v: the run was not started", ErrPoolClosed))
+	}
+	if err := refuseInWorker("Pool.Run"); err != nil {
+		return refuse(err)
+	}
+	if err := b.Beneath(p.cfg.Budget); err != nil {
+		return refuse(codes.Errorf(codes.E328, "this run's budget %q: %v: nothing ran", b.String(), err))
+	}
+	j.root = filepath.Dir(name)
+	if p.cfg.ImportRoot != "" {
+		j.root = p.cfg.ImportRoot
+		if !budget.Within(name, p.cfg.ImportRoot) {
+			return refuse(codes.Errorf(codes.E316, "program %s is not beneath the import root %s: nothing ran", name, p.cfg.ImportRoot))
+		}
+	}
+	j.src = r.Source
+	if j.src == nil {
+		src, err := readBeneath(name, j.root)
+		if err != nil {
+			return refuse(err)
+		}
+		j.src = src
+	}
+	if len(j.src) > lang.MaxProgramBytes {
+		return refuse(codes.Errorf(codes.E316, "program %s is larger than %d bytes", name, lang.MaxProgramBytes))
+	}
+	j.rec.Program.SHA256 = sha256Hex(j.src)
+	if err := p.reserve(j.rec); err != nil {
+		return j, err
+	}
+	return j, nil
+}
+
+// readBeneath reads the program file name through an os.Root at root,
+// which follows links only while they stay beneath it.
+func readBeneath(name, root string) ([]byte, error) {
+	rel, err := filepath.Rel(root, name)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, codes.Errorf(codes.E316, "program %s is not beneath %s: nothing ran", name, root)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, codes.Errorf(codes.E316, "program %s: %w", name, err)
+	}
+	defer r.Close()
+	f, err := r.Open(rel)
+	if err != nil {
+		return nil, codes.Errorf(codes.E316, "program %s: %w: nothing ran", name, errors.Unwrap(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, codes.Errorf(codes.E316, "program %s is not a regular file: nothing ran", name)
+	}
+	src, over := readBounded(f, lang.MaxProgramBytes)
+	if over {
+		return nil, codes.Errorf(codes.E316, "program %s is larger than %d bytes", name, lang.MaxProgramBytes)
+	}
+	return src, nil
+}
+
+// setParameters records how the pool holds a run.
+func (p *Pool) setParameters(rec *receipt.Receipt) {
+	rp := &rec.RunParameters
+	rp.Confine = p.cfg.Confine
+	rp.RequireConfinement = p.cfg.Require
+	rp.TimeoutMS = p.cfg.Timeout.Milliseconds()
+	rp.OSPolicySHA256 = p.policy.SHA256()
+}
+
+// reserve reserves rec in the receipts directory, when the pool has one.
+func (p *Pool) reserve(rec *receipt.Receipt) error {
+	if p.cfg.Receipts == "" {
+		return nil
+	}
+	_, err := rec.Reserve(p.cfg.Receipts)
+	return err
+}
+
+// keep stores a receipt that was never reserved (a refused run).
+func (p *Pool) keep(rec *receipt.Receipt) {
+	if p.cfg.Receipts != "" {
+		rec.Timings.WallMS = 0
+		if _, err := rec.Write(p.cfg.Receipts); err != nil {
+			fmt.Fprintln(p.cfg.Stderr, "sabline: pool:", err)
+		}
+	}
+}
+
+// unstarted ends a run no worker took.
+func (p *Pool) unstarted(j *pooled, err error) *PoolResult {
+	j.rec.Outcome = receipt.OutcomeOf(err)
+	p.finish(j.rec)
+	return &PoolResult{Receipt: j.rec}
+}
+
+// finish finishes a reserved receipt.
+func (p *Pool) finish(rec *receipt.Receipt) {
+	rec.Timings.WallMS = ms(time.Since(rec.Timings.Started))
+	if p.cfg.Receipts != "" {
+		rec.Finish()
+	}
+}
+
+// serve is one worker slot: it takes runs until the pool closes, starting
+// a fresh worker whenever the last one was retired.
+func (p *Pool) serve(w *poolWorker) {
+	defer p.wg.Done()
+	defer func() {
+		if w != nil {
+			w.retire()
+			p.forget(w)
+		}
+	}()
+	for {
+		var j *pooled
+		select {
+		case j = <-p.jobs:
+		case <-p.stop:
+			return
+		}
+		if w == nil {
+			var err error
+			if w, err = p.startWorker(); err != nil {
+				j.done <- p.unstarted(j, codes.Errorf(codes.E310, "start a pool worker: %w", err))
+				continue
+			}
+		}
+		res, keep := w.do(p, j)
+		p.finish(j.rec)
+		j.done <- res
+		if !keep {
+			w.retire()
+			p.forget(w)
+			w = nil
+		}
+	}
+}
+
+func (p *Pool) forget(w *poolWorker) {
+	p.mu.Lock()
+	delete(p.pids, w.pid)
+	p.mu.Unlock()
+}
+
+// Close stops taking runs, lets the running ones end with their
+// receipts, and stops the workers.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.stopped.Do(func() { close(p.stop) })
+	p.wg.Wait()
+	return nil
+}
+
+// poolWorker is the supervisor's hold on one pool worker.
+type poolWorker struct {
+	cmd     *exec.Cmd
+	started confine.Started
+	reqW    *os.File
+	resR    *os.File
+	res     *bufio.Reader
+	tmp     string
+	unlock  func()
+	held    confine.Result
+	memHeld int
+	pid     int
+	waitc   chan error
+	stopTmp chan struct{}
+	breach  chan error
+}
+
+// startWorker starts one worker and waits for it to report the policy it
+// applied.
+func (p *Pool) startWorker() (*poolWorker, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, codes.Errorf(codes.E310, "find the executable to start a pool worker: %w", err)
+	}
+	tmp, unlock, err := makeTempDir(os.TempDir())
+	if err != nil {
+		return nil, codes.Errorf(codes.E310, "a pool worker's temporary directory: %w", err)
+	}
+	w := &poolWorker{tmp: tmp, unlock: unlock, waitc: make(chan error, 1), stopTmp: make(chan struct{}), breach: make(chan error, 1)}
+	fail := func(err error) (*poolWorker, error) {
+		w.retire()
+		return nil, err
+	}
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return fail(codes.Errorf(codes.E310, "request pipe: %w", err))
+	}
+	resR, resW, err := os.Pipe()
+	if err != nil {
+		reqR.Close()
+		reqW.Close()
+		return fail(codes.Errorf(codes.E310, "result pipe: %w", err))
+	}
+	w.reqW, w.resR, w.res = reqW, resR, bufio.NewReaderSize(resR, 64<<10)
+	home, _ := os.UserHomeDir()
+	guarded := append(append([]string(nil), p.cfg.Guarded...), lang.OperatorCredentials()...)
+	req := request{
+		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Home: home, Guarded: guarded,
+		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: tmp,
+	}
+	var pol confine.Policy
+	if p.cfg.Confine != ConfineOff {
+		pol = p.policy
+		req.Policy, req.PolicySHA256 = &pol, pol.SHA256()
+	}
+	w.cmd = &exec.Cmd{
+		WaitDelay: resultGrace,
+		Path:      exe,
+		Args:      []string{os.Args[0], WorkerArg},
+		Env:       append(workerEnv(os.Environ(), p.cfg.Budget.Has(budget.Env)), workerMarker+"=pool"),
+		Dir:       p.cfg.Cwd,
+		Stderr:    p.cfg.Stderr,
+	}
+	passPipes(w.cmd, reqR, resW, nil)
+	w.started, _ = confine.PrepareWorker(w.cmd, pol, confine.WorkerOptions{MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: tmp, RunID: "pool"})
+	err = w.started.Start()
+	reqR.Close()
+	resW.Close()
+	if err != nil {
+		return fail(codes.Errorf(codes.E310, "start a pool worker: %w", err))
+	}
+	w.pid = w.cmd.Process.Pid
+	_ = w.started.AfterStart(w.pid)
+	go func() { w.waitc <- w.cmd.Wait() }()
+	go watchTempDir(tmp, w.stopTmp, func(err error) {
+		select {
+		case w.breach <- err:
+		default:
+		}
+		_ = w.started.Kill()
+	})
+	if err := json.NewEncoder(reqW).Encode(req); err != nil {
+		return fail(codes.Errorf(codes.E310, "send a pool worker its request: %w", err))
+	}
+	line, err := readLine(w.res, MaxResultBytes)
+	if err != nil {
+		return fail(codes.Errorf(codes.E310, "the pool worker ended before it reported its confinement: %v", w.death(false)))
+	}
+	res, _, bad := readResults(line)
+	if bad != nil {
+		return fail(codes.Errorf(codes.E310, "the pool worker's first record is not one it could have sent: %w", bad))
+	}
+	if res.Outcome.Status != "" {
+		// It refused to serve (below the required level) or failed.
+		return fail(&codes.Error{Code: res.Outcome.Code, Msg: res.Outcome.Message})
+	}
+	w.held, w.memHeld = res.Confinement, res.MemoryLimitHeld
+	p.mu.Lock()
+	p.pids[w.pid] = true
+	p.mu.Unlock()
+	return w, nil
+}
+
+// readLine reads one line of at most limit bytes.
+func readLine(r *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		part, err := r.ReadSlice('\n')
+		line = append(line, part...)
+		if len(line) > limit {
+			return nil, fmt.Errorf("a record longer than %d bytes", limit)
+		}
+		if err == nil {
+			return line, nil
+		}
+		if err != bufio.ErrBufferFull {
+			return nil, err
+		}
+	}
+}
+
+// do runs one job in w. It returns the run's result and whether w may
+// serve another run.
+func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
+	rec := j.rec
+	rec.RunParameters.Confinement = w.held.Level
+	rec.RunParameters.ConfinementReason = w.held.Reason
+	rec.RunParameters.ConfinementLayers = w.held.Layers
+	rec.RunParameters.MaxMemoryMB = w.memHeld
+	if j.b.String() != p.cfg.Budget.String() && w.held.Level != confine.None {
+		rec.RunParameters.ConfinementReason += fmt.Sprintf("; the operating system holds the pool's budget %q, this run's narrower one is held by the language", p.cfg.Budget.String())
+	}
+	if p.cfg.ImportRoot == "" && w.held.Level != confine.None {
+		rec.RunParameters.ConfinementReason += "; reads are not held by the operating system: the pool has no import root"
+	}
+	line, err := json.Marshal(job{Program: j.name, Source: j.src, Root: j.root, Args: j.run.Args, Stdin: j.run.Stdin, Budget: j.b, Cwd: p.cfg.Cwd})
+	if err != nil {
+		rec.Outcome = receipt.OutcomeOf(codes.Errorf(codes.E310, "encode the job: %w", err))
+		return &PoolResult{Receipt: rec}, true
+	}
+	if _, err := w.reqW.Write(append(line, '\n')); err != nil {
+		rec.Outcome = w.death(true)
+		return &PoolResult{Receipt: rec}, false
+	}
+	type read struct {
+		line []byte
+		err  error
+	}
+	readc := make(chan read, 1)
+	go func() {
+		l, err := readLine(w.res, maxJobResultBytes)
+		readc <- read{l, err}
+	}()
+	var timeout <-chan time.Time
+	if p.cfg.Timeout > 0 {
+		t := time.NewTimer(p.cfg.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var got read
+	var ended error // why the run was ended from outside
+	select {
+	case got = <-readc:
+	case <-timeout:
+		ended = codes.Errorf(codes.E307, "the run took longer than its timeout %s and was stopped", p.cfg.Timeout)
+	case <-j.ctx.Done():
+		ended = codes.Errorf(codes.E307, "the run was cancelled: %v", context.Cause(j.ctx))
+	case err := <-w.breach:
+		ended = err
+	}
+	if ended != nil {
+		o := receipt.OutcomeOf(ended)
+		if askToStop(w.cmd.Process) {
+			select {
+			case got = <-readc:
+				var r jobResult
+				if got.err == nil && json.Unmarshal(got.line, &r) == nil && r.check() == nil && r.Outcome.Code == codes.E307 {
+					o.Position, o.Stack = r.Outcome.Position, r.Outcome.Stack
+				}
+			case <-time.After(stopGrace):
+			}
+		}
+		rec.Outcome = o
+		return &PoolResult{Receipt: rec}, false
+	}
+	if got.err != nil {
+		select {
+		case err := <-w.breach:
+			rec.Outcome = receipt.OutcomeOf(err)
+		default:
+			rec.Outcome = w.death(true)
+		}
+		return &PoolResult{Receipt: rec}, false
+	}
+	var r jobResult
+	if err := json.Unmarshal(got.line, &r); err != nil {
+		rec.Outcome = receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result is not one it could have sent: %w", err))
+		return &PoolResult{Receipt: rec}, false
+	}
+	if err := r.check(); err != nil {
+		rec.Outcome = receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result is not one it could have sent: %w", err))
+		return &PoolResult{Receipt: rec}, false
+	}
+	rec.Outcome = r.Outcome
+	if len(r.Files) > 0 {
+		rec.Program.Files, rec.Program.SHA256 = r.Files, r.Files[0].SHA256
+	}
+	if r.Effects != nil {
+		rec.Effects = r.Effects
+	}
+	rec.Timings.Worker = r.Timings
+	keep := !widens(j.b) && r.Outcome.Code != codes.E308 && r.Outcome.Code != codes.E310
+	return &PoolResult{Receipt: rec, Stdout: r.Stdout, Clipped: r.Clipped}, keep
+}
+
+// widens reports whether a run under b could change its worker for the
+// runs after it: any ffi grant can (raw system calls, the host's os
+// module, a module the policy does not know), so such a worker serves no
+// other run.
+func widens(b budget.Budget) bool { return b.Has(budget.FFI) }
+
+// death kills the worker, waits for it, and says how it ended.
+func (w *poolWorker) death(kill bool) receipt.Outcome {
+	if kill {
+		_ = w.started.Kill()
+	}
+	var werr error
+	select {
+	case werr = <-w.waitc:
+	case <-time.After(resultGrace):
+		_ = w.started.Kill()
+		werr = <-w.waitc
+	}
+	w.waitc <- werr // for retire
+	if w.cmd.ProcessState == nil {
+		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the pool worker could not be waited for: %v", werr))
+	}
+	return deathOutcome(w.cmd.ProcessState, w.memHeld, w.tmp, "")
+}
+
+// retire stops the worker and removes its temporary directory.
+func (w *poolWorker) retire() {
+	if w.reqW != nil {
+		w.reqW.Close()
+	}
+	if w.cmd != nil && w.cmd.Process != nil {
+		select {
+		case <-w.waitc:
+		case <-time.After(stopGrace):
+			_ = w.started.Kill()
+			<-w.waitc
+		}
+	}
+	if w.started != nil {
+		_ = w.started.Kill() // anything it left in its session
+		w.started.Close()
+	}
+	if w.resR != nil {
+		w.resR.Close()
+	}
+	select {
+	case <-w.stopTmp:
+	default:
+		close(w.stopTmp)
+	}
+	os.RemoveAll(w.tmp)
+	if w.unlock != nil {
+		w.unlock()
+	}
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,153 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/receipt"
+)
+
+// job is one program a pool worker runs: a line on the request pipe after
+// the pool's own request. The supervisor has read the program already
+// (beneath the import root, when the pool has one) and checked that the
+// budget is beneath the pool's.
+type job struct {
+	Program string        `json:"program"` // absolute: the name positions and digests carry
+	Source  []byte        `json:"source"`
+	Root    string        `json:"root"` // loads are read beneath it
+	Args    []string      `json:"args"`
+	Stdin   []byte        `json:"stdin,omitempty"`
+	Budget  budget.Budget `json:"budget"`
+	Cwd     string        `json:"cwd"`
+}
+
+// jobResult is what a pool worker sends back for one job: one line on the
+// result pipe.
+type jobResult struct {
+	Outcome receipt.Outcome       `json:"outcome"`
+	Files   []lang.FileDigest     `json:"files,omitempty"`
+	Effects []budget.Usage        `json:"effects,omitempty"`
+	Stdout  []byte                `json:"stdout,omitempty"`
+	Clipped bool                  `json:"clipped,omitempty"` // the program printed more than MaxPoolOutputBytes
+	Timings receipt.WorkerTimings `json:"timings"`
+}
+
+// MaxPoolOutputBytes is the most of a pooled run's standard output the
+// worker keeps and sends back; the rest is dropped and the result says so.
+const MaxPoolOutputBytes = 1 << 20
+
+// maxJobResultBytes bounds one result line of a pool worker: the output,
+// and room for the rest.
+const maxJobResultBytes = MaxPoolOutputBytes*4/3 + MaxResultBytes
+
+// check reports whether r is a result a pool worker could have sent (see
+// workerResult.check).
+func (r *jobResult) check() error {
+	w := workerResult{Outcome: r.Outcome, Files: r.Files, Effects: r.Effects}
+	if r.Outcome.Status == "" {
+		return fmt.Errorf("a result without a status")
+	}
+	if len(r.Stdout) > MaxPoolOutputBytes {
+		return fmt.Errorf("%d bytes of output, more than %d", len(r.Stdout), MaxPoolOutputBytes)
+	}
+	return w.check()
+}
+
+// servePool is a pool worker: confined once, with the pool's policy, it
+// runs the jobs the supervisor sends, one at a time, each in an
+// interpreter of its own with fresh module values, until the request pipe
+// closes.
+func (w *worker) servePool(req *request, jobs *json.Decoder) int {
+	res := &workerResult{Confinement: confine.Result{Level: confine.None, Reason: receipt.ReasonNotApplied, Layers: []string{}}}
+	w.prepare(req, res)
+	t0 := time.Now()
+	res.Confinement = w.confine(req)
+	res.Timings.ConfineMS = ms(time.Since(t0))
+	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
+		return w.finish(res, codes.Errorf(codes.E326, "--require-confinement %s: the pool's confinement is %s (%s); it runs nothing",
+			req.Require, res.Confinement.Level, res.Confinement.Reason))
+	}
+	w.send(res, false)
+
+	var current atomic.Pointer[lang.Interp]
+	if len(stopSignals) > 0 {
+		stopc := make(chan os.Signal, 1)
+		signal.Notify(stopc, stopSignals...)
+		go func() {
+			for range stopc {
+				if in := current.Load(); in != nil {
+					in.Stop("the run took longer than its timeout and was stopped")
+				}
+			}
+		}()
+	}
+	for {
+		var j job
+		if err := jobs.Decode(&j); err != nil {
+			if err == io.EOF {
+				return 0
+			}
+			fmt.Fprintln(os.Stderr, "sabline: pool worker: read job:", err)
+			return codes.ExitCrashed
+		}
+		out := &capped{max: MaxPoolOutputBytes}
+		in := lang.NewInterp(lang.Config{
+			Budget: j.Budget, Cwd: j.Cwd, Home: req.Home, Guarded: req.Guarded, Args: j.Args,
+			Stdin: bytes.NewReader(j.Stdin), Stdout: out, Tool: w.tool, Held: res.Confinement,
+		})
+		r := jobResult{}
+		pre := in.Predeclared()
+		t1 := time.Now()
+		prog, err := lang.CompileSource(j.Program, j.Source, j.Root, pre)
+		r.Timings.CompileMS = ms(time.Since(t1))
+		if err == nil {
+			r.Files = prog.Order
+			current.Store(in)
+			t2 := time.Now()
+			err = w.exec(in, prog, pre)
+			r.Timings.RunMS = ms(time.Since(t2))
+			current.Store(nil)
+			r.Effects = in.Usage()
+		}
+		r.Outcome = receipt.OutcomeOf(err)
+		r.Stdout, r.Clipped = out.buf.Bytes(), out.cut()
+		line, err := json.Marshal(&r)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sabline: pool worker: encode result:", err)
+			return codes.ExitCrashed
+		}
+		w.mu.Lock()
+		_, err = w.out.Write(append(line, '\n'))
+		w.mu.Unlock()
+		if err != nil {
+			return codes.ExitCrashed // the supervisor is gone
+		}
+		clearTemp(req.TempDir)
+	}
+}
+
+// clearTemp empties the worker's temporary directory between two pooled
+// runs, all but the crash file: what one run left there, the next never
+// sees.
+func clearTemp(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Name() != CrashFile {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}

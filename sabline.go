@@ -1,0 +1,294 @@
+// Package sabline runs Sabline programs from Go: one run at a time (Run),
+// many runs through workers started and confined once (Pool), and pools
+// made on first use and kept within a bound (PoolRegistry). Every run
+// leaves a receipt that says what held it.
+//
+// A run with a timeout or a memory limit runs in a worker process that the
+// operating system confines to the budget before the program's first
+// statement (Landlock and seccomp on Linux). A run with neither runs in the
+// caller's own process, which Sabline never confines: its level is none,
+// and a run that requires a level is refused (E326).
+//
+// The worker is the caller's own binary, started again. A program that
+// embeds Sabline therefore hands control over first thing in main:
+//
+//	func main() {
+//		sabline.HandOver() // returns at once unless this process is a worker
+//		res, err := sabline.Run(ctx, sabline.File("job.vel"), sabline.Options{
+//			Budget: budget.MustParse(dir, "io,fs:read:data"), Timeout: 10 * time.Second,
+//		})
+//		...
+//	}
+//
+// A worker started from a program that skips the call fails at once with
+// E310 naming it; it never starts workers of its own.
+package sabline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/run"
+	"go.starlark.net/starlark"
+)
+
+// HandOver makes this process a worker when the supervisor started it as
+// one, and never returns then; otherwise it returns at once. Call it first
+// in main, after registering host modules (lang.RegisterModule), before
+// anything else.
+func HandOver() {
+	if run.IsWorker(os.Args) {
+		os.Exit(run.WorkerMain(os.Args[2:]))
+	}
+}
+
+// Program is what a run runs: a .vel file, or source text with a name.
+type Program struct {
+	// Path is the program's file, or, with Source, the name its
+	// positions, digests and receipt carry; its directory is where its
+	// loads are read beneath.
+	Path   string
+	Source []byte
+}
+
+// File is the program in the file path.
+func File(path string) Program { return Program{Path: path} }
+
+// Source is the program text src, named name.
+func Source(name string, src []byte) Program { return Program{Path: name, Source: src} }
+
+// Confine is how much of the budget the operating system is asked to hold.
+type Confine string
+
+// The confinement settings, as the command line's --confine and
+// --no-confine give them.
+const (
+	ConfineDefault Confine = run.ConfineDefault // the budget's policy, widened by granted modules
+	ConfineStrict  Confine = run.ConfineStrict  // the budget alone: granted modules widen nothing
+	ConfineOff     Confine = run.ConfineOff     // ask the operating system for nothing
+)
+
+// Options are a run's settings, as the command line's flags give them.
+type Options struct {
+	Budget budget.Budget
+	Args   []string
+	Stdin  io.Reader // nil: no input
+	// Stdout and Stderr receive the program's output and Sabline's
+	// messages; nil: they are kept in the Result.
+	Stdout, Stderr io.Writer
+	Timeout        time.Duration // 0: none; with one, the run is in a confined worker
+	MaxMemoryMB    int           // 0: none; with one, the run is in a confined worker
+	Confine        Confine       // "" is ConfineDefault
+	Require        confine.Level // refuse to run below this level; "" for none
+	Receipts       string        // the receipts directory; "": the receipt is returned only
+	Cwd            string        // the run's working directory; "": the caller's
+}
+
+// Result is a run that has its receipt, however it ended.
+type Result struct {
+	Receipt *receipt.Receipt
+	Stdout  []byte // the program's output, when Options.Stdout was nil
+	Stderr  []byte // Sabline's messages, when Options.Stderr was nil
+}
+
+// Err is the run's end as an error: nil when the program ran to its end,
+// else a *codes.Error with the outcome's code and message.
+func (r *Result) Err() error {
+	o := r.Receipt.Outcome
+	if o.Status == receipt.StatusOK {
+		return nil
+	}
+	return &codes.Error{Code: o.Code, Msg: o.Message, Pos: o.Position, Stack: o.Stack}
+}
+
+// InProcessReason is the confinement reason of a run in the caller's own
+// process.
+const InProcessReason = "the run was in the caller's own process, which Sabline never confines; give a timeout or a memory limit to run it in a confined worker"
+
+// Run runs program once and returns its result and receipt. The error is
+// nil when the program ran, whether or not it succeeded (Result.Err says);
+// it is the refusal (a *codes.Error) when nothing ran, and then the
+// result's receipt says so too. Cancelling ctx ends the run as a timeout
+// does (E307).
+func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
+	if opts.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, codes.Errorf(codes.E301, "the run's working directory: %w", err)
+		}
+		opts.Cwd = wd
+	}
+	if opts.Confine == "" {
+		opts.Confine = ConfineDefault
+	}
+	res := &Result{}
+	var outBuf, errBuf bytes.Buffer
+	if opts.Stdout == nil {
+		opts.Stdout = &outBuf
+		defer func() { res.Stdout = outBuf.Bytes() }()
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = &errBuf
+		defer func() { res.Stderr = errBuf.Bytes() }()
+	}
+	if opts.Stdin == nil {
+		opts.Stdin = strings.NewReader("")
+	}
+	path := program.Path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(opts.Cwd, path)
+	}
+	if err := checkOptions(opts); err != nil {
+		res.Receipt = refused(path, program.Source, opts, err)
+		return res, err
+	}
+	if opts.Timeout > 0 || opts.MaxMemoryMB > 0 {
+		res.Receipt = run.SuperviseContext(ctx, run.Run{
+			Program: path, Source: program.Source, Args: opts.Args, Budget: opts.Budget, Cwd: opts.Cwd,
+			Confine: string(opts.Confine), Require: opts.Require, Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB,
+			Receipts: opts.Receipts, Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
+		})
+		if _, err := res.Receipt.Stored(); err != nil {
+			return res, err
+		}
+		if o := res.Receipt.Outcome; o.Status == receipt.StatusUsage || o.Status == receipt.StatusRefused {
+			return res, res.Err()
+		}
+		return res, nil
+	}
+	if opts.Require != "" {
+		err := codes.Errorf(codes.E326, "required level %s: this run would be in the caller's own process, at level none (%s); it was refused before its first statement", opts.Require, InProcessReason)
+		res.Receipt = refused(path, program.Source, opts, err)
+		return res, err
+	}
+	res.Receipt = inProcess(ctx, path, program.Source, opts)
+	if o := res.Receipt.Outcome; o.Status == receipt.StatusUsage {
+		return res, res.Err()
+	}
+	return res, nil
+}
+
+// checkOptions refuses settings that contradict each other (E301).
+func checkOptions(o Options) error {
+	switch o.Confine {
+	case ConfineDefault, ConfineStrict:
+	case ConfineOff:
+		if o.Require != "" {
+			return codes.Errorf(codes.E301, "Confine off asks for no confinement, and Require %s for some: give one or the other", o.Require)
+		}
+	default:
+		return codes.Errorf(codes.E301, "Confine %q: want %q, %q or %q", o.Confine, ConfineDefault, ConfineStrict, ConfineOff)
+	}
+	if o.Require != "" {
+		if l, err := confine.ParseLevel(string(o.Require)); err != nil || l == confine.None {
+			return codes.Errorf(codes.E301, "Require %q: want full or partial", o.Require)
+		}
+	}
+	if o.Timeout < 0 || o.MaxMemoryMB < 0 {
+		return codes.Errorf(codes.E301, "a timeout and a memory limit are above zero, or zero for none")
+	}
+	return nil
+}
+
+// refused is the receipt of a run refused before it started, stored when
+// the options name a receipts directory.
+func refused(path string, src []byte, o Options, err error) *receipt.Receipt {
+	rec := newReceipt(path, src, o)
+	rec.Outcome = receipt.OutcomeOf(err)
+	store(rec, o)
+	return rec
+}
+
+func newReceipt(path string, src []byte, o Options) *receipt.Receipt {
+	var rec *receipt.Receipt
+	if src != nil {
+		rec = receipt.NewForSource(path, src, o.Budget, o.Args)
+	} else {
+		rec = receipt.New(path, o.Budget, o.Args)
+	}
+	rec.Timings.Started = time.Now().UTC()
+	rp := &rec.RunParameters
+	rp.Confine, rp.RequireConfinement, rp.TimeoutMS = string(o.Confine), o.Require, o.Timeout.Milliseconds()
+	rp.OSPolicySHA256 = confine.OSPolicy(o.Budget, confine.Options{Strict: o.Confine == ConfineStrict}).SHA256()
+	return rec
+}
+
+func store(rec *receipt.Receipt, o Options) {
+	if o.Receipts == "" {
+		return
+	}
+	if _, err := rec.Write(o.Receipts); err != nil {
+		fmt.Fprintln(o.Stderr, "sabline:", err)
+	}
+}
+
+// inProcess runs the program in this process, under the budget's checks
+// alone.
+func inProcess(ctx context.Context, path string, src []byte, o Options) *receipt.Receipt {
+	started := time.Now()
+	in := lang.NewInterp(lang.Config{Budget: o.Budget, Cwd: o.Cwd, Args: o.Args, Stdin: o.Stdin, Stdout: o.Stdout, Guarded: guarded(o)})
+	pre := in.Predeclared()
+	var prog *lang.Compiled
+	var err error
+	if src != nil {
+		prog, err = lang.CompileSource(path, src, filepath.Dir(path), pre)
+	} else {
+		prog, err = lang.Compile(path, pre)
+	}
+	rec := newReceipt(path, src, o)
+	rec.Timings.Started = started.UTC()
+	rec.RunParameters.Confine = string(o.Confine)
+	rec.RunParameters.ConfinementReason = InProcessReason
+	if err == nil {
+		rec.Program.Files, rec.Program.SHA256 = prog.Order, prog.Order[0].SHA256
+		stop := context.AfterFunc(ctx, func() {
+			in.Stop(fmt.Sprintf("the run was cancelled: %v", context.Cause(ctx)))
+		})
+		err = exec(in, prog, pre)
+		stop()
+		rec.Effects = in.Usage()
+	}
+	rec.Outcome = receipt.OutcomeOf(err)
+	var e *codes.Error
+	if errors.As(err, &e) && e.Code != "" {
+		fmt.Fprintf(o.Stderr, "sabline: %s: %s\n", e.Code, codes.TerminalSafe(e.Msg))
+	}
+	rec.Timings.WallMS = float64(time.Since(started).Microseconds()) / 1000
+	store(rec, o)
+	return rec
+}
+
+// guarded are the locations a broad grant never reaches: the receipts.
+func guarded(o Options) []string {
+	if o.Receipts == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(o.Receipts)
+	if err != nil {
+		return nil
+	}
+	return []string{abs}
+}
+
+// exec runs the program, a panic in a builtin or host module becoming the
+// run's error rather than the caller's crash.
+func exec(in *lang.Interp, prog *lang.Compiled, pre starlark.StringDict) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = codes.Errorf(codes.E310, "internal error: %v", r)
+		}
+	}()
+	return in.Exec(prog, pre)
+}

@@ -1,0 +1,213 @@
+package sabline_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline"
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/receipt"
+)
+
+// TestMain hands over first, as every program that embeds Sabline does:
+// the workers these tests start are this test binary, started again.
+func TestMain(m *testing.M) {
+	sabline.HandOver()
+	os.Exit(m.Run())
+}
+
+const hello = "print(\"hello\")\n"
+
+// workerStatus reads the fields of /proc/PID/status of the one worker
+// this process has started and that is still running.
+func workerStatus(t *testing.T) map[string]string {
+	t.Helper()
+	for range 200 {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if !strings.Contains(string(cmdline), "__sabline_worker") {
+				continue
+			}
+			status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+			if err != nil {
+				continue
+			}
+			fields := map[string]string{"pid": strconv.Itoa(pid)}
+			for _, line := range strings.Split(string(status), "\n") {
+				if k, v, ok := strings.Cut(line, ":"); ok {
+					fields[k] = strings.TrimSpace(v)
+				}
+			}
+			if fields["PPid"] == strconv.Itoa(os.Getpid()) {
+				return fields
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no worker of this process found in /proc")
+	return nil
+}
+
+// TestRunWithTimeoutIsConfined: a run with a timeout is in a worker the
+// kernel holds (seen from outside, in /proc), and its receipt says full;
+// the same run without limits is in this process, level none.
+func TestRunWithTimeoutIsConfined(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the worker's seccomp and no_new_privs are read from Linux's /proc")
+	}
+	if m := confine.Probe(); m.LandlockABI < 1 {
+		t.Skipf("this kernel has no Landlock (%+v): the level cannot be full", m)
+	}
+	dir := t.TempDir()
+	b := budget.MustParse(dir, "io")
+	stdinR, stdinW := io.Pipe()
+	out := &lockedBuffer{}
+	done := make(chan *sabline.Result, 1)
+	go func() {
+		res, err := sabline.Run(context.Background(), sabline.Source(filepath.Join(dir, "wait.vel"), []byte("print(io.read_line())\n")),
+			sabline.Options{Budget: b, Timeout: 20 * time.Second, Stdin: stdinR, Stdout: out, Cwd: dir})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	st := workerStatus(t)
+	if st["Seccomp"] != "2" || st["NoNewPrivs"] != "1" {
+		t.Errorf("worker %s: Seccomp %q, NoNewPrivs %q; want 2 and 1", st["pid"], st["Seccomp"], st["NoNewPrivs"])
+	}
+	fmt.Fprintln(stdinW, "went on")
+	res := <-done
+	if res == nil {
+		t.FailNow()
+	}
+	if got := res.Receipt.RunParameters.Confinement; got != confine.Full {
+		t.Errorf("level %s (%s), want full", got, res.Receipt.RunParameters.ConfinementReason)
+	}
+	if out.String() != "went on\n" || res.Receipt.Outcome.Status != receipt.StatusOK {
+		t.Errorf("output %q, outcome %+v; want the line read back, ok", out.String(), res.Receipt.Outcome)
+	}
+
+	// The positive control of the level: the same program with no limit
+	// runs here, unconfined, and says so.
+	res, err := sabline.Run(context.Background(), sabline.Source(filepath.Join(dir, "hello.vel"), []byte(hello)), sabline.Options{Budget: b, Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp := res.Receipt.RunParameters; rp.Confinement != confine.None || rp.ConfinementReason != sabline.InProcessReason {
+		t.Errorf("in-process level %s (%s), want none (%s)", rp.Confinement, rp.ConfinementReason, sabline.InProcessReason)
+	}
+	if string(res.Stdout) != "hello\n" {
+		t.Errorf("in-process output %q, want hello", res.Stdout)
+	}
+}
+
+// TestRunRefusals: each setting that cannot be held is refused before the
+// program's first statement, with its code and a receipt, and the program
+// prints nothing; each has its control that runs.
+func TestRunRefusals(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	prog := sabline.Source(filepath.Join(dir, "p.vel"), []byte("fs.write(\""+marker+"\", \"x\")\n"))
+	b := budget.MustParse(dir, "fs:write:"+dir)
+	tests := []struct {
+		name     string
+		opts     sabline.Options
+		wantCode codes.Code // "" for a run that runs
+	}{
+		{name: "a required level in this process", opts: sabline.Options{Require: confine.Partial}, wantCode: codes.E326},
+		{name: "no confinement and a required level", opts: sabline.Options{Confine: sabline.ConfineOff, Require: confine.Partial, Timeout: time.Minute}, wantCode: codes.E301},
+		{name: "an unknown setting", opts: sabline.Options{Confine: "loose"}, wantCode: codes.E301},
+		{name: "in this process, nothing required", opts: sabline.Options{}},
+		{name: "no confinement, nothing required", opts: sabline.Options{Confine: sabline.ConfineOff, Timeout: time.Minute}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(marker)
+			rc := t.TempDir()
+			tt.opts.Budget, tt.opts.Cwd, tt.opts.Receipts = b, dir, rc
+			res, err := sabline.Run(context.Background(), prog, tt.opts)
+			_, statErr := os.Stat(marker)
+			if tt.wantCode == "" {
+				if err != nil || statErr != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+					t.Fatalf("err %v, marker %v, outcome %+v: want the program run", err, statErr, res.Receipt.Outcome)
+				}
+				return
+			}
+			if codes.CodeOf(err) != tt.wantCode || res.Receipt.Outcome.Code != tt.wantCode {
+				t.Errorf("error %v, receipt code %q; want %s", err, res.Receipt.Outcome.Code, tt.wantCode)
+			}
+			if statErr == nil {
+				t.Error("the program ran: its file was written")
+			}
+			runs, err := receipt.List(rc)
+			if err != nil || len(runs) != 1 || runs[0].Outcome.Code != tt.wantCode {
+				t.Errorf("stored receipts %d (%v), want one saying %s", len(runs), err, tt.wantCode)
+			}
+		})
+	}
+}
+
+// TestRunCancelled: cancelling the context ends the run as a timeout
+// does, in this process and in a worker, with its receipt.
+func TestRunCancelled(t *testing.T) {
+	dir := t.TempDir()
+	loop := sabline.Source(filepath.Join(dir, "loop.vel"), []byte("x = 0\nwhile True:\n    x += 1\n"))
+	for _, tt := range []struct {
+		name    string
+		timeout time.Duration
+	}{
+		{name: "in this process"},
+		{name: "in a worker", timeout: time.Minute},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			res, err := sabline.Run(ctx, loop, sabline.Options{Cwd: dir, Timeout: tt.timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o := res.Receipt.Outcome; o.Code != codes.E307 || !strings.Contains(o.Message, "cancelled") {
+				t.Errorf("outcome %+v, want E307 saying cancelled", o)
+			}
+			if took := time.Since(start); took > 20*time.Second {
+				t.Errorf("the run ended %s after it began, long after its context", took)
+			}
+		})
+	}
+}
+
+// lockedBuffer is a buffer a run writes from one goroutine while the test
+// reads it from another.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -178,6 +178,16 @@ func (j *Journal) append(key string, payload []byte, urgent bool) (uint64, error
 	if j.err != nil {
 		return 0, fmt.Errorf("journal append: %w", j.err)
 	}
+	if j.seg.size >= j.opt.SegmentBytes {
+		// Rotate before the write, so that no segment is left empty. A
+		// failure to rotate leaves appends going to the full segment, and
+		// the next append tries again.
+		if next, err := j.openNewest(j.seg.num); err == nil && next.num != j.seg.num {
+			j.retired = append(j.retired, j.seg)
+			j.seg = next
+			signal(j.kick)
+		}
+	}
 	seg := j.seg
 	n, err := writeOnce(seg.f, buf)
 	if err == nil && n != len(buf) {
@@ -205,14 +215,6 @@ func (j *Journal) append(key string, payload []byte, urgent bool) (uint64, error
 	}
 	if urgent || j.pending >= j.opt.CommitRecords {
 		signal(j.urgent)
-	}
-	if seg.size >= j.opt.SegmentBytes {
-		// The record is written: a failure to rotate leaves appends going
-		// to this segment, and the next append tries again.
-		if next, err := j.openNewest(seg.num); err == nil && next.num != seg.num {
-			j.retired = append(j.retired, seg)
-			j.seg = next
-		}
 	}
 	return t, nil
 }

@@ -76,6 +76,8 @@ type segment struct {
 	f    *os.File
 	num  int
 	size int64 // the file's size after this process's last write to it
+	// retryAt is the size from which a failed rotation is tried again.
+	retryAt int64
 }
 
 // Open opens the journal in dir, creating the directory (mode 0700) and
@@ -106,7 +108,15 @@ func Open(dir string, opt Options) (*Journal, error) {
 	j.cond.L = &j.mu
 	seg, err := j.openNewest(0)
 	if err != nil {
-		return nil, fmt.Errorf("journal open %s: %w", dir, err)
+		// No new segment can be made after a full one (the last number
+		// taken, say): appends go on in the full one.
+		if nums, lerr := segments(dir); lerr == nil && len(nums) > 0 {
+			seg, _ = openSegment(dir, nums[len(nums)-1], false)
+		}
+		if seg == nil {
+			return nil, fmt.Errorf("journal open %s: %w", dir, err)
+		}
+		seg.retryAt = seg.size + opt.SegmentBytes/64 + 1
 	}
 	j.seg = seg
 	go j.committer()
@@ -178,14 +188,16 @@ func (j *Journal) append(key string, payload []byte, urgent bool) (uint64, error
 	if j.err != nil {
 		return 0, fmt.Errorf("journal append: %w", j.err)
 	}
-	if j.seg.size >= j.opt.SegmentBytes {
+	if j.seg.size >= j.opt.SegmentBytes && j.seg.size >= j.seg.retryAt {
 		// Rotate before the write, so that no segment is left empty. A
 		// failure to rotate leaves appends going to the full segment, and
-		// the next append tries again.
-		if next, err := j.openNewest(j.seg.num); err == nil && next.num != j.seg.num {
+		// the journal tries again when it has grown by 1/64 of a segment.
+		if next, err := j.openNewest(j.seg.num); err == nil {
 			j.retired = append(j.retired, j.seg)
 			j.seg = next
 			signal(j.kick)
+		} else {
+			j.seg.retryAt = j.seg.size + j.opt.SegmentBytes/64 + 1
 		}
 	}
 	seg := j.seg
@@ -204,8 +216,16 @@ func (j *Journal) append(key string, payload []byte, urgent bool) (uint64, error
 	j.appends.Add(1)
 	j.written++
 	t := j.written
-	if off, err := seg.f.Seek(0, io.SeekCurrent); err == nil {
-		seg.size = off // with O_APPEND, the end of the file after this write
+	// Other processes append to the segment too: at every step of this
+	// process's own bytes the size is read back (with O_APPEND, the file
+	// offset after the write is the end of the file), not at every write.
+	step := j.opt.SegmentBytes/64 + 1
+	if (seg.size+int64(n))/step != seg.size/step || seg.size+int64(n) >= j.opt.SegmentBytes {
+		if off, err := seg.f.Seek(0, io.SeekCurrent); err == nil && off > seg.size {
+			seg.size = off
+		} else {
+			seg.size += int64(n)
+		}
 	} else {
 		seg.size += int64(n)
 	}
@@ -326,6 +346,10 @@ func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	err := j.err
+	for _, s := range j.retired { // left by a failed commit
+		s.f.Close()
+	}
+	j.retired = nil
 	if cerr := j.seg.f.Close(); err == nil && cerr != nil {
 		err = cerr
 	}

@@ -466,3 +466,29 @@ func TestReopenAppends(t *testing.T) {
 		t.Errorf("files %v, want %v", names, want)
 	}
 }
+
+// TestLastSegmentNumber plants a full segment with the last number: the
+// journal cannot rotate after it, and appends go on in it.
+func TestLastSegmentNumber(t *testing.T) {
+	dir := t.TempDir()
+	last := filepath.Join(dir, segmentName(maxSegment))
+	if err := os.WriteFile(last, []byte("stray bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j := mustOpen(t, dir, Options{SegmentBytes: 4})
+	for i := range 3 {
+		if err := j.Append(keyOf("k", i), payloadOf("k", i)); err != nil {
+			t.Fatalf("Append %d: %v", i, err)
+		}
+	}
+	if seg := j.Stats().Segment; seg != last {
+		t.Errorf("appending to %s, want %s", seg, last)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, rep := readAll(t, dir)
+	if len(got) != 3 || rep.Damaged != 1 || rep.Damage[0].Offset != 0 {
+		t.Errorf("%d records, damage %v; want 3 records after the stray bytes", len(got), rep.Damage)
+	}
+}

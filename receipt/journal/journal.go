@@ -164,6 +164,9 @@ func (j *Journal) Sync() error {
 	return j.wait(t)
 }
 
+// syncFile is datasync; tests replace it to make a sync fail.
+var syncFile = datasync
+
 var bufPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // append writes the record and returns its ticket.
@@ -307,13 +310,13 @@ func (j *Journal) commit() {
 
 	var err error
 	for _, s := range retired {
-		if e := datasync(s.f); e != nil && err == nil {
+		if e := syncFile(s.f); e != nil && err == nil {
 			err = fmt.Errorf("%s: %w", s.name(j.dir), e)
 		}
 		s.f.Close()
 	}
 	if err == nil {
-		if e := datasync(seg.f); e != nil {
+		if e := syncFile(seg.f); e != nil {
 			err = fmt.Errorf("%s: %w", seg.name(j.dir), e)
 		}
 	}

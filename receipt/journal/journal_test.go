@@ -492,3 +492,69 @@ func TestLastSegmentNumber(t *testing.T) {
 		t.Errorf("%d records, damage %v; want 3 records after the stray bytes", len(got), rep.Damage)
 	}
 }
+
+// TestSyncFailureSticks makes the sync fail: the waiting callers get the
+// failure, and the journal takes no more records.
+func TestSyncFailureSticks(t *testing.T) {
+	broken := errors.New("device error")
+	syncFile = func(*os.File) error { return broken }
+	defer func() { syncFile = datasync }()
+	j := mustOpen(t, t.TempDir(), Options{})
+	if err := j.AppendSync("a", nil); !errors.Is(err, broken) {
+		t.Errorf("AppendSync = %v, want the sync's failure", err)
+	}
+	if err := j.Append("b", nil); !errors.Is(err, broken) {
+		t.Errorf("Append after a failed sync = %v, want the failure", err)
+	}
+	if err := j.Close(); !errors.Is(err, broken) {
+		t.Errorf("Close = %v, want the failure", err)
+	}
+}
+
+// TestCloseWhileWaiting closes the journal while callers append and wait:
+// each gets nil (and its record is read) or ErrClosed.
+func TestCloseWhileWaiting(t *testing.T) {
+	dir := t.TempDir()
+	j := mustOpen(t, dir, Options{CommitInterval: time.Hour})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := map[string]bool{}
+	for w := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				k := keyOf(fmt.Sprint(w), i)
+				err := j.AppendSync(k, []byte("{}"))
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				ok[k] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	got, _ := readAll(t, dir)
+	read := map[string]bool{}
+	for _, r := range got {
+		read[r.key] = true
+	}
+	for k := range ok {
+		if !read[k] {
+			t.Errorf("record %s synced but not read", k)
+		}
+	}
+	if len(ok) == 0 {
+		t.Errorf("no AppendSync returned before Close")
+	}
+}

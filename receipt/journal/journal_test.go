@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,7 +32,9 @@ func TestMain(m *testing.M) {
 }
 
 // child runs one child: spec is "forever DIR" (append without end, never
-// syncing, printing each record's number once Append returned) or
+// syncing, printing each record's number once Append returned),
+// "killself DIR N" (append N records, never syncing, then SIGKILL itself),
+// or
 // "count DIR NAME N" (append N records named NAME-i to a journal of small
 // segments, then close).
 func child(spec string) error {
@@ -50,6 +53,28 @@ func child(spec string) error {
 				return err
 			}
 		}
+	case len(f) == 3 && f[0] == "killself":
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return err
+		}
+		j, err := Open(f[1], Options{CommitInterval: time.Hour, CommitRecords: 1 << 30})
+		if err != nil {
+			return err
+		}
+		for i := range n {
+			if err := j.Append(keyOf("k", i), payloadOf("k", i)); err != nil {
+				return err
+			}
+		}
+		self, err := os.FindProcess(os.Getpid())
+		if err != nil {
+			return err
+		}
+		if err := self.Kill(); err != nil {
+			return err
+		}
+		select {} // the kill ends the process
 	case len(f) == 4 && f[0] == "count":
 		n, err := strconv.Atoi(f[3])
 		if err != nil {
@@ -297,6 +322,9 @@ func checkAll(t *testing.T, dir string, writers, each int, prefix string) {
 // TestProcessesShareJournal has two processes append to one directory at
 // once, rotating small segments: no record is lost, torn or interleaved.
 func TestProcessesShareJournal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: on Windows one process appends to a journal at a time (see the package doc)")
+	}
 	dir := t.TempDir()
 	const each = 1500
 	var cmds []*exec.Cmd
@@ -556,5 +584,25 @@ func TestCloseWhileWaiting(t *testing.T) {
 	}
 	if len(ok) == 0 {
 		t.Errorf("no AppendSync returned before Close")
+	}
+}
+
+// TestKillSelfAfterAppend has a child kill itself (SIGKILL) the moment its
+// last Append returns, nothing synced: every record is read.
+func TestKillSelfAfterAppend(t *testing.T) {
+	for _, n := range []int{1, 50} {
+		dir := t.TempDir()
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=killself %s %d", childEnv, dir, n))
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || (exit.ExitCode() != -1 && runtime.GOOS != "windows") {
+			t.Fatalf("child: %v, want killed by a signal: %s", err, out)
+		}
+		got, rep := readAll(t, dir)
+		wantKeys(t, got, seq(0, n))
+		if rep.Damaged != 0 {
+			t.Errorf("damage: %v", rep.Damage)
+		}
 	}
 }

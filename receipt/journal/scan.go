@@ -33,6 +33,8 @@ type Damage struct {
 	Tail bool
 }
 
+// String describes the stretch in one line: its segment, where it is,
+// and what was wrong there.
 func (d Damage) String() string {
 	where := "damaged"
 	if d.Tail {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -604,5 +605,53 @@ func TestKillSelfAfterAppend(t *testing.T) {
 		if rep.Damaged != 0 {
 			t.Errorf("damage: %v", rep.Damage)
 		}
+	}
+}
+
+// TestAppendSyncCoversEarlierAppends checks the order the power-cut
+// promise rests on: when AppendSync returns, a sync that began after its
+// write, and after the Appends before it, has finished.
+func TestAppendSyncCoversEarlierAppends(t *testing.T) {
+	var synced atomic.Int64 // the largest segment size a finished sync saw
+	syncFile = func(f *os.File) error {
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		if err := datasync(f); err != nil {
+			return err
+		}
+		for {
+			old := synced.Load()
+			if fi.Size() <= old || synced.CompareAndSwap(old, fi.Size()) {
+				return nil
+			}
+		}
+	}
+	defer func() { syncFile = datasync }()
+	dir := t.TempDir()
+	j := mustOpen(t, dir, Options{CommitInterval: time.Hour})
+	for i := 0; i < 60; i += 3 {
+		for k := i; k < i+3; k++ {
+			var err error
+			if k == i+2 {
+				err = j.AppendSync(keyOf("k", k), payloadOf("k", k))
+			} else {
+				err = j.Append(keyOf("k", k), payloadOf("k", k))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		fi, err := os.Stat(filepath.Join(dir, segmentName(1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := synced.Load(); s < fi.Size() {
+			t.Fatalf("AppendSync of record %d returned with %d of %d bytes synced", i+2, s, fi.Size())
+		}
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -126,3 +126,29 @@ func BenchmarkFileFsyncParallel(b *testing.B) {
 	})
 	reportRate(b)
 }
+
+// BenchmarkScan reads a journal of 10,000 records, checking each.
+func BenchmarkScan(b *testing.B) {
+	dir := b.TempDir()
+	j, err := Open(dir, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const records = 10000
+	for i := range records {
+		if err := j.Append(fmt.Sprintf("run-%d", i), benchPayload); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(records * int64(len(benchPayload)))
+	for b.Loop() {
+		rep, err := Scan(dir, func(string, []byte) error { return nil })
+		if err != nil || rep.Records != records {
+			b.Fatalf("Scan = %+v, %v", rep, err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*records/b.Elapsed().Seconds(), "records/s")
+}

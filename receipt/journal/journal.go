@@ -304,6 +304,9 @@ func (j *Journal) commit() {
 	j.pending = 0
 	if (t <= j.synced && len(retired) == 0) || j.err != nil {
 		j.mu.Unlock()
+		for _, s := range retired { // a failed journal syncs nothing more
+			s.f.Close()
+		}
 		return
 	}
 	j.mu.Unlock()

@@ -568,7 +568,16 @@ func TestCloseWhileWaiting(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(20 * time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		mu.Lock()
+		n := len(ok)
+		mu.Unlock()
+		if n >= 16 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}

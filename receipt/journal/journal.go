@@ -1,0 +1,493 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Default values of Options.
+const (
+	DefaultSegmentBytes   = 64 << 20
+	DefaultCommitInterval = 2 * time.Millisecond
+	DefaultCommitRecords  = 512
+)
+
+// maxSegment is the largest segment number: names have eight digits.
+const maxSegment = 99999999
+
+// segmentExt ends the name of every segment.
+const segmentExt = ".journal"
+
+// ErrClosed is the error of an Append, AppendSync or Sync on a closed
+// Journal, and of a second Close.
+var ErrClosed = errors.New("journal: closed")
+
+// Options tune a Journal; the zero value of a field is its default.
+type Options struct {
+	// SegmentBytes is the size past which the journal goes on in a new
+	// segment (DefaultSegmentBytes). A segment ends with the record that
+	// crosses it, so a segment can exceed it by one record.
+	SegmentBytes int64
+	// CommitInterval is the longest a record appended with Append waits
+	// for its fdatasync (DefaultCommitInterval), and so, with the time
+	// the fdatasync takes, the window of records a power cut can lose.
+	CommitInterval time.Duration
+	// CommitRecords starts a commit at once when this many records wait
+	// for one (DefaultCommitRecords).
+	CommitRecords int
+}
+
+// Journal appends records to the segments of one directory. Its methods
+// are safe for concurrent use, and several processes may append to one
+// directory at once (on Unix). Open one with Open.
+type Journal struct {
+	dir string
+	opt Options
+
+	mu      sync.Mutex
+	cond    sync.Cond // on mu: synced advanced, err set, or the journal closed
+	seg     *segment  // the segment appends go to
+	retired []*segment
+	written uint64 // records written so far; a record's ticket is its number
+	synced  uint64 // every record with a ticket up to synced is synced
+	pending int    // records written since the committer last looked
+	err     error  // a failed sync: the journal takes no more records
+	closed  bool
+
+	kick    chan struct{} // a record waits for a commit within the interval
+	urgent  chan struct{} // a record waits for a commit now
+	done    chan struct{} // closed by Close
+	stopped chan struct{} // closed by the committer when it returns
+
+	appends, syncs atomic.Uint64
+}
+
+// segment is one open segment file.
+type segment struct {
+	f    *os.File
+	num  int
+	size int64 // the file's size after this process's last write to it
+	// retryAt is the size from which a failed rotation is tried again.
+	retryAt int64
+}
+
+// Open opens the journal in dir, creating the directory (mode 0700) and
+// its first segment when they do not exist, and starts its committer.
+// Appends go to the newest segment, which other processes may be
+// appending to as well.
+func Open(dir string, opt Options) (*Journal, error) {
+	if opt.SegmentBytes <= 0 {
+		opt.SegmentBytes = DefaultSegmentBytes
+	}
+	if opt.CommitInterval <= 0 {
+		opt.CommitInterval = DefaultCommitInterval
+	}
+	if opt.CommitRecords <= 0 {
+		opt.CommitRecords = DefaultCommitRecords
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("journal open: %w", err)
+	}
+	j := &Journal{
+		dir:     dir,
+		opt:     opt,
+		kick:    make(chan struct{}, 1),
+		urgent:  make(chan struct{}, 1),
+		done:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	j.cond.L = &j.mu
+	seg, err := j.openNewest(0)
+	if err != nil {
+		// No new segment can be made after a full one (the last number
+		// taken, say): appends go on in the full one.
+		if nums, lerr := segments(dir); lerr == nil && len(nums) > 0 {
+			seg, _ = openSegment(dir, nums[len(nums)-1], false)
+		}
+		if seg == nil {
+			return nil, fmt.Errorf("journal open %s: %w", dir, err)
+		}
+		seg.retryAt = seg.size + opt.SegmentBytes/64 + 1
+	}
+	j.seg = seg
+	go j.committer()
+	return j, nil
+}
+
+// Dir returns the journal's directory.
+func (j *Journal) Dir() string { return j.dir }
+
+// Append writes one record of key and payload with one write(2) to the
+// current segment and returns without waiting for it to reach the device:
+// from its return the record survives the process's crash (it is in the
+// kernel's page cache), and within Options.CommitInterval plus one
+// fdatasync it survives a power cut. A key is 1 to MaxKeyBytes bytes of
+// printable ASCII; a payload is at most MaxPayloadBytes. When Append
+// returns an error the record is absent (or a damaged fragment a reader
+// passes over), never half-read.
+func (j *Journal) Append(key string, payload []byte) error {
+	_, err := j.append(key, payload, false)
+	return err
+}
+
+// AppendSync is Append that returns when the record is on the device
+// (fdatasync), so that it survives a power cut. Concurrent AppendSync
+// callers share one fdatasync (group commit).
+func (j *Journal) AppendSync(key string, payload []byte) error {
+	t, err := j.append(key, payload, true)
+	if err != nil {
+		return err
+	}
+	return j.wait(t)
+}
+
+// Sync returns when every record appended before it was called is on
+// the device.
+func (j *Journal) Sync() error {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return fmt.Errorf("journal sync: %w", ErrClosed)
+	}
+	t := j.written
+	j.mu.Unlock()
+	signal(j.urgent)
+	return j.wait(t)
+}
+
+// syncFile is datasync; tests replace it to make a sync fail.
+var syncFile = datasync
+
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// append writes the record and returns its ticket.
+func (j *Journal) append(key string, payload []byte, urgent bool) (uint64, error) {
+	if err := checkRecord(key, payload); err != nil {
+		return 0, fmt.Errorf("journal append: %w", err)
+	}
+	bp := bufPool.Get().(*[]byte)
+	buf := encodeRecord((*bp)[:0], key, payload)
+	defer func() {
+		if cap(buf) <= 256<<10 {
+			*bp = buf
+			bufPool.Put(bp)
+		}
+	}()
+
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return 0, fmt.Errorf("journal append: %w", ErrClosed)
+	}
+	if j.err != nil {
+		return 0, fmt.Errorf("journal append: %w", j.err)
+	}
+	if j.seg.size >= j.opt.SegmentBytes && j.seg.size >= j.seg.retryAt {
+		// Rotate before the write, so that no segment is left empty. A
+		// failure to rotate leaves appends going to the full segment, and
+		// the journal tries again when it has grown by 1/64 of a segment.
+		if next, err := j.openNewest(j.seg.num); err == nil {
+			j.retired = append(j.retired, j.seg)
+			j.seg = next
+			signal(j.kick)
+		} else {
+			j.seg.retryAt = j.seg.size + j.opt.SegmentBytes/64 + 1
+		}
+	}
+	seg := j.seg
+	n, err := writeOnce(seg.f, buf)
+	if err == nil && n != len(buf) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		if n > 0 {
+			// A fragment is in the file: a reader passes over it, and the
+			// records after it are read.
+			return 0, fmt.Errorf("journal append to %s: %d of %d bytes written, the record is absent: %w", seg.name(j.dir), n, len(buf), err)
+		}
+		return 0, fmt.Errorf("journal append to %s: %w", seg.name(j.dir), err)
+	}
+	j.appends.Add(1)
+	j.written++
+	t := j.written
+	// Other processes append to the segment too: at every step of this
+	// process's own bytes the size is read back (with O_APPEND, the file
+	// offset after the write is the end of the file), not at every write.
+	step := j.opt.SegmentBytes/64 + 1
+	if (seg.size+int64(n))/step != seg.size/step || seg.size+int64(n) >= j.opt.SegmentBytes {
+		if off, err := seg.f.Seek(0, io.SeekCurrent); err == nil && off > seg.size {
+			seg.size = off
+		} else {
+			seg.size += int64(n)
+		}
+	} else {
+		seg.size += int64(n)
+	}
+	j.pending++
+	if j.pending == 1 {
+		signal(j.kick)
+	}
+	if urgent || j.pending >= j.opt.CommitRecords {
+		signal(j.urgent)
+	}
+	return t, nil
+}
+
+// signal sends on c without blocking.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// wait returns when the record with ticket t is synced, or the journal
+// failed.
+func (j *Journal) wait(t uint64) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.synced < t && j.err == nil {
+		j.cond.Wait()
+	}
+	if j.synced >= t {
+		return nil
+	}
+	return fmt.Errorf("journal sync: %w", j.err)
+}
+
+// committer syncs the journal: within CommitInterval of a record's
+// append, and at once when a record is urgent. Records appended while a
+// sync runs share the next one.
+func (j *Journal) committer() {
+	defer close(j.stopped)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-j.urgent:
+		case <-j.kick:
+			timer.Reset(j.opt.CommitInterval)
+			select {
+			case <-timer.C:
+			case <-j.urgent:
+				timer.Stop()
+			case <-j.done:
+				timer.Stop()
+				return
+			}
+		case <-j.done:
+			return
+		}
+		j.commit()
+	}
+}
+
+// commit syncs the retired segments and the current one, closes the
+// retired ones, and marks every record written before it began as
+// synced. A failure is kept: the journal takes no more records, since
+// after a failed fdatasync what reached the device is unknown.
+func (j *Journal) commit() {
+	j.mu.Lock()
+	t := j.written
+	seg := j.seg
+	retired := j.retired
+	j.retired = nil
+	j.pending = 0
+	if (t <= j.synced && len(retired) == 0) || j.err != nil {
+		j.mu.Unlock()
+		for _, s := range retired { // a failed journal syncs nothing more
+			s.f.Close()
+		}
+		return
+	}
+	j.mu.Unlock()
+
+	var err error
+	for _, s := range retired {
+		if e := syncFile(s.f); e != nil && err == nil {
+			err = fmt.Errorf("%s: %w", s.name(j.dir), e)
+		}
+		s.f.Close()
+	}
+	if err == nil {
+		if e := syncFile(seg.f); e != nil {
+			err = fmt.Errorf("%s: %w", seg.name(j.dir), e)
+		}
+	}
+	j.syncs.Add(1)
+
+	j.mu.Lock()
+	if err != nil {
+		j.err = err
+	} else if t > j.synced {
+		j.synced = t
+	}
+	j.cond.Broadcast()
+	j.mu.Unlock()
+}
+
+// Close syncs every record appended and closes the journal. Records
+// appended before Close returns are on the device when it returns nil.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return fmt.Errorf("journal close: %w", ErrClosed)
+	}
+	j.closed = true
+	j.mu.Unlock()
+	close(j.done)
+	<-j.stopped
+	j.commit()
+
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	err := j.err
+	for _, s := range j.retired { // left by a failed commit
+		s.f.Close()
+	}
+	j.retired = nil
+	if cerr := j.seg.f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err == nil {
+		// Waiters whose records were synced by the commit above are woken
+		// there; a journal whose sync failed wakes them with the failure.
+		j.cond.Broadcast()
+		return nil
+	}
+	j.cond.Broadcast()
+	return fmt.Errorf("journal close: %w", err)
+}
+
+// Stats counts a Journal's work since Open.
+type Stats struct {
+	// Appends is the number of records written.
+	Appends uint64
+	// Syncs is the number of commits (one fdatasync of the current
+	// segment each, plus one for each segment it finished).
+	Syncs uint64
+	// Segment is the path of the segment appends go to.
+	Segment string
+}
+
+// Stats returns the journal's counts.
+func (j *Journal) Stats() Stats {
+	j.mu.Lock()
+	name := j.seg.name(j.dir)
+	j.mu.Unlock()
+	return Stats{Appends: j.appends.Load(), Syncs: j.syncs.Load(), Segment: name}
+}
+
+// name is the segment's path in dir.
+func (s *segment) name(dir string) string { return filepath.Join(dir, segmentName(s.num)) }
+
+// segmentName is the file name of segment num.
+func segmentName(num int) string { return fmt.Sprintf("%08d%s", num, segmentExt) }
+
+// segmentNumber returns the number a segment's file name carries: eight
+// digits then ".journal", nothing else.
+func segmentNumber(name string) (int, bool) {
+	if len(name) != 8+len(segmentExt) || name[8:] != segmentExt {
+		return 0, false
+	}
+	for _, c := range name[:8] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(name[:8])
+	return n, err == nil
+}
+
+// segments lists the numbers of the segments in dir, in order: regular
+// files with a segment's name.
+func segments(dir string) ([]int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var nums []int
+	for _, e := range entries {
+		if n, ok := segmentNumber(e.Name()); ok && e.Type().IsRegular() {
+			nums = append(nums, n)
+		}
+	}
+	sort.Ints(nums)
+	return nums, nil
+}
+
+// openNewest opens the segment appends should go to, given that segment
+// after is full (0: none is): the newest segment when it is newer than
+// after and not full, else a new one after both. Two processes that
+// rotate at once create the new segment once (O_EXCL) and both append to
+// it.
+func (j *Journal) openNewest(after int) (*segment, error) {
+	for range 8 {
+		nums, err := segments(j.dir)
+		if err != nil {
+			return nil, err
+		}
+		newest := after
+		if len(nums) > 0 && nums[len(nums)-1] > newest {
+			newest = nums[len(nums)-1]
+			s, err := openSegment(j.dir, newest, false)
+			if err != nil {
+				return nil, err
+			}
+			if s.size < j.opt.SegmentBytes {
+				return s, nil
+			}
+			s.f.Close()
+		}
+		if newest >= maxSegment {
+			return nil, fmt.Errorf("no segment number after %d", newest)
+		}
+		s, err := openSegment(j.dir, newest+1, true)
+		if errors.Is(err, fs.ErrExist) {
+			continue // another process made it: look again
+		}
+		return s, err
+	}
+	return nil, fmt.Errorf("segments in %s change too fast to pick one", j.dir)
+}
+
+// openSegment opens segment num for appending, creating it when create
+// is set (and failing with fs.ErrExist when it exists). A file that is not
+// a regular file is refused.
+func openSegment(dir string, num int, create bool) (*segment, error) {
+	flags := os.O_WRONLY | os.O_APPEND | openFlags
+	if create {
+		flags |= os.O_CREATE | os.O_EXCL
+	}
+	path := filepath.Join(dir, segmentName(num))
+	f, err := os.OpenFile(path, flags, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("segment %s is not a regular file (mode %s)", path, fi.Mode().Type())
+	}
+	if create {
+		if err := syncDir(dir); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("sync %s after creating %s: %w", dir, segmentName(num), err)
+		}
+	}
+	return &segment{f: f, num: num, size: fi.Size()}, nil
+}

@@ -1,0 +1,311 @@
+package journal
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// MaxReportedDamage bounds the damaged stretches a Report lists; it
+// counts them all.
+const MaxReportedDamage = 64
+
+// ErrNotFound is the error Find returns when no record has the key.
+var ErrNotFound = errors.New("journal: no record with this key")
+
+// Damage is a stretch of a segment that holds no record: a record torn by
+// a crash or a power cut, bytes overwritten, or bytes that were never a
+// record. Scan passes over it and reads the records after it.
+type Damage struct {
+	// Path is the segment's path.
+	Path string
+	// Offset and Length place the stretch in the segment.
+	Offset, Length int64
+	// Why says what was wrong at Offset.
+	Why string
+	// Tail is set when the stretch runs to the end of the segment: in
+	// the newest segment, a record cut by a power cut, or one being
+	// written while Scan read.
+	Tail bool
+}
+
+// String describes the stretch in one line: its segment, where it is,
+// and what was wrong there.
+func (d Damage) String() string {
+	where := "damaged"
+	if d.Tail {
+		where = "damaged tail"
+	}
+	return fmt.Sprintf("%s: %s, %d bytes at offset %d: %s", d.Path, where, d.Length, d.Offset, d.Why)
+}
+
+// Report says what Scan read.
+type Report struct {
+	// Segments and Records count the segments read and the records
+	// passed to the callback.
+	Segments, Records int
+	// Damaged counts the damaged stretches; Damage lists the first
+	// MaxReportedDamage of them.
+	Damaged int
+	Damage  []Damage
+}
+
+func (r *Report) add(d Damage) {
+	r.Damaged++
+	if len(r.Damage) < MaxReportedDamage {
+		r.Damage = append(r.Damage, d)
+	}
+}
+
+// Scan reads every record of the journal in dir, segment by segment in
+// the order of their numbers, each in the order it was written, and calls
+// fn with each record's key and payload. The payload is valid only until
+// fn returns. Every record is checked (its header, its lengths against
+// MaxKeyBytes and MaxPayloadBytes, its CRC-32C); bytes that are not a
+// record are passed over and listed in the Report, and the records after
+// them are read. Files that are not segments (eight digits then
+// ".journal", a regular file) are ignored. Memory is bounded by one
+// record. A missing directory holds no records. An error from fn stops
+// the scan and is returned.
+func Scan(dir string, fn func(key string, payload []byte) error) (Report, error) {
+	var rep Report
+	nums, err := segments(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return rep, nil
+	}
+	if err != nil {
+		return rep, fmt.Errorf("journal scan: %w", err)
+	}
+	s := newScanner(&rep)
+	for _, n := range nums {
+		path := filepath.Join(dir, segmentName(n))
+		f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // removed since the listing
+		}
+		if err != nil {
+			return rep, fmt.Errorf("journal scan: %w", err)
+		}
+		fi, err := f.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			f.Close()
+			if err != nil {
+				return rep, fmt.Errorf("journal scan: %w", err)
+			}
+			continue
+		}
+		rep.Segments++
+		err = s.segment(f, fi.Size(), path, fn)
+		f.Close()
+		if err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// Find returns a copy of the payload of the last record in dir with key
+// (a record may be appended again under its key, as when a receipt is
+// finished after it was reserved), or ErrNotFound.
+func Find(dir, key string) ([]byte, error) {
+	var found []byte
+	ok := false
+	_, err := Scan(dir, func(k string, payload []byte) error {
+		if k == key {
+			found = append(found[:0], payload...)
+			ok = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("journal find %q: %w", key, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("journal find %q in %s: %w", key, dir, ErrNotFound)
+	}
+	return found, nil
+}
+
+const windowSize = 64 << 10
+
+// scanner reads segments through a window of windowSize bytes and one
+// record buffer.
+type scanner struct {
+	rep    *Report
+	r      io.ReaderAt
+	size   int64
+	win    []byte
+	winOff int64 // the offset of win[0] in the segment
+	winLen int   // valid bytes in win
+	rec    []byte
+	budget int64 // bytes left to read in this segment
+}
+
+func newScanner(rep *Report) *scanner {
+	return &scanner{rep: rep, win: make([]byte, windowSize)}
+}
+
+// at returns the n bytes (n <= windowSize) at off, which the caller has
+// checked lie in the segment; they are valid until the next call.
+func (s *scanner) at(off int64, n int) ([]byte, error) {
+	if off < s.winOff || off+int64(n) > s.winOff+int64(s.winLen) {
+		s.winOff = off
+		want := int64(len(s.win))
+		if rest := s.size - off; rest < want {
+			want = rest
+		}
+		m, err := s.r.ReadAt(s.win[:want], off)
+		s.budget -= int64(m)
+		if m < int(want) {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			s.winLen = 0
+			return nil, err
+		}
+		s.winLen = m
+	}
+	i := int(off - s.winOff)
+	return s.win[i : i+n], nil
+}
+
+// body returns the n bytes at off, through the window when they fit in it.
+func (s *scanner) body(off int64, n int) ([]byte, error) {
+	if n <= windowSize {
+		return s.at(off, n)
+	}
+	if cap(s.rec) < n {
+		s.rec = make([]byte, n)
+	}
+	b := s.rec[:n]
+	m, err := s.r.ReadAt(b, off)
+	s.budget -= int64(m)
+	if m < n {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// next returns the offset of the next record magic at or after off, or
+// the segment's size when there is none.
+func (s *scanner) next(off int64) (int64, error) {
+	for off < s.size {
+		n := int64(windowSize)
+		if rest := s.size - off; rest < n {
+			n = rest
+		}
+		b, err := s.at(off, int(n))
+		if err != nil {
+			return 0, err
+		}
+		if i := bytes.Index(b, magic[:]); i >= 0 {
+			return off + int64(i), nil
+		}
+		if off+n >= s.size {
+			break
+		}
+		off += n - int64(len(magic)-1) // a magic across the window's end
+	}
+	return s.size, nil
+}
+
+// segment reads one segment of size bytes from r.
+func (s *scanner) segment(r io.ReaderAt, size int64, path string, fn func(string, []byte) error) error {
+	s.r, s.size, s.winOff, s.winLen = r, size, 0, 0
+	// Damage can make the scanner read bytes more than once (a forged
+	// header claiming a long payload, again and again): the work on one
+	// segment is bounded, and the rest of a segment damaged beyond it is
+	// reported as one stretch.
+	s.budget = 16*size + 2*MaxPayloadBytes
+	bad, why := int64(-1), ""
+	flush := func(end int64) {
+		if bad >= 0 {
+			s.rep.add(Damage{Path: path, Offset: bad, Length: end - bad, Why: why, Tail: end == size})
+			bad = -1
+		}
+	}
+	for off := int64(0); off < size; {
+		if s.budget < 0 {
+			if bad < 0 {
+				bad, why = off, "damage too dense to search further"
+			}
+			break
+		}
+		w := s.record(off, fn)
+		if w.err != nil {
+			return w.err
+		}
+		if w.why == "" {
+			flush(off)
+			off += w.n
+			continue
+		}
+		if bad < 0 {
+			bad, why = off, w.why
+		}
+		next, err := s.next(off + 1)
+		if err != nil {
+			return fmt.Errorf("journal scan %s: %w", path, err)
+		}
+		off = next
+	}
+	flush(size)
+	return nil
+}
+
+// read is what record found at an offset.
+type read struct {
+	n   int64  // the record's length, when it is one
+	why string // why it is not one
+	err error  // a read error, or fn's
+}
+
+// record reads the record at off and calls fn with it.
+func (s *scanner) record(off int64, fn func(string, []byte) error) read {
+	if s.size-off < headerSize {
+		return read{why: "incomplete record header"}
+	}
+	hb, err := s.at(off, headerSize)
+	if err != nil {
+		return read{err: fmt.Errorf("journal scan: read at offset %d: %w", off, err)}
+	}
+	h, why := parseHeader(hb)
+	if why != "" {
+		return read{why: why}
+	}
+	n := int64(headerSize + h.keyLen + h.payloadLen)
+	if off+n > s.size {
+		return read{why: fmt.Sprintf("record of %d bytes runs past the end of the segment", n)}
+	}
+	b, err := s.body(off+headerSize, h.keyLen+h.payloadLen)
+	if err != nil {
+		return read{err: fmt.Errorf("journal scan: read at offset %d: %w", off, err)}
+	}
+	if crc32.Checksum(b, castagnoli) != h.crc {
+		return read{why: "record checksum mismatch"}
+	}
+	key := b[:h.keyLen]
+	if !validKey(key) {
+		return read{why: "key is not printable ASCII"}
+	}
+	s.rep.Records++
+	if err := fn(string(key), b[h.keyLen:]); err != nil {
+		return read{err: err}
+	}
+	return read{n: n}
+}
+
+// scanBytes scans one segment held in data.
+func scanBytes(data []byte, fn func(string, []byte) error) (Report, error) {
+	var rep Report
+	rep.Segments = 1
+	err := newScanner(&rep).segment(bytes.NewReader(data), int64(len(data)), "segment", fn)
+	return rep, err
+}

@@ -1,0 +1,57 @@
+//go:build unix
+
+package journal
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// openFlags are added to every open of a segment: a symbolic link is not
+// followed, and a FIFO planted under a segment's name does not block the
+// open (the file is then refused as not regular).
+const openFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+
+// writeOnce writes b to f with one write(2), so that on a file opened
+// with O_APPEND the bytes land together after whatever other processes
+// appended. It returns how many bytes the call wrote; a short count is
+// not retried (a second call could land after another process's record).
+func writeOnce(f *os.File, b []byte) (int, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var werr error
+	err = rc.Write(func(fd uintptr) bool {
+		for {
+			n, werr = syscall.Write(int(fd), b)
+			if errors.Is(werr, syscall.EINTR) && n <= 0 {
+				continue // nothing was written: the call can be made again
+			}
+			return true
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		n = 0
+	}
+	return n, werr
+}
+
+// syncDir syncs the directory dir, so that a segment created in it
+// survives a power cut.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 )
@@ -107,7 +108,14 @@ func Get(ctx context.Context, u *url.URL, cfg Config) (*Response, error) {
 // ctxErr adds the context's error to an error its deadline or
 // cancellation caused, so that both can be tested for.
 func ctxErr(ctx context.Context, err error) error {
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+	cerr := ctx.Err()
+	if cerr == nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		// The connection's deadline may pass before the context's timer.
+		if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+			cerr = context.DeadlineExceeded
+		}
+	}
+	if cerr != nil && !errors.Is(err, cerr) {
 		return fmt.Errorf("%w (%w)", err, cerr)
 	}
 	return err

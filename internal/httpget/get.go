@@ -73,6 +73,9 @@ func Get(ctx context.Context, u *url.URL, cfg Config) (*Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("get %s: dial: %w", addr, err)
 	}
+	if c == nil {
+		return nil, fmt.Errorf("get %s: dial: no connection and no error", addr)
+	}
 	defer c.Close()
 	if dl, ok := ctx.Deadline(); ok {
 		if err := c.SetDeadline(dl); err != nil {

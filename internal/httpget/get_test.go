@@ -373,3 +373,13 @@ func TestGetRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestGetNilConn checks a dial function that returns neither a
+// connection nor an error is an error, not a panic.
+func TestGetNilConn(t *testing.T) {
+	_, err := Get(context.Background(), mustURL(t, "http://127.0.0.1/"), Config{MaxBody: 1,
+		Dial: func(context.Context, string, string) (net.Conn, error) { return nil, nil }})
+	if err == nil || !strings.Contains(err.Error(), "no connection") {
+		t.Errorf("error %v, want one saying no connection", err)
+	}
+}

@@ -71,6 +71,10 @@ func Get(ctx context.Context, u *url.URL, cfg Config) (*Response, error) {
 	}
 	c, err := dial(ctx, "tcp", addr)
 	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) {
+			return nil, fmt.Errorf("get %s: %w", addr, err) // it says "dial tcp" itself
+		}
 		return nil, fmt.Errorf("get %s: dial: %w", addr, err)
 	}
 	if c == nil {

@@ -275,6 +275,25 @@ func TestGetDial(t *testing.T) {
 	}
 }
 
+// TestGetDialError checks a refused connection's error names the
+// address once and keeps its cause.
+func TestGetDialError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	_, err = Get(context.Background(), mustURL(t, "http://"+addr+"/"), Config{MaxBody: 1})
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "dial" {
+		t.Fatalf("error %v, want a dial *net.OpError", err)
+	}
+	if want := "get " + addr + ": dial tcp " + addr + ": "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q, want it to start %q", err, want)
+	}
+}
+
 // TestGetRedirectNotFollowed checks a 3xx is returned as it is and the
 // place it names is not visited.
 func TestGetRedirectNotFollowed(t *testing.T) {

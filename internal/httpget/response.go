@@ -10,12 +10,13 @@ import (
 	"strings"
 )
 
-// Bounds on what ReadResponse reads before the body. Each response head
-// (an interim 1xx one, the final one, and the chunked body's trailer
-// section) is held to MaxFields fields in MaxHeadBytes bytes, status line
-// and line ends included.
+// Bounds on what ReadResponse reads besides the body.
 const (
-	MaxFields    = 100
+	// MaxFields is the most fields a response head (an interim 1xx one or
+	// the final one) or a chunked body's trailer section may have.
+	MaxFields = 100
+	// MaxHeadBytes is the most bytes a response head or a trailer section
+	// may take, its status line and line ends included.
 	MaxHeadBytes = 64 << 10
 	// MaxChunkLine bounds a chunk-size line with its extensions.
 	MaxChunkLine = 4096

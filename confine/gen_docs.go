@@ -12,10 +12,6 @@ import (
 // package's directory, where go generate and go test run.
 const EnforcesDocPath = "../docs/os-enforces.md"
 
-// enforcesColumns are the systems of the tables of docs/os-enforces.md,
-// as GOOS names them, in column order.
-var enforcesColumns = []string{"linux", "darwin", "windows"}
-
 // levelExample is a budget whose predicted level docs/os-enforces.md shows.
 type levelExample struct {
 	allow  string
@@ -58,10 +54,14 @@ func EnforcesMarkdown() []byte {
 		"derivation, `confine.OSPolicy`, turns the budget into the OS policy every system applies; this page ",
 		"says, item by item, how much of each budget item Linux, macOS and Windows then hold.")
 	line()
-	line("**This build applies the Linux column.** The macOS and Windows columns are what the plans of ",
-		"those systems (`confine.DarwinProfile`, `confine.WindowsPlanFor`, tested on every system) hold once ",
-		"they are applied; until then `confine.Apply` fails closed there: every run says level none and why, ",
-		"`--require-confinement` refuses it, and the conformance suites skip those columns' cells with that reason.")
+	line("**This build applies every column**: on Linux Landlock and seccomp, on macOS the sandbox profile ",
+		"`confine.DarwinProfile` derives (applied by `sandbox_init`), on Windows the job object, the token, the ",
+		"integrity level and the AppContainer of `confine.WindowsPlanFor`. The Linux column is exercised by the ",
+		"conformance suites wherever the tests run. The plans behind the macOS and Windows columns are pure ",
+		"functions tested on every system; the system calls that apply them are exercised only on the macOS and ",
+		"Windows legs of CI, and **no such leg has run yet**: until one has, those columns say what the plans ",
+		"ask of the system, not what its kernel was seen to refuse. docs/platforms.md lists each call and the ",
+		"vendor page it was checked against.")
 	line()
 	line("The page is generated from `confine.Enforces` and `confine.FFIWidens` by `go generate ./confine`. ",
 		"`go test ./confine` renders it again and fails, naming the row and the column, when this file and ",
@@ -73,13 +73,11 @@ func EnforcesMarkdown() []byte {
 		"the layers it relies on (`landlock` is Landlock at the kernel's ABI; a receipt names the ABI, as ",
 		"`landlock-abi7`). What a cell says is not held, the language still holds.")
 	line()
-	line("| Budget item | Linux | macOS | Windows |")
-	line("|---|---|---|---|")
+	line(tableHead("Budget item"))
 	for _, r := range Enforces {
 		cells := []string{markdownCell(r.Item)}
-		for _, goos := range enforcesColumns {
-			c, _ := r.Cell(goos)
-			cells = append(cells, markdownCell(cellMarkdown(c)))
+		for _, sys := range Systems {
+			cells = append(cells, markdownCell(cellMarkdown(r.Cells[sys])))
 		}
 		line("| ", strings.Join(cells, " | "), " |")
 	}
@@ -138,8 +136,7 @@ func EnforcesMarkdown() []byte {
 	line("`--require-confinement full` (or `partial`) refuses, before its first statement, a run whose level ",
 		"is below the one asked for. The levels a few budgets get where every layer of the system is present:")
 	line()
-	line("| Budget | Linux | macOS | Windows |")
-	line("|---|---|---|---|")
+	line(tableHead("Budget"))
 	for _, ex := range levelExamples {
 		p := OSPolicy(budget.MustParse("", ex.allow), Options{Strict: ex.strict})
 		name := "`" + ex.allow + "`"
@@ -147,8 +144,8 @@ func EnforcesMarkdown() []byte {
 			name += " under `--confine strict`"
 		}
 		cells := []string{markdownCell(name)}
-		for _, goos := range enforcesColumns {
-			cells = append(cells, markdownCell(resultMarkdown(Predict(p, goos))))
+		for _, sys := range Systems {
+			cells = append(cells, markdownCell(resultMarkdown(Predict(p, string(sys)))))
 		}
 		line("| ", strings.Join(cells, " | "), " |")
 	}
@@ -159,6 +156,17 @@ func EnforcesMarkdown() []byte {
 	line("- Compiling the program and its imports: the worker does it before it applies the policy, since ",
 		"imports are read from wherever they are. The program's first statement runs after it.")
 	return []byte(b.String())
+}
+
+// tableHead is the header of a table with a first column named first and
+// one column per system of Systems, with its |---| line.
+func tableHead(first string) string {
+	head, rule := "| "+first+" |", "|---|"
+	for _, sys := range Systems {
+		head += " " + sys.Title() + " |"
+		rule += "---|"
+	}
+	return head + "\n" + rule
 }
 
 // cellMarkdown is a cell as the main table of docs/os-enforces.md prints

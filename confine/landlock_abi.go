@@ -36,7 +36,7 @@ var LandlockABIs = []LandlockABIInfo{
 	{ABI: 1, Kernel: "5.13", FS: landlockABI1FS,
 		Adds: "file reads, writes, making, removing and executing beneath the granted paths"},
 	{ABI: 2, Kernel: "5.19", FS: landlockABI1FS | LandlockFSRefer,
-		Adds: "renaming and linking a file into another directory (refer); below it, every such rename is refused"},
+		Adds: "the refer right (renaming and linking a file into another directory), which Sabline grants nowhere"},
 	{ABI: 3, Kernel: "6.2", FS: landlockABI1FS | LandlockFSRefer | LandlockFSTruncate,
 		Adds:    "truncating a file",
 		Lacking: "truncation: a write grant's neighbours may be truncated"},

@@ -3,6 +3,7 @@ package confine
 //go:generate go run ./internal/gendocs
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/sabline/sabline/budget"
@@ -110,6 +111,38 @@ func EnforcesMarkdown() []byte {
 		"where every fs grant, which is checked against what a path resolves to, would refuse a file the budget allows.")
 	line()
 	line("A run whose container is left off holds what the job object, the token and the integrity level hold.")
+	line()
+	line("## Landlock ABIs")
+	line()
+	line("What each Landlock ABI adds, from `confine.LandlockABIs`, the one table the plan, the assessment, ",
+		"`sabline doctor` and the cells above read. A kernel above ABI ", strconv.Itoa(LandlockMaxABI),
+		" is planned for at ABI ", strconv.Itoa(LandlockMaxABI), ".")
+	line()
+	line("| ABI | first Linux | adds | below it, not held |")
+	line("|---|---|---|---|")
+	for _, info := range LandlockABIs {
+		lacking := info.Lacking
+		if lacking == "" {
+			lacking = "nothing the run counts"
+		}
+		line("| ", strconv.Itoa(info.ABI), " | ", info.Kernel, " | ", markdownCell(info.Adds), " | ", markdownCell(lacking), " |")
+	}
+	line()
+	line("## Which layer refused")
+	line()
+	line("A refusal is told apart by its errno, as `confine.Refusals` says for each system; an errno no line ",
+		"names is refused by no layer this build applies. Where one errno has more than one line, the first is ",
+		"the layer most calls meet, and the errno alone does not tell which refused.")
+	line()
+	line("| system | errno | layer | refuses |")
+	line("|---|---|---|---|")
+	for _, r := range Refusals {
+		layer := r.Layer
+		if r.FromLandlockABI > 0 {
+			layer += " (from ABI " + strconv.Itoa(r.FromLandlockABI) + ")"
+		}
+		line("| ", r.System.Title(), " | ", r.Errno, " | ", layer, " | ", markdownCell(r.Why), " |")
+	}
 	line()
 	line("## Granted modules widen the policy")
 	line()

@@ -229,8 +229,8 @@ if s.errno == "":
 			if goruntime.GOOS != string(confine.Linux) {
 				Skip("ctypes' raw system calls are Linux's")
 			}
-			if doctor.Machine.LandlockABI < 4 {
-				Skip("Landlock ABI 4 holds TCP binds; this kernel offers ABI " + strconv.Itoa(doctor.Machine.LandlockABI))
+			if doctor.Machine.LandlockABI < confine.LandlockABITCP {
+				Skip("Landlock ABI " + strconv.Itoa(confine.LandlockABITCP) + " holds TCP binds; this kernel offers ABI " + strconv.Itoa(doctor.Machine.LandlockABI))
 			}
 			const program = `c = ffi.module("ctypes")
 p = int(ARGS[0])

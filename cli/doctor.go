@@ -43,12 +43,15 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		return printJSON(stdout, rep)
 	}
 	fmt.Fprintf(stdout, "system:        %s %s\n", m.OS, m.Kernel)
-	if m.OS == "linux" {
+	if m.OS == string(confine.Linux) {
 		ll := fmt.Sprintf("ABI %d", m.LandlockABI)
 		if m.LandlockABI == 0 {
 			ll = "not offered: " + m.LandlockNote
 		}
 		fmt.Fprintf(stdout, "landlock:      %s\n", ll)
+		for _, o := range confine.LandlockOffers(m.LandlockABI) {
+			fmt.Fprintf(stdout, "               %s\n", o)
+		}
 		sc := "seccomp-bpf filters, installed on every thread with TSYNC"
 		if !m.Seccomp {
 			sc = "not offered: " + m.SeccompNote

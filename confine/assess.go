@@ -109,7 +109,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		}
 	}
 	if abi > 0 && !p.Write.Unrestricted && landlockWriteRights(abi)&LandlockFSTruncate == 0 {
-		gaps = append(gaps, "Landlock ABI "+strconv.Itoa(abi)+" cannot hold truncating a file (it needs ABI 3)")
+		gaps = append(gaps, "Landlock ABI "+strconv.Itoa(abi)+" cannot hold truncating a file (it needs "+abiText(LandlockABITruncate)+")")
 	}
 	for _, m := range h.Missing {
 		gaps = append(gaps, m+" does not exist yet: it is held beneath the nearest directory above it that does")
@@ -118,9 +118,10 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	// Landlock holds TCP from ABI 4: bind always (seccomp refuses it under
 	// a closed network), connect to the granted ports when every grant
 	// names one.
-	tcp := abi >= 4
+	info := LandlockABIOf(abi)
+	tcp := info.Net&LandlockNetBindTCP != 0
 	if p.Network.Mode != NetClosed && abi > 0 && !tcp {
-		gaps = append(gaps, "Landlock ABI "+strconv.Itoa(abi)+" cannot hold TCP binds (it needs ABI 4)")
+		gaps = append(gaps, "Landlock ABI "+strconv.Itoa(abi)+" cannot hold TCP binds (it needs "+abiText(LandlockABITCP)+")")
 	}
 	_, portsHeld := p.Network.Ports()
 	gaps = append(gaps, hostGaps(p, portsHeld && tcp)...)
@@ -140,7 +141,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		case socketRuleOf(p) == socketsInet:
 			lost = append(lost, "Unix, netlink and raw sockets")
 		}
-		if abi < 6 { // from ABI 6, Landlock scopes signals to the run
+		if info.Scopes&LandlockScopeSignal == 0 { // Landlock's scope holds signals
 			lost = append(lost, "signals to other processes")
 		}
 		lost = append(lost, "every system call outside the allow-list")
@@ -228,20 +229,20 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 	return leveled(p, len(layers) > 0, layers, gaps)
 }
 
-// Predict returns the level a run of p gets on goos ("linux", "darwin",
-// "windows") where every layer that system has is present: Landlock at
+// Predict returns the level a run of p gets on the system goos names (one
+// of Systems) where every layer that system has is present: Landlock at
 // LandlockMaxABI and seccomp; the sandbox profile; the job object, the
 // token, and the integrity level and AppContainer of WindowsPlanFor on a
 // system whose container resolves paths as its parent does, for grants
 // whose size is not known. It reads nothing of the machine, as an audit
 // made anywhere must read the same.
 func Predict(p Policy, goos string) Result {
-	switch goos {
-	case "linux":
+	switch System(goos) {
+	case Linux:
 		return AssessLinux(p, LinuxHeld{LandlockABI: LandlockMaxABI, Seccomp: true, CapabilitiesDropped: true})
-	case "darwin":
+	case Darwin:
 		return AssessDarwin(p, DarwinHeld{Profile: true})
-	case "windows":
+	case Windows:
 		plan := WindowsPlanFor(p, Needs{}, func(string) int { return 0 }, 0)
 		return AssessWindows(p, WindowsHeld{
 			Job:                true,

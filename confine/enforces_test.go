@@ -12,10 +12,10 @@ import (
 
 // osLayers are the layers a cell of each system may name, in the order a
 // Result lists them.
-var osLayers = map[string][]string{
-	"linux":   {LayerLandlockFamily, LayerSeccomp},
-	"darwin":  {LayerSandboxProfile},
-	"windows": {LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer},
+var osLayers = map[System][]string{
+	Linux:   {LayerLandlockFamily, LayerSeccomp},
+	Darwin:  {LayerSandboxProfile},
+	Windows: {LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer},
 }
 
 func TestEnforcesRowsInOrder(t *testing.T) {
@@ -63,12 +63,16 @@ func TestEnforcesRowsInOrder(t *testing.T) {
 func TestEnforcesCells(t *testing.T) {
 	checked := 0
 	for _, r := range Enforces {
-		for goos, allowed := range osLayers {
-			c, ok := r.Cell(goos)
+		if len(r.Cells) != len(Systems) {
+			t.Errorf("%s: %d cells, want one for each of %v", r.ID, len(r.Cells), Systems)
+		}
+		for _, sys := range Systems {
+			allowed := osLayers[sys]
+			c, ok := r.Cell(string(sys))
 			if !ok {
-				t.Fatalf("%s: Cell(%q) found nothing", r.ID, goos)
+				t.Fatalf("%s: Cell(%q) found nothing", r.ID, sys)
 			}
-			where := r.ID + ", " + goos
+			where := r.ID + ", " + string(sys)
 			switch c.Holds {
 			case HoldsYes, HoldsPartly, HoldsNo:
 			default:
@@ -99,7 +103,7 @@ func TestEnforcesCells(t *testing.T) {
 }
 
 func TestEnforcesCellPicksTheColumn(t *testing.T) {
-	r := Row{Linux: Cell{Text: "l"}, Darwin: Cell{Text: "d"}, Windows: Cell{Text: "w"}}
+	r := Row{Cells: map[System]Cell{Linux: {Text: "l"}, Darwin: {Text: "d"}, Windows: {Text: "w"}}}
 	for _, tc := range []struct {
 		name string
 		goos string
@@ -174,14 +178,14 @@ func TestEnforcesAgreesWithPredict(t *testing.T) {
 			continue
 		}
 		p := rowPolicy(t, r)
-		for goos := range osLayers {
-			c, _ := r.Cell(goos)
-			got := Predict(p, goos)
-			where := r.ID + ", " + goos + ", " + r.Budget
+		for _, sys := range Systems {
+			c := r.Cells[sys]
+			got := Predict(p, string(sys))
+			where := r.ID + ", " + string(sys) + ", " + r.Budget
 			switch {
 			case c.Holds != HoldsYes && got.Level == Full:
 				t.Errorf("%s: the cell holds %s but the level is full", where, c.Holds)
-			case c.Holds == HoldsYes && goos != "darwin" && got.Level != Full:
+			case c.Holds == HoldsYes && sys != Darwin && got.Level != Full:
 				t.Errorf("%s: the cell holds yes but the level is %s: %s", where, got.Level, got.Reason)
 			}
 			for _, l := range c.Layers {
@@ -280,7 +284,10 @@ func TestEnforcesDoc(t *testing.T) {
 			fileRows[cells[0]] = cells[1:]
 		}
 	}
-	columns := []string{"Linux", "macOS", "Windows"}
+	var columns []string
+	for _, sys := range Systems {
+		columns = append(columns, sys.Title())
+	}
 	for _, r := range Enforces {
 		cells, ok := fileRows[r.Item]
 		if !ok {
@@ -291,9 +298,8 @@ func TestEnforcesDoc(t *testing.T) {
 			t.Errorf("row %s has %d cells in %s, want %d%s", r.ID, len(cells), EnforcesDocPath, len(columns), regenerate)
 			continue
 		}
-		for i, goos := range enforcesColumns {
-			c, _ := r.Cell(goos)
-			if w := cellMarkdown(c); cells[i] != w {
+		for i, sys := range Systems {
+			if w := cellMarkdown(r.Cells[sys]); cells[i] != w {
 				t.Errorf("row %s, column %s: the page says\n\t%s\nthe code says\n\t%s%s", r.ID, columns[i], cells[i], w, regenerate)
 			}
 		}
@@ -329,7 +335,10 @@ func TestEnforcesMarkdownTables(t *testing.T) {
 		t.Fatalf("the main table has %d rows, Enforces %d", len(rows), len(Enforces))
 	}
 	for i, r := range Enforces {
-		want := []string{r.Item, cellMarkdown(r.Linux), cellMarkdown(r.Darwin), cellMarkdown(r.Windows)}
+		want := []string{r.Item}
+		for _, sys := range Systems {
+			want = append(want, cellMarkdown(r.Cells[sys]))
+		}
 		if !slices.Equal(rows[i], want) {
 			t.Errorf("row %s reads back as %q, want %q", r.ID, rows[i], want)
 		}

@@ -3,6 +3,7 @@ package confine
 //go:generate go run ./internal/gendocs
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/sabline/sabline/budget"
@@ -11,10 +12,6 @@ import (
 // EnforcesDocPath is where EnforcesMarkdown's page lies, relative to this
 // package's directory, where go generate and go test run.
 const EnforcesDocPath = "../docs/os-enforces.md"
-
-// enforcesColumns are the systems of the tables of docs/os-enforces.md,
-// as GOOS names them, in column order.
-var enforcesColumns = []string{"linux", "darwin", "windows"}
 
 // levelExample is a budget whose predicted level docs/os-enforces.md shows.
 type levelExample struct {
@@ -58,10 +55,14 @@ func EnforcesMarkdown() []byte {
 		"derivation, `confine.OSPolicy`, turns the budget into the OS policy every system applies; this page ",
 		"says, item by item, how much of each budget item Linux, macOS and Windows then hold.")
 	line()
-	line("**This build applies the Linux column.** The macOS and Windows columns are what the plans of ",
-		"those systems (`confine.DarwinProfile`, `confine.WindowsPlanFor`, tested on every system) hold once ",
-		"they are applied; until then `confine.Apply` fails closed there: every run says level none and why, ",
-		"`--require-confinement` refuses it, and the conformance suites skip those columns' cells with that reason.")
+	line("**This build applies every column**: on Linux Landlock and seccomp, on macOS the sandbox profile ",
+		"`confine.DarwinProfile` derives (applied by `sandbox_init`), on Windows the job object, the token, the ",
+		"integrity level and the AppContainer of `confine.WindowsPlanFor`. The Linux column is exercised by the ",
+		"conformance suites wherever the tests run. The plans behind the macOS and Windows columns are pure ",
+		"functions tested on every system; the system calls that apply them are exercised only on the macOS and ",
+		"Windows legs of CI, and **no such leg has run yet**: until one has, those columns say what the plans ",
+		"ask of the system, not what its kernel was seen to refuse. docs/platforms.md lists each call and the ",
+		"vendor page it was checked against.")
 	line()
 	line("The page is generated from `confine.Enforces` and `confine.FFIWidens` by `go generate ./confine`. ",
 		"`go test ./confine` renders it again and fails, naming the row and the column, when this file and ",
@@ -73,13 +74,11 @@ func EnforcesMarkdown() []byte {
 		"the layers it relies on (`landlock` is Landlock at the kernel's ABI; a receipt names the ABI, as ",
 		"`landlock-abi7`). What a cell says is not held, the language still holds.")
 	line()
-	line("| Budget item | Linux | macOS | Windows |")
-	line("|---|---|---|---|")
+	line(tableHead("Budget item"))
 	for _, r := range Enforces {
 		cells := []string{markdownCell(r.Item)}
-		for _, goos := range enforcesColumns {
-			c, _ := r.Cell(goos)
-			cells = append(cells, markdownCell(cellMarkdown(c)))
+		for _, sys := range Systems {
+			cells = append(cells, markdownCell(cellMarkdown(r.Cells[sys])))
 		}
 		line("| ", strings.Join(cells, " | "), " |")
 	}
@@ -113,6 +112,38 @@ func EnforcesMarkdown() []byte {
 	line()
 	line("A run whose container is left off holds what the job object, the token and the integrity level hold.")
 	line()
+	line("## Landlock ABIs")
+	line()
+	line("What each Landlock ABI adds, from `confine.LandlockABIs`, the one table the plan, the assessment, ",
+		"`sabline doctor` and the cells above read. A kernel above ABI ", strconv.Itoa(LandlockMaxABI),
+		" is planned for at ABI ", strconv.Itoa(LandlockMaxABI), ".")
+	line()
+	line("| ABI | first Linux | adds | below it, not held |")
+	line("|---|---|---|---|")
+	for _, info := range LandlockABIs {
+		lacking := info.Lacking
+		if lacking == "" {
+			lacking = "nothing the run counts"
+		}
+		line("| ", strconv.Itoa(info.ABI), " | ", info.Kernel, " | ", markdownCell(info.Adds), " | ", markdownCell(lacking), " |")
+	}
+	line()
+	line("## Which layer refused")
+	line()
+	line("A refusal is told apart by its errno, as `confine.Refusals` says for each system; an errno no line ",
+		"names is refused by no layer this build applies. Where one errno has more than one line, the first is ",
+		"the layer most calls meet, and the errno alone does not tell which refused.")
+	line()
+	line("| system | errno | layer | refuses |")
+	line("|---|---|---|---|")
+	for _, r := range Refusals {
+		layer := r.Layer
+		if r.FromLandlockABI > 0 {
+			layer += " (from ABI " + strconv.Itoa(r.FromLandlockABI) + ")"
+		}
+		line("| ", r.System.Title(), " | ", r.Errno, " | ", layer, " | ", markdownCell(r.Why), " |")
+	}
+	line()
 	line("## Granted modules widen the policy")
 	line()
 	line("A host module granted by ffi:MODULE is Go code in the worker's own process, so the OS policy is ",
@@ -138,8 +169,7 @@ func EnforcesMarkdown() []byte {
 	line("`--require-confinement full` (or `partial`) refuses, before its first statement, a run whose level ",
 		"is below the one asked for. The levels a few budgets get where every layer of the system is present:")
 	line()
-	line("| Budget | Linux | macOS | Windows |")
-	line("|---|---|---|---|")
+	line(tableHead("Budget"))
 	for _, ex := range levelExamples {
 		p := OSPolicy(budget.MustParse("", ex.allow), Options{Strict: ex.strict})
 		name := "`" + ex.allow + "`"
@@ -147,8 +177,8 @@ func EnforcesMarkdown() []byte {
 			name += " under `--confine strict`"
 		}
 		cells := []string{markdownCell(name)}
-		for _, goos := range enforcesColumns {
-			cells = append(cells, markdownCell(resultMarkdown(Predict(p, goos))))
+		for _, sys := range Systems {
+			cells = append(cells, markdownCell(resultMarkdown(Predict(p, string(sys)))))
 		}
 		line("| ", strings.Join(cells, " | "), " |")
 	}
@@ -159,6 +189,17 @@ func EnforcesMarkdown() []byte {
 	line("- Compiling the program and its imports: the worker does it before it applies the policy, since ",
 		"imports are read from wherever they are. The program's first statement runs after it.")
 	return []byte(b.String())
+}
+
+// tableHead is the header of a table with a first column named first and
+// one column per system of Systems, with its |---| line.
+func tableHead(first string) string {
+	head, rule := "| "+first+" |", "|---|"
+	for _, sys := range Systems {
+		head += " " + sys.Title() + " |"
+		rule += "---|"
+	}
+	return head + "\n" + rule
 }
 
 // cellMarkdown is a cell as the main table of docs/os-enforces.md prints

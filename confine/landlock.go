@@ -61,20 +61,9 @@ const landlockFileRights = LandlockFSExecute | LandlockFSWriteFile | LandlockFSR
 // no process.
 const landlockReadRights = LandlockFSReadFile | LandlockFSReadDir
 
-// landlockFSRights returns every file system right the kernel knows at abi.
-func landlockFSRights(abi int) uint64 {
-	rights := LandlockFSRefer - 1 // the thirteen rights of ABI 1
-	if abi >= 2 {
-		rights |= LandlockFSRefer
-	}
-	if abi >= 3 {
-		rights |= LandlockFSTruncate
-	}
-	if abi >= 5 {
-		rights |= LandlockFSIoctlDev
-	}
-	return rights
-}
+// landlockFSRights returns every file system right the kernel knows at
+// abi, from LandlockABIs.
+func landlockFSRights(abi int) uint64 { return LandlockABIOf(abi).FS }
 
 // landlockWriteRights returns every write right the kernel knows at abi:
 // all but execute and the two read rights.
@@ -197,7 +186,8 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 			return LandlockRuleset{}, fmt.Errorf("landlock plan: TCP port %d is not a port", port)
 		}
 	}
-	if abi >= 4 {
+	info := LandlockABIOf(abi)
+	if info.Net&LandlockNetBindTCP != 0 {
 		plan.HandledNet = LandlockNetBindTCP
 		if p.Network.Mode == NetClosed || portsHeld {
 			plan.HandledNet |= LandlockNetConnectTCP
@@ -206,9 +196,7 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 			plan.ConnectTCP = ports
 		}
 	}
-	if abi >= 6 {
-		plan.Scoped = LandlockScopeAbstractUnixSocket | LandlockScopeSignal
-	}
+	plan.Scoped = info.Scopes & (LandlockScopeAbstractUnixSocket | LandlockScopeSignal)
 	return plan, nil
 }
 

@@ -36,12 +36,12 @@ func LandlockABI() (int, error) {
 	case err != nil:
 		return 0, fmt.Errorf("landlock_create_ruleset(version): %w", err)
 	}
-	if abi >= 6 {
+	if abi >= LandlockABIScopes {
 		// A kernel whose errata cannot be read has fixed none, as far as
 		// anyone can tell.
 		errata, err := llsyscall.LandlockGetErrata()
 		if err != nil || errata&landlockErratumSignalScope == 0 {
-			abi = 5
+			abi = LandlockABIScopes - 1
 		}
 	}
 	return abi, nil

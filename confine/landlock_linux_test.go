@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/budget"
@@ -326,4 +327,21 @@ func runLandlockChild(t *testing.T, c landlockChild) {
 	expect("locked thread: read a granted file", held[0], 0)
 	expect("locked thread: read outside", held[1], syscall.EACCES)
 	fmt.Printf("landlock child: %d checks\n", checks)
+}
+
+// TestLandlockABIsAgreeWithGoLandlock holds the table of ABIs to
+// go-landlock's presets, which apply the ruleset: each ABI's file, network
+// and scope sets are the preset's.
+func TestLandlockABIsAgreeWithGoLandlock(t *testing.T) {
+	presets := []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6, landlock.V7}
+	if len(presets) != len(LandlockABIs) {
+		t.Fatalf("%d presets for %d ABIs", len(presets), len(LandlockABIs))
+	}
+	for i, c := range presets {
+		info := LandlockABIs[i]
+		if uint64(c.HandledAccessFS) != info.FS || uint64(c.HandledAccessNet) != info.Net || uint64(c.Scoped) != info.Scopes {
+			t.Errorf("ABI %d: go-landlock fs %#x net %#x scoped %#x; the table fs %#x net %#x scopes %#x", info.ABI,
+				uint64(c.HandledAccessFS), uint64(c.HandledAccessNet), uint64(c.Scoped), info.FS, info.Net, info.Scopes)
+		}
+	}
 }

@@ -20,32 +20,62 @@ type Machine struct {
 	NoNewPrivs  bool `json:"no_new_privs"`
 }
 
+// systemAdvice is the advice for a system whose layers the doctor does
+// not probe: what this build applies there and where it has run.
+var systemAdvice = map[System]string{
+	Darwin: "this build applies a sandbox profile here (sandbox_init, which Apple has deprecated): a run is " +
+		"partial at best, and its system calls are exercised only on the macOS leg of CI, which has not run " +
+		"yet; for the kernel's full hold run untrusted programs on Linux",
+	Windows: "this build applies a job object, a reduced token, a low integrity level and, where a budget " +
+		"allows, an AppContainer here; these system calls are exercised only on the Windows leg of CI, which " +
+		"has not run yet; for the kernel's full hold run untrusted programs on Linux",
+}
+
 // Advice says, for each layer this machine lacks or limits, what is
-// missing and what the operator can do about it.
+// missing and what the operator can do about it. What a Landlock ABI
+// below LandlockMaxABI lacks is read from LandlockABIs: one line for each
+// higher ABI whose addition Sabline would hold.
 func (m Machine) Advice() []string {
-	var out []string
-	switch m.OS {
-	case "linux":
-	case "darwin":
-		return []string{"this build applies a sandbox profile here (sandbox_init, which Apple has deprecated): a run is partial at best, and its system calls have run only on the macOS leg of CI; for the kernel's full hold run untrusted programs on Linux"}
-	case "windows":
-		return []string{"this build applies a job object, a reduced token, a low integrity level and, where a budget allows, an AppContainer here; these system calls have run only on the Windows leg of CI; for the kernel's full hold run untrusted programs on Linux"}
-	default:
-		return []string{"this build of Sabline confines runs on Linux, macOS and Windows only: a run here is level none; run untrusted programs on Linux, or in a virtual machine"}
-	}
+	sys, known := SystemOf(m.OS)
 	switch {
-	case m.LandlockABI == 0:
-		out = append(out, "Landlock is missing ("+m.LandlockNote+"): reads and writes are held by the language alone. Use a kernel from 5.13 with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot parameter")
-	case m.LandlockABI < 3:
-		out = append(out, "Landlock ABI "+strconv.Itoa(m.LandlockABI)+" cannot hold truncation: a write grant's neighbours may be truncated. Linux 6.2 offers ABI 3")
-	case m.LandlockABI < 4:
-		out = append(out, "Landlock ABI "+strconv.Itoa(m.LandlockABI)+" cannot hold TCP binds or ports: under a net grant a run may listen on a TCP port, and a net:HOST:PORT grant is held to IPv4 and IPv6 sockets only. Linux 6.7 offers ABI 4")
+	case !known:
+		names := make([]string, len(Systems))
+		for i, s := range Systems {
+			names[i] = s.Title()
+		}
+		return []string{"this build of Sabline confines runs on " + joinAnd(names) + " only: a run here is level " +
+			"none; run untrusted programs on Linux, or in a virtual machine"}
+	case sys != Linux:
+		return []string{systemAdvice[sys]}
+	}
+	var out []string
+	if m.LandlockABI == 0 {
+		out = append(out, "Landlock is missing ("+m.LandlockNote+"): reads and writes are held by the language alone. Use a kernel from "+
+			LandlockABIOf(1).Kernel+" with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot parameter")
+	}
+	for _, info := range LandlockABIs {
+		if m.LandlockABI > 0 && info.ABI > m.LandlockABI && info.Lacking != "" {
+			out = append(out, "Landlock ABI "+strconv.Itoa(m.LandlockABI)+" cannot hold "+info.Lacking+". Linux "+
+				info.Kernel+" offers "+abiText(info.ABI))
+		}
 	}
 	if !m.Seccomp {
 		out = append(out, "seccomp is missing ("+m.SeccompNote+"): processes, signals, sockets and the kernel's other surfaces are not held. Use a kernel with CONFIG_SECCOMP_FILTER=y")
 	}
 	if m.SeccompMode == 2 {
 		out = append(out, "this process already runs under a seccomp filter (a container's, say): Sabline adds its own, and what the outer one refuses stays refused")
+	}
+	return out
+}
+
+// LandlockOffers says in words what a kernel of Landlock abi offers, one
+// phrase per ABI up to it (to LandlockMaxABI), from LandlockABIs.
+func LandlockOffers(abi int) []string {
+	var out []string
+	for _, info := range LandlockABIs {
+		if info.ABI <= abi {
+			out = append(out, abiText(info.ABI)+": "+info.Adds)
+		}
 	}
 	return out
 }

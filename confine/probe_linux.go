@@ -20,7 +20,7 @@ func KernelRelease() string {
 
 // Probe reads what this machine offers.
 func Probe() Machine {
-	m := Machine{OS: "linux", Kernel: KernelRelease()}
+	m := Machine{OS: string(Linux), Kernel: KernelRelease()}
 	if abi, err := LandlockABI(); err != nil {
 		m.LandlockNote = err.Error()
 	} else {

@@ -19,8 +19,8 @@ func OnThisMachine(p Policy) Result {
 	if !p.Enforced {
 		return offResult(p)
 	}
-	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
-		return Predict(p, runtime.GOOS)
+	if sys, ok := ThisSystem(); ok {
+		return Predict(p, string(sys))
 	}
 	return unsupported()
 }

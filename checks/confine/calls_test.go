@@ -63,7 +63,7 @@ func callErrnos(stdout string) map[string]string {
 
 var _ = Describe("deny-list: the calls the filter alone refuses, on the live kernel", cellLabel("deny-list"), func() {
 	It("refuses each with EPERM when seccomp is the only layer, where --no-confine makes each fail of its own accord", func() {
-		if goruntime.GOOS != "linux" || goruntime.GOARCH != "amd64" {
+		if goruntime.GOOS != string(confine.Linux) || goruntime.GOARCH != "amd64" {
 			Skip("the calls are made through ctypes' raw entries, with the i386 and x32 ones of linux/amd64")
 		}
 		if !confined() {

@@ -196,7 +196,7 @@ var _ = Describe("cells no fault-injection operation tests", func() {
 		})
 
 		It("makes no Unix socket: a host module's bind of one makes no file", func() {
-			if goruntime.GOOS != "linux" {
+			if goruntime.GOOS != string(confine.Linux) {
 				Skip("ctypes' raw system calls are Linux's")
 			}
 			s := newScratch()
@@ -228,11 +228,11 @@ if s.errno == "":
 		})
 
 		It("listens on no TCP port: a host module's listen is never reached from outside", func() {
-			if goruntime.GOOS != "linux" {
+			if goruntime.GOOS != string(confine.Linux) {
 				Skip("ctypes' raw system calls are Linux's")
 			}
-			if doctor.Machine.LandlockABI < 4 {
-				Skip("Landlock ABI 4 holds TCP binds; this kernel offers ABI " + strconv.Itoa(doctor.Machine.LandlockABI))
+			if doctor.Machine.LandlockABI < confine.LandlockABITCP {
+				Skip("Landlock ABI " + strconv.Itoa(confine.LandlockABITCP) + " holds TCP binds; this kernel offers ABI " + strconv.Itoa(doctor.Machine.LandlockABI))
 			}
 			const program = `c = ffi.module("ctypes")
 p = int(ARGS[0])
@@ -314,7 +314,7 @@ for k in ["`+run.FaultEnv+`", "HOME"]:
 	})
 
 	It("limits: the worker's address space is limited when the policy is applied, and under --no-confine as the cell says", cellLabel("limits"), func() {
-		if goruntime.GOOS != "linux" {
+		if goruntime.GOOS != string(confine.Linux) {
 			Skip("the limit is read from /proc/PID/limits, which only Linux has")
 		}
 		s := newScratch()
@@ -346,7 +346,7 @@ for k in ["`+run.FaultEnv+`", "HOME"]:
 	// what it read, so that nothing of /etc/shadow is ever printed.
 	DescribeTable("no-fs: a net grant adds the resolver's files to the reads, and nothing beside them (knock-out build)", cellLabel("no-fs"),
 		func(path string, wantRead bool) {
-			if goruntime.GOOS != "linux" {
+			if goruntime.GOOS != string(confine.Linux) {
 				Skip("the resolver's files are Linux's")
 			}
 			data, err := os.ReadFile(path)

@@ -27,41 +27,67 @@ const flipEnv = "SABLINE_CHECKS_FLIP"
 // a failure, not a skip: a cell downgraded to partly must not pass
 // unnoticed.
 var partlyNotAsserted = map[string]string{
-	"darwin no-fs":       "the profile holds writes, but reads only under the home directory and /Volumes; PartlyOps could name the write once a macOS leg has shown it refused",
-	"darwin fs-read-dir": "the profile refuses reads only under the home directory and /Volumes, and the hook's read is of a scratch directory elsewhere",
-	"darwin deny-list":   "the profile does not refuse a signal to another process of the same user, which is the process the hook signals",
-	"windows deny-list":  "no Windows layer refuses the hook's signal of its own accord: the job object and the token hold other things",
+	string(confine.Darwin) + " no-fs": "the profile holds writes, but reads only under the home directory and /Volumes; " +
+		"PartlyOps could name the write once a macOS leg has shown it refused",
+	string(confine.Darwin) + " fs-read-dir": "the profile refuses reads only under the home directory and /Volumes, " +
+		"and the hook's read is of a scratch directory elsewhere",
+	string(confine.Darwin) + " deny-list": "the profile does not refuse a signal to another process of the same user, " +
+		"which is the process the hook signals",
+	string(confine.Windows) + " deny-list": "no Windows layer refuses the hook's signal of its own accord: the job " +
+		"object and the token hold other things",
 }
 
-// honestyCase is one operation of one row, with the running system's cell
-// as the suite expects it.
+// honestyCase is one operation of one row, with a system's cell as the
+// suite expects it.
 type honestyCase struct {
+	sys  confine.System
 	row  confine.Row
 	op   string
 	cell confine.Cell
 }
 
+// elsewhereLabelPrefix labels the entries of another system's cell: they
+// are skipped here, each with its reason, and counted by the count line.
+const elsewhereLabelPrefix = "elsewhere:"
+
+// elsewhere is the skip reason of an entry for sys's cell on another
+// system: each system's cells are asserted by the suite on that system,
+// here or on its leg of CI.
+func elsewhere(sys confine.System, rowID string) string {
+	return fmt.Sprintf("the %s cell of %s is asserted on %s only (the %s leg of CI); this is %s",
+		sys.Title(), rowID, sys, sys.Title(), goruntime.GOOS)
+}
+
 // honestyEntries makes one entry for each operation of each row of
-// confine.Enforces that names operations.
+// confine.Enforces that names operations, for every system of
+// confine.Systems: the running system's are asserted, the others' skipped
+// with the reason and counted.
 func honestyEntries() []TableEntry {
 	flip := os.Getenv(flipEnv)
 	var entries []TableEntry
-	for _, row := range confine.Enforces {
-		cell, ok := row.Cell(goruntime.GOOS)
-		if !ok {
-			continue
-		}
-		note := ""
-		cell.Holds = row.OpsHold(goruntime.GOOS)
-		if row.ID == flip {
-			cell.Holds = map[confine.Holds]confine.Holds{
-				confine.HoldsYes: confine.HoldsNo, confine.HoldsNo: confine.HoldsYes, confine.HoldsPartly: confine.HoldsPartly,
-			}[cell.Holds]
-			note = " (inverted by " + flipEnv + ")"
-		}
-		for _, op := range row.Ops {
-			desc := fmt.Sprintf("%s %s on %s: holds %s%s", row.ID, op, goruntime.GOOS, cell.Holds, note)
-			entries = append(entries, Entry(desc, cellLabel(row.ID), honestyCase{row: row, op: op, cell: cell}))
+	for _, sys := range confine.Systems {
+		for _, row := range confine.Enforces {
+			cell, ok := row.Cell(string(sys))
+			if !ok {
+				continue
+			}
+			note := ""
+			cell.Holds = row.OpsHold(string(sys))
+			here := string(sys) == goruntime.GOOS
+			if here && row.ID == flip {
+				cell.Holds = map[confine.Holds]confine.Holds{
+					confine.HoldsYes: confine.HoldsNo, confine.HoldsNo: confine.HoldsYes, confine.HoldsPartly: confine.HoldsPartly,
+				}[cell.Holds]
+				note = " (inverted by " + flipEnv + ")"
+			}
+			for _, op := range row.Ops {
+				desc := fmt.Sprintf("%s %s on %s: holds %s%s", row.ID, op, sys, cell.Holds, note)
+				label := Label(elsewhereLabelPrefix + string(sys))
+				if here {
+					label = cellLabel(row.ID)
+				}
+				entries = append(entries, Entry(desc, label, honestyCase{sys: sys, row: row, op: op, cell: cell}))
+			}
 		}
 	}
 	return entries
@@ -69,6 +95,9 @@ func honestyEntries() []TableEntry {
 
 var _ = DescribeTable("ENFORCES, proved in both directions by the fault-injection hook",
 	func(c honestyCase) {
+		if string(c.sys) != goruntime.GOOS {
+			Skip(elsewhere(c.sys, c.row.ID))
+		}
 		s := newScratch()
 		allow := strings.ReplaceAll(c.row.Budget, confine.PlaceholderGrant, s.grant)
 		prog := s.file("prog.vel", "x = 1\n")
@@ -100,7 +129,7 @@ var _ = DescribeTable("ENFORCES, proved in both directions by the fault-injectio
 		default:
 			Fail(fmt.Sprintf("the cell holds %q, which is none of yes, partly and no", c.cell.Holds))
 		}
-		if abi := confine.Probe().LandlockABI; c.cell.Holds == confine.HoldsYes && goruntime.GOOS == "linux" && abi < c.row.OpsLandlockABI {
+		if abi := confine.Probe().LandlockABI; c.cell.Holds == confine.HoldsYes && c.sys == confine.Linux && abi < c.row.OpsLandlockABI {
 			Skip(fmt.Sprintf("the %s of row %s is held from Landlock ABI %d; this kernel offers %d", c.op, c.row.ID, c.row.OpsLandlockABI, abi))
 		}
 
@@ -167,15 +196,16 @@ const layersAloneEntry = "layers alone"
 // Linux cell says the kernel holds it.
 func layerAloneEntries() []TableEntry {
 	var entries []TableEntry
-	if goruntime.GOOS != "linux" {
+	if goruntime.GOOS != string(confine.Linux) {
 		return nil
 	}
 	for _, row := range confine.Enforces {
-		if row.OpsHold("linux") != confine.HoldsYes {
+		if row.OpsHold(string(confine.Linux)) != confine.HoldsYes {
 			continue
 		}
 		for _, op := range row.Ops {
-			entries = append(entries, Entry(row.ID+" "+op, cellLabel(row.ID), honestyCase{row: row, op: op, cell: row.Linux}))
+			entries = append(entries, Entry(row.ID+" "+op, cellLabel(row.ID),
+				honestyCase{sys: confine.Linux, row: row, op: op, cell: row.Cells[confine.Linux]}))
 		}
 	}
 	return entries
@@ -223,7 +253,7 @@ var _ = DescribeTable("ENFORCES, each Linux layer alone (knock-out build with "+
 var _ = Describe(confine.LayersOnlyEnv, func() {
 	DescribeTable("leaves every layer on where it is not a knock-out build's switch of one layer",
 		func(knockedOut bool, value string, wantReason string) {
-			if goruntime.GOOS != "linux" {
+			if goruntime.GOOS != string(confine.Linux) {
 				Skip("the switch names Linux layers")
 			}
 			if !confined() {

@@ -95,7 +95,7 @@ var _ = Describe("what is reported", func() {
 	)
 
 	It("has `doctor --json` say what this machine offers: Landlock, and level full for the default budget", func() {
-		if goruntime.GOOS != "linux" {
+		if goruntime.GOOS != string(confine.Linux) {
 			Skip("Landlock is a Linux module")
 		}
 		r := newScratch().run("doctor", "--json")
@@ -113,7 +113,7 @@ var _ = Describe("what is reported", func() {
 		Expect(r.exit).To(Equal(0), "%s", r)
 		var a lang.Audit
 		Expect(json.Unmarshal([]byte(r.stdout), &a)).To(Succeed())
-		Expect(a.Confinement).To(HaveKeyWithValue("linux", HaveField("Level", confine.Full)))
+		Expect(a.Confinement).To(HaveKeyWithValue(string(confine.Linux), HaveField("Level", confine.Full)))
 	})
 
 	DescribeTable("a run the supervisor ends records the confinement its worker had, as doctor measured it for the same budget",

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	goruntime "runtime"
+	"sort"
 	"strings"
 	"testing"
 
@@ -133,6 +134,17 @@ var _ = ReportAfterSuite("checks/confine: cells asserted", func(report Report) {
 			}
 		}
 	}
+	elsewhere := map[string]map[string]int{} // system, then state
+	for _, sr := range report.SpecReports {
+		for _, l := range sr.Labels() {
+			if sys, ok := strings.CutPrefix(l, elsewhereLabelPrefix); ok {
+				if elsewhere[sys] == nil {
+					elsewhere[sys] = map[string]int{}
+				}
+				elsewhere[sys][sr.State.String()]++
+			}
+		}
+	}
 	var asserted, failed, skipped, excused, untested []string
 	for _, row := range confine.Enforces {
 		if _, ok := row.Cell(goruntime.GOOS); !ok {
@@ -164,6 +176,12 @@ var _ = ReportAfterSuite("checks/confine: cells asserted", func(report Report) {
 		}
 	}
 	fmt.Println("\n" + line + "\n  asserted: " + strings.Join(asserted, ", "))
+	for _, sys := range confine.Systems {
+		if n := elsewhere[string(sys)]; n != nil {
+			fmt.Printf("checks/confine: %s cell operations, asserted on %s only (the %s leg of CI): %d skipped here, %d run\n",
+				sys.Title(), sys, sys.Title(), n["skipped"], n["passed"]+n["failed"])
+		}
+	}
 	if len(alone) > 0 {
 		fmt.Println("checks/confine: the layers that stop each operation alone\n  " + strings.Join(alone, "\n  "))
 	}
@@ -181,3 +199,35 @@ func dedupe(ss []string) []string {
 	}
 	return out
 }
+
+// Every skipped spec, counted by its reason: a skip says why, and the
+// count line says how many there were.
+var _ = ReportAfterSuite("checks/confine: skips counted", func(report Report) {
+	reasons := map[string]int{}
+	total := 0
+	for _, sr := range report.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt || !sr.State.Is(types.SpecStateSkipped) {
+			continue
+		}
+		total++
+		why := sr.Failure.Message
+		if why == "" {
+			why = "not run (an earlier failure or a focus)"
+		}
+		reasons[why]++
+	}
+	keys := make([]string, 0, len(reasons))
+	for k := range reasons {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if reasons[keys[i]] != reasons[keys[j]] {
+			return reasons[keys[i]] > reasons[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	fmt.Printf("checks/confine: %d specs skipped on %s\n", total, goruntime.GOOS)
+	for _, k := range keys {
+		fmt.Printf("  %d× %s\n", reasons[k], k)
+	}
+})

@@ -82,8 +82,8 @@ c.close()
 		})
 
 		It("refuses, by the kernel alone, a connection to a port not granted (knock-out build)", func() {
-			if doctor.Machine.LandlockABI < 4 {
-				Skip("Landlock ABI 4 holds TCP ports; this kernel offers ABI " + strconv.Itoa(doctor.Machine.LandlockABI))
+			if doctor.Machine.LandlockABI < confine.LandlockABITCP {
+				Skip("Landlock ABI " + strconv.Itoa(confine.LandlockABITCP) + " holds TCP ports; this kernel offers ABI " + strconv.Itoa(doctor.Machine.LandlockABI))
 			}
 			s := newScratch()
 			granted, other := listen(), listen()

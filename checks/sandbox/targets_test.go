@@ -105,9 +105,9 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 				cell, _ := row.Cell(goruntime.GOOS)
 				holds := ok && cell.Holds == confine.HoldsYes
 				switch {
-				case goruntime.GOOS == "linux" && holds:
+				case goruntime.GOOS == string(confine.Linux) && holds:
 					Expect(a.observed).To(Equal(t.Expect), "ENFORCES row %s holds yes on Linux\n%s%s", t.Row, a.confined.Stdout, a.confined.Stderr)
-				case goruntime.GOOS == "linux":
+				case goruntime.GOOS == string(confine.Linux):
 					Expect(a.observed).To(Equal(t.Expect), "the catalogue expects %s on Linux (no ENFORCES row says the kernel holds it)\n%s%s",
 						t.Expect, a.confined.Stdout, a.confined.Stderr)
 				case holds:
@@ -123,7 +123,7 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 				}
 				skipUnavailable(t, results[t.ID])
 				u := results[t.ID].unconfined
-				if goruntime.GOOS == "linux" {
+				if goruntime.GOOS == string(confine.Linux) {
 					Expect(t.UnconfinedAllows(u.Attempt())).To(BeTrue(),
 						"unconfined, the attempt met %q, want %s\n%s%s", u.Attempt(), t.Unconfined, u.Stdout, u.Stderr)
 				}
@@ -308,7 +308,7 @@ func attemptAll(dir string) (map[string]*attempts, error) {
 // switch: its receipt must name the one layer asked for; where it does
 // not, nothing is measured and aloneMeasured says why.
 func attemptAlone(dir string, results map[string]*attempts) error {
-	if goruntime.GOOS != "linux" {
+	if goruntime.GOOS != string(confine.Linux) {
 		aloneMeasured.why = "the layers are told apart on Linux only"
 		return nil
 	}

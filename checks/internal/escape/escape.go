@@ -37,6 +37,8 @@ package escape
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sabline/sabline/confine"
 )
 
 // The groups of the catalogue, in the order reports print them.
@@ -53,18 +55,19 @@ const (
 // Groups lists the groups in order.
 var Groups = []string{GroupFiles, GroupNetwork, GroupProcesses, GroupKernel, GroupABI, GroupConfinement, GroupThreads}
 
-// What stopped an attempt, as an Outcome names it.
+// What stopped an attempt, as an Outcome names it. A layer that stopped
+// it is named as confine.RefusedBy names the layer that answers the errno
+// the attempt met, on the system of the run: on Linux BySeccomp or
+// ByLandlock, on macOS confine.LayerSandboxProfile, on Windows
+// confine.LayerAppContainer, confine.LayerJobObject and the rest.
 const (
 	// BySeccomp: the seccomp filter refused the call (EPERM, ENOSYS or
 	// EPROTONOSUPPORT on Linux).
-	BySeccomp = "seccomp"
+	BySeccomp = confine.LayerSeccomp
 	// ByLandlock: Landlock refused it (EACCES, or EXDEV for a link or
 	// rename across directories), or its scope kept a signal from another
 	// process while the call itself went through.
-	ByLandlock = "landlock"
-	// ByKernel: a confinement layer refused it, on a system whose layers
-	// this harness does not tell apart by errno (not Linux).
-	ByKernel = "kernel"
+	ByLandlock = confine.LayerLandlockFamily
 	// ByLanguage: no confinement layer changed the outcome: the attempt
 	// went through, or failed as it fails unconfined. Only the language,
 	// which refuses it on the normal build, holds it.
@@ -74,7 +77,8 @@ const (
 	// exist on every architecture).
 	Unavailable = "unavailable"
 	// ByUnknown: the confined run failed in a way this harness cannot
-	// attribute; a check that meets it fails.
+	// attribute: an errno no layer of the system gives (confine.Refusals
+	// has no line for it); a check that meets it fails.
 	ByUnknown = "unknown"
 )
 
@@ -90,9 +94,15 @@ func (o Outcome) String() string {
 	return strings.TrimSpace(o.StoppedBy + " " + o.Errno)
 }
 
-// Kernel reports whether a confinement layer stopped the attempt.
+// Kernel reports whether a confinement layer stopped the attempt: its
+// StoppedBy names a layer, not the language, an unavailable attempt or
+// an unknown failure.
 func (o Outcome) Kernel() bool {
-	return o.StoppedBy == BySeccomp || o.StoppedBy == ByLandlock || o.StoppedBy == ByKernel
+	switch o.StoppedBy {
+	case "", ByLanguage, Unavailable, ByUnknown:
+		return false
+	}
+	return true
 }
 
 // Attempt results that are not an errno.

@@ -30,6 +30,15 @@ func TestParse(t *testing.T) {
 		{name: "the language's refusal carries no errno",
 			stderr:   "sabline: E302: ffi module ctypes: not granted: add ffi:ctypes to the budget\n",
 			wantCode: "E302", wantFields: map[string]string{}},
+		{name: "a Windows refusal by name",
+			stderr:   "sabline: E319: fs.read C:\\x: the kernel refused it (ERROR_ACCESS_DENIED); refused by: appcontainer\n",
+			wantCode: "E319", wantErrno: "ERROR_ACCESS_DENIED", wantFields: map[string]string{}},
+		{name: "a Windows refusal the runtime gives by number",
+			stderr:   "sabline: E319: fs.read C:\\x: the kernel refused it (errno 5); refused by: appcontainer\n",
+			wantCode: "E319", wantErrno: "ERROR_ACCESS_DENIED", wantFields: map[string]string{}},
+		{name: "a number no table names stays a number",
+			stderr:   "sabline: E319: fs.read /x: the kernel refused it (errno 4242); refused by: seccomp\n",
+			wantCode: "E319", wantErrno: "errno 4242", wantFields: map[string]string{}},
 		{name: "the banner is not an error", stderr: "sabline: KNOCK-OUT BUILD: every budget check passes\n",
 			wantFields: map[string]string{}},
 	}
@@ -39,6 +48,29 @@ func TestParse(t *testing.T) {
 			if r.Code != tt.wantCode || r.Went != tt.wantWent || r.Errno != tt.wantErrno || !reflect.DeepEqual(r.Fields, tt.wantFields) {
 				t.Errorf("Parse = code %q went %v errno %q fields %v; want %q %v %q %v",
 					r.Code, r.Went, r.Errno, r.Fields, tt.wantCode, tt.wantWent, tt.wantErrno, tt.wantFields)
+			}
+		})
+	}
+}
+
+func TestOutcomeKernel(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    Outcome
+		want bool
+	}{
+		{name: "seccomp", o: Outcome{BySeccomp, "EPERM"}, want: true},
+		{name: "landlock", o: Outcome{ByLandlock, "EACCES"}, want: true},
+		{name: "the macOS profile", o: Outcome{"sandbox-profile", "EPERM"}, want: true},
+		{name: "the Windows job", o: Outcome{"job-object", "ERROR_NOT_ENOUGH_QUOTA"}, want: true},
+		{name: "the language", o: Outcome{StoppedBy: ByLanguage}},
+		{name: "unavailable", o: Outcome{StoppedBy: Unavailable}},
+		{name: "unknown", o: Outcome{ByUnknown, "ENOENT"}},
+		{name: "nothing", o: Outcome{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.o.Kernel(); got != tc.want {
+				t.Errorf("%v.Kernel() = %v, want %v", tc.o, got, tc.want)
 			}
 		})
 	}
@@ -91,7 +123,7 @@ func TestObserve(t *testing.T) {
 			goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
 		{name: "a witness unchanged elsewhere", target: files,
 			confined: Run{Errno: "EPERM", Witnessed: []string{}}, unconfined: &Run{Went: true, Witnessed: changed},
-			goos: "darwin", want: Outcome{ByKernel, "EPERM"}},
+			goos: "darwin", want: Outcome{"sandbox-profile", "EPERM"}},
 		{name: "no control: the errno names the layer", confined: refused("EPERM"), goos: "linux", want: Outcome{BySeccomp, "EPERM"}},
 		{name: "an errno no layer gives", confined: refused("ENOENT"), unconfined: &went, goos: "linux", want: Outcome{ByUnknown, "ENOENT"}},
 		{name: "no raw calls on this system", confined: noAttempt("ctypes.syscall: raw system calls are offered on Linux only, not darwin"),
@@ -127,7 +159,18 @@ func TestObserve(t *testing.T) {
 		{name: "unavailable confined, yet made unconfined", confined: noAttempt(`ctypes.syscall: no system call "fork" on arm64`),
 			unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
 		{name: "no attempt confined only", confined: Run{Code: "E310"}, unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
-		{name: "refused elsewhere", confined: refused("EPERM"), unconfined: &went, goos: "darwin", want: Outcome{ByKernel, "EPERM"}},
+		{name: "refused by the profile on macOS", confined: refused("EPERM"), unconfined: &went, goos: "darwin", want: Outcome{"sandbox-profile", "EPERM"}},
+		{name: "the file's own permissions on macOS", confined: refused("EACCES"), unconfined: &went, goos: "darwin", want: Outcome{ByUnknown, "EACCES"}},
+		{name: "refused by the container on Windows", confined: refused("ERROR_ACCESS_DENIED"), unconfined: &went, goos: "windows",
+			want: Outcome{"appcontainer", "ERROR_ACCESS_DENIED"}},
+		{name: "a process past the job's limit on Windows", confined: refused("ERROR_NOT_ENOUGH_QUOTA"), unconfined: &went, goos: "windows",
+			want: Outcome{"job-object", "ERROR_NOT_ENOUGH_QUOTA"}},
+		{name: "a Unix name on Windows", confined: refused("EPERM"), unconfined: &went, goos: "windows", want: Outcome{ByUnknown, "EPERM"}},
+		{name: "EPROTONOSUPPORT of an MPTCP socket", confined: refused("EPROTONOSUPPORT"), unconfined: &went, goos: "linux",
+			want: Outcome{BySeccomp, "EPROTONOSUPPORT"}},
+		{name: "a victim kept alive off Linux is not credited to a scope", target: Target{Witness: WitnessVictim},
+			confined: Run{Went: true, Witnessed: []string{}}, unconfined: &Run{Went: true, Victim: Killed, Witnessed: []string{"victim: alive"}},
+			goos: "darwin", want: Outcome{StoppedBy: ByUnknown}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -109,7 +109,7 @@ func (r *Report) Add(t Target, observed Outcome, confined Run, unconfined *Run, 
 	}
 	line := ReportTarget{ID: t.ID, Group: t.Group, Threat: t.Threat, Observed: observed, Witness: w,
 		LayersAlone: layersAlone, Gap: t.Gap, Note: t.Note}
-	if r.OS == "linux" {
+	if r.OS == string(confine.Linux) {
 		e := t.Expect
 		line.Expected = &e
 	}

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	goruntime "runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -317,7 +319,7 @@ func (s *Scratch) Command(bin, budget string, flags []string, program string) (*
 
 var (
 	errorLine = regexp.MustCompile(`(?m)^sabline: (E\d{3}): (.*)$`)
-	refusal   = regexp.MustCompile(`\((E[A-Z0-9]+)\); refused by: `)
+	refusal   = regexp.MustCompile(`\(([A-Z][A-Z0-9_]+|errno \d+)\); refused by: `)
 )
 
 // Parse reads what a run printed: the RESULT line on standard output
@@ -343,7 +345,7 @@ func Parse(stdout, stderr string, exit int) Run {
 	if m := errorLine.FindStringSubmatch(stderr); m != nil {
 		r.Code, r.Message = m[1], m[2]
 		if f := refusal.FindStringSubmatch(r.Message); f != nil {
-			r.Errno = f[1]
+			r.Errno = errnoName(f[1])
 		} else if r.Errno == "" {
 			r.Errno = errnoIn(r.Message)
 		}
@@ -365,11 +367,19 @@ var messageErrnos = []struct {
 
 // errnoIn names the first errno whose words follow a colon in msg, as Go
 // prints a wrapped system error ("fork/exec /bin/sh: operation not
-// permitted"); "" for none.
+// permitted"); on Windows, the errors of confine.Refusals too, in the
+// words the system gives them ("Access is denied."); "" for none.
 func errnoIn(msg string) string {
 	for _, e := range messageErrnos {
 		if strings.Contains(msg, ": "+e.errno.Error()) {
 			return e.name
+		}
+	}
+	if goruntime.GOOS == string(confine.Windows) {
+		for _, r := range confine.Refusals {
+			if r.System == confine.Windows && strings.Contains(msg, ": "+syscall.Errno(r.Code).Error()) {
+				return r.Errno
+			}
 		}
 	}
 	return ""
@@ -395,9 +405,10 @@ var cannotAttempt = regexp.MustCompile(`^(ctypes\.syscall: (raw system calls are
 // is judged by what the run printed: it was stopped when its result
 // differs from the unconfined one.
 //
-// Where the attempt was stopped, on Linux the errno names the layer
-// (seccomp answers EPERM, ENOSYS or EPROTONOSUPPORT, Landlock EACCES or
-// EXDEV), and a victim unchanged after a call that went through was kept
+// Where the attempt was stopped, the errno names the layer, as
+// confine.RefusedBy says for the system (on Linux seccomp answers EPERM,
+// ENOSYS or EPROTONOSUPPORT, Landlock EACCES or EXDEV; on macOS the
+// profile EPERM), and on Linux a victim unchanged after a call that went through was kept
 // from its signal by Landlock's scope.
 func Observe(t Target, confined Run, unconfined *Run, goos string) Outcome {
 	a := confined.Attempt()
@@ -422,22 +433,31 @@ func Observe(t Target, confined Run, unconfined *Run, goos string) Outcome {
 	return layer(confined.Errno, goos, t.Witness == WitnessVictim)
 }
 
-// layer names the layer that stopped an attempt by the errno it met.
-// signal is whether the attempt was a signal, which Landlock's scope
-// keeps from its victim while the call itself goes through.
+// layer names the layer that stopped an attempt by the errno it met, as
+// confine.RefusedBy gives it for the system goos names. signal is whether
+// the attempt was a signal, which Landlock's scope keeps from its victim
+// while the call itself goes through.
 func layer(errno, goos string, signal bool) Outcome {
-	if goos != "linux" {
-		return Outcome{StoppedBy: ByKernel, Errno: errno}
+	sys, _ := confine.SystemOf(goos)
+	if errno == "" && signal && sys == confine.Linux {
+		return Outcome{StoppedBy: ByLandlock}
 	}
-	switch errno {
-	case "":
-		if signal {
-			return Outcome{StoppedBy: ByLandlock}
-		}
-	case "EPERM", "ENOSYS", "EPROTONOSUPPORT":
-		return Outcome{StoppedBy: BySeccomp, Errno: errno}
-	case "EACCES", "EXDEV":
-		return Outcome{StoppedBy: ByLandlock, Errno: errno}
+	if l := confine.RefusedBy(sys, errno); l != "" {
+		return Outcome{StoppedBy: l, Errno: errno}
 	}
 	return Outcome{StoppedBy: ByUnknown, Errno: errno}
+}
+
+// errnoName is the name a run's message gives an errno, with a Windows
+// error the runtime prints as a number ("errno 5") named as
+// confine.Refusals names it (ERROR_ACCESS_DENIED).
+func errnoName(s string) string {
+	if n, ok := strings.CutPrefix(s, "errno "); ok {
+		if code, err := strconv.ParseUint(n, 10, 32); err == nil {
+			if name, ok := confine.WindowsErrnoName(uint32(code)); ok {
+				return name
+			}
+		}
+	}
+	return s
 }

@@ -1,0 +1,106 @@
+package confine
+
+import "strconv"
+
+// LandlockABIInfo is what one Landlock ABI offers, as <linux/landlock.h>
+// and the kernel's Landlock documentation give it: every right and scope
+// a ruleset may handle at that ABI, not only what it adds.
+type LandlockABIInfo struct {
+	ABI    int    // 1 to LandlockMaxABI
+	Kernel string // the first Linux release that offers it
+	FS     uint64 // the LandlockFS* rights a ruleset may handle
+	Net    uint64 // the LandlockNet* rights; 0 below ABI 4
+	Scopes uint64 // the LandlockScope* scopes; 0 below ABI 6
+	// LogFlags are the flags of landlock_restrict_self that set how
+	// denials are logged (LANDLOCK_RESTRICT_SELF_LOG_*); 0 below ABI 7.
+	// Sabline sets none of them: the kernel's default logging stands.
+	LogFlags uint64
+	// Adds says in words what the ABI adds to the one below, as
+	// `sabline doctor` prints it.
+	Adds string
+	// Lacking is what Sabline cannot hold on a kernel below this ABI,
+	// as the doctor's advice says it, or "" when what the ABI adds is
+	// held by another layer (seccomp) or not used.
+	Lacking string
+}
+
+// landlockABI1FS are the thirteen file system rights of ABI 1.
+const landlockABI1FS = LandlockFSRefer - 1
+
+// LandlockABIs is the one table of what each Landlock ABI offers,
+// LandlockABIs[i] being ABI i+1, to LandlockMaxABI. The plan
+// (LandlockPlan), the assessment (AssessLinux), the doctor's advice
+// (Machine.Advice) and the ENFORCES cells read it; no other code compares
+// an ABI with a number. It follows go-landlock's own table of ABIs.
+var LandlockABIs = []LandlockABIInfo{
+	{ABI: 1, Kernel: "5.13", FS: landlockABI1FS,
+		Adds: "file reads, writes, making, removing and executing beneath the granted paths"},
+	{ABI: 2, Kernel: "5.19", FS: landlockABI1FS | LandlockFSRefer,
+		Adds: "the refer right (renaming and linking a file into another directory), which Sabline grants nowhere"},
+	{ABI: 3, Kernel: "6.2", FS: landlockABI1FS | LandlockFSRefer | LandlockFSTruncate,
+		Adds:    "truncating a file",
+		Lacking: "truncation: a write grant's neighbours may be truncated"},
+	{ABI: 4, Kernel: "6.7", FS: landlockABI1FS | LandlockFSRefer | LandlockFSTruncate,
+		Net:  LandlockNetBindTCP | LandlockNetConnectTCP,
+		Adds: "TCP bind and connect by port",
+		Lacking: "TCP binds or ports: under a net grant a run may listen on a TCP port, and a net:HOST:PORT grant " +
+			"is held to IPv4 and IPv6 sockets only"},
+	{ABI: 5, Kernel: "6.10", FS: landlockABI1FS | LandlockFSRefer | LandlockFSTruncate | LandlockFSIoctlDev,
+		Net:  LandlockNetBindTCP | LandlockNetConnectTCP,
+		Adds: "ioctl on device files"},
+	{ABI: 6, Kernel: "6.12", FS: landlockABI1FS | LandlockFSRefer | LandlockFSTruncate | LandlockFSIoctlDev,
+		Net:    LandlockNetBindTCP | LandlockNetConnectTCP,
+		Scopes: LandlockScopeAbstractUnixSocket | LandlockScopeSignal,
+		Adds:   "signals and abstract Unix sockets scoped to the run (held by seccomp too)"},
+	{ABI: 7, Kernel: "6.15", FS: landlockABI1FS | LandlockFSRefer | LandlockFSTruncate | LandlockFSIoctlDev,
+		Net:      LandlockNetBindTCP | LandlockNetConnectTCP,
+		Scopes:   LandlockScopeAbstractUnixSocket | LandlockScopeSignal,
+		LogFlags: 1<<0 | 1<<1 | 1<<2,
+		Adds:     "the logging of denials to the audit log, set by flags Sabline leaves at their default"},
+}
+
+// LandlockABIOf returns what abi offers: abi's line of LandlockABIs, the
+// line of LandlockMaxABI for a higher ABI, and nothing (ABI 0) for an
+// ABI below 1.
+func LandlockABIOf(abi int) LandlockABIInfo {
+	switch {
+	case abi < 1:
+		return LandlockABIInfo{}
+	case abi > len(LandlockABIs):
+		return LandlockABIs[len(LandlockABIs)-1]
+	}
+	return LandlockABIs[abi-1]
+}
+
+// landlockSince returns the first ABI whose line has offers true, and 0
+// when none has.
+func landlockSince(offers func(LandlockABIInfo) bool) int {
+	for _, i := range LandlockABIs {
+		if offers(i) {
+			return i.ABI
+		}
+	}
+	return 0
+}
+
+// The first ABI of each feature a plan, an assessment or a cell speaks
+// of, read from LandlockABIs.
+var (
+	// LandlockABIRefer: renaming and linking into another directory.
+	LandlockABIRefer = landlockSince(func(i LandlockABIInfo) bool { return i.FS&LandlockFSRefer != 0 })
+	// LandlockABITruncate: truncation.
+	LandlockABITruncate = landlockSince(func(i LandlockABIInfo) bool { return i.FS&LandlockFSTruncate != 0 })
+	// LandlockABITCP: TCP bind and connect.
+	LandlockABITCP = landlockSince(func(i LandlockABIInfo) bool {
+		return i.Net&(LandlockNetBindTCP|LandlockNetConnectTCP) == LandlockNetBindTCP|LandlockNetConnectTCP
+	})
+	// LandlockABIIoctlDev: ioctl on device files.
+	LandlockABIIoctlDev = landlockSince(func(i LandlockABIInfo) bool { return i.FS&LandlockFSIoctlDev != 0 })
+	// LandlockABIScopes: signals and abstract Unix sockets scoped.
+	LandlockABIScopes = landlockSince(func(i LandlockABIInfo) bool { return i.Scopes&LandlockScopeSignal != 0 })
+	// LandlockABILogging: the logging flags of landlock_restrict_self.
+	LandlockABILogging = landlockSince(func(i LandlockABIInfo) bool { return i.LogFlags != 0 })
+)
+
+// abiText is "ABI N" for prose.
+func abiText(abi int) string { return "ABI " + strconv.Itoa(abi) }

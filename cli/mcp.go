@@ -9,8 +9,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/runtime"
 )
@@ -50,8 +48,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		terminalSafe(o.ImportRoot), terminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
-	err = srv.MCP().Run(ctx, t)
+	err = srv.MCP().Run(ctx, door.StreamTransport(stdin, stdout))
 	srv.Stop()
 	if err != nil && ctx.Err() == nil && !isEOF(err) {
 		fmt.Fprintf(stderr, "sabline mcp: %s\n", terminalSafe(err.Error()))
@@ -59,12 +56,6 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
-
-// nopWriteCloser is standard output as the transport's writer: closing
-// the transport leaves it open.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // isEOF reports whether err is the client closing its end.
 func isEOF(err error) bool {

@@ -81,10 +81,17 @@ func (s *Server) newMCPServer() *mcp.Server {
 	return srv
 }
 
+// mustSchema is the JSON schema of T. A list is an array, never null:
+// the decoder refuses null for every field.
 func mustSchema[T any]() *jsonschema.Schema {
 	sc, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(fmt.Sprintf("door: schema of %T: %v", *new(T), err))
+	}
+	for _, p := range sc.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
 	}
 	return sc
 }

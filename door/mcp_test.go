@@ -216,3 +216,18 @@ func TestMCPStreamableHTTP(t *testing.T) {
 		t.Errorf("%d runs, want 1", got)
 	}
 }
+
+// TestMCPSchemaNoNull: the lists of the run tool are arrays, never null,
+// as the decoder reads them.
+func TestMCPSchemaNoNull(t *testing.T) {
+	data, err := json.Marshal(mustSchema[RunInput]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "null") || !strings.Contains(string(data), `"args":{"type":"array"`) {
+		t.Errorf("schema %s: want args and allow arrays, never null", data)
+	}
+	if _, err := DecodeRunRequest([]byte(`{"source":"x","args":null}`)); err == nil {
+		t.Error("the decoder took null args")
+	}
+}

@@ -325,4 +325,3 @@ func (c *capped) String() string {
 	}
 	return c.buf.String() + fmt.Sprintf("\n[sabline: %d more bytes were dropped: a reply keeps %d]\n", c.dropped, c.max)
 }
-

@@ -3,7 +3,6 @@ package door
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"sync"
 	"sync/atomic"
@@ -14,8 +13,8 @@ import (
 // fakeRunner is a Runner that runs nothing: it counts the runs it was
 // handed and answers what it is told to.
 type fakeRunner struct {
-	ran    atomic.Int64 // runs that happened (a reply, not a refusal)
-	refuse error        // when set, every Run and Audit is refused with it
+	ran    atomic.Int64  // runs that happened (a reply, not a refusal)
+	refuse error         // when set, every Run and Audit is refused with it
 	block  chan struct{} // when set, Run waits for it to close
 	start  chan struct{} // when set, Run sends on it once it has begun
 
@@ -62,5 +61,3 @@ func (f *fakeRunner) lastRequest() RunRequest {
 	defer f.mu.Unlock()
 	return f.last
 }
-
-var _ = fmt.Sprint

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -57,7 +58,8 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// isEOF reports whether err is the client closing its end.
+// isEOF reports whether err is the client closing its end of the
+// connection, which ends sabline mcp well.
 func isEOF(err error) bool {
-	return err == io.EOF || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed")
+	return errors.Is(err, io.EOF) || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection closed")
 }

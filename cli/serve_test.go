@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sabline/sabline/confine"
 )
@@ -129,12 +132,13 @@ func (s *served) receipts(t *testing.T) int {
 	return len(m)
 }
 
-// wantFull checks a level is full where this kernel's Landlock can hold a
-// run (ABI 1 and up), and says why it does not check otherwise.
+// wantFull checks a level is full where this kernel's Landlock holds a
+// run of io fully (ABI 4 and up: confine_levels.txtar), and says why it
+// does not check otherwise.
 func wantFull(t *testing.T, what string, level any) {
 	t.Helper()
-	if goruntime.GOOS != "linux" || confine.Probe().LandlockABI < 1 {
-		t.Logf("not checking %s's level (%v): no Landlock on this machine", what, level)
+	if goruntime.GOOS != "linux" || confine.Probe().LandlockABI < 4 {
+		t.Logf("not checking %s's level (%v): Landlock ABI %d on this machine, full needs 4", what, level, confine.Probe().LandlockABI)
 		return
 	}
 	if level != "full" {
@@ -192,6 +196,52 @@ func TestServeRuns(t *testing.T) {
 	if st != 404 {
 		t.Errorf("an unknown receipt: %d %v, want 404", st, v)
 	}
+}
+
+// bearerTransport adds a bearer token to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestServeMCP runs hello.vel through /mcp of a real sabline serve with
+// the SDK's Streamable HTTP client: the run is full, and its receipt is
+// stored; without the token the client cannot connect.
+func TestServeMCP(t *testing.T) {
+	s := startServe(t)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	if _, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", MaxRetries: -1}, nil); err == nil {
+		t.Fatal("connected to /mcp without the token")
+	}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{s.token}}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"path": "hello.vel"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Stdout string `json:"stdout"`
+		Level  string `json:"level"`
+		RunID  string `json:"run_id"`
+	}
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil || res.IsError || out.Stdout != "hello, world\n" {
+		t.Fatalf("run over /mcp: %v %s (%v)", res.IsError, data, err)
+	}
+	wantFull(t, "hello.vel through /mcp", out.Level)
+	st, rec := s.do(t, "GET", "/v1/receipts/"+out.RunID, s.token, "")
+	params, _ := rec["run_parameters"].(map[string]any)
+	if st != 200 {
+		t.Fatalf("receipt of the /mcp run: %d %v", st, rec)
+	}
+	wantFull(t, "the receipt of the /mcp run", params["confinement"])
 }
 
 // TestServeStops sends SIGTERM while a run is in flight: the run's

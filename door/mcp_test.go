@@ -231,3 +231,36 @@ func TestMCPSchemaNoNull(t *testing.T) {
 		t.Error("the decoder took null args")
 	}
 }
+
+// TestStreamTransportDrains: a client that writes its requests and closes
+// its end gets an answer to each.
+func TestStreamTransportDrains(t *testing.T) {
+	fake := &fakeRunner{}
+	s, err := New(Config{Runner: fake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"source":"print(1)"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run","arguments":{"source":"print(1)","confine":"off"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	var out strings.Builder
+	if err := s.MCP().Run(context.Background(), StreamTransport(strings.NewReader(in), &out)); err != nil && !strings.Contains(err.Error(), "EOF") {
+		t.Logf("Run: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d answers, want 4:\n%s", len(lines), out.String())
+	}
+	for _, id := range []string{`"id":1,`, `"id":2,`, `"id":3,`, `"id":4,`} {
+		if !strings.Contains(out.String(), id) {
+			t.Errorf("no answer with %s", id)
+		}
+	}
+	if fake.ran.Load() != 1 {
+		t.Errorf("%d runs, want 1", fake.ran.Load())
+	}
+}

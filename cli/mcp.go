@@ -41,7 +41,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
-	srv, err := door.New(door.Config{Runner: runner, Workers: o.Workers, Queue: o.Queue})
+	srv, err := door.New(door.Config{Runner: runner, Workers: o.Workers, Queue: o.Queue, Logf: doorLog(stderr, "mcp")})
 	if err != nil {
 		return report(stderr, runtime.Errorf(runtime.E301, "mcp: %w", err), "")
 	}

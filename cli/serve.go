@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -167,7 +168,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
-	srv, err := door.New(door.Config{Runner: runner, Token: token, Workers: o.Workers, Queue: o.Queue})
+	srv, err := door.New(door.Config{Runner: runner, Token: token, Workers: o.Workers, Queue: o.Queue, Logf: doorLog(stderr, "serve")})
 	if err != nil {
 		return report(stderr, runtime.Errorf(runtime.E301, "serve: %w", err), "")
 	}
@@ -266,4 +267,14 @@ func loadToken(path string, fresh bool) (token string, made bool, err error) {
 		return "", false, runtime.Errorf(runtime.E301, "token file %s: want one token of at least %d characters, without blanks", path, minTokenBytes)
 	}
 	return token, false, nil
+}
+
+// doorLog writes a door's log lines to w, each after "sabline CMD: ".
+func doorLog(w io.Writer, cmd string) func(format string, args ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "sabline %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	}
 }

@@ -110,9 +110,10 @@ func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	}
 	in, err := DecodeRunRequest(arguments(req))
 	if err != nil {
+		s.cfg.Logf("mcp: refused: %s", runtime.TerminalSafe(err.Error()))
 		return toolError(detailOf(err)), nil
 	}
-	reply, err := s.run(ctx, in)
+	reply, err := s.run(ctx, "mcp", in)
 	switch {
 	case errors.Is(err, errBusy):
 		return toolError(s.busyDetail()), nil

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/net/netutil"
 
 	"github.com/sabline/sabline/runtime"
 )
@@ -38,7 +39,15 @@ type Config struct {
 	RetryAfter time.Duration
 	// MaxBodyBytes bounds a request body; 0 is MaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxConns bounds the connections Serve holds open at once; past it
+	// a new connection waits to be accepted. 0 is MaxConns.
+	MaxConns int
+	// Logf, when set, is told of each run and each refusal: one line each.
+	Logf func(format string, args ...any)
 }
+
+// MaxConns is the default bound on the connections Serve holds open.
+const MaxConns = 1024
 
 // Server is a door: the HTTP handler, the MCP server, and the bound on
 // runs both share.
@@ -68,6 +77,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = MaxBodyBytes
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = MaxConns
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
 	}
 	s := &Server{cfg: cfg, stopping: make(chan struct{})}
 	s.token = sha256.Sum256([]byte(cfg.Token))
@@ -113,10 +128,12 @@ func (s *Server) HTTPServer() *http.Server {
 	}
 }
 
-// Serve answers HTTP requests on ln until ctx is done; then it stops
-// accepting connections, answers 503 to what is still queued, waits for
-// the runs in flight to finish, and returns nil.
+// Serve answers HTTP requests on ln, at most MaxConns connections at once,
+// until ctx is done; then it stops accepting connections, answers 503 to
+// what is still queued, waits for the runs in flight to finish, and
+// returns nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	ln = netutil.LimitListener(ln, s.cfg.MaxConns)
 	hs := s.HTTPServer()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -231,10 +248,11 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := DecodeRunRequest(data)
 	if err != nil {
+		s.cfg.Logf("http: refused: %s", runtime.TerminalSafe(err.Error()))
 		writeError(w, http.StatusBadRequest, detailOf(err))
 		return
 	}
-	reply, err := s.run(r.Context(), req)
+	reply, err := s.run(r.Context(), "http", req)
 	if err != nil {
 		s.writeRefusal(w, err)
 		return
@@ -355,14 +373,27 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	return data, true
 }
 
-// run admits req past the bound on runs and hands it to the Runner.
-func (s *Server) run(ctx context.Context, req RunRequest) (RunReply, error) {
+// run admits req past the bound on runs and hands it to the Runner. door
+// names the door it came through, for the log.
+func (s *Server) run(ctx context.Context, door string, req RunRequest) (RunReply, error) {
 	release, err := s.gate.enter(ctx)
 	if err != nil {
+		s.cfg.Logf("%s: refused: %v", door, err)
 		return RunReply{}, err
 	}
 	defer release()
-	return s.cfg.Runner.Run(ctx, req)
+	start := time.Now()
+	reply, err := s.cfg.Runner.Run(ctx, req)
+	if err != nil {
+		s.cfg.Logf("%s: refused: %s", door, runtime.TerminalSafe(err.Error()))
+		return reply, err
+	}
+	ended := reply.Status
+	if reply.Code != "" {
+		ended += " " + reply.Code
+	}
+	s.cfg.Logf("%s: run %s: %s, exit %d, level %s, %s", door, reply.RunID, ended, reply.ExitStatus, reply.Level, time.Since(start).Round(time.Millisecond))
+	return reply, nil
 }
 
 // writeRefusal answers an error of the gate or the Runner.

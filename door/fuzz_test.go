@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// FuzzDecodeRunRequest feeds the request decoder arbitrary bodies. It
+// FuzzDecodeRunRequest feeds the request decoders (DecodeRunRequest, and
+// DecodeAuditRequest, which shares its reading) arbitrary bodies. They
 // must never panic; a body it accepts names exactly one program, holds no
 // key naming a confinement setting, and reads back the same after being
 // encoded again.
@@ -31,6 +32,9 @@ func FuzzDecodeRunRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<16 {
 			return
+		}
+		if a, err := DecodeAuditRequest(data); err == nil && (a.Source == "") == (a.Path == "") {
+			t.Fatalf("audit: accepted %q with source %q and path %q: want exactly one", data, a.Source, a.Path)
 		}
 		req, err := DecodeRunRequest(data)
 		if err != nil {

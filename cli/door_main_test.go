@@ -15,7 +15,7 @@ func TestMain(m *testing.M) {
 }
 
 // sablineBin builds the sabline command once for the tests that run it as
-// a server, or skips the test, saying why, when it cannot be built.
+// a server; a build that fails fails the test.
 func sablineBin(t *testing.T) string {
 	t.Helper()
 	bin, err := buildbin.Sabline()

@@ -385,3 +385,55 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 	t.Fatal("timed out waiting")
 }
+
+// TestSlowHeaders: a client that does not finish its headers within the
+// header timeout is cut off, and nothing runs; a client that does is
+// answered on the same server.
+func TestSlowHeaders(t *testing.T) {
+	fake := &fakeRunner{}
+	s, err := New(Config{Runner: fake, Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.readHeaderTimeout = 200 * time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	defer func() { cancel(); <-served }()
+
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "POST /v1/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+testToken+"\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	start := time.Now()
+	data, _ := io.ReadAll(c) // the server closes the connection
+	if waited := time.Since(start); waited > 4*time.Second {
+		t.Errorf("the server held a slow client for %v", waited)
+	}
+	if strings.Contains(string(data), "200 OK") {
+		t.Errorf("a client that never finished its headers was answered %q", data)
+	}
+
+	req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+"/v1/run", strings.NewReader(`{"source":"print(1)"}`))
+	req.Header.Set("Authorization", bearer)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("a prompt client: %d, want 200", resp.StatusCode)
+	}
+	if got := fake.ran.Load(); got != 1 {
+		t.Errorf("%d runs, want 1", got)
+	}
+}

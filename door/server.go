@@ -59,6 +59,8 @@ type Server struct {
 	handler  http.Handler
 	stopping chan struct{}
 	stopOnce sync.Once
+	// readHeaderTimeout is ReadHeaderTimeout; tests shorten it.
+	readHeaderTimeout time.Duration
 }
 
 // New makes a door from cfg.
@@ -84,7 +86,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	s := &Server{cfg: cfg, stopping: make(chan struct{})}
+	s := &Server{cfg: cfg, stopping: make(chan struct{}), readHeaderTimeout: ReadHeaderTimeout}
 	s.token = sha256.Sum256([]byte(cfg.Token))
 	s.gate = newGate(cfg.Workers, cfg.Queue, s.stopping)
 	s.mcp = s.newMCPServer()
@@ -121,7 +123,7 @@ const (
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadHeaderTimeout: s.readHeaderTimeout,
 		ReadTimeout:       ReadTimeout,
 		IdleTimeout:       IdleTimeout,
 		MaxHeaderBytes:    MaxHeaderBytes,

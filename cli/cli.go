@@ -62,6 +62,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return doctorCmd(args[1:], stdout, stderr)
 	case "eval":
 		return evalCmd(args[1:], stdout, stderr)
+	case "serve":
+		return serveCmd(args[1:], stdout, stderr)
+	case "mcp":
+		return mcpCmd(args[1:], stdin, stdout, stderr)
 	case "run":
 		args = args[1:]
 	}
@@ -102,6 +106,12 @@ Other commands:
       grades each PROGRAM.vel in DIR that has a PROGRAM.out beside it: PASS
       when it prints exactly PROGRAM.out; --timeout is 10s unless given
   sabline eval --confinement-probe [--json]
+  sabline serve --import-root DIR [--listen ADDR] [--token-file FILE] [--queue N] [--workers N]
+               [--allow ...] [--confine strict] [--require-confinement L] [--timeout D]
+               [--max-memory-mb N] [--receipts DIR]
+      runs programs clients send over HTTP, and MCP at /mcp (docs/serve.md)
+  sabline mcp --import-root DIR [the flags of serve but --listen and --token-file]
+      an MCP server on standard input and output (docs/mcp.md)
   sabline receipts list [--receipts DIR] [--json]
   sabline receipts show RUN-ID|last [--receipts DIR]
       RUN-ID is a run id or a prefix of one; last is the newest run

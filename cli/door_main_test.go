@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"os"
+	"testing"
+
+	"github.com/sabline/sabline/internal/buildbin"
+)
+
+// TestMain removes the sabline binary the door tests build (sablineBin).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	buildbin.Cleanup()
+	os.Exit(code)
+}
+
+// sablineBin builds the sabline command once for the tests that run it as
+// a server; a build that fails fails the test.
+func sablineBin(t *testing.T) string {
+	t.Helper()
+	bin, err := buildbin.Sabline()
+	if err != nil {
+		t.Fatalf("build sabline: %v", err)
+	}
+	return bin
+}

@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"testing"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/door"
+	"github.com/sabline/sabline/runtime"
+)
+
+func TestWithinCeiling(t *testing.T) {
+	root := t.TempDir()
+	tests := []struct {
+		name     string
+		ceiling  []string
+		allow    []string
+		wantCode runtime.Code // "" when within
+	}{
+		{name: "the same item", ceiling: []string{"io"}, allow: []string{"io"}},
+		{name: "another kind", ceiling: []string{"io"}, allow: []string{"clock"}, wantCode: runtime.E302},
+		{name: "read under a read dir", ceiling: []string{"fs:read:/srv"}, allow: []string{"fs:read:/srv/data"}},
+		{name: "write under a read dir", ceiling: []string{"fs:read:/srv"}, allow: []string{"fs:write:/srv/data"}, wantCode: runtime.E302},
+		{name: "plain fs under a read dir", ceiling: []string{"fs:read:/srv"}, allow: []string{"fs"}, wantCode: runtime.E302},
+		{name: "a sibling that shares a prefix", ceiling: []string{"fs:read:/srv"}, allow: []string{"fs:read:/srv2"}, wantCode: runtime.E302},
+		{name: "every path under one dir", ceiling: []string{"fs:read:/srv"}, allow: []string{"fs:read"}, wantCode: runtime.E302},
+		{name: "fs under fs", ceiling: []string{"fs"}, allow: []string{"fs:write:/tmp/x", "fs:read"}},
+		{name: "net port under host", ceiling: []string{"net:localhost"}, allow: []string{"net:localhost:8080"}},
+		{name: "net another host", ceiling: []string{"net:localhost"}, allow: []string{"net:example.org"}, wantCode: runtime.E302},
+		{name: "net any host under one", ceiling: []string{"net:localhost"}, allow: []string{"net"}, wantCode: runtime.E302},
+		{name: "count within count", ceiling: []string{"rand@3"}, allow: []string{"rand@2"}},
+		{name: "no count under a count", ceiling: []string{"rand@3"}, allow: []string{"rand"}, wantCode: runtime.E302},
+		{name: "count past count", ceiling: []string{"rand@3"}, allow: []string{"rand@4"}, wantCode: runtime.E302},
+		{name: "two items under one count", ceiling: []string{"fs:read:/srv@3"}, allow: []string{"fs:read:/srv/a@2", "fs:read:/srv/b@2"}, wantCode: runtime.E302},
+		{name: "module under ffi", ceiling: []string{"ffi"}, allow: []string{"ffi:json"}},
+		{name: "nothing granted", ceiling: nil, allow: []string{"io"}, wantCode: runtime.E302},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if goruntime.GOOS == "windows" {
+				t.Skip("the table's paths are POSIX paths")
+			}
+			c := budget.MustParse(root, tt.ceiling...)
+			b := budget.MustParse(root, tt.allow...)
+			if got := runtime.CodeOf(withinCeiling(b, c)); got != tt.wantCode {
+				t.Errorf("withinCeiling(%s, %s): code %q, want %q", b, c, got, tt.wantCode)
+			}
+		})
+	}
+}
+
+func TestUnderRoot(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	write := func(p string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("print(1)\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(root, "hello.vel"))
+	write(filepath.Join(root, "lib", "a.vel"))
+	write(filepath.Join(root, "notes.txt"))
+	write(filepath.Join(outside, "secret.vel"))
+	linked := os.Symlink(filepath.Join(outside, "secret.vel"), filepath.Join(root, "out.vel")) == nil
+	tests := []struct {
+		name     string
+		path     string
+		wantCode runtime.Code
+		needLink bool
+	}{
+		{name: "a file in the root", path: "hello.vel"},
+		{name: "a file below", path: "lib/a.vel"},
+		{name: "dot dot", path: "../" + filepath.Base(outside) + "/secret.vel", wantCode: runtime.E316},
+		{name: "dot dot inside", path: "lib/../../x.vel", wantCode: runtime.E316},
+		{name: "absolute", path: filepath.ToSlash(filepath.Join(outside, "secret.vel")), wantCode: runtime.E316},
+		{name: "backslash", path: `lib\a.vel`, wantCode: runtime.E316},
+		{name: "not a program", path: "notes.txt", wantCode: runtime.E316},
+		{name: "missing", path: "nothing.vel", wantCode: runtime.E316},
+		{name: "a directory", path: "lib", wantCode: runtime.E316},
+		{name: "a link out of the root", path: "out.vel", wantCode: runtime.E316, needLink: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.needLink && !linked {
+				t.Skip("this system made no symbolic link")
+			}
+			got, err := underRoot(root, tt.path)
+			if code := runtime.CodeOf(err); code != tt.wantCode {
+				t.Fatalf("underRoot(%q): %v, want code %q", tt.path, err, tt.wantCode)
+			}
+			if err == nil && got != filepath.Join(root, filepath.FromSlash(tt.path)) {
+				t.Errorf("underRoot(%q) = %s", tt.path, got)
+			}
+		})
+	}
+}
+
+// TestDoorRunnerRefuses: each refusal of the runner happens before a
+// worker starts: no receipt is made.
+func TestDoorRunnerRefuses(t *testing.T) {
+	root, rc := t.TempDir(), t.TempDir()
+	r, err := newDoorRunner(doorOptions{ImportRoot: root, Ceiling: budget.MustParse(root, "io"), Confine: runtime.ConfineDefault, Receipts: rc, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		req      door.RunRequest
+		wantCode runtime.Code
+	}{
+		{name: "wider budget", req: door.RunRequest{Source: "print(1)", Allow: []string{"fs"}}, wantCode: runtime.E302},
+		{name: "malformed item", req: door.RunRequest{Source: "print(1)", Allow: []string{"fs:frob:x:y"}}, wantCode: runtime.E301},
+		{name: "path out of the root", req: door.RunRequest{Path: "../x.vel"}, wantCode: runtime.E316},
+		{name: "missing path", req: door.RunRequest{Path: "x.vel"}, wantCode: runtime.E316},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := r.Run(context.Background(), tt.req)
+			if got := runtime.CodeOf(err); got != tt.wantCode {
+				t.Errorf("Run: %v, want code %s", err, tt.wantCode)
+			}
+			if entries, _ := os.ReadDir(rc); len(entries) != 0 {
+				t.Errorf("a refused run left %d files in the receipts directory", len(entries))
+			}
+		})
+	}
+	if _, err := r.Receipt("0123456789abcdef"); runtime.CodeOf(err) != runtime.E317 {
+		t.Errorf("Receipt of an unknown run: %v, want E317", err)
+	}
+	if _, err := r.Receipt("../x"); runtime.CodeOf(err) != runtime.E317 {
+		t.Errorf("Receipt of a path: %v, want E317", err)
+	}
+}
+
+func TestLoopback(t *testing.T) {
+	tests := []struct {
+		addr string
+		want bool
+	}{
+		{"127.0.0.1:8080", true},
+		{"127.0.0.2:0", true},
+		{"[::1]:8080", true},
+		{"localhost:8080", true},
+		{":8080", false},
+		{"0.0.0.0:8080", false},
+		{"[::]:8080", false},
+		{"192.168.1.4:8080", false},
+		{"example.org:80", false},
+		{"127.0.0.1", false},
+	}
+	for _, tt := range tests {
+		if got := loopback(tt.addr); got != tt.want {
+			t.Errorf("loopback(%q) = %v, want %v", tt.addr, got, tt.want)
+		}
+	}
+}
+
+func TestLoadToken(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "token")
+	tok, made, err := loadToken(path, false)
+	if err != nil || !made || len(tok) != 64 {
+		t.Fatalf("loadToken of no file: %q %v %v, want a new 64-digit token", tok, made, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if goruntime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("token file mode %s, want 0600", fi.Mode().Perm())
+	}
+	again, made, err := loadToken(path, false)
+	if err != nil || made || again != tok {
+		t.Errorf("loadToken of its own file: %q %v %v, want the same token", again, made, err)
+	}
+	fresh, made, err := loadToken(path, true)
+	if err != nil || !made || fresh == tok {
+		t.Errorf("a fresh token: %q %v %v, want a new one", fresh, made, err)
+	}
+	short := filepath.Join(dir, "short")
+	if err := os.WriteFile(short, []byte("abc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := loadToken(short, false); runtime.CodeOf(err) != runtime.E301 {
+		t.Errorf("a short token: %v, want E301", err)
+	}
+	if goruntime.GOOS != "windows" {
+		open := filepath.Join(dir, "open")
+		if err := os.WriteFile(open, []byte("0123456789abcdef0123456789abcdef\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := loadToken(open, false); runtime.CodeOf(err) != runtime.E301 {
+			t.Errorf("a token others can read: %v, want E301", err)
+		}
+		if err := os.Chmod(open, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, err := loadToken(open, false); err != nil || got != "0123456789abcdef0123456789abcdef" {
+			t.Errorf("the same token, mode 0600: %q %v", got, err)
+		}
+	}
+}

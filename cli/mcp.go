@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/sabline/sabline/door"
+	"github.com/sabline/sabline/runtime"
+)
+
+// mcpCmd: sabline mcp --import-root DIR [run flags]: the MCP door on
+// standard input and output, until its input ends or SIGINT or SIGTERM.
+// Standard output is the protocol's: everything else goes to standard
+// error.
+func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("mcp")
+	var f doorFlags
+	f.register(fs)
+	positional, rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return parseFailed(err, stderr, stderr) // --help too: standard output is the protocol's
+	}
+	if extra := append(positional, rest...); len(extra) > 0 {
+		return report(stderr, runtime.Errorf(runtime.E301, "sabline mcp takes no program (got %s): clients send them", strings.Join(extra, " ")), "")
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return report(stderr, runtime.Errorf(runtime.E301, "working directory: %w", err), "")
+	}
+	o, err := f.options("mcp", cwd)
+	if err != nil {
+		return report(stderr, err, "")
+	}
+	runner, err := newDoorRunner(o)
+	if err != nil {
+		return report(stderr, err, "")
+	}
+	srv, err := door.New(door.Config{Runner: runner, Workers: o.Workers, Queue: o.Queue, Logf: doorLog(stderr, "mcp")})
+	if err != nil {
+		return report(stderr, runtime.Errorf(runtime.E301, "mcp: %w", err), "")
+	}
+	fmt.Fprintf(stderr, "sabline mcp: serving on standard input and output (import root %s, budget %s, %d workers, queue %d)\n",
+		terminalSafe(o.ImportRoot), terminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = srv.MCP().Run(ctx, door.StreamTransport(stdin, stdout))
+	srv.Stop()
+	if err != nil && ctx.Err() == nil && !isEOF(err) {
+		fmt.Fprintf(stderr, "sabline mcp: %s\n", terminalSafe(err.Error()))
+		return runtime.ExitFailed
+	}
+	return 0
+}
+
+// isEOF reports whether err is the client closing its end of the
+// connection, which ends sabline mcp well.
+func isEOF(err error) bool {
+	return errors.Is(err, io.EOF) || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection closed")
+}

@@ -1,0 +1,280 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/door"
+	"github.com/sabline/sabline/runtime"
+)
+
+// doorOptions are the operator's settings of a door, from the flags of
+// sabline serve or sabline mcp. A client can narrow the budget and
+// nothing else.
+type doorOptions struct {
+	ImportRoot  string        // absolute: the directory a request's path is read under, and every run's working directory
+	Ceiling     budget.Budget // --allow: the most a run may be granted
+	Confine     string        // runtime.ConfineDefault or runtime.ConfineStrict
+	Require     confine.Level // --require-confinement, "" for none
+	Workers     int           // runs at once
+	Queue       int           // runs waiting past Workers
+	Timeout     time.Duration // per run
+	MaxMemoryMB int           // per run, 0 for none
+	Receipts    string        // absolute
+	Guarded     []string      // locations no broad grant reaches: the receipts, the token file
+}
+
+// The defaults of a door's flags: a server's runs are bounded unless the
+// operator says otherwise.
+const (
+	defaultListen      = "127.0.0.1:8080"
+	defaultDoorTimeout = 30 * time.Second
+	defaultDoorMemory  = 256
+	defaultQueue       = 16
+	tokenFileName      = "serve.token"
+	maxTokenFileBytes  = 4096
+	minTokenBytes      = 16
+)
+
+// doorFlags are the flags sabline serve and sabline mcp share.
+type doorFlags struct {
+	importRoot string
+	allow      allowFlag
+	confine    string
+	require    string
+	workers    int
+	queue      int
+	timeout    time.Duration
+	maxMemory  int
+	receipts   string
+}
+
+func (f *doorFlags) register(fs *flag.FlagSet) {
+	f.workers = max(1, goruntime.NumCPU())
+	f.queue = defaultQueue
+	f.timeout = defaultDoorTimeout
+	f.maxMemory = defaultDoorMemory
+	fs.StringVar(&f.importRoot, "import-root", "", "the `directory` a request's path is read under")
+	fs.Var(&f.allow, "allow", "the most a run may be granted: budget `items` (repeatable)")
+	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
+	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
+	fs.IntVar(&f.workers, "workers", f.workers, "runs at once, at least 1 (`N`)")
+	fs.IntVar(&f.queue, "queue", f.queue, "runs that may wait past --workers (`N`)")
+	fs.Var((*durationFlag)(&f.timeout), "timeout", "stop each run after this `duration`")
+	fs.Var((*memoryFlag)(&f.maxMemory), "max-memory-mb", "stop each run past this many `MB`")
+	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
+}
+
+// options checks the flags and makes the door's settings; relative paths
+// in --allow are read against cwd.
+func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
+	var o doorOptions
+	if f.importRoot == "" {
+		return o, runtime.Errorf(runtime.E301, "sabline %s needs --import-root DIR: the directory a request's path is read under", cmd)
+	}
+	root, err := filepath.Abs(f.importRoot)
+	if err != nil {
+		return o, runtime.Errorf(runtime.E301, "--import-root %s: %w", f.importRoot, err)
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return o, runtime.Errorf(runtime.E301, "--import-root %s: not a directory", f.importRoot)
+	}
+	o.ImportRoot = root
+	if f.workers < 1 {
+		return o, runtime.Errorf(runtime.E301, "--workers %d: want at least 1", f.workers)
+	}
+	if f.queue < 0 {
+		return o, runtime.Errorf(runtime.E301, "--queue %d: want 0 or more", f.queue)
+	}
+	o.Workers, o.Queue, o.Timeout, o.MaxMemoryMB = f.workers, f.queue, f.timeout, f.maxMemory
+	if o.Ceiling, err = budget.Parse(f.allow, cwd); err != nil {
+		return o, runtime.Errorf(runtime.E301, "--allow: %w", err)
+	}
+	if err := registered(o.Ceiling); err != nil {
+		return o, err
+	}
+	rf := runFlags{confine: f.confine, require: f.require}
+	if o.Confine, o.Require, err = rf.mode(); err != nil {
+		return o, err
+	}
+	dir := f.receipts
+	if dir == "" {
+		if dir, err = runtime.DefaultReceiptsDir(); err != nil {
+			return o, err
+		}
+	}
+	if o.Receipts, err = filepath.Abs(dir); err != nil {
+		return o, runtime.Errorf(runtime.E317, "--receipts %s: %w", dir, err)
+	}
+	o.Guarded = []string{o.Receipts}
+	return o, nil
+}
+
+// serveCmd: sabline serve --import-root DIR [--listen ADDR] [--token-file
+// FILE] [run flags]: the HTTP door, until SIGINT or SIGTERM.
+func serveCmd(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve")
+	var f doorFlags
+	f.register(fs)
+	listen := fs.String("listen", defaultListen, "the `address` to listen on")
+	tokenFile := fs.String("token-file", "", "the `file` holding the bearer token (made, mode 0600, when it does not exist)")
+	positional, rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return parseFailed(err, stdout, stderr)
+	}
+	if extra := append(positional, rest...); len(extra) > 0 {
+		return report(stderr, runtime.Errorf(runtime.E301, "sabline serve takes no program (got %s): clients send them", strings.Join(extra, " ")), "")
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return report(stderr, runtime.Errorf(runtime.E301, "working directory: %w", err), "")
+	}
+	o, err := f.options("serve", cwd)
+	if err != nil {
+		return report(stderr, err, "")
+	}
+	if !loopback(*listen) && *tokenFile == "" {
+		return report(stderr, runtime.Errorf(runtime.E301, "--listen %s is not a loopback address: give --token-file FILE, so that the token is one you hand out yourself", *listen), "")
+	}
+	path := *tokenFile
+	if path == "" {
+		path = filepath.Join(o.Receipts, tokenFileName)
+	}
+	token, made, err := loadToken(path, *tokenFile == "")
+	if err != nil {
+		return report(stderr, err, "")
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		o.Guarded = append(o.Guarded, abs)
+	}
+	runner, err := newDoorRunner(o)
+	if err != nil {
+		return report(stderr, err, "")
+	}
+	srv, err := door.New(door.Config{Runner: runner, Token: token, Workers: o.Workers, Queue: o.Queue, Logf: doorLog(stderr, "serve")})
+	if err != nil {
+		return report(stderr, runtime.Errorf(runtime.E301, "serve: %w", err), "")
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return report(stderr, runtime.Errorf(runtime.E301, "--listen %s: %w", *listen, err), "")
+	}
+	if made {
+		fmt.Fprintf(stderr, "sabline serve: made a token in %s\n", terminalSafe(path))
+	} else {
+		fmt.Fprintf(stderr, "sabline serve: token in %s\n", terminalSafe(path))
+	}
+	fmt.Fprintf(stderr, "sabline serve: listening on %s (import root %s, budget %s, %d workers, queue %d)\n",
+		ln.Addr(), terminalSafe(o.ImportRoot), terminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := srv.Serve(ctx, ln); err != nil {
+		fmt.Fprintf(stderr, "sabline serve: %s\n", terminalSafe(err.Error()))
+		return runtime.ExitFailed
+	}
+	fmt.Fprintln(stderr, "sabline serve: stopped")
+	return 0
+}
+
+// loopback reports whether a listen address is on the loopback interface
+// only: localhost, or a loopback IP. An empty host (every interface) is
+// not.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loadToken reads the token in path, or, when there is no file there,
+// makes one (32 random bytes, hex) in a new file of mode 0600. fresh asks
+// for a new token even when the file exists (the default token file in
+// the receipts directory is remade at each start). A token file another
+// user could read is refused.
+func loadToken(path string, fresh bool) (token string, made bool, err error) {
+	if fresh {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", false, runtime.Errorf(runtime.E301, "token file %s: %w", path, err)
+		}
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		var b [32]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", false, runtime.Errorf(runtime.E301, "make a token: %w", err)
+		}
+		token = hex.EncodeToString(b[:])
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return "", false, runtime.Errorf(runtime.E301, "token file %s: %w", path, err)
+		}
+		nf, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return "", false, runtime.Errorf(runtime.E301, "token file %s: %w", path, err)
+		}
+		_, err = nf.WriteString(token + "\n")
+		if cerr := nf.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", false, runtime.Errorf(runtime.E301, "token file %s: %w", path, err)
+		}
+		return token, true, nil
+	}
+	if err != nil {
+		return "", false, runtime.Errorf(runtime.E301, "token file %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false, runtime.Errorf(runtime.E301, "token file %s: not a regular file", path)
+	}
+	if goruntime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		e := runtime.Errorf(runtime.E301, "token file %s has mode %s: others can read it", path, fi.Mode().Perm())
+		e.Do = "chmod 600 the token file, or name a file that does not exist yet (sabline serve makes it, mode 0600)."
+		return "", false, e
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
+	if err != nil {
+		return "", false, runtime.Errorf(runtime.E301, "token file %s: %w", path, err)
+	}
+	token = strings.TrimSpace(string(data))
+	switch {
+	case len(data) > maxTokenFileBytes:
+		return "", false, runtime.Errorf(runtime.E301, "token file %s: larger than %d bytes", path, maxTokenFileBytes)
+	case len(token) < minTokenBytes || strings.ContainsAny(token, " \t\r\n"):
+		return "", false, runtime.Errorf(runtime.E301, "token file %s: want one token of at least %d characters, without blanks", path, minTokenBytes)
+	}
+	return token, false, nil
+}
+
+// doorLog writes a door's log lines to w, each after "sabline CMD: ".
+func doorLog(w io.Writer, cmd string) func(format string, args ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "sabline %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	}
+}

@@ -1,0 +1,237 @@
+package door
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sabline/sabline/runtime"
+)
+
+// Bounds on a request. The body holds the program's text, so its bound is
+// the program's plus room for the rest.
+const (
+	// MaxBodyBytes is the largest request body a door reads.
+	MaxBodyBytes = 1<<20 + runtime.MaxProgramBytes
+	// MaxArgs and MaxAllow bound the lists of a request.
+	MaxArgs  = 4096
+	MaxAllow = 256
+	// MaxPathBytes bounds a program path.
+	MaxPathBytes = 4096
+)
+
+// The fields a request body may have, and only these.
+var (
+	runFields   = []string{"source", "path", "args", "stdin", "allow"}
+	auditFields = []string{"source", "path"}
+)
+
+// requestDo is what to do about a malformed request.
+const requestDo = "Send one JSON object with the fields source or path (exactly one), and optionally args, stdin and allow (docs/serve.md). Nothing ran."
+
+// confinementDo is what to do about a request that names a confinement setting.
+const confinementDo = "Leave the field out: the confinement is set by the operator when the server starts (--confine, --require-confinement). Nothing ran."
+
+// malformed is the E301 refusal of a request body.
+func malformed(format string, args ...any) error {
+	e := runtime.Errorf(runtime.E301, format, args...)
+	e.Do = requestDo
+	return e
+}
+
+// DecodeRunRequest reads a run request body: one JSON object whose fields
+// are exactly the snake_case names source, path, args, stdin and allow,
+// each at most once, none null, with exactly one of source and path, and
+// nothing after the object. A field that names a confinement setting (any
+// key containing "confin", in any case) is refused first, whatever else
+// the body holds: the confinement is the operator's. Every refusal is E301.
+// The caller bounds data (MaxBodyBytes).
+func DecodeRunRequest(data []byte) (RunRequest, error) {
+	var req RunRequest
+	var source, path *string
+	err := decodeObject(data, runFields, func(key string, raw json.RawMessage) error {
+		switch key {
+		case "source":
+			return decodeString(key, raw, &source)
+		case "path":
+			return decodeString(key, raw, &path)
+		case "stdin":
+			var s *string
+			if err := decodeString(key, raw, &s); err != nil {
+				return err
+			}
+			req.Stdin = *s
+			return nil
+		case "args":
+			return decodeList(key, raw, MaxArgs, &req.Args)
+		case "allow":
+			return decodeList(key, raw, MaxAllow, &req.Allow)
+		}
+		return nil
+	})
+	if err != nil {
+		return RunRequest{}, err
+	}
+	if req.Source, req.Path, err = oneProgram(source, path); err != nil {
+		return RunRequest{}, err
+	}
+	return req, nil
+}
+
+// DecodeAuditRequest reads an audit request body the way DecodeRunRequest
+// reads a run's: the fields source and path, exactly one of them.
+func DecodeAuditRequest(data []byte) (AuditRequest, error) {
+	var source, path *string
+	err := decodeObject(data, auditFields, func(key string, raw json.RawMessage) error {
+		if key == "source" {
+			return decodeString(key, raw, &source)
+		}
+		return decodeString(key, raw, &path)
+	})
+	if err != nil {
+		return AuditRequest{}, err
+	}
+	var req AuditRequest
+	if req.Source, req.Path, err = oneProgram(source, path); err != nil {
+		return AuditRequest{}, err
+	}
+	return req, nil
+}
+
+// oneProgram checks that exactly one of source and path was given, and
+// that the one given is not empty.
+func oneProgram(source, path *string) (string, string, error) {
+	switch {
+	case source == nil && path == nil:
+		return "", "", malformed("the request names no program: give source (the program's text) or path (a file under the server's import root)")
+	case source != nil && path != nil:
+		return "", "", malformed("the request gives both source and path: give exactly one")
+	case source != nil:
+		if *source == "" {
+			return "", "", malformed("source is empty")
+		}
+		return *source, "", nil
+	}
+	switch {
+	case *path == "":
+		return "", "", malformed("path is empty")
+	case len(*path) > MaxPathBytes:
+		return "", "", malformed("path is longer than %d bytes", MaxPathBytes)
+	case strings.ContainsRune(*path, 0):
+		return "", "", malformed("path holds a NUL byte")
+	}
+	return "", *path, nil
+}
+
+// decodeObject reads data as one JSON object and calls set with each of
+// its fields. Before any field is set, every key is checked: a key naming
+// a confinement setting, then a key not in allowed (compared exactly: the
+// encoding/json habit of matching names in any case is not followed) or
+// given twice, is refused.
+func decodeObject(data []byte, allowed []string, set func(key string, raw json.RawMessage) error) error {
+	type field struct {
+		key string
+		raw json.RawMessage
+	}
+	if !utf8.Valid(data) {
+		return malformed("the body is not UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return malformed("the body is not JSON: %v", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return malformed("the body is not a JSON object")
+	}
+	var fields []field
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return malformed("the body is not JSON: %v", err)
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return malformed("the body is not a JSON object")
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return malformed("the body is not JSON: %v", err)
+		}
+		fields = append(fields, field{key, raw})
+	}
+	if _, err := dec.Token(); err != nil {
+		return malformed("the body is not JSON: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return malformed("the body holds more than one JSON value")
+	}
+	for _, f := range fields {
+		if strings.Contains(strings.ToLower(f.key), "confin") {
+			e := runtime.Errorf(runtime.E301, "the request names %q: confinement is the operator's setting, never a request's; nothing ran", runtime.TerminalSafe(clip(f.key, 64)))
+			e.Do = confinementDo
+			return e
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if !contains(allowed, f.key) {
+			return malformed("the request has no field %q: the fields are %s", runtime.TerminalSafe(clip(f.key, 64)), strings.Join(allowed, ", "))
+		}
+		if seen[f.key] {
+			return malformed("the request gives %s twice", f.key)
+		}
+		seen[f.key] = true
+		if bytes.Equal(f.raw, []byte("null")) {
+			return malformed("%s is null: leave the field out instead", f.key)
+		}
+	}
+	for _, f := range fields {
+		if err := set(f.key, f.raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeString decodes raw, a JSON string, into *dst.
+func decodeString(key string, raw json.RawMessage, dst **string) error {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return malformed("%s: want a string", key)
+	}
+	*dst = &s
+	return nil
+}
+
+// decodeList decodes raw, a JSON list of at most max strings, into *dst.
+func decodeList(key string, raw json.RawMessage, max int, dst *[]string) error {
+	var l []string
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return malformed("%s: want a list of strings", key)
+	}
+	if len(l) > max {
+		return malformed("%s: %d items, more than %d", key, len(l), max)
+	}
+	*dst = l
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// clip cuts s to at most n bytes, for messages that quote a client's text.
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}

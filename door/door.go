@@ -1,0 +1,128 @@
+// Package door is Sabline's server side: the two doors through which a
+// client asks for a run. The HTTP door answers POST /v1/run, POST
+// /v1/audit, GET /v1/receipts/{id} and GET /v1/health, and mounts the MCP
+// door's Streamable HTTP transport at /mcp, every request behind a bearer
+// token; the MCP door (an *mcp.Server with the tools run and audit) is
+// served on standard input and output too. A client names a program (its
+// text, or a path under the operator's import root), its arguments, its
+// standard input and, at most, a narrowing of the operator's budget;
+// everything else (the budget's ceiling, the confinement, the limits) is
+// the operator's, and a request that names a confinement setting is
+// refused. The door decodes strictly (unknown fields refused, the body
+// bounded), holds its own bound on runs in flight and queued (past it: 429
+// with Retry-After; while shutting down: 503), and hands each run to a
+// Runner, which runs it confined and keeps its receipt.
+package door
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/sabline/sabline/runtime"
+)
+
+// RunRequest is one program to run, as a client asked for it. Policy is
+// never in it.
+type RunRequest struct {
+	Source string   // program text; or
+	Path   string   // a path under the operator's import root (exactly one of Source, Path)
+	Args   []string // the program's arguments
+	Stdin  string   // the program's standard input
+	Allow  []string // budget items narrowing the operator's ceiling; empty: the ceiling itself
+}
+
+// RunReply is a run that happened (it has a receipt), however it ended.
+type RunReply struct {
+	Stdout, Stderr string
+	ExitStatus     int
+	// RunID, Level, Reason, Status, Code and Message are the receipt's
+	// run id, confinement level and reason, and outcome.
+	RunID, Level, Reason, Status, Code, Message string
+	Receipt                                     json.RawMessage // the receipt as stored
+}
+
+// AuditRequest is a program to audit: its text or a path under the
+// operator's import root (exactly one).
+type AuditRequest struct{ Source, Path string }
+
+// AuditReply is what an audit says of a program: the budget it declares,
+// the level each system would give it (system -> level) and why, the level
+// on this machine, and whether the declared budget lies within the
+// operator's ceiling (a run asking for it would not be refused).
+type AuditReply struct {
+	Budget  string
+	Levels  map[string]string // system -> level
+	Reasons map[string]string // system -> why that level
+	Here    string            // the level on this machine
+	Within  bool              // the declared budget is within the operator's ceiling
+}
+
+// Runner runs programs for a door. An error from Run or Audit is a
+// refusal before anything ran: a *runtime.Error with an E3xx code, which
+// the door maps to the HTTP status (StatusOf). An error from Receipt that
+// wraps fs.ErrNotExist means there is no such receipt.
+type Runner interface {
+	Run(ctx context.Context, req RunRequest) (RunReply, error)
+	Audit(ctx context.Context, req AuditRequest) (AuditReply, error)
+	Receipt(id string) (json.RawMessage, error)
+}
+
+// The codes of the conditions a door answers that are not a run's: they
+// are the door's, not a program's, and have no E3xx code.
+const (
+	CodeUnauthorized = "unauthorized"  // 401: no token, or not the server's
+	CodeBusy         = "busy"          // 429: past the bound on runs in flight and queued
+	CodeShuttingDown = "shutting-down" // 503: the server is stopping
+	CodeNotFound     = "not-found"     // 404: no such endpoint
+	CodeMethod       = "method"        // 405: the endpoint takes another method
+	CodeInternal     = "internal"      // 500: a fault of the server
+)
+
+// StatusOf is the HTTP status of a refusal with code c: 400 for a
+// malformed request (E301, E311), 403 for a budget, path or confinement
+// the operator's settings refuse (E302, E303, E316, E318, E326), 500 for
+// anything else (E317 among them: the server cannot keep receipts).
+func StatusOf(c runtime.Code) int {
+	switch c {
+	case runtime.E301, runtime.E311:
+		return http.StatusBadRequest
+	case runtime.E302, runtime.E303, runtime.E316, runtime.E318, runtime.E326:
+		return http.StatusForbidden
+	}
+	return http.StatusInternalServerError
+}
+
+// ErrorBody is the JSON a door answers an error with:
+// {"error":{"code":"E3xx","message":"...","do":"..."}}.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the error inside an ErrorBody. RetryAfter, in seconds, is
+// set when the server is busy or stopping.
+type ErrorDetail struct {
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+	Do         string `json:"do,omitempty"`
+	RetryAfter int    `json:"retry_after,omitempty"`
+}
+
+// detailOf is the ErrorDetail of err: its code, message and what to do
+// when it is a *runtime.Error, else CodeInternal.
+func detailOf(err error) ErrorDetail {
+	var e *runtime.Error
+	if errors.As(err, &e) {
+		return ErrorDetail{Code: string(e.Code), Message: e.Msg, Do: e.Hint()}
+	}
+	return ErrorDetail{Code: CodeInternal, Message: err.Error()}
+}
+
+// statusOfErr is the HTTP status of a Runner's error.
+func statusOfErr(err error) int {
+	if c := runtime.CodeOf(err); c != "" {
+		return StatusOf(c)
+	}
+	return http.StatusInternalServerError
+}

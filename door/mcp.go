@@ -1,0 +1,180 @@
+package door
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sabline/sabline/runtime"
+)
+
+// RunInput is the arguments of the MCP tool run; its JSON schema is the
+// tool's input schema. The arguments are decoded as strictly as an HTTP
+// body (DecodeRunRequest).
+type RunInput struct {
+	Source string   `json:"source,omitempty" jsonschema:"the program's text, a .vel program (a dialect of Starlark); give source or path, not both"`
+	Path   string   `json:"path,omitempty" jsonschema:"a .vel file under the server's import root, relative to it, with forward slashes; give source or path, not both"`
+	Args   []string `json:"args,omitempty" jsonschema:"the program's arguments (ARGS in the program)"`
+	Stdin  string   `json:"stdin,omitempty" jsonschema:"the program's standard input"`
+	Allow  []string `json:"allow,omitempty" jsonschema:"budget items (io, fs:read:PATH, net:HOST:PORT, ...) narrowing the server's budget; each must lie within it; left out: the server's budget itself"`
+}
+
+// RunOutput is the structured result of the MCP tool run: how the run
+// ended and what its receipt says.
+type RunOutput struct {
+	RunID      string `json:"run_id" jsonschema:"the run's id: its receipt's name"`
+	Status     string `json:"status" jsonschema:"how the run ended: ok, or the receipt's outcome status"`
+	ExitStatus int    `json:"exit_status" jsonschema:"the exit status a sabline command would have exited with"`
+	Level      string `json:"level" jsonschema:"the confinement the kernel held: full, partial or none"`
+	Reason     string `json:"reason" jsonschema:"why the confinement is at that level"`
+	Code       string `json:"code,omitempty" jsonschema:"the error code (E3xx) the run ended with, if any"`
+	Message    string `json:"message,omitempty" jsonschema:"the error message, if any"`
+	Stdout     string `json:"stdout" jsonschema:"what the program printed"`
+	Stderr     string `json:"stderr" jsonschema:"the run's standard error"`
+}
+
+// AuditInput is the arguments of the MCP tool audit.
+type AuditInput struct {
+	Source string `json:"source,omitempty" jsonschema:"the program's text; give source or path, not both"`
+	Path   string `json:"path,omitempty" jsonschema:"a .vel file under the server's import root; give source or path, not both"`
+}
+
+// AuditOutput is the structured result of the MCP tool audit.
+type AuditOutput struct {
+	Budget  string            `json:"budget" jsonschema:"the budget the program declares on its # allow: line"`
+	Levels  map[string]string `json:"levels" jsonschema:"the confinement level each system would give that budget"`
+	Reasons map[string]string `json:"reasons,omitempty" jsonschema:"why, for each system"`
+	Here    string            `json:"here" jsonschema:"the level on the server's machine"`
+	Within  bool              `json:"within_ceiling" jsonschema:"whether the declared budget lies within the server's budget"`
+}
+
+// mcpImplementation names the server to MCP clients.
+var mcpImplementation = &mcp.Implementation{Name: "sabline", Title: "Sabline", Version: runtime.Version}
+
+// newMCPServer makes the MCP door: the tools run and audit, whose
+// arguments are decoded by the door's own strict decoder, and whose
+// refusals are tool errors (IsError) carrying the code.
+func (s *Server) newMCPServer() *mcp.Server {
+	srv := mcp.NewServer(mcpImplementation, &mcp.ServerOptions{
+		Instructions: "Runs .vel programs confined, under the server operator's budget; every run leaves a receipt.",
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	srv.AddTool(&mcp.Tool{
+		Name:         "run",
+		Title:        "Run a program",
+		Description:  "Runs a .vel program (its text, or a path under the server's import root) confined, under the server's budget or a narrowing of it (allow), and returns what it printed, its exit status and its receipt's run id and confinement level. Confinement is the server operator's setting: a request naming it is refused.",
+		InputSchema:  mustSchema[RunInput](),
+		OutputSchema: mustSchema[RunOutput](),
+	}, s.mcpRun)
+	srv.AddTool(&mcp.Tool{
+		Name:         "audit",
+		Title:        "Audit a program",
+		Description:  "Says what budget a .vel program declares (its # allow: line), the confinement level each system would give it, and whether the server's budget covers it. Nothing runs.",
+		InputSchema:  mustSchema[AuditInput](),
+		OutputSchema: mustSchema[AuditOutput](),
+	}, s.mcpAudit)
+	return srv
+}
+
+// mustSchema is the JSON schema of T. A list is an array, never null:
+// the decoder refuses null for every field.
+func mustSchema[T any]() *jsonschema.Schema {
+	sc, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("door: schema of %T: %v", *new(T), err))
+	}
+	for _, p := range sc.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+	}
+	return sc
+}
+
+// arguments are the raw arguments of a tool call; none is an empty object.
+func arguments(req *mcp.CallToolRequest) []byte {
+	if req.Params == nil || len(req.Params.Arguments) == 0 {
+		return []byte("{}")
+	}
+	return req.Params.Arguments
+}
+
+func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if len(arguments(req)) > int(s.cfg.MaxBodyBytes) {
+		return toolError(detailOf(malformed("the arguments are larger than %d bytes", s.cfg.MaxBodyBytes))), nil
+	}
+	in, err := DecodeRunRequest(arguments(req))
+	if err != nil {
+		s.cfg.Logf("mcp: refused: %s", runtime.TerminalSafe(err.Error()))
+		return toolError(detailOf(err)), nil
+	}
+	reply, err := s.run(ctx, "mcp", in)
+	switch {
+	case errors.Is(err, errBusy):
+		return toolError(s.busyDetail()), nil
+	case errors.Is(err, errStopping):
+		return toolError(s.stoppingDetail()), nil
+	case err != nil:
+		return toolError(detailOf(err)), nil
+	}
+	out := RunOutput{RunID: reply.RunID, Status: reply.Status, ExitStatus: reply.ExitStatus, Level: reply.Level, Reason: reply.Reason,
+		Code: reply.Code, Message: reply.Message, Stdout: reply.Stdout, Stderr: reply.Stderr}
+	return toolResult(out)
+}
+
+func (s *Server) mcpAudit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	in, err := DecodeAuditRequest(arguments(req))
+	if err != nil {
+		return toolError(detailOf(err)), nil
+	}
+	if s.isStopping() {
+		return toolError(s.stoppingDetail()), nil
+	}
+	a, err := s.cfg.Runner.Audit(ctx, in)
+	if err != nil {
+		return toolError(detailOf(err)), nil
+	}
+	if a.Levels == nil {
+		a.Levels = map[string]string{}
+	}
+	return toolResult(AuditOutput{Budget: a.Budget, Levels: a.Levels, Reasons: a.Reasons, Here: a.Here, Within: a.Within})
+}
+
+// toolResult is a tool's result: the structured output, and its JSON as
+// the text content for clients that read only text.
+func toolResult(out any) (*mcp.CallToolResult, error) {
+	data, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encode the tool's result: %w", err)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}, StructuredContent: json.RawMessage(data)}, nil
+}
+
+// toolError is a refusal as a tool error: IsError, with the error body the
+// HTTP door would answer as its text.
+func toolError(d ErrorDetail) *mcp.CallToolResult {
+	data, _ := json.Marshal(ErrorBody{Error: d})
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}
+}
+
+// mcpHandler is the MCP door over Streamable HTTP, stateless (no session
+// is kept between requests) with JSON replies, its bodies bounded like the
+// door's own.
+func (s *Server) mcpHandler() http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		MaxRequestBodyBytes: s.cfg.MaxBodyBytes,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.refuseStopping(w) {
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

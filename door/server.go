@@ -1,0 +1,532 @@
+package door
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/net/netutil"
+
+	"github.com/sabline/sabline/runtime"
+)
+
+// Config is what a door is made of. Only Runner is required.
+type Config struct {
+	Runner Runner
+	// Token is the bearer token every HTTP request must carry
+	// (Authorization: Bearer TOKEN), compared in constant time. With no
+	// token, every HTTP request is refused: the HTTP door has no open
+	// mode. The MCP door on standard input and output needs none.
+	Token string
+	// Workers is how many runs run at once (at least 1); Queue is how many
+	// more may wait for one of them. Past Workers+Queue a request is
+	// answered busy (429 with Retry-After) and nothing runs.
+	Workers, Queue int
+	// RetryAfter is what a busy or stopping server tells a client to wait
+	// (whole seconds, at least one).
+	RetryAfter time.Duration
+	// MaxBodyBytes bounds a request body; 0 is MaxBodyBytes.
+	MaxBodyBytes int64
+	// MaxConns bounds the connections Serve holds open at once; past it
+	// a new connection waits to be accepted. 0 is MaxConns.
+	MaxConns int
+	// Logf, when set, is told of each run and each refusal: one line each.
+	Logf func(format string, args ...any)
+}
+
+// MaxConns is the default bound on the connections Serve holds open.
+const MaxConns = 1024
+
+// Server is a door: the HTTP handler, the MCP server, and the bound on
+// runs both share.
+type Server struct {
+	cfg      Config
+	token    [sha256.Size]byte
+	gate     *gate
+	mcp      *mcp.Server
+	handler  http.Handler
+	stopping chan struct{}
+	stopOnce sync.Once
+	// readHeaderTimeout is ReadHeaderTimeout; tests shorten it.
+	readHeaderTimeout time.Duration
+}
+
+// New makes a door from cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.Runner == nil {
+		return nil, errors.New("door: new: no Runner")
+	}
+	if cfg.Workers < 1 {
+		cfg.Workers = 1
+	}
+	if cfg.Queue < 0 {
+		cfg.Queue = 0
+	}
+	if cfg.RetryAfter < time.Second {
+		cfg.RetryAfter = time.Second
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = MaxBodyBytes
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = MaxConns
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	s := &Server{cfg: cfg, stopping: make(chan struct{}), readHeaderTimeout: ReadHeaderTimeout}
+	s.token = sha256.Sum256([]byte(cfg.Token))
+	s.gate = newGate(cfg.Workers, cfg.Queue, s.stopping)
+	s.mcp = s.newMCPServer()
+	s.handler = s.newHandler()
+	return s, nil
+}
+
+// Handler is the HTTP door: /v1/run, /v1/audit, /v1/receipts/{id},
+// /v1/health and /mcp, each behind the token.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// MCP is the MCP door, to serve on any transport (sabline mcp serves it on
+// standard input and output).
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Stop begins the door's shutdown: from then on a request is answered
+// 503, and a run waiting in the queue is answered 503 too; runs already
+// running finish.
+func (s *Server) Stop() { s.stopOnce.Do(func() { close(s.stopping) }) }
+
+// The HTTP server's bounds: a client that sends its headers or body slowly
+// is cut off, and an idle keep-alive connection is closed.
+const (
+	ReadHeaderTimeout = 10 * time.Second
+	ReadTimeout       = 60 * time.Second
+	IdleTimeout       = 120 * time.Second
+	MaxHeaderBytes    = 16 << 10
+	// replyWriteTimeout is how long a client has to read a reply once
+	// its run is over.
+	replyWriteTimeout = 30 * time.Second
+)
+
+// HTTPServer is an *http.Server for the door, with its bounds set.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.readHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
+	}
+}
+
+// Serve answers HTTP requests on ln, at most MaxConns connections at once,
+// until ctx is done; then it stops accepting connections, answers 503 to
+// what is still queued, waits for the runs in flight to finish, and
+// returns nil.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	ln = netutil.LimitListener(ln, s.cfg.MaxConns)
+	hs := s.HTTPServer()
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("door: serve: %w", err)
+	case <-ctx.Done():
+	}
+	s.Stop()
+	err := hs.Shutdown(context.Background())
+	<-errc
+	if err != nil {
+		return fmt.Errorf("door: shut down: %w", err)
+	}
+	return nil
+}
+
+// newHandler is the door's routes behind the token check.
+func (s *Server) newHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/v1/run", s.method(http.MethodPost, s.handleRun))
+	mux.Handle("/v1/audit", s.method(http.MethodPost, s.handleAudit))
+	mux.Handle("/v1/receipts/{id}", s.method(http.MethodGet, s.handleReceipt))
+	mux.Handle("/v1/health", s.method(http.MethodGet, s.handleHealth))
+	mux.Handle("/mcp", s.mcpHandler())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, ErrorDetail{Code: CodeNotFound, Message: "no such endpoint: the endpoints are /v1/run, /v1/audit, /v1/receipts/{id}, /v1/health and /mcp"})
+	})
+	return s.authorized(mux)
+}
+
+// authorized refuses, 401, every request without the server's token.
+func (s *Server) authorized(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.tokenOK(r.Header.Get("Authorization")) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="sabline"`)
+			writeError(w, http.StatusUnauthorized, ErrorDetail{Code: CodeUnauthorized,
+				Message: "no bearer token, or not this server's",
+				Do:      "Send Authorization: Bearer TOKEN with the token in the file sabline serve names at start (--token-file)."})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// tokenOK compares the header's token with the server's in constant time
+// (both hashed first, so that not even the length leaks). No token
+// configured: nothing passes.
+func (s *Server) tokenOK(header string) bool {
+	if s.cfg.Token == "" {
+		return false
+	}
+	scheme, tok, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	return subtle.ConstantTimeCompare(got[:], s.token[:]) == 1
+}
+
+// method answers 405 to a request with any method but m.
+func (s *Server) method(m string, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != m {
+			w.Header().Set("Allow", m)
+			writeError(w, http.StatusMethodNotAllowed, ErrorDetail{Code: CodeMethod, Message: fmt.Sprintf("%s takes %s, not %s", r.URL.Path, m, r.Method)})
+			return
+		}
+		h(w, r)
+	})
+}
+
+// runJSON is the reply of /v1/run.
+type runJSON struct {
+	RunID      string          `json:"run_id"`
+	Status     string          `json:"status"`
+	ExitStatus int             `json:"exit_status"`
+	Level      string          `json:"level"`
+	Reason     string          `json:"reason"`
+	Code       string          `json:"code,omitempty"`
+	Message    string          `json:"message,omitempty"`
+	Stdout     string          `json:"stdout"`
+	Stderr     string          `json:"stderr"`
+	Receipt    json.RawMessage `json:"receipt,omitempty"`
+}
+
+func runJSONOf(r RunReply) runJSON {
+	return runJSON{RunID: r.RunID, Status: r.Status, ExitStatus: r.ExitStatus, Level: r.Level, Reason: r.Reason,
+		Code: r.Code, Message: r.Message, Stdout: r.Stdout, Stderr: r.Stderr, Receipt: r.Receipt}
+}
+
+// auditJSON is the reply of /v1/audit.
+type auditJSON struct {
+	Budget  string            `json:"budget"`
+	Levels  map[string]string `json:"levels"`
+	Reasons map[string]string `json:"reasons,omitempty"`
+	Here    string            `json:"here"`
+	Within  bool              `json:"within_ceiling"`
+}
+
+func auditJSONOf(a AuditReply) auditJSON {
+	return auditJSON{Budget: a.Budget, Levels: a.Levels, Reasons: a.Reasons, Here: a.Here, Within: a.Within}
+}
+
+func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
+	if s.refuseStopping(w) {
+		return
+	}
+	data, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := DecodeRunRequest(data)
+	if err != nil {
+		s.cfg.Logf("http: refused: %s", runtime.TerminalSafe(err.Error()))
+		writeError(w, http.StatusBadRequest, detailOf(err))
+		return
+	}
+	reply, err := s.run(r.Context(), "http", req)
+	if err != nil {
+		s.writeRefusal(w, err)
+		return
+	}
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(replyWriteTimeout))
+	writeJSON(w, http.StatusOK, runJSONOf(reply))
+}
+
+func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
+	if s.refuseStopping(w) {
+		return
+	}
+	data, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := DecodeAuditRequest(data)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, detailOf(err))
+		return
+	}
+	reply, err := s.cfg.Runner.Audit(r.Context(), req)
+	if err != nil {
+		s.writeRefusal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, auditJSONOf(reply))
+}
+
+func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !validRunID(id) {
+		writeError(w, http.StatusBadRequest, detailOf(malformedID(id)))
+		return
+	}
+	rec, err := s.cfg.Runner.Receipt(id)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		d := detailOf(err)
+		if d.Code == CodeInternal {
+			d.Code = string(runtime.E317)
+		}
+		d.Do = "Give the run_id a run's reply named; receipts are kept by the server that ran it."
+		writeError(w, http.StatusNotFound, d)
+		return
+	case err != nil:
+		s.writeRefusal(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(rec)
+}
+
+// healthJSON is the reply of /v1/health: the server's state and its
+// bounds, nothing of its settings or files.
+type healthJSON struct {
+	Status  string `json:"status"` // ok or shutting-down
+	Version string `json:"version"`
+	Workers int    `json:"workers"`
+	Queue   int    `json:"queue"`
+	Running int    `json:"running"`
+	Queued  int    `json:"queued"`
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	running, queued := s.gate.load()
+	h := healthJSON{Status: "ok", Version: runtime.Version, Workers: s.cfg.Workers, Queue: s.cfg.Queue, Running: running, Queued: queued}
+	status := http.StatusOK
+	if s.isStopping() {
+		h.Status, status = CodeShuttingDown, http.StatusServiceUnavailable
+		s.setRetryAfter(w)
+	}
+	writeJSON(w, status, h)
+}
+
+// validRunID admits a run id as a receipt's name: 1 to 64 letters, digits,
+// '-' or '_'.
+func validRunID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func malformedID(id string) error {
+	e := runtime.Errorf(runtime.E301, "%q is not a run id: a run id is letters, digits, - and _", runtime.TerminalSafe(clip(id, 64)))
+	e.Do = "Give the run_id a run's reply named."
+	return e
+}
+
+// readBody reads the request body, at most MaxBodyBytes; past that it
+// answers 413 and returns false.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	tooLarge := func() ([]byte, bool) {
+		e := runtime.Errorf(runtime.E301, "the request body is larger than %d bytes", s.cfg.MaxBodyBytes)
+		e.Do = "Send a smaller program, or name a file under the server's import root with path. Nothing ran."
+		writeError(w, http.StatusRequestEntityTooLarge, detailOf(e))
+		return nil, false
+	}
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		return tooLarge()
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return tooLarge()
+	case err != nil:
+		writeError(w, http.StatusBadRequest, detailOf(malformed("read the request body: %v", err)))
+		return nil, false
+	}
+	return data, true
+}
+
+// run admits req past the bound on runs and hands it to the Runner. door
+// names the door it came through, for the log.
+func (s *Server) run(ctx context.Context, door string, req RunRequest) (RunReply, error) {
+	release, err := s.gate.enter(ctx)
+	if err != nil {
+		s.cfg.Logf("%s: refused: %v", door, err)
+		return RunReply{}, err
+	}
+	defer release()
+	start := time.Now()
+	reply, err := s.cfg.Runner.Run(ctx, req)
+	if err != nil {
+		s.cfg.Logf("%s: refused: %s", door, runtime.TerminalSafe(err.Error()))
+		return reply, err
+	}
+	ended := reply.Status
+	if reply.Code != "" {
+		ended += " " + reply.Code
+	}
+	s.cfg.Logf("%s: run %s: %s, exit %d, level %s, %s", door, reply.RunID, ended, reply.ExitStatus, reply.Level, time.Since(start).Round(time.Millisecond))
+	return reply, nil
+}
+
+// writeRefusal answers an error of the gate or the Runner.
+func (s *Server) writeRefusal(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, errBusy):
+		s.setRetryAfter(w)
+		writeError(w, http.StatusTooManyRequests, s.busyDetail())
+	case errors.Is(err, errStopping):
+		s.setRetryAfter(w)
+		writeError(w, http.StatusServiceUnavailable, s.stoppingDetail())
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		// The client is gone; nobody reads this.
+		writeError(w, http.StatusServiceUnavailable, ErrorDetail{Code: CodeShuttingDown, Message: "the request was cancelled before its run started"})
+	default:
+		writeError(w, statusOfErr(err), detailOf(err))
+	}
+}
+
+func (s *Server) retryAfterSeconds() int {
+	return int((s.cfg.RetryAfter + time.Second - 1) / time.Second)
+}
+
+func (s *Server) setRetryAfter(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", strconv.Itoa(s.retryAfterSeconds()))
+}
+
+func (s *Server) busyDetail() ErrorDetail {
+	return ErrorDetail{Code: CodeBusy,
+		Message:    fmt.Sprintf("the server is running %d programs and has %d waiting, its bound: nothing ran", s.cfg.Workers, s.cfg.Queue),
+		Do:         "Send the request again after Retry-After seconds.",
+		RetryAfter: s.retryAfterSeconds()}
+}
+
+func (s *Server) stoppingDetail() ErrorDetail {
+	return ErrorDetail{Code: CodeShuttingDown, Message: "the server is shutting down: nothing ran",
+		Do: "Send the request again once the server is back.", RetryAfter: s.retryAfterSeconds()}
+}
+
+func (s *Server) isStopping() bool {
+	select {
+	case <-s.stopping:
+		return true
+	default:
+		return false
+	}
+}
+
+// refuseStopping answers 503 while the server shuts down.
+func (s *Server) refuseStopping(w http.ResponseWriter) bool {
+	if !s.isStopping() {
+		return false
+	}
+	s.setRetryAfter(w)
+	writeError(w, http.StatusServiceUnavailable, s.stoppingDetail())
+	return true
+}
+
+func writeError(w http.ResponseWriter, status int, d ErrorDetail) {
+	writeJSON(w, status, ErrorBody{Error: d})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		data = []byte(`{"error":{"code":"internal","message":"encode the reply"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+var (
+	errBusy     = errors.New("busy")
+	errStopping = errors.New("shutting down")
+)
+
+// gate bounds the runs of a door: at most workers run at once, and at
+// most queue more wait for a turn. Past that, enter refuses at once.
+type gate struct {
+	slots    chan struct{}
+	stopping <-chan struct{}
+	mu       sync.Mutex
+	admitted int // running plus waiting
+	limit    int
+}
+
+func newGate(workers, queue int, stopping <-chan struct{}) *gate {
+	return &gate{slots: make(chan struct{}, workers), stopping: stopping, limit: workers + queue}
+}
+
+// enter waits for a turn to run: errBusy when the bound is reached,
+// errStopping when the door stops first, ctx's error when the caller goes.
+// release gives the turn back.
+func (g *gate) enter(ctx context.Context) (release func(), err error) {
+	g.mu.Lock()
+	if g.admitted >= g.limit {
+		g.mu.Unlock()
+		return nil, errBusy
+	}
+	g.admitted++
+	g.mu.Unlock()
+	leave := func() {
+		g.mu.Lock()
+		g.admitted--
+		g.mu.Unlock()
+	}
+	select {
+	case <-g.stopping:
+		leave()
+		return nil, errStopping
+	default:
+	}
+	select {
+	case g.slots <- struct{}{}:
+		return func() { <-g.slots; leave() }, nil
+	case <-g.stopping:
+		leave()
+		return nil, errStopping
+	case <-ctx.Done():
+		leave()
+		return nil, ctx.Err()
+	}
+}
+
+// load is how many runs are running and how many wait.
+func (g *gate) load() (running, queued int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	running = len(g.slots)
+	return running, max(0, g.admitted-running)
+}

@@ -4,11 +4,14 @@ import (
 	"os"
 	"testing"
 
+	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/internal/buildbin"
 )
 
 // TestMain removes the sabline binary the door tests build (sablineBin).
 func TestMain(m *testing.M) {
+	// The door tests run pools whose workers are this test binary.
+	sabline.HandOver()
 	code := m.Run()
 	buildbin.Cleanup()
 	os.Exit(code)

@@ -12,80 +12,81 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/door"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/run"
 )
 
 // maxRunOutput bounds what a door keeps of a run's standard output, and of
 // its standard error: past it the rest is dropped, and the reply says so.
 const maxRunOutput = 1 << 20
 
-// newDoorRunner is the Runner of sabline serve and sabline mcp: each run
-// in a worker of its own, started by runtime.Supervise, under the
-// operator's settings o.
-func newDoorRunner(o doorOptions) (door.Runner, error) {
-	return &superviseRunner{o: o}, nil
+// newDoorRunner is the Runner of sabline serve and sabline mcp: a pool of
+// o.Workers workers, confined once with the operator's ceiling, started
+// here so that a server that cannot hold what its operator asked fails at
+// start. Close stops the pool, letting running runs end.
+func newDoorRunner(o doorOptions) (*poolRunner, error) {
+	r := &poolRunner{o: o, reg: sabline.NewPoolRegistry(1), opts: sabline.PoolOptions{
+		Budget: o.Ceiling, Workers: o.Workers, Timeout: o.Timeout, MaxMemoryMB: o.MaxMemoryMB,
+		Confine: sabline.Confine(o.Confine), Require: o.Require, ImportRoot: o.ImportRoot, Receipts: o.Receipts,
+	}}
+	_, release, err := r.reg.Acquire(r.opts)
+	if err != nil {
+		return nil, err
+	}
+	release()
+	return r, nil
 }
 
-// superviseRunner runs each request with runtime.Supervise.
-type superviseRunner struct {
-	o doorOptions
+// poolRunner runs each request in the operator's pool.
+type poolRunner struct {
+	o    doorOptions
+	reg  *sabline.PoolRegistry
+	opts sabline.PoolOptions
 }
 
-// Run refuses (E301, E302, E316, E326) a request the operator's settings do
-// not admit, before anything runs; otherwise it runs it and returns its
-// receipt.
-func (r *superviseRunner) Run(ctx context.Context, req door.RunRequest) (door.RunReply, error) {
+// Close stops the pool: running runs end, with their receipts.
+func (r *poolRunner) Close() error { return r.reg.Close() }
+
+// Run refuses a request the operator's settings do not admit (E301, E316,
+// E328) before anything runs; otherwise it runs it in the pool and returns
+// its receipt.
+func (r *poolRunner) Run(ctx context.Context, req door.RunRequest) (door.RunReply, error) {
 	b, err := r.budgetOf(req.Allow)
 	if err != nil {
 		return door.RunReply{}, err
 	}
-	mode := r.o.Confine
-	if _, err := requireHeld(b, mode, r.o.Require); err != nil {
-		return door.RunReply{}, err
-	}
-	var program string
+	var prog sabline.Program
 	switch {
 	case req.Source != "":
-		if len(req.Source) > runtime.MaxProgramBytes {
-			return door.RunReply{}, runtime.Errorf(runtime.E316, "the program is larger than %d bytes", runtime.MaxProgramBytes)
+		if len(req.Source) > lang.MaxProgramBytes {
+			return door.RunReply{}, codes.Errorf(codes.E316, "the program is larger than %d bytes", lang.MaxProgramBytes)
 		}
-		dir, err := os.MkdirTemp("", "sabline-door-")
-		if err != nil {
-			return door.RunReply{}, runtime.Errorf(runtime.E310, "a directory for the program: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		program = filepath.Join(dir, "program.vel")
-		if err := os.WriteFile(program, []byte(req.Source), 0o600); err != nil {
-			return door.RunReply{}, runtime.Errorf(runtime.E310, "write the program: %w", err)
-		}
+		prog = sabline.Source(filepath.Join(r.o.ImportRoot, "program.vel"), []byte(req.Source))
 	default:
-		if program, err = underRoot(r.o.ImportRoot, req.Path); err != nil {
+		path, err := underRoot(r.o.ImportRoot, req.Path)
+		if err != nil {
 			return door.RunReply{}, err
 		}
+		prog = sabline.File(path)
 	}
-	stdout, stderr := &capped{max: maxRunOutput}, &capped{max: maxRunOutput}
-	rec := runtime.Supervise(runtime.Run{
-		Program: program, Args: req.Args, Budget: b, Cwd: r.o.ImportRoot,
-		Confine: mode, Require: r.o.Require, Timeout: r.o.Timeout, MaxMemoryMB: r.o.MaxMemoryMB,
-		Guarded: r.o.Guarded, Receipts: r.o.Receipts,
-		Stdin: strings.NewReader(req.Stdin), Stdout: stdout, Stderr: stderr,
-	})
-	path, werr := rec.Stored()
-	if runtime.CodeOf(werr) == runtime.E317 {
-		return door.RunReply{}, werr // nothing ran
-	}
-	raw, err := readReceiptFile(path)
+	res, err := r.reg.Run(ctx, r.opts, prog, sabline.RunOptions{Args: req.Args, Stdin: []byte(req.Stdin), Budget: &b})
 	if err != nil {
-		if raw, err = json.Marshal(rec); err != nil {
-			return door.RunReply{}, runtime.Errorf(runtime.E327, "encode the receipt: %w", err)
-		}
+		return door.RunReply{}, err
+	}
+	rec := res.Receipt
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return door.RunReply{}, codes.Errorf(codes.E327, "encode the receipt: %w", err)
 	}
 	o := rec.Outcome
 	return door.RunReply{
-		Stdout: stdout.String(), Stderr: stderr.String(), ExitStatus: o.ExitStatus,
+		Stdout: string(res.Stdout), Stderr: string(res.Stderr), ExitStatus: o.ExitStatus,
 		RunID: rec.RunID, Level: string(rec.RunParameters.Confinement), Reason: rec.RunParameters.ConfinementReason,
 		Status: o.Status, Code: string(o.Code), Message: o.Message, Receipt: raw,
 	}, nil
@@ -94,20 +95,20 @@ func (r *superviseRunner) Run(ctx context.Context, req door.RunRequest) (door.Ru
 // Audit reads the program's declared budget and says what each system,
 // and this machine, would hold of it, and whether the operator's budget
 // covers it.
-func (r *superviseRunner) Audit(ctx context.Context, req door.AuditRequest) (door.AuditReply, error) {
+func (r *poolRunner) Audit(ctx context.Context, req door.AuditRequest) (door.AuditReply, error) {
 	name, src := "program.vel", []byte(req.Source)
 	if req.Path != "" {
 		path, err := underRoot(r.o.ImportRoot, req.Path)
 		if err != nil {
 			return door.AuditReply{}, err
 		}
-		if src, err = readBoundedFile(path, runtime.MaxProgramBytes); err != nil {
-			return door.AuditReply{}, runtime.Errorf(runtime.E316, "program %s: %w", req.Path, err)
+		if src, err = readBoundedFile(path, lang.MaxProgramBytes); err != nil {
+			return door.AuditReply{}, codes.Errorf(codes.E316, "program %s: %w", req.Path, err)
 		}
 		name = req.Path
 	}
-	strict := r.o.Confine == runtime.ConfineStrict
-	a, err := runtime.MakeAudit(name, src, nil, strict)
+	strict := r.o.Confine == run.ConfineStrict
+	a, err := lang.MakeAudit(name, src, nil, strict)
 	if err != nil {
 		return door.AuditReply{}, err
 	}
@@ -120,23 +121,23 @@ func (r *superviseRunner) Audit(ctx context.Context, req door.AuditRequest) (doo
 		declared, err = budget.Budget{}, nil
 	}
 	if err != nil {
-		return door.AuditReply{}, runtime.Errorf(runtime.E301, "the program's # allow: line: %w", err)
+		return door.AuditReply{}, codes.Errorf(codes.E301, "the program's # allow: line: %w", err)
 	}
 	reply.Here = string(confine.OnThisMachine(confine.OSPolicy(declared, confine.Options{Strict: strict})).Level)
-	reply.Within = withinCeiling(declared, r.o.Ceiling) == nil
+	reply.Within = declared.Beneath(r.o.Ceiling) == nil
 	return reply, nil
 }
 
 // Receipt reads the receipt of the run id in the receipts directory.
-func (r *superviseRunner) Receipt(id string) (json.RawMessage, error) {
+func (r *poolRunner) Receipt(id string) (json.RawMessage, error) {
 	if id == "" || len(id) > 64 || strings.Trim(id, "0123456789abcdef") != "" {
-		return nil, runtime.Errorf(runtime.E317, "no receipt %q: %w", runtime.TerminalSafe(id), fs.ErrNotExist)
+		return nil, codes.Errorf(codes.E317, "no receipt %q: %w", codes.TerminalSafe(id), fs.ErrNotExist)
 	}
 	matches, err := filepath.Glob(filepath.Join(r.o.Receipts, "*-"+id+".json"))
 	if err != nil || len(matches) == 0 {
-		return nil, runtime.Errorf(runtime.E317, "no receipt %s: %w", id, fs.ErrNotExist)
+		return nil, codes.Errorf(codes.E317, "no receipt %s: %w", id, fs.ErrNotExist)
 	}
-	if _, err := runtime.LoadReceipt(matches[0]); err != nil {
+	if _, err := receipt.Load(matches[0]); err != nil {
 		return nil, err
 	}
 	return readReceiptFile(matches[0])
@@ -145,80 +146,23 @@ func (r *superviseRunner) Receipt(id string) (json.RawMessage, error) {
 // budgetOf is the run's budget: the operator's ceiling, or the items the
 // request gives, each within it. Relative paths are read against the
 // import root.
-func (r *superviseRunner) budgetOf(allow []string) (budget.Budget, error) {
+func (r *poolRunner) budgetOf(allow []string) (budget.Budget, error) {
 	if len(allow) == 0 {
 		return r.o.Ceiling, nil
 	}
 	b, err := budget.Parse(allow, r.o.ImportRoot)
 	if err != nil {
-		return budget.Budget{}, runtime.Errorf(runtime.E301, "allow: %w", err)
+		return budget.Budget{}, codes.Errorf(codes.E301, "allow: %w", err)
 	}
 	if err := registered(b); err != nil {
 		return budget.Budget{}, err
 	}
-	if err := withinCeiling(b, r.o.Ceiling); err != nil {
-		return budget.Budget{}, err
+	if err := b.Beneath(r.o.Ceiling); err != nil {
+		e := codes.Errorf(codes.E328, "allow: %v: nothing ran", err)
+		e.Do = "Ask for items within the server's budget (" + ceilingText(r.o.Ceiling) + "), or leave allow out to run under the whole of it."
+		return budget.Budget{}, e
 	}
 	return b, nil
-}
-
-// withinCeiling refuses (E302) a budget with an item no item of the
-// ceiling covers, or with two items under one counted item of the ceiling
-// (their counts would add up past it).
-func withinCeiling(b, ceiling budget.Budget) error {
-	counted := map[int]string{}
-	for _, it := range b.Items {
-		found := false
-		for i, c := range ceiling.Items {
-			if !itemWithin(it, c) {
-				continue
-			}
-			found = true
-			if c.Limit > 0 {
-				if prev, ok := counted[i]; ok {
-					return runtime.Errorf(runtime.E302, "allow: %s and %s both fall under the server's %s: give one item", prev, it, c)
-				}
-				counted[i] = it.String()
-			}
-			break
-		}
-		if !found {
-			e := runtime.Errorf(runtime.E302, "allow: %s is wider than the server's budget (%s)", it, ceilingText(ceiling))
-			e.Do = "Ask for items within the server's budget, or leave allow out to run under the whole of it. Nothing ran."
-			return e
-		}
-	}
-	return nil
-}
-
-func ceilingText(b budget.Budget) string {
-	if s := b.String(); s != "" {
-		return s
-	}
-	return "nothing granted"
-}
-
-// itemWithin reports whether every effect it grants, c grants too, and
-// its count (if c has one) is within c's.
-func itemWithin(it, c budget.Item) bool {
-	if it.Kind != c.Kind {
-		return false
-	}
-	if c.Limit > 0 && (it.Limit == 0 || it.Limit > c.Limit) {
-		return false
-	}
-	switch it.Kind {
-	case budget.FS:
-		if c.Access != budget.Any && c.Access != it.Access {
-			return false
-		}
-		return c.Path == "" || (it.Path != "" && budget.Within(it.Path, c.Path))
-	case budget.Net:
-		return c.Host == "" || (it.Host == c.Host && (c.Port == 0 || it.Port == c.Port))
-	case budget.FFI:
-		return c.Module == "" || it.Module == c.Module
-	}
-	return true
 }
 
 // underRoot resolves a request's program path under the import root: a
@@ -228,7 +172,7 @@ func itemWithin(it, c budget.Item) bool {
 // nothing of what lies outside the root.
 func underRoot(root, p string) (string, error) {
 	refuse := func(why string) error {
-		e := runtime.Errorf(runtime.E316, "path %q: %s", runtime.TerminalSafe(p), why)
+		e := codes.Errorf(codes.E316, "path %q: %s", codes.TerminalSafe(p), why)
 		e.Do = "Give the path of a .vel file under the server's import root, relative to it, with forward slashes. Nothing ran."
 		return e
 	}
@@ -241,7 +185,7 @@ func underRoot(root, p string) (string, error) {
 	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
-		return "", runtime.Errorf(runtime.E316, "the import root: %w", err)
+		return "", codes.Errorf(codes.E316, "the import root: %w", err)
 	}
 	defer r.Close()
 	f, err := r.Open(rel)
@@ -256,20 +200,20 @@ func underRoot(root, p string) (string, error) {
 	return filepath.Join(root, rel), nil
 }
 
-// readReceiptFile reads a stored receipt (at most runtime.MaxReceiptBytes)
+// readReceiptFile reads a stored receipt (at most receipt.MaxBytes)
 // and returns it compacted: a receipt finished in its reserved space is
 // padded with blanks.
 func readReceiptFile(path string) (json.RawMessage, error) {
 	if path == "" {
-		return nil, runtime.Errorf(runtime.E317, "the run has no stored receipt")
+		return nil, codes.Errorf(codes.E317, "the run has no stored receipt")
 	}
-	data, err := readBoundedFile(path, runtime.MaxReceiptBytes)
+	data, err := readBoundedFile(path, receipt.MaxBytes)
 	if err != nil {
-		return nil, runtime.Errorf(runtime.E317, "read receipt: %w", err)
+		return nil, codes.Errorf(codes.E317, "read receipt: %w", err)
 	}
 	var out bytes.Buffer
 	if err := json.Compact(&out, data); err != nil {
-		return nil, runtime.Errorf(runtime.E317, "read receipt %s: %w", path, err)
+		return nil, codes.Errorf(codes.E317, "read receipt %s: %w", path, err)
 	}
 	return out.Bytes(), nil
 }
@@ -324,4 +268,12 @@ func (c *capped) String() string {
 		return c.buf.String()
 	}
 	return c.buf.String() + fmt.Sprintf("\n[sabline: %d more bytes were dropped: a reply keeps %d]\n", c.dropped, c.max)
+}
+
+// ceilingText is the operator's budget as a message says it.
+func ceilingText(b budget.Budget) string {
+	if s := b.String(); s != "" {
+		return s
+	}
+	return "nothing granted"
 }

@@ -8,49 +8,10 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/door"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/run"
 )
-
-func TestWithinCeiling(t *testing.T) {
-	root := t.TempDir()
-	tests := []struct {
-		name     string
-		ceiling  []string
-		allow    []string
-		wantCode runtime.Code // "" when within
-	}{
-		{name: "the same item", ceiling: []string{"io"}, allow: []string{"io"}},
-		{name: "another kind", ceiling: []string{"io"}, allow: []string{"clock"}, wantCode: runtime.E302},
-		{name: "read under a read dir", ceiling: []string{"fs:read:/srv"}, allow: []string{"fs:read:/srv/data"}},
-		{name: "write under a read dir", ceiling: []string{"fs:read:/srv"}, allow: []string{"fs:write:/srv/data"}, wantCode: runtime.E302},
-		{name: "plain fs under a read dir", ceiling: []string{"fs:read:/srv"}, allow: []string{"fs"}, wantCode: runtime.E302},
-		{name: "a sibling that shares a prefix", ceiling: []string{"fs:read:/srv"}, allow: []string{"fs:read:/srv2"}, wantCode: runtime.E302},
-		{name: "every path under one dir", ceiling: []string{"fs:read:/srv"}, allow: []string{"fs:read"}, wantCode: runtime.E302},
-		{name: "fs under fs", ceiling: []string{"fs"}, allow: []string{"fs:write:/tmp/x", "fs:read"}},
-		{name: "net port under host", ceiling: []string{"net:localhost"}, allow: []string{"net:localhost:8080"}},
-		{name: "net another host", ceiling: []string{"net:localhost"}, allow: []string{"net:example.org"}, wantCode: runtime.E302},
-		{name: "net any host under one", ceiling: []string{"net:localhost"}, allow: []string{"net"}, wantCode: runtime.E302},
-		{name: "count within count", ceiling: []string{"rand@3"}, allow: []string{"rand@2"}},
-		{name: "no count under a count", ceiling: []string{"rand@3"}, allow: []string{"rand"}, wantCode: runtime.E302},
-		{name: "count past count", ceiling: []string{"rand@3"}, allow: []string{"rand@4"}, wantCode: runtime.E302},
-		{name: "two items under one count", ceiling: []string{"fs:read:/srv@3"}, allow: []string{"fs:read:/srv/a@2", "fs:read:/srv/b@2"}, wantCode: runtime.E302},
-		{name: "module under ffi", ceiling: []string{"ffi"}, allow: []string{"ffi:json"}},
-		{name: "nothing granted", ceiling: nil, allow: []string{"io"}, wantCode: runtime.E302},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if goruntime.GOOS == "windows" {
-				t.Skip("the table's paths are POSIX paths")
-			}
-			c := budget.MustParse(root, tt.ceiling...)
-			b := budget.MustParse(root, tt.allow...)
-			if got := runtime.CodeOf(withinCeiling(b, c)); got != tt.wantCode {
-				t.Errorf("withinCeiling(%s, %s): code %q, want %q", b, c, got, tt.wantCode)
-			}
-		})
-	}
-}
 
 func TestUnderRoot(t *testing.T) {
 	root := t.TempDir()
@@ -71,19 +32,19 @@ func TestUnderRoot(t *testing.T) {
 	tests := []struct {
 		name     string
 		path     string
-		wantCode runtime.Code
+		wantCode codes.Code
 		needLink bool
 	}{
 		{name: "a file in the root", path: "hello.vel"},
 		{name: "a file below", path: "lib/a.vel"},
-		{name: "dot dot", path: "../" + filepath.Base(outside) + "/secret.vel", wantCode: runtime.E316},
-		{name: "dot dot inside", path: "lib/../../x.vel", wantCode: runtime.E316},
-		{name: "absolute", path: filepath.ToSlash(filepath.Join(outside, "secret.vel")), wantCode: runtime.E316},
-		{name: "backslash", path: `lib\a.vel`, wantCode: runtime.E316},
-		{name: "not a program", path: "notes.txt", wantCode: runtime.E316},
-		{name: "missing", path: "nothing.vel", wantCode: runtime.E316},
-		{name: "a directory", path: "lib", wantCode: runtime.E316},
-		{name: "a link out of the root", path: "out.vel", wantCode: runtime.E316, needLink: true},
+		{name: "dot dot", path: "../" + filepath.Base(outside) + "/secret.vel", wantCode: codes.E316},
+		{name: "dot dot inside", path: "lib/../../x.vel", wantCode: codes.E316},
+		{name: "absolute", path: filepath.ToSlash(filepath.Join(outside, "secret.vel")), wantCode: codes.E316},
+		{name: "backslash", path: `lib\a.vel`, wantCode: codes.E316},
+		{name: "not a program", path: "notes.txt", wantCode: codes.E316},
+		{name: "missing", path: "nothing.vel", wantCode: codes.E316},
+		{name: "a directory", path: "lib", wantCode: codes.E316},
+		{name: "a link out of the root", path: "out.vel", wantCode: codes.E316, needLink: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,7 +52,7 @@ func TestUnderRoot(t *testing.T) {
 				t.Skip("this system made no symbolic link")
 			}
 			got, err := underRoot(root, tt.path)
-			if code := runtime.CodeOf(err); code != tt.wantCode {
+			if code := codes.CodeOf(err); code != tt.wantCode {
 				t.Fatalf("underRoot(%q): %v, want code %q", tt.path, err, tt.wantCode)
 			}
 			if err == nil && got != filepath.Join(root, filepath.FromSlash(tt.path)) {
@@ -105,24 +66,24 @@ func TestUnderRoot(t *testing.T) {
 // worker starts: no receipt is made.
 func TestDoorRunnerRefuses(t *testing.T) {
 	root, rc := t.TempDir(), t.TempDir()
-	r, err := newDoorRunner(doorOptions{ImportRoot: root, Ceiling: budget.MustParse(root, "io"), Confine: runtime.ConfineDefault, Receipts: rc, Workers: 1})
+	r, err := newDoorRunner(doorOptions{ImportRoot: root, Ceiling: budget.MustParse(root, "io"), Confine: run.ConfineDefault, Receipts: rc, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name     string
 		req      door.RunRequest
-		wantCode runtime.Code
+		wantCode codes.Code
 	}{
-		{name: "wider budget", req: door.RunRequest{Source: "print(1)", Allow: []string{"fs"}}, wantCode: runtime.E302},
-		{name: "malformed item", req: door.RunRequest{Source: "print(1)", Allow: []string{"fs:frob:x:y"}}, wantCode: runtime.E301},
-		{name: "path out of the root", req: door.RunRequest{Path: "../x.vel"}, wantCode: runtime.E316},
-		{name: "missing path", req: door.RunRequest{Path: "x.vel"}, wantCode: runtime.E316},
+		{name: "wider budget", req: door.RunRequest{Source: "print(1)", Allow: []string{"fs"}}, wantCode: codes.E328},
+		{name: "malformed item", req: door.RunRequest{Source: "print(1)", Allow: []string{"fs:frob:x:y"}}, wantCode: codes.E301},
+		{name: "path out of the root", req: door.RunRequest{Path: "../x.vel"}, wantCode: codes.E316},
+		{name: "missing path", req: door.RunRequest{Path: "x.vel"}, wantCode: codes.E316},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := r.Run(context.Background(), tt.req)
-			if got := runtime.CodeOf(err); got != tt.wantCode {
+			if got := codes.CodeOf(err); got != tt.wantCode {
 				t.Errorf("Run: %v, want code %s", err, tt.wantCode)
 			}
 			if entries, _ := os.ReadDir(rc); len(entries) != 0 {
@@ -130,10 +91,10 @@ func TestDoorRunnerRefuses(t *testing.T) {
 			}
 		})
 	}
-	if _, err := r.Receipt("0123456789abcdef"); runtime.CodeOf(err) != runtime.E317 {
+	if _, err := r.Receipt("0123456789abcdef"); codes.CodeOf(err) != codes.E317 {
 		t.Errorf("Receipt of an unknown run: %v, want E317", err)
 	}
-	if _, err := r.Receipt("../x"); runtime.CodeOf(err) != runtime.E317 {
+	if _, err := r.Receipt("../x"); codes.CodeOf(err) != codes.E317 {
 		t.Errorf("Receipt of a path: %v, want E317", err)
 	}
 }
@@ -187,7 +148,7 @@ func TestLoadToken(t *testing.T) {
 	if err := os.WriteFile(short, []byte("abc\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := loadToken(short, false); runtime.CodeOf(err) != runtime.E301 {
+	if _, _, err := loadToken(short, false); codes.CodeOf(err) != codes.E301 {
 		t.Errorf("a short token: %v, want E301", err)
 	}
 	if goruntime.GOOS != "windows" {
@@ -195,7 +156,7 @@ func TestLoadToken(t *testing.T) {
 		if err := os.WriteFile(open, []byte("0123456789abcdef0123456789abcdef\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := loadToken(open, false); runtime.CodeOf(err) != runtime.E301 {
+		if _, _, err := loadToken(open, false); codes.CodeOf(err) != codes.E301 {
 			t.Errorf("a token others can read: %v, want E301", err)
 		}
 		if err := os.Chmod(open, 0o600); err != nil {

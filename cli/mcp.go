@@ -10,8 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/door"
-	"github.com/sabline/sabline/runtime"
 )
 
 // mcpCmd: sabline mcp --import-root DIR [run flags]: the MCP door on
@@ -27,11 +27,11 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return parseFailed(err, stderr, stderr) // --help too: standard output is the protocol's
 	}
 	if extra := append(positional, rest...); len(extra) > 0 {
-		return report(stderr, runtime.Errorf(runtime.E301, "sabline mcp takes no program (got %s): clients send them", strings.Join(extra, " ")), "")
+		return report(stderr, codes.Errorf(codes.E301, "sabline mcp takes no program (got %s): clients send them", strings.Join(extra, " ")), "")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return report(stderr, runtime.Errorf(runtime.E301, "working directory: %w", err), "")
+		return report(stderr, codes.Errorf(codes.E301, "working directory: %w", err), "")
 	}
 	o, err := f.options("mcp", cwd)
 	if err != nil {
@@ -41,9 +41,10 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
+	defer runner.Close()
 	srv, err := door.New(door.Config{Runner: runner, Workers: o.Workers, Queue: o.Queue, Logf: doorLog(stderr, "mcp")})
 	if err != nil {
-		return report(stderr, runtime.Errorf(runtime.E301, "mcp: %w", err), "")
+		return report(stderr, codes.Errorf(codes.E301, "mcp: %w", err), "")
 	}
 	fmt.Fprintf(stderr, "sabline mcp: serving on standard input and output (import root %s, budget %s, %d workers, queue %d)\n",
 		terminalSafe(o.ImportRoot), terminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
@@ -53,7 +54,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	srv.Stop()
 	if err != nil && ctx.Err() == nil && !isEOF(err) {
 		fmt.Fprintf(stderr, "sabline mcp: %s\n", terminalSafe(err.Error()))
-		return runtime.ExitFailed
+		return codes.ExitFailed
 	}
 	return 0
 }

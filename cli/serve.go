@@ -20,9 +20,10 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/door"
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/receipt"
 )
 
 // doorOptions are the operator's settings of a door, from the flags of
@@ -31,7 +32,7 @@ import (
 type doorOptions struct {
 	ImportRoot  string        // absolute: the directory a request's path is read under, and every run's working directory
 	Ceiling     budget.Budget // --allow: the most a run may be granted
-	Confine     string        // runtime.ConfineDefault or runtime.ConfineStrict
+	Confine     string        // run.ConfineDefault or run.ConfineStrict
 	Require     confine.Level // --require-confinement, "" for none
 	Workers     int           // runs at once
 	Queue       int           // runs waiting past Workers
@@ -87,25 +88,25 @@ func (f *doorFlags) register(fs *flag.FlagSet) {
 func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
 	var o doorOptions
 	if f.importRoot == "" {
-		return o, runtime.Errorf(runtime.E301, "sabline %s needs --import-root DIR: the directory a request's path is read under", cmd)
+		return o, codes.Errorf(codes.E301, "sabline %s needs --import-root DIR: the directory a request's path is read under", cmd)
 	}
 	root, err := filepath.Abs(f.importRoot)
 	if err != nil {
-		return o, runtime.Errorf(runtime.E301, "--import-root %s: %w", f.importRoot, err)
+		return o, codes.Errorf(codes.E301, "--import-root %s: %w", f.importRoot, err)
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return o, runtime.Errorf(runtime.E301, "--import-root %s: not a directory", f.importRoot)
+		return o, codes.Errorf(codes.E301, "--import-root %s: not a directory", f.importRoot)
 	}
 	o.ImportRoot = root
 	if f.workers < 1 {
-		return o, runtime.Errorf(runtime.E301, "--workers %d: want at least 1", f.workers)
+		return o, codes.Errorf(codes.E301, "--workers %d: want at least 1", f.workers)
 	}
 	if f.queue < 0 {
-		return o, runtime.Errorf(runtime.E301, "--queue %d: want 0 or more", f.queue)
+		return o, codes.Errorf(codes.E301, "--queue %d: want 0 or more", f.queue)
 	}
 	o.Workers, o.Queue, o.Timeout, o.MaxMemoryMB = f.workers, f.queue, f.timeout, f.maxMemory
 	if o.Ceiling, err = budget.Parse(f.allow, cwd); err != nil {
-		return o, runtime.Errorf(runtime.E301, "--allow: %w", err)
+		return o, codes.Errorf(codes.E301, "--allow: %w", err)
 	}
 	if err := registered(o.Ceiling); err != nil {
 		return o, err
@@ -116,12 +117,12 @@ func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
 	}
 	dir := f.receipts
 	if dir == "" {
-		if dir, err = runtime.DefaultReceiptsDir(); err != nil {
+		if dir, err = receipt.DefaultDir(); err != nil {
 			return o, err
 		}
 	}
 	if o.Receipts, err = filepath.Abs(dir); err != nil {
-		return o, runtime.Errorf(runtime.E317, "--receipts %s: %w", dir, err)
+		return o, codes.Errorf(codes.E317, "--receipts %s: %w", dir, err)
 	}
 	o.Guarded = []string{o.Receipts}
 	return o, nil
@@ -140,18 +141,18 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		return parseFailed(err, stdout, stderr)
 	}
 	if extra := append(positional, rest...); len(extra) > 0 {
-		return report(stderr, runtime.Errorf(runtime.E301, "sabline serve takes no program (got %s): clients send them", strings.Join(extra, " ")), "")
+		return report(stderr, codes.Errorf(codes.E301, "sabline serve takes no program (got %s): clients send them", strings.Join(extra, " ")), "")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return report(stderr, runtime.Errorf(runtime.E301, "working directory: %w", err), "")
+		return report(stderr, codes.Errorf(codes.E301, "working directory: %w", err), "")
 	}
 	o, err := f.options("serve", cwd)
 	if err != nil {
 		return report(stderr, err, "")
 	}
 	if !loopback(*listen) && *tokenFile == "" {
-		return report(stderr, runtime.Errorf(runtime.E301, "--listen %s is not a loopback address: give --token-file FILE, so that the token is one you hand out yourself", *listen), "")
+		return report(stderr, codes.Errorf(codes.E301, "--listen %s is not a loopback address: give --token-file FILE, so that the token is one you hand out yourself", *listen), "")
 	}
 	path := *tokenFile
 	if path == "" {
@@ -168,13 +169,14 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
+	defer runner.Close()
 	srv, err := door.New(door.Config{Runner: runner, Token: token, Workers: o.Workers, Queue: o.Queue, Logf: doorLog(stderr, "serve")})
 	if err != nil {
-		return report(stderr, runtime.Errorf(runtime.E301, "serve: %w", err), "")
+		return report(stderr, codes.Errorf(codes.E301, "serve: %w", err), "")
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
-		return report(stderr, runtime.Errorf(runtime.E301, "--listen %s: %w", *listen, err), "")
+		return report(stderr, codes.Errorf(codes.E301, "--listen %s: %w", *listen, err), "")
 	}
 	if made {
 		fmt.Fprintf(stderr, "sabline serve: made a token in %s\n", terminalSafe(path))
@@ -187,7 +189,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	if err := srv.Serve(ctx, ln); err != nil {
 		fmt.Fprintf(stderr, "sabline serve: %s\n", terminalSafe(err.Error()))
-		return runtime.ExitFailed
+		return codes.ExitFailed
 	}
 	fmt.Fprintln(stderr, "sabline serve: stopped")
 	return 0
@@ -216,55 +218,55 @@ func loopback(addr string) bool {
 func loadToken(path string, fresh bool) (token string, made bool, err error) {
 	if fresh {
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", false, runtime.Errorf(runtime.E301, "token file %s: %w", path, err)
+			return "", false, codes.Errorf(codes.E301, "token file %s: %w", path, err)
 		}
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		var b [32]byte
 		if _, err := rand.Read(b[:]); err != nil {
-			return "", false, runtime.Errorf(runtime.E301, "make a token: %w", err)
+			return "", false, codes.Errorf(codes.E301, "make a token: %w", err)
 		}
 		token = hex.EncodeToString(b[:])
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return "", false, runtime.Errorf(runtime.E301, "token file %s: %w", path, err)
+			return "", false, codes.Errorf(codes.E301, "token file %s: %w", path, err)
 		}
 		nf, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
-			return "", false, runtime.Errorf(runtime.E301, "token file %s: %w", path, err)
+			return "", false, codes.Errorf(codes.E301, "token file %s: %w", path, err)
 		}
 		_, err = nf.WriteString(token + "\n")
 		if cerr := nf.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return "", false, runtime.Errorf(runtime.E301, "token file %s: %w", path, err)
+			return "", false, codes.Errorf(codes.E301, "token file %s: %w", path, err)
 		}
 		return token, true, nil
 	}
 	if err != nil {
-		return "", false, runtime.Errorf(runtime.E301, "token file %s: %w", path, err)
+		return "", false, codes.Errorf(codes.E301, "token file %s: %w", path, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return "", false, runtime.Errorf(runtime.E301, "token file %s: not a regular file", path)
+		return "", false, codes.Errorf(codes.E301, "token file %s: not a regular file", path)
 	}
 	if goruntime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
-		e := runtime.Errorf(runtime.E301, "token file %s has mode %s: others can read it", path, fi.Mode().Perm())
+		e := codes.Errorf(codes.E301, "token file %s has mode %s: others can read it", path, fi.Mode().Perm())
 		e.Do = "chmod 600 the token file, or name a file that does not exist yet (sabline serve makes it, mode 0600)."
 		return "", false, e
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
 	if err != nil {
-		return "", false, runtime.Errorf(runtime.E301, "token file %s: %w", path, err)
+		return "", false, codes.Errorf(codes.E301, "token file %s: %w", path, err)
 	}
 	token = strings.TrimSpace(string(data))
 	switch {
 	case len(data) > maxTokenFileBytes:
-		return "", false, runtime.Errorf(runtime.E301, "token file %s: larger than %d bytes", path, maxTokenFileBytes)
+		return "", false, codes.Errorf(codes.E301, "token file %s: larger than %d bytes", path, maxTokenFileBytes)
 	case len(token) < minTokenBytes || strings.ContainsAny(token, " \t\r\n"):
-		return "", false, runtime.Errorf(runtime.E301, "token file %s: want one token of at least %d characters, without blanks", path, minTokenBytes)
+		return "", false, codes.Errorf(codes.E301, "token file %s: want one token of at least %d characters, without blanks", path, minTokenBytes)
 	}
 	return token, false, nil
 }

@@ -178,7 +178,7 @@ func TestServeRuns(t *testing.T) {
 		{name: "no token", body: `{"path":"hello.vel"}`, wantStatus: 401, wantCode: "unauthorized"},
 		{name: "wrong token", token: strings.Repeat("0", 64), body: `{"path":"hello.vel"}`, wantStatus: 401, wantCode: "unauthorized"},
 		{name: "confinement", token: s.token, body: `{"path":"hello.vel","no_confine":true}`, wantStatus: 400, wantCode: "E301"},
-		{name: "wider budget", token: s.token, body: `{"path":"hello.vel","allow":["fs:read"]}`, wantStatus: 403, wantCode: "E302"},
+		{name: "wider budget", token: s.token, body: `{"path":"hello.vel","allow":["fs:read"]}`, wantStatus: 403, wantCode: "E328"},
 		{name: "path out of the root", token: s.token, body: `{"path":"../receipts/serve.token"}`, wantStatus: 403, wantCode: "E316"},
 		{name: "unknown field", token: s.token, body: `{"path":"hello.vel","timeout":"1h"}`, wantStatus: 400, wantCode: "E301"},
 	}

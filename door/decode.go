@@ -7,14 +7,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/lang"
 )
 
 // Bounds on a request. The body holds the program's text, so its bound is
 // the program's plus room for the rest.
 const (
 	// MaxBodyBytes is the largest request body a door reads.
-	MaxBodyBytes = 1<<20 + runtime.MaxProgramBytes
+	MaxBodyBytes = 1<<20 + lang.MaxProgramBytes
 	// MaxArgs and MaxAllow bound the lists of a request.
 	MaxArgs  = 4096
 	MaxAllow = 256
@@ -36,7 +37,7 @@ const confinementDo = "Leave the field out: the confinement is set by the operat
 
 // malformed is the E301 refusal of a request body.
 func malformed(format string, args ...any) error {
-	e := runtime.Errorf(runtime.E301, format, args...)
+	e := codes.Errorf(codes.E301, format, args...)
 	e.Do = requestDo
 	return e
 }
@@ -170,7 +171,7 @@ func decodeObject(data []byte, allowed []string, set func(key string, raw json.R
 	}
 	for _, f := range fields {
 		if strings.Contains(strings.ToLower(f.key), "confin") {
-			e := runtime.Errorf(runtime.E301, "the request names %q: confinement is the operator's setting, never a request's; nothing ran", runtime.TerminalSafe(clip(f.key, 64)))
+			e := codes.Errorf(codes.E301, "the request names %q: confinement is the operator's setting, never a request's; nothing ran", codes.TerminalSafe(clip(f.key, 64)))
 			e.Do = confinementDo
 			return e
 		}
@@ -178,7 +179,7 @@ func decodeObject(data []byte, allowed []string, set func(key string, raw json.R
 	seen := map[string]bool{}
 	for _, f := range fields {
 		if !contains(allowed, f.key) {
-			return malformed("the request has no field %q: the fields are %s", runtime.TerminalSafe(clip(f.key, 64)), strings.Join(allowed, ", "))
+			return malformed("the request has no field %q: the fields are %s", codes.TerminalSafe(clip(f.key, 64)), strings.Join(allowed, ", "))
 		}
 		if seen[f.key] {
 			return malformed("the request gives %s twice", f.key)

@@ -20,7 +20,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/codes"
 )
 
 // RunRequest is one program to run, as a client asked for it. Policy is
@@ -60,7 +60,7 @@ type AuditReply struct {
 }
 
 // Runner runs programs for a door. An error from Run or Audit is a
-// refusal before anything ran: a *runtime.Error with an E3xx code, which
+// refusal before anything ran: a *codes.Error with an E3xx code, which
 // the door maps to the HTTP status (StatusOf). An error from Receipt that
 // wraps fs.ErrNotExist means there is no such receipt.
 type Runner interface {
@@ -82,13 +82,13 @@ const (
 
 // StatusOf is the HTTP status of a refusal with code c: 400 for a
 // malformed request (E301, E311), 403 for a budget, path or confinement
-// the operator's settings refuse (E302, E303, E316, E318, E326), 500 for
+// the operator's settings refuse (E302, E303, E316, E318, E326, E328), 500 for
 // anything else (E317 among them: the server cannot keep receipts).
-func StatusOf(c runtime.Code) int {
+func StatusOf(c codes.Code) int {
 	switch c {
-	case runtime.E301, runtime.E311:
+	case codes.E301, codes.E311:
 		return http.StatusBadRequest
-	case runtime.E302, runtime.E303, runtime.E316, runtime.E318, runtime.E326:
+	case codes.E302, codes.E303, codes.E316, codes.E318, codes.E326, codes.E328:
 		return http.StatusForbidden
 	}
 	return http.StatusInternalServerError
@@ -110,9 +110,9 @@ type ErrorDetail struct {
 }
 
 // detailOf is the ErrorDetail of err: its code, message and what to do
-// when it is a *runtime.Error, else CodeInternal.
+// when it is a *codes.Error, else CodeInternal.
 func detailOf(err error) ErrorDetail {
-	var e *runtime.Error
+	var e *codes.Error
 	if errors.As(err, &e) {
 		return ErrorDetail{Code: string(e.Code), Message: e.Msg, Do: e.Hint()}
 	}
@@ -121,7 +121,7 @@ func detailOf(err error) ErrorDetail {
 
 // statusOfErr is the HTTP status of a Runner's error.
 func statusOfErr(err error) int {
-	if c := runtime.CodeOf(err); c != "" {
+	if c := codes.CodeOf(err); c != "" {
 		return StatusOf(c)
 	}
 	return http.StatusInternalServerError

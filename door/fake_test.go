@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/codes"
 )
 
 // fakeRunner is a Runner that runs nothing: it counts the runs it was
@@ -53,7 +53,7 @@ func (f *fakeRunner) Receipt(id string) (json.RawMessage, error) {
 	if id == "0123456789abcdef" {
 		return json.RawMessage(fakeReceipt), nil
 	}
-	return nil, runtime.Errorf(runtime.E317, "no receipt %s: %w", id, fs.ErrNotExist)
+	return nil, codes.Errorf(codes.E317, "no receipt %s: %w", id, fs.ErrNotExist)
 }
 
 func (f *fakeRunner) lastRequest() RunRequest {

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/receipt"
 )
 
 const testToken = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
@@ -111,11 +112,11 @@ func TestRunHTTP(t *testing.T) {
 		{name: "not JSON", body: `source=print(1)`, wantStatus: 400, wantCode: "E301"},
 		{name: "args not strings", body: `{"source":"print(1)","args":[1]}`, wantStatus: 400, wantCode: "E301", wantMsg: "args"},
 		{name: "too large", body: `{"source":"` + strings.Repeat("x", 5000) + `"}`, wantStatus: 413, wantCode: "E301"},
-		{name: "budget wider than the ceiling", body: `{"source":"print(1)","allow":["fs"]}`, refuse: runtime.Errorf(runtime.E302, "fs is wider than the server's budget"), wantStatus: 403, wantCode: "E302"},
-		{name: "path outside the root", body: `{"path":"../x.vel"}`, refuse: runtime.Errorf(runtime.E316, "../x.vel is not under the import root"), wantStatus: 403, wantCode: "E316"},
-		{name: "malformed item", body: `{"source":"print(1)","allow":["fs:frob"]}`, refuse: runtime.Errorf(runtime.E301, "fs:frob: no such access"), wantStatus: 400, wantCode: "E301"},
-		{name: "below the required level", body: `{"source":"print(1)","allow":["net"]}`, refuse: runtime.Errorf(runtime.E326, "partial"), wantStatus: 403, wantCode: "E326"},
-		{name: "receipts unwritable", body: `{"source":"print(1)"}`, refuse: runtime.Errorf(runtime.E317, "receipts"), wantStatus: 500, wantCode: "E317"},
+		{name: "budget wider than the ceiling", body: `{"source":"print(1)","allow":["fs"]}`, refuse: codes.Errorf(codes.E328, "fs is not within the ceiling"), wantStatus: 403, wantCode: "E328"},
+		{name: "path outside the root", body: `{"path":"../x.vel"}`, refuse: codes.Errorf(codes.E316, "../x.vel is not under the import root"), wantStatus: 403, wantCode: "E316"},
+		{name: "malformed item", body: `{"source":"print(1)","allow":["fs:frob"]}`, refuse: codes.Errorf(codes.E301, "fs:frob: no such access"), wantStatus: 400, wantCode: "E301"},
+		{name: "below the required level", body: `{"source":"print(1)","allow":["net"]}`, refuse: codes.Errorf(codes.E326, "partial"), wantStatus: 403, wantCode: "E326"},
+		{name: "receipts unwritable", body: `{"source":"print(1)"}`, refuse: codes.Errorf(codes.E317, "receipts"), wantStatus: 500, wantCode: "E317"},
 		{name: "GET run", method: "GET", wantStatus: 405, wantCode: CodeMethod},
 		{name: "no such endpoint", path: "/v1/nothing", wantStatus: 404, wantCode: CodeNotFound},
 		{name: "no such endpoint without token", path: "/v1/nothing", auth: "-", wantStatus: 401, wantCode: CodeUnauthorized},
@@ -212,7 +213,7 @@ func TestReceiptAndHealth(t *testing.T) {
 					t.Errorf("receipt %v: want the stored one", v)
 				}
 			case "health":
-				if v["status"] != "ok" || v["workers"] != float64(3) || v["queue"] != float64(5) || v["version"] != runtime.Version {
+				if v["status"] != "ok" || v["workers"] != float64(3) || v["queue"] != float64(5) || v["version"] != receipt.Version {
 					t.Errorf("health %v", v)
 				}
 				data, _ := json.Marshal(v)

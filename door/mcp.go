@@ -10,7 +10,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/receipt"
 )
 
 // RunInput is the arguments of the MCP tool run; its JSON schema is the
@@ -54,7 +55,7 @@ type AuditOutput struct {
 }
 
 // mcpImplementation names the server to MCP clients.
-var mcpImplementation = &mcp.Implementation{Name: "sabline", Title: "Sabline", Version: runtime.Version}
+var mcpImplementation = &mcp.Implementation{Name: "sabline", Title: "Sabline", Version: receipt.Version}
 
 // newMCPServer makes the MCP door: the tools run and audit, whose
 // arguments are decoded by the door's own strict decoder, and whose
@@ -110,7 +111,7 @@ func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	}
 	in, err := DecodeRunRequest(arguments(req))
 	if err != nil {
-		s.cfg.Logf("mcp: refused: %s", runtime.TerminalSafe(err.Error()))
+		s.cfg.Logf("mcp: refused: %s", codes.TerminalSafe(err.Error()))
 		return toolError(detailOf(err)), nil
 	}
 	reply, err := s.run(ctx, "mcp", in)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/codes"
 )
 
 // connectMemory connects an SDK client to the door's MCP server in memory.
@@ -91,10 +91,10 @@ func TestMCPCall(t *testing.T) {
 		{name: "require_confinement", tool: "run", args: `{"source":"print(1)","require_confinement":"none"}`, wantError: true, wantCode: "E301", wantText: "operator's setting"},
 		{name: "unknown argument", tool: "run", args: `{"source":"print(1)","timeout":"1h"}`, wantError: true, wantCode: "E301", wantText: "no field"},
 		{name: "no program", tool: "run", args: `{}`, wantError: true, wantCode: "E301", wantText: "no program"},
-		{name: "budget wider than the ceiling", tool: "run", args: `{"source":"print(1)","allow":["fs"]}`, refuse: runtime.Errorf(runtime.E302, "fs is wider"), wantError: true, wantCode: "E302"},
+		{name: "budget wider than the ceiling", tool: "run", args: `{"source":"print(1)","allow":["fs"]}`, refuse: codes.Errorf(codes.E328, "fs is not within"), wantError: true, wantCode: "E328"},
 		{name: "audit", tool: "audit", args: `{"source":"# allow: io\nprint(1)"}`, wantText: `"within_ceiling":true`},
 		{name: "audit naming confine", tool: "audit", args: `{"source":"print(1)","confine":"off"}`, wantError: true, wantCode: "E301", wantText: "operator's setting"},
-		{name: "audit refused", tool: "audit", args: `{"path":"../x.vel"}`, refuse: runtime.Errorf(runtime.E316, "not under the import root"), wantError: true, wantCode: "E316"},
+		{name: "audit refused", tool: "audit", args: `{"path":"../x.vel"}`, refuse: codes.Errorf(codes.E316, "not under the import root"), wantError: true, wantCode: "E316"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

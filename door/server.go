@@ -19,7 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/net/netutil"
 
-	"github.com/sabline/sabline/runtime"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/receipt"
 )
 
 // Config is what a door is made of. Only Runner is required.
@@ -250,7 +251,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := DecodeRunRequest(data)
 	if err != nil {
-		s.cfg.Logf("http: refused: %s", runtime.TerminalSafe(err.Error()))
+		s.cfg.Logf("http: refused: %s", codes.TerminalSafe(err.Error()))
 		writeError(w, http.StatusBadRequest, detailOf(err))
 		return
 	}
@@ -295,7 +296,7 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, fs.ErrNotExist):
 		d := detailOf(err)
 		if d.Code == CodeInternal {
-			d.Code = string(runtime.E317)
+			d.Code = string(codes.E317)
 		}
 		d.Do = "Give the run_id a run's reply named; receipts are kept by the server that ran it."
 		writeError(w, http.StatusNotFound, d)
@@ -322,7 +323,7 @@ type healthJSON struct {
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	running, queued := s.gate.load()
-	h := healthJSON{Status: "ok", Version: runtime.Version, Workers: s.cfg.Workers, Queue: s.cfg.Queue, Running: running, Queued: queued}
+	h := healthJSON{Status: "ok", Version: receipt.Version, Workers: s.cfg.Workers, Queue: s.cfg.Queue, Running: running, Queued: queued}
 	status := http.StatusOK
 	if s.isStopping() {
 		h.Status, status = CodeShuttingDown, http.StatusServiceUnavailable
@@ -346,7 +347,7 @@ func validRunID(id string) bool {
 }
 
 func malformedID(id string) error {
-	e := runtime.Errorf(runtime.E301, "%q is not a run id: a run id is letters, digits, - and _", runtime.TerminalSafe(clip(id, 64)))
+	e := codes.Errorf(codes.E301, "%q is not a run id: a run id is letters, digits, - and _", codes.TerminalSafe(clip(id, 64)))
 	e.Do = "Give the run_id a run's reply named."
 	return e
 }
@@ -355,7 +356,7 @@ func malformedID(id string) error {
 // answers 413 and returns false.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	tooLarge := func() ([]byte, bool) {
-		e := runtime.Errorf(runtime.E301, "the request body is larger than %d bytes", s.cfg.MaxBodyBytes)
+		e := codes.Errorf(codes.E301, "the request body is larger than %d bytes", s.cfg.MaxBodyBytes)
 		e.Do = "Send a smaller program, or name a file under the server's import root with path. Nothing ran."
 		writeError(w, http.StatusRequestEntityTooLarge, detailOf(e))
 		return nil, false
@@ -387,7 +388,7 @@ func (s *Server) run(ctx context.Context, door string, req RunRequest) (RunReply
 	start := time.Now()
 	reply, err := s.cfg.Runner.Run(ctx, req)
 	if err != nil {
-		s.cfg.Logf("%s: refused: %s", door, runtime.TerminalSafe(err.Error()))
+		s.cfg.Logf("%s: refused: %s", door, codes.TerminalSafe(err.Error()))
 		return reply, err
 	}
 	ended := reply.Status

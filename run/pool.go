@@ -366,10 +366,14 @@ func (p *Pool) serve(w *poolWorker) {
 		}
 		res, keep := w.do(p, j)
 		p.finish(j.rec)
+		if !keep {
+			// Out of the pool before the run's caller hears of it: a
+			// retired worker serves nothing more.
+			p.forget(w)
+		}
 		j.done <- res
 		if !keep {
 			w.retire()
-			p.forget(w)
 			w = nil
 		}
 	}
@@ -489,6 +493,14 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		return fail(&codes.Error{Code: res.Outcome.Code, Msg: res.Outcome.Message})
 	}
 	w.held, w.memHeld = res.Confinement, res.MemoryLimitHeld
+	if p.cfg.ImportRoot == "" && w.held.Level != confine.None {
+		// The workers read each program's loads after they are confined:
+		// without an import root that is anywhere, and the policy says so.
+		if w.held.Level == confine.Full {
+			w.held.Level = confine.Partial
+		}
+		w.held.Reason += "; reads are not held by the operating system: the pool has no import root, so its workers may read any file"
+	}
 	p.mu.Lock()
 	p.pids[w.pid] = true
 	p.mu.Unlock()
@@ -523,9 +535,6 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	rec.RunParameters.MaxMemoryMB = w.memHeld
 	if j.b.String() != p.cfg.Budget.String() && w.held.Level != confine.None {
 		rec.RunParameters.ConfinementReason += fmt.Sprintf("; the operating system holds the pool's budget %q, this run's narrower one is held by the language", p.cfg.Budget.String())
-	}
-	if p.cfg.ImportRoot == "" && w.held.Level != confine.None {
-		rec.RunParameters.ConfinementReason += "; reads are not held by the operating system: the pool has no import root"
 	}
 	line, err := json.Marshal(job{Program: j.name, Source: j.src, Root: j.root, Args: j.run.Args, Stdin: j.run.Stdin, Budget: j.b, Cwd: p.cfg.Cwd})
 	if err != nil {

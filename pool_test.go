@@ -1,0 +1,306 @@
+package sabline_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline"
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/receipt"
+)
+
+// importRoot makes a scratch import root holding hello.vel.
+func importRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "hello.vel"), []byte(hello), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func newPool(t *testing.T, opts sabline.PoolOptions) *sabline.Pool {
+	t.Helper()
+	p, err := sabline.NewPool(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func sorted(pids []int) []int {
+	slices.Sort(pids)
+	return pids
+}
+
+// TestPoolThousandRuns: a pool of two runs 1,000 programs on the same two
+// workers, each run full and with its receipt stored.
+func TestPoolThousandRuns(t *testing.T) {
+	root := importRoot(t)
+	rc := t.TempDir()
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 2, ImportRoot: root, Receipts: rc, Timeout: time.Minute})
+	before := sorted(p.Workers())
+	if len(before) != 2 {
+		t.Fatalf("workers %v, want two", before)
+	}
+	const runs = 1000
+	var wg sync.WaitGroup
+	errs := make(chan string, runs)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < runs; i += 4 {
+				res, err := p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+				switch {
+				case err != nil:
+					errs <- err.Error()
+				case string(res.Stdout) != "hello\n" || res.Receipt.Outcome.Status != receipt.StatusOK:
+					errs <- "output " + string(res.Stdout) + ", status " + res.Receipt.Outcome.Status
+				case res.Receipt.RunParameters.Confinement != p.Confinement().Level:
+					errs <- "level " + string(res.Receipt.RunParameters.Confinement)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	if after := sorted(p.Workers()); !slices.Equal(before, after) {
+		t.Errorf("workers %v after 1,000 runs, want the same %v", after, before)
+	}
+	runsStored, err := receipt.List(rc)
+	if err != nil || len(runsStored) != runs {
+		t.Errorf("%d receipts stored (%v), want %d", len(runsStored), err, runs)
+	}
+	if l := p.Confinement().Level; l != confine.Full && confine.Probe().LandlockABI >= 4 {
+		t.Errorf("the pool's level is %s (%s), want full with an import root on this kernel", l, p.Confinement().Reason)
+	}
+}
+
+// TestPoolRefusesAWiderBudget: a run asking for more than the pool's
+// budget is refused and runs nothing; one asking for less runs, and the
+// language holds it to what it asked.
+func TestPoolRefusesAWiderBudget(t *testing.T) {
+	root := importRoot(t)
+	out := filepath.Join(root, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(out, "ran")
+	prog := sabline.Source("write.vel", []byte("fs.write(\""+marker+"\", \"x\")\nprint(\"wrote\")\n"))
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:write:"+out), Workers: 1, ImportRoot: root})
+	tests := []struct {
+		name     string
+		allow    string
+		wantCode codes.Code // "" when it runs to its end
+	}{
+		{name: "wider: any write", allow: "io,fs:write", wantCode: codes.E328},
+		{name: "wider: another kind", allow: "io,env,fs:write:" + out, wantCode: codes.E328},
+		{name: "narrower: io only, the write refused by the language", allow: "io", wantCode: codes.E302},
+		{name: "the pool's own", allow: "io,fs:write:" + out},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(marker)
+			b := budget.MustParse(root, tt.allow)
+			res, err := p.Run(context.Background(), prog, sabline.RunOptions{Budget: &b})
+			_, statErr := os.Stat(marker)
+			switch tt.wantCode {
+			case "":
+				if err != nil || statErr != nil || string(res.Stdout) != "wrote\n" {
+					t.Fatalf("err %v, marker %v, output %q: want it written", err, statErr, res.Stdout)
+				}
+			case codes.E328:
+				if codes.CodeOf(err) != codes.E328 || res.Receipt.Outcome.Code != codes.E328 || statErr == nil || len(res.Stdout) != 0 {
+					t.Fatalf("err %v, receipt %+v, marker %v: want E328 and nothing run", err, res.Receipt.Outcome, statErr)
+				}
+			default:
+				if err != nil || res.Receipt.Outcome.Code != tt.wantCode || statErr == nil {
+					t.Fatalf("err %v, outcome %+v, marker %v: want %s and no file", err, res.Receipt.Outcome, statErr, tt.wantCode)
+				}
+			}
+		})
+	}
+}
+
+// TestPoolReplacesAKilledWorker: a worker killed during a run is
+// replaced; that run's receipt says killed, and the next run is served.
+func TestPoolReplacesAKilledWorker(t *testing.T) {
+	root := importRoot(t)
+	rc := t.TempDir()
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 1, ImportRoot: root, Receipts: rc, Timeout: time.Minute})
+	victim := p.Workers()[0]
+	done := make(chan *sabline.Result, 1)
+	go func() {
+		res, err := p.Run(context.Background(), sabline.Source("loop.vel", []byte("while True:\n    pass\n")), sabline.RunOptions{})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	time.Sleep(200 * time.Millisecond) // the loop is running
+	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res == nil {
+		t.FailNow()
+	}
+	if o := res.Receipt.Outcome; o.Status != receipt.StatusKilled || o.Code != codes.E309 {
+		t.Errorf("the killed run's outcome %+v, want killed, E309", o)
+	}
+	if got, err := receipt.Find(rc, res.Receipt.RunID); err != nil || got.Outcome.Status != receipt.StatusKilled {
+		t.Errorf("its stored receipt: %v, %v; want it there, saying killed", got.Receipt, err)
+	}
+	next, err := p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+	if err != nil || string(next.Stdout) != "hello\n" {
+		t.Fatalf("the next run: %v, output %q", err, next.Stdout)
+	}
+	if w := p.Workers(); len(w) != 1 || w[0] == victim {
+		t.Errorf("workers %v after the kill, want one other than %d", w, victim)
+	}
+}
+
+// TestPoolLeavesNothingBehind: each way a run could leave state for the
+// next is tried, then looked for by the run after it, in the same pool.
+// Each leaving program first sees its own change (the control that the
+// way works); the next program does not. A run whose budget could change
+// the worker (any ffi grant) retires it.
+func TestPoolLeavesNothingBehind(t *testing.T) {
+	root := importRoot(t)
+	tmp := os.TempDir()
+	ceiling := budget.MustParse(root, "io,env,fs:read:"+tmp, "fs:write:"+tmp, "ffi:math,ffi:json")
+	p := newPool(t, sabline.PoolOptions{Budget: ceiling, Workers: 1, ImportRoot: root, Timeout: time.Minute})
+	noFFI := budget.MustParse(root, "io,env,fs:read:"+tmp, "fs:write:"+tmp)
+	run := func(src string, b budget.Budget) (string, int) {
+		t.Helper()
+		pids := p.Workers()
+		res, err := p.Run(context.Background(), sabline.Source("p.vel", []byte(src)), sabline.RunOptions{Budget: &b, Args: []string{"a"}})
+		if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+			t.Fatalf("%q: %v, %+v", src, err, res.Receipt.Outcome)
+		}
+		pid := 0
+		if len(pids) == 1 {
+			pid = pids[0]
+		}
+		return string(res.Stdout), pid
+	}
+	tests := []struct {
+		name        string
+		leave, look string
+		leaveBudget budget.Budget
+		wantLeft    string // what the leaving program sees of its own change
+		wantSeen    string // what the next program sees
+	}{
+		{name: "a file in the worker's temporary directory",
+			leave:    "p = env.get(\"TMPDIR\") + \"/left\"\nfs.write(p, \"x\")\nprint(fs.exists(p))\n",
+			look:     "print(fs.exists(env.get(\"TMPDIR\") + \"/left\"))\n",
+			wantLeft: "True\n", wantSeen: "False\n", leaveBudget: noFFI},
+		{name: "the arguments list",
+			leave:    "ARGS.append(\"leaked\")\nprint(len(ARGS))\n",
+			look:     "print(len(ARGS))\n",
+			wantLeft: "2\n", wantSeen: "1\n", leaveBudget: noFFI},
+		{name: "a host module's value, frozen",
+			leave:    "m = ffi.module(\"json\")\nok = True\nprint(type(m))\n",
+			look:     "print(\"fresh\")\n",
+			wantLeft: "module\n", wantSeen: "fresh\n", leaveBudget: ceiling},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			left, leftPid := run(tt.leave, tt.leaveBudget)
+			seen, seenPid := run(tt.look, noFFI)
+			if left != tt.wantLeft {
+				t.Errorf("the leaving run saw %q of its own change, want %q: the way was not tried", left, tt.wantLeft)
+			}
+			if seen != tt.wantSeen {
+				t.Errorf("the next run saw %q, want %q: state crossed from one run to the next", seen, tt.wantSeen)
+			}
+			retired := leftPid != seenPid
+			if want := tt.leaveBudget.Has(budget.FFI); retired != want {
+				t.Errorf("worker %d then %d: retired %v, want %v (the leaving budget %s)", leftPid, seenPid, retired, want, tt.leaveBudget)
+			}
+		})
+	}
+}
+
+// TestPoolImportRoot: without an import root the workers' reads are not
+// held and the level says so; with one, reads are held, and a program
+// named outside the root is refused before it runs.
+func TestPoolImportRoot(t *testing.T) {
+	if confine.Probe().LandlockABI < 1 {
+		t.Skip("no Landlock on this kernel: the levels compared are none")
+	}
+	root := importRoot(t)
+	b := budget.MustParse(root, "io")
+	without := newPool(t, sabline.PoolOptions{Budget: b, Workers: 1})
+	res, err := without.Run(context.Background(), sabline.File(filepath.Join(root, "hello.vel")), sabline.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp := res.Receipt.RunParameters; rp.Confinement != confine.Partial || !strings.Contains(rp.ConfinementReason, "reads") {
+		t.Errorf("without an import root: %s (%s), want partial naming reads", rp.Confinement, rp.ConfinementReason)
+	}
+	with := newPool(t, sabline.PoolOptions{Budget: b, Workers: 1, ImportRoot: root})
+	res, err = with.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp := res.Receipt.RunParameters; rp.Confinement != confine.Full {
+		t.Errorf("with an import root: %s (%s), want full", rp.Confinement, rp.ConfinementReason)
+	}
+	outside := filepath.Join(t.TempDir(), "hello.vel")
+	os.WriteFile(outside, []byte(hello), 0o644)
+	res, err = with.Run(context.Background(), sabline.File(outside), sabline.RunOptions{})
+	if codes.CodeOf(err) != codes.E316 || len(res.Stdout) != 0 {
+		t.Errorf("a program outside the root: %v, output %q; want E316, nothing run", err, res.Stdout)
+	}
+}
+
+// TestPoolRegistry: pools are made on first use, shared by equal options,
+// and the least recently used is closed past the bound.
+func TestPoolRegistry(t *testing.T) {
+	root := importRoot(t)
+	reg := sabline.NewPoolRegistry(1)
+	defer reg.Close()
+	a := sabline.PoolOptions{Budget: budget.MustParse(root, "io"), ImportRoot: root}
+	b := sabline.PoolOptions{Budget: budget.MustParse(root, "io,clock"), ImportRoot: root}
+	pa, release, err := reg.Acquire(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	again, release, _ := reg.Acquire(a)
+	release()
+	if again != pa {
+		t.Error("equal options made a second pool")
+	}
+	first := pa.Workers()
+	if _, err := reg.Run(context.Background(), b, sabline.File("hello.vel"), sabline.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := reg.Len(); n != 1 {
+		t.Errorf("%d pools alive, want the bound, 1", n)
+	}
+	if w := pa.Workers(); len(w) != 0 {
+		t.Errorf("the evicted pool still has workers %v (had %v)", w, first)
+	}
+	if _, err := pa.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{}); err == nil {
+		t.Error("the evicted pool still takes runs")
+	}
+}

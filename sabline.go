@@ -225,11 +225,19 @@ func newReceipt(path string, src []byte, o Options) *receipt.Receipt {
 	return rec
 }
 
+// store keeps the receipt of a run in this process (or refused before
+// it started) in the journal of the receipts directory: one write, with
+// no wait for the disk (see receipt.Store).
 func store(rec *receipt.Receipt, o Options) {
 	if o.Receipts == "" {
 		return
 	}
-	if _, err := rec.Write(o.Receipts); err != nil {
+	s, err := receipt.OpenStore(o.Receipts)
+	if err == nil {
+		s.Finish(rec)
+		_, err = rec.Stored()
+	}
+	if err != nil {
 		fmt.Fprintln(o.Stderr, "sabline:", err)
 	}
 }

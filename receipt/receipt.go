@@ -444,7 +444,8 @@ type SkippedFile struct {
 // listHint is what to do when a receipts directory cannot be read.
 const listHint = "Check --receipts (or SABLINE_RECEIPTS) names a directory you can read."
 
-// Scan reads every receipt in dir, oldest first. A *.json file
+// Scan reads every receipt in dir, oldest first: its receipt files and
+// the records of its journal (JournalDir, kept by a Store). A *.json file
 // that is not a receipt (see Load) does not stop the others: it is
 // returned in skipped, for the caller to name. Hidden files (the store's
 // temporary files among them) and directories are passed over. A missing
@@ -472,6 +473,11 @@ func Scan(dir string) (runs []StoredReceipt, skipped []SkippedFile, err error) {
 		}
 		runs = append(runs, StoredReceipt{Path: p, Receipt: r})
 	}
+	jruns, jskipped, err := scanJournal(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, skipped = append(runs, jruns...), append(skipped, jskipped...)
 	sort.SliceStable(runs, func(i, j int) bool {
 		return runs[i].Timings.Started.Before(runs[j].Timings.Started)
 	})

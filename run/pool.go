@@ -76,6 +76,7 @@ type Pool struct {
 	cfg     PoolConfig
 	policy  confine.Policy // derived once
 	held    confine.Result // what the first worker reported
+	store   *receipt.Store // the receipts' journal; nil when receipts are not kept
 	jobs    chan *pooled
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -137,6 +138,13 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		return nil, err
 	}
 	p := &Pool{cfg: cfg, jobs: make(chan *pooled), stop: make(chan struct{}), pids: map[int]bool{}}
+	if cfg.Receipts != "" {
+		s, err := receipt.OpenStore(cfg.Receipts)
+		if err != nil {
+			return nil, err
+		}
+		p.store = s
+	}
 	p.policy = confine.OSPolicy(p.osBudget(), confine.Options{Strict: cfg.Confine == ConfineStrict})
 	// Every worker is started before the pool takes a run, so that a
 	// pool that cannot hold what it was asked fails here.
@@ -306,20 +314,20 @@ func (p *Pool) setParameters(rec *receipt.Receipt) {
 	rp.OSPolicySHA256 = p.policy.SHA256()
 }
 
-// reserve reserves rec in the receipts directory, when the pool has one.
+// reserve reserves rec in the receipts' journal, when the pool keeps
+// receipts: nothing runs without its skeleton there.
 func (p *Pool) reserve(rec *receipt.Receipt) error {
-	if p.cfg.Receipts == "" {
+	if p.store == nil {
 		return nil
 	}
-	_, err := rec.Reserve(p.cfg.Receipts)
-	return err
+	return p.store.Reserve(rec)
 }
 
 // keep stores a receipt that was never reserved (a refused run).
 func (p *Pool) keep(rec *receipt.Receipt) {
-	if p.cfg.Receipts != "" {
-		rec.Timings.WallMS = 0
-		if _, err := rec.Write(p.cfg.Receipts); err != nil {
+	if p.store != nil {
+		p.store.Finish(rec)
+		if _, err := rec.Stored(); err != nil {
 			fmt.Fprintln(p.cfg.Stderr, "sabline: pool:", err)
 		}
 	}
@@ -335,8 +343,8 @@ func (p *Pool) unstarted(j *pooled, err error) *PoolResult {
 // finish finishes a reserved receipt.
 func (p *Pool) finish(rec *receipt.Receipt) {
 	rec.Timings.WallMS = ms(time.Since(rec.Timings.Started))
-	if p.cfg.Receipts != "" {
-		rec.Finish()
+	if p.store != nil {
+		p.store.Finish(rec)
 	}
 }
 
@@ -393,6 +401,9 @@ func (p *Pool) Close() error {
 	p.mu.Unlock()
 	p.stopped.Do(func() { close(p.stop) })
 	p.wg.Wait()
+	if p.store != nil {
+		return p.store.Sync()
+	}
 	return nil
 }
 

@@ -1,0 +1,147 @@
+package receipt
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/receipt/journal"
+)
+
+// JournalDir is the directory, in a receipts directory, of the journal
+// that pools and library runs keep their receipts in: every receipt a
+// record (see the journal package), read by Scan beside the receipt files
+// the command line writes.
+const JournalDir = "journal"
+
+// Store keeps receipts at pool speed in the journal of a receipts
+// directory. Reserve appends a skeleton that says the run started and was
+// not finished (E327); Finish appends the finished receipt under the same
+// key, and the last record of a key is the receipt. Each is one write: a
+// record whose call returned survives a crash of the process at once, and
+// a power cut once the journal's group commit has synced it (within its
+// commit interval, a few milliseconds; Sync waits for it).
+type Store struct {
+	dir string // the receipts directory
+	j   *journal.Journal
+}
+
+var (
+	storesMu sync.Mutex
+	stores   = map[string]*Store{}
+)
+
+// OpenStore returns the store of the receipts directory dir, made if it
+// does not exist. One store per directory is shared by the whole process
+// and stays open for its life; Sync makes what it holds durable.
+func OpenStore(dir string) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)
+	}
+	storesMu.Lock()
+	defer storesMu.Unlock()
+	if s := stores[abs]; s != nil {
+		return s, nil
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)
+	}
+	j, err := journal.Open(filepath.Join(abs, JournalDir), journal.Options{})
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)
+	}
+	s := &Store{dir: abs, j: j}
+	stores[abs] = s
+	return s, nil
+}
+
+// Dir is the receipts directory of the store.
+func (s *Store) Dir() string { return s.dir }
+
+// Reserve appends rec's skeleton, saying the run started and its receipt
+// was not finished. A failure is E317, and then nothing may run.
+func (s *Store) Reserve(rec *Receipt) error {
+	skeleton := *rec
+	skeleton.Outcome = OutcomeOf(codes.Errorf(codes.E327, "the run started at %s and its receipt was not finished: the process that ran it was stopped, or could not write it",
+		rec.Timings.Started.Format(time.RFC3339)))
+	if err := s.append(&skeleton); err != nil {
+		rec.storeErr = codes.Errorf(codes.E317, "reserve receipt: %w: nothing ran", err)
+		return rec.storeErr
+	}
+	rec.path = s.recordPath(rec)
+	return nil
+}
+
+// Finish appends rec, finished. When it cannot, the skeleton stays (if it
+// was reserved) and Stored returns E327.
+func (s *Store) Finish(rec *Receipt) {
+	if err := s.append(rec); err != nil {
+		rec.storeErr = codes.Errorf(codes.E327, "finish receipt: %w", err)
+		return
+	}
+	rec.path = s.recordPath(rec)
+}
+
+// Sync returns once every receipt appended so far is on disk.
+func (s *Store) Sync() error { return s.j.Sync() }
+
+func (s *Store) append(rec *Receipt) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode receipt: %w", err)
+	}
+	return s.j.Append(rec.fileName(), data)
+}
+
+// recordPath names a receipt in the journal as Scan names it.
+func (s *Store) recordPath(rec *Receipt) string {
+	return journalPath(s.dir, rec.fileName())
+}
+
+func journalPath(dir, key string) string {
+	return filepath.Join(dir, JournalDir) + "#" + key
+}
+
+// scanJournal reads the receipts in dir's journal: for each key the last
+// record, checked as LoadReceipt checks a file. A record that is not a
+// receipt, and each damaged stretch of the journal, is skipped and named.
+func scanJournal(dir string) (runs []StoredReceipt, skipped []SkippedFile, err error) {
+	jdir := filepath.Join(dir, JournalDir)
+	if fi, err := os.Lstat(jdir); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
+		return nil, nil, nil
+	}
+	last := map[string][]byte{}
+	var order []string
+	rep, err := journal.Scan(jdir, func(key string, payload []byte) error {
+		if _, seen := last[key]; !seen {
+			order = append(order, key)
+		}
+		last[key] = append([]byte(nil), payload...) // payload is the scan's buffer, reused
+		return nil
+	})
+	if err != nil {
+		e := codes.Errorf(codes.E317, "read the receipts journal: %w", err)
+		e.Do = listHint
+		return nil, nil, e
+	}
+	for _, key := range order {
+		p := journalPath(dir, key)
+		r, err := parseReceipt(p, last[key])
+		if err != nil {
+			skipped = append(skipped, SkippedFile{Path: p, Why: err.(*codes.Error).Msg})
+			continue
+		}
+		runs = append(runs, StoredReceipt{Path: p, Receipt: r})
+	}
+	for _, d := range rep.Damage {
+		skipped = append(skipped, SkippedFile{Path: d.Path, Why: fmt.Sprintf("%d damaged bytes of the journal at offset %d: %s", d.Length, d.Offset, d.Why)})
+	}
+	return runs, skipped, nil
+}

@@ -1,0 +1,104 @@
+package receipt
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+)
+
+// TestStore: a reserved receipt reads as unfinished (E327) until it is
+// finished, then as finished; the journal's receipts are listed, found
+// and compared beside the receipt files of the same directory.
+func TestStore(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := OpenStore(dir); again != s {
+		t.Error("a second OpenStore of one directory opened a second journal")
+	}
+	rec := NewForSource("/p.vel", []byte("print(1)\n"), budget.Budget{}, nil)
+	rec.Timings.Started = time.Now().UTC()
+	if err := s.Reserve(rec); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Find(dir, rec.RunID)
+	if err != nil || got.Outcome.Status != StatusUnfinished || got.Outcome.Code != codes.E327 {
+		t.Fatalf("reserved: %+v, %v; want unfinished, E327", got.Receipt, err)
+	}
+	rec.Outcome = OutcomeOf(nil)
+	rec.RunParameters.Confinement = confine.Full
+	rec.RunParameters.ConfinementReason = "test"
+	s.Finish(rec)
+	if _, err := rec.Stored(); err != nil {
+		t.Fatal(err)
+	}
+	got, err = Find(dir, rec.RunID)
+	if err != nil || got.Outcome.Status != StatusOK {
+		t.Fatalf("finished: %+v, %v; want ok", got.Receipt, err)
+	}
+
+	// A receipt file beside the journal, of the same program, one level
+	// lower: both are listed, and the diff names the weaker.
+	file := receiptAt(t, "/p.vel", confine.Partial, rec.Timings.Started.Add(time.Minute))
+	if _, err := file.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := List(dir)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("listed %d (%v), want the journal's and the file's", len(runs), err)
+	}
+	if d := DiffLevels(runs); len(d) != 1 || !d[0].Weaker || d[0].Run.RunID != file.RunID {
+		t.Errorf("diff %v, want the file's run, weaker", d)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStoreDamage: bytes written into the journal that are no record are
+// named as passed over, and every receipt around them is still read.
+func TestStoreDamage(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		rec := receiptAt(t, "/q.vel", confine.Full, time.Now().UTC())
+		s.Finish(rec)
+		if _, err := rec.Stored(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	segs, _ := filepath.Glob(filepath.Join(dir, JournalDir, "*.journal"))
+	if len(segs) != 1 {
+		t.Fatalf("segments %v, want one", segs)
+	}
+	f, err := os.OpenFile(segs[0], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("not a record at all")
+	f.Close()
+	runs, skipped, err := Scan(dir)
+	if err != nil || len(runs) != 3 || len(skipped) != 1 {
+		t.Errorf("%d runs, %d skipped (%v), want 3 and the damage named", len(runs), len(skipped), err)
+	}
+}
+
+func receiptAt(t *testing.T, program string, level confine.Level, started time.Time) *Receipt {
+	t.Helper()
+	r := NewForSource(program, []byte("x"), budget.Budget{}, nil)
+	r.Timings.Started = started
+	r.Outcome = OutcomeOf(nil)
+	r.RunParameters.Confinement = level
+	r.RunParameters.ConfinementReason = "test"
+	return r
+}

@@ -10,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	lib "github.com/sabline/sabline"
 	"github.com/sabline/sabline/internal/buildbin"
 )
 
 func TestMain(m *testing.M) {
+	// The library benchmarks start pools whose workers are this binary.
+	lib.HandOver()
 	code := m.Run()
 	buildbin.Cleanup()
 	os.Exit(code)

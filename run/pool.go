@@ -504,6 +504,9 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		return fail(&codes.Error{Code: res.Outcome.Code, Msg: res.Outcome.Message})
 	}
 	w.held, w.memHeld = res.Confinement, res.MemoryLimitHeld
+	if p.cfg.ImportRoot != "" && w.held.Level != confine.None {
+		w.held.Reason += "; beside the budget, the workers may read the import root " + p.cfg.ImportRoot + ", where programs and their loads are read"
+	}
 	if p.cfg.ImportRoot == "" && w.held.Level != confine.None {
 		// The workers read each program's loads after they are confined:
 		// without an import root that is anywhere, and the policy says so.

@@ -6,6 +6,7 @@
 //
 //	func main() {
 //		lang.RegisterModule("geo", geoModule)
+//		sabline.HandOver() // Main would hand over too; this says it first
 //		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 //	}
 package cli

@@ -1,7 +1,8 @@
 // Command embed is a sabline command with a host module of its own, geo:
-// the way a program embeds Sabline. It registers the module before it
-// hands the command line to cli.Main, so the worker (this same binary,
-// started again) has it too.
+// the way a program embeds Sabline. It registers the module, then hands
+// over (sabline.HandOver), so that the worker (this same binary, started
+// again) has the module too and never runs the command line again; then it
+// hands the command line to cli.Main.
 //
 //	go run ./examples/embed examples/embed/distance.vel --allow io,ffi:geo --confine strict
 //
@@ -18,13 +19,14 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/cli"
 	"github.com/sabline/sabline/lang"
 )
 
 func main() {
-	lang.
-		RegisterModule("geo", geoModule)
+	lang.RegisterModule("geo", geoModule)
+	sabline.HandOver()
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

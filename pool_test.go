@@ -309,3 +309,40 @@ func TestPoolRegistry(t *testing.T) {
 		t.Error("the evicted pool still takes runs")
 	}
 }
+
+// TestPoolCloseDrains: Close lets every run already taken end, running
+// or waiting for the one worker, each with its receipt; a run sent after
+// Close is refused and runs nothing.
+func TestPoolCloseDrains(t *testing.T) {
+	root := importRoot(t)
+	p, err := sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 1, ImportRoot: root, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := sabline.Source("busy.vel", []byte("n = 0\nfor i in range(300000):\n    n += i\nprint(n)\n"))
+	const runs = 4
+	results := make(chan *sabline.Result, runs)
+	for range runs {
+		go func() {
+			res, err := p.Run(context.Background(), busy, sabline.RunOptions{})
+			if err != nil {
+				t.Error(err)
+			}
+			results <- res
+		}()
+	}
+	time.Sleep(100 * time.Millisecond) // taken: one running, the rest waiting
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range runs {
+		res := <-results
+		if res == nil || res.Receipt.Outcome.Status != receipt.StatusOK || string(res.Stdout) != "44999850000\n" {
+			t.Errorf("a run taken before Close: %+v, want it run to its end", res)
+		}
+	}
+	res, err := p.Run(context.Background(), busy, sabline.RunOptions{})
+	if err == nil || len(res.Stdout) != 0 || res.Receipt.Outcome.Code != codes.E310 {
+		t.Errorf("a run after Close: %v, %+v; want it refused, nothing run", err, res.Receipt.Outcome)
+	}
+}

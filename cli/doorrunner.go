@@ -133,14 +133,20 @@ func (r *poolRunner) Receipt(id string) (json.RawMessage, error) {
 	if id == "" || len(id) > 64 || strings.Trim(id, "0123456789abcdef") != "" {
 		return nil, codes.Errorf(codes.E317, "no receipt %q: %w", codes.TerminalSafe(id), fs.ErrNotExist)
 	}
-	matches, err := filepath.Glob(filepath.Join(r.o.Receipts, "*-"+id+".json"))
-	if err != nil || len(matches) == 0 {
-		return nil, codes.Errorf(codes.E317, "no receipt %s: %w", id, fs.ErrNotExist)
-	}
-	if _, err := receipt.Load(matches[0]); err != nil {
+	runs, err := receipt.List(r.o.Receipts)
+	if err != nil {
 		return nil, err
 	}
-	return readReceiptFile(matches[0])
+	for _, run := range runs {
+		if run.RunID == id {
+			data, err := json.Marshal(run.Receipt)
+			if err != nil {
+				return nil, codes.Errorf(codes.E317, "encode receipt %s: %w", id, err)
+			}
+			return data, nil
+		}
+	}
+	return nil, codes.Errorf(codes.E317, "no receipt %s: %w", id, fs.ErrNotExist)
 }
 
 // budgetOf is the run's budget: the operator's ceiling, or the items the
@@ -198,24 +204,6 @@ func underRoot(root, p string) (string, error) {
 		return "", refuse("not a regular file")
 	}
 	return filepath.Join(root, rel), nil
-}
-
-// readReceiptFile reads a stored receipt (at most receipt.MaxBytes)
-// and returns it compacted: a receipt finished in its reserved space is
-// padded with blanks.
-func readReceiptFile(path string) (json.RawMessage, error) {
-	if path == "" {
-		return nil, codes.Errorf(codes.E317, "the run has no stored receipt")
-	}
-	data, err := readBoundedFile(path, receipt.MaxBytes)
-	if err != nil {
-		return nil, codes.Errorf(codes.E317, "read receipt: %w", err)
-	}
-	var out bytes.Buffer
-	if err := json.Compact(&out, data); err != nil {
-		return nil, codes.Errorf(codes.E317, "read receipt %s: %w", path, err)
-	}
-	return out.Bytes(), nil
 }
 
 // readBoundedFile reads a regular file of at most limit bytes.

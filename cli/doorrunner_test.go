@@ -10,6 +10,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/door"
+	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/run"
 )
 
@@ -86,8 +87,8 @@ func TestDoorRunnerRefuses(t *testing.T) {
 			if got := codes.CodeOf(err); got != tt.wantCode {
 				t.Errorf("Run: %v, want code %s", err, tt.wantCode)
 			}
-			if entries, _ := os.ReadDir(rc); len(entries) != 0 {
-				t.Errorf("a refused run left %d files in the receipts directory", len(entries))
+			if runs, _ := receipt.List(rc); len(runs) != 0 {
+				t.Errorf("a refused run left %d receipts", len(runs))
 			}
 		})
 	}

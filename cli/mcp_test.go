@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/sabline/sabline/receipt"
 )
 
 // TestMCPStdio runs sabline mcp under the SDK's own client, over its
@@ -62,11 +63,11 @@ func TestMCPStdio(t *testing.T) {
 		t.Errorf("run: %s", data)
 	}
 	wantFull(t, "hello.vel through MCP", out.Level)
-	if m, _ := filepath.Glob(filepath.Join(rc, "*-"+out.RunID+".json")); len(m) != 1 {
-		t.Errorf("run %s: %d receipts, want 1", out.RunID, len(m))
+	if got, err := receipt.Find(rc, out.RunID); err != nil || got.RunID != out.RunID {
+		t.Errorf("run %s: its receipt: %v", out.RunID, err)
 	}
 
-	before, _ := filepath.Glob(filepath.Join(rc, "*.json"))
+	before, _ := receipt.List(rc)
 	for _, args := range []map[string]any{
 		{"path": "hello.vel", "no_confine": true},
 		{"path": "hello.vel", "allow": []string{"fs"}},
@@ -86,7 +87,7 @@ func TestMCPStdio(t *testing.T) {
 			t.Errorf("run %v: IsError %v, %s: want a tool error with its code", args, res.IsError, text)
 		}
 	}
-	if after, _ := filepath.Glob(filepath.Join(rc, "*.json")); len(after) != len(before) {
+	if after, _ := receipt.List(rc); len(after) != len(before) {
 		t.Errorf("the refusals left %d receipts: nothing should have run", len(after)-len(before))
 	}
 

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/receipt"
 )
 
 // served is a sabline serve the test started.
@@ -125,11 +126,11 @@ func (s *served) do(t *testing.T, method, path, token, body string) (int, map[st
 // receipts counts the receipts in the server's receipts directory.
 func (s *served) receipts(t *testing.T) int {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(s.rc, "*.json"))
+	runs, err := receipt.List(s.rc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(m)
+	return len(runs)
 }
 
 // wantFull checks a level is full where this kernel's Landlock holds a

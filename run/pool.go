@@ -73,17 +73,18 @@ type PoolResult struct {
 // raw system calls, the host's os module, a module that widens the policy
 // to nothing). Every run leaves a receipt.
 type Pool struct {
-	cfg     PoolConfig
-	policy  confine.Policy // derived once
-	held    confine.Result // what the first worker reported
-	store   *receipt.Store // the receipts' journal; nil when receipts are not kept
-	jobs    chan *pooled
-	stop    chan struct{}
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	pids    map[int]bool
-	closed  bool
-	stopped sync.Once
+	cfg      PoolConfig
+	policy   confine.Policy // derived once
+	held     confine.Result // what the first worker reported
+	store    *receipt.Store // the receipts' journal; nil when receipts are not kept
+	jobs     chan *pooled
+	stop     chan struct{}
+	wg       sync.WaitGroup // the worker slots
+	admitted sync.WaitGroup // runs admitted and not yet answered: Close drains them
+	mu       sync.Mutex
+	pids     map[int]bool
+	closed   bool
+	stopped  sync.Once
 }
 
 // pooled is a run waiting for, or held by, a worker.
@@ -203,6 +204,7 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 	if err != nil {
 		return &PoolResult{Receipt: j.rec}, err
 	}
+	defer p.admitted.Done()
 	select {
 	case p.jobs <- j:
 	case <-ctx.Done():
@@ -241,11 +243,8 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 		p.keep(j.rec)
 		return j, err
 	}
-	p.mu.Lock()
-	closed := p.closed
-	p.mu.Unlock()
-	if closed {
-		return refuse(codes.Errorf(codes.E310, "%v: the run was not started", ErrPoolClosed))
+	if err := p.open(); err != nil {
+		return refuse(err)
 	}
 	if err := refuseInWorker("Pool.Run"); err != nil {
 		return refuse(err)
@@ -275,7 +274,24 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	if err := p.reserve(j.rec); err != nil {
 		return j, err
 	}
+	// Taken: Close now waits for this run to be answered.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return refuse(codes.Errorf(codes.E310, "%v: the run was not started", ErrPoolClosed))
+	}
+	p.admitted.Add(1)
 	return j, nil
+}
+
+// open says whether the pool still takes runs.
+func (p *Pool) open() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return codes.Errorf(codes.E310, "%v: the run was not started", ErrPoolClosed)
+	}
+	return nil
 }
 
 // readBeneath reads the program file name through an os.Root at root,
@@ -393,12 +409,13 @@ func (p *Pool) forget(w *poolWorker) {
 	p.mu.Unlock()
 }
 
-// Close stops taking runs, lets the running ones end with their
-// receipts, and stops the workers.
+// Close stops taking runs, lets every run already taken (running, or
+// waiting for a worker) end with its receipt, then stops the workers.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
+	p.admitted.Wait()
 	p.stopped.Do(func() { close(p.stop) })
 	p.wg.Wait()
 	if p.store != nil {

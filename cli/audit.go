@@ -120,7 +120,7 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 		for _, row := range confine.Enforces {
 			fmt.Fprintf(stdout, "%s\n", row.Item)
 			for _, sys := range confine.Systems {
-				c, _ := row.Cell(string(sys))
+				c, _ := row.Cell(sys)
 				fmt.Fprintf(stdout, "  %-8s %-7s %s\n", sys, c.Holds, c.Text)
 			}
 		}
@@ -176,7 +176,7 @@ func enforcesJSON() []enforcesRow {
 	for i, row := range confine.Enforces {
 		out[i] = enforcesRow{ID: row.ID, Item: row.Item, Holds: map[confine.System]enforcesCell{}}
 		for _, sys := range confine.Systems {
-			c, _ := row.Cell(string(sys))
+			c, _ := row.Cell(sys)
 			if c.Layers == nil {
 				c.Layers = []string{}
 			}

@@ -97,7 +97,7 @@ func MakeAudit(path string, src []byte, allow []string, strict bool) (*Audit, er
 		a.SafeCommand += " --confine strict"
 	}
 	for _, sys := range confine.Systems {
-		a.Confinement[string(sys)] = confine.Predict(p, string(sys))
+		a.Confinement[string(sys)] = confine.Predict(p, sys)
 	}
 	return a, nil
 }

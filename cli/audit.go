@@ -81,9 +81,9 @@ func printAudit(w io.Writer, a *lang.Audit, dir string, here confine.Result) {
 	for _, wd := range a.WidenedBy {
 		line("widened by:    %s, to %s", wd.Reason(), wd.To)
 	}
-	for _, goos := range lang.Systems {
-		r := a.Confinement[goos]
-		line("%-14s %s: %s [%s]", goos+":", r.Level, r.Reason, strings.Join(r.Layers, ", "))
+	for _, sys := range confine.Systems {
+		r := a.Confinement[string(sys)]
+		line("%-14s %s: %s [%s]", string(sys)+":", r.Level, r.Reason, strings.Join(r.Layers, ", "))
 	}
 	line("this machine:  %s: %s", here.Level, here.Reason)
 }
@@ -119,9 +119,9 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, row := range confine.Enforces {
 			fmt.Fprintf(stdout, "%s\n", row.Item)
-			for _, goos := range lang.Systems {
-				c, _ := row.Cell(goos)
-				fmt.Fprintf(stdout, "  %-8s %-7s %s\n", goos, c.Holds, c.Text)
+			for _, sys := range confine.Systems {
+				c, _ := row.Cell(sys)
+				fmt.Fprintf(stdout, "  %-8s %-7s %s\n", sys, c.Holds, c.Text)
 			}
 		}
 		return 0
@@ -164,23 +164,23 @@ type enforcesCell struct {
 // enforcesRow is one row of the ENFORCES table as --enforces --json
 // prints it: the budget item and what each system holds of it.
 type enforcesRow struct {
-	ID    string                  `json:"id"`
-	Item  string                  `json:"item"`
-	Holds map[string]enforcesCell `json:"systems"`
+	ID    string                          `json:"id"`
+	Item  string                          `json:"item"`
+	Holds map[confine.System]enforcesCell `json:"systems"`
 }
 
 // enforcesJSON is the ENFORCES table with snake_case keys, each row's
-// cells by GOOS.
+// cells by system.
 func enforcesJSON() []enforcesRow {
 	out := make([]enforcesRow, len(confine.Enforces))
 	for i, row := range confine.Enforces {
-		out[i] = enforcesRow{ID: row.ID, Item: row.Item, Holds: map[string]enforcesCell{}}
-		for _, goos := range lang.Systems {
-			c, _ := row.Cell(goos)
+		out[i] = enforcesRow{ID: row.ID, Item: row.Item, Holds: map[confine.System]enforcesCell{}}
+		for _, sys := range confine.Systems {
+			c, _ := row.Cell(sys)
 			if c.Layers == nil {
 				c.Layers = []string{}
 			}
-			out[i].Holds[goos] = enforcesCell{Holds: c.Holds, Text: c.Text, Layers: c.Layers}
+			out[i].Holds[sys] = enforcesCell{Holds: c.Holds, Text: c.Text, Layers: c.Layers}
 		}
 	}
 	return out

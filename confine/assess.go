@@ -229,15 +229,15 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 	return leveled(p, len(layers) > 0, layers, gaps)
 }
 
-// Predict returns the level a run of p gets on the system goos names (one
-// of Systems) where every layer that system has is present: Landlock at
-// LandlockMaxABI and seccomp; the sandbox profile; the job object, the
-// token, and the integrity level and AppContainer of WindowsPlanFor on a
-// system whose container resolves paths as its parent does, for grants
-// whose size is not known. It reads nothing of the machine, as an audit
+// Predict returns the level a run of p gets on sys (one of Systems) where
+// every layer that system has is present: Landlock at LandlockMaxABI and
+// seccomp; the sandbox profile; the job object, the token, and the
+// integrity level and AppContainer of WindowsPlanFor on a system whose
+// container resolves paths as its parent does, for grants whose size is
+// not known. It reads nothing of the machine, as an audit
 // made anywhere must read the same.
-func Predict(p Policy, goos string) Result {
-	switch System(goos) {
+func Predict(p Policy, sys System) Result {
+	switch sys {
 	case Linux:
 		return AssessLinux(p, LinuxHeld{LandlockABI: LandlockMaxABI, Seccomp: true, CapabilitiesDropped: true})
 	case Darwin:
@@ -252,7 +252,7 @@ func Predict(p Policy, goos string) Result {
 			ContainerOffReason: plan.ContainerOffReason,
 		})
 	}
-	return Result{Level: None, Reason: "Sabline has no confinement for " + goos, Layers: []string{}}
+	return Result{Level: None, Reason: "Sabline has no confinement for " + string(sys), Layers: []string{}}
 }
 
 // offResult is the level of a policy that enforces nothing.

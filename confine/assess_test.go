@@ -290,7 +290,7 @@ func TestPredictElsewhere(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		allow     string
-		goos      string
+		goos      System
 		wantLevel Level
 	}{
 		{name: "macOS is partial at best", allow: "io", goos: "darwin", wantLevel: Partial},

@@ -78,23 +78,22 @@ type Row struct {
 	OpsLandlockABI int
 }
 
-// OpsHold is what the row's operations meet on the system goos names: the
-// cell's Holds, or for a cell that holds partly, PartlyOps's answer
-// (HoldsPartly when it has none).
-func (r Row) OpsHold(goos string) Holds {
-	c, _ := r.Cell(goos)
-	if h, ok := r.PartlyOps[System(goos)]; ok && c.Holds == HoldsPartly {
+// OpsHold is what the row's operations meet on sys: the cell's Holds, or
+// for a cell that holds partly, PartlyOps's answer (HoldsPartly when it
+// has none).
+func (r Row) OpsHold(sys System) Holds {
+	c, _ := r.Cell(sys)
+	if h, ok := r.PartlyOps[sys]; ok && c.Holds == HoldsPartly {
 		return h
 	}
 	return c.Holds
 }
 
-// Cell returns the row's cell for the system goos names ("linux", or a
-// System converted), and false for a system the row has no cell for. It
-// takes a GOOS name, not a System, so that a caller holding runtime.GOOS
-// or a name read from a document looks it up as it is.
-func (r Row) Cell(goos string) (Cell, bool) {
-	c, ok := r.Cells[System(goos)]
+// Cell returns the row's cell for sys, and false for a system the row has
+// no cell for. A GOOS name (runtime.GOOS, a name read from a document) is
+// converted, or looked up with SystemOf.
+func (r Row) Cell(sys System) (Cell, bool) {
+	c, ok := r.Cells[sys]
 	return c, ok
 }
 

@@ -68,7 +68,7 @@ func TestEnforcesCells(t *testing.T) {
 		}
 		for _, sys := range Systems {
 			allowed := osLayers[sys]
-			c, ok := r.Cell(string(sys))
+			c, ok := r.Cell(sys)
 			if !ok {
 				t.Fatalf("%s: Cell(%q) found nothing", r.ID, sys)
 			}
@@ -106,7 +106,7 @@ func TestEnforcesCellPicksTheColumn(t *testing.T) {
 	r := Row{Cells: map[System]Cell{Linux: {Text: "l"}, Darwin: {Text: "d"}, Windows: {Text: "w"}}}
 	for _, tc := range []struct {
 		name string
-		goos string
+		goos System
 		want string
 	}{
 		{name: "linux", goos: "linux", want: "l"},
@@ -180,7 +180,7 @@ func TestEnforcesAgreesWithPredict(t *testing.T) {
 		p := rowPolicy(t, r)
 		for _, sys := range Systems {
 			c := r.Cells[sys]
-			got := Predict(p, string(sys))
+			got := Predict(p, sys)
 			where := r.ID + ", " + string(sys) + ", " + r.Budget
 			switch {
 			case c.Holds != HoldsYes && got.Level == Full:

@@ -178,7 +178,7 @@ func EnforcesMarkdown() []byte {
 		}
 		cells := []string{markdownCell(name)}
 		for _, sys := range Systems {
-			cells = append(cells, markdownCell(resultMarkdown(Predict(p, string(sys)))))
+			cells = append(cells, markdownCell(resultMarkdown(Predict(p, sys))))
 		}
 		line("| ", strings.Join(cells, " | "), " |")
 	}

@@ -20,7 +20,7 @@ func OnThisMachine(p Policy) Result {
 		return offResult(p)
 	}
 	if sys, ok := ThisSystem(); ok {
-		return Predict(p, string(sys))
+		return Predict(p, sys)
 	}
 	return unsupported()
 }

@@ -55,7 +55,7 @@ func TestRowsHaveEverySystem(t *testing.T) {
 			if c := r.Cells[sys]; c.Holds != HoldsPartly {
 				t.Errorf("%s: PartlyOps names %s, whose cell holds %s, not partly", r.ID, sys, c.Holds)
 			}
-			if got := r.OpsHold(string(sys)); got != h {
+			if got := r.OpsHold(sys); got != h {
 				t.Errorf("%s: OpsHold(%s) = %s, want PartlyOps's %s", r.ID, sys, got, h)
 			}
 		}

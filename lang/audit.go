@@ -14,15 +14,12 @@ import (
 	"github.com/sabline/sabline/confine"
 )
 
-// Systems are the operating systems an audit reports on, in order.
-var Systems = []string{"linux", "darwin", "windows"}
-
 // Audit is what `sabline audit` says of a program: the budget it declares,
 // the command that grants exactly that (run in the program's own
 // directory, against which the budget's relative paths are read, as the
 // program's own relative paths are), the OS policy the budget derives,
-// and the confinement each system gives it where every layer that system
-// has is present. It reads nothing of the machine, so its JSON is the same
+// and the confinement each system of confine.Systems gives it where every
+// layer that system has is present. It reads nothing of the machine, so its JSON is the same
 // bytes wherever it is made.
 type Audit struct {
 	Program      string                    `json:"program"` // as given, with forward slashes
@@ -99,8 +96,8 @@ func MakeAudit(path string, src []byte, allow []string, strict bool) (*Audit, er
 	if strict {
 		a.SafeCommand += " --confine strict"
 	}
-	for _, goos := range Systems {
-		a.Confinement[goos] = confine.Predict(p, goos)
+	for _, sys := range confine.Systems {
+		a.Confinement[string(sys)] = confine.Predict(p, sys)
 	}
 	return a, nil
 }

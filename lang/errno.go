@@ -2,52 +2,34 @@ package lang
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/sabline/sabline/confine"
 )
 
-// landlockPrefix is what a Landlock layer's name has before its ABI.
-var landlockPrefix = strings.TrimSuffix(confine.LayerLandlock(0), "0")
-
 // RefusedBy returns the applied layers that may have refused with err's
-// errno. On Linux, Landlock answers EACCES (a file, a TCP port) and, from
-// ABI 6, EPERM (a signal or an abstract Unix socket outside the run);
-// seccomp answers EPERM, or ENOSYS for the calls it answers so; and a call
-// that needs a capability the worker gave up fails with EPERM. Elsewhere
-// any applied layer may answer EACCES or EPERM. When more than one layer
+// errno, as confine.Refusals gives them for this system: on Linux,
+// Landlock answers EACCES (a file, a TCP port), EXDEV (a rename into
+// another directory) and, from its scopes' ABI, EPERM (a signal or an
+// abstract Unix socket outside the run); seccomp answers EPERM, or ENOSYS
+// and EPROTONOSUPPORT for the calls it answers so; and a call that needs a
+// capability the worker gave up fails with EPERM. When more than one layer
 // is returned, the errno does not tell which of them refused: the filter
 // runs first, at the call's entry, but an EPERM may as well come from a
 // check the call meets after it (LayerList says so). It returns nil when
-// err is not such a refusal or nothing was applied.
+// err is not such a refusal, nothing was applied, or this system has no
+// confinement.
 func RefusedBy(err error, applied []string) []string {
 	var errno syscall.Errno
 	if !errors.As(err, &errno) {
 		return nil
 	}
-	var out []string
-	for _, l := range applied {
-		switch {
-		case strings.HasPrefix(l, confine.LayerLandlockFamily):
-			abi, _ := strconv.Atoi(strings.TrimPrefix(l, landlockPrefix))
-			if errno == syscall.EACCES || errno == syscall.EPERM && abi >= 6 {
-				out = append(out, l)
-			}
-		case l == confine.LayerSeccomp:
-			if errno == syscall.EPERM || errno == syscall.ENOSYS {
-				out = append(out, l)
-			}
-		case l == confine.LayerCapabilities:
-			if errno == syscall.EPERM {
-				out = append(out, l)
-			}
-		case errno == syscall.EACCES || errno == syscall.EPERM:
-			out = append(out, l)
-		}
+	sys, ok := confine.ThisSystem()
+	if !ok {
+		return nil
 	}
-	return out
+	return confine.RefusingLayers(sys, ErrnoName(errno), applied)
 }
 
 // LayerList names the layers RefusedBy returned, as a message says them

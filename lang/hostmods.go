@@ -8,15 +8,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
-	"io"
 	"net"
-	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
 	"time"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/httpget"
 	"go.starlark.net/lib/json"
 	"go.starlark.net/lib/math"
 	"go.starlark.net/starlark"
@@ -192,27 +192,48 @@ func socketModule() starlark.Value {
 	})
 }
 
-func httpGet(name, url string) (*http.Response, error) {
-	client := &http.Client{Timeout: dialTimeout}
-	resp, err := client.Get(url)
+// maxRedirects is the most redirects hostGet follows.
+const maxRedirects = 10
+
+// hostGet gets raw, unchecked, following up to maxRedirects redirects
+// (301, 302, 303, 307 and 308, to the Location they name, read against
+// the URL that named it), and returns the last response. Its errors are
+// name's.
+func hostGet(name, raw string) (*httpget.Response, error) {
+	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return resp, nil
+	for redirects := 0; ; redirects++ {
+		resp, err := httpget.Get(context.Background(), u, httpget.Config{Timeout: dialTimeout, MaxBody: maxBody})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		switch resp.StatusCode {
+		case 301, 302, 303, 307, 308:
+		default:
+			return resp, nil
+		}
+		loc, ok := resp.Value("Location")
+		if !ok {
+			return resp, nil
+		}
+		if redirects == maxRedirects {
+			return nil, fmt.Errorf("%s: %s: stopped after %d redirects", name, raw, maxRedirects)
+		}
+		if u, err = u.Parse(loc); err != nil {
+			return nil, fmt.Errorf("%s: redirect to %q: %w", name, loc, err)
+		}
+	}
 }
 
 // httpBody gets url, unchecked, and returns the status and the body.
 func httpBody(name, url string) (int, string, error) {
-	resp, err := httpGet(name, url)
+	resp, err := hostGet(name, url)
 	if err != nil {
 		return 0, "", err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return 0, "", fmt.Errorf("%s: %w", name, err)
-	}
-	return resp.StatusCode, string(body), nil
+	return resp.StatusCode, string(resp.Body), nil
 }
 
 func urllibModule() starlark.Value {
@@ -250,23 +271,22 @@ func requestsModule() starlark.Value {
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &u, &p); err != nil {
 				return nil, err
 			}
-			resp, err := httpGet(b.Name(), u)
+			resp, err := hostGet(b.Name(), u)
 			if err != nil {
 				return nil, err
 			}
-			defer resp.Body.Close()
 			f, err := os.Create(p)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			n, err := io.Copy(f, io.LimitReader(resp.Body, maxBody))
+			n, err := f.Write(resp.Body)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			return starlark.MakeInt64(n), nil
+			return starlark.MakeInt(n), nil
 		},
 	})
 }

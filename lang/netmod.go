@@ -1,10 +1,10 @@
 package lang
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"strconv"
 	"time"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/httpget"
 )
 
 // dialTimeout bounds a connection attempt; the run's own --timeout bounds
@@ -64,26 +65,23 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 			}
 			// Redirects are not followed: each host is a grant of its own.
 			// No proxy from the environment either: the connection goes to
-			// the host the budget checked.
-			client := &http.Client{
-				Timeout:   dialTimeout,
-				Transport: &http.Transport{Proxy: nil},
-				CheckRedirect: func(*http.Request, []*http.Request) error {
-					return http.ErrUseLastResponse
+			// the host and port the budget checked, whatever the dial is
+			// asked for.
+			checked := net.JoinHostPort(u.Hostname(), strconv.Itoa(port))
+			resp, err := httpget.Get(context.Background(), u, httpget.Config{
+				Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+					var d net.Dialer
+					return d.DialContext(ctx, network, checked)
 				},
-			}
-			resp, err := client.Get(u.String())
-			if err != nil {
-				return nil, in.osError(codes.E315, "net.http_get "+raw, err)
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+				Timeout: dialTimeout,
+				MaxBody: maxBody,
+			})
 			if err != nil {
 				return nil, in.osError(codes.E315, "net.http_get "+raw, err)
 			}
 			return starlarkstruct.FromStringDict(starlark.String("response"), starlark.StringDict{
 				"status": starlark.MakeInt(resp.StatusCode),
-				"body":   starlark.String(body),
+				"body":   starlark.String(resp.Body),
 			}), nil
 		},
 	})

@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
-	"runtime/metrics"
 	"sync"
 	"time"
 
@@ -237,17 +236,19 @@ func (w *worker) confine(req *request) confine.Result {
 // for the program passes the limit. The result it writes carries only the
 // outcome: the run's own result is still being made by another goroutine.
 func (w *worker) watchMemory(limit uint64, held int) {
-	samples := []metrics.Sample{
-		{Name: "/memory/classes/total:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"},
+	// What the Go runtime holds from the system less what it gave back:
+	// what runtime/metrics' /memory/classes/total less
+	// /memory/classes/heap/released was, read without that package's
+	// start-up cost.
+	var st goruntime.MemStats
+	inUse := func() uint64 {
+		goruntime.ReadMemStats(&st)
+		return st.Sys - st.HeapReleased
 	}
 	for range time.Tick(5 * time.Millisecond) {
-		metrics.Read(samples)
-		used := samples[0].Value.Uint64() - samples[1].Value.Uint64()
-		if used > limit {
+		if used := inUse(); used > limit {
 			goruntime.GC()
-			metrics.Read(samples)
-			if used = samples[0].Value.Uint64() - samples[1].Value.Uint64(); used > limit {
+			if used = inUse(); used > limit {
 				os.Exit(w.finish(&workerResult{MemoryLimitHeld: held}, codes.Errorf(codes.E308, "the run used %d MB, over --max-memory-mb %d", used>>20, limit>>20)))
 			}
 		}

@@ -137,11 +137,9 @@ var mutations = []Mutation{
 		CaughtBy: "spec: ENFORCES, proved in both directions: deny-list signal on linux",
 	},
 	{
-		Name: "eperm-credited-to-seccomp-alone", File: "lang/errno.go",
-		Old: `		case l == confine.LayerCapabilities:
-			if errno == syscall.EPERM {`,
-		New: `		case l == confine.LayerCapabilities:
-			if false {`,
+		Name: "eperm-credited-to-seccomp-alone", File: "confine/refusal.go",
+		Old:      `{System: Linux, Errno: "EPERM", Layer: LayerCapabilities,`,
+		New:      `{System: Linux, Errno: "", Layer: LayerCapabilities,`,
 		Packages: langPkg, Run: "^TestRefusedBy$", CaughtBy: "TestRefusedBy",
 	},
 

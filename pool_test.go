@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -160,7 +159,11 @@ func TestPoolReplacesAKilledWorker(t *testing.T) {
 		done <- res
 	}()
 	time.Sleep(200 * time.Millisecond) // the loop is running
-	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+	proc, err := os.FindProcess(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	res := <-done

@@ -189,8 +189,7 @@ func TestRunFaultsRefused(t *testing.T) {
 		{name: "seccomp does not answer EACCES", layers: []string{"seccomp"}, want: []string{receipt.FaultFailed, receipt.FaultFailed}},
 		{name: "landlock and seccomp", layers: []string{"landlock-abi7", "seccomp"}, want: []string{receipt.FaultRefused, receipt.FaultFailed},
 			wantLayers: []string{"landlock-abi7"}, wantRefusal: "exec " + noexec + " (EACCES, refused by landlock-abi7)"},
-		{name: "a sandbox profile", layers: []string{"sandbox-profile"}, want: []string{receipt.FaultRefused, receipt.FaultFailed},
-			wantLayers: []string{"sandbox-profile"}, wantRefusal: "(EACCES, refused by sandbox-profile)"},
+		{name: "another system's layer refuses nothing here", layers: []string{"sandbox-profile"}, want: []string{receipt.FaultFailed, receipt.FaultFailed}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -372,7 +372,7 @@ func signalWitness() witness {
 func cellOf(id string) confine.Cell {
 	row, ok := confine.EnforcesRow(id)
 	Expect(ok).To(BeTrue(), "no row %q in confine.Enforces", id)
-	cell, ok := row.Cell(goruntime.GOOS)
+	cell, ok := row.Cell(confine.System(goruntime.GOOS))
 	Expect(ok).To(BeTrue(), "row %q has no cell for %s", id, goruntime.GOOS)
 	return cell
 }

@@ -67,12 +67,12 @@ func honestyEntries() []TableEntry {
 	var entries []TableEntry
 	for _, sys := range confine.Systems {
 		for _, row := range confine.Enforces {
-			cell, ok := row.Cell(string(sys))
+			cell, ok := row.Cell(sys)
 			if !ok {
 				continue
 			}
 			note := ""
-			cell.Holds = row.OpsHold(string(sys))
+			cell.Holds = row.OpsHold(sys)
 			here := string(sys) == goruntime.GOOS
 			if here && row.ID == flip {
 				cell.Holds = map[confine.Holds]confine.Holds{
@@ -200,7 +200,7 @@ func layerAloneEntries() []TableEntry {
 		return nil
 	}
 	for _, row := range confine.Enforces {
-		if row.OpsHold(string(confine.Linux)) != confine.HoldsYes {
+		if row.OpsHold(confine.Linux) != confine.HoldsYes {
 			continue
 		}
 		for _, op := range row.Ops {

@@ -84,7 +84,7 @@ var _ = Describe("the ENFORCES table", func() {
 	It("has, for every cell of this system, a spec that tests it or a reason none can", func() {
 		var missing []string
 		for _, row := range confine.Enforces {
-			if _, ok := row.Cell(goruntime.GOOS); ok && !cellsTested[row.ID] && noKernelClaim[row.ID] == "" {
+			if _, ok := row.Cell(confine.System(goruntime.GOOS)); ok && !cellsTested[row.ID] && noKernelClaim[row.ID] == "" {
 				missing = append(missing, row.ID)
 			}
 		}
@@ -147,7 +147,7 @@ var _ = ReportAfterSuite("checks/confine: cells asserted", func(report Report) {
 	}
 	var asserted, failed, skipped, excused, untested []string
 	for _, row := range confine.Enforces {
-		if _, ok := row.Cell(goruntime.GOOS); !ok {
+		if _, ok := row.Cell(confine.System(goruntime.GOOS)); !ok {
 			continue
 		}
 		t := cells[row.ID]

@@ -102,7 +102,7 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 					expectNothingHappened(a.confined)
 				}
 				row, ok := confine.EnforcesRow(t.Row)
-				cell, _ := row.Cell(goruntime.GOOS)
+				cell, _ := row.Cell(confine.System(goruntime.GOOS))
 				holds := ok && cell.Holds == confine.HoldsYes
 				switch {
 				case goruntime.GOOS == string(confine.Linux) && holds:

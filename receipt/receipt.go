@@ -215,18 +215,36 @@ func (rec *Receipt) fileName() string {
 
 // writeAtomic writes data to a temporary file beside final, syncs it and
 // renames it into place.
-func writeAtomic(final string, data []byte) error { return writeReceiptFile(final, data, true) }
+func writeAtomic(final string, data []byte) error { return writeReceiptFile(final, data, syncNow) }
 
-// writeReceiptFile writes data to a temporary file beside final, syncs it when
-// sync is set, and renames it into place.
-func writeReceiptFile(final string, data []byte, sync bool) error {
+// durability is how long writing a receipt file waits for the disk.
+type durability int
+
+const (
+	// syncNow waits for the file's bytes to reach the disk.
+	syncNow durability = iota
+	// startWriteback starts the file's bytes on their way to the disk
+	// and does not wait (on Linux, sync_file_range; elsewhere, as
+	// syncNow): a crash of the process loses nothing, a power cut within
+	// the writeback can.
+	startWriteback
+)
+
+// writeReceiptFile writes data to a temporary file beside final, with the
+// durability d, and renames it into place: the file at final is the old
+// one or the new one, never a mix.
+func writeReceiptFile(final string, data []byte, d durability) error {
 	tmp, err := os.CreateTemp(filepath.Dir(final), ".receipt-*")
 	if err != nil {
 		return err
 	}
 	_, err = tmp.Write(data)
-	if err == nil && sync {
-		err = tmp.Sync()
+	if err == nil {
+		if d == syncNow {
+			err = tmp.Sync()
+		} else {
+			err = writeBack(tmp)
+		}
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -291,11 +309,10 @@ func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "reserve receipt: %w: nothing ran", err)
 	}
-	// Not synced: the file system takes the blocks at the write (a full
-	// one refuses it there), and the finished receipt is synced. Two
-	// syncs a run would cost every run a disk flush.
+	// The file system takes the blocks at the write (a full one refuses
+	// it there); the skeleton starts for the disk while the run goes on.
 	final := filepath.Join(abs, rec.fileName())
-	if err := writeReceiptFile(final, data, false); err != nil {
+	if err := writeReceiptFile(final, data, startWriteback); err != nil {
 		return nil, codes.Errorf(codes.E317, "reserve receipt %s: %w: nothing ran", final, err)
 	}
 	rec.path = final
@@ -320,14 +337,17 @@ func reservedBytes(rec *Receipt, size int) ([]byte, error) {
 // Finish finishes the reserved receipt: atomically, when the file system
 // has room, and otherwise in the space reserved for it. When neither can
 // be done, the skeleton stays (saying the receipt was not finished) and
-// Stored returns E327.
+// Stored returns E327. The run's end does not wait for the disk: the
+// finished receipt's writeback is started, not waited for, so a power cut
+// just after a run can leave its skeleton, which says the receipt was not
+// finished, in its place (docs/library.md, Receipts).
 func (rec *Receipt) Finish() {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		rec.storeErr = codes.Errorf(codes.E327, "encode receipt: %w", err)
 		return
 	}
-	err = writeAtomic(rec.path, append(data, '\n'))
+	err = writeReceiptFile(rec.path, append(data, '\n'), startWriteback)
 	if err == nil {
 		return
 	}

@@ -104,7 +104,8 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(r.Cwd, abs)
 	}
-	rec := receipt.New(abs, r.Budget, r.Args)
+	// The program is read once, below; its digest is taken then.
+	rec := receipt.NewForSource(abs, nil, r.Budget, r.Args)
 	// The one derivation of the run's OS policy: its digest goes in the
 	// receipt, and the document itself to the worker, which applies it
 	// as it is sent.
@@ -117,23 +118,18 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		rec.Outcome = o
 		rec.Timings.WallMS = ms(time.Since(started))
 		if r.Receipts != "" {
+			if path, err := rec.Stored(); path == "" && err == nil {
+				if _, err := rec.Reserve(r.Receipts); err != nil {
+					return rec
+				}
+			}
 			rec.Finish()
 		}
 		return rec
 	}
-	// The operator's own credential locations travel in the request: the
-	// worker's environment does not carry the operator's variables.
-	guarded := append(append([]string(nil), r.Guarded...), lang.OperatorCredentials()...)
-	if r.Receipts != "" {
-		made, err := rec.Reserve(r.Receipts)
-		if err != nil {
-			// Nothing runs without a place for its receipt.
-			rec.Outcome = receipt.OutcomeOf(err)
-			return rec
-		}
-		guarded = append(guarded, made...)
+	if err := refuseInWorker("Supervise"); err != nil {
+		return finish(receipt.OutcomeOf(err))
 	}
-	sweepTempDirs(os.TempDir(), time.Now())
 	tmp, unlock, err := makeTempDir(os.TempDir())
 	if err != nil {
 		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "private temporary directory: %w", err)))
@@ -142,44 +138,6 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		os.RemoveAll(tmp)
 		unlock()
 	}()
-	if r.Confine != ConfineOff {
-		rec.MadeForGrants = makeGrantedDirs(r.Budget)
-	}
-	src, piped, err := r.Source, false, error(nil)
-	if src == nil {
-		src, piped, err = readProgram(abs)
-	} else if len(src) > lang.MaxProgramBytes {
-		err = codes.Errorf(codes.E316, "program %s is larger than %d bytes", abs, lang.MaxProgramBytes)
-	}
-	if err == nil {
-		err = refuseInWorker("Supervise")
-	}
-	if err != nil {
-		return finish(receipt.OutcomeOf(err))
-	}
-	sum := sha256.Sum256(src)
-	rec.Program.SHA256 = hex.EncodeToString(sum[:])
-	home, _ := os.UserHomeDir()
-	req := request{
-		Program: abs, SHA256: rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Home: home, Guarded: guarded,
-		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB, TempDir: tmp,
-	}
-	if r.Confine != ConfineOff {
-		req.Policy, req.PolicySHA256 = &derived, rec.RunParameters.OSPolicySHA256
-	}
-	if r.Source != nil {
-		req.Source = src
-	}
-	if piped {
-		// A pipe has no directory and cannot be read twice: the worker
-		// compiles the bytes read here, from a file of the run's own, and
-		// its loads are resolved in that directory, which holds no other
-		// program file.
-		req.Program, req.Piped = filepath.Join(tmp, pipedProgram), true
-		if err := os.WriteFile(req.Program, src, 0o600); err != nil {
-			return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "hand the program to the worker: %w", err)))
-		}
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "find the sabline executable to start the worker: %w", err)))
@@ -241,12 +199,72 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		signal.Notify(sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 		defer signal.Stop(sigc)
 	}
+	// The worker starts first: its runtime starts while the supervisor
+	// reserves the receipt and reads the program. It runs nothing until
+	// the request comes, and gets none when either fails.
 	if err := worker.Start(); err != nil {
 		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "start the worker: %w", err)))
 	}
 	_ = worker.AfterStart(cmd.Process.Pid)
 	reqR.Close()
 	resW.Close()
+	abandon := func(o receipt.Outcome) *receipt.Receipt {
+		reqW.Close()
+		_ = worker.Kill()
+		_ = cmd.Wait()
+		return finish(o)
+	}
+	// The operator's own credential locations travel in the request: the
+	// worker's environment does not carry the operator's variables.
+	guarded := append(append([]string(nil), r.Guarded...), lang.OperatorCredentials()...)
+	if r.Receipts != "" {
+		made, err := rec.Reserve(r.Receipts)
+		if err != nil {
+			// Nothing runs without a place for its receipt.
+			reqW.Close()
+			_ = worker.Kill()
+			_ = cmd.Wait()
+			rec.Outcome = receipt.OutcomeOf(err)
+			return rec
+		}
+		guarded = append(guarded, made...)
+	}
+	go sweepTempDirs(os.TempDir(), time.Now())
+	if r.Confine != ConfineOff {
+		rec.MadeForGrants = makeGrantedDirs(r.Budget)
+	}
+	src, piped := r.Source, false
+	if src == nil {
+		src, piped, err = readProgram(abs)
+	} else if len(src) > lang.MaxProgramBytes {
+		err = codes.Errorf(codes.E316, "program %s is larger than %d bytes", abs, lang.MaxProgramBytes)
+	}
+	if err != nil {
+		return abandon(receipt.OutcomeOf(err))
+	}
+	sum := sha256.Sum256(src)
+	rec.Program.SHA256 = hex.EncodeToString(sum[:])
+	home, _ := os.UserHomeDir()
+	req := request{
+		Program: abs, SHA256: rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Home: home, Guarded: guarded,
+		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB, TempDir: tmp,
+	}
+	if r.Confine != ConfineOff {
+		req.Policy, req.PolicySHA256 = &derived, rec.RunParameters.OSPolicySHA256
+	}
+	if r.Source != nil {
+		req.Source = src
+	}
+	if piped {
+		// A pipe has no directory and cannot be read twice: the worker
+		// compiles the bytes read here, from a file of the run's own, and
+		// its loads are resolved in that directory, which holds no other
+		// program file.
+		req.Program, req.Piped = filepath.Join(tmp, pipedProgram), true
+		if err := os.WriteFile(req.Program, src, 0o600); err != nil {
+			return abandon(receipt.OutcomeOf(codes.Errorf(codes.E310, "hand the program to the worker: %w", err)))
+		}
+	}
 
 	go func() {
 		_ = json.NewEncoder(reqW).Encode(req) // a worker that died early is seen by Wait

@@ -4,16 +4,21 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/run"
@@ -252,5 +257,75 @@ func TestServeWorkerKilled(t *testing.T) {
 	}
 	if !replaced {
 		t.Errorf("no worker replaced the killed %d: workers %v", busy, s.workers(t))
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a process's writes and the
+// test's reads.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestMCPHoldsItself: sabline mcp holds its own process as serve does:
+// it says so, its /proc status has NoNewPrivs, and a run in it is still
+// full.
+func TestMCPHoldsItself(t *testing.T) {
+	needLandlock(t)
+	bin := sablineBin(t)
+	dir := t.TempDir()
+	root, rc, tmp := filepath.Join(dir, "root"), filepath.Join(dir, "receipts"), filepath.Join(dir, "tmp")
+	for _, d := range []string{root, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "hello.vel"), []byte("print(\"hello, world\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "mcp", "--import-root", root, "--allow", "io", "--receipts", rc)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"path": "hello.vel"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Stdout string `json:"stdout"`
+		Level  string `json:"level"`
+	}
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil || res.IsError || out.Stdout != "hello, world\n" {
+		t.Fatalf("run: %v %s (%v)", res.IsError, data, err)
+	}
+	wantFull(t, "hello.vel through a held sabline mcp", out.Level)
+	if !strings.Contains(stderr.String(), "sabline mcp: the server process is held") {
+		t.Errorf("sabline mcp said %q, want that it is held", stderr.String())
+	}
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(status), "NoNewPrivs:\t1") {
+		t.Errorf("sabline mcp's /proc status has no NoNewPrivs: 1")
 	}
 }

@@ -20,18 +20,40 @@ import (
 const maxServeRuns = 2000
 
 // serveClients is how many clients send requests at once, each on a
-// keep-alive connection of its own.
-const serveClients = 4
+// keep-alive connection of its own; burstClients, more than the workers
+// and the queue together, are the burst's.
+const (
+	serveClients = 4
+	burstClients = 32
+)
 
-// BenchmarkServeHello: hello.vel by path through sabline serve on
-// loopback (2 workers, a queue of 64), from serveClients keep-alive
-// clients at once. It reports runs/s, the 99th percentile of a request's
-// time, and the requests that were not a run that ended ok (failures). Run
-// it with -benchtime Nx; at most maxServeRuns are sent.
-func BenchmarkServeHello(b *testing.B) {
+// receiptsParentEnv, when set, names the directory the server's receipts
+// directory is made in (/dev/shm, to see what the receipts' file system
+// costs); by default it is in the benchmark's temporary directory.
+const receiptsParentEnv = "SABLINE_BENCH_RECEIPTS"
+
+// served is a sabline serve a benchmark started on loopback.
+type served struct {
+	url  string // of /v1/run
+	auth string // the Authorization header
+	rc   string // the receipts directory
+}
+
+// startServe starts sabline serve with an import root holding hello.vel,
+// 2 workers and the queue given, and stops it when b ends.
+func startServe(b *testing.B, queue string) *served {
+	b.Helper()
 	bin := sabline(b)
 	dir := b.TempDir()
 	root, rc := filepath.Join(dir, "root"), filepath.Join(dir, "receipts")
+	if parent := os.Getenv(receiptsParentEnv); parent != "" {
+		d, err := os.MkdirTemp(parent, "sabline-bench-receipts-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { os.RemoveAll(d) })
+		rc = filepath.Join(d, "receipts")
+	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		b.Fatal(err)
 	}
@@ -39,7 +61,7 @@ func BenchmarkServeHello(b *testing.B) {
 		b.Fatal(err)
 	}
 	cmd := exec.Command(bin, "serve", "--import-root", root, "--allow", "io", "--listen", "127.0.0.1:0",
-		"--receipts", rc, "--workers", "2", "--queue", "64")
+		"--receipts", rc, "--workers", "2", "--queue", queue)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -47,19 +69,19 @@ func BenchmarkServeHello(b *testing.B) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() {
+	b.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-	}()
+	})
 	sc := bufio.NewScanner(stderr)
-	url := ""
-	for url == "" && sc.Scan() {
+	s := &served{rc: rc}
+	for s.url == "" && sc.Scan() {
 		if _, rest, ok := strings.Cut(sc.Text(), "listening on "); ok {
 			addr, _, _ := strings.Cut(rest, " ")
-			url = "http://" + addr + "/v1/run"
+			s.url = "http://" + addr + "/v1/run"
 		}
 	}
-	if url == "" {
+	if s.url == "" {
 		b.Fatal("sabline serve did not say where it listens")
 	}
 	go func() { _, _ = io.Copy(io.Discard, stderr) }()
@@ -67,48 +89,122 @@ func BenchmarkServeHello(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	auth := "Bearer " + strings.TrimSpace(string(tok))
+	s.auth = "Bearer " + strings.TrimSpace(string(tok))
+	return s
+}
 
-	n := min(b.N, maxServeRuns)
-	var next, failures atomic.Int64
-	times := make([]time.Duration, n)
+// receipts counts the receipt files in the receipts directory.
+func (s *served) receipts(b *testing.B) int {
+	m, err := filepath.Glob(filepath.Join(s.rc, "*.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return len(m)
+}
+
+// tally is what n requests from clients at once got.
+type tally struct {
+	ok, busy, failed, noRetryAfter atomic.Int64
+	times                          []time.Duration
+	elapsed                        time.Duration
+}
+
+// load sends n requests for hello.vel from clients at once, each on a
+// keep-alive connection of its own.
+func (s *served) load(n, clients int) *tally {
+	t := &tally{times: make([]time.Duration, n)}
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	b.ResetTimer()
 	t0 := time.Now()
-	for range serveClients {
+	for range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+			defer client.CloseIdleConnections()
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n {
 					return
 				}
-				req, _ := http.NewRequest("POST", url, strings.NewReader(`{"path":"hello.vel"}`))
-				req.Header.Set("Authorization", auth)
+				req, _ := http.NewRequest("POST", s.url, strings.NewReader(`{"path":"hello.vel"}`))
+				req.Header.Set("Authorization", s.auth)
 				start := time.Now()
 				resp, err := client.Do(req)
 				if err != nil {
-					failures.Add(1)
-					times[i] = time.Since(start)
+					t.failed.Add(1)
+					t.times[i] = time.Since(start)
 					continue
 				}
 				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				times[i] = time.Since(start)
-				if resp.StatusCode != 200 || !strings.Contains(string(body), `"status":"ok"`) {
-					failures.Add(1)
+				t.times[i] = time.Since(start)
+				switch {
+				case resp.StatusCode == 200 && strings.Contains(string(body), `"status":"ok"`):
+					t.ok.Add(1)
+				case resp.StatusCode == 429:
+					t.busy.Add(1)
+					if resp.Header.Get("Retry-After") == "" {
+						t.noRetryAfter.Add(1)
+					}
+				default:
+					t.failed.Add(1)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(t0)
+	t.elapsed = time.Since(t0)
+	sort.Slice(t.times, func(i, j int) bool { return t.times[i] < t.times[j] })
+	return t
+}
+
+func (t *tally) p99() time.Duration { return t.times[min(len(t.times)-1, len(t.times)*99/100)] }
+
+// BenchmarkServeHello: hello.vel by path through sabline serve on
+// loopback (2 workers, a queue of 64), from serveClients keep-alive
+// clients at once. It reports runs/s, the 99th percentile of a request's
+// time, the requests that were not a run that ended ok (failures), and
+// the runs that ended ok without a receipt file (lost-receipts; the
+// receipts directory holds one file per run). Run it with -benchtime Nx;
+// at most maxServeRuns are sent.
+func BenchmarkServeHello(b *testing.B) {
+	s := startServe(b, "64")
+	n := min(b.N, maxServeRuns)
+	before := s.receipts(b)
+	b.ResetTimer()
+	t := s.load(n, serveClients)
 	b.StopTimer()
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	p99 := times[min(n-1, n*99/100)]
-	b.ReportMetric(float64(n)/elapsed.Seconds(), "runs/s")
-	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(failures.Load()), "failures")
+	lost := t.ok.Load() - int64(s.receipts(b)-before)
+	b.ReportMetric(float64(t.ok.Load())/t.elapsed.Seconds(), "runs/s")
+	b.ReportMetric(float64(t.p99().Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(t.failed.Load()+t.busy.Load()), "failures")
+	b.ReportMetric(float64(lost), "lost-receipts")
+	if t.failed.Load()+t.busy.Load() != 0 || lost != 0 {
+		b.Errorf("%d failed, %d busy, %d runs without a receipt: want none", t.failed.Load(), t.busy.Load(), lost)
+	}
+}
+
+// BenchmarkServeBurst: burstClients clients at once against 2 workers
+// and a queue of 4: what finds the workers and the queue full is 429,
+// with Retry-After, and leaves no receipt; every 200 has its receipt
+// file. It reports the 200s (ok-runs), the share of 429s (busy-%), 429s
+// without Retry-After, other failures, and receipt files minus 200s (a
+// lost receipt counts below zero, a 429 that made one above).
+func BenchmarkServeBurst(b *testing.B) {
+	s := startServe(b, "4")
+	n := min(b.N, maxServeRuns)
+	before := s.receipts(b)
+	b.ResetTimer()
+	t := s.load(n, burstClients)
+	b.StopTimer()
+	lost := int64(s.receipts(b)-before) - t.ok.Load()
+	b.ReportMetric(float64(t.ok.Load()), "ok-runs")
+	b.ReportMetric(100*float64(t.busy.Load())/float64(n), "busy-%")
+	b.ReportMetric(float64(t.noRetryAfter.Load()), "no-retry-after")
+	b.ReportMetric(float64(t.failed.Load()), "failures")
+	b.ReportMetric(float64(lost), "receipts-minus-200s")
+	if t.failed.Load() != 0 || t.noRetryAfter.Load() != 0 || lost != 0 {
+		b.Errorf("%d failed, %d 429s without Retry-After, receipts minus 200s %d: want none", t.failed.Load(), t.noRetryAfter.Load(), lost)
+	}
 }

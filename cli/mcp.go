@@ -46,6 +46,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E301, "mcp: %w", err), "")
 	}
+	fmt.Fprintf(stderr, "sabline mcp: %s\n", terminalSafe(holdServer(o)))
 	fmt.Fprintf(stderr, "sabline mcp: serving on standard input and output (import root %s, budget %s, %d workers, queue %d)\n",
 		terminalSafe(o.ImportRoot), terminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -178,6 +178,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E301, "--listen %s: %w", *listen, err), "")
 	}
+	// From here the server reads, writes and starts only what it and its
+	// workers need (docs/serve.md, "What the server itself may touch").
+	fmt.Fprintf(stderr, "sabline serve: %s\n", terminalSafe(holdServer(o)))
 	if made {
 		fmt.Fprintf(stderr, "sabline serve: made a token in %s\n", terminalSafe(path))
 	} else {

@@ -29,6 +29,8 @@ type served struct {
 	token  string
 	rc     string // receipts directory
 	root   string // import root
+	tmp    string // the server's TMPDIR
+	held   string // what the server said of its own domain
 	exited chan error
 }
 
@@ -53,6 +55,13 @@ func startServe(t *testing.T, extra ...string) *served {
 	}
 	args := append([]string{"serve", "--import-root", s.root, "--allow", "io", "--listen", "127.0.0.1:0", "--receipts", s.rc, "--workers", "1", "--queue", "1"}, extra...)
 	s.cmd = exec.Command(bin, args...)
+	// The server's temporary directory is its own, so that the rest of
+	// the test's directory lies outside every grant of its domain.
+	s.tmp = filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(s.tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s.cmd.Env = append(os.Environ(), "TMPDIR="+s.tmp)
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +88,9 @@ func startServe(t *testing.T, extra ...string) *served {
 		case line, ok := <-lines:
 			if !ok {
 				t.Fatal("sabline serve ended before it listened")
+			}
+			if strings.Contains(line, "the server process") {
+				s.held = line
 			}
 			if _, rest, ok := strings.Cut(line, "listening on "); ok {
 				addr, _, _ := strings.Cut(rest, " ")

@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/run"
+)
+
+// errServerNotConfined is the error of confineServer on a system where a
+// door's own process cannot be held: the workers still are, each by its
+// own policy, and the door says so at start.
+var errServerNotConfined = errors.New("the server process itself is not confined on this system")
+
+// serverEnv is what of the machine a door's own domain names besides its
+// options: its executable (each worker is a new start of it) and the
+// directory the pool makes its workers' temporary directories in
+// (os.TempDir()).
+type serverEnv struct {
+	Exe     string
+	TempDir string
+	// Loader is the program interpreter a dynamically linked executable
+	// names (its PT_INTERP, /lib64/ld-linux-x86-64.so.2), "" for a
+	// static one (CGO_ENABLED=0): starting a worker then executes it and
+	// reads the shared libraries.
+	Loader string
+}
+
+// serverLibraries are where a dynamically linked executable's loader
+// reads the shared libraries from.
+var serverLibraries = []string{"/etc/ld.so.cache", "/lib", "/lib64", "/usr/lib", "/usr/lib64"}
+
+// rule lets the door's process reach Path, and what lies beneath it,
+// with Access (confine.LandlockFS* rights).
+type rule struct {
+	Path   string
+	Access uint64
+	// Grant is true for a path the operator's budget grants: one that
+	// does not exist yet is held beneath its nearest existing parent, as
+	// the workers hold it. A path of the door's own that does not exist
+	// is skipped.
+	Grant bool
+	Why   string
+}
+
+// serverDomain is the Landlock domain a door's process holds itself to
+// once its pool is started and its listener bound.
+type serverDomain struct {
+	HandledFS  uint64 // confine.LandlockFS* rights refused but beneath Rules
+	Rules      []rule
+	HandledNet uint64 // confine.LandlockNet* rights refused but to ConnectTCP
+	ConnectTCP []int
+	Scoped     uint64 // confine.LandlockScope* scopes
+	// Skip, when set, says why the door holds nothing: its workers'
+	// policy enforces nothing, and a child can only narrow what its
+	// parent holds.
+	Skip string
+}
+
+// The machine's paths for the interpreter's needs the workers' policy
+// names, as confine resolves them on Linux. The door's domain holds them
+// too: a worker started after the door held itself inherits its domain.
+var (
+	serverTZData   = []string{"/usr/share/zoneinfo", "/etc/localtime"}
+	serverResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"}
+	serverTLSRoots = []string{"/etc/ssl/certs", "/etc/ssl/cert.pem", "/etc/pki/tls/certs", "/etc/pki/tls/cacert.pem",
+		"/etc/pki/ca-trust/extracted/pem", "/etc/ssl/ca-bundle.pem", "/etc/ca-certificates", "/usr/share/ca-certificates"}
+)
+
+// serverRules derives the domain a door's process holds itself to from
+// the operator's options. A worker the door starts later (a replacement)
+// begins inside this domain and adds its own narrower one, so the
+// domain is the workers' own plan (confine.LandlockPlan of the pool's
+// policy: the budget, reads of the import root, the interpreter's
+// needs), widened by what the door itself does:
+//
+//   - execute and read its own executable, to start a worker;
+//   - read and write the receipts directory (the default token file is
+//     in it; a token file elsewhere is read at start, before this);
+//   - make, fill and remove the workers' temporary directories beneath
+//     env.TempDir;
+//   - read /proc: a worker lists its /proc/self/fd and reads
+//     /proc/self/statm before it holds itself, and the door reads
+//     /proc/self/status when it audits.
+//
+// It binds nothing (its one listener is bound already) and connects only
+// where the workers may. Signals are not scoped: the workers started
+// before the door held itself are outside its domain, and the door must
+// still stop them. It is pure: the same options give the same domain on
+// every system.
+func serverRules(o doorOptions, env serverEnv) (serverDomain, error) {
+	read := budget.Item{Kind: budget.FS, Access: budget.Read, Path: o.ImportRoot}
+	pol := confine.OSPolicy(o.Ceiling.With(read), confine.Options{Strict: o.Confine == run.ConfineStrict})
+	if !pol.Enforced {
+		return serverDomain{Skip: "the budget leaves the workers unconfined, and a worker can only narrow what the server holds"}, nil
+	}
+	needs := confine.Needs{Executable: env.Exe, TempDir: env.TempDir, TZData: serverTZData, Resolver: serverResolver, TLSRoots: serverTLSRoots}
+	plan, err := confine.LandlockPlan(pol, needs, confine.LandlockMaxABI)
+	if err != nil {
+		return serverDomain{}, fmt.Errorf("derive the server's domain: %w", err)
+	}
+	d := serverDomain{HandledFS: plan.HandledFS, HandledNet: plan.HandledNet, ConnectTCP: plan.ConnectTCP}
+	d.Scoped = plan.Scoped & confine.LandlockScopeAbstractUnixSocket
+	for _, r := range plan.Rules {
+		d.Rules = append(d.Rules, rule{Path: r.Path, Access: r.Access, Grant: r.Grant, Why: "workers: " + r.Why})
+	}
+	readRights := confine.LandlockFSReadFile | confine.LandlockFSReadDir
+	writeRights := confine.LandlockFSWriteFile | confine.LandlockFSTruncate | confine.LandlockFSMakeReg |
+		confine.LandlockFSMakeDir | confine.LandlockFSRemoveFile | confine.LandlockFSRemoveDir
+	own := []rule{
+		{Path: env.Exe, Access: confine.LandlockFSExecute | confine.LandlockFSReadFile, Why: "server: start a worker"},
+		{Path: o.Receipts, Access: readRights | writeRights, Grant: true, Why: "server: the receipts"},
+		{Path: env.TempDir, Access: readRights | writeRights, Why: "server: the workers' temporary directories"},
+		{Path: "/proc", Access: readRights, Why: "server: a worker reads its own /proc/self before it holds itself"},
+	}
+	if env.Loader != "" {
+		own = append(own, rule{Path: env.Loader, Access: confine.LandlockFSExecute | confine.LandlockFSReadFile, Why: "server: the executable's loader"})
+		for _, dir := range serverLibraries {
+			own = append(own, rule{Path: dir, Access: readRights, Why: "server: the executable's shared libraries"})
+		}
+	}
+	for _, r := range own {
+		if !filepath.IsAbs(r.Path) {
+			return serverDomain{}, fmt.Errorf("derive the server's domain: %s: %q is not an absolute path", r.Why, r.Path)
+		}
+		if r.Access &= d.HandledFS; r.Access != 0 {
+			d.Rules = append(d.Rules, r)
+		}
+	}
+	return d, nil
+}
+
+// describe is the one line a door prints of its domain at start.
+func (d serverDomain) describe() string {
+	var reads, writes []string
+	for _, r := range d.Rules {
+		switch {
+		case r.Access&(confine.LandlockFSMakeReg|confine.LandlockFSWriteFile) != 0:
+			if !slices.Contains(writes, r.Path) {
+				writes = append(writes, r.Path)
+			}
+		case r.Access&confine.LandlockFSReadFile != 0:
+			if !slices.Contains(reads, r.Path) {
+				reads = append(reads, r.Path)
+			}
+		}
+	}
+	s := "reads " + list(reads, d.HandledFS&confine.LandlockFSReadFile == 0) + "; writes " + list(writes, d.HandledFS&confine.LandlockFSWriteFile == 0)
+	switch {
+	case d.HandledNet&confine.LandlockNetConnectTCP == 0:
+		s += "; connects anywhere its workers may"
+	case len(d.ConnectTCP) == 0:
+		s += "; connects nowhere"
+	default:
+		s += fmt.Sprintf("; connects to TCP ports %v only", d.ConnectTCP)
+	}
+	return s
+}
+
+func list(paths []string, anywhere bool) string {
+	if anywhere {
+		return "anywhere (the budget grants it)"
+	}
+	if len(paths) == 0 {
+		return "nothing"
+	}
+	return strings.Join(paths, ", ")
+}
+
+// holdServer holds a door's process to the domain serverRules derives,
+// after its pool is started and its listener bound, and returns the line
+// to print. A system where that cannot be done gives a line saying so:
+// the door runs, and its operator knows.
+func holdServer(o doorOptions) string {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return fmt.Sprintf("%v: find its executable: %v", errServerNotConfined, err)
+	}
+	d, err := serverRules(o, serverEnv{Exe: exe, TempDir: os.TempDir(), Loader: loaderOf(exe)})
+	if err != nil {
+		return fmt.Sprintf("%v: %v", errServerNotConfined, err)
+	}
+	if d.Skip != "" {
+		return fmt.Sprintf("%v: %s", errServerNotConfined, d.Skip)
+	}
+	held, err := confineServer(d)
+	if err != nil {
+		return err.Error()
+	}
+	return "the server process is held (" + held + "): it " + d.describe()
+}
+
+// loaderOf is the program interpreter exe names, "" for a static
+// executable or one that is not ELF.
+func loaderOf(exe string) string {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_INTERP {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(p.Open(), 4096))
+		if err != nil {
+			return ""
+		}
+		return strings.TrimRight(string(data), "\x00")
+	}
+	return ""
+}

@@ -349,3 +349,28 @@ func TestPoolCloseDrains(t *testing.T) {
 		t.Errorf("a run after Close: %v, %+v; want it refused, nothing run", err, res.Receipt.Outcome)
 	}
 }
+
+// TestPoolReplacesAnIdleDeadWorker: a worker killed while it waits for a
+// run does not take the next run down with it: the run goes to a
+// replacement and runs.
+func TestPoolReplacesAnIdleDeadWorker(t *testing.T) {
+	root := importRoot(t)
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 1, ImportRoot: root})
+	victim := p.Workers()[0]
+	proc, err := os.FindProcess(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	proc.Wait() // reaped by the pool; this only waits for the kill to land
+	time.Sleep(100 * time.Millisecond)
+	res, err := p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+	if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK || string(res.Stdout) != "hello\n" {
+		t.Fatalf("the run after an idle worker died: %v, %+v, %q; want it run on a replacement", err, res.Receipt.Outcome, res.Stdout)
+	}
+	if w := p.Workers(); len(w) != 1 || w[0] == victim {
+		t.Errorf("workers %v, want one other than %d", w, victim)
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sabline/sabline/receipt"
 )
 
 // maxServeRuns bounds the runs one BenchmarkServeHello sends, whatever
@@ -93,13 +95,14 @@ func startServe(b *testing.B, queue string) *served {
 	return s
 }
 
-// receipts counts the receipt files in the receipts directory.
+// receipts counts the receipts in the receipts directory: its files and
+// its journal's records.
 func (s *served) receipts(b *testing.B) int {
-	m, err := filepath.Glob(filepath.Join(s.rc, "*.json"))
+	runs, err := receipt.List(s.rc)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return len(m)
+	return len(runs)
 }
 
 // tally is what n requests from clients at once got.

@@ -65,16 +65,6 @@ type serverDomain struct {
 	Skip string
 }
 
-// The machine's paths for the interpreter's needs the workers' policy
-// names, as confine resolves them on Linux. The door's domain holds them
-// too: a worker started after the door held itself inherits its domain.
-var (
-	serverTZData   = []string{"/usr/share/zoneinfo", "/etc/localtime"}
-	serverResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"}
-	serverTLSRoots = []string{"/etc/ssl/certs", "/etc/ssl/cert.pem", "/etc/pki/tls/certs", "/etc/pki/tls/cacert.pem",
-		"/etc/pki/ca-trust/extracted/pem", "/etc/ssl/ca-bundle.pem", "/etc/ca-certificates", "/usr/share/ca-certificates"}
-)
-
 // serverRules derives the domain a door's process holds itself to from
 // the operator's options. A worker the door starts later (a replacement)
 // begins inside this domain and adds its own narrower one, so the
@@ -102,7 +92,7 @@ func serverRules(o doorOptions, env serverEnv) (serverDomain, error) {
 	if !pol.Enforced {
 		return serverDomain{Skip: "the budget leaves the workers unconfined, and a worker can only narrow what the server holds"}, nil
 	}
-	needs := confine.Needs{Executable: env.Exe, TempDir: env.TempDir, TZData: serverTZData, Resolver: serverResolver, TLSRoots: serverTLSRoots}
+	needs := confine.LinuxNeeds(pol, env.Exe, env.TempDir)
 	plan, err := confine.LandlockPlan(pol, needs, confine.LandlockMaxABI)
 	if err != nil {
 		return serverDomain{}, fmt.Errorf("derive the server's domain: %w", err)

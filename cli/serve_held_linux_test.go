@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/run"
 )
 
@@ -240,8 +241,8 @@ func TestServeWorkerKilled(t *testing.T) {
 		t.Fatalf("the request whose worker was killed: %d %v %v %v, want 200 killed E309", a.status, a.v["status"], a.v["code"], a.v["message"])
 	}
 	id, _ := a.v["run_id"].(string)
-	if m, _ := filepath.Glob(filepath.Join(s.rc, "*-"+id+".json")); len(m) != 1 {
-		t.Errorf("the killed run %s has %d receipt files, want 1", id, len(m))
+	if got, err := receipt.Find(s.rc, id); err != nil || got.RunID != id || got.Outcome.Status != "killed" {
+		t.Errorf("the killed run %s: its stored receipt %v (%v), want it there, saying killed", id, got.Receipt, err)
 	}
 	var replaced bool
 	for i := 0; i < 6 && !replaced; i++ {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"syscall"
 	"unsafe"
 
@@ -17,26 +16,10 @@ import (
 	"github.com/sabline/sabline/confine/seccomp"
 )
 
-// The machine's paths for the interpreter's needs. A path that does not
-// exist here is skipped when the ruleset is applied.
-var (
-	linuxTZData   = []string{"/usr/share/zoneinfo", "/etc/localtime"}
-	linuxResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"}
-	linuxTLSRoots = []string{"/etc/ssl/certs", "/etc/ssl/cert.pem", "/etc/pki/tls/certs", "/etc/pki/tls/cacert.pem",
-		"/etc/pki/ca-trust/extracted/pem", "/etc/ssl/ca-bundle.pem", "/etc/ca-certificates", "/usr/share/ca-certificates"}
-)
-
 // linuxNeeds resolves the policy's named needs to this machine's paths.
 func linuxNeeds(p Policy, tempDir string) Needs {
 	exe, _ := os.Executable() // "" is skipped like any missing need
-	n := Needs{Executable: exe, TempDir: tempDir, TZData: linuxTZData}
-	if slices.Contains(p.Interpreter, NeedResolver) {
-		n.Resolver = linuxResolver
-	}
-	if slices.Contains(p.Interpreter, NeedTLSRoots) {
-		n.TLSRoots = linuxTLSRoots
-	}
-	return n
+	return LinuxNeeds(p, exe, tempDir)
 }
 
 // apply holds every thread to p: the memory limit, then Landlock at the

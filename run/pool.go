@@ -381,6 +381,13 @@ func (p *Pool) serve(w *poolWorker) {
 		case <-p.stop:
 			return
 		}
+		if w != nil && w.exited() {
+			// It died while idle (killed from outside, say): the run
+			// goes to a replacement, not to its corpse.
+			p.forget(w)
+			w.retire()
+			w = nil
+		}
 		if w == nil {
 			var err error
 			if w, err = p.startWorker(); err != nil {
@@ -652,6 +659,17 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 // module, a module the policy does not know), so such a worker serves no
 // other run.
 func widens(b budget.Budget) bool { return b.Has(budget.FFI) }
+
+// exited reports whether the worker has exited.
+func (w *poolWorker) exited() bool {
+	select {
+	case err := <-w.waitc:
+		w.waitc <- err // for death and retire
+		return true
+	default:
+		return false
+	}
+}
 
 // death kills the worker, waits for it, and says how it ended.
 func (w *poolWorker) death(kill bool) receipt.Outcome {

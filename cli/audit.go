@@ -117,7 +117,7 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 		if *asJSON {
 			return printJSON(stdout, enforcesJSON())
 		}
-		for _, row := range confine.Enforces {
+		for _, row := range confine.Enforces() {
 			fmt.Fprintf(stdout, "%s\n", row.Item)
 			for _, sys := range confine.Systems {
 				c, _ := row.Cell(sys)
@@ -172,8 +172,8 @@ type enforcesRow struct {
 // enforcesJSON is the ENFORCES table with snake_case keys, each row's
 // cells by system.
 func enforcesJSON() []enforcesRow {
-	out := make([]enforcesRow, len(confine.Enforces))
-	for i, row := range confine.Enforces {
+	out := make([]enforcesRow, len(confine.Enforces()))
+	for i, row := range confine.Enforces() {
 		out[i] = enforcesRow{ID: row.ID, Item: row.Item, Holds: map[confine.System]enforcesCell{}}
 		for _, sys := range confine.Systems {
 			c, _ := row.Cell(sys)

@@ -43,11 +43,11 @@ func TestEnforcesRowsInOrder(t *testing.T) {
 		{"require-confinement", "--require-confinement full or partial (never a budget item)"},
 		{"limits", "time and memory limits"},
 	}
-	if len(Enforces) != len(want) {
-		t.Fatalf("Enforces has %d rows, want %d", len(Enforces), len(want))
+	if len(Enforces()) != len(want) {
+		t.Fatalf("Enforces() has %d rows, want %d", len(Enforces()), len(want))
 	}
 	for i, w := range want {
-		if r := Enforces[i]; r.ID != w.id || r.Item != w.item {
+		if r := Enforces()[i]; r.ID != w.id || r.Item != w.item {
 			t.Errorf("row %d is %s %q, want %s %q", i, r.ID, r.Item, w.id, w.item)
 		}
 		got, ok := EnforcesRow(w.id)
@@ -62,7 +62,7 @@ func TestEnforcesRowsInOrder(t *testing.T) {
 
 func TestEnforcesCells(t *testing.T) {
 	checked := 0
-	for _, r := range Enforces {
+	for _, r := range Enforces() {
 		if len(r.Cells) != len(Systems) {
 			t.Errorf("%s: %d cells, want one for each of %v", r.ID, len(r.Cells), Systems)
 		}
@@ -137,7 +137,7 @@ func rowPolicy(t *testing.T, r Row) Policy {
 func TestEnforcesOpsAndBudgets(t *testing.T) {
 	ops := []string{OpRead, OpWrite, OpConnect, OpExec, OpSignal}
 	tested := map[string]bool{}
-	for _, r := range Enforces {
+	for _, r := range Enforces() {
 		if (len(r.Ops) > 0) != (r.Budget != "") {
 			t.Errorf("%s: ops %v with budget %q: a row has both or neither", r.ID, r.Ops, r.Budget)
 			continue
@@ -173,7 +173,7 @@ var levelOps = []string{OpRead, OpWrite, OpConnect, OpExec}
 // not, and the layers a cell names were applied.
 func TestEnforcesAgreesWithPredict(t *testing.T) {
 	checked := 0
-	for _, r := range Enforces {
+	for _, r := range Enforces() {
 		if !slices.ContainsFunc(r.Ops, func(op string) bool { return slices.Contains(levelOps, op) }) {
 			continue
 		}
@@ -288,7 +288,7 @@ func TestEnforcesDoc(t *testing.T) {
 	for _, sys := range Systems {
 		columns = append(columns, sys.Title())
 	}
-	for _, r := range Enforces {
+	for _, r := range Enforces() {
 		cells, ok := fileRows[r.Item]
 		if !ok {
 			t.Errorf("row %s (%s) is missing from %s%s", r.ID, r.Item, EnforcesDocPath, regenerate)
@@ -306,7 +306,7 @@ func TestEnforcesDoc(t *testing.T) {
 		delete(fileRows, r.Item)
 	}
 	for item := range fileRows {
-		t.Errorf("the page has a row %q that Enforces has not%s", item, regenerate)
+		t.Errorf("the page has a row %q that Enforces() has not%s", item, regenerate)
 	}
 
 	fileWidens := map[string]string{}
@@ -331,10 +331,10 @@ func TestEnforcesDoc(t *testing.T) {
 func TestEnforcesMarkdownTables(t *testing.T) {
 	doc := EnforcesMarkdown()
 	rows := markdownRows(doc, mainTableHead)
-	if len(rows) != len(Enforces) {
-		t.Fatalf("the main table has %d rows, Enforces %d", len(rows), len(Enforces))
+	if len(rows) != len(Enforces()) {
+		t.Fatalf("the main table has %d rows, Enforces() %d", len(rows), len(Enforces()))
 	}
-	for i, r := range Enforces {
+	for i, r := range Enforces() {
 		want := []string{r.Item}
 		for _, sys := range Systems {
 			want = append(want, cellMarkdown(r.Cells[sys]))

@@ -75,7 +75,7 @@ func EnforcesMarkdown() []byte {
 		"`landlock-abi7`). What a cell says is not held, the language still holds.")
 	line()
 	line(tableHead("Budget item"))
-	for _, r := range Enforces {
+	for _, r := range Enforces() {
 		cells := []string{markdownCell(r.Item)}
 		for _, sys := range Systems {
 			cells = append(cells, markdownCell(cellMarkdown(r.Cells[sys])))

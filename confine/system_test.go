@@ -40,7 +40,7 @@ func TestSystems(t *testing.T) {
 // of Systems and none for another; PartlyOps names only systems whose
 // cell holds partly.
 func TestRowsHaveEverySystem(t *testing.T) {
-	for _, r := range Enforces {
+	for _, r := range Enforces() {
 		for sys := range r.Cells {
 			if !slices.Contains(Systems, sys) {
 				t.Errorf("%s: a cell for %q, which is not in Systems", r.ID, sys)

@@ -371,7 +371,7 @@ func signalWitness() witness {
 // cellOf returns the running system's cell of the ENFORCES row id.
 func cellOf(id string) confine.Cell {
 	row, ok := confine.EnforcesRow(id)
-	Expect(ok).To(BeTrue(), "no row %q in confine.Enforces", id)
+	Expect(ok).To(BeTrue(), "no row %q in confine.Enforces()", id)
 	cell, ok := row.Cell(confine.System(goruntime.GOOS))
 	Expect(ok).To(BeTrue(), "row %q has no cell for %s", id, goruntime.GOOS)
 	return cell
@@ -397,7 +397,7 @@ var cellsTested = map[string]bool{}
 // spec so labelled passed.
 func cellLabel(id string) Labels {
 	if _, ok := confine.EnforcesRow(id); !ok {
-		panic("cellLabel: no row " + strconv.Quote(id) + " in confine.Enforces")
+		panic("cellLabel: no row " + strconv.Quote(id) + " in confine.Enforces()")
 	}
 	cellsTested[id] = true
 	return Label(cellLabelPrefix + id)

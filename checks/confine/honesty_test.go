@@ -66,7 +66,7 @@ func honestyEntries() []TableEntry {
 	flip := os.Getenv(flipEnv)
 	var entries []TableEntry
 	for _, sys := range confine.Systems {
-		for _, row := range confine.Enforces {
+		for _, row := range confine.Enforces() {
 			cell, ok := row.Cell(sys)
 			if !ok {
 				continue
@@ -199,7 +199,7 @@ func layerAloneEntries() []TableEntry {
 	if goruntime.GOOS != string(confine.Linux) {
 		return nil
 	}
-	for _, row := range confine.Enforces {
+	for _, row := range confine.Enforces() {
 		if row.OpsHold(confine.Linux) != confine.HoldsYes {
 			continue
 		}

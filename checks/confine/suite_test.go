@@ -54,7 +54,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	if id := os.Getenv(flipEnv); id != "" {
 		_, ok := confine.EnforcesRow(id)
-		Expect(ok).To(BeTrue(), "%s=%s names no row of confine.Enforces", flipEnv, id)
+		Expect(ok).To(BeTrue(), "%s=%s names no row of confine.Enforces()", flipEnv, id)
 	}
 	r := newScratch().run("doctor", "--json")
 	Expect(r.exit).To(Equal(0), "%s", r)
@@ -83,7 +83,7 @@ var noKernelClaim = map[string]string{}
 var _ = Describe("the ENFORCES table", func() {
 	It("has, for every cell of this system, a spec that tests it or a reason none can", func() {
 		var missing []string
-		for _, row := range confine.Enforces {
+		for _, row := range confine.Enforces() {
 			if _, ok := row.Cell(confine.System(goruntime.GOOS)); ok && !cellsTested[row.ID] && noKernelClaim[row.ID] == "" {
 				missing = append(missing, row.ID)
 			}
@@ -146,7 +146,7 @@ var _ = ReportAfterSuite("checks/confine: cells asserted", func(report Report) {
 		}
 	}
 	var asserted, failed, skipped, excused, untested []string
-	for _, row := range confine.Enforces {
+	for _, row := range confine.Enforces() {
 		if _, ok := row.Cell(confine.System(goruntime.GOOS)); !ok {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"sync"
 )
 
 // The record format, version 1, little-endian:
@@ -38,7 +39,9 @@ const MaxPayloadBytes = 8 << 20
 // MaxKeyBytes bounds a record's key.
 const MaxKeyBytes = 256
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC-32C table, made on first use: a process that keeps
+// no receipt in a journal (a worker, say) never pays for it.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // ErrKey is the error Append returns for a key that is empty, longer than
 // MaxKeyBytes, or holds a byte outside printable ASCII (space and the
@@ -90,10 +93,10 @@ func encodeRecord(dst []byte, key string, payload []byte) []byte {
 	dst = append(dst, formatVersion, 0)
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(key)))
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(payload)))
-	crc := crc32.Update(0, castagnoli, []byte(key))
-	crc = crc32.Update(crc, castagnoli, payload)
+	crc := crc32.Update(0, castagnoli(), []byte(key))
+	crc = crc32.Update(crc, castagnoli(), payload)
 	dst = binary.LittleEndian.AppendUint32(dst, crc)
-	dst = binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:start+16], castagnoli))
+	dst = binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:start+16], castagnoli()))
 	dst = append(dst, key...)
 	return append(dst, payload...)
 }
@@ -111,7 +114,7 @@ func parseHeader(b []byte) (header, string) {
 	if [4]byte(b[0:4]) != magic {
 		return header{}, "no record magic"
 	}
-	if crc32.Checksum(b[:16], castagnoli) != binary.LittleEndian.Uint32(b[16:20]) {
+	if crc32.Checksum(b[:16], castagnoli()) != binary.LittleEndian.Uint32(b[16:20]) {
 		return header{}, "header checksum mismatch"
 	}
 	if b[4] != formatVersion {

@@ -288,7 +288,7 @@ func (s *scanner) record(off int64, fn func(string, []byte) error) read {
 	if err != nil {
 		return read{err: fmt.Errorf("journal scan: read at offset %d: %w", off, err)}
 	}
-	if crc32.Checksum(b, castagnoli) != h.crc {
+	if crc32.Checksum(b, castagnoli()) != h.crc {
 		return read{why: "record checksum mismatch"}
 	}
 	key := b[:h.keyLen]

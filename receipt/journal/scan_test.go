@@ -143,8 +143,8 @@ func forge(keyLen, payloadLen uint32, flags byte, body []byte) []byte {
 	b = append(b, formatVersion, flags)
 	b = binary.LittleEndian.AppendUint16(b, uint16(keyLen))
 	b = binary.LittleEndian.AppendUint32(b, payloadLen)
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(body, castagnoli))
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(body, castagnoli()))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 	return append(b, body...)
 }
 

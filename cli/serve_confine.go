@@ -38,27 +38,15 @@ type serverEnv struct {
 // reads the shared libraries from.
 var serverLibraries = []string{"/etc/ld.so.cache", "/lib", "/lib64", "/usr/lib", "/usr/lib64"}
 
-// rule lets the door's process reach Path, and what lies beneath it,
-// with Access (confine.LandlockFS* rights).
-type rule struct {
-	Path   string
-	Access uint64
-	// Grant is true for a path the operator's budget grants: one that
-	// does not exist yet is held beneath its nearest existing parent, as
-	// the workers hold it. A path of the door's own that does not exist
-	// is skipped.
-	Grant bool
-	Why   string
-}
+// rule lets the door's process reach a path, and what lies beneath it:
+// the workers' own rules and the door's (see serverRules).
+type rule = confine.LandlockRule
 
 // serverDomain is the Landlock domain a door's process holds itself to
-// once its pool is started and its listener bound.
+// once its pool is started and its listener bound: a ruleset confine
+// applies as it applies a worker's.
 type serverDomain struct {
-	HandledFS  uint64 // confine.LandlockFS* rights refused but beneath Rules
-	Rules      []rule
-	HandledNet uint64 // confine.LandlockNet* rights refused but to ConnectTCP
-	ConnectTCP []int
-	Scoped     uint64 // confine.LandlockScope* scopes
+	confine.LandlockRuleset
 	// Skip, when set, says why the door holds nothing: its workers'
 	// policy enforces nothing, and a child can only narrow what its
 	// parent holds.
@@ -86,19 +74,20 @@ type serverDomain struct {
 // before the door held itself are outside its domain, and the door must
 // still stop them. It is pure: the same options give the same domain on
 // every system.
-func serverRules(o doorOptions, env serverEnv) (serverDomain, error) {
+func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 	read := budget.Item{Kind: budget.FS, Access: budget.Read, Path: o.ImportRoot}
 	pol := confine.OSPolicy(o.Ceiling.With(read), confine.Options{Strict: o.Confine == run.ConfineStrict})
 	if !pol.Enforced {
 		return serverDomain{Skip: "the budget leaves the workers unconfined, and a worker can only narrow what the server holds"}, nil
 	}
 	needs := confine.LinuxNeeds(pol, env.Exe, env.TempDir)
-	plan, err := confine.LandlockPlan(pol, needs, confine.LandlockMaxABI)
+	plan, err := confine.LandlockPlan(pol, needs, abi)
 	if err != nil {
 		return serverDomain{}, fmt.Errorf("derive the server's domain: %w", err)
 	}
-	d := serverDomain{HandledFS: plan.HandledFS, HandledNet: plan.HandledNet, ConnectTCP: plan.ConnectTCP}
+	d := serverDomain{LandlockRuleset: plan}
 	d.Scoped = plan.Scoped & confine.LandlockScopeAbstractUnixSocket
+	d.Rules = nil // the workers' rules again, each saying whose it is
 	for _, r := range plan.Rules {
 		d.Rules = append(d.Rules, rule{Path: r.Path, Access: r.Access, Grant: r.Grant, Why: "workers: " + r.Why})
 	}
@@ -177,7 +166,11 @@ func holdServer(o doorOptions) string {
 	if err != nil {
 		return fmt.Sprintf("%v: find its executable: %v", errServerNotConfined, err)
 	}
-	d, err := serverRules(o, serverEnv{Exe: exe, TempDir: os.TempDir(), Loader: loaderOf(exe)})
+	abi := confine.Probe().LandlockABI
+	if abi < 1 {
+		return fmt.Sprintf("%v: this kernel offers no Landlock", errServerNotConfined)
+	}
+	d, err := serverRules(o, serverEnv{Exe: exe, TempDir: os.TempDir(), Loader: loaderOf(exe)}, abi)
 	if err != nil {
 		return fmt.Sprintf("%v: %v", errServerNotConfined, err)
 	}

@@ -120,7 +120,7 @@ func TestServerRules(t *testing.T) {
 			if e.Exe == "" {
 				e = env
 			}
-			d, err := serverRules(o, e)
+			d, err := serverRules(o, e, confine.LandlockMaxABI)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,11 +190,11 @@ func TestServerRules(t *testing.T) {
 // absolute is an error, never a rule on the working directory.
 func TestServerRulesRefuseRelative(t *testing.T) {
 	o := doorOptions{ImportRoot: "/srv/root", Ceiling: budget.MustParse("/", "io"), Confine: run.ConfineDefault, Receipts: "rc"}
-	if _, err := serverRules(o, serverEnv{Exe: "/bin/sabline", TempDir: "/tmp"}); err == nil {
+	if _, err := serverRules(o, serverEnv{Exe: "/bin/sabline", TempDir: "/tmp"}, confine.LandlockMaxABI); err == nil {
 		t.Error("a relative receipts directory gave a domain")
 	}
 	o.Receipts = "/srv/rc"
-	if _, err := serverRules(o, serverEnv{Exe: "/bin/sabline", TempDir: "/tmp"}); err != nil {
+	if _, err := serverRules(o, serverEnv{Exe: "/bin/sabline", TempDir: "/tmp"}, confine.LandlockMaxABI); err != nil {
 		t.Errorf("the control, every path absolute: %v", err)
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"os"
 	goruntime "runtime"
-	"sort"
 	"strings"
 	"testing"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
+	"github.com/sabline/sabline/checks/internal/skips"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/buildbin"
 )
@@ -203,31 +203,5 @@ func dedupe(ss []string) []string {
 // Every skipped spec, counted by its reason: a skip says why, and the
 // count line says how many there were.
 var _ = ReportAfterSuite("checks/confine: skips counted", func(report Report) {
-	reasons := map[string]int{}
-	total := 0
-	for _, sr := range report.SpecReports {
-		if sr.LeafNodeType != types.NodeTypeIt || !sr.State.Is(types.SpecStateSkipped) {
-			continue
-		}
-		total++
-		why := sr.Failure.Message
-		if why == "" {
-			why = "not run (an earlier failure or a focus)"
-		}
-		reasons[why]++
-	}
-	keys := make([]string, 0, len(reasons))
-	for k := range reasons {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if reasons[keys[i]] != reasons[keys[j]] {
-			return reasons[keys[i]] > reasons[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	fmt.Printf("checks/confine: %d specs skipped on %s\n", total, goruntime.GOOS)
-	for _, k := range keys {
-		fmt.Printf("  %d× %s\n", reasons[k], k)
-	}
+	skips.Print(os.Stdout, "checks/confine", report)
 })

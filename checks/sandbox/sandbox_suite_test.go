@@ -37,16 +37,14 @@
 package sandbox_test
 
 import (
-	"fmt"
-	goruntime "runtime"
-	"sort"
+	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
-	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
 	"github.com/sabline/sabline/checks/internal/escape"
+	"github.com/sabline/sabline/checks/internal/skips"
 	"github.com/sabline/sabline/internal/buildbin"
 )
 
@@ -71,31 +69,5 @@ var _ = AfterSuite(buildbin.Cleanup)
 // Every skipped spec, counted by its reason: a skip says why, and the
 // count line says how many there were.
 var _ = ReportAfterSuite("checks/sandbox: skips counted", func(report Report) {
-	reasons := map[string]int{}
-	total := 0
-	for _, sr := range report.SpecReports {
-		if sr.LeafNodeType != types.NodeTypeIt || !sr.State.Is(types.SpecStateSkipped) {
-			continue
-		}
-		total++
-		why := sr.Failure.Message
-		if why == "" {
-			why = "not run (an earlier failure or a focus)"
-		}
-		reasons[why]++
-	}
-	keys := make([]string, 0, len(reasons))
-	for k := range reasons {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if reasons[keys[i]] != reasons[keys[j]] {
-			return reasons[keys[i]] > reasons[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	fmt.Printf("checks/sandbox: %d specs skipped on %s\n", total, goruntime.GOOS)
-	for _, k := range keys {
-		fmt.Printf("  %d× %s\n", reasons[k], k)
-	}
+	skips.Print(os.Stdout, "checks/sandbox", report)
 })

@@ -2,6 +2,7 @@ package run
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -208,8 +209,8 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 	select {
 	case p.jobs <- j:
 	case <-ctx.Done():
-		res := p.unstarted(j, codes.Errorf(codes.E307, "the run was cancelled before a worker took it: %v", context.Cause(ctx)))
-		return res, nil
+		err := codes.Errorf(codes.E307, "the run was cancelled before a worker took it: %v; nothing ran", context.Cause(ctx))
+		return p.unstarted(j, err), err
 	case <-p.stop:
 		return p.unstarted(j, codes.Errorf(codes.E310, "%v before a worker took the run", ErrPoolClosed)), ErrPoolClosed
 	}
@@ -545,6 +546,25 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	return w, nil
 }
 
+// parseJobResult reads one result line of a pool worker: JSON of a
+// jobResult, with nothing after it, that passes its check. The line comes
+// from a worker that may have run raw system calls: nothing in it is
+// taken unless all of it is a result the worker could have sent.
+func parseJobResult(line []byte) (jobResult, error) {
+	var r jobResult
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(&r); err != nil {
+		return jobResult{}, fmt.Errorf("record %q...: %w", clip(line, 40), err)
+	}
+	if dec.More() {
+		return jobResult{}, fmt.Errorf("more than one record on a line: %q...", clip(line, 40))
+	}
+	if err := r.check(); err != nil {
+		return jobResult{}, err
+	}
+	return r, nil
+}
+
 // readLine reads one line of at most limit bytes.
 func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 	var line []byte
@@ -614,8 +634,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		if askToStop(w.cmd.Process) {
 			select {
 			case got = <-readc:
-				var r jobResult
-				if got.err == nil && json.Unmarshal(got.line, &r) == nil && r.check() == nil && r.Outcome.Code == codes.E307 {
+				if r, err := parseJobResult(got.line); got.err == nil && err == nil && r.Outcome.Code == codes.E307 {
 					o.Position, o.Stack = r.Outcome.Position, r.Outcome.Stack
 				}
 			case <-time.After(stopGrace):
@@ -633,12 +652,8 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		}
 		return &PoolResult{Receipt: rec}, false
 	}
-	var r jobResult
-	if err := json.Unmarshal(got.line, &r); err != nil {
-		rec.Outcome = receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result is not one it could have sent: %w", err))
-		return &PoolResult{Receipt: rec}, false
-	}
-	if err := r.check(); err != nil {
+	r, err := parseJobResult(got.line)
+	if err != nil {
 		rec.Outcome = receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result is not one it could have sent: %w", err))
 		return &PoolResult{Receipt: rec}, false
 	}

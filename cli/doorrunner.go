@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
@@ -57,23 +58,24 @@ func (r *poolRunner) Close() error { return r.reg.Close() }
 // E328) before anything runs; otherwise it runs it in the pool and returns
 // its receipt.
 func (r *poolRunner) Run(ctx context.Context, req door.RunRequest) (door.RunReply, error) {
-	b, err := r.budgetOf(req.Allow)
-	if err != nil {
-		return door.RunReply{}, err
-	}
 	var prog sabline.Program
 	switch {
 	case req.Source != "":
-		if len(req.Source) > lang.MaxProgramBytes {
-			return door.RunReply{}, codes.Errorf(codes.E316, "the program is larger than %d bytes", lang.MaxProgramBytes)
-		}
 		prog = sabline.Source(filepath.Join(r.o.ImportRoot, "program.vel"), []byte(req.Source))
+		if len(req.Source) > lang.MaxProgramBytes {
+			return door.RunReply{}, r.refused(prog, req, codes.Errorf(codes.E316, "the program is larger than %d bytes", lang.MaxProgramBytes))
+		}
 	default:
+		prog = sabline.File(filepath.Join(r.o.ImportRoot, filepath.FromSlash(req.Path)))
 		path, err := underRoot(r.o.ImportRoot, req.Path)
 		if err != nil {
-			return door.RunReply{}, err
+			return door.RunReply{}, r.refused(prog, req, err)
 		}
 		prog = sabline.File(path)
+	}
+	b, err := r.budgetOf(req.Allow)
+	if err != nil {
+		return door.RunReply{}, r.refused(prog, req, err)
 	}
 	res, err := r.reg.Run(ctx, r.opts, prog, sabline.RunOptions{Args: req.Args, Stdin: []byte(req.Stdin), Budget: &b})
 	if err != nil {
@@ -90,6 +92,22 @@ func (r *poolRunner) Run(ctx context.Context, req door.RunRequest) (door.RunRepl
 		RunID: rec.RunID, Level: string(rec.RunParameters.Confinement), Reason: rec.RunParameters.ConfinementReason,
 		Status: o.Status, Code: string(o.Code), Message: o.Message, Receipt: raw,
 	}, nil
+}
+
+// refused keeps the receipt of a request refused before the pool took it
+// (a malformed or unregistered budget item, a program too large, a path
+// not under the import root), and returns err: nothing ran, and the
+// receipts say so too. A budget wider than the server's is refused by the
+// pool itself, with its receipt (E328).
+func (r *poolRunner) refused(prog sabline.Program, req door.RunRequest, err error) error {
+	rec := receipt.NewForSource(prog.Path, prog.Source, r.o.Ceiling, req.Args)
+	rec.Timings.Started = time.Now().UTC()
+	rec.RunParameters.Confine, rec.RunParameters.RequireConfinement = r.o.Confine, r.o.Require
+	rec.Outcome = receipt.OutcomeOf(err)
+	if s, serr := receipt.OpenStore(r.o.Receipts); serr == nil {
+		s.Finish(rec)
+	}
+	return err
 }
 
 // Audit reads the program's declared budget and says what each system,
@@ -150,8 +168,8 @@ func (r *poolRunner) Receipt(id string) (json.RawMessage, error) {
 }
 
 // budgetOf is the run's budget: the operator's ceiling, or the items the
-// request gives, each within it. Relative paths are read against the
-// import root.
+// request gives (the pool refuses them, E328, when they are wider than
+// the ceiling). Relative paths are read against the import root.
 func (r *poolRunner) budgetOf(allow []string) (budget.Budget, error) {
 	if len(allow) == 0 {
 		return r.o.Ceiling, nil
@@ -162,11 +180,6 @@ func (r *poolRunner) budgetOf(allow []string) (budget.Budget, error) {
 	}
 	if err := registered(b); err != nil {
 		return budget.Budget{}, err
-	}
-	if err := b.Beneath(r.o.Ceiling); err != nil {
-		e := codes.Errorf(codes.E328, "allow: %v: nothing ran", err)
-		e.Do = "Ask for items within the server's budget (" + ceilingText(r.o.Ceiling) + "), or leave allow out to run under the whole of it."
-		return budget.Budget{}, e
 	}
 	return b, nil
 }

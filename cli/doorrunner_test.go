@@ -64,7 +64,7 @@ func TestUnderRoot(t *testing.T) {
 }
 
 // TestDoorRunnerRefuses: each refusal of the runner happens before a
-// worker starts: no receipt is made.
+// worker starts, and leaves one receipt saying so: nothing ran.
 func TestDoorRunnerRefuses(t *testing.T) {
 	root, rc := t.TempDir(), t.TempDir()
 	r, err := newDoorRunner(doorOptions{ImportRoot: root, Ceiling: budget.MustParse(root, "io"), Confine: run.ConfineDefault, Receipts: rc, Workers: 1})
@@ -87,8 +87,9 @@ func TestDoorRunnerRefuses(t *testing.T) {
 			if got := codes.CodeOf(err); got != tt.wantCode {
 				t.Errorf("Run: %v, want code %s", err, tt.wantCode)
 			}
-			if runs, _ := receipt.List(rc); len(runs) != 0 {
-				t.Errorf("a refused run left %d receipts", len(runs))
+			runs, _ := receipt.List(rc)
+			if n := len(runs); n == 0 || runs[n-1].Outcome.Code != tt.wantCode || runs[n-1].Outcome.Status != receipt.StatusUsage {
+				t.Errorf("receipts %d, the newest %+v: want the refusal's, %s, usage (nothing ran)", n, runs, tt.wantCode)
 			}
 		})
 	}
@@ -165,6 +166,21 @@ func TestLoadToken(t *testing.T) {
 		}
 		if got, _, err := loadToken(open, false); err != nil || got != "0123456789abcdef0123456789abcdef" {
 			t.Errorf("the same token, mode 0600: %q %v", got, err)
+		}
+	}
+}
+
+// onlyRefusals checks that every receipt in dir past the first before
+// says the run was refused before it started: nothing ran.
+func onlyRefusals(t *testing.T, dir string, before int) {
+	t.Helper()
+	runs, err := receipt.List(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs[before:] {
+		if o := r.Outcome; o.Status != receipt.StatusUsage && o.Status != receipt.StatusRefused {
+			t.Errorf("receipt %s after a refusal says %s (%s): something ran", r.RunID, o.Status, o.Message)
 		}
 	}
 }

@@ -87,9 +87,7 @@ func TestMCPStdio(t *testing.T) {
 			t.Errorf("run %v: IsError %v, %s: want a tool error with its code", args, res.IsError, text)
 		}
 	}
-	if after, _ := receipt.List(rc); len(after) != len(before) {
-		t.Errorf("the refusals left %d receipts: nothing should have run", len(after)-len(before))
-	}
+	onlyRefusals(t, rc, len(before))
 
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "audit", Arguments: map[string]any{"source": "# allow: io\nprint(1)\n"}})
 	if err != nil {

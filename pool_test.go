@@ -374,3 +374,38 @@ func TestPoolReplacesAnIdleDeadWorker(t *testing.T) {
 		t.Errorf("workers %v, want one other than %d", w, victim)
 	}
 }
+
+// TestPoolRequire: a pool held below its required level starts no worker
+// and says why (E326); at a level it reaches, it starts. Settings that
+// contradict each other are E301.
+func TestPoolRequire(t *testing.T) {
+	if confine.Probe().LandlockABI < 4 {
+		t.Skip("the levels compared are those of Landlock ABI 4 and later")
+	}
+	root := importRoot(t)
+	tests := []struct {
+		name     string
+		opts     sabline.PoolOptions
+		wantCode codes.Code // "" when the pool starts
+	}{
+		{name: "a host the kernel cannot hold, full required",
+			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io,net:localhost:8080"), ImportRoot: root, Require: confine.Full}, wantCode: codes.E326},
+		{name: "the same, partial required",
+			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io,net:localhost:8080"), ImportRoot: root, Require: confine.Partial}},
+		{name: "no confinement and a required level",
+			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Confine: sabline.ConfineOff, Require: confine.Partial}, wantCode: codes.E301},
+		{name: "an unknown setting",
+			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Confine: "loose"}, wantCode: codes.E301},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := sabline.NewPool(tt.opts)
+			if err == nil {
+				defer p.Close()
+			}
+			if got := codes.CodeOf(err); got != tt.wantCode {
+				t.Errorf("NewPool: %v, want code %q", err, tt.wantCode)
+			}
+		})
+	}
+}

@@ -9,7 +9,6 @@ import (
 	goruntime "runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -77,7 +77,7 @@ func TestRunWithTimeoutIsConfined(t *testing.T) {
 	dir := t.TempDir()
 	b := budget.MustParse(dir, "io")
 	stdinR, stdinW := io.Pipe()
-	out := &lockedBuffer{}
+	out := &testkit.LockedBuffer{}
 	done := make(chan *sabline.Result, 1)
 	go func() {
 		res, err := sabline.Run(context.Background(), sabline.Source(filepath.Join(dir, "wait.vel"), []byte("print(io.read_line())\n")),
@@ -191,23 +191,4 @@ func TestRunCancelled(t *testing.T) {
 			}
 		})
 	}
-}
-
-// lockedBuffer is a buffer a run writes from one goroutine while the test
-// reads it from another.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

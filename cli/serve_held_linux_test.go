@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/run"
 )
@@ -262,25 +262,6 @@ func TestServeWorkerKilled(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer safe for a process's writes and the
-// test's reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestMCPHoldsItself: sabline mcp holds its own process as serve does:
 // it says so, its /proc status has NoNewPrivs, and a run in it is still
 // full.
@@ -299,7 +280,7 @@ func TestMCPHoldsItself(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "mcp", "--import-root", root, "--allow", "io", "--receipts", rc)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	var stderr lockedBuffer
+	var stderr testkit.LockedBuffer
 	cmd.Stderr = &stderr
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

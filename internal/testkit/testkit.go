@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sabline/sabline/codes"
@@ -55,4 +56,25 @@ func WantError(t testing.TB, err error, code codes.Code, pos string, msgs ...str
 			t.Errorf("message %q does not name %q", e.Msg, m)
 		}
 	}
+}
+
+// LockedBuffer is a buffer a process or a run writes from one goroutine
+// while the test reads it from another.
+type LockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+// Write appends p.
+func (b *LockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String is what was written so far.
+func (b *LockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

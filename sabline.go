@@ -246,7 +246,8 @@ func store(rec *receipt.Receipt, o Options) {
 // alone.
 func inProcess(ctx context.Context, path string, src []byte, o Options) *receipt.Receipt {
 	started := time.Now()
-	in := lang.NewInterp(lang.Config{Budget: o.Budget, Cwd: o.Cwd, Args: o.Args, Stdin: o.Stdin, Stdout: o.Stdout, Guarded: guarded(o)})
+	home, _ := os.UserHomeDir() // its credential locations are guarded, as a worker's are
+	in := lang.NewInterp(lang.Config{Budget: o.Budget, Cwd: o.Cwd, Home: home, Args: o.Args, Stdin: o.Stdin, Stdout: o.Stdout, Guarded: guarded(o)})
 	pre := in.Predeclared()
 	var prog *lang.Compiled
 	var err error

@@ -30,10 +30,11 @@ func TestMain(m *testing.M) {
 const hello = "print(\"hello\")\n"
 
 // workerStatus reads the fields of /proc/PID/status of the one worker
-// this process has started and that is still running.
-func workerStatus(t *testing.T) map[string]string {
+// this process has started and that is still running, once done says
+// the worker got where the test waits for it (or after two seconds).
+func workerStatus(t *testing.T, done func(map[string]string) bool) map[string]string {
 	t.Helper()
-	for range 200 {
+	for i := range 200 {
 		entries, _ := os.ReadDir("/proc")
 		for _, e := range entries {
 			pid, err := strconv.Atoi(e.Name())
@@ -54,7 +55,7 @@ func workerStatus(t *testing.T) map[string]string {
 					fields[k] = strings.TrimSpace(v)
 				}
 			}
-			if fields["PPid"] == strconv.Itoa(os.Getpid()) {
+			if fields["PPid"] == strconv.Itoa(os.Getpid()) && (done(fields) || i == 199) {
 				return fields
 			}
 		}
@@ -87,7 +88,9 @@ func TestRunWithTimeoutIsConfined(t *testing.T) {
 		}
 		done <- res
 	}()
-	st := workerStatus(t)
+	// The worker confines itself, then blocks reading its input: wait
+	// for the filter, then read both fields.
+	st := workerStatus(t, func(f map[string]string) bool { return f["Seccomp"] == "2" })
 	if st["Seccomp"] != "2" || st["NoNewPrivs"] != "1" {
 		t.Errorf("worker %s: Seccomp %q, NoNewPrivs %q; want 2 and 1", st["pid"], st["Seccomp"], st["NoNewPrivs"])
 	}

@@ -182,19 +182,8 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 
 // checkOptions refuses settings that contradict each other (E301).
 func checkOptions(o Options) error {
-	switch o.Confine {
-	case ConfineDefault, ConfineStrict:
-	case ConfineOff:
-		if o.Require != "" {
-			return codes.Errorf(codes.E301, "Confine off asks for no confinement, and Require %s for some: give one or the other", o.Require)
-		}
-	default:
-		return codes.Errorf(codes.E301, "Confine %q: want %q, %q or %q", o.Confine, ConfineDefault, ConfineStrict, ConfineOff)
-	}
-	if o.Require != "" {
-		if l, err := confine.ParseLevel(string(o.Require)); err != nil || l == confine.None {
-			return codes.Errorf(codes.E301, "Require %q: want full or partial", o.Require)
-		}
+	if err := run.CheckConfine(string(o.Confine), o.Require); err != nil {
+		return err
 	}
 	if o.Timeout < 0 || o.MaxMemoryMB < 0 {
 		return codes.Errorf(codes.E301, "a timeout and a memory limit are above zero, or zero for none")

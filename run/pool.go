@@ -110,18 +110,8 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.Confine == "" {
 		cfg.Confine = ConfineDefault
 	}
-	switch cfg.Confine {
-	case ConfineDefault, ConfineStrict, ConfineOff:
-	default:
-		return nil, codes.Errorf(codes.E301, "confine %q: want %s, %s or %s", cfg.Confine, ConfineDefault, ConfineStrict, ConfineOff)
-	}
-	if cfg.Require != "" {
-		if l, err := confine.ParseLevel(string(cfg.Require)); err != nil || l == confine.None {
-			return nil, codes.Errorf(codes.E301, "require %q: want full or partial", cfg.Require)
-		}
-	}
-	if cfg.Confine == ConfineOff && cfg.Require != "" {
-		return nil, codes.Errorf(codes.E301, "a pool that asks for no confinement cannot require %s", cfg.Require)
+	if err := CheckConfine(cfg.Confine, cfg.Require); err != nil {
+		return nil, err
 	}
 	if cfg.ImportRoot != "" {
 		root, err := filepath.Abs(cfg.ImportRoot)

@@ -17,6 +17,27 @@ const (
 	ConfineOff     = "off"     // --no-confine
 )
 
+// CheckConfine refuses (E301) a confinement mode that is not one of the
+// three, a required level that is not full or partial, and a required
+// level beside ConfineOff, which asks for none.
+func CheckConfine(mode string, require confine.Level) error {
+	switch mode {
+	case ConfineDefault, ConfineStrict, ConfineOff:
+	default:
+		return codes.Errorf(codes.E301, "confine %q: want %s, %s or %s", mode, ConfineDefault, ConfineStrict, ConfineOff)
+	}
+	if require == "" {
+		return nil
+	}
+	if l, err := confine.ParseLevel(string(require)); err != nil || l == confine.None {
+		return codes.Errorf(codes.E301, "required level %q: want full or partial", require)
+	}
+	if mode == ConfineOff {
+		return codes.Errorf(codes.E301, "confine %s asks for no confinement, and the required level %s for some: give one or the other", ConfineOff, require)
+	}
+	return nil
+}
+
 // request is what the supervisor sends the worker on its inherited request
 // pipe: everything the worker needs to run, decided by the operator.
 type request struct {

@@ -104,6 +104,9 @@ func (r *poolRunner) refused(prog sabline.Program, req door.RunRequest, err erro
 	rec.Timings.Started = time.Now().UTC()
 	rec.RunParameters.Confine, rec.RunParameters.RequireConfinement = r.o.Confine, r.o.Require
 	rec.Outcome = receipt.OutcomeOf(err)
+	if r.o.Receipts == "" {
+		return err
+	}
 	if s, serr := receipt.OpenStore(r.o.Receipts); serr == nil {
 		s.Finish(rec)
 	}

@@ -41,6 +41,9 @@ var (
 // does not exist. One store per directory is shared by the whole process
 // and stays open for its life; Sync makes what it holds durable.
 func OpenStore(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, codes.Errorf(codes.E317, "no receipts directory given")
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)

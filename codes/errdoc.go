@@ -25,7 +25,7 @@ escaped (` + "`\\x1b`" + `, ` + "`\\r`" + `, ` + "`\\u202e`" + `), so that nothi
 the terminal raw. The program's own standard output is not escaped.
 
 This file is generated from ` + "`codes.Codes`" + ` by ` + "`go generate ./codes`" + `;
-` + "`go test ./runtime`" + ` fails when the two differ.
+` + "`go test ./codes`" + ` fails when the two differ.
 
 | code | what happened | exit status | what to do |
 |---|---|---|---|

@@ -125,7 +125,7 @@ var updateCredentials = flag.Bool("update-credentials", false, "rewrite the tabl
 // docs/language.md is the one CredentialsMarkdown renders from the list
 // the runtime checks.
 func TestCredentialsTable(t *testing.T) {
-	const begin, end = "<!-- credentials: generated from runtime.credentialLocations; go test ./runtime checks it -->\n", "<!-- end credentials -->"
+	const begin, end = "<!-- credentials: generated from lang.credentialLocations; go test ./lang checks it -->\n", "<!-- end credentials -->"
 	path := filepath.Join("..", "docs", "language.md")
 	doc, err := os.ReadFile(path)
 	if err != nil {
@@ -144,6 +144,6 @@ func TestCredentialsTable(t *testing.T) {
 		return
 	}
 	if table != want {
-		t.Errorf("the table in %s differs from the code; run go test ./runtime -run TestCredentialsTable -update-credentials\ngot:\n%s\nwant:\n%s", path, table, want)
+		t.Errorf("the table in %s differs from the code; run go test ./lang -run TestCredentialsTable -update-credentials\ngot:\n%s\nwant:\n%s", path, table, want)
 	}
 }

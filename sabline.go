@@ -194,19 +194,18 @@ func checkOptions(o Options) error {
 // refused is the receipt of a run refused before it started, stored when
 // the options name a receipts directory.
 func refused(path string, src []byte, o Options, err error) *receipt.Receipt {
-	rec := newReceipt(path, src, o)
+	rec := receipt.NewForSource(path, src, o.Budget, o.Args)
+	if src == nil {
+		rec = receipt.New(path, o.Budget, o.Args) // the digest of the file it was asked to run
+	}
+	setParameters(rec, o)
 	rec.Outcome = receipt.OutcomeOf(err)
 	store(rec, o)
 	return rec
 }
 
-func newReceipt(path string, src []byte, o Options) *receipt.Receipt {
-	var rec *receipt.Receipt
-	if src != nil {
-		rec = receipt.NewForSource(path, src, o.Budget, o.Args)
-	} else {
-		rec = receipt.New(path, o.Budget, o.Args)
-	}
+// setParameters records in rec how the run was asked for.
+func setParameters(rec *receipt.Receipt, o Options) *receipt.Receipt {
 	rec.Timings.Started = time.Now().UTC()
 	rp := &rec.RunParameters
 	rp.Confine, rp.RequireConfinement, rp.TimeoutMS = string(o.Confine), o.Require, o.Timeout.Milliseconds()
@@ -245,12 +244,21 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) *receipt
 	} else {
 		prog, err = lang.Compile(path, pre)
 	}
-	rec := newReceipt(path, src, o)
+	rec := setParameters(receipt.NewForSource(path, nil, o.Budget, o.Args), o) // the digest is the compiled program's, below
 	rec.Timings.Started = started.UTC()
 	rec.RunParameters.Confine = string(o.Confine)
 	rec.RunParameters.ConfinementReason = InProcessReason
 	if err == nil {
 		rec.Program.Files, rec.Program.SHA256 = prog.Order, prog.Order[0].SHA256
+		// As in a worker: nothing runs without its skeleton kept first.
+		if o.Receipts != "" {
+			var s *receipt.Store
+			if s, err = receipt.OpenStore(o.Receipts); err == nil {
+				err = s.Reserve(rec)
+			}
+		}
+	}
+	if err == nil {
 		stop := context.AfterFunc(ctx, func() {
 			in.Stop(fmt.Sprintf("the run was cancelled: %v", context.Cause(ctx)))
 		})

@@ -194,9 +194,11 @@ func checkOptions(o Options) error {
 // refused is the receipt of a run refused before it started, stored when
 // the options name a receipts directory.
 func refused(path string, src []byte, o Options, err error) *receipt.Receipt {
-	rec := receipt.NewForSource(path, src, o.Budget, o.Args)
+	var rec *receipt.Receipt
 	if src == nil {
 		rec = receipt.New(path, o.Budget, o.Args) // the digest of the file it was asked to run
+	} else {
+		rec = receipt.NewForSource(path, src, o.Budget, o.Args)
 	}
 	setParameters(rec, o)
 	rec.Outcome = receipt.OutcomeOf(err)

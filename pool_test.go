@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -193,7 +194,7 @@ func TestPoolReplacesAKilledWorker(t *testing.T) {
 func TestPoolLeavesNothingBehind(t *testing.T) {
 	root := importRoot(t)
 	tmp := os.TempDir()
-	ceiling := budget.MustParse(root, "io,env,fs:read:"+tmp, "fs:write:"+tmp, "ffi:math,ffi:json")
+	ceiling := budget.MustParse(root, "io,env,fs:read:"+tmp, "fs:write:"+tmp, "ffi:math,ffi:json,ffi:ctypes")
 	p := newPool(t, sabline.PoolOptions{Budget: ceiling, Workers: 1, ImportRoot: root, Timeout: time.Minute})
 	noFFI := budget.MustParse(root, "io,env,fs:read:"+tmp, "fs:write:"+tmp)
 	run := func(src string, b budget.Budget) (string, int) {
@@ -224,6 +225,10 @@ func TestPoolLeavesNothingBehind(t *testing.T) {
 			leave:    "ARGS.append(\"leaked\")\nprint(len(ARGS))\n",
 			look:     "print(len(ARGS))\n",
 			wantLeft: "2\n", wantSeen: "1\n", leaveBudget: noFFI},
+		{name: "raw system calls: the worker's own state could change",
+			leave:    "r = ffi.module(\"ctypes\").syscall(\"getpid\")\nprint(r.errno == \"\" and r.ret > 0)\n",
+			look:     "print(\"fresh\")\n",
+			wantLeft: "True\n", wantSeen: "fresh\n", leaveBudget: ceiling},
 		{name: "a host module's value, frozen",
 			leave:    "m = ffi.module(\"json\")\nok = True\nprint(type(m))\n",
 			look:     "print(\"fresh\")\n",
@@ -231,6 +236,9 @@ func TestPoolLeavesNothingBehind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if strings.Contains(tt.leave, "ctypes") && goruntime.GOOS != "linux" {
+				t.Skip("ctypes makes raw system calls on Linux only")
+			}
 			left, leftPid := run(tt.leave, tt.leaveBudget)
 			seen, seenPid := run(tt.look, noFFI)
 			if left != tt.wantLeft {

@@ -176,6 +176,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Supervise: a run that cannot have one does not run (E317), and a
 	// run whose receipt could not be finished says so (E327).
 	r.Receipts = dir
+	r.Signals = true // a command line stopped by its terminal stops its worker, with the receipt saying so
 	rec := run.Supervise(r)
 	path, werr := rec.Stored()
 	if rec.Outcome.Status != receipt.StatusOK && codes.CodeOf(werr) != codes.E317 {

@@ -121,7 +121,7 @@ func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
 			Program: filepath.Join(cwd, name), Budget: opts.Budget, Cwd: cwd,
 			Confine: opts.Confine, Require: require,
 			Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, Guarded: guarded, Receipts: opts.Receipts,
-			Stdin: bytes.NewReader(nil), Stdout: stdout, Stderr: io.Discard,
+			Stdin: bytes.NewReader(nil), Stdout: stdout, Stderr: io.Discard, Signals: true,
 		})
 		r := EvalResult{
 			Program: name, Outcome: rec.Outcome,

@@ -25,8 +25,8 @@ func NewToolChannel(rw io.ReadWriter) *ToolChannel {
 	return &ToolChannel{w: rw, r: bufio.NewReader(rw)}
 }
 
-// MaxToolAnswerBytes is the longest answer line a tool call reads.
-const MaxToolAnswerBytes = 16 << 20
+// maxToolAnswerBytes is the longest answer line a tool call reads.
+const maxToolAnswerBytes = 16 << 20
 
 // call writes one request line and reads one answer line.
 func (c *ToolChannel) call(line []byte) (string, error) {
@@ -39,8 +39,8 @@ func (c *ToolChannel) call(line []byte) (string, error) {
 	for {
 		part, isPrefix, err := c.r.ReadLine()
 		answer = append(answer, part...)
-		if len(answer) > MaxToolAnswerBytes {
-			return "", fmt.Errorf("the answer is longer than %d bytes", MaxToolAnswerBytes)
+		if len(answer) > maxToolAnswerBytes {
+			return "", fmt.Errorf("the answer is longer than %d bytes", maxToolAnswerBytes)
 		}
 		if err != nil || !isPrefix {
 			return string(answer), err

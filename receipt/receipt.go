@@ -465,7 +465,7 @@ type SkippedFile struct {
 const listHint = "Check --receipts (or SABLINE_RECEIPTS) names a directory you can read."
 
 // Scan reads every receipt in dir, oldest first: its receipt files and
-// the records of its journal (JournalDir, kept by a Store). A *.json file
+// the records of its journal (journalDir, kept by a Store). A *.json file
 // that is not a receipt (see Load) does not stop the others: it is
 // returned in skipped, for the caller to name. Hidden files (the store's
 // temporary files among them) and directories are passed over. A missing

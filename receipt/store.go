@@ -14,11 +14,11 @@ import (
 	"github.com/sabline/sabline/receipt/journal"
 )
 
-// JournalDir is the directory, in a receipts directory, of the journal
+// journalDir is the directory, in a receipts directory, of the journal
 // that pools and library runs keep their receipts in: every receipt a
 // record (see the journal package), read by Scan beside the receipt files
 // the command line writes.
-const JournalDir = "journal"
+const journalDir = "journal"
 
 // Store keeps receipts at pool speed in the journal of a receipts
 // directory. Reserve appends a skeleton that says the run started and was
@@ -56,7 +56,7 @@ func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)
 	}
-	j, err := journal.Open(filepath.Join(abs, JournalDir), journal.Options{})
+	j, err := journal.Open(filepath.Join(abs, journalDir), journal.Options{})
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)
 	}
@@ -64,9 +64,6 @@ func OpenStore(dir string) (*Store, error) {
 	stores[abs] = s
 	return s, nil
 }
-
-// Dir is the receipts directory of the store.
-func (s *Store) Dir() string { return s.dir }
 
 // Reserve appends rec's skeleton, saying the run started and its receipt
 // was not finished. A failure is E317, and then nothing may run.
@@ -109,14 +106,14 @@ func (s *Store) recordPath(rec *Receipt) string {
 }
 
 func journalPath(dir, key string) string {
-	return filepath.Join(dir, JournalDir) + "#" + key
+	return filepath.Join(dir, journalDir) + "#" + key
 }
 
 // scanJournal reads the receipts in dir's journal: for each key the last
 // record, checked as LoadReceipt checks a file. A record that is not a
 // receipt, and each damaged stretch of the journal, is skipped and named.
 func scanJournal(dir string) (runs []StoredReceipt, skipped []SkippedFile, err error) {
-	jdir := filepath.Join(dir, JournalDir)
+	jdir := filepath.Join(dir, journalDir)
 	if fi, err := os.Lstat(jdir); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
 		return nil, nil, nil
 	}

@@ -77,7 +77,7 @@ func TestStoreDamage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	segs, _ := filepath.Glob(filepath.Join(dir, JournalDir, "*.journal"))
+	segs, _ := filepath.Glob(filepath.Join(dir, journalDir, "*.journal"))
 	if len(segs) != 1 {
 		t.Fatalf("segments %v, want one", segs)
 	}

@@ -80,10 +80,10 @@ func signalByName(s string) (syscall.Signal, bool) {
 	return extraSignal(s)
 }
 
-// RunFaults attempts each operation and says what became of it. layers are
+// runFaults attempts each operation and says what became of it. layers are
 // the confinement layers applied; a refusal is told from the operation's
 // own failure by its errno (see refusedBy).
-func RunFaults(ops []receipt.FaultOp, layers []string) []receipt.FaultAttempt {
+func runFaults(ops []receipt.FaultOp, layers []string) []receipt.FaultAttempt {
 	out := make([]receipt.FaultAttempt, len(ops))
 	for i, op := range ops {
 		a := receipt.FaultAttempt{FaultOp: op, Result: receipt.FaultWent}
@@ -138,8 +138,8 @@ func doFault(op receipt.FaultOp) error {
 	return fmt.Errorf("unknown fault operation %q", op.Op)
 }
 
-// FaultsRefused returns the refused attempts as one E319, or nil.
-func FaultsRefused(attempts []receipt.FaultAttempt) error {
+// faultsRefused returns the refused attempts as one E319, or nil.
+func faultsRefused(attempts []receipt.FaultAttempt) error {
 	var parts []string
 	for _, a := range attempts {
 		if a.Result == receipt.FaultRefused {

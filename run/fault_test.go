@@ -122,7 +122,7 @@ func TestRunFaultsUnconfined(t *testing.T) {
 	for i, tt := range tests {
 		ops[i] = tt.op
 	}
-	got := RunFaults(ops, nil)
+	got := runFaults(ops, nil)
 	if len(got) != len(tests) {
 		t.Fatalf("%d attempts for %d operations", len(got), len(tests))
 	}
@@ -135,8 +135,8 @@ func TestRunFaultsUnconfined(t *testing.T) {
 			t.Errorf("%s=%s: error %q with result %s", tt.op.Op, tt.op.Target, a.Error, a.Result)
 		}
 	}
-	if err := FaultsRefused(got); err != nil {
-		t.Errorf("FaultsRefused = %v, want nil: nothing was refused", err)
+	if err := faultsRefused(got); err != nil {
+		t.Errorf("faultsRefused = %v, want nil: nothing was refused", err)
 	}
 
 	data, err := os.ReadFile(filepath.Join(dir, "out.txt"))
@@ -193,7 +193,7 @@ func TestRunFaultsRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := RunFaults(ops, tt.layers)
+			got := runFaults(ops, tt.layers)
 			for i, a := range got {
 				if a.Result != tt.want[i] {
 					t.Errorf("%s=%s: result %s (%+v), want %s", a.Op, a.Target, a.Result, a, tt.want[i])
@@ -205,10 +205,10 @@ func TestRunFaultsRefused(t *testing.T) {
 			if got[1].Errno != "ENOENT" || got[1].Layers != nil {
 				t.Errorf("exec of a missing file: errno %q, layers %q; want ENOENT, none", got[1].Errno, got[1].Layers)
 			}
-			err := FaultsRefused(got)
+			err := faultsRefused(got)
 			if tt.wantRefusal == "" {
 				if err != nil {
-					t.Errorf("FaultsRefused = %v, want nil", err)
+					t.Errorf("faultsRefused = %v, want nil", err)
 				}
 				return
 			}

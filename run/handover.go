@@ -13,9 +13,9 @@ import (
 // another worker, and so on without end.
 const workerMarker = "SABLINE_WORKER"
 
-// HandOverCall is the call a program that embeds Sabline makes first in
+// handOverCall is the call a program that embeds Sabline makes first in
 // its main, so that a worker started from it runs as a worker.
-const HandOverCall = "sabline.HandOver()"
+const handOverCall = "sabline.HandOver()"
 
 // refuseInWorker is the error of a run started (by what) in a process
 // that was started as a worker and did not become one: E310, naming the
@@ -24,8 +24,8 @@ func refuseInWorker(what string) error {
 	if os.Getenv(workerMarker) == "" {
 		return nil
 	}
-	e := codes.Errorf(codes.E310, "%s in a process started as a Sabline worker: this program's main did not call %s first, so it ran again in the worker instead of the run", what, HandOverCall)
-	e.Do = "Call " + HandOverCall + " (or pass the arguments to cli.Main) at the top of main, before anything else; see docs/library.md."
+	e := codes.Errorf(codes.E310, "%s in a process started as a Sabline worker: this program's main did not call %s first, so it ran again in the worker instead of the run", what, handOverCall)
+	e.Do = "Call " + handOverCall + " (or pass the arguments to cli.Main) at the top of main, before anything else; see docs/library.md."
 	return e
 }
 

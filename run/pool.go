@@ -192,8 +192,8 @@ func (p *Pool) Workers() []int {
 	return out
 }
 
-// ErrPoolClosed is the error of a run sent to a pool after Close.
-var ErrPoolClosed = errors.New("the pool is closed")
+// errPoolClosed is the error of a run sent to a pool after Close.
+var errPoolClosed = errors.New("the pool is closed")
 
 // Run runs one program in the next free worker and returns its result,
 // with the run's receipt, however the run ended. A run refused before it
@@ -212,7 +212,7 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 		err := codes.Errorf(codes.E307, "the run was cancelled before a worker took it: %v; nothing ran", context.Cause(ctx))
 		return p.unstarted(j, err), err
 	case <-p.stop:
-		return p.unstarted(j, codes.Errorf(codes.E310, "%v before a worker took the run", ErrPoolClosed)), ErrPoolClosed
+		return p.unstarted(j, codes.Errorf(codes.E310, "%v before a worker took the run", errPoolClosed)), errPoolClosed
 	}
 	return <-j.done, nil
 }
@@ -279,7 +279,7 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return refuse(codes.Errorf(codes.E310, "%v: the run was not started", ErrPoolClosed))
+		return refuse(codes.Errorf(codes.E310, "%v: the run was not started", errPoolClosed))
 	}
 	p.admitted.Add(1)
 	return j, nil
@@ -290,7 +290,7 @@ func (p *Pool) open() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return codes.Errorf(codes.E310, "%v: the run was not started", ErrPoolClosed)
+		return codes.Errorf(codes.E310, "%v: the run was not started", errPoolClosed)
 	}
 	return nil
 }

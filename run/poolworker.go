@@ -146,7 +146,7 @@ func clearTemp(dir string) {
 		return
 	}
 	for _, e := range entries {
-		if e.Name() != CrashFile {
+		if e.Name() != crashFile {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}

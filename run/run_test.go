@@ -174,7 +174,7 @@ func TestSweepTempDirs(t *testing.T) {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(d, CrashFile), []byte("x"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(d, crashFile), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Chtimes(d, mtime, mtime); err != nil {

@@ -497,7 +497,7 @@ func clip(b []byte, n int) string {
 
 // deathOutcome says how a worker that wrote no result ended: killed by a
 // signal, out of memory, or crashed, as the crash report the Go runtime
-// wrote into the run's temporary directory (see CrashFile) says. The
+// wrote into the run's temporary directory (see crashFile) says. The
 // report is read up to MaxCrashReportBytes; kept names where it was kept.
 func deathOutcome(ps *os.ProcessState, memLimitMB int, tmp, kept string) receipt.Outcome {
 	if sig, ok := killedBy(ps); ok {
@@ -523,9 +523,9 @@ func deathOutcome(ps *os.ProcessState, memLimitMB int, tmp, kept string) receipt
 	if first != "" {
 		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result: %q%s", ps.ExitCode(), clip([]byte(first), 200), where))
 	}
-	if _, err := os.Lstat(filepath.Join(tmp, CrashFile)); err != nil {
+	if _, err := os.Lstat(filepath.Join(tmp, crashFile)); err != nil {
 		// It never made its crash file: it never ran as a worker.
-		e := codes.Errorf(codes.E310, "the worker exited with status %d before it began: the program it was started from did not run it as a worker; a program that embeds Sabline must call %s at the top of main", ps.ExitCode(), HandOverCall)
+		e := codes.Errorf(codes.E310, "the worker exited with status %d before it began: the program it was started from did not run it as a worker; a program that embeds Sabline must call %s at the top of main", ps.ExitCode(), handOverCall)
 		return receipt.OutcomeOf(e)
 	}
 	return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result%s", ps.ExitCode(), where))
@@ -534,7 +534,7 @@ func deathOutcome(ps *os.ProcessState, memLimitMB int, tmp, kept string) receipt
 // readCrashReport reads at most MaxCrashReportBytes of the crash report in
 // tmp: a regular file only, never through a link the worker put there.
 func readCrashReport(tmp string) string {
-	f, err := openRegular(filepath.Join(tmp, CrashFile))
+	f, err := openRegular(filepath.Join(tmp, crashFile))
 	if err != nil {
 		return "" // none when the worker died before it could make one
 	}

@@ -20,13 +20,13 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
-// CrashFile is the file in the run's temporary directory where the worker's
+// crashFile is the file in the run's temporary directory where the worker's
 // Go runtime writes a fatal error: the worker's own standard error (the
 // descriptor the Go runtime writes its crash reports to) is this file, so
 // that no Go crash dump reaches the operator's terminal. The worker's own
 // messages go to the standard error it inherited. The supervisor reads at
 // most MaxCrashReportBytes of it.
-const CrashFile = "worker-crash.txt"
+const crashFile = "worker-crash.txt"
 
 // WorkerArg is the hidden first argument that makes the sabline binary a
 // worker. The supervisor starts the worker with it; nothing else should.
@@ -143,8 +143,8 @@ func (w *worker) run(req *request) int {
 	in.Hold(res.Confinement)
 
 	if len(req.Faults) > 0 {
-		res.Faults = RunFaults(req.Faults, res.Confinement.Layers)
-		if err := FaultsRefused(res.Faults); err != nil {
+		res.Faults = runFaults(req.Faults, res.Confinement.Layers)
+		if err := faultsRefused(res.Faults); err != nil {
 			return w.finish(res, err)
 		}
 	}
@@ -174,7 +174,7 @@ func (w *worker) prepare(req *request, res *workerResult) {
 	// A fatal error of the Go runtime (out of memory under the address-space
 	// limit, say) goes to the crash file only, for the supervisor to read
 	// when no result comes; the operator sees one line naming it.
-	if f, err := os.OpenFile(filepath.Join(req.TempDir, CrashFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
+	if f, err := os.OpenFile(filepath.Join(req.TempDir, crashFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
 		if err := crashToFile(f); err != nil {
 			fmt.Fprintln(os.Stderr, "sabline: worker: crash report:", err)
 		}

@@ -15,6 +15,7 @@ import (
 	goruntime "runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sabline/sabline/budget"
@@ -647,6 +648,8 @@ func newRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func platform() Platform {
+// platform is where this process runs: read once, not for every receipt
+// of a pool's thousands.
+var platform = sync.OnceValue(func() Platform {
 	return Platform{OS: goruntime.GOOS, Arch: goruntime.GOARCH, Kernel: confine.KernelRelease(), Go: goruntime.Version()}
-}
+})

@@ -417,3 +417,32 @@ func TestPoolRequire(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolForgedResult: a run that may make raw system calls writes a
+// result of its own on the worker's result pipe, then fails: its receipt
+// says it failed, and the forged output is not taken. The control: the
+// same program without the forgery fails the same way.
+func TestPoolForgedResult(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("ctypes makes raw system calls on Linux only")
+	}
+	root := importRoot(t)
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,ffi:ctypes"), Workers: 1, ImportRoot: root})
+	forged := `{"outcome":{"status":"ok","exit_status":0},"stdout":"Zm9yZ2VkCg=="}` + "\n"
+	for _, tt := range []struct {
+		name, src string
+	}{
+		{name: "forged", src: "line = '" + strings.TrimSuffix(forged, "\n") + "\\n'\nffi.module(\"ctypes\").syscall(\"write\", 4, line, len(line))\nfail(\"the real end\")\n"},
+		{name: "control", src: "fail(\"the real end\")\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := p.Run(context.Background(), sabline.Source("forge.vel", []byte(tt.src)), sabline.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o := res.Receipt.Outcome; o.Status != receipt.StatusFailed || !strings.Contains(o.Message, "the real end") || strings.Contains(string(res.Stdout), "forged") {
+				t.Errorf("outcome %+v, output %q: want the run's own failure, nothing forged", o, res.Stdout)
+			}
+		})
+	}
+}

@@ -269,6 +269,12 @@ func TestBusy(t *testing.T) {
 	if got := resp.Header.Get("Retry-After"); got != "3" {
 		t.Errorf("Retry-After %q, want 3", got)
 	}
+	// Past the bound a body is not read at all: one larger than any
+	// request may be is answered busy, not too large.
+	resp, v = do(t, ts, "POST", "/v1/run", bearer, strings.Repeat(" ", MaxBodyBytes+1))
+	if code, _ := errCode(v); resp.StatusCode != 429 || code != CodeBusy {
+		t.Errorf("an oversized body while busy: %d %v, want 429 busy before the body is read", resp.StatusCode, v)
+	}
 	_, hv := do(t, ts, "GET", "/v1/health", bearer, "")
 	if hv["running"] != float64(1) || hv["queued"] != float64(1) {
 		t.Errorf("health while busy: %v, want 1 running, 1 queued", hv)

@@ -245,6 +245,15 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	if s.refuseStopping(w) {
 		return
 	}
+	// The turn comes first: a request past the bound is answered before
+	// its body is read, so the bound holds the memory of bodies too.
+	release, err := s.gate.enter(r.Context())
+	if err != nil {
+		s.cfg.Logf("http: refused: %v", err)
+		s.writeRefusal(w, err)
+		return
+	}
+	defer release()
 	data, ok := s.readBody(w, r)
 	if !ok {
 		return
@@ -255,7 +264,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, detailOf(err))
 		return
 	}
-	reply, err := s.run(r.Context(), "http", req)
+	reply, err := s.runHeld(r.Context(), "http", req)
 	if err != nil {
 		s.writeRefusal(w, err)
 		return
@@ -268,6 +277,12 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 	if s.refuseStopping(w) {
 		return
 	}
+	release, err := s.gate.enter(r.Context()) // an audit reads a program too
+	if err != nil {
+		s.writeRefusal(w, err)
+		return
+	}
+	defer release()
 	data, ok := s.readBody(w, r)
 	if !ok {
 		return
@@ -291,13 +306,16 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, detailOf(malformedID(id)))
 		return
 	}
+	release, err := s.gate.enter(r.Context()) // finding it reads the receipts
+	if err != nil {
+		s.writeRefusal(w, err)
+		return
+	}
+	defer release()
 	rec, err := s.cfg.Runner.Receipt(id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d := detailOf(err)
-		if d.Code == CodeInternal {
-			d.Code = string(codes.E317)
-		}
 		d.Do = "Give the run_id a run's reply named; receipts are kept by the server that ran it."
 		writeError(w, http.StatusNotFound, d)
 		return
@@ -385,6 +403,11 @@ func (s *Server) run(ctx context.Context, door string, req RunRequest) (RunReply
 		return RunReply{}, err
 	}
 	defer release()
+	return s.runHeld(ctx, door, req)
+}
+
+// runHeld runs req for a caller that holds a turn of the gate.
+func (s *Server) runHeld(ctx context.Context, door string, req RunRequest) (RunReply, error) {
 	start := time.Now()
 	reply, err := s.cfg.Runner.Run(ctx, req)
 	if err != nil {

@@ -546,6 +546,10 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	return w, nil
 }
 
+// maxJobResultLines bounds the lines read from a worker whose run may
+// have written on its result pipe itself.
+const maxJobResultLines = 64
+
 // parseJobResult reads one result line of a pool worker: JSON of a
 // jobResult, with nothing after it, that passes its check. The line comes
 // from a worker that may have run raw system calls: nothing in it is
@@ -608,9 +612,34 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		err  error
 	}
 	readc := make(chan read, 1)
+	last := widens(j.b)
+	if last {
+		// A run that may make raw system calls can write on the result
+		// pipe itself, before the worker's own line. Its worker serves
+		// nothing after it: the request pipe closes, the worker ends
+		// once it has sent its result, and the last line that is a
+		// result it could have sent is the run's, as readResults takes
+		// a single run's last final record.
+		w.reqW.Close()
+	}
 	go func() {
-		l, err := readLine(w.res, maxJobResultBytes)
-		readc <- read{l, err}
+		if !last {
+			l, err := readLine(w.res, maxJobResultBytes)
+			readc <- read{l, err}
+			return
+		}
+		var got read
+		got.err = io.EOF
+		for n := 0; n < maxJobResultLines; n++ {
+			l, err := readLine(w.res, maxJobResultBytes)
+			if err != nil {
+				break
+			}
+			if _, perr := parseJobResult(l); perr == nil {
+				got = read{l, nil}
+			}
+		}
+		readc <- got
 	}()
 	var timeout <-chan time.Time
 	if p.cfg.Timeout > 0 {

@@ -58,14 +58,40 @@ func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 	if err != nil {
 		return nil, codes.Errorf(codes.E316, "program %s: %w", path, err)
 	}
-	src, err := os.ReadFile(abs)
+	src, err := readProgramFile(abs)
 	if err != nil {
-		return nil, codes.Errorf(codes.E316, "program %s: %w", abs, errors.Unwrap(err))
+		return nil, err
 	}
 	// Loads are read before the run is confined and before any budget
 	// check, so they are held to the program's own directory tree: a load
 	// cannot read, or probe for, any other file on the machine.
 	return compile(abs, src, filepath.Dir(abs), "its own directory", predeclared)
+}
+
+// readProgramFile reads the program file abs: a regular file (a pipe or a
+// device would block, or never end) of at most MaxProgramBytes.
+func readProgramFile(abs string) ([]byte, error) {
+	// Checked before it is opened: opening a named pipe blocks until a
+	// writer comes.
+	if fi, err := os.Stat(abs); err == nil && !fi.Mode().IsRegular() {
+		return nil, codes.Errorf(codes.E316, "program %s is not a regular file", abs)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, codes.Errorf(codes.E316, "program %s: %w", abs, errors.Unwrap(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, codes.Errorf(codes.E316, "program %s is not a regular file", abs)
+	}
+	src, err := io.ReadAll(io.LimitReader(f, MaxProgramBytes+1))
+	if err != nil {
+		return nil, codes.Errorf(codes.E316, "program %s: %w", abs, err)
+	}
+	if len(src) > MaxProgramBytes {
+		return nil, codes.Errorf(codes.E316, "program %s is larger than %d bytes", abs, MaxProgramBytes)
+	}
+	return src, nil
 }
 
 // CompileSource compiles src as the program named path (absolute: the

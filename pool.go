@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/run"
@@ -84,7 +85,7 @@ func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Resu
 	}
 	if err == nil && r.Receipt.Outcome.Status != receipt.StatusOK {
 		o := r.Receipt.Outcome
-		res.Stderr = append(res.Stderr, fmt.Sprintf("sabline: %s: %s\n", o.Code, o.Message)...)
+		res.Stderr = append(res.Stderr, fmt.Sprintf("sabline: %s: %s\n", o.Code, codes.TerminalSafe(o.Message))...)
 	}
 	return res, err
 }

@@ -173,7 +173,11 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 		res.Receipt = refused(path, program.Source, opts, err)
 		return res, err
 	}
-	res.Receipt = inProcess(ctx, path, program.Source, opts)
+	rec, err := inProcess(ctx, path, program.Source, opts)
+	res.Receipt = rec
+	if err != nil {
+		return res, err
+	}
 	if o := res.Receipt.Outcome; o.Status == receipt.StatusUsage {
 		return res, res.Err()
 	}
@@ -234,7 +238,7 @@ func store(rec *receipt.Receipt, o Options) {
 
 // inProcess runs the program in this process, under the budget's checks
 // alone.
-func inProcess(ctx context.Context, path string, src []byte, o Options) *receipt.Receipt {
+func inProcess(ctx context.Context, path string, src []byte, o Options) (*receipt.Receipt, error) {
 	started := time.Now()
 	home, _ := os.UserHomeDir() // its credential locations are guarded, as a worker's are
 	in := lang.NewInterp(lang.Config{Budget: o.Budget, Cwd: o.Cwd, Home: home, Args: o.Args, Stdin: o.Stdin, Stdout: o.Stdout, Guarded: guarded(o)})
@@ -254,9 +258,13 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) *receipt
 		rec.Program.Files, rec.Program.SHA256 = prog.Order, prog.Order[0].SHA256
 		// As in a worker: nothing runs without its skeleton kept first.
 		if o.Receipts != "" {
-			var s *receipt.Store
-			if s, err = receipt.OpenStore(o.Receipts); err == nil {
-				err = s.Reserve(rec)
+			s, err := receipt.OpenStore(o.Receipts)
+			if err == nil {
+				err = s.Reserve(rec) // sets what Stored returns
+			}
+			if err != nil {
+				rec.Outcome = receipt.OutcomeOf(err)
+				return rec, err // nothing runs without its skeleton kept
 			}
 		}
 	}
@@ -275,7 +283,8 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) *receipt
 	}
 	rec.Timings.WallMS = float64(time.Since(started).Microseconds()) / 1000
 	store(rec, o)
-	return rec
+	_, err = rec.Stored() // E327: it ran, and its receipt was not finished
+	return rec, err
 }
 
 // guarded are the locations a broad grant never reaches: the receipts.

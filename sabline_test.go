@@ -195,3 +195,33 @@ func TestRunCancelled(t *testing.T) {
 		})
 	}
 }
+
+// TestRunReceiptsUnwritable: a run whose receipt cannot be kept does not
+// run (E317), in this process as in a worker; the control is the same run
+// with a receipts directory it can write.
+func TestRunReceiptsUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prog := sabline.Source(filepath.Join(dir, "p.vel"), []byte(hello))
+	for _, tt := range []struct {
+		name     string
+		receipts string
+		wantCode codes.Code
+	}{
+		{name: "beneath a regular file", receipts: filepath.Join(file, "receipts"), wantCode: codes.E317},
+		{name: "a directory it can write", receipts: filepath.Join(dir, "receipts")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := sabline.Run(context.Background(), prog, sabline.Options{Budget: budget.MustParse(dir, "io"), Cwd: dir, Receipts: tt.receipts})
+			if codes.CodeOf(err) != tt.wantCode {
+				t.Fatalf("Run: %v, want code %q", err, tt.wantCode)
+			}
+			if ran := len(res.Stdout) > 0; ran != (tt.wantCode == "") {
+				t.Errorf("output %q (%+v): ran %v, want %v", res.Stdout, res.Receipt.Outcome, ran, tt.wantCode == "")
+			}
+		})
+	}
+}

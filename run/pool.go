@@ -98,6 +98,7 @@ type pooled struct {
 	src  []byte
 	rec  *receipt.Receipt
 	done chan *PoolResult
+	err  error // set before done when nothing ran (no worker could start)
 }
 
 // StartPool starts cfg.Workers workers and waits until each has applied
@@ -214,7 +215,8 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 	case <-p.stop:
 		return p.unstarted(j, codes.Errorf(codes.E310, "%v before a worker took the run", errPoolClosed)), errPoolClosed
 	}
-	return <-j.done, nil
+	res := <-j.done
+	return res, j.err
 }
 
 // admit checks r against the pool and starts its receipt.
@@ -273,6 +275,7 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	}
 	j.rec.Program.SHA256 = sha256Hex(j.src)
 	if err := p.reserve(j.rec); err != nil {
+		j.rec.Outcome = receipt.OutcomeOf(err)
 		return j, err
 	}
 	// Taken: Close now waits for this run to be answered.
@@ -392,7 +395,8 @@ func (p *Pool) serve(w *poolWorker) {
 		if w == nil {
 			var err error
 			if w, err = p.startWorker(); err != nil {
-				j.done <- p.unstarted(j, codes.Errorf(codes.E310, "start a pool worker: %w", err))
+				j.err = codes.Errorf(codes.E310, "start a pool worker: %w: nothing ran", err)
+				j.done <- p.unstarted(j, j.err)
 				continue
 			}
 		}

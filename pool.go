@@ -2,6 +2,7 @@ package sabline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -104,16 +105,21 @@ func (p *Pool) Close() error { return p.p.Close() }
 // with at most Max alive: past it, the least recently used pool that no run
 // holds is closed. The command's HTTP and MCP doors run through one.
 type PoolRegistry struct {
-	max   int
-	mu    sync.Mutex
-	pools map[string]*entry
-	clock int64
+	max    int
+	mu     sync.Mutex
+	pools  map[string]*entry
+	clock  int64
+	closed bool
 }
+
+// errRegistryClosed is the error of Acquire after Close.
+var errRegistryClosed = errors.New("the pool registry is closed")
 
 type entry struct {
 	once   sync.Once
-	pool   *Pool
+	pool   *Pool // written in once; read by others only once ready is set
 	err    error
+	ready  bool  // under the registry's lock: pool is made
 	used   int64 // the registry's clock at its last use
 	refs   int   // runs holding it
 	key    string
@@ -154,6 +160,10 @@ func (r *PoolRegistry) Run(ctx context.Context, opts PoolOptions, program Progra
 func (r *PoolRegistry) Acquire(opts PoolOptions) (*Pool, func(), error) {
 	key := opts.Key()
 	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, nil, errRegistryClosed
+	}
 	e := r.pools[key]
 	if e == nil {
 		e = &entry{key: key}
@@ -163,15 +173,21 @@ func (r *PoolRegistry) Acquire(opts PoolOptions) (*Pool, func(), error) {
 	e.used, e.refs = r.clock, e.refs+1
 	r.mu.Unlock()
 	e.once.Do(func() { e.pool, e.err = NewPool(opts) })
-	if e.err != nil {
-		r.mu.Lock()
+	err := e.err
+	if err == nil && e.pool == nil {
+		err = errRegistryClosed // Close came first
+	}
+	r.mu.Lock()
+	if err != nil {
 		e.refs--
 		if r.pools[key] == e {
 			delete(r.pools, key) // the next Acquire tries again
 		}
 		r.mu.Unlock()
-		return nil, nil, e.err
+		return nil, nil, err
 	}
+	e.ready = true
+	r.mu.Unlock()
 	r.evict()
 	var once sync.Once
 	return e.pool, func() { once.Do(func() { r.release(e) }) }, nil
@@ -193,8 +209,12 @@ func (r *PoolRegistry) release(e *entry) {
 func (r *PoolRegistry) evict() {
 	r.mu.Lock()
 	var live []*entry
+	if len(r.pools) <= r.max {
+		r.mu.Unlock()
+		return
+	}
 	for _, e := range r.pools {
-		if e.pool != nil {
+		if e.ready {
 			live = append(live, e)
 		}
 	}
@@ -224,6 +244,7 @@ func (r *PoolRegistry) Len() int {
 // Close closes every pool the registry holds, letting their runs end.
 func (r *PoolRegistry) Close() error {
 	r.mu.Lock()
+	r.closed = true
 	pools := r.pools
 	r.pools = map[string]*entry{}
 	r.mu.Unlock()

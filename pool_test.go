@@ -289,35 +289,44 @@ func TestPoolImportRoot(t *testing.T) {
 }
 
 // TestPoolRegistry: pools are made on first use, shared by equal options,
-// and the least recently used is closed past the bound.
+// and past the bound the least recently used is closed, but only once no
+// run holds it; after Close the registry makes no pool.
 func TestPoolRegistry(t *testing.T) {
 	root := importRoot(t)
 	reg := sabline.NewPoolRegistry(1)
-	defer reg.Close()
 	a := sabline.PoolOptions{Budget: budget.MustParse(root, "io"), ImportRoot: root}
 	b := sabline.PoolOptions{Budget: budget.MustParse(root, "io,clock"), ImportRoot: root}
-	pa, release, err := reg.Acquire(a)
+	pa, releaseA, err := reg.Acquire(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	release()
-	again, release, _ := reg.Acquire(a)
-	release()
+	again, releaseAgain, _ := reg.Acquire(a)
+	releaseAgain()
 	if again != pa {
 		t.Error("equal options made a second pool")
 	}
-	first := pa.Workers()
+	// b evicts a, which a run still holds: a serves on until it is given back.
 	if _, err := reg.Run(context.Background(), b, sabline.File("hello.vel"), sabline.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := reg.Len(); n != 1 {
 		t.Errorf("%d pools alive, want the bound, 1", n)
 	}
+	if _, err := pa.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{}); err != nil {
+		t.Errorf("the evicted pool, still held, refused a run: %v", err)
+	}
+	releaseA()
 	if w := pa.Workers(); len(w) != 0 {
-		t.Errorf("the evicted pool still has workers %v (had %v)", w, first)
+		t.Errorf("the evicted pool, given back, still has workers %v", w)
 	}
 	if _, err := pa.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{}); err == nil {
-		t.Error("the evicted pool still takes runs")
+		t.Error("the evicted pool still takes runs after it was given back")
+	}
+	if err := reg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := reg.Acquire(a); err == nil {
+		t.Error("a closed registry made a pool")
 	}
 }
 

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sabline/sabline"
@@ -22,10 +20,6 @@ import (
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/run"
 )
-
-// maxRunOutput bounds what a door keeps of a run's standard output, and of
-// its standard error: past it the rest is dropped, and the reply says so.
-const maxRunOutput = 1 << 20
 
 // newDoorRunner is the Runner of sabline serve and sabline mcp: a pool of
 // o.Workers workers, confined once with the operator's ceiling, started
@@ -67,11 +61,11 @@ func (r *poolRunner) Run(ctx context.Context, req door.RunRequest) (door.RunRepl
 		}
 	default:
 		prog = sabline.File(filepath.Join(r.o.ImportRoot, filepath.FromSlash(req.Path)))
-		path, err := underRoot(r.o.ImportRoot, req.Path)
+		path, src, err := underRoot(r.o.ImportRoot, req.Path)
 		if err != nil {
 			return door.RunReply{}, r.refused(prog, req, err)
 		}
-		prog = sabline.File(path)
+		prog = sabline.Source(path, src)
 	}
 	b, err := r.budgetOf(req.Allow)
 	if err != nil {
@@ -119,12 +113,9 @@ func (r *poolRunner) refused(prog sabline.Program, req door.RunRequest, err erro
 func (r *poolRunner) Audit(ctx context.Context, req door.AuditRequest) (door.AuditReply, error) {
 	name, src := "program.vel", []byte(req.Source)
 	if req.Path != "" {
-		path, err := underRoot(r.o.ImportRoot, req.Path)
-		if err != nil {
+		var err error
+		if _, src, err = underRoot(r.o.ImportRoot, req.Path); err != nil {
 			return door.AuditReply{}, err
-		}
-		if src, err = readBoundedFile(path, lang.MaxProgramBytes); err != nil {
-			return door.AuditReply{}, codes.Errorf(codes.E316, "program %s: %w", req.Path, err)
 		}
 		name = req.Path
 	}
@@ -192,7 +183,7 @@ func (r *poolRunner) budgetOf(allow []string) (budget.Budget, error) {
 // regular file that opening through os.Root reaches without leaving the
 // root (a link out of it is refused). Every refusal is E316 and says
 // nothing of what lies outside the root.
-func underRoot(root, p string) (string, error) {
+func underRoot(root, p string) (string, []byte, error) {
 	refuse := func(why string) error {
 		e := codes.Errorf(codes.E316, "path %q: %s", codes.TerminalSafe(p), why)
 		e.Do = "Give the path of a .vel file under the server's import root, relative to it, with forward slashes. Nothing ran."
@@ -200,78 +191,35 @@ func underRoot(root, p string) (string, error) {
 	}
 	rel := filepath.FromSlash(p)
 	if strings.Contains(p, `\`) || !filepath.IsLocal(rel) {
-		return "", refuse("not a path under the import root")
+		return "", nil, refuse("not a path under the import root")
 	}
 	if filepath.Ext(rel) != ".vel" {
-		return "", refuse("a program is a .vel file")
+		return "", nil, refuse("a program is a .vel file")
 	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
-		return "", codes.Errorf(codes.E316, "the import root: %w", err)
+		return "", nil, codes.Errorf(codes.E316, "the import root: %w", err)
 	}
 	defer r.Close()
 	f, err := r.Open(rel)
 	if err != nil {
-		return "", refuse("no such file under the import root")
+		return "", nil, refuse("no such file under the import root")
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return "", refuse("not a regular file")
+		return "", nil, refuse("not a regular file")
 	}
-	return filepath.Join(root, rel), nil
-}
-
-// readBoundedFile reads a regular file of at most limit bytes.
-func readBoundedFile(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	// The bytes are read from what was opened here: opened again by
+	// name, the path could lead elsewhere by then.
+	src, err := io.ReadAll(io.LimitReader(f, lang.MaxProgramBytes+1))
 	if err != nil {
-		return nil, err
+		return "", nil, refuse(err.Error())
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
+	if len(src) > lang.MaxProgramBytes {
+		return "", nil, refuse(fmt.Sprintf("larger than %d bytes", lang.MaxProgramBytes))
 	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return data, nil
-}
-
-// capped is a writer that keeps the first max bytes written to it and
-// counts the rest; it never fails, so that the program's output pipe is
-// drained whatever it writes.
-type capped struct {
-	mu      sync.Mutex
-	max     int
-	buf     bytes.Buffer
-	dropped int64
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	room := c.max - c.buf.Len()
-	if room >= len(p) {
-		c.buf.Write(p)
-		return len(p), nil
-	}
-	if room > 0 {
-		c.buf.Write(p[:room])
-	}
-	c.dropped += int64(len(p) - max(room, 0))
-	return len(p), nil
-}
-
-// String is what was kept, and a line saying how much was dropped.
-func (c *capped) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.dropped == 0 {
-		return c.buf.String()
-	}
-	return c.buf.String() + fmt.Sprintf("\n[sabline: %d more bytes were dropped: a reply keeps %d]\n", c.dropped, c.max)
+	return filepath.Join(root, rel), src, nil
 }
 
 // ceilingText is the operator's budget as a message says it.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/door"
 )
@@ -63,5 +64,5 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // isEOF reports whether err is the client closing its end of the
 // connection, which ends sabline mcp well.
 func isEOF(err error) bool {
-	return errors.Is(err, io.EOF) || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection closed")
+	return errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed)
 }

@@ -12,18 +12,21 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 )
 
-// Print writes the count line of suite's skipped specs and one line per
-// reason, most frequent first.
+// Print writes the count line of suite's skipped and pending specs and
+// one line per reason, most frequent first.
 func Print(w io.Writer, suite string, report types.Report) {
 	reasons := map[string]int{}
 	total := 0
 	for _, sr := range report.SpecReports {
-		if sr.LeafNodeType != types.NodeTypeIt || !sr.State.Is(types.SpecStateSkipped) {
+		if sr.LeafNodeType != types.NodeTypeIt || !sr.State.Is(types.SpecStateSkipped|types.SpecStatePending) {
 			continue
 		}
 		total++
 		why := sr.Failure.Message
-		if why == "" {
+		switch {
+		case sr.State.Is(types.SpecStatePending):
+			why = "pending: written, never run"
+		case why == "":
 			why = "not run (an earlier failure or a focus)"
 		}
 		reasons[why]++

@@ -76,6 +76,7 @@ type PoolResult struct {
 type Pool struct {
 	cfg      PoolConfig
 	policy   confine.Policy // derived once
+	digest   string         // its sha256, as every receipt records it
 	held     confine.Result // what the first worker reported
 	store    *receipt.Store // the receipts' journal; nil when receipts are not kept
 	jobs     chan *pooled
@@ -149,6 +150,7 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		p.store = s
 	}
 	p.policy = confine.OSPolicy(p.osBudget(), confine.Options{Strict: cfg.Confine == ConfineStrict})
+	p.digest = p.policy.SHA256()
 	// Every worker is started before the pool takes a run, so that a
 	// pool that cannot hold what it was asked fails here.
 	first := make([]*poolWorker, cfg.Workers)
@@ -213,6 +215,8 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 		err := codes.Errorf(codes.E307, "the run was cancelled before a worker took it: %v; nothing ran", context.Cause(ctx))
 		return p.unstarted(j, err), err
 	case <-p.stop:
+		// Not while Close waits for admitted runs; were that ever
+		// broken, a run is refused here rather than waiting forever.
 		return p.unstarted(j, codes.Errorf(codes.E310, "%v before a worker took the run", errPoolClosed)), errPoolClosed
 	}
 	res := <-j.done
@@ -331,7 +335,7 @@ func (p *Pool) setParameters(rec *receipt.Receipt) {
 	rp.Confine = p.cfg.Confine
 	rp.RequireConfinement = p.cfg.Require
 	rp.TimeoutMS = p.cfg.Timeout.Milliseconds()
-	rp.OSPolicySHA256 = p.policy.SHA256()
+	rp.OSPolicySHA256 = p.digest
 }
 
 // reserve reserves rec in the receipts' journal, when the pool keeps
@@ -489,7 +493,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	var pol confine.Policy
 	if p.cfg.Confine != ConfineOff {
 		pol = p.policy
-		req.Policy, req.PolicySHA256 = &pol, pol.SHA256()
+		req.Policy, req.PolicySHA256 = &pol, p.digest
 	}
 	w.cmd = &exec.Cmd{
 		WaitDelay: resultGrace,

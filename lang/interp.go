@@ -211,8 +211,9 @@ func (in *Interp) runError(err error) error {
 	if ee != nil {
 		msg = ee.Msg
 	}
-	if layers := RefusedBy(err, in.held.Layers); len(layers) > 0 {
-		return &codes.Error{Code: codes.E319, Msg: fmt.Sprintf("%s: the kernel refused it; refused by: %s", msg, LayerList(layers)), Pos: pos, Stack: stack, Err: err}
+	if refused := in.kernelRefused(msg+": the kernel refused it", err); refused != nil {
+		refused.Pos, refused.Stack = pos, stack
+		return refused
 	}
 	return &codes.Error{Code: codes.E305, Msg: msg, Pos: pos, Stack: stack, Err: err}
 }
@@ -261,16 +262,28 @@ func (in *Interp) charge(i int) {
 // the budget allowed: a refusal by a confinement layer that holds this kind
 // of effect is E319 naming those layers; anything else is code.
 func (in *Interp) osError(code codes.Code, what string, err error) error {
-	if layers := RefusedBy(err, in.held.Layers); len(layers) > 0 {
-		msg := fmt.Sprintf("%s: the kernel refused it (%v); refused by: %s", what, errnoName(err), LayerList(layers))
-		if errors.Is(err, syscall.EACCES) && os.Geteuid() != 0 {
-			// Root keeps CAP_DAC_OVERRIDE, so its EACCES is Landlock's;
-			// another user's may be the file's own permissions.
-			msg += " (or the file's own permissions: the run is not root)"
-		}
-		return &codes.Error{Code: codes.E319, Msg: msg, Err: err}
+	if refused := in.kernelRefused(fmt.Sprintf("%s: the kernel refused it (%v)", what, errnoName(err)), err); refused != nil {
+		return refused
 	}
 	return &codes.Error{Code: code, Msg: fmt.Sprintf("%s: %v", what, err), Err: err}
+}
+
+// kernelRefused is the E319 of err, said after what, when err's errno is
+// one an applied layer answers with (RefusedBy), and nil otherwise. The
+// errno says which layers may have refused, not that one did: a non-root
+// run's EACCES may be the file's own permissions, and the message says so.
+func (in *Interp) kernelRefused(what string, err error) *codes.Error {
+	layers := RefusedBy(err, in.held.Layers)
+	if len(layers) == 0 {
+		return nil
+	}
+	msg := what + "; refused by: " + LayerList(layers)
+	if errors.Is(err, syscall.EACCES) && os.Geteuid() != 0 {
+		// Root keeps CAP_DAC_OVERRIDE, so its EACCES is Landlock's;
+		// another user's may be the file's own permissions.
+		msg += " (or the file's own permissions: the run is not root)"
+	}
+	return &codes.Error{Code: codes.E319, Msg: msg, Err: err}
 }
 
 func errnoName(err error) string {

@@ -357,8 +357,20 @@ func TestHTTPServerBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	hs := s.HTTPServer()
-	if hs.ReadHeaderTimeout <= 0 || hs.ReadTimeout <= 0 || hs.IdleTimeout <= 0 || hs.MaxHeaderBytes <= 0 {
-		t.Errorf("server bounds: %v %v %v %v: want every one set", hs.ReadHeaderTimeout, hs.ReadTimeout, hs.IdleTimeout, hs.MaxHeaderBytes)
+	for _, b := range []struct {
+		name      string
+		got, most time.Duration
+	}{
+		{"ReadHeaderTimeout", hs.ReadHeaderTimeout, 30 * time.Second},
+		{"ReadTimeout", hs.ReadTimeout, 5 * time.Minute},
+		{"IdleTimeout", hs.IdleTimeout, 10 * time.Minute},
+	} {
+		if b.got <= 0 || b.got > b.most {
+			t.Errorf("%s %v: want it set, and at most %v, so that a slow or idle client cannot hold a connection", b.name, b.got, b.most)
+		}
+	}
+	if hs.MaxHeaderBytes <= 0 || hs.MaxHeaderBytes > 64<<10 {
+		t.Errorf("MaxHeaderBytes %d: want it set, and at most 64 KiB", hs.MaxHeaderBytes)
 	}
 }
 

@@ -142,7 +142,7 @@ func (r *poolRunner) Audit(ctx context.Context, req door.AuditRequest) (door.Aud
 
 // Receipt reads the receipt of the run id in the receipts directory.
 func (r *poolRunner) Receipt(id string) (json.RawMessage, error) {
-	if id == "" || len(id) > 64 || strings.Trim(id, "0123456789abcdef") != "" {
+	if !receipt.ValidRunID(id) {
 		return nil, codes.Errorf(codes.E317, "no receipt %q: %w", codes.TerminalSafe(id), fs.ErrNotExist)
 	}
 	runs, err := receipt.List(r.o.Receipts)

@@ -302,7 +302,7 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if !validRunID(id) {
+	if !receipt.ValidRunID(id) {
 		writeError(w, http.StatusBadRequest, detailOf(malformedID(id)))
 		return
 	}
@@ -348,20 +348,6 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		s.setRetryAfter(w)
 	}
 	writeJSON(w, status, h)
-}
-
-// validRunID admits a run id as a receipt's name: 1 to 64 letters, digits,
-// '-' or '_'.
-func validRunID(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return false
-		}
-	}
-	return true
 }
 
 func malformedID(id string) error {

@@ -639,6 +639,20 @@ func readBounded(r io.Reader, limit int64) (b []byte, over bool) {
 	return b, false
 }
 
+// ValidRunID reports whether id could be a run id newRunID made: 1 to 64
+// lower-case hexadecimal digits, nothing else (no path, no separator).
+func ValidRunID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // newRunID is a run id: 16 random hexadecimal digits.
 func newRunID() string {
 	var b [8]byte

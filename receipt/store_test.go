@@ -3,6 +3,7 @@ package receipt
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,4 +102,29 @@ func receiptAt(t *testing.T, program string, level confine.Level, started time.T
 	r.RunParameters.Confinement = level
 	r.RunParameters.ConfinementReason = "test"
 	return r
+}
+
+// TestValidRunID: what a run id may be, each refusal beside ids that pass.
+func TestValidRunID(t *testing.T) {
+	tests := []struct {
+		name string
+		id   string
+		want bool
+	}{
+		{name: "a made id", id: newRunID(), want: true},
+		{name: "short hex", id: "0a", want: true},
+		{name: "empty", id: ""},
+		{name: "upper case", id: "0A"},
+		{name: "a path", id: "../x"},
+		{name: "a separator", id: "0a-1b"},
+		{name: "too long", id: strings.Repeat("a", 65)},
+		{name: "the longest", id: strings.Repeat("a", 64), want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ValidRunID(tt.id); got != tt.want {
+				t.Errorf("ValidRunID(%q) = %v, want %v", tt.id, got, tt.want)
+			}
+		})
+	}
 }

@@ -16,11 +16,11 @@ import (
 const (
 	// MaxBodyBytes is the largest request body a door reads.
 	MaxBodyBytes = 1<<20 + lang.MaxProgramBytes
-	// MaxArgs and MaxAllow bound the lists of a request.
-	MaxArgs  = 4096
-	MaxAllow = 256
-	// MaxPathBytes bounds a program path.
-	MaxPathBytes = 4096
+	// maxArgs and maxAllow bound the lists of a request.
+	maxArgs  = 4096
+	maxAllow = 256
+	// maxPathBytes bounds a program path.
+	maxPathBytes = 4096
 )
 
 // The fields a request body may have, and only these.
@@ -42,14 +42,14 @@ func malformed(format string, args ...any) error {
 	return e
 }
 
-// DecodeRunRequest reads a run request body: one JSON object whose fields
+// decodeRunRequest reads a run request body: one JSON object whose fields
 // are exactly the snake_case names source, path, args, stdin and allow,
 // each at most once, none null, with exactly one of source and path, and
 // nothing after the object. A field that names a confinement setting (any
 // key containing "confin", in any case) is refused first, whatever else
 // the body holds: the confinement is the operator's. Every refusal is E301.
 // The caller bounds data (MaxBodyBytes).
-func DecodeRunRequest(data []byte) (RunRequest, error) {
+func decodeRunRequest(data []byte) (RunRequest, error) {
 	var req RunRequest
 	var source, path *string
 	err := decodeObject(data, runFields, func(key string, raw json.RawMessage) error {
@@ -66,9 +66,9 @@ func DecodeRunRequest(data []byte) (RunRequest, error) {
 			req.Stdin = *s
 			return nil
 		case "args":
-			return decodeList(key, raw, MaxArgs, &req.Args)
+			return decodeList(key, raw, maxArgs, &req.Args)
 		case "allow":
-			return decodeList(key, raw, MaxAllow, &req.Allow)
+			return decodeList(key, raw, maxAllow, &req.Allow)
 		}
 		return nil
 	})
@@ -81,9 +81,9 @@ func DecodeRunRequest(data []byte) (RunRequest, error) {
 	return req, nil
 }
 
-// DecodeAuditRequest reads an audit request body the way DecodeRunRequest
+// decodeAuditRequest reads an audit request body the way decodeRunRequest
 // reads a run's: the fields source and path, exactly one of them.
-func DecodeAuditRequest(data []byte) (AuditRequest, error) {
+func decodeAuditRequest(data []byte) (AuditRequest, error) {
 	var source, path *string
 	err := decodeObject(data, auditFields, func(key string, raw json.RawMessage) error {
 		if key == "source" {
@@ -118,8 +118,8 @@ func oneProgram(source, path *string) (string, string, error) {
 	switch {
 	case *path == "":
 		return "", "", malformed("path is empty")
-	case len(*path) > MaxPathBytes:
-		return "", "", malformed("path is longer than %d bytes", MaxPathBytes)
+	case len(*path) > maxPathBytes:
+		return "", "", malformed("path is longer than %d bytes", maxPathBytes)
 	case strings.ContainsRune(*path, 0):
 		return "", "", malformed("path holds a NUL byte")
 	}

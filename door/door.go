@@ -61,7 +61,7 @@ type AuditReply struct {
 
 // Runner runs programs for a door. An error from Run or Audit is a
 // refusal before anything ran: a *codes.Error with an E3xx code, which
-// the door maps to the HTTP status (StatusOf). An error from Receipt that
+// the door maps to the HTTP status (statusOf). An error from Receipt that
 // wraps fs.ErrNotExist means there is no such receipt.
 type Runner interface {
 	Run(ctx context.Context, req RunRequest) (RunReply, error)
@@ -80,11 +80,11 @@ const (
 	CodeInternal     = "internal"      // 500: a fault of the server
 )
 
-// StatusOf is the HTTP status of a refusal with code c: 400 for a
+// statusOf is the HTTP status of a refusal with code c: 400 for a
 // malformed request (E301, E311), 403 for a budget, path or confinement
 // the operator's settings refuse (E302, E303, E316, E318, E326, E328), 500 for
 // anything else (E317 among them: the server cannot keep receipts).
-func StatusOf(c codes.Code) int {
+func statusOf(c codes.Code) int {
 	switch c {
 	case codes.E301, codes.E311:
 		return http.StatusBadRequest
@@ -94,35 +94,35 @@ func StatusOf(c codes.Code) int {
 	return http.StatusInternalServerError
 }
 
-// ErrorBody is the JSON a door answers an error with:
+// errorBody is the JSON a door answers an error with:
 // {"error":{"code":"E3xx","message":"...","do":"..."}}.
-type ErrorBody struct {
-	Error ErrorDetail `json:"error"`
+type errorBody struct {
+	Error errorDetail `json:"error"`
 }
 
-// ErrorDetail is the error inside an ErrorBody. RetryAfter, in seconds, is
+// errorDetail is the error inside an errorBody. RetryAfter, in seconds, is
 // set when the server is busy or stopping.
-type ErrorDetail struct {
+type errorDetail struct {
 	Code       string `json:"code"`
 	Message    string `json:"message"`
 	Do         string `json:"do,omitempty"`
 	RetryAfter int    `json:"retry_after,omitempty"`
 }
 
-// detailOf is the ErrorDetail of err: its code, message and what to do
+// detailOf is the errorDetail of err: its code, message and what to do
 // when it is a *codes.Error, else CodeInternal.
-func detailOf(err error) ErrorDetail {
+func detailOf(err error) errorDetail {
 	var e *codes.Error
 	if errors.As(err, &e) {
-		return ErrorDetail{Code: string(e.Code), Message: e.Msg, Do: e.Hint()}
+		return errorDetail{Code: string(e.Code), Message: e.Msg, Do: e.Hint()}
 	}
-	return ErrorDetail{Code: CodeInternal, Message: err.Error()}
+	return errorDetail{Code: CodeInternal, Message: err.Error()}
 }
 
 // statusOfErr is the HTTP status of a Runner's error.
 func statusOfErr(err error) int {
 	if c := codes.CodeOf(err); c != "" {
-		return StatusOf(c)
+		return statusOf(c)
 	}
 	return http.StatusInternalServerError
 }

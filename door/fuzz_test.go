@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// FuzzDecodeRunRequest feeds the request decoders (DecodeRunRequest, and
-// DecodeAuditRequest, which shares its reading) arbitrary bodies. They
+// FuzzDecodeRunRequest feeds the request decoders (decodeRunRequest, and
+// decodeAuditRequest, which shares its reading) arbitrary bodies. They
 // must never panic; a body it accepts names exactly one program, holds no
 // key naming a confinement setting, and reads back the same after being
 // encoded again.
@@ -33,10 +33,10 @@ func FuzzDecodeRunRequest(f *testing.F) {
 		if len(data) > 1<<16 {
 			return
 		}
-		if a, err := DecodeAuditRequest(data); err == nil && (a.Source == "") == (a.Path == "") {
+		if a, err := decodeAuditRequest(data); err == nil && (a.Source == "") == (a.Path == "") {
 			t.Fatalf("audit: accepted %q with source %q and path %q: want exactly one", data, a.Source, a.Path)
 		}
-		req, err := DecodeRunRequest(data)
+		req, err := decodeRunRequest(data)
 		if err != nil {
 			return
 		}
@@ -64,7 +64,7 @@ func FuzzDecodeRunRequest(f *testing.F) {
 			}
 		}
 		again, _ = json.Marshal(m)
-		back, err := DecodeRunRequest(again)
+		back, err := decodeRunRequest(again)
 		if err != nil {
 			t.Fatalf("%q decoded, but its re-encoding %s does not: %v", data, again, err)
 		}

@@ -16,7 +16,7 @@ import (
 
 // RunInput is the arguments of the MCP tool run; its JSON schema is the
 // tool's input schema. The arguments are decoded as strictly as an HTTP
-// body (DecodeRunRequest).
+// body (decodeRunRequest).
 type RunInput struct {
 	Source string   `json:"source,omitempty" jsonschema:"the program's text, a .vel program (a dialect of Starlark); give source or path, not both"`
 	Path   string   `json:"path,omitempty" jsonschema:"a .vel file under the server's import root, relative to it, with forward slashes; give source or path, not both"`
@@ -109,7 +109,7 @@ func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	if len(arguments(req)) > int(s.cfg.MaxBodyBytes) {
 		return toolError(detailOf(malformed("the arguments are larger than %d bytes", s.cfg.MaxBodyBytes))), nil
 	}
-	in, err := DecodeRunRequest(arguments(req))
+	in, err := decodeRunRequest(arguments(req))
 	if err != nil {
 		s.cfg.Logf("mcp: refused: %s", codes.TerminalSafe(err.Error()))
 		return toolError(detailOf(err)), nil
@@ -129,7 +129,7 @@ func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 }
 
 func (s *Server) mcpAudit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	in, err := DecodeAuditRequest(arguments(req))
+	in, err := decodeAuditRequest(arguments(req))
 	if err != nil {
 		return toolError(detailOf(err)), nil
 	}
@@ -158,8 +158,8 @@ func toolResult(out any) (*mcp.CallToolResult, error) {
 
 // toolError is a refusal as a tool error: IsError, with the error body the
 // HTTP door would answer as its text.
-func toolError(d ErrorDetail) *mcp.CallToolResult {
-	data, _ := json.Marshal(ErrorBody{Error: d})
+func toolError(d errorDetail) *mcp.CallToolResult {
+	data, _ := json.Marshal(errorBody{Error: d})
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}
 }
 

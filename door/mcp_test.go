@@ -116,7 +116,7 @@ func TestMCPCall(t *testing.T) {
 				t.Errorf("text %s, want it to hold %s", text, tt.wantText)
 			}
 			if tt.wantError {
-				var body ErrorBody
+				var body errorBody
 				if err := json.Unmarshal([]byte(text), &body); err != nil || body.Error.Code != tt.wantCode {
 					t.Errorf("error text %s: want the code %s (%v)", text, tt.wantCode, err)
 				}
@@ -227,7 +227,7 @@ func TestMCPSchemaNoNull(t *testing.T) {
 	if strings.Contains(string(data), "null") || !strings.Contains(string(data), `"args":{"type":"array"`) {
 		t.Errorf("schema %s: want args and allow arrays, never null", data)
 	}
-	if _, err := DecodeRunRequest([]byte(`{"source":"x","args":null}`)); err == nil {
+	if _, err := decodeRunRequest([]byte(`{"source":"x","args":null}`)); err == nil {
 		t.Error("the decoder took null args")
 	}
 }

@@ -163,7 +163,7 @@ func (s *Server) newHandler() http.Handler {
 	mux.Handle("/v1/health", s.method(http.MethodGet, s.handleHealth))
 	mux.Handle("/mcp", s.mcpHandler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, ErrorDetail{Code: CodeNotFound, Message: "no such endpoint: the endpoints are /v1/run, /v1/audit, /v1/receipts/{id}, /v1/health and /mcp"})
+		writeError(w, http.StatusNotFound, errorDetail{Code: CodeNotFound, Message: "no such endpoint: the endpoints are /v1/run, /v1/audit, /v1/receipts/{id}, /v1/health and /mcp"})
 	})
 	return s.authorized(mux)
 }
@@ -173,7 +173,7 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.tokenOK(r.Header.Get("Authorization")) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sabline"`)
-			writeError(w, http.StatusUnauthorized, ErrorDetail{Code: CodeUnauthorized,
+			writeError(w, http.StatusUnauthorized, errorDetail{Code: CodeUnauthorized,
 				Message: "no bearer token, or not this server's",
 				Do:      "Send Authorization: Bearer TOKEN with the token in the file sabline serve names at start (--token-file)."})
 			return
@@ -202,7 +202,7 @@ func (s *Server) method(m string, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != m {
 			w.Header().Set("Allow", m)
-			writeError(w, http.StatusMethodNotAllowed, ErrorDetail{Code: CodeMethod, Message: fmt.Sprintf("%s takes %s, not %s", r.URL.Path, m, r.Method)})
+			writeError(w, http.StatusMethodNotAllowed, errorDetail{Code: CodeMethod, Message: fmt.Sprintf("%s takes %s, not %s", r.URL.Path, m, r.Method)})
 			return
 		}
 		h(w, r)
@@ -258,7 +258,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	req, err := DecodeRunRequest(data)
+	req, err := decodeRunRequest(data)
 	if err != nil {
 		s.cfg.Logf("http: refused: %s", codes.TerminalSafe(err.Error()))
 		writeError(w, http.StatusBadRequest, detailOf(err))
@@ -287,7 +287,7 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	req, err := DecodeAuditRequest(data)
+	req, err := decodeAuditRequest(data)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, detailOf(err))
 		return
@@ -419,7 +419,7 @@ func (s *Server) writeRefusal(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusServiceUnavailable, s.stoppingDetail())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		// The client is gone; nobody reads this.
-		writeError(w, http.StatusServiceUnavailable, ErrorDetail{Code: CodeShuttingDown, Message: "the request was cancelled before its run started"})
+		writeError(w, http.StatusServiceUnavailable, errorDetail{Code: CodeShuttingDown, Message: "the request was cancelled before its run started"})
 	default:
 		writeError(w, statusOfErr(err), detailOf(err))
 	}
@@ -433,15 +433,15 @@ func (s *Server) setRetryAfter(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", strconv.Itoa(s.retryAfterSeconds()))
 }
 
-func (s *Server) busyDetail() ErrorDetail {
-	return ErrorDetail{Code: CodeBusy,
+func (s *Server) busyDetail() errorDetail {
+	return errorDetail{Code: CodeBusy,
 		Message:    fmt.Sprintf("the server is running %d programs and has %d waiting, its bound: nothing ran", s.cfg.Workers, s.cfg.Queue),
 		Do:         "Send the request again after Retry-After seconds.",
 		RetryAfter: s.retryAfterSeconds()}
 }
 
-func (s *Server) stoppingDetail() ErrorDetail {
-	return ErrorDetail{Code: CodeShuttingDown, Message: "the server is shutting down: nothing ran",
+func (s *Server) stoppingDetail() errorDetail {
+	return errorDetail{Code: CodeShuttingDown, Message: "the server is shutting down: nothing ran",
 		Do: "Send the request again once the server is back.", RetryAfter: s.retryAfterSeconds()}
 }
 
@@ -464,8 +464,8 @@ func (s *Server) refuseStopping(w http.ResponseWriter) bool {
 	return true
 }
 
-func writeError(w http.ResponseWriter, status int, d ErrorDetail) {
-	writeJSON(w, status, ErrorBody{Error: d})
+func writeError(w http.ResponseWriter, status int, d errorDetail) {
+	writeJSON(w, status, errorBody{Error: d})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

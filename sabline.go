@@ -41,7 +41,6 @@ import (
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/run"
-	"go.starlark.net/starlark"
 )
 
 // HandOver makes this process a worker when the supervisor started it as
@@ -272,7 +271,7 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 		stop := context.AfterFunc(ctx, func() {
 			in.Stop(fmt.Sprintf("the run was cancelled: %v", context.Cause(ctx)))
 		})
-		err = exec(in, prog, pre)
+		err = in.Exec(prog, pre)
 		stop()
 		rec.Effects = in.Usage()
 	}
@@ -297,15 +296,4 @@ func guarded(o Options) []string {
 		return nil
 	}
 	return []string{abs}
-}
-
-// exec runs the program, a panic in a builtin or host module becoming the
-// run's error rather than the caller's crash.
-func exec(in *lang.Interp, prog *lang.Compiled, pre starlark.StringDict) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = codes.Errorf(codes.E310, "internal error: %v", r)
-		}
-	}()
-	return in.Exec(prog, pre)
 }

@@ -124,8 +124,14 @@ func (in *Interp) Predeclared() starlark.StringDict {
 }
 
 // Exec runs the compiled program's first statement and the rest. It
-// returns nil when the program ends normally.
-func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) error {
+// returns nil when the program ends normally. A panic in a builtin or a
+// host module ends the run with E310, not the process that runs it.
+func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = codes.Errorf(codes.E310, "internal error: %v", r)
+		}
+	}()
 	cache := map[string]starlark.StringDict{}
 	var load func(t *starlark.Thread, module string) (starlark.StringDict, error)
 	thread := &starlark.Thread{Name: "main"}
@@ -152,8 +158,8 @@ func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) error {
 	if why := in.stopped.Load(); why != nil {
 		thread.Cancel(*why)
 	}
-	_, err := c.Files[c.Main].Init(thread, predeclared)
-	return in.runError(err)
+	_, initErr := c.Files[c.Main].Init(thread, predeclared)
+	return in.runError(initErr)
 }
 
 // Stop ends the running program at its next step, with E307 and the

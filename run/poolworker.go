@@ -115,7 +115,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 			r.Files = prog.Order
 			current.Store(in)
 			t2 := time.Now()
-			err = w.exec(in, prog, pre)
+			err = in.Exec(prog, pre)
 			r.Timings.RunMS = ms(time.Since(t2))
 			current.Store(nil)
 			r.Effects = in.Usage()

@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"go.starlark.net/starlark"
-
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/lang"
@@ -161,7 +159,7 @@ func (w *worker) run(req *request) int {
 		}()
 	}
 	t2 := time.Now()
-	err = w.exec(in, prog, pre)
+	err = in.Exec(prog, pre)
 	res.Timings.RunMS = ms(time.Since(t2))
 	res.Effects = in.Usage()
 	return w.finish(res, err)
@@ -191,17 +189,6 @@ func (w *worker) prepare(req *request, res *workerResult) {
 		}
 		go w.watchMemory(uint64(req.MaxMemoryMB)<<20, res.MemoryLimitHeld)
 	}
-}
-
-// exec runs the program, turning a panic in a builtin or host module into
-// a result rather than a lost run.
-func (w *worker) exec(in *lang.Interp, prog *lang.Compiled, pre starlark.StringDict) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = codes.Errorf(codes.E310, "worker: internal error: %v", r)
-		}
-	}()
-	return in.Exec(prog, pre)
 }
 
 // confine applies the OS policy the request's budget derives, unless the

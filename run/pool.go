@@ -503,6 +503,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		Dir:       p.cfg.Cwd,
 		Stderr:    p.cfg.Stderr,
 	}
+	w.cmd.Env, req.Procs = oneProc(w.cmd.Env)
 	passPipes(w.cmd, reqR, resW, nil)
 	w.started, _ = confine.PrepareWorker(w.cmd, pol, confine.WorkerOptions{MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: tmp, RunID: "pool"})
 	err = w.started.Start()

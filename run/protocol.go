@@ -67,6 +67,9 @@ type request struct {
 	// Source, when set, is the program's text (Run.Source): the worker
 	// compiles it as Program, its loads read beneath Program's directory.
 	Source []byte `json:"source,omitempty"`
+	// Procs, when set, is the GOMAXPROCS the worker takes once it is
+	// confined: it was started on one (see oneProc).
+	Procs int `json:"procs,omitempty"`
 }
 
 // workerResult is what the worker sends back on its result pipe.

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -110,11 +111,21 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	// receipt, and the document itself to the worker, which applies it
 	// as it is sent.
 	derived := confine.OSPolicy(r.Budget, confine.Options{Strict: r.Confine == ConfineStrict})
-	parameters(rec, r, derived)
 	rec.Timings.Started = started.UTC()
+	// The receipt's parameters (the policy's digest among them) are
+	// taken while the worker's runtime starts, or by finish for a run
+	// that ends before.
+	paramsTaken := false
+	takeParameters := func() {
+		if !paramsTaken {
+			parameters(rec, r, derived)
+			paramsTaken = true
+		}
+	}
 	// A run the supervisor could not start is accounted for the same way:
 	// its receipt is written (or finished) with the reason.
 	finish := func(o receipt.Outcome) *receipt.Receipt {
+		takeParameters()
 		rec.Outcome = o
 		rec.Timings.WallMS = ms(time.Since(started))
 		if r.Receipts != "" {
@@ -180,6 +191,8 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		Stdout:    r.Stdout,
 		Stderr:    r.Stderr,
 	}
+	var procs int
+	cmd.Env, procs = oneProc(cmd.Env)
 	passPipes(cmd, reqR, resW, r.Tool)
 	// The supervisor's side of confinement: a session of its own and the
 	// parent-death signal on Linux, the job object and the AppContainer on
@@ -191,23 +204,27 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	}
 	worker, _ := confine.PrepareWorker(cmd, pol, confine.WorkerOptions{MaxMemoryMB: r.MaxMemoryMB, TempDir: tmp, RunID: rec.RunID})
 	defer worker.Close()
-	// A supervisor told to stop takes its worker, and all the worker
-	// started, down with it; the worker is in a session of its own
-	// and would not get a terminal's signal.
-	sigc := make(chan os.Signal, 1)
-	if r.Signals {
-		signal.Notify(sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-		defer signal.Stop(sigc)
-	}
 	// The worker starts first: its runtime starts while the supervisor
-	// reserves the receipt and reads the program. It runs nothing until
-	// the request comes, and gets none when either fails.
+	// takes the receipt's parameters, reserves it and reads the program.
+	// It runs nothing until the request comes, and gets none when either
+	// fails.
 	if err := worker.Start(); err != nil {
 		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "start the worker: %w", err)))
 	}
 	_ = worker.AfterStart(cmd.Process.Pid)
 	reqR.Close()
 	resW.Close()
+	takeParameters()
+	// A supervisor told to stop takes its worker, and all the worker
+	// started, down with it; the worker is in a session of its own
+	// and would not get a terminal's signal. One stopped before this
+	// point has sent no request: its worker reads the end of the pipe
+	// and exits (on Linux the parent-death signal ends it first).
+	sigc := make(chan os.Signal, 1)
+	if r.Signals {
+		signal.Notify(sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(sigc)
+	}
 	abandon := func(o receipt.Outcome) *receipt.Receipt {
 		reqW.Close()
 		_ = worker.Kill()
@@ -229,7 +246,6 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		}
 		guarded = append(guarded, made...)
 	}
-	go sweepTempDirs(os.TempDir(), time.Now())
 	if r.Confine != ConfineOff {
 		rec.MadeForGrants = makeGrantedDirs(r.Budget)
 	}
@@ -247,7 +263,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	home, _ := os.UserHomeDir()
 	req := request{
 		Program: abs, SHA256: rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Home: home, Guarded: guarded,
-		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB, TempDir: tmp,
+		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB, TempDir: tmp, Procs: procs,
 	}
 	if r.Confine != ConfineOff {
 		req.Policy, req.PolicySHA256 = &derived, rec.RunParameters.OSPolicySHA256
@@ -269,6 +285,9 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	go func() {
 		_ = json.NewEncoder(reqW).Encode(req) // a worker that died early is seen by Wait
 		reqW.Close()
+		// Leftovers of earlier runs are swept once the request is on
+		// its way, off the path to the worker's first statement.
+		sweepTempDirs(os.TempDir(), time.Now())
 	}()
 	// The worker's breaches of a bound: the first one ends the run.
 	var breachOnce sync.Once
@@ -718,6 +737,20 @@ func workerEnv(operator []string, envGranted bool) []string {
 		}
 	}
 	return env
+}
+
+// oneProc has a worker start with GOMAXPROCS=1 unless env sets it: its
+// runtime then starts fewer threads, and confinement, which reaches every
+// thread, has fewer to reach. It returns the environment and the count
+// the worker takes once confined (the supervisor's own), or 0 when env
+// set one, which stays.
+func oneProc(env []string) ([]string, int) {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOMAXPROCS=") {
+			return append(env, "GOMAXPROCS=1"), goruntime.GOMAXPROCS(0)
+		}
+	}
+	return append(env, "GOMAXPROCS=1"), goruntime.GOMAXPROCS(0)
 }
 
 func contains(list []string, s string) bool {

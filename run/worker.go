@@ -57,6 +57,11 @@ func WorkerMain(args []string) int {
 	if err := dec.Decode(&req); err != nil {
 		return w.finish(&workerResult{}, codes.Errorf(codes.E310, "worker: read request: %w", err))
 	}
+	if req.Procs > 0 {
+		// The supervisor's setting, not the operator's: nothing the
+		// program starts inherits it.
+		os.Unsetenv("GOMAXPROCS")
+	}
 	if req.Pool {
 		return w.servePool(&req, dec)
 	}
@@ -195,6 +200,13 @@ func (w *worker) prepare(req *request, res *workerResult) {
 // run is not to be confined, and says on standard error when the grants
 // turned the operating system layer off.
 func (w *worker) confine(req *request) confine.Result {
+	if req.Procs > 0 {
+		// Started on one P (see oneProc), the worker takes the
+		// supervisor's count once the policy holds it: threads started
+		// from here on inherit the filter, the Landlock domain and the
+		// dropped capabilities of the thread that starts them.
+		defer goruntime.GOMAXPROCS(req.Procs)
+	}
 	if req.Confine == ConfineOff {
 		return confine.Result{Level: confine.None, Reason: "--no-confine: the operating system was asked for nothing", Layers: []string{}}
 	}

@@ -26,7 +26,12 @@ var _ = Describe("a confined worker", func() {
 			Skip(noConfinement())
 		}
 		s := newScratch()
-		cmd := exec.Command(sabline, "--allow", "io", s.file("prog.vel", `print("waiting")`+"\n"+"io.read_line()\n"))
+		// The worker starts on one P and takes more once confined: the
+		// program allocates enough for the collector to run on them, so
+		// threads the runtime starts after confinement are among those
+		// read below.
+		cmd := exec.Command(sabline, "--allow", "io", s.file("prog.vel",
+			"x = [str(i) for i in range(300000)]\n"+`print("waiting")`+"\n"+"io.read_line()\n"))
 		cmd.Dir, cmd.Env = s.dir, s.env("")
 		stdin, err := cmd.StdinPipe()
 		Expect(err).NotTo(HaveOccurred())

@@ -306,10 +306,7 @@ func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 		return nil, codes.Errorf(codes.E317, "encode receipt: %w: nothing ran", err)
 	}
 	rec.reserved = max(ReserveBytes, 2*len(first))
-	data, err := reservedBytes(&skeleton, rec.reserved)
-	if err != nil {
-		return nil, codes.Errorf(codes.E317, "reserve receipt: %w: nothing ran", err)
-	}
+	data := padded(first, rec.reserved)
 	// The file system takes the blocks at the write (a full one refuses
 	// it there); the skeleton starts for the disk while the run goes on.
 	final := filepath.Join(abs, rec.fileName())
@@ -330,9 +327,15 @@ func reservedBytes(rec *Receipt, size int) ([]byte, error) {
 	if len(data)+1 > size {
 		return nil, fmt.Errorf("the receipt is %d bytes, more than the %d reserved", len(data), size)
 	}
+	return padded(data, size), nil
+}
+
+// padded is data followed by blanks and a newline to size bytes; data
+// is shorter than size.
+func padded(data []byte, size int) []byte {
 	pad := bytes.Repeat([]byte{' '}, size-len(data))
 	pad[len(pad)-1] = '\n'
-	return append(data, pad...), nil
+	return append(data, pad...)
 }
 
 // Finish finishes the reserved receipt: atomically, when the file system

@@ -89,6 +89,29 @@ func BenchmarkHello(b *testing.B) {
 	)
 }
 
+// BenchmarkStartup: where the floor of a command-line run comes from,
+// each start beside the bare binary's: a process that starts a second
+// one and waits for it (the floor of any design of two Go processes), a
+// binary that links what a worker needs and runs none of it, one that
+// links the doors' packages too, and the sabline binary itself starting
+// and exiting (sabline version). A run is two starts of the last.
+func BenchmarkStartup(b *testing.B) {
+	bin := func(pkg, name string) string {
+		p, err := buildbin.Build("github.com/sabline/sabline/bench/internal/"+pkg, name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}
+	sideBySide(b,
+		variant{"bare", []string{bin("barehello", "barehello")}},
+		variant{"two-bare", []string{bin("twostarts", "twostarts")}},
+		variant{"worker-deps", []string{bin("workerdeps", "workerdeps")}},
+		variant{"door-deps", []string{bin("doordeps", "doordeps")}},
+		variant{"version", []string{sabline(b), "version"}},
+	)
+}
+
 // BenchmarkConfine: a confined run of examples/hello.vel (Landlock and
 // seccomp applied in the worker) beside the same run with --no-confine.
 func BenchmarkConfine(b *testing.B) {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -15,6 +14,7 @@ import (
 	goruntime "runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -400,43 +400,39 @@ func freePort() int {
 
 // listenRun runs the program with a free port as its argument, and while
 // it runs tries to connect to that port from outside. A program that
-// listens waits on standard input, which is closed once a connection was
-// accepted, or after runLimit/4 without one.
+// listens waits on standard input, a pipe whose end is closed once a
+// connection was accepted, or after runLimit/4 without one. The pipe is
+// the worker's own standard input, not copied into one by os/exec, so a
+// program that ends at once (its bind refused) is seen to end at once.
 func (s *scratch) listenRun(prog string, args ...string) (heard bool, r ran) {
 	port := freePort()
-	release := make(chan struct{})
+	stdin, hold, err := os.Pipe()
+	Expect(err).NotTo(HaveOccurred())
+	defer stdin.Close()
+	release := sync.OnceFunc(func() { hold.Close() })
+	defer release()
 	done := make(chan ran, 1)
 	go func() {
 		defer GinkgoRecover()
-		done <- s.runWith(call{args: append(args, prog, "--", strconv.Itoa(port)), stdin: &blockedReader{release: release}})
+		done <- s.runWith(call{args: append(args, prog, "--", strconv.Itoa(port)), stdin: stdin})
 	}()
 	deadline := time.After(runLimit / 4)
 	for {
 		select {
 		case r = <-done:
-			close(release)
 			return heard, r
 		case <-deadline:
-			close(release)
+			release()
 			return heard, <-done
 		case <-time.After(10 * time.Millisecond):
 		}
 		if c, err := net.DialTimeout("tcp4", "127.0.0.1:"+strconv.Itoa(port), time.Second); err == nil {
 			c.Close()
 			heard = true
-			close(release)
+			release()
 			return heard, <-done
 		}
 	}
-}
-
-// blockedReader is a standard input that gives nothing until release is
-// closed, and then ends.
-type blockedReader struct{ release chan struct{} }
-
-func (b *blockedReader) Read([]byte) (int, error) {
-	<-b.release
-	return 0, io.EOF
 }
 
 // waitingWorker starts the normal build with args, whose program prints

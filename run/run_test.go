@@ -257,6 +257,49 @@ print("[%s]" % o.getenv("SABLINE_TEST_SECRET"), "[%s]" % o.getenv("` + FaultEnv 
 	}
 }
 
+// TestOneProc: a worker starts on one P and is told to take the
+// supervisor's count once confined, unless the operator set GOMAXPROCS,
+// which it keeps.
+func TestOneProc(t *testing.T) {
+	tests := []struct {
+		name      string
+		env       []string
+		wantEnv   []string
+		wantProcs int
+	}{
+		{name: "operator set none", env: []string{"PATH=/bin"}, wantEnv: []string{"PATH=/bin", "GOMAXPROCS=1"}, wantProcs: goruntime.GOMAXPROCS(0)},
+		{name: "operator set it", env: []string{"GOMAXPROCS=3", "PATH=/bin"}, wantEnv: []string{"GOMAXPROCS=3", "PATH=/bin"}, wantProcs: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, procs := oneProc(tc.env)
+			if strings.Join(env, " ") != strings.Join(tc.wantEnv, " ") || procs != tc.wantProcs {
+				t.Fatalf("oneProc(%q) = %q, %d; want %q, %d", tc.env, env, procs, tc.wantEnv, tc.wantProcs)
+			}
+		})
+	}
+}
+
+// TestOneProcIsNotTheProgramsEnvironment: the GOMAXPROCS=1 a worker starts
+// with is the supervisor's doing and reaches neither the program nor what
+// it starts; one the operator set does.
+func TestOneProcIsNotTheProgramsEnvironment(t *testing.T) {
+	const prog = `o = ffi.module("os")
+print("[%s]" % o.getenv("GOMAXPROCS"), "[%s]" % env.get("GOMAXPROCS"))`
+	allow := []string{"io", "env", "ffi:os"}
+	if old, ok := os.LookupEnv("GOMAXPROCS"); ok {
+		os.Unsetenv("GOMAXPROCS")
+		t.Cleanup(func() { os.Setenv("GOMAXPROCS", old) })
+	}
+	if s := superviseProgram(t, prog, allow, nil); s.stdout != "[] [None]\n" {
+		t.Fatalf("operator set none: stdout %q, want the variable unset (stderr %s)", s.stdout, s.stderr)
+	}
+	t.Setenv("GOMAXPROCS", "2")
+	if s := superviseProgram(t, prog, allow, nil); s.stdout != "[2] [2]\n" {
+		t.Fatalf("operator set 2: stdout %q, want it seen (stderr %s)", s.stdout, s.stderr)
+	}
+}
+
 // TestToolChannel: a tool call goes on the host's descriptor and its answer
 // comes back on it; a line the program prints never reaches the channel,
 // however it looks.

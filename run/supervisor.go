@@ -747,7 +747,7 @@ func workerEnv(operator []string, envGranted bool) []string {
 func oneProc(env []string) ([]string, int) {
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "GOMAXPROCS=") {
-			return append(env, "GOMAXPROCS=1"), goruntime.GOMAXPROCS(0)
+			return env, 0
 		}
 	}
 	return append(env, "GOMAXPROCS=1"), goruntime.GOMAXPROCS(0)

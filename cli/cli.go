@@ -16,6 +16,7 @@ import (
 	"io"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/phase"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/run"
@@ -23,6 +24,7 @@ import (
 
 // Main runs the command line args and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	phase.Mark("main")
 	if len(args) > 0 && args[0] == run.WorkerArg {
 		return run.WorkerMain(args[1:])
 	}

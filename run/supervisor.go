@@ -23,6 +23,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/phase"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
@@ -135,6 +136,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 				}
 			}
 			rec.Finish()
+			phase.Mark("receipt finished")
 		}
 		return rec
 	}
@@ -208,9 +210,11 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	// takes the receipt's parameters, reserves it and reads the program.
 	// It runs nothing until the request comes, and gets none when either
 	// fails.
+	phase.Mark("worker start")
 	if err := worker.Start(); err != nil {
 		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "start the worker: %w", err)))
 	}
+	phase.Mark("worker started")
 	_ = worker.AfterStart(cmd.Process.Pid)
 	reqR.Close()
 	resW.Close()
@@ -285,6 +289,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	go func() {
 		_ = json.NewEncoder(reqW).Encode(req) // a worker that died early is seen by Wait
 		reqW.Close()
+		phase.Mark("request sent")
 		// Leftovers of earlier runs are swept once the request is on
 		// its way, off the path to the worker's first statement.
 		sweepTempDirs(os.TempDir(), time.Now())
@@ -320,6 +325,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	var breached error
 	select {
 	case <-waitc:
+		phase.Mark("worker exited")
 		// The run is over: anything the worker left running in its
 		// session (under --no-confine, a program may start processes)
 		// goes with it, and with it any hold on the result pipe.
@@ -732,7 +738,7 @@ func workerEnv(operator []string, envGranted bool) []string {
 		}
 		// A knock-out build is a test build: its one-layer switch
 		// reaches the worker, where confine reads it.
-		if envGranted || contains(workerEnvKeep, name) || (lang.Knockout && name == confine.LayersOnlyEnv) {
+		if envGranted || contains(workerEnvKeep, name) || (lang.Knockout && name == confine.LayersOnlyEnv) || (phase.Env != "" && name == phase.Env) {
 			env = append(env, kv)
 		}
 	}

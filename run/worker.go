@@ -14,6 +14,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/phase"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
@@ -57,6 +58,7 @@ func WorkerMain(args []string) int {
 	if err := dec.Decode(&req); err != nil {
 		return w.finish(&workerResult{}, codes.Errorf(codes.E310, "worker: read request: %w", err))
 	}
+	phase.Mark("request read")
 	if req.Procs > 0 {
 		// The supervisor's setting, not the operator's: nothing the
 		// program starts inherits it.
@@ -93,6 +95,7 @@ func (w *worker) send(res *workerResult, final bool) {
 	if final {
 		w.done = true
 		w.out.Close()
+		phase.Mark("final record sent")
 	}
 }
 
@@ -122,6 +125,7 @@ func (w *worker) run(req *request) int {
 		prog, err = lang.Compile(req.Program, pre)
 	}
 	res.Timings.CompileMS = ms(time.Since(t0))
+	phase.Mark("compiled")
 	var e *codes.Error
 	if req.Piped && errors.As(err, &e) && e.Code == codes.E306 {
 		err = &codes.Error{Code: codes.E306, Pos: e.Pos, Err: e,
@@ -139,6 +143,7 @@ func (w *worker) run(req *request) int {
 	t1 := time.Now()
 	res.Confinement = w.confine(req)
 	res.Timings.ConfineMS = ms(time.Since(t1))
+	phase.Mark("confined")
 	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
 		return w.finish(res, codes.Errorf(codes.E326, "--require-confinement %s: this run's confinement is %s (%s); it was refused before its first statement",
 			req.Require, res.Confinement.Level, res.Confinement.Reason))
@@ -153,6 +158,7 @@ func (w *worker) run(req *request) int {
 	}
 
 	w.send(res, false)
+	phase.Mark("first record sent")
 	// The supervisor's deadline: asked to stop, the program ends at its
 	// next step and the final record says where it was.
 	if len(stopSignals) > 0 {
@@ -166,6 +172,7 @@ func (w *worker) run(req *request) int {
 	t2 := time.Now()
 	err = in.Exec(prog, pre)
 	res.Timings.RunMS = ms(time.Since(t2))
+	phase.Mark("program ran")
 	res.Effects = in.Usage()
 	return w.finish(res, err)
 }

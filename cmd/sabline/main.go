@@ -18,8 +18,12 @@ import (
 	"os"
 
 	"github.com/sabline/sabline/cli"
+	"github.com/sabline/sabline/internal/phase"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	status := cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	phase.Mark("exit")
+	phase.Flush()
+	os.Exit(status)
 }

@@ -14,7 +14,12 @@ func main() {
 		fmt.Println("hello, world")
 		return
 	}
-	cmd := exec.Command("/proc/self/exe", "child")
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "twostarts:", err)
+		os.Exit(1)
+	}
+	cmd := exec.Command(self, "child")
 	cmd.Stdout = os.Stdout
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "twostarts:", err)

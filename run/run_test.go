@@ -257,6 +257,28 @@ print("[%s]" % o.getenv("SABLINE_TEST_SECRET"), "[%s]" % o.getenv("` + FaultEnv 
 	}
 }
 
+// TestParametersOfARunThatNeverStarted: a run refused before its worker
+// starts (here: asked for from inside a worker) still records how it was
+// asked for, the digest of the policy its budget derives among it, as a
+// run that ran does.
+func TestParametersOfARunThatNeverStarted(t *testing.T) {
+	edit := func(r *Run) { r.Confine, r.Timeout = ConfineDefault, 7*time.Second }
+	ran := superviseProgram(t, `print("ran")`, []string{"io"}, edit)
+	if ran.rec.Outcome.Status != receipt.StatusOK {
+		t.Fatalf("the control did not run: %+v\n%s", ran.rec.Outcome, ran.stderr)
+	}
+	t.Setenv(workerMarker, "a-run-id")
+	refused := superviseProgram(t, `print("ran")`, []string{"io"}, edit)
+	wantCode(t, refused, codes.E310, "Supervise")
+	for _, rec := range []*receipt.Receipt{ran.stored(t), refused.stored(t)} {
+		p := rec.RunParameters
+		if p.OSPolicySHA256 == "" || p.OSPolicySHA256 != ran.rec.RunParameters.OSPolicySHA256 || p.Confine != ConfineDefault || p.TimeoutMS != 7000 {
+			t.Errorf("receipt %s (%s): parameters %+v, want the policy digest %q, confine %q, timeout 7000 ms",
+				rec.RunID, rec.Outcome.Status, p, ran.rec.RunParameters.OSPolicySHA256, ConfineDefault)
+		}
+	}
+}
+
 // TestOneProc: a worker starts on one P and is told to take the
 // supervisor's count once confined, unless the operator set GOMAXPROCS,
 // which it keeps.

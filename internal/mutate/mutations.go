@@ -40,6 +40,7 @@ var (
 	seccompPkg = []string{"./confine/seccomp/"}
 	langPkg    = []string{"./lang/"}
 	checksPkg  = []string{"./checks/confine/"}
+	runPkg     = []string{"./run/"}
 )
 
 // mutations is the list, in the order the issue of the security audit
@@ -92,6 +93,12 @@ var mutations = []Mutation{
 		Old: `if name == FaultEnv {`, New: `if name == "" {`,
 		Packages: checksPkg, Focus: "fault-injection hook's variable never reaches",
 		CaughtBy: "spec: env: the fault-injection hook's variable never reaches the program",
+	},
+	{
+		Name: "early-end-without-parameters", File: "run/supervisor.go",
+		Old: "\t\ttakeParameters()\n\t\trec.Outcome = o", New: "\t\trec.Outcome = o",
+		Packages: runPkg, Run: "^TestParametersOfARunThatNeverStarted$",
+		CaughtBy: "TestParametersOfARunThatNeverStarted (the refused run's receipt has no policy digest)",
 	},
 	{
 		Name: "rlimit-as-never-set", File: "confine/apply_linux.go",

@@ -123,7 +123,7 @@ var mutations = []Mutation{
 		Packages: langPkg, Run: "^TestCredentialRootThroughLinks$", CaughtBy: "TestCredentialRootThroughLinks",
 	},
 	{
-		Name: "resolver-reads-all-etc", File: "confine/apply_linux.go",
+		Name: "resolver-reads-all-etc", File: "confine/needs_linux_paths.go",
 		Old:      `linuxResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"}`,
 		New:      `linuxResolver = []string{"/etc"}`,
 		Packages: checksPkg, Focus: "a net grant adds the resolver",

@@ -8,10 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/budget"
 )
@@ -37,6 +40,9 @@ type applyChild struct {
 type applyReport struct {
 	Result Result
 	Err    string
+	// Later are the ids of threads the child started after applying
+	// (see threadsAfter), each of which tried the write too.
+	Later []int
 }
 
 // TestApplyLayers applies the policy in re-run copies of the test binary,
@@ -208,6 +214,21 @@ func TestApplyLayers(t *testing.T) {
 			if got := capEff(t, pid); got != wantCaps {
 				t.Errorf("CapEff %#x, want %#x (the test's own %#x)", got, wantCaps, startCaps)
 			}
+			// Threads started after Apply are clones of held ones: the
+			// filter and the capabilities are theirs as well, and their
+			// own write is held as the first thread's is (below).
+			if len(report.Later) == 0 {
+				t.Errorf("the child started no thread after applying the policy: nothing shows what a later thread holds")
+			}
+			for _, id := range report.Later {
+				task := fmt.Sprintf("task/%d/status", id)
+				if got := procField(t, pid, task, "Seccomp:") == "2"; got != tt.wantSeccomp {
+					t.Errorf("thread %d, started after Apply: a filter: %v, want %v", id, got, tt.wantSeccomp)
+				}
+				if got, err := strconv.ParseUint(procField(t, pid, task, "CapEff:"), 16, 64); err != nil || got != wantCaps {
+					t.Errorf("thread %d, started after Apply: CapEff %#x (%v), want %#x", id, got, err, wantCaps)
+				}
+			}
 			limit := procField(t, pid, "limits", "Max address space")
 			if got := !strings.HasPrefix(limit, "unlimited"); got != tt.wantASLimit {
 				t.Errorf("Max address space %q, want a limit: %v", limit, tt.wantASLimit)
@@ -219,6 +240,10 @@ func TestApplyLayers(t *testing.T) {
 			_, err = os.Stat(outside)
 			if held := err != nil; held != tt.wantWriteHeld {
 				t.Errorf("the write outside the grant was held: %v, want %v (stat: %v)", held, tt.wantWriteHeld, err)
+			}
+			_, err = os.Stat(outside + ".thread")
+			if held := err != nil; held != tt.wantWriteHeld {
+				t.Errorf("the write outside the grant from threads started after Apply was held: %v, want %v (stat: %v)", held, tt.wantWriteHeld, err)
 			}
 		})
 	}
@@ -238,12 +263,43 @@ func runApplyChild(t *testing.T, c applyChild) {
 		report.Err = err.Error()
 	}
 	_ = os.WriteFile(c.Write, []byte("written after the policy was applied\n"), 0o644) // refused where Landlock holds
+	report.Later = threadsAfter(8, c.Write+".thread")
 	line, err := json.Marshal(report)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fmt.Printf("apply child: %s\n", line)
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // returns at EOF, when the parent has looked
+}
+
+// threadsAfter starts n goroutines, each locked to an OS thread of its
+// own, which the runtime starts for them when it has none idle; each tries
+// to write path from its thread, and then holds the thread until the
+// process ends. It returns the ids of those threads that did not exist
+// before the call: threads started after the policy was applied.
+func threadsAfter(n int, path string) []int {
+	before := map[string]bool{}
+	if entries, err := os.ReadDir("/proc/self/task"); err == nil {
+		for _, e := range entries {
+			before[e.Name()] = true
+		}
+	}
+	ids := make(chan int, n)
+	for range n {
+		go func() {
+			goruntime.LockOSThread() // never unlocked: the thread is this goroutine's alone
+			_ = os.WriteFile(path, []byte("written from a thread started after the policy was applied\n"), 0o644)
+			ids <- unix.Gettid()
+			select {}
+		}()
+	}
+	var later []int
+	for range n {
+		if id := <-ids; !before[strconv.Itoa(id)] {
+			later = append(later, id)
+		}
+	}
+	return later
 }
 
 // procField returns the rest of the first line of /proc/PID/FILE that

@@ -211,7 +211,8 @@ func (w *worker) confine(req *request) confine.Result {
 		// Started on one P (see oneProc), the worker takes the
 		// supervisor's count once the policy holds it: threads started
 		// from here on inherit the filter, the Landlock domain and the
-		// dropped capabilities of the thread that starts them.
+		// dropped capabilities of the thread that starts them
+		// (confine's TestApplyLayers reads them).
 		defer goruntime.GOMAXPROCS(req.Procs)
 	}
 	if req.Confine == ConfineOff {

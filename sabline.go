@@ -157,7 +157,7 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 		res.Receipt = run.SuperviseContext(ctx, run.Run{
 			Program: path, Source: program.Source, Args: opts.Args, Budget: opts.Budget, Cwd: opts.Cwd,
 			Confine: string(opts.Confine), Require: opts.Require, Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB,
-			Receipts: opts.Receipts, Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
+			Receipts: opts.Receipts, Guarded: guardedPaths(opts.Receipts, nil), Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
 		})
 		if _, err := res.Receipt.Stored(); err != nil {
 			return res, err
@@ -240,7 +240,7 @@ func store(rec *receipt.Receipt, o Options) {
 func inProcess(ctx context.Context, path string, src []byte, o Options) (*receipt.Receipt, error) {
 	started := time.Now()
 	home, _ := os.UserHomeDir() // its credential locations are guarded, as a worker's are
-	in := lang.NewInterp(lang.Config{Budget: o.Budget, Cwd: o.Cwd, Home: home, Args: o.Args, Stdin: o.Stdin, Stdout: o.Stdout, Guarded: guarded(o)})
+	in := lang.NewInterp(lang.Config{Budget: o.Budget, Cwd: o.Cwd, Home: home, Args: o.Args, Stdin: o.Stdin, Stdout: o.Stdout, Guarded: guardedPaths(o.Receipts, nil)})
 	pre := in.Predeclared()
 	var prog *lang.Compiled
 	var err error
@@ -286,14 +286,19 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 	return rec, err
 }
 
-// guarded are the locations a broad grant never reaches: the receipts.
-func guarded(o Options) []string {
-	if o.Receipts == "" {
-		return nil
+// guardedPaths are the locations no grant reaches, beside the operator's
+// credential locations: the receipts directory and more, each made
+// absolute (a relative one would be judged from the program's directory).
+func guardedPaths(receipts string, more []string) []string {
+	var out []string
+	for _, p := range append([]string{receipts}, more...) {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		out = append(out, p)
 	}
-	abs, err := filepath.Abs(o.Receipts)
-	if err != nil {
-		return nil
-	}
-	return []string{abs}
+	return out
 }

@@ -225,3 +225,69 @@ func TestRunReceiptsUnwritable(t *testing.T) {
 		})
 	}
 }
+
+// TestReceiptsAreGuarded: a program granted the directory that holds the
+// receipts directory (or a server's token file) cannot write there, in
+// this process, in a worker and in a pool, whatever form the path was
+// given in; the same write beside it goes through.
+func TestReceiptsAreGuarded(t *testing.T) {
+	const prog = "fs.write(ARGS[0], \"forged\")\nprint(\"wrote\")\n"
+	tests := []struct {
+		name string
+		run  func(t *testing.T, dir string, b budget.Budget, target string) (*sabline.Result, error)
+	}{
+		{name: "in this process", run: func(t *testing.T, dir string, b budget.Budget, target string) (*sabline.Result, error) {
+			return sabline.Run(context.Background(), sabline.Source("p.vel", []byte(prog)),
+				sabline.Options{Budget: b, Args: []string{target}, Receipts: filepath.Join(dir, "receipts"), Cwd: dir})
+		}},
+		{name: "in a worker", run: func(t *testing.T, dir string, b budget.Budget, target string) (*sabline.Result, error) {
+			return sabline.Run(context.Background(), sabline.Source("p.vel", []byte(prog)),
+				sabline.Options{Budget: b, Args: []string{target}, Receipts: filepath.Join(dir, "receipts"), Cwd: dir, Timeout: time.Minute})
+		}},
+		{name: "in a pool with its receipts named relative", run: func(t *testing.T, dir string, b budget.Budget, target string) (*sabline.Result, error) {
+			t.Chdir(dir)
+			p, err := sabline.NewPool(sabline.PoolOptions{Budget: b, Receipts: "receipts", Guarded: []string{"token"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			return p.Run(context.Background(), sabline.Source(filepath.Join(dir, "p.vel"), []byte(prog)), sabline.RunOptions{Args: []string{target}})
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "receipts"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			b := budget.MustParse(dir, "io", "fs:write:"+dir)
+			targets := []struct {
+				path    string
+				guarded bool
+			}{{filepath.Join(dir, "beside"), false}, {filepath.Join(dir, "receipts", "forged.json"), true}}
+			if strings.HasPrefix(tc.name, "in a pool") {
+				targets = append(targets, struct {
+					path    string
+					guarded bool
+				}{filepath.Join(dir, "token"), true})
+			}
+			for _, target := range targets {
+				res, err := tc.run(t, dir, b, target.path)
+				if err == nil {
+					err = res.Err() // the program ran: how it ended
+				}
+				_, statErr := os.Stat(target.path)
+				written := statErr == nil
+				if target.guarded {
+					if written || codes.CodeOf(err) != codes.E318 {
+						t.Errorf("%s: written %v, error %v; want nothing written and E318", target.path, written, err)
+					}
+					continue
+				}
+				if !written || err != nil || string(res.Stdout) != "wrote\n" {
+					t.Errorf("%s (the control, beside the receipts): written %v, error %v; want it written", target.path, written, err)
+				}
+			}
+		})
+	}
+}

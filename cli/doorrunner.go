@@ -29,6 +29,7 @@ func newDoorRunner(o doorOptions) (*poolRunner, error) {
 	r := &poolRunner{o: o, reg: sabline.NewPoolRegistry(1), opts: sabline.PoolOptions{
 		Budget: o.Ceiling, Workers: o.Workers, Timeout: o.Timeout, MaxMemoryMB: o.MaxMemoryMB,
 		Confine: sabline.Confine(o.Confine), Require: o.Require, ImportRoot: o.ImportRoot, Receipts: o.Receipts,
+		Guarded: o.Guarded,
 	}}
 	_, release, err := r.reg.Acquire(r.opts)
 	if err != nil {

@@ -81,15 +81,15 @@ func TestDoorRunnerRefuses(t *testing.T) {
 		{name: "path out of the root", req: door.RunRequest{Path: "../x.vel"}, wantCode: codes.E316},
 		{name: "missing path", req: door.RunRequest{Path: "x.vel"}, wantCode: codes.E316},
 	}
-	for _, tt := range tests {
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := r.Run(context.Background(), tt.req)
 			if got := codes.CodeOf(err); got != tt.wantCode {
 				t.Errorf("Run: %v, want code %s", err, tt.wantCode)
 			}
 			runs, _ := receipt.List(rc)
-			if n := len(runs); n == 0 || runs[n-1].Outcome.Code != tt.wantCode || runs[n-1].Outcome.Status != receipt.StatusUsage {
-				t.Errorf("receipts %d, the newest %+v: want the refusal's, %s, usage (nothing ran)", n, runs, tt.wantCode)
+			if n := len(runs); n != i+1 || runs[n-1].Outcome.Code != tt.wantCode || runs[n-1].Outcome.Status != receipt.StatusUsage {
+				t.Errorf("receipts %d, the newest %+v: want %d, the newest the refusal's, %s, usage (nothing ran)", n, runs, i+1, tt.wantCode)
 			}
 		})
 	}
@@ -98,6 +98,34 @@ func TestDoorRunnerRefuses(t *testing.T) {
 	}
 	if _, err := r.Receipt("../x"); codes.CodeOf(err) != codes.E317 {
 		t.Errorf("Receipt of a path: %v, want E317", err)
+	}
+}
+
+// TestDoorRunnerGuardsTheTokenFile: a program whose budget reads the
+// directory holding the server's token file cannot read the token; the
+// file beside it it reads.
+func TestDoorRunnerGuardsTheTokenFile(t *testing.T) {
+	dir, rc := t.TempDir(), t.TempDir()
+	token, beside := filepath.Join(dir, "token"), filepath.Join(dir, "beside")
+	for _, p := range []string{token, beside} {
+		if err := os.WriteFile(p, []byte("s3cr3t"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := newDoorRunner(doorOptions{Ceiling: budget.MustParse(dir, "io", "fs:read:"+dir), Confine: run.ConfineDefault,
+		Receipts: rc, Workers: 1, Guarded: []string{token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, tt := range []struct {
+		path     string
+		wantCode string
+	}{{beside, ""}, {token, string(codes.E318)}} {
+		reply, err := r.Run(context.Background(), door.RunRequest{Source: "print(fs.read(ARGS[0]))", Args: []string{tt.path}})
+		if err != nil || reply.Code != tt.wantCode || (tt.wantCode == "") != (reply.Stdout == "s3cr3t\n") {
+			t.Errorf("reading %s: %v, code %q, stdout %q; want code %q and the file printed only without one", tt.path, err, reply.Code, reply.Stdout, tt.wantCode)
+		}
 	}
 }
 

@@ -39,7 +39,7 @@ type doorOptions struct {
 	Timeout     time.Duration // per run
 	MaxMemoryMB int           // per run, 0 for none
 	Receipts    string        // absolute
-	Guarded     []string      // locations no broad grant reaches: the receipts, the token file
+	Guarded     []string      // locations no grant reaches beside the receipts: the token file
 }
 
 // The defaults of a door's flags: a server's runs are bounded unless the
@@ -124,7 +124,6 @@ func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
 	if o.Receipts, err = filepath.Abs(dir); err != nil {
 		return o, codes.Errorf(codes.E317, "--receipts %s: %w", dir, err)
 	}
-	o.Guarded = []string{o.Receipts}
 	return o, nil
 }
 
@@ -162,9 +161,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
-	if abs, err := filepath.Abs(path); err == nil {
-		o.Guarded = append(o.Guarded, abs)
-	}
+	o.Guarded = append(o.Guarded, path) // beside the receipts, which the pool guards always
 	runner, err := newDoorRunner(o)
 	if err != nil {
 		return report(stderr, err, "")

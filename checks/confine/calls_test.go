@@ -2,6 +2,7 @@ package confinecheck
 
 import (
 	"fmt"
+	"os"
 	goruntime "runtime"
 	"strings"
 
@@ -77,8 +78,29 @@ var _ = Describe("deny-list: the calls the filter alone refuses, on the live ker
 		Expect(r.exit).To(Equal(0), "%s", r)
 		control := callErrnos(r.stdout)
 		Expect(control).To(HaveLen(len(refusedCalls)), "%s", r)
-		for name, errno := range control {
-			Expect(errno).NotTo(Equal("EPERM"), "%s fails with EPERM unconfined: the control cannot tell the filter's refusal apart", name)
+		// A call that checks a capability before its arguments fails
+		// with EPERM unconfined when the test is not root: no errno can
+		// then tell the filter's refusal apart, and the call is left out.
+		calls := refusedCalls
+		if os.Geteuid() != 0 {
+			calls = nil
+			var left []string
+			for _, c := range refusedCalls {
+				if control[c.name] == "EPERM" {
+					left = append(left, c.name)
+					continue
+				}
+				calls = append(calls, c)
+			}
+			if len(calls) == 0 {
+				Skip("not root: every call fails with EPERM unconfined (" + strings.Join(left, ", ") + "), so no refusal can be told apart")
+			}
+			if len(left) > 0 {
+				AddReportEntry("left out, not root", "these fail with EPERM unconfined, checking a capability first: "+strings.Join(left, ", "))
+			}
+		}
+		for _, c := range calls {
+			Expect(control[c.name]).NotTo(Equal("EPERM"), "%s fails with EPERM unconfined: the control cannot tell the filter's refusal apart", c.name)
 		}
 
 		By("each layer alone (knock-out build, --confine strict): seccomp refuses every call with EPERM")
@@ -91,7 +113,7 @@ var _ = Describe("deny-list: the calls the filter alone refuses, on the live ker
 				"%s=%s did not leave the worker %s alone\n%s", confine.LayersOnlyEnv, l.only, l.layer, r)
 			got := callErrnos(r.stdout)
 			Expect(got).To(HaveLen(len(refusedCalls)), "%s", r)
-			for _, c := range refusedCalls {
+			for _, c := range calls {
 				if got[c.name] == "EPERM" {
 					alone[c.name] = append(alone[c.name], l.layer)
 				}
@@ -101,7 +123,7 @@ var _ = Describe("deny-list: the calls the filter alone refuses, on the live ker
 			}
 		}
 		var lines []string
-		for _, c := range refusedCalls {
+		for _, c := range calls {
 			lines = append(lines, fmt.Sprintf("%s (unconfined %s): %s", c.name, control[c.name], strings.Join(alone[c.name], ", ")))
 		}
 		AddReportEntry(layersAloneEntry, "\n    "+strings.Join(lines, "\n    "))

@@ -455,7 +455,7 @@ func (s *scratch) listenRun(prog string, args ...string) (heard bool, r ran) {
 // waitingWorker starts the normal build with args, whose program prints
 // "waiting" and then reads a line, and once the line is printed calls look
 // with the worker's pid; then it ends the run by closing its standard
-// input, and returns what look returned.
+// input, expects it to end well, and returns what look returned.
 func waitingWorker(s *scratch, args []string, look func(worker int) string) string {
 	GinkgoHelper()
 	cmd := exec.Command(sabline, args...)
@@ -467,9 +467,12 @@ func waitingWorker(s *scratch, args []string, look func(worker int) string) stri
 	Expect(cmd.Start()).To(Succeed())
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	ended := false
 	defer func() {
-		_ = cmd.Process.Kill() // gone already when the run ended well
-		<-done
+		if !ended { // a failed expectation: the run is stopped
+			_ = cmd.Process.Kill()
+			<-done
+		}
 	}()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	Expect(err).NotTo(HaveOccurred())
@@ -478,6 +481,8 @@ func waitingWorker(s *scratch, args []string, look func(worker int) string) stri
 	Expect(ok).To(BeTrue(), "no child of %d has %s as its first argument", cmd.Process.Pid, run.WorkerArg)
 	seen := look(worker)
 	Expect(stdin.Close()).To(Succeed())
+	err, ended = <-done, true
+	Expect(err).NotTo(HaveOccurred(), "the run did not end well once its input was closed")
 	return seen
 }
 

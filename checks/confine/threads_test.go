@@ -1,10 +1,8 @@
 package confinecheck
 
 import (
-	"bufio"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
@@ -12,9 +10,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/sabline/sabline/internal/proc"
-	"github.com/sabline/sabline/run"
 )
 
 var _ = Describe("a confined worker", func() {
@@ -26,72 +21,46 @@ var _ = Describe("a confined worker", func() {
 			Skip(noConfinement())
 		}
 		s := newScratch()
-		// The worker starts on one P and takes more once confined: the
-		// program allocates enough for the collector to run on them, so
-		// threads the runtime starts after confinement are among those
-		// read below.
-		cmd := exec.Command(sabline, "--allow", "io", s.file("prog.vel",
-			"x = [str(i) for i in range(300000)]\n"+`print("waiting")`+"\n"+"io.read_line()\n"))
-		cmd.Dir, cmd.Env = s.dir, s.env("")
-		stdin, err := cmd.StdinPipe()
+		// The control: a supervisor (it has this process's capabilities)
+		// with none but those kept leaves the worker none to give up, and
+		// the capability check below would pass whatever the worker did.
+		self, err := os.ReadFile("/proc/self/status")
 		Expect(err).NotTo(HaveOccurred())
-		stdout, err := cmd.StdoutPipe()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(cmd.Start()).To(Succeed())
-		var waitErr error
-		done := make(chan struct{})
-		go func() {
-			waitErr = cmd.Wait()
-			close(done)
-		}()
-		DeferCleanup(func() {
-			_ = cmd.Process.Kill() // gone already when the spec passed
-			<-done
-		})
-
-		By("waiting for the first statement, which runs after the policy is applied")
-		line, err := bufio.NewReader(stdout).ReadString('\n')
-		Expect(err).NotTo(HaveOccurred())
-		Expect(line).To(Equal("waiting\n"))
-
-		// The control: a supervisor with no capability but those kept
-		// leaves the worker none to give up, and the capability check
-		// below would pass whatever the worker did.
-		supervisor, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "status"))
-		Expect(err).NotTo(HaveOccurred())
-		hasCaps := capSet(supervisor, "CapEff")&^keptCaps != 0
-
-		worker, ok := proc.Worker(cmd.Process.Pid)
-		Expect(ok).To(BeTrue(), "no child of %d has %s as its first argument", cmd.Process.Pid, run.WorkerArg)
-		tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(worker), "task", "*", "status"))
-		Expect(err).NotTo(HaveOccurred())
-		Expect(len(tasks)).To(BeNumerically(">", 1), "a Go worker has more than one thread")
-		for _, t := range tasks {
-			status, err := os.ReadFile(t)
-			if errors.Is(err, os.ErrNotExist) {
-				continue // the thread has ended since the glob
-			}
+		hasCaps := capSet(self, "CapEff")&^keptCaps != 0
+		// The program allocates before its first statement's output, so
+		// that the collector runs on the Ps the worker takes once
+		// confined; threads the runtime starts then are read here when
+		// they exist (confine's TestApplyLayers is the test that starts
+		// threads after the policy is applied, always, and reads them).
+		prog := s.file("prog.vel", "x = [str(i) for i in range(300000)]\n"+`print("waiting")`+"\n"+"io.read_line()\n")
+		By("reading every thread of the worker once its first statement has run, after the policy was applied")
+		waitingWorker(s, []string{"--allow", "io", prog}, func(worker int) string {
+			tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(worker), "task", "*", "status"))
 			Expect(err).NotTo(HaveOccurred())
-			Expect(string(status)).To(And(MatchRegexp(`(?m)^NoNewPrivs:\s+1$`), MatchRegexp(`(?m)^Seccomp:\s+2$`)), "%s", t)
-			if !hasCaps {
-				continue
-			}
-			// Every capability given up but keptCaps, effective and
-			// permitted; none inheritable or ambient.
-			for _, set := range []string{"CapEff", "CapPrm", "CapInh", "CapAmb"} {
-				kept := keptCaps
-				if set == "CapInh" || set == "CapAmb" {
-					kept = 0
+			Expect(len(tasks)).To(BeNumerically(">", 1), "a Go worker has more than one thread")
+			for _, t := range tasks {
+				status, err := os.ReadFile(t)
+				if errors.Is(err, os.ErrNotExist) {
+					continue // the thread has ended since the glob
 				}
-				caps := capSet(status, set)
-				Expect(caps&^kept).To(BeZero(), "%s: %s is %x", t, set, caps)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(string(status)).To(And(MatchRegexp(`(?m)^NoNewPrivs:\s+1$`), MatchRegexp(`(?m)^Seccomp:\s+2$`)), "%s", t)
+				if !hasCaps {
+					continue
+				}
+				// Every capability given up but keptCaps, effective and
+				// permitted; none inheritable or ambient.
+				for _, set := range []string{"CapEff", "CapPrm", "CapInh", "CapAmb"} {
+					kept := keptCaps
+					if set == "CapInh" || set == "CapAmb" {
+						kept = 0
+					}
+					caps := capSet(status, set)
+					Expect(caps&^kept).To(BeZero(), "%s: %s is %x", t, set, caps)
+				}
 			}
-		}
-
-		By("closing standard input, which ends the run")
-		Expect(stdin.Close()).To(Succeed())
-		<-done
-		Expect(waitErr).NotTo(HaveOccurred())
+			return ""
+		})
 		if !hasCaps {
 			Skip("not root: no capabilities to give up")
 		}

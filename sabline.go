@@ -250,8 +250,7 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 		prog, err = lang.Compile(path, pre)
 	}
 	rec := setParameters(receipt.NewForSource(path, nil, o.Budget, o.Args), o) // the digest is the compiled program's, below
-	rec.Timings.Started = started.UTC()
-	rec.RunParameters.Confine = string(o.Confine)
+	rec.Timings.Started = started.UTC()                                        // before the compile, not when the parameters were taken
 	rec.RunParameters.ConfinementReason = InProcessReason
 	if err == nil {
 		rec.Program.Files, rec.Program.SHA256 = prog.Order, prog.Order[0].SHA256

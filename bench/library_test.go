@@ -58,8 +58,12 @@ func BenchmarkLibrary(b *testing.B) {
 					r0 := time.Now()
 					res, err := pool.Run(ctx, lib.File("hello.vel"), lib.RunOptions{})
 					d := time.Since(r0)
-					if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
-						b.Error(err, res.Receipt.Outcome)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if o := res.Receipt.Outcome; o.Status != receipt.StatusOK {
+						b.Error(o)
 						return
 					}
 					mu.Lock()
@@ -74,8 +78,11 @@ func BenchmarkLibrary(b *testing.B) {
 		t0 = time.Now()
 		for range perIteration {
 			res, err := lib.Run(ctx, lib.Source(prog, src), lib.Options{Budget: budget.MustParse(root, "io"), Cwd: root, Receipts: rc})
-			if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
-				b.Fatal(err, res.Receipt.Outcome)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if o := res.Receipt.Outcome; o.Status != receipt.StatusOK {
+				b.Fatal(o)
 			}
 		}
 		inproc += time.Since(t0)

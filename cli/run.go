@@ -125,7 +125,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	refuse := func(err error) int {
 		rec := receipt.New(absProgram(cwd, r.Program), budget.Budget{}, progArgs)
 		rec.Budget = f.allow.String()
-		rec.Outcome = outcome(err)
+		rec.Outcome = receipt.OutcomeOf(err)
 		rec.RunParameters.RequireConfinement = r.Require
 		if held.Level != "" {
 			rec.RunParameters.Confinement, rec.RunParameters.ConfinementReason, rec.RunParameters.ConfinementLayers = held.Level, held.Reason, held.Layers
@@ -186,18 +186,6 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return report(stderr, werr, path)
 	}
 	return rec.Outcome.ExitStatus
-}
-
-// outcome is the receipt outcome of an error that refused a command line.
-func outcome(err error) receipt.Outcome {
-	e := &codes.Error{Code: codes.E301, Msg: err.Error()}
-	errors.As(err, &e)
-	info, _ := codes.Info(e.Code)
-	status := receipt.StatusUsage
-	if e.Code == codes.E326 {
-		status = receipt.StatusRefused
-	}
-	return receipt.Outcome{Status: status, Code: e.Code, Message: e.Msg, ExitStatus: info.Exit}
 }
 
 // report prints an error the way every sabline command does: the code and

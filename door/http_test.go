@@ -212,6 +212,10 @@ func TestReceiptAndHealth(t *testing.T) {
 				if v["run_id"] != "0123456789abcdef" {
 					t.Errorf("receipt %v: want the stored one", v)
 				}
+			case "malformed id":
+				if _, msg := errCode(v); !strings.Contains(msg, receipt.RunIDForm) {
+					t.Errorf("message %q: want it to say what a run id is, as ValidRunID judges it", msg)
+				}
 			case "health":
 				if v["status"] != "ok" || v["workers"] != float64(3) || v["queue"] != float64(5) || v["version"] != receipt.Version {
 					t.Errorf("health %v", v)

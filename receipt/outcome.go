@@ -1,6 +1,9 @@
 package receipt
 
 import (
+	"errors"
+	"time"
+
 	"github.com/sabline/sabline/codes"
 )
 
@@ -56,8 +59,8 @@ func OutcomeOf(err error) Outcome {
 	if err == nil {
 		return Outcome{Status: StatusOK, ExitStatus: codes.ExitOK}
 	}
-	e, ok := err.(*codes.Error)
-	if !ok {
+	var e *codes.Error
+	if !errors.As(err, &e) {
 		e = &codes.Error{Code: codes.E310, Msg: err.Error()}
 	}
 	info, _ := codes.Info(e.Code)
@@ -101,4 +104,11 @@ type FaultAttempt struct {
 	Errno  string   `json:"errno,omitempty"`
 	Error  string   `json:"error,omitempty"`
 	Layers []string `json:"layers,omitempty"` // the layers that refused it
+}
+
+// unfinished is the outcome a reserved skeleton carries until its run's
+// receipt is finished: who, stopped or unable to write, left it so.
+func unfinished(rec *Receipt, who string) Outcome {
+	return OutcomeOf(codes.Errorf(codes.E327, "the run started at %s and its receipt was not finished: %s was stopped, or could not write it",
+		rec.Timings.Started.Format(time.RFC3339), who))
 }

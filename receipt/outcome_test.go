@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -29,6 +30,7 @@ func TestOutcomeOf(t *testing.T) {
 		{name: "killed", err: &codes.Error{Code: codes.E309}, wantStatus: StatusKilled, wantCode: codes.E309, wantExit: codes.ExitSignaled},
 		{name: "crashed", err: &codes.Error{Code: codes.E310}, wantStatus: StatusCrashed, wantCode: codes.E310, wantExit: codes.ExitCrashed},
 		{name: "an error without a code is a crash", err: errors.New("x"), wantStatus: StatusCrashed, wantCode: codes.E310, wantExit: codes.ExitCrashed},
+		{name: "a wrapped error keeps its code", err: fmt.Errorf("context: %w", &codes.Error{Code: codes.E326, Msg: "m"}), wantStatus: StatusRefused, wantCode: codes.E326, wantExit: codes.ExitRefused},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

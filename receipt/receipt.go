@@ -22,6 +22,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/receipt/journal"
 )
 
 // Schema names the receipt format.
@@ -299,8 +300,7 @@ func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 		made = []string{top}
 	}
 	skeleton := *rec
-	skeleton.Outcome = OutcomeOf(codes.Errorf(codes.E327, "the run started at %s and its receipt was not finished: the supervisor was stopped, or could not write it",
-		rec.Timings.Started.Format(time.RFC3339)))
+	skeleton.Outcome = unfinished(rec, "the supervisor")
 	first, err := json.MarshalIndent(&skeleton, "", "  ")
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "encode receipt: %w: nothing ran", err)
@@ -408,8 +408,9 @@ func (rec *Receipt) KeepCrashReport(dir, report string) string {
 // MaxBytes bounds the size of a receipt file Load reads. A
 // receipts directory is one a program could have written to (under a
 // broad grant with the guard knocked out, or by another route), so a file
-// in it is read as untrusted bytes: a larger one is not a receipt.
-const MaxBytes = 8 << 20
+// in it is read as untrusted bytes: a larger one is not a receipt. It is
+// the journal's bound on a record, so that what one holds the other does.
+const MaxBytes = journal.MaxPayloadBytes
 
 // Load reads one receipt file: a regular file of at most
 // MaxBytes holding a JSON object of this schema with a run id. Any
@@ -642,8 +643,12 @@ func readBounded(r io.Reader, limit int64) (b []byte, over bool) {
 	return b, false
 }
 
+// RunIDForm says what ValidRunID accepts, for a message that refuses an id.
+const RunIDForm = "1 to 64 lower-case hexadecimal digits"
+
 // ValidRunID reports whether id could be a run id newRunID made: 1 to 64
-// lower-case hexadecimal digits, nothing else (no path, no separator).
+// lower-case hexadecimal digits (RunIDForm), nothing else (no path, no
+// separator).
 func ValidRunID(id string) bool {
 	if id == "" || len(id) > 64 {
 		return false

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt/journal"
@@ -69,8 +68,7 @@ func OpenStore(dir string) (*Store, error) {
 // was not finished. A failure is E317, and then nothing may run.
 func (s *Store) Reserve(rec *Receipt) error {
 	skeleton := *rec
-	skeleton.Outcome = OutcomeOf(codes.Errorf(codes.E327, "the run started at %s and its receipt was not finished: the process that ran it was stopped, or could not write it",
-		rec.Timings.Started.Format(time.RFC3339)))
+	skeleton.Outcome = unfinished(rec, "the process that ran it")
 	if err := s.append(&skeleton); err != nil {
 		rec.storeErr = codes.Errorf(codes.E317, "reserve receipt: %w: nothing ran", err)
 		return rec.storeErr
@@ -110,7 +108,7 @@ func journalPath(dir, key string) string {
 }
 
 // scanJournal reads the receipts in dir's journal: for each key the last
-// record, checked as LoadReceipt checks a file. A record that is not a
+// record, checked as Load checks a file. A record that is not a
 // receipt, and each damaged stretch of the journal, is skipped and named.
 func scanJournal(dir string) (runs []StoredReceipt, skipped []SkippedFile, err error) {
 	jdir := filepath.Join(dir, journalDir)

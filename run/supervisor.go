@@ -116,11 +116,9 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	// The receipt's parameters (the policy's digest among them) are
 	// taken while the worker's runtime starts, or by finish for a run
 	// that ends before.
-	paramsTaken := false
 	takeParameters := func() {
-		if !paramsTaken {
+		if rec.RunParameters.OSPolicySHA256 == "" {
 			parameters(rec, r, derived)
-			paramsTaken = true
 		}
 	}
 	// A run the supervisor could not start is accounted for the same way:

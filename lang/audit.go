@@ -1,7 +1,6 @@
 package lang
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -36,12 +35,11 @@ type Audit struct {
 }
 
 // DeclaredBudget reads a program's leading `# allow: ITEMS` comment line.
-// Only comment lines at the top of the file are read. Relative paths stay
+// Only comment lines at the top of the file are read, each whole. Relative paths stay
 // relative: the declaration is about the program, not a machine.
 func DeclaredBudget(src []byte) (text string, b budget.Budget, err error) {
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	for raw := range bytes.Lines(src) { // every line, however long: src is bounded by its reader
+		line := strings.TrimSpace(string(raw))
 		if line == "" {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/codes"
@@ -101,6 +102,7 @@ func TestDeclaredBudget(t *testing.T) {
 		{name: "none", src: "print(1)\n", wantText: ""},
 		{name: "after code is not read", src: "print(1)\n# allow: io\n", wantText: ""},
 		{name: "malformed", src: "# allow: io,fs:bogus\n", wantErr: true},
+		{name: "after a comment longer than a scanner's line", src: "# " + strings.Repeat("x", 70000) + "\n# allow: fs,net\n", wantText: "fs,net"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,4 +121,25 @@ func TestDeclaredBudget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzDeclaredBudget: whatever a program's text, DeclaredBudget ends with
+// a declaration the text holds, or none, or E301; never anything else.
+func FuzzDeclaredBudget(f *testing.F) {
+	for _, seed := range []string{"# allow: io,rand@2\nprint(1)\n", "#!/x\n# allow: fs:read:/tmp\n", "print(1)\n# allow: io\n",
+		"# allow: io,fs:bogus\n", "# " + strings.Repeat("x", 70000) + "\n# allow: net\n", "#allow:\r\n", ""} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		text, _, err := DeclaredBudget(src)
+		if err != nil {
+			if codes.CodeOf(err) != codes.E301 {
+				t.Fatalf("error %v, want E301", err)
+			}
+			return
+		}
+		if !strings.Contains(string(src), text) {
+			t.Fatalf("declared %q, which the text does not hold", text)
+		}
+	})
 }

@@ -81,17 +81,28 @@ func readProgramFile(abs string) ([]byte, error) {
 		return nil, codes.Errorf(codes.E316, "program %s: %w", abs, errors.Unwrap(err))
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, codes.Errorf(codes.E316, "program %s is not a regular file", abs)
-	}
-	src, err := io.ReadAll(io.LimitReader(f, MaxProgramBytes+1))
+	src, err := readRegular(f, abs)
 	if err != nil {
-		return nil, codes.Errorf(codes.E316, "program %s: %w", abs, err)
-	}
-	if len(src) > MaxProgramBytes {
-		return nil, codes.Errorf(codes.E316, "program %s is larger than %d bytes", abs, MaxProgramBytes)
+		return nil, codes.Errorf(codes.E316, "program %w", err)
 	}
 	return src, nil
+}
+
+// readRegular reads f, opened as name: a regular file of at most
+// MaxProgramBytes. A caller checks the type before it opens a file too,
+// since opening a named pipe blocks.
+func readRegular(f *os.File, name string) ([]byte, error) {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxProgramBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > MaxProgramBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", name, MaxProgramBytes)
+	}
+	return data, nil
 }
 
 // CompileSource compiles src as the program named path (absolute: the
@@ -175,27 +186,26 @@ func readBeneath(root *os.Root, dir, target string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s is outside", target)
 	}
-	f, err := root.Open(rel)
-	if err != nil {
+	escapes := func(err error) error {
 		var pe *os.PathError
 		if errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent" {
-			return nil, fmt.Errorf("%s leads outside, by .. or a link", target)
+			return fmt.Errorf("%s leads outside, by .. or a link", target)
 		}
-		return nil, err
+		return err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
+	// Checked before it is opened, as the program is: opening a named
+	// pipe blocks until a writer comes.
+	if fi, err := root.Stat(rel); err != nil {
+		return nil, escapes(err)
+	} else if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", target)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxProgramBytes+1))
-	if err == nil && len(data) > MaxProgramBytes {
-		err = fmt.Errorf("%s is larger than %d bytes", target, MaxProgramBytes)
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, escapes(err)
 	}
-	return data, err
+	defer f.Close()
+	return readRegular(f, target)
 }
 
 // MaxProgramBytes is the largest program file read: the program a run is

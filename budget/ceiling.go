@@ -1,36 +1,13 @@
 package budget
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Contains reports whether the item c grants everything it grants, counts
 // aside: the same kind, and a scope that is c's or lies within it (a path
 // beneath c's, c's host and a port c allows, c's module). An item with no
 // scope (fs, net, ffi) is contained only in another with none.
 func (c Item) Contains(it Item) bool {
-	if c.Kind != it.Kind {
-		return false
-	}
-	switch c.Kind {
-	case FS:
-		if c.Access != Any && c.Access != it.Access {
-			return false
-		}
-		return c.Path == "" || (it.Path != "" && Within(it.Path, c.Path))
-	case Net:
-		if c.Host == "" {
-			return true
-		}
-		if it.Host == "" || !strings.EqualFold(c.Host, it.Host) {
-			return false
-		}
-		return c.Port == 0 || c.Port == it.Port
-	case FFI:
-		return c.Module == "" || c.Module == it.Module
-	}
-	return true
+	return c.Kind == it.Kind && c.Covers(Effect{Kind: it.Kind, Access: it.Access, Path: it.Path, Host: it.Host, Port: it.Port, Module: it.Module})
 }
 
 // Beneath reports whether b grants nothing ceiling does not: each of b's

@@ -210,7 +210,7 @@ func (t *fsTree) walk(p string) (*walker, error) {
 	w := &walker{t: t}
 	comps, slash := splitPath(p)
 	w.slash = slash
-	if err := w.start(p, comps); err != nil {
+	if err := w.restart(p, comps); err != nil {
 		return nil, err
 	}
 	if err := w.run(); err != nil {
@@ -235,29 +235,6 @@ func splitPath(p string) ([]string, bool) {
 	return out, slash
 }
 
-// start places the walk on the deepest anchor that begins p, with the
-// rest of p to do. Anchors' paths are canonical, so the kernel walking p
-// from the root would reach the same directory there.
-func (w *walker) start(p string, comps []string) error {
-	for _, a := range w.t.anchors {
-		ac := a.comps
-		if !sameVolume(a.path, p) || len(ac) > len(comps) || !equalComps(ac, comps[:len(ac)]) || !a.inPlace() {
-			continue
-		}
-		w.reset(a, comps[len(ac):])
-		return nil
-	}
-	// No anchor: a volume the run did not open (Windows).
-	dir, err := openRoot(rootOf(p))
-	if err != nil {
-		return err
-	}
-	w.stack = []frame{{dir: dir, own: true}}
-	w.base = rootOf(p)
-	w.todo = comps
-	return nil
-}
-
 func sameVolume(a, b string) bool {
 	return strings.EqualFold(filepath.VolumeName(a), filepath.VolumeName(b))
 }
@@ -279,8 +256,11 @@ func (w *walker) reset(a anchor, todo []string) {
 	w.todo = todo
 }
 
-// restart goes back to the root of vol's volume with todo to walk from
-// it: from the deepest anchor that begins todo, as start does.
+// restart places the walk at the root of vol's volume with todo to walk
+// from it, starting from the deepest anchor that begins todo: anchors'
+// paths are canonical, so the kernel walking todo from the root would
+// reach the same directory there. A walk starts this way, and goes back
+// to the root this way when a link is absolute.
 func (w *walker) restart(vol string, todo []string) error {
 	root := rootOf(vol)
 	for _, a := range w.t.anchors {

@@ -186,6 +186,54 @@ func TestPoolReplacesAKilledWorker(t *testing.T) {
 	}
 }
 
+// TestPoolEndsARunAtItsDeadline: a run past the pool's timeout, or whose
+// context is cancelled, ends with E307 where the program was, its
+// receipt says so, and its worker is replaced; the run after it, and a
+// run that ends in time (the control), end ok.
+func TestPoolEndsARunAtItsDeadline(t *testing.T) {
+	root := importRoot(t)
+	rc := t.TempDir()
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 1, ImportRoot: root, Receipts: rc, Timeout: 500 * time.Millisecond})
+	loop := sabline.Source("loop.vel", []byte("while True:\n    pass\n"))
+	if res, err := p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{}); err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+		t.Fatalf("a run within the timeout: %v", err)
+	}
+	for _, tc := range []struct {
+		name    string
+		ctx     func() (context.Context, context.CancelFunc)
+		wantMsg string
+	}{
+		{name: "timeout", ctx: func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }, wantMsg: "timeout"},
+		{name: "cancelled", ctx: func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 100*time.Millisecond)
+		}, wantMsg: "cancelled"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := p.Workers()
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			res, err := p.Run(ctx, loop, sabline.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := res.Receipt.Outcome
+			if o.Status != receipt.StatusTimeout || o.Code != codes.E307 || !strings.Contains(o.Message, tc.wantMsg) || !strings.Contains(o.Position, "loop.vel:") {
+				t.Errorf("outcome %+v, want timeout, E307, a message saying %s, and where the loop was", o, tc.wantMsg)
+			}
+			if got, err := receipt.Find(rc, res.Receipt.RunID); err != nil || got.Outcome.Code != codes.E307 {
+				t.Errorf("its stored receipt: %v; want it there, E307", err)
+			}
+			next, err := p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+			if err != nil || string(next.Stdout) != "hello\n" {
+				t.Errorf("the next run: %v, output %q", err, next.Stdout)
+			}
+			if w := p.Workers(); len(w) != 1 || w[0] == before[0] {
+				t.Errorf("workers %v after the next run, want one other than %v", w, before)
+			}
+		})
+	}
+}
+
 // TestPoolLeavesNothingBehind: each way a run could leave state for the
 // next is tried, then looked for by the run after it, in the same pool.
 // Each leaving program first sees its own change (the control that the

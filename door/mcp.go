@@ -115,13 +115,8 @@ func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return toolError(detailOf(err)), nil
 	}
 	reply, err := s.run(ctx, "mcp", in)
-	switch {
-	case errors.Is(err, errBusy):
-		return toolError(s.busyDetail()), nil
-	case errors.Is(err, errStopping):
-		return toolError(s.stoppingDetail()), nil
-	case err != nil:
-		return toolError(detailOf(err)), nil
+	if err != nil {
+		return s.toolRefusal(err), nil
 	}
 	out := RunOutput{RunID: reply.RunID, Status: reply.Status, ExitStatus: reply.ExitStatus, Level: reply.Level, Reason: reply.Reason,
 		Code: reply.Code, Message: reply.Message, Stdout: reply.Stdout, Stderr: reply.Stderr}
@@ -131,19 +126,34 @@ func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 func (s *Server) mcpAudit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	in, err := decodeAuditRequest(arguments(req))
 	if err != nil {
+		s.cfg.Logf("mcp: refused: %s", codes.TerminalSafe(err.Error()))
 		return toolError(detailOf(err)), nil
 	}
-	if s.isStopping() {
-		return toolError(s.stoppingDetail()), nil
+	release, err := s.gate.enter(ctx) // an audit reads a program too, as over HTTP
+	if err != nil {
+		s.cfg.Logf("mcp: refused: %v", err)
+		return s.toolRefusal(err), nil
 	}
+	defer release()
 	a, err := s.cfg.Runner.Audit(ctx, in)
 	if err != nil {
-		return toolError(detailOf(err)), nil
+		return s.toolRefusal(err), nil
 	}
 	if a.Levels == nil {
 		a.Levels = map[string]string{}
 	}
 	return toolResult(AuditOutput{Budget: a.Budget, Levels: a.Levels, Reasons: a.Reasons, Here: a.Here, Within: a.Within})
+}
+
+// toolRefusal is the tool error of an error of the gate or the Runner.
+func (s *Server) toolRefusal(err error) *mcp.CallToolResult {
+	switch {
+	case errors.Is(err, errBusy):
+		return toolError(s.busyDetail())
+	case errors.Is(err, errStopping):
+		return toolError(s.stoppingDetail())
+	}
+	return toolError(detailOf(err))
 }
 
 // toolResult is a tool's result: the structured output, and its JSON as

@@ -130,8 +130,8 @@ func TestMCPCall(t *testing.T) {
 	}
 }
 
-// TestMCPBusy: a tool call past the bound is a tool error, busy, and runs
-// nothing.
+// TestMCPBusy: a tool call past the bound, a run or an audit, is a tool
+// error, busy, and runs nothing; with the turn free the audit answers.
 func TestMCPBusy(t *testing.T) {
 	fake := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 2)}
 	s, err := New(Config{Runner: fake, Workers: 1, Queue: 0})
@@ -152,9 +152,22 @@ func TestMCPBusy(t *testing.T) {
 	if !res.IsError || !strings.Contains(toolText(t, res), `"code":"busy"`) {
 		t.Errorf("second call: %v %s, want a busy tool error", res.IsError, toolText(t, res))
 	}
+	audit := func() *mcp.CallToolResult {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "audit", Arguments: json.RawMessage(`{"source":"print(2)"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := audit(); !res.IsError || !strings.Contains(toolText(t, res), `"code":"busy"`) {
+		t.Errorf("an audit past the bound: %v %s, want a busy tool error, as over HTTP", res.IsError, toolText(t, res))
+	}
 	close(fake.block)
 	if first := <-done; first == nil || first.IsError {
 		t.Errorf("first call: %+v, want a run", first)
+	}
+	if res := audit(); res.IsError {
+		t.Errorf("an audit with a free turn: %s, want its answer", toolText(t, res))
 	}
 	if got := fake.ran.Load(); got != 1 {
 		t.Errorf("%d runs, want 1", got)

@@ -241,23 +241,30 @@ func auditJSONOf(a AuditReply) auditJSON {
 	return auditJSON{Budget: a.Budget, Levels: a.Levels, Reasons: a.Reasons, Here: a.Here, Within: a.Within}
 }
 
-func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
-	if s.refuseStopping(w) {
-		return
-	}
-	// The turn comes first: a request past the bound is answered before
-	// its body is read, so the bound holds the memory of bodies too.
+// admit takes a turn of the gate for a request, then reads its body: a
+// request past the bound is answered before its body is read, so the
+// bound holds the memory of bodies too. A refusal is answered and logged
+// here, and ok is false; otherwise the caller releases the turn.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request) (data []byte, release func(), ok bool) {
 	release, err := s.gate.enter(r.Context())
 	if err != nil {
 		s.cfg.Logf("http: refused: %v", err)
 		s.writeRefusal(w, err)
-		return
+		return nil, nil, false
 	}
-	defer release()
-	data, ok := s.readBody(w, r)
+	if data, ok = s.readBody(w, r); !ok {
+		release()
+		return nil, nil, false
+	}
+	return data, release, true
+}
+
+func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
+	data, release, ok := s.admit(w, r)
 	if !ok {
 		return
 	}
+	defer release()
 	req, err := decodeRunRequest(data)
 	if err != nil {
 		s.cfg.Logf("http: refused: %s", codes.TerminalSafe(err.Error()))
@@ -274,21 +281,14 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
-	if s.refuseStopping(w) {
-		return
-	}
-	release, err := s.gate.enter(r.Context()) // an audit reads a program too
-	if err != nil {
-		s.writeRefusal(w, err)
-		return
-	}
-	defer release()
-	data, ok := s.readBody(w, r)
+	data, release, ok := s.admit(w, r) // an audit reads a program too
 	if !ok {
 		return
 	}
+	defer release()
 	req, err := decodeAuditRequest(data)
 	if err != nil {
+		s.cfg.Logf("http: refused: %s", codes.TerminalSafe(err.Error()))
 		writeError(w, http.StatusBadRequest, detailOf(err))
 		return
 	}
@@ -503,6 +503,11 @@ func newGate(workers, queue int, stopping <-chan struct{}) *gate {
 // errStopping when the door stops first, ctx's error when the caller goes.
 // release gives the turn back.
 func (g *gate) enter(ctx context.Context) (release func(), err error) {
+	select {
+	case <-g.stopping: // stopping is said first, busy or not
+		return nil, errStopping
+	default:
+	}
 	g.mu.Lock()
 	if g.admitted >= g.limit {
 		g.mu.Unlock()

@@ -56,10 +56,7 @@ func (r *poolRunner) Run(ctx context.Context, req door.RunRequest) (door.RunRepl
 	var prog sabline.Program
 	switch {
 	case req.Source != "":
-		prog = sabline.Source(filepath.Join(r.o.ImportRoot, "program.vel"), []byte(req.Source))
-		if len(req.Source) > lang.MaxProgramBytes {
-			return door.RunReply{}, r.refused(prog, req, codes.Errorf(codes.E316, "the program is larger than %d bytes", lang.MaxProgramBytes))
-		}
+		prog = sabline.Source(filepath.Join(r.o.ImportRoot, "program.vel"), []byte(req.Source)) // the pool bounds its size
 	default:
 		prog = sabline.File(filepath.Join(r.o.ImportRoot, filepath.FromSlash(req.Path)))
 		path, src, err := underRoot(r.o.ImportRoot, req.Path)
@@ -90,10 +87,10 @@ func (r *poolRunner) Run(ctx context.Context, req door.RunRequest) (door.RunRepl
 }
 
 // refused keeps the receipt of a request refused before the pool took it
-// (a malformed or unregistered budget item, a program too large, a path
-// not under the import root), and returns err: nothing ran, and the
-// receipts say so too. A budget wider than the server's is refused by the
-// pool itself, with its receipt (E328).
+// (a malformed or unregistered budget item, a path not under the import
+// root), and returns err: nothing ran, and the receipts say so too. A
+// budget wider than the server's and a program too large are refused by
+// the pool itself, with their receipts (E328, E316).
 func (r *poolRunner) refused(prog sabline.Program, req door.RunRequest, err error) error {
 	rec := receipt.NewForSource(prog.Path, prog.Source, r.o.Ceiling, req.Args)
 	rec.Timings.Started = time.Now().UTC()

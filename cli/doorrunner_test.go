@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/door"
+	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/run"
 )
@@ -80,6 +82,7 @@ func TestDoorRunnerRefuses(t *testing.T) {
 		{name: "malformed item", req: door.RunRequest{Source: "print(1)", Allow: []string{"fs:frob:x:y"}}, wantCode: codes.E301},
 		{name: "path out of the root", req: door.RunRequest{Path: "../x.vel"}, wantCode: codes.E316},
 		{name: "missing path", req: door.RunRequest{Path: "x.vel"}, wantCode: codes.E316},
+		{name: "program too large", req: door.RunRequest{Source: strings.Repeat("#", lang.MaxProgramBytes+1)}, wantCode: codes.E316},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,5 +1,5 @@
-// Package codes is Sabline's catalogue of stable error codes (E301 to
-// E327): what each means, the exit status a run that ends with it has, and
+// Package codes is Sabline's catalogue of stable error codes (E3xx):
+// what each means, the exit status a run that ends with it has, and
 // what to do about it; the Error type that carries a code, a position and
 // the call stack; and the generator of docs/errors.md. Every user-facing
 // error of the command line, the library and the doors carries one:
@@ -95,7 +95,7 @@ var Codes = []CodeInfo{
 		"Write it as OP=TARGET;... with OP read, write, connect, exec or signal (docs/errors.md). Nothing ran."},
 	{E312, "ffi.module names a module that is not registered", ExitFailed,
 		"Use a module `sabline modules` lists, or register it in the embedding program (lang.RegisterModule)."},
-	{E313, "a tool call got no usable answer on standard input", ExitFailed,
+	{E313, "a tool call got no usable answer on the tool channel", ExitFailed,
 		"Whoever runs the program must answer each tool line with one line of JSON."},
 	{E314, "the operating system refused a file effect for its own reasons", ExitFailed,
 		"The budget allowed it; the message says what the system answered (a missing file, say)."},

@@ -122,7 +122,8 @@ func EnforcesRow(id string) (Row, bool) {
 // about the worker, from its first statement on: the program and its
 // imports are compiled before the policy is applied.
 // docs/os-enforces.md is generated from it. It is built on first use:
-// a run reads it only to assess what it holds.
+// a run never reads it (sabline audit, os-policy --enforces and the docs
+// do).
 var Enforces = sync.OnceValue(func() []Row {
 	return []Row{
 		{

@@ -6,8 +6,9 @@
 // receipt however the run ends. The worker applies the policy it is sent
 // to itself before the program's first statement. The wire between them
 // (a request, then result records) is this package's own; nothing the
-// worker sends is trusted. The fault-injection hook and the confinement
-// probe live here too.
+// worker sends is trusted. A Pool (StartPool) keeps workers confined once
+// and sends them one program after another, each with its receipt. The
+// fault-injection hook and the confinement probe live here too.
 //
 //	rec := run.Supervise(run.Run{Program: "hello.vel", Cwd: dir, Budget: b,
 //		Confine: run.ConfineDefault, Timeout: 10 * time.Second, Receipts: dir})

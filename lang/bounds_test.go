@@ -57,6 +57,33 @@ func TestBoundedConversions(t *testing.T) {
 	}
 }
 
+// TestToolAnswerTooLong: an answer past the bound ends the call with E313,
+// and the calls after it are refused too instead of reading the rest of
+// that answer as theirs; a call whose answer fits (the control) gets it.
+func TestToolAnswerTooLong(t *testing.T) {
+	answers := "{\"ok\": true}\n" + "{\"x\": \"" + strings.Repeat("a", maxToolAnswerBytes) + "\"}\n" + "{\"ok\": true}\n"
+	src := `v = tool.call("t", 1)
+if v != {"ok": True}: fail(v)
+print("first")
+for i in range(2):
+    print(i)
+    tool.call("t", 1)
+`
+	r := runSrc(t, Config{Budget: budget.MustParse("/", "tool", "io"), Cwd: "/", Stdin: strings.NewReader(answers)}, src)
+	var e *codes.Error
+	if !errors.As(r.err, &e) || e.Code != codes.E313 || !strings.Contains(e.Msg, "longer than") {
+		t.Fatalf("error %v, want E313 saying the answer is too long", r.err)
+	}
+	if !strings.Contains(r.stdout, "first\n") { // the requests are on standard output too, in this process
+		t.Errorf("output %q: the call with a short answer did not get it", r.stdout)
+	}
+	// The program stops at the first error; the channel's state is read
+	// through a second call on the same Interp's channel.
+	if _, err := r.in.toolChannel().call([]byte("{}\n")); err == nil || !strings.Contains(err.Error(), "out of step") {
+		t.Errorf("the call after the long answer: %v, want it refused, the channel out of step", err)
+	}
+}
+
 // FuzzJSONDepth: on valid JSON, jsonDepth refuses exactly the documents
 // that nest deeper than the limit, as encoding/json's tokens count them.
 func FuzzJSONDepth(f *testing.F) {

@@ -81,7 +81,7 @@ func NewInterp(c Config) *Interp {
 	if home != "" {
 		home = tree.canonical(home)
 	}
-	return &Interp{
+	in := &Interp{
 		meter:    budget.NewMeter(c.Budget, tree.canonical),
 		fs:       tree,
 		cwd:      c.Cwd,
@@ -95,6 +95,13 @@ func NewInterp(c Config) *Interp {
 		held:     c.Held,
 		registry: reg,
 	}
+	if in.tool == nil {
+		// In a program's own process (an embedder running an Interp
+		// itself, a test): the Stdin and Stdout of its Config, which
+		// the embedder then holds alone.
+		in.tool = &ToolChannel{w: in.stdout, r: in.stdin}
+	}
+	return in
 }
 
 // Usage reports how often each grant was used.

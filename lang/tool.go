@@ -13,6 +13,9 @@ type ToolChannel struct {
 	mu sync.Mutex
 	w  io.Writer
 	r  *bufio.Reader
+	// broken is set once an answer was too long: the rest of it is
+	// still on the channel, and would be read as the next answer.
+	broken error
 }
 
 // NewToolChannel returns the tool channel over rw (one end of a socket
@@ -32,6 +35,9 @@ const maxToolAnswerBytes = 16 << 20
 func (c *ToolChannel) call(line []byte) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.broken != nil {
+		return "", c.broken
+	}
 	if _, err := c.w.Write(line); err != nil {
 		return "", err
 	}
@@ -40,6 +46,7 @@ func (c *ToolChannel) call(line []byte) (string, error) {
 		part, isPrefix, err := c.r.ReadLine()
 		answer = append(answer, part...)
 		if len(answer) > maxToolAnswerBytes {
+			c.broken = fmt.Errorf("an earlier answer was longer than %d bytes: the channel is out of step and takes no more calls", maxToolAnswerBytes)
 			return "", fmt.Errorf("the answer is longer than %d bytes", maxToolAnswerBytes)
 		}
 		if err != nil || !isPrefix {
@@ -48,16 +55,11 @@ func (c *ToolChannel) call(line []byte) (string, error) {
 	}
 }
 
-// toolChannel is the channel of this Interp's tool calls: Config.Tool when
-// it is set (nil when it has no ends), else, in a program's own process (an
-// embedder running an Interp itself, a test), the Stdin and Stdout of its
-// Config, which the embedder then holds alone.
+// toolChannel is the channel of this Interp's tool calls (see NewInterp),
+// nil when it has no ends.
 func (in *Interp) toolChannel() *ToolChannel {
-	if in.tool != nil {
-		if in.tool.w == nil {
-			return nil
-		}
-		return in.tool
+	if in.tool.w == nil {
+		return nil
 	}
-	return &ToolChannel{w: in.stdout, r: in.stdin}
+	return in.tool
 }

@@ -205,7 +205,7 @@ func hostGet(name, raw string) (*httpget.Response, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	for redirects := 0; ; redirects++ {
-		resp, err := httpget.Get(context.Background(), u, httpget.Config{Timeout: dialTimeout, MaxBody: maxBody})
+		resp, err := fetch(u, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}

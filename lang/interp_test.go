@@ -619,3 +619,38 @@ func TestOSErrorClassification(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPBodyPastTheBound: a body longer than maxBody is an E315, not a
+// body cut short that the program would take for the whole; a body of
+// maxBody bytes, the control, comes whole. Both through net.http_get and
+// a host module's download.
+func TestHTTPBodyPastTheBound(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := maxBody
+		if r.URL.Path == "/long" {
+			n++
+		}
+		w.Write(bytes.Repeat([]byte("a"), n))
+	}))
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	dir := testkit.Scratch(t)
+	for _, tc := range []struct{ name, src string }{
+		{"net.http_get", `print(len(net.http_get("` + srv.URL + `$PATH").body))`},
+		{"urllib", `print(len(ffi.module("urllib").urlopen("` + srv.URL + `$PATH")))`},
+	} {
+		for _, path := range []string{"/whole", "/long"} {
+			r := runSrc(t, Config{Budget: budget.MustParse(dir, "io", "net:127.0.0.1:"+port, "ffi:urllib"), Cwd: dir},
+				strings.ReplaceAll(tc.src, "$PATH", path))
+			if path == "/whole" {
+				if r.err != nil || r.stdout != strconv.Itoa(maxBody)+"\n" {
+					t.Errorf("%s %s: %v, %q; want the body whole", tc.name, path, r.err, r.stdout)
+				}
+				continue
+			}
+			if r.err == nil || !strings.Contains(r.err.Error(), "longer than") {
+				t.Errorf("%s %s: %v, printed %q; want an error saying the body is too long", tc.name, path, r.err, r.stdout)
+			}
+		}
+	}
+}

@@ -17,12 +17,23 @@ import (
 	"github.com/sabline/sabline/internal/httpget"
 )
 
-// dialTimeout bounds a connection attempt; the run's own --timeout bounds
-// the rest.
+// dialTimeout bounds a connection attempt, and an HTTP GET whole (from the
+// dial to the body's last byte); the run's own --timeout bounds the run.
 const dialTimeout = 10 * time.Second
 
-// maxBody is the most http_get reads of a response body.
+// maxBody is the most an HTTP GET reads of a response body.
 const maxBody = 16 << 20
+
+// fetch is an HTTP GET of u under dialTimeout, its connection opened by
+// dial (nil: to u's host): a body that goes on past maxBody is an error,
+// never a body cut short that a program would take for the whole.
+func fetch(u *url.URL, dial httpget.DialFunc) (*httpget.Response, error) {
+	resp, err := httpget.Get(context.Background(), u, httpget.Config{Dial: dial, Timeout: dialTimeout, MaxBody: maxBody})
+	if err == nil && resp.Truncated {
+		return nil, fmt.Errorf("the body is longer than %d bytes", maxBody)
+	}
+	return resp, err
+}
 
 func (in *Interp) netModule() *starlarkstruct.Module {
 	return module("net", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
@@ -68,13 +79,9 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 			// the host and port the budget checked, whatever the dial is
 			// asked for.
 			checked := net.JoinHostPort(u.Hostname(), strconv.Itoa(port))
-			resp, err := httpget.Get(context.Background(), u, httpget.Config{
-				Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-					var d net.Dialer
-					return d.DialContext(ctx, network, checked)
-				},
-				Timeout: dialTimeout,
-				MaxBody: maxBody,
+			resp, err := fetch(u, func(ctx context.Context, network, _ string) (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, network, checked)
 			})
 			if err != nil {
 				return nil, in.osError(codes.E315, "net.http_get "+raw, err)

@@ -241,18 +241,21 @@ func (r *PoolRegistry) Len() int {
 	return len(r.pools)
 }
 
-// Close closes every pool the registry holds, letting their runs end.
+// Close closes every pool the registry holds, letting their runs end, and
+// returns what their Close returned (a receipts journal that could not be
+// synced, say).
 func (r *PoolRegistry) Close() error {
 	r.mu.Lock()
 	r.closed = true
 	pools := r.pools
 	r.pools = map[string]*entry{}
 	r.mu.Unlock()
+	var errs []error
 	for _, e := range pools {
 		e.once.Do(func() {}) // a pool being made is waited for
 		if e.pool != nil {
-			e.pool.Close()
+			errs = append(errs, e.pool.Close())
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }

@@ -26,7 +26,7 @@ type refusedCall struct {
 var refusedCalls = []refusedCall{
 	{"io_uring_enter", `c.syscall("io_uring_enter", -1, 0, 0, 0, None, 0)`},
 	{"lsetxattr", `c.syscall("lsetxattr", "/nonexistent-sabline", "user.sabline", "", 0, 0)`},
-	{"rt_tgsigqueueinfo", `c.syscall("rt_tgsigqueueinfo", 1, 1, 0, None)`},
+	{"rt_tgsigqueueinfo", `c.syscall("rt_tgsigqueueinfo", c.syscall("getpid").ret, c.syscall("gettid").ret, 0, None)`}, // the worker itself, signal 0
 	{"reboot", `c.syscall("reboot", 0, 0, 0, None)`},
 	{"swapon", `c.syscall("swapon", "/nonexistent-sabline", 0)`},
 	{"acct", `c.syscall("acct", "/nonexistent-sabline")`},

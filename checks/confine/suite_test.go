@@ -75,20 +75,15 @@ func noConfinement() string {
 		goruntime.GOOS, doctor.Default.Level, doctor.Default.Reason)
 }
 
-// noKernelClaim says, for a row of confine.Enforces, why no spec can test
-// its cell on the running system. Every other row has specs labelled with
-// cellLabel; a row with neither fails the spec below.
-var noKernelClaim = map[string]string{}
-
 var _ = Describe("the ENFORCES table", func() {
-	It("has, for every cell of this system, a spec that tests it or a reason none can", func() {
+	It("has, for every cell of this system, a spec labelled with it (cellLabel) that tests it", func() {
 		var missing []string
 		for _, row := range confine.Enforces() {
-			if _, ok := row.Cell(confine.System(goruntime.GOOS)); ok && !cellsTested[row.ID] && noKernelClaim[row.ID] == "" {
+			if _, ok := row.Cell(confine.System(goruntime.GOOS)); ok && !cellsTested[row.ID] {
 				missing = append(missing, row.ID)
 			}
 		}
-		Expect(missing).To(BeEmpty(), "rows whose %s cell no spec tests and no reason excuses", goruntime.GOOS)
+		Expect(missing).To(BeEmpty(), "rows whose %s cell no spec tests", goruntime.GOOS)
 	})
 })
 
@@ -145,15 +140,13 @@ var _ = ReportAfterSuite("checks/confine: cells asserted", func(report Report) {
 			}
 		}
 	}
-	var asserted, failed, skipped, excused, untested []string
+	var asserted, failed, skipped, untested []string
 	for _, row := range confine.Enforces() {
 		if _, ok := row.Cell(confine.System(goruntime.GOOS)); !ok {
 			continue
 		}
 		t := cells[row.ID]
 		switch {
-		case t == nil && noKernelClaim[row.ID] != "":
-			excused = append(excused, row.ID+": "+noKernelClaim[row.ID])
 		case t == nil:
 			untested = append(untested, row.ID)
 		case t.failed:
@@ -164,13 +157,13 @@ var _ = ReportAfterSuite("checks/confine: cells asserted", func(report Report) {
 			skipped = append(skipped, row.ID+": "+strings.Join(dedupe(t.skips), ", "))
 		}
 	}
-	line := fmt.Sprintf("checks/confine: %d %s cells: %d asserted, %d skipped, %d failed, %d with no kernel claim to test, %d untested",
-		len(asserted)+len(failed)+len(skipped)+len(excused)+len(untested), goruntime.GOOS,
-		len(asserted), len(skipped), len(failed), len(excused), len(untested))
+	line := fmt.Sprintf("checks/confine: %d %s cells: %d asserted, %d skipped, %d failed, %d untested",
+		len(asserted)+len(failed)+len(skipped)+len(untested), goruntime.GOOS,
+		len(asserted), len(skipped), len(failed), len(untested))
 	for _, part := range []struct {
 		name string
 		ids  []string
-	}{{"skipped", skipped}, {"failed", failed}, {"no kernel claim", excused}, {"untested", untested}} {
+	}{{"skipped", skipped}, {"failed", failed}, {"untested", untested}} {
 		if len(part.ids) > 0 {
 			line += "\n  " + part.name + ": " + strings.Join(part.ids, "; ")
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -277,6 +279,43 @@ func TestParametersOfARunThatNeverStarted(t *testing.T) {
 				rec.RunID, rec.Outcome.Status, p, ran.rec.RunParameters.OSPolicySHA256, ConfineDefault)
 		}
 	}
+}
+
+// TestOperatorCredentialsReachTheWorker: a location the operator names in
+// SABLINE_CREDENTIALS is refused to a worker whose budget reads around it
+// (E318), though the variable itself never reaches the worker's
+// environment; the file beside it is read. The variable is read once per
+// process, so the test runs again in a process that has it from the start.
+func TestOperatorCredentialsReachTheWorker(t *testing.T) {
+	const dirEnv = "SABLINE_TEST_CREDENTIALS_DIR"
+	dir := os.Getenv(dirEnv)
+	if dir == "" {
+		dir = t.TempDir()
+		for _, name := range []string{"secret", "beside"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestOperatorCredentialsReachTheWorker$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), dirEnv+"="+dir, lang.CredentialsEnv+"="+filepath.Join(dir, "secret"))
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestOperatorCredentialsReachTheWorker") {
+			t.Fatalf("the test in a process with %s set: %v\n%s", lang.CredentialsEnv, err, out)
+		}
+		return
+	}
+	secret, beside := filepath.Join(dir, "secret"), filepath.Join(dir, "beside")
+	if got := lang.OperatorCredentials(); len(got) != 1 || got[0] != secret {
+		t.Fatalf("OperatorCredentials = %q, want %s", got, secret)
+	}
+	prog := "print(fs.read(ARGS[0]))\n"
+	read := func(p string) supervised {
+		return superviseProgram(t, prog, []string{"io", "fs:read:" + dir}, func(r *Run) { r.Args = []string{p} })
+	}
+	if s := read(beside); s.rec.Outcome.Status != receipt.StatusOK || s.stdout != "x\n" {
+		t.Fatalf("the file beside: %+v %q", s.rec.Outcome, s.stderr)
+	}
+	wantCode(t, read(secret), codes.E318, secret)
 }
 
 // TestOneProc: a worker starts on one P and is told to take the

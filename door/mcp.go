@@ -118,9 +118,7 @@ func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	if err != nil {
 		return s.toolRefusal(err), nil
 	}
-	out := RunOutput{RunID: reply.RunID, Status: reply.Status, ExitStatus: reply.ExitStatus, Level: reply.Level, Reason: reply.Reason,
-		Code: reply.Code, Message: reply.Message, Stdout: reply.Stdout, Stderr: reply.Stderr}
-	return toolResult(out)
+	return toolResult(runOutputOf(reply))
 }
 
 func (s *Server) mcpAudit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -139,10 +137,7 @@ func (s *Server) mcpAudit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if err != nil {
 		return s.toolRefusal(err), nil
 	}
-	if a.Levels == nil {
-		a.Levels = map[string]string{}
-	}
-	return toolResult(AuditOutput{Budget: a.Budget, Levels: a.Levels, Reasons: a.Reasons, Here: a.Here, Within: a.Within})
+	return toolResult(auditOutputOf(a))
 }
 
 // toolRefusal is the tool error of an error of the gate or the Runner.

@@ -209,36 +209,26 @@ func (s *Server) method(m string, h http.HandlerFunc) http.Handler {
 	})
 }
 
-// runJSON is the reply of /v1/run.
+// runJSON is the reply of /v1/run: what the MCP tool run answers, and the
+// receipt.
 type runJSON struct {
-	RunID      string          `json:"run_id"`
-	Status     string          `json:"status"`
-	ExitStatus int             `json:"exit_status"`
-	Level      string          `json:"level"`
-	Reason     string          `json:"reason"`
-	Code       string          `json:"code,omitempty"`
-	Message    string          `json:"message,omitempty"`
-	Stdout     string          `json:"stdout"`
-	Stderr     string          `json:"stderr"`
-	Receipt    json.RawMessage `json:"receipt,omitempty"`
+	RunOutput
+	Receipt json.RawMessage `json:"receipt,omitempty"`
 }
 
-func runJSONOf(r RunReply) runJSON {
-	return runJSON{RunID: r.RunID, Status: r.Status, ExitStatus: r.ExitStatus, Level: r.Level, Reason: r.Reason,
-		Code: r.Code, Message: r.Message, Stdout: r.Stdout, Stderr: r.Stderr, Receipt: r.Receipt}
+// runOutputOf is the reply of a run as both doors give it.
+func runOutputOf(r RunReply) RunOutput {
+	return RunOutput{RunID: r.RunID, Status: r.Status, ExitStatus: r.ExitStatus, Level: r.Level, Reason: r.Reason,
+		Code: r.Code, Message: r.Message, Stdout: r.Stdout, Stderr: r.Stderr}
 }
 
-// auditJSON is the reply of /v1/audit.
-type auditJSON struct {
-	Budget  string            `json:"budget"`
-	Levels  map[string]string `json:"levels"`
-	Reasons map[string]string `json:"reasons,omitempty"`
-	Here    string            `json:"here"`
-	Within  bool              `json:"within_ceiling"`
-}
-
-func auditJSONOf(a AuditReply) auditJSON {
-	return auditJSON{Budget: a.Budget, Levels: a.Levels, Reasons: a.Reasons, Here: a.Here, Within: a.Within}
+// auditOutputOf is the reply of an audit as both doors give it (levels an
+// object, never null).
+func auditOutputOf(a AuditReply) AuditOutput {
+	if a.Levels == nil {
+		a.Levels = map[string]string{}
+	}
+	return AuditOutput{Budget: a.Budget, Levels: a.Levels, Reasons: a.Reasons, Here: a.Here, Within: a.Within}
 }
 
 // admit takes a turn of the gate for a request, then reads its body: a
@@ -277,7 +267,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(replyWriteTimeout))
-	writeJSON(w, http.StatusOK, runJSONOf(reply))
+	writeJSON(w, http.StatusOK, runJSON{runOutputOf(reply), reply.Receipt})
 }
 
 func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
@@ -297,7 +287,7 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 		s.writeRefusal(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, auditJSONOf(reply))
+	writeJSON(w, http.StatusOK, auditOutputOf(reply))
 }
 
 func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {

@@ -21,6 +21,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt/journal"
 )
@@ -122,7 +123,7 @@ func New(program string, b budget.Budget, args []string) *Receipt {
 	// the supervisor does that.
 	if fi, err := os.Stat(program); err == nil && fi.Mode().IsRegular() {
 		if f, err := os.Open(program); err == nil {
-			data, over := readBounded(f, lang.MaxProgramBytes)
+			data, over := bounded.Read(f, lang.MaxProgramBytes)
 			f.Close()
 			if !over {
 				sum := sha256.Sum256(data)
@@ -631,16 +632,6 @@ func DiffLevels(runs []StoredReceipt) []LevelChange {
 		prev[lv] = true
 	}
 	return out
-}
-
-// readBounded reads r to its end, keeping at most limit bytes; over says
-// that there was more, and then reading stopped.
-func readBounded(r io.Reader, limit int64) (b []byte, over bool) {
-	b, _ = io.ReadAll(io.LimitReader(r, limit+1))
-	if int64(len(b)) > limit {
-		return b[:limit], true
-	}
-	return b, false
 }
 
 // RunIDForm says what ValidRunID accepts, for a message that refuses an id.

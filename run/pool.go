@@ -20,6 +20,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
@@ -322,7 +323,7 @@ func readBeneath(name, root string) ([]byte, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, codes.Errorf(codes.E316, "program %s is not a regular file: nothing ran", name)
 	}
-	src, over := readBounded(f, lang.MaxProgramBytes)
+	src, over := bounded.Read(f, lang.MaxProgramBytes)
 	if over {
 		return nil, codes.Errorf(codes.E316, "program %s is larger than %d bytes", name, lang.MaxProgramBytes)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/internal/phase"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
@@ -300,7 +301,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	}
 	resultc := make(chan []byte, 1)
 	go func() {
-		b, over := readBounded(resR, MaxResultBytes)
+		b, over := bounded.Read(resR, MaxResultBytes)
 		if over {
 			breach(codes.Errorf(codes.E310, "the worker wrote more than %d bytes on its result pipe: the run was stopped", MaxResultBytes))
 		}
@@ -461,21 +462,11 @@ func readProgram(path string) (src []byte, piped bool, err error) {
 	if fi.IsDir() {
 		return nil, false, codes.Errorf(codes.E316, "program %s is a directory", path)
 	}
-	src, over := readBounded(f, lang.MaxProgramBytes)
+	src, over := bounded.Read(f, lang.MaxProgramBytes)
 	if over {
 		return nil, false, codes.Errorf(codes.E316, "program %s is larger than %d bytes", path, lang.MaxProgramBytes)
 	}
 	return src, !fi.Mode().IsRegular(), nil
-}
-
-// readBounded reads r to its end, keeping at most limit bytes; over says
-// that there was more, and then reading stopped.
-func readBounded(r io.Reader, limit int64) (b []byte, over bool) {
-	b, _ = io.ReadAll(io.LimitReader(r, limit+1))
-	if int64(len(b)) > limit {
-		return b[:limit], true
-	}
-	return b, false
 }
 
 // readResults reads the records a worker sent. The first is the worker's
@@ -562,7 +553,7 @@ func readCrashReport(tmp string) string {
 		return "" // none when the worker died before it could make one
 	}
 	defer f.Close()
-	b, _ := readBounded(f, MaxCrashReportBytes)
+	b, _ := bounded.Read(f, MaxCrashReportBytes)
 	return string(b)
 }
 

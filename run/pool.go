@@ -276,7 +276,7 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 		j.src = src
 	}
 	if len(j.src) > lang.MaxProgramBytes {
-		return refuse(codes.Errorf(codes.E316, "program %s is larger than %d bytes", name, lang.MaxProgramBytes))
+		return refuse(programTooLarge(name))
 	}
 	j.rec.Program.SHA256 = sha256Hex(j.src)
 	if err := p.reserve(j.rec); err != nil {
@@ -325,7 +325,7 @@ func readBeneath(name, root string) ([]byte, error) {
 	}
 	src, over := bounded.Read(f, lang.MaxProgramBytes)
 	if over {
-		return nil, codes.Errorf(codes.E316, "program %s is larger than %d bytes", name, lang.MaxProgramBytes)
+		return nil, programTooLarge(name)
 	}
 	return src, nil
 }

@@ -256,7 +256,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	if src == nil {
 		src, piped, err = readProgram(abs)
 	} else if len(src) > lang.MaxProgramBytes {
-		err = codes.Errorf(codes.E316, "program %s is larger than %d bytes", abs, lang.MaxProgramBytes)
+		err = programTooLarge(abs)
 	}
 	if err != nil {
 		return abandon(receipt.OutcomeOf(err))
@@ -414,6 +414,11 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	return finish(deathOutcome(cmd.ProcessState, res.MemoryLimitHeld, tmp, report))
 }
 
+// programTooLarge refuses a program past lang.MaxProgramBytes.
+func programTooLarge(name string) error {
+	return codes.Errorf(codes.E316, "program %s is larger than %d bytes", name, lang.MaxProgramBytes)
+}
+
 // makeGrantedDirs makes each directory a write grant names (fs:write:DIR,
 // fs:DIR) that does not exist yet, when its parent is a directory that
 // does: making that one directory is within what the grant lets the
@@ -464,7 +469,7 @@ func readProgram(path string) (src []byte, piped bool, err error) {
 	}
 	src, over := bounded.Read(f, lang.MaxProgramBytes)
 	if over {
-		return nil, false, codes.Errorf(codes.E316, "program %s is larger than %d bytes", path, lang.MaxProgramBytes)
+		return nil, false, programTooLarge(path)
 	}
 	return src, !fi.Mode().IsRegular(), nil
 }

@@ -212,9 +212,7 @@ func refused(path string, src []byte, o Options, err error) *receipt.Receipt {
 // setParameters records in rec how the run was asked for.
 func setParameters(rec *receipt.Receipt, o Options) *receipt.Receipt {
 	rec.Timings.Started = time.Now().UTC()
-	rp := &rec.RunParameters
-	rp.Confine, rp.RequireConfinement, rp.TimeoutMS = string(o.Confine), o.Require, o.Timeout.Milliseconds()
-	rp.OSPolicySHA256 = confine.OSPolicy(o.Budget, confine.Options{Strict: o.Confine == ConfineStrict}).SHA256()
+	rec.RunParameters.Asked(string(o.Confine), o.Require, o.Timeout, confine.OSPolicy(o.Budget, confine.Options{Strict: o.Confine == ConfineStrict}).SHA256())
 	return rec
 }
 

@@ -94,7 +94,9 @@ func (r *poolRunner) Run(ctx context.Context, req door.RunRequest) (door.RunRepl
 func (r *poolRunner) refused(prog sabline.Program, req door.RunRequest, err error) error {
 	rec := receipt.NewForSource(prog.Path, prog.Source, r.o.Ceiling, req.Args)
 	rec.Timings.Started = time.Now().UTC()
-	rec.RunParameters.Confine, rec.RunParameters.RequireConfinement = r.o.Confine, r.o.Require
+	// The pool's mode, level and timeout; no policy was derived for a
+	// request refused before the pool took it, so none is named.
+	rec.RunParameters.Asked(r.o.Confine, r.o.Require, r.o.Timeout, "")
 	rec.Outcome = receipt.OutcomeOf(err)
 	if r.o.Receipts == "" {
 		return err

@@ -87,6 +87,13 @@ type RunParameters struct {
 	MaxMemoryMB        int           `json:"max_memory_mb,omitempty"` // the limit the worker's address space was held to, never one asked for and not held
 }
 
+// Asked records how the run was asked for: the confine mode, the level
+// required, the timeout, and the digest of the OS policy its budget
+// derives.
+func (p *RunParameters) Asked(mode string, require confine.Level, timeout time.Duration, policySHA256 string) {
+	p.Confine, p.RequireConfinement, p.TimeoutMS, p.OSPolicySHA256 = mode, require, timeout.Milliseconds(), policySHA256
+}
+
 // Timings of the run.
 type Timings struct {
 	Started time.Time     `json:"started"`

@@ -332,11 +332,7 @@ func readBeneath(name, root string) ([]byte, error) {
 
 // setParameters records how the pool holds a run.
 func (p *Pool) setParameters(rec *receipt.Receipt) {
-	rp := &rec.RunParameters
-	rp.Confine = p.cfg.Confine
-	rp.RequireConfinement = p.cfg.Require
-	rp.TimeoutMS = p.cfg.Timeout.Milliseconds()
-	rp.OSPolicySHA256 = p.digest
+	rec.RunParameters.Asked(p.cfg.Confine, p.cfg.Require, p.cfg.Timeout, p.digest)
 }
 
 // reserve reserves rec in the receipts' journal, when the pool keeps

@@ -764,12 +764,7 @@ func contains(list []string, s string) bool {
 
 // parameters sets how the run was asked for in its receipt.
 func parameters(rec *receipt.Receipt, r Run, derived confine.Policy) {
-	p := rec.RunParameters
-	p.Confine = r.Confine
-	p.RequireConfinement = r.Require
-	p.TimeoutMS = r.Timeout.Milliseconds()
-	p.OSPolicySHA256 = derived.SHA256()
-	rec.RunParameters = p
+	rec.RunParameters.Asked(r.Confine, r.Require, r.Timeout, derived.SHA256())
 }
 
 // takeWorker takes what the worker said of the run. For a program read from

@@ -97,19 +97,26 @@ func mustSchema[T any]() *jsonschema.Schema {
 	return sc
 }
 
-// arguments are the raw arguments of a tool call; none is an empty object.
-func arguments(req *mcp.CallToolRequest) []byte {
+// arguments are the raw arguments of a tool call, none an empty object,
+// held to the server's bound on a body: over Streamable HTTP the body
+// bounds them already, over standard input the line only bounds them to
+// the largest bound a server may have.
+func (s *Server) arguments(req *mcp.CallToolRequest) ([]byte, error) {
 	if req.Params == nil || len(req.Params.Arguments) == 0 {
-		return []byte("{}")
+		return []byte("{}"), nil
 	}
-	return req.Params.Arguments
+	if len(req.Params.Arguments) > int(s.cfg.MaxBodyBytes) {
+		return nil, malformed("the arguments are larger than %d bytes", s.cfg.MaxBodyBytes)
+	}
+	return req.Params.Arguments, nil
 }
 
 func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if len(arguments(req)) > int(s.cfg.MaxBodyBytes) {
-		return toolError(detailOf(malformed("the arguments are larger than %d bytes", s.cfg.MaxBodyBytes))), nil
+	args, err := s.arguments(req)
+	var in RunRequest
+	if err == nil {
+		in, err = decodeRunRequest(args)
 	}
-	in, err := decodeRunRequest(arguments(req))
 	if err != nil {
 		s.cfg.Logf("mcp: refused: %s", codes.TerminalSafe(err.Error()))
 		return toolError(detailOf(err)), nil
@@ -122,7 +129,11 @@ func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 }
 
 func (s *Server) mcpAudit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	in, err := decodeAuditRequest(arguments(req))
+	args, err := s.arguments(req)
+	var in AuditRequest
+	if err == nil {
+		in, err = decodeAuditRequest(args)
+	}
 	if err != nil {
 		s.cfg.Logf("mcp: refused: %s", codes.TerminalSafe(err.Error()))
 		return toolError(detailOf(err)), nil

@@ -277,3 +277,30 @@ func TestStreamTransportDrains(t *testing.T) {
 		t.Errorf("%d runs, want 1", fake.ran.Load())
 	}
 }
+
+// TestMCPArgumentsBound: a tool call's arguments past the server's bound
+// on a body are refused, for run and audit alike, whatever the transport
+// (here one with no bound of its own); arguments within it are taken.
+func TestMCPArgumentsBound(t *testing.T) {
+	fake := &fakeRunner{}
+	s, err := New(Config{Runner: fake, MaxBodyBytes: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectMemory(t, s)
+	for _, tool := range []string{"run", "audit"} {
+		for _, n := range []int{10, 300} {
+			args := json.RawMessage(`{"source":"` + strings.Repeat("#", n) + `"}`)
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if refused := res.IsError && strings.Contains(toolText(t, res), "larger than 200 bytes"); refused != (n > 200) {
+				t.Errorf("%s with %d bytes of source: %s; want it refused only past the bound", tool, n, toolText(t, res))
+			}
+		}
+	}
+	if got := fake.ran.Load(); got != 1 {
+		t.Errorf("%d runs, want the one within the bound", got)
+	}
+}

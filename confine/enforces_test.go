@@ -66,6 +66,15 @@ func TestEnforcesCells(t *testing.T) {
 		if len(r.Cells) != len(Systems) {
 			t.Errorf("%s: %d cells, want one for each of %v", r.ID, len(r.Cells), Systems)
 		}
+		// PartlyOps names only systems whose cell holds partly.
+		for sys, h := range r.PartlyOps {
+			if c := r.Cells[sys]; c.Holds != HoldsPartly {
+				t.Errorf("%s: PartlyOps names %s, whose cell holds %s, not partly", r.ID, sys, c.Holds)
+			}
+			if got := r.OpsHold(sys); got != h {
+				t.Errorf("%s: OpsHold(%s) = %s, want PartlyOps's %s", r.ID, sys, got, h)
+			}
+		}
 		for _, sys := range Systems {
 			allowed := osLayers[sys]
 			c, ok := r.Cell(sys)
@@ -100,26 +109,6 @@ func TestEnforcesCells(t *testing.T) {
 		}
 	}
 	t.Logf("checked %d cells", checked)
-}
-
-func TestEnforcesCellPicksTheColumn(t *testing.T) {
-	r := Row{Cells: map[System]Cell{Linux: {Text: "l"}, Darwin: {Text: "d"}, Windows: {Text: "w"}}}
-	for _, tc := range []struct {
-		name string
-		goos System
-		want string
-	}{
-		{name: "linux", goos: "linux", want: "l"},
-		{name: "macOS", goos: "darwin", want: "d"},
-		{name: "windows", goos: "windows", want: "w"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c, ok := r.Cell(tc.goos)
-			if !ok || c.Text != tc.want {
-				t.Errorf("Cell(%q) = %q, %v; want %q, true", tc.goos, c.Text, ok, tc.want)
-			}
-		})
-	}
 }
 
 // rowPolicy derives the policy a row's ops run under, the scratch

@@ -94,12 +94,8 @@ var (
 	LandlockABITCP = landlockSince(func(i LandlockABIInfo) bool {
 		return i.Net&(LandlockNetBindTCP|LandlockNetConnectTCP) == LandlockNetBindTCP|LandlockNetConnectTCP
 	})
-	// LandlockABIIoctlDev: ioctl on device files.
-	LandlockABIIoctlDev = landlockSince(func(i LandlockABIInfo) bool { return i.FS&LandlockFSIoctlDev != 0 })
 	// LandlockABIScopes: signals and abstract Unix sockets scoped.
 	LandlockABIScopes = landlockSince(func(i LandlockABIInfo) bool { return i.Scopes&LandlockScopeSignal != 0 })
-	// LandlockABILogging: the logging flags of landlock_restrict_self.
-	LandlockABILogging = landlockSince(func(i LandlockABIInfo) bool { return i.LogFlags != 0 })
 )
 
 // abiText is "ABI N" for prose.

@@ -24,7 +24,7 @@ func TestLandlockABITable(t *testing.T) {
 			info.LogFlags&prev.LogFlags != prev.LogFlags {
 			t.Errorf("ABI %d offers less than ABI %d", info.ABI, prev.ABI)
 		}
-		if info == prev {
+		if info.FS == prev.FS && info.Net == prev.Net && info.Scopes == prev.Scopes && info.LogFlags == prev.LogFlags {
 			t.Errorf("ABI %d adds nothing", info.ABI)
 		}
 		prev = info
@@ -37,9 +37,9 @@ func TestLandlockABITable(t *testing.T) {
 		{name: "refer", got: LandlockABIRefer, want: 2},
 		{name: "truncate", got: LandlockABITruncate, want: 3},
 		{name: "TCP bind and connect", got: LandlockABITCP, want: 4},
-		{name: "ioctl on devices", got: LandlockABIIoctlDev, want: 5},
+		{name: "ioctl on devices", got: landlockSince(func(i LandlockABIInfo) bool { return i.FS&LandlockFSIoctlDev != 0 }), want: 5},
 		{name: "scopes", got: LandlockABIScopes, want: 6},
-		{name: "logging flags", got: LandlockABILogging, want: 7},
+		{name: "logging flags", got: landlockSince(func(i LandlockABIInfo) bool { return i.LogFlags != 0 }), want: 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.got != tc.want {

@@ -36,28 +36,3 @@ func TestSystems(t *testing.T) {
 	}
 }
 
-// TestRowsHaveEverySystem: every row of ENFORCES has one cell per system
-// of Systems and none for another; PartlyOps names only systems whose
-// cell holds partly.
-func TestRowsHaveEverySystem(t *testing.T) {
-	for _, r := range Enforces() {
-		for sys := range r.Cells {
-			if !slices.Contains(Systems, sys) {
-				t.Errorf("%s: a cell for %q, which is not in Systems", r.ID, sys)
-			}
-		}
-		for _, sys := range Systems {
-			if _, ok := r.Cells[sys]; !ok {
-				t.Errorf("%s: no cell for %s", r.ID, sys)
-			}
-		}
-		for sys, h := range r.PartlyOps {
-			if c := r.Cells[sys]; c.Holds != HoldsPartly {
-				t.Errorf("%s: PartlyOps names %s, whose cell holds %s, not partly", r.ID, sys, c.Holds)
-			}
-			if got := r.OpsHold(sys); got != h {
-				t.Errorf("%s: OpsHold(%s) = %s, want PartlyOps's %s", r.ID, sys, got, h)
-			}
-		}
-	}
-}

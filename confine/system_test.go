@@ -35,4 +35,3 @@ func TestSystems(t *testing.T) {
 		t.Errorf("ThisSystem() = %q, %v on %s", sys, known, runtime.GOOS)
 	}
 }
-

@@ -29,9 +29,10 @@ func linuxNeeds(p Policy, tempDir string) Needs {
 func apply(p Policy, o ApplyOptions) (Result, error) {
 	only, err := layersOnly()
 	if err != nil {
-		// A switch that names no layer applies every layer, and says so.
-		held, applyErr := applySteps(p, o, steps{})
-		return problem(held, err), errors.Join(err, applyErr)
+		// A switch that names no layer applies every layer, and says so
+		// among the reason's problems.
+		held, applyErr := applySteps(p, o, steps{problem: err.Error()})
+		return held, errors.Join(err, applyErr)
 	}
 	return applySteps(p, o, steps{only: only})
 }
@@ -47,21 +48,13 @@ type steps struct {
 	// install is handed something the kernel refuses, so that its failure
 	// takes the path a real one takes. Set only by confine's own tests.
 	refuse string
+	// problem is a sentence the reason carries whatever the layers did
+	// (a LayersOnlyEnv that names no layer).
+	problem string
 }
 
 // on reports whether the layer named as LayersOnlyEnv names it is installed.
 func (s steps) on(layer string) bool { return s.only == "" || s.only == layer }
-
-// problem adds a sentence to a Result's reason: the level drops to partial
-// unless nothing holds.
-func problem(r Result, err error) Result {
-	if r.Level == Full {
-		r.Level, r.Reason = Partial, err.Error()
-	} else {
-		r.Reason += "; " + err.Error()
-	}
-	return r
-}
 
 // applySteps is apply with the layers s says. The reason names each layer
 // that failed, with why, and the layers left out; the level is what the
@@ -80,6 +73,9 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 		if err := setAddressSpace(o.MaxMemoryMB, s.refuse == layerMemory); err != nil {
 			fail(err, "the memory limit could not be set: "+err.Error())
 		}
+	}
+	if s.problem != "" {
+		held.Problems = append(held.Problems, s.problem)
 	}
 	if s.only != "" {
 		var out []string

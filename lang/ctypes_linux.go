@@ -25,7 +25,9 @@ import (
 // Both return struct(ret, errno), errno "" on success and otherwise the
 // errno's symbolic name ("EPERM"). A name is looked up in this
 // architecture's table; an integer is used as is, so an x32 number
-// (0x40000000 | nr) reaches the kernel unchanged.
+// (0x40000000 | nr) reaches the kernel unchanged. On a kernel without the
+// i386 entry, syscall32 fails with a message that says so (ErrNoI386Entry)
+// and the program may go on.
 func ctypesModule() starlark.Value {
 	return module("ctypes", map[string]builtinFn{
 		"syscall": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

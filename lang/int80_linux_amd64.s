@@ -2,8 +2,13 @@
 
 // func int80(nr, a1, a2, a3, a4, a5, a6 uintptr) uintptr
 //
-// BP carries the sixth argument, as the i386 convention has it, and is
-// kept in R12 across the call: it is the frame pointer.
+// The i386 convention passes the sixth argument in EBP, which is this
+// architecture's frame pointer. BP is saved in R12 and holds the argument
+// only across the INT instruction; the caller has blocked every
+// asynchronous signal on this thread for that time (see syscall32), so
+// no signal handler runs while BP is not a frame pointer. The one signal
+// the INT itself can raise, SIGSEGV on a kernel without the i386 entry, is
+// synchronous, and syscall32 recovers from it before it unblocks the rest.
 TEXT ·int80(SB), NOSPLIT, $0-64
 	MOVQ BP, R12
 	MOVQ nr+0(FP), AX

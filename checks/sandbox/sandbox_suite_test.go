@@ -56,11 +56,18 @@ func TestSandbox(t *testing.T) {
 // bins are the normal and knock-out builds, made once for the suite.
 var bins escape.Binaries
 
+// machine is what this machine offers, asked once before the specs: the
+// kernel report's header (the kernel, its Landlock ABI, whether it has
+// the i386 entry).
+var machine escape.Report
+
 var _ = BeforeSuite(func() {
 	var err error
 	bins.Normal, err = buildbin.Sabline()
 	Expect(err).NotTo(HaveOccurred())
 	bins.Knockout, err = buildbin.Sabline("sabline_knockout")
+	Expect(err).NotTo(HaveOccurred())
+	machine, err = escape.Machine(bins.Knockout)
 	Expect(err).NotTo(HaveOccurred())
 })
 

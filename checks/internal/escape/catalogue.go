@@ -1309,7 +1309,7 @@ func kernelObject(id, witness, threat, call string) Target {
 
 var abi = []Target{
 	{
-		ID: "abi-i386-getpid", Group: GroupABI, Arch: "amd64",
+		ID: "abi-i386-getpid", Group: GroupABI, Arch: "amd64", Entry: EntryI386,
 		Threat: "make any call through the i386 entry, whose numbers the filter's native table does not name",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
@@ -1319,7 +1319,7 @@ report(ctypes.syscall32(20))  # i386 getpid
 		Expect: seccomp("EPERM"), Unconfined: Went,
 	},
 	{
-		ID: "abi-i386-reboot", Group: GroupABI, Arch: "amd64",
+		ID: "abi-i386-reboot", Group: GroupABI, Arch: "amd64", Entry: EntryI386,
 		Threat: "reboot through the i386 entry, where 88 is reboot and not the native number",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
@@ -1329,7 +1329,7 @@ report(ctypes.syscall32(88, 0, 0, 0, 0))  # i386 reboot, bad magic numbers: EINV
 		Expect: seccomp("EPERM"), Unconfined: "EINVAL",
 	},
 	{
-		ID: "abi-i386-kill", Group: GroupABI, Arch: "amd64",
+		ID: "abi-i386-kill", Group: GroupABI, Arch: "amd64", Entry: EntryI386,
 		Threat: "signal another process through the i386 entry",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
@@ -1339,7 +1339,7 @@ report(ctypes.syscall32(37, $VICTIM, 0))  # i386 kill, signal 0
 		Expect: seccomp("EPERM"), Unconfined: Went,
 	},
 	{
-		ID: "abi-i386-socket", Group: GroupABI, Arch: "amd64",
+		ID: "abi-i386-socket", Group: GroupABI, Arch: "amd64", Entry: EntryI386,
 		Threat: "open a socket through the i386 entry",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")

@@ -136,6 +136,11 @@ type Target struct {
 	// Arch is the one architecture the target exists on ("amd64" for a
 	// call through another architecture's entry); "" for every one.
 	Arch string
+	// Entry names the kernel entry the attempt is made through when it
+	// is not the architecture's own: EntryI386 for int $0x80, which a
+	// kernel built without IA32 emulation does not offer (I386Entry
+	// asks). "" for the architecture's own.
+	Entry string
 	// Expect is the outcome on Linux, on the knock-out build, confined.
 	Expect Outcome
 	// Unconfined is the attempt's result on the knock-out build with
@@ -221,6 +226,12 @@ func (t Target) Validate() error {
 		if t.Unconfined == "" {
 			problems = append(problems, "a witness needs the control that shows it change")
 		}
+	}
+	if t.Entry != "" && (t.Entry != EntryI386 || t.Arch != "amd64") {
+		problems = append(problems, fmt.Sprintf("entry %q: the one other entry is %q, on amd64", t.Entry, EntryI386))
+	}
+	if strings.Contains(t.Program, "syscall32") != (t.Entry == EntryI386) {
+		problems = append(problems, "a program that calls through the i386 entry, and only one, has the entry "+EntryI386)
 	}
 	if t.Gap != "" && t.Expect.StoppedBy != ByLanguage {
 		problems = append(problems, "a gap is something only the language holds")

@@ -218,7 +218,7 @@ func TestDisagreements(t *testing.T) {
 		"gone: in the committed report, not in this run",
 		"new: not in the committed report",
 	}
-	if got := Disagreements(committed, fresh); !reflect.DeepEqual(got, want) {
+	if got, _ := Disagreements(committed, fresh); !reflect.DeepEqual(got, want) {
 		t.Errorf("Disagreements =\n%q\nwant\n%q", got, want)
 	}
 	seen := ReportWitness{Kind: WitnessFiles, Confined: []string{}, Unconfined: []string{"files:outside/secret.txt: mode"}}
@@ -226,16 +226,56 @@ func TestDisagreements(t *testing.T) {
 	moved.Confined = []string{"files:outside/secret.txt: mode"}
 	withWitness := Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm, Witness: seen}}}
 	changedWitness := Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm, Witness: moved}}}
-	if got := Disagreements(withWitness, changedWitness); len(got) != 1 || !strings.HasPrefix(got[0], "w: witness") {
+	if got, _ := Disagreements(withWitness, changedWitness); len(got) != 1 || !strings.HasPrefix(got[0], "w: witness") {
 		t.Errorf("a witness the confined run changed is not a disagreement: %q", got)
 	}
 	alone := Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm, Witness: seen,
 		LayersAlone: map[string]bool{"seccomp": true, "landlock": false}}}}
-	if got := Disagreements(withWitness, alone); len(got) != 1 || !strings.HasPrefix(got[0], "w: layers alone") {
+	if got, _ := Disagreements(withWitness, alone); len(got) != 1 || !strings.HasPrefix(got[0], "w: layers alone") {
 		t.Errorf("layers alone measured where they were not is not a disagreement: %q", got)
 	}
-	if got := Disagreements(committed, committed); len(got) != 0 {
+	if got, _ := Disagreements(committed, committed); len(got) != 0 {
 		t.Errorf("a report disagrees with itself: %q", got)
+	}
+}
+
+func TestDisagreementsOfTheI386Entry(t *testing.T) {
+	eperm := Outcome{BySeccomp, "EPERM"}
+	unavailable := Outcome{StoppedBy: Unavailable}
+	yes, no := true, false
+	report := func(entry *bool, observed Outcome) Report {
+		return Report{I386Entry: entry, Targets: []ReportTarget{
+			{ID: "native", Expected: &eperm, Observed: eperm},
+			{ID: "i386", Entry: EntryI386, Expected: &eperm, Observed: observed},
+		}}
+	}
+	tests := []struct {
+		name           string
+		committed      Report
+		fresh          Report
+		wantDisagree   []string
+		wantUncompared []string
+	}{
+		{name: "both machines offer the entry", committed: report(&yes, eperm), fresh: report(&yes, eperm)},
+		{name: "both offer it, and the fresh run lets the call through",
+			committed: report(&yes, eperm), fresh: report(&yes, Outcome{StoppedBy: ByLanguage}),
+			wantDisagree: []string{"i386: observed language, the committed report says seccomp EPERM"}},
+		{name: "neither offers it", committed: report(&no, unavailable), fresh: report(&no, unavailable)},
+		{name: "this machine has no entry", committed: report(&yes, eperm), fresh: report(&no, unavailable),
+			wantUncompared: []string{"i386"}},
+		{name: "the committed report's machine had none", committed: report(&no, unavailable), fresh: report(&yes, eperm),
+			wantUncompared: []string{"i386"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			disagree, uncompared := Disagreements(tt.committed, tt.fresh)
+			if !reflect.DeepEqual(disagree, tt.wantDisagree) {
+				t.Errorf("disagreements %q, want %q", disagree, tt.wantDisagree)
+			}
+			if !reflect.DeepEqual(uncompared, tt.wantUncompared) {
+				t.Errorf("not compared %q, want %q", uncompared, tt.wantUncompared)
+			}
+		})
 	}
 }
 

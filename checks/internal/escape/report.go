@@ -16,7 +16,7 @@ import (
 
 // ReportSchema names the kernel report's format; tests/confine/README.md
 // describes it.
-const ReportSchema = "sabline.kernel-report/2"
+const ReportSchema = "sabline.kernel-report/3"
 
 // UpdateEnv is the environment variable that, set to 1, has the sandbox
 // checks write the kernel report instead of comparing against it.
@@ -25,12 +25,17 @@ const UpdateEnv = "SABLINE_UPDATE_REPORT"
 // Report is what the kernel of one system stopped, target by target, on
 // the knock-out build, confined: tests/confine/kernel-GOOS.json.
 type Report struct {
-	Schema      string         `json:"schema"`
-	OS          string         `json:"os"`
-	Kernel      string         `json:"kernel"`
-	LandlockABI int            `json:"landlock_abi"`
-	Build       ReportBuild    `json:"build"`
-	Targets     []ReportTarget `json:"targets"`
+	Schema      string `json:"schema"`
+	OS          string `json:"os"`
+	Kernel      string `json:"kernel"`
+	LandlockABI int    `json:"landlock_abi"`
+	// I386Entry says whether the kernel offers the i386 entry, int $0x80,
+	// as I386Entry found; null off linux/amd64. Where it is false, the
+	// targets made through it are unavailable: a program cannot use the
+	// entry either.
+	I386Entry *bool          `json:"i386_entry"`
+	Build     ReportBuild    `json:"build"`
+	Targets   []ReportTarget `json:"targets"`
 }
 
 // ReportBuild is the binary the report was made with.
@@ -46,6 +51,9 @@ type ReportTarget struct {
 	ID     string `json:"id"`
 	Group  string `json:"group"`
 	Threat string `json:"threat"`
+	// Entry is the target's Entry: "i386" for an attempt made through
+	// int $0x80.
+	Entry string `json:"entry,omitempty"`
 	// Expected is the catalogue's expectation; null off Linux, for which
 	// the catalogue names none.
 	Expected *Outcome `json:"expected"`
@@ -75,7 +83,8 @@ type ReportWitness struct {
 }
 
 // Machine asks the sabline binary bin what this machine offers (`sabline
-// doctor --json`) and returns the report's header, without targets.
+// doctor --json`, and on linux/amd64 I386Entry) and returns the report's
+// header, without targets.
 func Machine(bin string) (Report, error) {
 	var stdout bytes.Buffer
 	cmd := exec.Command(bin, "doctor", "--json")
@@ -89,11 +98,26 @@ func Machine(bin string) (Report, error) {
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
 		return Report{}, fmt.Errorf("%s doctor --json: %w", bin, err)
 	}
-	return Report{
+	r := Report{
 		Schema: ReportSchema, OS: doc.Machine.OS, Kernel: doc.Machine.Kernel, LandlockABI: doc.Machine.LandlockABI,
 		Build:   ReportBuild{Sabline: receipt.Version, Knockout: true, Go: goruntime.Version(), Arch: goruntime.GOARCH},
 		Targets: []ReportTarget{},
-	}, nil
+	}
+	if goruntime.GOOS == "linux" && goruntime.GOARCH == "amd64" {
+		present, err := I386Entry(bin)
+		if err != nil {
+			return Report{}, err
+		}
+		r.I386Entry = &present
+	}
+	return r, nil
+}
+
+// Offers reports whether the machine of the report offers what t is made
+// through: true but for a target made through the i386 entry on a kernel
+// without one.
+func (r Report) Offers(t Target) bool {
+	return t.Entry != EntryI386 || r.I386Entry == nil || *r.I386Entry
 }
 
 // Add records what was observed of t, from its confined run and its
@@ -107,7 +131,7 @@ func (r *Report) Add(t Target, observed Outcome, confined Run, unconfined *Run, 
 			w.Unconfined = unconfined.Witnessed
 		}
 	}
-	line := ReportTarget{ID: t.ID, Group: t.Group, Threat: t.Threat, Observed: observed, Witness: w,
+	line := ReportTarget{ID: t.ID, Group: t.Group, Threat: t.Threat, Entry: t.Entry, Observed: observed, Witness: w,
 		LayersAlone: layersAlone, Gap: t.Gap, Note: t.Note}
 	if r.OS == string(confine.Linux) {
 		e := t.Expect
@@ -146,17 +170,22 @@ func ReadReport(path string) (Report, error) {
 // Disagreements compares two reports outcome by outcome, expected and
 // observed, and returns one line for each target they disagree on, or
 // that one of them lacks, sorted. The machine, kernel and build are not
-// compared.
-func Disagreements(committed, fresh Report) []string {
+// compared. A target made through an entry that one of the two machines
+// offers and the other does not (the i386 entry) is not compared either:
+// its ID is in uncompared, and the spec that compares says so.
+func Disagreements(committed, fresh Report) (out, uncompared []string) {
 	old := map[string]ReportTarget{}
 	for _, t := range committed.Targets {
 		old[t.ID] = t
 	}
-	var out []string
+	sameI386 := (committed.I386Entry == nil) == (fresh.I386Entry == nil) &&
+		(committed.I386Entry == nil || *committed.I386Entry == *fresh.I386Entry)
 	for _, t := range fresh.Targets {
 		c, ok := old[t.ID]
 		delete(old, t.ID)
 		switch {
+		case ok && t.Entry == EntryI386 && c.Entry == EntryI386 && !sameI386:
+			uncompared = append(uncompared, t.ID)
 		case !ok:
 			out = append(out, t.ID+": not in the committed report")
 		case c.Observed != t.Observed:
@@ -173,7 +202,8 @@ func Disagreements(committed, fresh Report) []string {
 		out = append(out, id+": in the committed report, not in this run")
 	}
 	sort.Strings(out)
-	return out
+	sort.Strings(uncompared)
+	return out, uncompared
 }
 
 func sameOutcome(a, b *Outcome) bool {

@@ -388,10 +388,12 @@ func errnoIn(msg string) string {
 // cannotAttempt matches the messages with which a run says the attempt
 // cannot be made on this system at all: ctypes offers raw calls on Linux
 // only, names calls from this architecture's table only, and the i386
-// entry on linux/amd64 only; off Linux its module has no syscall32.
+// entry on linux/amd64 only, where the kernel has one; off Linux its
+// module has no syscall32.
 var cannotAttempt = regexp.MustCompile(`^(ctypes\.syscall: (raw system calls are offered on Linux only|` +
 	`no system call table for |no system call "[^"]*" on )|` +
 	`ctypes\.syscall32: the i386 entry \(int \$0x80\) is offered on linux/amd64 only|` +
+	regexp.QuoteMeta(noI386Entry) + `|` +
 	`module has no \.syscall32 field or method)`)
 
 // Observe names what stopped an attempt, from its confined and

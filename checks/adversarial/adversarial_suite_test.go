@@ -32,12 +32,13 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sabline/sabline/checks/internal/escape"
+	"github.com/sabline/sabline/checks/internal/suite"
 	"github.com/sabline/sabline/internal/buildbin"
 )
 
 func TestAdversarial(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "checks/adversarial")
+	RunSpecs(t, "checks/adversarial", suite.Config(t))
 }
 
 // bins are the normal and knock-out builds, made once for the suite.

@@ -418,7 +418,7 @@ func freePort() int {
 // listenRun runs the program with a free port as its argument, and while
 // it runs tries to connect to that port from outside. A program that
 // listens waits on standard input, a pipe whose end is closed once a
-// connection was accepted, or after runLimit/4 without one. The pipe is
+// connection was accepted, or after runLimit()/4 without one. The pipe is
 // the worker's own standard input, not copied into one by os/exec, so a
 // program that ends at once (its bind refused) is seen to end at once.
 func (s *scratch) listenRun(prog string, args ...string) (heard bool, r ran) {
@@ -433,7 +433,7 @@ func (s *scratch) listenRun(prog string, args ...string) (heard bool, r ran) {
 		defer GinkgoRecover()
 		done <- s.runWith(call{args: append(args, prog, "--", strconv.Itoa(port)), stdin: stdin})
 	}()
-	deadline := time.After(runLimit / 4)
+	deadline := time.After(runLimit() / 4)
 	for {
 		select {
 		case r = <-done:

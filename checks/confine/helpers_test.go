@@ -23,18 +23,20 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/run"
 )
 
 // runLimit bounds one command of a spec: a run that hangs fails the spec
-// instead of the whole test binary.
-const runLimit = 2 * time.Minute
+// instead of the whole test binary. It is two minutes on a quiet machine,
+// scaled by testkit.Patience when the command starts.
+func runLimit() time.Duration { return testkit.Bound(2 * time.Minute) }
 
 // grace is how long a witness waits for an effect that arrives after the
-// run has ended: a listener reading the line, a process dying of its
-// signal.
-const grace = time.Second
+// run has ended (a listener reading the line, a process dying of its
+// signal): a second on a quiet machine, scaled by testkit.Patience.
+func grace() time.Duration { return testkit.Bound(time.Second) }
 
 // scratch is one spec's own corner of the file system: the directory the
 // commands run in, a HOME, a receipts directory, a directory to grant and
@@ -130,7 +132,7 @@ func (s *scratch) runWith(c call) ran {
 	if c.bin == "" {
 		c.bin = sabline
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.bin, c.args...)
 	cmd.Dir = s.dir
@@ -322,7 +324,7 @@ func listen() *loopback {
 
 func (lb *loopback) serve(c net.Conn) {
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(runLimit))
+	_ = c.SetDeadline(time.Now().Add(runLimit()))
 	line, err := bufio.NewReader(c).ReadString('\n')
 	if err != nil {
 		return
@@ -340,7 +342,7 @@ func (lb *loopback) heard() bool {
 	select {
 	case <-lb.lines:
 		return true
-	case <-time.After(grace):
+	case <-time.After(grace()):
 		return false
 	}
 }
@@ -362,7 +364,7 @@ func signalWitness() witness {
 		select {
 		case <-done:
 			return endedBySignal(cmd.ProcessState)
-		case <-time.After(grace):
+		case <-time.After(grace()):
 			return false
 		}
 	})

@@ -25,14 +25,14 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sabline/sabline/checks/internal/escape"
-	"github.com/sabline/sabline/checks/internal/skips"
+	"github.com/sabline/sabline/checks/internal/suite"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/buildbin"
 )
 
 func TestConfine(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "checks/confine")
+	RunSpecs(t, "checks/confine", suite.Config(t))
 }
 
 // sabline is the normal build of the command, built once for the suite.
@@ -206,5 +206,5 @@ func dedupe(ss []string) []string {
 // Every skipped spec, counted by its reason: a skip says why, and the
 // count line says how many there were.
 var _ = ReportAfterSuite("checks/confine: skips counted", func(report Report) {
-	skips.Print(os.Stdout, "checks/confine", report)
+	suite.Print(os.Stdout, "checks/confine", report)
 })

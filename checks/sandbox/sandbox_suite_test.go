@@ -44,13 +44,13 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sabline/sabline/checks/internal/escape"
-	"github.com/sabline/sabline/checks/internal/skips"
+	"github.com/sabline/sabline/checks/internal/suite"
 	"github.com/sabline/sabline/internal/buildbin"
 )
 
 func TestSandbox(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "checks/sandbox")
+	RunSpecs(t, "checks/sandbox", suite.Config(t))
 }
 
 // bins are the normal and knock-out builds, made once for the suite.
@@ -76,5 +76,5 @@ var _ = AfterSuite(buildbin.Cleanup)
 // Every skipped spec, counted by its reason: a skip says why, and the
 // count line says how many there were.
 var _ = ReportAfterSuite("checks/sandbox: skips counted", func(report Report) {
-	skips.Print(os.Stdout, "checks/sandbox", report)
+	suite.Print(os.Stdout, "checks/sandbox", report)
 })

@@ -1,7 +1,7 @@
-// Package testkit holds the few helpers the tests of the language, the run
-// and the receipt share: scratch directories with their links resolved,
-// files written with their directories, and the check of a coded error.
-// It is imported by tests only.
+// Package testkit holds the few helpers the tests share: scratch
+// directories with their links resolved, files written with their
+// directories, the check of a coded error, and the bound of a wait scaled
+// to how loaded the machine is (Patience). It is imported by tests only.
 package testkit
 
 import (

@@ -9,6 +9,7 @@ import (
 	goruntime "runtime"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // EntryI386 is a Target's Entry for an attempt made through the i386
@@ -53,7 +54,7 @@ func I386Entry(bin string) (present bool, err error) {
 		return false, fmt.Errorf("probe the i386 entry: %w", err)
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "--no-confine", "--timeout", runTimeout.String(), "--allow", "io,ffi:ctypes", prog)
+	cmd := exec.Command(bin, "--no-confine", "--timeout", runLimit().Round(time.Second).String(), "--allow", "io,ffi:ctypes", prog)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SABLINE_RECEIPTS="+filepath.Join(dir, "receipts"))
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

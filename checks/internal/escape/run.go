@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -60,8 +61,13 @@ type Binaries struct {
 	Knockout string // built with -tags sabline_knockout
 }
 
-// runTimeout bounds one run; every target ends in milliseconds.
+// runTimeout bounds one run on a quiet machine, where every target ends
+// in milliseconds; runLimit scales it to the machine's load.
 const runTimeout = 30 * time.Second
+
+// runLimit is runTimeout scaled by testkit.Patience, read when a run
+// starts.
+func runLimit() time.Duration { return testkit.Bound(runTimeout) }
 
 // Run is what one run of a program printed and did.
 type Run struct {
@@ -150,8 +156,7 @@ func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 	if r.Refusal, err = s.Expand(t.Language); err != nil {
 		return Run{}, err
 	}
-	r.Victim = s.Victim(100 * time.Millisecond)
-	s.settle(500 * time.Millisecond)
+	r.Victim = s.Victim()
 	after, err := s.Witness()
 	if err != nil {
 		return Run{}, err
@@ -169,8 +174,9 @@ func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 // command as: far above the descriptors the worker opens itself.
 const ExtraFD = 60
 
-// strayGrace is how long Invoke waits, once the sabline command has
-// exited, for the last holder of its output to close it.
+// strayGrace is how long Invoke waits on a quiet machine, once the
+// sabline command has exited, for the last holder of its output to close
+// it; scaled by testkit.Patience when it is waited.
 const strayGrace = 2 * time.Second
 
 // Invoke runs the sabline binary bin on program, with the Prelude before
@@ -199,7 +205,8 @@ func (s *Scratch) Invoke(bin, budget string, flags []string, program string) (Ru
 		return Run{}, err
 	}
 	cmd.Stdout, cmd.Stderr = stdout.w, stderr.w
-	cmd.WaitDelay = strayGrace
+	grace, limit := testkit.Bound(strayGrace), runLimit()
+	cmd.WaitDelay = grace
 	ownGroup(cmd)
 	err = cmd.Start()
 	stdout.w.Close() // the command holds its own copies now
@@ -209,15 +216,15 @@ func (s *Scratch) Invoke(bin, budget string, flags []string, program string) (Ru
 		stderr.close()
 		return Run{}, fmt.Errorf("start %s: %w", bin, err)
 	}
-	stop := time.AfterFunc(runTimeout, func() { killGroup(cmd) }) // the worker dies with the supervisor
-	err = waitGroup(cmd)                                          // and whatever stayed in the command's group
+	stop := time.AfterFunc(limit, func() { killGroup(cmd) }) // the worker dies with the supervisor
+	err = waitGroup(cmd)                                     // and whatever stayed in the command's group
 	timedOut := !stop.Stop()
-	if !stdout.done(strayGrace) || !stderr.done(strayGrace) {
+	if !stdout.done(grace) || !stderr.done(grace) {
 		killHolders(stdout.ino, stderr.ino)
 	}
 	out, errOut := stdout.close(), stderr.close()
 	if timedOut {
-		return Run{}, fmt.Errorf("%s did not end within %s", bin, runTimeout)
+		return Run{}, fmt.Errorf("%s did not end within %s", bin, limit)
 	}
 	exit := 0
 	var ee *exec.ExitError
@@ -288,7 +295,9 @@ func (s *Scratch) Command(bin, budget string, flags []string, program string) (*
 	if err := os.WriteFile(prog, []byte(program), 0o644); err != nil {
 		return nil, fmt.Errorf("write the program: %w", err)
 	}
-	args := []string{"--timeout", "20s"}
+	// The run's own timeout comes before Invoke's bound, so that a run
+	// that hangs still ends with its receipt.
+	args := []string{"--timeout", (runLimit() * 2 / 3).Round(time.Second).String()}
 	if budget != "" {
 		args = append(args, "--allow", budget)
 	}

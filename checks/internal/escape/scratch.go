@@ -1,7 +1,6 @@
 package escape
 
 import (
-	"bufio"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -38,8 +36,9 @@ type Scratch struct {
 
 	values   map[string]string // placeholders made so far
 	closers  []io.Closer
-	listens  bool // a listener or a UDP socket was started
-	accepted atomic.Int64
+	listens  bool         // a listener or a UDP socket was started
+	takers   []func() int // each takes what its listener holds, and counts it
+	accepted int          // what the takers counted so far
 	victim   *exec.Cmd
 	exited   chan struct{}     // closed when the victim has exited
 	queues   map[string]string // the message queue names $MQ and $MQNEW gave
@@ -151,77 +150,74 @@ func (s *Scratch) make(p string) (string, error) {
 			return "", err
 		}
 		s.closers = append(s.closers, c)
-		s.listens = true
-		go func() {
-			buf := make([]byte, 512)
-			for {
-				if _, _, err := c.ReadFrom(buf); err != nil {
-					return // closed
-				}
-				s.accepted.Add(1)
-			}
-		}()
+		if err := s.take(c); err != nil {
+			return "", err
+		}
 		return strconv.Itoa(c.LocalAddr().(*net.UDPAddr).Port), nil
 	}
 	return "", errors.New("unknown placeholder")
 }
 
-// listen starts a listener that counts the connections it accepts and
-// closes each after reading a line. It returns the port, or the path.
+// listen starts a listener that counts the connections made to it,
+// taking and closing each when Accepted is asked. It returns the port, or
+// the path.
 func (s *Scratch) listen(network, addr string) (string, error) {
 	l, err := net.Listen(network, addr)
 	if err != nil {
 		return "", err
 	}
-	s.listens = true
 	s.closers = append(s.closers, l)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return // closed
-			}
-			s.accepted.Add(1)
-			go func() {
-				defer c.Close()
-				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-				_, _ = bufio.NewReader(c).ReadString('\n') // whatever arrives, or nothing
-			}()
-		}
-	}()
+	if err := s.take(l); err != nil {
+		return "", err
+	}
 	if tcp, ok := l.Addr().(*net.TCPAddr); ok {
 		return strconv.Itoa(tcp.Port), nil
 	}
 	return addr, nil
 }
 
-// settle waits, where there are listeners and none has taken anything
-// yet, up to grace for one to: a connection the run made may be accepted
-// a moment after the run ended.
-func (s *Scratch) settle(grace time.Duration) {
-	if !s.listens {
-		return
+// take adds the taker of the listener l (taker).
+func (s *Scratch) take(l any) error {
+	t, err := taker(l)
+	if err != nil {
+		return err
 	}
-	for deadline := time.Now().Add(grace); s.Accepted() == 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	s.listens = true
+	s.takers = append(s.takers, t)
+	return nil
 }
 
-// Accepted is how many connections and datagrams the listeners took.
-func (s *Scratch) Accepted() int { return int(s.accepted.Load()) }
+// Accepted is how many connections and datagrams the listeners took. It
+// takes, then and there, whatever the kernel holds for them: a connection
+// to a loopback listener is made, and a datagram queued, before the call
+// that makes it returns, so what a run did is counted once it has ended,
+// without a wait.
+func (s *Scratch) Accepted() int {
+	for _, take := range s.takers {
+		s.accepted += take()
+	}
+	return s.accepted
+}
 
 // Victim says what became of the victim process: "" when there is none,
-// Killed when a signal ended it, "alive" otherwise. A signal sent as the
-// run ended may take a moment to arrive, so it waits up to grace for the
-// victim to die.
-func (s *Scratch) Victim(grace time.Duration) string {
+// Killed when a signal ended it or is on its way to (victimDying: it is
+// then waited for, up to runLimit), "alive" otherwise.
+func (s *Scratch) Victim() string {
 	if s.victim == nil {
 		return ""
 	}
 	select {
 	case <-s.exited:
 		return Killed
-	case <-time.After(grace):
+	default:
+	}
+	if !s.victimDying() {
+		return "alive"
+	}
+	select {
+	case <-s.exited:
+		return Killed
+	case <-time.After(runLimit()):
 		return "alive"
 	}
 }

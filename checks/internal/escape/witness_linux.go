@@ -272,6 +272,47 @@ func (s *Scratch) victimState() string {
 	return fmt.Sprintf("alive=yes pgrp=%s sid=%s nice=%s limits=%s", f[2], f[3], f[16], hashOf(limits))
 }
 
+// victimDying reports whether the victim has a signal pending that ends
+// it (sleep handles none, so any signal but the few whose default is to
+// be ignored or to stop), or is already on its way out (PF_EXITING): it
+// will have exited when it is next scheduled, however loaded the machine.
+func (s *Scratch) victimDying() bool {
+	pid := s.victim.Process.Pid
+	stat, err1 := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	status, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err1 != nil || err2 != nil {
+		return true // gone from /proc: it has exited, and Wait will say so
+	}
+	// f[6] is the flags (field 9).
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(f) > 6 {
+		if flags, err := strconv.ParseUint(f[6], 10, 64); err == nil && flags&pfExiting != 0 {
+			return true
+		}
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		name, mask, _ := strings.Cut(line, ":")
+		if name != "SigPnd" && name != "ShdPnd" {
+			continue
+		}
+		pending, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64)
+		if err == nil && pending&^harmlessSignals != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// pfExiting is the task flag of a process on its way out (PF_EXITING in
+// <linux/sched.h>).
+const pfExiting = 0x4
+
+// harmlessSignals are the signals whose default action neither ends nor
+// stops a process that handles none (SIGCHLD, SIGCONT, SIGURG, SIGWINCH),
+// and the stop signals, as a mask of /proc's pending sets.
+const harmlessSignals = 1<<(unix.SIGCHLD-1) | 1<<(unix.SIGCONT-1) | 1<<(unix.SIGURG-1) | 1<<(unix.SIGWINCH-1) |
+	1<<(unix.SIGSTOP-1) | 1<<(unix.SIGTSTP-1) | 1<<(unix.SIGTTIN-1) | 1<<(unix.SIGTTOU-1)
+
 // removeObjects removes whatever bears the names the placeholders made:
 // the queues, the System V objects of the key, the keys of the
 // description.

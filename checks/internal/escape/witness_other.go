@@ -46,3 +46,7 @@ func inodeOf(*os.File) uint64 { return 0 }
 // killHolders does nothing off Linux: the holders of a pipe are found in
 // /proc. The process group kill still ends what stayed in the group.
 func killHolders(...uint64) {}
+
+// victimDying reports false: off Linux nothing says a signal is on its
+// way, and the victim is judged as it is when the run ends.
+func (s *Scratch) victimDying() bool { return false }

@@ -12,8 +12,10 @@ import (
 // with the one Landlock apply a worker uses (confine.ApplyLandlock: the
 // ruleset was planned at this kernel's ABI), and says at which ABI. It
 // sets no_new_privs. A failure is errServerNotConfined and the reason.
+// Nothing is carved: the server reads and writes the receipts, which
+// each worker's own domain, nested inside this one, carves out.
 func confineServer(d serverDomain) (string, error) {
-	applied, err := confine.ApplyLandlock(d.LandlockRuleset)
+	applied, err := confine.ApplyLandlock(d.LandlockRuleset, nil)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errServerNotConfined, err)
 	}

@@ -1,11 +1,16 @@
 package confine
 
+import "github.com/sabline/sabline/guard"
+
 // ApplyOptions are what Apply needs besides the policy.
 type ApplyOptions struct {
 	// TempDir is the run's private temporary directory, made by the caller.
 	TempDir string
 	// MaxMemoryMB is the run's memory limit, 0 for none.
 	MaxMemoryMB int
+	// CarveOuts are the guarded locations the kernel holds out of every
+	// grant above them (guard.Set.CarveOuts).
+	CarveOuts []guard.CarveOut
 }
 
 // Apply holds the calling process, every thread of it, to the policy, and

@@ -93,7 +93,7 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 		abi, err := LandlockABI()
 		switch {
 		case err == nil:
-			if err := holdLandlock(p, o.TempDir, abi, s.refuse == layerLandlockOnly, &held); err != nil {
+			if err := holdLandlock(p, o, abi, s.refuse == layerLandlockOnly, &held); err != nil {
 				fail(err, err.Error())
 			}
 		case !errors.Is(err, syscall.ENOSYS) && !errors.Is(err, syscall.EOPNOTSUPP):
@@ -140,19 +140,19 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 // refuse, the plan gains a rule on a namespace file, which lives on a file
 // system the kernel holds no rule on (EBADFD): the ruleset is refused and
 // nothing is applied.
-func holdLandlock(p Policy, tempDir string, abi int, refuse bool, held *LinuxHeld) error {
-	plan, err := LandlockPlan(p, linuxNeeds(p, tempDir), abi)
+func holdLandlock(p Policy, o ApplyOptions, abi int, refuse bool, held *LinuxHeld) error {
+	plan, err := LandlockPlan(p, linuxNeeds(p, o.TempDir), abi)
 	if err != nil {
 		return fmt.Errorf("the Landlock ruleset could not be planned: %w", err)
 	}
 	if refuse {
 		plan.Rules = append(plan.Rules, LandlockRule{Path: "/proc/self/ns/net", Access: LandlockFSReadFile, Why: "a rule the kernel refuses"})
 	}
-	applied, err := ApplyLandlock(plan)
+	applied, err := ApplyLandlock(plan, o.CarveOuts)
 	if err != nil {
 		return fmt.Errorf("Landlock refused the ruleset: %w", err)
 	}
-	held.LandlockABI, held.Missing = applied.ABI, applied.Missing
+	held.LandlockABI, held.Missing, held.Carving = applied.ABI, applied.Missing, applied.Carving
 	return nil
 }
 

@@ -46,6 +46,10 @@ type LinuxHeld struct {
 	// limit it could not set, or why Landlock was not applied. Each counts
 	// as a limit not held.
 	Problems []string
+	// Carving is how Landlock's rules were carved around the guarded
+	// locations: a location the kernel does not hold is a limit not held,
+	// and the directories held as their entries are said in the reason.
+	Carving Carving
 }
 
 // DarwinHeld is what Apply got from macOS.
@@ -151,8 +155,16 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		}
 		gaps = append(gaps, why+": "+joinAnd(lost)+" are not held")
 	}
+	if len(h.Carving.LanguageOnly) > 0 {
+		gaps = append(gaps, "the guarded locations "+shortList(h.Carving.LanguageOnly, 4)+
+			" are held by the language only: the grant above them has too many entries to hold one by one, or one could not be listed")
+	}
 	gaps = append(gaps, h.Problems...)
 	r := leveled(p, abi > 0 || h.Seccomp, layers, gaps)
+	if len(h.Carving.Expanded) > 0 {
+		r.Reason += "; the grants above guarded locations are held as the entries beside them (" +
+			shortList(h.Carving.Expanded, 4) + "): an entry made in those directories during the run is out of the kernel's reach"
+	}
 	if h.CapabilitiesFailure != "" {
 		r.Reason += "; the capabilities were not dropped (" + h.CapabilitiesFailure + "): no limit rests on them alone"
 	}

@@ -71,6 +71,16 @@ func landlockWriteRights(abi int) uint64 {
 	return landlockFSRights(abi) &^ (LandlockFSExecute | landlockReadRights)
 }
 
+// landlockEverywhereWrite returns what the rule on / of a policy whose
+// writes are unrestricted gets at abi: what a granted write path gets, and
+// making sockets, named pipes and symbolic links, which a widening module
+// may do. Never a device (the dropped capabilities refuse it too), an
+// ioctl on one, or a link or rename into another directory (refer): that
+// last one a module does by copying, as in a granted directory.
+func landlockEverywhereWrite(abi int) uint64 {
+	return landlockWriteGrant(abi) | landlockFSRights(abi)&(LandlockFSMakeSock|LandlockFSMakeFifo|LandlockFSMakeSym)
+}
+
 // landlockWriteGrant returns what a granted write path gets at abi: the
 // rights to create, write, truncate and remove files and directories,
 // which is all the language does with a write grant. Devices, sockets,
@@ -119,11 +129,14 @@ type LandlockRuleset struct {
 // abi, with the interpreter's needs resolved through n. A kernel ABI above
 // LandlockMaxABI is planned for as LandlockMaxABI.
 //
-// Each direction of file access the policy restricts is handled in full:
-// reads as read-file and read-dir, writes as every write right of the
-// ABI. Execute is handled always and allowed nowhere. Granted read paths
-// get read-file and read-dir; granted write paths may create, write,
-// truncate and remove files and directories. The network is handled from
+// Both directions of file access are handled in full: reads as
+// read-file and read-dir, writes as every write right of the ABI.
+// Execute is handled always and allowed nowhere. Granted read paths get
+// read-file and read-dir; granted write paths may create, write, truncate
+// and remove files and directories. A direction the policy leaves
+// unrestricted is a rule on / (its reads, or every write right but making
+// a device), so that CarveLandlock can hold the guarded locations out of
+// it. The network is handled from
 // ABI 4: bind always, and allowed on no port, as a run listens on none
 // (the language has no listen, and a module that widens the policy to any
 // host only dials); connect when the network is closed or the policy's
@@ -140,13 +153,7 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 		return LandlockRuleset{}, fmt.Errorf("landlock plan: ABI %d: Landlock ABIs start at 1", abi)
 	}
 	abi = min(abi, LandlockMaxABI)
-	plan := LandlockRuleset{ABI: abi, HandledFS: LandlockFSExecute}
-	if !p.Read.Unrestricted {
-		plan.HandledFS |= landlockReadRights
-	}
-	if !p.Write.Unrestricted {
-		plan.HandledFS |= landlockWriteRights(abi)
-	}
+	plan := LandlockRuleset{ABI: abi, HandledFS: LandlockFSExecute | landlockReadRights | landlockWriteRights(abi)}
 
 	add := func(path string, access uint64, grant bool, why string) error {
 		if !strings.HasPrefix(path, "/") {
@@ -156,6 +163,12 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 			plan.Rules = append(plan.Rules, LandlockRule{Path: path, Access: access, Grant: grant, Why: why})
 		}
 		return nil
+	}
+	if p.Read.Unrestricted {
+		_ = add("/", landlockReadRights, true, "read grant (every path)")
+	}
+	if p.Write.Unrestricted {
+		_ = add("/", landlockEverywhereWrite(abi), true, "write grant (every path)")
 	}
 	for _, path := range p.Read.Paths {
 		if err := add(path, landlockReadRights, true, "read grant"); err != nil {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+
+	"github.com/sabline/sabline/guard"
 )
 
 // landlockErratumSignalScope is the bit of the kernel's Landlock errata
@@ -54,11 +56,14 @@ type LandlockApplied struct {
 	// beneath its nearest existing parent instead: the kernel can only
 	// name what exists. The budget still holds the grant itself.
 	Missing []string
+	// Carving is how the rules above guarded locations were carved.
+	Carving Carving
 }
 
-// ApplyLandlock restricts every thread of the process to plan, for good.
-// It fails, and restricts nothing, when the kernel's ABI is below the
-// plan's or a path cannot be held.
+// ApplyLandlock restricts every thread of the process to plan, with the
+// rules above carveOuts carved (CarveLandlock, reading this machine's
+// directories), for good. It fails, and restricts nothing, when the
+// kernel's ABI is below the plan's or a path cannot be held.
 //
 // Each rule is held at its path as it resolves now, links followed. A
 // rule on a file, not a directory, keeps only the rights a file can
@@ -80,7 +85,7 @@ type LandlockApplied struct {
 // ABI. go-landlock sets no_new_privs and reaches every thread, through
 // syscall.AllThreadsSyscall or, from ABI 8, through the kernel's own
 // thread synchronisation.
-func ApplyLandlock(plan LandlockRuleset) (LandlockApplied, error) {
+func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut) (LandlockApplied, error) {
 	abi, err := LandlockABI()
 	if err != nil {
 		return LandlockApplied{}, fmt.Errorf("apply landlock: %w", err)
@@ -89,7 +94,8 @@ func ApplyLandlock(plan LandlockRuleset) (LandlockApplied, error) {
 		return LandlockApplied{}, fmt.Errorf("apply landlock: the plan is for ABI %d, the kernel has ABI %d", plan.ABI, abi)
 	}
 	applied := LandlockApplied{ABI: plan.ABI}
-	var rules []landlock.Rule
+	targets := plan
+	targets.Rules = nil
 	for _, r := range plan.Rules {
 		path, access, err := landlockTarget(r)
 		if err != nil {
@@ -101,7 +107,18 @@ func ApplyLandlock(plan LandlockRuleset) (LandlockApplied, error) {
 		if path != r.Path && !slices.Contains(applied.Missing, r.Path) {
 			applied.Missing = append(applied.Missing, r.Path)
 		}
-		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(access), path))
+		// The carving compares paths as they resolve: the guarded
+		// locations are listed in both forms.
+		if resolved, err := filepath.EvalSymlinks(path); err == nil {
+			path = resolved
+		}
+		targets.Rules = append(targets.Rules, LandlockRule{Path: path, Access: access, Grant: r.Grant, Why: r.Why})
+	}
+	carved, carving := CarveLandlock(targets, carveOuts, os.ReadDir, MaxCarvedRules)
+	applied.Carving = carving
+	var rules []landlock.Rule
+	for _, r := range carved.Rules {
+		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(r.Access), r.Path))
 	}
 	for _, port := range plan.ConnectTCP {
 		rules = append(rules, landlock.ConnectTCP(uint16(port)))

@@ -292,7 +292,7 @@ func runLandlockChild(t *testing.T, c landlockChild) {
 		t.Fatalf("the locked goroutine shares thread %d with the test", own)
 	}
 
-	applied, err := ApplyLandlock(plan)
+	applied, err := ApplyLandlock(plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

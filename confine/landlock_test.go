@@ -156,14 +156,17 @@ func TestLandlockPlan(t *testing.T) {
 			wantHandle: LandlockFSTruncate,
 		},
 		{
-			name: "unrestricted reads and writes still handle execute", allow: "io,fs", abi: 7, wantABI: 7,
-			wantHandle: LandlockFSExecute, wantFree: read | write | LandlockFSTruncate,
+			name: "unrestricted reads and writes are rules on /, for the carving", allow: "io,fs", abi: 7, wantABI: 7,
+			wantHandle: LandlockFSExecute | read | write | LandlockFSTruncate | LandlockFSMakeChar | LandlockFSMakeBlock,
+			wantRules: map[string]uint64{"/": read | write | LandlockFSTruncate | LandlockFSMakeDir | LandlockFSRemoveDir |
+				LandlockFSMakeSock | LandlockFSMakeFifo | LandlockFSMakeSym},
 			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP,
 			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
 		},
 		{
-			name: "a path widening frees both directions", allow: "io,ffi:pathlib,fs:read:/srv/data", abi: 7, wantABI: 7,
-			wantHandle: LandlockFSExecute, wantFree: read | write,
+			name: "a path widening is both directions on /", allow: "io,ffi:pathlib,fs:read:/srv/data", abi: 7, wantABI: 7,
+			wantHandle: LandlockFSExecute | read | write,
+			wantRules:  map[string]uint64{"/": read | write},
 			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP,
 			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
 		},

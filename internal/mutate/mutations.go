@@ -48,11 +48,11 @@ var (
 var mutations = []Mutation{
 	{
 		Name: "apply-landlock-held-on-failure", File: "confine/apply_linux.go",
-		Old: `	applied, err := ApplyLandlock(plan)
+		Old: `	applied, err := ApplyLandlock(plan, o.CarveOuts)
 	if err != nil {
 		return fmt.Errorf("Landlock refused the ruleset: %w", err)
 	}`,
-		New: `	applied, err := ApplyLandlock(plan)
+		New: `	applied, err := ApplyLandlock(plan, o.CarveOuts)
 	if err != nil {
 		applied.ABI = abi
 	}`,

@@ -1,0 +1,191 @@
+package confine
+
+import (
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sabline/sabline/guard"
+)
+
+// Landlock allows a hierarchy, and cannot take a path out of one. So a
+// rule whose path lies above a guarded location (a grant of / above
+// ~/.ssh, the receipts, /proc/sys) is carved: replaced by rules for the
+// entries beside the way down to each location, the locations never among
+// them. The directories on the way down are "expanded": each keeps the
+// right to list it (read_dir, which Landlock hands on to everything
+// beneath: a program may list the names in a guarded directory there,
+// never open what they name), and no right to make or remove an entry in
+// it, which would reach into the guarded location too. What an expanded
+// directory holds is fixed when the run starts: an entry made in it
+// during the run is beneath no rule, and out of the kernel's reach.
+
+// MaxCarvedRules bounds the rules the carving of one ruleset adds. A rule
+// whose carving would pass it stays as it was, and the guarded locations
+// beneath it are held by the language alone (the level is then partial).
+const MaxCarvedRules = 4096
+
+// Carving is what CarveLandlock did to a ruleset.
+type Carving struct {
+	// Expanded are the directories held as their entries, sorted.
+	Expanded []string
+	// LanguageOnly are the guarded locations beneath a rule that could
+	// not be carved (past MaxCarvedRules, or a directory that could not
+	// be listed), which only the language holds, sorted.
+	LanguageOnly []string
+	// Added is how many rules the carving added.
+	Added int
+}
+
+// CarveLandlock returns plan with every rule whose path lies above one of
+// carveOuts carved, and says what it did. The rules' paths must be as
+// they resolve, and so must the carve-outs (guard.Set.CarveOuts lists
+// both forms). list reads a directory's entries, with their types. An
+// entry that is a link is never a rule (its target is judged by the rules
+// on the way to it), nor is a device, but for one a carve-out allows
+// (the devices of /dev). The rules the carving adds are bounded by
+// maxRules.
+func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, list func(dir string) ([]fs.DirEntry, error),
+	maxRules int) (LandlockRuleset, Carving) {
+	out := plan
+	out.Rules = nil
+	var c Carving
+	expanded := map[string]bool{}
+	for _, r := range plan.Rules {
+		beneath := strictlyBeneath(carveOuts, r.Path)
+		if len(beneath) == 0 {
+			out.Rules = append(out.Rules, r)
+			continue
+		}
+		k := carver{list: list, rule: r, budget: maxRules - c.Added}
+		if !k.carve(r.Path, beneath) {
+			out.Rules = append(out.Rules, r)
+			for _, co := range beneath {
+				c.LanguageOnly = append(c.LanguageOnly, co.Path)
+			}
+			continue
+		}
+		out.Rules = append(out.Rules, k.rules...)
+		c.Added += len(k.rules) - 1
+		for _, d := range k.expanded {
+			expanded[d] = true
+		}
+	}
+	for d := range expanded {
+		c.Expanded = append(c.Expanded, d)
+	}
+	sort.Strings(c.Expanded)
+	c.LanguageOnly = compactSorted(c.LanguageOnly)
+	return out, c
+}
+
+func compactSorted(s []string) []string {
+	sort.Strings(s)
+	return slices.Compact(s)
+}
+
+// strictlyBeneath are the carve-outs that lie beneath dir, dir itself
+// not among them.
+func strictlyBeneath(carveOuts []guard.CarveOut, dir string) []guard.CarveOut {
+	var out []guard.CarveOut
+	for _, c := range carveOuts {
+		if c.Path != dir && guard.Within(c.Path, dir) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// carver carves one rule.
+type carver struct {
+	list     func(dir string) ([]fs.DirEntry, error)
+	rule     LandlockRule
+	budget   int // rules it may add
+	rules    []LandlockRule
+	expanded []string
+}
+
+// add adds a rule for path with the rule's rights, those of a file where
+// it is not a directory; false when the budget is spent.
+func (k *carver) add(path string, access uint64, why string) bool {
+	if access == 0 {
+		return true
+	}
+	if len(k.rules) > k.budget {
+		return false
+	}
+	k.rules = append(k.rules, LandlockRule{Path: path, Access: access, Grant: k.rule.Grant, Why: why})
+	return true
+}
+
+// carve holds dir as its entries, but the carve-outs beneath it; false
+// when it cannot (a listing failed, or the budget is spent).
+func (k *carver) carve(dir string, beneath []guard.CarveOut) bool {
+	entries, err := k.list(dir)
+	if err != nil {
+		return false
+	}
+	k.expanded = append(k.expanded, dir)
+	why := k.rule.Why + ", carved around the guarded locations beneath " + k.rule.Path
+	if !k.add(dir, k.rule.Access&LandlockFSReadDir, why) {
+		return false
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if i := slices.IndexFunc(beneath, func(c guard.CarveOut) bool { return c.Path == p }); i >= 0 {
+			// A guarded location: only the names it allows.
+			for _, name := range beneath[i].Allowed {
+				if !k.allowed(p, name, why) {
+					return false
+				}
+			}
+			continue
+		}
+		t := e.Type()
+		if t&fs.ModeSymlink != 0 || t&fs.ModeDevice != 0 {
+			continue
+		}
+		if t.IsDir() {
+			if deeper := strictlyBeneath(beneath, p); len(deeper) > 0 {
+				if !k.carve(p, deeper) {
+					return false
+				}
+				continue
+			}
+			if !k.add(p, k.rule.Access, why) {
+				return false
+			}
+			continue
+		}
+		if !k.add(p, k.rule.Access&landlockFileRights, why) {
+			return false
+		}
+	}
+	return true
+}
+
+// allowed adds a rule for the entry name of the guarded directory dir,
+// where it is there and no link: a file's rights only.
+func (k *carver) allowed(dir, name, why string) bool {
+	entries, err := k.list(dir)
+	if err != nil {
+		return true // nothing there to allow
+	}
+	for _, e := range entries {
+		if e.Name() == name && e.Type()&fs.ModeSymlink == 0 {
+			return k.add(filepath.Join(dir, name), k.rule.Access&landlockFileRights, why)
+		}
+	}
+	return true
+}
+
+// shortList joins the first n of items, and says how many more there are.
+func shortList(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + " and " + strconv.Itoa(len(items)-n) + " more"
+}

@@ -1,0 +1,193 @@
+package confine
+
+import (
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/sabline/sabline/guard"
+)
+
+// carveWorld is a machine's tree: its directories, files, a link and
+// devices.
+var carveWorld = fstest.MapFS{
+	"bin/sh":                 {},
+	"etc/passwd":             {},
+	"etc/shadow":             {},
+	"etc/ssl/certs/ca.pem":   {},
+	"etc/ssl/private/k.pem":  {},
+	"root/notes.txt":         {},
+	"root/.ssh/id_rsa":       {},
+	"root/.config/app/c":     {},
+	"root/link":              {Data: []byte("/etc/shadow"), Mode: fs.ModeSymlink},
+	"proc/sys/kernel/domain": {},
+	"dev/null":               {Mode: fs.ModeDevice | fs.ModeCharDevice},
+	"dev/urandom":            {Mode: fs.ModeDevice | fs.ModeCharDevice},
+	"dev/sda":                {Mode: fs.ModeDevice},
+	"dev/shm/x":              {},
+	"tmp/a/b.txt":            {},
+}
+
+// carveOuts are the world's guarded locations.
+var carveOuts = []guard.CarveOut{
+	{Path: "/etc/shadow"}, {Path: "/etc/ssl/private"}, {Path: "/root/.ssh"}, {Path: "/root/.config"},
+	{Path: "/proc"}, {Path: "/dev", Allowed: guard.Devices},
+}
+
+func listWorld(dir string) ([]fs.DirEntry, error) {
+	rel := strings.TrimPrefix(dir, "/")
+	if rel == "" {
+		rel = "."
+	}
+	return fs.ReadDir(carveWorld, rel)
+}
+
+// heldAccess is what the rules let a path have: the rights of every rule
+// at the path or above it, as Landlock adds them up.
+func heldAccess(rules []LandlockRule, p string) uint64 {
+	var a uint64
+	for _, r := range rules {
+		if budget := r.Path; p == budget || strings.HasPrefix(p, strings.TrimSuffix(budget, "/")+"/") {
+			a |= r.Access
+		}
+	}
+	return a
+}
+
+// guarded reports whether p lies in a carve-out, and not in a name it
+// allows.
+func guarded(p string) bool {
+	for _, c := range carveOuts {
+		if guard.Within(p, c.Path) && !slices.ContainsFunc(c.Allowed, func(a string) bool { return guard.Within(p, filepath.Join(c.Path, a)) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCarveLandlock carves rules of / for reading and for writing around
+// the world's guarded locations and checks every path of the world: one
+// in a guarded location has no right but listing, one beside them has
+// every right its rule gave, and a directory on the way down has no right
+// to make or remove an entry.
+func TestCarveLandlock(t *testing.T) {
+	write := landlockEverywhereWrite(LandlockMaxABI)
+	tests := []struct {
+		name   string
+		access uint64
+	}{
+		{name: "reads", access: landlockReadRights},
+		{name: "writes", access: write},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := LandlockRuleset{ABI: LandlockMaxABI, Rules: []LandlockRule{
+				{Path: "/", Access: tt.access, Grant: true, Why: "grant (every path)"},
+				{Path: "/dev/null", Access: tt.access & landlockFileRights, Why: "interpreter: /dev/null"},
+			}}
+			carved, c := CarveLandlock(plan, carveOuts, listWorld, MaxCarvedRules)
+			if len(c.LanguageOnly) > 0 {
+				t.Fatalf("locations left to the language: %q", c.LanguageOnly)
+			}
+			wantExpanded := []string{"/", "/etc", "/etc/ssl", "/root"}
+			if !slices.Equal(c.Expanded, wantExpanded) {
+				t.Errorf("expanded %q, want %q", c.Expanded, wantExpanded)
+			}
+			checked := 0
+			err := fs.WalkDir(carveWorld, ".", func(rel string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				p := "/" + rel
+				if rel == "." {
+					p = "/"
+				}
+				got := heldAccess(carved.Rules, p)
+				checked++
+				switch {
+				case d.Type()&fs.ModeSymlink != 0:
+					// A link is judged by where it leads.
+				case guarded(p):
+					if got&^LandlockFSReadDir != 0 {
+						t.Errorf("%s, guarded, has %v", p, LandlockAccessNames(got))
+					}
+				case slices.Contains(wantExpanded, p):
+					if got&^LandlockFSReadDir != 0 {
+						t.Errorf("%s, expanded, has %v: an entry made or removed in it reaches into the guarded ones",
+							p, LandlockAccessNames(got))
+					}
+					if got&LandlockFSReadDir != tt.access&LandlockFSReadDir {
+						t.Errorf("%s, expanded, may not be listed as its grant says", p)
+					}
+				case d.IsDir():
+					if got != tt.access {
+						t.Errorf("%s has %v, want its grant's %v", p, LandlockAccessNames(got), LandlockAccessNames(tt.access))
+					}
+				default:
+					// A file has what the rules above give a file.
+					if got&landlockFileRights != tt.access&landlockFileRights {
+						t.Errorf("%s has %v, want its grant's file rights %v", p, LandlockAccessNames(got),
+							LandlockAccessNames(tt.access&landlockFileRights))
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if checked < len(carveWorld) {
+				t.Errorf("checked %d paths of a world of %d", checked, len(carveWorld))
+			}
+			for _, r := range carved.Rules {
+				if r.Path == "/dev/urandom" && r.Access&LandlockFSReadFile != tt.access&LandlockFSReadFile {
+					t.Errorf("/dev/urandom, a device /dev allows, has %v", LandlockAccessNames(r.Access))
+				}
+			}
+			if c.Added != len(carved.Rules)-len(plan.Rules) {
+				t.Errorf("Added = %d, for %d rules from %d", c.Added, len(carved.Rules), len(plan.Rules))
+			}
+		})
+	}
+}
+
+// TestCarveLandlockBounded: a rule whose carving passes the bound stays
+// whole, and the locations beneath it are the language's only; a rule
+// with nothing guarded beneath it, or one within a guarded location (a
+// grant that names a dot-entry), stays as it is.
+func TestCarveLandlockBounded(t *testing.T) {
+	plan := LandlockRuleset{Rules: []LandlockRule{
+		{Path: "/", Access: landlockReadRights, Grant: true},
+		{Path: "/tmp", Access: landlockReadRights, Grant: true},
+		{Path: "/root/.config/app", Access: landlockReadRights, Grant: true},
+	}}
+	carved, c := CarveLandlock(plan, carveOuts, listWorld, 3)
+	if !slices.Equal(carved.Rules, plan.Rules) {
+		t.Errorf("past the bound the rules are %+v, want them unchanged", carved.Rules)
+	}
+	want := []string{"/dev", "/etc/shadow", "/etc/ssl/private", "/proc", "/root/.config", "/root/.ssh"}
+	if !slices.Equal(c.LanguageOnly, want) {
+		t.Errorf("language only %q, want %q", c.LanguageOnly, want)
+	}
+	if len(c.Expanded) != 0 || c.Added != 0 {
+		t.Errorf("a carving past the bound expanded %q, added %d", c.Expanded, c.Added)
+	}
+	// The control: within the bound, / is carved and the others stay.
+	carved, c = CarveLandlock(plan, carveOuts, listWorld, MaxCarvedRules)
+	if len(c.LanguageOnly) != 0 || !slices.Contains(carved.Rules, plan.Rules[1]) || !slices.Contains(carved.Rules, plan.Rules[2]) {
+		t.Errorf("within the bound: language only %q, rules %+v", c.LanguageOnly, carved.Rules)
+	}
+}
+
+// TestCarveLandlockUnlistable: a directory that cannot be listed leaves
+// its rule whole, and says so.
+func TestCarveLandlockUnlistable(t *testing.T) {
+	plan := LandlockRuleset{Rules: []LandlockRule{{Path: "/root", Access: landlockReadRights, Grant: true}}}
+	failing := func(dir string) ([]fs.DirEntry, error) { return nil, fs.ErrPermission }
+	carved, c := CarveLandlock(plan, carveOuts, failing, MaxCarvedRules)
+	if !slices.Equal(carved.Rules, plan.Rules) || !slices.Equal(c.LanguageOnly, []string{"/root/.config", "/root/.ssh"}) {
+		t.Errorf("rules %+v, language only %q", carved.Rules, c.LanguageOnly)
+	}
+}

@@ -1,0 +1,335 @@
+package guard
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	goruntime "runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// CredentialsEnv names the environment variable in which the operator
+// adds credential locations: absolute paths separated by the system's
+// list separator (":" on Unix, ";" on Windows). It is read from the
+// environment Sabline was started in, once; a program has no way to set
+// it.
+const CredentialsEnv = "SABLINE_CREDENTIALS"
+
+// OperatorCredentials are the locations the operator added in
+// CredentialsEnv: absolute paths only, cleaned.
+var OperatorCredentials = sync.OnceValue(func() []string {
+	var out []string
+	for _, p := range filepath.SplitList(os.Getenv(CredentialsEnv)) {
+		if filepath.IsAbs(p) {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	return out
+})
+
+// Inputs are what a run guards beside the tables.
+type Inputs struct {
+	// Home is the home of the user who runs Sabline; "" for none. Root's
+	// home and every home under the system's homes directory (/home,
+	// /Users, C:\Users) are guarded too.
+	Home string
+	// Sabline are Sabline's own files: the receipts directory, and what
+	// was made for it, a server's token file.
+	Sabline []string
+	// Credentials are more credential locations: the operator's
+	// (OperatorCredentials).
+	Credentials []string
+	// Lent are credential locations the operator lends the run: a grant
+	// that names one of them, or a path within it, reaches it.
+	Lent []string
+}
+
+// Machine is what Build reads of the machine: a directory's entries, with
+// their types, and a link's target. OS is the machine Sabline runs on.
+// Build reads each directory once, and stats nothing: the entries' types
+// come with the listing.
+type Machine interface {
+	// ReadDir lists the directory at the absolute path dir, as
+	// os.ReadDir does; an error means it has no entries to guard.
+	ReadDir(dir string) ([]fs.DirEntry, error)
+	// Readlink is the target of the link at p.
+	Readlink(p string) (string, error)
+}
+
+type osMachine struct{}
+
+// OS reads this machine's file system.
+var OS Machine = osMachine{}
+
+func (osMachine) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
+
+func (osMachine) Readlink(p string) (string, error) { return os.Readlink(p) }
+
+// maxLinks is how many links one resolution follows, as the kernel's own
+// limit on a lookup.
+const maxLinks = 40
+
+// Resolve returns the absolute path p with every link on it followed, as
+// the kernel follows them, reading m: each component resolved in the
+// directory the ones before it resolved to, a link's target in its place;
+// what does not exist, or cannot be read, kept as written.
+func Resolve(p string, m Machine) string {
+	return newBuilder(m).resolve(p)
+}
+
+// maxHomes and maxDotEntries bound what Build reads: a machine with more
+// homes, or a home with more dot-entries, keeps the first ones in
+// directory order as carve-outs for the kernel; the language holds every
+// one, made later too, by its name.
+const (
+	maxHomes      = 512
+	maxDotEntries = 512
+)
+
+// homeBases are the directories that hold users' homes on this system.
+func homeBases(home string) []string {
+	switch goruntime.GOOS {
+	case "darwin":
+		return []string{"/Users"}
+	case "windows":
+		if v := filepath.VolumeName(home); v != "" {
+			return []string{v + `\Users`}
+		}
+		return nil
+	}
+	return []string{"/home"}
+}
+
+// Build resolves the locations of in, the tables and every home on m
+// into a Set. It reads the homes' entries and resolves links once, here;
+// the Set it returns reads nothing.
+func Build(in Inputs, m Machine) *Set {
+	b := newBuilder(m)
+	var lent []string
+	for _, p := range in.Lent {
+		lent = append(lent, b.forms(p)...)
+	}
+	isLent := func(p string) bool {
+		return slices.ContainsFunc(lent, func(l string) bool { return Within(l, p) })
+	}
+	for _, p := range in.Sabline {
+		b.add(Location{Path: p, Kind: Sabline, Holds: "Sabline's receipts and tokens"})
+	}
+	for _, k := range kernelSurfaces {
+		if slices.Contains(k.OS, goruntime.GOOS) {
+			b.add(Location{Path: k.Path, Kind: Kernel, Holds: k.Holds, Allowed: k.Allowed})
+		}
+	}
+	homes := b.homes(in.Home)
+	for _, c := range credentials {
+		where := []string{filepath.FromSlash(c.Path)}
+		if !strings.HasPrefix(c.Path, "/") {
+			where = where[:0]
+			for _, h := range homes {
+				where = append(where, filepath.Join(h, filepath.FromSlash(c.Path)))
+			}
+		}
+		for _, p := range where {
+			b.add(Location{Path: p, Kind: Credential, Holds: c.Holds, Lent: isLent(p)})
+		}
+	}
+	for _, p := range in.Credentials {
+		b.add(Location{Path: p, Kind: Credential, Holds: "named by the operator in " + CredentialsEnv, Lent: isLent(p)})
+	}
+	for _, h := range homes {
+		entries := b.list(b.resolve(h))
+		n := 0
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), ".") || n == maxDotEntries {
+				continue
+			}
+			n++
+			b.add(Location{Path: filepath.Join(h, e.Name()), Kind: DotEntry, Holds: "a dot-entry of the home " + h})
+		}
+	}
+	s := &Set{locs: b.locs, homes: homes, concrete: b.concrete}
+	sort.Slice(s.concrete, func(i, j int) bool { return s.concrete[i].Path < s.concrete[j].Path })
+	return s
+}
+
+type builder struct {
+	m        Machine
+	locs     []Location
+	seen     map[string]bool
+	concrete []CarveOut
+	carved   map[string]int
+	resolved map[string]string
+	listed   map[string][]fs.DirEntry // by resolved directory, sorted by name
+}
+
+func newBuilder(m Machine) *builder {
+	return &builder{m: m, seen: map[string]bool{}, carved: map[string]int{}, resolved: map[string]string{},
+		listed: map[string][]fs.DirEntry{}}
+}
+
+// list is the directory dir's entries, read once, and only when its
+// parent's listing has it.
+func (b *builder) list(dir string) []fs.DirEntry {
+	entries, ok := b.listed[dir]
+	if !ok {
+		if mode, there := b.lstat(dir); there && (mode.IsDir() || mode&fs.ModeSymlink != 0) || dir == filepath.Dir(dir) {
+			entries, _ = b.m.ReadDir(dir)
+		}
+		b.listed[dir] = entries
+	}
+	return entries
+}
+
+// lstat is the type of the entry at p, whose directory is resolved, from
+// its directory's listing; false when there is none.
+func (b *builder) lstat(p string) (fs.FileMode, bool) {
+	if p == filepath.Dir(p) {
+		return fs.ModeDir, true // a root
+	}
+	entries := b.list(filepath.Dir(p))
+	name := filepath.Base(p)
+	i, found := sort.Find(len(entries), func(i int) int { return strings.Compare(name, entries[i].Name()) })
+	if !found {
+		return 0, false
+	}
+	return entries[i].Type(), true
+}
+
+// resolve resolves p (Resolve), each path once.
+func (b *builder) resolve(p string) string { return b.resolveLinks(filepath.Clean(p), 0) }
+
+func (b *builder) resolveLinks(p string, links int) string {
+	if r, ok := b.resolved[p]; ok {
+		return r
+	}
+	parent := filepath.Dir(p)
+	if parent == p || !filepath.IsAbs(p) {
+		return p
+	}
+	at := filepath.Join(b.resolveLinks(parent, links), filepath.Base(p))
+	r := at
+	if mode, ok := b.lstat(at); ok && mode&fs.ModeSymlink != 0 && links < maxLinks {
+		if target, err := b.m.Readlink(at); err == nil {
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(at), target)
+			}
+			r = b.resolveLinks(filepath.Clean(target), links+1)
+		}
+	}
+	b.resolved[p] = r
+	return r
+}
+
+// forms are p, cleaned, and p as it resolves.
+func (b *builder) forms(p string) []string {
+	if !filepath.IsAbs(p) {
+		return nil
+	}
+	p = filepath.Clean(p)
+	if r := b.resolve(p); r != p && filepath.IsAbs(r) {
+		return []string{p, r}
+	}
+	return []string{p}
+}
+
+// add guards l as written, beneath its directory as that resolves, and,
+// where it is a link, as it resolves itself; and carves out each of those
+// that exists now (each match of a pattern).
+func (b *builder) add(l Location) {
+	if !filepath.IsAbs(l.Path) {
+		return
+	}
+	l.Path = filepath.Clean(l.Path)
+	dir, base := filepath.Dir(l.Path), filepath.Base(l.Path)
+	pattern := strings.ContainsAny(base, "*?[")
+	for _, d := range b.forms(dir) {
+		at := l
+		at.Path = filepath.Join(d, base)
+		if !b.once(at) {
+			continue
+		}
+		b.locs = append(b.locs, at)
+		if pattern {
+			for _, e := range b.list(d) {
+				if ok, _ := path.Match(base, e.Name()); ok {
+					b.carve(CarveOut{Path: filepath.Join(d, e.Name())})
+				}
+			}
+			continue
+		}
+		mode, ok := b.lstat(at.Path)
+		if !ok {
+			continue // nothing there for the kernel to hold out yet
+		}
+		b.carve(CarveOut{Path: at.Path, Allowed: at.Allowed})
+		if mode&fs.ModeSymlink == 0 {
+			continue
+		}
+		// A link: where it leads is guarded as the location is.
+		to := at
+		to.Path = b.resolve(at.Path)
+		if filepath.IsAbs(to.Path) && b.once(to) {
+			b.locs = append(b.locs, to)
+			if _, ok := b.lstat(to.Path); ok {
+				b.carve(CarveOut{Path: to.Path, Allowed: to.Allowed})
+			}
+		}
+	}
+}
+
+// once reports whether l is met for the first time.
+func (b *builder) once(l Location) bool {
+	key := string(l.Kind) + "\x00" + l.Path
+	if b.seen[key] {
+		return false
+	}
+	b.seen[key] = true
+	return true
+}
+
+// carve records c once; a path met twice keeps the narrower Allowed.
+func (b *builder) carve(c CarveOut) {
+	if i, ok := b.carved[c.Path]; ok {
+		if len(c.Allowed) == 0 {
+			b.concrete[i].Allowed = nil
+		}
+		return
+	}
+	b.carved[c.Path] = len(b.concrete)
+	b.concrete = append(b.concrete, c)
+}
+
+// homes are in's home, root's, and every directory in the system's homes
+// directories, each as written and as it resolves.
+func (b *builder) homes(home string) []string {
+	var out []string
+	seen := map[string]bool{}
+	addHome := func(h string) {
+		for _, f := range b.forms(h) {
+			if !seen[f] && len(out) < 2*maxHomes {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	if home != "" {
+		addHome(home)
+	}
+	if goruntime.GOOS != "windows" {
+		addHome("/root")
+	}
+	for _, base := range homeBases(home) {
+		for _, d := range b.forms(base) {
+			for _, e := range b.list(b.resolve(d)) {
+				if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+					addHome(filepath.Join(d, e.Name()))
+				}
+			}
+		}
+	}
+	return out
+}

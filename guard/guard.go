@@ -1,0 +1,291 @@
+// Package guard names the places no grant of a budget reaches, and holds
+// the one table of them: the credential locations, every dot-entry of
+// every home, Sabline's own receipts and tokens, and the kernel's files
+// (/proc, /sys, devices but a few). When a run starts, each is resolved
+// through links, so that it is held both as written and as the kernel
+// reaches it. Both layers read the Set it builds:
+//
+//   - the language refuses an effect whose object lies in one (E318), by
+//     the canonical path of what the effect opened (lang);
+//   - confine expands a Landlock rule whose path lies above one into rules
+//     for the entries beside the way to it (CarveOuts), so that the kernel
+//     refuses it too, whatever opens the file.
+//
+// A budget item may not name a location outside every budget at all
+// (Admit), and a budget that narrows a ceiling may not narrow it onto one
+// the ceiling does not name (Narrows).
+//
+// # Kinds
+//
+// Sabline's own files and the kernel's are never reached. A credential
+// location is reached only by a grant that names it, and only where the
+// operator lent it (Inputs.Lent). A dot-entry of a home (~/.config,
+// ~/.cache) is reached only by a grant that names it: fs:read:~ does not
+// reach ~/.config/myapp, fs:read:~/.config/myapp does.
+//
+// # Example
+//
+//	set := guard.Build(guard.Inputs{Home: "/home/ana", Sabline: []string{receipts}}, guard.OS)
+//	set.Refuses("/home/ana/.ssh/id_ed25519", "/home/ana") // the ~/.ssh location, true
+//	set.Refuses("/home/ana/notes.txt", "/home/ana")       // false
+package guard
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	goruntime "runtime"
+	"slices"
+	"strings"
+
+	"github.com/sabline/sabline/budget"
+)
+
+// Kind says what a location holds, and so which grants reach it.
+type Kind string
+
+// The kinds of location.
+const (
+	// Credential: secrets a tool keeps. Reached only by a grant that
+	// names it, and only where the operator lent it.
+	Credential Kind = "credential"
+	// DotEntry: a dot-entry of a home. Reached only by a grant that
+	// names it.
+	DotEntry Kind = "dot-entry"
+	// Sabline: the receipts store, its journal, a server's token. Never
+	// reached.
+	Sabline Kind = "sabline"
+	// Kernel: /proc, /sys and the devices. Never reached, but for the
+	// devices in Devices.
+	Kernel Kind = "kernel"
+)
+
+// Location is one place a grant does not reach by being broader.
+type Location struct {
+	// Path is absolute and clean, as written or as it resolves; its last
+	// component may be a pattern (path.Match) for a Credential.
+	Path string
+	Kind Kind
+	// Holds says what is kept there.
+	Holds string
+	// Allowed are names beneath Path that stay reachable (Devices).
+	Allowed []string
+	// Lent is true for a credential location the operator lent: a grant
+	// that names it reaches it.
+	Lent bool
+}
+
+// namedOnly reports whether a grant that names l reaches it.
+func (l Location) namedOnly() bool { return l.Kind == DotEntry || l.Kind == Credential && l.Lent }
+
+// describe is the location in a message: its path and what it holds.
+func (l Location) describe() string { return l.Path + " (" + l.Holds + ")" }
+
+// Set is what a run holds out of every budget, resolved when the run
+// started. The zero Set guards nothing; build one with Build.
+type Set struct {
+	locs  []Location
+	homes []string // every home, as written and as it resolves: their dot-entries are guarded, made later too
+	// concrete are the locations that exist, patterns matched and
+	// dot-entries listed, for the kernel (CarveOuts).
+	concrete []CarveOut
+}
+
+// Locations lists the set's locations, for messages and tests.
+func (s *Set) Locations() []Location { return slices.Clone(s.locs) }
+
+// Homes lists the homes whose dot-entries the set guards.
+func (s *Set) Homes() []string { return slices.Clone(s.homes) }
+
+// Within reports whether the absolute, clean path p is dir or lies
+// beneath it; names are compared without case where the file system
+// ignores it (macOS, Windows).
+func Within(p, dir string) bool {
+	if foldCase {
+		p, dir = strings.ToLower(p), strings.ToLower(dir)
+	}
+	return budget.Within(p, dir)
+}
+
+// foldCase is true where file names are compared without case.
+var foldCase = goruntime.GOOS == "darwin" || goruntime.GOOS == "windows"
+
+// in returns the location of l that p lies in ("" when none): l's path,
+// or for a pattern the entry it matched, and false where p is one of l's
+// Allowed entries or beneath one.
+func (l Location) in(p string) (string, bool) {
+	base := filepath.Base(l.Path)
+	if !strings.ContainsAny(base, "*?[") {
+		if !Within(p, l.Path) {
+			return "", false
+		}
+		for _, a := range l.Allowed {
+			if Within(p, filepath.Join(l.Path, a)) {
+				return "", false
+			}
+		}
+		return l.Path, true
+	}
+	dir := filepath.Dir(l.Path)
+	if !Within(p, dir) || len(p) <= len(dir) {
+		return "", false
+	}
+	rest := strings.TrimPrefix(p[len(dir):], string(filepath.Separator))
+	name, _, _ := strings.Cut(rest, string(filepath.Separator))
+	pattern := base
+	if foldCase {
+		name, pattern = strings.ToLower(name), strings.ToLower(pattern)
+	}
+	if ok, _ := path.Match(pattern, name); !ok {
+		return "", false
+	}
+	return filepath.Join(dir, rest[:len(name)]), true
+}
+
+// locate returns every location p lies in, the dot-entries of homes made
+// after the set was built included, each with the path it matched.
+func (s *Set) locate(p string) []Location {
+	var out []Location
+	for _, l := range s.locs {
+		if at, ok := l.in(p); ok {
+			l.Path = at
+			out = append(out, l)
+		}
+	}
+	for _, h := range s.homes {
+		if !Within(p, h) || len(p) == len(h) {
+			continue
+		}
+		first, _, _ := strings.Cut(strings.TrimPrefix(p[len(h):], string(filepath.Separator)), string(filepath.Separator))
+		if strings.HasPrefix(first, ".") {
+			out = append(out, Location{Path: filepath.Join(h, first), Kind: DotEntry, Holds: "a dot-entry of the home " + h})
+		}
+	}
+	return out
+}
+
+// Refuses reports whether the set keeps the object at p from an effect
+// under the grant whose path is grant, and the location that does. Both
+// are canonical (resolved, as the kernel reaches them); grant is "" for a
+// grant of every path. A location that only a grant naming it reaches is
+// reached when grant lies within it.
+func (s *Set) Refuses(p, grant string) (Location, bool) {
+	if s == nil {
+		return Location{}, false
+	}
+	for _, l := range s.locate(p) {
+		if l.namedOnly() && grant != "" && Within(grant, l.Path) {
+			continue
+		}
+		return l, true
+	}
+	return Location{}, false
+}
+
+// Admit checks the file grants of b before anything runs: no item may
+// name a location that no grant reaches (Sabline's files, the kernel's,
+// a credential location the operator did not lend), as written or as
+// resolve resolves it. A dot-entry may be named. The error says which
+// item and which location.
+func (s *Set) Admit(b budget.Budget, resolve func(string) string) error {
+	if s == nil {
+		return nil
+	}
+	for _, it := range b.Of(budget.FS) {
+		if it.Path == "" {
+			continue
+		}
+		for _, p := range forms(it.Path, resolve) {
+			for _, l := range s.locate(p) {
+				if !l.namedOnly() {
+					return fmt.Errorf("%s names %s, %s no grant reaches", it, l.describe(), article(l.Kind))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Narrows checks that b, a budget within ceiling (budget.Beneath), does
+// not narrow it onto a location the ceiling does not name: where an item
+// of b lies in a location only a grant naming it reaches (a dot-entry, a
+// lent credential), some item of ceiling that holds it lies in that
+// location too. fs:read:~/.config/app is beneath the ceiling fs:read,
+// and still refused: fs:read reaches no dot-entry.
+func (s *Set) Narrows(b, ceiling budget.Budget, resolve func(string) string) error {
+	if s == nil {
+		return nil
+	}
+	for _, it := range b.Of(budget.FS) {
+		if it.Path == "" {
+			continue
+		}
+		for _, p := range forms(it.Path, resolve) {
+			for _, l := range s.locate(p) {
+				if !l.namedOnly() || namedBy(ceiling, it, l.Path, resolve) {
+					continue
+				}
+				return fmt.Errorf("%s narrows the ceiling onto %s, which the ceiling %q does not name", it, l.describe(), ceiling.String())
+			}
+		}
+	}
+	return nil
+}
+
+// namedBy reports whether an item of ceiling holds it and lies in loc.
+func namedBy(ceiling budget.Budget, it budget.Item, loc string, resolve func(string) string) bool {
+	for _, c := range ceiling.Of(budget.FS) {
+		if c.Path == "" || !c.Contains(it) {
+			continue
+		}
+		for _, p := range forms(c.Path, resolve) {
+			if Within(p, loc) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// forms are a path as written and as resolve resolves it.
+func forms(p string, resolve func(string) string) []string {
+	if resolve == nil {
+		return []string{p}
+	}
+	if r := resolve(p); r != p && r != "" {
+		return []string{p, r}
+	}
+	return []string{p}
+}
+
+func article(k Kind) string {
+	switch k {
+	case Credential:
+		return "a credential location, which"
+	case Sabline:
+		return "Sabline's own, which"
+	case Kernel:
+		return "a kernel surface, which"
+	}
+	return "a location"
+}
+
+// CarveOut is a location the kernel is to hold out of a broader grant: a
+// path that exists when the run starts, and the names beneath it that
+// stay reachable.
+type CarveOut struct {
+	Path    string
+	Allowed []string
+}
+
+// CarveOuts lists the locations that exist, as written and as they
+// resolve, patterns matched and homes' dot-entries listed when the set
+// was built, for confine to hold out of every Landlock rule above them.
+// A dot-entry or lent credential is among them: a grant that names one
+// is a rule of its own.
+func (s *Set) CarveOuts() []CarveOut {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.concrete)
+}

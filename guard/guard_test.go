@@ -1,0 +1,259 @@
+package guard
+
+import (
+	"io/fs"
+	"path/filepath"
+	goruntime "runtime"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/sabline/sabline/budget"
+)
+
+// fakeMachine is a file system of absolute paths: a file or directory
+// (entries are implied by the paths beneath it), or a link to its target.
+type fakeMachine struct {
+	fs fstest.MapFS // relative to "/"
+}
+
+func newFake(files map[string]string) fakeMachine {
+	m := fstest.MapFS{}
+	for p, link := range files {
+		rel := strings.TrimPrefix(p, "/")
+		switch {
+		case link == "":
+			m[rel] = &fstest.MapFile{}
+		case link == "/":
+			m[rel] = &fstest.MapFile{Mode: fs.ModeDir}
+		default:
+			m[rel] = &fstest.MapFile{Data: []byte(link), Mode: fs.ModeSymlink}
+		}
+	}
+	return fakeMachine{fs: m}
+}
+
+func (f fakeMachine) rel(p string) string {
+	if p == "/" {
+		return "."
+	}
+	return strings.TrimPrefix(p, "/")
+}
+
+func (f fakeMachine) ReadDir(dir string) ([]fs.DirEntry, error) {
+	return fs.ReadDir(f.fs, f.rel(f.Resolve(dir)))
+}
+
+func (f fakeMachine) Readlink(p string) (string, error) {
+	return f.fs.ReadLink(f.rel(filepath.Join(f.Resolve(filepath.Dir(p)), filepath.Base(p))))
+}
+
+// Resolve is guard.Resolve on the fake.
+func (f fakeMachine) Resolve(p string) string { return Resolve(p, f) }
+
+// machine is the fake world of the tests: root's home with a .ssh that
+// is a link into dotfiles, a user whose home is a link to another disk,
+// the receipts, and /etc's secrets.
+var machine = newFake(map[string]string{
+	"/root/notes.txt":                   "",
+	"/root/.ssh":                        "dotfiles/ssh",
+	"/root/dotfiles/ssh/id_rsa":         "",
+	"/root/dotfiles/vimrc":              "",
+	"/root/.config/app/conf":            "",
+	"/root/.config/gh/hosts.yml":        "",
+	"/root/.cache/x":                    "",
+	"/home/ana":                         "/mnt/disk2/ana",
+	"/mnt/disk2/ana/.aws/creds":         "",
+	"/mnt/disk2/ana/work/a.txt":         "",
+	"/var/lib/sabline/receipts":         "/",
+	"/etc/shadow":                       "",
+	"/etc/shadow-":                      "",
+	"/etc/passwd":                       "",
+	"/etc/ssh/ssh_host_ed25519_key":     "",
+	"/etc/ssh/ssh_host_ed25519_key.pub": "",
+	"/proc/sys/kernel/hostname":         "",
+	"/dev/null":                         "",
+	"/dev/sda":                          "",
+})
+
+func build(lent ...string) *Set {
+	return Build(Inputs{Home: "/root", Sabline: []string{"/var/lib/sabline/receipts"}, Lent: lent}, machine)
+}
+
+func TestRefuses(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the fake machine is a Linux one: /proc, /sys and /dev are guarded on Linux")
+	}
+	tests := []struct {
+		name     string
+		path     string
+		grant    string // "" for every path
+		lent     []string
+		wantLoc  string // "" when the path is reached
+		wantKind Kind
+	}{
+		{name: "a file of the home", path: "/root/notes.txt", grant: "/root"},
+		{name: "a key, through the link .ssh is", path: "/root/dotfiles/ssh/id_rsa", grant: "/root",
+			wantLoc: "/root/dotfiles/ssh", wantKind: Credential},
+		{name: "the key as written", path: "/root/.ssh/id_rsa", grant: "",
+			wantLoc: "/root/.ssh", wantKind: Credential},
+		{name: "beside the link's target", path: "/root/dotfiles/vimrc", grant: "/root"},
+		{name: "a dot-entry under a grant of the home", path: "/root/.config/app/conf", grant: "/root",
+			wantLoc: "/root/.config", wantKind: DotEntry},
+		{name: "a dot-entry under a grant that names it", path: "/root/.config/app/conf", grant: "/root/.config/app"},
+		{name: "a credential within a named dot-entry", path: "/root/.config/gh/hosts.yml", grant: "/root/.config",
+			wantLoc: "/root/.config/gh", wantKind: Credential},
+		{name: "a dot-entry made after the set was built", path: "/root/.new/x", grant: "",
+			wantLoc: "/root/.new", wantKind: DotEntry},
+		{name: "a home that is a link, as it resolves", path: "/mnt/disk2/ana/.aws/creds", grant: "/mnt",
+			wantLoc: "/mnt/disk2/ana/.aws", wantKind: Credential},
+		{name: "that home's plain file", path: "/mnt/disk2/ana/work/a.txt", grant: "/mnt"},
+		{name: "a lent credential under a grant that names it", path: "/root/dotfiles/ssh/id_rsa",
+			grant: "/root/dotfiles/ssh", lent: []string{"/root/.ssh"}},
+		{name: "a lent credential under a broader grant", path: "/root/dotfiles/ssh/id_rsa",
+			grant: "/root", lent: []string{"/root/.ssh"}, wantLoc: "/root/dotfiles/ssh", wantKind: Credential},
+		{name: "an unlent credential under a grant that names it", path: "/root/dotfiles/ssh/id_rsa",
+			grant: "/root/dotfiles/ssh", wantLoc: "/root/dotfiles/ssh", wantKind: Credential},
+		{name: "the receipts, under a grant of them", path: "/var/lib/sabline/receipts/r.json",
+			grant: "/var/lib/sabline/receipts", wantLoc: "/var/lib/sabline/receipts", wantKind: Sabline},
+		{name: "a kernel parameter", path: "/proc/sys/kernel/hostname", grant: "",
+			wantLoc: "/proc", wantKind: Kernel},
+		{name: "the null device", path: "/dev/null", grant: ""},
+		{name: "a disk", path: "/dev/sda", grant: "", wantLoc: "/dev", wantKind: Kernel},
+		{name: "the shadow file's backup", path: "/etc/shadow-", grant: "/etc",
+			wantLoc: "/etc/shadow-", wantKind: Credential},
+		{name: "a host key", path: "/etc/ssh/ssh_host_ed25519_key", grant: "",
+			wantLoc: "/etc/ssh/ssh_host_ed25519_key", wantKind: Credential},
+		{name: "a host key's public half", path: "/etc/ssh/ssh_host_ed25519_key.pub", grant: ""},
+		{name: "the users' table", path: "/etc/passwd", grant: "/etc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, refused := build(tt.lent...).Refuses(tt.path, tt.grant)
+			switch {
+			case refused != (tt.wantLoc != ""):
+				t.Errorf("Refuses(%s, %q) = %v (%+v), want refused %v", tt.path, tt.grant, refused, l, tt.wantLoc != "")
+			case refused && (l.Path != tt.wantLoc || l.Kind != tt.wantKind):
+				t.Errorf("refused by %s (%s), want %s (%s)", l.Path, l.Kind, tt.wantLoc, tt.wantKind)
+			}
+		})
+	}
+}
+
+func TestAdmit(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the fake machine is a Linux one")
+	}
+	tests := []struct {
+		name      string
+		allow     string
+		lent      []string
+		wantNamed string // the location the refusal names; "" when admitted
+	}{
+		{name: "every path", allow: "fs:read"},
+		{name: "the home", allow: "fs:read:/root"},
+		{name: "a dot-entry, named", allow: "fs:read:/root/.config/app"},
+		{name: "a credential", allow: "fs:read:/root/.ssh", wantNamed: "/root/.ssh"},
+		{name: "a credential by where its link leads", allow: "fs:read:/root/dotfiles/ssh", wantNamed: "/root/dotfiles/ssh"},
+		{name: "a credential the operator lent", allow: "fs:read:/root/.ssh", lent: []string{"/root/.ssh"}},
+		{name: "the lent one by where it leads", allow: "fs:read:/root/dotfiles/ssh/id_rsa", lent: []string{"/root/.ssh"}},
+		{name: "the receipts", allow: "fs:write:/var/lib/sabline/receipts", wantNamed: "/var/lib/sabline/receipts"},
+		{name: "a file in the receipts", allow: "fs:read:/var/lib/sabline/receipts/x.json", wantNamed: "/var/lib/sabline/receipts"},
+		{name: "kernel parameters", allow: "fs:write:/proc/sys", wantNamed: "/proc"},
+		{name: "a disk", allow: "fs:read:/dev/sda", wantNamed: "/dev"},
+		{name: "the null device", allow: "fs:read:/dev/null"},
+		{name: "a shadow backup", allow: "fs:read:/etc/shadow-", wantNamed: "/etc/shadow-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := build(tt.lent...).Admit(budget.MustParse("/", tt.allow), machine.Resolve)
+			if (err != nil) != (tt.wantNamed != "") {
+				t.Fatalf("Admit(%s) = %v, want refused %v", tt.allow, err, tt.wantNamed != "")
+			}
+			if err != nil && !strings.Contains(err.Error(), tt.wantNamed+" (") {
+				t.Errorf("the refusal %q does not name %s", err, tt.wantNamed)
+			}
+		})
+	}
+}
+
+func TestNarrows(t *testing.T) {
+	tests := []struct {
+		name, ceiling, allow string
+		wantRefused          bool
+	}{
+		{name: "a plain file beneath the ceiling", ceiling: "fs:read", allow: "fs:read:/root/notes.txt"},
+		{name: "onto a dot-entry the ceiling covers and does not name", ceiling: "fs:read", allow: "fs:read:/root/.config/app",
+			wantRefused: true},
+		{name: "onto a dot-entry the ceiling names", ceiling: "fs:read:/root/.config", allow: "fs:read:/root/.config/app"},
+		{name: "onto a dot-entry through another ceiling item", ceiling: "fs:read:/root/.cache,fs:read",
+			allow: "fs:read:/root/.config/app", wantRefused: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, ceiling := budget.MustParse("/", tt.allow), budget.MustParse("/", tt.ceiling)
+			if err := b.Beneath(ceiling); err != nil {
+				t.Fatalf("the case is not beneath its ceiling: %v", err)
+			}
+			err := build().Narrows(b, ceiling, machine.Resolve)
+			if (err != nil) != tt.wantRefused {
+				t.Errorf("Narrows(%s, %s) = %v, want refused %v", tt.allow, tt.ceiling, err, tt.wantRefused)
+			}
+		})
+	}
+}
+
+func TestCarveOuts(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the fake machine is a Linux one")
+	}
+	var got []string
+	var dev CarveOut
+	for _, c := range build().CarveOuts() {
+		got = append(got, c.Path)
+		if c.Path == "/dev" {
+			dev = c
+		}
+	}
+	want := []string{"/root/.ssh", "/root/dotfiles/ssh", "/root/.config", "/root/.config/gh", "/root/.cache",
+		"/mnt/disk2/ana/.aws", "/home/ana/.aws", "/var/lib/sabline/receipts", "/etc/shadow", "/etc/shadow-",
+		"/etc/ssh/ssh_host_ed25519_key", "/proc", "/dev"}
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("%s is not carved out; the carve-outs are %q", w, got)
+		}
+	}
+	for _, no := range []string{"/etc/passwd", "/etc/ssh/ssh_host_ed25519_key.pub", "/root/notes.txt", "/root/dotfiles",
+		"/root/.aws", "/sys"} {
+		if slices.Contains(got, no) {
+			t.Errorf("%s is carved out: it is no location, or it does not exist", no)
+		}
+	}
+	if !slices.Equal(dev.Allowed, Devices) {
+		t.Errorf("/dev keeps %q reachable, want %q", dev.Allowed, Devices)
+	}
+	if !sort.StringsAreSorted(got) {
+		t.Errorf("the carve-outs are not sorted: %q", got)
+	}
+}
+
+func TestNilSetGuardsNothing(t *testing.T) {
+	var s *Set
+	if _, refused := s.Refuses("/root/.ssh/id_rsa", ""); refused {
+		t.Error("a nil set refused")
+	}
+	if err := s.Admit(budget.MustParse("/", "fs:read:/proc"), nil); err != nil {
+		t.Errorf("a nil set refused a budget: %v", err)
+	}
+}
+
+// BenchmarkBuild builds the set of this machine, as every run does when it
+// starts.
+func BenchmarkBuild(b *testing.B) {
+	for b.Loop() {
+		s := Build(Inputs{Home: "/root", Sabline: []string{"/var/lib/sabline-bench"}}, OS)
+		b.ReportMetric(float64(len(s.CarveOuts())), "carve-outs")
+	}
+}

@@ -33,11 +33,14 @@ type PoolOptions struct {
 	// best, saying so.
 	ImportRoot string
 	Receipts   string // the receipts directory; "": receipts are returned only
-	// Guarded are locations no grant of the budget reaches, beside the
-	// receipts directory and the operator's credential locations, which
-	// are guarded always: a server's token file, say.
+	// Guarded are Sabline's own locations no grant reaches, beside the
+	// receipts directory, which is guarded always: a server's token
+	// file, say.
 	Guarded []string
-	Stderr  io.Writer // the workers' own messages; nil for os.Stderr
+	// LendCredentials are credential locations the operator lends the
+	// pool's runs: a grant that names one of them reaches it.
+	LendCredentials []string
+	Stderr          io.Writer // the workers' own messages; nil for os.Stderr
 }
 
 // RunOptions are what one program sent to a pool may carry.
@@ -67,7 +70,8 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	p, err := run.StartPool(run.PoolConfig{
 		Budget: opts.Budget, Workers: opts.Workers, Confine: string(opts.Confine), Require: opts.Require,
 		Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, ImportRoot: opts.ImportRoot,
-		Guarded: guardedPaths(opts.Receipts, opts.Guarded), Receipts: opts.Receipts, Stderr: opts.Stderr,
+		Guarded: guardedPaths(opts.Receipts, opts.Guarded), Lend: opts.LendCredentials, Receipts: opts.Receipts,
+		Stderr: opts.Stderr,
 	})
 	if err != nil {
 		return nil, err
@@ -140,7 +144,8 @@ func (o PoolOptions) Key() string {
 		conf = ConfineDefault
 	}
 	return strings.Join([]string{o.Budget.String(), fmt.Sprint(max(o.Workers, 1)), o.Timeout.String(), fmt.Sprint(o.MaxMemoryMB),
-		string(conf), string(o.Require), o.ImportRoot, o.Receipts, strings.Join(o.Guarded, "\x01")}, "\x00")
+		string(conf), string(o.Require), o.ImportRoot, o.Receipts, strings.Join(o.Guarded, "\x01"),
+		strings.Join(o.LendCredentials, "\x01")}, "\x00")
 }
 
 // Run runs program in the pool opts names, starting that pool on first

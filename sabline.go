@@ -93,6 +93,10 @@ type Options struct {
 	Require        confine.Level // refuse to run below this level; "" for none
 	Receipts       string        // the receipts directory; "": the receipt is returned only
 	Cwd            string        // the run's working directory; "": the caller's
+	// LendCredentials are credential locations the operator lends the run:
+	// a grant that names one of them reaches it, where no grant reaches
+	// a credential location otherwise (E329).
+	LendCredentials []string
 }
 
 // Result is a run that has its receipt, however it ended.
@@ -157,7 +161,8 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 		res.Receipt = run.SuperviseContext(ctx, run.Run{
 			Program: path, Source: program.Source, Args: opts.Args, Budget: opts.Budget, Cwd: opts.Cwd,
 			Confine: string(opts.Confine), Require: opts.Require, Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB,
-			Receipts: opts.Receipts, Guarded: guardedPaths(opts.Receipts, nil), Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
+			Receipts: opts.Receipts, Guarded: guardedPaths(opts.Receipts, nil), Lend: opts.LendCredentials,
+			Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
 		})
 		if _, err := res.Receipt.Stored(); err != nil {
 			return res, err
@@ -213,6 +218,7 @@ func refused(path string, src []byte, o Options, err error) *receipt.Receipt {
 func setParameters(rec *receipt.Receipt, o Options) *receipt.Receipt {
 	rec.Timings.Started = time.Now().UTC()
 	rec.RunParameters.Asked(string(o.Confine), o.Require, o.Timeout, confine.OSPolicy(o.Budget, confine.Options{Strict: o.Confine == ConfineStrict}).SHA256())
+	rec.RunParameters.CredentialsLent = o.LendCredentials
 	return rec
 }
 
@@ -237,8 +243,11 @@ func store(rec *receipt.Receipt, o Options) {
 // alone.
 func inProcess(ctx context.Context, path string, src []byte, o Options) (*receipt.Receipt, error) {
 	started := time.Now()
-	home, _ := os.UserHomeDir() // its credential locations are guarded, as a worker's are
-	in := lang.NewInterp(lang.Config{Budget: o.Budget, Cwd: o.Cwd, Home: home, Args: o.Args, Stdin: o.Stdin, Stdout: o.Stdout, Guarded: guardedPaths(o.Receipts, nil)})
+	g := run.Guard(guardedPaths(o.Receipts, nil), o.LendCredentials) // as a worker's is
+	if err := run.Admit(g, o.Budget); err != nil {
+		return refused(path, src, o, err), err
+	}
+	in := lang.NewInterp(lang.Config{Budget: o.Budget, Cwd: o.Cwd, Args: o.Args, Stdin: o.Stdin, Stdout: o.Stdout, Guard: g})
 	pre := in.Predeclared()
 	var prog *lang.Compiled
 	var err error

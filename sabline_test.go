@@ -229,7 +229,8 @@ func TestRunReceiptsUnwritable(t *testing.T) {
 // TestReceiptsAreGuarded: a program granted the directory that holds the
 // receipts directory (or a server's token file) cannot write there, in
 // this process, in a worker and in a pool, whatever form the path was
-// given in; the same write beside it goes through.
+// given in, nor make a new entry beside it, in the directory that holds
+// it; the same write in a directory beside it goes through.
 func TestReceiptsAreGuarded(t *testing.T) {
 	const prog = "fs.write(ARGS[0], \"forged\")\nprint(\"wrote\")\n"
 	tests := []struct {
@@ -257,14 +258,17 @@ func TestReceiptsAreGuarded(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			if err := os.MkdirAll(filepath.Join(dir, "receipts"), 0o700); err != nil {
-				t.Fatal(err)
+			for _, d := range []string{"receipts", "beside"} {
+				if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+					t.Fatal(err)
+				}
 			}
 			b := budget.MustParse(dir, "io", "fs:write:"+dir)
 			targets := []struct {
 				path    string
 				guarded bool
-			}{{filepath.Join(dir, "beside"), false}, {filepath.Join(dir, "receipts", "forged.json"), true}}
+			}{{filepath.Join(dir, "beside", "out"), false}, {filepath.Join(dir, "receipts", "forged.json"), true},
+				{filepath.Join(dir, "made-beside-the-receipts"), true}}
 			if strings.HasPrefix(tc.name, "in a pool") {
 				targets = append(targets, struct {
 					path    string

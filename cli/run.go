@@ -34,6 +34,7 @@ type runFlags struct {
 	require     string
 	receipts    string
 	toolFD      int
+	lend        allowFlag // credential locations lent, paths
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -44,6 +45,19 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noConfine, "no-confine", false, "ask the operating system for nothing")
 	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
 	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
+	fs.Var(&f.lend, "lend-credential", "let a grant that names this credential `path` reach it (repeatable)")
+}
+
+// lent are the --lend-credential paths, absolute against cwd.
+func (f *runFlags) lent(cwd string) []string {
+	var out []string
+	for _, p := range f.lend {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out
 }
 
 // mode checks the confinement flags together and returns the run's mode
@@ -143,6 +157,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if r.Budget, err = budget.Parse(f.allow, cwd); err != nil {
 		return refuse(codes.Errorf(codes.E301, "--allow: %w", err))
 	}
+	r.Lend = f.lent(cwd)
 	if err := registered(r.Budget); err != nil {
 		return refuse(err)
 	}

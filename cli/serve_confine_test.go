@@ -83,10 +83,10 @@ func TestServerRules(t *testing.T) {
 		},
 		{
 			name: "every read", allow: "io,fs:read",
+			wantRead:  []string{"/etc/passwd", "/home/op/notes.txt"},
 			wantWrite: []string{"/srv/rc/x.json"},
-			wantRO:    []string{"/srv/root"},
-			wantFS:    writeRights | confine.LandlockFSExecute,
-			wantNoFS:  readRights,
+			wantRO:    []string{"/srv/root", "/etc"},
+			wantFS:    writeRights | readRights | confine.LandlockFSExecute,
 			wantNet:   confine.LandlockNetBindTCP | confine.LandlockNetConnectTCP,
 		},
 		{

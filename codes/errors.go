@@ -40,11 +40,12 @@ const (
 	E315 Code = "E315" // a network effect failed
 	E316 Code = "E316" // the program file cannot be read
 	E317 Code = "E317" // receipts cannot be written or read
-	E318 Code = "E318" // credential location under a broad grant
+	E318 Code = "E318" // a guarded location under a broad grant
 	E319 Code = "E319" // the kernel refused an effect
 	E326 Code = "E326" // confinement below --require-confinement
 	E327 Code = "E327" // the run ran; its receipt could not be finished
 	E328 Code = "E328" // a run's budget is wider than its pool's or server's ceiling
+	E329 Code = "E329" // a budget item names a location no grant reaches
 )
 
 // CodeInfo documents one code: what it means, the process exit status a
@@ -105,8 +106,8 @@ var Codes = []CodeInfo{
 		"Check the path; a program is a .vel file."},
 	{E317, "receipts cannot be written or read", ExitUsage,
 		"Check --receipts (or SABLINE_RECEIPTS) names a directory you can write."},
-	{E318, "a credential location under a broad grant", ExitFailed,
-		"Grant the credential location itself (e.g. fs:read:/home/me/.aws) if the program really needs it; a broad grant never reaches it."},
+	{E318, "a guarded location under a broad grant", ExitFailed,
+		"A broader grant never reaches a credential location, a dot-entry of a home, Sabline's receipts or the kernel's files. Name a dot-entry in a grant of its own (fs:read:/home/me/.config/app) if the program needs it; a credential location is reached only where the operator lends it with --lend-credential and a grant names it."},
 	{E319, "the kernel refused an effect the confined run attempted", ExitFailed,
 		"The operating system layer held the run (the message names the layers): either the budget lacks a grant the program's host modules need, or something tried to escape."},
 	{E326, "the confinement applied is below --require-confinement", ExitRefused,
@@ -114,7 +115,9 @@ var Codes = []CodeInfo{
 	{E327, "the run ran, but its reserved receipt could not be finished", ExitReceipt,
 		"The program did run: its receipt file says the run started and was not finished. Free space where the receipts live and check the program's effects by hand."},
 	{E328, "a run asked for more than the ceiling it runs under", ExitUsage,
-		"A pool, or the server in front of one, holds every run to the budget its operator set: ask for that budget or a narrower one (the message names the item that is wider). Nothing ran."},
+		"A pool, or the server in front of one, holds every run to the budget its operator set: ask for that budget or a narrower one (the message names the item that is wider, or the guarded location the ceiling does not name). Nothing ran."},
+	{E329, "a budget item names a location no grant reaches", ExitUsage,
+		"Sabline's receipts and tokens, the kernel's files (/proc, /sys, devices) and credential locations are outside every budget: grant something else. To hand a program a credential, the operator lends it with --lend-credential PATH and grants it. Nothing ran."},
 }
 
 // Info returns the catalogue entry of c.

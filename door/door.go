@@ -82,13 +82,13 @@ const (
 
 // statusOf is the HTTP status of a refusal with code c: 400 for a
 // malformed request (E301, E311), 403 for a budget, path or confinement
-// the operator's settings refuse (E302, E303, E316, E318, E326, E328), 500 for
+// the operator's settings refuse (E302, E303, E316, E318, E326, E328, E329), 500 for
 // anything else (E317 among them: the server cannot keep receipts).
 func statusOf(c codes.Code) int {
 	switch c {
 	case codes.E301, codes.E311:
 		return http.StatusBadRequest
-	case codes.E302, codes.E303, codes.E316, codes.E318, codes.E326, codes.E328:
+	case codes.E302, codes.E303, codes.E316, codes.E318, codes.E326, codes.E328, codes.E329:
 		return http.StatusForbidden
 	}
 	return http.StatusInternalServerError

@@ -31,7 +31,9 @@
 package guard
 
 import (
+	"encoding/json"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	goruntime "runtime"
@@ -64,15 +66,15 @@ const (
 type Location struct {
 	// Path is absolute and clean, as written or as it resolves; its last
 	// component may be a pattern (path.Match) for a Credential.
-	Path string
-	Kind Kind
+	Path string `json:"path"`
+	Kind Kind   `json:"kind"`
 	// Holds says what is kept there.
-	Holds string
+	Holds string `json:"holds"`
 	// Allowed are names beneath Path that stay reachable (Devices).
-	Allowed []string
+	Allowed []string `json:"allowed,omitempty"`
 	// Lent is true for a credential location the operator lent: a grant
 	// that names it reaches it.
-	Lent bool
+	Lent bool `json:"lent,omitempty"`
 }
 
 // namedOnly reports whether a grant that names l reaches it.
@@ -99,16 +101,17 @@ func (s *Set) Homes() []string { return slices.Clone(s.homes) }
 
 // Within reports whether the absolute, clean path p is dir or lies
 // beneath it; names are compared without case where the file system
-// ignores it (macOS, Windows).
+// ignores it (FoldCase).
 func Within(p, dir string) bool {
-	if foldCase {
+	if FoldCase {
 		p, dir = strings.ToLower(p), strings.ToLower(dir)
 	}
 	return budget.Within(p, dir)
 }
 
-// foldCase is true where file names are compared without case.
-var foldCase = goruntime.GOOS == "darwin" || goruntime.GOOS == "windows"
+// FoldCase is true where file names are compared without case: macOS
+// and Windows, whose file systems ignore it.
+const FoldCase = goruntime.GOOS == "darwin" || goruntime.GOOS == "windows"
 
 // in returns the location of l that p lies in ("" when none): l's path,
 // or for a pattern the entry it matched, and false where p is one of l's
@@ -133,7 +136,7 @@ func (l Location) in(p string) (string, bool) {
 	rest := strings.TrimPrefix(p[len(dir):], string(filepath.Separator))
 	name, _, _ := strings.Cut(rest, string(filepath.Separator))
 	pattern := base
-	if foldCase {
+	if FoldCase {
 		name, pattern = strings.ToLower(name), strings.ToLower(pattern)
 	}
 	if ok, _ := path.Match(pattern, name); !ok {
@@ -180,6 +183,36 @@ func (s *Set) Refuses(p, grant string) (Location, bool) {
 		return l, true
 	}
 	return Location{}, false
+}
+
+// Holds reports whether the directory dir holds a guarded location that
+// existed when the set was built, beneath it and not dir itself, and
+// which. The kernel holds such a directory, under a grant above it, as its
+// entries (confine.CarveLandlock): an entry made in it, or removed from
+// it, is beyond the grant there, and the language refuses it too.
+func (s *Set) Holds(dir string) (CarveOut, bool) {
+	if s == nil {
+		return CarveOut{}, false
+	}
+	for _, c := range s.concrete {
+		if c.Path != dir && Within(c.Path, dir) {
+			return c, true
+		}
+	}
+	return CarveOut{}, false
+}
+
+// RefusesDevice reports whether the object at p, a device (mode has
+// fs.ModeDevice), is one no grant reaches: every device but those of
+// Devices in /dev, a block device wherever it is.
+func RefusesDevice(p string, mode fs.FileMode) (Location, bool) {
+	if mode&fs.ModeDevice == 0 {
+		return Location{}, false
+	}
+	if mode&fs.ModeCharDevice != 0 && filepath.Dir(p) == "/dev" && slices.Contains(Devices, filepath.Base(p)) {
+		return Location{}, false
+	}
+	return Location{Path: p, Kind: Kernel, Holds: "a device"}, true
 }
 
 // Admit checks the file grants of b before anything runs: no item may
@@ -274,8 +307,8 @@ func article(k Kind) string {
 // path that exists when the run starts, and the names beneath it that
 // stay reachable.
 type CarveOut struct {
-	Path    string
-	Allowed []string
+	Path    string   `json:"path"`
+	Allowed []string `json:"allowed,omitempty"`
 }
 
 // CarveOuts lists the locations that exist, as written and as they
@@ -288,4 +321,28 @@ func (s *Set) CarveOuts() []CarveOut {
 		return nil
 	}
 	return slices.Clone(s.concrete)
+}
+
+// wireSet is a Set as the supervisor hands it to its worker.
+type wireSet struct {
+	Locations []Location `json:"locations"`
+	Homes     []string   `json:"homes"`
+	CarveOuts []CarveOut `json:"carve_outs"`
+}
+
+// MarshalJSON writes the set as the supervisor hands it to its worker,
+// which holds the run to the locations resolved when the supervisor
+// started it.
+func (s *Set) MarshalJSON() ([]byte, error) {
+	return json.Marshal(wireSet{Locations: s.locs, Homes: s.homes, CarveOuts: s.concrete})
+}
+
+// UnmarshalJSON reads a set MarshalJSON wrote.
+func (s *Set) UnmarshalJSON(b []byte) error {
+	var w wireSet
+	if err := json.Unmarshal(b, &w); err != nil {
+		return fmt.Errorf("guard: read the set: %w", err)
+	}
+	s.locs, s.homes, s.concrete = w.Locations, w.Homes, w.CarveOuts
+	return nil
 }

@@ -1,8 +1,10 @@
 package guard
 
 import (
+	"encoding/json"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	goruntime "runtime"
 	"slices"
 	"sort"
@@ -255,5 +257,24 @@ func BenchmarkBuild(b *testing.B) {
 	for b.Loop() {
 		s := Build(Inputs{Home: "/root", Sabline: []string{"/var/lib/sabline-bench"}}, OS)
 		b.ReportMetric(float64(len(s.CarveOuts())), "carve-outs")
+	}
+}
+
+// TestSetJSON: the set the worker reads is the one the supervisor built.
+func TestSetJSON(t *testing.T) {
+	s := build("/root/.ssh")
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Set
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.locs, s.locs) || !slices.Equal(got.homes, s.homes) || !reflect.DeepEqual(got.concrete, s.concrete) {
+		t.Errorf("the set read back differs:\n%+v\nwant\n%+v", got, *s)
+	}
+	if _, refused := got.Refuses("/root/dotfiles/ssh/id_rsa", "/root"); !refused {
+		t.Error("the set read back does not refuse the key")
 	}
 }

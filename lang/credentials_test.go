@@ -1,107 +1,93 @@
 package lang
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit"
 )
 
-// TestCredentialRoot checks which paths lie in a credential location: of
-// the given home, of /root, or of any home under /home or /Users.
-func TestCredentialRoot(t *testing.T) {
-	tests := []struct {
-		name     string
-		path     string
-		home     string
-		wantRoot string // "" for a path in no credential location
-	}{
-		{name: "a key in the home's .ssh", path: "/h/me/.ssh/id_x", home: "/h/me", wantRoot: "/h/me/.ssh"},
-		{name: "the location itself", path: "/h/me/.ssh", home: "/h/me", wantRoot: "/h/me/.ssh"},
-		{name: "a home written with a trailing slash", path: "/h/me/.aws/credentials", home: "/h/me/", wantRoot: "/h/me/.aws"},
-		{name: "a nested location", path: "/h/me/.config/gcloud/creds.db", home: "/h/me", wantRoot: "/h/me/.config/gcloud"},
-		{name: "a file location", path: "/h/me/.docker/config.json", home: "/h/me", wantRoot: "/h/me/.docker/config.json"},
-		{name: "beside a file location", path: "/h/me/.docker/other.json", home: "/h/me"},
-		{name: "a name that only starts like one", path: "/h/me/.sshrc", home: "/h/me"},
-		{name: "the home itself", path: "/h/me", home: "/h/me"},
-		{name: "a .ssh deeper than the home", path: "/h/me/src/.ssh/id_x", home: "/h/me"},
-		{name: "root's home with no home given", path: "/root/.gnupg/pubring.kbx", home: "", wantRoot: "/root/.gnupg"},
-		{name: "another user under /home", path: "/home/bob/.kube/config", home: "/h/me", wantRoot: "/home/bob/.kube"},
-		{name: "another user under /Users", path: "/Users/ana/.netrc", home: "", wantRoot: "/Users/ana/.netrc"},
-		{name: "/home itself", path: "/home", home: ""},
-		{name: "a .ssh outside any home", path: "/srv/.ssh/id_x", home: "/h/me"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			root, ok := credentialRoot(filepath.FromSlash(tt.path), tt.home)
-			if ok != (tt.wantRoot != "") || root != filepath.FromSlash(tt.wantRoot) {
-				t.Errorf("credentialRoot(%q, %q) = %q, %v; want %q", tt.path, tt.home, root, ok, tt.wantRoot)
-			}
-		})
-	}
-	for _, l := range credentialLocations {
-		if strings.HasPrefix(l.Path, "/") || strings.Contains(l.Path, "*") {
-			continue
-		}
-		p := filepath.Join("/h/me", filepath.FromSlash(l.Path))
-		if root, ok := credentialRoot(filepath.Join(p, "x"), "/h/me"); !ok || root != p {
-			t.Errorf("a path under %s: root %q, %v", p, root, ok)
-		}
-	}
-}
-
-// TestCredentials checks E318: a grant above a credential location of the
-// home directory never reaches it; granting the location itself does.
-func TestCredentials(t *testing.T) {
+// TestGuardedLocations checks E318: a grant above a guarded location
+// never reaches it, whatever opens it (read, list, write); a dot-entry is
+// reached by a grant that names it, a credential location only where the
+// operator lent it and the grant names it; a location that is a link is
+// held where it leads too. Each refusal leaves the disk as it was and
+// charges nothing; each grant that reaches is its positive control.
+func TestGuardedLocations(t *testing.T) {
 	tests := []struct {
 		name     string
 		grant    string
+		lent     []string
 		stmt     string
 		wantCode codes.Code // "" for allowed
 		wantMsg  string     // what a refusal names
 	}{
 		{name: "any path read", grant: "fs:read",
-			stmt: `v = fs.read("$H/.ssh/id_x")`, wantCode: codes.E318, wantMsg: "$H/.ssh/id_x is in $H/.ssh, a credential location or Sabline's receipts; the grant fs:read "},
-		{name: "any path any direction", grant: "fs",
-			stmt: `v = fs.read("$H/.ssh/id_x")`, wantCode: codes.E318, wantMsg: "the grant fs is broader"},
+			stmt: `v = fs.read("$H/.ssh/id_x")`, wantCode: codes.E318, wantMsg: "$H/.ssh/id_x is in $H/.ssh, a credential location (SSH keys and authorized_keys)"},
 		{name: "the home directory", grant: "fs:read:$H",
 			stmt: `v = fs.read("$H/.ssh/id_x")`, wantCode: codes.E318, wantMsg: "the grant fs:read:$H is broader"},
 		{name: "the home directory: listing the location", grant: "fs:read:$H",
-			stmt: `v = fs.list("$H/.ssh")`, wantCode: codes.E318, wantMsg: "is in $H/.ssh, a credential location"},
-		{name: "the home directory: a nested location", grant: "fs:read:$H",
-			stmt: `v = fs.read("$H/.config/gh/hosts.yml")`, wantCode: codes.E318, wantMsg: "is in $H/.config/gh, a credential location"},
-		{name: "the home directory: a file location", grant: "fs:read:$H",
-			stmt: `v = fs.read("$H/.netrc")`, wantCode: codes.E318, wantMsg: "is in $H/.netrc, a credential location"},
+			stmt: `v = fs.list("$H/.ssh")`, wantCode: codes.E318, wantMsg: "is in $H/.ssh, a credential location (SSH keys"},
+		{name: "a nested location within a named dot-entry", grant: "fs:read:$H/.config",
+			stmt: `v = fs.read("$H/.config/gh/hosts.yml")`, wantCode: codes.E318, wantMsg: "is in $H/.config/gh, a credential location (GitHub CLI tokens)"},
+		{name: "a file location", grant: "fs:read:$H",
+			stmt: `v = fs.read("$H/.netrc")`, wantCode: codes.E318, wantMsg: "is in $H/.netrc"},
 		{name: "write under the home directory", grant: "fs:write:$H",
-			stmt: `fs.write("$H/.ssh/authorized_keys", "key")`, wantCode: codes.E318, wantMsg: "is in $H/.ssh, a credential location"},
-		{name: "the location itself", grant: "fs:read:$H/.ssh",
+			stmt: `fs.append("$H/.ssh/authorized_keys", "key")`, wantCode: codes.E318, wantMsg: "is in $H/.ssh"},
+		{name: "the location that is a link: by where it leads", grant: "fs:read:$H",
+			stmt: `v = fs.read("$H/dotfiles/gnupg/key")`, wantCode: codes.E318, wantMsg: "is in $H/dotfiles/gnupg, a credential location (GnuPG keys)"},
+		{name: "the location that is a link: as written", grant: "fs:read:$H",
+			stmt: `v = fs.read("$H/.gnupg/key")`, wantCode: codes.E318, wantMsg: "is in $H/dotfiles/gnupg"},
+		{name: "beside the link's target", grant: "fs:read:$H",
+			stmt: `v = fs.read("$H/dotfiles/vimrc")`},
+		{name: "a credential location named but not lent", grant: "fs:read:$H/.ssh",
+			stmt: `v = fs.read("$H/.ssh/id_x")`, wantCode: codes.E318, wantMsg: "only where the operator lends it"},
+		{name: "a credential location named and lent", grant: "fs:read:$H/.ssh", lent: []string{"$H/.ssh"},
 			stmt: `v = fs.read("$H/.ssh/id_x")`},
-		{name: "the file itself", grant: "fs:read:$H/.ssh/id_x",
-			stmt: `v = fs.read("$H/.ssh/id_x")`},
-		{name: "the location beside the home directory", grant: "fs:read:$H,fs:read:$H/.ssh",
-			stmt: `v = fs.read("$H/.ssh/id_x")`},
-		{name: "another file under the home directory", grant: "fs:read:$H",
+		{name: "a credential location lent: under a broad grant", grant: "fs:read:$H", lent: []string{"$H/.ssh"},
+			stmt: `v = fs.read("$H/.ssh/id_x")`, wantCode: codes.E318, wantMsg: "is in $H/.ssh"},
+		{name: "a dot-entry under the home's grant", grant: "fs:read:$H",
+			stmt: `v = fs.read("$H/.config/app/conf")`, wantCode: codes.E318, wantMsg: "a dot-entry of a home: a grant reaches it only by naming it (fs:read:$H/.config)"},
+		{name: "a dot-entry named", grant: "fs:read:$H/.config/app",
+			stmt: `v = fs.read("$H/.config/app/conf")`},
+		{name: "a dot-entry made during the run", grant: "fs:write:$H",
+			stmt: `fs.write("$H/.profile2", "x")`, wantCode: codes.E318, wantMsg: "is in $H/.profile2"},
+		{name: "a plain file under the home directory", grant: "fs:read:$H",
 			stmt: `v = fs.read("$H/notes.txt")`},
-		{name: "a name that only starts like a location", grant: "fs:read:$H",
-			stmt: `v = fs.read("$H/.sshrc")`},
-		{name: "a directory that only starts like a location", grant: "fs:read",
-			stmt: `v = fs.read("$H/.ssh-old/x")`},
+		{name: "a new entry in the home: it holds guarded locations", grant: "fs:write:$H",
+			stmt: `fs.write("$H/new.txt", "x")`, wantCode: codes.E318, wantMsg: "would be made or removed in $H, which holds the guarded location"},
+		{name: "an entry removed from the home", grant: "fs:write:$H",
+			stmt: `fs.remove("$H/notes.txt")`, wantCode: codes.E318, wantMsg: "would be made or removed in $H"},
+		{name: "a file of the home written over", grant: "fs:write:$H",
+			stmt: `fs.write("$H/notes.txt", "x")`},
+		{name: "a new file in a directory of the home", grant: "fs:write:$H",
+			stmt: `fs.write("$H/src/new.txt", "x")`},
+		{name: "a dot-entry deeper than the home is no dot-entry of a home", grant: "fs:read:$H",
+			stmt: `v = fs.read("$H/src/.git/config")`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			home := testkit.Scratch(t)
-			for _, f := range []string{".ssh/id_x", ".config/gh/hosts.yml", ".netrc", "notes.txt", ".sshrc", ".ssh-old/x"} {
+			for _, f := range []string{".ssh/id_x", ".config/gh/hosts.yml", ".config/app/conf", ".netrc", "notes.txt",
+				"dotfiles/gnupg/key", "dotfiles/vimrc", "src/.git/config"} {
 				testkit.WriteFile(t, filepath.Join(home, f), "data")
 			}
+			symlink(t, "dotfiles/gnupg", filepath.Join(home, ".gnupg"))
 			fill := strings.NewReplacer("$H", home).Replace
+			var lent []string
+			for _, l := range tt.lent {
+				lent = append(lent, fill(l))
+			}
 			src := "x = 1\n" + fill(tt.stmt) + "\n"
 			before := snapshot(t, home)
-			r := runSrc(t, Config{Budget: budget.MustParse(home, fill(tt.grant)), Cwd: home, Home: home}, src)
+			g := guard.Build(guard.Inputs{Home: home, Lent: lent}, guard.OS)
+			r := runSrc(t, Config{Budget: budget.MustParse(home, fill(tt.grant)), Cwd: home, Guard: g}, src)
 			if tt.wantCode == "" {
 				if r.err != nil {
 					t.Fatalf("run under %s: %v", fill(tt.grant), r.err)
@@ -119,31 +105,44 @@ func TestCredentials(t *testing.T) {
 	}
 }
 
-var updateCredentials = flag.Bool("update-credentials", false, "rewrite the table of credential locations in docs/language.md from the code")
-
-// TestCredentialsTable checks that the table of credential locations in
-// docs/language.md is the one CredentialsMarkdown renders from the list
-// the runtime checks.
-func TestCredentialsTable(t *testing.T) {
-	const begin, end = "<!-- credentials: generated from lang.credentialLocations; go test ./lang checks it -->\n", "<!-- end credentials -->"
-	path := filepath.Join("..", "docs", "language.md")
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+// TestKernelSurfaces: /proc and /sys are no files to a program, nor a
+// device but the few of /dev, whatever the grant; /dev/null, its control,
+// is read.
+func TestKernelSurfaces(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("/proc, /sys and /dev are Linux's")
 	}
-	before, rest, ok1 := strings.Cut(string(doc), begin)
-	table, after, ok2 := strings.Cut(rest, end)
-	if !ok1 || !ok2 {
-		t.Fatalf("%s has no generated table of credential locations", path)
-	}
-	want := string(CredentialsMarkdown())
-	if *updateCredentials {
-		if err := os.WriteFile(path, []byte(before+begin+want+end+after), 0o644); err != nil {
-			t.Fatal(err)
+	dev := ""
+	for _, d := range []string{"/dev/loop0", "/dev/sda", "/dev/vda", "/dev/mem", "/dev/kmsg"} {
+		if _, err := os.Lstat(d); err == nil {
+			dev = d
+			break
 		}
-		return
 	}
-	if table != want {
-		t.Errorf("the table in %s differs from the code; run go test ./lang -run TestCredentialsTable -update-credentials\ngot:\n%s\nwant:\n%s", path, table, want)
+	tests := []struct {
+		name, grant, stmt string
+		wantRefused       bool
+	}{
+		{name: "a kernel parameter", grant: "fs:read", stmt: `v = fs.read("/proc/sys/kernel/ostype")`, wantRefused: true},
+		{name: "writing one", grant: "fs:write", stmt: `fs.write("/proc/sys/kernel/domainname", "x")`, wantRefused: true},
+		{name: "the kernel's own figures", grant: "fs:read", stmt: `v = fs.read("/proc/meminfo")`, wantRefused: true},
+		{name: "the kernel's devices", grant: "fs:read", stmt: `v = fs.list("/sys/class")`, wantRefused: true},
+		{name: "the null device", grant: "fs:read", stmt: `v = fs.read("/dev/null")`},
+		{name: "a device by another name", grant: "fs:read", stmt: `v = fs.read("` + dev + `")`, wantRefused: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if strings.Contains(tt.stmt, `""`) {
+				t.Skip("this machine has none of the devices tried")
+			}
+			r := runSrc(t, Config{Budget: budget.MustParse("/", tt.grant), Cwd: "/", Guard: guardOf("")}, "x = 1\n"+tt.stmt+"\n")
+			if !tt.wantRefused {
+				if r.err != nil {
+					t.Fatalf("%s: %v", tt.stmt, r.err)
+				}
+				return
+			}
+			testkit.WantError(t, r.err, codes.E318, callPos(r.prog, "x = 1\n"+tt.stmt+"\n", 2), "no grant reaches")
+		})
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/sabline/sabline/guard"
 )
 
 // How a path is judged. The language never resolves a program's path
@@ -241,7 +243,7 @@ func sameVolume(a, b string) bool {
 
 func equalComps(a, b []string) bool {
 	for i := range a {
-		if foldCase && !strings.EqualFold(a[i], b[i]) || !foldCase && a[i] != b[i] {
+		if guard.FoldCase && !strings.EqualFold(a[i], b[i]) || !guard.FoldCase && a[i] != b[i] {
 			return false
 		}
 	}

@@ -40,7 +40,7 @@ func BenchmarkFileEffect(b *testing.B) {
 			}
 			p := strings.ReplaceAll(bc.path, "$G", g)
 			in := NewInterp(Config{Budget: budget.MustParse(g, strings.ReplaceAll(bc.grant, "$G", g)), Cwd: g,
-				Home: filepath.Join(g, "home"), Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
+				Guard: guardOf(filepath.Join(g, "home")), Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
 			legacy := legacyInterp(in)
 			before := func() error {
 				if bc.write {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"syscall"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/guard"
 )
 
 // The file effects. Each walks the program's path (fspath.go), judges the
@@ -48,6 +50,39 @@ func (in *Interp) judge(w *walker, access budget.Access) (int, error) {
 		return -1, errProcess
 	}
 	return in.find(budget.Effect{Kind: budget.FS, Access: access, Path: here})
+}
+
+// judgeEntry refuses an entry made in, or removed from, the directory the
+// walk stands on when it holds a guarded location (guard.Set.Holds): the
+// kernel holds a grant above one as the entries the directory had when
+// the run started, and so does the language.
+func (in *Interp) judgeEntry(w *walker) error {
+	if Knockout {
+		return nil
+	}
+	dir, err := w.dirPath()
+	if err != nil {
+		return err
+	}
+	if c, holds := in.guard.Holds(dir); holds {
+		return codes.Errorf(codes.E318, "%s would be made or removed in %s, which holds the guarded location %s: "+
+			"a grant above a guarded location reaches what its directories held when the run started, never a new "+
+			"entry in them; write beneath a directory that holds none", filepath.Join(dir, w.name), dir, c.Path)
+	}
+	return nil
+}
+
+// judgeDevice refuses a device no grant reaches (guard.RefusesDevice):
+// every one but a few of /dev, whatever the grant i.
+func (in *Interp) judgeDevice(w *walker, mode os.FileMode, i int) error {
+	here, err := w.here()
+	if err != nil {
+		return err
+	}
+	if l, refused := guard.RefusesDevice(here, mode); refused {
+		return guardedRefusal(here, l, in.meter.Budget().Items[i])
+	}
+	return nil
 }
 
 // settle follows the walk's last name while it is a link, and says what
@@ -91,6 +126,9 @@ func (in *Interp) fsObject(op string, access budget.Access, p string, do func(w 
 			return nil, in.fsRefusal(op, p, err)
 		}
 		i, err := in.judge(w, access)
+		if err == nil && exists && !Knockout {
+			err = in.judgeDevice(w, mode, i)
+		}
 		if err != nil {
 			return nil, in.fsRefusal(op, p, err)
 		}
@@ -202,6 +240,11 @@ func (in *Interp) fsWrite(op, p, s string, flag int) (starlark.Value, error) {
 		case mode == os.ModeDir || w.slash:
 			return nil, false, &os.PathError{Op: "open", Path: w.name, Err: syscall.EISDIR}
 		}
+		if !exists {
+			if err := in.judgeEntry(w); err != nil {
+				return nil, false, err
+			}
+		}
 		f, again, err := in.openObject(w, os.O_WRONLY|os.O_CREATE|(flag&os.O_APPEND), 0o644)
 		if f == nil {
 			return nil, again, err
@@ -230,6 +273,9 @@ func (in *Interp) fsRemove(op, p string) (starlark.Value, error) {
 		return nil, codes.Errorf(codes.E314, "%s %s: names a directory by . or .., or a root: name the entry to remove", op, p)
 	}
 	i, err := in.judge(w, budget.Write)
+	if err == nil {
+		err = in.judgeEntry(w)
+	}
 	if err != nil {
 		return nil, in.fsRefusal(op, p, err)
 	}
@@ -293,6 +339,9 @@ func (in *Interp) mkdirStep(w *walker) (done bool, err error) {
 		}
 		if w.stop != nil && !errors.Is(w.stop, syscall.ENOENT) {
 			return false, w.stop
+		}
+		if err := in.judgeEntry(w); err != nil {
+			return false, err
 		}
 		last := !w.missing
 		err = mkdirAt(w.top(), w.name)

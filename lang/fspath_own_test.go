@@ -3,8 +3,6 @@ package lang
 import (
 	"os"
 	"path/filepath"
-	goruntime "runtime"
-	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/budget"
@@ -37,22 +35,5 @@ func TestOwnDescriptorsByPath(t *testing.T) {
 	testkit.WantError(t, r.err, codes.E302, r.prog+":1:9", "use io")
 	if data, _ := os.ReadFile(own); len(data) != 0 {
 		t.Errorf("the run's own output holds %q: the write went through", data)
-	}
-}
-
-// TestProcOutsideAProcess: under a broad read grant, a file of /proc that
-// is no process's own is read (the refusals of /proc/self and
-// /proc/PID are in TestPathRefusals).
-func TestProcOutsideAProcess(t *testing.T) {
-	if goruntime.GOOS != "linux" {
-		t.Skip("/proc is Linux's")
-	}
-	want, err := os.ReadFile("/proc/version")
-	if err != nil {
-		t.Skipf("this machine has no /proc/version: %v", err)
-	}
-	r := runSrc(t, Config{Budget: budget.MustParse("/", "io", "fs:read"), Cwd: testkit.Scratch(t)}, `print(fs.read("/proc/version"))`)
-	if r.err != nil || strings.TrimSpace(r.stdout) != strings.TrimSpace(string(want)) {
-		t.Errorf("read /proc/version: %v, %q; want it whole", r.err, r.stdout)
 	}
 }

@@ -332,8 +332,8 @@ func TestPathProperty(t *testing.T) {
 		}
 		for _, spec := range propBudgets {
 			b := budget.MustParse(filepath.Join(root, "g"), strings.ReplaceAll(spec, "$ROOT", root))
-			in := NewInterp(Config{Budget: b, Cwd: filepath.Join(root, "g"), Home: filepath.Join(root, "home"),
-				Guarded: []string{filepath.Join(root, "receipts")}, Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
+			in := NewInterp(Config{Budget: b, Cwd: filepath.Join(root, "g"), Guard: guardOf(filepath.Join(root, "home"),
+				filepath.Join(root, "receipts")), Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
 			for _, p := range ps {
 				for _, e := range propEffects {
 					cases++
@@ -398,8 +398,8 @@ func FuzzPathJudge(f *testing.F) {
 		p = strings.ReplaceAll(p, "ROOT", root)
 		e := propEffects[int(which)%len(propEffects)]
 		b := budgets[int(which/8)%len(budgets)]
-		in := NewInterp(Config{Budget: b, Cwd: filepath.Join(root, "g"), Home: filepath.Join(root, "home"),
-			Guarded: []string{filepath.Join(root, "receipts")}, Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
+		in := NewInterp(Config{Budget: b, Cwd: filepath.Join(root, "g"), Guard: guardOf(filepath.Join(root, "home"),
+			filepath.Join(root, "receipts")), Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
 		if propCase(t, w, b, in, e.name, e.access, p) {
 			must(t, os.RemoveAll(root))
 			must(t, os.MkdirAll(root, 0o755))

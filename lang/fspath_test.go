@@ -14,6 +14,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit"
 )
 
@@ -47,6 +48,12 @@ func newPathWorld(t *testing.T) pathWorld {
 	return w
 }
 
+// guardOf is what a run of the tests guards: the tables, the home given
+// and the receipts given (Sabline's own), resolved on this machine.
+func guardOf(home string, receipts ...string) *guard.Set {
+	return guard.Build(guard.Inputs{Home: home, Sabline: receipts}, guard.OS)
+}
+
 func (w pathWorld) fill(s string) string {
 	return strings.NewReplacer("$ROOT", w.root, "$H", w.home, "$R", w.receipts, "$G", w.g, "$O", w.o,
 		"$PID", strconv.Itoa(os.Getpid())).Replace(s)
@@ -61,7 +68,7 @@ func (w pathWorld) runIn(t *testing.T, grant, stmt, want string) ran {
 	if want != "" {
 		src += "if not (" + w.fill(want) + "): fail(\"got %r\" % (v,))\n"
 	}
-	return runSrc(t, Config{Budget: budget.MustParse(w.g, w.fill(grant)), Cwd: w.g, Home: w.home, Guarded: []string{w.receipts}}, src)
+	return runSrc(t, Config{Budget: budget.MustParse(w.g, w.fill(grant)), Cwd: w.g, Guard: guardOf(w.home, w.receipts)}, src)
 }
 
 // TestPathRefusals: each class of the red-team list, refused, and nothing
@@ -102,7 +109,7 @@ func TestPathRefusals(t *testing.T) {
 			stmt: `v = fs.exists("/etc/ssh/ssh_host_ed25519_key")`, wantCode: codes.E318, wantMsg: "/etc/ssh/ssh_host_ed25519_key, a credential location"},
 		// The receipts directory.
 		{name: "receipts listed", grant: "fs",
-			stmt: `v = fs.list("$R")`, wantCode: codes.E318, wantMsg: "$R, a credential location or Sabline's receipts"},
+			stmt: `v = fs.list("$R")`, wantCode: codes.E318, wantMsg: "$R, Sabline's own receipts and tokens"},
 		{name: "a receipt removed", grant: "fs",
 			stmt: `fs.remove("$R/r.json")`, wantCode: codes.E318},
 		{name: "a receipt forged", grant: "fs:write",
@@ -252,7 +259,7 @@ func fileIs(path, want string) func(pathWorld) error {
 // resolves its path: the path leads outside, and is refused.
 func TestPathGrantMovedDuringRun(t *testing.T) {
 	w := newPathWorld(t)
-	in := NewInterp(Config{Budget: budget.MustParse(w.g, "fs:read:"+w.g), Cwd: w.root, Home: w.home, Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
+	in := NewInterp(Config{Budget: budget.MustParse(w.g, "fs:read:"+w.g), Cwd: w.root, Guard: guardOf(w.home), Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
 	if v, err := in.fsRead("fs.read", filepath.Join(w.g, "real.txt")); err != nil || v != starlark.String("real") {
 		t.Fatalf("before the move: %v, %v", v, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/guard"
 )
 
 // Interp runs compiled programs under a budget. Every effect builtin asks
@@ -25,10 +26,9 @@ type Interp struct {
 	thread   atomic.Pointer[starlark.Thread] // the running program's, for Stop
 	stopped  atomic.Pointer[string]          // why Stop was called
 	meter    *budget.Meter
-	fs       *fsTree // the anchors file effects walk from
+	fs       *fsTree    // the anchors file effects walk from
 	cwd      string
-	home     string   // resolved
-	guarded  []string // locations only a grant within them reaches, beside credentials
+	guard    *guard.Set // what no grant reaches by being broader
 	args     []string
 	stdin    *bufio.Reader
 	stdout   io.Writer
@@ -42,8 +42,10 @@ type Interp struct {
 type Config struct {
 	Budget   budget.Budget
 	Cwd      string    // absolute; relative paths in the program are taken against it
-	Home     string    // the user's home directory, for credential locations
-	Guarded  []string  // more locations a broad grant never reaches (the receipts directory); the operator's SABLINE_CREDENTIALS are added
+	// Guard is what no grant reaches by being broader: credential
+	// locations, homes' dot-entries, Sabline's receipts, the kernel's
+	// files. nil: DefaultGuard.
+	Guard    *guard.Set
 	Args     []string  // the program's own arguments, after --
 	Stdin    io.Reader // tool answers and io.read_line read from here
 	Stdout   io.Writer // io.print and tool lines go here
@@ -73,20 +75,15 @@ func NewInterp(c Config) *Interp {
 		dirs = append(dirs, it.Path)
 	}
 	tree := newFSTree(dirs, os.Stdin, os.Stdout, os.Stderr)
-	guarded := make([]string, 0, len(c.Guarded)+len(OperatorCredentials()))
-	for _, g := range append(append([]string(nil), c.Guarded...), OperatorCredentials()...) {
-		guarded = append(guarded, tree.canonical(g))
-	}
-	home := c.Home
-	if home != "" {
-		home = tree.canonical(home)
+	g := c.Guard
+	if g == nil {
+		g = DefaultGuard()
 	}
 	in := &Interp{
 		meter:    budget.NewMeter(c.Budget, tree.canonical),
 		fs:       tree,
 		cwd:      c.Cwd,
-		home:     home,
-		guarded:  guarded,
+		guard:    g,
 		args:     c.Args,
 		stdin:    bufio.NewReader(c.Stdin),
 		stdout:   c.Stdout,
@@ -243,7 +240,7 @@ func (in *Interp) check(e budget.Effect) error {
 
 // find returns the grant that would be charged for e, without charging
 // it (-1 in the knock-out build), or the refusal: E302, E303, or E318
-// for a credential location or the receipts under a broader grant.
+// for a guarded location under a broader grant (guard.Set.Refuses).
 func (in *Interp) find(e budget.Effect) (int, error) {
 	if Knockout {
 		return -1, nil
@@ -256,12 +253,37 @@ func (in *Interp) find(e budget.Effect) (int, error) {
 		return -1, &codes.Error{Code: codes.E302, Msg: err.Error(), Err: err}
 	}
 	if e.Kind == budget.FS {
-		if root, ok := credentialRoot(e.Path, in.home, in.guarded...); ok && !withinFold(in.meter.Matched(i).Path, root) {
-			return -1, codes.Errorf(codes.E318, "%s is in %s, a credential location or Sabline's receipts; the grant %s is broader than it, and a broad grant never reaches it",
-				e.Path, root, in.meter.Budget().Items[i])
+		if l, refused := in.guard.Refuses(e.Path, in.meter.Matched(i).Path); refused {
+			return -1, guardedRefusal(e.Path, l, in.meter.Budget().Items[i])
 		}
 	}
 	return i, nil
+}
+
+// guardedRefusal is the E318 of an effect on p, in the guarded location
+// l, under grant.
+func guardedRefusal(p string, l guard.Location, grant budget.Item) error {
+	var what string
+	switch l.Kind {
+	case guard.Credential:
+		what = "a credential location (" + l.Holds + "): a grant reaches it only where the operator lends it " +
+			"(--lend-credential) and the grant names it"
+	case guard.DotEntry:
+		what = "a dot-entry of a home: a grant reaches it only by naming it (fs:read:" + l.Path + ")"
+	case guard.Sabline:
+		what = "Sabline's own receipts and tokens, which no grant reaches"
+	default:
+		what = l.Holds + ", which no grant reaches"
+	}
+	return codes.Errorf(codes.E318, "%s is in %s, %s; the grant %s is broader than it", p, l.Path, what, grant)
+}
+
+// DefaultGuard is what an Interp without Config.Guard guards: the
+// locations of the tables, the home of the user running it, and the
+// operator's SABLINE_CREDENTIALS, resolved now.
+func DefaultGuard() *guard.Set {
+	home, _ := os.UserHomeDir()
+	return guard.Build(guard.Inputs{Home: home, Credentials: guard.OperatorCredentials()}, guard.OS)
 }
 
 // charge counts a use of grant i, as find returned it.

@@ -85,6 +85,9 @@ type RunParameters struct {
 	RequireConfinement confine.Level `json:"require_confinement,omitempty"`
 	TimeoutMS          int64         `json:"timeout_ms,omitempty"`
 	MaxMemoryMB        int           `json:"max_memory_mb,omitempty"` // the limit the worker's address space was held to, never one asked for and not held
+	// CredentialsLent are the credential locations the operator lent the
+	// run (--lend-credential): a grant that names one reaches it.
+	CredentialsLent []string `json:"credentials_lent,omitempty"`
 }
 
 // Asked records how the run was asked for: the confine mode, the level

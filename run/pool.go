@@ -20,6 +20,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
@@ -42,7 +43,8 @@ type PoolConfig struct {
 	// is partial at best.
 	ImportRoot string
 	Cwd        string    // absolute; the runs' working directory (ImportRoot when "")
-	Guarded    []string  // locations a broad grant never reaches: the receipts directory
+	Guarded    []string  // Sabline's own locations no grant reaches, beside the receipts: a server's token
+	Lend       []string  // credential locations the operator lends: a grant that names one reaches it
 	Receipts   string    // the receipts directory; "" keeps receipts in the results only
 	Stderr     io.Writer // the workers' own messages; nil for os.Stderr
 }
@@ -78,6 +80,7 @@ type Pool struct {
 	cfg      PoolConfig
 	policy   confine.Policy // derived once
 	digest   string         // its sha256, as every receipt records it
+	guard    *guard.Set     // what no grant reaches, resolved when the pool started
 	held     confine.Result // what the first worker reported
 	store    *receipt.Store // the receipts' journal; nil when receipts are not kept
 	jobs     chan *pooled
@@ -149,6 +152,14 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 			return nil, err
 		}
 		p.store = s
+	}
+	sabline := append([]string(nil), cfg.Guarded...)
+	if cfg.Receipts != "" {
+		sabline = append(sabline, cfg.Receipts)
+	}
+	p.guard = Guard(sabline, cfg.Lend)
+	if err := Admit(p.guard, cfg.Budget); err != nil {
+		return nil, err
 	}
 	p.policy = confine.OSPolicy(p.osBudget(), confine.Options{Strict: cfg.Confine == ConfineStrict})
 	p.digest = p.policy.SHA256()
@@ -260,6 +271,12 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	if err := b.Beneath(p.cfg.Budget); err != nil {
 		return refuse(codes.Errorf(codes.E328, "this run's budget %q: %v: nothing ran", b.String(), err))
 	}
+	if err := p.guard.Admit(b, resolve); err != nil {
+		return refuse(codes.Errorf(codes.E328, "this run's budget %q: %v: nothing ran", b.String(), err))
+	}
+	if err := p.guard.Narrows(b, p.cfg.Budget, resolve); err != nil {
+		return refuse(codes.Errorf(codes.E328, "this run's budget %q: %v: nothing ran", b.String(), err))
+	}
 	j.root = filepath.Dir(name)
 	if p.cfg.ImportRoot != "" {
 		j.root = p.cfg.ImportRoot
@@ -333,6 +350,7 @@ func readBeneath(name, root string) ([]byte, error) {
 // setParameters records how the pool holds a run.
 func (p *Pool) setParameters(rec *receipt.Receipt) {
 	rec.RunParameters.Asked(p.cfg.Confine, p.cfg.Require, p.cfg.Timeout, p.digest)
+	rec.RunParameters.CredentialsLent = p.cfg.Lend
 }
 
 // reserve reserves rec in the receipts' journal, when the pool keeps
@@ -481,10 +499,8 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		return fail(codes.Errorf(codes.E310, "result pipe: %w", err))
 	}
 	w.reqW, w.resR, w.res = reqW, resR, bufio.NewReaderSize(resR, 64<<10)
-	home, _ := os.UserHomeDir()
-	guarded := append(append([]string(nil), p.cfg.Guarded...), lang.OperatorCredentials()...)
 	req := request{
-		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Home: home, Guarded: guarded,
+		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: p.guard,
 		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: tmp,
 	}
 	var pol confine.Policy

@@ -103,7 +103,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 		}
 		out := &capped{max: MaxPoolOutputBytes}
 		in := lang.NewInterp(lang.Config{
-			Budget: j.Budget, Cwd: j.Cwd, Home: req.Home, Guarded: req.Guarded, Args: j.Args,
+			Budget: j.Budget, Cwd: j.Cwd, Guard: req.Guard, Args: j.Args,
 			Stdin: bytes.NewReader(j.Stdin), Stdout: out, Tool: w.tool, Held: res.Confinement,
 		})
 		r := jobResult{}

@@ -6,6 +6,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
@@ -41,14 +42,16 @@ func CheckConfine(mode string, require confine.Level) error {
 // request is what the supervisor sends the worker on its inherited request
 // pipe: everything the worker needs to run, decided by the operator.
 type request struct {
-	Program     string            `json:"program"`         // absolute path
-	SHA256      string            `json:"sha256"`          // of the bytes the supervisor read: the worker runs these or none
-	Piped       bool              `json:"piped,omitempty"` // the program was read from a pipe: it has no directory to load from
-	Args        []string          `json:"args"`
-	Budget      budget.Budget     `json:"budget"`
-	Cwd         string            `json:"cwd"`
-	Home        string            `json:"home"`
-	Guarded     []string          `json:"guarded,omitempty"` // locations a broad grant never reaches, beside credentials
+	Program string        `json:"program"`         // absolute path
+	SHA256  string        `json:"sha256"`          // of the bytes the supervisor read: the worker runs these or none
+	Piped   bool          `json:"piped,omitempty"` // the program was read from a pipe: it has no directory to load from
+	Args    []string      `json:"args"`
+	Budget  budget.Budget `json:"budget"`
+	Cwd     string        `json:"cwd"`
+	// Guard is what no grant reaches, resolved by the supervisor when the
+	// run started: the language refuses it, and Landlock's rules are
+	// carved around it.
+	Guard       *guard.Set        `json:"guard"`
 	Confine     string            `json:"confine"`           // ConfineDefault, ConfineStrict or ConfineOff
 	Require     confine.Level     `json:"require,omitempty"` // --require-confinement; "" for none
 	Faults      []receipt.FaultOp `json:"faults,omitempty"`  // SABLINE_FAULT_INJECT, parsed

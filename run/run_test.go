@@ -15,8 +15,8 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit"
-	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -35,7 +35,8 @@ func TestMain(m *testing.M) {
 type supervised struct {
 	rec            *receipt.Receipt
 	stdout, stderr string
-	dir            string
+	dir            string // the program's, where it runs
+	receipts       string // beside it: a directory that holds the receipts holds a guarded location
 	wall           time.Duration
 }
 
@@ -47,9 +48,10 @@ func superviseProgram(t *testing.T, src string, allow []string, edit func(*Run))
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
+	receipts := filepath.Join(t.TempDir(), "receipts")
 	r := Run{
 		Program: prog, Budget: budget.MustParse(dir, allow...), Cwd: dir, Confine: ConfineOff,
-		Timeout: 60 * time.Second, Receipts: filepath.Join(dir, "receipts"),
+		Timeout: 60 * time.Second, Receipts: receipts,
 		Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr,
 	}
 	if edit != nil {
@@ -57,7 +59,7 @@ func superviseProgram(t *testing.T, src string, allow []string, edit func(*Run))
 	}
 	t0 := time.Now()
 	rec := Supervise(r)
-	return supervised{rec: rec, stdout: stdout.String(), stderr: stderr.String(), dir: dir, wall: time.Since(t0)}
+	return supervised{rec: rec, stdout: stdout.String(), stderr: stderr.String(), dir: dir, receipts: receipts, wall: time.Since(t0)}
 }
 
 // stored reads the receipt Supervise stored.
@@ -125,7 +127,7 @@ func TestReceiptReserved(t *testing.T) {
 		if st := s.stored(t).Outcome.Status; st != receipt.StatusOK {
 			t.Fatalf("stored status %q, want ok", st)
 		}
-		entries, _ := os.ReadDir(filepath.Join(s.dir, "receipts"))
+		entries, _ := os.ReadDir(s.receipts)
 		if len(entries) != 1 {
 			t.Fatalf("receipts directory holds %d entries, want the receipt alone", len(entries))
 		}
@@ -297,15 +299,15 @@ func TestOperatorCredentialsReachTheWorker(t *testing.T) {
 			}
 		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestOperatorCredentialsReachTheWorker$", "-test.v", "-test.count=1")
-		cmd.Env = append(os.Environ(), dirEnv+"="+dir, lang.CredentialsEnv+"="+filepath.Join(dir, "secret"))
+		cmd.Env = append(os.Environ(), dirEnv+"="+dir, guard.CredentialsEnv+"="+filepath.Join(dir, "secret"))
 		out, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "--- PASS: TestOperatorCredentialsReachTheWorker") {
-			t.Fatalf("the test in a process with %s set: %v\n%s", lang.CredentialsEnv, err, out)
+			t.Fatalf("the test in a process with %s set: %v\n%s", guard.CredentialsEnv, err, out)
 		}
 		return
 	}
 	secret, beside := filepath.Join(dir, "secret"), filepath.Join(dir, "beside")
-	if got := lang.OperatorCredentials(); len(got) != 1 || got[0] != secret {
+	if got := guard.OperatorCredentials(); len(got) != 1 || got[0] != secret {
 		t.Fatalf("OperatorCredentials = %q, want %s", got, secret)
 	}
 	prog := "print(fs.read(ARGS[0]))\n"

@@ -40,7 +40,10 @@ type Run struct {
 	Faults      []receipt.FaultOp // SABLINE_FAULT_INJECT, parsed
 	Timeout     time.Duration     // 0 for none
 	MaxMemoryMB int               // 0 for none
-	Guarded     []string          // locations a broad grant never reaches: the receipts directory
+	Guarded     []string          // Sabline's own locations no grant reaches, beside the receipts: a server's token
+	// Lend are credential locations the operator lends the run: a grant
+	// that names one reaches it (--lend-credential).
+	Lend []string
 	// Receipts is the directory of the run's receipt. When it is set, the
 	// receipt is reserved there before the worker starts (nothing runs if
 	// that fails) and finished when the run ends; see Receipt.Stored.
@@ -234,9 +237,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		_ = cmd.Wait()
 		return finish(o)
 	}
-	// The operator's own credential locations travel in the request: the
-	// worker's environment does not carry the operator's variables.
-	guarded := append(append([]string(nil), r.Guarded...), lang.OperatorCredentials()...)
+	sabline := append([]string(nil), r.Guarded...)
 	if r.Receipts != "" {
 		made, err := rec.Reserve(r.Receipts)
 		if err != nil {
@@ -247,7 +248,14 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 			rec.Outcome = receipt.OutcomeOf(err)
 			return rec
 		}
-		guarded = append(guarded, made...)
+		sabline = append(sabline, made...)
+	}
+	// What no grant reaches is resolved here, while the worker's runtime
+	// starts, and travels in the request: the worker's environment does
+	// not carry the operator's SABLINE_CREDENTIALS.
+	g := Guard(sabline, r.Lend)
+	if err := Admit(g, r.Budget); err != nil {
+		return abandon(receipt.OutcomeOf(err))
 	}
 	if r.Confine != ConfineOff {
 		rec.MadeForGrants = makeGrantedDirs(r.Budget)
@@ -263,9 +271,8 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	}
 	sum := sha256.Sum256(src)
 	rec.Program.SHA256 = hex.EncodeToString(sum[:])
-	home, _ := os.UserHomeDir()
 	req := request{
-		Program: abs, SHA256: rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Home: home, Guarded: guarded,
+		Program: abs, SHA256: rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Guard: g,
 		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB, TempDir: tmp, Procs: procs,
 	}
 	if r.Confine != ConfineOff {
@@ -765,6 +772,7 @@ func contains(list []string, s string) bool {
 // parameters sets how the run was asked for in its receipt.
 func parameters(rec *receipt.Receipt, r Run, derived confine.Policy) {
 	rec.RunParameters.Asked(r.Confine, r.Require, r.Timeout, derived.SHA256())
+	rec.RunParameters.CredentialsLent = r.Lend
 }
 
 // takeWorker takes what the worker said of the run. For a program read from

@@ -112,7 +112,7 @@ func (w *worker) run(req *request) int {
 	w.prepare(req, res)
 
 	in := lang.NewInterp(lang.Config{
-		Budget: req.Budget, Cwd: req.Cwd, Home: req.Home, Guarded: req.Guarded, Args: req.Args,
+		Budget: req.Budget, Cwd: req.Cwd, Guard: req.Guard, Args: req.Args,
 		Stdin: os.Stdin, Stdout: os.Stdout, Tool: w.tool,
 	})
 	pre := in.Predeclared()
@@ -229,7 +229,7 @@ func (w *worker) confine(req *request) confine.Result {
 		fmt.Fprintln(os.Stderr, "sabline: "+p.OffReason())
 	}
 	// The memory limit is set already (see run).
-	held, err := confine.Apply(p, confine.ApplyOptions{TempDir: req.TempDir})
+	held, err := confine.Apply(p, confine.ApplyOptions{TempDir: req.TempDir, CarveOuts: req.Guard.CarveOuts()})
 	if err != nil && !errors.Is(err, confine.ErrUnsupported) && held.Reason == "" {
 		held.Reason = err.Error()
 	}

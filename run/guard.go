@@ -1,0 +1,31 @@
+package run
+
+import (
+	"os"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/guard"
+)
+
+// Guard resolves, now, what no grant of a run reaches: the tables, the
+// home of the user running Sabline, the operator's SABLINE_CREDENTIALS,
+// Sabline's own files (sabline: the receipts directory and what was made
+// for it, a server's token), with the credential locations lend names
+// lent.
+func Guard(sabline, lend []string) *guard.Set {
+	home, _ := os.UserHomeDir()
+	return guard.Build(guard.Inputs{Home: home, Sabline: sabline, Credentials: guard.OperatorCredentials(), Lent: lend}, guard.OS)
+}
+
+// resolve is a path as the kernel resolves it, now.
+func resolve(p string) string { return guard.Resolve(p, guard.OS) }
+
+// Admit refuses a budget with an item that names a location no grant
+// reaches (E329): nothing runs.
+func Admit(g *guard.Set, b budget.Budget) error {
+	if err := g.Admit(b, resolve); err != nil {
+		return codes.Errorf(codes.E329, "%v: nothing ran", err)
+	}
+	return nil
+}

@@ -26,7 +26,7 @@ type Interp struct {
 	thread   atomic.Pointer[starlark.Thread] // the running program's, for Stop
 	stopped  atomic.Pointer[string]          // why Stop was called
 	meter    *budget.Meter
-	fs       *fsTree    // the anchors file effects walk from
+	fs       *fsTree // the anchors file effects walk from
 	cwd      string
 	guard    *guard.Set // what no grant reaches by being broader
 	args     []string
@@ -40,8 +40,8 @@ type Interp struct {
 
 // Config is what an Interp needs to know about its run.
 type Config struct {
-	Budget   budget.Budget
-	Cwd      string    // absolute; relative paths in the program are taken against it
+	Budget budget.Budget
+	Cwd    string // absolute; relative paths in the program are taken against it
 	// Guard is what no grant reaches by being broader: credential
 	// locations, homes' dot-entries, Sabline's receipts, the kernel's
 	// files. nil: DefaultGuard.

@@ -1,0 +1,167 @@
+package confine
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"syscall"
+	"testing"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/guard"
+)
+
+// carveChildEnv carries the base directory to the test binary re-run as
+// the child that applies a carved ruleset.
+const carveChildEnv = "SABLINE_TEST_CARVE_CHILD"
+
+// carveTree is the scratch world the child is held in: a home with a
+// key, authorized_keys and a plain subdirectory, and a receipts
+// directory, both guarded; and a plain file beside them.
+var carveTree = map[string]string{
+	"plain.txt":                 "plain",
+	"home/notes.txt":            "notes",
+	"home/.ssh/id_test":         "secret key",
+	"home/.ssh/authorized_keys": "keys",
+	"home/sub/kept.txt":         "kept",
+	"receipts/r.json":           "{}",
+}
+
+// carveOutsOf are the guarded locations of the world at base, and /proc.
+func carveOutsOf(base string) []guard.CarveOut {
+	return []guard.CarveOut{{Path: filepath.Join(base, "home", ".ssh")}, {Path: filepath.Join(base, "receipts")}, {Path: "/proc"}}
+}
+
+// TestCarveLandlockOnTheKernel applies the rulesets of fs (every read and
+// every write) carved around the world's guarded locations and /proc, in
+// a child, and checks on the kernel that the guarded locations are
+// refused whatever opens them, beside each the same operation where the
+// grant reaches; then reads, from outside the child, that the guarded
+// files are as they were and that what was allowed happened.
+func TestCarveLandlockOnTheKernel(t *testing.T) {
+	if base := os.Getenv(carveChildEnv); base != "" {
+		runCarveChild(t, base)
+		return
+	}
+	abi, err := LandlockABI()
+	if err != nil {
+		t.Skipf("the kernel has no Landlock: %v", err)
+	}
+	base := t.TempDir()
+	if base, err = filepath.EvalSymlinks(base); err != nil {
+		t.Fatal(err)
+	}
+	for rel, data := range carveTree {
+		p := filepath.Join(base, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCarveLandlockOnTheKernel$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), carveChildEnv+"="+base)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child at ABI %d: %v\n%s", abi, err, out)
+	}
+	m := regexp.MustCompile(`carve child: (\d+) checks`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("the child ran no checks:\n%s", out)
+	}
+	t.Logf("the child passed %s checks", m[1])
+
+	// From outside: the guarded files as they were, what was allowed done.
+	for rel, data := range carveTree {
+		if got, err := os.ReadFile(filepath.Join(base, rel)); err != nil || string(got) != data {
+			t.Errorf("%s is %q (%v), want it as it was, %q", rel, got, err, data)
+		}
+	}
+	for _, rel := range []string{"home/.ssh/new", "receipts/forged.json", "home/new.txt"} {
+		if _, err := os.Lstat(filepath.Join(base, rel)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s exists (%v): the child made it", rel, err)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(base, "home", "sub", "new.txt")); err != nil || string(got) != "made" {
+		t.Errorf("home/sub/new.txt is %q (%v): the allowed write did not happen", got, err)
+	}
+}
+
+func runCarveChild(t *testing.T, base string) {
+	abi, err := LandlockABI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := func(rel string) string { return filepath.Join(base, rel) }
+	plan, err := LandlockPlan(OSPolicy(budget.MustParse("/", "fs"), Options{}), Needs{Executable: exe}, abi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := 0
+	expect := func(what string, err error, want syscall.Errno) {
+		t.Helper()
+		checks++
+		switch {
+		case want == 0 && err != nil:
+			t.Errorf("%s: %v, want it allowed", what, err)
+		case want != 0 && !errors.Is(err, want):
+			t.Errorf("%s: %v, want %v", what, err, want)
+		}
+	}
+	read := func(path string) error { _, err := os.ReadFile(path); return err }
+	list := func(path string) error { _, err := os.ReadDir(path); return err }
+	appendTo := func(path string) error {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err == nil {
+			f.Close()
+		}
+		return err
+	}
+	create := func(path, data string) error { return os.WriteFile(path, []byte(data), 0o644) }
+
+	// Before the ruleset: the reads every refusal below is told apart
+	// from (the writes would change the world).
+	expect("before: read the key", read(p("home/.ssh/id_test")), 0)
+	expect("before: read a receipt", read(p("receipts/r.json")), 0)
+	expect("before: read a kernel parameter", read("/proc/sys/kernel/ostype"), 0)
+
+	applied, err := ApplyLandlock(plan, carveOutsOf(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(applied.Carving.LanguageOnly) > 0 {
+		t.Fatalf("left to the language: %q", applied.Carving.LanguageOnly)
+	}
+	for _, d := range []string{"/", base, p("home")} {
+		if !slices.Contains(applied.Carving.Expanded, d) {
+			t.Errorf("%s was not held as its entries; expanded: %q", d, applied.Carving.Expanded)
+		}
+	}
+
+	expect("read the key", read(p("home/.ssh/id_test")), syscall.EACCES)
+	expect("append to authorized_keys", appendTo(p("home/.ssh/authorized_keys")), syscall.EACCES)
+	expect("make a file in .ssh", create(p("home/.ssh/new"), "k"), syscall.EACCES)
+	expect("read a receipt", read(p("receipts/r.json")), syscall.EACCES)
+	expect("forge a receipt", create(p("receipts/forged.json"), "{}"), syscall.EACCES)
+	expect("remove a receipt", os.Remove(p("receipts/r.json")), syscall.EACCES)
+	expect("read a kernel parameter", read("/proc/sys/kernel/ostype"), syscall.EACCES)
+	expect("make an entry in the home, which holds .ssh", create(p("home/new.txt"), "x"), syscall.EACCES)
+
+	expect("read a file beside", read(p("plain.txt")), 0)
+	expect("read a file of the home", read(p("home/notes.txt")), 0)
+	expect("write over a file of the home", appendTo(p("home/notes.txt")), 0)
+	expect("make a file in a directory of the home", create(p("home/sub/new.txt"), "made"), 0)
+	expect("list the home", list(p("home")), 0)
+	// Landlock hands read_dir on to everything beneath: the names in a
+	// guarded directory may be listed, never what they name opened.
+	expect("list the names in .ssh", list(p("home/.ssh")), 0)
+	t.Logf("carve child: %d checks", checks)
+}

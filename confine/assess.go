@@ -108,6 +108,9 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		if p.Network.Mode != NetClosed {
 			lost = append(lost, "TCP binds")
 		}
+		if p.Read.Unrestricted || p.Write.Unrestricted {
+			lost = append(lost, "the guarded locations under a grant of every path")
+		}
 		if len(lost) > 0 {
 			gaps = append(gaps, "Landlock was not applied: "+joinAnd(lost)+" are not held")
 		}
@@ -161,9 +164,10 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	}
 	gaps = append(gaps, h.Problems...)
 	r := leveled(p, abi > 0 || h.Seccomp, layers, gaps)
+	r.Reason += note(p.WidenedReason(abi > 0 && len(h.Carving.LanguageOnly) == 0))
 	if len(h.Carving.Expanded) > 0 {
-		r.Reason += "; the grants above guarded locations are held as the entries beside them (" +
-			shortList(h.Carving.Expanded, 4) + "): an entry made in those directories during the run is out of the kernel's reach"
+		r.Reason += note("The grants above guarded locations are held as the entries beside them (" +
+			shortList(h.Carving.Expanded, 4) + "): an entry made in those directories during the run is out of the kernel's reach")
 	}
 	if h.CapabilitiesFailure != "" {
 		r.Reason += "; the capabilities were not dropped (" + h.CapabilitiesFailure + "): no limit rests on them alone"
@@ -189,7 +193,9 @@ func AssessDarwin(p Policy, h DarwinHeld) Result {
 	if socketRuleOf(p) == socketsInet {
 		gaps = append(gaps, "the profile leaves the network open: Unix sockets are not held")
 	}
-	return leveled(p, true, []string{LayerSandboxProfile}, gaps)
+	r := leveled(p, true, []string{LayerSandboxProfile}, gaps)
+	r.Reason += note(p.WidenedReason(false))
+	return r
 }
 
 // AssessWindows returns the level of a run held by the job object, the
@@ -238,7 +244,11 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 	if !h.Token {
 		gaps = append(gaps, "the token's privileges were not removed")
 	}
-	return leveled(p, len(layers) > 0, layers, gaps)
+	r := leveled(p, len(layers) > 0, layers, gaps)
+	if r.Level != None {
+		r.Reason += note(p.WidenedReason(false))
+	}
+	return r
 }
 
 // Predict returns the level a run of p gets on sys (one of Systems) where
@@ -305,6 +315,16 @@ func hostGaps(p Policy, portsHeld bool) []string {
 		}
 	}
 	return out
+}
+
+// note is a sentence said after a reason's limits, which does not change
+// the level: what a widening module reaches, how a grant was carved. ""
+// for none.
+func note(sentence string) string {
+	if sentence == "" {
+		return ""
+	}
+	return ". " + sentence
 }
 
 // joinAnd joins phrases as a list in a sentence: "a", "a and b",

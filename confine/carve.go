@@ -117,7 +117,7 @@ func (k *carver) add(path string, access uint64, why string) bool {
 	if len(k.rules) > k.budget {
 		return false
 	}
-	k.rules = append(k.rules, LandlockRule{Path: path, Access: access, Grant: k.rule.Grant, Why: why})
+	k.rules = append(k.rules, LandlockRule{Path: path, Access: access, Grant: k.rule.Grant, Why: why, Carved: true})
 	return true
 }
 

@@ -149,6 +149,11 @@ func TestCarveLandlock(t *testing.T) {
 			if c.Added != len(carved.Rules)-len(plan.Rules) {
 				t.Errorf("Added = %d, for %d rules from %d", c.Added, len(carved.Rules), len(plan.Rules))
 			}
+			for _, r := range carved.Rules {
+				if r.Carved == (r.Path == "/dev/null" && r.Why == plan.Rules[1].Why) {
+					t.Errorf("rule %s (%s) is marked carved %v", r.Path, r.Why, r.Carved)
+				}
+			}
 		})
 	}
 }

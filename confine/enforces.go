@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"strconv"
 	"sync"
 
 	"github.com/sabline/sabline/confine/seccomp"
@@ -186,19 +187,29 @@ var Enforces = sync.OnceValue(func() []Row {
 			ID:   "fs-any",
 			Item: "fs, fs:read, fs:write with no path",
 			Cells: map[System]Cell{
-				Linux:  Cell{HoldsYes, "that direction is not restricted, as the budget says", nil},
-				Darwin: Cell{HoldsYes, "as Linux", nil},
+				Linux: Cell{HoldsYes, "Landlock: every path in that direction but the guarded locations (next " +
+					"row), as the budget says", []string{LayerLandlockFamily}},
+				Darwin: Cell{HoldsYes, "that direction is not restricted, as the budget says; the guarded locations " +
+					"are the language's only (next row)", nil},
 				Windows: Cell{HoldsYes, "fs leaves the container off, since a container reaches only what it has an " +
 					"ACE for, and then neither direction is restricted; under fs:read or fs:write alone the container " +
 					"stays, and refuses that direction beyond its ACEs, more than the budget asks", nil},
 			},
 		},
 		{
-			ID:   "credential",
-			Item: "a credential location under a broad grant (E318)",
+			ID: "credential",
+			Item: "a guarded location under a broad grant (E318): a credential location, a dot-entry of a home, " +
+				"Sabline's receipts and tokens, /proc, /sys, a device",
 			Cells: map[System]Cell{
-				Linux:   Cell{HoldsNo, "not held: Landlock allows a whole hierarchy and cannot take one path out of it", nil},
-				Darwin:  Cell{HoldsNo, "not held", nil},
+				Linux: Cell{HoldsYes, "Landlock: a grant above one is held as the entries beside the way down to it, " +
+					"the location never among them, whatever opens the file (a host module, raw calls under --confine " +
+					"strict): its files are neither read, written nor made (EACCES). A directory on the way keeps only " +
+					"the right to be listed, which Landlock hands on, so the names in a guarded directory beneath a " +
+					"read grant may be listed; and an entry made during the run in such a directory is beyond every " +
+					"rule, as the language refuses it too. Past " + strconv.Itoa(MaxCarvedRules) + " rules, or where a " +
+					"directory cannot be listed, the location is the language's only and the level is partial",
+					[]string{LayerLandlockFamily}},
+				Darwin:  Cell{HoldsNo, "not held: the language alone refuses it", nil},
 				Windows: Cell{HoldsNo, "not held: an ACE on a directory reaches everything beneath it", nil},
 			},
 		},
@@ -344,7 +355,8 @@ var Enforces = sync.OnceValue(func() []Row {
 				Linux: Cell{HoldsPartly, "widened to what the widening table (below) names for MODULE: nothing, any " +
 					"path, any host, any path and any host, or nothing enforced; plain ffi and a module the table does " +
 					"not name widen to nothing enforced, and the level is none. A host module is Go code in the " +
-					"worker's own process, held as far as the widened policy holds: a widening to any host is held " +
+					"worker's own process, held as far as the widened policy holds: a widening to any path is held " +
+					"as fs with no path is, every path but the guarded locations; a widening to any host is held " +
 					"as net with no host is, to IPv4 and IPv6 sockets of TCP and UDP only, so a Unix socket stays " +
 					"refused, and from Landlock " + abiText(LandlockABITCP) + " to no TCP bind", []string{LayerLandlockFamily, LayerSeccomp}},
 				Darwin:  Cell{HoldsPartly, "as Linux", []string{LayerSandboxProfile}},

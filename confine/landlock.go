@@ -103,6 +103,10 @@ type LandlockRule struct {
 	// a need that does not exist.
 	Grant bool
 	Why   string // "read grant", "write grant" or "interpreter: NEED"
+	// Carved is true for a rule CarveLandlock made, on an entry it
+	// listed: ApplyLandlock holds it on that entry as it is then, never
+	// through a link put in its place, and not at all once it is gone.
+	Carved bool
 }
 
 // LandlockRuleset is the Landlock plan for a policy at one ABI: what the

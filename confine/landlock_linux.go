@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/guard"
 )
@@ -118,7 +120,16 @@ func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut) (LandlockAp
 	applied.Carving = carving
 	var rules []landlock.Rule
 	for _, r := range carved.Rules {
-		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(r.Access), r.Path))
+		path, access := r.Path, r.Access
+		if r.Carved {
+			pinned, ok := pinEntry(path)
+			if !ok {
+				continue // gone since it was listed, or a link now
+			}
+			defer pinned.close()
+			path, access = pinned.path, pinned.rights(access)
+		}
+		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(access), path))
 	}
 	for _, port := range plan.ConnectTCP {
 		rules = append(rules, landlock.ConnectTCP(uint16(port)))
@@ -133,6 +144,47 @@ func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut) (LandlockAp
 	}
 	return applied, nil
 }
+
+// pinnedEntry is an entry a carved rule is held on, open as a path only.
+type pinnedEntry struct {
+	fd   int
+	path string // /proc/self/fd/N: go-landlock opens the entry itself through it
+	dir  bool
+}
+
+// pinEntry opens the entry at p, never following a link there, for its
+// rule to be held on what was opened: an entry swapped for a link to a
+// guarded location after the carving listed it is not followed. false
+// when the entry is gone, or is a link, a device, or cannot be opened.
+func pinEntry(p string) (pinnedEntry, bool) {
+	fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return pinnedEntry{}, false
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		unix.Close(fd)
+		return pinnedEntry{}, false
+	}
+	// A character device is pinned only where a carve-out allows it
+	// (CarveLandlock lists no other device).
+	if t := st.Mode & unix.S_IFMT; t == unix.S_IFLNK || t == unix.S_IFBLK {
+		unix.Close(fd)
+		return pinnedEntry{}, false
+	}
+	return pinnedEntry{fd: fd, path: "/proc/self/fd/" + strconv.Itoa(fd), dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}, true
+}
+
+// rights are the rights of access the entry can carry: a file's only
+// where it is not a directory.
+func (e pinnedEntry) rights(access uint64) uint64 {
+	if !e.dir {
+		return access & landlockFileRights
+	}
+	return access
+}
+
+func (e pinnedEntry) close() { unix.Close(e.fd) }
 
 // landlockTarget returns where rule r is held and with which rights: its
 // own path, or for a grant that does not exist its nearest existing

@@ -287,5 +287,31 @@ func (p Policy) OffReason() string {
 			parts = append(parts, w.Reason())
 		}
 	}
-	return strings.Join(parts, ", ") + ", so the operating system layer is off for this run: the budget is the only boundary"
+	return strings.Join(parts, ", ") + ", so the operating system layer is off for this run: the budget is the only boundary, " +
+		"and the module's own calls, which the language does not judge, reach whatever the process may, the guarded " +
+		"locations (credentials, the receipts, the kernel's files) among them"
+}
+
+// WidenedReason is what the reason of a run whose policy a module widened
+// says of it, on a system where guardedHeld says whether the kernel holds
+// the guarded locations out of a widening to any path: the module, that
+// the language does not judge its own I/O, and what the policy then
+// allows. "" when no module widened the policy.
+func (p Policy) WidenedReason(guardedHeld bool) string {
+	var parts []string
+	for _, w := range p.WidenedBy {
+		if w.To == WidenNothingEnforced {
+			continue
+		}
+		what := "reaches " + string(w.To)
+		if w.To.paths() {
+			if guardedHeld {
+				what += ", which the kernel holds to every path but the guarded locations"
+			} else {
+				what += ", the guarded locations among them"
+			}
+		}
+		parts = append(parts, "The module "+w.Reason()+": its own I/O, which the language does not judge, "+what)
+	}
+	return strings.Join(parts, ". ")
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/lang"
 )
 
 // Guard resolves, now, what no grant of a run reaches: the tables, the
@@ -22,8 +23,12 @@ func Guard(sabline, lend []string) *guard.Set {
 func resolve(p string) string { return guard.Resolve(p, guard.OS) }
 
 // Admit refuses a budget with an item that names a location no grant
-// reaches (E329): nothing runs.
+// reaches (E329): nothing runs. In a knock-out build, whose budget checks
+// all pass, it admits every budget.
 func Admit(g *guard.Set, b budget.Budget) error {
+	if lang.Knockout {
+		return nil
+	}
 	if err := g.Admit(b, resolve); err != nil {
 		return codes.Errorf(codes.E329, "%v: nothing ran", err)
 	}

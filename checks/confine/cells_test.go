@@ -102,32 +102,57 @@ var _ = Describe("cells no fault-injection operation tests", func() {
 		Entry("fs:write: a write anywhere", "io,fs:write", confine.OpWrite, true),
 	)
 
-	It("credential: a credential location under a broad grant is as the cell says (the language alone refuses it, E318)", cellLabel("credential"), func() {
-		s := newScratch()
-		Expect(os.Mkdir(filepath.Join(s.home, ".ssh"), 0o700)).To(Succeed())
-		allow := "io,fs:read:" + s.home
+	// The hook is the worker itself, from Go, reading or writing beneath
+	// a broad grant where the language never would: what refuses it is
+	// the kernel alone, or nothing.
+	DescribeTable("credential: a guarded location under a broad grant is as the cell says (the language refuses it, E318)",
+		cellLabel("credential"),
+		func(where, allow, op string) {
+			s := newScratch()
+			Expect(os.Mkdir(filepath.Join(s.home, ".ssh"), 0o700)).To(Succeed())
+			Expect(os.MkdirAll(s.receipts, 0o700)).To(Succeed())
+			at := func(n int) string {
+				return strings.NewReplacer("$H", s.home, "$R", s.receipts, "$N", strconv.Itoa(n)).Replace(where)
+			}
+			allow = strings.ReplaceAll(allow, "$H", s.home)
+			witnessAt := func(p string) witness {
+				if op == confine.OpRead {
+					return s.readWitnessAt(p)
+				}
+				return newWitness(p, func() bool { return exists(p) })
+			}
 
-		By("the language refuses a program's read of it with E318")
-		key := filepath.Join(s.home, ".ssh", "id_test")
-		Expect(os.WriteFile(key, []byte("not a key\n"), 0o600)).To(Succeed())
-		r := s.run("--allow", allow, s.file("prog.vel", "print(fs.read(ARGS[0]))\n"), "--", key)
-		Expect(s.receipt().Outcome.Code).To(Equal(codes.E318), "%s", r)
+			By("the language refuses a program's " + op + " of it with E318")
+			prog := map[string]string{confine.OpRead: "print(fs.read(ARGS[0]))\n", confine.OpWrite: "fs.write(ARGS[0], \"k\")\n"}[op]
+			target := at(0)
+			if op == confine.OpRead {
+				Expect(os.WriteFile(target, []byte("not a key\n"), 0o600)).To(Succeed())
+			}
+			r := s.run("--allow", allow, s.file("prog.vel", prog), "--", target)
+			Expect(s.receipt().Outcome.Code).To(Equal(codes.E318), "%s", r)
 
-		By("--no-confine: the hook's read goes through")
-		w := s.readWitnessAt(filepath.Join(s.home, ".ssh", "fifo-1"))
-		r, rec := s.hookRun(allow, confine.OpRead, w, "--no-confine")
-		expectWentThrough("under --no-confine", confine.OpRead, w, r, rec)
+			By("--no-confine: the hook's " + op + " goes through")
+			w := witnessAt(at(1))
+			r, rec := s.hookRun(allow, op, w, "--no-confine")
+			expectWentThrough("under --no-confine", op, w, r, rec)
 
-		By("confined: the hook's read is held as the cell says")
-		w = s.readWitnessAt(filepath.Join(s.home, ".ssh", "fifo-2"))
-		r, rec = s.hookRun(allow, confine.OpRead, w)
-		expectConfinedLevel(r, rec)
-		if heldByCell("credential") {
-			expectHookRefused("credential", w, r, rec)
-		} else {
-			expectWentThrough("confined, where the cell holds no", confine.OpRead, w, r, rec)
-		}
-	})
+			By("confined: the hook's " + op + " is held as the cell says")
+			w = witnessAt(at(2))
+			r, rec = s.hookRun(allow, op, w)
+			expectConfinedLevel(r, rec)
+			if heldByCell("credential") {
+				expectHookRefused("credential", w, r, rec)
+			} else {
+				expectWentThrough("confined, where the cell holds no", op, w, r, rec)
+			}
+		},
+		Entry("a key read under a grant of the home", "$H/.ssh/key-$N", "io,fs:read:$H", confine.OpRead),
+		Entry("a key read under a grant of every path", "$H/.ssh/key-$N", "io,fs:read", confine.OpRead),
+		Entry("a key planted under a grant of every path", "$H/.ssh/planted-$N", "io,fs", confine.OpWrite),
+		Entry("a file planted among the receipts under a grant of every path", "$R/planted-$N", "io,fs:write", confine.OpWrite),
+		// Not named like a receipt: the store itself would open it.
+		Entry("a file among the receipts read under a grant of every path", "$R/kept-$N", "io,fs:read", confine.OpRead),
+	)
 
 	// What the language alone holds: the knock-out build, whose budget
 	// checks all pass, lets the effect through a confined worker, where

@@ -7,7 +7,9 @@ import "strings"
 //	$GRANT     a scratch directory with data.txt, sub/ and link (a symbolic
 //	           link to $OUTSIDE/secret.txt); the budgets grant it
 //	$OUTSIDE   a scratch directory with secret.txt; no budget grants it
-//	$HOME      the run's home directory, with .ssh/id_ed25519 (not a key)
+//	$HOME      the run's home directory, with .ssh/id_ed25519 (not a key) and
+//	           .config/app/settings
+//	$RECEIPTS  the run's receipts directory: naming it makes it a witness
 //	$VICTIM    the pid of a process started for the run
 //	$PORT, $PORT2, $PORT6, $UDPPORT
 //	           TCP listeners on 127.0.0.1 and [::1], a UDP socket on 127.0.0.1
@@ -243,8 +245,57 @@ report(ctypes.syscall("open", "$GRANT/sub/../../outside/secret.txt", 0o2000000))
 		Budget:  "io,fs:read:$HOME",
 		Program: "data = fs.read(\"$HOME/.ssh/id_ed25519\")\nprint(\"RESULT ok bytes=%d\" % len(data))\n",
 		Row:     "credential", Language: "E318",
-		Expect: languageOnly, Unconfined: Went,
-		Note: "Landlock allows a whole hierarchy and cannot take one path out of it; ENFORCES says so (credential: no)",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-credential-everywhere", Group: GroupFiles,
+		Threat:  "read a private key under a grant of every path",
+		Budget:  "io,fs:read",
+		Program: "data = fs.read(\"$HOME/.ssh/id_ed25519\")\nprint(\"RESULT ok bytes=%d\" % len(data))\n",
+		Row:     "credential", Language: "E318",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-credential-plant", Group: GroupFiles, Witness: WitnessFiles,
+		Threat:  "plant an authorized key under a grant of every path",
+		Budget:  "io,fs",
+		Program: "fs.append(\"$HOME/.ssh/authorized_keys\", \"ssh-ed25519 AAAA planted\\n\")\nprint(\"RESULT ok\")\n",
+		Row:     "credential", Language: "E318",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-credential-raw", Group: GroupFiles,
+		Threat: "read a private key with raw calls, which the language does not judge, under a grant of every path",
+		Budget: "io,fs:read",
+		Program: `ctypes = ffi.module("ctypes")
+report(ctypes.syscall("openat", -100, "$HOME/.ssh/id_ed25519", 0o2000000))  # AT_FDCWD, O_RDONLY|O_CLOEXEC
+`,
+		Row: "credential", Language: ctypes,
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-dotentry", Group: GroupFiles,
+		Threat:  "read a program's settings in a dot-entry of the home under a grant of the home",
+		Budget:  "io,fs:read:$HOME",
+		Program: "data = fs.read(\"$HOME/.config/app/settings\")\nprint(\"RESULT ok bytes=%d\" % len(data))\n",
+		Row:     "credential", Language: "E318",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-receipts-forge", Group: GroupFiles, Witness: WitnessReceipts,
+		Threat:  "forge a receipt in the receipts directory under a grant of every path",
+		Budget:  "io,fs:write",
+		Program: "fs.write(\"$RECEIPTS/forged.json\", \"{}\")\nprint(\"RESULT ok\")\n",
+		Row:     "credential", Language: "E318",
+		Expect: landlock("EACCES"), Unconfined: Went,
+	},
+	{
+		ID: "files-proc-sys", Group: GroupFiles,
+		Threat:  "read the kernel's parameters under a grant of every path",
+		Budget:  "io,fs:read",
+		Program: "data = fs.read(\"/proc/sys/kernel/ostype\")\nprint(\"RESULT ok bytes=%d\" % len(data))\n",
+		Row:     "credential", Language: "E318",
+		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
 		ID: "files-stat-outside", Group: GroupFiles,
@@ -1441,10 +1492,11 @@ if unheld:
 else:
     report(ctypes.syscall("acct", "$MISSING/acct"), "threads=%d" % len(tasks))
 `,
-		Row: "deny-list", Language: ctypes,
+		Row: "deny-list", Language: "E329",
 		Expect: seccomp("EPERM"), Unconfined: Went,
 		Note: "every thread of the worker shows seccomp mode 2 (the filter, installed with TSYNC) before the " +
-			"call; unconfined, none does, and the program reports the threads it found unheld",
+			"call; unconfined, none does, and the program reports the threads it found unheld. The normal " +
+			"build refuses the grant of /proc before anything runs (E329)",
 	},
 	{
 		ID: "threads-landlock-own-thread", Group: GroupThreads,

@@ -131,7 +131,8 @@ type Target struct {
 	// target tests; "" when no row claims it.
 	Row string
 	// Language is what the normal build's refusal names: the item its E302
-	// tells the operator to add, such as ffi:ctypes, or "E318".
+	// tells the operator to add, such as ffi:ctypes; or "E318" for a
+	// guarded location, or "E329" for a budget that names one.
 	Language string
 	// Arch is the one architecture the target exists on ("amd64" for a
 	// call through another architecture's entry); "" for every one.

@@ -161,7 +161,7 @@ func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	if runs, err := receipt.List(filepath.Join(s.Base, "receipts")); err == nil && len(runs) == 1 {
+	if runs, err := receipt.List(s.Receipts()); err == nil && len(runs) == 1 {
 		r.Layers = runs[0].RunParameters.ConfinementLayers
 	}
 	r.Changed = Diff(before, after)
@@ -304,7 +304,7 @@ func (s *Scratch) Command(bin, budget string, flags []string, program string) (*
 	args = append(append(args, flags...), prog)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = s.Work
-	cmd.Env = append(os.Environ(), "HOME="+s.Home, "SABLINE_RECEIPTS="+filepath.Join(s.Base, "receipts"))
+	cmd.Env = append(os.Environ(), "HOME="+s.Home, "SABLINE_RECEIPTS="+s.Receipts())
 	cmd.Env = append(cmd.Env, s.Env...)
 	if s.Stdin != "" {
 		f, err := os.Open(s.Stdin)

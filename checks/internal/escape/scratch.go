@@ -23,7 +23,7 @@ type Scratch struct {
 	Base    string // the run's own directory; everything else is beneath it
 	Grant   string // $GRANT: data.txt, sub/ and link -> $OUTSIDE/secret.txt
 	Outside string // $OUTSIDE: secret.txt
-	Home    string // $HOME: .ssh/id_ed25519
+	Home    string // $HOME: .ssh/id_ed25519, .config/app/settings
 	Work    string // the program's file and working directory, granted nowhere
 	// Stdin, when not "", is a file the runs read as standard input: a
 	// descriptor the worker inherits, opened for reading.
@@ -34,21 +34,24 @@ type Scratch struct {
 	// descriptor ExtraFD, opened for reading and writing.
 	Extra string
 
-	values   map[string]string // placeholders made so far
-	closers  []io.Closer
-	listens  bool         // a listener or a UDP socket was started
-	takers   []func() int // each takes what its listener holds, and counts it
-	accepted int          // what the takers counted so far
-	victim   *exec.Cmd
-	exited   chan struct{}     // closed when the victim has exited
-	queues   map[string]string // the message queue names $MQ and $MQNEW gave
-	ipcKey   int64             // the System V key $IPCKEY gave, or 0
-	keyDesc  string            // the key description $KEYDESC gave, or ""
+	values  map[string]string // placeholders made so far
+	closers []io.Closer
+	listens bool // a listener or a UDP socket was started
+	// receiptsWatched is true once $RECEIPTS was named: the receipts
+	// directory is then a witness.
+	receiptsWatched bool
+	takers          []func() int // each takes what its listener holds, and counts it
+	accepted        int          // what the takers counted so far
+	victim          *exec.Cmd
+	exited          chan struct{}     // closed when the victim has exited
+	queues          map[string]string // the message queue names $MQ and $MQNEW gave
+	ipcKey          int64             // the System V key $IPCKEY gave, or 0
+	keyDesc         string            // the key description $KEYDESC gave, or ""
 }
 
 // placeholders in the order Expand replaces them: a name that another
 // begins with comes after it.
-var placeholders = []string{"$GRANT", "$OUTSIDE", "$HOME", "$MISSING", "$VICTIM", "$PORT2", "$PORT6", "$PORT", "$UDPPORT", "$UNIX", "$ABSTRACT",
+var placeholders = []string{"$GRANT", "$OUTSIDE", "$HOME", "$RECEIPTS", "$MISSING", "$VICTIM", "$PORT2", "$PORT6", "$PORT", "$UDPPORT", "$UNIX", "$ABSTRACT",
 	"$MQNEW", "$MQ", "$IPCKEY", "$KEYDESC"}
 
 // NewScratch makes a scratch world in a new directory beneath parent,
@@ -65,11 +68,12 @@ func NewScratch(parent, name string) (*Scratch, error) {
 	}
 	s.values = map[string]string{"$GRANT": s.Grant, "$OUTSIDE": s.Outside, "$HOME": s.Home, "$MISSING": Missing}
 	files := map[string]string{
-		filepath.Join(s.Grant, "data.txt"):              "data the budget grants\n",
-		filepath.Join(s.Grant, "sub", "keep.txt"):       "a file in a directory beneath the grant\n",
-		filepath.Join(s.Outside, "secret.txt"):          "a file no budget grants\n",
-		filepath.Join(s.Home, ".ssh", "id_ed25519"):     "not a key: a file where a private key would be\n",
-		filepath.Join(s.Work, ".sabline-escape-marker"): "the program's working directory\n",
+		filepath.Join(s.Grant, "data.txt"):                  "data the budget grants\n",
+		filepath.Join(s.Grant, "sub", "keep.txt"):           "a file in a directory beneath the grant\n",
+		filepath.Join(s.Outside, "secret.txt"):              "a file no budget grants\n",
+		filepath.Join(s.Home, ".ssh", "id_ed25519"):         "not a key: a file where a private key would be\n",
+		filepath.Join(s.Home, ".config", "app", "settings"): "a program's settings, in a dot-entry of the home\n",
+		filepath.Join(s.Work, ".sabline-escape-marker"):     "the program's working directory\n",
 	}
 	for path, text := range files {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -116,6 +120,9 @@ func (s *Scratch) Expand(text string) (string, error) {
 // make starts what placeholder p names and returns its value.
 func (s *Scratch) make(p string) (string, error) {
 	switch p {
+	case "$RECEIPTS":
+		s.receiptsWatched = true
+		return s.Receipts(), os.MkdirAll(s.Receipts(), 0o700)
 	case "$VICTIM":
 		cmd := exec.Command("sleep", "300")
 		if err := cmd.Start(); err != nil {
@@ -186,6 +193,9 @@ func (s *Scratch) take(l any) error {
 	s.takers = append(s.takers, t)
 	return nil
 }
+
+// Receipts is the directory the runs keep their receipts in.
+func (s *Scratch) Receipts() string { return filepath.Join(s.Base, "receipts") }
 
 // Accepted is how many connections and datagrams the listeners took. It
 // takes, then and there, whatever the kernel holds for them: a connection

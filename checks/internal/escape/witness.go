@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -32,12 +33,19 @@ const (
 	// WitnessListener: how many connections and datagrams the listeners
 	// took.
 	WitnessListener = "listener"
+	// WitnessReceipts: the entries of the run's receipts directory
+	// ($RECEIPTS) and their content, but the receipts the runs wrote
+	// themselves (named as a receipt is: its start, then its run id).
+	WitnessReceipts = "receipts"
 )
 
 // WitnessKinds lists the kinds; "" is a target whose attempt changes
 // nothing outside the worker even when it goes through (a read, a query,
 // or a call whose arguments fail before it acts).
-var WitnessKinds = []string{WitnessFiles, WitnessMqueue, WitnessSysV, WitnessKeys, WitnessVictim, WitnessListener}
+var WitnessKinds = []string{WitnessFiles, WitnessMqueue, WitnessSysV, WitnessKeys, WitnessVictim, WitnessListener, WitnessReceipts}
+
+// runReceipt matches the name of a receipt a run writes.
+var runReceipt = regexp.MustCompile(`^\d{8}T\d{6}\.\d{9}Z-[0-9a-f]{1,64}\.json$`)
 
 // witnessPrefix is the prefix of the entries of a kind in a Witness map.
 func witnessPrefix(kind string) string {
@@ -72,6 +80,22 @@ func (s *Scratch) Witness() (State, error) {
 	}
 	if s.listens {
 		st[WitnessListener] = fmt.Sprintf("accepted=%d", s.Accepted())
+	}
+	if s.receiptsWatched {
+		entries, err := os.ReadDir(s.Receipts())
+		if err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+		for _, e := range entries {
+			if runReceipt.MatchString(e.Name()) {
+				continue
+			}
+			desc, err := Describe(filepath.Join(s.Receipts(), e.Name()))
+			if err != nil {
+				return nil, err
+			}
+			st[witnessPrefix(WitnessReceipts)+e.Name()] = desc
+		}
 	}
 	return st, nil
 }

@@ -89,7 +89,8 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 				if want == "E302" {
 					Expect(r.Message).To(HaveSuffix("add "+r.Refusal+" to the budget"), "the refusal names what to grant")
 				}
-				Expect(r.Exit).To(Equal(1))
+				info, _ := codes.Info(codes.Code(want))
+				Expect(r.Exit).To(Equal(info.Exit), "%s ends with exit status %d", want, info.Exit)
 				Expect(r.Stdout).NotTo(ContainSubstring("RESULT"), "the program went on past its refusal")
 				expectNothingHappened(r)
 			})

@@ -18,10 +18,12 @@ import (
 )
 
 // propWorld is a generated tree: $ROOT/g (granted in some budgets), $ROOT/o
-// (outside), $ROOT/home/.ssh (a credential location) and $ROOT/receipts
-// (guarded), with files, directories and links of every kind between
-// them. Every file holds a token naming it and every directory a marker
-// entry naming it, so that what an effect touched is read from the disk.
+// (outside), a home, $ROOT/home, reached also as $ROOT/users/ana (a link
+// to it), with .ssh (a credential location), .gnupg (one that is a link to
+// dots/gpg) and .config (a dot-entry), and $ROOT/receipts (Sabline's), with
+// files, directories and links of every kind between them. Every file
+// holds a token naming it and every directory a marker entry naming it, so
+// that what an effect touched is read from the disk.
 type propWorld struct {
 	root  string
 	names []string // the entry names used, for paths
@@ -29,7 +31,11 @@ type propWorld struct {
 
 // the places of the world, and which budgets reach them are decided by
 // the oracle below, from the canonical path alone.
-var propDirs = []string{"", "g", "g/d", "g/d/e", "o", "o/d", "home", "home/.ssh", "receipts"}
+var propDirs = []string{"", "g", "g/d", "g/d/e", "o", "o/d", "home", "home/.ssh", "home/.config", "home/dots",
+	"home/dots/gpg", "users", "receipts"}
+
+// propHome is the world's home as the guard is told it: a link to home.
+const propHome = "users/ana"
 
 func markerOf(dir string) string { return "@" + strings.ReplaceAll(dir, "/", "_") }
 
@@ -88,6 +94,8 @@ func buildPropWorld(t testing.TB, r *rand.Rand, root string) propWorld {
 	for i := 0; i < 45; i++ {
 		_ = os.Symlink(fmt.Sprintf("c%d", i+1), filepath.Join(root, "g", fmt.Sprintf("c%d", i)))
 	}
+	must(t, os.Symlink("dots/gpg", filepath.Join(root, "home", ".gnupg")))
+	must(t, os.Symlink("../home", filepath.Join(root, propHome)))
 	_ = os.WriteFile(filepath.Join(root, "g", "c45"), []byte(tokenOf(filepath.Join(root, "g", "c45"))), 0o644)
 	w.names = append(w.names, "c0", "c5")
 	return w
@@ -127,29 +135,56 @@ func (w propWorld) path(r *rand.Rand) string {
 
 // propBudgets are the budgets tried, with the oracle of each: whether a
 // canonical path may be touched for a direction.
-var propBudgets = []string{"fs:read:$ROOT/g", "fs:write:$ROOT/g", "fs:read:$ROOT/g,fs:write:$ROOT/g", "fs:read", "fs", "fs:read:$ROOT,fs:write:$ROOT", "fs:read:$ROOT/home/.ssh,fs:write:$ROOT/g/d"}
+var propBudgets = []string{"fs:read:$ROOT/g", "fs:write:$ROOT/g", "fs:read:$ROOT/g,fs:write:$ROOT/g", "fs:read", "fs",
+	"fs:read:$ROOT,fs:write:$ROOT", "fs:read:$ROOT/home/.ssh,fs:write:$ROOT/g/d", "fs:read:$ROOT/home/.config",
+	"fs:write:$ROOT/home", "fs:read:$ROOT/users/ana,fs:write:$ROOT/users/ana/.config"}
 
 // allowed is the oracle: whether the canonical path p may be touched for
-// access under budget b, the home being root/home and root/receipts
-// guarded. It is written from the rules, not from the code: within a
-// grant of that direction, and outside the credential location and the
-// receipts unless the grant lies within them.
+// access under budget b. It is written from the rules, not from the code:
+// within a grant of that direction (the grant's path as the kernel
+// resolves it); never in the credential locations (.ssh, and dots/gpg,
+// where .gnupg leads) nor the receipts, whatever the grant, since none is
+// lent; and in a dot-entry of the home only under a grant within it.
 func allowed(b budget.Budget, root, p string, access budget.Access) bool {
-	carve := []string{filepath.Join(root, "home", ".ssh"), filepath.Join(root, "receipts")}
+	for _, never := range []string{"home/.ssh", "home/dots/gpg", "receipts"} {
+		if budget.Within(p, filepath.Join(root, never)) {
+			return false
+		}
+	}
+	home := filepath.Join(root, "home")
+	dotEntry := ""
+	if rest, ok := strings.CutPrefix(p, home+"/"); ok && strings.HasPrefix(rest, ".") {
+		first, _, _ := strings.Cut(rest, "/")
+		dotEntry = filepath.Join(home, first)
+	}
 	for _, it := range b.Of(budget.FS) {
 		if it.Access != budget.Any && it.Access != access {
 			continue
 		}
-		if it.Path != "" && !budget.Within(p, it.Path) {
-			continue
-		}
-		ok := true
-		for _, c := range carve {
-			if budget.Within(p, c) && !budget.Within(it.Path, c) {
-				ok = false
+		grant := it.Path
+		if grant != "" {
+			if resolved, err := filepath.EvalSymlinks(grant); err == nil {
+				grant = resolved
+			}
+			if !budget.Within(p, grant) {
+				continue
 			}
 		}
-		if ok {
+		if dotEntry == "" || grant != "" && budget.Within(grant, dotEntry) {
+			return true
+		}
+	}
+	return false
+}
+
+// holding reports whether the directory dir holds a guarded location of
+// the world, where no entry may be made or removed under a grant above
+// it: the world's root (which holds the home and the receipts), the home,
+// dots (which holds gpg, where .gnupg leads) and users (which holds the
+// home by the link users/ana).
+func holding(root, dir string) bool {
+	for _, h := range []string{"", "home", "home/dots", "users"} {
+		if dir == filepath.Join(root, h) {
 			return true
 		}
 	}
@@ -263,15 +298,26 @@ func propCase(t testing.TB, w propWorld, b budget.Budget, in *Interp, effect str
 }
 
 // checkChanges fails for every entry changed, made or removed that the
-// budget does not reach, and says whether anything changed.
+// budget does not reach, or made, removed or replaced in a directory that
+// holds a guarded location, and says whether anything changed.
 func checkChanges(fail func(string, ...any), b budget.Budget, root string, access budget.Access, before, after map[string]string) bool {
 	changed := false
+	entry := func(how, path string) {
+		if holding(root, filepath.Dir(path)) {
+			fail("%s %s, an entry of a directory that holds a guarded location", how, path)
+		}
+	}
 	for path, was := range before {
-		if now, ok := after[path]; !ok || now != was {
-			changed = true
-			if !allowed(b, root, path, access) {
-				fail("changed %s, which the budget does not reach", path)
-			}
+		now, ok := after[path]
+		if ok && now == was {
+			continue
+		}
+		changed = true
+		if !allowed(b, root, path, access) {
+			fail("changed %s, which the budget does not reach", path)
+		}
+		if !ok || kindOf(now) != kindOf(was) {
+			entry("removed or replaced", path)
 		}
 	}
 	for path := range after {
@@ -280,9 +326,22 @@ func checkChanges(fail func(string, ...any), b budget.Budget, root string, acces
 			if !allowed(b, root, path, access) {
 				fail("made %s, which the budget does not reach", path)
 			}
+			entry("made", path)
 		}
 	}
 	return changed
+}
+
+// kindOf is what a diskState value says an entry is: a directory, a link
+// or a file.
+func kindOf(v string) string {
+	switch {
+	case v == "/":
+		return "dir"
+	case strings.HasPrefix(v, "-> "):
+		return "link"
+	}
+	return "file"
 }
 
 func sameState(a, b map[string]string) bool {
@@ -332,7 +391,7 @@ func TestPathProperty(t *testing.T) {
 		}
 		for _, spec := range propBudgets {
 			b := budget.MustParse(filepath.Join(root, "g"), strings.ReplaceAll(spec, "$ROOT", root))
-			in := NewInterp(Config{Budget: b, Cwd: filepath.Join(root, "g"), Guard: guardOf(filepath.Join(root, "home"),
+			in := NewInterp(Config{Budget: b, Cwd: filepath.Join(root, "g"), Guard: guardOf(filepath.Join(root, propHome),
 				filepath.Join(root, "receipts")), Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
 			for _, p := range ps {
 				for _, e := range propEffects {
@@ -398,7 +457,7 @@ func FuzzPathJudge(f *testing.F) {
 		p = strings.ReplaceAll(p, "ROOT", root)
 		e := propEffects[int(which)%len(propEffects)]
 		b := budgets[int(which/8)%len(budgets)]
-		in := NewInterp(Config{Budget: b, Cwd: filepath.Join(root, "g"), Guard: guardOf(filepath.Join(root, "home"),
+		in := NewInterp(Config{Budget: b, Cwd: filepath.Join(root, "g"), Guard: guardOf(filepath.Join(root, propHome),
 			filepath.Join(root, "receipts")), Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
 		if propCase(t, w, b, in, e.name, e.access, p) {
 			must(t, os.RemoveAll(root))

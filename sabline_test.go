@@ -22,9 +22,19 @@ import (
 
 // TestMain hands over first, as every program that embeds Sabline does:
 // the workers these tests start are this test binary, started again.
+// A run that names no receipts directory keeps its receipt in the default
+// store, which the tests point at a directory of their own.
 func TestMain(m *testing.M) {
 	sabline.HandOver()
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "sabline-test-receipts-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "receipts directory:", err)
+		os.Exit(1)
+	}
+	os.Setenv(receipt.DirEnv, dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 const hello = "print(\"hello\")\n"
@@ -193,6 +203,58 @@ func TestRunCancelled(t *testing.T) {
 				t.Errorf("the run ended %s after it began, long after its context", took)
 			}
 		})
+	}
+}
+
+// TestReceiptsDefaultStore: a run that names no receipts directory leaves
+// its receipt in the default store, as the command line does, in the
+// caller's process, in a worker and in a pool; the control is a run that
+// names a directory, whose receipt goes there and not to the default.
+func TestReceiptsDefaultStore(t *testing.T) {
+	def, named := t.TempDir(), t.TempDir()
+	t.Setenv(receipt.DirEnv, def)
+	dir := t.TempDir()
+	prog := sabline.Source(filepath.Join(dir, "p.vel"), []byte(hello))
+	b := budget.MustParse(dir, "io")
+	runs := []struct {
+		name     string
+		receipts string
+		run      func(receipts string) (*sabline.Result, error)
+	}{
+		{name: "in this process", run: func(rc string) (*sabline.Result, error) {
+			return sabline.Run(context.Background(), prog, sabline.Options{Budget: b, Cwd: dir, Receipts: rc})
+		}},
+		{name: "in a worker", run: func(rc string) (*sabline.Result, error) {
+			return sabline.Run(context.Background(), prog, sabline.Options{Budget: b, Cwd: dir, Receipts: rc, Timeout: time.Minute})
+		}},
+		{name: "in a pool", run: func(rc string) (*sabline.Result, error) {
+			p, err := sabline.NewPool(sabline.PoolOptions{Budget: b, ImportRoot: dir, Receipts: rc, Timeout: time.Minute})
+			if err != nil {
+				return nil, err
+			}
+			defer p.Close()
+			return p.Run(context.Background(), prog, sabline.RunOptions{})
+		}},
+	}
+	for _, tt := range runs {
+		for _, rc := range []string{"", named} {
+			t.Run(fmt.Sprintf("%s, receipts %q", tt.name, rc), func(t *testing.T) {
+				res, err := tt.run(rc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, other := def, named
+				if rc != "" {
+					want, other = named, def
+				}
+				if got, err := receipt.Find(want, res.Receipt.RunID); err != nil || got.RunID != res.Receipt.RunID {
+					t.Errorf("receipt %s not in %s: %v", res.Receipt.RunID, want, err)
+				}
+				if _, err := receipt.Find(other, res.Receipt.RunID); err == nil {
+					t.Errorf("receipt %s is in %s too", res.Receipt.RunID, other)
+				}
+			})
+		}
 	}
 }
 

@@ -32,6 +32,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -315,4 +316,23 @@ func guardedPaths(receipts string, more []string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// CheckModules refuses (E301) a budget that grants a host module this
+// binary has not registered: ffi:jsno is a typo, and granting a name the
+// confinement table does not list would turn the operating system layer
+// off for nothing. what names where the budget came from in the message
+// (--allow, allow). The registry is the running binary's, so an embedding
+// program's own modules (lang.RegisterModule) count.
+func CheckModules(what string, b budget.Budget) error {
+	names := lang.DefaultRegistry.Names()
+	for _, it := range b.Items {
+		if it.Kind == budget.FFI && it.Module != "" && !slices.Contains(names, it.Module) {
+			e := codes.Errorf(codes.E301, "%s: %s: no host module %q is registered in this build; the registered ones are %s",
+				what, it, it.Module, strings.Join(names, ", "))
+			e.Do = "Grant a module `sabline modules` lists (check the spelling), or register it in the embedding program (lang.RegisterModule). Nothing ran."
+			return e
+		}
+	}
+	return nil
 }

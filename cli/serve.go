@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
@@ -162,11 +163,11 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		return report(stderr, err, "")
 	}
 	o.Guarded = append(o.Guarded, path) // beside the receipts, which the pool guards always
-	runner, err := newDoorRunner(o)
+	pool, runner, err := startPool(o)
 	if err != nil {
 		return report(stderr, err, "")
 	}
-	defer runner.Close()
+	defer pool.Close()
 	srv, err := door.New(door.Config{Runner: runner, Token: token, Workers: o.Workers, Queue: o.Queue, Logf: doorLog(stderr, "serve")})
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E301, "serve: %w", err), "")
@@ -269,6 +270,34 @@ func loadToken(path string, fresh bool) (token string, made bool, err error) {
 		return "", false, codes.Errorf(codes.E301, "token file %s: want one token of at least %d characters, without blanks", path, minTokenBytes)
 	}
 	return token, false, nil
+}
+
+// startPool starts the operator's pool, every worker confined once with
+// the ceiling before this returns, so that a server that cannot hold what
+// its operator asked fails at start; and the door's runner over it.
+func startPool(o doorOptions) (*sabline.Pool, *door.PoolRunner, error) {
+	pool, err := sabline.NewPool(sabline.PoolOptions{
+		Budget: o.Ceiling, Workers: o.Workers, Timeout: o.Timeout, MaxMemoryMB: o.MaxMemoryMB,
+		Confine: sabline.Confine(o.Confine), Require: o.Require, ImportRoot: o.ImportRoot, Receipts: o.Receipts,
+		Guarded: o.Guarded,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	runner, err := door.NewPoolRunner(pool)
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return pool, runner, nil
+}
+
+// ceilingText is the operator's budget as a message says it.
+func ceilingText(b budget.Budget) string {
+	if s := b.String(); s != "" {
+		return s
+	}
+	return "nothing granted"
 }
 
 // doorLog writes a door's log lines to w, each after "sabline CMD: ".

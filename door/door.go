@@ -11,7 +11,9 @@
 // refused. The door decodes strictly (unknown fields refused, the body
 // bounded), holds its own bound on runs in flight and queued (past it: 429
 // with Retry-After; while shutting down: 503), and hands each run to a
-// Runner, which runs it confined and keeps its receipt.
+// Runner, which runs it confined and keeps its receipt: PoolRunner runs it
+// in a sabline.Pool, which is how sabline serve and sabline mcp run, and
+// how an embedder serves either door over a pool of its own.
 package door
 
 import (

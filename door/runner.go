@@ -1,4 +1,4 @@
-package cli
+package door
 
 import (
 	"context"
@@ -15,71 +15,59 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/run"
 )
 
-// newDoorRunner is the Runner of sabline serve and sabline mcp: a pool of
-// o.Workers workers, confined once with the operator's ceiling, started
-// here so that a server that cannot hold what its operator asked fails at
-// start. Close stops the pool, letting running runs end.
-func newDoorRunner(o doorOptions) (*poolRunner, error) {
-	r := &poolRunner{o: o, reg: sabline.NewPoolRegistry(1), opts: sabline.PoolOptions{
-		Budget: o.Ceiling, Workers: o.Workers, Timeout: o.Timeout, MaxMemoryMB: o.MaxMemoryMB,
-		Confine: sabline.Confine(o.Confine), Require: o.Require, ImportRoot: o.ImportRoot, Receipts: o.Receipts,
-		Guarded: o.Guarded,
-	}}
-	_, release, err := r.reg.Acquire(r.opts)
-	if err != nil {
-		return nil, err
+// PoolRunner is the Runner of a door over a pool: each request runs in
+// the pool, under the pool's budget or a narrowing of it, a path is read
+// under the pool's import root, and a request refused before the pool
+// takes it keeps its receipt in the pool's receipts directory. The pool is
+// the caller's: it outlives the runner, and the caller closes it.
+type PoolRunner struct {
+	pool *sabline.Pool
+	o    sabline.PoolOptions
+}
+
+// NewPoolRunner is the Runner of pool. The pool needs an import root: a
+// request's path is read under it, and a program sent as text runs as
+// if it were there.
+func NewPoolRunner(pool *sabline.Pool) (*PoolRunner, error) {
+	o := pool.Options()
+	if o.ImportRoot == "" {
+		return nil, codes.Errorf(codes.E301, "a door's pool needs an import root: the directory a request's path is read under")
 	}
-	release()
-	return r, nil
+	return &PoolRunner{pool: pool, o: o}, nil
 }
-
-// poolRunner runs each request in the operator's pool.
-type poolRunner struct {
-	o    doorOptions
-	reg  *sabline.PoolRegistry
-	opts sabline.PoolOptions
-}
-
-// Close stops the pool: running runs end, with their receipts.
-func (r *poolRunner) Close() error { return r.reg.Close() }
 
 // Run refuses a request the operator's settings do not admit (E301, E316,
 // E328) before anything runs; otherwise it runs it in the pool and returns
 // its receipt.
-func (r *poolRunner) Run(ctx context.Context, req door.RunRequest) (door.RunReply, error) {
-	var prog sabline.Program
-	switch {
-	case req.Source != "":
-		prog = sabline.Source(filepath.Join(r.o.ImportRoot, "program.vel"), []byte(req.Source)) // the pool bounds its size
-	default:
+func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) {
+	prog := sabline.Source(filepath.Join(r.o.ImportRoot, "program.vel"), []byte(req.Source)) // the pool bounds its size
+	if req.Path != "" {
 		prog = sabline.File(filepath.Join(r.o.ImportRoot, filepath.FromSlash(req.Path)))
 		path, src, err := underRoot(r.o.ImportRoot, req.Path)
 		if err != nil {
-			return door.RunReply{}, r.refused(prog, req, err)
+			return RunReply{}, r.refused(prog, req, err)
 		}
 		prog = sabline.Source(path, src)
 	}
 	b, err := r.budgetOf(req.Allow)
 	if err != nil {
-		return door.RunReply{}, r.refused(prog, req, err)
+		return RunReply{}, r.refused(prog, req, err)
 	}
-	res, err := r.reg.Run(ctx, r.opts, prog, sabline.RunOptions{Args: req.Args, Stdin: []byte(req.Stdin), Budget: &b})
+	res, err := r.pool.Run(ctx, prog, sabline.RunOptions{Args: req.Args, Stdin: []byte(req.Stdin), Budget: &b})
 	if err != nil {
-		return door.RunReply{}, err
+		return RunReply{}, err
 	}
 	rec := res.Receipt
 	raw, err := json.Marshal(rec)
 	if err != nil {
-		return door.RunReply{}, codes.Errorf(codes.E327, "encode the receipt: %w", err)
+		return RunReply{}, codes.Errorf(codes.E327, "encode the receipt: %w", err)
 	}
 	o := rec.Outcome
-	return door.RunReply{
+	return RunReply{
 		Stdout: string(res.Stdout), Stderr: string(res.Stderr), ExitStatus: o.ExitStatus,
 		RunID: rec.RunID, Level: string(rec.RunParameters.Confinement), Reason: rec.RunParameters.ConfinementReason,
 		Status: o.Status, Code: string(o.Code), Message: o.Message, Receipt: raw,
@@ -89,18 +77,15 @@ func (r *poolRunner) Run(ctx context.Context, req door.RunRequest) (door.RunRepl
 // refused keeps the receipt of a request refused before the pool took it
 // (a malformed or unregistered budget item, a path not under the import
 // root), and returns err: nothing ran, and the receipts say so too. A
-// budget wider than the server's and a program too large are refused by
+// budget wider than the pool's and a program too large are refused by
 // the pool itself, with their receipts (E328, E316).
-func (r *poolRunner) refused(prog sabline.Program, req door.RunRequest, err error) error {
-	rec := receipt.NewForSource(prog.Path, prog.Source, r.o.Ceiling, req.Args)
+func (r *PoolRunner) refused(prog sabline.Program, req RunRequest, err error) error {
+	rec := receipt.NewForSource(prog.Path, prog.Source, r.o.Budget, req.Args)
 	rec.Timings.Started = time.Now().UTC()
 	// The pool's mode, level and timeout; no policy was derived for a
 	// request refused before the pool took it, so none is named.
-	rec.RunParameters.Asked(r.o.Confine, r.o.Require, r.o.Timeout, "")
+	rec.RunParameters.Asked(string(r.o.Confine), r.o.Require, r.o.Timeout, "")
 	rec.Outcome = receipt.OutcomeOf(err)
-	if r.o.Receipts == "" {
-		return err
-	}
 	if s, serr := receipt.OpenStore(r.o.Receipts); serr == nil {
 		s.Finish(rec)
 	}
@@ -108,23 +93,23 @@ func (r *poolRunner) refused(prog sabline.Program, req door.RunRequest, err erro
 }
 
 // Audit reads the program's declared budget and says what each system,
-// and this machine, would hold of it, and whether the operator's budget
+// and this machine, would hold of it, and whether the pool's budget
 // covers it.
-func (r *poolRunner) Audit(ctx context.Context, req door.AuditRequest) (door.AuditReply, error) {
+func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, error) {
 	name, src := "program.vel", []byte(req.Source)
 	if req.Path != "" {
 		var err error
 		if _, src, err = underRoot(r.o.ImportRoot, req.Path); err != nil {
-			return door.AuditReply{}, err
+			return AuditReply{}, err
 		}
 		name = req.Path
 	}
-	strict := r.o.Confine == run.ConfineStrict
+	strict := r.o.Confine == sabline.ConfineStrict
 	a, err := lang.MakeAudit(name, src, nil, strict)
 	if err != nil {
-		return door.AuditReply{}, err
+		return AuditReply{}, err
 	}
-	reply := door.AuditReply{Budget: a.Audited, Levels: map[string]string{}, Reasons: map[string]string{}}
+	reply := AuditReply{Budget: a.Audited, Levels: map[string]string{}, Reasons: map[string]string{}}
 	for goos, res := range a.Confinement {
 		reply.Levels[goos], reply.Reasons[goos] = string(res.Level), res.Reason
 	}
@@ -133,15 +118,16 @@ func (r *poolRunner) Audit(ctx context.Context, req door.AuditRequest) (door.Aud
 		declared, err = budget.Budget{}, nil
 	}
 	if err != nil {
-		return door.AuditReply{}, codes.Errorf(codes.E301, "the program's # allow: line: %w", err)
+		return AuditReply{}, codes.Errorf(codes.E301, "the program's # allow: line: %w", err)
 	}
 	reply.Here = string(confine.OnThisMachine(confine.OSPolicy(declared, confine.Options{Strict: strict})).Level)
-	reply.Within = declared.Beneath(r.o.Ceiling) == nil
+	reply.Within = declared.Beneath(r.o.Budget) == nil
 	return reply, nil
 }
 
-// Receipt reads the receipt of the run id in the receipts directory.
-func (r *poolRunner) Receipt(id string) (json.RawMessage, error) {
+// Receipt reads the receipt of the run id in the pool's receipts
+// directory.
+func (r *PoolRunner) Receipt(id string) (json.RawMessage, error) {
 	if !receipt.ValidRunID(id) {
 		return nil, codes.Errorf(codes.E317, "no receipt %q: %w", codes.TerminalSafe(id), fs.ErrNotExist)
 	}
@@ -161,18 +147,18 @@ func (r *poolRunner) Receipt(id string) (json.RawMessage, error) {
 	return nil, codes.Errorf(codes.E317, "no receipt %s: %w", id, fs.ErrNotExist)
 }
 
-// budgetOf is the run's budget: the operator's ceiling, or the items the
-// request gives (the pool refuses them, E328, when they are wider than
-// the ceiling). Relative paths are read against the import root.
-func (r *poolRunner) budgetOf(allow []string) (budget.Budget, error) {
+// budgetOf is the run's budget: the pool's, or the items the request
+// gives (the pool refuses them, E328, when they are wider than its own).
+// Relative paths are read against the import root.
+func (r *PoolRunner) budgetOf(allow []string) (budget.Budget, error) {
 	if len(allow) == 0 {
-		return r.o.Ceiling, nil
+		return r.o.Budget, nil
 	}
 	b, err := budget.Parse(allow, r.o.ImportRoot)
 	if err != nil {
 		return budget.Budget{}, codes.Errorf(codes.E301, "allow: %w", err)
 	}
-	if err := registered(b); err != nil {
+	if err := sabline.CheckModules("allow", b); err != nil {
 		return budget.Budget{}, err
 	}
 	return b, nil
@@ -196,12 +182,12 @@ func underRoot(root, p string) (string, []byte, error) {
 	if filepath.Ext(rel) != ".vel" {
 		return "", nil, refuse("a program is a .vel file")
 	}
-	r, err := os.OpenRoot(root)
+	rt, err := os.OpenRoot(root)
 	if err != nil {
 		return "", nil, codes.Errorf(codes.E316, "the import root: %w", err)
 	}
-	defer r.Close()
-	f, err := r.Open(rel)
+	defer rt.Close()
+	f, err := rt.Open(rel)
 	if err != nil {
 		return "", nil, refuse("no such file under the import root")
 	}
@@ -220,12 +206,4 @@ func underRoot(root, p string) (string, []byte, error) {
 		return "", nil, refuse(fmt.Sprintf("larger than %d bytes", lang.MaxProgramBytes))
 	}
 	return filepath.Join(root, rel), src, nil
-}
-
-// ceilingText is the operator's budget as a message says it.
-func ceilingText(b budget.Budget) string {
-	if s := b.String(); s != "" {
-		return s
-	}
-	return "nothing granted"
 }

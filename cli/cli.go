@@ -109,7 +109,8 @@ Other commands:
       grades each PROGRAM.vel in DIR that has a PROGRAM.out beside it: PASS
       when it prints exactly PROGRAM.out; --timeout is 10s unless given
   sabline eval --confinement-probe [--json]
-  sabline serve --import-root DIR [--listen ADDR] [--token-file FILE] [--queue N] [--workers N]
+  sabline serve --import-root DIR [--listen ADDR] [--token-file FILE] [--allow-origin ORIGIN]
+               [--queue N] [--workers N]
                [--allow ...] [--confine strict] [--require-confinement L] [--timeout D]
                [--max-memory-mb N] [--receipts DIR]
       runs programs clients send over HTTP, and MCP at /mcp (docs/serve.md)

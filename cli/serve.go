@@ -136,6 +136,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	f.register(fs)
 	listen := fs.String("listen", defaultListen, "the `address` to listen on")
 	tokenFile := fs.String("token-file", "", "the `file` holding the bearer token (made, mode 0600, when it does not exist)")
+	var origins allowFlag
+	fs.Var(&origins, "allow-origin", "an `origin` (https://HOST[:PORT]) requests may come from beside the server's own address (repeatable)")
 	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
@@ -168,9 +170,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		return report(stderr, err, "")
 	}
 	defer pool.Close()
-	srv, err := door.New(door.Config{Runner: runner, Token: token, Workers: o.Workers, Queue: o.Queue, Logf: doorLog(stderr, "serve")})
+	srv, err := door.New(door.Config{Runner: runner, Token: token, Workers: o.Workers, Queue: o.Queue, Origins: origins,
+		Logf: doorLog(stderr, "serve")})
 	if err != nil {
-		return report(stderr, codes.Errorf(codes.E301, "serve: %w", err), "")
+		return report(stderr, codes.Errorf(codes.E301, "--allow-origin: %w", err), "")
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {

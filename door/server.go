@@ -43,6 +43,12 @@ type Config struct {
 	// MaxConns bounds the connections Serve holds open at once; past it
 	// a new connection waits to be accepted. 0 is MaxConns.
 	MaxConns int
+	// Origins are the origins (http://HOST[:PORT], https://HOST[:PORT])
+	// that a request may name beside this server's own address: as its
+	// Origin (a page of that origin in a browser) or as its Host (a name
+	// that leads here). A request naming any other is refused (403)
+	// before its token is looked at.
+	Origins []string
 	// Logf, when set, is told of each run and each refusal: one line each.
 	Logf func(format string, args ...any)
 }
@@ -55,6 +61,7 @@ const MaxConns = 1024
 type Server struct {
 	cfg      Config
 	token    [sha256.Size]byte
+	origins  []origin
 	gate     *gate
 	mcp      *mcp.Server
 	handler  http.Handler
@@ -87,7 +94,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	s := &Server{cfg: cfg, stopping: make(chan struct{}), readHeaderTimeout: ReadHeaderTimeout}
+	origins, err := parseOrigins(cfg.Origins)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, origins: origins, stopping: make(chan struct{}), readHeaderTimeout: ReadHeaderTimeout}
 	s.token = sha256.Sum256([]byte(cfg.Token))
 	s.gate = newGate(cfg.Workers, cfg.Queue, s.stopping)
 	s.mcp = s.newMCPServer()
@@ -96,7 +107,8 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Handler is the HTTP door: /v1/run, /v1/audit, /v1/receipts/{id},
-// /v1/health and /mcp, each behind the token.
+// /v1/health and /mcp, each behind the token, and each refused first when
+// its Host or Origin is not this server's (sameOrigin).
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // MCP is the MCP door, to serve on any transport (sabline mcp serves it on
@@ -154,7 +166,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// newHandler is the door's routes behind the token check.
+// newHandler is the door's routes behind the origin and token checks.
 func (s *Server) newHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/v1/run", s.method(http.MethodPost, s.handleRun))
@@ -165,7 +177,7 @@ func (s *Server) newHandler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, errorDetail{Code: CodeNotFound, Message: "no such endpoint: the endpoints are /v1/run, /v1/audit, /v1/receipts/{id}, /v1/health and /mcp"})
 	})
-	return s.authorized(mux)
+	return s.sameOrigin(s.authorized(mux))
 }
 
 // authorized refuses, 401, every request without the server's token.

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/net/netutil"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt"
@@ -40,9 +39,17 @@ type Config struct {
 	RetryAfter time.Duration
 	// MaxBodyBytes bounds a request body; 0 is MaxBodyBytes.
 	MaxBodyBytes int64
-	// MaxConns bounds the connections Serve holds open at once; past it
-	// a new connection waits to be accepted. 0 is MaxConns.
+	// MaxConns bounds the connections Serve holds that have sent the
+	// token; past it, a request with the token on another connection is
+	// answered busy (429) and that connection closed. A connection that
+	// has not sent the token does not count: it is pending, bounded by
+	// MaxPendingConns, and closed when its headers take longer than
+	// ReadHeaderTimeout or its first request is refused. 0 is MaxConns.
 	MaxConns int
+	// MaxPendingConns bounds the connections Serve holds that have not
+	// sent the token yet; past it, the oldest of them is closed. 0 is
+	// MaxPendingConns.
+	MaxPendingConns int
 	// Origins are the origins (http://HOST[:PORT], https://HOST[:PORT])
 	// that a request may name beside this server's own address: as its
 	// Origin (a page of that origin in a browser) or as its Host (a name
@@ -53,7 +60,8 @@ type Config struct {
 	Logf func(format string, args ...any)
 }
 
-// MaxConns is the default bound on the connections Serve holds open.
+// MaxConns is the default bound on the connections Serve holds that have
+// sent the token.
 const MaxConns = 1024
 
 // Server is a door: the HTTP handler, the MCP server, and the bound on
@@ -63,6 +71,7 @@ type Server struct {
 	token    [sha256.Size]byte
 	origins  []origin
 	gate     *gate
+	conns    *conns
 	mcp      *mcp.Server
 	handler  http.Handler
 	stopping chan struct{}
@@ -91,6 +100,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxConns <= 0 {
 		cfg.MaxConns = MaxConns
 	}
+	if cfg.MaxPendingConns <= 0 {
+		cfg.MaxPendingConns = MaxPendingConns
+	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
@@ -101,6 +113,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, origins: origins, stopping: make(chan struct{}), readHeaderTimeout: ReadHeaderTimeout}
 	s.token = sha256.Sum256([]byte(cfg.Token))
 	s.gate = newGate(cfg.Workers, cfg.Queue, s.stopping)
+	s.conns = newConns(cfg.MaxConns, cfg.MaxPendingConns)
 	s.mcp = s.newMCPServer()
 	s.handler = s.newHandler()
 	return s, nil
@@ -121,9 +134,11 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Stop() { s.stopOnce.Do(func() { close(s.stopping) }) }
 
 // The HTTP server's bounds: a client that sends its headers or body slowly
-// is cut off, and an idle keep-alive connection is closed.
+// is cut off, and an idle keep-alive connection is closed. A connection
+// that has not sent the token has ReadHeaderTimeout to send a request
+// that does.
 const (
-	ReadHeaderTimeout = 10 * time.Second
+	ReadHeaderTimeout = 5 * time.Second
 	ReadTimeout       = 60 * time.Second
 	IdleTimeout       = 120 * time.Second
 	MaxHeaderBytes    = 16 << 10
@@ -132,10 +147,13 @@ const (
 	replyWriteTimeout = 30 * time.Second
 )
 
-// HTTPServer is an *http.Server for the door, with its bounds set.
+// HTTPServer is an *http.Server for the door, with its bounds set and its
+// connections counted (Config.MaxConns, Config.MaxPendingConns).
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           s.handler,
+		ConnContext:       s.conns.connContext,
+		ConnState:         s.conns.state,
 		ReadHeaderTimeout: s.readHeaderTimeout,
 		ReadTimeout:       ReadTimeout,
 		IdleTimeout:       IdleTimeout,
@@ -143,12 +161,12 @@ func (s *Server) HTTPServer() *http.Server {
 	}
 }
 
-// Serve answers HTTP requests on ln, at most MaxConns connections at once,
-// until ctx is done; then it stops accepting connections, answers 503 to
-// what is still queued, waits for the runs in flight to finish, and
-// returns nil.
+// Serve answers HTTP requests on ln until ctx is done, holding at most
+// Config.MaxConns connections that have sent the token and
+// Config.MaxPendingConns that have not; then it stops accepting
+// connections, answers 503 to what is still queued, waits for the runs in
+// flight to finish, and returns nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	ln = netutil.LimitListener(ln, s.cfg.MaxConns)
 	hs := s.HTTPServer()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -180,14 +198,26 @@ func (s *Server) newHandler() http.Handler {
 	return s.sameOrigin(s.authorized(mux))
 }
 
-// authorized refuses, 401, every request without the server's token.
+// authorized refuses, 401, every request without the server's token, and
+// closes its connection; a request with it takes one of the slots for its
+// connection, or is answered busy (429) when none is free.
 func (s *Server) authorized(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.tokenOK(r.Header.Get("Authorization")) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sabline"`)
+			w.Header().Set("Connection", "close")
 			writeError(w, http.StatusUnauthorized, errorDetail{Code: CodeUnauthorized,
 				Message: "no bearer token, or not this server's",
 				Do:      "Send Authorization: Bearer TOKEN with the token in the file sabline serve names at start (--token-file)."})
+			return
+		}
+		if !s.conns.authorize(r) {
+			s.setRetryAfter(w)
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusTooManyRequests, errorDetail{Code: CodeBusy,
+				Message:    fmt.Sprintf("the server holds %d connections that sent the token, its bound: nothing ran", s.cfg.MaxConns),
+				Do:         "Send the request again after Retry-After seconds, or on a connection the client already has.",
+				RetryAfter: s.retryAfterSeconds()})
 			return
 		}
 		next.ServeHTTP(w, r)

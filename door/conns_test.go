@@ -187,4 +187,3 @@ func TestRefusalClosesTheConnection(t *testing.T) {
 		c.Close()
 	}
 }
-

@@ -63,8 +63,10 @@ type AuditReply struct {
 
 // Runner runs programs for a door. An error from Run or Audit is a
 // refusal before anything ran: a *codes.Error with an E3xx code, which
-// the door maps to the HTTP status (statusOf). An error from Receipt that
-// wraps fs.ErrNotExist means there is no such receipt.
+// the door maps to the HTTP status (statusOf); the reply beside a Run
+// error names the receipt of the refusal when there is one (its RunID
+// and Receipt). An error from Receipt that wraps fs.ErrNotExist means
+// there is no such receipt.
 type Runner interface {
 	Run(ctx context.Context, req RunRequest) (RunReply, error)
 	Audit(ctx context.Context, req AuditRequest) (AuditReply, error)

@@ -200,6 +200,7 @@ func TestReceiptAndHealth(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ts := newTestServer(t, Config{Runner: &fakeRunner{}, Workers: 3, Queue: 5})
+			do(t, ts, "POST", "/v1/run", bearer, `{"source":"print(1)"}`) // run 0123456789abcdef, this client's
 			resp, v := do(t, ts, "GET", tt.path, tt.auth, "")
 			if resp.StatusCode != tt.wantStatus {
 				t.Errorf("status %d, want %d (%v)", resp.StatusCode, tt.wantStatus, v)

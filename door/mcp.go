@@ -62,8 +62,11 @@ var mcpImplementation = &mcp.Implementation{Name: "sabline", Title: "Sabline", V
 // refusals are tool errors (IsError) carrying the code.
 func (s *Server) newMCPServer() *mcp.Server {
 	srv := mcp.NewServer(mcpImplementation, &mcp.ServerOptions{
-		Instructions: "Runs .vel programs confined, under the server operator's budget; every run leaves a receipt.",
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Instructions: "Runs .vel programs confined, under the server operator's budget; every run leaves a receipt, " +
+			"which this client can read as the resource " + ReceiptURIPrefix + "RUN-ID.",
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{},
+			Completions: &mcp.CompletionCapabilities{}},
+		CompletionHandler: s.complete,
 	})
 	srv.AddTool(&mcp.Tool{
 		Name:         "run",
@@ -79,6 +82,7 @@ func (s *Server) newMCPServer() *mcp.Server {
 		InputSchema:  mustSchema[AuditInput](),
 		OutputSchema: mustSchema[AuditOutput](),
 	}, s.mcpAudit)
+	s.addReceiptResources(srv)
 	return srv
 }
 
@@ -121,7 +125,7 @@ func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		s.cfg.Logf("mcp: refused: %s", codes.TerminalSafe(err.Error()))
 		return toolError(detailOf(err)), nil
 	}
-	reply, err := s.run(ctx, "mcp", in)
+	reply, err := s.run(ctx, "mcp", s.clientOf(req), in)
 	if err != nil {
 		return s.toolRefusal(err), nil
 	}

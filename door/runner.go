@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,18 +48,27 @@ func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 		prog = sabline.File(filepath.Join(r.o.ImportRoot, filepath.FromSlash(req.Path)))
 		path, src, err := underRoot(r.o.ImportRoot, req.Path)
 		if err != nil {
-			return RunReply{}, r.refused(prog, req, err)
+			return r.refused(prog, req, err)
 		}
 		prog = sabline.Source(path, src)
 	}
 	b, err := r.budgetOf(req.Allow)
 	if err != nil {
-		return RunReply{}, r.refused(prog, req, err)
+		return r.refused(prog, req, err)
 	}
 	res, err := r.pool.Run(ctx, prog, sabline.RunOptions{Args: req.Args, Stdin: []byte(req.Stdin), Budget: &b})
-	if err != nil {
+	if res == nil || res.Receipt == nil {
 		return RunReply{}, err
 	}
+	reply, rerr := replyOf(res)
+	if err != nil {
+		return reply, err // refused by the pool: the reply names the receipt that says so
+	}
+	return reply, rerr
+}
+
+// replyOf is the reply of a pooled run, its receipt with it.
+func replyOf(res *sabline.Result) (RunReply, error) {
 	rec := res.Receipt
 	raw, err := json.Marshal(rec)
 	if err != nil {
@@ -76,10 +84,11 @@ func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 
 // refused keeps the receipt of a request refused before the pool took it
 // (a malformed or unregistered budget item, a path not under the import
-// root), and returns err: nothing ran, and the receipts say so too. A
-// budget wider than the pool's and a program too large are refused by
-// the pool itself, with their receipts (E328, E316).
-func (r *PoolRunner) refused(prog sabline.Program, req RunRequest, err error) error {
+// root), and returns err with the reply naming that receipt: nothing
+// ran, and the receipt says so too. A budget wider than the pool's and a
+// program too large are refused by the pool itself, with their receipts
+// (E328, E316).
+func (r *PoolRunner) refused(prog sabline.Program, req RunRequest, err error) (RunReply, error) {
 	rec := receipt.NewForSource(prog.Path, prog.Source, r.o.Budget, req.Args)
 	rec.Timings.Started = time.Now().UTC()
 	// The pool's mode, level and timeout; no policy was derived for a
@@ -89,7 +98,8 @@ func (r *PoolRunner) refused(prog sabline.Program, req RunRequest, err error) er
 	if s, serr := receipt.OpenStore(r.o.Receipts); serr == nil {
 		s.Finish(rec)
 	}
-	return err
+	reply, _ := replyOf(&sabline.Result{Receipt: rec})
+	return reply, err
 }
 
 // Audit reads the program's declared budget and says what each system,
@@ -126,25 +136,17 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 }
 
 // Receipt reads the receipt of the run id in the pool's receipts
-// directory.
+// directory, decoding that one receipt only (receipt.FindRun).
 func (r *PoolRunner) Receipt(id string) (json.RawMessage, error) {
-	if !receipt.ValidRunID(id) {
-		return nil, codes.Errorf(codes.E317, "no receipt %q: %w", codes.TerminalSafe(id), fs.ErrNotExist)
-	}
-	runs, err := receipt.List(r.o.Receipts)
+	run, err := receipt.FindRun(r.o.Receipts, id)
 	if err != nil {
 		return nil, err
 	}
-	for _, run := range runs {
-		if run.RunID == id {
-			data, err := json.Marshal(run.Receipt)
-			if err != nil {
-				return nil, codes.Errorf(codes.E317, "encode receipt %s: %w", id, err)
-			}
-			return data, nil
-		}
+	data, err := json.Marshal(run.Receipt)
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "encode receipt %s: %w", id, err)
 	}
-	return nil, codes.Errorf(codes.E317, "no receipt %s: %w", id, fs.ErrNotExist)
+	return data, nil
 }
 
 // budgetOf is the run's budget: the pool's, or the items the request

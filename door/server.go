@@ -72,6 +72,8 @@ type Server struct {
 	origins  []origin
 	gate     *gate
 	conns    *conns
+	ledger   *ledger
+	sessions sessions
 	mcp      *mcp.Server
 	handler  http.Handler
 	stopping chan struct{}
@@ -114,6 +116,7 @@ func New(cfg Config) (*Server, error) {
 	s.token = sha256.Sum256([]byte(cfg.Token))
 	s.gate = newGate(cfg.Workers, cfg.Queue, s.stopping)
 	s.conns = newConns(cfg.MaxConns, cfg.MaxPendingConns)
+	s.ledger = newLedger()
 	s.mcp = s.newMCPServer()
 	s.handler = s.newHandler()
 	return s, nil
@@ -303,7 +306,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, detailOf(err))
 		return
 	}
-	reply, err := s.runHeld(r.Context(), "http", req)
+	reply, err := s.runHeld(r.Context(), "http", tokenClient(r.Header), req)
 	if err != nil {
 		s.writeRefusal(w, err)
 		return
@@ -338,17 +341,11 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, detailOf(malformedID(id)))
 		return
 	}
-	release, err := s.gate.enter(r.Context()) // finding it reads the receipts
-	if err != nil {
-		s.writeRefusal(w, err)
-		return
-	}
-	defer release()
-	rec, err := s.cfg.Runner.Receipt(id)
+	rec, err := s.receiptOf(r.Context(), tokenClient(r.Header), id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d := detailOf(err)
-		d.Do = "Give the run_id a run's reply named; receipts are kept by the server that ran it."
+		d.Do = "Give the run_id a run's reply named; a server answers for the runs its own clients asked for."
 		writeError(w, http.StatusNotFound, d)
 		return
 	case err != nil:
@@ -358,6 +355,26 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(rec)
+}
+
+// receiptOf is the receipt of run id, when it is a run client asked for
+// (ledger): from memory while the ledger keeps it, else from the Runner,
+// taking a turn of the gate to read the store. Another client's run is
+// not found, as a run that never was.
+func (s *Server) receiptOf(ctx context.Context, client, id string) (json.RawMessage, error) {
+	rec, ours := s.ledger.get(client, id)
+	switch {
+	case !ours:
+		return nil, codes.Errorf(codes.E317, "no receipt %s among this client's runs: %w", id, fs.ErrNotExist)
+	case rec != nil:
+		return rec, nil
+	}
+	release, err := s.gate.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return s.cfg.Runner.Receipt(id)
 }
 
 // healthJSON is the reply of /v1/health: the server's state and its
@@ -413,21 +430,24 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 }
 
 // run admits req past the bound on runs and hands it to the Runner. door
-// names the door it came through, for the log.
-func (s *Server) run(ctx context.Context, door string, req RunRequest) (RunReply, error) {
+// names the door it came through, for the log; client who sent it, for
+// the ledger.
+func (s *Server) run(ctx context.Context, door, client string, req RunRequest) (RunReply, error) {
 	release, err := s.gate.enter(ctx)
 	if err != nil {
 		s.cfg.Logf("%s: refused: %v", door, err)
 		return RunReply{}, err
 	}
 	defer release()
-	return s.runHeld(ctx, door, req)
+	return s.runHeld(ctx, door, client, req)
 }
 
-// runHeld runs req for a caller that holds a turn of the gate.
-func (s *Server) runHeld(ctx context.Context, door string, req RunRequest) (RunReply, error) {
+// runHeld runs req for a caller that holds a turn of the gate, and
+// remembers the run, refused or not, as client's.
+func (s *Server) runHeld(ctx context.Context, door, client string, req RunRequest) (RunReply, error) {
 	start := time.Now()
 	reply, err := s.cfg.Runner.Run(ctx, req)
+	s.ledger.add(client, reply)
 	if err != nil {
 		s.cfg.Logf("%s: refused: %s", door, codes.TerminalSafe(err.Error()))
 		return reply, err

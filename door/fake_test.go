@@ -21,11 +21,13 @@ type fakeRunner struct {
 	block    chan struct{} // when set, Run waits for it to close
 	start    chan struct{} // when set, Run sends on it once it has begun
 	bare     bool          // replies carry no receipt: the door must ask Receipt
+	hold     atomic.Bool   // Run lasts until its context is done, then ends E307 saying why
 	receipts atomic.Int64  // calls of Receipt
 
 	mu     sync.Mutex
 	last   RunRequest
 	stored map[string]json.RawMessage
+	ended  []RunReply // the runs that held until cancelled
 }
 
 const fakeRunID = "0123456789abcdef"
@@ -40,6 +42,9 @@ func (f *fakeRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 	if f.refuse != nil {
 		return RunReply{}, f.refuse
 	}
+	if f.hold.Load() {
+		<-ctx.Done()
+	}
 	n := f.ran.Add(1)
 	id := fmt.Sprintf("%016x", 0x0123456789abcdef+n-1)
 	rec := json.RawMessage(fmt.Sprintf(`{"schema":"sabline.receipt/1","run_id":%q,"run_parameters":{"confinement":"full"}}`, id))
@@ -51,6 +56,12 @@ func (f *fakeRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 	f.stored[id] = rec
 	f.mu.Unlock()
 	reply := RunReply{Stdout: "hello, world\n", RunID: id, Level: "full", Reason: "every limit held", Status: "ok", Receipt: rec}
+	if f.hold.Load() {
+		reply.Status, reply.Code, reply.Message = "timeout", "E307", fmt.Sprintf("the run was cancelled: %v", context.Cause(ctx))
+		f.mu.Lock()
+		f.ended = append(f.ended, reply)
+		f.mu.Unlock()
+	}
 	if f.bare {
 		reply.Receipt = nil
 	}

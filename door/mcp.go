@@ -1,13 +1,18 @@
 package door
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sabline/sabline/codes"
@@ -125,11 +130,65 @@ func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		s.cfg.Logf("mcp: refused: %s", codes.TerminalSafe(err.Error()))
 		return toolError(detailOf(err)), nil
 	}
+	ctx, stop := runContext(ctx)
+	defer stop()
+	if tok := req.Params.GetProgressToken(); tok != nil {
+		defer s.progress(ctx, req.Session, tok)()
+	}
 	reply, err := s.run(ctx, "mcp", s.clientOf(req), in)
 	if err != nil {
 		return s.toolRefusal(err), nil
 	}
 	return toolResult(runOutputOf(reply))
+}
+
+// errCallCancelled is why a run ends when its tools/call is cancelled:
+// the client's notifications/cancelled, or over HTTP the client closing
+// its request.
+var errCallCancelled = errors.New("the client cancelled the tools/call")
+
+// runContext is the context of a tools/call's run: cancelled, with
+// errCallCancelled as its cause (the run's E307 says so), when the call is
+// cancelled or, over HTTP, when the request that carried it ends.
+func runContext(ctx context.Context) (context.Context, func()) {
+	run, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stops := []func() bool{context.AfterFunc(ctx, func() { cancel(errCallCancelled) })}
+	if hr, ok := ctx.Value(requestKey{}).(context.Context); ok {
+		stops = append(stops, context.AfterFunc(hr, func() { cancel(errCallCancelled) }))
+	}
+	return run, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel(nil)
+	}
+}
+
+// progress sends the client, every ProgressInterval until the returned
+// function is called, how long its call has lasted (progress: seconds,
+// rising), at most one notification an interval.
+func (s *Server) progress(ctx context.Context, ss *mcp.ServerSession, token any) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		start := time.Now()
+		tick := time.NewTicker(s.progressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case now := <-tick.C:
+				d := now.Sub(start)
+				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: d.Seconds(),
+					Message: fmt.Sprintf("running for %s", d.Round(100*time.Millisecond))})
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 func (s *Server) mcpAudit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -184,18 +243,146 @@ func toolError(d errorDetail) *mcp.CallToolResult {
 }
 
 // mcpHandler is the MCP door over Streamable HTTP, stateless (no session
-// is kept between requests) with JSON replies, its bodies bounded like the
-// door's own.
+// is kept between requests), its bodies bounded like the door's own.
+// Replies are JSON, but for a tools/call that asks for progress (a
+// progress token), whose reply is an event stream that carries the
+// progress before the result. A body that is not JSON, and every refusal
+// the SDK answers in plain text, is answered with a JSON-RPC error.
 func (s *Server) mcpHandler() http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:           true,
-		JSONResponse:        true,
-		MaxRequestBodyBytes: s.cfg.MaxBodyBytes,
-	})
+	opts := mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: s.cfg.MaxBodyBytes}
+	get := func(*http.Request) *mcp.Server { return s.mcp }
+	replies := mcp.NewStreamableHTTPHandler(get, &opts)
+	opts.JSONResponse = false
+	streams := mcp.NewStreamableHTTPHandler(get, &opts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.refuseStopping(w) {
 			return
 		}
-		h.ServeHTTP(w, r)
+		jw := &jsonrpcErrors{ResponseWriter: w}
+		defer jw.finish()
+		h := replies
+		if r.Method == http.MethodPost {
+			body, ok := s.mcpBody(jw, r)
+			if !ok {
+				return
+			}
+			if asksProgress(body) {
+				h = streams
+			}
+		}
+		// The run of a tools/call ends when its client goes (runContext).
+		h.ServeHTTP(jw, r.WithContext(context.WithValue(r.Context(), requestKey{}, r.Context())))
 	})
 }
+
+// requestKey is the context key of the HTTP request an MCP request came in.
+type requestKey struct{}
+
+// mcpBody reads the body of a POST to /mcp, at most MaxBodyBytes, and puts
+// it back for the SDK; a body past the bound (413) or not JSON (400) is
+// answered here with a JSON-RPC error.
+func (s *Server) mcpBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the body is larger than %d bytes", s.cfg.MaxBodyBytes))
+		return nil, false
+	case err != nil:
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "read the body: "+err.Error())
+		return nil, false
+	case !json.Valid(body):
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "parse error: the body is not JSON: send one JSON-RPC message")
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, true
+}
+
+// asksProgress reports whether body is a tools/call with a progress token.
+func asksProgress(body []byte) bool {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == "tools/call" && m.Params.Meta["progressToken"] != nil
+}
+
+// writeRPCError answers a JSON-RPC error that answers no request the
+// server could read (id null).
+func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
+	data, _ := encode(&jsonrpc.Response{Error: &jsonrpc.Error{Code: code, Message: msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Del("Content-Length")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// jsonrpcErrors is the ResponseWriter of the SDK's handler: a refusal it
+// writes in plain text (a missing content type, a method /mcp does not
+// take) goes out as a JSON-RPC error with the same status and text, and a
+// JSON-RPC error it answers without a code goes out as -32600.
+type jsonrpcErrors struct {
+	http.ResponseWriter
+	started bool
+	status  int          // the status of a refusal held back, 0 if none
+	text    bytes.Buffer // its text, the first 4 KiB
+}
+
+func (w *jsonrpcErrors) WriteHeader(status int) {
+	if w.started {
+		return
+	}
+	w.started = true
+	h := w.Header()
+	if status >= 400 && strings.HasPrefix(h.Get("Content-Type"), "text/plain") {
+		w.status = status
+		return
+	}
+	if strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+		h.Del("Content-Length") // a code put right changes it
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *jsonrpcErrors) Write(p []byte) (int, error) {
+	if !w.started {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.status != 0 {
+		if w.text.Len() < 4096 {
+			w.text.Write(p[:min(len(p), 4096-w.text.Len())])
+		}
+		return len(p), nil
+	}
+	if strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") && len(p) < 64<<10 {
+		if msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(p)); err == nil {
+			if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error != nil {
+				if data, err := encode(withCode(resp)); err == nil {
+					_, err = w.ResponseWriter.Write(append(data, '\n'))
+					return len(p), err
+				}
+			}
+		}
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// finish writes the refusal held back, as a JSON-RPC error.
+func (w *jsonrpcErrors) finish() {
+	if w.status != 0 {
+		writeRPCError(w.ResponseWriter, w.status, jsonrpc.CodeInvalidRequest, strings.TrimSpace(w.text.String()))
+	}
+}
+
+// Flush sends what was written: a stream's events go out as they come.
+func (w *jsonrpcErrors) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.status == 0 {
+		f.Flush()
+	}
+}
+
+// Unwrap is the ResponseWriter under w, for http.ResponseController.
+func (w *jsonrpcErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }

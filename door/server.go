@@ -78,8 +78,10 @@ type Server struct {
 	handler  http.Handler
 	stopping chan struct{}
 	stopOnce sync.Once
-	// readHeaderTimeout is ReadHeaderTimeout; tests shorten it.
+	// readHeaderTimeout is ReadHeaderTimeout; tests change it.
 	readHeaderTimeout time.Duration
+	// progressEvery is ProgressInterval; tests shorten it.
+	progressEvery time.Duration
 }
 
 // New makes a door from cfg.
@@ -112,7 +114,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, origins: origins, stopping: make(chan struct{}), readHeaderTimeout: ReadHeaderTimeout}
+	s := &Server{cfg: cfg, origins: origins, stopping: make(chan struct{}), readHeaderTimeout: ReadHeaderTimeout,
+		progressEvery: ProgressInterval}
 	s.token = sha256.Sum256([]byte(cfg.Token))
 	s.gate = newGate(cfg.Workers, cfg.Queue, s.stopping)
 	s.conns = newConns(cfg.MaxConns, cfg.MaxPendingConns)
@@ -145,6 +148,9 @@ const (
 	ReadTimeout       = 60 * time.Second
 	IdleTimeout       = 120 * time.Second
 	MaxHeaderBytes    = 16 << 10
+	// ProgressInterval is how often a tools/call that asked for progress
+	// is told how long its run has lasted.
+	ProgressInterval = time.Second
 	// replyWriteTimeout is how long a client has to read a reply once
 	// its run is over.
 	replyWriteTimeout = 30 * time.Second

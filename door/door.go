@@ -42,7 +42,12 @@ type RunReply struct {
 	// RunID, Level, Reason, Status, Code and Message are the receipt's
 	// run id, confinement level and reason, and outcome.
 	RunID, Level, Reason, Status, Code, Message string
-	Receipt                                     json.RawMessage // the receipt as stored
+	// Position and Stack are where the run's error happened (FILE:LINE:COL)
+	// and the calls that led there, innermost first, as the receipt has
+	// them; a file beneath the import root is named relative to it.
+	Position string
+	Stack    []string
+	Receipt  json.RawMessage // the receipt as stored
 }
 
 // AuditRequest is a program to audit: its text or a path under the

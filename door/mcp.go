@@ -33,15 +33,17 @@ type RunInput struct {
 // RunOutput is the structured result of the MCP tool run: how the run
 // ended and what its receipt says.
 type RunOutput struct {
-	RunID      string `json:"run_id" jsonschema:"the run's id: its receipt's name"`
-	Status     string `json:"status" jsonschema:"how the run ended: ok, or the receipt's outcome status"`
-	ExitStatus int    `json:"exit_status" jsonschema:"the exit status a sabline command would have exited with"`
-	Level      string `json:"level" jsonschema:"the confinement the kernel held: full, partial or none"`
-	Reason     string `json:"reason" jsonschema:"why the confinement is at that level"`
-	Code       string `json:"code,omitempty" jsonschema:"the error code (E3xx) the run ended with, if any"`
-	Message    string `json:"message,omitempty" jsonschema:"the error message, if any"`
-	Stdout     string `json:"stdout" jsonschema:"what the program printed"`
-	Stderr     string `json:"stderr" jsonschema:"the run's standard error"`
+	RunID      string   `json:"run_id" jsonschema:"the run's id: its receipt's name"`
+	Status     string   `json:"status" jsonschema:"how the run ended: ok, or the receipt's outcome status"`
+	ExitStatus int      `json:"exit_status" jsonschema:"the exit status a sabline command would have exited with"`
+	Level      string   `json:"level" jsonschema:"the confinement the kernel held: full, partial or none"`
+	Reason     string   `json:"reason" jsonschema:"why the confinement is at that level"`
+	Code       string   `json:"code,omitempty" jsonschema:"the error code (E3xx) the run ended with, if any"`
+	Message    string   `json:"message,omitempty" jsonschema:"the error message, if any"`
+	Position   string   `json:"position,omitempty" jsonschema:"where the error happened: FILE:LINE:COL, the file relative to the import root (<source> for a program sent as text)"`
+	Stack      []string `json:"stack,omitempty" jsonschema:"the calls that led to the error, innermost first: FILE:LINE:COL in FUNCTION"`
+	Stdout     string   `json:"stdout" jsonschema:"what the program printed"`
+	Stderr     string   `json:"stderr" jsonschema:"the run's standard error"`
 }
 
 // AuditInput is the arguments of the MCP tool audit.

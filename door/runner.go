@@ -60,7 +60,7 @@ func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 	if res == nil || res.Receipt == nil {
 		return RunReply{}, err
 	}
-	reply, rerr := replyOf(res)
+	reply, rerr := r.replyOf(res)
 	if err != nil {
 		return reply, err // refused by the pool: the reply names the receipt that says so
 	}
@@ -68,18 +68,29 @@ func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 }
 
 // replyOf is the reply of a pooled run, its receipt with it.
-func replyOf(res *sabline.Result) (RunReply, error) {
+func (r *PoolRunner) replyOf(res *sabline.Result) (RunReply, error) {
 	rec := res.Receipt
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return RunReply{}, codes.Errorf(codes.E327, "encode the receipt: %w", err)
 	}
 	o := rec.Outcome
-	return RunReply{
+	reply := RunReply{
 		Stdout: string(res.Stdout), Stderr: string(res.Stderr), ExitStatus: o.ExitStatus,
 		RunID: rec.RunID, Level: string(rec.RunParameters.Confinement), Reason: rec.RunParameters.ConfinementReason,
-		Status: o.Status, Code: string(o.Code), Message: o.Message, Receipt: raw,
-	}, nil
+		Status: o.Status, Code: string(o.Code), Message: o.Message, Position: r.relative(o.Position), Receipt: raw,
+	}
+	for _, fr := range o.Stack {
+		reply.Stack = append(reply.Stack, r.relative(fr))
+	}
+	return reply, nil
+}
+
+// relative is a position, or a stack frame, with a file beneath the import
+// root named relative to it, as the client named it: the client knows
+// its program by that name, and the server's directories are its own.
+func (r *PoolRunner) relative(pos string) string {
+	return strings.TrimPrefix(pos, r.o.ImportRoot+string(filepath.Separator))
 }
 
 // refused keeps the receipt of a request refused before the pool took it
@@ -98,7 +109,7 @@ func (r *PoolRunner) refused(prog sabline.Program, req RunRequest, err error) (R
 	if s, serr := receipt.OpenStore(r.o.Receipts); serr == nil {
 		s.Finish(rec)
 	}
-	reply, _ := replyOf(&sabline.Result{Receipt: rec})
+	reply, _ := r.replyOf(&sabline.Result{Receipt: rec})
 	return reply, err
 }
 

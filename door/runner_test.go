@@ -36,7 +36,10 @@ func TestMain(m *testing.M) {
 // runner; the pool is closed when the test ends.
 func newPoolRunner(t *testing.T, o sabline.PoolOptions) *PoolRunner {
 	t.Helper()
-	o.Workers, o.Timeout = 1, time.Minute
+	o.Workers = 1
+	if o.Timeout == 0 {
+		o.Timeout = time.Minute
+	}
 	pool, err := sabline.NewPool(o)
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +63,45 @@ func TestNewPoolRunnerNeedsAnImportRoot(t *testing.T) {
 	defer pool.Close()
 	if _, err := NewPoolRunner(pool); codes.CodeOf(err) != codes.E301 {
 		t.Errorf("NewPoolRunner of a pool without an import root: %v, want E301", err)
+	}
+}
+
+// TestPoolRunnerPosition: a reply says where the run's error happened as
+// the command line does, the file named as the client named it: the line
+// and column of a syntax error, and the calls a timed-out run was in.
+func TestPoolRunnerPosition(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "spin.vel"), []byte("def spin():\n    while True:\n        pass\nspin()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"), Receipts: t.TempDir(),
+		Timeout: 500 * time.Millisecond})
+	tests := []struct {
+		name      string
+		req       RunRequest
+		wantCode  string
+		wantPos   string
+		wantStack []string
+	}{
+		{name: "a syntax error", req: RunRequest{Source: "print(1)\nx = (1:2)\n"}, wantCode: "E304", wantPos: "program.vel:2:8"},
+		{name: "a timeout", req: RunRequest{Path: "spin.vel"}, wantCode: "E307", wantPos: "spin.vel:",
+			wantStack: []string{" in spin", "spin.vel:4:5 in <toplevel>"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reply, err := r.Run(context.Background(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reply.Code != tt.wantCode || !strings.HasPrefix(reply.Position, tt.wantPos) || len(reply.Stack) != len(tt.wantStack) {
+				t.Fatalf("reply %s at %q, stack %q: want %s at %s..., %d frames", reply.Code, reply.Position, reply.Stack, tt.wantCode, tt.wantPos, len(tt.wantStack))
+			}
+			for i, want := range tt.wantStack {
+				if !strings.HasPrefix(reply.Stack[i], "spin.vel:") || !strings.HasSuffix(reply.Stack[i], want) {
+					t.Errorf("frame %d %q: want spin.vel:...%s", i, reply.Stack[i], want)
+				}
+			}
+		})
 	}
 }
 

@@ -270,7 +270,7 @@ type runJSON struct {
 // runOutputOf is the reply of a run as both doors give it.
 func runOutputOf(r RunReply) RunOutput {
 	return RunOutput{RunID: r.RunID, Status: r.Status, ExitStatus: r.ExitStatus, Level: r.Level, Reason: r.Reason,
-		Code: r.Code, Message: r.Message, Stdout: r.Stdout, Stderr: r.Stderr}
+		Code: r.Code, Message: r.Message, Position: r.Position, Stack: r.Stack, Stdout: r.Stdout, Stderr: r.Stderr}
 }
 
 // auditOutputOf is the reply of an audit as both doors give it (levels an

@@ -2,6 +2,7 @@ package sabline_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -254,6 +256,31 @@ func TestReceiptsDefaultStore(t *testing.T) {
 					t.Errorf("receipt %s is in %s too", res.Receipt.RunID, other)
 				}
 			})
+		}
+	}
+}
+
+// TestRunTextTooLarge: a program given as text past the bound is refused
+// naming the text, in a worker and in a pool, with advice about its size;
+// the control is the same text within the bound, which runs.
+func TestRunTextTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	b := budget.MustParse(dir, "io")
+	pool, err := sabline.NewPool(sabline.PoolOptions{Budget: b, ImportRoot: dir, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	for _, n := range []int{lang.MaxProgramBytes, lang.MaxProgramBytes + 1} {
+		prog := sabline.Source(filepath.Join(dir, "big.vel"), []byte(strings.Repeat("#", n)))
+		_, inWorker := sabline.Run(context.Background(), prog, sabline.Options{Budget: b, Cwd: dir, Timeout: time.Minute})
+		_, inPool := pool.Run(context.Background(), prog, sabline.RunOptions{})
+		for where, err := range map[string]error{"in a worker": inWorker, "in a pool": inPool} {
+			var e *codes.Error
+			refused := errors.As(err, &e) && e.Code == codes.E316 && strings.Contains(e.Msg, "the program's text (big.vel)") && strings.Contains(e.Hint(), "shorter")
+			if refused != (n > lang.MaxProgramBytes) || (n <= lang.MaxProgramBytes && err != nil) {
+				t.Errorf("%d bytes %s: %v; want it refused, naming the text, only past the bound", n, where, err)
+			}
 		}
 	}
 }

@@ -103,7 +103,7 @@ var Codes = []CodeInfo{
 	{E315, "a network effect failed", ExitFailed,
 		"The budget allowed it; the message says what the network answered."},
 	{E316, "the program file cannot be read", ExitUsage,
-		"Check the path; a program is a .vel file."},
+		"Check the path (a program is a .vel file), or, for a program sent as text, send a shorter one (at most 16 MiB)."},
 	{E317, "receipts cannot be written or read", ExitUsage,
 		"Check --receipts (or SABLINE_RECEIPTS) names a directory you can write."},
 	{E318, "a guarded location under a broad grant", ExitFailed,

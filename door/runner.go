@@ -18,6 +18,11 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
+// SourceName is the name a program sent as text carries, beneath the
+// import root: its positions, its receipt and its refusals name it, and
+// say it came from no file; its loads are read beneath the root.
+const SourceName = "<source>"
+
 // PoolRunner is the Runner of a door over a pool: each request runs in
 // the pool, under the pool's budget or a narrowing of it, a path is read
 // under the pool's import root, and a request refused before the pool
@@ -43,7 +48,7 @@ func NewPoolRunner(pool *sabline.Pool) (*PoolRunner, error) {
 // E328) before anything runs; otherwise it runs it in the pool and returns
 // its receipt.
 func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) {
-	prog := sabline.Source(filepath.Join(r.o.ImportRoot, "program.vel"), []byte(req.Source)) // the pool bounds its size
+	prog := sabline.Source(filepath.Join(r.o.ImportRoot, SourceName), []byte(req.Source)) // the pool bounds its size
 	if req.Path != "" {
 		prog = sabline.File(filepath.Join(r.o.ImportRoot, filepath.FromSlash(req.Path)))
 		path, src, err := underRoot(r.o.ImportRoot, req.Path)
@@ -117,7 +122,7 @@ func (r *PoolRunner) refused(prog sabline.Program, req RunRequest, err error) (R
 // and this machine, would hold of it, and whether the pool's budget
 // covers it.
 func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, error) {
-	name, src := "program.vel", []byte(req.Source)
+	name, src := SourceName, []byte(req.Source)
 	if req.Path != "" {
 		var err error
 		if _, src, err = underRoot(r.o.ImportRoot, req.Path); err != nil {

@@ -2,6 +2,7 @@ package door
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,7 +84,7 @@ func TestPoolRunnerPosition(t *testing.T) {
 		wantPos   string
 		wantStack []string
 	}{
-		{name: "a syntax error", req: RunRequest{Source: "print(1)\nx = (1:2)\n"}, wantCode: "E304", wantPos: "program.vel:2:8"},
+		{name: "a syntax error", req: RunRequest{Source: "print(1)\nx = (1:2)\n"}, wantCode: "E304", wantPos: SourceName + ":2:8"},
 		{name: "a timeout", req: RunRequest{Path: "spin.vel"}, wantCode: "E307", wantPos: "spin.vel:",
 			wantStack: []string{" in spin", "spin.vel:4:5 in <toplevel>"}},
 	}
@@ -102,6 +103,36 @@ func TestPoolRunnerPosition(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPoolRunnerNamesWhatWasSent: a program sent as text that is too
+// large is refused naming the text, with advice about its size, and its
+// receipt names <source> beneath the import root: never a file
+// program.vel that does not exist, and never "check the path". The
+// control is a program named by path, whose receipt names its file.
+func TestPoolRunnerNamesWhatWasSent(t *testing.T) {
+	root, rc := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "hello.vel"), []byte("print(1)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"), Receipts: rc})
+	reply, err := r.Run(context.Background(), RunRequest{Source: strings.Repeat("#", lang.MaxProgramBytes+1)})
+	var e *codes.Error
+	if !errors.As(err, &e) || e.Code != codes.E316 || !strings.Contains(e.Msg, "the program's text (<source>)") ||
+		strings.Contains(e.Msg, "program.vel") || strings.Contains(e.Hint(), "check the path") || !strings.Contains(e.Hint(), "shorter") {
+		t.Errorf("a text too large: %v (do: %q); want E316 naming the text, no path advice", err, e.Hint())
+	}
+	for _, tt := range []struct {
+		name, id, wantPath string
+	}{
+		{"the text too large", reply.RunID, filepath.Join(root, SourceName)},
+		{"a program by path", func() string { r, _ := r.Run(context.Background(), RunRequest{Path: "hello.vel"}); return r.RunID }(), filepath.Join(root, "hello.vel")},
+	} {
+		got, err := receipt.FindRun(rc, tt.id)
+		if err != nil || got.Program.Path != tt.wantPath {
+			t.Errorf("%s: receipt %v, %v; want program.path %s", tt.name, got.Receipt, err, tt.wantPath)
+		}
 	}
 }
 

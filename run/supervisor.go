@@ -264,7 +264,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	if src == nil {
 		src, piped, err = readProgram(abs)
 	} else if len(src) > lang.MaxProgramBytes {
-		err = programTooLarge(abs)
+		err = textTooLarge(abs, len(src))
 	}
 	if err != nil {
 		return abandon(receipt.OutcomeOf(err))
@@ -424,6 +424,14 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 // programTooLarge refuses a program past lang.MaxProgramBytes.
 func programTooLarge(name string) error {
 	return codes.Errorf(codes.E316, "program %s is larger than %d bytes", name, lang.MaxProgramBytes)
+}
+
+// textTooLarge is the refusal of a program given as text (Source), past
+// the bound: it names the text, not a file, and says what to send.
+func textTooLarge(name string, n int) error {
+	e := codes.Errorf(codes.E316, "the program's text (%s) is %d bytes, more than %d: nothing ran", filepath.Base(name), n, lang.MaxProgramBytes)
+	e.Do = "Send a shorter program; a program is at most 16 MiB. Nothing ran."
+	return e
 }
 
 // makeGrantedDirs makes each directory a write grant names (fs:write:DIR,

@@ -48,11 +48,6 @@ type Receipt struct {
 	Faults        []FaultAttempt `json:"fault_injection,omitempty"`
 	Timings       Timings        `json:"timings"`
 	Platform      Platform       `json:"platform"`
-	// MadeForGrants are the granted write directories the supervisor
-	// made before the worker started, each missing with its parent in
-	// place, so that the kernel holds the grant exactly (see
-	// makeGrantedDirs).
-	MadeForGrants []string `json:"made_for_grants,omitempty"`
 	// CrashReport is where the supervisor kept the worker's own crash
 	// report (at most MaxCrashReportBytes of it), beside the receipt.
 	CrashReport string `json:"crash_report,omitempty"`

@@ -257,9 +257,6 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	if err := Admit(g, r.Budget); err != nil {
 		return abandon(receipt.OutcomeOf(err))
 	}
-	if r.Confine != ConfineOff {
-		rec.MadeForGrants = makeGrantedDirs(r.Budget)
-	}
 	src, piped := r.Source, false
 	if src == nil {
 		src, piped, err = readProgram(abs)
@@ -432,34 +429,6 @@ func textTooLarge(name string, n int) error {
 	e := codes.Errorf(codes.E316, "the program's text (%s) is %d bytes, more than %d: nothing ran", filepath.Base(name), n, lang.MaxProgramBytes)
 	e.Do = "Send a shorter program; a program is at most 16 MiB. Nothing ran."
 	return e
-}
-
-// makeGrantedDirs makes each directory a write grant names (fs:write:DIR,
-// fs:DIR) that does not exist yet, when its parent is a directory that
-// does: making that one directory is within what the grant lets the
-// program do itself, and with it in place the kernel holds the grant
-// exactly, instead of beneath the nearest directory above it. Nothing
-// else is made (no parent, nothing through a link: a name that exists in
-// any form, a dangling link included, is left alone). It returns what it
-// made, for the receipt; what it could not make stays missing, and the
-// confinement's reason says how it is held.
-func makeGrantedDirs(b budget.Budget) []string {
-	var made []string
-	for _, it := range b.Of(budget.FS) {
-		if it.Path == "" || it.Access == budget.Read {
-			continue
-		}
-		if _, err := os.Lstat(it.Path); !errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if parent, err := os.Lstat(filepath.Dir(it.Path)); err != nil || !parent.IsDir() {
-			continue
-		}
-		if os.Mkdir(it.Path, 0o777) == nil {
-			made = append(made, it.Path)
-		}
-	}
-	return made
 }
 
 // pipedProgram is the name, in the run's temporary directory, of a

@@ -285,6 +285,44 @@ func TestRunTextTooLarge(t *testing.T) {
 	}
 }
 
+// TestLibraryMessagesNameNoFlag: a library run stopped at its timeout or
+// its memory limit, or refused below its required level, says so without
+// naming a command-line flag the caller never gave; each message names
+// the setting and its value.
+func TestLibraryMessagesNameNoFlag(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		src      string
+		opts     sabline.Options
+		wantCode codes.Code
+		wantMsg  string
+	}{
+		{name: "timeout", src: "while True:\n    pass\n", opts: sabline.Options{Timeout: 500 * time.Millisecond},
+			wantCode: codes.E307, wantMsg: "its timeout 500ms"},
+		{name: "memory", src: "rows = []\nwhile True:\n    rows.append(\"x\" * 100000)\n", opts: sabline.Options{MaxMemoryMB: 64, Timeout: time.Minute},
+			wantCode: codes.E308, wantMsg: "memory limit of 64 MB"},
+		{name: "required level", src: hello, opts: sabline.Options{Budget: budget.MustParse(dir, "io", "net:localhost:8080"), Require: confine.Full, Timeout: time.Minute},
+			wantCode: codes.E326, wantMsg: "required level full"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.opts.Budget.String() == "" {
+				tt.opts.Budget = budget.MustParse(dir, "io")
+			}
+			tt.opts.Cwd = dir
+			res, err := sabline.Run(context.Background(), sabline.Source(filepath.Join(dir, tt.name+".vel"), []byte(tt.src)), tt.opts)
+			if err == nil {
+				err = res.Err()
+			}
+			var e *codes.Error
+			if !errors.As(err, &e) || e.Code != tt.wantCode || !strings.Contains(e.Msg, tt.wantMsg) || strings.Contains(e.Msg, "--") {
+				t.Errorf("%v: want %s saying %q, naming no flag", err, tt.wantCode, tt.wantMsg)
+			}
+		})
+	}
+}
+
 // TestRunReceiptsUnwritable: a run whose receipt cannot be kept does not
 // run (E317), in this process as in a worker; the control is the same run
 // with a receipts directory it can write.

@@ -385,7 +385,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	}
 	switch {
 	case timedOut || cancelled:
-		o := receipt.OutcomeOf(codes.Errorf(codes.E307, "the run took longer than --timeout %s and was stopped", r.Timeout))
+		o := receipt.OutcomeOf(codes.Errorf(codes.E307, "the run took longer than its timeout %s and was stopped", r.Timeout))
 		if cancelled {
 			o = receipt.OutcomeOf(codes.Errorf(codes.E307, "the run was cancelled and stopped: %v", context.Cause(ctx)))
 		}
@@ -521,7 +521,7 @@ func deathOutcome(ps *os.ProcessState, memLimitMB int, tmp, kept string) receipt
 		where = "; the worker's crash report is in " + kept
 	}
 	if memLimitMB > 0 && allocatorThrew(crash) {
-		return receipt.OutcomeOf(codes.Errorf(codes.E308, "the worker ran out of memory under --max-memory-mb %d: the address-space limit stopped an allocation%s", memLimitMB, where))
+		return receipt.OutcomeOf(codes.Errorf(codes.E308, "the worker ran out of memory under its memory limit of %d MB: the address-space limit stopped an allocation%s", memLimitMB, where))
 	}
 	if first != "" {
 		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result: %q%s", ps.ExitCode(), clip([]byte(first), 200), where))

@@ -95,8 +95,13 @@ func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
 	if err != nil {
 		return o, codes.Errorf(codes.E301, "--import-root %s: %w", f.importRoot, err)
 	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return o, codes.Errorf(codes.E301, "--import-root %s: not a directory", f.importRoot)
+	switch fi, err := os.Stat(root); {
+	case errors.Is(err, fs.ErrNotExist):
+		return o, codes.Errorf(codes.E301, "--import-root %s: no such directory", f.importRoot)
+	case err != nil:
+		return o, codes.Errorf(codes.E301, "--import-root %s: %w", f.importRoot, err)
+	case !fi.IsDir():
+		return o, codes.Errorf(codes.E301, "--import-root %s: a file, not a directory", f.importRoot)
 	}
 	o.ImportRoot = root
 	if f.workers < 1 {
@@ -152,6 +157,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	o, err := f.options("serve", cwd)
 	if err != nil {
 		return report(stderr, err, "")
+	}
+	if _, _, err := net.SplitHostPort(*listen); err != nil {
+		return report(stderr, codes.Errorf(codes.E301, "--listen %s: not an address HOST:PORT (127.0.0.1:8080, say)", *listen), "")
 	}
 	if !loopback(*listen) && *tokenFile == "" {
 		return report(stderr, codes.Errorf(codes.E301, "--listen %s is not a loopback address: give --token-file FILE, so that the token is one you hand out yourself", *listen), "")

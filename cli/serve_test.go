@@ -321,7 +321,7 @@ func TestServeRefusesToStart(t *testing.T) {
 		wantErr string
 	}{
 		{name: "no import root", args: []string{"serve"}, wantErr: "--import-root"},
-		{name: "import root missing", args: []string{"serve", "--import-root", filepath.Join(root, "none")}, wantErr: "not a directory"},
+		{name: "import root missing", args: []string{"serve", "--import-root", filepath.Join(root, "none")}, wantErr: "no such directory"},
 		{name: "every interface without a token file", args: []string{"serve", "--import-root", root, "--listen", "0.0.0.0:0"}, wantErr: "not a loopback address"},
 		{name: "a program", args: []string{"serve", "--import-root", root, "x.vel"}, wantErr: "takes no program"},
 		{name: "no-confine", args: []string{"serve", "--import-root", root, "--no-confine"}, wantErr: "no such flag"},

@@ -163,3 +163,64 @@ func httpClientWithToken(ts *httptest.Server) *http.Client {
 	c.Transport = withToken(testToken)
 	return &c
 }
+
+// TestCancelOverHTTPByNotification: /mcp keeps no session, so a client's
+// notifications/cancelled comes in a request of its own while its
+// tools/call's request is still open (the TypeScript SDK's way): it ends
+// the run of the call it names. The control is a cancel naming another
+// id, which ends nothing.
+func TestCancelOverHTTPByNotification(t *testing.T) {
+	fake := &fakeRunner{}
+	fake.hold.Store(true)
+	s, err := New(Config{Runner: fake, Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.progressEvery = 20 * time.Millisecond
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	post := func(ctx context.Context, body string) *http.Response {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", bearer)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	call := post(ctx, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run","arguments":{"source":"while True: pass"},"_meta":{"progressToken":1}}}`)
+	defer call.Body.Close()
+	// The call's stream says progress: the run has begun.
+	buf := make([]byte, 4096)
+	for seen := ""; !strings.Contains(seen, "notifications/progress"); {
+		n, err := call.Body.Read(buf)
+		if err != nil {
+			t.Fatalf("the call's stream ended before any progress: %v (%q)", err, seen)
+		}
+		seen += string(buf[:n])
+	}
+	ended := func() int { fake.mu.Lock(); defer fake.mu.Unlock(); return len(fake.ended) }
+	for _, tt := range []struct {
+		id        string
+		wantEnded int
+	}{{"8", 0}, {"7", 1}} {
+		resp := post(context.Background(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+tt.id+`,"reason":"enough"}}`)
+		resp.Body.Close()
+		if tt.wantEnded == 0 {
+			if got := ended(); got != 0 {
+				t.Fatalf("a cancel naming id %s ended %d runs, want none", tt.id, got)
+			}
+			continue
+		}
+		waitFor(t, func() bool { return ended() == 1 })
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if !strings.Contains(fake.ended[0].Message, errCallCancelled.Error()) {
+		t.Errorf("the run ended %q, want it to say %q", fake.ended[0].Message, errCallCancelled)
+	}
+}

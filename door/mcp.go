@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -263,18 +264,84 @@ func (s *Server) mcpHandler() http.Handler {
 		jw := &jsonrpcErrors{ResponseWriter: w}
 		defer jw.finish()
 		h := replies
+		ctx := r.Context()
 		if r.Method == http.MethodPost {
 			body, ok := s.mcpBody(jw, r)
 			if !ok {
 				return
 			}
-			if asksProgress(body) {
+			m := peek(body)
+			if m.Method == "tools/call" && m.Params.Meta["progressToken"] != nil {
 				h = streams
 			}
+			// The run of a tools/call ends when its request does
+			// (runContext): when its client goes, or cancels it in a
+			// request of its own.
+			var done func()
+			ctx, done = s.calls.track(ctx, tokenClient(r.Header), m)
+			defer done()
 		}
-		// The run of a tools/call ends when its client goes (runContext).
-		h.ServeHTTP(jw, r.WithContext(context.WithValue(r.Context(), requestKey{}, r.Context())))
+		h.ServeHTTP(jw, r.WithContext(context.WithValue(ctx, requestKey{}, ctx)))
 	})
+}
+
+// message is what the door reads of a JSON-RPC message on /mcp before the
+// SDK does.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Meta      map[string]json.RawMessage `json:"_meta"`
+		RequestID json.RawMessage            `json:"requestId"`
+	} `json:"params"`
+}
+
+// peek reads body as one message; a batch, or anything else, reads as none.
+func peek(body []byte) message {
+	var m message
+	_ = json.Unmarshal(body, &m)
+	return m
+}
+
+// httpCalls are the tools/call requests in flight on /mcp, by client and
+// JSON-RPC id. /mcp keeps no session, so a notifications/cancelled comes
+// in a request of its own: it ends the call its client has in flight
+// under the id it names. Clients that share a token are one client, and
+// share its ids.
+type httpCalls struct {
+	mu    sync.Mutex
+	calls map[string]context.CancelCauseFunc // client + "\x00" + id
+}
+
+// track returns the context of an HTTP request carrying m: a tools/call's
+// can be ended by its client's notifications/cancelled, which m may be.
+// done forgets the call once its request is answered.
+func (c *httpCalls) track(ctx context.Context, client string, m message) (context.Context, func()) {
+	switch {
+	case m.Method == "notifications/cancelled" && len(m.Params.RequestID) > 0:
+		c.mu.Lock()
+		cancel := c.calls[client+"\x00"+string(m.Params.RequestID)]
+		c.mu.Unlock()
+		if cancel != nil {
+			cancel(errCallCancelled)
+		}
+	case m.Method == "tools/call" && len(m.ID) > 0:
+		key := client + "\x00" + string(m.ID)
+		ctx, cancel := context.WithCancelCause(ctx)
+		c.mu.Lock()
+		if c.calls == nil {
+			c.calls = map[string]context.CancelCauseFunc{}
+		}
+		c.calls[key] = cancel
+		c.mu.Unlock()
+		return ctx, func() {
+			c.mu.Lock()
+			delete(c.calls, key)
+			c.mu.Unlock()
+			cancel(nil)
+		}
+	}
+	return ctx, func() {}
 }
 
 // requestKey is the context key of the HTTP request an MCP request came in.
@@ -299,17 +366,6 @@ func (s *Server) mcpBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return body, true
-}
-
-// asksProgress reports whether body is a tools/call with a progress token.
-func asksProgress(body []byte) bool {
-	var m struct {
-		Method string `json:"method"`
-		Params struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		} `json:"params"`
-	}
-	return json.Unmarshal(body, &m) == nil && m.Method == "tools/call" && m.Params.Meta["progressToken"] != nil
 }
 
 // writeRPCError answers a JSON-RPC error that answers no request the

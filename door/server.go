@@ -74,6 +74,7 @@ type Server struct {
 	conns    *conns
 	ledger   *ledger
 	sessions sessions
+	calls    httpCalls
 	mcp      *mcp.Server
 	handler  http.Handler
 	stopping chan struct{}

@@ -23,6 +23,7 @@ type fakeRunner struct {
 	bare     bool          // replies carry no receipt: the door must ask Receipt
 	hold     atomic.Bool   // Run lasts until its context is done, then ends E307 saying why
 	receipts atomic.Int64  // calls of Receipt
+	storeErr error         // when set, Receipt fails with it: the store cannot be read
 
 	mu     sync.Mutex
 	last   RunRequest
@@ -77,6 +78,9 @@ func (f *fakeRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 
 func (f *fakeRunner) Receipt(id string) (json.RawMessage, error) {
 	f.receipts.Add(1)
+	if f.storeErr != nil {
+		return nil, f.storeErr
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if rec, ok := f.stored[id]; ok {

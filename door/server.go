@@ -197,15 +197,39 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // newHandler is the door's routes behind the origin and token checks.
 func (s *Server) newHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/v1/run", s.method(http.MethodPost, s.handleRun))
-	mux.Handle("/v1/audit", s.method(http.MethodPost, s.handleAudit))
-	mux.Handle("/v1/receipts/{id}", s.method(http.MethodGet, s.handleReceipt))
-	mux.Handle("/v1/health", s.method(http.MethodGet, s.handleHealth))
-	mux.Handle("/mcp", s.mcpHandler())
+	var paths []string
+	for _, rt := range s.routes() {
+		h := rt.handler
+		if rt.method != "" {
+			h = s.method(rt.method, rt.handler)
+		}
+		mux.Handle(rt.path, h)
+		paths = append(paths, rt.path)
+	}
+	notFound := fmt.Sprintf("no such endpoint: the endpoints are %s", strings.Join(paths, ", "))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, errorDetail{Code: CodeNotFound, Message: "no such endpoint: the endpoints are /v1/run, /v1/audit, /v1/receipts/{id}, /v1/health and /mcp"})
+		writeError(w, http.StatusNotFound, errorDetail{Code: CodeNotFound, Message: notFound})
 	})
 	return s.sameOrigin(s.authorized(mux))
+}
+
+// route is one endpoint of the HTTP door: the method it takes ("" for
+// /mcp, whose transport answers each method itself) and its handler.
+type route struct {
+	path, method string
+	handler      http.Handler
+}
+
+// routes are the HTTP door's endpoints, the one table of them:
+// docs/openapi.yaml is checked against it (TestOpenAPI).
+func (s *Server) routes() []route {
+	return []route{
+		{"/v1/run", http.MethodPost, http.HandlerFunc(s.handleRun)},
+		{"/v1/audit", http.MethodPost, http.HandlerFunc(s.handleAudit)},
+		{"/v1/receipts/{id}", http.MethodGet, http.HandlerFunc(s.handleReceipt)},
+		{"/v1/health", http.MethodGet, http.HandlerFunc(s.handleHealth)},
+		{"/mcp", "", s.mcpHandler()},
+	}
 }
 
 // authorized refuses, 401, every request without the server's token, and
@@ -250,14 +274,14 @@ func (s *Server) tokenOK(header string) bool {
 }
 
 // method answers 405 to a request with any method but m.
-func (s *Server) method(m string, h http.HandlerFunc) http.Handler {
+func (s *Server) method(m string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != m {
 			w.Header().Set("Allow", m)
 			writeError(w, http.StatusMethodNotAllowed, errorDetail{Code: CodeMethod, Message: fmt.Sprintf("%s takes %s, not %s", r.URL.Path, m, r.Method)})
 			return
 		}
-		h(w, r)
+		h.ServeHTTP(w, r)
 	})
 }
 

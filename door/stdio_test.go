@@ -3,6 +3,7 @@ package door
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -91,4 +92,57 @@ func FuzzDecodeLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMCPHTTPErrors: on /mcp, a body that is not JSON, and each refusal
+// of the transport the SDK answers in plain text, is a JSON-RPC error
+// with its HTTP status; an error the SDK answers without a code goes out
+// with -32600. The control is a ping, answered with its result.
+func TestMCPHTTPErrors(t *testing.T) {
+	_, ts := newTestServer(t, Config{Runner: &fakeRunner{}})
+	tests := []struct {
+		name, method, ctype, body string
+		wantStatus                int
+		wantCode                  float64 // 0: a result
+	}{
+		{name: "a ping", method: "POST", ctype: "application/json", body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, wantStatus: 200},
+		{name: "not JSON", method: "POST", ctype: "application/json", body: `hello`, wantStatus: 400, wantCode: -32700},
+		{name: "another media type", method: "POST", ctype: "text/plain", body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, wantStatus: 415, wantCode: -32600},
+		{name: "another method", method: "GET", wantStatus: 405, wantCode: -32600},
+		{name: "initialize with params of no shape", method: "POST", ctype: "application/json",
+			body: `{"jsonrpc":"2.0","id":"x","method":"initialize","params":5}`, wantStatus: 200, wantCode: -32600},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, ts.URL+"/mcp", strings.NewReader(tt.body))
+			req.Header.Set("Authorization", bearer)
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if tt.ctype != "" {
+				req.Header.Set("Content-Type", tt.ctype)
+			}
+			resp, err := ts.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var msg struct {
+				Version string          `json:"jsonrpc"`
+				Result  json.RawMessage `json:"result"`
+				Error   *struct {
+					Code    float64 `json:"code"`
+					Message string  `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
+				t.Fatalf("status %d, %s: the body is not JSON: %v", resp.StatusCode, resp.Header.Get("Content-Type"), err)
+			}
+			code := 0.0
+			if msg.Error != nil {
+				code = msg.Error.Code
+			}
+			if resp.StatusCode != tt.wantStatus || msg.Version != "2.0" || code != tt.wantCode || (code == 0) != (msg.Result != nil) {
+				t.Errorf("status %d, message %+v: want %d, JSON-RPC code %v", resp.StatusCode, msg, tt.wantStatus, tt.wantCode)
+			}
+		})
+	}
 }

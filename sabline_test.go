@@ -28,15 +28,7 @@ import (
 // store, which the tests point at a directory of their own.
 func TestMain(m *testing.M) {
 	sabline.HandOver()
-	dir, err := os.MkdirTemp("", "sabline-test-receipts-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "receipts directory:", err)
-		os.Exit(1)
-	}
-	os.Setenv(receipt.DirEnv, dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testkit.RunInTempDir(m, receipt.DirEnv))
 }
 
 const hello = "print(\"hello\")\n"

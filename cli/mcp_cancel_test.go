@@ -175,4 +175,3 @@ func TestMCPCancelAndProgress(t *testing.T) {
 		})
 	}
 }
-

@@ -78,6 +78,20 @@ func (p *progressClient) check(t *testing.T, token any, every time.Duration) {
 	}
 }
 
+// holdingServer is a door whose runs last until they are cancelled, and
+// that sends progress every 20 ms.
+func holdingServer(t *testing.T) (*Server, *fakeRunner) {
+	t.Helper()
+	fake := &fakeRunner{}
+	fake.hold.Store(true)
+	s, err := New(Config{Runner: fake, Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.progressEvery = 20 * time.Millisecond
+	return s, fake
+}
+
 // TestCancelAndProgress: a tools/call with a progress token is told how
 // long its run has lasted, at most once an interval, while it runs; when
 // the client cancels the call the run ends, its cause saying the client
@@ -88,13 +102,7 @@ func (p *progressClient) check(t *testing.T, token any, every time.Duration) {
 func TestCancelAndProgress(t *testing.T) {
 	for _, transport := range []string{"session", "http"} {
 		t.Run(transport, func(t *testing.T) {
-			fake := &fakeRunner{}
-			fake.hold.Store(true)
-			s, err := New(Config{Runner: fake, Token: testToken})
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.progressEvery = 20 * time.Millisecond
+			s, fake := holdingServer(t)
 			p, client := newProgressClient()
 			var cs *mcp.ClientSession
 			if transport == "session" {
@@ -111,6 +119,7 @@ func TestCancelAndProgress(t *testing.T) {
 			} else {
 				ts := httptest.NewServer(s.Handler())
 				defer ts.Close()
+				var err error
 				cs, err = client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp",
 					HTTPClient: httpClientWithToken(ts), DisableStandaloneSSE: true}, nil)
 				if err != nil {
@@ -170,13 +179,7 @@ func httpClientWithToken(ts *httptest.Server) *http.Client {
 // the run of the call it names. The control is a cancel naming another
 // id, which ends nothing.
 func TestCancelOverHTTPByNotification(t *testing.T) {
-	fake := &fakeRunner{}
-	fake.hold.Store(true)
-	s, err := New(Config{Runner: fake, Token: testToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.progressEvery = 20 * time.Millisecond
+	s, fake := holdingServer(t)
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
 	post := func(ctx context.Context, body string) *http.Response {

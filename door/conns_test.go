@@ -12,19 +12,27 @@ import (
 	"time"
 )
 
-// serveOn starts s.Serve on a loopback listener and returns its address;
-// the server stops when the test ends.
-func serveOn(t *testing.T, s *Server) string {
+// serving is a door serving on a loopback listener the test made.
+type serving struct {
+	addr   string
+	cancel context.CancelFunc // ends Serve
+	done   chan struct{}      // closed when Serve has returned
+	err    error              // what it returned
+}
+
+// serveOn starts s.Serve on a loopback listener; the server stops when
+// the test ends.
+func serveOn(t *testing.T, s *Server) *serving {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-served })
-	return ln.Addr().String()
+	sv := &serving{addr: ln.Addr().String(), cancel: cancel, done: make(chan struct{})}
+	go func() { sv.err = s.Serve(ctx, ln); close(sv.done) }()
+	t.Cleanup(func() { cancel(); <-sv.done })
+	return sv
 }
 
 // silentConns opens n connections to addr that send nothing, and waits
@@ -72,7 +80,7 @@ func TestSilentConnectionsTakeNoSlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.readHeaderTimeout = time.Hour
-	addr := serveOn(t, s)
+	addr := serveOn(t, s).addr
 	silentConns(t, s, addr, 64)
 	if got := healthOn(t, addr); got != http.StatusOK {
 		t.Fatalf("a request with the token beside 64 silent connections: %d, want 200", got)
@@ -91,7 +99,7 @@ func TestPendingConnsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.readHeaderTimeout = time.Hour
-	addr := serveOn(t, s)
+	addr := serveOn(t, s).addr
 	cs := silentConns(t, s, addr, 8)
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -120,7 +128,7 @@ func TestAuthorizedConnsBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := serveOn(t, s)
+	addr := serveOn(t, s).addr
 	held := &http.Transport{}
 	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/health", nil)
 	req.Header.Set("Authorization", bearer)
@@ -149,7 +157,7 @@ func TestRefusalClosesTheConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := serveOn(t, s)
+	addr := serveOn(t, s).addr
 	for _, tt := range []struct {
 		auth       string
 		wantStatus int

@@ -307,7 +307,7 @@ func probe(t *testing.T, op string, c condition) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := serveOn(t, s)
+	addr := serveOn(t, s).addr
 	send := func(tr *http.Transport, method, path, body string, h http.Header) int {
 		req, err := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
 		if err != nil {

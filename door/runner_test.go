@@ -3,7 +3,6 @@ package door
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
@@ -22,15 +22,7 @@ import (
 // its receipts in the default store, which the tests point at their own.
 func TestMain(m *testing.M) {
 	sabline.HandOver()
-	dir, err := os.MkdirTemp("", "sabline-door-receipts-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "receipts directory:", err)
-		os.Exit(1)
-	}
-	os.Setenv(receipt.DirEnv, dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testkit.RunInTempDir(m, receipt.DirEnv))
 }
 
 // newPoolRunner starts a pool of one worker with o and returns its door

@@ -2,8 +2,11 @@
 // client asks for a run. The HTTP door answers POST /v1/run, POST
 // /v1/audit, GET /v1/receipts/{id} and GET /v1/health, and mounts the MCP
 // door's Streamable HTTP transport at /mcp, every request behind a bearer
-// token; the MCP door (an *mcp.Server with the tools run and audit) is
-// served on standard input and output too. A client names a program (its
+// token and refused first when its Host or Origin is not this server's;
+// the MCP door (an *mcp.Server with the tools run and audit, and the
+// client's receipts as resources) is served on standard input and output
+// too. A client reads the receipts of its own runs only: a client is its
+// token over HTTP, its session otherwise. A client names a program (its
 // text, or a path under the operator's import root), its arguments, its
 // standard input and, at most, a narrowing of the operator's budget;
 // everything else (the budget's ceiling, the confinement, the limits) is

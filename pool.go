@@ -21,7 +21,7 @@ import (
 // the pool. Every run sent to it is held to them.
 type PoolOptions struct {
 	Budget      budget.Budget // the ceiling: a run may ask for this budget or a narrower one
-	Workers     int           // 0 is 1
+	Workers     int           // workers started, each running one program at a time; 0 is 1
 	Timeout     time.Duration // per run; 0 for none
 	MaxMemoryMB int           // per worker; 0 for none
 	Confine     Confine       // "" is ConfineDefault
@@ -32,7 +32,9 @@ type PoolOptions struct {
 	// full. Without it, reads are not held and the level is partial at
 	// best, saying so.
 	ImportRoot string
-	Receipts   string // the receipts directory; "": receipts are returned only
+	// Receipts is the receipts directory; "" is the command line's
+	// default (receipt.DefaultDir), as for Run.
+	Receipts string
 	// Guarded are Sabline's own locations no grant reaches, beside the
 	// receipts directory, which is guarded always: a server's token
 	// file, say.
@@ -56,7 +58,10 @@ type RunOptions struct {
 // (see run.Pool): a worker whose run could have changed it (any ffi grant)
 // or that timed out, crashed, ran out of memory or was killed is replaced,
 // and every run leaves a receipt.
-type Pool struct{ p *run.Pool }
+type Pool struct {
+	p    *run.Pool
+	opts PoolOptions
+}
 
 // NewPool starts a pool and waits until every worker has applied the
 // pool's policy.
@@ -67,6 +72,13 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	if opts.Confine == "" {
 		opts.Confine = ConfineDefault
 	}
+	if opts.Receipts == "" {
+		dir, err := receipt.DefaultDir()
+		if err != nil {
+			return nil, err
+		}
+		opts.Receipts = dir
+	}
 	p, err := run.StartPool(run.PoolConfig{
 		Budget: opts.Budget, Workers: opts.Workers, Confine: string(opts.Confine), Require: opts.Require,
 		Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, ImportRoot: opts.ImportRoot,
@@ -76,8 +88,12 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pool{p: p}, nil
+	return &Pool{p: p, opts: opts}, nil
 }
+
+// Options are the pool's settings, as it runs with them: its defaults
+// filled in (Workers at least 1, Confine, the receipts directory).
+func (p *Pool) Options() PoolOptions { return p.opts }
 
 // Run runs program in the next free worker. The error is nil when the
 // program ran, however it ended (Result.Err says); it is the refusal when
@@ -142,6 +158,9 @@ func (o PoolOptions) Key() string {
 	conf := o.Confine
 	if conf == "" {
 		conf = ConfineDefault
+	}
+	if o.Receipts == "" {
+		o.Receipts, _ = receipt.DefaultDir() // as NewPool reads it
 	}
 	return strings.Join([]string{o.Budget.String(), fmt.Sprint(max(o.Workers, 1)), o.Timeout.String(), fmt.Sprint(o.MaxMemoryMB),
 		string(conf), string(o.Require), o.ImportRoot, o.Receipts, strings.Join(o.Guarded, "\x01"),

@@ -32,6 +32,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -91,8 +92,12 @@ type Options struct {
 	MaxMemoryMB    int           // 0: none; with one, the run is in a confined worker
 	Confine        Confine       // "" is ConfineDefault
 	Require        confine.Level // refuse to run below this level; "" for none
-	Receipts       string        // the receipts directory; "": the receipt is returned only
-	Cwd            string        // the run's working directory; "": the caller's
+	// Receipts is the receipts directory; "" is the command line's
+	// default (receipt.DefaultDir: $SABLINE_RECEIPTS, else the user's
+	// state directory), so that every run leaves a receipt a user can
+	// find with sabline receipts.
+	Receipts string
+	Cwd      string // the run's working directory; "": the caller's
 	// LendCredentials are credential locations the operator lends the run:
 	// a grant that names one of them reaches it, where no grant reaches
 	// a credential location otherwise (E329).
@@ -135,6 +140,15 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 	}
 	if opts.Confine == "" {
 		opts.Confine = ConfineDefault
+	}
+	if opts.Receipts == "" {
+		dir, err := receipt.DefaultDir()
+		if err != nil { // E317: nothing runs without a place for its receipt
+			rec := receipt.NewForSource(program.Path, program.Source, opts.Budget, opts.Args)
+			rec.Outcome = receipt.OutcomeOf(err)
+			return &Result{Receipt: rec}, err
+		}
+		opts.Receipts = dir
 	}
 	res := &Result{}
 	var outBuf, errBuf bytes.Buffer
@@ -199,8 +213,8 @@ func checkOptions(o Options) error {
 	return nil
 }
 
-// refused is the receipt of a run refused before it started, stored when
-// the options name a receipts directory.
+// refused is the receipt of a run refused before it started, stored in
+// the receipts directory.
 func refused(path string, src []byte, o Options, err error) *receipt.Receipt {
 	var rec *receipt.Receipt
 	if src == nil {
@@ -226,9 +240,6 @@ func setParameters(rec *receipt.Receipt, o Options) *receipt.Receipt {
 // it started) in the journal of the receipts directory: one write, with
 // no wait for the disk (see receipt.Store).
 func store(rec *receipt.Receipt, o Options) {
-	if o.Receipts == "" {
-		return
-	}
 	s, err := receipt.OpenStore(o.Receipts)
 	if err == nil {
 		s.Finish(rec)
@@ -262,15 +273,13 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 	if err == nil {
 		rec.Program.Files, rec.Program.SHA256 = prog.Order, prog.Order[0].SHA256
 		// As in a worker: nothing runs without its skeleton kept first.
-		if o.Receipts != "" {
-			s, err := receipt.OpenStore(o.Receipts)
-			if err == nil {
-				err = s.Reserve(rec) // sets what Stored returns
-			}
-			if err != nil {
-				rec.Outcome = receipt.OutcomeOf(err)
-				return rec, err // nothing runs without its skeleton kept
-			}
+		s, err := receipt.OpenStore(o.Receipts)
+		if err == nil {
+			err = s.Reserve(rec) // sets what Stored returns
+		}
+		if err != nil {
+			rec.Outcome = receipt.OutcomeOf(err)
+			return rec, err // nothing runs without its skeleton kept
 		}
 	}
 	if err == nil {
@@ -307,4 +316,23 @@ func guardedPaths(receipts string, more []string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// CheckModules refuses (E301) a budget that grants a host module this
+// binary has not registered: ffi:jsno is a typo, and granting a name the
+// confinement table does not list would turn the operating system layer
+// off for nothing. what names where the budget came from in the message
+// (--allow, allow). The registry is the running binary's, so an embedding
+// program's own modules (lang.RegisterModule) count.
+func CheckModules(what string, b budget.Budget) error {
+	names := lang.DefaultRegistry.Names()
+	for _, it := range b.Items {
+		if it.Kind == budget.FFI && it.Module != "" && !slices.Contains(names, it.Module) {
+			e := codes.Errorf(codes.E301, "%s: %s: no host module %q is registered in this build; the registered ones are %s",
+				what, it, it.Module, strings.Join(names, ", "))
+			e.Do = "Grant a module `sabline modules` lists (check the spelling), or register it in the embedding program (lang.RegisterModule). Nothing ran."
+			return e
+		}
+	}
+	return nil
 }

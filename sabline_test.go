@@ -2,6 +2,7 @@ package sabline_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,14 +18,17 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
 
 // TestMain hands over first, as every program that embeds Sabline does:
 // the workers these tests start are this test binary, started again.
+// A run that names no receipts directory keeps its receipt in the default
+// store, which the tests point at a directory of their own.
 func TestMain(m *testing.M) {
 	sabline.HandOver()
-	os.Exit(m.Run())
+	os.Exit(testkit.RunInTempDir(m, receipt.DirEnv))
 }
 
 const hello = "print(\"hello\")\n"
@@ -191,6 +195,121 @@ func TestRunCancelled(t *testing.T) {
 			}
 			if took := time.Since(start); took > 20*time.Second {
 				t.Errorf("the run ended %s after it began, long after its context", took)
+			}
+		})
+	}
+}
+
+// TestReceiptsDefaultStore: a run that names no receipts directory leaves
+// its receipt in the default store, as the command line does, in the
+// caller's process, in a worker and in a pool; the control is a run that
+// names a directory, whose receipt goes there and not to the default.
+func TestReceiptsDefaultStore(t *testing.T) {
+	def, named := t.TempDir(), t.TempDir()
+	t.Setenv(receipt.DirEnv, def)
+	dir := t.TempDir()
+	prog := sabline.Source(filepath.Join(dir, "p.vel"), []byte(hello))
+	b := budget.MustParse(dir, "io")
+	runs := []struct {
+		name     string
+		receipts string
+		run      func(receipts string) (*sabline.Result, error)
+	}{
+		{name: "in this process", run: func(rc string) (*sabline.Result, error) {
+			return sabline.Run(context.Background(), prog, sabline.Options{Budget: b, Cwd: dir, Receipts: rc})
+		}},
+		{name: "in a worker", run: func(rc string) (*sabline.Result, error) {
+			return sabline.Run(context.Background(), prog, sabline.Options{Budget: b, Cwd: dir, Receipts: rc, Timeout: time.Minute})
+		}},
+		{name: "in a pool", run: func(rc string) (*sabline.Result, error) {
+			p, err := sabline.NewPool(sabline.PoolOptions{Budget: b, ImportRoot: dir, Receipts: rc, Timeout: time.Minute})
+			if err != nil {
+				return nil, err
+			}
+			defer p.Close()
+			return p.Run(context.Background(), prog, sabline.RunOptions{})
+		}},
+	}
+	for _, tt := range runs {
+		for _, rc := range []string{"", named} {
+			t.Run(fmt.Sprintf("%s, receipts %q", tt.name, rc), func(t *testing.T) {
+				res, err := tt.run(rc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, other := def, named
+				if rc != "" {
+					want, other = named, def
+				}
+				if got, err := receipt.Find(want, res.Receipt.RunID); err != nil || got.RunID != res.Receipt.RunID {
+					t.Errorf("receipt %s not in %s: %v", res.Receipt.RunID, want, err)
+				}
+				if _, err := receipt.Find(other, res.Receipt.RunID); err == nil {
+					t.Errorf("receipt %s is in %s too", res.Receipt.RunID, other)
+				}
+			})
+		}
+	}
+}
+
+// TestRunTextTooLarge: a program given as text past the bound is refused
+// naming the text, in a worker and in a pool, with advice about its size;
+// the control is the same text within the bound, which runs.
+func TestRunTextTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	b := budget.MustParse(dir, "io")
+	pool, err := sabline.NewPool(sabline.PoolOptions{Budget: b, ImportRoot: dir, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	for _, n := range []int{lang.MaxProgramBytes, lang.MaxProgramBytes + 1} {
+		prog := sabline.Source(filepath.Join(dir, "big.vel"), []byte(strings.Repeat("#", n)))
+		_, inWorker := sabline.Run(context.Background(), prog, sabline.Options{Budget: b, Cwd: dir, Timeout: time.Minute})
+		_, inPool := pool.Run(context.Background(), prog, sabline.RunOptions{})
+		for where, err := range map[string]error{"in a worker": inWorker, "in a pool": inPool} {
+			var e *codes.Error
+			refused := errors.As(err, &e) && e.Code == codes.E316 && strings.Contains(e.Msg, "the program's text (big.vel)") && strings.Contains(e.Hint(), "shorter")
+			if refused != (n > lang.MaxProgramBytes) || (n <= lang.MaxProgramBytes && err != nil) {
+				t.Errorf("%d bytes %s: %v; want it refused, naming the text, only past the bound", n, where, err)
+			}
+		}
+	}
+}
+
+// TestLibraryMessagesNameNoFlag: a library run stopped at its timeout or
+// its memory limit, or refused below its required level, says so without
+// naming a command-line flag the caller never gave; each message names
+// the setting and its value.
+func TestLibraryMessagesNameNoFlag(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		src      string
+		opts     sabline.Options
+		wantCode codes.Code
+		wantMsg  string
+	}{
+		{name: "timeout", src: "while True:\n    pass\n", opts: sabline.Options{Timeout: 500 * time.Millisecond},
+			wantCode: codes.E307, wantMsg: "its timeout 500ms"},
+		{name: "memory", src: "rows = []\nwhile True:\n    rows.append(\"x\" * 100000)\n", opts: sabline.Options{MaxMemoryMB: 64, Timeout: time.Minute},
+			wantCode: codes.E308, wantMsg: "memory limit of 64 MB"},
+		{name: "required level", src: hello, opts: sabline.Options{Budget: budget.MustParse(dir, "io", "net:localhost:8080"), Require: confine.Full, Timeout: time.Minute},
+			wantCode: codes.E326, wantMsg: "required level full"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.opts.Budget.String() == "" {
+				tt.opts.Budget = budget.MustParse(dir, "io")
+			}
+			tt.opts.Cwd = dir
+			res, err := sabline.Run(context.Background(), sabline.Source(filepath.Join(dir, tt.name+".vel"), []byte(tt.src)), tt.opts)
+			if err == nil {
+				err = res.Err()
+			}
+			var e *codes.Error
+			if !errors.As(err, &e) || e.Code != tt.wantCode || !strings.Contains(e.Msg, tt.wantMsg) || strings.Contains(e.Msg, "--") {
+				t.Errorf("%v: want %s saying %q, naming no flag", err, tt.wantCode, tt.wantMsg)
 			}
 		})
 	}

@@ -103,3 +103,65 @@ func BenchmarkLibrary(b *testing.B) {
 	b.ReportMetric(float64(inproc.Microseconds())/n, "inproc-µs/run")
 	b.ReportMetric(float64(cli)/float64(b.N)/(float64(pooled)/n), "cli/pool")
 }
+
+// BenchmarkPoolConditions: the runs per second of a pool of two workers
+// running examples/hello.vel under the conditions a host may differ in,
+// side by side in each iteration (200 runs each) so that the ratios are
+// taken under the same machine load: two callers at once (as
+// BenchmarkLibrary), one caller running one program after another, and
+// two callers on a pool whose workers have a memory limit.
+func BenchmarkPoolConditions(b *testing.B) {
+	const perIteration = 200
+	prog, rc := hello(b)
+	root := filepath.Dir(prog)
+	newPool := func(memoryMB int) *lib.Pool {
+		p, err := lib.NewPool(lib.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 2, ImportRoot: root, Receipts: rc,
+			Timeout: time.Minute, MaxMemoryMB: memoryMB})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { p.Close() })
+		return p
+	}
+	plain, limited := newPool(0), newPool(256)
+	conditions := []struct {
+		name    string
+		pool    *lib.Pool
+		callers int
+	}{
+		{"two-callers", plain, 2},
+		{"one-caller", plain, 1},
+		{"two-callers-memory-limit", limited, 2},
+	}
+	took := make([]time.Duration, len(conditions))
+	b.ResetTimer()
+	for range b.N {
+		for i, c := range conditions {
+			t0 := time.Now()
+			var wg sync.WaitGroup
+			for k := range c.callers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for j := k; j < perIteration; j += c.callers {
+						res, err := c.pool.Run(context.Background(), lib.File("hello.vel"), lib.RunOptions{})
+						if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+							b.Error(err, res.Receipt.Outcome)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			took[i] += time.Since(t0)
+		}
+	}
+	b.StopTimer()
+	n := float64(b.N * perIteration)
+	for i, c := range conditions {
+		b.ReportMetric(n/took[i].Seconds(), c.name+"-runs/s")
+		if i > 0 {
+			b.ReportMetric(float64(took[0])/float64(took[i]), c.name+"/"+conditions[0].name)
+		}
+	}
+}

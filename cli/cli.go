@@ -14,6 +14,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/phase"
@@ -75,6 +77,49 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runCmd(args, stdin, stdout, stderr)
 }
 
+// commands are the names Main takes as a first argument, for the
+// message of a name that is near one of them (nearCommand).
+var commands = []string{"help", "version", "modules", "receipts", "audit", "os-policy", "doctor", "eval", "serve", "mcp", "run"}
+
+// nearCommand returns the command name is a misspelling of: one within
+// two edits of it, when name is no program (not a .vel file, no path, no
+// file of that name).
+func nearCommand(name string) (string, bool) {
+	if strings.HasSuffix(name, ".vel") || strings.ContainsAny(name, `/\`) {
+		return "", false
+	}
+	if _, err := os.Stat(name); err == nil {
+		return "", false
+	}
+	for _, c := range commands {
+		if editDistance(name, c) <= 2 {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 const usage = `usage: sabline [run] [flags] PROGRAM.vel [-- ARGS...]
 
 Runs PROGRAM.vel under the budget the --allow flags grant. Each effect the
@@ -109,7 +154,8 @@ Other commands:
       grades each PROGRAM.vel in DIR that has a PROGRAM.out beside it: PASS
       when it prints exactly PROGRAM.out; --timeout is 10s unless given
   sabline eval --confinement-probe [--json]
-  sabline serve --import-root DIR [--listen ADDR] [--token-file FILE] [--queue N] [--workers N]
+  sabline serve --import-root DIR [--listen ADDR] [--token-file FILE] [--allow-origin ORIGIN]
+               [--queue N] [--workers N]
                [--allow ...] [--confine strict] [--require-confinement L] [--timeout D]
                [--max-memory-mb N] [--receipts DIR]
       runs programs clients send over HTTP, and MCP at /mcp (docs/serve.md)

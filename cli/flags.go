@@ -37,11 +37,15 @@ func newFlagSet(name string) *flag.FlagSet {
 // parseInterspersed parses the flags of fs, which may come before and
 // after the positional arguments; everything after a "--" is returned
 // apart. The error is an E301 *codes.Error, or flag.ErrHelp for --help.
+// A value its flag refuses does not stop the reading: the rest of the
+// command line is read, so that the program it names is known, and the
+// first such refusal is returned as a *badValue with all the arguments.
 func parseInterspersed(fs *flag.FlagSet, args []string) (positional, rest []string, err error) {
+	var bad error
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			return positional, args[i+1:], nil
+			return positional, args[i+1:], bad
 		}
 		if len(a) < 2 || a[0] != '-' {
 			positional = append(positional, a)
@@ -70,12 +74,19 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (positional, rest []stri
 			i++
 			value = args[i]
 		}
-		if err := fs.Set(name, value); err != nil {
-			return nil, nil, codes.Errorf(codes.E301, "%s %q: %s", typed, value, valueProblem(f, err))
+		if err := fs.Set(name, value); err != nil && bad == nil {
+			bad = &badValue{codes.Errorf(codes.E301, "%s %q: %s", typed, value, valueProblem(f, err))}
 		}
 	}
-	return positional, nil, nil
+	return positional, nil, bad
 }
+
+// badValue is a value its flag refused, found while the whole command line
+// was read (parseInterspersed).
+type badValue struct{ err *codes.Error }
+
+func (b *badValue) Error() string { return b.err.Error() }
+func (b *badValue) Unwrap() error { return b.err }
 
 // commandName is how the usage names the command of fs.
 func commandName(fs *flag.FlagSet) string {

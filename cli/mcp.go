@@ -38,11 +38,11 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
-	runner, err := newDoorRunner(o)
+	pool, runner, err := startPool(o)
 	if err != nil {
 		return report(stderr, err, "")
 	}
-	defer runner.Close()
+	defer pool.Close()
 	srv, err := door.New(door.Config{Runner: runner, Workers: o.Workers, Queue: o.Queue, Logf: doorLog(stderr, "mcp")})
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E301, "mcp: %w", err), "")

@@ -106,8 +106,17 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f.register(fs)
 	fs.IntVar(&f.toolFD, "tool-fd", -1, "the `descriptor` of the host's tool channel (docs/tools.md)")
 	positional, progArgs, err := parseInterspersed(fs, args)
-	if err != nil {
+	// A value a flag refused, on a command line that names its program,
+	// is refused below with the rest, and leaves a receipt as they do.
+	var bad *badValue
+	if err != nil && !(errors.As(err, &bad) && len(positional) == 1) {
 		return parseFailed(err, stdout, stderr)
+	}
+	if len(positional) > 0 {
+		if c, ok := nearCommand(positional[0]); ok {
+			return report(stderr, codes.Errorf(codes.E301, "%s is no command, and no program (a program is a .vel file): did you mean sabline %s?",
+				positional[0], c), "")
+		}
 	}
 	switch len(positional) {
 	case 1:
@@ -153,6 +162,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if abs, err := filepath.Abs(dir); err == nil {
 		r.Guarded = []string{abs} // a broad grant never reaches the receipts
+	}
+	if bad != nil {
+		return refuse(bad.err)
 	}
 	if r.Budget, err = budget.Parse(f.allow, cwd); err != nil {
 		return refuse(codes.Errorf(codes.E301, "--allow: %w", err))

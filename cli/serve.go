@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
@@ -94,8 +95,13 @@ func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
 	if err != nil {
 		return o, codes.Errorf(codes.E301, "--import-root %s: %w", f.importRoot, err)
 	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return o, codes.Errorf(codes.E301, "--import-root %s: not a directory", f.importRoot)
+	switch fi, err := os.Stat(root); {
+	case errors.Is(err, fs.ErrNotExist):
+		return o, codes.Errorf(codes.E301, "--import-root %s: no such directory", f.importRoot)
+	case err != nil:
+		return o, codes.Errorf(codes.E301, "--import-root %s: %w", f.importRoot, err)
+	case !fi.IsDir():
+		return o, codes.Errorf(codes.E301, "--import-root %s: a file, not a directory", f.importRoot)
 	}
 	o.ImportRoot = root
 	if f.workers < 1 {
@@ -135,6 +141,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	f.register(fs)
 	listen := fs.String("listen", defaultListen, "the `address` to listen on")
 	tokenFile := fs.String("token-file", "", "the `file` holding the bearer token (made, mode 0600, when it does not exist)")
+	var origins allowFlag
+	fs.Var(&origins, "allow-origin", "an `origin` (https://HOST[:PORT]) requests may come from beside the server's own address (repeatable)")
 	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
@@ -150,6 +158,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
+	if _, _, err := net.SplitHostPort(*listen); err != nil {
+		return report(stderr, codes.Errorf(codes.E301, "--listen %s: not an address HOST:PORT (127.0.0.1:8080, say)", *listen), "")
+	}
 	if !loopback(*listen) && *tokenFile == "" {
 		return report(stderr, codes.Errorf(codes.E301, "--listen %s is not a loopback address: give --token-file FILE, so that the token is one you hand out yourself", *listen), "")
 	}
@@ -162,14 +173,15 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		return report(stderr, err, "")
 	}
 	o.Guarded = append(o.Guarded, path) // beside the receipts, which the pool guards always
-	runner, err := newDoorRunner(o)
+	pool, runner, err := startPool(o)
 	if err != nil {
 		return report(stderr, err, "")
 	}
-	defer runner.Close()
-	srv, err := door.New(door.Config{Runner: runner, Token: token, Workers: o.Workers, Queue: o.Queue, Logf: doorLog(stderr, "serve")})
+	defer pool.Close()
+	srv, err := door.New(door.Config{Runner: runner, Token: token, Workers: o.Workers, Queue: o.Queue, Origins: origins,
+		Logf: doorLog(stderr, "serve")})
 	if err != nil {
-		return report(stderr, codes.Errorf(codes.E301, "serve: %w", err), "")
+		return report(stderr, codes.Errorf(codes.E301, "--allow-origin: %w", err), "")
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -269,6 +281,34 @@ func loadToken(path string, fresh bool) (token string, made bool, err error) {
 		return "", false, codes.Errorf(codes.E301, "token file %s: want one token of at least %d characters, without blanks", path, minTokenBytes)
 	}
 	return token, false, nil
+}
+
+// startPool starts the operator's pool, every worker confined once with
+// the ceiling before this returns, so that a server that cannot hold what
+// its operator asked fails at start; and the door's runner over it.
+func startPool(o doorOptions) (*sabline.Pool, *door.PoolRunner, error) {
+	pool, err := sabline.NewPool(sabline.PoolOptions{
+		Budget: o.Ceiling, Workers: o.Workers, Timeout: o.Timeout, MaxMemoryMB: o.MaxMemoryMB,
+		Confine: sabline.Confine(o.Confine), Require: o.Require, ImportRoot: o.ImportRoot, Receipts: o.Receipts,
+		Guarded: o.Guarded,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	runner, err := door.NewPoolRunner(pool)
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return pool, runner, nil
+}
+
+// ceilingText is the operator's budget as a message says it.
+func ceilingText(b budget.Budget) string {
+	if s := b.String(); s != "" {
+		return s
+	}
+	return "nothing granted"
 }
 
 // doorLog writes a door's log lines to w, each after "sabline CMD: ".

@@ -321,7 +321,7 @@ func TestServeRefusesToStart(t *testing.T) {
 		wantErr string
 	}{
 		{name: "no import root", args: []string{"serve"}, wantErr: "--import-root"},
-		{name: "import root missing", args: []string{"serve", "--import-root", filepath.Join(root, "none")}, wantErr: "not a directory"},
+		{name: "import root missing", args: []string{"serve", "--import-root", filepath.Join(root, "none")}, wantErr: "no such directory"},
 		{name: "every interface without a token file", args: []string{"serve", "--import-root", root, "--listen", "0.0.0.0:0"}, wantErr: "not a loopback address"},
 		{name: "a program", args: []string{"serve", "--import-root", root, "x.vel"}, wantErr: "takes no program"},
 		{name: "no-confine", args: []string{"serve", "--import-root", root, "--no-confine"}, wantErr: "no such flag"},
@@ -340,5 +340,48 @@ func TestServeRefusesToStart(t *testing.T) {
 				t.Errorf("%v said %q, want E301 and %q", tt.args, out, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestServeDocRefusals: the refusals docs/serve.md shows are what a server
+// started as the page's first command answers: each curl of the section
+// Refusals is sent, and its answer compared with the line after it.
+func TestServeDocRefusals(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "serve.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	start, _, _ := strings.Cut(doc[strings.Index(doc, "sabline serve --import-root"):], "\n")
+	_, allow, ok := strings.Cut(start, "--allow ")
+	if !ok {
+		t.Fatalf("the page's first command %q has no --allow", start)
+	}
+	s := startServe(t, "--allow", strings.Fields(allow)[0])
+	_, refusals, ok := strings.Cut(doc, "## Refusals")
+	if !ok {
+		t.Fatal("docs/serve.md has no section Refusals")
+	}
+	lines := strings.Split(refusals, "\n")
+	n := 0
+	for i, line := range lines {
+		if !strings.HasPrefix(line, "$ curl ") || i+1 == len(lines) {
+			continue
+		}
+		_, body, _ := strings.Cut(line, " -d '")
+		body, _, _ = strings.Cut(body, "' ")
+		_, want := s.do(t, http.MethodPost, "/v1/run", s.token, body)
+		var shown map[string]any
+		if err := json.Unmarshal([]byte(lines[i+1]), &shown); err != nil {
+			t.Fatalf("the answer shown after %q: %v", line, err)
+		}
+		got, _ := json.Marshal(want)
+		if doc, _ := json.Marshal(shown); string(got) != string(doc) {
+			t.Errorf("%s\n  answers %s\n  the page shows %s", body, got, doc)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no curl in the section Refusals")
 	}
 }

@@ -2,8 +2,11 @@
 // client asks for a run. The HTTP door answers POST /v1/run, POST
 // /v1/audit, GET /v1/receipts/{id} and GET /v1/health, and mounts the MCP
 // door's Streamable HTTP transport at /mcp, every request behind a bearer
-// token; the MCP door (an *mcp.Server with the tools run and audit) is
-// served on standard input and output too. A client names a program (its
+// token and refused first when its Host or Origin is not this server's;
+// the MCP door (an *mcp.Server with the tools run and audit, and the
+// client's receipts as resources) is served on standard input and output
+// too. A client reads the receipts of its own runs only: a client is its
+// token over HTTP, its session otherwise. A client names a program (its
 // text, or a path under the operator's import root), its arguments, its
 // standard input and, at most, a narrowing of the operator's budget;
 // everything else (the budget's ceiling, the confinement, the limits) is
@@ -11,7 +14,9 @@
 // refused. The door decodes strictly (unknown fields refused, the body
 // bounded), holds its own bound on runs in flight and queued (past it: 429
 // with Retry-After; while shutting down: 503), and hands each run to a
-// Runner, which runs it confined and keeps its receipt.
+// Runner, which runs it confined and keeps its receipt: PoolRunner runs it
+// in a sabline.Pool, which is how sabline serve and sabline mcp run, and
+// how an embedder serves either door over a pool of its own.
 package door
 
 import (
@@ -40,7 +45,12 @@ type RunReply struct {
 	// RunID, Level, Reason, Status, Code and Message are the receipt's
 	// run id, confinement level and reason, and outcome.
 	RunID, Level, Reason, Status, Code, Message string
-	Receipt                                     json.RawMessage // the receipt as stored
+	// Position and Stack are where the run's error happened (FILE:LINE:COL)
+	// and the calls that led there, innermost first, as the receipt has
+	// them; a file beneath the import root is named relative to it.
+	Position string
+	Stack    []string
+	Receipt  json.RawMessage // the receipt as stored
 }
 
 // AuditRequest is a program to audit: its text or a path under the
@@ -61,8 +71,10 @@ type AuditReply struct {
 
 // Runner runs programs for a door. An error from Run or Audit is a
 // refusal before anything ran: a *codes.Error with an E3xx code, which
-// the door maps to the HTTP status (statusOf). An error from Receipt that
-// wraps fs.ErrNotExist means there is no such receipt.
+// the door maps to the HTTP status (statusOf); the reply beside a Run
+// error names the receipt of the refusal when there is one (its RunID
+// and Receipt). An error from Receipt that wraps fs.ErrNotExist means
+// there is no such receipt.
 type Runner interface {
 	Run(ctx context.Context, req RunRequest) (RunReply, error)
 	Audit(ctx context.Context, req AuditRequest) (AuditReply, error)

@@ -3,6 +3,7 @@ package door
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"sync"
 	"sync/atomic"
@@ -11,18 +12,26 @@ import (
 )
 
 // fakeRunner is a Runner that runs nothing: it counts the runs it was
-// handed and answers what it is told to.
+// handed and answers what it is told to. Its runs have the ids
+// 0123456789abcdef, 0123456789abcdf0, ... in turn, and it keeps their
+// receipts for Receipt.
 type fakeRunner struct {
-	ran    atomic.Int64  // runs that happened (a reply, not a refusal)
-	refuse error         // when set, every Run and Audit is refused with it
-	block  chan struct{} // when set, Run waits for it to close
-	start  chan struct{} // when set, Run sends on it once it has begun
+	ran      atomic.Int64  // runs that happened (a reply, not a refusal)
+	refuse   error         // when set, every Run and Audit is refused with it
+	block    chan struct{} // when set, Run waits for it to close
+	start    chan struct{} // when set, Run sends on it once it has begun
+	bare     bool          // replies carry no receipt: the door must ask Receipt
+	hold     atomic.Bool   // Run lasts until its context is done, then ends E307 saying why
+	receipts atomic.Int64  // calls of Receipt
+	storeErr error         // when set, Receipt fails with it: the store cannot be read
 
-	mu   sync.Mutex
-	last RunRequest
+	mu     sync.Mutex
+	last   RunRequest
+	stored map[string]json.RawMessage
+	ended  []RunReply // the runs that held until cancelled
 }
 
-const fakeReceipt = `{"schema":"sabline.receipt/1","run_id":"0123456789abcdef","run_parameters":{"confinement":"full"}}`
+const fakeRunID = "0123456789abcdef"
 
 func (f *fakeRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) {
 	if f.start != nil {
@@ -34,12 +43,30 @@ func (f *fakeRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 	if f.refuse != nil {
 		return RunReply{}, f.refuse
 	}
+	if f.hold.Load() {
+		<-ctx.Done()
+	}
+	n := f.ran.Add(1)
+	id := fmt.Sprintf("%016x", 0x0123456789abcdef+n-1)
+	rec := json.RawMessage(fmt.Sprintf(`{"schema":"sabline.receipt/1","run_id":%q,"run_parameters":{"confinement":"full"}}`, id))
 	f.mu.Lock()
 	f.last = req
+	if f.stored == nil {
+		f.stored = map[string]json.RawMessage{}
+	}
+	f.stored[id] = rec
 	f.mu.Unlock()
-	f.ran.Add(1)
-	return RunReply{Stdout: "hello, world\n", RunID: "0123456789abcdef", Level: "full", Reason: "every limit held",
-		Status: "ok", Receipt: json.RawMessage(fakeReceipt)}, nil
+	reply := RunReply{Stdout: "hello, world\n", RunID: id, Level: "full", Reason: "every limit held", Status: "ok", Receipt: rec}
+	if f.hold.Load() {
+		reply.Status, reply.Code, reply.Message = "timeout", "E307", fmt.Sprintf("the run was cancelled: %v", context.Cause(ctx))
+		f.mu.Lock()
+		f.ended = append(f.ended, reply)
+		f.mu.Unlock()
+	}
+	if f.bare {
+		reply.Receipt = nil
+	}
+	return reply, nil
 }
 
 func (f *fakeRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, error) {
@@ -50,8 +77,14 @@ func (f *fakeRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 }
 
 func (f *fakeRunner) Receipt(id string) (json.RawMessage, error) {
-	if id == "0123456789abcdef" {
-		return json.RawMessage(fakeReceipt), nil
+	f.receipts.Add(1)
+	if f.storeErr != nil {
+		return nil, f.storeErr
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if rec, ok := f.stored[id]; ok {
+		return rec, nil
 	}
 	return nil, codes.Errorf(codes.E317, "no receipt %s: %w", id, fs.ErrNotExist)
 }

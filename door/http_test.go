@@ -1,7 +1,6 @@
 package door
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -200,6 +199,7 @@ func TestReceiptAndHealth(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ts := newTestServer(t, Config{Runner: &fakeRunner{}, Workers: 3, Queue: 5})
+			do(t, ts, "POST", "/v1/run", bearer, `{"source":"print(1)"}`) // run 0123456789abcdef, this client's
 			resp, v := do(t, ts, "GET", tt.path, tt.auth, "")
 			if resp.StatusCode != tt.wantStatus {
 				t.Errorf("status %d, want %d (%v)", resp.StatusCode, tt.wantStatus, v)
@@ -306,14 +306,8 @@ func TestShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln) }()
-	url := "http://" + ln.Addr().String()
+	sv := serveOn(t, s)
+	url := "http://" + sv.addr
 	post := func() (int, map[string]any) {
 		req, _ := http.NewRequest("POST", url+"/v1/run", strings.NewReader(`{"source":"print(1)"}`))
 		req.Header.Set("Authorization", bearer)
@@ -331,21 +325,21 @@ func TestShutdown(t *testing.T) {
 	<-fake.start
 	go func() { st, _ := post(); second <- st }()
 	waitFor(t, func() bool { _, q := s.gate.load(); return q == 1 })
-	cancel()
+	sv.cancel()
 	if st := <-second; st != 503 {
 		t.Errorf("the queued request got %d, want 503", st)
 	}
 	select {
-	case err := <-served:
-		t.Fatalf("Serve returned (%v) while a run was running", err)
+	case <-sv.done:
+		t.Fatalf("Serve returned (%v) while a run was running", sv.err)
 	case <-time.After(100 * time.Millisecond):
 	}
 	close(fake.block)
 	if st := <-first; st != 200 {
 		t.Errorf("the running request got %d, want 200", st)
 	}
-	if err := <-served; err != nil {
-		t.Errorf("Serve: %v, want nil", err)
+	if <-sv.done; sv.err != nil {
+		t.Errorf("Serve: %v, want nil", sv.err)
 	}
 	if st, _ := post(); st != 0 {
 		t.Errorf("a request after shutdown got %d, want no connection", st)
@@ -419,16 +413,8 @@ func TestSlowHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.readHeaderTimeout = 200 * time.Millisecond
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln) }()
-	defer func() { cancel(); <-served }()
-
-	c, err := net.Dial("tcp", ln.Addr().String())
+	addr := serveOn(t, s).addr
+	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,7 +432,7 @@ func TestSlowHeaders(t *testing.T) {
 		t.Errorf("a client that never finished its headers was answered %q", data)
 	}
 
-	req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+"/v1/run", strings.NewReader(`{"source":"print(1)"}`))
+	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/run", strings.NewReader(`{"source":"print(1)"}`))
 	req.Header.Set("Authorization", bearer)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,15 +28,17 @@ type RunInput struct {
 // RunOutput is the structured result of the MCP tool run: how the run
 // ended and what its receipt says.
 type RunOutput struct {
-	RunID      string `json:"run_id" jsonschema:"the run's id: its receipt's name"`
-	Status     string `json:"status" jsonschema:"how the run ended: ok, or the receipt's outcome status"`
-	ExitStatus int    `json:"exit_status" jsonschema:"the exit status a sabline command would have exited with"`
-	Level      string `json:"level" jsonschema:"the confinement the kernel held: full, partial or none"`
-	Reason     string `json:"reason" jsonschema:"why the confinement is at that level"`
-	Code       string `json:"code,omitempty" jsonschema:"the error code (E3xx) the run ended with, if any"`
-	Message    string `json:"message,omitempty" jsonschema:"the error message, if any"`
-	Stdout     string `json:"stdout" jsonschema:"what the program printed"`
-	Stderr     string `json:"stderr" jsonschema:"the run's standard error"`
+	RunID      string   `json:"run_id" jsonschema:"the run's id: its receipt's name"`
+	Status     string   `json:"status" jsonschema:"how the run ended: ok, or the receipt's outcome status"`
+	ExitStatus int      `json:"exit_status" jsonschema:"the exit status a sabline command would have exited with"`
+	Level      string   `json:"level" jsonschema:"the confinement the kernel held: full, partial or none"`
+	Reason     string   `json:"reason" jsonschema:"why the confinement is at that level"`
+	Code       string   `json:"code,omitempty" jsonschema:"the error code (E3xx) the run ended with, if any"`
+	Message    string   `json:"message,omitempty" jsonschema:"the error message, if any"`
+	Position   string   `json:"position,omitempty" jsonschema:"where the error happened: FILE:LINE:COL, the file relative to the import root (<source> for a program sent as text)"`
+	Stack      []string `json:"stack,omitempty" jsonschema:"the calls that led to the error, innermost first: FILE:LINE:COL in FUNCTION"`
+	Stdout     string   `json:"stdout" jsonschema:"what the program printed"`
+	Stderr     string   `json:"stderr" jsonschema:"the run's standard error"`
 }
 
 // AuditInput is the arguments of the MCP tool audit.
@@ -62,8 +64,11 @@ var mcpImplementation = &mcp.Implementation{Name: "sabline", Title: "Sabline", V
 // refusals are tool errors (IsError) carrying the code.
 func (s *Server) newMCPServer() *mcp.Server {
 	srv := mcp.NewServer(mcpImplementation, &mcp.ServerOptions{
-		Instructions: "Runs .vel programs confined, under the server operator's budget; every run leaves a receipt.",
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Instructions: "Runs .vel programs confined, under the server operator's budget; every run leaves a receipt, " +
+			"which this client can read as the resource " + ReceiptURIPrefix + "RUN-ID.",
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{},
+			Completions: &mcp.CompletionCapabilities{}},
+		CompletionHandler: s.complete,
 	})
 	srv.AddTool(&mcp.Tool{
 		Name:         "run",
@@ -79,6 +84,7 @@ func (s *Server) newMCPServer() *mcp.Server {
 		InputSchema:  mustSchema[AuditInput](),
 		OutputSchema: mustSchema[AuditOutput](),
 	}, s.mcpAudit)
+	s.addReceiptResources(srv)
 	return srv
 }
 
@@ -121,11 +127,65 @@ func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		s.cfg.Logf("mcp: refused: %s", codes.TerminalSafe(err.Error()))
 		return toolError(detailOf(err)), nil
 	}
-	reply, err := s.run(ctx, "mcp", in)
+	ctx, stop := runContext(ctx)
+	defer stop()
+	if tok := req.Params.GetProgressToken(); tok != nil {
+		defer s.progress(ctx, req.Session, tok)()
+	}
+	reply, err := s.run(ctx, "mcp", s.clientOf(req), in)
 	if err != nil {
 		return s.toolRefusal(err), nil
 	}
 	return toolResult(runOutputOf(reply))
+}
+
+// errCallCancelled is why a run ends when its tools/call is cancelled:
+// the client's notifications/cancelled, or over HTTP the client closing
+// its request.
+var errCallCancelled = errors.New("the client cancelled the tools/call")
+
+// runContext is the context of a tools/call's run: cancelled, with
+// errCallCancelled as its cause (the run's E307 says so), when the call is
+// cancelled or, over HTTP, when the request that carried it ends.
+func runContext(ctx context.Context) (context.Context, func()) {
+	run, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stops := []func() bool{context.AfterFunc(ctx, func() { cancel(errCallCancelled) })}
+	if hr, ok := ctx.Value(requestKey{}).(context.Context); ok {
+		stops = append(stops, context.AfterFunc(hr, func() { cancel(errCallCancelled) }))
+	}
+	return run, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel(nil)
+	}
+}
+
+// progress sends the client, every ProgressInterval until the returned
+// function is called, how long its call has lasted (progress: seconds,
+// rising), at most one notification an interval.
+func (s *Server) progress(ctx context.Context, ss *mcp.ServerSession, token any) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		start := time.Now()
+		tick := time.NewTicker(s.progressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case now := <-tick.C:
+				d := now.Sub(start)
+				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: d.Seconds(),
+					Message: fmt.Sprintf("running for %s", d.Round(100*time.Millisecond))})
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 func (s *Server) mcpAudit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -177,21 +237,4 @@ func toolResult(out any) (*mcp.CallToolResult, error) {
 func toolError(d errorDetail) *mcp.CallToolResult {
 	data, _ := json.Marshal(errorBody{Error: d})
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}
-}
-
-// mcpHandler is the MCP door over Streamable HTTP, stateless (no session
-// is kept between requests) with JSON replies, its bodies bounded like the
-// door's own.
-func (s *Server) mcpHandler() http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:           true,
-		JSONResponse:        true,
-		MaxRequestBodyBytes: s.cfg.MaxBodyBytes,
-	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.refuseStopping(w) {
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
 }

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/net/netutil"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt"
@@ -40,14 +39,29 @@ type Config struct {
 	RetryAfter time.Duration
 	// MaxBodyBytes bounds a request body; 0 is MaxBodyBytes.
 	MaxBodyBytes int64
-	// MaxConns bounds the connections Serve holds open at once; past it
-	// a new connection waits to be accepted. 0 is MaxConns.
+	// MaxConns bounds the connections Serve holds that have sent the
+	// token; past it, a request with the token on another connection is
+	// answered busy (429) and that connection closed. A connection that
+	// has not sent the token does not count: it is pending, bounded by
+	// MaxPendingConns, and closed when its headers take longer than
+	// ReadHeaderTimeout or its first request is refused. 0 is MaxConns.
 	MaxConns int
+	// MaxPendingConns bounds the connections Serve holds that have not
+	// sent the token yet; past it, the oldest of them is closed. 0 is
+	// MaxPendingConns.
+	MaxPendingConns int
+	// Origins are the origins (http://HOST[:PORT], https://HOST[:PORT])
+	// that a request may name beside this server's own address: as its
+	// Origin (a page of that origin in a browser) or as its Host (a name
+	// that leads here). A request naming any other is refused (403)
+	// before its token is looked at.
+	Origins []string
 	// Logf, when set, is told of each run and each refusal: one line each.
 	Logf func(format string, args ...any)
 }
 
-// MaxConns is the default bound on the connections Serve holds open.
+// MaxConns is the default bound on the connections Serve holds that have
+// sent the token.
 const MaxConns = 1024
 
 // Server is a door: the HTTP handler, the MCP server, and the bound on
@@ -55,13 +69,20 @@ const MaxConns = 1024
 type Server struct {
 	cfg      Config
 	token    [sha256.Size]byte
+	origins  []origin
 	gate     *gate
+	conns    *conns
+	ledger   *ledger
+	sessions sessions
+	calls    httpCalls
 	mcp      *mcp.Server
 	handler  http.Handler
 	stopping chan struct{}
 	stopOnce sync.Once
-	// readHeaderTimeout is ReadHeaderTimeout; tests shorten it.
+	// readHeaderTimeout is ReadHeaderTimeout; tests change it.
 	readHeaderTimeout time.Duration
+	// progressEvery is ProgressInterval; tests shorten it.
+	progressEvery time.Duration
 }
 
 // New makes a door from cfg.
@@ -84,19 +105,30 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxConns <= 0 {
 		cfg.MaxConns = MaxConns
 	}
+	if cfg.MaxPendingConns <= 0 {
+		cfg.MaxPendingConns = MaxPendingConns
+	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	s := &Server{cfg: cfg, stopping: make(chan struct{}), readHeaderTimeout: ReadHeaderTimeout}
+	origins, err := parseOrigins(cfg.Origins)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, origins: origins, stopping: make(chan struct{}), readHeaderTimeout: ReadHeaderTimeout,
+		progressEvery: ProgressInterval}
 	s.token = sha256.Sum256([]byte(cfg.Token))
 	s.gate = newGate(cfg.Workers, cfg.Queue, s.stopping)
+	s.conns = newConns(cfg.MaxConns, cfg.MaxPendingConns)
+	s.ledger = newLedger()
 	s.mcp = s.newMCPServer()
 	s.handler = s.newHandler()
 	return s, nil
 }
 
 // Handler is the HTTP door: /v1/run, /v1/audit, /v1/receipts/{id},
-// /v1/health and /mcp, each behind the token.
+// /v1/health and /mcp, each behind the token, and each refused first when
+// its Host or Origin is not this server's (sameOrigin).
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // MCP is the MCP door, to serve on any transport (sabline mcp serves it on
@@ -109,21 +141,29 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Stop() { s.stopOnce.Do(func() { close(s.stopping) }) }
 
 // The HTTP server's bounds: a client that sends its headers or body slowly
-// is cut off, and an idle keep-alive connection is closed.
+// is cut off, and an idle keep-alive connection is closed. A connection
+// that has not sent the token has ReadHeaderTimeout to send a request
+// that does.
 const (
-	ReadHeaderTimeout = 10 * time.Second
+	ReadHeaderTimeout = 5 * time.Second
 	ReadTimeout       = 60 * time.Second
 	IdleTimeout       = 120 * time.Second
 	MaxHeaderBytes    = 16 << 10
+	// ProgressInterval is how often a tools/call that asked for progress
+	// is told how long its run has lasted.
+	ProgressInterval = time.Second
 	// replyWriteTimeout is how long a client has to read a reply once
 	// its run is over.
 	replyWriteTimeout = 30 * time.Second
 )
 
-// HTTPServer is an *http.Server for the door, with its bounds set.
+// HTTPServer is an *http.Server for the door, with its bounds set and its
+// connections counted (Config.MaxConns, Config.MaxPendingConns).
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           s.handler,
+		ConnContext:       s.conns.connContext,
+		ConnState:         s.conns.state,
 		ReadHeaderTimeout: s.readHeaderTimeout,
 		ReadTimeout:       ReadTimeout,
 		IdleTimeout:       IdleTimeout,
@@ -131,12 +171,12 @@ func (s *Server) HTTPServer() *http.Server {
 	}
 }
 
-// Serve answers HTTP requests on ln, at most MaxConns connections at once,
-// until ctx is done; then it stops accepting connections, answers 503 to
-// what is still queued, waits for the runs in flight to finish, and
-// returns nil.
+// Serve answers HTTP requests on ln until ctx is done, holding at most
+// Config.MaxConns connections that have sent the token and
+// Config.MaxPendingConns that have not; then it stops accepting
+// connections, answers 503 to what is still queued, waits for the runs in
+// flight to finish, and returns nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	ln = netutil.LimitListener(ln, s.cfg.MaxConns)
 	hs := s.HTTPServer()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -154,28 +194,64 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// newHandler is the door's routes behind the token check.
+// newHandler is the door's routes behind the origin and token checks.
 func (s *Server) newHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/v1/run", s.method(http.MethodPost, s.handleRun))
-	mux.Handle("/v1/audit", s.method(http.MethodPost, s.handleAudit))
-	mux.Handle("/v1/receipts/{id}", s.method(http.MethodGet, s.handleReceipt))
-	mux.Handle("/v1/health", s.method(http.MethodGet, s.handleHealth))
-	mux.Handle("/mcp", s.mcpHandler())
+	var paths []string
+	for _, rt := range s.routes() {
+		h := rt.handler
+		if rt.method != "" {
+			h = s.method(rt.method, rt.handler)
+		}
+		mux.Handle(rt.path, h)
+		paths = append(paths, rt.path)
+	}
+	notFound := fmt.Sprintf("no such endpoint: the endpoints are %s", strings.Join(paths, ", "))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, errorDetail{Code: CodeNotFound, Message: "no such endpoint: the endpoints are /v1/run, /v1/audit, /v1/receipts/{id}, /v1/health and /mcp"})
+		writeError(w, http.StatusNotFound, errorDetail{Code: CodeNotFound, Message: notFound})
 	})
-	return s.authorized(mux)
+	return s.sameOrigin(s.authorized(mux))
 }
 
-// authorized refuses, 401, every request without the server's token.
+// route is one endpoint of the HTTP door: the method it takes ("" for
+// /mcp, whose transport answers each method itself) and its handler.
+type route struct {
+	path, method string
+	handler      http.Handler
+}
+
+// routes are the HTTP door's endpoints, the one table of them:
+// docs/openapi.yaml is checked against it (TestOpenAPI).
+func (s *Server) routes() []route {
+	return []route{
+		{"/v1/run", http.MethodPost, http.HandlerFunc(s.handleRun)},
+		{"/v1/audit", http.MethodPost, http.HandlerFunc(s.handleAudit)},
+		{"/v1/receipts/{id}", http.MethodGet, http.HandlerFunc(s.handleReceipt)},
+		{"/v1/health", http.MethodGet, http.HandlerFunc(s.handleHealth)},
+		{"/mcp", "", s.mcpHandler()},
+	}
+}
+
+// authorized refuses, 401, every request without the server's token, and
+// closes its connection; a request with it takes one of the slots for its
+// connection, or is answered busy (429) when none is free.
 func (s *Server) authorized(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.tokenOK(r.Header.Get("Authorization")) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sabline"`)
+			w.Header().Set("Connection", "close")
 			writeError(w, http.StatusUnauthorized, errorDetail{Code: CodeUnauthorized,
 				Message: "no bearer token, or not this server's",
 				Do:      "Send Authorization: Bearer TOKEN with the token in the file sabline serve names at start (--token-file)."})
+			return
+		}
+		if !s.conns.authorize(r) {
+			s.setRetryAfter(w)
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusTooManyRequests, errorDetail{Code: CodeBusy,
+				Message:    fmt.Sprintf("the server holds %d connections that sent the token, its bound: nothing ran", s.cfg.MaxConns),
+				Do:         "Send the request again after Retry-After seconds, or on a connection the client already has.",
+				RetryAfter: s.retryAfterSeconds()})
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -198,14 +274,14 @@ func (s *Server) tokenOK(header string) bool {
 }
 
 // method answers 405 to a request with any method but m.
-func (s *Server) method(m string, h http.HandlerFunc) http.Handler {
+func (s *Server) method(m string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != m {
 			w.Header().Set("Allow", m)
 			writeError(w, http.StatusMethodNotAllowed, errorDetail{Code: CodeMethod, Message: fmt.Sprintf("%s takes %s, not %s", r.URL.Path, m, r.Method)})
 			return
 		}
-		h(w, r)
+		h.ServeHTTP(w, r)
 	})
 }
 
@@ -219,7 +295,7 @@ type runJSON struct {
 // runOutputOf is the reply of a run as both doors give it.
 func runOutputOf(r RunReply) RunOutput {
 	return RunOutput{RunID: r.RunID, Status: r.Status, ExitStatus: r.ExitStatus, Level: r.Level, Reason: r.Reason,
-		Code: r.Code, Message: r.Message, Stdout: r.Stdout, Stderr: r.Stderr}
+		Code: r.Code, Message: r.Message, Position: r.Position, Stack: r.Stack, Stdout: r.Stdout, Stderr: r.Stderr}
 }
 
 // auditOutputOf is the reply of an audit as both doors give it (levels an
@@ -261,7 +337,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, detailOf(err))
 		return
 	}
-	reply, err := s.runHeld(r.Context(), "http", req)
+	reply, err := s.runHeld(r.Context(), "http", tokenClient(r.Header), req)
 	if err != nil {
 		s.writeRefusal(w, err)
 		return
@@ -296,17 +372,11 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, detailOf(malformedID(id)))
 		return
 	}
-	release, err := s.gate.enter(r.Context()) // finding it reads the receipts
-	if err != nil {
-		s.writeRefusal(w, err)
-		return
-	}
-	defer release()
-	rec, err := s.cfg.Runner.Receipt(id)
+	rec, err := s.receiptOf(r.Context(), tokenClient(r.Header), id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d := detailOf(err)
-		d.Do = "Give the run_id a run's reply named; receipts are kept by the server that ran it."
+		d.Do = "Give the run_id a run's reply named; a server answers for the runs its own clients asked for."
 		writeError(w, http.StatusNotFound, d)
 		return
 	case err != nil:
@@ -316,6 +386,26 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(rec)
+}
+
+// receiptOf is the receipt of run id, when it is a run client asked for
+// (ledger): from memory while the ledger keeps it, else from the Runner,
+// taking a turn of the gate to read the store. Another client's run is
+// not found, as a run that never was.
+func (s *Server) receiptOf(ctx context.Context, client, id string) (json.RawMessage, error) {
+	rec, ours := s.ledger.get(client, id)
+	switch {
+	case !ours:
+		return nil, codes.Errorf(codes.E317, "no receipt %s among this client's runs: %w", id, fs.ErrNotExist)
+	case rec != nil:
+		return rec, nil
+	}
+	release, err := s.gate.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return s.cfg.Runner.Receipt(id)
 }
 
 // healthJSON is the reply of /v1/health: the server's state and its
@@ -371,21 +461,24 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 }
 
 // run admits req past the bound on runs and hands it to the Runner. door
-// names the door it came through, for the log.
-func (s *Server) run(ctx context.Context, door string, req RunRequest) (RunReply, error) {
+// names the door it came through, for the log; client who sent it, for
+// the ledger.
+func (s *Server) run(ctx context.Context, door, client string, req RunRequest) (RunReply, error) {
 	release, err := s.gate.enter(ctx)
 	if err != nil {
 		s.cfg.Logf("%s: refused: %v", door, err)
 		return RunReply{}, err
 	}
 	defer release()
-	return s.runHeld(ctx, door, req)
+	return s.runHeld(ctx, door, client, req)
 }
 
-// runHeld runs req for a caller that holds a turn of the gate.
-func (s *Server) runHeld(ctx context.Context, door string, req RunRequest) (RunReply, error) {
+// runHeld runs req for a caller that holds a turn of the gate, and
+// remembers the run, refused or not, as client's.
+func (s *Server) runHeld(ctx context.Context, door, client string, req RunRequest) (RunReply, error) {
 	start := time.Now()
 	reply, err := s.cfg.Runner.Run(ctx, req)
+	s.ledger.add(client, reply)
 	if err != nil {
 		s.cfg.Logf("%s: refused: %s", door, codes.TerminalSafe(err.Error()))
 		return reply, err

@@ -1,7 +1,12 @@
 package door
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"sync"
 
@@ -9,36 +14,50 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// maxLineBytes bounds one line of the MCP door on a stream: the largest
+// body the door reads, and room for the JSON-RPC envelope around it.
+const maxLineBytes = MaxBodyBytes + 64<<10
+
 // StreamTransport is the MCP door's transport on a pair of streams
 // (sabline mcp's standard input and output): newline-delimited JSON-RPC,
-// as mcp.IOTransport, a line bounded by MaxBodyBytes and a little more,
-// except that when the input ends, the requests already read are
-// answered before the connection closes. A client that writes its
-// requests and closes its end gets every answer.
+// one message a line of at most maxLineBytes. A line that is not a
+// message (not JSON, not a request or notification, past the bound, a
+// batch) is answered with a JSON-RPC error (-32700 or -32600, with the
+// line's id when it has one) and the next line is read: one bad line
+// loses nothing. An error the MCP server answers without a JSON-RPC code
+// is sent as -32600 (invalid request). When the input ends, the requests
+// already read are answered before the connection closes: a client that
+// writes its requests and closes its end gets every answer.
 func StreamTransport(r io.Reader, w io.Writer) mcp.Transport {
-	return &drainTransport{inner: &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}, MaxLineLength: MaxBodyBytes + 64<<10}}
+	return &streamTransport{r: r, w: w}
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-// drainTransport connects a drainConn over another transport.
-type drainTransport struct{ inner mcp.Transport }
-
-func (t *drainTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &drainConn{Connection: c, pending: map[any]int{}, answered: make(chan struct{}, 1), closed: make(chan struct{})}, nil
+type streamTransport struct {
+	r io.Reader
+	w io.Writer
 }
 
-// drainConn counts the requests it has read and not yet answered; once
-// its input ends, Read waits for that count to reach zero before it says
-// so.
-type drainConn struct {
-	mcp.Connection
+func (t *streamTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c := &lineConn{w: t.w, lines: make(chan lineOrErr), pending: map[any]int{},
+		answered: make(chan struct{}, 1), closed: make(chan struct{})}
+	go c.readLines(t.r)
+	return c, nil
+}
+
+type lineOrErr struct {
+	line    []byte
+	tooLong bool
+	err     error
+}
+
+// lineConn is the connection of a StreamTransport. It counts the requests
+// it has read and not yet answered; once its input ends, Read waits for
+// that count to reach zero before it says so.
+type lineConn struct {
+	w     io.Writer
+	wmu   sync.Mutex
+	lines chan lineOrErr
+
 	mu        sync.Mutex
 	pending   map[any]int // request id -> how many read and not answered
 	answered  chan struct{}
@@ -46,9 +65,65 @@ type drainConn struct {
 	closeOnce sync.Once
 }
 
-func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if err == nil {
+// readLines sends each line of r, its newline cut, to c.lines; a line
+// past maxLineBytes is sent as tooLong, its bytes dropped.
+func (c *lineConn) readLines(r io.Reader) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		var line []byte
+		tooLong := false
+		var err error
+		for {
+			var part []byte
+			part, err = br.ReadSlice('\n')
+			if !tooLong {
+				if len(line)+len(part) > maxLineBytes {
+					tooLong, line = true, nil
+				} else {
+					line = append(line, part...)
+				}
+			}
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
+		if len(line) > 0 || tooLong {
+			select {
+			case c.lines <- lineOrErr{line: bytes.TrimRight(line, "\r\n"), tooLong: tooLong}:
+			case <-c.closed:
+				return
+			}
+		}
+		if err != nil {
+			select {
+			case c.lines <- lineOrErr{err: err}:
+			case <-c.closed:
+			}
+			return
+		}
+	}
+}
+
+func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		var l lineOrErr
+		select {
+		case l = <-c.lines:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.closed:
+			return nil, io.EOF
+		}
+		if l.err != nil {
+			return nil, c.drain(ctx, l.err)
+		}
+		msg, refusal := decodeLine(l)
+		if refusal != nil {
+			if err := c.Write(ctx, refusal); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 			c.mu.Lock()
 			c.pending[req.ID.Raw()]++
@@ -56,26 +131,70 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		return msg, nil
 	}
+}
+
+// decodeLine reads one line as a JSON-RPC message, or returns the error
+// response that answers it.
+func decodeLine(l lineOrErr) (jsonrpc.Message, *jsonrpc.Response) {
+	refuse := func(code int64, format string, args ...any) (jsonrpc.Message, *jsonrpc.Response) {
+		var withID struct {
+			ID any `json:"id"`
+		}
+		_ = json.Unmarshal(l.line, &withID)
+		id, _ := jsonrpc.MakeID(withID.ID)
+		return nil, &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}}
+	}
+	line := bytes.TrimSpace(l.line)
+	switch {
+	case l.tooLong:
+		return refuse(jsonrpc.CodeInvalidRequest, "the line is longer than %d bytes: send one message a line, within the bound", maxLineBytes)
+	case len(line) == 0:
+		return refuse(jsonrpc.CodeInvalidRequest, "the line is empty: send one JSON-RPC message a line")
+	case !json.Valid(line):
+		return refuse(jsonrpc.CodeParseError, "parse error: the line is not JSON: send one JSON-RPC message a line")
+	case line[0] == '[':
+		return refuse(jsonrpc.CodeInvalidRequest, "a batch: send one JSON-RPC message a line")
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return refuse(jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 request or notification: %v", err)
+	}
+	return msg, nil
+}
+
+// drain waits, once the input has ended with err, for every request read
+// to be answered, then returns err.
+func (c *lineConn) drain(ctx context.Context, err error) error {
 	for {
 		c.mu.Lock()
 		n := len(c.pending)
 		c.mu.Unlock()
 		if n == 0 {
-			return nil, err
+			return err
 		}
 		select {
 		case <-c.answered:
 		case <-ctx.Done():
-			return nil, err
+			return err
 		case <-c.closed:
-			return nil, err
+			return err
 		}
 	}
 }
 
-func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	err := c.Connection.Write(ctx, msg)
-	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
+func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, isResp := msg.(*jsonrpc.Response)
+	if isResp {
+		msg = withCode(resp)
+	}
+	data, err := encode(msg)
+	if err != nil {
+		return fmt.Errorf("encode a message: %w", err)
+	}
+	c.wmu.Lock()
+	_, err = c.w.Write(append(data, '\n'))
+	c.wmu.Unlock()
+	if isResp && resp.ID.IsValid() {
 		c.mu.Lock()
 		id := resp.ID.Raw()
 		if c.pending[id]--; c.pending[id] <= 0 {
@@ -90,7 +209,38 @@ func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-func (c *drainConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
-	return c.Connection.Close()
+// encode is msg on the wire; an error answering no request that could be
+// read carries the id null, as JSON-RPC has it.
+func encode(msg jsonrpc.Message) ([]byte, error) {
+	resp, ok := msg.(*jsonrpc.Response)
+	var we *jsonrpc.Error
+	if !ok || resp.ID.IsValid() || !errors.As(resp.Error, &we) {
+		return jsonrpc.EncodeMessage(msg)
+	}
+	return json.Marshal(struct {
+		Version string         `json:"jsonrpc"`
+		ID      *int           `json:"id"`
+		Error   *jsonrpc.Error `json:"error"`
+	}{"2.0", nil, we})
 }
+
+// withCode is resp with a JSON-RPC error code: an error made without one
+// (the SDK refusing a request before the session is initialized, say),
+// which would go out as code 0, goes out as -32600, invalid request.
+func withCode(resp *jsonrpc.Response) *jsonrpc.Response {
+	if resp.Error == nil {
+		return resp
+	}
+	var we *jsonrpc.Error
+	if errors.As(resp.Error, &we) && we.Code != 0 {
+		return resp
+	}
+	return &jsonrpc.Response{ID: resp.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: resp.Error.Error()}}
+}
+
+func (c *lineConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
+
+func (c *lineConn) SessionID() string { return "" }

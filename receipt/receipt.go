@@ -48,11 +48,6 @@ type Receipt struct {
 	Faults        []FaultAttempt `json:"fault_injection,omitempty"`
 	Timings       Timings        `json:"timings"`
 	Platform      Platform       `json:"platform"`
-	// MadeForGrants are the granted write directories the supervisor
-	// made before the worker started, each missing with its parent in
-	// place, so that the kernel holds the grant exactly (see
-	// makeGrantedDirs).
-	MadeForGrants []string `json:"made_for_grants,omitempty"`
 	// CrashReport is where the supervisor kept the worker's own crash
 	// report (at most MaxCrashReportBytes of it), beside the receipt.
 	CrashReport string `json:"crash_report,omitempty"`
@@ -584,6 +579,63 @@ func Find(dir, id string) (StoredReceipt, error) {
 		return StoredReceipt{}, err
 	}
 	return Pick(runs, id)
+}
+
+// FindRun returns the receipt in dir of the run whose id is id, the whole
+// id: the receipt file, or the journal's last record, whose name ends in
+// "-ID.json". Only that receipt is decoded; every other is passed over by
+// its name, so the cost is reading the names and the journal's bytes, not
+// decoding the store. No such run is E317 wrapping fs.ErrNotExist.
+func FindRun(dir, id string) (StoredReceipt, error) {
+	notFound := codes.Errorf(codes.E317, "no receipt %s in %s: %w", codes.TerminalSafe(id), dir, fs.ErrNotExist)
+	if !ValidRunID(id) {
+		return StoredReceipt{}, notFound
+	}
+	suffix := "-" + id + ".json"
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return StoredReceipt{}, notFound
+	}
+	if err != nil {
+		e := codes.Errorf(codes.E317, "find receipt %s: %w", id, err)
+		e.Do = listHint
+		return StoredReceipt{}, e
+	}
+	for _, e := range entries {
+		if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && strings.HasSuffix(e.Name(), suffix) {
+			p := filepath.Join(dir, e.Name())
+			r, err := Load(p)
+			if err != nil {
+				return StoredReceipt{}, err
+			}
+			return StoredReceipt{Path: p, Receipt: r}, nil
+		}
+	}
+	jdir := filepath.Join(dir, journalDir)
+	if fi, err := os.Lstat(jdir); err != nil || !fi.IsDir() {
+		return StoredReceipt{}, notFound
+	}
+	var key string
+	var found []byte
+	if _, err := journal.Scan(jdir, func(k string, payload []byte) error {
+		if strings.HasSuffix(k, suffix) {
+			key, found = k, append(found[:0], payload...)
+		}
+		return nil
+	}); err != nil {
+		e := codes.Errorf(codes.E317, "read the receipts journal: %w", err)
+		e.Do = listHint
+		return StoredReceipt{}, e
+	}
+	if found == nil {
+		return StoredReceipt{}, notFound
+	}
+	p := journalPath(dir, key)
+	r, err := parseReceipt(p, found)
+	if err != nil {
+		return StoredReceipt{}, err
+	}
+	return StoredReceipt{Path: p, Receipt: r}, nil
 }
 
 // LevelChange is a run whose confinement level no earlier run of the same

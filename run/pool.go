@@ -290,6 +290,9 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 		j.src = src
 	}
 	if len(j.src) > lang.MaxProgramBytes {
+		if r.Source != nil {
+			return refuse(textTooLarge(name, len(j.src)))
+		}
 		return refuse(programTooLarge(name))
 	}
 	j.rec.Program.SHA256 = sha256Hex(j.src)

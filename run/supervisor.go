@@ -257,14 +257,11 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	if err := Admit(g, r.Budget); err != nil {
 		return abandon(receipt.OutcomeOf(err))
 	}
-	if r.Confine != ConfineOff {
-		rec.MadeForGrants = makeGrantedDirs(r.Budget)
-	}
 	src, piped := r.Source, false
 	if src == nil {
 		src, piped, err = readProgram(abs)
 	} else if len(src) > lang.MaxProgramBytes {
-		err = programTooLarge(abs)
+		err = textTooLarge(abs, len(src))
 	}
 	if err != nil {
 		return abandon(receipt.OutcomeOf(err))
@@ -388,7 +385,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	}
 	switch {
 	case timedOut || cancelled:
-		o := receipt.OutcomeOf(codes.Errorf(codes.E307, "the run took longer than --timeout %s and was stopped", r.Timeout))
+		o := receipt.OutcomeOf(codes.Errorf(codes.E307, "the run took longer than its timeout %s and was stopped", r.Timeout))
 		if cancelled {
 			o = receipt.OutcomeOf(codes.Errorf(codes.E307, "the run was cancelled and stopped: %v", context.Cause(ctx)))
 		}
@@ -426,32 +423,12 @@ func programTooLarge(name string) error {
 	return codes.Errorf(codes.E316, "program %s is larger than %d bytes", name, lang.MaxProgramBytes)
 }
 
-// makeGrantedDirs makes each directory a write grant names (fs:write:DIR,
-// fs:DIR) that does not exist yet, when its parent is a directory that
-// does: making that one directory is within what the grant lets the
-// program do itself, and with it in place the kernel holds the grant
-// exactly, instead of beneath the nearest directory above it. Nothing
-// else is made (no parent, nothing through a link: a name that exists in
-// any form, a dangling link included, is left alone). It returns what it
-// made, for the receipt; what it could not make stays missing, and the
-// confinement's reason says how it is held.
-func makeGrantedDirs(b budget.Budget) []string {
-	var made []string
-	for _, it := range b.Of(budget.FS) {
-		if it.Path == "" || it.Access == budget.Read {
-			continue
-		}
-		if _, err := os.Lstat(it.Path); !errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if parent, err := os.Lstat(filepath.Dir(it.Path)); err != nil || !parent.IsDir() {
-			continue
-		}
-		if os.Mkdir(it.Path, 0o777) == nil {
-			made = append(made, it.Path)
-		}
-	}
-	return made
+// textTooLarge is the refusal of a program given as text (Source), past
+// the bound: it names the text, not a file, and says what to send.
+func textTooLarge(name string, n int) error {
+	e := codes.Errorf(codes.E316, "the program's text (%s) is %d bytes, more than %d: nothing ran", filepath.Base(name), n, lang.MaxProgramBytes)
+	e.Do = "Send a shorter program; a program is at most 16 MiB. Nothing ran."
+	return e
 }
 
 // pipedProgram is the name, in the run's temporary directory, of a
@@ -544,7 +521,7 @@ func deathOutcome(ps *os.ProcessState, memLimitMB int, tmp, kept string) receipt
 		where = "; the worker's crash report is in " + kept
 	}
 	if memLimitMB > 0 && allocatorThrew(crash) {
-		return receipt.OutcomeOf(codes.Errorf(codes.E308, "the worker ran out of memory under --max-memory-mb %d: the address-space limit stopped an allocation%s", memLimitMB, where))
+		return receipt.OutcomeOf(codes.Errorf(codes.E308, "the worker ran out of memory under its memory limit of %d MB: the address-space limit stopped an allocation%s", memLimitMB, where))
 	}
 	if first != "" {
 		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result: %q%s", ps.ExitCode(), clip([]byte(first), 200), where))

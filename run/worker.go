@@ -145,7 +145,7 @@ func (w *worker) run(req *request) int {
 	res.Timings.ConfineMS = ms(time.Since(t1))
 	phase.Mark("confined")
 	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
-		return w.finish(res, codes.Errorf(codes.E326, "--require-confinement %s: this run's confinement is %s (%s); it was refused before its first statement",
+		return w.finish(res, codes.Errorf(codes.E326, "required level %s: this run's confinement is %s (%s); it was refused before its first statement",
 			req.Require, res.Confinement.Level, res.Confinement.Reason))
 	}
 	in.Hold(res.Confinement)
@@ -166,7 +166,7 @@ func (w *worker) run(req *request) int {
 		signal.Notify(stopc, stopSignals...)
 		go func() {
 			<-stopc
-			in.Stop("the run took longer than its --timeout and was stopped")
+			in.Stop("the run took longer than its timeout and was stopped")
 		}()
 	}
 	t2 := time.Now()
@@ -195,7 +195,7 @@ func (w *worker) prepare(req *request, res *workerResult) {
 	// only when it holds.
 	if req.MaxMemoryMB > 0 {
 		if err := confine.LimitMemory(req.MaxMemoryMB); err != nil {
-			fmt.Fprintf(os.Stderr, "sabline: --max-memory-mb %d: the address-space limit is not held (%v); only the worker's watch of its heap is\n", req.MaxMemoryMB, err)
+			fmt.Fprintf(os.Stderr, "sabline: the memory limit of %d MB: the address-space limit is not held (%v); only the worker's watch of its heap is\n", req.MaxMemoryMB, err)
 		} else {
 			res.MemoryLimitHeld = req.MaxMemoryMB
 		}
@@ -256,7 +256,7 @@ func (w *worker) watchMemory(limit uint64, held int) {
 		if used := inUse(); used > limit {
 			goruntime.GC()
 			if used = inUse(); used > limit {
-				os.Exit(w.finish(&workerResult{MemoryLimitHeld: held}, codes.Errorf(codes.E308, "the run used %d MB, over --max-memory-mb %d", used>>20, limit>>20)))
+				os.Exit(w.finish(&workerResult{MemoryLimitHeld: held}, codes.Errorf(codes.E308, "the run used %d MB, over its memory limit of %d MB", used>>20, limit>>20)))
 			}
 		}
 	}

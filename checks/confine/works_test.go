@@ -136,7 +136,7 @@ c.close()
 		// a worker that crashed some other way does not pass for one that
 		// ran out of memory.
 		Entry("--max-memory-mb: E308, exit 125", "--max-memory-mb", "64",
-			"rows = []\nwhile True:\n    rows.append(\"x\" * 1000)\n", 125, codes.E308, `the run used [0-9]+ MB, over --max-memory-mb 64`),
-		Entry("--timeout: E307, exit 124", "--timeout", "1s", "while True:\n    pass\n", 124, codes.E307, `the run took longer than --timeout 1s and was stopped`),
+			"rows = []\nwhile True:\n    rows.append(\"x\" * 1000)\n", 125, codes.E308, `the run used [0-9]+ MB, over its memory limit of 64 MB`),
+		Entry("--timeout: E307, exit 124", "--timeout", "1s", "while True:\n    pass\n", 124, codes.E307, `the run took longer than its timeout 1s and was stopped`),
 	)
 })

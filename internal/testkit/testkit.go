@@ -1,11 +1,13 @@
 // Package testkit holds the few helpers the tests share: scratch
 // directories with their links resolved, files written with their
-// directories, the check of a coded error, and the bound of a wait scaled
-// to how loaded the machine is (Patience). It is imported by tests only.
+// directories, the check of a coded error, the bound of a wait scaled to
+// how loaded the machine is (Patience), and a default store of the tests'
+// own (RunInTempDir). It is imported by tests only.
 package testkit
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,4 +79,19 @@ func (b *LockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// RunInTempDir runs m's tests with the environment variable name set to a
+// directory of their own, removed once they end, and returns their exit
+// status: a store the code under test writes to by default (the receipts,
+// receipt.DirEnv) is then the tests', never the user's.
+func RunInTempDir(m *testing.M, name string) int {
+	dir, err := os.MkdirTemp("", "sabline-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testkit:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv(name, dir)
+	return m.Run()
 }

@@ -1,0 +1,229 @@
+package door
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// progressClient is an SDK client that keeps the progress notifications
+// it is sent.
+type progressClient struct {
+	mu    sync.Mutex
+	got   []*mcp.ProgressNotificationParams
+	first time.Time
+	more  chan struct{} // a notification came
+}
+
+func newProgressClient() (*progressClient, *mcp.Client) {
+	p := &progressClient{more: make(chan struct{}, 1)}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			p.mu.Lock()
+			if len(p.got) == 0 {
+				p.first = time.Now()
+			}
+			p.got = append(p.got, req.Params)
+			p.mu.Unlock()
+			select {
+			case p.more <- struct{}{}:
+			default:
+			}
+		},
+	})
+	return p, c
+}
+
+// waitFor waits until n notifications came (bounded by the test's own
+// deadline).
+func (p *progressClient) waitN(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		p.mu.Lock()
+		got := len(p.got)
+		p.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-p.more:
+		case <-deadline:
+			t.Fatalf("%d progress notifications in a minute, want %d", got, n)
+		}
+	}
+}
+
+// check holds the notifications to their token, to rising progress, and
+// to the rate: no more than one an interval since the first.
+func (p *progressClient) check(t *testing.T, token any, every time.Duration) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	last := -1.0
+	for _, n := range p.got {
+		if n.ProgressToken != token || n.Progress <= last || !strings.HasPrefix(n.Message, "running for ") {
+			t.Errorf("notification %+v: want token %v, progress above %v, a message", n, token, last)
+		}
+		last = n.Progress
+	}
+	if most := int(time.Since(p.first)/every) + 1; len(p.got) > most {
+		t.Errorf("%d notifications in %v, more than one every %v", len(p.got), time.Since(p.first), every)
+	}
+}
+
+// holdingServer is a door whose runs last until they are cancelled, and
+// that sends progress every 20 ms.
+func holdingServer(t *testing.T) (*Server, *fakeRunner) {
+	t.Helper()
+	fake := &fakeRunner{}
+	fake.hold.Store(true)
+	s, err := New(Config{Runner: fake, Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.progressEvery = 20 * time.Millisecond
+	return s, fake
+}
+
+// TestCancelAndProgress: a tools/call with a progress token is told how
+// long its run has lasted, at most once an interval, while it runs; when
+// the client cancels the call the run ends, its cause saying the client
+// cancelled it, and the run is the client's (its receipt listed). Over
+// MCP sessions (notifications/cancelled) and over HTTP (the client
+// closes its request). The control is a call without a token: no
+// notification.
+func TestCancelAndProgress(t *testing.T) {
+	for _, transport := range []string{"session", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			s, fake := holdingServer(t)
+			p, client := newProgressClient()
+			var cs *mcp.ClientSession
+			if transport == "session" {
+				st, ct := mcp.NewInMemoryTransports()
+				ss, err := s.MCP().Connect(context.Background(), st, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ss.Close()
+				cs, err = client.Connect(context.Background(), ct, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				ts := httptest.NewServer(s.Handler())
+				defer ts.Close()
+				var err error
+				cs, err = client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp",
+					HTTPClient: httpClientWithToken(ts), DisableStandaloneSSE: true}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			defer cs.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			called := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"source": "while True: pass"},
+					Meta: mcp.Meta{"progressToken": "p1"}})
+				called <- err
+			}()
+			p.waitN(t, 3)
+			cancel()
+			if err := <-called; err == nil {
+				t.Error("the cancelled call returned no error")
+			}
+			waitFor(t, func() bool { fake.mu.Lock(); defer fake.mu.Unlock(); return len(fake.ended) == 1 })
+			p.check(t, "p1", s.progressEvery)
+			fake.mu.Lock()
+			ended := fake.ended[0]
+			fake.mu.Unlock()
+			if !strings.Contains(ended.Message, errCallCancelled.Error()) {
+				t.Errorf("the run ended %q, want it to say %q", ended.Message, errCallCancelled)
+			}
+			if ids := listed(t, cs); len(ids) != 1 || ids[0] != ended.RunID {
+				t.Errorf("the client's runs %v, want the cancelled one, %s", ids, ended.RunID)
+			}
+
+			// The control: no token, no notification.
+			fake.hold.Store(false)
+			before := len(p.got)
+			if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"source": "print(1)"}}); err != nil {
+				t.Fatal(err)
+			}
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if len(p.got) != before {
+				t.Errorf("%d notifications for a call without a progress token", len(p.got)-before)
+			}
+		})
+	}
+}
+
+// httpClientWithToken is ts's client sending the test token.
+func httpClientWithToken(ts *httptest.Server) *http.Client {
+	c := *ts.Client()
+	c.Transport = withToken(testToken)
+	return &c
+}
+
+// TestCancelOverHTTPByNotification: /mcp keeps no session, so a client's
+// notifications/cancelled comes in a request of its own while its
+// tools/call's request is still open (the TypeScript SDK's way): it ends
+// the run of the call it names. The control is a cancel naming another
+// id, which ends nothing.
+func TestCancelOverHTTPByNotification(t *testing.T) {
+	s, fake := holdingServer(t)
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	post := func(ctx context.Context, body string) *http.Response {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", bearer)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	call := post(ctx, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run","arguments":{"source":"while True: pass"},"_meta":{"progressToken":1}}}`)
+	defer call.Body.Close()
+	// The call's stream says progress: the run has begun.
+	buf := make([]byte, 4096)
+	for seen := ""; !strings.Contains(seen, "notifications/progress"); {
+		n, err := call.Body.Read(buf)
+		if err != nil {
+			t.Fatalf("the call's stream ended before any progress: %v (%q)", err, seen)
+		}
+		seen += string(buf[:n])
+	}
+	ended := func() int { fake.mu.Lock(); defer fake.mu.Unlock(); return len(fake.ended) }
+	for _, tt := range []struct {
+		id        string
+		wantEnded int
+	}{{"8", 0}, {"7", 1}} {
+		resp := post(context.Background(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+tt.id+`,"reason":"enough"}}`)
+		resp.Body.Close()
+		if tt.wantEnded == 0 {
+			if got := ended(); got != 0 {
+				t.Fatalf("a cancel naming id %s ended %d runs, want none", tt.id, got)
+			}
+			continue
+		}
+		waitFor(t, func() bool { return ended() == 1 })
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if !strings.Contains(fake.ended[0].Message, errCallCancelled.Error()) {
+		t.Errorf("the run ended %q, want it to say %q", fake.ended[0].Message, errCallCancelled)
+	}
+}

@@ -1,0 +1,173 @@
+package door
+
+import (
+	"container/list"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The ledger's bounds: the runs it remembers for each client, the clients
+// it remembers, and the bytes of receipts it keeps in memory (past them,
+// the oldest receipts are read from the store again when asked for).
+const (
+	MaxClientRuns   = 256
+	maxClients      = 64
+	maxLedgerBytes  = 16 << 20
+	maxLedgerRecord = 1 << 20
+)
+
+// ledger remembers, for each client of the door, the runs it asked for:
+// a client reads its own receipts, and no other's. A client is the
+// door's name for who sent a request: over HTTP, the token it carried
+// (tokenClient); on any other transport, its MCP session. The ledger
+// keeps the most recent MaxClientRuns runs of each of at most maxClients
+// clients, and keeps the receipts themselves while they fit in
+// maxLedgerBytes, so that answering for a recent run reads no store.
+type ledger struct {
+	mu      sync.Mutex
+	clients map[string]*list.Element // -> *clientRuns in lru
+	lru     *list.List               // of *clientRuns, least recently used first
+	held    *list.List               // of *ledgerRun whose receipt is kept, oldest first
+	bytes   int                      // receipt bytes kept
+}
+
+// clientRuns are one client's runs, oldest first.
+type clientRuns struct {
+	client string
+	runs   *list.List // of *ledgerRun
+	byID   map[string]*list.Element
+}
+
+// ledgerRun is one run of a client, as its reply said it.
+type ledgerRun struct {
+	ID, Status, Code, Level string
+	At                      time.Time
+	receipt                 json.RawMessage // nil once dropped for room
+	held                    *list.Element
+}
+
+func newLedger() *ledger {
+	return &ledger{clients: map[string]*list.Element{}, lru: list.New(), held: list.New()}
+}
+
+// add remembers a run of client, its receipt with it when one fits.
+func (l *ledger) add(client string, r RunReply) {
+	if client == "" || r.RunID == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.client(client)
+	if old, ok := c.byID[r.RunID]; ok { // the same run answered twice: keep the newer
+		l.drop(c, old)
+	}
+	run := &ledgerRun{ID: r.RunID, Status: r.Status, Code: r.Code, Level: r.Level, At: time.Now().UTC()}
+	c.byID[r.RunID] = c.runs.PushBack(run)
+	if c.runs.Len() > MaxClientRuns {
+		l.drop(c, c.runs.Front())
+	}
+	if len(r.Receipt) > 0 && len(r.Receipt) <= maxLedgerRecord {
+		run.receipt = r.Receipt
+		run.held = l.held.PushBack(run)
+		l.bytes += len(r.Receipt)
+		for l.bytes > maxLedgerBytes {
+			l.unhold(l.held.Front().Value.(*ledgerRun))
+		}
+	}
+}
+
+// client returns client's runs, made if new, and marks it used; past
+// maxClients the least recently used client is forgotten.
+func (l *ledger) client(client string) *clientRuns {
+	if e, ok := l.clients[client]; ok {
+		l.lru.MoveToBack(e)
+		return e.Value.(*clientRuns)
+	}
+	c := &clientRuns{client: client, runs: list.New(), byID: map[string]*list.Element{}}
+	l.clients[client] = l.lru.PushBack(c)
+	if l.lru.Len() > maxClients {
+		l.forgetLocked(l.lru.Front().Value.(*clientRuns).client)
+	}
+	return c
+}
+
+func (l *ledger) drop(c *clientRuns, e *list.Element) {
+	run := c.runs.Remove(e).(*ledgerRun)
+	delete(c.byID, run.ID)
+	l.unhold(run)
+}
+
+func (l *ledger) unhold(run *ledgerRun) {
+	if run.held == nil {
+		return
+	}
+	l.held.Remove(run.held)
+	l.bytes -= len(run.receipt)
+	run.receipt, run.held = nil, nil
+}
+
+// forget drops client and its runs: a session that ended.
+func (l *ledger) forget(client string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.forgetLocked(client)
+}
+
+func (l *ledger) forgetLocked(client string) {
+	e, ok := l.clients[client]
+	if !ok {
+		return
+	}
+	c := l.lru.Remove(e).(*clientRuns)
+	delete(l.clients, client)
+	for e := c.runs.Front(); e != nil; e = e.Next() {
+		l.unhold(e.Value.(*ledgerRun))
+	}
+}
+
+// get says whether id is a run of client, and returns its receipt when
+// the ledger still keeps it.
+func (l *ledger) get(client, id string) (receipt json.RawMessage, ours bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.clients[client]
+	if !ok {
+		return nil, false
+	}
+	run, ok := e.Value.(*clientRuns).byID[id]
+	if !ok {
+		return nil, false
+	}
+	return run.Value.(*ledgerRun).receipt, true
+}
+
+// runs are client's runs, newest first.
+func (l *ledger) runs(client string) []ledgerRun {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.clients[client]
+	if !ok {
+		return nil
+	}
+	c := e.Value.(*clientRuns)
+	out := make([]ledgerRun, 0, c.runs.Len())
+	for e := c.runs.Back(); e != nil; e = e.Prev() {
+		r := *e.Value.(*ledgerRun)
+		r.receipt, r.held = nil, nil
+		out = append(out, r)
+	}
+	return out
+}
+
+// tokenClient is the client a request over HTTP is: the digest of the
+// bearer token it carried, never the token itself.
+func tokenClient(h http.Header) string {
+	_, tok, _ := strings.Cut(h.Get("Authorization"), " ")
+	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	return "token " + hex.EncodeToString(sum[:8])
+}

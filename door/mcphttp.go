@@ -1,0 +1,216 @@
+package door
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpHandler is the MCP door over Streamable HTTP, stateless (no session
+// is kept between requests), its bodies bounded like the door's own.
+// Replies are JSON, but for a tools/call that asks for progress (a
+// progress token), whose reply is an event stream that carries the
+// progress before the result. A body that is not JSON, and every refusal
+// the SDK answers in plain text, is answered with a JSON-RPC error.
+func (s *Server) mcpHandler() http.Handler {
+	opts := mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: s.cfg.MaxBodyBytes}
+	get := func(*http.Request) *mcp.Server { return s.mcp }
+	replies := mcp.NewStreamableHTTPHandler(get, &opts)
+	opts.JSONResponse = false
+	streams := mcp.NewStreamableHTTPHandler(get, &opts)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.refuseStopping(w) {
+			return
+		}
+		jw := &jsonrpcErrors{ResponseWriter: w}
+		defer jw.finish()
+		h := replies
+		ctx := r.Context()
+		if r.Method == http.MethodPost {
+			body, ok := s.mcpBody(jw, r)
+			if !ok {
+				return
+			}
+			m := peek(body)
+			if m.Method == "tools/call" && m.Params.Meta["progressToken"] != nil {
+				h = streams
+			}
+			// The run of a tools/call ends when its request does
+			// (runContext): when its client goes, or cancels it in a
+			// request of its own.
+			var done func()
+			ctx, done = s.calls.track(ctx, tokenClient(r.Header), m)
+			defer done()
+		}
+		h.ServeHTTP(jw, r.WithContext(context.WithValue(ctx, requestKey{}, ctx)))
+	})
+}
+
+// message is what the door reads of a JSON-RPC message on /mcp before the
+// SDK does.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Meta      map[string]json.RawMessage `json:"_meta"`
+		RequestID json.RawMessage            `json:"requestId"`
+	} `json:"params"`
+}
+
+// peek reads body as one message; a batch, or anything else, reads as none.
+func peek(body []byte) message {
+	var m message
+	_ = json.Unmarshal(body, &m)
+	return m
+}
+
+// httpCalls are the tools/call requests in flight on /mcp, by client and
+// JSON-RPC id. /mcp keeps no session, so a notifications/cancelled comes
+// in a request of its own: it ends the call its client has in flight
+// under the id it names. Clients that share a token are one client, and
+// share its ids.
+type httpCalls struct {
+	mu    sync.Mutex
+	calls map[string]context.CancelCauseFunc // client + "\x00" + id
+}
+
+// track returns the context of an HTTP request carrying m: a tools/call's
+// can be ended by its client's notifications/cancelled, which m may be.
+// done forgets the call once its request is answered.
+func (c *httpCalls) track(ctx context.Context, client string, m message) (context.Context, func()) {
+	switch {
+	case m.Method == "notifications/cancelled" && len(m.Params.RequestID) > 0:
+		c.mu.Lock()
+		cancel := c.calls[client+"\x00"+string(m.Params.RequestID)]
+		c.mu.Unlock()
+		if cancel != nil {
+			cancel(errCallCancelled)
+		}
+	case m.Method == "tools/call" && len(m.ID) > 0:
+		key := client + "\x00" + string(m.ID)
+		ctx, cancel := context.WithCancelCause(ctx)
+		c.mu.Lock()
+		if c.calls == nil {
+			c.calls = map[string]context.CancelCauseFunc{}
+		}
+		c.calls[key] = cancel
+		c.mu.Unlock()
+		return ctx, func() {
+			c.mu.Lock()
+			delete(c.calls, key)
+			c.mu.Unlock()
+			cancel(nil)
+		}
+	}
+	return ctx, func() {}
+}
+
+// requestKey is the context key of the HTTP request an MCP request came in.
+type requestKey struct{}
+
+// mcpBody reads the body of a POST to /mcp, at most MaxBodyBytes, and puts
+// it back for the SDK; a body past the bound (413) or not JSON (400) is
+// answered here with a JSON-RPC error.
+func (s *Server) mcpBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the body is larger than %d bytes", s.cfg.MaxBodyBytes))
+		return nil, false
+	case err != nil:
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "read the body: "+err.Error())
+		return nil, false
+	case !json.Valid(body):
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "parse error: the body is not JSON: send one JSON-RPC message")
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, true
+}
+
+// writeRPCError answers a JSON-RPC error that answers no request the
+// server could read (id null).
+func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
+	data, _ := encode(&jsonrpc.Response{Error: &jsonrpc.Error{Code: code, Message: msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Del("Content-Length")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// jsonrpcErrors is the ResponseWriter of the SDK's handler: a refusal it
+// writes in plain text (a missing content type, a method /mcp does not
+// take) goes out as a JSON-RPC error with the same status and text, and a
+// JSON-RPC error it answers without a code goes out as -32600.
+type jsonrpcErrors struct {
+	http.ResponseWriter
+	started bool
+	status  int          // the status of a refusal held back, 0 if none
+	text    bytes.Buffer // its text, the first 4 KiB
+}
+
+func (w *jsonrpcErrors) WriteHeader(status int) {
+	if w.started {
+		return
+	}
+	w.started = true
+	h := w.Header()
+	if status >= 400 && strings.HasPrefix(h.Get("Content-Type"), "text/plain") {
+		w.status = status
+		return
+	}
+	if strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+		h.Del("Content-Length") // a code put right changes it
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *jsonrpcErrors) Write(p []byte) (int, error) {
+	if !w.started {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.status != 0 {
+		if w.text.Len() < 4096 {
+			w.text.Write(p[:min(len(p), 4096-w.text.Len())])
+		}
+		return len(p), nil
+	}
+	if strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") && len(p) < 64<<10 {
+		if msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(p)); err == nil {
+			if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error != nil {
+				if data, err := encode(withCode(resp)); err == nil {
+					_, err = w.ResponseWriter.Write(append(data, '\n'))
+					return len(p), err
+				}
+			}
+		}
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// finish writes the refusal held back, as a JSON-RPC error.
+func (w *jsonrpcErrors) finish() {
+	if w.status != 0 {
+		writeRPCError(w.ResponseWriter, w.status, jsonrpc.CodeInvalidRequest, strings.TrimSpace(w.text.String()))
+	}
+}
+
+// Flush sends what was written: a stream's events go out as they come.
+func (w *jsonrpcErrors) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.status == 0 {
+		f.Flush()
+	}
+}
+
+// Unwrap is the ResponseWriter under w, for http.ResponseController.
+func (w *jsonrpcErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }

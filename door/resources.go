@@ -1,0 +1,142 @@
+package door
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sabline/sabline/receipt"
+)
+
+// ReceiptURIPrefix begins the URI of a run's receipt as an MCP resource:
+// sabline://receipts/RUN-ID.
+const ReceiptURIPrefix = "sabline://receipts/"
+
+// maxCompletions bounds the run ids one completion answers.
+const maxCompletions = 100
+
+// sessions names the MCP sessions that reach the door on a transport
+// other than HTTP (standard input and output, in memory): each is a
+// client of its own for as long as it lasts, and its runs are forgotten
+// with it.
+type sessions struct {
+	mu    sync.Mutex
+	names map[*mcp.ServerSession]string
+}
+
+// clientOf is who sent an MCP request: over HTTP the token it carried
+// (tokenClient), else its session.
+func (s *Server) clientOf(req mcp.Request) string {
+	if extra := req.GetExtra(); extra != nil && extra.Header != nil {
+		return tokenClient(extra.Header)
+	}
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	if !ok || ss == nil {
+		return ""
+	}
+	s.sessions.mu.Lock()
+	defer s.sessions.mu.Unlock()
+	if name, ok := s.sessions.names[ss]; ok {
+		return name
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	name := "session " + hex.EncodeToString(b[:])
+	if s.sessions.names == nil {
+		s.sessions.names = map[*mcp.ServerSession]string{}
+	}
+	s.sessions.names[ss] = name
+	go func() {
+		_ = ss.Wait()
+		s.sessions.mu.Lock()
+		delete(s.sessions.names, ss)
+		s.sessions.mu.Unlock()
+		s.ledger.forget(name)
+	}()
+	return name
+}
+
+// addReceiptResources makes the receipts of a client's runs its MCP
+// resources: resources/list names them (newest first, at most
+// MaxClientRuns), resources/read of sabline://receipts/RUN-ID answers the
+// receipt as GET /v1/receipts/RUN-ID does, and completion offers a
+// client's run ids for the template's id. Another client's run is not
+// found, as a run that never was.
+func (s *Server) addReceiptResources(srv *mcp.Server) {
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: ReceiptURIPrefix + "{id}",
+		Name:        "receipt",
+		Title:       "A run's receipt",
+		Description: "The receipt of a run this client asked for: what ran, under which budget, what the kernel held, how it ended.",
+		MIMEType:    "application/json",
+	}, s.readReceipt)
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "resources/list" {
+				return s.listReceipts(req), nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+}
+
+// listReceipts is resources/list: the receipts of the client's runs.
+func (s *Server) listReceipts(req mcp.Request) *mcp.ListResourcesResult {
+	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
+	for _, r := range s.ledger.runs(s.clientOf(req)) {
+		ended := r.Status
+		if r.Code != "" {
+			ended += " " + r.Code
+		}
+		res.Resources = append(res.Resources, &mcp.Resource{
+			URI: ReceiptURIPrefix + r.ID, Name: r.ID, MIMEType: "application/json",
+			Title:       "receipt " + r.ID,
+			Description: fmt.Sprintf("run %s at %s: %s, level %s", r.ID, r.At.Format("2006-01-02T15:04:05Z"), ended, r.Level),
+		})
+	}
+	return res
+}
+
+func (s *Server) readReceipt(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	id, ok := strings.CutPrefix(uri, ReceiptURIPrefix)
+	if !ok || !receipt.ValidRunID(id) {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	rec, err := s.receiptOf(ctx, s.clientOf(req), id)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, mcp.ResourceNotFoundError(uri)
+	case err != nil:
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(rec)}}}, nil
+}
+
+// complete is completion/complete: for the receipt template's id, the
+// client's run ids that begin with what was typed; for anything else,
+// nothing.
+func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
+	p := req.Params
+	if p == nil || p.Ref == nil || p.Ref.Type != "ref/resource" || p.Ref.URI != ReceiptURIPrefix+"{id}" || p.Argument.Name != "id" {
+		return res, nil
+	}
+	for _, r := range s.ledger.runs(s.clientOf(req)) {
+		if strings.HasPrefix(r.ID, p.Argument.Value) {
+			res.Completion.Total++
+			if len(res.Completion.Values) < maxCompletions {
+				res.Completion.Values = append(res.Completion.Values, r.ID)
+			}
+		}
+	}
+	res.Completion.HasMore = res.Completion.Total > len(res.Completion.Values)
+	return res, nil
+}

@@ -1,0 +1,227 @@
+package door
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sabline/sabline"
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/receipt"
+)
+
+// SourceName is the name a program sent as text carries, beneath the
+// import root: its positions, its receipt and its refusals name it, and
+// say it came from no file; its loads are read beneath the root.
+const SourceName = "<source>"
+
+// PoolRunner is the Runner of a door over a pool: each request runs in
+// the pool, under the pool's budget or a narrowing of it, a path is read
+// under the pool's import root, and a request refused before the pool
+// takes it keeps its receipt in the pool's receipts directory. The pool is
+// the caller's: it outlives the runner, and the caller closes it.
+type PoolRunner struct {
+	pool *sabline.Pool
+	o    sabline.PoolOptions
+}
+
+// NewPoolRunner is the Runner of pool. The pool needs an import root: a
+// request's path is read under it, and a program sent as text runs as
+// if it were there.
+func NewPoolRunner(pool *sabline.Pool) (*PoolRunner, error) {
+	o := pool.Options()
+	if o.ImportRoot == "" {
+		return nil, codes.Errorf(codes.E301, "a door's pool needs an import root: the directory a request's path is read under")
+	}
+	return &PoolRunner{pool: pool, o: o}, nil
+}
+
+// Run refuses a request the operator's settings do not admit (E301, E316,
+// E328) before anything runs; otherwise it runs it in the pool and returns
+// its receipt.
+func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) {
+	prog := sabline.Source(filepath.Join(r.o.ImportRoot, SourceName), []byte(req.Source)) // the pool bounds its size
+	if req.Path != "" {
+		prog = sabline.File(filepath.Join(r.o.ImportRoot, filepath.FromSlash(req.Path)))
+		path, src, err := underRoot(r.o.ImportRoot, req.Path)
+		if err != nil {
+			return r.refused(prog, req, err)
+		}
+		prog = sabline.Source(path, src)
+	}
+	b, err := r.budgetOf(req.Allow)
+	if err != nil {
+		return r.refused(prog, req, err)
+	}
+	res, err := r.pool.Run(ctx, prog, sabline.RunOptions{Args: req.Args, Stdin: []byte(req.Stdin), Budget: &b})
+	if res == nil || res.Receipt == nil {
+		return RunReply{}, err
+	}
+	reply, rerr := r.replyOf(res)
+	if err != nil {
+		return reply, err // refused by the pool: the reply names the receipt that says so
+	}
+	return reply, rerr
+}
+
+// replyOf is the reply of a pooled run, its receipt with it.
+func (r *PoolRunner) replyOf(res *sabline.Result) (RunReply, error) {
+	rec := res.Receipt
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return RunReply{}, codes.Errorf(codes.E327, "encode the receipt: %w", err)
+	}
+	o := rec.Outcome
+	reply := RunReply{
+		Stdout: string(res.Stdout), Stderr: string(res.Stderr), ExitStatus: o.ExitStatus,
+		RunID: rec.RunID, Level: string(rec.RunParameters.Confinement), Reason: rec.RunParameters.ConfinementReason,
+		Status: o.Status, Code: string(o.Code), Message: o.Message, Position: r.relative(o.Position), Receipt: raw,
+	}
+	for _, fr := range o.Stack {
+		reply.Stack = append(reply.Stack, r.relative(fr))
+	}
+	return reply, nil
+}
+
+// relative is a position, or a stack frame, with a file beneath the import
+// root named relative to it, as the client named it: the client knows
+// its program by that name, and the server's directories are its own.
+func (r *PoolRunner) relative(pos string) string {
+	return strings.TrimPrefix(pos, r.o.ImportRoot+string(filepath.Separator))
+}
+
+// refused keeps the receipt of a request refused before the pool took it
+// (a malformed or unregistered budget item, a path not under the import
+// root), and returns err with the reply naming that receipt: nothing
+// ran, and the receipt says so too. A budget wider than the pool's and a
+// program too large are refused by the pool itself, with their receipts
+// (E328, E316).
+func (r *PoolRunner) refused(prog sabline.Program, req RunRequest, err error) (RunReply, error) {
+	rec := receipt.NewForSource(prog.Path, prog.Source, r.o.Budget, req.Args)
+	rec.Timings.Started = time.Now().UTC()
+	// The pool's mode, level and timeout; no policy was derived for a
+	// request refused before the pool took it, so none is named.
+	rec.RunParameters.Asked(string(r.o.Confine), r.o.Require, r.o.Timeout, "")
+	rec.Outcome = receipt.OutcomeOf(err)
+	if s, serr := receipt.OpenStore(r.o.Receipts); serr == nil {
+		s.Finish(rec)
+	}
+	reply, _ := r.replyOf(&sabline.Result{Receipt: rec})
+	return reply, err
+}
+
+// Audit reads the program's declared budget and says what each system,
+// and this machine, would hold of it, and whether the pool's budget
+// covers it.
+func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, error) {
+	name, src := SourceName, []byte(req.Source)
+	if req.Path != "" {
+		var err error
+		if _, src, err = underRoot(r.o.ImportRoot, req.Path); err != nil {
+			return AuditReply{}, err
+		}
+		name = req.Path
+	}
+	strict := r.o.Confine == sabline.ConfineStrict
+	a, err := lang.MakeAudit(name, src, nil, strict)
+	if err != nil {
+		return AuditReply{}, err
+	}
+	reply := AuditReply{Budget: a.Audited, Levels: map[string]string{}, Reasons: map[string]string{}}
+	for goos, res := range a.Confinement {
+		reply.Levels[goos], reply.Reasons[goos] = string(res.Level), res.Reason
+	}
+	declared, err := budget.Parse([]string{a.Audited}, r.o.ImportRoot)
+	if a.Audited == "" {
+		declared, err = budget.Budget{}, nil
+	}
+	if err != nil {
+		return AuditReply{}, codes.Errorf(codes.E301, "the program's # allow: line: %w", err)
+	}
+	reply.Here = string(confine.OnThisMachine(confine.OSPolicy(declared, confine.Options{Strict: strict})).Level)
+	reply.Within = declared.Beneath(r.o.Budget) == nil
+	return reply, nil
+}
+
+// Receipt reads the receipt of the run id in the pool's receipts
+// directory, decoding that one receipt only (receipt.FindRun).
+func (r *PoolRunner) Receipt(id string) (json.RawMessage, error) {
+	run, err := receipt.FindRun(r.o.Receipts, id)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(run.Receipt)
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "encode receipt %s: %w", id, err)
+	}
+	return data, nil
+}
+
+// budgetOf is the run's budget: the pool's, or the items the request
+// gives (the pool refuses them, E328, when they are wider than its own).
+// Relative paths are read against the import root.
+func (r *PoolRunner) budgetOf(allow []string) (budget.Budget, error) {
+	if len(allow) == 0 {
+		return r.o.Budget, nil
+	}
+	b, err := budget.Parse(allow, r.o.ImportRoot)
+	if err != nil {
+		return budget.Budget{}, codes.Errorf(codes.E301, "allow: %w", err)
+	}
+	if err := sabline.CheckModules("allow", b); err != nil {
+		return budget.Budget{}, err
+	}
+	return b, nil
+}
+
+// underRoot resolves a request's program path under the import root: a
+// local path (no .., not absolute), with forward slashes, naming a .vel
+// regular file that opening through os.Root reaches without leaving the
+// root (a link out of it is refused). Every refusal is E316 and says
+// nothing of what lies outside the root.
+func underRoot(root, p string) (string, []byte, error) {
+	refuse := func(why string) error {
+		e := codes.Errorf(codes.E316, "path %q: %s", codes.TerminalSafe(p), why)
+		e.Do = "Give the path of a .vel file under the server's import root, relative to it, with forward slashes. Nothing ran."
+		return e
+	}
+	rel := filepath.FromSlash(p)
+	if strings.Contains(p, `\`) || !filepath.IsLocal(rel) {
+		return "", nil, refuse("not a path under the import root")
+	}
+	if filepath.Ext(rel) != ".vel" {
+		return "", nil, refuse("a program is a .vel file")
+	}
+	rt, err := os.OpenRoot(root)
+	if err != nil {
+		return "", nil, codes.Errorf(codes.E316, "the import root: %w", err)
+	}
+	defer rt.Close()
+	f, err := rt.Open(rel)
+	if err != nil {
+		return "", nil, refuse("no such file under the import root")
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", nil, refuse("not a regular file")
+	}
+	// The bytes are read from what was opened here: opened again by
+	// name, the path could lead elsewhere by then.
+	src, err := io.ReadAll(io.LimitReader(f, lang.MaxProgramBytes+1))
+	if err != nil {
+		return "", nil, refuse(err.Error())
+	}
+	if len(src) > lang.MaxProgramBytes {
+		return "", nil, refuse(fmt.Sprintf("larger than %d bytes", lang.MaxProgramBytes))
+	}
+	return filepath.Join(root, rel), src, nil
+}

@@ -1,0 +1,109 @@
+package receipt
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+)
+
+// TestFindRun: a run is found by its whole id, in a receipt file or in
+// the journal (its last record: finished after reserved); a prefix, an
+// id of no run, a malformed id and a missing directory are E317 not
+// found.
+func TestFindRun(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	journaled := NewForSource("/p.vel", []byte("print(1)\n"), budget.Budget{}, nil)
+	journaled.Timings.Started = time.Now().UTC()
+	if err := s.Reserve(journaled); err != nil {
+		t.Fatal(err)
+	}
+	journaled.Outcome = OutcomeOf(nil)
+	s.Finish(journaled)
+	filed := receipt("/q.vel", "fedcba9876543210", 1, "full", StatusOK)
+	if _, err := filed.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, dir, id string
+		wantStatus    string // "" for not found
+	}{
+		{name: "in the journal, finished", dir: dir, id: journaled.RunID, wantStatus: StatusOK},
+		{name: "in a file", dir: dir, id: filed.RunID, wantStatus: StatusOK},
+		{name: "a prefix", dir: dir, id: journaled.RunID[:8]},
+		{name: "no such run", dir: dir, id: "0000000000000000"},
+		{name: "not a run id", dir: dir, id: "../" + journaled.RunID},
+		{name: "no directory", dir: dir + "/none", id: journaled.RunID},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := FindRun(tt.dir, tt.id)
+			if tt.wantStatus == "" {
+				if codes.CodeOf(err) != codes.E317 || !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("FindRun(%q): %v, want E317 not found", tt.id, err)
+				}
+				return
+			}
+			if err != nil || got.RunID != tt.id || got.Outcome.Status != tt.wantStatus {
+				t.Errorf("FindRun(%q): %+v, %v; want the run, %s", tt.id, got.Receipt, err, tt.wantStatus)
+			}
+		})
+	}
+}
+
+// BenchmarkFindReceipt: one receipt found by its id in a store of 19,000
+// (a pool's journal), the way GET /v1/receipts/{id} found it before
+// (List, every receipt decoded, then the id looked for) and with FindRun
+// (the names compared, one receipt decoded), side by side.
+func BenchmarkFindReceipt(b *testing.B) {
+	dir := b.TempDir()
+	s, err := OpenStore(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 19000
+	var ids []string
+	start := time.Now().UTC()
+	for i := range n {
+		rec := NewForSource(fmt.Sprintf("/srv/programs/job%d.vel", i), []byte("print(\"hello\")\n"), budget.MustParse("/srv", "io", "fs:read:data"), []string{"a", "b"})
+		rec.Timings.Started = start.Add(time.Duration(i) * time.Millisecond)
+		rec.RunParameters.Confinement, rec.RunParameters.ConfinementReason = "full", "every file, network and process limit of this budget is held by the kernel"
+		rec.RunParameters.ConfinementLayers = []string{"landlock-abi7", "seccomp", "capabilities-dropped"}
+		rec.Outcome = OutcomeOf(nil)
+		s.Finish(rec)
+		if _, err := rec.Stored(); err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, rec.RunID)
+	}
+	if err := s.Sync(); err != nil {
+		b.Fatal(err)
+	}
+	want := ids[n/2]
+	b.Run("List", func(b *testing.B) {
+		for b.Loop() {
+			runs, err := List(dir)
+			found := false
+			for _, r := range runs {
+				found = found || r.RunID == want
+			}
+			if err != nil || !found {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("FindRun", func(b *testing.B) {
+		for b.Loop() {
+			if r, err := FindRun(dir, want); err != nil || r.RunID != want {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -287,9 +287,7 @@ func (p Policy) OffReason() string {
 			parts = append(parts, w.Reason())
 		}
 	}
-	return strings.Join(parts, ", ") + ", so the operating system layer is off for this run: the budget is the only boundary, " +
-		"and the module's own calls, which the language does not judge, reach whatever the process may, the guarded " +
-		"locations (credentials, the receipts, the kernel's files) among them"
+	return strings.Join(parts, ", ") + ", so the operating system layer is off for this run: the budget is the only boundary"
 }
 
 // WidenedReason is what the reason of a run whose policy a module widened

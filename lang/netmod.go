@@ -24,9 +24,32 @@ const dialTimeout = 10 * time.Second
 // maxBody is the most an HTTP GET reads of a response body.
 const maxBody = 16 << 20
 
+// resolver looks a name up as every connection the language and its host
+// modules make does: in /etc/hosts, then over TCP to the name servers of
+// /etc/resolv.conf, never over UDP. A net grant is TCP unless it says
+// udp, and a confined worker without a UDP grant makes no datagram
+// socket, while its Landlock rules admit TCP to port 53 under any net
+// grant (confine.Network.Ports): so names resolve under every net grant,
+// with or without UDP, the same way.
+var resolver = &net.Resolver{PreferGo: true, Dial: overTCP((&net.Dialer{Timeout: dialTimeout}).DialContext)}
+
+// overTCP returns a resolver's dial that reaches each name server with
+// dial over TCP, whatever network the resolver asks for: Go's resolver
+// then speaks DNS over the stream (RFC 7766), as it does after a
+// truncated answer.
+func overTCP(dial httpget.DialFunc) httpget.DialFunc {
+	return func(ctx context.Context, _, address string) (net.Conn, error) {
+		return dial(ctx, "tcp", address)
+	}
+}
+
+// dialer opens every connection the language and its host modules make,
+// its names looked up by resolver.
+var dialer = &net.Dialer{Timeout: dialTimeout, Resolver: resolver}
+
 // fetch is an HTTP GET of u under dialTimeout, its connection opened by
-// dial (nil: to u's host): a body that goes on past maxBody is an error,
-// never a body cut short that a program would take for the whole.
+// dial: a body that goes on past maxBody is an error, never a body cut
+// short that a program would take for the whole.
 func fetch(u *url.URL, dial httpget.DialFunc) (*httpget.Response, error) {
 	resp, err := httpget.Get(context.Background(), u, httpget.Config{Dial: dial, Timeout: dialTimeout, MaxBody: maxBody})
 	if err == nil && resp.Truncated {
@@ -49,7 +72,7 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 			if err := in.check(budget.Effect{Kind: budget.Net, Host: host, Port: port}); err != nil {
 				return nil, err
 			}
-			c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), dialTimeout)
+			c, err := dialer.Dial("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 			if err != nil {
 				return nil, in.osError(codes.E315, fmt.Sprintf("net.connect %s:%d", host, port), err)
 			}
@@ -80,8 +103,7 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 			// asked for.
 			checked := net.JoinHostPort(u.Hostname(), strconv.Itoa(port))
 			resp, err := fetch(u, func(ctx context.Context, network, _ string) (net.Conn, error) {
-				var d net.Dialer
-				return d.DialContext(ctx, network, checked)
+				return dialer.DialContext(ctx, network, checked)
 			})
 			if err != nil {
 				return nil, in.osError(codes.E315, "net.http_get "+raw, err)

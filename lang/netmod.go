@@ -61,22 +61,10 @@ func fetch(u *url.URL, dial httpget.DialFunc) (*httpget.Response, error) {
 func (in *Interp) netModule() *starlarkstruct.Module {
 	return module("net", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
 		"connect": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var host string
-			var port int
-			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &host, &port); err != nil {
-				return nil, err
-			}
-			if port < 1 || port > 65535 {
-				return nil, fmt.Errorf("%s: port must be from 1 to 65535, got %d", b.Name(), port)
-			}
-			if err := in.check(budget.Effect{Kind: budget.Net, Host: host, Port: port}); err != nil {
-				return nil, err
-			}
-			c, err := dialer.Dial("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-			if err != nil {
-				return nil, in.osError(codes.E315, fmt.Sprintf("net.connect %s:%d", host, port), err)
-			}
-			return &conn{in: in, c: c, name: net.JoinHostPort(host, strconv.Itoa(port))}, nil
+			return in.dial(b, args, kwargs, false)
+		},
+		"udp": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return in.dial(b, args, kwargs, true)
 		},
 		"http_get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var raw string
@@ -114,6 +102,34 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 			}), nil
 		},
 	})
+}
+
+// dial is net.connect(host, port), a TCP connection, and with udp
+// net.udp(host, port), a UDP socket connected to host and port: each
+// send is one datagram to it, and each recv one datagram from it, cut at
+// n bytes. Either is checked against the budget's net grants of its
+// protocol first.
+func (in *Interp) dial(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, udp bool) (starlark.Value, error) {
+	var host string
+	var port int
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &host, &port); err != nil {
+		return nil, err
+	}
+	if port < 1 || port > 65535 {
+		return nil, fmt.Errorf("%s: port must be from 1 to 65535, got %d", b.Name(), port)
+	}
+	if err := in.check(budget.Effect{Kind: budget.Net, UDP: udp, Host: host, Port: port}); err != nil {
+		return nil, err
+	}
+	network, address := "tcp", net.JoinHostPort(host, strconv.Itoa(port))
+	if udp {
+		network = "udp"
+	}
+	c, err := dialer.Dial(network, address)
+	if err != nil {
+		return nil, in.osError(codes.E315, fmt.Sprintf("%s %s:%d", b.Name(), host, port), err)
+	}
+	return &conn{in: in, c: c, name: address}, nil
 }
 
 // conn is an open connection a program holds. Its methods are send(data),

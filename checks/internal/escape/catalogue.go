@@ -740,19 +740,32 @@ else:
 	},
 	{
 		ID: "net-udp-host-grant", Group: GroupNetwork, Witness: WitnessListener,
-		Threat: "send a UDP datagram to a port the grant does not name",
+		Threat: "bind a UDP port and send a datagram under a grant of one TCP port",
 		Budget: "io,net:127.0.0.1:$PORT",
 		Program: `ctypes = ffi.module("ctypes")
 s = ctypes.syscall("socket", 2, 2, 0)  # AF_INET, SOCK_DGRAM
 if s.errno:
-    report(s)
+    report(s, "step=socket")
 else:
-    report(ctypes.syscall("sendto", s.ret, "escaped", 7, 0, inet($UDPPORT), 16))
+    b = ctypes.syscall("bind", s.ret, inet(0), 16)  # a free port
+    if b.errno:
+        report(b, "step=bind")
+    else:
+        report(ctypes.syscall("sendto", s.ret, "escaped", 7, 0, inet($UDPPORT), 16))
 `,
 		Row: "net-host", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "a net grant is TCP unless it says udp: without a UDP grant the filter makes no datagram socket",
+	},
+	{
+		ID: "net-udp-other-port-udp-grant", Group: GroupNetwork, Witness: WitnessListener,
+		Threat:  "send a datagram to a port the UDP grant does not name",
+		Budget:  "io,net:udp:127.0.0.1:$PORT",
+		Program: "c = net.udp(\"127.0.0.1\", $UDPPORT)\nc.send(\"escaped\")\nprint(\"RESULT ok\")\n",
+		Row:     "net-udp", Language: "net:udp:127.0.0.1:$UDPPORT",
 		Expect: languageOnly, Unconfined: Went,
-		Note: "as ENFORCES says (net:HOST is partly held): Landlock holds TCP only, and the host and port of a " +
-			"datagram are the language's",
+		Gap: "Landlock holds TCP ports only, so no layer holds the host and port of a datagram: under a UDP grant " +
+			"they are the language's, as ENFORCES says (net:udp is partly held)",
 	},
 }
 

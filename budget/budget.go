@@ -8,8 +8,9 @@
 //	fs                     any path, read and write
 //	fs:read                any path, read only
 //	fs:write:/srv/out      writes beneath /srv/out
-//	net:localhost:8080     connections to localhost, port 8080
-//	net:example.org        connections to example.org, any port
+//	net:localhost:8080     TCP connections to localhost, port 8080
+//	net:example.org        TCP connections to example.org, any port
+//	net:udp:10.0.0.2:514   UDP datagrams to 10.0.0.2, port 514
 //	ffi:json               the host module json
 //	rand@3                 at most three uses
 //
@@ -85,6 +86,7 @@ type Item struct {
 	Kind   Kind
 	Access Access // fs only: Any, Read or Write
 	Path   string // fs only: absolute and cleaned; "" means any path
+	UDP    bool   // net only: datagrams over UDP; a net item is TCP unless it says udp
 	Host   string // net only: lower case, without brackets; "" means any host
 	Port   int    // net only: 0 means any port
 	Module string // ffi only: "" means any module
@@ -104,6 +106,9 @@ func (it Item) String() string {
 			b.WriteString(":" + it.Path)
 		}
 	case Net:
+		if it.UDP {
+			b.WriteString(":" + udpWord)
+		}
 		if it.Host != "" {
 			b.WriteString(":" + hostForm(it.Host))
 			if it.Port != 0 {
@@ -126,6 +131,9 @@ func (it Item) Scope() Item {
 	it.Limit = 0
 	return it
 }
+
+// udpWord is the word after net: that makes a net item a UDP grant.
+const udpWord = "udp"
 
 func hostForm(h string) string {
 	if strings.Contains(h, ":") {
@@ -292,9 +300,27 @@ func ParseItem(s, cwd string) (Item, error) {
 		if !hasRest {
 			break
 		}
+		first, after, more := strings.Cut(rest, ":")
+		if strings.EqualFold(first, "tcp") {
+			return bad("a net grant is TCP unless it says udp", "write net"+strings.TrimSuffix(":"+after, ":"))
+		}
+		if strings.EqualFold(first, udpWord) {
+			if first != udpWord {
+				return bad("the word udp is written in lower case", "write net:"+udpWord+strings.TrimSuffix(":"+after, ":"))
+			}
+			it.UDP = true
+			if !more {
+				break
+			}
+			rest = after
+		}
 		host, port, err := splitHostPort(rest)
+		if host == "tcp" || host == udpWord {
+			err = "tcp and udp are words of the grammar, not host names"
+		}
 		if err != "" {
-			return bad(err, "write net:HOST or net:HOST:PORT, e.g. net:localhost:8080 or net:[::1]:8080")
+			return bad(err, "write net:HOST, net:HOST:PORT or net:udp:HOST:PORT, e.g. net:localhost:8080, "+
+				"net:[::1]:8080 or net:udp:10.0.0.2:514")
 		}
 		it.Host, it.Port = host, port
 	case FFI:
@@ -383,7 +409,7 @@ func splitHostPort(s string) (host string, port int, reason string) {
 }
 
 func validHostName(h string) bool {
-	if h == "" || len(h) > 253 {
+	if h == "" || len(h) > 253 || isDigits(h) {
 		return false
 	}
 	for _, label := range strings.Split(strings.TrimSuffix(h, "."), ".") {
@@ -421,6 +447,9 @@ func less(a, b Item) bool {
 	}
 	if a.Path != b.Path {
 		return a.Path < b.Path
+	}
+	if a.UDP != b.UDP {
+		return !a.UDP
 	}
 	if a.Host != b.Host {
 		return a.Host < b.Host

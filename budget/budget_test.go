@@ -77,6 +77,16 @@ var validItems = []struct {
 	{name: "port 65535", s: "net:localhost:65535", want: budget.Item{Kind: budget.Net, Host: "localhost", Port: 65535}},
 	{name: "port with leading zero", s: "net:localhost:080", want: budget.Item{Kind: budget.Net, Host: "localhost", Port: 80}},
 	{name: "ipv6 port 65535", s: "net:[::1]:65535", want: budget.Item{Kind: budget.Net, Host: "::1", Port: 65535}},
+	{name: "host named by digits and letters", s: "net:1e100.net", want: budget.Item{Kind: budget.Net, Host: "1e100.net"}},
+
+	{name: "udp, any host", s: "net:udp", want: budget.Item{Kind: budget.Net, UDP: true}},
+	{name: "udp host", s: "net:udp:ntp.example", want: budget.Item{Kind: budget.Net, UDP: true, Host: "ntp.example"}},
+	{name: "udp host and port", s: "net:udp:10.0.0.2:514", want: budget.Item{Kind: budget.Net, UDP: true, Host: "10.0.0.2", Port: 514}},
+	{name: "udp host lower cased", s: "net:udp:NTP.Example:123", want: budget.Item{Kind: budget.Net, UDP: true, Host: "ntp.example", Port: 123}},
+	{name: "udp ipv6", s: "net:udp:[::1]", want: budget.Item{Kind: budget.Net, UDP: true, Host: "::1"}},
+	{name: "udp ipv6 and port", s: "net:udp:[fe80::1]:53", want: budget.Item{Kind: budget.Net, UDP: true, Host: "fe80::1", Port: 53}},
+	{name: "udp host whose name begins with udp", s: "net:udp.example:53", want: budget.Item{Kind: budget.Net, Host: "udp.example", Port: 53}},
+	{name: "udp to a host whose name begins with udp", s: "net:udp:udp.example:53", want: budget.Item{Kind: budget.Net, UDP: true, Host: "udp.example", Port: 53}},
 
 	{name: "module", s: "ffi:json", want: budget.Item{Kind: budget.FFI, Module: "json"}},
 	{name: "dotted module", s: "ffi:encoding.csv", want: budget.Item{Kind: budget.FFI, Module: "encoding.csv"}},
@@ -93,6 +103,8 @@ var validItems = []struct {
 	{name: "count on relative path", s: "fs:read:data@4", cwd: job, want: budget.Item{Kind: budget.FS, Access: budget.Read, Path: "/home/ana/job/data", Limit: 4}},
 	{name: "count on host and port", s: "net:localhost:8080@4", want: budget.Item{Kind: budget.Net, Host: "localhost", Port: 8080, Limit: 4}},
 	{name: "count on ipv6", s: "net:[::1]@2", want: budget.Item{Kind: budget.Net, Host: "::1", Limit: 2}},
+	{name: "count on udp", s: "net:udp@2", want: budget.Item{Kind: budget.Net, UDP: true, Limit: 2}},
+	{name: "count on udp host and port", s: "net:udp:[::1]:53@3", want: budget.Item{Kind: budget.Net, UDP: true, Host: "::1", Port: 53, Limit: 3}},
 	{name: "count on module", s: "ffi:json@7", want: budget.Item{Kind: budget.FFI, Module: "json", Limit: 7}},
 }
 
@@ -181,6 +193,21 @@ func TestParseItemErrors(t *testing.T) {
 		{name: "at sign in host", s: "net:user@example.org"},
 		{name: "label of 64", s: "net:" + long + ".example"},
 		{name: "host over 253", s: "net:" + strings.Repeat("a.", 127) + "a"},
+		{name: "a port alone", s: "net:8080"},
+		{name: "a port alone with a count", s: "net:53@2"},
+
+		{name: "udp empty host", s: "net:udp:"},
+		{name: "udp port alone", s: "net:udp:53"},
+		{name: "udp empty port", s: "net:udp:localhost:"},
+		{name: "udp port 0", s: "net:udp:localhost:0"},
+		{name: "udp ipv6 without brackets", s: "net:udp:::1:53"},
+		{name: "udp twice", s: "net:udp:udp"},
+		{name: "udp in capitals", s: "net:UDP:localhost:53"},
+		{name: "udp in capitals alone", s: "net:Udp"},
+		{name: "udp after the host", s: "net:localhost:53:udp"},
+		{name: "tcp written out", s: "net:tcp:localhost:80"},
+		{name: "tcp alone", s: "net:tcp"},
+		{name: "tcp in capitals", s: "net:TCP:localhost"},
 
 		{name: "ffi empty", s: "ffi:"},
 		{name: "module starting with digit", s: "ffi:2x"},
@@ -437,6 +464,14 @@ func TestCanonical(t *testing.T) {
 				{"net", "net:a.example:80", "net:b.example:80", "net:a.example:443"},
 			},
 			want: "net,net:a.example:80,net:a.example:443,net:b.example:80",
+		},
+		{
+			name: "udp after tcp, each by host then port",
+			spellings: [][]string{
+				{"net:udp:b.example:53,net:b.example:53,net:udp,net:udp:a.example,net"},
+				{"net", "net:udp:a.example", "net:udp", "net:b.example:53", "net:udp:b.example:053"},
+			},
+			want: "net,net:b.example:53,net:udp,net:udp:a.example,net:udp:b.example:53",
 		},
 		{
 			name: "host case and port zeros",

@@ -13,6 +13,7 @@ type Effect struct {
 	Kind   Kind
 	Access Access // fs: Read or Write
 	Path   string // fs: absolute, cleaned, and resolved by the caller
+	UDP    bool   // net: a datagram over UDP; a TCP connection otherwise
 	Host   string // net
 	Port   int    // net
 	Module string // ffi
@@ -24,7 +25,11 @@ func (e Effect) String() string {
 	case FS:
 		return fmt.Sprintf("fs %s of %s", e.Access, e.Path)
 	case Net:
-		return fmt.Sprintf("net connection to %s", hostPort(strings.Trim(e.Host, "[]"), e.Port))
+		what := "net connection"
+		if e.UDP {
+			what = "UDP datagrams"
+		}
+		return fmt.Sprintf("%s to %s", what, hostPort(strings.Trim(e.Host, "[]"), e.Port))
 	case FFI:
 		return "ffi module " + e.Module
 	}
@@ -45,7 +50,7 @@ func (e Effect) Need() Item {
 	case FS:
 		return Item{Kind: FS, Access: e.Access, Path: e.Path}
 	case Net:
-		return Item{Kind: Net, Host: strings.ToLower(strings.Trim(e.Host, "[]")), Port: e.Port}
+		return Item{Kind: Net, UDP: e.UDP, Host: strings.ToLower(strings.Trim(e.Host, "[]")), Port: e.Port}
 	case FFI:
 		return Item{Kind: FFI, Module: e.Module}
 	}
@@ -64,6 +69,9 @@ func (it Item) Covers(e Effect) bool {
 		}
 		return it.Path == "" || Within(e.Path, it.Path)
 	case Net:
+		if it.UDP != e.UDP {
+			return false
+		}
 		if it.Host == "" {
 			return true
 		}
@@ -174,7 +182,7 @@ func (m *Meter) Find(e Effect) (int, error) {
 	case covered:
 		return -1, fmt.Errorf("%s: %w: every grant that covers it has spent its @N: %s", e, ErrUsedUp, m.spent(e))
 	default:
-		return -1, fmt.Errorf("%s: %w%s: add %s to the budget", e, ErrNotGranted, m.otherHosts(e), e.Need())
+		return -1, fmt.Errorf("%s: %w%s: add %s to the budget", e, ErrNotGranted, m.netHint(e), e.Need())
 	}
 }
 
@@ -190,17 +198,30 @@ func (m *Meter) spent(e Effect) string {
 	return strings.Join(parts, ", ")
 }
 
-// otherHosts says, for a connection no grant covers while the net grants
-// name only other hosts, that hosts match by the name written:
-// net:localhost does not grant a connection to 127.0.0.1, nor the reverse.
-// "" otherwise (a grant of the same host on another port needs no word).
-func (m *Meter) otherHosts(e Effect) string {
+// netHint says what a refused connection or datagram may have missed:
+// that a net grant is TCP unless it says udp, when a grant of the other
+// protocol covers it; or, when the net grants of its protocol name only
+// other hosts, that hosts match by the name written: net:localhost does
+// not grant a connection to 127.0.0.1, nor the reverse. "" otherwise (a
+// grant of the same host on another port needs no word).
+func (m *Meter) netHint(e Effect) string {
 	if e.Kind != Net {
 		return ""
 	}
+	other := e
+	other.UDP = !e.UDP
+	for _, it := range m.b.Items {
+		switch {
+		case !it.Covers(other):
+		case it.UDP:
+			return fmt.Sprintf(" (%s grants UDP datagrams only)", it)
+		default:
+			return fmt.Sprintf(" (%s grants TCP connections only: a net grant is TCP unless it says udp)", it)
+		}
+	}
 	var named []string
 	for _, it := range m.b.Items {
-		if it.Kind != Net || it.Host == "" {
+		if it.Kind != Net || it.UDP != e.UDP || it.Host == "" {
 			continue
 		}
 		if strings.EqualFold(it.Host, strings.Trim(e.Host, "[]")) {

@@ -21,6 +21,10 @@ func dial(host string, port int) budget.Effect {
 	return budget.Effect{Kind: budget.Net, Host: host, Port: port}
 }
 
+func datagram(host string, port int) budget.Effect {
+	return budget.Effect{Kind: budget.Net, UDP: true, Host: host, Port: port}
+}
+
 func load(module string) budget.Effect {
 	return budget.Effect{Kind: budget.FFI, Module: module}
 }
@@ -93,6 +97,15 @@ func TestCovers(t *testing.T) {
 		{name: "ipv6 another address", item: "net:[::1]", effect: dial("::2", 8080), want: false},
 		{name: "ipv6 in capitals", item: "net:[fe80::1]", effect: dial("FE80::1", 22), want: true},
 		{name: "net does not read", item: "net", effect: read("/etc/hosts"), want: false},
+
+		{name: "udp sends anywhere", item: "net:udp", effect: datagram("example.org", 53), want: true},
+		{name: "udp host and port", item: "net:udp:127.0.0.1:9", effect: datagram("127.0.0.1", 9), want: true},
+		{name: "udp host and another port", item: "net:udp:127.0.0.1:9", effect: datagram("127.0.0.1", 10), want: false},
+		{name: "udp ipv6 in brackets", item: "net:udp:[::1]", effect: datagram("[::1]", 53), want: true},
+		{name: "a net grant sends no datagram", item: "net", effect: datagram("example.org", 53), want: false},
+		{name: "a host and port grant sends no datagram there", item: "net:127.0.0.1:9", effect: datagram("127.0.0.1", 9), want: false},
+		{name: "a udp grant connects nowhere", item: "net:udp", effect: dial("example.org", 443), want: false},
+		{name: "a udp host and port grant does not connect there", item: "net:udp:127.0.0.1:9", effect: dial("127.0.0.1", 9), want: false},
 
 		{name: "ffi loads any module", item: "ffi", effect: load("json"), want: true},
 		{name: "the granted module", item: "ffi:json", effect: load("json"), want: true},
@@ -279,6 +292,9 @@ func TestNotGranted(t *testing.T) {
 		{name: "another port", budget: []string{"net:example.org:80"}, effect: dial("example.org", 443), wantAdd: "net:example.org:443"},
 		{name: "ipv6", effect: dial("::1", 8080), wantAdd: "net:[::1]:8080"},
 		{name: "ipv6 in brackets", effect: dial("[::1]", 8080), wantAdd: "net:[::1]:8080"},
+		{name: "a datagram under a tcp grant of its port", budget: []string{"net:127.0.0.1:9"}, effect: datagram("127.0.0.1", 9), wantAdd: "net:udp:127.0.0.1:9"},
+		{name: "a datagram to ipv6", effect: datagram("[::1]", 53), wantAdd: "net:udp:[::1]:53"},
+		{name: "a connection under a udp grant of its port", budget: []string{"net:udp:127.0.0.1:9"}, effect: dial("127.0.0.1", 9), wantAdd: "net:127.0.0.1:9"},
 		{name: "module", budget: []string{"ffi:yaml"}, effect: load("json"), wantAdd: "ffi:json"},
 		{name: "rand", budget: []string{"io,clock"}, effect: budget.Effect{Kind: budget.Rand}, wantAdd: "rand"},
 		{name: "tool", effect: budget.Effect{Kind: budget.Tool}, wantAdd: "tool"},

@@ -130,7 +130,9 @@ Run flags (before or after the program):
   --allow ITEM[,ITEM...]      grant budget items; repeatable. ITEM is one of
                               io env clock rand declassify tool
                               fs fs:read fs:write fs:read:PATH fs:write:PATH
-                              net net:HOST net:HOST:PORT ffi ffi:MODULE
+                              net net:HOST net:HOST:PORT (TCP)
+                              net:udp net:udp:HOST net:udp:HOST:PORT (UDP)
+                              ffi ffi:MODULE
                               each with an optional @N: at most N uses
   --timeout D                 stop the run after D (e.g. 10s, 2m), above zero
   --max-memory-mb N           stop the run past N MB of memory, at least 16

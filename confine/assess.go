@@ -131,7 +131,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		gaps = append(gaps, "Landlock ABI "+strconv.Itoa(abi)+" cannot hold TCP binds (it needs "+abiText(LandlockABITCP)+")")
 	}
 	_, portsHeld := p.Network.Ports()
-	gaps = append(gaps, hostGaps(p, portsHeld && tcp)...)
+	gaps = append(gaps, hostGaps(p, portsHeld && tcp, true)...)
 
 	if !h.Seccomp {
 		var lost []string
@@ -145,8 +145,10 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 			lost = append(lost, "sockets other than TCP")
 		case p.Network.Mode == NetClosed:
 			lost = append(lost, "the closed network")
-		case socketRuleOf(p) == socketsInet:
-			lost = append(lost, "Unix, netlink and raw sockets")
+		case socketRuleOf(p) == socketsTCP:
+			lost = append(lost, "UDP, Unix, netlink and raw sockets")
+		case socketRuleOf(p) == socketsUDP:
+			lost = append(lost, "Unix, netlink and raw sockets, and UDP ports another process holds")
 		}
 		if info.Scopes&LandlockScopeSignal == 0 { // Landlock's scope holds signals
 			lost = append(lost, "signals to other processes")
@@ -189,8 +191,8 @@ func AssessDarwin(p Policy, h DarwinHeld) Result {
 	if !p.Read.Unrestricted {
 		gaps = append(gaps, "reads are held only under the home directory and /Volumes")
 	}
-	gaps = append(gaps, hostGaps(p, false)...)
-	if socketRuleOf(p) == socketsInet {
+	gaps = append(gaps, hostGaps(p, false, false)...)
+	if p.Network.Mode != NetClosed {
 		gaps = append(gaps, "the profile leaves the network open: Unix sockets are not held")
 	}
 	r := leveled(p, true, []string{LayerSandboxProfile}, gaps)
@@ -237,7 +239,7 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 	}
 	// The container has internetClient under any net grant: it admits
 	// every host, and nothing on Windows holds a port.
-	gaps = append(gaps, hostGaps(p, false)...)
+	gaps = append(gaps, hostGaps(p, false, false)...)
 	if !h.Job {
 		gaps = append(gaps, "the job object was not applied: starting a process is not held")
 	}
@@ -300,19 +302,37 @@ func leveled(p Policy, holding bool, layers, gaps []string) Result {
 }
 
 // hostGaps names, for each net:HOST grant, that the language alone holds
-// its host, and its port too unless portsHeld.
-func hostGaps(p Policy, portsHeld bool) []string {
-	if p.Network.Mode != NetHosts {
-		return nil
-	}
+// its host, and its port too unless portsHeld; for each UDP grant, that
+// the language alone holds its host and port, and under any, that it
+// alone keeps a run from binding a UDP port, which no layer here holds.
+// Where the network is open and no UDP is granted, and datagrams are not
+// held (udpHeld false, as by a sandbox profile or a container that admits
+// them wherever it admits TCP), that too.
+func hostGaps(p Policy, portsHeld, udpHeld bool) []string {
 	var out []string
-	for _, e := range p.Network.Hosts {
-		grant := budget.Item{Kind: budget.Net, Host: e.Host, Port: e.Port}.String()
-		if e.Port != 0 && !portsHeld {
+	language := func(e Endpoint, udp, portHeld bool) {
+		grant := budget.Item{Kind: budget.Net, UDP: udp, Host: e.Host, Port: e.Port}.String()
+		switch {
+		case e.Host == "":
+		case e.Port != 0 && !portHeld:
 			out = append(out, "the host and port in "+grant+" are held by the language alone")
-		} else {
+		default:
 			out = append(out, "the host in "+grant+" is held by the language alone")
 		}
+	}
+	if p.Network.Mode == NetHosts {
+		for _, e := range p.Network.Hosts {
+			language(e, false, portsHeld)
+		}
+	}
+	for _, e := range p.Network.UDP {
+		language(e, true, false)
+	}
+	switch {
+	case len(p.Network.UDP) > 0:
+		out = append(out, "binding a UDP port is held by the language alone")
+	case p.Network.Mode != NetClosed && !udpHeld:
+		out = append(out, "UDP, which no grant allows, is held by the language alone")
 	}
 	return out
 }

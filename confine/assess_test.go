@@ -125,7 +125,18 @@ func TestAssessLinux(t *testing.T) {
 			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp}},
 		{name: "a module that widens to any host, without seccomp", allow: "io,ffi:socket",
 			held: LinuxHeld{LandlockABI: 7}, wantLevel: Partial, wantLayers: []string{ll7},
-			want: []string{"seccomp was not installed: forking a process (Landlock refuses executing a file), Unix, netlink and raw sockets and every system call outside the allow-list are not held"}},
+			want: []string{"seccomp was not installed: forking a process (Landlock refuses executing a file), UDP, Unix, netlink and raw sockets and every system call outside the allow-list are not held"}},
+		{name: "a UDP grant, without seccomp", allow: "io,net:udp:10.0.0.2:514",
+			held: LinuxHeld{LandlockABI: 7}, wantLevel: Partial, wantLayers: []string{ll7},
+			want: []string{"the host and port in net:udp:10.0.0.2:514 are held by the language alone",
+				"binding a UDP port is held by the language alone",
+				"seccomp was not installed: forking a process (Landlock refuses executing a file), Unix, netlink and raw sockets, and UDP ports another process holds and every system call outside the allow-list are not held"}},
+		{name: "a UDP grant: its host and port, and UDP binds, are the language's", allow: "io,net:udp:10.0.0.2:514",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
+			want: []string{"the host and port in net:udp:10.0.0.2:514 are held by the language alone", "binding a UDP port is held by the language alone"}},
+		{name: "UDP to any host beside TCP to one port", allow: "io,net:udp,net:example.org:443",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
+			want: []string{"the host in net:example.org:443 is held by the language alone", "binding a UDP port is held by the language alone"}},
 		{name: "why seccomp failed, said once", allow: "io",
 			held:      LinuxHeld{LandlockABI: 7, CapabilitiesDropped: true, SeccompFailure: "seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): invalid argument"},
 			wantLevel: Partial, wantLayers: []string{ll7, LayerCapabilities},
@@ -207,9 +218,12 @@ func TestAssessDarwin(t *testing.T) {
 		{name: "reads granted everywhere", allow: "io,fs:read", held: DarwinHeld{Profile: true}, wantLevel: Partial,
 			want: []string{"Apple has deprecated sandbox profiles"}},
 		{name: "a named host", allow: "io,fs,net:example.org:443", held: DarwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"deprecated", "the host and port in net:example.org:443", "Unix sockets are not held"}},
+			want: []string{"deprecated", "the host and port in net:example.org:443", "UDP, which no grant allows, is held by the language alone",
+				"Unix sockets are not held"}},
 		{name: "a host module opens the network", allow: "io,fs,ffi:socket", held: DarwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"deprecated", "Unix sockets are not held"}},
+			want: []string{"deprecated", "UDP, which no grant allows", "Unix sockets are not held"}},
+		{name: "a UDP grant", allow: "io,fs,net:udp:10.0.0.2:514", held: DarwinHeld{Profile: true}, wantLevel: Partial,
+			want: []string{"deprecated", "the host and port in net:udp:10.0.0.2:514", "binding a UDP port", "Unix sockets are not held"}},
 		{name: "no profile", allow: "io", held: DarwinHeld{}, wantLevel: None,
 			want: []string{"the sandbox profile was not applied"}},
 		{name: "off", allow: "io,ffi", held: DarwinHeld{Profile: true}, wantLevel: None,
@@ -251,11 +265,15 @@ func TestAssessWindows(t *testing.T) {
 		{name: "container off at medium integrity", allow: "io,fs:write:/srv/out", held: off(medium, ""),
 			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerTokenPrivs},
 			want: []string{"the AppContainer was not applied: reads, writes and network connections are not held"}},
-		{name: "container off with nothing it would hold", allow: "io,fs,net", held: off(medium, "the budget restricts neither reads nor writes"),
-			wantLevel: Full, wantLayers: []string{LayerJobObject, LayerTokenPrivs}},
+		{name: "container off with nothing it would hold", allow: "io,fs,net,net:udp", held: off(medium, "the budget restricts neither reads nor writes"),
+			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerTokenPrivs},
+			want: []string{"binding a UDP port is held by the language alone"}},
+		{name: "TCP granted, UDP not held", allow: "io,fs,net", held: off(medium, "the budget restricts neither reads nor writes"),
+			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerTokenPrivs},
+			want: []string{"UDP, which no grant allows, is held by the language alone"}},
 		{name: "a named host", allow: "io,net:example.org", held: all, wantLevel: Partial,
 			wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer},
-			want:       []string{"the host in net:example.org is held by the language alone"}},
+			want:       []string{"the host in net:example.org is held by the language alone", "UDP, which no grant allows, is held by the language alone"}},
 		{name: "no job object", allow: "io", held: WindowsHeld{Token: true, LowIntegrity: true, AppContainer: true},
 			wantLevel: Partial, wantLayers: []string{LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer},
 			want: []string{"starting a process is not held"}},
@@ -273,7 +291,8 @@ func TestAssessWindows(t *testing.T) {
 
 // TestPredictLinux states Linux's levels where Landlock ABI 7 and seccomp
 // are present apart from the code that says them: none when the policy is
-// off, partial exactly when a net grant names a host, full otherwise.
+// off, partial exactly when a TCP grant names a host or any UDP is
+// granted, full otherwise.
 func TestPredictLinux(t *testing.T) {
 	r := rand.New(rand.NewSource(20))
 	counts := map[Level]int{}
@@ -283,7 +302,7 @@ func TestPredictLinux(t *testing.T) {
 		switch {
 		case !p.Enforced:
 			want = None
-		case p.Network.Mode == NetHosts:
+		case p.Network.Mode == NetHosts, len(p.Network.UDP) > 0:
 			want = Partial
 		}
 		got := Predict(p, "linux")

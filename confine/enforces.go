@@ -232,16 +232,18 @@ var Enforces = sync.OnceValue(func() []Row {
 			ID:   "net-host",
 			Item: "net:HOST, net:HOST:PORT",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsPartly, "seccomp: IPv4 and IPv6 sockets of TCP and UDP only (no Unix, netlink, raw or " +
-					"packet socket, no SCTP, MPTCP, ICMP or UDP-Lite protocol, no socketpair); from Landlock " + abiText(LandlockABITCP) + ", no " +
-					"TCP bind, and when every grant names a port, TCP connections to those ports and 53 only. The host " +
-					"is held by the language alone, so the level is partial", []string{LayerLandlockFamily, LayerSeccomp}},
-				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, and the host is held by the " +
-					"language alone", nil},
-				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits every host, so " +
-					"the host is held by the language alone; the loopback address stays refused. A loopback host " +
-					"granted (localhost, 127.0.0.0/8, ::1) leaves the container off, and then the network is not held",
-					[]string{LayerAppContainer}},
+				Linux: Cell{HoldsPartly, "TCP only, as a net grant is unless it says udp. seccomp: IPv4 and IPv6 sockets " +
+					"of TCP only (no UDP, Unix, netlink, raw or packet socket, no SCTP, MPTCP, ICMP or UDP-Lite protocol, " +
+					"no socketpair), and no socket option but those a dial sets (SO_REUSEADDR and SO_REUSEPORT refused); " +
+					"from Landlock " + abiText(LandlockABITCP) + ", no TCP bind, and when every grant names a port, TCP " +
+					"connections to those ports and 53 only, where names are resolved over TCP. The host is held by the " +
+					"language alone, so the level is partial", []string{LayerLandlockFamily, LayerSeccomp}},
+				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, UDP too, and the host is held by " +
+					"the language alone", nil},
+				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits every host, " +
+					"over UDP as over TCP, so the host, and UDP, are held by the language alone; the loopback address " +
+					"stays refused. A loopback host granted (localhost, 127.0.0.0/8, ::1) leaves the container off, and " +
+					"then the network is not held", []string{LayerAppContainer}},
 			},
 			Ops:    []string{OpConnect},
 			Budget: "io,net:example.org:443",
@@ -255,14 +257,31 @@ var Enforces = sync.OnceValue(func() []Row {
 			ID:   "net-any",
 			Item: "net with no host",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "any host, as the budget says; seccomp still allows only IPv4 and IPv6 sockets of " +
-					"TCP and UDP (no Unix, netlink, raw or packet socket, no socketpair), and from Landlock " + abiText(LandlockABITCP) + " no TCP " +
-					"bind: a run listens on no port", []string{LayerLandlockFamily, LayerSeccomp}},
-				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, as the budget does, and a Unix socket " +
-					"with it", nil},
-				Windows: Cell{HoldsYes, "AppContainer: the container has internetClient, which admits every host; the " +
-					"loopback address stays refused unless a loopback host is granted too, which leaves the container off",
+				Linux: Cell{HoldsYes, "TCP to any host, as the budget says; seccomp still allows only IPv4 and IPv6 " +
+					"sockets of TCP (no UDP without a UDP grant, no Unix, netlink, raw or packet socket, no socketpair), " +
+					"and from Landlock " + abiText(LandlockABITCP) + " no TCP bind: a run listens on no port",
+					[]string{LayerLandlockFamily, LayerSeccomp}},
+				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, UDP and a Unix socket with it", nil},
+				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits every host, " +
+					"over UDP as over TCP, so UDP is held by the language alone; the loopback address stays refused " +
+					"unless a loopback host is granted too, which leaves the container off",
 					[]string{LayerAppContainer}},
+			},
+		},
+		{
+			ID:   "net-udp",
+			Item: "net:udp, net:udp:HOST, net:udp:HOST:PORT",
+			Cells: map[System]Cell{
+				Linux: Cell{HoldsPartly, "seccomp: IPv4 and IPv6 sockets of UDP beside those of TCP, and of no other " +
+					"protocol; SO_REUSEADDR and SO_REUSEPORT refused, so a bind never shares a port another process " +
+					"receives on, and takes none of its datagrams. Landlock holds TCP only: the host and port a " +
+					"datagram goes to, and a UDP port bound, which the language never does, are held by the language " +
+					"alone, so the level is partial", []string{LayerSeccomp}},
+				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, and the host and port are held " +
+					"by the language alone", nil},
+				Windows: Cell{HoldsPartly, "as net:HOST: the container admits every host over UDP, and the loopback " +
+					"address stays refused unless a loopback host is granted, which leaves the container off; the host " +
+					"and port are held by the language alone", []string{LayerAppContainer}},
 			},
 		},
 		{
@@ -357,8 +376,9 @@ var Enforces = sync.OnceValue(func() []Row {
 					"not name widen to nothing enforced, and the level is none. A host module is Go code in the " +
 					"worker's own process, held as far as the widened policy holds: a widening to any path is held " +
 					"as fs with no path is, every path but the guarded locations; a widening to any host is held " +
-					"as net with no host is, to IPv4 and IPv6 sockets of TCP and UDP only, so a Unix socket stays " +
-					"refused, and from Landlock " + abiText(LandlockABITCP) + " to no TCP bind", []string{LayerLandlockFamily, LayerSeccomp}},
+					"as net with no host is, to IPv4 and IPv6 sockets of TCP only (Sabline's host modules dial TCP and " +
+					"resolve names as the language does), so a UDP or Unix socket stays refused, and from Landlock " +
+					abiText(LandlockABITCP) + " to no TCP bind", []string{LayerLandlockFamily, LayerSeccomp}},
 				Darwin:  Cell{HoldsPartly, "as Linux", []string{LayerSandboxProfile}},
 				Windows: Cell{HoldsPartly, "as Linux", []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer}},
 			},

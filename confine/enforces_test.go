@@ -31,6 +31,7 @@ func TestEnforcesRowsInOrder(t *testing.T) {
 		{"no-net", "no net granted"},
 		{"net-host", "net:HOST, net:HOST:PORT"},
 		{"net-any", "net with no host"},
+		{"net-udp", "net:udp, net:udp:HOST, net:udp:HOST:PORT"},
 		{"counts", "@N counts"},
 		{"io", "io"},
 		{"env", "env"},

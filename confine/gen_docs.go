@@ -29,6 +29,7 @@ var levelExamples = []levelExample{
 	{allow: "io,net:example.org:443"},
 	{allow: "io,net:localhost:8080"},
 	{allow: "io,net"},
+	{allow: "io,net:udp:10.0.0.2:514"},
 	{allow: "io,ffi:json"},
 	{allow: "io,ffi:pathlib"},
 	{allow: "io,ffi:socket"},
@@ -97,8 +98,13 @@ func EnforcesMarkdown() []byte {
 	line("The seccomp filter is an allow-list (the row \"every other system call\" above is made from its rules ",
 		"table, in `confine/seccomp`). What it cannot hold is what the calls it allows for the worker's own ",
 		"needs reach beyond Landlock: newfstatat, fstat and readlinkat tell whether a file anywhere exists, ",
-		"its type, size, mode, owner and times, and where a symbolic link points; and under a network grant ",
-		"bind is allowed for Landlock to judge, which holds TCP only, so a UDP port can be bound.")
+		"its type, size, mode, owner and times, and where a symbolic link points; and under a UDP grant ",
+		"bind is allowed for Landlock to judge, which holds TCP only, so a free UDP port can be bound (never ",
+		"one another process receives on: SO_REUSEADDR and SO_REUSEPORT are refused under every grant).")
+	line()
+	line("A net grant is TCP unless it says udp. Names are resolved, under any net grant, from /etc/hosts and ",
+		"then over TCP to the name servers of /etc/resolv.conf (port 53, which Landlock's TCP rule admits), so ",
+		"no grant needs a datagram socket to look a name up.")
 	line()
 	line("On Windows the supervisor starts the worker inside an AppContainer made for the run, with an ACE ",
 		"for each granted path and for what the interpreter itself needs. It leaves the container off, and ",

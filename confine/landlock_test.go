@@ -137,6 +137,16 @@ func TestLandlockPlan(t *testing.T) {
 			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP, wantPorts: []int{53, 443},
 		},
 		{
+			name: "a UDP grant's port is no TCP port", allow: "io,net:example.org:443,net:udp:example.org:8125", abi: 7, wantABI: 7,
+			wantNet: LandlockNetBindTCP | LandlockNetConnectTCP, wantPorts: []int{53, 443},
+			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
+		},
+		{
+			name: "UDP alone leaves TCP to the resolver's port", allow: "io,net:udp", abi: 7, wantABI: 7,
+			wantNet: LandlockNetBindTCP | LandlockNetConnectTCP, wantPorts: []int{53},
+			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
+		},
+		{
 			name: "a host without a port leaves connect to the language", allow: "io,net:example.org", abi: 7, wantABI: 7,
 			wantNet:    LandlockNetBindTCP,
 			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,

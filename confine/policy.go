@@ -58,22 +58,29 @@ type Endpoint struct {
 	Port int    `json:"port,omitempty"`
 }
 
-// Network modes.
+// Network modes: what the policy allows of TCP, and whether the worker
+// makes sockets at all.
 const (
-	NetClosed = "closed" // no socket at all
-	NetOpen   = "open"   // any host
-	NetHosts  = "hosts"  // the named hosts, held by the language
+	NetClosed = "closed" // no socket at all: neither TCP nor UDP is granted
+	NetOpen   = "open"   // TCP to any host
+	NetHosts  = "hosts"  // TCP to the named hosts (none when only UDP is), held by the language
 )
 
-// Network is what the policy allows of the network.
+// Network is what the policy allows of the network. A net grant is TCP
+// unless it says udp: Hosts are the TCP grants, UDP the UDP ones.
 type Network struct {
 	Mode  string     `json:"mode"`
 	Hosts []Endpoint `json:"hosts,omitempty"`
+	// UDP are the hosts and ports datagrams may go to, held by the
+	// language; Host "" is any host. Empty: the worker makes no
+	// datagram socket.
+	UDP []Endpoint `json:"udp,omitempty"`
 }
 
 // Ports returns the TCP ports a kernel may restrict connections to, and
 // whether it may: only when the network is open to named hosts and every
-// grant names a port. Port 53 is added for the resolver.
+// TCP grant names a port. Port 53 is added for the resolver, which asks
+// the name servers over TCP. A UDP grant's port is not among them.
 func (n Network) Ports() ([]int, bool) {
 	if n.Mode != NetHosts {
 		return nil, false
@@ -172,13 +179,16 @@ func OSPolicy(b budget.Budget, o Options) Policy {
 			}
 		}
 	}
-	hosts := map[Endpoint]bool{}
+	hosts, udp := map[Endpoint]bool{}, map[Endpoint]bool{}
 	for _, it := range b.Of(budget.Net) {
-		if it.Host == "" {
+		switch {
+		case it.UDP:
+			udp[Endpoint{Host: it.Host, Port: it.Port}] = true
+		case it.Host == "":
 			p.Network.Mode = NetOpen
-			continue
+		default:
+			hosts[Endpoint{Host: it.Host, Port: it.Port}] = true
 		}
-		hosts[Endpoint{Host: it.Host, Port: it.Port}] = true
 	}
 	if !o.Strict {
 		seen := map[string]bool{}
@@ -203,19 +213,11 @@ func OSPolicy(b budget.Budget, o Options) Policy {
 			}
 		}
 	}
-	if p.Network.Mode != NetOpen && len(hosts) > 0 {
+	if p.Network.Mode != NetOpen && len(hosts)+len(udp) > 0 {
 		p.Network.Mode = NetHosts
-		for h := range hosts {
-			p.Network.Hosts = append(p.Network.Hosts, h)
-		}
-		sort.Slice(p.Network.Hosts, func(i, j int) bool {
-			a, c := p.Network.Hosts[i], p.Network.Hosts[j]
-			if a.Host != c.Host {
-				return a.Host < c.Host
-			}
-			return a.Port < c.Port
-		})
+		p.Network.Hosts = sortedEndpoints(hosts)
 	}
+	p.Network.UDP = sortedEndpoints(udp)
 	p.Read.Paths = outermost(reads, p.Read.Unrestricted)
 	p.Write.Paths = outermost(writes, p.Write.Unrestricted)
 	p.Interpreter = []string{NeedExecutable, NeedDevNull, NeedURandom, NeedTZData, NeedTemp}
@@ -223,6 +225,22 @@ func OSPolicy(b budget.Budget, o Options) Policy {
 		p.Interpreter = append(p.Interpreter, NeedResolver, NeedTLSRoots)
 	}
 	return p
+}
+
+// sortedEndpoints returns the set's endpoints by host, then port; nil
+// for none.
+func sortedEndpoints(set map[Endpoint]bool) []Endpoint {
+	var out []Endpoint
+	for e := range set {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Host != out[j].Host {
+			return out[i].Host < out[j].Host
+		}
+		return out[i].Port < out[j].Port
+	})
+	return out
 }
 
 // outermost sorts paths and drops any beneath another; none when the

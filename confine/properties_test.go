@@ -24,9 +24,11 @@ var itemPool = func() []budget.Item {
 			items = append(items, budget.Item{Kind: budget.FS, Access: a, Path: path})
 		}
 	}
+	items = append(items, budget.Item{Kind: budget.Net, UDP: true})
 	for _, host := range []string{"example.org", "localhost", "::1"} {
 		for _, port := range []int{0, 53, 443, 8080} {
-			items = append(items, budget.Item{Kind: budget.Net, Host: host, Port: port})
+			items = append(items, budget.Item{Kind: budget.Net, Host: host, Port: port},
+				budget.Item{Kind: budget.Net, UDP: true, Host: host, Port: port})
 		}
 	}
 	for _, m := range []string{"json", "math", "pathlib", "sqlite3", "socket", "http", "requests", "os", "subprocess", "nosuchmodule"} {
@@ -78,11 +80,22 @@ func widerDirection(a, b Direction) bool {
 }
 
 func widerNetwork(a, b Network) bool {
+	if !widerEndpoints(a.UDP, b.UDP) {
+		return false
+	}
 	if netRank[a.Mode] != netRank[b.Mode] || a.Mode != NetHosts {
 		return netRank[a.Mode] >= netRank[b.Mode]
 	}
-	for _, e := range b.Hosts {
-		if !slices.ContainsFunc(a.Hosts, func(f Endpoint) bool { return f.Host == e.Host && (f.Port == 0 || f.Port == e.Port) }) {
+	return widerEndpoints(a.Hosts, b.Hosts)
+}
+
+// widerEndpoints reports whether the endpoints a cover those of b: each
+// of b's by a's any host, or its host with any port or its own.
+func widerEndpoints(a, b []Endpoint) bool {
+	for _, e := range b {
+		if !slices.ContainsFunc(a, func(f Endpoint) bool {
+			return f.Host == "" || f.Host == e.Host && (f.Port == 0 || f.Port == e.Port)
+		}) {
 			return false
 		}
 	}
@@ -107,6 +120,10 @@ func TestWider(t *testing.T) {
 		{name: "one port over any", a: "net:example.org:443", b: "net:example.org", want: false},
 		{name: "another host", a: "net:example.org", b: "net:localhost", want: false},
 		{name: "open over hosts", a: "net", b: "net:example.org:443", want: true},
+		{name: "TCP to any host is not UDP", a: "net", b: "net:udp:example.org:53", want: false},
+		{name: "UDP to any host is not TCP", a: "net:udp", b: "net:example.org", want: false},
+		{name: "UDP to any host over one", a: "net:udp,net:example.org", b: "net:udp:localhost:53,net:example.org:443", want: true},
+		{name: "UDP to one port over any", a: "net:udp:example.org:53", b: "net:udp:example.org", want: false},
 		{name: "off over everything", a: "ffi:os", b: "fs,net", want: true},
 		{name: "everything over off", a: "fs,net", b: "ffi:os", want: false},
 	} {
@@ -223,6 +240,7 @@ func TestOSPolicy(t *testing.T) {
 		wantWrite     string
 		wantNetwork   string
 		wantHosts     []Endpoint
+		wantUDP       []Endpoint
 		wantEnforced  bool
 		wantWidenedBy string // module:widening, joined by ","
 		wantNeeds     []string
@@ -238,6 +256,14 @@ func TestOSPolicy(t *testing.T) {
 		{name: "named hosts", allow: "net:localhost:8080,net:example.org,net:[::1]:53", wantNetwork: NetHosts,
 			wantHosts: []Endpoint{{"::1", 53}, {"example.org", 0}, {"localhost", 8080}}, wantEnforced: true, wantNeeds: withNet},
 		{name: "any host", allow: "net,net:example.org", wantNetwork: NetOpen, wantEnforced: true, wantNeeds: withNet},
+		{name: "UDP alone: TCP to no host but the resolver's", allow: "net:udp:10.0.0.2:514,net:udp:[::1]", wantNetwork: NetHosts,
+			wantUDP: []Endpoint{{"10.0.0.2", 514}, {"::1", 0}}, wantEnforced: true, wantNeeds: withNet},
+		{name: "UDP beside TCP to the same port", allow: "net:localhost:53,net:udp:localhost:53", wantNetwork: NetHosts,
+			wantHosts: []Endpoint{{"localhost", 53}}, wantUDP: []Endpoint{{"localhost", 53}}, wantEnforced: true, wantNeeds: withNet},
+		{name: "UDP to any host beside TCP to any", allow: "net:udp,net", wantNetwork: NetOpen,
+			wantUDP: []Endpoint{{"", 0}}, wantEnforced: true, wantNeeds: withNet},
+		{name: "a module that reaches any host reaches no UDP", allow: "ffi:socket", wantNetwork: NetOpen,
+			wantEnforced: true, wantWidenedBy: "socket:any host", wantNeeds: withNet},
 		{name: "a module that widens nothing", allow: "io,ffi:json", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
 		{name: "a module that reaches any path", allow: "ffi:pathlib,fs:read:/srv", wantRead: "*", wantWrite: "*", wantNetwork: NetClosed,
 			wantEnforced: true, wantWidenedBy: "pathlib:any path", wantNeeds: base},
@@ -283,6 +309,9 @@ func TestOSPolicy(t *testing.T) {
 			}
 			if !slices.Equal(p.Network.Hosts, tc.wantHosts) {
 				t.Errorf("hosts: %v, want %v", p.Network.Hosts, tc.wantHosts)
+			}
+			if !slices.Equal(p.Network.UDP, tc.wantUDP) {
+				t.Errorf("udp: %v, want %v", p.Network.UDP, tc.wantUDP)
 			}
 			if !slices.Equal(p.Interpreter, tc.wantNeeds) {
 				t.Errorf("interpreter: %v, want %v", p.Interpreter, tc.wantNeeds)

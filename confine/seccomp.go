@@ -15,22 +15,29 @@ type socketRule = seccomp.Sockets
 
 const (
 	socketsRefused = seccomp.NoSockets
-	socketsInet    = seccomp.InetSockets
+	socketsTCP     = seccomp.TCPSockets
+	socketsUDP     = seccomp.TCPAndUDPSockets
 )
 
 // socketRuleOf returns how p's filter treats sockets: IPv4 and IPv6
-// sockets of TCP and UDP only under any network, the budget's or one a
-// granted module widened the policy to, and none under a closed network.
-// Sabline's host modules that widen the policy to any host dial TCP and
-// resolve names over UDP or TCP, so a widening needs no other socket, and
-// a Unix socket named by its path (which Landlock does not check on
-// connect, and the worker's CAP_DAC_OVERRIDE opens whatever its mode)
-// stays refused. A network mode this code does not know is treated as
-// closed.
+// sockets of TCP only under any network, the budget's or one a granted
+// module widened the policy to, UDP ones beside them only under a UDP
+// grant, and none under a closed network. A net grant is TCP unless it
+// says udp: the language resolves names over TCP, and Sabline's host
+// modules that widen the policy to any host dial TCP and resolve names
+// as the language does, so neither needs a datagram socket. A datagram
+// socket would reach any host and port and bind any free port, which
+// Landlock, holding TCP only, does not see. A Unix socket named by its
+// path (which Landlock does not check on connect, and the worker's
+// CAP_DAC_OVERRIDE opens whatever its mode) stays refused. A network
+// mode this code does not know is treated as closed.
 func socketRuleOf(p Policy) socketRule {
 	switch p.Network.Mode {
 	case NetHosts, NetOpen:
-		return socketsInet
+		if len(p.Network.UDP) > 0 {
+			return socketsUDP
+		}
+		return socketsTCP
 	}
 	return socketsRefused
 }

@@ -166,10 +166,10 @@ func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB
 	return plan
 }
 
-// loopbackGranted reports whether a net grant names localhost or a
-// loopback address.
+// loopbackGranted reports whether a net grant, of TCP or of UDP, names
+// localhost or a loopback address.
 func loopbackGranted(n Network) bool {
-	for _, h := range n.Hosts {
+	for _, h := range append(append([]Endpoint(nil), n.Hosts...), n.UDP...) {
 		name := strings.TrimSuffix(h.Host, ".")
 		addr, err := netip.ParseAddr(name)
 		if name == "localhost" || err == nil && addr.Unmap().IsLoopback() {

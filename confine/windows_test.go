@@ -75,6 +75,13 @@ func TestWindowsPlanFor(t *testing.T) {
 			name: "an IPv4 loopback address written as IPv6", allow: "io,net:[::ffff:127.0.0.1]", wantOff: "loopback", wantIntegrity: "low",
 		},
 		{
+			name: "a UDP grant of a loopback address", allow: "io,net:udp:127.0.0.1:514", wantOff: "loopback", wantIntegrity: "low",
+		},
+		{
+			name: "a UDP grant elsewhere", allow: "io,net:udp:10.0.0.2:514",
+			wantContainer: true, wantIntegrity: "low", wantCaps: []string{"internetClient"},
+		},
+		{
 			name: "a host elsewhere", allow: "io,net:example.org:443",
 			wantContainer: true, wantIntegrity: "low", wantCaps: []string{"internetClient"},
 		},

@@ -172,7 +172,7 @@ func hostDial(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple)
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &host, &port); err != nil {
 		return nil, err
 	}
-	c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), dialTimeout)
+	c, err := dialer.Dial("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
@@ -205,7 +205,7 @@ func hostGet(name, raw string) (*httpget.Response, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	for redirects := 0; ; redirects++ {
-		resp, err := fetch(u, nil)
+		resp, err := fetch(u, dialer.DialContext)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}

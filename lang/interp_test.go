@@ -155,6 +155,28 @@ func loopback(t *testing.T, greeting string) (int, <-chan string) {
 	return ln.Addr().(*net.TCPAddr).Port, accepted
 }
 
+// udpEcho starts a UDP socket on 127.0.0.1 that answers each datagram
+// with "echo " and the datagram, and returns its port.
+func udpEcho(t *testing.T) int {
+	t.Helper()
+	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			n, from, err := c.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			c.WriteTo(append([]byte("echo "), buf[:n]...), from)
+		}
+	}()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
 // TestEffects runs one call of every effect builtin twice: under a budget
 // that does not cover it (E302 naming the item to add, at the call's
 // position, with nothing done) and under the grant that does (it works,
@@ -162,10 +184,11 @@ func loopback(t *testing.T, greeting string) (int, <-chan string) {
 //
 // In the table, $DIR is the row's scratch data directory (in.txt holds
 // "hello\n", sub/ holds a.txt and b.txt), $PORT a loopback listener that
-// greets with "hi", $URL an HTTP server answering "pong" and $HTTPPORT
-// its port.
+// greets with "hi", $UDPPORT a loopback UDP socket that echoes, $URL an
+// HTTP server answering "pong" and $HTTPPORT its port.
 func TestEffects(t *testing.T) {
 	port, _ := loopback(t, "hi")
+	udpPort := udpEcho(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "pong")
 	}))
@@ -223,7 +246,14 @@ func TestEffects(t *testing.T) {
 			after: wantFile("out.txt", "new")},
 		{name: "net.connect", stmt: `c = net.connect("127.0.0.1", $PORT)`,
 			then: "v = c.recv(100)\nc.close()\nif v != \"hi\": fail(v)",
-			near: "net:127.0.0.1:1,net:localhost", grant: "net:127.0.0.1:$PORT", wantNeed: "add net:127.0.0.1:$PORT"},
+			near: "net:127.0.0.1:1,net:localhost,net:udp:127.0.0.1:$PORT", grant: "net:127.0.0.1:$PORT", wantNeed: "add net:127.0.0.1:$PORT"},
+		{name: "net.udp", stmt: `c = net.udp("127.0.0.1", $UDPPORT)`,
+			then: "c.send(\"ping\")\nv = c.recv(100)\nc.close()\nif v != \"echo ping\": fail(v)",
+			near: "net:127.0.0.1:$UDPPORT,net,net:udp:127.0.0.1:1,net:udp:localhost", grant: "net:udp:127.0.0.1:$UDPPORT",
+			wantNeed: "add net:udp:127.0.0.1:$UDPPORT"},
+		{name: "net.udp to any host", stmt: `c = net.udp("127.0.0.1", $UDPPORT)`,
+			then: "c.send(b\"\\x00ping\")\nv = c.recv(5)\nif v != \"echo \": fail(v)",
+			near: "net", grant: "net:udp", wantNeed: "add net:udp:127.0.0.1:$UDPPORT"},
 		{name: "net.connect any port of a host", stmt: `c = net.connect("127.0.0.1", $PORT)`,
 			then: "v = c.recv(100)\nif v != \"hi\": fail(v)",
 			near: "net:localhost", grant: "net:127.0.0.1", wantNeed: "add net:127.0.0.1:$PORT"},
@@ -256,7 +286,7 @@ func TestEffects(t *testing.T) {
 			testkit.WriteFile(t, filepath.Join(dir, "in.txt"), "hello\n")
 			testkit.WriteFile(t, filepath.Join(dir, "sub", "a.txt"), "a")
 			testkit.WriteFile(t, filepath.Join(dir, "sub", "b.txt"), "b")
-			fill := strings.NewReplacer("$DIR", dir, "$PORT", strconv.Itoa(port),
+			fill := strings.NewReplacer("$DIR", dir, "$PORT", strconv.Itoa(port), "$UDPPORT", strconv.Itoa(udpPort),
 				"$URL", srv.URL, "$HTTPPORT", httpPort).Replace
 			src := "x = 1\n" + fill(tt.stmt) + "\n" + fill(tt.then) + "\n"
 

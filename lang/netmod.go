@@ -24,9 +24,32 @@ const dialTimeout = 10 * time.Second
 // maxBody is the most an HTTP GET reads of a response body.
 const maxBody = 16 << 20
 
+// resolver looks a name up as every connection the language and its host
+// modules make does: in /etc/hosts, then over TCP to the name servers of
+// /etc/resolv.conf, never over UDP. A net grant is TCP unless it says
+// udp, and a confined worker without a UDP grant makes no datagram
+// socket, while its Landlock rules admit TCP to port 53 under any net
+// grant (confine.Network.Ports): so names resolve under every net grant,
+// with or without UDP, the same way.
+var resolver = &net.Resolver{PreferGo: true, Dial: overTCP((&net.Dialer{Timeout: dialTimeout}).DialContext)}
+
+// overTCP returns a resolver's dial that reaches each name server with
+// dial over TCP, whatever network the resolver asks for: Go's resolver
+// then speaks DNS over the stream (RFC 7766), as it does after a
+// truncated answer.
+func overTCP(dial httpget.DialFunc) httpget.DialFunc {
+	return func(ctx context.Context, _, address string) (net.Conn, error) {
+		return dial(ctx, "tcp", address)
+	}
+}
+
+// dialer opens every connection the language and its host modules make,
+// its names looked up by resolver.
+var dialer = &net.Dialer{Timeout: dialTimeout, Resolver: resolver}
+
 // fetch is an HTTP GET of u under dialTimeout, its connection opened by
-// dial (nil: to u's host): a body that goes on past maxBody is an error,
-// never a body cut short that a program would take for the whole.
+// dial: a body that goes on past maxBody is an error, never a body cut
+// short that a program would take for the whole.
 func fetch(u *url.URL, dial httpget.DialFunc) (*httpget.Response, error) {
 	resp, err := httpget.Get(context.Background(), u, httpget.Config{Dial: dial, Timeout: dialTimeout, MaxBody: maxBody})
 	if err == nil && resp.Truncated {
@@ -38,22 +61,10 @@ func fetch(u *url.URL, dial httpget.DialFunc) (*httpget.Response, error) {
 func (in *Interp) netModule() *starlarkstruct.Module {
 	return module("net", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
 		"connect": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var host string
-			var port int
-			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &host, &port); err != nil {
-				return nil, err
-			}
-			if port < 1 || port > 65535 {
-				return nil, fmt.Errorf("%s: port must be from 1 to 65535, got %d", b.Name(), port)
-			}
-			if err := in.check(budget.Effect{Kind: budget.Net, Host: host, Port: port}); err != nil {
-				return nil, err
-			}
-			c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), dialTimeout)
-			if err != nil {
-				return nil, in.osError(codes.E315, fmt.Sprintf("net.connect %s:%d", host, port), err)
-			}
-			return &conn{in: in, c: c, name: net.JoinHostPort(host, strconv.Itoa(port))}, nil
+			return in.dial(b, args, kwargs, false)
+		},
+		"udp": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return in.dial(b, args, kwargs, true)
 		},
 		"http_get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var raw string
@@ -80,8 +91,7 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 			// asked for.
 			checked := net.JoinHostPort(u.Hostname(), strconv.Itoa(port))
 			resp, err := fetch(u, func(ctx context.Context, network, _ string) (net.Conn, error) {
-				var d net.Dialer
-				return d.DialContext(ctx, network, checked)
+				return dialer.DialContext(ctx, network, checked)
 			})
 			if err != nil {
 				return nil, in.osError(codes.E315, "net.http_get "+raw, err)
@@ -92,6 +102,34 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 			}), nil
 		},
 	})
+}
+
+// dial is net.connect(host, port), a TCP connection, and with udp
+// net.udp(host, port), a UDP socket connected to host and port: each
+// send is one datagram to it, and each recv one datagram from it, cut at
+// n bytes. Either is checked against the budget's net grants of its
+// protocol first.
+func (in *Interp) dial(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, udp bool) (starlark.Value, error) {
+	var host string
+	var port int
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &host, &port); err != nil {
+		return nil, err
+	}
+	if port < 1 || port > 65535 {
+		return nil, fmt.Errorf("%s: port must be from 1 to 65535, got %d", b.Name(), port)
+	}
+	if err := in.check(budget.Effect{Kind: budget.Net, UDP: udp, Host: host, Port: port}); err != nil {
+		return nil, err
+	}
+	network, address := "tcp", net.JoinHostPort(host, strconv.Itoa(port))
+	if udp {
+		network = "udp"
+	}
+	c, err := dialer.Dial(network, address)
+	if err != nil {
+		return nil, in.osError(codes.E315, fmt.Sprintf("%s %s:%d", b.Name(), host, port), err)
+	}
+	return &conn{in: in, c: c, name: address}, nil
 }
 
 // conn is an open connection a program holds. Its methods are send(data),

@@ -82,6 +82,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":   cmdExitCode,
 			"listen":     cmdListen,
+			"listenudp":  cmdListenUDP,
 			"killworker": cmdKillWorker,
 			"receipt":    cmdReceipt,
 		},
@@ -150,6 +151,31 @@ func cmdListen(ts *testscript.TestScript, neg bool, args []string) {
 		line, err := bufio.NewReader(c).ReadString('\n')
 		if err == nil {
 			fmt.Fprintf(c, "echo: %s", line)
+		}
+	}()
+}
+
+// cmdListenUDP: listenudp
+//
+// starts a UDP socket on 127.0.0.1 and sets $UDPPORT to its port. It
+// answers each datagram with "echo: " and that datagram. The socket
+// closes when the script ends.
+func cmdListenUDP(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: listenudp")
+	}
+	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	ts.Check(err)
+	ts.Defer(func() { c.Close() })
+	ts.Setenv("UDPPORT", strconv.Itoa(c.LocalAddr().(*net.UDPAddr).Port))
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			n, from, err := c.ReadFrom(buf)
+			if err != nil {
+				return // closed at the end of the script
+			}
+			_, _ = c.WriteTo(append([]byte("echo: "), buf[:n]...), from) // the script reads what arrived
 		}
 	}()
 }

@@ -347,6 +347,55 @@ func (lb *loopback) heard() bool {
 	}
 }
 
+// receiver is a UDP socket on 127.0.0.1 that counts the datagrams it
+// receives: the witness, outside the worker, of a datagram sent to it.
+type receiver struct {
+	port int
+	got  chan struct{} // one value for each datagram
+}
+
+// receiveUDP starts a receiver, closed when the spec ends.
+func receiveUDP() *receiver {
+	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(c.Close)
+	u := &receiver{port: c.LocalAddr().(*net.UDPAddr).Port, got: make(chan struct{}, 64)}
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			if _, _, err := c.ReadFrom(buf); err != nil {
+				return // closed at the end of the spec
+			}
+			select {
+			case u.got <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return u
+}
+
+// count returns how many datagrams arrived since it was last asked,
+// waiting up to grace for the first: a datagram sent as the run ended is
+// read a moment later.
+func (u *receiver) count() int {
+	n := 0
+	select {
+	case <-u.got:
+		n++
+	case <-time.After(grace()):
+		return 0
+	}
+	for {
+		select {
+		case <-u.got:
+			n++
+		default:
+			return n
+		}
+	}
+}
+
 // signalWitness starts a process that sleeps, stopped when the spec ends.
 func signalWitness() witness {
 	cmd := sleeper()

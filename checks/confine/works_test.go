@@ -92,6 +92,49 @@ c.close()
 			expectKernelRefusal(r, s.receipt(), "net-host")
 			Expect(other.heard()).To(BeFalse(), "the listener on the port not granted read a line")
 		})
+
+		// The receiver's count, read outside the worker, is the witness.
+		const sender = `c = net.udp("127.0.0.1", int(ARGS[0]))
+c.send("hello")
+c.close()
+print("sent")
+`
+		It("sends a datagram to a granted loopback UDP port", cellLabel("net-udp"), func() {
+			s := newScratch()
+			u := receiveUDP()
+			port := strconv.Itoa(u.port)
+			r := s.run("--allow", "io,net:udp:127.0.0.1:"+port, s.file("prog.vel", sender), "--", port)
+			expectConfinedRun(r, s.receipt())
+			Expect(r.stdout).To(Equal("sent\n"))
+			Expect(u.count()).To(Equal(1), "the granted port did not get the datagram")
+		})
+
+		It("refuses, by the kernel alone, a datagram under a TCP grant of the same port (knock-out build)", cellLabel("net-host"), func() {
+			s := newScratch()
+			u := receiveUDP()
+			port := strconv.Itoa(u.port)
+			args := []string{"--allow", "io,net:127.0.0.1:" + port, s.file("prog.vel", sender), "--", port}
+			By("--no-confine: the datagram arrives")
+			r := s.runWith(call{bin: knockout(), args: append([]string{"--no-confine"}, args...)})
+			Expect(r.stdout).To(Equal("sent\n"), "%s", r)
+			Expect(u.count()).To(Equal(1), "the control's datagram did not arrive: the receiver cannot see the attempt")
+
+			By("confined: the filter refuses the datagram socket, and nothing arrives")
+			r = s.runWith(call{bin: knockout(), args: args})
+			expectKernelRefusal(r, s.receipt(), "net-host")
+			Expect(u.count()).To(BeZero(), "a datagram arrived under a TCP grant")
+		})
+
+		It("leaves a datagram's port to the language under a UDP grant, as the cell says (knock-out build)", cellLabel("net-udp"), func() {
+			s := newScratch()
+			granted, other := receiveUDP(), receiveUDP()
+			r := s.runWith(call{bin: knockout(), args: []string{"--allow", "io,net:udp:127.0.0.1:" + strconv.Itoa(granted.port),
+				s.file("prog.vel", sender), "--", strconv.Itoa(other.port)}})
+			Expect(cellOf("net-udp").Holds).To(Equal(confine.HoldsPartly), "the cell no longer says the port is the language's")
+			expectConfinedRun(r, s.receipt())
+			Expect(other.count()).To(Equal(1), "the datagram to the port not granted did not arrive: the cell says only the language holds it")
+			Expect(granted.count()).To(BeZero())
+		})
 	})
 
 	It("answers a tool call on the host's tool channel, not on standard output", func() {

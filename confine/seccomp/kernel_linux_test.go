@@ -84,6 +84,22 @@ func TestSeccompConstants(t *testing.T) {
 		{name: "IPPROTO_ICMP", got: testIPProtoICMP, want: unix.IPPROTO_ICMP},
 		{name: "IPPROTO_ICMPV6", got: testIPProtoICMPV6, want: unix.IPPROTO_ICMPV6},
 		{name: "IPPROTO_SCTP", got: testIPProtoSCTP, want: unix.IPPROTO_SCTP},
+		{name: "IPPROTO_IPV6", got: ipprotoIPv6, want: unix.IPPROTO_IPV6},
+		{name: "SOL_SOCKET", got: solSocket, want: unix.SOL_SOCKET},
+		{name: "SO_ERROR, read", got: soError, want: unix.SO_ERROR},
+		{name: "SO_BROADCAST, set", got: soBroadcast, want: unix.SO_BROADCAST},
+		{name: "SO_KEEPALIVE, set", got: soKeepalive, want: unix.SO_KEEPALIVE},
+		{name: "TCP_NODELAY, set", got: tcpNodelay, want: unix.TCP_NODELAY},
+		{name: "TCP_KEEPIDLE, set", got: tcpKeepidle, want: unix.TCP_KEEPIDLE},
+		{name: "TCP_KEEPINTVL, set", got: tcpKeepintvl, want: unix.TCP_KEEPINTVL},
+		{name: "TCP_KEEPCNT, set", got: tcpKeepcnt, want: unix.TCP_KEEPCNT},
+		{name: "IPV6_V6ONLY, set", got: ipv6V6only, want: unix.IPV6_V6ONLY},
+		{name: "SO_REUSEADDR", got: testSoReuseaddr, want: unix.SO_REUSEADDR},
+		{name: "SO_REUSEPORT", got: testSoReuseport, want: unix.SO_REUSEPORT},
+		{name: "SO_BINDTODEVICE", got: testSoBindtodevice, want: unix.SO_BINDTODEVICE},
+		{name: "SOL_IP", got: testSolIP, want: unix.SOL_IP},
+		{name: "IP_TRANSPARENT", got: testIPTransparent, want: unix.IP_TRANSPARENT},
+		{name: "IP_FREEBIND", got: testIPFreebind, want: unix.IP_FREEBIND},
 		{name: "TIOCSTI", got: tiocsti, want: unix.TIOCSTI},
 		{name: "TIOCLINUX", got: tioclinux, want: unix.TIOCLINUX},
 		{name: "FIONREAD (TIOCINQ)", got: testFIONREAD, want: unix.TIOCINQ},
@@ -354,6 +370,30 @@ func loopbackCall(*childEnv) error {
 		return fmt.Errorf("read %q over loopback, want %q", got, "ok")
 	}
 	return nil
+}
+
+// udpDialCall dials UDP to the port of the parent's loopback listener
+// with Go's net package, as net.udp does: a socket, SO_BROADCAST and a
+// connect, which sends nothing.
+func udpDialCall(*childEnv) error {
+	c, err := net.Dial("udp", os.Getenv(seccompLoopbackEnv))
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// sockoptCall sets an option to 1 on a new IPv4 socket of type typ,
+// closed after.
+func sockoptCall(typ, level, option int) func(*childEnv) error {
+	return func(*childEnv) error {
+		fd, err := unix.Socket(unix.AF_INET, typ|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("socket: %w", err)
+		}
+		defer unix.Close(fd)
+		return unix.SetsockoptInt(fd, level, option, 1)
+	}
 }
 
 // listenCall listens on an unbound TCP socket, which the kernel binds to
@@ -1370,13 +1410,50 @@ func seccompScenarios() []seccompScenario {
 	sockets := []kernelCheck{
 		{name: "socket(AF_INET, SOCK_STREAM)", call: inet},
 		{name: "socket(1<<32|AF_INET, SOCK_STREAM)", call: inetHigh},
+		{name: "socket(AF_INET6, SOCK_STREAM, IPPROTO_TCP)", call: socketCall(unix.AF_INET6, unix.SOCK_STREAM, unix.IPPROTO_TCP)},
+		{name: "socket(AF_INET, SOCK_STREAM, 1<<32|IPPROTO_TCP)", call: socketCall(unix.AF_INET, unix.SOCK_STREAM, testHigh|unix.IPPROTO_TCP)},
+		{name: "dial loopback with MPTCP asked", call: loopbackCall},
+		// The options a dial sets, and the two that share a port.
+		{name: "setsockopt(SOL_SOCKET, SO_REUSEADDR) on a TCP socket", want: eperm, works: true, call: sockoptCall(unix.SOCK_STREAM, unix.SOL_SOCKET, unix.SO_REUSEADDR)},
+		{name: "setsockopt(SOL_SOCKET, SO_REUSEPORT) on a TCP socket", want: eperm, works: true, call: sockoptCall(unix.SOCK_STREAM, unix.SOL_SOCKET, unix.SO_REUSEPORT)},
+		{name: "setsockopt(SOL_IP, IP_FREEBIND)", want: eperm, works: true, call: sockoptCall(unix.SOCK_STREAM, unix.SOL_IP, unix.IP_FREEBIND)},
+		{name: "setsockopt(IPPROTO_TCP, TCP_NODELAY)", call: sockoptCall(unix.SOCK_STREAM, unix.IPPROTO_TCP, unix.TCP_NODELAY)},
+		{name: "setsockopt(SOL_SOCKET, SO_KEEPALIVE)", call: sockoptCall(unix.SOCK_STREAM, unix.SOL_SOCKET, unix.SO_KEEPALIVE)},
+		{name: "getsockopt(SOL_SOCKET, SO_TYPE)", want: eperm, works: true, call: func(*childEnv) error {
+			fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+			if err != nil {
+				return fmt.Errorf("socket: %w", err)
+			}
+			defer unix.Close(fd)
+			_, err = unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
+			return err
+		}},
+		{name: "setsockopt(SOL_SOCKET, SO_REUSEADDR) on the UDP socket made before the filter", want: eperm, works: true,
+			call: func(e *childEnv) error { return unix.SetsockoptInt(e.sock, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1) }},
+		{name: "setsockopt(SOL_SOCKET, SO_REUSEPORT) on the UDP socket made before the filter", want: eperm, works: true,
+			call: func(e *childEnv) error { return unix.SetsockoptInt(e.sock, unix.SOL_SOCKET, unix.SO_REUSEPORT, 1) }},
+	}
+	datagrams := []kernelCheck{
 		{name: "socket(AF_INET6, SOCK_DGRAM)", call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, 0)},
 		{name: "socket(AF_INET, SOCK_DGRAM, 0)", call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, 0)},
 		{name: "socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP)", call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_UDP)},
-		{name: "socket(AF_INET6, SOCK_STREAM, IPPROTO_TCP)", call: socketCall(unix.AF_INET6, unix.SOCK_STREAM, unix.IPPROTO_TCP)},
-		{name: "socket(AF_INET, SOCK_STREAM, 1<<32|IPPROTO_TCP)", call: socketCall(unix.AF_INET, unix.SOCK_STREAM, testHigh|unix.IPPROTO_TCP)},
 		{name: "socket(AF_INET6, SOCK_DGRAM, 1<<32|IPPROTO_UDP)", call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, testHigh|unix.IPPROTO_UDP)},
-		{name: "dial loopback with MPTCP asked", call: loopbackCall},
+		{name: "socket(AF_INET, SOCK_DGRAM|SOCK_NONBLOCK|SOCK_CLOEXEC)", call: socketCall(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)},
+		{name: "socket(AF_INET, 1<<32|SOCK_DGRAM)", call: socketCall(unix.AF_INET, testHigh|unix.SOCK_DGRAM, 0)},
+		{name: "dial UDP", call: udpDialCall},
+		{name: "setsockopt(SOL_SOCKET, SO_BROADCAST) on a UDP socket", call: sockoptCall(unix.SOCK_DGRAM, unix.SOL_SOCKET, unix.SO_BROADCAST)},
+		{name: "setsockopt(SOL_SOCKET, SO_REUSEADDR) on a UDP socket", want: eperm, works: true, call: sockoptCall(unix.SOCK_DGRAM, unix.SOL_SOCKET, unix.SO_REUSEADDR)},
+		{name: "setsockopt(SOL_SOCKET, SO_REUSEPORT) on a UDP socket", want: eperm, works: true, call: sockoptCall(unix.SOCK_DGRAM, unix.SOL_SOCKET, unix.SO_REUSEPORT)},
+	}
+	// Without a UDP grant, no datagram socket, by any spelling.
+	noDatagrams := []kernelCheck{
+		{name: "socket(AF_INET6, SOCK_DGRAM)", want: eperm, call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, 0)},
+		{name: "socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_UDP)},
+		{name: "socket(AF_INET, SOCK_DGRAM|SOCK_NONBLOCK|SOCK_CLOEXEC)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)},
+		{name: "socket(AF_INET, 1<<32|SOCK_DGRAM)", want: eperm, call: socketCall(unix.AF_INET, testHigh|unix.SOCK_DGRAM, 0)},
+		{name: "socket(AF_INET6, SOCK_STREAM, IPPROTO_UDP)", want: eperm, call: socketCall(unix.AF_INET6, unix.SOCK_STREAM, unix.IPPROTO_UDP)},
+		{name: "socket(AF_INET, SOCK_DGRAM) on the locked thread", locked: true, want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, 0)},
+		{name: "dial UDP", want: eperm, works: true, call: udpDialCall},
 	}
 	inetOnly := slices.Concat(sockets, []kernelCheck{
 		{name: "socket(AF_UNIX)", want: eperm, call: local},
@@ -1411,7 +1488,8 @@ func seccompScenarios() []seccompScenario {
 			{name: "dial loopback", want: eperm, works: true, call: loopbackCall},
 			{name: "listen on an unbound socket", want: eperm, works: true, call: listenCall},
 		})},
-		{name: "inet", sockets: InetSockets, checks: slices.Concat(common, inetOnly)},
+		{name: "tcp", sockets: TCPSockets, checks: slices.Concat(common, inetOnly, noDatagrams)},
+		{name: "udp", sockets: TCPAndUDPSockets, checks: slices.Concat(common, inetOnly, datagrams)},
 	}
 }
 

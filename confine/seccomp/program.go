@@ -123,14 +123,22 @@ func (s filterAction) String() string {
 // (its high 32 bits when high is set), ANDed with mask (0: not masked),
 // equal one of values (onMatch) or none of them (!onMatch). Otherwise the
 // next test of the rule runs. The action is a refusal, or, for a test
-// that clears a call of the tests after it, actAllow.
+// that clears a call of the tests after it, actAllow. A test with a
+// guard is made only when the guard holds; otherwise the next test runs.
 type argTest struct {
+	guard   *argEquals
 	arg     int
 	high    bool
 	mask    uint32
 	values  []uint32
 	onMatch bool
 	action  filterAction
+}
+
+// argEquals holds when the low 32 bits of argument arg equal value.
+type argEquals struct {
+	arg   int
+	value uint32
 }
 
 // block is the BPF of one call: the argument tests in order, then
@@ -155,14 +163,37 @@ const (
 	// NoSockets: the calls of the rules marked net are refused, socket
 	// among them, so the worker makes no socket at all.
 	NoSockets Sockets = iota
-	// InetSockets: socket only for IPv4 or IPv6 stream or datagram
-	// sockets of TCP or UDP (protocol 0, IPPROTO_TCP or IPPROTO_UDP),
-	// MPTCP answered EPROTONOSUPPORT, and the other calls marked net.
-	InetSockets
+	// TCPSockets: socket only for IPv4 or IPv6 stream sockets of TCP
+	// (protocol 0 or IPPROTO_TCP), MPTCP answered EPROTONOSUPPORT, and
+	// the other calls marked net. No datagram socket is made.
+	TCPSockets
+	// TCPAndUDPSockets: as TCPSockets, and datagram sockets of UDP
+	// (protocol 0 or IPPROTO_UDP) too.
+	TCPAndUDPSockets
 )
 
-// ruleBlock is the BPF block of r for the worker pid.
-func ruleBlock(r rule, pid uint32) block {
+// udp reports whether c admits datagram sockets.
+func (c Config) udp() bool { return c.Sockets == TCPAndUDPSockets }
+
+// socketTypes and socketProtocols are the socket types and protocols c's
+// filter admits on an IPv4 or IPv6 socket.
+func (c Config) socketTypes() []uint32 {
+	if c.udp() {
+		return []uint32{sockStream, sockDgram}
+	}
+	return []uint32{sockStream}
+}
+
+func (c Config) socketProtocols() []uint32 {
+	if c.udp() {
+		return []uint32{0, ipprotoTCP, ipprotoUDP}
+	}
+	return []uint32{0, ipprotoTCP}
+}
+
+// ruleBlock is the BPF block of r in c's filter.
+func ruleBlock(r rule, c Config) block {
+	pid := uint32(c.PID)
 	// self refuses a call whose argument arg names a thread other than
 	// the caller (0) or a process other than the worker.
 	self := func(arg int) argTest { return argTest{arg: arg, values: []uint32{0, pid}, action: actEPERM} }
@@ -203,10 +234,19 @@ func ruleBlock(r rule, pid uint32) block {
 	case inetSocket:
 		return block{result: actAllow, tests: []argTest{
 			{arg: 0, values: []uint32{afInet, afInet6}, action: actEPERM},
-			{arg: 1, mask: sockTypeMask, values: []uint32{sockStream, sockDgram}, action: actEPERM},
+			{arg: 1, mask: sockTypeMask, values: c.socketTypes(), action: actEPERM},
 			{arg: 2, values: []uint32{ipprotoMPTCP}, onMatch: true, action: actEPROTONOSUPPORT},
-			{arg: 2, values: []uint32{0, ipprotoTCP, ipprotoUDP}, action: actEPERM},
+			{arg: 2, values: c.socketProtocols(), action: actEPERM},
 		}}
+	case namedOptions:
+		// A level no option names is refused; at each level named, an
+		// option not named with it.
+		levels := optionLevels(r.name)
+		tests := []argTest{{arg: 1, values: levels, action: actEPERM}}
+		for _, l := range levels {
+			tests = append(tests, argTest{guard: &argEquals{arg: 1, value: l}, arg: 2, values: levelOptions(r.name, l), action: actEPERM})
+		}
+		return block{result: actAllow, tests: tests}
 	case answerENOSYS:
 		return block{result: actENOSYS}
 	}
@@ -222,7 +262,7 @@ var openFlagsArg = map[string]int{"open": 1, "openat": 2}
 func allowedRules(c Config, a Arch) []rule {
 	var out []rule
 	for _, r := range rules {
-		if _, ok := a.Table[r.name]; !ok || r.net && c.Sockets != InetSockets {
+		if _, ok := a.Table[r.name]; !ok || r.net && c.Sockets == NoSockets {
 			continue
 		}
 		out = append(out, r)
@@ -239,7 +279,8 @@ func retAction(a filterAction) bpf.Instruction { return bpf.RetConstant{Val: uin
 
 // instructions loads the argument's word, masks it, and compares it
 // with each value in turn; the action comes last, and a comparison that
-// decides the test either lands on it or jumps past it. A test with more
+// decides the test either lands on it or jumps past it. A guard comes
+// first, and jumps past the rest when it does not hold. A test with more
 // values than a jump can skip makes a block Program refuses.
 func (t argTest) instructions() []bpf.Instruction {
 	off := seccompArgLow(t.arg)
@@ -264,7 +305,15 @@ func (t argTest) instructions() []bpf.Instruction {
 		}
 		ins = append(ins, jump)
 	}
-	return append(ins, retAction(t.action))
+	ins = append(ins, retAction(t.action))
+	if t.guard == nil {
+		return ins
+	}
+	// When the guard does not hold, jump past the test to the next.
+	return append([]bpf.Instruction{
+		bpf.LoadAbsolute{Off: seccompArgLow(t.guard.arg), Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: t.guard.value, SkipFalse: uint8(len(ins))},
+	}, ins...)
 }
 
 // instructions is the block's BPF, after its call-number comparison.
@@ -359,7 +408,7 @@ func Program(c Config, a Arch) ([]bpf.Instruction, error) {
 		if _, dup := blocks[nr]; dup {
 			return nil, fmt.Errorf("seccomp program: two rules for call %d (%s)", nr, r.name)
 		}
-		body := ruleBlock(r, uint32(c.PID)).instructions()
+		body := ruleBlock(r, c).instructions()
 		if len(body) > math.MaxUint8 {
 			return nil, fmt.Errorf("seccomp program: the block of %s is %d instructions, more than a jump can skip", r.name, len(body))
 		}

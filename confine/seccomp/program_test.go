@@ -60,52 +60,58 @@ const (
 	ioprioWhoProcess = 1
 	cloneNamespaces  = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 
-	testPid           = 4242
-	testOtherPid      = 4243
-	testAFUnix        = 1
-	testAFNetlink     = 16
-	testAFPacket      = 17
-	testSockRaw       = 3
-	testSockSeqpacket = 5
-	testSockNonblock  = 0x800
-	testSockCloexec   = 0x80000
-	testCloneVM       = 0x100
-	testCloneFS       = 0x200
-	testCloneFiles    = 0x400
-	testCloneSighand  = 0x800
-	testCloneSysvsem  = 0x40000
-	testCloneNewNS    = 0x20000
-	testCloneNewUser  = 0x10000000
-	testSIGCHLD       = 17
-	testFIONREAD      = 0x541b
-	testTCGETS        = 0x5401
-	testTCGETS2       = 0x802c542a
-	testTIOCGPGRP     = 0x540f
-	testTIOCGWINSZ    = 0x5413
-	testTIOCGPTN      = 0x80045430
-	testTIOCSPTLCK    = 0x40045431
-	testTCSETX        = 0x5433
-	testIPProtoICMP   = 1
-	testIPProtoICMPV6 = 58
-	testIPProtoSCTP   = 132
-	testAuditI386     = 0x40000003
-	testAuditARM      = 0x40000028
-	testPrioPgrp      = 1
-	testPrioUser      = 2
-	testIoprioWhoPgrp = 2
-	testIoprioWhoUser = 3
-	testRlimitAS      = 9
-	testOWronly       = 0x1
-	testOExcl         = 0x80
-	testOCloexec      = 0x80000
-	testOTmpfileAMD64 = 0x410000 // O_TMPFILE: __O_TMPFILE|O_DIRECTORY of amd64
-	testOTmpfileARM64 = 0x404000 // and of arm64
-	testSIfreg        = 0o100000
-	testMapPrivAnon   = 0x22 // MAP_PRIVATE|MAP_ANONYMOUS
-	testFGetown       = 9
-	testFSetfl        = 4
-	testPrSetVMA      = 0x53564d41
-	testPrSetNNP      = 38
+	testPid            = 4242
+	testOtherPid       = 4243
+	testAFUnix         = 1
+	testAFNetlink      = 16
+	testAFPacket       = 17
+	testSockRaw        = 3
+	testSockSeqpacket  = 5
+	testSockNonblock   = 0x800
+	testSockCloexec    = 0x80000
+	testCloneVM        = 0x100
+	testCloneFS        = 0x200
+	testCloneFiles     = 0x400
+	testCloneSighand   = 0x800
+	testCloneSysvsem   = 0x40000
+	testCloneNewNS     = 0x20000
+	testCloneNewUser   = 0x10000000
+	testSIGCHLD        = 17
+	testFIONREAD       = 0x541b
+	testTCGETS         = 0x5401
+	testTCGETS2        = 0x802c542a
+	testTIOCGPGRP      = 0x540f
+	testTIOCGWINSZ     = 0x5413
+	testTIOCGPTN       = 0x80045430
+	testTIOCSPTLCK     = 0x40045431
+	testTCSETX         = 0x5433
+	testIPProtoICMP    = 1
+	testSoReuseaddr    = 2
+	testSoReuseport    = 15
+	testSoBindtodevice = 25
+	testSolIP          = 0
+	testIPTransparent  = 19
+	testIPFreebind     = 15
+	testIPProtoICMPV6  = 58
+	testIPProtoSCTP    = 132
+	testAuditI386      = 0x40000003
+	testAuditARM       = 0x40000028
+	testPrioPgrp       = 1
+	testPrioUser       = 2
+	testIoprioWhoPgrp  = 2
+	testIoprioWhoUser  = 3
+	testRlimitAS       = 9
+	testOWronly        = 0x1
+	testOExcl          = 0x80
+	testOCloexec       = 0x80000
+	testOTmpfileAMD64  = 0x410000 // O_TMPFILE: __O_TMPFILE|O_DIRECTORY of amd64
+	testOTmpfileARM64  = 0x404000 // and of arm64
+	testSIfreg         = 0o100000
+	testMapPrivAnon    = 0x22 // MAP_PRIVATE|MAP_ANONYMOUS
+	testFGetown        = 9
+	testFSetfl         = 4
+	testPrSetVMA       = 0x53564d41
+	testPrSetNNP       = 38
 	// testHigh is also an address a program can map whose low word is 0:
 	// a non-NULL pointer that looks NULL to a filter reading 32 bits.
 	testHigh = uint64(1) << 32
@@ -135,8 +141,9 @@ type testConfig struct {
 
 var (
 	closed      = testConfig{name: "closed", sockets: NoSockets}
-	inet        = testConfig{name: "inet", sockets: InetSockets}
-	testConfigs = []testConfig{closed, inet}
+	tcp         = testConfig{name: "tcp", sockets: TCPSockets}
+	udp         = testConfig{name: "udp", sockets: TCPAndUDPSockets}
+	testConfigs = []testConfig{closed, tcp, udp}
 )
 
 func (tc testConfig) config() Config { return Config{Sockets: tc.sockets, PID: testPid} }
@@ -217,6 +224,16 @@ func TestSeccompSimulation(t *testing.T) {
 			for _, a2 := range product {
 				productSets = append(productSets, [6]uint64{a0, a1, a2})
 			}
+		}
+	}
+	// setsockopt's and getsockopt's level and option are their second
+	// and third arguments.
+	levels := []uint64{0, solSocket, ipprotoTCP, ipprotoIPv6, ipprotoUDP, testHigh | solSocket, testHigh | ipprotoTCP, 0xffffffff}
+	options := []uint64{0, tcpNodelay, testSoReuseaddr, soError, tcpKeepintvl, soBroadcast, soKeepalive, testSoReuseport,
+		testSoBindtodevice, ipv6V6only, testHigh | testSoReuseaddr, testHigh | soKeepalive, 0xffffffff}
+	for _, l := range levels {
+		for _, o := range options {
+			productSets = append(productSets, [6]uint64{3, l, o, testPointer, 4})
 		}
 	}
 	for _, a := range fileValues {
@@ -314,174 +331,201 @@ func TestSeccompCases(t *testing.T) {
 		{name: "socket(AF_INET) refused under a closed network on arm64", arch: archARM64, policy: closed, call: "socket", args: [6]uint64{afInet, sockStream}, want: eperm},
 		{name: "connect refused under a closed network", arch: archAMD64, policy: closed, call: "connect", want: eperm},
 		{name: "sendto refused under a closed network", arch: archAMD64, policy: closed, call: "sendto", want: eperm},
-		{name: "socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC) allowed under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream | testSockCloexec}, want: actAllow},
-		{name: "socket(1<<32|AF_INET6, SOCK_DGRAM) allowed under net:HOST", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{testHigh | afInet6, sockDgram}, want: actAllow},
-		{name: "AF_UNIX refused under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
-		{name: "1<<32|AF_UNIX refused under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{testHigh | testAFUnix, sockStream}, want: eperm},
-		{name: "AF_NETLINK refused under net", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{testAFNetlink, sockDgram}, want: eperm},
-		{name: "SOCK_RAW refused under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, testSockRaw}, want: eperm},
-		{name: "SOCK_SEQPACKET refused under net", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{afInet, testSockSeqpacket}, want: eperm},
-		{name: "MPTCP refused with EPROTONOSUPPORT", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream | testSockCloexec | testSockNonblock, ipprotoMPTCP}, want: eprotonosupport},
-		{name: "1<<32|IPPROTO_MPTCP refused", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockStream, testHigh | ipprotoMPTCP}, want: eprotonosupport},
-		{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_TCP) allowed under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream, ipprotoTCP}, want: actAllow},
-		{name: "socket(AF_INET6, SOCK_DGRAM|SOCK_CLOEXEC, IPPROTO_UDP) allowed under net", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockDgram | testSockCloexec, ipprotoUDP}, want: actAllow},
-		{name: "1<<32|IPPROTO_TCP allowed: the kernel sees IPPROTO_TCP", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream, testHigh | ipprotoTCP}, want: actAllow},
-		{name: "1<<32|IPPROTO_UDP allowed: the kernel sees IPPROTO_UDP", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockDgram, testHigh | ipprotoUDP}, want: actAllow},
-		{name: "SOCK_DGRAM with IPPROTO_TCP left to the kernel, which refuses the pair", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoTCP}, want: actAllow},
-		{name: "ICMP (ping) socket refused under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram, testIPProtoICMP}, want: eperm},
-		{name: "ICMPv6 (ping) socket refused under net on arm64", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockDgram | testSockNonblock, testIPProtoICMPV6}, want: eperm},
-		{name: "SCTP stream socket refused under net:HOST", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockStream, testIPProtoSCTP}, want: eperm},
-		{name: "1<<32|IPPROTO_SCTP refused under --confine strict", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockStream, testHigh | testIPProtoSCTP}, want: eperm},
-		{name: "MPTCP with SOCK_DGRAM still EPROTONOSUPPORT", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoMPTCP}, want: eprotonosupport},
-		{name: "ICMP socket refused when ffi:socket widens to any host", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram, testIPProtoICMP}, want: eperm},
-		{name: "socket(AF_INET6, SOCK_STREAM) allowed when ffi:socket widens to any host", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{afInet6, sockStream | testSockCloexec}, want: actAllow},
-		{name: "socket(AF_INET, SOCK_DGRAM) allowed when ffi:socket widens to any host: the resolver", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{afInet, sockDgram}, want: actAllow},
-		{name: "socketpair refused under net:HOST", arch: archAMD64, policy: inet, call: "socketpair", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
-		{name: "AF_UNIX refused when ffi:socket widens to any host", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
-		{name: "AF_NETLINK refused when ffi:socket widens to any host on arm64", arch: archARM64, policy: inet, call: "socket", args: [6]uint64{testAFNetlink, sockDgram}, want: eperm},
-		{name: "socketpair refused when ffi:socket widens to any host", arch: archAMD64, policy: inet, call: "socketpair", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
-		{name: "AF_UNIX refused under --confine strict", arch: archAMD64, policy: inet, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
-		{name: "i386 ABI refused", arch: archAMD64, policy: inet, audit: testAuditI386, call: "getpid", want: eperm},
-		{name: "ARM ABI refused on arm64", arch: archARM64, policy: inet, audit: testAuditARM, call: "getpid", want: eperm},
+		{name: "socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC) allowed under net:HOST", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockStream | testSockCloexec}, want: actAllow},
+		{name: "socket(1<<32|AF_INET6, SOCK_DGRAM) allowed under net:udp:HOST", arch: archARM64, policy: udp, call: "socket", args: [6]uint64{testHigh | afInet6, sockDgram}, want: actAllow},
+		{name: "socket(AF_INET, SOCK_DGRAM) refused under net:HOST: no UDP grant", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockDgram}, want: eperm},
+		{name: "socket(AF_INET, SOCK_DGRAM|SOCK_NONBLOCK|SOCK_CLOEXEC) refused under net:HOST", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockDgram | testSockNonblock | testSockCloexec}, want: eperm},
+		{name: "socket(AF_INET6, 1<<32|SOCK_DGRAM) refused under net:HOST on arm64: the kernel sees SOCK_DGRAM", arch: archARM64, policy: tcp, call: "socket", args: [6]uint64{afInet6, testHigh | sockDgram}, want: eperm},
+		{name: "socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP) refused under net:HOST", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoUDP}, want: eperm},
+		{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_UDP) refused under net:HOST", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockStream, ipprotoUDP}, want: eperm},
+		{name: "socket(AF_INET, SOCK_STREAM|SOCK_NONBLOCK|SOCK_CLOEXEC) allowed under net:udp:HOST: a grant of UDP keeps the resolver's TCP", arch: archAMD64, policy: udp, call: "socket", args: [6]uint64{afInet, sockStream | testSockNonblock | testSockCloexec}, want: actAllow},
+		{name: "AF_UNIX refused under net:HOST", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "1<<32|AF_UNIX refused under net:HOST", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{testHigh | testAFUnix, sockStream}, want: eperm},
+		{name: "AF_NETLINK refused under net", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{testAFNetlink, sockDgram}, want: eperm},
+		{name: "SOCK_RAW refused under net:HOST", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, testSockRaw}, want: eperm},
+		{name: "SOCK_SEQPACKET refused under net", arch: archARM64, policy: tcp, call: "socket", args: [6]uint64{afInet, testSockSeqpacket}, want: eperm},
+		{name: "MPTCP refused with EPROTONOSUPPORT", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockStream | testSockCloexec | testSockNonblock, ipprotoMPTCP}, want: eprotonosupport},
+		{name: "1<<32|IPPROTO_MPTCP refused", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet6, sockStream, testHigh | ipprotoMPTCP}, want: eprotonosupport},
+		{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_TCP) allowed under net:HOST", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockStream, ipprotoTCP}, want: actAllow},
+		{name: "socket(AF_INET6, SOCK_DGRAM|SOCK_CLOEXEC, IPPROTO_UDP) allowed under net:udp", arch: archARM64, policy: udp, call: "socket", args: [6]uint64{afInet6, sockDgram | testSockCloexec, ipprotoUDP}, want: actAllow},
+		{name: "1<<32|IPPROTO_TCP allowed: the kernel sees IPPROTO_TCP", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockStream, testHigh | ipprotoTCP}, want: actAllow},
+		{name: "1<<32|IPPROTO_UDP allowed under net:udp: the kernel sees IPPROTO_UDP", arch: archARM64, policy: udp, call: "socket", args: [6]uint64{afInet6, sockDgram, testHigh | ipprotoUDP}, want: actAllow},
+		{name: "SOCK_DGRAM with IPPROTO_TCP left to the kernel under net:udp, which refuses the pair", arch: archAMD64, policy: udp, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoTCP}, want: actAllow},
+		{name: "ICMP (ping) socket refused under net:HOST", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockDgram, testIPProtoICMP}, want: eperm},
+		{name: "ICMPv6 (ping) socket refused under net:udp on arm64", arch: archARM64, policy: udp, call: "socket", args: [6]uint64{afInet6, sockDgram | testSockNonblock, testIPProtoICMPV6}, want: eperm},
+		{name: "SCTP stream socket refused under net:HOST", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockStream, testIPProtoSCTP}, want: eperm},
+		{name: "1<<32|IPPROTO_SCTP refused under --confine strict", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet6, sockStream, testHigh | testIPProtoSCTP}, want: eperm},
+		{name: "MPTCP with SOCK_DGRAM still EPROTONOSUPPORT under net:udp", arch: archARM64, policy: udp, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoMPTCP}, want: eprotonosupport},
+		{name: "ICMP socket refused when ffi:socket widens to any host", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockDgram, testIPProtoICMP}, want: eperm},
+		{name: "socket(AF_INET6, SOCK_STREAM) allowed when ffi:socket widens to any host", arch: archARM64, policy: tcp, call: "socket", args: [6]uint64{afInet6, sockStream | testSockCloexec}, want: actAllow},
+		{name: "socket(AF_INET, SOCK_DGRAM) refused when ffi:socket widens to any host: the resolver dials TCP", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockDgram}, want: eperm},
+		{name: "MPTCP with SOCK_DGRAM refused under net:HOST: no datagram socket", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{afInet, sockDgram, ipprotoMPTCP}, want: eperm},
+		{name: "setsockopt(SOL_SOCKET, SO_REUSEADDR) refused under net:udp", arch: archAMD64, policy: udp, call: "setsockopt", args: [6]uint64{3, solSocket, testSoReuseaddr, testPointer, 4}, want: eperm},
+		{name: "setsockopt(SOL_SOCKET, SO_REUSEPORT) refused under net:udp on arm64", arch: archARM64, policy: udp, call: "setsockopt", args: [6]uint64{3, solSocket, testSoReuseport, testPointer, 4}, want: eperm},
+		{name: "setsockopt(SOL_SOCKET, 1<<32|SO_REUSEADDR) refused: the kernel sees SO_REUSEADDR", arch: archAMD64, policy: tcp, call: "setsockopt", args: [6]uint64{3, solSocket, testHigh | testSoReuseaddr, testPointer, 4}, want: eperm},
+		{name: "setsockopt(1<<32|SOL_SOCKET, SO_REUSEPORT) refused: the kernel sees SOL_SOCKET", arch: archAMD64, policy: udp, call: "setsockopt", args: [6]uint64{3, testHigh | solSocket, testSoReuseport, testPointer, 4}, want: eperm},
+		{name: "setsockopt(SOL_SOCKET, SO_KEEPALIVE) allowed under net:HOST: a dial's keep-alive", arch: archAMD64, policy: tcp, call: "setsockopt", args: [6]uint64{3, solSocket, soKeepalive, testPointer, 4}, want: actAllow},
+		{name: "setsockopt(IPPROTO_TCP, TCP_NODELAY) allowed under net:HOST", arch: archARM64, policy: tcp, call: "setsockopt", args: [6]uint64{3, ipprotoTCP, tcpNodelay, testPointer, 4}, want: actAllow},
+		{name: "setsockopt(1<<32|IPPROTO_TCP, 1<<32|TCP_KEEPCNT) allowed: the kernel sees TCP_KEEPCNT", arch: archAMD64, policy: tcp, call: "setsockopt", args: [6]uint64{3, testHigh | ipprotoTCP, testHigh | tcpKeepcnt, testPointer, 4}, want: actAllow},
+		{name: "setsockopt(IPPROTO_IPV6, IPV6_V6ONLY) allowed under net:HOST", arch: archAMD64, policy: tcp, call: "setsockopt", args: [6]uint64{3, ipprotoIPv6, ipv6V6only, testPointer, 4}, want: actAllow},
+		{name: "setsockopt(SOL_SOCKET, SO_BROADCAST) allowed under net:udp: Go sets it on a datagram socket", arch: archAMD64, policy: udp, call: "setsockopt", args: [6]uint64{3, solSocket, soBroadcast, testPointer, 4}, want: actAllow},
+		{name: "setsockopt(IPPROTO_TCP, SO_KEEPALIVE) refused: an option of another level", arch: archAMD64, policy: tcp, call: "setsockopt", args: [6]uint64{3, ipprotoTCP, soKeepalive, testPointer, 4}, want: eperm},
+		{name: "setsockopt(SOL_SOCKET, TCP_NODELAY's number) refused: SO_DEBUG at that level", arch: archAMD64, policy: tcp, call: "setsockopt", args: [6]uint64{3, solSocket, tcpNodelay, testPointer, 4}, want: eperm},
+		{name: "setsockopt(IPPROTO_IPV6, TCP_NODELAY) refused on arm64", arch: archARM64, policy: udp, call: "setsockopt", args: [6]uint64{3, ipprotoIPv6, tcpNodelay, testPointer, 4}, want: eperm},
+		{name: "setsockopt(SOL_SOCKET, SO_BINDTODEVICE) refused", arch: archAMD64, policy: udp, call: "setsockopt", args: [6]uint64{3, solSocket, testSoBindtodevice, testPointer, 4}, want: eperm},
+		{name: "setsockopt(SOL_IP, IP_TRANSPARENT) refused", arch: archAMD64, policy: udp, call: "setsockopt", args: [6]uint64{3, testSolIP, testIPTransparent, testPointer, 4}, want: eperm},
+		{name: "setsockopt(SOL_IP, IP_FREEBIND) refused on arm64", arch: archARM64, policy: tcp, call: "setsockopt", args: [6]uint64{3, testSolIP, testIPFreebind, testPointer, 4}, want: eperm},
+		{name: "setsockopt refused under a closed network", arch: archAMD64, policy: closed, call: "setsockopt", args: [6]uint64{3, solSocket, soKeepalive, testPointer, 4}, want: eperm},
+		{name: "getsockopt(SOL_SOCKET, SO_ERROR) allowed under net:HOST: a dial's outcome", arch: archAMD64, policy: tcp, call: "getsockopt", args: [6]uint64{3, solSocket, soError, testPointer, testPointer}, want: actAllow},
+		{name: "getsockopt(SOL_SOCKET, SO_REUSEADDR) refused: not on the list", arch: archARM64, policy: udp, call: "getsockopt", args: [6]uint64{3, solSocket, testSoReuseaddr, testPointer, testPointer}, want: eperm},
+		{name: "getsockopt(SOL_SOCKET, SO_KEEPALIVE) refused: set, not read", arch: archAMD64, policy: tcp, call: "getsockopt", args: [6]uint64{3, solSocket, soKeepalive, testPointer, testPointer}, want: eperm},
+		{name: "getsockopt refused under a closed network on arm64", arch: archARM64, policy: closed, call: "getsockopt", args: [6]uint64{3, solSocket, soError, testPointer, testPointer}, want: eperm},
+		{name: "socketpair refused under net:HOST", arch: archAMD64, policy: tcp, call: "socketpair", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "AF_UNIX refused when ffi:socket widens to any host", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "AF_NETLINK refused when ffi:socket widens to any host on arm64", arch: archARM64, policy: tcp, call: "socket", args: [6]uint64{testAFNetlink, sockDgram}, want: eperm},
+		{name: "socketpair refused when ffi:socket widens to any host", arch: archAMD64, policy: tcp, call: "socketpair", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "AF_UNIX refused under --confine strict", arch: archAMD64, policy: tcp, call: "socket", args: [6]uint64{testAFUnix, sockStream}, want: eperm},
+		{name: "i386 ABI refused", arch: archAMD64, policy: tcp, audit: testAuditI386, call: "getpid", want: eperm},
+		{name: "ARM ABI refused on arm64", arch: archARM64, policy: tcp, audit: testAuditARM, call: "getpid", want: eperm},
 		{name: "amd64 ABI refused on arm64", arch: archARM64, policy: closed, audit: auditArchX86_64, call: "getpid", want: eperm},
-		{name: "x32 getpid refused", arch: archAMD64, policy: inet, call: "getpid", x32: true, want: eperm},
+		{name: "x32 getpid refused", arch: archAMD64, policy: tcp, call: "getpid", x32: true, want: eperm},
 		{name: "getpid allowed", arch: archAMD64, policy: closed, call: "getpid", want: actAllow},
 		{name: "a number past the table answered ENOSYS", arch: archAMD64, policy: closed, nr: 1000, want: enosys},
-		{name: "clone3 answered ENOSYS", arch: archAMD64, policy: inet, call: "clone3", want: enosys},
+		{name: "clone3 answered ENOSYS", arch: archAMD64, policy: tcp, call: "clone3", want: enosys},
 		{name: "clone of a Go thread allowed", arch: archAMD64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags}, want: actAllow},
 		{name: "clone of a thread with CLONE_NEWNS refused", arch: archAMD64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags | testCloneNewNS}, want: eperm},
-		{name: "clone of a thread with CLONE_NEWUSER refused on arm64", arch: archARM64, policy: inet, call: "clone", args: [6]uint64{goThreadFlags | testCloneNewUser}, want: eperm},
-		{name: "clone of a process refused", arch: archAMD64, policy: inet, call: "clone", args: [6]uint64{testSIGCHLD}, want: eperm},
+		{name: "clone of a thread with CLONE_NEWUSER refused on arm64", arch: archARM64, policy: tcp, call: "clone", args: [6]uint64{goThreadFlags | testCloneNewUser}, want: eperm},
+		{name: "clone of a process refused", arch: archAMD64, policy: tcp, call: "clone", args: [6]uint64{testSIGCHLD}, want: eperm},
 		{name: "clone with CLONE_THREAD only in the high word refused", arch: archAMD64, policy: closed, call: "clone", args: [6]uint64{testHigh * cloneThread}, want: eperm},
-		{name: "fork refused", arch: archAMD64, policy: inet, call: "fork", want: eperm},
-		{name: "execve refused", arch: archARM64, policy: inet, call: "execve", want: eperm},
+		{name: "fork refused", arch: archAMD64, policy: tcp, call: "fork", want: eperm},
+		{name: "execve refused", arch: archARM64, policy: tcp, call: "execve", want: eperm},
 		{name: "kill(own pid) allowed", arch: archAMD64, policy: closed, call: "kill", args: [6]uint64{testPid, 9}, want: actAllow},
 		{name: "kill(own pid|1<<32) allowed: the kernel sees own pid", arch: archAMD64, policy: closed, call: "kill", args: [6]uint64{testHigh | testPid}, want: actAllow},
 		{name: "kill(0) refused", arch: archAMD64, policy: closed, call: "kill", args: [6]uint64{0, 9}, want: eperm},
 		{name: "kill(-1) refused", arch: archAMD64, policy: closed, call: "kill", args: [6]uint64{^uint64(0), 9}, want: eperm},
 		{name: "kill(-1 as 32 bits) refused", arch: archARM64, policy: closed, call: "kill", args: [6]uint64{0xffffffff, 9}, want: eperm},
-		{name: "kill(another pid) refused", arch: archARM64, policy: inet, call: "kill", args: [6]uint64{testOtherPid, 9}, want: eperm},
+		{name: "kill(another pid) refused", arch: archARM64, policy: tcp, call: "kill", args: [6]uint64{testOtherPid, 9}, want: eperm},
 		{name: "tgkill(own pid) allowed", arch: archARM64, policy: closed, call: "tgkill", args: [6]uint64{testPid, testPid + 7, 23}, want: actAllow},
 		{name: "tgkill(another pid) refused", arch: archAMD64, policy: closed, call: "tgkill", args: [6]uint64{testOtherPid, testPid, 23}, want: eperm},
 		{name: "rt_sigqueueinfo(another pid) refused", arch: archAMD64, policy: closed, call: "rt_sigqueueinfo", args: [6]uint64{testOtherPid}, want: eperm},
 		{name: "tkill refused", arch: archAMD64, policy: closed, call: "tkill", args: [6]uint64{testPid}, want: eperm},
-		{name: "ioctl TIOCSTI refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{0, tiocsti}, want: eperm},
-		{name: "ioctl TIOCSTI|1<<32 refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{0, testHigh | tiocsti}, want: eperm},
+		{name: "ioctl TIOCSTI refused", arch: archAMD64, policy: tcp, call: "ioctl", args: [6]uint64{0, tiocsti}, want: eperm},
+		{name: "ioctl TIOCSTI|1<<32 refused", arch: archAMD64, policy: tcp, call: "ioctl", args: [6]uint64{0, testHigh | tiocsti}, want: eperm},
 		{name: "ioctl TIOCLINUX refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tioclinux}, want: eperm},
 		{name: "ioctl FIONREAD allowed", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, testFIONREAD}, want: actAllow},
 		{name: "ioctl TCGETS allowed: reading a terminal's settings", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, testTCGETS, testPointer}, want: actAllow},
 		{name: "ioctl TCGETS2 refused on arm64: not on the list", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, testTCGETS2, testPointer}, want: eperm},
-		{name: "ioctl TIOCGWINSZ allowed: reading a terminal's size", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, testTIOCGWINSZ, testPointer}, want: actAllow},
+		{name: "ioctl TIOCGWINSZ allowed: reading a terminal's size", arch: archAMD64, policy: tcp, call: "ioctl", args: [6]uint64{1, testTIOCGWINSZ, testPointer}, want: actAllow},
 		{name: "ioctl TIOCGPGRP refused: not on the list", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{0, testTIOCGPGRP, testPointer}, want: eperm},
 		{name: "ioctl TIOCSPTLCK refused: not on the list", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{3, testTIOCSPTLCK, testPointer}, want: eperm},
 		{name: "ioctl TCSETX refused: not on the list", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, testTCSETX, testPointer}, want: eperm},
 		{name: "ioctl TCSETS refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsets, testPointer}, want: eperm},
-		{name: "ioctl TCSETS|1<<32 refused: the kernel sees TCSETS", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, testHigh | tcsets, testPointer}, want: eperm},
+		{name: "ioctl TCSETS|1<<32 refused: the kernel sees TCSETS", arch: archAMD64, policy: tcp, call: "ioctl", args: [6]uint64{1, testHigh | tcsets, testPointer}, want: eperm},
 		{name: "ioctl TCSETSW refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tcsetsw, testPointer}, want: eperm},
-		{name: "ioctl TCSETSF refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{2, tcsetsf, testPointer}, want: eperm},
+		{name: "ioctl TCSETSF refused", arch: archAMD64, policy: tcp, call: "ioctl", args: [6]uint64{2, tcsetsf, testPointer}, want: eperm},
 		{name: "ioctl TCSETA refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcseta, testPointer}, want: eperm},
-		{name: "ioctl TCSETAW|1<<32 refused on arm64", arch: archARM64, policy: inet, call: "ioctl", args: [6]uint64{1, testHigh | tcsetaw, testPointer}, want: eperm},
-		{name: "ioctl TCSETAF refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, tcsetaf, testPointer}, want: eperm},
+		{name: "ioctl TCSETAW|1<<32 refused on arm64", arch: archARM64, policy: tcp, call: "ioctl", args: [6]uint64{1, testHigh | tcsetaw, testPointer}, want: eperm},
+		{name: "ioctl TCSETAF refused", arch: archAMD64, policy: tcp, call: "ioctl", args: [6]uint64{1, tcsetaf, testPointer}, want: eperm},
 		{name: "ioctl TCSETS2 refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsets2, testPointer}, want: eperm},
 		{name: "ioctl TCSETSW2|1<<32 refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, testHigh | tcsetsw2, testPointer}, want: eperm},
-		{name: "ioctl TCSETSF2 refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, tcsetsf2, testPointer}, want: eperm},
+		{name: "ioctl TCSETSF2 refused", arch: archAMD64, policy: tcp, call: "ioctl", args: [6]uint64{1, tcsetsf2, testPointer}, want: eperm},
 		{name: "ioctl TCSETS2 with another size refused: not on the list", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsets2 ^ 0x40000, testPointer}, want: eperm},
 		{name: "ioctl TIOCSPGRP refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, tiocspgrp, testPointer}, want: eperm},
 		{name: "ioctl TIOCSCTTY refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{0, tiocsctty, 1}, want: eperm},
-		{name: "ioctl TIOCNOTTY refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{0, tiocnotty}, want: eperm},
+		{name: "ioctl TIOCNOTTY refused", arch: archAMD64, policy: tcp, call: "ioctl", args: [6]uint64{0, tiocnotty}, want: eperm},
 		{name: "ioctl TIOCVHANGUP|1<<32 refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{0, testHigh | tiocvhangup}, want: eperm},
-		{name: "ioctl TIOCCONS refused on arm64", arch: archARM64, policy: inet, call: "ioctl", args: [6]uint64{1, tioccons}, want: eperm},
+		{name: "ioctl TIOCCONS refused on arm64", arch: archARM64, policy: tcp, call: "ioctl", args: [6]uint64{1, tioccons}, want: eperm},
 		{name: "ioctl TIOCEXCL refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocexcl}, want: eperm},
 		{name: "ioctl TIOCNXCL refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocnxcl}, want: eperm},
 		{name: "ioctl TIOCSETD refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsetd, testPointer}, want: eperm},
 		{name: "ioctl TIOCSWINSZ refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocswinsz, testPointer}, want: eperm},
-		{name: "ioctl TIOCSWINSZ|1<<32 refused on arm64", arch: archARM64, policy: inet, call: "ioctl", args: [6]uint64{1, testHigh | tiocswinsz, testPointer}, want: eperm},
+		{name: "ioctl TIOCSWINSZ|1<<32 refused on arm64", arch: archARM64, policy: tcp, call: "ioctl", args: [6]uint64{1, testHigh | tiocswinsz, testPointer}, want: eperm},
 		{name: "ioctl TIOCSLCKTRMIOS refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocslcktrmios, testPointer}, want: eperm},
-		{name: "ioctl TIOCSSOFTCAR refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, tiocssoftcar, testPointer}, want: eperm},
+		{name: "ioctl TIOCSSOFTCAR refused", arch: archAMD64, policy: tcp, call: "ioctl", args: [6]uint64{1, tiocssoftcar, testPointer}, want: eperm},
 		{name: "ioctl TIOCSSERIAL refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsserial, testPointer}, want: eperm},
 		{name: "ioctl TIOCSRS485 refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsrs485, testPointer}, want: eperm},
 		{name: "ioctl TIOCSISO7816 refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocsiso7816, testPointer}, want: eperm},
 		{name: "ioctl TIOCSERCONFIG refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocserconfig}, want: eperm},
 		{name: "ioctl TIOCMSET refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocmset, testPointer}, want: eperm},
 		{name: "ioctl TIOCMBIS refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tiocmbis, testPointer}, want: eperm},
-		{name: "ioctl TIOCMBIC|1<<32 refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, testHigh | tiocmbic, testPointer}, want: eperm},
+		{name: "ioctl TIOCMBIC|1<<32 refused", arch: archAMD64, policy: tcp, call: "ioctl", args: [6]uint64{1, testHigh | tiocmbic, testPointer}, want: eperm},
 		{name: "ioctl TCSBRK(0), a break, refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsbrk, 0}, want: eperm},
 		{name: "ioctl TCSBRK(1), tcdrain, refused with it", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsbrk, 1}, want: eperm},
 		{name: "ioctl TCSBRKP refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcsbrkp, 0}, want: eperm},
-		{name: "ioctl TIOCSBRK refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{1, tiocsbrk}, want: eperm},
+		{name: "ioctl TIOCSBRK refused", arch: archAMD64, policy: tcp, call: "ioctl", args: [6]uint64{1, tiocsbrk}, want: eperm},
 		{name: "ioctl TIOCCBRK refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{1, tioccbrk}, want: eperm},
 		{name: "ioctl TCXONC(TCOOFF) refused", arch: archAMD64, policy: closed, call: "ioctl", args: [6]uint64{1, tcxonc, 0}, want: eperm},
 		{name: "ioctl TCFLSH(TCIFLUSH)|1<<32 refused on arm64", arch: archARM64, policy: closed, call: "ioctl", args: [6]uint64{0, testHigh | tcflsh, 0}, want: eperm},
 		{name: "io_setup refused", arch: archAMD64, policy: closed, call: "io_setup", args: [6]uint64{1, testPointer}, want: eperm},
-		{name: "io_setup refused on arm64", arch: archARM64, policy: inet, call: "io_setup", args: [6]uint64{1, testPointer}, want: eperm},
-		{name: "io_submit refused", arch: archAMD64, policy: inet, call: "io_submit", want: eperm},
+		{name: "io_setup refused on arm64", arch: archARM64, policy: tcp, call: "io_setup", args: [6]uint64{1, testPointer}, want: eperm},
+		{name: "io_submit refused", arch: archAMD64, policy: tcp, call: "io_submit", want: eperm},
 		{name: "io_destroy refused on arm64", arch: archARM64, policy: closed, call: "io_destroy", want: eperm},
 		{name: "io_getevents refused", arch: archAMD64, policy: closed, call: "io_getevents", want: eperm},
 		{name: "io_pgetevents refused on arm64", arch: archARM64, policy: closed, call: "io_pgetevents", want: eperm},
-		{name: "io_cancel refused", arch: archAMD64, policy: inet, call: "io_cancel", want: eperm},
-		{name: "ptrace refused", arch: archAMD64, policy: inet, call: "ptrace", want: eperm},
+		{name: "io_cancel refused", arch: archAMD64, policy: tcp, call: "io_cancel", want: eperm},
+		{name: "ptrace refused", arch: archAMD64, policy: tcp, call: "ptrace", want: eperm},
 		{name: "io_uring_setup refused", arch: archARM64, policy: closed, call: "io_uring_setup", want: eperm},
-		{name: "modify_ldt refused", arch: archAMD64, policy: inet, call: "modify_ldt", want: eperm},
+		{name: "modify_ldt refused", arch: archAMD64, policy: tcp, call: "modify_ldt", want: eperm},
 		{name: "kcmp refused on arm64", arch: archARM64, policy: closed, call: "kcmp", args: [6]uint64{testPid, testPid}, want: eperm},
 		{name: "process_madvise refused", arch: archAMD64, policy: closed, call: "process_madvise", want: eperm},
-		{name: "move_pages refused", arch: archARM64, policy: inet, call: "move_pages", args: [6]uint64{testOtherPid}, want: eperm},
+		{name: "move_pages refused", arch: archARM64, policy: tcp, call: "move_pages", args: [6]uint64{testOtherPid}, want: eperm},
 		{name: "create_module refused", arch: archAMD64, policy: closed, call: "create_module", want: eperm},
-		{name: "query_module refused", arch: archAMD64, policy: inet, call: "query_module", want: eperm},
+		{name: "query_module refused", arch: archAMD64, policy: tcp, call: "query_module", want: eperm},
 		{name: "fanotify_init refused on arm64", arch: archARM64, policy: closed, call: "fanotify_init", want: eperm},
-		{name: "inotify_init1 refused", arch: archAMD64, policy: inet, call: "inotify_init1", want: eperm},
+		{name: "inotify_init1 refused", arch: archAMD64, policy: tcp, call: "inotify_init1", want: eperm},
 		{name: "inotify_add_watch refused", arch: archAMD64, policy: closed, call: "inotify_add_watch", want: eperm},
-		{name: "shmget refused", arch: archAMD64, policy: inet, call: "shmget", want: eperm},
+		{name: "shmget refused", arch: archAMD64, policy: tcp, call: "shmget", want: eperm},
 		{name: "semop refused on arm64", arch: archARM64, policy: closed, call: "semop", want: eperm},
 		{name: "shmdt refused", arch: archAMD64, policy: closed, call: "shmdt", want: eperm},
 		{name: "listmount refused", arch: archAMD64, policy: closed, call: "listmount", want: eperm},
-		{name: "sethostname refused on arm64", arch: archARM64, policy: inet, call: "sethostname", want: eperm},
+		{name: "sethostname refused on arm64", arch: archARM64, policy: tcp, call: "sethostname", want: eperm},
 		{name: "sysfs refused", arch: archAMD64, policy: closed, call: "sysfs", want: eperm},
-		{name: "chmod refused", arch: archAMD64, policy: inet, call: "chmod", want: eperm},
+		{name: "chmod refused", arch: archAMD64, policy: tcp, call: "chmod", want: eperm},
 		{name: "fchmodat refused on arm64", arch: archARM64, policy: closed, call: "fchmodat", args: [6]uint64{^uint64(0), testPointer, 0o777}, want: eperm},
 		{name: "fchmodat2 refused", arch: archAMD64, policy: closed, call: "fchmodat2", want: eperm},
 		{name: "fchown refused", arch: archAMD64, policy: closed, call: "fchown", want: eperm},
-		{name: "lchown refused", arch: archAMD64, policy: inet, call: "lchown", want: eperm},
-		{name: "fchownat refused on arm64", arch: archARM64, policy: inet, call: "fchownat", want: eperm},
+		{name: "lchown refused", arch: archAMD64, policy: tcp, call: "lchown", want: eperm},
+		{name: "fchownat refused on arm64", arch: archARM64, policy: tcp, call: "fchownat", want: eperm},
 		{name: "utimes refused", arch: archAMD64, policy: closed, call: "utimes", want: eperm},
 		{name: "utimensat refused on arm64", arch: archARM64, policy: closed, call: "utimensat", want: eperm},
 		{name: "fsetxattr refused", arch: archAMD64, policy: closed, call: "fsetxattr", want: eperm},
-		{name: "removexattrat refused on arm64", arch: archARM64, policy: inet, call: "removexattrat", want: eperm},
+		{name: "removexattrat refused on arm64", arch: archARM64, policy: tcp, call: "removexattrat", want: eperm},
 		{name: "getxattr refused", arch: archAMD64, policy: closed, call: "getxattr", want: eperm},
 		{name: "setrlimit refused", arch: archAMD64, policy: closed, call: "setrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: eperm},
-		{name: "setrlimit refused on arm64", arch: archARM64, policy: inet, call: "setrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: eperm},
+		{name: "setrlimit refused on arm64", arch: archARM64, policy: tcp, call: "setrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: eperm},
 		{name: "getrlimit refused: the runtime reads its limits with prlimit64", arch: archAMD64, policy: closed, call: "getrlimit", args: [6]uint64{testRlimitAS, testPointer}, want: eperm},
 		{name: "prlimit64(0, RLIMIT_AS, NULL, old) allowed", arch: archAMD64, policy: closed, call: "prlimit64", args: [6]uint64{0, testRlimitAS, 0, testPointer}, want: actAllow},
 		{name: "prlimit64(own pid, RLIMIT_AS, NULL, old) allowed on arm64", arch: archARM64, policy: closed, call: "prlimit64", args: [6]uint64{testPid, testRlimitAS, 0, testPointer}, want: actAllow},
-		{name: "prlimit64(own pid|1<<32, NULL) allowed: the kernel sees own pid", arch: archAMD64, policy: inet, call: "prlimit64", args: [6]uint64{testHigh | testPid, testRlimitAS, 0, testPointer}, want: actAllow},
+		{name: "prlimit64(own pid|1<<32, NULL) allowed: the kernel sees own pid", arch: archAMD64, policy: tcp, call: "prlimit64", args: [6]uint64{testHigh | testPid, testRlimitAS, 0, testPointer}, want: actAllow},
 		{name: "prlimit64(0, RLIMIT_AS, new, NULL) refused", arch: archAMD64, policy: closed, call: "prlimit64", args: [6]uint64{0, testRlimitAS, testPointer}, want: eperm},
 		{name: "prlimit64(0, RLIMIT_AS, new at 1<<32, NULL) refused: the low word of the pointer is 0", arch: archAMD64, policy: closed, call: "prlimit64", args: [6]uint64{0, testRlimitAS, testHigh}, want: eperm},
-		{name: "prlimit64 with a new limit at 1<<32 refused on arm64", arch: archARM64, policy: inet, call: "prlimit64", args: [6]uint64{testPid, testRlimitAS, testHigh, testPointer}, want: eperm},
+		{name: "prlimit64 with a new limit at 1<<32 refused on arm64", arch: archARM64, policy: tcp, call: "prlimit64", args: [6]uint64{testPid, testRlimitAS, testHigh, testPointer}, want: eperm},
 		{name: "prlimit64(another pid, NULL) refused", arch: archAMD64, policy: closed, call: "prlimit64", args: [6]uint64{testOtherPid, testRlimitAS, 0, testPointer}, want: eperm},
 		{name: "prlimit64(-1, NULL) refused", arch: archARM64, policy: closed, call: "prlimit64", args: [6]uint64{^uint64(0), testRlimitAS}, want: eperm},
 		{name: "setpriority(PRIO_PROCESS, 0) refused: as root it could take a negative nice", arch: archAMD64, policy: closed, call: "setpriority", args: [6]uint64{prioProcess, 0, ^uint64(19)}, want: eperm},
-		{name: "setpriority(PRIO_PROCESS, own pid) refused on arm64", arch: archARM64, policy: inet, call: "setpriority", args: [6]uint64{prioProcess, testPid, 10}, want: eperm},
+		{name: "setpriority(PRIO_PROCESS, own pid) refused on arm64", arch: archARM64, policy: tcp, call: "setpriority", args: [6]uint64{prioProcess, testPid, 10}, want: eperm},
 		{name: "setpriority(PRIO_PROCESS, another pid) refused", arch: archAMD64, policy: closed, call: "setpriority", args: [6]uint64{prioProcess, testOtherPid, 10}, want: eperm},
 		{name: "getpriority(PRIO_PROCESS, 0) refused", arch: archAMD64, policy: closed, call: "getpriority", args: [6]uint64{prioProcess, 0}, want: eperm},
-		{name: "getpriority(PRIO_PROCESS, own pid) refused on arm64", arch: archARM64, policy: inet, call: "getpriority", args: [6]uint64{prioProcess, testPid}, want: eperm},
+		{name: "getpriority(PRIO_PROCESS, own pid) refused on arm64", arch: archARM64, policy: tcp, call: "getpriority", args: [6]uint64{prioProcess, testPid}, want: eperm},
 		{name: "getpriority(1<<32|PRIO_PROCESS, own pid|1<<32) refused", arch: archAMD64, policy: closed, call: "getpriority", args: [6]uint64{testHigh | prioProcess, testHigh | testPid}, want: eperm},
 		{name: "getpriority(PRIO_PROCESS, another pid) refused", arch: archAMD64, policy: closed, call: "getpriority", args: [6]uint64{prioProcess, testOtherPid}, want: eperm},
-		{name: "getpriority(PRIO_PGRP, 0) refused", arch: archAMD64, policy: inet, call: "getpriority", args: [6]uint64{testPrioPgrp, 0}, want: eperm},
+		{name: "getpriority(PRIO_PGRP, 0) refused", arch: archAMD64, policy: tcp, call: "getpriority", args: [6]uint64{testPrioPgrp, 0}, want: eperm},
 		{name: "getpriority(PRIO_USER, 0) refused on arm64", arch: archARM64, policy: closed, call: "getpriority", args: [6]uint64{testPrioUser, 0}, want: eperm},
 		{name: "ioprio_set(IOPRIO_WHO_PROCESS, 0) refused: as root it could take the real-time class", arch: archAMD64, policy: closed, call: "ioprio_set", args: [6]uint64{ioprioWhoProcess, 0, 4}, want: eperm},
 		{name: "ioprio_get(IOPRIO_WHO_PROCESS, 0) refused", arch: archAMD64, policy: closed, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, 0}, want: eperm},
 		{name: "ioprio_get(IOPRIO_WHO_PROCESS, own pid) refused on arm64", arch: archARM64, policy: closed, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, testPid}, want: eperm},
-		{name: "ioprio_get(IOPRIO_WHO_PROCESS, another pid) refused", arch: archAMD64, policy: inet, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, testOtherPid}, want: eperm},
+		{name: "ioprio_get(IOPRIO_WHO_PROCESS, another pid) refused", arch: archAMD64, policy: tcp, call: "ioprio_get", args: [6]uint64{ioprioWhoProcess, testOtherPid}, want: eperm},
 		{name: "ioprio_get(IOPRIO_WHO_PGRP, 0) refused", arch: archAMD64, policy: closed, call: "ioprio_get", args: [6]uint64{testIoprioWhoPgrp, 0}, want: eperm},
 		{name: "ioprio_get(IOPRIO_WHO_USER, 0) refused on arm64", arch: archARM64, policy: closed, call: "ioprio_get", args: [6]uint64{testIoprioWhoUser, 0}, want: eperm},
 		{name: "ioprio_get(0, 0) refused: 0 is PRIO_PROCESS, not IOPRIO_WHO_PROCESS", arch: archAMD64, policy: closed, call: "ioprio_get", args: [6]uint64{0, 0}, want: eperm},
 		{name: "sched_setaffinity(0) refused", arch: archAMD64, policy: closed, call: "sched_setaffinity", args: [6]uint64{0, 8, testPointer}, want: eperm},
 		{name: "sched_setscheduler(0, SCHED_FIFO) refused on arm64", arch: archARM64, policy: closed, call: "sched_setscheduler", args: [6]uint64{0, 1, testPointer}, want: eperm},
-		{name: "sched_setparam(own pid) refused", arch: archAMD64, policy: inet, call: "sched_setparam", args: [6]uint64{testPid, testPointer}, want: eperm},
+		{name: "sched_setparam(own pid) refused", arch: archAMD64, policy: tcp, call: "sched_setparam", args: [6]uint64{testPid, testPointer}, want: eperm},
 		{name: "sched_setattr(0) refused", arch: archAMD64, policy: closed, call: "sched_setattr", args: [6]uint64{0, testPointer}, want: eperm},
 		{name: "sched_getaffinity(0) allowed: the Go runtime counts its CPUs so", arch: archAMD64, policy: closed, call: "sched_getaffinity", args: [6]uint64{0, 8192, testPointer}, want: actAllow},
 		{name: "sched_getaffinity(own pid) allowed on arm64", arch: archARM64, policy: closed, call: "sched_getaffinity", args: [6]uint64{testPid, 8192, testPointer}, want: actAllow},
 		{name: "sched_getaffinity(another pid) refused", arch: archAMD64, policy: closed, call: "sched_getaffinity", args: [6]uint64{testOtherPid, 8, testPointer}, want: eperm},
-		{name: "sched_getattr(another pid|1<<32) refused", arch: archAMD64, policy: inet, call: "sched_getattr", args: [6]uint64{testHigh | testOtherPid, testPointer, 56}, want: eperm},
+		{name: "sched_getattr(another pid|1<<32) refused", arch: archAMD64, policy: tcp, call: "sched_getattr", args: [6]uint64{testHigh | testOtherPid, testPointer, 56}, want: eperm},
 		{name: "sched_getscheduler(-1) refused on arm64", arch: archARM64, policy: closed, call: "sched_getscheduler", args: [6]uint64{^uint64(0)}, want: eperm},
 		{name: "sched_rr_get_interval(another pid) refused", arch: archAMD64, policy: closed, call: "sched_rr_get_interval", args: [6]uint64{testOtherPid, testPointer}, want: eperm},
 		{name: "getsid(0) refused", arch: archAMD64, policy: closed, call: "getsid", want: eperm},
@@ -489,27 +533,27 @@ func TestSeccompCases(t *testing.T) {
 		{name: "getpgid(own pid) refused on arm64", arch: archARM64, policy: closed, call: "getpgid", args: [6]uint64{testPid}, want: eperm},
 		{name: "getpgid(another pid) refused on arm64", arch: archARM64, policy: closed, call: "getpgid", args: [6]uint64{testOtherPid}, want: eperm},
 		{name: "getpgrp refused", arch: archAMD64, policy: closed, call: "getpgrp", want: eperm},
-		{name: "setuid(0) refused", arch: archAMD64, policy: inet, call: "setuid", want: eperm},
+		{name: "setuid(0) refused", arch: archAMD64, policy: tcp, call: "setuid", want: eperm},
 		{name: "setresgid refused on arm64", arch: archARM64, policy: closed, call: "setresgid", args: [6]uint64{^uint64(0), ^uint64(0), ^uint64(0)}, want: eperm},
-		{name: "setgroups refused", arch: archAMD64, policy: inet, call: "setgroups", want: eperm},
+		{name: "setgroups refused", arch: archAMD64, policy: tcp, call: "setgroups", want: eperm},
 		{name: "setfsuid refused on arm64", arch: archARM64, policy: closed, call: "setfsuid", want: eperm},
 		{name: "setpgid(0, 0) refused", arch: archAMD64, policy: closed, call: "setpgid", want: eperm},
 		{name: "mlock refused", arch: archAMD64, policy: closed, call: "mlock", args: [6]uint64{testPointer, 4096}, want: eperm},
-		{name: "mlockall refused on arm64", arch: archARM64, policy: inet, call: "mlockall", args: [6]uint64{1}, want: eperm},
+		{name: "mlockall refused on arm64", arch: archARM64, policy: tcp, call: "mlockall", args: [6]uint64{1}, want: eperm},
 		{name: "memfd_secret refused", arch: archAMD64, policy: closed, call: "memfd_secret", want: eperm},
 		{name: "mmap(MAP_PRIVATE|MAP_ANONYMOUS) allowed", arch: archAMD64, policy: closed, call: "mmap", args: [6]uint64{0, 4096, 3, testMapPrivAnon, ^uint64(0)}, want: actAllow},
 		{name: "mmap(MAP_LOCKED) refused", arch: archAMD64, policy: closed, call: "mmap", args: [6]uint64{0, 4096, 3, testMapPrivAnon | mapLocked, ^uint64(0)}, want: eperm},
-		{name: "mmap(1<<32|MAP_LOCKED) refused on arm64", arch: archARM64, policy: inet, call: "mmap", args: [6]uint64{0, 4096, 3, testHigh | testMapPrivAnon | mapLocked, ^uint64(0)}, want: eperm},
+		{name: "mmap(1<<32|MAP_LOCKED) refused on arm64", arch: archARM64, policy: tcp, call: "mmap", args: [6]uint64{0, 4096, 3, testHigh | testMapPrivAnon | mapLocked, ^uint64(0)}, want: eperm},
 		{name: "mmap with MAP_LOCKED only in the high word allowed: the kernel has no such flag", arch: archAMD64, policy: closed, call: "mmap", args: [6]uint64{0, 4096, 3, testHigh*mapLocked | testMapPrivAnon, ^uint64(0)}, want: actAllow},
 		{name: "fcntl(F_SETOWN) refused", arch: archAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, fSetown, testPid}, want: eperm},
 		{name: "fcntl(1<<32|F_SETOWN) refused on arm64", arch: archARM64, policy: closed, call: "fcntl", args: [6]uint64{3, testHigh | fSetown, testOtherPid}, want: eperm},
-		{name: "fcntl(F_SETOWN_EX) refused", arch: archAMD64, policy: inet, call: "fcntl", args: [6]uint64{3, fSetownEx, testPointer}, want: eperm},
+		{name: "fcntl(F_SETOWN_EX) refused", arch: archAMD64, policy: tcp, call: "fcntl", args: [6]uint64{3, fSetownEx, testPointer}, want: eperm},
 		{name: "fcntl(F_SETSIG) refused", arch: archAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, fSetsig, 23}, want: eperm},
 		{name: "fcntl(F_GETOWN) refused: not on the list", arch: archAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, testFGetown}, want: eperm},
 		{name: "fcntl(F_SETFL) allowed", arch: archARM64, policy: closed, call: "fcntl", args: [6]uint64{3, testFSetfl, 0o4000}, want: actAllow},
-		{name: "ioctl FIOSETOWN refused", arch: archAMD64, policy: inet, call: "ioctl", args: [6]uint64{3, fioSetown, testPointer}, want: eperm},
-		{name: "ioctl SIOCSPGRP|1<<32 refused on arm64", arch: archARM64, policy: inet, call: "ioctl", args: [6]uint64{3, testHigh | siocSpgrp, testPointer}, want: eperm},
-		{name: "prctl(PR_SET_MM) refused", arch: archAMD64, policy: inet, call: "prctl", args: [6]uint64{prSetMM, 6, testPointer}, want: eperm},
+		{name: "ioctl FIOSETOWN refused", arch: archAMD64, policy: tcp, call: "ioctl", args: [6]uint64{3, fioSetown, testPointer}, want: eperm},
+		{name: "ioctl SIOCSPGRP|1<<32 refused on arm64", arch: archARM64, policy: tcp, call: "ioctl", args: [6]uint64{3, testHigh | siocSpgrp, testPointer}, want: eperm},
+		{name: "prctl(PR_SET_MM) refused", arch: archAMD64, policy: tcp, call: "prctl", args: [6]uint64{prSetMM, 6, testPointer}, want: eperm},
 		{name: "prctl(1<<32|PR_SET_MM) refused on arm64", arch: archARM64, policy: closed, call: "prctl", args: [6]uint64{testHigh | prSetMM}, want: eperm},
 		{name: "prctl(PR_SCHED_CORE) refused", arch: archAMD64, policy: closed, call: "prctl", args: [6]uint64{prSchedCore, 1, testOtherPid}, want: eperm},
 		{name: "prctl(PR_SET_NO_NEW_PRIVS) refused: Apply sets it before the filter", arch: archAMD64, policy: closed, call: "prctl", args: [6]uint64{testPrSetNNP, 1}, want: eperm},
@@ -520,45 +564,45 @@ func TestSeccompCases(t *testing.T) {
 		{name: "openat(O_CREAT, 01777) allowed: the sticky bit makes no set-ID file", arch: archAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oCreat, 0o1777}, want: actAllow},
 		{name: "openat(O_RDONLY, 04755) allowed: without O_CREAT the mode is not read", arch: archARM64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOCloexec, 0o4755}, want: actAllow},
 		{name: "openat(O_TMPFILE, 04700) refused", arch: archAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOTmpfileAMD64 | testOWronly, 0o4700}, want: eperm},
-		{name: "openat(O_TMPFILE, 02700) refused on arm64", arch: archARM64, policy: inet, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOTmpfileARM64 | testOWronly, 0o2700}, want: eperm},
+		{name: "openat(O_TMPFILE, 02700) refused on arm64", arch: archARM64, policy: tcp, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOTmpfileARM64 | testOWronly, 0o2700}, want: eperm},
 		{name: "openat(1<<32|O_CREAT, 1<<32|04755) refused: the kernel sees O_CREAT and 04755", arch: archAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testHigh | oCreat, testHigh | 0o4755}, want: eperm},
 		{name: "open(O_CREAT, 04755) refused", arch: archAMD64, policy: closed, call: "open", args: [6]uint64{testPointer, oCreat | testOWronly, 0o4755}, want: eperm},
-		{name: "creat(06755) refused", arch: archAMD64, policy: inet, call: "creat", args: [6]uint64{testPointer, 0o6755}, want: eperm},
+		{name: "creat(06755) refused", arch: archAMD64, policy: tcp, call: "creat", args: [6]uint64{testPointer, 0o6755}, want: eperm},
 		{name: "creat(0644) refused: Go makes files with openat", arch: archAMD64, policy: closed, call: "creat", args: [6]uint64{testPointer, 0o644}, want: eperm},
 		{name: "mknod(S_IFREG|04755) refused", arch: archAMD64, policy: closed, call: "mknod", args: [6]uint64{testPointer, testSIfreg | 0o4755}, want: eperm},
 		{name: "mknodat(S_IFREG|02755) refused on arm64", arch: archARM64, policy: closed, call: "mknodat", args: [6]uint64{^uint64(99), testPointer, testSIfreg | 0o2755}, want: eperm},
 		{name: "mknodat(S_IFREG|0644) allowed", arch: archAMD64, policy: closed, call: "mknodat", args: [6]uint64{^uint64(99), testPointer, testSIfreg | 0o644}, want: actAllow},
 		{name: "openat2 answered ENOSYS", arch: archAMD64, policy: closed, call: "openat2", want: enosys},
-		{name: "openat2 answered ENOSYS on arm64", arch: archARM64, policy: inet, call: "openat2", want: enosys},
+		{name: "openat2 answered ENOSYS on arm64", arch: archARM64, policy: tcp, call: "openat2", want: enosys},
 		{name: "landlock_restrict_self refused", arch: archAMD64, policy: closed, call: "landlock_restrict_self", want: eperm},
 		{name: "seccomp refused", arch: archARM64, policy: closed, call: "seccomp", want: eperm},
 		{name: "prctl(0) refused: not on the list", arch: archAMD64, policy: closed, call: "prctl", want: eperm},
 		{name: "clone of a thread with CLONE_VFORK refused", arch: archAMD64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags | 0x4000}, want: eperm},
 		{name: "clone of a thread with an exit signal refused", arch: archARM64, policy: closed, call: "clone", args: [6]uint64{goThreadFlags | testSIGCHLD}, want: eperm},
-		{name: "clone of a libc thread allowed", arch: archAMD64, policy: inet, call: "clone", args: [6]uint64{goThreadFlags | 0x80000 | 0x100000 | 0x200000}, want: actAllow},
+		{name: "clone of a libc thread allowed", arch: archAMD64, policy: tcp, call: "clone", args: [6]uint64{goThreadFlags | 0x80000 | 0x100000 | 0x200000}, want: actAllow},
 		{name: "clone with a flag only in the high word allowed: the kernel keeps the low word", arch: archAMD64, policy: closed, call: "clone", args: [6]uint64{testHigh | goThreadFlags}, want: actAllow},
 		{name: "arch_prctl(ARCH_SET_FS) allowed: a new thread's TLS", arch: archAMD64, policy: closed, call: "arch_prctl", args: [6]uint64{0x1002, testPointer}, want: actAllow},
 		{name: "arch_prctl(ARCH_SET_GS) refused", arch: archAMD64, policy: closed, call: "arch_prctl", args: [6]uint64{0x1001, testPointer}, want: eperm},
-		{name: "arch_prctl(ARCH_SET_CPUID) refused", arch: archAMD64, policy: inet, call: "arch_prctl", args: [6]uint64{0x1012, 0}, want: eperm},
+		{name: "arch_prctl(ARCH_SET_CPUID) refused", arch: archAMD64, policy: tcp, call: "arch_prctl", args: [6]uint64{0x1012, 0}, want: eperm},
 		{name: "fcntl(F_GETFL) allowed", arch: archAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, fGetfl}, want: actAllow},
 		{name: "fcntl(F_DUPFD_CLOEXEC) allowed on arm64", arch: archARM64, policy: closed, call: "fcntl", args: [6]uint64{3, fDupfdCloexec, 3}, want: actAllow},
 		{name: "fcntl(F_SETLK) refused: a lock blocks other processes", arch: archAMD64, policy: closed, call: "fcntl", args: [6]uint64{3, 6, testPointer}, want: eperm},
-		{name: "fcntl(F_NOTIFY) refused: it watches a directory", arch: archAMD64, policy: inet, call: "fcntl", args: [6]uint64{3, 1026, 0xffffffff}, want: eperm},
+		{name: "fcntl(F_NOTIFY) refused: it watches a directory", arch: archAMD64, policy: tcp, call: "fcntl", args: [6]uint64{3, 1026, 0xffffffff}, want: eperm},
 		{name: "fcntl(1<<32|F_GETFL) allowed: the kernel sees F_GETFL", arch: archARM64, policy: closed, call: "fcntl", args: [6]uint64{3, testHigh | fGetfl}, want: actAllow},
 		{name: "flock refused: it blocks other processes", arch: archAMD64, policy: closed, call: "flock", args: [6]uint64{3, 2}, want: eperm},
-		{name: "mq_open refused", arch: archAMD64, policy: inet, call: "mq_open", args: [6]uint64{testPointer, oCreat | 2, 0o600}, want: eperm},
+		{name: "mq_open refused", arch: archAMD64, policy: tcp, call: "mq_open", args: [6]uint64{testPointer, oCreat | 2, 0o600}, want: eperm},
 		{name: "mq_unlink refused on arm64", arch: archARM64, policy: closed, call: "mq_unlink", args: [6]uint64{testPointer}, want: eperm},
 		{name: "mq_timedsend refused", arch: archAMD64, policy: closed, call: "mq_timedsend", want: eperm},
 		{name: "file_setattr refused", arch: archAMD64, policy: closed, call: "file_setattr", want: eperm},
-		{name: "file_getattr refused on arm64", arch: archARM64, policy: inet, call: "file_getattr", want: eperm},
+		{name: "file_getattr refused on arm64", arch: archARM64, policy: tcp, call: "file_getattr", want: eperm},
 		{name: "setxattrat refused", arch: archAMD64, policy: closed, call: "setxattrat", want: eperm},
 		{name: "fsetxattr refused on arm64", arch: archARM64, policy: closed, call: "fsetxattr", want: eperm},
 		{name: "fremovexattr refused", arch: archAMD64, policy: closed, call: "fremovexattr", want: eperm},
 		{name: "lsm_set_self_attr refused", arch: archAMD64, policy: closed, call: "lsm_set_self_attr", want: eperm},
 		{name: "rseq_slice_yield, the table's last call, refused", arch: archAMD64, policy: closed, call: "rseq_slice_yield", want: eperm},
-		{name: "number 100000 answered ENOSYS on arm64", arch: archARM64, policy: inet, nr: 100000, want: enosys},
+		{name: "number 100000 answered ENOSYS on arm64", arch: archARM64, policy: tcp, nr: 100000, want: enosys},
 		{name: "a number in amd64's gap answered ENOSYS", arch: archAMD64, policy: closed, nr: 400, want: enosys},
-		{name: "bind allowed under net, for Landlock to hold", arch: archAMD64, policy: inet, call: "bind", want: actAllow},
+		{name: "bind allowed under net, for Landlock to hold", arch: archAMD64, policy: tcp, call: "bind", want: actAllow},
 		{name: "connect refused under a closed network on arm64", arch: archARM64, policy: closed, call: "connect", want: eperm},
 		{name: "recvfrom refused under a closed network", arch: archAMD64, policy: closed, call: "recvfrom", want: eperm},
 		{name: "open(O_RDONLY) allowed on amd64, for Landlock to hold", arch: archAMD64, policy: closed, call: "open", args: [6]uint64{testPointer, testOCloexec}, want: actAllow},
@@ -834,6 +878,19 @@ func TestSeccompRulesTable(t *testing.T) {
 		if _, ok := openFlagsArg[r.name]; (r.args == noSetID) != ok {
 			t.Errorf("%s: rule %d, open flags argument %v", r.name, r.args, ok)
 		}
+		if _, ok := socketOptions[r.name]; (r.args == namedOptions) != ok {
+			t.Errorf("%s: rule %d, socket options %v", r.name, r.args, ok)
+		}
+	}
+	for call, opts := range socketOptions {
+		if len(opts) == 0 {
+			t.Errorf("%s has no option: leave it off the allow-list instead", call)
+		}
+		for i, o := range opts {
+			if o.name == "" || slices.ContainsFunc(opts[:i], func(p sockOption) bool { return p.level == o.level && p.option == o.option }) {
+				t.Errorf("%s: option %d at level %d has no name, or is named twice", call, o.option, o.level)
+			}
+		}
 	}
 	for call, cmds := range subCommands {
 		if len(cmds) == 0 {
@@ -854,7 +911,8 @@ func TestSeccompRulesTable(t *testing.T) {
 // name is ENOSYS. It logs the allowed calls, which the docs count.
 func TestSeccompClassification(t *testing.T) {
 	args := [][6]uint64{{}, {testPid}, {goThreadFlags}, {afInet, sockStream}, {0, fGetfl}, {1, testTCGETS},
-		{testPrSetVMA}, {0x1002}, {^uint64(99), testPointer, 0, 0o644}, {^uint64(99), testPointer, 0o644}}
+		{testPrSetVMA}, {0x1002}, {^uint64(99), testPointer, 0, 0o644}, {^uint64(99), testPointer, 0o644},
+		{3, solSocket, soError}, {3, solSocket, soKeepalive}}
 	for _, a := range []Arch{archAMD64, archARM64} {
 		for _, tc := range testConfigs {
 			c := tc.config()
@@ -1079,7 +1137,8 @@ func TestSeccompSummary(t *testing.T) {
 		for _, tc := range testConfigs {
 			n := 0
 			for _, nr := range a.Table {
-				for _, args := range [][6]uint64{{}, {testPid}, {goThreadFlags}, {afInet, sockStream}, {0, fGetfl}, {1, testTCGETS}, {testPrSetVMA}, {0x1002}} {
+				for _, args := range [][6]uint64{{}, {testPid}, {goThreadFlags}, {afInet, sockStream}, {0, fGetfl}, {1, testTCGETS}, {testPrSetVMA}, {0x1002},
+					{3, solSocket, soError}, {3, solSocket, soKeepalive}} {
 					if verdict(tc.config(), a, a.AuditArch, nr, args) == actAllow {
 						n++
 						break

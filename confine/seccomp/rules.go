@@ -1,5 +1,7 @@
 package seccomp
 
+import "slices"
+
 // This file is the rules table: the one list of the calls a confined
 // worker may make. Program builds the filter from it and verdict, the
 // specification, reads it; nothing else names an allowed call.
@@ -20,8 +22,9 @@ const (
 	// byLanguage: the language's own effects (io, fs, clock, rand, tool)
 	// and the result the worker writes to the supervisor.
 	byLanguage
-	// byNet: a net client run (net.connect, http_get, and the host
-	// modules socket, urllib and requests): sockets and name resolution.
+	// byNet: a net client run (net.connect, net.udp, http_get, and the
+	// host modules socket, urllib and requests): sockets and name
+	// resolution.
 	byNet
 	// byHostModule: a host module's own I/O, pathlib's and ctypes' raw
 	// calls under --confine strict (the ffi suite and the escape targets
@@ -62,7 +65,7 @@ var groupTitles = map[group]string{
 	groupDescriptors: "the descriptors it holds, and polling them",
 	groupPaths:       "files by path, which Landlock holds",
 	groupIdentity:    "reading its own ids and limits",
-	groupSockets:     "under a network grant only, IPv4 and IPv6 sockets of TCP and UDP",
+	groupSockets:     "under a network grant only, IPv4 and IPv6 sockets of TCP, and of UDP under a UDP grant only",
 }
 
 // argRule is how a call's arguments are held. Program and verdict each
@@ -93,9 +96,14 @@ const (
 	// namedCommands: the argument subArg, on its low 32 bits, is one of
 	// subCommands[call].
 	namedCommands
-	// inetSocket (socket): IPv4 or IPv6, stream or datagram, protocol 0,
-	// TCP or UDP; MPTCP answered EPROTONOSUPPORT.
+	// inetSocket (socket): IPv4 or IPv6; a stream of protocol 0 or TCP,
+	// and where the filter admits UDP a datagram of protocol 0 or UDP;
+	// MPTCP answered EPROTONOSUPPORT.
 	inetSocket
+	// namedOptions (setsockopt, getsockopt): the level and the option,
+	// the second and third arguments on their low 32 bits, are a pair of
+	// socketOptions[call].
+	namedOptions
 	// answerENOSYS: never run, answered ENOSYS as by a kernel without the
 	// call, so that the caller falls back to one the filter reads.
 	answerENOSYS
@@ -213,16 +221,20 @@ var rules = []rule{
 
 	// Sockets, under a network grant only.
 	{name: "socket", group: groupSockets, args: inetSocket, net: true, by: byNet,
-		why: "net.connect and http_get dial TCP, the resolver UDP"},
+		why: "net.connect, http_get and the resolver dial TCP; net.udp sends UDP"},
 	{name: "connect", group: groupSockets, net: true, by: byNet, why: "a dial; Landlock holds the TCP port"},
 	{name: "bind", group: groupSockets, net: true, by: byHostModule,
-		why: "ctypes' bind in the escape targets; Landlock refuses a TCP bind"},
-	{name: "getsockopt", group: groupSockets, net: true, by: byNet, why: "a dial reads SO_ERROR"},
-	{name: "setsockopt", group: groupSockets, net: true, by: byNet, why: "TCP_NODELAY, keep-alive, IPV6_V6ONLY, SO_BROADCAST"},
+		why: "ctypes' bind in the escape targets; Landlock refuses a TCP bind, and a UDP one takes no port another process holds"},
+	{name: "getsockopt", group: groupSockets, args: namedOptions, net: true, by: byNet,
+		why: "a dial reads its outcome (SO_ERROR)"},
+	{name: "setsockopt", group: groupSockets, args: namedOptions, net: true, by: byNet,
+		why: "the options a dial sets; SO_REUSEADDR and SO_REUSEPORT, which take a port another process holds, are refused"},
 	{name: "getsockname", group: groupSockets, net: true, by: byNet, why: "a dialled socket's own address"},
 	{name: "getpeername", group: groupSockets, net: true, by: byNet, why: "a dialled socket's peer"},
-	{name: "sendto", group: groupSockets, net: true, by: byNet | byHostModule, why: "a datagram to a named address: net, and ctypes in the escape targets"},
-	{name: "recvfrom", group: groupSockets, net: true, by: byNet, why: "a datagram with its sender's address"},
+	{name: "sendto", group: groupSockets, net: true, by: byHostModule,
+		why: "ctypes' datagram to a named address in the escape targets; net's sockets are connected, and write"},
+	{name: "recvfrom", group: groupSockets, net: true, by: byHostModule,
+		why: "ctypes' wait for a datagram in the escape targets; net's sockets read"},
 }
 
 // subArg is the argument that carries the sub-command of each call with
@@ -253,6 +265,58 @@ var subCommands = map[string][]command{
 	// ARCH_SET_GS, ARCH_SET_CPUID, ARCH_MAP_VDSO_* and the shadow stack
 	// options are refused.
 	"arch_prctl": {{archSetFS, "ARCH_SET_FS"}},
+}
+
+// socketOptions are the options each socket option call may name, by
+// level and option, as Go's net package sets and reads them on a dial
+// (strace -f of net.connect, net.udp, http_get and the resolver); every
+// other pair is refused with EPERM. SO_REUSEADDR and SO_REUSEPORT among
+// them: on a datagram socket either lets a bind share a port another
+// process receives on, and take its datagrams. Go sets SO_REUSEADDR only
+// on a listener, which a run never makes. SO_BINDTODEVICE, IP_TRANSPARENT,
+// IP_FREEBIND, SO_MARK, filters (SO_ATTACH_FILTER) and the rest are
+// refused too.
+var socketOptions = map[string][]sockOption{
+	"setsockopt": {
+		{solSocket, soKeepalive, "SO_KEEPALIVE"}, // a dial's keep-alive, on by default
+		{solSocket, soBroadcast, "SO_BROADCAST"}, // set on every datagram socket
+		{ipprotoTCP, tcpNodelay, "TCP_NODELAY"},
+		{ipprotoTCP, tcpKeepidle, "TCP_KEEPIDLE"}, {ipprotoTCP, tcpKeepintvl, "TCP_KEEPINTVL"},
+		{ipprotoTCP, tcpKeepcnt, "TCP_KEEPCNT"},  // the keep-alive's timing
+		{ipprotoIPv6, ipv6V6only, "IPV6_V6ONLY"}, // cleared on every IPv6 socket
+	},
+	"getsockopt": {
+		{solSocket, soError, "SO_ERROR"}, // whether a connect that was in progress succeeded
+	},
+}
+
+// sockOption is an option of a socket option call, at its level.
+type sockOption struct {
+	level, option uint32
+	name          string
+}
+
+// optionLevels returns the levels of call's options, in the order of
+// socketOptions, each once.
+func optionLevels(call string) []uint32 {
+	var levels []uint32
+	for _, o := range socketOptions[call] {
+		if !slices.Contains(levels, o.level) {
+			levels = append(levels, o.level)
+		}
+	}
+	return levels
+}
+
+// levelOptions returns the options call may name at level.
+func levelOptions(call string, level uint32) []uint32 {
+	var opts []uint32
+	for _, o := range socketOptions[call] {
+		if o.level == level {
+			opts = append(opts, o.option)
+		}
+	}
+	return opts
 }
 
 // command is a sub-command of a multiplexing call.
@@ -289,6 +353,17 @@ const (
 	ipprotoTCP   = 6
 	ipprotoUDP   = 17
 	ipprotoMPTCP = 262
+	ipprotoIPv6  = 41
+
+	solSocket    = 1  // SOL_SOCKET
+	soError      = 4  // SO_ERROR
+	soBroadcast  = 6  // SO_BROADCAST
+	soKeepalive  = 9  // SO_KEEPALIVE
+	tcpNodelay   = 1  // TCP_NODELAY
+	tcpKeepidle  = 4  // TCP_KEEPIDLE
+	tcpKeepintvl = 5  // TCP_KEEPINTVL
+	tcpKeepcnt   = 6  // TCP_KEEPCNT
+	ipv6V6only   = 26 // IPV6_V6ONLY
 
 	tcgets     = 0x5401 // TCGETS
 	tiocgwinsz = 0x5413 // TIOCGWINSZ

@@ -19,7 +19,7 @@ func Summary() string {
 			b.WriteString(" and ")
 		}
 		fmt.Fprintf(&b, "%d calls on %s (%d under a network grant)",
-			allowedCount(Config{Sockets: NoSockets}, a), a.Name, allowedCount(Config{Sockets: InetSockets}, a))
+			allowedCount(Config{Sockets: NoSockets}, a), a.Name, allowedCount(Config{Sockets: TCPSockets}, a))
 	}
 	b.WriteString(", each named in one table with what in the worker needs it: ")
 	var groups []string
@@ -86,12 +86,24 @@ func restriction(r rule) string {
 		for _, c := range subCommands[r.name] {
 			names = append(names, c.name)
 		}
-		slices.Sort(names)
-		return " " + strings.Join(names, ", ") + " only"
+		return only(names)
 	case inetSocket:
-		return " of IPv4 and IPv6, TCP and UDP only (MPTCP answered EPROTONOSUPPORT)"
+		return " of IPv4 and IPv6, TCP only, and UDP under a UDP grant (MPTCP answered EPROTONOSUPPORT)"
+	case namedOptions:
+		var names []string
+		for _, o := range socketOptions[r.name] {
+			names = append(names, o.name)
+		}
+		return only(names)
 	case answerENOSYS:
 		return " answered ENOSYS, so the caller falls back"
 	}
 	return ""
+}
+
+// only says that a call may use the sub-commands or options named, in
+// alphabetical order, and no other.
+func only(names []string) string {
+	slices.Sort(names)
+	return " " + strings.Join(names, ", ") + " only"
 }

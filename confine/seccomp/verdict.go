@@ -34,14 +34,15 @@ func verdict(c Config, a Arch, auditArch uint32, nr int, args [6]uint64) filterA
 		return actENOSYS
 	}
 	i := slices.IndexFunc(rules, func(r rule) bool { return r.name == name })
-	if i < 0 || rules[i].net && c.Sockets != InetSockets {
+	if i < 0 || rules[i].net && c.Sockets == NoSockets {
 		return actEPERM
 	}
-	return argVerdict(rules[i], args, uint32(c.PID))
+	return argVerdict(rules[i], args, c)
 }
 
-// argVerdict is what r's argument rule makes of args.
-func argVerdict(r rule, args [6]uint64, pid uint32) filterAction {
+// argVerdict is what r's argument rule makes of args in c's filter.
+func argVerdict(r rule, args [6]uint64, c Config) filterAction {
+	pid := uint32(c.PID)
 	arg := func(i int) uint32 { return uint32(args[i]) }
 	allowIf := func(ok bool) filterAction {
 		if ok {
@@ -94,8 +95,11 @@ func argVerdict(r rule, args [6]uint64, pid uint32) filterAction {
 		}
 		return allowIf(slices.ContainsFunc(subCommands[r.name], func(c command) bool { return c.value == which }))
 	case inetSocket:
+		// A datagram socket only under a UDP grant: without one, the
+		// worker could send to any host and port, and bind any free port
+		// (Landlock holds TCP only).
 		domain, typ, proto := arg(0), arg(1)&sockTypeMask, arg(2)
-		if domain != afInet && domain != afInet6 || typ != sockStream && typ != sockDgram {
+		if domain != afInet && domain != afInet6 || typ != sockStream && !(c.udp() && typ == sockDgram) {
 			return actEPERM
 		}
 		if proto == ipprotoMPTCP {
@@ -107,7 +111,14 @@ func argVerdict(r rule, args [6]uint64, pid uint32) filterAction {
 		// Not SCTP, ICMP ("ping") or UDP-Lite. The kernel registers TCP
 		// for SOCK_STREAM only and UDP for SOCK_DGRAM only, and answers
 		// EPROTONOSUPPORT to any other pair.
-		return allowIf(proto == 0 || proto == ipprotoTCP || proto == ipprotoUDP)
+		return allowIf(proto == 0 || proto == ipprotoTCP || c.udp() && proto == ipprotoUDP)
+	case namedOptions:
+		// setsockopt and getsockopt(fd, level, option, ...): the pair
+		// must be one the worker's dials use.
+		level, option := arg(1), arg(2)
+		return allowIf(slices.ContainsFunc(socketOptions[r.name], func(o sockOption) bool {
+			return o.level == level && o.option == option
+		}))
 	case answerENOSYS:
 		return actENOSYS
 	}

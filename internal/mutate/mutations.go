@@ -196,6 +196,40 @@ var mutations = []Mutation{
 		New:      `0, uintptr(unsafe.Pointer(&fprog))`,
 		Packages: seccompPkg, CaughtBy: "TestSeccompKernel (the thread locked before the filter)",
 	},
+	// UDP only under a UDP grant, and no socket option that shares a
+	// port: the filter's socket and option rules, and the policy's choice
+	// of them.
+	{
+		Name: "seccomp-datagram-without-udp-grant", File: "confine/seccomp/program.go",
+		Old:      `{arg: 1, mask: sockTypeMask, values: c.socketTypes(), action: actEPERM},`,
+		New:      `{arg: 1, mask: sockTypeMask, values: []uint32{sockStream, sockDgram}, action: actEPERM},`,
+		Packages: seccompPkg, CaughtBy: "TestSeccompCases, TestSeccompSimulation, TestSeccompKernel/tcp",
+	},
+	{
+		Name: "seccomp-allows-reuseaddr", File: "confine/seccomp/rules.go",
+		Old:      `{solSocket, soBroadcast, "SO_BROADCAST"},`,
+		New:      `{solSocket, soBroadcast, "SO_BROADCAST"}, {solSocket, 2, "SO_REUSEADDR"},`,
+		Packages: seccompPkg, CaughtBy: "TestSeccompCases, TestSeccompKernel/tcp, TestSeccompKernel/udp",
+	},
+	{
+		Name: "seccomp-option-level-unread", File: "confine/seccomp/program.go",
+		Old:      `values: levelOptions(r.name, l), action: actEPERM})`,
+		New:      `values: levelOptions(r.name, l), action: actEPERM}); tests[len(tests)-1].guard = nil`,
+		Packages: seccompPkg, CaughtBy: "TestSeccompCases, TestSeccompSimulation",
+	},
+	{
+		Name: "policy-udp-under-every-grant", File: "confine/seccomp.go",
+		Old:      `		if len(p.Network.UDP) > 0 {`,
+		New:      `		if true {`,
+		Packages: confinePkg, Run: "^TestSocketRuleOf$", CaughtBy: "TestSocketRuleOf",
+	},
+	{
+		Name: "policy-udp-under-every-grant-live", File: "confine/seccomp.go",
+		Old:      `		if len(p.Network.UDP) > 0 {`,
+		New:      `		if true {`,
+		Packages: checksPkg, Focus: "a datagram under a TCP grant",
+		CaughtBy: "spec: under confinement the network [It] refuses, by the kernel alone, a datagram under a TCP grant of the same port (knock-out build)",
+	},
 	allowed("io_uring_enter"),
 	allowed("lsetxattr"),
 	allowed("rt_tgsigqueueinfo"),

@@ -1,6 +1,9 @@
 package escape
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // The catalogue's placeholders, filled in by Scratch.Expand:
 //
@@ -13,6 +16,9 @@ import "strings"
 //	$VICTIM    the pid of a process started for the run
 //	$PORT, $PORT2, $PORT6, $UDPPORT
 //	           TCP listeners on 127.0.0.1 and [::1], a UDP socket on 127.0.0.1
+//	$SHARED    a UDP port on 127.0.0.1 a receiver of the harness holds with
+//	           SO_REUSEADDR and SO_REUSEPORT, to which the harness sends a
+//	           datagram every few milliseconds: another process's traffic
 //	$UNIX      the path of a listening Unix socket in a scratch directory
 //	$ABSTRACT  the name of a listening abstract Unix socket
 //	$MISSING   Missing, a path that does not exist: raw calls that would
@@ -740,20 +746,73 @@ else:
 	},
 	{
 		ID: "net-udp-host-grant", Group: GroupNetwork, Witness: WitnessListener,
-		Threat: "send a UDP datagram to a port the grant does not name",
+		Threat: "bind a UDP port and send a datagram under a grant of one TCP port",
 		Budget: "io,net:127.0.0.1:$PORT",
 		Program: `ctypes = ffi.module("ctypes")
 s = ctypes.syscall("socket", 2, 2, 0)  # AF_INET, SOCK_DGRAM
 if s.errno:
-    report(s)
+    report(s, "step=socket")
 else:
-    report(ctypes.syscall("sendto", s.ret, "escaped", 7, 0, inet($UDPPORT), 16))
+    b = ctypes.syscall("bind", s.ret, inet(0), 16)  # a free port
+    if b.errno:
+        report(b, "step=bind")
+    else:
+        report(ctypes.syscall("sendto", s.ret, "escaped", 7, 0, inet($UDPPORT), 16))
 `,
 		Row: "net-host", Language: ctypes,
-		Expect: languageOnly, Unconfined: Went,
-		Note: "as ENFORCES says (net:HOST is partly held): Landlock holds TCP only, and the host and port of a " +
-			"datagram are the language's",
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "a net grant is TCP unless it says udp: without a UDP grant the filter makes no datagram socket",
 	},
+	sharedBind("net-udp-reuseaddr-host-grant", "take another process's datagrams by binding its UDP port with SO_REUSEADDR, under a grant of one TCP port",
+		"io,net:127.0.0.1:$PORT", "net-host", 2, "SO_REUSEADDR"),
+	sharedBind("net-udp-reuseport-host-grant", "take another process's datagrams by binding its UDP port with SO_REUSEPORT, under a grant of one TCP port",
+		"io,net:127.0.0.1:$PORT", "net-host", 15, "SO_REUSEPORT"),
+	sharedBind("net-udp-reuseaddr-udp-grant", "take another process's datagrams by binding its UDP port with SO_REUSEADDR, under a UDP grant",
+		"io,net:udp:127.0.0.1:$UDPPORT", "net-udp", 2, "SO_REUSEADDR"),
+	sharedBind("net-udp-reuseport-udp-grant", "take another process's datagrams by binding its UDP port with SO_REUSEPORT, under a UDP grant",
+		"io,net:udp:127.0.0.1:$UDPPORT", "net-udp", 15, "SO_REUSEPORT"),
+	{
+		ID: "net-udp-other-port-udp-grant", Group: GroupNetwork, Witness: WitnessListener,
+		Threat:  "send a datagram to a port the UDP grant does not name",
+		Budget:  "io,net:udp:127.0.0.1:$PORT",
+		Program: "c = net.udp(\"127.0.0.1\", $UDPPORT)\nc.send(\"escaped\")\nprint(\"RESULT ok\")\n",
+		Row:     "net-udp", Language: "net:udp:127.0.0.1:$UDPPORT",
+		Expect: languageOnly, Unconfined: Went,
+		Gap: "Landlock holds TCP ports only, so no layer holds the host and port of a datagram: under a UDP grant " +
+			"they are the language's, as ENFORCES says (net:udp is partly held)",
+	},
+}
+
+// sharedBind is a target that binds $SHARED, the UDP port a receiver of
+// the harness holds, with the socket option opt (SOL_SOCKET's optName)
+// set first, and waits for a datagram on it: unconfined, the bind shares
+// the port and takes datagrams the receiver was sent, which the receiver
+// misses. The wait ends with the first datagram, or after two seconds.
+func sharedBind(id, threat, budget, row string, opt int, optName string) Target {
+	return Target{
+		ID: id, Group: GroupNetwork, Witness: WitnessShared,
+		Threat: threat,
+		Budget: budget,
+		Program: `ctypes = ffi.module("ctypes")
+s = ctypes.syscall("socket", 2, 2, 0)  # AF_INET, SOCK_DGRAM
+if s.errno:
+    report(s, "step=socket")
+else:
+    o = ctypes.syscall("setsockopt", s.ret, 1, ` + strconv.Itoa(opt) + `, le(1, 4), 4)  # SOL_SOCKET, ` + optName + `
+    if o.errno:
+        report(o, "step=setsockopt")
+    else:
+        b = ctypes.syscall("bind", s.ret, inet($SHARED), 16)
+        if b.errno:
+            report(b, "step=bind")
+        else:
+            ctypes.syscall("setsockopt", s.ret, 1, 20, le(2, 8) + le(0, 8), 16)  # SO_RCVTIMEO: 2 s
+            report(ctypes.syscall("recvfrom", s.ret, "." * 64, 64, 0, None, None), "step=recvfrom")
+`,
+		Row: row, Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "the filter refuses " + optName + " under every grant, and the datagram socket itself without a UDP grant",
+	}
 }
 
 var processes = []Target{

@@ -42,6 +42,7 @@ type Scratch struct {
 	receiptsWatched bool
 	takers          []func() int // each takes what its listener holds, and counts it
 	accepted        int          // what the takers counted so far
+	shared          *sharedPort  // what $SHARED names, or nil
 	victim          *exec.Cmd
 	exited          chan struct{}     // closed when the victim has exited
 	queues          map[string]string // the message queue names $MQ and $MQNEW gave
@@ -52,7 +53,7 @@ type Scratch struct {
 // placeholders in the order Expand replaces them: a name that another
 // begins with comes after it.
 var placeholders = []string{"$GRANT", "$OUTSIDE", "$HOME", "$RECEIPTS", "$MISSING", "$VICTIM", "$PORT2", "$PORT6", "$PORT", "$UDPPORT", "$UNIX", "$ABSTRACT",
-	"$MQNEW", "$MQ", "$IPCKEY", "$KEYDESC"}
+	"$MQNEW", "$MQ", "$IPCKEY", "$KEYDESC", "$SHARED"}
 
 // NewScratch makes a scratch world in a new directory beneath parent,
 // named after name.
@@ -151,6 +152,13 @@ func (s *Scratch) make(p string) (string, error) {
 		return name, err
 	case "$MQ", "$MQNEW", "$IPCKEY", "$KEYDESC":
 		return s.makeObject(p)
+	case "$SHARED":
+		sp, err := startShared()
+		if err != nil {
+			return "", err
+		}
+		s.shared = sp
+		return sp.port(), nil
 	case "$UDPPORT":
 		c, err := net.ListenPacket("udp4", "127.0.0.1:0")
 		if err != nil {
@@ -241,6 +249,9 @@ func (s *Scratch) Close() {
 	}
 	for _, c := range s.closers {
 		_ = c.Close()
+	}
+	if s.shared != nil {
+		s.shared.close()
 	}
 	s.removeObjects()
 	_ = os.RemoveAll(s.Base) // links are removed, never followed

@@ -37,19 +37,23 @@ const (
 	// ($RECEIPTS) and their content, but the receipts the runs wrote
 	// themselves (named as a receipt is: its start, then its run id).
 	WitnessReceipts = "receipts"
+	// WitnessShared: how many of the datagrams the harness sent to
+	// $SHARED its own receiver there did not get: those another socket
+	// bound to the port took.
+	WitnessShared = "shared-port"
 )
 
 // WitnessKinds lists the kinds; "" is a target whose attempt changes
 // nothing outside the worker even when it goes through (a read, a query,
 // or a call whose arguments fail before it acts).
-var WitnessKinds = []string{WitnessFiles, WitnessMqueue, WitnessSysV, WitnessKeys, WitnessVictim, WitnessListener, WitnessReceipts}
+var WitnessKinds = []string{WitnessFiles, WitnessMqueue, WitnessSysV, WitnessKeys, WitnessVictim, WitnessListener, WitnessReceipts, WitnessShared}
 
 // runReceipt matches the name of a receipt a run writes.
 var runReceipt = regexp.MustCompile(`^\d{8}T\d{6}\.\d{9}Z-[0-9a-f]{1,64}\.json$`)
 
 // witnessPrefix is the prefix of the entries of a kind in a Witness map.
 func witnessPrefix(kind string) string {
-	if kind == WitnessVictim || kind == WitnessListener {
+	if kind == WitnessVictim || kind == WitnessListener || kind == WitnessShared {
 		return kind
 	}
 	return kind + ":"
@@ -96,6 +100,13 @@ func (s *Scratch) Witness() (State, error) {
 			}
 			st[witnessPrefix(WitnessReceipts)+e.Name()] = desc
 		}
+	}
+	if s.shared != nil {
+		missed, err := s.shared.missed()
+		if err != nil {
+			return nil, err
+		}
+		st[WitnessShared] = fmt.Sprintf("missed=%d", missed)
 	}
 	return st, nil
 }

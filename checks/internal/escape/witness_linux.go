@@ -388,3 +388,19 @@ func killHolders(inodes ...uint64) {
 		}
 	}
 }
+
+// shareable sets SO_REUSEADDR and SO_REUSEPORT on the socket of $SHARED's
+// receiver, so that a run that sets either may bind the port beside it:
+// what the escape targets that try it need to see, unconfined.
+func shareable(_, _ string, c syscall.RawConn) error {
+	var err error
+	cerr := c.Control(func(fd uintptr) {
+		if err = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEADDR, 1); err == nil {
+			err = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1)
+		}
+	})
+	if cerr != nil {
+		return cerr
+	}
+	return err
+}

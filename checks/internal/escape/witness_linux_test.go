@@ -1,6 +1,8 @@
 package escape
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -156,6 +158,17 @@ func TestWitnessSeesEachChange(t *testing.T) {
 				lim := unix.Rlimit{Cur: 0, Max: 0}
 				return unix.Prlimit(s.victim.Process.Pid, unix.RLIMIT_CORE, &lim, nil)
 			}},
+		{name: "a UDP bind beside $SHARED's receiver, with SO_REUSEADDR", wantEntry: WitnessShared, wantField: "missed",
+			change: func(s *Scratch) error { return shareBind(s, unix.SO_REUSEADDR) }},
+		{name: "a UDP bind beside $SHARED's receiver, with SO_REUSEPORT", wantEntry: WitnessShared, wantField: "missed",
+			change: func(s *Scratch) error { return shareBind(s, unix.SO_REUSEPORT) }},
+		{name: "nothing: a UDP bind onto $SHARED without either option is refused", change: func(s *Scratch) error {
+			err := shareBind(s, 0)
+			if errors.Is(err, unix.EADDRINUSE) {
+				return nil
+			}
+			return fmt.Errorf("bind: %v, want EADDRINUSE", err)
+		}},
 		{name: "the victim killed", wantEntry: "victim", wantField: "alive",
 			change: func(s *Scratch) error {
 				if err := s.victim.Process.Kill(); err != nil {
@@ -172,7 +185,7 @@ func TestWitnessSeesEachChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			if _, err := s.Expand("$MQ $MQNEW $IPCKEY $KEYDESC $VICTIM"); err != nil {
+			if _, err := s.Expand("$MQ $MQNEW $IPCKEY $KEYDESC $VICTIM $SHARED"); err != nil {
 				t.Fatal(err)
 			}
 			before, err := s.Witness()
@@ -205,6 +218,34 @@ func TestWitnessSeesEachChange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shareBind binds a UDP socket to $SHARED's port with the socket option
+// opt set (none when 0), and waits up to five seconds for one datagram:
+// what the escape targets that name $SHARED do, unconfined.
+func shareBind(s *Scratch, opt int) error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if opt != 0 {
+		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, opt, 1); err != nil {
+			return err
+		}
+	}
+	port, err := strconv.Atoi(s.shared.port())
+	if err != nil {
+		return err
+	}
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return err
+	}
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5}); err != nil {
+		return err
+	}
+	_, _, err = unix.Recvfrom(fd, make([]byte, 64), 0)
+	return err
 }
 
 // TestCloseRemovesKernelObjects checks that a scratch world leaves no

@@ -5,6 +5,7 @@ package escape
 import (
 	"errors"
 	"os"
+	"syscall"
 )
 
 const oNonblock = 0
@@ -50,3 +51,7 @@ func killHolders(...uint64) {}
 // victimDying reports false: off Linux nothing says a signal is on its
 // way, and the victim is judged as it is when the run ends.
 func (s *Scratch) victimDying() bool { return false }
+
+// shareable sets nothing off Linux, where the targets that name $SHARED
+// cannot make their raw calls.
+func shareable(string, string, syscall.RawConn) error { return nil }

@@ -1,0 +1,146 @@
+package escape
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// sharedPort is what $SHARED names: a UDP port on 127.0.0.1 that a
+// receiver of the harness holds, with SO_REUSEADDR and SO_REUSEPORT set
+// where the system has them (so that another socket that sets either may
+// share the port), and to which the harness sends a datagram every
+// sharedEvery, each from one of sharedSenders sockets in turn: another
+// process's traffic, meant for the receiver. A run that binds the port
+// beside the receiver takes some of it, and the receiver misses them.
+type sharedPort struct {
+	recv     net.PacketConn
+	senders  []net.Conn
+	mu       sync.Mutex // held while a datagram is sent, and while the count is read
+	sent     int        // datagrams sent, markers aside
+	received atomic.Int64
+	markers  chan string // the markers the receiver read
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+const (
+	// sharedEvery is how often the harness sends to $SHARED.
+	sharedEvery = 5 * time.Millisecond
+	// sharedSenders is how many sockets, each its own source port, the
+	// datagrams are sent from in turn: SO_REUSEPORT spreads datagrams
+	// over the sockets that share a port by their source, so one source
+	// might always reach the receiver.
+	sharedSenders = 16
+	// sharedSettle bounds the wait for the receiver to read a marker the
+	// harness sent it: a datagram on the loopback interface is queued
+	// at once, and only the reading goroutine can be late.
+	sharedSettle = 10 * time.Second
+)
+
+// markerPrefix begins a marker: a datagram the harness sends to learn
+// that the receiver has read everything sent before it.
+var markerPrefix = []byte("marker ")
+
+// startShared binds the receiver, dials the senders and starts sending.
+func startShared() (*sharedPort, error) {
+	lc := net.ListenConfig{Control: shareable}
+	recv, err := lc.ListenPacket(context.Background(), "udp4", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	sp := &sharedPort{recv: recv, markers: make(chan string, 16), stop: make(chan struct{})}
+	for range sharedSenders {
+		c, err := net.Dial("udp4", recv.LocalAddr().String())
+		if err != nil {
+			sp.close()
+			return nil, err
+		}
+		sp.senders = append(sp.senders, c)
+	}
+	go sp.receive()
+	go sp.send()
+	return sp, nil
+}
+
+// port is the shared port's number.
+func (sp *sharedPort) port() string {
+	return strconv.Itoa(sp.recv.LocalAddr().(*net.UDPAddr).Port)
+}
+
+// receive counts the datagrams the receiver reads, and passes on the
+// markers. It never waits on anything but the socket, so that the
+// socket's buffer never fills and drops a datagram.
+func (sp *sharedPort) receive() {
+	buf := make([]byte, 512)
+	for {
+		n, _, err := sp.recv.ReadFrom(buf)
+		if err != nil {
+			return // closed
+		}
+		if !bytes.HasPrefix(buf[:n], markerPrefix) {
+			sp.received.Add(1)
+			continue
+		}
+		select {
+		case sp.markers <- string(buf[:n]):
+		default: // a marker no one waits for any more
+		}
+	}
+}
+
+// send sends a numbered datagram every sharedEvery until stopped.
+func (sp *sharedPort) send() {
+	tick := time.NewTicker(sharedEvery)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-sp.stop:
+			return
+		case <-tick.C:
+		}
+		sp.mu.Lock()
+		if _, err := fmt.Fprintf(sp.senders[i%len(sp.senders)], "datagram %d", sp.sent); err == nil {
+			sp.sent++
+		}
+		sp.mu.Unlock()
+	}
+}
+
+// missed is how many of the datagrams sent so far the receiver did not
+// get. It holds the sending, sends a marker and reads what the receiver
+// got up to it: everything sent before the marker has reached the
+// receiver by then, or another socket.
+func (sp *sharedPort) missed() (int, error) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	marker := string(markerPrefix) + strconv.FormatInt(time.Now().UnixNano(), 10)
+	if _, err := sp.senders[0].Write([]byte(marker)); err != nil {
+		return 0, fmt.Errorf("witness: $SHARED: send a marker: %w", err)
+	}
+	deadline := time.After(sharedSettle)
+	for {
+		select {
+		case m := <-sp.markers:
+			if m == marker {
+				return sp.sent - int(sp.received.Load()), nil
+			}
+		case <-deadline:
+			return 0, fmt.Errorf("witness: $SHARED: the receiver did not read the marker within %s", sharedSettle)
+		}
+	}
+}
+
+// close stops the sending and closes the sockets.
+func (sp *sharedPort) close() {
+	sp.stopOnce.Do(func() { close(sp.stop) })
+	for _, c := range sp.senders {
+		_ = c.Close()
+	}
+	_ = sp.recv.Close()
+}

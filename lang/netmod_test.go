@@ -1,0 +1,134 @@
+package lang
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"net"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/net/dns/dnsmessage"
+)
+
+// dnsOverTCP starts a name server on a loopback TCP port that answers
+// every A question with addr, and returns its address.
+func dnsOverTCP(t *testing.T, addr [4]byte) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go answerOverTCP(c, addr)
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// answerOverTCP answers the questions of one DNS-over-TCP connection, each
+// message after its two-byte length.
+func answerOverTCP(c net.Conn, addr [4]byte) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	for {
+		var size [2]byte
+		if _, err := io.ReadFull(c, size[:]); err != nil {
+			return
+		}
+		query := make([]byte, binary.BigEndian.Uint16(size[:]))
+		if _, err := io.ReadFull(c, query); err != nil {
+			return
+		}
+		var p dnsmessage.Parser
+		h, err := p.Start(query)
+		if err != nil {
+			return
+		}
+		q, err := p.Question()
+		if err != nil {
+			return
+		}
+		b := dnsmessage.NewBuilder(make([]byte, 2, 514), dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true})
+		b.EnableCompression()
+		_ = b.StartQuestions()
+		_ = b.Question(q)
+		_ = b.StartAnswers()
+		if q.Type == dnsmessage.TypeA {
+			_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}, dnsmessage.AResource{A: addr})
+		}
+		msg, err := b.Finish()
+		if err != nil {
+			return
+		}
+		binary.BigEndian.PutUint16(msg, uint16(len(msg)-2))
+		if _, err := c.Write(msg); err != nil {
+			return
+		}
+	}
+}
+
+// TestResolverOverTCP: the dial overTCP makes reaches a name server over
+// TCP when Go's resolver asks for UDP, and the resolver gets its answer
+// over that stream; the language's own resolver dials so. The resolver
+// is pointed at the test's server by the dial beneath overTCP, since the
+// machine's /etc/resolv.conf is not the test's to change.
+func TestResolverOverTCP(t *testing.T) {
+	server := dnsOverTCP(t, [4]byte{192, 0, 2, 7})
+	var mu sync.Mutex
+	var asked, dialled []string
+	inner := func(ctx context.Context, network, _ string) (net.Conn, error) {
+		mu.Lock()
+		dialled = append(dialled, network)
+		mu.Unlock()
+		var d net.Dialer
+		return d.DialContext(ctx, network, server)
+	}
+	tcp := overTCP(inner)
+	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+		mu.Lock()
+		asked = append(asked, network)
+		mu.Unlock()
+		return tcp(ctx, network, address)
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	addrs, err := r.LookupHost(ctx, "sabline.test.")
+	if err != nil {
+		t.Fatalf("LookupHost: %v", err)
+	}
+	if !slices.Contains(addrs, "192.0.2.7") {
+		t.Errorf("LookupHost = %v, want 192.0.2.7 among them", addrs)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(asked, "udp") {
+		t.Errorf("the resolver asked for %v, never udp: the test shows nothing", asked)
+	}
+	for _, n := range dialled {
+		if n != "tcp" {
+			t.Errorf("a name server was dialled over %s, want tcp only (the resolver asked for %v)", n, asked)
+		}
+	}
+
+	// The language's resolver: asked for UDP, it dials TCP.
+	if !resolver.PreferGo || resolver.Dial == nil || dialer.Resolver != resolver {
+		t.Fatalf("the language's dialer does not resolve with its own resolver over TCP")
+	}
+	c, err := resolver.Dial(ctx, "udp", server)
+	if err != nil {
+		t.Fatalf("the language's resolver dial: %v", err)
+	}
+	defer c.Close()
+	if _, ok := c.(*net.TCPConn); !ok {
+		t.Errorf("the language's resolver dialled %T for udp, want a TCP connection", c)
+	}
+}

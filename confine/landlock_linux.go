@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 
@@ -82,11 +81,12 @@ type LandlockApplied struct {
 // directory on its way, can so move the grant elsewhere, as the same
 // replacement made before the run would.
 //
-// The ruleset is applied by go-landlock for exactly the rights the plan
-// handles, not in best-effort mode: the plan was made for the kernel's
-// ABI. go-landlock sets no_new_privs and reaches every thread, through
-// syscall.AllThreadsSyscall or, from ABI 8, through the kernel's own
-// thread synchronisation.
+// The ruleset handles exactly the rights the plan handles, not in a
+// best-effort mode: the plan was made for the kernel's ABI. Each rule is
+// added on a descriptor of its path (a carved rule's entry opened without
+// following a link, and skipped when it is gone: restrictLandlock), and
+// no_new_privs and the ruleset reach every thread through
+// syscall.AllThreadsSyscall, as go-landlock's own calls do.
 func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut) (LandlockApplied, error) {
 	abi, err := LandlockABI()
 	if err != nil {
@@ -118,38 +118,95 @@ func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut) (LandlockAp
 	}
 	carved, carving := CarveLandlock(targets, carveOuts, os.ReadDir, MaxCarvedRules)
 	applied.Carving = carving
-	var rules []landlock.Rule
-	for _, r := range carved.Rules {
-		path, access := r.Path, r.Access
-		if r.Carved {
-			pinned, ok := pinEntry(path)
-			if !ok {
-				continue // gone since it was listed, or a link now
-			}
-			defer pinned.close()
-			path, access = pinned.path, pinned.rights(access)
-		}
-		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(access), path))
-	}
-	for _, port := range plan.ConnectTCP {
-		rules = append(rules, landlock.ConnectTCP(uint16(port)))
-	}
-	cfg := landlock.Config{
-		HandledAccessFS:  landlock.AccessFSSet(plan.HandledFS),
-		HandledAccessNet: landlock.AccessNetSet(plan.HandledNet),
-		Scoped:           landlock.ScopedSet(plan.Scoped),
-	}
-	if err := cfg.Restrict(rules...); err != nil {
-		return LandlockApplied{}, fmt.Errorf("apply landlock: restrict: %w", err)
+	if err := restrictLandlock(carved); err != nil {
+		return LandlockApplied{}, fmt.Errorf("apply landlock: %w", err)
 	}
 	return applied, nil
 }
 
-// pinnedEntry is an entry a carved rule is held on, open as a path only.
+// restrictLandlock makes the ruleset of plan, every rule added on a
+// descriptor of its path, and restricts every thread to it: no_new_privs
+// and landlock_restrict_self through syscall.AllThreadsSyscall (psx). A
+// carved rule is held on its entry opened without following a link
+// (pinEntry), and skipped when the entry is gone or became one.
+func restrictLandlock(plan LandlockRuleset) error {
+	attr := llsyscall.RulesetAttr{HandledAccessFS: plan.HandledFS, HandledAccessNet: plan.HandledNet, Scoped: plan.Scoped}
+	ruleset, err := llsyscall.LandlockCreateRuleset(&attr, 0)
+	if err != nil {
+		return fmt.Errorf("landlock_create_ruleset: %w", err)
+	}
+	defer unix.Close(ruleset)
+	for _, r := range plan.Rules {
+		if err := addRule(ruleset, r); err != nil {
+			return err
+		}
+	}
+	if psxListsTasks && plan.HandledFS&LandlockFSReadDir != 0 {
+		task := LandlockRule{Path: "/proc/" + strconv.Itoa(os.Getpid()) + "/task", Access: LandlockFSReadDir, Why: "libpsx lists the threads"}
+		if err := addRule(ruleset, task); err != nil {
+			return err
+		}
+	}
+	for _, port := range plan.ConnectTCP {
+		attr := llsyscall.NetPortAttr{AllowedAccess: LandlockNetConnectTCP, Port: uint64(port)}
+		if err := llsyscall.LandlockAddNetPortRule(ruleset, &attr, 0); err != nil {
+			return fmt.Errorf("landlock_add_rule port %d: %w", port, err)
+		}
+	}
+	if err := llsyscall.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS) on every thread: %w", err)
+	}
+	if err := llsyscall.AllThreadsLandlockRestrictSelf(ruleset, 0); err != nil {
+		return fmt.Errorf("landlock_restrict_self on every thread: %w", err)
+	}
+	return nil
+}
+
+// addRule adds rule r to the ruleset, on a descriptor of its path
+// (openRule): nothing when a carved entry is gone.
+func addRule(ruleset int, r LandlockRule) error {
+	e, ok, err := openRule(r)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", r.Why, r.Path, err)
+	}
+	if !ok {
+		return nil
+	}
+	defer e.close()
+	access := e.rights(r.Access)
+	if access == 0 {
+		return nil
+	}
+	if err := llsyscall.LandlockAddPathBeneathRule(ruleset, &llsyscall.PathBeneathAttr{ParentFd: e.fd, AllowedAccess: access}, 0); err != nil {
+		return fmt.Errorf("%s %s: landlock_add_rule: %w", r.Why, r.Path, err)
+	}
+	return nil
+}
+
+// openRule opens the path of rule r as a path only: a carved rule's
+// entry never through a link (pinEntry), false when it is gone; any other
+// rule's path as it resolves, as the plan's target was found.
+func openRule(r LandlockRule) (pinnedEntry, bool, error) {
+	if r.Carved {
+		e, ok := pinEntry(r.Path)
+		return e, ok, nil
+	}
+	fd, err := unix.Open(r.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return pinnedEntry{}, false, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return pinnedEntry{}, false, err
+	}
+	return pinnedEntry{fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}, true, nil
+}
+
+// pinnedEntry is the path a rule is held on, open as a path only.
 type pinnedEntry struct {
-	fd   int
-	path string // /proc/self/fd/N: go-landlock opens the entry itself through it
-	dir  bool
+	fd  int
+	dir bool
 }
 
 // pinEntry opens the entry at p, never following a link there, for its
@@ -172,7 +229,7 @@ func pinEntry(p string) (pinnedEntry, bool) {
 		unix.Close(fd)
 		return pinnedEntry{}, false
 	}
-	return pinnedEntry{fd: fd, path: "/proc/self/fd/" + strconv.Itoa(fd), dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}, true
+	return pinnedEntry{fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}, true
 }
 
 // rights are the rights of access the entry can carry: a file's only

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"io/fs"
 	"path/filepath"
 	"reflect"
@@ -276,5 +277,59 @@ func TestSetJSON(t *testing.T) {
 	}
 	if _, refused := got.Refuses("/root/dotfiles/ssh/id_rsa", "/root"); !refused {
 		t.Error("the set read back does not refuse the key")
+	}
+}
+
+// TestNarrowsProperty: random ceilings and random budgets beneath them,
+// over a world with a credential location, a dot-entry and Sabline's
+// receipts, against what the rules say, written from them: a budget
+// beneath its ceiling is admitted unless an item lies in the credential
+// location or the receipts, or in the dot-entry where no ceiling item that
+// holds it lies in the dot-entry too.
+func TestNarrowsProperty(t *testing.T) {
+	m := newFake(map[string]string{
+		"/w/h/.cfg/app/x": "", "/w/h/.ssh/id": "", "/w/h/plain/y": "", "/w/r/z.json": "", "/w/p/q": "",
+	})
+	s := Build(Inputs{Home: "/w/h", Sabline: []string{"/w/r"}}, m)
+	paths := []string{"", "/w", "/w/h", "/w/h/.cfg", "/w/h/.cfg/app", "/w/h/.cfg/app/x", "/w/h/.ssh", "/w/h/.ssh/id",
+		"/w/h/plain", "/w/h/plain/y", "/w/r", "/w/r/z.json", "/w/p", "/w/p/q"}
+	accesses := []budget.Access{budget.Any, budget.Read, budget.Write}
+	item := func(r *rand.Rand) budget.Item {
+		return budget.Item{Kind: budget.FS, Access: accesses[r.IntN(3)], Path: paths[r.IntN(len(paths))]}
+	}
+	never := func(p string) bool { return Within(p, "/w/h/.ssh") || Within(p, "/w/r") }
+	r := rand.New(rand.NewPCG(7, 7))
+	admitted, refused := 0, 0
+	for range 5000 {
+		ceiling := budget.Budget{Items: []budget.Item{item(r), item(r)}}
+		b := budget.Budget{Items: []budget.Item{item(r)}}
+		if b.Beneath(ceiling) != nil {
+			continue
+		}
+		want := true
+		for _, it := range b.Items {
+			switch {
+			case it.Path != "" && never(it.Path):
+				want = false
+			case it.Path != "" && Within(it.Path, "/w/h/.cfg"):
+				named := false
+				for _, c := range ceiling.Items {
+					named = named || c.Path != "" && c.Contains(it) && Within(c.Path, "/w/h/.cfg")
+				}
+				want = want && named
+			}
+		}
+		got := s.Admit(b, m.Resolve) == nil && s.Narrows(b, ceiling, m.Resolve) == nil
+		if got != want {
+			t.Errorf("%s beneath %s: admitted %v, want %v", b, ceiling, got, want)
+		}
+		if got {
+			admitted++
+		} else {
+			refused++
+		}
+	}
+	if admitted == 0 || refused == 0 {
+		t.Errorf("%d admitted, %d refused: the generator does not reach both sides", admitted, refused)
 	}
 }

@@ -2,8 +2,8 @@ package guard
 
 import (
 	"encoding/json"
-	"math/rand/v2"
 	"io/fs"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	goruntime "runtime"

@@ -105,17 +105,7 @@ func runCarveChild(t *testing.T, base string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checks := 0
-	expect := func(what string, err error, want syscall.Errno) {
-		t.Helper()
-		checks++
-		switch {
-		case want == 0 && err != nil:
-			t.Errorf("%s: %v, want it allowed", what, err)
-		case want != 0 && !errors.Is(err, want):
-			t.Errorf("%s: %v, want %v", what, err, want)
-		}
-	}
+	checks, expect := errnoChecks(t)
 	read := func(path string) error { _, err := os.ReadFile(path); return err }
 	list := func(path string) error { _, err := os.ReadDir(path); return err }
 	appendTo := func(path string) error {
@@ -163,5 +153,5 @@ func runCarveChild(t *testing.T, base string) {
 	// Landlock hands read_dir on to everything beneath: the names in a
 	// guarded directory may be listed, never what they name opened.
 	expect("list the names in .ssh", list(p("home/.ssh")), 0)
-	t.Logf("carve child: %d checks", checks)
+	t.Logf("carve child: %d checks", *checks)
 }

@@ -198,6 +198,22 @@ func listenLoopback(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
+// errnoChecks returns the count of checks made and the check: that err
+// is want, nil for an allowed access, the errno of a refusal otherwise.
+func errnoChecks(t *testing.T) (*int, func(what string, err error, want syscall.Errno)) {
+	n := new(int)
+	return n, func(what string, err error, want syscall.Errno) {
+		t.Helper()
+		*n++
+		switch {
+		case want == 0 && err != nil:
+			t.Errorf("%s: %v, want it allowed", what, err)
+		case want != 0 && !errors.Is(err, want):
+			t.Errorf("%s: %v, want %v", what, err, want)
+		}
+	}
+}
+
 func runLandlockChild(t *testing.T, c landlockChild) {
 	b, err := budget.Parse(c.Allow, "/")
 	if err != nil {
@@ -214,19 +230,7 @@ func runLandlockChild(t *testing.T, c landlockChild) {
 		t.Fatal(err)
 	}
 
-	checks := 0
-	// expect checks that err is want: nil for an allowed access, the
-	// errno of a refusal otherwise.
-	expect := func(what string, err error, want syscall.Errno) {
-		t.Helper()
-		checks++
-		switch {
-		case want == 0 && err != nil:
-			t.Errorf("%s: %v, want it allowed", what, err)
-		case want != 0 && !errors.Is(err, want):
-			t.Errorf("%s: %v, want %v", what, err, want)
-		}
-	}
+	checks, expect := errnoChecks(t)
 	deniedUnless := func(allowed bool, errno syscall.Errno) syscall.Errno {
 		if allowed {
 			return 0
@@ -326,7 +330,7 @@ func runLandlockChild(t *testing.T, c landlockChild) {
 	held := <-done
 	expect("locked thread: read a granted file", held[0], 0)
 	expect("locked thread: read outside", held[1], syscall.EACCES)
-	fmt.Printf("landlock child: %d checks\n", checks)
+	fmt.Printf("landlock child: %d checks\n", *checks)
 }
 
 // TestLandlockABIsAgreeWithGoLandlock holds the table of ABIs to

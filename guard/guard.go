@@ -221,22 +221,12 @@ func RefusesDevice(p string, mode fs.FileMode) (Location, bool) {
 // resolve resolves it. A dot-entry may be named. The error says which
 // item and which location.
 func (s *Set) Admit(b budget.Budget, resolve func(string) string) error {
-	if s == nil {
+	return s.eachLocated(b, resolve, func(it budget.Item, l Location) error {
+		if !l.namedOnly() {
+			return fmt.Errorf("%s names %s, %s no grant reaches", it, l.describe(), article(l.Kind))
+		}
 		return nil
-	}
-	for _, it := range b.Of(budget.FS) {
-		if it.Path == "" {
-			continue
-		}
-		for _, p := range forms(it.Path, resolve) {
-			for _, l := range s.locate(p) {
-				if !l.namedOnly() {
-					return fmt.Errorf("%s names %s, %s no grant reaches", it, l.describe(), article(l.Kind))
-				}
-			}
-		}
-	}
-	return nil
+	})
 }
 
 // Narrows checks that b, a budget within ceiling (budget.Beneath), does
@@ -246,6 +236,18 @@ func (s *Set) Admit(b budget.Budget, resolve func(string) string) error {
 // location too. fs:read:~/.config/app is beneath the ceiling fs:read,
 // and still refused: fs:read reaches no dot-entry.
 func (s *Set) Narrows(b, ceiling budget.Budget, resolve func(string) string) error {
+	return s.eachLocated(b, resolve, func(it budget.Item, l Location) error {
+		if !l.namedOnly() || namedBy(ceiling, it, l.Path, resolve) {
+			return nil
+		}
+		return fmt.Errorf("%s narrows the ceiling onto %s, which the ceiling %q does not name", it, l.describe(), ceiling.String())
+	})
+}
+
+// eachLocated calls f for every file item of b with a path and every
+// location that path lies in, as written or as resolve resolves it, and
+// returns the first error f returns.
+func (s *Set) eachLocated(b budget.Budget, resolve func(string) string, f func(budget.Item, Location) error) error {
 	if s == nil {
 		return nil
 	}
@@ -255,10 +257,9 @@ func (s *Set) Narrows(b, ceiling budget.Budget, resolve func(string) string) err
 		}
 		for _, p := range forms(it.Path, resolve) {
 			for _, l := range s.locate(p) {
-				if !l.namedOnly() || namedBy(ceiling, it, l.Path, resolve) {
-					continue
+				if err := f(it, l); err != nil {
+					return err
 				}
-				return fmt.Errorf("%s narrows the ceiling onto %s, which the ceiling %q does not name", it, l.describe(), ceiling.String())
 			}
 		}
 	}

@@ -6,12 +6,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	lib "github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/internal/proc"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -22,16 +24,34 @@ import (
 // the receipts journal. Each iteration times one command-line run,
 // perIteration pooled runs and perIteration in-process runs; the figures
 // are per run.
-func BenchmarkLibrary(b *testing.B) {
+func BenchmarkLibrary(b *testing.B) { library(b, 0) }
+
+// BenchmarkLibraryMemoryLimit: the same command-line and pooled runs
+// with a memory limit (the doors' default, 256 MB), which the in-process
+// run does not take (a run with one is given a worker). After the timed
+// runs, the pool's two workers are left idle for idleFor, and the clock
+// ticks of CPU they used meanwhile, read from /proc, are reported:
+// idle-ticks, both workers together.
+func BenchmarkLibraryMemoryLimit(b *testing.B) { library(b, 256) }
+
+// idleFor is how long BenchmarkLibraryMemoryLimit leaves its pool idle.
+const idleFor = 2 * time.Second
+
+func library(b *testing.B, memoryMB int) {
 	const perIteration, callers = 200, 2
 	prog, rc := hello(b)
 	root := filepath.Dir(prog)
 	bin := sabline(b)
-	pool, err := lib.NewPool(lib.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 2, ImportRoot: root, Receipts: rc, Timeout: time.Minute})
+	pool, err := lib.NewPool(lib.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 2, ImportRoot: root, Receipts: rc,
+		Timeout: time.Minute, MaxMemoryMB: memoryMB})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer pool.Close()
+	argv := []string{"--receipts", rc, "--allow", "io", prog}
+	if memoryMB > 0 {
+		argv = append([]string{"--max-memory-mb", strconv.Itoa(memoryMB)}, argv...)
+	}
 	src, err := os.ReadFile(prog)
 	if err != nil {
 		b.Fatal(err)
@@ -43,7 +63,7 @@ func BenchmarkLibrary(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		t0 := time.Now()
-		if err := exec.Command(bin, "--receipts", rc, "--allow", "io", prog).Run(); err != nil {
+		if err := exec.Command(bin, argv...).Run(); err != nil {
 			b.Fatal(err)
 		}
 		cli += time.Since(t0)
@@ -75,6 +95,9 @@ func BenchmarkLibrary(b *testing.B) {
 		wg.Wait()
 		pooled += time.Since(t0)
 
+		if memoryMB > 0 {
+			continue
+		}
 		t0 = time.Now()
 		for range perIteration {
 			res, err := lib.Run(ctx, lib.Source(prog, src), lib.Options{Budget: budget.MustParse(root, "io"), Cwd: root, Receipts: rc})
@@ -88,11 +111,18 @@ func BenchmarkLibrary(b *testing.B) {
 		inproc += time.Since(t0)
 	}
 	b.StopTimer()
+	if memoryMB > 0 {
+		b.ReportMetric(float64(idleTicks(b, pool.Workers(), idleFor)), "idle-ticks")
+	}
 	if err := pool.Close(); err != nil {
 		b.Fatal(err)
 	}
+	want := b.N * (1 + 2*perIteration)
+	if memoryMB > 0 {
+		want = b.N * (1 + perIteration)
+	}
 	runs, err := receipt.List(rc)
-	if want := b.N * (1 + 2*perIteration); err != nil || len(runs) < want {
+	if err != nil || len(runs) < want {
 		b.Fatalf("%d receipts kept (%v), want every run's, %d", len(runs), err, want)
 	}
 	slices.Sort(lat)
@@ -100,7 +130,9 @@ func BenchmarkLibrary(b *testing.B) {
 	b.ReportMetric(float64(cli.Microseconds())/float64(b.N), "cli-µs/run")
 	b.ReportMetric(n/pooled.Seconds(), "pool-runs/s")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "pool-p99-ms")
-	b.ReportMetric(float64(inproc.Microseconds())/n, "inproc-µs/run")
+	if memoryMB == 0 {
+		b.ReportMetric(float64(inproc.Microseconds())/n, "inproc-µs/run")
+	}
 	b.ReportMetric(float64(cli)/float64(b.N)/(float64(pooled)/n), "cli/pool")
 }
 
@@ -164,4 +196,24 @@ func BenchmarkPoolConditions(b *testing.B) {
 			b.ReportMetric(float64(took[0])/float64(took[i]), c.name+"/"+conditions[0].name)
 		}
 	}
+}
+
+// idleTicks is the clock ticks of CPU the processes pids use, together,
+// over d in which nothing is sent to them.
+func idleTicks(b *testing.B, pids []int, d time.Duration) int64 {
+	b.Helper()
+	sum := func() int64 {
+		var n int64
+		for _, pid := range pids {
+			t, err := proc.CPUTicks(pid)
+			if err != nil {
+				b.Fatalf("worker %d: %v", pid, err)
+			}
+			n += t
+		}
+		return n
+	}
+	before := sum()
+	time.Sleep(d)
+	return sum() - before
 }

@@ -1,20 +1,34 @@
-// Package proc finds a supervisor's worker among the processes of the
-// machine, for the checks that look at a running worker from outside.
+// Package proc finds a supervisor's workers among the processes of the
+// machine, and reads what a process has cost, for the checks and
+// benchmarks that look at a running worker from outside.
 package proc
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/sabline/sabline/run"
 )
 
-// Worker returns the pid of the child of supervisor that was started with
+// Worker returns the pid of a child of supervisor that was started with
 // the worker's hidden argument, and whether there is one now. It reads
 // /proc and signals nothing.
 func Worker(supervisor int) (int, bool) {
+	pids := Workers(supervisor)
+	if len(pids) == 0 {
+		return 0, false
+	}
+	return pids[0], true
+}
+
+// Workers returns the pids of every child of supervisor started with the
+// worker's hidden argument (a pool's workers), lowest first.
+func Workers(supervisor int) []int {
+	var pids []int
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, dir := range dirs {
 		status, err := os.ReadFile(filepath.Join(dir, "status"))
@@ -23,9 +37,40 @@ func Worker(supervisor int) (int, bool) {
 		}
 		cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline"))
 		if argv := strings.Split(string(cmdline), "\x00"); err == nil && len(argv) > 1 && argv[1] == run.WorkerArg {
-			pid, err := strconv.Atoi(filepath.Base(dir))
-			return pid, err == nil
+			if pid, err := strconv.Atoi(filepath.Base(dir)); err == nil {
+				pids = append(pids, pid)
+			}
 		}
 	}
-	return 0, false
+	sort.Ints(pids)
+	return pids
+}
+
+// CPUTicks returns the clock ticks of CPU (user and system, fields 14
+// and 15 of /proc/PID/stat) the process pid has used, all its threads
+// together.
+func CPUTicks(pid int) (int64, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, field 2, is in parentheses and may hold spaces:
+	// the fields are counted after its closing one.
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(stat[i+1:])) // from field 3, the state
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	return ticks, nil
 }

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -468,102 +467,53 @@ func (p *Pool) Close() error {
 	return nil
 }
 
-// poolWorker is the supervisor's hold on one pool worker.
+// poolWorker is one of the pool's workers: its life cycle, and what its
+// first record said it holds.
 type poolWorker struct {
-	cmd     *exec.Cmd
-	started confine.Started
-	reqW    *os.File
-	resR    *os.File
-	res     *bufio.Reader
-	tmp     string
-	unlock  func()
-	held    confine.Result
-	memHeld int
-	pid     int
-	waitc   chan error
-	stopTmp chan struct{}
-	breach  chan error
+	*workerProc
+	held confine.Result
 }
 
 // startWorker starts one worker and waits for it to report the policy it
 // applied.
 func (p *Pool) startWorker() (*poolWorker, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, codes.Errorf(codes.E310, "find the executable to start a pool worker: %w", err)
+	var pol confine.Policy
+	if p.cfg.Confine != ConfineOff {
+		pol = p.policy
 	}
-	tmp, unlock, err := makeTempDir(os.TempDir())
+	proc, err := startWorker(workerSpec{marker: "pool", env: p.cfg.Budget.Has(budget.Env), dir: p.cfg.Cwd, policy: pol,
+		memoryMB: p.cfg.MaxMemoryMB, runID: "pool", stderr: p.cfg.Stderr})
 	if err != nil {
-		return nil, codes.Errorf(codes.E310, "a pool worker's temporary directory: %w", err)
+		return nil, err
 	}
-	w := &poolWorker{tmp: tmp, unlock: unlock, waitc: make(chan error, 1), stopTmp: make(chan struct{}), breach: make(chan error, 1)}
+	w := &poolWorker{workerProc: proc}
 	fail := func(err error) (*poolWorker, error) {
 		w.retire()
 		return nil, err
 	}
-	reqR, reqW, err := os.Pipe()
-	if err != nil {
-		return fail(codes.Errorf(codes.E310, "request pipe: %w", err))
-	}
-	resR, resW, err := os.Pipe()
-	if err != nil {
-		reqR.Close()
-		reqW.Close()
-		return fail(codes.Errorf(codes.E310, "result pipe: %w", err))
-	}
-	w.reqW, w.resR, w.res = reqW, resR, bufio.NewReaderSize(resR, 64<<10)
 	req := request{
 		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: p.guard,
-		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: tmp,
+		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs,
 	}
-	var pol confine.Policy
 	if p.cfg.Confine != ConfineOff {
-		pol = p.policy
 		req.Policy, req.PolicySHA256 = &pol, p.digest
 	}
-	w.cmd = &exec.Cmd{
-		WaitDelay: resultGrace,
-		Path:      exe,
-		Args:      []string{os.Args[0], WorkerArg},
-		Env:       append(workerEnv(os.Environ(), p.cfg.Budget.Has(budget.Env)), workerMarker+"=pool"),
-		Dir:       p.cfg.Cwd,
-		Stderr:    p.cfg.Stderr,
-	}
-	w.cmd.Env, req.Procs = oneProc(w.cmd.Env)
-	passPipes(w.cmd, reqR, resW, nil)
-	w.started, _ = confine.PrepareWorker(w.cmd, pol, confine.WorkerOptions{MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: tmp, RunID: "pool"})
-	err = w.started.Start()
-	reqR.Close()
-	resW.Close()
-	if err != nil {
-		return fail(codes.Errorf(codes.E310, "start a pool worker: %w", err))
-	}
-	w.pid = w.cmd.Process.Pid
-	_ = w.started.AfterStart(w.pid)
-	go func() { w.waitc <- w.cmd.Wait() }()
-	go watchTempDir(tmp, w.stopTmp, func(err error) {
-		select {
-		case w.breach <- err:
-		default:
-		}
-		_ = w.started.Kill()
-	})
-	if err := json.NewEncoder(reqW).Encode(req); err != nil {
+	if err := w.send(req); err != nil {
 		return fail(codes.Errorf(codes.E310, "send a pool worker its request: %w", err))
 	}
-	line, err := readLine(w.res, MaxResultBytes)
-	if err != nil {
-		return fail(codes.Errorf(codes.E310, "the pool worker ended before it reported its confinement: %v", w.death(false)))
-	}
-	res, _, bad := readResults(line)
-	if bad != nil {
+	res, s, bad := w.first(waitFor{ctx: context.Background()})
+	switch {
+	case s.stop != nil:
+		return fail(s.stop)
+	case s.eof:
+		return fail(codes.Errorf(codes.E310, "the pool worker ended before it reported its confinement: %s", w.death(noKeep).Message))
+	case bad != nil:
 		return fail(codes.Errorf(codes.E310, "the pool worker's first record is not one it could have sent: %w", bad))
-	}
-	if res.Outcome.Status != "" {
+	case res.Outcome.Status != "":
 		// It refused to serve (below the required level) or failed.
 		return fail(&codes.Error{Code: res.Outcome.Code, Msg: res.Outcome.Message})
 	}
-	w.held, w.memHeld = res.Confinement, res.MemoryLimitHeld
+	w.held = res.Confinement
 	if p.cfg.ImportRoot != "" && w.held.Level != confine.None {
 		w.held.Reason += "; beside the budget, the workers may read the import root " + p.cfg.ImportRoot + ", where programs and their loads are read"
 	}
@@ -604,6 +554,9 @@ func parseJobResult(line []byte) (jobResult, error) {
 	return r, nil
 }
 
+// errRecordTooLong is readLine's error for a line past its bound.
+var errRecordTooLong = errors.New("a record past its bound")
+
 // readLine reads one line of at most limit bytes.
 func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 	var line []byte
@@ -611,7 +564,7 @@ func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 		part, err := r.ReadSlice('\n')
 		line = append(line, part...)
 		if len(line) > limit {
-			return nil, fmt.Errorf("a record longer than %d bytes", limit)
+			return nil, fmt.Errorf("%w: more than %d bytes", errRecordTooLong, limit)
 		}
 		if err == nil {
 			return line, nil
@@ -633,95 +586,43 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	if j.b.String() != p.cfg.Budget.String() && w.held.Level != confine.None {
 		rec.RunParameters.ConfinementReason += fmt.Sprintf("; the operating system holds the pool's budget %q, this run's narrower one is held by the language", p.cfg.Budget.String())
 	}
-	line, err := json.Marshal(job{Program: j.name, Source: j.src, Root: j.root, Args: j.run.Args, Stdin: j.run.Stdin, Budget: j.b, Cwd: p.cfg.Cwd})
-	if err != nil {
-		rec.Outcome = receipt.OutcomeOf(codes.Errorf(codes.E310, "encode the job: %w", err))
-		return &PoolResult{Receipt: rec}, true
+	keep := noKeep
+	if p.cfg.Receipts != "" {
+		keep = func(report string) string { return rec.KeepCrashReport(p.cfg.Receipts, report) }
 	}
-	if _, err := w.reqW.Write(append(line, '\n')); err != nil {
-		rec.Outcome = w.death(true)
+	if err := w.send(job{Program: j.name, Source: j.src, Root: j.root, Args: j.run.Args, Stdin: j.run.Stdin, Budget: j.b, Cwd: p.cfg.Cwd}); err != nil {
+		rec.Outcome = w.death(keep)
 		return &PoolResult{Receipt: rec}, false
 	}
-	type read struct {
-		line []byte
-		err  error
-	}
-	readc := make(chan read, 1)
-	last := widens(j.b)
-	if last {
+	read := w.readRecord(maxJobResultBytes)
+	if widens(j.b) {
 		// A run that may make raw system calls can write on the result
 		// pipe itself, before the worker's own line. Its worker serves
 		// nothing after it: the request pipe closes, the worker ends
 		// once it has sent its result, and the last line that is a
-		// result it could have sent is the run's, as readResults takes
-		// a single run's last final record.
+		// result it could have sent is the run's.
 		w.reqW.Close()
+		read = w.readLast()
 	}
-	go func() {
-		if !last {
-			l, err := readLine(w.res, maxJobResultBytes)
-			readc <- read{l, err}
-			return
-		}
-		var got read
-		got.err = io.EOF
-		for n := 0; n < maxJobResultLines; n++ {
-			l, err := readLine(w.res, maxJobResultBytes)
-			if err != nil {
-				break
-			}
-			if _, perr := parseJobResult(l); perr == nil {
-				got = read{l, nil}
-			}
-		}
-		readc <- got
-	}()
-	var timeout <-chan time.Time
+	f := waitFor{ctx: j.ctx, timeout: p.cfg.Timeout}
 	if p.cfg.Timeout > 0 {
 		t := time.NewTimer(p.cfg.Timeout)
 		defer t.Stop()
-		timeout = t.C
+		f.deadline = t.C
 	}
-	var got read
-	var ended error // why the run was ended from outside
-	select {
-	case got = <-readc:
-	case <-timeout:
-		ended = codes.Errorf(codes.E307, "the run took longer than its timeout %s and was stopped", p.cfg.Timeout)
-	case <-j.ctx.Done():
-		ended = codes.Errorf(codes.E307, "the run was cancelled: %v", context.Cause(j.ctx))
-	case err := <-w.breach:
-		ended = err
-	}
-	if ended != nil {
-		o := receipt.OutcomeOf(ended)
-		if askToStop(w.cmd.Process) {
-			select {
-			case got = <-readc:
-				if r, err := parseJobResult(got.line); got.err == nil && err == nil && r.Outcome.Code == codes.E307 {
-					o.Position, o.Stack = r.Outcome.Position, r.Outcome.Stack
-				}
-			case <-time.After(stopGrace):
-			}
+	s := w.await(f, read)
+	var r jobResult
+	var final *receipt.Outcome
+	var bad error
+	if !s.eof {
+		if r, bad = parseJobResult(s.raw); bad == nil {
+			final = &r.Outcome
 		}
-		rec.Outcome = o
+	}
+	rec.Outcome = w.conclude(s, final, bad, keep)
+	if s.stop != nil || final == nil || bad != nil {
 		return &PoolResult{Receipt: rec}, false
 	}
-	if got.err != nil {
-		select {
-		case err := <-w.breach:
-			rec.Outcome = receipt.OutcomeOf(err)
-		default:
-			rec.Outcome = w.death(true)
-		}
-		return &PoolResult{Receipt: rec}, false
-	}
-	r, err := parseJobResult(got.line)
-	if err != nil {
-		rec.Outcome = receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result is not one it could have sent: %w", err))
-		return &PoolResult{Receipt: rec}, false
-	}
-	rec.Outcome = r.Outcome
 	if len(r.Files) > 0 {
 		rec.Program.Files, rec.Program.SHA256 = r.Files, r.Files[0].SHA256
 	}
@@ -729,8 +630,30 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		rec.Effects = r.Effects
 	}
 	rec.Timings.Worker = r.Timings
-	keep := !widens(j.b) && r.Outcome.Code != codes.E308 && r.Outcome.Code != codes.E310
-	return &PoolResult{Receipt: rec, Stdout: r.Stdout, Clipped: r.Clipped}, keep
+	kept := !widens(j.b) && r.Outcome.Code != codes.E308 && r.Outcome.Code != codes.E310
+	return &PoolResult{Receipt: rec, Stdout: r.Stdout, Clipped: r.Clipped}, kept
+}
+
+// readLast reads the result lines of a run that may have written on the
+// result pipe itself, to the end of the pipe (at most maxJobResultLines),
+// and returns the last that is a result the worker could have sent.
+func (w *poolWorker) readLast() func() ([]byte, error) {
+	return func() ([]byte, error) {
+		var last []byte
+		for n := 0; n < maxJobResultLines; n++ {
+			l, err := readLine(w.res, maxJobResultBytes)
+			if err != nil {
+				break
+			}
+			if _, perr := parseJobResult(l); perr == nil {
+				last = l
+			}
+		}
+		if last == nil {
+			return nil, io.EOF
+		}
+		return last, nil
+	}
 }
 
 // widens reports whether a run under b could change its worker for the
@@ -738,67 +661,6 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 // module, a module the policy does not know), so such a worker serves no
 // other run.
 func widens(b budget.Budget) bool { return b.Has(budget.FFI) }
-
-// exited reports whether the worker has exited.
-func (w *poolWorker) exited() bool {
-	select {
-	case err := <-w.waitc:
-		w.waitc <- err // for death and retire
-		return true
-	default:
-		return false
-	}
-}
-
-// death kills the worker, waits for it, and says how it ended.
-func (w *poolWorker) death(kill bool) receipt.Outcome {
-	if kill {
-		_ = w.started.Kill()
-	}
-	var werr error
-	select {
-	case werr = <-w.waitc:
-	case <-time.After(resultGrace):
-		_ = w.started.Kill()
-		werr = <-w.waitc
-	}
-	w.waitc <- werr // for retire
-	if w.cmd.ProcessState == nil {
-		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the pool worker could not be waited for: %v", werr))
-	}
-	return deathOutcome(w.cmd.ProcessState, w.memHeld, w.tmp, "")
-}
-
-// retire stops the worker and removes its temporary directory.
-func (w *poolWorker) retire() {
-	if w.reqW != nil {
-		w.reqW.Close()
-	}
-	if w.cmd != nil && w.cmd.Process != nil {
-		select {
-		case <-w.waitc:
-		case <-time.After(stopGrace):
-			_ = w.started.Kill()
-			<-w.waitc
-		}
-	}
-	if w.started != nil {
-		_ = w.started.Kill() // anything it left in its session
-		w.started.Close()
-	}
-	if w.resR != nil {
-		w.resR.Close()
-	}
-	select {
-	case <-w.stopTmp:
-	default:
-		close(w.stopTmp)
-	}
-	os.RemoveAll(w.tmp)
-	if w.unlock != nil {
-		w.unlock()
-	}
-}
 
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)

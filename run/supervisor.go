@@ -3,26 +3,23 @@ package run
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/internal/phase"
 	"github.com/sabline/sabline/lang"
@@ -103,177 +100,184 @@ const (
 func Supervise(r Run) *receipt.Receipt { return SuperviseContext(context.Background(), r) }
 
 // SuperviseContext is Supervise, with ctx: cancelling it ends the run as
-// its timeout does (E307), with its receipt.
+// its timeout does (E307), with its receipt. The run is a worker with one
+// job (see workerProc): its first record, then its program's end.
 func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
-	started := time.Now()
-	abs := r.Program
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(r.Cwd, abs)
-	}
-	// The program is read once, below; its digest is taken then.
-	rec := receipt.NewForSource(abs, nil, r.Budget, r.Args)
-	// The one derivation of the run's OS policy: its digest goes in the
-	// receipt, and the document itself to the worker, which applies it
-	// as it is sent.
-	derived := confine.OSPolicy(r.Budget, confine.Options{Strict: r.Confine == ConfineStrict})
-	rec.Timings.Started = started.UTC()
-	// The receipt's parameters (the policy's digest among them) are
-	// taken while the worker's runtime starts, or by finish for a run
-	// that ends before.
-	takeParameters := func() {
-		if rec.RunParameters.OSPolicySHA256 == "" {
-			parameters(rec, r, derived)
-		}
-	}
-	// A run the supervisor could not start is accounted for the same way:
-	// its receipt is written (or finished) with the reason.
-	finish := func(o receipt.Outcome) *receipt.Receipt {
-		takeParameters()
-		rec.Outcome = o
-		rec.Timings.WallMS = ms(time.Since(started))
-		if r.Receipts != "" {
-			if path, err := rec.Stored(); path == "" && err == nil {
-				if _, err := rec.Reserve(r.Receipts); err != nil {
-					return rec
-				}
-			}
-			rec.Finish()
-			phase.Mark("receipt finished")
-		}
-		return rec
-	}
+	c := newCommandRun(r)
 	if err := refuseInWorker("Supervise"); err != nil {
-		return finish(receipt.OutcomeOf(err))
+		return c.finish(receipt.OutcomeOf(err))
 	}
-	tmp, unlock, err := makeTempDir(os.TempDir())
-	if err != nil {
-		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "private temporary directory: %w", err)))
-	}
-	defer func() {
-		os.RemoveAll(tmp)
-		unlock()
-	}()
-	exe, err := os.Executable()
-	if err != nil {
-		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "find the sabline executable to start the worker: %w", err)))
-	}
-	reqR, reqW, err := os.Pipe()
-	if err != nil {
-		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "request pipe: %w", err)))
-	}
-	resR, resW, err := os.Pipe()
-	if err != nil {
-		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "result pipe: %w", err)))
-	}
-	defer resR.Close()
-	// The worker's standard input is a file: a reader of the caller's
-	// would hold Wait until it ends, long after the worker is gone, so it
-	// is copied into a pipe whose end the run lets go of.
-	var stdin io.Reader = r.Stdin
-	if _, isFile := r.Stdin.(*os.File); r.Stdin != nil && !isFile {
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "standard input pipe: %w", err)))
-		}
-		defer pr.Close()
-		defer pw.Close()
-		go func() {
-			_, _ = io.Copy(pw, r.Stdin)
-			pw.Close()
-		}()
-		stdin = pr
-	}
-	cmd := &exec.Cmd{
-		// A descendant that left the worker's session would keep Wait
-		// waiting for the pipes it holds; the run is over without it.
-		WaitDelay: resultGrace,
-		Path:      exe,
-		Args:      []string{os.Args[0], WorkerArg},
-		Env:       append(workerEnv(os.Environ(), r.Budget.Has(budget.Env)), workerMarker+"="+rec.RunID),
-		Dir:       r.Cwd,
-		Stdin:     stdin,
-		Stdout:    r.Stdout,
-		Stderr:    r.Stderr,
-	}
-	var procs int
-	cmd.Env, procs = oneProc(cmd.Env)
-	passPipes(cmd, reqR, resW, r.Tool)
-	// The supervisor's side of confinement: a session of its own and the
-	// parent-death signal on Linux, the job object and the AppContainer on
-	// Windows. What it could not do, the worker's own check of itself
-	// leaves out of the run's layers.
-	var pol confine.Policy // the zero Policy asks nothing (--no-confine)
-	if r.Confine != ConfineOff {
-		pol = derived
-	}
-	worker, _ := confine.PrepareWorker(cmd, pol, confine.WorkerOptions{MaxMemoryMB: r.MaxMemoryMB, TempDir: tmp, RunID: rec.RunID})
-	defer worker.Close()
 	// The worker starts first: its runtime starts while the supervisor
 	// takes the receipt's parameters, reserves it and reads the program.
 	// It runs nothing until the request comes, and gets none when either
 	// fails.
 	phase.Mark("worker start")
-	if err := worker.Start(); err != nil {
-		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "start the worker: %w", err)))
+	var pol confine.Policy // the zero Policy asks nothing (--no-confine)
+	if r.Confine != ConfineOff {
+		pol = c.derived
 	}
+	w, err := startWorker(workerSpec{marker: c.rec.RunID, env: r.Budget.Has(budget.Env), dir: r.Cwd, policy: pol,
+		memoryMB: r.MaxMemoryMB, runID: c.rec.RunID, stdin: r.Stdin, stdout: r.Stdout, stderr: r.Stderr, tool: r.Tool, oneShot: true})
+	if err != nil {
+		return c.finish(receipt.OutcomeOf(err))
+	}
+	defer w.retire()
 	phase.Mark("worker started")
-	_ = worker.AfterStart(cmd.Process.Pid)
-	reqR.Close()
-	resW.Close()
-	takeParameters()
+	c.takeParameters()
 	// A supervisor told to stop takes its worker, and all the worker
-	// started, down with it; the worker is in a session of its own
-	// and would not get a terminal's signal. One stopped before this
-	// point has sent no request: its worker reads the end of the pipe
-	// and exits (on Linux the parent-death signal ends it first).
-	sigc := make(chan os.Signal, 1)
+	// started, down with it; the worker is in a session of its own and
+	// would not get a terminal's signal. One stopped before the request
+	// is sent has sent none: its worker reads the end of the pipe and
+	// exits (on Linux the parent-death signal ends it first).
+	f := waitFor{ctx: ctx, timeout: r.Timeout}
 	if r.Signals {
-		signal.Notify(sigc, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-		defer signal.Stop(sigc)
+		f.signals = make(chan os.Signal, 1)
+		signal.Notify(f.signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(f.signals)
 	}
-	abandon := func(o receipt.Outcome) *receipt.Receipt {
-		reqW.Close()
-		_ = worker.Kill()
-		_ = cmd.Wait()
-		return finish(o)
+	g, err := c.reserve()
+	if err != nil {
+		// Nothing runs without a place for its receipt.
+		w.kill()
+		c.rec.Outcome = receipt.OutcomeOf(err)
+		return c.rec
 	}
-	sabline := append([]string(nil), r.Guarded...)
+	req, err := c.request(w, g)
+	if err != nil {
+		w.kill()
+		return c.finish(receipt.OutcomeOf(err))
+	}
+	go func() {
+		_ = w.send(req) // a worker that died early is seen by its wait
+		w.reqW.Close()
+		phase.Mark("request sent")
+		// Leftovers of earlier runs are swept once the request is on
+		// its way, off the path to the worker's first statement.
+		sweepTempDirs(os.TempDir(), time.Now())
+	}()
+	if r.Timeout > 0 {
+		timer := time.NewTimer(r.Timeout)
+		defer timer.Stop()
+		f.deadline = timer.C
+	}
+	_, s, _ := w.first(f)
+	raw := s.raw
+	if s.stop == nil && !s.eof {
+		s = w.await(f, w.readToExit(MaxResultBytes-len(raw)))
+		raw = append(raw, s.raw...)
+	}
+	phase.Mark("worker exited")
+	res, final, bad := readResults(raw)
+	takeWorker(c.rec, &res, req.Piped)
+	// The receipt never records a limit that was not held: the worker
+	// says which one its address space got.
+	c.rec.RunParameters.MaxMemoryMB = res.MemoryLimitHeld
+	var fo *receipt.Outcome
+	if final {
+		fo = &res.Outcome
+	}
+	keep := noKeep
 	if r.Receipts != "" {
-		made, err := rec.Reserve(r.Receipts)
+		keep = func(report string) string { return c.rec.KeepCrashReport(r.Receipts, report) }
+	}
+	return c.finish(w.conclude(s, fo, bad, keep))
+}
+
+// commandRun is the supervisor's side of one command-line run: its
+// receipt, and the policy its budget derives.
+type commandRun struct {
+	r       Run
+	abs     string // the program's absolute path
+	rec     *receipt.Receipt
+	derived confine.Policy
+	started time.Time
+}
+
+func newCommandRun(r Run) *commandRun {
+	c := &commandRun{r: r, abs: r.Program, started: time.Now()}
+	if !filepath.IsAbs(c.abs) {
+		c.abs = filepath.Join(r.Cwd, c.abs)
+	}
+	// The program is read once, by request; its digest is taken then.
+	c.rec = receipt.NewForSource(c.abs, nil, r.Budget, r.Args)
+	c.rec.Timings.Started = c.started.UTC()
+	// The one derivation of the run's OS policy: its digest goes in the
+	// receipt, and the document itself to the worker, which applies it
+	// as it is sent.
+	c.derived = confine.OSPolicy(r.Budget, confine.Options{Strict: r.Confine == ConfineStrict})
+	return c
+}
+
+// takeParameters takes the receipt's parameters (the policy's digest
+// among them): while the worker's runtime starts, or in finish for a run
+// that ends before.
+func (c *commandRun) takeParameters() {
+	if c.rec.RunParameters.OSPolicySHA256 == "" {
+		c.rec.RunParameters.Asked(c.r.Confine, c.r.Require, c.r.Timeout, c.derived.SHA256())
+		c.rec.RunParameters.CredentialsLent = c.r.Lend
+	}
+}
+
+// finish ends the run with o: its receipt is written (or finished), a run
+// the supervisor could not start too, with the reason.
+func (c *commandRun) finish(o receipt.Outcome) *receipt.Receipt {
+	c.takeParameters()
+	c.rec.Outcome = o
+	c.rec.Timings.WallMS = ms(time.Since(c.started))
+	if c.r.Receipts != "" {
+		if path, err := c.rec.Stored(); path == "" && err == nil {
+			if _, err := c.rec.Reserve(c.r.Receipts); err != nil {
+				return c.rec
+			}
+		}
+		c.rec.Finish()
+		phase.Mark("receipt finished")
+	}
+	return c.rec
+}
+
+// reserve reserves the receipt, when the run keeps one, and resolves
+// what no grant reaches: Sabline's own locations, the receipt's among
+// them, and the operator's credential locations but those lent. It is
+// resolved here, while the worker's runtime starts, and travels in the
+// request: the worker's environment does not carry the operator's
+// SABLINE_CREDENTIALS.
+func (c *commandRun) reserve() (*guard.Set, error) {
+	sabline := append([]string(nil), c.r.Guarded...)
+	if c.r.Receipts != "" {
+		made, err := c.rec.Reserve(c.r.Receipts)
 		if err != nil {
-			// Nothing runs without a place for its receipt.
-			reqW.Close()
-			_ = worker.Kill()
-			_ = cmd.Wait()
-			rec.Outcome = receipt.OutcomeOf(err)
-			return rec
+			return nil, err
 		}
 		sabline = append(sabline, made...)
 	}
-	// What no grant reaches is resolved here, while the worker's runtime
-	// starts, and travels in the request: the worker's environment does
-	// not carry the operator's SABLINE_CREDENTIALS.
-	g := Guard(sabline, r.Lend)
+	return Guard(sabline, c.r.Lend), nil
+}
+
+// request refuses a budget that names what no grant reaches, reads the
+// program and makes the worker's request.
+func (c *commandRun) request(w *workerProc, g *guard.Set) (*request, error) {
+	r := c.r
 	if err := Admit(g, r.Budget); err != nil {
-		return abandon(receipt.OutcomeOf(err))
+		return nil, err
 	}
 	src, piped := r.Source, false
+	var err error
 	if src == nil {
-		src, piped, err = readProgram(abs)
+		src, piped, err = readProgram(c.abs)
 	} else if len(src) > lang.MaxProgramBytes {
-		err = textTooLarge(abs, len(src))
+		err = textTooLarge(c.abs, len(src))
 	}
 	if err != nil {
-		return abandon(receipt.OutcomeOf(err))
+		return nil, err
 	}
-	sum := sha256.Sum256(src)
-	rec.Program.SHA256 = hex.EncodeToString(sum[:])
-	req := request{
-		Program: abs, SHA256: rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Guard: g,
-		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB, TempDir: tmp, Procs: procs,
+	c.rec.Program.SHA256 = sha256Hex(src)
+	req := &request{
+		Program: c.abs, SHA256: c.rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Guard: g,
+		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs,
 	}
 	if r.Confine != ConfineOff {
-		req.Policy, req.PolicySHA256 = &derived, rec.RunParameters.OSPolicySHA256
+		req.Policy, req.PolicySHA256 = &c.derived, c.rec.RunParameters.OSPolicySHA256
 	}
 	if r.Source != nil {
 		req.Source = src
@@ -283,139 +287,12 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		// compiles the bytes read here, from a file of the run's own, and
 		// its loads are resolved in that directory, which holds no other
 		// program file.
-		req.Program, req.Piped = filepath.Join(tmp, pipedProgram), true
+		req.Program, req.Piped = filepath.Join(w.tmp, pipedProgram), true
 		if err := os.WriteFile(req.Program, src, 0o600); err != nil {
-			return abandon(receipt.OutcomeOf(codes.Errorf(codes.E310, "hand the program to the worker: %w", err)))
+			return nil, codes.Errorf(codes.E310, "hand the program to the worker: %w", err)
 		}
 	}
-
-	go func() {
-		_ = json.NewEncoder(reqW).Encode(req) // a worker that died early is seen by Wait
-		reqW.Close()
-		phase.Mark("request sent")
-		// Leftovers of earlier runs are swept once the request is on
-		// its way, off the path to the worker's first statement.
-		sweepTempDirs(os.TempDir(), time.Now())
-	}()
-	// The worker's breaches of a bound: the first one ends the run.
-	var breachOnce sync.Once
-	breachc := make(chan error, 1)
-	breach := func(err error) {
-		breachOnce.Do(func() { breachc <- err })
-	}
-	resultc := make(chan []byte, 1)
-	go func() {
-		b, over := bounded.Read(resR, MaxResultBytes)
-		if over {
-			breach(codes.Errorf(codes.E310, "the worker wrote more than %d bytes on its result pipe: the run was stopped", MaxResultBytes))
-		}
-		resultc <- b
-	}()
-	waitc := make(chan error, 1)
-	go func() { waitc <- cmd.Wait() }()
-	stopWatch := make(chan struct{})
-	defer close(stopWatch)
-	go watchTempDir(tmp, stopWatch, breach)
-
-	var timeout <-chan time.Time
-	if r.Timeout > 0 {
-		timer := time.NewTimer(r.Timeout)
-		defer timer.Stop()
-		timeout = timer.C
-	}
-	timedOut, cancelled := false, false
-	var stopped os.Signal
-	var breached error
-	select {
-	case <-waitc:
-		phase.Mark("worker exited")
-		// The run is over: anything the worker left running in its
-		// session (under --no-confine, a program may start processes)
-		// goes with it, and with it any hold on the result pipe.
-		_ = worker.Kill()
-	case <-timeout:
-		timedOut = true
-	case <-ctx.Done():
-		cancelled = true
-	case stopped = <-sigc:
-		_ = worker.Kill()
-		<-waitc
-	case breached = <-breachc:
-		_ = worker.Kill()
-		<-waitc
-	}
-	if timedOut || cancelled {
-		// Asked to stop, the program ends at its next step and says
-		// where it was; one that does not within stopGrace is killed.
-		ended := false
-		if askToStop(cmd.Process) {
-			select {
-			case <-waitc:
-				ended = true
-			case <-time.After(stopGrace):
-			}
-		}
-		_ = worker.Kill()
-		if !ended {
-			<-waitc
-		}
-	}
-	var raw []byte
-	select {
-	case raw = <-resultc:
-	case <-time.After(resultGrace):
-		// A descendant of the worker holds the result pipe open.
-		resR.Close()
-		raw = <-resultc
-	}
-	if breached == nil {
-		select {
-		case breached = <-breachc:
-		default:
-		}
-	}
-	res, final, bad := readResults(raw)
-	takeWorker(rec, &res, piped)
-	// The receipt never records a limit that was not held: the worker
-	// says which one its address space got.
-	rec.RunParameters.MaxMemoryMB = res.MemoryLimitHeld
-	var report string
-	if r.Receipts != "" {
-		report = rec.KeepCrashReport(r.Receipts, readCrashReport(tmp))
-	}
-	switch {
-	case timedOut || cancelled:
-		o := receipt.OutcomeOf(codes.Errorf(codes.E307, "the run took longer than its timeout %s and was stopped", r.Timeout))
-		if cancelled {
-			o = receipt.OutcomeOf(codes.Errorf(codes.E307, "the run was cancelled and stopped: %v", context.Cause(ctx)))
-		}
-		if final && res.Outcome.Code == codes.E307 { // where the program was when it stopped
-			o.Position, o.Stack = res.Outcome.Position, res.Outcome.Stack
-		}
-		return finish(o)
-	case stopped != nil:
-		o := receipt.OutcomeOf(codes.Errorf(codes.E309, "the supervisor received %v and stopped the worker", stopped))
-		if n, ok := stopped.(syscall.Signal); ok {
-			o.ExitStatus = codes.ExitSignaled + int(n)
-		}
-		return finish(o)
-	case breached != nil:
-		return finish(receipt.OutcomeOf(breached))
-	case bad != nil:
-		return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result is not one it could have sent: %w", bad)))
-	}
-	if _, killed := killedBy(cmd.ProcessState); final && !killed {
-		if got := cmd.ProcessState.ExitCode(); got != res.Outcome.ExitStatus {
-			if report != "" {
-				// It sent its result, then crashed: the crash is the run's end.
-				return finish(deathOutcome(cmd.ProcessState, res.MemoryLimitHeld, tmp, report))
-			}
-			return finish(receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result says exit status %d, but it exited with %d: the result is not the worker's own",
-				res.Outcome.ExitStatus, got)))
-		}
-		return finish(res.Outcome)
-	}
-	return finish(deathOutcome(cmd.ProcessState, res.MemoryLimitHeld, tmp, report))
+	return req, nil
 }
 
 // programTooLarge refuses a program past lang.MaxProgramBytes.
@@ -500,15 +377,14 @@ func clip(b []byte, n int) string {
 
 // deathOutcome says how a worker that wrote no result ended: killed by a
 // signal, out of memory, or crashed, as the crash report the Go runtime
-// wrote into the run's temporary directory (see crashFile) says. The
-// report is read up to MaxCrashReportBytes; kept names where it was kept.
-func deathOutcome(ps *os.ProcessState, memLimitMB int, tmp, kept string) receipt.Outcome {
+// wrote into its temporary directory tmp (see crashFile) says. kept names
+// where the report was kept, "" when it was not.
+func deathOutcome(ps *os.ProcessState, memLimitMB int, crash, kept, tmp string) receipt.Outcome {
 	if sig, ok := killedBy(ps); ok {
 		o := receipt.OutcomeOf(codes.Errorf(codes.E309, "the worker was killed by signal %d (%s) before it finished", sig, signalName(sig)))
 		o.ExitStatus = codes.ExitSignaled + sig
 		return o
 	}
-	crash := readCrashReport(tmp)
 	first := ""
 	for _, line := range strings.Split(crash, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
@@ -744,12 +620,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// parameters sets how the run was asked for in its receipt.
-func parameters(rec *receipt.Receipt, r Run, derived confine.Policy) {
-	rec.RunParameters.Asked(r.Confine, r.Require, r.Timeout, derived.SHA256())
-	rec.RunParameters.CredentialsLent = r.Lend
 }
 
 // takeWorker takes what the worker said of the run. For a program read from

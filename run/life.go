@@ -1,0 +1,406 @@
+package run
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/bounded"
+	"github.com/sabline/sabline/receipt"
+)
+
+// workerProc is the supervisor's hold on one worker process, the one owner
+// of its life: start, the first record it sends once confined, each job
+// awaited against its deadline, its context, the operator's signals and
+// the bounds the worker is held to, its death, and its retirement. The
+// command line's run is a worker with one job, its program (see
+// SuperviseContext); a pool's worker serves job after job (see Pool).
+// Between jobs nothing of the supervisor watches the worker: an idle
+// worker costs no clock tick on either side.
+type workerProc struct {
+	cmd     *exec.Cmd
+	started confine.Started
+	reqW    *os.File // the request pipe: closed, the worker ends once it has answered
+	resR    *os.File
+	res     *bufio.Reader
+	tmp     string // its private temporary directory
+	unlock  func()
+	procs   int  // the GOMAXPROCS it takes once confined (oneProc)
+	oneShot bool // its exit status is its run's: the command line's worker
+	memHeld int  // the memory limit its first record says it holds
+	pid     int
+	done    chan struct{} // closed once it has exited and been waited for
+	breach  chan error    // the first bound it broke, while a job ran
+	closers []io.Closer   // what the supervisor holds for it: closed at retirement
+}
+
+// workerSpec is how a worker is started.
+type workerSpec struct {
+	marker   string         // workerMarker's value: the run id, or "pool"
+	env      bool           // the budget grants env: the worker gets the operator's environment
+	dir      string         // its working directory
+	policy   confine.Policy // the zero Policy under ConfineOff
+	memoryMB int
+	runID    string
+	stdin    io.Reader // nil for none; a reader that is not a file is copied through a pipe
+	stdout   io.Writer
+	stderr   io.Writer
+	tool     *os.File
+	oneShot  bool
+}
+
+// startWorker makes the worker's private temporary directory and pipes
+// and starts it, held by its supervisor's side of confinement
+// (PrepareWorker). The worker runs nothing until its request comes.
+func startWorker(s workerSpec) (*workerProc, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, codes.Errorf(codes.E310, "find the executable to start the worker: %w", err)
+	}
+	tmp, unlock, err := makeTempDir(os.TempDir())
+	if err != nil {
+		return nil, codes.Errorf(codes.E310, "the worker's private temporary directory: %w", err)
+	}
+	w := &workerProc{tmp: tmp, unlock: unlock, oneShot: s.oneShot, done: make(chan struct{}), breach: make(chan error, 1)}
+	fail := func(err error) (*workerProc, error) {
+		w.retire()
+		return nil, err
+	}
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return fail(codes.Errorf(codes.E310, "request pipe: %w", err))
+	}
+	w.reqW = reqW
+	resR, resW, err := os.Pipe()
+	if err != nil {
+		reqR.Close()
+		return fail(codes.Errorf(codes.E310, "result pipe: %w", err))
+	}
+	w.resR, w.res = resR, bufio.NewReaderSize(resR, 64<<10)
+	stdin, err := w.stdinFile(s.stdin)
+	if err != nil {
+		reqR.Close()
+		resW.Close()
+		return fail(err)
+	}
+	w.cmd = &exec.Cmd{
+		// A descendant that left the worker's session would keep Wait
+		// waiting for the pipes it holds; the run is over without it.
+		WaitDelay: resultGrace,
+		Path:      exe,
+		Args:      []string{os.Args[0], WorkerArg},
+		Env:       append(workerEnv(os.Environ(), s.env), workerMarker+"="+s.marker),
+		Dir:       s.dir,
+		Stdin:     stdin,
+		Stdout:    s.stdout,
+		Stderr:    s.stderr,
+	}
+	w.cmd.Env, w.procs = oneProc(w.cmd.Env)
+	passPipes(w.cmd, reqR, resW, s.tool)
+	// The supervisor's side of confinement: a session of its own and the
+	// parent-death signal on Linux, the job object and the AppContainer
+	// on Windows. What it could not do, the worker's own check of itself
+	// leaves out of the run's layers.
+	w.started, _ = confine.PrepareWorker(w.cmd, s.policy, confine.WorkerOptions{MaxMemoryMB: s.memoryMB, TempDir: tmp, RunID: s.runID})
+	err = w.started.Start()
+	reqR.Close()
+	resW.Close()
+	if err != nil {
+		w.cmd = nil // nothing to wait for
+		return fail(codes.Errorf(codes.E310, "start the worker: %w", err))
+	}
+	w.pid = w.cmd.Process.Pid
+	_ = w.started.AfterStart(w.pid)
+	go func() {
+		_ = w.cmd.Wait()
+		close(w.done)
+	}()
+	return w, nil
+}
+
+// stdinFile is the worker's standard input: a file as it is, and any
+// other reader copied into a pipe whose end the supervisor lets go of (a
+// reader of the caller's would hold Wait until it ends, long after the
+// worker is gone).
+func (w *workerProc) stdinFile(r io.Reader) (io.Reader, error) {
+	if _, isFile := r.(*os.File); r == nil || isFile {
+		return r, nil
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, codes.Errorf(codes.E310, "standard input pipe: %w", err)
+	}
+	w.closers = append(w.closers, pr, pw)
+	go func() {
+		_, _ = io.Copy(pw, r)
+		pw.Close()
+	}()
+	return pr, nil
+}
+
+// send writes v, one JSON line, on the request pipe.
+func (w *workerProc) send(v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.reqW.Write(append(line, '\n'))
+	return err
+}
+
+// exited reports whether the worker has exited.
+func (w *workerProc) exited() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// kill ends the worker and everything it started.
+func (w *workerProc) kill() { _ = w.started.Kill() }
+
+// breached records the first bound the worker broke and stops it.
+func (w *workerProc) breached(err error) {
+	select {
+	case w.breach <- err:
+	default:
+	}
+	w.kill()
+}
+
+// step is how one wait on a worker ended.
+type step struct {
+	raw []byte // what the worker wrote for this step, as the read returned it
+	// eof: the read met the end of the result pipe, or a record that
+	// broke its bound, before a whole record: the worker is gone or going.
+	eof bool
+	// stop is why the step was ended from outside: the deadline or the
+	// context (E307), the operator's signal (E309, sig), a bound the
+	// worker broke (E310). nil when the worker answered by itself.
+	stop error
+	sig  os.Signal
+}
+
+// waitFor is what a step is awaited against beside the worker itself.
+type waitFor struct {
+	ctx      context.Context
+	deadline <-chan time.Time
+	timeout  time.Duration  // the deadline's length, as a message names it
+	signals  chan os.Signal // the operator's signals; nil for none
+}
+
+// await runs read (one step of what the worker writes on its result pipe)
+// and waits until it returns, the worker exits, the deadline passes, the
+// context is done, one of the operator's signals comes, or the worker
+// breaks a bound. Asked to stop at its deadline, a program ends at its
+// next step and says where it was; one that does not within stopGrace is
+// killed. The temporary directory's bounds are watched only while a step
+// is awaited.
+func (w *workerProc) await(f waitFor, read func() ([]byte, error)) step {
+	readc := make(chan step, 1)
+	go func() {
+		b, err := read()
+		readc <- step{raw: b, eof: err != nil}
+	}()
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go watchTempDir(w.tmp, stopWatch, w.breached)
+
+	var s step
+	select {
+	case s = <-readc:
+		return w.pending(s)
+	case <-w.done:
+		// Anything the worker left running in its session (under
+		// --no-confine, a program may start processes) goes with it,
+		// and with it any hold on the result pipe.
+		w.kill()
+		return w.pending(w.drain(readc))
+	case <-f.deadline:
+		s.stop = codes.Errorf(codes.E307, "the run took longer than its timeout %s and was stopped", f.timeout)
+	case <-f.ctx.Done():
+		s.stop = codes.Errorf(codes.E307, "the run was cancelled and stopped: %v", context.Cause(f.ctx))
+	case s.sig = <-f.signals:
+		s.stop = codes.Errorf(codes.E309, "the supervisor received %v and stopped the worker", s.sig)
+	case err := <-w.breach:
+		s.stop = err
+	}
+	if codes.CodeOf(s.stop) == codes.E307 && askToStop(w.cmd.Process) {
+		select {
+		case got := <-readc:
+			got.stop = s.stop
+			return got
+		case <-time.After(stopGrace):
+		}
+	}
+	w.kill()
+	got := w.drain(readc)
+	got.stop, got.sig = s.stop, s.sig
+	return got
+}
+
+// pending gives a bound the worker broke precedence over what it wrote:
+// a breach seen while the step ended is the step's end.
+func (w *workerProc) pending(s step) step {
+	select {
+	case err := <-w.breach:
+		s.stop = err
+	default:
+	}
+	return s
+}
+
+// drain takes what read returns once the worker is stopped or gone,
+// waiting at most resultGrace: a descendant of the worker may hold the
+// result pipe open, and then it is closed under the read.
+func (w *workerProc) drain(readc chan step) step {
+	select {
+	case s := <-readc:
+		return s
+	case <-time.After(resultGrace):
+		w.resR.Close()
+		return <-readc
+	}
+}
+
+// readRecord reads one record: a line of at most limit bytes. A longer
+// one breaks the bound and stops the worker.
+func (w *workerProc) readRecord(limit int) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		line, err := readLine(w.res, limit)
+		if errors.Is(err, errRecordTooLong) {
+			w.breached(resultBound(limit))
+		}
+		return line, err
+	}
+}
+
+// readToExit reads the rest of the result pipe, at most limit bytes, and
+// waits for the worker to exit: the command line's worker sends its final
+// record, closes the pipe and exits. More than limit breaks the bound.
+func (w *workerProc) readToExit(limit int) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		b, over := bounded.Read(w.res, int64(limit))
+		if over {
+			w.breached(resultBound(MaxResultBytes))
+			return b, io.ErrShortBuffer
+		}
+		<-w.done
+		return b, nil
+	}
+}
+
+// resultBound is the breach of a bound on the result pipe.
+func resultBound(limit int) error {
+	return codes.Errorf(codes.E310, "the worker wrote more than %d bytes on its result pipe: the run was stopped", limit)
+}
+
+// first awaits the first record: the worker's own, sent once it is
+// confined, or as the final record of a run that ended before (refused
+// below its required level, say). bad says the record is not one the
+// worker could have sent.
+func (w *workerProc) first(f waitFor) (res workerResult, s step, bad error) {
+	s = w.await(f, w.readRecord(MaxResultBytes))
+	if s.stop != nil || s.eof {
+		return res, s, nil
+	}
+	res, _, bad = readResults(s.raw)
+	w.memHeld = res.MemoryLimitHeld
+	return res, s, bad
+}
+
+// conclude says how a step that ended a job ended the run: stopped from
+// outside; a record the worker could not have sent; the worker's own
+// outcome (final: nil when none came), which a one-shot worker's exit
+// status must agree with; or its death. keep keeps a crash report beside
+// the receipt and says where ("" when it is not kept).
+func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error, keep func(report string) string) receipt.Outcome {
+	switch {
+	case s.stop != nil:
+		o := receipt.OutcomeOf(s.stop)
+		if n, ok := s.sig.(syscall.Signal); ok {
+			o.ExitStatus = codes.ExitSignaled + int(n)
+		}
+		if final != nil && o.Code == codes.E307 && final.Code == codes.E307 { // where the program was when it stopped
+			o.Position, o.Stack = final.Position, final.Stack
+		}
+		return o
+	case bad != nil:
+		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result is not one it could have sent: %w", bad))
+	case final == nil:
+		return w.death(keep)
+	case !w.oneShot:
+		return *final
+	}
+	ps := w.cmd.ProcessState
+	if _, killed := killedBy(ps); killed {
+		return w.death(keep)
+	}
+	if got := ps.ExitCode(); got != final.ExitStatus {
+		if report := readCrashReport(w.tmp); report != "" {
+			// It sent its result, then crashed: the crash is the run's end.
+			return w.death(keep)
+		}
+		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result says exit status %d, but it exited with %d: the result is not the worker's own",
+			final.ExitStatus, got))
+	}
+	return *final
+}
+
+// death waits for the worker to exit, killing it when it has not within
+// resultGrace, and says how it ended (see deathOutcome).
+func (w *workerProc) death(keep func(report string) string) receipt.Outcome {
+	select {
+	case <-w.done:
+	case <-time.After(resultGrace):
+		w.kill()
+		<-w.done
+	}
+	report := readCrashReport(w.tmp)
+	return deathOutcome(w.cmd.ProcessState, w.memHeld, report, keep(report), w.tmp)
+}
+
+// retire ends the worker: its request pipe closes, which a pool worker
+// takes as the end of its jobs; one that has not exited within stopGrace
+// is killed, with everything it started. Its temporary directory is
+// removed.
+func (w *workerProc) retire() {
+	if w.reqW != nil {
+		w.reqW.Close()
+	}
+	if w.cmd != nil {
+		select {
+		case <-w.done:
+		case <-time.After(stopGrace):
+			w.kill()
+			<-w.done
+		}
+	}
+	if w.started != nil {
+		w.kill() // anything it left in its session
+		w.started.Close()
+	}
+	if w.resR != nil {
+		w.resR.Close()
+	}
+	for _, c := range w.closers {
+		c.Close()
+	}
+	os.RemoveAll(w.tmp)
+	if w.unlock != nil {
+		w.unlock()
+	}
+}
+
+// noKeep keeps no crash report.
+func noKeep(string) string { return "" }

@@ -101,6 +101,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 			fmt.Fprintln(os.Stderr, "sabline: pool worker: read job:", err)
 			return codes.ExitCrashed
 		}
+		stopWatch := w.watchMemory(req, res.MemoryLimitHeld)
 		out := &capped{max: MaxPoolOutputBytes}
 		in := lang.NewInterp(lang.Config{
 			Budget: j.Budget, Cwd: j.Cwd, Guard: req.Guard, Args: j.Args,
@@ -120,6 +121,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 			current.Store(nil)
 			r.Effects = in.Usage()
 		}
+		stopWatch()
 		r.Outcome = receipt.OutcomeOf(err)
 		r.Stdout, r.Clipped = out.buf.Bytes(), out.cut()
 		line, err := json.Marshal(&r)

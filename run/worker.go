@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 	"time"
 
@@ -106,11 +108,21 @@ func (w *worker) finish(res *workerResult, err error) int {
 	return res.Outcome.ExitStatus
 }
 
+// run is the command line's worker: its whole life is its one job, which
+// the memory watch watches from the compile to the program's end.
 func (w *worker) run(req *request) int {
 	res := &workerResult{Confinement: confine.Result{
 		Level: confine.None, Reason: receipt.ReasonNotApplied, Layers: []string{}}}
 	w.prepare(req, res)
+	stop := w.watchMemory(req, res.MemoryLimitHeld)
+	err := w.job(req, res)
+	stop()
+	return w.finish(res, err)
+}
 
+// job compiles the program, confines the worker, sends the first record
+// and runs the program; it returns how the program ended.
+func (w *worker) job(req *request, res *workerResult) error {
 	in := lang.NewInterp(lang.Config{
 		Budget: req.Budget, Cwd: req.Cwd, Guard: req.Guard, Args: req.Args,
 		Stdin: os.Stdin, Stdout: os.Stdout, Tool: w.tool,
@@ -132,12 +144,12 @@ func (w *worker) run(req *request) int {
 			Msg: "a program read from a pipe has no directory to load from; run it from a file to use load() (" + e.Msg + ")"}
 	}
 	if err != nil {
-		return w.finish(res, err)
+		return err
 	}
 	res.Files = prog.Order
 	if req.SHA256 != "" && prog.Digest() != req.SHA256 {
-		return w.finish(res, codes.Errorf(codes.E316, "program %s changed after the supervisor read it (sha256 %s, then %s): run it again",
-			req.Program, req.SHA256, prog.Digest()))
+		return codes.Errorf(codes.E316, "program %s changed after the supervisor read it (sha256 %s, then %s): run it again",
+			req.Program, req.SHA256, prog.Digest())
 	}
 
 	t1 := time.Now()
@@ -145,15 +157,15 @@ func (w *worker) run(req *request) int {
 	res.Timings.ConfineMS = ms(time.Since(t1))
 	phase.Mark("confined")
 	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
-		return w.finish(res, codes.Errorf(codes.E326, "required level %s: this run's confinement is %s (%s); it was refused before its first statement",
-			req.Require, res.Confinement.Level, res.Confinement.Reason))
+		return codes.Errorf(codes.E326, "required level %s: this run's confinement is %s (%s); it was refused before its first statement",
+			req.Require, res.Confinement.Level, res.Confinement.Reason)
 	}
 	in.Hold(res.Confinement)
 
 	if len(req.Faults) > 0 {
 		res.Faults = runFaults(req.Faults, res.Confinement.Layers)
 		if err := faultsRefused(res.Faults); err != nil {
-			return w.finish(res, err)
+			return err
 		}
 	}
 
@@ -174,7 +186,7 @@ func (w *worker) run(req *request) int {
 	res.Timings.RunMS = ms(time.Since(t2))
 	phase.Mark("program ran")
 	res.Effects = in.Usage()
-	return w.finish(res, err)
+	return err
 }
 
 // prepare readies the worker's process before the policy is applied: its
@@ -191,15 +203,19 @@ func (w *worker) prepare(req *request, res *workerResult) {
 		f.Close()
 	}
 	// The memory limit is a resource limit, not confinement: it is set
-	// whether or not the policy is applied, and the receipt records it
-	// only when it holds.
+	// whether or not the policy is applied, and the receipt records the
+	// address-space limit only when it holds. The Go runtime's soft limit
+	// has the collector work to stay under it; the watch (watchMemory)
+	// runs only while a job does.
 	if req.MaxMemoryMB > 0 {
 		if err := confine.LimitMemory(req.MaxMemoryMB); err != nil {
 			fmt.Fprintf(os.Stderr, "sabline: the memory limit of %d MB: the address-space limit is not held (%v); only the worker's watch of its heap is\n", req.MaxMemoryMB, err)
 		} else {
 			res.MemoryLimitHeld = req.MaxMemoryMB
 		}
-		go w.watchMemory(uint64(req.MaxMemoryMB)<<20, res.MemoryLimitHeld)
+		if limit := int64(req.MaxMemoryMB) << 20; limit < debug.SetMemoryLimit(-1) {
+			debug.SetMemoryLimit(limit)
+		}
 	}
 }
 
@@ -239,26 +255,55 @@ func (w *worker) confine(req *request) confine.Result {
 	return held
 }
 
-// watchMemory ends the run with E308 when the memory the Go runtime holds
-// for the program passes the limit. The result it writes carries only the
-// outcome: the run's own result is still being made by another goroutine.
-func (w *worker) watchMemory(limit uint64, held int) {
-	// What the Go runtime holds from the system less what it gave back:
-	// what runtime/metrics' /memory/classes/total less
-	// /memory/classes/heap/released was, read without that package's
-	// start-up cost.
-	var st goruntime.MemStats
-	inUse := func() uint64 {
-		goruntime.ReadMemStats(&st)
-		return st.Sys - st.HeapReleased
+// memoryEvery is how often the memory watch reads what the Go runtime
+// holds, while a job runs.
+const memoryEvery = 5 * time.Millisecond
+
+// watchMemory watches, until stop is called, the memory the Go runtime
+// holds for the program, and ends the run with E308 when it passes the
+// request's limit. The result it writes carries only the outcome: the
+// run's own result is still being made by another goroutine. It reads
+// runtime/metrics, which stops no goroutine, and runs only while a job
+// does: a worker waiting for its next job has no watch. stop returns once
+// the watch will write nothing more (or never, when it is ending the run).
+func (w *worker) watchMemory(req *request, held int) (stop func()) {
+	if req.MaxMemoryMB <= 0 {
+		return func() {}
 	}
-	for range time.Tick(5 * time.Millisecond) {
-		if used := inUse(); used > limit {
-			goruntime.GC()
-			if used = inUse(); used > limit {
+	limit := uint64(req.MaxMemoryMB) << 20
+	// What the Go runtime holds from the system less what it gave back:
+	// the total its soft limit counts.
+	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	inUse := func() uint64 {
+		metrics.Read(samples)
+		return samples[0].Value.Uint64() - samples[1].Value.Uint64()
+	}
+	stopc, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(memoryEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopc:
+				return
+			case <-tick.C:
+			}
+			if inUse() <= limit {
+				continue
+			}
+			// Garbage not yet collected, or collected and not yet
+			// given back, is not the program's: only what is left
+			// after both ends the run.
+			debug.FreeOSMemory()
+			if used := inUse(); used > limit {
 				os.Exit(w.finish(&workerResult{MemoryLimitHeld: held}, codes.Errorf(codes.E308, "the run used %d MB, over its memory limit of %d MB", used>>20, limit>>20)))
 			}
 		}
+	}()
+	return func() {
+		close(stopc)
+		<-done
 	}
 }
 

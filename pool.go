@@ -20,8 +20,22 @@ import (
 // PoolOptions are a pool's settings: the operator's, fixed for the life of
 // the pool. Every run sent to it is held to them.
 type PoolOptions struct {
-	Budget      budget.Budget // the ceiling: a run may ask for this budget or a narrower one
-	Workers     int           // workers started, each running one program at a time; 0 is 1
+	Budget  budget.Budget // the ceiling: a run may ask for this budget or a narrower one
+	Workers int           // workers at most, each running one program at a time; 0 is 1
+	// MaxIdle is how many idle workers the pool keeps however long they
+	// wait; past it, a worker idle for IdleTimeout is retired, and a run
+	// that finds no worker ready starts one. 0 is 1; a negative count
+	// keeps none.
+	MaxIdle int
+	// IdleTimeout is how long a worker past MaxIdle waits for a run
+	// before it is retired; 0 is a minute.
+	IdleTimeout time.Duration
+	// OnDemand starts no worker with the pool: the first run starts the
+	// first. A pool its workers hold below Require then refuses that run,
+	// and each after it (E326, each with its receipt); NewPool refuses at
+	// once only when this machine cannot reach Require for the pool's
+	// policy.
+	OnDemand    bool
 	Timeout     time.Duration // per run; 0 for none
 	MaxMemoryMB int           // per worker; 0 for none
 	Confine     Confine       // "" is ConfineDefault
@@ -64,7 +78,7 @@ type Pool struct {
 }
 
 // NewPool starts a pool and waits until every worker has applied the
-// pool's policy.
+// pool's policy (none is started with OnDemand).
 func NewPool(opts PoolOptions) (*Pool, error) {
 	if opts.Workers == 0 {
 		opts.Workers = 1
@@ -82,6 +96,7 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	p, err := run.StartPool(run.PoolConfig{
 		Budget: opts.Budget, Workers: opts.Workers, Confine: string(opts.Confine), Require: opts.Require,
 		Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, ImportRoot: opts.ImportRoot,
+		MaxIdle: opts.MaxIdle, IdleTimeout: opts.IdleTimeout, OnDemand: opts.OnDemand,
 		Guarded: guardedPaths(opts.Receipts, opts.Guarded), Lend: opts.LendCredentials, Receipts: opts.Receipts,
 		Stderr: opts.Stderr,
 	})
@@ -111,7 +126,8 @@ func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Resu
 	return res, err
 }
 
-// Confinement is what the pool's workers hold.
+// Confinement is what the pool's workers hold: the zero Result until one
+// has started.
 func (p *Pool) Confinement() confine.Result { return p.p.Confinement() }
 
 // Workers lists the process ids of the pool's live workers.
@@ -164,7 +180,7 @@ func (o PoolOptions) Key() string {
 	}
 	return strings.Join([]string{o.Budget.String(), fmt.Sprint(max(o.Workers, 1)), o.Timeout.String(), fmt.Sprint(o.MaxMemoryMB),
 		string(conf), string(o.Require), o.ImportRoot, o.Receipts, strings.Join(o.Guarded, "\x01"),
-		strings.Join(o.LendCredentials, "\x01")}, "\x00")
+		strings.Join(o.LendCredentials, "\x01"), fmt.Sprint(o.MaxIdle), o.IdleTimeout.String(), fmt.Sprint(o.OnDemand)}, "\x00")
 }
 
 // Run runs program in the pool opts names, starting that pool on first

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	goruntime "runtime"
 	"slices"
 	"strings"
@@ -519,5 +520,132 @@ func TestPoolForgedResult(t *testing.T) {
 				t.Errorf("outcome %+v, output %q: want the run's own failure, nothing forged", o, res.Stdout)
 			}
 		})
+	}
+}
+
+// waitWorkers waits, at most 30 s, until the pool has n workers, and
+// returns how many it has then.
+func waitWorkers(p *sabline.Pool, n int) int {
+	deadline := time.Now().Add(30 * time.Second)
+	for len(p.Workers()) != n && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return len(p.Workers())
+}
+
+// runAtOnce sends n runs of hello.vel to the pool at the same time and
+// fails the test if one does not end ok.
+func runAtOnce(t *testing.T, p *sabline.Pool, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+			if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+				t.Errorf("a run: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestPoolShrinks: past MaxIdle, a worker idle for IdleTimeout is
+// retired; the ones the pool keeps stay however long they wait, and a
+// burst of runs starts workers again. The control: a pool that keeps as
+// many idle workers as it has keeps them all.
+func TestPoolShrinks(t *testing.T) {
+	root := importRoot(t)
+	const idle = 200 * time.Millisecond
+	tests := []struct {
+		name    string
+		maxIdle int
+		want    int // workers left once idle
+	}{
+		{name: "keeps one", maxIdle: 1, want: 1},
+		{name: "keeps none", maxIdle: -1, want: 0},
+		{name: "keeps all three (the control)", maxIdle: 3, want: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 3, ImportRoot: root,
+				MaxIdle: tt.maxIdle, IdleTimeout: idle})
+			if n := len(p.Workers()); n != 3 {
+				t.Fatalf("%d workers at start, want 3", n)
+			}
+			if n := waitWorkers(p, tt.want); n != tt.want {
+				t.Fatalf("%d workers after they went idle, want %d", n, tt.want)
+			}
+			time.Sleep(3 * idle) // no more go, however long they wait
+			if n := len(p.Workers()); n != tt.want {
+				t.Fatalf("%d workers after %s more of idleness, want the %d kept", n, 3*idle, tt.want)
+			}
+			runAtOnce(t, p, 6)
+			if n := len(p.Workers()); n < 1 || n > 3 {
+				t.Fatalf("%d workers after a burst of runs, want 1 to 3", n)
+			}
+			if n := waitWorkers(p, tt.want); n != tt.want {
+				t.Fatalf("%d workers once idle again, want %d", n, tt.want)
+			}
+		})
+	}
+}
+
+// TestPoolOnDemand: a pool started on demand has no worker until its
+// first run, which starts one; a pool whose machine cannot reach its
+// required level is refused at once (E326), and one whose worker reports
+// a level below it refuses each run with its receipt (E326).
+func TestPoolOnDemand(t *testing.T) {
+	root := importRoot(t)
+	rc := t.TempDir()
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 2, ImportRoot: root, Receipts: rc, OnDemand: true})
+	if w := p.Workers(); len(w) != 0 || p.Confinement().Level != "" {
+		t.Fatalf("workers %v, level %q before any run: want none", w, p.Confinement().Level)
+	}
+	res, err := p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+	if err != nil || string(res.Stdout) != "hello\n" {
+		t.Fatalf("the first run: %v, %q", err, res.Stdout)
+	}
+	if w := p.Workers(); len(w) != 1 || p.Confinement().Level != res.Receipt.RunParameters.Confinement {
+		t.Errorf("workers %v, level %q after the first run (its receipt says %q): want one, and its level",
+			w, p.Confinement().Level, res.Receipt.RunParameters.Confinement)
+	}
+
+	// Without an import root, reads are not held: this machine holds
+	// the pool at partial at best, below full.
+	_, err = sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Require: confine.Full, OnDemand: true})
+	if codes.CodeOf(err) != codes.E326 || !regexp.MustCompile(`this machine would hold it at (partial|none)`).MatchString(err.Error()) {
+		t.Errorf("NewPool below its required level: %v, want E326 saying what this machine would hold", err)
+	}
+	// A write grant whose directory is gone by the first run: this
+	// machine held it when the pool started, the worker cannot.
+	out := filepath.Join(t.TempDir(), "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	refusing, err := sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:write:"+out), ImportRoot: root,
+		Require: confine.Full, OnDemand: true, Receipts: rc})
+	if codes.CodeOf(err) == codes.E326 {
+		t.Skipf("this machine does not hold the budget fully even with its directory: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer refusing.Close()
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		res, err := refusing.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+		if codes.CodeOf(err) != codes.E326 || res.Receipt.Outcome.Code != codes.E326 || len(res.Stdout) != 0 {
+			t.Fatalf("a run of a pool held below its required level: %v, %+v; want E326, nothing run", err, res.Receipt.Outcome)
+		}
+		if got, err := receipt.Find(rc, res.Receipt.RunID); err != nil || got.Outcome.Code != codes.E326 {
+			t.Errorf("its stored receipt: %v; want it there, E326", err)
+		}
+	}
+	if w := refusing.Workers(); len(w) != 0 {
+		t.Errorf("workers %v of a refusing pool, want none", w)
 	}
 }

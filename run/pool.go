@@ -29,11 +29,25 @@ import (
 // sent to it. It is the operator's: nothing a run asks for changes it.
 type PoolConfig struct {
 	Budget      budget.Budget // the ceiling: a run may ask for this or less
-	Workers     int           // at least 1
+	Workers     int           // runs at once: at least 1
 	Confine     string        // ConfineDefault, ConfineStrict or ConfineOff
 	Require     confine.Level // "" for none; a pool held below it starts no worker
 	Timeout     time.Duration // per run; 0 for none
 	MaxMemoryMB int           // per worker; 0 for none
+	// MaxIdle is how many idle workers the pool keeps however long they
+	// wait for a run; past it, a worker that has waited IdleTimeout is
+	// retired, and a run that finds no worker in its slot starts one.
+	// 0 is DefaultMaxIdle; a negative count keeps none.
+	MaxIdle int
+	// IdleTimeout is how long a worker past MaxIdle waits for a run
+	// before it is retired; 0 is DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// OnDemand starts no worker with the pool: the first run starts the
+	// first. A pool held below Require then refuses that run (E326), and
+	// each run after it, each with its receipt; StartPool refuses at once
+	// only when this machine cannot reach Require for the pool's policy
+	// (confine.OnThisMachine).
+	OnDemand bool
 	// ImportRoot, when set, is the one directory programs and their loads
 	// are read from: a program named by path must lie beneath it, and the
 	// operating system holds the workers' reads to it (and the budget's
@@ -47,6 +61,14 @@ type PoolConfig struct {
 	Receipts   string    // the receipts directory; "" keeps receipts in the results only
 	Stderr     io.Writer // the workers' own messages; nil for os.Stderr
 }
+
+// The pool's defaults for idle workers: one worker stays ready for the
+// next run, and the others go after a minute without one. An idle worker
+// costs memory, not CPU: it waits on its request pipe.
+const (
+	DefaultMaxIdle     = 1
+	DefaultIdleTimeout = time.Minute
+)
 
 // PoolRun is one program sent to a pool.
 type PoolRun struct {
@@ -88,6 +110,7 @@ type Pool struct {
 	admitted sync.WaitGroup // runs admitted and not yet answered: Close drains them
 	mu       sync.Mutex
 	pids     map[int]bool
+	idle     int // workers waiting for a run
 	closed   bool
 	stopped  sync.Once
 }
@@ -105,12 +128,18 @@ type pooled struct {
 	err  error // set before done when nothing ran (no worker could start)
 }
 
-// StartPool starts cfg.Workers workers and waits until each has applied
-// the pool's policy. It fails when a worker cannot start, or when the
-// confinement is below cfg.Require (E326).
+// StartPool starts cfg.Workers workers (none with cfg.OnDemand) and waits
+// until each has applied the pool's policy. It fails when a worker cannot
+// start, or when the confinement is below cfg.Require (E326).
 func StartPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.Workers < 1 {
 		return nil, codes.Errorf(codes.E301, "a pool needs at least one worker, not %d", cfg.Workers)
+	}
+	if cfg.MaxIdle == 0 {
+		cfg.MaxIdle = DefaultMaxIdle
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	if cfg.Confine == "" {
 		cfg.Confine = ConfineDefault
@@ -162,9 +191,19 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	}
 	p.policy = confine.OSPolicy(p.osBudget(), confine.Options{Strict: cfg.Confine == ConfineStrict})
 	p.digest = p.policy.SHA256()
+	if cfg.OnDemand {
+		if err := p.below(p.heldOf(confine.OnThisMachine(p.policy)), "this machine would hold it at"); err != nil {
+			return nil, err
+		}
+	}
 	// Every worker is started before the pool takes a run, so that a
-	// pool that cannot hold what it was asked fails here.
-	first := make([]*poolWorker, cfg.Workers)
+	// pool that cannot hold what it was asked fails here; on demand, none
+	// is.
+	n := cfg.Workers
+	if cfg.OnDemand {
+		n = 0
+	}
+	first := make([]*poolWorker, n)
 	for i := range first {
 		w, err := p.startWorker()
 		if err != nil {
@@ -175,8 +214,11 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		}
 		first[i] = w
 	}
-	p.held = first[0].held
-	for _, w := range first {
+	for i := range cfg.Workers {
+		var w *poolWorker
+		if i < len(first) {
+			w = first[i]
+		}
 		p.wg.Add(1)
 		go p.serve(w)
 	}
@@ -192,8 +234,34 @@ func (p *Pool) osBudget() budget.Budget {
 }
 
 // Confinement is what the pool's workers hold, as the first of them
-// reported it after applying the pool's policy.
-func (p *Pool) Confinement() confine.Result { return p.held }
+// reported it after applying the pool's policy: the zero Result until a
+// worker has started.
+func (p *Pool) Confinement() confine.Result {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held
+}
+
+// below refuses (E326) a level under the pool's Require; saying is how
+// the message introduces the level.
+func (p *Pool) below(held confine.Result, saying string) error {
+	if p.cfg.Require == "" || held.Level.Rank() >= p.cfg.Require.Rank() {
+		return nil
+	}
+	return codes.Errorf(codes.E326, "required level %s: %s %s (%s)", p.cfg.Require, saying, held.Level, held.Reason)
+}
+
+// unstartable is the error of a run no worker could be started for, with
+// the start's own code (E326 for a worker held below Require), or E310.
+func unstartable(err error) error {
+	e := &codes.Error{Code: codes.E310, Msg: err.Error(), Err: err}
+	var coded *codes.Error
+	if errors.As(err, &coded) {
+		e.Code, e.Msg = coded.Code, coded.Msg
+	}
+	e.Msg = "start a pool worker: " + e.Msg + ": nothing ran"
+	return e
+}
 
 // Workers lists the process ids of the pool's live workers.
 func (p *Pool) Workers() []int {
@@ -400,20 +468,18 @@ func (p *Pool) finish(rec *receipt.Receipt) {
 }
 
 // serve is one worker slot: it takes runs until the pool closes, starting
-// a fresh worker whenever the last one was retired.
+// a worker whenever a run finds none in the slot.
 func (p *Pool) serve(w *poolWorker) {
 	defer p.wg.Done()
 	defer func() {
 		if w != nil {
-			w.retire()
 			p.forget(w)
+			w.retire()
 		}
 	}()
 	for {
-		var j *pooled
-		select {
-		case j = <-p.jobs:
-		case <-p.stop:
+		j := p.next(&w)
+		if j == nil {
 			return
 		}
 		if w != nil && w.exited() {
@@ -426,7 +492,7 @@ func (p *Pool) serve(w *poolWorker) {
 		if w == nil {
 			var err error
 			if w, err = p.startWorker(); err != nil {
-				j.err = codes.Errorf(codes.E310, "start a pool worker: %w: nothing ran", err)
+				j.err = unstartable(err)
 				j.done <- p.unstarted(j, j.err)
 				continue
 			}
@@ -444,6 +510,57 @@ func (p *Pool) serve(w *poolWorker) {
 			w = nil
 		}
 	}
+}
+
+// next waits for the slot's next run, nil when the pool closes. While it
+// waits, the slot's worker (*w, nil for none) is idle: one that has
+// waited IdleTimeout while the pool has more idle workers than MaxIdle is
+// retired, and the slot waits on without one. Nothing ticks meanwhile.
+func (p *Pool) next(w **poolWorker) *pooled {
+	var idle <-chan time.Time
+	if *w != nil {
+		p.idling(1)
+		t := time.NewTimer(p.cfg.IdleTimeout)
+		defer t.Stop()
+		idle = t.C
+	}
+	for {
+		select {
+		case j := <-p.jobs:
+			if *w != nil {
+				p.idling(-1)
+			}
+			return j
+		case <-p.stop:
+			return nil
+		case <-idle:
+			idle = nil
+			if p.shed() {
+				p.forget(*w)
+				(*w).retire()
+				*w = nil
+			}
+		}
+	}
+}
+
+// idling counts a worker in (1) or out of (-1) the idle ones.
+func (p *Pool) idling(n int) {
+	p.mu.Lock()
+	p.idle += n
+	p.mu.Unlock()
+}
+
+// shed says whether one idle worker past its timeout goes: when more are
+// idle than the pool keeps. The one that goes is counted out.
+func (p *Pool) shed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.idle <= max(p.cfg.MaxIdle, 0) {
+		return false
+	}
+	p.idle--
+	return true
 }
 
 func (p *Pool) forget(w *poolWorker) {
@@ -513,22 +630,36 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		// It refused to serve (below the required level) or failed.
 		return fail(&codes.Error{Code: res.Outcome.Code, Msg: res.Outcome.Message})
 	}
-	w.held = res.Confinement
-	if p.cfg.ImportRoot != "" && w.held.Level != confine.None {
-		w.held.Reason += "; beside the budget, the workers may read the import root " + p.cfg.ImportRoot + ", where programs and their loads are read"
-	}
-	if p.cfg.ImportRoot == "" && w.held.Level != confine.None {
-		// The workers read each program's loads after they are confined:
-		// without an import root that is anywhere, and the policy says so.
-		if w.held.Level == confine.Full {
-			w.held.Level = confine.Partial
-		}
-		w.held.Reason += "; reads are not held by the operating system: the pool has no import root, so its workers may read any file"
+	w.held = p.heldOf(res.Confinement)
+	if err := p.below(w.held, "the pool's confinement is"); err != nil {
+		return fail(err)
 	}
 	p.mu.Lock()
 	p.pids[w.pid] = true
+	if p.held.Level == "" {
+		p.held = w.held
+	}
 	p.mu.Unlock()
 	return w, nil
+}
+
+// heldOf is what a pool worker holds, from what it applied: the
+// pool's workers read the import root beside the budget, or, without one,
+// each program's loads wherever they are, which the operating system
+// then does not hold.
+func (p *Pool) heldOf(held confine.Result) confine.Result {
+	if held.Level == confine.None {
+		return held
+	}
+	if p.cfg.ImportRoot != "" {
+		held.Reason += "; beside the budget, the workers may read the import root " + p.cfg.ImportRoot + ", where programs and their loads are read"
+		return held
+	}
+	if held.Level == confine.Full {
+		held.Level = confine.Partial
+	}
+	held.Reason += "; reads are not held by the operating system: the pool has no import root, so its workers may read any file"
+	return held
 }
 
 // maxJobResultLines bounds the lines read from a worker whose run may

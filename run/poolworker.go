@@ -75,7 +75,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 	res.Confinement = w.confine(req)
 	res.Timings.ConfineMS = ms(time.Since(t0))
 	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
-		return w.finish(res, codes.Errorf(codes.E326, "required level %s: the pool's confinement is %s (%s); it runs nothing",
+		return w.finish(res, codes.Errorf(codes.E326, "required level %s: the pool's confinement is %s (%s)",
 			req.Require, res.Confinement.Level, res.Confinement.Reason))
 	}
 	w.send(res, false)

@@ -25,6 +25,7 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/run"
 )
 
 // doorOptions are the operator's settings of a door, from the flags of
@@ -36,6 +37,9 @@ type doorOptions struct {
 	Confine     string        // run.ConfineDefault or run.ConfineStrict
 	Require     confine.Level // --require-confinement, "" for none
 	Workers     int           // runs at once
+	MaxIdle     int           // idle workers kept however long they wait; negative for none
+	IdleTimeout time.Duration // how long a worker past MaxIdle waits for a run
+	OnDemand    bool          // the first worker starts with the first run (sabline mcp)
 	Queue       int           // runs waiting past Workers
 	Timeout     time.Duration // per run
 	MaxMemoryMB int           // per run, 0 for none
@@ -62,6 +66,8 @@ type doorFlags struct {
 	confine    string
 	require    string
 	workers    int
+	maxIdle    int
+	idle       time.Duration
 	queue      int
 	timeout    time.Duration
 	maxMemory  int
@@ -70,6 +76,8 @@ type doorFlags struct {
 
 func (f *doorFlags) register(fs *flag.FlagSet) {
 	f.workers = max(1, goruntime.NumCPU())
+	f.maxIdle = run.DefaultMaxIdle
+	f.idle = run.DefaultIdleTimeout
 	f.queue = defaultQueue
 	f.timeout = defaultDoorTimeout
 	f.maxMemory = defaultDoorMemory
@@ -78,6 +86,8 @@ func (f *doorFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
 	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
 	fs.IntVar(&f.workers, "workers", f.workers, "runs at once, at least 1 (`N`)")
+	fs.IntVar(&f.maxIdle, "max-idle", f.maxIdle, "idle workers kept however long they wait (`N`)")
+	fs.Var((*durationFlag)(&f.idle), "idle-timeout", "retire a worker past --max-idle idle this `long`")
 	fs.IntVar(&f.queue, "queue", f.queue, "runs that may wait past --workers (`N`)")
 	fs.Var((*durationFlag)(&f.timeout), "timeout", "stop each run after this `duration`")
 	fs.Var((*memoryFlag)(&f.maxMemory), "max-memory-mb", "stop each run past this many `MB`")
@@ -110,7 +120,14 @@ func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
 	if f.queue < 0 {
 		return o, codes.Errorf(codes.E301, "--queue %d: want 0 or more", f.queue)
 	}
+	if f.maxIdle < 0 {
+		return o, codes.Errorf(codes.E301, "--max-idle %d: want 0 or more", f.maxIdle)
+	}
 	o.Workers, o.Queue, o.Timeout, o.MaxMemoryMB = f.workers, f.queue, f.timeout, f.maxMemory
+	o.MaxIdle, o.IdleTimeout = f.maxIdle, f.idle
+	if o.MaxIdle == 0 {
+		o.MaxIdle = -1 // the pool's 0 is its default
+	}
 	if o.Ceiling, err = budget.Parse(f.allow, cwd); err != nil {
 		return o, codes.Errorf(codes.E301, "--allow: %w", err)
 	}
@@ -284,13 +301,14 @@ func loadToken(path string, fresh bool) (token string, made bool, err error) {
 }
 
 // startPool starts the operator's pool, every worker confined once with
-// the ceiling before this returns, so that a server that cannot hold what
-// its operator asked fails at start; and the door's runner over it.
+// the ceiling before this returns (on demand, the first worker with the
+// first run), so that a server that cannot hold what its operator asked
+// fails at start; and the door's runner over it.
 func startPool(o doorOptions) (*sabline.Pool, *door.PoolRunner, error) {
 	pool, err := sabline.NewPool(sabline.PoolOptions{
 		Budget: o.Ceiling, Workers: o.Workers, Timeout: o.Timeout, MaxMemoryMB: o.MaxMemoryMB,
 		Confine: sabline.Confine(o.Confine), Require: o.Require, ImportRoot: o.ImportRoot, Receipts: o.Receipts,
-		Guarded: o.Guarded,
+		Guarded: o.Guarded, MaxIdle: o.MaxIdle, IdleTimeout: o.IdleTimeout, OnDemand: o.OnDemand,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -773,6 +773,9 @@ func (w *poolWorker) readLast() func() ([]byte, error) {
 		var last []byte
 		for n := 0; n < maxJobResultLines; n++ {
 			l, err := readLine(w.res, maxJobResultBytes)
+			if errors.Is(err, errRecordTooLong) {
+				w.breached(resultBound(maxJobResultBytes))
+			}
 			if err != nil {
 				break
 			}

@@ -24,6 +24,9 @@ import (
 // is: Supervise starts os.Executable with WorkerArg.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == WorkerArg {
+		if os.Getenv(dieEarlyEnv) != "" {
+			os.Exit(3) // a worker that dies before its first record
+		}
 		os.Exit(WorkerMain(os.Args[2:]))
 	}
 	os.Exit(m.Run())

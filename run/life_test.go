@@ -1,0 +1,332 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/receipt"
+)
+
+// dieEarlyEnv makes the test binary, started as a worker, exit before it
+// reads its request: a worker that dies before its first record. It
+// reaches a worker whose budget grants env (TestMain).
+const dieEarlyEnv = "SABLINE_TEST_WORKER_DIES_EARLY"
+
+// lifeCase is one way a worker's life can end, tried against both users
+// of the one life cycle (workerProc): the command line's run and a pool's.
+type lifeCase struct {
+	name  string
+	prog  string
+	allow []string // "DIR" in an item is the case's scratch directory
+	// setup edits the run before it starts; dir is the scratch directory.
+	setup func(t *testing.T, dir string, c *lifeRun)
+	// started runs once the pool exists, before the run is sent (and
+	// before Supervise for the command line).
+	started func(t *testing.T, dir string)
+	// during runs beside the run c, from outside it, until the run ends.
+	during func(t *testing.T, dir string, c *lifeRun, ended <-chan struct{})
+	linux  bool // the program makes raw system calls by their Linux names
+	// wantCode and wantMsg (a regular expression) are what the receipt
+	// says; wantPool, when set, is what a pool's says instead.
+	wantCode codes.Code
+	wantMsg  string
+	wantPool *lifeWant
+	wantPos  bool // the outcome says where the program was
+	crash    bool // the crash report is kept beside the receipt
+	// unstarted: no worker ran the program, and a pool's next run fares
+	// no better.
+	unstarted bool
+}
+
+type lifeWant struct {
+	code codes.Code
+	msg  string
+}
+
+// lifeRun is how a case's run is asked for, in both modes.
+type lifeRun struct {
+	confine  string
+	require  confine.Level
+	timeout  time.Duration
+	memoryMB int
+	cwd      string
+	ctx      context.Context
+	cancel   context.CancelFunc // ctx's, when a case cancels it
+}
+
+// lifeMode is one user of the life cycle.
+type lifeMode struct {
+	name string
+	// run runs prog as c asks and returns the run's receipt, as returned
+	// and as stored; then (pool) whether the next run on the same pool
+	// ends ok.
+	run func(t *testing.T, lc lifeCase, c lifeRun, prog, budgetDir, receipts string) (got, stored *receipt.Receipt, next error)
+}
+
+var lifeModes = []lifeMode{
+	{name: "command line", run: func(t *testing.T, lc lifeCase, c lifeRun, prog, dir, rc string) (*receipt.Receipt, *receipt.Receipt, error) {
+		if lc.started != nil {
+			lc.started(t, dir)
+		}
+		var stdout, stderr bytes.Buffer
+		rec := SuperviseContext(c.ctx, Run{
+			Program: prog, Budget: lifeBudget(dir, lc.allow), Cwd: c.cwd, Confine: c.confine, Require: c.require,
+			Timeout: c.timeout, MaxMemoryMB: c.memoryMB, Receipts: rc,
+			Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr,
+		})
+		path, err := rec.Stored()
+		if err != nil {
+			t.Fatalf("the receipt was not stored: %v", err)
+		}
+		stored, err := receipt.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec, stored, nil
+	}},
+	{name: "pool", run: func(t *testing.T, lc lifeCase, c lifeRun, prog, dir, rc string) (*receipt.Receipt, *receipt.Receipt, error) {
+		var stderr bytes.Buffer
+		p, err := StartPool(PoolConfig{
+			Budget: lifeBudget(dir, lc.allow), Workers: 1, Confine: c.confine, Require: c.require, Timeout: c.timeout,
+			MaxMemoryMB: c.memoryMB, ImportRoot: dir, Cwd: c.cwd, Receipts: rc, Stderr: &stderr, OnDemand: true,
+		})
+		if err != nil {
+			t.Fatalf("StartPool: %v", err)
+		}
+		defer p.Close()
+		if lc.started != nil {
+			lc.started(t, dir)
+		}
+		res, _ := p.Run(c.ctx, PoolRun{Program: prog})
+		if err := p.store.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		stored, err := receipt.Find(rc, res.Receipt.RunID)
+		if err != nil {
+			t.Fatalf("the receipt was not stored: %v", err)
+		}
+		next, err := p.Run(context.Background(), PoolRun{Program: "next.vel", Source: []byte("print(1)\n")})
+		if err == nil && next.Receipt.Outcome.Status != receipt.StatusOK {
+			err = codes.Errorf(next.Receipt.Outcome.Code, "%s", next.Receipt.Outcome.Message)
+		}
+		return res.Receipt, stored.Receipt, err
+	}},
+}
+
+func lifeBudget(dir string, allow []string) budget.Budget {
+	items := make([]string, len(allow))
+	for i, a := range allow {
+		items[i] = strings.ReplaceAll(a, "DIR", dir)
+	}
+	return budget.MustParse(dir, items...)
+}
+
+// pidFile is where a case's program writes its worker's pid.
+const pidFile = "worker.pid"
+
+// writesPid is a program's first lines: it writes its worker's pid into
+// pidFile (raw system calls: ffi:ctypes, fs:write:DIR).
+const writesPid = `c = ffi.module("ctypes")
+fs.write("` + pidFile + `", str(c.syscall("getpid").ret))
+`
+
+// startedFile is where a case's program says it has started; marksStart
+// is a program's first line, which writes it (fs:write:DIR).
+const (
+	startedFile = "started"
+	marksStart  = `fs.write("` + startedFile + `", "yes")` + "\n"
+)
+
+// spin keeps a program busy until it is stopped.
+const spin = "for i in range(1000000000):\n    pass\n"
+
+// TestWorkerLifeCycle: each way a worker's life can end, once against
+// the command line's run and once against a pool's, each run leaving its
+// receipt, which says how it ended. After a run that ended badly a pool
+// replaces its worker: the next run on it ends ok.
+func TestWorkerLifeCycle(t *testing.T) {
+	grows := "rows = []\nwhile True:\n    rows.append(\"x\" * 1000)\n"
+	spike := "s = \"x\" * (512 * 1024 * 1024)\nprint(len(s))\n"
+	memory := func(confined string) func(*testing.T, string, *lifeRun) {
+		return func(_ *testing.T, _ string, c *lifeRun) { c.memoryMB, c.confine = 64, confined }
+	}
+	cases := []lifeCase{
+		{name: "the worker fails to start", prog: `print("ran")`, allow: []string{"io"},
+			setup:    func(_ *testing.T, dir string, c *lifeRun) { c.cwd = filepath.Join(dir, "missing") },
+			wantCode: codes.E310, wantMsg: `start the worker: .*no such file or directory`, unstarted: true},
+		{name: "the worker dies before its first record", prog: `print("ran")`, allow: []string{"io", "env"},
+			setup:    func(t *testing.T, _ string, _ *lifeRun) { t.Setenv(dieEarlyEnv, "1") },
+			wantCode: codes.E310, wantMsg: `exited with status 3 before it began`, unstarted: true},
+		{name: "its first record says it is below the required level", prog: `print("ran")`, allow: []string{"io", "fs:write:DIR/gone/out"},
+			setup: func(t *testing.T, dir string, c *lifeRun) {
+				c.confine, c.require = ConfineDefault, confine.Full
+				if err := os.MkdirAll(filepath.Join(dir, "gone", "out"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				p := confine.OSPolicy(lifeBudget(dir, []string{"io", "fs:write:DIR/gone/out"}), confine.Options{})
+				if l := confine.OnThisMachine(p).Level; l != confine.Full {
+					t.Skipf("this machine holds the budget at %s even with its directory: nothing to fall below", l)
+				}
+			},
+			// Gone by the time the worker applies its policy.
+			started:  func(t *testing.T, dir string) { os.RemoveAll(filepath.Join(dir, "gone")) },
+			wantCode: codes.E326, wantMsg: `required level full: .* partial`, unstarted: true},
+		{name: "timeout: the worker answers the stop request", prog: marksStart + spin, allow: []string{"io", "fs:write:DIR"},
+			setup:    func(_ *testing.T, _ string, c *lifeRun) { c.timeout = time.Second },
+			wantCode: codes.E307, wantMsg: `took longer than its timeout 1s and was stopped`, wantPos: true},
+		{name: "timeout: the worker does not answer", prog: `ffi.module("subprocess").run(["sleep", "30"])`, allow: []string{"io", "ffi:subprocess"},
+			setup:    func(_ *testing.T, _ string, c *lifeRun) { c.timeout = time.Second },
+			wantCode: codes.E307, wantMsg: `took longer than its timeout 1s and was stopped`},
+		{name: "the context is cancelled", prog: marksStart + spin, allow: []string{"io", "fs:write:DIR"},
+			setup: func(t *testing.T, _ string, c *lifeRun) {
+				ctx, cancel := context.WithCancel(context.Background())
+				t.Cleanup(cancel)
+				c.ctx, c.cancel = ctx, cancel
+			},
+			// Cancelled once the program runs.
+			during: func(t *testing.T, dir string, c *lifeRun, ended <-chan struct{}) {
+				if waitFile(t, filepath.Join(dir, startedFile), ended) != nil {
+					c.cancel()
+				}
+			},
+			wantCode: codes.E307, wantMsg: `cancelled and stopped: context canceled`, wantPos: true},
+		{name: "killed by a signal from outside", prog: writesPid + spin, allow: []string{"io", "fs:write:DIR", "ffi:ctypes"}, linux: true,
+			during: func(t *testing.T, dir string, _ *lifeRun, ended <-chan struct{}) {
+				pid := waitPid(t, dir, ended)
+				if pid <= 1 {
+					return // never a signal to a process this test did not start
+				}
+				p, err := os.FindProcess(pid)
+				if err == nil {
+					err = p.Kill()
+				}
+				if err != nil {
+					t.Errorf("kill the worker: %v", err)
+				}
+			},
+			wantCode: codes.E309, wantMsg: `killed by signal 9`},
+		{name: "a crash with its report", prog: writesPid + "c.syscall(\"kill\", c.syscall(\"getpid\").ret, 6)\n" + spin,
+			allow: []string{"io", "fs:write:DIR", "ffi:ctypes"}, linux: true,
+			wantCode: codes.E310, wantMsg: `exited with status 2 without a result: "SIGABRT: abort"; the worker's crash report is in `, crash: true},
+		{name: "a result past its bound", prog: "c = ffi.module(\"ctypes\")\nb = \"x\" * (4 * 1024 * 1024)\nc.syscall(\"write\", 4, b, len(b))\n",
+			allow: []string{"io", "ffi:ctypes"}, linux: true,
+			wantCode: codes.E310, wantMsg: `more than [0-9]+ bytes on its result pipe`},
+		{name: "a forged result record", prog: "c = ffi.module(\"ctypes\")\nr = '{\"outcome\":{\"status\":\"root\",\"exit_status\":0}}\\n'\n" +
+			"c.syscall(\"write\", 4, r, len(r))\nfail(\"the real end\")\n",
+			allow: []string{"io", "ffi:ctypes"}, linux: true,
+			// The command line takes nothing after a record that fails
+			// its check; a pool takes its worker's own last result.
+			wantCode: codes.E310, wantMsg: `not one it could have sent: unknown status "root"`,
+			wantPool: &lifeWant{code: codes.E305, msg: `fail: the real end`}},
+		{name: "the temporary directory past its bound", prog: "c = ffi.module(\"ctypes\")\ntmp = ffi.module(\"os\").getenv(\"TMPDIR\")\n" +
+			"for i in range(10050):\n    c.syscall(\"mkdirat\", -100, tmp + \"/d\" + str(i), 448)\n" + spin,
+			allow: []string{"io", "ffi:ctypes", "ffi:os"}, linux: true,
+			wantCode: codes.E310, wantMsg: `more than 10000 entries in its temporary directory`},
+		{name: "out of memory: a spike (unconfined)", prog: spike, allow: []string{"io"}, setup: memory(ConfineOff),
+			wantCode: codes.E308, wantMsg: `memory limit of 64 MB`},
+		{name: "out of memory: a spike (confined)", prog: spike, allow: []string{"io"}, setup: memory(ConfineDefault),
+			wantCode: codes.E308, wantMsg: `memory limit of 64 MB`},
+		{name: "out of memory: slow growth (unconfined)", prog: grows, allow: []string{"io"}, setup: memory(ConfineOff),
+			wantCode: codes.E308, wantMsg: `the run used [0-9]+ MB, over its memory limit of 64 MB`},
+		{name: "out of memory: slow growth (confined)", prog: grows, allow: []string{"io"}, setup: memory(ConfineDefault),
+			wantCode: codes.E308, wantMsg: `the run used [0-9]+ MB, over its memory limit of 64 MB`},
+	}
+	for _, lc := range cases {
+		for _, mode := range lifeModes {
+			t.Run(lc.name+"/"+mode.name, func(t *testing.T) {
+				if lc.linux && goruntime.GOOS != "linux" {
+					t.Skip("the program makes raw system calls by their Linux names")
+				}
+				dir, err := filepath.EvalSymlinks(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				prog := filepath.Join(dir, "p.vel")
+				if err := os.WriteFile(prog, []byte(lc.prog), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				c := lifeRun{confine: ConfineOff, timeout: time.Minute, cwd: dir, ctx: context.Background()}
+				if lc.setup != nil {
+					lc.setup(t, dir, &c)
+				}
+				ended, beside := make(chan struct{}), make(chan struct{})
+				go func() {
+					defer close(beside)
+					if lc.during != nil {
+						lc.during(t, dir, &c, ended)
+					}
+				}()
+				t0 := time.Now()
+				// The receipts lie outside the scratch directory, which a
+				// grant may name: no grant reaches a directory that holds them.
+				got, stored, next := mode.run(t, lc, c, prog, dir, t.TempDir())
+				close(ended)
+				<-beside
+				want := lifeWant{lc.wantCode, lc.wantMsg}
+				if mode.name == "pool" && lc.wantPool != nil {
+					want = *lc.wantPool
+				}
+				o := got.Outcome
+				t.Logf("receipt %s: %s %s %q (exit %d), after %s", stored.RunID, o.Status, o.Code, o.Message, o.ExitStatus, time.Since(t0).Round(time.Millisecond))
+				if o.Code != want.code || !regexp.MustCompile(want.msg).MatchString(o.Message) {
+					t.Errorf("outcome %s %q, want %s matching %q", o.Code, o.Message, want.code, want.msg)
+				}
+				if s := stored.Outcome; s.Code != o.Code || s.Message != o.Message || s.Status != o.Status {
+					t.Errorf("the stored receipt says %s %q, the run %s %q", s.Code, s.Message, o.Code, o.Message)
+				}
+				if lc.wantPos && !strings.Contains(o.Position, "p.vel:") {
+					t.Errorf("position %q, want where the program was", o.Position)
+					if _, err := os.Stat(filepath.Join(dir, startedFile)); err != nil {
+						t.Logf("the program had not started when its run was stopped (%v): this machine is too loaded for the timeout", err)
+					}
+				}
+				if lc.crash {
+					if _, err := os.Stat(stored.CrashReport); stored.CrashReport == "" || err != nil {
+						t.Errorf("crash report %q: %v, want it kept beside the receipt", stored.CrashReport, err)
+					}
+				}
+				if next != nil && !lc.unstarted {
+					t.Errorf("the pool's next run: %v, want it run on a fresh worker", next)
+				}
+			})
+		}
+	}
+}
+
+// waitPid waits for a program to write its worker's pid into pidFile in
+// dir, until its run has ended.
+func waitPid(t *testing.T, dir string, ended <-chan struct{}) int {
+	b := waitFile(t, filepath.Join(dir, pidFile), ended)
+	pid, err := strconv.Atoi(string(b))
+	if b != nil && err != nil {
+		t.Errorf("pid %q: %v", b, err)
+	}
+	return pid
+}
+
+// waitFile waits for a file a program writes, until its run has ended,
+// and returns its bytes; nil when the run ended first.
+func waitFile(t *testing.T, path string, ended <-chan struct{}) []byte {
+	for {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			return b
+		}
+		select {
+		case <-ended:
+			t.Errorf("the run ended before its program wrote %s", filepath.Base(path))
+			return nil
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}

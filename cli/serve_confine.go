@@ -32,6 +32,9 @@ type serverEnv struct {
 	// static one (CGO_ENABLED=0): starting a worker then executes it and
 	// reads the shared libraries.
 	Loader string
+	// Cgroups is the directory the door makes its workers' memory cgroups
+	// in (confine.WorkerCgroups), "" for none.
+	Cgroups string
 }
 
 // serverLibraries are where a dynamically linked executable's loader
@@ -65,6 +68,8 @@ type serverDomain struct {
 //     in it; a token file elsewhere is read at start, before this);
 //   - make, fill and remove the workers' temporary directories beneath
 //     env.TempDir;
+//   - make, fill and remove its workers' memory cgroups, where it makes
+//     them (confine.WorkerCgroups);
 //   - read /proc: a worker lists its /proc/self/fd and reads
 //     /proc/self/statm before it holds itself, and the door reads
 //     /proc/self/status when it audits.
@@ -99,6 +104,9 @@ func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 		{Path: o.Receipts, Access: readRights | writeRights, Grant: true, Why: "server: the receipts"},
 		{Path: env.TempDir, Access: readRights | writeRights, Why: "server: the workers' temporary directories"},
 		{Path: "/proc", Access: readRights, Why: "server: a worker reads its own /proc/self before it holds itself"},
+	}
+	if env.Cgroups != "" && o.MaxMemoryMB > 0 {
+		own = append(own, rule{Path: env.Cgroups, Access: readRights | writeRights, Why: "server: each worker's memory cgroup"})
 	}
 	if env.Loader != "" {
 		own = append(own, rule{Path: env.Loader, Access: confine.LandlockFSExecute | confine.LandlockFSReadFile, Why: "server: the executable's loader"})
@@ -170,7 +178,7 @@ func holdServer(o doorOptions) string {
 	if abi < 1 {
 		return fmt.Sprintf("%v: this kernel offers no Landlock", errServerNotConfined)
 	}
-	d, err := serverRules(o, serverEnv{Exe: exe, TempDir: os.TempDir(), Loader: loaderOf(exe)}, abi)
+	d, err := serverRules(o, serverEnv{Exe: exe, TempDir: os.TempDir(), Loader: loaderOf(exe), Cgroups: confine.WorkerCgroups()}, abi)
 	if err != nil {
 		return fmt.Sprintf("%v: %v", errServerNotConfined, err)
 	}

@@ -38,6 +38,7 @@ func TestServerRules(t *testing.T) {
 		allow     string
 		confine   string
 		env       serverEnv
+		memoryMB  int
 		wantSkip  bool
 		wantRead  []string // each readable
 		wantWrite []string // each writable
@@ -97,6 +98,17 @@ func TestServerRules(t *testing.T) {
 			wantRO:   []string{"/usr/lib"},
 			wantFS:   confine.LandlockFSExecute,
 		},
+		{
+			name: "workers' memory cgroups", allow: "io", memoryMB: 256,
+			env:       serverEnv{Exe: env.Exe, TempDir: env.TempDir, Cgroups: "/sys/fs/cgroup/sabline.service"},
+			wantWrite: []string{"/sys/fs/cgroup/sabline.service/sabline-worker-1/memory.max"},
+			wantNot:   []string{"/sys/fs/cgroup/cgroup.procs", "/sys/kernel"},
+		},
+		{
+			name: "the same without a memory limit", allow: "io",
+			env:     serverEnv{Exe: env.Exe, TempDir: env.TempDir, Cgroups: "/sys/fs/cgroup/sabline.service"},
+			wantNot: []string{"/sys/fs/cgroup/sabline.service/sabline-worker-1/memory.max"},
+		},
 		{name: "a module that leaves the workers unconfined", allow: "io,ffi:ctypes", wantSkip: true},
 		{
 			name: "the same module, strict", allow: "io,ffi:ctypes", confine: run.ConfineStrict,
@@ -115,7 +127,7 @@ func TestServerRules(t *testing.T) {
 			if conf == "" {
 				conf = run.ConfineDefault
 			}
-			o := doorOptions{ImportRoot: "/srv/root", Ceiling: b, Confine: conf, Receipts: "/srv/rc"}
+			o := doorOptions{ImportRoot: "/srv/root", Ceiling: b, Confine: conf, Receipts: "/srv/rc", MaxMemoryMB: tt.memoryMB}
 			e := tt.env
 			if e.Exe == "" {
 				e = env

@@ -49,8 +49,22 @@ type Started interface {
 	// on Linux and macOS, its job on Windows.
 	Kill() error
 	// Close releases what the supervisor holds for the run: the job
-	// object, which ends any process left in it.
+	// object, which ends any process left in it; the worker's cgroup.
 	Close() error
+	// Memory says what of the supervisor's side holds the worker's
+	// memory limit (WorkerOptions.MaxMemoryMB).
+	Memory() MemoryHold
+	// OutOfMemory reports, once the worker has exited and before Close,
+	// whether the kernel ended it for passing the memory limit the
+	// supervisor's side holds.
+	OutOfMemory() bool
+}
+
+// MemoryHold is what of the supervisor's side holds a worker's memory
+// limit, beside the worker's own limits.
+type MemoryHold struct {
+	By  string // what holds it: "" when nothing of the supervisor's side does
+	Why string // why nothing does, where something could have
 }
 
 // PrepareWorker readies cmd, not yet started, to start a worker that will
@@ -68,15 +82,41 @@ func PrepareWorker(cmd *exec.Cmd, p Policy, o WorkerOptions) (Started, error) {
 }
 
 // processStarted is a Started for a worker that needs nothing of its
-// supervisor after it starts.
+// supervisor after it starts but, for a memory limit, a cgroup to be put
+// in (Linux).
 type processStarted struct {
-	cmd  *exec.Cmd
-	kill func(pid int) error // the group's kill, or nil
+	cmd    *exec.Cmd
+	kill   func(pid int) error // the group's kill, or nil
+	cgroup workerCgroup        // nil for none
+	memory MemoryHold
+}
+
+// workerCgroup is a worker's own cgroup, which holds its memory limit.
+type workerCgroup interface {
+	enter(pid int) error
+	outOfMemory() bool
+	remove()
 }
 
 func (s *processStarted) Start() error { return s.cmd.Start() }
 
-func (s *processStarted) AfterStart(int) error { return nil }
+// AfterStart moves the worker into its cgroup, if it has one; one that
+// cannot be entered is removed, and the memory limit is the worker's own.
+func (s *processStarted) AfterStart(pid int) error {
+	if s.cgroup == nil {
+		return nil
+	}
+	err := s.cgroup.enter(pid)
+	if err != nil {
+		s.cgroup.remove()
+		s.cgroup, s.memory = nil, MemoryHold{Why: err.Error()}
+	}
+	return err
+}
+
+func (s *processStarted) Memory() MemoryHold { return s.memory }
+
+func (s *processStarted) OutOfMemory() bool { return s.cgroup != nil && s.cgroup.outOfMemory() }
 
 func (s *processStarted) Kill() error {
 	if s.cmd.Process == nil {
@@ -91,4 +131,10 @@ func (s *processStarted) Kill() error {
 	return nil
 }
 
-func (s *processStarted) Close() error { return nil }
+func (s *processStarted) Close() error {
+	if s.cgroup != nil {
+		s.cgroup.remove()
+		s.cgroup = nil
+	}
+	return nil
+}

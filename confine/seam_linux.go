@@ -10,9 +10,18 @@ import (
 // prepareWorker starts the worker in a session of its own and has the
 // kernel kill it if the supervisor dies without stopping it (kill -9 of
 // the supervisor, say). The worker holds itself (Apply); nothing of the
-// policy is the supervisor's to do.
-func prepareWorker(cmd *exec.Cmd, _ Policy, _ WorkerOptions) (Started, error) {
+// policy is the supervisor's to do. A memory limit is held by a cgroup of
+// the worker's own too, where this machine lets the supervisor make one
+// (see planCgroup).
+func prepareWorker(cmd *exec.Cmd, _ Policy, o WorkerOptions) (Started, error) {
 	s := startSession(cmd)
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	if o.MaxMemoryMB > 0 {
+		if cg, why := newMemoryCgroup(o.MaxMemoryMB); cg != nil {
+			s.cgroup, s.memory = cg, MemoryHold{By: CgroupHolds}
+		} else {
+			s.memory = MemoryHold{Why: why}
+		}
+	}
 	return s, nil
 }

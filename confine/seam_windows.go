@@ -30,7 +30,7 @@ const containerNeedsFiles = "the worker's standard streams are not files, and a 
 func prepareWorker(cmd *exec.Cmd, p Policy, o WorkerOptions) (Started, error) {
 	exe, _ := os.Executable()
 	plan := WindowsPlanFor(p, Needs{Executable: exe, TempDir: o.TempDir}, countFilesUpTo(WindowsMaxACEFiles+1), o.MaxMemoryMB)
-	s := &jobStarted{cmd: cmd}
+	s := &jobStarted{cmd: cmd, memoryMB: plan.JobMemoryLimitMB}
 	off := plan.ContainerOffReason
 	if p.Enforced && plan.AppContainer {
 		if _, ok := stdFiles(cmd); ok {
@@ -71,7 +71,24 @@ type jobStarted struct {
 	job       windows.Handle // 0 when it could not be made
 	container *container     // nil when the worker runs outside one
 	assigned  bool           // the worker joined the job before it ran
+	memoryMB  int            // the job's per-process memory limit, 0 for none
 }
+
+// Memory: the job object holds the memory limit, once the worker is in
+// it.
+func (s *jobStarted) Memory() MemoryHold {
+	switch {
+	case s.memoryMB == 0:
+		return MemoryHold{}
+	case !s.assigned:
+		return MemoryHold{Why: "the worker is not in its job object"}
+	}
+	return MemoryHold{By: "the job object's per-process memory limit"}
+}
+
+// OutOfMemory: a worker past its job's memory limit is refused the
+// allocation, not ended; its own crash report says so.
+func (s *jobStarted) OutOfMemory() bool { return false }
 
 // stdFiles returns cmd's standard streams as files, nil for none, and
 // whether each is a file or nil.

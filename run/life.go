@@ -26,20 +26,21 @@ import (
 // Between jobs nothing of the supervisor watches the worker: an idle
 // worker costs no clock tick on either side.
 type workerProc struct {
-	cmd     *exec.Cmd
-	started confine.Started
-	reqW    *os.File // the request pipe: closed, the worker ends once it has answered
-	resR    *os.File
-	res     *bufio.Reader
-	tmp     string // its private temporary directory
-	unlock  func()
-	procs   int  // the GOMAXPROCS it takes once confined (oneProc)
-	oneShot bool // its exit status is its run's: the command line's worker
-	memHeld int  // the memory limit its first record says it holds
-	pid     int
-	done    chan struct{} // closed once it has exited and been waited for
-	breach  chan error    // the first bound it broke, while a job ran
-	closers []io.Closer   // what the supervisor holds for it: closed at retirement
+	cmd      *exec.Cmd
+	started  confine.Started
+	reqW     *os.File // the request pipe: closed, the worker ends once it has answered
+	resR     *os.File
+	res      *bufio.Reader
+	tmp      string // its private temporary directory
+	unlock   func()
+	procs    int  // the GOMAXPROCS it takes once confined (oneProc)
+	oneShot  bool // its exit status is its run's: the command line's worker
+	memoryMB int  // its memory limit, 0 for none
+	memHeld  int  // the address-space limit its first record says it holds
+	pid      int
+	done     chan struct{} // closed once it has exited and been waited for
+	breach   chan error    // the first bound it broke, while a job ran
+	closers  []io.Closer   // what the supervisor holds for it: closed at retirement
 }
 
 // workerSpec is how a worker is started.
@@ -69,7 +70,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	if err != nil {
 		return nil, codes.Errorf(codes.E310, "the worker's private temporary directory: %w", err)
 	}
-	w := &workerProc{tmp: tmp, unlock: unlock, oneShot: s.oneShot, done: make(chan struct{}), breach: make(chan error, 1)}
+	w := &workerProc{tmp: tmp, unlock: unlock, oneShot: s.oneShot, memoryMB: s.memoryMB, done: make(chan struct{}), breach: make(chan error, 1)}
 	fail := func(err error) (*workerProc, error) {
 		w.retire()
 		return nil, err
@@ -367,7 +368,7 @@ func (w *workerProc) death(keep func(report string) string) receipt.Outcome {
 		<-w.done
 	}
 	report := readCrashReport(w.tmp)
-	return deathOutcome(w.cmd.ProcessState, w.memHeld, report, keep(report), w.tmp)
+	return deathOutcome(w.cmd.ProcessState, w.memoryMB, w.memHeld, w.started.OutOfMemory(), report, keep(report), w.tmp)
 }
 
 // retire ends the worker: its request pipe closes, which a pool worker

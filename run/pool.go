@@ -631,6 +631,9 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		return fail(&codes.Error{Code: res.Outcome.Code, Msg: res.Outcome.Message})
 	}
 	w.held = p.heldOf(res.Confinement)
+	if p.cfg.MaxMemoryMB > 0 {
+		w.held.Reason += memoryReason(p.cfg.MaxMemoryMB, w.started.Memory(), w.memHeld > 0)
+	}
 	if err := p.below(w.held, "the pool's confinement is"); err != nil {
 		return fail(err)
 	}

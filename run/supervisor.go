@@ -172,6 +172,9 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	// The receipt never records a limit that was not held: the worker
 	// says which one its address space got.
 	c.rec.RunParameters.MaxMemoryMB = res.MemoryLimitHeld
+	if r.MaxMemoryMB > 0 && res.Confinement.Level != "" {
+		c.rec.RunParameters.ConfinementReason += memoryReason(r.MaxMemoryMB, w.started.Memory(), res.MemoryLimitHeld > 0)
+	}
 	var fo *receipt.Outcome
 	if final {
 		fo = &res.Outcome
@@ -375,11 +378,21 @@ func clip(b []byte, n int) string {
 	return string(b)
 }
 
-// deathOutcome says how a worker that wrote no result ended: killed by a
-// signal, out of memory, or crashed, as the crash report the Go runtime
-// wrote into its temporary directory tmp (see crashFile) says. kept names
-// where the report was kept, "" when it was not.
-func deathOutcome(ps *os.ProcessState, memLimitMB int, crash, kept, tmp string) receipt.Outcome {
+// deathOutcome says how a worker that wrote no result ended: killed by the
+// kernel past its cgroup's memory limit (oom), killed by a signal, out of
+// memory under its address-space limit, or crashed, as the crash report
+// the Go runtime wrote into its temporary directory tmp (see crashFile)
+// says. memoryMB is the run's memory limit, memHeld the address-space
+// limit the worker said it holds; kept names where the report was kept,
+// "" when it was not.
+func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool, crash, kept, tmp string) receipt.Outcome {
+	where := ""
+	if kept != "" {
+		where = "; the worker's crash report is in " + kept
+	}
+	if oom {
+		return receipt.OutcomeOf(codes.Errorf(codes.E308, "the worker ran out of memory under its memory limit of %d MB: the kernel ended it at its cgroup's memory.max%s", memoryMB, where))
+	}
 	if sig, ok := killedBy(ps); ok {
 		o := receipt.OutcomeOf(codes.Errorf(codes.E309, "the worker was killed by signal %d (%s) before it finished", sig, signalName(sig)))
 		o.ExitStatus = codes.ExitSignaled + sig
@@ -392,12 +405,8 @@ func deathOutcome(ps *os.ProcessState, memLimitMB int, crash, kept, tmp string) 
 			break
 		}
 	}
-	where := ""
-	if kept != "" {
-		where = "; the worker's crash report is in " + kept
-	}
-	if memLimitMB > 0 && allocatorThrew(crash) {
-		return receipt.OutcomeOf(codes.Errorf(codes.E308, "the worker ran out of memory under its memory limit of %d MB: the address-space limit stopped an allocation%s", memLimitMB, where))
+	if memHeld > 0 && allocatorThrew(crash) {
+		return receipt.OutcomeOf(codes.Errorf(codes.E308, "the worker ran out of memory under its memory limit of %d MB: the address-space limit stopped an allocation%s", memHeld, where))
 	}
 	if first != "" {
 		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result: %q%s", ps.ExitCode(), clip([]byte(first), 200), where))
@@ -408,6 +417,34 @@ func deathOutcome(ps *os.ProcessState, memLimitMB int, crash, kept, tmp string) 
 		return receipt.OutcomeOf(e)
 	}
 	return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result%s", ps.ExitCode(), where))
+}
+
+// memoryReason is what a run's confinement reason adds for its memory
+// limit of mb megabytes: what holds it, of the supervisor's side (hold)
+// and of the worker's own (its watch under the Go runtime's soft limit,
+// and the address-space limit when it holds), and why no cgroup does
+// where one could have.
+func memoryReason(mb int, hold confine.MemoryHold, addressSpace bool) string {
+	var by []string
+	if hold.By != "" {
+		by = append(by, hold.By)
+	}
+	by = append(by, "the worker's watch of its Go runtime's memory (beside the runtime's soft limit)")
+	if addressSpace {
+		by = append(by, "the address-space limit (RLIMIT_AS) as a backstop")
+	}
+	s := fmt.Sprintf("; the memory limit of %d MB is held by %s", mb, by[0])
+	for i, b := range by[1:] {
+		if i == len(by)-2 {
+			s += " and " + b
+		} else {
+			s += ", " + b
+		}
+	}
+	if hold.Why != "" {
+		s += "; no cgroup holds it: " + hold.Why
+	}
+	return s
 }
 
 // readCrashReport reads at most MaxCrashReportBytes of the crash report in

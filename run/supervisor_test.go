@@ -155,3 +155,26 @@ func TestWorkerAppliesOnlyTheSentPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoryReason: what a run's reason says holds its memory limit.
+func TestMemoryReason(t *testing.T) {
+	tests := []struct {
+		name         string
+		hold         confine.MemoryHold
+		addressSpace bool
+		want         string
+	}{
+		{name: "a cgroup, the watch and the address space", hold: confine.MemoryHold{By: confine.CgroupHolds}, addressSpace: true,
+			want: "; the memory limit of 64 MB is held by " + confine.CgroupHolds + ", the worker's watch of its Go runtime's memory (beside the runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop"},
+		{name: "no cgroup, and why", hold: confine.MemoryHold{Why: "none here"}, addressSpace: true,
+			want: "; the memory limit of 64 MB is held by the worker's watch of its Go runtime's memory (beside the runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop; no cgroup holds it: none here"},
+		{name: "the watch alone", want: "; the memory limit of 64 MB is held by the worker's watch of its Go runtime's memory (beside the runtime's soft limit)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := memoryReason(64, tt.hold, tt.addressSpace); got != tt.want {
+				t.Errorf("memoryReason =\n%q, want\n%q", got, tt.want)
+			}
+		})
+	}
+}

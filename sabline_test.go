@@ -18,7 +18,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
-	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -263,14 +263,14 @@ func TestRunTextTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	for _, n := range []int{lang.MaxProgramBytes, lang.MaxProgramBytes + 1} {
+	for _, n := range []int{program.MaxBytes, program.MaxBytes + 1} {
 		prog := sabline.Source(filepath.Join(dir, "big.vel"), []byte(strings.Repeat("#", n)))
 		_, inWorker := sabline.Run(context.Background(), prog, sabline.Options{Budget: b, Cwd: dir, Timeout: time.Minute})
 		_, inPool := pool.Run(context.Background(), prog, sabline.RunOptions{})
 		for where, err := range map[string]error{"in a worker": inWorker, "in a pool": inPool} {
 			var e *codes.Error
 			refused := errors.As(err, &e) && e.Code == codes.E316 && strings.Contains(e.Msg, "the program's text (big.vel)") && strings.Contains(e.Hint(), "shorter")
-			if refused != (n > lang.MaxProgramBytes) || (n <= lang.MaxProgramBytes && err != nil) {
+			if refused != (n > program.MaxBytes) || (n <= program.MaxBytes && err != nil) {
 				t.Errorf("%d bytes %s: %v; want it refused, naming the text, only past the bound", n, where, err)
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/phase"
 	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/run"
 )
@@ -30,7 +31,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == run.WorkerArg {
 		return run.WorkerMain(args[1:])
 	}
-	if lang.Knockout {
+	if program.Knockout {
 		fmt.Fprintln(stderr, "sabline: KNOCK-OUT BUILD: every budget check passes; only the operating system holds this run")
 	}
 	if len(args) == 0 {

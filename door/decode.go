@@ -8,14 +8,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/program"
 )
 
 // Bounds on a request. The body holds the program's text, so its bound is
 // the program's plus room for the rest.
 const (
 	// MaxBodyBytes is the largest request body a door reads.
-	MaxBodyBytes = 1<<20 + lang.MaxProgramBytes
+	MaxBodyBytes = 1<<20 + program.MaxBytes
 	// maxArgs and maxAllow bound the lists of a request.
 	maxArgs  = 4096
 	maxAllow = 256

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sabline/sabline/program"
 	"io"
 	"os"
 	"path/filepath"
@@ -216,12 +217,12 @@ func underRoot(root, p string) (string, []byte, error) {
 	}
 	// The bytes are read from what was opened here: opened again by
 	// name, the path could lead elsewhere by then.
-	src, err := io.ReadAll(io.LimitReader(f, lang.MaxProgramBytes+1))
+	src, err := io.ReadAll(io.LimitReader(f, program.MaxBytes+1))
 	if err != nil {
 		return "", nil, refuse(err.Error())
 	}
-	if len(src) > lang.MaxProgramBytes {
-		return "", nil, refuse(fmt.Sprintf("larger than %d bytes", lang.MaxProgramBytes))
+	if len(src) > program.MaxBytes {
+		return "", nil, refuse(fmt.Sprintf("larger than %d bytes", program.MaxBytes))
 	}
 	return filepath.Join(root, rel), src, nil
 }

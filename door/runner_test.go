@@ -13,7 +13,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/testkit"
-	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -109,7 +109,7 @@ func TestPoolRunnerNamesWhatWasSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"), Receipts: rc})
-	reply, err := r.Run(context.Background(), RunRequest{Source: strings.Repeat("#", lang.MaxProgramBytes+1)})
+	reply, err := r.Run(context.Background(), RunRequest{Source: strings.Repeat("#", program.MaxBytes+1)})
 	var e *codes.Error
 	if !errors.As(err, &e) || e.Code != codes.E316 || !strings.Contains(e.Msg, "the program's text (<source>)") ||
 		strings.Contains(e.Msg, "program.vel") || strings.Contains(e.Hint(), "check the path") || !strings.Contains(e.Hint(), "shorter") {
@@ -191,7 +191,7 @@ func TestPoolRunnerRefuses(t *testing.T) {
 		{name: "malformed item", req: RunRequest{Source: "print(1)", Allow: []string{"fs:frob:x:y"}}, wantCode: codes.E301},
 		{name: "path out of the root", req: RunRequest{Path: "../x.vel"}, wantCode: codes.E316},
 		{name: "missing path", req: RunRequest{Path: "x.vel"}, wantCode: codes.E316},
-		{name: "program too large", req: RunRequest{Source: strings.Repeat("#", lang.MaxProgramBytes+1)}, wantCode: codes.E316},
+		{name: "program too large", req: RunRequest{Source: strings.Repeat("#", program.MaxBytes+1)}, wantCode: codes.E316},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/program"
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -27,19 +28,13 @@ var fileOptions = &syntax.FileOptions{
 	Recursion:       true,
 }
 
-// FileDigest names a source file and the sha256 of its bytes.
-type FileDigest struct {
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
-}
-
 // Compiled is a program and every file it loads, read and compiled, ready
 // to run. Nothing is read from disk after Compile returns: this is what
 // lets the policy be applied between compiling and the first statement.
 type Compiled struct {
 	Main  string                       // absolute path of the program
 	Files map[string]*starlark.Program // every file by absolute path
-	Order []FileDigest                 // the program first, then its loads in the order found
+	Order []program.FileDigest         // the program first, then its loads in the order found
 }
 
 // Digest is the sha256 of the program file itself.
@@ -69,7 +64,7 @@ func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 }
 
 // readProgramFile reads the program file abs: a regular file (a pipe or a
-// device would block, or never end) of at most MaxProgramBytes.
+// device would block, or never end) of at most program.MaxBytes.
 func readProgramFile(abs string) ([]byte, error) {
 	// Checked before it is opened: opening a named pipe blocks until a
 	// writer comes.
@@ -89,18 +84,18 @@ func readProgramFile(abs string) ([]byte, error) {
 }
 
 // readRegular reads f, opened as name: a regular file of at most
-// MaxProgramBytes. A caller checks the type before it opens a file too,
+// program.MaxBytes. A caller checks the type before it opens a file too,
 // since opening a named pipe blocks.
 func readRegular(f *os.File, name string) ([]byte, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", name)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxProgramBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, program.MaxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(data) > MaxProgramBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", name, MaxProgramBytes)
+	if len(data) > program.MaxBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", name, program.MaxBytes)
 	}
 	return data, nil
 }
@@ -137,7 +132,7 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 		}
 		sum := sha256.Sum256(src)
 		c.Files[file] = prog
-		c.Order = append(c.Order, FileDigest{Path: file, SHA256: hex.EncodeToString(sum[:])})
+		c.Order = append(c.Order, program.FileDigest{Path: file, SHA256: hex.EncodeToString(sum[:])})
 		stack = append(stack, file)
 		for _, stmt := range f.Stmts {
 			load, ok := stmt.(*syntax.LoadStmt)
@@ -207,10 +202,6 @@ func readBeneath(root *os.Root, dir, target string) ([]byte, error) {
 	defer f.Close()
 	return readRegular(f, target)
 }
-
-// MaxProgramBytes is the largest program file read: the program a run is
-// given and each file it loads.
-const MaxProgramBytes = 16 << 20
 
 // compileError turns a scanner or resolver error into an *Error with the
 // first problem's position.

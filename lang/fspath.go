@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/program"
 )
 
 // How a path is judged. The language never resolves a program's path
@@ -380,7 +381,7 @@ func (w *walker) follow(name string, rest []string) error {
 	if w.links++; w.links > maxLinks {
 		return syscall.ELOOP
 	}
-	if !Knockout && onProcfs(w.top()) {
+	if !program.Knockout && onProcfs(w.top()) {
 		return errMagic
 	}
 	target, err := readLinkAt(w.top(), name)
@@ -458,7 +459,7 @@ func (w *walker) here() (string, error) {
 // /proc: a directory on procfs whose path, or the last name, has a
 // component of digits (a process or thread id).
 func (w *walker) inProcess(path string) bool {
-	if Knockout {
+	if program.Knockout {
 		return false
 	}
 	comps, _ := splitPath(path)
@@ -472,7 +473,7 @@ func (w *walker) inProcess(path string) bool {
 
 // isOwn reports whether f is one of the run's standard descriptors.
 func (t *fsTree) isOwn(f *os.File) bool {
-	if Knockout || len(t.own) == 0 {
+	if program.Knockout || len(t.own) == 0 {
 		return false
 	}
 	fi, err := f.Stat()

@@ -14,6 +14,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/program"
 )
 
 // The file effects. Each walks the program's path (fspath.go), judges the
@@ -57,7 +58,7 @@ func (in *Interp) judge(w *walker, access budget.Access) (int, error) {
 // kernel holds a grant above one as the entries the directory had when
 // the run started, and so does the language.
 func (in *Interp) judgeEntry(w *walker) error {
-	if Knockout {
+	if program.Knockout {
 		return nil
 	}
 	dir, err := w.dirPath()
@@ -126,7 +127,7 @@ func (in *Interp) fsObject(op string, access budget.Access, p string, do func(w 
 			return nil, in.fsRefusal(op, p, err)
 		}
 		i, err := in.judge(w, access)
-		if err == nil && exists && !Knockout {
+		if err == nil && exists && !program.Knockout {
 			err = in.judgeDevice(w, mode, i)
 		}
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/program"
 )
 
 // Interp runs compiled programs under a budget. Every effect builtin asks
@@ -242,7 +243,7 @@ func (in *Interp) check(e budget.Effect) error {
 // it (-1 in the knock-out build), or the refusal: E302, E303, or E318
 // for a guarded location under a broader grant (guard.Set.Refuses).
 func (in *Interp) find(e budget.Effect) (int, error) {
-	if Knockout {
+	if program.Knockout {
 		return -1, nil
 	}
 	i, err := in.meter.Find(e)

@@ -22,7 +22,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/bounded"
-	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt/journal"
 )
 
@@ -65,9 +65,9 @@ type Build struct {
 
 // ProgramInfo names the program and the digests of its files.
 type ProgramInfo struct {
-	Path   string            `json:"path"`
-	SHA256 string            `json:"sha256,omitempty"`
-	Files  []lang.FileDigest `json:"files,omitempty"` // the program and every file it loads
+	Path   string               `json:"path"`
+	SHA256 string               `json:"sha256,omitempty"`
+	Files  []program.FileDigest `json:"files,omitempty"` // the program and every file it loads
 }
 
 // RunParameters are how the run was asked for and what it was given.
@@ -113,22 +113,22 @@ const Version = "0.1.0"
 // VersionString is what --version prints.
 func VersionString() string {
 	s := "sabline " + Version + " (" + goruntime.GOOS + "/" + goruntime.GOARCH + ")"
-	if lang.Knockout {
+	if program.Knockout {
 		s += " KNOCK-OUT BUILD: every budget check passes"
 	}
 	return s
 }
 
-// New starts the receipt of a run of program under b. The program's
-// digest is taken here, so a run that never starts still names the bytes
-// it was asked to run.
-func New(program string, b budget.Budget, args []string) *Receipt {
-	r := NewForSource(program, nil, b, args)
+// New starts the receipt of a run of the program at path under b. The
+// program's digest is taken here, so a run that never starts still names
+// the bytes it was asked to run.
+func New(path string, b budget.Budget, args []string) *Receipt {
+	r := NewForSource(path, nil, b, args)
 	// Only a regular file is read here: a pipe can be read once, and
 	// the supervisor does that.
-	if fi, err := os.Stat(program); err == nil && fi.Mode().IsRegular() {
-		if f, err := os.Open(program); err == nil {
-			data, over := bounded.Read(f, lang.MaxProgramBytes)
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		if f, err := os.Open(path); err == nil {
+			data, over := bounded.Read(f, program.MaxBytes)
 			f.Close()
 			if !over {
 				sum := sha256.Sum256(data)
@@ -139,14 +139,14 @@ func New(program string, b budget.Budget, args []string) *Receipt {
 	return r
 }
 
-// NewForSource starts the receipt of a run of src, named program, under
-// b, reading nothing: the digest is src's (none when src is nil).
-func NewForSource(program string, src []byte, b budget.Budget, args []string) *Receipt {
+// NewForSource starts the receipt of a run of src, named path, under b,
+// reading nothing: the digest is src's (none when src is nil).
+func NewForSource(path string, src []byte, b budget.Budget, args []string) *Receipt {
 	r := &Receipt{
 		Schema:   Schema,
 		RunID:    newRunID(),
-		Sabline:  Build{Version: Version, Knockout: lang.Knockout},
-		Program:  ProgramInfo{Path: program},
+		Sabline:  Build{Version: Version, Knockout: program.Knockout},
+		Program:  ProgramInfo{Path: path},
 		Budget:   b.String(),
 		Args:     args,
 		Effects:  []budget.Usage{},

@@ -6,7 +6,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
-	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/program"
 )
 
 // Guard resolves, now, what no grant of a run reaches: the tables, the
@@ -26,7 +26,7 @@ func resolve(p string) string { return guard.Resolve(p, guard.OS) }
 // reaches (E329): nothing runs. In a knock-out build, whose budget checks
 // all pass, it admits every budget.
 func Admit(g *guard.Set, b budget.Budget) error {
-	if lang.Knockout {
+	if program.Knockout {
 		return nil
 	}
 	if err := g.Admit(b, resolve); err != nil {

@@ -21,7 +21,7 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/bounded"
-	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -356,7 +356,7 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 		}
 		j.src = src
 	}
-	if len(j.src) > lang.MaxProgramBytes {
+	if len(j.src) > program.MaxBytes {
 		if r.Source != nil {
 			return refuse(textTooLarge(name, len(j.src)))
 		}
@@ -381,7 +381,7 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 // location: it names none that no grant reaches, and no dot-entry or lent
 // credential the ceiling does not name. A knock-out build admits it.
 func (p *Pool) narrows(b budget.Budget) error {
-	if lang.Knockout {
+	if program.Knockout {
 		return nil
 	}
 	if err := p.guard.Admit(b, resolve); err != nil {
@@ -420,7 +420,7 @@ func readBeneath(name, root string) ([]byte, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, codes.Errorf(codes.E316, "program %s is not a regular file: nothing ran", name)
 	}
-	src, over := bounded.Read(f, lang.MaxProgramBytes)
+	src, over := bounded.Read(f, program.MaxBytes)
 	if over {
 		return nil, programTooLarge(name)
 	}

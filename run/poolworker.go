@@ -15,6 +15,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -36,7 +37,7 @@ type job struct {
 // result pipe.
 type jobResult struct {
 	Outcome receipt.Outcome       `json:"outcome"`
-	Files   []lang.FileDigest     `json:"files,omitempty"`
+	Files   []program.FileDigest  `json:"files,omitempty"`
 	Effects []budget.Usage        `json:"effects,omitempty"`
 	Stdout  []byte                `json:"stdout,omitempty"`
 	Clipped bool                  `json:"clipped,omitempty"` // the program printed more than MaxPoolOutputBytes

@@ -7,7 +7,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
-	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -78,7 +78,7 @@ type request struct {
 // workerResult is what the worker sends back on its result pipe.
 type workerResult struct {
 	Outcome     receipt.Outcome        `json:"outcome"`
-	Files       []lang.FileDigest      `json:"files,omitempty"`
+	Files       []program.FileDigest   `json:"files,omitempty"`
 	Effects     []budget.Usage         `json:"effects,omitempty"`
 	Confinement confine.Result         `json:"confinement"`
 	Faults      []receipt.FaultAttempt `json:"faults,omitempty"`

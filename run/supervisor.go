@@ -22,7 +22,7 @@ import (
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/internal/phase"
-	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -268,7 +268,7 @@ func (c *commandRun) request(w *workerProc, g *guard.Set) (*request, error) {
 	var err error
 	if src == nil {
 		src, piped, err = readProgram(c.abs)
-	} else if len(src) > lang.MaxProgramBytes {
+	} else if len(src) > program.MaxBytes {
 		err = textTooLarge(c.abs, len(src))
 	}
 	if err != nil {
@@ -298,15 +298,15 @@ func (c *commandRun) request(w *workerProc, g *guard.Set) (*request, error) {
 	return req, nil
 }
 
-// programTooLarge refuses a program past lang.MaxProgramBytes.
+// programTooLarge refuses a program past program.MaxBytes.
 func programTooLarge(name string) error {
-	return codes.Errorf(codes.E316, "program %s is larger than %d bytes", name, lang.MaxProgramBytes)
+	return codes.Errorf(codes.E316, "program %s is larger than %d bytes", name, program.MaxBytes)
 }
 
 // textTooLarge is the refusal of a program given as text (Source), past
 // the bound: it names the text, not a file, and says what to send.
 func textTooLarge(name string, n int) error {
-	e := codes.Errorf(codes.E316, "the program's text (%s) is %d bytes, more than %d: nothing ran", filepath.Base(name), n, lang.MaxProgramBytes)
+	e := codes.Errorf(codes.E316, "the program's text (%s) is %d bytes, more than %d: nothing ran", filepath.Base(name), n, program.MaxBytes)
 	e.Do = "Send a shorter program; a program is at most 16 MiB. Nothing ran."
 	return e
 }
@@ -315,7 +315,7 @@ func textTooLarge(name string, n int) error {
 // program the supervisor read from a pipe.
 const pipedProgram = "program.vel"
 
-// readProgram reads the program once, at most lang.MaxProgramBytes of it, and
+// readProgram reads the program once, at most program.MaxBytes of it, and
 // says whether it is something other than a regular file (a pipe, a
 // terminal, /dev/stdin), which can be read only once.
 func readProgram(path string) (src []byte, piped bool, err error) {
@@ -331,7 +331,7 @@ func readProgram(path string) (src []byte, piped bool, err error) {
 	if fi.IsDir() {
 		return nil, false, codes.Errorf(codes.E316, "program %s is a directory", path)
 	}
-	src, over := bounded.Read(f, lang.MaxProgramBytes)
+	src, over := bounded.Read(f, program.MaxBytes)
 	if over {
 		return nil, false, programTooLarge(path)
 	}
@@ -629,7 +629,7 @@ func workerEnv(operator []string, envGranted bool) []string {
 		}
 		// A knock-out build is a test build: its one-layer switch
 		// reaches the worker, where confine reads it.
-		if envGranted || contains(workerEnvKeep, name) || (lang.Knockout && name == confine.LayersOnlyEnv) || (phase.Env != "" && name == phase.Env) {
+		if envGranted || contains(workerEnvKeep, name) || (program.Knockout && name == confine.LayersOnlyEnv) || (phase.Env != "" && name == phase.Env) {
 			env = append(env, kv)
 		}
 	}

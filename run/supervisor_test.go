@@ -8,7 +8,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -30,7 +30,7 @@ func record(t *testing.T, rs ...workerResult) []byte {
 func TestReadResults(t *testing.T) {
 	full := confine.Result{Level: confine.Full, Reason: "held", Layers: []string{"seccomp"}}
 	none := confine.Result{Level: confine.None, Reason: "forged", Layers: []string{}}
-	pre := workerResult{Confinement: full, Files: []lang.FileDigest{{Path: "/p.vel", SHA256: "aa"}}}
+	pre := workerResult{Confinement: full, Files: []program.FileDigest{{Path: "/p.vel", SHA256: "aa"}}}
 	ok := receipt.Outcome{Status: receipt.StatusOK, ExitStatus: 0}
 	failed := receipt.Outcome{Status: receipt.StatusFailed, Code: codes.E302, ExitStatus: 1}
 	tests := []struct {
@@ -50,7 +50,7 @@ func TestReadResults(t *testing.T) {
 			wantFinal: true, wantLevel: confine.None, wantStatus: receipt.StatusFailed},
 		{name: "a forged record after the first cannot change the confinement, files or faults",
 			records: []workerResult{pre,
-				{Confinement: none, Files: []lang.FileDigest{{Path: "/other.vel"}}, Faults: []receipt.FaultAttempt{{Result: receipt.FaultWent}}, Outcome: ok},
+				{Confinement: none, Files: []program.FileDigest{{Path: "/other.vel"}}, Faults: []receipt.FaultAttempt{{Result: receipt.FaultWent}}, Outcome: ok},
 				{Confinement: full, Outcome: failed}},
 			wantFinal: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
 		{name: "the last final record is the worker's own",

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sabline/sabline/audit"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/lang"
 )
 
 // auditCmd: sabline audit [--json] PROGRAM.vel [--allow ...] [--confine strict].
@@ -36,7 +36,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E316, "program %s: %w", positional[0], err), "")
 	}
-	a, err := lang.MakeAudit(positional[0], src, allow, strict)
+	a, err := audit.MakeAudit(positional[0], src, allow, strict)
 	if err != nil {
 		return report(stderr, err, "")
 	}
@@ -66,7 +66,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 // level on each system and on this machine. A program's name and its
 // # allow: line are its author's words: every line goes through
 // terminalSafe.
-func printAudit(w io.Writer, a *lang.Audit, dir string, here confine.Result) {
+func printAudit(w io.Writer, a *audit.Audit, dir string, here confine.Result) {
 	line := func(format string, args ...any) {
 		fmt.Fprintln(w, terminalSafe(fmt.Sprintf(format, args...)))
 	}
@@ -76,7 +76,7 @@ func printAudit(w io.Writer, a *lang.Audit, dir string, here confine.Result) {
 	}
 	line("program:       %s (sha256 %s)", a.Program, a.SHA256)
 	line("declares:      %s", declared)
-	line("safe command:  cd %s && %s", lang.ShellQuote(dir), a.SafeCommand)
+	line("safe command:  cd %s && %s", audit.ShellQuote(dir), a.SafeCommand)
 	line("os policy:     sha256 %s (relative paths as declared; audit --json prints it)", a.PolicySHA256)
 	for _, wd := range a.WidenedBy {
 		line("widened by:    %s, to %s", wd.Reason(), wd.To)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/audit"
 )
 
 // TestAuditSafeCommand checks that the safe command audit prints names
@@ -31,7 +31,7 @@ func TestAuditSafeCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "safe command:  cd " + lang.ShellQuote(abs) + " && sabline report.vel --allow io,fs:read:data\n"
+	want := "safe command:  cd " + audit.ShellQuote(abs) + " && sabline report.vel --allow io,fs:read:data\n"
 	if !strings.Contains(stdout.String(), want) {
 		t.Errorf("audit printed\n%s\nwant the line %q", stdout.String(), want)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/sabline/sabline/program"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,10 +11,11 @@ import (
 	"time"
 
 	"github.com/sabline/sabline"
+	"github.com/sabline/sabline/audit"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -132,7 +132,7 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 		name = req.Path
 	}
 	strict := r.o.Confine == sabline.ConfineStrict
-	a, err := lang.MakeAudit(name, src, nil, strict)
+	a, err := audit.MakeAudit(name, src, nil, strict)
 	if err != nil {
 		return AuditReply{}, err
 	}

@@ -11,8 +11,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 
+	"github.com/sabline/sabline/audit"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/lang"
 )
 
 // hello is the program of these specs.
@@ -111,7 +111,7 @@ var _ = Describe("what is reported", func() {
 		Expect(err).NotTo(HaveOccurred())
 		r := newScratch().run("audit", "--json", hello)
 		Expect(r.exit).To(Equal(0), "%s", r)
-		var a lang.Audit
+		var a audit.Audit
 		Expect(json.Unmarshal([]byte(r.stdout), &a)).To(Succeed())
 		Expect(a.Confinement).To(HaveKeyWithValue(string(confine.Linux), HaveField("Level", confine.Full)))
 	})

@@ -31,7 +31,7 @@ var goldenTests = []string{
 	"TestWindowsPlanGolden",   // confine: the Windows plans
 	"TestEnforcesDoc",         // confine: docs/os-enforces.md against the table
 	"TestErrorsMarkdown",      // codes: docs/errors.md against the catalogue
-	"TestAuditGolden",         // lang: testdata/audit/*.json
+	"TestAuditGolden",         // audit: testdata/audit/*.json
 }
 
 // The packages the mutations run.

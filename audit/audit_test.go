@@ -1,4 +1,4 @@
-package lang
+package audit
 
 import (
 	"bytes"
@@ -61,7 +61,7 @@ func TestAuditGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("%v (run go test ./lang -run TestAuditGolden -update-audit)", err)
+				t.Fatalf("%v (run go test ./audit -run TestAuditGolden -update-audit)", err)
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("audit of %s differs from %s:\n%s", tc.program, golden, got)

@@ -1,4 +1,9 @@
-package lang
+// Package audit says what a program asks for and what each system would
+// hold of it, without running it: the budget its leading `# allow:` line
+// declares, the command that grants exactly that, the OS policy the
+// budget derives and the confinement each system gives it. It sits above
+// the language and confinement both, and reads nothing of the machine.
+package audit
 
 import (
 	"bytes"
@@ -104,7 +109,7 @@ func MakeAudit(path string, src []byte, allow []string, strict bool) (*Audit, er
 func (a *Audit) JSON() []byte {
 	out, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
-		panic("runtime: marshal audit: " + err.Error()) // every field is marshalable
+		panic("audit: marshal: " + err.Error()) // every field is marshalable
 	}
 	return append(out, '\n')
 }

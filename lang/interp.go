@@ -15,7 +15,6 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/program"
 )
@@ -35,7 +34,8 @@ type Interp struct {
 	stdout   io.Writer
 	tool     *ToolChannel
 	env      func(string) (string, bool)
-	held     confine.Result // what the kernel holds under this run
+	layers   []string // the layers the kernel holds under this run
+	refusal  Refusal  // names a refusal of theirs; nil for none
 	registry *Registry
 }
 
@@ -46,11 +46,16 @@ type Config struct {
 	// Guard is what no grant reaches by being broader: credential
 	// locations, homes' dot-entries, Sabline's receipts, the kernel's
 	// files. nil: DefaultGuard.
-	Guard    *guard.Set
-	Args     []string  // the program's own arguments, after --
-	Stdin    io.Reader // tool answers and io.read_line read from here
-	Stdout   io.Writer // io.print and tool lines go here
-	Held     confine.Result
+	Guard  *guard.Set
+	Args   []string  // the program's own arguments, after --
+	Stdin  io.Reader // tool answers and io.read_line read from here
+	Stdout io.Writer // io.print and tool lines go here
+	// Layers are the layers the kernel holds under this run, as
+	// confinement names them; Refusal names which of them may have
+	// refused an effect. With either unset, no failure is taken for a
+	// kernel's refusal (a program run in its host's own process).
+	Layers   []string
+	Refusal  Refusal
 	Registry *Registry // host modules; nil means DefaultRegistry
 	// Tool is the channel of tool.call (NewToolChannel). nil: Stdin and
 	// Stdout carry it, which suits a program run in its host's own
@@ -58,9 +63,10 @@ type Config struct {
 	Tool *ToolChannel
 }
 
-// Hold records what the operating system holds under this run, once the
-// worker has applied it: a refusal's message names the layer that made it.
-func (in *Interp) Hold(r confine.Result) { in.held = r }
+// Hold records the layers the operating system holds under this run, once
+// the worker has applied them: a refusal's message names the layer that
+// made it.
+func (in *Interp) Hold(layers []string) { in.layers = layers }
 
 // NewInterp returns an Interp for one run. Granted directories are
 // resolved here, once, by walking them as any effect is, so that a
@@ -90,7 +96,8 @@ func NewInterp(c Config) *Interp {
 		stdout:   c.Stdout,
 		tool:     c.Tool,
 		env:      os.LookupEnv,
-		held:     c.Held,
+		layers:   c.Layers,
+		refusal:  c.Refusal,
 		registry: reg,
 	}
 	if in.tool == nil {
@@ -222,7 +229,7 @@ func (in *Interp) runError(err error) error {
 	if ee != nil {
 		msg = ee.Msg
 	}
-	if refused := in.kernelRefused(msg+": the kernel refused it", err); refused != nil {
+	if refused := in.kernelRefused(err, func(string) string { return msg + ": the kernel refused it" }); refused != nil {
 		refused.Pos, refused.Stack = pos, stack
 		return refused
 	}
@@ -298,36 +305,33 @@ func (in *Interp) charge(i int) {
 // the budget allowed: a refusal by a confinement layer that holds this kind
 // of effect is E319 naming those layers; anything else is code.
 func (in *Interp) osError(code codes.Code, what string, err error) error {
-	if refused := in.kernelRefused(fmt.Sprintf("%s: the kernel refused it (%v)", what, errnoName(err)), err); refused != nil {
+	said := func(errno string) string { return fmt.Sprintf("%s: the kernel refused it (%s)", what, errno) }
+	if refused := in.kernelRefused(err, said); refused != nil {
 		return refused
 	}
 	return &codes.Error{Code: code, Msg: fmt.Sprintf("%s: %v", what, err), Err: err}
 }
 
-// kernelRefused is the E319 of err, said after what, when err's errno is
-// one an applied layer answers with (RefusedBy), and nil otherwise. The
-// errno says which layers may have refused, not that one did: a non-root
-// run's EACCES may be the file's own permissions, and the message says so.
-func (in *Interp) kernelRefused(what string, err error) *codes.Error {
-	layers := RefusedBy(err, in.held.Layers)
+// kernelRefused is the E319 of err, said after what says the errno, when
+// err's errno is one an applied layer answers with (the run's Refusal),
+// and nil otherwise. The errno says which layers may have refused, not
+// that one did: a non-root run's EACCES may be the file's own
+// permissions, and the message says so.
+func (in *Interp) kernelRefused(err error, what func(errno string) string) *codes.Error {
+	if in.refusal == nil {
+		return nil
+	}
+	errno, layers := in.refusal(err, in.layers)
 	if len(layers) == 0 {
 		return nil
 	}
-	msg := what + "; refused by: " + LayerList(layers)
+	msg := what(errno) + "; refused by: " + LayerList(layers)
 	if errors.Is(err, syscall.EACCES) && os.Geteuid() != 0 {
 		// Root keeps CAP_DAC_OVERRIDE, so its EACCES is Landlock's;
 		// another user's may be the file's own permissions.
 		msg += " (or the file's own permissions: the run is not root)"
 	}
 	return &codes.Error{Code: codes.E319, Msg: msg, Err: err}
-}
-
-func errnoName(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return ErrnoName(errno)
-	}
-	return err.Error()
 }
 
 // abs makes a program's path absolute against the run's directory. It

@@ -1,7 +1,6 @@
 package run
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -82,18 +81,15 @@ func signalByName(s string) (syscall.Signal, bool) {
 
 // runFaults attempts each operation and says what became of it. layers are
 // the confinement layers applied; a refusal is told from the operation's
-// own failure by its errno (see refusedBy).
+// own failure by its errno (see refusal).
 func runFaults(ops []receipt.FaultOp, layers []string) []receipt.FaultAttempt {
 	out := make([]receipt.FaultAttempt, len(ops))
 	for i, op := range ops {
 		a := receipt.FaultAttempt{FaultOp: op, Result: receipt.FaultWent}
 		if err := doFault(op); err != nil {
 			a.Result, a.Error = receipt.FaultFailed, err.Error()
-			var errno syscall.Errno
-			if errors.As(err, &errno) {
-				a.Errno = lang.ErrnoName(errno)
-			}
-			if by := lang.RefusedBy(err, layers); len(by) > 0 {
+			var by []string
+			if a.Errno, by = refusal(err, layers); len(by) > 0 {
 				a.Result, a.Layers = receipt.FaultRefused, by
 			}
 		}

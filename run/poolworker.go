@@ -106,7 +106,8 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 		out := &capped{max: MaxPoolOutputBytes}
 		in := lang.NewInterp(lang.Config{
 			Budget: j.Budget, Cwd: j.Cwd, Guard: req.Guard, Args: j.Args,
-			Stdin: bytes.NewReader(j.Stdin), Stdout: out, Tool: w.tool, Held: res.Confinement,
+			Stdin: bytes.NewReader(j.Stdin), Stdout: out, Tool: w.tool,
+			Layers: res.Confinement.Layers, Refusal: refusal,
 		})
 		r := jobResult{}
 		pre := in.Predeclared()

@@ -125,7 +125,7 @@ func (w *worker) run(req *request) int {
 func (w *worker) job(req *request, res *workerResult) error {
 	in := lang.NewInterp(lang.Config{
 		Budget: req.Budget, Cwd: req.Cwd, Guard: req.Guard, Args: req.Args,
-		Stdin: os.Stdin, Stdout: os.Stdout, Tool: w.tool,
+		Stdin: os.Stdin, Stdout: os.Stdout, Tool: w.tool, Refusal: refusal,
 	})
 	pre := in.Predeclared()
 	t0 := time.Now()
@@ -160,7 +160,7 @@ func (w *worker) job(req *request, res *workerResult) error {
 		return codes.Errorf(codes.E326, "required level %s: this run's confinement is %s (%s); it was refused before its first statement",
 			req.Require, res.Confinement.Level, res.Confinement.Reason)
 	}
-	in.Hold(res.Confinement)
+	in.Hold(res.Confinement.Layers)
 
 	if len(req.Faults) > 0 {
 		res.Faults = runFaults(req.Faults, res.Confinement.Layers)

@@ -147,7 +147,7 @@ var mutations = []Mutation{
 		Name: "eperm-credited-to-seccomp-alone", File: "confine/refusal.go",
 		Old:      `{System: Linux, Errno: "EPERM", Layer: LayerCapabilities,`,
 		New:      `{System: Linux, Errno: "", Layer: LayerCapabilities,`,
-		Packages: langPkg, Run: "^TestRefusedBy$", CaughtBy: "TestRefusedBy",
+		Packages: runPkg, Run: "^TestRefusal$", CaughtBy: "TestRefusal",
 	},
 
 	// The filter (confine/seccomp): its checks of the entry, and the

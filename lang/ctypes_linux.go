@@ -11,7 +11,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/sysno"
 )
 
 // ctypesModule gives a program raw system calls:
@@ -123,13 +123,13 @@ func syscallNumber(v starlark.Value) (uintptr, error) {
 		}
 		return uintptr(n), nil
 	case starlark.String:
-		arch, ok := confine.NativeArch()
+		table, ok := sysno.Table(goruntime.GOARCH)
 		if !ok {
 			return 0, fmt.Errorf("no system call table for %s", goruntime.GOARCH)
 		}
-		n, ok := arch.Table[string(v)]
+		n, ok := table[string(v)]
 		if !ok {
-			return 0, fmt.Errorf("no system call %q on %s", string(v), arch.Name)
+			return 0, fmt.Errorf("no system call %q on %s", string(v), goruntime.GOARCH)
 		}
 		return uintptr(n), nil
 	}

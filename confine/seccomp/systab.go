@@ -3,9 +3,10 @@ package seccomp
 import (
 	"runtime"
 	"sync"
+
+	"github.com/sabline/sabline/internal/sysno"
 )
 
-//go:generate go run ./internal/gensystab
 //go:generate go run ./internal/gensummary
 
 // Arch is a Linux system call ABI that a seccomp program is built for. The
@@ -17,8 +18,8 @@ type Arch struct {
 	// AuditArch is the AUDIT_ARCH_* value the kernel puts in
 	// seccomp_data.arch for a call made through this ABI.
 	AuditArch uint32
-	// Table maps system call names to their numbers, generated from
-	// golang.org/x/sys/unix.
+	// Table maps system call names to their numbers: sysno's table,
+	// generated from golang.org/x/sys/unix, not to be changed.
 	Table map[string]int
 	// X32 is true when the kernel also takes x32 calls under the same
 	// AuditArch: their numbers have bit 30 (0x40000000) set.
@@ -38,11 +39,12 @@ const (
 // filter (the supervisor, a subcommand) never pays for the tables, and a
 // worker builds only its own architecture's.
 var (
-	amd64Arch = sync.OnceValue(func() Arch { return newArch("amd64", auditArchX86_64, sysAMD64(), true) })
-	arm64Arch = sync.OnceValue(func() Arch { return newArch("arm64", auditArchAArch64, sysARM64(), false) })
+	amd64Arch = sync.OnceValue(func() Arch { return newArch("amd64", auditArchX86_64, true) })
+	arm64Arch = sync.OnceValue(func() Arch { return newArch("arm64", auditArchAArch64, false) })
 )
 
-func newArch(name string, audit uint32, table map[string]int, x32 bool) Arch {
+func newArch(name string, audit uint32, x32 bool) Arch {
+	table, _ := sysno.Table(name)
 	names := make(map[int]string, len(table))
 	for n, nr := range table {
 		names[nr] = n

@@ -17,7 +17,7 @@ import (
 // them: a call x/sys knows but the table lacks (or numbers differently)
 // fails, and so does a name the table has that x/sys does not. A call the
 // table lacks would have no verdict of its own: go generate
-// ./confine/seccomp writes the tables anew.
+// ./internal/sysno writes the tables anew.
 func TestSeccompTableMatchesXSys(t *testing.T) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
@@ -39,7 +39,7 @@ func TestSeccompTableMatchesXSys(t *testing.T) {
 				got, ok := a.Table[name]
 				switch {
 				case !ok:
-					t.Errorf("x/sys has %s (%d), the table does not: go generate ./confine/seccomp", name, nr)
+					t.Errorf("x/sys has %s (%d), the table does not: go generate ./internal/sysno", name, nr)
 				case got != nr:
 					t.Errorf("%s is %d in the table, %d in x/sys", name, got, nr)
 				}

@@ -4,7 +4,8 @@
 // it starts. TestSummaryTextIsCurrent fails when the rules or the system
 // call tables change and the constant was not written anew.
 //
-// It is run by `go generate ./confine/seccomp`, after gensystab, and
+// It is run by `go generate ./confine/seccomp`, after the system call
+// tables are written (go generate ./internal/sysno), and
 // writes into the current directory.
 package main
 

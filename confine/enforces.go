@@ -416,7 +416,9 @@ var Enforces = sync.OnceValue(func() []Row {
 			Cells: map[System]Cell{
 				Linux: Cell{HoldsYes, "the supervisor ends the worker at its deadline; the worker's address space is " +
 					"limited (RLIMIT_AS) before its program is compiled, with or without confinement (a resource " +
-					"limit, not a layer), under the worker's own watch of its heap, which ends the run first", nil},
+					"limit, not a layer), under the Go runtime's soft limit and the worker's own watch of what the " +
+					"runtime holds, which ends the run first; where the supervisor may make one, a cgroup v2 of the " +
+					"worker's own holds memory.max as well, and the run's reason says which hold it", nil},
 				Darwin: Cell{HoldsPartly, "the supervisor's deadline; the address-space limit is set, and macOS holds it " +
 					"on a best-effort basis", nil},
 				Windows: Cell{HoldsYes, "the job object's memory limit, and the supervisor's deadline", []string{LayerJobObject}},

@@ -40,6 +40,7 @@ type workerProc struct {
 	pid      int
 	done     chan struct{} // closed once it has exited and been waited for
 	breach   chan error    // the first bound it broke, while a job ran
+	temp     *watch        // of its temporary directory's bounds, while a step is awaited
 	closers  []io.Closer   // what the supervisor holds for it: closed at retirement
 }
 
@@ -120,6 +121,12 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	}
 	w.pid = w.cmd.Process.Pid
 	_ = w.started.AfterStart(w.pid)
+	w.temp = newWatch(tempWatchEvery, func() func() {
+		if err := tempDirWithin(w.tmp); err != nil {
+			return func() { w.breached(err) }
+		}
+		return nil
+	})
 	go func() {
 		_ = w.cmd.Wait()
 		close(w.done)
@@ -213,20 +220,31 @@ func (w *workerProc) await(f waitFor, read func() ([]byte, error)) step {
 		b, err := read()
 		readc <- step{raw: b, eof: err != nil}
 	}()
-	stopWatch := make(chan struct{})
-	defer close(stopWatch)
-	go watchTempDir(w.tmp, stopWatch, w.breached)
+	w.temp.begin()
+	s := w.wait(f, readc)
+	w.temp.end()
+	// A bound the worker broke while the step ended is the step's end.
+	if s.stop == nil {
+		select {
+		case s.stop = <-w.breach:
+		default:
+		}
+	}
+	return s
+}
 
+// wait is await's wait for the first of its ends.
+func (w *workerProc) wait(f waitFor, readc chan step) step {
 	var s step
 	select {
 	case s = <-readc:
-		return w.pending(s)
+		return s
 	case <-w.done:
 		// Anything the worker left running in its session (under
 		// --no-confine, a program may start processes) goes with it,
 		// and with it any hold on the result pipe.
 		w.kill()
-		return w.pending(w.drain(readc))
+		return w.drain(readc)
 	case <-f.deadline:
 		s.stop = codes.Errorf(codes.E307, "the run took longer than its timeout %s and was stopped", f.timeout)
 	case <-f.ctx.Done():
@@ -248,17 +266,6 @@ func (w *workerProc) await(f waitFor, read func() ([]byte, error)) step {
 	got := w.drain(readc)
 	got.stop, got.sig = s.stop, s.sig
 	return got
-}
-
-// pending gives a bound the worker broke precedence over what it wrote:
-// a breach seen while the step ended is the step's end.
-func (w *workerProc) pending(s step) step {
-	select {
-	case err := <-w.breach:
-		s.stop = err
-	default:
-	}
-	return s
 }
 
 // drain takes what read returns once the worker is stopped or gone,
@@ -387,6 +394,7 @@ func (w *workerProc) retire() {
 			<-w.done
 		}
 	}
+	w.temp.close()
 	if w.started != nil {
 		w.kill() // anything it left in its session
 		w.started.Close()

@@ -80,6 +80,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 			req.Require, res.Confinement.Level, res.Confinement.Reason))
 	}
 	w.send(res, false)
+	mem := w.watchMemory(req, res.MemoryLimitHeld)
 
 	var current atomic.Pointer[lang.Interp]
 	if len(stopSignals) > 0 {
@@ -102,7 +103,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 			fmt.Fprintln(os.Stderr, "sabline: pool worker: read job:", err)
 			return codes.ExitCrashed
 		}
-		stopWatch := w.watchMemory(req, res.MemoryLimitHeld)
+		mem.begin()
 		out := &capped{max: MaxPoolOutputBytes}
 		in := lang.NewInterp(lang.Config{
 			Budget: j.Budget, Cwd: j.Cwd, Guard: req.Guard, Args: j.Args,
@@ -123,7 +124,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 			current.Store(nil)
 			r.Effects = in.Usage()
 		}
-		stopWatch()
+		mem.end()
 		r.Outcome = receipt.OutcomeOf(err)
 		r.Stdout, r.Clipped = out.buf.Bytes(), out.cut()
 		line, err := json.Marshal(&r)

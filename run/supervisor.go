@@ -497,29 +497,12 @@ func allocatorThrew(crash string) bool {
 		strings.Contains(frames, "runtime.(*mcache)")
 }
 
-// watchTempDir stops the run when its temporary directory passes
-// MaxTempDirBytes or MaxTempDirEntries. The walk itself stops at the entry
-// bound, so a directory of a million files costs the supervisor no more
-// than one of MaxTempDirEntries.
-func watchTempDir(dir string, stop <-chan struct{}, breach func(error)) {
-	tick := time.NewTicker(tempWatchEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-tick.C:
-		}
-		if err := tempDirWithin(dir); err != nil {
-			breach(err)
-			return
-		}
-	}
-}
-
 var errStopWalk = errors.New("stop")
 
-// tempDirWithin measures dir and says when it is past a bound.
+// tempDirWithin measures dir and says when it is past MaxTempDirBytes or
+// MaxTempDirEntries. The walk itself stops at the entry bound, so a
+// directory of a million files costs the supervisor no more than one of
+// MaxTempDirEntries.
 func tempDirWithin(dir string) error {
 	var n, size int64
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {

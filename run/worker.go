@@ -114,9 +114,10 @@ func (w *worker) run(req *request) int {
 	res := &workerResult{Confinement: confine.Result{
 		Level: confine.None, Reason: receipt.ReasonNotApplied, Layers: []string{}}}
 	w.prepare(req, res)
-	stop := w.watchMemory(req, res.MemoryLimitHeld)
+	mem := w.watchMemory(req, res.MemoryLimitHeld)
+	mem.begin()
 	err := w.job(req, res)
-	stop()
+	mem.end()
 	return w.finish(res, err)
 }
 
@@ -259,16 +260,15 @@ func (w *worker) confine(req *request) confine.Result {
 // holds, while a job runs.
 const memoryEvery = 5 * time.Millisecond
 
-// watchMemory watches, until stop is called, the memory the Go runtime
-// holds for the program, and ends the run with E308 when it passes the
-// request's limit. The result it writes carries only the outcome: the
-// run's own result is still being made by another goroutine. It reads
-// runtime/metrics, which stops no goroutine, and runs only while a job
-// does: a worker waiting for its next job has no watch. stop returns once
-// the watch will write nothing more (or never, when it is ending the run).
-func (w *worker) watchMemory(req *request, held int) (stop func()) {
+// watchMemory is the worker's watch of the memory its Go runtime holds
+// for the program (nil when the request sets no limit): while a job runs
+// (see watch), past the request's limit, it ends the run with E308. The
+// result it writes carries only the outcome: the run's own result is
+// still being made by another goroutine. It reads runtime/metrics, which
+// stops no goroutine.
+func (w *worker) watchMemory(req *request, held int) *watch {
 	if req.MaxMemoryMB <= 0 {
-		return func() {}
+		return nil
 	}
 	limit := uint64(req.MaxMemoryMB) << 20
 	// What the Go runtime holds from the system less what it gave back:
@@ -278,33 +278,22 @@ func (w *worker) watchMemory(req *request, held int) (stop func()) {
 		metrics.Read(samples)
 		return samples[0].Value.Uint64() - samples[1].Value.Uint64()
 	}
-	stopc, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(memoryEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stopc:
-				return
-			case <-tick.C:
-			}
-			if inUse() <= limit {
-				continue
-			}
-			// Garbage not yet collected, or collected and not yet
-			// given back, is not the program's: only what is left
-			// after both ends the run.
-			debug.FreeOSMemory()
-			if used := inUse(); used > limit {
-				os.Exit(w.finish(&workerResult{MemoryLimitHeld: held}, codes.Errorf(codes.E308, "the run used %d MB, over its memory limit of %d MB", used>>20, limit>>20)))
-			}
+	return newWatch(memoryEvery, func() func() {
+		if inUse() <= limit {
+			return nil
 		}
-	}()
-	return func() {
-		close(stopc)
-		<-done
-	}
+		// Garbage not yet collected, or collected and not yet given
+		// back, is not the program's: only what is left after both ends
+		// the run.
+		debug.FreeOSMemory()
+		used := inUse()
+		if used <= limit {
+			return nil
+		}
+		return func() {
+			os.Exit(w.finish(&workerResult{MemoryLimitHeld: held}, codes.Errorf(codes.E308, "the run used %d MB, over its memory limit of %d MB", used>>20, limit>>20)))
+		}
+	})
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -96,3 +96,7 @@ func dirPath(d dirFD) (string, error) {
 
 // oDirectory is nothing here: the caller has checked.
 const oDirectory = 0
+
+// filePath is the canonical path of the open file f, as the system
+// reports it.
+func filePath(f *os.File) (string, error) { return openedPath(f) }

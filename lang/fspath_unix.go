@@ -5,6 +5,7 @@ package lang
 import (
 	"errors"
 	"os"
+	goruntime "runtime"
 
 	"golang.org/x/sys/unix"
 )
@@ -130,3 +131,11 @@ func removeAt(d dirFD, name string, dir bool) error {
 
 // oDirectory makes an open fail unless it opens a directory.
 const oDirectory = unix.O_DIRECTORY
+
+// filePath is the canonical path of the open file f, as the kernel
+// reports it.
+func filePath(f *os.File) (string, error) {
+	p, err := dirPath(dirFD(f.Fd()))
+	goruntime.KeepAlive(f)
+	return p, err
+}

@@ -263,19 +263,22 @@ func (in *Interp) find(e budget.Effect) (int, error) {
 // guardedRefusal is the E318 of an effect on p, in the guarded location
 // l, under grant.
 func guardedRefusal(p string, l guard.Location, grant budget.Item) error {
-	var what string
+	return codes.Errorf(codes.E318, "%s is in %s, %s; the grant %s is broader than it", p, l.Path, guardedWhat(l), grant)
+}
+
+// guardedWhat says what the guarded location l holds and which grants
+// reach it.
+func guardedWhat(l guard.Location) string {
 	switch l.Kind {
 	case guard.Credential:
-		what = "a credential location (" + l.Holds + "): a grant reaches it only where the operator lends it " +
+		return "a credential location (" + l.Holds + "): a grant reaches it only where the operator lends it " +
 			"(--lend-credential) and the grant names it"
 	case guard.DotEntry:
-		what = "a dot-entry of a home: a grant reaches it only by naming it (fs:read:" + l.Path + ")"
+		return "a dot-entry of a home: a grant reaches it only by naming it (fs:read:" + l.Path + ")"
 	case guard.Sabline:
-		what = "Sabline's own receipts and tokens, which no grant reaches"
-	default:
-		what = l.Holds + ", which no grant reaches"
+		return "Sabline's own receipts and tokens, which no grant reaches"
 	}
-	return codes.Errorf(codes.E318, "%s is in %s, %s; the grant %s is broader than it", p, l.Path, what, grant)
+	return l.Holds + ", which no grant reaches"
 }
 
 // DefaultGuard is what an Interp without Config.Guard guards: the

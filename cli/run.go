@@ -228,6 +228,10 @@ func report(w io.Writer, err error, receipt string) int {
 	case len(e.Stack) > 1:
 		fmt.Fprintf(w, "  at %s\n", terminalSafe(e.Stack[0]))
 		for _, fr := range e.Stack[1:] {
+			if codes.IsStackGap(fr) {
+				fmt.Fprintf(w, "  %s\n", fr)
+				continue
+			}
 			fmt.Fprintf(w, "  called from %s\n", terminalSafe(fr))
 		}
 	case e.Pos != "":

@@ -180,7 +180,8 @@ func (in *Interp) Stop(why string) {
 // runError gives every error out of the interpreter a code, the program
 // position it happened at (the innermost frame in a program file), and the
 // call stack across the loaded files, innermost first, each frame as
-// file:line:col and the function it is in. An error that is no *Error of
+// file:line:col and the function it is in, cut as codes.Stack cuts it
+// (however deep the calls, the record stays small). An error that is no *Error of
 // the runtime's own came from the program or from a host module; when its
 // errno is a confinement layer's refusal (a host module's own call held
 // by the kernel), it is E319.
@@ -192,15 +193,15 @@ func (in *Interp) runError(err error) error {
 	pos := ""
 	var stack []string
 	if errors.As(err, &ee) {
+		var frames []starlark.CallFrame // in the program's files, innermost first
 		for i := len(ee.CallStack) - 1; i >= 0; i-- {
-			fr := ee.CallStack[i]
-			if fr.Pos.Filename() == "<builtin>" || fr.Pos.Line <= 0 {
-				continue
+			if fr := ee.CallStack[i]; fr.Pos.Filename() != "<builtin>" && fr.Pos.Line > 0 {
+				frames = append(frames, fr)
 			}
-			if pos == "" {
-				pos = fr.Pos.String()
-			}
-			stack = append(stack, fr.Pos.String()+" in "+fr.Name)
+		}
+		if len(frames) > 0 {
+			pos = codes.Clip(frames[0].Pos.String(), codes.MaxFrameBytes)
+			stack = codes.Stack(len(frames), func(i int) string { return frames[i].Pos.String() + " in " + frames[i].Name })
 		}
 	}
 	if why := in.stopped.Load(); why != nil {

@@ -187,3 +187,40 @@ func TestReadWhatIsAFile(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenLastNameNoFollow: the last name of a path is opened without
+// following a link, whatever the flags: a link is errIsLink, for the walk
+// to read and judge where it leads, and a dangling link opened to create
+// makes no file where it leads. The control is the file itself.
+func TestOpenLastNameNoFollow(t *testing.T) {
+	w := newPathWorld(t)
+	d, err := openRoot(w.g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeDir(d)
+	for _, tt := range []struct {
+		name string
+		flag int
+	}{
+		{name: "in", flag: os.O_RDONLY},
+		{name: "out", flag: os.O_RDONLY},
+		{name: "missing", flag: os.O_WRONLY | os.O_CREATE},
+	} {
+		f, err := openFileAt(d, tt.name, tt.flag, 0o644)
+		if err != errIsLink {
+			if f != nil {
+				f.Close()
+			}
+			t.Errorf("open %s (flags %#x): %v, want errIsLink", tt.name, tt.flag, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(w.o, "new.txt")); !os.IsNotExist(err) {
+		t.Errorf("%s: %v, want it never made through the dangling link", filepath.Join(w.o, "new.txt"), err)
+	}
+	f, err := openFileAt(d, "real.txt", os.O_RDONLY, 0)
+	if err != nil {
+		t.Fatalf("the control: %v", err)
+	}
+	f.Close()
+}

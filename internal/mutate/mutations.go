@@ -131,11 +131,11 @@ var mutations = []Mutation{
 		CaughtBy: "spec: no-fs: a net grant adds the resolver's files to the reads, and nothing beside them",
 	},
 	{
-		Name: "credential-cell-yes", File: "confine/enforces.go",
-		Old:      `Linux:   Cell{HoldsNo, "not held: Landlock allows a whole hierarchy`,
-		New:      `Linux:   Cell{HoldsYes, "not held: Landlock allows a whole hierarchy`,
+		Name: "credential-cell-no", File: "confine/enforces.go",
+		Old:      `Linux: Cell{HoldsYes, "Landlock: a grant above one is held as the entries beside the way down to it, "`,
+		New:      `Linux: Cell{HoldsNo, "Landlock: a grant above one is held as the entries beside the way down to it, "`,
 		Packages: checksPkg, Focus: "credential",
-		CaughtBy: "spec: credential: a credential location under a broad grant is as the cell says",
+		CaughtBy: "spec: credential: a guarded location under a broad grant is as the cell says",
 	},
 	{
 		Name: "deny-list-cell-partly", File: "confine/enforces.go",

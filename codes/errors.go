@@ -46,6 +46,7 @@ const (
 	E327 Code = "E327" // the run ran; its receipt could not be finished
 	E328 Code = "E328" // a run's budget is wider than its pool's or server's ceiling
 	E329 Code = "E329" // a budget item names a location no grant reaches
+	E330 Code = "E330" // the run's private temporary directory passed its bound
 )
 
 // CodeInfo documents one code: what it means, the process exit status a
@@ -118,6 +119,8 @@ var Codes = []CodeInfo{
 		"A pool, or the server in front of one, holds every run to the budget its operator set: ask for that budget or a narrower one (the message names the item that is wider, or the guarded location the ceiling does not name). Nothing ran."},
 	{E329, "a budget item names a location no grant reaches", ExitUsage,
 		"Sabline's receipts and tokens, the kernel's files (/proc, /sys, devices) and credential locations are outside every budget: grant something else. To hand a program a credential, the operator lends it with --lend-credential PATH and grants it. Nothing ran."},
+	{E330, "the run's private temporary directory passed its bound", ExitFailed,
+		"Something wrote more than the bound (512 MiB, or 10,000 entries) in the run's private temporary directory, its TMPDIR: a host module of the run, or a process outside Sabline. No other run's grant reaches that directory. Write less there, or grant the program a directory of its own for its files."},
 }
 
 // Info returns the catalogue entry of c.

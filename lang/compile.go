@@ -66,12 +66,6 @@ func (in *Interp) Compile(path string, predeclared starlark.StringDict) (*Compil
 	return compile(abs, src, filepath.Dir(abs), "its own directory", predeclared, in.guard)
 }
 
-// Compile is Interp.Compile with the guard of an Interp without
-// Config.Guard (DefaultGuard).
-func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
-	return NewInterp(Config{}).Compile(path, predeclared)
-}
-
 // readProgramFile reads the program file abs: a regular file (a pipe or a
 // device would block, or never end) of at most MaxProgramBytes.
 func readProgramFile(abs string) ([]byte, error) {
@@ -118,12 +112,6 @@ func (in *Interp) CompileSource(path string, src []byte, root string, predeclare
 		return nil, codes.Errorf(codes.E316, "program %s under %s: both must be absolute", path, root)
 	}
 	return compile(filepath.Clean(path), src, filepath.Clean(root), "the import root", predeclared, in.guard)
-}
-
-// CompileSource is Interp.CompileSource with the guard of an Interp
-// without Config.Guard (DefaultGuard).
-func CompileSource(path string, src []byte, root string, predeclared starlark.StringDict) (*Compiled, error) {
-	return NewInterp(Config{}).CompileSource(path, src, root, predeclared)
 }
 
 // compile compiles the program abs, whose bytes are src, and its loads,

@@ -163,7 +163,7 @@ func TestCompile(t *testing.T) {
 			var out bytes.Buffer
 			in := NewInterp(Config{Budget: budget.MustParse(root, "io"), Cwd: root, Stdin: strings.NewReader(""), Stdout: &out})
 			pre := in.Predeclared()
-			c, err := Compile(filepath.Join(root, "main.vel"), pre)
+			c, err := in.Compile(filepath.Join(root, "main.vel"), pre)
 			if tt.wantOrder == nil {
 				msgs := make([]string, len(tt.wantMsg))
 				for i, m := range tt.wantMsg {
@@ -239,7 +239,7 @@ func TestCompileRelativePath(t *testing.T) {
 	root := testkit.Scratch(t)
 	testkit.WriteFile(t, filepath.Join(root, "p", "main.vel"), "x = 1\n")
 	t.Chdir(root)
-	c, err := Compile(filepath.Join("p", "main.vel"), nil)
+	c, err := NewInterp(Config{}).Compile(filepath.Join("p", "main.vel"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestCompileMissingWraps(t *testing.T) {
 			for name, src := range tt.files {
 				testkit.WriteFile(t, filepath.Join(root, name), src)
 			}
-			_, err := Compile(filepath.Join(root, "main.vel"), nil)
+			_, err := NewInterp(Config{}).Compile(filepath.Join(root, "main.vel"), nil)
 			if codes.CodeOf(err) != tt.wantCode {
 				t.Errorf("code %q (%v), want %s", codes.CodeOf(err), err, tt.wantCode)
 			}
@@ -313,7 +313,8 @@ func TestCompileLoadsStayInTheProgramsDirectory(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Compile(filepath.Join(prog, tc.file), NewInterp(Config{Cwd: prog}).Predeclared())
+			in := NewInterp(Config{Cwd: prog})
+			_, err := in.Compile(filepath.Join(prog, tc.file), in.Predeclared())
 			if got := codes.CodeOf(err); got != tc.wantCode {
 				t.Fatalf("code %q, want %q (%v)", got, tc.wantCode, err)
 			}

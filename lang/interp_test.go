@@ -58,7 +58,7 @@ func runSrc(t *testing.T, c Config, src string) ran {
 	}
 	in := NewInterp(c)
 	pre := in.Predeclared()
-	compiled, err := Compile(prog, pre)
+	compiled, err := in.Compile(prog, pre)
 	if err != nil {
 		t.Fatalf("compile %q: %v", src, err)
 	}

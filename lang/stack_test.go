@@ -31,7 +31,7 @@ func TestRunErrorStack(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := NewInterp(Config{Budget: budget.MustParse(dir, tt.budget), Cwd: dir, Stdin: strings.NewReader("")})
 			pre := in.Predeclared()
-			c, err := Compile(prog, pre)
+			c, err := in.Compile(prog, pre)
 			if err != nil {
 				t.Fatal(err)
 			}

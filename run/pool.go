@@ -492,7 +492,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	if err != nil {
 		return nil, codes.Errorf(codes.E310, "find the executable to start a pool worker: %w", err)
 	}
-	tmp, unlock, err := makeTempDir(os.TempDir())
+	tmp, unlock, err := newTempDir()
 	if err != nil {
 		return nil, codes.Errorf(codes.E310, "a pool worker's temporary directory: %w", err)
 	}
@@ -729,7 +729,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		rec.Effects = r.Effects
 	}
 	rec.Timings.Worker = r.Timings
-	keep := !widens(j.b) && r.Outcome.Code != codes.E308 && r.Outcome.Code != codes.E310
+	keep := !widens(j.b) && r.Outcome.Code != codes.E308 && r.Outcome.Code != codes.E310 && r.Outcome.Code != codes.E330
 	return &PoolResult{Receipt: rec, Stdout: r.Stdout, Clipped: r.Clipped}, keep
 }
 

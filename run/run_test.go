@@ -490,7 +490,7 @@ for i in range(10050):
 for i in range(100000000):
     pass
 `, ctypes, nil)
-		wantCode(t, s, codes.E310, "more than 10000 entries in its temporary directory")
+		wantCode(t, s, codes.E330, "more than 10000 entries were made in the run's private temporary directory")
 	})
 	t.Run("a huge file in the temporary directory", func(t *testing.T) {
 		s := superviseProgram(t, `c = ffi.module("ctypes")
@@ -500,7 +500,7 @@ c.syscall("ftruncate", fd, 1024 * 1024 * 1024)
 for i in range(100000000):
     pass
 `, ctypes, nil)
-		wantCode(t, s, codes.E310, "temporary directory grew past 512 MB")
+		wantCode(t, s, codes.E330, "temporary directory grew past 512 MB")
 	})
 	t.Run("the result pipe held open by a descendant", func(t *testing.T) {
 		s := superviseProgram(t, `c = ffi.module("ctypes")

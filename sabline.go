@@ -263,9 +263,9 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 	var prog *lang.Compiled
 	var err error
 	if src != nil {
-		prog, err = lang.CompileSource(path, src, filepath.Dir(path), pre)
+		prog, err = in.CompileSource(path, src, filepath.Dir(path), pre)
 	} else {
-		prog, err = lang.Compile(path, pre)
+		prog, err = in.Compile(path, pre)
 	}
 	rec := setParameters(receipt.NewForSource(path, nil, o.Budget, o.Args), o) // the digest is the compiled program's, below
 	rec.Timings.Started = started.UTC()                                        // before the compile, not when the parameters were taken

@@ -29,6 +29,8 @@ func TestBeneath(t *testing.T) {
 		{name: "tcp beyond any udp", ceiling: "net:udp", b: "net:example.org", wantErr: "net:example.org is not within"},
 		{name: "one module of all", ceiling: "ffi", b: "ffi:json"},
 		{name: "another module", ceiling: "ffi:json", b: "ffi:os", wantErr: "ffi:os"},
+		{name: "every module beyond one", ceiling: "ffi:json", b: "ffi", wantErr: "ffi is not within"},
+		{name: "the one module of the ceiling", ceiling: "ffi:json", b: "ffi:json"},
 		{name: "another kind", ceiling: "io", b: "env", wantErr: "env is not within"},
 		{name: "a smaller count", ceiling: "rand@3", b: "rand@2"},
 		{name: "a larger count", ceiling: "rand@3", b: "rand@4", wantErr: "past the ceiling's 3"},

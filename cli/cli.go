@@ -137,6 +137,8 @@ Run flags (before or after the program):
                               each with an optional @N: at most N uses
   --timeout D                 stop the run after D (e.g. 10s, 2m), above zero
   --max-memory-mb N           stop the run past N MB of memory, at least 16
+                              (default 1024: a run and each program eval grades)
+  --no-memory-limit           no memory bound: the run may use what the machine gives
   --confine strict            granted ffi modules widen nothing
   --no-confine                ask the operating system for nothing
   --require-confinement L     refuse to run below level L (full or partial)
@@ -152,7 +154,7 @@ Other commands:
   sabline os-policy [--allow ...] [--confine strict] [--json]
   sabline os-policy --enforces [--json]
   sabline doctor [--json]
-  sabline eval DIR [--allow ...] [--timeout D] [--max-memory-mb N]
+  sabline eval DIR [--allow ...] [--timeout D] [--max-memory-mb N | --no-memory-limit]
                [--confine strict] [--require-confinement L] [--receipts DIR] [--json]
       grades each PROGRAM.vel in DIR that has a PROGRAM.out beside it: PASS
       when it prints exactly PROGRAM.out; --timeout is 10s unless given

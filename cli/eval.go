@@ -85,6 +85,10 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	if f.timeout == 0 {
 		f.timeout = defaultEvalTimeout
 	}
+	memory, err := f.memory()
+	if err != nil {
+		return report(stderr, err, "")
+	}
 	dir := f.receipts
 	if dir == "" {
 		if dir, err = receipt.DefaultDir(); err != nil {
@@ -92,7 +96,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	results, err := run.Eval(positional[0], run.EvalOptions{
-		Budget: b, Confine: mode, Require: require, Timeout: f.timeout, MaxMemoryMB: f.maxMemoryMB, Receipts: dir,
+		Budget: b, Confine: mode, Require: require, Timeout: f.timeout, MaxMemoryMB: memory, Receipts: dir,
 	})
 	if err != nil {
 		return report(stderr, err, "")

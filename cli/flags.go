@@ -177,7 +177,7 @@ func (m *memoryFlag) Set(v string) error {
 	case err != nil:
 		return errors.New("not a whole number of megabytes")
 	case n < minMemoryMB:
-		return fmt.Errorf("want at least %d: the runtime itself needs about 6 MB before the program's first statement (leave the flag out for no limit)", minMemoryMB)
+		return fmt.Errorf("want at least %d: the runtime itself needs about 6 MB before the program's first statement", minMemoryMB)
 	}
 	*m = memoryFlag(n)
 	return nil

@@ -35,12 +35,36 @@ type runFlags struct {
 	receipts    string
 	toolFD      int
 	lend        allowFlag // credential locations lent, paths
+	noMemory    bool      // --no-memory-limit
+}
+
+// defaultRunMemoryMB is the memory bound of a command-line run, and of
+// each program eval grades, when neither --max-memory-mb nor
+// --no-memory-limit is given: a program that grows without end (one that
+// reads /dev/zero whole, say) stops there, with E308, before the machine
+// runs out.
+const defaultRunMemoryMB = 1024
+
+// memory is the run's memory bound in megabytes, 0 for none: the one
+// --max-memory-mb gives, none with --no-memory-limit, else the default.
+// Both at once is E301.
+func (f *runFlags) memory() (int, error) {
+	switch {
+	case f.noMemory && f.maxMemoryMB > 0:
+		return 0, codes.Errorf(codes.E301, "--max-memory-mb %d sets a memory bound, and --no-memory-limit lifts it: give one or the other", f.maxMemoryMB)
+	case f.noMemory:
+		return 0, nil
+	case f.maxMemoryMB > 0:
+		return f.maxMemoryMB, nil
+	}
+	return defaultRunMemoryMB, nil
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.allow, "allow", "grant budget `items` (repeatable)")
 	fs.Var((*durationFlag)(&f.timeout), "timeout", "stop the run after this `duration`")
 	fs.Var((*memoryFlag)(&f.maxMemoryMB), "max-memory-mb", "stop the run past this many `MB`")
+	fs.BoolVar(&f.noMemory, "no-memory-limit", false, "lift the default memory bound")
 	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
 	fs.BoolVar(&f.noConfine, "no-confine", false, "ask the operating system for nothing")
 	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
@@ -133,8 +157,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	r := run.Run{
 		Program: positional[0], Args: progArgs, Cwd: cwd,
-		Timeout: f.timeout, MaxMemoryMB: f.maxMemoryMB,
-		Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		Timeout: f.timeout,
+		Stdin:   stdin, Stdout: stdout, Stderr: stderr,
 	}
 	dir := f.receipts
 	if dir == "" {
@@ -174,6 +198,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return refuse(err)
 	}
 	if r.Confine, r.Require, err = f.mode(); err != nil {
+		return refuse(err)
+	}
+	if r.MaxMemoryMB, err = f.memory(); err != nil {
 		return refuse(err)
 	}
 	if held, err = requireHeld(r.Budget, r.Confine, r.Require); err != nil {
@@ -228,6 +255,10 @@ func report(w io.Writer, err error, receipt string) int {
 	case len(e.Stack) > 1:
 		fmt.Fprintf(w, "  at %s\n", terminalSafe(e.Stack[0]))
 		for _, fr := range e.Stack[1:] {
+			if codes.IsStackGap(fr) {
+				fmt.Fprintf(w, "  %s\n", fr)
+				continue
+			}
 			fmt.Fprintf(w, "  called from %s\n", terminalSafe(fr))
 		}
 	case e.Pos != "":

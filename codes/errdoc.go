@@ -19,10 +19,14 @@ another meaning. The command prints the code, the message, the program
 position when there is one (and, for an error inside a function, the call
 stack across the program's files, innermost first), what to do, and the
 path of the run's receipt; the receipt's ` + "`outcome`" + ` records the same code,
-message, position and ` + "`stack`" + `. A message can quote the program's own text (a
-path, a host, a value it raised): every control character in it is printed
-escaped (` + "`\\x1b`" + `, ` + "`\\r`" + `, ` + "`\\u202e`" + `), so that nothing a program chose reaches
-the terminal raw. The program's own standard output is not escaped.
+message, position and ` + "`stack`" + `, within bounds whatever the program did: a
+message is kept to 8 KiB and a position or a frame to 1 KiB, and a stack
+deeper than 32 frames keeps the innermost 24 and the outermost 7, with a
+line between that counts the calls left out. A message can quote the
+program's own text (a path, a host, a value it raised): every control
+character in it is printed escaped (` + "`\\x1b`" + `, ` + "`\\r`" + `, ` + "`\\u202e`" + `), so
+that nothing a program chose reaches the terminal raw. The program's own
+standard output is not escaped.
 
 This file is generated from ` + "`codes.Codes`" + ` by ` + "`go generate ./codes`" + `;
 ` + "`go test ./codes`" + ` fails when the two differ.

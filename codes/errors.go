@@ -46,6 +46,7 @@ const (
 	E327 Code = "E327" // the run ran; its receipt could not be finished
 	E328 Code = "E328" // a run's budget is wider than its pool's or server's ceiling
 	E329 Code = "E329" // a budget item names a location no grant reaches
+	E330 Code = "E330" // the run's private temporary directory passed its bound
 )
 
 // CodeInfo documents one code: what it means, the process exit status a
@@ -118,6 +119,8 @@ var Codes = []CodeInfo{
 		"A pool, or the server in front of one, holds every run to the budget its operator set: ask for that budget or a narrower one (the message names the item that is wider, or the guarded location the ceiling does not name). Nothing ran."},
 	{E329, "a budget item names a location no grant reaches", ExitUsage,
 		"Sabline's receipts and tokens, the kernel's files (/proc, /sys, devices) and credential locations are outside every budget: grant something else. To hand a program a credential, the operator lends it with --lend-credential PATH and grants it. Nothing ran."},
+	{E330, "the run's private temporary directory passed its bound", ExitFailed,
+		"Something wrote more than the bound (512 MiB, or 10,000 entries) in the run's private temporary directory, its TMPDIR: a host module of the run, or a process outside Sabline. No other run's grant reaches that directory. Write less there, or grant the program a directory of its own for its files."},
 }
 
 // Info returns the catalogue entry of c.
@@ -235,4 +238,84 @@ func TerminalSafe(s string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// Bounds of an error as a run records it (Error.Bounded): whatever the
+// program did (a refusal made 45,000 calls deep, a fail() of a megabyte),
+// the record the worker sends and the receipt the supervisor writes stay
+// small.
+const (
+	// MaxMessageBytes bounds a message; past it, the rest is counted.
+	MaxMessageBytes = 8 << 10
+	// MaxFrameBytes bounds a position and each frame of a stack.
+	MaxFrameBytes = 1 << 10
+	// MaxStackFrames bounds a stack: past it, the innermost
+	// stackInnermost frames and the outermost, with a line between
+	// that counts the calls left out.
+	MaxStackFrames = 32
+	stackInnermost = 24
+)
+
+// Bounded returns a copy of e within the bounds above: its message and
+// position clipped, its stack cut (Stack).
+func (e *Error) Bounded() *Error {
+	out := *e
+	out.Msg = Clip(e.Msg, MaxMessageBytes)
+	out.Pos = Clip(e.Pos, MaxFrameBytes)
+	if e.Stack != nil {
+		out.Stack = Stack(len(e.Stack), func(i int) string { return e.Stack[i] })
+	}
+	return &out
+}
+
+// Stack is the stack of n frames, innermost first, that frame(i) names,
+// within the bounds above: every frame when there are at most
+// MaxStackFrames, else the innermost and the outermost with a line that
+// counts the calls between. frame is called only for the frames kept, so
+// a stack 45,000 calls deep costs no more than one of MaxStackFrames.
+func Stack(n int, frame func(i int) string) []string {
+	keep := func(i int) string { return Clip(frame(i), MaxFrameBytes) }
+	if n <= MaxStackFrames {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = keep(i)
+		}
+		return out
+	}
+	out := make([]string, 0, MaxStackFrames)
+	for i := 0; i < stackInnermost; i++ {
+		out = append(out, keep(i))
+	}
+	outermost := MaxStackFrames - stackInnermost - 1
+	out = append(out, fmt.Sprintf(stackGap, n-stackInnermost-outermost))
+	for i := n - outermost; i < n; i++ {
+		out = append(out, keep(i))
+	}
+	return out
+}
+
+// stackGap is the line of a cut stack that counts the calls left out.
+const stackGap = "... %d calls not recorded ..."
+
+// IsStackGap reports whether a line of a stack is the one Stack puts in
+// place of the calls it left out.
+func IsStackGap(line string) bool {
+	var n int
+	_, err := fmt.Sscanf(line, stackGap, &n)
+	return err == nil && fmt.Sprintf(stackGap, n) == line
+}
+
+// Clip returns s if it is at most max bytes, else its first bytes, cut on
+// a rune's boundary, and a note of how many bytes were left out, max
+// bytes in all. max is at least 64.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	note := fmt.Sprintf("... (%d bytes more)", len(s)) // at least the count left out: the note itself is short
+	cut := max - len(note)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("... (%d bytes more)", len(s)-cut)
 }

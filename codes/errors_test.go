@@ -9,9 +9,11 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestErrorsMarkdown checks that the committed docs/errors.md is what
@@ -167,5 +169,71 @@ func TestError(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBounded: an error past the bounds (a message of two megabytes, a
+// stack 45,000 frames deep, frames and a position of a megabyte) comes out
+// within them, saying how much was left out, and cut again stays as it
+// is; an error within them (the control) is unchanged.
+func TestBounded(t *testing.T) {
+	frames := func(n, size int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("/p/main.vel:%d:1 in f%s", i, strings.Repeat("x", size))
+		}
+		return out
+	}
+	tests := []struct {
+		name       string
+		err        Error
+		wantFrames int
+		wantMsg    string // what the bounded message holds
+		wantSame   bool
+	}{
+		{name: "within the bounds", err: Error{Code: E302, Msg: "fs read of /x: not granted", Pos: "/p/main.vel:3:1",
+			Stack: frames(30, 10)}, wantFrames: 30, wantSame: true},
+		{name: "a message of two megabytes", err: Error{Code: E305, Msg: strings.Repeat("é", 1<<20)},
+			wantMsg: "... (2088984 bytes more)"},
+		{name: "45,000 frames", err: Error{Code: E302, Msg: "refused", Stack: frames(45000, 0)},
+			wantFrames: MaxStackFrames, wantMsg: "refused"},
+		{name: "frames and a position of a megabyte", err: Error{Code: E305, Msg: "x", Pos: strings.Repeat("p", 1<<20),
+			Stack: frames(3, 1<<20)}, wantFrames: 3, wantMsg: "x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.err.Bounded()
+			if len(got.Msg) > MaxMessageBytes || len(got.Pos) > MaxFrameBytes || len(got.Stack) > MaxStackFrames {
+				t.Fatalf("message %d bytes, position %d, %d frames: past the bounds", len(got.Msg), len(got.Pos), len(got.Stack))
+			}
+			for _, fr := range got.Stack {
+				if len(fr) > MaxFrameBytes {
+					t.Fatalf("a frame of %d bytes", len(fr))
+				}
+			}
+			if !utf8.ValidString(got.Msg) {
+				t.Error("the message was cut inside a rune")
+			}
+			if len(got.Stack) != tt.wantFrames || !strings.Contains(got.Msg, tt.wantMsg) {
+				t.Errorf("%d frames, message ending %q: want %d frames and %q", len(got.Stack),
+					got.Msg[max(0, len(got.Msg)-40):], tt.wantFrames, tt.wantMsg)
+			}
+			same := got.Msg == tt.err.Msg && got.Pos == tt.err.Pos && slices.Equal(got.Stack, tt.err.Stack)
+			if same != tt.wantSame {
+				t.Errorf("unchanged: %v, want %v", same, tt.wantSame)
+			}
+			again := got.Bounded()
+			if again.Msg != got.Msg || again.Pos != got.Pos || !slices.Equal(again.Stack, got.Stack) {
+				t.Error("bounded twice, the error changed again")
+			}
+		})
+	}
+	cut := Stack(45000, func(i int) string { return fmt.Sprint(i) })
+	if cut[0] != "0" || cut[stackInnermost-1] != fmt.Sprint(stackInnermost-1) || !IsStackGap(cut[stackInnermost]) ||
+		cut[stackInnermost] != "... 44969 calls not recorded ..." || cut[MaxStackFrames-1] != "44999" {
+		t.Errorf("cut stack %q: want the innermost %d frames, the count of the rest, and the outermost", cut, stackInnermost)
+	}
+	if IsStackGap("/p/main.vel:3:1 in f") || IsStackGap("... 3 calls not recorded ... more") {
+		t.Error("a frame taken for the line that counts calls left out")
 	}
 }

@@ -373,7 +373,9 @@ func TestHTTPServerBounds(t *testing.T) {
 }
 
 // TestNoTokenConfigured: a door made without a token refuses every HTTP
-// request, an empty bearer included.
+// request, an empty bearer included, and one whose token is blank once
+// trimmed (the server trims a header's spaces and tabs, not a no-break or
+// an em space: each would be the empty token the door was not given).
 func TestNoTokenConfigured(t *testing.T) {
 	fake := &fakeRunner{}
 	s, err := New(Config{Runner: fake})
@@ -382,7 +384,7 @@ func TestNoTokenConfigured(t *testing.T) {
 	}
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
-	for _, auth := range []string{"", "Bearer ", "Bearer"} {
+	for _, auth := range []string{"", "Bearer ", "Bearer", "Bearer \u00a0", "Bearer \u2003", "bearer \u0085"} {
 		resp, v := do(t, ts, "POST", "/v1/run", auth, `{"source":"print(1)"}`)
 		if resp.StatusCode != 401 {
 			t.Errorf("auth %q: %d %v, want 401", auth, resp.StatusCode, v)

@@ -113,6 +113,8 @@ func TestRefuses(t *testing.T) {
 		{name: "a home that is a link, as it resolves", path: "/mnt/disk2/ana/.aws/creds", grant: "/mnt",
 			wantLoc: "/mnt/disk2/ana/.aws", wantKind: Credential},
 		{name: "that home's plain file", path: "/mnt/disk2/ana/work/a.txt", grant: "/mnt"},
+		{name: "a dot-entry of a home that is a link, as it resolves", path: "/mnt/disk2/ana/.config/app/conf", grant: "/mnt",
+			wantLoc: "/mnt/disk2/ana/.config", wantKind: DotEntry},
 		{name: "a lent credential under a grant that names it", path: "/root/dotfiles/ssh/id_rsa",
 			grant: "/root/dotfiles/ssh", lent: []string{"/root/.ssh"}},
 		{name: "a lent credential under a broader grant", path: "/root/dotfiles/ssh/id_rsa",

@@ -16,6 +16,7 @@ import (
 // clean E305, not a crash.
 func TestBoundedConversions(t *testing.T) {
 	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	objects := func(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) }
 	tests := []struct {
 		name     string
 		grant    string
@@ -37,6 +38,16 @@ func TestBoundedConversions(t *testing.T) {
 			src: "json = ffi.module(\"json\")\njson.decode(\"" + deep(65) + "\")\n", wantCode: codes.E305, wantMsg: "deeper than 64"},
 		{name: "json.decode at the limit", grant: "ffi:json",
 			src: "json = ffi.module(\"json\")\nv = json.decode(\"" + deep(64) + "\")\n"},
+		{name: "json.decode of objects too deep", grant: "ffi:json",
+			src: "json = ffi.module(\"json\")\njson.decode('" + objects(65) + "')\n", wantCode: codes.E305, wantMsg: "deeper than 64"},
+		{name: "json.decode of objects at the limit", grant: "ffi:json",
+			src: "json = ffi.module(\"json\")\nv = json.decode('" + objects(64) + "')\n"},
+		{name: "strings past 64 MiB in all", grant: "tool",
+			src: "s = \"x\" * 1048576\ntool.call(\"t\", [s] * 65)\n", wantCode: codes.E305, wantMsg: "more than 67108864 bytes of strings"},
+		{name: "strings of a dict's values past 64 MiB in all", grant: "tool",
+			src: "s = \"x\" * 1048576\ntool.call(\"t\", {str(i): s for i in range(65)})\n", wantCode: codes.E305, wantMsg: "bytes of strings"},
+		{name: "strings within 64 MiB", grant: "tool",
+			src: "s = \"x\" * 1048576\nv = tool.call(\"t\", [s] * 8)\nif v != {\"ok\": True}: fail(v)\n"},
 		{name: "brackets in a string do not nest", grant: "ffi:json",
 			src: "json = ffi.module(\"json\")\nv = json.decode('\"" + strings.Repeat("[", 100) + "\\\\\"\"')\nif not v.startswith(\"[\"): fail(v)\n"},
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/program"
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -41,14 +42,11 @@ type Compiled struct {
 func (c *Compiled) Digest() string { return c.Order[0].SHA256 }
 
 // Compile reads and compiles the program at path and, transitively, every
-// file it names in a load() statement. A load path is relative to the file
-// that loads it. Each loaded file is opened beneath the program's own
-// directory through an os.Root, which follows links only while they stay
-// beneath it, and read from the descriptor it opened: a load that leads
-// outside, by "..", an absolute path or a link, or that cannot be opened
-// at all (a name too long), is E306. The names the program may use are
-// given by predeclared.
-func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
+// file it names in a load() statement, judged by in's guard (loadBeneath).
+// A load path is relative to the file that loads it and is held to the
+// program's own directory. The names the program may use are given by
+// predeclared.
+func (in *Interp) Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, codes.Errorf(codes.E316, "program %s: %w", path, err)
@@ -60,7 +58,7 @@ func Compile(path string, predeclared starlark.StringDict) (*Compiled, error) {
 	// Loads are read before the run is confined and before any budget
 	// check, so they are held to the program's own directory tree: a load
 	// cannot read, or probe for, any other file on the machine.
-	return compile(abs, src, filepath.Dir(abs), "its own directory", predeclared)
+	return compile(abs, src, filepath.Dir(abs), "its own directory", predeclared, in.guard)
 }
 
 // readProgramFile reads the program file abs: a regular file (a pipe or a
@@ -104,18 +102,18 @@ func readRegular(f *os.File, name string) ([]byte, error) {
 // name its positions and digests carry; nothing is read from it), with
 // every load read beneath root, as Compile reads them beneath a program's
 // own directory. A pool gives its import root.
-func CompileSource(path string, src []byte, root string, predeclared starlark.StringDict) (*Compiled, error) {
+func (in *Interp) CompileSource(path string, src []byte, root string, predeclared starlark.StringDict) (*Compiled, error) {
 	if !filepath.IsAbs(path) || !filepath.IsAbs(root) {
 		return nil, codes.Errorf(codes.E316, "program %s under %s: both must be absolute", path, root)
 	}
-	return compile(filepath.Clean(path), src, filepath.Clean(root), "the import root", predeclared)
+	return compile(filepath.Clean(path), src, filepath.Clean(root), "the import root", predeclared, in.guard)
 }
 
 // compile compiles the program abs, whose bytes are src, and its loads,
-// read beneath dir (what names dir in a refusal).
-func compile(abs string, src []byte, dir, what string, predeclared starlark.StringDict) (*Compiled, error) {
+// read beneath dir (what names dir in a refusal) and judged by g.
+func compile(abs string, src []byte, dir, what string, predeclared starlark.StringDict, g *guard.Set) (*Compiled, error) {
 	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}}
-	root, err := os.OpenRoot(dir)
+	root, err := openLoadRoot(dir, g)
 	if err != nil {
 		return nil, codes.Errorf(codes.E316, "program %s: %s %s: %w", abs, what, dir, err)
 	}
@@ -146,10 +144,15 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 			if _, done := c.Files[target]; done {
 				continue
 			}
-			data, err := readBeneath(root, dir, target)
+			data, err := root.read(target)
+			var refused *codes.Error
+			if errors.As(err, &refused) { // a guarded location, said as the read of one is
+				refused.Pos = load.Load.String()
+				return refused
+			}
 			if err != nil {
 				return &codes.Error{Code: codes.E306, Pos: load.Load.String(), Err: err, Msg: fmt.Sprintf(
-					"%s loads %s: %v; a program may load only files beneath %s, %s", file, target, err, dir, what)}
+					"%s loads %s: %v; a program may load only .vel files beneath %s, %s", file, target, err, dir, what)}
 			}
 			if err := visit(target, data, stack); err != nil {
 				return err
@@ -173,13 +176,58 @@ func loadTarget(file, module string) string {
 	return filepath.Dir(file) + string(filepath.Separator) + module
 }
 
-// readBeneath reads the file target through root, the program's
-// directory dir, from the descriptor root opened. target must be written
-// beneath dir.
-func readBeneath(root *os.Root, dir, target string) ([]byte, error) {
-	rel, ok := strings.CutPrefix(target, dir+string(filepath.Separator))
+// loadRoot is the directory loads are read beneath: an os.Root, which
+// follows links only while they stay beneath it, its canonical path, and
+// the guard that judges each file opened there.
+type loadRoot struct {
+	*os.Root
+	dir   string // as the program names it
+	canon string // as the kernel reports it
+	guard *guard.Set
+}
+
+func openLoadRoot(dir string, g *guard.Set) (*loadRoot, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	canon, err := canonicalOf(root, ".")
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	return &loadRoot{Root: root, dir: dir, canon: canon, guard: g}, nil
+}
+
+// canonicalOf is the canonical path of name beneath root, read back from
+// the kernel for the object opened.
+func canonicalOf(root *os.Root, name string) (string, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return filePath(f)
+}
+
+// isProgramName reports whether name is a program file's: it ends in .vel.
+func isProgramName(name string) bool {
+	ext := filepath.Ext(name)
+	return ext == ".vel" || guard.FoldCase && strings.EqualFold(ext, ".vel")
+}
+
+// read reads the file target, which must be written beneath the root's
+// directory, as a read of a program file: a .vel file as written and as
+// opened (so no error quotes the text of any other file), a regular file,
+// and in no location the guard keeps from a grant of the whole directory
+// (E318, as a read there under such a grant is).
+func (r *loadRoot) read(target string) ([]byte, error) {
+	rel, ok := strings.CutPrefix(target, r.dir+string(filepath.Separator))
 	if !ok {
 		return nil, fmt.Errorf("%s is outside", target)
+	}
+	if !isProgramName(target) {
+		return nil, fmt.Errorf("%s is not a .vel file", target)
 	}
 	escapes := func(err error) error {
 		var pe *os.PathError
@@ -190,16 +238,27 @@ func readBeneath(root *os.Root, dir, target string) ([]byte, error) {
 	}
 	// Checked before it is opened, as the program is: opening a named
 	// pipe blocks until a writer comes.
-	if fi, err := root.Stat(rel); err != nil {
+	if fi, err := r.Stat(rel); err != nil {
 		return nil, escapes(err)
 	} else if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", target)
 	}
-	f, err := root.Open(rel)
+	f, err := r.Open(rel)
 	if err != nil {
 		return nil, escapes(err)
 	}
 	defer f.Close()
+	canon, err := filePath(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", target, err)
+	}
+	if !isProgramName(canon) {
+		return nil, fmt.Errorf("%s leads, by a link, to a file that is not a .vel file", target)
+	}
+	if l, refused := r.guard.Refuses(canon, r.canon); refused {
+		return nil, codes.Errorf(codes.E318, "load %s: %s is in %s, %s; a load reaches only what a grant of %s would",
+			target, canon, l.Path, guardedWhat(l), r.dir)
+	}
 	return readRegular(f, target)
 }
 

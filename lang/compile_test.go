@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit"
 )
 
@@ -161,7 +163,7 @@ func TestCompile(t *testing.T) {
 			var out bytes.Buffer
 			in := NewInterp(Config{Budget: budget.MustParse(root, "io"), Cwd: root, Stdin: strings.NewReader(""), Stdout: &out})
 			pre := in.Predeclared()
-			c, err := Compile(filepath.Join(root, "main.vel"), pre)
+			c, err := in.Compile(filepath.Join(root, "main.vel"), pre)
 			if tt.wantOrder == nil {
 				msgs := make([]string, len(tt.wantMsg))
 				for i, m := range tt.wantMsg {
@@ -237,7 +239,7 @@ func TestCompileRelativePath(t *testing.T) {
 	root := testkit.Scratch(t)
 	testkit.WriteFile(t, filepath.Join(root, "p", "main.vel"), "x = 1\n")
 	t.Chdir(root)
-	c, err := Compile(filepath.Join("p", "main.vel"), nil)
+	c, err := NewInterp(Config{}).Compile(filepath.Join("p", "main.vel"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +266,7 @@ func TestCompileMissingWraps(t *testing.T) {
 			for name, src := range tt.files {
 				testkit.WriteFile(t, filepath.Join(root, name), src)
 			}
-			_, err := Compile(filepath.Join(root, "main.vel"), nil)
+			_, err := NewInterp(Config{}).Compile(filepath.Join(root, "main.vel"), nil)
 			if codes.CodeOf(err) != tt.wantCode {
 				t.Errorf("code %q (%v), want %s", codes.CodeOf(err), err, tt.wantCode)
 			}
@@ -311,12 +313,90 @@ func TestCompileLoadsStayInTheProgramsDirectory(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Compile(filepath.Join(prog, tc.file), NewInterp(Config{Cwd: prog}).Predeclared())
+			in := NewInterp(Config{Cwd: prog})
+			_, err := in.Compile(filepath.Join(prog, tc.file), in.Predeclared())
 			if got := codes.CodeOf(err); got != tc.wantCode {
 				t.Fatalf("code %q, want %q (%v)", got, tc.wantCode, err)
 			}
 			if tc.wantCode != "" && !strings.Contains(err.Error(), "outside") {
 				t.Fatalf("the refusal does not say the load is outside: %v", err)
+			}
+		})
+	}
+}
+
+// TestLoadReadsProgramsOnly: a load reads .vel files only, as written and
+// once its links are followed, and none the guard keeps from a grant of
+// the program's directory (a dot-entry of a home, Sabline's receipts): a
+// program kept in a home, or a client of a door whose import root holds
+// the operator's .env, reads nothing else by load(). No refusal quotes
+// the text of a file that is not a program. Each refusal has its control:
+// the .vel file beside it, loaded the same way.
+func TestLoadReadsProgramsOnly(t *testing.T) {
+	const secret = "tok_live_4242"
+	tests := []struct {
+		name     string
+		load     string
+		wantCode codes.Code // "" for a load that compiles
+		wantMsg  string
+	}{
+		{name: "a .vel file beside the program", load: "lib.vel"},
+		{name: "the operator's .env", load: ".env", wantCode: codes.E306, wantMsg: ".env is not a .vel file"},
+		{name: "a file of no extension", load: "token", wantCode: codes.E306, wantMsg: "not a .vel file"},
+		{name: "a .vel link to the .env", load: "env.vel", wantCode: codes.E306, wantMsg: "to a file that is not a .vel file"},
+		{name: "a .vel link to a .vel file", load: "alias.vel"},
+		{name: "a dot-entry of the home the program is kept in", load: ".config/app/conf.vel", wantCode: codes.E318,
+			wantMsg: "a dot-entry of a home"},
+		{name: "Sabline's receipts beneath the program's directory", load: "receipts/r.vel", wantCode: codes.E318,
+			wantMsg: "Sabline's own receipts"},
+		{name: "a .vel file in a directory of its own", load: "notes/n.vel"},
+	}
+	home := testkit.Scratch(t)
+	for name, data := range map[string]string{
+		"lib.vel":              "x = 1\n",
+		".env":                 "DB_PASSWORD = \"" + secret + "\"\nx = 1\n",
+		"token":                "API_TOKEN=" + secret + "\n",
+		".config/app/conf.vel": "x = \"" + secret + "\"\n",
+		"receipts/r.vel":       "x = \"" + secret + "\"\n",
+		"notes/n.vel":          "x = 1\n",
+	} {
+		testkit.WriteFile(t, filepath.Join(home, name), data)
+	}
+	for link, to := range map[string]string{"env.vel": ".env", "alias.vel": "lib.vel"} {
+		if err := os.Symlink(to, filepath.Join(home, link)); err != nil {
+			t.Skip("no symbolic links here: ", err)
+		}
+	}
+	g := guard.Build(guard.Inputs{Home: home, Sabline: []string{filepath.Join(home, "receipts")}}, guard.OS)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := NewInterp(Config{Cwd: home, Guard: g})
+			src := fmt.Sprintf("load(%q, \"x\")\nprint(x)\n", tc.load)
+			main, sent := filepath.Join(home, "main.vel"), filepath.Join(home, "sent.vel")
+			testkit.WriteFile(t, main, src)
+			for _, c := range []struct {
+				name    string
+				file    string
+				compile func() (*Compiled, error)
+			}{
+				{"a program file", main, func() (*Compiled, error) {
+					return in.Compile(main, in.Predeclared())
+				}},
+				{"a program's text under an import root", sent, func() (*Compiled, error) {
+					return in.CompileSource(sent, []byte(src), home, in.Predeclared())
+				}},
+			} {
+				_, err := c.compile()
+				if tc.wantCode == "" {
+					if err != nil {
+						t.Errorf("%s: %v", c.name, err)
+					}
+					continue
+				}
+				testkit.WantError(t, err, tc.wantCode, c.file+":1:1", tc.wantMsg)
+				if err != nil && strings.Contains(err.Error(), secret) {
+					t.Errorf("%s: the refusal quotes the file: %v", c.name, err)
+				}
 			}
 		})
 	}

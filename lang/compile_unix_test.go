@@ -24,11 +24,11 @@ func TestCompileRefusesWhatIsNotAFile(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	in := NewInterp(Config{Cwd: dir, Stdin: strings.NewReader("")})
-	_, err := Compile(fifo, in.Predeclared())
+	_, err := in.Compile(fifo, in.Predeclared())
 	testkit.WantError(t, err, codes.E316, "", "not a regular file")
 	ok := filepath.Join(dir, "ok.vel")
 	testkit.WriteFile(t, ok, "x = 1\n")
-	if _, err := Compile(ok, in.Predeclared()); err != nil {
+	if _, err := in.Compile(ok, in.Predeclared()); err != nil {
 		t.Errorf("the regular file: %v", err)
 	}
 	// A load that is a pipe is refused too, instead of blocking: its
@@ -40,7 +40,7 @@ func TestCompileRefusesWhatIsNotAFile(t *testing.T) {
 		main := filepath.Join(dir, "main.vel")
 		testkit.WriteFile(t, main, fmt.Sprintf("load(%q, \"x\")\n", tc.load))
 		done := make(chan error, 1)
-		go func() { _, err := Compile(main, in.Predeclared()); done <- err }()
+		go func() { _, err := in.Compile(main, in.Predeclared()); done <- err }()
 		select {
 		case err := <-done:
 			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {

@@ -9,7 +9,7 @@
 //
 //	in := lang.NewInterp(lang.Config{Budget: b, Cwd: dir, Stdin: os.Stdin, Stdout: os.Stdout})
 //	pre := in.Predeclared()
-//	prog, err := lang.Compile(filepath.Join(dir, "hello.vel"), pre)
+//	prog, err := in.Compile(filepath.Join(dir, "hello.vel"), pre)
 //	if err == nil {
 //		err = in.Exec(prog, pre) // a refused effect is a *codes.Error, E302
 //	}

@@ -19,7 +19,7 @@ func ExampleNewInterp() {
 		Stdout: os.Stdout,
 	})
 	pre := in.Predeclared()
-	prog, err := lang.Compile("testdata/hello.vel", pre)
+	prog, err := in.Compile("testdata/hello.vel", pre)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -36,11 +36,11 @@ func ExampleNewInterp() {
 	// io@5: 1 of 5 uses
 }
 
-func ExampleCompile() {
-	// Compile reads the program and every file it loads, relative to the
+func ExampleInterp_Compile() {
+	// Compile reads the program and every .vel file it loads, relative to the
 	// file that loads it; nothing is read from disk after it returns.
 	in := lang.NewInterp(lang.Config{})
-	prog, err := lang.Compile("testdata/greet/main.vel", in.Predeclared())
+	prog, err := in.Compile("testdata/greet/main.vel", in.Predeclared())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -63,7 +63,7 @@ func ExampleInterp_Exec() {
 		Stdout: os.Stdout,
 	})
 	pre := in.Predeclared()
-	prog, err := lang.Compile("testdata/clock.vel", pre)
+	prog, err := in.Compile("testdata/clock.vel", pre)
 	if err != nil {
 		fmt.Println(err)
 		return

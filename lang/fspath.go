@@ -471,6 +471,19 @@ func (w *walker) inProcess(path string) bool {
 	return false
 }
 
+// isAnchor reports whether the canonical path p is that of an anchor but
+// the root: the working directory or a granted directory, as opened when
+// the run started.
+func (t *fsTree) isAnchor(p string) bool {
+	comps, _ := splitPath(p)
+	for _, a := range t.anchors {
+		if len(a.comps) > 0 && len(a.comps) == len(comps) && sameVolume(a.path, p) && equalComps(a.comps, comps) {
+			return true
+		}
+	}
+	return false
+}
+
 // isOwn reports whether f is one of the run's standard descriptors.
 func (t *fsTree) isOwn(f *os.File) bool {
 	if program.Knockout || len(t.own) == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/program"
 )
 
@@ -21,18 +22,37 @@ import (
 // place the walk reached, and acts there, on the directory the walk holds.
 
 // fsRefusal turns an error of a walk into the run's error for the effect
-// op on the program's path p: a path the language never follows is E302;
+// op, for access, on the program's path p. A path that no grant covers
+// where its walk led is refused as the program wrote it (E302), never by
+// the place the walk reached (the deepest directory that exists, where a
+// link leads), and so is one no grant covers as written whatever the walk
+// met on the way: the refusal tells nothing of what lies beyond the
+// grants. Within them, a path the language never follows is E302;
 // anything else is the system's answer, E314 (or E319 when a confinement
 // layer refused).
-func (in *Interp) fsRefusal(op, p string, err error) error {
+func (in *Interp) fsRefusal(op string, access budget.Access, p string, err error) error {
+	var u unjudged
+	if judged := errors.Is(err, budget.ErrNotGranted); !program.Knockout && (judged || errors.As(err, &u)) {
+		written := budget.Effect{Kind: budget.FS, Access: access, Path: filepath.Clean(in.abs(p))}
+		grant, covered := in.coversAsWritten(written)
+		switch {
+		case !covered:
+			return codes.Errorf(codes.E302, "fs %s of %s: %v: add %s to the budget", access, in.abs(p), budget.ErrNotGranted, written.Need())
+		case judged:
+			return codes.Errorf(codes.E302, "fs %s of %s: %v: %s", access, in.abs(p), budget.ErrNotGranted, fmt.Sprintf(leadsOutside, grant))
+		}
+	}
 	var e *codes.Error
 	if errors.As(err, &e) {
-		return err
+		return e
 	}
 	for _, r := range []error{errMagic, errProcess, errOwn, errUnfinished, errTooLong} {
 		if errors.Is(err, r) {
 			return codes.Errorf(codes.E302, "%s %s: %w", op, p, err)
 		}
+	}
+	if errors.Is(err, errNotFile) || errors.Is(err, errEndless) {
+		return codes.Errorf(codes.E314, "%s %s: %w", op, p, err)
 	}
 	if errors.Is(err, syscall.ELOOP) {
 		return &codes.Error{Code: codes.E314, Msg: fmt.Sprintf("%s %s: more than %d links, or a loop of them", op, p, maxLinks), Err: err}
@@ -40,17 +60,41 @@ func (in *Interp) fsRefusal(op, p string, err error) error {
 	return in.osError(codes.E314, op+" "+p, err)
 }
 
-// judge finds the grant for access at the place the walk stands on. A
-// process's own files in /proc are refused whatever the grant.
-func (in *Interp) judge(w *walker, access budget.Access) (int, error) {
-	here, err := w.here()
-	if err != nil {
-		return -1, err
+// leadsOutside says why a path a grant covers as written is refused: its
+// walk led elsewhere, where no grant reaches.
+const leadsOutside = "it lies in %s as written, and leads outside every grant by a link or a .. on the way " +
+	"(or, for fs.mkdir, a directory it would make)"
+
+// unjudged is an error met before the place an effect reached was
+// judged: the walk's own, which is told only where a grant covers the
+// path as written (fsRefusal).
+type unjudged struct{ error }
+
+func (u unjudged) Unwrap() error { return u.error }
+
+// coversAsWritten returns the grant that covers e, an effect on a path
+// as the program wrote it, made absolute and cleaned: by its text alone.
+func (in *Interp) coversAsWritten(e budget.Effect) (budget.Item, bool) {
+	for _, it := range in.meter.Budget().Items {
+		if it.Covers(e) {
+			return it, true
+		}
+	}
+	return budget.Item{}, false
+}
+
+// judge finds the grant for access at the place the walk stands on, and
+// says what place that is. A process's own files in /proc are refused
+// whatever the grant.
+func (in *Interp) judge(w *walker, access budget.Access) (i int, here string, err error) {
+	if here, err = w.here(); err != nil {
+		return -1, "", unjudged{err}
 	}
 	if w.inProcess(here) {
-		return -1, errProcess
+		return -1, "", unjudged{errProcess}
 	}
-	return in.find(budget.Effect{Kind: budget.FS, Access: access, Path: here})
+	i, err = in.find(budget.Effect{Kind: budget.FS, Access: access, Path: here})
+	return i, here, err
 }
 
 // judgeEntry refuses an entry made in, or removed from, the directory the
@@ -74,12 +118,8 @@ func (in *Interp) judgeEntry(w *walker) error {
 }
 
 // judgeDevice refuses a device no grant reaches (guard.RefusesDevice):
-// every one but a few of /dev, whatever the grant i.
-func (in *Interp) judgeDevice(w *walker, mode os.FileMode, i int) error {
-	here, err := w.here()
-	if err != nil {
-		return err
-	}
+// every one but a few of /dev, whatever the grant i, at here.
+func (in *Interp) judgeDevice(here string, mode os.FileMode, i int) error {
 	if l, refused := guard.RefusesDevice(here, mode); refused {
 		return guardedRefusal(here, l, in.meter.Budget().Items[i])
 	}
@@ -118,30 +158,30 @@ func (w *walker) settle() (os.FileMode, bool, error) {
 func (in *Interp) fsObject(op string, access budget.Access, p string, do func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error)) (starlark.Value, error) {
 	w, err := in.fs.walk(in.abs(p))
 	if err != nil {
-		return nil, in.fsRefusal(op, p, err)
+		return nil, in.fsRefusal(op, access, p, unjudged{err})
 	}
 	defer w.close()
 	for {
 		mode, exists, err := w.settle()
 		if err != nil {
-			return nil, in.fsRefusal(op, p, err)
+			return nil, in.fsRefusal(op, access, p, unjudged{err})
 		}
-		i, err := in.judge(w, access)
+		i, here, err := in.judge(w, access)
 		if err == nil && exists && !program.Knockout {
-			err = in.judgeDevice(w, mode, i)
+			err = in.judgeDevice(here, mode, i)
 		}
 		if err != nil {
-			return nil, in.fsRefusal(op, p, err)
+			return nil, in.fsRefusal(op, access, p, err)
 		}
 		v, again, err := do(w, mode, exists)
 		if again {
 			if err := w.followLast(); err != nil {
-				return nil, in.fsRefusal(op, p, err)
+				return nil, in.fsRefusal(op, access, p, unjudged{err})
 			}
 			continue
 		}
 		if err != nil {
-			return nil, in.fsRefusal(op, p, err)
+			return nil, in.fsRefusal(op, access, p, err)
 		}
 		in.charge(i)
 		return v, nil
@@ -177,6 +217,49 @@ func (in *Interp) openObject(w *walker, flag int, perm uint32) (f *os.File, agai
 	return f, false, nil
 }
 
+// maxDeviceRead is the most fs.read reads of a device: /dev/zero and
+// /dev/urandom never end.
+const maxDeviceRead = 1 << 20
+
+// errNotFile refuses what the file effects never open: an object that is
+// neither a regular file, a directory nor a device.
+var errNotFile = errors.New("neither a regular file nor a device (a named pipe, a socket): the file effects open regular files, directories " +
+	"and the few devices a grant reaches (a pipe would wait for another process, without end)")
+
+// errEndless refuses a device that gives more than maxDeviceRead.
+var errEndless = fmt.Errorf("a device that gives more than %d bytes (/dev/zero never ends): fs.read reads at most that of a device", maxDeviceRead)
+
+// fileOrDevice refuses a mode that is neither a regular file's nor a
+// device's: named pipes and sockets.
+func fileOrDevice(mode os.FileMode) error {
+	if mode.Type() != 0 && mode&os.ModeCharDevice == 0 {
+		return errNotFile
+	}
+	return nil
+}
+
+// openFile opens the object the walk stands on with flag, without
+// waiting for another process (a pipe put in the file's place after it
+// was judged), and keeps it only if, as opened, it is a regular file or a
+// device (fileOrDevice); again is true when the name became a link.
+func (in *Interp) openFile(w *walker, flag int, perm uint32) (f *os.File, device, again bool, err error) {
+	f, again, err = in.openObject(w, flag|oNonblock, perm)
+	if f == nil {
+		return nil, false, again, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = fileOrDevice(fi.Mode())
+	}
+	if err != nil {
+		f.Close()
+		return nil, false, false, err
+	}
+	return f, fi.Mode()&os.ModeDevice != 0, false, nil
+}
+
+// fsRead reads a regular file to its end, or at most maxDeviceRead of a
+// device, and refuses anything else, before it is opened and as opened.
 func (in *Interp) fsRead(op, p string) (starlark.Value, error) {
 	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error) {
 		switch {
@@ -187,13 +270,23 @@ func (in *Interp) fsRead(op, p string) (starlark.Value, error) {
 		case mode == os.ModeDir:
 			return nil, false, &os.PathError{Op: "read", Path: w.name, Err: syscall.EISDIR}
 		}
-		f, again, err := in.openObject(w, os.O_RDONLY, 0)
+		if err := fileOrDevice(mode); err != nil {
+			return nil, false, err
+		}
+		f, device, again, err := in.openFile(w, os.O_RDONLY, 0)
 		if f == nil {
 			return nil, again, err
 		}
 		defer f.Close()
-		data, err := io.ReadAll(f)
-		return starlark.String(data), false, err
+		if !device {
+			data, err := io.ReadAll(f)
+			return starlark.String(data), false, err
+		}
+		data, over := bounded.Read(f, maxDeviceRead)
+		if over {
+			return nil, false, errEndless
+		}
+		return starlark.String(data), false, nil
 	})
 }
 
@@ -241,12 +334,15 @@ func (in *Interp) fsWrite(op, p, s string, flag int) (starlark.Value, error) {
 		case mode == os.ModeDir || w.slash:
 			return nil, false, &os.PathError{Op: "open", Path: w.name, Err: syscall.EISDIR}
 		}
+		if err := fileOrDevice(mode); err != nil {
+			return nil, false, err
+		}
 		if !exists {
 			if err := in.judgeEntry(w); err != nil {
 				return nil, false, err
 			}
 		}
-		f, again, err := in.openObject(w, os.O_WRONLY|os.O_CREATE|(flag&os.O_APPEND), 0o644)
+		f, _, again, err := in.openFile(w, os.O_WRONLY|os.O_CREATE|(flag&os.O_APPEND), 0o644)
 		if f == nil {
 			return nil, again, err
 		}
@@ -267,21 +363,24 @@ func (in *Interp) fsWrite(op, p, s string, flag int) (starlark.Value, error) {
 func (in *Interp) fsRemove(op, p string) (starlark.Value, error) {
 	w, err := in.fs.walk(in.abs(p))
 	if err != nil {
-		return nil, in.fsRefusal(op, p, err)
+		return nil, in.fsRefusal(op, budget.Write, p, unjudged{err})
 	}
 	defer w.close()
-	if w.name == "" {
-		return nil, codes.Errorf(codes.E314, "%s %s: names a directory by . or .., or a root: name the entry to remove", op, p)
+	i, here, err := in.judge(w, budget.Write)
+	if err == nil && (w.name == "" || in.fs.isAnchor(here)) {
+		// However it is spelled: the working directory and a granted
+		// directory are removed from their parent, where no grant of
+		// theirs reaches.
+		return nil, codes.Errorf(codes.E314, "%s %s: %s", op, p, removeAnchor)
 	}
-	i, err := in.judge(w, budget.Write)
 	if err == nil {
 		err = in.judgeEntry(w)
 	}
 	if err != nil {
-		return nil, in.fsRefusal(op, p, err)
+		return nil, in.fsRefusal(op, budget.Write, p, err)
 	}
 	if w.missing {
-		return nil, in.fsRefusal(op, p, notFound(w))
+		return nil, in.fsRefusal(op, budget.Write, p, notFound(w))
 	}
 	mode, err := statAt(w.top(), w.name)
 	if err == nil && w.slash && mode != os.ModeDir {
@@ -291,11 +390,17 @@ func (in *Interp) fsRemove(op, p string) (starlark.Value, error) {
 		err = removeAt(w.top(), w.name, mode == os.ModeDir)
 	}
 	if err != nil {
-		return nil, in.fsRefusal(op, p, err)
+		return nil, in.fsRefusal(op, budget.Write, p, err)
 	}
 	in.charge(i)
 	return starlark.None, nil
 }
+
+// removeAnchor is why fs.remove refuses a path that names a directory the
+// run stands on: its ".", a root, the working directory or a granted
+// directory itself, by any spelling.
+const removeAnchor = "names a directory by . or .., a root, the working directory or a granted directory itself: " +
+	"name an entry within it to remove"
 
 // fsMkdir makes the directory p and any missing parent, each judged as a
 // write where it is made: no parent outside the grants.
@@ -303,18 +408,18 @@ func (in *Interp) fsMkdir(op, p string) (starlark.Value, error) {
 	for made := 0; ; made++ {
 		w, err := in.fs.walk(in.abs(p))
 		if err != nil {
-			return nil, in.fsRefusal(op, p, err)
+			return nil, in.fsRefusal(op, budget.Write, p, unjudged{err})
 		}
 		done, err := in.mkdirStep(w)
 		w.close()
 		if err != nil {
-			return nil, in.fsRefusal(op, p, err)
+			return nil, in.fsRefusal(op, budget.Write, p, err)
 		}
 		if done {
 			return starlark.None, nil
 		}
 		if made > maxPath/2 {
-			return nil, in.fsRefusal(op, p, errUnfinished)
+			return nil, in.fsRefusal(op, budget.Write, p, errUnfinished)
 		}
 	}
 }
@@ -325,9 +430,9 @@ func (in *Interp) mkdirStep(w *walker) (done bool, err error) {
 	for {
 		mode, exists, err := w.settle()
 		if err != nil {
-			return false, err
+			return false, unjudged{err}
 		}
-		i, err := in.judge(w, budget.Write)
+		i, _, err := in.judge(w, budget.Write)
 		if err != nil {
 			return false, err
 		}

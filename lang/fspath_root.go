@@ -54,15 +54,7 @@ func statAt(d dirFD, name string) (os.FileMode, error) {
 	if err != nil {
 		return 0, err
 	}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return os.ModeSymlink, nil
-	case fi.IsDir():
-		return os.ModeDir, nil
-	case fi.Mode().IsRegular():
-		return 0, nil
-	}
-	return os.ModeIrregular, nil
+	return fi.Mode().Type(), nil
 }
 
 // openFileAt opens name in d with flag: errIsLink when name is a link.
@@ -96,3 +88,10 @@ func dirPath(d dirFD) (string, error) {
 
 // oDirectory is nothing here: the caller has checked.
 const oDirectory = 0
+
+// oNonblock is nothing here: this system has no named pipe a path opens.
+const oNonblock = 0
+
+// filePath is the canonical path of the open file f, as the system
+// reports it.
+func filePath(f *os.File) (string, error) { return openedPath(f) }

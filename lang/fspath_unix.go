@@ -5,6 +5,7 @@ package lang
 import (
 	"errors"
 	"os"
+	goruntime "runtime"
 
 	"golang.org/x/sys/unix"
 )
@@ -70,7 +71,7 @@ func dupDir(d dirFD) (dirFD, error) {
 	return dirFD(fd), err
 }
 
-// statAt is what name in d is, without following a link.
+// statAt is what name in d is, without following a link: its type bits.
 func statAt(d dirFD, name string) (os.FileMode, error) {
 	var st unix.Stat_t
 	if err := unix.Fstatat(int(d), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
@@ -83,6 +84,14 @@ func statAt(d dirFD, name string) (os.FileMode, error) {
 		return os.ModeSymlink, nil
 	case unix.S_IFREG:
 		return 0, nil
+	case unix.S_IFCHR:
+		return os.ModeDevice | os.ModeCharDevice, nil
+	case unix.S_IFBLK:
+		return os.ModeDevice, nil
+	case unix.S_IFIFO:
+		return os.ModeNamedPipe, nil
+	case unix.S_IFSOCK:
+		return os.ModeSocket, nil
 	}
 	return os.ModeIrregular, nil
 }
@@ -130,3 +139,15 @@ func removeAt(d dirFD, name string, dir bool) error {
 
 // oDirectory makes an open fail unless it opens a directory.
 const oDirectory = unix.O_DIRECTORY
+
+// oNonblock makes an open of a named pipe return at once, where it would
+// wait for the other end.
+const oNonblock = unix.O_NONBLOCK
+
+// filePath is the canonical path of the open file f, as the kernel
+// reports it.
+func filePath(f *os.File) (string, error) {
+	p, err := dirPath(dirFD(f.Fd()))
+	goruntime.KeepAlive(f)
+	return p, err
+}

@@ -188,7 +188,8 @@ func (in *Interp) Stop(why string) {
 // runError gives every error out of the interpreter a code, the program
 // position it happened at (the innermost frame in a program file), and the
 // call stack across the loaded files, innermost first, each frame as
-// file:line:col and the function it is in. An error that is no *Error of
+// file:line:col and the function it is in, cut as codes.Stack cuts it
+// (however deep the calls, the record stays small). An error that is no *Error of
 // the runtime's own came from the program or from a host module; when its
 // errno is a confinement layer's refusal (a host module's own call held
 // by the kernel), it is E319.
@@ -200,15 +201,15 @@ func (in *Interp) runError(err error) error {
 	pos := ""
 	var stack []string
 	if errors.As(err, &ee) {
+		var frames []starlark.CallFrame // in the program's files, innermost first
 		for i := len(ee.CallStack) - 1; i >= 0; i-- {
-			fr := ee.CallStack[i]
-			if fr.Pos.Filename() == "<builtin>" || fr.Pos.Line <= 0 {
-				continue
+			if fr := ee.CallStack[i]; fr.Pos.Filename() != "<builtin>" && fr.Pos.Line > 0 {
+				frames = append(frames, fr)
 			}
-			if pos == "" {
-				pos = fr.Pos.String()
-			}
-			stack = append(stack, fr.Pos.String()+" in "+fr.Name)
+		}
+		if len(frames) > 0 {
+			pos = codes.Clip(frames[0].Pos.String(), codes.MaxFrameBytes)
+			stack = codes.Stack(len(frames), func(i int) string { return frames[i].Pos.String() + " in " + frames[i].Name })
 		}
 	}
 	if why := in.stopped.Load(); why != nil {
@@ -271,19 +272,22 @@ func (in *Interp) find(e budget.Effect) (int, error) {
 // guardedRefusal is the E318 of an effect on p, in the guarded location
 // l, under grant.
 func guardedRefusal(p string, l guard.Location, grant budget.Item) error {
-	var what string
+	return codes.Errorf(codes.E318, "%s is in %s, %s; the grant %s is broader than it", p, l.Path, guardedWhat(l), grant)
+}
+
+// guardedWhat says what the guarded location l holds and which grants
+// reach it.
+func guardedWhat(l guard.Location) string {
 	switch l.Kind {
 	case guard.Credential:
-		what = "a credential location (" + l.Holds + "): a grant reaches it only where the operator lends it " +
+		return "a credential location (" + l.Holds + "): a grant reaches it only where the operator lends it " +
 			"(--lend-credential) and the grant names it"
 	case guard.DotEntry:
-		what = "a dot-entry of a home: a grant reaches it only by naming it (fs:read:" + l.Path + ")"
+		return "a dot-entry of a home: a grant reaches it only by naming it (fs:read:" + l.Path + ")"
 	case guard.Sabline:
-		what = "Sabline's own receipts and tokens, which no grant reaches"
-	default:
-		what = l.Holds + ", which no grant reaches"
+		return "Sabline's own receipts and tokens, which no grant reaches"
 	}
-	return codes.Errorf(codes.E318, "%s is in %s, %s; the grant %s is broader than it", p, l.Path, what, grant)
+	return l.Holds + ", which no grant reaches"
 }
 
 // DefaultGuard is what an Interp without Config.Guard guards: the

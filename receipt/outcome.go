@@ -54,7 +54,8 @@ type WorkerTimings struct {
 	RunMS     float64 `json:"run_ms"`
 }
 
-// OutcomeOf makes the Outcome of an error that ended a run.
+// OutcomeOf makes the Outcome of an error that ended a run, its message,
+// position and stack within codes' bounds (codes.Error.Bounded).
 func OutcomeOf(err error) Outcome {
 	if err == nil {
 		return Outcome{Status: StatusOK, ExitStatus: codes.ExitOK}
@@ -63,6 +64,7 @@ func OutcomeOf(err error) Outcome {
 	if !errors.As(err, &e) {
 		e = &codes.Error{Code: codes.E310, Msg: err.Error()}
 	}
+	e = e.Bounded()
 	info, _ := codes.Info(e.Code)
 	status := StatusFailed
 	switch e.Code {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,6 +52,10 @@ type Receipt struct {
 	// CrashReport is where the supervisor kept the worker's own crash
 	// report (at most MaxCrashReportBytes of it), beside the receipt.
 	CrashReport string `json:"crash_report,omitempty"`
+	// Cut says what was left out of a receipt finished in its reserved
+	// space, on a full file system, to fit it there (see Finish): one
+	// line per field cut. Empty when nothing was.
+	Cut []string `json:"cut,omitempty"`
 
 	path     string // where the receipt was stored, once it was
 	reserved int    // the bytes its file holds from the reservation
@@ -269,7 +274,10 @@ func writeReceiptFile(final string, data []byte, d durability) error {
 // ReserveBytes is the least space a run's receipt holds from before the
 // worker starts (twice the skeleton's size when that is more, as with
 // very long program arguments): the finished receipt fits in it whatever
-// the program did to the file system meanwhile (filled it, say).
+// the program did to the file system meanwhile (filled it, say). Its
+// outcome is bounded (codes.Error.Bounded), and what else a worker's
+// record can make long is cut to fit, saying so (Cut), when the receipt
+// must be finished there.
 const ReserveBytes = 64 << 10
 
 // Reserve makes the receipts directory and stores rec there as a
@@ -324,16 +332,55 @@ func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 }
 
 // reservedBytes is rec as indented JSON padded with blanks to size bytes
-// (JSON allows blanks after a value).
+// (JSON allows blanks after a value): whole when it fits, else fitted.
 func reservedBytes(rec *Receipt, size int) ([]byte, error) {
 	data, err := json.MarshalIndent(rec, "", "  ")
+	if err == nil && len(data)+1 > size {
+		data, err = json.MarshalIndent(rec.fitted(), "", "  ")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode receipt: %w", err)
 	}
 	if len(data)+1 > size {
-		return nil, fmt.Errorf("the receipt is %d bytes, more than the %d reserved", len(data), size)
+		return nil, fmt.Errorf("the receipt is %d bytes, more than the %d reserved, even cut", len(data), size)
 	}
 	return padded(data, size), nil
+}
+
+// fittedBytes bounds each text fitted keeps of what the worker said.
+const fittedBytes = 512
+
+// fitted is a copy of rec with what the worker's record may make long
+// cut, each cut named in Cut: the stack but its innermost frame, the
+// digests of the files the program loaded (the program's own stays), and
+// the message, the confinement reason and the fault attempts' errors past
+// fittedBytes. What the run was, how it ended, its effects and its level
+// stay: the receipt a full file system leaves is a finished one, never
+// the skeleton.
+func (rec *Receipt) fitted() *Receipt {
+	out := *rec
+	out.Cut = slices.Clone(rec.Cut)
+	if n := len(rec.Outcome.Stack); n > 1 {
+		out.Outcome.Stack = rec.Outcome.Stack[:1]
+		out.Cut = append(out.Cut, fmt.Sprintf("outcome.stack: all but the innermost of its %d frames", n))
+	}
+	if n := len(rec.Program.Files); n > 1 {
+		out.Program.Files = rec.Program.Files[:1]
+		out.Cut = append(out.Cut, fmt.Sprintf("program.files: the digests of the %d files the program loaded", n-1))
+	}
+	clip := func(field string, s *string) {
+		if c := codes.Clip(*s, fittedBytes); c != *s {
+			*s = c
+			out.Cut = append(out.Cut, field+": past its first "+fmt.Sprint(fittedBytes)+" bytes")
+		}
+	}
+	clip("outcome.message", &out.Outcome.Message)
+	clip("run_parameters.confinement_reason", &out.RunParameters.ConfinementReason)
+	out.Faults = slices.Clone(rec.Faults)
+	for i := range out.Faults {
+		clip(fmt.Sprintf("fault_injection.%d.error", i), &out.Faults[i].Error)
+	}
+	return &out
 }
 
 // padded is data followed by blanks and a newline to size bytes; data
@@ -345,7 +392,8 @@ func padded(data []byte, size int) []byte {
 }
 
 // Finish finishes the reserved receipt: atomically, when the file system
-// has room, and otherwise in the space reserved for it. When neither can
+// has room, and otherwise in the space reserved for it, cut to fit there
+// when it is longer (Cut). When neither can
 // be done, the skeleton stays (saying the receipt was not finished) and
 // Stored returns E327. The run's end does not wait for the disk: the
 // finished receipt's writeback is started, not waited for, so a power cut

@@ -2,15 +2,19 @@ package receipt
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/program"
 )
 
 // TestReceiptFinishedInReservedSpace: a program that fills the file system
@@ -23,26 +27,7 @@ func TestReceiptFinishedInReservedSpace(t *testing.T) {
 	if _, err := rec.Reserve(mnt); err != nil {
 		t.Fatal(err)
 	}
-	fill := filepath.Join(mnt, "fill")
-	f, err := os.Create(fill)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := bytes.Repeat([]byte("x"), 64<<10)
-	for {
-		if _, err := f.Write(chunk); err != nil {
-			break // ENOSPC: the file system is full
-		}
-	}
-	f.Close()
-	if probe, err := os.CreateTemp(mnt, "probe-"); err == nil {
-		_, werr := probe.Write(bytes.Repeat([]byte("p"), 4096))
-		probe.Close()
-		os.Remove(probe.Name())
-		if werr == nil {
-			t.Fatal("the file system still takes 4 KiB: the test did not fill it")
-		}
-	}
+	fillFS(t, mnt)
 	rec.Outcome = OutcomeOf(codes.Errorf(codes.E314, "full"))
 	rec.Finish()
 	if _, err := rec.Stored(); err != nil {
@@ -68,6 +53,95 @@ func TestReceiptFinishedInReservedSpace(t *testing.T) {
 	}
 	if info, _ := codes.Info(codes.E327); info.Exit == codes.ExitUsage {
 		t.Fatal("E327 exits as a usage error: it would claim that nothing ran")
+	}
+}
+
+// fillFS fills the file system mounted at mnt, and fails the test when
+// it still takes 4 KiB.
+func fillFS(t *testing.T, mnt string) {
+	t.Helper()
+	f, err := os.CreateTemp(mnt, "fill-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			break // ENOSPC: the file system is full
+		}
+	}
+	f.Close()
+	if probe, err := os.CreateTemp(mnt, "probe-"); err == nil {
+		_, werr := probe.Write(bytes.Repeat([]byte("p"), 4096))
+		probe.Close()
+		os.Remove(probe.Name())
+		if werr == nil {
+			t.Fatal("the file system still takes 4 KiB: the test did not fill it")
+		}
+	}
+}
+
+// TestReceiptFitsItsReservedSpace: on a full file system, a receipt is
+// finished in the space reserved for it whatever the run left in it: an
+// error 45,000 calls deep with a message of two megabytes (bounded when
+// the outcome is made), the digests of 3,000 loaded files (cut to fit,
+// and the receipt says so). How the run ended, its effects and its level
+// stay. The control, a receipt that fits, is finished whole with nothing
+// cut.
+func TestReceiptFitsItsReservedSpace(t *testing.T) {
+	deep := &codes.Error{Code: codes.E314, Msg: strings.Repeat("m", 2<<20)}
+	for i := range 45000 {
+		deep.Stack = append(deep.Stack, fmt.Sprintf("/p/%s.vel:%d:5 in f", strings.Repeat("d", 900), i))
+	}
+	files := make([]program.FileDigest, 3000)
+	for i := range files {
+		files[i] = program.FileDigest{Path: fmt.Sprintf("/p/lib/%s%d.vel", strings.Repeat("l", 100), i), SHA256: strings.Repeat("a", 64)}
+	}
+	tests := []struct {
+		name    string
+		outcome error
+		files   []program.FileDigest
+		wantCut []string // the fields Cut names, in order
+	}{
+		{name: "a receipt that fits", outcome: codes.Errorf(codes.E314, "full"), files: files[:3]},
+		{name: "the largest bounded outcome", outcome: deep, files: files[:1]},
+		{name: "3,000 loaded files", outcome: deep, files: files,
+			wantCut: []string{"outcome.stack", "program.files", "outcome.message"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mnt := testkit.MountSmallFS(t)
+			rec := New("/p.vel", budget.MustParse("/", "io,fs:write:/p"), nil)
+			rec.Timings.Started = time.Now().UTC()
+			if _, err := rec.Reserve(mnt); err != nil {
+				t.Fatal(err)
+			}
+			fillFS(t, mnt)
+			rec.Outcome = OutcomeOf(tt.outcome)
+			rec.Program.Files = tt.files
+			rec.Effects = []budget.Usage{{Grant: "io", Uses: 2}, {Grant: "fs:write:/p", Uses: 7}}
+			rec.RunParameters.Confinement = confine.Full
+			rec.Finish()
+			if _, err := rec.Stored(); err != nil {
+				t.Fatalf("Stored: %v, want the receipt finished in its reserved space", err)
+			}
+			got, err := Load(rec.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Outcome.Code != codes.E314 || got.Outcome.Status != StatusFailed || got.RunParameters.Confinement != confine.Full ||
+				!slices.Equal(got.Effects, rec.Effects) || len(got.Program.Files) == 0 || got.Program.Files[0] != tt.files[0] {
+				t.Fatalf("stored %+v, %s, %+v: want the run's outcome, level, effects and the program's digest", got.Outcome, got.RunParameters.Confinement, got.Effects)
+			}
+			var cut []string
+			for _, c := range got.Cut {
+				field, _, _ := strings.Cut(c, ":")
+				cut = append(cut, field)
+			}
+			if !slices.Equal(cut, tt.wantCut) {
+				t.Errorf("cut %q, want the fields %q", got.Cut, tt.wantCut)
+			}
+		})
 	}
 }
 

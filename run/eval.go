@@ -2,8 +2,10 @@ package run
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +15,8 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/bounded"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -79,7 +83,10 @@ func (c *capped) cut() bool { return c.n > int64(c.buf.Len()) }
 
 // Eval runs every PROGRAM.vel in dir that has a PROGRAM.out beside it (the
 // expected standard output), each in its own worker under opts.Budget with
-// no standard input, and grades it. Of each program's standard output it
+// no standard input, and grades it. Both files are read as a run's files
+// are (suiteFile): a program or an expected output that is a link out of
+// dir, a device, a pipe, or larger than its bound is an error, E316, and
+// does not run. Of each program's standard output it
 // keeps at most EvalOutputLimit bytes past the expected output's size; its
 // standard error is dropped. A program whose run is confined below
 // opts.Require, and never below partial, is not run: it is an error with
@@ -110,15 +117,33 @@ func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
 			guarded = []string{abs}
 		}
 	}
+	suite, err := os.OpenRoot(cwd)
+	if err != nil {
+		return nil, codes.Errorf(codes.E316, "eval: %w", err)
+	}
+	defer suite.Close()
 	var out []EvalResult
 	for _, name := range names {
-		want, err := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(name, ".vel")+".out"))
-		if err != nil {
+		want, err := suiteFile(suite, strings.TrimSuffix(name, ".vel")+".out", MaxExpectedBytes)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue // no expected output: not a graded program (a library it loads, say)
+		}
+		var src []byte
+		if err == nil {
+			src, err = suiteFile(suite, name, program.MaxBytes)
+		}
+		path := filepath.Join(cwd, name)
+		if err != nil {
+			r, err := evalRefused(path, opts, codes.Errorf(codes.E316, "eval: %v: nothing ran", err))
+			if err != nil {
+				return out, err
+			}
+			out = append(out, r)
+			continue
 		}
 		stdout := &capped{max: len(want) + EvalOutputLimit}
 		rec := Supervise(Run{
-			Program: filepath.Join(cwd, name), Budget: opts.Budget, Cwd: cwd,
+			Program: path, Source: src, Budget: opts.Budget, Cwd: cwd,
 			Confine: opts.Confine, Require: require,
 			Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, Guarded: guarded, Receipts: opts.Receipts,
 			Stdin: bytes.NewReader(nil), Stdout: stdout, Stderr: io.Discard, Signals: true,
@@ -149,6 +174,52 @@ func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
 		return nil, codes.Errorf(codes.E316, "eval: %s has no PROGRAM.vel with a PROGRAM.out beside it", dir)
 	}
 	return out, nil
+}
+
+// MaxExpectedBytes is the largest expected output (PROGRAM.out) eval reads.
+const MaxExpectedBytes = 16 << 20
+
+// suiteFile reads the file name of a suite as a run's files are read:
+// through suite, which follows a link only while it stays beneath the
+// suite's directory, a regular file (a device never ends, a pipe blocks),
+// of at most max bytes. The error names the file, never what it holds.
+func suiteFile(suite *os.Root, name string, max int64) ([]byte, error) {
+	fi, err := suite.Stat(name)
+	var pe *os.PathError
+	switch {
+	case errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent":
+		return nil, fmt.Errorf("%s leads out of the suite's directory, by a link", name)
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	f, err := suite.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if got, err := f.Stat(); err != nil || !os.SameFile(fi, got) {
+		return nil, fmt.Errorf("%s changed while it was opened", name)
+	}
+	data, over := bounded.Read(f, max)
+	if over {
+		return nil, fmt.Errorf("%s is larger than %d bytes", name, max)
+	}
+	return data, nil
+}
+
+// evalRefused is the grade of a program eval did not run, refused by err,
+// with its receipt when opts keeps them.
+func evalRefused(path string, opts EvalOptions, err error) (EvalResult, error) {
+	r := EvalResult{Program: filepath.Base(path), Grade: GradeError, Outcome: receipt.OutcomeOf(err)}
+	if opts.Receipts == "" {
+		return r, nil
+	}
+	rec := receipt.NewForSource(path, nil, opts.Budget, nil)
+	rec.Outcome, rec.Timings.Started = r.Outcome, time.Now().UTC()
+	r.Receipt, err = rec.Write(opts.Receipts)
+	return r, err
 }
 
 // EvalSummary counts the grades: "N passed, N failed, N errors".

@@ -2,6 +2,7 @@ package run
 
 import (
 	"os"
+	"slices"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
@@ -12,10 +13,13 @@ import (
 // Guard resolves, now, what no grant of a run reaches: the tables, the
 // home of the user running Sabline, the operator's SABLINE_CREDENTIALS,
 // Sabline's own files (sabline: the receipts directory and what was made
-// for it, a server's token), with the credential locations lend names
-// lent.
+// for it, a server's token; and always the runs' private temporary
+// directories, runsDir), with the credential locations lend names lent.
 func Guard(sabline, lend []string) *guard.Set {
 	home, _ := os.UserHomeDir()
+	if runs, err := runsDir(); err == nil {
+		sabline = append(slices.Clip(sabline), runs)
+	}
 	return guard.Build(guard.Inputs{Home: home, Sabline: sabline, Credentials: guard.OperatorCredentials(), Lent: lend}, guard.OS)
 }
 

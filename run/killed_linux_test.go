@@ -23,8 +23,11 @@ func TestSupervisorKilledOutright(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	tmp, receipts := filepath.Join(dir, "tmp"), filepath.Join(dir, "receipts")
-	if err := os.Mkdir(tmp, 0o700); err != nil {
+	// The runs' temporary directories are made in the user's cache
+	// directory, here one of the test's own.
+	cache, receipts := filepath.Join(dir, "cache"), filepath.Join(dir, "receipts")
+	tmp := filepath.Join(cache, filepath.FromSlash(runsDirName))
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	loop := filepath.Join(dir, "loop.vel")
@@ -33,7 +36,7 @@ func TestSupervisorKilledOutright(t *testing.T) {
 	os.WriteFile(quick, []byte("x = 1\n"), 0o600)
 	start := func(prog string) *exec.Cmd {
 		cmd := exec.Command(bin, prog, "--timeout", "60s")
-		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, receipt.DirEnv+"="+receipts)
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, receipt.DirEnv+"="+receipts)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +84,7 @@ func TestSupervisorKilledOutright(t *testing.T) {
 	}
 
 	sweeper := exec.Command(bin, quick)
-	sweeper.Env = append(os.Environ(), "TMPDIR="+tmp, receipt.DirEnv+"="+receipts)
+	sweeper.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, receipt.DirEnv+"="+receipts)
 	if out, err := sweeper.CombinedOutput(); err != nil {
 		t.Fatalf("the next run: %v: %s", err, out)
 	}

@@ -67,7 +67,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	if err != nil {
 		return nil, codes.Errorf(codes.E310, "find the executable to start the worker: %w", err)
 	}
-	tmp, unlock, err := makeTempDir(os.TempDir())
+	tmp, unlock, err := newTempDir()
 	if err != nil {
 		return nil, codes.Errorf(codes.E310, "the worker's private temporary directory: %w", err)
 	}

@@ -764,7 +764,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		rec.Effects = r.Effects
 	}
 	rec.Timings.Worker = r.Timings
-	kept := !widens(j.b) && r.Outcome.Code != codes.E308 && r.Outcome.Code != codes.E310
+	kept := !widens(j.b) && r.Outcome.Code != codes.E308 && r.Outcome.Code != codes.E310 && r.Outcome.Code != codes.E330
 	return &PoolResult{Receipt: rec, Stdout: r.Stdout, Clipped: r.Clipped}, kept
 }
 

@@ -113,7 +113,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 		r := jobResult{}
 		pre := in.Predeclared()
 		t1 := time.Now()
-		prog, err := lang.CompileSource(j.Program, j.Source, j.Root, pre)
+		prog, err := in.CompileSource(j.Program, j.Source, j.Root, pre)
 		r.Timings.CompileMS = ms(time.Since(t1))
 		if err == nil {
 			r.Files = prog.Order
@@ -138,14 +138,17 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 		if err != nil {
 			return codes.ExitCrashed // the supervisor is gone
 		}
-		clearTemp(req.TempDir)
+		clearTemp(req.TempDir, w.crash)
 	}
 }
 
 // clearTemp empties the worker's temporary directory between two pooled
-// runs, all but the crash file: what one run left there, the next never
-// sees.
-func clearTemp(dir string) {
+// runs, the crash file crash (still its standard error) by its descriptor
+// and every other entry: what one run left there, the next never sees.
+func clearTemp(dir string, crash *os.File) {
+	if crash != nil {
+		_ = crash.Truncate(0)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

@@ -133,3 +133,16 @@ var stopSignals = []os.Signal{syscall.SIGUSR1}
 
 // askToStop sends the worker its stop signal.
 func askToStop(p *os.Process) bool { return p.Signal(syscall.SIGUSR1) == nil }
+
+// ownedPrivate checks that dir, as fi says, belongs to this user, and
+// makes it enterable by this user alone.
+func ownedPrivate(dir string, fi os.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("%s belongs to another user", dir)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return os.Chmod(dir, 0o700)
+	}
+	return nil
+}

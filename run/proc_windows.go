@@ -58,3 +58,7 @@ func closeInherited() error { return nil }
 var stopSignals []os.Signal
 
 func askToStop(*os.Process) bool { return false }
+
+// ownedPrivate: a directory made in the user's own profile is the user's;
+// Windows holds it by its ACL, which MkdirAll inherits from the profile.
+func ownedPrivate(string, os.FileInfo) error { return nil }

@@ -98,8 +98,8 @@ const (
 
 // check reports whether r is a record the worker could have sent: a known
 // status and code, an exit status a process can have, a known level, and
-// lists within bounds. The supervisor takes nothing from a record that
-// fails it.
+// lists and an outcome within bounds (codes.Error.Bounded). The supervisor
+// takes nothing from a record that fails it.
 func (r *workerResult) check() error {
 	o := r.Outcome
 	if o.Status != "" && !contains(receipt.Statuses, o.Status) {
@@ -129,6 +129,14 @@ func (r *workerResult) check() error {
 		return fmt.Errorf("%d layers, more than %d", len(r.Confinement.Layers), maxResultLayers)
 	case r.MemoryLimitHeld < 0:
 		return fmt.Errorf("memory limit %d", r.MemoryLimitHeld)
+	case len(o.Message) > codes.MaxMessageBytes || len(o.Position) > codes.MaxFrameBytes || len(o.Stack) > codes.MaxStackFrames:
+		return fmt.Errorf("an outcome past the bounds a worker holds it to: a message of %d bytes, a position of %d, %d frames",
+			len(o.Message), len(o.Position), len(o.Stack))
+	}
+	for _, fr := range o.Stack {
+		if len(fr) > codes.MaxFrameBytes {
+			return fmt.Errorf("a frame of %d bytes, more than %d", len(fr), codes.MaxFrameBytes)
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -139,31 +140,54 @@ func TestReceiptReserved(t *testing.T) {
 
 // TestProgramFillsTheReceiptsFileSystem: a program that fills the file
 // system its receipts live on ends with its receipt finished, in the space
-// reserved for it, saying how the program ended.
+// reserved for it, saying how the program ended and at which level: at
+// its top level, and 3,000 calls deep, whose error's stack made a receipt
+// past the reservation (a skeleton, unfinished, level none, was stored).
 func TestProgramFillsTheReceiptsFileSystem(t *testing.T) {
-	mnt := testkit.MountSmallFS(t)
-	fill := filepath.Join(mnt, "fill")
-	if err := os.Mkdir(fill, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	s := superviseProgram(t, `chunk = "x" * 65536
-for i in range(1000):
-    fs.append("`+fill+`/big", chunk)
-`, []string{"fs:write:" + fill}, func(r *Run) { r.Receipts = filepath.Join(mnt, "receipts") })
-	if path, err := s.rec.Stored(); err != nil {
-		t.Fatalf("Stored: %s, %v: want the receipt finished", path, err)
-	}
-	if probe, err := os.CreateTemp(mnt, "probe-"); err == nil {
-		_, werr := probe.Write(bytes.Repeat([]byte("p"), 4096))
-		probe.Close()
-		os.Remove(probe.Name())
-		if werr == nil {
-			t.Fatal("the file system still takes 4 KiB after the run: the program did not fill it, and the reserved space was not needed")
-		}
-	}
-	got := s.stored(t)
-	if got.Outcome.Status == receipt.StatusUnfinished || got.Outcome.Code != s.rec.Outcome.Code || s.rec.Outcome.Status == receipt.StatusOK {
-		t.Fatalf("stored outcome %+v, run outcome %+v: want the run's failure (the file system filled), finished", got.Outcome, s.rec.Outcome)
+	for _, tt := range []struct {
+		name  string
+		depth int
+	}{
+		{name: "at the top level", depth: 0},
+		{name: "3000 calls deep", depth: 3000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mnt := testkit.MountSmallFS(t)
+			fill := filepath.Join(mnt, "fill")
+			if err := os.Mkdir(fill, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			s := superviseProgram(t, fmt.Sprintf(`chunk = "x" * 65536
+def f(n):
+    if n == 0:
+        for i in range(1000):
+            fs.append("%s/big", chunk)
+    return f(n - 1)
+f(%d)
+`, fill, tt.depth), []string{"fs:write:" + fill}, func(r *Run) {
+				r.Receipts, r.Confine = filepath.Join(mnt, "receipts"), ConfineDefault
+			})
+			if path, err := s.rec.Stored(); err != nil {
+				t.Fatalf("Stored: %s, %v: want the receipt finished", path, err)
+			}
+			if probe, err := os.CreateTemp(mnt, "probe-"); err == nil {
+				_, werr := probe.Write(bytes.Repeat([]byte("p"), 4096))
+				probe.Close()
+				os.Remove(probe.Name())
+				if werr == nil {
+					t.Fatal("the file system still takes 4 KiB after the run: the program did not fill it, and the reserved space was not needed")
+				}
+			}
+			got := s.stored(t)
+			if got.Outcome.Status == receipt.StatusUnfinished || got.Outcome.Code != s.rec.Outcome.Code || s.rec.Outcome.Status == receipt.StatusOK ||
+				got.RunParameters.Confinement != s.rec.RunParameters.Confinement || len(got.Effects) != 1 {
+				t.Fatalf("stored outcome %+v at %s, run outcome %+v at %s: want the run's failure (the file system filled), finished, at its level",
+					got.Outcome, got.RunParameters.Confinement, s.rec.Outcome, s.rec.RunParameters.Confinement)
+			}
+			if tt.depth > 0 && len(got.Outcome.Stack) < 2 {
+				t.Errorf("stored stack %q: want more than its innermost frame (it fits)", got.Outcome.Stack)
+			}
+		})
 	}
 }
 
@@ -469,7 +493,7 @@ for i in range(10050):
 for i in range(100000000):
     pass
 `, ctypes, nil)
-		wantCode(t, s, codes.E310, "more than 10000 entries in its temporary directory")
+		wantCode(t, s, codes.E330, "more than 10000 entries were made in the run's private temporary directory")
 	})
 	t.Run("a huge file in the temporary directory", func(t *testing.T) {
 		s := superviseProgram(t, `c = ffi.module("ctypes")
@@ -479,7 +503,7 @@ c.syscall("ftruncate", fd, 1024 * 1024 * 1024)
 for i in range(100000000):
     pass
 `, ctypes, nil)
-		wantCode(t, s, codes.E310, "temporary directory grew past 512 MB")
+		wantCode(t, s, codes.E330, "temporary directory grew past 512 MB")
 	})
 	t.Run("the result pipe held open by a descendant", func(t *testing.T) {
 		s := superviseProgram(t, `c = ffi.module("ctypes")

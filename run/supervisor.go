@@ -77,7 +77,7 @@ const (
 	MaxCrashReportBytes = 64 << 10
 	// MaxTempDirBytes and MaxTempDirEntries bound the run's private
 	// temporary directory (apparent sizes, so a sparse file counts in
-	// full); a worker whose directory passes either is stopped.
+	// full); a worker whose directory passes either is stopped (E330).
 	MaxTempDirBytes   = 512 << 20
 	MaxTempDirEntries = 10000
 	// resultGrace is how long the supervisor waits, after the worker has
@@ -153,7 +153,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		phase.Mark("request sent")
 		// Leftovers of earlier runs are swept once the request is on
 		// its way, off the path to the worker's first statement.
-		sweepTempDirs(os.TempDir(), time.Now())
+		sweepRuns()
 	}()
 	if r.Timeout > 0 {
 		timer := time.NewTimer(r.Timeout)
@@ -524,9 +524,9 @@ func tempDirWithin(dir string) error {
 	case err == nil:
 		return nil
 	case n > MaxTempDirEntries:
-		return codes.Errorf(codes.E310, "the worker made more than %d entries in its temporary directory: the run was stopped", MaxTempDirEntries)
+		return codes.Errorf(codes.E330, "more than %d entries were made in the run's private temporary directory: the run was stopped", MaxTempDirEntries)
 	}
-	return codes.Errorf(codes.E310, "the worker's temporary directory grew past %d MB: the run was stopped", MaxTempDirBytes>>20)
+	return codes.Errorf(codes.E330, "the run's private temporary directory grew past %d MB: the run was stopped", MaxTempDirBytes>>20)
 }
 
 // tempPrefix begins the name of every run's private temporary directory.

@@ -74,10 +74,11 @@ func WorkerMain(args []string) int {
 }
 
 type worker struct {
-	mu   sync.Mutex // one record at a time on the result pipe
-	out  io.WriteCloser
-	tool *lang.ToolChannel // the host's tool channel, with no ends when it passed none
-	done bool
+	mu    sync.Mutex // one record at a time on the result pipe
+	out   io.WriteCloser
+	tool  *lang.ToolChannel // the host's tool channel, with no ends when it passed none
+	crash *os.File          // the crash file, opened to append; nil when it could not be made
+	done  bool
 }
 
 // send writes one record on the result pipe. The worker sends a record
@@ -133,9 +134,9 @@ func (w *worker) job(req *request, res *workerResult) error {
 	var prog *lang.Compiled
 	var err error
 	if req.Source != nil {
-		prog, err = lang.CompileSource(req.Program, req.Source, filepath.Dir(req.Program), pre)
+		prog, err = in.CompileSource(req.Program, req.Source, filepath.Dir(req.Program), pre)
 	} else {
-		prog, err = lang.Compile(req.Program, pre)
+		prog, err = in.Compile(req.Program, pre)
 	}
 	res.Timings.CompileMS = ms(time.Since(t0))
 	phase.Mark("compiled")
@@ -197,11 +198,13 @@ func (w *worker) prepare(req *request, res *workerResult) {
 	// A fatal error of the Go runtime (out of memory under the address-space
 	// limit, say) goes to the crash file only, for the supervisor to read
 	// when no result comes; the operator sees one line naming it.
-	if f, err := os.OpenFile(filepath.Join(req.TempDir, crashFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
+	// It is opened to append, so that a pool worker can empty it between
+	// two runs (clearTemp) and the next report starts at its beginning.
+	if f, err := os.OpenFile(filepath.Join(req.TempDir, crashFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600); err == nil {
 		if err := crashToFile(f); err != nil {
 			fmt.Fprintln(os.Stderr, "sabline: worker: crash report:", err)
 		}
-		f.Close()
+		w.crash = f
 	}
 	// The memory limit is a resource limit, not confinement: it is set
 	// whether or not the policy is applied, and the receipt records the

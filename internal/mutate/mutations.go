@@ -41,6 +41,10 @@ var (
 	langPkg    = []string{"./lang/"}
 	checksPkg  = []string{"./checks/confine/"}
 	runPkg     = []string{"./run/"}
+	doorPkg    = []string{"./door/"}
+	budgetPkg  = []string{"./budget/"}
+	receiptPkg = []string{"./receipt/"}
+	guardPkg   = []string{"./guard/"}
 )
 
 // mutations is the list, in the order the issue of the security audit
@@ -114,13 +118,10 @@ var mutations = []Mutation{
 		CaughtBy: "spec: limits: the worker's address space is limited when the policy is applied",
 	},
 	{
-		Name: "system-homes-not-resolved", File: "lang/credentials.go",
-		Old: `	return []string{"/root", t.canonical("/root")},
-		[]string{"/home", "/Users", t.canonical("/home"), t.canonical("/Users")}`,
-		New: `	_ = t
-	return []string{"/root"},
-		[]string{"/home", "/Users"}`,
-		Packages: langPkg, Run: "^TestCredentialRootThroughLinks$", CaughtBy: "TestCredentialRootThroughLinks",
+		Name: "system-homes-not-resolved", File: "guard/build.go",
+		Old:      `		for _, f := range b.forms(h) {`,
+		New:      `		for _, f := range []string{h} {`,
+		Packages: guardPkg, Run: "^TestRefuses$", CaughtBy: "TestRefuses/a_dot-entry_of_a_home_that_is_a_link,_as_it_resolves",
 	},
 	{
 		Name: "resolver-reads-all-etc", File: "confine/needs_linux_paths.go",
@@ -130,11 +131,11 @@ var mutations = []Mutation{
 		CaughtBy: "spec: no-fs: a net grant adds the resolver's files to the reads, and nothing beside them",
 	},
 	{
-		Name: "credential-cell-yes", File: "confine/enforces.go",
-		Old:      `Linux:   Cell{HoldsNo, "not held: Landlock allows a whole hierarchy`,
-		New:      `Linux:   Cell{HoldsYes, "not held: Landlock allows a whole hierarchy`,
+		Name: "credential-cell-no", File: "confine/enforces.go",
+		Old:      `Linux: Cell{HoldsYes, "Landlock: a grant above one is held as the entries beside the way down to it, "`,
+		New:      `Linux: Cell{HoldsNo, "Landlock: a grant above one is held as the entries beside the way down to it, "`,
 		Packages: checksPkg, Focus: "credential",
-		CaughtBy: "spec: credential: a credential location under a broad grant is as the cell says",
+		CaughtBy: "spec: credential: a guarded location under a broad grant is as the cell says",
 	},
 	{
 		Name: "deny-list-cell-partly", File: "confine/enforces.go",
@@ -229,6 +230,70 @@ var mutations = []Mutation{
 		New:      `		if true {`,
 		Packages: checksPkg, Focus: "a datagram under a TCP grant",
 		CaughtBy: "spec: under confinement the network [It] refuses, by the kernel alone, a datagram under a TCP grant of the same port (knock-out build)",
+	},
+	// The classes of the second audit's survivors: each with a test of
+	// what the code does that fails when the class's bug is made.
+	{
+		Name: "door-blank-token-without-token", File: "door/server.go",
+		Old: `	if s.cfg.Token == "" {
+		return false
+	}
+`,
+		New:      ``,
+		Packages: doorPkg, Run: "^TestNoTokenConfigured$",
+		CaughtBy: "TestNoTokenConfigured (a bearer blank once trimmed: a no-break or an em space)",
+	},
+	{
+		Name: "door-chunked-body-unbounded", File: "door/server.go",
+		Old:      `io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))`,
+		New:      `io.ReadAll(r.Body)`,
+		Packages: doorPkg, Run: "^TestChunkedBodyPastTheBound$", CaughtBy: "TestChunkedBodyPastTheBound",
+	},
+	{
+		Name: "ceiling-module-admits-every-module", File: "budget/match.go",
+		Old:      `return it.Module == "" || it.Module == e.Module`,
+		New:      `return it.Module == "" || e.Module == "" || it.Module == e.Module`,
+		Packages: budgetPkg, Run: "^TestBeneath$", CaughtBy: "TestBeneath/every_module_beyond_one",
+	},
+	{
+		Name: "receipts-follow-a-link", File: "receipt/receipt.go",
+		Old: `func Load(path string) (*Receipt, error) {
+	fi, err := os.Lstat(path)`,
+		New: `func Load(path string) (*Receipt, error) {
+	fi, err := os.Stat(path)`,
+		Packages: receiptPkg, Run: "^TestScanPassesOverLinks$", CaughtBy: "TestScanPassesOverLinks",
+	},
+	{
+		Name: "program-strings-uncounted", File: "lang/modules.go",
+		Old: `	case starlark.String:
+		return string(v), c.size(len(v))`,
+		New: `	case starlark.String:
+		return string(v), nil`,
+		Packages: langPkg, Run: "^TestBoundedConversions$", CaughtBy: "TestBoundedConversions/strings_past_64_MiB_in_all",
+	},
+	{
+		Name: "last-name-followed", File: "lang/fspath_unix.go",
+		Old:      `unix.Openat(int(d), name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, perm)`,
+		New:      `unix.Openat(int(d), name, flag|unix.O_CLOEXEC|unix.O_NOCTTY, perm)`,
+		Packages: langPkg, Run: "^TestOpenLastNameNoFollow$", CaughtBy: "TestOpenLastNameNoFollow",
+	},
+	{
+		Name: "proc-link-followed-at-the-end", File: "lang/fspath.go",
+		Old:      `if !Knockout && onProcfs(w.top()) {`,
+		New:      `if !Knockout && len(rest) > 0 && onProcfs(w.top()) {`,
+		Packages: langPkg, Run: "^TestProcLinkAtTheEnd$", CaughtBy: "TestProcLinkAtTheEnd",
+	},
+	{
+		Name: "guarded-location-matched-exactly", File: "guard/guard.go",
+		Old:      `		if !Within(p, l.Path) {`,
+		New:      `		if p != l.Path {`,
+		Packages: guardPkg, Run: "^TestRefuses$", CaughtBy: "TestRefuses (a key beneath ~/.ssh, a receipt beneath the receipts)",
+	},
+	{
+		Name: "json-depth-arrays-only", File: "lang/hostmods.go",
+		Old:      `case c == '[' || c == '{':`,
+		New:      `case c == '[':`,
+		Packages: langPkg, Run: "^TestBoundedConversions$", CaughtBy: "TestBoundedConversions/json.decode_of_objects_too_deep",
 	},
 	allowed("io_uring_enter"),
 	allowed("lsetxattr"),

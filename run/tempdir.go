@@ -1,0 +1,81 @@
+package run
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Where runs keep their private temporary directories. Each run's worker
+// gets one of its own (its TMPDIR, holding its crash file), made in one
+// directory that is Sabline's own: guarded like the receipts (Guard), so
+// that no run's grant reaches another run's directory, in the language or
+// in the kernel. It is not in the system's temporary directory, which
+// programs are granted: a guarded location there would hold a grant of
+// it to the entries it had when the run started (the kernel can only
+// carve a grant as the entries beside what it keeps out).
+
+// runsDirName is the runs' directory in the user's cache directory.
+const runsDirName = "sabline/runs"
+
+// runsDir is the directory runs' private temporary directories are made
+// in: the user's cache directory's sabline/runs (~/.cache/sabline/runs
+// on Linux), or, where there is none, sabline-runs-UID in the system's
+// temporary directory; made once, readable by this user alone.
+var runsDir = sync.OnceValues(func() (string, error) {
+	var tried []string
+	for _, d := range runsDirs() {
+		err := privateDir(d)
+		if err == nil {
+			return d, nil
+		}
+		tried = append(tried, err.Error())
+	}
+	return "", fmt.Errorf("no directory for the runs' temporary directories: %v", tried)
+})
+
+// runsDirs are the places runsDir tries, in turn.
+func runsDirs() []string {
+	var out []string
+	if cache, err := os.UserCacheDir(); err == nil && filepath.IsAbs(cache) {
+		out = append(out, filepath.Join(cache, filepath.FromSlash(runsDirName)))
+	}
+	return append(out, filepath.Join(os.TempDir(), "sabline-runs-"+strconv.Itoa(os.Geteuid())))
+}
+
+// privateDir makes dir, and its parents, unless it exists, and checks it
+// is a directory (not a link) this user alone may enter.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return ownedPrivate(dir, fi)
+}
+
+// newTempDir makes a run's private temporary directory in runsDir, locked
+// for the life of this process (makeTempDir).
+func newTempDir() (dir string, unlock func(), err error) {
+	parent, err := runsDir()
+	if err != nil {
+		return "", nil, err
+	}
+	return makeTempDir(parent)
+}
+
+// sweepRuns removes what runs whose supervisor was killed outright left in
+// runsDir (sweepTempDirs).
+func sweepRuns() {
+	if parent, err := runsDir(); err == nil {
+		sweepTempDirs(parent, time.Now())
+	}
+}

@@ -1,0 +1,139 @@
+package run
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/receipt"
+)
+
+// TestRunsDoNotShareATempDir: while a run (budget io) waits, other runs
+// try to write in its private temporary directory: under fs:write (E318),
+// under a grant that names it (E329, nothing runs), and with raw system
+// calls under --confine strict, which the kernel refuses (the file is
+// looked for from outside). A run under a grant of every path wrote
+// 10,050 files there, and the waiting run ended E310, "a fault in
+// Sabline". The waiting run ends as it would have, its directory holding
+// nothing of theirs. The controls: the same writes in a directory of the
+// test's own, and a new file in the system's temporary directory under a
+// grant of it, which the runs' directories no longer take from it.
+func TestRunsDoNotShareATempDir(t *testing.T) {
+	runs, err := runsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := tempDirs(t, runs)
+	stdin, feed := io.Pipe()
+	var out bytes.Buffer
+	prog := filepath.Join(t.TempDir(), "wait.vel")
+	testkit.WriteFile(t, prog, "line = io.read_line()\nprint(\"read \" + line)\n")
+	done := make(chan *receipt.Receipt, 1)
+	go func() {
+		done <- Supervise(Run{Program: prog, Budget: budget.MustParse("/", "io"), Cwd: filepath.Dir(prog), Confine: ConfineDefault,
+			Timeout: testkit.Bound(60 * time.Second), Receipts: filepath.Join(t.TempDir(), "receipts"),
+			Stdin: stdin, Stdout: &out, Stderr: io.Discard})
+	}()
+	var victim string
+	for deadline := time.Now().Add(testkit.Bound(20 * time.Second)); victim == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for d := range tempDirs(t, runs) {
+			if !before[d] {
+				victim = d
+			}
+		}
+	}
+	if victim == "" {
+		t.Fatalf("the waiting run made no directory in %s", runs)
+	}
+	scratch := t.TempDir()
+	system, err := os.MkdirTemp("", "sabline-tmp-grant-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(system)
+	attacks := []struct {
+		name     string
+		src      string
+		allow    []string
+		strict   bool
+		dir      string // where it writes
+		wantCode codes.Code
+		wantMsg  string
+	}{
+		{name: "under a grant of every path", src: `fs.write(ARGS[0] + "/planted", "x")`, allow: []string{"fs:write"},
+			dir: victim, wantCode: codes.E318, wantMsg: "Sabline's own"},
+		{name: "many files under a grant of every path", src: "for i in range(10050):\n    fs.write(ARGS[0] + \"/f\" + str(i), \"x\")\n",
+			allow: []string{"fs:write"}, dir: victim, wantCode: codes.E318},
+		{name: "under a grant that names it", src: `fs.write(ARGS[0] + "/planted", "x")`, allow: []string{"fs:write:" + victim},
+			dir: victim, wantCode: codes.E329},
+		{name: "raw calls under --confine strict", src: rawCreate, allow: []string{"io", "fs:write", "ffi:ctypes"}, strict: true,
+			dir: victim, wantCode: ""},
+		{name: "the control: a directory of the test's own", src: `fs.write(ARGS[0] + "/planted", "x")`, allow: []string{"fs:write"},
+			dir: scratch},
+		{name: "the control: raw calls in it", src: rawCreate, allow: []string{"io", "fs:write", "ffi:ctypes"}, strict: true, dir: scratch},
+		{name: "the control: a new file in the system's temporary directory under a grant of it",
+			src: `fs.write(ARGS[0] + "/planted", "x")`, allow: []string{"fs:write:" + os.TempDir()}, dir: system},
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			s := superviseProgram(t, a.src, a.allow, func(r *Run) {
+				r.Args, r.Confine = []string{a.dir}, ConfineDefault
+				if a.strict {
+					r.Confine = ConfineStrict
+				}
+			})
+			if s.rec.Outcome.Code != a.wantCode || !strings.Contains(s.rec.Outcome.Message, a.wantMsg) {
+				t.Fatalf("outcome %s %q, want %s %q\n%s", s.rec.Outcome.Code, s.rec.Outcome.Message, a.wantCode, a.wantMsg, s.stderr)
+			}
+			t.Logf("%s: %s", a.name, strings.TrimSpace(s.stdout))
+			_, err := os.Lstat(filepath.Join(a.dir, "planted"))
+			if planted := err == nil; planted != (a.dir != victim) {
+				t.Fatalf("%s/planted exists: %v, want %v (%s)", a.dir, planted, a.dir != victim, s.stdout)
+			}
+		})
+	}
+	entries, err := os.ReadDir(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != crashFile {
+			t.Errorf("the waiting run's directory holds %s", e.Name())
+		}
+	}
+	io.WriteString(feed, "go on\n")
+	feed.Close()
+	rec := <-done
+	if rec.Outcome.Status != receipt.StatusOK || !strings.Contains(out.String(), "read go on") {
+		t.Fatalf("the waiting run: %+v, %q; want it ended as it would have", rec.Outcome, out.String())
+	}
+}
+
+// rawCreate makes ARGS[0]/planted with openat(2), and prints the errno.
+const rawCreate = `c = ffi.module("ctypes")
+r = c.syscall("openat", -100, ARGS[0] + "/planted", 65, 384)  # O_WRONLY|O_CREAT, 0600
+print("errno=%s" % r.errno)
+`
+
+// tempDirs are the runs' private directories in runs now.
+func tempDirs(t *testing.T, runs string) map[string]bool {
+	t.Helper()
+	entries, err := os.ReadDir(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tempPrefix) {
+			out[filepath.Join(runs, e.Name())] = true
+		}
+	}
+	return out
+}

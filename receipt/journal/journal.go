@@ -369,6 +369,52 @@ func (j *Journal) Close() error {
 	return fmt.Errorf("journal close: %w", err)
 }
 
+// Seal ends the segment this journal appends to, when it holds any
+// record, and goes on in a new one: the journal never appends to a
+// sealed segment again, so a copy of it taken after Seal returns is
+// final as far as this process goes (another process appending to the
+// same directory has a segment of its own choosing: a journal whose
+// sealed segments are shipped is appended to by one process). It
+// returns the number of the newest segment before the one appends now
+// go to; with nothing to seal, the current segment is kept and that
+// number is returned all the same. The sealed segment is synced and
+// closed by the next commit, which Seal asks for at once.
+func (j *Journal) Seal() (int, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return 0, fmt.Errorf("journal seal: %w", ErrClosed)
+	}
+	if j.err != nil {
+		return 0, fmt.Errorf("journal seal: %w", j.err)
+	}
+	if j.seg.size == 0 {
+		return j.seg.num - 1, nil
+	}
+	next, err := j.openNewest(j.seg.num)
+	if err != nil {
+		return 0, fmt.Errorf("journal seal: %w", err)
+	}
+	j.retired = append(j.retired, j.seg)
+	j.seg = next
+	signal(j.urgent)
+	return next.num - 1, nil
+}
+
+// Err is why the journal takes no more records (a failed fdatasync, or
+// Close), or nil while it takes them.
+func (j *Journal) Err() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.closed:
+		return ErrClosed
+	case j.err != nil:
+		return fmt.Errorf("journal: a sync failed: %w", j.err)
+	}
+	return nil
+}
+
 // Stats counts a Journal's work since Open.
 type Stats struct {
 	// Appends is the number of records written.

@@ -51,6 +51,10 @@ type Receipt struct {
 	// CrashReport is where the supervisor kept the worker's own crash
 	// report (at most MaxCrashReportBytes of it), beside the receipt.
 	CrashReport string `json:"crash_report,omitempty"`
+	// Tenant is the tenant whose client asked for the run through a
+	// server's door (its name in the server's tenants file, never its
+	// token): only that tenant's clients read the receipt there.
+	Tenant string `json:"tenant,omitempty"`
 
 	path     string // where the receipt was stored, once it was
 	reserved int    // the bytes its file holds from the reservation
@@ -213,6 +217,23 @@ func (rec *Receipt) Write(dir string) (string, error) {
 		return "", codes.Errorf(codes.E317, "write receipt %s: %w", final, err)
 	}
 	return final, nil
+}
+
+// Key is the receipt's name in a store, a file's name or a journal
+// record's key: its start time, then its run id.
+func (rec *Receipt) Key() string { return rec.fileName() }
+
+// RunIDOfKey is the run id a receipt's Key names, and whether key is one.
+func RunIDOfKey(key string) (string, bool) {
+	rest, ok := strings.CutSuffix(key, ".json")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndexByte(rest, '-')
+	if i < 0 || !ValidRunID(rest[i+1:]) {
+		return "", false
+	}
+	return rest[i+1:], true
 }
 
 // fileName is the receipt's name in the store: its start time, then its

@@ -466,6 +466,15 @@ func Load(path string) (*Receipt, error) {
 }
 
 // parseReceipt decodes the bytes of a receipt file named path.
+// Parse reads data as a receipt, checked as Load checks a file; name
+// says where it came from in an error.
+func Parse(name string, data []byte) (*Receipt, error) {
+	if len(data) > MaxBytes {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: larger than %d bytes", name, MaxBytes)
+	}
+	return parseReceipt(name, data)
+}
+
 func parseReceipt(path string, data []byte) (*Receipt, error) {
 	var r Receipt
 	if err := json.Unmarshal(data, &r); err != nil {

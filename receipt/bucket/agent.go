@@ -163,21 +163,21 @@ func do(ctx context.Context, b Bucket, req request, body []byte) (reply, []byte)
 
 // Agent is a Bucket served by a store agent process (the command
 // sabline-store) that it started and owns: a call goes to the agent and
-// waits for its reply. An agent that died is started again by the next
-// call, at most once a second.
+// waits for its reply. An agent that ends before Close is not started
+// again (a server holds itself to a domain that could not start it, and
+// would hold it there): every call fails from then on, and Done says so
+// to the agent's owner.
 type Agent struct {
-	path, url string
-	stderr    io.Writer
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	exited chan struct{} // closed once cmd is waited for
+	wmu    sync.Mutex    // one message written at a time
 
 	mu      sync.Mutex // guards what follows
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	exited  chan struct{} // closed once cmd is waited for
 	pending map[uint64]chan result
 	nextID  uint64
-	started time.Time
+	ended   error // why the agent ended, once it did
 	closed  bool
-	wmu     sync.Mutex // one message written at a time
 }
 
 // result is a reply as a call receives it.
@@ -190,40 +190,43 @@ type result struct {
 // StartAgent starts the store agent at path for the bucket url (its
 // standard error goes to stderr), and returns the Bucket it serves.
 func StartAgent(path, url string, stderr io.Writer) (*Agent, error) {
-	a := &Agent{path: path, url: url, stderr: stderr, pending: map[uint64]chan result{}}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.start(); err != nil {
-		return nil, err
-	}
-	return a, nil
-}
-
-// start starts the agent process; the caller holds a.mu.
-func (a *Agent) start() error {
-	cmd := exec.Command(a.path, a.url)
-	cmd.Stderr = a.stderr
+	cmd := exec.Command(path, url)
+	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return fmt.Errorf("bucket: start the store agent: %w", err)
+		return nil, fmt.Errorf("bucket: start the store agent: %w", err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return fmt.Errorf("bucket: start the store agent: %w", err)
+		return nil, fmt.Errorf("bucket: start the store agent: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("bucket: start the store agent %s: %w", a.path, err)
+		return nil, fmt.Errorf("bucket: start the store agent %s: %w", path, err)
 	}
-	a.cmd, a.stdin, a.started, a.exited = cmd, stdin, time.Now(), make(chan struct{})
-	go a.replies(cmd, a.exited, bufio.NewReaderSize(stdout, 64<<10))
-	return nil
+	a := &Agent{cmd: cmd, stdin: stdin, exited: make(chan struct{}), pending: map[uint64]chan result{}}
+	go a.replies(bufio.NewReaderSize(stdout, 64<<10))
+	return a, nil
 }
 
-// replies hands each reply of the agent cmd to its call; when the agent's
+// Done is closed when the agent has ended, by Close or on its own (then
+// Err says why).
+func (a *Agent) Done() <-chan struct{} { return a.exited }
+
+// Err is why the agent ended before Close, or nil.
+func (a *Agent) Err() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil
+	}
+	return a.ended
+}
+
+// replies hands each reply of the agent to its call; when the agent's
 // output ends, every call still waiting gets an error and the agent is
 // waited for.
-func (a *Agent) replies(cmd *exec.Cmd, exited chan struct{}, r io.Reader) {
-	defer close(exited)
+func (a *Agent) replies(r io.Reader) {
+	defer close(a.exited)
 	var err error
 	for {
 		var rep reply
@@ -240,15 +243,13 @@ func (a *Agent) replies(cmd *exec.Cmd, exited chan struct{}, r io.Reader) {
 			c <- result{rep: rep, body: body}
 		}
 	}
-	cmd.Process.Kill()
-	werr := cmd.Wait()
+	a.cmd.Process.Kill()
+	werr := a.cmd.Wait()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.cmd == cmd {
-		a.cmd = nil
-	}
+	a.ended = fmt.Errorf("bucket: the store agent ended (%v): %v", werr, err)
 	for id, c := range a.pending {
-		c <- result{err: fmt.Errorf("bucket: the store agent ended (%v): %v", werr, err)}
+		c <- result{err: a.ended}
 		delete(a.pending, id)
 	}
 }
@@ -256,29 +257,22 @@ func (a *Agent) replies(cmd *exec.Cmd, exited chan struct{}, r io.Reader) {
 // call sends req with body and waits for its reply.
 func (a *Agent) call(ctx context.Context, req request, body []byte) ([]byte, error) {
 	a.mu.Lock()
-	if a.closed {
+	switch {
+	case a.closed:
 		a.mu.Unlock()
 		return nil, errClosed
-	}
-	if a.cmd == nil {
-		if time.Since(a.started) < time.Second {
-			a.mu.Unlock()
-			return nil, errors.New("bucket: the store agent ended, and is started again at most once a second")
-		}
-		if err := a.start(); err != nil {
-			a.mu.Unlock()
-			return nil, err
-		}
+	case a.ended != nil:
+		a.mu.Unlock()
+		return nil, a.ended
 	}
 	a.nextID++
 	req.ID = a.nextID
 	c := make(chan result, 1)
 	a.pending[req.ID] = c
-	stdin := a.stdin
 	a.mu.Unlock()
 
 	a.wmu.Lock()
-	err := writeMessage(stdin, req, body)
+	err := writeMessage(a.stdin, req, body)
 	a.wmu.Unlock()
 	if err != nil {
 		a.forget(req.ID)
@@ -335,17 +329,13 @@ func (a *Agent) List(ctx context.Context, prefix string) ([]string, error) {
 func (a *Agent) Close() error {
 	a.mu.Lock()
 	a.closed = true
-	cmd, stdin, exited := a.cmd, a.stdin, a.exited
 	a.mu.Unlock()
-	if cmd == nil {
-		return nil
-	}
-	stdin.Close()
+	a.stdin.Close()
 	select {
-	case <-exited:
+	case <-a.exited:
 	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		<-exited
+		a.cmd.Process.Kill()
+		<-a.exited
 	}
 	return nil
 }

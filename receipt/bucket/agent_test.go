@@ -107,9 +107,9 @@ func TestAgent(t *testing.T) {
 	}
 }
 
-// TestAgentEnds: a call to an agent that died is an error, not a wait;
-// the agent is started again by a call a second later; a closed agent
-// refuses calls.
+// TestAgentEnds: a call to an agent that ended is an error, not a wait,
+// and so is every call after it; Done is closed and Err says why; a
+// closed agent refuses calls.
 func TestAgentEnds(t *testing.T) {
 	a := startTestAgent(t, "die")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -117,19 +117,24 @@ func TestAgentEnds(t *testing.T) {
 	if err := a.Create(ctx, "k", []byte("v")); err == nil || !strings.Contains(err.Error(), "ended") {
 		t.Fatalf("a call to an agent that exits: %v, want an error saying it ended", err)
 	}
-	t.Setenv(agentEnv, "memory")
-	var err error
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if err = a.Create(ctx, "k", []byte("v")); err == nil {
-			break
-		}
+	select {
+	case <-a.Done():
+	case <-ctx.Done():
+		t.Fatal("Done not closed once the agent ended")
 	}
-	if err != nil {
-		t.Fatalf("the agent was not started again: %v", err)
+	if err := a.Err(); err == nil || !strings.Contains(err.Error(), "exit status 3") {
+		t.Errorf("Err = %v, want the agent's exit", err)
 	}
-	a.Close()
-	if err := a.Create(ctx, "k2", nil); !errors.Is(err, errClosed) {
+	if _, err := a.List(ctx, ""); err == nil {
+		t.Error("a call after the agent ended succeeded")
+	}
+	b := startTestAgent(t, "memory")
+	b.Close()
+	if err := b.Create(ctx, "k2", nil); !errors.Is(err, errClosed) {
 		t.Errorf("a call after Close: %v, want errClosed", err)
+	}
+	if err := b.Err(); err != nil {
+		t.Errorf("Err after Close = %v, want nil", err)
 	}
 }
 

@@ -67,7 +67,13 @@ type serverDomain struct {
 //     env.TempDir;
 //   - read /proc: a worker lists its /proc/self/fd and reads
 //     /proc/self/statm before it holds itself, and the door reads
-//     /proc/self/status when it audits.
+//     /proc/self/status when it audits;
+//   - read the directory of the tenants file, when it has one, which it
+//     reads again on SIGHUP (the directory: a Kubernetes Secret is
+//     replaced by a new file beside the old one).
+//
+// The store agent of --receipts-url is started before the door holds
+// itself, outside its domain: it reaches the store, the door does not.
 //
 // It binds nothing (its one listener is bound already) and connects only
 // where the workers may. Signals are not scoped: the workers started
@@ -99,6 +105,9 @@ func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 		{Path: o.Receipts, Access: readRights | writeRights, Grant: true, Why: "server: the receipts"},
 		{Path: env.TempDir, Access: readRights | writeRights, Why: "server: the workers' temporary directories"},
 		{Path: "/proc", Access: readRights, Why: "server: a worker reads its own /proc/self before it holds itself"},
+	}
+	if o.Tenants != "" {
+		own = append(own, rule{Path: filepath.Dir(o.Tenants), Access: readRights, Why: "server: the tenants file, read again on SIGHUP"})
 	}
 	if env.Loader != "" {
 		own = append(own, rule{Path: env.Loader, Access: confine.LandlockFSExecute | confine.LandlockFSReadFile, Why: "server: the executable's loader"})

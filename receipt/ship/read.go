@@ -106,6 +106,10 @@ func (r *Reader) Find(ctx context.Context, tenant, id string) (*receipt.Receipt,
 	return rec, nil
 }
 
+// Refresh lists the bucket now and indexes the objects shipped since the
+// last listing.
+func (r *Reader) Refresh(ctx context.Context) error { return r.update(ctx, true) }
+
 func (r *Reader) lookup(id string) (place, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

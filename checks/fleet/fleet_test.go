@@ -7,10 +7,10 @@ package fleet
 
 import (
 	"context"
-	"flag"
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,13 +21,7 @@ import (
 	"github.com/sabline/sabline/receipt/ship"
 )
 
-// full runs the check at the size its promise names, 2,000 runs; the
-// default, 600, holds every property the same way, in less time on a
-// shared 2-core machine (-short: 300).
-var full = flag.Bool("fleet.full", false, "send 2,000 runs (the default is 600, or 300 with -short)")
-
 func TestMain(m *testing.M) {
-	flag.Parse()
 	code := m.Run()
 	buildbin.Cleanup()
 	os.Exit(code)
@@ -51,15 +45,12 @@ const limited = 3 // the index of slow
 // Retry-After, and that tenant was given no more runs than its limit
 // allows, and some.
 func TestFleet(t *testing.T) {
-	n := 600
-	switch {
-	case *full:
-		n = 2000
-	case testing.Short():
+	n := 2000 // -short: 300, every property held the same way
+	if testing.Short() {
 		n = 300
 	}
 	f, err := fleettest.Start(fleettest.Options{Replicas: 3, Tenants: tenants, Workers: 1,
-		ShipEvery: 200 * time.Millisecond, Program: "print(\"hello, world\")\n"})
+		ShipEvery: time.Second, Program: "print(\"hello, world\")\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,17 +65,38 @@ func TestFleet(t *testing.T) {
 
 	// The replica killed is acme's: its runs move to the next replica
 	// while it is down, and come back when it is up again.
+	// What the bucket holds the moment it is killed is noted: the receipts
+	// of its runs that are not there were on its disk alone, and must be
+	// shipped when it starts again.
 	victim := f.Home(tenants[0])
+	b, err := f.Bucket()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
 	var restarted sync.WaitGroup
 	var restartErr error
+	atKill := map[string]bool{}
+	var killed time.Time
+	var restartTook time.Duration
 	start := time.Now()
 	answers := f.Load(n, 16, func(i int) {
 		if i == n/2 {
 			restarted.Add(1)
 			go func() {
 				defer restarted.Done()
+				killed = time.Now()
 				f.Kill(victim)
+				runs, _, err := ship.NewReader(b).All(context.Background(), ship.AnyTenant)
+				if err != nil {
+					restartErr = err
+					return
+				}
+				for _, r := range runs {
+					atKill[r.RunID] = true
+				}
 				restartErr = f.Restart(victim)
+				restartTook = time.Since(killed)
 			}()
 		}
 	})
@@ -118,8 +130,8 @@ func TestFleet(t *testing.T) {
 	for ti, byStatus := range count {
 		t.Logf("tenant %s: %v", tenants[ti].Name, byStatus)
 	}
-	t.Logf("%d runs in %v at concurrency 16, replica %s killed at run %d and started again; %d answered 200",
-		n, elapsed.Round(time.Millisecond), f.Replicas[victim].ID, n/2, len(ok))
+	t.Logf("%d runs in %v at concurrency 16, replica %s killed at run %d and ready again %v later; %d answered 200",
+		n, elapsed.Round(time.Millisecond), f.Replicas[victim].ID, n/2, restartTook.Round(time.Millisecond), len(ok))
 	// A tenant's limiter is per replica, and the proxy keeps a token on one
 	// replica while it is up: slow's runs are at most its burst on each
 	// replica it reached (three at most) plus its rate over the time.
@@ -137,11 +149,6 @@ func TestFleet(t *testing.T) {
 	}
 
 	// Every 200's receipt reaches the bucket, once.
-	b, err := f.Bucket()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
 	reader := ship.NewReader(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -157,7 +164,12 @@ func TestFleet(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	times := map[string]int{}
+	victimPrefix := ship.Prefix + f.Replicas[victim].ID + "/"
+	late := 0 // the killed replica's 200s not in the bucket when it was killed
 	for _, r := range runs {
+		if _, isOK := ok[r.RunID]; isOK && !atKill[r.RunID] && strings.HasPrefix(r.Path, victimPrefix) && r.Timings.Started.Before(killed) {
+			late++
+		}
 		times[r.RunID]++
 		if times[r.RunID] == 2 {
 			t.Errorf("run %s is in the bucket twice", r.RunID)
@@ -169,6 +181,10 @@ func TestFleet(t *testing.T) {
 	if m := missing(ok, runs); m != 0 {
 		t.Fatalf("%d of the %d runs answered 200 have no receipt in the bucket", m, len(ok))
 	}
+	if late == 0 {
+		t.Errorf("no run that replica %s answered before it was killed was left to ship after it started again: the kill proved nothing", f.Replicas[victim].ID)
+	}
+	t.Logf("replica %s had answered %d runs whose receipts were on its disk alone when it was killed: all shipped once it started again", f.Replicas[victim].ID, late)
 	t.Logf("the bucket holds %d receipts: the %d runs answered 200, and %d others (runs cut short by the kill, each once)",
 		len(runs), len(ok), len(runs)-len(ok))
 
@@ -211,4 +227,3 @@ func missing(ok map[string]int, runs []receipt.StoredReceipt) int {
 	}
 	return n
 }
-

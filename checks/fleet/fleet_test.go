@@ -99,7 +99,7 @@ func TestFleet(t *testing.T) {
 				restartTook = time.Since(killed)
 			}()
 		}
-	})
+	}, nil)
 	elapsed := time.Since(start)
 	restarted.Wait()
 	if restartErr != nil {

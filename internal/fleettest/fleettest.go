@@ -253,6 +253,13 @@ func (f *Fleet) Restart(i int) error {
 	}
 }
 
+// Pid is replica i's process id.
+func (f *Fleet) Pid(i int) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.Replicas[i].cmd.Process.Pid
+}
+
 // Addr is replica i's address, "" while it is down.
 func (f *Fleet) Addr(i int) string {
 	f.mu.Lock()
@@ -380,9 +387,9 @@ type Answer struct {
 }
 
 // Load sends n runs of hello.vel through the proxy from c clients at
-// once; run i is tenant i%len(Tenants)'s, and before it is sent, before(i)
-// is called (nil: nothing).
-func (f *Fleet) Load(n, c int, before func(i int)) []Answer {
+// once; run i is tenant i%len(Tenants)'s. Before it is sent, before(i) is
+// called, and after(answer) once it is answered (nil: nothing).
+func (f *Fleet) Load(n, c int, before func(i int), after func(Answer)) []Answer {
 	out := make([]Answer, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -395,6 +402,9 @@ func (f *Fleet) Load(n, c int, before func(i int)) []Answer {
 					before(i)
 				}
 				out[i] = f.run(i % len(f.Tenants))
+				if after != nil {
+					after(out[i])
+				}
 			}
 		}()
 	}

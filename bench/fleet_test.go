@@ -98,22 +98,20 @@ func report(b *testing.B, answers []fleettest.Answer, wall time.Duration) {
 }
 
 // sampleLag runs load, handing it a function that samples its 200
-// answers, about ten a second; for each sample it finds the run's receipt
-// in the bucket, listing it every 50 ms, and returns each one's lag.
+// answers, about ten a second; every 50 ms it lists the bucket and looks
+// for the receipts of the samples not found yet, and it returns each
+// sample's lag: from its answer to the listing that found it.
 func sampleLag(b bucket.Bucket, load func(func(fleettest.Answer)) []fleettest.Answer) []time.Duration {
 	var mu sync.Mutex
 	var last time.Time
-	samples := make(chan fleettest.Answer, 64)
+	var waiting []fleettest.Answer
+	loaded := false
 	sample := func(a fleettest.Answer) {
 		mu.Lock()
 		defer mu.Unlock()
-		if a.Status != 200 || a.Done.Sub(last) < 100*time.Millisecond {
-			return
-		}
-		last = a.Done
-		select {
-		case samples <- a:
-		default:
+		if a.Status == 200 && a.Done.Sub(last) >= 100*time.Millisecond {
+			last = a.Done
+			waiting = append(waiting, a)
 		}
 	}
 	var lags []time.Duration
@@ -123,40 +121,38 @@ func sampleLag(b bucket.Bucket, load func(func(fleettest.Answer)) []fleettest.An
 		r := ship.NewReader(b)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		var waiting []fleettest.Answer
-		open := true
-		for open || len(waiting) > 0 {
-			select {
-			case a, ok := <-samples:
-				if !ok {
-					open = false
-					continue
-				}
-				waiting = append(waiting, a)
-				continue
-			case <-time.After(50 * time.Millisecond):
-			}
-			if ctx.Err() != nil {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for range tick.C {
+			mu.Lock()
+			todo, over := waiting, loaded
+			waiting = nil
+			mu.Unlock()
+			if (over && len(todo) == 0) || ctx.Err() != nil {
 				return
 			}
-			if len(waiting) == 0 {
+			if len(todo) == 0 {
 				continue
 			}
 			_ = r.Refresh(ctx)
 			now := time.Now()
-			kept := waiting[:0]
-			for _, a := range waiting {
+			var kept []fleettest.Answer
+			for _, a := range todo {
 				if _, err := r.Find(ctx, ship.AnyTenant, a.RunID); err == nil {
 					lags = append(lags, now.Sub(a.Done))
 				} else {
 					kept = append(kept, a)
 				}
 			}
-			waiting = kept
+			mu.Lock()
+			waiting = append(kept, waiting...)
+			mu.Unlock()
 		}
 	}()
 	load(sample)
-	close(samples)
+	mu.Lock()
+	loaded = true
+	mu.Unlock()
 	<-done
 	return lags
 }

@@ -164,7 +164,7 @@ Other commands:
                [--ship-every D] [--ready-max-lag D]
       runs programs clients send over HTTP, and MCP at /mcp (docs/serve.md); one
       replica of a fleet with --receipts-url (docs/scale.md)
-  sabline mcp --import-root DIR [the flags of serve but --listen and --token-file]
+  sabline mcp --import-root DIR [the flags of serve but --listen, --token-file, --tenants and a fleet's]
       an MCP server on standard input and output (docs/mcp.md)
   sabline receipts list [--receipts DIR | --receipts-url URL [--tenant NAME]] [--json]
   sabline receipts show RUN-ID|last [--receipts DIR | --receipts-url URL [--tenant NAME]]

@@ -134,22 +134,37 @@ func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
 	return o, nil
 }
 
+// serveFlags are the flags of sabline serve.
+type serveFlags struct {
+	door              doorFlags
+	fleet             fleetFlags
+	listen, tokenFile string
+	origins           allowFlag
+}
+
+// serveFlagSet is the flag set of sabline serve, and where it puts them:
+// the one table of its flags (a deployment's manifests are checked
+// against it).
+func serveFlagSet() (*flag.FlagSet, *serveFlags) {
+	fs := newFlagSet("serve")
+	sf := &serveFlags{}
+	sf.door.register(fs)
+	fs.StringVar(&sf.listen, "listen", defaultListen, "the `address` to listen on")
+	fs.StringVar(&sf.tokenFile, "token-file", "", "the `file` holding the bearer token (made, mode 0600, when it does not exist)")
+	fs.Var(&sf.origins, "allow-origin", "an `origin` (https://HOST[:PORT]) requests may come from beside the server's own address (repeatable)")
+	sf.fleet.register(fs)
+	return fs, sf
+}
+
 // serveCmd: sabline serve --import-root DIR [--listen ADDR] [--token-file
 // FILE] [run flags]: the HTTP door, until SIGINT or SIGTERM.
 func serveCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("serve")
-	var f doorFlags
-	f.register(fs)
-	listen := fs.String("listen", defaultListen, "the `address` to listen on")
-	tokenFile := fs.String("token-file", "", "the `file` holding the bearer token (made, mode 0600, when it does not exist)")
-	var origins allowFlag
-	fs.Var(&origins, "allow-origin", "an `origin` (https://HOST[:PORT]) requests may come from beside the server's own address (repeatable)")
-	var ff fleetFlags
-	ff.register(fs)
+	fs, sf := serveFlagSet()
 	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
+	f, ff, listen, tokenFile, origins := &sf.door, sf.fleet, &sf.listen, &sf.tokenFile, sf.origins
 	if extra := append(positional, rest...); len(extra) > 0 {
 		return report(stderr, codes.Errorf(codes.E301, "sabline serve takes no program (got %s): clients send them", strings.Join(extra, " ")), "")
 	}

@@ -44,7 +44,7 @@ func get(v any, keys ...any) any {
 	return v
 }
 
-func str(v any, keys ...any) string { s, _ := get(v, keys...).(string); return s }
+func str(v any, keys ...any) string  { s, _ := get(v, keys...).(string); return s }
 func items(v any, keys ...any) []any { l, _ := get(v, keys...).([]any); return l }
 
 // loadManifests decodes every document of every .yaml file in deployDir,

@@ -195,9 +195,7 @@ func (j *Journal) append(key string, payload []byte, urgent bool) (uint64, error
 		// Rotate before the write, so that no segment is left empty. A
 		// failure to rotate leaves appends going to the full segment, and
 		// the journal tries again when it has grown by 1/64 of a segment.
-		if next, err := j.openNewest(j.seg.num); err == nil {
-			j.retired = append(j.retired, j.seg)
-			j.seg = next
+		if err := j.rotate(); err == nil {
 			signal(j.kick)
 		} else {
 			j.seg.retryAt = j.seg.size + j.opt.SegmentBytes/64 + 1
@@ -391,14 +389,23 @@ func (j *Journal) Seal() (int, error) {
 	if j.seg.size == 0 {
 		return j.seg.num - 1, nil
 	}
+	if err := j.rotate(); err != nil {
+		return 0, fmt.Errorf("journal seal: %w", err)
+	}
+	signal(j.urgent)
+	return j.seg.num - 1, nil
+}
+
+// rotate goes on in a new segment, retiring the current one for the
+// committer to sync and close; the caller holds j.mu.
+func (j *Journal) rotate() error {
 	next, err := j.openNewest(j.seg.num)
 	if err != nil {
-		return 0, fmt.Errorf("journal seal: %w", err)
+		return err
 	}
 	j.retired = append(j.retired, j.seg)
 	j.seg = next
-	signal(j.urgent)
-	return next.num - 1, nil
+	return nil
 }
 
 // Err is why the journal takes no more records (a failed fdatasync, or

@@ -41,6 +41,18 @@ func start(t *testing.T, s *receipt.Store, b bucket.Bucket, replica string) *Shi
 	return sh
 }
 
+// shipping is a store of its own, an empty bucket, and a Shipper of the
+// store to it that ships only when the test calls round.
+func shipping(t *testing.T) (*receipt.Store, *bucket.Memory, *Shipper) {
+	t.Helper()
+	store, err := receipt.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bucket.NewMemory()
+	return store, b, start(t, store, b, "r1")
+}
+
 // shipped counts, for each run id, the records of it in the bucket's
 // objects, and returns the last status of each.
 func shipped(t *testing.T, b bucket.Bucket) (count map[string]int, status map[string]string) {
@@ -81,12 +93,7 @@ func shipped(t *testing.T, b bucket.Bucket) (count map[string]int, status map[st
 // receipt is in the bucket once.
 func TestShipOnce(t *testing.T) {
 	ctx := context.Background()
-	store, err := receipt.OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := bucket.NewMemory()
-	sh := start(t, store, b, "r1")
+	store, b, sh := shipping(t)
 
 	a, long := newRun("acme"), newRun("acme")
 	if err := store.Reserve(a); err != nil {
@@ -148,12 +155,7 @@ func TestShipOnce(t *testing.T) {
 // replica with the same id) is a fault that names it.
 func TestShipRetry(t *testing.T) {
 	ctx := context.Background()
-	store, err := receipt.OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := bucket.NewMemory()
-	sh := start(t, store, b, "r1")
+	store, b, sh := shipping(t)
 	rec := newRun("acme")
 	store.Reserve(rec)
 	finish(store, rec)
@@ -225,12 +227,7 @@ func TestShipDead(t *testing.T) {
 // back, the next round ships everything and the lag falls below it.
 func TestShipOutage(t *testing.T) {
 	ctx := context.Background()
-	store, err := receipt.OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := bucket.NewMemory()
-	sh := start(t, store, b, "r1")
+	store, b, sh := shipping(t)
 	b.Fail = errors.New("the store is down")
 	rec := newRun("acme")
 	store.Reserve(rec)
@@ -260,12 +257,7 @@ func TestShipOutage(t *testing.T) {
 // tenant's receipts only.
 func TestReader(t *testing.T) {
 	ctx := context.Background()
-	store, err := receipt.OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := bucket.NewMemory()
-	sh := start(t, store, b, "r1")
+	store, b, sh := shipping(t)
 	var acme, beta []*receipt.Receipt
 	for i := range 6 {
 		rec := newRun("acme")
@@ -312,12 +304,7 @@ func TestReader(t *testing.T) {
 // objects it indexed first, and finds the others still.
 func TestReaderBound(t *testing.T) {
 	ctx := context.Background()
-	store, err := receipt.OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := bucket.NewMemory()
-	sh := start(t, store, b, "r1")
+	store, b, sh := shipping(t)
 	var recs []*receipt.Receipt
 	for range 3 {
 		rec := newRun("acme")

@@ -282,7 +282,11 @@ func (f *Fleet) Kill(i int) {
 func (f *Fleet) Stop() {
 	for _, r := range f.Replicas {
 		if r.cmd != nil && r.cmd.ProcessState == nil {
-			r.cmd.Process.Signal(syscall.SIGTERM)
+			// Windows has no SIGTERM: there the replica is killed, and
+			// its receipts wait in its journal.
+			if r.cmd.Process.Signal(syscall.SIGTERM) != nil {
+				r.cmd.Process.Kill()
+			}
 		}
 	}
 	for _, r := range f.Replicas {

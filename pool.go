@@ -66,6 +66,9 @@ type RunOptions struct {
 	// Budget, when set, narrows the pool's for this run; one wider than
 	// the pool's is refused (E328) and runs nothing.
 	Budget *budget.Budget
+	// Tenant names who asked for the run, for its receipt: a server's
+	// tenant (receipt.Receipt.Tenant).
+	Tenant string
 }
 
 // Pool is a set of confined workers, each running many programs in turn
@@ -114,7 +117,8 @@ func (p *Pool) Options() PoolOptions { return p.opts }
 // program ran, however it ended (Result.Err says); it is the refusal when
 // nothing ran, and the result's receipt says so too.
 func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Result, error) {
-	r, err := p.p.Run(ctx, run.PoolRun{Program: program.Path, Source: program.Source, Args: opts.Args, Stdin: opts.Stdin, Budget: opts.Budget})
+	r, err := p.p.Run(ctx, run.PoolRun{Program: program.Path, Source: program.Source, Args: opts.Args, Stdin: opts.Stdin, Budget: opts.Budget,
+		Tenant: opts.Tenant})
 	res := &Result{Receipt: r.Receipt, Stdout: r.Stdout}
 	if r.Clipped {
 		res.Stderr = []byte(fmt.Sprintf("sabline: the program printed more than %d bytes; the rest was dropped\n", run.MaxPoolOutputBytes))

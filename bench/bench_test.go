@@ -94,8 +94,12 @@ func BenchmarkHello(b *testing.B) {
 // each start beside the bare binary's: a process that starts a second
 // one and waits for it (the floor of any design of two Go processes), a
 // binary that links what a worker needs and runs none of it, one that
-// links the doors' packages too, and the sabline binary itself starting
-// and exiting (sabline version). A run is two starts of the last.
+// links the doors' packages too, the sabline binary itself starting and
+// exiting (sabline version), and the store agent (sabline-store over a
+// file:// bucket, its input closed) starting and exiting: the cloud
+// drivers it links, which a replica starts once, are what every process
+// of sabline, every worker among them, would initialise if sabline linked
+// them. A run is two starts of sabline.
 func BenchmarkStartup(b *testing.B) {
 	bin := func(pkg, name string) string {
 		p, err := buildbin.Build("github.com/sabline/sabline/bench/internal/"+pkg, name)
@@ -110,7 +114,17 @@ func BenchmarkStartup(b *testing.B) {
 		variant{"worker-deps", []string{bin("workerdeps", "workerdeps")}},
 		variant{"door-deps", []string{bin("doordeps", "doordeps")}},
 		variant{"version", []string{sabline(b), "version"}},
+		variant{"store-agent", []string{storeAgent(b), "file://" + filepath.ToSlash(b.TempDir())}},
 	)
+}
+
+func storeAgent(b *testing.B) string {
+	b.Helper()
+	p, err := buildbin.Build("github.com/sabline/sabline/cmd/sabline-store", "sabline-store")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
 }
 
 // BenchmarkConfine: a confined run of examples/hello.vel (Landlock and

@@ -163,11 +163,14 @@ Other commands:
                [--queue N] [--workers N]
                [--allow ...] [--confine strict] [--require-confinement L] [--timeout D]
                [--max-memory-mb N] [--receipts DIR]
-      runs programs clients send over HTTP, and MCP at /mcp (docs/serve.md)
-  sabline mcp --import-root DIR [the flags of serve but --listen and --token-file]
+               [--tenants FILE] [--receipts-url URL] [--replica ID] [--store-agent PATH]
+               [--ship-every D] [--ready-max-lag D]
+      runs programs clients send over HTTP, and MCP at /mcp (docs/serve.md); one
+      replica of a fleet with --receipts-url (docs/scale.md)
+  sabline mcp --import-root DIR [the flags of serve but --listen, --token-file, --tenants and a fleet's]
       an MCP server on standard input and output (docs/mcp.md)
-  sabline receipts list [--receipts DIR] [--json]
-  sabline receipts show RUN-ID|last [--receipts DIR]
+  sabline receipts list [--receipts DIR | --receipts-url URL [--tenant NAME]] [--json]
+  sabline receipts show RUN-ID|last [--receipts DIR | --receipts-url URL [--tenant NAME]]
       RUN-ID is a run id or a prefix of one; last is the newest run
   sabline receipts diff [--receipts DIR]
   sabline modules

@@ -1,17 +1,22 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/receipt/ship"
 )
 
 // receiptsCmd: sabline receipts list [--json] | show RUN-ID|last | diff,
-// each with [--receipts DIR]. A file in the directory that is not a
-// receipt is named on standard error and passed over.
+// each with [--receipts DIR], or [--receipts-url URL [--tenant NAME]]
+// to read the store a fleet of servers ships its receipts to. A file in
+// the directory (or an object in the store) that is not a receipt is
+// named on standard error and passed over.
 func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	const want = "want list, show RUN-ID (or last) or diff"
 	if len(args) == 0 {
@@ -20,6 +25,9 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	verb := args[0]
 	fs := newFlagSet("receipts " + verb)
 	dir := fs.String("receipts", "", "receipts `directory`")
+	url := fs.String("receipts-url", "", "read the shared store at `URL` instead (see sabline serve --receipts-url)")
+	tenantName := fs.String("tenant", "", "with --receipts-url, the receipts of this `tenant` only")
+	agent := fs.String("store-agent", "", "the store agent's `executable` (default: "+storeAgentName+" beside sabline, else on PATH)")
 	var asJSON *bool
 	switch verb {
 	case "list":
@@ -47,12 +55,24 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	} else if len(positional) > 0 {
 		return report(stderr, codes.Errorf(codes.E301, "receipts %s takes no arguments, got %s", verb, strings.Join(positional, " ")), "")
 	}
-	if *dir == "" {
-		if *dir, err = receipt.DefaultDir(); err != nil {
-			return report(stderr, err, "")
+	var runs []receipt.StoredReceipt
+	var skipped []receipt.SkippedFile
+	switch {
+	case *url != "" && *dir != "":
+		return report(stderr, codes.Errorf(codes.E301, "receipts %s: give --receipts DIR or --receipts-url URL, not both", verb), "")
+	case *url != "":
+		*dir = *url
+		runs, skipped, err = sharedReceipts(*url, *agent, *tenantName, stderr)
+	case *tenantName != "":
+		return report(stderr, codes.Errorf(codes.E301, "receipts %s: --tenant reads the shared store: give --receipts-url URL with it", verb), "")
+	default:
+		if *dir == "" {
+			if *dir, err = receipt.DefaultDir(); err != nil {
+				return report(stderr, err, "")
+			}
 		}
+		runs, skipped, err = receipt.Scan(*dir)
 	}
-	runs, skipped, err := receipt.Scan(*dir)
 	if err != nil {
 		return report(stderr, err, "")
 	}
@@ -103,4 +123,20 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// sharedReceipts reads the receipts in the store at url, of tenant only
+// when one is named, through a store agent started for it.
+func sharedReceipts(url, agentPath, tenantName string, stderr io.Writer) ([]receipt.StoredReceipt, []receipt.SkippedFile, error) {
+	a, err := startAgent(url, agentPath, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer a.Close()
+	if tenantName == "" {
+		tenantName = ship.AnyTenant
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	return ship.NewReader(a).All(ctx, tenantName)
 }

@@ -45,6 +45,7 @@ type doorOptions struct {
 	MaxMemoryMB int           // per run, 0 for none
 	Receipts    string        // absolute
 	Guarded     []string      // locations no grant reaches beside the receipts: the token file
+	Tenants     string        // absolute: the tenants file, read again on SIGHUP; "" for none
 }
 
 // The defaults of a door's flags: a server's runs are bounded unless the
@@ -150,20 +151,37 @@ func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
 	return o, nil
 }
 
+// serveFlags are the flags of sabline serve.
+type serveFlags struct {
+	door              doorFlags
+	fleet             fleetFlags
+	listen, tokenFile string
+	origins           allowFlag
+}
+
+// serveFlagSet is the flag set of sabline serve, and where it puts them:
+// the one table of its flags (a deployment's manifests are checked
+// against it).
+func serveFlagSet() (*flag.FlagSet, *serveFlags) {
+	fs := newFlagSet("serve")
+	sf := &serveFlags{}
+	sf.door.register(fs)
+	fs.StringVar(&sf.listen, "listen", defaultListen, "the `address` to listen on")
+	fs.StringVar(&sf.tokenFile, "token-file", "", "the `file` holding the bearer token (made, mode 0600, when it does not exist)")
+	fs.Var(&sf.origins, "allow-origin", "an `origin` (https://HOST[:PORT]) requests may come from beside the server's own address (repeatable)")
+	sf.fleet.register(fs)
+	return fs, sf
+}
+
 // serveCmd: sabline serve --import-root DIR [--listen ADDR] [--token-file
 // FILE] [run flags]: the HTTP door, until SIGINT or SIGTERM.
 func serveCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("serve")
-	var f doorFlags
-	f.register(fs)
-	listen := fs.String("listen", defaultListen, "the `address` to listen on")
-	tokenFile := fs.String("token-file", "", "the `file` holding the bearer token (made, mode 0600, when it does not exist)")
-	var origins allowFlag
-	fs.Var(&origins, "allow-origin", "an `origin` (https://HOST[:PORT]) requests may come from beside the server's own address (repeatable)")
+	fs, sf := serveFlagSet()
 	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
+	f, ff, listen, tokenFile, origins := &sf.door, sf.fleet, &sf.listen, &sf.tokenFile, sf.origins
 	if extra := append(positional, rest...); len(extra) > 0 {
 		return report(stderr, codes.Errorf(codes.E301, "sabline serve takes no program (got %s): clients send them", strings.Join(extra, " ")), "")
 	}
@@ -178,25 +196,54 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if _, _, err := net.SplitHostPort(*listen); err != nil {
 		return report(stderr, codes.Errorf(codes.E301, "--listen %s: not an address HOST:PORT (127.0.0.1:8080, say)", *listen), "")
 	}
-	if !loopback(*listen) && *tokenFile == "" {
-		return report(stderr, codes.Errorf(codes.E301, "--listen %s is not a loopback address: give --token-file FILE, so that the token is one you hand out yourself", *listen), "")
+	if !loopback(*listen) && *tokenFile == "" && ff.tenants == "" {
+		return report(stderr, codes.Errorf(codes.E301, "--listen %s is not a loopback address: give --token-file FILE or --tenants FILE, so that the tokens are ones you hand out yourself", *listen), "")
 	}
-	path := *tokenFile
-	if path == "" {
-		path = filepath.Join(o.Receipts, tokenFileName)
-	}
-	token, made, err := loadToken(path, *tokenFile == "")
-	if err != nil {
-		return report(stderr, err, "")
+	cfg := door.Config{Workers: o.Workers, Queue: o.Queue, Origins: origins, Logf: doorLog(stderr, "serve")}
+	var path, token string
+	var made bool
+	switch {
+	case ff.tenants != "" && *tokenFile != "":
+		return report(stderr, codes.Errorf(codes.E301, "give --tenants FILE or --token-file FILE, not both: the tenants file names every token"), "")
+	case ff.tenants != "":
+		if path, err = filepath.Abs(ff.tenants); err != nil {
+			return report(stderr, codes.Errorf(codes.E301, "--tenants %s: %w", ff.tenants, err), "")
+		}
+		o.Tenants = path
+		if cfg.Tenants, err = loadTenants(path, o, cwd); err != nil {
+			return report(stderr, err, "")
+		}
+	default:
+		path = *tokenFile
+		if path == "" {
+			path = filepath.Join(o.Receipts, tokenFileName)
+		}
+		if token, made, err = loadToken(path, *tokenFile == ""); err != nil {
+			return report(stderr, err, "")
+		}
+		cfg.Token = token
 	}
 	o.Guarded = append(o.Guarded, path) // beside the receipts, which the pool guards always
 	pool, runner, err := startPool(o)
 	if err != nil {
 		return report(stderr, err, "")
 	}
-	defer pool.Close()
-	srv, err := door.New(door.Config{Runner: runner, Token: token, Workers: o.Workers, Queue: o.Queue, Origins: origins,
-		Logf: doorLog(stderr, "serve")})
+	fl, err := startFleet(ff, o, runner, stderr)
+	if err != nil {
+		pool.Close()
+		return report(stderr, err, "")
+	}
+	defer func() {
+		pool.Close() // its last receipts are appended before they are shipped
+		fl.close(stderr)
+	}()
+	store, err := receipt.OpenStore(o.Receipts)
+	if err != nil {
+		return report(stderr, err, "")
+	}
+	rd := &ready{pool: pool, require: o.Require, store: store, fl: fl, maxLag: ff.maxLag}
+	cfg.Runner, cfg.Ready = runner, rd.check
+	srv, err := door.New(cfg)
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E301, "--allow-origin: %w", err), "")
 	}
@@ -207,17 +254,28 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	// From here the server reads, writes and starts only what it and its
 	// workers need (docs/serve.md, "What the server itself may touch").
 	fmt.Fprintf(stderr, "sabline serve: %s\n", terminalSafe(holdServer(o)))
-	if made {
+	switch {
+	case o.Tenants != "":
+		fmt.Fprintf(stderr, "sabline serve: %d tenants in %s (read again on SIGHUP)\n", len(cfg.Tenants), terminalSafe(path))
+	case made:
 		fmt.Fprintf(stderr, "sabline serve: made a token in %s\n", terminalSafe(path))
-	} else {
+	default:
 		fmt.Fprintf(stderr, "sabline serve: token in %s\n", terminalSafe(path))
+	}
+	if fl != nil {
+		fmt.Fprintf(stderr, "sabline serve: shipping receipts to %s every %s\n", terminalSafe(ff.receiptsURL), ff.shipEvery)
 	}
 	fmt.Fprintf(stderr, "sabline serve: listening on %s (import root %s, budget %s, %d workers, queue %d)\n",
 		ln.Addr(), terminalSafe(o.ImportRoot), terminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	agentEnded := watchFleet(ctx, stop, fl, stderr)
+	go reloadOnHangUp(ctx, srv, o, cwd, stderr)
 	if err := srv.Serve(ctx, ln); err != nil {
 		fmt.Fprintf(stderr, "sabline serve: %s\n", terminalSafe(err.Error()))
+		return codes.ExitFailed
+	}
+	if agentEnded() {
 		return codes.ExitFailed
 	}
 	fmt.Fprintln(stderr, "sabline serve: stopped")

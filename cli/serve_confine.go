@@ -23,7 +23,7 @@ var errServerNotConfined = errors.New("the server process itself is not confined
 // serverEnv is what of the machine a door's own domain names besides its
 // options: its executable (each worker is a new start of it) and the
 // directory the pool makes its workers' temporary directories in
-// (os.TempDir()).
+// (run.RunsDir).
 type serverEnv struct {
 	Exe     string
 	TempDir string
@@ -72,7 +72,13 @@ type serverDomain struct {
 //     them (confine.WorkerCgroups);
 //   - read /proc: a worker lists its /proc/self/fd and reads
 //     /proc/self/statm before it holds itself, and the door reads
-//     /proc/self/status when it audits.
+//     /proc/self/status when it audits;
+//   - read the directory of the tenants file, when it has one, which it
+//     reads again on SIGHUP (the directory: a Kubernetes Secret is
+//     replaced by a new file beside the old one).
+//
+// The store agent of --receipts-url is started before the door holds
+// itself, outside its domain: it reaches the store, the door does not.
 //
 // It binds nothing (its one listener is bound already) and connects only
 // where the workers may. Signals are not scoped: the workers started
@@ -107,6 +113,9 @@ func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 	}
 	if env.Cgroups != "" && o.MaxMemoryMB > 0 {
 		own = append(own, rule{Path: env.Cgroups, Access: readRights | writeRights, Why: "server: each worker's memory cgroup"})
+	}
+	if o.Tenants != "" {
+		own = append(own, rule{Path: filepath.Dir(o.Tenants), Access: readRights, Why: "server: the tenants file, read again on SIGHUP"})
 	}
 	if env.Loader != "" {
 		own = append(own, rule{Path: env.Loader, Access: confine.LandlockFSExecute | confine.LandlockFSReadFile, Why: "server: the executable's loader"})
@@ -178,7 +187,11 @@ func holdServer(o doorOptions) string {
 	if abi < 1 {
 		return fmt.Sprintf("%v: this kernel offers no Landlock", errServerNotConfined)
 	}
-	d, err := serverRules(o, serverEnv{Exe: exe, TempDir: os.TempDir(), Loader: loaderOf(exe), Cgroups: confine.WorkerCgroups()}, abi)
+	runs, err := run.RunsDir()
+	if err != nil {
+		return fmt.Sprintf("%v: the runs' directory: %v", errServerNotConfined, err)
+	}
+	d, err := serverRules(o, serverEnv{Exe: exe, TempDir: runs, Loader: loaderOf(exe), Cgroups: confine.WorkerCgroups()}, abi)
 	if err != nil {
 		return fmt.Sprintf("%v: %v", errServerNotConfined, err)
 	}

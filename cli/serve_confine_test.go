@@ -37,6 +37,7 @@ func TestServerRules(t *testing.T) {
 		name      string
 		allow     string
 		confine   string
+		tenants   string // the tenants file
 		env       serverEnv
 		memoryMB  int
 		wantSkip  bool
@@ -109,6 +110,12 @@ func TestServerRules(t *testing.T) {
 			env:     serverEnv{Exe: env.Exe, TempDir: env.TempDir, Cgroups: "/sys/fs/cgroup/sabline.service"},
 			wantNot: []string{"/sys/fs/cgroup/sabline.service/sabline-worker-1/memory.max"},
 		},
+		{
+			name: "a tenants file", allow: "io", tenants: "/etc/sabline/tenants/tenants.json",
+			wantRO:  []string{"/etc/sabline/tenants/tenants.json", "/etc/sabline/tenants/..2026_12_01/tenants.json"},
+			wantNot: []string{"/etc/sabline/other", "/etc/passwd"},
+			wantFS:  readRights,
+		},
 		{name: "a module that leaves the workers unconfined", allow: "io,ffi:ctypes", wantSkip: true},
 		{
 			name: "the same module, strict", allow: "io,ffi:ctypes", confine: run.ConfineStrict,
@@ -127,7 +134,7 @@ func TestServerRules(t *testing.T) {
 			if conf == "" {
 				conf = run.ConfineDefault
 			}
-			o := doorOptions{ImportRoot: "/srv/root", Ceiling: b, Confine: conf, Receipts: "/srv/rc", MaxMemoryMB: tt.memoryMB}
+			o := doorOptions{ImportRoot: "/srv/root", Ceiling: b, Confine: conf, Receipts: "/srv/rc", MaxMemoryMB: tt.memoryMB, Tenants: tt.tenants}
 			e := tt.env
 			if e.Exe == "" {
 				e = env

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 )
 
@@ -36,6 +37,11 @@ type RunRequest struct {
 	Args   []string // the program's arguments
 	Stdin  string   // the program's standard input
 	Allow  []string // budget items narrowing the operator's ceiling; empty: the ceiling itself
+	// Tenant and Ceiling are set by the door, never by the client: the
+	// tenant whose token the request carried, and its ceiling (nil: the
+	// operator's).
+	Tenant  string
+	Ceiling *budget.Budget
 }
 
 // RunReply is a run that happened (it has a receipt), however it ended.
@@ -73,12 +79,13 @@ type AuditReply struct {
 // refusal before anything ran: a *codes.Error with an E3xx code, which
 // the door maps to the HTTP status (statusOf); the reply beside a Run
 // error names the receipt of the refusal when there is one (its RunID
-// and Receipt). An error from Receipt that wraps fs.ErrNotExist means
-// there is no such receipt.
+// and Receipt). Receipt answers for the runs of tenant only; an error
+// from it that wraps fs.ErrNotExist means there is no such receipt, or
+// none of tenant's.
 type Runner interface {
 	Run(ctx context.Context, req RunRequest) (RunReply, error)
 	Audit(ctx context.Context, req AuditRequest) (AuditReply, error)
-	Receipt(id string) (json.RawMessage, error)
+	Receipt(ctx context.Context, tenant, id string) (json.RawMessage, error)
 }
 
 // The codes of the conditions a door answers that are not a run's: they

@@ -28,7 +28,8 @@ type fakeRunner struct {
 	mu     sync.Mutex
 	last   RunRequest
 	stored map[string]json.RawMessage
-	ended  []RunReply // the runs that held until cancelled
+	tenant map[string]string // the tenant of each stored run
+	ended  []RunReply        // the runs that held until cancelled
 }
 
 const fakeRunID = "0123456789abcdef"
@@ -55,6 +56,10 @@ func (f *fakeRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 		f.stored = map[string]json.RawMessage{}
 	}
 	f.stored[id] = rec
+	if f.tenant == nil {
+		f.tenant = map[string]string{}
+	}
+	f.tenant[id] = req.Tenant
 	f.mu.Unlock()
 	reply := RunReply{Stdout: "hello, world\n", RunID: id, Level: "full", Reason: "every limit held", Status: "ok", Receipt: rec}
 	if f.hold.Load() {
@@ -76,14 +81,14 @@ func (f *fakeRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 	return AuditReply{Budget: "io", Levels: map[string]string{"linux": "full", "darwin": "partial", "windows": "partial"}, Here: "full", Within: true}, nil
 }
 
-func (f *fakeRunner) Receipt(id string) (json.RawMessage, error) {
+func (f *fakeRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMessage, error) {
 	f.receipts.Add(1)
 	if f.storeErr != nil {
 		return nil, f.storeErr
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if rec, ok := f.stored[id]; ok {
+	if rec, ok := f.stored[id]; ok && f.tenant[id] == tenant {
 		return rec, nil
 	}
 	return nil, codes.Errorf(codes.E317, "no receipt %s: %w", id, fs.ErrNotExist)

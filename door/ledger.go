@@ -2,11 +2,7 @@ package door
 
 import (
 	"container/list"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"net/http"
-	"strings"
 	"sync"
 	"time"
 )
@@ -24,7 +20,7 @@ const (
 // ledger remembers, for each client of the door, the runs it asked for:
 // a client reads its own receipts, and no other's. A client is the
 // door's name for who sent a request: over HTTP, the token it carried
-// (tokenClient); on any other transport, its MCP session. The ledger
+// (the tenant it belongs to); on any other transport, its MCP session. The ledger
 // keeps the most recent MaxClientRuns runs of each of at most maxClients
 // clients, and keeps the receipts themselves while they fit in
 // maxLedgerBytes, so that answering for a recent run reads no store.
@@ -162,12 +158,4 @@ func (l *ledger) runs(client string) []ledgerRun {
 		out = append(out, r)
 	}
 	return out
-}
-
-// tokenClient is the client a request over HTTP is: the digest of the
-// bearer token it carried, never the token itself.
-func tokenClient(h http.Header) string {
-	_, tok, _ := strings.Cut(h.Get("Authorization"), " ")
-	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
-	return "token " + hex.EncodeToString(sum[:8])
 }

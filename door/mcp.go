@@ -132,7 +132,8 @@ func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		defer s.progress(ctx, req.Session, tok)()
 	}
-	reply, err := s.run(ctx, "mcp", s.clientOf(req), in)
+	client, t := s.clientOf(req)
+	reply, err := s.run(ctx, "mcp", client, t, in)
 	if err != nil {
 		return s.toolRefusal(err), nil
 	}
@@ -198,7 +199,8 @@ func (s *Server) mcpAudit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		s.cfg.Logf("mcp: refused: %s", codes.TerminalSafe(err.Error()))
 		return toolError(detailOf(err)), nil
 	}
-	release, err := s.gate.enter(ctx) // an audit reads a program too, as over HTTP
+	_, t := s.clientOf(req)
+	release, err := s.enter(ctx, t) // an audit reads a program too, as over HTTP
 	if err != nil {
 		s.cfg.Logf("mcp: refused: %v", err)
 		return s.toolRefusal(err), nil
@@ -213,7 +215,10 @@ func (s *Server) mcpAudit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 
 // toolRefusal is the tool error of an error of the gate or the Runner.
 func (s *Server) toolRefusal(err error) *mcp.CallToolResult {
+	var le *limitError
 	switch {
+	case errors.As(err, &le):
+		return toolError(limitDetail(le))
 	case errors.Is(err, errBusy):
 		return toolError(s.busyDetail())
 	case errors.Is(err, errStopping):

@@ -48,7 +48,7 @@ func (s *Server) mcpHandler() http.Handler {
 			// (runContext): when its client goes, or cancels it in a
 			// request of its own.
 			var done func()
-			ctx, done = s.calls.track(ctx, tokenClient(r.Header), m)
+			ctx, done = s.calls.track(ctx, tenantFrom(r.Context()).client(), m)
 			defer done()
 		}
 		h.ServeHTTP(jw, r.WithContext(context.WithValue(ctx, requestKey{}, ctx)))

@@ -2,6 +2,8 @@ package door
 
 import (
 	"context"
+	"crypto/sha256"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -142,6 +144,7 @@ func TestOpenAPISchemas(t *testing.T) {
 		"Error":       reflect.TypeFor[errorBody](),
 		"ErrorDetail": reflect.TypeFor[errorDetail](),
 		"Receipt":     reflect.TypeFor[receipt.Receipt](),
+		"Probe":       reflect.TypeFor[probeJSON](),
 	}
 	requests := map[string][]string{"RunRequest": runFields, "AuditRequest": auditFields}
 	notOurs := map[string]bool{"JSONRPCMessage": true} // the MCP SDK's
@@ -247,11 +250,27 @@ var conditions = []condition{
 		before: func(t *testing.T, s *Server, f *fakeRunner) {
 			f.block = make(chan struct{})
 			t.Cleanup(func() { close(f.block) })
-			go func() { _, _ = s.run(context.Background(), "test", "busy", RunRequest{Source: "print(1)"}) }()
+			go func() { _, _ = s.run(context.Background(), "test", "busy", nil, RunRequest{Source: "print(1)"}) }()
 			waitFor(t, func() bool { running, _ := s.gate.load(); return running == 1 })
 		}},
 	{name: "every connection slot held", config: func(c *Config) { c.MaxConns = 1 }},
 	{name: "stopping", before: func(_ *testing.T, s *Server, _ *fakeRunner) { s.Stop() }},
+	{name: "not ready", config: func(c *Config) {
+		c.Ready = func() error { return errors.New("the receipts reach the shared store 40s late, past 30s") }
+	}},
+	{name: "past the tenant's rate", config: func(c *Config) {
+		c.Token, c.Tenants = "", []Tenant{{Name: "t", TokenSHA256: sha256.Sum256([]byte(testToken)), Rate: 0.001, Burst: 1}}
+	}},
+	{name: "past the tenant's runs at once", config: func(c *Config) {
+		c.Token, c.Tenants = "", []Tenant{{Name: "t", TokenSHA256: sha256.Sum256([]byte(testToken)), Concurrency: 1}}
+	}, before: func(t *testing.T, s *Server, f *fakeRunner) {
+		f.block = make(chan struct{})
+		t.Cleanup(func() { close(f.block) })
+		go func() {
+			_, _ = s.run(context.Background(), "test", "t", s.tenants.Load().list[0], RunRequest{Source: "print(1)"})
+		}()
+		waitFor(t, func() bool { running, _ := s.gate.load(); return running == 1 })
+	}},
 	{name: "no such run", path: func(p string) string {
 		if strings.HasPrefix(p, "/v1/receipts/") {
 			return "/v1/receipts/ffffffffffffffff"

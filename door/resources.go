@@ -31,20 +31,21 @@ type sessions struct {
 	names map[*mcp.ServerSession]string
 }
 
-// clientOf is who sent an MCP request: over HTTP the token it carried
-// (tokenClient), else its session.
-func (s *Server) clientOf(req mcp.Request) string {
+// clientOf is who sent an MCP request: over HTTP the tenant whose token
+// it carried (and that tenant), else its session (and no tenant).
+func (s *Server) clientOf(req mcp.Request) (string, *tenantState) {
 	if extra := req.GetExtra(); extra != nil && extra.Header != nil {
-		return tokenClient(extra.Header)
+		t := s.tenantOf(extra.Header.Get("Authorization"))
+		return t.client(), t
 	}
 	ss, ok := req.GetSession().(*mcp.ServerSession)
 	if !ok || ss == nil {
-		return ""
+		return "", nil
 	}
 	s.sessions.mu.Lock()
 	defer s.sessions.mu.Unlock()
 	if name, ok := s.sessions.names[ss]; ok {
-		return name
+		return name, nil
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
@@ -60,7 +61,7 @@ func (s *Server) clientOf(req mcp.Request) string {
 		s.sessions.mu.Unlock()
 		s.ledger.forget(name)
 	}()
-	return name
+	return name, nil
 }
 
 // addReceiptResources makes the receipts of a client's runs its MCP
@@ -90,7 +91,8 @@ func (s *Server) addReceiptResources(srv *mcp.Server) {
 // listReceipts is resources/list: the receipts of the client's runs.
 func (s *Server) listReceipts(req mcp.Request) *mcp.ListResourcesResult {
 	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
-	for _, r := range s.ledger.runs(s.clientOf(req)) {
+	client, _ := s.clientOf(req)
+	for _, r := range s.ledger.runs(client) {
 		ended := r.Status
 		if r.Code != "" {
 			ended += " " + r.Code
@@ -110,7 +112,8 @@ func (s *Server) readReceipt(ctx context.Context, req *mcp.ReadResourceRequest) 
 	if !ok || !receipt.ValidRunID(id) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	rec, err := s.receiptOf(ctx, s.clientOf(req), id)
+	client, t := s.clientOf(req)
+	rec, err := s.receiptOf(ctx, client, t, id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, mcp.ResourceNotFoundError(uri)
@@ -129,7 +132,8 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 	if p == nil || p.Ref == nil || p.Ref.Type != "ref/resource" || p.Ref.URI != ReceiptURIPrefix+"{id}" || p.Argument.Name != "id" {
 		return res, nil
 	}
-	for _, r := range s.ledger.runs(s.clientOf(req)) {
+	client, _ := s.clientOf(req)
+	for _, r := range s.ledger.runs(client) {
 		if strings.HasPrefix(r.ID, p.Argument.Value) {
 			res.Completion.Total++
 			if len(res.Completion.Values) < maxCompletions {

@@ -3,8 +3,10 @@ package door
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +34,20 @@ const SourceName = "<source>"
 type PoolRunner struct {
 	pool *sabline.Pool
 	o    sabline.PoolOptions
+	// shared, when set, is where the receipts of the fleet's other
+	// replicas are read (ReadShared).
+	shared SharedReceipts
 }
+
+// SharedReceipts are the receipts a fleet of servers ships to a store
+// they share (receipt/ship.Reader): Find answers for tenant's runs only.
+type SharedReceipts interface {
+	Find(ctx context.Context, tenant, id string) (*receipt.Receipt, error)
+}
+
+// ReadShared makes Receipt read the receipts the runner's own store does
+// not hold in shared: a run another replica of the fleet ran.
+func (r *PoolRunner) ReadShared(shared SharedReceipts) { r.shared = shared }
 
 // NewPoolRunner is the Runner of pool. The pool needs an import root: a
 // request's path is read under it, and a program sent as text runs as
@@ -58,11 +73,11 @@ func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 		}
 		prog = sabline.Source(path, src)
 	}
-	b, err := r.budgetOf(req.Allow)
+	b, err := r.budgetOf(req.Allow, req.Tenant, req.Ceiling)
 	if err != nil {
 		return r.refused(prog, req, err)
 	}
-	res, err := r.pool.Run(ctx, prog, sabline.RunOptions{Args: req.Args, Stdin: []byte(req.Stdin), Budget: &b})
+	res, err := r.pool.Run(ctx, prog, sabline.RunOptions{Args: req.Args, Stdin: []byte(req.Stdin), Budget: &b, Tenant: req.Tenant})
 	if res == nil || res.Receipt == nil {
 		return RunReply{}, err
 	}
@@ -107,6 +122,7 @@ func (r *PoolRunner) relative(pos string) string {
 // (E328, E316).
 func (r *PoolRunner) refused(prog sabline.Program, req RunRequest, err error) (RunReply, error) {
 	rec := receipt.NewForSource(prog.Path, prog.Source, r.o.Budget, req.Args)
+	rec.Tenant = req.Tenant
 	rec.Timings.Started = time.Now().UTC()
 	// The pool's mode, level and timeout; no policy was derived for a
 	// request refused before the pool took it, so none is named.
@@ -152,25 +168,44 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 	return reply, nil
 }
 
-// Receipt reads the receipt of the run id in the pool's receipts
-// directory, decoding that one receipt only (receipt.FindRun).
-func (r *PoolRunner) Receipt(id string) (json.RawMessage, error) {
+// Receipt reads the receipt of tenant's run id in the pool's receipts
+// directory, decoding that one receipt only (receipt.FindRun), and, when
+// it is not there, in the fleet's shared store (ReadShared). A run of
+// another tenant is not found, as a run that never was.
+func (r *PoolRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMessage, error) {
+	notFound := codes.Errorf(codes.E317, "no receipt %s among this tenant's runs: %w", codes.TerminalSafe(id), fs.ErrNotExist)
+	var rec *receipt.Receipt
 	run, err := receipt.FindRun(r.o.Receipts, id)
-	if err != nil {
+	switch {
+	case err == nil && run.Tenant == tenant:
+		rec = run.Receipt
+	case err == nil:
+		return nil, notFound
+	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
+	case r.shared == nil:
+		return nil, notFound
+	default:
+		if rec, err = r.shared.Find(ctx, tenant, id); err != nil {
+			return nil, err
+		}
 	}
-	data, err := json.Marshal(run.Receipt)
+	data, err := json.Marshal(rec)
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "encode receipt %s: %w", id, err)
 	}
 	return data, nil
 }
 
-// budgetOf is the run's budget: the pool's, or the items the request
-// gives (the pool refuses them, E328, when they are wider than its own).
-// Relative paths are read against the import root.
-func (r *PoolRunner) budgetOf(allow []string) (budget.Budget, error) {
+// budgetOf is the run's budget: the tenant's ceiling, else the pool's,
+// or the items the request gives. Items wider than the tenant's ceiling
+// are refused here (E328, naming the tenant); wider than the pool's, by
+// the pool (E328). Relative paths are read against the import root.
+func (r *PoolRunner) budgetOf(allow []string, tenant string, ceiling *budget.Budget) (budget.Budget, error) {
 	if len(allow) == 0 {
+		if ceiling != nil {
+			return *ceiling, nil
+		}
 		return r.o.Budget, nil
 	}
 	b, err := budget.Parse(allow, r.o.ImportRoot)
@@ -179,6 +214,13 @@ func (r *PoolRunner) budgetOf(allow []string) (budget.Budget, error) {
 	}
 	if err := sabline.CheckModules("allow", b); err != nil {
 		return budget.Budget{}, err
+	}
+	if ceiling != nil {
+		if err := b.Beneath(*ceiling); err != nil {
+			e := codes.Errorf(codes.E328, "this run's budget %q: %v: wider than the ceiling of tenant %s: nothing ran", b.String(), err, tenant)
+			e.Do = "Ask for a budget within your tenant's ceiling, or none to be given the ceiling itself."
+			return budget.Budget{}, e
+		}
 	}
 	return b, nil
 }

@@ -205,10 +205,10 @@ func TestPoolRunnerRefuses(t *testing.T) {
 			}
 		})
 	}
-	if _, err := r.Receipt("0123456789abcdef"); codes.CodeOf(err) != codes.E317 {
+	if _, err := r.Receipt(context.Background(), "", "0123456789abcdef"); codes.CodeOf(err) != codes.E317 {
 		t.Errorf("Receipt of an unknown run: %v, want E317", err)
 	}
-	if _, err := r.Receipt("../x"); codes.CodeOf(err) != codes.E317 {
+	if _, err := r.Receipt(context.Background(), "", "../x"); codes.CodeOf(err) != codes.E317 {
 		t.Errorf("Receipt of a path: %v, want E317", err)
 	}
 }

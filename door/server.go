@@ -2,8 +2,6 @@ package door
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,10 +25,18 @@ import (
 type Config struct {
 	Runner Runner
 	// Token is the bearer token every HTTP request must carry
-	// (Authorization: Bearer TOKEN), compared in constant time. With no
-	// token, every HTTP request is refused: the HTTP door has no open
-	// mode. The MCP door on standard input and output needs none.
+	// (Authorization: Bearer TOKEN), compared in constant time: its
+	// holders are one tenant with no limits of its own, named from the
+	// token's digest. With neither a token nor Tenants, every HTTP
+	// request is refused: the HTTP door has no open mode. The MCP door on
+	// standard input and output needs none.
 	Token string
+	// Tenants, instead of Token, are the clients of the HTTP door, each
+	// with its own token and limits (SetTenants replaces them).
+	Tenants []Tenant
+	// Ready, when set, says why the server should be sent no traffic
+	// (GET /readyz answers 503 with it), or nil when it may.
+	Ready func() error
 	// Workers is how many runs run at once (at least 1); Queue is how many
 	// more may wait for one of them. Past Workers+Queue a request is
 	// answered busy (429 with Retry-After) and nothing runs.
@@ -67,18 +74,19 @@ const MaxConns = 1024
 // Server is a door: the HTTP handler, the MCP server, and the bound on
 // runs both share.
 type Server struct {
-	cfg      Config
-	token    [sha256.Size]byte
-	origins  []origin
-	gate     *gate
-	conns    *conns
-	ledger   *ledger
-	sessions sessions
-	calls    httpCalls
-	mcp      *mcp.Server
-	handler  http.Handler
-	stopping chan struct{}
-	stopOnce sync.Once
+	cfg       Config
+	tenants   atomic.Pointer[tenants]
+	tenantsMu sync.Mutex // one SetTenants at a time
+	origins   []origin
+	gate      *gate
+	conns     *conns
+	ledger    *ledger
+	sessions  sessions
+	calls     httpCalls
+	mcp       *mcp.Server
+	handler   http.Handler
+	stopping  chan struct{}
+	stopOnce  sync.Once
 	// readHeaderTimeout is ReadHeaderTimeout; tests change it.
 	readHeaderTimeout time.Duration
 	// progressEvery is ProgressInterval; tests shorten it.
@@ -117,7 +125,14 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, origins: origins, stopping: make(chan struct{}), readHeaderTimeout: ReadHeaderTimeout,
 		progressEvery: ProgressInterval}
-	s.token = sha256.Sum256([]byte(cfg.Token))
+	switch {
+	case cfg.Token != "" && len(cfg.Tenants) > 0:
+		return nil, errors.New("door: new: a Token and Tenants both: give one")
+	case cfg.Token != "":
+		s.SetTenants([]Tenant{tokenTenant(cfg.Token)})
+	default:
+		s.SetTenants(cfg.Tenants)
+	}
 	s.gate = newGate(cfg.Workers, cfg.Queue, s.stopping)
 	s.conns = newConns(cfg.MaxConns, cfg.MaxPendingConns)
 	s.ledger = newLedger()
@@ -127,8 +142,9 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Handler is the HTTP door: /v1/run, /v1/audit, /v1/receipts/{id},
-// /v1/health and /mcp, each behind the token, and each refused first when
-// its Host or Origin is not this server's (sameOrigin).
+// /v1/health and /mcp, each behind a tenant's token, and each refused
+// first when its Host or Origin is not this server's (sameOrigin); and
+// /healthz and /readyz, open to a load balancer's probes.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // MCP is the MCP door, to serve on any transport (sabline mcp serves it on
@@ -194,57 +210,70 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// newHandler is the door's routes behind the origin and token checks.
+// newHandler is the door's routes behind the origin and token checks,
+// and the probes beside them.
 func (s *Server) newHandler() http.Handler {
-	mux := http.NewServeMux()
+	mux, open := http.NewServeMux(), http.NewServeMux()
 	var paths []string
 	for _, rt := range s.routes() {
 		h := rt.handler
 		if rt.method != "" {
 			h = s.method(rt.method, rt.handler)
 		}
-		mux.Handle(rt.path, h)
+		if rt.open {
+			open.Handle(rt.path, h)
+		} else {
+			mux.Handle(rt.path, h)
+		}
 		paths = append(paths, rt.path)
 	}
 	notFound := fmt.Sprintf("no such endpoint: the endpoints are %s", strings.Join(paths, ", "))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, errorDetail{Code: CodeNotFound, Message: notFound})
 	})
-	return s.sameOrigin(s.authorized(mux))
+	open.Handle("/", s.sameOrigin(s.authorized(mux)))
+	return open
 }
 
 // route is one endpoint of the HTTP door: the method it takes ("" for
-// /mcp, whose transport answers each method itself) and its handler.
+// /mcp, whose transport answers each method itself), its handler, and
+// whether it is open (a probe: no token, any Host or Origin).
 type route struct {
 	path, method string
 	handler      http.Handler
+	open         bool
 }
 
 // routes are the HTTP door's endpoints, the one table of them:
 // docs/openapi.yaml is checked against it (TestOpenAPI).
 func (s *Server) routes() []route {
 	return []route{
-		{"/v1/run", http.MethodPost, http.HandlerFunc(s.handleRun)},
-		{"/v1/audit", http.MethodPost, http.HandlerFunc(s.handleAudit)},
-		{"/v1/receipts/{id}", http.MethodGet, http.HandlerFunc(s.handleReceipt)},
-		{"/v1/health", http.MethodGet, http.HandlerFunc(s.handleHealth)},
-		{"/mcp", "", s.mcpHandler()},
+		{"/v1/run", http.MethodPost, http.HandlerFunc(s.handleRun), false},
+		{"/v1/audit", http.MethodPost, http.HandlerFunc(s.handleAudit), false},
+		{"/v1/receipts/{id}", http.MethodGet, http.HandlerFunc(s.handleReceipt), false},
+		{"/v1/health", http.MethodGet, http.HandlerFunc(s.handleHealth), false},
+		{"/mcp", "", s.mcpHandler(), false},
+		{"/healthz", http.MethodGet, http.HandlerFunc(s.handleAlive), true},
+		{"/readyz", http.MethodGet, http.HandlerFunc(s.handleReady), true},
 	}
 }
 
-// authorized refuses, 401, every request without the server's token, and
-// closes its connection; a request with it takes one of the slots for its
-// connection, or is answered busy (429) when none is free.
+// authorized refuses, 401, every request without a tenant's token, and
+// closes its connection; a request with one takes one of the slots for
+// its connection, or is answered busy (429) when none is free, and
+// carries its tenant in its context.
 func (s *Server) authorized(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.tokenOK(r.Header.Get("Authorization")) {
+		t := s.tenantOf(r.Header.Get("Authorization"))
+		if t == nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sabline"`)
 			w.Header().Set("Connection", "close")
 			writeError(w, http.StatusUnauthorized, errorDetail{Code: CodeUnauthorized,
-				Message: "no bearer token, or not this server's",
-				Do:      "Send Authorization: Bearer TOKEN with the token in the file sabline serve names at start (--token-file)."})
+				Message: "no bearer token, or not one of this server's",
+				Do:      "Send Authorization: Bearer TOKEN with the token in the file sabline serve names at start (--token-file), or the one the operator gave your tenant."})
 			return
 		}
+		r = r.WithContext(context.WithValue(r.Context(), tenantKey{}, t))
 		if !s.conns.authorize(r) {
 			s.setRetryAfter(w)
 			w.Header().Set("Connection", "close")
@@ -256,21 +285,6 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// tokenOK compares the header's token with the server's in constant time
-// (both hashed first, so that not even the length leaks). No token
-// configured: nothing passes.
-func (s *Server) tokenOK(header string) bool {
-	if s.cfg.Token == "" {
-		return false
-	}
-	scheme, tok, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
-	return subtle.ConstantTimeCompare(got[:], s.token[:]) == 1
 }
 
 // method answers 405 to a request with any method but m.
@@ -307,12 +321,13 @@ func auditOutputOf(a AuditReply) AuditOutput {
 	return AuditOutput{Budget: a.Budget, Levels: a.Levels, Reasons: a.Reasons, Here: a.Here, Within: a.Within}
 }
 
-// admit takes a turn of the gate for a request, then reads its body: a
-// request past the bound is answered before its body is read, so the
-// bound holds the memory of bodies too. A refusal is answered and logged
-// here, and ok is false; otherwise the caller releases the turn.
+// admit takes a turn of the tenant's limits and of the gate for a
+// request, then reads its body: a request past a bound is answered before
+// its body is read, so the bounds hold the memory of bodies too. A
+// refusal is answered and logged here, and ok is false; otherwise the
+// caller releases the turns.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) (data []byte, release func(), ok bool) {
-	release, err := s.gate.enter(r.Context())
+	release, err := s.enter(r.Context(), tenantFrom(r.Context()))
 	if err != nil {
 		s.cfg.Logf("http: refused: %v", err)
 		s.writeRefusal(w, err)
@@ -323,6 +338,20 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (data []byte, rel
 		return nil, nil, false
 	}
 	return data, release, true
+}
+
+// enter takes a turn of t's limits, then of the gate.
+func (s *Server) enter(ctx context.Context, t *tenantState) (release func(), err error) {
+	untenant, err := t.limit()
+	if err != nil {
+		return nil, err
+	}
+	ungate, err := s.gate.enter(ctx)
+	if err != nil {
+		untenant()
+		return nil, err
+	}
+	return func() { ungate(); untenant() }, nil
 }
 
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
@@ -337,7 +366,8 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, detailOf(err))
 		return
 	}
-	reply, err := s.runHeld(r.Context(), "http", tokenClient(r.Header), req)
+	t := tenantFrom(r.Context())
+	reply, err := s.runHeld(r.Context(), "http", t.client(), t, req)
 	if err != nil {
 		s.writeRefusal(w, err)
 		return
@@ -372,7 +402,8 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, detailOf(malformedID(id)))
 		return
 	}
-	rec, err := s.receiptOf(r.Context(), tokenClient(r.Header), id)
+	t := tenantFrom(r.Context())
+	rec, err := s.receiptOf(r.Context(), t.client(), t, id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d := detailOf(err)
@@ -388,24 +419,30 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(rec)
 }
 
-// receiptOf is the receipt of run id, when it is a run client asked for
-// (ledger): from memory while the ledger keeps it, else from the Runner,
-// taking a turn of the gate to read the store. Another client's run is
+// receiptOf is the receipt of run id, when client (of tenant t) asked for
+// it: from memory while the ledger keeps it, else from the Runner, which
+// answers for t's runs only (whichever replica ran them), taking a turn
+// of the gate to read the store. A client of no tenant (an MCP session)
+// reads the runs the ledger keeps for it alone. Another client's run is
 // not found, as a run that never was.
-func (s *Server) receiptOf(ctx context.Context, client, id string) (json.RawMessage, error) {
+func (s *Server) receiptOf(ctx context.Context, client string, t *tenantState, id string) (json.RawMessage, error) {
 	rec, ours := s.ledger.get(client, id)
 	switch {
-	case !ours:
-		return nil, codes.Errorf(codes.E317, "no receipt %s among this client's runs: %w", id, fs.ErrNotExist)
 	case rec != nil:
 		return rec, nil
+	case !ours && t == nil:
+		return nil, codes.Errorf(codes.E317, "no receipt %s among this client's runs: %w", id, fs.ErrNotExist)
 	}
 	release, err := s.gate.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	return s.cfg.Runner.Receipt(id)
+	tenant := ""
+	if t != nil {
+		tenant = t.Name
+	}
+	return s.cfg.Runner.Receipt(ctx, tenant, id)
 }
 
 // healthJSON is the reply of /v1/health: the server's state and its
@@ -428,6 +465,36 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		s.setRetryAfter(w)
 	}
 	writeJSON(w, status, h)
+}
+
+// probeJSON is the reply of /healthz and /readyz: the state alone, and
+// for a server not ready, why.
+type probeJSON struct {
+	Status string `json:"status"` // alive, ready, not-ready or shutting-down
+	Reason string `json:"reason,omitempty"`
+}
+
+// handleAlive is /healthz: the process answers, whatever its state.
+func (s *Server) handleAlive(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, probeJSON{Status: "alive"})
+}
+
+// handleReady is /readyz: 200 when the server may be sent traffic; 503,
+// saying why, when Config.Ready says it should not, or while it stops.
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	if s.isStopping() {
+		s.setRetryAfter(w)
+		writeJSON(w, http.StatusServiceUnavailable, probeJSON{Status: CodeShuttingDown, Reason: "the server is shutting down"})
+		return
+	}
+	if s.cfg.Ready != nil {
+		if err := s.cfg.Ready(); err != nil {
+			s.setRetryAfter(w)
+			writeJSON(w, http.StatusServiceUnavailable, probeJSON{Status: "not-ready", Reason: codes.TerminalSafe(err.Error())})
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, probeJSON{Status: "ready"})
 }
 
 func malformedID(id string) error {
@@ -460,22 +527,25 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	return data, true
 }
 
-// run admits req past the bound on runs and hands it to the Runner. door
-// names the door it came through, for the log; client who sent it, for
-// the ledger.
-func (s *Server) run(ctx context.Context, door, client string, req RunRequest) (RunReply, error) {
-	release, err := s.gate.enter(ctx)
+// run admits req past t's limits and the bound on runs and hands it to
+// the Runner. door names the door it came through, for the log; client
+// who sent it, for the ledger; t its tenant (nil: none).
+func (s *Server) run(ctx context.Context, door, client string, t *tenantState, req RunRequest) (RunReply, error) {
+	release, err := s.enter(ctx, t)
 	if err != nil {
 		s.cfg.Logf("%s: refused: %v", door, err)
 		return RunReply{}, err
 	}
 	defer release()
-	return s.runHeld(ctx, door, client, req)
+	return s.runHeld(ctx, door, client, t, req)
 }
 
-// runHeld runs req for a caller that holds a turn of the gate, and
-// remembers the run, refused or not, as client's.
-func (s *Server) runHeld(ctx context.Context, door, client string, req RunRequest) (RunReply, error) {
+// runHeld runs req for a caller that holds its turns, under t's ceiling
+// and in t's name, and remembers the run, refused or not, as client's.
+func (s *Server) runHeld(ctx context.Context, door, client string, t *tenantState, req RunRequest) (RunReply, error) {
+	if t != nil {
+		req.Tenant, req.Ceiling = t.Name, t.Ceiling
+	}
 	start := time.Now()
 	reply, err := s.cfg.Runner.Run(ctx, req)
 	s.ledger.add(client, reply)
@@ -491,9 +561,12 @@ func (s *Server) runHeld(ctx context.Context, door, client string, req RunReques
 	return reply, nil
 }
 
-// writeRefusal answers an error of the gate or the Runner.
+// writeRefusal answers an error of a limit, the gate or the Runner.
 func (s *Server) writeRefusal(w http.ResponseWriter, err error) {
+	var le *limitError
 	switch {
+	case errors.As(err, &le):
+		writeLimit(w, le)
 	case errors.Is(err, errBusy):
 		s.setRetryAfter(w)
 		writeError(w, http.StatusTooManyRequests, s.busyDetail())

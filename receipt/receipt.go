@@ -56,6 +56,10 @@ type Receipt struct {
 	// space, on a full file system, to fit it there (see Finish): one
 	// line per field cut. Empty when nothing was.
 	Cut []string `json:"cut,omitempty"`
+	// Tenant is the tenant whose client asked for the run through a
+	// server's door (its name in the server's tenants file, never its
+	// token): only that tenant's clients read the receipt there.
+	Tenant string `json:"tenant,omitempty"`
 
 	path     string // where the receipt was stored, once it was
 	reserved int    // the bytes its file holds from the reservation
@@ -218,6 +222,23 @@ func (rec *Receipt) Write(dir string) (string, error) {
 		return "", codes.Errorf(codes.E317, "write receipt %s: %w", final, err)
 	}
 	return final, nil
+}
+
+// Key is the receipt's name in a store, a file's name or a journal
+// record's key: its start time, then its run id.
+func (rec *Receipt) Key() string { return rec.fileName() }
+
+// RunIDOfKey is the run id a receipt's Key names, and whether key is one.
+func RunIDOfKey(key string) (string, bool) {
+	rest, ok := strings.CutSuffix(key, ".json")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndexByte(rest, '-')
+	if i < 0 || !ValidRunID(rest[i+1:]) {
+		return "", false
+	}
+	return rest[i+1:], true
 }
 
 // fileName is the receipt's name in the store: its start time, then its
@@ -493,6 +514,15 @@ func Load(path string) (*Receipt, error) {
 }
 
 // parseReceipt decodes the bytes of a receipt file named path.
+// Parse reads data as a receipt, checked as Load checks a file; name
+// says where it came from in an error.
+func Parse(name string, data []byte) (*Receipt, error) {
+	if len(data) > MaxBytes {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: larger than %d bytes", name, MaxBytes)
+	}
+	return parseReceipt(name, data)
+}
+
 func parseReceipt(path string, data []byte) (*Receipt, error) {
 	var r Receipt
 	if err := json.Unmarshal(data, &r); err != nil {

@@ -29,6 +29,9 @@ const journalDir = "journal"
 type Store struct {
 	dir string // the receipts directory
 	j   *journal.Journal
+
+	mu       sync.Mutex
+	inFlight map[string]struct{} // the keys of receipts reserved here and not yet finished
 }
 
 var (
@@ -59,7 +62,7 @@ func OpenStore(dir string) (*Store, error) {
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)
 	}
-	s := &Store{dir: abs, j: j}
+	s := &Store{dir: abs, j: j, inFlight: map[string]struct{}{}}
 	stores[abs] = s
 	return s, nil
 }
@@ -69,7 +72,11 @@ func OpenStore(dir string) (*Store, error) {
 func (s *Store) Reserve(rec *Receipt) error {
 	skeleton := *rec
 	skeleton.Outcome = unfinished(rec, "the process that ran it")
+	s.mu.Lock()
+	s.inFlight[rec.fileName()] = struct{}{}
+	s.mu.Unlock()
 	if err := s.append(&skeleton); err != nil {
+		s.settle(rec)
 		rec.storeErr = codes.Errorf(codes.E317, "reserve receipt: %w: nothing ran", err)
 		return rec.storeErr
 	}
@@ -80,6 +87,7 @@ func (s *Store) Reserve(rec *Receipt) error {
 // Finish appends rec, finished. When it cannot, the skeleton stays (if it
 // was reserved) and Stored returns E327.
 func (s *Store) Finish(rec *Receipt) {
+	defer s.settle(rec)
 	if err := s.append(rec); err != nil {
 		rec.storeErr = codes.Errorf(codes.E327, "finish receipt: %w", err)
 		return
@@ -87,8 +95,28 @@ func (s *Store) Finish(rec *Receipt) {
 	rec.path = s.recordPath(rec)
 }
 
+// settle marks rec's key as no longer in flight here.
+func (s *Store) settle(rec *Receipt) {
+	s.mu.Lock()
+	delete(s.inFlight, rec.fileName())
+	s.mu.Unlock()
+}
+
+// InFlight reports whether the receipt with key (Receipt.Key) was
+// reserved by this process and is not finished yet: its run may still
+// append the finished receipt.
+func (s *Store) InFlight(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.inFlight[key]
+	return ok
+}
+
 // Sync returns once every receipt appended so far is on disk.
 func (s *Store) Sync() error { return s.j.Sync() }
+
+// Journal is the journal the store appends to.
+func (s *Store) Journal() *journal.Journal { return s.j }
 
 func (s *Store) append(rec *Receipt) error {
 	data, err := json.Marshal(rec)

@@ -128,3 +128,47 @@ func TestValidRunID(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreInFlight: a receipt is in flight from its reservation until it
+// is finished, and its key names its run id; a receipt finished without a
+// reservation (a refused run) is never in flight.
+func TestStoreInFlight(t *testing.T) {
+	s, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := NewForSource("/p.vel", []byte("print(1)\n"), budget.Budget{}, nil)
+	rec.Timings.Started = time.Now().UTC()
+	rec.Tenant = "acme"
+	if s.InFlight(rec.Key()) {
+		t.Fatal("in flight before its reservation")
+	}
+	if err := s.Reserve(rec); err != nil {
+		t.Fatal(err)
+	}
+	if !s.InFlight(rec.Key()) {
+		t.Error("not in flight once reserved")
+	}
+	rec.Outcome = OutcomeOf(nil)
+	s.Finish(rec)
+	if s.InFlight(rec.Key()) {
+		t.Error("still in flight once finished")
+	}
+	refused := NewForSource("/p.vel", nil, budget.Budget{}, nil)
+	s.Finish(refused)
+	if s.InFlight(refused.Key()) {
+		t.Error("a receipt finished without a reservation is in flight")
+	}
+	if id, ok := RunIDOfKey(rec.Key()); !ok || id != rec.RunID {
+		t.Errorf("RunIDOfKey(%q) = %q, %v; want %q", rec.Key(), id, ok, rec.RunID)
+	}
+	for _, key := range []string{"", "x.json", "20260101T000000.000000000Z-XYZ.json", "a-0123.txt"} {
+		if id, ok := RunIDOfKey(key); ok {
+			t.Errorf("RunIDOfKey(%q) = %q, true; want not a key", key, id)
+		}
+	}
+	got, err := Find(s.dir, rec.RunID)
+	if err != nil || got.Tenant != "acme" {
+		t.Errorf("the stored receipt's tenant: %+v, %v; want acme", got, err)
+	}
+}

@@ -82,6 +82,7 @@ type PoolRun struct {
 	// Budget, when set, narrows the pool's for this run: a budget wider
 	// than the pool's is refused (E328) and runs nothing.
 	Budget *budget.Budget
+	Tenant string // who asked, for the receipt (receipt.Receipt.Tenant)
 }
 
 // PoolResult is a pooled run that has its receipt, however it ended.
@@ -322,6 +323,7 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	name = filepath.Clean(name)
 	j := &pooled{ctx: ctx, run: r, b: b, name: name, done: make(chan *PoolResult, 1)}
 	j.rec = receipt.NewForSource(name, nil, b, r.Args)
+	j.rec.Tenant = r.Tenant
 	j.rec.Timings.Started = time.Now().UTC()
 	p.setParameters(j.rec)
 	refuse := func(err error) (*pooled, error) {

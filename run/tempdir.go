@@ -79,3 +79,9 @@ func sweepRuns() {
 		sweepTempDirs(parent, time.Now())
 	}
 }
+
+// RunsDir is the directory every run's private temporary directory is
+// made in, this user's alone and guarded from every grant: a server that
+// holds itself to a Landlock domain must keep the right to make, watch and
+// remove its workers' directories there.
+func RunsDir() (string, error) { return runsDir() }

@@ -195,9 +195,7 @@ func (j *Journal) append(key string, payload []byte, urgent bool) (uint64, error
 		// Rotate before the write, so that no segment is left empty. A
 		// failure to rotate leaves appends going to the full segment, and
 		// the journal tries again when it has grown by 1/64 of a segment.
-		if next, err := j.openNewest(j.seg.num); err == nil {
-			j.retired = append(j.retired, j.seg)
-			j.seg = next
+		if err := j.rotate(); err == nil {
 			signal(j.kick)
 		} else {
 			j.seg.retryAt = j.seg.size + j.opt.SegmentBytes/64 + 1
@@ -367,6 +365,61 @@ func (j *Journal) Close() error {
 	}
 	j.cond.Broadcast()
 	return fmt.Errorf("journal close: %w", err)
+}
+
+// Seal ends the segment this journal appends to, when it holds any
+// record, and goes on in a new one: the journal never appends to a
+// sealed segment again, so a copy of it taken after Seal returns is
+// final as far as this process goes (another process appending to the
+// same directory has a segment of its own choosing: a journal whose
+// sealed segments are shipped is appended to by one process). It
+// returns the number of the newest segment before the one appends now
+// go to; with nothing to seal, the current segment is kept and that
+// number is returned all the same. The sealed segment is synced and
+// closed by the next commit, which Seal asks for at once.
+func (j *Journal) Seal() (int, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return 0, fmt.Errorf("journal seal: %w", ErrClosed)
+	}
+	if j.err != nil {
+		return 0, fmt.Errorf("journal seal: %w", j.err)
+	}
+	if j.seg.size == 0 {
+		return j.seg.num - 1, nil
+	}
+	if err := j.rotate(); err != nil {
+		return 0, fmt.Errorf("journal seal: %w", err)
+	}
+	signal(j.urgent)
+	return j.seg.num - 1, nil
+}
+
+// rotate goes on in a new segment, retiring the current one for the
+// committer to sync and close; the caller holds j.mu.
+func (j *Journal) rotate() error {
+	next, err := j.openNewest(j.seg.num)
+	if err != nil {
+		return err
+	}
+	j.retired = append(j.retired, j.seg)
+	j.seg = next
+	return nil
+}
+
+// Err is why the journal takes no more records (a failed fdatasync, or
+// Close), or nil while it takes them.
+func (j *Journal) Err() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.closed:
+		return ErrClosed
+	case j.err != nil:
+		return fmt.Errorf("journal: a sync failed: %w", j.err)
+	}
+	return nil
 }
 
 // Stats counts a Journal's work since Open.

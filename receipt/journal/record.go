@@ -85,6 +85,16 @@ func truncate(s string) string {
 	return s
 }
 
+// AppendRecord appends the record of key and payload to dst, in the
+// format of a segment, and returns it: a segment copied elsewhere can be
+// made of records this way and read with ScanBytes.
+func AppendRecord(dst []byte, key string, payload []byte) ([]byte, error) {
+	if err := checkRecord(key, payload); err != nil {
+		return dst, fmt.Errorf("journal record: %w", err)
+	}
+	return encodeRecord(dst, key, payload), nil
+}
+
 // encodeRecord appends the record of key and payload to dst and returns
 // it. The caller has checked them (checkRecord).
 func encodeRecord(dst []byte, key string, payload []byte) []byte {

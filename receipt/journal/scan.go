@@ -82,30 +82,33 @@ func Scan(dir string, fn func(key string, payload []byte) error) (Report, error)
 	}
 	s := newScanner(&rep)
 	for _, n := range nums {
-		path := filepath.Join(dir, segmentName(n))
-		f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
-		if errors.Is(err, os.ErrNotExist) {
-			continue // removed since the listing
-		}
-		if err != nil {
-			return rep, fmt.Errorf("journal scan: %w", err)
-		}
-		fi, err := f.Stat()
-		if err != nil || !fi.Mode().IsRegular() {
-			f.Close()
-			if err != nil {
-				return rep, fmt.Errorf("journal scan: %w", err)
-			}
-			continue
-		}
-		rep.Segments++
-		err = s.segment(f, fi.Size(), path, fn)
-		f.Close()
-		if err != nil {
+		if err := s.file(filepath.Join(dir, segmentName(n)), fn); err != nil {
 			return rep, err
 		}
 	}
 	return rep, nil
+}
+
+// file reads the segment at path: one removed since the listing, or not
+// a regular file, holds no records.
+func (s *scanner) file(path string, fn func(string, []byte) error) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("journal scan: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("journal scan: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil
+	}
+	s.rep.Segments++
+	return s.segment(f, fi.Size(), path, fn)
 }
 
 // Find returns a copy of the payload of the last record in dir with key
@@ -143,6 +146,8 @@ type scanner struct {
 	winLen int   // valid bytes in win
 	rec    []byte
 	budget int64 // bytes left to read in this segment
+	// recOff and recLen are where the record being handed to fn lies.
+	recOff, recLen int64
 }
 
 func newScanner(rep *Report) *scanner {
@@ -296,10 +301,48 @@ func (s *scanner) record(off int64, fn func(string, []byte) error) read {
 		return read{why: "key is not printable ASCII"}
 	}
 	s.rep.Records++
+	s.recOff, s.recLen = off, n
 	if err := fn(string(key), b[h.keyLen:]); err != nil {
 		return read{err: err}
 	}
 	return read{n: n}
+}
+
+// ScanBytes reads the records of one segment held in data (a segment
+// copied elsewhere: the bytes are untrusted) with Scan's checks and
+// report, and calls fn with each record's key, its payload (valid until
+// fn returns), and the offset and length of the whole record in data.
+func ScanBytes(data []byte, fn func(key string, payload []byte, off, n int64) error) (Report, error) {
+	var rep Report
+	rep.Segments = 1
+	s := newScanner(&rep)
+	err := s.segment(bytes.NewReader(data), int64(len(data)), "segment", s.located(fn))
+	return rep, err
+}
+
+// ScanSegment is ScanBytes of the segment file num in the journal dir,
+// read through a window as Scan reads it. A missing segment holds no
+// records.
+func ScanSegment(dir string, num int, fn func(key string, payload []byte, off, n int64) error) (Report, error) {
+	var rep Report
+	s := newScanner(&rep)
+	err := s.file(filepath.Join(dir, segmentName(num)), s.located(fn))
+	return rep, err
+}
+
+// located is fn called with the offset and length of the record read.
+func (s *scanner) located(fn func(string, []byte, int64, int64) error) func(string, []byte) error {
+	return func(key string, payload []byte) error { return fn(key, payload, s.recOff, s.recLen) }
+}
+
+// Segments lists the numbers of the segments in the journal dir, in
+// order; a missing directory has none.
+func Segments(dir string) ([]int, error) {
+	nums, err := segments(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return nums, err
 }
 
 // scanBytes scans one segment held in data.

@@ -1,0 +1,167 @@
+//go:build unix
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/internal/fleettest"
+	"github.com/sabline/sabline/receipt/bucket"
+	"github.com/sabline/sabline/receipt/ship"
+)
+
+// fleetRuns bounds the runs one BenchmarkFleet variant sends, whatever
+// b.N is; fleetClients send them at once.
+const (
+	fleetRuns    = 2000
+	fleetClients = 16
+)
+
+// BenchmarkFleet sends hello.vel through the proxy of a fleet of one, two
+// and three sabline serve replicas (one worker each, receipts shipped to
+// an S3-compatible bucket in this process every second), from 16 clients
+// over three tenants: runs/s, the 99th percentile of a request, the
+// processor time per run of the replicas (their serve processes, workers
+// and store agents) and of this process (the clients, the proxy and the
+// bucket), and the shipping lag: for runs sampled during the load, the
+// time from the 200 answer to the receipt being found in the bucket. On
+// a machine of two cores the replicas share them: runs/s does not add
+// up, and the processor time per run is the figure to compare.
+func BenchmarkFleet(b *testing.B) {
+	tenants := []fleettest.Tenant{
+		{Name: "acme", Token: "acme-token-0123456789abcdef0123456789"},
+		{Name: "beta", Token: "beta-token-0123456789abcdef0123456789"},
+		{Name: "gamma", Token: "gamma-token-0123456789abcdef012345678"},
+	}
+	for _, replicas := range []int{1, 2, 3} {
+		b.Run(fmt.Sprintf("replicas-%d", replicas), func(b *testing.B) {
+			f, err := fleettest.Start(fleettest.Options{Replicas: replicas, Tenants: tenants, Workers: 1,
+				ShipEvery: time.Second, Program: "print(\"hello, world\")\n"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Stop()
+			bucket, err := f.Bucket()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bucket.Close()
+			n := min(fleetRuns, max(b.N, fleetClients))
+			lags := sampleLag(bucket, func(sample func(fleettest.Answer)) []fleettest.Answer {
+				cpu0, _ := f.CPU()
+				self0 := selfCPU()
+				b.ResetTimer()
+				t0 := time.Now()
+				answers := f.Load(n, fleetClients, nil, sample)
+				wall := time.Since(t0)
+				b.StopTimer()
+				cpu1, ok := f.CPU()
+				report(b, answers, wall)
+				if ok {
+					b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(n), "replica-cpu-µs/run")
+				}
+				b.ReportMetric(float64((selfCPU()-self0).Microseconds())/float64(n), "bench-cpu-µs/run")
+				return answers
+			})
+			if len(lags) > 0 {
+				sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
+				b.ReportMetric(float64(lags[len(lags)/2].Milliseconds()), "ship-lag-p50-ms")
+				b.ReportMetric(float64(lags[len(lags)-1].Milliseconds()), "ship-lag-max-ms")
+			}
+		})
+	}
+}
+
+// report reports runs/s, the p99 and the answers that were not a 200.
+func report(b *testing.B, answers []fleettest.Answer, wall time.Duration) {
+	var lat []time.Duration
+	failures := 0
+	for _, a := range answers {
+		if a.Status != 200 {
+			failures++
+			continue
+		}
+		lat = append(lat, a.Done.Sub(a.Sent))
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(len(answers))/wall.Seconds(), "runs/s")
+	if len(lat) > 0 {
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	}
+	b.ReportMetric(float64(failures), "failures")
+}
+
+// sampleLag runs load, handing it a function that samples its 200
+// answers, about ten a second; every 50 ms it lists the bucket and looks
+// for the receipts of the samples not found yet, and it returns each
+// sample's lag: from its answer to the listing that found it.
+func sampleLag(b bucket.Bucket, load func(func(fleettest.Answer)) []fleettest.Answer) []time.Duration {
+	var mu sync.Mutex
+	var last time.Time
+	var waiting []fleettest.Answer
+	loaded := false
+	sample := func(a fleettest.Answer) {
+		mu.Lock()
+		defer mu.Unlock()
+		if a.Status == 200 && a.Done.Sub(last) >= 100*time.Millisecond {
+			last = a.Done
+			waiting = append(waiting, a)
+		}
+	}
+	var lags []time.Duration
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r := ship.NewReader(b)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for range tick.C {
+			mu.Lock()
+			todo, over := waiting, loaded
+			waiting = nil
+			mu.Unlock()
+			if (over && len(todo) == 0) || ctx.Err() != nil {
+				return
+			}
+			if len(todo) == 0 {
+				continue
+			}
+			_ = r.Refresh(ctx)
+			now := time.Now()
+			var kept []fleettest.Answer
+			for _, a := range todo {
+				if _, err := r.Find(ctx, ship.AnyTenant, a.RunID); err == nil {
+					lags = append(lags, now.Sub(a.Done))
+				} else {
+					kept = append(kept, a)
+				}
+			}
+			mu.Lock()
+			waiting = append(kept, waiting...)
+			mu.Unlock()
+		}
+	}()
+	load(sample)
+	mu.Lock()
+	loaded = true
+	mu.Unlock()
+	<-done
+	return lags
+}
+
+// selfCPU is this process's processor time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

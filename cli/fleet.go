@@ -1,0 +1,287 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/sabline/sabline"
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/door"
+	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/receipt/bucket"
+	"github.com/sabline/sabline/receipt/ship"
+	"github.com/sabline/sabline/tenant"
+)
+
+// storeAgentName is the store agent's command (cmd/sabline-store): it
+// alone links the cloud drivers.
+const storeAgentName = "sabline-store"
+
+// defaultMaxLag is how late receipts may reach the shared store before a
+// replica says it is not ready.
+const defaultMaxLag = 30 * time.Second
+
+// fleetFlags are the flags of sabline serve for one replica of a fleet:
+// the shared receipts store, this replica's id, the tenants file, and
+// the bound on shipping a readiness probe holds.
+type fleetFlags struct {
+	receiptsURL, replica, agent, tenants string
+	shipEvery, maxLag                    time.Duration
+}
+
+func (f *fleetFlags) register(fs *flag.FlagSet) {
+	f.shipEvery, f.maxLag = ship.DefaultEvery, defaultMaxLag
+	fs.StringVar(&f.receiptsURL, "receipts-url", "", "the `URL` of the store a fleet ships its receipts to: file://DIR, s3://BUCKET, gs://BUCKET, azblob://CONTAINER (a path is file://)")
+	fs.StringVar(&f.replica, "replica", "", "this replica's `id` in the fleet (default: the host's name)")
+	fs.StringVar(&f.agent, "store-agent", "", "the store agent's `executable` (default: "+storeAgentName+" beside sabline, else on PATH)")
+	fs.Var((*durationFlag)(&f.shipEvery), "ship-every", "seal and ship receipts this often (`duration`)")
+	fs.Var((*durationFlag)(&f.maxLag), "ready-max-lag", "say not ready while receipts reach the store later than this (`duration`)")
+	fs.StringVar(&f.tenants, "tenants", "", "the tenants `file`: tokens, each with its own ceiling and limits (read again on SIGHUP)")
+}
+
+// fleet is a replica's link to the shared store: the agent that reaches
+// it, the shipper of its journal, the reader of every replica's receipts.
+type fleet struct {
+	agent   *bucket.Agent
+	shipper *ship.Shipper
+	reader  *ship.Reader
+}
+
+// replicaID is the --replica given, or the host's name made a replica id.
+func replicaID(given string) (string, error) {
+	id := given
+	if id == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return "", codes.Errorf(codes.E301, "--replica: the host's name: %w", err)
+		}
+		id = strings.ToLower(h)
+	}
+	if !ship.ValidReplica(id) {
+		return "", codes.Errorf(codes.E301, "--replica %q: want 1 to 63 lower-case letters, digits and '-', unique in the fleet", id)
+	}
+	return id, nil
+}
+
+// startAgent starts the store agent for url.
+func startAgent(url, path string, stderr io.Writer) (*bucket.Agent, error) {
+	if path == "" {
+		var err error
+		if path, err = bucket.Find(storeAgentName); err != nil {
+			e := codes.Errorf(codes.E317, "--receipts-url %s: %w", url, err)
+			e.Do = "Build it beside sabline (go build -o DIR ./cmd/sabline-store), or name it with --store-agent."
+			return nil, e
+		}
+	}
+	a, err := bucket.StartAgent(path, url, stderr)
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "--receipts-url %s: %w", url, err)
+	}
+	return a, nil
+}
+
+// startFleet starts shipping the receipts of the store in o.Receipts to
+// the shared store, and reading the fleet's from it; nil when no
+// --receipts-url was given. It runs before the server holds itself: the
+// agent starts outside the server's domain, where it reaches the store.
+func startFleet(f fleetFlags, o doorOptions, runner *door.PoolRunner, stderr io.Writer) (*fleet, error) {
+	if f.receiptsURL == "" {
+		return nil, nil
+	}
+	id, err := replicaID(f.replica)
+	if err != nil {
+		return nil, err
+	}
+	store, err := receipt.OpenStore(o.Receipts)
+	if err != nil {
+		return nil, err
+	}
+	a, err := startAgent(f.receiptsURL, f.agent, stderr)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := ship.Start(store, a, ship.Options{Replica: id, Every: f.shipEvery,
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(stderr, "sabline serve: %s\n", terminalSafe(fmt.Sprintf(format, args...)))
+		}})
+	if err != nil {
+		a.Close()
+		return nil, codes.Errorf(codes.E317, "--receipts-url %s: %w", f.receiptsURL, err)
+	}
+	fl := &fleet{agent: a, shipper: sh, reader: ship.NewReader(a)}
+	runner.ReadShared(fl.reader)
+	return fl, nil
+}
+
+// close ships what is left, within a bound, and ends the agent.
+func (fl *fleet) close(stderr io.Writer) {
+	if fl == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := fl.shipper.Close(ctx); err != nil {
+		fmt.Fprintf(stderr, "sabline serve: %s (they are shipped at the next start)\n", terminalSafe(err.Error()))
+	}
+	fl.agent.Close()
+}
+
+// ready says why a replica should be sent no traffic: its pool holds
+// less than the level required, its journal takes no records, or its
+// receipts reach the shared store later than maxLag.
+type ready struct {
+	pool    *sabline.Pool
+	require confine.Level
+	store   *receipt.Store
+	fl      *fleet
+	maxLag  time.Duration
+
+	mu       sync.Mutex
+	probedAt time.Time
+	probeErr error
+}
+
+func (r *ready) check() error {
+	if r.require != "" {
+		held := r.pool.Confinement().Level
+		if held.Rank() < r.require.Rank() {
+			return fmt.Errorf("its workers hold confinement %s, below the %s required", held, r.require)
+		}
+	}
+	if err := r.store.Journal().Err(); err != nil {
+		return fmt.Errorf("its receipts journal takes no records: %w", err)
+	}
+	if err := r.writable(); err != nil {
+		return fmt.Errorf("its receipts journal cannot be written: %w", err)
+	}
+	if r.fl != nil {
+		if lag := r.fl.shipper.Lag(); lag > r.maxLag {
+			why := ""
+			if err := r.fl.shipper.Err(); err != nil {
+				why = ": " + err.Error()
+			}
+			return fmt.Errorf("its receipts reach the shared store %s late, past %s%s", lag.Round(time.Millisecond), r.maxLag, why)
+		}
+	}
+	return nil
+}
+
+// writable writes and removes a file beside the journal's segments, at
+// most once a second: a disk full or made read-only fails it.
+func (r *ready) writable() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if time.Since(r.probedAt) < time.Second {
+		return r.probeErr
+	}
+	p := filepath.Join(r.store.Journal().Dir(), "ready.probe")
+	err := os.WriteFile(p, []byte("ready\n"), 0o600)
+	if err == nil {
+		err = os.Remove(p)
+	}
+	r.probedAt, r.probeErr = time.Now(), err
+	return err
+}
+
+// loadTenants reads the tenants file and makes each tenant's ceiling,
+// which must lie within the operator's (--allow): a tenant wider than
+// it is refused, naming the tenant, and so is the whole file.
+func loadTenants(path string, o doorOptions, cwd string) ([]door.Tenant, error) {
+	ts, err := tenant.Load(path)
+	if err != nil {
+		return nil, codes.Errorf(codes.E301, "--tenants: %w", err)
+	}
+	var out []door.Tenant
+	for _, t := range ts {
+		dt := door.Tenant{Name: t.Name, TokenSHA256: t.Digest(), Rate: t.Rate, Burst: t.Burst, Concurrency: t.Concurrency}
+		if t.Allow != nil {
+			b, err := budget.Parse(t.Allow, cwd)
+			if err != nil {
+				return nil, codes.Errorf(codes.E301, "--tenants %s: tenant %s: allow: %w", path, t.Name, err)
+			}
+			if err := registered(b); err != nil {
+				return nil, codes.Errorf(codes.E301, "--tenants %s: tenant %s: %w", path, t.Name, err)
+			}
+			if err := b.Beneath(o.Ceiling); err != nil {
+				return nil, codes.Errorf(codes.E301, "--tenants %s: tenant %s's ceiling is wider than the server's (--allow): %v", path, t.Name, err)
+			}
+			dt.Ceiling = &b
+		}
+		out = append(out, dt)
+	}
+	return out, nil
+}
+
+// errNoTenantsReload is what a reload of no tenants file says.
+var errNoTenantsReload = errors.New("no --tenants file to read again")
+
+// reloadTenants reads the tenants file again and gives the door the new
+// tenants; a file that does not read keeps the old ones.
+func reloadTenants(srv *door.Server, path string, o doorOptions, cwd string) (int, error) {
+	if path == "" {
+		return 0, errNoTenantsReload
+	}
+	ts, err := loadTenants(path, o, cwd)
+	if err != nil {
+		return 0, err
+	}
+	srv.SetTenants(ts)
+	return len(ts), nil
+}
+
+// watchFleet stops the server when its store agent ends on its own: the
+// replica cannot ship, and is started again whole (its supervisor, a
+// pod's restart policy) rather than serve without it. agentEnded reports
+// whether that happened.
+func watchFleet(ctx context.Context, stop func(), fl *fleet, stderr io.Writer) (agentEnded func() bool) {
+	if fl == nil {
+		return func() bool { return false }
+	}
+	var ended atomic.Bool
+	go func() {
+		select {
+		case <-fl.agent.Done():
+			if err := fl.agent.Err(); err != nil {
+				ended.Store(true)
+				fmt.Fprintf(stderr, "sabline serve: %s: stopping\n", terminalSafe(err.Error()))
+				stop()
+			}
+		case <-ctx.Done():
+		}
+	}()
+	return ended.Load
+}
+
+// reloadOnHangUp reads the tenants file again at each SIGHUP, until ctx
+// is done; a file that does not read keeps the tenants the server has.
+func reloadOnHangUp(ctx context.Context, srv *door.Server, o doorOptions, cwd string, stderr io.Writer) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			n, err := reloadTenants(srv, o.Tenants, o, cwd)
+			if err != nil {
+				fmt.Fprintf(stderr, "sabline serve: SIGHUP: the tenants are unchanged: %s\n", terminalSafe(err.Error()))
+				continue
+			}
+			fmt.Fprintf(stderr, "sabline serve: SIGHUP: %d tenants read from %s\n", n, terminalSafe(o.Tenants))
+		}
+	}
+}

@@ -1,0 +1,117 @@
+// Command sabline-store is the store agent of sabline serve: it opens the
+// bucket a receipts URL names through gocloud.dev/blob (file://, s3://,
+// gs://, azblob://; a path without a scheme is file://) and serves it on
+// its standard input and output to the process that started it (see
+// package bucket), until its input ends. Credentials come from the
+// environment, as each cloud's own tools read them. It is a command of
+// its own so that the cloud drivers, and the hundreds of packages they
+// bring, are initialised in this process alone: never in a sabline
+// process, a worker or a command-line run.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/azureblob"
+	_ "gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/gcsblob"
+	_ "gocloud.dev/blob/s3blob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/sabline/sabline/receipt/bucket"
+)
+
+func main() {
+	if len(os.Args) != 2 || strings.HasPrefix(os.Args[1], "-") {
+		fmt.Fprintln(os.Stderr, "usage: sabline-store URL (started by sabline serve --receipts-url URL; it serves the bucket on standard input and output)")
+		os.Exit(2)
+	}
+	ctx := context.Background()
+	b, err := open(ctx, os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sabline-store:", err)
+		os.Exit(1)
+	}
+	defer b.Close()
+	if err := bucket.ServeAgent(ctx, os.Stdin, os.Stdout, b); err != nil {
+		fmt.Fprintln(os.Stderr, "sabline-store:", err)
+		os.Exit(1)
+	}
+}
+
+// open opens the bucket of url: a path without a scheme is a directory,
+// made when missing, as file:// would name it.
+func open(ctx context.Context, url string) (*blobBucket, error) {
+	if !strings.Contains(url, "://") {
+		dir, err := filepath.Abs(url)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		url = "file://" + filepath.ToSlash(dir)
+		if !strings.HasPrefix(filepath.ToSlash(dir), "/") {
+			url = "file:///" + filepath.ToSlash(dir)
+		}
+	}
+	b, err := blob.OpenBucket(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", url, err)
+	}
+	return &blobBucket{b: b}, nil
+}
+
+// blobBucket is a bucket.Bucket over a gocloud.dev/blob bucket.
+type blobBucket struct{ b *blob.Bucket }
+
+// Create writes with IfNotExist: each driver makes it a conditional
+// write of its service (S3 If-None-Match: *, a GCS DoesNotExist
+// condition, an Azure If-None-Match: *); fileblob checks and renames
+// under a lock of its own process.
+func (bb *blobBucket) Create(ctx context.Context, key string, data []byte) error {
+	err := bb.b.WriteAll(ctx, key, data, &blob.WriterOptions{IfNotExist: true, ContentType: "application/octet-stream"})
+	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		return &fs.PathError{Op: "create", Path: key, Err: bucket.ErrExist}
+	}
+	return err
+}
+
+func (bb *blobBucket) Read(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	r, err := bb.b.NewRangeReader(ctx, key, off, n, nil)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return nil, &fs.PathError{Op: "read", Path: key, Err: bucket.ErrNotExist}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(io.LimitReader(r, bucket.MaxObjectBytes))
+}
+
+func (bb *blobBucket) List(ctx context.Context, prefix string) ([]string, error) {
+	var keys []string
+	it := bb.b.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return keys, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !obj.IsDir {
+			keys = append(keys, obj.Key)
+		}
+	}
+}
+
+func (bb *blobBucket) Close() error { return bb.b.Close() }

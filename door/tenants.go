@@ -1,0 +1,195 @@
+package door
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/sabline/sabline/budget"
+)
+
+// Tenant is a client of the HTTP door: the holder of one token, with
+// limits of its own beside the server's.
+type Tenant struct {
+	// Name names the tenant in its runs' receipts and in the log; its
+	// clients read the receipts of its runs only.
+	Name string
+	// TokenSHA256 is the SHA-256 of the tenant's bearer token.
+	TokenSHA256 [sha256.Size]byte
+	// Ceiling, when set, is the most the tenant's runs may be granted,
+	// within the operator's: a run that asks for no budget gets it, and
+	// one that asks for more is refused (E328).
+	Ceiling *budget.Budget
+	// Rate is how many runs (and audits) a second the tenant may start
+	// on average, Burst how many at once past it; Rate 0: no limit.
+	Rate  float64
+	Burst int
+	// Concurrency is how many runs and audits the tenant may have
+	// running or queued at once; 0: no limit of its own.
+	Concurrency int
+}
+
+// The codes of a tenant's limits, answered 429 with Retry-After.
+const (
+	CodeRateLimit        = "rate-limit"
+	CodeConcurrencyLimit = "concurrency-limit"
+)
+
+// tenantState is a tenant with what its limits count.
+type tenantState struct {
+	Tenant
+	limiter *rate.Limiter // nil: no rate limit
+	running *atomic.Int64 // runs and audits in flight, kept across reloads
+}
+
+// tenants are the door's tenants, replaced whole by SetTenants.
+type tenants struct {
+	list    []*tenantState
+	running map[string]*atomic.Int64 // by name: what a reload keeps
+}
+
+// tokenTenant is the tenant of a door with one token (Config.Token): its
+// name is made from the token's digest, never the token.
+func tokenTenant(token string) Tenant {
+	sum := sha256.Sum256([]byte(token))
+	return Tenant{Name: "token-" + hex.EncodeToString(sum[:8]), TokenSHA256: sum}
+}
+
+// SetTenants replaces the door's tenants (a tenants file read again):
+// from its return a request is held to the new ones. A tenant whose rate
+// and burst did not change keeps what its limiter counted; every tenant
+// keeps its count of runs in flight.
+func (s *Server) SetTenants(ts []Tenant) {
+	s.tenantsMu.Lock()
+	defer s.tenantsMu.Unlock()
+	old := s.tenants.Load()
+	next := &tenants{running: map[string]*atomic.Int64{}}
+	for _, t := range ts {
+		st := &tenantState{Tenant: t}
+		if old != nil {
+			for _, o := range old.list {
+				if o.Name == t.Name && o.Rate == t.Rate && o.Burst == t.Burst {
+					st.limiter = o.limiter
+				}
+			}
+			st.running = old.running[t.Name]
+		}
+		if st.limiter == nil && t.Rate > 0 {
+			burst := t.Burst
+			if burst <= 0 {
+				burst = max(1, int(math.Ceil(t.Rate)))
+			}
+			st.limiter = rate.NewLimiter(rate.Limit(t.Rate), burst)
+		}
+		if st.running == nil {
+			st.running = new(atomic.Int64)
+		}
+		next.running[t.Name] = st.running
+		next.list = append(next.list, st)
+	}
+	s.tenants.Store(next)
+}
+
+// tenantOf is the tenant whose token an Authorization header carries, or
+// nil. Every tenant's digest is compared, in constant time, whichever
+// matches: the time taken says nothing of which, or how much of one.
+func (s *Server) tenantOf(header string) *tenantState {
+	scheme, tok, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	var found *tenantState
+	for _, t := range s.tenants.Load().list {
+		if subtle.ConstantTimeCompare(got[:], t.TokenSHA256[:]) == 1 {
+			found = t
+		}
+	}
+	return found
+}
+
+// tenantKey is the context key of the tenant a request came from.
+type tenantKey struct{}
+
+// tenantFrom is the tenant of an authorized request's context.
+func tenantFrom(ctx context.Context) *tenantState {
+	t, _ := ctx.Value(tenantKey{}).(*tenantState)
+	return t
+}
+
+// client is the ledger's name of a tenant; "" for none.
+func (t *tenantState) client() string {
+	if t == nil {
+		return ""
+	}
+	return "tenant " + t.Name
+}
+
+// limitError is a refusal by one of a tenant's limits.
+type limitError struct {
+	code       string
+	msg        string
+	retryAfter time.Duration
+}
+
+func (e *limitError) Error() string { return e.msg }
+
+// limit takes a turn of t's limits for a run or an audit, or says which
+// limit refuses it: the rate first, then the runs at once. A rate turn
+// taken is not given back when the concurrency refuses. release gives
+// back the turn of runs at once.
+func (t *tenantState) limit() (release func(), err error) {
+	if t == nil {
+		return func() {}, nil
+	}
+	if t.limiter != nil {
+		now := time.Now()
+		r := t.limiter.ReserveN(now, 1)
+		if d := r.DelayFrom(now); !r.OK() || d > 0 {
+			r.CancelAt(now)
+			if !r.OK() {
+				d = time.Second
+			}
+			return nil, &limitError{code: CodeRateLimit, retryAfter: d,
+				msg: fmt.Sprintf("tenant %s may start %g runs a second (a burst of %d): nothing ran", t.Name, t.Rate, t.limiter.Burst())}
+		}
+	}
+	if t.Concurrency > 0 {
+		if n := t.running.Add(1); n > int64(t.Concurrency) {
+			t.running.Add(-1)
+			return nil, &limitError{code: CodeConcurrencyLimit, retryAfter: time.Second,
+				msg: fmt.Sprintf("tenant %s may have %d runs at once, and has them: nothing ran", t.Name, t.Concurrency)}
+		}
+		var once sync.Once
+		return func() { once.Do(func() { t.running.Add(-1) }) }, nil
+	}
+	return func() {}, nil
+}
+
+// limitDetail is the body of a limitError.
+func limitDetail(e *limitError) errorDetail {
+	return errorDetail{Code: e.code, Message: e.msg, RetryAfter: seconds(e.retryAfter),
+		Do: "Send the request again after Retry-After seconds; the limit is the tenant's, set by the server's operator."}
+}
+
+// seconds is d in whole seconds, rounded up, at least 1.
+func seconds(d time.Duration) int {
+	return max(1, int((d+time.Second-1)/time.Second))
+}
+
+// writeLimit answers a limitError: 429 with Retry-After.
+func writeLimit(w http.ResponseWriter, e *limitError) {
+	d := limitDetail(e)
+	w.Header().Set("Retry-After", fmt.Sprint(d.RetryAfter))
+	writeError(w, http.StatusTooManyRequests, d)
+}

@@ -1,0 +1,205 @@
+package door
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sabline/sabline/budget"
+)
+
+const (
+	tokenAcme = "acme-0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+	tokenBeta = "beta-0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+)
+
+// tenantServer is a door of the tenants ts, serving with its own log.
+func tenantServer(t *testing.T, fake *fakeRunner, ts ...Tenant) (*Server, *httptest.Server, *strings.Builder) {
+	t.Helper()
+	var mu sync.Mutex
+	log := &strings.Builder{}
+	s, err := New(Config{Runner: fake, Tenants: ts, Workers: 8, Queue: 8, Logf: func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(log, f+"\n", a...)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return s, srv, log
+}
+
+func digest(token string) [sha256.Size]byte { return sha256.Sum256([]byte(token)) }
+
+// TestTenantRate: past its rate a tenant is answered 429 rate-limit with
+// Retry-After, naming its limit, and nothing runs; another tenant runs
+// beside it all the while.
+func TestTenantRate(t *testing.T) {
+	fake := &fakeRunner{}
+	_, ts, log := tenantServer(t, fake,
+		Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Rate: 0.01, Burst: 2},
+		Tenant{Name: "beta", TokenSHA256: digest(tokenBeta)})
+	for i := range 2 {
+		if resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+tokenAcme, `{"source":"print(1)"}`); resp.StatusCode != 200 {
+			t.Fatalf("acme's run %d within its burst: %d %v", i+1, resp.StatusCode, v)
+		}
+	}
+	resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+tokenAcme, `{"source":"print(1)"}`)
+	code, msg := errCode(v)
+	if resp.StatusCode != 429 || code != CodeRateLimit || !strings.Contains(msg, "tenant acme may start 0.01 runs a second (a burst of 2)") {
+		t.Errorf("acme past its rate: %d %s %q", resp.StatusCode, code, msg)
+	}
+	if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || ra < 1 {
+		t.Errorf("Retry-After %q, want whole seconds, at least 1", resp.Header.Get("Retry-After"))
+	}
+	if resp, _ := do(t, ts, "POST", "/v1/audit", "Bearer "+tokenAcme, `{"source":"print(1)"}`); resp.StatusCode != 429 {
+		t.Errorf("acme's audit past its rate: %d, want 429", resp.StatusCode)
+	}
+	if n := fake.ran.Load(); n != 2 {
+		t.Errorf("%d runs, want the 2 within the burst", n)
+	}
+	for i := range 5 {
+		if resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+tokenBeta, `{"source":"print(1)"}`); resp.StatusCode != 200 {
+			t.Errorf("beta's run %d beside acme past its rate: %d %v", i+1, resp.StatusCode, v)
+		}
+	}
+	if strings.Contains(log.String(), tokenAcme) || strings.Contains(log.String(), tokenBeta) {
+		t.Errorf("a token is in the log:\n%s", log)
+	}
+	if !strings.Contains(log.String(), "tenant acme may start") {
+		t.Errorf("the refusal is not in the log:\n%s", log)
+	}
+}
+
+// TestTenantConcurrency: a tenant with all its runs at once is answered
+// 429 concurrency-limit; once one ends, it runs again.
+func TestTenantConcurrency(t *testing.T) {
+	fake := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 8)}
+	s, ts, _ := tenantServer(t, fake, Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Concurrency: 1})
+	done := make(chan int)
+	go func() {
+		resp, _ := do(t, ts, "POST", "/v1/run", "Bearer "+tokenAcme, `{"source":"print(1)"}`)
+		done <- resp.StatusCode
+	}()
+	<-fake.start
+	resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+tokenAcme, `{"source":"print(1)"}`)
+	code, msg := errCode(v)
+	if resp.StatusCode != 429 || code != CodeConcurrencyLimit || !strings.Contains(msg, "tenant acme may have 1 runs at once") ||
+		resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a second run at once: %d %s %q, Retry-After %q", resp.StatusCode, code, msg, resp.Header.Get("Retry-After"))
+	}
+	close(fake.block)
+	if st := <-done; st != 200 {
+		t.Errorf("the first run: %d", st)
+	}
+	if resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+tokenAcme, `{"source":"print(1)"}`); resp.StatusCode != 200 {
+		t.Errorf("a run once the first ended: %d %v", resp.StatusCode, v)
+	}
+	if n := s.tenants.Load().list[0].running.Load(); n != 0 {
+		t.Errorf("%d runs counted in flight after all ended", n)
+	}
+}
+
+// TestTenantCeiling: the door hands the Runner the tenant's name and
+// ceiling with each run; the client cannot set them.
+func TestTenantCeiling(t *testing.T) {
+	fake := &fakeRunner{}
+	ceiling := budget.MustParse("/", "io")
+	_, ts, _ := tenantServer(t, fake, Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Ceiling: &ceiling})
+	if resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+tokenAcme, `{"source":"print(1)"}`); resp.StatusCode != 200 {
+		t.Fatalf("%d %v", resp.StatusCode, v)
+	}
+	req := fake.lastRequest()
+	if req.Tenant != "acme" || req.Ceiling == nil || req.Ceiling.String() != "io" {
+		t.Errorf("the Runner was handed tenant %q, ceiling %v; want acme, io", req.Tenant, req.Ceiling)
+	}
+	resp, _ := do(t, ts, "POST", "/v1/run", "Bearer "+tokenAcme, `{"source":"print(1)","tenant":"beta"}`)
+	if resp.StatusCode != 400 {
+		t.Errorf("a request naming a tenant: %d, want 400 (no such field)", resp.StatusCode)
+	}
+}
+
+// TestSetTenants: a reload takes a tenant away (its token is refused from
+// then on) and adds one; a tenant whose limits did not change keeps what
+// its limiter counted, one whose limits changed starts afresh.
+func TestSetTenants(t *testing.T) {
+	fake := &fakeRunner{}
+	acme := Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Rate: 0.01, Burst: 1}
+	s, ts, _ := tenantServer(t, fake, acme)
+	run := func(token string) int {
+		resp, _ := do(t, ts, "POST", "/v1/run", "Bearer "+token, `{"source":"print(1)"}`)
+		return resp.StatusCode
+	}
+	if st := run(tokenAcme); st != 200 {
+		t.Fatalf("acme's first run: %d", st)
+	}
+	if st := run(tokenBeta); st != 401 {
+		t.Errorf("beta before it is a tenant: %d, want 401", st)
+	}
+	s.SetTenants([]Tenant{acme, {Name: "beta", TokenSHA256: digest(tokenBeta)}})
+	if st := run(tokenBeta); st != 200 {
+		t.Errorf("beta once added: %d, want 200", st)
+	}
+	if st := run(tokenAcme); st != 429 {
+		t.Errorf("acme after a reload that kept its limits: %d, want 429 (its burst spent before)", st)
+	}
+	acme.Burst = 2
+	s.SetTenants([]Tenant{acme})
+	if st := run(tokenAcme); st != 200 {
+		t.Errorf("acme after a reload that changed its limits: %d, want 200", st)
+	}
+	if st := run(tokenBeta); st != 401 {
+		t.Errorf("beta once taken away: %d, want 401", st)
+	}
+}
+
+// TestNewTenantsAndToken: a door is given a token or tenants, not both.
+func TestNewTenantsAndToken(t *testing.T) {
+	_, err := New(Config{Runner: &fakeRunner{}, Token: testToken, Tenants: []Tenant{{Name: "a"}}})
+	if err == nil {
+		t.Error("New with a token and tenants: no error")
+	}
+}
+
+// TestProbes: /healthz answers alive with no token and any Host; /readyz
+// answers 503 with the reason while Ready says so, 200 once it does not,
+// and 503 while the server stops.
+func TestProbes(t *testing.T) {
+	var why error = errors.New("the receipts reach the shared store 40s late, past 30s")
+	var mu sync.Mutex
+	s, ts := newTestServer(t, Config{Runner: &fakeRunner{}, Ready: func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return why
+	}})
+	if resp, v := do(t, ts, "GET", "/healthz", "", ""); resp.StatusCode != 200 || v["status"] != "alive" {
+		t.Errorf("/healthz: %d %v", resp.StatusCode, v)
+	}
+	resp, v := do(t, ts, "GET", "/readyz", "", "")
+	if resp.StatusCode != 503 || v["status"] != "not-ready" || !strings.Contains(fmt.Sprint(v["reason"]), "40s late") {
+		t.Errorf("/readyz while not ready: %d %v", resp.StatusCode, v)
+	}
+	mu.Lock()
+	why = nil
+	mu.Unlock()
+	if resp, v := do(t, ts, "GET", "/readyz", "", ""); resp.StatusCode != 200 || v["status"] != "ready" {
+		t.Errorf("/readyz once ready: %d %v", resp.StatusCode, v)
+	}
+	if resp, _ := do(t, ts, "GET", "/v1/health", "", ""); resp.StatusCode != 401 {
+		t.Errorf("/v1/health without a token: %d, want 401 (only the probes are open)", resp.StatusCode)
+	}
+	s.Stop()
+	if resp, v := do(t, ts, "GET", "/readyz", "", ""); resp.StatusCode != 503 || v["status"] != CodeShuttingDown {
+		t.Errorf("/readyz while stopping: %d %v", resp.StatusCode, v)
+	}
+	if resp, _ := do(t, ts, "GET", "/healthz", "", ""); resp.StatusCode != 200 {
+		t.Errorf("/healthz while stopping: %d, want 200 (alive)", resp.StatusCode)
+	}
+}

@@ -1,0 +1,32 @@
+package ship
+
+import (
+	"testing"
+
+	"github.com/sabline/sabline/receipt/journal"
+)
+
+// FuzzObjectIndex: the bytes of an object read from the bucket are the
+// store's, not this replica's: on any of them parseObjectIndex returns an
+// index whose record lies within them, or an error, and recordLen never
+// claims less than a header.
+func FuzzObjectIndex(f *testing.F) {
+	good, _ := journal.AppendRecord(nil, indexKey, []byte(`{"replica":"r1","segment":1,"receipts":[{"key":"20260101T000000.000000000Z-0123456789abcdef.json","tenant":"acme","off":0,"len":40}]}`))
+	good, _ = journal.AppendRecord(good, "20260101T000000.000000000Z-0123456789abcdef.json", []byte(`{}`))
+	f.Add(good)
+	f.Add(good[:30])
+	notIndex, _ := journal.AppendRecord(nil, "other", []byte(`{}`))
+	f.Add(notIndex)
+	badJSON, _ := journal.AppendRecord(nil, indexKey, []byte(`{"receipts":[{"off":"x"}]}`))
+	f.Add(badJSON)
+	f.Add([]byte{0xFF, 'S', 'b', 'J', 1, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if n := recordLen(data); n != 0 && n < 20 {
+			t.Fatalf("recordLen = %d", n)
+		}
+		_, base, err := parseObjectIndex(data)
+		if err == nil && (base <= 0 || base > int64(len(data))) {
+			t.Fatalf("an index record of %d bytes in %d", base, len(data))
+		}
+	})
+}

@@ -1,0 +1,218 @@
+package ship
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/receipt/bucket"
+	"github.com/sabline/sabline/receipt/journal"
+)
+
+// AnyTenant, as the tenant of Find or All, reads every tenant's receipts:
+// the operator's reading, on the command line.
+const AnyTenant = "\x00any"
+
+// MaxIndexed bounds the receipts a Reader keeps in its index: past it,
+// the receipts of the objects it indexed first are forgotten, and Find
+// answers for them as for runs that never were.
+const MaxIndexed = 1 << 20
+
+// refreshEvery is the least time between two listings of the bucket that
+// a miss asks for.
+const refreshEvery = 500 * time.Millisecond
+
+// Reader reads the receipts in a bucket that Shippers wrote.
+type Reader struct {
+	b   bucket.Bucket
+	max int
+
+	mu        sync.Mutex
+	refresh   sync.Mutex // one listing at a time
+	runs      map[string]place
+	seen      map[string]bool
+	objects   []indexed // in the order they were indexed
+	count     int       // receipts indexed
+	refreshed time.Time
+}
+
+// place is where a receipt lies in the bucket.
+type place struct {
+	obj         string
+	off, n      int64
+	key, tenant string
+}
+
+// indexed is an object whose receipts are in the index.
+type indexed struct {
+	key  string
+	runs []string
+}
+
+// NewReader is a Reader of b.
+func NewReader(b bucket.Bucket) *Reader {
+	return &Reader{b: b, max: MaxIndexed, runs: map[string]place{}, seen: map[string]bool{}}
+}
+
+// Find returns the receipt of run id when tenant's clients asked for it
+// (AnyTenant: whoever did), as it was shipped; a receipt of another
+// tenant is not found, as a run that never was. A receipt shipped since
+// the last listing is found by listing the bucket again, at most every
+// refreshEvery.
+func (r *Reader) Find(ctx context.Context, tenant, id string) (*receipt.Receipt, error) {
+	notFound := codes.Errorf(codes.E317, "no receipt %s in the receipts bucket: %w", codes.TerminalSafe(id), fs.ErrNotExist)
+	if !receipt.ValidRunID(id) {
+		return nil, notFound
+	}
+	p, ok := r.lookup(id)
+	if !ok {
+		if err := r.update(ctx, false); err != nil {
+			return nil, err
+		}
+		if p, ok = r.lookup(id); !ok {
+			return nil, notFound
+		}
+	}
+	if tenant != AnyTenant && p.tenant != tenant {
+		return nil, notFound
+	}
+	data, err := r.b.Read(ctx, p.obj, p.off, p.n)
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "read receipt %s from %s: %w", id, p.obj, err)
+	}
+	var rec *receipt.Receipt
+	_, err = journal.ScanBytes(data, func(key string, payload []byte, off, n int64) error {
+		if off != 0 || n != p.n || key != p.key {
+			return fmt.Errorf("%s holds %q at %d where its index says %q", p.obj, key, p.off+off, p.key)
+		}
+		var perr error
+		rec, perr = receipt.Parse(p.obj+"#"+key, payload)
+		return perr
+	})
+	if err == nil && rec == nil {
+		err = fmt.Errorf("%s holds no whole record at %d where its index places %s", p.obj, p.off, p.key)
+	}
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "read receipt %s: %w", id, err)
+	}
+	if rec.RunID != id || (tenant != AnyTenant && rec.Tenant != tenant) {
+		return nil, notFound
+	}
+	return rec, nil
+}
+
+// Refresh lists the bucket now and indexes the objects shipped since the
+// last listing.
+func (r *Reader) Refresh(ctx context.Context) error { return r.update(ctx, true) }
+
+func (r *Reader) lookup(id string) (place, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.runs[id]
+	return p, ok
+}
+
+// update lists the bucket and indexes the objects not indexed yet; unless
+// forced, not again within refreshEvery of the last listing.
+func (r *Reader) update(ctx context.Context, force bool) error {
+	r.refresh.Lock()
+	defer r.refresh.Unlock()
+	r.mu.Lock()
+	recent := time.Since(r.refreshed) < refreshEvery
+	r.mu.Unlock()
+	if recent && !force {
+		return nil
+	}
+	keys, err := r.b.List(ctx, Prefix)
+	if err != nil {
+		return codes.Errorf(codes.E317, "list the receipts bucket: %w", err)
+	}
+	for _, key := range keys {
+		r.mu.Lock()
+		seen := r.seen[key]
+		r.mu.Unlock()
+		if seen {
+			continue
+		}
+		idx, base, err := readIndexBase(ctx, r.b, key)
+		if err != nil {
+			return codes.Errorf(codes.E317, "read the receipts bucket: %w", err)
+		}
+		r.add(key, idx, base)
+	}
+	r.mu.Lock()
+	r.refreshed = time.Now()
+	r.mu.Unlock()
+	return nil
+}
+
+// add puts the receipts of object key in the index, forgetting the
+// oldest objects' past r.max.
+func (r *Reader) add(key string, idx indexJSON, base int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seen[key] = true
+	obj := indexed{key: key}
+	for _, e := range idx.Receipts {
+		id, ok := receipt.RunIDOfKey(e.Key)
+		if !ok || e.Off < 0 || e.Len <= 0 {
+			continue
+		}
+		r.runs[id] = place{obj: key, off: base + e.Off, n: e.Len, key: e.Key, tenant: e.Tenant}
+		obj.runs = append(obj.runs, id)
+	}
+	r.objects = append(r.objects, obj)
+	r.count += len(obj.runs)
+	for r.count > r.max && len(r.objects) > 1 {
+		old := r.objects[0]
+		r.objects = r.objects[1:]
+		for _, id := range old.runs {
+			if r.runs[id].obj == old.key {
+				delete(r.runs, id)
+			}
+		}
+		r.count -= len(old.runs)
+	}
+}
+
+// All reads every receipt in the bucket of tenant (AnyTenant: of every
+// tenant), whole objects at a time, oldest first by start: what sabline
+// receipts list shows. Objects that cannot be read are named in skipped.
+func (r *Reader) All(ctx context.Context, tenant string) (runs []receipt.StoredReceipt, skipped []receipt.SkippedFile, err error) {
+	keys, err := r.b.List(ctx, Prefix)
+	if err != nil {
+		return nil, nil, codes.Errorf(codes.E317, "list the receipts bucket: %w", err)
+	}
+	for _, key := range keys {
+		data, err := r.b.Read(ctx, key, 0, -1)
+		if err != nil {
+			skipped = append(skipped, receipt.SkippedFile{Path: key, Why: err.Error()})
+			continue
+		}
+		rep, _ := journal.ScanBytes(data, func(k string, payload []byte, off, _ int64) error {
+			if k == indexKey && off == 0 {
+				return nil
+			}
+			name := key + "#" + k
+			rec, err := receipt.Parse(name, payload)
+			if err != nil {
+				skipped = append(skipped, receipt.SkippedFile{Path: name, Why: err.Error()})
+				return nil
+			}
+			if tenant == AnyTenant || rec.Tenant == tenant {
+				runs = append(runs, receipt.StoredReceipt{Path: name, Receipt: rec})
+			}
+			return nil
+		})
+		for _, d := range rep.Damage {
+			skipped = append(skipped, receipt.SkippedFile{Path: key, Why: d.String()})
+		}
+	}
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Timings.Started.Before(runs[j].Timings.Started) })
+	return runs, skipped, nil
+}

@@ -1,0 +1,494 @@
+// Package ship copies a server's receipts from its journal to a bucket
+// that a fleet of replicas shares, and reads them back from there, so
+// that any replica answers for any run. The journal stays the commit
+// point: a receipt is kept once its record is appended, and shipped
+// afterwards. A Shipper seals the journal's segment at a steady pace
+// (journal.Seal) and writes each sealed segment once, with a create-only
+// write, as one object under a key that names the replica, the journal
+// and the segment: replicas never write the same key, and a replica that
+// ships a segment again after a crash finds its object there and writes
+// nothing. A segment's object holds each receipt whose last record lies
+// in that segment (a receipt reserved in one segment and finished in the
+// next is shipped once, finished), after an index record that names
+// each receipt's run id, tenant and place in the object; a segment
+// holding a receipt whose run is still in flight waits for it. A Reader
+// lists the objects, keeps their indexes in memory (bounded), and reads
+// one receipt with one ranged read, for its tenant only.
+package ship
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/receipt/bucket"
+	"github.com/sabline/sabline/receipt/journal"
+)
+
+// Prefix begins the key of every object a Shipper writes:
+// segments/REPLICA/JOURNAL/NNNNNNNN.journal.
+const Prefix = "segments/"
+
+// indexKey is the key of an object's first record, its index.
+const indexKey = "index"
+
+// idFile, in the journal's directory, names the journal for the keys of
+// its objects: a journal made again (a disk replaced) under the same
+// replica id ships under new keys, never onto its predecessor's.
+const idFile = "ship.id"
+
+// DefaultEvery is how often a Shipper seals and ships by default.
+const DefaultEvery = time.Second
+
+// Options are a Shipper's settings.
+type Options struct {
+	// Replica names this replica in the fleet: 1 to 63 lower-case
+	// letters, digits and '-', unique among the replicas that share the
+	// bucket (ValidReplica).
+	Replica string
+	// Every is how often the journal is sealed and what was sealed
+	// shipped (DefaultEvery when 0).
+	Every time.Duration
+	// Logf, when set, is told of each failure to ship.
+	Logf func(format string, args ...any)
+}
+
+// ValidReplica reports whether id can name a replica: 1 to 63 lower-case
+// letters, digits and '-', beginning with a letter or digit (a DNS
+// label, as a pod's name is).
+func ValidReplica(id string) bool {
+	if id == "" || len(id) > 63 || id[0] == '-' {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Shipper ships the sealed segments of one store's journal to a bucket.
+// Its owner starts it (Start) and ends it (Close).
+type Shipper struct {
+	store  *receipt.Store
+	dir    string // the journal's directory
+	b      bucket.Bucket
+	o      Options
+	prefix string // Prefix + replica + "/" + journal id + "/"
+
+	mu      sync.Mutex
+	shipped int               // every segment up to this one is in the bucket
+	since   map[int]time.Time // for each segment not shipped: when it began to take records
+	err     error             // the last round's failure, nil once a round ships
+	objects int               // objects written by this Shipper
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+}
+
+// Start seals the store's journal and starts shipping: at once what an
+// earlier life of this replica left unshipped, then every o.Every.
+func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
+	if !ValidReplica(o.Replica) {
+		return nil, fmt.Errorf("ship: replica id %q: want 1 to 63 lower-case letters, digits and '-'", o.Replica)
+	}
+	if o.Every <= 0 {
+		o.Every = DefaultEvery
+	}
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+	dir := store.Journal().Dir()
+	id, err := journalID(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Shipper{store: store, dir: dir, b: b, o: o, prefix: Prefix + o.Replica + "/" + id + "/",
+		since: map[int]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	keys, err := b.List(ctx, s.prefix)
+	if err != nil {
+		return nil, fmt.Errorf("ship: list %s in the bucket: %w", s.prefix, err)
+	}
+	for _, k := range keys {
+		if n, ok := segmentOfKey(strings.TrimPrefix(k, s.prefix)); ok && n > s.shipped {
+			s.shipped = n
+		}
+	}
+	// What is in the journal now began before this start: its age counts
+	// from here.
+	now := time.Now()
+	nums, err := journal.Segments(dir)
+	if err != nil {
+		return nil, fmt.Errorf("ship: %w", err)
+	}
+	for _, n := range nums {
+		if n > s.shipped {
+			s.since[n] = now
+		}
+	}
+	go s.loop()
+	return s, nil
+}
+
+// journalID reads the id of the journal in dir, making it the first time.
+func journalID(dir string) (string, error) {
+	p := filepath.Join(dir, idFile)
+	data, err := os.ReadFile(p)
+	if err == nil {
+		id := strings.TrimSpace(string(data))
+		if len(id) == 16 && receipt.ValidRunID(id) {
+			return id, nil
+		}
+		return "", fmt.Errorf("ship: %s does not hold a journal id (16 hexadecimal digits): remove it to make a new one", p)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("ship: %w", err)
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("ship: %w", err)
+	}
+	id := hex.EncodeToString(b[:])
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("ship: %w", err)
+	}
+	_, err = f.WriteString(id + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("ship: %w", err)
+	}
+	return id, nil
+}
+
+// segmentOfKey is the segment number of an object's key after the
+// Shipper's prefix.
+func segmentOfKey(rest string) (int, bool) {
+	num, ok := strings.CutSuffix(rest, ".journal")
+	if !ok || len(num) != 8 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	return n, err == nil && n > 0
+}
+
+func (s *Shipper) loop() {
+	defer close(s.done)
+	t := time.NewTicker(s.o.Every)
+	defer t.Stop()
+	for {
+		_, _ = s.round(context.Background())
+		select {
+		case <-t.C:
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+// Close stops the pace, then seals and ships what is left, giving up
+// when ctx is done, and returns why something was left unshipped.
+func (s *Shipper) Close(ctx context.Context) error {
+	s.stopOnce.Do(func() { close(s.stop) })
+	<-s.done
+	for {
+		left, err := s.round(ctx)
+		if err != nil || left == 0 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("ship: %d segments left unshipped: %w", left, ctx.Err())
+		case <-time.After(20 * time.Millisecond): // a run in flight, finishing
+		}
+	}
+}
+
+// round seals the journal and ships each sealed segment not yet shipped,
+// in order, stopping at the first that cannot go yet (a run in flight)
+// or fails. left is how many sealed segments are not shipped.
+func (s *Shipper) round(ctx context.Context) (left int, err error) {
+	now := time.Now()
+	sealed, err := s.store.Journal().Seal()
+	if err != nil {
+		return -1, s.failed(fmt.Errorf("ship: %w", err))
+	}
+	s.mu.Lock()
+	// The segment appends go to now is new, or was empty: nothing in it
+	// is older than this round.
+	s.since[sealed+1] = now
+	s.mu.Unlock()
+	nums, err := journal.Segments(s.dir)
+	if err != nil {
+		return -1, s.failed(fmt.Errorf("ship: %w", err))
+	}
+	var todo []int
+	s.mu.Lock()
+	for _, n := range nums {
+		if n > s.shipped && n <= sealed {
+			todo = append(todo, n)
+		}
+	}
+	s.mu.Unlock()
+	for i, n := range todo {
+		obj, ready, err := s.build(n, nums)
+		if err != nil {
+			return len(todo) - i, s.failed(err)
+		}
+		if !ready {
+			return len(todo) - i, nil
+		}
+		if err := s.put(ctx, n, obj); err != nil {
+			return len(todo) - i, s.failed(err)
+		}
+		s.mu.Lock()
+		s.shipped = n
+		delete(s.since, n)
+		s.objects++
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	s.err = nil
+	s.mu.Unlock()
+	return 0, nil
+}
+
+func (s *Shipper) failed(err error) error {
+	s.mu.Lock()
+	s.err = err
+	s.mu.Unlock()
+	s.o.Logf("%v", err)
+	return err
+}
+
+// put writes segment n's object once; an object already under its key is
+// this replica's own from an earlier attempt when it holds the same
+// receipts (then nothing is written), and a fault otherwise.
+func (s *Shipper) put(ctx context.Context, n int, obj []byte) error {
+	key := s.Key(n)
+	err := s.b.Create(ctx, key, obj)
+	if err == nil || !errors.Is(err, bucket.ErrExist) {
+		if err != nil {
+			return fmt.Errorf("ship: write %s: %w", key, err)
+		}
+		return nil
+	}
+	theirs, err := readIndex(ctx, s.b, key)
+	if err != nil {
+		return fmt.Errorf("ship: %s is in the bucket already, and its index cannot be read: %w", key, err)
+	}
+	ours, _, err := parseObjectIndex(obj)
+	if err != nil {
+		return err
+	}
+	if !sameReceipts(ours, theirs) {
+		return fmt.Errorf("ship: %s is in the bucket already with other receipts: does another replica run with the id %s?", key, s.o.Replica)
+	}
+	return nil
+}
+
+// Key is the key of segment n's object.
+func (s *Shipper) Key(n int) string { return fmt.Sprintf("%s%08d.journal", s.prefix, n) }
+
+// Lag is how long the oldest receipt not yet in the bucket has waited at
+// most: the time since the oldest segment not shipped began to take
+// records (since the Shipper started, for a segment it found there).
+// With every sealed segment shipped, it is the time since the last
+// round, less than Options.Every.
+func (s *Shipper) Lag() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var oldest time.Time
+	for n, t := range s.since {
+		if n > s.shipped && (oldest.IsZero() || t.Before(oldest)) {
+			oldest = t
+		}
+	}
+	if oldest.IsZero() {
+		return 0
+	}
+	return time.Since(oldest)
+}
+
+// Err is why the last round shipped nothing, or nil.
+func (s *Shipper) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Objects is how many objects this Shipper has written.
+func (s *Shipper) Objects() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.objects
+}
+
+// indexJSON is an object's index record.
+type indexJSON struct {
+	Replica  string       `json:"replica"`
+	Segment  int          `json:"segment"`
+	Receipts []indexEntry `json:"receipts"`
+}
+
+// indexEntry places one receipt in an object: its record lies Len bytes
+// from Off, counted from the end of the index record.
+type indexEntry struct {
+	Key    string `json:"key"`
+	Tenant string `json:"tenant,omitempty"`
+	Off    int64  `json:"off"`
+	Len    int64  `json:"len"`
+}
+
+// build makes segment n's object from the journal: ready is false when a
+// receipt in it is still in flight here.
+func (s *Shipper) build(n int, nums []int) (obj []byte, ready bool, err error) {
+	var order []string
+	last := map[string][]byte{}
+	rep, err := journal.ScanSegment(s.dir, n, func(key string, payload []byte, _, _ int64) error {
+		if _, seen := last[key]; !seen {
+			order = append(order, key)
+		}
+		last[key] = append([]byte(nil), payload...)
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("ship: read segment %d: %w", n, err)
+	}
+	for _, d := range rep.Damage {
+		s.o.Logf("ship: segment %d: %s", n, d)
+	}
+	// In flight is asked before the later segments are read: a receipt
+	// finished after this question has its record there by then.
+	for _, key := range order {
+		if s.store.InFlight(key) {
+			return nil, false, nil
+		}
+	}
+	for _, m := range nums {
+		if m <= n {
+			continue
+		}
+		if _, err := journal.ScanSegment(s.dir, m, func(key string, _ []byte, _, _ int64) error {
+			delete(last, key)
+			return nil
+		}); err != nil {
+			return nil, false, fmt.Errorf("ship: read segment %d: %w", m, err)
+		}
+	}
+	idx := indexJSON{Replica: s.o.Replica, Segment: n, Receipts: []indexEntry{}}
+	var body []byte
+	for _, key := range order {
+		payload, ok := last[key]
+		if !ok {
+			continue // shipped with a later segment, finished there
+		}
+		off := int64(len(body))
+		if body, err = journal.AppendRecord(body, key, payload); err != nil {
+			return nil, false, fmt.Errorf("ship: segment %d: %w", n, err)
+		}
+		var t struct {
+			Tenant string `json:"tenant"`
+		}
+		_ = json.Unmarshal(payload, &t)
+		idx.Receipts = append(idx.Receipts, indexEntry{Key: key, Tenant: t.Tenant, Off: off, Len: int64(len(body)) - off})
+	}
+	head, err := json.Marshal(idx)
+	if err != nil {
+		return nil, false, fmt.Errorf("ship: segment %d: %w", n, err)
+	}
+	obj, err = journal.AppendRecord(nil, indexKey, head)
+	if err != nil {
+		return nil, false, fmt.Errorf("ship: segment %d's index: %w", n, err)
+	}
+	return append(obj, body...), true, nil
+}
+
+// sameReceipts reports whether two indexes name the same receipts.
+func sameReceipts(a, b indexJSON) bool {
+	return slices.EqualFunc(a.Receipts, b.Receipts, func(x, y indexEntry) bool { return x == y })
+}
+
+// parseObjectIndex reads the index record at the start of data: the
+// index, and the length of its record (where the receipts begin).
+func parseObjectIndex(data []byte) (indexJSON, int64, error) {
+	var idx indexJSON
+	var base int64 = -1
+	stop := errors.New("stop")
+	_, err := journal.ScanBytes(data, func(key string, payload []byte, off, n int64) error {
+		if off != 0 || key != indexKey {
+			return fmt.Errorf("ship: an object begins with %q at offset %d, not its index", key, off)
+		}
+		if err := json.Unmarshal(payload, &idx); err != nil {
+			return fmt.Errorf("ship: an object's index: %w", err)
+		}
+		base = n
+		return stop
+	})
+	if err != nil && err != stop {
+		return idx, 0, err
+	}
+	if base < 0 {
+		return idx, 0, errors.New("ship: an object has no index record at its start")
+	}
+	return idx, base, nil
+}
+
+// indexProbe is how much of an object is read first for its index; a
+// larger index is read again whole.
+const indexProbe = 256 << 10
+
+// readIndex reads the index of the object key.
+func readIndex(ctx context.Context, b bucket.Bucket, key string) (indexJSON, error) {
+	idx, _, err := readIndexBase(ctx, b, key)
+	return idx, err
+}
+
+func readIndexBase(ctx context.Context, b bucket.Bucket, key string) (indexJSON, int64, error) {
+	data, err := b.Read(ctx, key, 0, indexProbe)
+	if err != nil {
+		return indexJSON{}, 0, err
+	}
+	if n := recordLen(data); n > int64(len(data)) && n <= bucket.MaxObjectBytes {
+		if data, err = b.Read(ctx, key, 0, n); err != nil {
+			return indexJSON{}, 0, err
+		}
+	}
+	idx, base, err := parseObjectIndex(data)
+	if err != nil {
+		return idx, 0, fmt.Errorf("%s: %w", key, err)
+	}
+	return idx, base, nil
+}
+
+// recordLen is the length a record header at the start of data claims
+// (its key and payload lengths; ScanBytes checks the rest), or 0.
+func recordLen(data []byte) int64 {
+	if len(data) < 20 || !bytes.HasPrefix(data, []byte{0xFF, 'S', 'b', 'J'}) {
+		return 0
+	}
+	k := int64(data[6]) | int64(data[7])<<8
+	p := int64(data[8]) | int64(data[9])<<8 | int64(data[10])<<16 | int64(data[11])<<24
+	return 20 + k + p
+}

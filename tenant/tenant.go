@@ -1,0 +1,205 @@
+// Package tenant reads the tenants file of sabline serve: the clients
+// of a server, each a name, the SHA-256 of its bearer token (the file
+// holds no token), and its own limits: the ceiling of the budget its
+// runs may ask for, the runs it may start a second, and the runs it may
+// have at once. The file is JSON, read strictly (an unknown field, a
+// duplicate name or token, a value out of its bounds is refused with the
+// line that says so) and bounded in size, in tenants and in each value:
+// it is a parser at the server's trust boundary, and it is fuzzed.
+//
+//	{"tenants": [
+//	  {"name": "acme", "token_sha256": "9f86d08...", "allow": ["io"],
+//	   "rate": 20, "burst": 40, "concurrency": 4}
+//	]}
+package tenant
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	goruntime "runtime"
+	"strings"
+)
+
+// Bounds of a tenants file.
+const (
+	MaxFileBytes   = 256 << 10
+	MaxTenants     = 1000
+	MaxNameBytes   = 64
+	MaxAllowItems  = 64
+	MaxRate        = 1e6 // runs a second
+	MaxBurst       = 1e6
+	MaxConcurrency = 1e4
+)
+
+// Tenant is one client of the server, as the file names it.
+type Tenant struct {
+	// Name names the tenant in receipts and logs: 1 to MaxNameBytes
+	// lower-case letters, digits, '-', '_' and '.'.
+	Name string `json:"name"`
+	// TokenSHA256 is the SHA-256 of the tenant's bearer token, 64
+	// lower-case hexadecimal digits.
+	TokenSHA256 string `json:"token_sha256"`
+	// Allow is the ceiling of the tenant's runs, budget items within the
+	// operator's --allow; absent, the operator's ceiling itself.
+	Allow []string `json:"allow,omitempty"`
+	// Rate is how many runs a second the tenant may start, on average;
+	// Burst how many at once past that. 0: no limit of the tenant's own.
+	Rate  float64 `json:"rate,omitempty"`
+	Burst int     `json:"burst,omitempty"`
+	// Concurrency is how many runs the tenant may have running or
+	// queued at once; 0: no limit of its own (the server's holds).
+	Concurrency int `json:"concurrency,omitempty"`
+}
+
+// Digest is the tenant's token digest as bytes.
+func (t Tenant) Digest() [sha256.Size]byte {
+	var d [sha256.Size]byte
+	hex.Decode(d[:], []byte(t.TokenSHA256))
+	return d
+}
+
+// file is the file's top level.
+type file struct {
+	Tenants []Tenant `json:"tenants"`
+}
+
+// Parse reads a tenants file's bytes.
+func Parse(data []byte) ([]Tenant, error) {
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("tenants: larger than %d bytes", MaxFileBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f file
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("tenants: %s", describe(data, err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("tenants: more than one JSON value in the file")
+	}
+	if f.Tenants == nil {
+		return nil, errors.New(`tenants: no "tenants" list`)
+	}
+	if len(f.Tenants) > MaxTenants {
+		return nil, fmt.Errorf("tenants: %d tenants, at most %d", len(f.Tenants), MaxTenants)
+	}
+	names, digests := map[string]bool{}, map[string]string{}
+	for i, t := range f.Tenants {
+		if err := check(t); err != nil {
+			return nil, fmt.Errorf("tenants: entry %d: %w", i+1, err)
+		}
+		if names[t.Name] {
+			return nil, fmt.Errorf("tenants: entry %d: the name %q is given twice", i+1, t.Name)
+		}
+		if other, ok := digests[t.TokenSHA256]; ok {
+			return nil, fmt.Errorf("tenants: entry %d (%s): the same token as %s", i+1, t.Name, other)
+		}
+		names[t.Name], digests[t.TokenSHA256] = true, t.Name
+	}
+	return f.Tenants, nil
+}
+
+// check holds one entry to its bounds.
+func check(t Tenant) error {
+	if !validName(t.Name) {
+		return fmt.Errorf("name %q: want 1 to %d lower-case letters, digits, '-', '_' and '.'", clip(t.Name), MaxNameBytes)
+	}
+	if len(t.TokenSHA256) != 64 || strings.Trim(t.TokenSHA256, "0123456789abcdef") != "" {
+		return fmt.Errorf("%s: token_sha256: want the SHA-256 of the token, 64 lower-case hexadecimal digits (sha256sum prints it)", t.Name)
+	}
+	if len(t.Allow) > MaxAllowItems {
+		return fmt.Errorf("%s: allow: %d items, at most %d", t.Name, len(t.Allow), MaxAllowItems)
+	}
+	for _, item := range t.Allow {
+		if item == "" || len(item) > 4096 {
+			return fmt.Errorf("%s: allow: an item of %d bytes", t.Name, len(item))
+		}
+	}
+	if math.IsNaN(t.Rate) || t.Rate < 0 || t.Rate > MaxRate {
+		return fmt.Errorf("%s: rate %v: want 0 (no limit) to %g runs a second", t.Name, t.Rate, float64(MaxRate))
+	}
+	if t.Burst < 0 || t.Burst > MaxBurst || (t.Burst > 0 && t.Rate == 0) {
+		return fmt.Errorf("%s: burst %d: want 0 to %d, with a rate", t.Name, t.Burst, int(MaxBurst))
+	}
+	if t.Concurrency < 0 || t.Concurrency > MaxConcurrency {
+		return fmt.Errorf("%s: concurrency %d: want 0 (no limit) to %d", t.Name, t.Concurrency, int(MaxConcurrency))
+	}
+	return nil
+}
+
+func validName(s string) bool {
+	if s == "" || len(s) > MaxNameBytes {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func clip(s string) string {
+	if len(s) > MaxNameBytes {
+		return s[:MaxNameBytes] + "..."
+	}
+	return s
+}
+
+// describe is a decoding error with the line it happened on.
+func describe(data []byte, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	off := int64(-1)
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 || off > int64(len(data)) {
+		return err.Error()
+	}
+	return fmt.Sprintf("line %d: %v", bytes.Count(data[:off], []byte("\n"))+1, err)
+}
+
+// Load reads the tenants file at path: a regular file that only its
+// owner can change (it says who may use the server), of at most
+// MaxFileBytes. It holds no token, only their digests, so others may
+// read it (a Kubernetes Secret mounted for a group is readable by it).
+func Load(path string) ([]Tenant, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("tenants file: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("tenants file %s: not a regular file", path)
+	}
+	if goruntime.GOOS != "windows" && fi.Mode().Perm()&0o022 != 0 {
+		return nil, fmt.Errorf("tenants file %s has mode %s: others can change who may use the server; chmod go-w it", path, fi.Mode().Perm())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("tenants file %s: %w", path, err)
+	}
+	ts, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ts, nil
+}
+
+// DigestOf is the token_sha256 of token, as a tenants file names it.
+func DigestOf(token string) string {
+	d := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(d[:])
+}

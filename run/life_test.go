@@ -232,7 +232,7 @@ func TestWorkerLifeCycle(t *testing.T) {
 		{name: "the temporary directory past its bound", prog: "c = ffi.module(\"ctypes\")\ntmp = ffi.module(\"os\").getenv(\"TMPDIR\")\n" +
 			"for i in range(10050):\n    c.syscall(\"mkdirat\", -100, tmp + \"/d\" + str(i), 448)\n" + spin,
 			allow: []string{"io", "ffi:ctypes", "ffi:os"}, linux: true,
-			wantCode: codes.E310, wantMsg: `more than 10000 entries in its temporary directory`},
+			wantCode: codes.E330, wantMsg: `more than 10000 entries were made in the run.s private temporary directory`},
 		{name: "out of memory: a spike (unconfined)", prog: spike, allow: []string{"io"}, setup: memory(ConfineOff),
 			wantCode: codes.E308, wantMsg: `memory limit of 64 MB`},
 		{name: "out of memory: a spike (confined)", prog: spike, allow: []string{"io"}, setup: memory(ConfineDefault),

@@ -455,3 +455,11 @@ func cellLabel(id string) Labels {
 }
 
 const cellLabelPrefix = "cell:"
+
+// levelReason is the part of a receipt's confinement reason that says why
+// the run has its level: a memory limit's sentence (what holds it), which
+// every command-line run has since its default bound, follows it.
+func levelReason(reason string) string {
+	level, _, _ := strings.Cut(reason, "; the memory limit of ")
+	return level
+}

@@ -279,7 +279,7 @@ var _ = Describe(confine.LayersOnlyEnv, func() {
 			if wantReason == "" { // the doctor's, read once the suite has started
 				wantReason = "^" + regexp.QuoteMeta(doctor.Default.Reason) + "$"
 			}
-			Expect(p.ConfinementReason).To(MatchRegexp(wantReason), "%s", r)
+			Expect(levelReason(p.ConfinementReason)).To(MatchRegexp(wantReason), "%s", r)
 		},
 		Entry("the normal build never reads it", false, "seccomp", ""),
 		Entry("a knock-out build given a name that is no layer says so", true, "capabilities-dropped",

@@ -122,9 +122,7 @@ var _ = Describe("what is reported", func() {
 			r := s.run(flag, value, s.file("prog.vel", program))
 			Expect(r.exit).NotTo(Equal(0), "%s", r)
 			p := s.receipt().RunParameters
-			// A memory limit's reason follows the confinement's: what holds it.
-			reason, _, _ := strings.Cut(p.ConfinementReason, "; the memory limit of ")
-			Expect(confine.Result{Level: p.Confinement, Reason: reason, Layers: p.ConfinementLayers}).To(Equal(doctor.Default),
+			Expect(confine.Result{Level: p.Confinement, Reason: levelReason(p.ConfinementReason), Layers: p.ConfinementLayers}).To(Equal(doctor.Default),
 				"the worker was confined before its first statement; the receipt must say how")
 		},
 		Entry("at its --timeout", "--timeout", "1s", "while True:\n    pass\n"),

@@ -86,7 +86,13 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 					want = t.Language
 				}
 				Expect(r.Code).To(Equal(want), "the normal build ended with %q\n%s", r.Code, r.Stderr)
-				if want == "E302" {
+				switch {
+				case want == "E302" && strings.Contains(r.Message, "leads outside every grant"):
+					// Refused on its way through a link: the message names the
+					// path as written, never where the link leads.
+					_, led, _ := strings.Cut(strings.TrimPrefix(r.Refusal, "fs:"), ":")
+					Expect(r.Message).NotTo(ContainSubstring(led), "the refusal names what lies outside the grant")
+				case want == "E302":
 					Expect(r.Message).To(HaveSuffix("add "+r.Refusal+" to the budget"), "the refusal names what to grant")
 				}
 				info, _ := codes.Info(codes.Code(want))

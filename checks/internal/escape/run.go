@@ -304,7 +304,11 @@ func (s *Scratch) Command(bin, budget string, flags []string, program string) (*
 	args = append(append(args, flags...), prog)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = s.Work
-	cmd.Env = append(os.Environ(), "HOME="+s.Home, "SABLINE_RECEIPTS="+s.Receipts())
+	// The runs' temporary directories are made in the user's cache
+	// directory, which would be in the witnessed home: it is one of the
+	// scratch world's own, outside what the witness watches.
+	cmd.Env = append(os.Environ(), "HOME="+s.Home, "XDG_CACHE_HOME="+filepath.Join(s.Base, "cache"),
+		"SABLINE_RECEIPTS="+s.Receipts())
 	cmd.Env = append(cmd.Env, s.Env...)
 	if s.Stdin != "" {
 		f, err := os.Open(s.Stdin)

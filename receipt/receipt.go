@@ -37,18 +37,23 @@ const DirEnv = "SABLINE_RECEIPTS"
 // Receipt is the record of one run, refused and failed ones too, written
 // by the supervisor.
 type Receipt struct {
-	Schema        string         `json:"schema"`
-	RunID         string         `json:"run_id"`
-	Sabline       Build          `json:"sabline"`
-	Program       ProgramInfo    `json:"program"`
-	Budget        string         `json:"budget"`
-	Args          []string       `json:"args"`
-	RunParameters RunParameters  `json:"run_parameters"`
-	Outcome       Outcome        `json:"outcome"`
-	Effects       []budget.Usage `json:"effects"`
-	Faults        []FaultAttempt `json:"fault_injection,omitempty"`
-	Timings       Timings        `json:"timings"`
-	Platform      Platform       `json:"platform"`
+	Schema        string        `json:"schema"`
+	RunID         string        `json:"run_id"`
+	Sabline       Build         `json:"sabline"`
+	Program       ProgramInfo   `json:"program"`
+	Budget        string        `json:"budget"`
+	Args          []string      `json:"args"`
+	RunParameters RunParameters `json:"run_parameters"`
+	// Observed is what the supervisor saw of the worker, and Reported
+	// names the fields the worker reported once the program had started,
+	// and says when they are testimony (parts.go).
+	Observed Observed       `json:"observed"`
+	Reported *Reported      `json:"reported"`
+	Outcome  Outcome        `json:"outcome"`
+	Effects  []budget.Usage `json:"effects"`
+	Faults   []FaultAttempt `json:"fault_injection,omitempty"`
+	Timings  Timings        `json:"timings"`
+	Platform Platform       `json:"platform"`
 	// CrashReport is where the supervisor kept the worker's own crash
 	// report (at most MaxCrashReportBytes of it), beside the receipt.
 	CrashReport string `json:"crash_report,omitempty"`
@@ -159,6 +164,7 @@ func NewForSource(path string, src []byte, b budget.Budget, args []string) *Rece
 		Budget:   b.String(),
 		Args:     args,
 		Effects:  []budget.Usage{},
+		Reported: &Reported{Fields: []string{}},
 		Platform: platform(),
 		RunParameters: RunParameters{
 			Confinement: confine.None, ConfinementReason: ReasonNotApplied, ConfinementLayers: []string{},
@@ -533,6 +539,9 @@ func parseReceipt(path string, data []byte) (*Receipt, error) {
 	}
 	if r.RunID == "" {
 		return nil, codes.Errorf(codes.E317, "%s is not a receipt: it has no run_id", path)
+	}
+	if err := r.Reported.check(); err != nil {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: %w", path, err)
 	}
 	return &r, nil
 }

@@ -8,9 +8,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/bounded"
@@ -42,6 +46,9 @@ type workerProc struct {
 	breach   chan error    // the first bound it broke, while a job ran
 	temp     *watch        // of its temporary directory's bounds, while a step is awaited
 	closers  []io.Closer   // what the supervisor holds for it: closed at retirement
+	// stdout and stderr count what it writes on the standard streams the
+	// supervisor relays; nil for one it writes to the caller's file.
+	stdout, stderr *relayed
 }
 
 // workerSpec is how a worker is started.
@@ -102,9 +109,10 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		Env:       append(workerEnv(os.Environ(), s.env), workerMarker+"="+s.marker),
 		Dir:       s.dir,
 		Stdin:     stdin,
-		Stdout:    s.stdout,
-		Stderr:    s.stderr,
 	}
+	var both sync.Mutex // one write at a time, should the two be one writer
+	w.cmd.Stdout, w.stdout = relay(s.stdout, &both)
+	w.cmd.Stderr, w.stderr = relay(s.stderr, &both)
 	w.cmd.Env, w.procs = oneProc(w.cmd.Env)
 	passPipes(w.cmd, reqR, resW, s.tool)
 	// The supervisor's side of confinement: a session of its own and the
@@ -152,6 +160,42 @@ func (w *workerProc) stdinFile(r io.Reader) (io.Reader, error) {
 		pw.Close()
 	}()
 	return pr, nil
+}
+
+// relayed is a standard stream of the worker's that the supervisor
+// relays, counted.
+type relayed struct {
+	to io.Writer
+	mu *sync.Mutex
+	n  atomic.Int64
+}
+
+// relay is what the worker is given for the stream to: to itself when it
+// is a file (or nil), which the worker writes to directly, and otherwise
+// to counted, which exec copies a pipe into. mu is held for each write.
+func relay(to io.Writer, mu *sync.Mutex) (io.Writer, *relayed) {
+	if _, isFile := to.(*os.File); to == nil || isFile {
+		return to, nil
+	}
+	r := &relayed{to: to, mu: mu}
+	return r, r
+}
+
+func (r *relayed) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n, err := r.to.Write(p)
+	r.n.Add(int64(n))
+	return n, err
+}
+
+// count is how many bytes were relayed, nil when the stream is not.
+func (r *relayed) count() *int64 {
+	if r == nil {
+		return nil
+	}
+	n := r.n.Load()
+	return &n
 }
 
 // send writes v, one JSON line, on the request pipe.
@@ -322,7 +366,7 @@ func (w *workerProc) first(f waitFor) (res workerResult, s step, bad error) {
 	if s.stop != nil || s.eof {
 		return res, s, nil
 	}
-	res, _, bad = readResults(s.raw)
+	res, _, _, bad = readResults(s.raw)
 	w.memHeld = res.MemoryLimitHeld
 	return res, s, bad
 }
@@ -331,8 +375,10 @@ func (w *workerProc) first(f waitFor) (res workerResult, s step, bad error) {
 // outside; a record the worker could not have sent; the worker's own
 // outcome (final: nil when none came), which a one-shot worker's exit
 // status must agree with; or its death. keep keeps a crash report beside
-// the receipt and says where ("" when it is not kept).
-func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error, keep func(report string) string) receipt.Outcome {
+// the receipt and says where ("" when it is not kept). said names the
+// part of the outcome taken from the worker's record (receipt.FieldOutcome
+// or receipt.FieldPosition), "" when the supervisor's own.
+func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error, keep func(report string) string) (o receipt.Outcome, said string) {
 	switch {
 	case s.stop != nil:
 		o := receipt.OutcomeOf(s.stop)
@@ -341,39 +387,79 @@ func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error, keep fu
 		}
 		if final != nil && o.Code == codes.E307 && final.Code == codes.E307 { // where the program was when it stopped
 			o.Position, o.Stack = final.Position, final.Stack
+			return o, receipt.FieldPosition
 		}
-		return o
+		return o, ""
 	case bad != nil:
-		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result is not one it could have sent: %w", bad))
+		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result is not one it could have sent: %w", bad)), ""
 	case final == nil:
-		return w.death(keep)
+		return w.death(keep), ""
 	case !w.oneShot:
-		return *final
+		return *final, receipt.FieldOutcome
 	}
 	ps := w.cmd.ProcessState
 	if _, killed := killedBy(ps); killed {
-		return w.death(keep)
+		return w.death(keep), ""
 	}
 	if got := ps.ExitCode(); got != final.ExitStatus {
 		if report := readCrashReport(w.tmp); report != "" {
 			// It sent its result, then crashed: the crash is the run's end.
-			return w.death(keep)
+			return w.death(keep), ""
 		}
 		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result says exit status %d, but it exited with %d: the result is not the worker's own",
-			final.ExitStatus, got))
+			final.ExitStatus, got)), ""
 	}
-	return *final
+	return *final, receipt.FieldOutcome
 }
 
-// death waits for the worker to exit, killing it when it has not within
-// resultGrace, and says how it ended (see deathOutcome).
-func (w *workerProc) death(keep func(report string) string) receipt.Outcome {
+// end waits for the worker to exit, killing it when it has not within
+// resultGrace.
+func (w *workerProc) end() {
 	select {
 	case <-w.done:
 	case <-time.After(resultGrace):
 		w.kill()
 		<-w.done
 	}
+}
+
+// observe is what the supervisor saw of the worker (receipt.Observed): how
+// it ended, once it has, and, for a worker that ran one run alone, the
+// kernel's count of its time and memory and what it wrote on the streams
+// the supervisor relays.
+func (w *workerProc) observe() receipt.Observed {
+	var o receipt.Observed
+	if !w.exited() {
+		return o
+	}
+	ps := w.cmd.ProcessState
+	if sig, ok := killedBy(ps); ok {
+		o.Signal = signalName(sig)
+	} else {
+		status := ps.ExitCode()
+		o.ExitStatus = &status
+	}
+	if w.oneShot {
+		o.UserMS, o.SystemMS, o.MaxRSSKB = ms(ps.UserTime()), ms(ps.SystemTime()), maxRSSKB(ps)
+		o.StdoutBytes, o.StderrBytes = w.stdout.count(), w.stderr.count()
+	}
+	return o
+}
+
+// reported names, in rec, the fields the worker's records set once the
+// program could have run ("" passed over), and says when they are
+// testimony under b.
+func reported(rec *receipt.Receipt, b budget.Budget, fields ...string) {
+	rec.Reported = &receipt.Reported{Fields: slices.DeleteFunc(fields, func(f string) bool { return f == "" })}
+	if len(rec.Reported.Fields) > 0 {
+		rec.Reported.Testimony = testimony(b)
+	}
+}
+
+// death waits for the worker to exit, killing it when it has not within
+// resultGrace, and says how it ended (see deathOutcome).
+func (w *workerProc) death(keep func(report string) string) receipt.Outcome {
+	w.end()
 	report := readCrashReport(w.tmp)
 	return deathOutcome(w.cmd.ProcessState, w.memoryMB, w.memHeld, w.started.OutOfMemory(), report, keep(report), w.tmp)
 }

@@ -3,10 +3,13 @@ package run
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,6 +50,13 @@ type lifeCase struct {
 	// unstarted: no worker ran the program, and a pool's next run fares
 	// no better.
 	unstarted bool
+	// wantEnd, when set, is how the receipt's observed part says the
+	// worker ended ("exit N", "signal NAME"), in both modes.
+	wantEnd string
+	// wantReported are fields the receipt names as the worker's word,
+	// and wantTestimony whether it marks them testimony.
+	wantReported  []string
+	wantTestimony bool
 }
 
 type lifeWant struct {
@@ -88,6 +98,11 @@ var lifeModes = []lifeMode{
 		path, err := rec.Stored()
 		if err != nil {
 			t.Fatalf("the receipt was not stored: %v", err)
+		}
+		// The supervisor relays these streams: it counts what it relayed.
+		o := rec.Observed
+		if !lc.unstarted && (o.StdoutBytes == nil || *o.StdoutBytes != int64(stdout.Len()) || o.StderrBytes == nil || *o.StderrBytes != int64(stderr.Len())) {
+			t.Errorf("observed output %v and %v bytes, want the %d and %d relayed", o.StdoutBytes, o.StderrBytes, stdout.Len(), stderr.Len())
 		}
 		stored, err := receipt.Load(path)
 		if err != nil {
@@ -215,10 +230,11 @@ func TestWorkerLifeCycle(t *testing.T) {
 					t.Errorf("kill the worker: %v", err)
 				}
 			},
-			wantCode: codes.E309, wantMsg: `killed by signal 9`},
+			wantCode: codes.E309, wantMsg: `killed by signal 9`, wantEnd: "signal killed"},
 		{name: "a crash with its report", prog: writesPid + "c.syscall(\"kill\", c.syscall(\"getpid\").ret, 6)\n" + spin,
 			allow: []string{"io", "fs:write:DIR", "ffi:ctypes"}, linux: true,
-			wantCode: codes.E310, wantMsg: `exited with status 2 without a result: "SIGABRT: abort"; the worker's crash report is in `, crash: true},
+			wantCode: codes.E310, wantMsg: `exited with status 2 without a result: "SIGABRT: abort"; the worker's crash report is in `, crash: true,
+			wantEnd: "exit 2"},
 		{name: "a result past its bound", prog: "c = ffi.module(\"ctypes\")\nb = \"x\" * (4 * 1024 * 1024)\nc.syscall(\"write\", 4, b, len(b))\n",
 			allow: []string{"io", "ffi:ctypes"}, linux: true,
 			wantCode: codes.E310, wantMsg: `more than [0-9]+ bytes on its result pipe`},
@@ -229,6 +245,12 @@ func TestWorkerLifeCycle(t *testing.T) {
 			// its check; a pool takes its worker's own last result.
 			wantCode: codes.E310, wantMsg: `not one it could have sent: unknown status "root"`,
 			wantPool: &lifeWant{code: codes.E305, msg: `fail: the real end`}},
+		{name: "a forged final record", prog: forgesFinal, allow: []string{"io", "ffi:ctypes"}, linux: true,
+			// The outcome and effects are the forger's; how the worker
+			// ended, its level and its digest are what the supervisor saw.
+			wantMsg: `^$`, wantEnd: "exit 0", wantReported: []string{receipt.FieldOutcome, receipt.FieldEffects}, wantTestimony: true},
+		{name: "a forged final record: the control, without the raw-call grant", prog: forgesFinal, allow: []string{"io"},
+			wantCode: codes.E302, wantMsg: `ffi module ctypes: not granted`, wantReported: []string{receipt.FieldOutcome, receipt.FieldEffects}},
 		{name: "the temporary directory past its bound", prog: "c = ffi.module(\"ctypes\")\ntmp = ffi.module(\"os\").getenv(\"TMPDIR\")\n" +
 			"for i in range(10050):\n    c.syscall(\"mkdirat\", -100, tmp + \"/d\" + str(i), 448)\n" + spin,
 			allow: []string{"io", "ffi:ctypes", "ffi:os"}, linux: true,
@@ -296,11 +318,70 @@ func TestWorkerLifeCycle(t *testing.T) {
 						t.Errorf("crash report %q: %v, want it kept beside the receipt", stored.CrashReport, err)
 					}
 				}
+				if lc.wantEnd != "" && observedEnd(stored.Observed) != lc.wantEnd {
+					t.Errorf("observed end %q, want %q", observedEnd(stored.Observed), lc.wantEnd)
+				}
+				wantParts(t, stored, lc, prog)
 				if next != nil && !lc.unstarted {
 					t.Errorf("the pool's next run: %v, want it run on a fresh worker", next)
 				}
 			})
 		}
+	}
+}
+
+// forgesFinal prints, then writes on its result pipe (descriptor 4) a
+// final record of its own, claiming to have run confined and used nothing,
+// and exits 0 before its worker can send its own.
+const forgesFinal = `print("forging")
+c = ffi.module("ctypes")
+r = '{"outcome":{"status":"ok","exit_status":0},"effects":[],"confinement":{"level":"full","reason":"forged","layers":["seccomp"]},"files":[{"path":"/forged.vel","sha256":"00"}]}\n'
+c.syscall("write", 4, r, len(r))
+c.syscall("exit_group", 0)
+`
+
+// observedEnd is how o says the worker ended: "exit N", "signal NAME",
+// or "" when it does not say.
+func observedEnd(o receipt.Observed) string {
+	switch {
+	case o.Signal != "":
+		return "signal " + o.Signal
+	case o.ExitStatus != nil:
+		return "exit " + strconv.Itoa(*o.ExitStatus)
+	}
+	return ""
+}
+
+// wantParts checks that the stored receipt tells its two parts apart and,
+// where lc says which, the fields it names as the worker's word, marked
+// testimony or not as lc wants, and
+// what no record after the program's first statement can change, its
+// level (none here, whatever a forged record claims) and its digest.
+func wantParts(t *testing.T, stored *receipt.Receipt, lc lifeCase, prog string) {
+	t.Helper()
+	if stored.Older() {
+		t.Fatal("the receipt does not say which fields the worker reported")
+	}
+	if lc.wantReported == nil {
+		return
+	}
+	for _, f := range lc.wantReported {
+		if !slices.Contains(stored.Reported.Fields, f) {
+			t.Errorf("reported fields %q, want %s among them", stored.Reported.Fields, f)
+		}
+	}
+	if got := stored.Testimony() != ""; got != lc.wantTestimony {
+		t.Errorf("testimony %q, want it marked: %v", stored.Testimony(), lc.wantTestimony)
+	}
+	if l := stored.RunParameters.Confinement; l != confine.None {
+		t.Errorf("level %s, want none: the level the worker reported before the program ran", l)
+	}
+	src, err := os.ReadFile(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(src); stored.Program.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("program digest %s, want the digest of the bytes the supervisor read", stored.Program.SHA256)
 	}
 }
 

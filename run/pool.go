@@ -728,6 +728,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	}
 	if err := w.send(job{Program: j.name, Source: j.src, Root: j.root, Args: j.run.Args, Stdin: j.run.Stdin, Budget: j.b, Cwd: p.cfg.Cwd}); err != nil {
 		rec.Outcome = w.death(keep)
+		rec.Observed = w.observe()
 		return &PoolResult{Receipt: rec}, false
 	}
 	read := w.readRecord(maxJobResultBytes)
@@ -755,18 +756,33 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 			final = &r.Outcome
 		}
 	}
-	rec.Outcome = w.conclude(s, final, bad, keep)
+	var said string
+	rec.Outcome, said = w.conclude(s, final, bad, keep)
 	if s.stop != nil || final == nil || bad != nil {
+		reported(rec, j.b, said)
+		if s.stop != nil {
+			w.end() // killed already: its end is awaited here
+		}
+		rec.Observed = w.observe()
 		return &PoolResult{Receipt: rec}, false
 	}
+	// The whole result line is the worker's word, sent once the program
+	// had run: the digests of the files it loaded too. The program's own
+	// digest stays the one the supervisor took of the bytes it sent.
+	files := ""
 	if len(r.Files) > 0 {
-		rec.Program.Files, rec.Program.SHA256 = r.Files, r.Files[0].SHA256
+		rec.Program.Files, files = r.Files, receipt.FieldFiles
 	}
 	if r.Effects != nil {
 		rec.Effects = r.Effects
 	}
 	rec.Timings.Worker = r.Timings
+	reported(rec, j.b, said, receipt.FieldEffects, files, receipt.FieldWorkerTimings)
 	kept := !widens(j.b) && r.Outcome.Code != codes.E308 && r.Outcome.Code != codes.E310 && r.Outcome.Code != codes.E330
+	if widens(j.b) {
+		w.end() // its request pipe is closed: it ends once it has answered
+	}
+	rec.Observed = w.observe()
 	return &PoolResult{Receipt: rec, Stdout: r.Stdout, Clipped: r.Clipped}, kept
 }
 

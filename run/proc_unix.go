@@ -146,3 +146,16 @@ func ownedPrivate(dir string, fi os.FileInfo) error {
 	}
 	return nil
 }
+
+// maxRSSKB is the largest resident set the kernel counted for the exited
+// process ps, in KiB (macOS counts it in bytes).
+func maxRSSKB(ps *os.ProcessState) int64 {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	if goruntime.GOOS == "darwin" {
+		return int64(ru.Maxrss) / 1024
+	}
+	return int64(ru.Maxrss)
+}

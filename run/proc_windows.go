@@ -62,3 +62,7 @@ func askToStop(*os.Process) bool { return false }
 // ownedPrivate: a directory made in the user's own profile is the user's;
 // Windows holds it by its ACL, which MkdirAll inherits from the profile.
 func ownedPrivate(string, os.FileInfo) error { return nil }
+
+// maxRSSKB: Windows's process state carries times, not memory; the
+// receipt leaves it out.
+func maxRSSKB(*os.ProcessState) int64 { return 0 }

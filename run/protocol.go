@@ -140,3 +140,18 @@ func (r *workerResult) check() error {
 	}
 	return nil
 }
+
+// testimony says why what a worker reports of a run under b, once the
+// program has started, is testimony: the program ran code no budget check
+// holds (any ffi grant, as widens says; any code at all in a knock-out
+// build), which could have written the worker's records itself. "" when it
+// could not.
+func testimony(b budget.Budget) string {
+	if program.Knockout {
+		return "a knock-out build holds the program to no grant: it could make raw system calls and write the worker's records itself"
+	}
+	if !widens(b) {
+		return ""
+	}
+	return b.Of(budget.FFI)[0].String() + " is granted: host code no budget check holds ran in the worker, and could have written its records itself"
+}

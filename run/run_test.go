@@ -542,12 +542,15 @@ func FuzzReadResults(f *testing.F) {
 		if len(raw) > MaxResultBytes {
 			raw = raw[:MaxResultBytes]
 		}
-		res, final, bad := readResults(raw)
+		res, final, after, bad := readResults(raw)
 		if err := res.check(); err != nil {
 			t.Fatalf("readResults took a record that fails check: %v", err)
 		}
 		if final && res.Outcome.Status == "" {
 			t.Fatal("final with no status")
+		}
+		if after && !final {
+			t.Fatal("a record taken after the first that is not final")
 		}
 		if bad == nil && len(bytes.TrimSpace(raw)) > 0 && json.Valid(raw) == false && !final && res.Confinement.Level == "" && len(res.Files) == 0 {
 			// nothing was taken from bytes that are not JSON: fine

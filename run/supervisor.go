@@ -167,7 +167,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		raw = append(raw, s.raw...)
 	}
 	phase.Mark("worker exited")
-	res, final, bad := readResults(raw)
+	res, final, after, bad := readResults(raw)
 	takeWorker(c.rec, &res, req.Piped)
 	// The receipt never records a limit that was not held: the worker
 	// says which one its address space got.
@@ -183,7 +183,18 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	if r.Receipts != "" {
 		keep = func(report string) string { return c.rec.KeepCrashReport(r.Receipts, report) }
 	}
-	return c.finish(w.conclude(s, fo, bad, keep))
+	o, said := w.conclude(s, fo, bad, keep)
+	if !after {
+		said = "" // the worker's own word, before the program's first statement
+	}
+	w.end()
+	c.rec.Observed = w.observe()
+	if after {
+		reported(c.rec, r.Budget, said, receipt.FieldEffects, receipt.FieldWorkerTimings)
+	} else {
+		reported(c.rec, r.Budget, said)
+	}
+	return c.finish(o)
 }
 
 // commandRun is the supervisor's side of one command-line run: its
@@ -347,9 +358,10 @@ func readProgram(path string) (src []byte, piped bool, err error) {
 // fault attempts; and of those, the last final record counts, since the
 // worker sends its own last and then closes the pipe. Every record is
 // checked (see workerResult.check); the first that fails is bad, and then
-// nothing after it is taken. raw is at most MaxResultBytes (the caller
-// bounds it).
-func readResults(raw []byte) (res workerResult, final bool, bad error) {
+// nothing after it is taken. after says the final record taken came after
+// the first: the program could have run, and written it. raw is at most
+// MaxResultBytes (the caller bounds it).
+func readResults(raw []byte) (res workerResult, final, after bool, bad error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	for first := true; ; first = false {
 		var r workerResult
@@ -357,16 +369,16 @@ func readResults(raw []byte) (res workerResult, final bool, bad error) {
 			if err != io.EOF {
 				bad = fmt.Errorf("record %q...: %w", clip(raw[dec.InputOffset():], 40), err)
 			}
-			return res, final, bad
+			return res, final, after, bad
 		}
 		if err := r.check(); err != nil {
-			return res, final, err
+			return res, final, after, err
 		}
 		switch {
 		case first:
 			res, final = r, r.Outcome.Status != ""
 		case r.Outcome.Status != "":
-			res.Outcome, res.Effects, res.Timings, final = r.Outcome, r.Effects, r.Timings, true
+			res.Outcome, res.Effects, res.Timings, final, after = r.Outcome, r.Effects, r.Timings, true, true
 		}
 	}
 }

@@ -37,6 +37,7 @@ func TestReadResults(t *testing.T) {
 		name            string
 		records         []workerResult
 		wantFinal       bool
+		wantAfter       bool // the final record taken is not the first: the program could have written it
 		wantLevel       confine.Level
 		wantStatus      string
 		wantFile        string
@@ -44,7 +45,7 @@ func TestReadResults(t *testing.T) {
 	}{
 		{name: "confined, then the worker's own final record",
 			records:   []workerResult{pre, {Confinement: full, Outcome: failed}},
-			wantFinal: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
+			wantFinal: true, wantAfter: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
 		{name: "a run that ended before it was confined: one final record",
 			records:   []workerResult{{Confinement: none, Outcome: failed}},
 			wantFinal: true, wantLevel: confine.None, wantStatus: receipt.StatusFailed},
@@ -52,22 +53,22 @@ func TestReadResults(t *testing.T) {
 			records: []workerResult{pre,
 				{Confinement: none, Files: []program.FileDigest{{Path: "/other.vel"}}, Faults: []receipt.FaultAttempt{{Result: receipt.FaultWent}}, Outcome: ok},
 				{Confinement: full, Outcome: failed}},
-			wantFinal: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
+			wantFinal: true, wantAfter: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
 		{name: "the last final record is the worker's own",
 			records:   []workerResult{pre, {Outcome: ok}, {Outcome: failed}},
-			wantFinal: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
+			wantFinal: true, wantAfter: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
 		{name: "killed after it was confined: the level stays, no outcome",
 			records:   []workerResult{pre},
 			wantFinal: false, wantLevel: confine.Full, wantFile: "/p.vel"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, final, bad := readResults(record(t, tc.records...))
+			res, final, after, bad := readResults(record(t, tc.records...))
 			if bad != nil {
 				t.Errorf("bad = %v, want none", bad)
 			}
-			if final != tc.wantFinal {
-				t.Errorf("final = %v, want %v", final, tc.wantFinal)
+			if final != tc.wantFinal || after != tc.wantAfter {
+				t.Errorf("final, after = %v, %v; want %v, %v", final, after, tc.wantFinal, tc.wantAfter)
 			}
 			if res.Confinement.Level != tc.wantLevel {
 				t.Errorf("level = %q, want %q", res.Confinement.Level, tc.wantLevel)

@@ -289,6 +289,9 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 		err = in.Exec(prog, pre)
 		stop()
 		rec.Effects = in.Usage()
+		// Counted in the process the program ran in, beside any host
+		// code it was granted: what it reports, as a worker's would be.
+		rec.Reported = &receipt.Reported{Fields: []string{receipt.FieldOutcome, receipt.FieldEffects}, Testimony: run.Testimony(o.Budget)}
 	}
 	rec.Outcome = receipt.OutcomeOf(err)
 	var e *codes.Error

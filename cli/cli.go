@@ -171,8 +171,11 @@ Other commands:
       an MCP server on standard input and output (docs/mcp.md)
   sabline receipts list [--receipts DIR | --receipts-url URL [--tenant NAME]] [--json]
   sabline receipts show RUN-ID|last [--receipts DIR | --receipts-url URL [--tenant NAME]]
-      RUN-ID is a run id or a prefix of one; last is the newest run
+      RUN-ID is a run id or a prefix of one; last is the newest run; standard
+      error says which fields the worker reported, and when they are testimony
   sabline receipts diff [--receipts DIR]
+      levels the supervisor saw, and grants the workers reported using, each
+      compared with its like
   sabline modules
   sabline version
 

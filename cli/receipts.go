@@ -106,10 +106,15 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return report(stderr, err, "")
 		}
+		// Which fields the worker reported, and whether they are
+		// testimony, beside the receipt, which says it too.
+		fmt.Fprintf(stderr, "sabline: run %s: %s\n", terminalSafe(r.RunID), terminalSafe(r.Parts()))
 		// The receipt as read (bounded and parsed), encoded again: the
 		// encoder escapes the control characters a program's text can hold.
 		return printJSON(stdout, r.Receipt)
 	}
+	// What the supervisor saw (the level) is compared with what it saw,
+	// what a worker reported (the grants used) with what workers reported.
 	changes := receipt.DiffLevels(runs)
 	weaker := false
 	for _, c := range changes {
@@ -118,6 +123,9 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(changes) == 0 {
 		fmt.Fprintf(stdout, "%d runs: every run had a level an earlier run of the same program had\n", len(runs))
+	}
+	for _, c := range receipt.DiffEffects(runs) {
+		fmt.Fprintln(stdout, terminalSafe(c.String()))
 	}
 	if weaker {
 		return 1

@@ -100,10 +100,10 @@ func (rec *Receipt) Parts() string {
 	case len(rec.Reported.Fields) == 0:
 		return "every field is what the supervisor saw or was asked"
 	case rec.Reported.Testimony != "":
-		return fmt.Sprintf("%s: TESTIMONY of a worker that could have forged it: %s",
+		return fmt.Sprintf("%s: TESTIMONY, reported by what ran the program, which could have forged it: %s",
 			strings.Join(rec.Reported.Fields, ", "), rec.Reported.Testimony)
 	}
-	return strings.Join(rec.Reported.Fields, ", ") + ": reported by the worker"
+	return strings.Join(rec.Reported.Fields, ", ") + ": reported by what ran the program, which could not have forged it"
 }
 
 // clipText is s cut to at most n bytes.
@@ -133,7 +133,7 @@ func (c EffectChange) String() string {
 		s += "; this report is TESTIMONY: " + t
 	}
 	if c.EarlierTestimony > 0 {
-		s += fmt.Sprintf("; %d of the earlier reports are testimony", c.EarlierTestimony)
+		s += fmt.Sprintf("; earlier reports that are testimony: %d", c.EarlierTestimony)
 	}
 	return s
 }

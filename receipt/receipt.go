@@ -494,8 +494,9 @@ func (rec *Receipt) KeepCrashReport(dir, report string) string {
 const MaxBytes = journal.MaxPayloadBytes
 
 // Load reads one receipt file: a regular file of at most
-// MaxBytes holding a JSON object of this schema with a run id. Any
-// other file is E317, with a message that says what it is instead.
+// MaxBytes holding a JSON object of this schema with a run id, whose
+// reported part names only fields a worker reports. Any other file is
+// E317, with a message that says what it is instead.
 func Load(path string) (*Receipt, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {

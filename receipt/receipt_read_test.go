@@ -175,7 +175,8 @@ func TestPickReceipt(t *testing.T) {
 
 // FuzzParseReceipt feeds parseReceipt, what Load does with a file's
 // bytes, arbitrary input: it must not panic, and whatever it accepts has
-// this schema and a run id and survives being encoded again.
+// this schema and a run id, survives being encoded again, names only
+// fields a worker reports as reported, and says what its parts are.
 func FuzzParseReceipt(f *testing.F) {
 	good, err := json.Marshal(receipt("/p/a.vel", "abc", 0, confine.Full, StatusOK))
 	if err != nil {
@@ -188,6 +189,13 @@ func FuzzParseReceipt(f *testing.F) {
 		`{"schema":"` + Schema + `","run_id":"a","outcome":{"exit_status":1e400}}`,
 		`{"schema":"` + Schema + `","run_id":"\u001b]52;c;aGk=\u0007","program":{"path":"\r sabline: ok"}}`,
 		`{"schema":"` + Schema + `","run_id":"a","effects":[{"grant":"io","uses":-1}],"later_field":{"x":[1,2]}}`,
+		// The two parts: an older receipt has neither; a field no worker
+		// reports, or fields of another shape, is not a receipt.
+		`{"schema":"` + Schema + `","run_id":"a","observed":{"exit_status":0,"signal":"killed","max_rss_kb":-1,"stdout_bytes":1e30},` +
+			`"reported":{"fields":["outcome","effects","timings.worker"],"testimony":"ffi:ctypes is granted"}}`,
+		`{"schema":"` + Schema + `","run_id":"a","reported":{"fields":["outcome","run_parameters"]}}`,
+		`{"schema":"` + Schema + `","run_id":"a","reported":{"fields":[null,7]},"observed":[]}`,
+		`{"schema":"` + Schema + `","run_id":"a","reported":null,"observed":null}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -204,6 +212,15 @@ func FuzzParseReceipt(f *testing.F) {
 		}
 		if _, err := json.Marshal(r); err != nil {
 			t.Fatalf("an accepted receipt does not encode: %v", err)
+		}
+		if err := r.Reported.check(); err != nil {
+			t.Fatalf("accepted a receipt whose reported part fails its check: %v", err)
+		}
+		if r.Testimony() != "" && (r.Older() || len(r.Reported.Fields) == 0) {
+			t.Fatalf("testimony %q of no reported field", r.Testimony())
+		}
+		if r.Parts() == "" {
+			t.Fatal("a receipt that says nothing of its parts")
 		}
 	})
 }

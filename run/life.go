@@ -452,7 +452,7 @@ func (w *workerProc) observe() receipt.Observed {
 func reported(rec *receipt.Receipt, b budget.Budget, fields ...string) {
 	rec.Reported = &receipt.Reported{Fields: slices.DeleteFunc(fields, func(f string) bool { return f == "" })}
 	if len(rec.Reported.Fields) > 0 {
-		rec.Reported.Testimony = testimony(b)
+		rec.Reported.Testimony = Testimony(b)
 	}
 }
 

@@ -141,17 +141,17 @@ func (r *workerResult) check() error {
 	return nil
 }
 
-// testimony says why what a worker reports of a run under b, once the
-// program has started, is testimony: the program ran code no budget check
-// holds (any ffi grant, as widens says; any code at all in a knock-out
-// build), which could have written the worker's records itself. "" when it
-// could not.
-func testimony(b budget.Budget) string {
+// Testimony says why what a run under b reports once its program has
+// started (its outcome and effects, as its worker sends them) is
+// testimony: the program ran code no budget check holds (any ffi grant, as
+// widens says; any code at all in a knock-out build), which could have
+// written that report itself. "" when it could not.
+func Testimony(b budget.Budget) string {
 	if program.Knockout {
-		return "a knock-out build holds the program to no grant: it could make raw system calls and write the worker's records itself"
+		return "a knock-out build holds the program to no grant: it could make raw system calls and write the report itself"
 	}
 	if !widens(b) {
 		return ""
 	}
-	return b.Of(budget.FFI)[0].String() + " is granted: host code no budget check holds ran in the worker, and could have written its records itself"
+	return b.Of(budget.FFI)[0].String() + " is granted: host code no budget check holds ran beside the program, and could have written the report itself"
 }

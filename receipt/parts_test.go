@@ -1,0 +1,132 @@
+package receipt
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/testkit"
+)
+
+// TestParseParts: a receipt says which of its fields the worker reported
+// and whether they are testimony; one written before receipts said so
+// still loads, as an older receipt; one that names a field no worker
+// reports is not a receipt.
+func TestParseParts(t *testing.T) {
+	head := `{"schema":"` + Schema + `","run_id":"a",`
+	tests := []struct {
+		name          string
+		json          string
+		wantOlder     bool
+		wantTestimony string
+		wantParts     string
+		wantErr       string
+	}{
+		{name: "an older receipt", json: head + `"outcome":{"status":"ok"},"effects":[]}`,
+			wantOlder: true, wantParts: "an older receipt"},
+		{name: "an older receipt whose reported is null", json: head + `"reported":null}`,
+			wantOlder: true, wantParts: "an older receipt"},
+		{name: "nothing reported", json: head + `"reported":{"fields":[]}}`,
+			wantParts: "every field is what the supervisor saw"},
+		{name: "reported, not testimony", json: head + `"reported":{"fields":["outcome","effects"]}}`,
+			wantParts: "outcome, effects: reported by what ran the program, which could not have forged it"},
+		{name: "testimony", json: head + `"reported":{"fields":["outcome","effects"],"testimony":"ffi:ctypes is granted"}}`,
+			wantTestimony: "ffi:ctypes is granted", wantParts: "outcome, effects: TESTIMONY"},
+		{name: "testimony of nothing is no mark", json: head + `"reported":{"fields":[],"testimony":"ffi:ctypes is granted"}}`,
+			wantParts: "every field is what the supervisor saw"},
+		{name: "a field no worker reports", json: head + `"reported":{"fields":["outcome","run_parameters.confinement"]}}`,
+			wantErr: `its reported fields name "run_parameters.confinement", which a worker does not report`},
+		{name: "fields of another type", json: head + `"reported":{"fields":"outcome"}}`,
+			wantErr: "cannot unmarshal string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := parseReceipt("r.json", []byte(tt.json))
+			if tt.wantErr != "" {
+				testkit.WantError(t, err, codes.E317, "", tt.wantErr)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Older() != tt.wantOlder || r.Testimony() != tt.wantTestimony || !strings.HasPrefix(r.Parts(), tt.wantParts) {
+				t.Errorf("older %v, testimony %q, parts %q; want %v, %q, %q...", r.Older(), r.Testimony(), r.Parts(),
+					tt.wantOlder, tt.wantTestimony, tt.wantParts)
+			}
+		})
+	}
+	// A receipt made now tells its parts apart from its start.
+	if r := New("/p/a.vel", budget.MustParse("/", "io"), nil); r.Older() {
+		t.Error("a new receipt reads as an older one")
+	}
+}
+
+// TestDiffEffects walks runs oldest first; each run is
+// program:grant+grant, with a trailing "!" for a report that is testimony,
+// "?" for an older receipt and "-" for a run whose effects no worker
+// reported (it died first).
+func TestDiffEffects(t *testing.T) {
+	type change struct {
+		Run              string
+		New              []string
+		Testimony        bool
+		EarlierTestimony int
+	}
+	tests := []struct {
+		name string
+		runs []string
+		want []change
+	}{
+		{name: "the same grants throughout", runs: []string{"a:io", "a:io"}},
+		{name: "a new grant", runs: []string{"a:io", "a:io+env"},
+			want: []change{{Run: "1", New: []string{"env"}}}},
+		{name: "fewer grants are no change", runs: []string{"a:io+env", "a:io"}},
+		{name: "a testimony that reports a new grant", runs: []string{"a:io", "a:io+ffi:ctypes!"},
+			want: []change{{Run: "1", New: []string{"ffi:ctypes"}, Testimony: true}}},
+		{name: "a report compared with earlier testimony", runs: []string{"a:io!", "a:io!", "a:io+env"},
+			want: []change{{Run: "2", New: []string{"env"}, EarlierTestimony: 2}}},
+		{name: "older receipts are not compared", runs: []string{"a:io?", "a:io+env"}},
+		{name: "nor runs whose effects no worker reported", runs: []string{"a:io", "a:io+env-", "a:io+env"},
+			want: []change{{Run: "2", New: []string{"env"}}}},
+		{name: "programs tracked apart", runs: []string{"a:io", "b:env", "a:io"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs []StoredReceipt
+			for i, s := range tt.runs {
+				prog, grants, _ := strings.Cut(s, ":")
+				id := string(rune('0' + i))
+				r := receipt("/p/"+prog+".vel", id, i, confine.Full, StatusOK)
+				r.Reported = &Reported{Fields: []string{FieldOutcome, FieldEffects}}
+				switch grants[len(grants)-1] {
+				case '!':
+					r.Reported.Testimony = "ffi:ctypes is granted"
+				case '?':
+					r.Reported = nil
+				case '-':
+					r.Reported.Fields = []string{}
+				}
+				for _, g := range strings.Split(strings.TrimRight(grants, "!?-"), "+") {
+					r.Effects = append(r.Effects, budget.Usage{Grant: g, Uses: 1})
+				}
+				runs = append(runs, StoredReceipt{Path: id + ".json", Receipt: r})
+			}
+			var got []change
+			for _, c := range DiffEffects(runs) {
+				got = append(got, change{Run: c.Run.RunID, New: c.New, Testimony: c.Run.Testimony() != "", EarlierTestimony: c.EarlierTestimony})
+				s := c.String()
+				if !strings.Contains(s, c.Run.RunID+" "+c.Run.Program.Path+": reported using "+strings.Join(c.New, ", ")) ||
+					strings.Contains(s, "this report is TESTIMONY") != (c.Run.Testimony() != "") ||
+					strings.Contains(s, "earlier reports that are testimony") != (c.EarlierTestimony > 0) {
+					t.Errorf("String() = %q does not name the run, its grants, or which side is testimony", s)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("DiffEffects = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}

@@ -353,10 +353,10 @@ func observedEnd(o receipt.Observed) string {
 }
 
 // wantParts checks that the stored receipt tells its two parts apart and,
-// where lc says which, the fields it names as the worker's word, marked
-// testimony or not as lc wants, and
-// what no record after the program's first statement can change, its
-// level (none here, whatever a forged record claims) and its digest.
+// where lc names the fields the worker reported, that the receipt names
+// them, marks them testimony or not as lc wants, and keeps what no record
+// after the program's first statement can change: its level (none here,
+// whatever a forged record claims) and its digest.
 func wantParts(t *testing.T, stored *receipt.Receipt, lc lifeCase, prog string) {
 	t.Helper()
 	if stored.Older() {

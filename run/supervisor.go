@@ -107,6 +107,19 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	if err := refuseInWorker("Supervise"); err != nil {
 		return c.finish(receipt.OutcomeOf(err))
 	}
+	// A supervisor told to stop takes its worker, and all the worker
+	// started, down with it; the worker is in a session of its own and
+	// would not get a terminal's signal. The signals are taken before the
+	// worker starts: one that comes meanwhile stops the run at its first
+	// wait, with its receipt. One stopped before the request is sent has
+	// sent none: its worker reads the end of the pipe and exits (on Linux
+	// the parent-death signal ends it first).
+	f := waitFor{ctx: ctx, timeout: r.Timeout}
+	if r.Signals {
+		f.signals = make(chan os.Signal, 1)
+		signal.Notify(f.signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(f.signals)
+	}
 	// The worker starts first: its runtime starts while the supervisor
 	// takes the receipt's parameters, reserves it and reads the program.
 	// It runs nothing until the request comes, and gets none when either
@@ -124,17 +137,6 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	defer w.retire()
 	phase.Mark("worker started")
 	c.takeParameters()
-	// A supervisor told to stop takes its worker, and all the worker
-	// started, down with it; the worker is in a session of its own and
-	// would not get a terminal's signal. One stopped before the request
-	// is sent has sent none: its worker reads the end of the pipe and
-	// exits (on Linux the parent-death signal ends it first).
-	f := waitFor{ctx: ctx, timeout: r.Timeout}
-	if r.Signals {
-		f.signals = make(chan os.Signal, 1)
-		signal.Notify(f.signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-		defer signal.Stop(f.signals)
-	}
 	g, err := c.reserve()
 	if err != nil {
 		// Nothing runs without a place for its receipt.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/sabline/sabline/codes"
 )
 
 // Observed is what the supervisor saw of the worker process from outside
@@ -69,7 +71,7 @@ func (r *Reported) check() error {
 	}
 	for _, f := range r.Fields {
 		if !slices.Contains(reportable, f) {
-			return fmt.Errorf("its reported fields name %q, which a worker does not report", clipText(f, 40))
+			return fmt.Errorf("its reported fields name %q, which a worker does not report", codes.Clip(f, 40))
 		}
 	}
 	return nil
@@ -104,14 +106,6 @@ func (rec *Receipt) Parts() string {
 			strings.Join(rec.Reported.Fields, ", "), rec.Reported.Testimony)
 	}
 	return strings.Join(rec.Reported.Fields, ", ") + ": reported by what ran the program, which could not have forged it"
-}
-
-// clipText is s cut to at most n bytes.
-func clipText(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }
 
 // EffectChange is a run that reported using a grant no earlier run of the

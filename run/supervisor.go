@@ -186,15 +186,10 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		keep = func(report string) string { return c.rec.KeepCrashReport(r.Receipts, report) }
 	}
 	o, said := w.conclude(s, fo, bad, keep)
-	if !after {
-		said = "" // the worker's own word, before the program's first statement
-	}
 	w.end()
 	c.rec.Observed = w.observe()
-	if after {
+	if after { // else all the worker said, it said before the program's first statement
 		reported(c.rec, r.Budget, said, receipt.FieldEffects, receipt.FieldWorkerTimings)
-	} else {
-		reported(c.rec, r.Budget, said)
 	}
 	return c.finish(o)
 }

@@ -249,6 +249,9 @@ func TestWorkerLifeCycle(t *testing.T) {
 			// The outcome and effects are the forger's; how the worker
 			// ended, its level and its digest are what the supervisor saw.
 			wantMsg: `^$`, wantEnd: "exit 0", wantReported: []string{receipt.FieldOutcome, receipt.FieldEffects}, wantTestimony: true},
+		{name: "a forged final record, confined (strict)", prog: forgesFinal, allow: []string{"io", "ffi:ctypes"}, linux: true,
+			setup:   func(_ *testing.T, _ string, c *lifeRun) { c.confine = ConfineStrict },
+			wantMsg: `^$`, wantEnd: "exit 0", wantReported: []string{receipt.FieldOutcome, receipt.FieldEffects}, wantTestimony: true},
 		{name: "a forged final record: the control, without the raw-call grant", prog: forgesFinal, allow: []string{"io"},
 			wantCode: codes.E302, wantMsg: `ffi module ctypes: not granted`, wantReported: []string{receipt.FieldOutcome, receipt.FieldEffects}},
 		{name: "the temporary directory past its bound", prog: "c = ffi.module(\"ctypes\")\ntmp = ffi.module(\"os\").getenv(\"TMPDIR\")\n" +
@@ -331,14 +334,17 @@ func TestWorkerLifeCycle(t *testing.T) {
 }
 
 // forgesFinal prints, then writes on its result pipe (descriptor 4) a
-// final record of its own, claiming to have run confined and used nothing,
-// and exits 0 before its worker can send its own.
+// final record of its own, claiming to have run confined (forgedReason)
+// and used nothing, and exits 0 before its worker can send its own.
 const forgesFinal = `print("forging")
 c = ffi.module("ctypes")
-r = '{"outcome":{"status":"ok","exit_status":0},"effects":[],"confinement":{"level":"full","reason":"forged","layers":["seccomp"]},"files":[{"path":"/forged.vel","sha256":"00"}]}\n'
+r = '{"outcome":{"status":"ok","exit_status":0},"effects":[],"confinement":{"level":"full","reason":"` + forgedReason + `","layers":["seccomp"]},"files":[{"path":"/forged.vel","sha256":"00"}]}\n'
 c.syscall("write", 4, r, len(r))
 c.syscall("exit_group", 0)
 `
+
+// forgedReason is the confinement reason forgesFinal's record claims.
+const forgedReason = "forged"
 
 // observedEnd is how o says the worker ended: "exit N", "signal NAME",
 // or "" when it does not say.
@@ -355,8 +361,8 @@ func observedEnd(o receipt.Observed) string {
 // wantParts checks that the stored receipt tells its two parts apart and,
 // where lc names the fields the worker reported, that the receipt names
 // them, marks them testimony or not as lc wants, and keeps what no record
-// after the program's first statement can change: its level (none here,
-// whatever a forged record claims) and its digest.
+// after the program's first statement can change: its level (none without
+// confinement, whatever a forged record claims) and its digest.
 func wantParts(t *testing.T, stored *receipt.Receipt, lc lifeCase, prog string) {
 	t.Helper()
 	if stored.Older() {
@@ -373,8 +379,8 @@ func wantParts(t *testing.T, stored *receipt.Receipt, lc lifeCase, prog string) 
 	if got := stored.Testimony() != ""; got != lc.wantTestimony {
 		t.Errorf("testimony %q, want it marked: %v", stored.Testimony(), lc.wantTestimony)
 	}
-	if l := stored.RunParameters.Confinement; l != confine.None {
-		t.Errorf("level %s, want none: the level the worker reported before the program ran", l)
+	if p := stored.RunParameters; p.ConfinementReason == forgedReason || (p.Confine == ConfineOff && p.Confinement != confine.None) {
+		t.Errorf("level %s (%s), want the level the worker reported before the program ran", p.Confinement, p.ConfinementReason)
 	}
 	src, err := os.ReadFile(prog)
 	if err != nil {

@@ -77,7 +77,7 @@ func selected(only string) ([]Mutation, error) {
 // verdict is the result of one mutation.
 type verdict struct {
 	name    string
-	result  string // caught, survived, golden-only, stale, no-build, timeout, baseline-fails, no-verdict
+	result  string // caught, survived, not-here, golden-only, stale, no-build, timeout, baseline-fails, no-verdict
 	failed  []string
 	elapsed time.Duration
 }
@@ -111,15 +111,19 @@ func run(ms []Mutation, timeout time.Duration) int {
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "mutation\tresult\tcaught by (failing tests that are not golden comparisons)")
-	failed := 0
+	failed, notHere := 0, 0
 	for _, v := range vs {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", v.name, v.result, strings.Join(leaves(v.failed, 3), "; "))
-		if v.result != "caught" {
+		switch v.result {
+		case "caught":
+		case "not-here":
+			notHere++
+		default:
 			failed++
 		}
 	}
 	w.Flush()
-	fmt.Printf("%d mutations: %d caught, %d not\n", len(vs), len(vs)-failed, failed)
+	fmt.Printf("%d mutations: %d caught, %d not tried on this machine, %d not\n", len(vs), len(vs)-failed-notHere, notHere, failed)
 	if failed > 0 {
 		return 1
 	}
@@ -153,6 +157,8 @@ func apply(scratch string, m Mutation, timeout time.Duration) verdict {
 	switch {
 	case ctx.Err() != nil:
 		v.result = "timeout"
+	case err == nil && m.SkippedBy != "" && bytes.Contains(out.Bytes(), []byte(m.SkippedBy)):
+		v.result, v.failed = "not-here", []string{"skipped: " + m.SkippedBy}
 	case err == nil:
 		v.result = "survived"
 	case buildFailed(out.Bytes()):
@@ -199,6 +205,9 @@ func testArgs(m Mutation) []string {
 	}
 	if m.Focus != "" {
 		args = append(args, "-ginkgo.focus="+m.Focus, "-ginkgo.no-color")
+	}
+	if m.SkippedBy != "" {
+		args = append(args, "-ginkgo.v") // the skip messages
 	}
 	return args
 }

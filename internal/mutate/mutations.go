@@ -105,7 +105,7 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "early-end-without-parameters", File: "run/supervisor.go",
-		Old: "\t\ttakeParameters()\n\t\trec.Outcome = o", New: "\t\trec.Outcome = o",
+		Old: "\tc.takeParameters()\n\tc.rec.Outcome = o", New: "\tc.rec.Outcome = o",
 		Packages: runPkg, Run: "^TestParametersOfARunThatNeverStarted$",
 		CaughtBy: "TestParametersOfARunThatNeverStarted (the refused run's receipt has no policy digest)",
 	},
@@ -241,11 +241,8 @@ var mutations = []Mutation{
 	// what the code does that fails when the class's bug is made.
 	{
 		Name: "door-blank-token-without-token", File: "door/server.go",
-		Old: `	if s.cfg.Token == "" {
-		return false
-	}
-`,
-		New:      ``,
+		Old:      "\tcase cfg.Token != \"\":\n\t\ts.SetTenants([]Tenant{tokenTenant(cfg.Token)})",
+		New:      "\tcase len(cfg.Tenants) == 0:\n\t\ts.SetTenants([]Tenant{tokenTenant(cfg.Token)})",
 		Packages: doorPkg, Run: "^TestNoTokenConfigured$",
 		CaughtBy: "TestNoTokenConfigured (a bearer blank once trimmed: a no-break or an em space)",
 	},

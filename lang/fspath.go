@@ -92,12 +92,13 @@ func (a anchor) inPlace() bool {
 type fsTree struct {
 	anchors []anchor      // deepest first; the root last
 	own     []os.FileInfo // the run's standard descriptors, but the null device
+	relayed []FileID      // the caller's files its standard streams are relayed to (Config.Relayed)
 }
 
 // newFSTree opens the anchors: the root, then each of dirs that exists,
 // each walked from the root as any effect is. A directory that cannot be
 // opened is no anchor; paths beneath it are walked from the root.
-func newFSTree(dirs []string, std ...*os.File) *fsTree {
+func newFSTree(dirs []string, relayed []FileID, std ...*os.File) *fsTree {
 	t := &fsTree{}
 	seen := map[string]bool{}
 	for _, d := range dirs {
@@ -116,6 +117,18 @@ func newFSTree(dirs []string, std ...*os.File) *fsTree {
 		}
 		if fi, err := f.Stat(); err == nil && (null == nil || !os.SameFile(fi, null)) {
 			t.own = append(t.own, fi)
+		}
+	}
+	if len(relayed) > 0 {
+		var nullID FileID
+		if n, err := os.Open(os.DevNull); err == nil {
+			nullID, _ = FileIDOf(n)
+			n.Close()
+		}
+		for _, id := range relayed {
+			if id != nullID {
+				t.relayed = append(t.relayed, id)
+			}
 		}
 	}
 	return t
@@ -486,7 +499,7 @@ func (t *fsTree) isAnchor(p string) bool {
 
 // isOwn reports whether f is one of the run's standard descriptors.
 func (t *fsTree) isOwn(f *os.File) bool {
-	if program.Knockout || len(t.own) == 0 {
+	if program.Knockout || len(t.own)+len(t.relayed) == 0 {
 		return false
 	}
 	fi, err := f.Stat()
@@ -496,6 +509,13 @@ func (t *fsTree) isOwn(f *os.File) bool {
 	for _, o := range t.own {
 		if os.SameFile(fi, o) {
 			return true
+		}
+	}
+	if id, ok := FileIDOf(f); ok {
+		for _, r := range t.relayed {
+			if id == r {
+				return true
+			}
 		}
 	}
 	return false

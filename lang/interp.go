@@ -61,6 +61,10 @@ type Config struct {
 	// Stdout carry it, which suits a program run in its host's own
 	// process; a worker always sets it, with no ends when it has none.
 	Tool *ToolChannel
+	// Relayed are the caller's files a worker's standard streams are
+	// relayed to (its own are pipes): a file effect refuses them as it
+	// refuses the process's own standard descriptors.
+	Relayed []FileID
 }
 
 // Hold records the layers the operating system holds under this run, once
@@ -81,7 +85,7 @@ func NewInterp(c Config) *Interp {
 	for _, it := range c.Budget.Of(budget.FS) {
 		dirs = append(dirs, it.Path)
 	}
-	tree := newFSTree(dirs, os.Stdin, os.Stdout, os.Stderr)
+	tree := newFSTree(dirs, c.Relayed, os.Stdin, os.Stdout, os.Stderr)
 	g := c.Guard
 	if g == nil {
 		g = DefaultGuard()

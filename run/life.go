@@ -9,8 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/bounded"
+	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -46,9 +45,8 @@ type workerProc struct {
 	breach   chan error    // the first bound it broke, while a job ran
 	temp     *watch        // of its temporary directory's bounds, while a step is awaited
 	closers  []io.Closer   // what the supervisor holds for it: closed at retirement
-	// stdout and stderr count what it writes on the standard streams the
-	// supervisor relays; nil for one it writes to the caller's file.
-	stdout, stderr *relayed
+	relay    relay         // the copies between the caller's streams and the worker's pipes
+	relayed  []lang.FileID // the caller's files among them, which its file effects refuse
 }
 
 // workerSpec is how a worker is started.
@@ -59,11 +57,13 @@ type workerSpec struct {
 	policy   confine.Policy // the zero Policy under ConfineOff
 	memoryMB int
 	runID    string
-	stdin    io.Reader // nil for none; a reader that is not a file is copied through a pipe
-	stdout   io.Writer
-	stderr   io.Writer
-	tool     *os.File
-	oneShot  bool
+	// The caller's streams and tool channel, nil for none: each reaches
+	// the worker only through a pipe the supervisor made (see relay.go).
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	tool    *os.File
+	oneShot bool
 }
 
 // startWorker makes the worker's private temporary directory and pipes
@@ -83,47 +83,50 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		w.retire()
 		return nil, err
 	}
+	// The worker's ends of its pipes: closed here once it holds them, or
+	// once it could not be started.
+	var theirs []*os.File
+	defer func() {
+		for _, f := range theirs {
+			f.Close()
+		}
+	}()
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return fail(codes.Errorf(codes.E310, "request pipe: %w", err))
 	}
-	w.reqW = reqW
+	w.reqW, theirs = reqW, append(theirs, reqR)
 	resR, resW, err := os.Pipe()
 	if err != nil {
-		reqR.Close()
 		return fail(codes.Errorf(codes.E310, "result pipe: %w", err))
 	}
-	w.resR, w.res = resR, bufio.NewReaderSize(resR, 64<<10)
-	stdin, err := w.stdinFile(s.stdin)
+	w.resR, w.res, theirs = resR, bufio.NewReaderSize(resR, 64<<10), append(theirs, resW)
+	std, tool, err := w.relayEnds(s)
+	for _, f := range append(std[:], tool) {
+		if f != nil {
+			theirs = append(theirs, f)
+		}
+	}
 	if err != nil {
-		reqR.Close()
-		resW.Close()
 		return fail(err)
 	}
 	w.cmd = &exec.Cmd{
-		// A descendant that left the worker's session would keep Wait
-		// waiting for the pipes it holds; the run is over without it.
-		WaitDelay: resultGrace,
-		Path:      exe,
-		Args:      []string{os.Args[0], WorkerArg},
-		Env:       append(workerEnv(os.Environ(), s.env), workerMarker+"="+s.marker),
-		Dir:       s.dir,
-		Stdin:     stdin,
+		Path:   exe,
+		Args:   []string{os.Args[0], WorkerArg},
+		Env:    append(workerEnv(os.Environ(), s.env), workerMarker+"="+s.marker),
+		Dir:    s.dir,
+		Stdin:  std[0],
+		Stdout: std[1],
+		Stderr: std[2],
 	}
-	var both sync.Mutex // one write at a time, should the two be one writer
-	w.cmd.Stdout, w.stdout = relay(s.stdout, &both)
-	w.cmd.Stderr, w.stderr = relay(s.stderr, &both)
 	w.cmd.Env, w.procs = oneProc(w.cmd.Env)
-	passPipes(w.cmd, reqR, resW, s.tool)
+	passPipes(w.cmd, reqR, resW, tool)
 	// The supervisor's side of confinement: a session of its own and the
 	// parent-death signal on Linux, the job object and the AppContainer
 	// on Windows. What it could not do, the worker's own check of itself
 	// leaves out of the run's layers.
 	w.started, _ = confine.PrepareWorker(w.cmd, s.policy, confine.WorkerOptions{MaxMemoryMB: s.memoryMB, TempDir: tmp, RunID: s.runID})
-	err = w.started.Start()
-	reqR.Close()
-	resW.Close()
-	if err != nil {
+	if err = w.started.Start(); err != nil {
 		w.cmd = nil // nothing to wait for
 		return fail(codes.Errorf(codes.E310, "start the worker: %w", err))
 	}
@@ -137,65 +140,13 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	})
 	go func() {
 		_ = w.cmd.Wait()
+		// Anything it left in its session goes with it, and with it
+		// any hold on its pipes; then the relay delivers what is left.
+		_ = w.started.Kill()
+		w.relay.end()
 		close(w.done)
 	}()
 	return w, nil
-}
-
-// stdinFile is the worker's standard input: a file as it is, and any
-// other reader copied into a pipe whose end the supervisor lets go of (a
-// reader of the caller's would hold Wait until it ends, long after the
-// worker is gone).
-func (w *workerProc) stdinFile(r io.Reader) (io.Reader, error) {
-	if _, isFile := r.(*os.File); r == nil || isFile {
-		return r, nil
-	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, codes.Errorf(codes.E310, "standard input pipe: %w", err)
-	}
-	w.closers = append(w.closers, pr, pw)
-	go func() {
-		_, _ = io.Copy(pw, r)
-		pw.Close()
-	}()
-	return pr, nil
-}
-
-// relayed is a standard stream of the worker's that the supervisor
-// relays, counted.
-type relayed struct {
-	to io.Writer
-	mu *sync.Mutex
-	n  atomic.Int64
-}
-
-// relay is what the worker is given for the stream to: to itself when it
-// is a file (or nil), which the worker writes to directly, and otherwise
-// to counted, which exec copies a pipe into. mu is held for each write.
-func relay(to io.Writer, mu *sync.Mutex) (io.Writer, *relayed) {
-	if _, isFile := to.(*os.File); to == nil || isFile {
-		return to, nil
-	}
-	r := &relayed{to: to, mu: mu}
-	return r, r
-}
-
-func (r *relayed) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n, err := r.to.Write(p)
-	r.n.Add(int64(n))
-	return n, err
-}
-
-// count is how many bytes were relayed, nil when the stream is not.
-func (r *relayed) count() *int64 {
-	if r == nil {
-		return nil
-	}
-	n := r.n.Load()
-	return &n
 }
 
 // send writes v, one JSON line, on the request pipe.
@@ -218,8 +169,13 @@ func (w *workerProc) exited() bool {
 	}
 }
 
-// kill ends the worker and everything it started.
-func (w *workerProc) kill() { _ = w.started.Kill() }
+// kill ends the worker and everything it started: the supervisor stops
+// it. Output the caller has not taken by then is waited for at most
+// resultGrace (see relay.end).
+func (w *workerProc) kill() {
+	w.relay.cut()
+	_ = w.started.Kill()
+}
 
 // breached records the first bound the worker broke and stops it.
 func (w *workerProc) breached(err error) {
@@ -441,7 +397,7 @@ func (w *workerProc) observe() receipt.Observed {
 	}
 	if w.oneShot {
 		o.UserMS, o.SystemMS, o.MaxRSSKB = ms(ps.UserTime()), ms(ps.SystemTime()), maxRSSKB(ps)
-		o.StdoutBytes, o.StderrBytes = w.stdout.count(), w.stderr.count()
+		o.StdoutBytes, o.StderrBytes = w.relay.count(1), w.relay.count(2)
 	}
 	return o
 }

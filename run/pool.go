@@ -612,7 +612,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	}
 	req := request{
 		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: p.guard,
-		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs,
+		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
 	if p.cfg.Confine != ConfineOff {
 		req.Policy, req.PolicySHA256 = &pol, p.digest

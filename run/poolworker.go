@@ -108,7 +108,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 		in := lang.NewInterp(lang.Config{
 			Budget: j.Budget, Cwd: j.Cwd, Guard: req.Guard, Args: j.Args,
 			Stdin: bytes.NewReader(j.Stdin), Stdout: out, Tool: w.tool,
-			Layers: res.Confinement.Layers, Refusal: refusal,
+			Layers: res.Confinement.Layers, Refusal: refusal, Relayed: req.Relayed,
 		})
 		r := jobResult{}
 		pre := in.Predeclared()

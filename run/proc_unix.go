@@ -4,6 +4,7 @@ package run
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	goruntime "runtime"
@@ -158,4 +159,70 @@ func maxRSSKB(ps *os.ProcessState) int64 {
 		return int64(ru.Maxrss) / 1024
 	}
 	return int64(ru.Maxrss)
+}
+
+// toolPair makes the socket pair a tool channel is relayed over: the
+// worker's end, and the supervisor's, read through the runtime's poller.
+// Both are closed on exec.
+func toolPair() (theirs, ours *os.File, err error) {
+	syscall.ForkLock.RLock()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, nil, fmt.Errorf("socketpair: %w", err)
+	}
+	if err := syscall.SetNonblock(fds[1], true); err != nil {
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
+		return nil, nil, fmt.Errorf("socketpair: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "tool"), os.NewFile(uintptr(fds[1]), "tool-relay"), nil
+}
+
+// feed copies src, the caller's, to dst until src ends, dst refuses, or
+// woken is readable (its other end closed). A file of the caller's is
+// polled beside woken and read only once it is ready, so the copy never
+// waits in a read past woken, and src's flags stay as the caller set them
+// (its descriptor is reached through SyscallConn, which leaves its mode
+// alone). Any other reader is copied until it ends.
+func feed(dst io.Writer, src io.Reader, woken *os.File) {
+	f, ok := src.(*os.File)
+	if !ok {
+		_, _ = io.Copy(dst, src)
+		return
+	}
+	raw, err := f.SyscallConn()
+	wfd := int(woken.Fd())
+	if err != nil || wfd < 0 {
+		return
+	}
+	buf := make([]byte, relayBuffer)
+	_ = raw.Control(func(fd uintptr) {
+		for {
+			p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(wfd), Events: unix.POLLIN}}
+			if _, err := unix.Poll(p, -1); err != nil {
+				if err == unix.EINTR {
+					continue
+				}
+				return
+			}
+			if p[1].Revents != 0 {
+				return
+			}
+			n, err := unix.Read(int(fd), buf)
+			if err == unix.EINTR || err == unix.EAGAIN {
+				continue
+			}
+			if n <= 0 {
+				return
+			}
+			if _, err := dst.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+	})
 }

@@ -3,6 +3,7 @@
 package run
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"runtime/debug"
@@ -66,3 +67,13 @@ func ownedPrivate(string, os.FileInfo) error { return nil }
 // maxRSSKB: Windows's process state carries times, not memory; the
 // receipt leaves it out.
 func maxRSSKB(*os.ProcessState) int64 { return 0 }
+
+// toolPair: Windows has no socket pair to relay the tool channel over;
+// the host's handle is passed to the worker as it is (ours is nil).
+func toolPair() (theirs, ours *os.File, err error) { return nil, nil, nil }
+
+// feed copies src, the caller's, to dst until it ends or dst refuses:
+// Windows has no poll to wait on a file beside woken with, and a copy
+// still waiting on the caller's input when the worker has gone ends at
+// that input.
+func feed(dst io.Writer, src io.Reader, woken *os.File) { _, _ = io.Copy(dst, src) }

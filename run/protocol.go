@@ -7,6 +7,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
@@ -73,6 +74,9 @@ type request struct {
 	// Procs, when set, is the GOMAXPROCS the worker takes once it is
 	// confined: it was started on one (see oneProc).
 	Procs int `json:"procs,omitempty"`
+	// Relayed are the caller's files the worker's standard streams are
+	// relayed to: its file effects refuse them as the run's own.
+	Relayed []lang.FileID `json:"relayed,omitempty"`
 }
 
 // workerResult is what the worker sends back on its result pipe.

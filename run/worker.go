@@ -127,7 +127,7 @@ func (w *worker) run(req *request) int {
 func (w *worker) job(req *request, res *workerResult) error {
 	in := lang.NewInterp(lang.Config{
 		Budget: req.Budget, Cwd: req.Cwd, Guard: req.Guard, Args: req.Args,
-		Stdin: os.Stdin, Stdout: os.Stdout, Tool: w.tool, Refusal: refusal,
+		Stdin: os.Stdin, Stdout: os.Stdout, Tool: w.tool, Refusal: refusal, Relayed: req.Relayed,
 	})
 	pre := in.Predeclared()
 	t0 := time.Now()

@@ -88,6 +88,9 @@ type call struct {
 	stdin io.Reader  // nil for none
 	env   []string   // more of the environment, KEY=VALUE
 	extra []*os.File // descriptors 3, 4, ... of the command
+	// stdout, when set, is the command's standard output, a file of the
+	// spec's; ran.stdout is then "".
+	stdout *os.File
 }
 
 // ran is what a command did.
@@ -141,6 +144,9 @@ func (s *scratch) runWith(c call) ran {
 	cmd.ExtraFiles = c.extra
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if c.stdout != nil {
+		cmd.Stdout = c.stdout
+	}
 	err := cmd.Run()
 	r := ran{stdout: stdout.String(), stderr: stderr.String()}
 	var exit *exec.ExitError

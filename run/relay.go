@@ -1,0 +1,204 @@
+package run
+
+import (
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/lang"
+)
+
+// relay is how the caller's standard streams and tool channel reach a
+// worker: through pipes (and, for the tool channel, a socket pair) the
+// supervisor made, whose other ends the supervisor copies to and from the
+// caller's. The worker never holds an open file of the caller's, so no
+// flag, lease, truncation or offset change a program makes with raw
+// system calls reaches a file or terminal the caller holds: it reaches a
+// pipe of the run's own. The copies are the worker's (workerProc): those
+// towards the caller end with the worker, once what it wrote is
+// delivered; those towards it end when it does, without waiting for the
+// caller's input, which may never end.
+type relay struct {
+	copies sync.WaitGroup // the copies towards the caller
+	from   []*os.File     // the supervisor's ends they read
+	gone   atomic.Bool    // the worker has exited: a read waits at most resultGrace for more
+	cutc   chan struct{}  // closed when the supervisor stopped the worker
+	cuts   sync.Once
+	// written counts what the worker wrote on its standard output (1) and
+	// error (2) and the copy delivered; nil for a stream it does not have.
+	written [3]*atomic.Int64
+	// std is held for each write to the caller's output or error, which
+	// may be one writer.
+	std sync.Mutex
+	// wake, closed when the worker has exited, ends the copies towards
+	// it: they wait on the caller's file beside it (see feed).
+	wake, woken *os.File
+}
+
+// relayBuffer is what one read of the worker's output takes at most: a
+// pipe's capacity on Linux.
+const relayBuffer = 64 << 10
+
+// relayEnds makes the worker's standard input, output and error (nil
+// where the caller gave none, and the worker gets the null device) and
+// its tool channel's end (nil for none), and starts the copies between
+// them and the caller's. The caller closes the ends it is given once the
+// worker holds them.
+func (w *workerProc) relayEnds(s workerSpec) (std [3]*os.File, tool *os.File, err error) {
+	w.relay.cutc = make(chan struct{})
+	if w.relay.woken, w.relay.wake, err = os.Pipe(); err != nil {
+		return std, nil, codes.Errorf(codes.E310, "the relay's pipe: %w", err)
+	}
+	w.closers = append(w.closers, w.relay.wake, w.relay.woken)
+	for _, c := range []any{s.stdin, s.stdout, s.stderr} {
+		if f, ok := c.(*os.File); ok {
+			if id, ok := lang.FileIDOf(f); ok {
+				w.relayed = append(w.relayed, id)
+			}
+		}
+	}
+	if s.stdin != nil {
+		r, wr, err := os.Pipe()
+		if err != nil {
+			return std, nil, codes.Errorf(codes.E310, "standard input pipe: %w", err)
+		}
+		std[0] = r
+		w.closers = append(w.closers, wr)
+		go func() {
+			feed(wr, s.stdin, w.relay.woken)
+			wr.Close()
+		}()
+	}
+	if std[1], err = w.relay.to(1, s.stdout); err != nil {
+		return std, nil, codes.Errorf(codes.E310, "standard output pipe: %w", err)
+	}
+	if std[2], err = w.relay.to(2, s.stderr); err != nil {
+		return std, nil, codes.Errorf(codes.E310, "standard error pipe: %w", err)
+	}
+	if s.tool == nil {
+		return std, nil, nil
+	}
+	theirs, ours, err := toolPair()
+	switch {
+	case err != nil:
+		return std, nil, codes.Errorf(codes.E310, "tool channel: %w", err)
+	case ours == nil:
+		return std, s.tool, nil // see toolPair
+	}
+	w.closers = append(w.closers, ours)
+	w.relay.copy(s.tool, ours, nil, nil)
+	go feed(ours, s.tool, w.relay.woken)
+	return std, theirs, nil
+}
+
+// to makes the pipe the worker writes as its standard stream fd (1 or 2)
+// for dst, and starts its copy; nil for no dst.
+func (rl *relay) to(fd int, dst io.Writer) (*os.File, error) {
+	if dst == nil {
+		return nil, nil
+	}
+	r, wr, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	rl.written[fd] = new(atomic.Int64)
+	rl.copy(dst, r, &rl.std, rl.written[fd])
+	return wr, nil
+}
+
+// count is what the worker wrote on its standard stream fd (1 or 2) and
+// the caller was given, nil for a stream it does not have.
+func (rl *relay) count(fd int) *int64 {
+	if rl.written[fd] == nil {
+		return nil
+	}
+	n := rl.written[fd].Load()
+	return &n
+}
+
+// pipeSignal is taken once, by the first relay: a caller that stops
+// taking output (the reader of a pipe gone) makes the relay's write to
+// its standard output fail, where it would otherwise end the supervisor
+// with SIGPIPE before the receipt is finished. The worker's next write
+// then fails as it would have on the caller's pipe.
+var pipeSignal sync.Once
+
+// copy copies what the worker writes on src to dst until src ends, or
+// dst refuses it, holding mu (when not nil) for each write and counting
+// what dst took in n (when not nil). After the worker has exited, a read
+// that waits resultGrace with nothing to read ends it: a process that
+// left the worker's session may hold the pipe, and cannot keep the run
+// going.
+func (rl *relay) copy(dst io.Writer, src *os.File, mu *sync.Mutex, n *atomic.Int64) {
+	pipeSignal.Do(func() { signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) })
+	rl.from = append(rl.from, src)
+	rl.copies.Add(1)
+	go func() {
+		defer rl.copies.Done()
+		defer src.Close()
+		buf := make([]byte, relayBuffer)
+		for {
+			if rl.gone.Load() {
+				_ = src.SetReadDeadline(time.Now().Add(resultGrace))
+			}
+			got, err := src.Read(buf)
+			if got > 0 && !deliver(dst, buf[:got], mu, n) {
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// deliver writes p to dst, holding mu, counts it in n, and says whether
+// dst took it all.
+func deliver(dst io.Writer, p []byte, mu *sync.Mutex, n *atomic.Int64) bool {
+	if mu != nil {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	wrote, err := dst.Write(p)
+	if n != nil {
+		n.Add(int64(wrote))
+	}
+	return err == nil
+}
+
+// end waits, once the worker has exited, until the caller has what it
+// wrote. A worker the supervisor stopped (cut) is waited for at most
+// resultGrace: a caller that takes no output cannot hold the run past its
+// deadline.
+func (rl *relay) end() {
+	rl.wake.Close()
+	rl.gone.Store(true)
+	for _, f := range rl.from {
+		_ = f.SetReadDeadline(time.Now().Add(resultGrace))
+	}
+	copied := make(chan struct{})
+	go func() {
+		rl.copies.Wait()
+		close(copied)
+	}()
+	select {
+	case <-copied:
+	case <-rl.cutc:
+		select {
+		case <-copied:
+		case <-time.After(resultGrace):
+		}
+	}
+}
+
+// cut says the supervisor stopped the worker (see end).
+func (rl *relay) cut() {
+	if rl.cutc != nil {
+		rl.cuts.Do(func() { close(rl.cutc) })
+	}
+}

@@ -38,6 +38,19 @@ type relay struct {
 	// wake, closed when the worker has exited, ends the copies towards
 	// it: they wait on the caller's file beside it (see feed).
 	wake, woken *os.File
+	// input starts the copy of the caller's standard input (nil for
+	// none): once the supervisor has read the program, which may be that
+	// same input (/dev/stdin).
+	input func()
+}
+
+// feedInput starts the copy of the caller's standard input to the
+// worker's, once the program is read: the command's own reading of
+// /dev/stdin must come first.
+func (rl *relay) feedInput() {
+	if rl.input != nil {
+		rl.input()
+	}
 }
 
 // relayBuffer is what one read of the worker's output takes at most: a
@@ -69,10 +82,12 @@ func (w *workerProc) relayEnds(s workerSpec) (std [3]*os.File, tool *os.File, er
 		}
 		std[0] = r
 		w.closers = append(w.closers, wr)
-		go func() {
-			feed(wr, s.stdin, w.relay.woken)
-			wr.Close()
-		}()
+		w.relay.input = func() {
+			go func() {
+				feed(wr, s.stdin, w.relay.woken)
+				wr.Close()
+			}()
+		}
 	}
 	if std[1], err = w.relay.to(1, s.stdout); err != nil {
 		return std, nil, codes.Errorf(codes.E310, "standard output pipe: %w", err)

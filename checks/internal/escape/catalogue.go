@@ -469,7 +469,8 @@ report(ctypes.syscall("file_getattr", -100, "$OUTSIDE/secret.txt", le(0, 24), 24
 		`ctypes.syscall("fsetxattr", fd, "user.sabline-escape", "x", 1, 0)`),
 	openedCall("files-fsetxattr-ioctl-fd", "set an attribute flag on a file granted for reading, with the FS_IOC_FSSETXATTR ioctl",
 		`ctypes.syscall("ioctl", fd, 0x401c5820, le(0x80, 4) + le(0, 24))  # FS_IOC_FSSETXATTR, struct fsxattr: FS_XFLAG_NODUMP`),
-	// By the descriptor the worker inherited as its standard input.
+	// Through what the sabline command inherited: standard input, and a
+	// descriptor beyond the standard three.
 	{
 		ID: "files-write-inherited-extra", Group: GroupFiles,
 		Threat: "write to a file outside the grants through a descriptor the sabline command inherited beyond the standard three",
@@ -484,20 +485,21 @@ report(ctypes.syscall("write", 60, "A", 1))  # descriptor ExtraFD, at offset 0: 
 			"confined or not, so the descriptor is gone in both runs (EBADF) and the file outside is unchanged: " +
 			"Landlock checks a file when it is opened, and could not hold a descriptor opened before the run",
 	},
-	inheritedCall("files-fchmod-inherited", "change the mode of a file outside the grants, through a descriptor the worker inherited",
-		`ctypes.syscall("fchmod", 0, 0o640)`),
-	inheritedCall("files-fchown-inherited", "change the owner of a file outside the grants, through a descriptor the worker inherited",
-		`ctypes.syscall("fchown", 0, 65534, 65534)  # to nobody`),
-	inheritedCall("files-futimens-inherited", "change the times of a file outside the grants, through a descriptor the worker inherited",
-		`ctypes.syscall("utimensat", 0, None, None, 0)  # futimens: both times to now`),
-	inheritedCall("files-fsetxattr-inherited", "set an extended attribute on a file outside the grants, through a descriptor the worker inherited",
-		`ctypes.syscall("fsetxattr", 0, "user.sabline-escape", "x", 1, 0)`),
-	inheritedCall("files-fremovexattr-inherited", "remove an extended attribute from a file outside the grants, through a descriptor the worker inherited",
-		`ctypes.syscall("fremovexattr", 0, "`+KeptXattr+`")`),
-	inheritedCall("files-file-setattr-inherited", "set an attribute flag on a file outside the grants, by file_setattr on a descriptor the worker inherited",
-		`ctypes.syscall("file_setattr", 0, "", le(0x80, 8) + le(0, 16), 24, 0x1000)  # AT_EMPTY_PATH, FS_XFLAG_NODUMP`),
-	inheritedCall("files-fsetxattr-ioctl-inherited", "set an attribute flag on a file outside the grants, with FS_IOC_FSSETXATTR on a descriptor the worker inherited",
-		`ctypes.syscall("ioctl", 0, 0x401c5820, le(0x80, 4) + le(0, 24))  # FS_IOC_FSSETXATTR: FS_XFLAG_NODUMP`),
+	inheritedCall("files-fchmod-inherited", "change the mode of a file outside the grants, through standard input, which the caller opened on it",
+		`ctypes.syscall("fchmod", 0, 0o640)`, Went, seccomp("EPERM")),
+	inheritedCall("files-fchown-inherited", "change the owner of a file outside the grants, through standard input, which the caller opened on it",
+		`ctypes.syscall("fchown", 0, 65534, 65534)  # to nobody`, Went, seccomp("EPERM")),
+	inheritedCall("files-futimens-inherited", "change the times of a file outside the grants, through standard input, which the caller opened on it",
+		`ctypes.syscall("utimensat", 0, None, None, 0)  # futimens: both times to now`, Went, seccomp("EPERM")),
+	// A pipe takes no user attribute: EPERM either way.
+	inheritedCall("files-fsetxattr-inherited", "set an extended attribute on a file outside the grants, through standard input, which the caller opened on it",
+		`ctypes.syscall("fsetxattr", 0, "user.sabline-escape", "x", 1, 0)`, "EPERM", Outcome{StoppedBy: ByLanguage, Errno: "EPERM"}),
+	inheritedCall("files-fremovexattr-inherited", "remove an extended attribute from a file outside the grants, through standard input, which the caller opened on it",
+		`ctypes.syscall("fremovexattr", 0, "`+KeptXattr+`")`, "EPERM", Outcome{StoppedBy: ByLanguage, Errno: "EPERM"}),
+	inheritedCall("files-file-setattr-inherited", "set an attribute flag on a file outside the grants, by file_setattr on standard input, which the caller opened on it",
+		`ctypes.syscall("file_setattr", 0, "", le(0x80, 8) + le(0, 16), 24, 0x1000)  # AT_EMPTY_PATH, FS_XFLAG_NODUMP`, "ENOTSUP|EOPNOTSUPP", seccomp("EPERM")),
+	inheritedCall("files-fsetxattr-ioctl-inherited", "set an attribute flag on a file outside the grants, with FS_IOC_FSSETXATTR on standard input, which the caller opened on it",
+		`ctypes.syscall("ioctl", 0, 0x401c5820, le(0x80, 4) + le(0, 24))  # FS_IOC_FSSETXATTR: FS_XFLAG_NODUMP`, "ENOTTY", seccomp("EPERM")),
 }
 
 // metadataCall is a target of metadata: one raw call that changes
@@ -541,11 +543,19 @@ else:
 	return t
 }
 
-// inheritedCall is a metadataCall on descriptor 0, which the worker
-// inherits: $OUTSIDE/secret.txt, opened for reading by the harness.
-func inheritedCall(id, threat, call string) Target {
+// inheritedCall is a metadataCall on descriptor 0, standard input, which
+// the harness gives the command as $OUTSIDE/secret.txt opened for
+// reading. The worker's descriptor 0 is a pipe the supervisor relays the
+// file through, never the file: the call reaches the pipe, confined or
+// not (unconfined is what it meets there), and the harness sees the file
+// outside unchanged in both runs.
+func inheritedCall(id, threat, call, unconfined string, expect Outcome) Target {
 	t := metadataCall(id, threat, call)
 	t.Stdin = "$OUTSIDE/secret.txt"
+	t.Witness, t.Unconfined, t.Expect = "", unconfined, expect
+	t.Note = "the worker's standard input is a pipe the supervisor made and relays the caller's file through: " +
+		"the call reaches the pipe and never the file, confined or not, and the file outside is unchanged " +
+		"in both runs (docs/THREAT_MODEL.md, \"The caller's open files\")"
 	return t
 }
 

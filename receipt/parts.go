@@ -31,8 +31,9 @@ type Observed struct {
 	SystemMS float64 `json:"system_ms,omitempty"`
 	MaxRSSKB int64   `json:"max_rss_kb,omitempty"`
 	// StdoutBytes and StderrBytes are what the worker wrote on its
-	// standard output and error, where the supervisor relays them; absent
-	// where the worker wrote to the caller's file itself.
+	// standard output and error, which the supervisor relays, and the
+	// caller took; absent where the caller gave none (the worker's is
+	// then the null device).
 	StdoutBytes *int64 `json:"stdout_bytes,omitempty"`
 	StderrBytes *int64 `json:"stderr_bytes,omitempty"`
 }

@@ -63,7 +63,8 @@ func TestRelayLineByLine(t *testing.T) {
 }
 
 // TestRelayLargeOutput: 16 MiB printed to a file the caller opened arrive
-// in it whole and in order before the run returns.
+// in it whole and in order before the run returns, and the receipt counts
+// them.
 func TestRelayLargeOutput(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out")
 	f, err := os.Create(path)
@@ -90,6 +91,10 @@ for i in range(16384):
 	if !bytes.Equal(got, want.Bytes()) {
 		t.Fatalf("the file holds %d bytes, want %d (first difference at %d)", len(got), want.Len(), firstDiff(got, want.Bytes()))
 	}
+	// A file of the caller's is relayed too, and what it took counted.
+	if n := s.rec.Observed.StdoutBytes; n == nil || *n != int64(want.Len()) {
+		t.Errorf("observed stdout_bytes %v, want %d", n, want.Len())
+	}
 }
 
 func firstDiff(a, b []byte) int {
@@ -100,47 +105,6 @@ func firstDiff(a, b []byte) int {
 	}
 	return min(len(a), len(b))
 }
-
-// TestSameOutput: standard output and error that are one writer, or one
-// file, share one pipe and keep their order; others get one each.
-func TestSameOutput(t *testing.T) {
-	dir := t.TempDir()
-	open := func(name string) *os.File {
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		return f
-	}
-	log, logAgain, other := open("log"), open("log"), open("other")
-	var buf, buf2 bytes.Buffer
-	tests := []struct {
-		name     string
-		a, b     io.Writer
-		wantSame bool
-	}{
-		{name: "one file", a: log, b: log, wantSame: true},
-		{name: "one file opened twice (>>log 2>>log)", a: log, b: logAgain, wantSame: true},
-		{name: "two files", a: log, b: other},
-		{name: "one buffer", a: &buf, b: &buf, wantSame: true},
-		{name: "two buffers", a: &buf, b: &buf2},
-		{name: "writers that cannot be compared", a: unhashable{}, b: unhashable{}},
-		{name: "no standard error", a: log, b: nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := sameOutput(tt.a, tt.b); got != tt.wantSame {
-				t.Errorf("sameOutput = %v, want %v", got, tt.wantSame)
-			}
-		})
-	}
-}
-
-// unhashable is a writer whose values cannot be compared.
-type unhashable struct{ _ []byte }
-
-func (unhashable) Write(p []byte) (int, error) { return len(p), nil }
 
 // TestRelayedByPath: the caller's file the run's output is relayed to is
 // still the run's own to the language: a file effect on its path is

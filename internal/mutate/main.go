@@ -207,7 +207,9 @@ func testArgs(m Mutation) []string {
 		args = append(args, "-ginkgo.focus="+m.Focus, "-ginkgo.no-color")
 	}
 	if m.SkippedBy != "" {
-		args = append(args, "-ginkgo.v") // the skip messages
+		// The skip messages: go test prints a passing package's output
+		// only with -v, and ginkgo a skip's message only with its own.
+		args = append(args, "-v", "-ginkgo.v")
 	}
 	return args
 }

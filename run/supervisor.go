@@ -165,8 +165,18 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	}
 	_, s, _ := w.first(f)
 	raw := s.raw
-	if s.stop == nil && !s.eof {
-		s = w.await(f, w.readToExit(MaxResultBytes-len(raw)))
+	if !s.eof && (s.stop == nil || codes.CodeOf(s.stop) == codes.E307) {
+		// A worker asked to stop while its first record was read answers
+		// after it, saying where the program was: read on to its end,
+		// for at most stopGrace more once it was asked.
+		stop, g := s.stop, f
+		if stop != nil {
+			g.deadline = time.After(stopGrace)
+		}
+		s = w.await(g, w.readToExit(MaxResultBytes-len(raw)))
+		if stop != nil {
+			s.stop = stop
+		}
 		raw = append(raw, s.raw...)
 	}
 	phase.Mark("worker exited")

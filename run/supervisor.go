@@ -439,6 +439,10 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool, crash, k
 	return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result%s", ps.ExitCode(), where))
 }
 
+// MemoryReasonStart begins what a run's confinement reason adds for its
+// memory limit, after the part that says why the run has its level.
+const MemoryReasonStart = "; the memory limit of "
+
 // memoryReason is what a run's confinement reason adds for its memory
 // limit of mb megabytes: what holds it, of the supervisor's side (hold)
 // and of the worker's own (its watch under the Go runtime's soft limit,
@@ -453,7 +457,7 @@ func memoryReason(mb int, hold confine.MemoryHold, addressSpace bool) string {
 	if addressSpace {
 		by = append(by, "the address-space limit (RLIMIT_AS) as a backstop")
 	}
-	s := fmt.Sprintf("; the memory limit of %d MB is held by %s", mb, by[0])
+	s := fmt.Sprintf("%s%d MB is held by %s", MemoryReasonStart, mb, by[0])
 	for i, b := range by[1:] {
 		if i == len(by)-2 {
 			s += " and " + b

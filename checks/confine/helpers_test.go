@@ -466,6 +466,6 @@ const cellLabelPrefix = "cell:"
 // the run has its level: a memory limit's sentence (what holds it), which
 // every command-line run has since its default bound, follows it.
 func levelReason(reason string) string {
-	level, _, _ := strings.Cut(reason, "; the memory limit of ")
+	level, _, _ := strings.Cut(reason, run.MemoryReasonStart)
 	return level
 }

@@ -113,11 +113,12 @@ func (in *Interp) CompileSource(path string, src []byte, root string, predeclare
 // read beneath dir (what names dir in a refusal) and judged by g.
 func compile(abs string, src []byte, dir, what string, predeclared starlark.StringDict, g *guard.Set) (*Compiled, error) {
 	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}}
-	root, err := openLoadRoot(dir, g)
-	if err != nil {
-		return nil, codes.Errorf(codes.E316, "program %s: %s %s: %w", abs, what, dir, err)
-	}
-	defer root.Close()
+	var root *loadRoot // opened at the first load: most programs load nothing
+	defer func() {
+		if root != nil {
+			root.Close()
+		}
+	}()
 	var visit func(file string, src []byte, stack []string) error
 	visit = func(file string, src []byte, stack []string) error {
 		f, prog, err := starlark.SourceProgramOptions(fileOptions, file, src, predeclared.Has)
@@ -143,6 +144,13 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 			}
 			if _, done := c.Files[target]; done {
 				continue
+			}
+			if root == nil {
+				r, err := openLoadRoot(dir, g)
+				if err != nil {
+					return codes.Errorf(codes.E316, "program %s: %s %s: %w", abs, what, dir, err)
+				}
+				root = r
 			}
 			data, err := root.read(target)
 			var refused *codes.Error

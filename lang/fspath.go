@@ -8,6 +8,7 @@ import (
 	goruntime "runtime"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/sabline/sabline/guard"
@@ -110,7 +111,7 @@ func newFSTree(dirs []string, relayed []FileID, std ...*os.File) *fsTree {
 	}
 	sort.SliceStable(t.anchors, func(i, j int) bool { return len(t.anchors[i].path) > len(t.anchors[j].path) })
 	goruntime.AddCleanup(t, closeAnchors, t.anchors) // a run in a process that goes on (a pool, a test) does not keep them
-	null, _ := os.Stat(os.DevNull)
+	null, nullID := devNull()
 	for _, f := range std {
 		if f == nil {
 			continue
@@ -120,11 +121,6 @@ func newFSTree(dirs []string, relayed []FileID, std ...*os.File) *fsTree {
 		}
 	}
 	if len(relayed) > 0 {
-		var nullID FileID
-		if n, err := os.Open(os.DevNull); err == nil {
-			nullID, _ = FileIDOf(n)
-			n.Close()
-		}
 		for _, id := range relayed {
 			if id != nullID {
 				t.relayed = append(t.relayed, id)
@@ -133,6 +129,21 @@ func newFSTree(dirs []string, relayed []FileID, std ...*os.File) *fsTree {
 	}
 	return t
 }
+
+// devNull is the null device, as a file's information and as its
+// identity, read once a process (a pool's worker runs many programs): a
+// standard stream or a relayed file that is the null device is nothing of
+// the caller's. Both are zero where it cannot be opened.
+var devNull = sync.OnceValues(func() (os.FileInfo, FileID) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, FileID{}
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	id, _ := FileIDOf(f)
+	return fi, id
+})
 
 func closeAnchors(anchors []anchor) {
 	for _, a := range anchors {

@@ -29,10 +29,29 @@ type variant struct {
 	argv []string
 }
 
+// beforeEnv names another build of the sabline command (an earlier
+// commit's, say) that the benchmarks of whole runs time beside this one.
+const beforeEnv = "SABLINE_BENCH_BEFORE"
+
 // sideBySide runs each variant once per iteration, in turn, and reports
 // each one's mean wall time and the ratio of every later one to the first.
+// With SABLINE_BENCH_BEFORE set, every variant that runs this build of
+// sabline has a twin, NAME-before, that runs the same arguments with that
+// build, timed in the same turn: the twins' ratios are to the first twin,
+// and NAME-after/before is each variant's time over its twin's.
 func sideBySide(b *testing.B, vs ...variant) {
 	b.Helper()
+	twinOf := map[int]int{} // a twin's index in vs: its variant's
+	twin := map[int]int{}   // a variant's index: its twin's
+	if before := os.Getenv(beforeEnv); before != "" {
+		sab := sabline(b)
+		for i, v := range vs[:len(vs):len(vs)] {
+			if v.argv[0] == sab {
+				twinOf[len(vs)], twin[i] = i, len(vs)
+				vs = append(vs, variant{v.name + "-before", append([]string{before}, v.argv[1:]...)})
+			}
+		}
+	}
 	for _, v := range vs { // warm the page cache and fail early
 		if out, err := exec.Command(v.argv[0], v.argv[1:]...).CombinedOutput(); err != nil {
 			b.Fatalf("%s: %v\n%s", v.name, err, out)
@@ -52,8 +71,15 @@ func sideBySide(b *testing.B, vs ...variant) {
 	b.StopTimer()
 	for j, v := range vs {
 		b.ReportMetric(float64(total[j].Microseconds())/float64(b.N), v.name+"-µs/run")
-		if j > 0 {
-			b.ReportMetric(float64(total[j])/float64(total[0]), v.name+"/"+vs[0].name)
+		first := 0 // the variant this one's ratio is to: the first of its build
+		if of, ok := twinOf[j]; ok {
+			b.ReportMetric(float64(total[of])/float64(total[j]), vs[of].name+"-after/before")
+			if t, ok := twin[0]; ok {
+				first = t
+			}
+		}
+		if j != first && j != 0 {
+			b.ReportMetric(float64(total[j])/float64(total[first]), v.name+"/"+vs[first].name)
 		}
 	}
 }
@@ -163,11 +189,21 @@ func BenchmarkBwrap(b *testing.B) {
 // --no-confine: under a grant of one directory (nothing to carve), of
 // every path (/ carved around /proc, /sys, /dev, /etc's secrets, every
 // home's dot-entries and the receipts), and of a home of 300 entries and
-// 20 dot-entries (the home carved entry by entry).
+// 20 dot-entries (the home carved entry by entry). The home is made in
+// /home, where homes are, and the receipts are kept where a user's are,
+// in that home's state directory: a receipts directory elsewhere (in
+// /tmp, say) would carve the directory above it too, entry by entry.
 func BenchmarkCarve(b *testing.B) {
-	prog, rc := hello(b)
+	prog, _ := hello(b)
 	sab := sabline(b)
-	home := b.TempDir()
+	home, err := os.MkdirTemp("/home", "sabline-bench-")
+	if err != nil {
+		b.Logf("no home in /home (%v): the home is made in the test's temporary directory, "+
+			"whose parent is then carved too", err)
+		home = b.TempDir()
+	} else {
+		b.Cleanup(func() { os.RemoveAll(home) })
+	}
 	for i := range 300 {
 		name := filepath.Join(home, "entry-"+strconv.Itoa(i))
 		if i%3 == 0 {
@@ -186,8 +222,12 @@ func BenchmarkCarve(b *testing.B) {
 		}
 	}
 	b.Setenv("HOME", home)
+	for _, v := range []string{"SABLINE_RECEIPTS", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
+		b.Setenv(v, "")
+		os.Unsetenv(v)
+	}
 	run := func(allow string, more ...string) []string {
-		return append([]string{sab, "--receipts", rc, "--allow", allow}, append(more, prog)...)
+		return append([]string{sab, "--allow", allow}, append(more, prog)...)
 	}
 	sideBySide(b,
 		variant{"no-confine", run("io,fs:read", "--no-confine")},

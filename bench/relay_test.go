@@ -8,10 +8,6 @@ import (
 	"time"
 )
 
-// beforeEnv names another build of the sabline command (an earlier
-// commit's, say) that BenchmarkRelay runs beside this one.
-const beforeEnv = "SABLINE_BENCH_BEFORE"
-
 // bigOutput prints 100 MiB in lines of 64 KiB: what it measures is the
 // way to the caller's file, not the interpreter.
 const bigOutput = `line = "x" * 65535

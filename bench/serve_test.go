@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +29,10 @@ const (
 	burstClients = 32
 )
 
+// serveTurn is how many requests one server takes before the other's
+// turn, when BenchmarkServeHello sets two builds side by side.
+const serveTurn = 100
+
 // receiptsParentEnv, when set, names the directory the server's receipts
 // directory is made in (/dev/shm, to see what the receipts' file system
 // costs); by default it is in the benchmark's temporary directory.
@@ -43,9 +47,8 @@ type served struct {
 
 // startServe starts sabline serve with an import root holding hello.vel,
 // 2 workers and the queue given, and stops it when b ends.
-func startServe(b *testing.B, queue string) *served {
+func startServe(b *testing.B, bin, queue string) *served {
 	b.Helper()
-	bin := sabline(b)
 	dir := b.TempDir()
 	root, rc := filepath.Join(dir, "root"), filepath.Join(dir, "receipts")
 	if parent := os.Getenv(receiptsParentEnv); parent != "" {
@@ -113,9 +116,9 @@ type tally struct {
 }
 
 // load sends n requests for hello.vel from clients at once, each on a
-// keep-alive connection of its own.
-func (s *served) load(n, clients int) *tally {
-	t := &tally{times: make([]time.Duration, n)}
+// keep-alive connection of its own, and adds what they got to t.
+func (s *served) load(t *tally, n, clients int) {
+	times := make([]time.Duration, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	t0 := time.Now()
@@ -136,12 +139,12 @@ func (s *served) load(n, clients int) *tally {
 				resp, err := client.Do(req)
 				if err != nil {
 					t.failed.Add(1)
-					t.times[i] = time.Since(start)
+					times[i] = time.Since(start)
 					continue
 				}
 				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				t.times[i] = time.Since(start)
+				times[i] = time.Since(start)
 				switch {
 				case resp.StatusCode == 200 && strings.Contains(string(body), `"status":"ok"`):
 					t.ok.Add(1)
@@ -157,12 +160,14 @@ func (s *served) load(n, clients int) *tally {
 		}()
 	}
 	wg.Wait()
-	t.elapsed = time.Since(t0)
-	sort.Slice(t.times, func(i, j int) bool { return t.times[i] < t.times[j] })
-	return t
+	t.elapsed += time.Since(t0)
+	t.times = append(t.times, times...)
 }
 
-func (t *tally) p99() time.Duration { return t.times[min(len(t.times)-1, len(t.times)*99/100)] }
+func (t *tally) p99() time.Duration {
+	slices.Sort(t.times)
+	return t.times[min(len(t.times)-1, len(t.times)*99/100)]
+}
 
 // BenchmarkServeHello: hello.vel by path through sabline serve on
 // loopback (2 workers, a queue of 64), from serveClients keep-alive
@@ -170,22 +175,47 @@ func (t *tally) p99() time.Duration { return t.times[min(len(t.times)-1, len(t.t
 // time, the requests that were not a run that ended ok (failures), and
 // the runs that ended ok without a receipt file (lost-receipts; the
 // receipts directory holds one file per run). Run it with -benchtime Nx;
-// at most maxServeRuns are sent.
+// at most maxServeRuns are sent. With SABLINE_BENCH_BEFORE set, a second
+// server of that build takes the same requests, serveTurn at a time in
+// turn with this one: its figures are named before-, and
+// runs/s-after/before is this build's rate over that one's.
 func BenchmarkServeHello(b *testing.B) {
-	s := startServe(b, "64")
+	builds := []string{sabline(b)}
+	if before := os.Getenv(beforeEnv); before != "" {
+		builds = append(builds, before)
+	}
+	servers := make([]*served, len(builds))
+	tallies := make([]*tally, len(builds))
+	had := make([]int, len(builds))
+	for i, bin := range builds {
+		servers[i], tallies[i] = startServe(b, bin, "64"), &tally{}
+		had[i] = servers[i].receipts(b)
+	}
 	n := min(b.N, maxServeRuns)
-	before := s.receipts(b)
 	b.ResetTimer()
-	t := s.load(n, serveClients)
+	for sent := 0; sent < n; sent += serveTurn {
+		for i, s := range servers {
+			s.load(tallies[i], min(serveTurn, n-sent), serveClients)
+		}
+	}
 	b.StopTimer()
-	b.ReportMetric(float64(t.elapsed.Nanoseconds())/float64(n), "ns/op") // n requests were sent, not b.N
-	lost := t.ok.Load() - int64(s.receipts(b)-before)
-	b.ReportMetric(float64(t.ok.Load())/t.elapsed.Seconds(), "runs/s")
-	b.ReportMetric(float64(t.p99().Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(t.failed.Load()+t.busy.Load()), "failures")
-	b.ReportMetric(float64(lost), "lost-receipts")
-	if t.failed.Load()+t.busy.Load() != 0 || lost != 0 {
-		b.Errorf("%d failed, %d busy, %d runs without a receipt: want none", t.failed.Load(), t.busy.Load(), lost)
+	for i, t := range tallies {
+		prefix := [...]string{"", "before-"}[i]
+		if i == 0 {
+			b.ReportMetric(float64(t.elapsed.Nanoseconds())/float64(n), "ns/op") // n requests were sent, not b.N
+		}
+		lost := t.ok.Load() - int64(servers[i].receipts(b)-had[i])
+		b.ReportMetric(float64(t.ok.Load())/t.elapsed.Seconds(), prefix+"runs/s")
+		b.ReportMetric(float64(t.p99().Microseconds())/1000, prefix+"p99-ms")
+		b.ReportMetric(float64(t.failed.Load()+t.busy.Load()), prefix+"failures")
+		b.ReportMetric(float64(lost), prefix+"lost-receipts")
+		if t.failed.Load()+t.busy.Load() != 0 || lost != 0 {
+			b.Errorf("%s: %d failed, %d busy, %d runs without a receipt: want none",
+				builds[i], t.failed.Load(), t.busy.Load(), lost)
+		}
+	}
+	if len(tallies) > 1 {
+		b.ReportMetric(tallies[1].elapsed.Seconds()/tallies[0].elapsed.Seconds(), "runs/s-after/before")
 	}
 }
 
@@ -196,11 +226,12 @@ func BenchmarkServeHello(b *testing.B) {
 // without Retry-After, other failures, and receipt files minus 200s (a
 // lost receipt counts below zero, a 429 that made one above).
 func BenchmarkServeBurst(b *testing.B) {
-	s := startServe(b, "4")
+	s := startServe(b, sabline(b), "4")
 	n := min(b.N, maxServeRuns)
 	before := s.receipts(b)
 	b.ResetTimer()
-	t := s.load(n, burstClients)
+	t := &tally{}
+	s.load(t, n, burstClients)
 	b.StopTimer()
 	b.ReportMetric(float64(t.elapsed.Nanoseconds())/float64(n), "ns/op") // n requests were sent, not b.N
 	lost := int64(s.receipts(b)-before) - t.ok.Load()

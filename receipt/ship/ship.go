@@ -97,6 +97,7 @@ type Shipper struct {
 
 	stop     chan struct{}
 	stopOnce sync.Once
+	started  chan struct{} // closed when the round Start begins with is over
 	done     chan struct{}
 }
 
@@ -118,7 +119,7 @@ func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 		return nil, err
 	}
 	s := &Shipper{store: store, dir: dir, b: b, o: o, prefix: Prefix + o.Replica + "/" + id + "/",
-		since: map[int]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
+		since: map[int]time.Time{}, stop: make(chan struct{}), started: make(chan struct{}), done: make(chan struct{})}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	keys, err := b.List(ctx, s.prefix)
@@ -197,13 +198,15 @@ func (s *Shipper) loop() {
 	defer close(s.done)
 	t := time.NewTicker(s.o.Every)
 	defer t.Stop()
+	_, _ = s.round(context.Background())
+	close(s.started)
 	for {
-		_, _ = s.round(context.Background())
 		select {
 		case <-t.C:
 		case <-s.stop:
 			return
 		}
+		_, _ = s.round(context.Background())
 	}
 }
 

@@ -38,6 +38,7 @@ func start(t *testing.T, s *receipt.Store, b bucket.Bucket, replica string) *Shi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sh.Close(context.Background()) })
+	<-sh.started // what the test does next is not shipped before it asks
 	return sh
 }
 

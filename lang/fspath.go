@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -91,9 +92,11 @@ func (a anchor) inPlace() bool {
 // fsTree is a run's view of the file system: its anchors and the files
 // the run itself holds open.
 type fsTree struct {
-	anchors []anchor      // deepest first; the root last
-	own     []os.FileInfo // the run's standard descriptors, but the null device
-	relayed []FileID      // the caller's files its standard streams are relayed to (Config.Relayed)
+	anchors []anchor // deepest first; the root last
+	// own are the files the run's standard descriptors are open on, and
+	// the caller's files a worker's are relayed to (Config.Relayed), but
+	// the null device.
+	own []FileID
 }
 
 // newFSTree opens the anchors: the root, then each of dirs that exists,
@@ -111,38 +114,35 @@ func newFSTree(dirs []string, relayed []FileID, std ...*os.File) *fsTree {
 	}
 	sort.SliceStable(t.anchors, func(i, j int) bool { return len(t.anchors[i].path) > len(t.anchors[j].path) })
 	goruntime.AddCleanup(t, closeAnchors, t.anchors) // a run in a process that goes on (a pool, a test) does not keep them
-	null, nullID := devNull()
+	null := devNull()
 	for _, f := range std {
 		if f == nil {
 			continue
 		}
-		if fi, err := f.Stat(); err == nil && (null == nil || !os.SameFile(fi, null)) {
-			t.own = append(t.own, fi)
+		if id, ok := FileIDOf(f); ok && id != null {
+			t.own = append(t.own, id)
 		}
 	}
-	if len(relayed) > 0 {
-		for _, id := range relayed {
-			if id != nullID {
-				t.relayed = append(t.relayed, id)
-			}
+	for _, id := range relayed {
+		if id != null {
+			t.own = append(t.own, id)
 		}
 	}
 	return t
 }
 
-// devNull is the null device, as a file's information and as its
-// identity, read once a process (a pool's worker runs many programs): a
-// standard stream or a relayed file that is the null device is nothing of
-// the caller's. Both are zero where it cannot be opened.
-var devNull = sync.OnceValues(func() (os.FileInfo, FileID) {
+// devNull is the null device's identity, read once a process (a pool's
+// worker runs many programs): a standard stream or a relayed file that is
+// the null device is nothing of the caller's. Zero where it cannot be
+// opened.
+var devNull = sync.OnceValue(func() FileID {
 	f, err := os.Open(os.DevNull)
 	if err != nil {
-		return nil, FileID{}
+		return FileID{}
 	}
 	defer f.Close()
-	fi, _ := f.Stat()
 	id, _ := FileIDOf(f)
-	return fi, id
+	return id
 })
 
 func closeAnchors(anchors []anchor) {
@@ -508,26 +508,13 @@ func (t *fsTree) isAnchor(p string) bool {
 	return false
 }
 
-// isOwn reports whether f is one of the run's standard descriptors.
+// isOwn reports whether f is open on one of the run's standard
+// descriptors' files, or one of the caller's they are relayed to; true
+// too when what f is open on cannot be read.
 func (t *fsTree) isOwn(f *os.File) bool {
-	if program.Knockout || len(t.own)+len(t.relayed) == 0 {
+	if program.Knockout || len(t.own) == 0 {
 		return false
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		return true
-	}
-	for _, o := range t.own {
-		if os.SameFile(fi, o) {
-			return true
-		}
-	}
-	if id, ok := FileIDOf(f); ok {
-		for _, r := range t.relayed {
-			if id == r {
-				return true
-			}
-		}
-	}
-	return false
+	id, ok := FileIDOf(f)
+	return !ok || slices.Contains(t.own, id)
 }

@@ -4,6 +4,9 @@
 package bench
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +30,33 @@ func TestMain(m *testing.M) {
 type variant struct {
 	name string
 	argv []string
+	// stdout, when set, is the file the command's standard output is,
+	// made anew for each run (as `> file` does); the run must fill it.
+	stdout string
+}
+
+// run runs v once, its standard error (and its standard output, where it
+// has no file) written to out, nil for none.
+func (v variant) run(out io.Writer) error {
+	cmd := exec.Command(v.argv[0], v.argv[1:]...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if v.stdout != "" {
+		f, err := os.Create(v.stdout)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cmd.Stdout = f
+	}
+	if err := cmd.Run(); err != nil {
+		return err
+	}
+	if v.stdout != "" {
+		if fi, err := os.Stat(v.stdout); err != nil || fi.Size() == 0 {
+			return fmt.Errorf("no output in %s (%v)", v.stdout, err)
+		}
+	}
+	return nil
 }
 
 // beforeEnv names another build of the sabline command (an earlier
@@ -45,16 +75,17 @@ func sideBySide(b *testing.B, vs ...variant) {
 	twin := map[int]int{}   // a variant's index: its twin's
 	if before := os.Getenv(beforeEnv); before != "" {
 		sab := sabline(b)
-		for i, v := range vs[:len(vs):len(vs)] {
+		for i, v := range vs { // the range is of the variants given: the twins are not twinned
 			if v.argv[0] == sab {
 				twinOf[len(vs)], twin[i] = i, len(vs)
-				vs = append(vs, variant{v.name + "-before", append([]string{before}, v.argv[1:]...)})
+				vs = append(vs, variant{name: v.name + "-before", argv: append([]string{before}, v.argv[1:]...), stdout: v.stdout})
 			}
 		}
 	}
 	for _, v := range vs { // warm the page cache and fail early
-		if out, err := exec.Command(v.argv[0], v.argv[1:]...).CombinedOutput(); err != nil {
-			b.Fatalf("%s: %v\n%s", v.name, err, out)
+		var out bytes.Buffer
+		if err := v.run(&out); err != nil {
+			b.Fatalf("%s: %v\n%s", v.name, err, out.Bytes())
 		}
 	}
 	total := make([]time.Duration, len(vs))
@@ -62,7 +93,7 @@ func sideBySide(b *testing.B, vs ...variant) {
 	for i := 0; i < b.N; i++ {
 		for j, v := range vs {
 			t0 := time.Now()
-			if err := exec.Command(v.argv[0], v.argv[1:]...).Run(); err != nil {
+			if err := v.run(nil); err != nil {
 				b.Fatalf("%s: %v", v.name, err)
 			}
 			total[j] += time.Since(t0)
@@ -111,8 +142,8 @@ func BenchmarkHello(b *testing.B) {
 	}
 	prog, rc := hello(b)
 	sideBySide(b,
-		variant{"bare", []string{bare}},
-		variant{"sabline", []string{sabline(b), "--receipts", rc, "--allow", "io", prog}},
+		variant{name: "bare", argv: []string{bare}},
+		variant{name: "sabline", argv: []string{sabline(b), "--receipts", rc, "--allow", "io", prog}},
 	)
 }
 
@@ -135,12 +166,12 @@ func BenchmarkStartup(b *testing.B) {
 		return p
 	}
 	sideBySide(b,
-		variant{"bare", []string{bin("barehello", "barehello")}},
-		variant{"two-bare", []string{bin("twostarts", "twostarts")}},
-		variant{"worker-deps", []string{bin("workerdeps", "workerdeps")}},
-		variant{"door-deps", []string{bin("doordeps", "doordeps")}},
-		variant{"version", []string{sabline(b), "version"}},
-		variant{"store-agent", []string{storeAgent(b), "file://" + filepath.ToSlash(b.TempDir())}},
+		variant{name: "bare", argv: []string{bin("barehello", "barehello")}},
+		variant{name: "two-bare", argv: []string{bin("twostarts", "twostarts")}},
+		variant{name: "worker-deps", argv: []string{bin("workerdeps", "workerdeps")}},
+		variant{name: "door-deps", argv: []string{bin("doordeps", "doordeps")}},
+		variant{name: "version", argv: []string{sabline(b), "version"}},
+		variant{name: "store-agent", argv: []string{storeAgent(b), "file://" + filepath.ToSlash(b.TempDir())}},
 	)
 }
 
@@ -159,8 +190,8 @@ func BenchmarkConfine(b *testing.B) {
 	prog, rc := hello(b)
 	sab := sabline(b)
 	sideBySide(b,
-		variant{"no-confine", []string{sab, "--receipts", rc, "--allow", "io", "--no-confine", prog}},
-		variant{"confined", []string{sab, "--receipts", rc, "--allow", "io", prog}},
+		variant{name: "no-confine", argv: []string{sab, "--receipts", rc, "--allow", "io", "--no-confine", prog}},
+		variant{name: "confined", argv: []string{sab, "--receipts", rc, "--allow", "io", prog}},
 	)
 }
 
@@ -176,11 +207,11 @@ func BenchmarkBwrap(b *testing.B) {
 	prog, rc := hello(b)
 	sab := sabline(b)
 	sideBySide(b,
-		variant{"bwrap", []string{bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+		variant{name: "bwrap", argv: []string{bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
 			"--tmpfs", "/tmp", "--bind", rc, rc, "--ro-bind", filepath.Dir(sab), filepath.Dir(sab),
 			"--ro-bind", filepath.Dir(prog), filepath.Dir(prog), "--unshare-all", "--die-with-parent",
 			sab, "--receipts", rc, "--allow", "io", "--no-confine", prog}},
-		variant{"confined", []string{sab, "--receipts", rc, "--allow", "io", prog}},
+		variant{name: "confined", argv: []string{sab, "--receipts", rc, "--allow", "io", prog}},
 	)
 }
 
@@ -230,9 +261,9 @@ func BenchmarkCarve(b *testing.B) {
 		return append([]string{sab, "--allow", allow}, append(more, prog)...)
 	}
 	sideBySide(b,
-		variant{"no-confine", run("io,fs:read", "--no-confine")},
-		variant{"dir", run("io,fs:read:" + filepath.Dir(prog))},
-		variant{"everything", run("io,fs:read")},
-		variant{"home", run("io,fs:read:" + home)},
+		variant{name: "no-confine", argv: run("io,fs:read", "--no-confine")},
+		variant{name: "dir", argv: run("io,fs:read:" + filepath.Dir(prog))},
+		variant{name: "everything", argv: run("io,fs:read")},
+		variant{name: "home", argv: run("io,fs:read:" + home)},
 	)
 }

@@ -37,3 +37,27 @@ func TestOwnDescriptorsByPath(t *testing.T) {
 		t.Errorf("the run's own output holds %q: the write went through", data)
 	}
 }
+
+// TestNullDeviceIsNobodysOwn: a standard descriptor or a relayed file that
+// is the null device (a worker given no input has it) is not the run's
+// own: a read of it under a grant goes through, where an effect on the
+// run's own output is refused (TestOwnDescriptorsByPath).
+func TestNullDeviceIsNobodysOwn(t *testing.T) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	id, ok := FileIDOf(null)
+	if !ok {
+		t.Skip("no file identity on this system: nothing is compared by identity")
+	}
+	saved := os.Stdin
+	os.Stdin = null
+	defer func() { os.Stdin = saved }()
+	g := testkit.Scratch(t)
+	c := Config{Budget: budget.MustParse(g, "fs:read:"+os.DevNull), Cwd: g, Relayed: []FileID{id}}
+	if r := runSrc(t, c, `fs.read("`+filepath.ToSlash(os.DevNull)+`")`); r.err != nil {
+		t.Errorf("a read of the null device, the run's standard input and relayed: %v, want it to go through", r.err)
+	}
+}

@@ -15,10 +15,10 @@ import (
 // progressClient is an SDK client that keeps the progress notifications
 // it is sent.
 type progressClient struct {
-	mu    sync.Mutex
-	got   []*mcp.ProgressNotificationParams
-	first time.Time
-	more  chan struct{} // a notification came
+	mu   sync.Mutex
+	got  []*mcp.ProgressNotificationParams
+	came []time.Time   // when each of got came
+	more chan struct{} // a notification came
 }
 
 func newProgressClient() (*progressClient, *mcp.Client) {
@@ -26,10 +26,8 @@ func newProgressClient() (*progressClient, *mcp.Client) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			p.mu.Lock()
-			if len(p.got) == 0 {
-				p.first = time.Now()
-			}
 			p.got = append(p.got, req.Params)
+			p.came = append(p.came, time.Now())
 			p.mu.Unlock()
 			select {
 			case p.more <- struct{}{}:
@@ -61,20 +59,29 @@ func (p *progressClient) waitN(t *testing.T, n int) {
 }
 
 // check holds the notifications to their token, to rising progress, and
-// to the rate: no more than one an interval since the first.
-func (p *progressClient) check(t *testing.T, token any, every time.Duration) {
+// to the rate: the k-th cannot have come before the call (made at called)
+// had lasted k intervals, nor say it had lasted less. Both bounds hold
+// however late a notification is delivered, so a loaded machine cannot
+// fail them; a door sending more than one an interval does.
+func (p *progressClient) check(t *testing.T, token any, called time.Time, every time.Duration) {
 	t.Helper()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	last := -1.0
-	for _, n := range p.got {
+	for i, n := range p.got {
 		if n.ProgressToken != token || n.Progress <= last || !strings.HasPrefix(n.Message, "running for ") {
 			t.Errorf("notification %+v: want token %v, progress above %v, a message", n, token, last)
 		}
 		last = n.Progress
-	}
-	if most := int(time.Since(p.first)/every) + 1; len(p.got) > most {
-		t.Errorf("%d notifications in %v, more than one every %v", len(p.got), time.Since(p.first), every)
+		least := time.Duration(i+1) * every
+		if said := time.Duration(n.Progress * float64(time.Second)); said < least-time.Microsecond {
+			t.Errorf("notification %d says the call ran %v, want at least %v: more than one every %v",
+				i+1, said, least, every)
+		}
+		if came := p.came[i].Sub(called); came < least {
+			t.Errorf("notification %d came %v into the call, want at least %v: more than one every %v",
+				i+1, came, least, every)
+		}
 	}
 }
 
@@ -129,6 +136,7 @@ func TestCancelAndProgress(t *testing.T) {
 			defer cs.Close()
 			ctx, cancel := context.WithCancel(context.Background())
 			called := make(chan error, 1)
+			callStart := time.Now()
 			go func() {
 				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"source": "while True: pass"},
 					Meta: mcp.Meta{"progressToken": "p1"}})
@@ -140,7 +148,7 @@ func TestCancelAndProgress(t *testing.T) {
 				t.Error("the cancelled call returned no error")
 			}
 			waitFor(t, func() bool { fake.mu.Lock(); defer fake.mu.Unlock(); return len(fake.ended) == 1 })
-			p.check(t, "p1", s.progressEvery)
+			p.check(t, "p1", callStart, s.progressEvery)
 			fake.mu.Lock()
 			ended := fake.ended[0]
 			fake.mu.Unlock()

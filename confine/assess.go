@@ -171,11 +171,19 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		r.Reason += note("The grants above guarded locations are held as the entries beside them (" +
 			shortList(h.Carving.Expanded, 4) + "): an entry made in those directories during the run is out of the kernel's reach")
 	}
+	if len(h.Carving.Withheld) > 0 {
+		r.Reason += note(withheldNote + " (" + shortList(h.Carving.Withheld, 4) + ")")
+	}
 	if h.CapabilitiesFailure != "" {
 		r.Reason += "; the capabilities were not dropped (" + h.CapabilitiesFailure + "): no limit rests on them alone"
 	}
 	return r
 }
+
+// withheldNote says what Carving.Withheld means to a run.
+const withheldNote = "Granted paths left out of the kernel's ruleset, so that the kernel refuses them: " +
+	"each lay, as it resolved when the worker started, in a location no grant reaches, or a link was made on its way " +
+	"after the run was admitted"
 
 // AssessDarwin returns the level of a run held by the sandbox profile as h
 // says. It is partial at best: Apple has deprecated sandbox profiles, and

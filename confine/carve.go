@@ -22,6 +22,13 @@ import (
 // it, which would reach into the guarded location too. What an expanded
 // directory holds is fixed when the run starts: an entry made in it
 // during the run is beneath no rule, and out of the kernel's reach.
+//
+// A grant's own rule never lies in a guarded location that no grant
+// reaches (a guard.CarveOut that is not Named). The supervisor refused
+// such a grant before the run, as written and as it resolved then; a
+// grant whose path has since become a link into one (made by another
+// run, between the admission and this worker's start) is withheld from
+// the ruleset, and the kernel refuses it with the rest.
 
 // MaxCarvedRules bounds the rules the carving of one ruleset adds. A rule
 // whose carving would pass it stays as it was, and the guarded locations
@@ -38,6 +45,10 @@ type Carving struct {
 	LanguageOnly []string
 	// Added is how many rules the carving added.
 	Added int
+	// Withheld are the granted paths, as they resolved when the ruleset
+	// was made, left out of it: each lay in a guarded location that no
+	// grant reaches, sorted.
+	Withheld []string
 }
 
 // CarveLandlock returns plan with every rule whose path lies above one of
@@ -55,6 +66,10 @@ func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, list func(d
 	var c Carving
 	expanded := map[string]bool{}
 	for _, r := range plan.Rules {
+		if r.Grant && unreachable(carveOuts, r.Path) {
+			c.Withheld = append(c.Withheld, r.Path)
+			continue
+		}
 		beneath := strictlyBeneath(carveOuts, r.Path)
 		if len(beneath) == 0 {
 			out.Rules = append(out.Rules, r)
@@ -79,7 +94,17 @@ func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, list func(d
 	}
 	sort.Strings(c.Expanded)
 	c.LanguageOnly = compactSorted(c.LanguageOnly)
+	c.Withheld = compactSorted(c.Withheld)
 	return out, c
+}
+
+// unreachable reports whether p lies in a carve-out that no grant reaches
+// (not Named), and not in one of the names it allows.
+func unreachable(carveOuts []guard.CarveOut, p string) bool {
+	return slices.ContainsFunc(carveOuts, func(c guard.CarveOut) bool {
+		return !c.Named && guard.Within(p, c.Path) &&
+			!slices.ContainsFunc(c.Allowed, func(a string) bool { return guard.Within(p, filepath.Join(c.Path, a)) })
+	})
 }
 
 func compactSorted(s []string) []string {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/guard"
 )
@@ -27,12 +29,21 @@ var carveTree = map[string]string{
 	"home/.ssh/id_test":         "secret key",
 	"home/.ssh/authorized_keys": "keys",
 	"home/sub/kept.txt":         "kept",
+	"home/.config/app.conf":     "conf",
 	"receipts/r.json":           "{}",
+	"work/plain.txt":            "work",
 }
 
-// carveOutsOf are the guarded locations of the world at base, and /proc.
+// carveLinks are the world's links: grants whose paths lead, through a
+// link made after the run was admitted, into a credential location and
+// into a dot-entry.
+var carveLinks = map[string]string{"work/keys": "home/.ssh", "work/cfg": "home/.config"}
+
+// carveOutsOf are the guarded locations of the world at base, and /proc;
+// the home's .config is a dot-entry, which a grant that names it reaches.
 func carveOutsOf(base string) []guard.CarveOut {
-	return []guard.CarveOut{{Path: filepath.Join(base, "home", ".ssh")}, {Path: filepath.Join(base, "receipts")}, {Path: "/proc"}}
+	return []guard.CarveOut{{Path: filepath.Join(base, "home", ".ssh")}, {Path: filepath.Join(base, "home", ".config"), Named: true},
+		{Path: filepath.Join(base, "receipts")}, {Path: "/proc"}}
 }
 
 // TestCarveLandlockOnTheKernel applies the rulesets of fs (every read and
@@ -40,7 +51,10 @@ func carveOutsOf(base string) []guard.CarveOut {
 // a child, and checks on the kernel that the guarded locations are
 // refused whatever opens them, beside each the same operation where the
 // grant reaches; then reads, from outside the child, that the guarded
-// files are as they were and that what was allowed happened.
+// files are as they were and that what was allowed happened. Two more
+// grants are links made after admission: one into .ssh, withheld from
+// the ruleset, one into the dot-entry .config, which a grant that names
+// it reaches (the control).
 func TestCarveLandlockOnTheKernel(t *testing.T) {
 	if base := os.Getenv(carveChildEnv); base != "" {
 		runCarveChild(t, base)
@@ -60,6 +74,11 @@ func TestCarveLandlockOnTheKernel(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for rel, to := range carveLinks {
+		if err := os.Symlink(filepath.Join(base, to), filepath.Join(base, rel)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -86,8 +105,10 @@ func TestCarveLandlockOnTheKernel(t *testing.T) {
 			t.Errorf("%s exists (%v): the child made it", rel, err)
 		}
 	}
-	if got, err := os.ReadFile(filepath.Join(base, "home", "sub", "new.txt")); err != nil || string(got) != "made" {
-		t.Errorf("home/sub/new.txt is %q (%v): the allowed write did not happen", got, err)
+	for _, rel := range []string{"home/sub/new.txt", "home/.config/new.conf"} {
+		if got, err := os.ReadFile(filepath.Join(base, rel)); err != nil || string(got) != "made" {
+			t.Errorf("%s is %q (%v): the allowed write did not happen", rel, got, err)
+		}
 	}
 }
 
@@ -104,6 +125,10 @@ func runCarveChild(t *testing.T, base string) {
 	plan, err := LandlockPlan(OSPolicy(budget.MustParse("/", "fs"), Options{}), Needs{Executable: exe}, abi)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for rel := range carveLinks {
+		plan.Rules = append(plan.Rules, LandlockRule{Path: p(rel), Access: landlockWriteGrant(abi) | landlockReadRights,
+			Grant: true, Why: "a grant that is a link"})
 	}
 	checks, expect := errnoChecks(t)
 	read := func(path string) error { _, err := os.ReadFile(path); return err }
@@ -130,6 +155,9 @@ func runCarveChild(t *testing.T, base string) {
 	if len(applied.Carving.LanguageOnly) > 0 {
 		t.Fatalf("left to the language: %q", applied.Carving.LanguageOnly)
 	}
+	if want := []string{p("home/.ssh")}; !slices.Equal(applied.Carving.Withheld, want) {
+		t.Errorf("withheld %q, want %q", applied.Carving.Withheld, want)
+	}
 	for _, d := range []string{"/", base, p("home")} {
 		if !slices.Contains(applied.Carving.Expanded, d) {
 			t.Errorf("%s was not held as its entries; expanded: %q", d, applied.Carving.Expanded)
@@ -145,6 +173,12 @@ func runCarveChild(t *testing.T, base string) {
 	expect("read a kernel parameter", read("/proc/sys/kernel/ostype"), syscall.EACCES)
 	expect("make an entry in the home, which holds .ssh", create(p("home/new.txt"), "x"), syscall.EACCES)
 
+	expect("append to authorized_keys through a grant that is a link", appendTo(p("work/keys/authorized_keys")), syscall.EACCES)
+	expect("read the key through a grant that is a link", read(p("work/keys/id_test")), syscall.EACCES)
+	expect("make a file in .config through a grant that is a link", create(p("work/cfg/new.conf"), "made"), 0)
+	expect("read .config through a grant that is a link", read(p("work/cfg/app.conf")), 0)
+	expect("read .config by its own path, which the grant resolved to", read(p("home/.config/app.conf")), 0)
+
 	expect("read a file beside", read(p("plain.txt")), 0)
 	expect("read a file of the home", read(p("home/notes.txt")), 0)
 	expect("write over a file of the home", appendTo(p("home/notes.txt")), 0)
@@ -154,4 +188,82 @@ func runCarveChild(t *testing.T, base string) {
 	// guarded directory may be listed, never what they name opened.
 	expect("list the names in .ssh", list(p("home/.ssh")), 0)
 	t.Logf("carve child: %d checks", *checks)
+}
+
+// TestPinEntry: a rule's path is pinned through no link, on its way or at
+// its end, by openat2 and by the walk one component at a time that stands
+// in where a filter answers openat2 ENOSYS: a directory on the way
+// swapped for a link to a guarded one after the path was resolved leaves
+// the rule out. The control is the same path with no link on it, pinned.
+func TestPinEntry(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"real/sub", "guarded/sub"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(base, "real", "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"swapped": "guarded", "real/link": "../guarded"} {
+		if err := os.Symlink(to, filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opens := []struct {
+		name string
+		open func(string) (int, error)
+	}{
+		{name: "openat2", open: openNoLinks},
+		{name: "one component at a time", open: openEachNoLink},
+	}
+	tests := []struct {
+		name       string
+		rel        string
+		wantOpened bool // as itself, never what a link leads to
+		wantPinned bool
+	}{
+		{name: "a directory (the control)", rel: "real/sub", wantOpened: true, wantPinned: true},
+		{name: "a file (the control)", rel: "real/f", wantOpened: true, wantPinned: true},
+		{name: "beneath a link", rel: "swapped/sub"},
+		{name: "a link itself", rel: "real/link", wantOpened: true},
+		{name: "gone", rel: "real/gone"},
+	}
+	for _, tt := range tests {
+		p := filepath.Join(base, tt.rel)
+		for _, o := range opens {
+			t.Run(o.name+"/"+tt.name, func(t *testing.T) {
+				fd, err := o.open(p)
+				if opened := err == nil; opened != tt.wantOpened {
+					t.Fatalf("%s: opened %v (%v), want %v", tt.rel, opened, err, tt.wantOpened)
+				}
+				if err != nil {
+					return
+				}
+				defer unix.Close(fd)
+				var st, want unix.Stat_t
+				if err := unix.Fstat(fd, &st); err != nil {
+					t.Fatal(err)
+				}
+				if err := unix.Lstat(p, &want); err != nil {
+					t.Fatal(err)
+				}
+				if st.Dev != want.Dev || st.Ino != want.Ino {
+					t.Errorf("%s: opened another file than the one at its path", tt.rel)
+				}
+			})
+		}
+		t.Run("pinEntry/"+tt.name, func(t *testing.T) {
+			e, pinned := pinEntry(p)
+			if pinned {
+				e.close()
+			}
+			if pinned != tt.wantPinned {
+				t.Errorf("pinEntry(%s) = %v, want %v", tt.rel, pinned, tt.wantPinned)
+			}
+		})
+	}
 }

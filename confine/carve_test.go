@@ -34,7 +34,7 @@ var carveWorld = fstest.MapFS{
 
 // carveOuts are the world's guarded locations.
 var carveOuts = []guard.CarveOut{
-	{Path: "/etc/shadow"}, {Path: "/etc/ssl/private"}, {Path: "/root/.ssh"}, {Path: "/root/.config"},
+	{Path: "/etc/shadow"}, {Path: "/etc/ssl/private"}, {Path: "/root/.ssh"}, {Path: "/root/.config", Named: true},
 	{Path: "/proc"}, {Path: "/dev", Allowed: guard.Devices},
 }
 
@@ -187,6 +187,40 @@ func TestCarveLandlockBounded(t *testing.T) {
 	}
 }
 
+// TestCarveLandlockWithheld: a grant whose path lies in a guarded
+// location that no grant reaches (one that became a link into it after
+// the run was admitted) is left out of the ruleset, and said; the
+// controls are a grant that lies in a location a naming grant reaches (a
+// dot-entry), a grant of a device /dev allows, and a need (the
+// interpreter's) in a guarded location, which stay as they are.
+func TestCarveLandlockWithheld(t *testing.T) {
+	tests := []struct {
+		name         string
+		rule         LandlockRule
+		wantWithheld bool
+	}{
+		{name: "a grant in a credential location", rule: LandlockRule{Path: "/root/.ssh", Grant: true}, wantWithheld: true},
+		{name: "a grant beneath one", rule: LandlockRule{Path: "/root/.ssh/keys", Grant: true}, wantWithheld: true},
+		{name: "a grant of a kernel file", rule: LandlockRule{Path: "/proc/sys/kernel", Grant: true}, wantWithheld: true},
+		{name: "a grant of a device /dev does not allow", rule: LandlockRule{Path: "/dev/sda", Grant: true},
+			wantWithheld: true},
+		{name: "a grant in a dot-entry (the control)", rule: LandlockRule{Path: "/root/.config/app", Grant: true}},
+		{name: "a grant of a device /dev allows (the control)", rule: LandlockRule{Path: "/dev/urandom", Grant: true}},
+		{name: "a need in a guarded location (the control)", rule: LandlockRule{Path: "/proc/sys/kernel"}},
+		{name: "a grant beside (the control)", rule: LandlockRule{Path: "/root/notes.txt", Grant: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.rule.Access = landlockReadRights
+			carved, c := CarveLandlock(LandlockRuleset{Rules: []LandlockRule{tt.rule}}, carveOuts, listWorld, MaxCarvedRules)
+			kept := slices.Contains(carved.Rules, tt.rule)
+			if withheld := slices.Equal(c.Withheld, []string{tt.rule.Path}); withheld != tt.wantWithheld || kept == tt.wantWithheld {
+				t.Errorf("rules %+v, withheld %q; want withheld %v", carved.Rules, c.Withheld, tt.wantWithheld)
+			}
+		})
+	}
+}
+
 // TestCarveLandlockUnlistable: a directory that cannot be listed leaves
 // its rule whole, and says so.
 func TestCarveLandlockUnlistable(t *testing.T) {
@@ -200,8 +234,9 @@ func TestCarveLandlockUnlistable(t *testing.T) {
 
 // TestCarveLandlockProperty carves random rules in random worlds around
 // random guarded locations and checks every path of each world against
-// what the rules mean, written from the rules: a path within a guarded
-// location beneath a rule gets nothing from that rule, a directory on the
+// what the rules mean, written from the rules: a grant that lies in a
+// guarded location that no grant reaches gives nothing, a path within a
+// guarded location beneath a rule gets nothing from that rule, a directory on the
 // way down to one gets only the right to be listed, every other path
 // beneath a rule gets the rule's rights (a file's, for a file); and no
 // rule is ever on a link, which the kernel would follow. (read_dir, which
@@ -251,7 +286,7 @@ func TestCarveLandlockProperty(t *testing.T) {
 		}
 		var carveOuts []guard.CarveOut
 		for range 1 + r.IntN(3) {
-			carveOuts = append(carveOuts, guard.CarveOut{Path: all[r.IntN(len(all))]})
+			carveOuts = append(carveOuts, guard.CarveOut{Path: all[r.IntN(len(all))], Named: r.IntN(2) == 0})
 		}
 		rulePaths := append([]string{"/"}, dirs...)
 		var rules []LandlockRule
@@ -277,6 +312,9 @@ func TestCarveLandlockProperty(t *testing.T) {
 			for _, rule := range rules {
 				if !guard.Within(p, rule.Path) {
 					continue
+				}
+				if slices.ContainsFunc(carveOuts, func(co guard.CarveOut) bool { return !co.Named && guard.Within(rule.Path, co.Path) }) {
+					continue // a grant in a location no grant reaches gives nothing
 				}
 				beneath := strictlyBeneath(carveOuts, rule.Path)
 				switch {

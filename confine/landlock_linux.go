@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -72,21 +73,20 @@ type LandlockApplied struct {
 // nearest existing parent and reported in Missing; an interpreter need
 // that does not exist (no time zone database, say) is skipped.
 //
-// A path is looked at (stat) before the ruleset is built, and opened
-// again, links followed, when its rule is added. A directory replaced by
-// a file in between makes the apply fail: the kernel refuses directory
-// rights on a file. A path replaced by a symbolic link is followed: the
-// rule is held on what the link then leads to, and fails only when that is
-// a file where a directory was. Whoever can replace a granted path, or a
-// directory on its way, can so move the grant elsewhere, as the same
-// replacement made before the run would.
+// A path is looked at (stat) and resolved before the ruleset is built.
+// A grant's rule, and a carved entry's, is added on its path as it
+// resolved, opened through no link (openNoLinks): a link made on its way
+// since (by another run, say) withholds the rule, and it is reported in
+// Carving.Withheld, as a grant that resolved into a guarded location no
+// grant reaches is (CarveLandlock). A need of the interpreter is opened
+// again, links followed. A directory replaced by a file in between makes
+// the apply fail: the kernel refuses directory rights on a file.
 //
 // The ruleset handles exactly the rights the plan handles, not in a
 // best-effort mode: the plan was made for the kernel's ABI. Each rule is
-// added on a descriptor of its path (a carved rule's entry opened without
-// following a link, and skipped when it is gone: restrictLandlock), and
-// no_new_privs and the ruleset reach every thread through
-// syscall.AllThreadsSyscall, as go-landlock's own calls do.
+// added on a descriptor of its path (restrictLandlock), and no_new_privs
+// and the ruleset reach every thread through syscall.AllThreadsSyscall,
+// as go-landlock's own calls do.
 func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut) (LandlockApplied, error) {
 	abi, err := LandlockABI()
 	if err != nil {
@@ -117,77 +117,86 @@ func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut) (LandlockAp
 		targets.Rules = append(targets.Rules, LandlockRule{Path: path, Access: access, Grant: r.Grant, Why: r.Why})
 	}
 	carved, carving := CarveLandlock(targets, carveOuts, os.ReadDir, MaxCarvedRules)
-	applied.Carving = carving
-	if err := restrictLandlock(carved); err != nil {
+	withheld, err := restrictLandlock(carved)
+	if err != nil {
 		return LandlockApplied{}, fmt.Errorf("apply landlock: %w", err)
 	}
+	carving.Withheld = compactSorted(append(carving.Withheld, withheld...))
+	applied.Carving = carving
 	return applied, nil
 }
 
 // restrictLandlock makes the ruleset of plan, every rule added on a
 // descriptor of its path, and restricts every thread to it: no_new_privs
 // and landlock_restrict_self through syscall.AllThreadsSyscall (psx). A
-// carved rule is held on its entry opened without following a link
-// (pinEntry), and skipped when the entry is gone or became one.
-func restrictLandlock(plan LandlockRuleset) error {
+// grant's rule and a carved one are held on their path opened through no
+// link (pinEntry), and left out when it is gone or a link now lies on its
+// way: the grants so left out are returned.
+func restrictLandlock(plan LandlockRuleset) (withheld []string, err error) {
 	attr := llsyscall.RulesetAttr{HandledAccessFS: plan.HandledFS, HandledAccessNet: plan.HandledNet, Scoped: plan.Scoped}
 	ruleset, err := llsyscall.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
-		return fmt.Errorf("landlock_create_ruleset: %w", err)
+		return nil, fmt.Errorf("landlock_create_ruleset: %w", err)
 	}
 	defer unix.Close(ruleset)
 	for _, r := range plan.Rules {
-		if err := addRule(ruleset, r); err != nil {
-			return err
+		added, err := addRule(ruleset, r)
+		if err != nil {
+			return nil, err
+		}
+		if !added && r.Grant && !r.Carved {
+			withheld = append(withheld, r.Path)
 		}
 	}
 	if psxListsTasks && plan.HandledFS&LandlockFSReadDir != 0 {
 		task := LandlockRule{Path: "/proc/" + strconv.Itoa(os.Getpid()) + "/task", Access: LandlockFSReadDir, Why: "libpsx lists the threads"}
-		if err := addRule(ruleset, task); err != nil {
-			return err
+		if _, err := addRule(ruleset, task); err != nil {
+			return nil, err
 		}
 	}
 	for _, port := range plan.ConnectTCP {
 		attr := llsyscall.NetPortAttr{AllowedAccess: LandlockNetConnectTCP, Port: uint64(port)}
 		if err := llsyscall.LandlockAddNetPortRule(ruleset, &attr, 0); err != nil {
-			return fmt.Errorf("landlock_add_rule port %d: %w", port, err)
+			return nil, fmt.Errorf("landlock_add_rule port %d: %w", port, err)
 		}
 	}
 	if err := llsyscall.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS) on every thread: %w", err)
+		return nil, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS) on every thread: %w", err)
 	}
 	if err := llsyscall.AllThreadsLandlockRestrictSelf(ruleset, 0); err != nil {
-		return fmt.Errorf("landlock_restrict_self on every thread: %w", err)
+		return nil, fmt.Errorf("landlock_restrict_self on every thread: %w", err)
 	}
-	return nil
+	return withheld, nil
 }
 
 // addRule adds rule r to the ruleset, on a descriptor of its path
-// (openRule): nothing when a carved entry is gone.
-func addRule(ruleset int, r LandlockRule) error {
+// (openRule); false when its path could not be pinned (openRule) and
+// nothing was added.
+func addRule(ruleset int, r LandlockRule) (bool, error) {
 	e, ok, err := openRule(r)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", r.Why, r.Path, err)
+		return false, fmt.Errorf("%s %s: %w", r.Why, r.Path, err)
 	}
 	if !ok {
-		return nil
+		return false, nil
 	}
 	defer e.close()
 	access := e.rights(r.Access)
 	if access == 0 {
-		return nil
+		return true, nil
 	}
 	if err := llsyscall.LandlockAddPathBeneathRule(ruleset, &llsyscall.PathBeneathAttr{ParentFd: e.fd, AllowedAccess: access}, 0); err != nil {
-		return fmt.Errorf("%s %s: landlock_add_rule: %w", r.Why, r.Path, err)
+		return false, fmt.Errorf("%s %s: landlock_add_rule: %w", r.Why, r.Path, err)
 	}
-	return nil
+	return true, nil
 }
 
-// openRule opens the path of rule r as a path only: a carved rule's
-// entry never through a link (pinEntry), false when it is gone; any other
-// rule's path as it resolves, as the plan's target was found.
+// openRule opens the path of rule r as a path only: a grant's and a
+// carved entry's as they resolved, through no link (pinEntry), false when
+// that cannot be done; a need's path as it resolves, as the plan's target
+// was found.
 func openRule(r LandlockRule) (pinnedEntry, bool, error) {
-	if r.Carved {
+	if r.Carved || r.Grant {
 		e, ok := pinEntry(r.Path)
 		return e, ok, nil
 	}
@@ -209,12 +218,13 @@ type pinnedEntry struct {
 	dir bool
 }
 
-// pinEntry opens the entry at p, never following a link there, for its
+// pinEntry opens the entry at p through no link (openNoLinks), for its
 // rule to be held on what was opened: an entry swapped for a link to a
-// guarded location after the carving listed it is not followed. false
-// when the entry is gone, or is a link, a device, or cannot be opened.
+// guarded location after it was listed or resolved, or one beneath a
+// directory so swapped, is not followed. false when the entry is gone,
+// lies beyond a link, is a link or a block device, or cannot be opened.
 func pinEntry(p string) (pinnedEntry, bool) {
-	fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := openNoLinks(p)
 	if err != nil {
 		return pinnedEntry{}, false
 	}
@@ -224,12 +234,47 @@ func pinEntry(p string) (pinnedEntry, bool) {
 		return pinnedEntry{}, false
 	}
 	// A character device is pinned only where a carve-out allows it
-	// (CarveLandlock lists no other device).
+	// (CarveLandlock lists no other device, and withholds a grant of one).
 	if t := st.Mode & unix.S_IFMT; t == unix.S_IFLNK || t == unix.S_IFBLK {
 		unix.Close(fd)
 		return pinnedEntry{}, false
 	}
 	return pinnedEntry{fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}, true
+}
+
+// openNoLinks opens the absolute path p as a path only, following no link
+// on its way nor at its end (a link there is opened itself): openat2 with
+// RESOLVE_NO_SYMLINKS, or where openat2 is answered ENOSYS (as Sabline's
+// own filter answers it), one component at a time (openEachNoLink).
+func openNoLinks(p string) (int, error) {
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	fd, err := unix.Openat2(unix.AT_FDCWD, p, &how)
+	if errors.Is(err, unix.ENOSYS) {
+		return openEachNoLink(p)
+	}
+	return fd, err
+}
+
+// openEachNoLink opens the absolute path p as a path only, one component
+// at a time beneath the last, none followed: a link on the way is opened
+// itself, and the next component beneath it is refused (ENOTDIR).
+func openEachNoLink(p string) (int, error) {
+	fd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	for _, name := range strings.Split(filepath.Clean(p), "/") {
+		if name == "" {
+			continue
+		}
+		next, err := unix.Openat(fd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			return -1, err
+		}
+		fd = next
+	}
+	return fd, nil
 }
 
 // rights are the rights of access the entry can carry: a file's only

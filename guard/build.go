@@ -256,7 +256,7 @@ func (b *builder) add(l Location) {
 		if pattern {
 			for _, e := range b.list(d) {
 				if ok, _ := path.Match(base, e.Name()); ok {
-					b.carve(CarveOut{Path: filepath.Join(d, e.Name())})
+					b.carve(CarveOut{Path: filepath.Join(d, e.Name()), Named: l.namedOnly()})
 				}
 			}
 			continue
@@ -265,7 +265,7 @@ func (b *builder) add(l Location) {
 		if !ok {
 			continue // nothing there for the kernel to hold out yet
 		}
-		b.carve(CarveOut{Path: at.Path, Allowed: at.Allowed})
+		b.carve(CarveOut{Path: at.Path, Allowed: at.Allowed, Named: at.namedOnly()})
 		if mode&fs.ModeSymlink == 0 {
 			continue
 		}
@@ -275,7 +275,7 @@ func (b *builder) add(l Location) {
 		if filepath.IsAbs(to.Path) && b.once(to) {
 			b.locs = append(b.locs, to)
 			if _, ok := b.lstat(to.Path); ok {
-				b.carve(CarveOut{Path: to.Path, Allowed: to.Allowed})
+				b.carve(CarveOut{Path: to.Path, Allowed: to.Allowed, Named: to.namedOnly()})
 			}
 		}
 	}
@@ -291,12 +291,15 @@ func (b *builder) once(l Location) bool {
 	return true
 }
 
-// carve records c once; a path met twice keeps the narrower Allowed.
+// carve records c once; a path met twice keeps the narrower Allowed, and
+// is Named only where each location there is (~/.ssh is a dot-entry and a
+// credential location).
 func (b *builder) carve(c CarveOut) {
 	if i, ok := b.carved[c.Path]; ok {
 		if len(c.Allowed) == 0 {
 			b.concrete[i].Allowed = nil
 		}
+		b.concrete[i].Named = b.concrete[i].Named && c.Named
 		return
 	}
 	b.carved[c.Path] = len(b.concrete)

@@ -310,6 +310,10 @@ func article(k Kind) string {
 type CarveOut struct {
 	Path    string   `json:"path"`
 	Allowed []string `json:"allowed,omitempty"`
+	// Named is true where a grant that names the location reaches it (a
+	// dot-entry, a lent credential): such a grant is a rule of its own.
+	// No grant's rule may lie in a location that is not Named.
+	Named bool `json:"named,omitempty"`
 }
 
 // CarveOuts lists the locations that exist, as written and as they

@@ -244,6 +244,41 @@ func TestCarveOuts(t *testing.T) {
 	}
 }
 
+// TestCarveOutsNamed: a carve-out is Named where a grant that names it
+// reaches it, and only there: ~/.ssh is a dot-entry and a credential
+// location, Named once the operator lends it.
+func TestCarveOutsNamed(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the fake machine is a Linux one")
+	}
+	tests := []struct {
+		name      string
+		path      string
+		lent      []string
+		wantNamed bool
+	}{
+		{name: "a dot-entry", path: "/root/.config", wantNamed: true},
+		{name: "a dot-entry, another", path: "/root/.cache", wantNamed: true},
+		{name: "a credential location that is a dot-entry too", path: "/root/.ssh"},
+		{name: "the same, lent", path: "/root/.ssh", lent: []string{"/root/.ssh"}, wantNamed: true},
+		{name: "where the credential link leads", path: "/root/dotfiles/ssh"},
+		{name: "a credential location outside homes", path: "/etc/shadow"},
+		{name: "the receipts", path: "/var/lib/sabline/receipts"},
+		{name: "a kernel surface", path: "/proc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			i := slices.IndexFunc(build(tt.lent...).CarveOuts(), func(c CarveOut) bool { return c.Path == tt.path })
+			if i < 0 {
+				t.Fatalf("%s is not carved out", tt.path)
+			}
+			if got := build(tt.lent...).CarveOuts()[i].Named; got != tt.wantNamed {
+				t.Errorf("%s Named %v, want %v", tt.path, got, tt.wantNamed)
+			}
+		})
+	}
+}
+
 func TestNilSetGuardsNothing(t *testing.T) {
 	var s *Set
 	if _, refused := s.Refuses("/root/.ssh/id_rsa", ""); refused {

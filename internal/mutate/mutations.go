@@ -293,6 +293,25 @@ var mutations = []Mutation{
 		Packages: guardPkg, Run: "^TestRefuses$", CaughtBy: "TestRefuses (a key beneath ~/.ssh, a receipt beneath the receipts)",
 	},
 	{
+		Name: "carve-grant-in-guarded-kept", File: "confine/carve.go",
+		Old:      `		if r.Grant && unreachable(carveOuts, r.Path) {`,
+		New:      `		if false && r.Grant && unreachable(carveOuts, r.Path) {`,
+		Packages: confinePkg, Run: "^TestCarveLandlock",
+		CaughtBy: "TestCarveLandlockWithheld, TestCarveLandlockOnTheKernel (a grant that became a link into .ssh)",
+	},
+	{
+		Name: "pin-follows-links-on-the-way", File: "confine/landlock_linux.go",
+		Old:      `Resolve: unix.RESOLVE_NO_SYMLINKS}`,
+		New:      `Resolve: 0}`,
+		Packages: confinePkg, Run: "^TestPinEntry$", CaughtBy: "TestPinEntry (beneath a link, by openat2)",
+	},
+	{
+		Name: "carve-out-named-too-widely", File: "guard/build.go",
+		Old:      `b.concrete[i].Named = b.concrete[i].Named && c.Named`,
+		New:      `b.concrete[i].Named = b.concrete[i].Named || c.Named`,
+		Packages: guardPkg, Run: "^TestCarveOutsNamed$", CaughtBy: "TestCarveOutsNamed (~/.ssh, a credential and a dot-entry)",
+	},
+	{
 		Name: "json-depth-arrays-only", File: "lang/hostmods.go",
 		Old:      `case c == '[' || c == '{':`,
 		New:      `case c == '[':`,

@@ -1,0 +1,95 @@
+package sabline_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline"
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine"
+)
+
+// TestPoolGrantSwappedForALink: a pool admits its ceiling when it is
+// made, and each run's budget when it comes; its workers hold the
+// ceiling. A granted directory swapped afterwards for a link into a
+// credential location (by another run that may write beside it, say)
+// does not carry the kernel's rule there: a worker started later, for a
+// run whose narrower budget names no path, withholds the grant, says so
+// in the receipt, and a module's own write through the link is refused,
+// the credential location unchanged as read from outside. The control:
+// the same swap to a plain directory of the home, where the write lands
+// (strict: the ceiling's grant alone lets the module write there).
+func TestPoolGrantSwappedForALink(t *testing.T) {
+	if _, err := confine.LandlockABI(); err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	tests := []struct {
+		name         string
+		into         string
+		wantPlanted  bool
+		wantWithheld bool
+	}{
+		{name: "into a credential location", into: ".ssh", wantWithheld: true},
+		{name: "into a plain directory (the control)", into: "plain", wantPlanted: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range []string{".ssh", "plain"} {
+				if err := os.Mkdir(filepath.Join(home, d), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cache, err := os.UserCacheDir() // where the runs' own directories stay
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("XDG_CACHE_HOME", cache)
+			t.Setenv("HOME", home)
+			work := filepath.Join(importRoot(t), "work")
+			if err := os.MkdirAll(filepath.Join(work, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			root := importRoot(t)
+			p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:write:"+work+"/sub,ffi:pathlib"),
+				Confine: sabline.ConfineStrict, ImportRoot: root, OnDemand: true, Receipts: t.TempDir()})
+
+			// After the admission, before the first worker: the swap.
+			if err := os.Rename(filepath.Join(work, "sub"), filepath.Join(work, "sub.old")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(home, tt.into), filepath.Join(work, "sub")); err != nil {
+				t.Fatal(err)
+			}
+			narrower := budget.MustParse(root, "io,ffi:pathlib")
+			src := "ffi.module(\"pathlib\").write_text(ARGS[0], \"planted\\n\")\nprint(\"RESULT written\")\n"
+			res, err := p.Run(context.Background(), sabline.Source("plant.vel", []byte(src)),
+				sabline.RunOptions{Args: []string{filepath.Join(work, "sub", "planted")}, Budget: &narrower})
+			if err != nil {
+				t.Fatal(err)
+			}
+			params := res.Receipt.RunParameters
+			t.Logf("outcome %s %s %q; %s: %s", res.Receipt.Outcome.Status, res.Receipt.Outcome.Code,
+				res.Receipt.Outcome.Message, params.Confinement, params.ConfinementReason)
+
+			// From outside the worker: what is in the directory the link
+			// leads to.
+			_, err = os.Lstat(filepath.Join(home, tt.into, "planted"))
+			if planted := err == nil; planted != tt.wantPlanted {
+				t.Errorf("%s/planted exists %v, want %v", tt.into, planted, tt.wantPlanted)
+			}
+			if written := strings.Contains(string(res.Stdout), "RESULT written"); written != tt.wantPlanted {
+				t.Errorf("the program says it wrote %v, want %v: %q", written, tt.wantPlanted, res.Stdout)
+			}
+			if said := strings.Contains(params.ConfinementReason, "left out of the kernel's ruleset"); said != tt.wantWithheld {
+				t.Errorf("the receipt says a grant was withheld %v, want %v", said, tt.wantWithheld)
+			}
+		})
+	}
+}

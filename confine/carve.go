@@ -57,8 +57,9 @@ type Carving struct {
 // both forms). list reads a directory's entries, with their types. An
 // entry that is a link is never a rule (its target is judged by the rules
 // on the way to it), nor is a device, but for one a carve-out allows
-// (the devices of /dev). The rules the carving adds are bounded by
-// maxRules.
+// (the devices of /dev). A grant's rule that lies in a carve-out that is
+// not Named is withheld (Carving.Withheld). The rules the carving adds
+// are bounded by maxRules.
 func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, list func(dir string) ([]fs.DirEntry, error),
 	maxRules int) (LandlockRuleset, Carving) {
 	out := plan

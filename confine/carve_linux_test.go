@@ -7,12 +7,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/seccomp"
 	"github.com/sabline/sabline/guard"
 )
 
@@ -266,4 +269,76 @@ func TestPinEntry(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pinChildEnv carries, to the test binary re-run as a child, the errno its
+// filter answers openat2 with and the tree it pins in.
+const pinChildEnv = "SABLINE_TEST_PIN_CHILD"
+
+// TestPinEntryBehindAFilter: where a filter refuses openat2, with ENOSYS
+// (Sabline's own) or EPERM (an older container runtime's), pinEntry walks
+// one component at a time, and holds the same: the path beneath a link is
+// not pinned, the plain one is (the control). Each in a child whose
+// filter is seen to answer openat2 so.
+func TestPinEntryBehindAFilter(t *testing.T) {
+	if v := os.Getenv(pinChildEnv); v != "" {
+		errno, base, _ := strings.Cut(v, ":")
+		runPinChild(t, errno, base)
+		return
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"real/sub", "guarded/sub"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("guarded", filepath.Join(base, "swapped")); err != nil {
+		t.Fatal(err)
+	}
+	for _, errno := range []string{"ENOSYS", "EPERM"} {
+		t.Run(errno, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestPinEntryBehindAFilter$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), pinChildEnv+"="+errno+":"+base)
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "pin child: 3 checks") {
+				t.Fatalf("child: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+func runPinChild(t *testing.T, name, base string) {
+	errno := map[string]unix.Errno{"ENOSYS": unix.ENOSYS, "EPERM": unix.EPERM}[name]
+	prog, err := bpf.Assemble([]bpf.Instruction{
+		bpf.LoadAbsolute{Off: 0, Size: 4}, // the call's number
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_OPENAT2, SkipFalse: 1},
+		bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(errno)},
+		bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := seccomp.Install(prog); err != nil {
+		t.Fatal(err)
+	}
+	checks, expect := errnoChecks(t)
+	_, err = unix.Openat2(unix.AT_FDCWD, base, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC})
+	expect("openat2, behind the filter", err, errno)
+	for _, tt := range []struct {
+		rel        string
+		wantPinned bool
+	}{{rel: "swapped/sub"}, {rel: "real/sub", wantPinned: true}} {
+		e, pinned := pinEntry(filepath.Join(base, tt.rel))
+		if pinned {
+			e.close()
+		}
+		*checks++
+		if pinned != tt.wantPinned {
+			t.Errorf("pinEntry(%s) = %v behind a filter answering %s, want %v", tt.rel, pinned, name, tt.wantPinned)
+		}
+	}
+	t.Logf("pin child: %d checks", *checks)
 }

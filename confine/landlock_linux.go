@@ -244,12 +244,13 @@ func pinEntry(p string) (pinnedEntry, bool) {
 
 // openNoLinks opens the absolute path p as a path only, following no link
 // on its way nor at its end (a link there is opened itself): openat2 with
-// RESOLVE_NO_SYMLINKS, or where openat2 is answered ENOSYS (as Sabline's
-// own filter answers it), one component at a time (openEachNoLink).
+// RESOLVE_NO_SYMLINKS, or where a filter refuses openat2 (Sabline's own
+// answers ENOSYS, older container runtimes' EPERM), one component at a
+// time (openEachNoLink), which holds the same.
 func openNoLinks(p string) (int, error) {
 	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
 	fd, err := unix.Openat2(unix.AT_FDCWD, p, &how)
-	if errors.Is(err, unix.ENOSYS) {
+	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
 		return openEachNoLink(p)
 	}
 	return fd, err

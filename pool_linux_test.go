@@ -52,8 +52,11 @@ func TestPoolGrantSwappedForALink(t *testing.T) {
 			}
 			t.Setenv("XDG_CACHE_HOME", cache)
 			t.Setenv("HOME", home)
-			work := filepath.Join(importRoot(t), "work")
-			if err := os.MkdirAll(filepath.Join(work, "sub"), 0o755); err != nil {
+			work, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(filepath.Join(work, "sub"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			root := importRoot(t)

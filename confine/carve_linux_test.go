@@ -195,27 +195,11 @@ func runCarveChild(t *testing.T, base string) {
 
 // TestPinEntry: a rule's path is pinned through no link, on its way or at
 // its end, by openat2 and by the walk one component at a time that stands
-// in where a filter answers openat2 ENOSYS: a directory on the way
+// in where a filter refuses openat2: a directory on the way
 // swapped for a link to a guarded one after the path was resolved leaves
 // the rule out. The control is the same path with no link on it, pinned.
 func TestPinEntry(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []string{"real/sub", "guarded/sub"} {
-		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(base, "real", "f"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for link, to := range map[string]string{"swapped": "guarded", "real/link": "../guarded"} {
-		if err := os.Symlink(to, filepath.Join(base, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	base := pinTree(t)
 	opens := []struct {
 		name string
 		open func(string) (int, error)
@@ -271,6 +255,31 @@ func TestPinEntry(t *testing.T) {
 	}
 }
 
+// pinTree makes the scratch tree the pinning tests open: real/sub and
+// real/f, a guarded/sub, the link swapped to guarded (a directory on the
+// way swapped for a link) and the link real/link to it.
+func pinTree(t *testing.T) string {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"real/sub", "guarded/sub"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(base, "real", "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"swapped": "guarded", "real/link": "../guarded"} {
+		if err := os.Symlink(to, filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base
+}
+
 // pinChildEnv carries, to the test binary re-run as a child, the errno its
 // filter answers openat2 with and the tree it pins in.
 const pinChildEnv = "SABLINE_TEST_PIN_CHILD"
@@ -286,18 +295,7 @@ func TestPinEntryBehindAFilter(t *testing.T) {
 		runPinChild(t, errno, base)
 		return
 	}
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []string{"real/sub", "guarded/sub"} {
-		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink("guarded", filepath.Join(base, "swapped")); err != nil {
-		t.Fatal(err)
-	}
+	base := pinTree(t)
 	for _, errno := range []string{"ENOSYS", "EPERM"} {
 		t.Run(errno, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestPinEntryBehindAFilter$", "-test.count=1", "-test.v")

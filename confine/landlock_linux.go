@@ -76,9 +76,10 @@ type LandlockApplied struct {
 // A path is looked at (stat) and resolved before the ruleset is built.
 // A grant's rule, and a carved entry's, is added on its path as it
 // resolved, opened through no link (openNoLinks): a link made on its way
-// since (by another run, say) withholds the rule, and it is reported in
-// Carving.Withheld, as a grant that resolved into a guarded location no
-// grant reaches is (CarveLandlock). A need of the interpreter is opened
+// since (by another run, say) leaves the rule out. A grant so left out is
+// reported in Carving.Withheld, as one that resolved into a guarded
+// location no grant reaches is (CarveLandlock); a carved entry gone or
+// swapped is not. A need of the interpreter is opened
 // again, links followed. A directory replaced by a file in between makes
 // the apply fail: the kernel refuses directory rights on a file.
 //

@@ -14,14 +14,16 @@ import (
 
 // TestPoolGrantSwappedForALink: a pool admits its ceiling when it is
 // made, and each run's budget when it comes; its workers hold the
-// ceiling. A granted directory swapped afterwards for a link into a
-// credential location (by another run that may write beside it, say)
-// does not carry the kernel's rule there: a worker started later, for a
-// run whose narrower budget names no path, withholds the grant, says so
-// in the receipt, and a module's own write through the link is refused,
-// the credential location unchanged as read from outside. The control:
-// the same swap to a plain directory of the home, where the write lands
-// (strict: the ceiling's grant alone lets the module write there).
+// ceiling. A granted directory swapped afterwards for a link (by another
+// run that may write beside it, say), into a credential location or
+// anywhere else, does not carry the kernel's rule there: a worker started
+// later, for a run whose narrower budget names no path, checks the
+// ceiling again (into .ssh: no worker starts, E329), finds the grant
+// resolves otherwise than when the pool was admitted, withholds it, says
+// so in the receipt, and a module's own write through the link is
+// refused, the directory it leads to unchanged as read from outside. The
+// control: no swap, and the write lands (strict: the ceiling's grant
+// alone lets the module write there).
 func TestPoolGrantSwappedForALink(t *testing.T) {
 	if _, err := confine.LandlockABI(); err != nil {
 		t.Skipf("no Landlock here: %v", err)
@@ -31,9 +33,11 @@ func TestPoolGrantSwappedForALink(t *testing.T) {
 		into         string
 		wantPlanted  bool
 		wantWithheld bool
+		wantRefused  bool // no worker starts: the ceiling, checked again, names a guarded location (E329)
 	}{
-		{name: "into a credential location", into: ".ssh", wantWithheld: true},
-		{name: "into a plain directory (the control)", into: "plain", wantPlanted: true},
+		{name: "into a credential location", into: ".ssh", wantRefused: true},
+		{name: "into a plain directory: it resolves otherwise than when admitted", into: "plain", wantWithheld: true},
+		{name: "no swap (the control)", wantPlanted: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,16 +68,29 @@ func TestPoolGrantSwappedForALink(t *testing.T) {
 				Confine: sabline.ConfineStrict, ImportRoot: root, OnDemand: true, Receipts: t.TempDir()})
 
 			// After the admission, before the first worker: the swap.
-			if err := os.Rename(filepath.Join(work, "sub"), filepath.Join(work, "sub.old")); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(filepath.Join(home, tt.into), filepath.Join(work, "sub")); err != nil {
-				t.Fatal(err)
+			witness := filepath.Join(work, "sub", "planted")
+			if tt.into != "" {
+				if err := os.Rename(filepath.Join(work, "sub"), filepath.Join(work, "sub.old")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(filepath.Join(home, tt.into), filepath.Join(work, "sub")); err != nil {
+					t.Fatal(err)
+				}
+				witness = filepath.Join(home, tt.into, "planted")
 			}
 			narrower := budget.MustParse(root, "io,ffi:pathlib")
 			src := "ffi.module(\"pathlib\").write_text(ARGS[0], \"planted\\n\")\nprint(\"RESULT written\")\n"
 			res, err := p.Run(context.Background(), sabline.Source("plant.vel", []byte(src)),
 				sabline.RunOptions{Args: []string{filepath.Join(work, "sub", "planted")}, Budget: &narrower})
+			if refused := err != nil && strings.Contains(err.Error(), "E329"); refused != tt.wantRefused {
+				t.Fatalf("refused %v (%v), want %v", refused, err, tt.wantRefused)
+			}
+			if tt.wantRefused {
+				if _, err := os.Lstat(witness); err == nil {
+					t.Errorf("%s exists: the refused run planted it", witness)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,9 +100,9 @@ func TestPoolGrantSwappedForALink(t *testing.T) {
 
 			// From outside the worker: what is in the directory the link
 			// leads to.
-			_, err = os.Lstat(filepath.Join(home, tt.into, "planted"))
+			_, err = os.Lstat(witness)
 			if planted := err == nil; planted != tt.wantPlanted {
-				t.Errorf("%s/planted exists %v, want %v", tt.into, planted, tt.wantPlanted)
+				t.Errorf("%s exists %v, want %v", witness, planted, tt.wantPlanted)
 			}
 			if written := strings.Contains(string(res.Stdout), "RESULT written"); written != tt.wantPlanted {
 				t.Errorf("the program says it wrote %v, want %v: %q", written, tt.wantPlanted, res.Stdout)

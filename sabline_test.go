@@ -28,7 +28,14 @@ import (
 // store, which the tests point at a directory of their own.
 func TestMain(m *testing.M) {
 	sabline.HandOver()
-	os.Exit(testkit.RunInTempDir(m, receipt.DirEnv))
+	cleanup, err := testkit.PrivateRegister() // its stores and runs join a register of its own
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := testkit.RunInTempDir(m, receipt.DirEnv)
+	cleanup()
+	os.Exit(code)
 }
 
 const hello = "print(\"hello\")\n"

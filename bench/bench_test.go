@@ -16,12 +16,13 @@ import (
 
 	lib "github.com/sabline/sabline"
 	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
 	// The library benchmarks start pools whose workers are this binary.
 	lib.HandOver()
-	code := m.Run()
+	code := testkit.RunWithPrivateRegister(m) // its stores and runs join a register of its own
 	buildbin.Cleanup()
 	os.Exit(code)
 }
@@ -224,6 +225,13 @@ func BenchmarkBwrap(b *testing.B) {
 // /home, where homes are, and the receipts are kept where a user's are,
 // in that home's state directory: a receipts directory elsewhere (in
 // /tmp, say) would carve the directory above it too, entry by entry.
+// A large home, as BenchmarkCarve makes it: its plain entries (a third
+// directories) and its dot-entries.
+const (
+	homeEntries    = 2000
+	homeDotEntries = 700
+)
+
 func BenchmarkCarve(b *testing.B) {
 	prog, _ := hello(b)
 	sab := sabline(b)
@@ -235,7 +243,7 @@ func BenchmarkCarve(b *testing.B) {
 	} else {
 		b.Cleanup(func() { os.RemoveAll(home) })
 	}
-	for i := range 300 {
+	for i := range homeEntries {
 		name := filepath.Join(home, "entry-"+strconv.Itoa(i))
 		if i%3 == 0 {
 			if err := os.Mkdir(name, 0o755); err != nil {
@@ -247,7 +255,7 @@ func BenchmarkCarve(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	for i := range 20 {
+	for i := range homeDotEntries {
 		if err := os.Mkdir(filepath.Join(home, ".dot-"+strconv.Itoa(i)), 0o755); err != nil {
 			b.Fatal(err)
 		}

@@ -6,13 +6,14 @@ import (
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // TestMain removes the sabline binary the door tests build (sablineBin).
 func TestMain(m *testing.M) {
 	// The door tests run pools whose workers are this test binary.
 	sabline.HandOver()
-	code := m.Run()
+	code := testkit.RunWithPrivateRegister(m) // its stores, tokens and runs join a register of its own
 	buildbin.Cleanup()
 	os.Exit(code)
 }

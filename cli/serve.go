@@ -24,6 +24,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/door"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/run"
 )
@@ -224,6 +225,16 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		cfg.Token = token
 	}
 	o.Guarded = append(o.Guarded, path) // beside the receipts, which the pool guards always
+	// The token file (or the tenants file, which names every token) is
+	// made known to the register, so that no run of another Sabline on
+	// this machine reaches it: a server whose tokens cannot be is not
+	// started (E331), nor one whose receipts or runs directory cannot be
+	// (startPool).
+	if abs, err := filepath.Abs(path); err != nil {
+		return report(stderr, codes.Errorf(codes.E301, "%s: %w", path, err), "")
+	} else if err := guard.JoinAs("the token file "+abs, abs); err != nil {
+		return report(stderr, err, "")
+	}
 	pool, runner, err := startPool(o)
 	if err != nil {
 		return report(stderr, err, "")

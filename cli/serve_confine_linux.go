@@ -15,7 +15,7 @@ import (
 // Nothing is carved: the server reads and writes the receipts, which
 // each worker's own domain, nested inside this one, carves out.
 func confineServer(d serverDomain) (string, error) {
-	applied, err := confine.ApplyLandlock(d.LandlockRuleset, nil)
+	applied, err := confine.ApplyLandlock(d.LandlockRuleset, nil, nil)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errServerNotConfined, err)
 	}

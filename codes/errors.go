@@ -47,6 +47,7 @@ const (
 	E328 Code = "E328" // a run's budget is wider than its pool's or server's ceiling
 	E329 Code = "E329" // a budget item names a location no grant reaches
 	E330 Code = "E330" // the run's private temporary directory passed its bound
+	E331 Code = "E331" // Sabline's own locations cannot be made known to the register of this machine
 )
 
 // CodeInfo documents one code: what it means, the process exit status a
@@ -121,6 +122,8 @@ var Codes = []CodeInfo{
 		"Sabline's receipts and tokens, the kernel's files (/proc, /sys, devices) and credential locations are outside every budget: grant something else. To hand a program a credential, the operator lends it with --lend-credential PATH and grants it. Nothing ran."},
 	{E330, "the run's private temporary directory passed its bound", ExitFailed,
 		"Something wrote more than the bound (512 MiB, or 10,000 entries) in the run's private temporary directory, its TMPDIR: a host module of the run, or a process outside Sabline. No other run's grant reaches that directory. Write less there, or grant the program a directory of its own for its files."},
+	{E331, "Sabline's own locations cannot be made known to the register of this machine", ExitUsage,
+		"Every Sabline adds its receipts directory, token file and runs directory to a register (/var/tmp/sabline-guarded, %ProgramData%\\sabline\\guarded on Windows, or SABLINE_REGISTER), and every run on the machine keeps them out of its grants. The message says why the register could not be used: make it as root (install -d -m 1777 -o root DIR), or set SABLINE_REGISTER to a directory owned by you or root, mode 1777, that every Sabline on this machine is started with. Nothing ran."},
 }
 
 // Info returns the catalogue entry of c.

@@ -11,6 +11,10 @@ type ApplyOptions struct {
 	// CarveOuts are the guarded locations the kernel holds out of every
 	// grant above them (guard.Set.CarveOuts).
 	CarveOuts []guard.CarveOut
+	// Admitted are the granted paths as they resolved when the run, or
+	// the pool, was admitted (guard.Resolve): a grant that resolves
+	// otherwise when the worker starts is withheld (Moved).
+	Admitted map[string]string
 }
 
 // Apply holds the calling process, every thread of it, to the policy, and

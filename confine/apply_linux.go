@@ -22,10 +22,11 @@ func linuxNeeds(p Policy, tempDir string) Needs {
 	return LinuxNeeds(p, exe, tempDir)
 }
 
-// apply holds every thread to p: the memory limit, then Landlock at the
-// kernel's ABI, then the capability drop, then the seccomp filter with
-// TSYNC. In a knock-out build, LayersOnlyEnv may leave all but one layer
-// out (layersOnly).
+// apply holds every thread to p: the memory limit, then nodev on the
+// mounts (holdDevices), then Landlock at the kernel's ABI, then the
+// capability drop, then the seccomp filter with TSYNC. In a knock-out
+// build, LayersOnlyEnv may leave all but one layer out (layersOnly); the
+// mounts go with Landlock.
 func apply(p Policy, o ApplyOptions) (Result, error) {
 	only, err := layersOnly()
 	if err != nil {
@@ -85,6 +86,14 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 			}
 		}
 		held.Problems = append(held.Problems, fmt.Sprintf("%s=%s, in a knock-out build: %s left out", LayersOnlyEnv, s.only, joinAnd(out)))
+	}
+	// Device nodes beneath the grants, which Landlock cannot tell from
+	// files: nodev added to the mounts in the worker's own mount
+	// namespace, before Landlock, which refuses a landlocked process any
+	// change to its mounts.
+	told := takeMountNamespace()
+	if s.on(layerLandlockOnly) {
+		held.DeviceNodes, held.DeviceNodesWhy = holdDevices(p, told)
 	}
 	// A kernel with no Landlock, or with Landlock off, has nothing to
 	// apply, and AssessLinux names what is then not held. Any other
@@ -148,7 +157,7 @@ func holdLandlock(p Policy, o ApplyOptions, abi int, refuse bool, held *LinuxHel
 	if refuse {
 		plan.Rules = append(plan.Rules, LandlockRule{Path: "/proc/self/ns/net", Access: LandlockFSReadFile, Why: "a rule the kernel refuses"})
 	}
-	applied, err := ApplyLandlock(plan, o.CarveOuts)
+	applied, err := ApplyLandlock(plan, o.CarveOuts, o.Admitted)
 	if err != nil {
 		return fmt.Errorf("Landlock refused the ruleset: %w", err)
 	}

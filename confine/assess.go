@@ -50,6 +50,13 @@ type LinuxHeld struct {
 	// locations: a location the kernel does not hold is a limit not held,
 	// and the directories held as their entries are said in the reason.
 	Carving Carving
+	// DeviceNodes are the granted paths beneath which a device node could
+	// still be opened, which Landlock cannot tell from a file: each
+	// reaches a mount without nodev (DeviceGrants), where the worker had
+	// no mount namespace of its own to add it in, or a remount failed.
+	// Each is a limit the language alone holds; DeviceNodesWhy says why.
+	DeviceNodes    []string
+	DeviceNodesWhy string
 }
 
 // DarwinHeld is what Apply got from macOS.
@@ -160,6 +167,9 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		}
 		gaps = append(gaps, why+": "+joinAnd(lost)+" are not held")
 	}
+	if len(h.DeviceNodes) > 0 {
+		gaps = append(gaps, deviceGap(h.DeviceNodes, h.DeviceNodesWhy))
+	}
 	if len(h.Carving.LanguageOnly) > 0 {
 		gaps = append(gaps, "the guarded locations "+shortList(h.Carving.LanguageOnly, 4)+
 			" are held by the language only: the grant above them has too many entries to hold one by one, or one could not be listed")
@@ -168,8 +178,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	r := leveled(p, abi > 0 || h.Seccomp, layers, gaps)
 	r.Reason += note(p.WidenedReason(abi > 0 && len(h.Carving.LanguageOnly) == 0))
 	if len(h.Carving.Expanded) > 0 {
-		r.Reason += note("The grants above guarded locations are held as the entries beside them (" +
-			shortList(h.Carving.Expanded, 4) + "): an entry made in those directories during the run is out of the kernel's reach")
+		r.Reason += note(expandedNote + " (" + shortList(h.Carving.Expanded, 4) + ")")
 	}
 	if len(h.Carving.Withheld) > 0 {
 		r.Reason += note(withheldNote + " (" + shortList(h.Carving.Withheld, 4) + ")")
@@ -179,6 +188,11 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	}
 	return r
 }
+
+// expandedNote says what Carving.Expanded means to a run.
+const expandedNote = "The grants at or above homes and guarded locations are held as the entries the directories on " +
+	"the way had when the run started: no entry can be made in those directories, or removed from them, and none " +
+	"that another process makes there during the run is reached (a new file in a home, a ~/.bashrc, a /run/secrets)"
 
 // withheldNote says what Carving.Withheld means to a run.
 const withheldNote = "Granted paths left out of the kernel's ruleset, so that the kernel refuses them: " +

@@ -82,7 +82,7 @@ func TestAssessLinux(t *testing.T) {
 		{name: "every path granted, carved", allow: "io,fs",
 			held:      LinuxHeld{LandlockABI: 7, Seccomp: true, Carving: Carving{Expanded: []string{"/", "/root"}}},
 			wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
-			want: []string{"every file, network and process limit", "held as the entries beside them (/, /root)"}},
+			want: []string{"every file, network and process limit", "no entry can be made in those directories", "/run/secrets) (/, /root)"}},
 		{name: "every path granted, a carving past the bound", allow: "io,fs",
 			held:      LinuxHeld{LandlockABI: 7, Seccomp: true, Carving: Carving{LanguageOnly: []string{"/root/.ssh"}}},
 			wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},

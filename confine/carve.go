@@ -20,8 +20,15 @@ import (
 // beneath: a program may list the names in a guarded directory there,
 // never open what they name), and no right to make or remove an entry in
 // it, which would reach into the guarded location too. What an expanded
-// directory holds is fixed when the run starts: an entry made in it
-// during the run is beneath no rule, and out of the kernel's reach.
+// directory holds is fixed when the run starts: no entry can be made in
+// it during the run.
+//
+// Some directories are expanded whether or not a guarded location lies
+// beneath them when the run starts (guard.CarveOut.Expand): every home,
+// whose dot-entries are never among its entries (a ~/.bashrc or ~/.ssh
+// made during the run would be beneath the grant of the home otherwise),
+// and the nearest directory above a guarded location that does not exist
+// yet (/run above /run/secrets), so that none can be made.
 //
 // A grant's own rule never lies in a guarded location that no grant
 // reaches (a guard.CarveOut that is not Named). The supervisor refused
@@ -33,7 +40,7 @@ import (
 // MaxCarvedRules bounds the rules the carving of one ruleset adds. A rule
 // whose carving would pass it stays as it was, and the guarded locations
 // beneath it are held by the language alone (the level is then partial).
-const MaxCarvedRules = 4096
+const MaxCarvedRules = 16384
 
 // Carving is what CarveLandlock did to a ruleset.
 type Carving struct {
@@ -72,12 +79,13 @@ func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, list func(d
 			continue
 		}
 		beneath := strictlyBeneath(carveOuts, r.Path)
-		if len(beneath) == 0 {
+		self, expand := expansion(carveOuts, r.Path)
+		if len(beneath) == 0 && !expand {
 			out.Rules = append(out.Rules, r)
 			continue
 		}
 		k := carver{list: list, rule: r, budget: maxRules - c.Added}
-		if !k.carve(r.Path, beneath) {
+		if !k.carve(r.Path, beneath, self.Dots) {
 			out.Rules = append(out.Rules, r)
 			for _, co := range beneath {
 				c.LanguageOnly = append(c.LanguageOnly, co.Path)
@@ -99,11 +107,37 @@ func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, list func(d
 	return out, c
 }
 
+// Moved returns plan without the grants whose path resolves now (resolve)
+// otherwise than it did when the run was admitted (admitted, by the path
+// as written), and those paths, sorted. A grant the run's admission did
+// not resolve is kept. A granted directory that another process swapped
+// for a link after the supervisor checked it (a link into a guarded
+// location, or anywhere the grant never named) is so held out of the
+// kernel's ruleset: the kernel refuses what lies there. A deploy link
+// (current -> releases/N) moved during a pool's life is withheld as
+// well: the pool holds what it was admitted with, until it is made again.
+func Moved(plan LandlockRuleset, admitted map[string]string, resolve func(string) string) (LandlockRuleset, []string) {
+	if len(admitted) == 0 {
+		return plan, nil
+	}
+	out := plan
+	out.Rules = nil
+	var moved []string
+	for _, r := range plan.Rules {
+		if was, ok := admitted[r.Path]; ok && r.Grant && resolve(r.Path) != was {
+			moved = append(moved, r.Path)
+			continue
+		}
+		out.Rules = append(out.Rules, r)
+	}
+	return out, compactSorted(moved)
+}
+
 // unreachable reports whether p lies in a carve-out that no grant reaches
-// (not Named), and not in one of the names it allows.
+// (a location, not Named), and not in one of the names it allows.
 func unreachable(carveOuts []guard.CarveOut, p string) bool {
 	return slices.ContainsFunc(carveOuts, func(c guard.CarveOut) bool {
-		return !c.Named && guard.Within(p, c.Path) &&
+		return !c.Named && !c.Expand && guard.Within(p, c.Path) &&
 			!slices.ContainsFunc(c.Allowed, func(a string) bool { return guard.Within(p, filepath.Join(c.Path, a)) })
 	})
 }
@@ -123,6 +157,26 @@ func strictlyBeneath(carveOuts []guard.CarveOut, dir string) []guard.CarveOut {
 		}
 	}
 	return out
+}
+
+// expansion is the carve-out that expands dir (guard.CarveOut.Expand),
+// if there is one.
+func expansion(carveOuts []guard.CarveOut, dir string) (guard.CarveOut, bool) {
+	i := slices.IndexFunc(carveOuts, func(c guard.CarveOut) bool { return c.Expand && c.Path == dir })
+	if i < 0 {
+		return guard.CarveOut{}, false
+	}
+	return carveOuts[i], true
+}
+
+// location is the carve-out that is a guarded location at p, if there is
+// one.
+func location(carveOuts []guard.CarveOut, p string) (guard.CarveOut, bool) {
+	i := slices.IndexFunc(carveOuts, func(c guard.CarveOut) bool { return !c.Expand && c.Path == p })
+	if i < 0 {
+		return guard.CarveOut{}, false
+	}
+	return carveOuts[i], true
 }
 
 // carver carves one rule.
@@ -147,9 +201,10 @@ func (k *carver) add(path string, access uint64, why string) bool {
 	return true
 }
 
-// carve holds dir as its entries, but the carve-outs beneath it; false
-// when it cannot (a listing failed, or the budget is spent).
-func (k *carver) carve(dir string, beneath []guard.CarveOut) bool {
+// carve holds dir as its entries, but the carve-outs beneath it and, for
+// a home (dots), its dot-entries; false when it cannot (a listing failed,
+// or the budget is spent).
+func (k *carver) carve(dir string, beneath []guard.CarveOut, dots bool) bool {
 	entries, err := k.list(dir)
 	if err != nil {
 		return false
@@ -161,9 +216,12 @@ func (k *carver) carve(dir string, beneath []guard.CarveOut) bool {
 	}
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
-		if i := slices.IndexFunc(beneath, func(c guard.CarveOut) bool { return c.Path == p }); i >= 0 {
+		if dots && strings.HasPrefix(e.Name(), ".") {
+			continue // a home's dot-entry: a grant that names it is a rule of its own
+		}
+		if c, ok := location(beneath, p); ok {
 			// A guarded location: only the names it allows.
-			for _, name := range beneath[i].Allowed {
+			for _, name := range c.Allowed {
 				if !k.allowed(p, name, why) {
 					return false
 				}
@@ -175,8 +233,9 @@ func (k *carver) carve(dir string, beneath []guard.CarveOut) bool {
 			continue
 		}
 		if t.IsDir() {
-			if deeper := strictlyBeneath(beneath, p); len(deeper) > 0 {
-				if !k.carve(p, deeper) {
+			deeper := strictlyBeneath(beneath, p)
+			if self, expand := expansion(beneath, p); expand || len(deeper) > 0 {
+				if !k.carve(p, deeper, self.Dots) {
 					return false
 				}
 				continue

@@ -151,7 +151,7 @@ func runCarveChild(t *testing.T, base string) {
 	expect("before: read a receipt", read(p("receipts/r.json")), 0)
 	expect("before: read a kernel parameter", read("/proc/sys/kernel/ostype"), 0)
 
-	applied, err := ApplyLandlock(plan, carveOutsOf(base))
+	applied, err := ApplyLandlock(plan, carveOutsOf(base), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -289,6 +289,10 @@ func TestCarveLandlockProperty(t *testing.T) {
 			carveOuts = append(carveOuts, guard.CarveOut{Path: all[r.IntN(len(all))], Named: r.IntN(2) == 0})
 		}
 		rulePaths := append([]string{"/"}, dirs...)
+		for range r.IntN(3) { // homes, and where a guarded location that is not there would be made
+			carveOuts = append(carveOuts, guard.CarveOut{Path: rulePaths[r.IntN(len(rulePaths))], Expand: true,
+				Dots: r.IntN(2) == 0})
+		}
 		var rules []LandlockRule
 		for range 1 + r.IntN(2) {
 			access := []uint64{landlockReadRights, landlockEverywhereWrite(LandlockMaxABI)}[r.IntN(2)]
@@ -313,13 +317,22 @@ func TestCarveLandlockProperty(t *testing.T) {
 				if !guard.Within(p, rule.Path) {
 					continue
 				}
-				if slices.ContainsFunc(carveOuts, func(co guard.CarveOut) bool { return !co.Named && guard.Within(rule.Path, co.Path) }) {
+				if slices.ContainsFunc(carveOuts, func(co guard.CarveOut) bool {
+					return !co.Named && !co.Expand && guard.Within(rule.Path, co.Path)
+				}) {
 					continue // a grant in a location no grant reaches gives nothing
 				}
 				beneath := strictlyBeneath(carveOuts, rule.Path)
+				expanded := func(co guard.CarveOut) bool { return co.Expand && guard.Within(co.Path, rule.Path) }
 				switch {
-				case slices.ContainsFunc(beneath, func(co guard.CarveOut) bool { return guard.Within(p, co.Path) }):
-				case slices.ContainsFunc(beneath, func(co guard.CarveOut) bool { return co.Path != p && guard.Within(co.Path, p) }):
+				case slices.ContainsFunc(beneath, func(co guard.CarveOut) bool { return !co.Expand && guard.Within(p, co.Path) }):
+				case slices.ContainsFunc(carveOuts, func(co guard.CarveOut) bool {
+					return expanded(co) && co.Dots && co.Path != p && guard.Within(p, co.Path) &&
+						strings.HasPrefix(strings.TrimPrefix(strings.TrimPrefix(p, co.Path), "/"), ".")
+				}):
+					// a home's dot-entry: no rule reaches it but one that names it
+				case slices.ContainsFunc(beneath, func(co guard.CarveOut) bool { return co.Path != p && guard.Within(co.Path, p) }),
+					slices.ContainsFunc(carveOuts, func(co guard.CarveOut) bool { return expanded(co) && co.Path == p }):
 					want |= rule.Access & LandlockFSReadDir
 				case fi.IsDir():
 					want |= rule.Access
@@ -339,4 +352,43 @@ func TestCarveLandlockProperty(t *testing.T) {
 		}
 	}
 	t.Logf("%d paths of %d worlds checked", checked, worlds)
+}
+
+// TestMoved: a grant that resolves, when the worker starts, otherwise than
+// when the run was admitted is withheld; one that resolves as it did, one
+// the admission did not resolve and a rule that is no grant are kept.
+func TestMoved(t *testing.T) {
+	now := map[string]string{"/w/sub": "/home/ana/.ssh", "/w/same": "/w/same", "/srv/current": "/srv/releases/8"}
+	resolve := func(p string) string { return now[p] }
+	tests := []struct {
+		name      string
+		rule      LandlockRule
+		admitted  map[string]string
+		wantMoved bool
+	}{
+		{name: "swapped for a link after admission", rule: LandlockRule{Path: "/w/sub", Grant: true},
+			admitted: map[string]string{"/w/sub": "/w/sub"}, wantMoved: true},
+		{name: "a deploy link moved", rule: LandlockRule{Path: "/srv/current", Grant: true},
+			admitted: map[string]string{"/srv/current": "/srv/releases/7"}, wantMoved: true},
+		{name: "control: resolves as admitted", rule: LandlockRule{Path: "/w/same", Grant: true},
+			admitted: map[string]string{"/w/same": "/w/same"}},
+		{name: "control: not resolved at admission", rule: LandlockRule{Path: "/w/sub", Grant: true},
+			admitted: map[string]string{"/other": "/other"}},
+		{name: "control: no admission given", rule: LandlockRule{Path: "/w/sub", Grant: true}},
+		{name: "control: an interpreter's need", rule: LandlockRule{Path: "/w/sub"},
+			admitted: map[string]string{"/w/sub": "/w/sub"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := LandlockRuleset{Rules: []LandlockRule{tt.rule, {Path: "/usr", Why: "a need"}}}
+			kept, moved := Moved(plan, tt.admitted, resolve)
+			if got := slices.Equal(moved, []string{tt.rule.Path}); got != tt.wantMoved {
+				t.Errorf("moved %q, want the rule moved %v", moved, tt.wantMoved)
+			}
+			if len(kept.Rules)+len(moved) != len(plan.Rules) || !slices.ContainsFunc(kept.Rules,
+				func(r LandlockRule) bool { return r.Path == "/usr" }) {
+				t.Errorf("kept %+v, moved %q of %+v", kept.Rules, moved, plan.Rules)
+			}
+		})
+	}
 }

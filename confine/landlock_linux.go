@@ -76,10 +76,13 @@ type LandlockApplied struct {
 // A path is looked at (stat) and resolved before the ruleset is built.
 // A grant's rule, and a carved entry's, is added on its path as it
 // resolved, opened through no link (openNoLinks): a link made on its way
-// since (by another run, say) leaves the rule out. A grant so left out is
+// since (by another run, say) leaves the rule out, and so does a file
+// system of the kernel's found there (a procfs mounted on it since: its
+// statfs magic is no data file system's). A grant so left out is
 // reported in Carving.Withheld, as one that resolved into a guarded
-// location no grant reaches is (CarveLandlock); a carved entry gone or
-// swapped is not. A need of the interpreter is opened
+// location no grant reaches is (CarveLandlock), or one that resolves now
+// otherwise than it did when the run was admitted (Moved, by admitted);
+// a carved entry gone or swapped is not. A need of the interpreter is opened
 // again, links followed. A directory replaced by a file in between makes
 // the apply fail: the kernel refuses directory rights on a file.
 //
@@ -88,7 +91,7 @@ type LandlockApplied struct {
 // added on a descriptor of its path (restrictLandlock), and no_new_privs
 // and the ruleset reach every thread through syscall.AllThreadsSyscall,
 // as go-landlock's own calls do.
-func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut) (LandlockApplied, error) {
+func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, admitted map[string]string) (LandlockApplied, error) {
 	abi, err := LandlockABI()
 	if err != nil {
 		return LandlockApplied{}, fmt.Errorf("apply landlock: %w", err)
@@ -97,6 +100,7 @@ func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut) (LandlockAp
 		return LandlockApplied{}, fmt.Errorf("apply landlock: the plan is for ABI %d, the kernel has ABI %d", plan.ABI, abi)
 	}
 	applied := LandlockApplied{ABI: plan.ABI}
+	plan, moved := Moved(plan, admitted, func(p string) string { return guard.Resolve(p, guard.OS) })
 	targets := plan
 	targets.Rules = nil
 	for _, r := range plan.Rules {
@@ -117,12 +121,12 @@ func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut) (LandlockAp
 		}
 		targets.Rules = append(targets.Rules, LandlockRule{Path: path, Access: access, Grant: r.Grant, Why: r.Why})
 	}
-	carved, carving := CarveLandlock(targets, carveOuts, os.ReadDir, MaxCarvedRules)
+	carved, carving := CarveLandlock(targets, carveOuts, guard.ReadDir, MaxCarvedRules)
 	withheld, err := restrictLandlock(carved)
 	if err != nil {
 		return LandlockApplied{}, fmt.Errorf("apply landlock: %w", err)
 	}
-	carving.Withheld = compactSorted(append(carving.Withheld, withheld...))
+	carving.Withheld = compactSorted(append(append(carving.Withheld, withheld...), moved...))
 	applied.Carving = carving
 	return applied, nil
 }
@@ -140,8 +144,9 @@ func restrictLandlock(plan LandlockRuleset) (withheld []string, err error) {
 		return nil, fmt.Errorf("landlock_create_ruleset: %w", err)
 	}
 	defer unix.Close(ruleset)
+	kinds := fsKinds{}
 	for _, r := range plan.Rules {
-		added, err := addRule(ruleset, r)
+		added, err := addRule(ruleset, r, kinds)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +156,7 @@ func restrictLandlock(plan LandlockRuleset) (withheld []string, err error) {
 	}
 	if psxListsTasks && plan.HandledFS&LandlockFSReadDir != 0 {
 		task := LandlockRule{Path: "/proc/" + strconv.Itoa(os.Getpid()) + "/task", Access: LandlockFSReadDir, Why: "libpsx lists the threads"}
-		if _, err := addRule(ruleset, task); err != nil {
+		if _, err := addRule(ruleset, task, kinds); err != nil {
 			return nil, err
 		}
 	}
@@ -173,8 +178,8 @@ func restrictLandlock(plan LandlockRuleset) (withheld []string, err error) {
 // addRule adds rule r to the ruleset, on a descriptor of its path
 // (openRule); false when its path could not be pinned (openRule) and
 // nothing was added.
-func addRule(ruleset int, r LandlockRule) (bool, error) {
-	e, ok, err := openRule(r)
+func addRule(ruleset int, r LandlockRule, kinds fsKinds) (bool, error) {
+	e, ok, err := openRule(r, kinds)
 	if err != nil {
 		return false, fmt.Errorf("%s %s: %w", r.Why, r.Path, err)
 	}
@@ -196,9 +201,9 @@ func addRule(ruleset int, r LandlockRule) (bool, error) {
 // carved entry's as they resolved, through no link (pinEntry), false when
 // that cannot be done; a need's path as it resolves, as the plan's target
 // was found.
-func openRule(r LandlockRule) (pinnedEntry, bool, error) {
+func openRule(r LandlockRule, kinds fsKinds) (pinnedEntry, bool, error) {
 	if r.Carved || r.Grant {
-		e, ok := pinEntry(r.Path)
+		e, ok := kinds.pin(r.Path)
 		return e, ok, nil
 	}
 	fd, err := unix.Open(r.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
@@ -223,8 +228,17 @@ type pinnedEntry struct {
 // rule to be held on what was opened: an entry swapped for a link to a
 // guarded location after it was listed or resolved, or one beneath a
 // directory so swapped, is not followed. false when the entry is gone,
-// lies beyond a link, is a link or a block device, or cannot be opened.
-func pinEntry(p string) (pinnedEntry, bool) {
+// lies beyond a link, is a link or a block device, lies on a file system
+// of the kernel's (onDataFS), or cannot be opened.
+func pinEntry(p string) (pinnedEntry, bool) { return fsKinds(nil).pin(p) }
+
+// fsKinds remembers, by device, whether a file system is one of data
+// (onDataFS), for the rules of one ruleset: one fstatfs a file system,
+// not one an entry. nil remembers nothing.
+type fsKinds map[uint64]bool
+
+// pin is pinEntry, asking fstatfs once a device.
+func (kinds fsKinds) pin(p string) (pinnedEntry, bool) {
 	fd, err := openNoLinks(p)
 	if err != nil {
 		return pinnedEntry{}, false
@@ -240,7 +254,39 @@ func pinEntry(p string) (pinnedEntry, bool) {
 		unix.Close(fd)
 		return pinnedEntry{}, false
 	}
+	// Anything else only on a file system of data: a grant swapped, since
+	// it was admitted, for a mount of the kernel's own (a procfs mounted
+	// on it) is not held.
+	if st.Mode&unix.S_IFMT != unix.S_IFCHR && !kinds.onData(fd, uint64(st.Dev)) {
+		unix.Close(fd)
+		return pinnedEntry{}, false
+	}
 	return pinnedEntry{fd: fd, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}, true
+}
+
+// onData is onDataFS for the file open at fd on device dev.
+func (kinds fsKinds) onData(fd int, dev uint64) bool {
+	if data, ok := kinds[dev]; ok {
+		return data
+	}
+	data := onDataFS(fd)
+	if kinds != nil {
+		kinds[dev] = data
+	}
+	return data
+}
+
+// onDataFS reports whether the file open at fd lies on a file system of
+// data, as its statfs(2) magic says (guard.DataMagic): false for the
+// kernel's own (procfs, sysfs...), any the list does not know, and where
+// fstatfs fails.
+func onDataFS(fd int) bool {
+	var sf unix.Statfs_t
+	if err := unix.Fstatfs(fd, &sf); err != nil {
+		return false
+	}
+	_, ok := guard.DataMagic(uint64(sf.Type))
+	return ok
 }
 
 // openNoLinks opens the absolute path p as a path only, following no link

@@ -296,7 +296,7 @@ func runLandlockChild(t *testing.T, c landlockChild) {
 		t.Fatalf("the locked goroutine shares thread %d with the test", own)
 	}
 
-	applied, err := ApplyLandlock(plan, nil)
+	applied, err := ApplyLandlock(plan, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,10 +12,13 @@ import (
 // the supervisor, say). The worker holds itself (Apply); nothing of the
 // policy is the supervisor's to do. A memory limit is held by a cgroup of
 // the worker's own too, where this machine lets the supervisor make one
-// (see planCgroup).
-func prepareWorker(cmd *exec.Cmd, _ Policy, o WorkerOptions) (Started, error) {
+// (see planCgroup). A worker held to a policy that enforces something is
+// started in a mount namespace of its own where this process can make one
+// (mountNamespace), in which Apply refuses device nodes outside /dev.
+func prepareWorker(cmd *exec.Cmd, p Policy, o WorkerOptions) (Started, error) {
 	s := startSession(cmd)
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	mountNamespace(cmd, p)
 	if o.MaxMemoryMB > 0 {
 		if cg, why := newMemoryCgroup(o.MaxMemoryMB); cg != nil {
 			s.cgroup, s.memory = cg, MemoryHold{By: CgroupHolds}

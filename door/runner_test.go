@@ -3,6 +3,7 @@ package door
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,14 @@ import (
 // its receipts in the default store, which the tests point at their own.
 func TestMain(m *testing.M) {
 	sabline.HandOver()
-	os.Exit(testkit.RunInTempDir(m, receipt.DirEnv))
+	cleanup, err := testkit.PrivateRegister() // its stores and runs join a register of its own
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := testkit.RunInTempDir(m, receipt.DirEnv)
+	cleanup()
+	os.Exit(code)
 }
 
 // newPoolRunner starts a pool of one worker with o and returns its door

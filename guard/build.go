@@ -46,6 +46,9 @@ type Inputs struct {
 	// Lent are credential locations the operator lends the run: a grant
 	// that names one of them, or a path within it, reaches it.
 	Lent []string
+	// Mounts is the mount table (ReadMounts): each kernel surface mounted
+	// outside /proc, /sys and /dev is guarded as they are (KernelMounts).
+	Mounts []Mount
 }
 
 // Machine is what Build reads of the machine: a directory's entries, with
@@ -53,8 +56,8 @@ type Inputs struct {
 // Build reads each directory once, and stats nothing: the entries' types
 // come with the listing.
 type Machine interface {
-	// ReadDir lists the directory at the absolute path dir, as
-	// os.ReadDir does; an error means it has no entries to guard.
+	// ReadDir lists the directory at the absolute path dir, in any
+	// order; an error means it has no entries to guard.
 	ReadDir(dir string) ([]fs.DirEntry, error)
 	// Readlink is the target of the link at p.
 	Readlink(p string) (string, error)
@@ -65,7 +68,20 @@ type osMachine struct{}
 // OS reads this machine's file system.
 var OS Machine = osMachine{}
 
-func (osMachine) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
+func (osMachine) ReadDir(dir string) ([]fs.DirEntry, error) { return ReadDir(dir) }
+
+// ReadDir lists the directory dir's entries, with their types, in the
+// order the file system keeps them: no name is looked up and nothing is
+// sorted, which in a home of thousands of entries costs more than reading
+// it.
+func ReadDir(dir string) ([]fs.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
 
 func (osMachine) Readlink(p string) (string, error) { return os.Readlink(p) }
 
@@ -80,15 +96,6 @@ const maxLinks = 40
 func Resolve(p string, m Machine) string {
 	return newBuilder(m).resolve(p)
 }
-
-// maxHomes and maxDotEntries bound what Build reads: a machine with more
-// homes, or a home with more dot-entries, keeps the first ones in
-// directory order as carve-outs for the kernel; the language holds every
-// one, made later too, by its name.
-const (
-	maxHomes      = 512
-	maxDotEntries = 512
-)
 
 // homeBases are the directories that hold users' homes on this system.
 func homeBases(home string) []string {
@@ -124,6 +131,9 @@ func Build(in Inputs, m Machine) *Set {
 			b.add(Location{Path: k.Path, Kind: Kernel, Holds: k.Holds, Allowed: k.Allowed})
 		}
 	}
+	for _, l := range KernelMounts(in.Mounts) {
+		b.add(l)
+	}
 	homes := b.homes(in.Home)
 	for _, c := range credentials {
 		where := []string{filepath.FromSlash(c.Path)}
@@ -140,19 +150,26 @@ func Build(in Inputs, m Machine) *Set {
 	for _, p := range in.Credentials {
 		b.add(Location{Path: p, Kind: Credential, Holds: "named by the operator in " + CredentialsEnv, Lent: isLent(p)})
 	}
+	// Every home is expanded, its dot-entries held by their names, those
+	// made later too: the kernel lets nothing be made in a home but
+	// through a grant beneath it. A dot-entry that is a link is followed,
+	// so that where it leads is held as it is.
+	for _, base := range homeBases(in.Home) {
+		b.expandDir(b.resolve(base), false)
+	}
 	for _, h := range homes {
-		entries := b.list(b.resolve(h))
-		n := 0
-		for _, e := range entries {
-			if !strings.HasPrefix(e.Name(), ".") || n == maxDotEntries {
-				continue
+		for _, e := range b.list(b.resolve(h)) {
+			if strings.HasPrefix(e.Name(), ".") && e.Type()&fs.ModeSymlink != 0 {
+				b.add(Location{Path: filepath.Join(h, e.Name()), Kind: DotEntry, Holds: "a dot-entry of the home " + h})
 			}
-			n++
-			b.add(Location{Path: filepath.Join(h, e.Name()), Kind: DotEntry, Holds: "a dot-entry of the home " + h})
 		}
+		b.expandDir(b.resolve(h), true)
 	}
 	s := &Set{locs: b.locs, homes: homes, concrete: b.concrete}
-	sort.Slice(s.concrete, func(i, j int) bool { return s.concrete[i].Path < s.concrete[j].Path })
+	sort.Slice(s.concrete, func(i, j int) bool { // by path, a location before a directory to expand
+		ci, cj := s.concrete[i], s.concrete[j]
+		return ci.Path < cj.Path || ci.Path == cj.Path && !ci.Expand && cj.Expand
+	})
 	return s
 }
 
@@ -161,27 +178,42 @@ type builder struct {
 	locs     []Location
 	seen     map[string]bool
 	concrete []CarveOut
-	carved   map[string]int
+	carved   map[string]int // locations' carve-outs, by path
+	expanded map[string]int // directories to expand, by path
 	resolved map[string]string
-	listed   map[string][]fs.DirEntry // by resolved directory, sorted by name
+	listed   map[string]listing // by resolved directory
 }
 
 func newBuilder(m Machine) *builder {
-	return &builder{m: m, seen: map[string]bool{}, carved: map[string]int{}, resolved: map[string]string{},
-		listed: map[string][]fs.DirEntry{}}
+	return &builder{m: m, seen: map[string]bool{}, carved: map[string]int{}, expanded: map[string]int{},
+		resolved: map[string]string{}, listed: map[string]listing{}}
+}
+
+// listing is a directory's entries, in the order it was read, and their
+// types by name.
+type listing struct {
+	entries []fs.DirEntry
+	types   map[string]fs.FileMode
 }
 
 // list is the directory dir's entries, read once, and only when its
 // parent's listing has it.
-func (b *builder) list(dir string) []fs.DirEntry {
-	entries, ok := b.listed[dir]
+func (b *builder) list(dir string) []fs.DirEntry { return b.read(dir).entries }
+
+func (b *builder) read(dir string) listing {
+	l, ok := b.listed[dir]
 	if !ok {
+		var entries []fs.DirEntry
 		if mode, there := b.lstat(dir); there && (mode.IsDir() || mode&fs.ModeSymlink != 0) || dir == filepath.Dir(dir) {
 			entries, _ = b.m.ReadDir(dir)
 		}
-		b.listed[dir] = entries
+		l = listing{entries: entries, types: make(map[string]fs.FileMode, len(entries))}
+		for _, e := range entries {
+			l.types[e.Name()] = e.Type()
+		}
+		b.listed[dir] = l
 	}
-	return entries
+	return l
 }
 
 // lstat is the type of the entry at p, whose directory is resolved, from
@@ -190,13 +222,8 @@ func (b *builder) lstat(p string) (fs.FileMode, bool) {
 	if p == filepath.Dir(p) {
 		return fs.ModeDir, true // a root
 	}
-	entries := b.list(filepath.Dir(p))
-	name := filepath.Base(p)
-	i, found := sort.Find(len(entries), func(i int) int { return strings.Compare(name, entries[i].Name()) })
-	if !found {
-		return 0, false
-	}
-	return entries[i].Type(), true
+	mode, ok := b.read(filepath.Dir(p)).types[filepath.Base(p)]
+	return mode, ok
 }
 
 // resolve resolves p (Resolve), each path once.
@@ -259,11 +286,17 @@ func (b *builder) add(l Location) {
 					b.carve(CarveOut{Path: filepath.Join(d, e.Name()), Named: l.namedOnly()})
 				}
 			}
+			b.expandNearest(d) // a new match is made nowhere
 			continue
 		}
 		mode, ok := b.lstat(at.Path)
 		if !ok {
-			continue // nothing there for the kernel to hold out yet
+			// Nothing there for the kernel to hold out yet: nothing may be
+			// made on the way to it either.
+			if l.Kind == Credential || l.Kind == Sabline {
+				b.expandNearest(d)
+			}
+			continue
 		}
 		b.carve(CarveOut{Path: at.Path, Allowed: at.Allowed, Named: at.namedOnly()})
 		if mode&fs.ModeSymlink == 0 {
@@ -279,6 +312,36 @@ func (b *builder) add(l Location) {
 			}
 		}
 	}
+}
+
+// expandNearest expands the nearest directory that exists at dir or
+// above it, as dir resolves: the directory an entry on the way to a
+// location beneath dir would be made in.
+func (b *builder) expandNearest(dir string) {
+	for p := b.resolve(dir); ; p = filepath.Dir(p) {
+		if mode, ok := b.lstat(p); ok && mode.IsDir() {
+			b.expandDir(p, false)
+			return
+		}
+		if p == filepath.Dir(p) {
+			return
+		}
+	}
+}
+
+// expandDir records the directory dir, resolved, as one to expand
+// (CarveOut.Expand), once; dots holds its dot-entries out too. A path
+// that is no directory now is left alone: nothing can be made in it.
+func (b *builder) expandDir(dir string, dots bool) {
+	if mode, ok := b.lstat(dir); !ok || !mode.IsDir() {
+		return
+	}
+	if i, ok := b.expanded[dir]; ok {
+		b.concrete[i].Dots = b.concrete[i].Dots || dots
+		return
+	}
+	b.expanded[dir] = len(b.concrete)
+	b.concrete = append(b.concrete, CarveOut{Path: dir, Expand: true, Dots: dots})
 }
 
 // once reports whether l is met for the first time.
@@ -313,7 +376,7 @@ func (b *builder) homes(home string) []string {
 	seen := map[string]bool{}
 	addHome := func(h string) {
 		for _, f := range b.forms(h) {
-			if !seen[f] && len(out) < 2*maxHomes {
+			if !seen[f] {
 				seen[f] = true
 				out = append(out, f)
 			}
@@ -327,7 +390,10 @@ func (b *builder) homes(home string) []string {
 	}
 	for _, base := range homeBases(home) {
 		for _, d := range b.forms(base) {
-			for _, e := range b.list(b.resolve(d)) {
+			entries := slices.SortedFunc(slices.Values(b.list(b.resolve(d))), func(x, y fs.DirEntry) int {
+				return strings.Compare(x.Name(), y.Name())
+			})
+			for _, e := range entries {
 				if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
 					addHome(filepath.Join(d, e.Name()))
 				}

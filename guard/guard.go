@@ -15,6 +15,20 @@
 // (Admit), and a budget that narrows a ceiling may not narrow it onto one
 // the ceiling does not name (Narrows).
 //
+// # The register
+//
+// Other Sablines' receipts, tokens and runs directories are Sabline's
+// own too: each joins the register of the machine, a sticky directory
+// every Sabline agrees on (RegisterDir, SABLINE_REGISTER), when it is
+// made or opened (Join), and every run guards what the register names
+// (RegisteredLocations). The reader is bounded, and honours an entry only
+// when the path it names is its owner's (or the entry is root's); a path
+// that does not exist is passed over; a register that is a link, not
+// sticky, or another unprivileged user's is not trusted. Its limits: the
+// Sablines must share one register (one SABLINE_REGISTER, no private
+// /var/tmp), a set holds what was registered when it was built, and on
+// Windows owners are not compared (register.go, docs/THREAT_MODEL.md).
+//
 // # Kinds
 //
 // Sabline's own files and the kernel's are never reached. A credential
@@ -185,17 +199,19 @@ func (s *Set) Refuses(p, grant string) (Location, bool) {
 	return Location{}, false
 }
 
-// Holds reports whether the directory dir holds a guarded location that
-// existed when the set was built, beneath it and not dir itself, and
-// which. The kernel holds such a directory, under a grant above it, as its
-// entries (confine.CarveLandlock): an entry made in it, or removed from
-// it, is beyond the grant there, and the language refuses it too.
+// Holds reports whether the kernel holds the directory dir as its
+// entries under a grant at it or above it (confine.CarveLandlock), and
+// why: a carve-out beneath it, a location that existed when the set was
+// built or a directory to expand, or dir is itself one to expand (Expand:
+// a home, or where a guarded location would be made). An entry made in
+// such a directory, or removed from it, is beyond the grant there, and
+// the language refuses it too.
 func (s *Set) Holds(dir string) (CarveOut, bool) {
 	if s == nil {
 		return CarveOut{}, false
 	}
 	for _, c := range s.concrete {
-		if c.Path != dir && Within(c.Path, dir) {
+		if c.Path != dir && Within(c.Path, dir) || c.Expand && c.Path == dir {
 			return c, true
 		}
 	}
@@ -304,9 +320,9 @@ func article(k Kind) string {
 	return "a location"
 }
 
-// CarveOut is a location the kernel is to hold out of a broader grant: a
-// path that exists when the run starts, and the names beneath it that
-// stay reachable.
+// CarveOut is what the kernel is to hold out of a broader grant: a
+// location that exists when the run starts, with the names beneath it
+// that stay reachable, or a directory to expand (Expand).
 type CarveOut struct {
 	Path    string   `json:"path"`
 	Allowed []string `json:"allowed,omitempty"`
@@ -314,13 +330,27 @@ type CarveOut struct {
 	// dot-entry, a lent credential): such a grant is a rule of its own.
 	// No grant's rule may lie in a location that is not Named.
 	Named bool `json:"named,omitempty"`
+	// Expand is true for a directory that is no location itself but is
+	// held as its entries by every rule at it or above it, whether or not
+	// a guarded location lies beneath it when the run starts: a home, and
+	// the directory a guarded location that does not exist yet would be
+	// made in. No entry can be made in it, or removed from it, but through
+	// a grant beneath it.
+	Expand bool `json:"expand,omitempty"`
+	// Dots is true for an expanded home: none of its dot-entries is among
+	// the entries it is held as; each is reached only by a grant that
+	// names it, which is a rule of its own.
+	Dots bool `json:"dots,omitempty"`
 }
 
-// CarveOuts lists the locations that exist, as written and as they
-// resolve, patterns matched and homes' dot-entries listed when the set
-// was built, for confine to hold out of every Landlock rule above them.
-// A dot-entry or lent credential is among them: a grant that names one
-// is a rule of its own.
+// CarveOuts lists, for confine to hold out of every Landlock rule above
+// them, the locations that exist, as written and as they resolve,
+// patterns matched and the links among homes' dot-entries followed when
+// the set was built, and the directories to expand: every home (whose
+// dot-entries are held by their names, Dots), and the nearest directory
+// that exists above each guarded location that does not. A lent
+// credential or a dot-entry's target is among them: a grant that names
+// one is a rule of its own.
 func (s *Set) CarveOuts() []CarveOut {
 	if s == nil {
 		return nil

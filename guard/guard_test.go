@@ -257,8 +257,6 @@ func TestCarveOutsNamed(t *testing.T) {
 		lent      []string
 		wantNamed bool
 	}{
-		{name: "a dot-entry", path: "/root/.config", wantNamed: true},
-		{name: "a dot-entry, another", path: "/root/.cache", wantNamed: true},
 		{name: "a credential location that is a dot-entry too", path: "/root/.ssh"},
 		{name: "the same, lent", path: "/root/.ssh", lent: []string{"/root/.ssh"}, wantNamed: true},
 		{name: "where the credential link leads", path: "/root/dotfiles/ssh"},
@@ -268,12 +266,65 @@ func TestCarveOutsNamed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			i := slices.IndexFunc(build(tt.lent...).CarveOuts(), func(c CarveOut) bool { return c.Path == tt.path })
+			i := slices.IndexFunc(build(tt.lent...).CarveOuts(), func(c CarveOut) bool { return c.Path == tt.path && !c.Expand })
 			if i < 0 {
 				t.Fatalf("%s is not carved out", tt.path)
 			}
 			if got := build(tt.lent...).CarveOuts()[i].Named; got != tt.wantNamed {
 				t.Errorf("%s Named %v, want %v", tt.path, got, tt.wantNamed)
+			}
+		})
+	}
+}
+
+// TestCarveOutsExpand: every home is a directory to expand, whatever it
+// holds when the run starts, its dot-entries held by name; so is the
+// nearest directory above a guarded location that does not exist yet, and
+// no other.
+func TestCarveOutsExpand(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the fake machines are Linux ones")
+	}
+	bare := newFake(map[string]string{ // a service account's home with no dot-entry, and no /run
+		"/home/svc/data.txt": "", "/etc/passwd": "", "/var/lib/x": "", "/srv/h/a": "",
+	})
+	tests := []struct {
+		name       string
+		set        *Set
+		path       string
+		wantExpand bool
+		wantDots   bool
+	}{
+		{name: "the operator's home", set: build(), path: "/root", wantExpand: true, wantDots: true},
+		{name: "a home that is a link, where it leads", set: build(), path: "/mnt/disk2/ana", wantExpand: true, wantDots: true},
+		{name: "the homes' directory", set: build(), path: "/home", wantExpand: true},
+		{name: "a home with no dot-entry", set: Build(Inputs{}, bare), path: "/home/svc", wantExpand: true, wantDots: true},
+		{name: "an operator's home elsewhere with no dot-entry", set: Build(Inputs{Home: "/srv/h"}, bare), path: "/srv/h",
+			wantExpand: true, wantDots: true},
+		{name: "above ~/.config/git/credentials, not there yet", set: build(), path: "/root/.config", wantExpand: true},
+		{name: "above ~/.ssh of a home without one", set: Build(Inputs{}, bare), path: "/home/svc", wantExpand: true,
+			wantDots: true},
+		{name: "above /var/lib/sss, not there", set: Build(Inputs{}, bare), path: "/var/lib", wantExpand: true},
+		{name: "above /run/secrets, with no /run", set: Build(Inputs{}, bare), path: "/", wantExpand: true},
+		{name: "above /etc/shadow*, no match", set: Build(Inputs{}, bare), path: "/etc", wantExpand: true},
+		{name: "control: a directory beside a home", set: build(), path: "/root/dotfiles"},
+		{name: "control: the disk a home lies on", set: build(), path: "/mnt/disk2"},
+		{name: "control: a home's plain entry", set: Build(Inputs{}, bare), path: "/home/svc/data.txt"},
+		{name: "control: a directory with nothing guarded in it", set: Build(Inputs{}, bare), path: "/srv"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got CarveOut
+			for _, c := range tt.set.CarveOuts() {
+				if c.Path == tt.path && c.Expand {
+					got = c
+				}
+			}
+			if got.Expand != tt.wantExpand || got.Dots != tt.wantDots {
+				t.Errorf("%s: expanded %v, dots %v; want %v, %v", tt.path, got.Expand, got.Dots, tt.wantExpand, tt.wantDots)
+			}
+			if _, holds := tt.set.Holds(tt.path); tt.wantExpand && !holds {
+				t.Errorf("Holds(%s) is false for a directory to expand", tt.path)
 			}
 		})
 	}

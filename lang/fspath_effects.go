@@ -110,12 +110,20 @@ func (in *Interp) judgeEntry(w *walker) error {
 		return err
 	}
 	if c, holds := in.guard.Holds(dir); holds {
-		return codes.Errorf(codes.E318, "%s would be made or removed in %s, which holds the guarded location %s: "+
-			"a grant above a guarded location reaches what its directories held when the run started, never a new "+
-			"entry in them; write beneath a directory that holds none", filepath.Join(dir, w.name), dir, c.Path)
+		why := "which holds the guarded location " + c.Path
+		if c.Path == dir {
+			why = "a home, or the directory a guarded location would be made in"
+		}
+		return codes.Errorf(codes.E318, "%s would be made or removed in %s, %s: %s", filepath.Join(dir, w.name), dir,
+			why, heldDirAdvice)
 	}
 	return nil
 }
+
+// heldDirAdvice says what a program refused an entry in a directory the
+// kernel holds as its entries may do instead.
+const heldDirAdvice = "a grant at or above such a directory reaches what it held when the run started, never a new " +
+	"entry in it; write beneath a directory of it, or grant a path beneath it that exists"
 
 // judgeDevice refuses a device no grant reaches (guard.RefusesDevice):
 // every one but a few of /dev, whatever the grant i, at here.

@@ -295,11 +295,14 @@ func guardedWhat(l guard.Location) string {
 }
 
 // DefaultGuard is what an Interp without Config.Guard guards: the
-// locations of the tables, the home of the user running it, and the
-// operator's SABLINE_CREDENTIALS, resolved now.
+// locations of the tables, the home of the user running it, the
+// operator's SABLINE_CREDENTIALS, and every Sabline's own locations the
+// register of this machine names (guard.RegisteredLocations; a register
+// that cannot be read adds none), resolved now.
 func DefaultGuard() *guard.Set {
 	home, _ := os.UserHomeDir()
-	return guard.Build(guard.Inputs{Home: home, Credentials: guard.OperatorCredentials()}, guard.OS)
+	sabline, _, _ := guard.RegisteredLocations()
+	return guard.Build(guard.Inputs{Home: home, Sabline: sabline, Credentials: guard.OperatorCredentials()}, guard.OS)
 }
 
 // charge counts a use of grant i, as find returned it.

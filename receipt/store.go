@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/receipt/journal"
 )
 
@@ -40,8 +41,12 @@ var (
 )
 
 // OpenStore returns the store of the receipts directory dir, made if it
-// does not exist. One store per directory is shared by the whole process
-// and stays open for its life; Sync makes what it holds durable.
+// does not exist, and made known to the register of this machine
+// (guard.Join): every run on it then guards the directory, its journal
+// and a token file in it, whichever Sabline runs it; a directory the
+// register cannot be told of is E331, and no store. One store per
+// directory is shared by the whole process and stays open for its life;
+// Sync makes what it holds durable.
 func OpenStore(dir string) (*Store, error) {
 	if dir == "" {
 		return nil, codes.Errorf(codes.E317, "no receipts directory given")
@@ -57,6 +62,11 @@ func OpenStore(dir string) (*Store, error) {
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)
+	}
+	// Every run on this machine, in any Sabline, guards the store (its
+	// journal, a server's token file in it) once it is registered.
+	if err := guard.JoinAs("the receipts directory "+abs, abs); err != nil {
+		return nil, err
 	}
 	j, err := journal.Open(filepath.Join(abs, journalDir), journal.Options{})
 	if err != nil {

@@ -14,13 +14,20 @@ import (
 // home of the user running Sabline, the operator's SABLINE_CREDENTIALS,
 // Sabline's own files (sabline: the receipts directory and what was made
 // for it, a server's token; and always the runs' private temporary
-// directories, runsDir), with the credential locations lend names lent.
+// directories, runsDir; and every location the register of this machine
+// names, other Sablines' among them, registered), with the credential
+// locations lend names lent,
+// and the kernel's file systems mounted anywhere, as the mount table says
+// (a table read in part adds what was read; the worker checks each grant's
+// file system again when it holds it).
 func Guard(sabline, lend []string) *guard.Set {
 	home, _ := os.UserHomeDir()
+	mounts, _ := guard.ReadMounts()
 	if runs, err := runsDir(); err == nil {
 		sabline = append(slices.Clip(sabline), runs)
 	}
-	return guard.Build(guard.Inputs{Home: home, Sabline: sabline, Credentials: guard.OperatorCredentials(), Lent: lend}, guard.OS)
+	sabline = append(slices.Clip(sabline), registered()...) // every Sabline's on this machine
+	return guard.Build(guard.Inputs{Home: home, Sabline: sabline, Credentials: guard.OperatorCredentials(), Lent: lend, Mounts: mounts}, guard.OS)
 }
 
 // resolve is a path as the kernel resolves it, now.
@@ -37,4 +44,17 @@ func Admit(g *guard.Set, b budget.Budget) error {
 		return codes.Errorf(codes.E329, "%v: nothing ran", err)
 	}
 	return nil
+}
+
+// admitted is each granted path of b as it resolves now, when the run is
+// admitted: its worker withholds a grant that resolves otherwise when it
+// starts (confine.Moved).
+func admitted(b budget.Budget) map[string]string {
+	out := map[string]string{}
+	for _, it := range b.Of(budget.FS) {
+		if it.Path != "" {
+			out[it.Path] = resolve(it.Path)
+		}
+	}
+	return out
 }

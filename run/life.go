@@ -75,6 +75,9 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		return nil, codes.Errorf(codes.E310, "find the executable to start the worker: %w", err)
 	}
 	tmp, unlock, err := newTempDir()
+	if codes.CodeOf(err) == codes.E331 {
+		return nil, err // the register could not be told of the runs directory: no fault of Sabline's
+	}
 	if err != nil {
 		return nil, codes.Errorf(codes.E310, "the worker's private temporary directory: %w", err)
 	}

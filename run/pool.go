@@ -100,11 +100,13 @@ type PoolResult struct {
 // to nothing). Every run leaves a receipt.
 type Pool struct {
 	cfg      PoolConfig
-	policy   confine.Policy // derived once
-	digest   string         // its sha256, as every receipt records it
-	guard    *guard.Set     // what no grant reaches, resolved when the pool started
-	held     confine.Result // what the first worker reported
-	store    *receipt.Store // the receipts' journal; nil when receipts are not kept
+	policy   confine.Policy    // derived once
+	digest   string            // its sha256, as every receipt records it
+	guard    *guard.Set        // what no grant reaches, resolved when the pool started
+	sabline  []string          // Sabline's own locations it guards, resolved again at each worker's start
+	resolved map[string]string // the ceiling's granted paths as they resolved when the pool started
+	held     confine.Result    // what the first worker reported
+	store    *receipt.Store    // the receipts' journal; nil when receipts are not kept
 	jobs     chan *pooled
 	stop     chan struct{}
 	wg       sync.WaitGroup // the worker slots
@@ -182,14 +184,20 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		}
 		p.store = s
 	}
+	// Its workers' directories are made in the runs directory, which the
+	// register of this machine must know before any starts (E331).
+	if _, err := runsDir(); err != nil {
+		return nil, err
+	}
 	sabline := append([]string(nil), cfg.Guarded...)
 	if cfg.Receipts != "" {
 		sabline = append(sabline, cfg.Receipts)
 	}
-	p.guard = Guard(sabline, cfg.Lend)
+	p.sabline, p.guard = sabline, Guard(sabline, cfg.Lend)
 	if err := Admit(p.guard, cfg.Budget); err != nil {
 		return nil, err
 	}
+	p.resolved = admitted(cfg.Budget)
 	p.policy = confine.OSPolicy(p.osBudget(), confine.Options{Strict: cfg.Confine == ConfineStrict})
 	p.digest = p.policy.SHA256()
 	if cfg.OnDemand {
@@ -610,8 +618,15 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		w.retire()
 		return nil, err
 	}
+	// The ceiling is checked again against the machine as it is now: a
+	// worker holds what no grant reaches as it resolves at its start, and
+	// withholds a grant that resolves otherwise than when the pool began.
+	g := Guard(p.sabline, p.cfg.Lend)
+	if err := Admit(g, p.cfg.Budget); err != nil {
+		return fail(err)
+	}
 	req := request{
-		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: p.guard,
+		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: g, Admitted: p.resolved,
 		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
 	if p.cfg.Confine != ConfineOff {

@@ -52,7 +52,11 @@ type request struct {
 	// Guard is what no grant reaches, resolved by the supervisor when the
 	// run started: the language refuses it, and Landlock's rules are
 	// carved around it.
-	Guard       *guard.Set        `json:"guard"`
+	Guard *guard.Set `json:"guard"`
+	// Admitted are the granted paths as they resolved when the run (or
+	// its pool) was admitted: the worker withholds from the kernel's
+	// ruleset a grant that resolves otherwise when it starts.
+	Admitted    map[string]string `json:"admitted,omitempty"`
 	Confine     string            `json:"confine"`           // ConfineDefault, ConfineStrict or ConfineOff
 	Require     confine.Level     `json:"require,omitempty"` // --require-confinement; "" for none
 	Faults      []receipt.FaultOp `json:"faults,omitempty"`  // SABLINE_FAULT_INJECT, parsed

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(WorkerMain(os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	os.Exit(testkit.RunWithPrivateRegister(m)) // its stores and runs join a register of its own
 }
 
 // supervised is one run of a program through Supervise, unconfined (the

@@ -296,7 +296,8 @@ func (c *commandRun) request(w *workerProc, g *guard.Set) (*request, error) {
 	c.rec.Program.SHA256 = sha256Hex(src)
 	req := &request{
 		Program: c.abs, SHA256: c.rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Guard: g,
-		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
+		Admitted: admitted(r.Budget),
+		Confine:  r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
 	if r.Confine != ConfineOff {
 		req.Policy, req.PolicySHA256 = &c.derived, c.rec.RunParameters.OSPolicySHA256

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/sabline/sabline/guard"
 )
 
 // Where runs keep their private temporary directories. Each run's worker
@@ -24,12 +26,18 @@ const runsDirName = "sabline/runs"
 // runsDir is the directory runs' private temporary directories are made
 // in: the user's cache directory's sabline/runs (~/.cache/sabline/runs
 // on Linux), or, where there is none, sabline-runs-UID in the system's
-// temporary directory; made once, readable by this user alone.
+// temporary directory; made once, readable by this user alone, and made
+// known to the register of this machine (guard.JoinAs), so that no run of
+// another Sabline reaches it either. A directory the register cannot be
+// told of is E331, and no run starts.
 var runsDir = sync.OnceValues(func() (string, error) {
 	var tried []string
 	for _, d := range runsDirs() {
 		err := privateDir(d)
 		if err == nil {
+			if err := guard.JoinAs("the runs directory "+d, d); err != nil {
+				return "", err
+			}
 			return d, nil
 		}
 		tried = append(tried, err.Error())

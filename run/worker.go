@@ -249,7 +249,8 @@ func (w *worker) confine(req *request) confine.Result {
 		fmt.Fprintln(os.Stderr, "sabline: "+p.OffReason())
 	}
 	// The memory limit is set already (see run).
-	held, err := confine.Apply(p, confine.ApplyOptions{TempDir: req.TempDir, CarveOuts: req.Guard.CarveOuts()})
+	held, err := confine.Apply(p, confine.ApplyOptions{TempDir: req.TempDir, CarveOuts: req.Guard.CarveOuts(),
+		Admitted: req.Admitted})
 	if err != nil && !errors.Is(err, confine.ErrUnsupported) && held.Reason == "" {
 		held.Reason = err.Error()
 	}

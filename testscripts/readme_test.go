@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/guard"
 )
 
 // tourStep is one `$ ` command of the README and the lines it shows.
@@ -88,7 +89,7 @@ func TestReadmeTour(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), guard.RegisterEnv + "=" + os.Getenv(guard.RegisterEnv)}
 	cwd := root
 	for _, st := range steps {
 		args := strings.Fields(st.cmd)

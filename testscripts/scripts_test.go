@@ -22,7 +22,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -40,6 +42,12 @@ func TestMain(m *testing.M) {
 // the scripts use, runs the tests and removes what it made.
 func runMain(m *testing.M) int {
 	defer buildbin.Cleanup()
+	cleanup, err := testkit.PrivateRegister() // the scripts' sabline joins a register of its own
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testscripts:", err)
+		return 1
+	}
+	defer cleanup()
 	dir, err := os.MkdirTemp("", "sabline-scripts-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testscripts: bin directory:", err)
@@ -76,6 +84,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("PATH", binDir+string(os.PathListSeparator)+e.Getenv("PATH"))
 			e.Setenv("HOME", home)
 			e.Setenv(receipt.DirEnv, filepath.Join(e.WorkDir, "receipts"))
+			e.Setenv(guard.RegisterEnv, os.Getenv(guard.RegisterEnv))
 			return nil
 		},
 		Condition: condition,

@@ -17,12 +17,13 @@ import (
 
 	"github.com/sabline/sabline/internal/buildbin"
 	"github.com/sabline/sabline/internal/fleettest"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/receipt/ship"
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testkit.RunWithPrivateRegister(m) // the binaries it runs join a register of its own
 	buildbin.Cleanup()
 	os.Exit(code)
 }

@@ -9,10 +9,11 @@ import (
 
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testkit.RunWithPrivateRegister(m) // the binaries it runs join a register of its own
 	buildbin.Cleanup()
 	os.Exit(code)
 }

@@ -312,6 +312,30 @@ var mutations = []Mutation{
 		Packages: guardPkg, Run: "^TestCarveOutsNamed$", CaughtBy: "TestCarveOutsNamed (~/.ssh, a credential and a dot-entry)",
 	},
 	{
+		Name: "home-not-expanded", File: "guard/build.go",
+		Old:      `		b.expandDir(b.resolve(h), true)`,
+		New:      `		b.expandDir(b.resolve(h), false)`,
+		Packages: guardPkg, Run: "^TestCarveOutsExpand$", CaughtBy: "TestCarveOutsExpand (a home with no dot-entry)",
+	},
+	{
+		Name: "missing-location-not-expanded", File: "guard/build.go",
+		Old:      `			if l.Kind == Credential || l.Kind == Sabline {`,
+		New:      `			if false {`,
+		Packages: guardPkg, Run: "^TestCarveOutsExpand$", CaughtBy: "TestCarveOutsExpand (/var/lib above /var/lib/sss)",
+	},
+	{
+		Name: "home-dot-entries-carved-in", File: "confine/carve.go",
+		Old:      `		if dots && strings.HasPrefix(e.Name(), ".") {`,
+		New:      `		if dots && strings.HasPrefix(e.Name(), "..") {`,
+		Packages: confinePkg, Run: "^TestCarveLandlockProperty$", CaughtBy: "TestCarveLandlockProperty",
+	},
+	{
+		Name: "moved-grant-kept", File: "confine/carve.go",
+		Old:      `ok && r.Grant && resolve(r.Path) != was {`,
+		New:      `ok && r.Grant && resolve(r.Path) != was && false {`,
+		Packages: confinePkg, Run: "^TestMoved$", CaughtBy: "TestMoved, TestPoolGrantSwappedForALink (into a plain directory)",
+	},
+	{
 		Name: "json-depth-arrays-only", File: "lang/hostmods.go",
 		Old:      `case c == '[' || c == '{':`,
 		New:      `case c == '[':`,

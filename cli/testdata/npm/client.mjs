@@ -10,7 +10,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 const [mode, ...rest] = process.argv.slice(2);
 const transport = mode === 'stdio'
-  ? new StdioClientTransport({ command: rest[0], args: rest.slice(1), stderr: 'inherit' })
+  // The server is given this process's environment whole (the SDK's
+  // default passes a few names only): SABLINE_REGISTER among it, so that
+  // the test's server joins the test's register.
+  ? new StdioClientTransport({ command: rest[0], args: rest.slice(1), stderr: 'inherit', env: { ...process.env } })
   : new StreamableHTTPClientTransport(new URL(rest[0]), {
     requestInit: { headers: { Authorization: `Bearer ${process.env.SABLINE_TOKEN}` } },
   });

@@ -1,0 +1,15 @@
+package confinecheck
+
+import (
+	"os"
+	"testing"
+
+	"github.com/sabline/sabline/internal/testkit"
+)
+
+// TestMain runs the package's tests with a register of their own: the
+// stores, tokens and runs directories they make (and the sabline
+// processes they start, which inherit it) join it, never this machine's.
+func TestMain(m *testing.M) {
+	os.Exit(testkit.RunWithPrivateRegister(m))
+}

@@ -1,0 +1,137 @@
+package confine
+
+import (
+	goruntime "runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/guard"
+)
+
+// table is a mount table as the tests give it: "ID PARENT POINT TYPE
+// OPTIONS" a line.
+func table(t *testing.T, lines ...string) []guard.Mount {
+	t.Helper()
+	var b strings.Builder
+	for _, l := range lines {
+		f := strings.Fields(l)
+		b.WriteString(f[0] + " " + f[1] + " 0:1 / " + f[2] + " " + f[4] + " - " + f[3] + " src rw\n")
+	}
+	mounts, err := guard.ParseMountInfo([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mounts
+}
+
+func TestRemountPlan(t *testing.T) {
+	if guard.FoldCase {
+		t.Skip("mount points are Linux paths")
+	}
+	const base = msREMOUNT | msBIND | msNODEV
+	tests := []struct {
+		name   string
+		mounts []string
+		want   []Remount
+	}{
+		{name: "a root and /dev of its own",
+			mounts: []string{"1 0 / ext4 rw,relatime", "2 1 /dev devtmpfs rw,nosuid", "3 2 /dev/shm tmpfs rw,nosuid,nodev", "4 2 /dev/pts devpts rw"},
+			want:   []Remount{{"/", base | msRELATIME}}},
+		{name: "the flags a mount has are kept",
+			mounts: []string{"1 0 / ext4 rw,relatime", "2 1 /dev devtmpfs rw", "5 1 /ro ext4 ro,nosuid,noexec,noatime,nodiratime", "6 1 /sym tmpfs rw,nosymfollow,relatime"},
+			want:   []Remount{{"/", base | msRELATIME}, {"/ro", base | msRDONLY | msNOSUID | msNOEXEC | msNOATIME | msNODIRATIME}, {"/sym", base | msNOSYMFOLLOW | msRELATIME}}},
+		{name: "no atime flag named is strictatime",
+			mounts: []string{"1 0 / ext4 rw", "2 1 /dev devtmpfs rw"},
+			want:   []Remount{{"/", base | msSTRICTATIME}}},
+		{name: "already nodev needs none",
+			mounts: []string{"1 0 / ext4 rw,nodev,relatime", "2 1 /dev devtmpfs rw", "7 1 /proc proc rw,nosuid,nodev,noexec"},
+			want:   nil},
+		{name: "kernel surfaces outside /dev too",
+			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw", "7 1 /srv/ct/proc proc rw,relatime"},
+			want:   []Remount{{"/srv/ct/proc", base | msRELATIME}}},
+		{name: "the mount that holds /dev, where /dev is no mount, keeps its devices",
+			mounts: []string{"1 0 / ext4 rw,relatime", "8 1 /home xfs rw,relatime"},
+			want:   []Remount{{"/home", base | msRELATIME}}},
+		{name: "a mount mounted over, and what lies beneath it, is not reached",
+			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw", "10 1 /mnt tmpfs rw", "11 10 /mnt/a ext4 rw", "12 10 /mnt tmpfs rw,relatime"},
+			want:   []Remount{{"/mnt", base | msRELATIME}}},
+		{name: "nothing", mounts: nil, want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := RemountPlan(table(t, tt.mounts...))
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("RemountPlan = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDeviceGrants(t *testing.T) {
+	if guard.FoldCase {
+		t.Skip("mount points are Linux paths")
+	}
+	tests := []struct {
+		name     string
+		mounts   []string
+		grants   []string
+		wantOpen []string
+	}{
+		{name: "a grant on a mount without nodev",
+			mounts: []string{"1 0 / ext4 rw", "2 1 /dev devtmpfs rw"}, grants: []string{"/srv/data"}, wantOpen: []string{"/srv/data"}},
+		{name: "the same, nodev",
+			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw"}, grants: []string{"/srv/data"}},
+		{name: "a mount without nodev beneath a grant",
+			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw", "3 1 /srv/data/usb vfat rw"},
+			grants: []string{"/srv", "/home"}, wantOpen: []string{"/srv"}},
+		{name: "a grant of every path reaches every mount",
+			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw", "3 1 /mnt/usb vfat rw"}, grants: []string{"/"}, wantOpen: []string{"/"}},
+		{name: "the devices of /dev are Landlock's",
+			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw"}, grants: []string{"/dev/null", "/"}},
+		{name: "a kernel surface is reached by no grant",
+			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw", "4 1 /srv/ct/dev devtmpfs rw"}, grants: []string{"/srv"}},
+		{name: "a mount hidden beneath another",
+			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw", "10 1 /mnt tmpfs rw", "11 10 /mnt/a ext4 rw", "12 10 /mnt tmpfs rw,nodev"},
+			grants: []string{"/mnt"}},
+		{name: "the one over it",
+			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw", "10 1 /mnt tmpfs rw,nodev", "12 10 /mnt tmpfs rw"},
+			grants: []string{"/mnt/x"}, wantOpen: []string{"/mnt/x"}},
+		{name: "no grant", mounts: []string{"1 0 / ext4 rw"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := DeviceGrants(tt.grants, table(t, tt.mounts...))
+			if !slices.Equal(got, tt.wantOpen) {
+				t.Errorf("DeviceGrants = %q, want %q", got, tt.wantOpen)
+			}
+		})
+	}
+}
+
+// TestAssessDeviceNodes: a grant beneath which device nodes are held by
+// the language alone makes the level partial, and the reason names it;
+// without, the same run is full.
+func TestAssessDeviceNodes(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("the grant's path is a Unix one")
+	}
+	p := OSPolicy(budget.MustParse("/", "io,fs:read:/srv/data"), Options{})
+	held := LinuxHeld{LandlockABI: LandlockMaxABI, Seccomp: true, CapabilitiesDropped: true}
+	if r := AssessLinux(p, held); r.Level != Full {
+		t.Fatalf("without device nodes: %s (%s), want full", r.Level, r.Reason)
+	}
+	held.DeviceNodes, held.DeviceNodesWhy = []string{"/srv/data"}, "the worker was not started in a mount namespace of its own"
+	r := AssessLinux(p, held)
+	want := "device nodes beneath /srv/data are refused by the language only: the worker was not started in a mount namespace of its own"
+	if r.Level != Partial || r.Reason != want {
+		t.Errorf("level %s, reason %q; want partial, %q", r.Level, r.Reason, want)
+	}
+	if got := grantedPaths(p); !slices.Equal(got, []string{"/srv/data"}) {
+		t.Errorf("grantedPaths = %q", got)
+	}
+	if got := grantedPaths(OSPolicy(budget.MustParse("/", "io,fs:read"), Options{})); !slices.Equal(got, []string{"/"}) {
+		t.Errorf("grantedPaths of every path = %q, want /", got)
+	}
+}

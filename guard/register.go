@@ -1,0 +1,500 @@
+package guard
+
+// The register of Sabline's own locations on this machine.
+//
+// Each Sabline process knows its own receipts store, token file and runs
+// directory; another Sabline beside it (a server, a pool in another
+// program, a command-line run of another user) has its own, and a run's
+// grant could reach them. The register is one directory every Sabline on
+// the machine agrees on (RegisterDir): each process adds an entry for each
+// location it makes or opens (Join), and every run reads the register when
+// it builds its guard set (ReadRegister) and guards each registered
+// location as Sabline's own: no grant reaches it, in the language or in
+// the kernel.
+//
+// The directory is made mode 01777 (sticky, as /tmp is): every user may
+// add entries, and none may remove another's. It is trusted only when it
+// is a directory (not a link), sticky, and owned by root or by the user
+// running Sabline: the owner of a sticky directory may remove anything in
+// it, so a register another unprivileged user owns is not one to rely on.
+//
+// An entry is one small file, named by the first 32 hexadecimal digits of
+// the sha256 of the path it names (a suffix "-HEX" when that name is taken
+// by another user's file), holding the absolute path and a newline. Anyone
+// on the machine may write entries, so the reader is bounded
+// (MaxRegisterEntries, MaxRegisterEntryBytes) and honours an entry only
+// when the path it names is owned by the entry's owner (root's entries
+// name anything): a user cannot make another user's files unreachable. An
+// entry can only narrow what runs reach, never widen it. An entry naming a
+// path that does not exist now is passed over: it holds nothing to take,
+// and a location made again joins again.
+//
+// Limits: every Sabline that must guard the others has to read the same
+// register (the same SABLINE_REGISTER, and no private /var/tmp such as
+// systemd's PrivateTmp gives a service); a location is guarded by the runs
+// whose guard set was built after it joined (a pool builds its set when
+// it starts); on Windows the owners of entries and paths are not compared.
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sabline/sabline/codes"
+)
+
+// RegisterEnv names the environment variable that sets the register's
+// directory, an absolute path. It is the operator's: every Sabline that
+// must guard the others' locations must be started with the same value.
+const RegisterEnv = "SABLINE_REGISTER"
+
+// The bounds of what ReadRegister reads: anyone on the machine may write
+// entries.
+const (
+	// MaxRegisterEntries is how many entries one read opens; the rest
+	// are counted (Registered.Unread) and not guarded.
+	MaxRegisterEntries = 4096
+	// MaxRegisterEntryBytes is the largest entry honoured.
+	MaxRegisterEntryBytes = 4096
+	// maxRegisterNames is how many names one read lists, the entries it
+	// opens first among them (its own and root's first).
+	maxRegisterNames = 16 * MaxRegisterEntries
+)
+
+// ErrUntrustedRegister is the error of a register directory that is not
+// one to rely on: a link, not a directory, not sticky, or owned by a user
+// who is neither root nor the one running Sabline.
+var ErrUntrustedRegister = errors.New("the register is not one to trust")
+
+// RegisterAdvice says what to do about a register that cannot be used.
+const RegisterAdvice = "make it as root (install -d -m 1777 -o root DIR), or set " + RegisterEnv +
+	" to a directory owned by you or root, mode 1777, that every Sabline on this machine is started with"
+
+// RegisterDir is the register's directory: the value of RegisterEnv when
+// it is set, else this system's (/var/tmp/sabline-guarded on Unix,
+// %ProgramData%\sabline\guarded on Windows).
+func RegisterDir() (string, error) {
+	if d := os.Getenv(RegisterEnv); d != "" {
+		if !filepath.IsAbs(d) {
+			return "", fmt.Errorf("register: %s=%q is not an absolute path", RegisterEnv, d)
+		}
+		return filepath.Clean(d), nil
+	}
+	return defaultRegisterDir(), nil
+}
+
+// EntryName is the name of the entry that registers the absolute, clean
+// path p: the first 32 hexadecimal digits of its sha256.
+func EntryName(p string) string {
+	sum := sha256.Sum256([]byte(p))
+	return hex.EncodeToString(sum[:16])
+}
+
+// RegisterEntry is one file of the register as ReadRegister found it.
+type RegisterEntry struct {
+	// Name is the file's name in the register.
+	Name string
+	// Mode is its type and permissions, as lstat gave them.
+	Mode fs.FileMode
+	// Owner is the uid of its owner; -1 where ownership is not compared
+	// (Windows).
+	Owner int
+	// Data is what it holds, at most MaxRegisterEntryBytes+1 bytes.
+	Data []byte
+}
+
+// PathOwners reports whether the path p exists and the uids owning it,
+// as written and with links followed; no uids where ownership is not
+// compared (Windows).
+type PathOwners func(p string) (owners []int, exists bool)
+
+// Registered is what a read of the register found.
+type Registered struct {
+	// Dir is the register's directory.
+	Dir string
+	// Paths are the locations honoured: absolute, clean, each once.
+	Paths []string
+	// Refused are the entries passed over, each with why.
+	Refused []RefusedEntry
+	// Missing counts the entries naming a path that does not exist now.
+	Missing int
+	// Unread counts the entries past MaxRegisterEntries (or past the
+	// names one read lists), which were not read: their locations are
+	// not guarded.
+	Unread int
+}
+
+// RefusedEntry is an entry the reader passed over.
+type RefusedEntry struct {
+	Name string
+	Why  string
+}
+
+// Warning is what a run's operator should know of the read, "" for
+// nothing: the entries it could not read.
+func (r Registered) Warning() string {
+	if r.Unread == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the register %s had more than %d entries; %d were not read, and the locations they name are not guarded",
+		r.Dir, MaxRegisterEntries, r.Unread)
+}
+
+// ParseRegister judges the entries of a register, in the order given, and
+// returns the paths to guard. It reads nothing but through owners. It
+// reads at most MaxRegisterEntries entries and counts the rest as
+// Unread; it passes over (Refused) an entry that is not a regular file,
+// is larger than MaxRegisterEntryBytes, does not hold one absolute clean
+// path and a newline, is not named for that path (EntryName, or EntryName
+// and "-" and hexadecimal digits), or names a path owned by another user
+// than the entry's owner (root's entries name anything); and it counts
+// (Missing) an entry naming a path that does not exist. A name beginning
+// with "." is an entry being written, and is skipped.
+func ParseRegister(entries []RegisterEntry, owners PathOwners) Registered {
+	var r Registered
+	seen := map[string]bool{}
+	read := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name, ".") {
+			continue
+		}
+		if read == MaxRegisterEntries {
+			r.Unread++
+			continue
+		}
+		read++
+		p, why := judgeEntry(e)
+		if why != "" {
+			r.Refused = append(r.Refused, RefusedEntry{Name: e.Name, Why: why})
+			continue
+		}
+		uids, exists := owners(p)
+		if !exists {
+			r.Missing++
+			continue
+		}
+		if e.Owner > 0 {
+			if i := slices.IndexFunc(uids, func(u int) bool { return u != e.Owner }); i >= 0 {
+				r.Refused = append(r.Refused, RefusedEntry{Name: e.Name,
+					Why: fmt.Sprintf("names %s, owned by uid %d, not by the entry's owner (uid %d)", p, uids[i], e.Owner)})
+				continue
+			}
+		}
+		if !seen[p] {
+			seen[p] = true
+			r.Paths = append(r.Paths, p)
+		}
+	}
+	return r
+}
+
+// judgeEntry is the path entry e names, or why it is refused.
+func judgeEntry(e RegisterEntry) (string, string) {
+	if !e.Mode.IsRegular() {
+		return "", "not a regular file (" + e.Mode.Type().String() + ")"
+	}
+	if len(e.Data) > MaxRegisterEntryBytes {
+		return "", fmt.Sprintf("larger than %d bytes", MaxRegisterEntryBytes)
+	}
+	p, ok := strings.CutSuffix(string(e.Data), "\n")
+	switch {
+	case !ok:
+		return "", "does not end with a newline"
+	case p == "":
+		return "", "names no path"
+	case strings.ContainsAny(p, "\n\x00"):
+		return "", "holds a newline or a NUL inside its path"
+	case !filepath.IsAbs(p) || filepath.Clean(p) != p:
+		return "", "its path is not absolute and clean"
+	}
+	if !namedFor(e.Name, p) {
+		return "", "its name is not the digest of the path it holds"
+	}
+	return p, ""
+}
+
+// namedFor reports whether name is an entry's name for the path p:
+// EntryName(p), or that, "-" and 1 to 32 lower-case hexadecimal digits.
+func namedFor(name, p string) bool {
+	rest, ok := strings.CutPrefix(name, EntryName(p))
+	if !ok {
+		return false
+	}
+	if rest == "" {
+		return true
+	}
+	suffix, ok := strings.CutPrefix(rest, "-")
+	if !ok || suffix == "" || len(suffix) > 32 {
+		return false
+	}
+	return strings.Trim(suffix, "0123456789abcdef") == ""
+}
+
+// RegisteredLocations are what a run guards as Sabline's from the
+// register of this machine (RegisterDir): the register itself, when it
+// exists, and each location ReadRegister honours; and what the read
+// found. On an error the register's own directory is still among them.
+func RegisteredLocations() ([]string, Registered, error) {
+	dir, err := RegisterDir()
+	if err != nil {
+		return nil, Registered{}, err
+	}
+	var out []string
+	if _, err := os.Lstat(dir); err == nil {
+		out = append(out, dir)
+	}
+	r, err := ReadRegister(dir)
+	return append(out, r.Paths...), r, err
+}
+
+// ReadRegister reads the register in dir: the entries of its own user
+// and root first, then the others', each group by name, parsed by
+// ParseRegister. A register that does not exist holds nothing. A register
+// that is not trusted (ErrUntrustedRegister) or cannot be read is an
+// error, and then nothing of it is guarded.
+func ReadRegister(dir string) (Registered, error) {
+	r := Registered{Dir: dir}
+	switch err := trustRegister(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return r, nil
+	case err != nil:
+		return r, fmt.Errorf("read the register %s: %w", dir, err)
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return r, fmt.Errorf("read the register %s: %w", dir, err)
+	}
+	names, err := f.Readdirnames(maxRegisterNames + 1)
+	f.Close()
+	if err != nil && err != io.EOF {
+		return r, fmt.Errorf("read the register %s: %w", dir, err)
+	}
+	unread := 0
+	if len(names) > maxRegisterNames {
+		names, unread = names[:maxRegisterNames], 1
+	}
+	var entries []RegisterEntry
+	for _, name := range names {
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(dir, name))
+		if err != nil {
+			continue // removed since it was listed
+		}
+		entries = append(entries, RegisterEntry{Name: name, Mode: fi.Mode(), Owner: fileOwner(fi)})
+	}
+	me := currentUser()
+	rank := func(e RegisterEntry) int {
+		switch e.Owner {
+		case me:
+			return 0
+		case 0:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(entries, func(i, j int) bool {
+		if ri, rj := rank(entries[i]), rank(entries[j]); ri != rj {
+			return ri < rj
+		}
+		return entries[i].Name < entries[j].Name
+	})
+	for i := range entries[:min(len(entries), MaxRegisterEntries)] {
+		if e := &entries[i]; e.Mode.IsRegular() {
+			e.Data = readEntry(filepath.Join(dir, e.Name), e.Owner)
+		}
+	}
+	got := ParseRegister(entries, PathOwnersOf)
+	got.Dir, got.Unread = dir, got.Unread+unread
+	return got, nil
+}
+
+// readEntry reads at most MaxRegisterEntryBytes+1 bytes of the regular
+// file at p owned by owner (as it was listed), opened without following a
+// link; nil when it cannot, or when the file is no longer that one.
+func readEntry(p string, owner int) []byte {
+	f, err := openNoFollow(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fileOwner(fi) != owner {
+		return nil
+	}
+	data, _ := io.ReadAll(io.LimitReader(f, MaxRegisterEntryBytes+1))
+	return data
+}
+
+// Join makes each of paths known to the register, making the register
+// when it does not exist (mode 01777): every run on this machine that
+// builds its guard set after this guards them as Sabline's own. A path
+// that does not exist is passed over; an entry already there is kept.
+// The error says which register and why, and wraps ErrUntrustedRegister
+// for a register that is not one to rely on.
+func Join(paths ...string) error {
+	dir, err := RegisterDir()
+	if err != nil {
+		return fmt.Errorf("join the register: %w", err)
+	}
+	if err := makeRegister(dir); err != nil {
+		return fmt.Errorf("join the register %s: %w", dir, err)
+	}
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("join the register %s: %q is not an absolute path", dir, p)
+		}
+		p = filepath.Clean(p)
+		if strings.ContainsAny(p, "\n\x00") {
+			return fmt.Errorf("join the register %s: %q holds a newline or a NUL", dir, p)
+		}
+		if _, err := os.Lstat(p); err != nil {
+			continue // nothing there to take; made again, it joins again
+		}
+		if err := writeEntry(dir, p); err != nil {
+			return fmt.Errorf("join the register %s with %s: %w", dir, p, err)
+		}
+	}
+	return nil
+}
+
+// JoinAs is Join, its error E331 saying what (the receipts directory
+// DIR, say) could not be made known, and what to do: a pool or server
+// that cannot make its locations known does not start.
+func JoinAs(what string, paths ...string) error {
+	if err := Join(paths...); err != nil {
+		e := codes.Errorf(codes.E331, "%s cannot be made known to the other Sablines on this machine: %w", what, err)
+		e.Do = "Sabline keeps a register of its receipts, tokens and runs directories, so that no run of another Sabline reaches them: " +
+			RegisterAdvice + ". Nothing ran."
+		return e
+	}
+	return nil
+}
+
+// makeRegister makes the register dir when it does not exist, sticky and
+// open to every user, and checks it is one to trust.
+func makeRegister(dir string) error {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return err
+		}
+		// Made under a temporary name and renamed into place whole, so
+		// that no other process sees it before it is sticky.
+		tmp := filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+"-"+randomHex(8))
+		if err := os.Mkdir(tmp, 0o700); err != nil {
+			return err
+		}
+		if err := os.Chmod(tmp, 0o777|fs.ModeSticky); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		// A directory there already, made meanwhile, is replaced only
+		// when it is empty and ours to replace; else it is the one
+		// checked below.
+		if err := os.Rename(tmp, dir); err != nil {
+			os.Remove(tmp)
+		}
+	}
+	return trustRegister(dir)
+}
+
+// writeEntry adds the entry naming p to dir: nothing to do when this
+// user's (or root's) entry for it is there; else written under a
+// temporary name and linked into place, so that no reader sees it half
+// written and no file already there is replaced. When the entry's name is
+// taken by another user's file, the entry takes a name with a random
+// suffix.
+func writeEntry(dir, p string) error {
+	want := p + "\n"
+	name := EntryName(p)
+	me := currentUser()
+	taken := false
+	if has, mine := entryHolds(filepath.Join(dir, name), want, me); has {
+		return nil
+	} else if !mine {
+		taken = true
+	}
+	if taken {
+		// Another user's file holds the name: look for an entry of ours
+		// made before under a suffix.
+		if matches, _ := filepath.Glob(filepath.Join(dir, name+"-*")); matches != nil {
+			for _, m := range matches {
+				if has, _ := entryHolds(m, want, me); has {
+					return nil
+				}
+			}
+		}
+	}
+	tmp := filepath.Join(dir, ".tmp-"+randomHex(16))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	_, err = f.WriteString(want)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil { // whatever the umask
+		return err
+	}
+	for range 8 {
+		final := filepath.Join(dir, name)
+		if taken {
+			final += "-" + randomHex(8)
+		}
+		err = os.Link(tmp, final)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if has, mine := entryHolds(final, want, me); has {
+			return nil
+		} else if mine && !taken {
+			// Our own file with other content: replace it.
+			return os.Rename(tmp, final)
+		}
+		taken = true
+	}
+	return err
+}
+
+// entryHolds reports whether the file at p is an entry holding want that
+// counts for this user (owned by me or by root), and whether the name is
+// free for this user to write (absent, or a file of its own).
+func entryHolds(p, want string, me int) (has, mine bool) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return false, true
+	}
+	owner := fileOwner(fi)
+	ours := owner == me || owner < 0
+	if fi.Mode().IsRegular() && (ours || owner == 0) && string(readEntry(p, owner)) == want {
+		return true, ours
+	}
+	return false, ours && fi.Mode().IsRegular()
+}
+
+// randomHex is n random bytes in hexadecimal.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return fmt.Sprint(time.Now().UnixNano())
+	}
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,72 @@
+//go:build !windows
+
+package guard
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// defaultRegisterDir is the register every Sabline on this machine agrees
+// on without being told: in /var/tmp, which outlives a reboot and which
+// every user may write.
+func defaultRegisterDir() string { return "/var/tmp/sabline-guarded" }
+
+// fileOwner is the uid owning the file fi describes.
+func fileOwner(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
+}
+
+// currentUser is the uid Sabline runs as.
+func currentUser() int { return os.Geteuid() }
+
+// openNoFollow opens the file at p for reading, refusing a link.
+func openNoFollow(p string) (*os.File, error) {
+	return os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+}
+
+// trustRegister checks the register dir is one to rely on: a directory,
+// not a link, sticky, owned by root or by this user. It wraps
+// fs.ErrNotExist when there is none, and ErrUntrustedRegister when it is
+// not one to trust.
+func trustRegister(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	owner := fileOwner(fi)
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%w: %s is a link: %s", ErrUntrustedRegister, dir, RegisterAdvice)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s is not a directory: %s", ErrUntrustedRegister, dir, RegisterAdvice)
+	case fi.Mode()&fs.ModeSticky == 0:
+		return fmt.Errorf("%w: %s is not sticky (mode %s), so any user who may write in it may remove another's entries: %s",
+			ErrUntrustedRegister, dir, fi.Mode(), RegisterAdvice)
+	case owner != 0 && owner != currentUser():
+		return fmt.Errorf("%w: %s is owned by uid %d, neither root nor you (uid %d), who may remove any entry in it: %s",
+			ErrUntrustedRegister, dir, owner, currentUser(), RegisterAdvice)
+	}
+	return nil
+}
+
+// PathOwnersOf reads this machine: whether p exists, and the uids owning
+// it as written and with links followed.
+func PathOwnersOf(p string) ([]int, bool) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, false
+	}
+	owners := []int{fileOwner(fi)}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if to, err := os.Stat(p); err == nil {
+			owners = append(owners, fileOwner(to))
+		}
+	}
+	return owners, true
+}

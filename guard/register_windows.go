@@ -1,0 +1,58 @@
+//go:build windows
+
+package guard
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// defaultRegisterDir is the register every Sabline on this machine agrees
+// on without being told: %ProgramData%\sabline\guarded, where every user
+// may make files and only their maker (and administrators) may remove
+// them.
+func defaultRegisterDir() string {
+	base := os.Getenv("ProgramData")
+	if !filepath.IsAbs(base) {
+		base = `C:\ProgramData`
+	}
+	return filepath.Join(base, "sabline", "guarded")
+}
+
+// fileOwner is -1: on Windows the owners of entries and paths are not
+// compared.
+func fileOwner(fs.FileInfo) int { return -1 }
+
+// currentUser is -1, as fileOwner is.
+func currentUser() int { return -1 }
+
+// openNoFollow opens the file at p for reading; ReadRegister has checked
+// with Lstat that it is a regular file, and readEntry checks it again on
+// the open file.
+func openNoFollow(p string) (*os.File, error) { return os.Open(p) }
+
+// trustRegister checks the register dir is a directory, not a link or
+// another reparse point. Its access control list is not read: the
+// default one of %ProgramData% lets each user remove only what they made.
+func trustRegister(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0:
+		return fmt.Errorf("%w: %s is a link: %s", ErrUntrustedRegister, dir, RegisterAdvice)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s is not a directory: %s", ErrUntrustedRegister, dir, RegisterAdvice)
+	}
+	return nil
+}
+
+// PathOwnersOf reads this machine: whether p exists; no owners, which are
+// not compared on Windows.
+func PathOwnersOf(p string) ([]int, bool) {
+	_, err := os.Lstat(p)
+	return nil, err == nil
+}

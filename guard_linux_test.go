@@ -1,0 +1,152 @@
+package sabline_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline"
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine"
+)
+
+// Programs that try to make or read a guarded location through a host
+// module's own I/O, which the language does not judge: only the kernel
+// holds them. ARGS[0] is the target.
+const (
+	plantText = "ffi.module(\"pathlib\").write_text(ARGS[0], \"planted\\n\")\nprint(\"RESULT written\")\n"
+	// plantRaw makes ARGS[0]'s directory and the file in it with raw
+	// calls (mkdirat, openat with O_CREAT|O_WRONLY), as a native module
+	// would.
+	plantRaw = `c = ffi.module("ctypes")
+c.syscall("mkdirat", -100, ARGS[1], 448)
+r = c.syscall("openat", -100, ARGS[0], 65, 384)
+if r.errno == "":
+    print("RESULT written")
+else:
+    print("refused", r.errno)
+`
+	readText = "print(\"RESULT\", ffi.module(\"pathlib\").read_text(ARGS[0]))\n"
+)
+
+// TestGuardedWhateverExists: what no grant reaches is held by the kernel
+// whether or not it exists when the run starts, and however many
+// dot-entries a home has. Each case runs confined and, as its control,
+// with the kernel asked for nothing, where the same program goes through:
+// the witness is read from outside the worker (the file planted or not,
+// the secret's bytes printed or not).
+func TestGuardedWhateverExists(t *testing.T) {
+	if _, err := confine.LandlockABI(); err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, home string) // makes the home's entries
+		allow   string                          // $H is the home
+		confine sabline.Confine
+		src     string
+		args    []string // $H is the home
+		// witness is the file whose making, or whose secret, the case
+		// watches; read true when the secret was printed.
+		witness string
+		read    bool
+	}{
+		{name: "~/.bashrc in a home with no dot-entry and no file grant", allow: "io,ffi:pathlib",
+			src: plantText, args: []string{"$H/.bashrc"}, witness: "$H/.bashrc"},
+		{name: "~/.netrc in a home with no dot-entry and no file grant", allow: "io,ffi:pathlib",
+			src: plantText, args: []string{"$H/.netrc"}, witness: "$H/.netrc"},
+		{name: "~/.ssh/authorized_keys by raw calls under a grant of the home", confine: sabline.ConfineStrict,
+			allow: "io,ffi:ctypes,fs:write:$H", src: plantRaw,
+			args: []string{"$H/.ssh/authorized_keys", "$H/.ssh"}, witness: "$H/.ssh/authorized_keys"},
+		{name: "a new file in the home under a grant of it", confine: sabline.ConfineStrict,
+			allow: "io,ffi:pathlib,fs:write:$H", src: plantText, args: []string{"$H/new.txt"}, witness: "$H/new.txt"},
+		{name: "~/.config/gh not there yet under a grant of ~/.config", confine: sabline.ConfineStrict,
+			setup: func(t *testing.T, home string) { mkdir(t, filepath.Join(home, ".config", "app")) },
+			allow: "io,ffi:ctypes,fs:write:$H/.config", src: plantRaw,
+			args: []string{"$H/.config/gh/hosts.yml", "$H/.config/gh"}, witness: "$H/.config/gh/hosts.yml"},
+		{name: "the 700th dot-entry of a home", allow: "io,ffi:pathlib", src: readText,
+			setup: func(t *testing.T, home string) {
+				for i := range 700 {
+					mkdir(t, filepath.Join(home, ".app-"+strconv.Itoa(i)))
+				}
+				writeFile(t, filepath.Join(home, ".zz-app", "token"), "SECRET-TOKEN")
+			},
+			args: []string{"$H/.zz-app/token"}, witness: "$H/.zz-app/token", read: true},
+	}
+	for _, tt := range tests {
+		for _, confined := range []bool{true, false} {
+			name := tt.name
+			if !confined {
+				name += " (the control)"
+			}
+			t.Run(name, func(t *testing.T) {
+				home, err := filepath.EvalSymlinks(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				cache, err := os.UserCacheDir() // the runs' own directories stay where they were
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Setenv("XDG_CACHE_HOME", cache)
+				t.Setenv("HOME", home)
+				if tt.setup != nil {
+					tt.setup(t, home)
+				}
+				h := func(s string) string { return strings.ReplaceAll(s, "$H", home) }
+				var args []string
+				for _, a := range tt.args {
+					args = append(args, h(a))
+				}
+				witness := h(tt.witness)
+				opts := sabline.Options{Budget: budget.MustParse(home, h(tt.allow)), Args: args, Confine: tt.confine,
+					Timeout: time.Minute, Receipts: t.TempDir()}
+				if !confined {
+					opts.Confine = sabline.ConfineOff
+				}
+				res, err := sabline.Run(context.Background(), sabline.Source("guarded.vel", []byte(tt.src)), opts)
+				if res == nil {
+					t.Fatalf("no result: %v", err)
+				}
+				p := res.Receipt.RunParameters
+				t.Logf("%s %s: %s; %s; %q", res.Receipt.Outcome.Status, res.Receipt.Outcome.Code, p.Confinement,
+					p.ConfinementReason, res.Stdout)
+				if confined && p.Confinement != confine.Full {
+					t.Errorf("level %s, want full: the kernel holds it", p.Confinement)
+				}
+				if tt.read {
+					if got := strings.Contains(string(res.Stdout), "SECRET-TOKEN"); got != !confined {
+						t.Errorf("the secret was printed %v, want %v", got, !confined)
+					}
+					return
+				}
+				_, err = os.Lstat(witness)
+				if planted := err == nil; planted != !confined {
+					t.Errorf("%s exists %v, want %v", witness, planted, !confined)
+				}
+				if said := strings.Contains(string(res.Stdout), "RESULT written"); said != !confined {
+					t.Errorf("the program says it wrote %v, want %v: %q", said, !confined, res.Stdout)
+				}
+			})
+		}
+	}
+}
+
+func mkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, p, data string) {
+	t.Helper()
+	mkdir(t, filepath.Dir(p))
+	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

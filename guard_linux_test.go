@@ -3,6 +3,7 @@ package sabline_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/buildbin"
 )
 
 // Programs that try to make or read a guarded location through a host
@@ -148,5 +150,47 @@ func writeFile(t *testing.T, p, data string) {
 	mkdir(t, filepath.Dir(p))
 	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGuardedKnockout: in the knock-out build, whose budget checks all
+// pass, the language's own fs.mkdir and fs.write make ~/.ssh and
+// ~/.ssh/authorized_keys in a home with no dot-entry under a grant of the
+// home: the kernel refuses them, and nothing is there afterwards; with
+// the kernel asked for nothing (the control) both are made.
+func TestGuardedKnockout(t *testing.T) {
+	if _, err := confine.LandlockABI(); err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	bin, err := buildbin.Sabline("sabline_knockout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "fs.mkdir(ARGS[0])\nfs.write(ARGS[0] + \"/authorized_keys\", \"ssh-ed25519 AAAA planted\\n\")\nprint(\"RESULT written\")\n"
+	for _, confined := range []bool{true, false} {
+		t.Run(map[bool]string{true: "confined", false: "the control"}[confined], func(t *testing.T) {
+			home, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			work := t.TempDir()
+			prog := filepath.Join(work, "plant.vel")
+			writeFile(t, prog, src)
+			args := []string{"--receipts", filepath.Join(work, "receipts"), "--allow", "io,fs:write:" + home}
+			if !confined {
+				args = append(args, "--no-confine")
+			}
+			cmd := exec.Command(bin, append(args, prog, "--", filepath.Join(home, ".ssh"))...)
+			cmd.Env = append(os.Environ(), "HOME="+home)
+			out, err := cmd.CombinedOutput()
+			t.Logf("%v: %s", err, out)
+			_, err = os.Lstat(filepath.Join(home, ".ssh", "authorized_keys"))
+			if planted := err == nil; planted != !confined {
+				t.Errorf("~/.ssh/authorized_keys exists %v, want %v", planted, !confined)
+			}
+			if confined && !strings.Contains(string(out), "E319") {
+				t.Errorf("no kernel refusal (E319) in %q", out)
+			}
+		})
 	}
 }

@@ -38,6 +38,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
+	enterNodev(stderr, "mcp")
 	// A client may start a server for each of its sessions: none holds a
 	// worker before its first run.
 	o.OnDemand = true

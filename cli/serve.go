@@ -194,6 +194,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
+	enterNodev(stderr, "serve")
 	if _, _, err := net.SplitHostPort(*listen); err != nil {
 		return report(stderr, codes.Errorf(codes.E301, "--listen %s: not an address HOST:PORT (127.0.0.1:8080, say)", *listen), "")
 	}

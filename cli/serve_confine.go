@@ -182,6 +182,23 @@ func list(paths []string, anywhere bool) string {
 	return strings.Join(paths, ", ")
 }
 
+// enterNodev re-executes a door, before it starts anything, in a mount
+// namespace where every mount outside /dev is nodev
+// (confine.EnterNodevNamespace): its workers, started there, need no
+// namespace of their own, which the door could not make once it holds
+// itself. Where that cannot be done the door goes on, and says what its
+// workers then hold.
+func enterNodev(stderr io.Writer, name string) {
+	if err := confine.EnterNodevNamespace(); err != nil && !errors.Is(err, confine.ErrUnsupported) {
+		fmt.Fprintf(stderr, "sabline %s: %s: %s\n", name, terminalSafe(err.Error()), nodevFallback)
+	}
+}
+
+// nodevFallback says what a door's workers hold where the door could not
+// be re-executed in a nodev namespace.
+const nodevFallback = "each worker is started in a namespace of its own while the server can make one; " +
+	"after that, device nodes beneath a grant are refused by the language alone, and the level says so"
+
 // holdServer holds a door's process to the domain serverRules derives,
 // after its pool is started and its listener bound, and returns the line
 // to print. A system where that cannot be done gives a line saying so:

@@ -27,6 +27,10 @@ import (
 // Apply: the program never sees it.
 const MountNamespaceEnv = "SABLINE_MOUNT_NAMESPACE"
 
+// NodevEnv marks a process that EnterNodevNamespace re-executed in a
+// mount namespace of its own, every mount outside /dev nodev.
+const NodevEnv = "SABLINE_NODEV_NAMESPACE"
+
 // mountNamespaceOwn is MountNamespaceEnv's value for a worker started in
 // a mount namespace of its own.
 const mountNamespaceOwn = "own"

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -43,7 +44,9 @@ func mountNamespace(cmd *exec.Cmd, p Policy) {
 		}
 	}
 	if p.Enforced {
-		if why := canUnshareMounts(); why != "" {
+		if why := workerNamespaceNeeded(); why != "" {
+			out = append(out, MountNamespaceEnv+"="+mountNamespaceWhy(why))
+		} else if why := canUnshareMounts(); why != "" {
 			out = append(out, MountNamespaceEnv+"="+mountNamespaceWhy("the supervisor could not make a mount namespace: "+why))
 		} else {
 			cmd.SysProcAttr.Unshareflags |= unix.CLONE_NEWNS
@@ -51,6 +54,75 @@ func mountNamespace(cmd *exec.Cmd, p Policy) {
 		}
 	}
 	cmd.Env = out
+}
+
+// workerNamespaceNeeded says why a worker is not to be started in a mount
+// namespace of its own, "" when it is: none is needed where every mount
+// outside /dev is nodev already (a server re-executed in such a namespace,
+// EnterNodevNamespace), and none can be made once this process holds
+// itself with Landlock, which refuses the mount a new namespace needs.
+func workerNamespaceNeeded() string {
+	if landlocked.Load() {
+		return "the supervisor holds itself with Landlock, which refuses the mounts a namespace needs"
+	}
+	if mounts, err := guard.ReadMounts(); err == nil && len(RemountPlan(mounts)) == 0 {
+		return "every mount outside /dev is nodev already: " + sharedNodev
+	}
+	return ""
+}
+
+// sharedNodev is said where a worker needs no namespace of its own.
+const sharedNodev = "the worker shares its supervisor's namespace"
+
+// landlocked is set once this process holds itself with Landlock.
+var landlocked atomic.Bool
+
+// EnterNodevNamespace re-executes this process, with its arguments and
+// environment, in a mount namespace of its own where every mount outside
+// /dev is remounted nodev (RemountPlan), so that its workers, started
+// there, need none of their own: a server that holds itself with Landlock
+// cannot make one for them later. The remounts are made on a thread of
+// its own before the exec, so that this process's namespace is untouched
+// when they fail. It returns nil at once in the process it re-executed
+// (NodevEnv, removed from the environment), and where nothing is to be
+// remounted; otherwise it returns only with the error that stopped it, and
+// the process goes on in the namespace it had.
+func EnterNodevNamespace() error {
+	if os.Getenv(NodevEnv) != "" {
+		os.Unsetenv(NodevEnv)
+		return nil
+	}
+	mounts, err := guard.ReadMounts()
+	if err != nil {
+		return fmt.Errorf("enter a nodev namespace: %w", err)
+	}
+	plan := RemountPlan(mounts)
+	if len(plan) == 0 {
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("enter a nodev namespace: %w", err)
+	}
+	env := append(os.Environ(), NodevEnv+"=1")
+	onThreadOfItsOwn(func() {
+		if err = unix.Unshare(unix.CLONE_NEWNS); err != nil {
+			err = fmt.Errorf("unshare(CLONE_NEWNS): %w", err)
+			return
+		}
+		if err = unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			err = fmt.Errorf("mount(/, MS_REC|MS_PRIVATE): %w", err)
+			return
+		}
+		for _, r := range plan {
+			if err = unix.Mount("none", r.Point, "", uintptr(r.Flags), ""); err != nil {
+				err = fmt.Errorf("remount %s with nodev: %w", r.Point, err)
+				return
+			}
+		}
+		err = fmt.Errorf("exec %s: %w", exe, syscall.Exec(exe, os.Args, env))
+	})
+	return fmt.Errorf("enter a nodev namespace: %w", err)
 }
 
 // canUnshareMounts says why this process cannot start a worker in a mount

@@ -199,15 +199,18 @@ var Enforces = sync.OnceValue(func() []Row {
 		{
 			ID: "credential",
 			Item: "a guarded location under a broad grant (E318): a credential location, a dot-entry of a home, " +
-				"Sabline's receipts and tokens, /proc, /sys, a device",
+				"the receipts and tokens of every Sabline on the machine, a kernel file system wherever it is " +
+				"mounted, a device",
 			Cells: map[System]Cell{
 				Linux: Cell{HoldsYes, "Landlock: a grant above one is held as the entries beside the way down to it, " +
 					"the location never among them, whatever opens the file (a host module, raw calls under --confine " +
-					"strict): its files are neither read, written nor made (EACCES). A directory on the way keeps only " +
+					"strict): its files are neither read, written nor made (EACCES). Every home is held so, its " +
+					"dot-entries left out, and so is the directory a guarded location that is not there yet would be " +
+					"made in: no entry can be made in them during the run. A directory on the way keeps only " +
 					"the right to be listed, which Landlock hands on, so the names in a guarded directory beneath a " +
-					"read grant may be listed; and an entry made during the run in such a directory is beyond every " +
-					"rule, as the language refuses it too. Past " + strconv.Itoa(MaxCarvedRules) + " rules, or where a " +
-					"directory cannot be listed, the location is the language's only and the level is partial",
+					"read grant may be listed, as the language refuses a new entry there too. Past " +
+					strconv.Itoa(MaxCarvedRules) + " rules, or where a directory cannot be listed, the location is the " +
+					"language's only and the level is partial",
 					[]string{LayerLandlockFamily}},
 				Darwin:  Cell{HoldsNo, "not held: the language alone refuses it", nil},
 				Windows: Cell{HoldsNo, "not held: an ACE on a directory reaches everything beneath it", nil},

@@ -27,7 +27,7 @@ func TestEnforcesRowsInOrder(t *testing.T) {
 		{"fs-read-dir", "fs:read:DIR"},
 		{"fs-write-dir", "fs:write:DIR"},
 		{"fs-any", "fs, fs:read, fs:write with no path"},
-		{"credential", "a guarded location under a broad grant (E318): a credential location, a dot-entry of a home, Sabline's receipts and tokens, /proc, /sys, a device"},
+		{"credential", "a guarded location under a broad grant (E318): a credential location, a dot-entry of a home, the receipts and tokens of every Sabline on the machine, a kernel file system wherever it is mounted, a device"},
 		{"no-net", "no net granted"},
 		{"net-host", "net:HOST, net:HOST:PORT"},
 		{"net-any", "net with no host"},

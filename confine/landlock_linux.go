@@ -172,6 +172,7 @@ func restrictLandlock(plan LandlockRuleset) (withheld []string, err error) {
 	if err := llsyscall.AllThreadsLandlockRestrictSelf(ruleset, 0); err != nil {
 		return nil, fmt.Errorf("landlock_restrict_self on every thread: %w", err)
 	}
+	landlocked.Store(true)
 	return withheld, nil
 }
 

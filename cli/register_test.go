@@ -80,8 +80,9 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // TestRegisterKeepsAnotherSablinesStore re-runs the attack of a
 // command-line run on a server beside it: with the ceiling io,fs and a
 // store of its own, a run tries to read the server's token, empty its
-// journal and plant a receipt in its store. Every attempt is refused
-// (E318), and from outside: the token's bytes were not printed, every
+// journal and plant a receipt in its store, through the language and
+// through pathlib's own I/O, which only the kernel holds. Every attempt
+// is refused (E318 by the language, E319 by Landlock), and from outside: the token's bytes were not printed, every
 // file of the server's store is byte for byte as it was, and no planted
 // file exists. The control runs the same programs reading a register of
 // their own, empty, in which the server never registered its store: each
@@ -107,6 +108,9 @@ func TestRegisterKeepsAnotherSablinesStore(t *testing.T) {
 		t.Fatal("the server's journal has no segment")
 	}
 	planted := filepath.Join(s.rc, "planted.json")
+	plantedRaw := filepath.Join(s.rc, "planted-by-pathlib.json")
+	// The last two go past the language (pathlib's own I/O): only the
+	// kernel holds them.
 	attacks := []struct {
 		name, src string
 		arg       string
@@ -114,6 +118,9 @@ func TestRegisterKeepsAnotherSablinesStore(t *testing.T) {
 		{name: "read the token", src: "print(fs.read(ARGS[0]))\n", arg: tokenFile},
 		{name: "empty the journal", src: "fs.write(ARGS[0], \"\")\n", arg: segment},
 		{name: "plant a receipt", src: "fs.write(ARGS[0], \"{}\")\n", arg: planted},
+		{name: "read the token with pathlib", src: "print(ffi.module(\"pathlib\").read_text(ARGS[0]))\n", arg: tokenFile},
+		{name: "plant a receipt with pathlib", src: "ffi.module(\"pathlib\").write_text(ARGS[0], \"{}\")\n",
+			arg: plantedRaw},
 	}
 	attack := func(t *testing.T, register string) []sablineRun {
 		dir := t.TempDir()
@@ -124,15 +131,19 @@ func TestRegisterKeepsAnotherSablinesStore(t *testing.T) {
 				t.Fatal(err)
 			}
 			runs = append(runs, runSabline(t, dir, []string{guard.RegisterEnv + "=" + register},
-				"--receipts", filepath.Join(dir, "receipts"), "--allow", "io,fs", prog, "--", a.arg))
+				"--receipts", filepath.Join(dir, "receipts"), "--allow", "io,fs,ffi:pathlib", prog, "--", a.arg))
 		}
 		return runs
 	}
 
 	before := snapshot(t, s.rc)
 	for i, r := range attack(t, shared) {
-		if r.exit == 0 || !strings.Contains(r.stderr, "E318") {
-			t.Errorf("%s: exit %d, stderr %q; want it refused, E318", attacks[i].name, r.exit, r.stderr)
+		want := "E318" // the language
+		if strings.Contains(attacks[i].src, "pathlib") {
+			want = "E319" // the kernel
+		}
+		if r.exit == 0 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: exit %d, stderr %q; want it refused, %s", attacks[i].name, r.exit, r.stderr, want)
 		}
 		if strings.Contains(r.stdout+r.stderr, s.token) {
 			t.Errorf("%s: the server's token was printed", attacks[i].name)
@@ -144,8 +155,10 @@ func TestRegisterKeepsAnotherSablinesStore(t *testing.T) {
 			t.Errorf("%s changed: %d bytes, was %d", p, len(after[p]), len(data))
 		}
 	}
-	if _, err := os.Lstat(planted); err == nil {
-		t.Errorf("%s was planted", planted)
+	for _, p := range []string{planted, plantedRaw} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s was planted", p)
+		}
 	}
 
 	// Control: the attacking runs read a register the server never
@@ -159,6 +172,12 @@ func TestRegisterKeepsAnotherSablinesStore(t *testing.T) {
 	}
 	if _, err := os.Lstat(planted); err != nil {
 		t.Errorf("control: nothing was planted (%v; exit %d, %q)", err, runs[2].exit, runs[2].stderr)
+	}
+	if !strings.Contains(runs[3].stdout, s.token) {
+		t.Errorf("control: pathlib did not read the token (exit %d, %q)", runs[3].exit, runs[3].stderr)
+	}
+	if _, err := os.Lstat(plantedRaw); err != nil {
+		t.Errorf("control: pathlib planted nothing (%v; exit %d, %q)", err, runs[4].exit, runs[4].stderr)
 	}
 }
 

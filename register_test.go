@@ -1,7 +1,6 @@
 package sabline_test
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -13,6 +12,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // TestPoolRefusesAnUntrustedRegister: a pool whose receipts directory
@@ -23,49 +23,17 @@ func TestPoolRefusesAnUntrustedRegister(t *testing.T) {
 	if goruntime.GOOS == "windows" {
 		t.Skip("on Windows the register is neither sticky nor its owner compared")
 	}
-	sticky := func(t *testing.T) string {
-		reg := filepath.Join(t.TempDir(), "guarded")
-		if err := os.Mkdir(reg, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(reg, 0o777|fs.ModeSticky); err != nil {
-			t.Fatal(err)
-		}
-		return reg
-	}
-	tests := []struct {
-		name     string
-		make     func(t *testing.T) string
-		wantWhy  string
-		rootOnly bool
-	}{
-		{name: "a link", wantWhy: "is a link", make: func(t *testing.T) string {
-			reg := filepath.Join(t.TempDir(), "link")
-			if err := os.Symlink(sticky(t), reg); err != nil {
-				t.Fatal(err)
-			}
-			return reg
-		}},
-		{name: "another user's", wantWhy: "owned by uid 12345", rootOnly: true, make: func(t *testing.T) string {
-			reg := sticky(t)
-			if err := os.Chown(reg, 12345, 12345); err != nil {
-				t.Fatal(err)
-			}
-			return reg
-		}},
-		{name: "control: ours", make: sticky},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.rootOnly && os.Geteuid() != 0 {
+	for _, tt := range testkit.UntrustedRegisters {
+		t.Run(tt.Name, func(t *testing.T) {
+			if tt.RootOnly && os.Geteuid() != 0 {
 				t.Skip("giving a directory to another user takes root")
 			}
-			reg := tt.make(t)
+			reg := tt.Make(t)
 			t.Setenv(guard.RegisterEnv, reg)
 			root, rc := t.TempDir(), filepath.Join(t.TempDir(), "receipts")
 			p, err := sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 1, ImportRoot: root,
 				Timeout: time.Minute, Receipts: rc})
-			if tt.wantWhy == "" {
+			if tt.WantWhy == "" {
 				if err != nil {
 					t.Fatalf("control: %v", err)
 				}
@@ -79,8 +47,8 @@ func TestPoolRefusesAnUntrustedRegister(t *testing.T) {
 			if p != nil {
 				p.Close()
 			}
-			if codes.CodeOf(err) != codes.E331 || !strings.Contains(err.Error(), reg) || !strings.Contains(err.Error(), tt.wantWhy) {
-				t.Errorf("NewPool: %v; want E331 naming %s and %q", err, reg, tt.wantWhy)
+			if codes.CodeOf(err) != codes.E331 || !strings.Contains(err.Error(), reg) || !strings.Contains(err.Error(), tt.WantWhy) {
+				t.Errorf("NewPool: %v; want E331 naming %s and %q", err, reg, tt.WantWhy)
 			}
 		})
 	}

@@ -20,20 +20,6 @@ import (
 	"github.com/sabline/sabline/run"
 )
 
-// newRegister makes a register of the test's own, sticky and open to
-// all, and returns its path.
-func newRegister(t *testing.T) string {
-	t.Helper()
-	reg := filepath.Join(t.TempDir(), "guarded")
-	if err := os.Mkdir(reg, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(reg, 0o777|fs.ModeSticky); err != nil {
-		t.Fatal(err)
-	}
-	return reg
-}
-
 // sablineRun is one run of the sabline command in dir with env added to
 // this process's, and what it printed and exited with.
 type sablineRun struct {
@@ -92,7 +78,7 @@ func TestRegisterKeepsAnotherSablinesStore(t *testing.T) {
 	if goruntime.GOOS != "linux" {
 		t.Skip("the server's token file and receipts layout are tested where sabline serve runs in CI: Linux")
 	}
-	shared := newRegister(t)
+	shared := testkit.NewRegister(t)
 	t.Setenv(guard.RegisterEnv, shared) // the server's
 	s := startServe(t)
 	if st, v := s.do(t, "POST", "/v1/run", s.token, `{"path": "hello.vel"}`); st != 200 {
@@ -163,7 +149,7 @@ func TestRegisterKeepsAnotherSablinesStore(t *testing.T) {
 
 	// Control: the attacking runs read a register the server never
 	// joined.
-	runs := attack(t, newRegister(t))
+	runs := attack(t, testkit.NewRegister(t))
 	if !strings.Contains(runs[0].stdout, s.token) {
 		t.Errorf("control: the token was not read (exit %d, %q): the test proves nothing", runs[0].exit, runs[0].stderr)
 	}
@@ -191,7 +177,7 @@ func TestRegisterKeepsAnotherSablinesRuns(t *testing.T) {
 	if goruntime.GOOS != "linux" {
 		t.Skip("the runs directory's place (XDG_CACHE_HOME) is Linux's")
 	}
-	shared := newRegister(t)
+	shared := testkit.NewRegister(t)
 	top := t.TempDir()
 	other := filepath.Join(top, "other-cache")
 	hello := filepath.Join(top, "hello.vel")
@@ -226,51 +212,12 @@ func TestRegisterKeepsAnotherSablinesRuns(t *testing.T) {
 		t.Errorf("the other runs directory holds %d files, held %d", len(after), len(before))
 	}
 	// Control: a register the other Sabline never joined.
-	if r := plant(newRegister(t)); r.exit != 0 {
+	if r := plant(testkit.NewRegister(t)); r.exit != 0 {
 		t.Errorf("control: exit %d, %q", r.exit, r.stderr)
 	}
 	if _, err := os.Lstat(planted); err != nil {
 		t.Errorf("control: nothing was planted (%v): the test proves nothing", err)
 	}
-}
-
-// untrustedRegisters are registers no Sabline may rely on, each made by
-// its function, with what the refusal says; the last is the control, a
-// register to rely on.
-var untrustedRegisters = []struct {
-	name     string
-	make     func(t *testing.T) string
-	wantWhy  string
-	rootOnly bool
-}{
-	{name: "a link", wantWhy: "is a link", make: func(t *testing.T) string {
-		reg := filepath.Join(t.TempDir(), "link")
-		if err := os.Symlink(newRegister(t), reg); err != nil {
-			t.Fatal(err)
-		}
-		return reg
-	}},
-	{name: "not sticky, another user's", wantWhy: "is not sticky", rootOnly: true, make: func(t *testing.T) string {
-		reg := filepath.Join(t.TempDir(), "loose")
-		if err := os.Mkdir(reg, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(reg, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chown(reg, 12345, 12345); err != nil {
-			t.Fatal(err)
-		}
-		return reg
-	}},
-	{name: "sticky, another user's", wantWhy: "owned by uid 12345", rootOnly: true, make: func(t *testing.T) string {
-		reg := newRegister(t)
-		if err := os.Chown(reg, 12345, 12345); err != nil {
-			t.Fatal(err)
-		}
-		return reg
-	}},
-	{name: "control: sticky, ours", make: newRegister},
 }
 
 // TestServeRefusesAnUntrustedRegister: sabline serve, sabline mcp and a
@@ -281,12 +228,12 @@ func TestServeRefusesAnUntrustedRegister(t *testing.T) {
 	if goruntime.GOOS == "windows" {
 		t.Skip("on Windows the register is neither sticky nor its owner compared")
 	}
-	for _, tt := range untrustedRegisters {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.rootOnly && os.Geteuid() != 0 {
+	for _, tt := range testkit.UntrustedRegisters {
+		t.Run(tt.Name, func(t *testing.T) {
+			if tt.RootOnly && os.Geteuid() != 0 {
 				t.Skip("giving a directory to another user takes root")
 			}
-			reg := tt.make(t)
+			reg := tt.Make(t)
 			dir := t.TempDir()
 			root := filepath.Join(dir, "root")
 			if err := os.Mkdir(root, 0o755); err != nil {
@@ -298,7 +245,7 @@ func TestServeRefusesAnUntrustedRegister(t *testing.T) {
 			}
 			env := []string{guard.RegisterEnv + "=" + reg, "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}
 			door := []string{"--import-root", root, "--allow", "io", "--receipts", filepath.Join(dir, "receipts"), "--workers", "1"}
-			if tt.wantWhy == "" {
+			if tt.WantWhy == "" {
 				s := startServeEnv(t, env, append([]string{"serve", "--listen", "127.0.0.1:0"}, door...))
 				if !strings.Contains(s, "listening on") {
 					t.Errorf("control: serve said %q, want it listening", s)
@@ -315,9 +262,9 @@ func TestServeRefusesAnUntrustedRegister(t *testing.T) {
 			} {
 				r := runSabline(t, dir, env, args...)
 				if r.exit != 2 || !strings.Contains(r.stderr, "E331") || !strings.Contains(r.stderr, reg) ||
-					!strings.Contains(r.stderr, tt.wantWhy) || strings.Contains(r.stderr, "listening on") || r.stdout != "" {
+					!strings.Contains(r.stderr, tt.WantWhy) || strings.Contains(r.stderr, "listening on") || r.stdout != "" {
 					t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2, E331 naming %s and %q, and nothing run",
-						args[0], r.exit, r.stdout, r.stderr, reg, tt.wantWhy)
+						args[0], r.exit, r.stdout, r.stderr, reg, tt.WantWhy)
 				}
 			}
 		})

@@ -20,16 +20,77 @@ func PrivateRegister() (cleanup func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("testkit: a private register: %w", err)
 	}
-	reg := filepath.Join(dir, "guarded")
-	if err := os.Mkdir(reg, 0o700); err == nil {
-		err = os.Chmod(reg, 0o777|fs.ModeSticky)
-	}
+	reg, err := makeRegister(dir)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("testkit: a private register: %w", err)
 	}
 	os.Setenv(guard.RegisterEnv, reg)
 	return func() { os.RemoveAll(dir) }, nil
+}
+
+// makeRegister makes a register in dir, sticky and open to all, as the
+// machine's is made, and returns its path.
+func makeRegister(dir string) (string, error) {
+	reg := filepath.Join(dir, "guarded")
+	if err := os.Mkdir(reg, 0o700); err != nil {
+		return "", err
+	}
+	return reg, os.Chmod(reg, 0o777|fs.ModeSticky)
+}
+
+// NewRegister makes a register of the test's own, one to rely on, and
+// returns its path.
+func NewRegister(t *testing.T) string {
+	t.Helper()
+	reg, err := makeRegister(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// RegisterCase is a register a Sabline may not rely on, made by Make, and
+// what the refusal says of it (WantWhy); "" for the control, one to rely
+// on. RootOnly cases give a directory to another user.
+type RegisterCase struct {
+	Name     string
+	Make     func(t *testing.T) string
+	WantWhy  string
+	RootOnly bool
+}
+
+// UntrustedRegisters are the registers no Sabline may rely on, and last
+// the control.
+var UntrustedRegisters = []RegisterCase{
+	{Name: "a link", WantWhy: "is a link", Make: func(t *testing.T) string {
+		reg := filepath.Join(t.TempDir(), "link")
+		if err := os.Symlink(NewRegister(t), reg); err != nil {
+			t.Fatal(err)
+		}
+		return reg
+	}},
+	{Name: "not sticky, another user's", WantWhy: "is not sticky", RootOnly: true, Make: func(t *testing.T) string {
+		reg := filepath.Join(t.TempDir(), "loose")
+		if err := os.Mkdir(reg, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(reg, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(reg, 12345, 12345); err != nil {
+			t.Fatal(err)
+		}
+		return reg
+	}},
+	{Name: "sticky, another user's", WantWhy: "owned by uid 12345", RootOnly: true, Make: func(t *testing.T) string {
+		reg := NewRegister(t)
+		if err := os.Chown(reg, 12345, 12345); err != nil {
+			t.Fatal(err)
+		}
+		return reg
+	}},
+	{Name: "control: sticky, ours", Make: NewRegister},
 }
 
 // RunWithPrivateRegister runs m's tests with a register of their own

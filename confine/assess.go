@@ -183,6 +183,9 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	if len(h.Carving.Withheld) > 0 {
 		r.Reason += note(withheldNote + " (" + shortList(h.Carving.Withheld, 4) + ")")
 	}
+	if len(h.Carving.Unlisted) > 0 {
+		r.Reason += note(unlistedNote + " (" + shortList(h.Carving.Unlisted, 4) + ")")
+	}
 	if h.CapabilitiesFailure != "" {
 		r.Reason += "; the capabilities were not dropped (" + h.CapabilitiesFailure + "): no limit rests on them alone"
 	}
@@ -193,6 +196,10 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 const expandedNote = "The grants at or above homes and guarded locations are held as the entries the directories on " +
 	"the way had when the run started: no entry can be made in those directories, or removed from them, and none " +
 	"that another process makes there during the run is reached (a new file in a home, a ~/.bashrc, a /run/secrets)"
+
+// unlistedNote says what Carving.Unlisted means to a run.
+const unlistedNote = "Directories on the way to a guarded location that could not be listed when the worker started " +
+	"(another user's home, say) are given no rule: nothing in them is reached through the grant above them"
 
 // withheldNote says what Carving.Withheld means to a run.
 const withheldNote = "Granted paths left out of the kernel's ruleset, so that the kernel refuses them: " +

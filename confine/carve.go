@@ -56,6 +56,11 @@ type Carving struct {
 	// was made, left out of it: each lay in a guarded location that no
 	// grant reaches, sorted.
 	Withheld []string
+	// Unlisted are the directories on the way down to a guarded location
+	// (another user's home, say) that could not be listed: each is given
+	// no rule, so that nothing in it is reached through the grant above
+	// it, sorted.
+	Unlisted []string
 }
 
 // CarveLandlock returns plan with every rule whose path lies above one of
@@ -90,9 +95,13 @@ func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, list func(d
 			for _, co := range beneath {
 				c.LanguageOnly = append(c.LanguageOnly, co.Path)
 			}
+			if expand {
+				c.LanguageOnly = append(c.LanguageOnly, r.Path) // what may not be made in it, its dot-entries
+			}
 			continue
 		}
 		out.Rules = append(out.Rules, k.rules...)
+		c.Unlisted = append(c.Unlisted, k.unlisted...)
 		c.Added += len(k.rules) - 1
 		for _, d := range k.expanded {
 			expanded[d] = true
@@ -104,6 +113,7 @@ func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, list func(d
 	sort.Strings(c.Expanded)
 	c.LanguageOnly = compactSorted(c.LanguageOnly)
 	c.Withheld = compactSorted(c.Withheld)
+	c.Unlisted = compactSorted(c.Unlisted)
 	return out, c
 }
 
@@ -186,6 +196,7 @@ type carver struct {
 	budget   int // rules it may add
 	rules    []LandlockRule
 	expanded []string
+	unlisted []string // directories beneath the rule's that could not be listed
 }
 
 // add adds a rule for path with the rule's rights, those of a file where
@@ -202,11 +213,18 @@ func (k *carver) add(path string, access uint64, why string) bool {
 }
 
 // carve holds dir as its entries, but the carve-outs beneath it and, for
-// a home (dots), its dot-entries; false when it cannot (a listing failed,
-// or the budget is spent).
+// a home (dots), its dot-entries; false when it cannot (the rule's own
+// directory could not be listed, or the budget is spent). A directory
+// beneath the rule's that cannot be listed is given no rule at all
+// (unlisted): what lies in it is then beyond the grant, never beneath it
+// whole.
 func (k *carver) carve(dir string, beneath []guard.CarveOut, dots bool) bool {
 	entries, err := k.list(dir)
 	if err != nil {
+		if dir != k.rule.Path {
+			k.unlisted = append(k.unlisted, dir)
+			return true
+		}
 		return false
 	}
 	k.expanded = append(k.expanded, dir)

@@ -224,11 +224,49 @@ func TestCarveLandlockWithheld(t *testing.T) {
 // TestCarveLandlockUnlistable: a directory that cannot be listed leaves
 // its rule whole, and says so.
 func TestCarveLandlockUnlistable(t *testing.T) {
-	plan := LandlockRuleset{Rules: []LandlockRule{{Path: "/root", Access: landlockReadRights, Grant: true}}}
-	failing := func(dir string) ([]fs.DirEntry, error) { return nil, fs.ErrPermission }
-	carved, c := CarveLandlock(plan, carveOuts, failing, MaxCarvedRules)
-	if !slices.Equal(carved.Rules, plan.Rules) || !slices.Equal(c.LanguageOnly, []string{"/root/.config", "/root/.ssh"}) {
-		t.Errorf("rules %+v, language only %q", carved.Rules, c.LanguageOnly)
+	home := []guard.CarveOut{{Path: "/root", Expand: true, Dots: true}}
+	tests := []struct {
+		name             string
+		rule             string
+		carveOuts        []guard.CarveOut
+		unlistable       string // a directory whose listing fails
+		wantWhole        bool   // the rule stays as it was
+		wantLanguageOnly []string
+		wantUnlisted     []string
+		wantNoRule       string // a path no rule reaches
+	}{
+		{name: "the rule's own directory, above guarded locations", rule: "/root", carveOuts: carveOuts,
+			unlistable: "/root", wantWhole: true, wantLanguageOnly: []string{"/root/.config", "/root/.ssh"}},
+		{name: "a home the rule is of, with nothing guarded beneath it now", rule: "/root", carveOuts: home,
+			unlistable: "/root", wantWhole: true, wantLanguageOnly: []string{"/root"}},
+		{name: "a home beneath the rule: no rule for it", rule: "/", carveOuts: home, unlistable: "/root",
+			wantUnlisted: []string{"/root"}, wantNoRule: "/root/notes.txt"},
+		{name: "control: every directory listed", rule: "/", carveOuts: home, wantNoRule: "/root/.ssh/id_rsa"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := LandlockRuleset{Rules: []LandlockRule{{Path: tt.rule, Access: landlockReadRights, Grant: true}}}
+			list := func(dir string) ([]fs.DirEntry, error) {
+				if dir == tt.unlistable {
+					return nil, fs.ErrPermission
+				}
+				return listWorld(dir)
+			}
+			carved, c := CarveLandlock(plan, tt.carveOuts, list, MaxCarvedRules)
+			if whole := slices.Equal(carved.Rules, plan.Rules); whole != tt.wantWhole {
+				t.Errorf("the rule stays whole %v, want %v: %+v", whole, tt.wantWhole, carved.Rules)
+			}
+			if !slices.Equal(c.LanguageOnly, tt.wantLanguageOnly) || !slices.Equal(c.Unlisted, tt.wantUnlisted) {
+				t.Errorf("language only %q, unlisted %q; want %q, %q", c.LanguageOnly, c.Unlisted,
+					tt.wantLanguageOnly, tt.wantUnlisted)
+			}
+			if tt.wantNoRule != "" && heldAccess(carved.Rules, tt.wantNoRule)&^LandlockFSReadDir != 0 {
+				t.Errorf("%s has %v", tt.wantNoRule, LandlockAccessNames(heldAccess(carved.Rules, tt.wantNoRule)))
+			}
+			if !tt.wantWhole && heldAccess(carved.Rules, "/etc/passwd") == 0 {
+				t.Error("/etc/passwd, beside the home, has nothing: the carving lost the rest of the grant")
+			}
+		})
 	}
 }
 

@@ -100,7 +100,7 @@ func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, admitted ma
 		return LandlockApplied{}, fmt.Errorf("apply landlock: the plan is for ABI %d, the kernel has ABI %d", plan.ABI, abi)
 	}
 	applied := LandlockApplied{ABI: plan.ABI}
-	plan, moved := Moved(plan, admitted, func(p string) string { return guard.Resolve(p, guard.OS) })
+	plan, moved := Moved(plan, admitted, guard.Resolved)
 	targets := plan
 	targets.Rules = nil
 	for _, r := range plan.Rules {
@@ -249,9 +249,12 @@ func (kinds fsKinds) pin(p string) (pinnedEntry, bool) {
 		unix.Close(fd)
 		return pinnedEntry{}, false
 	}
-	// A character device is pinned only where a carve-out allows it
-	// (CarveLandlock lists no other device, and withholds a grant of one).
-	if t := st.Mode & unix.S_IFMT; t == unix.S_IFLNK || t == unix.S_IFBLK {
+	// A block device is never pinned, nor a character device but the few
+	// of /dev a grant may reach (guard.RefusesDevice): a grant of a device
+	// node made elsewhere is withheld, whatever the mounts hold.
+	t := st.Mode & unix.S_IFMT
+	_, refusedDevice := guard.RefusesDevice(p, fs.ModeDevice|fs.ModeCharDevice)
+	if t == unix.S_IFLNK || t == unix.S_IFBLK || t == unix.S_IFCHR && refusedDevice {
 		unix.Close(fd)
 		return pinnedEntry{}, false
 	}

@@ -85,6 +85,26 @@ func ReadDir(dir string) ([]fs.DirEntry, error) {
 
 func (osMachine) Readlink(p string) (string, error) { return os.Readlink(p) }
 
+// Resolved returns the absolute path p as the kernel resolves it now,
+// every link on it followed: the longest part of it that exists, resolved
+// by looking up each of its components (no directory is listed, so a
+// process held by Landlock resolves as one that is not), and the rest as
+// written. It is how a grant is admitted, and how a worker finds, when it
+// starts, whether the grant still resolves so (confine.Moved).
+func Resolved(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for at := p; ; at = filepath.Dir(at) {
+		if r, err := filepath.EvalSymlinks(at); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if at == filepath.Dir(at) {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(at), rest)
+	}
+}
+
 // maxLinks is how many links one resolution follows, as the kernel's own
 // limit on a lookup.
 const maxLinks = 40

@@ -30,8 +30,8 @@ func Guard(sabline, lend []string) *guard.Set {
 	return guard.Build(guard.Inputs{Home: home, Sabline: sabline, Credentials: guard.OperatorCredentials(), Lent: lend, Mounts: mounts}, guard.OS)
 }
 
-// resolve is a path as the kernel resolves it, now.
-func resolve(p string) string { return guard.Resolve(p, guard.OS) }
+// resolve is a path as the kernel resolves it, now (guard.Resolved).
+func resolve(p string) string { return guard.Resolved(p) }
 
 // Admit refuses a budget with an item that names a location no grant
 // reaches (E329): nothing runs. In a knock-out build, whose budget checks

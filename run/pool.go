@@ -103,7 +103,6 @@ type Pool struct {
 	policy   confine.Policy    // derived once
 	digest   string            // its sha256, as every receipt records it
 	guard    *guard.Set        // what no grant reaches, resolved when the pool started
-	sabline  []string          // Sabline's own locations it guards, resolved again at each worker's start
 	resolved map[string]string // the ceiling's granted paths as they resolved when the pool started
 	held     confine.Result    // what the first worker reported
 	store    *receipt.Store    // the receipts' journal; nil when receipts are not kept
@@ -193,7 +192,7 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.Receipts != "" {
 		sabline = append(sabline, cfg.Receipts)
 	}
-	p.sabline, p.guard = sabline, Guard(sabline, cfg.Lend)
+	p.guard = Guard(sabline, cfg.Lend)
 	if err := Admit(p.guard, cfg.Budget); err != nil {
 		return nil, err
 	}
@@ -618,15 +617,16 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		w.retire()
 		return nil, err
 	}
-	// The ceiling is checked again against the machine as it is now: a
-	// worker holds what no grant reaches as it resolves at its start, and
-	// withholds a grant that resolves otherwise than when the pool began.
-	g := Guard(p.sabline, p.cfg.Lend)
-	if err := Admit(g, p.cfg.Budget); err != nil {
+	// The ceiling is checked again, as it resolves now, against what no
+	// grant reaches as the pool resolved it when it started (a server that
+	// holds itself can list too little to resolve that set again), and
+	// the worker withholds a grant that resolves otherwise than when the
+	// pool began.
+	if err := Admit(p.guard, p.cfg.Budget); err != nil {
 		return fail(err)
 	}
 	req := request{
-		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: g, Admitted: p.resolved,
+		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: p.guard, Admitted: p.resolved,
 		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
 	if p.cfg.Confine != ConfineOff {

@@ -336,6 +336,171 @@ var mutations = []Mutation{
 		Packages: confinePkg, Run: "^TestMoved$", CaughtBy: "TestMoved, TestPoolGrantSwappedForALink (into a plain directory)",
 	},
 	{
+		Name: "unlisted-directory-carved-whole", File: "confine/carve.go",
+		Old:      `		if dir != k.rule.Path {`,
+		New:      `		if false && dir != k.rule.Path {`,
+		Packages: confinePkg, Run: "^TestCarveLandlockUnlistable$", CaughtBy: "TestCarveLandlockUnlistable (a home beneath the rule)",
+	},
+	{
+		Name: "expanded-rule-left-whole-unsaid", File: "confine/carve.go",
+		Old:      `				c.LanguageOnly = append(c.LanguageOnly, r.Path) // what may not be made in it, its dot-entries`,
+		New:      `				_ = 0`,
+		Packages: confinePkg, Run: "^TestCarveLandlockUnlistable$", CaughtBy: "TestCarveLandlockUnlistable (a home the rule is of)",
+	},
+	{
+		Name: "tenants-group-writable-accepted", File: "tenant/tenant.go",
+		Old:      `fi.Mode().Perm()&0o022 != 0`,
+		New:      `fi.Mode().Perm()&0o002 != 0`,
+		Packages: []string{"./tenant/"}, Run: "^TestLoadRefusesAFileOthersCanChange$",
+		CaughtBy: "TestLoadRefusesAFileOthersCanChange (a 0620 file loads)",
+	},
+	{
+		Name: "reload-keeps-limiter-of-old-rate", File: "door/tenants.go",
+		Old:      `o.Name == t.Name && o.Rate == t.Rate && o.Burst == t.Burst`,
+		New:      `o.Name == t.Name && o.Burst == t.Burst`,
+		Packages: doorPkg, Run: "^TestReloadChangesTheRate$", CaughtBy: "TestReloadChangesTheRate (429 at the new rate)",
+	},
+	{
+		Name: "reload-forgets-runs-in-flight", File: "door/tenants.go",
+		Old:      `st.running = old.running[t.Name]`,
+		New:      `st.running = next.running[t.Name]`,
+		Packages: doorPkg, Run: "^TestReloadKeepsRunsInFlight$",
+		CaughtBy: "TestReloadKeepsRunsInFlight (a run past the limit starts)",
+	},
+	{
+		Name: "receipt-of-no-tenant-served-to-tenants", File: "door/runner.go",
+		Old:      `case err == nil && run.Tenant == tenant:`,
+		New:      `case err == nil && (run.Tenant == tenant || run.Tenant == ""):`,
+		Packages: []string{"./door/", "./cli/"}, Run: "^(TestReceiptOfNoTenantIsNoTenants|TestServeHidesTheRunOfNoTenant)$",
+		CaughtBy: "TestReceiptOfNoTenantIsNoTenants, TestServeHidesTheRunOfNoTenant (the Go twin of the TypeScript client's check)",
+	},
+	{
+		Name: "store-create-without-if-not-exist", File: "cmd/sabline-store/main.go",
+		Old:      `&blob.WriterOptions{IfNotExist: true, ContentType: "application/octet-stream"}`,
+		New:      `&blob.WriterOptions{ContentType: "application/octet-stream"}`,
+		Packages: []string{"./cmd/sabline-store/"}, Run: "^TestCreateIsCreateOnly$",
+		CaughtBy: "TestCreateIsCreateOnly (no If-None-Match sent; a second create overwrites)",
+	},
+	{
+		Name: "store-collision-not-mapped-to-exist", File: "cmd/sabline-store/main.go",
+		Old:      `if gcerrors.Code(err) == gcerrors.FailedPrecondition {`,
+		New:      `if gcerrors.Code(err) == gcerrors.AlreadyExists {`,
+		Packages: []string{"./cmd/sabline-store/"}, Run: "^TestCreateIsCreateOnly$",
+		CaughtBy: "TestCreateIsCreateOnly (a collision is not ErrExist)",
+	},
+	{
+		Name: "lent-covers-locations-beneath", File: "guard/build.go",
+		Old:      `return slices.ContainsFunc(lent, func(l string) bool { return Within(l, p) })`,
+		New:      `return slices.ContainsFunc(lent, func(l string) bool { return Within(p, l) })`,
+		Packages: guardPkg, Run: "^TestLentReachesOnlyItsLocation$",
+		CaughtBy: "TestLentReachesOnlyItsLocation (lending ~/.config lends ~/.config/gh)",
+	},
+	{
+		Name: "carve-device-entry-kept", File: "confine/carve.go",
+		Old:      `if t&fs.ModeSymlink != 0 || t&fs.ModeDevice != 0 {`,
+		New:      `if t&fs.ModeSymlink != 0 {`,
+		Packages: confinePkg, Run: "^TestCarveLandlockSkipsDevices$",
+		CaughtBy: "TestCarveLandlockSkipsDevices (a device beside a guarded location, or in a home, becomes a rule)",
+	},
+	{
+		Name: "pin-block-device", File: "confine/landlock_linux.go",
+		Old:      `t == unix.S_IFLNK || t == unix.S_IFBLK ||`,
+		New:      `t == unix.S_IFLNK ||`,
+		Packages: confinePkg, Run: "^(TestPinEntryBlockDevice|TestWithheldOnTheKernel)$",
+		CaughtBy: "TestPinEntryBlockDevice, TestWithheldOnTheKernel/apply (a grant of a block device is held)",
+	},
+	{
+		Name: "pin-character-device-anywhere", File: "confine/landlock_linux.go",
+		Old:      `t == unix.S_IFCHR && refusedDevice {`,
+		New:      `t == unix.S_IFCHR && false && refusedDevice {`,
+		Packages: confinePkg, Run: "^TestPinEntryBlockDevice$",
+		CaughtBy: "TestPinEntryBlockDevice (a /dev/zero made in a granted directory is pinned)",
+	},
+	{
+		Name: "restrict-withheld-dropped", File: "confine/landlock_linux.go",
+		Old:      `	return withheld, nil`,
+		New:      `	return nil, nil`,
+		Packages: confinePkg, Run: "^TestWithheldOnTheKernel$",
+		CaughtBy: "TestWithheldOnTheKernel (a grant with a link on its way missing from Withheld and the reason)",
+	},
+	{
+		Name: "withheld-note-lists-expanded", File: "confine/assess.go",
+		Old:      `shortList(h.Carving.Withheld, 4)`,
+		New:      `shortList(h.Carving.Expanded, 4)`,
+		Packages: confinePkg, Run: "^TestAssessLinuxNamesWithheld$",
+		CaughtBy: "TestAssessLinuxNamesWithheld (the reason does not name the withheld path)",
+	},
+	{
+		Name: "runs-dir-link-followed", File: "run/tempdir.go",
+		Old:      `fi, err := os.Lstat(dir)`,
+		New:      `fi, err := os.Stat(dir)`,
+		Packages: runPkg, Run: "^TestPrivateDir$",
+		CaughtBy: "TestPrivateDir (a runs directory that is a link is accepted, where it leads made 0700)",
+	},
+	{
+		Name: "runs-dir-group-bits-kept", File: "run/proc_unix.go",
+		Old:      `if fi.Mode().Perm()&0o077 != 0 {`,
+		New:      `if fi.Mode().Perm()&0o007 != 0 {`,
+		Packages: runPkg, Run: "^TestPrivateDir$", CaughtBy: "TestPrivateDir (a runs directory of mode 0750 is kept so)",
+	},
+	{
+		Name: "relay-counts-what-was-read", File: "run/relay.go",
+		Old: `	wrote, err := dst.Write(p)
+	if n != nil {
+		n.Add(int64(wrote))`,
+		New: `	_, err := dst.Write(p)
+	if n != nil {
+		n.Add(int64(len(p)))`,
+		Packages: runPkg, Run: "^(TestRelayCountsWhatTheCallerTook|TestRelayCountOfEachStream)$",
+		CaughtBy: "TestRelayCountsWhatTheCallerTook (the receipt counts bytes the caller's writer refused)",
+	},
+	{
+		Name: "relay-waits-for-unread-output", File: "run/relay.go",
+		Old: `	select {
+	case <-copied:
+	case <-rl.cutc:
+		select {
+		case <-copied:
+		case <-time.After(resultGrace):
+		}
+	}
+}`,
+		New: `	<-copied
+}`,
+		Packages: runPkg, Run: "^TestStoppedRunNotHeldByAnUnreadOutput$",
+		CaughtBy: "TestStoppedRunNotHeldByAnUnreadOutput (a stopped run outlives its timeout)",
+	},
+	{
+		Name: "stderr-not-relayed", File: "run/relay.go",
+		Old:      `	for _, c := range []any{s.stdin, s.stdout, s.stderr} {`,
+		New:      `	for _, c := range []any{s.stdin, s.stdout} {`,
+		Packages: runPkg, Run: "^TestRelayedStreamsByPath$",
+		CaughtBy: "TestRelayedStreamsByPath (a write by path to the caller's stderr file goes through)",
+	},
+	{
+		Name: "ok-record-taken-without-exit", File: "run/life.go",
+		Old: `	case !w.oneShot:
+		return *final, receipt.FieldOutcome`,
+		New: `	case !w.oneShot, final.Status == receipt.StatusOK:
+		return *final, receipt.FieldOutcome`,
+		Packages: runPkg, Run: "^TestFinalRecordAgainstTheExit$",
+		CaughtBy: "TestFinalRecordAgainstTheExit (an ok receipt from a worker that exited 7 or was killed)",
+	},
+	{
+		Name: "pool-files-not-reportable", File: "receipt/parts.go",
+		Old:      `var reportable = []string{FieldOutcome, FieldPosition, FieldEffects, FieldFiles, FieldWorkerTimings}`,
+		New:      `var reportable = []string{FieldOutcome, FieldPosition, FieldEffects, FieldWorkerTimings}`,
+		Packages: receiptPkg, Run: "^TestEveryReportedFieldIsMarked$",
+		CaughtBy: "TestEveryReportedFieldIsMarked (program.files is the worker's word but cannot be marked)",
+	},
+	{
+		Name: "pool-files-unmarked", File: "run/pool.go",
+		Old:      `		rec.Program.Files, files = r.Files, receipt.FieldFiles`,
+		New:      `		rec.Program.Files = r.Files`,
+		Packages: runPkg, Run: "^TestPooledFilesAreReported$",
+		CaughtBy: "TestPooledFilesAreReported (a pooled run's files not marked reported)",
+	},
+	{
 		Name: "json-depth-arrays-only", File: "lang/hostmods.go",
 		Old:      `case c == '[' || c == '{':`,
 		New:      `case c == '[':`,

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/sabline/sabline/receipt/bucket"
+)
+
+// s3Double is an S3-compatible store on loopback that records the
+// If-None-Match header of each object written; when ignore is set it
+// drops the header before the store sees it, as a store that ignores
+// the condition would.
+type s3Double struct {
+	ignore bool
+	mu     sync.Mutex
+	puts   []string // the If-None-Match of each PUT of an object, in order
+}
+
+// start serves the double and returns the URL of its bucket "receipts"
+// for open, with credentials and a region in the environment and no
+// shared configuration files nor instance metadata.
+func (d *s3Double) start(t *testing.T) string {
+	t.Helper()
+	backend := s3mem.New()
+	if err := backend.CreateBucket("receipts"); err != nil {
+		t.Fatal(err)
+	}
+	store := gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && strings.Count(strings.Trim(r.URL.Path, "/"), "/") >= 1 {
+			d.mu.Lock()
+			d.puts = append(d.puts, r.Header.Get("If-None-Match"))
+			d.mu.Unlock()
+			if d.ignore {
+				r.Header.Del("If-None-Match")
+			}
+		}
+		store.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	empty := filepath.Join(t.TempDir(), "aws-empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+		"AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": empty,
+		"AWS_SHARED_CREDENTIALS_FILE": empty} {
+		t.Setenv(k, v)
+	}
+	q := url.Values{"endpoint": {srv.URL}, "region": {"us-east-1"}, "use_path_style": {"true"}, "disable_https": {"true"}}
+	return "s3://receipts?" + q.Encode()
+}
+
+// conditions is what the double recorded.
+func (d *s3Double) conditions() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.puts...)
+}
+
+// TestCreateIsCreateOnly: the agent's Create of a key that holds an
+// object already is refused with an error that wraps bucket.ErrExist,
+// and the object is left as it was, where docs/scale.md promises it: a
+// directory (file://, or a path alone), checked under the agent's own
+// lock, and an S3 store, which the agent asks for a create-only write
+// (If-None-Match: *) on every object. Against a store that ignores the
+// condition, the agent can do no more than ask: the header is on every
+// write there too. The controls: a first create of each key, and of
+// another key, succeeds and reads back.
+func TestCreateIsCreateOnly(t *testing.T) {
+	tests := []struct {
+		name          string
+		double        *s3Double // nil: a directory
+		fileScheme    bool      // a directory named by a file:// URL, else by its path alone
+		wantRefused   bool      // the second create of a key is refused, ErrExist, the object unchanged
+		wantCondition string    // the If-None-Match of every write the double saw
+	}{
+		{name: "file:// directory", fileScheme: true, wantRefused: true},
+		{name: "a path alone", wantRefused: true},
+		{name: "S3 that honours If-None-Match", double: &s3Double{}, wantRefused: true, wantCondition: "*"},
+		{name: "S3 that ignores If-None-Match", double: &s3Double{ignore: true}, wantCondition: "*"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			var u string
+			switch {
+			case tt.double != nil:
+				u = tt.double.start(t)
+			case tt.fileScheme:
+				dir := t.TempDir()
+				u = "file://" + filepath.ToSlash(dir)
+				if !strings.HasPrefix(filepath.ToSlash(dir), "/") {
+					u = "file:///" + filepath.ToSlash(dir)
+				}
+			default:
+				u = filepath.Join(t.TempDir(), "made", "receipts")
+			}
+			b, err := open(ctx, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			const key = "segments/r1/j1/00000001.journal"
+			if err := b.Create(ctx, key, []byte("first")); err != nil {
+				t.Fatalf("the first create of %s: %v", key, err)
+			}
+			if err := b.Create(ctx, "segments/r1/j1/00000002.journal", []byte("another")); err != nil {
+				t.Fatalf("the create of another key: %v", err)
+			}
+			err = b.Create(ctx, key, []byte("second"))
+			got, rerr := b.Read(ctx, key, 0, -1)
+			if rerr != nil {
+				t.Fatalf("read %s: %v", key, rerr)
+			}
+			if tt.wantRefused {
+				if !errors.Is(err, bucket.ErrExist) {
+					t.Errorf("a second create of %s: %v; want an error wrapping ErrExist", key, err)
+				}
+				if string(got) != "first" {
+					t.Errorf("%s after a second create: %q, want %q, left as it was", key, got, "first")
+				}
+			}
+			if tt.double != nil {
+				conds := tt.double.conditions()
+				if len(conds) != 3 {
+					t.Errorf("the store saw %d writes, want 3: %q", len(conds), conds)
+				}
+				for i, c := range conds {
+					if c != tt.wantCondition {
+						t.Errorf("write %d carried If-None-Match %q, want %q", i+1, c, tt.wantCondition)
+					}
+				}
+			}
+			t.Logf("a second create: %v; the object holds %q", err, got)
+		})
+	}
+}

@@ -52,7 +52,7 @@ type LinuxHeld struct {
 	Carving Carving
 	// DeviceNodes are the granted paths beneath which a device node could
 	// still be opened, which Landlock cannot tell from a file: each
-	// reaches a mount without nodev (DeviceGrants), where the worker had
+	// reaches a mount without nodev (deviceGrants), where the worker had
 	// no mount namespace of its own to add it in, or a remount failed.
 	// Each is a limit the language alone holds; DeviceNodesWhy says why.
 	DeviceNodes    []string

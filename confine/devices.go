@@ -13,7 +13,7 @@ import (
 // holds, is opened as the file it seems. So on Linux the worker is started
 // in a mount namespace of its own where the supervisor can make one (it
 // has CAP_SYS_ADMIN), and before Landlock it remounts every mount outside
-// /dev with nodev added, its other per-mount flags kept (RemountPlan): the
+// /dev with nodev added, its other per-mount flags kept (remountPlan): the
 // kernel then refuses to open a device node there (EACCES), whatever
 // opens it. The devices of /dev stay as they are: the table of kernel
 // surfaces holds /dev, and Landlock reaches only the few devices it
@@ -21,21 +21,21 @@ import (
 // and a file grant reaches a mount without nodev, the language alone
 // refuses the device nodes beneath it, and the level says so.
 
-// MountNamespaceEnv names the variable by which the supervisor tells its
+// mountNamespaceEnv names the variable by which the supervisor tells its
 // worker whether it started it in a mount namespace of its own: "own", or
 // why not. The worker reads it, and removes it from its environment, in
 // Apply: the program never sees it.
-const MountNamespaceEnv = "SABLINE_MOUNT_NAMESPACE"
+const mountNamespaceEnv = "SABLINE_MOUNT_NAMESPACE"
 
-// NodevEnv marks a process that EnterNodevNamespace re-executed in a
+// nodevEnv marks a process that EnterNodevNamespace re-executed in a
 // mount namespace of its own, every mount outside /dev nodev.
-const NodevEnv = "SABLINE_NODEV_NAMESPACE"
+const nodevEnv = "SABLINE_NODEV_NAMESPACE"
 
-// mountNamespaceOwn is MountNamespaceEnv's value for a worker started in
+// mountNamespaceOwn is mountNamespaceEnv's value for a worker started in
 // a mount namespace of its own.
 const mountNamespaceOwn = "own"
 
-// maxMountNamespaceWhy bounds the reason MountNamespaceEnv carries.
+// maxMountNamespaceWhy bounds the reason mountNamespaceEnv carries.
 const maxMountNamespaceWhy = 512
 
 // Linux's mount flags (mount(2)), written here so that the plan is made,
@@ -65,24 +65,24 @@ var keptMountFlags = []struct {
 	{"noatime", msNOATIME}, {"nodiratime", msNODIRATIME}, {"relatime", msRELATIME},
 }
 
-// Remount is one remount of a plan: the mount at Point, with Flags
+// remountStep is one remount of a plan: the mount at Point, with Flags
 // (mount(2)'s MS_* bits).
-type Remount struct {
+type remountStep struct {
 	Point string
 	Flags uint64
 }
 
-// RemountPlan returns the remounts that add nodev to every mount a
+// remountPlan returns the remounts that add nodev to every mount a
 // program can reach outside /dev (visibleMounts): MS_REMOUNT|MS_BIND|
 // MS_NODEV with the mount's own ro, nosuid, noexec, nosymfollow and atime
 // flags kept, strictatime where the table names no atime flag. A mount
 // already nodev needs none; a mount at /dev or beneath it is left as it
 // is, and so is the mount that holds /dev where /dev is no mount of its
 // own (nodev there would refuse the devices Landlock allows).
-func RemountPlan(mounts []guard.Mount) []Remount {
+func remountPlan(mounts []guard.Mount) []remountStep {
 	visible := visibleMounts(mounts)
 	devHolder := holder(visible, "/dev")
-	var out []Remount
+	var out []remountStep
 	for i, m := range visible {
 		if guard.Within(m.Point, "/dev") || m.Option("nodev") || i == devHolder {
 			continue
@@ -98,18 +98,18 @@ func RemountPlan(mounts []guard.Mount) []Remount {
 		if !atime {
 			flags |= msSTRICTATIME
 		}
-		out = append(out, Remount{Point: m.Point, Flags: flags})
+		out = append(out, remountStep{Point: m.Point, Flags: flags})
 	}
 	return out
 }
 
-// DeviceGrants returns the granted paths beneath which a device node
+// deviceGrants returns the granted paths beneath which a device node
 // could be opened: each reaches a data file system (guard.DataFS) outside
 // /dev mounted without nodev, the one it lies in or one mounted beneath
 // it, sorted. grants are as they resolve; "/" stands for a grant of every
 // path. A kernel surface is left out: no grant reaches one (guard). A
 // grant within /dev is one of its few devices, which Landlock holds.
-func DeviceGrants(grants []string, mounts []guard.Mount) []string {
+func deviceGrants(grants []string, mounts []guard.Mount) []string {
 	visible := visibleMounts(mounts)
 	var out []string
 	for _, g := range grants {
@@ -204,7 +204,7 @@ func deviceGap(grants []string, why string) string {
 	return "device nodes beneath " + shortList(grants, 4) + " are refused by the language only: " + why
 }
 
-// mountNamespaceWhy is a reason MountNamespaceEnv carries, on one line and
+// mountNamespaceWhy is a reason mountNamespaceEnv carries, on one line and
 // bounded.
 func mountNamespaceWhy(why string) string {
 	why = strings.Join(strings.Fields(why), " ")

@@ -25,32 +25,32 @@ import (
 // (canUnshareMounts): the kernel makes every mount in it private (Go's
 // os/exec does, for CLONE_NEWNS), so that what the worker remounts there
 // changes nothing outside it. The worker is told which, by
-// MountNamespaceEnv; a value of it in cmd's environment is replaced.
+// mountNamespaceEnv; a value of it in cmd's environment is replaced.
 func mountNamespace(cmd *exec.Cmd, p Policy) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	env := cmd.Env
 	if env == nil {
-		if _, set := os.LookupEnv(MountNamespaceEnv); !set && !p.Enforced {
+		if _, set := os.LookupEnv(mountNamespaceEnv); !set && !p.Enforced {
 			return
 		}
 		env = os.Environ()
 	}
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
-		if name, _, _ := strings.Cut(kv, "="); name != MountNamespaceEnv {
+		if name, _, _ := strings.Cut(kv, "="); name != mountNamespaceEnv {
 			out = append(out, kv)
 		}
 	}
 	if p.Enforced {
 		if why := workerNamespaceNeeded(); why != "" {
-			out = append(out, MountNamespaceEnv+"="+mountNamespaceWhy(why))
+			out = append(out, mountNamespaceEnv+"="+mountNamespaceWhy(why))
 		} else if why := canUnshareMounts(); why != "" {
-			out = append(out, MountNamespaceEnv+"="+mountNamespaceWhy("the supervisor could not make a mount namespace: "+why))
+			out = append(out, mountNamespaceEnv+"="+mountNamespaceWhy("the supervisor could not make a mount namespace: "+why))
 		} else {
 			cmd.SysProcAttr.Unshareflags |= unix.CLONE_NEWNS
-			out = append(out, MountNamespaceEnv+"="+mountNamespaceOwn)
+			out = append(out, mountNamespaceEnv+"="+mountNamespaceOwn)
 		}
 	}
 	cmd.Env = out
@@ -65,7 +65,7 @@ func workerNamespaceNeeded() string {
 	if landlocked.Load() {
 		return "the supervisor holds itself with Landlock, which refuses the mounts a namespace needs"
 	}
-	if mounts, err := guard.ReadMounts(); err == nil && len(RemountPlan(mounts)) == 0 {
+	if mounts, err := guard.ReadMounts(); err == nil && len(remountPlan(mounts)) == 0 {
 		return "every mount outside /dev is nodev already: " + sharedNodev
 	}
 	return ""
@@ -79,24 +79,24 @@ var landlocked atomic.Bool
 
 // EnterNodevNamespace re-executes this process, with its arguments and
 // environment, in a mount namespace of its own where every mount outside
-// /dev is remounted nodev (RemountPlan), so that its workers, started
+// /dev is remounted nodev (remountPlan), so that its workers, started
 // there, need none of their own: a server that holds itself with Landlock
 // cannot make one for them later. The remounts are made on a thread of
 // its own before the exec, so that this process's namespace is untouched
 // when they fail. It returns nil at once in the process it re-executed
-// (NodevEnv, removed from the environment), and where nothing is to be
+// (nodevEnv, removed from the environment), and where nothing is to be
 // remounted; otherwise it returns only with the error that stopped it, and
 // the process goes on in the namespace it had.
 func EnterNodevNamespace() error {
-	if os.Getenv(NodevEnv) != "" {
-		os.Unsetenv(NodevEnv)
+	if os.Getenv(nodevEnv) != "" {
+		os.Unsetenv(nodevEnv)
 		return nil
 	}
 	mounts, err := guard.ReadMounts()
 	if err != nil {
 		return fmt.Errorf("enter a nodev namespace: %w", err)
 	}
-	plan := RemountPlan(mounts)
+	plan := remountPlan(mounts)
 	if len(plan) == 0 {
 		return nil
 	}
@@ -104,7 +104,7 @@ func EnterNodevNamespace() error {
 	if err != nil {
 		return fmt.Errorf("enter a nodev namespace: %w", err)
 	}
-	env := append(os.Environ(), NodevEnv+"=1")
+	env := append(os.Environ(), nodevEnv+"=1")
 	onThreadOfItsOwn(func() {
 		if err = unix.Unshare(unix.CLONE_NEWNS); err != nil {
 			err = fmt.Errorf("unshare(CLONE_NEWNS): %w", err)
@@ -172,16 +172,16 @@ func onThreadOfItsOwn(f func()) {
 	<-done
 }
 
-// takeMountNamespace reads MountNamespaceEnv and removes it from the
+// takeMountNamespace reads mountNamespaceEnv and removes it from the
 // environment: the program never sees it.
 func takeMountNamespace() string {
-	told := os.Getenv(MountNamespaceEnv)
-	os.Unsetenv(MountNamespaceEnv)
+	told := os.Getenv(mountNamespaceEnv)
+	os.Unsetenv(mountNamespaceEnv)
 	return told
 }
 
 // ownMountNamespace reports whether this process is in a mount namespace
-// of its own, as its supervisor told it (told is MountNamespaceEnv's
+// of its own, as its supervisor told it (told is mountNamespaceEnv's
 // value) and as the kernel shows: its namespace is not its parent's. It
 // says why not otherwise. Nothing is remounted unless both say so.
 func ownMountNamespace(told string) (bool, string) {
@@ -206,9 +206,9 @@ func ownMountNamespace(told string) (bool, string) {
 }
 
 // holdDevices adds nodev, in the worker's own mount namespace, to every
-// mount outside /dev (RemountPlan), and returns the granted paths beneath
-// which a device node could still be opened (DeviceGrants, on the mount
-// table as it is after), and why. told is MountNamespaceEnv's value.
+// mount outside /dev (remountPlan), and returns the granted paths beneath
+// which a device node could still be opened (deviceGrants, on the mount
+// table as it is after), and why. told is mountNamespaceEnv's value.
 func holdDevices(p Policy, told string) ([]string, string) {
 	grants := grantedPaths(p)
 	for i, g := range grants {
@@ -226,7 +226,7 @@ func holdDevices(p Policy, told string) ([]string, string) {
 	}
 	if own {
 		var failed []error
-		for _, r := range RemountPlan(mounts) {
+		for _, r := range remountPlan(mounts) {
 			if err := unix.Mount("none", r.Point, "", uintptr(r.Flags), ""); err != nil {
 				failed = append(failed, fmt.Errorf("remount %s with nodev: %w", r.Point, err))
 			}
@@ -242,7 +242,7 @@ func holdDevices(p Policy, told string) ([]string, string) {
 			why += " (" + strings.ReplaceAll(errors.Join(failed...).Error(), "\n", "; ") + ")"
 		}
 	}
-	open := DeviceGrants(grants, mounts)
+	open := deviceGrants(grants, mounts)
 	if len(open) == 0 {
 		return nil, ""
 	}

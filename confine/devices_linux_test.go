@@ -89,7 +89,7 @@ type devicesReport struct {
 	Open    []string `json:"open"`
 	Why     string   `json:"why"`
 	OpenErr string   `json:"open_err"` // "" when the device opened
-	EnvLeft bool     `json:"env_left"` // MountNamespaceEnv still set
+	EnvLeft bool     `json:"env_left"` // mountNamespaceEnv still set
 }
 
 // TestHoldDevices: a child started as prepareWorker starts a worker, in
@@ -107,7 +107,7 @@ func TestHoldDevices(t *testing.T) {
 		p := OSPolicy(budget.MustParse("/", "io,fs:read:"+c.Grant), Options{})
 		var r devicesReport
 		r.Open, r.Why = holdDevices(p, takeMountNamespace())
-		_, r.EnvLeft = os.LookupEnv(MountNamespaceEnv)
+		_, r.EnvLeft = os.LookupEnv(mountNamespaceEnv)
 		if fd, err := unix.Open(c.Device, unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
 			r.OpenErr = errName(err)
 		} else {
@@ -185,7 +185,7 @@ func TestHoldDevices(t *testing.T) {
 				t.Errorf("held by the language only: %q (%q), want %q (%q)", r.Open, r.Why, tt.wantOpen, tt.wantWhy)
 			}
 			if r.EnvLeft {
-				t.Errorf("%s is still in the child's environment", MountNamespaceEnv)
+				t.Errorf("%s is still in the child's environment", mountNamespaceEnv)
 			}
 			if got := slices.Contains(strings.Split(child, ","), "nodev"); got != tt.wantNodev {
 				t.Errorf("the child's root is nodev: %v, want %v (%s)", got, tt.wantNodev, child)

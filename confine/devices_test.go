@@ -34,36 +34,36 @@ func TestRemountPlan(t *testing.T) {
 	tests := []struct {
 		name   string
 		mounts []string
-		want   []Remount
+		want   []remountStep
 	}{
 		{name: "a root and /dev of its own",
 			mounts: []string{"1 0 / ext4 rw,relatime", "2 1 /dev devtmpfs rw,nosuid", "3 2 /dev/shm tmpfs rw,nosuid,nodev", "4 2 /dev/pts devpts rw"},
-			want:   []Remount{{"/", base | msRELATIME}}},
+			want:   []remountStep{{"/", base | msRELATIME}}},
 		{name: "the flags a mount has are kept",
 			mounts: []string{"1 0 / ext4 rw,relatime", "2 1 /dev devtmpfs rw", "5 1 /ro ext4 ro,nosuid,noexec,noatime,nodiratime", "6 1 /sym tmpfs rw,nosymfollow,relatime"},
-			want:   []Remount{{"/", base | msRELATIME}, {"/ro", base | msRDONLY | msNOSUID | msNOEXEC | msNOATIME | msNODIRATIME}, {"/sym", base | msNOSYMFOLLOW | msRELATIME}}},
+			want:   []remountStep{{"/", base | msRELATIME}, {"/ro", base | msRDONLY | msNOSUID | msNOEXEC | msNOATIME | msNODIRATIME}, {"/sym", base | msNOSYMFOLLOW | msRELATIME}}},
 		{name: "no atime flag named is strictatime",
 			mounts: []string{"1 0 / ext4 rw", "2 1 /dev devtmpfs rw"},
-			want:   []Remount{{"/", base | msSTRICTATIME}}},
+			want:   []remountStep{{"/", base | msSTRICTATIME}}},
 		{name: "already nodev needs none",
 			mounts: []string{"1 0 / ext4 rw,nodev,relatime", "2 1 /dev devtmpfs rw", "7 1 /proc proc rw,nosuid,nodev,noexec"},
 			want:   nil},
 		{name: "kernel surfaces outside /dev too",
 			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw", "7 1 /srv/ct/proc proc rw,relatime"},
-			want:   []Remount{{"/srv/ct/proc", base | msRELATIME}}},
+			want:   []remountStep{{"/srv/ct/proc", base | msRELATIME}}},
 		{name: "the mount that holds /dev, where /dev is no mount, keeps its devices",
 			mounts: []string{"1 0 / ext4 rw,relatime", "8 1 /home xfs rw,relatime"},
-			want:   []Remount{{"/home", base | msRELATIME}}},
+			want:   []remountStep{{"/home", base | msRELATIME}}},
 		{name: "a mount mounted over, and what lies beneath it, is not reached",
 			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw", "10 1 /mnt tmpfs rw", "11 10 /mnt/a ext4 rw", "12 10 /mnt tmpfs rw,relatime"},
-			want:   []Remount{{"/mnt", base | msRELATIME}}},
+			want:   []remountStep{{"/mnt", base | msRELATIME}}},
 		{name: "nothing", mounts: nil, want: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := RemountPlan(table(t, tt.mounts...))
+			got := remountPlan(table(t, tt.mounts...))
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("RemountPlan = %+v, want %+v", got, tt.want)
+				t.Errorf("remountPlan = %+v, want %+v", got, tt.want)
 			}
 		})
 	}
@@ -102,9 +102,9 @@ func TestDeviceGrants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := DeviceGrants(tt.grants, table(t, tt.mounts...))
+			got := deviceGrants(tt.grants, table(t, tt.mounts...))
 			if !slices.Equal(got, tt.wantOpen) {
-				t.Errorf("DeviceGrants = %q, want %q", got, tt.wantOpen)
+				t.Errorf("deviceGrants = %q, want %q", got, tt.wantOpen)
 			}
 		})
 	}

@@ -47,7 +47,7 @@ type Inputs struct {
 	// that names one of them, or a path within it, reaches it.
 	Lent []string
 	// Mounts is the mount table (ReadMounts): each kernel surface mounted
-	// outside /proc, /sys and /dev is guarded as they are (KernelMounts).
+	// outside /proc, /sys and /dev is guarded as they are (kernelMounts).
 	Mounts []Mount
 }
 
@@ -151,7 +151,7 @@ func Build(in Inputs, m Machine) *Set {
 			b.add(Location{Path: k.Path, Kind: Kernel, Holds: k.Holds, Allowed: k.Allowed})
 		}
 	}
-	for _, l := range KernelMounts(in.Mounts) {
+	for _, l := range kernelMounts(in.Mounts) {
 		b.add(l)
 	}
 	homes := b.homes(in.Home)

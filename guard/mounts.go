@@ -48,11 +48,11 @@ func (m Mount) KernelSurface() bool { return !DataFS(m.FSType) }
 // The bounds of the mount table ParseMountInfo reads: a table past them
 // is refused rather than read in part.
 const (
-	// MaxMountInfoBytes bounds the whole table.
-	MaxMountInfoBytes = 16 << 20
-	// MaxMounts bounds its lines: a machine with thousands of containers
+	// maxMountInfoBytes bounds the whole table.
+	maxMountInfoBytes = 16 << 20
+	// maxMounts bounds its lines: a machine with thousands of containers
 	// stays well beneath it.
-	MaxMounts = 1 << 16
+	maxMounts = 1 << 16
 	// maxMountLine bounds one line: two paths of PATH_MAX, each character
 	// escaped, and the options.
 	maxMountLine = 64 << 10
@@ -61,12 +61,12 @@ const (
 // ParseMountInfo reads a mount table in the format of
 // /proc/self/mountinfo (proc(5)): one mount a line, its mount point and
 // root with the kernel's octal escapes (\040 for a space) decoded. It
-// refuses a table past MaxMountInfoBytes or MaxMounts, or with a line
+// refuses a table past maxMountInfoBytes or maxMounts, or with a line
 // longer than maxMountLine; a line it cannot read is named in the error,
 // and the mounts it could read are returned beside it.
 func ParseMountInfo(data []byte) ([]Mount, error) {
-	if len(data) > MaxMountInfoBytes {
-		return nil, fmt.Errorf("parse mountinfo: %d bytes, over the bound of %d", len(data), MaxMountInfoBytes)
+	if len(data) > maxMountInfoBytes {
+		return nil, fmt.Errorf("parse mountinfo: %d bytes, over the bound of %d", len(data), maxMountInfoBytes)
 	}
 	var out []Mount
 	var bad []error
@@ -76,8 +76,8 @@ func ParseMountInfo(data []byte) ([]Mount, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if n > MaxMounts {
-			return nil, fmt.Errorf("parse mountinfo: over the bound of %d lines", MaxMounts)
+		if n > maxMounts {
+			return nil, fmt.Errorf("parse mountinfo: over the bound of %d lines", maxMounts)
 		}
 		if len(line) > maxMountLine {
 			bad = append(bad, fmt.Errorf("line %d: %d bytes, over the bound of %d", n, len(line), maxMountLine))
@@ -278,9 +278,9 @@ func (m Mount) kernelLocation() (Location, bool) {
 		Holds: "a " + m.FSType + " mount: a file system of the kernel's, not of data"}, true
 }
 
-// KernelMounts lists the kernel surfaces among mounts (KernelSurface),
+// kernelMounts lists the kernel surfaces among mounts (KernelSurface),
 // outside the ones the table names by their path, as Build guards them.
-func KernelMounts(mounts []Mount) []Location {
+func kernelMounts(mounts []Mount) []Location {
 	var out []Location
 	for _, m := range mounts {
 		if l, ok := m.kernelLocation(); ok {

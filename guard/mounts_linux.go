@@ -9,7 +9,7 @@ import (
 )
 
 // ReadMounts reads this process's mount table, /proc/self/mountinfo,
-// within MaxMountInfoBytes (ParseMountInfo). A table it read in part comes
+// within maxMountInfoBytes (ParseMountInfo). A table it read in part comes
 // with the error that says why.
 func ReadMounts() ([]Mount, error) {
 	f, err := os.Open("/proc/self/mountinfo")
@@ -17,7 +17,7 @@ func ReadMounts() ([]Mount, error) {
 		return nil, fmt.Errorf("read the mount table: %w", err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxMountInfoBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxMountInfoBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read the mount table: %w", err)
 	}

@@ -89,8 +89,8 @@ func TestParseMountInfoRefuses(t *testing.T) {
 		{name: "an escape of no octal digits", data: `1 2 0:1 / /x\999 rw - ext4 x rw` + "\n", wantErr: "three octal digits"},
 		{name: "an escape past a byte", data: `1 2 0:1 / /x\777 rw - ext4 x rw` + "\n", wantErr: "three octal digits"},
 		{name: "a line past the bound", data: "1 2 0:1 / /" + strings.Repeat("a", maxMountLine) + " rw - ext4 x rw\n" + good, wantErr: "over the bound", wantCount: 1},
-		{name: "too many lines", data: strings.Repeat(good, MaxMounts+1), wantErr: "over the bound of 65536 lines"},
-		{name: "too many bytes", data: strings.Repeat("\n", MaxMountInfoBytes+1), wantErr: "over the bound of 16777216"},
+		{name: "too many lines", data: strings.Repeat(good, maxMounts+1), wantErr: "over the bound of 65536 lines"},
+		{name: "too many bytes", data: strings.Repeat("\n", maxMountInfoBytes+1), wantErr: "over the bound of 16777216"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -242,7 +242,7 @@ func FuzzMountInfo(f *testing.F) {
 	f.Add([]byte("- - - - - - - - -\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mounts, _ := ParseMountInfo(data)
-		if len(mounts) > MaxMounts {
+		if len(mounts) > maxMounts {
 			t.Fatalf("%d mounts, over the bound", len(mounts))
 		}
 		for _, m := range mounts {

@@ -71,13 +71,13 @@ const (
 	maxRegisterNames = 16 * MaxRegisterEntries
 )
 
-// ErrUntrustedRegister is the error of a register directory that is not
+// errUntrustedRegister is the error of a register directory that is not
 // one to rely on: a link, not a directory, not sticky, or owned by a user
 // who is neither root nor the one running Sabline.
-var ErrUntrustedRegister = errors.New("the register is not one to trust")
+var errUntrustedRegister = errors.New("the register is not one to trust")
 
-// RegisterAdvice says what to do about a register that cannot be used.
-const RegisterAdvice = "make it as root (install -d -m 1777 -o root DIR), or set " + RegisterEnv +
+// registerAdvice says what to do about a register that cannot be used.
+const registerAdvice = "make it as root (install -d -m 1777 -o root DIR), or set " + RegisterEnv +
 	" to a directory owned by you or root, mode 1777, that every Sabline on this machine is started with"
 
 // RegisterDir is the register's directory: the value of RegisterEnv when
@@ -93,15 +93,15 @@ func RegisterDir() (string, error) {
 	return defaultRegisterDir(), nil
 }
 
-// EntryName is the name of the entry that registers the absolute, clean
+// entryName is the name of the entry that registers the absolute, clean
 // path p: the first 32 hexadecimal digits of its sha256.
-func EntryName(p string) string {
+func entryName(p string) string {
 	sum := sha256.Sum256([]byte(p))
 	return hex.EncodeToString(sum[:16])
 }
 
-// RegisterEntry is one file of the register as ReadRegister found it.
-type RegisterEntry struct {
+// registerEntry is one file of the register as ReadRegister found it.
+type registerEntry struct {
 	// Name is the file's name in the register.
 	Name string
 	// Mode is its type and permissions, as lstat gave them.
@@ -113,10 +113,10 @@ type RegisterEntry struct {
 	Data []byte
 }
 
-// PathOwners reports whether the path p exists and the uids owning it,
+// pathOwners reports whether the path p exists and the uids owning it,
 // as written and with links followed; no uids where ownership is not
 // compared (Windows).
-type PathOwners func(p string) (owners []int, exists bool)
+type pathOwners func(p string) (owners []int, exists bool)
 
 // Registered is what a read of the register found.
 type Registered struct {
@@ -150,17 +150,17 @@ func (r Registered) Warning() string {
 		r.Dir, MaxRegisterEntries, r.Unread)
 }
 
-// ParseRegister judges the entries of a register, in the order given, and
+// parseRegister judges the entries of a register, in the order given, and
 // returns the paths to guard. It reads nothing but through owners. It
 // reads at most MaxRegisterEntries entries and counts the rest as
 // Unread; it passes over (Refused) an entry that is not a regular file,
 // is larger than MaxRegisterEntryBytes, does not hold one absolute clean
-// path and a newline, is not named for that path (EntryName, or EntryName
+// path and a newline, is not named for that path (entryName, or entryName
 // and "-" and hexadecimal digits), or names a path owned by another user
 // than the entry's owner (root's entries name anything); and it counts
 // (Missing) an entry naming a path that does not exist. A name beginning
 // with "." is an entry being written, and is skipped.
-func ParseRegister(entries []RegisterEntry, owners PathOwners) Registered {
+func parseRegister(entries []registerEntry, owners pathOwners) Registered {
 	var r Registered
 	seen := map[string]bool{}
 	read := 0
@@ -199,7 +199,7 @@ func ParseRegister(entries []RegisterEntry, owners PathOwners) Registered {
 }
 
 // judgeEntry is the path entry e names, or why it is refused.
-func judgeEntry(e RegisterEntry) (string, string) {
+func judgeEntry(e registerEntry) (string, string) {
 	if !e.Mode.IsRegular() {
 		return "", "not a regular file (" + e.Mode.Type().String() + ")"
 	}
@@ -224,9 +224,9 @@ func judgeEntry(e RegisterEntry) (string, string) {
 }
 
 // namedFor reports whether name is an entry's name for the path p:
-// EntryName(p), or that, "-" and 1 to 32 lower-case hexadecimal digits.
+// entryName(p), or that, "-" and 1 to 32 lower-case hexadecimal digits.
 func namedFor(name, p string) bool {
-	rest, ok := strings.CutPrefix(name, EntryName(p))
+	rest, ok := strings.CutPrefix(name, entryName(p))
 	if !ok {
 		return false
 	}
@@ -259,8 +259,8 @@ func RegisteredLocations() ([]string, Registered, error) {
 
 // ReadRegister reads the register in dir: the entries of its own user
 // and root first, then the others', each group by name, parsed by
-// ParseRegister. A register that does not exist holds nothing. A register
-// that is not trusted (ErrUntrustedRegister) or cannot be read is an
+// parseRegister. A register that does not exist holds nothing. A register
+// that is not trusted (errUntrustedRegister) or cannot be read is an
 // error, and then nothing of it is guarded.
 func ReadRegister(dir string) (Registered, error) {
 	r := Registered{Dir: dir}
@@ -283,7 +283,7 @@ func ReadRegister(dir string) (Registered, error) {
 	if len(names) > maxRegisterNames {
 		names, unread = names[:maxRegisterNames], 1
 	}
-	var entries []RegisterEntry
+	var entries []registerEntry
 	for _, name := range names {
 		if strings.HasPrefix(name, ".") {
 			continue
@@ -292,10 +292,10 @@ func ReadRegister(dir string) (Registered, error) {
 		if err != nil {
 			continue // removed since it was listed
 		}
-		entries = append(entries, RegisterEntry{Name: name, Mode: fi.Mode(), Owner: fileOwner(fi)})
+		entries = append(entries, registerEntry{Name: name, Mode: fi.Mode(), Owner: fileOwner(fi)})
 	}
 	me := currentUser()
-	rank := func(e RegisterEntry) int {
+	rank := func(e registerEntry) int {
 		switch e.Owner {
 		case me:
 			return 0
@@ -315,7 +315,7 @@ func ReadRegister(dir string) (Registered, error) {
 			e.Data = readEntry(filepath.Join(dir, e.Name), e.Owner)
 		}
 	}
-	got := ParseRegister(entries, PathOwnersOf)
+	got := parseRegister(entries, pathOwnersOf)
 	got.Dir, got.Unread = dir, got.Unread+unread
 	return got, nil
 }
@@ -340,7 +340,7 @@ func readEntry(p string, owner int) []byte {
 // when it does not exist (mode 01777): every run on this machine that
 // builds its guard set after this guards them as Sabline's own. A path
 // that does not exist is passed over; an entry already there is kept.
-// The error says which register and why, and wraps ErrUntrustedRegister
+// The error says which register and why, and wraps errUntrustedRegister
 // for a register that is not one to rely on.
 func Join(paths ...string) error {
 	dir, err := RegisterDir()
@@ -375,7 +375,7 @@ func JoinAs(what string, paths ...string) error {
 	if err := Join(paths...); err != nil {
 		e := codes.Errorf(codes.E331, "%s cannot be made known to the other Sablines on this machine: %w", what, err)
 		e.Do = "Sabline keeps a register of its receipts, tokens and runs directories, so that no run of another Sabline reaches them: " +
-			RegisterAdvice + ". Nothing ran."
+			registerAdvice + ". Nothing ran."
 		return e
 	}
 	return nil
@@ -416,7 +416,7 @@ func makeRegister(dir string) error {
 // suffix.
 func writeEntry(dir, p string) error {
 	want := p + "\n"
-	name := EntryName(p)
+	name := entryName(p)
 	me := currentUser()
 	taken := false
 	if has, mine := entryHolds(filepath.Join(dir, name), want, me); has {

@@ -16,12 +16,12 @@ func FuzzParseRegister(f *testing.F) {
 		name, data string
 		owner      int
 	}{
-		{EntryName("/srv/a"), "/srv/a\n", 1000},
-		{EntryName("/srv/a") + "-ff", "/srv/a\n", 1000},
-		{EntryName("/srv/a"), "/srv/a", 1000},
-		{EntryName("/srv/a"), "/srv/a\n/srv/b\n", 0},
-		{EntryName("srv/a"), "srv/a\n", 1000},
-		{EntryName("/srv/../a"), "/srv/../a\n", 1000},
+		{entryName("/srv/a"), "/srv/a\n", 1000},
+		{entryName("/srv/a") + "-ff", "/srv/a\n", 1000},
+		{entryName("/srv/a"), "/srv/a", 1000},
+		{entryName("/srv/a"), "/srv/a\n/srv/b\n", 0},
+		{entryName("srv/a"), "srv/a\n", 1000},
+		{entryName("/srv/../a"), "/srv/../a\n", 1000},
 		{"x", "/srv/a\x00\n", -1},
 		{".tmp-1", "", 1000},
 	} {
@@ -37,8 +37,8 @@ func FuzzParseRegister(f *testing.F) {
 			}
 			return []int{1000}, true
 		}
-		e := RegisterEntry{Name: name, Data: data, Owner: owner, Mode: fs.FileMode(mode)}
-		got := ParseRegister([]RegisterEntry{e, e}, owners)
+		e := registerEntry{Name: name, Data: data, Owner: owner, Mode: fs.FileMode(mode)}
+		got := parseRegister([]registerEntry{e, e}, owners)
 		if len(got.Paths)+len(got.Refused)+got.Missing > 2 {
 			t.Fatalf("two entries gave %+v", got)
 		}
@@ -46,7 +46,7 @@ func FuzzParseRegister(f *testing.F) {
 			if !filepath.IsAbs(p) || filepath.Clean(p) != p || strings.ContainsAny(p, "\n\x00") {
 				t.Errorf("honoured %q", p)
 			}
-			if !e.Mode.IsRegular() || len(data) > MaxRegisterEntryBytes || !strings.HasPrefix(name, EntryName(p)) {
+			if !e.Mode.IsRegular() || len(data) > MaxRegisterEntryBytes || !strings.HasPrefix(name, entryName(p)) {
 				t.Errorf("honoured %q from entry %q (mode %s, %d bytes)", p, name, e.Mode, len(data))
 			}
 			if uids, _ := owners(p); owner > 0 && uids[0] != owner {

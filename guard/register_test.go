@@ -13,13 +13,13 @@ import (
 )
 
 // entry is a register entry naming p, owned by uid, named for it.
-func entry(p string, uid int) RegisterEntry {
-	return RegisterEntry{Name: EntryName(p), Mode: 0o644, Owner: uid, Data: []byte(p + "\n")}
+func entry(p string, uid int) registerEntry {
+	return registerEntry{Name: entryName(p), Mode: 0o644, Owner: uid, Data: []byte(p + "\n")}
 }
 
 // fakeOwners is a machine whose paths are owned as the map says; a path
 // not in it does not exist.
-func fakeOwners(m map[string][]int) PathOwners {
+func fakeOwners(m map[string][]int) pathOwners {
 	return func(p string) ([]int, bool) {
 		uids, ok := m[p]
 		return uids, ok
@@ -37,48 +37,48 @@ func TestParseRegister(t *testing.T) {
 	big := "/" + strings.Repeat("x", MaxRegisterEntryBytes)
 	tests := []struct {
 		name        string
-		entries     []RegisterEntry
+		entries     []registerEntry
 		wantPaths   []string
 		wantRefused []string // each refused entry's why, in part
 		wantMissing int
 	}{
-		{name: "an entry of the path's owner", entries: []RegisterEntry{entry("/srv/a/receipts", 1000)},
+		{name: "an entry of the path's owner", entries: []registerEntry{entry("/srv/a/receipts", 1000)},
 			wantPaths: []string{"/srv/a/receipts"}},
-		{name: "root's entry names anything", entries: []RegisterEntry{entry("/srv/b/token", 0)},
+		{name: "root's entry names anything", entries: []registerEntry{entry("/srv/b/token", 0)},
 			wantPaths: []string{"/srv/b/token"}},
-		{name: "another user's path", entries: []RegisterEntry{entry("/srv/b/token", 1000)},
+		{name: "another user's path", entries: []registerEntry{entry("/srv/b/token", 1000)},
 			wantRefused: []string{"owned by uid 1001, not by the entry's owner (uid 1000)"}},
-		{name: "a root-owned path, named by a user", entries: []RegisterEntry{entry("/srv/root", 1000)},
+		{name: "a root-owned path, named by a user", entries: []registerEntry{entry("/srv/root", 1000)},
 			wantRefused: []string{"owned by uid 0"}},
-		{name: "a link to another user's file", entries: []RegisterEntry{entry("/srv/link", 1000)},
+		{name: "a link to another user's file", entries: []registerEntry{entry("/srv/link", 1000)},
 			wantRefused: []string{"owned by uid 1001"}},
-		{name: "owners not compared (Windows)", entries: []RegisterEntry{entry("/srv/b/token", -1)},
+		{name: "owners not compared (Windows)", entries: []registerEntry{entry("/srv/b/token", -1)},
 			wantPaths: []string{"/srv/b/token"}},
-		{name: "a missing path is counted, not guarded", entries: []RegisterEntry{entry("/srv/gone", 1000)},
+		{name: "a missing path is counted, not guarded", entries: []registerEntry{entry("/srv/gone", 1000)},
 			wantMissing: 1},
-		{name: "twice, listed once", entries: []RegisterEntry{entry("/srv/a/runs", 1000),
-			{Name: EntryName("/srv/a/runs") + "-0a1b", Mode: 0o644, Owner: 1000, Data: []byte("/srv/a/runs\n")}},
+		{name: "twice, listed once", entries: []registerEntry{entry("/srv/a/runs", 1000),
+			{Name: entryName("/srv/a/runs") + "-0a1b", Mode: 0o644, Owner: 1000, Data: []byte("/srv/a/runs\n")}},
 			wantPaths: []string{"/srv/a/runs"}},
-		{name: "an entry being written is skipped", entries: []RegisterEntry{{Name: ".tmp-00", Mode: 0o644, Owner: 1000, Data: []byte("junk")}}},
-		{name: "not a regular file", entries: []RegisterEntry{{Name: EntryName("/srv/a/runs"), Mode: fs.ModeSymlink | 0o777, Owner: 1000}},
+		{name: "an entry being written is skipped", entries: []registerEntry{{Name: ".tmp-00", Mode: 0o644, Owner: 1000, Data: []byte("junk")}}},
+		{name: "not a regular file", entries: []registerEntry{{Name: entryName("/srv/a/runs"), Mode: fs.ModeSymlink | 0o777, Owner: 1000}},
 			wantRefused: []string{"not a regular file"}},
-		{name: "too large", entries: []RegisterEntry{{Name: EntryName(big), Mode: 0o644, Owner: 1000, Data: []byte(big + "\n")}},
+		{name: "too large", entries: []registerEntry{{Name: entryName(big), Mode: 0o644, Owner: 1000, Data: []byte(big + "\n")}},
 			wantRefused: []string{"larger than 4096 bytes"}},
-		{name: "no newline", entries: []RegisterEntry{{Name: EntryName("/srv/a/runs"), Mode: 0o644, Owner: 1000, Data: []byte("/srv/a/runs")}},
+		{name: "no newline", entries: []registerEntry{{Name: entryName("/srv/a/runs"), Mode: 0o644, Owner: 1000, Data: []byte("/srv/a/runs")}},
 			wantRefused: []string{"does not end with a newline"}},
-		{name: "empty", entries: []RegisterEntry{{Name: EntryName(""), Mode: 0o644, Owner: 1000, Data: []byte("\n")}},
+		{name: "empty", entries: []registerEntry{{Name: entryName(""), Mode: 0o644, Owner: 1000, Data: []byte("\n")}},
 			wantRefused: []string{"names no path"}},
-		{name: "two lines", entries: []RegisterEntry{{Name: EntryName("/srv/a/runs\n/srv/b/token"), Mode: 0o644, Owner: 1000,
+		{name: "two lines", entries: []registerEntry{{Name: entryName("/srv/a/runs\n/srv/b/token"), Mode: 0o644, Owner: 1000,
 			Data: []byte("/srv/a/runs\n/srv/b/token\n")}}, wantRefused: []string{"newline or a NUL"}},
-		{name: "a NUL", entries: []RegisterEntry{{Name: EntryName("/srv/a\x00"), Mode: 0o644, Owner: 1000, Data: []byte("/srv/a\x00\n")}},
+		{name: "a NUL", entries: []registerEntry{{Name: entryName("/srv/a\x00"), Mode: 0o644, Owner: 1000, Data: []byte("/srv/a\x00\n")}},
 			wantRefused: []string{"newline or a NUL"}},
-		{name: "relative", entries: []RegisterEntry{{Name: EntryName("srv/a/runs"), Mode: 0o644, Owner: 1000, Data: []byte("srv/a/runs\n")}},
+		{name: "relative", entries: []registerEntry{{Name: entryName("srv/a/runs"), Mode: 0o644, Owner: 1000, Data: []byte("srv/a/runs\n")}},
 			wantRefused: []string{"not absolute and clean"}},
-		{name: "not clean", entries: []RegisterEntry{{Name: EntryName("/srv/a/../b/token"), Mode: 0o644, Owner: 1000, Data: []byte("/srv/a/../b/token\n")}},
+		{name: "not clean", entries: []registerEntry{{Name: entryName("/srv/a/../b/token"), Mode: 0o644, Owner: 1000, Data: []byte("/srv/a/../b/token\n")}},
 			wantRefused: []string{"not absolute and clean"}},
-		{name: "named for another path", entries: []RegisterEntry{{Name: EntryName("/srv/other"), Mode: 0o644, Owner: 1000, Data: []byte("/srv/a/runs\n")}},
+		{name: "named for another path", entries: []registerEntry{{Name: entryName("/srv/other"), Mode: 0o644, Owner: 1000, Data: []byte("/srv/a/runs\n")}},
 			wantRefused: []string{"not the digest"}},
-		{name: "a suffix that is not hexadecimal", entries: []RegisterEntry{{Name: EntryName("/srv/a/runs") + "-zz", Mode: 0o644, Owner: 1000, Data: []byte("/srv/a/runs\n")}},
+		{name: "a suffix that is not hexadecimal", entries: []registerEntry{{Name: entryName("/srv/a/runs") + "-zz", Mode: 0o644, Owner: 1000, Data: []byte("/srv/a/runs\n")}},
 			wantRefused: []string{"not the digest"}},
 	}
 	if goruntime.GOOS == "windows" {
@@ -86,7 +86,7 @@ func TestParseRegister(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ParseRegister(tt.entries, owners)
+			got := parseRegister(tt.entries, owners)
 			if !slices.Equal(got.Paths, tt.wantPaths) {
 				t.Errorf("paths %q, want %q", got.Paths, tt.wantPaths)
 			}
@@ -110,13 +110,13 @@ func TestParseRegister(t *testing.T) {
 // guarded. Entries being written do not count.
 func TestParseRegisterBound(t *testing.T) {
 	paths := map[string][]int{}
-	var entries []RegisterEntry
+	var entries []registerEntry
 	for i := range MaxRegisterEntries + 5 {
 		p := fmt.Sprintf("/srv/p%05d", i)
 		paths[p] = []int{1000}
-		entries = append(entries, entry(p, 1000), RegisterEntry{Name: ".tmp-" + fmt.Sprint(i), Mode: 0o644})
+		entries = append(entries, entry(p, 1000), registerEntry{Name: ".tmp-" + fmt.Sprint(i), Mode: 0o644})
 	}
-	got := ParseRegister(entries, fakeOwners(paths))
+	got := parseRegister(entries, fakeOwners(paths))
 	if len(got.Paths) != MaxRegisterEntries || got.Unread != 5 {
 		t.Fatalf("%d paths, %d unread; want %d and 5", len(got.Paths), got.Unread, MaxRegisterEntries)
 	}
@@ -128,7 +128,7 @@ func TestParseRegisterBound(t *testing.T) {
 		t.Errorf("warning %q", w)
 	}
 	// Control: at the bound, nothing is left unread and nothing is said.
-	if got := ParseRegister(entries[:2*MaxRegisterEntries], fakeOwners(paths)); got.Unread != 0 || got.Warning() != "" {
+	if got := parseRegister(entries[:2*MaxRegisterEntries], fakeOwners(paths)); got.Unread != 0 || got.Warning() != "" {
 		t.Errorf("at the bound: %d unread, warning %q", got.Unread, got.Warning())
 	}
 }
@@ -173,7 +173,7 @@ func TestJoinAndRead(t *testing.T) {
 	if fi.Mode()&fs.ModeSticky == 0 || fi.Mode().Perm() != 0o777 {
 		t.Errorf("register mode %s, want sticky and 0777", fi.Mode())
 	}
-	data, err := os.ReadFile(filepath.Join(reg, EntryName(store)))
+	data, err := os.ReadFile(filepath.Join(reg, entryName(store)))
 	if err != nil || string(data) != store+"\n" {
 		t.Fatalf("entry %q (%v), want %q", data, err, store+"\n")
 	}
@@ -265,12 +265,12 @@ func TestUntrustedRegister(t *testing.T) {
 				return
 			}
 			for what, err := range map[string]error{"join": joinErr, "read": readErr} {
-				if !errors.Is(err, ErrUntrustedRegister) || !strings.Contains(err.Error(), reg) ||
+				if !errors.Is(err, errUntrustedRegister) || !strings.Contains(err.Error(), reg) ||
 					!strings.Contains(err.Error(), tt.wantWhy) || !strings.Contains(err.Error(), "install -d -m 1777") {
 					t.Errorf("%s: %v; want it untrusted, naming %s, %q and what to do", what, err, reg, tt.wantWhy)
 				}
 			}
-			if _, err := os.Lstat(filepath.Join(reg, EntryName(store))); err == nil {
+			if _, err := os.Lstat(filepath.Join(reg, entryName(store))); err == nil {
 				t.Errorf("an entry was written in an untrusted register")
 			}
 		})
@@ -323,9 +323,9 @@ func TestRegisterOwners(t *testing.T) {
 	}
 	// uid 4242 registers our path (refused) and its own (honoured), and
 	// squats the name our entry would take.
-	plant(EntryName(ours)+"-01", ours+"\n", 4242)
-	plant(EntryName(theirs), theirs+"\n", 4242)
-	plant(EntryName(ours), "squatted\n", 4242)
+	plant(entryName(ours)+"-01", ours+"\n", 4242)
+	plant(entryName(theirs), theirs+"\n", 4242)
+	plant(entryName(ours), "squatted\n", 4242)
 	got, err := ReadRegister(reg)
 	if err != nil {
 		t.Fatal(err)

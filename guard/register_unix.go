@@ -32,7 +32,7 @@ func openNoFollow(p string) (*os.File, error) {
 
 // trustRegister checks the register dir is one to rely on: a directory,
 // not a link, sticky, owned by root or by this user. It wraps
-// fs.ErrNotExist when there is none, and ErrUntrustedRegister when it is
+// fs.ErrNotExist when there is none, and errUntrustedRegister when it is
 // not one to trust.
 func trustRegister(dir string) error {
 	fi, err := os.Lstat(dir)
@@ -42,22 +42,22 @@ func trustRegister(dir string) error {
 	owner := fileOwner(fi)
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%w: %s is a link: %s", ErrUntrustedRegister, dir, RegisterAdvice)
+		return fmt.Errorf("%w: %s is a link: %s", errUntrustedRegister, dir, registerAdvice)
 	case !fi.IsDir():
-		return fmt.Errorf("%w: %s is not a directory: %s", ErrUntrustedRegister, dir, RegisterAdvice)
+		return fmt.Errorf("%w: %s is not a directory: %s", errUntrustedRegister, dir, registerAdvice)
 	case fi.Mode()&fs.ModeSticky == 0:
 		return fmt.Errorf("%w: %s is not sticky (mode %s), so any user who may write in it may remove another's entries: %s",
-			ErrUntrustedRegister, dir, fi.Mode(), RegisterAdvice)
+			errUntrustedRegister, dir, fi.Mode(), registerAdvice)
 	case owner != 0 && owner != currentUser():
 		return fmt.Errorf("%w: %s is owned by uid %d, neither root nor you (uid %d), who may remove any entry in it: %s",
-			ErrUntrustedRegister, dir, owner, currentUser(), RegisterAdvice)
+			errUntrustedRegister, dir, owner, currentUser(), registerAdvice)
 	}
 	return nil
 }
 
-// PathOwnersOf reads this machine: whether p exists, and the uids owning
+// pathOwnersOf reads this machine: whether p exists, and the uids owning
 // it as written and with links followed.
-func PathOwnersOf(p string) ([]int, bool) {
+func pathOwnersOf(p string) ([]int, bool) {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return nil, false

@@ -43,16 +43,16 @@ func trustRegister(dir string) error {
 	}
 	switch {
 	case fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0:
-		return fmt.Errorf("%w: %s is a link: %s", ErrUntrustedRegister, dir, RegisterAdvice)
+		return fmt.Errorf("%w: %s is a link: %s", errUntrustedRegister, dir, registerAdvice)
 	case !fi.IsDir():
-		return fmt.Errorf("%w: %s is not a directory: %s", ErrUntrustedRegister, dir, RegisterAdvice)
+		return fmt.Errorf("%w: %s is not a directory: %s", errUntrustedRegister, dir, registerAdvice)
 	}
 	return nil
 }
 
-// PathOwnersOf reads this machine: whether p exists; no owners, which are
+// pathOwnersOf reads this machine: whether p exists; no owners, which are
 // not compared on Windows.
-func PathOwnersOf(p string) ([]int, bool) {
+func pathOwnersOf(p string) ([]int, bool) {
 	_, err := os.Lstat(p)
 	return nil, err == nil
 }

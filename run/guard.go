@@ -18,8 +18,9 @@ import (
 // names, other Sablines' among them, registered), with the credential
 // locations lend names lent,
 // and the kernel's file systems mounted anywhere, as the mount table says
-// (a table read in part adds what was read; the worker checks each grant's
-// file system again when it holds it).
+// (a table past its bounds adds none; the worker reads it again to hold
+// device nodes, and a run with a file grant it cannot then judge is
+// partial; each grant's own file system is checked when it is pinned).
 func Guard(sabline, lend []string) *guard.Set {
 	home, _ := os.UserHomeDir()
 	mounts, _ := guard.ReadMounts()

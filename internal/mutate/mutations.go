@@ -57,11 +57,11 @@ var (
 var mutations = []Mutation{
 	{
 		Name: "apply-landlock-held-on-failure", File: "confine/apply_linux.go",
-		Old: `	applied, err := ApplyLandlock(plan, o.CarveOuts)
+		Old: `	applied, err := ApplyLandlock(plan, o.CarveOuts, o.Admitted)
 	if err != nil {
 		return fmt.Errorf("Landlock refused the ruleset: %w", err)
 	}`,
-		New: `	applied, err := ApplyLandlock(plan, o.CarveOuts)
+		New: `	applied, err := ApplyLandlock(plan, o.CarveOuts, o.Admitted)
 	if err != nil {
 		applied.ABI = abi
 	}`,

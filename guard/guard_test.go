@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/sabline/sabline/budget"
 )
@@ -286,7 +287,8 @@ func TestCarveOutsExpand(t *testing.T) {
 		t.Skip("the fake machines are Linux ones")
 	}
 	bare := newFake(map[string]string{ // a service account's home with no dot-entry, and no /run
-		"/home/svc/data.txt": "", "/etc/passwd": "", "/var/lib/x": "", "/srv/h/a": "",
+		"/home/svc/data.txt": "", "/etc/passwd": "", "/var/lib/x": "", "/srv/h/a": "", "/root/notes": "",
+		"/opt/app/x": "",
 	})
 	tests := []struct {
 		name       string
@@ -311,6 +313,12 @@ func TestCarveOutsExpand(t *testing.T) {
 		{name: "control: the disk a home lies on", set: build(), path: "/mnt/disk2"},
 		{name: "control: a home's plain entry", set: Build(Inputs{}, bare), path: "/home/svc/data.txt"},
 		{name: "control: a directory with nothing guarded in it", set: Build(Inputs{}, bare), path: "/srv"},
+		{name: "root's home, the operator's elsewhere", set: Build(Inputs{Home: "/srv/h"}, bare), path: "/root",
+			wantExpand: true, wantDots: true},
+		{name: "above a receipts directory not made yet", set: Build(Inputs{Sabline: []string{"/opt/app/receipts"}}, bare),
+			path: "/opt/app", wantExpand: true},
+		{name: "control: above an operator's credential that is there", set: Build(Inputs{Credentials: []string{"/opt/app/x"}}, bare),
+			path: "/opt/app"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -327,6 +335,43 @@ func TestCarveOutsExpand(t *testing.T) {
 				t.Errorf("Holds(%s) is false for a directory to expand", tt.path)
 			}
 		})
+	}
+}
+
+// testWait bounds a wait for what should end at once: a loaded machine's
+// minute, not a measure of speed.
+const testWait = time.Minute
+
+// TestResolveLinkCycle: a resolution through links that lead to each
+// other ends, as the kernel's lookup does after its bound of links.
+func TestResolveLinkCycle(t *testing.T) {
+	m := newFake(map[string]string{"/a": "/b", "/b": "/a", "/c": "/d", "/d/e": ""})
+	done := make(chan string, 1)
+	go func() { done <- Resolve("/a/x", m) }()
+	select {
+	case got := <-done:
+		if got == "" {
+			t.Error("Resolve of a cycle is empty")
+		}
+	case <-time.After(testWait):
+		t.Fatal("Resolve of a cycle of links did not end")
+	}
+	if got := Resolve("/c/e", m); got != "/d/e" {
+		t.Errorf("control: Resolve(/c/e) = %q, want /d/e", got)
+	}
+}
+
+// TestHomeLinksGuarded: a home's dot-entry that is a link is held where it
+// leads, and its plain entry that is a link is not.
+func TestHomeLinksGuarded(t *testing.T) {
+	m := newFake(map[string]string{"/home/ana/.cfg": "/data/cfg", "/data/cfg/k": "", "/home/ana/work": "/data/work",
+		"/data/work/f": ""})
+	set := Build(Inputs{}, m)
+	if _, refused := set.Refuses("/data/cfg/k", "/data"); !refused {
+		t.Error("/data/cfg, where the dot-entry ~/.cfg leads, is not guarded")
+	}
+	if l, refused := set.Refuses("/data/work/f", "/data"); refused {
+		t.Errorf("/data/work, where the plain entry ~/work leads, is guarded as %+v", l)
 	}
 }
 

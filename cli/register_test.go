@@ -13,11 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit"
-	"github.com/sabline/sabline/run"
 )
 
 // sablineRun is one run of the sabline command in dir with env added to
@@ -300,42 +297,4 @@ func startServeEnv(t *testing.T, env, args []string) string {
 	cmd.Process.Kill()
 	<-done
 	return errb.String()
-}
-
-// TestServerReadsTheRegister: a door that holds itself keeps the right to
-// read the register (its pool reads it again at each worker's start),
-// and no right to write there; its control, a door with no register,
-// has no rule for it.
-func TestServerReadsTheRegister(t *testing.T) {
-	o := doorOptions{ImportRoot: "/srv/root", Receipts: "/srv/rc", Ceiling: budget.MustParse("/", "io"), Confine: run.ConfineDefault}
-	const reg = "/var/tmp/sabline-guarded"
-	for _, tt := range []struct {
-		name     string
-		register string
-		wantRule bool
-	}{
-		{name: "with a register", register: reg, wantRule: true},
-		{name: "control: none", register: ""},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			d, err := serverRules(o, serverEnv{Exe: "/opt/sabline/bin/sabline", TempDir: "/var/tmp/runs", Register: tt.register}, confine.LandlockMaxABI)
-			if err != nil {
-				t.Fatal(err)
-			}
-			found := false
-			for _, r := range d.Rules {
-				if r.Path != reg {
-					continue
-				}
-				found = true
-				if r.Access&confine.LandlockFSReadDir == 0 || r.Access&confine.LandlockFSReadFile == 0 ||
-					r.Access&(confine.LandlockFSWriteFile|confine.LandlockFSMakeReg|confine.LandlockFSRemoveFile) != 0 {
-					t.Errorf("the register's rule has rights %#x: want it read, not written", r.Access)
-				}
-			}
-			if found != tt.wantRule {
-				t.Errorf("a rule for %s: %v, want %v", reg, found, tt.wantRule)
-			}
-		})
-	}
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/run"
 )
 
@@ -36,10 +35,6 @@ type serverEnv struct {
 	// Cgroups is the directory the door makes its workers' memory cgroups
 	// in (confine.WorkerCgroups), "" for none.
 	Cgroups string
-	// Register is the register of Sabline's locations on this machine
-	// (guard.RegisterDir), which the pool reads again at each worker's
-	// start; "" for none.
-	Register string
 }
 
 // serverLibraries are where a dynamically linked executable's loader
@@ -81,9 +76,6 @@ type serverDomain struct {
 //   - read the directory of the tenants file, when it has one, which it
 //     reads again on SIGHUP (the directory: a Kubernetes Secret is
 //     replaced by a new file beside the old one).
-//   - read the register of Sabline's locations (env.Register), which the
-//     pool reads again when it starts a worker, so that a location
-//     another Sabline registered after the door started is guarded too.
 //
 // The store agent of --receipts-url is started before the door holds
 // itself, outside its domain: it reaches the store, the door does not.
@@ -124,9 +116,6 @@ func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 	}
 	if o.Tenants != "" {
 		own = append(own, rule{Path: filepath.Dir(o.Tenants), Access: readRights, Why: "server: the tenants file, read again on SIGHUP"})
-	}
-	if env.Register != "" {
-		own = append(own, rule{Path: env.Register, Access: readRights, Why: "server: the register of Sabline's locations, read at each worker's start"})
 	}
 	if env.Loader != "" {
 		own = append(own, rule{Path: env.Loader, Access: confine.LandlockFSExecute | confine.LandlockFSReadFile, Why: "server: the executable's loader"})
@@ -196,8 +185,9 @@ func enterNodev(stderr io.Writer, name string) {
 
 // nodevFallback says what a door's workers hold where the door could not
 // be re-executed in a nodev namespace.
-const nodevFallback = "each worker is started in a namespace of its own while the server can make one; " +
-	"after that, device nodes beneath a grant are refused by the language alone, and the level says so"
+const nodevFallback = "a worker started before the server holds itself gets a namespace of its own where the " +
+	"server can make one (it needs CAP_SYS_ADMIN); any other's device nodes beneath a grant are refused by the " +
+	"language alone, and its level says so"
 
 // holdServer holds a door's process to the domain serverRules derives,
 // after its pool is started and its listener bound, and returns the line
@@ -220,11 +210,6 @@ func holdServer(o doorOptions) string {
 		return fmt.Sprintf("%v: the runs' directory: %v", errServerNotConfined, err)
 	}
 	env := serverEnv{Exe: exe, TempDir: runs, Loader: loaderOf(exe), Cgroups: confine.WorkerCgroups()}
-	if reg, err := guard.RegisterDir(); err == nil {
-		if _, err := os.Lstat(reg); err == nil {
-			env.Register = reg
-		}
-	}
 	d, err := serverRules(o, env, abi)
 	if err != nil {
 		return fmt.Sprintf("%v: %v", errServerNotConfined, err)

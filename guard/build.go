@@ -276,11 +276,7 @@ func (b *builder) forms(p string) []string {
 	if !filepath.IsAbs(p) {
 		return nil
 	}
-	p = filepath.Clean(p)
-	if r := b.resolve(p); r != p && filepath.IsAbs(r) {
-		return []string{p, r}
-	}
-	return []string{p}
+	return forms(filepath.Clean(p), b.resolve)
 }
 
 // add guards l as written, beneath its directory as that resolves, and,

@@ -298,11 +298,14 @@ func guardedWhat(l guard.Location) string {
 // locations of the tables, the home of the user running it, the
 // operator's SABLINE_CREDENTIALS, and every Sabline's own locations the
 // register of this machine names (guard.RegisteredLocations; a register
-// that cannot be read adds none), resolved now.
+// that cannot be read adds none), and the kernel's file systems wherever
+// the mount table says they are mounted, resolved now.
 func DefaultGuard() *guard.Set {
 	home, _ := os.UserHomeDir()
 	sabline, _, _ := guard.RegisteredLocations()
-	return guard.Build(guard.Inputs{Home: home, Sabline: sabline, Credentials: guard.OperatorCredentials()}, guard.OS)
+	mounts, _ := guard.ReadMounts()
+	return guard.Build(guard.Inputs{Home: home, Sabline: sabline, Credentials: guard.OperatorCredentials(),
+		Mounts: mounts}, guard.OS)
 }
 
 // charge counts a use of grant i, as find returned it.

@@ -13,10 +13,10 @@ import (
 )
 
 // TestDefaultGuardKernelMounts: an Interp given no guarded set
-// (DefaultGuard) knows a sysfs mounted in a granted directory (procfs the language
-// knows by its type already) by its
-// type, as a worker's set does: reading the kernel's file there is
-// refused (E318), and a plain file beside it, the control, is read.
+// (DefaultGuard) knows a sysfs mounted in a granted directory by its type,
+// as a worker's set does (a procfs the language knows by its type
+// already): reading the kernel's file there is refused (E318), and a
+// plain file beside it, the control, is read.
 func TestDefaultGuardKernelMounts(t *testing.T) {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -553,7 +554,7 @@ func TestPoolForgedResult(t *testing.T) {
 // waitWorkers waits, at most 30 s, until the pool has n workers, and
 // returns how many it has then.
 func waitWorkers(p *sabline.Pool, n int) int {
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(30 * time.Second))
 	for len(p.Workers()) != n && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -282,7 +282,7 @@ func startServeEnv(t *testing.T, env, args []string) string {
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(testkit.Bound(20 * time.Second))
 	for !strings.Contains(errb.String(), "listening on") {
 		select {
 		case <-done:

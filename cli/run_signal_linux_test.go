@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/internal/proc"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -36,7 +37,7 @@ func TestRunStoppedBySignal(t *testing.T) {
 		}
 		worker := 0
 		if stop {
-			for deadline := time.Now().Add(10 * time.Second); worker == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); worker == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 				worker, _ = proc.Worker(cmd.Process.Pid)
 			}
 			if worker == 0 {

@@ -73,7 +73,7 @@ func (s *served) workers(t *testing.T) []int {
 // waitWorkers waits until the server has n workers.
 func (s *served) waitWorkers(t *testing.T, n int) []int {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; time.Sleep(20 * time.Millisecond) {
 		if w := s.workers(t); len(w) == n {
 			return w
 		}
@@ -211,7 +211,7 @@ func TestServeWorkerKilled(t *testing.T) {
 	}()
 	// The busy worker is the one whose CPU time grows.
 	var busy int
-	for deadline := time.Now().Add(10 * time.Second); busy == 0; {
+	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); busy == 0; {
 		before := map[int]uint64{}
 		for _, pid := range first {
 			_, u, _ := procStat(pid)
@@ -234,7 +234,7 @@ func TestServeWorkerKilled(t *testing.T) {
 	var a answer
 	select {
 	case a = <-answered:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Bound(30 * time.Second)):
 		t.Fatal("the request whose worker was killed got no answer")
 	}
 	if a.status != 200 || a.v["status"] != "killed" || a.v["code"] != "E309" {

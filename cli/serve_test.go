@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -35,7 +37,7 @@ type served struct {
 }
 
 // startServe starts sabline serve on 127.0.0.1:0 with an import root
-// holding hello.vel and loop.vel, and reads the address it bound from
+// holding hello.vel, and reads the address it bound from
 // its standard error.
 func startServe(t *testing.T, extra ...string) *served {
 	t.Helper()
@@ -47,7 +49,6 @@ func startServe(t *testing.T, extra ...string) *served {
 	}
 	for name, src := range map[string]string{
 		"hello.vel": "print(\"hello, world\")\n",
-		"loop.vel":  "def spin():\n    n = 0\n    for i in range(30000000):\n        n += i\n    return n\nprint(spin())\n",
 	} {
 		if err := os.WriteFile(filepath.Join(s.root, name), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
@@ -82,7 +83,7 @@ func startServe(t *testing.T, extra ...string) *served {
 		_ = s.cmd.Process.Kill()
 		<-s.exited
 	})
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(testkit.Bound(20 * time.Second))
 	for s.url == "" {
 		select {
 		case line, ok := <-lines:
@@ -262,11 +263,19 @@ func TestServeStops(t *testing.T) {
 	if goruntime.GOOS == "windows" {
 		t.Skip("SIGTERM is a POSIX signal")
 	}
-	s := startServe(t)
+	// The run in flight waits for a file the test makes once the server
+	// was told to stop: it is in flight then however slow the machine.
+	gate := t.TempDir()
+	s := startServe(t, "--allow", "io,fs:read:"+gate, "--timeout", "10m")
+	wait := fmt.Sprintf("for i in range(1000000000):\n    if fs.exists(%q):\n        break\nprint(\"opened\")\n",
+		filepath.Join(gate, "open"))
+	if err := os.WriteFile(filepath.Join(s.root, "wait.vel"), []byte(wait), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	answered := make(chan int, 1)
 	var endStatus, endID any
 	go func() {
-		req, _ := http.NewRequest("POST", s.url+"/v1/run", strings.NewReader(`{"path":"loop.vel"}`))
+		req, _ := http.NewRequest("POST", s.url+"/v1/run", strings.NewReader(`{"path":"wait.vel"}`))
 		req.Header.Set("Authorization", "Bearer "+s.token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -279,7 +288,7 @@ func TestServeStops(t *testing.T) {
 		endStatus, endID = v["status"], v["run_id"]
 		answered <- resp.StatusCode
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; time.Sleep(20 * time.Millisecond) {
 		_, h := s.do(t, "GET", "/v1/health", s.token, "")
 		if h["running"] == float64(1) {
 			break
@@ -289,6 +298,9 @@ func TestServeStops(t *testing.T) {
 		}
 	}
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gate, "open"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if st := <-answered; st != 200 || endStatus != "ok" {
@@ -301,7 +313,7 @@ func TestServeStops(t *testing.T) {
 			t.Errorf("sabline serve after SIGTERM: %v, want exit 0", err)
 		}
 		s.exited <- nil // for the cleanup
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Bound(30 * time.Second)):
 		t.Fatal("sabline serve did not exit after SIGTERM")
 	}
 	id, _ := endID.(string)

@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // carveWorld is a machine's tree: its directories, files, a link and
@@ -281,10 +282,7 @@ func TestCarveLandlockUnlistable(t *testing.T) {
 // Landlock hands down, is left out of the comparison.)
 func TestCarveLandlockProperty(t *testing.T) {
 	names := []string{"a", "b", "c", ".d"}
-	worlds := 300
-	if testing.Short() {
-		worlds = 50
-	}
+	worlds := testkit.Size(t, "worlds", 100, 300)
 	checked := 0
 	for seed := range worlds {
 		r := rand.New(rand.NewPCG(uint64(seed), 21))

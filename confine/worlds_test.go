@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // mapMachine is a guard.Machine over a tree with no links.
@@ -43,10 +44,7 @@ func TestGuardedWorldsProperty(t *testing.T) {
 	if goruntime.GOOS != "linux" {
 		t.Skip("the worlds are Linux machines: /home, /run, /proc")
 	}
-	worlds := 200
-	if testing.Short() {
-		worlds = 40
-	}
+	worlds := testkit.Size(t, "worlds", 60, 200)
 	write := landlockEverywhereWrite(LandlockMaxABI)
 	checked, missingChecked := 0, 0
 	for seed := range worlds {

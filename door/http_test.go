@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -397,7 +398,7 @@ func TestNoTokenConfigured(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Bound(5 * time.Second)); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if cond() {
 			return
 		}
@@ -424,7 +425,7 @@ func TestSlowHeaders(t *testing.T) {
 	if _, err := io.WriteString(c, "POST /v1/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+testToken+"\r\n"); err != nil {
 		t.Fatal(err)
 	}
-	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(testkit.Bound(5 * time.Second)))
 	start := time.Now()
 	data, _ := io.ReadAll(c) // the server closes the connection
 	if waited := time.Since(start); waited > 4*time.Second {

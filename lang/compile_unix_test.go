@@ -46,7 +46,7 @@ func TestCompileRefusesWhatIsNotAFile(t *testing.T) {
 			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 				t.Errorf("load(%q): %v, want an error saying %q (none for the file)", tc.load, err, tc.want)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(testkit.Bound(5 * time.Second)):
 			t.Fatalf("load(%q): the compile blocked", tc.load)
 		}
 	}

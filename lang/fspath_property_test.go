@@ -376,10 +376,8 @@ func TestPathProperty(t *testing.T) {
 	if goruntime.GOOS != "linux" {
 		t.Skipf("the worlds use /proc, which %s does not have", goruntime.GOOS)
 	}
-	worlds, paths := 6, 40
-	if testing.Short() {
-		worlds, paths = 2, 15
-	}
+	worlds := testkit.Size(t, "worlds", 2, 6)
+	paths := testkit.Size(t, "paths in each world", 15, 40)
 	cases, granted := 0, 0
 	for seed := 0; seed < worlds; seed++ {
 		r := rand.New(rand.NewPCG(uint64(seed), 9))

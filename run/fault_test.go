@@ -148,7 +148,7 @@ func TestRunFaultsUnconfined(t *testing.T) {
 		if line != "sabline fault injection\n" {
 			t.Errorf("the listener read %q", line)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.Bound(10 * time.Second)):
 		t.Error("the listener accepted no connection")
 	}
 	select {
@@ -160,7 +160,7 @@ func TestRunFaultsUnconfined(t *testing.T) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
 			t.Errorf("sleep ended with %v, want killed by %v (the default signal)", ee, syscall.SIGTERM)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.Bound(10 * time.Second)):
 		t.Error("sleep did not end on the signal")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -48,7 +49,7 @@ func TestSupervisorKilledOutright(t *testing.T) {
 	}
 	// newDir waits for a temporary directory not in seen to appear.
 	newDir := func(seen map[string]bool) string {
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(testkit.Bound(20 * time.Second)); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			entries, _ := os.ReadDir(tmp)
 			for _, e := range entries {
 				if strings.HasPrefix(e.Name(), tempPrefix) && !seen[e.Name()] {

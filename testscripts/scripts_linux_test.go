@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/internal/proc"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // cmdKillWorker: killworker
@@ -24,7 +25,7 @@ func cmdKillWorker(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("killworker: want one background command, have %d", len(bg))
 	}
 	supervisor := bg[0].Process.Pid
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if pid, ok := proc.Worker(supervisor); ok {
 			ts.Check(unix.Kill(pid, unix.SIGKILL))
 			return

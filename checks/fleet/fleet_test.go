@@ -46,10 +46,7 @@ const limited = 3 // the index of slow
 // Retry-After, and that tenant was given no more runs than its limit
 // allows, and some.
 func TestFleet(t *testing.T) {
-	n := 2000 // -short: 300, every property held the same way
-	if testing.Short() {
-		n = 300
-	}
+	n := testkit.Size(t, "runs", 300, 2000) // every property is held the same way at both
 	f, err := fleettest.Start(fleettest.Options{Replicas: 3, Tenants: tenants, Workers: 1,
 		ShipEvery: time.Second, Program: "print(\"hello, world\")\n"})
 	if err != nil {

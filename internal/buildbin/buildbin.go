@@ -1,8 +1,26 @@
-// Package buildbin builds the sabline command once per test process, for
-// the suites, scripts and benchmarks that run it as a user would.
+// Package buildbin builds the sabline command, and the few other commands
+// the tests run, for the suites, scripts and benchmarks that run them as a
+// user would.
+//
+// # Shared between test processes
+//
+// `go test ./...` runs each package's tests in a process of its own, and a
+// dozen of them run the sabline command; linking it is seconds of CPU
+// each. Where the system allows it (see sharedDir), a binary is kept in a
+// directory of this user's own beneath the temporary directory, named by
+// the content of everything it is built from: the export files of the
+// package and every package it imports, as `go list -export -deps` names
+// them in the build cache, whose names change with their content, with the
+// build tags and the environment that changes a build. A change to any
+// source file, tag or toolchain is a new name. A binary is written beside
+// its name and renamed into place, so that a process never runs one half
+// written; one not used for a day is removed. Elsewhere, each process
+// builds its own, as before, in a directory Cleanup removes.
 package buildbin
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +28,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"sync"
+	"time"
 )
 
 var (
@@ -18,10 +37,13 @@ var (
 	dir   string
 )
 
+// unused is how long a shared binary is kept after it was last used.
+const unused = 24 * time.Hour
+
 // Sabline builds github.com/sabline/sabline/cmd/sabline with the given
 // build tags (none, or "sabline_knockout") and CGO_ENABLED=0, once per
-// process and tag set, and returns the binary's path. The binary lives in
-// a temporary directory removed by Cleanup.
+// process and tag set (once per content, where it is shared), and returns
+// the binary's path.
 func Sabline(tags ...string) (string, error) {
 	return Build("github.com/sabline/sabline/cmd/sabline", "sabline", tags...)
 }
@@ -34,6 +56,37 @@ func Build(pkg, name string, tags ...string) (string, error) {
 	if p, ok := built[key]; ok {
 		return p, nil
 	}
+	if goruntime.GOOS == "windows" {
+		name += ".exe"
+	}
+	var out string
+	if shared, ok := sharedDir(); ok {
+		sum, err := contentOf(pkg, tags)
+		if err != nil {
+			return "", err
+		}
+		out = filepath.Join(shared, sum[:32]+"-"+name)
+		if err := buildShared(pkg, out, tags); err != nil {
+			return "", err
+		}
+		prune(shared)
+	} else {
+		sub, err := privateDir()
+		if err != nil {
+			return "", err
+		}
+		out = filepath.Join(sub, name)
+		if err := goBuild(pkg, out, tags); err != nil {
+			return "", err
+		}
+	}
+	built[key] = out
+	return out, nil
+}
+
+// privateDir is a new directory for one binary of this process, beneath
+// the one Cleanup removes.
+func privateDir() (string, error) {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "sabline-bin-")
 		if err != nil {
@@ -45,10 +98,53 @@ func Build(pkg, name string, tags ...string) (string, error) {
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		return "", fmt.Errorf("buildbin: %w", err)
 	}
-	out := filepath.Join(sub, name)
-	if goruntime.GOOS == "windows" {
-		out += ".exe"
+	return sub, nil
+}
+
+// buildShared makes out unless it is there already: built beside it and
+// renamed into place, so that whoever finds it finds it whole.
+func buildShared(pkg, out string, tags []string) error {
+	now := time.Now()
+	if err := os.Chtimes(out, now, now); err == nil {
+		return nil // there, and marked as used
 	}
+	tmp, err := os.MkdirTemp(filepath.Dir(out), ".build-")
+	if err != nil {
+		return fmt.Errorf("buildbin: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	part := filepath.Join(tmp, filepath.Base(out))
+	if err := goBuild(pkg, part, tags); err != nil {
+		return err
+	}
+	if err := os.Rename(part, out); err != nil {
+		return fmt.Errorf("buildbin: %w", err)
+	}
+	return nil
+}
+
+// contentOf names what pkg is built from, with tags: a hash of the export
+// files of pkg and of every package it imports, whose names in the build
+// cache are hashes of their content, and of what else changes a build.
+func contentOf(pkg string, tags []string) (string, error) {
+	args := []string{"list", "-export", "-deps", "-f", "{{.ImportPath}} {{.Export}}"}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	cmd := exec.Command("go", append(args, pkg)...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	list, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("buildbin: go list -export %s: %w", pkg, err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\ntags %s\nGOOS %s GOARCH %s GOFLAGS %s\n%s", pkg, strings.Join(tags, ","),
+		goruntime.GOOS, goruntime.GOARCH, os.Getenv("GOFLAGS"), list)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// goBuild runs go build with CGO_ENABLED=0.
+func goBuild(pkg, out string, tags []string) error {
 	args := []string{"build", "-o", out}
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
@@ -56,14 +152,29 @@ func Build(pkg, name string, tags ...string) (string, error) {
 	cmd := exec.Command("go", append(args, pkg)...)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("buildbin: go build %s: %w\n%s", pkg, err, msg)
+		return fmt.Errorf("buildbin: go build %s: %w\n%s", pkg, err, msg)
 	}
-	built[key] = out
-	return out, nil
+	return nil
 }
 
-// Cleanup removes every binary built. Call it from TestMain after the
-// tests have run.
+// prune removes the shared binaries not used for a day, and what a build
+// that died left.
+func prune(shared string) {
+	entries, err := os.ReadDir(shared)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err == nil && time.Since(info.ModTime()) > unused {
+			os.RemoveAll(filepath.Join(shared, e.Name()))
+		}
+	}
+}
+
+// Cleanup removes every binary this process built for itself. Call it
+// from TestMain after the tests have run; shared binaries stay, for the
+// next process.
 func Cleanup() {
 	mu.Lock()
 	defer mu.Unlock()

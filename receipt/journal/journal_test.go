@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // childEnv switches the test binary into a child that appends to the
@@ -460,7 +462,7 @@ func TestCommitInterval(t *testing.T) {
 	if err := quick.Append("a", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(5 * time.Second))
 	for quick.Stats().Syncs == 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
@@ -568,7 +570,7 @@ func TestCloseWhileWaiting(t *testing.T) {
 			}
 		}()
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
 	for time.Now().Before(deadline) {
 		mu.Lock()
 		n := len(ok)

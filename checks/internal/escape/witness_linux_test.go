@@ -288,7 +288,7 @@ func TestCloseRemovesKernelObjects(t *testing.T) {
 		t.Errorf("shared memory of key %d after Close: %v", s.ipcKey, ids)
 	}
 	// An invalidated key is garbage-collected a moment later.
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testkit.Bound(5 * time.Second))
 	for ids, _ := keyIDs(s.keyDesc); len(ids) != 0; ids, _ = keyIDs(s.keyDesc) {
 		if time.Now().After(deadline) {
 			t.Errorf("key %s after Close: %v", s.keyDesc, ids)

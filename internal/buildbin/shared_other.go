@@ -1,0 +1,7 @@
+//go:build !unix
+
+package buildbin
+
+// sharedDir says nothing is shared: off Unix, a directory's owner and
+// permissions are not read here, and each process builds its own.
+func sharedDir() (string, bool) { return "", false }

@@ -66,6 +66,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return osPolicyCmd(args[1:], stdout, stderr)
 	case "doctor":
 		return doctorCmd(args[1:], stdout, stderr)
+	case "report":
+		return reportCmd(args[1:], stdout, stderr)
 	case "eval":
 		return evalCmd(args[1:], stdout, stderr)
 	case "serve":
@@ -80,7 +82,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // commands are the names Main takes as a first argument, for the
 // message of a name that is near one of them (nearCommand).
-var commands = []string{"help", "version", "modules", "receipts", "audit", "os-policy", "doctor", "eval", "serve", "mcp", "run"}
+var commands = []string{"help", "version", "modules", "receipts", "audit", "os-policy", "doctor", "report", "eval", "serve",
+	"mcp", "run"}
 
 // nearCommand returns the command name is a misspelling of: one within
 // two edits of it, when name is no program (not a .vel file, no path, no
@@ -154,6 +157,14 @@ Other commands:
   sabline os-policy [--allow ...] [--confine strict] [--json]
   sabline os-policy --enforces [--json]
   sabline doctor [--json]
+  sabline report [--md FILE] [--html FILE] REPORT.json...
+      renders kernel reports (tests/confine/kernel-GOOS.json, one per system)
+      with the enforcement table and the evidence of each: Markdown to
+      standard output, or to --md FILE, and one HTML page to --html FILE
+  sabline report diff OLD.json NEW.json
+      what changed between two kernel reports of one system; exits 1 (E332)
+      when NEW regressed: a target refused before and not now, a target
+      gone, an enforcement cell whose evidence got worse
   sabline eval DIR [--allow ...] [--timeout D] [--max-memory-mb N | --no-memory-limit]
                [--confine strict] [--require-confinement L] [--receipts DIR] [--json]
       grades each PROGRAM.vel in DIR that has a PROGRAM.out beside it: PASS

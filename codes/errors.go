@@ -48,6 +48,8 @@ const (
 	E329 Code = "E329" // a budget item names a location no grant reaches
 	E330 Code = "E330" // the run's private temporary directory passed its bound
 	E331 Code = "E331" // Sabline's own locations cannot be made known to the register of this machine
+	E332 Code = "E332" // a kernel report regressed (sabline report diff)
+	E333 Code = "E333" // a kernel report cannot be read
 )
 
 // CodeInfo documents one code: what it means, the process exit status a
@@ -124,6 +126,10 @@ var Codes = []CodeInfo{
 		"Something wrote more than the bound (512 MiB, or 10,000 entries) in the run's private temporary directory, its TMPDIR: a host module of the run, or a process outside Sabline. No other run's grant reaches that directory. Write less there, or grant the program a directory of its own for its files."},
 	{E331, "Sabline's own locations cannot be made known to the register of this machine", ExitUsage,
 		"Every Sabline adds its receipts directory, token file and runs directory to a register (/var/tmp/sabline-guarded, %ProgramData%\\sabline\\guarded on Windows, or SABLINE_REGISTER), and every run on the machine keeps them out of its grants. The message says why the register could not be used: make it as root (install -d -m 1777 -o root DIR), or set SABLINE_REGISTER to a directory owned by you or root, mode 1777, that every Sabline on this machine is started with. Nothing ran."},
+	{E332, "a kernel report regressed", ExitFailed,
+		"`sabline report diff OLD NEW` found NEW worse than OLD: a target OLD's kernel refused that NEW's did not, a target OLD has and NEW lacks, or an enforcement cell whose evidence got worse; the lines marked REGRESSED name each. Find what changed in the kernel or in the confinement before releasing; if the change is meant, say why where the new report is committed."},
+	{E333, "a kernel report cannot be read", ExitUsage,
+		"The message names the file and what is wrong with it. A kernel report is the JSON the escape suite writes (tests/confine/kernel-GOOS.json, schema sabline.kernel-report/2, /3 or /4), at most 16 MiB and 10,000 targets."},
 }
 
 // Info returns the catalogue entry of c.

@@ -10,11 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sabline/sabline/kernelreport"
 )
 
 // EntryI386 is a Target's Entry for an attempt made through the i386
 // entry, int $0x80, on linux/amd64.
-const EntryI386 = "i386"
+const EntryI386 = kernelreport.EntryI386
 
 // noI386Entry is the start of what ctypes.syscall32 says on a kernel that
 // answers int $0x80 with a fault: one built without IA32 emulation, or

@@ -38,7 +38,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/kernelreport"
 )
 
 // The groups of the catalogue, in the order reports print them.
@@ -55,55 +55,38 @@ const (
 // Groups lists the groups in order.
 var Groups = []string{GroupFiles, GroupNetwork, GroupProcesses, GroupKernel, GroupABI, GroupConfinement, GroupThreads}
 
-// What stopped an attempt, as an Outcome names it. A layer that stopped
-// it is named as confine.RefusedBy names the layer that answers the errno
-// the attempt met, on the system of the run: on Linux BySeccomp or
-// ByLandlock, on macOS confine.LayerSandboxProfile, on Windows
-// confine.LayerAppContainer, confine.LayerJobObject and the rest.
+// What stopped an attempt, as an Outcome names it: kernelreport's names.
+// A layer that stopped it is named as confine.RefusedBy names the layer
+// that answers the errno the attempt met, on the system of the run: on
+// Linux BySeccomp or ByLandlock, on macOS confine.LayerSandboxProfile, on
+// Windows confine.LayerAppContainer, confine.LayerJobObject and the rest.
 const (
 	// BySeccomp: the seccomp filter refused the call (EPERM, ENOSYS or
 	// EPROTONOSUPPORT on Linux).
-	BySeccomp = confine.LayerSeccomp
+	BySeccomp = kernelreport.BySeccomp
 	// ByLandlock: Landlock refused it (EACCES, or EXDEV for a link or
 	// rename across directories), or its scope kept a signal from another
 	// process while the call itself went through.
-	ByLandlock = confine.LayerLandlockFamily
+	ByLandlock = kernelreport.ByLandlock
 	// ByLanguage: no confinement layer changed the outcome: the attempt
 	// went through, or failed as it fails unconfined. Only the language,
 	// which refuses it on the normal build, holds it.
-	ByLanguage = "language"
+	ByLanguage = kernelreport.ByLanguage
 	// Unavailable: the attempt could not be made on this system (raw
 	// system calls are offered on Linux only, and a call's name may not
 	// exist on every architecture).
-	Unavailable = "unavailable"
+	Unavailable = kernelreport.Unavailable
 	// ByUnknown: the confined run failed in a way this harness cannot
 	// attribute: an errno no layer of the system gives (confine.Refusals
 	// has no line for it); a check that meets it fails.
-	ByUnknown = "unknown"
+	ByUnknown = kernelreport.ByUnknown
 )
 
 // Outcome is what became of an attempt on the knock-out build, confined:
-// what stopped it, and the errno it met ("" when it went through).
-type Outcome struct {
-	StoppedBy string `json:"stopped_by"`
-	Errno     string `json:"errno"`
-}
-
-// String prints the outcome as "seccomp EPERM" or "language".
-func (o Outcome) String() string {
-	return strings.TrimSpace(o.StoppedBy + " " + o.Errno)
-}
-
-// Kernel reports whether a confinement layer stopped the attempt: its
-// StoppedBy names a layer, not the language, an unavailable attempt or
-// an unknown failure.
-func (o Outcome) Kernel() bool {
-	switch o.StoppedBy {
-	case "", ByLanguage, Unavailable, ByUnknown:
-		return false
-	}
-	return true
-}
+// what stopped it, and the errno it met ("" when it went through). Its
+// String prints it as "seccomp EPERM" or "language"; its Kernel says
+// whether a confinement layer stopped it.
+type Outcome = kernelreport.Outcome
 
 // Attempt results that are not an errno.
 const (

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sabline/sabline/kernelreport"
 )
 
 func TestParse(t *testing.T) {
@@ -59,13 +61,13 @@ func TestOutcomeKernel(t *testing.T) {
 		o    Outcome
 		want bool
 	}{
-		{name: "seccomp", o: Outcome{BySeccomp, "EPERM"}, want: true},
-		{name: "landlock", o: Outcome{ByLandlock, "EACCES"}, want: true},
-		{name: "the macOS profile", o: Outcome{"sandbox-profile", "EPERM"}, want: true},
-		{name: "the Windows job", o: Outcome{"job-object", "ERROR_NOT_ENOUGH_QUOTA"}, want: true},
+		{name: "seccomp", o: Outcome{StoppedBy: BySeccomp, Errno: "EPERM"}, want: true},
+		{name: "landlock", o: Outcome{StoppedBy: ByLandlock, Errno: "EACCES"}, want: true},
+		{name: "the macOS profile", o: Outcome{StoppedBy: "sandbox-profile", Errno: "EPERM"}, want: true},
+		{name: "the Windows job", o: Outcome{StoppedBy: "job-object", Errno: "ERROR_NOT_ENOUGH_QUOTA"}, want: true},
 		{name: "the language", o: Outcome{StoppedBy: ByLanguage}},
 		{name: "unavailable", o: Outcome{StoppedBy: Unavailable}},
-		{name: "unknown", o: Outcome{ByUnknown, "ENOENT"}},
+		{name: "unknown", o: Outcome{StoppedBy: ByUnknown, Errno: "ENOENT"}},
 		{name: "nothing", o: Outcome{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,15 +94,15 @@ func TestObserve(t *testing.T) {
 		want       Outcome
 	}{
 		{name: "EPERM where unconfined meets EINVAL", confined: refused("EPERM"), unconfined: &Run{Errno: "EINVAL"},
-			goos: "linux", want: Outcome{BySeccomp, "EPERM"}},
+			goos: "linux", want: Outcome{StoppedBy: BySeccomp, Errno: "EPERM"}},
 		{name: "ENOSYS of clone3", confined: refused("ENOSYS"), unconfined: &Run{Errno: "EINVAL"},
-			goos: "linux", want: Outcome{BySeccomp, "ENOSYS"}},
+			goos: "linux", want: Outcome{StoppedBy: BySeccomp, Errno: "ENOSYS"}},
 		{name: "EACCES where unconfined goes through", confined: refused("EACCES"), unconfined: &went,
-			goos: "linux", want: Outcome{ByLandlock, "EACCES"}},
+			goos: "linux", want: Outcome{StoppedBy: ByLandlock, Errno: "EACCES"}},
 		{name: "EXDEV of a link across directories", confined: refused("EXDEV"), unconfined: &went,
-			goos: "linux", want: Outcome{ByLandlock, "EXDEV"}},
+			goos: "linux", want: Outcome{StoppedBy: ByLandlock, Errno: "EXDEV"}},
 		{name: "the same answer either way", confined: refused("EINVAL"), unconfined: &Run{Errno: "EINVAL"},
-			goos: "linux", want: Outcome{ByLanguage, "EINVAL"}},
+			goos: "linux", want: Outcome{StoppedBy: ByLanguage, Errno: "EINVAL"}},
 		{name: "went through", confined: went, unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByLanguage}},
 		{name: "the victim lived where unconfined it died", target: Target{Witness: WitnessVictim},
 			confined: Run{Went: true, Witnessed: []string{}}, unconfined: &Run{Went: true, Victim: Killed, Witnessed: []string{"victim: alive"}},
@@ -111,21 +113,21 @@ func TestObserve(t *testing.T) {
 			goos:       "linux", want: Outcome{StoppedBy: ByLanguage}},
 		{name: "a witness unchanged where the control changed it: the errno names the layer", target: files,
 			confined: Run{Errno: "EPERM", Witnessed: []string{}}, unconfined: &Run{Went: true, Witnessed: changed},
-			goos: "linux", want: Outcome{BySeccomp, "EPERM"}},
+			goos: "linux", want: Outcome{StoppedBy: BySeccomp, Errno: "EPERM"}},
 		{name: "a witness changed: went through, whatever the errno", target: files,
 			confined: Run{Errno: "EACCES", Witnessed: changed}, unconfined: &Run{Went: true, Witnessed: changed},
-			goos: "linux", want: Outcome{ByLanguage, "EACCES"}},
+			goos: "linux", want: Outcome{StoppedBy: ByLanguage, Errno: "EACCES"}},
 		{name: "a witness the control did not change tells nothing", target: files,
 			confined: Run{Errno: "EPERM", Witnessed: []string{}}, unconfined: &Run{Went: true, Witnessed: []string{}},
-			goos: "linux", want: Outcome{ByUnknown, "EPERM"}},
+			goos: "linux", want: Outcome{StoppedBy: ByUnknown, Errno: "EPERM"}},
 		{name: "a witness unchanged, and a call that went through without a signal to explain it", target: files,
 			confined: Run{Went: true, Witnessed: []string{}}, unconfined: &Run{Went: true, Witnessed: changed},
 			goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
 		{name: "a witness unchanged elsewhere", target: files,
 			confined: Run{Errno: "EPERM", Witnessed: []string{}}, unconfined: &Run{Went: true, Witnessed: changed},
-			goos: "darwin", want: Outcome{"sandbox-profile", "EPERM"}},
-		{name: "no control: the errno names the layer", confined: refused("EPERM"), goos: "linux", want: Outcome{BySeccomp, "EPERM"}},
-		{name: "an errno no layer gives", confined: refused("ENOENT"), unconfined: &went, goos: "linux", want: Outcome{ByUnknown, "ENOENT"}},
+			goos: "darwin", want: Outcome{StoppedBy: "sandbox-profile", Errno: "EPERM"}},
+		{name: "no control: the errno names the layer", confined: refused("EPERM"), goos: "linux", want: Outcome{StoppedBy: BySeccomp, Errno: "EPERM"}},
+		{name: "an errno no layer gives", confined: refused("ENOENT"), unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByUnknown, Errno: "ENOENT"}},
 		{name: "no raw calls on this system", confined: noAttempt("ctypes.syscall: raw system calls are offered on Linux only, not darwin"),
 			unconfined: ptr(noAttempt("ctypes.syscall: raw system calls are offered on Linux only, not darwin")), goos: "darwin",
 			want: Outcome{StoppedBy: Unavailable}},
@@ -159,15 +161,15 @@ func TestObserve(t *testing.T) {
 		{name: "unavailable confined, yet made unconfined", confined: noAttempt(`ctypes.syscall: no system call "fork" on arm64`),
 			unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
 		{name: "no attempt confined only", confined: Run{Code: "E310"}, unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
-		{name: "refused by the profile on macOS", confined: refused("EPERM"), unconfined: &went, goos: "darwin", want: Outcome{"sandbox-profile", "EPERM"}},
-		{name: "the file's own permissions on macOS", confined: refused("EACCES"), unconfined: &went, goos: "darwin", want: Outcome{ByUnknown, "EACCES"}},
+		{name: "refused by the profile on macOS", confined: refused("EPERM"), unconfined: &went, goos: "darwin", want: Outcome{StoppedBy: "sandbox-profile", Errno: "EPERM"}},
+		{name: "the file's own permissions on macOS", confined: refused("EACCES"), unconfined: &went, goos: "darwin", want: Outcome{StoppedBy: ByUnknown, Errno: "EACCES"}},
 		{name: "refused by the container on Windows", confined: refused("ERROR_ACCESS_DENIED"), unconfined: &went, goos: "windows",
-			want: Outcome{"appcontainer", "ERROR_ACCESS_DENIED"}},
+			want: Outcome{StoppedBy: "appcontainer", Errno: "ERROR_ACCESS_DENIED"}},
 		{name: "a process past the job's limit on Windows", confined: refused("ERROR_NOT_ENOUGH_QUOTA"), unconfined: &went, goos: "windows",
-			want: Outcome{"job-object", "ERROR_NOT_ENOUGH_QUOTA"}},
-		{name: "a Unix name on Windows", confined: refused("EPERM"), unconfined: &went, goos: "windows", want: Outcome{ByUnknown, "EPERM"}},
+			want: Outcome{StoppedBy: "job-object", Errno: "ERROR_NOT_ENOUGH_QUOTA"}},
+		{name: "a Unix name on Windows", confined: refused("EPERM"), unconfined: &went, goos: "windows", want: Outcome{StoppedBy: ByUnknown, Errno: "EPERM"}},
 		{name: "EPROTONOSUPPORT of an MPTCP socket", confined: refused("EPROTONOSUPPORT"), unconfined: &went, goos: "linux",
-			want: Outcome{BySeccomp, "EPROTONOSUPPORT"}},
+			want: Outcome{StoppedBy: BySeccomp, Errno: "EPROTONOSUPPORT"}},
 		{name: "a victim kept alive off Linux is not credited to a scope", target: Target{Witness: WitnessVictim},
 			confined: Run{Went: true, Witnessed: []string{}}, unconfined: &Run{Went: true, Victim: Killed, Witnessed: []string{"victim: alive"}},
 			goos: "darwin", want: Outcome{StoppedBy: ByUnknown}},
@@ -203,16 +205,16 @@ func TestUnconfinedAllows(t *testing.T) {
 }
 
 func TestDisagreements(t *testing.T) {
-	eperm := Outcome{BySeccomp, "EPERM"}
+	eperm := Outcome{StoppedBy: BySeccomp, Errno: "EPERM"}
 	line := func(id string, expected *Outcome, observed Outcome) ReportTarget {
 		return ReportTarget{ID: id, Expected: expected, Observed: observed}
 	}
-	committed := Report{Kernel: "6.1", Targets: []ReportTarget{
+	committed := Report{kernelreport.Report{Kernel: "6.1", Targets: []ReportTarget{
 		line("a", &eperm, eperm), line("b", &eperm, eperm), line("gone", &eperm, eperm),
-	}}
-	fresh := Report{Kernel: "6.18", Targets: []ReportTarget{
+	}}}
+	fresh := Report{kernelreport.Report{Kernel: "6.18", Targets: []ReportTarget{
 		line("a", &eperm, eperm), line("b", &eperm, Outcome{StoppedBy: ByLanguage}), line("new", nil, eperm),
-	}}
+	}}}
 	want := []string{
 		"b: observed language, the committed report says seccomp EPERM",
 		"gone: in the committed report, not in this run",
@@ -224,13 +226,15 @@ func TestDisagreements(t *testing.T) {
 	seen := ReportWitness{Kind: WitnessFiles, Confined: []string{}, Unconfined: []string{"files:outside/secret.txt: mode"}}
 	moved := seen
 	moved.Confined = []string{"files:outside/secret.txt: mode"}
-	withWitness := Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm, Witness: seen}}}
-	changedWitness := Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm, Witness: moved}}}
+	withWitness := Report{kernelreport.Report{Targets: []ReportTarget{
+		{ID: "w", Expected: &eperm, Observed: eperm, Witness: seen}}}}
+	changedWitness := Report{kernelreport.Report{Targets: []ReportTarget{
+		{ID: "w", Expected: &eperm, Observed: eperm, Witness: moved}}}}
 	if got, _ := Disagreements(withWitness, changedWitness); len(got) != 1 || !strings.HasPrefix(got[0], "w: witness") {
 		t.Errorf("a witness the confined run changed is not a disagreement: %q", got)
 	}
-	alone := Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm, Witness: seen,
-		LayersAlone: map[string]bool{"seccomp": true, "landlock": false}}}}
+	alone := Report{kernelreport.Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm,
+		Witness: seen, LayersAlone: map[string]bool{"seccomp": true, "landlock": false}}}}}
 	if got, _ := Disagreements(withWitness, alone); len(got) != 1 || !strings.HasPrefix(got[0], "w: layers alone") {
 		t.Errorf("layers alone measured where they were not is not a disagreement: %q", got)
 	}
@@ -240,14 +244,14 @@ func TestDisagreements(t *testing.T) {
 }
 
 func TestDisagreementsOfTheI386Entry(t *testing.T) {
-	eperm := Outcome{BySeccomp, "EPERM"}
+	eperm := Outcome{StoppedBy: BySeccomp, Errno: "EPERM"}
 	unavailable := Outcome{StoppedBy: Unavailable}
 	yes, no := true, false
 	report := func(entry *bool, observed Outcome) Report {
-		return Report{I386Entry: entry, Targets: []ReportTarget{
+		return Report{kernelreport.Report{I386Entry: entry, Targets: []ReportTarget{
 			{ID: "native", Expected: &eperm, Observed: eperm},
 			{ID: "i386", Entry: EntryI386, Expected: &eperm, Observed: observed},
-		}}
+		}}}
 	}
 	tests := []struct {
 		name           string

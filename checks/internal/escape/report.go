@@ -4,83 +4,40 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"reflect"
 	goruntime "runtime"
 	"sort"
 
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/kernelreport"
 	"github.com/sabline/sabline/receipt"
 )
 
 // ReportSchema names the kernel report's format; tests/confine/README.md
-// describes it.
-const ReportSchema = "sabline.kernel-report/3"
+// describes it, and the kernelreport package reads it.
+const ReportSchema = kernelreport.Schema
 
 // UpdateEnv is the environment variable that, set to 1, has the sandbox
 // checks write the kernel report instead of comparing against it.
 const UpdateEnv = "SABLINE_UPDATE_REPORT"
 
 // Report is what the kernel of one system stopped, target by target, on
-// the knock-out build, confined: tests/confine/kernel-GOOS.json.
+// the knock-out build, confined: tests/confine/kernel-GOOS.json, as
+// kernelreport.Report has it, with what the suite that makes it adds
+// (Add, Offers).
 type Report struct {
-	Schema      string `json:"schema"`
-	OS          string `json:"os"`
-	Kernel      string `json:"kernel"`
-	LandlockABI int    `json:"landlock_abi"`
-	// I386Entry says whether the kernel offers the i386 entry, int $0x80,
-	// as I386Entry found; null off linux/amd64. Where it is false, the
-	// targets made through it are unavailable: a program cannot use the
-	// entry either.
-	I386Entry *bool          `json:"i386_entry"`
-	Build     ReportBuild    `json:"build"`
-	Targets   []ReportTarget `json:"targets"`
+	kernelreport.Report
 }
 
 // ReportBuild is the binary the report was made with.
-type ReportBuild struct {
-	Sabline  string `json:"sabline"`  // runtime.Version
-	Knockout bool   `json:"knockout"` // always true: only the kernel holds the runs
-	Go       string `json:"go"`
-	Arch     string `json:"arch"`
-}
+type ReportBuild = kernelreport.Build
 
 // ReportTarget is one target's line.
-type ReportTarget struct {
-	ID     string `json:"id"`
-	Group  string `json:"group"`
-	Threat string `json:"threat"`
-	// Entry is the target's Entry: "i386" for an attempt made through
-	// int $0x80.
-	Entry string `json:"entry,omitempty"`
-	// Expected is the catalogue's expectation; null off Linux, for which
-	// the catalogue names none.
-	Expected *Outcome `json:"expected"`
-	Observed Outcome  `json:"observed"`
-	// Witness is what the harness read from outside the worker: the
-	// kind, and what the confined and the unconfined runs changed of it.
-	Witness ReportWitness `json:"witness"`
-	// LayersAlone says, for each confinement layer applied alone, whether
-	// it stopped the target; null when the build cannot apply one layer
-	// at a time.
-	LayersAlone map[string]bool `json:"layers_alone"`
-	Gap         string          `json:"gap,omitempty"`
-	Note        string          `json:"note,omitempty"`
-}
+type ReportTarget = kernelreport.Target
 
 // ReportWitness is a target's witness in the report.
-type ReportWitness struct {
-	// Kind is the target's Witness, or "none" for an attempt that changes
-	// nothing outside the worker.
-	Kind string `json:"kind"`
-	// Confined and Unconfined are the lines of Diff about the witness, of
-	// the confined run and of the control: empty where it did not
-	// change; both are null for the kind "none", and Unconfined is null
-	// where there is no control.
-	Confined   []string `json:"confined"`
-	Unconfined []string `json:"unconfined"`
-}
+type ReportWitness = kernelreport.Witness
 
 // Machine asks the sabline binary bin what this machine offers (`sabline
 // doctor --json`, and on linux/amd64 I386Entry) and returns the report's
@@ -98,11 +55,11 @@ func Machine(bin string) (Report, error) {
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
 		return Report{}, fmt.Errorf("%s doctor --json: %w", bin, err)
 	}
-	r := Report{
+	r := Report{kernelreport.Report{
 		Schema: ReportSchema, OS: doc.Machine.OS, Kernel: doc.Machine.Kernel, LandlockABI: doc.Machine.LandlockABI,
 		Build:   ReportBuild{Sabline: receipt.Version, Knockout: true, Go: goruntime.Version(), Arch: goruntime.GOARCH},
 		Targets: []ReportTarget{},
-	}
+	}}
 	if goruntime.GOOS == "linux" && goruntime.GOARCH == "amd64" {
 		present, err := I386Entry(bin)
 		if err != nil {
@@ -131,8 +88,8 @@ func (r *Report) Add(t Target, observed Outcome, confined Run, unconfined *Run, 
 			w.Unconfined = unconfined.Witnessed
 		}
 	}
-	line := ReportTarget{ID: t.ID, Group: t.Group, Threat: t.Threat, Entry: t.Entry, Observed: observed, Witness: w,
-		LayersAlone: layersAlone, Gap: t.Gap, Note: t.Note}
+	line := ReportTarget{ID: t.ID, Group: t.Group, Threat: t.Threat, Entry: t.Entry, Row: t.Row,
+		Observed: observed, Witness: w, LayersAlone: layersAlone, Gap: t.Gap, Note: t.Note}
 	if r.OS == string(confine.Linux) {
 		e := t.Expect
 		line.Expected = &e
@@ -140,31 +97,18 @@ func (r *Report) Add(t Target, observed Outcome, confined Run, unconfined *Run, 
 	r.Targets = append(r.Targets, line)
 }
 
-// JSON is the report as it is committed: indented, targets in catalogue
-// order.
-func (r Report) JSON() []byte {
-	out, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		panic("escape: marshal report: " + err.Error()) // every field is marshalable
-	}
-	return append(out, '\n')
-}
-
-// ReadReport reads a committed report. When there is no file, the error
-// wraps fs.ErrNotExist.
+// ReadReport reads a committed report, of ReportSchema only
+// (kernelreport.Read). When there is no file, the error wraps
+// fs.ErrNotExist.
 func ReadReport(path string) (Report, error) {
-	data, err := os.ReadFile(path)
+	r, err := kernelreport.Read(path)
 	if err != nil {
-		return Report{}, fmt.Errorf("read report: %w", err)
-	}
-	var r Report
-	if err := json.Unmarshal(data, &r); err != nil {
-		return Report{}, fmt.Errorf("read report %s: %w", path, err)
+		return Report{}, err
 	}
 	if r.Schema != ReportSchema {
 		return Report{}, fmt.Errorf("read report %s: schema %q, want %q", path, r.Schema, ReportSchema)
 	}
-	return r, nil
+	return Report{r}, nil
 }
 
 // Disagreements compares two reports outcome by outcome, expected and

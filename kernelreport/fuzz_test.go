@@ -1,0 +1,118 @@
+package kernelreport
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"testing"
+)
+
+// fuzzSeedTargets is how many targets of each report the fuzzer is
+// given as a seed.
+const fuzzSeedTargets = 4
+
+// FuzzParse: whatever the bytes, Parse returns a report or an error and
+// never panics; a report it returns is within its bounds, and is written
+// again as a report Parse reads to the same bytes. The seeds are the
+// committed reports, the report of schema /2, and malformed ones.
+//
+//	go test ./kernelreport -run '^$' -fuzz '^FuzzParse$' -fuzztime 1m
+func FuzzParse(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Parse(data)
+		if err != nil {
+			return
+		}
+		if len(r.Targets) > MaxTargets {
+			t.Fatalf("%d targets", len(r.Targets))
+		}
+		seen := map[string]bool{}
+		for _, tg := range r.Targets {
+			if tg.ID == "" || seen[tg.ID] {
+				t.Fatalf("target %q: empty or twice", tg.ID)
+			}
+			if tg.Row != "" && !r.RecordsRows() {
+				t.Fatalf("a report of %s names a row", r.Schema)
+			}
+			seen[tg.ID] = true
+		}
+		again, err := Parse(r.JSON())
+		if err != nil {
+			t.Fatalf("the report written again does not read: %v", err)
+		}
+		if !bytes.Equal(again.JSON(), r.JSON()) {
+			t.Fatalf("the report written again reads as another")
+		}
+	})
+}
+
+// FuzzRender: every report Parse returns renders as Markdown and HTML,
+// and does not differ from itself. Each input costs the whole
+// enforcement table, so this one is slower than FuzzParse.
+//
+//	go test ./kernelreport -run '^$' -fuzz '^FuzzRender$' -fuzztime 1m
+func FuzzRender(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Parse(data)
+		if err != nil {
+			return
+		}
+		named := []Named{{Report: r, Source: "fuzz.json"}}
+		Markdown(named)
+		if _, err := HTML(named); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Diff(named[0], named[0])
+		if err != nil || c.Regressed() || len(c.Targets)+len(c.Cells) != 0 {
+			t.Fatalf("a report differs from itself: %v\n%s", err, c.Text())
+		}
+	})
+}
+
+// addSeeds gives f the committed reports, the report of schema /2 and
+// malformed ones. Fuzzing mutates small inputs far faster than reports
+// of 200 KB: the fuzzer is given each report's header and first
+// targets, and the test without -fuzz each report whole.
+func addSeeds(f *testing.F) {
+	fuzzing := flag.Lookup("test.fuzz").Value.String() != ""
+	seeds := committed(f)
+	old, err := Read(schema2Path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	seeds = append(seeds, Named{Report: old, Source: schema2Path})
+	for _, n := range seeds {
+		data, err := os.ReadFile(n.Source)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if fuzzing {
+			n.Targets = n.Targets[:min(len(n.Targets), fuzzSeedTargets)]
+			data = n.JSON()
+		}
+		f.Add(data)
+	}
+	for _, seed := range malformedSeeds {
+		f.Add([]byte(seed))
+	}
+}
+
+// malformedSeeds are reports a little or far from right.
+var malformedSeeds = []string{
+	"",
+	"null",
+	"[]",
+	`{"schema":"sabline.kernel-report/4"}`,
+	`{"schema":"sabline.kernel-report/4","os":"linux","targets":null}`,
+	`{"schema":"sabline.kernel-report/4","os":"linux","targets":[{"id":""}]}`,
+	`{"schema":"sabline.kernel-report/4","os":"linux","targets":[{"id":"a"},{"id":"a"}]}`,
+	`{"schema":"sabline.kernel-report/3","os":"windows","targets":[{"id":"a","row":"no-fs",` +
+		`"observed":{"stopped_by":"job-object","errno":"E"},"layers_alone":{}}]}`,
+	`{"schema":"sabline.kernel-report/4","os":"darwin","targets":[{"id":"<b>|x","threat":"\u001b[31m",` +
+		`"row":"no-net","observed":{"stopped_by":"language"},"witness":{"kind":"victim",` +
+		`"confined":["victim: alive"],"unconfined":null}}]}`,
+	`{"schema":"sabline.kernel-report/4","os":"linux","targets":[` + "\xff" + `]}`,
+	`{"schema":"sabline.kernel-report/2","os":"linux","targets":[]} trailing`,
+}

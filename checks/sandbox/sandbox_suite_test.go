@@ -21,8 +21,9 @@
 // outside the worker before and after each run: it counts as stopped only
 // where the confined run left it unchanged. Where the knock-out build
 // honours escape.LayerEnv, every target the kernel stopped is run again
-// with each layer alone, and the layer its outcome names must stop it on
-// its own.
+// with the layer its outcome names alone, which must stop it on its own;
+// at the full size (SABLINE_FULL=1), and when the report is written, with
+// each layer alone, as the report records.
 //
 // What the knock-out build observed is the kernel report,
 // tests/confine/kernel-GOOS.json: the suite compares a fresh run with the

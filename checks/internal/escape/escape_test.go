@@ -241,6 +241,30 @@ func TestDisagreements(t *testing.T) {
 	if got, _ := Disagreements(committed, committed); len(got) != 0 {
 		t.Errorf("a report disagrees with itself: %q", got)
 	}
+	// A run at the default size measures the layer its outcome names
+	// alone: it is compared on that layer only.
+	with := func(layers map[string]bool) Report {
+		return Report{kernelreport.Report{Targets: []ReportTarget{{ID: "w", Expected: &eperm, Observed: eperm,
+			Witness: seen, LayersAlone: layers}}}}
+	}
+	full := with(map[string]bool{"seccomp": true, "landlock": false, "capabilities": false})
+	for _, tt := range []struct {
+		name      string
+		fresh     map[string]bool
+		wantAgree bool
+	}{
+		{name: "the named layer, as committed", fresh: map[string]bool{"seccomp": true}, wantAgree: true},
+		{name: "every layer, as committed", fresh: map[string]bool{"seccomp": true, "landlock": false,
+			"capabilities": false}, wantAgree: true},
+		{name: "the named layer no longer stops it", fresh: map[string]bool{"seccomp": false}},
+		{name: "a layer the committed report did not measure", fresh: map[string]bool{"other": true}},
+		{name: "none measured", fresh: nil},
+	} {
+		got, _ := Disagreements(full, with(tt.fresh))
+		if agree := len(got) == 0; agree != tt.wantAgree {
+			t.Errorf("%s: disagreements %q, want agreement %v", tt.name, got, tt.wantAgree)
+		}
+	}
 }
 
 func TestDisagreementsOfTheI386Entry(t *testing.T) {

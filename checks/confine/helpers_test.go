@@ -15,11 +15,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sabline/sabline/checks/internal/escape"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/buildbin"
@@ -33,9 +35,9 @@ import (
 // scaled by testkit.Patience when the command starts.
 func runLimit() time.Duration { return testkit.Bound(2 * time.Minute) }
 
-// grace is how long a witness waits for an effect that arrives after the
-// run has ended (a listener reading the line, a process dying of its
-// signal): a second on a quiet machine, scaled by testkit.Patience.
+// grace is how long a witness waits, off Linux, for a process to die of
+// a signal sent before the run ended: a second on a quiet machine, scaled
+// by testkit.Patience.
 func grace() time.Duration { return testkit.Bound(time.Second) }
 
 // scratch is one spec's own corner of the file system: the directory the
@@ -302,12 +304,21 @@ func exists(p string) bool {
 	return err == nil
 }
 
+// A witness of something that arrives over loopback (a connection, a
+// line, a datagram) is asked once the run has ended: what the run sent was
+// queued by the kernel before the call that sent it returned. The
+// witness then sends a probe of its own, which the kernel queues behind
+// whatever the run sent, and waits for it: what it reads before the probe
+// is what the run did. No wait is for an effect that may never come.
+const probeLine = "sabline-check-probe"
+
 // loopback is a TCP listener on 127.0.0.1 that answers each line it reads
 // with "echo: " and the line.
 type loopback struct {
-	addr  string
-	port  int
-	lines chan string
+	addr   string
+	port   int
+	lines  chan string
+	served sync.WaitGroup // each connection accepted, until it is read
 }
 
 // listen starts a loopback listener, closed when the spec ends.
@@ -322,7 +333,11 @@ func listen() *loopback {
 			if err != nil {
 				return // closed at the end of the spec
 			}
-			go lb.serve(c)
+			lb.served.Add(1) // in the order the kernel queued them
+			go func() {
+				defer lb.served.Done()
+				lb.serve(c)
+			}()
 		}
 	}()
 	return lb
@@ -335,6 +350,10 @@ func (lb *loopback) serve(c net.Conn) {
 	if err != nil {
 		return
 	}
+	if line == probeLine+"\n" {
+		fmt.Fprintln(c, probeLine)
+		return
+	}
 	select {
 	case lb.lines <- line:
 	default:
@@ -343,12 +362,23 @@ func (lb *loopback) serve(c net.Conn) {
 }
 
 // heard reports whether the listener accepted a connection and read a
-// line from it.
+// line from it, asked once the run has ended: once its probe is answered,
+// every connection the run made was accepted before it, and each has
+// been read to its line or to its end.
 func (lb *loopback) heard() bool {
+	c, err := net.DialTimeout("tcp", lb.addr, runLimit())
+	Expect(err).NotTo(HaveOccurred(), "the witness's probe of its own listener")
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(runLimit()))
+	fmt.Fprintln(c, probeLine)
+	answer, err := bufio.NewReader(c).ReadString('\n')
+	Expect(err).NotTo(HaveOccurred(), "the witness's probe of its own listener")
+	Expect(answer).To(Equal(probeLine + "\n"))
+	lb.served.Wait()
 	select {
 	case <-lb.lines:
 		return true
-	case <-time.After(grace()):
+	default:
 		return false
 	}
 }
@@ -356,8 +386,9 @@ func (lb *loopback) heard() bool {
 // receiver is a UDP socket on 127.0.0.1 that counts the datagrams it
 // receives: the witness, outside the worker, of a datagram sent to it.
 type receiver struct {
-	port int
-	got  chan struct{} // one value for each datagram
+	port   int
+	got    atomic.Int64  // datagrams received since count last asked
+	probed chan struct{} // one value for each probe read
 }
 
 // receiveUDP starts a receiver, closed when the spec ends.
@@ -365,44 +396,44 @@ func receiveUDP() *receiver {
 	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(c.Close)
-	u := &receiver{port: c.LocalAddr().(*net.UDPAddr).Port, got: make(chan struct{}, 64)}
+	u := &receiver{port: c.LocalAddr().(*net.UDPAddr).Port, probed: make(chan struct{}, 1)}
 	go func() {
 		buf := make([]byte, 512)
 		for {
-			if _, _, err := c.ReadFrom(buf); err != nil {
+			n, _, err := c.ReadFrom(buf)
+			if err != nil {
 				return // closed at the end of the spec
 			}
-			select {
-			case u.got <- struct{}{}:
-			default:
+			if string(buf[:n]) == probeLine {
+				u.probed <- struct{}{}
+				continue
 			}
+			u.got.Add(1)
 		}
 	}()
 	return u
 }
 
-// count returns how many datagrams arrived since it was last asked,
-// waiting up to grace for the first: a datagram sent as the run ended is
-// read a moment later.
+// count returns how many datagrams arrived since it was last asked, asked
+// once the run has ended: those read before the receiver's probe.
 func (u *receiver) count() int {
-	n := 0
+	c, err := net.Dial("udp4", fmt.Sprintf("127.0.0.1:%d", u.port))
+	Expect(err).NotTo(HaveOccurred(), "the witness's probe of its own receiver")
+	defer c.Close()
+	_, err = c.Write([]byte(probeLine))
+	Expect(err).NotTo(HaveOccurred(), "the witness's probe of its own receiver")
 	select {
-	case <-u.got:
-		n++
-	case <-time.After(grace()):
-		return 0
+	case <-u.probed:
+	case <-time.After(runLimit()):
+		Fail("the receiver never read its own probe")
 	}
-	for {
-		select {
-		case <-u.got:
-			n++
-		default:
-			return n
-		}
-	}
+	return int(u.got.Swap(0))
 }
 
 // signalWitness starts a process that sleeps, stopped when the spec ends.
+// Asked once the run has ended, it waits for the process only where a
+// signal that ends it is on its way (escape.Dying); off Linux, where
+// nothing says so, it waits up to grace.
 func signalWitness() witness {
 	cmd := sleeper()
 	Expect(cmd.Start()).To(Succeed())
@@ -416,10 +447,21 @@ func signalWitness() witness {
 		<-done
 	})
 	return newWitness(strconv.Itoa(cmd.Process.Pid), func() bool {
+		wait := grace()
 		select {
 		case <-done:
 			return endedBySignal(cmd.ProcessState)
-		case <-time.After(grace()):
+		default:
+		}
+		if dying, known := escape.Dying(cmd.Process.Pid); known && !dying {
+			return false
+		} else if known {
+			wait = runLimit() // it ends when it is next scheduled
+		}
+		select {
+		case <-done:
+			return endedBySignal(cmd.ProcessState)
+		case <-time.After(wait):
 			return false
 		}
 	})

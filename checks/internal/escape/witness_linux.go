@@ -272,12 +272,22 @@ func (s *Scratch) victimState() string {
 	return fmt.Sprintf("alive=yes pgrp=%s sid=%s nice=%s limits=%s", f[2], f[3], f[16], hashOf(limits))
 }
 
-// victimDying reports whether the victim has a signal pending that ends
-// it (sleep handles none, so any signal but the few whose default is to
-// be ignored or to stop), or is already on its way out (PF_EXITING): it
-// will have exited when it is next scheduled, however loaded the machine.
+// victimDying reports whether the victim is on its way out (Dying).
 func (s *Scratch) victimDying() bool {
-	pid := s.victim.Process.Pid
+	dying, _ := Dying(s.victim.Process.Pid)
+	return dying
+}
+
+// Dying reports whether the process pid, one that handles no signal (as
+// sleep), has a signal pending that ends it (any signal but the few whose
+// default is to be ignored or to stop), or is already on its way out
+// (PF_EXITING), or is gone: it will have exited when it is next scheduled,
+// however loaded the machine. known is true: /proc says it.
+func Dying(pid int) (dying, known bool) {
+	return pendingEnd(pid), true
+}
+
+func pendingEnd(pid int) bool {
 	stat, err1 := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	status, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err1 != nil || err2 != nil {

@@ -52,6 +52,10 @@ func killHolders(...uint64) {}
 // way, and the victim is judged as it is when the run ends.
 func (s *Scratch) victimDying() bool { return false }
 
+// Dying says nothing off Linux (known is false): no /proc tells whether a
+// signal is on its way to the process pid.
+func Dying(pid int) (dying, known bool) { return false, false }
+
 // shareable sets nothing off Linux, where the targets that name $SHARED
 // cannot make their raw calls.
 func shareable(string, string, syscall.RawConn) error { return nil }

@@ -9,6 +9,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -243,6 +244,8 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 		if !aloneMeasured.ok {
 			fmt.Printf("checks/sandbox: layers alone not measured: %s\n", aloneMeasured.why)
 		}
+		fmt.Printf("checks/sandbox: %d runs of the sabline command (each a supervisor and a worker), %d at a time; "+
+			"every layer alone: %v (%s=1 for every one)\n", runs.Load(), workers, everyLayerAlone, testkit.FullEnv)
 	})
 })
 
@@ -330,6 +333,7 @@ func attemptAlone(dir string, results map[string]*attempts) error {
 	}
 	probe := escape.Target{ID: "layer-probe", Budget: "io", Program: "print(\"RESULT ok\")\n"}
 	for _, l := range escape.Layers {
+		runs.Add(1)
 		r, err := escape.Execute(bins, probe, escape.Alone(l.Name), dir)
 		if err != nil {
 			return err
@@ -373,9 +377,13 @@ func attemptAlone(dir string, results map[string]*attempts) error {
 	})
 }
 
+// runs counts the runs the suite made.
+var runs atomic.Int64
+
 // concurrently calls do for each job, workers at a time, and returns
 // every error.
 func concurrently[J any](jobs []J, do func(J) error) error {
+	runs.Add(int64(len(jobs)))
 	var mu sync.Mutex
 	var errs []error
 	queue := make(chan J)

@@ -220,7 +220,12 @@ func (s *Scratch) Invoke(bin, budget string, flags []string, program string) (Ru
 	err = waitGroup(cmd)                                     // and whatever stayed in the command's group
 	timedOut := !stop.Stop()
 	if !stdout.done(grace) || !stderr.done(grace) {
+		// Killed, the holders close the pipes, which then meet their end
+		// with what is in them read whole: a machine too loaded to read
+		// them within grace loses none of the run's output.
 		killHolders(stdout.ino, stderr.ino)
+		stdout.done(limit)
+		stderr.done(limit)
 	}
 	out, errOut := stdout.close(), stderr.close()
 	if timedOut {

@@ -108,6 +108,13 @@ func buildShared(pkg, out string, tags []string) error {
 	if err := os.Chtimes(out, now, now); err == nil {
 		return nil // there, and marked as used
 	}
+	// One process builds it; another that wants it meanwhile waits for it
+	// rather than building it beside it.
+	unlock := lock(out + ".lock")
+	defer unlock()
+	if err := os.Chtimes(out, now, now); err == nil {
+		return nil // built while this one waited
+	}
 	tmp, err := os.MkdirTemp(filepath.Dir(out), ".build-")
 	if err != nil {
 		return fmt.Errorf("buildbin: %w", err)

@@ -32,3 +32,18 @@ func ours(d string) bool {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Getuid()
 }
+
+// lock takes an exclusive lock of the file path, made when missing, and
+// returns its release; where it cannot, it returns a release that does
+// nothing, and the build goes on without it.
+func lock(path string) (unlock func()) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return func() {}
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { f.Close() } // closing the descriptor releases the lock
+}

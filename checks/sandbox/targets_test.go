@@ -21,10 +21,10 @@ import (
 )
 
 // workers is how many runs are made at once: each is a supervisor and a
-// worker process, and the machine the checks are written for has two
-// cores; a run also waits (for its processes to start, for its receipt to
-// reach the disk), so two a core keep both busy.
-const workers = 4
+// worker process, which spend much of a run waiting (for a process to
+// start, for a receipt to reach the disk), so four a core keep the cores
+// busy; on a machine shared with other work, they take their share of it.
+var workers = 4 * goruntime.NumCPU()
 
 // everyLayerAlone says whether each target the kernel stopped is run with
 // every layer alone, as the committed report records, or only with the

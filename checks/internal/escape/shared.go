@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // sharedPort is what $SHARED names: a UDP port on 127.0.0.1 that a
@@ -123,7 +125,7 @@ func (sp *sharedPort) missed() (int, error) {
 	if _, err := sp.senders[0].Write([]byte(marker)); err != nil {
 		return 0, fmt.Errorf("witness: $SHARED: send a marker: %w", err)
 	}
-	deadline := time.After(sharedSettle)
+	deadline := time.After(testkit.Bound(sharedSettle))
 	for {
 		select {
 		case m := <-sp.markers:
@@ -131,7 +133,8 @@ func (sp *sharedPort) missed() (int, error) {
 				return sp.sent - int(sp.received.Load()), nil
 			}
 		case <-deadline:
-			return 0, fmt.Errorf("witness: $SHARED: the receiver did not read the marker within %s", sharedSettle)
+			return 0, fmt.Errorf("witness: $SHARED: the receiver did not read the marker within %s",
+				testkit.Bound(sharedSettle))
 		}
 	}
 }

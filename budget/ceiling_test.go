@@ -37,6 +37,11 @@ func TestBeneath(t *testing.T) {
 		{name: "no count under a counted ceiling", ceiling: "rand@3", b: "rand", wantErr: "has no count"},
 		{name: "counts adding up past it", ceiling: "fs:read:/srv@3", b: "fs:read:/srv/a@2,fs:read:/srv/b@2", wantErr: "past the ceiling's 3"},
 		{name: "a count under no count", ceiling: "rand", b: "rand@9"},
+		{name: "the ceiling's count exactly", ceiling: "rand@3", b: "rand@3"},
+		{name: "counts adding up to it", ceiling: "fs:read:/srv@3",
+			b: "fs:read:/srv/a@1,fs:read:/srv/b@2"},
+		{name: "the narrower of two holds its count", ceiling: "fs:read,fs:read:/srv@2",
+			b: "fs:read:/srv/x", wantErr: "has no count, and the ceiling's fs:read:/srv@2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1546,6 +1546,7 @@ func TestSeccompKernelChild(t *testing.T) {
 	if name == "" {
 		t.Skip("run by TestSeccompKernel, in a process of its own")
 	}
+	endChildBeforeCoverage(t)
 	if name == "checker" {
 		kernelChecksFilters(t)
 		return

@@ -428,6 +428,7 @@ func TestSeccompKernelObjectsChild(t *testing.T) {
 	if spec == "" {
 		t.Skip("run by TestSeccompKernelObjects, in a process of its own")
 	}
+	endChildBeforeCoverage(t)
 	name, mode, _ := strings.Cut(spec, ":")
 	var c *objectCase
 	for _, oc := range objectCases() {

@@ -345,6 +345,8 @@ func TestValidReplica(t *testing.T) {
 		{"dot", "a.b", false},
 		{"leading dash", "-a", false},
 		{"64 characters", strings.Repeat("a", 64), false},
+		{"63 characters", strings.Repeat("a", 63), true},
+		{"the last of each range", "z-9", true},
 	} {
 		if got := ValidReplica(tt.id); got != tt.want {
 			t.Errorf("%s: ValidReplica(%q) = %v, want %v", tt.name, tt.id, got, tt.want)

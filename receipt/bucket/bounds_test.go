@@ -1,0 +1,157 @@
+package bucket
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestMessageAtTheBounds: a header of maxHeaderBytes and a body of
+// MaxObjectBytes are within the protocol's bounds, written and read back
+// whole; a byte more of either is refused on both sides.
+func TestMessageAtTheBounds(t *testing.T) {
+	empty, err := json.Marshal(request{Op: opCreate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A key adds ,"key":"..." to the header: 9 bytes and the key's own.
+	keyOf := func(headerLen int) string { return strings.Repeat("k", headerLen-len(empty)-9) }
+	tests := []struct {
+		name      string
+		key       string
+		body      int
+		wantWrite bool
+	}{
+		{name: "a header of maxHeaderBytes", key: keyOf(maxHeaderBytes), wantWrite: true},
+		{name: "a header a byte over", key: keyOf(maxHeaderBytes + 1), wantWrite: false},
+		{name: "a body of MaxObjectBytes", key: "k", body: MaxObjectBytes, wantWrite: true},
+		{name: "a body a byte over", key: "k", body: MaxObjectBytes + 1, wantWrite: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := request{ID: 7, Op: opCreate, Key: tc.key}
+			if h, _ := json.Marshal(req); tc.body == 0 && len(h) != len(tc.key)+len(empty)+9 {
+				t.Fatalf("the header is %d bytes, not as the test counts them", len(h))
+			}
+			body := bytes.Repeat([]byte{'b'}, tc.body)
+			var buf bytes.Buffer
+			err := writeMessage(&buf, req, body)
+			if !tc.wantWrite {
+				if err == nil {
+					t.Fatal("a message over the bounds was written")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("writeMessage: %v", err)
+			}
+			var got request
+			gotBody, err := readMessage(&buf, &got)
+			if err != nil {
+				t.Fatalf("readMessage: %v", err)
+			}
+			if got != req || !bytes.Equal(gotBody, body) {
+				t.Errorf("read back %+v and %d bytes, want %+v and %d",
+					got, len(gotBody), req, len(body))
+			}
+		})
+	}
+}
+
+// TestReadPartOverTheBound: a part one byte over the limit it is read with
+// is refused, and a part of the limit read.
+func TestReadPartOverTheBound(t *testing.T) {
+	tests := []struct {
+		name    string
+		size    int
+		wantErr bool
+	}{
+		{name: "at the bound", size: 16, wantErr: false},
+		{name: "a byte over", size: 17, wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			part := append([]byte{0, 0, 0, byte(tc.size)}, bytes.Repeat([]byte{'p'}, tc.size)...)
+			got, err := readPart(bytes.NewReader(part), 16)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("readPart of %d bytes at a bound of 16: %v", tc.size, err)
+			}
+			if !tc.wantErr && len(got) != tc.size {
+				t.Errorf("readPart = %d bytes, want %d", len(got), tc.size)
+			}
+		})
+	}
+}
+
+// TestAgentReadBound: the agent serves a read of MaxObjectBytes whole and
+// refuses one of a byte more with an error in the reply, not a reply its
+// own framing would refuse to write.
+func TestAgentReadBound(t *testing.T) {
+	tests := []struct {
+		name    string
+		size    int
+		wantErr bool
+	}{
+		{name: "MaxObjectBytes", size: MaxObjectBytes, wantErr: false},
+		{name: "a byte more", size: MaxObjectBytes + 1, wantErr: true},
+	}
+	ctx := context.Background()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := NewMemory()
+			if err := m.Create(ctx, "big", make([]byte, tc.size)); err != nil {
+				t.Fatal(err)
+			}
+			rep, out := do(ctx, m, request{ID: 3, Op: opRead, Key: "big", N: -1}, nil)
+			if rep.ID != 3 {
+				t.Errorf("reply ID %d, want 3", rep.ID)
+			}
+			if tc.wantErr {
+				if !strings.Contains(rep.Err, "more than") || out != nil {
+					t.Errorf("a read of %d bytes: reply %+v with %d bytes, want an error and none",
+						tc.size, rep, len(out))
+				}
+				return
+			}
+			if rep.Err != "" || len(out) != tc.size {
+				t.Errorf("a read of %d bytes: reply %+v with %d bytes, want them all",
+					tc.size, rep, len(out))
+			}
+		})
+	}
+}
+
+// TestMemoryReadRange: Read gives the n bytes at off, none for n = 0,
+// the rest for n < 0 or an n past the end, and none from the end on.
+func TestMemoryReadRange(t *testing.T) {
+	tests := []struct {
+		name string
+		off  int64
+		n    int64
+		want string
+	}{
+		{name: "a range within", off: 1, n: 2, want: "bc"},
+		{name: "no bytes", off: 1, n: 0, want: ""},
+		{name: "no bytes at the start", off: 0, n: 0, want: ""},
+		{name: "to the end", off: 2, n: -1, want: "cde"},
+		{name: "past the end", off: 3, n: 10, want: "de"},
+		{name: "up to the end exactly", off: 3, n: 2, want: "de"},
+		{name: "from the end", off: 5, n: 1, want: ""},
+		{name: "beyond the end", off: 6, n: 1, want: ""},
+	}
+	ctx := context.Background()
+	m := NewMemory()
+	if err := m.Create(ctx, "k", []byte("abcde")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := m.Read(ctx, "k", tc.off, tc.n)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("Read(k, %d, %d) = %q, %v; want %q", tc.off, tc.n, got, err, tc.want)
+			}
+		})
+	}
+}

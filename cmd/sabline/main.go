@@ -8,6 +8,10 @@
 //	sabline doctor [--json]                    what this machine offers
 //	sabline eval DIR [--allow ...]             grade a directory of programs
 //	sabline receipts list|show|diff            read receipts
+//	sabline report [--md F] [--html F] R.json  a kernel report for a release
+//	sabline report diff OLD.json NEW.json      what changed; exit 1 on a regression
+//	sabline serve --import-root DIR            the HTTP door (docs/serve.md)
+//	sabline mcp --import-root DIR              the MCP door (docs/mcp.md)
 //	sabline modules                            the registered ffi host modules
 //	sabline version                            the version and build
 //

@@ -76,9 +76,9 @@ func (c Changes) Regressions() (targets, cells int) {
 	return targets, cells
 }
 
-// Regressed reports whether the newer report is worse than the older:
+// regressed reports whether the newer report is worse than the older:
 // one target or cell regressed.
-func (c Changes) Regressed() bool {
+func (c Changes) regressed() bool {
 	t, cl := c.Regressions()
 	return t+cl > 0
 }
@@ -155,7 +155,7 @@ func Diff(old, new Named) (Changes, error) {
 	var cells []Change
 	sys := new.System()
 	for _, row := range confine.Enforces() {
-		o, n := CellEvidence(row.ID, &old.Report), CellEvidence(row.ID, &new.Report)
+		o, n := cellEvidence(row.ID, &old.Report), cellEvidence(row.ID, &new.Report)
 		if o.String() == n.String() {
 			continue
 		}
@@ -267,7 +267,7 @@ func targetChange(old, new Report, o, n Target) (Change, bool) {
 	if o.Gap != n.Gap {
 		what = append(what, fmt.Sprintf("gap: was %q, now %q", o.Gap, n.Gap))
 	}
-	if old.RecordsRows() && new.RecordsRows() && o.Row != n.Row {
+	if old.recordsRows() && new.recordsRows() && o.Row != n.Row {
 		what = append(what, fmt.Sprintf("row: was %s, now %s", orDash(o.Row), orDash(n.Row)))
 	}
 	if len(what) == 0 {
@@ -311,7 +311,7 @@ func showOutcome(o *Outcome) string {
 // cellKind says how a cell's change from o to n counts; both are of
 // one row, and read differently.
 func cellKind(o, n Evidence) Kind {
-	if !o.Known() || !n.Known() {
+	if !o.known() || !n.known() {
 		return Changed
 	}
 	if o.State == Tested && n.State == Untested {
@@ -329,7 +329,7 @@ func cellKind(o, n Evidence) Kind {
 	switch {
 	case len(n.NotStopped) < len(o.NotStopped):
 		return Improved
-	case o.State == Untested && n.Stopped():
+	case o.State == Untested && n.stopped():
 		return Improved
 	}
 	return Changed

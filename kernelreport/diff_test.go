@@ -83,7 +83,7 @@ func TestDiff(t *testing.T) {
 			t.Errorf("%s: %s %q\nwant %s %q", subject, got.Kind, got.What, w.kind, w.what)
 		}
 	}
-	if targets, cells := c.Regressions(); targets != 2 || cells != 2 || !c.Regressed() {
+	if targets, cells := c.Regressions(); targets != 2 || cells != 2 || !c.regressed() {
 		t.Errorf("regressions: %d targets, %d cells, want 2 and 2", targets, cells)
 	}
 	if c.Targets[0].Kind != Regressed || c.Targets[len(c.Targets)-1].Kind != Uncompared {
@@ -112,11 +112,11 @@ func TestDiffImprovesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Regressed() || len(c.Targets) != 2 || len(c.Cells) != 1 || c.Cells[0].Kind != Improved {
+	if c.regressed() || len(c.Targets) != 2 || len(c.Cells) != 1 || c.Cells[0].Kind != Improved {
 		t.Errorf("an improvement:\n%s", c.Text())
 	}
 	same, _ := Diff(Named{Report: new}, Named{Report: new})
-	if same.Regressed() || len(same.Targets)+len(same.Cells)+len(same.Machine) != 0 ||
+	if same.regressed() || len(same.Targets)+len(same.Cells)+len(same.Machine) != 0 ||
 		!strings.HasSuffix(string(same.Text()), textNoChange+"\n") {
 		t.Errorf("a report differs from itself:\n%s", same.Text())
 	}

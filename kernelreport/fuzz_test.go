@@ -32,7 +32,7 @@ func FuzzParse(f *testing.F) {
 			if tg.ID == "" || seen[tg.ID] {
 				t.Fatalf("target %q: empty or twice", tg.ID)
 			}
-			if tg.Row != "" && !r.RecordsRows() {
+			if tg.Row != "" && !r.recordsRows() {
 				t.Fatalf("a report of %s names a row", r.Schema)
 			}
 			seen[tg.ID] = true
@@ -65,7 +65,7 @@ func FuzzRender(f *testing.F) {
 			t.Fatal(err)
 		}
 		c, err := Diff(named[0], named[0])
-		if err != nil || c.Regressed() || len(c.Targets)+len(c.Cells) != 0 {
+		if err != nil || c.regressed() || len(c.Targets)+len(c.Cells) != 0 {
 			t.Fatalf("a report differs from itself: %v\n%s", err, c.Text())
 		}
 	})

@@ -106,7 +106,7 @@ func newPage(reports []Named) page {
 			tv := targetView{Target: t, Anchor: fmt.Sprintf("%s%d", prefix, j+1), Verdict: t.Verdict(),
 				Class: "v-" + strings.ReplaceAll(string(t.Verdict()), " ", "-"), By: t.By(),
 				Witness: t.WitnessText(), Alone: t.Alone()}
-			if !t.AsExpected() {
+			if !t.asExpected() {
 				tv.Expected = t.Expected.String()
 			}
 			ids[t.ID] = tv.Anchor
@@ -126,7 +126,7 @@ func newPage(reports []Named) page {
 		rv := rowView{ID: row.ID, Item: row.Item}
 		for _, sys := range confine.Systems {
 			c, _ := row.Cell(sys)
-			ev := CellEvidence(row.ID, bySys[sys])
+			ev := cellEvidence(row.ID, bySys[sys])
 			cv := cellView{System: sys.Title(), Holds: string(c.Holds), Claim: Claim(c.Holds),
 				Layers: strings.Join(c.Layers, ", "), Text: c.Text, Evidence: ev, Said: ev.String(),
 				Rest: ev.afterMissed()}
@@ -222,7 +222,7 @@ func countsText(r Report) string {
 	unexpected := 0
 	for _, t := range r.Targets {
 		n[t.Verdict()]++
-		if !t.AsExpected() {
+		if !t.asExpected() {
 			unexpected++
 		}
 	}

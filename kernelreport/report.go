@@ -24,7 +24,7 @@
 // Diff lists what changed between two reports of one system: every
 // target whose verdict, expectation, witness or layers alone changed,
 // every target in one report only, and every enforcement cell whose
-// evidence changed. Changes.Regressed says whether the newer report is
+// evidence changed. Changes.regressed says whether the newer report is
 // worse (`sabline report diff` then ends with E332).
 package kernelreport
 
@@ -193,10 +193,10 @@ func (o Outcome) Kernel() bool {
 	return true
 }
 
-// RecordsRows reports whether the report's targets name the ENFORCES row
+// recordsRows reports whether the report's targets name the ENFORCES row
 // they test: a report of Schema does; an older one does not, and the
 // evidence of its cells is not known.
-func (r Report) RecordsRows() bool { return r.Schema == Schema }
+func (r Report) recordsRows() bool { return r.Schema == Schema }
 
 // System is the system the report is of.
 func (r Report) System() confine.System {
@@ -273,7 +273,7 @@ func Parse(data []byte) (Report, error) {
 			return Report{}, fmt.Errorf("target %q is in the report twice", t.ID)
 		}
 		seen[t.ID] = true
-		if !r.RecordsRows() {
+		if !r.recordsRows() {
 			t.Row = ""
 		}
 	}

@@ -70,9 +70,9 @@ func TestOldSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r2.Schema != Schema2 || r2.I386Entry != nil || len(r2.Targets) == 0 || r2.RecordsRows() {
+	if r2.Schema != Schema2 || r2.I386Entry != nil || len(r2.Targets) == 0 || r2.recordsRows() {
 		t.Errorf("schema /2: read %q, i386 entry %v, %d targets, rows %v", r2.Schema, r2.I386Entry,
-			len(r2.Targets), r2.RecordsRows())
+			len(r2.Targets), r2.recordsRows())
 	}
 	now := committed(t)[0]
 	old := strings.Replace(string(now.JSON()), `"schema": "`+Schema+`"`, `"schema": "`+Schema3+`"`, 1)
@@ -86,7 +86,7 @@ func TestOldSchemas(t *testing.T) {
 		}
 	}
 	for _, r := range []Report{r2, r3} {
-		if e := CellEvidence("no-fs", &r); e.State != NotRecorded || e.String() != textNotRecorded {
+		if e := cellEvidence("no-fs", &r); e.State != NotRecorded || e.String() != textNotRecorded {
 			t.Errorf("%s: the evidence of a cell is %q (%s), want not recorded", r.Schema, e, e.State)
 		}
 	}

@@ -63,9 +63,9 @@ func (t Target) victimDied() bool {
 	return false
 }
 
-// AsExpected reports whether the observed outcome is the expected one;
+// asExpected reports whether the observed outcome is the expected one;
 // true where the report names no expectation.
-func (t Target) AsExpected() bool {
+func (t Target) asExpected() bool {
 	return t.Expected == nil || *t.Expected == t.Observed
 }
 
@@ -174,13 +174,13 @@ type Evidence struct {
 	Expectations bool
 }
 
-// CellEvidence is the evidence r gives of the row rowID: nil r is no
+// cellEvidence is the evidence r gives of the row rowID: nil r is no
 // report.
-func CellEvidence(rowID string, r *Report) Evidence {
+func cellEvidence(rowID string, r *Report) Evidence {
 	switch {
 	case r == nil:
 		return Evidence{State: NoReport}
-	case !r.RecordsRows():
+	case !r.recordsRows():
 		return Evidence{State: NotRecorded}
 	}
 	e := Evidence{State: Untested}
@@ -198,20 +198,20 @@ func CellEvidence(rowID string, r *Report) Evidence {
 		default:
 			e.NotStopped = append(e.NotStopped, t.ID)
 		}
-		if !t.AsExpected() {
+		if !t.asExpected() {
 			e.Unexpected = append(e.Unexpected, t.ID)
 		}
 	}
 	return e
 }
 
-// Known reports whether the evidence is a statement about the targets:
+// known reports whether the evidence is a statement about the targets:
 // Tested or Untested.
-func (e Evidence) Known() bool { return e.State == Tested || e.State == Untested }
+func (e Evidence) known() bool { return e.State == Tested || e.State == Untested }
 
-// Stopped reports whether every target of the row was stopped: tested,
+// stopped reports whether every target of the row was stopped: tested,
 // none not stopped, none unavailable.
-func (e Evidence) Stopped() bool {
+func (e Evidence) stopped() bool {
 	return e.State == Tested && len(e.NotStopped) == 0 && len(e.Unavailable) == 0
 }
 
@@ -234,7 +234,7 @@ func (e Evidence) String() string {
 // not stopped, those that could not be made, and those not as expected.
 func (e Evidence) parts() []string {
 	n := len(e.Targets)
-	if e.Stopped() {
+	if e.stopped() {
 		switch {
 		case len(e.Unexpected) > 0:
 			return []string{targets(n) + ", all stopped", fmt.Sprintf(

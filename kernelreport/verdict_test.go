@@ -104,17 +104,17 @@ func TestCellEvidence(t *testing.T) {
 		{"fs-read-dir", &Report{Schema: Schema2, Targets: r.Targets}, NotRecorded, textNotRecorded},
 	}
 	for _, tt := range tests {
-		e := CellEvidence(tt.row, tt.r)
+		e := cellEvidence(tt.row, tt.r)
 		if e.State != tt.state || e.String() != tt.said {
 			t.Errorf("%s: %s %q, want %s %q", tt.row, e.State, e, tt.state, tt.said)
 		}
 	}
-	stopped := CellEvidence("no-net", &r)
-	if !stopped.Stopped() || !reflect.DeepEqual(stopped.Targets, []string{"c", "d"}) {
-		t.Errorf("no-net: stopped %v, targets %q", stopped.Stopped(), stopped.Targets)
+	stopped := cellEvidence("no-net", &r)
+	if !stopped.stopped() || !reflect.DeepEqual(stopped.Targets, []string{"c", "d"}) {
+		t.Errorf("no-net: stopped %v, targets %q", stopped.stopped(), stopped.Targets)
 	}
-	if e := linux(tgt("a", "no-fs", eacces, eacces)); CellEvidence("no-fs", &e).String() !=
+	if e := linux(tgt("a", "no-fs", eacces, eacces)); cellEvidence("no-fs", &e).String() !=
 		"1 target, all stopped as expected" {
-		t.Errorf("one target stopped as expected reads %q", CellEvidence("no-fs", &e))
+		t.Errorf("one target stopped as expected reads %q", cellEvidence("no-fs", &e))
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // applyChildEnv carries an applyChild to the test binary re-run as the
@@ -55,6 +56,7 @@ type applyReport struct {
 // write grant made a file.
 func TestApplyLayers(t *testing.T) {
 	if env := os.Getenv(applyChildEnv); env != "" {
+		testkit.EndChildBeforeCoverage(t)
 		var c applyChild
 		if err := json.Unmarshal([]byte(env), &c); err != nil {
 			t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/seccomp"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // carveChildEnv carries the base directory to the test binary re-run as
@@ -60,6 +61,7 @@ func carveOutsOf(base string) []guard.CarveOut {
 // it reaches (the control).
 func TestCarveLandlockOnTheKernel(t *testing.T) {
 	if base := os.Getenv(carveChildEnv); base != "" {
+		testkit.EndChildBeforeCoverage(t)
 		runCarveChild(t, base)
 		return
 	}
@@ -291,6 +293,7 @@ const pinChildEnv = "SABLINE_TEST_PIN_CHILD"
 // filter is seen to answer openat2 so.
 func TestPinEntryBehindAFilter(t *testing.T) {
 	if v := os.Getenv(pinChildEnv); v != "" {
+		testkit.EndChildBeforeCoverage(t)
 		errno, base, _ := strings.Cut(v, ":")
 		runPinChild(t, errno, base)
 		return

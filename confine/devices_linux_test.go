@@ -19,6 +19,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // needRoot skips a test that mounts or makes device nodes, where this
@@ -100,6 +101,7 @@ type devicesReport struct {
 // grant is held by the language only.
 func TestHoldDevices(t *testing.T) {
 	if env := os.Getenv(devicesChildEnv); env != "" {
+		testkit.EndChildBeforeCoverage(t)
 		var c devicesChild
 		if err := json.Unmarshal([]byte(env), &c); err != nil {
 			t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 func TestLandlockConstants(t *testing.T) {
@@ -98,6 +99,7 @@ type landlockChild struct {
 // each refusal is the ruleset's: the same access works just before it.
 func TestApplyLandlock(t *testing.T) {
 	if env := os.Getenv(landlockChildEnv); env != "" {
+		testkit.EndChildBeforeCoverage(t)
 		var c landlockChild
 		if err := json.Unmarshal([]byte(env), &c); err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // mkBlockDevice makes a block device node at p, as the loop device 7,0:
@@ -92,6 +93,7 @@ const withheldChildEnv = "SABLINE_TEST_WITHHELD_CHILD"
 // read.
 func TestWithheldOnTheKernel(t *testing.T) {
 	if v := os.Getenv(withheldChildEnv); v != "" {
+		testkit.EndChildBeforeCoverage(t)
 		which, base, _ := strings.Cut(v, ":")
 		runWithheldChild(t, which, base)
 		return

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/sabline/sabline/internal/testkit"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -1546,7 +1547,7 @@ func TestSeccompKernelChild(t *testing.T) {
 	if name == "" {
 		t.Skip("run by TestSeccompKernel, in a process of its own")
 	}
-	endChildBeforeCoverage(t)
+	testkit.EndChildBeforeCoverage(t)
 	if name == "checker" {
 		kernelChecksFilters(t)
 		return

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/sabline/sabline/internal/testkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -428,7 +429,7 @@ func TestSeccompKernelObjectsChild(t *testing.T) {
 	if spec == "" {
 		t.Skip("run by TestSeccompKernelObjects, in a process of its own")
 	}
-	endChildBeforeCoverage(t)
+	testkit.EndChildBeforeCoverage(t)
 	name, mode, _ := strings.Cut(spec, ":")
 	var c *objectCase
 	for _, oc := range objectCases() {

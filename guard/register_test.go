@@ -358,7 +358,8 @@ func TestRegisterOwners(t *testing.T) {
 }
 
 // TestRegisterOursFirst: a register filled past its bound by another
-// user still has our entries read. Run as root (chown).
+// user still has our entries read, and of theirs the first by name. Run
+// as root (chown).
 func TestRegisterOursFirst(t *testing.T) {
 	unixOnly(t)
 	if os.Geteuid() != 0 {
@@ -392,5 +393,16 @@ func TestRegisterOursFirst(t *testing.T) {
 	}
 	if !slices.Equal(got.Paths, []string{ours}) || got.Unread != 5 {
 		t.Errorf("guarded %q, %d unread; want %s and 5 of uid 4242's unread", got.Paths, got.Unread, ours)
+	}
+	// Of theirs, the first by name are read (and refused, wrongly named),
+	// the last left unread: the same entries on every read.
+	var read []string
+	for _, r := range got.Refused {
+		read = append(read, r.Name)
+	}
+	if n := len(read); n != MaxRegisterEntries-1 || !slices.IsSorted(read) ||
+		read[0] != fmt.Sprintf("%032x", 0) || read[n-1] != fmt.Sprintf("%032x", n-1) {
+		t.Errorf("read %d of uid 4242's entries, %q ... %q; want the first %d by name",
+			len(read), read[:min(len(read), 1)], read[max(len(read)-1, 0):], MaxRegisterEntries-1)
 	}
 }

@@ -1,0 +1,289 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	goruntime "runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestHolds: a directory is held as its entries where a carve-out lies
+// beneath it, or where it is itself a directory to expand; a guarded
+// location with nothing guarded beneath it is not, and neither is a
+// directory beside every location, however many directories to expand
+// the set holds elsewhere.
+func TestHolds(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the fake machine is a Linux one")
+	}
+	tests := []struct {
+		name string
+		dir  string
+		want bool
+	}{
+		{name: "above a location: ~/dotfiles, where ~/.ssh leads", dir: "/root/dotfiles", want: true},
+		{name: "above a location and a home: /mnt/disk2", dir: "/mnt/disk2", want: true},
+		{name: "a home, to expand", dir: "/root", want: true},
+		{name: "a directory to expand above a credential not made yet", dir: "/root/.config",
+			want: true},
+		{name: "a location with nothing guarded beneath it", dir: "/root/dotfiles/ssh"},
+		{name: "a directory in the receipts", dir: "/var/lib/sabline/receipts/2024"},
+		{name: "a home's plain directory", dir: "/mnt/disk2/ana/work"},
+		{name: "a directory that does not exist", dir: "/srv"},
+	}
+	set := build()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, got := set.Holds(tt.dir)
+			if got != tt.want {
+				t.Fatalf("Holds(%s) = %v (%+v), want %v", tt.dir, got, c, tt.want)
+			}
+			if got && !(c.Expand && c.Path == tt.dir || c.Path != tt.dir && Within(c.Path, tt.dir)) {
+				t.Errorf("Holds(%s) gives %+v: neither beneath it nor it, to expand", tt.dir, c)
+			}
+		})
+	}
+}
+
+// TestPatternHoldsItsEntries: a location whose last component is a
+// pattern holds the entries of its directory that match, those made later
+// too, and not the directory itself: the operator's /srv/keys/* keeps
+// every key from a grant of /srv, and a grant of /srv/keys may still list
+// it.
+func TestPatternHoldsItsEntries(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("the fake machine's paths are Unix paths")
+	}
+	m := newFake(map[string]string{"/srv/keys/a": "", "/srv/other": ""})
+	set := Build(Inputs{Credentials: []string{"/srv/keys/*"}}, m)
+	tests := []struct {
+		name    string
+		path    string
+		grant   string
+		wantLoc string // "" when the path is reached
+	}{
+		{name: "a key", path: "/srv/keys/a", grant: "/srv", wantLoc: "/srv/keys/a"},
+		{name: "a file in a key", path: "/srv/keys/a/b", grant: "/srv", wantLoc: "/srv/keys/a"},
+		{name: "a key made later", path: "/srv/keys/new", grant: "", wantLoc: "/srv/keys/new"},
+		{name: "the directory of the keys", path: "/srv/keys", grant: "/srv"},
+		{name: "the directory of the keys, under a grant of it", path: "/srv/keys",
+			grant: "/srv/keys"},
+		{name: "beside the keys", path: "/srv/other", grant: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, refused := set.Refuses(tt.path, tt.grant)
+			switch {
+			case refused != (tt.wantLoc != ""):
+				t.Errorf("Refuses(%s, %q) = %v (%+v), want refused %v",
+					tt.path, tt.grant, refused, l, tt.wantLoc != "")
+			case refused && l.Path != tt.wantLoc:
+				t.Errorf("refused by %s, want %s", l.Path, tt.wantLoc)
+			}
+		})
+	}
+}
+
+// TestCarveOutsOrder: the carve-outs are one list whatever the order the
+// locations were given in: by path, a location before the directory to
+// expand at the same path (a receipts directory, expanded because the
+// token to be made in it is not there yet).
+func TestCarveOutsOrder(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("the fake machine's paths are Unix paths")
+	}
+	m := newFake(map[string]string{"/srv/r/receipt.json": ""})
+	tests := []struct {
+		name    string
+		sabline []string
+	}{
+		{name: "the receipts first", sabline: []string{"/srv/r", "/srv/r/token"}},
+		{name: "the token first", sabline: []string{"/srv/r/token", "/srv/r"}},
+	}
+	var first []CarveOut
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Build(Inputs{Sabline: tt.sabline}, m).CarveOuts()
+			loc := slices.IndexFunc(got, func(c CarveOut) bool { return c.Path == "/srv/r" && !c.Expand })
+			exp := slices.IndexFunc(got, func(c CarveOut) bool { return c.Path == "/srv/r" && c.Expand })
+			if loc < 0 || exp < 0 || loc > exp {
+				t.Errorf("/srv/r as a location at %d, to expand at %d, want both, the location first: %+v",
+					loc, exp, got)
+			}
+			byPath := func(a, b CarveOut) int { return strings.Compare(a.Path, b.Path) }
+			if !slices.IsSortedFunc(got, byPath) {
+				t.Errorf("not sorted by path: %+v", got)
+			}
+			if first == nil {
+				first = got
+			} else if !reflect.DeepEqual(got, first) {
+				t.Errorf("the carve-outs depend on the order of the locations:\n%+v\nand\n%+v", got, first)
+			}
+		})
+	}
+}
+
+// TestResolveLinkBound: a resolution follows a chain of as many links as
+// the kernel follows in one lookup (maxLinks, Linux's 40), and stops short
+// of the end of a longer chain, which the kernel refuses to open (ELOOP).
+// On Linux the same chains are made for real, and the kernel agrees.
+func TestResolveLinkBound(t *testing.T) {
+	tests := []struct {
+		name    string
+		links   int
+		wantEnd bool // whether the chain resolves to its end
+	}{
+		{name: "one link", links: 1, wantEnd: true},
+		{name: "at the bound", links: maxLinks, wantEnd: true},
+		{name: "one past the bound", links: maxLinks + 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if goruntime.GOOS != "windows" {
+				files := map[string]string{"/end/f": ""}
+				for i := range tt.links {
+					next := fmt.Sprintf("/l%d", i+1)
+					if i == tt.links-1 {
+						next = "/end"
+					}
+					files[fmt.Sprintf("/l%d", i)] = next
+				}
+				if got := Resolve("/l0", newFake(files)); (got == "/end") != tt.wantEnd {
+					t.Errorf("Resolve of a chain of %d links = %s, want the end reached %v",
+						tt.links, got, tt.wantEnd)
+				}
+			}
+			if goruntime.GOOS != "linux" {
+				return
+			}
+			dir := t.TempDir()
+			if r, err := filepath.EvalSymlinks(dir); err != nil || r != dir {
+				t.Skipf("the test's directory %s is reached through a link (%s, %v)", dir, r, err)
+			}
+			end := filepath.Join(dir, "end")
+			if err := os.Mkdir(end, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for i := range tt.links {
+				next := fmt.Sprintf("l%d", i+1)
+				if i == tt.links-1 {
+					next = "end"
+				}
+				if err := os.Symlink(next, filepath.Join(dir, fmt.Sprintf("l%d", i))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := os.Stat(filepath.Join(dir, "l0"))
+			if kernelEnd := err == nil; kernelEnd != tt.wantEnd {
+				t.Fatalf("the kernel opens a chain of %d links: %v (%v), want %v",
+					tt.links, kernelEnd, err, tt.wantEnd)
+			}
+			if !tt.wantEnd && !errors.Is(err, syscall.ELOOP) {
+				t.Errorf("the kernel refused a chain of %d links with %v, want ELOOP", tt.links, err)
+			}
+			if got := Resolve(filepath.Join(dir, "l0"), OS); (got == end) != tt.wantEnd {
+				t.Errorf("Resolve of a chain of %d links on this machine = %s, want the end reached %v",
+					tt.links, got, tt.wantEnd)
+			}
+		})
+	}
+}
+
+// recordingMachine is a Machine that records the directories read.
+type recordingMachine struct {
+	Machine
+	read *[]string
+}
+
+func (r recordingMachine) ReadDir(dir string) ([]fs.DirEntry, error) {
+	*r.read = append(*r.read, dir)
+	return r.Machine.ReadDir(dir)
+}
+
+// TestBuildReadsWhatIsThere: Build lists each directory once, and only a
+// directory that is there: it reads nothing for the many locations of
+// the table that do not exist on a machine (no /etc/ssh, no ~/.config),
+// which would cost a failed read each, for every run.
+func TestBuildReadsWhatIsThere(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the fake machine is a Linux one")
+	}
+	files := map[string]string{
+		"/home/ana/notes.txt": "", "/home/ana/.cfg": "/data/cfg", "/data/cfg/k": "",
+		"/etc/passwd": "", "/etc/shadow": "", "/proc/1/status": "", "/root/.profile": "",
+	}
+	fake := newFake(files)
+	tests := []struct {
+		name string
+		in   Inputs
+	}{
+		{name: "the machine's own homes", in: Inputs{}},
+		{name: "an operator's home, receipts and credentials, some not there",
+			in: Inputs{Home: "/home/ana", Sabline: []string{"/var/lib/sabline/receipts"},
+				Credentials: []string{"/opt/keys/*", "/etc/shadow"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var read []string
+			Build(tt.in, recordingMachine{Machine: fake, read: &read})
+			if len(read) == 0 {
+				t.Fatal("Build read no directory")
+			}
+			seen := map[string]bool{}
+			for _, dir := range read {
+				if seen[dir] {
+					t.Errorf("%s was read twice", dir)
+				}
+				seen[dir] = true
+				if fi, err := fs.Stat(fake.fs, fake.rel(fake.Resolve(dir))); err != nil || !fi.IsDir() {
+					t.Errorf("%s was read, and is no directory (%v)", dir, err)
+				}
+			}
+		})
+	}
+}
+
+// TestCarveOutAllowedNarrowest: a path guarded twice keeps, for the
+// kernel, the narrower names the two allow: /dev named by the operator
+// as a credential location keeps no device reachable, whichever came
+// first, as the language refuses them all; and alone, the devices of
+// Devices stay reachable.
+func TestCarveOutAllowedNarrowest(t *testing.T) {
+	if goruntime.GOOS != "linux" && goruntime.GOOS != "darwin" {
+		t.Skip("/dev is a kernel surface on Linux and macOS")
+	}
+	m := newFake(map[string]string{"/dev/null": "", "/dev/sda": ""})
+	tests := []struct {
+		name string
+		in   Inputs
+		want []string // the names /dev allows
+	}{
+		{name: "the kernel's /dev alone", in: Inputs{}, want: Devices},
+		{name: "/dev an operator's credential, met after the kernel's",
+			in: Inputs{Credentials: []string{"/dev"}}},
+		{name: "/dev Sabline's own, met before the kernel's", in: Inputs{Sabline: []string{"/dev"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set := Build(tt.in, m)
+			carved := set.CarveOuts()
+			i := slices.IndexFunc(carved, func(c CarveOut) bool { return c.Path == "/dev" && !c.Expand })
+			if i < 0 {
+				t.Fatal("/dev is not carved out")
+			}
+			if got := carved[i].Allowed; !slices.Equal(got, tt.want) {
+				t.Errorf("/dev allows %q, want %q", got, tt.want)
+			}
+			if _, refused := set.Refuses("/dev/null", ""); refused == slices.Contains(tt.want, "null") {
+				t.Errorf("the language refuses /dev/null: %v; the kernel allows %q", refused, tt.want)
+			}
+		})
+	}
+}

@@ -248,3 +248,98 @@ func BenchmarkReceiptOf(b *testing.B) {
 		}
 	}
 }
+
+// TestListedReceiptEnded: resources/list says how each run ended, its
+// status and, when it ended with one, its code.
+func TestListedReceiptEnded(t *testing.T) {
+	s, ts := newTestServer(t, Config{Runner: &fakeRunner{}})
+	client := (&tenantState{Tenant: tokenTenant(testToken)}).client()
+	tests := []struct {
+		name      string
+		reply     RunReply
+		wantEnded string
+	}{
+		{"ok, no code", RunReply{RunID: "00000000000000a1", Status: "ok", Level: "full"}, "ok"},
+		{"a timeout, E307",
+			RunReply{RunID: "00000000000000a2", Status: "timeout", Code: "E307", Level: "full"},
+			"timeout E307"},
+	}
+	for _, tt := range tests {
+		s.ledger.add(client, tt.reply)
+	}
+	res, err := connectHTTP(t, ts, testToken).ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	described := map[string]string{}
+	for _, r := range res.Resources {
+		described[r.Name] = r.Description
+	}
+	for _, tt := range tests {
+		got := described[tt.reply.RunID]
+		if want := ": " + tt.wantEnded + ", level full"; !strings.HasSuffix(got, want) {
+			t.Errorf("%s: described %q, want it to end %q", tt.name, got, want)
+		}
+	}
+}
+
+// TestCompleteRunIDs: completion offers at most maxCompletions of the
+// client's run ids that begin with what was typed, the newest first,
+// counts them all, and says whether there are more than it offers.
+func TestCompleteRunIDs(t *testing.T) {
+	s, ts := newTestServer(t, Config{Runner: &fakeRunner{}})
+	client := (&tenantState{Tenant: tokenTenant(testToken)}).client()
+	// Runs of the prefixes a (1), b (maxCompletions), c (maxCompletions+1).
+	id := func(prefix string, n int) string { return fmt.Sprintf("%s%015x", prefix, n) }
+	for prefix, n := range map[string]int{"a": 1, "b": maxCompletions, "c": maxCompletions + 1} {
+		for i := range n {
+			s.ledger.add(client, RunReply{RunID: id(prefix, i)})
+		}
+	}
+	cs := connectHTTP(t, ts, testToken)
+	tests := []struct {
+		name        string
+		typed       string
+		wantValues  int
+		wantTotal   int
+		wantHasMore bool
+		wantNewest  string // the first value
+		wantLeftOut string // a run id not offered, if any
+	}{
+		{"none begin so", "d", 0, 0, false, "", ""},
+		{"one", "a", 1, 1, false, id("a", 0), ""},
+		{"exactly maxCompletions", "b", maxCompletions, maxCompletions, false,
+			id("b", maxCompletions-1), ""},
+		{"one past maxCompletions", "c", maxCompletions, maxCompletions + 1, true,
+			id("c", maxCompletions), id("c", 0)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ref := &mcp.CompleteReference{Type: "ref/resource", URI: ReceiptURIPrefix + "{id}"}
+			res, err := cs.Complete(context.Background(), &mcp.CompleteParams{
+				Ref: ref, Argument: mcp.CompleteParamsArgument{Name: "id", Value: tt.typed},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := res.Completion
+			if len(c.Values) != tt.wantValues || c.Total != tt.wantTotal ||
+				c.HasMore != tt.wantHasMore {
+				t.Errorf("%d values, total %d, has more %v; want %d, %d, %v",
+					len(c.Values), c.Total, c.HasMore, tt.wantValues, tt.wantTotal, tt.wantHasMore)
+			}
+			for _, v := range c.Values {
+				if !strings.HasPrefix(v, tt.typed) {
+					t.Errorf("offered %s, which does not begin %q", v, tt.typed)
+				}
+			}
+			if tt.wantNewest != "" && (len(c.Values) == 0 || c.Values[0] != tt.wantNewest) {
+				t.Errorf("first offered %v, want the newest, %s",
+					c.Values[:min(1, len(c.Values))], tt.wantNewest)
+			}
+			if tt.wantLeftOut != "" && slices.Contains(c.Values, tt.wantLeftOut) {
+				t.Errorf("offered the oldest, %s, past maxCompletions", tt.wantLeftOut)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package door
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sabline/sabline/budget"
 )
@@ -56,8 +58,9 @@ func TestTenantRate(t *testing.T) {
 	if resp.StatusCode != 429 || code != CodeRateLimit || !strings.Contains(msg, "tenant acme may start 0.01 runs a second (a burst of 2)") {
 		t.Errorf("acme past its rate: %d %s %q", resp.StatusCode, code, msg)
 	}
-	if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || ra < 1 {
-		t.Errorf("Retry-After %q, want whole seconds, at least 1", resp.Header.Get("Retry-After"))
+	// At 0.01 runs a second the next turn is at most 100 s away.
+	if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || ra < 1 || ra > 100 {
+		t.Errorf("Retry-After %q, want whole seconds, 1 to 100", resp.Header.Get("Retry-After"))
 	}
 	if resp, _ := do(t, ts, "POST", "/v1/audit", "Bearer "+tokenAcme, `{"source":"print(1)"}`); resp.StatusCode != 429 {
 		t.Errorf("acme's audit past its rate: %d, want 429", resp.StatusCode)
@@ -201,5 +204,41 @@ func TestProbes(t *testing.T) {
 	}
 	if resp, _ := do(t, ts, "GET", "/healthz", "", ""); resp.StatusCode != 200 {
 		t.Errorf("/healthz while stopping: %d, want 200 (alive)", resp.StatusCode)
+	}
+}
+
+// TestLimitRetryAfter: a tenant refused by one of its limits is told to
+// wait the limit's delay in whole seconds, rounded up, and at least 1,
+// in the Retry-After header and in the body's retry_after alike.
+func TestLimitRetryAfter(t *testing.T) {
+	tests := []struct {
+		name  string
+		delay time.Duration
+		want  int
+	}{
+		{"no delay", 0, 1},
+		{"a nanosecond", time.Nanosecond, 1},
+		{"just under a second", time.Second - time.Nanosecond, 1},
+		{"a second", time.Second, 1},
+		{"just past a second", time.Second + time.Nanosecond, 2},
+		{"a second and a half", 1500 * time.Millisecond, 2},
+		{"two seconds", 2 * time.Second, 2},
+		{"a run's interval at 0.01 a second", 100 * time.Second, 100},
+		{"just under it", 100*time.Second - time.Millisecond, 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			writeLimit(w, &limitError{code: CodeRateLimit, msg: "refused", retryAfter: tt.delay})
+			var body errorBody
+			if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+				t.Fatal(err)
+			}
+			if h := w.Header().Get("Retry-After"); w.Code != 429 || h != strconv.Itoa(tt.want) ||
+				body.Error.RetryAfter != tt.want {
+				t.Errorf("%d, Retry-After %q, retry_after %d; want 429, %d, %d",
+					w.Code, h, body.Error.RetryAfter, tt.want, tt.want)
+			}
+		})
 	}
 }

@@ -67,7 +67,8 @@ func TestParseParts(t *testing.T) {
 // TestDiffEffects walks runs oldest first; each run is
 // program:grant+grant, with a trailing "!" for a report that is testimony,
 // "?" for an older receipt and "-" for a run whose effects no worker
-// reported (it died first).
+// reported (it died first). A grant is used once, or listed unused when
+// it ends in "=0" (a meter lists every grant of the budget).
 func TestDiffEffects(t *testing.T) {
 	type change struct {
 		Run              string
@@ -92,6 +93,9 @@ func TestDiffEffects(t *testing.T) {
 		{name: "nor runs whose effects no worker reported", runs: []string{"a:io", "a:io+env-", "a:io+env"},
 			want: []change{{Run: "2", New: []string{"env"}}}},
 		{name: "programs tracked apart", runs: []string{"a:io", "b:env", "a:io"}},
+		{name: "a grant listed unused is not reported using", runs: []string{"a:io", "a:io+env=0"}},
+		{name: "a grant used after runs that left it unused", runs: []string{"a:io+env=0", "a:io+env"},
+			want: []change{{Run: "1", New: []string{"env"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,7 +114,11 @@ func TestDiffEffects(t *testing.T) {
 					r.Reported.Fields = []string{}
 				}
 				for _, g := range strings.Split(strings.TrimRight(grants, "!?-"), "+") {
-					r.Effects = append(r.Effects, budget.Usage{Grant: g, Uses: 1})
+					u := budget.Usage{Grant: g, Uses: 1}
+					if g, unused := strings.CutSuffix(g, "=0"); unused {
+						u = budget.Usage{Grant: g}
+					}
+					r.Effects = append(r.Effects, u)
 				}
 				runs = append(runs, StoredReceipt{Path: id + ".json", Receipt: r})
 			}

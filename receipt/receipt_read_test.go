@@ -224,3 +224,31 @@ func FuzzParseReceipt(f *testing.F) {
 		}
 	})
 }
+
+// TestParseBound: Parse holds bytes to the bound Load holds a file to: a
+// receipt of exactly MaxBytes is read, one byte more is not a receipt.
+func TestParseBound(t *testing.T) {
+	head, tail := `{"schema":"`+Schema+`","run_id":"a"}`, "\n"
+	tests := []struct {
+		name    string
+		size    int
+		wantErr string
+	}{
+		{name: "exactly MaxBytes", size: MaxBytes},
+		{name: "a byte over", size: MaxBytes + 1, wantErr: "is not a receipt: larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// JSON allows blanks after a value, as a reserved receipt has.
+			data := head + strings.Repeat(" ", tt.size-len(head)-len(tail)) + tail
+			r, err := Parse("r.json", []byte(data))
+			if tt.wantErr != "" {
+				testkit.WantError(t, err, codes.E317, "", tt.wantErr)
+				return
+			}
+			if err != nil || r.RunID != "a" {
+				t.Fatalf("Parse: %+v, %v; want the receipt of run a", r, err)
+			}
+		})
+	}
+}

@@ -158,6 +158,7 @@ func TestReceiptWriteFails(t *testing.T) {
 
 // TestDiffLevels walks runs oldest first; each run is program:level, with
 // level "usage" for a run refused for its command line (at level none).
+// WEAKER is a change to a level below every earlier one.
 func TestDiffLevels(t *testing.T) {
 	type change struct {
 		Run     string // the run's index in runs
@@ -196,6 +197,10 @@ func TestDiffLevels(t *testing.T) {
 				{Run: "1", Earlier: []confine.Level{confine.Full}, Weaker: true},
 				{Run: "2", Earlier: []confine.Level{confine.Full, confine.None}, Weaker: false},
 			}},
+		// Levels this Sabline does not know (a later one's, say) rank
+		// alike: neither is below the other.
+		{name: "between two unknown levels is not weaker", runs: []string{"a:sealed", "a:jailed"},
+			want: []change{{Run: "1", Earlier: []confine.Level{"sealed"}, Weaker: false}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -189,5 +190,133 @@ func TestReserveLongArguments(t *testing.T) {
 	}
 	if got, err := Load(rec.path); err != nil || got.Outcome.Status != StatusOK {
 		t.Fatalf("finished receipt: %v, %+v", err, got)
+	}
+}
+
+// TestReserveFails: a receipt that cannot be reserved is E317, saying
+// nothing ran, and Stored says so too: Supervise reads it there.
+func TestReserveFails(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, dir string, r *Receipt) string // returns the receipts directory
+		wantMsg string
+	}{
+		{name: "the directory is a file", wantMsg: "receipts directory",
+			setup: func(t *testing.T, dir string, r *Receipt) string {
+				testkit.WriteFile(t, filepath.Join(dir, "file"), "x")
+				return filepath.Join(dir, "file")
+			}},
+		{name: "the receipt's name is taken by a directory", wantMsg: "reserve receipt",
+			setup: func(t *testing.T, dir string, r *Receipt) string {
+				// A directory that is not empty cannot be renamed over.
+				testkit.WriteFile(t, filepath.Join(dir, r.fileName(), "keep"), "x")
+				return dir
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := New("/p.vel", budget.Budget{}, nil)
+			rec.Timings.Started = time.Now().UTC()
+			_, err := rec.Reserve(tt.setup(t, testkit.Scratch(t), rec))
+			testkit.WantError(t, err, codes.E317, "", tt.wantMsg, "nothing ran")
+			path, stored := rec.Stored()
+			if path != "" || stored != err {
+				t.Errorf("Stored() = %q, %v; want no path and the error Reserve returned", path, stored)
+			}
+		})
+	}
+}
+
+// TestFitted: a receipt fitted to its reserved space keeps the innermost
+// frame of the stack and the program's own digest, and names each cut
+// with what it took; one frame and one digest are no cut.
+func TestFitted(t *testing.T) {
+	frames := []string{"/p/a.vel:3:1 in f", "/p/a.vel:7:1 in g", "/p/a.vel:9:1 in main"}
+	files := []program.FileDigest{{Path: "/p/a.vel"}, {Path: "/p/b.vel"}, {Path: "/p/c.vel"}}
+	tests := []struct {
+		name    string
+		n       int // the frames and the files the receipt holds
+		wantCut []string
+	}{
+		{name: "one frame, the program's own digest", n: 1},
+		{name: "three frames, three files", n: 3, wantCut: []string{
+			"outcome.stack: all but the innermost of its 3 frames",
+			"program.files: the digests of the 2 files the program loaded",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := New("/p/a.vel", budget.Budget{}, nil)
+			rec.Outcome = OutcomeOf(&codes.Error{Code: codes.E314, Msg: "full", Stack: frames[:tt.n]})
+			rec.Program.Files = files[:tt.n]
+			got := rec.fitted()
+			if !slices.Equal(got.Cut, tt.wantCut) {
+				t.Errorf("cut %q, want %q", got.Cut, tt.wantCut)
+			}
+			stack, kept := got.Outcome.Stack, got.Program.Files
+			if !slices.Equal(stack, frames[:1]) || !slices.Equal(kept, files[:1]) {
+				t.Errorf("kept the stack %q and the files %v, "+
+					"want the innermost frame and the program's digest", stack, kept)
+			}
+		})
+	}
+}
+
+// TestReservedBytesFillsItsSpace: the receipt written over its
+// reservation is exactly the space's size, a newline last: whole when it
+// fits with that newline, cut when one byte short, and refused when even
+// cut it does not fit.
+func TestReservedBytesFillsItsSpace(t *testing.T) {
+	rec := New("/p/a.vel", budget.Budget{}, nil)
+	rec.Timings.Started = t0
+	// The outer frame is longer than the note that says it was cut.
+	outer := "/p/" + strings.Repeat("d", 200) + "/a.vel:9:1 in main"
+	stack := []string{"/p/a.vel:3:1 in f", outer}
+	rec.Outcome = OutcomeOf(&codes.Error{Code: codes.E314, Msg: "full", Stack: stack})
+	whole, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, err := json.MarshalIndent(rec.fitted(), "", "  ")
+	if err != nil || len(cut) >= len(whole) {
+		t.Fatalf("the cut receipt: %d bytes (%v), want fewer than the whole's %d",
+			len(cut), err, len(whole))
+	}
+	tests := []struct {
+		name    string
+		size    int
+		wantCut bool
+		wantErr string
+	}{
+		{name: "the whole receipt and its newline", size: len(whole) + 1},
+		{name: "a byte short of the whole", size: len(whole), wantCut: true},
+		{name: "the cut receipt and its newline", size: len(cut) + 1, wantCut: true},
+		{name: "a byte short of the cut receipt", size: len(cut), wantErr: "more than the"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := reservedBytes(rec, tt.size)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("reservedBytes: %v, want an error saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(data) != tt.size || data[len(data)-1] != '\n' {
+				t.Fatalf("%d bytes ending %q, want %d ending in a newline",
+					len(data), data[len(data)-1], tt.size)
+			}
+			got, err := Parse("reserved", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (len(got.Cut) > 0) != tt.wantCut || got.Outcome.Code != codes.E314 {
+				t.Errorf("cut %q, outcome %+v; want cut %v and the run's outcome",
+					got.Cut, got.Outcome, tt.wantCut)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package receipt
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -124,6 +125,91 @@ func TestValidRunID(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := ValidRunID(tt.id); got != tt.want {
 				t.Errorf("ValidRunID(%q) = %v, want %v", tt.id, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRunIDOfKey: a key names the run id after its last "-", which must
+// be one (ValidRunID), and ends in ".json"; what comes before the id is
+// the start time, which is not read, so any, even none, will do.
+func TestRunIDOfKey(t *testing.T) {
+	tests := []struct {
+		name   string
+		key    string
+		wantID string
+		wantOK bool
+	}{
+		{name: "a key", key: "20260301T120000.000000000Z-0123abcd.json",
+			wantID: "0123abcd", wantOK: true},
+		{name: "nothing before the id", key: "-0123abcd.json", wantID: "0123abcd", wantOK: true},
+		{name: "no '-' before the id", key: "0123abcd.json"},
+		{name: "not a run id", key: "20260301T120000.000000000Z-XYZ.json"},
+		{name: "no .json", key: "20260301T120000.000000000Z-0123abcd.txt"},
+		{name: "empty", key: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if id, ok := RunIDOfKey(tt.key); id != tt.wantID || ok != tt.wantOK {
+				t.Errorf("RunIDOfKey(%q) = %q, %v; want %q, %v", tt.key, id, ok, tt.wantID, tt.wantOK)
+			}
+		})
+	}
+}
+
+// TestNewRunIDIsRandom: run ids are 16 hexadecimal digits, distinct, and
+// random: none is the clock's reading as it was made, which another
+// process could guess.
+func TestNewRunIDIsRandom(t *testing.T) {
+	seen := map[string]bool{}
+	for range 100 {
+		before := time.Now().UnixNano()
+		id := newRunID()
+		after := time.Now().UnixNano()
+		v, err := strconv.ParseUint(id, 16, 64)
+		if err != nil || len(id) != 16 || !ValidRunID(id) {
+			t.Fatalf("run id %q (%v), want 16 lower-case hexadecimal digits", id, err)
+		}
+		if seen[id] {
+			t.Fatalf("run id %q made twice", id)
+		}
+		seen[id] = true
+		if n := int64(v); n >= before && n <= after {
+			t.Fatalf("run id %q is the clock's reading, %d", id, n)
+		}
+	}
+}
+
+// TestScanJournalNotADirectory: a receipts directory whose "journal" is
+// not a directory has no journal: Scan and FindRun read its receipt
+// files, as they would beside no journal at all.
+func TestScanJournalNotADirectory(t *testing.T) {
+	tests := []struct {
+		name    string
+		journal string // what the directory's "journal" is: "file", or "" for nothing
+	}{
+		{name: "no journal"},
+		{name: "a file named journal", journal: "file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.journal == "file" {
+				if err := os.WriteFile(filepath.Join(dir, journalDir), []byte("x"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rec := receipt("/p/a.vel", "0123abcd", 0, confine.Full, StatusOK)
+			want, err := rec.Write(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs, skipped, err := Scan(dir)
+			if err != nil || len(runs) != 1 || runs[0].Path != want || len(skipped) != 0 {
+				t.Errorf("Scan: %+v, skipped %+v, %v; want the receipt file alone", runs, skipped, err)
+			}
+			if got, err := FindRun(dir, rec.RunID); err != nil || got.Path != want {
+				t.Errorf("FindRun: %+v, %v; want the receipt file", got, err)
 			}
 		})
 	}

@@ -32,6 +32,8 @@ type Reader struct {
 	b   bucket.Bucket
 	max int
 
+	now func() time.Time // the clock refreshEvery is measured by
+
 	mu        sync.Mutex
 	refresh   sync.Mutex // one listing at a time
 	runs      map[string]place
@@ -56,7 +58,8 @@ type indexed struct {
 
 // NewReader is a Reader of b.
 func NewReader(b bucket.Bucket) *Reader {
-	return &Reader{b: b, max: MaxIndexed, runs: map[string]place{}, seen: map[string]bool{}}
+	return &Reader{b: b, max: MaxIndexed, now: time.Now,
+		runs: map[string]place{}, seen: map[string]bool{}}
 }
 
 // Find returns the receipt of run id when tenant's clients asked for it
@@ -123,7 +126,7 @@ func (r *Reader) update(ctx context.Context, force bool) error {
 	r.refresh.Lock()
 	defer r.refresh.Unlock()
 	r.mu.Lock()
-	recent := time.Since(r.refreshed) < refreshEvery
+	recent := r.now().Sub(r.refreshed) < refreshEvery
 	r.mu.Unlock()
 	if recent && !force {
 		return nil
@@ -146,7 +149,7 @@ func (r *Reader) update(ctx context.Context, force bool) error {
 		r.add(key, idx, base)
 	}
 	r.mu.Lock()
-	r.refreshed = time.Now()
+	r.refreshed = r.now()
 	r.mu.Unlock()
 	return nil
 }

@@ -63,6 +63,8 @@ type Options struct {
 	Every time.Duration
 	// Logf, when set, is told of each failure to ship.
 	Logf func(format string, args ...any)
+	// now is the clock the lag is measured by: time.Now, or a test's.
+	now func() time.Time
 }
 
 // ValidReplica reports whether id can name a replica: 1 to 63 lower-case
@@ -113,6 +115,9 @@ func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
+	if o.now == nil {
+		o.now = time.Now
+	}
 	dir := store.Journal().Dir()
 	id, err := journalID(dir)
 	if err != nil {
@@ -127,13 +132,13 @@ func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 		return nil, fmt.Errorf("ship: list %s in the bucket: %w", s.prefix, err)
 	}
 	for _, k := range keys {
-		if n, ok := segmentOfKey(strings.TrimPrefix(k, s.prefix)); ok && n > s.shipped {
-			s.shipped = n
+		if n, ok := segmentOfKey(strings.TrimPrefix(k, s.prefix)); ok {
+			s.shipped = max(s.shipped, n)
 		}
 	}
 	// What is in the journal now began before this start: its age counts
 	// from here.
-	now := time.Now()
+	now := o.now()
 	nums, err := journal.Segments(dir)
 	if err != nil {
 		return nil, fmt.Errorf("ship: %w", err)
@@ -184,14 +189,15 @@ func journalID(dir string) (string, error) {
 }
 
 // segmentOfKey is the segment number of an object's key after the
-// Shipper's prefix.
+// Shipper's prefix. A number below 1 names no segment, and changes
+// nothing where it is read: Start keeps the largest, and starts from 0.
 func segmentOfKey(rest string) (int, bool) {
 	num, ok := strings.CutSuffix(rest, ".journal")
 	if !ok || len(num) != 8 {
 		return 0, false
 	}
 	n, err := strconv.Atoi(num)
-	return n, err == nil && n > 0
+	return n, err == nil
 }
 
 func (s *Shipper) loop() {
@@ -230,9 +236,10 @@ func (s *Shipper) Close(ctx context.Context) error {
 
 // round seals the journal and ships each sealed segment not yet shipped,
 // in order, stopping at the first that cannot go yet (a run in flight)
-// or fails. left is how many sealed segments are not shipped.
+// or fails. left is how many sealed segments are not shipped, or -1
+// when the journal cannot be sealed or listed.
 func (s *Shipper) round(ctx context.Context) (left int, err error) {
-	now := time.Now()
+	now := s.o.now()
 	sealed, err := s.store.Journal().Seal()
 	if err != nil {
 		return -1, s.failed(fmt.Errorf("ship: %w", err))
@@ -331,7 +338,7 @@ func (s *Shipper) Lag() time.Duration {
 	if oldest.IsZero() {
 		return 0
 	}
-	return time.Since(oldest)
+	return s.o.now().Sub(oldest)
 }
 
 // Err is why the last round shipped nothing, or nil.
@@ -437,7 +444,7 @@ func sameReceipts(a, b indexJSON) bool {
 // index, and the length of its record (where the receipts begin).
 func parseObjectIndex(data []byte) (indexJSON, int64, error) {
 	var idx indexJSON
-	var base int64 = -1
+	var base int64 // the index record's length; 0 until it is read (no record is empty)
 	stop := errors.New("stop")
 	_, err := journal.ScanBytes(data, func(key string, payload []byte, off, n int64) error {
 		if off != 0 || key != indexKey {
@@ -452,7 +459,7 @@ func parseObjectIndex(data []byte) (indexJSON, int64, error) {
 	if err != nil && err != stop {
 		return idx, 0, err
 	}
-	if base < 0 {
+	if base == 0 {
 		return idx, 0, errors.New("ship: an object has no index record at its start")
 	}
 	return idx, base, nil

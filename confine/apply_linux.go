@@ -159,7 +159,7 @@ func holdLandlock(p Policy, o ApplyOptions, abi int, refuse bool, held *LinuxHel
 	}
 	applied, err := ApplyLandlock(plan, o.CarveOuts, o.Admitted)
 	if err != nil {
-		return fmt.Errorf("Landlock refused the ruleset: %w", err)
+		return fmt.Errorf("apply Landlock: the kernel refused the ruleset: %w", err)
 	}
 	held.LandlockABI, held.Missing, held.Carving = applied.ABI, applied.Missing, applied.Carving
 	return nil

@@ -94,7 +94,7 @@ func TestApplyLayers(t *testing.T) {
 		{name: "Landlock refused", refuse: layerLandlockOnly, wantLevel: Partial,
 			wantLayers: []string{LayerSeccomp, LayerCapabilities},
 			wantReason: []string{`Landlock was not applied: reads and writes are not held`,
-				`Landlock refused the ruleset: .*/proc/self/ns/net.*landlock_add_rule: .*file descriptor in bad state`},
+				`the kernel refused the ruleset: .*/proc/self/ns/net.*landlock_add_rule: .*file descriptor in bad state`},
 			wantErr:     `landlock_add_rule`,
 			wantSeccomp: true, wantCapsDrop: true},
 		{name: "seccomp refused", refuse: layerSeccompOnly, wantLevel: Partial,

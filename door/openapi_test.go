@@ -47,15 +47,6 @@ func at(v any, keys ...string) map[string]any {
 	return m
 }
 
-// resolve follows a $ref ("#/components/...") from v, if it has one.
-func (s spec) resolve(v map[string]any) map[string]any {
-	ref, ok := v["$ref"].(string)
-	if !ok {
-		return v
-	}
-	return at(map[string]any(s), strings.Split(strings.TrimPrefix(ref, "#/"), "/")...)
-}
-
 // operations are the spec's "METHOD path" keys.
 func (s spec) operations() []string {
 	var ops []string

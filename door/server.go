@@ -318,7 +318,7 @@ func auditOutputOf(a AuditReply) AuditOutput {
 	if a.Levels == nil {
 		a.Levels = map[string]string{}
 	}
-	return AuditOutput{Budget: a.Budget, Levels: a.Levels, Reasons: a.Reasons, Here: a.Here, Within: a.Within}
+	return AuditOutput(a)
 }
 
 // admit takes a turn of the tenant's limits and of the gate for a

@@ -435,39 +435,37 @@ func (in *Interp) fsMkdir(op, p string) (starlark.Value, error) {
 // mkdirStep makes the first missing directory of the walk's path; done is
 // true when the last is there.
 func (in *Interp) mkdirStep(w *walker) (done bool, err error) {
-	for {
-		mode, exists, err := w.settle()
-		if err != nil {
-			return false, unjudged{err}
-		}
-		i, _, err := in.judge(w, budget.Write)
-		if err != nil {
-			return false, err
-		}
-		if exists {
-			if mode != os.ModeDir {
-				return false, &os.PathError{Op: "mkdirat", Path: w.name, Err: syscall.EEXIST}
-			}
-			in.charge(i)
-			return true, nil
-		}
-		if w.stop != nil && !errors.Is(w.stop, syscall.ENOENT) {
-			return false, w.stop
-		}
-		if err := in.judgeEntry(w); err != nil {
-			return false, err
-		}
-		last := !w.missing
-		err = mkdirAt(w.top(), w.name)
-		if errors.Is(err, syscall.EEXIST) {
-			return false, nil // made meanwhile: walk again
-		}
-		if err != nil {
-			return false, err
-		}
-		if last {
-			in.charge(i)
-		}
-		return last, nil
+	mode, exists, err := w.settle()
+	if err != nil {
+		return false, unjudged{err}
 	}
+	i, _, err := in.judge(w, budget.Write)
+	if err != nil {
+		return false, err
+	}
+	if exists {
+		if mode != os.ModeDir {
+			return false, &os.PathError{Op: "mkdirat", Path: w.name, Err: syscall.EEXIST}
+		}
+		in.charge(i)
+		return true, nil
+	}
+	if w.stop != nil && !errors.Is(w.stop, syscall.ENOENT) {
+		return false, w.stop
+	}
+	if err := in.judgeEntry(w); err != nil {
+		return false, err
+	}
+	last := !w.missing
+	err = mkdirAt(w.top(), w.name)
+	if errors.Is(err, syscall.EEXIST) {
+		return false, nil // made meanwhile: walk again
+	}
+	if err != nil {
+		return false, err
+	}
+	if last {
+		in.charge(i)
+	}
+	return last, nil
 }

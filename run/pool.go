@@ -697,7 +697,7 @@ func parseJobResult(line []byte) (jobResult, error) {
 		return jobResult{}, fmt.Errorf("record %q...: %w", clip(line, 40), err)
 	}
 	if dec.More() {
-		return jobResult{}, fmt.Errorf("more than one record on a line: %q...", clip(line, 40))
+		return jobResult{}, fmt.Errorf("more than one record on a line beginning %q", clip(line, 40))
 	}
 	if err := r.check(); err != nil {
 		return jobResult{}, err

@@ -559,8 +559,3 @@ func FuzzReadResults(f *testing.F) {
 	})
 }
 
-// recPath is where rec was reserved or stored.
-func recPath(rec *receipt.Receipt) string {
-	p, _ := rec.Stored()
-	return p
-}

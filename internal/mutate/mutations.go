@@ -59,7 +59,7 @@ var mutations = []Mutation{
 		Name: "apply-landlock-held-on-failure", File: "confine/apply_linux.go",
 		Old: `	applied, err := ApplyLandlock(plan, o.CarveOuts, o.Admitted)
 	if err != nil {
-		return fmt.Errorf("Landlock refused the ruleset: %w", err)
+		return fmt.Errorf("apply Landlock: the kernel refused the ruleset: %w", err)
 	}`,
 		New: `	applied, err := ApplyLandlock(plan, o.CarveOuts, o.Admitted)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 // cost in a worker whose budget grants every path, rules not yet added.
 func BenchmarkCarveLandlockHere(b *testing.B) {
 	home, _ := os.UserHomeDir()
-	set := guard.Build(guard.Inputs{Home: home}, guard.OS)
+	set := guard.Build(guard.Inputs{Home: home}, guard.OS())
 	plan := LandlockRuleset{Rules: []LandlockRule{{Path: "/", Access: landlockReadRights, Grant: true}}}
 	var c Carving
 	for b.Loop() {

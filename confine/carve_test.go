@@ -36,7 +36,7 @@ var carveWorld = fstest.MapFS{
 // carveOuts are the world's guarded locations.
 var carveOuts = []guard.CarveOut{
 	{Path: "/etc/shadow"}, {Path: "/etc/ssl/private"}, {Path: "/root/.ssh"}, {Path: "/root/.config", Named: true},
-	{Path: "/proc"}, {Path: "/dev", Allowed: guard.Devices},
+	{Path: "/proc"}, {Path: "/dev", Allowed: guard.Devices()},
 }
 
 func listWorld(dir string) ([]fs.DirEntry, error) {

@@ -78,7 +78,7 @@ func TestCarveLandlockSkipsDevices(t *testing.T) {
 		return fs.ReadDir(world, rel)
 	}
 	outs := []guard.CarveOut{{Path: "/srv/secret"}, {Path: "/home/u", Expand: true, Dots: true},
-		{Path: "/dev", Allowed: guard.Devices}}
+		{Path: "/dev", Allowed: guard.Devices()}}
 	tests := []struct {
 		name     string
 		path     string

@@ -66,7 +66,7 @@ type Machine interface {
 type osMachine struct{}
 
 // OS reads this machine's file system.
-var OS Machine = osMachine{}
+func OS() Machine { return osMachine{} }
 
 func (osMachine) ReadDir(dir string) ([]fs.DirEntry, error) { return ReadDir(dir) }
 
@@ -148,7 +148,7 @@ func Build(in Inputs, m Machine) *Set {
 	}
 	for _, k := range kernelSurfaces {
 		if slices.Contains(k.OS, goruntime.GOOS) {
-			b.add(Location{Path: k.Path, Kind: Kernel, Holds: k.Holds, Allowed: k.Allowed})
+			b.add(Location{Path: k.Path, Kind: Kernel, Holds: k.Holds, Allowed: slices.Clone(k.Allowed)})
 		}
 	}
 	for _, l := range kernelMounts(in.Mounts) {

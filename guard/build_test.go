@@ -188,7 +188,7 @@ func TestResolveLinkBound(t *testing.T) {
 			if !tt.wantEnd && !errors.Is(err, syscall.ELOOP) {
 				t.Errorf("the kernel refused a chain of %d links with %v, want ELOOP", tt.links, err)
 			}
-			if got := Resolve(filepath.Join(dir, "l0"), OS); (got == end) != tt.wantEnd {
+			if got := Resolve(filepath.Join(dir, "l0"), OS()); (got == end) != tt.wantEnd {
 				t.Errorf("Resolve of a chain of %d links on this machine = %s, want the end reached %v",
 					tt.links, got, tt.wantEnd)
 			}
@@ -265,7 +265,7 @@ func TestCarveOutAllowedNarrowest(t *testing.T) {
 		in   Inputs
 		want []string // the names /dev allows
 	}{
-		{name: "the kernel's /dev alone", in: Inputs{}, want: Devices},
+		{name: "the kernel's /dev alone", in: Inputs{}, want: Devices()},
 		{name: "/dev an operator's credential, met after the kernel's",
 			in: Inputs{Credentials: []string{"/dev"}}},
 		{name: "/dev Sabline's own, met before the kernel's", in: Inputs{Sabline: []string{"/dev"}}},

@@ -39,7 +39,7 @@
 //
 // # Example
 //
-//	set := guard.Build(guard.Inputs{Home: "/home/ana", Sabline: []string{receipts}}, guard.OS)
+//	set := guard.Build(guard.Inputs{Home: "/home/ana", Sabline: []string{receipts}}, guard.OS())
 //	set.Refuses("/home/ana/.ssh/id_ed25519", "/home/ana") // the ~/.ssh location, true
 //	set.Refuses("/home/ana/notes.txt", "/home/ana")       // false
 package guard
@@ -225,7 +225,7 @@ func RefusesDevice(p string, mode fs.FileMode) (Location, bool) {
 	if mode&fs.ModeDevice == 0 {
 		return Location{}, false
 	}
-	if mode&fs.ModeCharDevice != 0 && filepath.Dir(p) == "/dev" && slices.Contains(Devices, filepath.Base(p)) {
+	if mode&fs.ModeCharDevice != 0 && filepath.Dir(p) == "/dev" && slices.Contains(devices, filepath.Base(p)) {
 		return Location{}, false
 	}
 	return Location{Path: p, Kind: Kernel, Holds: "a device"}, true

@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -107,13 +108,16 @@ var kernelSurfaces = []struct {
 }{
 	{"/proc", "the kernel's view of processes and its settings (/proc/sys)", nil, []string{"linux"}},
 	{"/sys", "the kernel's devices, drivers and settings", nil, []string{"linux"}},
-	{"/dev", "devices", Devices, []string{"linux", "darwin"}},
+	{"/dev", "devices", devices, []string{"linux", "darwin"}},
 }
+
+// devices are the devices a grant may reach (Devices).
+var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
 // Devices are the devices a grant may reach: the ones that hold no data
 // and change nothing outside the run. Every other device, and a block
-// device anywhere, is out of reach.
-var Devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
+// device anywhere, is out of reach. The slice is the caller's own.
+func Devices() []string { return slices.Clone(devices) }
 
 // Markdown is the table of credential locations docs/language.md shows,
 // rendered from the table the runtime checks.

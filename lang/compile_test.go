@@ -367,7 +367,7 @@ func TestLoadReadsProgramsOnly(t *testing.T) {
 			t.Skip("no symbolic links here: ", err)
 		}
 	}
-	g := guard.Build(guard.Inputs{Home: home, Sabline: []string{filepath.Join(home, "receipts")}}, guard.OS)
+	g := guard.Build(guard.Inputs{Home: home, Sabline: []string{filepath.Join(home, "receipts")}}, guard.OS())
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			in := NewInterp(Config{Cwd: home, Guard: g})

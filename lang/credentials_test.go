@@ -86,7 +86,7 @@ func TestGuardedLocations(t *testing.T) {
 			}
 			src := "x = 1\n" + fill(tt.stmt) + "\n"
 			before := snapshot(t, home)
-			g := guard.Build(guard.Inputs{Home: home, Lent: lent}, guard.OS)
+			g := guard.Build(guard.Inputs{Home: home, Lent: lent}, guard.OS())
 			r := runSrc(t, Config{Budget: budget.MustParse(home, fill(tt.grant)), Cwd: home, Guard: g}, src)
 			if tt.wantCode == "" {
 				if r.err != nil {

@@ -51,7 +51,7 @@ func newPathWorld(t *testing.T) pathWorld {
 // guardOf is what a run of the tests guards: the tables, the home given
 // and the receipts given (Sabline's own), resolved on this machine.
 func guardOf(home string, receipts ...string) *guard.Set {
-	return guard.Build(guard.Inputs{Home: home, Sabline: receipts}, guard.OS)
+	return guard.Build(guard.Inputs{Home: home, Sabline: receipts}, guard.OS())
 }
 
 func (w pathWorld) fill(s string) string {

@@ -305,7 +305,7 @@ func DefaultGuard() *guard.Set {
 	sabline, _, _ := guard.RegisteredLocations()
 	mounts, _ := guard.ReadMounts()
 	return guard.Build(guard.Inputs{Home: home, Sabline: sabline, Credentials: guard.OperatorCredentials(),
-		Mounts: mounts}, guard.OS)
+		Mounts: mounts}, guard.OS())
 }
 
 // charge counts a use of grant i, as find returned it.

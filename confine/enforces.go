@@ -79,7 +79,7 @@ type Row struct {
 	PartlyOps map[System]Holds
 	// OpsLandlockABI is the Landlock ABI the row's operations need on
 	// Linux to be refused as the cell (or PartlyOps) says; 0 for any. It
-	// is read from LandlockABIs, never written as a number.
+	// is read from landlockABIs, never written as a number.
 	OpsLandlockABI int
 }
 

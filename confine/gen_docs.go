@@ -120,13 +120,13 @@ func EnforcesMarkdown() []byte {
 	line()
 	line("## Landlock ABIs")
 	line()
-	line("What each Landlock ABI adds, from `confine.LandlockABIs`, the one table the plan, the assessment, ",
+	line("What each Landlock ABI adds, from `confine`'s table of ABIs (`confine.LandlockABIOf`), the one table the plan, the assessment, ",
 		"`sabline doctor` and the cells above read. A kernel above ABI ", strconv.Itoa(LandlockMaxABI),
 		" is planned for at ABI ", strconv.Itoa(LandlockMaxABI), ".")
 	line()
 	line("| ABI | first Linux | adds | below it, not held |")
 	line("|---|---|---|---|")
-	for _, info := range LandlockABIs {
+	for _, info := range landlockABIs {
 		lacking := info.Lacking
 		if lacking == "" {
 			lacking = "nothing the run counts"

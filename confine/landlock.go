@@ -62,7 +62,7 @@ const landlockFileRights = LandlockFSExecute | LandlockFSWriteFile | LandlockFSR
 const landlockReadRights = LandlockFSReadFile | LandlockFSReadDir
 
 // landlockFSRights returns every file system right the kernel knows at
-// abi, from LandlockABIs.
+// abi, from landlockABIs.
 func landlockFSRights(abi int) uint64 { return LandlockABIOf(abi).FS }
 
 // landlockWriteRights returns every write right the kernel knows at abi:

@@ -27,12 +27,12 @@ type LandlockABIInfo struct {
 // landlockABI1FS are the thirteen file system rights of ABI 1.
 const landlockABI1FS = LandlockFSRefer - 1
 
-// LandlockABIs is the one table of what each Landlock ABI offers,
-// LandlockABIs[i] being ABI i+1, to LandlockMaxABI. The plan
+// landlockABIs is the one table of what each Landlock ABI offers,
+// landlockABIs[i] being ABI i+1, to LandlockMaxABI. The plan
 // (LandlockPlan), the assessment (AssessLinux), the doctor's advice
 // (Machine.Advice) and the ENFORCES cells read it; no other code compares
 // an ABI with a number. It follows go-landlock's own table of ABIs.
-var LandlockABIs = []LandlockABIInfo{
+var landlockABIs = []LandlockABIInfo{
 	{ABI: 1, Kernel: "5.13", FS: landlockABI1FS,
 		Adds: "file reads, writes, making, removing and executing beneath the granted paths"},
 	{ABI: 2, Kernel: "5.19", FS: landlockABI1FS | LandlockFSRefer,
@@ -59,23 +59,23 @@ var LandlockABIs = []LandlockABIInfo{
 		Adds:     "the logging of denials to the audit log, set by flags Sabline leaves at their default"},
 }
 
-// LandlockABIOf returns what abi offers: abi's line of LandlockABIs, the
+// LandlockABIOf returns what abi offers: abi's line of landlockABIs, the
 // line of LandlockMaxABI for a higher ABI, and nothing (ABI 0) for an
 // ABI below 1.
 func LandlockABIOf(abi int) LandlockABIInfo {
 	switch {
 	case abi < 1:
 		return LandlockABIInfo{}
-	case abi > len(LandlockABIs):
-		return LandlockABIs[len(LandlockABIs)-1]
+	case abi > len(landlockABIs):
+		return landlockABIs[len(landlockABIs)-1]
 	}
-	return LandlockABIs[abi-1]
+	return landlockABIs[abi-1]
 }
 
 // landlockSince returns the first ABI whose line has offers true, and 0
 // when none has.
 func landlockSince(offers func(LandlockABIInfo) bool) int {
-	for _, i := range LandlockABIs {
+	for _, i := range landlockABIs {
 		if offers(i) {
 			return i.ABI
 		}
@@ -84,7 +84,7 @@ func landlockSince(offers func(LandlockABIInfo) bool) int {
 }
 
 // The first ABI of each feature a plan, an assessment or a cell speaks
-// of, read from LandlockABIs.
+// of, read from landlockABIs.
 var (
 	// LandlockABIRefer: renaming and linking into another directory.
 	LandlockABIRefer = landlockSince(func(i LandlockABIInfo) bool { return i.FS&LandlockFSRefer != 0 })

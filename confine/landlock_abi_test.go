@@ -9,11 +9,11 @@ import (
 // LandlockMaxABI, each offering everything the one below offers, and the
 // first ABI of each feature where the kernel's documentation puts it.
 func TestLandlockABITable(t *testing.T) {
-	if len(LandlockABIs) != LandlockMaxABI {
-		t.Fatalf("LandlockABIs has %d lines, LandlockMaxABI is %d", len(LandlockABIs), LandlockMaxABI)
+	if len(landlockABIs) != LandlockMaxABI {
+		t.Fatalf("landlockABIs has %d lines, LandlockMaxABI is %d", len(landlockABIs), LandlockMaxABI)
 	}
 	var prev LandlockABIInfo
-	for i, info := range LandlockABIs {
+	for i, info := range landlockABIs {
 		if info.ABI != i+1 {
 			t.Errorf("line %d is ABI %d", i, info.ABI)
 		}

@@ -340,11 +340,11 @@ func runLandlockChild(t *testing.T, c landlockChild) {
 // and scope sets are the preset's.
 func TestLandlockABIsAgreeWithGoLandlock(t *testing.T) {
 	presets := []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6, landlock.V7}
-	if len(presets) != len(LandlockABIs) {
-		t.Fatalf("%d presets for %d ABIs", len(presets), len(LandlockABIs))
+	if len(presets) != len(landlockABIs) {
+		t.Fatalf("%d presets for %d ABIs", len(presets), len(landlockABIs))
 	}
 	for i, c := range presets {
-		info := LandlockABIs[i]
+		info := landlockABIs[i]
 		if uint64(c.HandledAccessFS) != info.FS || uint64(c.HandledAccessNet) != info.Net || uint64(c.Scoped) != info.Scopes {
 			t.Errorf("ABI %d: go-landlock fs %#x net %#x scoped %#x; the table fs %#x net %#x scopes %#x", info.ABI,
 				uint64(c.HandledAccessFS), uint64(c.HandledAccessNet), uint64(c.Scoped), info.FS, info.Net, info.Scopes)

@@ -33,7 +33,7 @@ var systemAdvice = map[System]string{
 
 // Advice says, for each layer this machine lacks or limits, what is
 // missing and what the operator can do about it. What a Landlock ABI
-// below LandlockMaxABI lacks is read from LandlockABIs: one line for each
+// below LandlockMaxABI lacks is read from landlockABIs: one line for each
 // higher ABI whose addition Sabline would hold.
 func (m Machine) Advice() []string {
 	sys, known := SystemOf(m.OS)
@@ -53,7 +53,7 @@ func (m Machine) Advice() []string {
 		out = append(out, "Landlock is missing ("+m.LandlockNote+"): reads and writes are held by the language alone. Use a kernel from "+
 			LandlockABIOf(1).Kernel+" with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot parameter")
 	}
-	for _, info := range LandlockABIs {
+	for _, info := range landlockABIs {
 		if m.LandlockABI > 0 && info.ABI > m.LandlockABI && info.Lacking != "" {
 			out = append(out, "Landlock ABI "+strconv.Itoa(m.LandlockABI)+" cannot hold "+info.Lacking+". Linux "+
 				info.Kernel+" offers "+abiText(info.ABI))
@@ -69,10 +69,10 @@ func (m Machine) Advice() []string {
 }
 
 // LandlockOffers says in words what a kernel of Landlock abi offers, one
-// phrase per ABI up to it (to LandlockMaxABI), from LandlockABIs.
+// phrase per ABI up to it (to LandlockMaxABI), from landlockABIs.
 func LandlockOffers(abi int) []string {
 	var out []string
-	for _, info := range LandlockABIs {
+	for _, info := range landlockABIs {
 		if info.ABI <= abi {
 			out = append(out, abiText(info.ABI)+": "+info.Adds)
 		}

@@ -27,7 +27,7 @@ func requireHeld(b budget.Budget, mode string, require confine.Level) (confine.R
 	if p.Enforced {
 		return confine.Result{}, nil
 	}
-	held := confine.Result{Level: confine.None, Reason: p.OffReason(), Layers: []string{}}
+	held := confine.NotConfined(p.OffReason())
 	return held, codes.Errorf(codes.E326, "--require-confinement %s: this run's confinement is %s (%s); it was refused before its first statement",
 		require, held.Level, held.Reason)
 }

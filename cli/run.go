@@ -175,7 +175,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		rec.Outcome = receipt.OutcomeOf(err)
 		rec.RunParameters.RequireConfinement = r.Require
 		if held.Level != "" {
-			rec.RunParameters.Confinement, rec.RunParameters.ConfinementReason, rec.RunParameters.ConfinementLayers = held.Level, held.Reason, held.Layers
+			rec.SetConfinement(held)
 		}
 		rec.Timings.Started = time.Now().UTC()
 		path, werr := rec.Write(dir)

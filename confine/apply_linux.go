@@ -64,19 +64,19 @@ func (s steps) on(layer string) bool { return s.only == "" || s.only == layer }
 func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 	var held LinuxHeld
 	var firstErr error
-	fail := func(err error, problem string) {
+	fail := func(err error, layer, problem string) {
 		if firstErr == nil {
 			firstErr = err
 		}
-		held.Problems = append(held.Problems, problem)
+		held.Problems = append(held.Problems, Gap{Layer: layer, Kind: Unheld, Text: problem})
 	}
 	if o.MaxMemoryMB > 0 {
 		if err := setAddressSpace(o.MaxMemoryMB, s.refuse == layerMemory); err != nil {
-			fail(err, "the memory limit could not be set: "+err.Error())
+			fail(err, LayerMemory, "the memory limit could not be set: "+err.Error())
 		}
 	}
 	if s.problem != "" {
-		held.Problems = append(held.Problems, s.problem)
+		held.Problems = append(held.Problems, Gap{Layer: LayerApply, Kind: Unheld, Text: s.problem})
 	}
 	if s.only != "" {
 		var out []string
@@ -85,7 +85,8 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 				out = append(out, l)
 			}
 		}
-		held.Problems = append(held.Problems, fmt.Sprintf("%s=%s, in a knock-out build: %s left out", LayersOnlyEnv, s.only, joinAnd(out)))
+		held.Problems = append(held.Problems, Gap{Layer: LayerApply, Kind: Unheld,
+			Text: fmt.Sprintf("%s=%s, in a knock-out build: %s left out", LayersOnlyEnv, s.only, joinAnd(out))})
 	}
 	// Device nodes beneath the grants, which Landlock cannot tell from
 	// files: nodev added to the mounts in the worker's own mount
@@ -103,10 +104,10 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 		switch {
 		case err == nil:
 			if err := holdLandlock(p, o, abi, s.refuse == layerLandlockOnly, &held); err != nil {
-				fail(err, err.Error())
+				fail(err, LayerLandlockFamily, err.Error())
 			}
 		case !errors.Is(err, syscall.ENOSYS) && !errors.Is(err, syscall.EOPNOTSUPP):
-			fail(err, "the kernel's Landlock ABI could not be read: "+err.Error())
+			fail(err, LayerLandlockFamily, "the kernel's Landlock ABI could not be read: "+err.Error())
 		}
 	}
 	// The capability drop hardens the layers around it; where it fails the

@@ -5,5 +5,5 @@ package confine
 // unsupported is the Result of a run on a system this build holds
 // nothing on.
 func unsupported() Result {
-	return Result{Level: None, Reason: "this build of Sabline has no confinement for this operating system", Layers: []string{}}
+	return NotConfined("this build of Sabline has no confinement for this operating system")
 }

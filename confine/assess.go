@@ -42,10 +42,10 @@ type LinuxHeld struct {
 	// CapabilitiesFailure is why the capabilities were not dropped, when
 	// the drop failed: the reason says it, and the level stands.
 	CapabilitiesFailure string
-	// Problems are what else the apply could not do, one sentence each: a
-	// limit it could not set, or why Landlock was not applied. Each counts
-	// as a limit not held.
-	Problems []string
+	// Problems are what else the apply could not do, one gap each: a
+	// limit it could not set, or why Landlock was not applied. Each is a
+	// limit not held.
+	Problems []Gap
 	// Carving is how Landlock's rules were carved around the guarded
 	// locations: a location the kernel does not hold is a limit not held,
 	// and the directories held as their entries are said in the reason.
@@ -61,7 +61,8 @@ type LinuxHeld struct {
 
 // DarwinHeld is what Apply got from macOS.
 type DarwinHeld struct {
-	Profile bool // the sandbox profile was applied
+	Profile  bool  // the sandbox profile was applied
+	Problems []Gap // what the apply could not do, each a limit not held
 }
 
 // WindowsHeld is what the supervisor and the worker got from Windows.
@@ -73,6 +74,9 @@ type WindowsHeld struct {
 	// ContainerOffReason says why the container was left off, as
 	// WindowsPlanFor or the supervisor said it; "" when it is on.
 	ContainerOffReason string
+	// Problems are what the worker found not held as planned, each a
+	// limit not held.
+	Problems []Gap
 }
 
 // fullReason is the reason of a full level.
@@ -92,7 +96,9 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	if !p.Enforced {
 		return offResult(p)
 	}
-	var layers, gaps []string
+	var layers []string
+	var gaps []Gap
+	unheld := func(layer, text string) { gaps = append(gaps, Gap{Layer: layer, Kind: Unheld, Text: text}) }
 	abi := h.LandlockABI
 	if abi > 0 {
 		layers = append(layers, LayerLandlock(abi))
@@ -119,14 +125,15 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 			lost = append(lost, "the guarded locations under a grant of every path")
 		}
 		if len(lost) > 0 {
-			gaps = append(gaps, "Landlock was not applied: "+joinAnd(lost)+" are not held")
+			unheld(LayerLandlockFamily, "Landlock was not applied: "+joinAnd(lost)+" are not held")
 		}
 	}
 	if abi > 0 && !p.Write.Unrestricted && landlockWriteRights(abi)&LandlockFSTruncate == 0 {
-		gaps = append(gaps, "Landlock ABI "+strconv.Itoa(abi)+" cannot hold truncating a file (it needs "+abiText(LandlockABITruncate)+")")
+		unheld(LayerLandlockFamily, "Landlock ABI "+strconv.Itoa(abi)+
+			" cannot hold truncating a file (it needs "+abiText(LandlockABITruncate)+")")
 	}
 	for _, m := range h.Missing {
-		gaps = append(gaps, m+" does not exist yet: it is held beneath the nearest directory above it that does")
+		unheld(LayerLandlockFamily, m+" does not exist yet: it is held beneath the nearest directory above it that does")
 	}
 
 	// Landlock holds TCP from ABI 4: bind always (seccomp refuses it under
@@ -135,7 +142,8 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	info := LandlockABIOf(abi)
 	tcp := info.Net&LandlockNetBindTCP != 0
 	if p.Network.Mode != NetClosed && abi > 0 && !tcp {
-		gaps = append(gaps, "Landlock ABI "+strconv.Itoa(abi)+" cannot hold TCP binds (it needs "+abiText(LandlockABITCP)+")")
+		unheld(LayerLandlockFamily, "Landlock ABI "+strconv.Itoa(abi)+
+			" cannot hold TCP binds (it needs "+abiText(LandlockABITCP)+")")
 	}
 	_, portsHeld := p.Network.Ports()
 	gaps = append(gaps, hostGaps(p, portsHeld && tcp, true)...)
@@ -165,31 +173,33 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		if h.SeccompFailure != "" {
 			why += " (" + h.SeccompFailure + ")"
 		}
-		gaps = append(gaps, why+": "+joinAnd(lost)+" are not held")
+		unheld(LayerSeccomp, why+": "+joinAnd(lost)+" are not held")
 	}
 	if len(h.DeviceNodes) > 0 {
-		gaps = append(gaps, deviceGap(h.DeviceNodes, h.DeviceNodesWhy))
+		unheld(LayerLanguage, deviceGap(h.DeviceNodes, h.DeviceNodesWhy))
 	}
 	if len(h.Carving.LanguageOnly) > 0 {
-		gaps = append(gaps, "the guarded locations "+shortList(h.Carving.LanguageOnly, 4)+
-			" are held by the language only: the grant above them has too many entries to hold one by one, or one could not be listed")
+		unheld(LayerLanguage, "the guarded locations "+shortList(h.Carving.LanguageOnly, 4)+
+			" are held by the language only: the grant above them has too many entries to hold one by "+
+			"one, or one could not be listed")
 	}
 	gaps = append(gaps, h.Problems...)
-	r := leveled(p, abi > 0 || h.Seccomp, layers, gaps)
-	r.Reason += note(p.WidenedReason(abi > 0 && len(h.Carving.LanguageOnly) == 0))
-	if len(h.Carving.Expanded) > 0 {
-		r.Reason += note(expandedNote + " (" + shortList(h.Carving.Expanded, 4) + ")")
+	gaps = append(gaps, modeGaps(p)...)
+	gaps = append(gaps, widenedGaps(p, abi > 0 && len(h.Carving.LanguageOnly) == 0)...)
+	carved := func(sentence string, paths []string) {
+		if len(paths) > 0 {
+			gaps = append(gaps, Gap{Layer: LayerLandlockFamily, Kind: Note,
+				Text: sentence + " (" + shortList(paths, 4) + ")"})
+		}
 	}
-	if len(h.Carving.Withheld) > 0 {
-		r.Reason += note(withheldNote + " (" + shortList(h.Carving.Withheld, 4) + ")")
-	}
-	if len(h.Carving.Unlisted) > 0 {
-		r.Reason += note(unlistedNote + " (" + shortList(h.Carving.Unlisted, 4) + ")")
-	}
+	carved(expandedNote, h.Carving.Expanded)
+	carved(withheldNote, h.Carving.Withheld)
+	carved(unlistedNote, h.Carving.Unlisted)
 	if h.CapabilitiesFailure != "" {
-		r.Reason += "; the capabilities were not dropped (" + h.CapabilitiesFailure + "): no limit rests on them alone"
+		gaps = append(gaps, Gap{Layer: LayerCapabilities, Kind: Held, Text: "the capabilities were not dropped (" +
+			h.CapabilitiesFailure + "): no limit rests on them alone"})
 	}
-	return r
+	return resultOf(abi > 0 || h.Seccomp, layers, gaps)
 }
 
 // expandedNote says what Carving.Expanded means to a run.
@@ -213,20 +223,24 @@ func AssessDarwin(p Policy, h DarwinHeld) Result {
 	if !p.Enforced {
 		return offResult(p)
 	}
+	profile := func(text string) Gap { return Gap{Layer: LayerSandboxProfile, Kind: Unheld, Text: text} }
 	if !h.Profile {
-		return leveled(p, false, nil, []string{"the sandbox profile was not applied: nothing is held"})
+		gaps := append([]Gap{profile("the sandbox profile was not applied: nothing is held")},
+			h.Problems...)
+		return resultOf(false, nil, append(gaps, modeGaps(p)...))
 	}
-	gaps := []string{"Apple has deprecated sandbox profiles"}
+	gaps := []Gap{profile("Apple has deprecated sandbox profiles")}
 	if !p.Read.Unrestricted {
-		gaps = append(gaps, "reads are held only under the home directory and /Volumes")
+		gaps = append(gaps, profile("reads are held only under the home directory and /Volumes"))
 	}
 	gaps = append(gaps, hostGaps(p, false, false)...)
 	if p.Network.Mode != NetClosed {
-		gaps = append(gaps, "the profile leaves the network open: Unix sockets are not held")
+		gaps = append(gaps, profile("the profile leaves the network open: Unix sockets are not held"))
 	}
-	r := leveled(p, true, []string{LayerSandboxProfile}, gaps)
-	r.Reason += note(p.WidenedReason(false))
-	return r
+	gaps = append(gaps, h.Problems...)
+	gaps = append(gaps, modeGaps(p)...)
+	gaps = append(gaps, widenedGaps(p, false)...)
+	return resultOf(true, []string{LayerSandboxProfile}, gaps)
 }
 
 // AssessWindows returns the level of a run held by the job object, the
@@ -238,7 +252,8 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 	if !p.Enforced {
 		return offResult(p)
 	}
-	var layers, gaps []string
+	var layers []string
+	var gaps []Gap
 	for _, l := range []struct {
 		on   bool
 		name string
@@ -263,23 +278,27 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 			why = "the AppContainer was left off (" + h.ContainerOffReason + ")"
 		}
 		if len(lost) > 0 {
-			gaps = append(gaps, why+": "+joinAnd(lost)+" are not held")
+			gaps = append(gaps, Gap{Layer: LayerAppContainer, Kind: Unheld,
+				Text: why + ": " + joinAnd(lost) + " are not held"})
 		}
 	}
 	// The container has internetClient under any net grant: it admits
 	// every host, and nothing on Windows holds a port.
 	gaps = append(gaps, hostGaps(p, false, false)...)
 	if !h.Job {
-		gaps = append(gaps, "the job object was not applied: starting a process is not held")
+		gaps = append(gaps, Gap{Layer: LayerJobObject, Kind: Unheld,
+			Text: "the job object was not applied: starting a process is not held"})
 	}
 	if !h.Token {
-		gaps = append(gaps, "the token's privileges were not removed")
+		gaps = append(gaps, Gap{Layer: LayerTokenPrivs, Kind: Unheld,
+			Text: "the token's privileges were not removed"})
 	}
-	r := leveled(p, len(layers) > 0, layers, gaps)
-	if r.Level != None {
-		r.Reason += note(p.WidenedReason(false))
+	gaps = append(gaps, h.Problems...)
+	gaps = append(gaps, modeGaps(p)...)
+	if len(layers) > 0 {
+		gaps = append(gaps, widenedGaps(p, false)...)
 	}
-	return r
+	return resultOf(len(layers) > 0, layers, gaps)
 }
 
 // Predict returns the level a run of p gets on sys (one of Systems) where
@@ -305,29 +324,33 @@ func Predict(p Policy, sys System) Result {
 			ContainerOffReason: plan.ContainerOffReason,
 		})
 	}
-	return Result{Level: None, Reason: "Sabline has no confinement for " + string(sys), Layers: []string{}}
+	return NotConfined("Sabline has no confinement for " + string(sys))
 }
 
 // offResult is the level of a policy that enforces nothing.
 func offResult(p Policy) Result {
-	return Result{Level: None, Reason: p.OffReason(), Layers: []string{}}
+	return NotConfined(p.OffReason())
 }
 
-// leveled makes the Result of the layers applied and the limits not held:
-// none when no layer that holds a limit was applied (holding is false),
-// full when every limit is held, partial otherwise.
-func leveled(p Policy, holding bool, layers, gaps []string) Result {
-	r := Result{Level: Partial, Reason: strings.Join(gaps, "; "), Layers: append([]string{}, layers...)}
-	switch {
-	case !holding:
-		r.Level = None
-	case len(gaps) == 0:
-		r.Level, r.Reason = Full, fullReason
+// modeGaps is what the confine mode of p adds to a reason: under strict,
+// that no granted module widened the policy.
+func modeGaps(p Policy) []Gap {
+	if !p.Strict {
+		return nil
 	}
-	if p.Strict {
-		r.Reason += " (--confine strict: no granted module widened the policy)"
+	return []Gap{{Layer: LayerLanguage, Kind: Mode,
+		Text: "--confine strict: no granted module widened the policy"}}
+}
+
+// widenedGaps are the notes of the modules that widened p, on a system
+// where guardedHeld says whether the kernel holds the guarded locations
+// out of a widening to any path (Policy.WidenedReason).
+func widenedGaps(p Policy, guardedHeld bool) []Gap {
+	var out []Gap
+	for _, s := range p.widenedSentences(guardedHeld) {
+		out = append(out, Gap{Layer: LayerLanguage, Kind: Note, Text: s})
 	}
-	return r
+	return out
 }
 
 // hostGaps names, for each net:HOST grant, that the language alone holds
@@ -337,16 +360,17 @@ func leveled(p Policy, holding bool, layers, gaps []string) Result {
 // Where the network is open and no UDP is granted, and datagrams are not
 // held (udpHeld false, as by a sandbox profile or a container that admits
 // them wherever it admits TCP), that too.
-func hostGaps(p Policy, portsHeld, udpHeld bool) []string {
-	var out []string
+func hostGaps(p Policy, portsHeld, udpHeld bool) []Gap {
+	var out []Gap
+	say := func(text string) { out = append(out, Gap{Layer: LayerLanguage, Kind: Unheld, Text: text}) }
 	language := func(e Endpoint, udp, portHeld bool) {
 		grant := budget.Item{Kind: budget.Net, UDP: udp, Host: e.Host, Port: e.Port}.String()
 		switch {
 		case e.Host == "":
 		case e.Port != 0 && !portHeld:
-			out = append(out, "the host and port in "+grant+" are held by the language alone")
+			say("the host and port in " + grant + " are held by the language alone")
 		default:
-			out = append(out, "the host in "+grant+" is held by the language alone")
+			say("the host in " + grant + " is held by the language alone")
 		}
 	}
 	if p.Network.Mode == NetHosts {
@@ -359,21 +383,11 @@ func hostGaps(p Policy, portsHeld, udpHeld bool) []string {
 	}
 	switch {
 	case len(p.Network.UDP) > 0:
-		out = append(out, "binding a UDP port is held by the language alone")
+		say("binding a UDP port is held by the language alone")
 	case p.Network.Mode != NetClosed && !udpHeld:
-		out = append(out, "UDP, which no grant allows, is held by the language alone")
+		say("UDP, which no grant allows, is held by the language alone")
 	}
 	return out
-}
-
-// note is a sentence said after a reason's limits, which does not change
-// the level: what a widening module reaches, how a grant was carved. ""
-// for none.
-func note(sentence string) string {
-	if sentence == "" {
-		return ""
-	}
-	return ". " + sentence
 }
 
 // joinAnd joins phrases as a list in a sentence: "a", "a and b",

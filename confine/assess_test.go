@@ -161,7 +161,8 @@ func TestAssessLinux(t *testing.T) {
 			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"no granted module widened the policy"}},
 		{name: "a problem the apply reported", allow: "io",
-			held:      LinuxHeld{LandlockABI: 7, Seccomp: true, Problems: []string{"the address-space limit was refused"}},
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true, Problems: []Gap{{Layer: LayerMemory, Kind: Unheld,
+				Text: "the address-space limit was refused"}}},
 			wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp}, want: []string{"the address-space limit was refused"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

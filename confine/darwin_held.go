@@ -70,33 +70,16 @@ func darwinNeeds(p Policy, exe, tempDir string) Needs {
 
 // darwinResult is the Result of a macOS Apply: AssessDarwin of what
 // sandbox_init did (profileErr nil when it applied the profile), with a
-// sentence for each failure, sandbox_init's own words included.
+// gap for each failure, sandbox_init's own words included.
 func darwinResult(p Policy, profileErr, limitErr error) Result {
-	r := AssessDarwin(p, DarwinHeld{Profile: profileErr == nil})
-	var problems []string
+	h := DarwinHeld{Profile: profileErr == nil}
 	if profileErr != nil {
-		problems = append(problems, "the sandbox profile was refused: "+profileErr.Error())
+		h.Problems = append(h.Problems, Gap{Layer: LayerSandboxProfile, Kind: Unheld,
+			Text: "the sandbox profile was refused: " + profileErr.Error()})
 	}
 	if limitErr != nil {
-		problems = append(problems, "the memory limit could not be set: "+limitErr.Error())
+		h.Problems = append(h.Problems, Gap{Layer: LayerMemory, Kind: Unheld,
+			Text: "the memory limit could not be set: " + limitErr.Error()})
 	}
-	return withProblems(p, r, problems)
-}
-
-// withProblems adds to r's reason a sentence for each thing Apply could
-// not do. A full level with a problem is partial: what failed is not
-// held.
-func withProblems(p Policy, r Result, problems []string) Result {
-	if len(problems) == 0 || !p.Enforced {
-		return r
-	}
-	if r.Level == Full {
-		r.Level, r.Reason = Partial, ""
-	}
-	parts := append([]string{}, problems...)
-	if r.Reason != "" {
-		parts = append([]string{r.Reason}, parts...)
-	}
-	r.Reason = strings.Join(parts, "; ")
-	return r
+	return AssessDarwin(p, h)
 }

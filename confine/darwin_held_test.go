@@ -117,19 +117,3 @@ func TestDarwinResult(t *testing.T) {
 		})
 	}
 }
-
-func TestWithProblems(t *testing.T) {
-	p := Policy{Enforced: true}
-	full := Result{Level: Full, Reason: fullReason, Layers: []string{"x"}}
-	if r := withProblems(p, full, nil); r.Level != Full || r.Reason != fullReason {
-		t.Errorf("no problem changed %+v", r)
-	}
-	r := withProblems(p, full, []string{"the job could not be made"})
-	if r.Level != Partial || r.Reason != "the job could not be made" {
-		t.Errorf("a problem under full gave %+v; want partial naming it alone", r)
-	}
-	r = withProblems(p, Result{Level: Partial, Reason: "a; b"}, []string{"c"})
-	if r.Reason != "a; b; c" {
-		t.Errorf("reason %q, want the problem added", r.Reason)
-	}
-}

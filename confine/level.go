@@ -41,12 +41,16 @@ func ParseLevel(s string) (Level, error) {
 	return l, nil
 }
 
-// Result is what a run's confinement held: the level, the reason, and the
-// layers the kernel accepted. It is what receipts record.
+// Result is what a run's confinement held: the level, the reason, the
+// layers the kernel accepted, and the gaps the level and the reason are
+// made from. It is what receipts record. Make one with an assessment
+// (AssessLinux and the others, Predict) and add to it with With; the level
+// and the reason are never set apart from the gaps.
 type Result struct {
 	Level  Level    `json:"level"`
 	Reason string   `json:"reason"`
 	Layers []string `json:"layers"`
+	Gaps   []Gap    `json:"gaps,omitempty"`
 }
 
 // Layer names, as receipts and the ENFORCES table spell them.

@@ -16,9 +16,12 @@
 //	confine.WindowsPlanFor(p, needs, fileCount, memoryMB) // job, token and container
 //
 // and a thin Apply, one file per system, makes the system calls and reports
-// what the kernel accepted as a Result: the level (full, partial, none), the
-// reason for each limit not held, and the layers applied. On a system with
-// no Apply of its own, Apply fails closed with ErrUnsupported.
+// what the kernel accepted as a Result: the layers applied and the gaps,
+// each a Gap value (the layer, its kind, its words). The level (full,
+// partial, none) is computed from the gaps' kinds alone, full when no
+// limit is Unheld, and the reason is rendered from them once; a caller
+// adds a fact with Result.With, never by editing the reason. On a system
+// with no Apply of its own, Apply fails closed with ErrUnsupported.
 //
 // ENFORCES (Enforces) says, for each budget item and each system, how much
 // of it the kernel holds; FFIWidens says what each granted ffi module widens
@@ -308,12 +311,12 @@ func (p Policy) OffReason() string {
 	return strings.Join(parts, ", ") + ", so the operating system layer is off for this run: the budget is the only boundary"
 }
 
-// WidenedReason is what the reason of a run whose policy a module widened
-// says of it, on a system where guardedHeld says whether the kernel holds
-// the guarded locations out of a widening to any path: the module, that
-// the language does not judge its own I/O, and what the policy then
-// allows. "" when no module widened the policy.
-func (p Policy) WidenedReason(guardedHeld bool) string {
+// widenedSentences are what the reason of a run whose policy a module
+// widened says of it, one sentence for each module, on a system where
+// guardedHeld says whether the kernel holds the guarded locations out of
+// a widening to any path: the module, that the language does not judge
+// its own I/O, and what the policy then allows.
+func (p Policy) widenedSentences(guardedHeld bool) []string {
 	var parts []string
 	for _, w := range p.WidenedBy {
 		if w.To == WidenNothingEnforced {
@@ -329,5 +332,5 @@ func (p Policy) WidenedReason(guardedHeld bool) string {
 		}
 		parts = append(parts, "The module "+w.Reason()+": its own I/O, which the language does not judge, "+what)
 	}
-	return strings.Join(parts, ". ")
+	return parts
 }

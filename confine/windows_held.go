@@ -149,42 +149,44 @@ func windowsResult(p Policy, plan WindowsPlan, o windowsObserved) Result {
 	if !p.Enforced {
 		return offResult(p)
 	}
-	var problems []string
 	var held WindowsHeld
+	problem := func(layer, text string) {
+		held.Problems = append(held.Problems, Gap{Layer: layer, Kind: Unheld, Text: text})
+	}
 	want, err := windowsJobLimits(plan)
 	switch {
 	case err != nil:
-		problems = append(problems, "the job object was not checked: "+err.Error())
+		problem(LayerJobObject, "the job object was not checked: "+err.Error())
 	case o.JobErr != nil:
-		problems = append(problems, "the worker's job could not be read: "+o.JobErr.Error())
+		problem(LayerJobObject, "the worker's job could not be read: "+o.JobErr.Error())
 	default:
 		if err := jobHeld(want, o.Job); err != nil {
-			problems = append(problems, "the job object does not hold the worker: "+err.Error())
+			problem(LayerJobObject, "the job object does not hold the worker: "+err.Error())
 		} else {
 			held.Job = true
 		}
 	}
 	if o.PrivErr != nil {
-		problems = append(problems, "the token's privileges: "+o.PrivErr.Error())
+		problem(LayerTokenPrivs, "the token's privileges: "+o.PrivErr.Error())
 	} else if left := privilegesBeyond(o.Privileges, plan.PrivilegesKept); len(left) > 0 {
-		problems = append(problems, "the token still holds "+strings.Join(left, ", "))
+		problem(LayerTokenPrivs, "the token still holds "+strings.Join(left, ", "))
 	} else {
 		held.Token = true
 	}
 	if plan.IntegrityLevel == IntegrityLow {
 		switch {
 		case o.IntegrityErr != nil:
-			problems = append(problems, "the low integrity level was not set: "+o.IntegrityErr.Error())
+			problem(LayerLowIntegrity, "the low integrity level was not set: "+o.IntegrityErr.Error())
 		case o.IntegrityRID > lowIntegrityRID:
-			problems = append(problems, fmt.Sprintf("the token's integrity level is %#x, above low", o.IntegrityRID))
+			problem(LayerLowIntegrity, fmt.Sprintf("the token's integrity level is %#x, above low", o.IntegrityRID))
 		default:
 			held.LowIntegrity = true
 		}
 	}
-	var problem string
-	held.AppContainer, problem = containerClaim(o.ContainerTold, o.IsContainer, o.ContainerSID, o.ContainerErr)
-	if problem != "" {
-		problems = append(problems, problem)
+	var claim string
+	held.AppContainer, claim = containerClaim(o.ContainerTold, o.IsContainer, o.ContainerSID, o.ContainerErr)
+	if claim != "" {
+		problem(LayerAppContainer, claim)
 	}
 	if !held.AppContainer {
 		held.ContainerOffReason = o.ContainerOff
@@ -192,7 +194,7 @@ func windowsResult(p Policy, plan WindowsPlan, o windowsObserved) Result {
 			held.ContainerOffReason = plan.ContainerOffReason
 		}
 	}
-	return withProblems(p, AssessWindows(p, held), problems)
+	return AssessWindows(p, held)
 }
 
 // Names of the variables through which the supervisor tells the worker of

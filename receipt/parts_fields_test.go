@@ -27,8 +27,9 @@ var receiptParts = map[string]string{
 	"program.path": notReported, "program.sha256": notReported,
 	"program.files":              FieldFiles, // a pool's worker sends them with its result
 	"run_parameters.confinement": notReported, "run_parameters.confinement_reason": notReported,
-	"run_parameters.confinement_layers": notReported, "run_parameters.os_policy_sha256": notReported,
-	"run_parameters.confine": notReported, "run_parameters.require_confinement": notReported,
+	"run_parameters.confinement_layers": notReported, "run_parameters.confinement_gaps": notReported,
+	"run_parameters.os_policy_sha256": notReported,
+	"run_parameters.confine":          notReported, "run_parameters.require_confinement": notReported,
 	"run_parameters.timeout_ms": notReported, "run_parameters.max_memory_mb": notReported,
 	"run_parameters.credentials_lent": notReported,
 	"observed.exit_status":            notReported, "observed.signal": notReported,

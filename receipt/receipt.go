@@ -86,9 +86,12 @@ type ProgramInfo struct {
 
 // RunParameters are how the run was asked for and what it was given.
 type RunParameters struct {
-	Confinement        confine.Level `json:"confinement"`
-	ConfinementReason  string        `json:"confinement_reason"`
-	ConfinementLayers  []string      `json:"confinement_layers"`
+	Confinement       confine.Level `json:"confinement"`
+	ConfinementReason string        `json:"confinement_reason"`
+	ConfinementLayers []string      `json:"confinement_layers"`
+	// ConfinementGaps are the facts the level and the reason were made
+	// from (confine.Gap); none in a receipt of a run never confined.
+	ConfinementGaps    []confine.Gap `json:"confinement_gaps,omitempty"`
 	OSPolicySHA256     string        `json:"os_policy_sha256"`
 	Confine            string        `json:"confine"`
 	RequireConfinement confine.Level `json:"require_confinement,omitempty"`
@@ -166,10 +169,8 @@ func NewForSource(path string, src []byte, b budget.Budget, args []string) *Rece
 		Effects:  []budget.Usage{},
 		Reported: &Reported{Fields: []string{}},
 		Platform: platform(),
-		RunParameters: RunParameters{
-			Confinement: confine.None, ConfinementReason: ReasonNotApplied, ConfinementLayers: []string{},
-		},
 	}
+	r.SetConfinement(confine.NotConfined(ReasonNotApplied))
 	if r.Args == nil {
 		r.Args = []string{}
 	}
@@ -183,7 +184,16 @@ func NewForSource(path string, src []byte, b budget.Budget, args []string) *Rece
 // Confinement is what the run's confinement held, as the receipt records it.
 func (rec *Receipt) Confinement() confine.Result {
 	p := rec.RunParameters
-	return confine.Result{Level: p.Confinement, Reason: p.ConfinementReason, Layers: p.ConfinementLayers}
+	return confine.Result{Level: p.Confinement, Reason: p.ConfinementReason, Layers: p.ConfinementLayers,
+		Gaps: p.ConfinementGaps}
+}
+
+// SetConfinement records what the run's confinement held: its level,
+// reason, layers and gaps.
+func (rec *Receipt) SetConfinement(held confine.Result) {
+	p := &rec.RunParameters
+	p.Confinement, p.ConfinementReason, p.ConfinementLayers, p.ConfinementGaps =
+		held.Level, held.Reason, held.Layers, held.Gaps
 }
 
 // DefaultDir is where receipts go unless SABLINE_RECEIPTS or

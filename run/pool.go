@@ -649,7 +649,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	}
 	w.held = p.heldOf(res.Confinement)
 	if p.cfg.MaxMemoryMB > 0 {
-		w.held.Reason += memoryReason(p.cfg.MaxMemoryMB, w.started.Memory(), w.memHeld > 0)
+		w.held = w.held.With(memoryGap(p.cfg.MaxMemoryMB, w.started.Memory(), w.memHeld > 0))
 	}
 	if err := p.below(w.held, "the pool's confinement is"); err != nil {
 		return fail(err)
@@ -672,14 +672,13 @@ func (p *Pool) heldOf(held confine.Result) confine.Result {
 		return held
 	}
 	if p.cfg.ImportRoot != "" {
-		held.Reason += "; beside the budget, the workers may read the import root " + p.cfg.ImportRoot + ", where programs and their loads are read"
-		return held
+		return held.With(confine.Gap{Layer: confine.LayerPool, Kind: confine.Held,
+			Text: "beside the budget, the workers may read the import root " + p.cfg.ImportRoot +
+				", where programs and their loads are read"})
 	}
-	if held.Level == confine.Full {
-		held.Level = confine.Partial
-	}
-	held.Reason += "; reads are not held by the operating system: the pool has no import root, so its workers may read any file"
-	return held
+	return held.With(confine.Gap{Layer: confine.LayerPool, Kind: confine.Unheld,
+		Text: "reads are not held by the operating system: the pool has no import root, " +
+			"so its workers may read any file"})
 }
 
 // maxJobResultLines bounds the lines read from a worker whose run may
@@ -730,13 +729,14 @@ func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 // serve another run.
 func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	rec := j.rec
-	rec.RunParameters.Confinement = w.held.Level
-	rec.RunParameters.ConfinementReason = w.held.Reason
-	rec.RunParameters.ConfinementLayers = w.held.Layers
-	rec.RunParameters.MaxMemoryMB = w.memHeld
-	if j.b.String() != p.cfg.Budget.String() && w.held.Level != confine.None {
-		rec.RunParameters.ConfinementReason += fmt.Sprintf("; the operating system holds the pool's budget %q, this run's narrower one is held by the language", p.cfg.Budget.String())
+	held := w.held
+	if j.b.String() != p.cfg.Budget.String() && held.Level != confine.None {
+		held = held.With(confine.Gap{Layer: confine.LayerPool, Kind: confine.Held,
+			Text: fmt.Sprintf("the operating system holds the pool's budget %q, "+
+				"this run's narrower one is held by the language", p.cfg.Budget.String())})
 	}
+	rec.SetConfinement(held)
+	rec.RunParameters.MaxMemoryMB = w.memHeld
 	keep := noKeep
 	if p.cfg.Receipts != "" {
 		keep = func(report string) string { return rec.KeepCrashReport(p.cfg.Receipts, report) }

@@ -70,7 +70,7 @@ func (r *jobResult) check() error {
 // interpreter of its own with fresh module values, until the request pipe
 // closes.
 func (w *worker) servePool(req *request, jobs *json.Decoder) int {
-	res := &workerResult{Confinement: confine.Result{Level: confine.None, Reason: receipt.ReasonNotApplied, Layers: []string{}}}
+	res := &workerResult{Confinement: confine.NotConfined(receipt.ReasonNotApplied)}
 	w.prepare(req, res)
 	t0 := time.Now()
 	res.Confinement = w.confine(req)

@@ -125,6 +125,9 @@ func (r *workerResult) check() error {
 		if _, err := confine.ParseLevel(string(l)); err != nil {
 			return fmt.Errorf("unknown confinement level %q", clip([]byte(l), 40))
 		}
+		if err := r.Confinement.Check(); err != nil {
+			return fmt.Errorf("confinement: %w", err)
+		}
 	}
 	switch {
 	case len(r.Files) > maxResultFiles:

@@ -186,7 +186,8 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	// says which one its address space got.
 	c.rec.RunParameters.MaxMemoryMB = res.MemoryLimitHeld
 	if r.MaxMemoryMB > 0 && res.Confinement.Level != "" {
-		c.rec.RunParameters.ConfinementReason += memoryReason(r.MaxMemoryMB, w.started.Memory(), res.MemoryLimitHeld > 0)
+		c.rec.SetConfinement(res.Confinement.With(
+			memoryGap(r.MaxMemoryMB, w.started.Memory(), res.MemoryLimitHeld > 0)))
 	}
 	var fo *receipt.Outcome
 	if final {
@@ -440,16 +441,12 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool, crash, k
 	return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result%s", ps.ExitCode(), where))
 }
 
-// MemoryReasonStart begins what a run's confinement reason adds for its
-// memory limit, after the part that says why the run has its level.
-const MemoryReasonStart = "; the memory limit of "
-
-// memoryReason is what a run's confinement reason adds for its memory
-// limit of mb megabytes: what holds it, of the supervisor's side (hold)
-// and of the worker's own (its watch under the Go runtime's soft limit,
-// and the address-space limit when it holds), and why no cgroup does
-// where one could have.
-func memoryReason(mb int, hold confine.MemoryHold, addressSpace bool) string {
+// memoryGap is what a run's confinement says of its memory limit of mb
+// megabytes: what holds it, of the supervisor's side (hold) and of the
+// worker's own (its watch under the Go runtime's soft limit, and the
+// address-space limit when it holds), and why no cgroup does where one
+// could have. The limit stands, so the level does not change.
+func memoryGap(mb int, hold confine.MemoryHold, addressSpace bool) confine.Gap {
 	var by []string
 	if hold.By != "" {
 		by = append(by, hold.By)
@@ -458,7 +455,7 @@ func memoryReason(mb int, hold confine.MemoryHold, addressSpace bool) string {
 	if addressSpace {
 		by = append(by, "the address-space limit (RLIMIT_AS) as a backstop")
 	}
-	s := fmt.Sprintf("%s%d MB is held by %s", MemoryReasonStart, mb, by[0])
+	s := fmt.Sprintf("the memory limit of %d MB is held by %s", mb, by[0])
 	for i, b := range by[1:] {
 		if i == len(by)-2 {
 			s += " and " + b
@@ -469,7 +466,7 @@ func memoryReason(mb int, hold confine.MemoryHold, addressSpace bool) string {
 	if hold.Why != "" {
 		s += "; no cgroup holds it: " + hold.Why
 	}
-	return s
+	return confine.Gap{Layer: confine.LayerMemory, Kind: confine.Held, Text: s}
 }
 
 // readCrashReport reads at most MaxCrashReportBytes of the crash report in
@@ -671,9 +668,7 @@ func contains(list []string, s string) bool {
 // a pipe, the worker compiled a copy: the receipt names the operator's path.
 func takeWorker(rec *receipt.Receipt, res *workerResult, piped bool) {
 	if res.Confinement.Level != "" { // "" when the worker died before it was confined
-		rec.RunParameters.Confinement = res.Confinement.Level
-		rec.RunParameters.ConfinementReason = res.Confinement.Reason
-		rec.RunParameters.ConfinementLayers = res.Confinement.Layers
+		rec.SetConfinement(res.Confinement.With())
 	}
 	if len(res.Files) > 0 {
 		rec.Program.Files = res.Files

@@ -2,6 +2,7 @@ package run
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,8 +158,9 @@ func TestWorkerAppliesOnlyTheSentPolicy(t *testing.T) {
 	}
 }
 
-// TestMemoryReason: what a run's reason says holds its memory limit.
-func TestMemoryReason(t *testing.T) {
+// TestMemoryGap: what a run's reason says holds its memory limit, a fact
+// of the memory layer that leaves the level as it is.
+func TestMemoryGap(t *testing.T) {
 	tests := []struct {
 		name         string
 		hold         confine.MemoryHold
@@ -166,15 +168,54 @@ func TestMemoryReason(t *testing.T) {
 		want         string
 	}{
 		{name: "a cgroup, the watch and the address space", hold: confine.MemoryHold{By: confine.CgroupHolds}, addressSpace: true,
-			want: "; the memory limit of 64 MB is held by " + confine.CgroupHolds + ", the worker's watch of its Go runtime's memory (beside the runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop"},
+			want: "the memory limit of 64 MB is held by " + confine.CgroupHolds + ", the worker's watch of its Go runtime's memory (beside the runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop"},
 		{name: "no cgroup, and why", hold: confine.MemoryHold{Why: "none here"}, addressSpace: true,
-			want: "; the memory limit of 64 MB is held by the worker's watch of its Go runtime's memory (beside the runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop; no cgroup holds it: none here"},
-		{name: "the watch alone", want: "; the memory limit of 64 MB is held by the worker's watch of its Go runtime's memory (beside the runtime's soft limit)"},
+			want: "the memory limit of 64 MB is held by the worker's watch of its Go runtime's memory (beside the runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop; no cgroup holds it: none here"},
+		{name: "the watch alone", want: "the memory limit of 64 MB is held by the worker's watch of its Go runtime's memory (beside the runtime's soft limit)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := memoryReason(64, tt.hold, tt.addressSpace); got != tt.want {
-				t.Errorf("memoryReason =\n%q, want\n%q", got, tt.want)
+			got := memoryGap(64, tt.hold, tt.addressSpace)
+			want := confine.Gap{Layer: confine.LayerMemory, Kind: confine.Held, Text: tt.want}
+			if got != want {
+				t.Errorf("memoryGap =\n%+v, want\n%+v", got, want)
+			}
+		})
+	}
+}
+
+// TestReceiptConfinementIsItsGaps: the confinement a receipt records is
+// made of its gaps: the worker's, then what holds the memory limit, a
+// fact of the memory layer that leaves the level as it is; the level and
+// the reason are the ones the gaps make, and nothing of the reason is
+// read to learn them. The control is the same run with no memory limit,
+// whose receipt has no memory gap.
+func TestReceiptConfinementIsItsGaps(t *testing.T) {
+	tests := []struct {
+		name       string
+		memoryMB   int
+		wantLayers []string
+	}{
+		{name: "a memory limit", memoryMB: 64, wantLayers: []string{confine.LayerApply, confine.LayerMemory}},
+		{name: "none", wantLayers: []string{confine.LayerApply}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := superviseProgram(t, "print('ok')\n", []string{"io"}, func(r *Run) { r.MaxMemoryMB = tt.memoryMB })
+			held := s.stored(t).Confinement()
+			var layers []string
+			for _, g := range held.Gaps {
+				layers = append(layers, g.Layer)
+			}
+			if !slices.Equal(layers, tt.wantLayers) {
+				t.Fatalf("gaps %+v, want of the layers %q", held.Gaps, tt.wantLayers)
+			}
+			if err := held.Check(); err != nil {
+				t.Errorf("the receipt's confinement %+v: %v", held, err)
+			}
+			again := confine.Result{Level: held.Level, Layers: held.Layers}.With(held.Gaps...)
+			if held.Level != confine.None || again.Reason != held.Reason {
+				t.Errorf("recorded %s %q; its gaps make %s %q", held.Level, held.Reason, again.Level, again.Reason)
 			}
 		})
 	}

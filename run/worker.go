@@ -112,8 +112,7 @@ func (w *worker) finish(res *workerResult, err error) int {
 // run is the command line's worker: its whole life is its one job, which
 // the memory watch watches from the compile to the program's end.
 func (w *worker) run(req *request) int {
-	res := &workerResult{Confinement: confine.Result{
-		Level: confine.None, Reason: receipt.ReasonNotApplied, Layers: []string{}}}
+	res := &workerResult{Confinement: confine.NotConfined(receipt.ReasonNotApplied)}
 	w.prepare(req, res)
 	mem := w.watchMemory(req, res.MemoryLimitHeld)
 	mem.begin()
@@ -236,13 +235,13 @@ func (w *worker) confine(req *request) confine.Result {
 		defer goruntime.GOMAXPROCS(req.Procs)
 	}
 	if req.Confine == ConfineOff {
-		return confine.Result{Level: confine.None, Reason: "--no-confine: the operating system was asked for nothing", Layers: []string{}}
+		return confine.NotConfined("--no-confine: the operating system was asked for nothing")
 	}
 	if req.Policy == nil || req.Policy.SHA256() != req.PolicySHA256 {
 		// Never a policy of the worker's own making: the one applied is
 		// the one whose digest the receipt records, or none.
-		return confine.Result{Level: confine.None, Layers: []string{},
-			Reason: "the worker was not sent the policy whose digest the receipt records: nothing was applied"}
+		return confine.NotConfined("the worker was not sent the policy whose digest the receipt " +
+			"records: nothing was applied")
 	}
 	p := *req.Policy
 	if !p.Enforced {
@@ -252,10 +251,7 @@ func (w *worker) confine(req *request) confine.Result {
 	held, err := confine.Apply(p, confine.ApplyOptions{TempDir: req.TempDir, CarveOuts: req.Guard.CarveOuts(),
 		Admitted: req.Admitted})
 	if err != nil && !errors.Is(err, confine.ErrUnsupported) && held.Reason == "" {
-		held.Reason = err.Error()
-	}
-	if held.Layers == nil {
-		held.Layers = []string{}
+		held = confine.NotConfined(err.Error())
 	}
 	return held
 }

@@ -504,10 +504,11 @@ func cellLabel(id string) Labels {
 
 const cellLabelPrefix = "cell:"
 
-// levelReason is the part of a receipt's confinement reason that says why
-// the run has its level: a memory limit's sentence (what holds it), which
-// every command-line run has since its default bound, follows it.
-func levelReason(reason string) string {
-	level, _, _ := strings.Cut(reason, run.MemoryReasonStart)
-	return level
+// kernelHeld is what a receipt's confinement says the kernel layers held,
+// apart from what holds its memory limit (which every command-line run
+// has since its default bound): its gaps without the memory layer's,
+// level and reason made from them again.
+func kernelHeld(rec *receipt.Receipt) confine.Result {
+	r := rec.Confinement()
+	return confine.Result{Level: r.Level, Layers: r.Layers}.With(r.Without(confine.LayerMemory)...)
 }

@@ -266,7 +266,8 @@ var _ = Describe(confine.LayersOnlyEnv, func() {
 			}
 			r := s.runWith(c)
 			Expect(r.exit).To(Equal(0), "%s", r)
-			p := s.receipt().RunParameters
+			rec := s.receipt()
+			p := rec.RunParameters
 			// Every layer, named from the machine rather than from the
 			// doctor's run, which is a run of the same build.
 			var every []any
@@ -279,7 +280,7 @@ var _ = Describe(confine.LayersOnlyEnv, func() {
 			if wantReason == "" { // the doctor's, read once the suite has started
 				wantReason = "^" + regexp.QuoteMeta(doctor.Default.Reason) + "$"
 			}
-			Expect(levelReason(p.ConfinementReason)).To(MatchRegexp(wantReason), "%s", r)
+			Expect(kernelHeld(rec).Reason).To(MatchRegexp(wantReason), "%s", r)
 		},
 		Entry("the normal build never reads it", false, "seccomp", ""),
 		Entry("a knock-out build given a name that is no layer says so", true, "capabilities-dropped",

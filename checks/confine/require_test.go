@@ -34,7 +34,7 @@ var _ = Describe("--require-confinement", cellLabel("require-confinement"), func
 			Expect(r.stdout).To(BeEmpty(), "the first statement ran")
 			Expect(rec.Outcome.Code).To(Equal(codes.E326))
 			Expect(rec.Outcome.Status).To(Equal(receipt.StatusRefused))
-			Expect(rec.Outcome.Message).To(And(ContainSubstring(string(wantLevel)), ContainSubstring(levelReason(p.ConfinementReason))))
+			Expect(rec.Outcome.Message).To(And(ContainSubstring(string(wantLevel)), ContainSubstring(kernelHeld(rec).Reason)))
 			Expect(r.stderrLine("sabline: E326: ")).To(ContainSubstring(rec.Outcome.Message))
 		},
 		Entry("full, under io,net:localhost:8080, whose level is partial: refused", "full", "io,net:localhost:8080", true, confine.Partial),

@@ -558,4 +558,3 @@ func FuzzReadResults(f *testing.F) {
 		}
 	})
 }
-

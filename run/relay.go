@@ -3,10 +3,8 @@ package run
 import (
 	"io"
 	"os"
-	"os/signal"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sabline/sabline/codes"
@@ -136,13 +134,6 @@ func (rl *relay) count(fd int) *int64 {
 	return &n
 }
 
-// pipeSignal is taken once, by the first relay: a caller that stops
-// taking output (the reader of a pipe gone) makes the relay's write to
-// its standard output fail, where it would otherwise end the supervisor
-// with SIGPIPE before the receipt is finished. The worker's next write
-// then fails as it would have on the caller's pipe.
-var pipeSignal sync.Once
-
 // copy copies what the worker writes on src to dst until src ends, or
 // dst refuses it, holding mu (when not nil) for each write and counting
 // what dst took in n (when not nil). After the worker has exited, a read
@@ -150,7 +141,6 @@ var pipeSignal sync.Once
 // left the worker's session may hold the pipe, and cannot keep the run
 // going.
 func (rl *relay) copy(dst io.Writer, src *os.File, mu *sync.Mutex, n *atomic.Int64) {
-	pipeSignal.Do(func() { signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) })
 	rl.from = append(rl.from, src)
 	rl.copies.Add(1)
 	go func() {

@@ -20,12 +20,21 @@ package main
 
 import (
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/sabline/sabline/cli"
 	"github.com/sabline/sabline/internal/phase"
 )
 
 func main() {
+	// A reader of the command's output that goes away (sabline ... | head)
+	// makes the relay's next write to standard output fail with EPIPE,
+	// where Go would otherwise end the process with SIGPIPE before the
+	// run's receipt is finished; the worker's next write then fails as it
+	// would have on the pipe. The command owns its process, so the choice
+	// is made here, never in a package a host embeds.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	status := cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	phase.Mark("exit")
 	phase.Flush()

@@ -1,0 +1,86 @@
+//go:build unix
+
+package cli
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/sabline/sabline/receipt"
+)
+
+// TestCommandOutputReaderGone: a run whose standard output is a pipe
+// nobody reads any more (sabline ... | head, head gone) ends on its own,
+// not by SIGPIPE, and its receipt is stored: the command takes SIGPIPE in
+// its main, where the run package, which hosts embed, leaves the signal
+// alone. The control is the same run with a reader, which prints it all.
+func TestCommandOutputReaderGone(t *testing.T) {
+	bin := sablineBin(t)
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "prog.vel")
+	if err := os.WriteFile(prog, []byte("for i in range(2000):\n    print('line', i)\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		readerGone bool
+	}{
+		{name: "reader gone", readerGone: true},
+		{name: "reader there"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rc := filepath.Join(t.TempDir(), "receipts")
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "--allow", "io", "--receipts", rc, prog)
+			cmd.Stdout = w
+			var out []byte
+			read := make(chan error, 1)
+			if tt.readerGone {
+				r.Close()
+				read <- nil
+			} else {
+				go func() {
+					var sb strings.Builder
+					buf := make([]byte, 1<<16)
+					for {
+						n, err := r.Read(buf)
+						sb.Write(buf[:n])
+						if err != nil {
+							out = []byte(sb.String())
+							read <- nil
+							return
+						}
+					}
+				}()
+			}
+			err = cmd.Run()
+			w.Close()
+			<-read
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+					t.Fatalf("sabline was ended by %v: its output's reader went away", ws.Signal())
+				}
+			}
+			runErr := err
+			runs, _, err := receipt.Scan(rc)
+			if err != nil || len(runs) != 1 {
+				t.Fatalf("receipts in %s: %d (%v), want the run's", rc, len(runs), err)
+			}
+			t.Logf("%v: receipt %s, outcome %s %s", runErr, runs[0].RunID, runs[0].Outcome.Status,
+				runs[0].Outcome.Code)
+			if lines := strings.Count(string(out), "\n"); !tt.readerGone && (runErr != nil || lines != 2000) {
+				t.Errorf("with a reader: %v, %d lines printed, want 2000", runErr, lines)
+			}
+		})
+	}
+}

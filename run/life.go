@@ -134,6 +134,9 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		return fail(codes.Errorf(codes.E310, "start the worker: %w", err))
 	}
 	w.pid = w.cmd.Process.Pid
+	// Its error is recorded where it counts: a cgroup the worker could
+	// not be put in is the memory gap's "no cgroup holds it" (Memory), a
+	// job on Windows is one the worker finds missing when it checks.
 	_ = w.started.AfterStart(w.pid)
 	w.temp = newWatch(tempWatchEvery, func() func() {
 		if err := tempDirWithin(w.tmp); err != nil {

@@ -326,8 +326,8 @@ func (j *Journal) commit() {
 	j.mu.Lock()
 	if err != nil {
 		j.err = err
-	} else if t > j.synced {
-		j.synced = t
+	} else {
+		j.synced = max(j.synced, t)
 	}
 	j.cond.Broadcast()
 	j.mu.Unlock()

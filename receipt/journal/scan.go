@@ -159,10 +159,7 @@ func newScanner(rep *Report) *scanner {
 func (s *scanner) at(off int64, n int) ([]byte, error) {
 	if off < s.winOff || off+int64(n) > s.winOff+int64(s.winLen) {
 		s.winOff = off
-		want := int64(len(s.win))
-		if rest := s.size - off; rest < want {
-			want = rest
-		}
+		want := min(int64(len(s.win)), s.size-off)
 		m, err := s.r.ReadAt(s.win[:want], off)
 		s.budget -= int64(m)
 		if m < int(want) {
@@ -198,14 +195,11 @@ func (s *scanner) body(off int64, n int) ([]byte, error) {
 	return b, nil
 }
 
-// next returns the offset of the next record magic at or after off, or
-// the segment's size when there is none.
+// next returns the offset of the next record magic at or after off (at
+// most the segment's size), or the segment's size when there is none.
 func (s *scanner) next(off int64) (int64, error) {
-	for off < s.size {
-		n := int64(windowSize)
-		if rest := s.size - off; rest < n {
-			n = rest
-		}
+	for {
+		n := min(int64(windowSize), s.size-off)
 		b, err := s.at(off, int(n))
 		if err != nil {
 			return 0, err
@@ -214,11 +208,10 @@ func (s *scanner) next(off int64) (int64, error) {
 			return off + int64(i), nil
 		}
 		if off+n >= s.size {
-			break
+			return s.size, nil
 		}
 		off += n - int64(len(magic)-1) // a magic across the window's end
 	}
-	return s.size, nil
 }
 
 // segment reads one segment of size bytes from r.

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -252,33 +254,177 @@ func TestScanStopsOnCallbackError(t *testing.T) {
 	}
 }
 
-// TestDenseDamageBounded reads a segment of forged headers each claiming
-// a long payload that fails its checksum: the work is bounded, the record
-// before them is read, and the rest is reported.
-func TestDenseDamageBounded(t *testing.T) {
-	good := encodeRecord(nil, "good", []byte("{}"))
-	var data []byte
-	data = append(data, good...)
-	fake := forge(3, 1<<20, 0, nil)
-	for len(data) < 8<<20 {
-		data = append(data, fake...)
-	}
-	start := time.Now()
-	rep, err := scanBytes(data, func(string, []byte) error { return nil })
+// scanKeys scans data as one segment and returns the keys of the records
+// read, in order, and the report.
+func scanKeys(t *testing.T, data []byte) ([]string, Report) {
+	t.Helper()
+	var keys []string
+	rep, err := scanBytes(data, func(k string, _ []byte) error {
+		keys = append(keys, k)
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	took := time.Since(start)
-	if rep.Records != 1 || rep.Damaged != 1 {
-		t.Fatalf("report %+v, want the good record and one damaged stretch", rep)
+	return keys, rep
+}
+
+// wantScan checks a scan read the records keys and found the one damaged
+// stretch want.
+func wantScan(t *testing.T, keys []string, rep Report, wantKeys []string, want Damage) {
+	t.Helper()
+	if !slices.Equal(keys, wantKeys) {
+		t.Errorf("records %q, want %q", keys, wantKeys)
 	}
-	if d := rep.Damage[0]; d.Offset != int64(len(good)) || !d.Tail {
-		t.Errorf("damage %v, want a tail from %d", d, len(good))
+	if rep.Damaged != 1 || len(rep.Damage) != 1 || rep.Damage[0] != want {
+		t.Errorf("damage %v (%d stretches), want one: %v", rep.Damage, rep.Damaged, want)
 	}
-	if took > 20*time.Second {
-		t.Errorf("scan of 8 MiB of forged headers took %v", took)
+}
+
+// TestDenseDamageBounded reads segments whose damage makes the scanner
+// search or read bytes again and again: forged headers each claiming a
+// long payload that fails its checksum, past the bound on the work (16
+// times the segment and 16 MiB), are one damaged stretch from the first
+// of them to the end; damage the bound allows for hides no record after
+// it, be it magics packed one against the other (searched within one
+// window) or a large record torn again and again before it went in whole
+// (each torn copy reads the megabyte after it, more than 16 times the
+// segment in all, less than 16 MiB more).
+func TestDenseDamageBounded(t *testing.T) {
+	good := encodeRecord(nil, "good", []byte("{}"))
+	last := encodeRecord(nil, "last", []byte("{}"))
+	fake := forge(3, 1<<20, 0, nil)
+	forged := func(prefix []byte) []byte {
+		data := append([]byte{}, prefix...)
+		for len(data) < 8<<20 {
+			data = append(data, fake...)
+		}
+		return data
 	}
-	t.Logf("8 MiB of forged headers read in %v: %v", took, rep.Damage[0].Why)
+	magics := bytes.Repeat(magic[:], 12<<10)
+	big := encodeRecord(nil, "big", bytes.Repeat([]byte("b"), 1<<20))
+	torn := bytes.Repeat(big[:100], 20)
+	join := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	tests := []struct {
+		name     string
+		data     []byte
+		wantKeys []string
+		want     Damage // its Length is the rest of the segment when Tail is set
+	}{
+		{name: "forged headers after a record", data: forged(good), wantKeys: []string{"good"},
+			want: Damage{Offset: int64(len(good)), Why: "record checksum mismatch", Tail: true}},
+		{name: "forged headers from the start", data: forged(nil),
+			want: Damage{Offset: 0, Why: "record checksum mismatch", Tail: true}},
+		{name: "magics packed between two records", data: join(good, magics, last),
+			wantKeys: []string{"good", "last"},
+			want: Damage{Offset: int64(len(good)), Length: int64(len(magics)),
+				Why: "header checksum mismatch"}},
+		{name: "a large record torn 20 times", data: join(good, torn, big, last),
+			wantKeys: []string{"good", "big", "last"},
+			want: Damage{Offset: int64(len(good)), Length: int64(len(torn)),
+				Why: "record checksum mismatch"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			keys, rep := scanKeys(t, tt.data)
+			took := time.Since(start)
+			want := tt.want
+			want.Path = "segment"
+			if want.Tail {
+				want.Length = int64(len(tt.data)) - want.Offset
+			}
+			wantScan(t, keys, rep, tt.wantKeys, want)
+			if took > 20*time.Second {
+				t.Errorf("scan of %d bytes took %v", len(tt.data), took)
+			}
+		})
+	}
+}
+
+// TestTornTailAt cuts the last record of a segment at each bound of its
+// header: a tail shorter than a header is an incomplete header, and a
+// whole header whose record runs past the end of the segment says so.
+// The records before it are read, and the tail is one damaged stretch.
+func TestTornTailAt(t *testing.T) {
+	var data []byte
+	for i := range 2 {
+		data = encodeRecord(data, keyOf("k", i), payloadOf("k", i))
+	}
+	last := encodeRecord(nil, keyOf("k", 2), payloadOf("k", 2))
+	runsPast := fmt.Sprintf("record of %d bytes runs past the end of the segment", len(last))
+	tests := []struct {
+		name    string
+		cut     int // the bytes of the last record left
+		wantWhy string
+	}{
+		{name: "in the magic", cut: 2, wantWhy: "incomplete record header"},
+		{name: "in the header", cut: 10, wantWhy: "incomplete record header"},
+		{name: "a byte short of the header", cut: headerSize - 1,
+			wantWhy: "incomplete record header"},
+		{name: "the header whole", cut: headerSize, wantWhy: runsPast},
+		{name: "a byte of the key", cut: headerSize + 1, wantWhy: runsPast},
+		{name: "a byte short of the record", cut: len(last) - 1, wantWhy: runsPast},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			keys, rep := scanKeys(t, append(append([]byte{}, data...), last[:tt.cut]...))
+			wantScan(t, keys, rep, []string{keyOf("k", 0), keyOf("k", 1)}, Damage{Path: "segment",
+				Offset: int64(len(data)), Length: int64(tt.cut), Why: tt.wantWhy, Tail: true})
+		})
+	}
+}
+
+// TestDamageBeforeARecord puts bytes that are not a record before one:
+// they are one damaged stretch from their first byte, named by what
+// failed there whatever fails after it within them, and the record after
+// them is read, even when its magic is the byte after the one that
+// failed, or lies across the end of the window the search for it reads
+// (k of its bytes in it) or right after it.
+func TestDamageBeforeARecord(t *testing.T) {
+	first := encodeRecord(nil, "first", []byte("{}"))
+	torn := func(key string) []byte { return encodeRecord(nil, key, []byte(`{"pad":"xxxx"}`))[:30] }
+	type damageCase struct {
+		name    string
+		before  []byte // the records before the damage
+		damage  []byte
+		wantWhy string
+	}
+	tests := []damageCase{
+		{name: "a byte at the start", damage: []byte("x"), wantWhy: "no record magic"},
+		{name: "a byte after a record", before: first, damage: []byte("x"),
+			wantWhy: "no record magic"},
+		{name: "two torn records at the start", damage: append(torn("t1"), torn("t2")...),
+			wantWhy: "record checksum mismatch"},
+		{name: "garbage then a torn record at the start",
+			damage: append([]byte("xx"), torn("t1")...), wantWhy: "no record magic"},
+	}
+	// The search's first window begins at the damage's second byte: after
+	// 1+windowSize-k bytes of damage, k bytes of the magic are in it.
+	for k := range len(magic) {
+		tests = append(tests, damageCase{
+			name:    fmt.Sprintf("a magic %d bytes in the search's window", k),
+			before:  first,
+			damage:  bytes.Repeat([]byte("x"), 1+windowSize-k),
+			wantWhy: "no record magic",
+		})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var data []byte
+			data = append(data, tt.before...)
+			data = append(data, tt.damage...)
+			data = encodeRecord(data, "after", payloadOf("a", 1))
+			data = encodeRecord(data, "last", []byte("{}"))
+			wantKeys := []string{"after", "last"}
+			if tt.before != nil {
+				wantKeys = append([]string{"first"}, wantKeys...)
+			}
+			keys, rep := scanKeys(t, data)
+			wantScan(t, keys, rep, wantKeys, Damage{Path: "segment", Offset: int64(len(tt.before)),
+				Length: int64(len(tt.damage)), Why: tt.wantWhy})
+		})
+	}
 }
 
 func TestDamageString(t *testing.T) {

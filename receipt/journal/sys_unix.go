@@ -26,9 +26,11 @@ func writeOnce(f *os.File, b []byte) (int, error) {
 	var werr error
 	err = rc.Write(func(fd uintptr) bool {
 		for {
-			n, werr = syscall.Write(int(fd), b)
-			if errors.Is(werr, syscall.EINTR) && n <= 0 {
-				continue // nothing was written: the call can be made again
+			// A failed call returns -1 and wrote nothing: one interrupted
+			// by a signal can be made again.
+			n, werr = sysWrite(int(fd), b)
+			if errors.Is(werr, syscall.EINTR) {
+				continue
 			}
 			return true
 		}
@@ -36,11 +38,12 @@ func writeOnce(f *os.File, b []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if n < 0 {
-		n = 0
-	}
-	return n, werr
+	return max(n, 0), werr
 }
+
+// sysWrite is write(2); tests replace it to make a write short or
+// interrupted.
+var sysWrite = syscall.Write
 
 // syncDir syncs the directory dir, so that a segment created in it
 // survives a power cut.

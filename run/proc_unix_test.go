@@ -1,0 +1,327 @@
+//go:build unix
+
+package run
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sabline/sabline/internal/testkit"
+)
+
+// ownProcessEnv, set, says the test runs in a process of its own, which
+// the same test started (rerun): it names the part to do there.
+const ownProcessEnv = "SABLINE_TEST_OWN_PROCESS"
+
+// rerun runs t's test again in a process of its own (the test binary),
+// with ownProcessEnv set to part and edit's changes to the command, and
+// returns the command once it has ended: the test must pass there. One
+// skipped there is skipped here.
+func rerun(t *testing.T, part string, edit func(*exec.Cmd)) *exec.Cmd {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Minute))
+	defer cancel()
+	name, _, _ := strings.Cut(t.Name(), "/")
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+name+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), ownProcessEnv+"="+part)
+	if edit != nil {
+		edit(cmd)
+	}
+	out, err := cmd.CombinedOutput()
+	if err == nil && strings.Contains(string(out), "--- SKIP: "+name) {
+		t.Skipf("skipped in a process of its own:\n%s", out)
+	}
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
+		t.Fatalf("%s in a process of its own: %v\n%s", part, err, out)
+	}
+	return cmd
+}
+
+// lockedBuffer is a caller's writer feed's copy writes to while the test
+// reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// feedAsync runs feed(dst, src, woken) and returns a channel closed when
+// it returns.
+func feedAsync(dst *lockedBuffer, src, woken *os.File) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		feed(dst, src, woken)
+	}()
+	return done
+}
+
+// ended says whether done closes within a bound the machine's load sets.
+func ended(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		return false
+	}
+}
+
+// TestFeedEnds: the copy of the caller's input towards the worker (feed)
+// ends, with all the input delivered, when the caller's input ends, while
+// the worker still runs: the worker then reads the end of its standard
+// input. It ends too, without waiting for input that may never come, once
+// the worker has exited (woken readable).
+func TestFeedEnds(t *testing.T) {
+	tests := []struct {
+		name       string
+		input      string
+		inputEnds  bool // the caller's input ends
+		workerEnds bool // the worker exits
+		want       string
+	}{
+		{name: "the caller's input ends", input: "line one\nline two\n", inputEnds: true,
+			want: "line one\nline two\n"},
+		{name: "the caller's input ends empty", inputEnds: true},
+		{name: "the worker exits first", input: "some\n", workerEnds: true, want: "some\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src, in := pipe(t)
+			woken, wake := pipe(t)
+			var dst lockedBuffer
+			done := feedAsync(&dst, src, woken)
+			if _, err := in.WriteString(tc.input); err != nil {
+				t.Fatal(err)
+			}
+			if tc.workerEnds {
+				waitUntil(t, func() bool { return dst.String() == tc.want })
+				wake.Close()
+			}
+			if tc.inputEnds {
+				in.Close()
+			}
+			if !ended(done) {
+				wake.Close() // the copy ends; the test fails
+				t.Fatal("the copy of the caller's input did not end")
+			}
+			if got := dst.String(); got != tc.want {
+				t.Errorf("the worker was given %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// waitUntil waits, bounded, until cond holds.
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("waited too long")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestToolPairClosedOnExec: both ends of the tool channel's socket pair
+// are closed on exec, so no process a host module starts holds either:
+// the worker's end reaches the worker only as passPipes passes it.
+func TestToolPairClosedOnExec(t *testing.T) {
+	theirs, ours, err := toolPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer theirs.Close()
+	defer ours.Close()
+	tests := []struct {
+		name string
+		f    *os.File
+	}{
+		{name: "the worker's end", f: theirs},
+		{name: "the supervisor's end", f: ours},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := tc.f.SyscallConn()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var flags int
+			cerr := raw.Control(func(fd uintptr) {
+				flags, err = unix.FcntlInt(fd, unix.F_GETFD, 0)
+			})
+			if err = errors.Join(cerr, err); err != nil {
+				t.Fatal(err)
+			}
+			if flags&unix.FD_CLOEXEC == 0 {
+				t.Errorf("descriptor flags %#x, want FD_CLOEXEC", flags)
+			}
+		})
+	}
+}
+
+// TestFeedWokenOnAnyDescriptor: a supervisor whose own standard input is
+// closed (its host started it so) makes the relay's wake pipe on
+// descriptor 0; the caller's input still reaches the worker whole. It runs
+// in a process of its own, which closes its standard input.
+func TestFeedWokenOnAnyDescriptor(t *testing.T) {
+	if os.Getenv(ownProcessEnv) != "feed" {
+		rerun(t, "feed", nil)
+		return
+	}
+	tests := []struct {
+		name       string
+		closeStdin bool // the standard input closed: the wake pipe takes descriptor 0
+		want       string
+	}{
+		{name: "standard input open", want: "input\n"},
+		{name: "standard input closed", closeStdin: true, want: "input\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.closeStdin {
+				if err := unix.Close(0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			woken, _ := pipe(t)
+			if fd := woken.Fd(); (fd == 0) != tc.closeStdin {
+				t.Fatalf("the wake pipe is descriptor %d", fd)
+			}
+			src, in := pipe(t)
+			var dst lockedBuffer
+			done := feedAsync(&dst, src, woken)
+			if _, err := in.WriteString(tc.want); err != nil {
+				t.Fatal(err)
+			}
+			in.Close()
+			if !ended(done) {
+				t.Fatal("the copy of the caller's input did not end with it")
+			}
+			if got := dst.String(); got != tc.want {
+				t.Errorf("the worker was given %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCloseInherited: closeInherited, first thing in the worker, closes
+// each descriptor it inherited without asking (one without FD_CLOEXEC,
+// above standard error) and keeps the standard streams and the
+// descriptors the Go runtime opens itself. It runs in a process of its
+// own, which inherits descriptor 3.
+func TestCloseInherited(t *testing.T) {
+	if os.Getenv(ownProcessEnv) != "close" {
+		f, err := os.Create(filepath.Join(t.TempDir(), "inherited"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		rerun(t, "close", func(c *exec.Cmd) { c.ExtraFiles = []*os.File{f} })
+		return
+	}
+	file := filepath.Join(t.TempDir(), "opened")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := func(flags int) int {
+		fd, err := unix.Open(file, unix.O_RDONLY|flags, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fd
+	}
+	tests := []struct {
+		name     string
+		fd       int
+		wantOpen bool
+	}{
+		{name: "standard input", fd: 0, wantOpen: true},
+		{name: "standard output", fd: 1, wantOpen: true},
+		{name: "standard error", fd: 2, wantOpen: true},
+		{name: "inherited through exec", fd: 3},
+		{name: "opened close-on-exec", fd: open(unix.O_CLOEXEC), wantOpen: true},
+		{name: "left open across exec", fd: open(0)},
+	}
+	for _, tc := range tests {
+		if _, err := unix.FcntlInt(uintptr(tc.fd), unix.F_GETFD, 0); err != nil {
+			t.Fatalf("%s (descriptor %d) is not open before: %v", tc.name, tc.fd, err)
+		}
+	}
+	if err := closeInherited(); err != nil {
+		t.Fatalf("closeInherited: %v", err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := unix.FcntlInt(uintptr(tc.fd), unix.F_GETFD, 0)
+			if open := err == nil; open != tc.wantOpen {
+				t.Errorf("descriptor %d open: %v (%v), want %v", tc.fd, open, err, tc.wantOpen)
+			}
+		})
+	}
+}
+
+// maxRSSTouchEnv is how many MiB the test binary, started by TestMaxRSSKB,
+// touches before it exits.
+const maxRSSTouchEnv = "SABLINE_TEST_TOUCH_MIB"
+
+// TestMaxRSSKB: the largest resident set the kernel counted for an exited
+// process is given in KiB, on Linux (which counts KiB) as on macOS (which
+// counts bytes): a process that touched n MiB counts at least n×1024,
+// and none here reaches 16 GiB.
+func TestMaxRSSKB(t *testing.T) {
+	if os.Getenv(ownProcessEnv) == "touch" {
+		mib, err := strconv.Atoi(os.Getenv(maxRSSTouchEnv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, mib<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		goruntime.KeepAlive(b)
+		return
+	}
+	tests := []struct {
+		name   string
+		touch  int // MiB
+		wantKB int64
+	}{
+		{name: "a Go process", touch: 0, wantKB: 1024},
+		{name: "one that touched 64 MiB", touch: 64, wantKB: 64 * 1024},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := rerun(t, "touch", func(c *exec.Cmd) {
+				c.Env = append(c.Env, maxRSSTouchEnv+"="+strconv.Itoa(tc.touch))
+			})
+			const most = 16 << 20 // 16 GiB, in KiB
+			if got := maxRSSKB(cmd.ProcessState); got < tc.wantKB || got > most {
+				t.Errorf("maxRSSKB = %d, want at least %d and at most %d", got, tc.wantKB, most)
+			}
+		})
+	}
+}

@@ -1,0 +1,78 @@
+package run
+
+import (
+	"bytes"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/internal/testkit"
+)
+
+// writeCalls is a caller's writer that keeps each Write it is given: one
+// that sends a message per Write, or opens its file on the first.
+type writeCalls struct {
+	mu    sync.Mutex
+	calls [][]byte
+}
+
+func (w *writeCalls) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.calls = append(w.calls, bytes.Clone(p))
+	return len(p), nil
+}
+
+// TestRelayWritesOnlyWhatTheWorkerWrote: the relay's copy gives the
+// caller's writer what the worker wrote, counted, and nothing else: no
+// Write without bytes, at the stream's end or anywhere, so a worker that
+// writes nothing leaves the caller's writer untouched.
+func TestRelayWritesOnlyWhatTheWorkerWrote(t *testing.T) {
+	tests := []struct {
+		name   string
+		writes []string // what the worker writes, write by write
+		want   string   // what the caller's writer is given, and counted
+	}{
+		{name: "nothing", want: ""},
+		{name: "one line", writes: []string{"hello\n"}, want: "hello\n"},
+		{name: "several writes", writes: []string{"a", "bc", "def\n"}, want: "abcdef\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, w := pipe(t)
+			var rl relay
+			var n atomic.Int64
+			dst := &writeCalls{}
+			rl.copy(dst, r, &rl.std, &n)
+			for _, s := range tc.writes {
+				if _, err := w.WriteString(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.Close()
+			copied := make(chan struct{})
+			go func() {
+				rl.copies.Wait()
+				close(copied)
+			}()
+			select {
+			case <-copied:
+			case <-time.After(testkit.Bound(10 * time.Second)):
+				t.Fatal("the copy did not end with the worker's stream")
+			}
+			var got []byte
+			for i, c := range dst.calls {
+				if len(c) == 0 {
+					t.Errorf("write %d of %d gave the caller's writer no bytes",
+						i+1, len(dst.calls))
+				}
+				got = append(got, c...)
+			}
+			if string(got) != tc.want || n.Load() != int64(len(tc.want)) {
+				t.Errorf("the caller was given %q, counted %d; want %q, counted %d",
+					got, n.Load(), tc.want, len(tc.want))
+			}
+		})
+	}
+}

@@ -97,7 +97,7 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 		opts.Receipts = dir
 	}
 	p, err := run.StartPool(run.PoolConfig{
-		Budget: opts.Budget, Workers: opts.Workers, Confine: string(opts.Confine), Require: opts.Require,
+		Budget: opts.Budget, Workers: opts.Workers, Confine: opts.Confine, Require: opts.Require,
 		Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, ImportRoot: opts.ImportRoot,
 		MaxIdle: opts.MaxIdle, IdleTimeout: opts.IdleTimeout, OnDemand: opts.OnDemand,
 		Guarded: guardedPaths(opts.Receipts, opts.Guarded), Lend: opts.LendCredentials, Receipts: opts.Receipts,

@@ -69,15 +69,16 @@ func File(path string) Program { return Program{Path: path} }
 // Source is the program text src, named name.
 func Source(name string, src []byte) Program { return Program{Path: name, Source: src} }
 
-// Confine is how much of the budget the operating system is asked to hold.
-type Confine string
+// Confine is how much of the budget the operating system is asked to
+// hold: confine.Mode, the one type of it.
+type Confine = confine.Mode
 
 // The confinement settings, as the command line's --confine and
 // --no-confine give them.
 const (
-	ConfineDefault Confine = run.ConfineDefault // the budget's policy, widened by granted modules
-	ConfineStrict  Confine = run.ConfineStrict  // the budget alone: granted modules widen nothing
-	ConfineOff     Confine = run.ConfineOff     // ask the operating system for nothing
+	ConfineDefault = confine.ModeDefault // the budget's policy, widened by granted modules
+	ConfineStrict  = confine.ModeStrict  // the budget alone: granted modules widen nothing
+	ConfineOff     = confine.ModeOff     // ask the operating system for nothing
 )
 
 // Options are a run's settings, as the command line's flags give them.
@@ -174,7 +175,7 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 	if opts.Timeout > 0 || opts.MaxMemoryMB > 0 {
 		res.Receipt = run.SuperviseContext(ctx, run.Run{
 			Program: path, Source: program.Source, Args: opts.Args, Budget: opts.Budget, Cwd: opts.Cwd,
-			Confine: string(opts.Confine), Require: opts.Require, Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB,
+			Confine: opts.Confine, Require: opts.Require, Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB,
 			Receipts: opts.Receipts, Guarded: guardedPaths(opts.Receipts, nil), Lend: opts.LendCredentials,
 			Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
 		})
@@ -204,7 +205,7 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 
 // checkOptions refuses settings that contradict each other (E301).
 func checkOptions(o Options) error {
-	if err := run.CheckConfine(string(o.Confine), o.Require); err != nil {
+	if err := run.CheckConfine(o.Confine, o.Require); err != nil {
 		return err
 	}
 	if o.Timeout < 0 || o.MaxMemoryMB < 0 {
@@ -231,7 +232,7 @@ func refused(path string, src []byte, o Options, err error) *receipt.Receipt {
 // setParameters records in rec how the run was asked for.
 func setParameters(rec *receipt.Receipt, o Options) *receipt.Receipt {
 	rec.Timings.Started = time.Now().UTC()
-	rec.RunParameters.Asked(string(o.Confine), o.Require, o.Timeout, confine.OSPolicy(o.Budget, confine.Options{Strict: o.Confine == ConfineStrict}).SHA256())
+	rec.RunParameters.Asked(o.Confine, o.Require, o.Timeout, confine.OSPolicy(o.Budget, confine.Options{Mode: o.Confine}).SHA256())
 	rec.RunParameters.CredentialsLent = o.LendCredentials
 	return rec
 }

@@ -67,7 +67,7 @@ func DeclaredBudget(src []byte) (text string, b budget.Budget, err error) {
 // source src. allow, when not empty, is the budget to audit in place of
 // the declared one; relative paths in it stay relative, and are read, like
 // the declared ones, against the program's directory (RunIn).
-func MakeAudit(path string, src []byte, allow []string, strict bool) (*Audit, error) {
+func MakeAudit(path string, src []byte, allow []string, mode confine.Mode) (*Audit, error) {
 	_, declared, err := DeclaredBudget(src)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,8 @@ func MakeAudit(path string, src []byte, allow []string, strict bool) (*Audit, er
 		}
 	}
 	sum := sha256.Sum256(src)
-	p := confine.OSPolicy(audited, confine.Options{Strict: strict})
+	strict := mode == confine.ModeStrict
+	p := confine.OSPolicy(audited, confine.Options{Mode: mode})
 	a := &Audit{
 		Program:      filepath.ToSlash(path),
 		SHA256:       hex.EncodeToString(sum[:]),

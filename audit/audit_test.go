@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
 )
 
 var updateAudit = flag.Bool("update-audit", false, "rewrite testdata/audit/*.json from the code")
@@ -23,13 +24,13 @@ func TestAuditGolden(t *testing.T) {
 		name    string
 		program string // relative to the repository root, as an operator types it
 		allow   []string
-		strict  bool
+		mode    confine.Mode
 	}{
 		{name: "hello", program: "examples/hello.vel"},
 		{name: "report", program: "examples/report/report.vel"},
 		{name: "client", program: "examples/client.vel"},
 		{name: "tool", program: "examples/tool.vel"},
-		{name: "report-strict-ffi", program: "examples/report/report.vel", allow: []string{"io,fs:read:data,ffi:pathlib"}, strict: true},
+		{name: "report-strict-ffi", program: "examples/report/report.vel", allow: []string{"io,fs:read:data,ffi:pathlib"}, mode: confine.ModeStrict},
 		{name: "hello-ffi-os", program: "examples/hello.vel", allow: []string{"io,ffi:os"}},
 	}
 	for _, tc := range tests {
@@ -38,12 +39,12 @@ func TestAuditGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := MakeAudit(tc.program, src, tc.allow, tc.strict)
+			a, err := MakeAudit(tc.program, src, tc.allow, tc.mode)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := a.JSON()
-			again, err := MakeAudit(tc.program, src, tc.allow, tc.strict)
+			again, err := MakeAudit(tc.program, src, tc.allow, tc.mode)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,14 +75,14 @@ func TestAuditGolden(t *testing.T) {
 // directory, home and environment: the bytes must not move.
 func TestAuditIgnoresTheMachine(t *testing.T) {
 	src := []byte("# allow: io,fs:read:data,net:localhost:8080\nprint(1)\n")
-	first, err := MakeAudit("p.vel", src, nil, false)
+	first, err := MakeAudit("p.vel", src, nil, confine.ModeDefault)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("TMPDIR", t.TempDir())
-	second, err := MakeAudit("p.vel", src, nil, false)
+	second, err := MakeAudit("p.vel", src, nil, confine.ModeDefault)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	if len(positional) != 1 || len(rest) > 0 {
 		return report(stderr, codes.Errorf(codes.E301, "audit: want one program, got %d argument(s)", len(positional)+len(rest)), "")
 	}
-	strict, err := parseConfine(*mode)
+	confineMode, err := parseConfine(*mode)
 	if err != nil {
 		return report(stderr, err, "")
 	}
@@ -36,7 +36,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E316, "program %s: %w", positional[0], err), "")
 	}
-	a, err := audit.MakeAudit(positional[0], src, allow, strict)
+	a, err := audit.MakeAudit(positional[0], src, allow, confineMode)
 	if err != nil {
 		return report(stderr, err, "")
 	}
@@ -56,7 +56,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		return writeJSON(stdout, a.JSON())
 	}
-	printAudit(stdout, a, dir, confine.OnThisMachine(confine.OSPolicy(here, confine.Options{Strict: a.Strict})))
+	printAudit(stdout, a, dir, confine.OnThisMachine(confine.OSPolicy(here, confine.Options{Mode: confineMode})))
 	return 0
 }
 
@@ -126,7 +126,7 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	strict, err := parseConfine(*mode)
+	confineMode, err := parseConfine(*mode)
 	if err != nil {
 		return report(stderr, err, "")
 	}
@@ -141,7 +141,7 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 	if err := registered(b); err != nil {
 		return report(stderr, err, "")
 	}
-	p := confine.OSPolicy(b, confine.Options{Strict: strict})
+	p := confine.OSPolicy(b, confine.Options{Mode: confineMode})
 	if *asJSON {
 		return printJSON(stdout, struct {
 			Policy confine.Policy `json:"policy"`

@@ -5,7 +5,6 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/run"
 )
 
 // registered refuses a budget given by --allow that grants a host
@@ -19,11 +18,11 @@ func registered(b budget.Budget) error { return sabline.CheckModules("--allow", 
 // --require-confinement accepts. The worker would refuse it too, after
 // saying that the layer is off; refused here, the reason is said once. It
 // returns what the run would have been held at, for the receipt.
-func requireHeld(b budget.Budget, mode string, require confine.Level) (confine.Result, error) {
-	if require == "" || mode == run.ConfineOff {
+func requireHeld(b budget.Budget, mode confine.Mode, require confine.Level) (confine.Result, error) {
+	if require == "" || mode == confine.ModeOff {
 		return confine.Result{}, nil
 	}
-	p := confine.OSPolicy(b, confine.Options{Strict: mode == run.ConfineStrict})
+	p := confine.OSPolicy(b, confine.Options{Mode: mode})
 	if p.Enforced {
 		return confine.Result{}, nil
 	}

@@ -31,7 +31,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		return report(stderr, codes.Errorf(codes.E301, "sabline doctor takes no arguments, got %s", strings.Join(extra, " ")), "")
 	}
 	m := confine.Probe()
-	probe, err := run.ConfinementProbe(run.ConfineDefault)
+	probe, err := run.ConfinementProbe(confine.ModeDefault)
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E310, "doctor: %w", err), "")
 	}

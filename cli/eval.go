@@ -10,6 +10,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/run"
 )
@@ -31,7 +32,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
-	if mode == run.ConfineOff {
+	if mode == confine.ModeOff {
 		return report(stderr, codes.Errorf(codes.E301, "eval never runs unconfined: it refuses --no-confine"), "")
 	}
 	if *probe {

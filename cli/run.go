@@ -87,14 +87,10 @@ func (f *runFlags) lent(cwd string) []string {
 // mode checks the confinement flags together and returns the run's mode
 // and required level. Asking for confinement and --no-confine at once is a
 // usage error.
-func (f *runFlags) mode() (string, confine.Level, error) {
-	strict, err := parseConfine(f.confine)
+func (f *runFlags) mode() (confine.Mode, confine.Level, error) {
+	mode, err := parseConfine(f.confine)
 	if err != nil {
 		return "", "", err
-	}
-	mode := run.ConfineDefault
-	if strict {
-		mode = run.ConfineStrict
 	}
 	var req confine.Level
 	if f.require != "" {
@@ -105,23 +101,23 @@ func (f *runFlags) mode() (string, confine.Level, error) {
 		req = l
 	}
 	if f.noConfine {
-		if mode == run.ConfineStrict || req != "" {
+		if mode == confine.ModeStrict || req != "" {
 			return "", "", codes.Errorf(codes.E301, "--no-confine asks for no confinement, and --confine or --require-confinement asks for some: give one or the other")
 		}
-		mode = run.ConfineOff
+		mode = confine.ModeOff
 	}
 	return mode, req, nil
 }
 
 // parseConfine reads a --confine value: "" or "default", or "strict".
-func parseConfine(v string) (strict bool, err error) {
+func parseConfine(v string) (confine.Mode, error) {
 	switch v {
 	case "", "default":
-		return false, nil
+		return confine.ModeDefault, nil
 	case "strict":
-		return true, nil
+		return confine.ModeStrict, nil
 	}
-	return false, codes.Errorf(codes.E301, "--confine %q: the only value is strict", v)
+	return "", codes.Errorf(codes.E301, "--confine %q: the only value is strict", v)
 }
 
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -223,7 +219,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return refuse(codes.Errorf(codes.E301, "--tool-fd %d: not an open descriptor: %w", f.toolFD, err))
 		}
 	}
-	if r.Confine == run.ConfineOff {
+	if r.Confine == confine.ModeOff {
 		fmt.Fprintln(stderr, "sabline: --no-confine: the operating system is asked for nothing; the budget is the only boundary")
 	}
 	// The receipt is reserved before the worker starts and finished by

@@ -35,7 +35,7 @@ import (
 type doorOptions struct {
 	ImportRoot  string        // absolute: the directory a request's path is read under, and every run's working directory
 	Ceiling     budget.Budget // --allow: the most a run may be granted
-	Confine     string        // run.ConfineDefault or run.ConfineStrict
+	Confine     confine.Mode  // confine.ModeDefault or ModeStrict
 	Require     confine.Level // --require-confinement, "" for none
 	Workers     int           // runs at once
 	MaxIdle     int           // idle workers kept however long they wait; negative for none

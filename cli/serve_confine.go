@@ -87,7 +87,7 @@ type serverDomain struct {
 // every system.
 func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 	read := budget.Item{Kind: budget.FS, Access: budget.Read, Path: o.ImportRoot}
-	pol := confine.OSPolicy(o.Ceiling.With(read), confine.Options{Strict: o.Confine == run.ConfineStrict})
+	pol := confine.OSPolicy(o.Ceiling.With(read), confine.Options{Mode: o.Confine})
 	if !pol.Enforced {
 		return serverDomain{Skip: "the budget leaves the workers unconfined, and a worker can only narrow what the server holds"}, nil
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/run"
 )
 
 const (
@@ -36,7 +35,7 @@ func TestServerRules(t *testing.T) {
 	tests := []struct {
 		name      string
 		allow     string
-		confine   string
+		confine   confine.Mode
 		tenants   string // the tenants file
 		env       serverEnv
 		memoryMB  int
@@ -118,7 +117,7 @@ func TestServerRules(t *testing.T) {
 		},
 		{name: "a module that leaves the workers unconfined", allow: "io,ffi:ctypes", wantSkip: true},
 		{
-			name: "the same module, strict", allow: "io,ffi:ctypes", confine: run.ConfineStrict,
+			name: "the same module, strict", allow: "io,ffi:ctypes", confine: confine.ModeStrict,
 			wantNot: []string{"/etc/passwd"},
 			wantFS:  readRights | writeRights,
 			wantNet: confine.LandlockNetBindTCP | confine.LandlockNetConnectTCP,
@@ -132,7 +131,7 @@ func TestServerRules(t *testing.T) {
 			}
 			conf := tt.confine
 			if conf == "" {
-				conf = run.ConfineDefault
+				conf = confine.ModeDefault
 			}
 			o := doorOptions{ImportRoot: "/srv/root", Ceiling: b, Confine: conf, Receipts: "/srv/rc", MaxMemoryMB: tt.memoryMB, Tenants: tt.tenants}
 			e := tt.env
@@ -208,7 +207,7 @@ func TestServerRules(t *testing.T) {
 // TestServerRulesRefuseRelative: a path of the server's own that is not
 // absolute is an error, never a rule on the working directory.
 func TestServerRulesRefuseRelative(t *testing.T) {
-	o := doorOptions{ImportRoot: "/srv/root", Ceiling: budget.MustParse("/", "io"), Confine: run.ConfineDefault, Receipts: "rc"}
+	o := doorOptions{ImportRoot: "/srv/root", Ceiling: budget.MustParse("/", "io"), Confine: confine.ModeDefault, Receipts: "rc"}
 	if _, err := serverRules(o, serverEnv{Exe: "/bin/sabline", TempDir: "/tmp"}, confine.LandlockMaxABI); err == nil {
 		t.Error("a relative receipts directory gave a domain")
 	}

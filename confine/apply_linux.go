@@ -68,7 +68,7 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 		if firstErr == nil {
 			firstErr = err
 		}
-		held.Problems = append(held.Problems, Gap{Layer: layer, Kind: Unheld, Text: problem})
+		held.Problems = append(held.Problems, Gap{Layer: layer, Kind: GapUnheld, Text: problem})
 	}
 	if o.MaxMemoryMB > 0 {
 		if err := setAddressSpace(o.MaxMemoryMB, s.refuse == layerMemory); err != nil {
@@ -76,7 +76,7 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 		}
 	}
 	if s.problem != "" {
-		held.Problems = append(held.Problems, Gap{Layer: LayerApply, Kind: Unheld, Text: s.problem})
+		held.Problems = append(held.Problems, Gap{Layer: LayerApply, Kind: GapUnheld, Text: s.problem})
 	}
 	if s.only != "" {
 		var out []string
@@ -85,7 +85,7 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 				out = append(out, l)
 			}
 		}
-		held.Problems = append(held.Problems, Gap{Layer: LayerApply, Kind: Unheld,
+		held.Problems = append(held.Problems, Gap{Layer: LayerApply, Kind: GapUnheld,
 			Text: fmt.Sprintf("%s=%s, in a knock-out build: %s left out", LayersOnlyEnv, s.only, joinAnd(out))})
 	}
 	// Device nodes beneath the grants, which Landlock cannot tell from

@@ -98,7 +98,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	}
 	var layers []string
 	var gaps []Gap
-	unheld := func(layer, text string) { gaps = append(gaps, Gap{Layer: layer, Kind: Unheld, Text: text}) }
+	unheld := func(layer, text string) { gaps = append(gaps, Gap{Layer: layer, Kind: GapUnheld, Text: text}) }
 	abi := h.LandlockABI
 	if abi > 0 {
 		layers = append(layers, LayerLandlock(abi))
@@ -188,7 +188,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	gaps = append(gaps, widenedGaps(p, abi > 0 && len(h.Carving.LanguageOnly) == 0)...)
 	carved := func(sentence string, paths []string) {
 		if len(paths) > 0 {
-			gaps = append(gaps, Gap{Layer: LayerLandlockFamily, Kind: Note,
+			gaps = append(gaps, Gap{Layer: LayerLandlockFamily, Kind: GapNote,
 				Text: sentence + " (" + shortList(paths, 4) + ")"})
 		}
 	}
@@ -196,7 +196,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	carved(withheldNote, h.Carving.Withheld)
 	carved(unlistedNote, h.Carving.Unlisted)
 	if h.CapabilitiesFailure != "" {
-		gaps = append(gaps, Gap{Layer: LayerCapabilities, Kind: Held, Text: "the capabilities were not dropped (" +
+		gaps = append(gaps, Gap{Layer: LayerCapabilities, Kind: GapHeld, Text: "the capabilities were not dropped (" +
 			h.CapabilitiesFailure + "): no limit rests on them alone"})
 	}
 	return resultOf(abi > 0 || h.Seccomp, layers, gaps)
@@ -223,7 +223,7 @@ func AssessDarwin(p Policy, h DarwinHeld) Result {
 	if !p.Enforced {
 		return offResult(p)
 	}
-	profile := func(text string) Gap { return Gap{Layer: LayerSandboxProfile, Kind: Unheld, Text: text} }
+	profile := func(text string) Gap { return Gap{Layer: LayerSandboxProfile, Kind: GapUnheld, Text: text} }
 	if !h.Profile {
 		gaps := append([]Gap{profile("the sandbox profile was not applied: nothing is held")},
 			h.Problems...)
@@ -278,7 +278,7 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 			why = "the AppContainer was left off (" + h.ContainerOffReason + ")"
 		}
 		if len(lost) > 0 {
-			gaps = append(gaps, Gap{Layer: LayerAppContainer, Kind: Unheld,
+			gaps = append(gaps, Gap{Layer: LayerAppContainer, Kind: GapUnheld,
 				Text: why + ": " + joinAnd(lost) + " are not held"})
 		}
 	}
@@ -286,11 +286,11 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 	// every host, and nothing on Windows holds a port.
 	gaps = append(gaps, hostGaps(p, false, false)...)
 	if !h.Job {
-		gaps = append(gaps, Gap{Layer: LayerJobObject, Kind: Unheld,
+		gaps = append(gaps, Gap{Layer: LayerJobObject, Kind: GapUnheld,
 			Text: "the job object was not applied: starting a process is not held"})
 	}
 	if !h.Token {
-		gaps = append(gaps, Gap{Layer: LayerTokenPrivs, Kind: Unheld,
+		gaps = append(gaps, Gap{Layer: LayerTokenPrivs, Kind: GapUnheld,
 			Text: "the token's privileges were not removed"})
 	}
 	gaps = append(gaps, h.Problems...)
@@ -338,7 +338,7 @@ func modeGaps(p Policy) []Gap {
 	if !p.Strict {
 		return nil
 	}
-	return []Gap{{Layer: LayerLanguage, Kind: Mode,
+	return []Gap{{Layer: LayerLanguage, Kind: GapMode,
 		Text: "--confine strict: no granted module widened the policy"}}
 }
 
@@ -348,7 +348,7 @@ func modeGaps(p Policy) []Gap {
 func widenedGaps(p Policy, guardedHeld bool) []Gap {
 	var out []Gap
 	for _, s := range p.widenedSentences(guardedHeld) {
-		out = append(out, Gap{Layer: LayerLanguage, Kind: Note, Text: s})
+		out = append(out, Gap{Layer: LayerLanguage, Kind: GapNote, Text: s})
 	}
 	return out
 }
@@ -362,7 +362,7 @@ func widenedGaps(p Policy, guardedHeld bool) []Gap {
 // them wherever it admits TCP), that too.
 func hostGaps(p Policy, portsHeld, udpHeld bool) []Gap {
 	var out []Gap
-	say := func(text string) { out = append(out, Gap{Layer: LayerLanguage, Kind: Unheld, Text: text}) }
+	say := func(text string) { out = append(out, Gap{Layer: LayerLanguage, Kind: GapUnheld, Text: text}) }
 	language := func(e Endpoint, udp, portHeld bool) {
 		grant := budget.Item{Kind: budget.Net, UDP: udp, Host: e.Host, Port: e.Port}.String()
 		switch {

@@ -11,7 +11,7 @@ import (
 
 // policyOf derives the policy of an --allow text, paths taken from /.
 func policyOf(allow string, strict bool) Policy {
-	return OSPolicy(budget.MustParse("/", allow), Options{Strict: strict})
+	return OSPolicy(budget.MustParse("/", allow), Options{Mode: modeOf(strict)})
 }
 
 // checkResult holds r to a level and its layers. A partial reason names
@@ -161,7 +161,7 @@ func TestAssessLinux(t *testing.T) {
 			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"no granted module widened the policy"}},
 		{name: "a problem the apply reported", allow: "io",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true, Problems: []Gap{{Layer: LayerMemory, Kind: Unheld,
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true, Problems: []Gap{{Layer: LayerMemory, Kind: GapUnheld,
 				Text: "the address-space limit was refused"}}},
 			wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp}, want: []string{"the address-space limit was refused"}},
 	} {
@@ -298,7 +298,7 @@ func TestPredictLinux(t *testing.T) {
 	r := rand.New(rand.NewSource(20))
 	counts := map[Level]int{}
 	for range 2000 {
-		p := OSPolicy(budget.Budget{}.With(randomItems(r, 6)...), Options{Strict: r.Intn(4) == 0})
+		p := OSPolicy(budget.Budget{}.With(randomItems(r, 6)...), Options{Mode: modeOf(r.Intn(4) == 0)})
 		want := Full
 		switch {
 		case !p.Enforced:
@@ -340,4 +340,12 @@ func TestPredictElsewhere(t *testing.T) {
 			}
 		})
 	}
+}
+
+// modeOf is ModeStrict when strict, else ModeDefault.
+func modeOf(strict bool) Mode {
+	if strict {
+		return ModeStrict
+	}
+	return ModeDefault
 }

@@ -74,11 +74,11 @@ func darwinNeeds(p Policy, exe, tempDir string) Needs {
 func darwinResult(p Policy, profileErr, limitErr error) Result {
 	h := DarwinHeld{Profile: profileErr == nil}
 	if profileErr != nil {
-		h.Problems = append(h.Problems, Gap{Layer: LayerSandboxProfile, Kind: Unheld,
+		h.Problems = append(h.Problems, Gap{Layer: LayerSandboxProfile, Kind: GapUnheld,
 			Text: "the sandbox profile was refused: " + profileErr.Error()})
 	}
 	if limitErr != nil {
-		h.Problems = append(h.Problems, Gap{Layer: LayerMemory, Kind: Unheld,
+		h.Problems = append(h.Problems, Gap{Layer: LayerMemory, Kind: GapUnheld,
 			Text: "the memory limit could not be set: " + limitErr.Error()})
 	}
 	return AssessDarwin(p, h)

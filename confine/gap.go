@@ -10,22 +10,22 @@ import (
 // lowers the level.
 type GapKind string
 
-// The kinds of gap. Only Unheld lowers a level.
+// The kinds of gap. Only GapUnheld lowers a level.
 const (
-	// Unheld: a limit of the budget no layer of the operating system
+	// GapUnheld: a limit of the budget no layer of the operating system
 	// holds (the language alone does, or nothing): the level is partial
 	// at best.
-	Unheld GapKind = "unheld"
-	// Mode: the confine mode the policy was made in, said beside the
+	GapUnheld GapKind = "unheld"
+	// GapMode: the confine mode the policy was made in, said beside the
 	// limits; the level is unchanged.
-	Mode GapKind = "mode"
-	// Note: what a module or a grant makes of the policy, or how the
+	GapMode GapKind = "mode"
+	// GapNote: what a module or a grant makes of the policy, or how the
 	// kernel holds a grant: said after the limits, in sentences of its
 	// own; the level is unchanged.
-	Note GapKind = "note"
-	// Held: what holds a limit that stands, or a layer that failed with
+	GapNote GapKind = "note"
+	// GapHeld: what holds a limit that stands, or a layer that failed with
 	// no limit resting on it alone: said last; the level is unchanged.
-	Held GapKind = "held"
+	GapHeld GapKind = "held"
 )
 
 // Layer names that a Gap may carry beside those of Result.Layers.
@@ -82,7 +82,7 @@ func levelOf(holding bool, gaps []Gap) Level {
 
 func hasUnheld(gaps []Gap) bool {
 	for _, g := range gaps {
-		if g.Kind == Unheld {
+		if g.Kind == GapUnheld {
 			return true
 		}
 	}
@@ -97,13 +97,13 @@ func render(level Level, gaps []Gap) string {
 	var unheld, modes, notes, held []string
 	for _, g := range gaps {
 		switch g.Kind {
-		case Unheld:
+		case GapUnheld:
 			unheld = append(unheld, g.Text)
-		case Mode:
+		case GapMode:
 			modes = append(modes, g.Text)
-		case Note:
+		case GapNote:
 			notes = append(notes, g.Text)
-		case Held:
+		case GapHeld:
 			held = append(held, g.Text)
 		}
 	}
@@ -136,12 +136,12 @@ func resultOf(holding bool, layers []string, gaps []Gap) Result {
 // NotConfined is the Result of a run of which the operating system was
 // asked to hold nothing, for why: level none, no layers, the reason why.
 func NotConfined(why string) Result {
-	return resultOf(false, nil, []Gap{{Layer: LayerApply, Kind: Unheld, Text: why}})
+	return resultOf(false, nil, []Gap{{Layer: LayerApply, Kind: GapUnheld, Text: why}})
 }
 
 // With returns r with gaps added after its own, its level and reason made
 // again from all of them. A run at level none stays at none: a fact said
-// of it holds no limit. A fact that holds no limit is a Gap of kind Held;
+// of it holds no limit. A fact that holds no limit is a Gap of kind GapHeld;
 // a limit found unheld lowers a full level to partial.
 func (r Result) With(gaps ...Gap) Result {
 	all := append(slices.Clone(r.Gaps), gaps...)
@@ -170,7 +170,7 @@ func (r Result) Check() error {
 	}
 	for _, g := range r.Gaps {
 		switch g.Kind {
-		case Unheld, Mode, Note, Held:
+		case GapUnheld, GapMode, GapNote, GapHeld:
 		default:
 			return errGapKind
 		}

@@ -11,12 +11,12 @@ import (
 // level; none stays none whatever is added; and the reason says the kinds
 // in one order, the limits first, whatever order they were added in.
 func TestResultWith(t *testing.T) {
-	unheld := Gap{Layer: LayerMemory, Kind: Unheld, Text: "the memory limit could not be set"}
-	held := Gap{Layer: LayerMemory, Kind: Held, Text: "the memory limit of 64 MB is held by a cgroup"}
-	note := Gap{Layer: LayerLanguage, Kind: Note, Text: "The module x: its own I/O"}
-	mode := Gap{Layer: LayerLanguage, Kind: Mode, Text: "--confine strict"}
+	unheld := Gap{Layer: LayerMemory, Kind: GapUnheld, Text: "the memory limit could not be set"}
+	held := Gap{Layer: LayerMemory, Kind: GapHeld, Text: "the memory limit of 64 MB is held by a cgroup"}
+	note := Gap{Layer: LayerLanguage, Kind: GapNote, Text: "The module x: its own I/O"}
+	mode := Gap{Layer: LayerLanguage, Kind: GapMode, Text: "--confine strict"}
 	full := resultOf(true, []string{LayerSeccomp}, nil)
-	none := resultOf(false, nil, []Gap{{Layer: LayerLanguage, Kind: Unheld, Text: "off"}})
+	none := resultOf(false, nil, []Gap{{Layer: LayerLanguage, Kind: GapUnheld, Text: "off"}})
 	tests := []struct {
 		name       string
 		from       Result
@@ -57,10 +57,10 @@ func TestResultWith(t *testing.T) {
 // only when its gaps could have made its level; the controls are the
 // same Results as an assessment makes them.
 func TestResultCheck(t *testing.T) {
-	unheld := Gap{Layer: LayerSeccomp, Kind: Unheld, Text: "seccomp was not installed"}
+	unheld := Gap{Layer: LayerSeccomp, Kind: GapUnheld, Text: "seccomp was not installed"}
 	many := make([]Gap, maxGaps+1)
 	for i := range many {
-		many[i] = Gap{Layer: LayerApply, Kind: Held, Text: "x"}
+		many[i] = Gap{Layer: LayerApply, Kind: GapHeld, Text: "x"}
 	}
 	tests := []struct {
 		name    string

@@ -15,8 +15,8 @@ const EnforcesDocPath = "../docs/os-enforces.md"
 
 // levelExample is a budget whose predicted level docs/os-enforces.md shows.
 type levelExample struct {
-	allow  string
-	strict bool
+	allow string
+	mode  Mode
 }
 
 // levelExamples are the budgets of the levels table. Paths are left
@@ -34,7 +34,7 @@ var levelExamples = []levelExample{
 	{allow: "io,ffi:pathlib"},
 	{allow: "io,ffi:socket"},
 	{allow: "io,ffi:os"},
-	{allow: "io,ffi:requests", strict: true},
+	{allow: "io,ffi:requests", mode: ModeStrict},
 }
 
 // EnforcesMarkdown renders docs/os-enforces.md from Enforces, FFIWidens
@@ -177,9 +177,9 @@ func EnforcesMarkdown() []byte {
 	line()
 	line(tableHead("Budget"))
 	for _, ex := range levelExamples {
-		p := OSPolicy(budget.MustParse("", ex.allow), Options{Strict: ex.strict})
+		p := OSPolicy(budget.MustParse("", ex.allow), Options{Mode: ex.mode})
 		name := "`" + ex.allow + "`"
-		if ex.strict {
+		if ex.mode == ModeStrict {
 			name += " under `--confine strict`"
 		}
 		cells := []string{markdownCell(name)}

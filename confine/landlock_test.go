@@ -38,7 +38,7 @@ var testNeeds = Needs{
 }
 
 func planPolicy(allow string, strict bool) Policy {
-	return OSPolicy(budget.MustParse("/", allow), Options{Strict: strict})
+	return OSPolicy(budget.MustParse("/", allow), Options{Mode: modeOf(strict)})
 }
 
 // renderLandlock prints a plan for people to read.

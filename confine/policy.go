@@ -19,7 +19,7 @@
 // what the kernel accepted as a Result: the layers applied and the gaps,
 // each a Gap value (the layer, its kind, its words). The level (full,
 // partial, none) is computed from the gaps' kinds alone, full when no
-// limit is Unheld, and the reason is rendered from them once; a caller
+// gap is GapUnheld, and the reason is rendered from them once; a caller
 // adds a fact with Result.With, never by editing the reason. On a system
 // with no Apply of its own, Apply fails closed with ErrUnsupported.
 //
@@ -40,10 +40,23 @@ import (
 
 // Options are the operator's choices that change the derivation.
 type Options struct {
-	// Strict takes the policy from the budget alone: a granted ffi module
-	// widens nothing (--confine strict).
-	Strict bool
+	// Mode is how the run asks to be held: ModeStrict takes the policy
+	// from the budget alone, a granted ffi module widening nothing
+	// (--confine strict). "" is ModeDefault.
+	Mode Mode
 }
+
+// Mode is how much of its budget a run asks the operating system to
+// hold: the one type of the confine mode, from the command line's
+// --confine and --no-confine to the worker's request.
+type Mode string
+
+// The confine modes.
+const (
+	ModeDefault Mode = "default" // the budget's policy, widened by granted modules
+	ModeStrict  Mode = "strict"  // the budget alone: granted modules widen nothing
+	ModeOff     Mode = "off"     // ask the operating system for nothing (--no-confine)
+)
 
 // Direction is what the policy allows for reads or for writes.
 type Direction struct {
@@ -163,7 +176,7 @@ func OSPolicy(b budget.Budget, o Options) Policy {
 		Network:   Network{Mode: NetClosed},
 		Processes: "none",
 		WidenedBy: []Widening{},
-		Strict:    o.Strict,
+		Strict:    o.Mode == ModeStrict,
 	}
 	var reads, writes []string
 	for _, it := range b.Of(budget.FS) {
@@ -193,7 +206,7 @@ func OSPolicy(b budget.Budget, o Options) Policy {
 			hosts[Endpoint{Host: it.Host, Port: it.Port}] = true
 		}
 	}
-	if !o.Strict {
+	if o.Mode != ModeStrict {
 		seen := map[string]bool{}
 		for _, it := range b.Of(budget.FFI) {
 			if seen[it.Module] {

@@ -146,14 +146,14 @@ func TestGrantsOnlyWiden(t *testing.T) {
 			continue
 		}
 		strict := r.Intn(3) == 0
-		full := OSPolicy(budget.Budget{}.With(items...), Options{Strict: strict})
+		full := OSPolicy(budget.Budget{}.With(items...), Options{Mode: modeOf(strict)})
 		i := r.Intn(len(items))
-		less := OSPolicy(budget.Budget{}.With(slices.Delete(slices.Clone(items), i, i+1)...), Options{Strict: strict})
+		less := OSPolicy(budget.Budget{}.With(slices.Delete(slices.Clone(items), i, i+1)...), Options{Mode: modeOf(strict)})
 		if !wider(full, less) {
 			t.Fatalf("adding %s narrowed the policy:\nwithout %s\nwith    %s", items[i], less.JSON(), full.JSON())
 		}
 		added := itemPool[r.Intn(len(itemPool))]
-		more := OSPolicy(budget.Budget{}.With(append(items, added)...), Options{Strict: strict})
+		more := OSPolicy(budget.Budget{}.With(append(items, added)...), Options{Mode: modeOf(strict)})
 		if !wider(more, full) {
 			t.Fatalf("adding %s narrowed the policy:\nwithout %s\nwith    %s", added, full.JSON(), more.JSON())
 		}
@@ -175,7 +175,7 @@ func TestStrictNeverWider(t *testing.T) {
 	narrower := 0
 	for range 5000 {
 		b := budget.Budget{}.With(randomItems(r, 8)...)
-		loose, strict := OSPolicy(b, Options{}), OSPolicy(b, Options{Strict: true})
+		loose, strict := OSPolicy(b, Options{}), OSPolicy(b, Options{Mode: modeOf(true)})
 		if !wider(loose, strict) {
 			t.Fatalf("%s: strict %s is wider than %s", b, strict.JSON(), loose.JSON())
 		}
@@ -200,10 +200,10 @@ func TestDigestFollowsDocument(t *testing.T) {
 	for range 400 {
 		items := randomItems(r, 5)
 		strict := r.Intn(2) == 0
-		policies = append(policies, OSPolicy(budget.Budget{}.With(items...), Options{Strict: strict}))
+		policies = append(policies, OSPolicy(budget.Budget{}.With(items...), Options{Mode: modeOf(strict)}))
 		// The same items shuffled and repeated: the same document.
 		r.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
-		policies = append(policies, OSPolicy(budget.Budget{}.With(append(items, items...)...), Options{Strict: strict}))
+		policies = append(policies, OSPolicy(budget.Budget{}.With(append(items, items...)...), Options{Mode: modeOf(strict)}))
 	}
 	docs, digests := make([][]byte, len(policies)), make([]string, len(policies))
 	for i, p := range policies {

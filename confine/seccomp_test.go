@@ -28,7 +28,7 @@ func TestSocketRuleOf(t *testing.T) {
 		{name: "a widening under --confine strict", allow: "io,ffi:socket", strict: true, want: socketsRefused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := OSPolicy(budget.MustParse("/", tc.allow), Options{Strict: tc.strict})
+			p := OSPolicy(budget.MustParse("/", tc.allow), Options{Mode: modeOf(tc.strict)})
 			if got := socketRuleOf(p); got != tc.want {
 				t.Errorf("socketRuleOf = %d, want %d", got, tc.want)
 			}

@@ -151,7 +151,7 @@ func windowsResult(p Policy, plan WindowsPlan, o windowsObserved) Result {
 	}
 	var held WindowsHeld
 	problem := func(layer, text string) {
-		held.Problems = append(held.Problems, Gap{Layer: layer, Kind: Unheld, Text: text})
+		held.Problems = append(held.Problems, Gap{Layer: layer, Kind: GapUnheld, Text: text})
 	}
 	want, err := windowsJobLimits(plan)
 	switch {

@@ -126,7 +126,7 @@ func (r *PoolRunner) refused(prog sabline.Program, req RunRequest, err error) (R
 	rec.Timings.Started = time.Now().UTC()
 	// The pool's mode, level and timeout; no policy was derived for a
 	// request refused before the pool took it, so none is named.
-	rec.RunParameters.Asked(string(r.o.Confine), r.o.Require, r.o.Timeout, "")
+	rec.RunParameters.Asked(r.o.Confine, r.o.Require, r.o.Timeout, "")
 	rec.Outcome = receipt.OutcomeOf(err)
 	if s, serr := receipt.OpenStore(r.o.Receipts); serr == nil {
 		s.Finish(rec)
@@ -147,8 +147,7 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 		}
 		name = req.Path
 	}
-	strict := r.o.Confine == sabline.ConfineStrict
-	a, err := audit.MakeAudit(name, src, nil, strict)
+	a, err := audit.MakeAudit(name, src, nil, r.o.Confine)
 	if err != nil {
 		return AuditReply{}, err
 	}
@@ -163,7 +162,7 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 	if err != nil {
 		return AuditReply{}, codes.Errorf(codes.E301, "the program's # allow: line: %w", err)
 	}
-	reply.Here = string(confine.OnThisMachine(confine.OSPolicy(declared, confine.Options{Strict: strict})).Level)
+	reply.Here = string(confine.OnThisMachine(confine.OSPolicy(declared, confine.Options{Mode: r.o.Confine})).Level)
 	reply.Within = declared.Beneath(r.o.Budget) == nil
 	return reply, nil
 }

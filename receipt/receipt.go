@@ -93,7 +93,7 @@ type RunParameters struct {
 	// from (confine.Gap); none in a receipt of a run never confined.
 	ConfinementGaps    []confine.Gap `json:"confinement_gaps,omitempty"`
 	OSPolicySHA256     string        `json:"os_policy_sha256"`
-	Confine            string        `json:"confine"`
+	Confine            confine.Mode  `json:"confine"`
 	RequireConfinement confine.Level `json:"require_confinement,omitempty"`
 	TimeoutMS          int64         `json:"timeout_ms,omitempty"`
 	MaxMemoryMB        int           `json:"max_memory_mb,omitempty"` // the limit the worker's address space was held to, never one asked for and not held
@@ -105,7 +105,7 @@ type RunParameters struct {
 // Asked records how the run was asked for: the confine mode, the level
 // required, the timeout, and the digest of the OS policy its budget
 // derives.
-func (p *RunParameters) Asked(mode string, require confine.Level, timeout time.Duration, policySHA256 string) {
+func (p *RunParameters) Asked(mode confine.Mode, require confine.Level, timeout time.Duration, policySHA256 string) {
 	p.Confine, p.RequireConfinement, p.TimeoutMS, p.OSPolicySHA256 = mode, require, timeout.Milliseconds(), policySHA256
 }
 

@@ -11,6 +11,6 @@
 // fault-injection hook and the confinement probe live here too.
 //
 //	rec := run.Supervise(run.Run{Program: "hello.vel", Cwd: dir, Budget: b,
-//		Confine: run.ConfineDefault, Timeout: 10 * time.Second, Receipts: dir})
+//		Confine: confine.ModeDefault, Timeout: 10 * time.Second, Receipts: dir})
 //	fmt.Println(rec.Outcome.Status, rec.RunParameters.Confinement)
 package run

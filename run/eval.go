@@ -23,7 +23,7 @@ import (
 // EvalOptions are how `sabline eval` grades a directory.
 type EvalOptions struct {
 	Budget      budget.Budget
-	Confine     string        // ConfineDefault or ConfineStrict; eval never runs unconfined
+	Confine     confine.Mode  // confine.ModeDefault or ModeStrict; eval never runs unconfined
 	Require     confine.Level // the least level a run may have: partial (the default) or full
 	Timeout     time.Duration // per program
 	MaxMemoryMB int

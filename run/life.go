@@ -54,7 +54,7 @@ type workerSpec struct {
 	marker   string         // workerMarker's value: the run id, or "pool"
 	env      bool           // the budget grants env: the worker gets the operator's environment
 	dir      string         // its working directory
-	policy   confine.Policy // the zero Policy under ConfineOff
+	policy   confine.Policy // the zero Policy under confine.ModeOff
 	memoryMB int
 	runID    string
 	// The caller's streams and tool channel, nil for none: each reaches

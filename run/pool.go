@@ -30,7 +30,7 @@ import (
 type PoolConfig struct {
 	Budget      budget.Budget // the ceiling: a run may ask for this or less
 	Workers     int           // runs at once: at least 1
-	Confine     string        // ConfineDefault, ConfineStrict or ConfineOff
+	Confine     confine.Mode  // confine.ModeDefault, ModeStrict or ModeOff
 	Require     confine.Level // "" for none; a pool held below it starts no worker
 	Timeout     time.Duration // per run; 0 for none
 	MaxMemoryMB int           // per worker; 0 for none
@@ -144,7 +144,7 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	if cfg.Confine == "" {
-		cfg.Confine = ConfineDefault
+		cfg.Confine = confine.ModeDefault
 	}
 	if err := CheckConfine(cfg.Confine, cfg.Require); err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		return nil, err
 	}
 	p.resolved = admitted(cfg.Budget)
-	p.policy = confine.OSPolicy(p.osBudget(), confine.Options{Strict: cfg.Confine == ConfineStrict})
+	p.policy = confine.OSPolicy(p.osBudget(), confine.Options{Mode: cfg.Confine})
 	p.digest = p.policy.SHA256()
 	if cfg.OnDemand {
 		if err := p.below(p.heldOf(confine.OnThisMachine(p.policy)), "this machine would hold it at"); err != nil {
@@ -604,7 +604,7 @@ type poolWorker struct {
 // applied.
 func (p *Pool) startWorker() (*poolWorker, error) {
 	var pol confine.Policy
-	if p.cfg.Confine != ConfineOff {
+	if p.cfg.Confine != confine.ModeOff {
 		pol = p.policy
 	}
 	proc, err := startWorker(workerSpec{marker: "pool", env: p.cfg.Budget.Has(budget.Env), dir: p.cfg.Cwd, policy: pol,
@@ -629,7 +629,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: p.guard, Admitted: p.resolved,
 		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
-	if p.cfg.Confine != ConfineOff {
+	if p.cfg.Confine != confine.ModeOff {
 		req.Policy, req.PolicySHA256 = &pol, p.digest
 	}
 	if err := w.send(req); err != nil {
@@ -672,11 +672,11 @@ func (p *Pool) heldOf(held confine.Result) confine.Result {
 		return held
 	}
 	if p.cfg.ImportRoot != "" {
-		return held.With(confine.Gap{Layer: confine.LayerPool, Kind: confine.Held,
+		return held.With(confine.Gap{Layer: confine.LayerPool, Kind: confine.GapHeld,
 			Text: "beside the budget, the workers may read the import root " + p.cfg.ImportRoot +
 				", where programs and their loads are read"})
 	}
-	return held.With(confine.Gap{Layer: confine.LayerPool, Kind: confine.Unheld,
+	return held.With(confine.Gap{Layer: confine.LayerPool, Kind: confine.GapUnheld,
 		Text: "reads are not held by the operating system: the pool has no import root, " +
 			"so its workers may read any file"})
 }
@@ -731,7 +731,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	rec := j.rec
 	held := w.held
 	if j.b.String() != p.cfg.Budget.String() && held.Level != confine.None {
-		held = held.With(confine.Gap{Layer: confine.LayerPool, Kind: confine.Held,
+		held = held.With(confine.Gap{Layer: confine.LayerPool, Kind: confine.GapHeld,
 			Text: fmt.Sprintf("the operating system holds the pool's budget %q, "+
 				"this run's narrower one is held by the language", p.cfg.Budget.String())})
 	}

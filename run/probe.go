@@ -28,12 +28,12 @@ type ProbeReport struct {
 const defaultProgram = "pass\n"
 
 // ConfinementProbe starts a worker under the empty budget, confined as a
-// default run is (or not, with mode ConfineOff), and has it attempt the
+// default run is (or not, with mode confine.ModeOff), and has it attempt the
 // five fault-injection operations against targets the probe itself made:
 // a scratch file to read, a scratch path to write, a loopback listener to
 // connect to, a program to start, and a process to signal. Nothing it
 // touches is anything but its own.
-func ConfinementProbe(mode string) (*ProbeReport, error) {
+func ConfinementProbe(mode confine.Mode) (*ProbeReport, error) {
 	dir, err := os.MkdirTemp("", "sabline-probe-")
 	if err != nil {
 		return nil, fmt.Errorf("probe: %w", err)

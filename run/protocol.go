@@ -12,21 +12,14 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
-// Confine modes of a run.
-const (
-	ConfineDefault = "default" // the OS policy of the budget, widened by granted modules
-	ConfineStrict  = "strict"  // the budget alone: granted modules widen nothing
-	ConfineOff     = "off"     // --no-confine
-)
-
 // CheckConfine refuses (E301) a confinement mode that is not one of the
 // three, a required level that is not full or partial, and a required
-// level beside ConfineOff, which asks for none.
-func CheckConfine(mode string, require confine.Level) error {
+// level beside confine.ModeOff, which asks for none.
+func CheckConfine(mode confine.Mode, require confine.Level) error {
 	switch mode {
-	case ConfineDefault, ConfineStrict, ConfineOff:
+	case confine.ModeDefault, confine.ModeStrict, confine.ModeOff:
 	default:
-		return codes.Errorf(codes.E301, "confine %q: want %s, %s or %s", mode, ConfineDefault, ConfineStrict, ConfineOff)
+		return codes.Errorf(codes.E301, "confine %q: want %s, %s or %s", mode, confine.ModeDefault, confine.ModeStrict, confine.ModeOff)
 	}
 	if require == "" {
 		return nil
@@ -34,8 +27,8 @@ func CheckConfine(mode string, require confine.Level) error {
 	if l, err := confine.ParseLevel(string(require)); err != nil || l == confine.None {
 		return codes.Errorf(codes.E301, "required level %q: want full or partial", require)
 	}
-	if mode == ConfineOff {
-		return codes.Errorf(codes.E301, "confine %s asks for no confinement, and the required level %s for some: give one or the other", ConfineOff, require)
+	if mode == confine.ModeOff {
+		return codes.Errorf(codes.E301, "confine %s asks for no confinement, and the required level %s for some: give one or the other", confine.ModeOff, require)
 	}
 	return nil
 }
@@ -57,7 +50,7 @@ type request struct {
 	// its pool) was admitted: the worker withholds from the kernel's
 	// ruleset a grant that resolves otherwise when it starts.
 	Admitted    map[string]string `json:"admitted,omitempty"`
-	Confine     string            `json:"confine"`           // ConfineDefault, ConfineStrict or ConfineOff
+	Confine     confine.Mode      `json:"confine"`           // confine.ModeDefault, ModeStrict or ModeOff
 	Require     confine.Level     `json:"require,omitempty"` // --require-confinement; "" for none
 	Faults      []receipt.FaultOp `json:"faults,omitempty"`  // SABLINE_FAULT_INJECT, parsed
 	MaxMemoryMB int               `json:"max_memory_mb,omitempty"`
@@ -66,7 +59,7 @@ type request struct {
 	TempDir string `json:"temp_dir"`
 	// Policy is the OS policy the supervisor derived from the budget,
 	// the one document the worker applies; PolicySHA256 is its digest as
-	// the receipt records it. Both are absent under ConfineOff.
+	// the receipt records it. Both are absent under confine.ModeOff.
 	Policy       *confine.Policy `json:"policy,omitempty"`
 	PolicySHA256 string          `json:"policy_sha256,omitempty"`
 	// Pool makes the worker a pool worker: confined once, it then reads

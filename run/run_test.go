@@ -16,6 +16,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
@@ -54,7 +55,7 @@ func superviseProgram(t *testing.T, src string, allow []string, edit func(*Run))
 	var stdout, stderr bytes.Buffer
 	receipts := filepath.Join(t.TempDir(), "receipts")
 	r := Run{
-		Program: prog, Budget: budget.MustParse(dir, allow...), Cwd: dir, Confine: ConfineOff,
+		Program: prog, Budget: budget.MustParse(dir, allow...), Cwd: dir, Confine: confine.ModeOff,
 		Timeout: 60 * time.Second, Receipts: receipts,
 		Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr,
 	}
@@ -165,7 +166,7 @@ def f(n):
     return f(n - 1)
 f(%d)
 `, fill, tt.depth), []string{"fs:write:" + fill}, func(r *Run) {
-				r.Receipts, r.Confine = filepath.Join(mnt, "receipts"), ConfineDefault
+				r.Receipts, r.Confine = filepath.Join(mnt, "receipts"), confine.ModeDefault
 			})
 			if path, err := s.rec.Stored(); err != nil {
 				t.Fatalf("Stored: %s, %v: want the receipt finished", path, err)
@@ -293,7 +294,7 @@ print("[%s]" % o.getenv("SABLINE_TEST_SECRET"), "[%s]" % o.getenv("` + FaultEnv 
 // asked for, the digest of the policy its budget derives among it, as a
 // run that ran does.
 func TestParametersOfARunThatNeverStarted(t *testing.T) {
-	edit := func(r *Run) { r.Confine, r.Timeout = ConfineDefault, 7*time.Second }
+	edit := func(r *Run) { r.Confine, r.Timeout = confine.ModeDefault, 7*time.Second }
 	ran := superviseProgram(t, `print("ran")`, []string{"io"}, edit)
 	if ran.rec.Outcome.Status != receipt.StatusOK {
 		t.Fatalf("the control did not run: %+v\n%s", ran.rec.Outcome, ran.stderr)
@@ -303,9 +304,9 @@ func TestParametersOfARunThatNeverStarted(t *testing.T) {
 	wantCode(t, refused, codes.E310, "Supervise")
 	for _, rec := range []*receipt.Receipt{ran.stored(t), refused.stored(t)} {
 		p := rec.RunParameters
-		if p.OSPolicySHA256 == "" || p.OSPolicySHA256 != ran.rec.RunParameters.OSPolicySHA256 || p.Confine != ConfineDefault || p.TimeoutMS != 7000 {
+		if p.OSPolicySHA256 == "" || p.OSPolicySHA256 != ran.rec.RunParameters.OSPolicySHA256 || p.Confine != confine.ModeDefault || p.TimeoutMS != 7000 {
 			t.Errorf("receipt %s (%s): parameters %+v, want the policy digest %q, confine %q, timeout 7000 ms",
-				rec.RunID, rec.Outcome.Status, p, ran.rec.RunParameters.OSPolicySHA256, ConfineDefault)
+				rec.RunID, rec.Outcome.Status, p, ran.rec.RunParameters.OSPolicySHA256, confine.ModeDefault)
 		}
 	}
 }

@@ -32,7 +32,7 @@ type Run struct {
 	Args        []string          // the program's arguments, after --
 	Budget      budget.Budget     // parsed --allow
 	Cwd         string            // absolute
-	Confine     string            // ConfineDefault, ConfineStrict or ConfineOff
+	Confine     confine.Mode      // confine.ModeDefault, ModeStrict or ModeOff
 	Require     confine.Level     // --require-confinement, "" for none
 	Faults      []receipt.FaultOp // SABLINE_FAULT_INJECT, parsed
 	Timeout     time.Duration     // 0 for none
@@ -126,7 +126,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	// fails.
 	phase.Mark("worker start")
 	var pol confine.Policy // the zero Policy asks nothing (--no-confine)
-	if r.Confine != ConfineOff {
+	if r.Confine != confine.ModeOff {
 		pol = c.derived
 	}
 	w, err := startWorker(workerSpec{marker: c.rec.RunID, env: r.Budget.Has(budget.Env), dir: r.Cwd, policy: pol,
@@ -227,7 +227,7 @@ func newCommandRun(r Run) *commandRun {
 	// The one derivation of the run's OS policy: its digest goes in the
 	// receipt, and the document itself to the worker, which applies it
 	// as it is sent.
-	c.derived = confine.OSPolicy(r.Budget, confine.Options{Strict: r.Confine == ConfineStrict})
+	c.derived = confine.OSPolicy(r.Budget, confine.Options{Mode: r.Confine})
 	return c
 }
 
@@ -300,7 +300,7 @@ func (c *commandRun) request(w *workerProc, g *guard.Set) (*request, error) {
 		Admitted: admitted(r.Budget),
 		Confine:  r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
-	if r.Confine != ConfineOff {
+	if r.Confine != confine.ModeOff {
 		req.Policy, req.PolicySHA256 = &c.derived, c.rec.RunParameters.OSPolicySHA256
 	}
 	if r.Source != nil {
@@ -466,7 +466,7 @@ func memoryGap(mb int, hold confine.MemoryHold, addressSpace bool) confine.Gap {
 	if hold.Why != "" {
 		s += "; no cgroup holds it: " + hold.Why
 	}
-	return confine.Gap{Layer: confine.LayerMemory, Kind: confine.Held, Text: s}
+	return confine.Gap{Layer: confine.LayerMemory, Kind: confine.GapHeld, Text: s}
 }
 
 // readCrashReport reads at most MaxCrashReportBytes of the crash report in

@@ -146,8 +146,8 @@ func TestWorkerAppliesOnlyTheSentPolicy(t *testing.T) {
 		name string
 		req  request
 	}{
-		{name: "no policy", req: request{Confine: ConfineDefault, PolicySHA256: p.SHA256()}},
-		{name: "another digest", req: request{Confine: ConfineDefault, Policy: &p, PolicySHA256: strings.Repeat("0", 64)}},
+		{name: "no policy", req: request{Confine: confine.ModeDefault, PolicySHA256: p.SHA256()}},
+		{name: "another digest", req: request{Confine: confine.ModeDefault, Policy: &p, PolicySHA256: strings.Repeat("0", 64)}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := (&worker{}).confine(&tt.req)
@@ -176,7 +176,7 @@ func TestMemoryGap(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := memoryGap(64, tt.hold, tt.addressSpace)
-			want := confine.Gap{Layer: confine.LayerMemory, Kind: confine.Held, Text: tt.want}
+			want := confine.Gap{Layer: confine.LayerMemory, Kind: confine.GapHeld, Text: tt.want}
 			if got != want {
 				t.Errorf("memoryGap =\n%+v, want\n%+v", got, want)
 			}

@@ -234,7 +234,7 @@ func (w *worker) confine(req *request) confine.Result {
 		// (confine's TestApplyLayers reads them).
 		defer goruntime.GOMAXPROCS(req.Procs)
 	}
-	if req.Confine == ConfineOff {
+	if req.Confine == confine.ModeOff {
 		return confine.NotConfined("--no-confine: the operating system was asked for nothing")
 	}
 	if req.Policy == nil || req.Policy.SHA256() != req.PolicySHA256 {

@@ -81,7 +81,7 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "apply-memory-limit-failure-unsaid", File: "confine/apply_linux.go",
-		Old:      `fail(err, "the memory limit could not be set: "+err.Error())`,
+		Old:      `fail(err, LayerMemory, "the memory limit could not be set: "+err.Error())`,
 		New:      `_ = err`,
 		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/memory_limit_refused",
 	},
@@ -425,8 +425,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "withheld-note-lists-expanded", File: "confine/assess.go",
-		Old:      `shortList(h.Carving.Withheld, 4)`,
-		New:      `shortList(h.Carving.Expanded, 4)`,
+		Old:      `carved(withheldNote, h.Carving.Withheld)`,
+		New:      `carved(withheldNote, h.Carving.Expanded)`,
 		Packages: confinePkg, Run: "^TestAssessLinuxNamesWithheld$",
 		CaughtBy: "TestAssessLinuxNamesWithheld (the reason does not name the withheld path)",
 	},

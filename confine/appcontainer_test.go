@@ -510,6 +510,89 @@ func TestACEGrantFailureTakesBack(t *testing.T) {
 	}
 }
 
+// unlockFails is a machine-wide lock whose first fails releases report a
+// failure, the lock released all the same.
+type unlockFails struct {
+	*fakeLock
+	fails int
+}
+
+func (l *unlockFails) Unlock() error {
+	if err := l.fakeLock.Unlock(); err != nil {
+		return err
+	}
+	if l.fails > 0 {
+		l.fails--
+		return errors.New("the mutex is not owned")
+	}
+	return nil
+}
+
+// TestACEGrantFailureSaid: a grant that fails says what failed and what
+// taking back the others did. A write's own error is said before the
+// lock's; a lock not released after a write that succeeded fails the
+// grant, which is taken back; a take-back that fails is said too, and
+// leaves the record and the ACE for the next run's sweep.
+func TestACEGrantFailureSaid(t *testing.T) {
+	tests := []struct {
+		name        string
+		failGrant   string // a path whose grant is refused
+		failRevoke  string // a path whose first revoke is refused
+		unlockFails int    // the first releases of the lock that fail
+		wantErr     []string
+		wantNot     string // what the error does not say
+		wantLeft    bool   // C:\data keeps its ACE, and the record is left
+	}{
+		{name: "a grant refused, the others taken back", failGrant: `C:\denied`,
+			wantErr: []string{`grant the ACE on C:\denied: access denied`}, wantNot: "taking back"},
+		{name: "a grant refused and a take-back refused",
+			failGrant: `C:\denied`, failRevoke: `C:\data`,
+			wantErr: []string{`grant the ACE on C:\denied: access denied`,
+				`taking back the others: take back the ACE on C:\data: the file is in use`},
+			wantLeft: true},
+		{name: "the lock not released after a grant", unlockFails: 1,
+			wantErr: []string{
+				`grant the ACE on C:\data: release the ACE lock: the mutex is not owned`},
+			wantNot: "taking back"},
+		{name: "a grant refused, and the lock not released after it",
+			failGrant: `C:\data`, unlockFails: 1,
+			wantErr: []string{`grant the ACE on C:\data: access denied`},
+			wantNot: "release the ACE lock"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newACEWorld()
+			h := w.host()
+			h.Lock = &unlockFails{fakeLock: w.lock, fails: tt.unlockFails}
+			if tt.failGrant != "" {
+				w.acl.failGrant[tt.failGrant] = true
+			}
+			if tt.failRevoke != "" {
+				w.acl.failRevoke[tt.failRevoke] = 1
+			}
+			g, err := GrantACEs(h, "sabline-run-a", grantsFor(sidA, `C:\data`, `C:\denied`))
+			if err == nil || g != nil {
+				t.Fatalf("GrantACEs gave ACEs %v, error %v; want a failure", g != nil, err)
+			}
+			for _, want := range tt.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+			if tt.wantNot != "" && strings.Contains(err.Error(), tt.wantNot) {
+				t.Errorf("error %q says %q", err, tt.wantNot)
+			}
+			if left := w.acl.has(`C:\data`, sidA); left != tt.wantLeft {
+				t.Errorf("C:\\data holds the run's ACE %v, want %v", left, tt.wantLeft)
+			}
+			if exists, _ := w.store.state(recordName(sidA)); exists != tt.wantLeft {
+				t.Errorf("the record exists %v, want %v", exists, tt.wantLeft)
+			}
+			w.checkUnderLock(t)
+		})
+	}
+}
+
 func TestACELockNotFree(t *testing.T) {
 	w := newACEWorld()
 	h := w.host()
@@ -535,6 +618,25 @@ func TestACELockNotFree(t *testing.T) {
 	}
 }
 
+// sidTen is an AppContainer SID as Windows derives one from a name:
+// seven sub-authorities after the 2, most of ten digits.
+const sidTen = "S-1-15-2-2434737943-167758768-3180539153-984336765-1107280622-3591121930-2677285773"
+
+// recordOfSize is a record of n bytes: a SID, then lines of a key the
+// parser skips.
+func recordOfSize(n int) string {
+	var b strings.Builder
+	b.WriteString("sabline-ace-record 1\nsid " + sidA + "\n")
+	for b.Len() < n {
+		line := n - b.Len() // this line, its newline counted
+		if line > 1<<16 {
+			line = 1 << 15
+		}
+		b.WriteString("pad " + strings.Repeat("x", line-5) + "\n")
+	}
+	return b.String()
+}
+
 func TestParseACERecord(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -554,6 +656,22 @@ func TestParseACERecord(t *testing.T) {
 			name: "a key a later version adds is skipped", in: "sabline-ace-record 1\nsid " + sidA + "\nstarted 2026-12-01\npath C:\\a\n",
 			want: ACERecord{SID: sidA, Paths: []string{`C:\a`}},
 		},
+		{
+			name: "sub-authorities of ten digits, as Windows makes them",
+			in:   "sabline-ace-record 1\nsid " + sidTen + "\n",
+			want: ACERecord{SID: sidTen},
+		},
+		{
+			name: "a path with a space",
+			in:   "sabline-ace-record 1\nsid " + sidA + "\npath C:\\Program Files\\data\n",
+			want: ACERecord{SID: sidA, Paths: []string{`C:\Program Files\data`}},
+		},
+		{name: "exactly the size bound", in: recordOfSize(maxRecordBytes),
+			want: ACERecord{SID: sidA}},
+		{name: "a byte over it", in: recordOfSize(maxRecordBytes + 1), wantErr: "larger than"},
+		{name: "a sub-authority of eleven digits",
+			in:      "sabline-ace-record 1\nsid S-1-15-2-12345678901\n",
+			wantErr: "not an AppContainer SID"},
 		{name: "no header", in: "sid " + sidA + "\n", wantErr: "header"},
 		{name: "another version", in: "sabline-ace-record 2\nsid " + sidA + "\n", wantErr: "header"},
 		{name: "a user's SID is never swept", in: "sabline-ace-record 1\nsid S-1-5-21-1-2-3-1001\npath C:\\Users\n", wantErr: "not an AppContainer SID"},
@@ -672,6 +790,8 @@ func TestProbeMemoryName(t *testing.T) {
 		{name: "a release", version: "v1.4.0", want: "probe-no-v1.4.0"},
 		{name: "a path cannot escape the directory", version: `..\..\x/y`, want: "probe-no-.._.._x_y"},
 		{name: "no version", version: "", want: "probe-no-unknown"},
+		{name: "the ends of each range kept", version: "AZaz09.-", want: "probe-no-AZaz09.-"},
+		{name: "what lies just past them replaced", version: "@[`{/:", want: "probe-no-______"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -690,6 +810,35 @@ func TestProfileName(t *testing.T) {
 		if got := ProfileName(bad); got != "" {
 			t.Errorf("ProfileName(%q) = %q, want none", bad, got)
 		}
+	}
+}
+
+// TestValidProfileName holds a profile name to CreateAppContainerProfile's
+// rule: at most 64 characters of [-_. A-Za-z0-9], the ends of each range
+// among them, and nothing just past them.
+func TestValidProfileName(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want bool
+	}{
+		{name: "64 characters", in: strings.Repeat("a", 64), want: true},
+		{name: "65 characters", in: strings.Repeat("a", 65)},
+		{name: "empty", in: ""},
+		{name: "the ends of each range", in: "AZ az 09-_.", want: true},
+		{name: "@ before A", in: "a@"},
+		{name: "[ after Z", in: "a["},
+		{name: "` before a", in: "a`"},
+		{name: "{ after z", in: "a{"},
+		{name: "/ before 0", in: "a/"},
+		{name: ": after 9", in: "a:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := validProfileName(tt.in); got != tt.want {
+				t.Fatalf("validProfileName(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -91,6 +91,33 @@ func TestAssessLinux(t *testing.T) {
 			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"The module ffi:pathlib is granted: its own I/O, which the language does not judge, reaches any path, " +
 				"which the kernel holds to every path but the guarded locations"}},
+		{name: "a module that does its own file I/O, without Landlock", allow: "io,ffi:pathlib",
+			held: LinuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
+			want: []string{"Landlock was not applied: the guarded locations under a grant of " +
+				"every path are not held. The module ffi:pathlib is granted: its own I/O, " +
+				"which the language does not judge, reaches any path, the guarded locations " +
+				"among them"}},
+		{name: "a module that does its own file I/O, a carving past the bound",
+			allow: "io,ffi:pathlib",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true,
+				Carving: Carving{LanguageOnly: []string{"/root/.ssh"}}},
+			wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
+			want: []string{"the guarded locations /root/.ssh are held by the language only: " +
+				"the grant above them has too many entries to hold one by one, or one could not " +
+				"be listed. The module ffi:pathlib is granted: its own I/O, which the language " +
+				"does not judge, reaches any path, the guarded locations among them"}},
+		{name: "four guarded locations past the bound, named whole", allow: "io,fs",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true, Carving: Carving{
+				LanguageOnly: []string{"/a/.ssh", "/b/.ssh", "/c/.ssh", "/d/.ssh"}}},
+			wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
+			want: []string{"the guarded locations /a/.ssh, /b/.ssh, /c/.ssh, /d/.ssh are held " +
+				"by the language only"}},
+		{name: "five, the fifth counted", allow: "io,fs",
+			held: LinuxHeld{LandlockABI: 7, Seccomp: true, Carving: Carving{
+				LanguageOnly: []string{"/a/.ssh", "/b/.ssh", "/c/.ssh", "/d/.ssh", "/e/.ssh"}}},
+			wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
+			want: []string{"the guarded locations /a/.ssh, /b/.ssh, /c/.ssh, /d/.ssh and 1 more " +
+				"are held by the language only"}},
 		{name: "no Landlock, every path and host granted", allow: "io,fs,net",
 			held: LinuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
 			want: []string{"Landlock was not applied: TCP binds and the guarded locations under a grant of every path are not held"}},

@@ -188,6 +188,105 @@ func TestCarveLandlockBounded(t *testing.T) {
 	}
 }
 
+// TestCarveLandlockBoundShared: the bound is on the rules the carving of
+// the whole ruleset adds, not of each rule. Carving /etc adds 3 rules
+// (/etc/passwd, /etc/ssl, /etc/ssl/certs beside /etc), /root 1
+// (/root/notes.txt): at a bound of 4 both are carved, the bound reached;
+// at 3 the second stays whole and its guarded locations are the
+// language's.
+func TestCarveLandlockBoundShared(t *testing.T) {
+	plan := LandlockRuleset{Rules: []LandlockRule{
+		{Path: "/etc", Access: landlockReadRights, Grant: true},
+		{Path: "/root", Access: landlockReadRights, Grant: true},
+	}}
+	tests := []struct {
+		name             string
+		maxRules         int
+		wantAdded        int
+		wantWhole        []string // the rules left as they were
+		wantLanguageOnly []string
+	}{
+		{name: "exactly the bound", maxRules: 4, wantAdded: 4},
+		{name: "one short of it", maxRules: 3, wantAdded: 3, wantWhole: []string{"/root"},
+			wantLanguageOnly: []string{"/root/.config", "/root/.ssh"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			carved, c := CarveLandlock(plan, carveOuts, listWorld, tt.maxRules)
+			var whole []string
+			for _, r := range carved.Rules {
+				if !r.Carved {
+					whole = append(whole, r.Path)
+				}
+			}
+			if c.Added != tt.wantAdded || c.Added != len(carved.Rules)-len(plan.Rules) {
+				t.Errorf("Added = %d for %d rules, want %d",
+					c.Added, len(carved.Rules), tt.wantAdded)
+			}
+			if !slices.Equal(whole, tt.wantWhole) ||
+				!slices.Equal(c.LanguageOnly, tt.wantLanguageOnly) {
+				t.Errorf("whole %q, language only %q; want %q, %q", whole, c.LanguageOnly,
+					tt.wantWhole, tt.wantLanguageOnly)
+			}
+			if got := heldAccess(carved.Rules, "/etc/shadow"); got&^LandlockFSReadDir != 0 {
+				t.Errorf("/etc/shadow, guarded, has %v", LandlockAccessNames(got))
+			}
+		})
+	}
+}
+
+// TestCarveLandlockAllowedEntries: in a guarded directory, a name it
+// allows gets a file's rule only where an entry of that name is there and
+// is no link: a device the name allows, not a link at the name (which
+// the kernel would follow, to /etc/shadow here), nor a name with nothing
+// there.
+func TestCarveLandlockAllowedEntries(t *testing.T) {
+	world := fstest.MapFS{
+		"dev/null":   {Mode: fs.ModeDevice | fs.ModeCharDevice},
+		"dev/sda":    {Mode: fs.ModeDevice},
+		"dev/tty":    {Data: []byte("/etc/shadow"), Mode: fs.ModeSymlink},
+		"etc/shadow": {},
+	}
+	list := func(dir string) ([]fs.DirEntry, error) {
+		rel := strings.TrimPrefix(dir, "/")
+		if rel == "" {
+			rel = "."
+		}
+		return fs.ReadDir(world, rel)
+	}
+	tests := []struct {
+		name     string
+		allowed  string
+		wantRule bool
+	}{
+		{name: "a device there", allowed: "null", wantRule: true},
+		{name: "a link at the name", allowed: "tty"},
+		{name: "nothing at the name", allowed: "zero"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cos := []guard.CarveOut{
+				{Path: "/dev", Allowed: []string{tt.allowed}}, {Path: "/etc/shadow"}}
+			plan := LandlockRuleset{Rules: []LandlockRule{
+				{Path: "/", Access: landlockReadRights, Grant: true}}}
+			carved, _ := CarveLandlock(plan, cos, list, MaxCarvedRules)
+			var inDev []string
+			for _, r := range carved.Rules {
+				if guard.Within(r.Path, "/dev") {
+					inDev = append(inDev, r.Path)
+				}
+			}
+			var want []string
+			if tt.wantRule {
+				want = []string{"/dev/" + tt.allowed}
+			}
+			if !slices.Equal(inDev, want) {
+				t.Errorf("rules in /dev %q, want %q", inDev, want)
+			}
+		})
+	}
+}
+
 // TestCarveLandlockWithheld: a grant whose path lies in a guarded
 // location that no grant reaches (one that became a link into it after
 // the run was admitted) is left out of the ruleset, and said; the

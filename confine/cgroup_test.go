@@ -16,6 +16,10 @@ func TestPlanCgroup(t *testing.T) {
 		v1only   = "40 25 0:30 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
 		service  = "/sys/fs/cgroup/system.slice/sabline.service"
 		supervis = service + "/supervisor"
+
+		// A container's view: the hierarchy mounted from the cgroup it was
+		// started in, as a runtime without a cgroup namespace mounts it.
+		fromCt = "30 25 0:26 /system.slice/ct.scope /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
 	)
 	tests := []struct {
 		name       string
@@ -48,6 +52,23 @@ func TestPlanCgroup(t *testing.T) {
 		{name: "memory on a cgroup v1 hierarchy", self: "4:memory:/x\n0::/\n", mountinfo: hybrid,
 			files:   map[string]string{"/sys/fs/cgroup/unified/cgroup.controllers": "hugetlb"},
 			wantWhy: "the cgroup v2 hierarchy at /sys/fs/cgroup/unified offers no memory controller to this process's cgroup: the memory controller is on a cgroup v1 hierarchy"},
+		{name: "in the cgroup the hierarchy is mounted from",
+			self: "0::/system.slice/ct.scope\n", mountinfo: fromCt,
+			files: map[string]string{"/sys/fs/cgroup/cgroup.controllers": "memory",
+				"/sys/fs/cgroup/cgroup.subtree_control": "memory"},
+			wantParent: "/sys/fs/cgroup"},
+		{name: "in a cgroup beneath it", self: "0::/system.slice/ct.scope/sup\n", mountinfo: fromCt,
+			files: map[string]string{"/sys/fs/cgroup/sup/cgroup.controllers": "memory",
+				"/sys/fs/cgroup/sup/cgroup.subtree_control": "memory"},
+			wantParent: "/sys/fs/cgroup/sup"},
+		{name: "in a cgroup beside it, whose name it begins",
+			self: "0::/system.slice/ct.scope2\n", mountinfo: fromCt,
+			files: map[string]string{"/sys/fs/cgroup/2/cgroup.controllers": "memory",
+				"/sys/fs/cgroup/2/cgroup.subtree_control": "memory"},
+			wantWhy: "this process's cgroup /system.slice/ct.scope2 lies outside " +
+				"the cgroup v2 hierarchy mounted at /sys/fs/cgroup"},
+		{name: "in a cgroup elsewhere", self: "0::/user.slice\n", mountinfo: fromCt,
+			wantWhy: "lies outside the cgroup v2 hierarchy mounted at /sys/fs/cgroup"},
 		{name: "no cgroup v2 at all", self: "4:memory:/x\n", mountinfo: v1only, wantWhy: "in no cgroup v2 hierarchy"},
 		{name: "in one, none mounted", self: "0::/\n", mountinfo: v1only, wantWhy: "no cgroup v2 hierarchy is mounted"},
 	}

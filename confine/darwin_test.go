@@ -118,6 +118,9 @@ func TestDarwinProfile(t *testing.T) {
 	}
 }
 
+// TestDarwinProfileCwd: the working directory, and each directory above
+// it up to the home directory or /Volumes, may be stat'ed, as the path
+// resolves however it is written; one elsewhere needs nothing.
 func TestDarwinProfileCwd(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -125,6 +128,10 @@ func TestDarwinProfileCwd(t *testing.T) {
 		wantStat string // the stat rule's words, "" for none
 	}{
 		{name: "under home", cwd: "/Users/ana/job", wantStat: "allow file-read-metadata /Users/ana /Users/ana/job"},
+		{name: "under home, written with a trailing slash", cwd: "/Users/ana/job/",
+			wantStat: "allow file-read-metadata /Users/ana /Users/ana/job"},
+		{name: "under home, written with a dot", cwd: "/Users/ana/./job",
+			wantStat: "allow file-read-metadata /Users/ana /Users/ana/job"},
 		{name: "the home directory", cwd: "/Users/ana", wantStat: "allow file-read-metadata /Users/ana"},
 		{name: "on another disk", cwd: "/Volumes/disk/work", wantStat: "allow file-read-metadata /Volumes /Volumes/disk /Volumes/disk/work"},
 		{name: "elsewhere", cwd: "/srv/job"},

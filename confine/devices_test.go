@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/guard"
@@ -57,6 +58,9 @@ func TestRemountPlan(t *testing.T) {
 		{name: "a mount mounted over, and what lies beneath it, is not reached",
 			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw", "10 1 /mnt tmpfs rw", "11 10 /mnt/a ext4 rw", "12 10 /mnt tmpfs rw,relatime"},
 			want:   []remountStep{{"/mnt", base | msRELATIME}}},
+		{name: "/dev listed before the root: the root is remounted all the same",
+			mounts: []string{"2 1 /dev devtmpfs rw", "1 0 / ext4 rw,relatime"},
+			want:   []remountStep{{"/", base | msRELATIME}}},
 		{name: "nothing", mounts: nil, want: nil},
 	}
 	for _, tt := range tests {
@@ -98,6 +102,17 @@ func TestDeviceGrants(t *testing.T) {
 		{name: "the one over it",
 			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw", "10 1 /mnt tmpfs rw,nodev", "12 10 /mnt tmpfs rw"},
 			grants: []string{"/mnt/x"}, wantOpen: []string{"/mnt/x"}},
+		// /srv/x was mounted, then /srv over the directory above it, then
+		// /srv/x again: the table lists both at /srv/x, and the later is
+		// the one a path there reaches.
+		{name: "the later of two at one point, without nodev",
+			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw",
+				"3 1 /srv/x ext4 rw,nodev", "4 1 /srv tmpfs rw,nodev", "5 4 /srv/x vfat rw"},
+			grants: []string{"/srv/x/data"}, wantOpen: []string{"/srv/x/data"}},
+		{name: "the later of two at one point, nodev",
+			mounts: []string{"1 0 / ext4 rw,nodev", "2 1 /dev devtmpfs rw",
+				"3 1 /srv/x vfat rw", "4 1 /srv tmpfs rw,nodev", "5 4 /srv/x ext4 rw,nodev"},
+			grants: []string{"/srv/x/data"}},
 		{name: "no grant", mounts: []string{"1 0 / ext4 rw"}},
 	}
 	for _, tt := range tests {
@@ -105,6 +120,49 @@ func TestDeviceGrants(t *testing.T) {
 			got := deviceGrants(tt.grants, table(t, tt.mounts...))
 			if !slices.Equal(got, tt.wantOpen) {
 				t.Errorf("deviceGrants = %q, want %q", got, tt.wantOpen)
+			}
+		})
+	}
+}
+
+// TestVisibleMountsLoop: a table whose parents loop, which no kernel
+// writes but a file could hold, is read to an end: the walk up each
+// mount's parents is bounded by the table's length. Two mounts each the
+// other's parent at different points, and a stack at one point whose
+// parents loop beneath the mount on top of it.
+func TestVisibleMountsLoop(t *testing.T) {
+	if guard.FoldCase {
+		t.Skip("mount points are Linux paths")
+	}
+	tests := []struct {
+		name   string
+		mounts []string
+		want   []int // the IDs of the mounts reached
+	}{
+		{name: "each the other's parent",
+			mounts: []string{"1 2 /a ext4 rw", "2 1 /b ext4 rw"}, want: []int{1, 2}},
+		{name: "a stack at one point whose parents loop",
+			mounts: []string{"1 2 /m tmpfs rw", "2 1 /m tmpfs rw", "3 1 /m tmpfs rw"},
+			want:   []int{3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mounts := table(t, tt.mounts...)
+			done := make(chan []int, 1)
+			go func() {
+				var ids []int
+				for _, m := range visibleMounts(mounts) {
+					ids = append(ids, m.ID)
+				}
+				done <- ids
+			}()
+			select {
+			case got := <-done:
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("visible mounts %v, want %v", got, tt.want)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("visibleMounts did not end in a minute")
 			}
 		})
 	}

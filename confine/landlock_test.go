@@ -299,6 +299,48 @@ func TestLandlockPlanErrors(t *testing.T) {
 	}
 }
 
+// TestLandlockPlanPorts: the TCP ports of the grants are the ones the
+// ruleset lets a run connect to, the ends of the range among them (1 and
+// 65535, beside the resolver's 53); a number outside the range, which no
+// budget grants, is no port and fails the plan.
+func TestLandlockPlanPorts(t *testing.T) {
+	withPort := func(port int) Policy {
+		p := planPolicy("io", false)
+		p.Network = Network{Mode: NetHosts, Hosts: []Endpoint{{Host: "example.org", Port: port}}}
+		return p
+	}
+	tests := []struct {
+		name      string
+		p         Policy
+		wantPorts []int
+		wantErr   string
+	}{
+		{name: "port 1", p: planPolicy("io,net:example.org:1", false),
+			wantPorts: []int{1, 53}},
+		{name: "port 65535", p: planPolicy("io,net:example.org:65535", false),
+			wantPorts: []int{53, 65535}},
+		{name: "below the range", p: withPort(-1), wantErr: "TCP port -1 is not a port"},
+		{name: "above it", p: withPort(65536), wantErr: "TCP port 65536 is not a port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := LandlockPlan(tt.p, testNeeds, LandlockMaxABI)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(plan.ConnectTCP, tt.wantPorts) {
+				t.Fatalf("ConnectTCP = %v, %v; want %v", plan.ConnectTCP, err, tt.wantPorts)
+			}
+			if plan.HandledNet&LandlockNetConnectTCP == 0 {
+				t.Error("connecting over TCP is not handled")
+			}
+		})
+	}
+}
+
 func TestLandlockNames(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -255,6 +255,12 @@ func TestOSPolicy(t *testing.T) {
 		{name: "reads anywhere", allow: "fs:read,fs:write:/out", wantRead: "*", wantWrite: "/out", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
 		{name: "named hosts", allow: "net:localhost:8080,net:example.org,net:[::1]:53", wantNetwork: NetHosts,
 			wantHosts: []Endpoint{{"::1", 53}, {"example.org", 0}, {"localhost", 8080}}, wantEnforced: true, wantNeeds: withNet},
+		{name: "one host on several ports, by port",
+			allow:       "net:example.org:8080,net:example.org:443,net:example.org:80",
+			wantNetwork: NetHosts,
+			wantHosts: []Endpoint{
+				{"example.org", 80}, {"example.org", 443}, {"example.org", 8080}},
+			wantEnforced: true, wantNeeds: withNet},
 		{name: "any host", allow: "net,net:example.org", wantNetwork: NetOpen, wantEnforced: true, wantNeeds: withNet},
 		{name: "UDP alone: TCP to no host but the resolver's", allow: "net:udp:10.0.0.2:514,net:udp:[::1]", wantNetwork: NetHosts,
 			wantUDP: []Endpoint{{"10.0.0.2", 514}, {"::1", 0}}, wantEnforced: true, wantNeeds: withNet},

@@ -109,6 +109,8 @@ func TestWindowsContainerClaim(t *testing.T) {
 func TestWindowsResult(t *testing.T) {
 	readOnly := planPolicy("io,fs:read:/srv/data", false) // low integrity, a container
 	writes := planPolicy("io,fs:write:/srv/out", false)   // medium integrity
+	// Low integrity; the plan leaves the container off.
+	loopback := planPolicy("io,fs:read:/srv/data,net:localhost:8080", false)
 	planOf := func(p Policy) WindowsPlan { return WindowsPlanFor(p, testNeeds, countFiles(nil), 0) }
 	jobOf := func(p Policy) jobLimits { j, _ := windowsJobLimits(planOf(p)); return j }
 	good := func(p Policy) windowsObserved {
@@ -122,6 +124,7 @@ func TestWindowsResult(t *testing.T) {
 		wantLevel   Level
 		wantLayers  []string
 		wantReasons []string
+		wantNot     string // what the reason does not say
 	}{
 		{
 			name: "every layer held is full", p: readOnly, change: func(*windowsObserved) {},
@@ -160,6 +163,26 @@ func TestWindowsResult(t *testing.T) {
 			wantReasons: []string{"the AppContainer was left off (a loopback host is granted)"},
 		},
 		{
+			name: "a supervisor that said nothing: the plan's reason", p: loopback,
+			change: func(o *windowsObserved) {
+				o.ContainerTold, o.IsContainer, o.ContainerSID, o.ContainerOff = "", false, "", ""
+			},
+			wantLevel:   Partial,
+			wantLayers:  []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity},
+			wantReasons: []string{"the AppContainer was left off (a loopback host is granted): reads"},
+		},
+		{
+			name: "told of a container it is not in: not the plan's reason", p: loopback,
+			change: func(o *windowsObserved) {
+				o.IsContainer, o.ContainerSID, o.ContainerOff = false, "", ""
+			},
+			wantLevel:  Partial,
+			wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity},
+			wantReasons: []string{"the AppContainer was not applied: reads",
+				"its token is not an AppContainer's"},
+			wantNot: "left off",
+		},
+		{
 			name: "a write grant is not lowered, nor claimed low", p: writes,
 			change:    func(o *windowsObserved) { o.IntegrityErr = errors.New("must not be read") },
 			wantLevel: Full, wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerAppContainer},
@@ -188,6 +211,55 @@ func TestWindowsResult(t *testing.T) {
 				if !strings.Contains(r.Reason, want) {
 					t.Errorf("reason %q lacks %q", r.Reason, want)
 				}
+			}
+			if tt.wantNot != "" && strings.Contains(r.Reason, tt.wantNot) {
+				t.Errorf("reason %q says %q", r.Reason, tt.wantNot)
+			}
+		})
+	}
+}
+
+// TestWindowsContainerOffReason: the reason read from the environment is
+// kept as the supervisor wrote it, but on one line (a control character
+// or DEL is a space) and bounded.
+func TestWindowsContainerOffReason(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{name: "a reason", in: "a loopback host is granted", want: "a loopback host is granted"},
+		{name: "control characters and DEL", in: "a\nb\tc\x1fd\x7fe ~", want: "a b c d e ~"},
+		{name: "at the bound", in: strings.Repeat("x", maxContainerOff),
+			want: strings.Repeat("x", maxContainerOff)},
+		{name: "past it", in: strings.Repeat("x", maxContainerOff+1),
+			want: strings.Repeat("x", maxContainerOff)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := containerOffReason(tt.in); got != tt.want {
+				t.Fatalf("containerOffReason(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestWindowsContainerEnvOfNone: a worker started with an empty
+// environment gets the one variable that says what the supervisor did.
+func TestWindowsContainerEnvOfNone(t *testing.T) {
+	tests := []struct {
+		name     string
+		sid, off string
+		want     []string
+	}{
+		{name: "a container", sid: sidA, want: []string{ContainerSIDEnv + "=" + sidA}},
+		{name: "none", off: "a loopback host is granted",
+			want: []string{ContainerOffEnv + "=a loopback host is granted"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := withContainerEnv([]string{}, tt.sid, tt.off); !slices.Equal(got, tt.want) {
+				t.Fatalf("withContainerEnv = %q, want %q", got, tt.want)
 			}
 		})
 	}

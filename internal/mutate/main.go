@@ -123,7 +123,7 @@ func run(ms []Mutation, timeout time.Duration) int {
 		}
 	}
 	w.Flush()
-	fmt.Printf("%d mutations: %d caught, %d not tried on this machine, %d not\n", len(vs), len(vs)-failed-notHere, notHere, failed)
+	fmt.Printf("%d mutations: %d caught, %d not tried on this machine, %d not caught\n", len(vs), len(vs)-failed-notHere, notHere, failed)
 	if failed > 0 {
 		return 1
 	}

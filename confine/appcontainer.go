@@ -21,107 +21,107 @@ import (
 // execute, and the worker maps the binary it runs); read-write adds
 // FILE_GENERIC_WRITE and DELETE, which the language's fs.remove needs.
 const (
-	ACEMaskRead      uint32 = 0x00120089 | 0x001200A0
-	ACEMaskReadWrite uint32 = ACEMaskRead | 0x00120116 | 0x00010000
+	aceMaskRead      uint32 = 0x00120089 | 0x001200A0
+	aceMaskReadWrite uint32 = aceMaskRead | 0x00120116 | 0x00010000
 )
 
 // Inheritance flags of an ACE (winnt.h): a directory's ACE reaches the
 // files and directories beneath it; a file's is its own.
 const (
-	ACEInheritObject    uint32 = 0x1 // OBJECT_INHERIT_ACE
-	ACEInheritContainer uint32 = 0x2 // CONTAINER_INHERIT_ACE
+	aceInheritObject    uint32 = 0x1 // OBJECT_INHERIT_ACE
+	aceInheritContainer uint32 = 0x2 // CONTAINER_INHERIT_ACE
 )
 
-// ACEGrant is one ACE a run's AppContainer is given: its SID may use Mask
+// aceGrant is one ACE a run's AppContainer is given: its SID may use Mask
 // on Path, and beneath it when Inherit says so.
-type ACEGrant struct {
+type aceGrant struct {
 	SID     string
 	Path    string
 	Mask    uint32
 	Inherit uint32
 }
 
-// ACEPlan turns the ACEs of a WindowsPlan into the grants for the
+// acePlan turns the ACEs of a WindowsPlan into the grants for the
 // container sid: one per granted file and directory, read or read-write
 // as the plan says, inherited beneath a directory. isDir says whether a
 // path is a directory, and fails for a path that does not exist: a
 // container reaches only what holds its ACE, so a granted path that does
 // not exist yet cannot be held, and the error says so for the receipt.
-func ACEPlan(aces []WindowsACE, sid string, isDir func(path string) (bool, error)) ([]ACEGrant, error) {
-	out := make([]ACEGrant, 0, len(aces))
+func acePlan(aces []windowsACE, sid string, isDir func(path string) (bool, error)) ([]aceGrant, error) {
+	out := make([]aceGrant, 0, len(aces))
 	for _, a := range aces {
 		dir, err := isDir(a.Path)
 		if err != nil {
 			return nil, fmt.Errorf("the grant %s cannot be given an ACE: %w", a.Path, err)
 		}
-		g := ACEGrant{SID: sid, Path: a.Path, Mask: ACEMaskRead}
-		if a.Access == ACEReadWrite {
-			g.Mask = ACEMaskReadWrite
+		g := aceGrant{SID: sid, Path: a.Path, Mask: aceMaskRead}
+		if a.Access == aceReadWrite {
+			g.Mask = aceMaskReadWrite
 		}
 		if dir {
-			g.Inherit = ACEInheritObject | ACEInheritContainer
+			g.Inherit = aceInheritObject | aceInheritContainer
 		}
 		out = append(out, g)
 	}
 	return out, nil
 }
 
-// ACELock is the machine-wide lock held around each ACE write: the write
+// aceLock is the machine-wide lock held around each ACE write: the write
 // reads a path's rights, adds to them and writes them back, and two runs
 // doing that at once would lose one's ACE.
-type ACELock interface {
-	// Lock waits at most wait for the lock; ErrACELockWait when the
+type aceLock interface {
+	// Lock waits at most wait for the lock; errACELockWait when the
 	// turn did not come.
 	Lock(wait time.Duration) error
 	// Unlock releases it.
 	Unlock() error
 }
 
-// ErrACELockWait says the machine-wide ACE lock was not free in time.
-var ErrACELockWait = errors.New("the machine-wide ACE lock was not free in time")
+// errACELockWait says the machine-wide ACE lock was not free in time.
+var errACELockWait = errors.New("the machine-wide ACE lock was not free in time")
 
-// ACLEditor changes one path's rights.
-type ACLEditor interface {
+// aclEditor changes one path's rights.
+type aclEditor interface {
 	// Grant adds g's ACE to g.Path's rights, keeping the others.
-	Grant(g ACEGrant) error
+	Grant(g aceGrant) error
 	// Revoke removes every ACE for sid from path's rights, keeping the
 	// others. A path that holds none is not an error.
 	Revoke(sid, path string) error
 }
 
-// RecordStore keeps, in a machine-wide directory, the record of each run
+// recordStore keeps, in a machine-wide directory, the record of each run
 // that has ACEs out. A record is held open by its run while the ACEs are
 // out; the system closes it when the run dies, however it dies, and only
 // then can another run claim it.
-type RecordStore interface {
+type recordStore interface {
 	// Hold writes a new record under name and holds it open.
-	Hold(name string, data []byte) (HeldRecord, error)
+	Hold(name string, data []byte) (heldRecord, error)
 	// Claim returns the records no run holds open any more, each now
 	// held by the caller.
-	Claim() ([]ClaimedRecord, error)
+	Claim() ([]claimedRecord, error)
 }
 
-// HeldRecord is a record its run holds open.
-type HeldRecord interface {
+// heldRecord is a record its run holds open.
+type heldRecord interface {
 	// Release closes the record, and removes it when remove is true.
 	Release(remove bool) error
 }
 
-// ClaimedRecord is a record left by a run that is gone, held by the run
+// claimedRecord is a record left by a run that is gone, held by the run
 // that claimed it.
-type ClaimedRecord interface {
+type claimedRecord interface {
 	Name() string
 	Data() []byte
 	// Release closes the record, and removes it when remove is true.
 	Release(remove bool) error
 }
 
-// ACEHost is what the ACE protocol runs against: the system's, or a
+// aceHost is what the ACE protocol runs against: the system's, or a
 // test's fake.
-type ACEHost struct {
-	Lock    ACELock
-	ACL     ACLEditor
-	Records RecordStore
+type aceHost struct {
+	Lock    aceLock
+	ACL     aclEditor
+	Records recordStore
 	// DeleteProfile deletes a swept run's AppContainer profile.
 	DeleteProfile func(name string) error
 	// LockWait is how long one write waits for the lock.
@@ -129,7 +129,7 @@ type ACEHost struct {
 }
 
 // locked runs one ACE write under the machine-wide lock.
-func (h ACEHost) locked(write func() error) error {
+func (h aceHost) locked(write func() error) error {
 	if err := h.Lock.Lock(h.LockWait); err != nil {
 		return err
 	}
@@ -140,26 +140,26 @@ func (h ACEHost) locked(write func() error) error {
 	return werr
 }
 
-// GrantedACEs are a run's ACEs out, with the record that names them.
-type GrantedACEs struct {
-	host   ACEHost
-	rec    ACERecord
-	held   HeldRecord
-	grants []ACEGrant
+// grantedACEs are a run's ACEs out, with the record that names them.
+type grantedACEs struct {
+	host   aceHost
+	rec    aceRecord
+	held   heldRecord
+	grants []aceGrant
 }
 
-// GrantACEs gives a run's container its ACEs: it first sweeps what runs
+// grantACEs gives a run's container its ACEs: it first sweeps what runs
 // that are gone left out (what it cannot clear stays for the next), then writes the record naming the run's SID,
 // profile and every path (before the first grant, so that a run killed
 // halfway is swept too), then grants each ACE under the lock, one write
 // at a time. When a grant fails, the ones made are taken back and the
 // error says which failed: the container is then left off.
-func GrantACEs(h ACEHost, profile string, grants []ACEGrant) (*GrantedACEs, error) {
-	_, _ = SweepACEs(h) // what it could not clear stays recorded for the next run's sweep
+func grantACEs(h aceHost, profile string, grants []aceGrant) (*grantedACEs, error) {
+	_, _ = sweepACEs(h) // what it could not clear stays recorded for the next run's sweep
 	if len(grants) == 0 {
 		return nil, errors.New("grant ACEs: no path to grant")
 	}
-	rec := ACERecord{SID: grants[0].SID, Profile: profile}
+	rec := aceRecord{SID: grants[0].SID, Profile: profile}
 	for _, g := range grants {
 		if g.SID != rec.SID {
 			return nil, errors.New("grant ACEs: the grants name more than one SID")
@@ -174,7 +174,7 @@ func GrantACEs(h ACEHost, profile string, grants []ACEGrant) (*GrantedACEs, erro
 	if err != nil {
 		return nil, fmt.Errorf("write the ACE record: %w", err)
 	}
-	out := &GrantedACEs{host: h, rec: rec, held: held}
+	out := &grantedACEs{host: h, rec: rec, held: held}
 	for _, g := range grants {
 		if err := h.locked(func() error { return h.ACL.Grant(g) }); err != nil {
 			// The path may hold the ACE even so: take it back too.
@@ -193,7 +193,7 @@ func GrantACEs(h ACEHost, profile string, grants []ACEGrant) (*GrantedACEs, erro
 // removes the record when all were; a revoke that failed leaves the
 // record, closed, for the next run's sweep. It returns the revokes that
 // failed.
-func (g *GrantedACEs) Revoke() error {
+func (g *grantedACEs) Revoke() error {
 	errs := revokeAll(g.host, g.rec.SID, g.rec.Paths)
 	if err := g.held.Release(errs == nil); err != nil {
 		errs = errors.Join(errs, fmt.Errorf("release the ACE record: %w", err))
@@ -203,7 +203,7 @@ func (g *GrantedACEs) Revoke() error {
 
 // revokeAll takes sid's ACEs off paths, each under the lock, going on
 // past a failure.
-func revokeAll(h ACEHost, sid string, paths []string) error {
+func revokeAll(h aceHost, sid string, paths []string) error {
 	var errs []error
 	for _, p := range paths {
 		if err := h.locked(func() error { return h.ACL.Revoke(sid, p) }); err != nil {
@@ -213,11 +213,11 @@ func revokeAll(h ACEHost, sid string, paths []string) error {
 	return errors.Join(errs...)
 }
 
-// SweepACEs takes back the ACEs of every run that is gone but left its
+// sweepACEs takes back the ACEs of every run that is gone but left its
 // record, deletes its profile, and removes the record once every revoke
 // succeeded. A record that does not parse is removed: it names nothing
 // that could be taken back. It returns how many records it removed.
-func SweepACEs(h ACEHost) (int, error) {
+func sweepACEs(h aceHost) (int, error) {
 	claimed, err := h.Records.Claim()
 	if err != nil {
 		return 0, err
@@ -225,7 +225,7 @@ func SweepACEs(h ACEHost) (int, error) {
 	swept := 0
 	var errs []error
 	for _, c := range claimed {
-		rec, perr := ParseACERecord(c.Data())
+		rec, perr := parseACERecord(c.Data())
 		if perr == nil {
 			perr = revokeAll(h, rec.SID, rec.Paths)
 			if perr == nil && rec.Profile != "" && h.DeleteProfile != nil {
@@ -248,10 +248,10 @@ func SweepACEs(h ACEHost) (int, error) {
 // recordName is the file name of a run's record.
 func recordName(sid string) string { return sid + ".ace" }
 
-// ACERecord is what a run with ACEs out writes, so that the run after a
+// aceRecord is what a run with ACEs out writes, so that the run after a
 // killed one can take them back: the container's SID, its profile and
 // every path given an ACE.
-type ACERecord struct {
+type aceRecord struct {
 	SID     string
 	Profile string
 	Paths   []string
@@ -269,8 +269,8 @@ const (
 var errBadRecord = errors.New("not an ACE record")
 
 // Encode writes the record: a header line, then one "key value" line
-// each. It fails for what ParseACERecord would refuse.
-func (r ACERecord) Encode() ([]byte, error) {
+// each. It fails for what parseACERecord would refuse.
+func (r aceRecord) Encode() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(recordHeader + "\n")
 	b.WriteString("sid " + r.SID + "\n")
@@ -280,7 +280,7 @@ func (r ACERecord) Encode() ([]byte, error) {
 	for _, p := range r.Paths {
 		b.WriteString("path " + p + "\n")
 	}
-	got, err := ParseACERecord(b.Bytes())
+	got, err := parseACERecord(b.Bytes())
 	if err != nil {
 		return nil, err
 	}
@@ -290,13 +290,13 @@ func (r ACERecord) Encode() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// ParseACERecord reads a record. It is bounded (1 MiB, 4,096 paths) and
+// parseACERecord reads a record. It is bounded (1 MiB, 4,096 paths) and
 // strict where a mistake would take an ACE off something else: the SID
 // must be an AppContainer's (S-1-15-2-...), never a user's or a group's,
 // and each path absolute with no control character. Lines with a key it
 // does not know are skipped, so a later version may add some.
-func ParseACERecord(data []byte) (ACERecord, error) {
-	var r ACERecord
+func parseACERecord(data []byte) (aceRecord, error) {
+	var r aceRecord
 	if len(data) > maxRecordBytes {
 		return r, fmt.Errorf("%w: larger than %d bytes", errBadRecord, maxRecordBytes)
 	}
@@ -369,8 +369,8 @@ func validProfileName(s string) bool {
 	return true
 }
 
-// ProfileName is the AppContainer profile name of run runID.
-func ProfileName(runID string) string {
+// profileName is the AppContainer profile name of run runID.
+func profileName(runID string) string {
 	name := "sabline-run-" + runID
 	if !validProfileName(name) {
 		return ""
@@ -396,37 +396,37 @@ func absWindowsPath(p string) bool {
 	return strings.HasPrefix(p, "/")
 }
 
-// ProbeAnswer is one question of the short-name probe: a granted path,
+// probeAnswer is one question of the short-name probe: a granted path,
 // its short (8.3) spelling, "" when the volume keeps none, and what a
 // process inside the container resolved that spelling to, or why it
 // could not.
-type ProbeAnswer struct {
+type probeAnswer struct {
 	Path     string
 	Short    string
 	Resolved string
 	Err      string
 }
 
-// ProbeVerdict is what the probe decides: whether the container may be
+// probeVerdict is what the probe decides: whether the container may be
 // trusted, whether the answer is to be remembered for this build, and
 // the reason a receipt shows when it may not.
-type ProbeVerdict struct {
+type probeVerdict struct {
 	Trusted  bool
 	Remember bool
 	Reason   string
 }
 
-// DecideProbe decides from the probe's answers whether this system's
+// decideProbe decides from the probe's answers whether this system's
 // containers resolve a path as their parent does. A no remembered for
 // this build is a no without asking; a no the containers gave is
 // remembered; a yes never is, since it would outlive its measurement. A
 // probe with nothing to ask (no granted path has a short spelling) is a
 // no, not remembered: what cannot be asked is not claimed. So is a
 // question the probe could not put.
-func DecideProbe(rememberedNo bool, answers []ProbeAnswer) ProbeVerdict {
+func decideProbe(rememberedNo bool, answers []probeAnswer) probeVerdict {
 	const off = "the container was not trusted: "
 	if rememberedNo {
-		return ProbeVerdict{Reason: off + "this system's containers resolved a short (8.3) path name differently from their parent before, as remembered for this build"}
+		return probeVerdict{Reason: off + "this system's containers resolved a short (8.3) path name differently from their parent before, as remembered for this build"}
 	}
 	asked := 0
 	for _, a := range answers {
@@ -435,21 +435,21 @@ func DecideProbe(rememberedNo bool, answers []ProbeAnswer) ProbeVerdict {
 		}
 		asked++
 		if a.Err != "" {
-			return ProbeVerdict{Reason: off + "the short-name probe could not ask about " + a.Path + ": " + a.Err}
+			return probeVerdict{Reason: off + "the short-name probe could not ask about " + a.Path + ": " + a.Err}
 		}
 		if !strings.EqualFold(a.Resolved, a.Path) {
-			return ProbeVerdict{Remember: true, Reason: off + "a process in the container resolved the short name of " + a.Path + " to " + a.Resolved}
+			return probeVerdict{Remember: true, Reason: off + "a process in the container resolved the short name of " + a.Path + " to " + a.Resolved}
 		}
 	}
 	if asked == 0 {
-		return ProbeVerdict{Reason: off + "no granted path has a short (8.3) name to probe the container with"}
+		return probeVerdict{Reason: off + "no granted path has a short (8.3) name to probe the container with"}
 	}
-	return ProbeVerdict{Trusted: true}
+	return probeVerdict{Trusted: true}
 }
 
-// ProbeMemoryName is the name of the file whose presence remembers that
+// probeMemoryName is the name of the file whose presence remembers that
 // this build's probe said no on this machine.
-func ProbeMemoryName(version string) string {
+func probeMemoryName(version string) string {
 	clean := strings.Map(func(c rune) rune {
 		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' {
 			return c

@@ -15,7 +15,7 @@ import (
 
 // promiseWorld is one machine the promises are checked on.
 type promiseWorld struct {
-	host  ACEHost
+	host  aceHost
 	sids  [2]string // two runs' container SIDs
 	paths []string  // paths that exist and may be granted
 	// holds reports whether path's rights hold an ACE for sid.
@@ -32,7 +32,7 @@ type promiseWorld struct {
 
 // kill ends a run with its ACEs out, as its death does: the system closes
 // its record, which stays in the store.
-func kill(t *testing.T, g *GrantedACEs) {
+func kill(t *testing.T, g *grantedACEs) {
 	t.Helper()
 	if err := g.held.Release(false); err != nil {
 		t.Fatalf("close the killed run's record: %v", err)
@@ -44,7 +44,7 @@ func kill(t *testing.T, g *GrantedACEs) {
 // gone.
 func promiseEveryACETakenBack(t *testing.T, w *promiseWorld) {
 	sid := w.sids[0]
-	g, err := GrantACEs(w.host, "sabline-run-a", grantsFor(sid, w.paths...))
+	g, err := grantACEs(w.host, "sabline-run-a", grantsFor(sid, w.paths...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,18 +75,18 @@ func promiseEveryACETakenBack(t *testing.T, w *promiseWorld) {
 // is not swept.
 func promiseKilledRunSweptByNext(t *testing.T, w *promiseWorld) {
 	a, b := w.sids[0], w.sids[1]
-	ga, err := GrantACEs(w.host, "sabline-run-a", grantsFor(a, w.paths...))
+	ga, err := grantACEs(w.host, "sabline-run-a", grantsFor(a, w.paths...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := SweepACEs(w.host); err != nil || n != 0 || !w.holds(t, w.paths[0], a) {
+	if n, err := sweepACEs(w.host); err != nil || n != 0 || !w.holds(t, w.paths[0], a) {
 		t.Fatalf("a sweep while the run lives: swept %d, %v; its ACE kept %v", n, err, w.holds(t, w.paths[0], a))
 	}
 	kill(t, ga)
 	if !w.recordExists(recordName(a)) {
 		t.Fatal("the killed run's record is gone before any sweep: the sweep below proves nothing")
 	}
-	gb, err := GrantACEs(w.host, "sabline-run-b", grantsFor(b, w.paths[len(w.paths)-1]))
+	gb, err := grantACEs(w.host, "sabline-run-b", grantsFor(b, w.paths[len(w.paths)-1]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func systemPromiseWorld(t *testing.T) (*promiseWorld, string) {
 	}
 	var deleted []string
 	return &promiseWorld{
-		host: ACEHost{Lock: lock, ACL: fileACL{}, Records: fileRecords{dir: records}, LockWait: aceLockWait,
+		host: aceHost{Lock: lock, ACL: fileACL{}, Records: fileRecords{dir: records}, LockWait: aceLockWait,
 			DeleteProfile: func(name string) error { deleted = append(deleted, name); return nil }},
 		sids:  [2]string{"S-1-15-2-1-2-3-4-5-6-7", "S-1-15-2-1-2-3-4-5-6-8"},
 		paths: []string{t.TempDir(), dir, file},

@@ -32,7 +32,7 @@ func (l *fakeLock) Lock(wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	for !l.mu.TryLock() {
 		if time.Now().After(deadline) {
-			return ErrACELockWait
+			return errACELockWait
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -104,7 +104,7 @@ func (a *fakeACL) checkLock(op string) {
 	}
 }
 
-func (a *fakeACL) Grant(g ACEGrant) error {
+func (a *fakeACL) Grant(g aceGrant) error {
 	a.checkLock("grant " + g.Path)
 	if a.failGrant[g.Path] {
 		return errors.New("access denied")
@@ -155,7 +155,7 @@ type fakeRec struct {
 
 func newFakeStore() *fakeStore { return &fakeStore{recs: map[string]*fakeRec{}} }
 
-func (s *fakeStore) Hold(name string, data []byte) (HeldRecord, error) {
+func (s *fakeStore) Hold(name string, data []byte) (heldRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.recs[name]; ok {
@@ -166,10 +166,10 @@ func (s *fakeStore) Hold(name string, data []byte) (HeldRecord, error) {
 	return r, nil
 }
 
-func (s *fakeStore) Claim() ([]ClaimedRecord, error) {
+func (s *fakeStore) Claim() ([]claimedRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []ClaimedRecord
+	var out []claimedRecord
 	for _, r := range s.recs {
 		if !r.open {
 			r.open = true
@@ -220,15 +220,15 @@ func newACEWorld() *aceWorld {
 	return &aceWorld{lock: l, acl: newFakeACL(l), store: newFakeStore()}
 }
 
-func (w *aceWorld) host() ACEHost {
-	return ACEHost{Lock: w.lock, ACL: w.acl, Records: w.store, LockWait: time.Second,
+func (w *aceWorld) host() aceHost {
+	return aceHost{Lock: w.lock, ACL: w.acl, Records: w.store, LockWait: time.Second,
 		DeleteProfile: func(name string) error { w.deleted = append(w.deleted, name); return nil }}
 }
 
-func grantsFor(sid string, paths ...string) []ACEGrant {
-	var out []ACEGrant
+func grantsFor(sid string, paths ...string) []aceGrant {
+	var out []aceGrant
 	for _, p := range paths {
-		out = append(out, ACEGrant{SID: sid, Path: p, Mask: ACEMaskRead})
+		out = append(out, aceGrant{SID: sid, Path: p, Mask: aceMaskRead})
 	}
 	return out
 }
@@ -251,32 +251,32 @@ func TestACEPlan(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		aces    []WindowsACE
-		want    []ACEGrant
+		aces    []windowsACE
+		want    []aceGrant
 		wantErr string
 	}{
 		{
 			name: "a read directory inherits read",
-			aces: []WindowsACE{{Path: `C:\data`, Access: ACERead}},
-			want: []ACEGrant{{SID: sidA, Path: `C:\data`, Mask: ACEMaskRead, Inherit: ACEInheritObject | ACEInheritContainer}},
+			aces: []windowsACE{{Path: `C:\data`, Access: aceRead}},
+			want: []aceGrant{{SID: sidA, Path: `C:\data`, Mask: aceMaskRead, Inherit: aceInheritObject | aceInheritContainer}},
 		},
 		{
 			name: "a read-write directory and a read file",
-			aces: []WindowsACE{{Path: `C:\out`, Access: ACEReadWrite}, {Path: `C:\bin\sabline.exe`, Access: ACERead}},
-			want: []ACEGrant{
-				{SID: sidA, Path: `C:\out`, Mask: ACEMaskReadWrite, Inherit: ACEInheritObject | ACEInheritContainer},
-				{SID: sidA, Path: `C:\bin\sabline.exe`, Mask: ACEMaskRead},
+			aces: []windowsACE{{Path: `C:\out`, Access: aceReadWrite}, {Path: `C:\bin\sabline.exe`, Access: aceRead}},
+			want: []aceGrant{
+				{SID: sidA, Path: `C:\out`, Mask: aceMaskReadWrite, Inherit: aceInheritObject | aceInheritContainer},
+				{SID: sidA, Path: `C:\bin\sabline.exe`, Mask: aceMaskRead},
 			},
 		},
 		{
 			name:    "a granted path that does not exist cannot be held",
-			aces:    []WindowsACE{{Path: `C:\data`, Access: ACERead}, {Path: `C:\new.txt`, Access: ACEReadWrite}},
+			aces:    []windowsACE{{Path: `C:\data`, Access: aceRead}, {Path: `C:\new.txt`, Access: aceReadWrite}},
 			wantErr: `the grant C:\new.txt cannot be given an ACE`,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ACEPlan(tt.aces, sidA, isDir)
+			got, err := acePlan(tt.aces, sidA, isDir)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -284,7 +284,7 @@ func TestACEPlan(t *testing.T) {
 				return
 			}
 			if err != nil || !slices.Equal(got, tt.want) {
-				t.Fatalf("ACEPlan = %+v, %v; want %+v", got, err, tt.want)
+				t.Fatalf("acePlan = %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
 	}
@@ -292,21 +292,21 @@ func TestACEPlan(t *testing.T) {
 
 func TestACEMasksNest(t *testing.T) {
 	// Read-write holds every read right, and adds write and delete.
-	if ACEMaskReadWrite&ACEMaskRead != ACEMaskRead {
-		t.Errorf("read-write %#x lacks a read right of %#x", ACEMaskReadWrite, ACEMaskRead)
+	if aceMaskReadWrite&aceMaskRead != aceMaskRead {
+		t.Errorf("read-write %#x lacks a read right of %#x", aceMaskReadWrite, aceMaskRead)
 	}
-	if ACEMaskRead&0x2 != 0 || ACEMaskRead&0x00010000 != 0 {
-		t.Errorf("read %#x holds FILE_WRITE_DATA or DELETE", ACEMaskRead)
+	if aceMaskRead&0x2 != 0 || aceMaskRead&0x00010000 != 0 {
+		t.Errorf("read %#x holds FILE_WRITE_DATA or DELETE", aceMaskRead)
 	}
-	if ACEMaskReadWrite&0x2 == 0 || ACEMaskReadWrite&0x00010000 == 0 {
-		t.Errorf("read-write %#x lacks FILE_WRITE_DATA or DELETE", ACEMaskReadWrite)
+	if aceMaskReadWrite&0x2 == 0 || aceMaskReadWrite&0x00010000 == 0 {
+		t.Errorf("read-write %#x lacks FILE_WRITE_DATA or DELETE", aceMaskReadWrite)
 	}
 }
 
 func TestACEEveryTakenBack(t *testing.T) {
 	w := newACEWorld()
 	paths := []string{`C:\data`, `C:\out`, `C:\bin\sabline.exe`}
-	g, err := GrantACEs(w.host(), "sabline-run-a", grantsFor(sidA, paths...))
+	g, err := grantACEs(w.host(), "sabline-run-a", grantsFor(sidA, paths...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,15 +336,15 @@ func TestACEEveryTakenBack(t *testing.T) {
 
 func TestACEKilledRunSweptByNext(t *testing.T) {
 	w := newACEWorld()
-	if _, err := GrantACEs(w.host(), "sabline-run-a", grantsFor(sidA, `C:\data`, `C:\shared`)); err != nil {
+	if _, err := grantACEs(w.host(), "sabline-run-a", grantsFor(sidA, `C:\data`, `C:\shared`)); err != nil {
 		t.Fatal(err)
 	}
 	// Control: a run that is alive is not swept.
-	if n, err := SweepACEs(w.host()); err != nil || n != 0 || !w.acl.has(`C:\data`, sidA) {
+	if n, err := sweepACEs(w.host()); err != nil || n != 0 || !w.acl.has(`C:\data`, sidA) {
 		t.Fatalf("a sweep while the run lives: swept %d, %v; its ACE kept %v", n, err, w.acl.has(`C:\data`, sidA))
 	}
 	w.store.die(recordName(sidA)) // killed before it could take them back
-	gb, err := GrantACEs(w.host(), "sabline-run-b", grantsFor(sidB, `C:\shared`))
+	gb, err := grantACEs(w.host(), "sabline-run-b", grantsFor(sidB, `C:\shared`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,11 +370,11 @@ func TestACEKilledRunSweptByNext(t *testing.T) {
 
 func TestACETwoRunsInterleave(t *testing.T) {
 	w := newACEWorld()
-	ga, err := GrantACEs(w.host(), "sabline-run-a", grantsFor(sidA, `C:\shared`))
+	ga, err := grantACEs(w.host(), "sabline-run-a", grantsFor(sidA, `C:\shared`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gb, err := GrantACEs(w.host(), "sabline-run-b", grantsFor(sidB, `C:\shared`))
+	gb, err := grantACEs(w.host(), "sabline-run-b", grantsFor(sidB, `C:\shared`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +418,7 @@ func TestACELockKeepsConcurrentWrites(t *testing.T) {
 			w.acl.between = func(path string) {
 				if first.CompareAndSwap(false, true) {
 					go func() {
-						_, err := GrantACEs(h, "sabline-run-b", grantsFor(sidB, `C:\shared`))
+						_, err := grantACEs(h, "sabline-run-b", grantsFor(sidB, `C:\shared`))
 						bDone <- err
 					}()
 					select { // the second run's grant, if nothing holds it back
@@ -428,7 +428,7 @@ func TestACELockKeepsConcurrentWrites(t *testing.T) {
 					}
 				}
 			}
-			if _, err := GrantACEs(h, "sabline-run-a", grantsFor(sidA, `C:\shared`)); err != nil {
+			if _, err := grantACEs(h, "sabline-run-a", grantsFor(sidA, `C:\shared`)); err != nil {
 				t.Fatal(err)
 			}
 			if err := <-bDone; err != nil {
@@ -445,7 +445,7 @@ func TestACELockKeepsConcurrentWrites(t *testing.T) {
 
 func TestACERevokeFailureLeavesRecord(t *testing.T) {
 	w := newACEWorld()
-	g, err := GrantACEs(w.host(), "sabline-run-a", grantsFor(sidA, `C:\data`, `C:\busy`))
+	g, err := grantACEs(w.host(), "sabline-run-a", grantsFor(sidA, `C:\data`, `C:\busy`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +462,7 @@ func TestACERevokeFailureLeavesRecord(t *testing.T) {
 		t.Fatalf("after a failed revoke the record exists %v, held %v; want it left, released, for the next sweep", exists, open)
 	}
 	// The next run's sweep takes the ACE back and then the record.
-	if _, err := GrantACEs(w.host(), "sabline-run-b", grantsFor(sidB, `C:\other`)); err != nil {
+	if _, err := grantACEs(w.host(), "sabline-run-b", grantsFor(sidB, `C:\other`)); err != nil {
 		t.Fatal(err)
 	}
 	if w.acl.has(`C:\busy`, sidA) {
@@ -476,12 +476,12 @@ func TestACERevokeFailureLeavesRecord(t *testing.T) {
 
 func TestACESweepKeepsRecordItCouldNotClear(t *testing.T) {
 	w := newACEWorld()
-	if _, err := GrantACEs(w.host(), "sabline-run-a", grantsFor(sidA, `C:\busy`)); err != nil {
+	if _, err := grantACEs(w.host(), "sabline-run-a", grantsFor(sidA, `C:\busy`)); err != nil {
 		t.Fatal(err)
 	}
 	w.store.die(recordName(sidA))
 	w.acl.failRevoke[`C:\busy`] = 1
-	if n, err := SweepACEs(w.host()); err == nil || n != 0 {
+	if n, err := sweepACEs(w.host()); err == nil || n != 0 {
 		t.Fatalf("sweep = %d, %v; want nothing swept and the failure said", n, err)
 	}
 	if exists, open := w.store.state(recordName(sidA)); !exists || open {
@@ -490,7 +490,7 @@ func TestACESweepKeepsRecordItCouldNotClear(t *testing.T) {
 	if len(w.deleted) != 0 {
 		t.Errorf("the profile %v was deleted while its ACE is still out", w.deleted)
 	}
-	if n, err := SweepACEs(w.host()); err != nil || n != 1 || w.acl.has(`C:\busy`, sidA) {
+	if n, err := sweepACEs(w.host()); err != nil || n != 1 || w.acl.has(`C:\busy`, sidA) {
 		t.Fatalf("second sweep = %d, %v; ACE left %v", n, err, w.acl.has(`C:\busy`, sidA))
 	}
 }
@@ -498,9 +498,9 @@ func TestACESweepKeepsRecordItCouldNotClear(t *testing.T) {
 func TestACEGrantFailureTakesBack(t *testing.T) {
 	w := newACEWorld()
 	w.acl.failGrant[`C:\denied`] = true
-	_, err := GrantACEs(w.host(), "sabline-run-a", grantsFor(sidA, `C:\data`, `C:\denied`))
+	_, err := grantACEs(w.host(), "sabline-run-a", grantsFor(sidA, `C:\data`, `C:\denied`))
 	if err == nil || !strings.Contains(err.Error(), `C:\denied`) {
-		t.Fatalf("GrantACEs = %v, want the failure on C:\\denied", err)
+		t.Fatalf("grantACEs = %v, want the failure on C:\\denied", err)
 	}
 	if w.acl.has(`C:\data`, sidA) {
 		t.Error("the ACE granted before the failure was left out")
@@ -570,9 +570,9 @@ func TestACEGrantFailureSaid(t *testing.T) {
 			if tt.failRevoke != "" {
 				w.acl.failRevoke[tt.failRevoke] = 1
 			}
-			g, err := GrantACEs(h, "sabline-run-a", grantsFor(sidA, `C:\data`, `C:\denied`))
+			g, err := grantACEs(h, "sabline-run-a", grantsFor(sidA, `C:\data`, `C:\denied`))
 			if err == nil || g != nil {
-				t.Fatalf("GrantACEs gave ACEs %v, error %v; want a failure", g != nil, err)
+				t.Fatalf("grantACEs gave ACEs %v, error %v; want a failure", g != nil, err)
 			}
 			for _, want := range tt.wantErr {
 				if !strings.Contains(err.Error(), want) {
@@ -600,9 +600,9 @@ func TestACELockNotFree(t *testing.T) {
 	if err := w.lock.Lock(time.Second); err != nil { // another run's write that never ends
 		t.Fatal(err)
 	}
-	_, err := GrantACEs(h, "sabline-run-a", grantsFor(sidA, `C:\data`))
-	if !errors.Is(err, ErrACELockWait) {
-		t.Fatalf("GrantACEs = %v, want ErrACELockWait", err)
+	_, err := grantACEs(h, "sabline-run-a", grantsFor(sidA, `C:\data`))
+	if !errors.Is(err, errACELockWait) {
+		t.Fatalf("grantACEs = %v, want errACELockWait", err)
 	}
 	if w.acl.has(`C:\data`, sidA) {
 		t.Error("an ACE was written without the lock")
@@ -613,7 +613,7 @@ func TestACELockNotFree(t *testing.T) {
 	}
 	_ = w.lock.Unlock()
 	// Positive control: with the lock free, the same grant is made.
-	if _, err := GrantACEs(h, "sabline-run-c", grantsFor(sidB, `C:\data`)); err != nil || !w.acl.has(`C:\data`, sidB) {
+	if _, err := grantACEs(h, "sabline-run-c", grantsFor(sidB, `C:\data`)); err != nil || !w.acl.has(`C:\data`, sidB) {
 		t.Fatalf("with the lock free: %v, ACE %v", err, w.acl.has(`C:\data`, sidB))
 	}
 }
@@ -641,33 +641,33 @@ func TestParseACERecord(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      string
-		want    ACERecord
+		want    aceRecord
 		wantErr string
 	}{
 		{
 			name: "a record", in: "sabline-ace-record 1\nsid " + sidA + "\nprofile sabline-run-1\npath C:\\data\npath \\\\srv\\share\\x\n",
-			want: ACERecord{SID: sidA, Profile: "sabline-run-1", Paths: []string{`C:\data`, `\\srv\share\x`}},
+			want: aceRecord{SID: sidA, Profile: "sabline-run-1", Paths: []string{`C:\data`, `\\srv\share\x`}},
 		},
 		{
 			name: "CRLF lines", in: "sabline-ace-record 1\r\nsid " + sidA + "\r\npath C:\\data\r\n",
-			want: ACERecord{SID: sidA, Paths: []string{`C:\data`}},
+			want: aceRecord{SID: sidA, Paths: []string{`C:\data`}},
 		},
 		{
 			name: "a key a later version adds is skipped", in: "sabline-ace-record 1\nsid " + sidA + "\nstarted 2026-12-01\npath C:\\a\n",
-			want: ACERecord{SID: sidA, Paths: []string{`C:\a`}},
+			want: aceRecord{SID: sidA, Paths: []string{`C:\a`}},
 		},
 		{
 			name: "sub-authorities of ten digits, as Windows makes them",
 			in:   "sabline-ace-record 1\nsid " + sidTen + "\n",
-			want: ACERecord{SID: sidTen},
+			want: aceRecord{SID: sidTen},
 		},
 		{
 			name: "a path with a space",
 			in:   "sabline-ace-record 1\nsid " + sidA + "\npath C:\\Program Files\\data\n",
-			want: ACERecord{SID: sidA, Paths: []string{`C:\Program Files\data`}},
+			want: aceRecord{SID: sidA, Paths: []string{`C:\Program Files\data`}},
 		},
 		{name: "exactly the size bound", in: recordOfSize(maxRecordBytes),
-			want: ACERecord{SID: sidA}},
+			want: aceRecord{SID: sidA}},
 		{name: "a byte over it", in: recordOfSize(maxRecordBytes + 1), wantErr: "larger than"},
 		{name: "a sub-authority of eleven digits",
 			in:      "sabline-ace-record 1\nsid S-1-15-2-12345678901\n",
@@ -689,7 +689,7 @@ func TestParseACERecord(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseACERecord([]byte(tt.in))
+			got, err := parseACERecord([]byte(tt.in))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -697,24 +697,24 @@ func TestParseACERecord(t *testing.T) {
 				return
 			}
 			if err != nil || got.SID != tt.want.SID || got.Profile != tt.want.Profile || !slices.Equal(got.Paths, tt.want.Paths) {
-				t.Fatalf("ParseACERecord = %+v, %v; want %+v", got, err, tt.want)
+				t.Fatalf("parseACERecord = %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
 	}
 }
 
 func TestACERecordRoundTrip(t *testing.T) {
-	r := ACERecord{SID: sidA, Profile: "sabline-run-ab12", Paths: []string{`C:\data`, `D:\out\x.txt`}}
+	r := aceRecord{SID: sidA, Profile: "sabline-run-ab12", Paths: []string{`C:\data`, `D:\out\x.txt`}}
 	data, err := r.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ParseACERecord(data)
+	got, err := parseACERecord(data)
 	if err != nil || got.SID != r.SID || got.Profile != r.Profile || !slices.Equal(got.Paths, r.Paths) {
 		t.Fatalf("round trip = %+v, %v", got, err)
 	}
 	// Encode refuses what the parser would: a path that would end its line.
-	if _, err := (ACERecord{SID: sidA, Paths: []string{"C:\\a\nsid S-1-5-18"}}).Encode(); err == nil {
+	if _, err := (aceRecord{SID: sidA, Paths: []string{"C:\\a\nsid S-1-5-18"}}).Encode(); err == nil {
 		t.Error("Encode wrote a path holding a newline")
 	}
 }
@@ -725,7 +725,7 @@ func FuzzParseACERecord(f *testing.F) {
 	f.Add([]byte("sabline-ace-record 1\nsid S-1-5-18\n"))
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := ParseACERecord(data)
+		r, err := parseACERecord(data)
 		if err != nil {
 			return
 		}
@@ -739,7 +739,7 @@ func FuzzParseACERecord(f *testing.F) {
 		if err != nil {
 			t.Fatalf("an accepted record does not encode: %v", err)
 		}
-		r2, err := ParseACERecord(again)
+		r2, err := parseACERecord(again)
 		if err != nil || r2.SID != r.SID || r2.Profile != r.Profile || !slices.Equal(r2.Paths, r.Paths) {
 			t.Fatalf("re-encoded record reads %+v, %v; want %+v", r2, err, r)
 		}
@@ -747,36 +747,36 @@ func FuzzParseACERecord(f *testing.F) {
 }
 
 func TestDecideProbe(t *testing.T) {
-	agree := ProbeAnswer{Path: `C:\Users\runneradmin\data`, Short: `C:\Users\RUNNER~1\data`, Resolved: `C:\Users\runneradmin\data`}
+	agree := probeAnswer{Path: `C:\Users\runneradmin\data`, Short: `C:\Users\RUNNER~1\data`, Resolved: `C:\Users\runneradmin\data`}
 	tests := []struct {
 		name         string
 		rememberedNo bool
-		answers      []ProbeAnswer
+		answers      []probeAnswer
 		wantTrusted  bool
 		wantRemember bool
 		wantReason   string
 	}{
-		{name: "every answer agrees", answers: []ProbeAnswer{agree}, wantTrusted: true},
-		{name: "a case difference agrees", answers: []ProbeAnswer{{Path: `C:\Data`, Short: `C:\DATA~1`, Resolved: `c:\data`}}, wantTrusted: true},
-		{name: "a remembered no is not asked again", rememberedNo: true, answers: []ProbeAnswer{agree}, wantReason: "as remembered for this build"},
+		{name: "every answer agrees", answers: []probeAnswer{agree}, wantTrusted: true},
+		{name: "a case difference agrees", answers: []probeAnswer{{Path: `C:\Data`, Short: `C:\DATA~1`, Resolved: `c:\data`}}, wantTrusted: true},
+		{name: "a remembered no is not asked again", rememberedNo: true, answers: []probeAnswer{agree}, wantReason: "as remembered for this build"},
 		{
 			name:         "an answer that differs is a no, remembered",
-			answers:      []ProbeAnswer{agree, {Path: `C:\work`, Short: `C:\WORK~1`, Resolved: `C:\WORK~1`}},
+			answers:      []probeAnswer{agree, {Path: `C:\work`, Short: `C:\WORK~1`, Resolved: `C:\WORK~1`}},
 			wantRemember: true, wantReason: `resolved the short name of C:\work to C:\WORK~1`,
 		},
-		{name: "nothing to ask is a no, not remembered", answers: []ProbeAnswer{{Path: `C:\a`}}, wantReason: "no granted path has a short (8.3) name"},
+		{name: "nothing to ask is a no, not remembered", answers: []probeAnswer{{Path: `C:\a`}}, wantReason: "no granted path has a short (8.3) name"},
 		{name: "no answers at all", wantReason: "no granted path has a short (8.3) name"},
 		{
 			name:       "a question that could not be put is a no, not remembered",
-			answers:    []ProbeAnswer{{Path: `C:\a`, Short: `C:\A~1`, Err: "the probe process did not start"}},
+			answers:    []probeAnswer{{Path: `C:\a`, Short: `C:\A~1`, Err: "the probe process did not start"}},
 			wantReason: "could not ask about",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := DecideProbe(tt.rememberedNo, tt.answers)
+			v := decideProbe(tt.rememberedNo, tt.answers)
 			if v.Trusted != tt.wantTrusted || v.Remember != tt.wantRemember || !strings.Contains(v.Reason, tt.wantReason) {
-				t.Fatalf("DecideProbe = %+v; want trusted %v, remember %v, reason with %q", v, tt.wantTrusted, tt.wantRemember, tt.wantReason)
+				t.Fatalf("decideProbe = %+v; want trusted %v, remember %v, reason with %q", v, tt.wantTrusted, tt.wantRemember, tt.wantReason)
 			}
 			if v.Trusted && v.Reason != "" || !v.Trusted && v.Reason == "" {
 				t.Fatalf("verdict %+v: a no says why, a yes says nothing", v)
@@ -795,20 +795,20 @@ func TestProbeMemoryName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ProbeMemoryName(tt.version); got != tt.want {
-				t.Fatalf("ProbeMemoryName(%q) = %q, want %q", tt.version, got, tt.want)
+			if got := probeMemoryName(tt.version); got != tt.want {
+				t.Fatalf("probeMemoryName(%q) = %q, want %q", tt.version, got, tt.want)
 			}
 		})
 	}
 }
 
 func TestProfileName(t *testing.T) {
-	if got := ProfileName("0123abcd"); got != "sabline-run-0123abcd" {
-		t.Errorf("ProfileName = %q", got)
+	if got := profileName("0123abcd"); got != "sabline-run-0123abcd" {
+		t.Errorf("profileName = %q", got)
 	}
 	for _, bad := range []string{"a/b", strings.Repeat("x", 60), "a\\b"} {
-		if got := ProfileName(bad); got != "" {
-			t.Errorf("ProfileName(%q) = %q, want none", bad, got)
+		if got := profileName(bad); got != "" {
+			t.Errorf("profileName(%q) = %q, want none", bad, got)
 		}
 	}
 }
@@ -843,8 +843,8 @@ func TestValidProfileName(t *testing.T) {
 }
 
 // Example of a record as a run writes it.
-func ExampleACERecord_Encode() {
-	data, _ := ACERecord{SID: "S-1-15-2-1-2-3-4-5-6-7", Profile: "sabline-run-1", Paths: []string{`C:\data`}}.Encode()
+func Example_aceRecordEncode() {
+	data, _ := aceRecord{SID: "S-1-15-2-1-2-3-4-5-6-7", Profile: "sabline-run-1", Paths: []string{`C:\data`}}.Encode()
 	fmt.Print(string(data))
 	// Output:
 	// sabline-ace-record 1

@@ -79,7 +79,7 @@ func (l *mutexLock) Lock(wait time.Duration) error {
 		return nil
 	case uint32(windows.WAIT_TIMEOUT):
 		runtime.UnlockOSThread()
-		return ErrACELockWait
+		return errACELockWait
 	}
 	runtime.UnlockOSThread()
 	return fmt.Errorf("WaitForSingleObject(%s): %w", aceLockName, err)
@@ -125,7 +125,7 @@ func sidTrustee(s string) (windows.TRUSTEE, error) {
 		TrusteeValue: windows.TrusteeValueFromSID(sid)}, nil
 }
 
-func (a fileACL) Grant(g ACEGrant) error {
+func (a fileACL) Grant(g aceGrant) error {
 	t, err := sidTrustee(g.SID)
 	if err != nil {
 		return err
@@ -179,7 +179,7 @@ func (s fileRecords) open(path string, access, share, disposition uint32) (windo
 	return windows.CreateFile(p, access, share, nil, disposition, windows.FILE_ATTRIBUTE_NORMAL, 0)
 }
 
-func (s fileRecords) Hold(name string, data []byte) (HeldRecord, error) {
+func (s fileRecords) Hold(name string, data []byte) (heldRecord, error) {
 	path := filepath.Join(s.dir, name)
 	h, err := s.open(path, windows.GENERIC_READ|windows.GENERIC_WRITE, windows.FILE_SHARE_READ, windows.CREATE_NEW)
 	if err != nil {
@@ -199,12 +199,12 @@ func (s fileRecords) Hold(name string, data []byte) (HeldRecord, error) {
 	return &fileRecord{h: h, path: path}, nil
 }
 
-func (s fileRecords) Claim() ([]ClaimedRecord, error) {
+func (s fileRecords) Claim() ([]claimedRecord, error) {
 	paths, err := filepath.Glob(filepath.Join(s.dir, "*.ace"))
 	if err != nil {
 		return nil, err
 	}
-	var out []ClaimedRecord
+	var out []claimedRecord
 	for _, path := range paths {
 		h, err := s.open(path, windows.GENERIC_READ|windows.DELETE, 0, windows.OPEN_EXISTING)
 		if err != nil {
@@ -301,7 +301,7 @@ type container struct {
 	profile string
 	sid     *windows.SID
 	caps    []windows.SIDAndAttributes
-	aces    *GrantedACEs
+	aces    *grantedACEs
 	lock    *mutexLock
 }
 
@@ -313,7 +313,7 @@ func openContainer(plan WindowsPlan, runID string) (*container, string) {
 	if runID == "" {
 		runID = strconv.FormatInt(time.Now().UnixNano(), 36) + strconv.Itoa(os.Getpid())
 	}
-	name := ProfileName(runID)
+	name := profileName(runID)
 	if name == "" {
 		return nil, "the run's id cannot name an AppContainer profile"
 	}
@@ -321,10 +321,10 @@ func openContainer(plan WindowsPlan, runID string) (*container, string) {
 	if err != nil {
 		return nil, "the machine-wide AppContainer directory: " + err.Error()
 	}
-	memory := filepath.Join(dir, ProbeMemoryName(buildVersion()))
+	memory := filepath.Join(dir, probeMemoryName(buildVersion()))
 	_, statErr := os.Stat(memory)
 	if statErr == nil {
-		return nil, DecideProbe(true, nil).Reason
+		return nil, decideProbe(true, nil).Reason
 	}
 	var caps []windows.SIDAndAttributes
 	var capNames []string
@@ -348,7 +348,7 @@ func openContainer(plan WindowsPlan, runID string) (*container, string) {
 		c.close()
 		return nil, reason
 	}
-	grants, err := ACEPlan(plan.ACEs, sid.String(), func(p string) (bool, error) {
+	grants, err := acePlan(plan.ACEs, sid.String(), func(p string) (bool, error) {
 		fi, err := os.Stat(p)
 		if err != nil {
 			return false, err
@@ -362,12 +362,12 @@ func openContainer(plan WindowsPlan, runID string) (*container, string) {
 	if err != nil {
 		return fail("the machine-wide ACE lock: " + err.Error())
 	}
-	host := ACEHost{Lock: c.lock, ACL: fileACL{}, Records: fileRecords{dir: dir}, DeleteProfile: deleteProfile, LockWait: aceLockWait}
-	c.aces, err = GrantACEs(host, name, grants)
+	host := aceHost{Lock: c.lock, ACL: fileACL{}, Records: fileRecords{dir: dir}, DeleteProfile: deleteProfile, LockWait: aceLockWait}
+	c.aces, err = grantACEs(host, name, grants)
 	if err != nil {
 		return fail("the container's ACEs could not be given: " + err.Error())
 	}
-	verdict := DecideProbe(false, probeShortNames(c, grants))
+	verdict := decideProbe(false, probeShortNames(c, grants))
 	if verdict.Remember {
 		_ = os.WriteFile(memory, []byte(verdict.Reason+"\n"), 0o644)
 	}
@@ -485,17 +485,17 @@ func shortName(path string) string {
 
 // probeShortNames asks a process inside c what the short spelling of each
 // granted path resolves to, beside what it resolves to here.
-func probeShortNames(c *container, grants []ACEGrant) []ProbeAnswer {
-	var answers []ProbeAnswer
+func probeShortNames(c *container, grants []aceGrant) []probeAnswer {
+	var answers []probeAnswer
 	var shorts []string
 	for _, g := range grants {
 		short := shortName(g.Path)
 		if short == "" {
-			answers = append(answers, ProbeAnswer{Path: g.Path})
+			answers = append(answers, probeAnswer{Path: g.Path})
 			continue
 		}
 		here, err := finalPath(g.Path)
-		a := ProbeAnswer{Path: here, Short: short}
+		a := probeAnswer{Path: here, Short: short}
 		if err != nil {
 			a.Path, a.Err = g.Path, err.Error()
 		}
@@ -555,7 +555,7 @@ func probeShortNames(c *container, grants []ACEGrant) []ProbeAnswer {
 	return answers
 }
 
-func withProbeErr(answers []ProbeAnswer, msg string) []ProbeAnswer {
+func withProbeErr(answers []probeAnswer, msg string) []probeAnswer {
 	for k := range answers {
 		if answers[k].Short != "" && answers[k].Err == "" {
 			answers[k].Err = msg

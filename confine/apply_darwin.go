@@ -16,7 +16,7 @@ import (
 
 // apply holds the process to p with the sandbox profile DarwinProfile
 // derives, compiled and applied by sandbox_init, after a best-effort
-// RLIMIT_AS. The level is partial at best (AssessDarwin says why).
+// RLIMIT_AS. The level is partial at best (assessDarwin says why).
 func apply(p Policy, o ApplyOptions) (Result, error) {
 	var limitErr error
 	if o.MaxMemoryMB > 0 {

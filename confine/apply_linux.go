@@ -62,7 +62,7 @@ func (s steps) on(layer string) bool { return s.only == "" || s.only == layer }
 // kernel accepted, and the error is the first failure that was not simply
 // the kernel offering no Landlock.
 func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
-	var held LinuxHeld
+	var held linuxHeld
 	var firstErr error
 	fail := func(err error, layer, problem string) {
 		if firstErr == nil {
@@ -97,7 +97,7 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 		held.DeviceNodes, held.DeviceNodesWhy = holdDevices(p, told)
 	}
 	// A kernel with no Landlock, or with Landlock off, has nothing to
-	// apply, and AssessLinux names what is then not held. Any other
+	// apply, and assessLinux names what is then not held. Any other
 	// failure to read the ABI is a problem of its own.
 	if s.on(layerLandlockOnly) {
 		abi, err := LandlockABI()
@@ -131,7 +131,7 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 			install = installRefused
 		}
 		if err := install(); err != nil {
-			// Not a problem of its own: AssessLinux says it in the sentence
+			// Not a problem of its own: assessLinux says it in the sentence
 			// that names what the filter's absence leaves unheld.
 			held.SeccompFailure = err.Error()
 			if firstErr == nil {
@@ -143,14 +143,14 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 	} else {
 		held.SeccompFailure = "left out by " + LayersOnlyEnv
 	}
-	return AssessLinux(p, held), firstErr
+	return assessLinux(p, held), firstErr
 }
 
 // holdLandlock plans the ruleset for the kernel's ABI and applies it. With
 // refuse, the plan gains a rule on a namespace file, which lives on a file
 // system the kernel holds no rule on (EBADFD): the ruleset is refused and
 // nothing is applied.
-func holdLandlock(p Policy, o ApplyOptions, abi int, refuse bool, held *LinuxHeld) error {
+func holdLandlock(p Policy, o ApplyOptions, abi int, refuse bool, held *linuxHeld) error {
 	plan, err := LandlockPlan(p, linuxNeeds(p, o.TempDir), abi)
 	if err != nil {
 		return fmt.Errorf("the Landlock ruleset could not be planned: %w", err)

@@ -68,10 +68,10 @@ func TestApplyLayers(t *testing.T) {
 	if err != nil {
 		t.Skipf("the kernel has no Landlock: %v", err)
 	}
-	if _, ok := NativeArch(); !ok {
+	if _, ok := nativeArch(); !ok {
 		t.Skip("no seccomp filter for this architecture")
 	}
-	landlock, startCaps := LayerLandlock(abi), capEff(t, os.Getpid())
+	landlock, startCaps := layerLandlock(abi), capEff(t, os.Getpid())
 	tests := []struct {
 		name        string
 		only        string

@@ -21,10 +21,10 @@ var (
 	_ [windows.JOB_OBJECT_LIMIT_PROCESS_MEMORY - jobLimitProcessMemory]struct{}
 	_ [jobLimitKillOnClose - windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE]struct{}
 	_ [windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE - jobLimitKillOnClose]struct{}
-	_ [ACEMaskRead - (windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE)]struct{}
-	_ [(windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE) - ACEMaskRead]struct{}
-	_ [ACEMaskReadWrite - (windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE | windows.FILE_GENERIC_WRITE | windows.DELETE)]struct{}
-	_ [(windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE | windows.FILE_GENERIC_WRITE | windows.DELETE) - ACEMaskReadWrite]struct{}
+	_ [aceMaskRead - (windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE)]struct{}
+	_ [(windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE) - aceMaskRead]struct{}
+	_ [aceMaskReadWrite - (windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE | windows.FILE_GENERIC_WRITE | windows.DELETE)]struct{}
+	_ [(windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE | windows.FILE_GENERIC_WRITE | windows.DELETE) - aceMaskReadWrite]struct{}
 )
 
 // TOKEN_INFORMATION_CLASS values x/sys/windows does not name: they follow
@@ -45,11 +45,11 @@ func apply(p Policy, o ApplyOptions) (Result, error) {
 	var obs windowsObserved
 	obs.Job, obs.JobErr = ownJob()
 	obs.Privileges, obs.PrivErr = removePrivileges(plan.PrivilegesKept)
-	if plan.IntegrityLevel == IntegrityLow {
+	if plan.IntegrityLevel == integrityLow {
 		obs.IntegrityRID, obs.IntegrityErr = lowerIntegrity()
 	}
-	obs.ContainerTold = os.Getenv(ContainerSIDEnv)
-	obs.ContainerOff = containerOffReason(os.Getenv(ContainerOffEnv))
+	obs.ContainerTold = os.Getenv(containerSIDEnv)
+	obs.ContainerOff = containerOffReason(os.Getenv(containerOffEnv))
 	if obs.ContainerTold != "" {
 		obs.IsContainer, obs.ContainerSID, obs.ContainerErr = ownContainer()
 	}

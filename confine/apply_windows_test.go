@@ -94,13 +94,13 @@ func TestWindowsApplyJobAndToken(t *testing.T) {
 		tmp, scratch := t.TempDir(), t.TempDir()
 		p := OSPolicy(budget.MustParse(tmp, "io,fs:read:"+scratch), Options{})
 		r, _ := runWindowsHelper(t, "apply", p, tmp, scratch)
-		for _, l := range []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity} {
+		for _, l := range []string{layerJobObject, layerTokenPrivs, layerLowIntegrity} {
 			if !slices.Contains(r.Layers, l) {
 				t.Errorf("layers %v lack %s; reason: %s", r.Layers, l, r.Reason)
 			}
 		}
 		// Its output goes to a strings.Builder, not a file: no container.
-		if slices.Contains(r.Layers, LayerAppContainer) || !strings.Contains(r.Reason, containerNeedsFiles) {
+		if slices.Contains(r.Layers, layerAppContainer) || !strings.Contains(r.Reason, containerNeedsFiles) {
 			t.Errorf("Result %+v: the container is claimed, or its absence not explained", r)
 		}
 		if exists(filepath.Join(tmp, "started.txt")) {
@@ -127,7 +127,7 @@ func TestWindowsApplyJobAndToken(t *testing.T) {
 // TestWindowsContainedOutsideClaimsNothing tells a worker it runs in an
 // AppContainer it is not in: it must claim none.
 func TestWindowsContainedOutsideClaimsNothing(t *testing.T) {
-	t.Setenv(ContainerSIDEnv, "S-1-15-2-1-2-3-4-5-6-7")
+	t.Setenv(containerSIDEnv, "S-1-15-2-1-2-3-4-5-6-7")
 	is, sid, err := ownContainer()
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func TestWindowsContainedOutsideClaimsNothing(t *testing.T) {
 	if is || sid != "" {
 		t.Fatalf("the test process reads as an AppContainer (%v, %q): the check below proves nothing", is, sid)
 	}
-	held, problem := containerClaim(os.Getenv(ContainerSIDEnv), is, sid, err)
+	held, problem := containerClaim(os.Getenv(containerSIDEnv), is, sid, err)
 	if held || !strings.Contains(problem, "not an AppContainer's") {
 		t.Fatalf("containerClaim = %v, %q", held, problem)
 	}
@@ -166,7 +166,7 @@ func TestWindowsContainerACEsTakenBack(t *testing.T) {
 	}
 	sid := ""
 	for _, kv := range cmd.Env {
-		if v, ok := strings.CutPrefix(kv, ContainerSIDEnv+"="); ok {
+		if v, ok := strings.CutPrefix(kv, containerSIDEnv+"="); ok {
 			sid = v
 		}
 	}
@@ -195,7 +195,7 @@ func TestWindowsContainerACEsTakenBack(t *testing.T) {
 	if sid == "" {
 		t.Skipf("this system left the container off, as the reason says: %s", r.Reason)
 	}
-	if !slices.Contains(r.Layers, LayerAppContainer) {
+	if !slices.Contains(r.Layers, layerAppContainer) {
 		t.Errorf("the worker started in container %s does not claim it: %+v", sid, r)
 	}
 	sd, err := windows.GetNamedSecurityInfo(granted, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION)

@@ -17,8 +17,8 @@ import (
 // every run gets whatever its budget: no level counts it, though a reason that
 // says seccomp is missing names it among what is lost.
 
-// LinuxHeld is what Apply got from a Linux kernel.
-type LinuxHeld struct {
+// linuxHeld is what Apply got from a Linux kernel.
+type linuxHeld struct {
 	// LandlockABI is the ABI of the Landlock ruleset applied, 0 when none
 	// was.
 	LandlockABI int
@@ -59,14 +59,14 @@ type LinuxHeld struct {
 	DeviceNodesWhy string
 }
 
-// DarwinHeld is what Apply got from macOS.
-type DarwinHeld struct {
+// darwinHeld is what Apply got from macOS.
+type darwinHeld struct {
 	Profile  bool  // the sandbox profile was applied
 	Problems []Gap // what the apply could not do, each a limit not held
 }
 
-// WindowsHeld is what the supervisor and the worker got from Windows.
-type WindowsHeld struct {
+// windowsHeld is what the supervisor and the worker got from Windows.
+type windowsHeld struct {
 	Job          bool // the job object holds the worker
 	Token        bool // every privilege but SeChangeNotifyPrivilege was removed
 	LowIntegrity bool // the worker runs at low integrity
@@ -82,7 +82,7 @@ type WindowsHeld struct {
 // fullReason is the reason of a full level.
 const fullReason = "every file, network and process limit of this budget is held by the kernel"
 
-// AssessLinux returns the level of a run held by Landlock and seccomp as
+// assessLinux returns the level of a run held by Landlock and seccomp as
 // h says.
 //
 // Seccomp holds the closed network (no socket at all), signals to other
@@ -92,7 +92,7 @@ const fullReason = "every file, network and process limit of this budget is held
 // (ABI 3), and under any net grant TCP bind, and the granted ports of
 // net:HOST:PORT grants (ABI 4). The level is none when neither Landlock
 // nor seccomp was applied: the capability drop alone holds no limit.
-func AssessLinux(p Policy, h LinuxHeld) Result {
+func assessLinux(p Policy, h linuxHeld) Result {
 	if !p.Enforced {
 		return offResult(p)
 	}
@@ -101,7 +101,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	unheld := func(layer, text string) { gaps = append(gaps, Gap{Layer: layer, Kind: GapUnheld, Text: text}) }
 	abi := h.LandlockABI
 	if abi > 0 {
-		layers = append(layers, LayerLandlock(abi))
+		layers = append(layers, layerLandlock(abi))
 	}
 	if h.Seccomp {
 		layers = append(layers, LayerSeccomp)
@@ -118,7 +118,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		if !p.Write.Unrestricted {
 			lost = append(lost, "writes")
 		}
-		if p.Network.Mode != NetClosed {
+		if p.Network.Mode != netClosed {
 			lost = append(lost, "TCP binds")
 		}
 		if p.Read.Unrestricted || p.Write.Unrestricted {
@@ -130,7 +130,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	}
 	if abi > 0 && !p.Write.Unrestricted && landlockWriteRights(abi)&LandlockFSTruncate == 0 {
 		unheld(LayerLandlockFamily, "Landlock ABI "+strconv.Itoa(abi)+
-			" cannot hold truncating a file (it needs "+abiText(LandlockABITruncate)+")")
+			" cannot hold truncating a file (it needs "+abiText(landlockABITruncate)+")")
 	}
 	for _, m := range h.Missing {
 		unheld(LayerLandlockFamily, m+" does not exist yet: it is held beneath the nearest directory above it that does")
@@ -141,7 +141,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	// names one.
 	info := LandlockABIOf(abi)
 	tcp := info.Net&LandlockNetBindTCP != 0
-	if p.Network.Mode != NetClosed && abi > 0 && !tcp {
+	if p.Network.Mode != netClosed && abi > 0 && !tcp {
 		unheld(LayerLandlockFamily, "Landlock ABI "+strconv.Itoa(abi)+
 			" cannot hold TCP binds (it needs "+abiText(LandlockABITCP)+")")
 	}
@@ -156,9 +156,9 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 			lost = append(lost, "starting a process")
 		}
 		switch {
-		case p.Network.Mode == NetClosed && tcp:
+		case p.Network.Mode == netClosed && tcp:
 			lost = append(lost, "sockets other than TCP")
-		case p.Network.Mode == NetClosed:
+		case p.Network.Mode == netClosed:
 			lost = append(lost, "the closed network")
 		case socketRuleOf(p) == socketsTCP:
 			lost = append(lost, "UDP, Unix, netlink and raw sockets")
@@ -176,10 +176,10 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 		unheld(LayerSeccomp, why+": "+joinAnd(lost)+" are not held")
 	}
 	if len(h.DeviceNodes) > 0 {
-		unheld(LayerLanguage, deviceGap(h.DeviceNodes, h.DeviceNodesWhy))
+		unheld(layerLanguage, deviceGap(h.DeviceNodes, h.DeviceNodesWhy))
 	}
 	if len(h.Carving.LanguageOnly) > 0 {
-		unheld(LayerLanguage, "the guarded locations "+shortList(h.Carving.LanguageOnly, 4)+
+		unheld(layerLanguage, "the guarded locations "+shortList(h.Carving.LanguageOnly, 4)+
 			" are held by the language only: the grant above them has too many entries to hold one by "+
 			"one, or one could not be listed")
 	}
@@ -188,7 +188,7 @@ func AssessLinux(p Policy, h LinuxHeld) Result {
 	gaps = append(gaps, widenedGaps(p, abi > 0 && len(h.Carving.LanguageOnly) == 0)...)
 	carved := func(sentence string, paths []string) {
 		if len(paths) > 0 {
-			gaps = append(gaps, Gap{Layer: LayerLandlockFamily, Kind: GapNote,
+			gaps = append(gaps, Gap{Layer: LayerLandlockFamily, Kind: gapNote,
 				Text: sentence + " (" + shortList(paths, 4) + ")"})
 		}
 	}
@@ -216,10 +216,10 @@ const withheldNote = "Granted paths left out of the kernel's ruleset, so that th
 	"each lay, as it resolved when the worker started, in a location no grant reaches, or a link was made on its way " +
 	"after the run was admitted"
 
-// AssessDarwin returns the level of a run held by the sandbox profile as h
+// assessDarwin returns the level of a run held by the sandbox profile as h
 // says. It is partial at best: Apple has deprecated sandbox profiles, and
 // the profile refuses reads only under the home directory and /Volumes.
-func AssessDarwin(p Policy, h DarwinHeld) Result {
+func assessDarwin(p Policy, h darwinHeld) Result {
 	if !p.Enforced {
 		return offResult(p)
 	}
@@ -234,7 +234,7 @@ func AssessDarwin(p Policy, h DarwinHeld) Result {
 		gaps = append(gaps, profile("reads are held only under the home directory and /Volumes"))
 	}
 	gaps = append(gaps, hostGaps(p, false, false)...)
-	if p.Network.Mode != NetClosed {
+	if p.Network.Mode != netClosed {
 		gaps = append(gaps, profile("the profile leaves the network open: Unix sockets are not held"))
 	}
 	gaps = append(gaps, h.Problems...)
@@ -243,12 +243,12 @@ func AssessDarwin(p Policy, h DarwinHeld) Result {
 	return resultOf(true, []string{LayerSandboxProfile}, gaps)
 }
 
-// AssessWindows returns the level of a run held by the job object, the
+// assessWindows returns the level of a run held by the job object, the
 // token, the integrity level and the AppContainer as h says. Reads and
 // the closed network are held only by the container; writes by the
 // container, or by the low integrity level when nothing is granted to
 // write.
-func AssessWindows(p Policy, h WindowsHeld) Result {
+func assessWindows(p Policy, h windowsHeld) Result {
 	if !p.Enforced {
 		return offResult(p)
 	}
@@ -257,7 +257,7 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 	for _, l := range []struct {
 		on   bool
 		name string
-	}{{h.Job, LayerJobObject}, {h.Token, LayerTokenPrivs}, {h.LowIntegrity, LayerLowIntegrity}, {h.AppContainer, LayerAppContainer}} {
+	}{{h.Job, layerJobObject}, {h.Token, layerTokenPrivs}, {h.LowIntegrity, layerLowIntegrity}, {h.AppContainer, layerAppContainer}} {
 		if l.on {
 			layers = append(layers, l.name)
 		}
@@ -270,7 +270,7 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 		if !p.Write.Unrestricted && !h.LowIntegrity {
 			lost = append(lost, "writes")
 		}
-		if p.Network.Mode == NetClosed {
+		if p.Network.Mode == netClosed {
 			lost = append(lost, "network connections")
 		}
 		why := "the AppContainer was not applied"
@@ -278,7 +278,7 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 			why = "the AppContainer was left off (" + h.ContainerOffReason + ")"
 		}
 		if len(lost) > 0 {
-			gaps = append(gaps, Gap{Layer: LayerAppContainer, Kind: GapUnheld,
+			gaps = append(gaps, Gap{Layer: layerAppContainer, Kind: GapUnheld,
 				Text: why + ": " + joinAnd(lost) + " are not held"})
 		}
 	}
@@ -286,11 +286,11 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 	// every host, and nothing on Windows holds a port.
 	gaps = append(gaps, hostGaps(p, false, false)...)
 	if !h.Job {
-		gaps = append(gaps, Gap{Layer: LayerJobObject, Kind: GapUnheld,
+		gaps = append(gaps, Gap{Layer: layerJobObject, Kind: GapUnheld,
 			Text: "the job object was not applied: starting a process is not held"})
 	}
 	if !h.Token {
-		gaps = append(gaps, Gap{Layer: LayerTokenPrivs, Kind: GapUnheld,
+		gaps = append(gaps, Gap{Layer: layerTokenPrivs, Kind: GapUnheld,
 			Text: "the token's privileges were not removed"})
 	}
 	gaps = append(gaps, h.Problems...)
@@ -311,12 +311,12 @@ func AssessWindows(p Policy, h WindowsHeld) Result {
 func Predict(p Policy, sys System) Result {
 	switch sys {
 	case Linux:
-		return AssessLinux(p, LinuxHeld{LandlockABI: LandlockMaxABI, Seccomp: true, CapabilitiesDropped: true})
+		return assessLinux(p, linuxHeld{LandlockABI: LandlockMaxABI, Seccomp: true, CapabilitiesDropped: true})
 	case Darwin:
-		return AssessDarwin(p, DarwinHeld{Profile: true})
+		return assessDarwin(p, darwinHeld{Profile: true})
 	case Windows:
 		plan := WindowsPlanFor(p, Needs{}, func(string) int { return 0 }, 0)
-		return AssessWindows(p, WindowsHeld{
+		return assessWindows(p, windowsHeld{
 			Job:                true,
 			Token:              true,
 			LowIntegrity:       plan.IntegrityLevel == "low",
@@ -338,7 +338,7 @@ func modeGaps(p Policy) []Gap {
 	if !p.Strict {
 		return nil
 	}
-	return []Gap{{Layer: LayerLanguage, Kind: GapMode,
+	return []Gap{{Layer: layerLanguage, Kind: gapMode,
 		Text: "--confine strict: no granted module widened the policy"}}
 }
 
@@ -348,7 +348,7 @@ func modeGaps(p Policy) []Gap {
 func widenedGaps(p Policy, guardedHeld bool) []Gap {
 	var out []Gap
 	for _, s := range p.widenedSentences(guardedHeld) {
-		out = append(out, Gap{Layer: LayerLanguage, Kind: GapNote, Text: s})
+		out = append(out, Gap{Layer: layerLanguage, Kind: gapNote, Text: s})
 	}
 	return out
 }
@@ -362,8 +362,8 @@ func widenedGaps(p Policy, guardedHeld bool) []Gap {
 // them wherever it admits TCP), that too.
 func hostGaps(p Policy, portsHeld, udpHeld bool) []Gap {
 	var out []Gap
-	say := func(text string) { out = append(out, Gap{Layer: LayerLanguage, Kind: GapUnheld, Text: text}) }
-	language := func(e Endpoint, udp, portHeld bool) {
+	say := func(text string) { out = append(out, Gap{Layer: layerLanguage, Kind: GapUnheld, Text: text}) }
+	language := func(e endpoint, udp, portHeld bool) {
 		grant := budget.Item{Kind: budget.Net, UDP: udp, Host: e.Host, Port: e.Port}.String()
 		switch {
 		case e.Host == "":
@@ -373,7 +373,7 @@ func hostGaps(p Policy, portsHeld, udpHeld bool) []Gap {
 			say("the host in " + grant + " is held by the language alone")
 		}
 	}
-	if p.Network.Mode == NetHosts {
+	if p.Network.Mode == netHosts {
 		for _, e := range p.Network.Hosts {
 			language(e, false, portsHeld)
 		}
@@ -384,7 +384,7 @@ func hostGaps(p Policy, portsHeld, udpHeld bool) []Gap {
 	switch {
 	case len(p.Network.UDP) > 0:
 		say("binding a UDP port is held by the language alone")
-	case p.Network.Mode != NetClosed && !udpHeld:
+	case p.Network.Mode != netClosed && !udpHeld:
 		say("UDP, which no grant allows, is held by the language alone")
 	}
 	return out

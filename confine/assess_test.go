@@ -48,58 +48,58 @@ func checkResult(t *testing.T, r Result, wantLevel Level, wantLayers, want []str
 }
 
 func TestAssessLinux(t *testing.T) {
-	ll7, ll3 := LayerLandlock(7), LayerLandlock(3)
+	ll7, ll3 := layerLandlock(7), layerLandlock(3)
 	for _, tc := range []struct {
 		name       string
 		allow      string
 		strict     bool
-		held       LinuxHeld
+		held       linuxHeld
 		wantLevel  Level
 		wantLayers []string
 		want       []string
 	}{
 		{name: "everything held", allow: "io,fs:read:/srv/in,fs:write:/srv/out",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
+			held: linuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"every file, network and process limit"}},
 		{name: "a named host", allow: "io,net:example.org:443",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
+			held: linuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"the host in net:example.org:443 is held by the language alone"}},
 		{name: "a host with no port leaves every port to the language", allow: "io,net:example.org,net:[::1]:8080",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
+			held: linuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"the host and port in net:[::1]:8080 are held", "the host in net:example.org is held"}},
 		{name: "a grant that does not exist", allow: "io,fs:write:/srv/new",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true, Missing: []string{"/srv/new"}}, wantLevel: Partial,
+			held: linuxHeld{LandlockABI: 7, Seccomp: true, Missing: []string{"/srv/new"}}, wantLevel: Partial,
 			wantLayers: []string{ll7, LayerSeccomp}, want: []string{"/srv/new does not exist yet"}},
 		{name: "no Landlock", allow: "io",
-			held: LinuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
+			held: linuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
 			want: []string{"reads and writes are not held"}},
 		{name: "no Landlock, reads granted everywhere", allow: "io,fs:read",
-			held: LinuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
+			held: linuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
 			want: []string{"writes and the guarded locations under a grant of every path are not held"}},
 		{name: "no Landlock, every path granted", allow: "io,fs",
-			held: LinuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
+			held: linuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
 			want: []string{"the guarded locations under a grant of every path are not held"}},
 		{name: "every path granted, carved", allow: "io,fs",
-			held:      LinuxHeld{LandlockABI: 7, Seccomp: true, Carving: Carving{Expanded: []string{"/", "/root"}}},
+			held:      linuxHeld{LandlockABI: 7, Seccomp: true, Carving: Carving{Expanded: []string{"/", "/root"}}},
 			wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"every file, network and process limit", "no entry can be made in those directories", "/run/secrets) (/, /root)"}},
 		{name: "every path granted, a carving past the bound", allow: "io,fs",
-			held:      LinuxHeld{LandlockABI: 7, Seccomp: true, Carving: Carving{LanguageOnly: []string{"/root/.ssh"}}},
+			held:      linuxHeld{LandlockABI: 7, Seccomp: true, Carving: Carving{LanguageOnly: []string{"/root/.ssh"}}},
 			wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"the guarded locations /root/.ssh are held by the language only"}},
 		{name: "a module that does its own file I/O", allow: "io,ffi:pathlib",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
+			held: linuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"The module ffi:pathlib is granted: its own I/O, which the language does not judge, reaches any path, " +
 				"which the kernel holds to every path but the guarded locations"}},
 		{name: "a module that does its own file I/O, without Landlock", allow: "io,ffi:pathlib",
-			held: LinuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
+			held: linuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
 			want: []string{"Landlock was not applied: the guarded locations under a grant of " +
 				"every path are not held. The module ffi:pathlib is granted: its own I/O, " +
 				"which the language does not judge, reaches any path, the guarded locations " +
 				"among them"}},
 		{name: "a module that does its own file I/O, a carving past the bound",
 			allow: "io,ffi:pathlib",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true,
+			held: linuxHeld{LandlockABI: 7, Seccomp: true,
 				Carving: Carving{LanguageOnly: []string{"/root/.ssh"}}},
 			wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"the guarded locations /root/.ssh are held by the language only: " +
@@ -107,98 +107,98 @@ func TestAssessLinux(t *testing.T) {
 				"be listed. The module ffi:pathlib is granted: its own I/O, which the language " +
 				"does not judge, reaches any path, the guarded locations among them"}},
 		{name: "four guarded locations past the bound, named whole", allow: "io,fs",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true, Carving: Carving{
+			held: linuxHeld{LandlockABI: 7, Seccomp: true, Carving: Carving{
 				LanguageOnly: []string{"/a/.ssh", "/b/.ssh", "/c/.ssh", "/d/.ssh"}}},
 			wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"the guarded locations /a/.ssh, /b/.ssh, /c/.ssh, /d/.ssh are held " +
 				"by the language only"}},
 		{name: "five, the fifth counted", allow: "io,fs",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true, Carving: Carving{
+			held: linuxHeld{LandlockABI: 7, Seccomp: true, Carving: Carving{
 				LanguageOnly: []string{"/a/.ssh", "/b/.ssh", "/c/.ssh", "/d/.ssh", "/e/.ssh"}}},
 			wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"the guarded locations /a/.ssh, /b/.ssh, /c/.ssh, /d/.ssh and 1 more " +
 				"are held by the language only"}},
 		{name: "no Landlock, every path and host granted", allow: "io,fs,net",
-			held: LinuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
+			held: linuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
 			want: []string{"Landlock was not applied: TCP binds and the guarded locations under a grant of every path are not held"}},
 		{name: "no Landlock under a named host", allow: "io,net:example.org:443",
-			held: LinuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
+			held: linuxHeld{Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerSeccomp},
 			want: []string{"Landlock was not applied: reads, writes and TCP binds are not held", "the host and port in net:example.org:443"}},
 		{name: "no seccomp at ABI 7", allow: "io",
-			held: LinuxHeld{LandlockABI: 7}, wantLevel: Partial, wantLayers: []string{ll7},
+			held: linuxHeld{LandlockABI: 7}, wantLevel: Partial, wantLayers: []string{ll7},
 			want: []string{"seccomp was not installed: forking a process"}},
 		{name: "no seccomp at ABI 3", allow: "io",
-			held: LinuxHeld{LandlockABI: 3}, wantLevel: Partial, wantLayers: []string{ll3},
+			held: linuxHeld{LandlockABI: 3}, wantLevel: Partial, wantLayers: []string{ll3},
 			want: []string{"seccomp was not installed: forking a process (Landlock refuses executing a file), the closed network, signals to other processes and"}},
 		{name: "nothing applied", allow: "io",
-			held: LinuxHeld{}, wantLevel: None, wantLayers: nil,
+			held: linuxHeld{}, wantLevel: None, wantLayers: nil,
 			want: []string{"Landlock was not applied", "seccomp was not installed: starting a process"}},
 		{name: "ABI 2 cannot hold truncation", allow: "io,fs:write:/srv/out",
-			held: LinuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Partial, wantLayers: []string{LayerLandlock(2), LayerSeccomp},
+			held: linuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Partial, wantLayers: []string{layerLandlock(2), LayerSeccomp},
 			want: []string{"truncating a file"}},
 		{name: "ABI 2 with writes granted everywhere", allow: "io,fs:write",
-			held: LinuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Full, wantLayers: []string{LayerLandlock(2), LayerSeccomp}},
+			held: linuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Full, wantLayers: []string{layerLandlock(2), LayerSeccomp}},
 		{name: "seccomp holds the closed network below ABI 4", allow: "io",
-			held: LinuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll3, LayerSeccomp}},
+			held: linuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll3, LayerSeccomp}},
 		{name: "below ABI 4 ports and bind are the language's", allow: "io,net:example.org:443",
-			held: LinuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll3, LayerSeccomp},
+			held: linuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll3, LayerSeccomp},
 			want: []string{"Landlock ABI 3 cannot hold TCP binds (it needs ABI 4)", "the host and port in net:example.org:443"}},
 		{name: "below ABI 4 bind under an open network is the language's", allow: "io,net",
-			held: LinuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll3, LayerSeccomp},
+			held: linuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll3, LayerSeccomp},
 			want: []string{"Landlock ABI 3 cannot hold TCP binds"}},
 		{name: "an open network", allow: "io,net",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp}},
+			held: linuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp}},
 		{name: "a module that widens to any host", allow: "io,ffi:socket",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp}},
+			held: linuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp}},
 		{name: "a module that widens to any host, without seccomp", allow: "io,ffi:socket",
-			held: LinuxHeld{LandlockABI: 7}, wantLevel: Partial, wantLayers: []string{ll7},
+			held: linuxHeld{LandlockABI: 7}, wantLevel: Partial, wantLayers: []string{ll7},
 			want: []string{"seccomp was not installed: forking a process (Landlock refuses executing a file), UDP, Unix, netlink and raw sockets and every system call outside the allow-list are not held"}},
 		{name: "a UDP grant, without seccomp", allow: "io,net:udp:10.0.0.2:514",
-			held: LinuxHeld{LandlockABI: 7}, wantLevel: Partial, wantLayers: []string{ll7},
+			held: linuxHeld{LandlockABI: 7}, wantLevel: Partial, wantLayers: []string{ll7},
 			want: []string{"the host and port in net:udp:10.0.0.2:514 are held by the language alone",
 				"binding a UDP port is held by the language alone",
 				"seccomp was not installed: forking a process (Landlock refuses executing a file), Unix, netlink and raw sockets, and UDP ports another process holds and every system call outside the allow-list are not held"}},
 		{name: "a UDP grant: its host and port, and UDP binds, are the language's", allow: "io,net:udp:10.0.0.2:514",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
+			held: linuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"the host and port in net:udp:10.0.0.2:514 are held by the language alone", "binding a UDP port is held by the language alone"}},
 		{name: "UDP to any host beside TCP to one port", allow: "io,net:udp,net:example.org:443",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
+			held: linuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"the host in net:example.org:443 is held by the language alone", "binding a UDP port is held by the language alone"}},
 		{name: "why seccomp failed, said once", allow: "io",
-			held:      LinuxHeld{LandlockABI: 7, CapabilitiesDropped: true, SeccompFailure: "seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): invalid argument"},
+			held:      linuxHeld{LandlockABI: 7, CapabilitiesDropped: true, SeccompFailure: "seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): invalid argument"},
 			wantLevel: Partial, wantLayers: []string{ll7, LayerCapabilities},
 			want: []string{"seccomp was not installed (seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): invalid argument): forking a process"}},
 		{name: "every layer, the capability drop listed", allow: "io,fs:read:/srv/in",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true, CapabilitiesDropped: true}, wantLevel: Full,
+			held: linuxHeld{LandlockABI: 7, Seccomp: true, CapabilitiesDropped: true}, wantLevel: Full,
 			wantLayers: []string{ll7, LayerSeccomp, LayerCapabilities}, want: []string{"every file, network and process limit"}},
 		{name: "the capability drop beside seccomp alone", allow: "io,fs",
-			held: LinuxHeld{Seccomp: true, CapabilitiesDropped: true}, wantLevel: Partial,
+			held: linuxHeld{Seccomp: true, CapabilitiesDropped: true}, wantLevel: Partial,
 			wantLayers: []string{LayerSeccomp, LayerCapabilities},
 			want:       []string{"Landlock was not applied: the guarded locations under a grant of every path are not held"}},
 		{name: "the capability drop alone holds no limit", allow: "io",
-			held: LinuxHeld{CapabilitiesDropped: true}, wantLevel: None, wantLayers: []string{LayerCapabilities},
+			held: linuxHeld{CapabilitiesDropped: true}, wantLevel: None, wantLayers: []string{LayerCapabilities},
 			want: []string{"Landlock was not applied: reads and writes are not held", "seccomp was not installed: starting a process"}},
 		{name: "the capability drop alone, every path and host granted", allow: "io,fs,net",
-			held: LinuxHeld{CapabilitiesDropped: true}, wantLevel: None, wantLayers: []string{LayerCapabilities},
+			held: linuxHeld{CapabilitiesDropped: true}, wantLevel: None, wantLayers: []string{LayerCapabilities},
 			want: []string{"Landlock was not applied: TCP binds and the guarded locations under a grant of every path are not held", "seccomp was not installed"}},
 		{name: "a module that turns the layer off", allow: "io,ffi:os",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: None, wantLayers: nil,
+			held: linuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: None, wantLayers: nil,
 			want: []string{"ffi:os is granted", "operating system layer is off"}},
 		{name: "strict", allow: "io,ffi:os", strict: true,
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
+			held: linuxHeld{LandlockABI: 7, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll7, LayerSeccomp},
 			want: []string{"no granted module widened the policy"}},
 		{name: "a problem the apply reported", allow: "io",
-			held: LinuxHeld{LandlockABI: 7, Seccomp: true, Problems: []Gap{{Layer: LayerMemory, Kind: GapUnheld,
+			held: linuxHeld{LandlockABI: 7, Seccomp: true, Problems: []Gap{{Layer: LayerMemory, Kind: GapUnheld,
 				Text: "the address-space limit was refused"}}},
 			wantLevel: Partial, wantLayers: []string{ll7, LayerSeccomp}, want: []string{"the address-space limit was refused"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkResult(t, AssessLinux(policyOf(tc.allow, tc.strict), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
+			checkResult(t, assessLinux(policyOf(tc.allow, tc.strict), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
 		})
 	}
 }
 
-// TestAssessLinuxAgreesWithLandlockPlan holds what AssessLinux says a
+// TestAssessLinuxAgreesWithLandlockPlan holds what assessLinux says a
 // Landlock ABI cannot hold to what LandlockPlan handles at that ABI:
 // truncation when writes are restricted, TCP bind under any net grant.
 func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
@@ -211,7 +211,7 @@ func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s at ABI %d: %v", allow, abi, err)
 			}
-			r := AssessLinux(p, LinuxHeld{LandlockABI: abi, Seccomp: true})
+			r := assessLinux(p, linuxHeld{LandlockABI: abi, Seccomp: true})
 			for _, tc := range []struct {
 				name    string
 				phrase  string
@@ -221,7 +221,7 @@ func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 				{name: "truncation", phrase: "truncating a file",
 					unheld: plan.HandledFS&LandlockFSTruncate == 0, applies: !p.Write.Unrestricted},
 				{name: "bind", phrase: "TCP binds",
-					unheld: plan.HandledNet&LandlockNetBindTCP == 0, applies: p.Network.Mode != NetClosed},
+					unheld: plan.HandledNet&LandlockNetBindTCP == 0, applies: p.Network.Mode != netClosed},
 			} {
 				if said, want := strings.Contains(r.Reason, tc.phrase), tc.unheld && tc.applies; said != want {
 					t.Errorf("%s at ABI %d: the reason %q says %s is not held: %v, want %v", allow, abi, r.Reason, tc.name, said, want)
@@ -237,24 +237,24 @@ func TestAssessDarwin(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		allow     string
-		held      DarwinHeld
+		held      darwinHeld
 		wantLevel Level
 		want      []string
 	}{
-		{name: "no grant", allow: "io", held: DarwinHeld{Profile: true}, wantLevel: Partial,
+		{name: "no grant", allow: "io", held: darwinHeld{Profile: true}, wantLevel: Partial,
 			want: []string{"Apple has deprecated sandbox profiles", "reads are held only under the home directory and /Volumes"}},
-		{name: "reads granted everywhere", allow: "io,fs:read", held: DarwinHeld{Profile: true}, wantLevel: Partial,
+		{name: "reads granted everywhere", allow: "io,fs:read", held: darwinHeld{Profile: true}, wantLevel: Partial,
 			want: []string{"Apple has deprecated sandbox profiles"}},
-		{name: "a named host", allow: "io,fs,net:example.org:443", held: DarwinHeld{Profile: true}, wantLevel: Partial,
+		{name: "a named host", allow: "io,fs,net:example.org:443", held: darwinHeld{Profile: true}, wantLevel: Partial,
 			want: []string{"deprecated", "the host and port in net:example.org:443", "UDP, which no grant allows, is held by the language alone",
 				"Unix sockets are not held"}},
-		{name: "a host module opens the network", allow: "io,fs,ffi:socket", held: DarwinHeld{Profile: true}, wantLevel: Partial,
+		{name: "a host module opens the network", allow: "io,fs,ffi:socket", held: darwinHeld{Profile: true}, wantLevel: Partial,
 			want: []string{"deprecated", "UDP, which no grant allows", "Unix sockets are not held"}},
-		{name: "a UDP grant", allow: "io,fs,net:udp:10.0.0.2:514", held: DarwinHeld{Profile: true}, wantLevel: Partial,
+		{name: "a UDP grant", allow: "io,fs,net:udp:10.0.0.2:514", held: darwinHeld{Profile: true}, wantLevel: Partial,
 			want: []string{"deprecated", "the host and port in net:udp:10.0.0.2:514", "binding a UDP port", "Unix sockets are not held"}},
-		{name: "no profile", allow: "io", held: DarwinHeld{}, wantLevel: None,
+		{name: "no profile", allow: "io", held: darwinHeld{}, wantLevel: None,
 			want: []string{"the sandbox profile was not applied"}},
-		{name: "off", allow: "io,ffi", held: DarwinHeld{Profile: true}, wantLevel: None,
+		{name: "off", allow: "io,ffi", held: darwinHeld{Profile: true}, wantLevel: None,
 			want: []string{"plain ffi grants any module"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -262,14 +262,14 @@ func TestAssessDarwin(t *testing.T) {
 			if tc.held.Profile && tc.wantLevel != None {
 				layers = []string{LayerSandboxProfile}
 			}
-			checkResult(t, AssessDarwin(policyOf(tc.allow, false), tc.held), tc.wantLevel, layers, tc.want)
+			checkResult(t, assessDarwin(policyOf(tc.allow, false), tc.held), tc.wantLevel, layers, tc.want)
 		})
 	}
 }
 
 func TestAssessWindows(t *testing.T) {
-	all := WindowsHeld{Job: true, Token: true, LowIntegrity: true, AppContainer: true}
-	off := func(h WindowsHeld, why string) WindowsHeld {
+	all := windowsHeld{Job: true, Token: true, LowIntegrity: true, AppContainer: true}
+	off := func(h windowsHeld, why string) windowsHeld {
 		h.AppContainer, h.ContainerOffReason = false, why
 		return h
 	}
@@ -278,41 +278,41 @@ func TestAssessWindows(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		allow      string
-		held       WindowsHeld
+		held       windowsHeld
 		wantLevel  Level
 		wantLayers []string
 		want       []string
 	}{
 		{name: "every layer", allow: "io", held: all, wantLevel: Full,
-			wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer}},
+			wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer}},
 		{name: "a write grant inside the container", allow: "io,fs:write:/srv/out", held: medium, wantLevel: Full,
-			wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerAppContainer}},
+			wantLayers: []string{layerJobObject, layerTokenPrivs, layerAppContainer}},
 		{name: "container off, low integrity holds writes", allow: "io", held: off(all, "a loopback host is granted"),
-			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity},
+			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity},
 			want: []string{"the AppContainer was left off (a loopback host is granted): reads and network connections are not held"}},
 		{name: "container off at medium integrity", allow: "io,fs:write:/srv/out", held: off(medium, ""),
-			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerTokenPrivs},
+			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs},
 			want: []string{"the AppContainer was not applied: reads, writes and network connections are not held"}},
 		{name: "container off with nothing it would hold", allow: "io,fs,net,net:udp", held: off(medium, "the budget restricts neither reads nor writes"),
-			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerTokenPrivs},
+			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs},
 			want: []string{"binding a UDP port is held by the language alone"}},
 		{name: "TCP granted, UDP not held", allow: "io,fs,net", held: off(medium, "the budget restricts neither reads nor writes"),
-			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerTokenPrivs},
+			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs},
 			want: []string{"UDP, which no grant allows, is held by the language alone"}},
 		{name: "a named host", allow: "io,net:example.org", held: all, wantLevel: Partial,
-			wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer},
+			wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer},
 			want:       []string{"the host in net:example.org is held by the language alone", "UDP, which no grant allows, is held by the language alone"}},
-		{name: "no job object", allow: "io", held: WindowsHeld{Token: true, LowIntegrity: true, AppContainer: true},
-			wantLevel: Partial, wantLayers: []string{LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer},
+		{name: "no job object", allow: "io", held: windowsHeld{Token: true, LowIntegrity: true, AppContainer: true},
+			wantLevel: Partial, wantLayers: []string{layerTokenPrivs, layerLowIntegrity, layerAppContainer},
 			want: []string{"starting a process is not held"}},
-		{name: "privileges kept", allow: "io", held: WindowsHeld{Job: true, LowIntegrity: true, AppContainer: true},
-			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerLowIntegrity, LayerAppContainer},
+		{name: "privileges kept", allow: "io", held: windowsHeld{Job: true, LowIntegrity: true, AppContainer: true},
+			wantLevel: Partial, wantLayers: []string{layerJobObject, layerLowIntegrity, layerAppContainer},
 			want: []string{"privileges were not removed"}},
-		{name: "nothing applied", allow: "io", held: WindowsHeld{}, wantLevel: None,
+		{name: "nothing applied", allow: "io", held: windowsHeld{}, wantLevel: None,
 			want: []string{"reads, writes and network connections are not held", "starting a process"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkResult(t, AssessWindows(policyOf(tc.allow, false), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
+			checkResult(t, assessWindows(policyOf(tc.allow, false), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
 		})
 	}
 }
@@ -330,7 +330,7 @@ func TestPredictLinux(t *testing.T) {
 		switch {
 		case !p.Enforced:
 			want = None
-		case p.Network.Mode == NetHosts, len(p.Network.UDP) > 0:
+		case p.Network.Mode == netHosts, len(p.Network.UDP) > 0:
 			want = Partial
 		}
 		got := Predict(p, "linux")

@@ -117,7 +117,7 @@ func DarwinProfile(p Policy, n Needs, home, cwd string) (string, error) {
 		}
 		b.WriteString(sbplRule("allow file-read-metadata", stat))
 	}
-	if p.Network.Mode == NetClosed {
+	if p.Network.Mode == netClosed {
 		b.WriteString(";; Network: closed.\n")
 		b.WriteString("(deny network*)\n")
 	}

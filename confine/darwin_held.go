@@ -59,20 +59,20 @@ func darwinNeeds(p Policy, exe, tempDir string) Needs {
 	n := Needs{Executable: exe, TempDir: tempDir, TZData: darwinTZData}
 	for _, need := range p.Interpreter {
 		switch need {
-		case NeedResolver:
+		case needResolver:
 			n.Resolver = darwinResolver
-		case NeedTLSRoots:
+		case needTLSRoots:
 			n.TLSRoots = darwinTLSRoots
 		}
 	}
 	return n
 }
 
-// darwinResult is the Result of a macOS Apply: AssessDarwin of what
+// darwinResult is the Result of a macOS Apply: assessDarwin of what
 // sandbox_init did (profileErr nil when it applied the profile), with a
 // gap for each failure, sandbox_init's own words included.
 func darwinResult(p Policy, profileErr, limitErr error) Result {
-	h := DarwinHeld{Profile: profileErr == nil}
+	h := darwinHeld{Profile: profileErr == nil}
 	if profileErr != nil {
 		h.Problems = append(h.Problems, Gap{Layer: LayerSandboxProfile, Kind: GapUnheld,
 			Text: "the sandbox profile was refused: " + profileErr.Error()})
@@ -81,5 +81,5 @@ func darwinResult(p Policy, profileErr, limitErr error) Result {
 		h.Problems = append(h.Problems, Gap{Layer: LayerMemory, Kind: GapUnheld,
 			Text: "the memory limit could not be set: " + limitErr.Error()})
 	}
-	return AssessDarwin(p, h)
+	return assessDarwin(p, h)
 }

@@ -176,12 +176,12 @@ func TestAssessDeviceNodes(t *testing.T) {
 		t.Skip("the grant's path is a Unix one")
 	}
 	p := OSPolicy(budget.MustParse("/", "io,fs:read:/srv/data"), Options{})
-	held := LinuxHeld{LandlockABI: LandlockMaxABI, Seccomp: true, CapabilitiesDropped: true}
-	if r := AssessLinux(p, held); r.Level != Full {
+	held := linuxHeld{LandlockABI: LandlockMaxABI, Seccomp: true, CapabilitiesDropped: true}
+	if r := assessLinux(p, held); r.Level != Full {
 		t.Fatalf("without device nodes: %s (%s), want full", r.Level, r.Reason)
 	}
 	held.DeviceNodes, held.DeviceNodesWhy = []string{"/srv/data"}, "the worker was not started in a mount namespace of its own"
-	r := AssessLinux(p, held)
+	r := assessLinux(p, held)
 	want := "device nodes beneath /srv/data are refused by the language only: the worker was not started in a mount namespace of its own"
 	if r.Level != Partial || r.Reason != want {
 		t.Errorf("level %s, reason %q; want partial, %q", r.Level, r.Reason, want)

@@ -25,7 +25,7 @@ const (
 )
 
 // LayerLandlockFamily is the Landlock layer in the ENFORCES table, where
-// no ABI is named: a Result names the one applied (LayerLandlock(7) is
+// no ABI is named: a Result names the one applied (layerLandlock(7) is
 // "landlock-abi7").
 const LayerLandlockFamily = "landlock"
 
@@ -143,7 +143,7 @@ var Enforces = sync.OnceValue(func() []Row {
 				Windows: Cell{HoldsYes, "AppContainer: the container has an ACE for nothing but what the interpreter " +
 					"itself needs, so a read or a write of anything of the user's is refused; where the container is " +
 					"left off, the low integrity level still refuses a write to anything of the user's, and reads are " +
-					"not held", []string{LayerLowIntegrity, LayerAppContainer}},
+					"not held", []string{layerLowIntegrity, layerAppContainer}},
 			},
 			Ops:    []string{OpRead, OpWrite},
 			Budget: "io",
@@ -160,7 +160,7 @@ var Enforces = sync.OnceValue(func() []Row {
 					"and /Volumes", []string{LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "AppContainer: one ACE for DIR, as it resolves, carrying read; a read of " +
 					"anything else of the user's is refused; where the container is left off, not held",
-					[]string{LayerAppContainer}},
+					[]string{layerAppContainer}},
 			},
 			Ops:    []string{OpRead},
 			Budget: "io,fs:read:" + PlaceholderGrant,
@@ -169,7 +169,7 @@ var Enforces = sync.OnceValue(func() []Row {
 			ID:   "fs-write-dir",
 			Item: "fs:write:DIR",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "Landlock: files written, made, removed and (from " + abiText(LandlockABITruncate) + ") truncated beneath DIR " +
+				Linux: Cell{HoldsYes, "Landlock: files written, made, removed and (from " + abiText(landlockABITruncate) + ") truncated beneath DIR " +
 					"and nowhere else; the grant gives no read, as in the language, and a file is not renamed or " +
 					"linked from one directory into another (EXDEV); when DIR does not exist yet, beneath the nearest " +
 					"directory above it that does, and the level is partial", []string{LayerLandlockFamily}},
@@ -178,7 +178,7 @@ var Enforces = sync.OnceValue(func() []Row {
 				Windows: Cell{HoldsYes, "AppContainer: an ACE for DIR carrying read, write and delete, so the grant can " +
 					"be read back here, as the language does not allow; the integrity level stays medium, since the ACE " +
 					"is what holds the write; where the container is left off, not held",
-					[]string{LayerAppContainer}},
+					[]string{layerAppContainer}},
 			},
 			Ops:    []string{OpWrite},
 			Budget: "io,fs:write:" + PlaceholderGrant,
@@ -226,7 +226,7 @@ var Enforces = sync.OnceValue(func() []Row {
 				Darwin: Cell{HoldsYes, "the profile denies every network operation (network*)", []string{LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "AppContainer: the container has no capability, so a connection to another " +
 					"machine or to the loopback address is refused (WSAEACCES); where the container is left off, not held",
-					[]string{LayerAppContainer}},
+					[]string{layerAppContainer}},
 			},
 			Ops:    []string{OpConnect},
 			Budget: "io",
@@ -246,7 +246,7 @@ var Enforces = sync.OnceValue(func() []Row {
 				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits every host, " +
 					"over UDP as over TCP, so the host, and UDP, are held by the language alone; the loopback address " +
 					"stays refused. A loopback host granted (localhost, 127.0.0.0/8, ::1) leaves the container off, and " +
-					"then the network is not held", []string{LayerAppContainer}},
+					"then the network is not held", []string{layerAppContainer}},
 			},
 			Ops:    []string{OpConnect},
 			Budget: "io,net:example.org:443",
@@ -268,7 +268,7 @@ var Enforces = sync.OnceValue(func() []Row {
 				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits every host, " +
 					"over UDP as over TCP, so UDP is held by the language alone; the loopback address stays refused " +
 					"unless a loopback host is granted too, which leaves the container off",
-					[]string{LayerAppContainer}},
+					[]string{layerAppContainer}},
 			},
 		},
 		{
@@ -284,7 +284,7 @@ var Enforces = sync.OnceValue(func() []Row {
 					"by the language alone", nil},
 				Windows: Cell{HoldsPartly, "as net:HOST: the container admits every host over UDP, and the loopback " +
 					"address stays refused unless a loopback host is granted, which leaves the container off; the host " +
-					"and port are held by the language alone", []string{LayerAppContainer}},
+					"and port are held by the language alone", []string{layerAppContainer}},
 			},
 		},
 		{
@@ -347,7 +347,7 @@ var Enforces = sync.OnceValue(func() []Row {
 					"answered ENOSYS, so the Go runtime makes its threads with clone; Landlock refuses executing any " +
 					"file", []string{LayerLandlockFamily, LayerSeccomp}},
 				Darwin:  Cell{HoldsYes, "the profile denies process-fork and process-exec", []string{LayerSandboxProfile}},
-				Windows: Cell{HoldsYes, "job object: one active process, the worker itself", []string{LayerJobObject}},
+				Windows: Cell{HoldsYes, "job object: one active process, the worker itself", []string{layerJobObject}},
 			},
 			Ops:    []string{OpExec},
 			Budget: "io",
@@ -358,14 +358,14 @@ var Enforces = sync.OnceValue(func() []Row {
 			Cells: map[System]Cell{
 				// Generated from the filter's rules table, whose groups say what
 				// the worker may do; everything else is refused.
-				Linux: Cell{HoldsYes, seccomp.SummaryText + ". From Landlock " + abiText(LandlockABIScopes) + ", signals are scoped to the worker too",
+				Linux: Cell{HoldsYes, seccomp.SummaryText + ". From Landlock " + abiText(landlockABIScopes) + ", signals are scoped to the worker too",
 					[]string{LayerLandlockFamily, LayerSeccomp}},
 				Darwin: Cell{HoldsPartly, "what the denial of process-fork and of writes implies; a profile has no list " +
 					"of system calls, and a signal to another process of the same user is not refused",
 					[]string{LayerSandboxProfile}},
 				Windows: Cell{HoldsPartly, "every privilege but SeChangeNotifyPrivilege removed from the token; the job " +
 					"object keeps the worker from the clipboard, the desktop, global atoms, other processes' USER " +
-					"handles, system parameters, display settings and logging off; no list of system calls", []string{LayerJobObject, LayerTokenPrivs}},
+					"handles, system parameters, display settings and logging off; no list of system calls", []string{layerJobObject, layerTokenPrivs}},
 			},
 			Ops:    []string{OpSignal},
 			Budget: "io",
@@ -383,7 +383,7 @@ var Enforces = sync.OnceValue(func() []Row {
 					"resolve names as the language does), so a UDP or Unix socket stays refused, and from Landlock " +
 					abiText(LandlockABITCP) + " to no TCP bind", []string{LayerLandlockFamily, LayerSeccomp}},
 				Darwin:  Cell{HoldsPartly, "as Linux", []string{LayerSandboxProfile}},
-				Windows: Cell{HoldsPartly, "as Linux", []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer}},
+				Windows: Cell{HoldsPartly, "as Linux", []string{layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer}},
 			},
 		},
 		{
@@ -398,7 +398,7 @@ var Enforces = sync.OnceValue(func() []Row {
 					"held; reads only under the home directory and /Volumes", []string{LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "as Linux: the container holds a host module's calls as it holds the " +
 					"interpreter's; where it is left off, the rows above say what is held",
-					[]string{LayerJobObject, LayerAppContainer}},
+					[]string{layerJobObject, layerAppContainer}},
 			},
 		},
 		{
@@ -424,7 +424,7 @@ var Enforces = sync.OnceValue(func() []Row {
 					"worker's own holds memory.max as well, and the run's reason says which hold it", nil},
 				Darwin: Cell{HoldsPartly, "the supervisor's deadline; the address-space limit is set, and macOS holds it " +
 					"on a best-effort basis", nil},
-				Windows: Cell{HoldsYes, "the job object's memory limit, and the supervisor's deadline", []string{LayerJobObject}},
+				Windows: Cell{HoldsYes, "the job object's memory limit, and the supervisor's deadline", []string{layerJobObject}},
 			},
 		},
 	}

@@ -15,7 +15,7 @@ import (
 var osLayers = map[System][]string{
 	Linux:   {LayerLandlockFamily, LayerSeccomp},
 	Darwin:  {LayerSandboxProfile},
-	Windows: {LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer},
+	Windows: {layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer},
 }
 
 func TestEnforcesRowsInOrder(t *testing.T) {
@@ -180,7 +180,7 @@ func TestEnforcesAgreesWithPredict(t *testing.T) {
 			}
 			for _, l := range c.Layers {
 				if l == LayerLandlockFamily {
-					l = LayerLandlock(LandlockMaxABI)
+					l = layerLandlock(LandlockMaxABI)
 				}
 				if !slices.Contains(got.Layers, l) {
 					t.Errorf("%s: the cell relies on %s, which the Result %v does not name", where, l, got.Layers)
@@ -305,8 +305,8 @@ func TestEnforcesDoc(t *testing.T) {
 			fileWidens[cells[1]] = cells[0]
 		}
 	}
-	for _, w := range WidenOrder {
-		if want := strings.Join(ModulesWidening(w), ", "); fileWidens[string(w)] != want {
+	for _, w := range widenOrder {
+		if want := strings.Join(modulesWidening(w), ", "); fileWidens[string(w)] != want {
 			t.Errorf("widening %q: the page names %q, FFIWidens %q%s", w, fileWidens[string(w)], want, regenerate)
 		}
 	}
@@ -334,11 +334,11 @@ func TestEnforcesMarkdownTables(t *testing.T) {
 		}
 	}
 	widens := markdownRows(doc, widenTableHead)
-	if len(widens) != len(WidenOrder) {
-		t.Fatalf("the widening table has %d rows, want %d", len(widens), len(WidenOrder))
+	if len(widens) != len(widenOrder) {
+		t.Fatalf("the widening table has %d rows, want %d", len(widens), len(widenOrder))
 	}
 	modules := 0
-	for i, w := range WidenOrder {
+	for i, w := range widenOrder {
 		names := strings.Split(widens[i][0], ", ")
 		for _, n := range names {
 			if got, listed := WidensTo(n); !listed || got != w {

@@ -16,13 +16,13 @@ const (
 	// holds (the language alone does, or nothing): the level is partial
 	// at best.
 	GapUnheld GapKind = "unheld"
-	// GapMode: the confine mode the policy was made in, said beside the
+	// gapMode: the confine mode the policy was made in, said beside the
 	// limits; the level is unchanged.
-	GapMode GapKind = "mode"
-	// GapNote: what a module or a grant makes of the policy, or how the
+	gapMode GapKind = "mode"
+	// gapNote: what a module or a grant makes of the policy, or how the
 	// kernel holds a grant: said after the limits, in sentences of its
 	// own; the level is unchanged.
-	GapNote GapKind = "note"
+	gapNote GapKind = "note"
 	// GapHeld: what holds a limit that stands, or a layer that failed with
 	// no limit resting on it alone: said last; the level is unchanged.
 	GapHeld GapKind = "held"
@@ -47,7 +47,7 @@ const (
 // (render); neither is ever read back out of the other.
 type Gap struct {
 	// Layer is the layer the fact is about: a name of Result.Layers
-	// (Landlock as LayerLandlockFamily, at whatever ABI), LayerLanguage, LayerMemory,
+	// (Landlock as LayerLandlockFamily, at whatever ABI), layerLanguage, LayerMemory,
 	// LayerApply or LayerPool.
 	Layer string `json:"layer"`
 	// Kind is what the fact says, and whether it lowers the level.
@@ -99,9 +99,9 @@ func render(level Level, gaps []Gap) string {
 		switch g.Kind {
 		case GapUnheld:
 			unheld = append(unheld, g.Text)
-		case GapMode:
+		case gapMode:
 			modes = append(modes, g.Text)
-		case GapNote:
+		case gapNote:
 			notes = append(notes, g.Text)
 		case GapHeld:
 			held = append(held, g.Text)
@@ -170,7 +170,7 @@ func (r Result) Check() error {
 	}
 	for _, g := range r.Gaps {
 		switch g.Kind {
-		case GapUnheld, GapMode, GapNote, GapHeld:
+		case GapUnheld, gapMode, gapNote, GapHeld:
 		default:
 			return errGapKind
 		}

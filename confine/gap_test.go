@@ -13,10 +13,10 @@ import (
 func TestResultWith(t *testing.T) {
 	unheld := Gap{Layer: LayerMemory, Kind: GapUnheld, Text: "the memory limit could not be set"}
 	held := Gap{Layer: LayerMemory, Kind: GapHeld, Text: "the memory limit of 64 MB is held by a cgroup"}
-	note := Gap{Layer: LayerLanguage, Kind: GapNote, Text: "The module x: its own I/O"}
-	mode := Gap{Layer: LayerLanguage, Kind: GapMode, Text: "--confine strict"}
+	note := Gap{Layer: layerLanguage, Kind: gapNote, Text: "The module x: its own I/O"}
+	mode := Gap{Layer: layerLanguage, Kind: gapMode, Text: "--confine strict"}
 	full := resultOf(true, []string{LayerSeccomp}, nil)
-	none := resultOf(false, nil, []Gap{{Layer: LayerLanguage, Kind: GapUnheld, Text: "off"}})
+	none := resultOf(false, nil, []Gap{{Layer: layerLanguage, Kind: GapUnheld, Text: "off"}})
 	tests := []struct {
 		name       string
 		from       Result
@@ -101,10 +101,10 @@ func TestAssessmentsAreTheirGaps(t *testing.T) {
 				rs = append(rs, Predict(p, sys))
 			}
 			for abi := 0; abi <= LandlockMaxABI; abi++ {
-				rs = append(rs, AssessLinux(p, LinuxHeld{LandlockABI: abi, Seccomp: abi%2 == 0,
+				rs = append(rs, assessLinux(p, linuxHeld{LandlockABI: abi, Seccomp: abi%2 == 0,
 					CapabilitiesFailure: "capset"}))
 			}
-			rs = append(rs, AssessDarwin(p, DarwinHeld{}), AssessWindows(p, WindowsHeld{Job: true}))
+			rs = append(rs, assessDarwin(p, darwinHeld{}), assessWindows(p, windowsHeld{Job: true}))
 			for _, r := range rs {
 				if err := r.Check(); err != nil {
 					t.Errorf("%s: %+v: %v", allow, r, err)

@@ -158,8 +158,8 @@ func EnforcesMarkdown() []byte {
 	line()
 	line("| A granted module | widens the OS policy to |")
 	line("|---|---|")
-	for _, w := range WidenOrder {
-		line("| ", markdownCell(strings.Join(ModulesWidening(w), ", ")), " | ", string(w), " |")
+	for _, w := range widenOrder {
+		line("| ", markdownCell(strings.Join(modulesWidening(w), ", ")), " | ", string(w), " |")
 	}
 	line()
 	line("## Levels")

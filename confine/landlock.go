@@ -18,16 +18,16 @@ const (
 	LandlockFSReadDir    uint64 = 1 << 3  // open or list a directory (ABI 1)
 	LandlockFSRemoveDir  uint64 = 1 << 4  // remove or rename an empty directory (ABI 1)
 	LandlockFSRemoveFile uint64 = 1 << 5  // unlink or rename a file (ABI 1)
-	LandlockFSMakeChar   uint64 = 1 << 6  // create a character device (ABI 1)
+	landlockFSMakeChar   uint64 = 1 << 6  // create a character device (ABI 1)
 	LandlockFSMakeDir    uint64 = 1 << 7  // create a directory (ABI 1)
 	LandlockFSMakeReg    uint64 = 1 << 8  // create a regular file (ABI 1)
-	LandlockFSMakeSock   uint64 = 1 << 9  // create a unix socket (ABI 1)
-	LandlockFSMakeFifo   uint64 = 1 << 10 // create a named pipe (ABI 1)
-	LandlockFSMakeBlock  uint64 = 1 << 11 // create a block device (ABI 1)
-	LandlockFSMakeSym    uint64 = 1 << 12 // create a symbolic link (ABI 1)
-	LandlockFSRefer      uint64 = 1 << 13 // link or rename a file into another directory (ABI 2)
+	landlockFSMakeSock   uint64 = 1 << 9  // create a unix socket (ABI 1)
+	landlockFSMakeFifo   uint64 = 1 << 10 // create a named pipe (ABI 1)
+	landlockFSMakeBlock  uint64 = 1 << 11 // create a block device (ABI 1)
+	landlockFSMakeSym    uint64 = 1 << 12 // create a symbolic link (ABI 1)
+	landlockFSRefer      uint64 = 1 << 13 // link or rename a file into another directory (ABI 2)
 	LandlockFSTruncate   uint64 = 1 << 14 // truncate a file (ABI 3)
-	LandlockFSIoctlDev   uint64 = 1 << 15 // ioctl on a device file (ABI 5)
+	landlockFSIoctlDev   uint64 = 1 << 15 // ioctl on a device file (ABI 5)
 )
 
 // Landlock network access rights, numbered as LANDLOCK_ACCESS_NET_*
@@ -53,7 +53,7 @@ const LandlockMaxABI = 7
 // landlockFileRights are the rights a rule on a file, not a directory,
 // may carry; the kernel refuses a directory right on a file.
 const landlockFileRights = LandlockFSExecute | LandlockFSWriteFile | LandlockFSReadFile |
-	LandlockFSTruncate | LandlockFSIoctlDev
+	LandlockFSTruncate | landlockFSIoctlDev
 
 // landlockReadRights are the read rights a ruleset handles when reads are
 // restricted, and what a granted read path gets. Execute is not among
@@ -78,7 +78,7 @@ func landlockWriteRights(abi int) uint64 {
 // ioctl on one, or a link or rename into another directory (refer): that
 // last one a module does by copying, as in a granted directory.
 func landlockEverywhereWrite(abi int) uint64 {
-	return landlockWriteGrant(abi) | landlockFSRights(abi)&(LandlockFSMakeSock|LandlockFSMakeFifo|LandlockFSMakeSym)
+	return landlockWriteGrant(abi) | landlockFSRights(abi)&(landlockFSMakeSock|landlockFSMakeFifo|landlockFSMakeSym)
 }
 
 // landlockWriteGrant returns what a granted write path gets at abi: the
@@ -111,7 +111,7 @@ type LandlockRule struct {
 
 // LandlockRuleset is the Landlock plan for a policy at one ABI: what the
 // ruleset handles, and the rules that allow some of it back. What an ABI
-// cannot hold of a policy, AssessLinux says.
+// cannot hold of a policy, assessLinux says.
 //
 // Rights a ruleset handles are refused everywhere but beneath its rules.
 // A granted write path is write-only in the kernel, as it is in the
@@ -206,7 +206,7 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 	info := LandlockABIOf(abi)
 	if info.Net&LandlockNetBindTCP != 0 {
 		plan.HandledNet = LandlockNetBindTCP
-		if p.Network.Mode == NetClosed || portsHeld {
+		if p.Network.Mode == netClosed || portsHeld {
 			plan.HandledNet |= LandlockNetConnectTCP
 		}
 		if portsHeld {
@@ -219,7 +219,7 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 
 // needPath is one path of the machine that an interpreter need names.
 type needPath struct {
-	Need  string // NeedExecutable and the rest
+	Need  string // needExecutable and the rest
 	Path  string
 	Write bool // read and written; read only otherwise
 	File  bool // known to be a file, not a directory
@@ -240,19 +240,19 @@ func needPaths(p Policy, n Needs) []needPath {
 	}
 	for _, need := range p.Interpreter {
 		switch need {
-		case NeedExecutable:
+		case needExecutable:
 			add(need, []string{n.Executable}, false, true)
-		case NeedDevNull:
+		case needDevNull:
 			add(need, []string{"/dev/null"}, true, true)
-		case NeedURandom:
+		case needURandom:
 			add(need, []string{"/dev/urandom"}, false, true)
-		case NeedTemp:
+		case needTemp:
 			add(need, []string{n.TempDir}, true, false)
-		case NeedTZData:
+		case needTZData:
 			add(need, n.TZData, false, false)
-		case NeedResolver:
+		case needResolver:
 			add(need, n.Resolver, false, true)
-		case NeedTLSRoots:
+		case needTLSRoots:
 			add(need, n.TLSRoots, false, false)
 		}
 	}
@@ -275,8 +275,8 @@ func LandlockAccessNames(mask uint64) []string { return bitNames(mask, landlockF
 // LandlockNetNames names the LandlockNet* rights in mask (bind_tcp).
 func LandlockNetNames(mask uint64) []string { return bitNames(mask, landlockNetNames) }
 
-// LandlockScopeNames names the LandlockScope* scopes in mask (signal).
-func LandlockScopeNames(mask uint64) []string { return bitNames(mask, landlockScopeNames) }
+// landlockScopeNamesOf names the LandlockScope* scopes in mask (signal).
+func landlockScopeNamesOf(mask uint64) []string { return bitNames(mask, landlockScopeNames) }
 
 func bitNames(mask uint64, names []string) []string {
 	var out []string

@@ -25,34 +25,34 @@ type LandlockABIInfo struct {
 }
 
 // landlockABI1FS are the thirteen file system rights of ABI 1.
-const landlockABI1FS = LandlockFSRefer - 1
+const landlockABI1FS = landlockFSRefer - 1
 
 // landlockABIs is the one table of what each Landlock ABI offers,
 // landlockABIs[i] being ABI i+1, to LandlockMaxABI. The plan
-// (LandlockPlan), the assessment (AssessLinux), the doctor's advice
+// (LandlockPlan), the assessment (assessLinux), the doctor's advice
 // (Machine.Advice) and the ENFORCES cells read it; no other code compares
 // an ABI with a number. It follows go-landlock's own table of ABIs.
 var landlockABIs = []LandlockABIInfo{
 	{ABI: 1, Kernel: "5.13", FS: landlockABI1FS,
 		Adds: "file reads, writes, making, removing and executing beneath the granted paths"},
-	{ABI: 2, Kernel: "5.19", FS: landlockABI1FS | LandlockFSRefer,
+	{ABI: 2, Kernel: "5.19", FS: landlockABI1FS | landlockFSRefer,
 		Adds: "the refer right (renaming and linking a file into another directory), which Sabline grants nowhere"},
-	{ABI: 3, Kernel: "6.2", FS: landlockABI1FS | LandlockFSRefer | LandlockFSTruncate,
+	{ABI: 3, Kernel: "6.2", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
 		Adds:    "truncating a file",
 		Lacking: "truncation: a write grant's neighbours may be truncated"},
-	{ABI: 4, Kernel: "6.7", FS: landlockABI1FS | LandlockFSRefer | LandlockFSTruncate,
+	{ABI: 4, Kernel: "6.7", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
 		Net:  LandlockNetBindTCP | LandlockNetConnectTCP,
 		Adds: "TCP bind and connect by port",
 		Lacking: "TCP binds or ports: under a net grant a run may listen on a TCP port, and a net:HOST:PORT grant " +
 			"is held to IPv4 and IPv6 sockets only"},
-	{ABI: 5, Kernel: "6.10", FS: landlockABI1FS | LandlockFSRefer | LandlockFSTruncate | LandlockFSIoctlDev,
+	{ABI: 5, Kernel: "6.10", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate | landlockFSIoctlDev,
 		Net:  LandlockNetBindTCP | LandlockNetConnectTCP,
 		Adds: "ioctl on device files"},
-	{ABI: 6, Kernel: "6.12", FS: landlockABI1FS | LandlockFSRefer | LandlockFSTruncate | LandlockFSIoctlDev,
+	{ABI: 6, Kernel: "6.12", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate | landlockFSIoctlDev,
 		Net:    LandlockNetBindTCP | LandlockNetConnectTCP,
 		Scopes: LandlockScopeAbstractUnixSocket | LandlockScopeSignal,
 		Adds:   "signals and abstract Unix sockets scoped to the run (held by seccomp too)"},
-	{ABI: 7, Kernel: "6.15", FS: landlockABI1FS | LandlockFSRefer | LandlockFSTruncate | LandlockFSIoctlDev,
+	{ABI: 7, Kernel: "6.15", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate | landlockFSIoctlDev,
 		Net:      LandlockNetBindTCP | LandlockNetConnectTCP,
 		Scopes:   LandlockScopeAbstractUnixSocket | LandlockScopeSignal,
 		LogFlags: 1<<0 | 1<<1 | 1<<2,
@@ -86,16 +86,16 @@ func landlockSince(offers func(LandlockABIInfo) bool) int {
 // The first ABI of each feature a plan, an assessment or a cell speaks
 // of, read from landlockABIs.
 var (
-	// LandlockABIRefer: renaming and linking into another directory.
-	LandlockABIRefer = landlockSince(func(i LandlockABIInfo) bool { return i.FS&LandlockFSRefer != 0 })
-	// LandlockABITruncate: truncation.
-	LandlockABITruncate = landlockSince(func(i LandlockABIInfo) bool { return i.FS&LandlockFSTruncate != 0 })
+	// landlockABIRefer: renaming and linking into another directory.
+	landlockABIRefer = landlockSince(func(i LandlockABIInfo) bool { return i.FS&landlockFSRefer != 0 })
+	// landlockABITruncate: truncation.
+	landlockABITruncate = landlockSince(func(i LandlockABIInfo) bool { return i.FS&LandlockFSTruncate != 0 })
 	// LandlockABITCP: TCP bind and connect.
 	LandlockABITCP = landlockSince(func(i LandlockABIInfo) bool {
 		return i.Net&(LandlockNetBindTCP|LandlockNetConnectTCP) == LandlockNetBindTCP|LandlockNetConnectTCP
 	})
-	// LandlockABIScopes: signals and abstract Unix sockets scoped.
-	LandlockABIScopes = landlockSince(func(i LandlockABIInfo) bool { return i.Scopes&LandlockScopeSignal != 0 })
+	// landlockABIScopes: signals and abstract Unix sockets scoped.
+	landlockABIScopes = landlockSince(func(i LandlockABIInfo) bool { return i.Scopes&LandlockScopeSignal != 0 })
 )
 
 // abiText is "ABI N" for prose.

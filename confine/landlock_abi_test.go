@@ -34,11 +34,11 @@ func TestLandlockABITable(t *testing.T) {
 		got  int
 		want int
 	}{
-		{name: "refer", got: LandlockABIRefer, want: 2},
-		{name: "truncate", got: LandlockABITruncate, want: 3},
+		{name: "refer", got: landlockABIRefer, want: 2},
+		{name: "truncate", got: landlockABITruncate, want: 3},
 		{name: "TCP bind and connect", got: LandlockABITCP, want: 4},
-		{name: "ioctl on devices", got: landlockSince(func(i LandlockABIInfo) bool { return i.FS&LandlockFSIoctlDev != 0 }), want: 5},
-		{name: "scopes", got: LandlockABIScopes, want: 6},
+		{name: "ioctl on devices", got: landlockSince(func(i LandlockABIInfo) bool { return i.FS&landlockFSIoctlDev != 0 }), want: 5},
+		{name: "scopes", got: landlockABIScopes, want: 6},
 		{name: "logging flags", got: landlockSince(func(i LandlockABIInfo) bool { return i.LogFlags != 0 }), want: 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,7 +95,7 @@ func TestLandlockPlanReadsTheTable(t *testing.T) {
 			t.Errorf("ABI %d: the plan handles net %v, the ABI offers %v", abi, LandlockNetNames(plan.HandledNet), LandlockNetNames(info.Net))
 		}
 		if plan.Scoped != info.Scopes {
-			t.Errorf("ABI %d: the plan scopes %v, the ABI offers %v", abi, LandlockScopeNames(plan.Scoped), LandlockScopeNames(info.Scopes))
+			t.Errorf("ABI %d: the plan scopes %v, the ABI offers %v", abi, landlockScopeNamesOf(plan.Scoped), landlockScopeNamesOf(info.Scopes))
 		}
 	}
 }

@@ -40,12 +40,12 @@ func LandlockABI() (int, error) {
 	case err != nil:
 		return 0, fmt.Errorf("landlock_create_ruleset(version): %w", err)
 	}
-	if abi >= LandlockABIScopes {
+	if abi >= landlockABIScopes {
 		// A kernel whose errata cannot be read has fixed none, as far as
 		// anyone can tell.
 		errata, err := llsyscall.LandlockGetErrata()
 		if err != nil || errata&landlockErratumSignalScope == 0 {
-			abi = LandlockABIScopes - 1
+			abi = landlockABIScopes - 1
 		}
 	}
 	return abi, nil

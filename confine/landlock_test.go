@@ -61,7 +61,7 @@ func renderLandlock(r LandlockRuleset) string {
 		ports[i] = fmt.Sprint(p)
 	}
 	fmt.Fprintf(&b, "connect tcp: %s\n", list(ports))
-	fmt.Fprintf(&b, "scoped: %s\n", list(LandlockScopeNames(r.Scoped)))
+	fmt.Fprintf(&b, "scoped: %s\n", list(landlockScopeNamesOf(r.Scoped)))
 	return b.String()
 }
 
@@ -109,7 +109,7 @@ func TestLandlockPlan(t *testing.T) {
 	}{
 		{
 			name: "read and write grants at ABI 7", allow: "io,fs:read:/srv/data,fs:write:/srv/out", abi: 7, wantABI: 7,
-			wantHandle: LandlockFSExecute | read | write | LandlockFSRefer | LandlockFSTruncate | LandlockFSIoctlDev,
+			wantHandle: LandlockFSExecute | read | write | landlockFSRefer | LandlockFSTruncate | landlockFSIoctlDev,
 			wantRules: map[string]uint64{
 				"/srv/data": read,
 				"/srv/out":  write | LandlockFSTruncate | LandlockFSMakeDir | LandlockFSRemoveDir,
@@ -124,16 +124,16 @@ func TestLandlockPlan(t *testing.T) {
 		},
 		{
 			name: "ABI 2 cannot hold truncation, TCP or scopes", allow: "io,fs:write:/srv/out", abi: 2, wantABI: 2,
-			wantHandle: LandlockFSExecute | read | write | LandlockFSRefer, wantFree: LandlockFSTruncate | LandlockFSIoctlDev,
+			wantHandle: LandlockFSExecute | read | write | landlockFSRefer, wantFree: LandlockFSTruncate | landlockFSIoctlDev,
 			wantRules: map[string]uint64{"/srv/out": write},
 		},
 		{
 			name: "ABI 1 knows no refer", allow: "io,fs:write:/srv/out", abi: 1, wantABI: 1,
-			wantHandle: LandlockFSExecute | write, wantFree: LandlockFSRefer | LandlockFSTruncate,
+			wantHandle: LandlockFSExecute | write, wantFree: landlockFSRefer | LandlockFSTruncate,
 		},
 		{
 			name: "ABI 5 holds TCP but not scopes", allow: "io,net:example.org:443", abi: 5, wantABI: 5,
-			wantHandle: LandlockFSExecute | read | write | LandlockFSIoctlDev,
+			wantHandle: LandlockFSExecute | read | write | landlockFSIoctlDev,
 			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP, wantPorts: []int{53, 443},
 		},
 		{
@@ -167,9 +167,9 @@ func TestLandlockPlan(t *testing.T) {
 		},
 		{
 			name: "unrestricted reads and writes are rules on /, for the carving", allow: "io,fs", abi: 7, wantABI: 7,
-			wantHandle: LandlockFSExecute | read | write | LandlockFSTruncate | LandlockFSMakeChar | LandlockFSMakeBlock,
+			wantHandle: LandlockFSExecute | read | write | LandlockFSTruncate | landlockFSMakeChar | landlockFSMakeBlock,
 			wantRules: map[string]uint64{"/": read | write | LandlockFSTruncate | LandlockFSMakeDir | LandlockFSRemoveDir |
-				LandlockFSMakeSock | LandlockFSMakeFifo | LandlockFSMakeSym},
+				landlockFSMakeSock | landlockFSMakeFifo | landlockFSMakeSym},
 			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP,
 			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
 		},
@@ -221,7 +221,7 @@ func TestLandlockPlan(t *testing.T) {
 				t.Errorf("ConnectTCP = %v, want %v", plan.ConnectTCP, tt.wantPorts)
 			}
 			if plan.Scoped != tt.wantScoped {
-				t.Errorf("Scoped = %v, want %v", LandlockScopeNames(plan.Scoped), LandlockScopeNames(tt.wantScoped))
+				t.Errorf("Scoped = %v, want %v", landlockScopeNamesOf(plan.Scoped), landlockScopeNamesOf(tt.wantScoped))
 			}
 		})
 	}
@@ -233,7 +233,7 @@ func TestLandlockPlanInvariants(t *testing.T) {
 	// The file system rights the kernel documents for each ABI.
 	knownAt := map[int]int{1: 13, 2: 14, 3: 15, 4: 15, 5: 16, 6: 16, 7: 16}
 	fileNeeds := map[string]bool{testNeeds.Executable: true, "/dev/null": true, "/dev/urandom": true}
-	const fileRights = LandlockFSExecute | LandlockFSWriteFile | LandlockFSReadFile | LandlockFSTruncate | LandlockFSIoctlDev
+	const fileRights = LandlockFSExecute | LandlockFSWriteFile | LandlockFSReadFile | LandlockFSTruncate | landlockFSIoctlDev
 	checked := 0
 	for _, tt := range planBudgets {
 		for abi := 1; abi <= LandlockMaxABI; abi++ {
@@ -259,7 +259,7 @@ func TestLandlockPlanInvariants(t *testing.T) {
 				switch {
 				case r.Access == 0 || r.Access&^plan.HandledFS != 0:
 					t.Errorf("%s: rule %s has %v outside the handled rights", where, r.Path, LandlockAccessNames(r.Access))
-				case r.Access&(LandlockFSExecute|LandlockFSRefer|LandlockFSIoctlDev|LandlockFSMakeChar|LandlockFSMakeBlock) != 0:
+				case r.Access&(LandlockFSExecute|landlockFSRefer|landlockFSIoctlDev|landlockFSMakeChar|landlockFSMakeBlock) != 0:
 					t.Errorf("%s: rule %s grants %v", where, r.Path, LandlockAccessNames(r.Access))
 				case fileNeeds[r.Path] && r.Access&^fileRights != 0:
 					t.Errorf("%s: file rule %s has directory rights %v", where, r.Path, LandlockAccessNames(r.Access))
@@ -285,7 +285,7 @@ func TestLandlockPlanErrors(t *testing.T) {
 		{name: "relative need", policy: planPolicy("io", false), needs: Needs{Executable: "sabline", TempDir: "/tmp/r"}, abi: 7, wantErr: `"sabline" (interpreter: executable) is not an absolute path`},
 		{name: "port out of range", policy: func() Policy {
 			p := planPolicy("io", false)
-			p.Network = Network{Mode: NetHosts, Hosts: []Endpoint{{Host: "example.org", Port: 70000}}}
+			p.Network = network{Mode: netHosts, Hosts: []endpoint{{Host: "example.org", Port: 70000}}}
 			return p
 		}(), needs: testNeeds, abi: 7, wantErr: "port 70000"},
 	}
@@ -306,7 +306,7 @@ func TestLandlockPlanErrors(t *testing.T) {
 func TestLandlockPlanPorts(t *testing.T) {
 	withPort := func(port int) Policy {
 		p := planPolicy("io", false)
-		p.Network = Network{Mode: NetHosts, Hosts: []Endpoint{{Host: "example.org", Port: port}}}
+		p.Network = network{Mode: netHosts, Hosts: []endpoint{{Host: "example.org", Port: port}}}
 		return p
 	}
 	tests := []struct {
@@ -350,10 +350,10 @@ func TestLandlockNames(t *testing.T) {
 	}{
 		{name: "none", names: LandlockAccessNames, mask: 0, want: nil},
 		{name: "read", names: LandlockAccessNames, mask: LandlockFSReadDir | LandlockFSReadFile, want: []string{"read_file", "read_dir"}},
-		{name: "ends of the table", names: LandlockAccessNames, mask: LandlockFSExecute | LandlockFSIoctlDev, want: []string{"execute", "ioctl_dev"}},
+		{name: "ends of the table", names: LandlockAccessNames, mask: LandlockFSExecute | landlockFSIoctlDev, want: []string{"execute", "ioctl_dev"}},
 		{name: "an unknown bit", names: LandlockAccessNames, mask: 1 << 16, want: []string{"bit16"}},
 		{name: "net", names: LandlockNetNames, mask: LandlockNetConnectTCP | LandlockNetBindTCP, want: []string{"bind_tcp", "connect_tcp"}},
-		{name: "scopes", names: LandlockScopeNames, mask: LandlockScopeSignal, want: []string{"signal"}},
+		{name: "scopes", names: landlockScopeNamesOf, mask: LandlockScopeSignal, want: []string{"signal"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -365,7 +365,7 @@ func TestLandlockNames(t *testing.T) {
 }
 
 func TestNeedPaths(t *testing.T) {
-	all := []string{NeedExecutable, NeedDevNull, NeedURandom, NeedTZData, NeedTemp, NeedResolver, NeedTLSRoots}
+	all := []string{needExecutable, needDevNull, needURandom, needTZData, needTemp, needResolver, needTLSRoots}
 	tests := []struct {
 		name        string
 		interpreter []string
@@ -386,15 +386,15 @@ func TestNeedPaths(t *testing.T) {
 			},
 		},
 		{
-			name: "only the needs the policy names", interpreter: []string{NeedTemp}, needs: testNeeds,
+			name: "only the needs the policy names", interpreter: []string{needTemp}, needs: testNeeds,
 			want: []needPath{{Need: "private-tmp", Path: "/tmp/sabline-run", Write: true}},
 		},
 		{
-			name: "needs with no path here", interpreter: []string{NeedExecutable, NeedTemp, NeedTZData, NeedResolver}, needs: Needs{},
+			name: "needs with no path here", interpreter: []string{needExecutable, needTemp, needTZData, needResolver}, needs: Needs{},
 			want: nil,
 		},
 		{
-			name: "a need this code does not know", interpreter: []string{"gpu", NeedURandom}, needs: testNeeds,
+			name: "a need this code does not know", interpreter: []string{"gpu", needURandom}, needs: testNeeds,
 			want: []needPath{{Need: "/dev/urandom", Path: "/dev/urandom", File: true}},
 		},
 	}

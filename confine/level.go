@@ -44,7 +44,7 @@ func ParseLevel(s string) (Level, error) {
 // Result is what a run's confinement held: the level, the reason, the
 // layers the kernel accepted, and the gaps the level and the reason are
 // made from. It is what receipts record. Make one with an assessment
-// (AssessLinux and the others, Predict) and add to it with With; the level
+// (assessLinux and the others, Predict) and add to it with With; the level
 // and the reason are never set apart from the gaps.
 type Result struct {
 	Level  Level    `json:"level"`
@@ -58,20 +58,20 @@ const (
 	LayerSeccomp        = "seccomp"
 	LayerCapabilities   = "capabilities-dropped"
 	LayerSandboxProfile = "sandbox-profile"
-	LayerJobObject      = "job-object"
-	LayerTokenPrivs     = "token-privileges-removed"
-	LayerLowIntegrity   = "low-integrity"
-	LayerAppContainer   = "appcontainer"
-	LayerLanguage       = "language"
+	layerJobObject      = "job-object"
+	layerTokenPrivs     = "token-privileges-removed"
+	layerLowIntegrity   = "low-integrity"
+	layerAppContainer   = "appcontainer"
+	layerLanguage       = "language"
 )
 
-// LayerLandlock names the Landlock layer at an ABI: landlock-abi7.
-func LayerLandlock(abi int) string {
+// layerLandlock names the Landlock layer at an ABI: landlock-abi7.
+func layerLandlock(abi int) string {
 	return "landlock-abi" + strconv.Itoa(abi)
 }
 
 // Needs are the machine's paths for the interpreter's own needs that a
-// policy names (NeedExecutable and the rest). Apply gathers them; the pure
+// policy names (needExecutable and the rest). Apply gathers them; the pure
 // planners take them as an argument so that tests can give fixed ones.
 type Needs struct {
 	Executable string   // the running binary

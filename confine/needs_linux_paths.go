@@ -11,17 +11,17 @@ var (
 		"/etc/pki/ca-trust/extracted/pem", "/etc/ssl/ca-bundle.pem", "/etc/ca-certificates", "/usr/share/ca-certificates"}
 )
 
-// LinuxNeeds resolves the needs p names (NeedResolver, NeedTLSRoots; the
+// LinuxNeeds resolves the needs p names (needResolver, needTLSRoots; the
 // time zone data always) to the paths a Linux machine keeps them at, with
 // the executable exe and the run's temporary directory tempDir. It is
 // pure: the worker applies what it returns, and a server that holds
 // itself before it starts workers holds at least as much.
 func LinuxNeeds(p Policy, exe, tempDir string) Needs {
 	n := Needs{Executable: exe, TempDir: tempDir, TZData: linuxTZData}
-	if slices.Contains(p.Interpreter, NeedResolver) {
+	if slices.Contains(p.Interpreter, needResolver) {
 		n.Resolver = linuxResolver
 	}
-	if slices.Contains(p.Interpreter, NeedTLSRoots) {
+	if slices.Contains(p.Interpreter, needTLSRoots) {
 		n.TLSRoots = linuxTLSRoots
 	}
 	return n

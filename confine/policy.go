@@ -58,8 +58,8 @@ const (
 	ModeOff     Mode = "off"     // ask the operating system for nothing (--no-confine)
 )
 
-// Direction is what the policy allows for reads or for writes.
-type Direction struct {
+// direction is what the policy allows for reads or for writes.
+type direction struct {
 	// Unrestricted is true when the budget (or a widening) allows this
 	// direction everywhere.
 	Unrestricted bool `json:"unrestricted"`
@@ -68,8 +68,8 @@ type Direction struct {
 	Paths []string `json:"paths"`
 }
 
-// Endpoint is a host and port a net grant names. Port 0 is any port.
-type Endpoint struct {
+// endpoint is a host and port a net grant names. Port 0 is any port.
+type endpoint struct {
 	Host string `json:"host"`
 	Port int    `json:"port,omitempty"`
 }
@@ -77,28 +77,28 @@ type Endpoint struct {
 // Network modes: what the policy allows of TCP, and whether the worker
 // makes sockets at all.
 const (
-	NetClosed = "closed" // no socket at all: neither TCP nor UDP is granted
-	NetOpen   = "open"   // TCP to any host
-	NetHosts  = "hosts"  // TCP to the named hosts (none when only UDP is), held by the language
+	netClosed = "closed" // no socket at all: neither TCP nor UDP is granted
+	netOpen   = "open"   // TCP to any host
+	netHosts  = "hosts"  // TCP to the named hosts (none when only UDP is), held by the language
 )
 
-// Network is what the policy allows of the network. A net grant is TCP
+// network is what the policy allows of the network. A net grant is TCP
 // unless it says udp: Hosts are the TCP grants, UDP the UDP ones.
-type Network struct {
+type network struct {
 	Mode  string     `json:"mode"`
-	Hosts []Endpoint `json:"hosts,omitempty"`
+	Hosts []endpoint `json:"hosts,omitempty"`
 	// UDP are the hosts and ports datagrams may go to, held by the
 	// language; Host "" is any host. Empty: the worker makes no
 	// datagram socket.
-	UDP []Endpoint `json:"udp,omitempty"`
+	UDP []endpoint `json:"udp,omitempty"`
 }
 
 // Ports returns the TCP ports a kernel may restrict connections to, and
 // whether it may: only when the network is open to named hosts and every
 // TCP grant names a port. Port 53 is added for the resolver, which asks
 // the name servers over TCP. A UDP grant's port is not among them.
-func (n Network) Ports() ([]int, bool) {
-	if n.Mode != NetHosts {
+func (n network) Ports() ([]int, bool) {
+	if n.Mode != netHosts {
 		return nil, false
 	}
 	set := map[int]bool{53: true}
@@ -138,17 +138,17 @@ func (w Widening) Reason() string {
 // The interpreter's own needs, named. Apply resolves each to paths on the
 // machine; the policy only names them, so it stays the same everywhere.
 const (
-	NeedExecutable = "executable"   // the sabline binary itself
-	NeedDevNull    = "/dev/null"    // read and write
-	NeedURandom    = "/dev/urandom" // read
-	NeedTZData     = "tzdata"       // the time zone database, read
-	NeedTemp       = "private-tmp"  // a private temporary directory, read and write
-	NeedResolver   = "resolver"     // resolver configuration, under a net grant only
-	NeedTLSRoots   = "tls-roots"    // TLS root certificates, under a net grant only
+	needExecutable = "executable"   // the sabline binary itself
+	needDevNull    = "/dev/null"    // read and write
+	needURandom    = "/dev/urandom" // read
+	needTZData     = "tzdata"       // the time zone database, read
+	needTemp       = "private-tmp"  // a private temporary directory, read and write
+	needResolver   = "resolver"     // resolver configuration, under a net grant only
+	needTLSRoots   = "tls-roots"    // TLS root certificates, under a net grant only
 )
 
-// PolicySchema names the policy document's format.
-const PolicySchema = "sabline.os-policy/1"
+// policySchema names the policy document's format.
+const policySchema = "sabline.os-policy/1"
 
 // Policy is the operating-system policy a budget derives. Its JSON form is
 // canonical: the same policy always marshals to the same bytes.
@@ -157,9 +157,9 @@ type Policy struct {
 	// Enforced is false when a granted module widened the policy to
 	// nothing enforced: the operating system layer is off for the run.
 	Enforced bool      `json:"enforced"`
-	Read     Direction `json:"read"`
-	Write    Direction `json:"write"`
-	Network  Network   `json:"network"`
+	Read     direction `json:"read"`
+	Write    direction `json:"write"`
+	Network  network   `json:"network"`
 	// Processes is "none": a confined run starts no process.
 	Processes   string     `json:"processes"`
 	Interpreter []string   `json:"interpreter"`
@@ -171,9 +171,9 @@ type Policy struct {
 // becomes an OS policy, and it reads nothing of the machine.
 func OSPolicy(b budget.Budget, o Options) Policy {
 	p := Policy{
-		Schema:    PolicySchema,
+		Schema:    policySchema,
 		Enforced:  true,
-		Network:   Network{Mode: NetClosed},
+		Network:   network{Mode: netClosed},
 		Processes: "none",
 		WidenedBy: []Widening{},
 		Strict:    o.Mode == ModeStrict,
@@ -195,15 +195,15 @@ func OSPolicy(b budget.Budget, o Options) Policy {
 			}
 		}
 	}
-	hosts, udp := map[Endpoint]bool{}, map[Endpoint]bool{}
+	hosts, udp := map[endpoint]bool{}, map[endpoint]bool{}
 	for _, it := range b.Of(budget.Net) {
 		switch {
 		case it.UDP:
-			udp[Endpoint{Host: it.Host, Port: it.Port}] = true
+			udp[endpoint{Host: it.Host, Port: it.Port}] = true
 		case it.Host == "":
-			p.Network.Mode = NetOpen
+			p.Network.Mode = netOpen
 		default:
-			hosts[Endpoint{Host: it.Host, Port: it.Port}] = true
+			hosts[endpoint{Host: it.Host, Port: it.Port}] = true
 		}
 	}
 	if o.Mode != ModeStrict {
@@ -214,7 +214,7 @@ func OSPolicy(b budget.Budget, o Options) Policy {
 			}
 			seen[it.Module] = true
 			w, listed := WidensTo(it.Module)
-			if w == WidenNothing {
+			if w == widenNothing {
 				continue
 			}
 			p.WidenedBy = append(p.WidenedBy, Widening{Module: it.Module, To: w, Listed: listed})
@@ -225,28 +225,28 @@ func OSPolicy(b budget.Budget, o Options) Policy {
 				p.Read.Unrestricted, p.Write.Unrestricted = true, true
 			}
 			if w.hosts() {
-				p.Network.Mode = NetOpen
+				p.Network.Mode = netOpen
 			}
 		}
 	}
-	if p.Network.Mode != NetOpen && len(hosts)+len(udp) > 0 {
-		p.Network.Mode = NetHosts
+	if p.Network.Mode != netOpen && len(hosts)+len(udp) > 0 {
+		p.Network.Mode = netHosts
 		p.Network.Hosts = sortedEndpoints(hosts)
 	}
 	p.Network.UDP = sortedEndpoints(udp)
 	p.Read.Paths = outermost(reads, p.Read.Unrestricted)
 	p.Write.Paths = outermost(writes, p.Write.Unrestricted)
-	p.Interpreter = []string{NeedExecutable, NeedDevNull, NeedURandom, NeedTZData, NeedTemp}
-	if p.Network.Mode != NetClosed {
-		p.Interpreter = append(p.Interpreter, NeedResolver, NeedTLSRoots)
+	p.Interpreter = []string{needExecutable, needDevNull, needURandom, needTZData, needTemp}
+	if p.Network.Mode != netClosed {
+		p.Interpreter = append(p.Interpreter, needResolver, needTLSRoots)
 	}
 	return p
 }
 
 // sortedEndpoints returns the set's endpoints by host, then port; nil
 // for none.
-func sortedEndpoints(set map[Endpoint]bool) []Endpoint {
-	var out []Endpoint
+func sortedEndpoints(set map[endpoint]bool) []endpoint {
+	var out []endpoint
 	for e := range set {
 		out = append(out, e)
 	}

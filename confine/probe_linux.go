@@ -46,11 +46,11 @@ func OnThisMachine(p Policy) Result {
 		return offResult(p)
 	}
 	m := Probe()
-	held := LinuxHeld{LandlockABI: min(m.LandlockABI, LandlockMaxABI), Seccomp: m.Seccomp, CapabilitiesDropped: true}
+	held := linuxHeld{LandlockABI: min(m.LandlockABI, LandlockMaxABI), Seccomp: m.Seccomp, CapabilitiesDropped: true}
 	for _, dir := range append(append([]string{}, p.Read.Paths...), p.Write.Paths...) {
 		if _, err := os.Stat(dir); err != nil {
 			held.Missing = append(held.Missing, dir)
 		}
 	}
-	return AssessLinux(p, held)
+	return assessLinux(p, held)
 }

@@ -47,7 +47,7 @@ func randomItems(r *rand.Rand, n int) []budget.Item {
 }
 
 // netRank orders network modes from closed to open.
-var netRank = map[string]int{NetClosed: 0, NetHosts: 1, NetOpen: 2}
+var netRank = map[string]int{netClosed: 0, netHosts: 1, netOpen: 2}
 
 // wider reports whether policy a allows at least what b allows: a
 // direction, the network and the interpreter's needs at least as wide,
@@ -64,7 +64,7 @@ func wider(a, b Policy) bool {
 		!slices.ContainsFunc(b.Interpreter, func(n string) bool { return !slices.Contains(a.Interpreter, n) })
 }
 
-func widerDirection(a, b Direction) bool {
+func widerDirection(a, b direction) bool {
 	if a.Unrestricted {
 		return true
 	}
@@ -79,11 +79,11 @@ func widerDirection(a, b Direction) bool {
 	return true
 }
 
-func widerNetwork(a, b Network) bool {
+func widerNetwork(a, b network) bool {
 	if !widerEndpoints(a.UDP, b.UDP) {
 		return false
 	}
-	if netRank[a.Mode] != netRank[b.Mode] || a.Mode != NetHosts {
+	if netRank[a.Mode] != netRank[b.Mode] || a.Mode != netHosts {
 		return netRank[a.Mode] >= netRank[b.Mode]
 	}
 	return widerEndpoints(a.Hosts, b.Hosts)
@@ -91,9 +91,9 @@ func widerNetwork(a, b Network) bool {
 
 // widerEndpoints reports whether the endpoints a cover those of b: each
 // of b's by a's any host, or its host with any port or its own.
-func widerEndpoints(a, b []Endpoint) bool {
+func widerEndpoints(a, b []endpoint) bool {
 	for _, e := range b {
-		if !slices.ContainsFunc(a, func(f Endpoint) bool {
+		if !slices.ContainsFunc(a, func(f endpoint) bool {
 			return f.Host == "" || f.Host == e.Host && (f.Port == 0 || f.Port == e.Port)
 		}) {
 			return false
@@ -230,8 +230,8 @@ func TestDigestFollowsDocument(t *testing.T) {
 }
 
 func TestOSPolicy(t *testing.T) {
-	base := []string{NeedExecutable, NeedDevNull, NeedURandom, NeedTZData, NeedTemp}
-	withNet := append(slices.Clone(base), NeedResolver, NeedTLSRoots)
+	base := []string{needExecutable, needDevNull, needURandom, needTZData, needTemp}
+	withNet := append(slices.Clone(base), needResolver, needTLSRoots)
 	for _, tc := range []struct {
 		name          string
 		allow         string
@@ -239,56 +239,56 @@ func TestOSPolicy(t *testing.T) {
 		wantRead      string // "*" for unrestricted, else paths joined by ","
 		wantWrite     string
 		wantNetwork   string
-		wantHosts     []Endpoint
-		wantUDP       []Endpoint
+		wantHosts     []endpoint
+		wantUDP       []endpoint
 		wantEnforced  bool
 		wantWidenedBy string // module:widening, joined by ","
 		wantNeeds     []string
 	}{
-		{name: "nothing", allow: "", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
-		{name: "io", allow: "io,env,clock,rand@2,declassify,tool", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
-		{name: "a read grant", allow: "io,fs:read:/srv/data", wantRead: "/srv/data", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
-		{name: "a write grant", allow: "fs:write:/srv/out", wantWrite: "/srv/out", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
-		{name: "one path both ways", allow: "fs:read:/a,fs:write:/a,fs:read:/b", wantRead: "/a,/b", wantWrite: "/a", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
-		{name: "nested grants keep the outer", allow: "fs:read:/srv/data/in,fs:read:/srv,fs:read:/srv2", wantRead: "/srv,/srv2", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
-		{name: "any path", allow: "fs,fs:read:/srv", wantRead: "*", wantWrite: "*", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
-		{name: "reads anywhere", allow: "fs:read,fs:write:/out", wantRead: "*", wantWrite: "/out", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
-		{name: "named hosts", allow: "net:localhost:8080,net:example.org,net:[::1]:53", wantNetwork: NetHosts,
-			wantHosts: []Endpoint{{"::1", 53}, {"example.org", 0}, {"localhost", 8080}}, wantEnforced: true, wantNeeds: withNet},
+		{name: "nothing", allow: "", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
+		{name: "io", allow: "io,env,clock,rand@2,declassify,tool", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
+		{name: "a read grant", allow: "io,fs:read:/srv/data", wantRead: "/srv/data", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
+		{name: "a write grant", allow: "fs:write:/srv/out", wantWrite: "/srv/out", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
+		{name: "one path both ways", allow: "fs:read:/a,fs:write:/a,fs:read:/b", wantRead: "/a,/b", wantWrite: "/a", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
+		{name: "nested grants keep the outer", allow: "fs:read:/srv/data/in,fs:read:/srv,fs:read:/srv2", wantRead: "/srv,/srv2", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
+		{name: "any path", allow: "fs,fs:read:/srv", wantRead: "*", wantWrite: "*", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
+		{name: "reads anywhere", allow: "fs:read,fs:write:/out", wantRead: "*", wantWrite: "/out", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
+		{name: "named hosts", allow: "net:localhost:8080,net:example.org,net:[::1]:53", wantNetwork: netHosts,
+			wantHosts: []endpoint{{"::1", 53}, {"example.org", 0}, {"localhost", 8080}}, wantEnforced: true, wantNeeds: withNet},
 		{name: "one host on several ports, by port",
 			allow:       "net:example.org:8080,net:example.org:443,net:example.org:80",
-			wantNetwork: NetHosts,
-			wantHosts: []Endpoint{
+			wantNetwork: netHosts,
+			wantHosts: []endpoint{
 				{"example.org", 80}, {"example.org", 443}, {"example.org", 8080}},
 			wantEnforced: true, wantNeeds: withNet},
-		{name: "any host", allow: "net,net:example.org", wantNetwork: NetOpen, wantEnforced: true, wantNeeds: withNet},
-		{name: "UDP alone: TCP to no host but the resolver's", allow: "net:udp:10.0.0.2:514,net:udp:[::1]", wantNetwork: NetHosts,
-			wantUDP: []Endpoint{{"10.0.0.2", 514}, {"::1", 0}}, wantEnforced: true, wantNeeds: withNet},
-		{name: "UDP beside TCP to the same port", allow: "net:localhost:53,net:udp:localhost:53", wantNetwork: NetHosts,
-			wantHosts: []Endpoint{{"localhost", 53}}, wantUDP: []Endpoint{{"localhost", 53}}, wantEnforced: true, wantNeeds: withNet},
-		{name: "UDP to any host beside TCP to any", allow: "net:udp,net", wantNetwork: NetOpen,
-			wantUDP: []Endpoint{{"", 0}}, wantEnforced: true, wantNeeds: withNet},
-		{name: "a module that reaches any host reaches no UDP", allow: "ffi:socket", wantNetwork: NetOpen,
+		{name: "any host", allow: "net,net:example.org", wantNetwork: netOpen, wantEnforced: true, wantNeeds: withNet},
+		{name: "UDP alone: TCP to no host but the resolver's", allow: "net:udp:10.0.0.2:514,net:udp:[::1]", wantNetwork: netHosts,
+			wantUDP: []endpoint{{"10.0.0.2", 514}, {"::1", 0}}, wantEnforced: true, wantNeeds: withNet},
+		{name: "UDP beside TCP to the same port", allow: "net:localhost:53,net:udp:localhost:53", wantNetwork: netHosts,
+			wantHosts: []endpoint{{"localhost", 53}}, wantUDP: []endpoint{{"localhost", 53}}, wantEnforced: true, wantNeeds: withNet},
+		{name: "UDP to any host beside TCP to any", allow: "net:udp,net", wantNetwork: netOpen,
+			wantUDP: []endpoint{{"", 0}}, wantEnforced: true, wantNeeds: withNet},
+		{name: "a module that reaches any host reaches no UDP", allow: "ffi:socket", wantNetwork: netOpen,
 			wantEnforced: true, wantWidenedBy: "socket:any host", wantNeeds: withNet},
-		{name: "a module that widens nothing", allow: "io,ffi:json", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
-		{name: "a module that reaches any path", allow: "ffi:pathlib,fs:read:/srv", wantRead: "*", wantWrite: "*", wantNetwork: NetClosed,
+		{name: "a module that widens nothing", allow: "io,ffi:json", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
+		{name: "a module that reaches any path", allow: "ffi:pathlib,fs:read:/srv", wantRead: "*", wantWrite: "*", wantNetwork: netClosed,
 			wantEnforced: true, wantWidenedBy: "pathlib:any path", wantNeeds: base},
-		{name: "a module that reaches any host", allow: "ffi:socket,net:example.org", wantNetwork: NetOpen,
+		{name: "a module that reaches any host", allow: "ffi:socket,net:example.org", wantNetwork: netOpen,
 			wantEnforced: true, wantWidenedBy: "socket:any host", wantNeeds: withNet},
-		{name: "a module that reaches both", allow: "ffi:requests", wantRead: "*", wantWrite: "*", wantNetwork: NetOpen,
+		{name: "a module that reaches both", allow: "ffi:requests", wantRead: "*", wantWrite: "*", wantNetwork: netOpen,
 			wantEnforced: true, wantWidenedBy: "requests:any path and any host", wantNeeds: withNet},
-		{name: "a module that turns the layer off", allow: "ffi:os,ffi:json", wantRead: "*", wantWrite: "*", wantNetwork: NetOpen,
+		{name: "a module that turns the layer off", allow: "ffi:os,ffi:json", wantRead: "*", wantWrite: "*", wantNetwork: netOpen,
 			wantWidenedBy: "os:nothing enforced", wantNeeds: withNet},
-		{name: "a module not in the table", allow: "ffi:nosuchmodule", wantRead: "*", wantWrite: "*", wantNetwork: NetOpen,
+		{name: "a module not in the table", allow: "ffi:nosuchmodule", wantRead: "*", wantWrite: "*", wantNetwork: netOpen,
 			wantWidenedBy: "nosuchmodule:nothing enforced", wantNeeds: withNet},
-		{name: "plain ffi", allow: "ffi", wantRead: "*", wantWrite: "*", wantNetwork: NetOpen,
+		{name: "plain ffi", allow: "ffi", wantRead: "*", wantWrite: "*", wantNetwork: netOpen,
 			wantWidenedBy: ":nothing enforced", wantNeeds: withNet},
-		{name: "strict", allow: "ffi,ffi:requests,fs:read:/srv", strict: true, wantRead: "/srv", wantNetwork: NetClosed,
+		{name: "strict", allow: "ffi,ffi:requests,fs:read:/srv", strict: true, wantRead: "/srv", wantNetwork: netClosed,
 			wantEnforced: true, wantNeeds: base},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := policyOf(tc.allow, tc.strict)
-			direction := func(d Direction) string {
+			direction := func(d direction) string {
 				if d.Unrestricted {
 					return "*"
 				}

@@ -34,7 +34,7 @@ type Refusal struct {
 var Refusals = []Refusal{
 	{System: Linux, Errno: "EPERM", Layer: LayerSeccomp,
 		Why: "a call off the filter's allow-list, or one whose arguments the filter refuses (a socket family, a clone flag, a signal to another process)"},
-	{System: Linux, Errno: "EPERM", Layer: LayerLandlockFamily, FromLandlockABI: LandlockABIScopes,
+	{System: Linux, Errno: "EPERM", Layer: LayerLandlockFamily, FromLandlockABI: landlockABIScopes,
 		Why: "a signal or a connection to an abstract Unix socket that would leave the run's Landlock domain"},
 	{System: Linux, Errno: "EPERM", Layer: LayerCapabilities,
 		Why: "a call that needs a capability the worker gave up"},
@@ -47,23 +47,23 @@ var Refusals = []Refusal{
 			" a TCP bind or a connection to a port the ruleset does not allow"},
 	{System: Linux, Errno: "EXDEV", Layer: LayerLandlockFamily,
 		Why: "a rename or link of a file into another directory: no rule grants refer, and below " +
-			abiText(LandlockABIRefer) + " the kernel refuses every such rename"},
+			abiText(landlockABIRefer) + " the kernel refuses every such rename"},
 
 	{System: Darwin, Errno: "EPERM", Layer: LayerSandboxProfile,
 		Why: "every operation the profile denies: a file read or written, a network operation, process-fork and " +
 			"process-exec (EACCES is the file's own permissions, not the profile)"},
 
-	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: LayerAppContainer,
+	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: layerAppContainer,
 		Why: "a file or key the container has no ACE for"},
-	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: LayerLowIntegrity,
+	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: layerLowIntegrity,
 		Why: "a write to an object of medium integrity or above, outside the container"},
-	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: LayerJobObject,
+	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: layerJobObject,
 		Why: "a user-interface call the job's UI restrictions refuse (the clipboard, the desktop, global atoms)"},
-	{System: Windows, Errno: "WSAEACCES", Code: 10013, Layer: LayerAppContainer,
+	{System: Windows, Errno: "WSAEACCES", Code: 10013, Layer: layerAppContainer,
 		Why: "a connection the container's capabilities do not admit: any, or the loopback address"},
-	{System: Windows, Errno: "ERROR_NOT_ENOUGH_QUOTA", Code: 1816, Layer: LayerJobObject,
+	{System: Windows, Errno: "ERROR_NOT_ENOUGH_QUOTA", Code: 1816, Layer: layerJobObject,
 		Why: "a process started past the job's limit of one active process"},
-	{System: Windows, Errno: "ERROR_PRIVILEGE_NOT_HELD", Code: 1314, Layer: LayerTokenPrivs,
+	{System: Windows, Errno: "ERROR_PRIVILEGE_NOT_HELD", Code: 1314, Layer: layerTokenPrivs,
 		Why: "a call that needs a privilege removed from the token"},
 }
 

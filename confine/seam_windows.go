@@ -29,7 +29,7 @@ const containerNeedsFiles = "the worker's standard streams are not files, and a 
 // container's SID or why it is off.
 func prepareWorker(cmd *exec.Cmd, p Policy, o WorkerOptions) (Started, error) {
 	exe, _ := os.Executable()
-	plan := WindowsPlanFor(p, Needs{Executable: exe, TempDir: o.TempDir}, countFilesUpTo(WindowsMaxACEFiles+1), o.MaxMemoryMB)
+	plan := WindowsPlanFor(p, Needs{Executable: exe, TempDir: o.TempDir}, countFilesUpTo(windowsMaxACEFiles+1), o.MaxMemoryMB)
 	s := &jobStarted{cmd: cmd, memoryMB: plan.JobMemoryLimitMB}
 	off := plan.ContainerOffReason
 	if p.Enforced && plan.AppContainer {
@@ -56,7 +56,7 @@ func prepareWorker(cmd *exec.Cmd, p Policy, o WorkerOptions) (Started, error) {
 	if err != nil {
 		errs = append(errs, fmt.Errorf("job object: %w", err))
 	}
-	if p.Enforced && plan.IntegrityLevel == IntegrityLow && o.TempDir != "" {
+	if p.Enforced && plan.IntegrityLevel == integrityLow && o.TempDir != "" {
 		if err := labelLow(o.TempDir); err != nil {
 			errs = append(errs, fmt.Errorf("label %s low integrity: %w", o.TempDir, err))
 		}
@@ -269,7 +269,7 @@ func labelLow(dir string) error {
 }
 
 // countFilesUpTo counts the files beneath a path, stopping at limit: more
-// than WindowsMaxACEFiles is all the plan needs to know. A path that does
+// than windowsMaxACEFiles is all the plan needs to know. A path that does
 // not exist yet holds none; one that cannot be walked counts as limit, so that the container is left off
 // rather than given an ACE nobody counted beneath.
 func countFilesUpTo(limit int) func(string) int {

@@ -2,13 +2,13 @@ package confine
 
 import "github.com/sabline/sabline/confine/seccomp"
 
-// Arch is a Linux system call ABI with its table of call numbers, from
+// arch is a Linux system call ABI with its table of call numbers, from
 // package seccomp, which builds the worker's filter.
-type Arch = seccomp.Arch
+type arch = seccomp.Arch
 
-// NativeArch returns the Arch of the running program's GOARCH, and false
+// nativeArch returns the arch of the running program's GOARCH, and false
 // when Sabline has no table for it.
-func NativeArch() (Arch, bool) { return seccomp.NativeArch() }
+func nativeArch() (arch, bool) { return seccomp.NativeArch() }
 
 // socketRule is how a policy's seccomp filter treats sockets.
 type socketRule = seccomp.Sockets
@@ -33,7 +33,7 @@ const (
 // mode this code does not know is treated as closed.
 func socketRuleOf(p Policy) socketRule {
 	switch p.Network.Mode {
-	case NetHosts, NetOpen:
+	case netHosts, netOpen:
 		if len(p.Network.UDP) > 0 {
 			return socketsUDP
 		}

@@ -83,7 +83,7 @@ func init() {
 // does not allow answers EPERM, where the same calls without it answer
 // the kernel's own errno.
 func TestWorkerFilterLive(t *testing.T) {
-	if _, ok := NativeArch(); !ok {
+	if _, ok := nativeArch(); !ok {
 		t.Skip("no seccomp table for this architecture")
 	}
 	if abi, err := LandlockABI(); err != nil || abi < 1 {

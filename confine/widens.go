@@ -10,7 +10,7 @@ type Widen string
 
 // The widenings, from none to all.
 const (
-	WidenNothing         Widen = "nothing"
+	widenNothing         Widen = "nothing"
 	WidenAnyPath         Widen = "any path"
 	WidenAnyHost         Widen = "any host"
 	WidenAnyPathAndHost  Widen = "any path and any host"
@@ -33,7 +33,7 @@ var ffiWidening = [...]struct {
 	widen Widen
 	names []string
 }{
-	{WidenNothing, []string{"abc", "array", "ast", "base64", "binascii", "bisect", "calendar", "cmath",
+	{widenNothing, []string{"abc", "array", "ast", "base64", "binascii", "bisect", "calendar", "cmath",
 		"collections", "colorsys", "copy", "csv", "dataclasses", "datetime", "decimal", "difflib",
 		"email", "enum", "fnmatch", "fractions", "functools", "gc", "hashlib", "heapq", "hmac",
 		"html", "ipaddress", "itertools", "json", "keyword", "math", "numbers", "operator",
@@ -80,11 +80,11 @@ func WidensTo(module string) (Widen, bool) {
 	return w, true
 }
 
-// WidenOrder lists the widenings in the order the table prints them.
-var WidenOrder = []Widen{WidenNothing, WidenAnyPath, WidenAnyHost, WidenAnyPathAndHost, WidenNothingEnforced}
+// widenOrder lists the widenings in the order the table prints them.
+var widenOrder = []Widen{widenNothing, WidenAnyPath, WidenAnyHost, WidenAnyPathAndHost, WidenNothingEnforced}
 
-// ModulesWidening returns the table's module names for w, sorted.
-func ModulesWidening(w Widen) []string {
+// modulesWidening returns the table's module names for w, sorted.
+func modulesWidening(w Widen) []string {
 	var out []string
 	for n, x := range FFIWidens() {
 		if x == w {

@@ -6,28 +6,28 @@ import (
 	"strings"
 )
 
-// WindowsMaxACEFiles is the most files a granted path may hold for the run
+// windowsMaxACEFiles is the most files a granted path may hold for the run
 // to get an AppContainer: an ACE given to a directory is copied into every
 // file beneath it, for the run, and taken out again after.
-const WindowsMaxACEFiles = 1000
+const windowsMaxACEFiles = 1000
 
 // Integrity levels of a Windows plan.
 const (
-	IntegrityLow    = "low"
-	IntegrityMedium = "medium"
+	integrityLow    = "low"
+	integrityMedium = "medium"
 )
 
 // ACE access of a Windows plan.
 const (
-	ACERead      = "read"
-	ACEReadWrite = "read-write"
+	aceRead      = "read"
+	aceReadWrite = "read-write"
 )
 
-// WindowsACE is an access-control entry for the run's AppContainer on a
+// windowsACE is an access-control entry for the run's AppContainer on a
 // path and everything beneath it.
-type WindowsACE struct {
+type windowsACE struct {
 	Path   string `json:"path"`
-	Access string `json:"access"` // ACERead or ACEReadWrite
+	Access string `json:"access"` // aceRead or aceReadWrite
 }
 
 // WindowsPlan is how a run is held on Windows: the job object the worker
@@ -44,7 +44,7 @@ type WindowsPlan struct {
 	JobMemoryLimitMB int `json:"job_memory_limit_mb"`
 	// PrivilegesKept are the only privileges left in the token.
 	PrivilegesKept []string `json:"privileges_kept"`
-	// IntegrityLevel is the token's, IntegrityLow or IntegrityMedium, and
+	// IntegrityLevel is the token's, integrityLow or integrityMedium, and
 	// IntegrityReason the sentence that says why.
 	IntegrityLevel  string `json:"integrity_level"`
 	IntegrityReason string `json:"integrity_reason"`
@@ -57,7 +57,7 @@ type WindowsPlan struct {
 	Capabilities []string `json:"capabilities"`
 	// ACEs are the container's, one per granted path and interpreter
 	// need; none when there is no container.
-	ACEs []WindowsACE `json:"aces"`
+	ACEs []windowsACE `json:"aces"`
 }
 
 // WindowsPlanFor plans how a run of p is held on Windows, with the
@@ -85,14 +85,14 @@ type WindowsPlan struct {
 //     keeps a container from the loopback address;
 //   - "the budget restricts neither reads nor writes": a container reaches
 //     only what it has an ACE for;
-//   - "the grant DIR covers more than 1000 files" (WindowsMaxACEFiles):
+//   - "the grant DIR covers more than 1000 files" (windowsMaxACEFiles):
 //     an ACE given to a directory is copied into every file beneath it.
 //
 // A policy that enforces nothing gets a plan that applies nothing.
 func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB int) WindowsPlan {
 	if !p.Enforced {
 		return WindowsPlan{
-			IntegrityLevel:     IntegrityMedium,
+			IntegrityLevel:     integrityMedium,
 			IntegrityReason:    "the policy enforces nothing",
 			ContainerOffReason: p.OffReason(),
 		}
@@ -105,40 +105,40 @@ func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB
 			"JOB_OBJECT_UILIMIT_DESKTOP", "JOB_OBJECT_UILIMIT_EXITWINDOWS"},
 		JobMemoryLimitMB: memoryMB,
 		PrivilegesKept:   []string{"SeChangeNotifyPrivilege"},
-		IntegrityLevel:   IntegrityLow,
+		IntegrityLevel:   integrityLow,
 		IntegrityReason:  "nothing is granted for writing, so the token is low integrity and cannot write to anything of the user's",
 	}
 	if p.Write.Unrestricted || len(p.Write.Paths) > 0 {
-		plan.IntegrityLevel = IntegrityMedium
+		plan.IntegrityLevel = integrityMedium
 		plan.IntegrityReason = "writes are granted, and a low integrity token could not write to the user's files, which are medium integrity"
 	}
 
-	var aces []WindowsACE
+	var aces []windowsACE
 	add := func(path, access string) {
 		for i := range aces {
 			if aces[i].Path == path {
-				if access == ACEReadWrite {
-					aces[i].Access = ACEReadWrite
+				if access == aceReadWrite {
+					aces[i].Access = aceReadWrite
 				}
 				return
 			}
 		}
-		aces = append(aces, WindowsACE{Path: path, Access: access})
+		aces = append(aces, windowsACE{Path: path, Access: access})
 	}
 	for _, dir := range p.Read.Paths {
-		add(dir, ACERead)
+		add(dir, aceRead)
 	}
 	for _, dir := range p.Write.Paths {
-		add(dir, ACEReadWrite)
+		add(dir, aceReadWrite)
 	}
 	granted := len(aces)
 	for _, np := range needPaths(p, n) {
 		switch {
-		case np.Need == NeedDevNull || np.Need == NeedURandom: // no such file on Windows
+		case np.Need == needDevNull || np.Need == needURandom: // no such file on Windows
 		case np.Write:
-			add(np.Path, ACEReadWrite)
+			add(np.Path, aceReadWrite)
 		default:
-			add(np.Path, ACERead)
+			add(np.Path, aceRead)
 		}
 	}
 
@@ -149,8 +149,8 @@ func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB
 		plan.ContainerOffReason = "the budget restricts neither reads nor writes"
 	default:
 		for _, ace := range aces[:granted] {
-			if fileCount(ace.Path) > WindowsMaxACEFiles {
-				plan.ContainerOffReason = "the grant " + ace.Path + " covers more than " + strconv.Itoa(WindowsMaxACEFiles) + " files"
+			if fileCount(ace.Path) > windowsMaxACEFiles {
+				plan.ContainerOffReason = "the grant " + ace.Path + " covers more than " + strconv.Itoa(windowsMaxACEFiles) + " files"
 				break
 			}
 		}
@@ -160,7 +160,7 @@ func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB
 	}
 	plan.AppContainer = true
 	plan.ACEs = aces
-	if p.Network.Mode != NetClosed {
+	if p.Network.Mode != netClosed {
 		plan.Capabilities = []string{"internetClient"}
 	}
 	return plan
@@ -168,8 +168,8 @@ func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB
 
 // loopbackGranted reports whether a net grant, of TCP or of UDP, names
 // localhost or a loopback address.
-func loopbackGranted(n Network) bool {
-	for _, h := range append(append([]Endpoint(nil), n.Hosts...), n.UDP...) {
+func loopbackGranted(n network) bool {
+	for _, h := range append(append([]endpoint(nil), n.Hosts...), n.UDP...) {
 		name := strings.TrimSuffix(h.Host, ".")
 		addr, err := netip.ParseAddr(name)
 		if name == "localhost" || err == nil && addr.Unmap().IsLoopback() {

@@ -149,36 +149,36 @@ func windowsResult(p Policy, plan WindowsPlan, o windowsObserved) Result {
 	if !p.Enforced {
 		return offResult(p)
 	}
-	var held WindowsHeld
+	var held windowsHeld
 	problem := func(layer, text string) {
 		held.Problems = append(held.Problems, Gap{Layer: layer, Kind: GapUnheld, Text: text})
 	}
 	want, err := windowsJobLimits(plan)
 	switch {
 	case err != nil:
-		problem(LayerJobObject, "the job object was not checked: "+err.Error())
+		problem(layerJobObject, "the job object was not checked: "+err.Error())
 	case o.JobErr != nil:
-		problem(LayerJobObject, "the worker's job could not be read: "+o.JobErr.Error())
+		problem(layerJobObject, "the worker's job could not be read: "+o.JobErr.Error())
 	default:
 		if err := jobHeld(want, o.Job); err != nil {
-			problem(LayerJobObject, "the job object does not hold the worker: "+err.Error())
+			problem(layerJobObject, "the job object does not hold the worker: "+err.Error())
 		} else {
 			held.Job = true
 		}
 	}
 	if o.PrivErr != nil {
-		problem(LayerTokenPrivs, "the token's privileges: "+o.PrivErr.Error())
+		problem(layerTokenPrivs, "the token's privileges: "+o.PrivErr.Error())
 	} else if left := privilegesBeyond(o.Privileges, plan.PrivilegesKept); len(left) > 0 {
-		problem(LayerTokenPrivs, "the token still holds "+strings.Join(left, ", "))
+		problem(layerTokenPrivs, "the token still holds "+strings.Join(left, ", "))
 	} else {
 		held.Token = true
 	}
-	if plan.IntegrityLevel == IntegrityLow {
+	if plan.IntegrityLevel == integrityLow {
 		switch {
 		case o.IntegrityErr != nil:
-			problem(LayerLowIntegrity, "the low integrity level was not set: "+o.IntegrityErr.Error())
+			problem(layerLowIntegrity, "the low integrity level was not set: "+o.IntegrityErr.Error())
 		case o.IntegrityRID > lowIntegrityRID:
-			problem(LayerLowIntegrity, fmt.Sprintf("the token's integrity level is %#x, above low", o.IntegrityRID))
+			problem(layerLowIntegrity, fmt.Sprintf("the token's integrity level is %#x, above low", o.IntegrityRID))
 		default:
 			held.LowIntegrity = true
 		}
@@ -186,7 +186,7 @@ func windowsResult(p Policy, plan WindowsPlan, o windowsObserved) Result {
 	var claim string
 	held.AppContainer, claim = containerClaim(o.ContainerTold, o.IsContainer, o.ContainerSID, o.ContainerErr)
 	if claim != "" {
-		problem(LayerAppContainer, claim)
+		problem(layerAppContainer, claim)
 	}
 	if !held.AppContainer {
 		held.ContainerOffReason = o.ContainerOff
@@ -194,7 +194,7 @@ func windowsResult(p Policy, plan WindowsPlan, o windowsObserved) Result {
 			held.ContainerOffReason = plan.ContainerOffReason
 		}
 	}
-	return AssessWindows(p, held)
+	return assessWindows(p, held)
 }
 
 // Names of the variables through which the supervisor tells the worker of
@@ -202,11 +202,11 @@ func windowsResult(p Policy, plan WindowsPlan, o windowsObserved) Result {
 // off. The worker takes neither on trust: a SID is claimed only when its
 // own token names it, and the reason only explains a layer not claimed.
 const (
-	ContainerSIDEnv = "SABLINE_APPCONTAINER_SID"
-	ContainerOffEnv = "SABLINE_APPCONTAINER_OFF"
+	containerSIDEnv = "SABLINE_APPCONTAINER_SID"
+	containerOffEnv = "SABLINE_APPCONTAINER_OFF"
 )
 
-// maxContainerOff bounds the reason read from ContainerOffEnv.
+// maxContainerOff bounds the reason read from containerOffEnv.
 const maxContainerOff = 512
 
 // containerOffReason reads a reason from the environment, bounded and on
@@ -229,12 +229,12 @@ func withContainerEnv(env []string, sid, off string) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.EqualFold(name, ContainerSIDEnv) && !strings.EqualFold(name, ContainerOffEnv) {
+		if !strings.EqualFold(name, containerSIDEnv) && !strings.EqualFold(name, containerOffEnv) {
 			out = append(out, kv)
 		}
 	}
 	if sid != "" {
-		return append(out, ContainerSIDEnv+"="+sid)
+		return append(out, containerSIDEnv+"="+sid)
 	}
-	return append(out, ContainerOffEnv+"="+off)
+	return append(out, containerOffEnv+"="+off)
 }

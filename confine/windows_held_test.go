@@ -128,30 +128,30 @@ func TestWindowsResult(t *testing.T) {
 	}{
 		{
 			name: "every layer held is full", p: readOnly, change: func(*windowsObserved) {},
-			wantLevel: Full, wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer},
+			wantLevel: Full, wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer},
 		},
 		{
 			name: "no job: the layer is left out and the reason says why", p: readOnly,
 			change:    func(o *windowsObserved) { o.JobErr = errors.New("the process is not in a job") },
-			wantLevel: Partial, wantLayers: []string{LayerTokenPrivs, LayerLowIntegrity, LayerAppContainer},
+			wantLevel: Partial, wantLayers: []string{layerTokenPrivs, layerLowIntegrity, layerAppContainer},
 			wantReasons: []string{"starting a process is not held", "the process is not in a job"},
 		},
 		{
 			name: "a privilege left", p: readOnly,
 			change:    func(o *windowsObserved) { o.Privileges = append(o.Privileges, "SeDebugPrivilege") },
-			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerLowIntegrity, LayerAppContainer},
+			wantLevel: Partial, wantLayers: []string{layerJobObject, layerLowIntegrity, layerAppContainer},
 			wantReasons: []string{"the token's privileges were not removed", "still holds SeDebugPrivilege"},
 		},
 		{
 			name: "integrity not lowered", p: readOnly,
 			change:    func(o *windowsObserved) { o.IntegrityRID = 0x2000 },
-			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerAppContainer},
+			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs, layerAppContainer},
 			wantReasons: []string{"0x2000, above low"},
 		},
 		{
 			name: "--contained outside a container claims nothing of it", p: readOnly,
 			change:    func(o *windowsObserved) { o.IsContainer, o.ContainerSID = false, "" },
-			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity},
+			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity},
 			wantReasons: []string{"the AppContainer was not applied: reads", "its token is not an AppContainer's"},
 		},
 		{
@@ -159,7 +159,7 @@ func TestWindowsResult(t *testing.T) {
 			change: func(o *windowsObserved) {
 				o.ContainerTold, o.IsContainer, o.ContainerSID, o.ContainerOff = "", false, "", "a loopback host is granted"
 			},
-			wantLevel: Partial, wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity},
+			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity},
 			wantReasons: []string{"the AppContainer was left off (a loopback host is granted)"},
 		},
 		{
@@ -168,7 +168,7 @@ func TestWindowsResult(t *testing.T) {
 				o.ContainerTold, o.IsContainer, o.ContainerSID, o.ContainerOff = "", false, "", ""
 			},
 			wantLevel:   Partial,
-			wantLayers:  []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity},
+			wantLayers:  []string{layerJobObject, layerTokenPrivs, layerLowIntegrity},
 			wantReasons: []string{"the AppContainer was left off (a loopback host is granted): reads"},
 		},
 		{
@@ -177,7 +177,7 @@ func TestWindowsResult(t *testing.T) {
 				o.IsContainer, o.ContainerSID, o.ContainerOff = false, "", ""
 			},
 			wantLevel:  Partial,
-			wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerLowIntegrity},
+			wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity},
 			wantReasons: []string{"the AppContainer was not applied: reads",
 				"its token is not an AppContainer's"},
 			wantNot: "left off",
@@ -185,7 +185,7 @@ func TestWindowsResult(t *testing.T) {
 		{
 			name: "a write grant is not lowered, nor claimed low", p: writes,
 			change:    func(o *windowsObserved) { o.IntegrityErr = errors.New("must not be read") },
-			wantLevel: Full, wantLayers: []string{LayerJobObject, LayerTokenPrivs, LayerAppContainer},
+			wantLevel: Full, wantLayers: []string{layerJobObject, layerTokenPrivs, layerAppContainer},
 		},
 		{
 			name: "nothing held is none", p: readOnly,
@@ -252,9 +252,9 @@ func TestWindowsContainerEnvOfNone(t *testing.T) {
 		sid, off string
 		want     []string
 	}{
-		{name: "a container", sid: sidA, want: []string{ContainerSIDEnv + "=" + sidA}},
+		{name: "a container", sid: sidA, want: []string{containerSIDEnv + "=" + sidA}},
 		{name: "none", off: "a loopback host is granted",
-			want: []string{ContainerOffEnv + "=a loopback host is granted"}},
+			want: []string{containerOffEnv + "=a loopback host is granted"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,13 +266,13 @@ func TestWindowsContainerEnvOfNone(t *testing.T) {
 }
 
 func TestWindowsContainerEnv(t *testing.T) {
-	env := []string{"PATH=C:\\bin", "sabline_appcontainer_sid=S-1-15-2-9", ContainerOffEnv + "=old"}
+	env := []string{"PATH=C:\\bin", "sabline_appcontainer_sid=S-1-15-2-9", containerOffEnv + "=old"}
 	got := withContainerEnv(env, sidA, "")
-	if !slices.Equal(got, []string{"PATH=C:\\bin", ContainerSIDEnv + "=" + sidA}) {
+	if !slices.Equal(got, []string{"PATH=C:\\bin", containerSIDEnv + "=" + sidA}) {
 		t.Errorf("with a SID: %q", got)
 	}
 	got = withContainerEnv(env, "", "a loopback host is granted")
-	if !slices.Equal(got, []string{"PATH=C:\\bin", ContainerOffEnv + "=a loopback host is granted"}) {
+	if !slices.Equal(got, []string{"PATH=C:\\bin", containerOffEnv + "=a loopback host is granted"}) {
 		t.Errorf("left off: %q", got)
 	}
 	if r := containerOffReason("a\nb" + strings.Repeat("x", 1000)); len(r) != maxContainerOff || strings.ContainsRune(r, '\n') {

@@ -136,7 +136,7 @@ func TestWindowsPlanFor(t *testing.T) {
 				t.Errorf("Capabilities = %q, want %q", plan.Capabilities, tt.wantCaps)
 			}
 			for path, want := range tt.wantACEs {
-				i := slices.IndexFunc(plan.ACEs, func(a WindowsACE) bool { return a.Path == path })
+				i := slices.IndexFunc(plan.ACEs, func(a windowsACE) bool { return a.Path == path })
 				if i < 0 || plan.ACEs[i].Access != want {
 					t.Errorf("no ACE %s for %s in %+v", want, path, plan.ACEs)
 				}

@@ -82,7 +82,7 @@ const withheldChildEnv = "SABLINE_TEST_WITHHELD_CHILD"
 //   - "apply": ApplyLandlock with a grant of a block device (left out by
 //     the pinning, restrictLandlock) and a grant of a directory that
 //     became, after the run was admitted, a link into a guarded one
-//     (Moved): Carving.Withheld lists both, and AssessLinux's reason
+//     (Moved): Carving.Withheld lists both, and assessLinux's reason
 //     names both; the guarded file cannot be read through the link.
 //   - "restrict": restrictLandlock with a grant whose path has a link on
 //     its way (a directory swapped for one after its path was resolved):
@@ -171,7 +171,7 @@ func runWithheldChild(t *testing.T, which, base string) {
 		if !slices.Equal(applied.Carving.Withheld, want) {
 			t.Errorf("withheld %q, want %q", applied.Carving.Withheld, want)
 		}
-		reason := AssessLinux(policy, LinuxHeld{LandlockABI: applied.ABI, Seccomp: true, Carving: applied.Carving}).Reason
+		reason := assessLinux(policy, linuxHeld{LandlockABI: applied.ABI, Seccomp: true, Carving: applied.Carving}).Reason
 		for _, w := range want {
 			*checks++
 			if !strings.Contains(reason, w) {

@@ -36,8 +36,8 @@ func TestAssessLinuxNamesWithheld(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			held := LinuxHeld{LandlockABI: 7, Seccomp: true, Carving: tt.carving}
-			r := AssessLinux(policyOf("io,fs:read:/srv", false), held)
+			held := linuxHeld{LandlockABI: 7, Seccomp: true, Carving: tt.carving}
+			r := assessLinux(policyOf("io,fs:read:/srv", false), held)
 			for _, w := range tt.wantSaid {
 				if !strings.Contains(r.Reason, w) {
 					t.Errorf("the reason %q does not say %q", r.Reason, w)

@@ -28,8 +28,8 @@ func (m mapMachine) Readlink(string) (string, error) { return "", fs.ErrInvalid 
 
 // landlockMakeRights are the rights to make or remove an entry in a
 // directory.
-const landlockMakeRights = LandlockFSMakeChar | LandlockFSMakeDir | LandlockFSMakeReg | LandlockFSMakeSock |
-	LandlockFSMakeFifo | LandlockFSMakeBlock | LandlockFSMakeSym | LandlockFSRemoveFile | LandlockFSRemoveDir
+const landlockMakeRights = landlockFSMakeChar | LandlockFSMakeDir | LandlockFSMakeReg | landlockFSMakeSock |
+	landlockFSMakeFifo | landlockFSMakeBlock | landlockFSMakeSym | LandlockFSRemoveFile | LandlockFSRemoveDir
 
 // TestGuardedWorldsProperty builds the guarded set of random machines
 // (guard.Build: homes with and without dot-entries, credential locations

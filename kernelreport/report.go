@@ -147,7 +147,7 @@ const WitnessNone = "none"
 // it is named as confine.RefusedBy names the layer that answers the errno
 // the attempt met, on the system of the run: on Linux BySeccomp or
 // ByLandlock, on macOS confine.LayerSandboxProfile, on Windows
-// confine.LayerAppContainer, confine.LayerJobObject and the rest.
+// confine.layerAppContainer, confine.layerJobObject and the rest.
 const (
 	// BySeccomp: the seccomp filter refused the call (EPERM, ENOSYS or
 	// EPROTONOSUPPORT on Linux).

@@ -58,16 +58,7 @@ func TestFeedThroughInterruptedPolls(t *testing.T) {
 			if !waitsInPoll(t, tid, done) {
 				t.Fatal("the copy ended at an interruption while it waited for input")
 			}
-			if _, err := in.WriteString(tc.want); err != nil {
-				t.Fatal(err)
-			}
-			in.Close()
-			if !ended(done) {
-				t.Fatal("the copy of the caller's input did not end with it")
-			}
-			if got := dst.String(); got != tc.want {
-				t.Errorf("the worker was given %q, want %q", got, tc.want)
-			}
+			feedTheRest(t, in, done, &dst, tc.want)
 		})
 	}
 }

@@ -68,6 +68,22 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
+// feedTheRest writes want on the caller's side of the feed and closes it,
+// then checks that the copy ended with it and gave the worker all of it.
+func feedTheRest(t *testing.T, in *os.File, done <-chan struct{}, dst *lockedBuffer, want string) {
+	t.Helper()
+	if _, err := in.WriteString(want); err != nil {
+		t.Fatal(err)
+	}
+	in.Close()
+	if !ended(done) {
+		t.Fatal("the copy of the caller's input did not end with it")
+	}
+	if got := dst.String(); got != want {
+		t.Errorf("the worker was given %q, want %q", got, want)
+	}
+}
+
 // feedAsync runs feed(dst, src, woken) and returns a channel closed when
 // it returns.
 func feedAsync(dst *lockedBuffer, src, woken *os.File) <-chan struct{} {
@@ -214,16 +230,7 @@ func TestFeedWokenOnAnyDescriptor(t *testing.T) {
 			src, in := pipe(t)
 			var dst lockedBuffer
 			done := feedAsync(&dst, src, woken)
-			if _, err := in.WriteString(tc.want); err != nil {
-				t.Fatal(err)
-			}
-			in.Close()
-			if !ended(done) {
-				t.Fatal("the copy of the caller's input did not end with it")
-			}
-			if got := dst.String(); got != tc.want {
-				t.Errorf("the worker was given %q, want %q", got, tc.want)
-			}
+			feedTheRest(t, in, done, &dst, tc.want)
 		})
 	}
 }

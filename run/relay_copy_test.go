@@ -5,9 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/sabline/sabline/internal/testkit"
 )
 
 // writeCalls is a caller's writer that keeps each Write it is given: one
@@ -51,16 +48,7 @@ func TestRelayWritesOnlyWhatTheWorkerWrote(t *testing.T) {
 				}
 			}
 			w.Close()
-			copied := make(chan struct{})
-			go func() {
-				rl.copies.Wait()
-				close(copied)
-			}()
-			select {
-			case <-copied:
-			case <-time.After(testkit.Bound(10 * time.Second)):
-				t.Fatal("the copy did not end with the worker's stream")
-			}
+			waitCopies(t, &rl, "the copy did not end with the worker's stream")
 			var got []byte
 			for i, c := range dst.calls {
 				if len(c) == 0 {

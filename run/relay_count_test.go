@@ -107,16 +107,7 @@ func TestRelayCountOfEachStream(t *testing.T) {
 				}
 			}
 			wr.Close()
-			copied := make(chan struct{})
-			go func() {
-				rl.copies.Wait()
-				close(copied)
-			}()
-			select {
-			case <-copied:
-			case <-time.After(testkit.Bound(10 * time.Second)):
-				t.Fatal("the copy did not end with its pipe")
-			}
+			waitCopies(t, &rl, "the copy did not end with its pipe")
 			if w.taken() != tt.wantBytes {
 				t.Errorf("the caller's writer took %d bytes, want %d", w.taken(), tt.wantBytes)
 			}
@@ -136,4 +127,20 @@ func countOf(n *int64) string {
 		return "none"
 	}
 	return strconv.FormatInt(*n, 10)
+}
+
+// waitCopies waits, bounded, for the relay's copies to end, failing with
+// why when they do not.
+func waitCopies(t *testing.T, rl *relay, why string) {
+	t.Helper()
+	copied := make(chan struct{})
+	go func() {
+		rl.copies.Wait()
+		close(copied)
+	}()
+	select {
+	case <-copied:
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Fatal(why)
+	}
 }

@@ -98,7 +98,9 @@ func assessLinux(p Policy, h linuxHeld) Result {
 	}
 	var layers []string
 	var gaps []Gap
-	unheld := func(layer, text string) { gaps = append(gaps, Gap{Layer: layer, Kind: GapUnheld, Text: text}) }
+	unheld := func(layer, text string) {
+		gaps = append(gaps, Gap{Layer: layer, Kind: GapUnheld, Text: text})
+	}
 	abi := h.LandlockABI
 	if abi > 0 {
 		layers = append(layers, layerLandlock(abi))
@@ -133,7 +135,8 @@ func assessLinux(p Policy, h linuxHeld) Result {
 			" cannot hold truncating a file (it needs "+abiText(landlockABITruncate)+")")
 	}
 	for _, m := range h.Missing {
-		unheld(LayerLandlockFamily, m+" does not exist yet: it is held beneath the nearest directory above it that does")
+		unheld(LayerLandlockFamily, m+" does not exist yet: it is held beneath the nearest directory "+
+			"above it that does")
 	}
 
 	// Landlock holds TCP from ABI 4: bind always (seccomp refuses it under
@@ -196,8 +199,9 @@ func assessLinux(p Policy, h linuxHeld) Result {
 	carved(withheldNote, h.Carving.Withheld)
 	carved(unlistedNote, h.Carving.Unlisted)
 	if h.CapabilitiesFailure != "" {
-		gaps = append(gaps, Gap{Layer: LayerCapabilities, Kind: GapHeld, Text: "the capabilities were not dropped (" +
-			h.CapabilitiesFailure + "): no limit rests on them alone"})
+		gaps = append(gaps, Gap{Layer: LayerCapabilities, Kind: GapHeld,
+			Text: "the capabilities were not dropped (" + h.CapabilitiesFailure +
+				"): no limit rests on them alone"})
 	}
 	return resultOf(abi > 0 || h.Seccomp, layers, gaps)
 }
@@ -223,7 +227,9 @@ func assessDarwin(p Policy, h darwinHeld) Result {
 	if !p.Enforced {
 		return offResult(p)
 	}
-	profile := func(text string) Gap { return Gap{Layer: LayerSandboxProfile, Kind: GapUnheld, Text: text} }
+	profile := func(text string) Gap {
+		return Gap{Layer: LayerSandboxProfile, Kind: GapUnheld, Text: text}
+	}
 	if !h.Profile {
 		gaps := append([]Gap{profile("the sandbox profile was not applied: nothing is held")},
 			h.Problems...)
@@ -362,7 +368,9 @@ func widenedGaps(p Policy, guardedHeld bool) []Gap {
 // them wherever it admits TCP), that too.
 func hostGaps(p Policy, portsHeld, udpHeld bool) []Gap {
 	var out []Gap
-	say := func(text string) { out = append(out, Gap{Layer: layerLanguage, Kind: GapUnheld, Text: text}) }
+	say := func(text string) {
+		out = append(out, Gap{Layer: layerLanguage, Kind: GapUnheld, Text: text})
+	}
 	language := func(e endpoint, udp, portHeld bool) {
 		grant := budget.Item{Kind: budget.Net, UDP: udp, Host: e.Host, Port: e.Port}.String()
 		switch {

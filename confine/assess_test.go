@@ -376,3 +376,30 @@ func modeOf(strict bool) Mode {
 	}
 	return ModeDefault
 }
+
+// TestAssessWindowsNoneSaysNoModule: a Windows run with no layer applied
+// is at level none, and its reason says what was not applied, not what a
+// widening module reaches beside layers there are none of. The control
+// is the same budget with the job object applied, whose reason names the
+// module.
+func TestAssessWindowsNoneSaysNoModule(t *testing.T) {
+	p := policyOf("io,ffi:socket", false)
+	tests := []struct {
+		name       string
+		held       windowsHeld
+		wantLevel  Level
+		wantModule bool
+	}{
+		{name: "no layer", wantLevel: None},
+		{name: "the job object", held: windowsHeld{Job: true}, wantLevel: Partial, wantModule: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := assessWindows(p, tt.held)
+			if r.Level != tt.wantLevel || strings.Contains(r.Reason, "The module") != tt.wantModule {
+				t.Errorf("%s %q; want level %s, the module named: %v", r.Level, r.Reason, tt.wantLevel,
+					tt.wantModule)
+			}
+		})
+	}
+}

@@ -191,7 +191,7 @@ func assessLinux(p Policy, h linuxHeld) Result {
 	gaps = append(gaps, widenedGaps(p, abi > 0 && len(h.Carving.LanguageOnly) == 0)...)
 	carved := func(sentence string, paths []string) {
 		if len(paths) > 0 {
-			gaps = append(gaps, Gap{Layer: LayerLandlockFamily, Kind: gapNote,
+			gaps = append(gaps, Gap{Layer: LayerLandlockFamily, Kind: GapNote,
 				Text: sentence + " (" + shortList(paths, 4) + ")"})
 		}
 	}
@@ -344,7 +344,7 @@ func modeGaps(p Policy) []Gap {
 	if !p.Strict {
 		return nil
 	}
-	return []Gap{{Layer: layerLanguage, Kind: gapMode,
+	return []Gap{{Layer: layerLanguage, Kind: GapMode,
 		Text: "--confine strict: no granted module widened the policy"}}
 }
 
@@ -354,7 +354,7 @@ func modeGaps(p Policy) []Gap {
 func widenedGaps(p Policy, guardedHeld bool) []Gap {
 	var out []Gap
 	for _, s := range p.widenedSentences(guardedHeld) {
-		out = append(out, Gap{Layer: layerLanguage, Kind: gapNote, Text: s})
+		out = append(out, Gap{Layer: layerLanguage, Kind: GapNote, Text: s})
 	}
 	return out
 }

@@ -10,19 +10,20 @@ import (
 // lowers the level.
 type GapKind string
 
-// The kinds of gap. Only GapUnheld lowers a level.
+// The kinds of gap, all of them exported so that a reader of a receipt
+// can tell them apart. Only GapUnheld lowers a level.
 const (
 	// GapUnheld: a limit of the budget no layer of the operating system
 	// holds (the language alone does, or nothing): the level is partial
 	// at best.
 	GapUnheld GapKind = "unheld"
-	// gapMode: the confine mode the policy was made in, said beside the
+	// GapMode: the confine mode the policy was made in, said beside the
 	// limits; the level is unchanged.
-	gapMode GapKind = "mode"
-	// gapNote: what a module or a grant makes of the policy, or how the
+	GapMode GapKind = "mode"
+	// GapNote: what a module or a grant makes of the policy, or how the
 	// kernel holds a grant: said after the limits, in sentences of its
 	// own; the level is unchanged.
-	gapNote GapKind = "note"
+	GapNote GapKind = "note"
 	// GapHeld: what holds a limit that stands, or a layer that failed with
 	// no limit resting on it alone: said last; the level is unchanged.
 	GapHeld GapKind = "held"
@@ -47,8 +48,8 @@ const (
 // (render); neither is ever read back out of the other.
 type Gap struct {
 	// Layer is the layer the fact is about: a name of Result.Layers
-	// (Landlock as LayerLandlockFamily, at whatever ABI), layerLanguage, LayerMemory,
-	// LayerApply or LayerPool.
+	// (Landlock as LayerLandlockFamily, at whatever ABI), "language",
+	// LayerMemory, LayerApply or LayerPool.
 	Layer string `json:"layer"`
 	// Kind is what the fact says, and whether it lowers the level.
 	Kind GapKind `json:"kind"`
@@ -99,9 +100,9 @@ func render(level Level, gaps []Gap) string {
 		switch g.Kind {
 		case GapUnheld:
 			unheld = append(unheld, g.Text)
-		case gapMode:
+		case GapMode:
 			modes = append(modes, g.Text)
-		case gapNote:
+		case GapNote:
 			notes = append(notes, g.Text)
 		case GapHeld:
 			held = append(held, g.Text)
@@ -170,7 +171,7 @@ func (r Result) Check() error {
 	}
 	for _, g := range r.Gaps {
 		switch g.Kind {
-		case GapUnheld, gapMode, gapNote, GapHeld:
+		case GapUnheld, GapMode, GapNote, GapHeld:
 		default:
 			return errGapKind
 		}

@@ -13,8 +13,8 @@ import (
 func TestResultWith(t *testing.T) {
 	unheld := Gap{Layer: LayerMemory, Kind: GapUnheld, Text: "the memory limit could not be set"}
 	held := Gap{Layer: LayerMemory, Kind: GapHeld, Text: "the memory limit of 64 MB is held by a cgroup"}
-	note := Gap{Layer: layerLanguage, Kind: gapNote, Text: "The module x: its own I/O"}
-	mode := Gap{Layer: layerLanguage, Kind: gapMode, Text: "--confine strict"}
+	note := Gap{Layer: layerLanguage, Kind: GapNote, Text: "The module x: its own I/O"}
+	mode := Gap{Layer: layerLanguage, Kind: GapMode, Text: "--confine strict"}
 	full := resultOf(true, []string{LayerSeccomp}, nil)
 	none := resultOf(false, nil, []Gap{{Layer: layerLanguage, Kind: GapUnheld, Text: "off"}})
 	tests := []struct {

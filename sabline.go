@@ -41,7 +41,7 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/run"
+	"github.com/sabline/sabline/internal/run"
 )
 
 // HandOver makes this process a worker when the supervisor started it as

@@ -22,7 +22,7 @@ import (
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/run"
+	"github.com/sabline/sabline/internal/run"
 )
 
 // Main runs the command line args and returns the exit status.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/run"
+	"github.com/sabline/sabline/internal/run"
 )
 
 // doctorReport is what `sabline doctor --json` prints.

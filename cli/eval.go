@@ -12,7 +12,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/run"
+	"github.com/sabline/sabline/internal/run"
 )
 
 // evalCmd: sabline eval DIR [--allow ...] [--timeout D] [--json], or

@@ -26,7 +26,7 @@ import (
 	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/run"
+	"github.com/sabline/sabline/internal/run"
 )
 
 // doorOptions are the operator's settings of a door, from the flags of

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/run"
+	"github.com/sabline/sabline/internal/run"
 )
 
 // errServerNotConfined is the error of confineServer on a system where a

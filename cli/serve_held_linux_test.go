@@ -22,7 +22,7 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/run"
+	"github.com/sabline/sabline/internal/run"
 )
 
 // procStat is what the test reads of /proc/PID/stat: the parent and the

@@ -24,7 +24,7 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/proc"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/run"
+	"github.com/sabline/sabline/internal/run"
 )
 
 // This file tests the cells of ENFORCES whose rows name no fault-injection

@@ -27,7 +27,7 @@ import (
 	"github.com/sabline/sabline/internal/buildbin"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/run"
+	"github.com/sabline/sabline/internal/run"
 )
 
 // runLimit bounds one command of a spec: a run that hangs fails the spec

@@ -45,7 +45,7 @@ var (
 	seccompPkg = []string{"./confine/seccomp/"}
 	langPkg    = []string{"./lang/"}
 	checksPkg  = []string{"./checks/confine/"}
-	runPkg     = []string{"./run/"}
+	runPkg     = []string{"./internal/run/"}
 	doorPkg    = []string{"./door/"}
 	budgetPkg  = []string{"./budget/"}
 	receiptPkg = []string{"./receipt/"}
@@ -98,13 +98,13 @@ var mutations = []Mutation{
 		CaughtBy: "spec: SABLINE_LAYERS_ONLY leaves every layer on where it is not a knock-out build's switch: the normal build never reads it",
 	},
 	{
-		Name: "fault-env-in-worker", File: "run/supervisor.go",
+		Name: "fault-env-in-worker", File: "internal/run/supervisor.go",
 		Old: `if name == FaultEnv {`, New: `if name == "" {`,
 		Packages: checksPkg, Focus: "fault-injection hook's variable never reaches",
 		CaughtBy: "spec: env: the fault-injection hook's variable never reaches the program",
 	},
 	{
-		Name: "early-end-without-parameters", File: "run/supervisor.go",
+		Name: "early-end-without-parameters", File: "internal/run/supervisor.go",
 		Old: "\tc.takeParameters()\n\tc.rec.Outcome = o", New: "\tc.rec.Outcome = o",
 		Packages: runPkg, Run: "^TestParametersOfARunThatNeverStarted$",
 		CaughtBy: "TestParametersOfARunThatNeverStarted (the refused run's receipt has no policy digest)",
@@ -431,20 +431,20 @@ var mutations = []Mutation{
 		CaughtBy: "TestAssessLinuxNamesWithheld (the reason does not name the withheld path)",
 	},
 	{
-		Name: "runs-dir-link-followed", File: "run/tempdir.go",
+		Name: "runs-dir-link-followed", File: "internal/run/tempdir.go",
 		Old:      `fi, err := os.Lstat(dir)`,
 		New:      `fi, err := os.Stat(dir)`,
 		Packages: runPkg, Run: "^TestPrivateDir$",
 		CaughtBy: "TestPrivateDir (a runs directory that is a link is accepted, where it leads made 0700)",
 	},
 	{
-		Name: "runs-dir-group-bits-kept", File: "run/proc_unix.go",
+		Name: "runs-dir-group-bits-kept", File: "internal/run/proc_unix.go",
 		Old:      `if fi.Mode().Perm()&0o077 != 0 {`,
 		New:      `if fi.Mode().Perm()&0o007 != 0 {`,
 		Packages: runPkg, Run: "^TestPrivateDir$", CaughtBy: "TestPrivateDir (a runs directory of mode 0750 is kept so)",
 	},
 	{
-		Name: "relay-counts-what-was-read", File: "run/relay.go",
+		Name: "relay-counts-what-was-read", File: "internal/run/relay.go",
 		Old: `	wrote, err := dst.Write(p)
 	if n != nil {
 		n.Add(int64(wrote))`,
@@ -455,7 +455,7 @@ var mutations = []Mutation{
 		CaughtBy: "TestRelayCountsWhatTheCallerTook (the receipt counts bytes the caller's writer refused)",
 	},
 	{
-		Name: "relay-waits-for-unread-output", File: "run/relay.go",
+		Name: "relay-waits-for-unread-output", File: "internal/run/relay.go",
 		Old: `	select {
 	case <-copied:
 	case <-rl.cutc:
@@ -471,14 +471,14 @@ var mutations = []Mutation{
 		CaughtBy: "TestStoppedRunNotHeldByAnUnreadOutput (a stopped run outlives its timeout)",
 	},
 	{
-		Name: "stderr-not-relayed", File: "run/relay.go",
+		Name: "stderr-not-relayed", File: "internal/run/relay.go",
 		Old:      `	for _, c := range []any{s.stdin, s.stdout, s.stderr} {`,
 		New:      `	for _, c := range []any{s.stdin, s.stdout} {`,
 		Packages: runPkg, Run: "^TestRelayedStreamsByPath$",
 		CaughtBy: "TestRelayedStreamsByPath (a write by path to the caller's stderr file goes through)",
 	},
 	{
-		Name: "ok-record-taken-without-exit", File: "run/life.go",
+		Name: "ok-record-taken-without-exit", File: "internal/run/life.go",
 		Old: `	case !w.oneShot:
 		return *final, receipt.FieldOutcome`,
 		New: `	case !w.oneShot, final.Status == receipt.StatusOK:
@@ -494,7 +494,7 @@ var mutations = []Mutation{
 		CaughtBy: "TestEveryReportedFieldIsMarked (program.files is the worker's word but cannot be marked)",
 	},
 	{
-		Name: "pool-files-unmarked", File: "run/pool.go",
+		Name: "pool-files-unmarked", File: "internal/run/pool.go",
 		Old:      `		rec.Program.Files, files = r.Files, receipt.FieldFiles`,
 		New:      `		rec.Program.Files = r.Files`,
 		Packages: runPkg, Run: "^TestPooledFilesAreReported$",

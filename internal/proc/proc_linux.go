@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sabline/sabline/run"
+	"github.com/sabline/sabline/internal/run"
 )
 
 // Worker returns the pid of a child of supervisor that was started with

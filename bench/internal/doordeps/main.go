@@ -9,7 +9,7 @@ import (
 	_ "github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "net/http"
 
-	_ "github.com/sabline/sabline/run"
+	_ "github.com/sabline/sabline/internal/run"
 )
 
 func main() { fmt.Println("hello, world") }

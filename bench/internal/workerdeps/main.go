@@ -7,7 +7,7 @@ package main
 import (
 	"fmt"
 
-	_ "github.com/sabline/sabline/run"
+	_ "github.com/sabline/sabline/internal/run"
 )
 
 func main() { fmt.Println("hello, world") }

@@ -19,10 +19,10 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/phase"
+	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/internal/run"
 )
 
 // Main runs the command line args and returns the exit status.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/internal/probe"
 )
 
 // doctorReport is what `sabline doctor --json` prints.
@@ -31,7 +31,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		return report(stderr, codes.Errorf(codes.E301, "sabline doctor takes no arguments, got %s", strings.Join(extra, " ")), "")
 	}
 	m := confine.Probe()
-	probe, err := run.ConfinementProbe(confine.ModeDefault)
+	probe, err := probe.Run(confine.ModeDefault)
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E310, "doctor: %w", err), "")
 	}

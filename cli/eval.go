@@ -11,8 +11,9 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/eval"
+	"github.com/sabline/sabline/internal/probe"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/internal/run"
 )
 
 // evalCmd: sabline eval DIR [--allow ...] [--timeout D] [--json], or
@@ -22,7 +23,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("eval")
 	f.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	probe := fs.Bool("confinement-probe", false, "what a confined worker could and could not do")
+	wantProbe := fs.Bool("confinement-probe", false, "what a confined worker could and could not do")
 	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
@@ -35,7 +36,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	if mode == confine.ModeOff {
 		return report(stderr, codes.Errorf(codes.E301, "eval never runs unconfined: it refuses --no-confine"), "")
 	}
-	if *probe {
+	if *wantProbe {
 		if len(positional) > 0 {
 			return report(stderr, codes.Errorf(codes.E301, "eval --confinement-probe takes no directory, got %s", strings.Join(positional, " ")), "")
 		}
@@ -48,7 +49,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		if len(others) > 0 {
 			return report(stderr, codes.Errorf(codes.E301, "eval --confinement-probe runs its own attempts under no budget and takes only --confine and --json: drop %s", strings.Join(others, " ")), "")
 		}
-		rep, err := run.ConfinementProbe(mode)
+		rep, err := probe.Run(mode)
 		if err != nil {
 			return report(stderr, codes.Errorf(codes.E310, "%w", err), "")
 		}
@@ -96,7 +97,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 			return report(stderr, err, "")
 		}
 	}
-	results, err := run.Eval(positional[0], run.EvalOptions{
+	results, err := eval.Run(positional[0], eval.Options{
 		Budget: b, Confine: mode, Require: require, Timeout: f.timeout, MaxMemoryMB: memory, Receipts: dir,
 	})
 	if err != nil {
@@ -111,14 +112,14 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 				code = " " + string(r.Outcome.Code)
 			}
 			fmt.Fprintln(stdout, terminalSafe(strings.TrimRight(fmt.Sprintf("%-5s %-30s %-7s%s", strings.ToUpper(r.Grade), r.Program, r.Confinement.Level, code), " ")))
-			if r.Grade == run.GradeFail {
+			if r.Grade == eval.GradeFail {
 				printDifference(stdout, r)
 			}
 		}
-		fmt.Fprintln(stdout, "eval: "+run.EvalSummary(results))
+		fmt.Fprintln(stdout, "eval: "+eval.Summary(results))
 	}
 	for _, r := range results {
-		if r.Grade != run.GradePass {
+		if r.Grade != eval.GradePass {
 			return 1
 		}
 	}
@@ -136,7 +137,7 @@ const maxShown = 100
 // from PROGRAM.out: the line, what was expected and what was printed, each
 // quoted (so that a control character shows as its escape), and whether
 // eval cut the output.
-func printDifference(w io.Writer, r run.EvalResult) {
+func printDifference(w io.Writer, r eval.Result) {
 	want := strings.SplitAfter(*r.Expected, "\n")
 	got := strings.SplitAfter(*r.Actual, "\n")
 	i := 0
@@ -156,6 +157,6 @@ func printDifference(w io.Writer, r run.EvalResult) {
 	fmt.Fprintf(w, "      %s  printed  %s\n", strings.Repeat(" ", len(fmt.Sprint(i+1))+5), line(got))
 	if r.OutputCut {
 		fmt.Fprintf(w, "      the program printed %d bytes: eval kept the first %d (%d past the expected output's size) and cut the rest\n",
-			r.OutputBytes, len(*r.Actual), run.EvalOutputLimit)
+			r.OutputBytes, len(*r.Actual), eval.OutputLimit)
 	}
 }

@@ -13,8 +13,9 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/receipt"
 )
 
 // allowFlag collects repeated --allow values.
@@ -202,11 +203,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if held, err = requireHeld(r.Budget, r.Confine, r.Require); err != nil {
 		return refuse(err)
 	}
-	if spec := os.Getenv(run.FaultEnv); spec != "" {
-		if r.Faults, err = run.ParseFaults(spec); err != nil {
+	if spec := os.Getenv(fault.Env); spec != "" {
+		if r.Faults, err = fault.Parse(spec); err != nil {
 			return refuse(err)
 		}
-		fmt.Fprintf(stderr, "sabline: %s is set: the worker will attempt %d operation(s) outside the budget before the first statement\n", run.FaultEnv, len(r.Faults))
+		fmt.Fprintf(stderr, "sabline: %s is set: the worker will attempt %d operation(s) outside the budget before the first statement\n", fault.Env, len(r.Faults))
 	}
 	if f.toolFD >= 0 && f.toolFD <= 2 {
 		// Standard output is where the program prints: a channel there

@@ -25,8 +25,8 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/guard"
-	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/receipt"
 )
 
 // doorOptions are the operator's settings of a door, from the flags of

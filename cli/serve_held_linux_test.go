@@ -20,9 +20,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/internal/run"
 )
 
 // procStat is what the test reads of /proc/PID/stat: the parent and the

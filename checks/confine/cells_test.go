@@ -22,9 +22,10 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/proc"
-	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/receipt"
 )
 
 // This file tests the cells of ENFORCES whose rows name no fault-injection
@@ -329,13 +330,13 @@ if b.errno == "":
 		s := newScratch()
 		made := filepath.Join(s.grant, "made")
 		prog := s.file("env.vel", `o = ffi.module("os")
-for k in ["`+run.FaultEnv+`", "HOME"]:
+for k in ["`+fault.Env+`", "HOME"]:
     print(k, env.get(k), "[%s]" % o.getenv(k))
 `)
 		r := s.runWith(call{args: []string{"--allow", "io,env,ffi:os,fs:write:" + s.grant, prog}, fault: confine.OpWrite + "=" + made})
 		Expect(r.exit).To(Equal(0), "%s", r)
 		Expect(exists(made)).To(BeTrue(), "the hook did not run: %s", r)
-		Expect(r.stdout).To(Equal(run.FaultEnv+" None []\nHOME "+s.home+" ["+s.home+"]\n"), "%s", r)
+		Expect(r.stdout).To(Equal(fault.Env+" None []\nHOME "+s.home+" ["+s.home+"]\n"), "%s", r)
 	})
 
 	It("limits: the worker's address space is limited when the policy is applied, and under --no-confine as the cell says", cellLabel("limits"), func() {

@@ -27,7 +27,6 @@ import (
 	"github.com/sabline/sabline/internal/buildbin"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/internal/run"
 )
 
 // runLimit bounds one command of a spec: a run that hangs fails the spec
@@ -168,14 +167,14 @@ func (s *scratch) env(fault string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "HOME", "XDG_STATE_HOME", receipt.DirEnv, run.FaultEnv:
+		case "HOME", "XDG_STATE_HOME", receipt.DirEnv, fault.Env:
 			continue
 		}
 		env = append(env, kv)
 	}
 	env = append(env, "HOME="+s.home, receipt.DirEnv+"="+s.receipts)
 	if fault != "" {
-		env = append(env, run.FaultEnv+"="+fault)
+		env = append(env, fault.Env+"="+fault)
 	}
 	return env
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
@@ -104,7 +105,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 			return codes.ExitCrashed
 		}
 		mem.begin()
-		out := &capped{max: MaxPoolOutputBytes}
+		out := &bounded.Writer{Max: MaxPoolOutputBytes}
 		in := lang.NewInterp(lang.Config{
 			Budget: j.Budget, Cwd: j.Cwd, Guard: req.Guard, Args: j.Args,
 			Stdin: bytes.NewReader(j.Stdin), Stdout: out, Tool: w.tool,
@@ -126,7 +127,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 		}
 		mem.end()
 		r.Outcome = receipt.OutcomeOf(err)
-		r.Stdout, r.Clipped = out.buf.Bytes(), out.cut()
+		r.Stdout, r.Clipped = out.Bytes(), out.Cut()
 		line, err := json.Marshal(&r)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "sabline: pool worker: encode result:", err)

@@ -46,9 +46,6 @@ func signalName(sig int) string {
 // starts.
 func closeOnExec(fd uintptr) { syscall.CloseOnExec(int(fd)) }
 
-// sleepCommand is a process for probes to signal.
-func sleepCommand() *exec.Cmd { return exec.Command("sleep", "60") }
-
 // crashToFile makes f the worker's standard error, the descriptor the Go
 // runtime writes a crash report to, and keeps the standard error the
 // worker inherited as os.Stderr, for its own messages. It runs before the

@@ -37,9 +37,6 @@ func signalName(sig int) string { return "signal " + strconv.Itoa(sig) }
 
 func closeOnExec(uintptr) {}
 
-// sleepCommand is a process for probes to end.
-func sleepCommand() *exec.Cmd { return exec.Command("ping", "-n", "60", "127.0.0.1") }
-
 // crashToFile sends the Go runtime's crash report to f as well; Windows
 // has no descriptor to swap, so the report reaches standard error too.
 func crashToFile(f *os.File) error { return debug.SetCrashOutput(f, debug.CrashOptions{}) }

@@ -35,3 +35,9 @@ func refusal(err error, applied []string) (string, []string) {
 	}
 	return name, confine.RefusingLayers(sys, name, applied)
 }
+
+// judgeBy is refusal with the layers applied fixed: the judge
+// fault.Attempt takes.
+func judgeBy(applied []string) func(error) (string, []string) {
+	return func(err error) (string, []string) { return refusal(err, applied) }
+}

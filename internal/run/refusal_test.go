@@ -5,11 +5,18 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	goruntime "runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/fault"
+	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/receipt"
 )
 
 // TestRefusal checks which applied layers an error may be a refusal of,
@@ -90,5 +97,60 @@ func TestRefusal(t *testing.T) {
 	}
 	if _, ok := confine.ThisSystem(); ok && ran == 0 {
 		t.Errorf("no case of %s ran", this.Title())
+	}
+}
+
+// TestRunFaultsRefused checks that an operation the kernel answers with
+// an errno an applied layer refuses with is counted as refused by that
+// layer, and the run ends with E319, while one that fails for its own
+// reasons is not. Root may read any file, but not execute one with no
+// execute bit: that is the EACCES the test provokes.
+func TestRunFaultsRefused(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("execute permission bits are a unix notion")
+	}
+	dir := testkit.Scratch(t)
+	noexec := filepath.Join(dir, "noexec")
+	testkit.WriteFile(t, noexec, "#!/bin/sh\n")
+	ops := []receipt.FaultOp{{Op: "exec", Target: noexec}, {Op: "exec", Target: filepath.Join(dir, "missing")}}
+	tests := []struct {
+		name        string
+		layers      []string
+		want        []string
+		wantLayers  []string // the layers the refused exec names
+		wantRefusal string   // part of the E319 message; "" for none
+	}{
+		{name: "no layer", layers: nil, want: []string{receipt.FaultFailed, receipt.FaultFailed}},
+		{name: "seccomp does not answer EACCES", layers: []string{"seccomp"}, want: []string{receipt.FaultFailed, receipt.FaultFailed}},
+		{name: "landlock and seccomp", layers: []string{"landlock-abi7", "seccomp"}, want: []string{receipt.FaultRefused, receipt.FaultFailed},
+			wantLayers: []string{"landlock-abi7"}, wantRefusal: "exec " + noexec + " (EACCES, refused by landlock-abi7)"},
+		{name: "another system's layer refuses nothing here", layers: []string{"sandbox-profile"}, want: []string{receipt.FaultFailed, receipt.FaultFailed}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := fault.Attempt(ops, judgeBy(tt.layers))
+			for i, a := range got {
+				if a.Result != tt.want[i] {
+					t.Errorf("%s=%s: result %s (%+v), want %s", a.Op, a.Target, a.Result, a, tt.want[i])
+				}
+			}
+			if got[0].Errno != "EACCES" || !slices.Equal(got[0].Layers, tt.wantLayers) {
+				t.Errorf("exec of a file with no execute bit: errno %q, layers %q; want EACCES, %q", got[0].Errno, got[0].Layers, tt.wantLayers)
+			}
+			if got[1].Errno != "ENOENT" || got[1].Layers != nil {
+				t.Errorf("exec of a missing file: errno %q, layers %q; want ENOENT, none", got[1].Errno, got[1].Layers)
+			}
+			err := fault.Refused(got)
+			if tt.wantRefusal == "" {
+				if err != nil {
+					t.Errorf("fault.Refused = %v, want nil", err)
+				}
+				return
+			}
+			testkit.WantError(t, err, codes.E319, "", tt.wantRefusal)
+			if strings.Contains(err.Error(), "missing") {
+				t.Errorf("%v names an operation that was not refused", err)
+			}
+		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
@@ -241,7 +242,7 @@ func TestSweepTempDirs(t *testing.T) {
 // of variables alone; with it, the operator's environment; never the
 // fault-injection variable.
 func TestWorkerEnv(t *testing.T) {
-	operator := []string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=s3cr3t", "GODEBUG=x=1", FaultEnv + "=read=/x", "HOME=/root"}
+	operator := []string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=s3cr3t", "GODEBUG=x=1", fault.Env + "=read=/x", "HOME=/root"}
 	tests := []struct {
 		name    string
 		granted bool
@@ -265,9 +266,9 @@ func TestWorkerEnv(t *testing.T) {
 // which the budget does not check).
 func TestWorkerEnvOfARun(t *testing.T) {
 	t.Setenv("SABLINE_TEST_SECRET", "hunter2")
-	t.Setenv(FaultEnv, "read=/nonexistent")
+	t.Setenv(fault.Env, "read=/nonexistent")
 	const prog = `o = ffi.module("os")
-print("[%s]" % o.getenv("SABLINE_TEST_SECRET"), "[%s]" % o.getenv("` + FaultEnv + `"))`
+print("[%s]" % o.getenv("SABLINE_TEST_SECRET"), "[%s]" % o.getenv("` + fault.Env + `"))`
 	tests := []struct {
 		name  string
 		allow []string

@@ -21,6 +21,7 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/bounded"
+	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/phase"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
@@ -629,7 +630,7 @@ func workerEnv(operator []string, envGranted bool) []string {
 	env := []string{}
 	for _, kv := range operator {
 		name, _, _ := strings.Cut(kv, "=")
-		if name == FaultEnv {
+		if name == fault.Env {
 			continue
 		}
 		// A knock-out build is a test build: its one-layer switch

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/phase"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
@@ -164,8 +165,8 @@ func (w *worker) job(req *request, res *workerResult) error {
 	in.Hold(res.Confinement.Layers)
 
 	if len(req.Faults) > 0 {
-		res.Faults = runFaults(req.Faults, res.Confinement.Layers)
-		if err := faultsRefused(res.Faults); err != nil {
+		res.Faults = fault.Attempt(req.Faults, judgeBy(res.Confinement.Layers))
+		if err := fault.Refused(res.Faults); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,13 @@
-package run
+// Package fault is the worker's fault injection: operations outside the
+// budget (read, write, connect, exec, signal) that the worker attempts
+// from Go, not from the program, once its policy is applied and before the
+// program's first statement. The operator asks for them in [Env]; the
+// receipt records each attempt and whether a confinement layer refused
+// it, so that the conformance suites can watch the kernel hold what the
+// language never got to see. A program cannot set [Env]: the supervisor
+// reads it from the operator's environment and hands the operations over
+// in the worker's request.
+package fault
 
 import (
 	"fmt"
@@ -16,7 +25,7 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
-// FaultEnv is the environment variable that asks the worker to attempt,
+// Env is the environment variable that asks the worker to attempt,
 // from Go and not from the program, operations outside the budget, after
 // the policy is applied and before the first statement. It is read by the
 // supervisor from the operator's environment only; a program cannot set it.
@@ -28,15 +37,15 @@ import (
 //	connect=HOST:PORT open a TCP connection and write a line
 //	exec=PATH         start PATH with no arguments and wait for it
 //	signal=PID[:SIG]  send SIG (default TERM; also INT, HUP, USR1, USR2, KILL, 0) to PID
-const FaultEnv = "SABLINE_FAULT_INJECT"
+const Env = "SABLINE_FAULT_INJECT"
 
 var faultSignals = map[string]syscall.Signal{
 	"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP,
 	"KILL": syscall.SIGKILL, "0": syscall.Signal(0),
 }
 
-// ParseFaults reads a SABLINE_FAULT_INJECT value. A malformed value is E311.
-func ParseFaults(s string) ([]receipt.FaultOp, error) {
+// Parse reads a SABLINE_FAULT_INJECT value. A malformed value is E311.
+func Parse(s string) ([]receipt.FaultOp, error) {
 	var ops []receipt.FaultOp
 	for _, part := range strings.Split(s, ";") {
 		part = strings.TrimSpace(part)
@@ -45,24 +54,24 @@ func ParseFaults(s string) ([]receipt.FaultOp, error) {
 		}
 		op, target, ok := strings.Cut(part, "=")
 		if !ok || target == "" {
-			return nil, codes.Errorf(codes.E311, "%s: %q is not OP=TARGET", FaultEnv, part)
+			return nil, codes.Errorf(codes.E311, "%s: %q is not OP=TARGET", Env, part)
 		}
 		switch op {
 		case "read", "write", "exec":
 		case "connect":
 			if _, _, err := net.SplitHostPort(target); err != nil {
-				return nil, codes.Errorf(codes.E311, "%s: connect=%s: want HOST:PORT", FaultEnv, target)
+				return nil, codes.Errorf(codes.E311, "%s: connect=%s: want HOST:PORT", Env, target)
 			}
 		case "signal":
 			pid, sig, _ := strings.Cut(target, ":")
 			if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
-				return nil, codes.Errorf(codes.E311, "%s: signal=%s: want a positive PID (a process you started)", FaultEnv, target)
+				return nil, codes.Errorf(codes.E311, "%s: signal=%s: want a positive PID (a process you started)", Env, target)
 			}
 			if _, ok := signalByName(sig); !ok {
-				return nil, codes.Errorf(codes.E311, "%s: signal=%s: unknown signal %q", FaultEnv, target, sig)
+				return nil, codes.Errorf(codes.E311, "%s: signal=%s: unknown signal %q", Env, target, sig)
 			}
 		default:
-			return nil, codes.Errorf(codes.E311, "%s: unknown operation %q (read, write, connect, exec or signal)", FaultEnv, op)
+			return nil, codes.Errorf(codes.E311, "%s: unknown operation %q (read, write, connect, exec or signal)", Env, op)
 		}
 		ops = append(ops, receipt.FaultOp{Op: op, Target: target})
 	}
@@ -79,17 +88,19 @@ func signalByName(s string) (syscall.Signal, bool) {
 	return extraSignal(s)
 }
 
-// runFaults attempts each operation and says what became of it. layers are
-// the confinement layers applied; a refusal is told from the operation's
-// own failure by its errno (see refusal).
-func runFaults(ops []receipt.FaultOp, layers []string) []receipt.FaultAttempt {
+// Attempt attempts each operation and says what became of it. judge names
+// an error's errno and the confinement layers that may have refused with
+// it (the worker's lang.Config.Refusal with the layers applied): an
+// attempt it gives layers for is refused, any other failure is the
+// operation's own.
+func Attempt(ops []receipt.FaultOp, judge func(error) (string, []string)) []receipt.FaultAttempt {
 	out := make([]receipt.FaultAttempt, len(ops))
 	for i, op := range ops {
 		a := receipt.FaultAttempt{FaultOp: op, Result: receipt.FaultWent}
 		if err := doFault(op); err != nil {
 			a.Result, a.Error = receipt.FaultFailed, err.Error()
 			var by []string
-			if a.Errno, by = refusal(err, layers); len(by) > 0 {
+			if a.Errno, by = judge(err); len(by) > 0 {
 				a.Result, a.Layers = receipt.FaultRefused, by
 			}
 		}
@@ -134,8 +145,8 @@ func doFault(op receipt.FaultOp) error {
 	return fmt.Errorf("unknown fault operation %q", op.Op)
 }
 
-// faultsRefused returns the refused attempts as one E319, or nil.
-func faultsRefused(attempts []receipt.FaultAttempt) error {
+// Refused returns the refused attempts as one E319, or nil.
+func Refused(attempts []receipt.FaultAttempt) error {
 	var parts []string
 	for _, a := range attempts {
 		if a.Result == receipt.FaultRefused {

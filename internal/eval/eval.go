@@ -1,4 +1,9 @@
-package run
+// Package eval grades a directory of programs for `sabline eval`: each
+// program beside its expected output (NAME.vel and NAME.out) runs in a
+// confined worker under one budget, its output kept up to a bound, and
+// passes only when what it printed is what was expected, byte for byte,
+// at the confinement level required. Every run leaves its receipt.
+package eval
 
 import (
 	"bytes"
@@ -16,12 +21,13 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/bounded"
+	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
-// EvalOptions are how `sabline eval` grades a directory.
-type EvalOptions struct {
+// Options are how `sabline eval` grades a directory.
+type Options struct {
 	Budget      budget.Budget
 	Confine     confine.Mode  // confine.ModeDefault or ModeStrict; eval never runs unconfined
 	Require     confine.Level // the least level a run may have: partial (the default) or full
@@ -37,61 +43,41 @@ const (
 	GradeError = "error" // did not run to its end: refused, failed, timed out, killed
 )
 
-// EvalResult is one program's grade. A program that failed (ran to its
+// Result is one program's grade. A program that failed (ran to its
 // end and printed something else) carries what was expected and what it
 // printed, as far as eval kept it.
-type EvalResult struct {
+type Result struct {
 	Program     string          `json:"program"`
 	Grade       string          `json:"grade"`
 	Confinement confine.Result  `json:"confinement"`
 	Outcome     receipt.Outcome `json:"outcome"`
 	Receipt     string          `json:"receipt,omitempty"`
 	Expected    *string         `json:"expected,omitempty"` // PROGRAM.out, for a fail
-	Actual      *string         `json:"actual,omitempty"`   // what the program printed, for a fail: at most EvalOutputLimit bytes past the expected output's size
+	Actual      *string         `json:"actual,omitempty"`   // what the program printed, for a fail: at most OutputLimit bytes past the expected output's size
 	// OutputBytes is how much the program printed on standard output, and
 	// OutputCut is true when that was more than eval kept.
 	OutputBytes int64 `json:"output_bytes"`
 	OutputCut   bool  `json:"output_cut,omitempty"`
 }
 
-// EvalOutputLimit is how much of a program's standard output eval keeps
+// OutputLimit is how much of a program's standard output eval keeps
 // beyond the size of its expected output: enough to show what it printed
 // instead, and a bound on the memory a program that prints without end
 // can make eval hold. Past it the output is counted and dropped, and the
 // result says it was cut; such a program cannot pass.
-const EvalOutputLimit = 1 << 20
+const OutputLimit = 1 << 20
 
-// capped keeps the first max bytes written to it and counts the rest. A
-// write never fails: the worker writing to it runs on as if every byte
-// had been kept.
-type capped struct {
-	buf bytes.Buffer
-	max int
-	n   int64
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	if room := c.max - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}
-
-// cut reports whether more was written than kept.
-func (c *capped) cut() bool { return c.n > int64(c.buf.Len()) }
-
-// Eval runs every PROGRAM.vel in dir that has a PROGRAM.out beside it (the
+// Run runs every PROGRAM.vel in dir that has a PROGRAM.out beside it (the
 // expected standard output), each in its own worker under opts.Budget with
 // no standard input, and grades it. Both files are read as a run's files
 // are (suiteFile): a program or an expected output that is a link out of
 // dir, a device, a pipe, or larger than its bound is an error, E316, and
 // does not run. Of each program's standard output it
-// keeps at most EvalOutputLimit bytes past the expected output's size; its
+// keeps at most OutputLimit bytes past the expected output's size; its
 // standard error is dropped. A program whose run is confined below
 // opts.Require, and never below partial, is not run: it is an error with
 // E326.
-func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
+func Run(dir string, opts Options) ([]Result, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, codes.Errorf(codes.E316, "eval: %w", err)
@@ -122,7 +108,7 @@ func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
 		return nil, codes.Errorf(codes.E316, "eval: %w", err)
 	}
 	defer suite.Close()
-	var out []EvalResult
+	var out []Result
 	for _, name := range names {
 		want, err := suiteFile(suite, strings.TrimSuffix(name, ".vel")+".out", MaxExpectedBytes)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -141,26 +127,26 @@ func Eval(dir string, opts EvalOptions) ([]EvalResult, error) {
 			out = append(out, r)
 			continue
 		}
-		stdout := &capped{max: len(want) + EvalOutputLimit}
-		rec := Supervise(Run{
+		stdout := &bounded.Writer{Max: len(want) + OutputLimit}
+		rec := run.Supervise(run.Run{
 			Program: path, Source: src, Budget: opts.Budget, Cwd: cwd,
 			Confine: opts.Confine, Require: require,
 			Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, Guarded: guarded, Receipts: opts.Receipts,
 			Stdin: bytes.NewReader(nil), Stdout: stdout, Stderr: io.Discard, Signals: true,
 		})
-		r := EvalResult{
+		r := Result{
 			Program: name, Outcome: rec.Outcome,
 			Confinement: rec.Confinement(),
-			OutputBytes: stdout.n, OutputCut: stdout.cut(),
+			OutputBytes: stdout.Written(), OutputCut: stdout.Cut(),
 		}
 		switch {
 		case rec.Outcome.Status != receipt.StatusOK:
 			r.Grade = GradeError
-		case !r.OutputCut && bytes.Equal(stdout.buf.Bytes(), want):
+		case !r.OutputCut && bytes.Equal(stdout.Bytes(), want):
 			r.Grade = GradePass
 		default:
 			r.Grade = GradeFail
-			expected, actual := string(want), stdout.buf.String()
+			expected, actual := string(want), string(stdout.Bytes())
 			r.Expected, r.Actual = &expected, &actual
 		}
 		if opts.Receipts != "" {
@@ -211,8 +197,8 @@ func suiteFile(suite *os.Root, name string, max int64) ([]byte, error) {
 
 // evalRefused is the grade of a program eval did not run, refused by err,
 // with its receipt when opts keeps them.
-func evalRefused(path string, opts EvalOptions, err error) (EvalResult, error) {
-	r := EvalResult{Program: filepath.Base(path), Grade: GradeError, Outcome: receipt.OutcomeOf(err)}
+func evalRefused(path string, opts Options, err error) (Result, error) {
+	r := Result{Program: filepath.Base(path), Grade: GradeError, Outcome: receipt.OutcomeOf(err)}
 	if opts.Receipts == "" {
 		return r, nil
 	}
@@ -222,8 +208,8 @@ func evalRefused(path string, opts EvalOptions, err error) (EvalResult, error) {
 	return r, err
 }
 
-// EvalSummary counts the grades: "N passed, N failed, N errors".
-func EvalSummary(rs []EvalResult) string {
+// Summary counts the grades: "N passed, N failed, N errors".
+func Summary(rs []Result) string {
 	n := map[string]int{}
 	for _, r := range rs {
 		n[r.Grade]++

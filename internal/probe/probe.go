@@ -1,4 +1,10 @@
-package run
+// Package probe measures what a confined worker can do on this machine:
+// it starts one worker under the empty budget, confined as a default run
+// is, and has it attempt the fault-injection operations (package
+// internal/fault) against targets the probe made itself. `sabline doctor`
+// and `sabline eval --probe` print its report; nothing it touches is
+// anything but its own.
+package probe
 
 import (
 	"bytes"
@@ -12,12 +18,13 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/receipt"
 )
 
-// ProbeReport is what a confined worker under the default budget could and
+// Report is what a confined worker under the default budget could and
 // could not do, measured with the fault-injection hook.
-type ProbeReport struct {
+type Report struct {
 	Confinement confine.Result         `json:"confinement"`
 	Attempts    []receipt.FaultAttempt `json:"attempts"`
 	Outcome     receipt.Outcome        `json:"outcome"`
@@ -27,13 +34,13 @@ type ProbeReport struct {
 // everything observed is the hook's and the worker's own.
 const defaultProgram = "pass\n"
 
-// ConfinementProbe starts a worker under the empty budget, confined as a
+// Run starts a worker under the empty budget, confined as a
 // default run is (or not, with mode confine.ModeOff), and has it attempt the
 // five fault-injection operations against targets the probe itself made:
 // a scratch file to read, a scratch path to write, a loopback listener to
 // connect to, a program to start, and a process to signal. Nothing it
 // touches is anything but its own.
-func ConfinementProbe(mode confine.Mode) (*ProbeReport, error) {
+func Run(mode confine.Mode) (*Report, error) {
 	dir, err := os.MkdirTemp("", "sabline-probe-")
 	if err != nil {
 		return nil, fmt.Errorf("probe: %w", err)
@@ -79,11 +86,11 @@ func ConfinementProbe(mode confine.Mode) (*ProbeReport, error) {
 		{Op: "exec", Target: target},
 		{Op: "signal", Target: fmt.Sprint(sleeper.Process.Pid)},
 	}
-	rec := Supervise(Run{
+	rec := run.Supervise(run.Run{
 		Program: prog, Budget: budget.Budget{}, Cwd: dir, Confine: mode, Faults: ops,
 		Timeout: 30 * time.Second, Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: io.Discard,
 	})
-	return &ProbeReport{
+	return &Report{
 		Confinement: rec.Confinement(),
 		Attempts:    rec.Faults,
 		Outcome:     rec.Outcome,

@@ -1,4 +1,4 @@
-package run
+package fault
 
 import (
 	"bufio"
@@ -52,19 +52,19 @@ func TestParseFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseFaults(tt.value)
+			got, err := Parse(tt.value)
 			if tt.wantErr != "" {
-				testkit.WantError(t, err, codes.E311, "", FaultEnv, tt.wantErr)
+				testkit.WantError(t, err, codes.E311, "", Env, tt.wantErr)
 				if got != nil {
 					t.Errorf("a malformed value gave %+v", got)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("ParseFaults(%q): %v", tt.value, err)
+				t.Fatalf("Parse(%q): %v", tt.value, err)
 			}
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("ParseFaults(%q) = %+v, want %+v", tt.value, got, tt.want)
+				t.Errorf("Parse(%q) = %+v, want %+v", tt.value, got, tt.want)
 			}
 		})
 	}
@@ -122,7 +122,7 @@ func TestRunFaultsUnconfined(t *testing.T) {
 	for i, tt := range tests {
 		ops[i] = tt.op
 	}
-	got := runFaults(ops, nil)
+	got := Attempt(ops, errnoOnly)
 	if len(got) != len(tests) {
 		t.Fatalf("%d attempts for %d operations", len(got), len(tests))
 	}
@@ -135,8 +135,8 @@ func TestRunFaultsUnconfined(t *testing.T) {
 			t.Errorf("%s=%s: error %q with result %s", tt.op.Op, tt.op.Target, a.Error, a.Result)
 		}
 	}
-	if err := faultsRefused(got); err != nil {
-		t.Errorf("faultsRefused = %v, want nil: nothing was refused", err)
+	if err := Refused(got); err != nil {
+		t.Errorf("Refused = %v, want nil: nothing was refused", err)
 	}
 
 	data, err := os.ReadFile(filepath.Join(dir, "out.txt"))
@@ -165,61 +165,6 @@ func TestRunFaultsUnconfined(t *testing.T) {
 	}
 }
 
-// TestRunFaultsRefused checks that an operation the kernel answers with
-// an errno an applied layer refuses with is counted as refused by that
-// layer, and the run ends with E319, while one that fails for its own
-// reasons is not. Root may read any file, but not execute one with no
-// execute bit: that is the EACCES the test provokes.
-func TestRunFaultsRefused(t *testing.T) {
-	if goruntime.GOOS == "windows" {
-		t.Skip("execute permission bits are a unix notion")
-	}
-	dir := testkit.Scratch(t)
-	noexec := filepath.Join(dir, "noexec")
-	testkit.WriteFile(t, noexec, "#!/bin/sh\n")
-	ops := []receipt.FaultOp{{Op: "exec", Target: noexec}, {Op: "exec", Target: filepath.Join(dir, "missing")}}
-	tests := []struct {
-		name        string
-		layers      []string
-		want        []string
-		wantLayers  []string // the layers the refused exec names
-		wantRefusal string   // part of the E319 message; "" for none
-	}{
-		{name: "no layer", layers: nil, want: []string{receipt.FaultFailed, receipt.FaultFailed}},
-		{name: "seccomp does not answer EACCES", layers: []string{"seccomp"}, want: []string{receipt.FaultFailed, receipt.FaultFailed}},
-		{name: "landlock and seccomp", layers: []string{"landlock-abi7", "seccomp"}, want: []string{receipt.FaultRefused, receipt.FaultFailed},
-			wantLayers: []string{"landlock-abi7"}, wantRefusal: "exec " + noexec + " (EACCES, refused by landlock-abi7)"},
-		{name: "another system's layer refuses nothing here", layers: []string{"sandbox-profile"}, want: []string{receipt.FaultFailed, receipt.FaultFailed}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := runFaults(ops, tt.layers)
-			for i, a := range got {
-				if a.Result != tt.want[i] {
-					t.Errorf("%s=%s: result %s (%+v), want %s", a.Op, a.Target, a.Result, a, tt.want[i])
-				}
-			}
-			if got[0].Errno != "EACCES" || !slices.Equal(got[0].Layers, tt.wantLayers) {
-				t.Errorf("exec of a file with no execute bit: errno %q, layers %q; want EACCES, %q", got[0].Errno, got[0].Layers, tt.wantLayers)
-			}
-			if got[1].Errno != "ENOENT" || got[1].Layers != nil {
-				t.Errorf("exec of a missing file: errno %q, layers %q; want ENOENT, none", got[1].Errno, got[1].Layers)
-			}
-			err := faultsRefused(got)
-			if tt.wantRefusal == "" {
-				if err != nil {
-					t.Errorf("faultsRefused = %v, want nil", err)
-				}
-				return
-			}
-			testkit.WantError(t, err, codes.E319, "", tt.wantRefusal)
-			if strings.Contains(err.Error(), "missing") {
-				t.Errorf("%v names an operation that was not refused", err)
-			}
-		})
-	}
-}
-
 // TestErrnoName checks the names errors are recorded under.
 func TestErrnoName(t *testing.T) {
 	tests := []struct {
@@ -239,4 +184,14 @@ func TestErrnoName(t *testing.T) {
 			}
 		})
 	}
+}
+
+// errnoOnly names an error's errno and no layer: a judge for attempts
+// made with nothing applied.
+func errnoOnly(err error) (string, []string) {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return "", nil
+	}
+	return lang.ErrnoName(errno), nil
 }

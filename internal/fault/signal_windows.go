@@ -1,6 +1,6 @@
 //go:build windows
 
-package run
+package fault
 
 import (
 	"os"

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -242,28 +239,14 @@ func underRoot(root, p string) (string, []byte, error) {
 	if filepath.Ext(rel) != ".vel" {
 		return "", nil, refuse("a program is a .vel file")
 	}
-	rt, err := os.OpenRoot(root)
-	if err != nil {
-		return "", nil, codes.Errorf(codes.E316, "the import root: %w", err)
-	}
-	defer rt.Close()
-	f, err := rt.Open(rel)
-	if err != nil {
+	src, err := program.ReadBeneath(root, rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return "", nil, refuse("no such file under the import root")
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return "", nil, refuse("not a regular file")
-	}
-	// The bytes are read from what was opened here: opened again by
-	// name, the path could lead elsewhere by then.
-	src, err := io.ReadAll(io.LimitReader(f, program.MaxBytes+1))
-	if err != nil {
+	case errors.Is(err, program.ErrNotRegular), errors.Is(err, program.ErrTooLarge):
+		return "", nil, refuse(errors.Unwrap(err).Error())
+	case err != nil:
 		return "", nil, refuse(err.Error())
-	}
-	if len(src) > program.MaxBytes {
-		return "", nil, refuse(fmt.Sprintf("larger than %d bytes", program.MaxBytes))
 	}
 	return filepath.Join(root, rel), src, nil
 }

@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -20,7 +19,6 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
-	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
@@ -359,9 +357,9 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	}
 	j.src = r.Source
 	if j.src == nil {
-		src, err := readBeneath(name, j.root)
+		src, err := program.ReadBeneath(j.root, name)
 		if err != nil {
-			return refuse(err)
+			return refuse(readRefused(name, err))
 		}
 		j.src = src
 	}
@@ -409,31 +407,13 @@ func (p *Pool) open() error {
 	return nil
 }
 
-// readBeneath reads the program file name through an os.Root at root,
-// which follows links only while they stay beneath it.
-func readBeneath(name, root string) ([]byte, error) {
-	rel, err := filepath.Rel(root, name)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil, codes.Errorf(codes.E316, "program %s is not beneath %s: nothing ran", name, root)
+// readRefused is the E316 (or the E317 of programTooLarge) for a
+// program program.ReadBeneath could not read.
+func readRefused(name string, err error) error {
+	if errors.Is(err, program.ErrTooLarge) {
+		return programTooLarge(name)
 	}
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, codes.Errorf(codes.E316, "program %s: %w", name, err)
-	}
-	defer r.Close()
-	f, err := r.Open(rel)
-	if err != nil {
-		return nil, codes.Errorf(codes.E316, "program %s: %w: nothing ran", name, errors.Unwrap(err))
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, codes.Errorf(codes.E316, "program %s is not a regular file: nothing ran", name)
-	}
-	src, over := bounded.Read(f, program.MaxBytes)
-	if over {
-		return nil, programTooLarge(name)
-	}
-	return src, nil
+	return codes.Errorf(codes.E316, "program %v: nothing ran", err)
 }
 
 // setParameters records how the pool holds a run.

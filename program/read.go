@@ -1,0 +1,63 @@
+package program
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sabline/sabline/internal/bounded"
+)
+
+// The ways ReadBeneath refuses a program, beside the errors of opening
+// it (fs.ErrNotExist and the rest), for callers to tell apart with
+// errors.Is.
+var (
+	// ErrNotBeneath is a name that leads out of the root: an absolute path
+	// elsewhere or a "..". A link out of it fails to open.
+	ErrNotBeneath = errors.New("not beneath the root")
+	// ErrNotRegular is a directory, a pipe, a device or anything but a
+	// regular file.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge is a file of more than MaxBytes.
+	ErrTooLarge = fmt.Errorf("larger than %d bytes", MaxBytes)
+)
+
+// ReadBeneath reads the program file name (absolute, or relative to root)
+// through an [os.Root] at root, which follows links only while they stay
+// beneath it, and at most MaxBytes of it. The bytes come from the file it
+// opened: opened again by name, the path could lead elsewhere by then.
+// Every program a pool or a door reads beneath its import root is read
+// here; the command line, which may read a program from a pipe, reads its
+// own.
+func ReadBeneath(root, name string) ([]byte, error) {
+	rel := name
+	if filepath.IsAbs(name) {
+		r, err := filepath.Rel(root, name)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, ErrNotBeneath)
+		}
+		rel = r
+	}
+	if !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("read %s: %w", name, ErrNotBeneath)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: the root: %w", name, err)
+	}
+	defer r.Close()
+	f, err := r.Open(rel)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err) // a link out of root too
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: %w", name, ErrNotRegular)
+	}
+	src, over := bounded.Read(f, MaxBytes)
+	if over {
+		return nil, fmt.Errorf("read %s: %w", name, ErrTooLarge)
+	}
+	return src, nil
+}

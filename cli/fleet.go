@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/sabline/sabline"
-	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/door"
@@ -196,33 +195,15 @@ func (r *ready) writable() error {
 	return err
 }
 
-// loadTenants reads the tenants file and makes each tenant's ceiling,
-// which must lie within the operator's (--allow): a tenant wider than
-// it is refused, naming the tenant, and so is the whole file.
-func loadTenants(path string, o doorOptions, cwd string) ([]door.Tenant, error) {
-	ts, err := tenant.Load(path)
+// loadTenants reads the tenants file, each tenant's ceiling held within
+// the operator's (--allow): a tenant wider than it is refused, naming the
+// tenant, and so is the whole file.
+func loadTenants(path string, o doorOptions, cwd string) ([]tenant.Tenant, error) {
+	ts, err := tenant.Load(path, tenant.Scope{Cwd: cwd, Ceiling: o.Ceiling, Check: registered})
 	if err != nil {
 		return nil, codes.Errorf(codes.E301, "--tenants: %w", err)
 	}
-	var out []door.Tenant
-	for _, t := range ts {
-		dt := door.Tenant{Name: t.Name, TokenSHA256: t.Digest(), Rate: t.Rate, Burst: t.Burst, Concurrency: t.Concurrency}
-		if t.Allow != nil {
-			b, err := budget.Parse(t.Allow, cwd)
-			if err != nil {
-				return nil, codes.Errorf(codes.E301, "--tenants %s: tenant %s: allow: %w", path, t.Name, err)
-			}
-			if err := registered(b); err != nil {
-				return nil, codes.Errorf(codes.E301, "--tenants %s: tenant %s: %w", path, t.Name, err)
-			}
-			if err := b.Beneath(o.Ceiling); err != nil {
-				return nil, codes.Errorf(codes.E301, "--tenants %s: tenant %s's ceiling is wider than the server's (--allow): %v", path, t.Name, err)
-			}
-			dt.Ceiling = &b
-		}
-		out = append(out, dt)
-	}
-	return out, nil
+	return ts, nil
 }
 
 // errNoTenantsReload is what a reload of no tenants file says.
@@ -238,7 +219,9 @@ func reloadTenants(srv *door.Server, path string, o doorOptions, cwd string) (in
 	if err != nil {
 		return 0, err
 	}
-	srv.SetTenants(ts)
+	if err := srv.SetTenants(ts); err != nil {
+		return 0, codes.Errorf(codes.E301, "--tenants: %w", err)
+	}
 	return len(ts), nil
 }
 

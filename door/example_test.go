@@ -14,6 +14,7 @@ import (
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/door"
+	"github.com/sabline/sabline/tenant"
 )
 
 // An embedder serves the HTTP door over a pool of its own: the pool holds
@@ -62,4 +63,46 @@ func ExampleNewPoolRunner() {
 	// Output:
 	// hello
 	// ok
+}
+
+// An embedder gives the door tenants as `sabline serve --tenants` does:
+// read from a tenants file, each tenant's allow list held within the
+// server's ceiling, and given again (SetTenants) when the file changes.
+func ExampleServer_SetTenants() {
+	root, _ := os.MkdirTemp("", "example-tenants-")
+	defer os.RemoveAll(root)
+	file := filepath.Join(root, "tenants.json")
+	os.WriteFile(file, []byte(`{"tenants": [
+	  {"name": "acme", "token_sha256": "`+tenant.DigestOf("acme-token-0123456789")+`",
+	   "allow": ["io"], "rate": 20, "burst": 40, "concurrency": 4}
+	]}`), 0o600)
+
+	ceiling := budget.MustParse(root, "io,fs:read:data")
+	pool, err := sabline.NewPool(sabline.PoolOptions{Budget: ceiling, ImportRoot: root, Workers: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pool.Close()
+	runner, _ := door.NewPoolRunner(pool)
+	scope := tenant.Scope{Cwd: root, Ceiling: ceiling, Check: func(b budget.Budget) error {
+		return sabline.CheckModules("tenants", b)
+	}}
+	ts, err := tenant.Load(file, scope)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv, err := door.New(door.Config{Runner: runner, Tenants: ts})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Later, the file changed: read it again and give the door the new list.
+	if ts, err = tenant.Load(file, scope); err == nil {
+		err = srv.SetTenants(ts)
+	}
+	fmt.Println(ts[0].Name, ts[0].Ceiling, err)
+	// Output:
+	// acme io <nil>
 }

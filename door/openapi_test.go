@@ -2,7 +2,6 @@ package door
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"io"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/tenant"
 )
 
 // spec is docs/openapi.yaml, decoded.
@@ -250,10 +250,10 @@ var conditions = []condition{
 		c.Ready = func() error { return errors.New("the receipts reach the shared store 40s late, past 30s") }
 	}},
 	{name: "past the tenant's rate", config: func(c *Config) {
-		c.Token, c.Tenants = "", []Tenant{{Name: "t", TokenSHA256: sha256.Sum256([]byte(testToken)), Rate: 0.001, Burst: 1}}
+		c.Token, c.Tenants = "", []tenant.Tenant{{Name: "t", TokenSHA256: tenant.DigestOf(testToken), Rate: 0.001, Burst: 1}}
 	}},
 	{name: "past the tenant's runs at once", config: func(c *Config) {
-		c.Token, c.Tenants = "", []Tenant{{Name: "t", TokenSHA256: sha256.Sum256([]byte(testToken)), Concurrency: 1}}
+		c.Token, c.Tenants = "", []tenant.Tenant{{Name: "t", TokenSHA256: tenant.DigestOf(testToken), Concurrency: 1}}
 	}, before: func(t *testing.T, s *Server, f *fakeRunner) {
 		f.block = make(chan struct{})
 		t.Cleanup(func() { close(f.block) })

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/tenant"
 )
 
 // TestReceiptOfNoTenantIsNoTenants: a receipt stored without a tenant (a
@@ -33,7 +34,7 @@ func TestReceiptOfNoTenantIsNoTenants(t *testing.T) {
 	if _, err := r.Receipt(context.Background(), "", stored[""]); err != nil {
 		t.Fatalf("the run of no tenant, read as no tenant: %v; want its receipt", err)
 	}
-	s, err := New(Config{Runner: r, Tenants: []Tenant{
+	s, err := New(Config{Runner: r, Tenants: []tenant.Tenant{
 		{Name: "acme", TokenSHA256: digest(tokenAcme)},
 		{Name: "beta", TokenSHA256: digest(tokenBeta)},
 	}})

@@ -3,6 +3,8 @@ package door
 import (
 	"sync"
 	"testing"
+
+	"github.com/sabline/sabline/tenant"
 )
 
 // TestReloadChangesTheRate: a reload that changes a tenant's rate, its
@@ -28,7 +30,7 @@ func TestReloadChangesTheRate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			acme := Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Rate: tt.rate, Burst: tt.burst}
+			acme := tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Rate: tt.rate, Burst: tt.burst}
 			s, ts, _ := tenantServer(t, &fakeRunner{}, acme)
 			runs := func(when string, want []int) {
 				t.Helper()
@@ -42,7 +44,9 @@ func TestReloadChangesTheRate(t *testing.T) {
 			}
 			runs("before the reload", tt.wantBefore)
 			acme.Rate = tt.newRate
-			s.SetTenants([]Tenant{acme})
+			if err := s.SetTenants([]tenant.Tenant{acme}); err != nil {
+				t.Fatal(err)
+			}
 			runs("after the reload", tt.wantAfter)
 		})
 	}
@@ -61,17 +65,17 @@ const fastRate = 1e6
 func TestReloadKeepsRunsInFlight(t *testing.T) {
 	tests := []struct {
 		name     string
-		after    Tenant // acme's limits after the reload
-		wantMore int    // runs that start after the reload, before one is refused
+		after    tenant.Tenant // acme's limits after the reload
+		wantMore int           // runs that start after the reload, before one is refused
 	}{
-		{name: "the same limits", after: Tenant{Concurrency: 1}},
-		{name: "a rate given", after: Tenant{Concurrency: 1, Rate: fastRate}},
-		{name: "the limit raised to 2", after: Tenant{Concurrency: 2}, wantMore: 1},
+		{name: "the same limits", after: tenant.Tenant{Concurrency: 1}},
+		{name: "a rate given", after: tenant.Tenant{Concurrency: 1, Rate: fastRate}},
+		{name: "the limit raised to 2", after: tenant.Tenant{Concurrency: 2}, wantMore: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 8)}
-			acme := Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Concurrency: 1}
+			acme := tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Concurrency: 1}
 			s, ts, _ := tenantServer(t, fake, acme)
 			var release sync.Once
 			var inFlight sync.WaitGroup
@@ -106,7 +110,9 @@ func TestReloadKeepsRunsInFlight(t *testing.T) {
 			}
 			after := tt.after
 			after.Name, after.TokenSHA256 = acme.Name, acme.TokenSHA256
-			s.SetTenants([]Tenant{after})
+			if err := s.SetTenants([]tenant.Tenant{after}); err != nil {
+				t.Fatal(err)
+			}
 			for i := range tt.wantMore {
 				if st, code, started := try(); !started {
 					t.Errorf("run %d after the reload: %d %s; want it to start, within the limit raised", i+1, st, code)

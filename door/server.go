@@ -19,6 +19,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/tenant"
 )
 
 // Config is what a door is made of. Only Runner is required.
@@ -33,7 +34,7 @@ type Config struct {
 	Token string
 	// Tenants, instead of Token, are the clients of the HTTP door, each
 	// with its own token and limits (SetTenants replaces them).
-	Tenants []Tenant
+	Tenants []tenant.Tenant
 	// Ready, when set, says why the server should be sent no traffic
 	// (GET /readyz answers 503 with it), or nil when it may.
 	Ready func() error
@@ -125,13 +126,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, origins: origins, stopping: make(chan struct{}), readHeaderTimeout: ReadHeaderTimeout,
 		progressEvery: ProgressInterval}
+	ts := cfg.Tenants
 	switch {
 	case cfg.Token != "" && len(cfg.Tenants) > 0:
 		return nil, errors.New("door: new: a Token and Tenants both: give one")
 	case cfg.Token != "":
-		s.SetTenants([]Tenant{tokenTenant(cfg.Token)})
-	default:
-		s.SetTenants(cfg.Tenants)
+		ts = []tenant.Tenant{tokenTenant(cfg.Token)}
+	}
+	if err := s.SetTenants(ts); err != nil {
+		return nil, err
 	}
 	s.gate = newGate(cfg.Workers, cfg.Queue, s.stopping)
 	s.conns = newConns(cfg.MaxConns, cfg.MaxPendingConns)

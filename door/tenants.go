@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -13,31 +14,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sabline/sabline/tenant"
 	"golang.org/x/time/rate"
-
-	"github.com/sabline/sabline/budget"
 )
-
-// Tenant is a client of the HTTP door: the holder of one token, with
-// limits of its own beside the server's.
-type Tenant struct {
-	// Name names the tenant in its runs' receipts and in the log; its
-	// clients read the receipts of its runs only.
-	Name string
-	// TokenSHA256 is the SHA-256 of the tenant's bearer token.
-	TokenSHA256 [sha256.Size]byte
-	// Ceiling, when set, is the most the tenant's runs may be granted,
-	// within the operator's: a run that asks for no budget gets it, and
-	// one that asks for more is refused (E328).
-	Ceiling *budget.Budget
-	// Rate is how many runs (and audits) a second the tenant may start
-	// on average, Burst how many at once past it; Rate 0: no limit.
-	Rate  float64
-	Burst int
-	// Concurrency is how many runs and audits the tenant may have
-	// running or queued at once; 0: no limit of its own.
-	Concurrency int
-}
 
 // The codes of a tenant's limits, answered 429 with Retry-After.
 const (
@@ -45,9 +24,11 @@ const (
 	CodeConcurrencyLimit = "concurrency-limit"
 )
 
-// tenantState is a tenant with what its limits count.
+// tenantState is a tenant with its token's digest as bytes and what its
+// limits count.
 type tenantState struct {
-	Tenant
+	tenant.Tenant
+	digest  [sha256.Size]byte
 	limiter *rate.Limiter // nil: no rate limit
 	running *atomic.Int64 // runs and audits in flight, kept across reloads
 }
@@ -60,22 +41,43 @@ type tenants struct {
 
 // tokenTenant is the tenant of a door with one token (Config.Token): its
 // name is made from the token's digest, never the token.
-func tokenTenant(token string) Tenant {
+func tokenTenant(token string) tenant.Tenant {
 	sum := sha256.Sum256([]byte(token))
-	return Tenant{Name: "token-" + hex.EncodeToString(sum[:8]), TokenSHA256: sum}
+	return tenant.Tenant{Name: "token-" + hex.EncodeToString(sum[:8]),
+		TokenSHA256: hex.EncodeToString(sum[:])}
 }
+
+// errUnheld is a tenant given to a door with an allow list its ceiling
+// was never made from: held to no scope, it would be granted the whole
+// of the server's budget.
+var errUnheld = errors.New("an allow list with no ceiling: " +
+	"read the tenants with tenant.Load, or hold them with tenant.Scope.Hold")
 
 // SetTenants replaces the door's tenants (a tenants file read again):
 // from its return a request is held to the new ones. A tenant whose rate
 // and burst did not change keeps what its limiter counted; every tenant
-// keeps its count of runs in flight.
-func (s *Server) SetTenants(ts []Tenant) {
+// keeps its count of runs in flight. A tenant out of a tenants file's
+// bounds (tenant.Tenant.Check), or whose allow list was never held to the
+// server's ceiling (tenant.Scope.Hold), is refused, and the door keeps
+// the tenants it had.
+func (s *Server) SetTenants(ts []tenant.Tenant) error {
+	for _, t := range ts {
+		if err := t.Check(); err != nil {
+			return fmt.Errorf("door: tenants: %w", err)
+		}
+		if t.Allow != nil && t.Ceiling == nil {
+			return fmt.Errorf("door: tenants: %s: %w", t.Name, errUnheld)
+		}
+	}
 	s.tenantsMu.Lock()
 	defer s.tenantsMu.Unlock()
 	old := s.tenants.Load()
 	next := &tenants{running: map[string]*atomic.Int64{}}
 	for _, t := range ts {
 		st := &tenantState{Tenant: t}
+		if _, err := hex.Decode(st.digest[:], []byte(t.TokenSHA256)); err != nil {
+			return fmt.Errorf("door: tenants: %s: token_sha256: %w", t.Name, err)
+		}
 		if old != nil {
 			for _, o := range old.list {
 				if o.Name == t.Name && o.Rate == t.Rate && o.Burst == t.Burst {
@@ -98,6 +100,7 @@ func (s *Server) SetTenants(ts []Tenant) {
 		next.list = append(next.list, st)
 	}
 	s.tenants.Store(next)
+	return nil
 }
 
 // tenantOf is the tenant whose token an Authorization header carries, or
@@ -111,7 +114,7 @@ func (s *Server) tenantOf(header string) *tenantState {
 	got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
 	var found *tenantState
 	for _, t := range s.tenants.Load().list {
-		if subtle.ConstantTimeCompare(got[:], t.TokenSHA256[:]) == 1 {
+		if subtle.ConstantTimeCompare(got[:], t.digest[:]) == 1 {
 			found = t
 		}
 	}

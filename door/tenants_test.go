@@ -1,10 +1,10 @@
 package door
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/tenant"
 )
 
 const (
@@ -21,7 +22,7 @@ const (
 )
 
 // tenantServer is a door of the tenants ts, serving with its own log.
-func tenantServer(t *testing.T, fake *fakeRunner, ts ...Tenant) (*Server, *httptest.Server, *strings.Builder) {
+func tenantServer(t *testing.T, fake *fakeRunner, ts ...tenant.Tenant) (*Server, *httptest.Server, *strings.Builder) {
 	t.Helper()
 	var mu sync.Mutex
 	log := &strings.Builder{}
@@ -38,7 +39,7 @@ func tenantServer(t *testing.T, fake *fakeRunner, ts ...Tenant) (*Server, *httpt
 	return s, srv, log
 }
 
-func digest(token string) [sha256.Size]byte { return sha256.Sum256([]byte(token)) }
+func digest(token string) string { return tenant.DigestOf(token) }
 
 // TestTenantRate: past its rate a tenant is answered 429 rate-limit with
 // Retry-After, naming its limit, and nothing runs; another tenant runs
@@ -46,8 +47,8 @@ func digest(token string) [sha256.Size]byte { return sha256.Sum256([]byte(token)
 func TestTenantRate(t *testing.T) {
 	fake := &fakeRunner{}
 	_, ts, log := tenantServer(t, fake,
-		Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Rate: 0.01, Burst: 2},
-		Tenant{Name: "beta", TokenSHA256: digest(tokenBeta)})
+		tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Rate: 0.01, Burst: 2},
+		tenant.Tenant{Name: "beta", TokenSHA256: digest(tokenBeta)})
 	for i := range 2 {
 		if resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+tokenAcme, `{"source":"print(1)"}`); resp.StatusCode != 200 {
 			t.Fatalf("acme's run %d within its burst: %d %v", i+1, resp.StatusCode, v)
@@ -85,7 +86,7 @@ func TestTenantRate(t *testing.T) {
 // 429 concurrency-limit; once one ends, it runs again.
 func TestTenantConcurrency(t *testing.T) {
 	fake := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 8)}
-	s, ts, _ := tenantServer(t, fake, Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Concurrency: 1})
+	s, ts, _ := tenantServer(t, fake, tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Concurrency: 1})
 	done := make(chan int)
 	go func() {
 		resp, _ := do(t, ts, "POST", "/v1/run", "Bearer "+tokenAcme, `{"source":"print(1)"}`)
@@ -115,7 +116,7 @@ func TestTenantConcurrency(t *testing.T) {
 func TestTenantCeiling(t *testing.T) {
 	fake := &fakeRunner{}
 	ceiling := budget.MustParse("/", "io")
-	_, ts, _ := tenantServer(t, fake, Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Ceiling: &ceiling})
+	_, ts, _ := tenantServer(t, fake, tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Ceiling: &ceiling})
 	if resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+tokenAcme, `{"source":"print(1)"}`); resp.StatusCode != 200 {
 		t.Fatalf("%d %v", resp.StatusCode, v)
 	}
@@ -134,7 +135,7 @@ func TestTenantCeiling(t *testing.T) {
 // its limiter counted, one whose limits changed starts afresh.
 func TestSetTenants(t *testing.T) {
 	fake := &fakeRunner{}
-	acme := Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Rate: 0.01, Burst: 1}
+	acme := tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Rate: 0.01, Burst: 1}
 	s, ts, _ := tenantServer(t, fake, acme)
 	run := func(token string) int {
 		resp, _ := do(t, ts, "POST", "/v1/run", "Bearer "+token, `{"source":"print(1)"}`)
@@ -146,7 +147,9 @@ func TestSetTenants(t *testing.T) {
 	if st := run(tokenBeta); st != 401 {
 		t.Errorf("beta before it is a tenant: %d, want 401", st)
 	}
-	s.SetTenants([]Tenant{acme, {Name: "beta", TokenSHA256: digest(tokenBeta)}})
+	if err := s.SetTenants([]tenant.Tenant{acme, {Name: "beta", TokenSHA256: digest(tokenBeta)}}); err != nil {
+		t.Fatal(err)
+	}
 	if st := run(tokenBeta); st != 200 {
 		t.Errorf("beta once added: %d, want 200", st)
 	}
@@ -154,7 +157,9 @@ func TestSetTenants(t *testing.T) {
 		t.Errorf("acme after a reload that kept its limits: %d, want 429 (its burst spent before)", st)
 	}
 	acme.Burst = 2
-	s.SetTenants([]Tenant{acme})
+	if err := s.SetTenants([]tenant.Tenant{acme}); err != nil {
+		t.Fatal(err)
+	}
 	if st := run(tokenAcme); st != 200 {
 		t.Errorf("acme after a reload that changed its limits: %d, want 200", st)
 	}
@@ -165,7 +170,7 @@ func TestSetTenants(t *testing.T) {
 
 // TestNewTenantsAndToken: a door is given a token or tenants, not both.
 func TestNewTenantsAndToken(t *testing.T) {
-	_, err := New(Config{Runner: &fakeRunner{}, Token: testToken, Tenants: []Tenant{{Name: "a"}}})
+	_, err := New(Config{Runner: &fakeRunner{}, Token: testToken, Tenants: []tenant.Tenant{{Name: "a"}}})
 	if err == nil {
 		t.Error("New with a token and tenants: no error")
 	}
@@ -240,5 +245,36 @@ func TestLimitRetryAfter(t *testing.T) {
 					w.Code, h, body.Error.RetryAfter, tt.want, tt.want)
 			}
 		})
+	}
+}
+
+// TestSetTenantsRefusesUnheld: a tenant with an allow list its ceiling was
+// never made from, or out of a tenants file's bounds, is refused and the
+// door keeps the tenants it had; the same tenant held to a scope is taken.
+func TestSetTenantsRefusesUnheld(t *testing.T) {
+	s, ts, _ := tenantServer(t, &fakeRunner{}, tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme)})
+	beta := tenant.Tenant{Name: "beta", TokenSHA256: digest(tokenBeta), Allow: []string{"io"}}
+	if err := s.SetTenants([]tenant.Tenant{beta}); err == nil || !strings.Contains(err.Error(), "tenant.Load") {
+		t.Fatalf("SetTenants of an unheld allow list = %v, want a refusal naming tenant.Load", err)
+	}
+	bad := tenant.Tenant{Name: "beta", TokenSHA256: "not hex"}
+	if err := s.SetTenants([]tenant.Tenant{bad}); err == nil {
+		t.Fatal("SetTenants of a malformed digest: no error")
+	}
+	if resp, _ := do(t, ts, "GET", "/v1/health", "Bearer "+tokenAcme, ""); resp.StatusCode != http.StatusOK {
+		t.Fatalf("after the refusals acme is answered %d, want 200: the old tenants kept", resp.StatusCode)
+	}
+	if resp, _ := do(t, ts, "GET", "/v1/health", "Bearer "+tokenBeta, ""); resp.StatusCode != 401 {
+		t.Fatalf("refused, beta is answered %d, want 401", resp.StatusCode)
+	}
+	held := []tenant.Tenant{beta}
+	if err := (tenant.Scope{Ceiling: budget.MustParse("/", "io")}).Hold(held); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetTenants(held); err != nil {
+		t.Fatalf("SetTenants of a held tenant: %v", err)
+	}
+	if resp, _ := do(t, ts, "GET", "/v1/health", "Bearer "+tokenBeta, ""); resp.StatusCode != http.StatusOK {
+		t.Errorf("beta, once taken, is answered %d, want 200", resp.StatusCode)
 	}
 }

@@ -153,7 +153,7 @@ func TestLoadAtTheBound(t *testing.T) {
 			if err := os.WriteFile(p, []byte(data+strings.Repeat(" ", tt.size-len(data))), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			got, err := Load(p)
+			got, err := Load(p, Scope{})
 			if (err != nil) != tt.wantErr || !tt.wantErr && len(got) != 1 {
 				t.Errorf("Load = %d tenants, %v; want an error %v", len(got), err, tt.wantErr)
 			}

@@ -42,7 +42,7 @@ func TestLoadRefusesAFileOthersCanChange(t *testing.T) {
 			if err := os.Chmod(p, tt.mode); err != nil { // the umask is not in the way
 				t.Fatal(err)
 			}
-			ts, err := Load(p)
+			ts, err := Load(p, Scope{})
 			if tt.wantError == "" {
 				if err != nil || len(ts) != 1 || ts[0].Name != "a" {
 					t.Errorf("Load of a file of mode %#o = %v, %v; want tenant a", tt.mode, ts, err)

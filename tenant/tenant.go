@@ -25,6 +25,8 @@ import (
 	"os"
 	goruntime "runtime"
 	"strings"
+
+	"github.com/sabline/sabline/budget"
 )
 
 // Bounds of a tenants file.
@@ -56,6 +58,48 @@ type Tenant struct {
 	// Concurrency is how many runs the tenant may have running or
 	// queued at once; 0: no limit of its own (the server's holds).
 	Concurrency int `json:"concurrency,omitempty"`
+	// Ceiling is Allow as a budget, within the server's: set by
+	// Scope.Hold (Load calls it), never read from the file. A tenant
+	// whose Allow is set and Ceiling is not was never held to a scope,
+	// and a door refuses it.
+	Ceiling *budget.Budget `json:"-"`
+}
+
+// Scope is what the tenants' allow lists are read against: the server's
+// own ceiling, which no tenant's may exceed.
+type Scope struct {
+	Cwd     string        // relative paths in an allow list are made absolute from here
+	Ceiling budget.Budget // the operator's --allow
+	// Check, when set, is one more check of each tenant's ceiling (that
+	// the host modules it grants are registered in this build).
+	Check func(budget.Budget) error
+}
+
+// Hold sets each tenant's Ceiling from its Allow, and refuses the whole
+// list, naming the tenant, when one is malformed or wider than the
+// server's. A tenant with no Allow keeps a nil Ceiling: the server's.
+func (s Scope) Hold(ts []Tenant) error {
+	for i := range ts {
+		t := &ts[i]
+		if t.Allow == nil {
+			continue
+		}
+		b, err := budget.Parse(t.Allow, s.Cwd)
+		if err != nil {
+			return fmt.Errorf("tenant %s: allow: %w", t.Name, err)
+		}
+		if s.Check != nil {
+			if err := s.Check(b); err != nil {
+				return fmt.Errorf("tenant %s: %w", t.Name, err)
+			}
+		}
+		if err := b.Beneath(s.Ceiling); err != nil {
+			return fmt.Errorf("tenant %s's ceiling is wider than the server's (--allow): %v",
+				t.Name, err)
+		}
+		t.Ceiling = &b
+	}
+	return nil
 }
 
 // Digest is the tenant's token digest as bytes.
@@ -92,7 +136,7 @@ func Parse(data []byte) ([]Tenant, error) {
 	}
 	names, digests := map[string]bool{}, map[string]string{}
 	for i, t := range f.Tenants {
-		if err := check(t); err != nil {
+		if err := t.Check(); err != nil {
 			return nil, fmt.Errorf("tenants: entry %d: %w", i+1, err)
 		}
 		if names[t.Name] {
@@ -106,8 +150,10 @@ func Parse(data []byte) ([]Tenant, error) {
 	return f.Tenants, nil
 }
 
-// check holds one entry to its bounds.
-func check(t Tenant) error {
+// Check holds one tenant to the bounds of a tenants file entry: a
+// tenants file's entries are checked as they are read, and a door checks
+// each tenant it is given.
+func (t Tenant) Check() error {
 	if !validName(t.Name) {
 		return fmt.Errorf("name %q: want 1 to %d lower-case letters, digits, '-', '_' and '.'", clip(t.Name), MaxNameBytes)
 	}
@@ -174,7 +220,8 @@ func describe(data []byte, err error) string {
 // owner can change (it says who may use the server), of at most
 // MaxFileBytes. It holds no token, only their digests, so others may
 // read it (a Kubernetes Secret mounted for a group is readable by it).
-func Load(path string) ([]Tenant, error) {
+// Each tenant's ceiling is held to scope (Scope.Hold).
+func Load(path string, scope Scope) ([]Tenant, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("tenants file: %w", err)
@@ -192,6 +239,9 @@ func Load(path string) ([]Tenant, error) {
 		return nil, fmt.Errorf("tenants file %s: %w", path, err)
 	}
 	ts, err := Parse(data)
+	if err == nil {
+		err = scope.Hold(ts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

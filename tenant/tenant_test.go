@@ -1,11 +1,14 @@
 package tenant
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/sabline/sabline/budget"
 )
 
 const digestA = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae" // sha256("foo")
@@ -75,17 +78,17 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	if runtime.GOOS != "windows" {
-		if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "others can change") {
+		if _, err := Load(p, Scope{}); err == nil || !strings.Contains(err.Error(), "others can change") {
 			t.Errorf("a world-writable file: %v", err)
 		}
 	}
 	if err := os.Chmod(p, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if ts, err := Load(p); err != nil || len(ts) != 1 {
+	if ts, err := Load(p, Scope{}); err != nil || len(ts) != 1 {
 		t.Errorf("Load = %v, %v", ts, err)
 	}
-	if _, err := Load(filepath.Dir(p)); err == nil {
+	if _, err := Load(filepath.Dir(p), Scope{}); err == nil {
 		t.Error("a directory loaded as a tenants file")
 	}
 }
@@ -107,9 +110,60 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%d tenants", len(ts))
 		}
 		for _, tn := range ts {
-			if err := check(tn); err != nil {
+			if err := tn.Check(); err != nil {
 				t.Fatalf("Parse let through %+v: %v", tn, err)
 			}
 		}
 	})
+}
+
+// TestScopeHold makes each tenant's ceiling from its allow list within
+// the server's, relative paths from the scope's directory, and refuses a
+// list with one tenant wider than the server, malformed, or failing the
+// scope's own check; a tenant with no allow list keeps the server's.
+func TestScopeHold(t *testing.T) {
+	dir := t.TempDir()
+	server := budget.MustParse(dir, "io,fs:read:data")
+	noFFI := func(b budget.Budget) error {
+		if b.Has(budget.FFI) {
+			return errors.New("no host module here")
+		}
+		return nil
+	}
+	tests := []struct {
+		name        string
+		allow       []string
+		wantCeiling string // "" for none (the server's)
+		wantErr     string
+	}{
+		{name: "no allow list", allow: nil},
+		{name: "narrower", allow: []string{"io"}, wantCeiling: "io"},
+		{name: "a relative path from the scope", allow: []string{"fs:read:data"},
+			wantCeiling: "fs:read:" + filepath.Join(dir, "data")},
+		{name: "wider", allow: []string{"env"}, wantErr: "wider than the server's"},
+		{name: "malformed", allow: []string{"fs:frob:x:y"}, wantErr: "tenant acme: allow"},
+		{name: "refused by the scope's check", allow: []string{"ffi:json"},
+			wantErr: "no host module here"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := []Tenant{{Name: "acme", TokenSHA256: DigestOf("x"), Allow: tt.allow}}
+			err := Scope{Cwd: dir, Ceiling: server, Check: noFFI}.Hold(ts)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Hold = %v, want an error saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Hold: %v", err)
+			}
+			switch c := ts[0].Ceiling; {
+			case tt.wantCeiling == "" && c != nil:
+				t.Errorf("ceiling %s, want none", c)
+			case tt.wantCeiling != "" && (c == nil || c.String() != tt.wantCeiling):
+				t.Errorf("ceiling %v, want %s", c, tt.wantCeiling)
+			}
+		})
+	}
 }

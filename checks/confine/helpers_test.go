@@ -25,6 +25,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
@@ -162,8 +163,8 @@ func (s *scratch) runWith(c call) ran {
 }
 
 // env is this process's environment with HOME and the receipts directory
-// the scratch's own, and no fault injection unless fault is given.
-func (s *scratch) env(fault string) []string {
+// the scratch's own, and no fault injection unless faults are given.
+func (s *scratch) env(faults string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
@@ -173,8 +174,8 @@ func (s *scratch) env(fault string) []string {
 		env = append(env, kv)
 	}
 	env = append(env, "HOME="+s.home, receipt.DirEnv+"="+s.receipts)
-	if fault != "" {
-		env = append(env, fault.Env+"="+fault)
+	if faults != "" {
+		env = append(env, fault.Env+"="+faults)
 	}
 	return env
 }

@@ -241,8 +241,8 @@ var mutations = []Mutation{
 	// what the code does that fails when the class's bug is made.
 	{
 		Name: "door-blank-token-without-token", File: "door/server.go",
-		Old:      "\tcase cfg.Token != \"\":\n\t\ts.SetTenants([]Tenant{tokenTenant(cfg.Token)})",
-		New:      "\tcase len(cfg.Tenants) == 0:\n\t\ts.SetTenants([]Tenant{tokenTenant(cfg.Token)})",
+		Old:      "\tcase cfg.Token != \"\":\n\t\tts = []tenant.Tenant{tokenTenant(cfg.Token)}",
+		New:      "\tcase len(cfg.Tenants) == 0:\n\t\tts = []tenant.Tenant{tokenTenant(cfg.Token)}",
 		Packages: doorPkg, Run: "^TestNoTokenConfigured$",
 		CaughtBy: "TestNoTokenConfigured (a bearer blank once trimmed: a no-break or an em space)",
 	},

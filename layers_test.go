@@ -15,12 +15,12 @@ const module = "github.com/sabline/sabline"
 // TestLayers reads the import graph (go list, on each system the
 // project builds for) and fails when a package depends, directly or
 // through another, on a layer it must not: the language knows nothing of
-// confinement; the receipt nothing of the language; and, as DESIGN.md
-// draws them (cmd, cli, door, the library, run, then the language and
-// confinement, then budget), no layer reaches one above it. The doors
-// reach the language through the library, as that order has it, and
-// import nothing of it themselves. The control: arrows the layers do
-// draw are seen.
+// confinement; the receipt nothing of the language; a job nothing of
+// confinement or the worker; and, as DESIGN.md draws them (cmd, cli,
+// door, the library, internal/run, then the language and confinement,
+// then budget), no layer reaches one above it. The doors reach the
+// language through the library, as that order has it, and import nothing
+// of it themselves. The control: arrows the layers do draw are seen.
 func TestLayers(t *testing.T) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
@@ -31,20 +31,26 @@ func TestLayers(t *testing.T) {
 		to     []string // each a layer: the package and those beneath it ("" is the library)
 		direct bool     // an import of from's own, not one through another layer
 	}{
-		{from: "lang", to: []string{"confine", "run", "receipt", "door", "cli", ""}},
-		{from: "receipt", to: []string{"lang", "run", "door", "cli", ""}},
+		{from: "lang", to: []string{"confine", "internal/run", "receipt", "door", "cli", ""}},
+		{from: "receipt", to: []string{"lang", "internal/run", "door", "cli", ""}},
 		{from: "door", to: []string{"cli"}},
 		{from: "door", to: []string{"lang"}, direct: true},
-		{from: "confine", to: []string{"lang", "run", "receipt", "door", "cli", ""}},
-		{from: "budget", to: []string{"confine", "lang", "run", "receipt", "door", "cli", ""}},
-		{from: "program", to: []string{"budget", "confine", "lang", "run", "receipt", "door", "cli", ""}},
-		{from: "run", to: []string{"door", "cli", ""}},
+		{from: "confine", to: []string{"lang", "internal/run", "receipt", "door", "cli", ""}},
+		{from: "budget", to: []string{"confine", "lang", "internal/run", "receipt", "door", "cli", ""}},
+		{from: "program", to: []string{"budget", "confine", "lang", "internal/run", "receipt", "door", "cli", ""}},
+		{from: "internal/run", to: []string{"door", "cli", ""}},
 		{from: "", to: []string{"door", "cli"}},
 		{from: "cli", to: []string{"checks"}},
+		{from: "internal/job", to: []string{"confine", "internal/run", "receipt", "door", "cli", ""}},
+		{from: "internal/fault", to: []string{"internal/run", "door", "cli", ""}},
+		{from: "internal/eval", to: []string{"door", "cli", ""}},
+		{from: "internal/probe", to: []string{"door", "cli", ""}},
 	}
 	drawn := []struct{ from, to string }{
-		{"run", "lang"}, {"run", "confine"}, {"lang", "budget"}, {"confine", "budget"}, {"cli", "door"}, {"", "run"},
+		{"internal/run", "lang"}, {"internal/run", "confine"}, {"lang", "budget"}, {"confine", "budget"}, {"cli", "door"}, {"", "internal/run"},
 		{"receipt", "program"}, {"door", "program"}, {"door", ""},
+		{"internal/run", "internal/job"}, {"", "internal/job"}, {"internal/job", "lang"},
+		{"internal/eval", "internal/run"}, {"internal/probe", "internal/run"}, {"internal/run", "internal/fault"},
 	}
 	for _, goos := range []string{"linux", "darwin", "windows"} {
 		t.Run(goos, func(t *testing.T) {

@@ -39,9 +39,10 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/job"
+	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
-	"github.com/sabline/sabline/internal/run"
 )
 
 // HandOver makes this process a worker when the supervisor started it as
@@ -259,37 +260,35 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 	if err := run.Admit(g, o.Budget); err != nil {
 		return refused(path, src, o, err), err
 	}
-	in := lang.NewInterp(lang.Config{Budget: o.Budget, Cwd: o.Cwd, Args: o.Args, Stdin: o.Stdin, Stdout: o.Stdout, Guard: g})
-	pre := in.Predeclared()
-	var prog *lang.Compiled
-	var err error
-	if src != nil {
-		prog, err = in.CompileSource(path, src, filepath.Dir(path), pre)
-	} else {
-		prog, err = in.Compile(path, pre)
-	}
 	rec := setParameters(receipt.NewForSource(path, nil, o.Budget, o.Args), o) // the digest is the compiled program's, below
 	rec.Timings.Started = started.UTC()                                        // before the compile, not when the parameters were taken
 	rec.RunParameters.ConfinementReason = InProcessReason
-	if err == nil {
-		rec.Program.Files, rec.Program.SHA256 = prog.Order, prog.Order[0].SHA256
-		// As in a worker: nothing runs without its skeleton kept first.
-		s, err := receipt.OpenStore(o.Receipts)
-		if err == nil {
-			err = s.Reserve(rec) // sets what Stored returns
-		}
-		if err != nil {
-			rec.Outcome = receipt.OutcomeOf(err)
-			return rec, err // nothing runs without its skeleton kept
-		}
+	var unkept error // the skeleton not kept: nothing ran
+	cfg := lang.Config{Budget: o.Budget, Cwd: o.Cwd, Args: o.Args, Stdin: o.Stdin, Stdout: o.Stdout, Guard: g}
+	ran, err := job.Run(cfg, job.Program{Path: path, Source: src}, job.Hooks{
+		Compiled: func(_ *lang.Interp, prog *lang.Compiled) error {
+			rec.Program.Files, rec.Program.SHA256 = prog.Order, prog.Order[0].SHA256
+			// As in a worker: nothing runs without its skeleton kept first.
+			s, err := receipt.OpenStore(o.Receipts)
+			if err == nil {
+				err = s.Reserve(rec) // sets what Stored returns
+			}
+			unkept = err
+			return err
+		},
+		Running: func(in *lang.Interp) func() {
+			stop := context.AfterFunc(ctx, func() {
+				in.Stop(fmt.Sprintf("the run was cancelled: %v", context.Cause(ctx)))
+			})
+			return func() { stop() }
+		},
+	})
+	if unkept != nil {
+		rec.Outcome = receipt.OutcomeOf(unkept)
+		return rec, unkept
 	}
-	if err == nil {
-		stop := context.AfterFunc(ctx, func() {
-			in.Stop(fmt.Sprintf("the run was cancelled: %v", context.Cause(ctx)))
-		})
-		err = in.Exec(prog, pre)
-		stop()
-		rec.Effects = in.Usage()
+	if ran.Started {
+		rec.Effects = ran.Effects
 		// Counted in the process the program ran in, beside any host
 		// code it was granted: what it reports, as a worker's would be.
 		rec.Reported = &receipt.Reported{Fields: []string{receipt.FieldOutcome, receipt.FieldEffects}, Testimony: run.Testimony(o.Budget)}

@@ -4,11 +4,16 @@
 // same binary, started again with WorkerArg), holds the clock, the memory
 // and the bounds on everything the worker hands back, and finishes the
 // receipt however the run ends. The worker applies the policy it is sent
-// to itself before the program's first statement. The wire between them
-// (a request, then result records) is this package's own; nothing the
-// worker sends is trusted. A Pool (StartPool) keeps workers confined once
-// and sends them one program after another, each with its receipt. The
-// fault-injection hook and the confinement probe live here too.
+// to itself before the program's first statement, then runs the program
+// as every run does (package internal/job). The wire between them (a
+// request, then result records) is this package's own; nothing the worker
+// sends is trusted. A Pool (StartPool) keeps workers confined once and
+// sends them one program after another, each with its receipt.
+//
+// The library (package sabline), the doors and the command line reach it;
+// nothing outside this module does. Fault injection (internal/fault), the
+// confinement probe (internal/probe) and eval (internal/eval) are
+// packages of their own above it.
 //
 //	rec := run.Supervise(run.Run{Program: "hello.vel", Cwd: dir, Budget: b,
 //		Confine: confine.ModeDefault, Timeout: 10 * time.Second, Receipts: dir})

@@ -721,7 +721,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	if p.cfg.Receipts != "" {
 		keep = func(report string) string { return rec.KeepCrashReport(p.cfg.Receipts, report) }
 	}
-	if err := w.send(job{Program: j.name, Source: j.src, Root: j.root, Args: j.run.Args, Stdin: j.run.Stdin, Budget: j.b, Cwd: p.cfg.Cwd}); err != nil {
+	if err := w.send(poolJob{Program: j.name, Source: j.src, Root: j.root, Args: j.run.Args, Stdin: j.run.Stdin, Budget: j.b, Cwd: p.cfg.Cwd}); err != nil {
 		rec.Outcome = w.death(keep)
 		rec.Observed = w.observe()
 		return &PoolResult{Receipt: rec}, false

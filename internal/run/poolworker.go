@@ -15,16 +15,17 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/bounded"
+	"github.com/sabline/sabline/internal/job"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
-// job is one program a pool worker runs: a line on the request pipe after
+// poolJob is one program a pool worker runs: a line on the request pipe after
 // the pool's own request. The supervisor has read the program already
 // (beneath the import root, when the pool has one) and checked that the
 // budget is beneath the pool's.
-type job struct {
+type poolJob struct {
 	Program string        `json:"program"` // absolute: the name positions and digests carry
 	Source  []byte        `json:"source"`
 	Root    string        `json:"root"` // loads are read beneath it
@@ -96,7 +97,7 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 		}()
 	}
 	for {
-		var j job
+		var j poolJob
 		if err := jobs.Decode(&j); err != nil {
 			if err == io.EOF {
 				return 0
@@ -106,25 +107,19 @@ func (w *worker) servePool(req *request, jobs *json.Decoder) int {
 		}
 		mem.begin()
 		out := &bounded.Writer{Max: MaxPoolOutputBytes}
-		in := lang.NewInterp(lang.Config{
+		cfg := lang.Config{
 			Budget: j.Budget, Cwd: j.Cwd, Guard: req.Guard, Args: j.Args,
 			Stdin: bytes.NewReader(j.Stdin), Stdout: out, Tool: w.tool,
 			Layers: res.Confinement.Layers, Refusal: refusal, Relayed: req.Relayed,
-		})
-		r := jobResult{}
-		pre := in.Predeclared()
-		t1 := time.Now()
-		prog, err := in.CompileSource(j.Program, j.Source, j.Root, pre)
-		r.Timings.CompileMS = ms(time.Since(t1))
-		if err == nil {
-			r.Files = prog.Order
-			current.Store(in)
-			t2 := time.Now()
-			err = in.Exec(prog, pre)
-			r.Timings.RunMS = ms(time.Since(t2))
-			current.Store(nil)
-			r.Effects = in.Usage()
 		}
+		ran, err := job.Run(cfg, job.Program{Path: j.Program, Source: j.Source, Root: j.Root}, job.Hooks{
+			Running: func(in *lang.Interp) func() {
+				current.Store(in)
+				return func() { current.Store(nil) }
+			},
+		})
+		r := jobResult{Files: ran.Files, Effects: ran.Effects}
+		r.Timings.CompileMS, r.Timings.RunMS = ms(ran.Compile), ms(ran.Run)
 		mem.end()
 		r.Outcome = receipt.OutcomeOf(err)
 		r.Stdout, r.Clipped = out.Bytes(), out.Cut()

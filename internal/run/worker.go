@@ -17,6 +17,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/fault"
+	"github.com/sabline/sabline/internal/job"
 	"github.com/sabline/sabline/internal/phase"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
@@ -125,35 +126,38 @@ func (w *worker) run(req *request) int {
 // job compiles the program, confines the worker, sends the first record
 // and runs the program; it returns how the program ended.
 func (w *worker) job(req *request, res *workerResult) error {
-	in := lang.NewInterp(lang.Config{
+	cfg := lang.Config{
 		Budget: req.Budget, Cwd: req.Cwd, Guard: req.Guard, Args: req.Args,
 		Stdin: os.Stdin, Stdout: os.Stdout, Tool: w.tool, Refusal: refusal, Relayed: req.Relayed,
-	})
-	pre := in.Predeclared()
-	t0 := time.Now()
-	var prog *lang.Compiled
-	var err error
-	if req.Source != nil {
-		prog, err = in.CompileSource(req.Program, req.Source, filepath.Dir(req.Program), pre)
-	} else {
-		prog, err = in.Compile(req.Program, pre)
 	}
-	res.Timings.CompileMS = ms(time.Since(t0))
-	phase.Mark("compiled")
+	ran, err := job.Run(cfg, job.Program{Path: req.Program, Source: req.Source}, job.Hooks{
+		Compiled: func(in *lang.Interp, prog *lang.Compiled) error { return w.ready(req, res, in, prog) },
+		Running:  w.stopOnSignal,
+	})
+	res.Timings.CompileMS, res.Timings.RunMS = ms(ran.Compile), ms(ran.Run)
+	res.Files, res.Effects = ran.Files, ran.Effects
 	var e *codes.Error
-	if req.Piped && errors.As(err, &e) && e.Code == codes.E306 {
+	if ran.Files == nil && req.Piped && errors.As(err, &e) && e.Code == codes.E306 {
 		err = &codes.Error{Code: codes.E306, Pos: e.Pos, Err: e,
 			Msg: "a program read from a pipe has no directory to load from; run it from a file to use load() (" + e.Msg + ")"}
 	}
-	if err != nil {
-		return err
+	if ran.Started {
+		phase.Mark("program ran")
 	}
-	res.Files = prog.Order
+	return err
+}
+
+// ready is the worker's turn between the compile and the first
+// statement: it holds the program to the bytes the supervisor read,
+// confines the worker, attempts the faults asked for and sends the first
+// record. An error refuses the run before its first statement.
+func (w *worker) ready(req *request, res *workerResult, in *lang.Interp, prog *lang.Compiled) error {
+	phase.Mark("compiled")
+	res.Files = prog.Order // the first record names them
 	if req.SHA256 != "" && prog.Digest() != req.SHA256 {
 		return codes.Errorf(codes.E316, "program %s changed after the supervisor read it (sha256 %s, then %s): run it again",
 			req.Program, req.SHA256, prog.Digest())
 	}
-
 	t1 := time.Now()
 	res.Confinement = w.confine(req)
 	res.Timings.ConfineMS = ms(time.Since(t1))
@@ -163,32 +167,31 @@ func (w *worker) job(req *request, res *workerResult) error {
 			req.Require, res.Confinement.Level, res.Confinement.Reason)
 	}
 	in.Hold(res.Confinement.Layers)
-
 	if len(req.Faults) > 0 {
 		res.Faults = fault.Attempt(req.Faults, judgeBy(res.Confinement.Layers))
 		if err := fault.Refused(res.Faults); err != nil {
 			return err
 		}
 	}
-
 	w.send(res, false)
 	phase.Mark("first record sent")
-	// The supervisor's deadline: asked to stop, the program ends at its
-	// next step and the final record says where it was.
-	if len(stopSignals) > 0 {
-		stopc := make(chan os.Signal, 1)
-		signal.Notify(stopc, stopSignals...)
-		go func() {
-			<-stopc
-			in.Stop("the run took longer than its timeout and was stopped")
-		}()
+	return nil
+}
+
+// stopOnSignal is the supervisor's deadline: asked to stop (stopSignals),
+// the program ends at its next step and the final record says where it
+// was.
+func (w *worker) stopOnSignal(in *lang.Interp) (ended func()) {
+	if len(stopSignals) == 0 {
+		return nil
 	}
-	t2 := time.Now()
-	err = in.Exec(prog, pre)
-	res.Timings.RunMS = ms(time.Since(t2))
-	phase.Mark("program ran")
-	res.Effects = in.Usage()
-	return err
+	stopc := make(chan os.Signal, 1)
+	signal.Notify(stopc, stopSignals...)
+	go func() {
+		<-stopc
+		in.Stop("the run took longer than its timeout and was stopped")
+	}()
+	return nil
 }
 
 // prepare readies the worker's process before the policy is applied: its

@@ -13,8 +13,9 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/internal/wire"
+	"github.com/sabline/sabline/receipt"
 )
 
 // PoolOptions are a pool's settings: the operator's, fixed for the life of
@@ -121,7 +122,7 @@ func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Resu
 		Tenant: opts.Tenant})
 	res := &Result{Receipt: r.Receipt, Stdout: r.Stdout}
 	if r.Clipped {
-		res.Stderr = []byte(fmt.Sprintf("sabline: the program printed more than %d bytes; the rest was dropped\n", run.MaxPoolOutputBytes))
+		res.Stderr = []byte(fmt.Sprintf("sabline: the program printed more than %d bytes; the rest was dropped\n", wire.MaxPoolOutputBytes))
 	}
 	if err == nil && r.Receipt.Outcome.Status != receipt.StatusOK {
 		o := r.Receipt.Outcome

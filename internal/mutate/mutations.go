@@ -99,7 +99,7 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "fault-env-in-worker", File: "internal/run/supervisor.go",
-		Old: `if name == FaultEnv {`, New: `if name == "" {`,
+		Old: `if name == fault.Env {`, New: `if name == "" {`,
 		Packages: checksPkg, Focus: "fault-injection hook's variable never reaches",
 		CaughtBy: "spec: env: the fault-injection hook's variable never reaches the program",
 	},

@@ -16,6 +16,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/bounded"
+	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
@@ -291,8 +292,8 @@ func (w *workerProc) drain(readc chan step) step {
 // one breaks the bound and stops the worker.
 func (w *workerProc) readRecord(limit int) func() ([]byte, error) {
 	return func() ([]byte, error) {
-		line, err := readLine(w.res, limit)
-		if errors.Is(err, errRecordTooLong) {
+		line, err := wire.ReadLine(w.res, limit)
+		if errors.Is(err, wire.ErrRecordTooLong) {
 			w.breached(resultBound(limit))
 		}
 		return line, err
@@ -306,7 +307,7 @@ func (w *workerProc) readToExit(limit int) func() ([]byte, error) {
 	return func() ([]byte, error) {
 		b, over := bounded.Read(w.res, int64(limit))
 		if over {
-			w.breached(resultBound(MaxResultBytes))
+			w.breached(resultBound(wire.MaxResultBytes))
 			return b, io.ErrShortBuffer
 		}
 		<-w.done
@@ -323,12 +324,12 @@ func resultBound(limit int) error {
 // confined, or as the final record of a run that ended before (refused
 // below its required level, say). bad says the record is not one the
 // worker could have sent.
-func (w *workerProc) first(f waitFor) (res workerResult, s step, bad error) {
-	s = w.await(f, w.readRecord(MaxResultBytes))
+func (w *workerProc) first(f waitFor) (res wire.Record, s step, bad error) {
+	s = w.await(f, w.readRecord(wire.MaxResultBytes))
 	if s.stop != nil || s.eof {
 		return res, s, nil
 	}
-	res, _, _, bad = readResults(s.raw)
+	res, _, _, bad = wire.ReadResults(s.raw)
 	w.memHeld = res.MemoryLimitHeld
 	return res, s, bad
 }

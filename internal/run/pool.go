@@ -1,12 +1,9 @@
 package run
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +16,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
@@ -605,7 +603,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	if err := Admit(p.guard, p.cfg.Budget); err != nil {
 		return fail(err)
 	}
-	req := request{
+	req := wire.Request{
 		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: p.guard, Admitted: p.resolved,
 		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
@@ -661,50 +659,6 @@ func (p *Pool) heldOf(held confine.Result) confine.Result {
 			"so its workers may read any file"})
 }
 
-// maxJobResultLines bounds the lines read from a worker whose run may
-// have written on its result pipe itself.
-const maxJobResultLines = 64
-
-// parseJobResult reads one result line of a pool worker: JSON of a
-// jobResult, with nothing after it, that passes its check. The line comes
-// from a worker that may have run raw system calls: nothing in it is
-// taken unless all of it is a result the worker could have sent.
-func parseJobResult(line []byte) (jobResult, error) {
-	var r jobResult
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(&r); err != nil {
-		return jobResult{}, fmt.Errorf("record %q...: %w", clip(line, 40), err)
-	}
-	if dec.More() {
-		return jobResult{}, fmt.Errorf("more than one record on a line beginning %q", clip(line, 40))
-	}
-	if err := r.check(); err != nil {
-		return jobResult{}, err
-	}
-	return r, nil
-}
-
-// errRecordTooLong is readLine's error for a line past its bound.
-var errRecordTooLong = errors.New("a record past its bound")
-
-// readLine reads one line of at most limit bytes.
-func readLine(r *bufio.Reader, limit int) ([]byte, error) {
-	var line []byte
-	for {
-		part, err := r.ReadSlice('\n')
-		line = append(line, part...)
-		if len(line) > limit {
-			return nil, fmt.Errorf("%w: more than %d bytes", errRecordTooLong, limit)
-		}
-		if err == nil {
-			return line, nil
-		}
-		if err != bufio.ErrBufferFull {
-			return nil, err
-		}
-	}
-}
-
 // do runs one job in w. It returns the run's result and whether w may
 // serve another run.
 func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
@@ -721,12 +675,12 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	if p.cfg.Receipts != "" {
 		keep = func(report string) string { return rec.KeepCrashReport(p.cfg.Receipts, report) }
 	}
-	if err := w.send(poolJob{Program: j.name, Source: j.src, Root: j.root, Args: j.run.Args, Stdin: j.run.Stdin, Budget: j.b, Cwd: p.cfg.Cwd}); err != nil {
+	if err := w.send(wire.Job{Program: j.name, Source: j.src, Root: j.root, Args: j.run.Args, Stdin: j.run.Stdin, Budget: j.b, Cwd: p.cfg.Cwd}); err != nil {
 		rec.Outcome = w.death(keep)
 		rec.Observed = w.observe()
 		return &PoolResult{Receipt: rec}, false
 	}
-	read := w.readRecord(maxJobResultBytes)
+	read := w.readRecord(wire.MaxJobResultBytes)
 	if widens(j.b) {
 		// A run that may make raw system calls can write on the result
 		// pipe itself, before the worker's own line. Its worker serves
@@ -743,11 +697,11 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		f.deadline = t.C
 	}
 	s := w.await(f, read)
-	var r jobResult
+	var r wire.JobResult
 	var final *receipt.Outcome
 	var bad error
 	if !s.eof {
-		if r, bad = parseJobResult(s.raw); bad == nil {
+		if r, bad = wire.ParseJobResult(s.raw); bad == nil {
 			final = &r.Outcome
 		}
 	}
@@ -787,15 +741,15 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 func (w *poolWorker) readLast() func() ([]byte, error) {
 	return func() ([]byte, error) {
 		var last []byte
-		for n := 0; n < maxJobResultLines; n++ {
-			l, err := readLine(w.res, maxJobResultBytes)
-			if errors.Is(err, errRecordTooLong) {
-				w.breached(resultBound(maxJobResultBytes))
+		for n := 0; n < wire.MaxJobResultLines; n++ {
+			l, err := wire.ReadLine(w.res, wire.MaxJobResultBytes)
+			if errors.Is(err, wire.ErrRecordTooLong) {
+				w.breached(resultBound(wire.MaxJobResultBytes))
 			}
 			if err != nil {
 				break
 			}
-			if _, perr := parseJobResult(l); perr == nil {
+			if _, perr := wire.ParseJobResult(l); perr == nil {
 				last = l
 			}
 		}

@@ -1,9 +1,7 @@
 package run
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/phase"
+	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
@@ -70,9 +70,6 @@ type Run struct {
 // past a bound the run fails (E310, with a receipt that says which bound),
 // and the supervisor's own memory, time and disk stay bounded.
 const (
-	// MaxResultBytes is the most the supervisor reads from the result
-	// pipe; a worker that writes more is stopped.
-	MaxResultBytes = 1 << 20
 	// MaxCrashReportBytes is the most of the worker's crash report the
 	// supervisor reads and keeps beside the receipt.
 	MaxCrashReportBytes = 64 << 10
@@ -174,14 +171,14 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		if stop != nil {
 			g.deadline = time.After(stopGrace)
 		}
-		s = w.await(g, w.readToExit(MaxResultBytes-len(raw)))
+		s = w.await(g, w.readToExit(wire.MaxResultBytes-len(raw)))
 		if stop != nil {
 			s.stop = stop
 		}
 		raw = append(raw, s.raw...)
 	}
 	phase.Mark("worker exited")
-	res, final, after, bad := readResults(raw)
+	res, final, after, bad := wire.ReadResults(raw)
 	takeWorker(c.rec, &res, req.Piped)
 	// The receipt never records a limit that was not held: the worker
 	// says which one its address space got.
@@ -280,7 +277,7 @@ func (c *commandRun) reserve() (*guard.Set, error) {
 
 // request refuses a budget that names what no grant reaches, reads the
 // program and makes the worker's request.
-func (c *commandRun) request(w *workerProc, g *guard.Set) (*request, error) {
+func (c *commandRun) request(w *workerProc, g *guard.Set) (*wire.Request, error) {
 	r := c.r
 	if err := Admit(g, r.Budget); err != nil {
 		return nil, err
@@ -296,7 +293,7 @@ func (c *commandRun) request(w *workerProc, g *guard.Set) (*request, error) {
 		return nil, err
 	}
 	c.rec.Program.SHA256 = sha256Hex(src)
-	req := &request{
+	req := &wire.Request{
 		Program: c.abs, SHA256: c.rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Guard: g,
 		Admitted: admitted(r.Budget),
 		Confine:  r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
@@ -360,47 +357,6 @@ func readProgram(path string) (src []byte, piped bool, err error) {
 	return src, !fi.Mode().IsRegular(), nil
 }
 
-// readResults reads the records a worker sent. The first is the worker's
-// own: sent once the run is confined, before the program's first statement,
-// or as the final record of a run that ended before it. A program with raw
-// system calls (under ffi:ctypes or ffi:os) can write on the pipe too, so a
-// later record is taken only for what the end of a run says (the outcome,
-// the effects, the timings), never for the confinement, the files or the
-// fault attempts; and of those, the last final record counts, since the
-// worker sends its own last and then closes the pipe. Every record is
-// checked (see workerResult.check); the first that fails is bad, and then
-// nothing after it is taken. after says the final record taken came after
-// the first: the program could have run, and written it. raw is at most
-// MaxResultBytes (the caller bounds it).
-func readResults(raw []byte) (res workerResult, final, after bool, bad error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	for first := true; ; first = false {
-		var r workerResult
-		if err := dec.Decode(&r); err != nil {
-			if err != io.EOF {
-				bad = fmt.Errorf("record %q...: %w", clip(raw[dec.InputOffset():], 40), err)
-			}
-			return res, final, after, bad
-		}
-		if err := r.check(); err != nil {
-			return res, final, after, err
-		}
-		switch {
-		case first:
-			res, final = r, r.Outcome.Status != ""
-		case r.Outcome.Status != "":
-			res.Outcome, res.Effects, res.Timings, final, after = r.Outcome, r.Effects, r.Timings, true, true
-		}
-	}
-}
-
-func clip(b []byte, n int) string {
-	if len(b) > n {
-		b = b[:n]
-	}
-	return string(b)
-}
-
 // deathOutcome says how a worker that wrote no result ended: killed by the
 // kernel past its cgroup's memory limit (oom), killed by a signal, out of
 // memory under its address-space limit, or crashed, as the crash report
@@ -432,7 +388,7 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool, crash, k
 		return receipt.OutcomeOf(codes.Errorf(codes.E308, "the worker ran out of memory under its memory limit of %d MB: the address-space limit stopped an allocation%s", memHeld, where))
 	}
 	if first != "" {
-		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result: %q%s", ps.ExitCode(), clip([]byte(first), 200), where))
+		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result: %q%s", ps.ExitCode(), wire.Clip([]byte(first), 200), where))
 	}
 	if _, err := os.Lstat(filepath.Join(tmp, crashFile)); err != nil {
 		// It never made its crash file: it never ran as a worker.
@@ -635,7 +591,7 @@ func workerEnv(operator []string, envGranted bool) []string {
 		}
 		// A knock-out build is a test build: its one-layer switch
 		// reaches the worker, where confine reads it.
-		if envGranted || contains(workerEnvKeep, name) || (program.Knockout && name == confine.LayersOnlyEnv) || (phase.Env != "" && name == phase.Env) {
+		if envGranted || slices.Contains(workerEnvKeep, name) || (program.Knockout && name == confine.LayersOnlyEnv) || (phase.Env != "" && name == phase.Env) {
 			env = append(env, kv)
 		}
 	}
@@ -656,18 +612,9 @@ func oneProc(env []string) ([]string, int) {
 	return append(env, "GOMAXPROCS=1"), goruntime.GOMAXPROCS(0)
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // takeWorker takes what the worker said of the run. For a program read from
 // a pipe, the worker compiled a copy: the receipt names the operator's path.
-func takeWorker(rec *receipt.Receipt, res *workerResult, piped bool) {
+func takeWorker(rec *receipt.Receipt, res *wire.Record, piped bool) {
 	if res.Confinement.Level != "" { // "" when the worker died before it was confined
 		rec.SetConfinement(res.Confinement.With())
 	}

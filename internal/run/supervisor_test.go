@@ -1,96 +1,14 @@
 package run
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/program"
-	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/internal/wire"
 )
-
-func record(t *testing.T, rs ...workerResult) []byte {
-	t.Helper()
-	var out []byte
-	for _, r := range rs {
-		b, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(append(out, b...), '\n')
-	}
-	return out
-}
-
-// TestReadResults: what a program that can write on the result pipe (raw
-// system calls under ffi:ctypes) can and cannot make a receipt say.
-func TestReadResults(t *testing.T) {
-	full := confine.Result{Level: confine.Full, Reason: "held", Layers: []string{"seccomp"}}
-	none := confine.Result{Level: confine.None, Reason: "forged", Layers: []string{}}
-	pre := workerResult{Confinement: full, Files: []program.FileDigest{{Path: "/p.vel", SHA256: "aa"}}}
-	ok := receipt.Outcome{Status: receipt.StatusOK, ExitStatus: 0}
-	failed := receipt.Outcome{Status: receipt.StatusFailed, Code: codes.E302, ExitStatus: 1}
-	tests := []struct {
-		name            string
-		records         []workerResult
-		wantFinal       bool
-		wantAfter       bool // the final record taken is not the first: the program could have written it
-		wantLevel       confine.Level
-		wantStatus      string
-		wantFile        string
-		wantFaultsCount int
-	}{
-		{name: "confined, then the worker's own final record",
-			records:   []workerResult{pre, {Confinement: full, Outcome: failed}},
-			wantFinal: true, wantAfter: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
-		{name: "a run that ended before it was confined: one final record",
-			records:   []workerResult{{Confinement: none, Outcome: failed}},
-			wantFinal: true, wantLevel: confine.None, wantStatus: receipt.StatusFailed},
-		{name: "a forged record after the first cannot change the confinement, files or faults",
-			records: []workerResult{pre,
-				{Confinement: none, Files: []program.FileDigest{{Path: "/other.vel"}}, Faults: []receipt.FaultAttempt{{Result: receipt.FaultWent}}, Outcome: ok},
-				{Confinement: full, Outcome: failed}},
-			wantFinal: true, wantAfter: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
-		{name: "the last final record is the worker's own",
-			records:   []workerResult{pre, {Outcome: ok}, {Outcome: failed}},
-			wantFinal: true, wantAfter: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
-		{name: "killed after it was confined: the level stays, no outcome",
-			records:   []workerResult{pre},
-			wantFinal: false, wantLevel: confine.Full, wantFile: "/p.vel"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res, final, after, bad := readResults(record(t, tc.records...))
-			if bad != nil {
-				t.Errorf("bad = %v, want none", bad)
-			}
-			if final != tc.wantFinal || after != tc.wantAfter {
-				t.Errorf("final, after = %v, %v; want %v, %v", final, after, tc.wantFinal, tc.wantAfter)
-			}
-			if res.Confinement.Level != tc.wantLevel {
-				t.Errorf("level = %q, want %q", res.Confinement.Level, tc.wantLevel)
-			}
-			if res.Outcome.Status != tc.wantStatus {
-				t.Errorf("status = %q, want %q", res.Outcome.Status, tc.wantStatus)
-			}
-			if got := ""; len(res.Files) > 0 {
-				got = res.Files[0].Path
-				if got != tc.wantFile {
-					t.Errorf("file = %q, want %q", got, tc.wantFile)
-				}
-			} else if tc.wantFile != "" {
-				t.Errorf("no files, want %q", tc.wantFile)
-			}
-			if len(res.Faults) != tc.wantFaultsCount {
-				t.Errorf("%d fault attempts, want %d", len(res.Faults), tc.wantFaultsCount)
-			}
-		})
-	}
-}
 
 // TestAllocatorThrew tells a crash report of the Go allocator giving up
 // (the address-space limit refused an allocation) from other crashes.
@@ -144,10 +62,10 @@ func TestWorkerAppliesOnlyTheSentPolicy(t *testing.T) {
 	p := confine.OSPolicy(budget.MustParse("/", "io"), confine.Options{})
 	for _, tt := range []struct {
 		name string
-		req  request
+		req  wire.Request
 	}{
-		{name: "no policy", req: request{Confine: confine.ModeDefault, PolicySHA256: p.SHA256()}},
-		{name: "another digest", req: request{Confine: confine.ModeDefault, Policy: &p, PolicySHA256: strings.Repeat("0", 64)}},
+		{name: "no policy", req: wire.Request{Confine: confine.ModeDefault, PolicySHA256: p.SHA256()}},
+		{name: "another digest", req: wire.Request{Confine: confine.ModeDefault, Policy: &p, PolicySHA256: strings.Repeat("0", 64)}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := (&worker{}).confine(&tt.req)

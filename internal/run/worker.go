@@ -19,6 +19,7 @@ import (
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/job"
 	"github.com/sabline/sabline/internal/phase"
+	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
@@ -38,7 +39,7 @@ const WorkerArg = "__sabline_worker"
 // WorkerMain is the worker: it reads a request from the request pipe,
 // compiles the program and its loads, applies the OS policy to every
 // thread, runs the fault-injection hook if asked, runs the program, and
-// writes a workerResult to the result pipe. It returns the exit status.
+// writes a wire.Record to the result pipe. It returns the exit status.
 func WorkerMain(args []string) int {
 	reqFile, resFile, toolFile, err := workerPipes(args)
 	if err != nil {
@@ -57,10 +58,10 @@ func WorkerMain(args []string) int {
 	// The marker is for the process the supervisor started, not for
 	// anything the program may start in turn.
 	os.Unsetenv(workerMarker)
-	var req request
+	var req wire.Request
 	dec := json.NewDecoder(reqFile)
 	if err := dec.Decode(&req); err != nil {
-		return w.finish(&workerResult{}, codes.Errorf(codes.E310, "worker: read request: %w", err))
+		return w.finish(&wire.Record{}, codes.Errorf(codes.E310, "worker: read request: %w", err))
 	}
 	phase.Mark("request read")
 	if req.Procs > 0 {
@@ -88,7 +89,7 @@ type worker struct {
 // killed later (a timeout, a signal) still has its confinement on record;
 // and a final record, with the outcome, once. The memory watchdog may race
 // the run for the final one.
-func (w *worker) send(res *workerResult, final bool) {
+func (w *worker) send(res *wire.Record, final bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
@@ -105,7 +106,7 @@ func (w *worker) send(res *workerResult, final bool) {
 }
 
 // finish sends the final record and returns the exit status.
-func (w *worker) finish(res *workerResult, err error) int {
+func (w *worker) finish(res *wire.Record, err error) int {
 	res.Outcome = receipt.OutcomeOf(err)
 	w.send(res, true)
 	return res.Outcome.ExitStatus
@@ -113,8 +114,8 @@ func (w *worker) finish(res *workerResult, err error) int {
 
 // run is the command line's worker: its whole life is its one job, which
 // the memory watch watches from the compile to the program's end.
-func (w *worker) run(req *request) int {
-	res := &workerResult{Confinement: confine.NotConfined(receipt.ReasonNotApplied)}
+func (w *worker) run(req *wire.Request) int {
+	res := &wire.Record{Confinement: confine.NotConfined(receipt.ReasonNotApplied)}
 	w.prepare(req, res)
 	mem := w.watchMemory(req, res.MemoryLimitHeld)
 	mem.begin()
@@ -125,7 +126,7 @@ func (w *worker) run(req *request) int {
 
 // job compiles the program, confines the worker, sends the first record
 // and runs the program; it returns how the program ended.
-func (w *worker) job(req *request, res *workerResult) error {
+func (w *worker) job(req *wire.Request, res *wire.Record) error {
 	cfg := lang.Config{
 		Budget: req.Budget, Cwd: req.Cwd, Guard: req.Guard, Args: req.Args,
 		Stdin: os.Stdin, Stdout: os.Stdout, Tool: w.tool, Refusal: refusal, Relayed: req.Relayed,
@@ -151,7 +152,7 @@ func (w *worker) job(req *request, res *workerResult) error {
 // statement: it holds the program to the bytes the supervisor read,
 // confines the worker, attempts the faults asked for and sends the first
 // record. An error refuses the run before its first statement.
-func (w *worker) ready(req *request, res *workerResult, in *lang.Interp, prog *lang.Compiled) error {
+func (w *worker) ready(req *wire.Request, res *wire.Record, in *lang.Interp, prog *lang.Compiled) error {
 	phase.Mark("compiled")
 	res.Files = prog.Order // the first record names them
 	if req.SHA256 != "" && prog.Digest() != req.SHA256 {
@@ -196,7 +197,7 @@ func (w *worker) stopOnSignal(in *lang.Interp) (ended func()) {
 
 // prepare readies the worker's process before the policy is applied: its
 // temporary directory, the crash file, and the memory limit.
-func (w *worker) prepare(req *request, res *workerResult) {
+func (w *worker) prepare(req *wire.Request, res *wire.Record) {
 	os.Setenv("TMPDIR", req.TempDir)
 	// A fatal error of the Go runtime (out of memory under the address-space
 	// limit, say) goes to the crash file only, for the supervisor to read
@@ -229,7 +230,7 @@ func (w *worker) prepare(req *request, res *workerResult) {
 // confine applies the OS policy the request's budget derives, unless the
 // run is not to be confined, and says on standard error when the grants
 // turned the operating system layer off.
-func (w *worker) confine(req *request) confine.Result {
+func (w *worker) confine(req *wire.Request) confine.Result {
 	if req.Procs > 0 {
 		// Started on one P (see oneProc), the worker takes the
 		// supervisor's count once the policy holds it: threads started
@@ -270,7 +271,7 @@ const memoryEvery = 5 * time.Millisecond
 // result it writes carries only the outcome: the run's own result is
 // still being made by another goroutine. It reads runtime/metrics, which
 // stops no goroutine.
-func (w *worker) watchMemory(req *request, held int) *watch {
+func (w *worker) watchMemory(req *wire.Request, held int) *watch {
 	if req.MaxMemoryMB <= 0 {
 		return nil
 	}
@@ -295,7 +296,7 @@ func (w *worker) watchMemory(req *request, held int) *watch {
 			return nil
 		}
 		return func() {
-			os.Exit(w.finish(&workerResult{MemoryLimitHeld: held}, codes.Errorf(codes.E308, "the run used %d MB, over its memory limit of %d MB", used>>20, limit>>20)))
+			os.Exit(w.finish(&wire.Record{MemoryLimitHeld: held}, codes.Errorf(codes.E308, "the run used %d MB, over its memory limit of %d MB", used>>20, limit>>20)))
 		}
 	})
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/job"
 	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/internal/worker"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
@@ -51,7 +52,7 @@ import (
 // anything else.
 func HandOver() {
 	if run.IsWorker(os.Args) {
-		os.Exit(run.WorkerMain(os.Args[2:]))
+		os.Exit(worker.Main(os.Args[2:]))
 	}
 }
 
@@ -298,7 +299,7 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 	if errors.As(err, &e) && e.Code != "" {
 		fmt.Fprintf(o.Stderr, "sabline: %s: %s\n", e.Code, codes.TerminalSafe(e.Msg))
 	}
-	rec.Timings.WallMS = float64(time.Since(started).Microseconds()) / 1000
+	rec.Timings.WallMS = receipt.MS(time.Since(started))
 	store(rec, o)
 	_, err = rec.Stored() // E327: it ran, and its receipt was not finished
 	return rec, err

@@ -19,7 +19,8 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/phase"
-	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/internal/wire"
+	"github.com/sabline/sabline/internal/worker"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
@@ -28,8 +29,8 @@ import (
 // Main runs the command line args and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	phase.Mark("main")
-	if len(args) > 0 && args[0] == run.WorkerArg {
-		return run.WorkerMain(args[1:])
+	if len(args) > 0 && args[0] == wire.WorkerArg {
+		return worker.Main(args[1:])
 	}
 	if program.Knockout {
 		fmt.Fprintln(stderr, "sabline: KNOCK-OUT BUILD: every budget check passes; only the operating system holds this run")

@@ -20,8 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -62,7 +62,7 @@ func (s *served) workers(t *testing.T) []int {
 			continue
 		}
 		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if bytes.Contains(cmdline, []byte(run.WorkerArg)) {
+		if bytes.Contains(cmdline, []byte(wire.WorkerArg)) {
 			out = append(out, pid)
 		}
 	}

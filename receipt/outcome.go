@@ -54,6 +54,10 @@ type WorkerTimings struct {
 	RunMS     float64 `json:"run_ms"`
 }
 
+// MS is d in the milliseconds a receipt's timings are written in, to the
+// microsecond.
+func MS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
 // OutcomeOf makes the Outcome of an error that ended a run, its message,
 // position and stack within codes' bounds (codes.Error.Bounded).
 func OutcomeOf(err error) Outcome {

@@ -24,7 +24,7 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/proc"
-	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -504,7 +504,7 @@ func waitingWorker(s *scratch, args []string, look func(worker int) string) stri
 	Expect(err).NotTo(HaveOccurred())
 	Expect(line).To(Equal("waiting\n"))
 	worker, ok := proc.Worker(cmd.Process.Pid)
-	Expect(ok).To(BeTrue(), "no child of %d has %s as its first argument", cmd.Process.Pid, run.WorkerArg)
+	Expect(ok).To(BeTrue(), "no child of %d has %s as its first argument", cmd.Process.Pid, wire.WorkerArg)
 	seen := look(worker)
 	Expect(stdin.Close()).To(Succeed())
 	err, ended = <-done, true

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/internal/wire"
 )
 
 // Worker returns the pid of a child of supervisor that was started with
@@ -36,7 +36,7 @@ func Workers(supervisor int) []int {
 			continue // gone since the glob, or another's child
 		}
 		cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline"))
-		if argv := strings.Split(string(cmdline), "\x00"); err == nil && len(argv) > 1 && argv[1] == run.WorkerArg {
+		if argv := strings.Split(string(cmdline), "\x00"); err == nil && len(argv) > 1 && argv[1] == wire.WorkerArg {
 			if pid, err := strconv.Atoi(filepath.Base(dir)); err == nil {
 				pids = append(pids, pid)
 			}

@@ -1,7 +1,7 @@
 // Package run is a run of a program in a worker process: the supervisor
 // (Supervise) reads the program once, derives the operating system's
 // policy from the budget once, reserves the receipt, starts the worker (the
-// same binary, started again with WorkerArg), holds the clock, the memory
+// same binary, started again with wire.WorkerArg), holds the clock, the memory
 // and the bounds on everything the worker hands back, and finishes the
 // receipt however the run ends. The worker applies the policy it is sent
 // to itself before the program's first statement, then runs the program

@@ -4,14 +4,8 @@ import (
 	"os"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/wire"
 )
-
-// workerMarker is set in every worker's environment (to the run id, or
-// "pool"). A process that has it and is asked to start a run is a worker
-// whose host program never handed control to Sabline: its main ran again
-// instead of the worker, and starting a run from there would start
-// another worker, and so on without end.
-const workerMarker = "SABLINE_WORKER"
 
 // handOverCall is the call a program that embeds Sabline makes first in
 // its main, so that a worker started from it runs as a worker.
@@ -21,7 +15,7 @@ const handOverCall = "sabline.HandOver()"
 // that was started as a worker and did not become one: E310, naming the
 // call its host must make.
 func refuseInWorker(what string) error {
-	if os.Getenv(workerMarker) == "" {
+	if os.Getenv(wire.WorkerMarker) == "" {
 		return nil
 	}
 	e := codes.Errorf(codes.E310, "%s in a process started as a Sabline worker: this program's main did not call %s first, so it ran again in the worker instead of the run", what, handOverCall)
@@ -31,4 +25,4 @@ func refuseInWorker(what string) error {
 
 // IsWorker reports whether args (os.Args) start a worker: the hidden first
 // argument the supervisor gives it.
-func IsWorker(args []string) bool { return len(args) > 1 && args[1] == WorkerArg }
+func IsWorker(args []string) bool { return len(args) > 1 && args[1] == wire.WorkerArg }

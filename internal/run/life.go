@@ -16,6 +16,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/bounded"
+	"github.com/sabline/sabline/internal/watch"
 	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
@@ -44,7 +45,7 @@ type workerProc struct {
 	pid      int
 	done     chan struct{} // closed once it has exited and been waited for
 	breach   chan error    // the first bound it broke, while a job ran
-	temp     *watch        // of its temporary directory's bounds, while a step is awaited
+	temp     *watch.Watch  // of its temporary directory's bounds, while a step is awaited
 	closers  []io.Closer   // what the supervisor holds for it: closed at retirement
 	relay    relay         // the copies between the caller's streams and the worker's pipes
 	relayed  []lang.FileID // the caller's files among them, which its file effects refuse
@@ -52,7 +53,7 @@ type workerProc struct {
 
 // workerSpec is how a worker is started.
 type workerSpec struct {
-	marker   string         // workerMarker's value: the run id, or "pool"
+	marker   string         // wire.WorkerMarker's value: the run id, or "pool"
 	env      bool           // the budget grants env: the worker gets the operator's environment
 	dir      string         // its working directory
 	policy   confine.Policy // the zero Policy under confine.ModeOff
@@ -116,8 +117,8 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	}
 	w.cmd = &exec.Cmd{
 		Path:   exe,
-		Args:   []string{os.Args[0], WorkerArg},
-		Env:    append(workerEnv(os.Environ(), s.env), workerMarker+"="+s.marker),
+		Args:   []string{os.Args[0], wire.WorkerArg},
+		Env:    append(workerEnv(os.Environ(), s.env), wire.WorkerMarker+"="+s.marker),
 		Dir:    s.dir,
 		Stdin:  std[0],
 		Stdout: std[1],
@@ -139,7 +140,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	// not be put in is the memory gap's "no cgroup holds it" (Memory), a
 	// job on Windows is one the worker finds missing when it checks.
 	_ = w.started.AfterStart(w.pid)
-	w.temp = newWatch(tempWatchEvery, func() func() {
+	w.temp = watch.New(tempWatchEvery, func() func() {
 		if err := tempDirWithin(w.tmp); err != nil {
 			return func() { w.breached(err) }
 		}
@@ -227,9 +228,9 @@ func (w *workerProc) await(f waitFor, read func() ([]byte, error)) step {
 		b, err := read()
 		readc <- step{raw: b, eof: err != nil}
 	}()
-	w.temp.begin()
+	w.temp.Begin()
 	s := w.wait(f, readc)
-	w.temp.end()
+	w.temp.End()
 	// A bound the worker broke while the step ended is the step's end.
 	if s.stop == nil {
 		select {
@@ -403,7 +404,7 @@ func (w *workerProc) observe() receipt.Observed {
 		o.ExitStatus = &status
 	}
 	if w.oneShot {
-		o.UserMS, o.SystemMS, o.MaxRSSKB = ms(ps.UserTime()), ms(ps.SystemTime()), maxRSSKB(ps)
+		o.UserMS, o.SystemMS, o.MaxRSSKB = receipt.MS(ps.UserTime()), receipt.MS(ps.SystemTime()), maxRSSKB(ps)
 		o.StdoutBytes, o.StderrBytes = w.relay.count(1), w.relay.count(2)
 	}
 	return o
@@ -443,7 +444,7 @@ func (w *workerProc) retire() {
 			<-w.done
 		}
 	}
-	w.temp.close()
+	w.temp.Close()
 	if w.started != nil {
 		w.kill() // anything it left in its session
 		w.started.Close()

@@ -448,7 +448,7 @@ func (p *Pool) unstarted(j *pooled, err error) *PoolResult {
 
 // finish finishes a reserved receipt.
 func (p *Pool) finish(rec *receipt.Receipt) {
-	rec.Timings.WallMS = ms(time.Since(rec.Timings.Started))
+	rec.Timings.WallMS = receipt.MS(time.Since(rec.Timings.Started))
 	if p.store != nil {
 		p.store.Finish(rec)
 	}

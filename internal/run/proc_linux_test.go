@@ -19,8 +19,8 @@ import (
 // after reaches the worker, and the copy still ends with the input. It runs
 // in a process of its own, which signals the thread the copy waits on.
 func TestFeedThroughInterruptedPolls(t *testing.T) {
-	if os.Getenv(ownProcessEnv) != "interrupt" {
-		rerun(t, "interrupt", nil)
+	if os.Getenv(testkit.OwnProcessEnv) != "interrupt" {
+		testkit.Rerun(t, "interrupt", nil)
 		return
 	}
 	tests := []struct {

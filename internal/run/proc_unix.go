@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/sabline/sabline/internal/wire"
 	"golang.org/x/sys/unix"
 )
 
@@ -42,27 +43,6 @@ func signalName(sig int) string {
 	return "signal " + strconv.Itoa(sig)
 }
 
-// closeOnExec keeps the worker's pipes from any process a host module
-// starts.
-func closeOnExec(fd uintptr) { syscall.CloseOnExec(int(fd)) }
-
-// crashToFile makes f the worker's standard error, the descriptor the Go
-// runtime writes a crash report to, and keeps the standard error the
-// worker inherited as os.Stderr, for its own messages. It runs before the
-// policy is applied.
-func crashToFile(f *os.File) error {
-	saved, err := unix.FcntlInt(2, unix.F_DUPFD_CLOEXEC, 3)
-	if err != nil {
-		return fmt.Errorf("keep standard error: %w", err)
-	}
-	if err := unix.Dup2(int(f.Fd()), 2); err != nil {
-		unix.Close(saved)
-		return fmt.Errorf("standard error to the crash file: %w", err)
-	}
-	os.Stderr = os.NewFile(uintptr(saved), "/dev/stderr")
-	return nil
-}
-
 // lockDir holds an exclusive lock on dir until unlock: the lock goes when
 // the process does, however it ends.
 func lockDir(dir string) (unlock func(), err error) {
@@ -91,46 +71,12 @@ func tryLockDir(dir string) (unlock func(), ok bool) {
 	return func() { f.Close() }, true
 }
 
-// closeInherited closes every descriptor above standard error that the
-// worker inherited without asking: whatever the operator's shell or an
-// embedding host left open reaches the worker through exec, and a file
-// opened outside every grant is no longer held by Landlock once it is
-// open. A descriptor that survived exec is one without FD_CLOEXEC, and
-// the Go runtime opens all of its own with it, so the ones that lack it
-// here, but for the pipes workerPipes already marked, are the inherited
-// ones. It runs first thing in the worker, before the policy.
-func closeInherited() error {
-	dir := "/proc/self/fd"
-	if goruntime.GOOS != "linux" {
-		dir = "/dev/fd"
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("list the worker's descriptors: %w", err)
-	}
-	for _, e := range entries {
-		fd, err := strconv.Atoi(e.Name())
-		if err != nil || fd <= 2 {
-			continue
-		}
-		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
-		if err != nil || flags&unix.FD_CLOEXEC != 0 {
-			continue // the directory's own descriptor, gone already, or the runtime's
-		}
-		if err := unix.Close(fd); err != nil {
-			return fmt.Errorf("close inherited descriptor %d: %w", fd, err)
-		}
-	}
-	return nil
+// askToStop sends the worker its stop signal (wire.StopSignal); it is
+// killed if it has not ended within stopGrace.
+func askToStop(p *os.Process) bool {
+	sig, _ := wire.StopSignal()
+	return p.Signal(sig) == nil
 }
-
-// stopSignals ask a worker to end its program where it is: the supervisor
-// sends one when the run's deadline passes, and kills the worker if it has
-// not ended within stopGrace.
-var stopSignals = []os.Signal{syscall.SIGUSR1}
-
-// askToStop sends the worker its stop signal.
-func askToStop(p *os.Process) bool { return p.Signal(syscall.SIGUSR1) == nil }
 
 // ownedPrivate checks that dir, as fi says, belongs to this user, and
 // makes it enterable by this user alone.

@@ -4,14 +4,11 @@ package run
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	goruntime "runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,34 +17,6 @@ import (
 
 	"github.com/sabline/sabline/internal/testkit"
 )
-
-// ownProcessEnv, set, says the test runs in a process of its own, which
-// the same test started (rerun): it names the part to do there.
-const ownProcessEnv = "SABLINE_TEST_OWN_PROCESS"
-
-// rerun runs t's test again in a process of its own (the test binary),
-// with ownProcessEnv set to part and edit's changes to the command, and
-// returns the command once it has ended: the test must pass there. One
-// skipped there is skipped here.
-func rerun(t *testing.T, part string, edit func(*exec.Cmd)) *exec.Cmd {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Minute))
-	defer cancel()
-	name, _, _ := strings.Cut(t.Name(), "/")
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+name+"$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), ownProcessEnv+"="+part)
-	if edit != nil {
-		edit(cmd)
-	}
-	out, err := cmd.CombinedOutput()
-	if err == nil && strings.Contains(string(out), "--- SKIP: "+name) {
-		t.Skipf("skipped in a process of its own:\n%s", out)
-	}
-	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
-		t.Fatalf("%s in a process of its own: %v\n%s", part, err, out)
-	}
-	return cmd
-}
 
 // lockedBuffer is a caller's writer feed's copy writes to while the test
 // reads it.
@@ -204,8 +173,8 @@ func TestToolPairClosedOnExec(t *testing.T) {
 // descriptor 0; the caller's input still reaches the worker whole. It runs
 // in a process of its own, which closes its standard input.
 func TestFeedWokenOnAnyDescriptor(t *testing.T) {
-	if os.Getenv(ownProcessEnv) != "feed" {
-		rerun(t, "feed", nil)
+	if os.Getenv(testkit.OwnProcessEnv) != "feed" {
+		testkit.Rerun(t, "feed", nil)
 		return
 	}
 	tests := []struct {
@@ -235,62 +204,6 @@ func TestFeedWokenOnAnyDescriptor(t *testing.T) {
 	}
 }
 
-// TestCloseInherited: closeInherited, first thing in the worker, closes
-// each descriptor it inherited without asking (one without FD_CLOEXEC,
-// above standard error) and keeps the standard streams and the
-// descriptors the Go runtime opens itself. It runs in a process of its
-// own, which inherits descriptor 3.
-func TestCloseInherited(t *testing.T) {
-	if os.Getenv(ownProcessEnv) != "close" {
-		f, err := os.Create(filepath.Join(t.TempDir(), "inherited"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		rerun(t, "close", func(c *exec.Cmd) { c.ExtraFiles = []*os.File{f} })
-		return
-	}
-	file := filepath.Join(t.TempDir(), "opened")
-	if err := os.WriteFile(file, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	open := func(flags int) int {
-		fd, err := unix.Open(file, unix.O_RDONLY|flags, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fd
-	}
-	tests := []struct {
-		name     string
-		fd       int
-		wantOpen bool
-	}{
-		{name: "standard input", fd: 0, wantOpen: true},
-		{name: "standard output", fd: 1, wantOpen: true},
-		{name: "standard error", fd: 2, wantOpen: true},
-		{name: "inherited through exec", fd: 3},
-		{name: "opened close-on-exec", fd: open(unix.O_CLOEXEC), wantOpen: true},
-		{name: "left open across exec", fd: open(0)},
-	}
-	for _, tc := range tests {
-		if _, err := unix.FcntlInt(uintptr(tc.fd), unix.F_GETFD, 0); err != nil {
-			t.Fatalf("%s (descriptor %d) is not open before: %v", tc.name, tc.fd, err)
-		}
-	}
-	if err := closeInherited(); err != nil {
-		t.Fatalf("closeInherited: %v", err)
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := unix.FcntlInt(uintptr(tc.fd), unix.F_GETFD, 0)
-			if open := err == nil; open != tc.wantOpen {
-				t.Errorf("descriptor %d open: %v (%v), want %v", tc.fd, open, err, tc.wantOpen)
-			}
-		})
-	}
-}
-
 // maxRSSTouchEnv is how many MiB the test binary, started by TestMaxRSSKB,
 // touches before it exits.
 const maxRSSTouchEnv = "SABLINE_TEST_TOUCH_MIB"
@@ -300,7 +213,7 @@ const maxRSSTouchEnv = "SABLINE_TEST_TOUCH_MIB"
 // counts bytes): a process that touched n MiB counts at least n×1024,
 // and none here reaches 16 GiB.
 func TestMaxRSSKB(t *testing.T) {
-	if os.Getenv(ownProcessEnv) == "touch" {
+	if os.Getenv(testkit.OwnProcessEnv) == "touch" {
 		mib, err := strconv.Atoi(os.Getenv(maxRSSTouchEnv))
 		if err != nil {
 			t.Fatal(err)
@@ -322,7 +235,7 @@ func TestMaxRSSKB(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := rerun(t, "touch", func(c *exec.Cmd) {
+			cmd := testkit.Rerun(t, "touch", func(c *exec.Cmd) {
 				c.Env = append(c.Env, maxRSSTouchEnv+"="+strconv.Itoa(tc.touch))
 			})
 			const most = 16 << 20 // 16 GiB, in KiB

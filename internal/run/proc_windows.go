@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime/debug"
 	"strconv"
 	"syscall"
 
@@ -35,26 +34,14 @@ func killedBy(*os.ProcessState) (int, bool) { return 0, false }
 
 func signalName(sig int) string { return "signal " + strconv.Itoa(sig) }
 
-func closeOnExec(uintptr) {}
-
-// crashToFile sends the Go runtime's crash report to f as well; Windows
-// has no descriptor to swap, so the report reaches standard error too.
-func crashToFile(f *os.File) error { return debug.SetCrashOutput(f, debug.CrashOptions{}) }
-
 // lockDir: no lock on Windows, and so no sweep (tryLockDir never succeeds):
 // a directory left behind stays rather than risk another run's.
 func lockDir(string) (func(), error) { return func() {}, nil }
 
 func tryLockDir(string) (func(), bool) { return nil, false }
 
-// closeInherited: a Windows worker inherits only the handles passPipes
-// lists (StartProcess passes exactly those), so there is nothing to close.
-func closeInherited() error { return nil }
-
-// stopSignals: a Windows worker has no signal to be asked to stop with;
-// at the deadline it is ended at once.
-var stopSignals []os.Signal
-
+// askToStop: a Windows worker has no signal to be asked to stop with
+// (wire.StopSignal); at the deadline it is ended at once.
 func askToStop(*os.Process) bool { return false }
 
 // ownedPrivate: a directory made in the user's own profile is the user's;

@@ -19,17 +19,19 @@ import (
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/wire"
+	"github.com/sabline/sabline/internal/worker"
 	"github.com/sabline/sabline/receipt"
 )
 
 // TestMain lets the test binary be its own worker, as the sabline command
-// is: Supervise starts os.Executable with WorkerArg.
+// is: Supervise starts os.Executable with wire.WorkerArg.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == WorkerArg {
+	if len(os.Args) > 1 && os.Args[1] == wire.WorkerArg {
 		if os.Getenv(dieEarlyEnv) != "" {
 			os.Exit(3) // a worker that dies before its first record
 		}
-		os.Exit(WorkerMain(os.Args[2:]))
+		os.Exit(worker.Main(os.Args[2:]))
 	}
 	os.Exit(testkit.RunWithPrivateRegister(m)) // its stores and runs join a register of its own
 }
@@ -206,7 +208,7 @@ func TestSweepTempDirs(t *testing.T) {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(d, crashFile), []byte("x"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(d, wire.CrashFile), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Chtimes(d, mtime, mtime); err != nil {
@@ -299,7 +301,7 @@ func TestParametersOfARunThatNeverStarted(t *testing.T) {
 	if ran.rec.Outcome.Status != receipt.StatusOK {
 		t.Fatalf("the control did not run: %+v\n%s", ran.rec.Outcome, ran.stderr)
 	}
-	t.Setenv(workerMarker, "a-run-id")
+	t.Setenv(wire.WorkerMarker, "a-run-id")
 	refused := superviseProgram(t, `print("ran")`, []string{"io"}, edit)
 	wantCode(t, refused, codes.E310, "Supervise")
 	for _, rec := range []*receipt.Receipt{ran.stored(t), refused.stored(t)} {

@@ -244,7 +244,7 @@ func (c *commandRun) takeParameters() {
 func (c *commandRun) finish(o receipt.Outcome) *receipt.Receipt {
 	c.takeParameters()
 	c.rec.Outcome = o
-	c.rec.Timings.WallMS = ms(time.Since(c.started))
+	c.rec.Timings.WallMS = receipt.MS(time.Since(c.started))
 	if c.r.Receipts != "" {
 		if path, err := c.rec.Stored(); path == "" && err == nil {
 			if _, err := c.rec.Reserve(c.r.Receipts); err != nil {
@@ -360,7 +360,7 @@ func readProgram(path string) (src []byte, piped bool, err error) {
 // deathOutcome says how a worker that wrote no result ended: killed by the
 // kernel past its cgroup's memory limit (oom), killed by a signal, out of
 // memory under its address-space limit, or crashed, as the crash report
-// the Go runtime wrote into its temporary directory tmp (see crashFile)
+// the Go runtime wrote into its temporary directory tmp (see wire.CrashFile)
 // says. memoryMB is the run's memory limit, memHeld the address-space
 // limit the worker said it holds; kept names where the report was kept,
 // "" when it was not.
@@ -390,7 +390,7 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool, crash, k
 	if first != "" {
 		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result: %q%s", ps.ExitCode(), wire.Clip([]byte(first), 200), where))
 	}
-	if _, err := os.Lstat(filepath.Join(tmp, crashFile)); err != nil {
+	if _, err := os.Lstat(filepath.Join(tmp, wire.CrashFile)); err != nil {
 		// It never made its crash file: it never ran as a worker.
 		e := codes.Errorf(codes.E310, "the worker exited with status %d before it began: the program it was started from did not run it as a worker; a program that embeds Sabline must call %s at the top of main", ps.ExitCode(), handOverCall)
 		return receipt.OutcomeOf(e)
@@ -429,7 +429,7 @@ func memoryGap(mb int, hold confine.MemoryHold, addressSpace bool) confine.Gap {
 // readCrashReport reads at most MaxCrashReportBytes of the crash report in
 // tmp: a regular file only, never through a link the worker put there.
 func readCrashReport(tmp string) string {
-	f, err := openRegular(filepath.Join(tmp, crashFile))
+	f, err := openRegular(filepath.Join(tmp, wire.CrashFile))
 	if err != nil {
 		return "" // none when the worker died before it could make one
 	}

@@ -2,12 +2,9 @@ package run
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/internal/wire"
 )
 
 // TestAllocatorThrew tells a crash report of the Go allocator giving up
@@ -50,27 +47,6 @@ main.module.func1()
 		t.Run(tc.name, func(t *testing.T) {
 			if got := allocatorThrew(tc.crash); got != tc.want {
 				t.Fatalf("allocatorThrew = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
-// TestWorkerAppliesOnlyTheSentPolicy: a worker sent no policy, or one whose
-// digest is not the one the receipt records, applies nothing and says so;
-// it never derives a policy of its own.
-func TestWorkerAppliesOnlyTheSentPolicy(t *testing.T) {
-	p := confine.OSPolicy(budget.MustParse("/", "io"), confine.Options{})
-	for _, tt := range []struct {
-		name string
-		req  wire.Request
-	}{
-		{name: "no policy", req: wire.Request{Confine: confine.ModeDefault, PolicySHA256: p.SHA256()}},
-		{name: "another digest", req: wire.Request{Confine: confine.ModeDefault, Policy: &p, PolicySHA256: strings.Repeat("0", 64)}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := (&worker{}).confine(&tt.req)
-			if got.Level != confine.None || len(got.Layers) != 0 || !strings.Contains(got.Reason, "was not sent the policy") {
-				t.Errorf("confinement %+v, want none, no layers, saying the policy was not sent", got)
 			}
 		})
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -105,7 +106,7 @@ func TestRunsDoNotShareATempDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if e.Name() != crashFile {
+		if e.Name() != wire.CrashFile {
 			t.Errorf("the waiting run's directory holds %s", e.Name())
 		}
 	}

@@ -34,6 +34,25 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
+// CrashFile is the file in the run's temporary directory where the worker's
+// Go runtime writes a fatal error: the worker's own standard error (the
+// descriptor the Go runtime writes its crash reports to) is this file, so
+// that no Go crash dump reaches the operator's terminal. The worker's own
+// messages go to the standard error it inherited. The supervisor reads at
+// most run.MaxCrashReportBytes of it.
+const CrashFile = "worker-crash.txt"
+
+// WorkerArg is the hidden first argument that makes the sabline binary a
+// worker. The supervisor starts the worker with it; nothing else should.
+const WorkerArg = "__sabline_worker"
+
+// WorkerMarker is set in every worker's environment (to the run id, or
+// "pool"). A process that has it and is asked to start a run is a worker
+// whose host program never handed control to Sabline: its main ran again
+// instead of the worker, and starting a run from there would start
+// another worker, and so on without end.
+const WorkerMarker = "SABLINE_WORKER"
+
 // MaxResultBytes is the most the supervisor reads from the result pipe:
 // a worker that writes more is stopped.
 const MaxResultBytes = 1 << 20

@@ -6,8 +6,9 @@ package main
 import (
 	"fmt"
 
-	_ "github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "net/http"
+
+	_ "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	_ "github.com/sabline/sabline/internal/run"
 )

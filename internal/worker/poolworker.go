@@ -1,4 +1,4 @@
-package run
+package worker
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 	w.prepare(req, res)
 	t0 := time.Now()
 	res.Confinement = w.confine(req)
-	res.Timings.ConfineMS = ms(time.Since(t0))
+	res.Timings.ConfineMS = receipt.MS(time.Since(t0))
 	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
 		return w.finish(res, codes.Errorf(codes.E326, "required level %s: the pool's confinement is %s (%s)",
 			req.Require, res.Confinement.Level, res.Confinement.Reason))
@@ -38,9 +38,9 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 	mem := w.watchMemory(req, res.MemoryLimitHeld)
 
 	var current atomic.Pointer[lang.Interp]
-	if len(stopSignals) > 0 {
+	if sig, ok := wire.StopSignal(); ok {
 		stopc := make(chan os.Signal, 1)
-		signal.Notify(stopc, stopSignals...)
+		signal.Notify(stopc, sig)
 		go func() {
 			for range stopc {
 				if in := current.Load(); in != nil {
@@ -58,7 +58,7 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 			fmt.Fprintln(os.Stderr, "sabline: pool worker: read job:", err)
 			return codes.ExitCrashed
 		}
-		mem.begin()
+		mem.Begin()
 		out := &bounded.Writer{Max: wire.MaxPoolOutputBytes}
 		cfg := lang.Config{
 			Budget: j.Budget, Cwd: j.Cwd, Guard: req.Guard, Args: j.Args,
@@ -72,8 +72,8 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 			},
 		})
 		r := wire.JobResult{Files: ran.Files, Effects: ran.Effects}
-		r.Timings.CompileMS, r.Timings.RunMS = ms(ran.Compile), ms(ran.Run)
-		mem.end()
+		r.Timings.CompileMS, r.Timings.RunMS = receipt.MS(ran.Compile), receipt.MS(ran.Run)
+		mem.End()
 		r.Outcome = receipt.OutcomeOf(err)
 		r.Stdout, r.Clipped = out.Bytes(), out.Cut()
 		line, err := json.Marshal(&r)
@@ -103,7 +103,7 @@ func clearTemp(dir string, crash *os.File) {
 		return
 	}
 	for _, e := range entries {
-		if e.Name() != crashFile {
+		if e.Name() != wire.CrashFile {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}

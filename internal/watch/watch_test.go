@@ -1,4 +1,4 @@
-package run
+package watch
 
 import (
 	"sync/atomic"
@@ -23,7 +23,7 @@ func TestWatchReportsOnlyItsJob(t *testing.T) {
 			measuring, found := make(chan struct{}), make(chan struct{})
 			reported := make(chan struct{}, 1)
 			var checks atomic.Int32
-			w := newWatch(time.Millisecond, func() func() {
+			w := New(time.Millisecond, func() func() {
 				if checks.Add(1) > 1 {
 					return nil
 				}
@@ -31,12 +31,12 @@ func TestWatchReportsOnlyItsJob(t *testing.T) {
 				<-found
 				return func() { reported <- struct{}{} }
 			})
-			defer w.close()
-			w.begin()
+			defer w.Close()
+			w.Begin()
 			<-measuring
 			if tt.endFirst {
-				w.end()
-				w.begin()
+				w.End()
+				w.Begin()
 			}
 			close(found)
 			// The report, if any, is made before the next check: wait
@@ -44,7 +44,7 @@ func TestWatchReportsOnlyItsJob(t *testing.T) {
 			for checks.Load() < 2 {
 				time.Sleep(time.Millisecond)
 			}
-			w.end()
+			w.End()
 			select {
 			case <-reported:
 				if !tt.wantReport {
@@ -63,16 +63,16 @@ func TestWatchReportsOnlyItsJob(t *testing.T) {
 // ended at most one check more comes, then none.
 func TestWatchIdle(t *testing.T) {
 	var checks atomic.Int32
-	w := newWatch(time.Millisecond, func() func() {
+	w := New(time.Millisecond, func() func() {
 		checks.Add(1)
 		return nil
 	})
-	defer w.close()
-	w.begin()
+	defer w.Close()
+	w.Begin()
 	for checks.Load() < 3 {
 		time.Sleep(time.Millisecond)
 	}
-	w.end()
+	w.End()
 	ended := checks.Load()
 	time.Sleep(50 * time.Millisecond) // fifty periods without a job
 	if n := checks.Load() - ended; n > 1 {

@@ -1,18 +1,22 @@
-package run
+// Package watch runs a check periodically while a job runs, and only then:
+// the worker's memory watch and the supervisor's watch of a run's
+// temporary directory are each a [Watch]. An idle worker's watch is
+// parked, so that a worker waiting for its next job costs no tick.
+package watch
 
 import (
 	"sync"
 	"time"
 )
 
-// watch runs a check every period while a job runs, and only then: one
+// Watch runs a check every period while a job runs, and only then: one
 // goroutine for the life of its owner, parked while no job runs, so that
 // starting and ending a job costs no goroutine and no wait, and an idle
 // worker no tick (after at most one past its job's end). A check measures
 // without the watch's lock; what it found is reported under the lock, and
-// only if the job it was measured in is still the one running: once end
+// only if the job it was measured in is still the one running: once End
 // returns, nothing measured before it is reported.
-type watch struct {
+type Watch struct {
 	mu   sync.Mutex
 	job  uint64 // the running job's number; 0 when none runs
 	last uint64 // the last job's number
@@ -20,18 +24,18 @@ type watch struct {
 	quit chan struct{}
 }
 
-// newWatch starts a watch of check, every period while a job runs. check
+// New starts a watch of check, every period while a job runs. check
 // returns what to do about what it measured (nil when all is well), which
 // is done under the watch's lock while its job still runs.
-func newWatch(period time.Duration, check func() (report func())) *watch {
-	w := &watch{wake: make(chan struct{}, 1), quit: make(chan struct{})}
+func New(period time.Duration, check func() (report func())) *Watch {
+	w := &Watch{wake: make(chan struct{}, 1), quit: make(chan struct{})}
 	go w.loop(period, check)
 	return w
 }
 
-// begin starts a job: the check runs every period until end. A nil
+// Begin starts a job: the check runs every period until End. A nil
 // watch watches nothing.
-func (w *watch) begin() {
+func (w *Watch) Begin() {
 	if w == nil {
 		return
 	}
@@ -45,8 +49,8 @@ func (w *watch) begin() {
 	}
 }
 
-// end ends the job: once it returns, nothing measured in it is reported.
-func (w *watch) end() {
+// End ends the job: once it returns, nothing measured in it is reported.
+func (w *Watch) End() {
 	if w == nil {
 		return
 	}
@@ -55,20 +59,20 @@ func (w *watch) end() {
 	w.mu.Unlock()
 }
 
-// close ends the watch's goroutine.
-func (w *watch) close() {
+// Close ends the watch's goroutine.
+func (w *Watch) Close() {
 	if w != nil {
 		close(w.quit)
 	}
 }
 
-func (w *watch) running() uint64 {
+func (w *Watch) running() uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.job
 }
 
-func (w *watch) loop(period time.Duration, check func() func()) {
+func (w *Watch) loop(period time.Duration, check func() func()) {
 	for {
 		select {
 		case <-w.wake:

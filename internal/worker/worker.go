@@ -1,4 +1,13 @@
-package run
+// Package worker is the worker's side of a run: the sabline binary started
+// again with wire.WorkerArg ([Main]) reads its request from the
+// supervisor, readies its process (its temporary directory, the crash
+// file, the memory limit), applies the policy it was sent to itself, and
+// runs the program as every run does (internal/job), sending the
+// supervisor its records (internal/wire). A pool worker is confined once
+// and then runs one job after another. Nothing here decides a policy:
+// the supervisor (internal/run) derived it, and the worker only applies
+// it and says what held.
+package worker
 
 import (
 	"encoding/json"
@@ -19,28 +28,17 @@ import (
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/job"
 	"github.com/sabline/sabline/internal/phase"
+	"github.com/sabline/sabline/internal/watch"
 	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
 
-// crashFile is the file in the run's temporary directory where the worker's
-// Go runtime writes a fatal error: the worker's own standard error (the
-// descriptor the Go runtime writes its crash reports to) is this file, so
-// that no Go crash dump reaches the operator's terminal. The worker's own
-// messages go to the standard error it inherited. The supervisor reads at
-// most MaxCrashReportBytes of it.
-const crashFile = "worker-crash.txt"
-
-// WorkerArg is the hidden first argument that makes the sabline binary a
-// worker. The supervisor starts the worker with it; nothing else should.
-const WorkerArg = "__sabline_worker"
-
-// WorkerMain is the worker: it reads a request from the request pipe,
+// Main is the worker: it reads a request from the request pipe,
 // compiles the program and its loads, applies the OS policy to every
 // thread, runs the fault-injection hook if asked, runs the program, and
 // writes a wire.Record to the result pipe. It returns the exit status.
-func WorkerMain(args []string) int {
+func Main(args []string) int {
 	reqFile, resFile, toolFile, err := workerPipes(args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
@@ -57,7 +55,7 @@ func WorkerMain(args []string) int {
 	w := &worker{out: resFile, tool: lang.NewToolChannel(tool)}
 	// The marker is for the process the supervisor started, not for
 	// anything the program may start in turn.
-	os.Unsetenv(workerMarker)
+	os.Unsetenv(wire.WorkerMarker)
 	var req wire.Request
 	dec := json.NewDecoder(reqFile)
 	if err := dec.Decode(&req); err != nil {
@@ -118,9 +116,9 @@ func (w *worker) run(req *wire.Request) int {
 	res := &wire.Record{Confinement: confine.NotConfined(receipt.ReasonNotApplied)}
 	w.prepare(req, res)
 	mem := w.watchMemory(req, res.MemoryLimitHeld)
-	mem.begin()
+	mem.Begin()
 	err := w.job(req, res)
-	mem.end()
+	mem.End()
 	return w.finish(res, err)
 }
 
@@ -135,7 +133,7 @@ func (w *worker) job(req *wire.Request, res *wire.Record) error {
 		Compiled: func(in *lang.Interp, prog *lang.Compiled) error { return w.ready(req, res, in, prog) },
 		Running:  w.stopOnSignal,
 	})
-	res.Timings.CompileMS, res.Timings.RunMS = ms(ran.Compile), ms(ran.Run)
+	res.Timings.CompileMS, res.Timings.RunMS = receipt.MS(ran.Compile), receipt.MS(ran.Run)
 	res.Files, res.Effects = ran.Files, ran.Effects
 	var e *codes.Error
 	if ran.Files == nil && req.Piped && errors.As(err, &e) && e.Code == codes.E306 {
@@ -161,7 +159,7 @@ func (w *worker) ready(req *wire.Request, res *wire.Record, in *lang.Interp, pro
 	}
 	t1 := time.Now()
 	res.Confinement = w.confine(req)
-	res.Timings.ConfineMS = ms(time.Since(t1))
+	res.Timings.ConfineMS = receipt.MS(time.Since(t1))
 	phase.Mark("confined")
 	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
 		return codes.Errorf(codes.E326, "required level %s: this run's confinement is %s (%s); it was refused before its first statement",
@@ -179,15 +177,16 @@ func (w *worker) ready(req *wire.Request, res *wire.Record, in *lang.Interp, pro
 	return nil
 }
 
-// stopOnSignal is the supervisor's deadline: asked to stop (stopSignals),
+// stopOnSignal is the supervisor's deadline: asked to stop (wire.StopSignal),
 // the program ends at its next step and the final record says where it
 // was.
 func (w *worker) stopOnSignal(in *lang.Interp) (ended func()) {
-	if len(stopSignals) == 0 {
+	sig, ok := wire.StopSignal()
+	if !ok {
 		return nil
 	}
 	stopc := make(chan os.Signal, 1)
-	signal.Notify(stopc, stopSignals...)
+	signal.Notify(stopc, sig)
 	go func() {
 		<-stopc
 		in.Stop("the run took longer than its timeout and was stopped")
@@ -204,7 +203,7 @@ func (w *worker) prepare(req *wire.Request, res *wire.Record) {
 	// when no result comes; the operator sees one line naming it.
 	// It is opened to append, so that a pool worker can empty it between
 	// two runs (clearTemp) and the next report starts at its beginning.
-	if f, err := os.OpenFile(filepath.Join(req.TempDir, crashFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600); err == nil {
+	if f, err := os.OpenFile(filepath.Join(req.TempDir, wire.CrashFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600); err == nil {
 		if err := crashToFile(f); err != nil {
 			fmt.Fprintln(os.Stderr, "sabline: worker: crash report:", err)
 		}
@@ -271,7 +270,7 @@ const memoryEvery = 5 * time.Millisecond
 // result it writes carries only the outcome: the run's own result is
 // still being made by another goroutine. It reads runtime/metrics, which
 // stops no goroutine.
-func (w *worker) watchMemory(req *wire.Request, held int) *watch {
+func (w *worker) watchMemory(req *wire.Request, held int) *watch.Watch {
 	if req.MaxMemoryMB <= 0 {
 		return nil
 	}
@@ -283,7 +282,7 @@ func (w *worker) watchMemory(req *wire.Request, held int) *watch {
 		metrics.Read(samples)
 		return samples[0].Value.Uint64() - samples[1].Value.Uint64()
 	}
-	return newWatch(memoryEvery, func() func() {
+	return watch.New(memoryEvery, func() func() {
 		if inUse() <= limit {
 			return nil
 		}
@@ -300,5 +299,3 @@ func (w *worker) watchMemory(req *wire.Request, held int) *watch {
 		}
 	})
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,67 @@
+//go:build unix
+
+package worker
+
+import (
+	"fmt"
+	"os"
+	goruntime "runtime"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// crashToFile makes f the worker's standard error, the descriptor the Go
+// runtime writes a crash report to, and keeps the standard error the
+// worker inherited as os.Stderr, for its own messages. It runs before the
+// policy is applied.
+func crashToFile(f *os.File) error {
+	saved, err := unix.FcntlInt(2, unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return fmt.Errorf("keep standard error: %w", err)
+	}
+	if err := unix.Dup2(int(f.Fd()), 2); err != nil {
+		unix.Close(saved)
+		return fmt.Errorf("standard error to the crash file: %w", err)
+	}
+	os.Stderr = os.NewFile(uintptr(saved), "/dev/stderr")
+	return nil
+}
+
+// closeInherited closes every descriptor above standard error that the
+// worker inherited without asking: whatever the operator's shell or an
+// embedding host left open reaches the worker through exec, and a file
+// opened outside every grant is no longer held by Landlock once it is
+// open. A descriptor that survived exec is one without FD_CLOEXEC, and
+// the Go runtime opens all of its own with it, so the ones that lack it
+// here, but for the pipes workerPipes already marked, are the inherited
+// ones. It runs first thing in the worker, before the policy.
+func closeInherited() error {
+	dir := "/proc/self/fd"
+	if goruntime.GOOS != "linux" {
+		dir = "/dev/fd"
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("list the worker's descriptors: %w", err)
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		if err != nil || flags&unix.FD_CLOEXEC != 0 {
+			continue // the directory's own descriptor, gone already, or the runtime's
+		}
+		if err := unix.Close(fd); err != nil {
+			return fmt.Errorf("close inherited descriptor %d: %w", fd, err)
+		}
+	}
+	return nil
+}
+
+// closeOnExec keeps the worker's pipes from any process a host module
+// starts.
+func closeOnExec(fd uintptr) { syscall.CloseOnExec(int(fd)) }

@@ -1,0 +1,67 @@
+package worker
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/wire"
+)
+
+// TestWorkerAppliesOnlyTheSentPolicy: a worker sent no policy, or one whose
+// digest is not the one the receipt records, applies nothing and says so;
+// it never derives a policy of its own.
+func TestWorkerAppliesOnlyTheSentPolicy(t *testing.T) {
+	p := confine.OSPolicy(budget.MustParse("/", "io"), confine.Options{})
+	for _, tt := range []struct {
+		name string
+		req  wire.Request
+	}{
+		{name: "no policy", req: wire.Request{Confine: confine.ModeDefault, PolicySHA256: p.SHA256()}},
+		{name: "another digest", req: wire.Request{Confine: confine.ModeDefault, Policy: &p, PolicySHA256: strings.Repeat("0", 64)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := (&worker{}).confine(&tt.req)
+			if got.Level != confine.None || len(got.Layers) != 0 || !strings.Contains(got.Reason, "was not sent the policy") {
+				t.Errorf("confinement %+v, want none, no layers, saying the policy was not sent", got)
+			}
+		})
+	}
+}
+
+// TestClearTemp: between two pooled runs the worker's temporary directory
+// is emptied, the crash file too: what one run wrote there (the crash
+// file was left as it was, and one client read what another wrote in it),
+// the next never sees. The crash file stays the worker's standard error,
+// open to append, so what is written next starts at its beginning.
+func TestClearTemp(t *testing.T) {
+	dir := testkit.Scratch(t)
+	crash, err := os.OpenFile(filepath.Join(dir, wire.CrashFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer crash.Close()
+	if _, err := crash.WriteString("the first run's secret\n"); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WriteFile(t, filepath.Join(dir, "left", "by", "it.txt"), "x")
+	testkit.WriteFile(t, filepath.Join(dir, "also.txt"), "x")
+	clearTemp(dir, crash)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != wire.CrashFile {
+		t.Fatalf("left %v, want the crash file alone", entries)
+	}
+	if _, err := crash.WriteString("next\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, wire.CrashFile)); err != nil || string(got) != "next\n" {
+		t.Fatalf("the crash file holds %q (%v), want only what was written after it was emptied", got, err)
+	}
+}

@@ -41,7 +41,9 @@ func TestLayers(t *testing.T) {
 		{from: "internal/run", to: []string{"door", "cli", ""}},
 		{from: "", to: []string{"door", "cli"}},
 		{from: "cli", to: []string{"checks"}},
-		{from: "internal/job", to: []string{"confine", "internal/run", "receipt", "door", "cli", ""}},
+		{from: "internal/job", to: []string{"confine", "internal/run", "internal/worker", "receipt", "door", "cli", ""}},
+		{from: "internal/worker", to: []string{"internal/run", "door", "cli", ""}},
+		{from: "internal/wire", to: []string{"internal/run", "internal/worker", "internal/job", "door", "cli", ""}},
 		{from: "internal/fault", to: []string{"internal/run", "door", "cli", ""}},
 		{from: "internal/eval", to: []string{"door", "cli", ""}},
 		{from: "internal/probe", to: []string{"door", "cli", ""}},
@@ -49,7 +51,8 @@ func TestLayers(t *testing.T) {
 	drawn := []struct{ from, to string }{
 		{"internal/run", "lang"}, {"internal/run", "confine"}, {"lang", "budget"}, {"confine", "budget"}, {"cli", "door"}, {"", "internal/run"},
 		{"receipt", "program"}, {"door", "program"}, {"door", ""},
-		{"internal/run", "internal/job"}, {"", "internal/job"}, {"internal/job", "lang"},
+		{"internal/worker", "internal/job"}, {"", "internal/job"}, {"internal/job", "lang"},
+		{"internal/run", "internal/wire"}, {"internal/worker", "internal/wire"}, {"internal/worker", "confine"},
 		{"internal/eval", "internal/run"}, {"internal/probe", "internal/run"}, {"internal/run", "internal/fault"},
 	}
 	for _, goos := range []string{"linux", "darwin", "windows"} {

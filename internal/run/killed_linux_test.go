@@ -61,11 +61,23 @@ func TestSupervisorKilledOutright(t *testing.T) {
 		t.Fatal("no temporary directory appeared")
 		return ""
 	}
+	// reserved waits for n receipts to be reserved: a supervisor makes
+	// its worker's directory before it reserves the receipt.
+	reserved := func(n int) {
+		for deadline := time.Now().Add(testkit.Bound(20 * time.Second)); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if runs, _ := receipt.List(receipts); len(runs) >= n {
+				return
+			}
+		}
+		t.Fatalf("fewer than %d receipts reserved", n)
+	}
 	seen := map[string]bool{}
 	killed := start(loop)
 	killedDir := newDir(seen)
+	reserved(1)
 	live := start(loop)
 	liveDir := newDir(seen)
+	reserved(2)
 	if err := killed.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

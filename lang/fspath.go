@@ -13,7 +13,6 @@ import (
 	"syscall"
 
 	"github.com/sabline/sabline/guard"
-	"github.com/sabline/sabline/program"
 )
 
 // How a path is judged. The language never resolves a program's path
@@ -405,7 +404,7 @@ func (w *walker) follow(name string, rest []string) error {
 	if w.links++; w.links > maxLinks {
 		return syscall.ELOOP
 	}
-	if !program.Knockout && onProcfs(w.top()) {
+	if refusesLinksIn(w.top()) {
 		return errMagic
 	}
 	target, err := readLinkAt(w.top(), name)
@@ -479,13 +478,11 @@ func (w *walker) here() (string, error) {
 	return filepath.Join(dir, w.name), nil
 }
 
-// inProcess reports whether the walk stands on a process's own files in
-// /proc: a directory on procfs whose path, or the last name, has a
-// component of digits (a process or thread id).
-func (w *walker) inProcess(path string) bool {
-	if program.Knockout {
-		return false
-	}
+// onProcessFiles reports whether the walk stands on a process's own files
+// in /proc: a directory on procfs whose path, or the last name, has a
+// component of digits (a process or thread id). Effects ask it through
+// inProcess (knockout_off.go).
+func (w *walker) onProcessFiles(path string) bool {
 	comps, _ := splitPath(path)
 	for _, c := range comps {
 		if c != "" && strings.Trim(c, "0123456789") == "" {
@@ -508,11 +505,12 @@ func (t *fsTree) isAnchor(p string) bool {
 	return false
 }
 
-// isOwn reports whether f is open on one of the run's standard
+// openOnOwn reports whether f is open on one of the run's standard
 // descriptors' files, or one of the caller's they are relayed to; true
-// too when what f is open on cannot be read.
-func (t *fsTree) isOwn(f *os.File) bool {
-	if program.Knockout || len(t.own) == 0 {
+// too when what f is open on cannot be read. Effects ask it through isOwn
+// (knockout_off.go).
+func (t *fsTree) openOnOwn(f *os.File) bool {
+	if len(t.own) == 0 {
 		return false
 	}
 	id, ok := FileIDOf(f)

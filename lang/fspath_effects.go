@@ -15,7 +15,6 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/bounded"
-	"github.com/sabline/sabline/program"
 )
 
 // The file effects. Each walks the program's path (fspath.go), judges the
@@ -31,16 +30,8 @@ import (
 // anything else is the system's answer, E314 (or E319 when a confinement
 // layer refused).
 func (in *Interp) fsRefusal(op string, access budget.Access, p string, err error) error {
-	var u unjudged
-	if judged := errors.Is(err, budget.ErrNotGranted); !program.Knockout && (judged || errors.As(err, &u)) {
-		written := budget.Effect{Kind: budget.FS, Access: access, Path: filepath.Clean(in.abs(p))}
-		grant, covered := in.coversAsWritten(written)
-		switch {
-		case !covered:
-			return codes.Errorf(codes.E302, "fs %s of %s: %v: add %s to the budget", access, in.abs(p), budget.ErrNotGranted, written.Need())
-		case judged:
-			return codes.Errorf(codes.E302, "fs %s of %s: %v: %s", access, in.abs(p), budget.ErrNotGranted, fmt.Sprintf(leadsOutside, grant))
-		}
+	if refused := in.refusedAsWritten(access, p, err); refused != nil {
+		return refused
 	}
 	var e *codes.Error
 	if errors.As(err, &e) {
@@ -58,6 +49,29 @@ func (in *Interp) fsRefusal(op string, access budget.Access, p string, err error
 		return &codes.Error{Code: codes.E314, Msg: fmt.Sprintf("%s %s: more than %d links, or a loop of them", op, p, maxLinks), Err: err}
 	}
 	return in.osError(codes.E314, op+" "+p, err)
+}
+
+// asWritten judges, for fsRefusal, an effect for access on the program's
+// path p that failed with err where no grant covered the place its walk
+// led (budget.ErrNotGranted) or before that place was judged (unjudged):
+// E302 when no grant covers p as written, or when one does and the place
+// was judged; nil for any other err, or for an unjudged one under a
+// grant. fsRefusal asks it through refusedAsWritten (knockout_off.go).
+func (in *Interp) asWritten(access budget.Access, p string, err error) error {
+	var u unjudged
+	judged := errors.Is(err, budget.ErrNotGranted)
+	if !judged && !errors.As(err, &u) {
+		return nil
+	}
+	written := budget.Effect{Kind: budget.FS, Access: access, Path: filepath.Clean(in.abs(p))}
+	grant, covered := in.coversAsWritten(written)
+	switch {
+	case !covered:
+		return codes.Errorf(codes.E302, "fs %s of %s: %v: add %s to the budget", access, in.abs(p), budget.ErrNotGranted, written.Need())
+	case judged:
+		return codes.Errorf(codes.E302, "fs %s of %s: %v: %s", access, in.abs(p), budget.ErrNotGranted, fmt.Sprintf(leadsOutside, grant))
+	}
+	return nil
 }
 
 // leadsOutside says why a path a grant covers as written is refused: its
@@ -97,14 +111,12 @@ func (in *Interp) judge(w *walker, access budget.Access) (i int, here string, er
 	return i, here, err
 }
 
-// judgeEntry refuses an entry made in, or removed from, the directory the
+// guardEntry refuses an entry made in, or removed from, the directory the
 // walk stands on when it holds a guarded location (guard.Set.Holds): the
 // kernel holds a grant above one as the entries the directory had when
-// the run started, and so does the language.
-func (in *Interp) judgeEntry(w *walker) error {
-	if program.Knockout {
-		return nil
-	}
+// the run started, and so does the language. Effects ask it through
+// judgeEntry (knockout_off.go).
+func (in *Interp) guardEntry(w *walker) error {
 	dir, err := w.dirPath()
 	if err != nil {
 		return err
@@ -125,9 +137,10 @@ func (in *Interp) judgeEntry(w *walker) error {
 const heldDirAdvice = "a grant at or above such a directory reaches what it held when the run started, never a new " +
 	"entry in it; write beneath a directory of it, or grant a path beneath it that exists"
 
-// judgeDevice refuses a device no grant reaches (guard.RefusesDevice):
-// every one but a few of /dev, whatever the grant i, at here.
-func (in *Interp) judgeDevice(here string, mode os.FileMode, i int) error {
+// guardDevice refuses a device no grant reaches (guard.RefusesDevice):
+// every one but a few of /dev, whatever the grant i, at here. Effects ask
+// it through judgeDevice (knockout_off.go).
+func (in *Interp) guardDevice(here string, mode os.FileMode, i int) error {
 	if l, refused := guard.RefusesDevice(here, mode); refused {
 		return guardedRefusal(here, l, in.meter.Budget().Items[i])
 	}
@@ -175,7 +188,7 @@ func (in *Interp) fsObject(op string, access budget.Access, p string, do func(w 
 			return nil, in.fsRefusal(op, access, p, unjudged{err})
 		}
 		i, here, err := in.judge(w, access)
-		if err == nil && exists && !program.Knockout {
+		if err == nil && exists {
 			err = in.judgeDevice(here, mode, i)
 		}
 		if err != nil {

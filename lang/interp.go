@@ -16,7 +16,6 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
-	"github.com/sabline/sabline/program"
 )
 
 // Interp runs compiled programs under a budget. Every effect builtin asks
@@ -242,7 +241,7 @@ func (in *Interp) runError(err error) error {
 }
 
 // check asks the budget for an effect and charges the grant that covers
-// it. The knock-out build lets everything through; see knockout_on.go.
+// it. The knock-out build lets everything through (find, knockout_on.go).
 func (in *Interp) check(e budget.Effect) error {
 	i, err := in.find(e)
 	if err == nil {
@@ -251,13 +250,11 @@ func (in *Interp) check(e budget.Effect) error {
 	return err
 }
 
-// find returns the grant that would be charged for e, without charging
-// it (-1 in the knock-out build), or the refusal: E302, E303, or E318
-// for a guarded location under a broader grant (guard.Set.Refuses).
-func (in *Interp) find(e budget.Effect) (int, error) {
-	if program.Knockout {
-		return -1, nil
-	}
+// findGrant returns the grant that would be charged for e, without
+// charging it, or the refusal: E302, E303, or E318 for a guarded location
+// under a broader grant (guard.Set.Refuses). Effects find it through find,
+// which in the knock-out build returns -1 and no refusal.
+func (in *Interp) findGrant(e budget.Effect) (int, error) {
 	i, err := in.meter.Find(e)
 	switch {
 	case errors.Is(err, budget.ErrUsedUp):

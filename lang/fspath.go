@@ -53,7 +53,8 @@ const maxWalk = 32 << 10
 // lives in /proc (/proc/self, /proc/N/fd/M, /proc/N/root, /proc/N/cwd,
 // /proc/N/exe, map_files...), which /dev/fd, /dev/stdin, /dev/stdout and
 // /dev/stderr lead to.
-var errMagic = errors.New("a link in /proc, which the language never follows (/proc/N/fd, /proc/self, /dev/fd and /dev/std* all lead through one)")
+var errMagic = errors.New("a link in /proc, which the language never follows (/proc/N/fd, " +
+	"/proc/self, /dev/fd and /dev/std* all lead through one)")
 
 // errProcess refuses a process's own files in /proc: its environment,
 // its memory, its descriptors.
@@ -67,7 +68,8 @@ var errOwn = errors.New("the run's own standard input, output or error, reached 
 var errUnfinished = errors.New("the path cannot be followed to its end")
 
 // errTooLong refuses a path longer than maxWalk.
-var errTooLong = fmt.Errorf("the path is longer than %d bytes, more than the language walks; it is not followed", maxWalk)
+var errTooLong = fmt.Errorf("the path is longer than %d bytes, more than the language walks; it "+
+	"is not followed", maxWalk)
 
 // anchor is a directory opened when the run starts, to walk from.
 type anchor struct {
@@ -111,8 +113,10 @@ func newFSTree(dirs []string, relayed []FileID, std ...*os.File) *fsTree {
 		t.add(rootOf(d), seen)
 		t.add(d, seen)
 	}
-	sort.SliceStable(t.anchors, func(i, j int) bool { return len(t.anchors[i].path) > len(t.anchors[j].path) })
-	goruntime.AddCleanup(t, closeAnchors, t.anchors) // a run in a process that goes on (a pool, a test) does not keep them
+	sort.SliceStable(t.anchors,
+		func(i, j int) bool { return len(t.anchors[i].path) > len(t.anchors[j].path) })
+	// a run in a process that goes on (a pool, a test) does not keep them
+	goruntime.AddCleanup(t, closeAnchors, t.anchors)
 	null := devNull()
 	for _, f := range std {
 		if f == nil {
@@ -252,12 +256,16 @@ func (t *fsTree) walk(p string) (*walker, error) {
 func splitPath(p string) ([]string, bool) {
 	p = p[len(filepath.VolumeName(p)):]
 	var out []string
-	for _, c := range strings.FieldsFunc(p, func(r rune) bool { return os.IsPathSeparator(uint8(r)) && r < 0x80 }) {
+	for _, c := range strings.FieldsFunc(p, func(r rune) bool {
+		return os.IsPathSeparator(uint8(r)) && r < 0x80
+	}) {
 		if c != "." {
 			out = append(out, c)
 		}
 	}
-	slash := len(p) > 0 && (os.IsPathSeparator(p[len(p)-1]) || strings.HasSuffix(p, string(filepath.Separator)+".") || p == ".")
+	slash := len(p) > 0 &&
+		(os.IsPathSeparator(p[len(p)-1]) || strings.HasSuffix(p, string(filepath.Separator)+".") ||
+			p == ".")
 	return out, slash
 }
 
@@ -291,7 +299,8 @@ func (w *walker) restart(vol string, todo []string) error {
 	root := rootOf(vol)
 	for _, a := range w.t.anchors {
 		ac := a.comps
-		if sameVolume(a.path, root) && len(ac) <= len(todo) && equalComps(ac, todo[:len(ac)]) && a.inPlace() {
+		if sameVolume(a.path, root) && len(ac) <= len(todo) && equalComps(ac, todo[:len(ac)]) &&
+			a.inPlace() {
 			w.reset(a, append([]string(nil), todo[len(ac):]...))
 			return nil
 		}
@@ -498,7 +507,8 @@ func (w *walker) onProcessFiles(path string) bool {
 func (t *fsTree) isAnchor(p string) bool {
 	comps, _ := splitPath(p)
 	for _, a := range t.anchors {
-		if len(a.comps) > 0 && len(a.comps) == len(comps) && sameVolume(a.path, p) && equalComps(a.comps, comps) {
+		if len(a.comps) > 0 && len(a.comps) == len(comps) && sameVolume(a.path, p) &&
+			equalComps(a.comps, comps) {
 			return true
 		}
 	}

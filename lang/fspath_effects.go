@@ -46,7 +46,11 @@ func (in *Interp) fsRefusal(op string, access budget.Access, p string, err error
 		return codes.Errorf(codes.E314, "%s %s: %w", op, p, err)
 	}
 	if errors.Is(err, syscall.ELOOP) {
-		return &codes.Error{Code: codes.E314, Msg: fmt.Sprintf("%s %s: more than %d links, or a loop of them", op, p, maxLinks), Err: err}
+		return &codes.Error{
+			Code: codes.E314,
+			Msg:  fmt.Sprintf("%s %s: more than %d links, or a loop of them", op, p, maxLinks),
+			Err:  err,
+		}
 	}
 	return in.osError(codes.E314, op+" "+p, err)
 }
@@ -67,17 +71,19 @@ func (in *Interp) asWritten(access budget.Access, p string, err error) error {
 	grant, covered := in.coversAsWritten(written)
 	switch {
 	case !covered:
-		return codes.Errorf(codes.E302, "fs %s of %s: %v: add %s to the budget", access, in.abs(p), budget.ErrNotGranted, written.Need())
+		return codes.Errorf(codes.E302, "fs %s of %s: %v: add %s to the budget", access, in.abs(p),
+			budget.ErrNotGranted, written.Need())
 	case judged:
-		return codes.Errorf(codes.E302, "fs %s of %s: %v: %s", access, in.abs(p), budget.ErrNotGranted, fmt.Sprintf(leadsOutside, grant))
+		return codes.Errorf(codes.E302, "fs %s of %s: %v: %s", access, in.abs(p), budget.ErrNotGranted,
+			fmt.Sprintf(leadsOutside, grant))
 	}
 	return nil
 }
 
 // leadsOutside says why a path a grant covers as written is refused: its
 // walk led elsewhere, where no grant reaches.
-const leadsOutside = "it lies in %s as written, and leads outside every grant by a link or a .. on the way " +
-	"(or, for fs.mkdir, a directory it would make)"
+const leadsOutside = "it lies in %s as written, and leads outside every grant by a link or a .. " +
+	"on the way (or, for fs.mkdir, a directory it would make)"
 
 // unjudged is an error met before the place an effect reached was
 // judged: the walk's own, which is told only where a grant covers the
@@ -126,7 +132,8 @@ func (in *Interp) guardEntry(w *walker) error {
 		if c.Path == dir {
 			why = "a home, or the directory a guarded location would be made in"
 		}
-		return codes.Errorf(codes.E318, "%s would be made or removed in %s, %s: %s", filepath.Join(dir, w.name), dir,
+		return codes.Errorf(codes.E318, "%s would be made or removed in %s, %s: %s",
+			filepath.Join(dir, w.name), dir,
 			why, heldDirAdvice)
 	}
 	return nil
@@ -134,8 +141,9 @@ func (in *Interp) guardEntry(w *walker) error {
 
 // heldDirAdvice says what a program refused an entry in a directory the
 // kernel holds as its entries may do instead.
-const heldDirAdvice = "a grant at or above such a directory reaches what it held when the run started, never a new " +
-	"entry in it; write beneath a directory of it, or grant a path beneath it that exists"
+const heldDirAdvice = "a grant at or above such a directory reaches what it held when the run " +
+	"started, never a new entry in it; write beneath a directory of it, or grant a path beneath it " +
+	"that exists"
 
 // guardDevice refuses a device no grant reaches (guard.RefusesDevice):
 // every one but a few of /dev, whatever the grant i, at here. Effects ask
@@ -176,7 +184,9 @@ func (w *walker) settle() (os.FileMode, bool, error) {
 // fsObject walks p, follows links to the object, judges it for access and
 // hands do the walk, with the grant to charge. Links met when do opens
 // (the name changed under it) are followed and judged again.
-func (in *Interp) fsObject(op string, access budget.Access, p string, do func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error)) (starlark.Value, error) {
+func (in *Interp) fsObject(op string, access budget.Access, p string,
+	do func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error),
+) (starlark.Value, error) {
 	w, err := in.fs.walk(in.abs(p))
 	if err != nil {
 		return nil, in.fsRefusal(op, access, p, unjudged{err})
@@ -244,11 +254,13 @@ const maxDeviceRead = 1 << 20
 
 // errNotFile refuses what the file effects never open: an object that is
 // neither a regular file, a directory nor a device.
-var errNotFile = errors.New("neither a regular file nor a device (a named pipe, a socket): the file effects open regular files, directories " +
-	"and the few devices a grant reaches (a pipe would wait for another process, without end)")
+var errNotFile = errors.New("neither a regular file nor a device (a named pipe, a socket): the " +
+	"file effects open regular files, directories and the few devices a grant reaches (a pipe would " +
+	"wait for another process, without end)")
 
 // errEndless refuses a device that gives more than maxDeviceRead.
-var errEndless = fmt.Errorf("a device that gives more than %d bytes (/dev/zero never ends): fs.read reads at most that of a device", maxDeviceRead)
+var errEndless = fmt.Errorf("a device that gives more than %d bytes (/dev/zero never ends): "+
+	"fs.read reads at most that of a device", maxDeviceRead)
 
 // fileOrDevice refuses a mode that is neither a regular file's nor a
 // device's: named pipes and sockets.
@@ -263,7 +275,8 @@ func fileOrDevice(mode os.FileMode) error {
 // waiting for another process (a pipe put in the file's place after it
 // was judged), and keeps it only if, as opened, it is a regular file or a
 // device (fileOrDevice); again is true when the name became a link.
-func (in *Interp) openFile(w *walker, flag int, perm uint32) (f *os.File, device, again bool, err error) {
+func (in *Interp) openFile(w *walker, flag int,
+	perm uint32) (f *os.File, device, again bool, err error) {
 	f, again, err = in.openObject(w, flag|oNonblock, perm)
 	if f == nil {
 		return nil, false, again, err
@@ -282,7 +295,8 @@ func (in *Interp) openFile(w *walker, flag int, perm uint32) (f *os.File, device
 // fsRead reads a regular file to its end, or at most maxDeviceRead of a
 // device, and refuses anything else, before it is opened and as opened.
 func (in *Interp) fsRead(op, p string) (starlark.Value, error) {
-	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error) {
+	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode,
+		exists bool) (starlark.Value, bool, error) {
 		switch {
 		case !exists:
 			return nil, false, notFound(w)
@@ -312,7 +326,8 @@ func (in *Interp) fsRead(op, p string) (starlark.Value, error) {
 }
 
 func (in *Interp) fsList(op, p string) (starlark.Value, error) {
-	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error) {
+	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode,
+		exists bool) (starlark.Value, bool, error) {
 		switch {
 		case !exists:
 			return nil, false, notFound(w)
@@ -340,7 +355,8 @@ func (in *Interp) fsList(op, p string) (starlark.Value, error) {
 // fsExists is True when the path leads to an object: links followed, and
 // a path ending in a separator only to a directory.
 func (in *Interp) fsExists(op, p string) (starlark.Value, error) {
-	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error) {
+	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode,
+		exists bool) (starlark.Value, bool, error) {
 		return starlark.Bool(exists && (!w.slash || mode == os.ModeDir)), false, nil
 	})
 }
@@ -348,7 +364,8 @@ func (in *Interp) fsExists(op, p string) (starlark.Value, error) {
 // fsWrite writes or appends s at p: through a link to where it leads, never
 // through the run's own descriptors, creating no directory.
 func (in *Interp) fsWrite(op, p, s string, flag int) (starlark.Value, error) {
-	return in.fsObject(op, budget.Write, p, func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error) {
+	return in.fsObject(op, budget.Write, p, func(w *walker, mode os.FileMode,
+		exists bool) (starlark.Value, bool, error) {
 		switch {
 		case w.missing:
 			return nil, false, notFound(w)
@@ -420,8 +437,8 @@ func (in *Interp) fsRemove(op, p string) (starlark.Value, error) {
 // removeAnchor is why fs.remove refuses a path that names a directory the
 // run stands on: its ".", a root, the working directory or a granted
 // directory itself, by any spelling.
-const removeAnchor = "names a directory by . or .., a root, the working directory or a granted directory itself: " +
-	"name an entry within it to remove"
+const removeAnchor = "names a directory by . or .., a root, the working directory or a granted " +
+	"directory itself: name an entry within it to remove"
 
 // fsMkdir makes the directory p and any missing parent, each judged as a
 // write where it is made: no parent outside the grants.

@@ -26,11 +26,15 @@ import (
 // layer that system has is present. It reads nothing of the machine, so its JSON is the same
 // bytes wherever it is made.
 type Audit struct {
-	Program      string                    `json:"program"` // as given, with forward slashes
-	SHA256       string                    `json:"sha256"`
-	Declared     string                    `json:"declared"` // the program's `# allow:` line, canonical; "" when none
-	Audited      string                    `json:"audited"`  // the budget audited: --allow if given, else Declared
-	RunIn        string                    `json:"run_in"`   // the directory SafeCommand runs in: the program's, as given
+	// Program is the program's path as given, with forward slashes.
+	Program string `json:"program"`
+	SHA256  string `json:"sha256"`
+	// Declared is the program's `# allow:` line, canonical; "" when none.
+	Declared string `json:"declared"`
+	// Audited is the budget audited: --allow if given, else Declared.
+	Audited string `json:"audited"`
+	// RunIn is the directory SafeCommand runs in: the program's, as given.
+	RunIn        string                    `json:"run_in"`
 	SafeCommand  string                    `json:"safe_command"`
 	Strict       bool                      `json:"strict"`
 	OSPolicy     json.RawMessage           `json:"os_policy"`

@@ -28,7 +28,8 @@
 //		// err is an *ItemError naming the item and what is wrong with it
 //	}
 //	m := budget.NewMeter(b, nil)
-//	g, err := m.Use(budget.Effect{Kind: budget.FS, Access: budget.Read, Path: "/home/ana/job/data/x.csv"})
+//	e := budget.Effect{Kind: budget.FS, Access: budget.Read, Path: "/home/ana/job/data/x.csv"}
+//	g, err := m.Use(e)
 //	// g is the grant fs:read:/home/ana/job/data; err is nil
 package budget
 
@@ -293,7 +294,8 @@ func ParseItem(s, cwd string) (Item, error) {
 			return bad("~ is not expanded in a grant", "write the home directory out in full")
 		}
 		if i := strings.LastIndexByte(path, '@'); i >= 0 && path[i+1:] != "" && isDigits(path[i+1:]) {
-			return bad("a path ending in @ and digits cannot be told from a count", "grant the directory above it")
+			return bad("a path ending in @ and digits cannot be told from a count",
+				"grant the directory above it")
 		}
 		it.Path = path
 	case Net:
@@ -302,11 +304,13 @@ func ParseItem(s, cwd string) (Item, error) {
 		}
 		first, after, more := strings.Cut(rest, ":")
 		if strings.EqualFold(first, "tcp") {
-			return bad("a net grant is TCP unless it says udp", "write net"+strings.TrimSuffix(":"+after, ":"))
+			return bad("a net grant is TCP unless it says udp",
+				"write net"+strings.TrimSuffix(":"+after, ":"))
 		}
 		if strings.EqualFold(first, udpWord) {
 			if first != udpWord {
-				return bad("the word udp is written in lower case", "write net:"+udpWord+strings.TrimSuffix(":"+after, ":"))
+				return bad("the word udp is written in lower case",
+					"write net:"+udpWord+strings.TrimSuffix(":"+after, ":"))
 			}
 			it.UDP = true
 			if !more {
@@ -334,7 +338,8 @@ func ParseItem(s, cwd string) (Item, error) {
 	case "":
 		return bad("the item is empty", "")
 	default:
-		return bad("unknown word "+strconv.Quote(word), "the words are io, env, clock, rand, declassify, tool, fs, net and ffi")
+		return bad("unknown word "+strconv.Quote(word),
+			"the words are io, env, clock, rand, declassify, tool, fs, net and ffi")
 	}
 	return it, nil
 }
@@ -417,7 +422,8 @@ func validHostName(h string) bool {
 			return false
 		}
 		for _, r := range label {
-			if !(r == '-' || r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')) {
+			if !(r == '-' || r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') ||
+				(r >= '0' && r <= '9')) {
 				return false
 			}
 		}
@@ -430,7 +436,8 @@ func validV6(h string) bool {
 		return false
 	}
 	for _, r := range h {
-		if !(r == ':' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'f') || (r >= 'A' && r <= 'F')) {
+		if !(r == ':' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'f') ||
+			(r >= 'A' && r <= 'F')) {
 			return false
 		}
 	}

@@ -7,7 +7,16 @@ import "fmt"
 // beneath c's, c's host and a port c allows, c's module). An item with no
 // scope (fs, net, ffi) is contained only in another with none.
 func (c Item) Contains(it Item) bool {
-	return c.Kind == it.Kind && c.Covers(Effect{Kind: it.Kind, Access: it.Access, Path: it.Path, UDP: it.UDP, Host: it.Host, Port: it.Port, Module: it.Module})
+	return c.Kind == it.Kind &&
+		c.Covers(Effect{
+			Kind:   it.Kind,
+			Access: it.Access,
+			Path:   it.Path,
+			UDP:    it.UDP,
+			Host:   it.Host,
+			Port:   it.Port,
+			Module: it.Module,
+		})
 }
 
 // Beneath reports whether b grants nothing ceiling does not: each of b's

@@ -50,7 +50,12 @@ func (e Effect) Need() Item {
 	case FS:
 		return Item{Kind: FS, Access: e.Access, Path: e.Path}
 	case Net:
-		return Item{Kind: Net, UDP: e.UDP, Host: strings.ToLower(strings.Trim(e.Host, "[]")), Port: e.Port}
+		return Item{
+			Kind: Net,
+			UDP:  e.UDP,
+			Host: strings.ToLower(strings.Trim(e.Host, "[]")),
+			Port: e.Port,
+		}
 	case FFI:
 		return Item{Kind: FFI, Module: e.Module}
 	}
@@ -75,7 +80,8 @@ func (it Item) Covers(e Effect) bool {
 		if it.Host == "" {
 			return true
 		}
-		return strings.EqualFold(it.Host, strings.Trim(e.Host, "[]")) && (it.Port == 0 || it.Port == e.Port)
+		return strings.EqualFold(it.Host, strings.Trim(e.Host, "[]")) &&
+			(it.Port == 0 || it.Port == e.Port)
 	case FFI:
 		return it.Module == "" || it.Module == e.Module
 	}
@@ -180,7 +186,8 @@ func (m *Meter) Find(e Effect) (int, error) {
 	case best >= 0:
 		return best, nil
 	case covered:
-		return -1, fmt.Errorf("%s: %w: every grant that covers it has spent its @N: %s", e, ErrUsedUp, m.spent(e))
+		return -1, fmt.Errorf("%s: %w: every grant that covers it has spent its @N: %s", e, ErrUsedUp,
+			m.spent(e))
 	default:
 		return -1, fmt.Errorf("%s: %w%s: add %s to the budget", e, ErrNotGranted, m.netHint(e), e.Need())
 	}
@@ -216,7 +223,8 @@ func (m *Meter) netHint(e Effect) string {
 		case it.UDP:
 			return fmt.Sprintf(" (%s grants UDP datagrams only)", it)
 		default:
-			return fmt.Sprintf(" (%s grants TCP connections only: a net grant is TCP unless it says udp)", it)
+			return fmt.Sprintf(" (%s grants TCP connections only: a net grant is TCP unless it says udp)",
+				it)
 		}
 	}
 	var named []string
@@ -232,7 +240,8 @@ func (m *Meter) netHint(e Effect) string {
 	if len(named) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (a host matches by the name written, never by its address: the budget grants %s)", strings.Join(named, ", "))
+	return fmt.Sprintf(" (a host matches by the name written, never by its address: the budget "+
+		"grants %s)", strings.Join(named, ", "))
 }
 
 // Charge counts one use of item i, as returned by Find.

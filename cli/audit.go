@@ -26,7 +26,9 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 		return parseFailed(err, stdout, stderr)
 	}
 	if len(positional) != 1 || len(rest) > 0 {
-		return report(stderr, codes.Errorf(codes.E301, "audit: want one program, got %d argument(s)", len(positional)+len(rest)), "")
+		return report(stderr,
+			codes.Errorf(codes.E301, "audit: want one program, got %d argument(s)",
+				len(positional)+len(rest)), "")
 	}
 	confineMode, err := parseConfine(*mode)
 	if err != nil {
@@ -56,7 +58,8 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		return writeJSON(stdout, a.JSON())
 	}
-	printAudit(stdout, a, dir, confine.OnThisMachine(confine.OSPolicy(here, confine.Options{Mode: confineMode})))
+	printAudit(stdout, a, dir,
+		confine.OnThisMachine(confine.OSPolicy(here, confine.Options{Mode: confineMode})))
 	return 0
 }
 
@@ -77,7 +80,8 @@ func printAudit(w io.Writer, a *audit.Audit, dir string, here confine.Result) {
 	line("program:       %s (sha256 %s)", a.Program, a.SHA256)
 	line("declares:      %s", declared)
 	line("safe command:  cd %s && %s", audit.ShellQuote(dir), a.SafeCommand)
-	line("os policy:     sha256 %s (relative paths as declared; audit --json prints it)", a.PolicySHA256)
+	line("os policy:     sha256 %s (relative paths as declared; audit --json prints it)",
+		a.PolicySHA256)
 	for _, wd := range a.WidenedBy {
 		line("widened by:    %s, to %s", wd.Reason(), wd.To)
 	}
@@ -88,6 +92,11 @@ func printAudit(w io.Writer, a *audit.Audit, dir string, here confine.Result) {
 	line("this machine:  %s: %s", here.Level, here.Reason)
 }
 
+// enforcesTakesNoBudget is the E301 of os-policy --enforces given budget
+// flags (%s: the flags).
+const enforcesTakesNoBudget = "os-policy --enforces prints the whole table and takes no budget: " +
+	"drop %s, or drop --enforces to see this budget's policy"
+
 // osPolicyCmd: sabline os-policy [--allow ...] [--confine strict] [--json],
 // or --enforces [--json].
 func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
@@ -96,13 +105,16 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&allow, "allow", "the budget `items`")
 	mode := fs.String("confine", "", "`strict`: granted modules widen nothing")
 	asJSON := fs.Bool("json", false, "print JSON")
-	enforces := fs.Bool("enforces", false, "print what each system's kernel holds for each budget item")
+	enforces := fs.Bool("enforces", false,
+		"print what each system's kernel holds for each budget item")
 	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
 	if extra := append(positional, rest...); len(extra) > 0 {
-		return report(stderr, codes.Errorf(codes.E301, "os-policy takes no program (got %s): give the budget with --allow", strings.Join(extra, " ")), "")
+		return report(stderr,
+			codes.Errorf(codes.E301, "os-policy takes no program (got %s): give the budget with --allow",
+				strings.Join(extra, " ")), "")
 	}
 	if *enforces {
 		var budgetFlags []string
@@ -112,7 +124,8 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		})
 		if len(budgetFlags) > 0 {
-			return report(stderr, codes.Errorf(codes.E301, "os-policy --enforces prints the whole table and takes no budget: drop %s, or drop --enforces to see this budget's policy", strings.Join(budgetFlags, " ")), "")
+			e := codes.Errorf(codes.E301, enforcesTakesNoBudget, strings.Join(budgetFlags, " "))
+			return report(stderr, e, "")
 		}
 		if *asJSON {
 			return printJSON(stdout, enforcesJSON())

@@ -18,7 +18,8 @@ func registered(b budget.Budget) error { return sabline.CheckModules("--allow", 
 // --require-confinement accepts. The worker would refuse it too, after
 // saying that the layer is off; refused here, the reason is said once. It
 // returns what the run would have been held at, for the receipt.
-func requireHeld(b budget.Budget, mode confine.Mode, require confine.Level) (confine.Result, error) {
+func requireHeld(b budget.Budget, mode confine.Mode,
+	require confine.Level) (confine.Result, error) {
 	if require == "" || mode == confine.ModeOff {
 		return confine.Result{}, nil
 	}
@@ -27,6 +28,8 @@ func requireHeld(b budget.Budget, mode confine.Mode, require confine.Level) (con
 		return confine.Result{}, nil
 	}
 	held := confine.NotConfined(p.OffReason())
-	return held, codes.Errorf(codes.E326, "--require-confinement %s: this run's confinement is %s (%s); it was refused before its first statement",
+	return held, codes.Errorf(codes.E326,
+		"--require-confinement %s: this run's confinement is %s (%s); it was refused before its first "+
+			"statement",
 		require, held.Level, held.Reason)
 }

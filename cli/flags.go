@@ -57,7 +57,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (positional, rest []stri
 		}
 		f := fs.Lookup(name)
 		if f == nil || name == "" || strings.HasPrefix(a, "---") {
-			return nil, nil, codes.Errorf(codes.E301, "%s: %s takes no such flag (%s)", a, commandName(fs), flagList(fs))
+			return nil, nil, codes.Errorf(codes.E301, "%s: %s takes no such flag (%s)", a, commandName(fs),
+				flagList(fs))
 		}
 		typed := a
 		if hasValue {
@@ -69,7 +70,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (positional, rest []stri
 			}
 		} else if !hasValue {
 			if i+1 == len(args) {
-				return nil, nil, codes.Errorf(codes.E301, "%s needs a value: %s %s", typed, typed, placeholder(f))
+				return nil, nil, codes.Errorf(codes.E301, "%s needs a value: %s %s", typed, typed,
+					placeholder(f))
 			}
 			i++
 			value = args[i]
@@ -143,7 +145,9 @@ func noArgs(name string, args []string, stdout, stderr io.Writer) (int, bool) {
 		return parseFailed(err, stdout, stderr), false
 	}
 	if extra := append(positional, rest...); len(extra) > 0 {
-		return report(stderr, codes.Errorf(codes.E301, "sabline %s takes no arguments, got %s", name, strings.Join(extra, " ")), ""), false
+		return report(stderr,
+			codes.Errorf(codes.E301, "sabline %s takes no arguments, got %s", name,
+				strings.Join(extra, " ")), ""), false
 	}
 	return 0, true
 }
@@ -177,7 +181,8 @@ func (m *memoryFlag) Set(v string) error {
 	case err != nil:
 		return errors.New("not a whole number of megabytes")
 	case n < minMemoryMB:
-		return fmt.Errorf("want at least %d: the runtime itself needs about 6 MB before the program's first statement", minMemoryMB)
+		return fmt.Errorf("want at least %d: the runtime itself needs about 6 MB before the program's "+
+			"first statement", minMemoryMB)
 	}
 	*m = memoryFlag(n)
 	return nil

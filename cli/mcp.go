@@ -28,7 +28,9 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return parseFailed(err, stderr, stderr) // --help too: standard output is the protocol's
 	}
 	if extra := append(positional, rest...); len(extra) > 0 {
-		return report(stderr, codes.Errorf(codes.E301, "sabline mcp takes no program (got %s): clients send them", strings.Join(extra, " ")), "")
+		return report(stderr,
+			codes.Errorf(codes.E301, "sabline mcp takes no program (got %s): clients send them",
+				strings.Join(extra, " ")), "")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -47,12 +49,19 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return report(stderr, err, "")
 	}
 	defer pool.Close()
-	srv, err := door.New(door.Config{Runner: runner, Workers: o.Workers, Queue: o.Queue, Logf: doorLog(stderr, "mcp")})
+	srv, err := door.New(door.Config{
+		Runner:  runner,
+		Workers: o.Workers,
+		Queue:   o.Queue,
+		Logf:    doorLog(stderr, "mcp"),
+	})
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E301, "mcp: %w", err), "")
 	}
 	fmt.Fprintf(stderr, "sabline mcp: %s\n", terminalSafe(holdServer(o)))
-	fmt.Fprintf(stderr, "sabline mcp: serving on standard input and output (import root %s, budget %s, %d workers, queue %d)\n",
+	fmt.Fprintf(stderr,
+		"sabline mcp: serving on standard input and output (import root %s, budget %s, %d workers, "+
+			"queue %d)\n",
 		terminalSafe(o.ImportRoot), terminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

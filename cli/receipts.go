@@ -25,9 +25,11 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	verb := args[0]
 	fs := newFlagSet("receipts " + verb)
 	dir := fs.String("receipts", "", "receipts `directory`")
-	url := fs.String("receipts-url", "", "read the shared store at `URL` instead (see sabline serve --receipts-url)")
+	url := fs.String("receipts-url", "",
+		"read the shared store at `URL` instead (see sabline serve --receipts-url)")
 	tenantName := fs.String("tenant", "", "with --receipts-url, the receipts of this `tenant` only")
-	agent := fs.String("store-agent", "", "the store agent's `executable` (default: "+storeAgentName+" beside sabline, else on PATH)")
+	agent := fs.String("store-agent", "",
+		"the store agent's `executable` (default: "+storeAgentName+" beside sabline, else on PATH)")
 	var asJSON *bool
 	switch verb {
 	case "list":
@@ -46,25 +48,33 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	positional = append(positional, rest...)
 	if verb == "show" {
 		if len(positional) != 1 {
-			return report(stderr, codes.Errorf(codes.E301, "receipts show: want one RUN-ID (or a prefix of it, or last), got %d", len(positional)), "")
+			return report(stderr,
+				codes.Errorf(codes.E301, "receipts show: want one RUN-ID (or a prefix of it, or last), got %d",
+					len(positional)), "")
 		}
 		if positional[0] == "" {
 			_, err := receipt.Pick(nil, "")
 			return report(stderr, err, "")
 		}
 	} else if len(positional) > 0 {
-		return report(stderr, codes.Errorf(codes.E301, "receipts %s takes no arguments, got %s", verb, strings.Join(positional, " ")), "")
+		return report(stderr,
+			codes.Errorf(codes.E301, "receipts %s takes no arguments, got %s", verb,
+				strings.Join(positional, " ")), "")
 	}
 	var runs []receipt.StoredReceipt
 	var skipped []receipt.SkippedFile
 	switch {
 	case *url != "" && *dir != "":
-		return report(stderr, codes.Errorf(codes.E301, "receipts %s: give --receipts DIR or --receipts-url URL, not both", verb), "")
+		return report(stderr,
+			codes.Errorf(codes.E301, "receipts %s: give --receipts DIR or --receipts-url URL, not both",
+				verb), "")
 	case *url != "":
 		*dir = *url
 		runs, skipped, err = sharedReceipts(*url, *agent, *tenantName, stderr)
 	case *tenantName != "":
-		return report(stderr, codes.Errorf(codes.E301, "receipts %s: --tenant reads the shared store: give --receipts-url URL with it", verb), "")
+		return report(stderr,
+			codes.Errorf(codes.E301,
+				"receipts %s: --tenant reads the shared store: give --receipts-url URL with it", verb), "")
 	default:
 		if *dir == "" {
 			if *dir, err = receipt.DefaultDir(); err != nil {
@@ -77,7 +87,8 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		return report(stderr, err, "")
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(stderr, "sabline: passed over %s: not a receipt: %s\n", terminalSafe(s.Path), terminalSafe(s.Why))
+		fmt.Fprintf(stderr, "sabline: passed over %s: not a receipt: %s\n", terminalSafe(s.Path),
+			terminalSafe(s.Why))
 	}
 	switch verb {
 	case "list":
@@ -91,14 +102,17 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "no receipts in %s\n", terminalSafe(*dir))
 			return 0
 		}
-		fmt.Fprintf(stdout, "%-20s  %-16s  %-8s %-4s %-7s %s\n", "STARTED", "RUN ID", "STATUS", "CODE", "LEVEL", "PROGRAM")
+		fmt.Fprintf(stdout, "%-20s  %-16s  %-8s %-4s %-7s %s\n", "STARTED", "RUN ID", "STATUS", "CODE",
+			"LEVEL", "PROGRAM")
 		for _, r := range runs {
 			code := string(r.Outcome.Code)
 			if code == "" {
 				code = "-"
 			}
-			fmt.Fprintln(stdout, terminalSafe(fmt.Sprintf("%s  %-16s  %-8s %-4s %-7s %s", r.Timings.Started.Format("2006-01-02T15:04:05Z"),
-				r.RunID, r.Outcome.Status, code, r.RunParameters.Confinement, r.Program.Path)))
+			fmt.Fprintln(stdout,
+				terminalSafe(fmt.Sprintf("%s  %-16s  %-8s %-4s %-7s %s",
+					r.Timings.Started.Format("2006-01-02T15:04:05Z"),
+					r.RunID, r.Outcome.Status, code, r.RunParameters.Confinement, r.Program.Path)))
 		}
 		return 0
 	case "show":
@@ -122,7 +136,8 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		weaker = weaker || c.Weaker
 	}
 	if len(changes) == 0 {
-		fmt.Fprintf(stdout, "%d runs: every run had a level an earlier run of the same program had\n", len(runs))
+		fmt.Fprintf(stdout, "%d runs: every run had a level an earlier run of the same program had\n",
+			len(runs))
 	}
 	for _, c := range receipt.DiffEffects(runs) {
 		fmt.Fprintln(stdout, terminalSafe(c.String()))
@@ -135,7 +150,8 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 
 // sharedReceipts reads the receipts in the store at url, of tenant only
 // when one is named, through a store agent started for it.
-func sharedReceipts(url, agentPath, tenantName string, stderr io.Writer) ([]receipt.StoredReceipt, []receipt.SkippedFile, error) {
+func sharedReceipts(url, agentPath, tenantName string,
+	stderr io.Writer) ([]receipt.StoredReceipt, []receipt.SkippedFile, error) {
 	a, err := startAgent(url, agentPath, stderr)
 	if err != nil {
 		return nil, nil, err

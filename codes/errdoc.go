@@ -39,7 +39,8 @@ This file is generated from ` + "`codes.Codes`" + ` by ` + "`go generate ./codes
 		if c.Code == E309 {
 			exit = "128+N (N the signal)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Code, c.Title, exit, strings.ReplaceAll(c.Do, "|", `\|`))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Code, c.Title, exit,
+			strings.ReplaceAll(c.Do, "|", `\|`))
 	}
 	b.WriteString(`
 ## Exit statuses

@@ -77,19 +77,22 @@ const (
 // Codes is the catalogue of every code, in order.
 var Codes = []CodeInfo{
 	{E301, "malformed command line or budget item", ExitUsage,
-		"Fix the flag or item the message names; `sabline --help` shows the flags and the grammar. Nothing ran."},
+		"Fix the flag or item the message names; `sabline --help` shows the flags and the grammar. " +
+			"Nothing ran."},
 	{E302, "an effect the budget does not grant", ExitFailed,
 		"If the program should be allowed this, add the item the message names to --allow."},
 	{E303, "an item's @N count is used up", ExitFailed,
 		"Raise N on the item the message names, or drop the count."},
 	{E304, "the program does not compile", ExitFailed,
-		"Fix the error at the position the message gives: a syntax error, or a name used where none is defined."},
+		"Fix the error at the position the message gives: a syntax error, or a name used where none is " +
+			"defined."},
 	{E305, "the program failed while running", ExitFailed,
 		"Read the message and the position; the program itself raised the error."},
 	{E306, "a load() names a file that cannot be read or compiled", ExitFailed,
 		"load() paths are relative to the file that loads them; check the path and that file's syntax."},
 	{E307, "the run took longer than its timeout, or was cancelled", ExitTimeout,
-		"Raise the timeout (--timeout, Options.Timeout), or find out why the program does not finish; a cancelled run was stopped by whoever asked for it."},
+		"Raise the timeout (--timeout, Options.Timeout), or find out why the program does not finish; " +
+			"a cancelled run was stopped by whoever asked for it."},
 	{E308, "the run used more memory than its memory limit", ExitMemory,
 		"Raise the memory limit (--max-memory-mb, Options.MaxMemoryMB), or make the program use less."},
 	{E309, "the worker was killed by a signal", ExitSignaled,
@@ -97,9 +100,11 @@ var Codes = []CodeInfo{
 	{E310, "the worker crashed or ended without a result", ExitCrashed,
 		"This is a fault in Sabline or in a host module: report it with the receipt."},
 	{E311, "SABLINE_FAULT_INJECT is malformed", ExitUsage,
-		"Write it as OP=TARGET;... with OP read, write, connect, exec or signal (docs/errors.md). Nothing ran."},
+		"Write it as OP=TARGET;... with OP read, write, connect, exec or signal (docs/errors.md). " +
+			"Nothing ran."},
 	{E312, "ffi.module names a module that is not registered", ExitFailed,
-		"Use a module `sabline modules` lists, or register it in the embedding program (lang.RegisterModule)."},
+		"Use a module `sabline modules` lists, or register it in the embedding program " +
+			"(lang.RegisterModule)."},
 	{E313, "a tool call got no usable answer on the tool channel", ExitFailed,
 		"Whoever runs the program must answer each tool line with one line of JSON."},
 	{E314, "the operating system refused a file effect for its own reasons", ExitFailed,
@@ -107,29 +112,54 @@ var Codes = []CodeInfo{
 	{E315, "a network effect failed", ExitFailed,
 		"The budget allowed it; the message says what the network answered."},
 	{E316, "the program file cannot be read", ExitUsage,
-		"Check the path (a program is a .vel file), or, for a program sent as text, send a shorter one (at most 16 MiB)."},
+		"Check the path (a program is a .vel file), or, for a program sent as text, send a shorter one " +
+			"(at most 16 MiB)."},
 	{E317, "receipts cannot be written or read", ExitUsage,
 		"Check --receipts (or SABLINE_RECEIPTS) names a directory you can write."},
 	{E318, "a guarded location under a broad grant", ExitFailed,
-		"A broader grant never reaches a credential location, a dot-entry of a home, Sabline's receipts or the kernel's files. Name a dot-entry in a grant of its own (fs:read:/home/me/.config/app) if the program needs it; a credential location is reached only where the operator lends it with --lend-credential and a grant names it."},
+		"A broader grant never reaches a credential location, a dot-entry of a home, Sabline's " +
+			"receipts or the kernel's files. Name a dot-entry in a grant of its own " +
+			"(fs:read:/home/me/.config/app) if the program needs it; a credential location is reached " +
+			"only where the operator lends it with --lend-credential and a grant names it."},
 	{E319, "the kernel refused an effect the confined run attempted", ExitFailed,
-		"The operating system layer held the run (the message names the layers): either the budget lacks a grant the program's host modules need, or something tried to escape."},
+		"The operating system layer held the run (the message names the layers): either the budget " +
+			"lacks a grant the program's host modules need, or something tried to escape."},
 	{E326, "the confinement applied is below the required level", ExitRefused,
-		"The message gives the level and why; run where the kernel can hold more, narrow the budget, or lower the requirement."},
+		"The message gives the level and why; run where the kernel can hold more, narrow the budget, " +
+			"or lower the requirement."},
 	{E327, "the run ran, but its reserved receipt could not be finished", ExitReceipt,
-		"The program did run: its receipt file says the run started and was not finished. Free space where the receipts live and check the program's effects by hand."},
+		"The program did run: its receipt file says the run started and was not finished. Free space " +
+			"where the receipts live and check the program's effects by hand."},
 	{E328, "a run asked for more than the ceiling it runs under", ExitUsage,
-		"A pool, or the server in front of one, holds every run to the budget its operator set: ask for that budget or a narrower one (the message names the item that is wider, or the guarded location the ceiling does not name). Nothing ran."},
+		"A pool, or the server in front of one, holds every run to the budget its operator set: ask " +
+			"for that budget or a narrower one (the message names the item that is wider, or the guarded " +
+			"location the ceiling does not name). Nothing ran."},
 	{E329, "a budget item names a location no grant reaches", ExitUsage,
-		"Sabline's receipts and tokens, the kernel's files (/proc, /sys, devices) and credential locations are outside every budget: grant something else. To hand a program a credential, the operator lends it with --lend-credential PATH and grants it. Nothing ran."},
+		"Sabline's receipts and tokens, the kernel's files (/proc, /sys, devices) and credential " +
+			"locations are outside every budget: grant something else. To hand a program a credential, " +
+			"the operator lends it with --lend-credential PATH and grants it. Nothing ran."},
 	{E330, "the run's private temporary directory passed its bound", ExitFailed,
-		"Something wrote more than the bound (512 MiB, or 10,000 entries) in the run's private temporary directory, its TMPDIR: a host module of the run, or a process outside Sabline. No other run's grant reaches that directory. Write less there, or grant the program a directory of its own for its files."},
+		"Something wrote more than the bound (512 MiB, or 10,000 entries) in the run's private " +
+			"temporary directory, its TMPDIR: a host module of the run, or a process outside Sabline. No " +
+			"other run's grant reaches that directory. Write less there, or grant the program a directory " +
+			"of its own for its files."},
 	{E331, "Sabline's own locations cannot be made known to the register of this machine", ExitUsage,
-		"Every Sabline adds its receipts directory, token file and runs directory to a register (/var/tmp/sabline-guarded, %ProgramData%\\sabline\\guarded on Windows, or SABLINE_REGISTER), and every run on the machine keeps them out of its grants. The message says why the register could not be used: make it as root (install -d -m 1777 -o root DIR), or set SABLINE_REGISTER to a directory owned by you or root, mode 1777, that every Sabline on this machine is started with. Nothing ran."},
+		"Every Sabline adds its receipts directory, token file and runs directory to a register " +
+			"(/var/tmp/sabline-guarded, %ProgramData%\\sabline\\guarded on Windows, or SABLINE_REGISTER), " +
+			"and every run on the machine keeps them out of its grants. The message says why the register " +
+			"could not be used: make it as root (install -d -m 1777 -o root DIR), or set SABLINE_REGISTER " +
+			"to a directory owned by you or root, mode 1777, that every Sabline on this machine is " +
+			"started with. Nothing ran."},
 	{E332, "a kernel report regressed", ExitFailed,
-		"`sabline report diff OLD NEW` found NEW worse than OLD: a target OLD's kernel refused that NEW's did not, a target OLD has and NEW lacks, or an enforcement cell whose evidence got worse; the lines marked REGRESSED name each. Find what changed in the kernel or in the confinement before releasing; if the change is meant, say why where the new report is committed."},
+		"`sabline report diff OLD NEW` found NEW worse than OLD: a target OLD's kernel refused that " +
+			"NEW's did not, a target OLD has and NEW lacks, or an enforcement cell whose evidence got " +
+			"worse; the lines marked REGRESSED name each. Find what changed in the kernel or in the " +
+			"confinement before releasing; if the change is meant, say why where the new report is " +
+			"committed."},
 	{E333, "a kernel report cannot be read", ExitUsage,
-		"The message names the file and what is wrong with it. A kernel report is the JSON the escape suite writes (tests/confine/kernel-GOOS.json, schema sabline.kernel-report/2, /3 or /4), at most 16 MiB and 10,000 targets."},
+		"The message names the file and what is wrong with it. A kernel report is the JSON the escape " +
+			"suite writes (tests/confine/kernel-GOOS.json, schema sabline.kernel-report/2, /3 or /4), at " +
+			"most 16 MiB and 10,000 targets."},
 }
 
 // Info returns the catalogue entry of c.
@@ -208,7 +238,9 @@ func undefinedHint(e *Error) string {
 		return ""
 	}
 	name, _, _ = strings.Cut(name, " ")
-	return fmt.Sprintf("%s is not defined where it is used: check its spelling, define it first, or load() it from the file that defines it (the effect modules, print, ARGS and declassify are always defined).", name)
+	return fmt.Sprintf("%s is not defined where it is used: check its spelling, define it first, or "+
+		"load() it from the file that defines it (the effect modules, print, ARGS and declassify are "+
+		"always defined).", name)
 }
 
 // TerminalSafe returns s with every rune a terminal could take for a
@@ -220,7 +252,9 @@ func undefinedHint(e *Error) string {
 // an error it raised) is printed through it, so that a program cannot
 // write to the operator's terminal except on its own standard output.
 func TerminalSafe(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError || !unicode.IsPrint(r) }) < 0 {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return r == utf8.RuneError || !unicode.IsPrint(r)
+	}) < 0 {
 		return s
 	}
 	var b strings.Builder
@@ -321,7 +355,8 @@ func Clip(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	note := fmt.Sprintf("... (%d bytes more)", len(s)) // at least the count left out: the note itself is short
+	// at least the count left out: the note itself is short
+	note := fmt.Sprintf("... (%d bytes more)", len(s))
 	cut := max - len(note)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--

@@ -28,8 +28,13 @@ type conns struct {
 }
 
 func newConns(slots, maxPending int) *conns {
-	return &conns{pending: list.New(), at: map[net.Conn]*list.Element{}, authorized: map[net.Conn]bool{},
-		maxPending: maxPending, slots: slots}
+	return &conns{
+		pending:    list.New(),
+		at:         map[net.Conn]*list.Element{},
+		authorized: map[net.Conn]bool{},
+		maxPending: maxPending,
+		slots:      slots,
+	}
 }
 
 // connKey is the context key of the connection a request came on.

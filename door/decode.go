@@ -30,10 +30,17 @@ var (
 )
 
 // requestDo is what to do about a malformed request.
-const requestDo = "Send one JSON object with the fields source or path (exactly one), and optionally args, stdin and allow (docs/serve.md). Nothing ran."
+const requestDo = "Send one JSON object with the fields source or path (exactly one), and " +
+	"optionally args, stdin and allow (docs/serve.md). Nothing ran."
+
+// confinementNamed is the E301 of a request that names a field about
+// confinement (%q: the field's name).
+const confinementNamed = "the request names %q: confinement is the operator's setting, never a " +
+	"request's; nothing ran"
 
 // confinementDo is what to do about a request that names a confinement setting.
-const confinementDo = "Leave the field out: the confinement is set by the operator when the server starts (--confine, --require-confinement). Nothing ran."
+const confinementDo = "Leave the field out: the confinement is set by the operator when the " +
+	"server starts (--confine, --require-confinement). Nothing ran."
 
 // malformed is the E301 refusal of a request body.
 func malformed(format string, args ...any) error {
@@ -106,7 +113,8 @@ func decodeAuditRequest(data []byte) (AuditRequest, error) {
 func oneProgram(source, path *string) (string, string, error) {
 	switch {
 	case source == nil && path == nil:
-		return "", "", malformed("the request names no program: give source (the program's text) or path (a file under the server's import root)")
+		return "", "", malformed("the request names no program: give source (the program's text) or " +
+			"path (a file under the server's import root)")
 	case source != nil && path != nil:
 		return "", "", malformed("the request gives both source and path: give exactly one")
 	case source != nil:
@@ -131,7 +139,8 @@ func oneProgram(source, path *string) (string, string, error) {
 // a confinement setting, then a key not in allowed (compared exactly: the
 // encoding/json habit of matching names in any case is not followed) or
 // given twice, is refused.
-func decodeObject(data []byte, allowed []string, set func(key string, raw json.RawMessage) error) error {
+func decodeObject(data []byte, allowed []string,
+	set func(key string, raw json.RawMessage) error) error {
 	type field struct {
 		key string
 		raw json.RawMessage
@@ -171,7 +180,7 @@ func decodeObject(data []byte, allowed []string, set func(key string, raw json.R
 	}
 	for _, f := range fields {
 		if strings.Contains(strings.ToLower(f.key), "confin") {
-			e := codes.Errorf(codes.E301, "the request names %q: confinement is the operator's setting, never a request's; nothing ran", codes.TerminalSafe(clip(f.key, 64)))
+			e := codes.Errorf(codes.E301, confinementNamed, codes.TerminalSafe(clip(f.key, 64)))
 			e.Do = confinementDo
 			return e
 		}
@@ -179,7 +188,8 @@ func decodeObject(data []byte, allowed []string, set func(key string, raw json.R
 	seen := map[string]bool{}
 	for _, f := range fields {
 		if !contains(allowed, f.key) {
-			return malformed("the request has no field %q: the fields are %s", codes.TerminalSafe(clip(f.key, 64)), strings.Join(allowed, ", "))
+			return malformed("the request has no field %q: the fields are %s",
+				codes.TerminalSafe(clip(f.key, 64)), strings.Join(allowed, ", "))
 		}
 		if seen[f.key] {
 			return malformed("the request gives %s twice", f.key)

@@ -62,7 +62,13 @@ func (l *ledger) add(client string, r RunReply) {
 	if old, ok := c.byID[r.RunID]; ok { // the same run answered twice: keep the newer
 		l.drop(c, old)
 	}
-	run := &ledgerRun{ID: r.RunID, Status: r.Status, Code: r.Code, Level: r.Level, At: time.Now().UTC()}
+	run := &ledgerRun{
+		ID:     r.RunID,
+		Status: r.Status,
+		Code:   r.Code,
+		Level:  r.Level,
+		At:     time.Now().UTC(),
+	}
 	c.byID[r.RunID] = c.runs.PushBack(run)
 	if c.runs.Len() > MaxClientRuns {
 		l.drop(c, c.runs.Front())

@@ -57,30 +57,41 @@ type AuditOutput struct {
 }
 
 // mcpImplementation names the server to MCP clients.
-var mcpImplementation = &mcp.Implementation{Name: "sabline", Title: "Sabline", Version: receipt.Version}
+var mcpImplementation = &mcp.Implementation{
+	Name:    "sabline",
+	Title:   "Sabline",
+	Version: receipt.Version,
+}
 
 // newMCPServer makes the MCP door: the tools run and audit, whose
 // arguments are decoded by the door's own strict decoder, and whose
 // refusals are tool errors (IsError) carrying the code.
 func (s *Server) newMCPServer() *mcp.Server {
 	srv := mcp.NewServer(mcpImplementation, &mcp.ServerOptions{
-		Instructions: "Runs .vel programs confined, under the server operator's budget; every run leaves a receipt, " +
-			"which this client can read as the resource " + ReceiptURIPrefix + "RUN-ID.",
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{},
-			Completions: &mcp.CompletionCapabilities{}},
+		Instructions: "Runs .vel programs confined, under the server operator's budget; every run " +
+			"leaves a receipt, which this client can read as the resource " + ReceiptURIPrefix + "RUN-ID.",
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:       &mcp.ToolCapabilities{},
+			Resources:   &mcp.ResourceCapabilities{},
+			Completions: &mcp.CompletionCapabilities{},
+		},
 		CompletionHandler: s.complete,
 	})
 	srv.AddTool(&mcp.Tool{
-		Name:         "run",
-		Title:        "Run a program",
-		Description:  "Runs a .vel program (its text, or a path under the server's import root) confined, under the server's budget or a narrowing of it (allow), and returns what it printed, its exit status and its receipt's run id and confinement level. Confinement is the server operator's setting: a request naming it is refused.",
+		Name:  "run",
+		Title: "Run a program",
+		Description: "Runs a .vel program (its text, or a path under the server's import root) " +
+			"confined, under the server's budget or a narrowing of it (allow), and returns what it " +
+			"printed, its exit status and its receipt's run id and confinement level. Confinement is the " +
+			"server operator's setting: a request naming it is refused.",
 		InputSchema:  mustSchema[RunInput](),
 		OutputSchema: mustSchema[RunOutput](),
 	}, s.mcpRun)
 	srv.AddTool(&mcp.Tool{
-		Name:         "audit",
-		Title:        "Audit a program",
-		Description:  "Says what budget a .vel program declares (its # allow: line), the confinement level each system would give it, and whether the server's budget covers it. Nothing runs.",
+		Name:  "audit",
+		Title: "Audit a program",
+		Description: "Says what budget a .vel program declares (its # allow: line), the confinement " +
+			"level each system would give it, and whether the server's budget covers it. Nothing runs.",
 		InputSchema:  mustSchema[AuditInput](),
 		OutputSchema: mustSchema[AuditOutput](),
 	}, s.mcpAudit)
@@ -117,7 +128,8 @@ func (s *Server) arguments(req *mcp.CallToolRequest) ([]byte, error) {
 	return req.Params.Arguments, nil
 }
 
-func (s *Server) mcpRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) mcpRun(ctx context.Context,
+	req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args, err := s.arguments(req)
 	var in RunRequest
 	if err == nil {
@@ -181,15 +193,19 @@ func (s *Server) progress(ctx context.Context, ss *mcp.ServerSession, token any)
 				return
 			case now := <-tick.C:
 				d := now.Sub(start)
-				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: d.Seconds(),
-					Message: fmt.Sprintf("running for %s", d.Round(100*time.Millisecond))})
+				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: token,
+					Progress:      d.Seconds(),
+					Message:       fmt.Sprintf("running for %s", d.Round(100*time.Millisecond)),
+				})
 			}
 		}
 	}()
 	return func() { close(done); <-finished }
 }
 
-func (s *Server) mcpAudit(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) mcpAudit(ctx context.Context,
+	req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args, err := s.arguments(req)
 	var in AuditRequest
 	if err == nil {
@@ -234,12 +250,18 @@ func toolResult(out any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode the tool's result: %w", err)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}, StructuredContent: json.RawMessage(data)}, nil
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
+		StructuredContent: json.RawMessage(data),
+	}, nil
 }
 
 // toolError is a refusal as a tool error: IsError, with the error body the
 // HTTP door would answer as its text.
 func toolError(d errorDetail) *mcp.CallToolResult {
 	data, _ := json.Marshal(errorBody{Error: d})
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: string(data)}},
+	}
 }

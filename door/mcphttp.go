@@ -22,7 +22,11 @@ import (
 // progress before the result. A body that is not JSON, and every refusal
 // the SDK answers in plain text, is answered with a JSON-RPC error.
 func (s *Server) mcpHandler() http.Handler {
-	opts := mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: s.cfg.MaxBodyBytes}
+	opts := mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		MaxRequestBodyBytes: s.cfg.MaxBodyBytes,
+	}
 	get := func(*http.Request) *mcp.Server { return s.mcp }
 	replies := mcp.NewStreamableHTTPHandler(get, &opts)
 	opts.JSONResponse = false
@@ -125,13 +129,15 @@ func (s *Server) mcpBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the body is larger than %d bytes", s.cfg.MaxBodyBytes))
+		writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("the body is larger than %d bytes", s.cfg.MaxBodyBytes))
 		return nil, false
 	case err != nil:
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "read the body: "+err.Error())
 		return nil, false
 	case !json.Valid(body):
-		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "parse error: the body is not JSON: send one JSON-RPC message")
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError,
+			"parse error: the body is not JSON: send one JSON-RPC message")
 		return nil, false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -201,7 +207,8 @@ func (w *jsonrpcErrors) Write(p []byte) (int, error) {
 // finish writes the refusal held back, as a JSON-RPC error.
 func (w *jsonrpcErrors) finish() {
 	if w.status != 0 {
-		writeRPCError(w.ResponseWriter, w.status, jsonrpc.CodeInvalidRequest, strings.TrimSpace(w.text.String()))
+		writeRPCError(w.ResponseWriter, w.status, jsonrpc.CodeInvalidRequest,
+			strings.TrimSpace(w.text.String()))
 	}
 }
 

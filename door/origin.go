@@ -16,8 +16,8 @@ const CodeForeignOrigin = "foreign-origin"
 
 // foreignOriginDo is what to do about a request refused for its Host or
 // Origin.
-const foreignOriginDo = "Send the request to the address the server listens on (Host), from no page or one the " +
-	"operator named with --allow-origin ORIGIN; nothing ran."
+const foreignOriginDo = "Send the request to the address the server listens on (Host), from no " +
+	"page or one the operator named with --allow-origin ORIGIN; nothing ran."
 
 // origin is a place a request may come from: a scheme's host and port, as
 // an Origin header names them (the port filled in from the scheme).
@@ -32,7 +32,8 @@ func parseOrigins(list []string) ([]origin, error) {
 	for _, s := range list {
 		o, ok := parseOrigin(s)
 		if !ok {
-			return nil, fmt.Errorf("origin %q: want http://HOST[:PORT] or https://HOST[:PORT], nothing after", s)
+			return nil, fmt.Errorf("origin %q: want http://HOST[:PORT] or https://HOST[:PORT], nothing "+
+				"after", s)
 		}
 		out = append(out, o)
 	}
@@ -58,7 +59,8 @@ func parseOrigin(s string) (origin, bool) {
 func parseHost(s string) (origin, bool) {
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {
-		if strings.Contains(strings.Trim(s, "[]"), "[") || (strings.Contains(s, ":") && !strings.HasPrefix(s, "[")) {
+		if strings.Contains(strings.Trim(s, "[]"), "[") ||
+			(strings.Contains(s, ":") && !strings.HasPrefix(s, "[")) {
 			return origin{}, false
 		}
 		host, port = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"), "80"
@@ -108,13 +110,16 @@ func (s *Server) sameOrigin(next http.Handler) http.Handler {
 		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 		host, ok := parseHost(r.Host)
 		if !ok || !s.ours(host, local) {
-			s.refuseOrigin(w, fmt.Sprintf("the request's Host %q is not an address of this server", clip(r.Host, 256)))
+			s.refuseOrigin(w,
+				fmt.Sprintf("the request's Host %q is not an address of this server", clip(r.Host, 256)))
 			return
 		}
 		if values, sent := r.Header["Origin"]; sent {
 			o, ok := parseOrigin(strings.Join(values, ","))
 			if !ok || !s.ours(o, local) {
-				s.refuseOrigin(w, fmt.Sprintf("the request's Origin %q is not this server or an origin its operator named", clip(strings.Join(values, ","), 256)))
+				s.refuseOrigin(w,
+					fmt.Sprintf("the request's Origin %q is not this server or an origin its operator named",
+						clip(strings.Join(values, ","), 256)))
 				return
 			}
 		}
@@ -125,5 +130,6 @@ func (s *Server) sameOrigin(next http.Handler) http.Handler {
 func (s *Server) refuseOrigin(w http.ResponseWriter, msg string) {
 	s.cfg.Logf("http: refused: %s", msg)
 	w.Header().Set("Connection", "close")
-	writeError(w, http.StatusForbidden, errorDetail{Code: CodeForeignOrigin, Message: msg, Do: foreignOriginDo})
+	writeError(w, http.StatusForbidden,
+		errorDetail{Code: CodeForeignOrigin, Message: msg, Do: foreignOriginDo})
 }

@@ -75,8 +75,9 @@ func (s *Server) addReceiptResources(srv *mcp.Server) {
 		URITemplate: ReceiptURIPrefix + "{id}",
 		Name:        "receipt",
 		Title:       "A run's receipt",
-		Description: "The receipt of a run this client asked for: what ran, under which budget, what the kernel held, how it ended.",
-		MIMEType:    "application/json",
+		Description: "The receipt of a run this client asked for: what ran, under which budget, what " +
+			"the kernel held, how it ended.",
+		MIMEType: "application/json",
 	}, s.readReceipt)
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -99,14 +100,16 @@ func (s *Server) listReceipts(req mcp.Request) *mcp.ListResourcesResult {
 		}
 		res.Resources = append(res.Resources, &mcp.Resource{
 			URI: ReceiptURIPrefix + r.ID, Name: r.ID, MIMEType: "application/json",
-			Title:       "receipt " + r.ID,
-			Description: fmt.Sprintf("run %s at %s: %s, level %s", r.ID, r.At.Format("2006-01-02T15:04:05Z"), ended, r.Level),
+			Title: "receipt " + r.ID,
+			Description: fmt.Sprintf("run %s at %s: %s, level %s", r.ID, r.At.Format("2006-01-02T15:04:05Z"),
+				ended, r.Level),
 		})
 	}
 	return res
 }
 
-func (s *Server) readReceipt(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (s *Server) readReceipt(ctx context.Context,
+	req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
 	id, ok := strings.CutPrefix(uri, ReceiptURIPrefix)
 	if !ok || !receipt.ValidRunID(id) {
@@ -120,16 +123,19 @@ func (s *Server) readReceipt(ctx context.Context, req *mcp.ReadResourceRequest) 
 	case err != nil:
 		return nil, err
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(rec)}}}, nil
+	contents := &mcp.ResourceContents{URI: uri, MIMEType: "application/json", Text: string(rec)}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{contents}}, nil
 }
 
 // complete is completion/complete: for the receipt template's id, the
 // client's run ids that begin with what was typed; for anything else,
 // nothing.
-func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+func (s *Server) complete(ctx context.Context,
+	req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
 	p := req.Params
-	if p == nil || p.Ref == nil || p.Ref.Type != "ref/resource" || p.Ref.URI != ReceiptURIPrefix+"{id}" || p.Argument.Name != "id" {
+	if p == nil || p.Ref == nil || p.Ref.Type != "ref/resource" ||
+		p.Ref.URI != ReceiptURIPrefix+"{id}" || p.Argument.Name != "id" {
 		return res, nil
 	}
 	client, _ := s.clientOf(req)

@@ -124,8 +124,13 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, origins: origins, stopping: make(chan struct{}), readHeaderTimeout: ReadHeaderTimeout,
-		progressEvery: ProgressInterval}
+	s := &Server{
+		cfg:               cfg,
+		origins:           origins,
+		stopping:          make(chan struct{}),
+		readHeaderTimeout: ReadHeaderTimeout,
+		progressEvery:     ProgressInterval,
+	}
 	ts := cfg.Tenants
 	switch {
 	case cfg.Token != "" && len(cfg.Tenants) > 0:
@@ -273,7 +278,8 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 			w.Header().Set("Connection", "close")
 			writeError(w, http.StatusUnauthorized, errorDetail{Code: CodeUnauthorized,
 				Message: "no bearer token, or not one of this server's",
-				Do:      "Send Authorization: Bearer TOKEN with the token in the file sabline serve names at start (--token-file), or the one the operator gave your tenant."})
+				Do: "Send Authorization: Bearer TOKEN with the token in the file sabline serve names at " +
+					"start (--token-file), or the one the operator gave your tenant."})
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), tenantKey{}, t))
@@ -281,8 +287,10 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 			s.setRetryAfter(w)
 			w.Header().Set("Connection", "close")
 			writeError(w, http.StatusTooManyRequests, errorDetail{Code: CodeBusy,
-				Message:    fmt.Sprintf("the server holds %d connections that sent the token, its bound: nothing ran", s.cfg.MaxConns),
-				Do:         "Send the request again after Retry-After seconds, or on a connection the client already has.",
+				Message: fmt.Sprintf("the server holds %d connections that sent the token, its bound: "+
+					"nothing ran", s.cfg.MaxConns),
+				Do: "Send the request again after Retry-After seconds, or on a connection the client " +
+					"already has.",
 				RetryAfter: s.retryAfterSeconds()})
 			return
 		}
@@ -295,7 +303,10 @@ func (s *Server) method(m string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != m {
 			w.Header().Set("Allow", m)
-			writeError(w, http.StatusMethodNotAllowed, errorDetail{Code: CodeMethod, Message: fmt.Sprintf("%s takes %s, not %s", r.URL.Path, m, r.Method)})
+			writeError(w, http.StatusMethodNotAllowed, errorDetail{
+				Code:    CodeMethod,
+				Message: fmt.Sprintf("%s takes %s, not %s", r.URL.Path, m, r.Method),
+			})
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -311,8 +322,19 @@ type runJSON struct {
 
 // runOutputOf is the reply of a run as both doors give it.
 func runOutputOf(r RunReply) RunOutput {
-	return RunOutput{RunID: r.RunID, Status: r.Status, ExitStatus: r.ExitStatus, Level: r.Level, Reason: r.Reason,
-		Code: r.Code, Message: r.Message, Position: r.Position, Stack: r.Stack, Stdout: r.Stdout, Stderr: r.Stderr}
+	return RunOutput{
+		RunID:      r.RunID,
+		Status:     r.Status,
+		ExitStatus: r.ExitStatus,
+		Level:      r.Level,
+		Reason:     r.Reason,
+		Code:       r.Code,
+		Message:    r.Message,
+		Position:   r.Position,
+		Stack:      r.Stack,
+		Stdout:     r.Stdout,
+		Stderr:     r.Stderr,
+	}
 }
 
 // auditOutputOf is the reply of an audit as both doors give it (levels an
@@ -329,7 +351,8 @@ func auditOutputOf(a AuditReply) AuditOutput {
 // its body is read, so the bounds hold the memory of bodies too. A
 // refusal is answered and logged here, and ok is false; otherwise the
 // caller releases the turns.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request) (data []byte, release func(), ok bool) {
+func (s *Server) admit(w http.ResponseWriter,
+	r *http.Request) (data []byte, release func(), ok bool) {
 	release, err := s.enter(r.Context(), tenantFrom(r.Context()))
 	if err != nil {
 		s.cfg.Logf("http: refused: %v", err)
@@ -410,7 +433,8 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d := detailOf(err)
-		d.Do = "Give the run_id a run's reply named; a server answers for the runs its own clients asked for."
+		d.Do = "Give the run_id a run's reply named; a server answers for the runs its own clients " +
+			"asked for."
 		writeError(w, http.StatusNotFound, d)
 		return
 	case err != nil:
@@ -428,13 +452,15 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 // of the gate to read the store. A client of no tenant (an MCP session)
 // reads the runs the ledger keeps for it alone. Another client's run is
 // not found, as a run that never was.
-func (s *Server) receiptOf(ctx context.Context, client string, t *tenantState, id string) (json.RawMessage, error) {
+func (s *Server) receiptOf(ctx context.Context, client string, t *tenantState,
+	id string) (json.RawMessage, error) {
 	rec, ours := s.ledger.get(client, id)
 	switch {
 	case rec != nil:
 		return rec, nil
 	case !ours && t == nil:
-		return nil, codes.Errorf(codes.E317, "no receipt %s among this client's runs: %w", id, fs.ErrNotExist)
+		return nil, codes.Errorf(codes.E317, "no receipt %s among this client's runs: %w", id,
+			fs.ErrNotExist)
 	}
 	release, err := s.gate.enter(ctx)
 	if err != nil {
@@ -461,7 +487,14 @@ type healthJSON struct {
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	running, queued := s.gate.load()
-	h := healthJSON{Status: "ok", Version: receipt.Version, Workers: s.cfg.Workers, Queue: s.cfg.Queue, Running: running, Queued: queued}
+	h := healthJSON{
+		Status:  "ok",
+		Version: receipt.Version,
+		Workers: s.cfg.Workers,
+		Queue:   s.cfg.Queue,
+		Running: running,
+		Queued:  queued,
+	}
 	status := http.StatusOK
 	if s.isStopping() {
 		h.Status, status = CodeShuttingDown, http.StatusServiceUnavailable
@@ -487,13 +520,15 @@ func (s *Server) handleAlive(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	if s.isStopping() {
 		s.setRetryAfter(w)
-		writeJSON(w, http.StatusServiceUnavailable, probeJSON{Status: CodeShuttingDown, Reason: "the server is shutting down"})
+		writeJSON(w, http.StatusServiceUnavailable,
+			probeJSON{Status: CodeShuttingDown, Reason: "the server is shutting down"})
 		return
 	}
 	if s.cfg.Ready != nil {
 		if err := s.cfg.Ready(); err != nil {
 			s.setRetryAfter(w)
-			writeJSON(w, http.StatusServiceUnavailable, probeJSON{Status: "not-ready", Reason: codes.TerminalSafe(err.Error())})
+			writeJSON(w, http.StatusServiceUnavailable,
+				probeJSON{Status: "not-ready", Reason: codes.TerminalSafe(err.Error())})
 			return
 		}
 	}
@@ -501,7 +536,8 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 }
 
 func malformedID(id string) error {
-	e := codes.Errorf(codes.E301, "%q is not a run id: a run id is %s", codes.TerminalSafe(clip(id, 64)), receipt.RunIDForm)
+	e := codes.Errorf(codes.E301, "%q is not a run id: a run id is %s",
+		codes.TerminalSafe(clip(id, 64)), receipt.RunIDForm)
 	e.Do = "Give the run_id a run's reply named."
 	return e
 }
@@ -511,7 +547,8 @@ func malformedID(id string) error {
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	tooLarge := func() ([]byte, bool) {
 		e := codes.Errorf(codes.E301, "the request body is larger than %d bytes", s.cfg.MaxBodyBytes)
-		e.Do = "Send a smaller program, or name a file under the server's import root with path. Nothing ran."
+		e.Do = "Send a smaller program, or name a file under the server's import root with path. " +
+			"Nothing ran."
 		writeError(w, http.StatusRequestEntityTooLarge, detailOf(e))
 		return nil, false
 	}
@@ -533,7 +570,8 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 // run admits req past t's limits and the bound on runs and hands it to
 // the Runner. door names the door it came through, for the log; client
 // who sent it, for the ledger; t its tenant (nil: none).
-func (s *Server) run(ctx context.Context, door, client string, t *tenantState, req RunRequest) (RunReply, error) {
+func (s *Server) run(ctx context.Context, door, client string, t *tenantState,
+	req RunRequest) (RunReply, error) {
 	release, err := s.enter(ctx, t)
 	if err != nil {
 		s.cfg.Logf("%s: refused: %v", door, err)
@@ -545,7 +583,8 @@ func (s *Server) run(ctx context.Context, door, client string, t *tenantState, r
 
 // runHeld runs req for a caller that holds its turns, under t's ceiling
 // and in t's name, and remembers the run, refused or not, as client's.
-func (s *Server) runHeld(ctx context.Context, door, client string, t *tenantState, req RunRequest) (RunReply, error) {
+func (s *Server) runHeld(ctx context.Context, door, client string, t *tenantState,
+	req RunRequest) (RunReply, error) {
 	if t != nil {
 		req.Tenant, req.Ceiling = t.Name, t.Ceiling
 	}
@@ -560,7 +599,8 @@ func (s *Server) runHeld(ctx context.Context, door, client string, t *tenantStat
 	if reply.Code != "" {
 		ended += " " + reply.Code
 	}
-	s.cfg.Logf("%s: run %s: %s, exit %d, level %s, %s", door, reply.RunID, ended, reply.ExitStatus, reply.Level, time.Since(start).Round(time.Millisecond))
+	s.cfg.Logf("%s: run %s: %s, exit %d, level %s, %s", door, reply.RunID, ended, reply.ExitStatus,
+		reply.Level, time.Since(start).Round(time.Millisecond))
 	return reply, nil
 }
 
@@ -578,7 +618,8 @@ func (s *Server) writeRefusal(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusServiceUnavailable, s.stoppingDetail())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		// The client is gone; nobody reads this.
-		writeError(w, http.StatusServiceUnavailable, errorDetail{Code: CodeShuttingDown, Message: "the request was cancelled before its run started"})
+		writeError(w, http.StatusServiceUnavailable,
+			errorDetail{Code: CodeShuttingDown, Message: "the request was cancelled before its run started"})
 	default:
 		writeError(w, statusOfErr(err), detailOf(err))
 	}
@@ -594,7 +635,8 @@ func (s *Server) setRetryAfter(w http.ResponseWriter) {
 
 func (s *Server) busyDetail() errorDetail {
 	return errorDetail{Code: CodeBusy,
-		Message:    fmt.Sprintf("the server is running %d programs and has %d waiting, its bound: nothing ran", s.cfg.Workers, s.cfg.Queue),
+		Message: fmt.Sprintf("the server is running %d programs and has %d waiting, its bound: "+
+			"nothing ran", s.cfg.Workers, s.cfg.Queue),
 		Do:         "Send the request again after Retry-After seconds.",
 		RetryAfter: s.retryAfterSeconds()}
 }

@@ -142,16 +142,21 @@ func decodeLine(l lineOrErr) (jsonrpc.Message, *jsonrpc.Response) {
 		}
 		_ = json.Unmarshal(l.line, &withID)
 		id, _ := jsonrpc.MakeID(withID.ID)
-		return nil, &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}}
+		return nil, &jsonrpc.Response{
+			ID:    id,
+			Error: &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)},
+		}
 	}
 	line := bytes.TrimSpace(l.line)
 	switch {
 	case l.tooLong:
-		return refuse(jsonrpc.CodeInvalidRequest, "the line is longer than %d bytes: send one message a line, within the bound", maxLineBytes)
+		return refuse(jsonrpc.CodeInvalidRequest,
+			"the line is longer than %d bytes: send one message a line, within the bound", maxLineBytes)
 	case len(line) == 0:
 		return refuse(jsonrpc.CodeInvalidRequest, "the line is empty: send one JSON-RPC message a line")
 	case !json.Valid(line):
-		return refuse(jsonrpc.CodeParseError, "parse error: the line is not JSON: send one JSON-RPC message a line")
+		return refuse(jsonrpc.CodeParseError,
+			"parse error: the line is not JSON: send one JSON-RPC message a line")
 	case line[0] == '[':
 		return refuse(jsonrpc.CodeInvalidRequest, "a batch: send one JSON-RPC message a line")
 	}
@@ -235,7 +240,10 @@ func withCode(resp *jsonrpc.Response) *jsonrpc.Response {
 	if errors.As(resp.Error, &we) && we.Code != 0 {
 		return resp
 	}
-	return &jsonrpc.Response{ID: resp.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: resp.Error.Error()}}
+	return &jsonrpc.Response{
+		ID:    resp.ID,
+		Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: resp.Error.Error()},
+	}
 }
 
 func (c *lineConn) Close() error {

@@ -163,15 +163,23 @@ func (t *tenantState) limit() (release func(), err error) {
 			if !r.OK() {
 				d = time.Second
 			}
-			return nil, &limitError{code: CodeRateLimit, retryAfter: d,
-				msg: fmt.Sprintf("tenant %s may start %g runs a second (a burst of %d): nothing ran", t.Name, t.Rate, t.limiter.Burst())}
+			return nil, &limitError{
+				code:       CodeRateLimit,
+				retryAfter: d,
+				msg: fmt.Sprintf("tenant %s may start %g runs a second (a burst of %d): nothing ran",
+					t.Name, t.Rate, t.limiter.Burst()),
+			}
 		}
 	}
 	if t.Concurrency > 0 {
 		if n := t.running.Add(1); n > int64(t.Concurrency) {
 			t.running.Add(-1)
-			return nil, &limitError{code: CodeConcurrencyLimit, retryAfter: time.Second,
-				msg: fmt.Sprintf("tenant %s may have %d runs at once, and has them: nothing ran", t.Name, t.Concurrency)}
+			return nil, &limitError{
+				code:       CodeConcurrencyLimit,
+				retryAfter: time.Second,
+				msg: fmt.Sprintf("tenant %s may have %d runs at once, and has them: nothing ran",
+					t.Name, t.Concurrency),
+			}
 		}
 		var once sync.Once
 		return func() { once.Do(func() { t.running.Add(-1) }) }, nil
@@ -182,7 +190,8 @@ func (t *tenantState) limit() (release func(), err error) {
 // limitDetail is the body of a limitError.
 func limitDetail(e *limitError) errorDetail {
 	return errorDetail{Code: e.code, Message: e.msg, RetryAfter: seconds(e.retryAfter),
-		Do: "Send the request again after Retry-After seconds; the limit is the tenant's, set by the server's operator."}
+		Do: "Send the request again after Retry-After seconds; the limit is the tenant's, set by the " +
+			"server's operator."}
 }
 
 // seconds is d in whole seconds, rounded up, at least 1.

@@ -168,7 +168,8 @@ func Build(in Inputs, m Machine) *Set {
 		}
 	}
 	for _, p := range in.Credentials {
-		b.add(Location{Path: p, Kind: Credential, Holds: "named by the operator in " + CredentialsEnv, Lent: isLent(p)})
+		b.add(Location{Path: p, Kind: Credential, Holds: "named by the operator in " +
+			CredentialsEnv, Lent: isLent(p)})
 	}
 	// Every home is expanded, its dot-entries held by their names, those
 	// made later too: the kernel lets nothing be made in a home but
@@ -180,7 +181,11 @@ func Build(in Inputs, m Machine) *Set {
 	for _, h := range homes {
 		for _, e := range b.list(b.resolve(h)) {
 			if strings.HasPrefix(e.Name(), ".") && e.Type()&fs.ModeSymlink != 0 {
-				b.add(Location{Path: filepath.Join(h, e.Name()), Kind: DotEntry, Holds: "a dot-entry of the home " + h})
+				b.add(Location{
+					Path:  filepath.Join(h, e.Name()),
+					Kind:  DotEntry,
+					Holds: "a dot-entry of the home " + h,
+				})
 			}
 		}
 		b.expandDir(b.resolve(h), true)
@@ -205,8 +210,14 @@ type builder struct {
 }
 
 func newBuilder(m Machine) *builder {
-	return &builder{m: m, seen: map[string]bool{}, carved: map[string]int{}, expanded: map[string]int{},
-		resolved: map[string]string{}, listed: map[string]listing{}}
+	return &builder{
+		m:        m,
+		seen:     map[string]bool{},
+		carved:   map[string]int{},
+		expanded: map[string]int{},
+		resolved: map[string]string{},
+		listed:   map[string]listing{},
+	}
 }
 
 // listing is a directory's entries, in the order it was read, and their
@@ -224,7 +235,8 @@ func (b *builder) read(dir string) listing {
 	l, ok := b.listed[dir]
 	if !ok {
 		var entries []fs.DirEntry
-		if mode, there := b.lstat(dir); there && (mode.IsDir() || mode&fs.ModeSymlink != 0) || dir == filepath.Dir(dir) {
+		if mode, there := b.lstat(dir); there && (mode.IsDir() || mode&fs.ModeSymlink != 0) ||
+			dir == filepath.Dir(dir) {
 			entries, _ = b.m.ReadDir(dir)
 		}
 		l = listing{entries: entries, types: make(map[string]fs.FileMode, len(entries))}

@@ -100,8 +100,10 @@ func (l Location) describe() string { return l.Path + " (" + l.Holds + ")" }
 // Set is what a run holds out of every budget, resolved when the run
 // started. The zero Set guards nothing; build one with Build.
 type Set struct {
-	locs  []Location
-	homes []string // every home, as written and as it resolves: their dot-entries are guarded, made later too
+	locs []Location
+	// homes are every home, as written and as it resolves: their
+	// dot-entries are guarded, made later too.
+	homes []string
 	// concrete are the locations that exist, patterns matched and
 	// dot-entries listed, for the kernel (CarveOuts).
 	concrete []CarveOut
@@ -173,9 +175,11 @@ func (s *Set) locate(p string) []Location {
 		if !Within(p, h) || len(p) == len(h) {
 			continue
 		}
-		first, _, _ := strings.Cut(strings.TrimPrefix(p[len(h):], string(filepath.Separator)), string(filepath.Separator))
+		first, _, _ := strings.Cut(strings.TrimPrefix(p[len(h):], string(filepath.Separator)),
+			string(filepath.Separator))
 		if strings.HasPrefix(first, ".") {
-			out = append(out, Location{Path: filepath.Join(h, first), Kind: DotEntry, Holds: "a dot-entry of the home " + h})
+			out = append(out,
+				Location{Path: filepath.Join(h, first), Kind: DotEntry, Holds: "a dot-entry of the home " + h})
 		}
 	}
 	return out
@@ -225,7 +229,8 @@ func RefusesDevice(p string, mode fs.FileMode) (Location, bool) {
 	if mode&fs.ModeDevice == 0 {
 		return Location{}, false
 	}
-	if mode&fs.ModeCharDevice != 0 && filepath.Dir(p) == "/dev" && slices.Contains(devices, filepath.Base(p)) {
+	if mode&fs.ModeCharDevice != 0 && filepath.Dir(p) == "/dev" &&
+		slices.Contains(devices, filepath.Base(p)) {
 		return Location{}, false
 	}
 	return Location{Path: p, Kind: Kernel, Holds: "a device"}, true
@@ -256,14 +261,16 @@ func (s *Set) Narrows(b, ceiling budget.Budget, resolve func(string) string) err
 		if !l.namedOnly() || namedBy(ceiling, it, l.Path, resolve) {
 			return nil
 		}
-		return fmt.Errorf("%s narrows the ceiling onto %s, which the ceiling %q does not name", it, l.describe(), ceiling.String())
+		return fmt.Errorf("%s narrows the ceiling onto %s, which the ceiling %q does not name", it,
+			l.describe(), ceiling.String())
 	})
 }
 
 // eachLocated calls f for every file item of b with a path and every
 // location that path lies in, as written or as resolve resolves it, and
 // returns the first error f returns.
-func (s *Set) eachLocated(b budget.Budget, resolve func(string) string, f func(budget.Item, Location) error) error {
+func (s *Set) eachLocated(b budget.Budget, resolve func(string) string,
+	f func(budget.Item, Location) error) error {
 	if s == nil {
 		return nil
 	}

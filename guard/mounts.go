@@ -66,7 +66,8 @@ const (
 // and the mounts it could read are returned beside it.
 func ParseMountInfo(data []byte) ([]Mount, error) {
 	if len(data) > maxMountInfoBytes {
-		return nil, fmt.Errorf("parse mountinfo: %d bytes, over the bound of %d", len(data), maxMountInfoBytes)
+		return nil, fmt.Errorf("parse mountinfo: %d bytes, over the bound of %d", len(data),
+			maxMountInfoBytes)
 	}
 	var out []Mount
 	var bad []error
@@ -80,7 +81,8 @@ func ParseMountInfo(data []byte) ([]Mount, error) {
 			return nil, fmt.Errorf("parse mountinfo: over the bound of %d lines", maxMounts)
 		}
 		if len(line) > maxMountLine {
-			bad = append(bad, fmt.Errorf("line %d: %d bytes, over the bound of %d", n, len(line), maxMountLine))
+			bad = append(bad,
+				fmt.Errorf("line %d: %d bytes, over the bound of %d", n, len(line), maxMountLine))
 			continue
 		}
 		m, err := parseMountLine(string(line))
@@ -175,12 +177,12 @@ var dataFS = map[string]bool{
 	// stacked over other data: a container's root, snaps, encrypted homes
 	"overlay": true, "aufs": true, "shiftfs": true, "ecryptfs": true,
 	// removable media and images
-	"vfat": true, "msdos": true, "exfat": true, "ntfs": true, "ntfs3": true, "hfs": true, "hfsplus": true,
-	"udf": true, "iso9660": true, "squashfs": true, "erofs": true, "cramfs": true,
+	"vfat": true, "msdos": true, "exfat": true, "ntfs": true, "ntfs3": true, "hfs": true,
+	"hfsplus": true, "udf": true, "iso9660": true, "squashfs": true, "erofs": true, "cramfs": true,
 	// network and the host's share in a virtual machine (WSL's drvfs)
 	"nfs": true, "nfs4": true, "cifs": true, "smb3": true, "smbfs": true, "9p": true, "virtiofs": true,
-	"ceph": true, "ocfs2": true, "gfs2": true, "lustre": true, "gpfs": true, "afs": true, "vboxsf": true,
-	"drvfs": true,
+	"ceph": true, "ocfs2": true, "gfs2": true, "lustre": true, "gpfs": true, "afs": true,
+	"vboxsf": true, "drvfs": true,
 	// FUSE: a user's file system (sshfs, s3fs, ntfs-3g as fuseblk); but
 	// fuse.lxcfs, below, which stands in for the kernel's files
 	"fuse": true, "fuseblk": true,

@@ -78,7 +78,8 @@ var errUntrustedRegister = errors.New("the register is not one to trust")
 
 // registerAdvice says what to do about a register that cannot be used.
 const registerAdvice = "make it as root (install -d -m 1777 -o root DIR), or set " + RegisterEnv +
-	" to a directory owned by you or root, mode 1777, that every Sabline on this machine is started with"
+	" to a directory owned by you or root, mode 1777, that every Sabline on this machine is started " +
+	"with"
 
 // RegisterDir is the register's directory: the value of RegisterEnv when
 // it is set, else this system's (/var/tmp/sabline-guarded on Unix,
@@ -146,7 +147,8 @@ func (r Registered) Warning() string {
 	if r.Unread == 0 {
 		return ""
 	}
-	return fmt.Sprintf("the register %s had more than %d entries; %d were not read, and the locations they name are not guarded",
+	return fmt.Sprintf("the register %s had more than %d entries; %d were not read, and the "+
+		"locations they name are not guarded",
 		r.Dir, MaxRegisterEntries, r.Unread)
 }
 
@@ -186,7 +188,8 @@ func parseRegister(entries []registerEntry, owners pathOwners) Registered {
 		if e.Owner > 0 {
 			if i := slices.IndexFunc(uids, func(u int) bool { return u != e.Owner }); i >= 0 {
 				r.Refused = append(r.Refused, RefusedEntry{Name: e.Name,
-					Why: fmt.Sprintf("names %s, owned by uid %d, not by the entry's owner (uid %d)", p, uids[i], e.Owner)})
+					Why: fmt.Sprintf("names %s, owned by uid %d, not by the entry's owner (uid %d)", p, uids[i],
+						e.Owner)})
 				continue
 			}
 		}
@@ -373,8 +376,10 @@ func Join(paths ...string) error {
 // that cannot make its locations known does not start.
 func JoinAs(what string, paths ...string) error {
 	if err := Join(paths...); err != nil {
-		e := codes.Errorf(codes.E331, "%s cannot be made known to the other Sablines on this machine: %w", what, err)
-		e.Do = "Sabline keeps a register of its receipts, tokens and runs directories, so that no run of another Sabline reaches them: " +
+		e := codes.Errorf(codes.E331, "%s cannot be made known to the other Sablines on this machine: %w",
+			what, err)
+		e.Do = "Sabline keeps a register of its receipts, tokens and runs directories, so that no run " +
+			"of another Sabline reaches them: " +
 			registerAdvice + ". Nothing ran."
 		return e
 	}

@@ -46,10 +46,12 @@ func trustRegister(dir string) error {
 	case !fi.IsDir():
 		return fmt.Errorf("%w: %s is not a directory: %s", errUntrustedRegister, dir, registerAdvice)
 	case fi.Mode()&fs.ModeSticky == 0:
-		return fmt.Errorf("%w: %s is not sticky (mode %s), so any user who may write in it may remove another's entries: %s",
+		return fmt.Errorf("%w: %s is not sticky (mode %s), so any user who may write in it may remove "+
+			"another's entries: %s",
 			errUntrustedRegister, dir, fi.Mode(), registerAdvice)
 	case owner != 0 && owner != currentUser():
-		return fmt.Errorf("%w: %s is owned by uid %d, neither root nor you (uid %d), who may remove any entry in it: %s",
+		return fmt.Errorf("%w: %s is owned by uid %d, neither root nor you (uid %d), who may remove "+
+			"any entry in it: %s",
 			errUntrustedRegister, dir, owner, currentUser(), registerAdvice)
 	}
 	return nil

@@ -102,16 +102,19 @@ func readRegular(f *os.File, name string) ([]byte, error) {
 // name its positions and digests carry; nothing is read from it), with
 // every load read beneath root, as Compile reads them beneath a program's
 // own directory. A pool gives its import root.
-func (in *Interp) CompileSource(path string, src []byte, root string, predeclared starlark.StringDict) (*Compiled, error) {
+func (in *Interp) CompileSource(path string, src []byte, root string,
+	predeclared starlark.StringDict) (*Compiled, error) {
 	if !filepath.IsAbs(path) || !filepath.IsAbs(root) {
 		return nil, codes.Errorf(codes.E316, "program %s under %s: both must be absolute", path, root)
 	}
-	return compile(filepath.Clean(path), src, filepath.Clean(root), "the import root", predeclared, in.guard)
+	return compile(filepath.Clean(path), src, filepath.Clean(root), "the import root", predeclared,
+		in.guard)
 }
 
 // compile compiles the program abs, whose bytes are src, and its loads,
 // read beneath dir (what names dir in a refusal) and judged by g.
-func compile(abs string, src []byte, dir, what string, predeclared starlark.StringDict, g *guard.Set) (*Compiled, error) {
+func compile(abs string, src []byte, dir, what string, predeclared starlark.StringDict,
+	g *guard.Set) (*Compiled, error) {
 	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}}
 	var root *loadRoot // opened at the first load: most programs load nothing
 	defer func() {
@@ -140,7 +143,11 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 			}
 			target := loadTarget(file, load.ModuleName())
 			if slices.Contains(stack, target) {
-				return &codes.Error{Code: codes.E306, Msg: "load cycle: " + strings.Join(append(stack, target), " -> "), Pos: load.Load.String()}
+				return &codes.Error{
+					Code: codes.E306,
+					Msg:  "load cycle: " + strings.Join(append(stack, target), " -> "),
+					Pos:  load.Load.String(),
+				}
 			}
 			if _, done := c.Files[target]; done {
 				continue
@@ -159,8 +166,13 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 				return refused
 			}
 			if err != nil {
-				return &codes.Error{Code: codes.E306, Pos: load.Load.String(), Err: err, Msg: fmt.Sprintf(
-					"%s loads %s: %v; a program may load only .vel files beneath %s, %s", file, target, err, dir, what)}
+				return &codes.Error{
+					Code: codes.E306,
+					Pos:  load.Load.String(),
+					Err:  err,
+					Msg: fmt.Sprintf("%s loads %s: %v; a program may load only .vel files beneath %s, %s",
+						file, target, err, dir, what),
+				}
 			}
 			if err := visit(target, data, stack); err != nil {
 				return err
@@ -264,7 +276,8 @@ func (r *loadRoot) read(target string) ([]byte, error) {
 		return nil, fmt.Errorf("%s leads, by a link, to a file that is not a .vel file", target)
 	}
 	if l, refused := r.guard.Refuses(canon, r.canon); refused {
-		return nil, codes.Errorf(codes.E318, "load %s: %s is in %s, %s; a load reaches only what a grant of %s would",
+		return nil, codes.Errorf(codes.E318,
+			"load %s: %s is in %s, %s; a load reaches only what a grant of %s would",
 			target, canon, l.Path, guardedWhat(l), r.dir)
 	}
 	return readRegular(f, target)

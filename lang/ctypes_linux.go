@@ -30,7 +30,8 @@ import (
 // and the program may go on.
 func ctypesModule() starlark.Value {
 	return module("ctypes", map[string]builtinFn{
-		"syscall": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"syscall": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			if len(kwargs) > 0 || len(args) < 1 || len(args) > 7 {
 				return nil, fmt.Errorf("%s: want a name or number and at most six arguments", b.Name())
 			}
@@ -57,14 +58,17 @@ func ctypesModule() starlark.Value {
 			goruntime.KeepAlive(keep)
 			return syscallResult(int64(r1), errno), nil
 		},
-		"syscall32": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"syscall32": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			if len(kwargs) > 0 || len(args) < 1 || len(args) > 7 {
-				return nil, fmt.Errorf("%s: want an i386 system call number and at most six arguments", b.Name())
+				return nil, fmt.Errorf("%s: want an i386 system call number and at most six arguments",
+					b.Name())
 			}
 			var words [7]uintptr
 			for i, a := range args {
 				if _, ok := a.(starlark.Int); !ok && a != starlark.None {
-					return nil, fmt.Errorf("%s: argument %d: want int or None, got %s (a 32-bit call cannot name an address of the Go heap)", b.Name(), i, a.Type())
+					return nil, fmt.Errorf("%s: argument %d: want int or None, got %s (a 32-bit call cannot "+
+						"name an address of the Go heap)", b.Name(), i, a.Type())
 				}
 				w, err := syscallWord(a, i)
 				if n := int64(w); err == nil && (n > 0xffffffff || n < -0x80000000) {

@@ -10,8 +10,14 @@ import (
 // errnoNames are the errnos Windows' syscall package invents for the Unix
 // names the runtime's messages use.
 var errnoNames = map[syscall.Errno]string{
-	syscall.EPERM: "EPERM", syscall.EACCES: "EACCES", syscall.ENOENT: "ENOENT", syscall.ENOSYS: "ENOSYS",
-	syscall.EINVAL: "EINVAL", syscall.EBADF: "EBADF", syscall.EEXIST: "EEXIST", syscall.ENOTDIR: "ENOTDIR",
+	syscall.EPERM:   "EPERM",
+	syscall.EACCES:  "EACCES",
+	syscall.ENOENT:  "ENOENT",
+	syscall.ENOSYS:  "ENOSYS",
+	syscall.EINVAL:  "EINVAL",
+	syscall.EBADF:   "EBADF",
+	syscall.EEXIST:  "EEXIST",
+	syscall.ENOTDIR: "ENOTDIR",
 }
 
 // ErrnoName returns the symbolic name of an errno: one of the Unix names

@@ -15,5 +15,8 @@ func FileIDOf(f *os.File) (id FileID, ok bool) {
 	if err := windows.GetFileInformationByHandle(windows.Handle(f.Fd()), &info); err != nil {
 		return FileID{}, false
 	}
-	return FileID{Dev: uint64(info.VolumeSerialNumber), Ino: uint64(info.FileIndexHigh)<<32 | uint64(info.FileIndexLow)}, true
+	return FileID{
+		Dev: uint64(info.VolumeSerialNumber),
+		Ino: uint64(info.FileIndexHigh)<<32 | uint64(info.FileIndexLow),
+	}, true
 }

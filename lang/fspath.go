@@ -13,7 +13,6 @@ import (
 	"syscall"
 
 	"github.com/sabline/sabline/guard"
-	"github.com/sabline/sabline/program"
 )
 
 // How a path is judged. The language never resolves a program's path
@@ -54,7 +53,8 @@ const maxWalk = 32 << 10
 // lives in /proc (/proc/self, /proc/N/fd/M, /proc/N/root, /proc/N/cwd,
 // /proc/N/exe, map_files...), which /dev/fd, /dev/stdin, /dev/stdout and
 // /dev/stderr lead to.
-var errMagic = errors.New("a link in /proc, which the language never follows (/proc/N/fd, /proc/self, /dev/fd and /dev/std* all lead through one)")
+var errMagic = errors.New("a link in /proc, which the language never follows (/proc/N/fd, " +
+	"/proc/self, /dev/fd and /dev/std* all lead through one)")
 
 // errProcess refuses a process's own files in /proc: its environment,
 // its memory, its descriptors.
@@ -68,7 +68,8 @@ var errOwn = errors.New("the run's own standard input, output or error, reached 
 var errUnfinished = errors.New("the path cannot be followed to its end")
 
 // errTooLong refuses a path longer than maxWalk.
-var errTooLong = fmt.Errorf("the path is longer than %d bytes, more than the language walks; it is not followed", maxWalk)
+var errTooLong = fmt.Errorf("the path is longer than %d bytes, more than the language walks; it "+
+	"is not followed", maxWalk)
 
 // anchor is a directory opened when the run starts, to walk from.
 type anchor struct {
@@ -112,8 +113,10 @@ func newFSTree(dirs []string, relayed []FileID, std ...*os.File) *fsTree {
 		t.add(rootOf(d), seen)
 		t.add(d, seen)
 	}
-	sort.SliceStable(t.anchors, func(i, j int) bool { return len(t.anchors[i].path) > len(t.anchors[j].path) })
-	goruntime.AddCleanup(t, closeAnchors, t.anchors) // a run in a process that goes on (a pool, a test) does not keep them
+	sort.SliceStable(t.anchors,
+		func(i, j int) bool { return len(t.anchors[i].path) > len(t.anchors[j].path) })
+	// a run in a process that goes on (a pool, a test) does not keep them
+	goruntime.AddCleanup(t, closeAnchors, t.anchors)
 	null := devNull()
 	for _, f := range std {
 		if f == nil {
@@ -253,12 +256,16 @@ func (t *fsTree) walk(p string) (*walker, error) {
 func splitPath(p string) ([]string, bool) {
 	p = p[len(filepath.VolumeName(p)):]
 	var out []string
-	for _, c := range strings.FieldsFunc(p, func(r rune) bool { return os.IsPathSeparator(uint8(r)) && r < 0x80 }) {
+	for _, c := range strings.FieldsFunc(p, func(r rune) bool {
+		return os.IsPathSeparator(uint8(r)) && r < 0x80
+	}) {
 		if c != "." {
 			out = append(out, c)
 		}
 	}
-	slash := len(p) > 0 && (os.IsPathSeparator(p[len(p)-1]) || strings.HasSuffix(p, string(filepath.Separator)+".") || p == ".")
+	slash := len(p) > 0 &&
+		(os.IsPathSeparator(p[len(p)-1]) || strings.HasSuffix(p, string(filepath.Separator)+".") ||
+			p == ".")
 	return out, slash
 }
 
@@ -292,7 +299,8 @@ func (w *walker) restart(vol string, todo []string) error {
 	root := rootOf(vol)
 	for _, a := range w.t.anchors {
 		ac := a.comps
-		if sameVolume(a.path, root) && len(ac) <= len(todo) && equalComps(ac, todo[:len(ac)]) && a.inPlace() {
+		if sameVolume(a.path, root) && len(ac) <= len(todo) && equalComps(ac, todo[:len(ac)]) &&
+			a.inPlace() {
 			w.reset(a, append([]string(nil), todo[len(ac):]...))
 			return nil
 		}
@@ -405,7 +413,7 @@ func (w *walker) follow(name string, rest []string) error {
 	if w.links++; w.links > maxLinks {
 		return syscall.ELOOP
 	}
-	if !program.Knockout && onProcfs(w.top()) {
+	if refusesLinksIn(w.top()) {
 		return errMagic
 	}
 	target, err := readLinkAt(w.top(), name)
@@ -479,13 +487,11 @@ func (w *walker) here() (string, error) {
 	return filepath.Join(dir, w.name), nil
 }
 
-// inProcess reports whether the walk stands on a process's own files in
-// /proc: a directory on procfs whose path, or the last name, has a
-// component of digits (a process or thread id).
-func (w *walker) inProcess(path string) bool {
-	if program.Knockout {
-		return false
-	}
+// onProcessFiles reports whether the walk stands on a process's own files
+// in /proc: a directory on procfs whose path, or the last name, has a
+// component of digits (a process or thread id). Effects ask it through
+// inProcess (knockout_off.go).
+func (w *walker) onProcessFiles(path string) bool {
 	comps, _ := splitPath(path)
 	for _, c := range comps {
 		if c != "" && strings.Trim(c, "0123456789") == "" {
@@ -501,18 +507,20 @@ func (w *walker) inProcess(path string) bool {
 func (t *fsTree) isAnchor(p string) bool {
 	comps, _ := splitPath(p)
 	for _, a := range t.anchors {
-		if len(a.comps) > 0 && len(a.comps) == len(comps) && sameVolume(a.path, p) && equalComps(a.comps, comps) {
+		if len(a.comps) > 0 && len(a.comps) == len(comps) && sameVolume(a.path, p) &&
+			equalComps(a.comps, comps) {
 			return true
 		}
 	}
 	return false
 }
 
-// isOwn reports whether f is open on one of the run's standard
+// openOnOwn reports whether f is open on one of the run's standard
 // descriptors' files, or one of the caller's they are relayed to; true
-// too when what f is open on cannot be read.
-func (t *fsTree) isOwn(f *os.File) bool {
-	if program.Knockout || len(t.own) == 0 {
+// too when what f is open on cannot be read. Effects ask it through isOwn
+// (knockout_off.go).
+func (t *fsTree) openOnOwn(f *os.File) bool {
+	if len(t.own) == 0 {
 		return false
 	}
 	id, ok := FileIDOf(f)

@@ -14,7 +14,8 @@ const oDir = unix.O_RDONLY
 // dirPath is the canonical path of the open directory d (F_GETPATH).
 func dirPath(d dirFD) (string, error) {
 	buf := make([]byte, unix.PathMax+1)
-	if _, err := unix.FcntlInt(uintptr(d), unix.F_GETPATH, int(uintptr(unsafe.Pointer(&buf[0])))); err != nil {
+	if _, err := unix.FcntlInt(uintptr(d), unix.F_GETPATH,
+		int(uintptr(unsafe.Pointer(&buf[0])))); err != nil {
 		return "", err
 	}
 	goruntime.KeepAlive(buf)

@@ -15,7 +15,6 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/bounded"
-	"github.com/sabline/sabline/program"
 )
 
 // The file effects. Each walks the program's path (fspath.go), judges the
@@ -31,16 +30,8 @@ import (
 // anything else is the system's answer, E314 (or E319 when a confinement
 // layer refused).
 func (in *Interp) fsRefusal(op string, access budget.Access, p string, err error) error {
-	var u unjudged
-	if judged := errors.Is(err, budget.ErrNotGranted); !program.Knockout && (judged || errors.As(err, &u)) {
-		written := budget.Effect{Kind: budget.FS, Access: access, Path: filepath.Clean(in.abs(p))}
-		grant, covered := in.coversAsWritten(written)
-		switch {
-		case !covered:
-			return codes.Errorf(codes.E302, "fs %s of %s: %v: add %s to the budget", access, in.abs(p), budget.ErrNotGranted, written.Need())
-		case judged:
-			return codes.Errorf(codes.E302, "fs %s of %s: %v: %s", access, in.abs(p), budget.ErrNotGranted, fmt.Sprintf(leadsOutside, grant))
-		}
+	if refused := in.refusedAsWritten(access, p, err); refused != nil {
+		return refused
 	}
 	var e *codes.Error
 	if errors.As(err, &e) {
@@ -55,15 +46,44 @@ func (in *Interp) fsRefusal(op string, access budget.Access, p string, err error
 		return codes.Errorf(codes.E314, "%s %s: %w", op, p, err)
 	}
 	if errors.Is(err, syscall.ELOOP) {
-		return &codes.Error{Code: codes.E314, Msg: fmt.Sprintf("%s %s: more than %d links, or a loop of them", op, p, maxLinks), Err: err}
+		return &codes.Error{
+			Code: codes.E314,
+			Msg:  fmt.Sprintf("%s %s: more than %d links, or a loop of them", op, p, maxLinks),
+			Err:  err,
+		}
 	}
 	return in.osError(codes.E314, op+" "+p, err)
 }
 
+// asWritten judges, for fsRefusal, an effect for access on the program's
+// path p that failed with err where no grant covered the place its walk
+// led (budget.ErrNotGranted) or before that place was judged (unjudged):
+// E302 when no grant covers p as written, or when one does and the place
+// was judged; nil for any other err, or for an unjudged one under a
+// grant. fsRefusal asks it through refusedAsWritten (knockout_off.go).
+func (in *Interp) asWritten(access budget.Access, p string, err error) error {
+	var u unjudged
+	judged := errors.Is(err, budget.ErrNotGranted)
+	if !judged && !errors.As(err, &u) {
+		return nil
+	}
+	written := budget.Effect{Kind: budget.FS, Access: access, Path: filepath.Clean(in.abs(p))}
+	grant, covered := in.coversAsWritten(written)
+	switch {
+	case !covered:
+		return codes.Errorf(codes.E302, "fs %s of %s: %v: add %s to the budget", access, in.abs(p),
+			budget.ErrNotGranted, written.Need())
+	case judged:
+		return codes.Errorf(codes.E302, "fs %s of %s: %v: %s", access, in.abs(p), budget.ErrNotGranted,
+			fmt.Sprintf(leadsOutside, grant))
+	}
+	return nil
+}
+
 // leadsOutside says why a path a grant covers as written is refused: its
 // walk led elsewhere, where no grant reaches.
-const leadsOutside = "it lies in %s as written, and leads outside every grant by a link or a .. on the way " +
-	"(or, for fs.mkdir, a directory it would make)"
+const leadsOutside = "it lies in %s as written, and leads outside every grant by a link or a .. " +
+	"on the way (or, for fs.mkdir, a directory it would make)"
 
 // unjudged is an error met before the place an effect reached was
 // judged: the walk's own, which is told only where a grant covers the
@@ -97,14 +117,12 @@ func (in *Interp) judge(w *walker, access budget.Access) (i int, here string, er
 	return i, here, err
 }
 
-// judgeEntry refuses an entry made in, or removed from, the directory the
+// guardEntry refuses an entry made in, or removed from, the directory the
 // walk stands on when it holds a guarded location (guard.Set.Holds): the
 // kernel holds a grant above one as the entries the directory had when
-// the run started, and so does the language.
-func (in *Interp) judgeEntry(w *walker) error {
-	if program.Knockout {
-		return nil
-	}
+// the run started, and so does the language. Effects ask it through
+// judgeEntry (knockout_off.go).
+func (in *Interp) guardEntry(w *walker) error {
 	dir, err := w.dirPath()
 	if err != nil {
 		return err
@@ -114,7 +132,8 @@ func (in *Interp) judgeEntry(w *walker) error {
 		if c.Path == dir {
 			why = "a home, or the directory a guarded location would be made in"
 		}
-		return codes.Errorf(codes.E318, "%s would be made or removed in %s, %s: %s", filepath.Join(dir, w.name), dir,
+		return codes.Errorf(codes.E318, "%s would be made or removed in %s, %s: %s",
+			filepath.Join(dir, w.name), dir,
 			why, heldDirAdvice)
 	}
 	return nil
@@ -122,12 +141,14 @@ func (in *Interp) judgeEntry(w *walker) error {
 
 // heldDirAdvice says what a program refused an entry in a directory the
 // kernel holds as its entries may do instead.
-const heldDirAdvice = "a grant at or above such a directory reaches what it held when the run started, never a new " +
-	"entry in it; write beneath a directory of it, or grant a path beneath it that exists"
+const heldDirAdvice = "a grant at or above such a directory reaches what it held when the run " +
+	"started, never a new entry in it; write beneath a directory of it, or grant a path beneath it " +
+	"that exists"
 
-// judgeDevice refuses a device no grant reaches (guard.RefusesDevice):
-// every one but a few of /dev, whatever the grant i, at here.
-func (in *Interp) judgeDevice(here string, mode os.FileMode, i int) error {
+// guardDevice refuses a device no grant reaches (guard.RefusesDevice):
+// every one but a few of /dev, whatever the grant i, at here. Effects ask
+// it through judgeDevice (knockout_off.go).
+func (in *Interp) guardDevice(here string, mode os.FileMode, i int) error {
 	if l, refused := guard.RefusesDevice(here, mode); refused {
 		return guardedRefusal(here, l, in.meter.Budget().Items[i])
 	}
@@ -163,7 +184,9 @@ func (w *walker) settle() (os.FileMode, bool, error) {
 // fsObject walks p, follows links to the object, judges it for access and
 // hands do the walk, with the grant to charge. Links met when do opens
 // (the name changed under it) are followed and judged again.
-func (in *Interp) fsObject(op string, access budget.Access, p string, do func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error)) (starlark.Value, error) {
+func (in *Interp) fsObject(op string, access budget.Access, p string,
+	do func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error),
+) (starlark.Value, error) {
 	w, err := in.fs.walk(in.abs(p))
 	if err != nil {
 		return nil, in.fsRefusal(op, access, p, unjudged{err})
@@ -175,7 +198,7 @@ func (in *Interp) fsObject(op string, access budget.Access, p string, do func(w 
 			return nil, in.fsRefusal(op, access, p, unjudged{err})
 		}
 		i, here, err := in.judge(w, access)
-		if err == nil && exists && !program.Knockout {
+		if err == nil && exists {
 			err = in.judgeDevice(here, mode, i)
 		}
 		if err != nil {
@@ -231,11 +254,13 @@ const maxDeviceRead = 1 << 20
 
 // errNotFile refuses what the file effects never open: an object that is
 // neither a regular file, a directory nor a device.
-var errNotFile = errors.New("neither a regular file nor a device (a named pipe, a socket): the file effects open regular files, directories " +
-	"and the few devices a grant reaches (a pipe would wait for another process, without end)")
+var errNotFile = errors.New("neither a regular file nor a device (a named pipe, a socket): the " +
+	"file effects open regular files, directories and the few devices a grant reaches (a pipe would " +
+	"wait for another process, without end)")
 
 // errEndless refuses a device that gives more than maxDeviceRead.
-var errEndless = fmt.Errorf("a device that gives more than %d bytes (/dev/zero never ends): fs.read reads at most that of a device", maxDeviceRead)
+var errEndless = fmt.Errorf("a device that gives more than %d bytes (/dev/zero never ends): "+
+	"fs.read reads at most that of a device", maxDeviceRead)
 
 // fileOrDevice refuses a mode that is neither a regular file's nor a
 // device's: named pipes and sockets.
@@ -250,7 +275,8 @@ func fileOrDevice(mode os.FileMode) error {
 // waiting for another process (a pipe put in the file's place after it
 // was judged), and keeps it only if, as opened, it is a regular file or a
 // device (fileOrDevice); again is true when the name became a link.
-func (in *Interp) openFile(w *walker, flag int, perm uint32) (f *os.File, device, again bool, err error) {
+func (in *Interp) openFile(w *walker, flag int,
+	perm uint32) (f *os.File, device, again bool, err error) {
 	f, again, err = in.openObject(w, flag|oNonblock, perm)
 	if f == nil {
 		return nil, false, again, err
@@ -269,7 +295,8 @@ func (in *Interp) openFile(w *walker, flag int, perm uint32) (f *os.File, device
 // fsRead reads a regular file to its end, or at most maxDeviceRead of a
 // device, and refuses anything else, before it is opened and as opened.
 func (in *Interp) fsRead(op, p string) (starlark.Value, error) {
-	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error) {
+	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode,
+		exists bool) (starlark.Value, bool, error) {
 		switch {
 		case !exists:
 			return nil, false, notFound(w)
@@ -299,7 +326,8 @@ func (in *Interp) fsRead(op, p string) (starlark.Value, error) {
 }
 
 func (in *Interp) fsList(op, p string) (starlark.Value, error) {
-	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error) {
+	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode,
+		exists bool) (starlark.Value, bool, error) {
 		switch {
 		case !exists:
 			return nil, false, notFound(w)
@@ -327,7 +355,8 @@ func (in *Interp) fsList(op, p string) (starlark.Value, error) {
 // fsExists is True when the path leads to an object: links followed, and
 // a path ending in a separator only to a directory.
 func (in *Interp) fsExists(op, p string) (starlark.Value, error) {
-	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error) {
+	return in.fsObject(op, budget.Read, p, func(w *walker, mode os.FileMode,
+		exists bool) (starlark.Value, bool, error) {
 		return starlark.Bool(exists && (!w.slash || mode == os.ModeDir)), false, nil
 	})
 }
@@ -335,7 +364,8 @@ func (in *Interp) fsExists(op, p string) (starlark.Value, error) {
 // fsWrite writes or appends s at p: through a link to where it leads, never
 // through the run's own descriptors, creating no directory.
 func (in *Interp) fsWrite(op, p, s string, flag int) (starlark.Value, error) {
-	return in.fsObject(op, budget.Write, p, func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error) {
+	return in.fsObject(op, budget.Write, p, func(w *walker, mode os.FileMode,
+		exists bool) (starlark.Value, bool, error) {
 		switch {
 		case w.missing:
 			return nil, false, notFound(w)
@@ -407,8 +437,8 @@ func (in *Interp) fsRemove(op, p string) (starlark.Value, error) {
 // removeAnchor is why fs.remove refuses a path that names a directory the
 // run stands on: its ".", a root, the working directory or a granted
 // directory itself, by any spelling.
-const removeAnchor = "names a directory by . or .., a root, the working directory or a granted directory itself: " +
-	"name an entry within it to remove"
+const removeAnchor = "names a directory by . or .., a root, the working directory or a granted " +
+	"directory itself: name an entry within it to remove"
 
 // fsMkdir makes the directory p and any missing parent, each judged as a
 // write where it is made: no parent outside the grants.

@@ -45,7 +45,8 @@ func openDirAt(d dirFD, name string) (dirFD, error) {
 
 func isLinkAt(d dirFD, name string) bool {
 	var st unix.Stat_t
-	return unix.Fstatat(int(d), name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
+	return unix.Fstatat(int(d), name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+		st.Mode&unix.S_IFMT == unix.S_IFLNK
 }
 
 func readLinkAt(d dirFD, name string) (string, error) {

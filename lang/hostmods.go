@@ -47,7 +47,8 @@ func init() {
 	RegisterModule("nativefmt", nativefmtModule)
 }
 
-type builtinFn = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
+type builtinFn = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple,
+	[]starlark.Tuple) (starlark.Value, error)
 
 // oneString unpacks a single string argument.
 func oneString(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (string, error) {
@@ -67,7 +68,8 @@ func jsonModule() starlark.Value {
 		m.Members[k] = v
 	}
 	decode := json.Module.Members["decode"].(*starlark.Builtin)
-	m.Members["decode"] = starlark.NewBuiltin("json.decode", func(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	m.Members["decode"] = starlark.NewBuiltin("json.decode", func(t *starlark.Thread,
+		b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		if len(args) > 0 {
 			if s, ok := args[0].(starlark.String); ok {
 				if err := jsonDepth(string(s), maxJSONDepth); err != nil {
@@ -110,7 +112,8 @@ func jsonDepth(s string, max int) error {
 
 func hashlibModule() starlark.Value {
 	digest := func(h func() hash.Hash) builtinFn {
-		return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var data starlark.Value
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &data); err != nil {
 				return nil, err
@@ -133,7 +136,8 @@ func hashlibModule() starlark.Value {
 
 func pathlibModule() starlark.Value {
 	return module("pathlib", map[string]builtinFn{
-		"read_text": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"read_text": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			p, err := oneString(b, args, kwargs)
 			if err != nil {
 				return nil, err
@@ -144,7 +148,8 @@ func pathlibModule() starlark.Value {
 			}
 			return starlark.String(data), nil
 		},
-		"write_text": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"write_text": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var p, data string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &p, &data); err != nil {
 				return nil, err
@@ -154,7 +159,8 @@ func pathlibModule() starlark.Value {
 			}
 			return starlark.None, nil
 		},
-		"exists": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"exists": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			p, err := oneString(b, args, kwargs)
 			if err != nil {
 				return nil, err
@@ -182,7 +188,8 @@ func hostDial(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple)
 func socketModule() starlark.Value {
 	return module("socket", map[string]builtinFn{
 		// connect(host, port) opens a TCP connection with send, recv, close.
-		"connect": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"connect": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			c, err := hostDial(b, args, kwargs)
 			if err != nil {
 				return nil, err
@@ -238,7 +245,8 @@ func httpBody(name, url string) (int, string, error) {
 
 func urllibModule() starlark.Value {
 	return module("urllib", map[string]builtinFn{
-		"urlopen": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"urlopen": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			u, err := oneString(b, args, kwargs)
 			if err != nil {
 				return nil, err
@@ -251,7 +259,8 @@ func urllibModule() starlark.Value {
 
 func requestsModule() starlark.Value {
 	return module("requests", map[string]builtinFn{
-		"get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			u, err := oneString(b, args, kwargs)
 			if err != nil {
 				return nil, err
@@ -266,7 +275,8 @@ func requestsModule() starlark.Value {
 			}), nil
 		},
 		// download(url, path) writes the body to a file.
-		"download": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"download": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var u, p string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &u, &p); err != nil {
 				return nil, err
@@ -308,7 +318,8 @@ func osModule() starlark.Value {
 	return module("os", map[string]builtinFn{
 		// system(command) runs command through the system shell and returns
 		// its exit status.
-		"system": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"system": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			c, err := oneString(b, args, kwargs)
 			if err != nil {
 				return nil, err
@@ -320,17 +331,20 @@ func osModule() starlark.Value {
 			os.Stdout.WriteString(out)
 			return starlark.MakeInt(code), nil
 		},
-		"getpid": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"getpid": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			return starlark.MakeInt(os.Getpid()), nil
 		},
-		"getenv": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"getenv": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			n, err := oneString(b, args, kwargs)
 			if err != nil {
 				return nil, err
 			}
 			return starlark.String(os.Getenv(n)), nil
 		},
-		"listdir": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"listdir": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			p, err := oneString(b, args, kwargs)
 			if err != nil {
 				return nil, err
@@ -341,7 +355,8 @@ func osModule() starlark.Value {
 			}
 			return names, nil
 		},
-		"remove": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"remove": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			p, err := oneString(b, args, kwargs)
 			if err != nil {
 				return nil, err
@@ -358,10 +373,12 @@ func subprocessModule() starlark.Value {
 	return module("subprocess", map[string]builtinFn{
 		// run(argv) runs argv[0] with the rest as arguments and returns a
 		// struct with returncode and stdout (standard output and error).
-		"run": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"run": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var argv *starlark.List
 			var timeout float64 = 30
-			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "argv", &argv, "timeout?", &timeout); err != nil {
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "argv", &argv, "timeout?",
+				&timeout); err != nil {
 				return nil, err
 			}
 			if argv.Len() == 0 {
@@ -375,7 +392,8 @@ func subprocessModule() starlark.Value {
 				}
 				words[i] = s
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(timeout*float64(time.Second)))
+			ctx, cancel := context.WithTimeout(context.Background(),
+				time.Duration(timeout*float64(time.Second)))
 			defer cancel()
 			code, out, err := runCommand(b.Name(), exec.CommandContext(ctx, words[0], words[1:]...))
 			if err != nil {
@@ -394,7 +412,8 @@ func subprocessModule() starlark.Value {
 // would: nothing in the language sees it.
 func nativefmtModule() starlark.Value {
 	return module("nativefmt", map[string]builtinFn{
-		"render": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"render": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var p, body string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &p, &body); err != nil {
 				return nil, err

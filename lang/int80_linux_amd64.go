@@ -22,11 +22,13 @@ func int80(nr, a1, a2, a3, a4, a5, a6 uintptr) uintptr
 // that has none: built without IA32 emulation, or started with
 // ia32_emulation=0. The kernel answers int $0x80 there with a general
 // protection fault, before any call is made.
-var ErrNoI386Entry = errors.New("this kernel has no i386 entry: int $0x80 faulted before any call was made")
+var ErrNoI386Entry = errors.New("this kernel has no i386 entry: int $0x80 faulted before any " +
+	"call was made")
 
 // syncSignals are the signals an instruction raises itself; they stay
 // deliverable while syscall32 blocks the rest.
-var syncSignals = []syscall.Signal{syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGILL, syscall.SIGTRAP}
+var syncSignals = []syscall.Signal{syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGILL,
+	syscall.SIGTRAP}
 
 // syscall32 makes the i386 call w[0] with arguments w[1:] and returns its
 // result, or -1 and the errno, or ErrNoI386Entry.

@@ -16,7 +16,6 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
-	"github.com/sabline/sabline/program"
 )
 
 // Interp runs compiled programs under a budget. Every effect builtin asks
@@ -213,7 +212,8 @@ func (in *Interp) runError(err error) error {
 		}
 		if len(frames) > 0 {
 			pos = codes.Clip(frames[0].Pos.String(), codes.MaxFrameBytes)
-			stack = codes.Stack(len(frames), func(i int) string { return frames[i].Pos.String() + " in " + frames[i].Name })
+			stack = codes.Stack(len(frames),
+				func(i int) string { return frames[i].Pos.String() + " in " + frames[i].Name })
 		}
 	}
 	if why := in.stopped.Load(); why != nil {
@@ -234,7 +234,9 @@ func (in *Interp) runError(err error) error {
 	if ee != nil {
 		msg = ee.Msg
 	}
-	if refused := in.kernelRefused(err, func(string) string { return msg + ": the kernel refused it" }); refused != nil {
+	if refused := in.kernelRefused(err, func(string) string {
+		return msg + ": the kernel refused it"
+	}); refused != nil {
 		refused.Pos, refused.Stack = pos, stack
 		return refused
 	}
@@ -242,7 +244,7 @@ func (in *Interp) runError(err error) error {
 }
 
 // check asks the budget for an effect and charges the grant that covers
-// it. The knock-out build lets everything through; see knockout_on.go.
+// it. The knock-out build lets everything through (find, knockout_on.go).
 func (in *Interp) check(e budget.Effect) error {
 	i, err := in.find(e)
 	if err == nil {
@@ -251,13 +253,11 @@ func (in *Interp) check(e budget.Effect) error {
 	return err
 }
 
-// find returns the grant that would be charged for e, without charging
-// it (-1 in the knock-out build), or the refusal: E302, E303, or E318
-// for a guarded location under a broader grant (guard.Set.Refuses).
-func (in *Interp) find(e budget.Effect) (int, error) {
-	if program.Knockout {
-		return -1, nil
-	}
+// findGrant returns the grant that would be charged for e, without
+// charging it, or the refusal: E302, E303, or E318 for a guarded location
+// under a broader grant (guard.Set.Refuses). Effects find it through find,
+// which in the knock-out build returns -1 and no refusal.
+func (in *Interp) findGrant(e budget.Effect) (int, error) {
 	i, err := in.meter.Find(e)
 	switch {
 	case errors.Is(err, budget.ErrUsedUp):
@@ -276,7 +276,8 @@ func (in *Interp) find(e budget.Effect) (int, error) {
 // guardedRefusal is the E318 of an effect on p, in the guarded location
 // l, under grant.
 func guardedRefusal(p string, l guard.Location, grant budget.Item) error {
-	return codes.Errorf(codes.E318, "%s is in %s, %s; the grant %s is broader than it", p, l.Path, guardedWhat(l), grant)
+	return codes.Errorf(codes.E318, "%s is in %s, %s; the grant %s is broader than it", p, l.Path,
+		guardedWhat(l), grant)
 }
 
 // guardedWhat says what the guarded location l holds and which grants
@@ -284,8 +285,9 @@ func guardedRefusal(p string, l guard.Location, grant budget.Item) error {
 func guardedWhat(l guard.Location) string {
 	switch l.Kind {
 	case guard.Credential:
-		return "a credential location (" + l.Holds + "): a grant reaches it only where the operator lends it " +
-			"(--lend-credential) and the grant names it"
+		return "a credential location (" + l.Holds +
+			"): a grant reaches it only where the operator lends it (--lend-credential) and the grant " +
+			"names it"
 	case guard.DotEntry:
 		return "a dot-entry of a home: a grant reaches it only by naming it (fs:read:" + l.Path + ")"
 	case guard.Sabline:
@@ -304,8 +306,12 @@ func DefaultGuard() *guard.Set {
 	home, _ := os.UserHomeDir()
 	sabline, _, _ := guard.RegisteredLocations()
 	mounts, _ := guard.ReadMounts()
-	return guard.Build(guard.Inputs{Home: home, Sabline: sabline, Credentials: guard.OperatorCredentials(),
-		Mounts: mounts}, guard.OS())
+	return guard.Build(guard.Inputs{
+		Home:        home,
+		Sabline:     sabline,
+		Credentials: guard.OperatorCredentials(),
+		Mounts:      mounts,
+	}, guard.OS())
 }
 
 // charge counts a use of grant i, as find returned it.
@@ -319,7 +325,9 @@ func (in *Interp) charge(i int) {
 // the budget allowed: a refusal by a confinement layer that holds this kind
 // of effect is E319 naming those layers; anything else is code.
 func (in *Interp) osError(code codes.Code, what string, err error) error {
-	said := func(errno string) string { return fmt.Sprintf("%s: the kernel refused it (%s)", what, errno) }
+	said := func(errno string) string {
+		return fmt.Sprintf("%s: the kernel refused it (%s)", what, errno)
+	}
 	if refused := in.kernelRefused(err, said); refused != nil {
 		return refused
 	}

@@ -19,7 +19,7 @@ import (
 )
 
 // module builds a Starlark module value from named builtins.
-func module(name string, fns map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) *starlarkstruct.Module {
+func module(name string, fns map[string]builtinFn) *starlarkstruct.Module {
 	m := &starlarkstruct.Module{Name: name, Members: starlark.StringDict{}}
 	for n, fn := range fns {
 		m.Members[n] = starlark.NewBuiltin(name+"."+n, fn)
@@ -40,7 +40,8 @@ func text(v starlark.Value) (string, error) {
 
 // print writes its arguments to standard output, separated by spaces, and
 // is an io effect.
-func (in *Interp) print(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (in *Interp) print(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+	kwargs []starlark.Tuple) (starlark.Value, error) {
 	sep := " "
 	if err := starlark.UnpackArgs(b.Name(), nil, kwargs, "sep?", &sep); err != nil {
 		return nil, err
@@ -64,7 +65,8 @@ func (in *Interp) print(_ *starlark.Thread, b *starlark.Builtin, args starlark.T
 
 // declassify is a rule of the language: it hands its argument back, and is
 // granted by the declassify item.
-func (in *Interp) declassify(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (in *Interp) declassify(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+	kwargs []starlark.Tuple) (starlark.Value, error) {
 	var v starlark.Value
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &v); err != nil {
 		return nil, err
@@ -76,9 +78,10 @@ func (in *Interp) declassify(_ *starlark.Thread, b *starlark.Builtin, args starl
 }
 
 func (in *Interp) ioModule() *starlarkstruct.Module {
-	return module("io", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
+	return module("io", map[string]builtinFn{
 		"print": in.print,
-		"read_line": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"read_line": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 				return nil, err
 			}
@@ -94,7 +97,8 @@ func (in *Interp) ioModule() *starlarkstruct.Module {
 			}
 			return starlark.String(strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")), nil
 		},
-		"read_all": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"read_all": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 				return nil, err
 			}
@@ -111,9 +115,11 @@ func (in *Interp) ioModule() *starlarkstruct.Module {
 }
 
 func (in *Interp) fsModule() *starlarkstruct.Module {
-	type fn = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
+	type fn = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple,
+		[]starlark.Tuple) (starlark.Value, error)
 	onePath := func(do func(op, path string) (starlark.Value, error)) fn {
-		return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var p string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &p); err != nil {
 				return nil, err
@@ -122,7 +128,8 @@ func (in *Interp) fsModule() *starlarkstruct.Module {
 		}
 	}
 	writeWith := func(flag int) fn {
-		return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var p string
 			var data starlark.Value
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &p, &data); err != nil {
@@ -147,11 +154,13 @@ func (in *Interp) fsModule() *starlarkstruct.Module {
 }
 
 func (in *Interp) envModule() *starlarkstruct.Module {
-	return module("env", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
-		"get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return module("env", map[string]builtinFn{
+		"get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var name string
 			var dflt starlark.Value = starlark.None
-			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "default?", &dflt); err != nil {
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "default?",
+				&dflt); err != nil {
 				return nil, err
 			}
 			if err := in.check(budget.Effect{Kind: budget.Env}); err != nil {
@@ -166,8 +175,9 @@ func (in *Interp) envModule() *starlarkstruct.Module {
 }
 
 func (in *Interp) clockModule() *starlarkstruct.Module {
-	return module("clock", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
-		"now": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return module("clock", map[string]builtinFn{
+		"now": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 				return nil, err
 			}
@@ -180,8 +190,9 @@ func (in *Interp) clockModule() *starlarkstruct.Module {
 }
 
 func (in *Interp) randModule() *starlarkstruct.Module {
-	return module("rand", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
-		"int": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return module("rand", map[string]builtinFn{
+		"int": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var n int64
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &n); err != nil {
 				return nil, err
@@ -198,7 +209,8 @@ func (in *Interp) randModule() *starlarkstruct.Module {
 			}
 			return starlark.MakeInt64(v.Int64()), nil
 		},
-		"bytes": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"bytes": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var n int
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &n); err != nil {
 				return nil, err
@@ -224,11 +236,13 @@ func (in *Interp) randModule() *starlarkstruct.Module {
 // descriptor the host passed (docs/tools.md), which nothing the program
 // prints can reach: a line on standard output is never a tool request.
 func (in *Interp) toolModule() *starlarkstruct.Module {
-	return module("tool", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
-		"call": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return module("tool", map[string]builtinFn{
+		"call": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var name string
 			var targs starlark.Value = starlark.None
-			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "args?", &targs); err != nil {
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "args?",
+				&targs); err != nil {
 				return nil, err
 			}
 			if err := in.check(budget.Effect{Kind: budget.Tool}); err != nil {
@@ -244,7 +258,9 @@ func (in *Interp) toolModule() *starlarkstruct.Module {
 			}
 			ch := in.toolChannel()
 			if ch == nil {
-				return nil, codes.Errorf(codes.E313, "tool %s: no answer: this run has no tool channel (the host passes one with --tool-fd; docs/tools.md)", name)
+				return nil, codes.Errorf(codes.E313,
+					"tool %s: no answer: this run has no tool channel (the host passes one with --tool-fd; "+
+						"docs/tools.md)", name)
 			}
 			answer, err := ch.call(append(line, '\n'))
 			if strings.TrimSpace(answer) == "" {
@@ -252,7 +268,8 @@ func (in *Interp) toolModule() *starlarkstruct.Module {
 			}
 			var v any
 			if err := json.Unmarshal([]byte(answer), &v); err != nil {
-				return nil, codes.Errorf(codes.E313, "tool %s: the answer is not one line of JSON: %w", name, err)
+				return nil, codes.Errorf(codes.E313, "tool %s: the answer is not one line of JSON: %w", name,
+					err)
 			}
 			return fromGo(v), nil
 		},
@@ -262,8 +279,9 @@ func (in *Interp) toolModule() *starlarkstruct.Module {
 // ffiModule: ffi.module(name) returns a host module. (load is a keyword of
 // the language, so the call is not ffi.load.)
 func (in *Interp) ffiModule() *starlarkstruct.Module {
-	return module("ffi", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
-		"module": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return module("ffi", map[string]builtinFn{
+		"module": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var name string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &name); err != nil {
 				return nil, err
@@ -273,7 +291,8 @@ func (in *Interp) ffiModule() *starlarkstruct.Module {
 			}
 			m, ok := in.registry.Build(name)
 			if !ok {
-				return nil, codes.Errorf(codes.E312, "ffi.module: no host module %q is registered; registered: %s",
+				return nil, codes.Errorf(codes.E312,
+					"ffi.module: no host module %q is registered; registered: %s",
 					name, strings.Join(in.registry.Names(), ", "))
 			}
 			return m, nil
@@ -318,7 +337,8 @@ type goConv struct {
 
 func (c *goConv) conv(v starlark.Value, depth int) (any, error) {
 	if depth > maxGoDepth {
-		return nil, fmt.Errorf("the value nests deeper than %d (a list or dict that contains itself?)", maxGoDepth)
+		return nil, fmt.Errorf("the value nests deeper than %d (a list or dict that contains itself?)",
+			maxGoDepth)
 	}
 	if c.values++; c.values > maxGoValues {
 		return nil, fmt.Errorf("the value holds more than %d values", maxGoValues)

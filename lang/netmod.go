@@ -31,7 +31,10 @@ const maxBody = 16 << 20
 // socket, while its Landlock rules admit TCP to port 53 under any net
 // grant (confine.Network.Ports): so names resolve under every net grant,
 // with or without UDP, the same way.
-var resolver = &net.Resolver{PreferGo: true, Dial: overTCP((&net.Dialer{Timeout: dialTimeout}).DialContext)}
+var resolver = &net.Resolver{
+	PreferGo: true,
+	Dial:     overTCP((&net.Dialer{Timeout: dialTimeout}).DialContext),
+}
 
 // overTCP returns a resolver's dial that reaches each name server with
 // dial over TCP, whatever network the resolver asks for: Go's resolver
@@ -51,7 +54,8 @@ var dialer = &net.Dialer{Timeout: dialTimeout, Resolver: resolver}
 // dial: a body that goes on past maxBody is an error, never a body cut
 // short that a program would take for the whole.
 func fetch(u *url.URL, dial httpget.DialFunc) (*httpget.Response, error) {
-	resp, err := httpget.Get(context.Background(), u, httpget.Config{Dial: dial, Timeout: dialTimeout, MaxBody: maxBody})
+	resp, err := httpget.Get(context.Background(), u,
+		httpget.Config{Dial: dial, Timeout: dialTimeout, MaxBody: maxBody})
 	if err == nil && resp.Truncated {
 		return nil, fmt.Errorf("the body is longer than %d bytes", maxBody)
 	}
@@ -59,14 +63,17 @@ func fetch(u *url.URL, dial httpget.DialFunc) (*httpget.Response, error) {
 }
 
 func (in *Interp) netModule() *starlarkstruct.Module {
-	return module("net", map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
-		"connect": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return module("net", map[string]builtinFn{
+		"connect": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			return in.dial(b, args, kwargs, false)
 		},
-		"udp": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"udp": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			return in.dial(b, args, kwargs, true)
 		},
-		"http_get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"http_get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var raw string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &raw); err != nil {
 				return nil, err
@@ -109,7 +116,8 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 // send is one datagram to it, and each recv one datagram from it, cut at
 // n bytes. Either is checked against the budget's net grants of its
 // protocol first.
-func (in *Interp) dial(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, udp bool) (starlark.Value, error) {
+func (in *Interp) dial(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple,
+	udp bool) (starlark.Value, error) {
 	var host string
 	var port int
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &host, &port); err != nil {
@@ -153,7 +161,8 @@ func (c *conn) AttrNames() []string   { return []string{"close", "recv", "send"}
 func (c *conn) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "send":
-		return starlark.NewBuiltin("send", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlark.NewBuiltin("send", func(_ *starlark.Thread, b *starlark.Builtin,
+			args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var data starlark.Value
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &data); err != nil {
 				return nil, err
@@ -169,7 +178,8 @@ func (c *conn) Attr(name string) (starlark.Value, error) {
 			return starlark.MakeInt(n), nil
 		}), nil
 	case "recv":
-		return starlark.NewBuiltin("recv", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlark.NewBuiltin("recv", func(_ *starlark.Thread, b *starlark.Builtin,
+			args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			n := 65536
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0, &n); err != nil {
 				return nil, err
@@ -185,7 +195,8 @@ func (c *conn) Attr(name string) (starlark.Value, error) {
 			return starlark.String(buf[:k]), nil
 		}), nil
 	case "close":
-		return starlark.NewBuiltin("close", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlark.NewBuiltin("close", func(_ *starlark.Thread, b *starlark.Builtin,
+			args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if !c.closed {
 				c.closed = true
 				_ = c.c.Close() // closing twice or after a reset is not the program's concern

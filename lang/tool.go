@@ -46,7 +46,8 @@ func (c *ToolChannel) call(line []byte) (string, error) {
 		part, isPrefix, err := c.r.ReadLine()
 		answer = append(answer, part...)
 		if len(answer) > maxToolAnswerBytes {
-			c.broken = fmt.Errorf("an earlier answer was longer than %d bytes: the channel is out of step and takes no more calls", maxToolAnswerBytes)
+			c.broken = fmt.Errorf("an earlier answer was longer than %d bytes: the channel is out of step "+
+				"and takes no more calls", maxToolAnswerBytes)
 			return "", fmt.Errorf("the answer is longer than %d bytes", maxToolAnswerBytes)
 		}
 		if err != nil || !isPrefix {

@@ -87,7 +87,14 @@ func OutcomeOf(err error) Outcome {
 	case codes.E327:
 		status = StatusUnfinished
 	}
-	return Outcome{Status: status, Code: e.Code, Message: e.Msg, Position: e.Pos, ExitStatus: info.Exit, Stack: e.Stack}
+	return Outcome{
+		Status:     status,
+		Code:       e.Code,
+		Message:    e.Msg,
+		Position:   e.Pos,
+		ExitStatus: info.Exit,
+		Stack:      e.Stack,
+	}
 }
 
 // FaultOp is one operation of SABLINE_FAULT_INJECT.
@@ -115,6 +122,7 @@ type FaultAttempt struct {
 // unfinished is the outcome a reserved skeleton carries until its run's
 // receipt is finished: who, stopped or unable to write, left it so.
 func unfinished(rec *Receipt, who string) Outcome {
-	return OutcomeOf(codes.Errorf(codes.E327, "the run started at %s and its receipt was not finished: %s was stopped, or could not write it",
+	return OutcomeOf(codes.Errorf(codes.E327,
+		"the run started at %s and its receipt was not finished: %s was stopped, or could not write it",
 		rec.Timings.Started.Format(time.RFC3339), who))
 }

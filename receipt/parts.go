@@ -54,11 +54,16 @@ type Reported struct {
 // The fields a worker may report once its program has started, as
 // Reported.Fields names them.
 const (
-	FieldOutcome       = "outcome"          // how the run ended, taken from the worker's last record
-	FieldPosition      = "outcome.position" // where a program stopped at its deadline said it was, and its stack
-	FieldEffects       = "effects"          // the grants the program used
-	FieldFiles         = "program.files"    // the digests of the files the program loaded (a pool's run)
-	FieldWorkerTimings = "timings.worker"   // the worker's own phases
+	// how the run ended, taken from the worker's last record
+	FieldOutcome = "outcome"
+	// where a program stopped at its deadline said it was, and its stack
+	FieldPosition = "outcome.position"
+	// the grants the program used
+	FieldEffects = "effects"
+	// the digests of the files the program loaded (a pool's run)
+	FieldFiles = "program.files"
+	// the worker's own phases
+	FieldWorkerTimings = "timings.worker"
 )
 
 // reportable are the fields Reported may name: a receipt that names
@@ -72,7 +77,8 @@ func (r *Reported) check() error {
 	}
 	for _, f := range r.Fields {
 		if !slices.Contains(reportable, f) {
-			return fmt.Errorf("its reported fields name %q, which a worker does not report", codes.Clip(f, 40))
+			return fmt.Errorf("its reported fields name %q, which a worker does not report",
+				codes.Clip(f, 40))
 		}
 	}
 	return nil
@@ -103,10 +109,12 @@ func (rec *Receipt) Parts() string {
 	case len(rec.Reported.Fields) == 0:
 		return "every field is what the supervisor saw or was asked"
 	case rec.Reported.Testimony != "":
-		return fmt.Sprintf("%s: TESTIMONY, reported by what ran the program, which could have forged it: %s",
+		return fmt.Sprintf("%s: TESTIMONY, reported by what ran the program, which could have forged "+
+			"it: %s",
 			strings.Join(rec.Reported.Fields, ", "), rec.Reported.Testimony)
 	}
-	return strings.Join(rec.Reported.Fields, ", ") + ": reported by what ran the program, which could not have forged it"
+	return strings.Join(rec.Reported.Fields, ", ") +
+		": reported by what ran the program, which could not have forged it"
 }
 
 // EffectChange is a run that reported using a grant no earlier run of the

@@ -96,7 +96,9 @@ type RunParameters struct {
 	Confine            confine.Mode  `json:"confine"`
 	RequireConfinement confine.Level `json:"require_confinement,omitempty"`
 	TimeoutMS          int64         `json:"timeout_ms,omitempty"`
-	MaxMemoryMB        int           `json:"max_memory_mb,omitempty"` // the limit the worker's address space was held to, never one asked for and not held
+	// MaxMemoryMB is the limit the worker's address space was held to, never one asked for and not
+	// held.
+	MaxMemoryMB int `json:"max_memory_mb,omitempty"`
 	// CredentialsLent are the credential locations the operator lent the
 	// run (--lend-credential): a grant that names one reaches it.
 	CredentialsLent []string `json:"credentials_lent,omitempty"`
@@ -105,8 +107,10 @@ type RunParameters struct {
 // Asked records how the run was asked for: the confine mode, the level
 // required, the timeout, and the digest of the OS policy its budget
 // derives.
-func (p *RunParameters) Asked(mode confine.Mode, require confine.Level, timeout time.Duration, policySHA256 string) {
-	p.Confine, p.RequireConfinement, p.TimeoutMS, p.OSPolicySHA256 = mode, require, timeout.Milliseconds(), policySHA256
+func (p *RunParameters) Asked(mode confine.Mode, require confine.Level, timeout time.Duration,
+	policySHA256 string) {
+	p.Confine, p.RequireConfinement = mode, require
+	p.TimeoutMS, p.OSPolicySHA256 = timeout.Milliseconds(), policySHA256
 }
 
 // Timings of the run.
@@ -184,8 +188,12 @@ func NewForSource(path string, src []byte, b budget.Budget, args []string) *Rece
 // Confinement is what the run's confinement held, as the receipt records it.
 func (rec *Receipt) Confinement() confine.Result {
 	p := rec.RunParameters
-	return confine.Result{Level: p.Confinement, Reason: p.ConfinementReason, Layers: p.ConfinementLayers,
-		Gaps: p.ConfinementGaps}
+	return confine.Result{
+		Level:  p.Confinement,
+		Reason: p.ConfinementReason,
+		Layers: p.ConfinementLayers,
+		Gaps:   p.ConfinementGaps,
+	}
 }
 
 // SetConfinement records what the run's confinement held: its level,
@@ -379,7 +387,8 @@ func reservedBytes(rec *Receipt, size int) ([]byte, error) {
 		return nil, fmt.Errorf("encode receipt: %w", err)
 	}
 	if len(data)+1 > size {
-		return nil, fmt.Errorf("the receipt is %d bytes, more than the %d reserved, even cut", len(data), size)
+		return nil, fmt.Errorf("the receipt is %d bytes, more than the %d reserved, even cut", len(data),
+			size)
 	}
 	return padded(data, size), nil
 }
@@ -403,7 +412,8 @@ func (rec *Receipt) fitted() *Receipt {
 	}
 	if n := len(rec.Program.Files); n > 1 {
 		out.Program.Files = rec.Program.Files[:1]
-		out.Cut = append(out.Cut, fmt.Sprintf("program.files: the digests of the %d files the program loaded", n-1))
+		out.Cut = append(out.Cut,
+			fmt.Sprintf("program.files: the digests of the %d files the program loaded", n-1))
 	}
 	clip := func(field string, s *string) {
 		if c := codes.Clip(*s, fittedBytes); c != *s {
@@ -447,7 +457,8 @@ func (rec *Receipt) Finish() {
 		return
 	}
 	if err2 := overwriteReserved(rec); err2 != nil {
-		rec.storeErr = codes.Errorf(codes.E327, "finish receipt %s: %v; in its reserved space: %w", rec.path, err, err2)
+		rec.storeErr = codes.Errorf(codes.E327, "finish receipt %s: %v; in its reserved space: %w",
+			rec.path, err, err2)
 	}
 }
 
@@ -513,7 +524,8 @@ func Load(path string) (*Receipt, error) {
 		return nil, codes.Errorf(codes.E317, "read receipt: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, codes.Errorf(codes.E317, "%s is not a receipt: not a regular file (mode %s)", path, fi.Mode().Type())
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: not a regular file (mode %s)", path,
+			fi.Mode().Type())
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -546,7 +558,8 @@ func parseReceipt(path string, data []byte) (*Receipt, error) {
 		return nil, codes.Errorf(codes.E317, "%s is not a receipt: %w", path, err)
 	}
 	if r.Schema != Schema {
-		return nil, codes.Errorf(codes.E317, "%s is not a receipt: it has schema %q, want %q", path, r.Schema, Schema)
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: it has schema %q, want %q", path,
+			r.Schema, Schema)
 	}
 	if r.RunID == "" {
 		return nil, codes.Errorf(codes.E317, "%s is not a receipt: it has no run_id", path)
@@ -597,7 +610,8 @@ func Scan(dir string) (runs []StoredReceipt, skipped []SkippedFile, err error) {
 		r, err := Load(p)
 		if err != nil {
 			why := err.(*codes.Error).Msg
-			skipped = append(skipped, SkippedFile{Path: p, Why: strings.TrimPrefix(why, p+" is not a receipt: ")})
+			skipped = append(skipped,
+				SkippedFile{Path: p, Why: strings.TrimPrefix(why, p+" is not a receipt: ")})
 			continue
 		}
 		runs = append(runs, StoredReceipt{Path: p, Receipt: r})
@@ -631,11 +645,13 @@ const LastRun = "last"
 // share.
 func Pick(runs []StoredReceipt, id string) (StoredReceipt, error) {
 	if id == "" {
-		return StoredReceipt{}, codes.Errorf(codes.E301, "receipts show: the run id is empty: give a run id (receipts list shows them) or %s", LastRun)
+		return StoredReceipt{}, codes.Errorf(codes.E301,
+			"receipts show: the run id is empty: give a run id (receipts list shows them) or %s", LastRun)
 	}
 	if len(runs) == 0 {
 		e := codes.Errorf(codes.E317, "no receipts to find %q in: the directory holds none", id)
-		e.Do = "Give --receipts (or SABLINE_RECEIPTS) the directory the runs wrote their receipts in (a run that fails prints its receipt's path)."
+		e.Do = "Give --receipts (or SABLINE_RECEIPTS) the directory the runs wrote their receipts in " +
+			"(a run that fails prints its receipt's path)."
 		return StoredReceipt{}, e
 	}
 	if id == LastRun {
@@ -655,14 +671,16 @@ func Pick(runs []StoredReceipt, id string) (StoredReceipt, error) {
 		return hits[0], nil
 	case 0:
 		e := codes.Errorf(codes.E317, "no run id is or begins with %q (%d receipts)", id, len(runs))
-		e.Do = "`sabline receipts list` shows the run ids (the second column); give one, a prefix of one, or " + LastRun + "."
+		e.Do = "`sabline receipts list` shows the run ids (the second column); give one, a prefix of " +
+			"one, or " + LastRun + "."
 		return StoredReceipt{}, e
 	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.RunID
 	}
-	e := codes.Errorf(codes.E317, "%d run ids begin with %q: %s", len(hits), id, strings.Join(ids, ", "))
+	e := codes.Errorf(codes.E317, "%d run ids begin with %q: %s", len(hits), id,
+		strings.Join(ids, ", "))
 	e.Do = "Give more of the run id, enough to name one run."
 	return StoredReceipt{}, e
 }
@@ -685,7 +703,8 @@ func Find(dir, id string) (StoredReceipt, error) {
 // its name, so the cost is reading the names and the journal's bytes, not
 // decoding the store. No such run is E317 wrapping fs.ErrNotExist.
 func FindRun(dir, id string) (StoredReceipt, error) {
-	notFound := codes.Errorf(codes.E317, "no receipt %s in %s: %w", codes.TerminalSafe(id), dir, fs.ErrNotExist)
+	notFound := codes.Errorf(codes.E317, "no receipt %s in %s: %w", codes.TerminalSafe(id), dir,
+		fs.ErrNotExist)
 	if !ValidRunID(id) {
 		return StoredReceipt{}, notFound
 	}
@@ -824,5 +843,10 @@ func newRunID() string {
 // platform is where this process runs: read once, not for every receipt
 // of a pool's thousands.
 var platform = sync.OnceValue(func() Platform {
-	return Platform{OS: goruntime.GOOS, Arch: goruntime.GOARCH, Kernel: confine.KernelRelease(), Go: goruntime.Version()}
+	return Platform{
+		OS:     goruntime.GOOS,
+		Arch:   goruntime.GOARCH,
+		Kernel: confine.KernelRelease(),
+		Go:     goruntime.Version(),
+	}
 })

@@ -177,7 +177,8 @@ func scanJournal(dir string) (runs []StoredReceipt, skipped []SkippedFile, err e
 		runs = append(runs, StoredReceipt{Path: p, Receipt: r})
 	}
 	for _, d := range rep.Damage {
-		skipped = append(skipped, SkippedFile{Path: d.Path, Why: fmt.Sprintf("%d damaged bytes of the journal at offset %d: %s", d.Length, d.Offset, d.Why)})
+		why := fmt.Sprintf("%d damaged bytes of the journal at offset %d: %s", d.Length, d.Offset, d.Why)
+		skipped = append(skipped, SkippedFile{Path: d.Path, Why: why})
 	}
 	return runs, skipped, nil
 }

@@ -155,14 +155,18 @@ func request(u *url.URL, agent string) (req []byte, host, addr string, err error
 	if agent == "" {
 		agent = "sabline"
 	}
-	if host == "" || !visible(hostHeader) || !visible(target) || !visible(agent[:1]) || !printable(agent) {
-		return nil, "", "", fmt.Errorf("get %q: want an ASCII host and target without spaces or control bytes", u.Redacted())
+	if host == "" || !visible(hostHeader) || !visible(target) || !visible(agent[:1]) ||
+		!printable(agent) {
+		return nil, "", "", fmt.Errorf("get %q: want an ASCII host and target without spaces or "+
+			"control bytes", u.Redacted())
 	}
 	var b strings.Builder
-	b.WriteString("GET " + target + " HTTP/1.1\r\nHost: " + hostHeader + "\r\nUser-Agent: " + agent + "\r\n")
+	b.WriteString("GET " + target + " HTTP/1.1\r\nHost: " + hostHeader + "\r\nUser-Agent: " + agent +
+		"\r\n")
 	if u.User != nil {
 		pw, _ := u.User.Password()
-		b.WriteString("Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)) + "\r\n")
+		b.WriteString("Authorization: Basic " +
+			base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)) + "\r\n")
 	}
 	b.WriteString("Accept-Encoding: identity\r\nConnection: close\r\n\r\n")
 	return []byte(b.String()), host, net.JoinHostPort(host, port), nil

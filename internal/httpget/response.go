@@ -88,7 +88,8 @@ func ReadResponse(br *bufio.Reader, maxBody int64) (*Response, error) {
 			return nil, err
 		}
 		if resp.StatusCode == 101 {
-			return nil, fmt.Errorf("read response: %w: 101 Switching Protocols to a request that asked for none", ErrMalformed)
+			return nil, fmt.Errorf("read response: %w: 101 Switching Protocols to a request that asked "+
+				"for none", ErrMalformed)
 		}
 		if resp.StatusCode >= 200 {
 			if err := readBody(br, resp, maxBody); err != nil {
@@ -97,7 +98,8 @@ func ReadResponse(br *bufio.Reader, maxBody int64) (*Response, error) {
 			return resp, nil
 		}
 		if interim == MaxInterim {
-			return nil, fmt.Errorf("read response: %w: more than %d interim responses", ErrTooLarge, MaxInterim)
+			return nil, fmt.Errorf("read response: %w: more than %d interim responses", ErrTooLarge,
+				MaxInterim)
 		}
 	}
 }
@@ -115,7 +117,8 @@ func (h *head) line() ([]byte, error) {
 	l, n, err := readLine(h.br, h.left)
 	h.left -= n
 	if errors.Is(err, ErrTooLarge) {
-		return nil, fmt.Errorf("read response %s: %w: more than %d bytes", h.what, ErrTooLarge, MaxHeadBytes)
+		return nil, fmt.Errorf("read response %s: %w: more than %d bytes", h.what, ErrTooLarge,
+			MaxHeadBytes)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read response %s: %w", h.what, err)
@@ -223,7 +226,8 @@ func (h *head) fields() ([]Field, error) {
 			return fs, nil
 		}
 		if h.nfields == MaxFields {
-			return nil, fmt.Errorf("read response %s: %w: more than %d fields", h.what, ErrTooLarge, MaxFields)
+			return nil, fmt.Errorf("read response %s: %w: more than %d fields", h.what, ErrTooLarge,
+				MaxFields)
 		}
 		h.nfields++
 		f, err := parseField(l)
@@ -241,7 +245,8 @@ func parseField(l []byte) (Field, error) {
 	}
 	i := bytes.IndexByte(l, ':')
 	if i <= 0 {
-		return Field{}, fmt.Errorf("field line %s: %w: want a name, a colon and a value", quote(l), ErrMalformed)
+		return Field{}, fmt.Errorf("field line %s: %w: want a name, a colon and a value", quote(l),
+			ErrMalformed)
 	}
 	for _, c := range l[:i] {
 		if !tokenByte(c) {
@@ -251,7 +256,8 @@ func parseField(l []byte) (Field, error) {
 	v := bytes.Trim(l[i+1:], " \t")
 	for _, c := range v {
 		if !fieldByte(c) {
-			return Field{}, fmt.Errorf("field line %s: %w: a control byte in the value", quote(l), ErrMalformed)
+			return Field{}, fmt.Errorf("field line %s: %w: a control byte in the value", quote(l),
+				ErrMalformed)
 		}
 	}
 	return Field{Name: string(l[:i]), Value: string(v)}, nil
@@ -269,15 +275,18 @@ func readBody(br *bufio.Reader, resp *Response, maxBody int64) error {
 		}
 	}
 	if len(te) > 0 && len(cl) > 0 {
-		return fmt.Errorf("read response framing: %w: both Transfer-Encoding and Content-Length", ErrMalformed)
+		return fmt.Errorf("read response framing: %w: both Transfer-Encoding and Content-Length",
+			ErrMalformed)
 	}
 	chunked := false
 	if len(te) > 0 {
 		if resp.Proto == "HTTP/1.0" {
-			return fmt.Errorf("read response framing: %w: Transfer-Encoding in an HTTP/1.0 response", ErrMalformed)
+			return fmt.Errorf("read response framing: %w: Transfer-Encoding in an HTTP/1.0 response",
+				ErrMalformed)
 		}
 		if len(te) > 1 || !strings.EqualFold(te[0], "chunked") {
-			return fmt.Errorf("read response framing: %w: Transfer-Encoding %q: only chunked is supported", ErrMalformed, clip(strings.Join(te, ", ")))
+			return fmt.Errorf("read response framing: %w: Transfer-Encoding %q: only chunked is supported",
+				ErrMalformed, clip(strings.Join(te, ", ")))
 		}
 		chunked = true
 	}
@@ -314,7 +323,8 @@ func contentLength(values []string) (int64, error) {
 				return 0, fmt.Errorf("read response framing: Content-Length %q: %w", clip(v), err)
 			}
 			if n >= 0 && m != n {
-				return 0, fmt.Errorf("read response framing: %w: Content-Length values %d and %d disagree", ErrMalformed, n, m)
+				return 0, fmt.Errorf("read response framing: %w: Content-Length values %d and %d disagree",
+					ErrMalformed, n, m)
 			}
 			n = m
 		}
@@ -349,7 +359,8 @@ func readN(br *bufio.Reader, resp *Response, length, maxBody int64) error {
 	_, err := io.CopyN(&buf, br, want)
 	resp.Body = buf.Bytes()
 	if err == io.EOF {
-		return fmt.Errorf("read response body: %w: %d of %d bytes", io.ErrUnexpectedEOF, buf.Len(), length)
+		return fmt.Errorf("read response body: %w: %d of %d bytes", io.ErrUnexpectedEOF, buf.Len(),
+			length)
 	}
 	if err != nil {
 		return fmt.Errorf("read response body: %w", err)
@@ -382,7 +393,8 @@ func readChunked(br *bufio.Reader, resp *Response, maxBody int64) error {
 	for {
 		l, _, err := readLine(br, MaxChunkLine)
 		if errors.Is(err, ErrTooLarge) {
-			return fmt.Errorf("read response chunk: %w: a size line of more than %d bytes", ErrTooLarge, MaxChunkLine)
+			return fmt.Errorf("read response chunk: %w: a size line of more than %d bytes", ErrTooLarge,
+				MaxChunkLine)
 		}
 		if err != nil {
 			return fmt.Errorf("read response chunk: %w", err)

@@ -282,8 +282,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "proc-link-followed-at-the-end", File: "lang/fspath.go",
-		Old:      `if !program.Knockout && onProcfs(w.top()) {`,
-		New:      `if !program.Knockout && len(rest) > 0 && onProcfs(w.top()) {`,
+		Old:      `if refusesLinksIn(w.top()) {`,
+		New:      `if len(rest) > 0 && refusesLinksIn(w.top()) {`,
 		Packages: langPkg, Run: "^TestProcLinkAtTheEnd$", CaughtBy: "TestProcLinkAtTheEnd",
 	},
 	{

@@ -60,7 +60,8 @@ func writeMessage(w io.Writer, v any, body []byte) error {
 		return err
 	}
 	if len(h) > maxHeaderBytes || len(body) > MaxObjectBytes {
-		return fmt.Errorf("bucket: a message of %d+%d bytes is over the protocol's bounds", len(h), len(body))
+		return fmt.Errorf("bucket: a message of %d+%d bytes is over the protocol's bounds", len(h),
+			len(body))
 	}
 	buf := make([]byte, 0, 8+len(h)+len(body))
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(h)))
@@ -141,7 +142,8 @@ func do(ctx context.Context, b Bucket, req request, body []byte) (reply, []byte)
 	case opRead:
 		out, err = b.Read(ctx, req.Key, req.Off, req.N)
 		if err == nil && len(out) > MaxObjectBytes {
-			out, err = nil, fmt.Errorf("read %s: more than %d bytes asked for at once", req.Key, MaxObjectBytes)
+			out, err = nil, fmt.Errorf("read %s: more than %d bytes asked for at once", req.Key,
+				MaxObjectBytes)
 		}
 	case opList:
 		var keys []string

@@ -210,7 +210,8 @@ func (j *Journal) append(key string, payload []byte, urgent bool) (uint64, error
 		if n > 0 {
 			// A fragment is in the file: a reader passes over it, and the
 			// records after it are read.
-			return 0, fmt.Errorf("journal append to %s: %d of %d bytes written, the record is absent: %w", seg.name(j.dir), n, len(buf), err)
+			return 0, fmt.Errorf("journal append to %s: %d of %d bytes written, the record is absent: %w",
+				seg.name(j.dir), n, len(buf), err)
 		}
 		return 0, fmt.Errorf("journal append to %s: %w", seg.name(j.dir), err)
 	}

@@ -215,7 +215,8 @@ func (s *scanner) next(off int64) (int64, error) {
 }
 
 // segment reads one segment of size bytes from r.
-func (s *scanner) segment(r io.ReaderAt, size int64, path string, fn func(string, []byte) error) error {
+func (s *scanner) segment(r io.ReaderAt, size int64, path string,
+	fn func(string, []byte) error) error {
 	s.r, s.size, s.winOff, s.winLen = r, size, 0, 0
 	// Damage can make the scanner read bytes more than once (a forged
 	// header claiming a long payload, again and again): the work on one
@@ -305,7 +306,8 @@ func (s *scanner) record(off int64, fn func(string, []byte) error) read {
 // copied elsewhere: the bytes are untrusted) with Scan's checks and
 // report, and calls fn with each record's key, its payload (valid until
 // fn returns), and the offset and length of the whole record in data.
-func ScanBytes(data []byte, fn func(key string, payload []byte, off, n int64) error) (Report, error) {
+func ScanBytes(data []byte,
+	fn func(key string, payload []byte, off, n int64) error) (Report, error) {
 	var rep Report
 	rep.Segments = 1
 	s := newScanner(&rep)
@@ -316,7 +318,8 @@ func ScanBytes(data []byte, fn func(key string, payload []byte, off, n int64) er
 // ScanSegment is ScanBytes of the segment file num in the journal dir,
 // read through a window as Scan reads it. A missing segment holds no
 // records.
-func ScanSegment(dir string, num int, fn func(key string, payload []byte, off, n int64) error) (Report, error) {
+func ScanSegment(dir string, num int,
+	fn func(key string, payload []byte, off, n int64) error) (Report, error) {
 	var rep Report
 	s := newScanner(&rep)
 	err := s.file(filepath.Join(dir, segmentName(num)), s.located(fn))

@@ -68,7 +68,8 @@ func NewReader(b bucket.Bucket) *Reader {
 // the last listing is found by listing the bucket again, at most every
 // refreshEvery.
 func (r *Reader) Find(ctx context.Context, tenant, id string) (*receipt.Receipt, error) {
-	notFound := codes.Errorf(codes.E317, "no receipt %s in the receipts bucket: %w", codes.TerminalSafe(id), fs.ErrNotExist)
+	notFound := codes.Errorf(codes.E317, "no receipt %s in the receipts bucket: %w",
+		codes.TerminalSafe(id), fs.ErrNotExist)
 	if !receipt.ValidRunID(id) {
 		return nil, notFound
 	}
@@ -186,7 +187,8 @@ func (r *Reader) add(key string, idx indexJSON, base int64) {
 // All reads every receipt in the bucket of tenant (AnyTenant: of every
 // tenant), whole objects at a time, oldest first by start: what sabline
 // receipts list shows. Objects that cannot be read are named in skipped.
-func (r *Reader) All(ctx context.Context, tenant string) (runs []receipt.StoredReceipt, skipped []receipt.SkippedFile, err error) {
+func (r *Reader) All(ctx context.Context,
+	tenant string) (runs []receipt.StoredReceipt, skipped []receipt.SkippedFile, err error) {
 	keys, err := r.b.List(ctx, Prefix)
 	if err != nil {
 		return nil, nil, codes.Errorf(codes.E317, "list the receipts bucket: %w", err)
@@ -216,6 +218,7 @@ func (r *Reader) All(ctx context.Context, tenant string) (runs []receipt.StoredR
 			skipped = append(skipped, receipt.SkippedFile{Path: key, Why: d.String()})
 		}
 	}
-	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Timings.Started.Before(runs[j].Timings.Started) })
+	sort.SliceStable(runs,
+		func(i, j int) bool { return runs[i].Timings.Started.Before(runs[j].Timings.Started) })
 	return runs, skipped, nil
 }

@@ -107,7 +107,8 @@ type Shipper struct {
 // earlier life of this replica left unshipped, then every o.Every.
 func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 	if !ValidReplica(o.Replica) {
-		return nil, fmt.Errorf("ship: replica id %q: want 1 to 63 lower-case letters, digits and '-'", o.Replica)
+		return nil, fmt.Errorf("ship: replica id %q: want 1 to 63 lower-case letters, digits and '-'",
+			o.Replica)
 	}
 	if o.Every <= 0 {
 		o.Every = DefaultEvery
@@ -123,8 +124,17 @@ func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Shipper{store: store, dir: dir, b: b, o: o, prefix: Prefix + o.Replica + "/" + id + "/",
-		since: map[int]time.Time{}, stop: make(chan struct{}), started: make(chan struct{}), done: make(chan struct{})}
+	s := &Shipper{
+		store:   store,
+		dir:     dir,
+		b:       b,
+		o:       o,
+		prefix:  Prefix + o.Replica + "/" + id + "/",
+		since:   map[int]time.Time{},
+		stop:    make(chan struct{}),
+		started: make(chan struct{}),
+		done:    make(chan struct{}),
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	keys, err := b.List(ctx, s.prefix)
@@ -161,7 +171,8 @@ func journalID(dir string) (string, error) {
 		if len(id) == 16 && receipt.ValidRunID(id) {
 			return id, nil
 		}
-		return "", fmt.Errorf("ship: %s does not hold a journal id (16 hexadecimal digits): remove it to make a new one", p)
+		return "", fmt.Errorf("ship: %s does not hold a journal id (16 hexadecimal digits): remove it "+
+			"to make a new one", p)
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("ship: %w", err)
@@ -313,7 +324,8 @@ func (s *Shipper) put(ctx context.Context, n int, obj []byte) error {
 		return err
 	}
 	if !sameReceipts(ours, theirs) {
-		return fmt.Errorf("ship: %s is in the bucket already with other receipts: does another replica run with the id %s?", key, s.o.Replica)
+		return fmt.Errorf("ship: %s is in the bucket already with other receipts: does another replica "+
+			"run with the id %s?", key, s.o.Replica)
 	}
 	return nil
 }
@@ -422,7 +434,8 @@ func (s *Shipper) build(n int, nums []int) (obj []byte, ready bool, err error) {
 			Tenant string `json:"tenant"`
 		}
 		_ = json.Unmarshal(payload, &t)
-		idx.Receipts = append(idx.Receipts, indexEntry{Key: key, Tenant: t.Tenant, Off: off, Len: int64(len(body)) - off})
+		idx.Receipts = append(idx.Receipts,
+			indexEntry{Key: key, Tenant: t.Tenant, Off: off, Len: int64(len(body)) - off})
 	}
 	head, err := json.Marshal(idx)
 	if err != nil {

@@ -263,15 +263,17 @@ report(ctypes.syscall("open", "$GRANT/sub/../../outside/secret.txt", 0o2000000))
 	},
 	{
 		ID: "files-credential-plant", Group: GroupFiles, Witness: WitnessFiles,
-		Threat:  "plant an authorized key under a grant of every path",
-		Budget:  "io,fs",
-		Program: "fs.append(\"$HOME/.ssh/authorized_keys\", \"ssh-ed25519 AAAA planted\\n\")\nprint(\"RESULT ok\")\n",
-		Row:     "credential", Language: "E318",
+		Threat: "plant an authorized key under a grant of every path",
+		Budget: "io,fs",
+		Program: "fs.append(\"$HOME/.ssh/authorized_keys\", \"ssh-ed25519 AAAA planted\\n\")\n" +
+			"print(\"RESULT ok\")\n",
+		Row: "credential", Language: "E318",
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
 		ID: "files-credential-raw", Group: GroupFiles,
-		Threat: "read a private key with raw calls, which the language does not judge, under a grant of every path",
+		Threat: "read a private key with raw calls, which the language does not judge, under a grant " +
+			"of every path",
 		Budget: "io,fs:read",
 		Program: `ctypes = ffi.module("ctypes")
 report(ctypes.syscall("openat", -100, "$HOME/.ssh/id_ed25519", 0o2000000))  # AT_FDCWD, O_RDONLY|O_CLOEXEC
@@ -281,10 +283,11 @@ report(ctypes.syscall("openat", -100, "$HOME/.ssh/id_ed25519", 0o2000000))  # AT
 	},
 	{
 		ID: "files-dotentry", Group: GroupFiles,
-		Threat:  "read a program's settings in a dot-entry of the home under a grant of the home",
-		Budget:  "io,fs:read:$HOME",
-		Program: "data = fs.read(\"$HOME/.config/app/settings\")\nprint(\"RESULT ok bytes=%d\" % len(data))\n",
-		Row:     "credential", Language: "E318",
+		Threat: "read a program's settings in a dot-entry of the home under a grant of the home",
+		Budget: "io,fs:read:$HOME",
+		Program: "data = fs.read(\"$HOME/.config/app/settings\")\n" +
+			"print(\"RESULT ok bytes=%d\" % len(data))\n",
+		Row: "credential", Language: "E318",
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
@@ -297,10 +300,11 @@ report(ctypes.syscall("openat", -100, "$HOME/.ssh/id_ed25519", 0o2000000))  # AT
 	},
 	{
 		ID: "files-proc-sys", Group: GroupFiles,
-		Threat:  "read the kernel's parameters under a grant of every path",
-		Budget:  "io,fs:read",
-		Program: "data = fs.read(\"/proc/sys/kernel/ostype\")\nprint(\"RESULT ok bytes=%d\" % len(data))\n",
-		Row:     "credential", Language: "E318",
+		Threat: "read the kernel's parameters under a grant of every path",
+		Budget: "io,fs:read",
+		Program: "data = fs.read(\"/proc/sys/kernel/ostype\")\n" +
+			"print(\"RESULT ok bytes=%d\" % len(data))\n",
+		Row: "credential", Language: "E318",
 		Expect: landlock("EACCES"), Unconfined: Went,
 	},
 	{
@@ -310,10 +314,10 @@ report(ctypes.syscall("openat", -100, "$HOME/.ssh/id_ed25519", 0o2000000))  # AT
 		Program: "tasks = fs.list(\"/proc/self/task\")\nprint(\"RESULT ok threads=%d\" % len(tasks))\n",
 		Row:     "credential", Language: "E329",
 		Expect: landlock("EACCES"), Unconfined: Went,
-		Note: "the normal build refuses the grant before anything runs (E329); the knock-out build admits it, and " +
-			"the worker withholds it from the Landlock ruleset, as every grant that lies in a kernel surface " +
-			"(confine.Carving.Withheld): /proc stays out of the domain whatever the grant. Each thread's filter is " +
-			"read from outside the worker by confine's TestApplyLayers",
+		Note: "the normal build refuses the grant before anything runs (E329); the knock-out build " +
+			"admits it, and the worker withholds it from the Landlock ruleset, as every grant that lies " +
+			"in a kernel surface (confine.Carving.Withheld): /proc stays out of the domain whatever the " +
+			"grant. Each thread's filter is read from outside the worker by confine's TestApplyLayers",
 	},
 	{
 		ID: "files-stat-outside", Group: GroupFiles,
@@ -322,10 +326,11 @@ report(ctypes.syscall("openat", -100, "$HOME/.ssh/id_ed25519", 0o2000000))  # AT
 		Program: "print(\"RESULT ok exists=%s\" % fs.exists(\"$OUTSIDE/secret.txt\"))\n",
 		Row:     "no-fs", Language: "fs:read:$OUTSIDE/secret.txt",
 		Expect: languageOnly, Unconfined: Went,
-		Gap: "Landlock (to ABI 7) has no right for stat, access or readlink, so any path's existence, size and " +
-			"times are visible, as the no-fs row of ENFORCES says; the seccomp filter refuses statx and the " +
-			"extended-attribute reads (files-statx-outside, files-getxattr-outside), but the worker's own Go code " +
-			"needs newfstatat and readlinkat, and a filter cannot read the path a call names",
+		Gap: "Landlock (to ABI 7) has no right for stat, access or readlink, so any path's existence, " +
+			"size and times are visible, as the no-fs row of ENFORCES says; the seccomp filter refuses " +
+			"statx and the extended-attribute reads (files-statx-outside, files-getxattr-outside), but " +
+			"the worker's own Go code needs newfstatat and readlinkat, and a filter cannot read the path " +
+			"a call names",
 	},
 	{
 		ID: "files-chmod-outside", Group: GroupFiles, Witness: WitnessFiles,
@@ -336,7 +341,8 @@ report(ctypes.syscall("chmod", "$OUTSIDE/secret.txt", 0o640))
 `,
 		Row: "deny-list", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Went,
-		Note: "Landlock has no right for a file's mode, owner, times or extended attributes; seccomp refuses the calls that change them",
+		Note: "Landlock has no right for a file's mode, owner, times or extended attributes; seccomp " +
+			"refuses the calls that change them",
 	},
 	{
 		ID: "files-chown-outside", Group: GroupFiles, Witness: WitnessFiles,
@@ -350,27 +356,30 @@ report(ctypes.syscall("chown", "$OUTSIDE/secret.txt", 65534, 65534))  # to nobod
 	},
 	{
 		ID: "files-setuid-create", Group: GroupFiles,
-		Threat: "make a set-user-ID file in the directory granted for writing, a program any user could start as the worker's user",
+		Threat: "make a set-user-ID file in the directory granted for writing, a program any user " +
+			"could start as the worker's user",
 		Budget: "io,fs:write:$GRANT",
 		Program: `ctypes = ffi.module("ctypes")
 report(ctypes.syscall("openat", -100, "$GRANT/absent/suid", 0o101, 0o4755))  # O_WRONLY|O_CREAT; no such directory: ENOENT
 `,
 		Row: "deny-list", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: "ENOENT",
-		Note: "Landlock lets a file be made in the grant and has no right for its mode; seccomp refuses S_ISUID and " +
-			"S_ISGID in the mode of a call that makes a file. Unconfined, the directory named does not exist, so " +
-			"nothing is made",
+		Note: "Landlock lets a file be made in the grant and has no right for its mode; seccomp " +
+			"refuses S_ISUID and S_ISGID in the mode of a call that makes a file. Unconfined, the " +
+			"directory named does not exist, so nothing is made",
 	},
 	{
 		ID: "files-setgid-tmpfile", Group: GroupFiles, Arch: "amd64",
-		Threat: "make an unnamed set-group-ID file in the directory granted for writing, for linkat to name later",
+		Threat: "make an unnamed set-group-ID file in the directory granted for writing, for linkat to " +
+			"name later",
 		Budget: "io,fs:write:$GRANT",
 		Program: `ctypes = ffi.module("ctypes")
 report(ctypes.syscall("openat", -100, "$GRANT/absent", 0o20200001, 0o2755))  # O_TMPFILE|O_WRONLY (amd64); no such directory: ENOENT
 `,
 		Row: "deny-list", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: "ENOENT",
-		Note: "O_TMPFILE is __O_TMPFILE|O_DIRECTORY, and O_DIRECTORY differs by architecture; the filter reads __O_TMPFILE, the same on amd64 and arm64",
+		Note: "O_TMPFILE is __O_TMPFILE|O_DIRECTORY, and O_DIRECTORY differs by architecture; the " +
+			"filter reads __O_TMPFILE, the same on amd64 and arm64",
 	},
 	{
 		ID: "files-setuid-mknod", Group: GroupFiles,
@@ -384,18 +393,21 @@ report(ctypes.syscall("mknodat", -100, "$GRANT/absent/suid", 0o104755, 0))  # S_
 	},
 	{
 		ID: "files-openat2", Group: GroupFiles,
-		Threat: "open or make a file with openat2, whose flags and mode lie in a structure no seccomp filter can read",
+		Threat: "open or make a file with openat2, whose flags and mode lie in a structure no seccomp " +
+			"filter can read",
 		Budget: "io,fs:write:$GRANT",
 		Program: `ctypes = ffi.module("ctypes")
 report(ctypes.syscall("openat2", -100, "$GRANT/data.txt", None, 24))  # no struct open_how: EFAULT
 `,
 		Row: "deny-list", Language: ctypes,
 		Expect: seccomp("ENOSYS"), Unconfined: "EFAULT",
-		Note: "ENOSYS, as from a kernel without openat2, so that a caller falls back to openat, whose flags and mode the filter reads",
+		Note: "ENOSYS, as from a kernel without openat2, so that a caller falls back to openat, whose " +
+			"flags and mode the filter reads",
 	},
 	{
 		ID: "files-inotify", Group: GroupFiles,
-		Threat: "watch files outside the grants, which a watch checks for read permission only, not against Landlock",
+		Threat: "watch files outside the grants, which a watch checks for read permission only, not " +
+			"against Landlock",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
 report(ctypes.syscall("inotify_init1", 0xffffffff))  # unknown flags: EINVAL
@@ -418,25 +430,35 @@ var metadata = []Target{
 		`ctypes.syscall("utimensat", -100, "$OUTSIDE/secret.txt", None, 0)  # both times to now`),
 	metadataCall("files-fchmodat-outside", "change the mode of a file outside the grants, by fchmodat",
 		`ctypes.syscall("fchmodat", -100, "$OUTSIDE/secret.txt", 0o640)`),
-	metadataCall("files-fchmodat2-outside", "change the mode of a file outside the grants, by fchmodat2",
+	metadataCall("files-fchmodat2-outside",
+		"change the mode of a file outside the grants, by fchmodat2",
 		`ctypes.syscall("fchmodat2", -100, "$OUTSIDE/secret.txt", 0o640, 0)`),
-	metadataCall("files-fchownat-outside", "change the owner of a file outside the grants, by fchownat",
+	metadataCall("files-fchownat-outside",
+		"change the owner of a file outside the grants, by fchownat",
 		`ctypes.syscall("fchownat", -100, "$OUTSIDE/secret.txt", 65534, 65534, 0)  # to nobody`),
 	metadataCall("files-setxattr-outside", "set an extended attribute on a file outside the grants",
 		`ctypes.syscall("setxattr", "$OUTSIDE/secret.txt", "user.sabline-escape", "x", 1, 0)`),
-	metadataCall("files-lsetxattr-outside", "set an extended attribute on a file outside the grants, not following a link",
+	metadataCall("files-lsetxattr-outside",
+		"set an extended attribute on a file outside the grants, not following a link",
 		`ctypes.syscall("lsetxattr", "$OUTSIDE/secret.txt", "user.sabline-escape", "x", 1, 0)`),
-	metadataCall("files-setxattrat-outside", "set an extended attribute on a file outside the grants, by setxattrat",
-		`ctypes.syscall("setxattrat", -100, "$OUTSIDE/secret.txt", 0, "user.sabline-escape", le(0, 16), 16)  # struct xattr_args: an empty value`),
-	metadataCall("files-removexattr-outside", "remove an extended attribute from a file outside the grants",
+	metadataCall("files-setxattrat-outside",
+		"set an extended attribute on a file outside the grants, by setxattrat",
+		`ctypes.syscall("setxattrat", -100, "$OUTSIDE/secret.txt", 0, "user.sabline-escape", le(0, `+
+			`16), 16)  # struct xattr_args: an empty value`),
+	metadataCall("files-removexattr-outside",
+		"remove an extended attribute from a file outside the grants",
 		`ctypes.syscall("removexattr", "$OUTSIDE/secret.txt", "`+KeptXattr+`")`),
-	metadataCall("files-removexattrat-outside", "remove an extended attribute from a file outside the grants, by removexattrat",
+	metadataCall("files-removexattrat-outside",
+		"remove an extended attribute from a file outside the grants, by removexattrat",
 		`ctypes.syscall("removexattrat", -100, "$OUTSIDE/secret.txt", 0, "`+KeptXattr+`")`),
-	metadataCall("files-file-setattr-outside", "set an attribute flag on a file outside the grants, by file_setattr",
-		`ctypes.syscall("file_setattr", -100, "$OUTSIDE/secret.txt", le(0x80, 8) + le(0, 16), 24, 0)  # struct file_attr: FS_XFLAG_NODUMP`),
+	metadataCall("files-file-setattr-outside",
+		"set an attribute flag on a file outside the grants, by file_setattr",
+		`ctypes.syscall("file_setattr", -100, "$OUTSIDE/secret.txt", le(0x80, 8) + le(0, 16), 24, 0)  `+
+			`# struct file_attr: FS_XFLAG_NODUMP`),
 	{
 		ID: "files-file-setattr-dirfd", Group: GroupFiles, Witness: WitnessFiles,
-		Threat: "set an attribute flag on a file outside the grants, by file_setattr beneath a directory descriptor",
+		Threat: "set an attribute flag on a file outside the grants, by file_setattr beneath a " +
+			"directory descriptor",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
 d = ctypes.syscall("open", "$OUTSIDE", 0o10000000 | 0o2000000)  # O_PATH|O_CLOEXEC, which Landlock does not check
@@ -457,35 +479,48 @@ report(ctypes.syscall("file_getattr", -100, "$OUTSIDE/secret.txt", le(0, 24), 24
 `,
 		Row: "deny-list", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Went,
-		Note: "a read of metadata, as stat is; no Go code of the worker makes this call, so the allow-list refuses it",
+		Note: "a read of metadata, as stat is; no Go code of the worker makes this call, so the " +
+			"allow-list refuses it",
 	},
 	// Reads of metadata the worker's Go code never makes: stat through
 	// newfstatat stays a gap (files-stat-outside), these are refused.
 	metadataRead("files-getxattr-outside", "read an extended attribute of a file outside the grants",
 		`ctypes.syscall("getxattr", "$OUTSIDE/secret.txt", "`+KeptXattr+`", le(0, 64), 64)`),
-	metadataRead("files-listxattr-outside", "list the extended attributes of a file outside the grants",
+	metadataRead("files-listxattr-outside",
+		"list the extended attributes of a file outside the grants",
 		`ctypes.syscall("listxattr", "$OUTSIDE/secret.txt", le(0, 256), 256)`),
-	metadataRead("files-getxattrat-outside", "read an extended attribute of a file outside the grants, by getxattrat",
-		`ctypes.syscall("getxattrat", -100, "$OUTSIDE/secret.txt", 0, "`+KeptXattr+`", le(0, 16), 16)  # struct xattr_args with no buffer: the value's size`),
-	metadataRead("files-listxattrat-outside", "list the extended attributes of a file outside the grants, by listxattrat",
-		`ctypes.syscall("listxattrat", -100, "$OUTSIDE/secret.txt", 0, None, 0)  # no buffer: the list's size`),
-	metadataRead("files-statx-outside", "read the size, times and owner of a file outside the grants, by statx",
+	metadataRead("files-getxattrat-outside",
+		"read an extended attribute of a file outside the grants, by getxattrat",
+		`ctypes.syscall("getxattrat", -100, "$OUTSIDE/secret.txt", 0, "`+KeptXattr+`", le(0, 16), 16)  `+
+			`# struct xattr_args with no buffer: the value's size`),
+	metadataRead("files-listxattrat-outside",
+		"list the extended attributes of a file outside the grants, by listxattrat",
+		`ctypes.syscall("listxattrat", -100, "$OUTSIDE/secret.txt", 0, None, 0)  # no buffer: the `+
+			`list's size`),
+	metadataRead("files-statx-outside",
+		"read the size, times and owner of a file outside the grants, by statx",
 		`ctypes.syscall("statx", -100, "$OUTSIDE/secret.txt", 0, 0xfff, le(0, 256))  # STATX_ALL`),
 	// By a descriptor the worker opened itself, on a file the budget lets
 	// it read.
-	openedCall("files-fchmod-fd", "change the mode of a file granted for reading, through a descriptor the worker opened",
+	openedCall("files-fchmod-fd",
+		"change the mode of a file granted for reading, through a descriptor the worker opened",
 		`ctypes.syscall("fchmod", fd, 0o640)`),
-	openedCall("files-fchown-fd", "change the owner of a file granted for reading, through a descriptor the worker opened",
+	openedCall("files-fchown-fd",
+		"change the owner of a file granted for reading, through a descriptor the worker opened",
 		`ctypes.syscall("fchown", fd, 65534, 65534)  # to nobody`),
-	openedCall("files-fsetxattr-fd", "set an extended attribute on a file granted for reading, through a descriptor the worker opened",
+	openedCall("files-fsetxattr-fd",
+		"set an extended attribute on a file granted for reading, through a descriptor the worker opened",
 		`ctypes.syscall("fsetxattr", fd, "user.sabline-escape", "x", 1, 0)`),
-	openedCall("files-fsetxattr-ioctl-fd", "set an attribute flag on a file granted for reading, with the FS_IOC_FSSETXATTR ioctl",
-		`ctypes.syscall("ioctl", fd, 0x401c5820, le(0x80, 4) + le(0, 24))  # FS_IOC_FSSETXATTR, struct fsxattr: FS_XFLAG_NODUMP`),
+	openedCall("files-fsetxattr-ioctl-fd",
+		"set an attribute flag on a file granted for reading, with the FS_IOC_FSSETXATTR ioctl",
+		`ctypes.syscall("ioctl", fd, 0x401c5820, le(0x80, 4) + le(0, 24))  # FS_IOC_FSSETXATTR, struct `+
+			`fsxattr: FS_XFLAG_NODUMP`),
 	// Through what the sabline command inherited: standard input, and a
 	// descriptor beyond the standard three.
 	{
 		ID: "files-write-inherited-extra", Group: GroupFiles,
-		Threat: "write to a file outside the grants through a descriptor the sabline command inherited beyond the standard three",
+		Threat: "write to a file outside the grants through a descriptor the sabline command inherited " +
+			"beyond the standard three",
 		Budget: "io",
 		Extra:  "$OUTSIDE/secret.txt",
 		Program: `ctypes = ffi.module("ctypes")
@@ -493,25 +528,43 @@ report(ctypes.syscall("write", 60, "A", 1))  # descriptor ExtraFD, at offset 0: 
 `,
 		Row: "no-fs", Language: ctypes,
 		Expect: Outcome{StoppedBy: ByLanguage, Errno: "EBADF"}, Unconfined: "EBADF",
-		Note: "the worker closes every descriptor it inherited without close-on-exec before anything else, " +
-			"confined or not, so the descriptor is gone in both runs (EBADF) and the file outside is unchanged: " +
-			"Landlock checks a file when it is opened, and could not hold a descriptor opened before the run",
+		Note: "the worker closes every descriptor it inherited without close-on-exec before anything " +
+			"else, confined or not, so the descriptor is gone in both runs (EBADF) and the file outside " +
+			"is unchanged: Landlock checks a file when it is opened, and could not hold a descriptor " +
+			"opened before the run",
 	},
-	inheritedCall("files-fchmod-inherited", "change the mode of a file outside the grants, through standard input, which the caller opened on it",
+	inheritedCall("files-fchmod-inherited",
+		"change the mode of a file outside the grants, through standard input, which the caller opened "+
+			"on it",
 		`ctypes.syscall("fchmod", 0, 0o640)`, Went, seccomp("EPERM")),
-	inheritedCall("files-fchown-inherited", "change the owner of a file outside the grants, through standard input, which the caller opened on it",
+	inheritedCall("files-fchown-inherited",
+		"change the owner of a file outside the grants, through standard input, which the caller "+
+			"opened on it",
 		`ctypes.syscall("fchown", 0, 65534, 65534)  # to nobody`, Went, seccomp("EPERM")),
-	inheritedCall("files-futimens-inherited", "change the times of a file outside the grants, through standard input, which the caller opened on it",
+	inheritedCall("files-futimens-inherited",
+		"change the times of a file outside the grants, through standard input, which the caller "+
+			"opened on it",
 		`ctypes.syscall("utimensat", 0, None, None, 0)  # futimens: both times to now`, Went, seccomp("EPERM")),
 	// A pipe takes no user attribute: EPERM either way.
-	inheritedCall("files-fsetxattr-inherited", "set an extended attribute on a file outside the grants, through standard input, which the caller opened on it",
+	inheritedCall("files-fsetxattr-inherited",
+		"set an extended attribute on a file outside the grants, through standard input, which the "+
+			"caller opened on it",
 		`ctypes.syscall("fsetxattr", 0, "user.sabline-escape", "x", 1, 0)`, "EPERM", Outcome{StoppedBy: ByLanguage, Errno: "EPERM"}),
-	inheritedCall("files-fremovexattr-inherited", "remove an extended attribute from a file outside the grants, through standard input, which the caller opened on it",
-		`ctypes.syscall("fremovexattr", 0, "`+KeptXattr+`")`, "EPERM", Outcome{StoppedBy: ByLanguage, Errno: "EPERM"}),
-	inheritedCall("files-file-setattr-inherited", "set an attribute flag on a file outside the grants, by file_setattr on standard input, which the caller opened on it",
-		`ctypes.syscall("file_setattr", 0, "", le(0x80, 8) + le(0, 16), 24, 0x1000)  # AT_EMPTY_PATH, FS_XFLAG_NODUMP`, "ENOTSUP|EOPNOTSUPP", seccomp("EPERM")),
-	inheritedCall("files-fsetxattr-ioctl-inherited", "set an attribute flag on a file outside the grants, with FS_IOC_FSSETXATTR on standard input, which the caller opened on it",
-		`ctypes.syscall("ioctl", 0, 0x401c5820, le(0x80, 4) + le(0, 24))  # FS_IOC_FSSETXATTR: FS_XFLAG_NODUMP`, "ENOTTY", seccomp("EPERM")),
+	inheritedCall("files-fremovexattr-inherited",
+		"remove an extended attribute from a file outside the grants, through standard input, which "+
+			"the caller opened on it",
+		`ctypes.syscall("fremovexattr", 0, "`+KeptXattr+`")`, "EPERM",
+		Outcome{StoppedBy: ByLanguage, Errno: "EPERM"}),
+	inheritedCall("files-file-setattr-inherited",
+		"set an attribute flag on a file outside the grants, by file_setattr on standard input, which "+
+			"the caller opened on it",
+		`ctypes.syscall("file_setattr", 0, "", le(0x80, 8) + le(0, 16), 24, 0x1000)  # AT_EMPTY_PATH, `+
+			`FS_XFLAG_NODUMP`, "ENOTSUP|EOPNOTSUPP", seccomp("EPERM")),
+	inheritedCall("files-fsetxattr-ioctl-inherited",
+		"set an attribute flag on a file outside the grants, with FS_IOC_FSSETXATTR on standard input, "+
+			"which the caller opened on it",
+		`ctypes.syscall("ioctl", 0, 0x401c5820, le(0x80, 4) + le(0, 24))  # FS_IOC_FSSETXATTR: `+
+			`FS_XFLAG_NODUMP`, "ENOTTY", seccomp("EPERM")),
 }
 
 // metadataCall is a target of metadata: one raw call that changes
@@ -565,9 +618,9 @@ func inheritedCall(id, threat, call, unconfined string, expect Outcome) Target {
 	t := metadataCall(id, threat, call)
 	t.Stdin = "$OUTSIDE/secret.txt"
 	t.Witness, t.Unconfined, t.Expect = "", unconfined, expect
-	t.Note = "the worker's standard input is a pipe the supervisor made and relays the caller's file through: " +
-		"the call reaches the pipe and never the file, confined or not, and the file outside is unchanged " +
-		"in both runs (docs/THREAT_MODEL.md, \"The caller's open files\")"
+	t.Note = "the worker's standard input is a pipe the supervisor made and relays the caller's " +
+		"file through: the call reaches the pipe and never the file, confined or not, and the file " +
+		"outside is unchanged in both runs (docs/THREAT_MODEL.md, \"The caller's open files\")"
 	return t
 }
 
@@ -651,7 +704,8 @@ report(ctypes.syscall("socket", 2, 1, 262))  # AF_INET, SOCK_STREAM, IPPROTO_MPT
 `,
 		Row: "net-host", Language: ctypes,
 		Expect: seccomp("EPROTONOSUPPORT"), Unconfined: Went,
-		Note: "EPROTONOSUPPORT, as from a kernel without MPTCP, so that Go's net package falls back to TCP",
+		Note: "EPROTONOSUPPORT, as from a kernel without MPTCP, so that Go's net package falls back to " +
+			"TCP",
 	},
 	{
 		ID: "net-unix-path", Group: GroupNetwork, Witness: WitnessListener,
@@ -708,7 +762,8 @@ else:
 `,
 		Row: "ffi-module", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Went,
-		Note: "Landlock does not check connect on a socket named by its path, and the worker keeps CAP_DAC_OVERRIDE, so a root-only socket's mode does not hold it either: the filter alone does",
+		Note: "Landlock does not check connect on a socket named by its path, and the worker keeps " +
+			"CAP_DAC_OVERRIDE, so a root-only socket's mode does not hold it either: the filter alone does",
 	},
 	{
 		ID: "net-socketpair", Group: GroupNetwork,
@@ -783,15 +838,22 @@ else:
 `,
 		Row: "net-host", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Went,
-		Note: "a net grant is TCP unless it says udp: without a UDP grant the filter makes no datagram socket",
+		Note: "a net grant is TCP unless it says udp: without a UDP grant the filter makes no datagram " +
+			"socket",
 	},
-	sharedBind("net-udp-reuseaddr-host-grant", "take another process's datagrams by binding its UDP port with SO_REUSEADDR, under a grant of one TCP port",
+	sharedBind("net-udp-reuseaddr-host-grant",
+		"take another process's datagrams by binding its UDP port with SO_REUSEADDR, under a grant of "+
+			"one TCP port",
 		"io,net:127.0.0.1:$PORT", "net-host", 2, "SO_REUSEADDR"),
-	sharedBind("net-udp-reuseport-host-grant", "take another process's datagrams by binding its UDP port with SO_REUSEPORT, under a grant of one TCP port",
+	sharedBind("net-udp-reuseport-host-grant",
+		"take another process's datagrams by binding its UDP port with SO_REUSEPORT, under a grant of "+
+			"one TCP port",
 		"io,net:127.0.0.1:$PORT", "net-host", 15, "SO_REUSEPORT"),
-	sharedBind("net-udp-reuseaddr-udp-grant", "take another process's datagrams by binding its UDP port with SO_REUSEADDR, under a UDP grant",
+	sharedBind("net-udp-reuseaddr-udp-grant",
+		"take another process's datagrams by binding its UDP port with SO_REUSEADDR, under a UDP grant",
 		"io,net:udp:127.0.0.1:$UDPPORT", "net-udp", 2, "SO_REUSEADDR"),
-	sharedBind("net-udp-reuseport-udp-grant", "take another process's datagrams by binding its UDP port with SO_REUSEPORT, under a UDP grant",
+	sharedBind("net-udp-reuseport-udp-grant",
+		"take another process's datagrams by binding its UDP port with SO_REUSEPORT, under a UDP grant",
 		"io,net:udp:127.0.0.1:$UDPPORT", "net-udp", 15, "SO_REUSEPORT"),
 	{
 		ID: "net-udp-other-port-udp-grant", Group: GroupNetwork, Witness: WitnessListener,
@@ -800,8 +862,8 @@ else:
 		Program: "c = net.udp(\"127.0.0.1\", $UDPPORT)\nc.send(\"escaped\")\nprint(\"RESULT ok\")\n",
 		Row:     "net-udp", Language: "net:udp:127.0.0.1:$UDPPORT",
 		Expect: languageOnly, Unconfined: Went,
-		Gap: "Landlock holds TCP ports only, so no layer holds the host and port of a datagram: under a UDP grant " +
-			"they are the language's, as ENFORCES says (net:udp is partly held)",
+		Gap: "Landlock holds TCP ports only, so no layer holds the host and port of a datagram: under " +
+			"a UDP grant they are the language's, as ENFORCES says (net:udp is partly held)",
 	},
 }
 
@@ -836,7 +898,8 @@ else:
 `,
 		Row: row, Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Went,
-		Note: "the filter refuses " + optName + " under every grant, and the datagram socket itself without a UDP grant",
+		Note: "the filter refuses " + optName +
+			" under every grant, and the datagram socket itself without a UDP grant",
 	}
 }
 
@@ -898,7 +961,8 @@ report(r)
 `,
 		Row: "process-start", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Went,
-		Note: "fork takes no argument that makes it fail; unconfined, the copy ends at its first statement",
+		Note: "fork takes no argument that makes it fail; unconfined, the copy ends at its first " +
+			"statement",
 	},
 	{
 		ID: "proc-vfork", Group: GroupProcesses,
@@ -908,8 +972,9 @@ report(r)
 report(ctypes.syscall("vfork"))
 `,
 		Row: "process-start", Language: ctypes,
-		Expect:    seccomp("EPERM"),
-		NoControl: "vfork takes no argument that makes it fail, and its child would run on the worker's own stack",
+		Expect: seccomp("EPERM"),
+		NoControl: "vfork takes no argument that makes it fail, and its child would run on the " +
+			"worker's own stack",
 	},
 	{
 		ID: "proc-clone-process", Group: GroupProcesses,
@@ -1083,7 +1148,8 @@ report(r)
 `,
 		Row: "deny-list", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Killed,
-		Note: "seccomp refuses F_SETOWN; were it let through, Landlock's signal scope (ABI 6) would keep the SIGIO from the victim",
+		Note: "seccomp refuses F_SETOWN; were it let through, Landlock's signal scope (ABI 6) would " +
+			"keep the SIGIO from the victim",
 	},
 	{
 		ID: "proc-fsetown-victim", Group: GroupProcesses,
@@ -1097,7 +1163,8 @@ report(ctypes.syscall("fcntl", -1, 8, $VICTIM))  # F_SETOWN on no descriptor: EB
 	},
 	{
 		ID: "proc-fiosetown-victim", Group: GroupProcesses,
-		Threat: "name another process as the owner of a socket, with ioctl, for the kernel to send it SIGIO",
+		Threat: "name another process as the owner of a socket, with ioctl, for the kernel to send it " +
+			"SIGIO",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
 report(ctypes.syscall("ioctl", -1, 0x8901, le($VICTIM, 4)))  # FIOSETOWN on no descriptor: EBADF
@@ -1114,7 +1181,8 @@ report(ctypes.syscall("setpriority", 0, $VICTIM, 5))  # PRIO_PROCESS
 `,
 		Row: "deny-list", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Went,
-		Note: "Landlock scopes signals and abstract sockets only; seccomp refuses setpriority whatever it names",
+		Note: "Landlock scopes signals and abstract sockets only; seccomp refuses setpriority whatever " +
+			"it names",
 	},
 	{
 		ID: "proc-setpriority-self", Group: GroupProcesses,
@@ -1132,7 +1200,8 @@ else:
 	},
 	{
 		ID: "proc-sched-fifo-self", Group: GroupProcesses,
-		Threat: "give the worker a real-time scheduling policy, which would run it ahead of every other process",
+		Threat: "give the worker a real-time scheduling policy, which would run it ahead of every " +
+			"other process",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
 report(ctypes.syscall("sched_setscheduler", 0, 1, le(0, 4)))  # SCHED_FIFO at priority 0, which it may not have: EINVAL
@@ -1173,7 +1242,8 @@ report(ctypes.syscall("setuid", uid))  # the uid it has: no change
 	},
 	{
 		ID: "proc-setpgid", Group: GroupProcesses,
-		Threat: "move the worker into another process group, to take its signals and its terminal's job control",
+		Threat: "move the worker into another process group, to take its signals and its terminal's " +
+			"job control",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
 report(ctypes.syscall("setpgid", 0, -1))  # a negative group: EINVAL
@@ -1203,7 +1273,8 @@ report(ctypes.syscall("mmap", None, 0, 1, 0x2022, -1, 0))  # MAP_PRIVATE|MAP_ANO
 	},
 	{
 		ID: "proc-prctl-set-mm", Group: GroupProcesses,
-		Threat: "rewrite what the kernel shows of the worker: its command line, environment and /proc/PID/exe",
+		Threat: "rewrite what the kernel shows of the worker: its command line, environment and " +
+			"/proc/PID/exe",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
 report(ctypes.syscall("prctl", 35, 6, 0, 0, 1))  # PR_SET_MM, PR_SET_MM_START_BRK, a fifth argument: EINVAL
@@ -1263,19 +1334,24 @@ var kernel = []Target{
 	kernelCall("kern-chroot", "change the root directory",
 		`ctypes.syscall("chroot", "$MISSING/root")`, "ENOENT"),
 	kernelCall("kern-unshare", "enter new namespaces",
-		`ctypes.syscall("unshare", 0x20000 | 0x100000)  # CLONE_NEWNS with CLONE_PARENT_SETTID, which unshare refuses: EINVAL`, "EINVAL"),
+		`ctypes.syscall("unshare", 0x20000 | 0x100000)  # CLONE_NEWNS with CLONE_PARENT_SETTID, which `+
+			`unshare refuses: EINVAL`, "EINVAL"),
 	kernelCall("kern-setns", "join another process's namespace",
 		`ctypes.syscall("setns", -1, 0)`, "EBADF"),
 	kernelCall("kern-init-module", "load a kernel module from memory",
-		`ctypes.syscall("init_module", None, 0, "")  # an empty image: ENOEXEC, or ENOSYS without module support`, "ENOEXEC|ENOSYS"),
+		`ctypes.syscall("init_module", None, 0, "")  # an empty image: ENOEXEC, or ENOSYS without `+
+			`module support`, "ENOEXEC|ENOSYS"),
 	kernelCall("kern-finit-module", "load a kernel module from a file",
 		`ctypes.syscall("finit_module", -1, "", 0)  # no file: EBADF, or ENOSYS without module support`, "EBADF|ENOSYS"),
 	kernelCall("kern-delete-module", "remove a kernel module",
-		`ctypes.syscall("delete_module", "sabline_escape_no_such_module", 0o4000)  # O_NONBLOCK; ENOSYS without module support`, "ENOENT|ENOSYS"),
+		`ctypes.syscall("delete_module", "sabline_escape_no_such_module", 0o4000)  # O_NONBLOCK; `+
+			`ENOSYS without module support`, "ENOENT|ENOSYS"),
 	kernelCall("kern-kexec-load", "load a new kernel to boot into",
-		`ctypes.syscall("kexec_load", 0, 0, None, 0xffffffff)  # unknown flags: EINVAL, or ENOSYS without kexec`, "EINVAL|ENOSYS"),
+		`ctypes.syscall("kexec_load", 0, 0, None, 0xffffffff)  # unknown flags: EINVAL, or ENOSYS `+
+			`without kexec`, "EINVAL|ENOSYS"),
 	kernelCall("kern-kexec-file-load", "load a new kernel from a file",
-		`ctypes.syscall("kexec_file_load", -1, -1, 0, None, 0xffffffff)  # unknown flags: EINVAL, or ENOSYS without kexec`, "EINVAL|ENOSYS"),
+		`ctypes.syscall("kexec_file_load", -1, -1, 0, None, 0xffffffff)  # unknown flags: EINVAL, or `+
+			`ENOSYS without kexec`, "EINVAL|ENOSYS"),
 	kernelCall("kern-bpf", "load a BPF program into the kernel",
 		`ctypes.syscall("bpf", 0xffff, None, 0)  # an unknown command: EINVAL`, "EINVAL"),
 	kernelCall("kern-perf-event-open", "open a performance counter on the machine",
@@ -1293,7 +1369,8 @@ var kernel = []Target{
 	kernelCall("kern-personality", "change the execution domain, to turn off address randomisation",
 		`ctypes.syscall("personality", 0xffffffff)  # only asks the current one`, Went),
 	kernelCall("kern-settimeofday", "set the clock",
-		`ctypes.syscall("settimeofday", le(0, 8) + le(-1, 8), None)  # tv_usec -1: EINVAL before anything is set`, "EINVAL"),
+		`ctypes.syscall("settimeofday", le(0, 8) + le(-1, 8), None)  # tv_usec -1: EINVAL before `+
+			`anything is set`, "EINVAL"),
 	kernelCall("kern-clock-settime", "set a clock",
 		`ctypes.syscall("clock_settime", 0x7fffffff, None)  # no such clock: EINVAL`, "EINVAL"),
 	kernelCall("kern-clock-adjtime", "adjust a clock",
@@ -1311,9 +1388,11 @@ var kernel = []Target{
 	kernelCall("kern-quotactl", "change disk quotas",
 		`ctypes.syscall("quotactl", 0xffffffff, None, 0, None)  # an unknown quota type: EINVAL`, "EINVAL"),
 	kernelCall("kern-iopl", "reach I/O ports",
-		`ctypes.syscall("iopl", 4)  # no such level: EINVAL, or ENOSYS where the kernel has no I/O port calls`, "EINVAL|ENOSYS"),
+		`ctypes.syscall("iopl", 4)  # no such level: EINVAL, or ENOSYS where the kernel has no I/O `+
+			`port calls`, "EINVAL|ENOSYS"),
 	kernelCall("kern-ioperm", "reach a range of I/O ports",
-		`ctypes.syscall("ioperm", 0, 0, 1)  # an empty range: EINVAL, or ENOSYS where the kernel has no I/O port calls`, "EINVAL|ENOSYS"),
+		`ctypes.syscall("ioperm", 0, 0, 1)  # an empty range: EINVAL, or ENOSYS where the kernel has `+
+			`no I/O port calls`, "EINVAL|ENOSYS"),
 	kernelCall("kern-sethostname", "rename the machine",
 		`ctypes.syscall("sethostname", "x", 65)  # longer than a host name may be: EINVAL`, "EINVAL"),
 	kernelCall("kern-shmget", "make System V shared memory, named by a number Landlock does not see",
@@ -1324,28 +1403,35 @@ var kernel = []Target{
 		`ctypes.syscall("ioctl", -1, 0x5412, "x")  # TIOCSTI on no descriptor: EBADF`, "EBADF"),
 	kernelCall("kern-tioclinux", "send a Linux console command",
 		`ctypes.syscall("ioctl", -1, 0x541c, le(0, 8))  # TIOCLINUX on no descriptor: EBADF`, "EBADF"),
-	kernelCall("kern-tiocsti-high-bits", "push terminal input with a command word whose high 32 bits are set",
+	kernelCall("kern-tiocsti-high-bits",
+		"push terminal input with a command word whose high 32 bits are set",
 		`ctypes.syscall("ioctl", -1, (1 << 32) | 0x5412, "x")  # the kernel reads TIOCSTI`, "EBADF"),
-	kernelCall("kern-tioclinux-high-bits", "send a console command with a command word whose high 32 bits are set",
+	kernelCall("kern-tioclinux-high-bits",
+		"send a console command with a command word whose high 32 bits are set",
 		`ctypes.syscall("ioctl", -1, (1 << 32) | 0x541c, le(0, 8))  # the kernel reads TIOCLINUX`, "EBADF"),
 	// A terminal the worker inherited: Landlock's ioctl right holds only
 	// files opened under it. Each call names no descriptor, which the
 	// kernel looks up first (EBADF); the filter answers before it does.
-	kernelCall("kern-tiocspgrp", "hand a terminal the worker inherited to another process group, as a shell's job control does",
+	kernelCall("kern-tiocspgrp",
+		"hand a terminal the worker inherited to another process group, as a shell's job control does",
 		`ctypes.syscall("ioctl", -1, 0x5410, le(0, 4))  # TIOCSPGRP on no descriptor: EBADF`, "EBADF"),
-	kernelCall("kern-tiocsctty", "take a terminal the worker inherited as the controlling terminal of its session",
+	kernelCall("kern-tiocsctty",
+		"take a terminal the worker inherited as the controlling terminal of its session",
 		`ctypes.syscall("ioctl", -1, 0x540e, 1)  # TIOCSCTTY on no descriptor: EBADF`, "EBADF"),
 	kernelCall("kern-tiocvhangup", "hang up a terminal, cutting off every process that has it open",
 		`ctypes.syscall("ioctl", -1, 0x5437, 0)  # TIOCVHANGUP on no descriptor: EBADF`, "EBADF"),
 	kernelCall("kern-tioccons", "send the system console's messages to a terminal",
 		`ctypes.syscall("ioctl", -1, 0x541d, 0)  # TIOCCONS on no descriptor: EBADF`, "EBADF"),
-	kernelCall("kern-tcsets", "change the settings of a terminal the worker inherited, which its shell keeps after the run",
+	kernelCall("kern-tcsets",
+		"change the settings of a terminal the worker inherited, which its shell keeps after the run",
 		`ctypes.syscall("ioctl", -1, 0x5402, le(0, 60))  # TCSETS on no descriptor: EBADF`, "EBADF"),
-	kernelCall("kern-tcsets-high-bits", "change a terminal's settings with a command word whose high 32 bits are set",
+	kernelCall("kern-tcsets-high-bits",
+		"change a terminal's settings with a command word whose high 32 bits are set",
 		`ctypes.syscall("ioctl", -1, (1 << 32) | 0x5402, le(0, 60))  # the kernel reads TCSETS`, "EBADF"),
 	kernelCall("kern-tiocsetd", "change a terminal's line discipline",
 		`ctypes.syscall("ioctl", -1, 0x5423, le(0, 4))  # TIOCSETD on no descriptor: EBADF`, "EBADF"),
-	kernelCall("kern-tiocswinsz", "resize a terminal, which signals the processes in its foreground (SIGWINCH)",
+	kernelCall("kern-tiocswinsz",
+		"resize a terminal, which signals the processes in its foreground (SIGWINCH)",
 		`ctypes.syscall("ioctl", -1, 0x5414, le(0, 8))  # TIOCSWINSZ on no descriptor: EBADF`, "EBADF"),
 	kernelCall("kern-tcsbrk", "send a break on a terminal's line",
 		`ctypes.syscall("ioctl", -1, 0x5409, 0)  # TCSBRK on no descriptor: EBADF`, "EBADF"),
@@ -1380,10 +1466,10 @@ else:
 `,
 		Row: "credential", Language: ctypes,
 		Expect: landlock("EACCES"), Unconfined: Went,
-		Note: "the budget grants every path, and still Landlock refuses to open /dev/ptmx: a device outside the six " +
-			"a grant reaches is a guarded location. Were it opened, the filter refuses TCSETS: the kern-tc and " +
-			"kern-tioc targets make their calls on no descriptor, for the filter answers before the kernel looks " +
-			"the descriptor up",
+		Note: "the budget grants every path, and still Landlock refuses to open /dev/ptmx: a device " +
+			"outside the six a grant reaches is a guarded location. Were it opened, the filter refuses " +
+			"TCSETS: the kern-tc and kern-tioc targets make their calls on no descriptor, for the filter " +
+			"answers before the kernel looks the descriptor up",
 	},
 	// Kernel objects that are not files, each made or removed for real
 	// when nothing holds the call, and witnessed by the harness: a
@@ -1391,17 +1477,22 @@ else:
 	// ($MQNEW), a System V key nothing uses ($IPCKEY), the description
 	// of a key that does not exist ($KEYDESC). The harness removes
 	// whatever bears these names when the run ends.
-	kernelObject("kern-mq-open-create", WitnessMqueue, "make a POSIX message queue, which Landlock does not see being made",
+	kernelObject("kern-mq-open-create", WitnessMqueue,
+		"make a POSIX message queue, which Landlock does not see being made",
 		`ctypes.syscall("mq_open", "$MQNEW", 0o102, 0o600, None)  # O_RDWR|O_CREAT`),
 	kernelObject("kern-mq-unlink", WitnessMqueue, "remove a POSIX message queue another process made",
 		`ctypes.syscall("mq_unlink", "$MQ")`),
-	kernelObject("kern-shmget-create", WitnessSysV, "make a System V shared memory segment under a key other processes may use",
+	kernelObject("kern-shmget-create", WitnessSysV,
+		"make a System V shared memory segment under a key other processes may use",
 		`ctypes.syscall("shmget", $IPCKEY, 4096, 0o1600)  # IPC_CREAT|0600`),
-	kernelObject("kern-msgget-create", WitnessSysV, "make a System V message queue under a key other processes may use",
+	kernelObject("kern-msgget-create", WitnessSysV,
+		"make a System V message queue under a key other processes may use",
 		`ctypes.syscall("msgget", $IPCKEY, 0o1600)  # IPC_CREAT|0600`),
-	kernelObject("kern-semget-create", WitnessSysV, "make a System V semaphore set under a key other processes may use",
+	kernelObject("kern-semget-create", WitnessSysV,
+		"make a System V semaphore set under a key other processes may use",
 		`ctypes.syscall("semget", $IPCKEY, 1, 0o1600)  # IPC_CREAT|0600`),
-	kernelObject("kern-add-key-create", WitnessKeys, "add a key to the user's keyring, which every process of the user shares",
+	kernelObject("kern-add-key-create", WitnessKeys,
+		"add a key to the user's keyring, which every process of the user shares",
 		`ctypes.syscall("add_key", "user", "$KEYDESC", "x", 1, -4)  # KEY_SPEC_USER_KEYRING`),
 	kernelCall("kern-listmount", "list the machine's mounts by id, with no path for Landlock to check",
 		`ctypes.syscall("listmount", None, None, 0, 0)  # no request: EFAULT`, "EFAULT"),
@@ -1409,11 +1500,13 @@ else:
 		`ctypes.syscall("statmount", None, None, 0, 0)  # no request: EFAULT`, "EFAULT"),
 	// The newest calls of the table.
 	kernelCall("kern-listns", "list the machine's namespaces by id",
-		`ctypes.syscall("listns", None, None, 0, 0xffffffff)  # unknown flags: EINVAL, or ENOSYS before Linux 6.19`, "EINVAL|ENOSYS"),
+		`ctypes.syscall("listns", None, None, 0, 0xffffffff)  # unknown flags: EINVAL, or ENOSYS `+
+			`before Linux 6.19`, "EINVAL|ENOSYS"),
 	kernelCall("kern-open-tree-attr", "take a detached copy of a mount tree with new attributes",
 		`ctypes.syscall("open_tree_attr", -100, "$MISSING/tree", 0, None, 0)`, "ENOENT"),
 	// Linux AIO.
-	kernelCall("kern-io-setup", "use up the Linux AIO events the whole machine shares, so that other processes' io_setup fails",
+	kernelCall("kern-io-setup",
+		"use up the Linux AIO events the whole machine shares, so that other processes' io_setup fails",
 		`ctypes.syscall("io_setup", 1, None)  # no context to fill in: EFAULT before anything is made`, "EFAULT"),
 	kernelCall("kern-io-submit", "submit Linux AIO requests",
 		`ctypes.syscall("io_submit", 0, 0, None)  # no context 0: EINVAL`, "EINVAL"),
@@ -1446,7 +1539,8 @@ func kernelObject(id, witness, threat, call string) Target {
 var abi = []Target{
 	{
 		ID: "abi-i386-getpid", Group: GroupABI, Arch: "amd64", Entry: EntryI386,
-		Threat: "make any call through the i386 entry, whose numbers the filter's native table does not name",
+		Threat: "make any call through the i386 entry, whose numbers the filter's native table does " +
+			"not name",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
 report(ctypes.syscall32(20))  # i386 getpid
@@ -1493,7 +1587,8 @@ report(ctypes.syscall(0x40000000 | 39))  # x32 getpid
 `,
 		Row: "deny-list", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: "ENOSYS|" + Went,
-		Note: "unconfined, a kernel without the x32 ABI answers ENOSYS; the filter refuses bit 30 either way",
+		Note: "unconfined, a kernel without the x32 ABI answers ENOSYS; the filter refuses bit 30 " +
+			"either way",
 	},
 	{
 		ID: "abi-x32-mount", Group: GroupABI, Arch: "amd64",
@@ -1534,11 +1629,13 @@ else:
 `,
 		Row: "deny-list", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: "ENOENT",
-		Note: "the second filter installs; every filter runs and the strictest answer wins, so acct is still refused",
+		Note: "the second filter installs; every filter runs and the strictest answer wins, so acct is " +
+			"still refused",
 	},
 	{
 		ID: "conf-landlock-second-ruleset", Group: GroupConfinement,
-		Threat: "restrict the worker again with a Landlock ruleset that allows reading outside the grants",
+		Threat: "restrict the worker again with a Landlock ruleset that allows reading outside the " +
+			"grants",
 		Budget: "io",
 		Program: `ctypes = ffi.module("ctypes")
 rights = 4 | 8  # LANDLOCK_ACCESS_FS_READ_FILE|READ_DIR
@@ -1558,9 +1655,10 @@ else:
 `,
 		Row: "no-fs", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Went,
-		Note: "the allow-list refuses the Landlock calls themselves (step=restrict on the RESULT line), since the " +
-			"worker makes them before the filter is installed; were they let through, the second ruleset would be " +
-			"applied, and a domain only narrows, so the read would still be refused (EACCES)",
+		Note: "the allow-list refuses the Landlock calls themselves (step=restrict on the RESULT " +
+			"line), since the worker makes them before the filter is installed; were they let through, " +
+			"the second ruleset would be applied, and a domain only narrows, so the read would still be " +
+			"refused (EACCES)",
 	},
 }
 
@@ -1576,10 +1674,10 @@ report(ctypes.syscall("open", "$OUTSIDE/secret.txt", 0o2000000), "main_thread=%s
 `,
 		Row: "no-fs", Language: ctypes,
 		Expect: landlock("EACCES"), Unconfined: Went,
-		Note: "the program runs on the process's first thread (main_thread=True on its RESULT line), which ran " +
-			"long before the policy was applied; a program cannot choose its thread, so this sees one. Landlock is " +
-			"applied to every thread at once " +
-			"(syscall.AllThreadsSyscall through go-landlock, below ABI 8), and confine's TestApplyLandlock checks " +
-			"a thread locked before the ruleset was applied",
+		Note: "the program runs on the process's first thread (main_thread=True on its RESULT line), " +
+			"which ran long before the policy was applied; a program cannot choose its thread, so this " +
+			"sees one. Landlock is applied to every thread at once " +
+			"(syscall.AllThreadsSyscall through go-landlock, below ABI 8), and confine's " +
+			"TestApplyLandlock checks a thread locked before the ruleset was applied",
 	},
 }

@@ -5,6 +5,7 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"github.com/sabline/sabline/confine/core"
 	"os"
 	"syscall"
 	"unsafe"
@@ -86,7 +87,7 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 			}
 		}
 		held.Problems = append(held.Problems, Gap{Layer: LayerApply, Kind: GapUnheld,
-			Text: fmt.Sprintf("%s=%s, in a knock-out build: %s left out", LayersOnlyEnv, s.only, joinAnd(out))})
+			Text: fmt.Sprintf("%s=%s, in a knock-out build: %s left out", LayersOnlyEnv, s.only, core.JoinAnd(out))})
 	}
 	// Device nodes beneath the grants, which Landlock cannot tell from
 	// files: nodev added to the mounts in the worker's own mount

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/sabline/sabline/confine/core"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +72,7 @@ func TestApplyLayers(t *testing.T) {
 	if _, ok := nativeArch(); !ok {
 		t.Skip("no seccomp filter for this architecture")
 	}
-	landlock, startCaps := layerLandlock(abi), capEff(t, os.Getpid())
+	landlock, startCaps := core.LayerLandlock(abi), capEff(t, os.Getpid())
 	tests := []struct {
 		name        string
 		only        string
@@ -89,7 +90,7 @@ func TestApplyLayers(t *testing.T) {
 	}{
 		{name: "every layer", maxMemoryMB: 512, wantLevel: Full,
 			wantLayers:  []string{landlock, LayerSeccomp, LayerCapabilities},
-			wantReason:  []string{"^" + regexp.QuoteMeta(fullReason) + "$"},
+			wantReason:  []string{"^" + regexp.QuoteMeta(core.FullReason) + "$"},
 			wantSeccomp: true, wantCapsDrop: true, wantWriteHeld: true, wantASLimit: true},
 		{name: "Landlock refused", refuse: layerLandlockOnly, wantLevel: Partial,
 			wantLayers: []string{LayerSeccomp, LayerCapabilities},
@@ -105,7 +106,7 @@ func TestApplyLayers(t *testing.T) {
 			wantCapsDrop: true, wantWriteHeld: true},
 		{name: "capability drop refused", refuse: layerCapabilitiesOnly, wantLevel: Full,
 			wantLayers: []string{landlock, LayerSeccomp},
-			wantReason: []string{"^" + regexp.QuoteMeta(fullReason) + `; the capabilities were not dropped \(capset on every thread: operation not permitted\): no limit rests on them alone$`},
+			wantReason: []string{"^" + regexp.QuoteMeta(core.FullReason) + `; the capabilities were not dropped \(capset on every thread: operation not permitted\): no limit rests on them alone$`},
 			wantErr:    `capset`, wantSeccomp: true, wantWriteHeld: true},
 		{name: "memory limit refused", refuse: layerMemory, maxMemoryMB: 512, wantLevel: Partial,
 			wantLayers: []string{landlock, LayerSeccomp, LayerCapabilities},

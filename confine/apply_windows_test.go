@@ -5,6 +5,7 @@ package confine
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/sabline/sabline/confine/core"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -94,13 +95,13 @@ func TestWindowsApplyJobAndToken(t *testing.T) {
 		tmp, scratch := t.TempDir(), t.TempDir()
 		p := OSPolicy(budget.MustParse(tmp, "io,fs:read:"+scratch), Options{})
 		r, _ := runWindowsHelper(t, "apply", p, tmp, scratch)
-		for _, l := range []string{layerJobObject, layerTokenPrivs, layerLowIntegrity} {
+		for _, l := range []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity} {
 			if !slices.Contains(r.Layers, l) {
 				t.Errorf("layers %v lack %s; reason: %s", r.Layers, l, r.Reason)
 			}
 		}
 		// Its output goes to a strings.Builder, not a file: no container.
-		if slices.Contains(r.Layers, layerAppContainer) || !strings.Contains(r.Reason, containerNeedsFiles) {
+		if slices.Contains(r.Layers, core.LayerAppContainer) || !strings.Contains(r.Reason, containerNeedsFiles) {
 			t.Errorf("Result %+v: the container is claimed, or its absence not explained", r)
 		}
 		if exists(filepath.Join(tmp, "started.txt")) {
@@ -195,7 +196,7 @@ func TestWindowsContainerACEsTakenBack(t *testing.T) {
 	if sid == "" {
 		t.Skipf("this system left the container off, as the reason says: %s", r.Reason)
 	}
-	if !slices.Contains(r.Layers, layerAppContainer) {
+	if !slices.Contains(r.Layers, core.LayerAppContainer) {
 		t.Errorf("the worker started in container %s does not claim it: %+v", sid, r)
 	}
 	sd, err := windows.GetNamedSecurityInfo(granted, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION)

@@ -1,6 +1,8 @@
 package confine
 
 import (
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/internal/budgetgen"
 	"math/rand"
 	"slices"
 	"strings"
@@ -48,7 +50,7 @@ func checkResult(t *testing.T, r Result, wantLevel Level, wantLayers, want []str
 }
 
 func TestAssessLinux(t *testing.T) {
-	ll7, ll3 := layerLandlock(7), layerLandlock(3)
+	ll7, ll3 := core.LayerLandlock(7), core.LayerLandlock(3)
 	for _, tc := range []struct {
 		name       string
 		allow      string
@@ -134,10 +136,10 @@ func TestAssessLinux(t *testing.T) {
 			held: linuxHeld{}, wantLevel: None, wantLayers: nil,
 			want: []string{"Landlock was not applied", "seccomp was not installed: starting a process"}},
 		{name: "ABI 2 cannot hold truncation", allow: "io,fs:write:/srv/out",
-			held: linuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Partial, wantLayers: []string{layerLandlock(2), LayerSeccomp},
+			held: linuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Partial, wantLayers: []string{core.LayerLandlock(2), LayerSeccomp},
 			want: []string{"truncating a file"}},
 		{name: "ABI 2 with writes granted everywhere", allow: "io,fs:write",
-			held: linuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Full, wantLayers: []string{layerLandlock(2), LayerSeccomp}},
+			held: linuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Full, wantLayers: []string{core.LayerLandlock(2), LayerSeccomp}},
 		{name: "seccomp holds the closed network below ABI 4", allow: "io",
 			held: linuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll3, LayerSeccomp}},
 		{name: "below ABI 4 ports and bind are the language's", allow: "io,net:example.org:443",
@@ -221,7 +223,7 @@ func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 				{name: "truncation", phrase: "truncating a file",
 					unheld: plan.HandledFS&LandlockFSTruncate == 0, applies: !p.Write.Unrestricted},
 				{name: "bind", phrase: "TCP binds",
-					unheld: plan.HandledNet&LandlockNetBindTCP == 0, applies: p.Network.Mode != netClosed},
+					unheld: plan.HandledNet&LandlockNetBindTCP == 0, applies: p.Network.Mode != core.NetClosed},
 			} {
 				if said, want := strings.Contains(r.Reason, tc.phrase), tc.unheld && tc.applies; said != want {
 					t.Errorf("%s at ABI %d: the reason %q says %s is not held: %v, want %v", allow, abi, r.Reason, tc.name, said, want)
@@ -284,29 +286,29 @@ func TestAssessWindows(t *testing.T) {
 		want       []string
 	}{
 		{name: "every layer", allow: "io", held: all, wantLevel: Full,
-			wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer}},
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer}},
 		{name: "a write grant inside the container", allow: "io,fs:write:/srv/out", held: medium, wantLevel: Full,
-			wantLayers: []string{layerJobObject, layerTokenPrivs, layerAppContainer}},
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer}},
 		{name: "container off, low integrity holds writes", allow: "io", held: off(all, "a loopback host is granted"),
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity},
+			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
 			want: []string{"the AppContainer was left off (a loopback host is granted): reads and network connections are not held"}},
 		{name: "container off at medium integrity", allow: "io,fs:write:/srv/out", held: off(medium, ""),
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs},
+			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
 			want: []string{"the AppContainer was not applied: reads, writes and network connections are not held"}},
 		{name: "container off with nothing it would hold", allow: "io,fs,net,net:udp", held: off(medium, "the budget restricts neither reads nor writes"),
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs},
+			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
 			want: []string{"binding a UDP port is held by the language alone"}},
 		{name: "TCP granted, UDP not held", allow: "io,fs,net", held: off(medium, "the budget restricts neither reads nor writes"),
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs},
+			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
 			want: []string{"UDP, which no grant allows, is held by the language alone"}},
 		{name: "a named host", allow: "io,net:example.org", held: all, wantLevel: Partial,
-			wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer},
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
 			want:       []string{"the host in net:example.org is held by the language alone", "UDP, which no grant allows, is held by the language alone"}},
 		{name: "no job object", allow: "io", held: windowsHeld{Token: true, LowIntegrity: true, AppContainer: true},
-			wantLevel: Partial, wantLayers: []string{layerTokenPrivs, layerLowIntegrity, layerAppContainer},
+			wantLevel: Partial, wantLayers: []string{core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
 			want: []string{"starting a process is not held"}},
 		{name: "privileges kept", allow: "io", held: windowsHeld{Job: true, LowIntegrity: true, AppContainer: true},
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerLowIntegrity, layerAppContainer},
+			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerLowIntegrity, core.LayerAppContainer},
 			want: []string{"privileges were not removed"}},
 		{name: "nothing applied", allow: "io", held: windowsHeld{}, wantLevel: None,
 			want: []string{"reads, writes and network connections are not held", "starting a process"}},
@@ -325,12 +327,12 @@ func TestPredictLinux(t *testing.T) {
 	r := rand.New(rand.NewSource(20))
 	counts := map[Level]int{}
 	for range 2000 {
-		p := OSPolicy(budget.Budget{}.With(randomItems(r, 6)...), Options{Mode: modeOf(r.Intn(4) == 0)})
+		p := OSPolicy(budget.Budget{}.With(budgetgen.Items(r, 6)...), Options{Mode: modeOf(r.Intn(4) == 0)})
 		want := Full
 		switch {
 		case !p.Enforced:
 			want = None
-		case p.Network.Mode == netHosts, len(p.Network.UDP) > 0:
+		case p.Network.Mode == core.NetHosts, len(p.Network.UDP) > 0:
 			want = Partial
 		}
 		got := Predict(p, "linux")

@@ -3,6 +3,7 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"github.com/sabline/sabline/confine/core"
 	"path"
 	"slices"
 	"sort"
@@ -117,7 +118,7 @@ func DarwinProfile(p Policy, n Needs, home, cwd string) (string, error) {
 		}
 		b.WriteString(sbplRule("allow file-read-metadata", stat))
 	}
-	if p.Network.Mode == netClosed {
+	if p.Network.Mode == core.NetClosed {
 		b.WriteString(";; Network: closed.\n")
 		b.WriteString("(deny network*)\n")
 	}

@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"github.com/sabline/sabline/confine/core"
 	"path"
 	"strings"
 )
@@ -59,9 +60,9 @@ func darwinNeeds(p Policy, exe, tempDir string) Needs {
 	n := Needs{Executable: exe, TempDir: tempDir, TZData: darwinTZData}
 	for _, need := range p.Interpreter {
 		switch need {
-		case needResolver:
+		case core.NeedResolver:
 			n.Resolver = darwinResolver
-		case needTLSRoots:
+		case core.NeedTLSRoots:
 			n.TLSRoots = darwinTLSRoots
 		}
 	}

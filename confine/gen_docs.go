@@ -3,6 +3,7 @@ package confine
 //go:generate go run ./internal/gendocs
 
 import (
+	"github.com/sabline/sabline/confine/core"
 	"strconv"
 	"strings"
 
@@ -158,8 +159,8 @@ func EnforcesMarkdown() []byte {
 	line()
 	line("| A granted module | widens the OS policy to |")
 	line("|---|---|")
-	for _, w := range widenOrder {
-		line("| ", markdownCell(strings.Join(modulesWidening(w), ", ")), " | ", string(w), " |")
+	for _, w := range core.WidenOrder() {
+		line("| ", markdownCell(strings.Join(core.ModulesWidening(w), ", ")), " | ", string(w), " |")
 	}
 	line()
 	line("## Levels")

@@ -3,6 +3,7 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"github.com/sabline/sabline/confine/core"
 	"strconv"
 	"strings"
 )
@@ -206,7 +207,7 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 	info := LandlockABIOf(abi)
 	if info.Net&LandlockNetBindTCP != 0 {
 		plan.HandledNet = LandlockNetBindTCP
-		if p.Network.Mode == netClosed || portsHeld {
+		if p.Network.Mode == core.NetClosed || portsHeld {
 			plan.HandledNet |= LandlockNetConnectTCP
 		}
 		if portsHeld {
@@ -219,7 +220,7 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 
 // needPath is one path of the machine that an interpreter need names.
 type needPath struct {
-	Need  string // needExecutable and the rest
+	Need  string // core.NeedExecutable and the rest
 	Path  string
 	Write bool // read and written; read only otherwise
 	File  bool // known to be a file, not a directory
@@ -240,19 +241,19 @@ func needPaths(p Policy, n Needs) []needPath {
 	}
 	for _, need := range p.Interpreter {
 		switch need {
-		case needExecutable:
+		case core.NeedExecutable:
 			add(need, []string{n.Executable}, false, true)
-		case needDevNull:
+		case core.NeedDevNull:
 			add(need, []string{"/dev/null"}, true, true)
-		case needURandom:
+		case core.NeedURandom:
 			add(need, []string{"/dev/urandom"}, false, true)
-		case needTemp:
+		case core.NeedTemp:
 			add(need, []string{n.TempDir}, true, false)
-		case needTZData:
+		case core.NeedTZData:
 			add(need, n.TZData, false, false)
-		case needResolver:
+		case core.NeedResolver:
 			add(need, n.Resolver, false, true)
-		case needTLSRoots:
+		case core.NeedTLSRoots:
 			add(need, n.TLSRoots, false, false)
 		}
 	}

@@ -2,6 +2,7 @@ package confine
 
 import (
 	"fmt"
+	"github.com/sabline/sabline/confine/core"
 	"slices"
 	"strings"
 	"testing"
@@ -285,7 +286,7 @@ func TestLandlockPlanErrors(t *testing.T) {
 		{name: "relative need", policy: planPolicy("io", false), needs: Needs{Executable: "sabline", TempDir: "/tmp/r"}, abi: 7, wantErr: `"sabline" (interpreter: executable) is not an absolute path`},
 		{name: "port out of range", policy: func() Policy {
 			p := planPolicy("io", false)
-			p.Network = network{Mode: netHosts, Hosts: []endpoint{{Host: "example.org", Port: 70000}}}
+			p.Network = core.Network{Mode: core.NetHosts, Hosts: []core.Endpoint{{Host: "example.org", Port: 70000}}}
 			return p
 		}(), needs: testNeeds, abi: 7, wantErr: "port 70000"},
 	}
@@ -306,7 +307,7 @@ func TestLandlockPlanErrors(t *testing.T) {
 func TestLandlockPlanPorts(t *testing.T) {
 	withPort := func(port int) Policy {
 		p := planPolicy("io", false)
-		p.Network = network{Mode: netHosts, Hosts: []endpoint{{Host: "example.org", Port: port}}}
+		p.Network = core.Network{Mode: core.NetHosts, Hosts: []core.Endpoint{{Host: "example.org", Port: port}}}
 		return p
 	}
 	tests := []struct {
@@ -365,7 +366,7 @@ func TestLandlockNames(t *testing.T) {
 }
 
 func TestNeedPaths(t *testing.T) {
-	all := []string{needExecutable, needDevNull, needURandom, needTZData, needTemp, needResolver, needTLSRoots}
+	all := []string{core.NeedExecutable, core.NeedDevNull, core.NeedURandom, core.NeedTZData, core.NeedTemp, core.NeedResolver, core.NeedTLSRoots}
 	tests := []struct {
 		name        string
 		interpreter []string
@@ -386,15 +387,15 @@ func TestNeedPaths(t *testing.T) {
 			},
 		},
 		{
-			name: "only the needs the policy names", interpreter: []string{needTemp}, needs: testNeeds,
+			name: "only the needs the policy names", interpreter: []string{core.NeedTemp}, needs: testNeeds,
 			want: []needPath{{Need: "private-tmp", Path: "/tmp/sabline-run", Write: true}},
 		},
 		{
-			name: "needs with no path here", interpreter: []string{needExecutable, needTemp, needTZData, needResolver}, needs: Needs{},
+			name: "needs with no path here", interpreter: []string{core.NeedExecutable, core.NeedTemp, core.NeedTZData, core.NeedResolver}, needs: Needs{},
 			want: nil,
 		},
 		{
-			name: "a need this code does not know", interpreter: []string{"gpu", needURandom}, needs: testNeeds,
+			name: "a need this code does not know", interpreter: []string{"gpu", core.NeedURandom}, needs: testNeeds,
 			want: []needPath{{Need: "/dev/urandom", Path: "/dev/urandom", File: true}},
 		},
 	}

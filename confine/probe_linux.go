@@ -3,6 +3,7 @@
 package confine
 
 import (
+	"github.com/sabline/sabline/confine/core"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -43,7 +44,7 @@ func Probe() Machine {
 // was actually held.
 func OnThisMachine(p Policy) Result {
 	if !p.Enforced {
-		return offResult(p)
+		return core.OffResult(p)
 	}
 	m := Probe()
 	held := linuxHeld{LandlockABI: min(m.LandlockABI, LandlockMaxABI), Seccomp: m.Seccomp, CapabilitiesDropped: true}

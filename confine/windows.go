@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"github.com/sabline/sabline/confine/core"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -134,7 +135,7 @@ func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB
 	granted := len(aces)
 	for _, np := range needPaths(p, n) {
 		switch {
-		case np.Need == needDevNull || np.Need == needURandom: // no such file on Windows
+		case np.Need == core.NeedDevNull || np.Need == core.NeedURandom: // no such file on Windows
 		case np.Write:
 			add(np.Path, aceReadWrite)
 		default:
@@ -160,7 +161,7 @@ func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB
 	}
 	plan.AppContainer = true
 	plan.ACEs = aces
-	if p.Network.Mode != netClosed {
+	if p.Network.Mode != core.NetClosed {
 		plan.Capabilities = []string{"internetClient"}
 	}
 	return plan
@@ -168,8 +169,8 @@ func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB
 
 // loopbackGranted reports whether a net grant, of TCP or of UDP, names
 // localhost or a loopback address.
-func loopbackGranted(n network) bool {
-	for _, h := range append(append([]endpoint(nil), n.Hosts...), n.UDP...) {
+func loopbackGranted(n core.Network) bool {
+	for _, h := range append(append([]core.Endpoint(nil), n.Hosts...), n.UDP...) {
 		name := strings.TrimSuffix(h.Host, ".")
 		addr, err := netip.ParseAddr(name)
 		if name == "localhost" || err == nil && addr.Unmap().IsLoopback() {

@@ -3,6 +3,7 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"github.com/sabline/sabline/confine/core"
 	"slices"
 	"strings"
 )
@@ -147,7 +148,7 @@ type windowsObserved struct {
 // the reason why.
 func windowsResult(p Policy, plan WindowsPlan, o windowsObserved) Result {
 	if !p.Enforced {
-		return offResult(p)
+		return core.OffResult(p)
 	}
 	var held windowsHeld
 	problem := func(layer, text string) {
@@ -156,29 +157,29 @@ func windowsResult(p Policy, plan WindowsPlan, o windowsObserved) Result {
 	want, err := windowsJobLimits(plan)
 	switch {
 	case err != nil:
-		problem(layerJobObject, "the job object was not checked: "+err.Error())
+		problem(core.LayerJobObject, "the job object was not checked: "+err.Error())
 	case o.JobErr != nil:
-		problem(layerJobObject, "the worker's job could not be read: "+o.JobErr.Error())
+		problem(core.LayerJobObject, "the worker's job could not be read: "+o.JobErr.Error())
 	default:
 		if err := jobHeld(want, o.Job); err != nil {
-			problem(layerJobObject, "the job object does not hold the worker: "+err.Error())
+			problem(core.LayerJobObject, "the job object does not hold the worker: "+err.Error())
 		} else {
 			held.Job = true
 		}
 	}
 	if o.PrivErr != nil {
-		problem(layerTokenPrivs, "the token's privileges: "+o.PrivErr.Error())
+		problem(core.LayerTokenPrivs, "the token's privileges: "+o.PrivErr.Error())
 	} else if left := privilegesBeyond(o.Privileges, plan.PrivilegesKept); len(left) > 0 {
-		problem(layerTokenPrivs, "the token still holds "+strings.Join(left, ", "))
+		problem(core.LayerTokenPrivs, "the token still holds "+strings.Join(left, ", "))
 	} else {
 		held.Token = true
 	}
 	if plan.IntegrityLevel == integrityLow {
 		switch {
 		case o.IntegrityErr != nil:
-			problem(layerLowIntegrity, "the low integrity level was not set: "+o.IntegrityErr.Error())
+			problem(core.LayerLowIntegrity, "the low integrity level was not set: "+o.IntegrityErr.Error())
 		case o.IntegrityRID > lowIntegrityRID:
-			problem(layerLowIntegrity, fmt.Sprintf("the token's integrity level is %#x, above low", o.IntegrityRID))
+			problem(core.LayerLowIntegrity, fmt.Sprintf("the token's integrity level is %#x, above low", o.IntegrityRID))
 		default:
 			held.LowIntegrity = true
 		}
@@ -186,7 +187,7 @@ func windowsResult(p Policy, plan WindowsPlan, o windowsObserved) Result {
 	var claim string
 	held.AppContainer, claim = containerClaim(o.ContainerTold, o.IsContainer, o.ContainerSID, o.ContainerErr)
 	if claim != "" {
-		problem(layerAppContainer, claim)
+		problem(core.LayerAppContainer, claim)
 	}
 	if !held.AppContainer {
 		held.ContainerOffReason = o.ContainerOff

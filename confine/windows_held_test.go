@@ -2,6 +2,7 @@ package confine
 
 import (
 	"errors"
+	"github.com/sabline/sabline/confine/core"
 	"slices"
 	"strings"
 	"testing"
@@ -128,30 +129,30 @@ func TestWindowsResult(t *testing.T) {
 	}{
 		{
 			name: "every layer held is full", p: readOnly, change: func(*windowsObserved) {},
-			wantLevel: Full, wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer},
+			wantLevel: Full, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
 		},
 		{
 			name: "no job: the layer is left out and the reason says why", p: readOnly,
 			change:    func(o *windowsObserved) { o.JobErr = errors.New("the process is not in a job") },
-			wantLevel: Partial, wantLayers: []string{layerTokenPrivs, layerLowIntegrity, layerAppContainer},
+			wantLevel: Partial, wantLayers: []string{core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
 			wantReasons: []string{"starting a process is not held", "the process is not in a job"},
 		},
 		{
 			name: "a privilege left", p: readOnly,
 			change:    func(o *windowsObserved) { o.Privileges = append(o.Privileges, "SeDebugPrivilege") },
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerLowIntegrity, layerAppContainer},
+			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerLowIntegrity, core.LayerAppContainer},
 			wantReasons: []string{"the token's privileges were not removed", "still holds SeDebugPrivilege"},
 		},
 		{
 			name: "integrity not lowered", p: readOnly,
 			change:    func(o *windowsObserved) { o.IntegrityRID = 0x2000 },
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs, layerAppContainer},
+			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer},
 			wantReasons: []string{"0x2000, above low"},
 		},
 		{
 			name: "--contained outside a container claims nothing of it", p: readOnly,
 			change:    func(o *windowsObserved) { o.IsContainer, o.ContainerSID = false, "" },
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity},
+			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
 			wantReasons: []string{"the AppContainer was not applied: reads", "its token is not an AppContainer's"},
 		},
 		{
@@ -159,7 +160,7 @@ func TestWindowsResult(t *testing.T) {
 			change: func(o *windowsObserved) {
 				o.ContainerTold, o.IsContainer, o.ContainerSID, o.ContainerOff = "", false, "", "a loopback host is granted"
 			},
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity},
+			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
 			wantReasons: []string{"the AppContainer was left off (a loopback host is granted)"},
 		},
 		{
@@ -168,7 +169,7 @@ func TestWindowsResult(t *testing.T) {
 				o.ContainerTold, o.IsContainer, o.ContainerSID, o.ContainerOff = "", false, "", ""
 			},
 			wantLevel:   Partial,
-			wantLayers:  []string{layerJobObject, layerTokenPrivs, layerLowIntegrity},
+			wantLayers:  []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
 			wantReasons: []string{"the AppContainer was left off (a loopback host is granted): reads"},
 		},
 		{
@@ -177,7 +178,7 @@ func TestWindowsResult(t *testing.T) {
 				o.IsContainer, o.ContainerSID, o.ContainerOff = false, "", ""
 			},
 			wantLevel:  Partial,
-			wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity},
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
 			wantReasons: []string{"the AppContainer was not applied: reads",
 				"its token is not an AppContainer's"},
 			wantNot: "left off",
@@ -185,7 +186,7 @@ func TestWindowsResult(t *testing.T) {
 		{
 			name: "a write grant is not lowered, nor claimed low", p: writes,
 			change:    func(o *windowsObserved) { o.IntegrityErr = errors.New("must not be read") },
-			wantLevel: Full, wantLayers: []string{layerJobObject, layerTokenPrivs, layerAppContainer},
+			wantLevel: Full, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer},
 		},
 		{
 			name: "nothing held is none", p: readOnly,

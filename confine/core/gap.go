@@ -1,4 +1,4 @@
-package confine
+package core
 
 import (
 	"errors"
@@ -110,7 +110,7 @@ func render(level Level, gaps []Gap) string {
 	}
 	var b strings.Builder
 	if level == Full {
-		b.WriteString(fullReason)
+		b.WriteString(FullReason)
 	} else {
 		b.WriteString(strings.Join(unheld, "; "))
 	}
@@ -126,9 +126,9 @@ func render(level Level, gaps []Gap) string {
 	return b.String()
 }
 
-// resultOf makes the Result of the layers applied and the gaps: the level
+// ResultOf makes the Result of the layers applied and the gaps: the level
 // from the gaps' kinds, the reason rendered from them.
-func resultOf(holding bool, layers []string, gaps []Gap) Result {
+func ResultOf(holding bool, layers []string, gaps []Gap) Result {
 	level := levelOf(holding, gaps)
 	return Result{Level: level, Reason: render(level, gaps), Layers: append([]string{}, layers...),
 		Gaps: gaps}
@@ -137,7 +137,7 @@ func resultOf(holding bool, layers []string, gaps []Gap) Result {
 // NotConfined is the Result of a run of which the operating system was
 // asked to hold nothing, for why: level none, no layers, the reason why.
 func NotConfined(why string) Result {
-	return resultOf(false, nil, []Gap{{Layer: LayerApply, Kind: GapUnheld, Text: why}})
+	return ResultOf(false, nil, []Gap{{Layer: LayerApply, Kind: GapUnheld, Text: why}})
 }
 
 // With returns r with gaps added after its own, its level and reason made
@@ -146,7 +146,7 @@ func NotConfined(why string) Result {
 // a limit found unheld lowers a full level to partial.
 func (r Result) With(gaps ...Gap) Result {
 	all := append(slices.Clone(r.Gaps), gaps...)
-	return resultOf(r.Level != None, r.Layers, all)
+	return ResultOf(r.Level != None, r.Layers, all)
 }
 
 // Without returns r's gaps with those of layer left out, for comparing

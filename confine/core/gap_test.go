@@ -1,7 +1,6 @@
-package confine
+package core
 
 import (
-	"encoding/json"
 	"testing"
 )
 
@@ -13,10 +12,10 @@ import (
 func TestResultWith(t *testing.T) {
 	unheld := Gap{Layer: LayerMemory, Kind: GapUnheld, Text: "the memory limit could not be set"}
 	held := Gap{Layer: LayerMemory, Kind: GapHeld, Text: "the memory limit of 64 MB is held by a cgroup"}
-	note := Gap{Layer: layerLanguage, Kind: GapNote, Text: "The module x: its own I/O"}
-	mode := Gap{Layer: layerLanguage, Kind: GapMode, Text: "--confine strict"}
-	full := resultOf(true, []string{LayerSeccomp}, nil)
-	none := resultOf(false, nil, []Gap{{Layer: layerLanguage, Kind: GapUnheld, Text: "off"}})
+	note := Gap{Layer: LayerLanguage, Kind: GapNote, Text: "The module x: its own I/O"}
+	mode := Gap{Layer: LayerLanguage, Kind: GapMode, Text: "--confine strict"}
+	full := ResultOf(true, []string{LayerSeccomp}, nil)
+	none := ResultOf(false, nil, []Gap{{Layer: LayerLanguage, Kind: GapUnheld, Text: "off"}})
 	tests := []struct {
 		name       string
 		from       Result
@@ -24,9 +23,9 @@ func TestResultWith(t *testing.T) {
 		wantLevel  Level
 		wantReason string
 	}{
-		{name: "nothing added", from: full, wantLevel: Full, wantReason: fullReason},
+		{name: "nothing added", from: full, wantLevel: Full, wantReason: FullReason},
 		{name: "a held fact", from: full, add: []Gap{held}, wantLevel: Full,
-			wantReason: fullReason + "; " + held.Text},
+			wantReason: FullReason + "; " + held.Text},
 		{name: "an unheld limit", from: full, add: []Gap{held, unheld}, wantLevel: Partial,
 			wantReason: unheld.Text + "; " + held.Text},
 		{name: "every kind, held first", from: full, add: []Gap{held, note, mode, unheld},
@@ -85,45 +84,4 @@ func TestResultCheck(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestAssessmentsAreTheirGaps: every Result an assessment makes, over
-// budgets and held layers on each system, has the level its gaps make and
-// the reason they render, and survives JSON as a worker sends it.
-func TestAssessmentsAreTheirGaps(t *testing.T) {
-	checked := 0
-	for _, allow := range []string{"io", "io,fs:write:/srv/out", "io,fs", "io,net:example.org:443",
-		"io,net", "io,net:udp:10.0.0.2:514", "io,ffi:os", "io,ffi:socket"} {
-		for _, strict := range []bool{false, true} {
-			p := policyOf(allow, strict)
-			var rs []Result
-			for _, sys := range Systems {
-				rs = append(rs, Predict(p, sys))
-			}
-			for abi := 0; abi <= LandlockMaxABI; abi++ {
-				rs = append(rs, assessLinux(p, linuxHeld{LandlockABI: abi, Seccomp: abi%2 == 0,
-					CapabilitiesFailure: "capset"}))
-			}
-			rs = append(rs, assessDarwin(p, darwinHeld{}), assessWindows(p, windowsHeld{Job: true}))
-			for _, r := range rs {
-				if err := r.Check(); err != nil {
-					t.Errorf("%s: %+v: %v", allow, r, err)
-				}
-				holding := r.Level != None
-				if lv := levelOf(holding, r.Gaps); lv != r.Level {
-					t.Errorf("%s: level %s, its gaps make %s", allow, r.Level, lv)
-				}
-				if want := render(r.Level, r.Gaps); r.Reason != want {
-					t.Errorf("%s: reason %q, its gaps render %q", allow, r.Reason, want)
-				}
-				var back Result
-				b, _ := json.Marshal(r)
-				if err := json.Unmarshal(b, &back); err != nil || back.With().Reason != r.Reason {
-					t.Errorf("%s: %+v through JSON is %+v (%v)", allow, r, back, err)
-				}
-				checked++
-			}
-		}
-	}
-	t.Logf("%d results checked", checked)
 }

@@ -1,6 +1,7 @@
-package confine
+package core
 
 import (
+	"maps"
 	"sort"
 	"sync"
 )
@@ -55,9 +56,12 @@ var ffiWidening = [...]struct {
 // item may carry, what the module's own code reaches, and so what the OS
 // policy must allow for it unless --confine strict is given. A module the
 // table does not name widens to nothing enforced: what it needs is not
-// known. Plain ffi, which grants every module, does too. The map is built
-// on first use and shared: callers do not change it.
-var FFIWidens = sync.OnceValue(func() map[string]Widen {
+// known. Plain ffi, which grants every module, does too. Each call returns
+// a copy: no caller can change what another reads.
+func FFIWidens() map[string]Widen { return maps.Clone(ffiWidens()) }
+
+// ffiWidens is the widening table as a map, built on first use and shared.
+var ffiWidens = sync.OnceValue(func() map[string]Widen {
 	m := map[string]Widen{}
 	for _, row := range ffiWidening {
 		for _, n := range row.names {
@@ -73,20 +77,22 @@ func WidensTo(module string) (Widen, bool) {
 	if module == "" {
 		return WidenNothingEnforced, false
 	}
-	w, ok := FFIWidens()[module]
+	w, ok := ffiWidens()[module]
 	if !ok {
 		return WidenNothingEnforced, false
 	}
 	return w, true
 }
 
-// widenOrder lists the widenings in the order the table prints them.
-var widenOrder = []Widen{widenNothing, WidenAnyPath, WidenAnyHost, WidenAnyPathAndHost, WidenNothingEnforced}
+// WidenOrder lists the widenings in the order the table prints them.
+func WidenOrder() []Widen {
+	return []Widen{widenNothing, WidenAnyPath, WidenAnyHost, WidenAnyPathAndHost, WidenNothingEnforced}
+}
 
-// modulesWidening returns the table's module names for w, sorted.
-func modulesWidening(w Widen) []string {
+// ModulesWidening returns the table's module names for w, sorted.
+func ModulesWidening(w Widen) []string {
 	var out []string
-	for n, x := range FFIWidens() {
+	for n, x := range ffiWidens() {
 		if x == w {
 			out = append(out, n)
 		}

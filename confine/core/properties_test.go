@@ -1,4 +1,4 @@
-package confine
+package core
 
 import (
 	"bytes"
@@ -8,46 +8,14 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/internal/budgetgen"
 )
 
-// itemPool is what generated budgets are made of: every kind, paths that
-// nest, hosts with and without ports, and modules of every widening.
-var itemPool = func() []budget.Item {
-	items := []budget.Item{
-		{Kind: budget.IO}, {Kind: budget.Env}, {Kind: budget.Clock}, {Kind: budget.Rand},
-		{Kind: budget.Declassify}, {Kind: budget.Tool}, {Kind: budget.Rand, Limit: 3},
-		{Kind: budget.FS}, {Kind: budget.FS, Access: budget.Read}, {Kind: budget.FS, Access: budget.Write},
-		{Kind: budget.Net}, {Kind: budget.FFI},
-	}
-	for _, path := range []string{"/srv", "/srv/data", "/srv/data/in", "/home/ana", "/tmp/x"} {
-		for _, a := range []budget.Access{budget.Any, budget.Read, budget.Write} {
-			items = append(items, budget.Item{Kind: budget.FS, Access: a, Path: path})
-		}
-	}
-	items = append(items, budget.Item{Kind: budget.Net, UDP: true})
-	for _, host := range []string{"example.org", "localhost", "::1"} {
-		for _, port := range []int{0, 53, 443, 8080} {
-			items = append(items, budget.Item{Kind: budget.Net, Host: host, Port: port},
-				budget.Item{Kind: budget.Net, UDP: true, Host: host, Port: port})
-		}
-	}
-	for _, m := range []string{"json", "math", "pathlib", "sqlite3", "socket", "http", "requests", "os", "subprocess", "nosuchmodule"} {
-		items = append(items, budget.Item{Kind: budget.FFI, Module: m})
-	}
-	return items
-}()
-
-// randomItems draws up to n items from itemPool.
-func randomItems(r *rand.Rand, n int) []budget.Item {
-	out := make([]budget.Item, r.Intn(n+1))
-	for i := range out {
-		out[i] = itemPool[r.Intn(len(itemPool))]
-	}
-	return out
-}
+// randomItems draws up to n items from budgetgen's pool.
+func randomItems(r *rand.Rand, n int) []budget.Item { return budgetgen.Items(r, n) }
 
 // netRank orders network modes from closed to open.
-var netRank = map[string]int{netClosed: 0, netHosts: 1, netOpen: 2}
+var netRank = map[string]int{NetClosed: 0, NetHosts: 1, NetOpen: 2}
 
 // wider reports whether policy a allows at least what b allows: a
 // direction, the network and the interpreter's needs at least as wide,
@@ -64,7 +32,7 @@ func wider(a, b Policy) bool {
 		!slices.ContainsFunc(b.Interpreter, func(n string) bool { return !slices.Contains(a.Interpreter, n) })
 }
 
-func widerDirection(a, b direction) bool {
+func widerDirection(a, b Direction) bool {
 	if a.Unrestricted {
 		return true
 	}
@@ -79,11 +47,11 @@ func widerDirection(a, b direction) bool {
 	return true
 }
 
-func widerNetwork(a, b network) bool {
+func widerNetwork(a, b Network) bool {
 	if !widerEndpoints(a.UDP, b.UDP) {
 		return false
 	}
-	if netRank[a.Mode] != netRank[b.Mode] || a.Mode != netHosts {
+	if netRank[a.Mode] != netRank[b.Mode] || a.Mode != NetHosts {
 		return netRank[a.Mode] >= netRank[b.Mode]
 	}
 	return widerEndpoints(a.Hosts, b.Hosts)
@@ -91,9 +59,9 @@ func widerNetwork(a, b network) bool {
 
 // widerEndpoints reports whether the endpoints a cover those of b: each
 // of b's by a's any host, or its host with any port or its own.
-func widerEndpoints(a, b []endpoint) bool {
+func widerEndpoints(a, b []Endpoint) bool {
 	for _, e := range b {
-		if !slices.ContainsFunc(a, func(f endpoint) bool {
+		if !slices.ContainsFunc(a, func(f Endpoint) bool {
 			return f.Host == "" || f.Host == e.Host && (f.Port == 0 || f.Port == e.Port)
 		}) {
 			return false
@@ -152,7 +120,7 @@ func TestGrantsOnlyWiden(t *testing.T) {
 		if !wider(full, less) {
 			t.Fatalf("adding %s narrowed the policy:\nwithout %s\nwith    %s", items[i], less.JSON(), full.JSON())
 		}
-		added := itemPool[r.Intn(len(itemPool))]
+		added := budgetgen.One(r)
 		more := OSPolicy(budget.Budget{}.With(append(items, added)...), Options{Mode: modeOf(strict)})
 		if !wider(more, full) {
 			t.Fatalf("adding %s narrowed the policy:\nwithout %s\nwith    %s", added, full.JSON(), more.JSON())
@@ -230,8 +198,8 @@ func TestDigestFollowsDocument(t *testing.T) {
 }
 
 func TestOSPolicy(t *testing.T) {
-	base := []string{needExecutable, needDevNull, needURandom, needTZData, needTemp}
-	withNet := append(slices.Clone(base), needResolver, needTLSRoots)
+	base := []string{NeedExecutable, NeedDevNull, NeedURandom, NeedTZData, NeedTemp}
+	withNet := append(slices.Clone(base), NeedResolver, NeedTLSRoots)
 	for _, tc := range []struct {
 		name          string
 		allow         string
@@ -239,56 +207,56 @@ func TestOSPolicy(t *testing.T) {
 		wantRead      string // "*" for unrestricted, else paths joined by ","
 		wantWrite     string
 		wantNetwork   string
-		wantHosts     []endpoint
-		wantUDP       []endpoint
+		wantHosts     []Endpoint
+		wantUDP       []Endpoint
 		wantEnforced  bool
 		wantWidenedBy string // module:widening, joined by ","
 		wantNeeds     []string
 	}{
-		{name: "nothing", allow: "", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
-		{name: "io", allow: "io,env,clock,rand@2,declassify,tool", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
-		{name: "a read grant", allow: "io,fs:read:/srv/data", wantRead: "/srv/data", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
-		{name: "a write grant", allow: "fs:write:/srv/out", wantWrite: "/srv/out", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
-		{name: "one path both ways", allow: "fs:read:/a,fs:write:/a,fs:read:/b", wantRead: "/a,/b", wantWrite: "/a", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
-		{name: "nested grants keep the outer", allow: "fs:read:/srv/data/in,fs:read:/srv,fs:read:/srv2", wantRead: "/srv,/srv2", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
-		{name: "any path", allow: "fs,fs:read:/srv", wantRead: "*", wantWrite: "*", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
-		{name: "reads anywhere", allow: "fs:read,fs:write:/out", wantRead: "*", wantWrite: "/out", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
-		{name: "named hosts", allow: "net:localhost:8080,net:example.org,net:[::1]:53", wantNetwork: netHosts,
-			wantHosts: []endpoint{{"::1", 53}, {"example.org", 0}, {"localhost", 8080}}, wantEnforced: true, wantNeeds: withNet},
+		{name: "nothing", allow: "", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
+		{name: "io", allow: "io,env,clock,rand@2,declassify,tool", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
+		{name: "a read grant", allow: "io,fs:read:/srv/data", wantRead: "/srv/data", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
+		{name: "a write grant", allow: "fs:write:/srv/out", wantWrite: "/srv/out", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
+		{name: "one path both ways", allow: "fs:read:/a,fs:write:/a,fs:read:/b", wantRead: "/a,/b", wantWrite: "/a", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
+		{name: "nested grants keep the outer", allow: "fs:read:/srv/data/in,fs:read:/srv,fs:read:/srv2", wantRead: "/srv,/srv2", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
+		{name: "any path", allow: "fs,fs:read:/srv", wantRead: "*", wantWrite: "*", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
+		{name: "reads anywhere", allow: "fs:read,fs:write:/out", wantRead: "*", wantWrite: "/out", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
+		{name: "named hosts", allow: "net:localhost:8080,net:example.org,net:[::1]:53", wantNetwork: NetHosts,
+			wantHosts: []Endpoint{{"::1", 53}, {"example.org", 0}, {"localhost", 8080}}, wantEnforced: true, wantNeeds: withNet},
 		{name: "one host on several ports, by port",
 			allow:       "net:example.org:8080,net:example.org:443,net:example.org:80",
-			wantNetwork: netHosts,
-			wantHosts: []endpoint{
+			wantNetwork: NetHosts,
+			wantHosts: []Endpoint{
 				{"example.org", 80}, {"example.org", 443}, {"example.org", 8080}},
 			wantEnforced: true, wantNeeds: withNet},
-		{name: "any host", allow: "net,net:example.org", wantNetwork: netOpen, wantEnforced: true, wantNeeds: withNet},
-		{name: "UDP alone: TCP to no host but the resolver's", allow: "net:udp:10.0.0.2:514,net:udp:[::1]", wantNetwork: netHosts,
-			wantUDP: []endpoint{{"10.0.0.2", 514}, {"::1", 0}}, wantEnforced: true, wantNeeds: withNet},
-		{name: "UDP beside TCP to the same port", allow: "net:localhost:53,net:udp:localhost:53", wantNetwork: netHosts,
-			wantHosts: []endpoint{{"localhost", 53}}, wantUDP: []endpoint{{"localhost", 53}}, wantEnforced: true, wantNeeds: withNet},
-		{name: "UDP to any host beside TCP to any", allow: "net:udp,net", wantNetwork: netOpen,
-			wantUDP: []endpoint{{"", 0}}, wantEnforced: true, wantNeeds: withNet},
-		{name: "a module that reaches any host reaches no UDP", allow: "ffi:socket", wantNetwork: netOpen,
+		{name: "any host", allow: "net,net:example.org", wantNetwork: NetOpen, wantEnforced: true, wantNeeds: withNet},
+		{name: "UDP alone: TCP to no host but the resolver's", allow: "net:udp:10.0.0.2:514,net:udp:[::1]", wantNetwork: NetHosts,
+			wantUDP: []Endpoint{{"10.0.0.2", 514}, {"::1", 0}}, wantEnforced: true, wantNeeds: withNet},
+		{name: "UDP beside TCP to the same port", allow: "net:localhost:53,net:udp:localhost:53", wantNetwork: NetHosts,
+			wantHosts: []Endpoint{{"localhost", 53}}, wantUDP: []Endpoint{{"localhost", 53}}, wantEnforced: true, wantNeeds: withNet},
+		{name: "UDP to any host beside TCP to any", allow: "net:udp,net", wantNetwork: NetOpen,
+			wantUDP: []Endpoint{{"", 0}}, wantEnforced: true, wantNeeds: withNet},
+		{name: "a module that reaches any host reaches no UDP", allow: "ffi:socket", wantNetwork: NetOpen,
 			wantEnforced: true, wantWidenedBy: "socket:any host", wantNeeds: withNet},
-		{name: "a module that widens nothing", allow: "io,ffi:json", wantNetwork: netClosed, wantEnforced: true, wantNeeds: base},
-		{name: "a module that reaches any path", allow: "ffi:pathlib,fs:read:/srv", wantRead: "*", wantWrite: "*", wantNetwork: netClosed,
+		{name: "a module that widens nothing", allow: "io,ffi:json", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
+		{name: "a module that reaches any path", allow: "ffi:pathlib,fs:read:/srv", wantRead: "*", wantWrite: "*", wantNetwork: NetClosed,
 			wantEnforced: true, wantWidenedBy: "pathlib:any path", wantNeeds: base},
-		{name: "a module that reaches any host", allow: "ffi:socket,net:example.org", wantNetwork: netOpen,
+		{name: "a module that reaches any host", allow: "ffi:socket,net:example.org", wantNetwork: NetOpen,
 			wantEnforced: true, wantWidenedBy: "socket:any host", wantNeeds: withNet},
-		{name: "a module that reaches both", allow: "ffi:requests", wantRead: "*", wantWrite: "*", wantNetwork: netOpen,
+		{name: "a module that reaches both", allow: "ffi:requests", wantRead: "*", wantWrite: "*", wantNetwork: NetOpen,
 			wantEnforced: true, wantWidenedBy: "requests:any path and any host", wantNeeds: withNet},
-		{name: "a module that turns the layer off", allow: "ffi:os,ffi:json", wantRead: "*", wantWrite: "*", wantNetwork: netOpen,
+		{name: "a module that turns the layer off", allow: "ffi:os,ffi:json", wantRead: "*", wantWrite: "*", wantNetwork: NetOpen,
 			wantWidenedBy: "os:nothing enforced", wantNeeds: withNet},
-		{name: "a module not in the table", allow: "ffi:nosuchmodule", wantRead: "*", wantWrite: "*", wantNetwork: netOpen,
+		{name: "a module not in the table", allow: "ffi:nosuchmodule", wantRead: "*", wantWrite: "*", wantNetwork: NetOpen,
 			wantWidenedBy: "nosuchmodule:nothing enforced", wantNeeds: withNet},
-		{name: "plain ffi", allow: "ffi", wantRead: "*", wantWrite: "*", wantNetwork: netOpen,
+		{name: "plain ffi", allow: "ffi", wantRead: "*", wantWrite: "*", wantNetwork: NetOpen,
 			wantWidenedBy: ":nothing enforced", wantNeeds: withNet},
-		{name: "strict", allow: "ffi,ffi:requests,fs:read:/srv", strict: true, wantRead: "/srv", wantNetwork: netClosed,
+		{name: "strict", allow: "ffi,ffi:requests,fs:read:/srv", strict: true, wantRead: "/srv", wantNetwork: NetClosed,
 			wantEnforced: true, wantNeeds: base},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := policyOf(tc.allow, tc.strict)
-			direction := func(d direction) string {
+			Direction := func(d Direction) string {
 				if d.Unrestricted {
 					return "*"
 				}
@@ -302,8 +270,8 @@ func TestOSPolicy(t *testing.T) {
 				what      string
 				got, want any
 			}{
-				{"read", direction(p.Read), tc.wantRead},
-				{"write", direction(p.Write), tc.wantWrite},
+				{"read", Direction(p.Read), tc.wantRead},
+				{"write", Direction(p.Write), tc.wantWrite},
 				{"network", p.Network.Mode, tc.wantNetwork},
 				{"enforced", p.Enforced, tc.wantEnforced},
 				{"widened_by", strings.Join(widened, ","), tc.wantWidenedBy},
@@ -324,4 +292,17 @@ func TestOSPolicy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// policyOf derives the policy of an --allow text, paths taken from /.
+func policyOf(allow string, strict bool) Policy {
+	return OSPolicy(budget.MustParse("/", allow), Options{Mode: modeOf(strict)})
+}
+
+// modeOf is ModeStrict when strict, else ModeDefault.
+func modeOf(strict bool) Mode {
+	if strict {
+		return ModeStrict
+	}
+	return ModeDefault
 }

@@ -1,32 +1,4 @@
-// Package confine turns a Sabline budget into an operating-system policy and
-// holds the process that runs a program to it.
-//
-// There is one derivation, OSPolicy: budget in, Policy out. It reads nothing
-// of the machine, so one budget gives one policy, one canonical JSON
-// document and one sha256 on every computer. Every enforcement step then has
-// two halves. A pure function builds the plan for one system from the
-// policy, and runs on any OS so that tests can read it:
-//
-//	p := confine.OSPolicy(budget.MustParse("/", "io,fs:read:/srv/data"), confine.Options{})
-//	p.Read.Paths    // [/srv/data]
-//	p.Network.Mode  // closed
-//	seccomp.Program(seccompConfig(p, pid), arch)          // the allow-list filter (confine/seccomp)
-//	confine.LandlockPlan(p, needs, 7)                     // the ruleset for Landlock ABI 7
-//	confine.DarwinProfile(p, needs, home, cwd)            // the sandbox profile's text
-//	confine.WindowsPlanFor(p, needs, fileCount, memoryMB) // job, token and container
-//
-// and a thin Apply, one file per system, makes the system calls and reports
-// what the kernel accepted as a Result: the layers applied and the gaps,
-// each a Gap value (the layer, its kind, its words). The level (full,
-// partial, none) is computed from the gaps' kinds alone, full when no
-// gap is GapUnheld, and the reason is rendered from them once; a caller
-// adds a fact with Result.With, never by editing the reason. On a system
-// with no Apply of its own, Apply fails closed with ErrUnsupported.
-//
-// ENFORCES (Enforces) says, for each budget item and each system, how much
-// of it the kernel holds; FFIWidens says what each granted ffi module widens
-// the policy to. docs/os-enforces.md is generated from both.
-package confine
+package core
 
 import (
 	"crypto/sha256"
@@ -58,8 +30,8 @@ const (
 	ModeOff     Mode = "off"     // ask the operating system for nothing (--no-confine)
 )
 
-// direction is what the policy allows for reads or for writes.
-type direction struct {
+// Direction is what the policy allows for reads or for writes.
+type Direction struct {
 	// Unrestricted is true when the budget (or a widening) allows this
 	// direction everywhere.
 	Unrestricted bool `json:"unrestricted"`
@@ -68,8 +40,8 @@ type direction struct {
 	Paths []string `json:"paths"`
 }
 
-// endpoint is a host and port a net grant names. Port 0 is any port.
-type endpoint struct {
+// Endpoint is a host and port a net grant names. Port 0 is any port.
+type Endpoint struct {
 	Host string `json:"host"`
 	Port int    `json:"port,omitempty"`
 }
@@ -77,28 +49,28 @@ type endpoint struct {
 // Network modes: what the policy allows of TCP, and whether the worker
 // makes sockets at all.
 const (
-	netClosed = "closed" // no socket at all: neither TCP nor UDP is granted
-	netOpen   = "open"   // TCP to any host
-	netHosts  = "hosts"  // TCP to the named hosts (none when only UDP is), held by the language
+	NetClosed = "closed" // no socket at all: neither TCP nor UDP is granted
+	NetOpen   = "open"   // TCP to any host
+	NetHosts  = "hosts"  // TCP to the named hosts (none when only UDP is), held by the language
 )
 
-// network is what the policy allows of the network. A net grant is TCP
+// Network is what the policy allows of the network. A net grant is TCP
 // unless it says udp: Hosts are the TCP grants, UDP the UDP ones.
-type network struct {
+type Network struct {
 	Mode  string     `json:"mode"`
-	Hosts []endpoint `json:"hosts,omitempty"`
+	Hosts []Endpoint `json:"hosts,omitempty"`
 	// UDP are the hosts and ports datagrams may go to, held by the
 	// language; Host "" is any host. Empty: the worker makes no
 	// datagram socket.
-	UDP []endpoint `json:"udp,omitempty"`
+	UDP []Endpoint `json:"udp,omitempty"`
 }
 
 // Ports returns the TCP ports a kernel may restrict connections to, and
 // whether it may: only when the network is open to named hosts and every
 // TCP grant names a port. Port 53 is added for the resolver, which asks
 // the name servers over TCP. A UDP grant's port is not among them.
-func (n network) Ports() ([]int, bool) {
-	if n.Mode != netHosts {
+func (n Network) Ports() ([]int, bool) {
+	if n.Mode != NetHosts {
 		return nil, false
 	}
 	set := map[int]bool{53: true}
@@ -138,13 +110,13 @@ func (w Widening) Reason() string {
 // The interpreter's own needs, named. Apply resolves each to paths on the
 // machine; the policy only names them, so it stays the same everywhere.
 const (
-	needExecutable = "executable"   // the sabline binary itself
-	needDevNull    = "/dev/null"    // read and write
-	needURandom    = "/dev/urandom" // read
-	needTZData     = "tzdata"       // the time zone database, read
-	needTemp       = "private-tmp"  // a private temporary directory, read and write
-	needResolver   = "resolver"     // resolver configuration, under a net grant only
-	needTLSRoots   = "tls-roots"    // TLS root certificates, under a net grant only
+	NeedExecutable = "executable"   // the sabline binary itself
+	NeedDevNull    = "/dev/null"    // read and write
+	NeedURandom    = "/dev/urandom" // read
+	NeedTZData     = "tzdata"       // the time zone database, read
+	NeedTemp       = "private-tmp"  // a private temporary directory, read and write
+	NeedResolver   = "resolver"     // resolver configuration, under a net grant only
+	NeedTLSRoots   = "tls-roots"    // TLS root certificates, under a net grant only
 )
 
 // policySchema names the policy document's format.
@@ -157,9 +129,9 @@ type Policy struct {
 	// Enforced is false when a granted module widened the policy to
 	// nothing enforced: the operating system layer is off for the run.
 	Enforced bool      `json:"enforced"`
-	Read     direction `json:"read"`
-	Write    direction `json:"write"`
-	Network  network   `json:"network"`
+	Read     Direction `json:"read"`
+	Write    Direction `json:"write"`
+	Network  Network   `json:"network"`
 	// Processes is "none": a confined run starts no process.
 	Processes   string     `json:"processes"`
 	Interpreter []string   `json:"interpreter"`
@@ -173,7 +145,7 @@ func OSPolicy(b budget.Budget, o Options) Policy {
 	p := Policy{
 		Schema:    policySchema,
 		Enforced:  true,
-		Network:   network{Mode: netClosed},
+		Network:   Network{Mode: NetClosed},
 		Processes: "none",
 		WidenedBy: []Widening{},
 		Strict:    o.Mode == ModeStrict,
@@ -195,15 +167,15 @@ func OSPolicy(b budget.Budget, o Options) Policy {
 			}
 		}
 	}
-	hosts, udp := map[endpoint]bool{}, map[endpoint]bool{}
+	hosts, udp := map[Endpoint]bool{}, map[Endpoint]bool{}
 	for _, it := range b.Of(budget.Net) {
 		switch {
 		case it.UDP:
-			udp[endpoint{Host: it.Host, Port: it.Port}] = true
+			udp[Endpoint{Host: it.Host, Port: it.Port}] = true
 		case it.Host == "":
-			p.Network.Mode = netOpen
+			p.Network.Mode = NetOpen
 		default:
-			hosts[endpoint{Host: it.Host, Port: it.Port}] = true
+			hosts[Endpoint{Host: it.Host, Port: it.Port}] = true
 		}
 	}
 	if o.Mode != ModeStrict {
@@ -225,28 +197,28 @@ func OSPolicy(b budget.Budget, o Options) Policy {
 				p.Read.Unrestricted, p.Write.Unrestricted = true, true
 			}
 			if w.hosts() {
-				p.Network.Mode = netOpen
+				p.Network.Mode = NetOpen
 			}
 		}
 	}
-	if p.Network.Mode != netOpen && len(hosts)+len(udp) > 0 {
-		p.Network.Mode = netHosts
+	if p.Network.Mode != NetOpen && len(hosts)+len(udp) > 0 {
+		p.Network.Mode = NetHosts
 		p.Network.Hosts = sortedEndpoints(hosts)
 	}
 	p.Network.UDP = sortedEndpoints(udp)
 	p.Read.Paths = outermost(reads, p.Read.Unrestricted)
 	p.Write.Paths = outermost(writes, p.Write.Unrestricted)
-	p.Interpreter = []string{needExecutable, needDevNull, needURandom, needTZData, needTemp}
-	if p.Network.Mode != netClosed {
-		p.Interpreter = append(p.Interpreter, needResolver, needTLSRoots)
+	p.Interpreter = []string{NeedExecutable, NeedDevNull, NeedURandom, NeedTZData, NeedTemp}
+	if p.Network.Mode != NetClosed {
+		p.Interpreter = append(p.Interpreter, NeedResolver, NeedTLSRoots)
 	}
 	return p
 }
 
 // sortedEndpoints returns the set's endpoints by host, then port; nil
 // for none.
-func sortedEndpoints(set map[endpoint]bool) []endpoint {
-	var out []endpoint
+func sortedEndpoints(set map[Endpoint]bool) []Endpoint {
+	var out []Endpoint
 	for e := range set {
 		out = append(out, e)
 	}

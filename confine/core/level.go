@@ -1,4 +1,4 @@
-package confine
+package core
 
 import (
 	"errors"
@@ -58,20 +58,20 @@ const (
 	LayerSeccomp        = "seccomp"
 	LayerCapabilities   = "capabilities-dropped"
 	LayerSandboxProfile = "sandbox-profile"
-	layerJobObject      = "job-object"
-	layerTokenPrivs     = "token-privileges-removed"
-	layerLowIntegrity   = "low-integrity"
-	layerAppContainer   = "appcontainer"
-	layerLanguage       = "language"
+	LayerJobObject      = "job-object"
+	LayerTokenPrivs     = "token-privileges-removed"
+	LayerLowIntegrity   = "low-integrity"
+	LayerAppContainer   = "appcontainer"
+	LayerLanguage       = "language"
 )
 
-// layerLandlock names the Landlock layer at an ABI: landlock-abi7.
-func layerLandlock(abi int) string {
+// LayerLandlock names the Landlock layer at an ABI: landlock-abi7.
+func LayerLandlock(abi int) string {
 	return "landlock-abi" + strconv.Itoa(abi)
 }
 
 // Needs are the machine's paths for the interpreter's own needs that a
-// policy names (needExecutable and the rest). Apply gathers them; the pure
+// policy names (NeedExecutable and the rest). Apply gathers them; the pure
 // planners take them as an argument so that tests can give fixed ones.
 type Needs struct {
 	Executable string   // the running binary

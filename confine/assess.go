@@ -2,6 +2,7 @@ package confine
 
 import (
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/darwin"
 	"strconv"
 )
 
@@ -55,12 +56,6 @@ type linuxHeld struct {
 	// Each is a limit the language alone holds; DeviceNodesWhy says why.
 	DeviceNodes    []string
 	DeviceNodesWhy string
-}
-
-// darwinHeld is what Apply got from macOS.
-type darwinHeld struct {
-	Profile  bool  // the sandbox profile was applied
-	Problems []Gap // what the apply could not do, each a limit not held
 }
 
 // windowsHeld is what the supervisor and the worker got from Windows.
@@ -215,35 +210,6 @@ const withheldNote = "Granted paths left out of the kernel's ruleset, so that th
 	"each lay, as it resolved when the worker started, in a location no grant reaches, or a link was made on its way " +
 	"after the run was admitted"
 
-// assessDarwin returns the level of a run held by the sandbox profile as h
-// says. It is partial at best: Apple has deprecated sandbox profiles, and
-// the profile refuses reads only under the home directory and /Volumes.
-func assessDarwin(p Policy, h darwinHeld) Result {
-	if !p.Enforced {
-		return core.OffResult(p)
-	}
-	profile := func(text string) Gap {
-		return Gap{Layer: LayerSandboxProfile, Kind: GapUnheld, Text: text}
-	}
-	if !h.Profile {
-		gaps := append([]Gap{profile("the sandbox profile was not applied: nothing is held")},
-			h.Problems...)
-		return core.ResultOf(false, nil, append(gaps, core.ModeGaps(p)...))
-	}
-	gaps := []Gap{profile("Apple has deprecated sandbox profiles")}
-	if !p.Read.Unrestricted {
-		gaps = append(gaps, profile("reads are held only under the home directory and /Volumes"))
-	}
-	gaps = append(gaps, core.HostGaps(p, false, false)...)
-	if p.Network.Mode != core.NetClosed {
-		gaps = append(gaps, profile("the profile leaves the network open: Unix sockets are not held"))
-	}
-	gaps = append(gaps, h.Problems...)
-	gaps = append(gaps, core.ModeGaps(p)...)
-	gaps = append(gaps, core.WidenedGaps(p, false)...)
-	return core.ResultOf(true, []string{LayerSandboxProfile}, gaps)
-}
-
 // assessWindows returns the level of a run held by the job object, the
 // token, the integrity level and the AppContainer as h says. Reads and
 // the closed network are held only by the container; writes by the
@@ -314,7 +280,7 @@ func Predict(p Policy, sys System) Result {
 	case Linux:
 		return assessLinux(p, linuxHeld{LandlockABI: LandlockMaxABI, Seccomp: true, CapabilitiesDropped: true})
 	case Darwin:
-		return assessDarwin(p, darwinHeld{Profile: true})
+		return darwin.Predict(p)
 	case Windows:
 		plan := WindowsPlanFor(p, Needs{}, func(string) int { return 0 }, 0)
 		return assessWindows(p, windowsHeld{

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/darwin"
 )
 
 // TestAssessmentsAreTheirGaps: every Result an assessment makes, over
@@ -24,7 +25,7 @@ func TestAssessmentsAreTheirGaps(t *testing.T) {
 				rs = append(rs, assessLinux(p, linuxHeld{LandlockABI: abi, Seccomp: abi%2 == 0,
 					CapabilitiesFailure: "capset"}))
 			}
-			rs = append(rs, assessDarwin(p, darwinHeld{}), assessWindows(p, windowsHeld{Job: true}))
+			rs = append(rs, darwin.Assess(p, darwin.Held{}), assessWindows(p, windowsHeld{Job: true}))
 			for _, r := range rs {
 				if err := r.Check(); err != nil {
 					t.Errorf("%s: %+v: %v", allow, r, err)

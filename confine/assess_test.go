@@ -235,40 +235,6 @@ func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 	t.Logf("checked %d cases", checked)
 }
 
-func TestAssessDarwin(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		allow     string
-		held      darwinHeld
-		wantLevel Level
-		want      []string
-	}{
-		{name: "no grant", allow: "io", held: darwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"Apple has deprecated sandbox profiles", "reads are held only under the home directory and /Volumes"}},
-		{name: "reads granted everywhere", allow: "io,fs:read", held: darwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"Apple has deprecated sandbox profiles"}},
-		{name: "a named host", allow: "io,fs,net:example.org:443", held: darwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"deprecated", "the host and port in net:example.org:443", "UDP, which no grant allows, is held by the language alone",
-				"Unix sockets are not held"}},
-		{name: "a host module opens the network", allow: "io,fs,ffi:socket", held: darwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"deprecated", "UDP, which no grant allows", "Unix sockets are not held"}},
-		{name: "a UDP grant", allow: "io,fs,net:udp:10.0.0.2:514", held: darwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"deprecated", "the host and port in net:udp:10.0.0.2:514", "binding a UDP port", "Unix sockets are not held"}},
-		{name: "no profile", allow: "io", held: darwinHeld{}, wantLevel: None,
-			want: []string{"the sandbox profile was not applied"}},
-		{name: "off", allow: "io,ffi", held: darwinHeld{Profile: true}, wantLevel: None,
-			want: []string{"plain ffi grants any module"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var layers []string
-			if tc.held.Profile && tc.wantLevel != None {
-				layers = []string{LayerSandboxProfile}
-			}
-			checkResult(t, assessDarwin(policyOf(tc.allow, false), tc.held), tc.wantLevel, layers, tc.want)
-		})
-	}
-}
-
 func TestAssessWindows(t *testing.T) {
 	all := windowsHeld{Job: true, Token: true, LowIntegrity: true, AppContainer: true}
 	off := func(h windowsHeld, why string) windowsHeld {

@@ -185,7 +185,7 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 			return LandlockRuleset{}, err
 		}
 	}
-	for _, np := range needPaths(p, n) {
+	for _, np := range core.NeedPaths(p, n) {
 		access := landlockReadRights
 		if np.Write {
 			access |= landlockWriteGrant(abi)
@@ -216,48 +216,6 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 	}
 	plan.Scoped = info.Scopes & (LandlockScopeAbstractUnixSocket | LandlockScopeSignal)
 	return plan, nil
-}
-
-// needPath is one path of the machine that an interpreter need names.
-type needPath struct {
-	Need  string // core.NeedExecutable and the rest
-	Path  string
-	Write bool // read and written; read only otherwise
-	File  bool // known to be a file, not a directory
-}
-
-// needPaths resolves the needs p.Interpreter names through n, in the
-// policy's order. A need with no path on the machine (n gives "" or an
-// empty list) gets none, and so does a need this code does not know: what
-// is not named is refused.
-func needPaths(p Policy, n Needs) []needPath {
-	var out []needPath
-	add := func(need string, paths []string, write, file bool) {
-		for _, path := range paths {
-			if path != "" {
-				out = append(out, needPath{Need: need, Path: path, Write: write, File: file})
-			}
-		}
-	}
-	for _, need := range p.Interpreter {
-		switch need {
-		case core.NeedExecutable:
-			add(need, []string{n.Executable}, false, true)
-		case core.NeedDevNull:
-			add(need, []string{"/dev/null"}, true, true)
-		case core.NeedURandom:
-			add(need, []string{"/dev/urandom"}, false, true)
-		case core.NeedTemp:
-			add(need, []string{n.TempDir}, true, false)
-		case core.NeedTZData:
-			add(need, n.TZData, false, false)
-		case core.NeedResolver:
-			add(need, n.Resolver, false, true)
-		case core.NeedTLSRoots:
-			add(need, n.TLSRoots, false, false)
-		}
-	}
-	return out
 }
 
 var (

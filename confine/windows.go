@@ -133,7 +133,7 @@ func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB
 		add(dir, aceReadWrite)
 	}
 	granted := len(aces)
-	for _, np := range needPaths(p, n) {
+	for _, np := range core.NeedPaths(p, n) {
 		switch {
 		case np.Need == core.NeedDevNull || np.Need == core.NeedURandom: // no such file on Windows
 		case np.Write:

@@ -1,4 +1,4 @@
-package confine
+package darwin
 
 import (
 	"github.com/sabline/sabline/confine/core"
@@ -17,12 +17,12 @@ var (
 	darwinTLSRoots = []string{"/etc/ssl/cert.pem", "/etc/ssl/certs", "/System/Library/Keychains", "/Library/Keychains"}
 )
 
-// darwinResolved returns p and n with every path as the sandbox matches
+// resolved returns p and n with every path as the sandbox matches
 // it: its links resolved by eval (filepath.EvalSymlinks on macOS). A
 // path that does not exist yet is resolved through the nearest directory
 // above it that does, the rest kept as written, so that /tmp/new is
 // /private/tmp/new. p is not changed.
-func darwinResolved(p Policy, n Needs, eval func(string) (string, error)) (Policy, Needs) {
+func resolved(p core.Policy, n core.Needs, eval func(string) (string, error)) (core.Policy, core.Needs) {
 	one := func(s string) string {
 		if s == "" || !strings.HasPrefix(s, "/") {
 			return s
@@ -55,9 +55,9 @@ func darwinResolved(p Policy, n Needs, eval func(string) (string, error)) (Polic
 	return p, n
 }
 
-// darwinNeeds names macOS's paths for p's needs, unresolved.
-func darwinNeeds(p Policy, exe, tempDir string) Needs {
-	n := Needs{Executable: exe, TempDir: tempDir, TZData: darwinTZData}
+// needsOf names macOS's paths for p's needs, unresolved.
+func needsOf(p core.Policy, exe, tempDir string) core.Needs {
+	n := core.Needs{Executable: exe, TempDir: tempDir, TZData: darwinTZData}
 	for _, need := range p.Interpreter {
 		switch need {
 		case core.NeedResolver:
@@ -69,18 +69,18 @@ func darwinNeeds(p Policy, exe, tempDir string) Needs {
 	return n
 }
 
-// darwinResult is the Result of a macOS Apply: assessDarwin of what
+// result is the core.Result of a macOS Apply: Assess of what
 // sandbox_init did (profileErr nil when it applied the profile), with a
 // gap for each failure, sandbox_init's own words included.
-func darwinResult(p Policy, profileErr, limitErr error) Result {
-	h := darwinHeld{Profile: profileErr == nil}
+func result(p core.Policy, profileErr, limitErr error) core.Result {
+	h := Held{Profile: profileErr == nil}
 	if profileErr != nil {
-		h.Problems = append(h.Problems, Gap{Layer: LayerSandboxProfile, Kind: GapUnheld,
+		h.Problems = append(h.Problems, core.Gap{Layer: core.LayerSandboxProfile, Kind: core.GapUnheld,
 			Text: "the sandbox profile was refused: " + profileErr.Error()})
 	}
 	if limitErr != nil {
-		h.Problems = append(h.Problems, Gap{Layer: LayerMemory, Kind: GapUnheld,
+		h.Problems = append(h.Problems, core.Gap{Layer: core.LayerMemory, Kind: core.GapUnheld,
 			Text: "the memory limit could not be set: " + limitErr.Error()})
 	}
-	return assessDarwin(p, h)
+	return Assess(p, h)
 }

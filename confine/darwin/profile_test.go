@@ -1,8 +1,10 @@
-package confine
+package darwin
 
 import (
 	"errors"
 	"fmt"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/internal/confinetest"
 	"io"
 	"slices"
 	"strconv"
@@ -18,21 +20,18 @@ const (
 )
 
 func TestDarwinProfileGolden(t *testing.T) {
-	budgets := append(planBudgets[:len(planBudgets):len(planBudgets)], struct {
-		name   string
-		allow  string
-		strict bool
-	}{name: "home", allow: "io,fs:read:/Users/ana/job/data,fs:read:/Volumes/disk/set,fs:write:/Users/ana/job/out"})
+	budgets := append(confinetest.PlanBudgets(), confinetest.PlanBudget{Name: "home",
+		Allow: "io,fs:read:/Users/ana/job/data,fs:read:/Volumes/disk/set,fs:write:/Users/ana/job/out"})
 	for _, tt := range budgets {
-		t.Run(tt.name, func(t *testing.T) {
-			profile, err := DarwinProfile(planPolicy(tt.allow, tt.strict), testNeeds, testHome, testCwd)
+		t.Run(tt.Name, func(t *testing.T) {
+			profile, err := Profile(confinetest.PolicyOf(tt.Allow, tt.Strict), confinetest.Needs(), testHome, testCwd)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := readSBPL(profile); err != nil {
 				t.Fatalf("the profile does not parse: %v\n%s", err, profile)
 			}
-			golden(t, "darwin", tt.name, []byte(";; allow "+tt.allow+"\n"+profile))
+			golden(t, "darwin", tt.Name, []byte(";; allow "+tt.Allow+"\n"+profile))
 		})
 	}
 }
@@ -93,7 +92,7 @@ func TestDarwinProfile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			profile, err := DarwinProfile(planPolicy(tt.allow, tt.strict), testNeeds, testHome, testCwd)
+			profile, err := Profile(confinetest.PolicyOf(tt.allow, tt.strict), confinetest.Needs(), testHome, testCwd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +139,7 @@ func TestDarwinProfileCwd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			profile, err := DarwinProfile(planPolicy("io", false), testNeeds, testHome, tt.cwd)
+			profile, err := Profile(confinetest.PolicyOf("io", false), confinetest.Needs(), testHome, tt.cwd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,9 +166,9 @@ func TestDarwinProfileCwd(t *testing.T) {
 func TestDarwinProfileShape(t *testing.T) {
 	noFilter := map[string]bool{"version 1": true, "allow default": true, "deny file-write*": true,
 		"deny network*": true, "deny process-fork": true, "deny process-exec": true}
-	for _, tt := range planBudgets {
-		t.Run(tt.name, func(t *testing.T) {
-			profile, err := DarwinProfile(planPolicy(tt.allow, tt.strict), testNeeds, testHome, testCwd)
+	for _, tt := range confinetest.PlanBudgets() {
+		t.Run(tt.Name, func(t *testing.T) {
+			profile, err := Profile(confinetest.PolicyOf(tt.Allow, tt.Strict), confinetest.Needs(), testHome, testCwd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,9 +189,9 @@ func TestDarwinProfileShape(t *testing.T) {
 		})
 	}
 	t.Run("no interpreter need and no write grant", func(t *testing.T) {
-		p := planPolicy("io", false)
+		p := confinetest.PolicyOf("io", false)
 		p.Interpreter = nil
-		profile, err := DarwinProfile(p, Needs{}, testHome, "")
+		profile, err := Profile(p, core.Needs{}, testHome, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,8 +225,8 @@ func TestDarwinProfileInjection(t *testing.T) {
 	}
 	shape := func(path string) ([]string, []string) {
 		t.Helper()
-		p := planPolicy("io,fs:read:"+path+",fs:write:"+path, false)
-		profile, err := DarwinProfile(p, testNeeds, testHome, testCwd)
+		p := confinetest.PolicyOf("io,fs:read:"+path+",fs:write:"+path, false)
+		profile, err := Profile(p, confinetest.Needs(), testHome, testCwd)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,27 +259,27 @@ func TestDarwinProfileInjection(t *testing.T) {
 func TestDarwinProfileErrors(t *testing.T) {
 	tests := []struct {
 		name       string
-		policy     Policy
+		policy     core.Policy
 		home, cwd  string
 		wantErr    string
 		wantNoText bool
 	}{
-		{name: "nothing enforced", policy: planPolicy("io,ffi:os", false), home: testHome, wantErr: "enforces nothing"},
-		{name: "relative home", policy: planPolicy("io", false), home: "ana", wantErr: `"ana" is not an absolute path`},
-		{name: "no home", policy: planPolicy("io", false), home: "", wantErr: `"" is not an absolute path`},
-		{name: "relative cwd", policy: planPolicy("io", false), home: testHome, cwd: "job", wantErr: `"job" is not an absolute path`},
-		{name: "relative grant", policy: OSPolicy(budget.MustParse("", "fs:read:data"), Options{}), home: testHome, wantErr: `"data" is not an absolute path`},
-		{name: "NUL in a grant", policy: func() Policy {
-			p := planPolicy("io", false)
+		{name: "nothing enforced", policy: confinetest.PolicyOf("io,ffi:os", false), home: testHome, wantErr: "enforces nothing"},
+		{name: "relative home", policy: confinetest.PolicyOf("io", false), home: "ana", wantErr: `"ana" is not an absolute path`},
+		{name: "no home", policy: confinetest.PolicyOf("io", false), home: "", wantErr: `"" is not an absolute path`},
+		{name: "relative cwd", policy: confinetest.PolicyOf("io", false), home: testHome, cwd: "job", wantErr: `"job" is not an absolute path`},
+		{name: "relative grant", policy: core.OSPolicy(budget.MustParse("", "fs:read:data"), core.Options{}), home: testHome, wantErr: `"data" is not an absolute path`},
+		{name: "NUL in a grant", policy: func() core.Policy {
+			p := confinetest.PolicyOf("io", false)
 			p.Read.Paths = []string{"/Users/ana/a\x00b"}
 			return p
 		}(), home: testHome, wantErr: "NUL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			profile, err := DarwinProfile(tt.policy, testNeeds, tt.home, tt.cwd)
+			profile, err := Profile(tt.policy, confinetest.Needs(), tt.home, tt.cwd)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || profile != "" {
-				t.Errorf("DarwinProfile = %q, %v; want no profile and an error containing %q", profile, err, tt.wantErr)
+				t.Errorf("Profile = %q, %v; want no profile and an error containing %q", profile, err, tt.wantErr)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package confine
+package darwin
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 // included. Reads there are refused as they are under the home directory.
 const darwinVolumes = "/Volumes"
 
-// DarwinProfile returns the sandbox profile that holds p on macOS, in the
+// Profile returns the sandbox profile that holds p on macOS, in the
 // profile language (SBPL) that sandbox_init compiles. home is the
 // operator's home directory; cwd, when not "", is the working directory,
 // whose chain of directories stays visible to stat (os.Getwd checks $PWD
@@ -39,11 +39,11 @@ const darwinVolumes = "/Volumes"
 // a rule; a path holding a NUL byte, which the profile compiler would cut
 // the path at, is refused. It fails when p enforces nothing or a path is
 // not absolute.
-func DarwinProfile(p Policy, n Needs, home, cwd string) (string, error) {
+func Profile(p core.Policy, n core.Needs, home, cwd string) (string, error) {
 	if !p.Enforced {
 		return "", errors.New("darwin profile: the policy enforces nothing")
 	}
-	needs := needPaths(p, n)
+	needs := core.NeedPaths(p, n)
 	var reads, writes []sbplPath
 	for _, dir := range p.Read.Paths {
 		reads = append(reads, sbplPath{path: dir})

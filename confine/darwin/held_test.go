@@ -1,7 +1,9 @@
-package confine
+package darwin
 
 import (
 	"errors"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/internal/confinetest"
 	"slices"
 	"strings"
 	"testing"
@@ -25,9 +27,9 @@ func macLinks(exists ...string) func(string) (string, error) {
 
 func TestDarwinResolved(t *testing.T) {
 	eval := macLinks("/private/tmp", "/private/etc", "/private/etc/hosts", "/Users", "/Users/ana", "/Users/ana/data")
-	p := planPolicy("io,fs:read:/Users/ana/data,fs:write:/tmp/out/new", false)
+	p := confinetest.PolicyOf("io,fs:read:/Users/ana/data,fs:write:/tmp/out/new", false)
 	before := slices.Clone(p.Write.Paths)
-	rp, rn := darwinResolved(p, Needs{TempDir: "/tmp", Resolver: []string{"/etc/hosts"}, Executable: "relative"}, eval)
+	rp, rn := resolved(p, core.Needs{TempDir: "/tmp", Resolver: []string{"/etc/hosts"}, Executable: "relative"}, eval)
 	tests := []struct {
 		name string
 		got  []string
@@ -60,7 +62,7 @@ func TestDarwinNeeds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := darwinNeeds(planPolicy(tt.allow, false), "/usr/local/bin/sabline", "/tmp/r")
+			n := needsOf(confinetest.PolicyOf(tt.allow, false), "/usr/local/bin/sabline", "/tmp/r")
 			if got := n.Resolver != nil && n.TLSRoots != nil; got != tt.wantResolver {
 				t.Fatalf("resolver and roots named %v, want %v (%+v)", got, tt.wantResolver, n)
 			}
@@ -72,40 +74,40 @@ func TestDarwinNeeds(t *testing.T) {
 }
 
 func TestDarwinResult(t *testing.T) {
-	closed := planPolicy("io,fs:read:/Users/ana/data", false)
+	closed := confinetest.PolicyOf("io,fs:read:/Users/ana/data", false)
 	tests := []struct {
 		name        string
-		p           Policy
+		p           core.Policy
 		profileErr  error
 		limitErr    error
-		wantLevel   Level
+		wantLevel   core.Level
 		wantLayers  []string
 		wantReasons []string
 	}{
 		{
 			name: "the profile applied is partial, and says Apple deprecated it", p: closed,
-			wantLevel: Partial, wantLayers: []string{LayerSandboxProfile},
+			wantLevel: core.Partial, wantLayers: []string{core.LayerSandboxProfile},
 			wantReasons: []string{"Apple has deprecated sandbox profiles"},
 		},
 		{
 			name: "a profile sandbox_init refused holds nothing, in its words", p: closed,
 			profileErr: errors.New("sandbox_init returned -1: unbound variable: frobnicate"),
-			wantLevel:  None, wantLayers: []string{},
+			wantLevel:  core.None, wantLayers: []string{},
 			wantReasons: []string{"the sandbox profile was not applied", "unbound variable: frobnicate"},
 		},
 		{
 			name: "a memory limit not set is said", p: closed, limitErr: errors.New("setrlimit(RLIMIT_AS): invalid argument"),
-			wantLevel: Partial, wantLayers: []string{LayerSandboxProfile},
+			wantLevel: core.Partial, wantLayers: []string{core.LayerSandboxProfile},
 			wantReasons: []string{"Apple has deprecated", "the memory limit could not be set: setrlimit(RLIMIT_AS)"},
 		},
 		{
-			name: "a policy that enforces nothing is none, whatever failed", p: planPolicy("ffi", false),
-			profileErr: errors.New("x"), wantLevel: None, wantLayers: []string{},
+			name: "a policy that enforces nothing is none, whatever failed", p: confinetest.PolicyOf("ffi", false),
+			profileErr: errors.New("x"), wantLevel: core.None, wantLayers: []string{},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := darwinResult(tt.p, tt.profileErr, tt.limitErr)
+			r := result(tt.p, tt.profileErr, tt.limitErr)
 			if r.Level != tt.wantLevel || !slices.Equal(r.Layers, tt.wantLayers) {
 				t.Fatalf("Result = %+v; want level %s, layers %v", r, tt.wantLevel, tt.wantLayers)
 			}

@@ -271,8 +271,8 @@ func runApplyChild(t *testing.T, c applyChild) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := applySteps(OSPolicy(b, Options{}), ApplyOptions{TempDir: c.TempDir, MaxMemoryMB: c.MaxMemoryMB},
-		steps{only: c.Only, refuse: c.Refuse})
+	r, err := applyWith(OSPolicy(b, Options{}), ApplyOptions{TempDir: c.TempDir, MaxMemoryMB: c.MaxMemoryMB},
+		refusedBy(everyLayer().onlyLayer(c.Only), c.Refuse))
 	report := applyReport{Result: r}
 	if err != nil {
 		report.Err = err.Error()

@@ -5,7 +5,6 @@ package confine
 import (
 	"errors"
 	"fmt"
-	"github.com/sabline/sabline/confine/core"
 	"os"
 	"syscall"
 	"unsafe"
@@ -13,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 	"kernel.org/pub/linux/libs/security/libcap/psx"
 
+	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/seccomp"
 	"github.com/sabline/sabline/guard"
 )

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/sabline/sabline/confine/core"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/internal/testkit"
 )
 

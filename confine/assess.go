@@ -1,9 +1,11 @@
 package confine
 
 import (
+	"strconv"
+
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/darwin"
-	"strconv"
+	"github.com/sabline/sabline/confine/windows"
 )
 
 // This file turns what a system held into a Result, the level a receipt
@@ -56,20 +58,6 @@ type linuxHeld struct {
 	// Each is a limit the language alone holds; DeviceNodesWhy says why.
 	DeviceNodes    []string
 	DeviceNodesWhy string
-}
-
-// windowsHeld is what the supervisor and the worker got from Windows.
-type windowsHeld struct {
-	Job          bool // the job object holds the worker
-	Token        bool // every privilege but SeChangeNotifyPrivilege was removed
-	LowIntegrity bool // the worker runs at low integrity
-	AppContainer bool // the worker runs inside the run's AppContainer
-	// ContainerOffReason says why the container was left off, as
-	// WindowsPlanFor or the supervisor said it; "" when it is on.
-	ContainerOffReason string
-	// Problems are what the worker found not held as planned, each a
-	// limit not held.
-	Problems []Gap
 }
 
 // assessLinux returns the level of a run held by Landlock and seccomp as
@@ -210,64 +198,6 @@ const withheldNote = "Granted paths left out of the kernel's ruleset, so that th
 	"each lay, as it resolved when the worker started, in a location no grant reaches, or a link was made on its way " +
 	"after the run was admitted"
 
-// assessWindows returns the level of a run held by the job object, the
-// token, the integrity level and the AppContainer as h says. Reads and
-// the closed network are held only by the container; writes by the
-// container, or by the low integrity level when nothing is granted to
-// write.
-func assessWindows(p Policy, h windowsHeld) Result {
-	if !p.Enforced {
-		return core.OffResult(p)
-	}
-	var layers []string
-	var gaps []Gap
-	for _, l := range []struct {
-		on   bool
-		name string
-	}{{h.Job, core.LayerJobObject}, {h.Token, core.LayerTokenPrivs}, {h.LowIntegrity, core.LayerLowIntegrity}, {h.AppContainer, core.LayerAppContainer}} {
-		if l.on {
-			layers = append(layers, l.name)
-		}
-	}
-	if !h.AppContainer {
-		var lost []string
-		if !p.Read.Unrestricted {
-			lost = append(lost, "reads")
-		}
-		if !p.Write.Unrestricted && !h.LowIntegrity {
-			lost = append(lost, "writes")
-		}
-		if p.Network.Mode == core.NetClosed {
-			lost = append(lost, "network connections")
-		}
-		why := "the AppContainer was not applied"
-		if h.ContainerOffReason != "" {
-			why = "the AppContainer was left off (" + h.ContainerOffReason + ")"
-		}
-		if len(lost) > 0 {
-			gaps = append(gaps, Gap{Layer: core.LayerAppContainer, Kind: GapUnheld,
-				Text: why + ": " + core.JoinAnd(lost) + " are not held"})
-		}
-	}
-	// The container has internetClient under any net grant: it admits
-	// every host, and nothing on Windows holds a port.
-	gaps = append(gaps, core.HostGaps(p, false, false)...)
-	if !h.Job {
-		gaps = append(gaps, Gap{Layer: core.LayerJobObject, Kind: GapUnheld,
-			Text: "the job object was not applied: starting a process is not held"})
-	}
-	if !h.Token {
-		gaps = append(gaps, Gap{Layer: core.LayerTokenPrivs, Kind: GapUnheld,
-			Text: "the token's privileges were not removed"})
-	}
-	gaps = append(gaps, h.Problems...)
-	gaps = append(gaps, core.ModeGaps(p)...)
-	if len(layers) > 0 {
-		gaps = append(gaps, core.WidenedGaps(p, false)...)
-	}
-	return core.ResultOf(len(layers) > 0, layers, gaps)
-}
-
 // Predict returns the level a run of p gets on sys (one of Systems) where
 // every layer that system has is present: Landlock at LandlockMaxABI and
 // seccomp; the sandbox profile; the job object, the token, and the
@@ -282,14 +212,7 @@ func Predict(p Policy, sys System) Result {
 	case Darwin:
 		return darwin.Predict(p)
 	case Windows:
-		plan := WindowsPlanFor(p, Needs{}, func(string) int { return 0 }, 0)
-		return assessWindows(p, windowsHeld{
-			Job:                true,
-			Token:              true,
-			LowIntegrity:       plan.IntegrityLevel == "low",
-			AppContainer:       plan.AppContainer,
-			ContainerOffReason: plan.ContainerOffReason,
-		})
+		return windows.Predict(p)
 	}
 	return NotConfined("Sabline has no confinement for " + string(sys))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/darwin"
+	"github.com/sabline/sabline/confine/windows"
 )
 
 // TestAssessmentsAreTheirGaps: every Result an assessment makes, over
@@ -25,7 +26,7 @@ func TestAssessmentsAreTheirGaps(t *testing.T) {
 				rs = append(rs, assessLinux(p, linuxHeld{LandlockABI: abi, Seccomp: abi%2 == 0,
 					CapabilitiesFailure: "capset"}))
 			}
-			rs = append(rs, darwin.Assess(p, darwin.Held{}), assessWindows(p, windowsHeld{Job: true}))
+			rs = append(rs, darwin.Assess(p, darwin.Held{}), windows.Assess(p, windows.Held{Job: true}))
 			for _, r := range rs {
 				if err := r.Check(); err != nil {
 					t.Errorf("%s: %+v: %v", allow, r, err)

@@ -1,14 +1,14 @@
 package confine
 
 import (
-	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/confine/internal/budgetgen"
 	"math/rand"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/internal/budgetgen"
 )
 
 // policyOf derives the policy of an --allow text, paths taken from /.
@@ -235,56 +235,6 @@ func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 	t.Logf("checked %d cases", checked)
 }
 
-func TestAssessWindows(t *testing.T) {
-	all := windowsHeld{Job: true, Token: true, LowIntegrity: true, AppContainer: true}
-	off := func(h windowsHeld, why string) windowsHeld {
-		h.AppContainer, h.ContainerOffReason = false, why
-		return h
-	}
-	medium := all
-	medium.LowIntegrity = false
-	for _, tc := range []struct {
-		name       string
-		allow      string
-		held       windowsHeld
-		wantLevel  Level
-		wantLayers []string
-		want       []string
-	}{
-		{name: "every layer", allow: "io", held: all, wantLevel: Full,
-			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer}},
-		{name: "a write grant inside the container", allow: "io,fs:write:/srv/out", held: medium, wantLevel: Full,
-			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer}},
-		{name: "container off, low integrity holds writes", allow: "io", held: off(all, "a loopback host is granted"),
-			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
-			want: []string{"the AppContainer was left off (a loopback host is granted): reads and network connections are not held"}},
-		{name: "container off at medium integrity", allow: "io,fs:write:/srv/out", held: off(medium, ""),
-			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
-			want: []string{"the AppContainer was not applied: reads, writes and network connections are not held"}},
-		{name: "container off with nothing it would hold", allow: "io,fs,net,net:udp", held: off(medium, "the budget restricts neither reads nor writes"),
-			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
-			want: []string{"binding a UDP port is held by the language alone"}},
-		{name: "TCP granted, UDP not held", allow: "io,fs,net", held: off(medium, "the budget restricts neither reads nor writes"),
-			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
-			want: []string{"UDP, which no grant allows, is held by the language alone"}},
-		{name: "a named host", allow: "io,net:example.org", held: all, wantLevel: Partial,
-			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
-			want:       []string{"the host in net:example.org is held by the language alone", "UDP, which no grant allows, is held by the language alone"}},
-		{name: "no job object", allow: "io", held: windowsHeld{Token: true, LowIntegrity: true, AppContainer: true},
-			wantLevel: Partial, wantLayers: []string{core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
-			want: []string{"starting a process is not held"}},
-		{name: "privileges kept", allow: "io", held: windowsHeld{Job: true, LowIntegrity: true, AppContainer: true},
-			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerLowIntegrity, core.LayerAppContainer},
-			want: []string{"privileges were not removed"}},
-		{name: "nothing applied", allow: "io", held: windowsHeld{}, wantLevel: None,
-			want: []string{"reads, writes and network connections are not held", "starting a process"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			checkResult(t, assessWindows(policyOf(tc.allow, false), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
-		})
-	}
-}
-
 // TestPredictLinux states Linux's levels where Landlock ABI 7 and seccomp
 // are present apart from the code that says them: none when the policy is
 // off, partial exactly when a TCP grant names a host or any UDP is
@@ -343,31 +293,4 @@ func modeOf(strict bool) Mode {
 		return ModeStrict
 	}
 	return ModeDefault
-}
-
-// TestAssessWindowsNoneSaysNoModule: a Windows run with no layer applied
-// is at level none, and its reason says what was not applied, not what a
-// widening module reaches beside layers there are none of. The control
-// is the same budget with the job object applied, whose reason names the
-// module.
-func TestAssessWindowsNoneSaysNoModule(t *testing.T) {
-	p := policyOf("io,ffi:socket", false)
-	tests := []struct {
-		name       string
-		held       windowsHeld
-		wantLevel  Level
-		wantModule bool
-	}{
-		{name: "no layer", wantLevel: None},
-		{name: "the job object", held: windowsHeld{Job: true}, wantLevel: Partial, wantModule: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := assessWindows(p, tt.held)
-			if r.Level != tt.wantLevel || strings.Contains(r.Reason, "The module") != tt.wantModule {
-				t.Errorf("%s %q; want level %s, the module named: %v", r.Level, r.Reason, tt.wantLevel,
-					tt.wantModule)
-			}
-		})
-	}
 }

@@ -26,6 +26,9 @@ type (
 	Gap = core.Gap
 	// Needs is core.Needs: the machine's paths for the interpreter's needs.
 	Needs = core.Needs
+	// MemoryHold is core.MemoryHold: what of the supervisor's side holds a
+	// worker's memory limit.
+	MemoryHold = core.MemoryHold
 )
 
 // The confine modes (core.ModeDefault and the others).

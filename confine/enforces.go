@@ -1,10 +1,10 @@
 package confine
 
 import (
-	"github.com/sabline/sabline/confine/core"
 	"strconv"
 	"sync"
 
+	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/seccomp"
 )
 

@@ -2,13 +2,13 @@ package confine
 
 import (
 	"bytes"
-	"github.com/sabline/sabline/confine/core"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
 )
 
 // osLayers are the layers a cell of each system may name, in the order a

@@ -3,11 +3,11 @@ package confine
 //go:generate go run ./internal/gendocs
 
 import (
-	"github.com/sabline/sabline/confine/core"
 	"strconv"
 	"strings"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
 )
 
 // EnforcesDocPath is where EnforcesMarkdown's page lies, relative to this

@@ -3,9 +3,10 @@ package confine
 import (
 	"errors"
 	"fmt"
-	"github.com/sabline/sabline/confine/core"
 	"strconv"
 	"strings"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // Landlock file system access rights, numbered as <linux/landlock.h>

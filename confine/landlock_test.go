@@ -2,12 +2,12 @@ package confine
 
 import (
 	"fmt"
-	"github.com/sabline/sabline/confine/core"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
 )
 
 // planBudgets are the budgets whose plans the golden files hold.

@@ -1,9 +1,10 @@
 package confine
 
 import (
-	"github.com/sabline/sabline/confine/core"
 	"strconv"
 	"strings"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // Machine is what this machine offers for confinement, as `sabline doctor`

@@ -1,8 +1,9 @@
 package confine
 
 import (
-	"github.com/sabline/sabline/confine/core"
 	"slices"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // The paths a Linux machine keeps the interpreter's needs at. A path that

@@ -3,10 +3,11 @@
 package confine
 
 import (
-	"github.com/sabline/sabline/confine/core"
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // KernelRelease is the running kernel's release, as uname -r prints it;

@@ -3,8 +3,9 @@
 package confine
 
 import (
-	"github.com/sabline/sabline/confine/core"
 	"runtime"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // KernelRelease is the running kernel's release: not read on this system.

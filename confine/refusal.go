@@ -1,9 +1,10 @@
 package confine
 
 import (
-	"github.com/sabline/sabline/confine/core"
 	"strconv"
 	"strings"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // Refusal is one line of the refusals table: a layer of a system that

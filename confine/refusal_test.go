@@ -1,9 +1,10 @@
 package confine
 
 import (
-	"github.com/sabline/sabline/confine/core"
 	"slices"
 	"testing"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // TestRefusedBy pins every errno of the refusals table, system by system,

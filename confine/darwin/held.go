@@ -1,9 +1,10 @@
 package darwin
 
 import (
-	"github.com/sabline/sabline/confine/core"
 	"path"
 	"strings"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // What macOS needs of the machine, and what its Apply made of it, as

@@ -2,11 +2,12 @@ package darwin
 
 import (
 	"errors"
-	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/confine/internal/confinetest"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/internal/confinetest"
 )
 
 // macLinks resolves paths as a Mac would: /tmp, /etc and /var are links

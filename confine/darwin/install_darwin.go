@@ -11,8 +11,9 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
-	"github.com/sabline/sabline/confine/core"
 	"golang.org/x/sys/unix"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // Apply holds the process to p with the sandbox profile Profile builds,

@@ -3,11 +3,12 @@ package darwin
 import (
 	"errors"
 	"fmt"
-	"github.com/sabline/sabline/confine/core"
 	"path"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // darwinVolumes is where macOS mounts other disks, removable ones

@@ -3,8 +3,6 @@ package darwin
 import (
 	"errors"
 	"fmt"
-	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/confine/internal/confinetest"
 	"io"
 	"slices"
 	"strconv"
@@ -12,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/internal/confinetest"
 )
 
 const (

@@ -1,33 +1,35 @@
-package confine
+package windows
 
 import (
 	"errors"
-	"github.com/sabline/sabline/confine/core"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/internal/confinetest"
 )
 
 func TestWindowsJobLimits(t *testing.T) {
 	tests := []struct {
 		name string
-		plan WindowsPlan
+		plan Plan
 		want jobLimits
 	}{
 		{
 			name: "a confined run: one process, every UI restriction, the memory limit, kill on close",
-			plan: WindowsPlanFor(planPolicy("io,fs:read:/srv", false), testNeeds, countFiles(nil), 512),
+			plan: PlanFor(confinetest.PolicyOf("io,fs:read:/srv", false), confinetest.Needs(), countFiles(nil), 512),
 			want: jobLimits{LimitFlags: jobLimitKillOnClose | jobLimitActiveProcess | jobLimitProcessMemory,
 				ActiveProcessLimit: 1, UIRestrictions: 0xff, ProcessMemoryLimit: 512 << 20},
 		},
 		{
 			name: "no memory limit",
-			plan: WindowsPlanFor(planPolicy("io", false), testNeeds, countFiles(nil), 0),
+			plan: PlanFor(confinetest.PolicyOf("io", false), confinetest.Needs(), countFiles(nil), 0),
 			want: jobLimits{LimitFlags: jobLimitKillOnClose | jobLimitActiveProcess, ActiveProcessLimit: 1, UIRestrictions: 0xff},
 		},
 		{
 			name: "a run that enforces nothing still ends with its job",
-			plan: WindowsPlanFor(planPolicy("ffi", false), testNeeds, countFiles(nil), 0),
+			plan: PlanFor(confinetest.PolicyOf("ffi", false), confinetest.Needs(), countFiles(nil), 0),
 			want: jobLimits{LimitFlags: jobLimitKillOnClose},
 		},
 	}
@@ -39,7 +41,7 @@ func TestWindowsJobLimits(t *testing.T) {
 			}
 		})
 	}
-	if _, err := windowsJobLimits(WindowsPlan{JobUIRestrictions: []string{"JOB_OBJECT_UILIMIT_NEW"}}); err == nil {
+	if _, err := windowsJobLimits(Plan{JobUIRestrictions: []string{"JOB_OBJECT_UILIMIT_NEW"}}); err == nil {
 		t.Error("an unknown UI restriction was taken as none")
 	}
 }
@@ -108,51 +110,51 @@ func TestWindowsContainerClaim(t *testing.T) {
 // TestWindowsResult holds the Result to what the worker found: a layer
 // is named only when found held, and each one not held says why.
 func TestWindowsResult(t *testing.T) {
-	readOnly := planPolicy("io,fs:read:/srv/data", false) // low integrity, a container
-	writes := planPolicy("io,fs:write:/srv/out", false)   // medium integrity
+	readOnly := confinetest.PolicyOf("io,fs:read:/srv/data", false) // low integrity, a container
+	writes := confinetest.PolicyOf("io,fs:write:/srv/out", false)   // medium integrity
 	// Low integrity; the plan leaves the container off.
-	loopback := planPolicy("io,fs:read:/srv/data,net:localhost:8080", false)
-	planOf := func(p Policy) WindowsPlan { return WindowsPlanFor(p, testNeeds, countFiles(nil), 0) }
-	jobOf := func(p Policy) jobLimits { j, _ := windowsJobLimits(planOf(p)); return j }
-	good := func(p Policy) windowsObserved {
+	loopback := confinetest.PolicyOf("io,fs:read:/srv/data,net:localhost:8080", false)
+	planOf := func(p core.Policy) Plan { return PlanFor(p, confinetest.Needs(), countFiles(nil), 0) }
+	jobOf := func(p core.Policy) jobLimits { j, _ := windowsJobLimits(planOf(p)); return j }
+	good := func(p core.Policy) windowsObserved {
 		return windowsObserved{Job: jobOf(p), Privileges: []string{"SeChangeNotifyPrivilege"}, IntegrityRID: lowIntegrityRID,
 			ContainerTold: sidA, IsContainer: true, ContainerSID: sidA}
 	}
 	tests := []struct {
 		name        string
-		p           Policy
+		p           core.Policy
 		change      func(*windowsObserved)
-		wantLevel   Level
+		wantLevel   core.Level
 		wantLayers  []string
 		wantReasons []string
 		wantNot     string // what the reason does not say
 	}{
 		{
 			name: "every layer held is full", p: readOnly, change: func(*windowsObserved) {},
-			wantLevel: Full, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
+			wantLevel: core.Full, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
 		},
 		{
 			name: "no job: the layer is left out and the reason says why", p: readOnly,
 			change:    func(o *windowsObserved) { o.JobErr = errors.New("the process is not in a job") },
-			wantLevel: Partial, wantLayers: []string{core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
+			wantLevel: core.Partial, wantLayers: []string{core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
 			wantReasons: []string{"starting a process is not held", "the process is not in a job"},
 		},
 		{
 			name: "a privilege left", p: readOnly,
 			change:    func(o *windowsObserved) { o.Privileges = append(o.Privileges, "SeDebugPrivilege") },
-			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerLowIntegrity, core.LayerAppContainer},
+			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerLowIntegrity, core.LayerAppContainer},
 			wantReasons: []string{"the token's privileges were not removed", "still holds SeDebugPrivilege"},
 		},
 		{
 			name: "integrity not lowered", p: readOnly,
 			change:    func(o *windowsObserved) { o.IntegrityRID = 0x2000 },
-			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer},
+			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer},
 			wantReasons: []string{"0x2000, above low"},
 		},
 		{
 			name: "--contained outside a container claims nothing of it", p: readOnly,
 			change:    func(o *windowsObserved) { o.IsContainer, o.ContainerSID = false, "" },
-			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
+			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
 			wantReasons: []string{"the AppContainer was not applied: reads", "its token is not an AppContainer's"},
 		},
 		{
@@ -160,7 +162,7 @@ func TestWindowsResult(t *testing.T) {
 			change: func(o *windowsObserved) {
 				o.ContainerTold, o.IsContainer, o.ContainerSID, o.ContainerOff = "", false, "", "a loopback host is granted"
 			},
-			wantLevel: Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
+			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
 			wantReasons: []string{"the AppContainer was left off (a loopback host is granted)"},
 		},
 		{
@@ -168,7 +170,7 @@ func TestWindowsResult(t *testing.T) {
 			change: func(o *windowsObserved) {
 				o.ContainerTold, o.IsContainer, o.ContainerSID, o.ContainerOff = "", false, "", ""
 			},
-			wantLevel:   Partial,
+			wantLevel:   core.Partial,
 			wantLayers:  []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
 			wantReasons: []string{"the AppContainer was left off (a loopback host is granted): reads"},
 		},
@@ -177,7 +179,7 @@ func TestWindowsResult(t *testing.T) {
 			change: func(o *windowsObserved) {
 				o.IsContainer, o.ContainerSID, o.ContainerOff = false, "", ""
 			},
-			wantLevel:  Partial,
+			wantLevel:  core.Partial,
 			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
 			wantReasons: []string{"the AppContainer was not applied: reads",
 				"its token is not an AppContainer's"},
@@ -186,18 +188,18 @@ func TestWindowsResult(t *testing.T) {
 		{
 			name: "a write grant is not lowered, nor claimed low", p: writes,
 			change:    func(o *windowsObserved) { o.IntegrityErr = errors.New("must not be read") },
-			wantLevel: Full, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer},
+			wantLevel: core.Full, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer},
 		},
 		{
 			name: "nothing held is none", p: readOnly,
 			change: func(o *windowsObserved) {
 				*o = windowsObserved{JobErr: errors.New("no job"), PrivErr: errors.New("denied"), IntegrityErr: errors.New("denied")}
 			},
-			wantLevel: None, wantLayers: []string{},
+			wantLevel: core.None, wantLayers: []string{},
 		},
 		{
-			name: "a policy that enforces nothing is none", p: planPolicy("ffi", false), change: func(*windowsObserved) {},
-			wantLevel: None, wantLayers: []string{},
+			name: "a policy that enforces nothing is none", p: confinetest.PolicyOf("ffi", false), change: func(*windowsObserved) {},
+			wantLevel: core.None, wantLayers: []string{},
 		},
 	}
 	for _, tt := range tests {

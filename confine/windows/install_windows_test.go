@@ -1,11 +1,10 @@
 //go:build windows
 
-package confine
+package windows
 
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/sabline/sabline/confine/core"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
 )
 
 // windowsHelperEnv makes the test binary a worker: it applies a policy
@@ -29,8 +29,8 @@ func windowsApplyHelper(spec string) {
 	parts := strings.Split(spec, "\n")
 	mode, tmp, scratch := parts[0], parts[1], parts[2]
 	if mode == "apply" {
-		p := OSPolicy(budget.MustParse(tmp, "io,fs:read:"+scratch), Options{})
-		r, err := Apply(p, ApplyOptions{TempDir: tmp, MaxMemoryMB: 256})
+		p := core.OSPolicy(budget.MustParse(tmp, "io,fs:read:"+scratch), core.Options{})
+		r, err := Apply(p, 256)
 		out, _ := json.Marshal(r)
 		os.Stdout.WriteString("RESULT " + string(out) + "\n")
 		if err != nil {
@@ -47,11 +47,11 @@ func windowsApplyHelper(spec string) {
 
 // runWindowsHelper starts the helper as the supervisor starts a worker:
 // PrepareWorker, Start, AfterStart, Wait, Close.
-func runWindowsHelper(t *testing.T, mode string, p Policy, tmp, scratch string) (Result, string) {
+func runWindowsHelper(t *testing.T, mode string, p core.Policy, tmp, scratch string) (core.Result, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestWindowsApply")
 	cmd.Env = append(os.Environ(), windowsHelperEnv+"="+mode+"\n"+tmp+"\n"+scratch)
-	s, err := PrepareWorker(cmd, p, WorkerOptions{TempDir: tmp, MaxMemoryMB: 256})
+	s, err := PrepareWorker(cmd, p, "", tmp, 256)
 	if err != nil {
 		t.Fatalf("PrepareWorker: %v", err)
 	}
@@ -67,7 +67,7 @@ func runWindowsHelper(t *testing.T, mode string, p Policy, tmp, scratch string) 
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("helper: %v\n%s", err, out.String())
 	}
-	var r Result
+	var r core.Result
 	sc := bufio.NewScanner(strings.NewReader(out.String()))
 	for sc.Scan() {
 		if j, ok := strings.CutPrefix(sc.Text(), "RESULT "); ok {
@@ -93,7 +93,7 @@ func TestWindowsApplyJobAndToken(t *testing.T) {
 	}
 	t.Run("held", func(t *testing.T) {
 		tmp, scratch := t.TempDir(), t.TempDir()
-		p := OSPolicy(budget.MustParse(tmp, "io,fs:read:"+scratch), Options{})
+		p := core.OSPolicy(budget.MustParse(tmp, "io,fs:read:"+scratch), core.Options{})
 		r, _ := runWindowsHelper(t, "apply", p, tmp, scratch)
 		for _, l := range []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity} {
 			if !slices.Contains(r.Layers, l) {
@@ -116,7 +116,7 @@ func TestWindowsApplyJobAndToken(t *testing.T) {
 	})
 	t.Run("control without confinement", func(t *testing.T) {
 		tmp, scratch := t.TempDir(), t.TempDir()
-		runWindowsHelper(t, "none", Policy{}, tmp, scratch)
+		runWindowsHelper(t, "none", core.Policy{}, tmp, scratch)
 		for _, f := range []string{filepath.Join(tmp, "started.txt"), filepath.Join(scratch, "escape.txt"), filepath.Join(tmp, "tmp.txt")} {
 			if !exists(f) {
 				t.Errorf("without confinement %s was not made: the held case proves nothing", f)
@@ -157,11 +157,11 @@ func TestWindowsContainerACEsTakenBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Close()
-	p := OSPolicy(budget.MustParse(tmp, "io,fs:read:"+granted), Options{})
+	p := core.OSPolicy(budget.MustParse(tmp, "io,fs:read:"+granted), core.Options{})
 	cmd := exec.Command(os.Args[0], "-test.run=^TestWindowsContainerACEsTakenBack$")
 	cmd.Env = append(os.Environ(), windowsHelperEnv+"=apply\n"+tmp+"\n"+granted)
 	cmd.Stdout, cmd.Stderr = out, out
-	s, err := PrepareWorker(cmd, p, WorkerOptions{TempDir: tmp, RunID: "test" + strconv.Itoa(os.Getpid())})
+	s, err := PrepareWorker(cmd, p, "test"+strconv.Itoa(os.Getpid()), tmp, 0)
 	if err != nil {
 		t.Fatalf("PrepareWorker: %v", err)
 	}
@@ -187,7 +187,7 @@ func TestWindowsContainerACEsTakenBack(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(out.Name())
 	t.Logf("container SID %q; worker (%v) said:\n%s", sid, waitErr, raw)
-	var r Result
+	var r core.Result
 	for _, line := range strings.Split(string(raw), "\n") {
 		if j, ok := strings.CutPrefix(strings.TrimSpace(line), "RESULT "); ok {
 			_ = json.Unmarshal([]byte(j), &r)

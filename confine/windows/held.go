@@ -1,11 +1,12 @@
-package confine
+package windows
 
 import (
 	"errors"
 	"fmt"
-	"github.com/sabline/sabline/confine/core"
 	"slices"
 	"strings"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // What a Windows run's job object must hold, and what the worker made of
@@ -20,7 +21,7 @@ const (
 	jobLimitKillOnClose   uint32 = 0x00002000 // JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
 )
 
-// jobUIFlags are the JOB_OBJECT_UILIMIT_* flags WindowsPlan names.
+// jobUIFlags are the JOB_OBJECT_UILIMIT_* flags Plan names.
 var jobUIFlags = map[string]uint32{
 	"JOB_OBJECT_UILIMIT_HANDLES":          0x00000001,
 	"JOB_OBJECT_UILIMIT_READCLIPBOARD":    0x00000002,
@@ -48,7 +49,7 @@ type jobLimits struct {
 // windowsJobLimits is the job plan asks for. Every job, a run's that
 // enforces nothing too, ends what is left in it when the supervisor
 // closes it.
-func windowsJobLimits(plan WindowsPlan) (jobLimits, error) {
+func windowsJobLimits(plan Plan) (jobLimits, error) {
 	j := jobLimits{LimitFlags: jobLimitKillOnClose}
 	if plan.JobActiveProcessLimit > 0 {
 		j.LimitFlags |= jobLimitActiveProcess
@@ -146,13 +147,13 @@ type windowsObserved struct {
 // windowsResult is the Result of a Windows worker: each layer is claimed
 // only as the worker found it held, and a layer it could not claim adds
 // the reason why.
-func windowsResult(p Policy, plan WindowsPlan, o windowsObserved) Result {
+func windowsResult(p core.Policy, plan Plan, o windowsObserved) core.Result {
 	if !p.Enforced {
 		return core.OffResult(p)
 	}
-	var held windowsHeld
+	var held Held
 	problem := func(layer, text string) {
-		held.Problems = append(held.Problems, Gap{Layer: layer, Kind: GapUnheld, Text: text})
+		held.Problems = append(held.Problems, core.Gap{Layer: layer, Kind: core.GapUnheld, Text: text})
 	}
 	want, err := windowsJobLimits(plan)
 	switch {
@@ -195,7 +196,7 @@ func windowsResult(p Policy, plan WindowsPlan, o windowsObserved) Result {
 			held.ContainerOffReason = plan.ContainerOffReason
 		}
 	}
-	return assessWindows(p, held)
+	return Assess(p, held)
 }
 
 // Names of the variables through which the supervisor tells the worker of

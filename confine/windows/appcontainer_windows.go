@@ -1,6 +1,6 @@
 //go:build windows
 
-package confine
+package windows
 
 import (
 	"errors"
@@ -309,7 +309,7 @@ type container struct {
 // ACEs, under the machine-wide lock and with a record, after the probe
 // says this system's containers resolve paths as their parent does. It
 // returns the reason the container is left off when it is, or an error.
-func openContainer(plan WindowsPlan, runID string) (*container, string) {
+func openContainer(plan Plan, runID string) (*container, string) {
 	if runID == "" {
 		runID = strconv.FormatInt(time.Now().UnixNano(), 36) + strconv.Itoa(os.Getpid())
 	}

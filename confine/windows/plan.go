@@ -1,10 +1,11 @@
-package confine
+package windows
 
 import (
-	"github.com/sabline/sabline/confine/core"
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // windowsMaxACEFiles is the most files a granted path may hold for the run
@@ -31,9 +32,9 @@ type windowsACE struct {
 	Access string `json:"access"` // aceRead or aceReadWrite
 }
 
-// WindowsPlan is how a run is held on Windows: the job object the worker
+// Plan is how a run is held on Windows: the job object the worker
 // runs in, its token, and the AppContainer the supervisor starts it in.
-type WindowsPlan struct {
+type Plan struct {
 	// JobActiveProcessLimit is the job's active process limit: 1, the
 	// worker itself, so that it starts no process.
 	JobActiveProcessLimit int `json:"job_active_process_limit"`
@@ -61,7 +62,7 @@ type WindowsPlan struct {
 	ACEs []windowsACE `json:"aces"`
 }
 
-// WindowsPlanFor plans how a run of p is held on Windows, with the
+// PlanFor plans how a run of p is held on Windows, with the
 // interpreter's needs resolved through n, the number of files beneath a
 // granted path told by fileCount (not nil), and a memory limit of
 // memoryMB (0 for none).
@@ -90,15 +91,15 @@ type WindowsPlan struct {
 //     an ACE given to a directory is copied into every file beneath it.
 //
 // A policy that enforces nothing gets a plan that applies nothing.
-func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB int) WindowsPlan {
+func PlanFor(p core.Policy, n core.Needs, fileCount func(path string) int, memoryMB int) Plan {
 	if !p.Enforced {
-		return WindowsPlan{
+		return Plan{
 			IntegrityLevel:     integrityMedium,
 			IntegrityReason:    "the policy enforces nothing",
 			ContainerOffReason: p.OffReason(),
 		}
 	}
-	plan := WindowsPlan{
+	plan := Plan{
 		JobActiveProcessLimit: 1,
 		JobUIRestrictions: []string{"JOB_OBJECT_UILIMIT_HANDLES", "JOB_OBJECT_UILIMIT_READCLIPBOARD",
 			"JOB_OBJECT_UILIMIT_WRITECLIPBOARD", "JOB_OBJECT_UILIMIT_SYSTEMPARAMETERS",

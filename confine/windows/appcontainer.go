@@ -1,4 +1,4 @@
-package confine
+package windows
 
 import (
 	"bufio"
@@ -41,7 +41,7 @@ type aceGrant struct {
 	Inherit uint32
 }
 
-// acePlan turns the ACEs of a WindowsPlan into the grants for the
+// acePlan turns the ACEs of a Plan into the grants for the
 // container sid: one per granted file and directory, read or read-write
 // as the plan says, inherited beneath a directory. isDir says whether a
 // path is a directory, and fails for a path that does not exist: a

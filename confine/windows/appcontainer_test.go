@@ -1,4 +1,4 @@
-package confine
+package windows
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package confine
+package windows
 
 import (
 	"runtime"

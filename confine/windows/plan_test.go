@@ -1,13 +1,15 @@
-package confine
+package windows
 
 import (
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sabline/sabline/confine/internal/confinetest"
 )
 
-// countFiles tells WindowsPlanFor how many files a path holds: those in
+// countFiles tells PlanFor how many files a path holds: those in
 // counts, and 10 for any other.
 func countFiles(counts map[string]int) func(string) int {
 	return func(path string) int {
@@ -19,17 +21,17 @@ func countFiles(counts map[string]int) func(string) int {
 }
 
 func TestWindowsPlanGolden(t *testing.T) {
-	for _, tt := range planBudgets {
-		t.Run(tt.name, func(t *testing.T) {
-			plan := WindowsPlanFor(planPolicy(tt.allow, tt.strict), testNeeds, countFiles(nil), 512)
+	for _, tt := range confinetest.PlanBudgets() {
+		t.Run(tt.Name, func(t *testing.T) {
+			plan := PlanFor(confinetest.PolicyOf(tt.Allow, tt.Strict), confinetest.Needs(), countFiles(nil), 512)
 			out, err := json.MarshalIndent(struct {
-				Allow string      `json:"allow"`
-				Plan  WindowsPlan `json:"plan"`
-			}{tt.allow, plan}, "", "  ")
+				Allow string `json:"allow"`
+				Plan  Plan   `json:"plan"`
+			}{tt.Allow, plan}, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "windows", tt.name, append(out, '\n'))
+			golden(t, "windows", tt.Name, append(out, '\n'))
 		})
 	}
 }
@@ -124,7 +126,7 @@ func TestWindowsPlanFor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan := WindowsPlanFor(planPolicy(tt.allow, tt.strict), testNeeds, countFiles(tt.counts), 256)
+			plan := PlanFor(confinetest.PolicyOf(tt.allow, tt.strict), confinetest.Needs(), countFiles(tt.counts), 256)
 			if plan.AppContainer != tt.wantContainer || !strings.Contains(plan.ContainerOffReason, tt.wantOff) ||
 				(plan.ContainerOffReason == "") != tt.wantContainer {
 				t.Errorf("AppContainer = %v, %q; want %v, %q", plan.AppContainer, plan.ContainerOffReason, tt.wantContainer, tt.wantOff)
@@ -160,8 +162,8 @@ func TestWindowsPlanFor(t *testing.T) {
 }
 
 func TestWindowsPlanNotEnforced(t *testing.T) {
-	p := planPolicy("io,ffi:os", false)
-	plan := WindowsPlanFor(p, testNeeds, countFiles(nil), 256)
+	p := confinetest.PolicyOf("io,ffi:os", false)
+	plan := PlanFor(p, confinetest.Needs(), countFiles(nil), 256)
 	if plan.JobActiveProcessLimit != 0 || plan.JobMemoryLimitMB != 0 || plan.AppContainer || plan.JobUIRestrictions != nil ||
 		plan.PrivilegesKept != nil || plan.IntegrityLevel != "medium" {
 		t.Errorf("the plan of a policy that enforces nothing applies %+v", plan)

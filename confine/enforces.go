@@ -2,7 +2,6 @@ package confine
 
 import (
 	"strconv"
-	"sync"
 
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/seccomp"
@@ -123,10 +122,13 @@ func EnforcesRow(id string) (Row, bool) {
 // a run then holds what the job object and the token hold). Every cell is
 // about the worker, from its first statement on: the program and its
 // imports are compiled before the policy is applied.
-// docs/os-enforces.md is generated from it. It is built on first use:
-// a run never reads it (sabline audit, os-policy --enforces and the docs
-// do).
-var Enforces = sync.OnceValue(func() []Row {
+// docs/os-enforces.md is generated from it. It is built on each call: a
+// run never reads it (sabline audit, os-policy --enforces and the docs
+// do), and no caller can change what another reads.
+func Enforces() []Row { return enforcesTable() }
+
+// enforcesTable builds the ENFORCES table anew.
+func enforcesTable() []Row {
 	return []Row{
 		{
 			ID:   "no-fs",
@@ -429,4 +431,4 @@ var Enforces = sync.OnceValue(func() []Row {
 			},
 		},
 	}
-})
+}

@@ -114,7 +114,8 @@ func applyWith(p Policy, o ApplyOptions, in installer) (Result, error) {
 		}
 	}
 	if in.err != nil {
-		held.Problems = append(held.Problems, Gap{Layer: LayerApply, Kind: GapUnheld, Text: in.err.Error()})
+		held.Problems = append(held.Problems,
+			Gap{Layer: LayerApply, Kind: GapUnheld, Text: in.err.Error()})
 	}
 	if in.only != "" {
 		var out []string
@@ -128,7 +129,8 @@ func applyWith(p Policy, o ApplyOptions, in installer) (Result, error) {
 			}
 		}
 		held.Problems = append(held.Problems, Gap{Layer: LayerApply, Kind: GapUnheld,
-			Text: fmt.Sprintf("%s=%s, in a knock-out build: %s left out", LayersOnlyEnv, in.only, core.JoinAnd(out))})
+			Text: fmt.Sprintf("%s=%s, in a knock-out build: %s left out",
+				LayersOnlyEnv, in.only, core.JoinAnd(out))})
 	}
 	// Device nodes beneath the grants, which Landlock cannot tell from
 	// files: nodev added to the mounts in the worker's own mount
@@ -263,7 +265,8 @@ func keptCapabilitySets() (unix.CapUserHeader, [2]unix.CapUserData, error) {
 // without cgo, and through libpsx, which also reaches threads the C side
 // made, in one with it.
 func capsetEveryThread(hdr *unix.CapUserHeader, data *[2]unix.CapUserData) error {
-	_, _, errno := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(hdr)), uintptr(unsafe.Pointer(&data[0])), 0)
+	_, _, errno := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(hdr)),
+		uintptr(unsafe.Pointer(&data[0])), 0)
 	if errno != 0 {
 		return fmt.Errorf("capset on every thread: %w", errno)
 	}

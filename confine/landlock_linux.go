@@ -170,7 +170,8 @@ type pinnedRule struct {
 // Landlock call; on an error nothing stays open.
 func buildLandlock(plan LandlockRuleset) (b landlockBuild, err error) {
 	b = landlockBuild{
-		attr:  llsyscall.RulesetAttr{HandledAccessFS: plan.HandledFS, HandledAccessNet: plan.HandledNet, Scoped: plan.Scoped},
+		attr: llsyscall.RulesetAttr{HandledAccessFS: plan.HandledFS, HandledAccessNet: plan.HandledNet,
+			Scoped: plan.Scoped},
 		ports: plan.ConnectTCP,
 	}
 	defer func() {

@@ -23,7 +23,8 @@ var (
 // path that does not exist yet is resolved through the nearest directory
 // above it that does, the rest kept as written, so that /tmp/new is
 // /private/tmp/new. p is not changed.
-func resolved(p core.Policy, n core.Needs, eval func(string) (string, error)) (core.Policy, core.Needs) {
+func resolved(p core.Policy, n core.Needs,
+	eval func(string) (string, error)) (core.Policy, core.Needs) {
 	one := func(s string) string {
 		if s == "" || !strings.HasPrefix(s, "/") {
 			return s

@@ -80,8 +80,8 @@ type Worker struct {
 	memoryMB  int            // the job's per-process memory limit, 0 for none
 }
 
-// Memory: the job object holds the memory limit, once the worker is in
-// it.
+// Memory says what holds the memory limit: the job object, once the
+// worker is in it.
 func (s *Worker) Memory() core.MemoryHold {
 	switch {
 	case s.memoryMB == 0:
@@ -92,8 +92,8 @@ func (s *Worker) Memory() core.MemoryHold {
 	return core.MemoryHold{By: "the job object's per-process memory limit"}
 }
 
-// OutOfMemory: a worker past its job's memory limit is refused the
-// allocation, not ended; its own crash report says so.
+// OutOfMemory is always false: a worker past its job's memory limit is
+// refused the allocation, not ended; its own crash report says so.
 func (s *Worker) OutOfMemory() bool { return false }
 
 // stdFiles returns cmd's standard streams as files, nil for none, and

@@ -43,9 +43,9 @@ func ParseLevel(s string) (Level, error) {
 
 // Result is what a run's confinement held: the level, the reason, the
 // layers the kernel accepted, and the gaps the level and the reason are
-// made from. It is what receipts record. Make one with an assessment
-// (assessLinux and the others, Predict) and add to it with With; the level
-// and the reason are never set apart from the gaps.
+// made from. It is what receipts record. Make one with ResultOf, as each
+// system's assessment and confine.Predict do, and add to it with With; the
+// level and the reason are never set apart from the gaps.
 type Result struct {
 	Level  Level    `json:"level"`
 	Reason string   `json:"reason"`
@@ -71,8 +71,9 @@ func LayerLandlock(abi int) string {
 }
 
 // Needs are the machine's paths for the interpreter's own needs that a
-// policy names (NeedExecutable and the rest). Apply gathers them; the pure
-// planners take them as an argument so that tests can give fixed ones.
+// policy names (NeedExecutable and the rest). confine.Apply gathers them;
+// the pure planners take them as an argument so that tests can give fixed
+// ones.
 type Needs struct {
 	Executable string   // the running binary
 	TempDir    string   // the run's private temporary directory
@@ -81,6 +82,6 @@ type Needs struct {
 	TLSRoots   []string // TLS root certificate files and directories (net grants only)
 }
 
-// ErrUnsupported is returned by Apply on a system for which Sabline has no
-// confinement: the run is not confined, and says so.
+// ErrUnsupported is returned by confine.Apply on a system for which
+// Sabline has no confinement: the run is not confined, and says so.
 var ErrUnsupported = errors.New("confine: this operating system has no confinement in this build")

@@ -107,8 +107,9 @@ func (w Widening) Reason() string {
 	}
 }
 
-// The interpreter's own needs, named. Apply resolves each to paths on the
-// machine; the policy only names them, so it stays the same everywhere.
+// The interpreter's own needs, named. confine.Apply resolves each to paths
+// on the machine; the policy only names them, so it stays the same
+// everywhere.
 const (
 	NeedExecutable = "executable"   // the sabline binary itself
 	NeedDevNull    = "/dev/null"    // read and write

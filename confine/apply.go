@@ -1,6 +1,9 @@
 package confine
 
-import "github.com/sabline/sabline/guard"
+import (
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
+)
 
 // ApplyOptions are what Apply needs besides the policy.
 type ApplyOptions struct {
@@ -29,7 +32,7 @@ type ApplyOptions struct {
 // and ErrUnsupported.
 func Apply(p Policy, o ApplyOptions) (Result, error) {
 	if !p.Enforced {
-		return offResult(p), nil
+		return core.OffResult(p), nil
 	}
 	return apply(p, o)
 }

@@ -9,11 +9,12 @@ import (
 	"syscall"
 	"unsafe"
 
-	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 	"kernel.org/pub/linux/libs/security/libcap/psx"
 
+	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/seccomp"
+	"github.com/sabline/sabline/guard"
 )
 
 // linuxNeeds resolves the policy's named needs to this machine's paths.
@@ -24,44 +25,81 @@ func linuxNeeds(p Policy, tempDir string) Needs {
 
 // apply holds every thread to p: the memory limit, then nodev on the
 // mounts (holdDevices), then Landlock at the kernel's ABI, then the
-// capability drop, then the seccomp filter with TSYNC. In a knock-out
-// build, LayersOnlyEnv may leave all but one layer out (layersOnly); the
-// mounts go with Landlock.
+// capability drop, then the seccomp filter with TSYNC, each by the
+// installer this build was made with (buildInstaller).
 func apply(p Policy, o ApplyOptions) (Result, error) {
+	in := buildInstaller()
+	held, err := applyWith(p, o, in)
+	return held, errors.Join(in.err, err)
+}
+
+// installer makes the system calls that install each Linux layer, one
+// function a layer; a nil function is a layer left out. A run's apply
+// uses the one its build chose (buildInstaller): every layer, or, in a
+// knock-out build, the one LayersOnlyEnv names. confine's tests make ones
+// whose install the kernel refuses, in a test file.
+type installer struct {
+	// addressSpace sets the address-space limit of mb megabytes.
+	addressSpace func(mb int) error
+	// landlock restricts every thread to the plan (ApplyLandlock); the
+	// mounts' nodev goes with it.
+	landlock func(plan LandlockRuleset, carveOuts []guard.CarveOut,
+		admitted map[string]string) (LandlockApplied, error)
+	// capabilities drops every capability but keptCapabilities.
+	capabilities func() error
+	// seccomp installs the policy's allow-list filter on every thread.
+	seccomp func(p Policy) error
+	// only is the one layer installed, as LayersOnlyEnv names it; "" for
+	// every layer.
+	only string
+	// err says why a knock-out switch named no layer; its words are a
+	// problem of the Result, and every layer is installed.
+	err error
+}
+
+// everyLayer is the installer of a run: every layer, none left out.
+func everyLayer() installer {
+	return installer{addressSpace: limitAddressSpace, landlock: ApplyLandlock,
+		capabilities: dropCapabilities, seccomp: applySeccomp}
+}
+
+// buildInstaller is the installer of this build: every layer, or in a
+// knock-out build (layersOnly) the one LayersOnlyEnv names alone. A
+// switch that names no layer installs every layer, and says so.
+func buildInstaller() installer {
 	only, err := layersOnly()
 	if err != nil {
-		// A switch that names no layer applies every layer, and says so
-		// among the reason's problems.
-		held, applyErr := applySteps(p, o, steps{problem: err.Error()})
-		return held, errors.Join(err, applyErr)
+		in := everyLayer()
+		in.err = err
+		return in
 	}
-	return applySteps(p, o, steps{only: only})
+	return everyLayer().onlyLayer(only)
 }
 
-// steps says which layers applySteps installs, and which it hands what the
-// kernel refuses. A run's apply leaves both empty: every layer, none
-// spoiled.
-type steps struct {
-	// only is the one layer installed ("landlock", "seccomp" or
-	// "capabilities", as LayersOnlyEnv names them); "" for every layer.
-	only string
-	// refuse is the layer ("memory" for the address-space limit) whose
-	// install is handed something the kernel refuses, so that its failure
-	// takes the path a real one takes. Set only by confine's own tests.
-	refuse string
-	// problem is a sentence the reason carries whatever the layers did
-	// (a LayersOnlyEnv that names no layer).
-	problem string
+// onlyLayer returns in with every layer LayersOnlyEnv names but layer
+// left out ("landlock", "seccomp" or "capabilities"); in itself for "".
+func (in installer) onlyLayer(layer string) installer {
+	if layer == "" {
+		return in
+	}
+	in.only = layer
+	if layer != layerLandlockOnly {
+		in.landlock = nil
+	}
+	if layer != layerSeccompOnly {
+		in.seccomp = nil
+	}
+	if layer != layerCapabilitiesOnly {
+		in.capabilities = nil
+	}
+	return in
 }
 
-// on reports whether the layer named as LayersOnlyEnv names it is installed.
-func (s steps) on(layer string) bool { return s.only == "" || s.only == layer }
-
-// applySteps is apply with the layers s says. The reason names each layer
+// applyWith is apply with the layers of in. The reason names each layer
 // that failed, with why, and the layers left out; the level is what the
 // kernel accepted, and the error is the first failure that was not simply
 // the kernel offering no Landlock.
-func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
+func applyWith(p Policy, o ApplyOptions, in installer) (Result, error) {
 	var held linuxHeld
 	var firstErr error
 	fail := func(err error, layer, problem string) {
@@ -71,39 +109,45 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 		held.Problems = append(held.Problems, Gap{Layer: layer, Kind: GapUnheld, Text: problem})
 	}
 	if o.MaxMemoryMB > 0 {
-		if err := setAddressSpace(o.MaxMemoryMB, s.refuse == layerMemory); err != nil {
+		if err := in.addressSpace(o.MaxMemoryMB); err != nil {
 			fail(err, LayerMemory, "the memory limit could not be set: "+err.Error())
 		}
 	}
-	if s.problem != "" {
-		held.Problems = append(held.Problems, Gap{Layer: LayerApply, Kind: GapUnheld, Text: s.problem})
+	if in.err != nil {
+		held.Problems = append(held.Problems,
+			Gap{Layer: LayerApply, Kind: GapUnheld, Text: in.err.Error()})
 	}
-	if s.only != "" {
+	if in.only != "" {
 		var out []string
-		for _, l := range []string{layerLandlockOnly, layerSeccompOnly, layerCapabilitiesOnly} {
-			if !s.on(l) {
-				out = append(out, l)
+		for _, l := range []struct {
+			name string
+			on   bool
+		}{{layerLandlockOnly, in.landlock != nil}, {layerSeccompOnly, in.seccomp != nil},
+			{layerCapabilitiesOnly, in.capabilities != nil}} {
+			if !l.on {
+				out = append(out, l.name)
 			}
 		}
 		held.Problems = append(held.Problems, Gap{Layer: LayerApply, Kind: GapUnheld,
-			Text: fmt.Sprintf("%s=%s, in a knock-out build: %s left out", LayersOnlyEnv, s.only, joinAnd(out))})
+			Text: fmt.Sprintf("%s=%s, in a knock-out build: %s left out",
+				LayersOnlyEnv, in.only, core.JoinAnd(out))})
 	}
 	// Device nodes beneath the grants, which Landlock cannot tell from
 	// files: nodev added to the mounts in the worker's own mount
 	// namespace, before Landlock, which refuses a landlocked process any
 	// change to its mounts.
 	told := takeMountNamespace()
-	if s.on(layerLandlockOnly) {
+	if in.landlock != nil {
 		held.DeviceNodes, held.DeviceNodesWhy = holdDevices(p, told)
 	}
 	// A kernel with no Landlock, or with Landlock off, has nothing to
 	// apply, and assessLinux names what is then not held. Any other
 	// failure to read the ABI is a problem of its own.
-	if s.on(layerLandlockOnly) {
+	if in.landlock != nil {
 		abi, err := LandlockABI()
 		switch {
 		case err == nil:
-			if err := holdLandlock(p, o, abi, s.refuse == layerLandlockOnly, &held); err != nil {
+			if err := holdLandlock(p, o, abi, in.landlock, &held); err != nil {
 				fail(err, LayerLandlockFamily, err.Error())
 			}
 		case !errors.Is(err, syscall.ENOSYS) && !errors.Is(err, syscall.EOPNOTSUPP):
@@ -115,8 +159,8 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 	// stands on the other layers. It comes before the filter, which
 	// refuses tkill: libpsx, in a build with cgo, signals each thread with
 	// it.
-	if s.on(layerCapabilitiesOnly) {
-		if err := dropCapabilities(s.refuse == layerCapabilitiesOnly); err != nil {
+	if in.capabilities != nil {
+		if err := in.capabilities(); err != nil {
 			held.CapabilitiesFailure = err.Error()
 			if firstErr == nil {
 				firstErr = err
@@ -125,12 +169,8 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 			held.CapabilitiesDropped = true
 		}
 	}
-	if s.on(layerSeccompOnly) {
-		install := func() error { return applySeccomp(p) }
-		if s.refuse == layerSeccompOnly {
-			install = installRefused
-		}
-		if err := install(); err != nil {
+	if in.seccomp != nil {
+		if err := in.seccomp(p); err != nil {
 			// Not a problem of its own: assessLinux says it in the sentence
 			// that names what the filter's absence leaves unheld.
 			held.SeccompFailure = err.Error()
@@ -146,36 +186,19 @@ func applySteps(p Policy, o ApplyOptions, s steps) (Result, error) {
 	return assessLinux(p, held), firstErr
 }
 
-// holdLandlock plans the ruleset for the kernel's ABI and applies it. With
-// refuse, the plan gains a rule on a namespace file, which lives on a file
-// system the kernel holds no rule on (EBADFD): the ruleset is refused and
-// nothing is applied.
-func holdLandlock(p Policy, o ApplyOptions, abi int, refuse bool, held *linuxHeld) error {
+// holdLandlock plans the ruleset for the kernel's ABI and has install
+// (the installer's landlock) apply it.
+func holdLandlock(p Policy, o ApplyOptions, abi int, install func(LandlockRuleset, []guard.CarveOut,
+	map[string]string) (LandlockApplied, error), held *linuxHeld) error {
 	plan, err := LandlockPlan(p, linuxNeeds(p, o.TempDir), abi)
 	if err != nil {
 		return fmt.Errorf("the Landlock ruleset could not be planned: %w", err)
 	}
-	if refuse {
-		plan.Rules = append(plan.Rules, LandlockRule{Path: "/proc/self/ns/net", Access: LandlockFSReadFile, Why: "a rule the kernel refuses"})
-	}
-	applied, err := ApplyLandlock(plan, o.CarveOuts, o.Admitted)
+	applied, err := install(plan, o.CarveOuts, o.Admitted)
 	if err != nil {
 		return fmt.Errorf("apply Landlock: the kernel refused the ruleset: %w", err)
 	}
 	held.LandlockABI, held.Missing, held.Carving = applied.ABI, applied.Missing, applied.Carving
-	return nil
-}
-
-// installRefused installs a seccomp program the kernel rejects: it ends
-// without returning (EINVAL), so no thread is filtered.
-func installRefused() error {
-	raw, err := bpf.Assemble([]bpf.Instruction{bpf.LoadAbsolute{Off: 0, Size: 4}})
-	if err != nil {
-		return fmt.Errorf("confine: %w", err)
-	}
-	if err := seccomp.Install(raw); err != nil {
-		return fmt.Errorf("confine: %w", err)
-	}
 	return nil
 }
 
@@ -210,14 +233,23 @@ const keptCapabilities = 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_DAC_READ_SEARCH
 // dropCapabilities reduces the effective and permitted sets of every
 // thread to keptCapabilities, of what it holds now, and empties the
 // inheritable set (and with it the ambient one). The bounding set is left
-// as it is: it matters only to a new program, and none is started. With
-// refuse, the effective set keeps CAP_SYS_ADMIN beside a permitted set
-// without it, which the kernel refuses (EPERM): no thread changes.
-func dropCapabilities(refuse bool) error {
+// as it is: it matters only to a new program, and none is started.
+func dropCapabilities() error {
+	hdr, data, err := keptCapabilitySets()
+	if err != nil {
+		return err
+	}
+	return capsetEveryThread(&hdr, &data)
+}
+
+// keptCapabilitySets returns the thread's capability sets with every
+// capability but keptCapabilities taken out of the effective and
+// permitted sets, and the inheritable set empty.
+func keptCapabilitySets() (unix.CapUserHeader, [2]unix.CapUserData, error) {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("capget: %w", err)
+		return hdr, data, fmt.Errorf("capget: %w", err)
 	}
 	for i := range data {
 		kept := uint32(keptCapabilities >> (32 * i))
@@ -225,13 +257,16 @@ func dropCapabilities(refuse bool) error {
 		data[i].Permitted &= kept
 		data[i].Inheritable = 0
 	}
-	if refuse {
-		data[unix.CAP_SYS_ADMIN/32].Effective |= 1 << (unix.CAP_SYS_ADMIN % 32)
-	}
-	// psx reaches every thread: through syscall.AllThreadsSyscall in a
-	// build without cgo, and through libpsx, which also reaches threads
-	// the C side made, in one with it.
-	_, _, errno := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0)
+	return hdr, data, nil
+}
+
+// capsetEveryThread sets the capability sets of every thread to data.
+// psx reaches every thread: through syscall.AllThreadsSyscall in a build
+// without cgo, and through libpsx, which also reaches threads the C side
+// made, in one with it.
+func capsetEveryThread(hdr *unix.CapUserHeader, data *[2]unix.CapUserData) error {
+	_, _, errno := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(hdr)),
+		uintptr(unsafe.Pointer(&data[0])), 0)
 	if errno != 0 {
 		return fmt.Errorf("capset on every thread: %w", errno)
 	}
@@ -243,27 +278,34 @@ func dropCapabilities(refuse bool) error {
 // watch of its heap, which ends the run with a clear E308, comes first.
 const addressSpaceSlack = 256 << 20
 
-// limitAddressSpace sets RLIMIT_AS to what the process maps now, plus twice
-// the limit, plus addressSpaceSlack: a backstop the kernel holds under the worker's own watch of
-// its heap, which ends the run at the limit itself.
-func limitAddressSpace(mb int) error { return setAddressSpace(mb, false) }
+// limitAddressSpace sets RLIMIT_AS to what the process maps now, plus
+// twice the limit, plus addressSpaceSlack: a backstop the kernel holds
+// under the worker's own watch of its heap, which ends the run at the
+// limit itself.
+func limitAddressSpace(mb int) error {
+	limit, err := addressSpaceLimit(mb)
+	if err != nil {
+		return err
+	}
+	return setAddressSpace(unix.Rlimit{Cur: limit, Max: limit})
+}
 
-// setAddressSpace is limitAddressSpace; with refuse, the soft limit asked
-// for is above the hard one, which the kernel refuses (EINVAL).
-func setAddressSpace(mb int, refuse bool) error {
+// addressSpaceLimit is the RLIMIT_AS limitAddressSpace sets for mb
+// megabytes.
+func addressSpaceLimit(mb int) (uint64, error) {
 	var size, resident uint64
 	data, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
-		return fmt.Errorf("read /proc/self/statm: %w", err)
+		return 0, fmt.Errorf("read /proc/self/statm: %w", err)
 	}
 	if _, err := fmt.Sscan(string(data), &size, &resident); err != nil {
-		return fmt.Errorf("parse /proc/self/statm: %w", err)
+		return 0, fmt.Errorf("parse /proc/self/statm: %w", err)
 	}
-	limit := size*uint64(os.Getpagesize()) + 2*uint64(mb)<<20 + addressSpaceSlack
-	rl := unix.Rlimit{Cur: limit, Max: limit}
-	if refuse {
-		rl.Cur++
-	}
+	return size*uint64(os.Getpagesize()) + 2*uint64(mb)<<20 + addressSpaceSlack, nil
+}
+
+// setAddressSpace sets RLIMIT_AS to rl.
+func setAddressSpace(rl unix.Rlimit) error {
 	if err := unix.Setrlimit(unix.RLIMIT_AS, &rl); err != nil {
 		return fmt.Errorf("setrlimit(RLIMIT_AS): %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/internal/testkit"
 )
 
@@ -71,7 +72,7 @@ func TestApplyLayers(t *testing.T) {
 	if _, ok := nativeArch(); !ok {
 		t.Skip("no seccomp filter for this architecture")
 	}
-	landlock, startCaps := layerLandlock(abi), capEff(t, os.Getpid())
+	landlock, startCaps := core.LayerLandlock(abi), capEff(t, os.Getpid())
 	tests := []struct {
 		name        string
 		only        string
@@ -89,7 +90,7 @@ func TestApplyLayers(t *testing.T) {
 	}{
 		{name: "every layer", maxMemoryMB: 512, wantLevel: Full,
 			wantLayers:  []string{landlock, LayerSeccomp, LayerCapabilities},
-			wantReason:  []string{"^" + regexp.QuoteMeta(fullReason) + "$"},
+			wantReason:  []string{"^" + regexp.QuoteMeta(core.FullReason) + "$"},
 			wantSeccomp: true, wantCapsDrop: true, wantWriteHeld: true, wantASLimit: true},
 		{name: "Landlock refused", refuse: layerLandlockOnly, wantLevel: Partial,
 			wantLayers: []string{LayerSeccomp, LayerCapabilities},
@@ -105,7 +106,7 @@ func TestApplyLayers(t *testing.T) {
 			wantCapsDrop: true, wantWriteHeld: true},
 		{name: "capability drop refused", refuse: layerCapabilitiesOnly, wantLevel: Full,
 			wantLayers: []string{landlock, LayerSeccomp},
-			wantReason: []string{"^" + regexp.QuoteMeta(fullReason) + `; the capabilities were not dropped \(capset on every thread: operation not permitted\): no limit rests on them alone$`},
+			wantReason: []string{"^" + regexp.QuoteMeta(core.FullReason) + `; the capabilities were not dropped \(capset on every thread: operation not permitted\): no limit rests on them alone$`},
 			wantErr:    `capset`, wantSeccomp: true, wantWriteHeld: true},
 		{name: "memory limit refused", refuse: layerMemory, maxMemoryMB: 512, wantLevel: Partial,
 			wantLayers: []string{landlock, LayerSeccomp, LayerCapabilities},
@@ -270,8 +271,8 @@ func runApplyChild(t *testing.T, c applyChild) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := applySteps(OSPolicy(b, Options{}), ApplyOptions{TempDir: c.TempDir, MaxMemoryMB: c.MaxMemoryMB},
-		steps{only: c.Only, refuse: c.Refuse})
+	r, err := applyWith(OSPolicy(b, Options{}), ApplyOptions{TempDir: c.TempDir, MaxMemoryMB: c.MaxMemoryMB},
+		refusedBy(everyLayer().onlyLayer(c.Only), c.Refuse))
 	report := applyReport{Result: r}
 	if err != nil {
 		report.Err = err.Error()

@@ -2,9 +2,10 @@ package confine
 
 import (
 	"strconv"
-	"strings"
 
-	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/darwin"
+	"github.com/sabline/sabline/confine/windows"
 )
 
 // This file turns what a system held into a Result, the level a receipt
@@ -59,29 +60,6 @@ type linuxHeld struct {
 	DeviceNodesWhy string
 }
 
-// darwinHeld is what Apply got from macOS.
-type darwinHeld struct {
-	Profile  bool  // the sandbox profile was applied
-	Problems []Gap // what the apply could not do, each a limit not held
-}
-
-// windowsHeld is what the supervisor and the worker got from Windows.
-type windowsHeld struct {
-	Job          bool // the job object holds the worker
-	Token        bool // every privilege but SeChangeNotifyPrivilege was removed
-	LowIntegrity bool // the worker runs at low integrity
-	AppContainer bool // the worker runs inside the run's AppContainer
-	// ContainerOffReason says why the container was left off, as
-	// WindowsPlanFor or the supervisor said it; "" when it is on.
-	ContainerOffReason string
-	// Problems are what the worker found not held as planned, each a
-	// limit not held.
-	Problems []Gap
-}
-
-// fullReason is the reason of a full level.
-const fullReason = "every file, network and process limit of this budget is held by the kernel"
-
 // assessLinux returns the level of a run held by Landlock and seccomp as
 // h says.
 //
@@ -94,7 +72,7 @@ const fullReason = "every file, network and process limit of this budget is held
 // nor seccomp was applied: the capability drop alone holds no limit.
 func assessLinux(p Policy, h linuxHeld) Result {
 	if !p.Enforced {
-		return offResult(p)
+		return core.OffResult(p)
 	}
 	var layers []string
 	var gaps []Gap
@@ -103,7 +81,7 @@ func assessLinux(p Policy, h linuxHeld) Result {
 	}
 	abi := h.LandlockABI
 	if abi > 0 {
-		layers = append(layers, layerLandlock(abi))
+		layers = append(layers, core.LayerLandlock(abi))
 	}
 	if h.Seccomp {
 		layers = append(layers, LayerSeccomp)
@@ -120,14 +98,14 @@ func assessLinux(p Policy, h linuxHeld) Result {
 		if !p.Write.Unrestricted {
 			lost = append(lost, "writes")
 		}
-		if p.Network.Mode != netClosed {
+		if p.Network.Mode != core.NetClosed {
 			lost = append(lost, "TCP binds")
 		}
 		if p.Read.Unrestricted || p.Write.Unrestricted {
 			lost = append(lost, "the guarded locations under a grant of every path")
 		}
 		if len(lost) > 0 {
-			unheld(LayerLandlockFamily, "Landlock was not applied: "+joinAnd(lost)+" are not held")
+			unheld(LayerLandlockFamily, "Landlock was not applied: "+core.JoinAnd(lost)+" are not held")
 		}
 	}
 	if abi > 0 && !p.Write.Unrestricted && landlockWriteRights(abi)&LandlockFSTruncate == 0 {
@@ -144,12 +122,12 @@ func assessLinux(p Policy, h linuxHeld) Result {
 	// names one.
 	info := LandlockABIOf(abi)
 	tcp := info.Net&LandlockNetBindTCP != 0
-	if p.Network.Mode != netClosed && abi > 0 && !tcp {
+	if p.Network.Mode != core.NetClosed && abi > 0 && !tcp {
 		unheld(LayerLandlockFamily, "Landlock ABI "+strconv.Itoa(abi)+
 			" cannot hold TCP binds (it needs "+abiText(LandlockABITCP)+")")
 	}
 	_, portsHeld := p.Network.Ports()
-	gaps = append(gaps, hostGaps(p, portsHeld && tcp, true)...)
+	gaps = append(gaps, core.HostGaps(p, portsHeld && tcp, true)...)
 
 	if !h.Seccomp {
 		var lost []string
@@ -159,9 +137,9 @@ func assessLinux(p Policy, h linuxHeld) Result {
 			lost = append(lost, "starting a process")
 		}
 		switch {
-		case p.Network.Mode == netClosed && tcp:
+		case p.Network.Mode == core.NetClosed && tcp:
 			lost = append(lost, "sockets other than TCP")
-		case p.Network.Mode == netClosed:
+		case p.Network.Mode == core.NetClosed:
 			lost = append(lost, "the closed network")
 		case socketRuleOf(p) == socketsTCP:
 			lost = append(lost, "UDP, Unix, netlink and raw sockets")
@@ -176,22 +154,22 @@ func assessLinux(p Policy, h linuxHeld) Result {
 		if h.SeccompFailure != "" {
 			why += " (" + h.SeccompFailure + ")"
 		}
-		unheld(LayerSeccomp, why+": "+joinAnd(lost)+" are not held")
+		unheld(LayerSeccomp, why+": "+core.JoinAnd(lost)+" are not held")
 	}
 	if len(h.DeviceNodes) > 0 {
-		unheld(layerLanguage, deviceGap(h.DeviceNodes, h.DeviceNodesWhy))
+		unheld(core.LayerLanguage, deviceGap(h.DeviceNodes, h.DeviceNodesWhy))
 	}
 	if len(h.Carving.LanguageOnly) > 0 {
-		unheld(layerLanguage, "the guarded locations "+shortList(h.Carving.LanguageOnly, 4)+
+		unheld(core.LayerLanguage, "the guarded locations "+shortList(h.Carving.LanguageOnly, 4)+
 			" are held by the language only: the grant above them has too many entries to hold one by "+
 			"one, or one could not be listed")
 	}
 	gaps = append(gaps, h.Problems...)
-	gaps = append(gaps, modeGaps(p)...)
-	gaps = append(gaps, widenedGaps(p, abi > 0 && len(h.Carving.LanguageOnly) == 0)...)
+	gaps = append(gaps, core.ModeGaps(p)...)
+	gaps = append(gaps, core.WidenedGaps(p, abi > 0 && len(h.Carving.LanguageOnly) == 0)...)
 	carved := func(sentence string, paths []string) {
 		if len(paths) > 0 {
-			gaps = append(gaps, Gap{Layer: LayerLandlockFamily, Kind: GapNote,
+			gaps = append(gaps, Gap{Layer: LayerLandlockFamily, Kind: core.GapNote,
 				Text: sentence + " (" + shortList(paths, 4) + ")"})
 		}
 	}
@@ -203,7 +181,7 @@ func assessLinux(p Policy, h linuxHeld) Result {
 			Text: "the capabilities were not dropped (" + h.CapabilitiesFailure +
 				"): no limit rests on them alone"})
 	}
-	return resultOf(abi > 0 || h.Seccomp, layers, gaps)
+	return core.ResultOf(abi > 0 || h.Seccomp, layers, gaps)
 }
 
 // expandedNote says what Carving.Expanded means to a run.
@@ -220,93 +198,6 @@ const withheldNote = "Granted paths left out of the kernel's ruleset, so that th
 	"each lay, as it resolved when the worker started, in a location no grant reaches, or a link was made on its way " +
 	"after the run was admitted"
 
-// assessDarwin returns the level of a run held by the sandbox profile as h
-// says. It is partial at best: Apple has deprecated sandbox profiles, and
-// the profile refuses reads only under the home directory and /Volumes.
-func assessDarwin(p Policy, h darwinHeld) Result {
-	if !p.Enforced {
-		return offResult(p)
-	}
-	profile := func(text string) Gap {
-		return Gap{Layer: LayerSandboxProfile, Kind: GapUnheld, Text: text}
-	}
-	if !h.Profile {
-		gaps := append([]Gap{profile("the sandbox profile was not applied: nothing is held")},
-			h.Problems...)
-		return resultOf(false, nil, append(gaps, modeGaps(p)...))
-	}
-	gaps := []Gap{profile("Apple has deprecated sandbox profiles")}
-	if !p.Read.Unrestricted {
-		gaps = append(gaps, profile("reads are held only under the home directory and /Volumes"))
-	}
-	gaps = append(gaps, hostGaps(p, false, false)...)
-	if p.Network.Mode != netClosed {
-		gaps = append(gaps, profile("the profile leaves the network open: Unix sockets are not held"))
-	}
-	gaps = append(gaps, h.Problems...)
-	gaps = append(gaps, modeGaps(p)...)
-	gaps = append(gaps, widenedGaps(p, false)...)
-	return resultOf(true, []string{LayerSandboxProfile}, gaps)
-}
-
-// assessWindows returns the level of a run held by the job object, the
-// token, the integrity level and the AppContainer as h says. Reads and
-// the closed network are held only by the container; writes by the
-// container, or by the low integrity level when nothing is granted to
-// write.
-func assessWindows(p Policy, h windowsHeld) Result {
-	if !p.Enforced {
-		return offResult(p)
-	}
-	var layers []string
-	var gaps []Gap
-	for _, l := range []struct {
-		on   bool
-		name string
-	}{{h.Job, layerJobObject}, {h.Token, layerTokenPrivs}, {h.LowIntegrity, layerLowIntegrity}, {h.AppContainer, layerAppContainer}} {
-		if l.on {
-			layers = append(layers, l.name)
-		}
-	}
-	if !h.AppContainer {
-		var lost []string
-		if !p.Read.Unrestricted {
-			lost = append(lost, "reads")
-		}
-		if !p.Write.Unrestricted && !h.LowIntegrity {
-			lost = append(lost, "writes")
-		}
-		if p.Network.Mode == netClosed {
-			lost = append(lost, "network connections")
-		}
-		why := "the AppContainer was not applied"
-		if h.ContainerOffReason != "" {
-			why = "the AppContainer was left off (" + h.ContainerOffReason + ")"
-		}
-		if len(lost) > 0 {
-			gaps = append(gaps, Gap{Layer: layerAppContainer, Kind: GapUnheld,
-				Text: why + ": " + joinAnd(lost) + " are not held"})
-		}
-	}
-	// The container has internetClient under any net grant: it admits
-	// every host, and nothing on Windows holds a port.
-	gaps = append(gaps, hostGaps(p, false, false)...)
-	if !h.Job {
-		gaps = append(gaps, Gap{Layer: layerJobObject, Kind: GapUnheld,
-			Text: "the job object was not applied: starting a process is not held"})
-	}
-	if !h.Token {
-		gaps = append(gaps, Gap{Layer: layerTokenPrivs, Kind: GapUnheld,
-			Text: "the token's privileges were not removed"})
-	}
-	gaps = append(gaps, h.Problems...)
-	gaps = append(gaps, modeGaps(p)...)
-	if len(layers) > 0 {
-		gaps = append(gaps, widenedGaps(p, false)...)
-	}
-	return resultOf(len(layers) > 0, layers, gaps)
-}
-
 // Predict returns the level a run of p gets on sys (one of Systems) where
 // every layer that system has is present: Landlock at LandlockMaxABI and
 // seccomp; the sandbox profile; the job object, the token, and the
@@ -319,90 +210,9 @@ func Predict(p Policy, sys System) Result {
 	case Linux:
 		return assessLinux(p, linuxHeld{LandlockABI: LandlockMaxABI, Seccomp: true, CapabilitiesDropped: true})
 	case Darwin:
-		return assessDarwin(p, darwinHeld{Profile: true})
+		return darwin.Predict(p)
 	case Windows:
-		plan := WindowsPlanFor(p, Needs{}, func(string) int { return 0 }, 0)
-		return assessWindows(p, windowsHeld{
-			Job:                true,
-			Token:              true,
-			LowIntegrity:       plan.IntegrityLevel == "low",
-			AppContainer:       plan.AppContainer,
-			ContainerOffReason: plan.ContainerOffReason,
-		})
+		return windows.Predict(p)
 	}
 	return NotConfined("Sabline has no confinement for " + string(sys))
-}
-
-// offResult is the level of a policy that enforces nothing.
-func offResult(p Policy) Result {
-	return NotConfined(p.OffReason())
-}
-
-// modeGaps is what the confine mode of p adds to a reason: under strict,
-// that no granted module widened the policy.
-func modeGaps(p Policy) []Gap {
-	if !p.Strict {
-		return nil
-	}
-	return []Gap{{Layer: layerLanguage, Kind: GapMode,
-		Text: "--confine strict: no granted module widened the policy"}}
-}
-
-// widenedGaps are the notes of the modules that widened p, on a system
-// where guardedHeld says whether the kernel holds the guarded locations
-// out of a widening to any path (Policy.WidenedReason).
-func widenedGaps(p Policy, guardedHeld bool) []Gap {
-	var out []Gap
-	for _, s := range p.widenedSentences(guardedHeld) {
-		out = append(out, Gap{Layer: layerLanguage, Kind: GapNote, Text: s})
-	}
-	return out
-}
-
-// hostGaps names, for each net:HOST grant, that the language alone holds
-// its host, and its port too unless portsHeld; for each UDP grant, that
-// the language alone holds its host and port, and under any, that it
-// alone keeps a run from binding a UDP port, which no layer here holds.
-// Where the network is open and no UDP is granted, and datagrams are not
-// held (udpHeld false, as by a sandbox profile or a container that admits
-// them wherever it admits TCP), that too.
-func hostGaps(p Policy, portsHeld, udpHeld bool) []Gap {
-	var out []Gap
-	say := func(text string) {
-		out = append(out, Gap{Layer: layerLanguage, Kind: GapUnheld, Text: text})
-	}
-	language := func(e endpoint, udp, portHeld bool) {
-		grant := budget.Item{Kind: budget.Net, UDP: udp, Host: e.Host, Port: e.Port}.String()
-		switch {
-		case e.Host == "":
-		case e.Port != 0 && !portHeld:
-			say("the host and port in " + grant + " are held by the language alone")
-		default:
-			say("the host in " + grant + " is held by the language alone")
-		}
-	}
-	if p.Network.Mode == netHosts {
-		for _, e := range p.Network.Hosts {
-			language(e, false, portsHeld)
-		}
-	}
-	for _, e := range p.Network.UDP {
-		language(e, true, false)
-	}
-	switch {
-	case len(p.Network.UDP) > 0:
-		say("binding a UDP port is held by the language alone")
-	case p.Network.Mode != netClosed && !udpHeld:
-		say("UDP, which no grant allows, is held by the language alone")
-	}
-	return out
-}
-
-// joinAnd joins phrases as a list in a sentence: "a", "a and b",
-// "a, b and c".
-func joinAnd(phrases []string) string {
-	if len(phrases) < 2 {
-		return strings.Join(phrases, "")
-	}
-	return strings.Join(phrases[:len(phrases)-1], ", ") + " and " + phrases[len(phrases)-1]
 }

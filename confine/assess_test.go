@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/internal/budgetgen"
 )
 
 // policyOf derives the policy of an --allow text, paths taken from /.
@@ -48,7 +50,7 @@ func checkResult(t *testing.T, r Result, wantLevel Level, wantLayers, want []str
 }
 
 func TestAssessLinux(t *testing.T) {
-	ll7, ll3 := layerLandlock(7), layerLandlock(3)
+	ll7, ll3 := core.LayerLandlock(7), core.LayerLandlock(3)
 	for _, tc := range []struct {
 		name       string
 		allow      string
@@ -134,10 +136,10 @@ func TestAssessLinux(t *testing.T) {
 			held: linuxHeld{}, wantLevel: None, wantLayers: nil,
 			want: []string{"Landlock was not applied", "seccomp was not installed: starting a process"}},
 		{name: "ABI 2 cannot hold truncation", allow: "io,fs:write:/srv/out",
-			held: linuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Partial, wantLayers: []string{layerLandlock(2), LayerSeccomp},
+			held: linuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Partial, wantLayers: []string{core.LayerLandlock(2), LayerSeccomp},
 			want: []string{"truncating a file"}},
 		{name: "ABI 2 with writes granted everywhere", allow: "io,fs:write",
-			held: linuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Full, wantLayers: []string{layerLandlock(2), LayerSeccomp}},
+			held: linuxHeld{LandlockABI: 2, Seccomp: true}, wantLevel: Full, wantLayers: []string{core.LayerLandlock(2), LayerSeccomp}},
 		{name: "seccomp holds the closed network below ABI 4", allow: "io",
 			held: linuxHeld{LandlockABI: 3, Seccomp: true}, wantLevel: Full, wantLayers: []string{ll3, LayerSeccomp}},
 		{name: "below ABI 4 ports and bind are the language's", allow: "io,net:example.org:443",
@@ -221,7 +223,7 @@ func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 				{name: "truncation", phrase: "truncating a file",
 					unheld: plan.HandledFS&LandlockFSTruncate == 0, applies: !p.Write.Unrestricted},
 				{name: "bind", phrase: "TCP binds",
-					unheld: plan.HandledNet&LandlockNetBindTCP == 0, applies: p.Network.Mode != netClosed},
+					unheld: plan.HandledNet&LandlockNetBindTCP == 0, applies: p.Network.Mode != core.NetClosed},
 			} {
 				if said, want := strings.Contains(r.Reason, tc.phrase), tc.unheld && tc.applies; said != want {
 					t.Errorf("%s at ABI %d: the reason %q says %s is not held: %v, want %v", allow, abi, r.Reason, tc.name, said, want)
@@ -233,90 +235,6 @@ func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 	t.Logf("checked %d cases", checked)
 }
 
-func TestAssessDarwin(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		allow     string
-		held      darwinHeld
-		wantLevel Level
-		want      []string
-	}{
-		{name: "no grant", allow: "io", held: darwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"Apple has deprecated sandbox profiles", "reads are held only under the home directory and /Volumes"}},
-		{name: "reads granted everywhere", allow: "io,fs:read", held: darwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"Apple has deprecated sandbox profiles"}},
-		{name: "a named host", allow: "io,fs,net:example.org:443", held: darwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"deprecated", "the host and port in net:example.org:443", "UDP, which no grant allows, is held by the language alone",
-				"Unix sockets are not held"}},
-		{name: "a host module opens the network", allow: "io,fs,ffi:socket", held: darwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"deprecated", "UDP, which no grant allows", "Unix sockets are not held"}},
-		{name: "a UDP grant", allow: "io,fs,net:udp:10.0.0.2:514", held: darwinHeld{Profile: true}, wantLevel: Partial,
-			want: []string{"deprecated", "the host and port in net:udp:10.0.0.2:514", "binding a UDP port", "Unix sockets are not held"}},
-		{name: "no profile", allow: "io", held: darwinHeld{}, wantLevel: None,
-			want: []string{"the sandbox profile was not applied"}},
-		{name: "off", allow: "io,ffi", held: darwinHeld{Profile: true}, wantLevel: None,
-			want: []string{"plain ffi grants any module"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var layers []string
-			if tc.held.Profile && tc.wantLevel != None {
-				layers = []string{LayerSandboxProfile}
-			}
-			checkResult(t, assessDarwin(policyOf(tc.allow, false), tc.held), tc.wantLevel, layers, tc.want)
-		})
-	}
-}
-
-func TestAssessWindows(t *testing.T) {
-	all := windowsHeld{Job: true, Token: true, LowIntegrity: true, AppContainer: true}
-	off := func(h windowsHeld, why string) windowsHeld {
-		h.AppContainer, h.ContainerOffReason = false, why
-		return h
-	}
-	medium := all
-	medium.LowIntegrity = false
-	for _, tc := range []struct {
-		name       string
-		allow      string
-		held       windowsHeld
-		wantLevel  Level
-		wantLayers []string
-		want       []string
-	}{
-		{name: "every layer", allow: "io", held: all, wantLevel: Full,
-			wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer}},
-		{name: "a write grant inside the container", allow: "io,fs:write:/srv/out", held: medium, wantLevel: Full,
-			wantLayers: []string{layerJobObject, layerTokenPrivs, layerAppContainer}},
-		{name: "container off, low integrity holds writes", allow: "io", held: off(all, "a loopback host is granted"),
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity},
-			want: []string{"the AppContainer was left off (a loopback host is granted): reads and network connections are not held"}},
-		{name: "container off at medium integrity", allow: "io,fs:write:/srv/out", held: off(medium, ""),
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs},
-			want: []string{"the AppContainer was not applied: reads, writes and network connections are not held"}},
-		{name: "container off with nothing it would hold", allow: "io,fs,net,net:udp", held: off(medium, "the budget restricts neither reads nor writes"),
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs},
-			want: []string{"binding a UDP port is held by the language alone"}},
-		{name: "TCP granted, UDP not held", allow: "io,fs,net", held: off(medium, "the budget restricts neither reads nor writes"),
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerTokenPrivs},
-			want: []string{"UDP, which no grant allows, is held by the language alone"}},
-		{name: "a named host", allow: "io,net:example.org", held: all, wantLevel: Partial,
-			wantLayers: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer},
-			want:       []string{"the host in net:example.org is held by the language alone", "UDP, which no grant allows, is held by the language alone"}},
-		{name: "no job object", allow: "io", held: windowsHeld{Token: true, LowIntegrity: true, AppContainer: true},
-			wantLevel: Partial, wantLayers: []string{layerTokenPrivs, layerLowIntegrity, layerAppContainer},
-			want: []string{"starting a process is not held"}},
-		{name: "privileges kept", allow: "io", held: windowsHeld{Job: true, LowIntegrity: true, AppContainer: true},
-			wantLevel: Partial, wantLayers: []string{layerJobObject, layerLowIntegrity, layerAppContainer},
-			want: []string{"privileges were not removed"}},
-		{name: "nothing applied", allow: "io", held: windowsHeld{}, wantLevel: None,
-			want: []string{"reads, writes and network connections are not held", "starting a process"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			checkResult(t, assessWindows(policyOf(tc.allow, false), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
-		})
-	}
-}
-
 // TestPredictLinux states Linux's levels where Landlock ABI 7 and seccomp
 // are present apart from the code that says them: none when the policy is
 // off, partial exactly when a TCP grant names a host or any UDP is
@@ -325,12 +243,12 @@ func TestPredictLinux(t *testing.T) {
 	r := rand.New(rand.NewSource(20))
 	counts := map[Level]int{}
 	for range 2000 {
-		p := OSPolicy(budget.Budget{}.With(randomItems(r, 6)...), Options{Mode: modeOf(r.Intn(4) == 0)})
+		p := OSPolicy(budget.Budget{}.With(budgetgen.Items(r, 6)...), Options{Mode: modeOf(r.Intn(4) == 0)})
 		want := Full
 		switch {
 		case !p.Enforced:
 			want = None
-		case p.Network.Mode == netHosts, len(p.Network.UDP) > 0:
+		case p.Network.Mode == core.NetHosts, len(p.Network.UDP) > 0:
 			want = Partial
 		}
 		got := Predict(p, "linux")
@@ -375,31 +293,4 @@ func modeOf(strict bool) Mode {
 		return ModeStrict
 	}
 	return ModeDefault
-}
-
-// TestAssessWindowsNoneSaysNoModule: a Windows run with no layer applied
-// is at level none, and its reason says what was not applied, not what a
-// widening module reaches beside layers there are none of. The control
-// is the same budget with the job object applied, whose reason names the
-// module.
-func TestAssessWindowsNoneSaysNoModule(t *testing.T) {
-	p := policyOf("io,ffi:socket", false)
-	tests := []struct {
-		name       string
-		held       windowsHeld
-		wantLevel  Level
-		wantModule bool
-	}{
-		{name: "no layer", wantLevel: None},
-		{name: "the job object", held: windowsHeld{Job: true}, wantLevel: Partial, wantModule: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := assessWindows(p, tt.held)
-			if r.Level != tt.wantLevel || strings.Contains(r.Reason, "The module") != tt.wantModule {
-				t.Errorf("%s %q; want level %s, the module named: %v", r.Level, r.Reason, tt.wantLevel,
-					tt.wantModule)
-			}
-		})
-	}
 }

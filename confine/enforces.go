@@ -2,8 +2,8 @@ package confine
 
 import (
 	"strconv"
-	"sync"
 
+	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/seccomp"
 )
 
@@ -122,10 +122,13 @@ func EnforcesRow(id string) (Row, bool) {
 // a run then holds what the job object and the token hold). Every cell is
 // about the worker, from its first statement on: the program and its
 // imports are compiled before the policy is applied.
-// docs/os-enforces.md is generated from it. It is built on first use:
-// a run never reads it (sabline audit, os-policy --enforces and the docs
-// do).
-var Enforces = sync.OnceValue(func() []Row {
+// docs/os-enforces.md is generated from it. It is built on each call: a
+// run never reads it (sabline audit, os-policy --enforces and the docs
+// do), and no caller can change what another reads.
+func Enforces() []Row { return enforcesTable() }
+
+// enforcesTable builds the ENFORCES table anew.
+func enforcesTable() []Row {
 	return []Row{
 		{
 			ID:   "no-fs",
@@ -143,7 +146,7 @@ var Enforces = sync.OnceValue(func() []Row {
 				Windows: Cell{HoldsYes, "AppContainer: the container has an ACE for nothing but what the interpreter " +
 					"itself needs, so a read or a write of anything of the user's is refused; where the container is " +
 					"left off, the low integrity level still refuses a write to anything of the user's, and reads are " +
-					"not held", []string{layerLowIntegrity, layerAppContainer}},
+					"not held", []string{core.LayerLowIntegrity, core.LayerAppContainer}},
 			},
 			Ops:    []string{OpRead, OpWrite},
 			Budget: "io",
@@ -160,7 +163,7 @@ var Enforces = sync.OnceValue(func() []Row {
 					"and /Volumes", []string{LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "AppContainer: one ACE for DIR, as it resolves, carrying read; a read of " +
 					"anything else of the user's is refused; where the container is left off, not held",
-					[]string{layerAppContainer}},
+					[]string{core.LayerAppContainer}},
 			},
 			Ops:    []string{OpRead},
 			Budget: "io,fs:read:" + PlaceholderGrant,
@@ -178,7 +181,7 @@ var Enforces = sync.OnceValue(func() []Row {
 				Windows: Cell{HoldsYes, "AppContainer: an ACE for DIR carrying read, write and delete, so the grant can " +
 					"be read back here, as the language does not allow; the integrity level stays medium, since the ACE " +
 					"is what holds the write; where the container is left off, not held",
-					[]string{layerAppContainer}},
+					[]string{core.LayerAppContainer}},
 			},
 			Ops:    []string{OpWrite},
 			Budget: "io,fs:write:" + PlaceholderGrant,
@@ -226,7 +229,7 @@ var Enforces = sync.OnceValue(func() []Row {
 				Darwin: Cell{HoldsYes, "the profile denies every network operation (network*)", []string{LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "AppContainer: the container has no capability, so a connection to another " +
 					"machine or to the loopback address is refused (WSAEACCES); where the container is left off, not held",
-					[]string{layerAppContainer}},
+					[]string{core.LayerAppContainer}},
 			},
 			Ops:    []string{OpConnect},
 			Budget: "io",
@@ -246,7 +249,7 @@ var Enforces = sync.OnceValue(func() []Row {
 				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits every host, " +
 					"over UDP as over TCP, so the host, and UDP, are held by the language alone; the loopback address " +
 					"stays refused. A loopback host granted (localhost, 127.0.0.0/8, ::1) leaves the container off, and " +
-					"then the network is not held", []string{layerAppContainer}},
+					"then the network is not held", []string{core.LayerAppContainer}},
 			},
 			Ops:    []string{OpConnect},
 			Budget: "io,net:example.org:443",
@@ -268,7 +271,7 @@ var Enforces = sync.OnceValue(func() []Row {
 				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits every host, " +
 					"over UDP as over TCP, so UDP is held by the language alone; the loopback address stays refused " +
 					"unless a loopback host is granted too, which leaves the container off",
-					[]string{layerAppContainer}},
+					[]string{core.LayerAppContainer}},
 			},
 		},
 		{
@@ -284,7 +287,7 @@ var Enforces = sync.OnceValue(func() []Row {
 					"by the language alone", nil},
 				Windows: Cell{HoldsPartly, "as net:HOST: the container admits every host over UDP, and the loopback " +
 					"address stays refused unless a loopback host is granted, which leaves the container off; the host " +
-					"and port are held by the language alone", []string{layerAppContainer}},
+					"and port are held by the language alone", []string{core.LayerAppContainer}},
 			},
 		},
 		{
@@ -347,7 +350,7 @@ var Enforces = sync.OnceValue(func() []Row {
 					"answered ENOSYS, so the Go runtime makes its threads with clone; Landlock refuses executing any " +
 					"file", []string{LayerLandlockFamily, LayerSeccomp}},
 				Darwin:  Cell{HoldsYes, "the profile denies process-fork and process-exec", []string{LayerSandboxProfile}},
-				Windows: Cell{HoldsYes, "job object: one active process, the worker itself", []string{layerJobObject}},
+				Windows: Cell{HoldsYes, "job object: one active process, the worker itself", []string{core.LayerJobObject}},
 			},
 			Ops:    []string{OpExec},
 			Budget: "io",
@@ -365,7 +368,7 @@ var Enforces = sync.OnceValue(func() []Row {
 					[]string{LayerSandboxProfile}},
 				Windows: Cell{HoldsPartly, "every privilege but SeChangeNotifyPrivilege removed from the token; the job " +
 					"object keeps the worker from the clipboard, the desktop, global atoms, other processes' USER " +
-					"handles, system parameters, display settings and logging off; no list of system calls", []string{layerJobObject, layerTokenPrivs}},
+					"handles, system parameters, display settings and logging off; no list of system calls", []string{core.LayerJobObject, core.LayerTokenPrivs}},
 			},
 			Ops:    []string{OpSignal},
 			Budget: "io",
@@ -383,7 +386,7 @@ var Enforces = sync.OnceValue(func() []Row {
 					"resolve names as the language does), so a UDP or Unix socket stays refused, and from Landlock " +
 					abiText(LandlockABITCP) + " to no TCP bind", []string{LayerLandlockFamily, LayerSeccomp}},
 				Darwin:  Cell{HoldsPartly, "as Linux", []string{LayerSandboxProfile}},
-				Windows: Cell{HoldsPartly, "as Linux", []string{layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer}},
+				Windows: Cell{HoldsPartly, "as Linux", []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer}},
 			},
 		},
 		{
@@ -398,7 +401,7 @@ var Enforces = sync.OnceValue(func() []Row {
 					"held; reads only under the home directory and /Volumes", []string{LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "as Linux: the container holds a host module's calls as it holds the " +
 					"interpreter's; where it is left off, the rows above say what is held",
-					[]string{layerJobObject, layerAppContainer}},
+					[]string{core.LayerJobObject, core.LayerAppContainer}},
 			},
 		},
 		{
@@ -424,8 +427,8 @@ var Enforces = sync.OnceValue(func() []Row {
 					"worker's own holds memory.max as well, and the run's reason says which hold it", nil},
 				Darwin: Cell{HoldsPartly, "the supervisor's deadline; the address-space limit is set, and macOS holds it " +
 					"on a best-effort basis", nil},
-				Windows: Cell{HoldsYes, "the job object's memory limit, and the supervisor's deadline", []string{layerJobObject}},
+				Windows: Cell{HoldsYes, "the job object's memory limit, and the supervisor's deadline", []string{core.LayerJobObject}},
 			},
 		},
 	}
-})
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
 )
 
 // osLayers are the layers a cell of each system may name, in the order a
@@ -15,7 +16,7 @@ import (
 var osLayers = map[System][]string{
 	Linux:   {LayerLandlockFamily, LayerSeccomp},
 	Darwin:  {LayerSandboxProfile},
-	Windows: {layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer},
+	Windows: {core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
 }
 
 func TestEnforcesRowsInOrder(t *testing.T) {
@@ -180,7 +181,7 @@ func TestEnforcesAgreesWithPredict(t *testing.T) {
 			}
 			for _, l := range c.Layers {
 				if l == LayerLandlockFamily {
-					l = layerLandlock(LandlockMaxABI)
+					l = core.LayerLandlock(LandlockMaxABI)
 				}
 				if !slices.Contains(got.Layers, l) {
 					t.Errorf("%s: the cell relies on %s, which the Result %v does not name", where, l, got.Layers)
@@ -305,8 +306,8 @@ func TestEnforcesDoc(t *testing.T) {
 			fileWidens[cells[1]] = cells[0]
 		}
 	}
-	for _, w := range widenOrder {
-		if want := strings.Join(modulesWidening(w), ", "); fileWidens[string(w)] != want {
+	for _, w := range core.WidenOrder() {
+		if want := strings.Join(core.ModulesWidening(w), ", "); fileWidens[string(w)] != want {
 			t.Errorf("widening %q: the page names %q, FFIWidens %q%s", w, fileWidens[string(w)], want, regenerate)
 		}
 	}
@@ -334,11 +335,11 @@ func TestEnforcesMarkdownTables(t *testing.T) {
 		}
 	}
 	widens := markdownRows(doc, widenTableHead)
-	if len(widens) != len(widenOrder) {
-		t.Fatalf("the widening table has %d rows, want %d", len(widens), len(widenOrder))
+	if len(widens) != len(core.WidenOrder()) {
+		t.Fatalf("the widening table has %d rows, want %d", len(widens), len(core.WidenOrder()))
 	}
 	modules := 0
-	for i, w := range widenOrder {
+	for i, w := range core.WidenOrder() {
 		names := strings.Split(widens[i][0], ", ")
 		for _, n := range names {
 			if got, listed := WidensTo(n); !listed || got != w {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
 )
 
 // EnforcesDocPath is where EnforcesMarkdown's page lies, relative to this
@@ -158,8 +159,8 @@ func EnforcesMarkdown() []byte {
 	line()
 	line("| A granted module | widens the OS policy to |")
 	line("|---|---|")
-	for _, w := range widenOrder {
-		line("| ", markdownCell(strings.Join(modulesWidening(w), ", ")), " | ", string(w), " |")
+	for _, w := range core.WidenOrder() {
+		line("| ", markdownCell(strings.Join(core.ModulesWidening(w), ", ")), " | ", string(w), " |")
 	}
 	line()
 	line("## Levels")

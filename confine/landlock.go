@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // Landlock file system access rights, numbered as <linux/landlock.h>
@@ -184,7 +186,7 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 			return LandlockRuleset{}, err
 		}
 	}
-	for _, np := range needPaths(p, n) {
+	for _, np := range core.NeedPaths(p, n) {
 		access := landlockReadRights
 		if np.Write {
 			access |= landlockWriteGrant(abi)
@@ -206,7 +208,7 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 	info := LandlockABIOf(abi)
 	if info.Net&LandlockNetBindTCP != 0 {
 		plan.HandledNet = LandlockNetBindTCP
-		if p.Network.Mode == netClosed || portsHeld {
+		if p.Network.Mode == core.NetClosed || portsHeld {
 			plan.HandledNet |= LandlockNetConnectTCP
 		}
 		if portsHeld {
@@ -215,48 +217,6 @@ func LandlockPlan(p Policy, n Needs, abi int) (LandlockRuleset, error) {
 	}
 	plan.Scoped = info.Scopes & (LandlockScopeAbstractUnixSocket | LandlockScopeSignal)
 	return plan, nil
-}
-
-// needPath is one path of the machine that an interpreter need names.
-type needPath struct {
-	Need  string // needExecutable and the rest
-	Path  string
-	Write bool // read and written; read only otherwise
-	File  bool // known to be a file, not a directory
-}
-
-// needPaths resolves the needs p.Interpreter names through n, in the
-// policy's order. A need with no path on the machine (n gives "" or an
-// empty list) gets none, and so does a need this code does not know: what
-// is not named is refused.
-func needPaths(p Policy, n Needs) []needPath {
-	var out []needPath
-	add := func(need string, paths []string, write, file bool) {
-		for _, path := range paths {
-			if path != "" {
-				out = append(out, needPath{Need: need, Path: path, Write: write, File: file})
-			}
-		}
-	}
-	for _, need := range p.Interpreter {
-		switch need {
-		case needExecutable:
-			add(need, []string{n.Executable}, false, true)
-		case needDevNull:
-			add(need, []string{"/dev/null"}, true, true)
-		case needURandom:
-			add(need, []string{"/dev/urandom"}, false, true)
-		case needTemp:
-			add(need, []string{n.TempDir}, true, false)
-		case needTZData:
-			add(need, n.TZData, false, false)
-		case needResolver:
-			add(need, n.Resolver, false, true)
-		case needTLSRoots:
-			add(need, n.TLSRoots, false, false)
-		}
-	}
-	return out
 }
 
 var (

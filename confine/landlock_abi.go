@@ -83,6 +83,11 @@ func landlockSince(offers func(LandlockABIInfo) bool) int {
 	return 0
 }
 
+// LandlockABITCP is the first Landlock ABI that holds TCP bind and
+// connect. It is a constant, so that no caller can change it; the table
+// says the same (landlockABIOffersTCP).
+const LandlockABITCP = 4
+
 // The first ABI of each feature a plan, an assessment or a cell speaks
 // of, read from landlockABIs.
 var (
@@ -90,8 +95,9 @@ var (
 	landlockABIRefer = landlockSince(func(i LandlockABIInfo) bool { return i.FS&landlockFSRefer != 0 })
 	// landlockABITruncate: truncation.
 	landlockABITruncate = landlockSince(func(i LandlockABIInfo) bool { return i.FS&LandlockFSTruncate != 0 })
-	// LandlockABITCP: TCP bind and connect.
-	LandlockABITCP = landlockSince(func(i LandlockABIInfo) bool {
+	// landlockABIOffersTCP: TCP bind and connect, as the table says
+	// (LandlockABITCP, which TestLandlockABITable holds to it).
+	landlockABIOffersTCP = landlockSince(func(i LandlockABIInfo) bool {
 		return i.Net&(LandlockNetBindTCP|LandlockNetConnectTCP) == LandlockNetBindTCP|LandlockNetConnectTCP
 	})
 	// landlockABIScopes: signals and abstract Unix sockets scoped.

@@ -37,6 +37,7 @@ func TestLandlockABITable(t *testing.T) {
 		{name: "refer", got: landlockABIRefer, want: 2},
 		{name: "truncate", got: landlockABITruncate, want: 3},
 		{name: "TCP bind and connect", got: LandlockABITCP, want: 4},
+		{name: "TCP bind and connect, from the table", got: landlockABIOffersTCP, want: LandlockABITCP},
 		{name: "ioctl on devices", got: landlockSince(func(i LandlockABIInfo) bool { return i.FS&landlockFSIoctlDev != 0 }), want: 5},
 		{name: "scopes", got: landlockABIScopes, want: 6},
 		{name: "logging flags", got: landlockSince(func(i LandlockABIInfo) bool { return i.LogFlags != 0 }), want: 7},

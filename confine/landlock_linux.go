@@ -88,9 +88,13 @@ type LandlockApplied struct {
 //
 // The ruleset handles exactly the rights the plan handles, not in a
 // best-effort mode: the plan was made for the kernel's ABI. Each rule is
-// added on a descriptor of its path (restrictLandlock), and no_new_privs
+// added on a descriptor of its path (buildLandlock), and no_new_privs
 // and the ruleset reach every thread through syscall.AllThreadsSyscall,
 // as go-landlock's own calls do.
+//
+// It builds, then installs: buildLandlock pins every rule on a descriptor
+// of its path, a value a test reads, and installLandlock makes the
+// Landlock calls on it.
 func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, admitted map[string]string) (LandlockApplied, error) {
 	abi, err := LandlockABI()
 	if err != nil {
@@ -122,80 +126,134 @@ func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, admitted ma
 		targets.Rules = append(targets.Rules, LandlockRule{Path: path, Access: access, Grant: r.Grant, Why: r.Why})
 	}
 	carved, carving := CarveLandlock(targets, carveOuts, guard.ReadDir, MaxCarvedRules)
-	withheld, err := restrictLandlock(carved)
+	b, err := buildLandlock(carved)
 	if err != nil {
 		return LandlockApplied{}, fmt.Errorf("apply landlock: %w", err)
 	}
-	carving.Withheld = compactSorted(append(append(carving.Withheld, withheld...), moved...))
+	defer b.close()
+	if err := installLandlock(b); err != nil {
+		return LandlockApplied{}, fmt.Errorf("apply landlock: %w", err)
+	}
+	carving.Withheld = compactSorted(append(append(carving.Withheld, b.withheld...), moved...))
 	applied.Carving = carving
 	return applied, nil
 }
 
-// restrictLandlock makes the ruleset of plan, every rule added on a
-// descriptor of its path, and restricts every thread to it: no_new_privs
-// and landlock_restrict_self through syscall.AllThreadsSyscall (psx). A
-// grant's rule and a carved one are held on their path opened through no
-// link (pinEntry), and left out when it is gone or a link now lies on its
-// way: the grants so left out are returned.
-func restrictLandlock(plan LandlockRuleset) (withheld []string, err error) {
-	attr := llsyscall.RulesetAttr{HandledAccessFS: plan.HandledFS, HandledAccessNet: plan.HandledNet, Scoped: plan.Scoped}
-	ruleset, err := llsyscall.LandlockCreateRuleset(&attr, 0)
-	if err != nil {
-		return nil, fmt.Errorf("landlock_create_ruleset: %w", err)
+// landlockBuild is a Landlock ruleset as installLandlock installs it: the
+// rights it handles, each rule pinned on a descriptor of its path with the
+// rights it carries there, and the ports it connects to. A test reads it
+// on any kernel before it is installed, or instead. Its descriptors are
+// open until close: one a rule, held together from the build to the
+// install, so that what is installed is what was pinned.
+type landlockBuild struct {
+	attr  llsyscall.RulesetAttr
+	rules []pinnedRule
+	ports []int
+	// withheld are the grants left out: their path was gone, or a link
+	// now lay on its way, or a file system of the kernel's was found there.
+	withheld []string
+}
+
+// pinnedRule is one rule of a landlockBuild: the rule, the entry its path
+// was pinned on, and the rights the entry carries (pinnedEntry.rights).
+type pinnedRule struct {
+	rule   LandlockRule
+	entry  pinnedEntry
+	access uint64
+}
+
+// buildLandlock pins each rule of plan on a descriptor of its path
+// (openRule): a grant's rule and a carved one on their path opened
+// through no link, left out when it is gone or a link now lies on its
+// way, the grants so left out said in withheld. Where libpsx lists the
+// threads, their directory is given a rule to read it. It makes no
+// Landlock call; on an error nothing stays open.
+func buildLandlock(plan LandlockRuleset) (b landlockBuild, err error) {
+	b = landlockBuild{
+		attr: llsyscall.RulesetAttr{HandledAccessFS: plan.HandledFS, HandledAccessNet: plan.HandledNet,
+			Scoped: plan.Scoped},
+		ports: plan.ConnectTCP,
 	}
-	defer unix.Close(ruleset)
-	kinds := fsKinds{}
-	for _, r := range plan.Rules {
-		added, err := addRule(ruleset, r, kinds)
+	defer func() {
 		if err != nil {
-			return nil, err
+			b.close()
+			b = landlockBuild{}
+		}
+	}()
+	kinds := fsKinds{}
+	add := func(r LandlockRule) (bool, error) {
+		e, ok, err := openRule(r, kinds)
+		if err != nil {
+			return false, fmt.Errorf("%s %s: %w", r.Why, r.Path, err)
+		}
+		if !ok {
+			return false, nil
+		}
+		access := e.rights(r.Access)
+		if access == 0 {
+			e.close()
+			return true, nil
+		}
+		b.rules = append(b.rules, pinnedRule{rule: r, entry: e, access: access})
+		return true, nil
+	}
+	for _, r := range plan.Rules {
+		added, err := add(r)
+		if err != nil {
+			return b, err
 		}
 		if !added && r.Grant && !r.Carved {
-			withheld = append(withheld, r.Path)
+			b.withheld = append(b.withheld, r.Path)
 		}
 	}
 	if psxListsTasks && plan.HandledFS&LandlockFSReadDir != 0 {
-		task := LandlockRule{Path: "/proc/" + strconv.Itoa(os.Getpid()) + "/task", Access: LandlockFSReadDir, Why: "libpsx lists the threads"}
-		if _, err := addRule(ruleset, task, kinds); err != nil {
-			return nil, err
+		task := LandlockRule{Path: "/proc/" + strconv.Itoa(os.Getpid()) + "/task", Access: LandlockFSReadDir,
+			Why: "libpsx lists the threads"}
+		if _, err := add(task); err != nil {
+			return b, err
 		}
 	}
-	for _, port := range plan.ConnectTCP {
+	return b, nil
+}
+
+// close closes the descriptors b's rules were pinned on.
+func (b landlockBuild) close() {
+	for _, r := range b.rules {
+		r.entry.close()
+	}
+}
+
+// installLandlock makes the ruleset of b, every rule added on the
+// descriptor it was pinned on, and restricts every thread to it:
+// no_new_privs and landlock_restrict_self through
+// syscall.AllThreadsSyscall (psx). It only makes the system calls: what
+// each rule holds was decided by buildLandlock.
+func installLandlock(b landlockBuild) error {
+	ruleset, err := llsyscall.LandlockCreateRuleset(&b.attr, 0)
+	if err != nil {
+		return fmt.Errorf("landlock_create_ruleset: %w", err)
+	}
+	defer unix.Close(ruleset)
+	for _, r := range b.rules {
+		attr := llsyscall.PathBeneathAttr{ParentFd: r.entry.fd, AllowedAccess: r.access}
+		if err := llsyscall.LandlockAddPathBeneathRule(ruleset, &attr, 0); err != nil {
+			return fmt.Errorf("%s %s: landlock_add_rule: %w", r.rule.Why, r.rule.Path, err)
+		}
+	}
+	for _, port := range b.ports {
 		attr := llsyscall.NetPortAttr{AllowedAccess: LandlockNetConnectTCP, Port: uint64(port)}
 		if err := llsyscall.LandlockAddNetPortRule(ruleset, &attr, 0); err != nil {
-			return nil, fmt.Errorf("landlock_add_rule port %d: %w", port, err)
+			return fmt.Errorf("landlock_add_rule port %d: %w", port, err)
 		}
 	}
 	if err := llsyscall.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return nil, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS) on every thread: %w", err)
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS) on every thread: %w", err)
 	}
 	if err := llsyscall.AllThreadsLandlockRestrictSelf(ruleset, 0); err != nil {
-		return nil, fmt.Errorf("landlock_restrict_self on every thread: %w", err)
+		return fmt.Errorf("landlock_restrict_self on every thread: %w", err)
 	}
 	landlocked.Store(true)
-	return withheld, nil
-}
-
-// addRule adds rule r to the ruleset, on a descriptor of its path
-// (openRule); false when its path could not be pinned (openRule) and
-// nothing was added.
-func addRule(ruleset int, r LandlockRule, kinds fsKinds) (bool, error) {
-	e, ok, err := openRule(r, kinds)
-	if err != nil {
-		return false, fmt.Errorf("%s %s: %w", r.Why, r.Path, err)
-	}
-	if !ok {
-		return false, nil
-	}
-	defer e.close()
-	access := e.rights(r.Access)
-	if access == 0 {
-		return true, nil
-	}
-	if err := llsyscall.LandlockAddPathBeneathRule(ruleset, &llsyscall.PathBeneathAttr{ParentFd: e.fd, AllowedAccess: access}, 0); err != nil {
-		return false, fmt.Errorf("%s %s: landlock_add_rule: %w", r.Why, r.Path, err)
-	}
-	return true, nil
+	return nil
 }
 
 // openRule opens the path of rule r as a path only: a grant's and a

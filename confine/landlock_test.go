@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
 )
 
 // planBudgets are the budgets whose plans the golden files hold.
@@ -285,7 +286,7 @@ func TestLandlockPlanErrors(t *testing.T) {
 		{name: "relative need", policy: planPolicy("io", false), needs: Needs{Executable: "sabline", TempDir: "/tmp/r"}, abi: 7, wantErr: `"sabline" (interpreter: executable) is not an absolute path`},
 		{name: "port out of range", policy: func() Policy {
 			p := planPolicy("io", false)
-			p.Network = network{Mode: netHosts, Hosts: []endpoint{{Host: "example.org", Port: 70000}}}
+			p.Network = core.Network{Mode: core.NetHosts, Hosts: []core.Endpoint{{Host: "example.org", Port: 70000}}}
 			return p
 		}(), needs: testNeeds, abi: 7, wantErr: "port 70000"},
 	}
@@ -306,7 +307,7 @@ func TestLandlockPlanErrors(t *testing.T) {
 func TestLandlockPlanPorts(t *testing.T) {
 	withPort := func(port int) Policy {
 		p := planPolicy("io", false)
-		p.Network = network{Mode: netHosts, Hosts: []endpoint{{Host: "example.org", Port: port}}}
+		p.Network = core.Network{Mode: core.NetHosts, Hosts: []core.Endpoint{{Host: "example.org", Port: port}}}
 		return p
 	}
 	tests := []struct {
@@ -359,50 +360,6 @@ func TestLandlockNames(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := tt.names(tt.mask); !slices.Equal(got, tt.want) {
 				t.Errorf("names(%#x) = %q, want %q", tt.mask, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestNeedPaths(t *testing.T) {
-	all := []string{needExecutable, needDevNull, needURandom, needTZData, needTemp, needResolver, needTLSRoots}
-	tests := []struct {
-		name        string
-		interpreter []string
-		needs       Needs
-		want        []needPath
-	}{
-		{
-			name: "every need", interpreter: all, needs: testNeeds,
-			want: []needPath{
-				{Need: "executable", Path: "/opt/sabline/bin/sabline", File: true},
-				{Need: "/dev/null", Path: "/dev/null", Write: true, File: true},
-				{Need: "/dev/urandom", Path: "/dev/urandom", File: true},
-				{Need: "tzdata", Path: "/usr/share/zoneinfo"},
-				{Need: "private-tmp", Path: "/tmp/sabline-run", Write: true},
-				{Need: "resolver", Path: "/etc/resolv.conf", File: true},
-				{Need: "resolver", Path: "/etc/hosts", File: true},
-				{Need: "tls-roots", Path: "/etc/ssl/certs"},
-			},
-		},
-		{
-			name: "only the needs the policy names", interpreter: []string{needTemp}, needs: testNeeds,
-			want: []needPath{{Need: "private-tmp", Path: "/tmp/sabline-run", Write: true}},
-		},
-		{
-			name: "needs with no path here", interpreter: []string{needExecutable, needTemp, needTZData, needResolver}, needs: Needs{},
-			want: nil,
-		},
-		{
-			name: "a need this code does not know", interpreter: []string{"gpu", needURandom}, needs: testNeeds,
-			want: []needPath{{Need: "/dev/urandom", Path: "/dev/urandom", File: true}},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := needPaths(Policy{Interpreter: tt.interpreter}, tt.needs)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("needPaths = %+v, want %+v", got, tt.want)
 			}
 		})
 	}

@@ -3,6 +3,8 @@ package confine
 import (
 	"strconv"
 	"strings"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // Machine is what this machine offers for confinement, as `sabline doctor`
@@ -43,7 +45,7 @@ func (m Machine) Advice() []string {
 		for i, s := range Systems {
 			names[i] = s.Title()
 		}
-		return []string{"this build of Sabline confines runs on " + joinAnd(names) + " only: a run here is level " +
+		return []string{"this build of Sabline confines runs on " + core.JoinAnd(names) + " only: a run here is level " +
 			"none; run untrusted programs on Linux, or in a virtual machine"}
 	case sys != Linux:
 		return []string{systemAdvice[sys]}

@@ -1,6 +1,10 @@
 package confine
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/sabline/sabline/confine/core"
+)
 
 // The paths a Linux machine keeps the interpreter's needs at. A path that
 // does not exist on a machine is skipped when a ruleset is applied.
@@ -18,10 +22,10 @@ var (
 // itself before it starts workers holds at least as much.
 func LinuxNeeds(p Policy, exe, tempDir string) Needs {
 	n := Needs{Executable: exe, TempDir: tempDir, TZData: linuxTZData}
-	if slices.Contains(p.Interpreter, needResolver) {
+	if slices.Contains(p.Interpreter, core.NeedResolver) {
 		n.Resolver = linuxResolver
 	}
-	if slices.Contains(p.Interpreter, needTLSRoots) {
+	if slices.Contains(p.Interpreter, core.NeedTLSRoots) {
 		n.TLSRoots = linuxTLSRoots
 	}
 	return n

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // KernelRelease is the running kernel's release, as uname -r prints it;
@@ -43,7 +45,7 @@ func Probe() Machine {
 // was actually held.
 func OnThisMachine(p Policy) Result {
 	if !p.Enforced {
-		return offResult(p)
+		return core.OffResult(p)
 	}
 	m := Probe()
 	held := linuxHeld{LandlockABI: min(m.LandlockABI, LandlockMaxABI), Seccomp: m.Seccomp, CapabilitiesDropped: true}

@@ -2,7 +2,11 @@
 
 package confine
 
-import "runtime"
+import (
+	"runtime"
+
+	"github.com/sabline/sabline/confine/core"
+)
 
 // KernelRelease is the running kernel's release: not read on this system.
 func KernelRelease() string { return "" }
@@ -17,7 +21,7 @@ func Probe() Machine { return Machine{OS: runtime.GOOS} }
 // build cannot confine.
 func OnThisMachine(p Policy) Result {
 	if !p.Enforced {
-		return offResult(p)
+		return core.OffResult(p)
 	}
 	if sys, ok := ThisSystem(); ok {
 		return Predict(p, sys)

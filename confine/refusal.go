@@ -3,6 +3,8 @@ package confine
 import (
 	"strconv"
 	"strings"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // Refusal is one line of the refusals table: a layer of a system that
@@ -53,17 +55,17 @@ var Refusals = []Refusal{
 		Why: "every operation the profile denies: a file read or written, a network operation, process-fork and " +
 			"process-exec (EACCES is the file's own permissions, not the profile)"},
 
-	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: layerAppContainer,
+	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: core.LayerAppContainer,
 		Why: "a file or key the container has no ACE for"},
-	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: layerLowIntegrity,
+	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: core.LayerLowIntegrity,
 		Why: "a write to an object of medium integrity or above, outside the container"},
-	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: layerJobObject,
+	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: core.LayerJobObject,
 		Why: "a user-interface call the job's UI restrictions refuse (the clipboard, the desktop, global atoms)"},
-	{System: Windows, Errno: "WSAEACCES", Code: 10013, Layer: layerAppContainer,
+	{System: Windows, Errno: "WSAEACCES", Code: 10013, Layer: core.LayerAppContainer,
 		Why: "a connection the container's capabilities do not admit: any, or the loopback address"},
-	{System: Windows, Errno: "ERROR_NOT_ENOUGH_QUOTA", Code: 1816, Layer: layerJobObject,
+	{System: Windows, Errno: "ERROR_NOT_ENOUGH_QUOTA", Code: 1816, Layer: core.LayerJobObject,
 		Why: "a process started past the job's limit of one active process"},
-	{System: Windows, Errno: "ERROR_PRIVILEGE_NOT_HELD", Code: 1314, Layer: layerTokenPrivs,
+	{System: Windows, Errno: "ERROR_PRIVILEGE_NOT_HELD", Code: 1314, Layer: core.LayerTokenPrivs,
 		Why: "a call that needs a privilege removed from the token"},
 }
 

@@ -3,6 +3,8 @@ package confine
 import (
 	"slices"
 	"testing"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // TestRefusedBy pins every errno of the refusals table, system by system,
@@ -27,10 +29,10 @@ func TestRefusedBy(t *testing.T) {
 		{name: "macOS EXDEV is no refusal", sys: Darwin, errno: "EXDEV"},
 		{name: "macOS ENOSYS is no refusal", sys: Darwin, errno: "ENOSYS"},
 		{name: "macOS EPROTONOSUPPORT is no refusal", sys: Darwin, errno: "EPROTONOSUPPORT"},
-		{name: "windows access denied: the container first", sys: Windows, errno: "ERROR_ACCESS_DENIED", want: layerAppContainer},
-		{name: "windows WSAEACCES: the container's network", sys: Windows, errno: "WSAEACCES", want: layerAppContainer},
-		{name: "windows not enough quota: the job's one process", sys: Windows, errno: "ERROR_NOT_ENOUGH_QUOTA", want: layerJobObject},
-		{name: "windows privilege not held: the token", sys: Windows, errno: "ERROR_PRIVILEGE_NOT_HELD", want: layerTokenPrivs},
+		{name: "windows access denied: the container first", sys: Windows, errno: "ERROR_ACCESS_DENIED", want: core.LayerAppContainer},
+		{name: "windows WSAEACCES: the container's network", sys: Windows, errno: "WSAEACCES", want: core.LayerAppContainer},
+		{name: "windows not enough quota: the job's one process", sys: Windows, errno: "ERROR_NOT_ENOUGH_QUOTA", want: core.LayerJobObject},
+		{name: "windows privilege not held: the token", sys: Windows, errno: "ERROR_PRIVILEGE_NOT_HELD", want: core.LayerTokenPrivs},
 		{name: "windows EPERM is no Windows error", sys: Windows, errno: "EPERM"},
 		{name: "windows EACCES is no Windows error", sys: Windows, errno: "EACCES"},
 		{name: "a system with no confinement", sys: "plan9", errno: "EPERM"},
@@ -100,7 +102,7 @@ func TestRefusalsTable(t *testing.T) {
 // TestRefusingLayers: the layers a run applied that may have given an
 // errno, as the runtime names them after "refused by".
 func TestRefusingLayers(t *testing.T) {
-	linux := []string{layerLandlock(7), LayerSeccomp, LayerCapabilities}
+	linux := []string{core.LayerLandlock(7), LayerSeccomp, LayerCapabilities}
 	tests := []struct {
 		name    string
 		sys     System
@@ -110,10 +112,10 @@ func TestRefusingLayers(t *testing.T) {
 	}{
 		{name: "EPERM at ABI 7: the filter, Landlock's scope or a capability", sys: Linux, errno: "EPERM", applied: linux, want: linux},
 		{name: "EPERM at ABI 5: Landlock has no scope", sys: Linux, errno: "EPERM",
-			applied: []string{layerLandlock(5), LayerSeccomp, LayerCapabilities}, want: []string{LayerSeccomp, LayerCapabilities}},
-		{name: "EACCES: Landlock alone", sys: Linux, errno: "EACCES", applied: linux, want: []string{layerLandlock(7)}},
-		{name: "EXDEV: Landlock alone", sys: Linux, errno: "EXDEV", applied: linux, want: []string{layerLandlock(7)}},
-		{name: "EXDEV at ABI 1 too", sys: Linux, errno: "EXDEV", applied: []string{layerLandlock(1)}, want: []string{layerLandlock(1)}},
+			applied: []string{core.LayerLandlock(5), LayerSeccomp, LayerCapabilities}, want: []string{LayerSeccomp, LayerCapabilities}},
+		{name: "EACCES: Landlock alone", sys: Linux, errno: "EACCES", applied: linux, want: []string{core.LayerLandlock(7)}},
+		{name: "EXDEV: Landlock alone", sys: Linux, errno: "EXDEV", applied: linux, want: []string{core.LayerLandlock(7)}},
+		{name: "EXDEV at ABI 1 too", sys: Linux, errno: "EXDEV", applied: []string{core.LayerLandlock(1)}, want: []string{core.LayerLandlock(1)}},
 		{name: "EPROTONOSUPPORT: the filter alone", sys: Linux, errno: "EPROTONOSUPPORT", applied: linux, want: []string{LayerSeccomp}},
 		{name: "ENOSYS: the filter alone", sys: Linux, errno: "ENOSYS", applied: linux, want: []string{LayerSeccomp}},
 		{name: "EACCES with Landlock not applied", sys: Linux, errno: "EACCES", applied: []string{LayerSeccomp}},
@@ -122,10 +124,10 @@ func TestRefusingLayers(t *testing.T) {
 		{name: "macOS EPERM: the profile", sys: Darwin, errno: "EPERM", applied: []string{LayerSandboxProfile}, want: []string{LayerSandboxProfile}},
 		{name: "macOS EACCES: not the profile", sys: Darwin, errno: "EACCES", applied: []string{LayerSandboxProfile}},
 		{name: "windows access denied: every layer that may give it", sys: Windows, errno: "ERROR_ACCESS_DENIED",
-			applied: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity, layerAppContainer},
-			want:    []string{layerJobObject, layerLowIntegrity, layerAppContainer}},
+			applied: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
+			want:    []string{core.LayerJobObject, core.LayerLowIntegrity, core.LayerAppContainer}},
 		{name: "windows WSAEACCES without the container", sys: Windows, errno: "WSAEACCES",
-			applied: []string{layerJobObject, layerTokenPrivs, layerLowIntegrity}},
+			applied: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity}},
 		{name: "a layer of another system is never named", sys: Linux, errno: "EPERM", applied: []string{LayerSandboxProfile}},
 	}
 	for _, tt := range tests {

@@ -60,13 +60,6 @@ type Started interface {
 	OutOfMemory() bool
 }
 
-// MemoryHold is what of the supervisor's side holds a worker's memory
-// limit, beside the worker's own limits.
-type MemoryHold struct {
-	By  string // what holds it: "" when nothing of the supervisor's side does
-	Why string // why nothing does, where something could have
-}
-
 // PrepareWorker readies cmd, not yet started, to start a worker that will
 // be held to p: cmd.SysProcAttr is set (fields already set are kept) and,
 // on Windows, cmd.Env gains what the worker needs to check its container.

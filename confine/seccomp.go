@@ -1,6 +1,9 @@
 package confine
 
-import "github.com/sabline/sabline/confine/seccomp"
+import (
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/seccomp"
+)
 
 // arch is a Linux system call ABI with its table of call numbers, from
 // package seccomp, which builds the worker's filter.
@@ -33,7 +36,7 @@ const (
 // mode this code does not know is treated as closed.
 func socketRuleOf(p Policy) socketRule {
 	switch p.Network.Mode {
-	case netHosts, netOpen:
+	case core.NetHosts, core.NetOpen:
 		if len(p.Network.UDP) > 0 {
 			return socketsUDP
 		}

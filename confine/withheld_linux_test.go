@@ -80,14 +80,14 @@ const withheldChildEnv = "SABLINE_TEST_WITHHELD_CHILD"
 // out of the ruleset and named where the receipt's reason says so:
 //
 //   - "apply": ApplyLandlock with a grant of a block device (left out by
-//     the pinning, restrictLandlock) and a grant of a directory that
+//     the pinning, buildLandlock) and a grant of a directory that
 //     became, after the run was admitted, a link into a guarded one
 //     (Moved): Carving.Withheld lists both, and assessLinux's reason
 //     names both; the guarded file cannot be read through the link.
-//   - "restrict": restrictLandlock with a grant whose path has a link on
-//     its way (a directory swapped for one after its path was resolved):
-//     it is returned as withheld, and what lies beyond the link is
-//     refused.
+//   - "restrict": buildLandlock, then installLandlock, with a grant
+//     whose path has a link on its way (a directory swapped for one
+//     after its path was resolved): the build says it is withheld, and
+//     what lies beyond the link is refused.
 //
 // The control in each is a plain granted directory, held: its file is
 // read.
@@ -182,13 +182,19 @@ func runWithheldChild(t *testing.T, which, base string) {
 	case "restrict":
 		plan.Rules = append(plan.Rules,
 			LandlockRule{Path: p("swapped/sub"), Access: landlockReadRights, Grant: true, Why: "a grant with a link on its way"})
-		withheld, err := restrictLandlock(plan)
+		b, err := buildLandlock(plan)
 		if err != nil {
 			t.Fatal(err)
 		}
+		withheld := b.withheld
 		*checks++
 		if want := []string{p("swapped/sub")}; !slices.Equal(withheld, want) {
 			t.Errorf("withheld %q, want %q", withheld, want)
+		}
+		err = installLandlock(b)
+		b.close()
+		if err != nil {
+			t.Fatal(err)
 		}
 		expect("read beyond the link on the grant's way", read(p("swapped/sub/k")), syscall.EACCES)
 	default:

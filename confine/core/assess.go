@@ -1,0 +1,88 @@
+package core
+
+import (
+	"strings"
+
+	"github.com/sabline/sabline/budget"
+)
+
+// This file holds what every system's assessment says alike: the reason
+// of a full level, the policy that enforces nothing, the mode, the
+// widening modules' notes and the hosts the language alone holds.
+
+// FullReason is the reason of a full level.
+const FullReason = "every file, network and process limit of this budget is held by the kernel"
+
+// OffResult is the level of a policy that enforces nothing.
+func OffResult(p Policy) Result {
+	return NotConfined(p.OffReason())
+}
+
+// ModeGaps is what the confine mode of p adds to a reason: under strict,
+// that no granted module widened the policy.
+func ModeGaps(p Policy) []Gap {
+	if !p.Strict {
+		return nil
+	}
+	return []Gap{{Layer: LayerLanguage, Kind: GapMode,
+		Text: "--confine strict: no granted module widened the policy"}}
+}
+
+// WidenedGaps are the notes of the modules that widened p, on a system
+// where guardedHeld says whether the kernel holds the guarded locations
+// out of a widening to any path (Policy.WidenedReason).
+func WidenedGaps(p Policy, guardedHeld bool) []Gap {
+	var out []Gap
+	for _, s := range p.widenedSentences(guardedHeld) {
+		out = append(out, Gap{Layer: LayerLanguage, Kind: GapNote, Text: s})
+	}
+	return out
+}
+
+// HostGaps names, for each net:HOST grant, that the language alone holds
+// its host, and its port too unless portsHeld; for each UDP grant, that
+// the language alone holds its host and port, and under any, that it
+// alone keeps a run from binding a UDP port, which no layer here holds.
+// Where the network is open and no UDP is granted, and datagrams are not
+// held (udpHeld false, as by a sandbox profile or a container that admits
+// them wherever it admits TCP), that too.
+func HostGaps(p Policy, portsHeld, udpHeld bool) []Gap {
+	var out []Gap
+	say := func(text string) {
+		out = append(out, Gap{Layer: LayerLanguage, Kind: GapUnheld, Text: text})
+	}
+	language := func(e Endpoint, udp, portHeld bool) {
+		grant := budget.Item{Kind: budget.Net, UDP: udp, Host: e.Host, Port: e.Port}.String()
+		switch {
+		case e.Host == "":
+		case e.Port != 0 && !portHeld:
+			say("the host and port in " + grant + " are held by the language alone")
+		default:
+			say("the host in " + grant + " is held by the language alone")
+		}
+	}
+	if p.Network.Mode == NetHosts {
+		for _, e := range p.Network.Hosts {
+			language(e, false, portsHeld)
+		}
+	}
+	for _, e := range p.Network.UDP {
+		language(e, true, false)
+	}
+	switch {
+	case len(p.Network.UDP) > 0:
+		say("binding a UDP port is held by the language alone")
+	case p.Network.Mode != NetClosed && !udpHeld:
+		say("UDP, which no grant allows, is held by the language alone")
+	}
+	return out
+}
+
+// JoinAnd joins phrases as a list in a sentence: "a", "a and b",
+// "a, b and c".
+func JoinAnd(phrases []string) string {
+	if len(phrases) < 2 {
+		return strings.Join(phrases, "")
+	}
+	return strings.Join(phrases[:len(phrases)-1], ", ") + " and " + phrases[len(phrases)-1]
+}

@@ -1,0 +1,87 @@
+package core
+
+import (
+	"testing"
+)
+
+// TestResultWith: a gap added to a Result makes its level and reason again
+// from every gap it has. An unheld limit lowers full to partial and the
+// reason then names the limits alone; a held fact or a note leaves the
+// level; none stays none whatever is added; and the reason says the kinds
+// in one order, the limits first, whatever order they were added in.
+func TestResultWith(t *testing.T) {
+	unheld := Gap{Layer: LayerMemory, Kind: GapUnheld, Text: "the memory limit could not be set"}
+	held := Gap{Layer: LayerMemory, Kind: GapHeld, Text: "the memory limit of 64 MB is held by a cgroup"}
+	note := Gap{Layer: LayerLanguage, Kind: GapNote, Text: "The module x: its own I/O"}
+	mode := Gap{Layer: LayerLanguage, Kind: GapMode, Text: "--confine strict"}
+	full := ResultOf(true, []string{LayerSeccomp}, nil)
+	none := ResultOf(false, nil, []Gap{{Layer: LayerLanguage, Kind: GapUnheld, Text: "off"}})
+	tests := []struct {
+		name       string
+		from       Result
+		add        []Gap
+		wantLevel  Level
+		wantReason string
+	}{
+		{name: "nothing added", from: full, wantLevel: Full, wantReason: FullReason},
+		{name: "a held fact", from: full, add: []Gap{held}, wantLevel: Full,
+			wantReason: FullReason + "; " + held.Text},
+		{name: "an unheld limit", from: full, add: []Gap{held, unheld}, wantLevel: Partial,
+			wantReason: unheld.Text + "; " + held.Text},
+		{name: "every kind, held first", from: full, add: []Gap{held, note, mode, unheld},
+			wantLevel:  Partial,
+			wantReason: unheld.Text + " (" + mode.Text + "). " + note.Text + "; " + held.Text},
+		{name: "none stays none", from: none, add: []Gap{held}, wantLevel: None,
+			wantReason: "off; " + held.Text},
+		{name: "none with a limit", from: none, add: []Gap{unheld}, wantLevel: None,
+			wantReason: "off; " + unheld.Text},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tt.from.With(tt.add...)
+			if r.Level != tt.wantLevel || r.Reason != tt.wantReason {
+				t.Errorf("With = %s %q; want %s %q", r.Level, r.Reason, tt.wantLevel, tt.wantReason)
+			}
+			if err := r.Check(); err != nil {
+				t.Errorf("Check of a Result With made: %v", err)
+			}
+			if len(tt.from.Gaps) > 0 && len(tt.add) > 0 && &r.Gaps[0] == &tt.from.Gaps[0] {
+				t.Error("With shares the gaps of the Result it was given")
+			}
+		})
+	}
+}
+
+// TestResultCheck: a Result read from a worker or a receipt is believed
+// only when its gaps could have made its level; the controls are the
+// same Results as an assessment makes them.
+func TestResultCheck(t *testing.T) {
+	unheld := Gap{Layer: LayerSeccomp, Kind: GapUnheld, Text: "seccomp was not installed"}
+	many := make([]Gap, maxGaps+1)
+	for i := range many {
+		many[i] = Gap{Layer: LayerApply, Kind: GapHeld, Text: "x"}
+	}
+	tests := []struct {
+		name    string
+		r       Result
+		wantErr error
+	}{
+		{name: "full with no gap", r: Result{Level: Full}},
+		{name: "partial with an unheld limit", r: Result{Level: Partial, Gaps: []Gap{unheld}}},
+		{name: "none with anything", r: Result{Level: None, Gaps: []Gap{unheld}}},
+		{name: "as many gaps as may be", r: Result{Level: Full, Gaps: many[:maxGaps]}},
+		{name: "full with an unheld limit", r: Result{Level: Full, Gaps: []Gap{unheld}},
+			wantErr: errGapLevel},
+		{name: "partial with none unheld", r: Result{Level: Partial}, wantErr: errGapLevel},
+		{name: "a kind of no name", r: Result{Level: Full, Gaps: []Gap{{Kind: "fine"}}},
+			wantErr: errGapKind},
+		{name: "one gap too many", r: Result{Level: Full, Gaps: many}, wantErr: errTooManyGaps},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.r.Check(); err != tt.wantErr {
+				t.Errorf("Check = %v, want %v", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,122 @@
+package darwin
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/internal/confinetest"
+)
+
+// macLinks resolves paths as a Mac would: /tmp, /etc and /var are links
+// into /private; what is in exists.
+func macLinks(exists ...string) func(string) (string, error) {
+	return func(p string) (string, error) {
+		for _, l := range []string{"/tmp", "/etc", "/var"} {
+			if p == l || strings.HasPrefix(p, l+"/") {
+				p = "/private" + p
+			}
+		}
+		if p == "/" || p == "/private" || slices.Contains(exists, p) {
+			return p, nil
+		}
+		return "", errors.New("no such file or directory")
+	}
+}
+
+func TestDarwinResolved(t *testing.T) {
+	eval := macLinks("/private/tmp", "/private/etc", "/private/etc/hosts", "/Users", "/Users/ana", "/Users/ana/data")
+	p := confinetest.PolicyOf("io,fs:read:/Users/ana/data,fs:write:/tmp/out/new", false)
+	before := slices.Clone(p.Write.Paths)
+	rp, rn := resolved(p, core.Needs{TempDir: "/tmp", Resolver: []string{"/etc/hosts"}, Executable: "relative"}, eval)
+	tests := []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{name: "a path that exists", got: rp.Read.Paths, want: []string{"/Users/ana/data"}},
+		{name: "a path that does not exist yet, through its nearest directory", got: rp.Write.Paths, want: []string{"/private/tmp/out/new"}},
+		{name: "a need through a link", got: []string{rn.TempDir}, want: []string{"/private/tmp"}},
+		{name: "a need file", got: rn.Resolver, want: []string{"/private/etc/hosts"}},
+		{name: "a relative path is left for the profile to refuse", got: []string{rn.Executable}, want: []string{"relative"}},
+		{name: "the caller's policy is not changed", got: p.Write.Paths, want: before},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !slices.Equal(tt.got, tt.want) {
+				t.Fatalf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDarwinNeeds(t *testing.T) {
+	tests := []struct {
+		name         string
+		allow        string
+		wantResolver bool
+	}{
+		{name: "no network, no resolver or roots", allow: "io,fs:read:/srv"},
+		{name: "a net grant reads the resolver and the roots", allow: "io,net:example.org:443", wantResolver: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := needsOf(confinetest.PolicyOf(tt.allow, false), "/usr/local/bin/sabline", "/tmp/r")
+			if got := n.Resolver != nil && n.TLSRoots != nil; got != tt.wantResolver {
+				t.Fatalf("resolver and roots named %v, want %v (%+v)", got, tt.wantResolver, n)
+			}
+			if n.Executable != "/usr/local/bin/sabline" || n.TempDir != "/tmp/r" || len(n.TZData) == 0 {
+				t.Fatalf("needs %+v lack the binary, the temporary directory or the time zones", n)
+			}
+		})
+	}
+}
+
+func TestDarwinResult(t *testing.T) {
+	closed := confinetest.PolicyOf("io,fs:read:/Users/ana/data", false)
+	tests := []struct {
+		name        string
+		p           core.Policy
+		profileErr  error
+		limitErr    error
+		wantLevel   core.Level
+		wantLayers  []string
+		wantReasons []string
+	}{
+		{
+			name: "the profile applied is partial, and says Apple deprecated it", p: closed,
+			wantLevel: core.Partial, wantLayers: []string{core.LayerSandboxProfile},
+			wantReasons: []string{"Apple has deprecated sandbox profiles"},
+		},
+		{
+			name: "a profile sandbox_init refused holds nothing, in its words", p: closed,
+			profileErr: errors.New("sandbox_init returned -1: unbound variable: frobnicate"),
+			wantLevel:  core.None, wantLayers: []string{},
+			wantReasons: []string{"the sandbox profile was not applied", "unbound variable: frobnicate"},
+		},
+		{
+			name: "a memory limit not set is said", p: closed, limitErr: errors.New("setrlimit(RLIMIT_AS): invalid argument"),
+			wantLevel: core.Partial, wantLayers: []string{core.LayerSandboxProfile},
+			wantReasons: []string{"Apple has deprecated", "the memory limit could not be set: setrlimit(RLIMIT_AS)"},
+		},
+		{
+			name: "a policy that enforces nothing is none, whatever failed", p: confinetest.PolicyOf("ffi", false),
+			profileErr: errors.New("x"), wantLevel: core.None, wantLayers: []string{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := result(tt.p, tt.profileErr, tt.limitErr)
+			if r.Level != tt.wantLevel || !slices.Equal(r.Layers, tt.wantLayers) {
+				t.Fatalf("Result = %+v; want level %s, layers %v", r, tt.wantLevel, tt.wantLayers)
+			}
+			for _, want := range tt.wantReasons {
+				if !strings.Contains(r.Reason, want) {
+					t.Errorf("reason %q lacks %q", r.Reason, want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,91 @@
+package windows
+
+import "github.com/sabline/sabline/confine/core"
+
+// Held is what the supervisor and the worker got from Windows.
+type Held struct {
+	Job          bool // the job object holds the worker
+	Token        bool // every privilege but SeChangeNotifyPrivilege was removed
+	LowIntegrity bool // the worker runs at low integrity
+	AppContainer bool // the worker runs inside the run's AppContainer
+	// ContainerOffReason says why the container was left off, as
+	// PlanFor or the supervisor said it; "" when it is on.
+	ContainerOffReason string
+	// Problems are what the worker found not held as planned, each a
+	// limit not held.
+	Problems []core.Gap
+}
+
+// Assess returns the level of a run held by the job object, the
+// token, the integrity level and the AppContainer as h says. Reads and
+// the closed network are held only by the container; writes by the
+// container, or by the low integrity level when nothing is granted to
+// write.
+func Assess(p core.Policy, h Held) core.Result {
+	if !p.Enforced {
+		return core.OffResult(p)
+	}
+	var layers []string
+	var gaps []core.Gap
+	for _, l := range []struct {
+		on   bool
+		name string
+	}{{h.Job, core.LayerJobObject}, {h.Token, core.LayerTokenPrivs}, {h.LowIntegrity, core.LayerLowIntegrity}, {h.AppContainer, core.LayerAppContainer}} {
+		if l.on {
+			layers = append(layers, l.name)
+		}
+	}
+	if !h.AppContainer {
+		var lost []string
+		if !p.Read.Unrestricted {
+			lost = append(lost, "reads")
+		}
+		if !p.Write.Unrestricted && !h.LowIntegrity {
+			lost = append(lost, "writes")
+		}
+		if p.Network.Mode == core.NetClosed {
+			lost = append(lost, "network connections")
+		}
+		why := "the AppContainer was not applied"
+		if h.ContainerOffReason != "" {
+			why = "the AppContainer was left off (" + h.ContainerOffReason + ")"
+		}
+		if len(lost) > 0 {
+			gaps = append(gaps, core.Gap{Layer: core.LayerAppContainer, Kind: core.GapUnheld,
+				Text: why + ": " + core.JoinAnd(lost) + " are not held"})
+		}
+	}
+	// The container has internetClient under any net grant: it admits
+	// every host, and nothing on Windows holds a port.
+	gaps = append(gaps, core.HostGaps(p, false, false)...)
+	if !h.Job {
+		gaps = append(gaps, core.Gap{Layer: core.LayerJobObject, Kind: core.GapUnheld,
+			Text: "the job object was not applied: starting a process is not held"})
+	}
+	if !h.Token {
+		gaps = append(gaps, core.Gap{Layer: core.LayerTokenPrivs, Kind: core.GapUnheld,
+			Text: "the token's privileges were not removed"})
+	}
+	gaps = append(gaps, h.Problems...)
+	gaps = append(gaps, core.ModeGaps(p)...)
+	if len(layers) > 0 {
+		gaps = append(gaps, core.WidenedGaps(p, false)...)
+	}
+	return core.ResultOf(len(layers) > 0, layers, gaps)
+}
+
+// Predict returns the level a run of p gets where the job object, the
+// token and, as PlanFor decides for grants whose size is not known, the
+// integrity level and the AppContainer are applied, on a system whose
+// container resolves paths as its parent does. It reads nothing of the
+// machine.
+func Predict(p core.Policy) core.Result {
+	plan := PlanFor(p, core.Needs{}, func(string) int { return 0 }, 0)
+	return Assess(p, Held{
+		Job:                true,
+		Token:              true,
+		LowIntegrity:       plan.IntegrityLevel == "low",
+		AppContainer:       plan.AppContainer,
+		ContainerOffReason: plan.ContainerOffReason,
+	})
+}

@@ -1,0 +1,86 @@
+package windows
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/internal/confinetest"
+)
+
+func TestAssessWindows(t *testing.T) {
+	all := Held{Job: true, Token: true, LowIntegrity: true, AppContainer: true}
+	off := func(h Held, why string) Held {
+		h.AppContainer, h.ContainerOffReason = false, why
+		return h
+	}
+	medium := all
+	medium.LowIntegrity = false
+	for _, tc := range []struct {
+		name       string
+		allow      string
+		held       Held
+		wantLevel  core.Level
+		wantLayers []string
+		want       []string
+	}{
+		{name: "every layer", allow: "io", held: all, wantLevel: core.Full,
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer}},
+		{name: "a write grant inside the container", allow: "io,fs:write:/srv/out", held: medium, wantLevel: core.Full,
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer}},
+		{name: "container off, low integrity holds writes", allow: "io", held: off(all, "a loopback host is granted"),
+			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
+			want: []string{"the AppContainer was left off (a loopback host is granted): reads and network connections are not held"}},
+		{name: "container off at medium integrity", allow: "io,fs:write:/srv/out", held: off(medium, ""),
+			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
+			want: []string{"the AppContainer was not applied: reads, writes and network connections are not held"}},
+		{name: "container off with nothing it would hold", allow: "io,fs,net,net:udp", held: off(medium, "the budget restricts neither reads nor writes"),
+			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
+			want: []string{"binding a UDP port is held by the language alone"}},
+		{name: "TCP granted, UDP not held", allow: "io,fs,net", held: off(medium, "the budget restricts neither reads nor writes"),
+			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
+			want: []string{"UDP, which no grant allows, is held by the language alone"}},
+		{name: "a named host", allow: "io,net:example.org", held: all, wantLevel: core.Partial,
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
+			want:       []string{"the host in net:example.org is held by the language alone", "UDP, which no grant allows, is held by the language alone"}},
+		{name: "no job object", allow: "io", held: Held{Token: true, LowIntegrity: true, AppContainer: true},
+			wantLevel: core.Partial, wantLayers: []string{core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
+			want: []string{"starting a process is not held"}},
+		{name: "privileges kept", allow: "io", held: Held{Job: true, LowIntegrity: true, AppContainer: true},
+			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerLowIntegrity, core.LayerAppContainer},
+			want: []string{"privileges were not removed"}},
+		{name: "nothing applied", allow: "io", held: Held{}, wantLevel: core.None,
+			want: []string{"reads, writes and network connections are not held", "starting a process"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			confinetest.CheckResult(t, Assess(confinetest.PolicyOf(tc.allow, false), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
+		})
+	}
+}
+
+// TestAssessWindowsNoneSaysNoModule: a Windows run with no layer applied
+// is at level none, and its reason says what was not applied, not what a
+// widening module reaches beside layers there are none of. The control
+// is the same budget with the job object applied, whose reason names the
+// module.
+func TestAssessWindowsNoneSaysNoModule(t *testing.T) {
+	p := confinetest.PolicyOf("io,ffi:socket", false)
+	tests := []struct {
+		name       string
+		held       Held
+		wantLevel  core.Level
+		wantModule bool
+	}{
+		{name: "no layer", wantLevel: core.None},
+		{name: "the job object", held: Held{Job: true}, wantLevel: core.Partial, wantModule: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Assess(p, tt.held)
+			if r.Level != tt.wantLevel || strings.Contains(r.Reason, "The module") != tt.wantModule {
+				t.Errorf("%s %q; want level %s, the module named: %v", r.Level, r.Reason, tt.wantLevel,
+					tt.wantModule)
+			}
+		})
+	}
+}

@@ -22,6 +22,27 @@
 //
 // A worker started from a program that skips the call fails at once with
 // E310 naming it; it never starts workers of its own.
+//
+// # Receipts
+//
+// Each run's [Result] carries its [receipt.Receipt]: what was asked, what
+// held it (its confinement level and typed gaps), and how it ended. It
+// is kept in the receipts directory (Options.Receipts, PoolOptions.Receipts,
+// or the user's own by default) before the program's first statement and
+// finished however the run ends; [receipt.List] and [receipt.Load] read
+// it back.
+//
+// # Tenants
+//
+// A host that runs programs for others names the client of each pooled
+// run (RunOptions.Tenant, recorded in the receipt) and narrows its budget
+// (RunOptions.Budget, within the pool's). To serve them over HTTP or MCP,
+// read a tenants file with [github.com/sabline/sabline/tenant.Load] and
+// give it to the door ([github.com/sabline/sabline/door.Server.SetTenants]),
+// as `sabline serve --tenants` does.
+//
+// This package is the library's whole way to run: the supervisor, the
+// worker and their wire are internal to the module.
 package sabline
 
 import (

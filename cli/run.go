@@ -165,15 +165,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// A command line that cannot be run still leaves a receipt of its
 	// refusal: the run that never started is accounted for.
-	var held confine.Result // a refused run's confinement, when it is known before a worker starts
 	refuse := func(err error) int {
 		rec := receipt.New(absProgram(cwd, r.Program), budget.Budget{}, progArgs)
 		rec.Budget = f.allow.String()
 		rec.Outcome = receipt.OutcomeOf(err)
 		rec.RunParameters.RequireConfinement = r.Require
-		if held.Level != "" {
-			rec.SetConfinement(held)
-		}
 		rec.Timings.Started = time.Now().UTC()
 		path, werr := rec.Write(dir)
 		if werr != nil {
@@ -198,9 +194,6 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return refuse(err)
 	}
 	if r.MaxMemoryMB, err = f.memory(); err != nil {
-		return refuse(err)
-	}
-	if held, err = requireHeld(r.Budget, r.Confine, r.Require); err != nil {
 		return refuse(err)
 	}
 	if spec := os.Getenv(fault.Env); spec != "" {

@@ -105,6 +105,9 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	if err := refuseInWorker("Supervise"); err != nil {
 		return c.finish(receipt.OutcomeOf(err))
 	}
+	if err := c.unenforced(); err != nil {
+		return c.finish(receipt.OutcomeOf(err))
+	}
 	// A supervisor told to stop takes its worker, and all the worker
 	// started, down with it; the worker is in a session of its own and
 	// would not get a terminal's signal. The signals are taken before the
@@ -227,6 +230,23 @@ func newCommandRun(r Run) *commandRun {
 	// as it is sent.
 	c.derived = confine.OSPolicy(r.Budget, confine.Options{Mode: r.Confine})
 	return c
+}
+
+// unenforced refuses (E326), before a worker starts, a run that requires
+// a confinement level its policy cannot have anywhere: a granted module
+// that widens the policy to nothing enforced makes every run of the
+// budget level none, which no required level accepts. The worker would
+// refuse it too, after saying that the layer is off; refused here, the
+// reason is said once, and the receipt says what the run would have been
+// held at.
+func (c *commandRun) unenforced() error {
+	if c.r.Require == "" || c.r.Confine == confine.ModeOff || c.derived.Enforced {
+		return nil
+	}
+	held := confine.NotConfined(c.derived.OffReason())
+	c.rec.SetConfinement(held)
+	return codes.Errorf(codes.E326, "required level %s: this run's confinement is %s (%s); "+
+		"it was refused before its first statement", c.r.Require, held.Level, held.Reason)
 }
 
 // takeParameters takes the receipt's parameters (the policy's digest

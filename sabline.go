@@ -284,7 +284,7 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 	}
 	rec := setParameters(receipt.NewForSource(path, nil, o.Budget, o.Args), o) // the digest is the compiled program's, below
 	rec.Timings.Started = started.UTC()                                        // before the compile, not when the parameters were taken
-	rec.RunParameters.ConfinementReason = InProcessReason
+	rec.SetConfinement(confine.NotConfined(InProcessReason))
 	var unkept error // the skeleton not kept: nothing ran
 	cfg := lang.Config{Budget: o.Budget, Cwd: o.Cwd, Args: o.Args, Stdin: o.Stdin, Stdout: o.Stdout, Guard: g}
 	ran, err := job.Run(cfg, job.Program{Path: path, Source: src}, job.Hooks{

@@ -83,7 +83,7 @@ func TestReceiptsOutputEscaped(t *testing.T) {
 	for i, level := range []confine.Level{confine.Full, confine.None} {
 		rec := receipt.New("/srv/"+hostile+".vel", budget.Budget{}, nil)
 		rec.Timings.Started = time.Now().UTC().Add(time.Duration(i) * time.Second)
-		rec.RunParameters.Confinement, rec.RunParameters.ConfinementReason = level, "as held "+hostile
+		rec.SetConfinement(confine.Result{Level: level, Reason: "as held " + hostile})
 		rec.Outcome = receipt.Outcome{Status: receipt.StatusFailed, Code: codes.E305, Message: hostile}
 		if _, err := rec.Write(rc); err != nil {
 			t.Fatal(err)

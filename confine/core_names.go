@@ -85,6 +85,10 @@ func ParseLevel(s string) (Level, error) { return core.ParseLevel(s) }
 // hold nothing of, for why (core.NotConfined).
 func NotConfined(why string) Result { return core.NotConfined(why) }
 
+// NotApplied is the Result of a run that ended before its policy was
+// applied (core.NotApplied).
+func NotApplied() Result { return core.NotApplied() }
+
 // WidensTo returns what granting module widens the policy to, and whether
 // the widening table names it (core.WidensTo).
 func WidensTo(module string) (Widen, bool) { return core.WidensTo(module) }

@@ -7,12 +7,6 @@ import (
 	"github.com/sabline/sabline/codes"
 )
 
-// ReasonNotApplied is the confinement reason of a run that ended before
-// the policy was applied (a command line refused, a program that does not
-// compile, a worker that died first): its level says nothing of what the
-// system can hold, and receipts diff passes over it.
-const ReasonNotApplied = "the run ended before the policy was applied"
-
 // Outcome statuses.
 const (
 	StatusOK       = "ok"       // the program ran to its end

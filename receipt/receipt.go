@@ -174,7 +174,7 @@ func NewForSource(path string, src []byte, b budget.Budget, args []string) *Rece
 		Reported: &Reported{Fields: []string{}},
 		Platform: platform(),
 	}
-	r.SetConfinement(confine.NotConfined(ReasonNotApplied))
+	r.SetConfinement(confine.NotApplied())
 	if r.Args == nil {
 		r.Args = []string{}
 	}
@@ -782,12 +782,12 @@ func (c LevelChange) String() string {
 // DiffLevels walks runs oldest first and names each whose level no earlier
 // run of the same program (by path) had, saying when it is weaker than all
 // of them. Runs that ended before the policy was applied
-// (ReasonNotApplied) are passed over.
+// (confine.Result.Unapplied) are passed over.
 func DiffLevels(runs []StoredReceipt) []LevelChange {
 	seen := map[string]map[confine.Level]bool{}
 	var out []LevelChange
 	for _, r := range runs {
-		if r.RunParameters.ConfinementReason == ReasonNotApplied {
+		if r.Confinement().Unapplied() {
 			continue
 		}
 		key := r.Program.Path

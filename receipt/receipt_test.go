@@ -26,9 +26,8 @@ func receipt(program, id string, minutes int, level confine.Level, status string
 	r := New(program, budget.MustParse("/", "io"), nil)
 	r.RunID = id
 	r.Timings.Started = t0.Add(time.Duration(minutes) * time.Minute)
-	r.RunParameters.Confinement = level
 	if status != StatusUsage { // a usage run never reached the policy
-		r.RunParameters.ConfinementReason = "as applied"
+		r.SetConfinement(confine.Result{Level: level, Reason: "as applied"})
 	}
 	r.Outcome = Outcome{Status: status}
 	return r

@@ -35,8 +35,7 @@ func TestStore(t *testing.T) {
 		t.Fatalf("reserved: %+v, %v; want unfinished, E327", got.Receipt, err)
 	}
 	rec.Outcome = OutcomeOf(nil)
-	rec.RunParameters.Confinement = confine.Full
-	rec.RunParameters.ConfinementReason = "test"
+	rec.SetConfinement(confine.Result{Level: confine.Full, Reason: "test"})
 	s.Finish(rec)
 	if _, err := rec.Stored(); err != nil {
 		t.Fatal(err)
@@ -100,8 +99,7 @@ func receiptAt(t *testing.T, program string, level confine.Level, started time.T
 	r := NewForSource(program, []byte("x"), budget.Budget{}, nil)
 	r.Timings.Started = started
 	r.Outcome = OutcomeOf(nil)
-	r.RunParameters.Confinement = level
-	r.RunParameters.ConfinementReason = "test"
+	r.SetConfinement(confine.Result{Level: level, Reason: "test"})
 	return r
 }
 

@@ -40,6 +40,9 @@ const (
 	// LayerPool names a pool's workers in a Gap: what they read beside
 	// the budget, and whose budget their kernel layers hold.
 	LayerPool = "pool"
+	// LayerUnapplied names the one Gap of a run that ended before its
+	// policy was applied (NotApplied): no layer was asked anything yet.
+	LayerUnapplied = "unapplied"
 )
 
 // A Gap is one fact a run's reason says about how its budget is held: a
@@ -49,7 +52,7 @@ const (
 type Gap struct {
 	// Layer is the layer the fact is about: a name of Result.Layers
 	// (Landlock as LayerLandlockFamily, at whatever ABI), "language",
-	// LayerMemory, LayerApply or LayerPool.
+	// LayerMemory, LayerApply, LayerPool or LayerUnapplied.
 	Layer string `json:"layer"`
 	// Kind is what the fact says, and whether it lowers the level.
 	Kind GapKind `json:"kind"`
@@ -132,6 +135,23 @@ func ResultOf(holding bool, layers []string, gaps []Gap) Result {
 	level := levelOf(holding, gaps)
 	return Result{Level: level, Reason: render(level, gaps), Layers: append([]string{}, layers...),
 		Gaps: gaps}
+}
+
+// reasonNotApplied is the reason of NotApplied's Result.
+const reasonNotApplied = "the run ended before the policy was applied"
+
+// NotApplied is the Result of a run that ended before its policy was
+// applied (a command line refused, a program that does not compile, a
+// worker that died first): level none, which says nothing of what the
+// system can hold. Unapplied tells it from any other.
+func NotApplied() Result {
+	return ResultOf(false, nil, []Gap{{Layer: LayerUnapplied, Kind: GapUnheld, Text: reasonNotApplied}})
+}
+
+// Unapplied reports whether r is of a run that ended before its policy
+// was applied (NotApplied), read from its gaps' layers.
+func (r Result) Unapplied() bool {
+	return slices.ContainsFunc(r.Gaps, func(g Gap) bool { return g.Layer == LayerUnapplied })
 }
 
 // NotConfined is the Result of a run of which the operating system was

@@ -85,3 +85,29 @@ func TestResultCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestNotApplied: a run that ended before its policy was applied is told
+// apart from one the operating system was asked nothing of by its gap's
+// layer, not its reason; both are level none.
+func TestNotApplied(t *testing.T) {
+	tests := []struct {
+		name          string
+		r             Result
+		wantUnapplied bool
+	}{
+		{name: "ended before the apply", r: NotApplied(), wantUnapplied: true},
+		{name: "--no-confine", r: NotConfined("--no-confine: the operating system was asked for nothing")},
+		{name: "the same words, another layer", r: NotConfined(reasonNotApplied)},
+		{name: "full", r: ResultOf(true, []string{LayerSeccomp}, nil)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.r.Unapplied(); got != tt.wantUnapplied {
+				t.Errorf("Unapplied() = %v, want %v", got, tt.wantUnapplied)
+			}
+			if tt.r.Level == "" || (tt.name != "full" && tt.r.Level != None) {
+				t.Errorf("level %q", tt.r.Level)
+			}
+		})
+	}
+}

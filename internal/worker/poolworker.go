@@ -25,7 +25,7 @@ import (
 // interpreter of its own with fresh module values, until the request pipe
 // closes.
 func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
-	res := &wire.Record{Confinement: confine.NotConfined(receipt.ReasonNotApplied)}
+	res := &wire.Record{Confinement: confine.NotApplied()}
 	w.prepare(req, res)
 	t0 := time.Now()
 	res.Confinement = w.confine(req)

@@ -113,7 +113,7 @@ func (w *worker) finish(res *wire.Record, err error) int {
 // run is the command line's worker: its whole life is its one job, which
 // the memory watch watches from the compile to the program's end.
 func (w *worker) run(req *wire.Request) int {
-	res := &wire.Record{Confinement: confine.NotConfined(receipt.ReasonNotApplied)}
+	res := &wire.Record{Confinement: confine.NotApplied()}
 	w.prepare(req, res)
 	mem := w.watchMemory(req, res.MemoryLimitHeld)
 	mem.Begin()

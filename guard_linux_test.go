@@ -13,7 +13,7 @@ import (
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
 // Programs that try to make or read a guarded location through a host

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	lib "github.com/sabline/sabline"
-	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/testkit"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabline/sabline/internal/fleettest"
+	"github.com/sabline/sabline/internal/testkit/fleettest"
 	"github.com/sabline/sabline/receipt/bucket"
 	"github.com/sabline/sabline/receipt/ship"
 )

@@ -13,7 +13,7 @@ import (
 
 	lib "github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/internal/proc"
+	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/receipt"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline"
-	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/testkit"
 )
 

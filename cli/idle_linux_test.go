@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/sabline/sabline/internal/proc"
+	"github.com/sabline/sabline/internal/testkit/proc"
 )
 
 // idleWindow and maxIdleTicks: an idle worker blocks in the kernel,

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabline/sabline/internal/proc"
+	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/receipt"
 )
 

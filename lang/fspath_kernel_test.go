@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
 // TestPathLanguageAndKernel runs each file effect both ways: judged by the

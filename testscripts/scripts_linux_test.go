@@ -6,7 +6,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/sys/unix"
 
-	"github.com/sabline/sabline/internal/proc"
+	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/internal/testkit"
 )
 

@@ -33,7 +33,7 @@ import (
 
 	"github.com/sabline/sabline/checks/internal/escape"
 	"github.com/sabline/sabline/checks/internal/suite"
-	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
 func TestAdversarial(t *testing.T) {

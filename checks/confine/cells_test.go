@@ -23,7 +23,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/fault"
-	"github.com/sabline/sabline/internal/proc"
+	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/receipt"
 )

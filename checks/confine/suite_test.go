@@ -27,7 +27,7 @@ import (
 	"github.com/sabline/sabline/checks/internal/escape"
 	"github.com/sabline/sabline/checks/internal/suite"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
 func TestConfine(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabline/sabline/internal/buildbin"
-	"github.com/sabline/sabline/internal/fleettest"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
+	"github.com/sabline/sabline/internal/testkit/fleettest"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/receipt/ship"

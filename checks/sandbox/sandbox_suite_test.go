@@ -46,7 +46,7 @@ import (
 
 	"github.com/sabline/sabline/checks/internal/escape"
 	"github.com/sabline/sabline/checks/internal/suite"
-	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
 func TestSandbox(t *testing.T) {

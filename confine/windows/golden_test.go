@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sabline/sabline/internal/goldenfile"
+	"github.com/sabline/sabline/internal/testkit/goldenfile"
 )
 
 // golden compares got with testdata/dir/name.golden, or rewrites it under

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/testkit"
 )
 

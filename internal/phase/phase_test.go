@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/phase"
 	"github.com/sabline/sabline/internal/testkit"
 )

@@ -1,8 +1,18 @@
 // Package testkit holds the few helpers the tests share: scratch
 // directories with their links resolved, files written with their
 // directories, the check of a coded error, the bound of a wait scaled to
-// how loaded the machine is (Patience), and a default store of the tests'
-// own (RunInTempDir). It is imported by tests only.
+// how loaded the machine is (Patience), a default store of the tests' own
+// (RunInTempDir), and a test run again in a process of its own (Rerun).
+// It is imported by tests only.
+//
+// # Packages beneath it
+//
+// Every helper the tests share lives here or beneath it: buildbin builds
+// the sabline binary once per test binary; fleettest runs a fleet of
+// servers against a bucket; goldenfile compares output with a committed
+// file; proc reads another process's state from /proc; nohandover is an
+// embedding program that skips sabline.HandOver, for the test that shows
+// what that costs.
 package testkit
 
 import (

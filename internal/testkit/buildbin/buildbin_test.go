@@ -5,7 +5,7 @@ import "testing"
 // TestContentOf: the name of a shared binary changes with the build tags
 // and with the package, and not from one call to the next.
 func TestContentOf(t *testing.T) {
-	const pkg = "github.com/sabline/sabline/internal/buildbin"
+	const pkg = "github.com/sabline/sabline/internal/testkit/buildbin"
 	plain, err := contentOf(pkg, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
-	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/receipt/bucket"
 	"github.com/sabline/sabline/tenant"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabline/sabline/internal/buildbin"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/testkit"
 )
 
@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 // (E310), and ends; the host's run ends with one error naming the call.
 // Exactly two starts of main: the host's and the one worker's.
 func TestSkippedHandOver(t *testing.T) {
-	bin, err := buildbin.Build("github.com/sabline/sabline/internal/nohandover", "nohandover")
+	bin, err := buildbin.Build("github.com/sabline/sabline/internal/testkit/nohandover", "nohandover")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,8 +101,8 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 		Budget: opts.Budget, Workers: opts.Workers, Confine: opts.Confine, Require: opts.Require,
 		Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, ImportRoot: opts.ImportRoot,
 		MaxIdle: opts.MaxIdle, IdleTimeout: opts.IdleTimeout, OnDemand: opts.OnDemand,
-		Guarded: guardedPaths(opts.Receipts, opts.Guarded), Lend: opts.LendCredentials, Receipts: opts.Receipts,
-		Stderr: opts.Stderr,
+		Guarded: guardedPaths(opts.Receipts, opts.Guarded), Lend: opts.LendCredentials,
+		Receipts: opts.Receipts, Stderr: opts.Stderr,
 	})
 	if err != nil {
 		return nil, err
@@ -118,15 +118,24 @@ func (p *Pool) Options() PoolOptions { return p.opts }
 // program ran, however it ended (Result.Err says); it is the refusal when
 // nothing ran, and the result's receipt says so too.
 func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Result, error) {
-	r, err := p.p.Run(ctx, run.PoolRun{Program: program.Path, Source: program.Source, Args: opts.Args, Stdin: opts.Stdin, Budget: opts.Budget,
-		Tenant: opts.Tenant})
+	r, err := p.p.Run(ctx, run.PoolRun{
+		Program: program.Path,
+		Source:  program.Source,
+		Args:    opts.Args,
+		Stdin:   opts.Stdin,
+		Budget:  opts.Budget,
+		Tenant:  opts.Tenant,
+	})
 	res := &Result{Receipt: r.Receipt, Stdout: r.Stdout}
 	if r.Clipped {
-		res.Stderr = []byte(fmt.Sprintf("sabline: the program printed more than %d bytes; the rest was dropped\n", wire.MaxPoolOutputBytes))
+		res.Stderr = []byte(fmt.Sprintf(
+			"sabline: the program printed more than %d bytes; the rest was dropped\n",
+			wire.MaxPoolOutputBytes))
 	}
 	if err == nil && r.Receipt.Outcome.Status != receipt.StatusOK {
 		o := r.Receipt.Outcome
-		res.Stderr = append(res.Stderr, fmt.Sprintf("sabline: %s: %s\n", o.Code, codes.TerminalSafe(o.Message))...)
+		res.Stderr = append(res.Stderr,
+			fmt.Sprintf("sabline: %s: %s\n", o.Code, codes.TerminalSafe(o.Message))...)
 	}
 	return res, err
 }
@@ -183,14 +192,17 @@ func (o PoolOptions) Key() string {
 	if o.Receipts == "" {
 		o.Receipts, _ = receipt.DefaultDir() // as NewPool reads it
 	}
-	return strings.Join([]string{o.Budget.String(), fmt.Sprint(max(o.Workers, 1)), o.Timeout.String(), fmt.Sprint(o.MaxMemoryMB),
+	return strings.Join([]string{o.Budget.String(), fmt.Sprint(max(o.Workers, 1)),
+		o.Timeout.String(), fmt.Sprint(o.MaxMemoryMB),
 		string(conf), string(o.Require), o.ImportRoot, o.Receipts, strings.Join(o.Guarded, "\x01"),
-		strings.Join(o.LendCredentials, "\x01"), fmt.Sprint(o.MaxIdle), o.IdleTimeout.String(), fmt.Sprint(o.OnDemand)}, "\x00")
+		strings.Join(o.LendCredentials, "\x01"), fmt.Sprint(o.MaxIdle), o.IdleTimeout.String(),
+		fmt.Sprint(o.OnDemand)}, "\x00")
 }
 
 // Run runs program in the pool opts names, starting that pool on first
 // use (see Pool.Run).
-func (r *PoolRegistry) Run(ctx context.Context, opts PoolOptions, program Program, ro RunOptions) (*Result, error) {
+func (r *PoolRegistry) Run(ctx context.Context, opts PoolOptions, program Program,
+	ro RunOptions) (*Result, error) {
 	p, release, err := r.Acquire(opts)
 	if err != nil {
 		return nil, err

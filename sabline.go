@@ -147,7 +147,8 @@ func (r *Result) Err() error {
 
 // InProcessReason is the confinement reason of a run in the caller's own
 // process.
-const InProcessReason = "the run was in the caller's own process, which Sabline never confines; give a timeout or a memory limit to run it in a confined worker"
+const InProcessReason = "the run was in the caller's own process, which Sabline never " +
+	"confines; give a timeout or a memory limit to run it in a confined worker"
 
 // Run runs program once and returns its result and receipt. The error is
 // nil when the program ran, whether or not it succeeded (Result.Err says);
@@ -198,20 +199,24 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 	if opts.Timeout > 0 || opts.MaxMemoryMB > 0 {
 		res.Receipt = run.SuperviseContext(ctx, run.Run{
 			Program: path, Source: program.Source, Args: opts.Args, Budget: opts.Budget, Cwd: opts.Cwd,
-			Confine: opts.Confine, Require: opts.Require, Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB,
-			Receipts: opts.Receipts, Guarded: guardedPaths(opts.Receipts, nil), Lend: opts.LendCredentials,
+			Confine: opts.Confine, Require: opts.Require, Timeout: opts.Timeout,
+			MaxMemoryMB: opts.MaxMemoryMB, Receipts: opts.Receipts,
+			Guarded: guardedPaths(opts.Receipts, nil), Lend: opts.LendCredentials,
 			Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
 		})
 		if _, err := res.Receipt.Stored(); err != nil {
 			return res, err
 		}
-		if o := res.Receipt.Outcome; o.Status == receipt.StatusUsage || o.Status == receipt.StatusRefused {
+		if o := res.Receipt.Outcome; o.Status == receipt.StatusUsage ||
+			o.Status == receipt.StatusRefused {
 			return res, res.Err()
 		}
 		return res, nil
 	}
 	if opts.Require != "" {
-		err := codes.Errorf(codes.E326, "required level %s: this run would be in the caller's own process, at level none (%s); it was refused before its first statement", opts.Require, InProcessReason)
+		err := codes.Errorf(codes.E326, "required level %s: this run would be in the caller's own "+
+			"process, at level none (%s); it was refused before its first statement",
+			opts.Require, InProcessReason)
 		res.Receipt = refused(path, program.Source, opts, err)
 		return res, err
 	}
@@ -255,7 +260,8 @@ func refused(path string, src []byte, o Options, err error) *receipt.Receipt {
 // setParameters records in rec how the run was asked for.
 func setParameters(rec *receipt.Receipt, o Options) *receipt.Receipt {
 	rec.Timings.Started = time.Now().UTC()
-	rec.RunParameters.Asked(o.Confine, o.Require, o.Timeout, confine.OSPolicy(o.Budget, confine.Options{Mode: o.Confine}).SHA256())
+	rec.RunParameters.Asked(o.Confine, o.Require, o.Timeout,
+		confine.OSPolicy(o.Budget, confine.Options{Mode: o.Confine}).SHA256())
 	rec.RunParameters.CredentialsLent = o.LendCredentials
 	return rec
 }
@@ -282,11 +288,20 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 	if err := run.Admit(g, o.Budget); err != nil {
 		return refused(path, src, o, err), err
 	}
-	rec := setParameters(receipt.NewForSource(path, nil, o.Budget, o.Args), o) // the digest is the compiled program's, below
-	rec.Timings.Started = started.UTC()                                        // before the compile, not when the parameters were taken
+	// The digest is the compiled program's, below; the start is before the
+	// compile, not when the parameters were taken.
+	rec := setParameters(receipt.NewForSource(path, nil, o.Budget, o.Args), o)
+	rec.Timings.Started = started.UTC()
 	rec.SetConfinement(confine.NotConfined(InProcessReason))
 	var unkept error // the skeleton not kept: nothing ran
-	cfg := lang.Config{Budget: o.Budget, Cwd: o.Cwd, Args: o.Args, Stdin: o.Stdin, Stdout: o.Stdout, Guard: g}
+	cfg := lang.Config{
+		Budget: o.Budget,
+		Cwd:    o.Cwd,
+		Args:   o.Args,
+		Stdin:  o.Stdin,
+		Stdout: o.Stdout,
+		Guard:  g,
+	}
 	ran, err := job.Run(cfg, job.Program{Path: path, Source: src}, job.Hooks{
 		Compiled: func(_ *lang.Interp, prog *lang.Compiled) error {
 			rec.Program.Files, rec.Program.SHA256 = prog.Order, prog.Order[0].SHA256
@@ -313,7 +328,10 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 		rec.Effects = ran.Effects
 		// Counted in the process the program ran in, beside any host
 		// code it was granted: what it reports, as a worker's would be.
-		rec.Reported = &receipt.Reported{Fields: []string{receipt.FieldOutcome, receipt.FieldEffects}, Testimony: run.Testimony(o.Budget)}
+		rec.Reported = &receipt.Reported{
+			Fields:    []string{receipt.FieldOutcome, receipt.FieldEffects},
+			Testimony: run.Testimony(o.Budget),
+		}
 	}
 	rec.Outcome = receipt.OutcomeOf(err)
 	var e *codes.Error
@@ -343,6 +361,11 @@ func guardedPaths(receipts string, more []string) []string {
 	return out
 }
 
+// unregisteredModuleDo is what to do about a grant of a host module no
+// one registered.
+const unregisteredModuleDo = "Grant a module `sabline modules` lists (check the spelling), or " +
+	"register it in the embedding program (lang.RegisterModule). Nothing ran."
+
 // CheckModules refuses (E301) a budget that grants a host module this
 // binary has not registered: ffi:jsno is a typo, and granting a name the
 // confinement table does not list would turn the operating system layer
@@ -353,9 +376,10 @@ func CheckModules(what string, b budget.Budget) error {
 	names := lang.DefaultRegistry.Names()
 	for _, it := range b.Items {
 		if it.Kind == budget.FFI && it.Module != "" && !slices.Contains(names, it.Module) {
-			e := codes.Errorf(codes.E301, "%s: %s: no host module %q is registered in this build; the registered ones are %s",
+			e := codes.Errorf(codes.E301,
+				"%s: %s: no host module %q is registered in this build; the registered ones are %s",
 				what, it, it.Module, strings.Join(names, ", "))
-			e.Do = "Grant a module `sabline modules` lists (check the spelling), or register it in the embedding program (lang.RegisterModule). Nothing ran."
+			e.Do = unregisteredModuleDo
 			return e
 		}
 	}

@@ -26,6 +26,10 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
+// knockoutWarning is what a knock-out build says before anything else.
+const knockoutWarning = "sabline: KNOCK-OUT BUILD: every budget check passes; " +
+	"only the operating system holds this run"
+
 // Main runs the command line args and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	phase.Mark("main")
@@ -33,10 +37,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return worker.Main(args[1:])
 	}
 	if program.Knockout {
-		fmt.Fprintln(stderr, "sabline: KNOCK-OUT BUILD: every budget check passes; only the operating system holds this run")
+		fmt.Fprintln(stderr, knockoutWarning)
 	}
 	if len(args) == 0 {
-		return report(stderr, codes.Errorf(codes.E301, "no program to run and no command: sabline --help lists them"), "")
+		return report(stderr,
+			codes.Errorf(codes.E301, "no program to run and no command: sabline --help lists them"), "")
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
@@ -83,8 +88,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // commands are the names Main takes as a first argument, for the
 // message of a name that is near one of them (nearCommand).
-var commands = []string{"help", "version", "modules", "receipts", "audit", "os-policy", "doctor", "report", "eval", "serve",
-	"mcp", "run"}
+var commands = []string{"help", "version", "modules", "receipts", "audit", "os-policy", "doctor",
+	"report", "eval", "serve", "mcp", "run"}
 
 // nearCommand returns the command name is a misspelling of: one within
 // two edits of it, when name is no program (not a .vel file, no path, no

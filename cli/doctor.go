@@ -28,7 +28,9 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		return parseFailed(err, stdout, stderr)
 	}
 	if extra := append(positional, rest...); len(extra) > 0 {
-		return report(stderr, codes.Errorf(codes.E301, "sabline doctor takes no arguments, got %s", strings.Join(extra, " ")), "")
+		return report(stderr,
+			codes.Errorf(codes.E301, "sabline doctor takes no arguments, got %s",
+				strings.Join(extra, " ")), "")
 	}
 	m := confine.Probe()
 	probe, err := probe.Run(confine.ModeDefault)
@@ -57,10 +59,11 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 			sc = "not offered: " + m.SeccompNote
 		}
 		fmt.Fprintf(stdout, "seccomp:       %s\n", sc)
-		fmt.Fprintf(stdout, "this process:  seccomp mode %d, no_new_privs %v\n", m.SeccompMode, m.NoNewPrivs)
+		fmt.Fprintf(stdout, "this process:  seccomp mode %d, no_new_privs %v\n", m.SeccompMode,
+			m.NoNewPrivs)
 	}
-	fmt.Fprintf(stdout, "default budget: %s: %s [%s]\n", probe.Confinement.Level, probe.Confinement.Reason,
-		strings.Join(probe.Confinement.Layers, ", "))
+	fmt.Fprintf(stdout, "default budget: %s: %s [%s]\n", probe.Confinement.Level,
+		probe.Confinement.Reason, strings.Join(probe.Confinement.Layers, ", "))
 	for _, a := range rep.Advice {
 		fmt.Fprintf(stdout, "advice:        %s\n", a)
 	}

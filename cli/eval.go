@@ -34,11 +34,14 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		return report(stderr, err, "")
 	}
 	if mode == confine.ModeOff {
-		return report(stderr, codes.Errorf(codes.E301, "eval never runs unconfined: it refuses --no-confine"), "")
+		return report(stderr,
+			codes.Errorf(codes.E301, "eval never runs unconfined: it refuses --no-confine"), "")
 	}
 	if *wantProbe {
 		if len(positional) > 0 {
-			return report(stderr, codes.Errorf(codes.E301, "eval --confinement-probe takes no directory, got %s", strings.Join(positional, " ")), "")
+			return report(stderr,
+				codes.Errorf(codes.E301, "eval --confinement-probe takes no directory, got %s",
+					strings.Join(positional, " ")), "")
 		}
 		var others []string
 		fs.Visit(func(f *flag.Flag) {
@@ -47,7 +50,10 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		})
 		if len(others) > 0 {
-			return report(stderr, codes.Errorf(codes.E301, "eval --confinement-probe runs its own attempts under no budget and takes only --confine and --json: drop %s", strings.Join(others, " ")), "")
+			return report(stderr,
+				codes.Errorf(codes.E301,
+					"eval --confinement-probe runs its own attempts under no budget and takes only "+
+						"--confine and --json: drop %s", strings.Join(others, " ")), "")
 		}
 		rep, err := probe.Run(mode)
 		if err != nil {
@@ -56,7 +62,8 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		if *asJSON {
 			return printJSON(stdout, rep)
 		}
-		fmt.Fprintf(stdout, "confinement: %s: %s [%s]\n", rep.Confinement.Level, rep.Confinement.Reason, strings.Join(rep.Confinement.Layers, ", "))
+		fmt.Fprintf(stdout, "confinement: %s: %s [%s]\n", rep.Confinement.Level, rep.Confinement.Reason,
+			strings.Join(rep.Confinement.Layers, ", "))
 		for _, a := range rep.Attempts {
 			line := fmt.Sprintf("%-8s %-13s %s", a.Op, a.Result, a.Target)
 			if a.Errno != "" {
@@ -98,7 +105,12 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	results, err := eval.Run(positional[0], eval.Options{
-		Budget: b, Confine: mode, Require: require, Timeout: f.timeout, MaxMemoryMB: memory, Receipts: dir,
+		Budget:      b,
+		Confine:     mode,
+		Require:     require,
+		Timeout:     f.timeout,
+		MaxMemoryMB: memory,
+		Receipts:    dir,
 	})
 	if err != nil {
 		return report(stderr, err, "")
@@ -111,7 +123,8 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 			if r.Outcome.Code != "" {
 				code = " " + string(r.Outcome.Code)
 			}
-			fmt.Fprintln(stdout, terminalSafe(strings.TrimRight(fmt.Sprintf("%-5s %-30s %-7s%s", strings.ToUpper(r.Grade), r.Program, r.Confinement.Level, code), " ")))
+			fmt.Fprintln(stdout, terminalSafe(strings.TrimRight(fmt.Sprintf("%-5s %-30s %-7s%s",
+				strings.ToUpper(r.Grade), r.Program, r.Confinement.Level, code), " ")))
 			if r.Grade == eval.GradeFail {
 				printDifference(stdout, r)
 			}
@@ -156,7 +169,8 @@ func printDifference(w io.Writer, r eval.Result) {
 	fmt.Fprintf(w, "      line %d: expected %s\n", i+1, line(want))
 	fmt.Fprintf(w, "      %s  printed  %s\n", strings.Repeat(" ", len(fmt.Sprint(i+1))+5), line(got))
 	if r.OutputCut {
-		fmt.Fprintf(w, "      the program printed %d bytes: eval kept the first %d (%d past the expected output's size) and cut the rest\n",
+		fmt.Fprintf(w, "      the program printed %d bytes: eval kept the first %d "+
+			"(%d past the expected output's size) and cut the rest\n",
 			r.OutputBytes, len(*r.Actual), eval.OutputLimit)
 	}
 }

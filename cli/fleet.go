@@ -43,12 +43,19 @@ type fleetFlags struct {
 
 func (f *fleetFlags) register(fs *flag.FlagSet) {
 	f.shipEvery, f.maxLag = ship.DefaultEvery, defaultMaxLag
-	fs.StringVar(&f.receiptsURL, "receipts-url", "", "the `URL` of the store a fleet ships its receipts to: file://DIR, s3://BUCKET, gs://BUCKET, azblob://CONTAINER (a path is file://)")
-	fs.StringVar(&f.replica, "replica", "", "this replica's `id` in the fleet (default: the host's name)")
-	fs.StringVar(&f.agent, "store-agent", "", "the store agent's `executable` (default: "+storeAgentName+" beside sabline, else on PATH)")
-	fs.Var((*durationFlag)(&f.shipEvery), "ship-every", "seal and ship receipts this often (`duration`)")
-	fs.Var((*durationFlag)(&f.maxLag), "ready-max-lag", "say not ready while receipts reach the store later than this (`duration`)")
-	fs.StringVar(&f.tenants, "tenants", "", "the tenants `file`: tokens, each with its own ceiling and limits (read again on SIGHUP)")
+	fs.StringVar(&f.receiptsURL, "receipts-url", "",
+		"the `URL` of the store a fleet ships its receipts to: file://DIR, s3://BUCKET, "+
+			"gs://BUCKET, azblob://CONTAINER (a path is file://)")
+	fs.StringVar(&f.replica, "replica", "",
+		"this replica's `id` in the fleet (default: the host's name)")
+	fs.StringVar(&f.agent, "store-agent", "",
+		"the store agent's `executable` (default: "+storeAgentName+" beside sabline, else on PATH)")
+	fs.Var((*durationFlag)(&f.shipEvery), "ship-every",
+		"seal and ship receipts this often (`duration`)")
+	fs.Var((*durationFlag)(&f.maxLag), "ready-max-lag",
+		"say not ready while receipts reach the store later than this (`duration`)")
+	fs.StringVar(&f.tenants, "tenants", "",
+		"the tenants `file`: tokens, each with its own ceiling and limits (read again on SIGHUP)")
 }
 
 // fleet is a replica's link to the shared store: the agent that reaches
@@ -70,10 +77,15 @@ func replicaID(given string) (string, error) {
 		id = strings.ToLower(h)
 	}
 	if !ship.ValidReplica(id) {
-		return "", codes.Errorf(codes.E301, "--replica %q: want 1 to 63 lower-case letters, digits and '-', unique in the fleet", id)
+		return "", codes.Errorf(codes.E301,
+			"--replica %q: want 1 to 63 lower-case letters, digits and '-', unique in the fleet", id)
 	}
 	return id, nil
 }
+
+// storeAgentDo is what to do about a store agent not found.
+const storeAgentDo = "Build it beside sabline (go build -o DIR ./cmd/sabline-store), " +
+	"or name it with --store-agent."
 
 // startAgent starts the store agent for url.
 func startAgent(url, path string, stderr io.Writer) (*bucket.Agent, error) {
@@ -81,7 +93,7 @@ func startAgent(url, path string, stderr io.Writer) (*bucket.Agent, error) {
 		var err error
 		if path, err = bucket.Find(storeAgentName); err != nil {
 			e := codes.Errorf(codes.E317, "--receipts-url %s: %w", url, err)
-			e.Do = "Build it beside sabline (go build -o DIR ./cmd/sabline-store), or name it with --store-agent."
+			e.Do = storeAgentDo
 			return nil, e
 		}
 	}
@@ -96,7 +108,8 @@ func startAgent(url, path string, stderr io.Writer) (*bucket.Agent, error) {
 // the shared store, and reading the fleet's from it; nil when no
 // --receipts-url was given. It runs before the server holds itself: the
 // agent starts outside the server's domain, where it reaches the store.
-func startFleet(f fleetFlags, o doorOptions, runner *door.PoolRunner, stderr io.Writer) (*fleet, error) {
+func startFleet(f fleetFlags, o doorOptions, runner *door.PoolRunner,
+	stderr io.Writer) (*fleet, error) {
 	if f.receiptsURL == "" {
 		return nil, nil
 	}
@@ -133,7 +146,8 @@ func (fl *fleet) close(stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := fl.shipper.Close(ctx); err != nil {
-		fmt.Fprintf(stderr, "sabline serve: %s (they are shipped at the next start)\n", terminalSafe(err.Error()))
+		fmt.Fprintf(stderr, "sabline serve: %s (they are shipped at the next start)\n",
+			terminalSafe(err.Error()))
 	}
 	fl.agent.Close()
 }
@@ -172,7 +186,8 @@ func (r *ready) check() error {
 			if err := r.fl.shipper.Err(); err != nil {
 				why = ": " + err.Error()
 			}
-			return fmt.Errorf("its receipts reach the shared store %s late, past %s%s", lag.Round(time.Millisecond), r.maxLag, why)
+			return fmt.Errorf("its receipts reach the shared store %s late, past %s%s",
+				lag.Round(time.Millisecond), r.maxLag, why)
 		}
 	}
 	return nil
@@ -229,7 +244,8 @@ func reloadTenants(srv *door.Server, path string, o doorOptions, cwd string) (in
 // replica cannot ship, and is started again whole (its supervisor, a
 // pod's restart policy) rather than serve without it. agentEnded reports
 // whether that happened.
-func watchFleet(ctx context.Context, stop func(), fl *fleet, stderr io.Writer) (agentEnded func() bool) {
+func watchFleet(ctx context.Context, stop func(), fl *fleet,
+	stderr io.Writer) (agentEnded func() bool) {
 	if fl == nil {
 		return func() bool { return false }
 	}
@@ -250,7 +266,8 @@ func watchFleet(ctx context.Context, stop func(), fl *fleet, stderr io.Writer) (
 
 // reloadOnHangUp reads the tenants file again at each SIGHUP, until ctx
 // is done; a file that does not read keeps the tenants the server has.
-func reloadOnHangUp(ctx context.Context, srv *door.Server, o doorOptions, cwd string, stderr io.Writer) {
+func reloadOnHangUp(ctx context.Context, srv *door.Server, o doorOptions, cwd string,
+	stderr io.Writer) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -261,10 +278,12 @@ func reloadOnHangUp(ctx context.Context, srv *door.Server, o doorOptions, cwd st
 		case <-hup:
 			n, err := reloadTenants(srv, o.Tenants, o, cwd)
 			if err != nil {
-				fmt.Fprintf(stderr, "sabline serve: SIGHUP: the tenants are unchanged: %s\n", terminalSafe(err.Error()))
+				fmt.Fprintf(stderr, "sabline serve: SIGHUP: the tenants are unchanged: %s\n",
+					terminalSafe(err.Error()))
 				continue
 			}
-			fmt.Fprintf(stderr, "sabline serve: SIGHUP: %d tenants read from %s\n", n, terminalSafe(o.Tenants))
+			fmt.Fprintf(stderr, "sabline serve: SIGHUP: %d tenants read from %s\n", n,
+				terminalSafe(o.Tenants))
 		}
 	}
 }

@@ -52,7 +52,8 @@ const defaultRunMemoryMB = 1024
 func (f *runFlags) memory() (int, error) {
 	switch {
 	case f.noMemory && f.maxMemoryMB > 0:
-		return 0, codes.Errorf(codes.E301, "--max-memory-mb %d sets a memory bound, and --no-memory-limit lifts it: give one or the other", f.maxMemoryMB)
+		return 0, codes.Errorf(codes.E301, "--max-memory-mb %d sets a memory bound, and "+
+			"--no-memory-limit lifts it: give one or the other", f.maxMemoryMB)
 	case f.noMemory:
 		return 0, nil
 	case f.maxMemoryMB > 0:
@@ -70,7 +71,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noConfine, "no-confine", false, "ask the operating system for nothing")
 	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
 	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
-	fs.Var(&f.lend, "lend-credential", "let a grant that names this credential `path` reach it (repeatable)")
+	fs.Var(&f.lend, "lend-credential",
+		"let a grant that names this credential `path` reach it (repeatable)")
 }
 
 // lent are the --lend-credential paths, absolute against cwd.
@@ -85,6 +87,11 @@ func (f *runFlags) lent(cwd string) []string {
 	return out
 }
 
+// noConfineWithConfine is the E301 of --no-confine given with a flag that
+// asks for confinement.
+const noConfineWithConfine = "--no-confine asks for no confinement, and --confine or " +
+	"--require-confinement asks for some: give one or the other"
+
 // mode checks the confinement flags together and returns the run's mode
 // and required level. Asking for confinement and --no-confine at once is a
 // usage error.
@@ -97,13 +104,14 @@ func (f *runFlags) mode() (confine.Mode, confine.Level, error) {
 	if f.require != "" {
 		l, err := confine.ParseLevel(f.require)
 		if err != nil || l == confine.None {
-			return "", "", codes.Errorf(codes.E301, "--require-confinement %q: want full or partial", f.require)
+			return "", "", codes.Errorf(codes.E301, "--require-confinement %q: want full or partial",
+				f.require)
 		}
 		req = l
 	}
 	if f.noConfine {
 		if mode == confine.ModeStrict || req != "" {
-			return "", "", codes.Errorf(codes.E301, "--no-confine asks for no confinement, and --confine or --require-confinement asks for some: give one or the other")
+			return "", "", codes.Errorf(codes.E301, noConfineWithConfine)
 		}
 		mode = confine.ModeOff
 	}
@@ -121,6 +129,10 @@ func parseConfine(v string) (confine.Mode, error) {
 	return "", codes.Errorf(codes.E301, "--confine %q: the only value is strict", v)
 }
 
+// noConfineWarning is what a run under --no-confine says before it starts.
+const noConfineWarning = "sabline: --no-confine: the operating system is asked for nothing; " +
+	"the budget is the only boundary"
+
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f runFlags
 	fs := newFlagSet("sabline")
@@ -135,17 +147,23 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(positional) > 0 {
 		if c, ok := nearCommand(positional[0]); ok {
-			return report(stderr, codes.Errorf(codes.E301, "%s is no command, and no program (a program is a .vel file): did you mean sabline %s?",
-				positional[0], c), "")
+			return report(stderr,
+				codes.Errorf(codes.E301,
+					"%s is no command, and no program (a program is a .vel file): did you mean sabline %s?",
+					positional[0], c), "")
 		}
 	}
 	switch len(positional) {
 	case 1:
 	case 0:
-		return report(stderr, codes.Errorf(codes.E301, "no program to run: give a PROGRAM.vel (sabline help shows the flags)"), "")
+		return report(stderr,
+			codes.Errorf(codes.E301, "no program to run: give a PROGRAM.vel (sabline help shows the flags)"),
+			"")
 	default:
-		return report(stderr, codes.Errorf(codes.E301, "want one program to run, got %d: %s (the program's own arguments go after --)",
-			len(positional), strings.Join(positional, " ")), "")
+		return report(stderr,
+			codes.Errorf(codes.E301,
+				"want one program to run, got %d: %s (the program's own arguments go after --)",
+				len(positional), strings.Join(positional, " ")), "")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -200,31 +218,41 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if r.Faults, err = fault.Parse(spec); err != nil {
 			return refuse(err)
 		}
-		fmt.Fprintf(stderr, "sabline: %s is set: the worker will attempt %d operation(s) outside the budget before the first statement\n", fault.Env, len(r.Faults))
+		fmt.Fprintf(stderr, "sabline: %s is set: the worker will attempt %d operation(s) outside "+
+			"the budget before the first statement\n", fault.Env, len(r.Faults))
 	}
 	if f.toolFD >= 0 && f.toolFD <= 2 {
 		// Standard output is where the program prints: a channel there
 		// could be forged by print.
-		return refuse(codes.Errorf(codes.E301, "--tool-fd %d: the tool channel is a descriptor of its own, never standard input, output or error", f.toolFD))
+		return refuse(codes.Errorf(codes.E301, "--tool-fd %d: the tool channel is a descriptor of "+
+			"its own, never standard input, output or error", f.toolFD))
 	}
 	if f.toolFD > 2 {
 		r.Tool = os.NewFile(uintptr(f.toolFD), "tool")
 		if _, err := r.Tool.Stat(); err != nil {
-			return refuse(codes.Errorf(codes.E301, "--tool-fd %d: not an open descriptor: %w", f.toolFD, err))
+			return refuse(codes.Errorf(codes.E301, "--tool-fd %d: not an open descriptor: %w",
+				f.toolFD, err))
 		}
 	}
 	if r.Confine == confine.ModeOff {
-		fmt.Fprintln(stderr, "sabline: --no-confine: the operating system is asked for nothing; the budget is the only boundary")
+		fmt.Fprintln(stderr, noConfineWarning)
 	}
 	// The receipt is reserved before the worker starts and finished by
 	// Supervise: a run that cannot have one does not run (E317), and a
 	// run whose receipt could not be finished says so (E327).
 	r.Receipts = dir
-	r.Signals = true // a command line stopped by its terminal stops its worker, with the receipt saying so
+	// A command line stopped by its terminal stops its worker, with the
+	// receipt saying so.
+	r.Signals = true
 	rec := run.Supervise(r)
 	path, werr := rec.Stored()
 	if rec.Outcome.Status != receipt.StatusOK && codes.CodeOf(werr) != codes.E317 {
-		report(stderr, &codes.Error{Code: rec.Outcome.Code, Msg: rec.Outcome.Message, Pos: rec.Outcome.Position, Stack: rec.Outcome.Stack}, path)
+		report(stderr, &codes.Error{
+			Code:  rec.Outcome.Code,
+			Msg:   rec.Outcome.Message,
+			Pos:   rec.Outcome.Position,
+			Stack: rec.Outcome.Stack,
+		}, path)
 	}
 	if werr != nil {
 		return report(stderr, werr, path)

@@ -33,7 +33,9 @@ import (
 // sabline serve or sabline mcp. A client can narrow the budget and
 // nothing else.
 type doorOptions struct {
-	ImportRoot  string        // absolute: the directory a request's path is read under, and every run's working directory
+	// absolute: the directory a request's path is read under, and every
+	// run's working directory
+	ImportRoot  string
 	Ceiling     budget.Budget // --allow: the most a run may be granted
 	Confine     confine.Mode  // confine.ModeDefault or ModeStrict
 	Require     confine.Level // --require-confinement, "" for none
@@ -89,7 +91,8 @@ func (f *doorFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
 	fs.IntVar(&f.workers, "workers", f.workers, "runs at once, at least 1 (`N`)")
 	fs.IntVar(&f.maxIdle, "max-idle", f.maxIdle, "idle workers kept however long they wait (`N`)")
-	fs.Var((*durationFlag)(&f.idle), "idle-timeout", "retire a worker past --max-idle idle this `long`")
+	fs.Var((*durationFlag)(&f.idle), "idle-timeout",
+		"retire a worker past --max-idle idle this `long`")
 	fs.IntVar(&f.queue, "queue", f.queue, "runs that may wait past --workers (`N`)")
 	fs.Var((*durationFlag)(&f.timeout), "timeout", "stop each run after this `duration`")
 	fs.Var((*memoryFlag)(&f.maxMemory), "max-memory-mb", "stop each run past this many `MB`")
@@ -101,7 +104,8 @@ func (f *doorFlags) register(fs *flag.FlagSet) {
 func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
 	var o doorOptions
 	if f.importRoot == "" {
-		return o, codes.Errorf(codes.E301, "sabline %s needs --import-root DIR: the directory a request's path is read under", cmd)
+		return o, codes.Errorf(codes.E301,
+			"sabline %s needs --import-root DIR: the directory a request's path is read under", cmd)
 	}
 	root, err := filepath.Abs(f.importRoot)
 	if err != nil {
@@ -168,11 +172,17 @@ func serveFlagSet() (*flag.FlagSet, *serveFlags) {
 	sf := &serveFlags{}
 	sf.door.register(fs)
 	fs.StringVar(&sf.listen, "listen", defaultListen, "the `address` to listen on")
-	fs.StringVar(&sf.tokenFile, "token-file", "", "the `file` holding the bearer token (made, mode 0600, when it does not exist)")
-	fs.Var(&sf.origins, "allow-origin", "an `origin` (https://HOST[:PORT]) requests may come from beside the server's own address (repeatable)")
+	fs.StringVar(&sf.tokenFile, "token-file", "",
+		"the `file` holding the bearer token (made, mode 0600, when it does not exist)")
+	fs.Var(&sf.origins, "allow-origin", "an `origin` (https://HOST[:PORT]) requests may come "+
+		"from beside the server's own address (repeatable)")
 	sf.fleet.register(fs)
 	return fs, sf
 }
+
+// tenantsWithTokenFile is the E301 of --tenants given with --token-file.
+const tenantsWithTokenFile = "give --tenants FILE or --token-file FILE, not both: " +
+	"the tenants file names every token"
 
 // serveCmd: sabline serve --import-root DIR [--listen ADDR] [--token-file
 // FILE] [run flags]: the HTTP door, until SIGINT or SIGTERM.
@@ -184,7 +194,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	f, ff, listen, tokenFile, origins := &sf.door, sf.fleet, &sf.listen, &sf.tokenFile, sf.origins
 	if extra := append(positional, rest...); len(extra) > 0 {
-		return report(stderr, codes.Errorf(codes.E301, "sabline serve takes no program (got %s): clients send them", strings.Join(extra, " ")), "")
+		return report(stderr,
+			codes.Errorf(codes.E301, "sabline serve takes no program (got %s): clients send them",
+				strings.Join(extra, " ")), "")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -196,17 +208,26 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	enterNodev(stderr, "serve")
 	if _, _, err := net.SplitHostPort(*listen); err != nil {
-		return report(stderr, codes.Errorf(codes.E301, "--listen %s: not an address HOST:PORT (127.0.0.1:8080, say)", *listen), "")
+		return report(stderr,
+			codes.Errorf(codes.E301, "--listen %s: not an address HOST:PORT (127.0.0.1:8080, say)",
+				*listen), "")
 	}
 	if !loopback(*listen) && *tokenFile == "" && ff.tenants == "" {
-		return report(stderr, codes.Errorf(codes.E301, "--listen %s is not a loopback address: give --token-file FILE or --tenants FILE, so that the tokens are ones you hand out yourself", *listen), "")
+		return report(stderr,
+			codes.Errorf(codes.E301, "--listen %s is not a loopback address: give --token-file FILE "+
+				"or --tenants FILE, so that the tokens are ones you hand out yourself", *listen), "")
 	}
-	cfg := door.Config{Workers: o.Workers, Queue: o.Queue, Origins: origins, Logf: doorLog(stderr, "serve")}
+	cfg := door.Config{
+		Workers: o.Workers,
+		Queue:   o.Queue,
+		Origins: origins,
+		Logf:    doorLog(stderr, "serve"),
+	}
 	var path, token string
 	var made bool
 	switch {
 	case ff.tenants != "" && *tokenFile != "":
-		return report(stderr, codes.Errorf(codes.E301, "give --tenants FILE or --token-file FILE, not both: the tenants file names every token"), "")
+		return report(stderr, codes.Errorf(codes.E301, tenantsWithTokenFile), "")
 	case ff.tenants != "":
 		if path, err = filepath.Abs(ff.tenants); err != nil {
 			return report(stderr, codes.Errorf(codes.E301, "--tenants %s: %w", ff.tenants, err), "")
@@ -268,17 +289,20 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "sabline serve: %s\n", terminalSafe(holdServer(o)))
 	switch {
 	case o.Tenants != "":
-		fmt.Fprintf(stderr, "sabline serve: %d tenants in %s (read again on SIGHUP)\n", len(cfg.Tenants), terminalSafe(path))
+		fmt.Fprintf(stderr, "sabline serve: %d tenants in %s (read again on SIGHUP)\n",
+			len(cfg.Tenants), terminalSafe(path))
 	case made:
 		fmt.Fprintf(stderr, "sabline serve: made a token in %s\n", terminalSafe(path))
 	default:
 		fmt.Fprintf(stderr, "sabline serve: token in %s\n", terminalSafe(path))
 	}
 	if fl != nil {
-		fmt.Fprintf(stderr, "sabline serve: shipping receipts to %s every %s\n", terminalSafe(ff.receiptsURL), ff.shipEvery)
+		fmt.Fprintf(stderr, "sabline serve: shipping receipts to %s every %s\n",
+			terminalSafe(ff.receiptsURL), ff.shipEvery)
 	}
-	fmt.Fprintf(stderr, "sabline serve: listening on %s (import root %s, budget %s, %d workers, queue %d)\n",
-		ln.Addr(), terminalSafe(o.ImportRoot), terminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
+	fmt.Fprintf(stderr,
+		"sabline serve: listening on %s (import root %s, budget %s, %d workers, queue %d)\n", ln.Addr(),
+		terminalSafe(o.ImportRoot), terminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	agentEnded := watchFleet(ctx, stop, fl, stderr)
@@ -308,6 +332,10 @@ func loopback(addr string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// tokenFileModeDo is what to do about a token file others can read.
+const tokenFileModeDo = "chmod 600 the token file, or name a file that does not exist yet " +
+	"(sabline serve makes it, mode 0600)."
 
 // loadToken reads the token in path, or, when there is no file there,
 // makes one (32 random bytes, hex) in a new file of mode 0600. fresh asks
@@ -352,8 +380,9 @@ func loadToken(path string, fresh bool) (token string, made bool, err error) {
 		return "", false, codes.Errorf(codes.E301, "token file %s: not a regular file", path)
 	}
 	if goruntime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
-		e := codes.Errorf(codes.E301, "token file %s has mode %s: others can read it", path, fi.Mode().Perm())
-		e.Do = "chmod 600 the token file, or name a file that does not exist yet (sabline serve makes it, mode 0600)."
+		e := codes.Errorf(codes.E301, "token file %s has mode %s: others can read it", path,
+			fi.Mode().Perm())
+		e.Do = tokenFileModeDo
 		return "", false, e
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
@@ -363,9 +392,12 @@ func loadToken(path string, fresh bool) (token string, made bool, err error) {
 	token = strings.TrimSpace(string(data))
 	switch {
 	case len(data) > maxTokenFileBytes:
-		return "", false, codes.Errorf(codes.E301, "token file %s: larger than %d bytes", path, maxTokenFileBytes)
+		return "", false, codes.Errorf(codes.E301, "token file %s: larger than %d bytes", path,
+			maxTokenFileBytes)
 	case len(token) < minTokenBytes || strings.ContainsAny(token, " \t\r\n"):
-		return "", false, codes.Errorf(codes.E301, "token file %s: want one token of at least %d characters, without blanks", path, minTokenBytes)
+		return "", false, codes.Errorf(codes.E301,
+			"token file %s: want one token of at least %d characters, without blanks", path,
+			minTokenBytes)
 	}
 	return token, false, nil
 }
@@ -376,9 +408,18 @@ func loadToken(path string, fresh bool) (token string, made bool, err error) {
 // fails at start; and the door's runner over it.
 func startPool(o doorOptions) (*sabline.Pool, *door.PoolRunner, error) {
 	pool, err := sabline.NewPool(sabline.PoolOptions{
-		Budget: o.Ceiling, Workers: o.Workers, Timeout: o.Timeout, MaxMemoryMB: o.MaxMemoryMB,
-		Confine: sabline.Confine(o.Confine), Require: o.Require, ImportRoot: o.ImportRoot, Receipts: o.Receipts,
-		Guarded: o.Guarded, MaxIdle: o.MaxIdle, IdleTimeout: o.IdleTimeout, OnDemand: o.OnDemand,
+		Budget:      o.Ceiling,
+		Workers:     o.Workers,
+		Timeout:     o.Timeout,
+		MaxMemoryMB: o.MaxMemoryMB,
+		Confine:     sabline.Confine(o.Confine),
+		Require:     o.Require,
+		ImportRoot:  o.ImportRoot,
+		Receipts:    o.Receipts,
+		Guarded:     o.Guarded,
+		MaxIdle:     o.MaxIdle,
+		IdleTimeout: o.IdleTimeout,
+		OnDemand:    o.OnDemand,
 	})
 	if err != nil {
 		return nil, nil, err

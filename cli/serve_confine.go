@@ -85,11 +85,16 @@ type serverDomain struct {
 // before the door held itself are outside its domain, and the door must
 // still stop them. It is pure: the same options give the same domain on
 // every system.
+// workersUnconfined is why a server whose budget leaves its workers
+// unconfined does not hold itself.
+const workersUnconfined = "the budget leaves the workers unconfined, and a worker can only " +
+	"narrow what the server holds"
+
 func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 	read := budget.Item{Kind: budget.FS, Access: budget.Read, Path: o.ImportRoot}
 	pol := confine.OSPolicy(o.Ceiling.With(read), confine.Options{Mode: o.Confine})
 	if !pol.Enforced {
-		return serverDomain{Skip: "the budget leaves the workers unconfined, and a worker can only narrow what the server holds"}, nil
+		return serverDomain{Skip: workersUnconfined}, nil
 	}
 	needs := confine.LinuxNeeds(pol, env.Exe, env.TempDir)
 	plan, err := confine.LandlockPlan(pol, needs, abi)
@@ -100,32 +105,43 @@ func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 	d.Scoped = plan.Scoped & confine.LandlockScopeAbstractUnixSocket
 	d.Rules = nil // the workers' rules again, each saying whose it is
 	for _, r := range plan.Rules {
-		d.Rules = append(d.Rules, rule{Path: r.Path, Access: r.Access, Grant: r.Grant, Why: "workers: " + r.Why})
+		d.Rules = append(d.Rules,
+			rule{Path: r.Path, Access: r.Access, Grant: r.Grant, Why: "workers: " + r.Why})
 	}
 	readRights := confine.LandlockFSReadFile | confine.LandlockFSReadDir
-	writeRights := confine.LandlockFSWriteFile | confine.LandlockFSTruncate | confine.LandlockFSMakeReg |
-		confine.LandlockFSMakeDir | confine.LandlockFSRemoveFile | confine.LandlockFSRemoveDir
+	writeRights := confine.LandlockFSWriteFile | confine.LandlockFSTruncate |
+		confine.LandlockFSMakeReg | confine.LandlockFSMakeDir | confine.LandlockFSRemoveFile |
+		confine.LandlockFSRemoveDir
 	own := []rule{
-		{Path: env.Exe, Access: confine.LandlockFSExecute | confine.LandlockFSReadFile, Why: "server: start a worker"},
+		{Path: env.Exe, Access: confine.LandlockFSExecute | confine.LandlockFSReadFile,
+			Why: "server: start a worker"},
 		{Path: o.Receipts, Access: readRights | writeRights, Grant: true, Why: "server: the receipts"},
-		{Path: env.TempDir, Access: readRights | writeRights, Why: "server: the workers' temporary directories"},
-		{Path: "/proc", Access: readRights, Why: "server: a worker reads its own /proc/self before it holds itself"},
+		{Path: env.TempDir, Access: readRights | writeRights,
+			Why: "server: the workers' temporary directories"},
+		{Path: "/proc", Access: readRights,
+			Why: "server: a worker reads its own /proc/self before it holds itself"},
 	}
 	if env.Cgroups != "" && o.MaxMemoryMB > 0 {
-		own = append(own, rule{Path: env.Cgroups, Access: readRights | writeRights, Why: "server: each worker's memory cgroup"})
+		own = append(own, rule{Path: env.Cgroups, Access: readRights | writeRights,
+			Why: "server: each worker's memory cgroup"})
 	}
 	if o.Tenants != "" {
-		own = append(own, rule{Path: filepath.Dir(o.Tenants), Access: readRights, Why: "server: the tenants file, read again on SIGHUP"})
+		own = append(own, rule{Path: filepath.Dir(o.Tenants), Access: readRights,
+			Why: "server: the tenants file, read again on SIGHUP"})
 	}
 	if env.Loader != "" {
-		own = append(own, rule{Path: env.Loader, Access: confine.LandlockFSExecute | confine.LandlockFSReadFile, Why: "server: the executable's loader"})
+		own = append(own, rule{Path: env.Loader,
+			Access: confine.LandlockFSExecute | confine.LandlockFSReadFile,
+			Why:    "server: the executable's loader"})
 		for _, dir := range serverLibraries {
-			own = append(own, rule{Path: dir, Access: readRights, Why: "server: the executable's shared libraries"})
+			own = append(own,
+				rule{Path: dir, Access: readRights, Why: "server: the executable's shared libraries"})
 		}
 	}
 	for _, r := range own {
 		if !filepath.IsAbs(r.Path) {
-			return serverDomain{}, fmt.Errorf("derive the server's domain: %s: %q is not an absolute path", r.Why, r.Path)
+			return serverDomain{}, fmt.Errorf("derive the server's domain: %s: %q is not an absolute path",
+				r.Why, r.Path)
 		}
 		if r.Access &= d.HandledFS; r.Access != 0 {
 			d.Rules = append(d.Rules, r)
@@ -149,7 +165,8 @@ func (d serverDomain) describe() string {
 			}
 		}
 	}
-	s := "reads " + list(reads, d.HandledFS&confine.LandlockFSReadFile == 0) + "; writes " + list(writes, d.HandledFS&confine.LandlockFSWriteFile == 0)
+	s := "reads " + list(reads, d.HandledFS&confine.LandlockFSReadFile == 0) +
+		"; writes " + list(writes, d.HandledFS&confine.LandlockFSWriteFile == 0)
 	switch {
 	case d.HandledNet&confine.LandlockNetConnectTCP == 0:
 		s += "; connects anywhere its workers may"
@@ -185,9 +202,9 @@ func enterNodev(stderr io.Writer, name string) {
 
 // nodevFallback says what a door's workers hold where the door could not
 // be re-executed in a nodev namespace.
-const nodevFallback = "a worker started before the server holds itself gets a namespace of its own where the " +
-	"server can make one (it needs CAP_SYS_ADMIN); any other's device nodes beneath a grant are refused by the " +
-	"language alone, and its level says so"
+const nodevFallback = "a worker started before the server holds itself gets a namespace of " +
+	"its own where the server can make one (it needs CAP_SYS_ADMIN); any other's device nodes " +
+	"beneath a grant are refused by the language alone, and its level says so"
 
 // holdServer holds a door's process to the domain serverRules derives,
 // after its pool is started and its listener bound, and returns the line

@@ -52,7 +52,8 @@ func (r *PoolRunner) ReadShared(shared SharedReceipts) { r.shared = shared }
 func NewPoolRunner(pool *sabline.Pool) (*PoolRunner, error) {
 	o := pool.Options()
 	if o.ImportRoot == "" {
-		return nil, codes.Errorf(codes.E301, "a door's pool needs an import root: the directory a request's path is read under")
+		return nil, codes.Errorf(codes.E301,
+			"a door's pool needs an import root: the directory a request's path is read under")
 	}
 	return &PoolRunner{pool: pool, o: o}, nil
 }
@@ -61,7 +62,8 @@ func NewPoolRunner(pool *sabline.Pool) (*PoolRunner, error) {
 // E328) before anything runs; otherwise it runs it in the pool and returns
 // its receipt.
 func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) {
-	prog := sabline.Source(filepath.Join(r.o.ImportRoot, SourceName), []byte(req.Source)) // the pool bounds its size
+	// The pool bounds its size.
+	prog := sabline.Source(filepath.Join(r.o.ImportRoot, SourceName), []byte(req.Source))
 	if req.Path != "" {
 		prog = sabline.File(filepath.Join(r.o.ImportRoot, filepath.FromSlash(req.Path)))
 		path, src, err := underRoot(r.o.ImportRoot, req.Path)
@@ -74,7 +76,12 @@ func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 	if err != nil {
 		return r.refused(prog, req, err)
 	}
-	res, err := r.pool.Run(ctx, prog, sabline.RunOptions{Args: req.Args, Stdin: []byte(req.Stdin), Budget: &b, Tenant: req.Tenant})
+	res, err := r.pool.Run(ctx, prog, sabline.RunOptions{
+		Args:   req.Args,
+		Stdin:  []byte(req.Stdin),
+		Budget: &b,
+		Tenant: req.Tenant,
+	})
 	if res == nil || res.Receipt == nil {
 		return RunReply{}, err
 	}
@@ -94,9 +101,17 @@ func (r *PoolRunner) replyOf(res *sabline.Result) (RunReply, error) {
 	}
 	o := rec.Outcome
 	reply := RunReply{
-		Stdout: string(res.Stdout), Stderr: string(res.Stderr), ExitStatus: o.ExitStatus,
-		RunID: rec.RunID, Level: string(rec.RunParameters.Confinement), Reason: rec.RunParameters.ConfinementReason,
-		Status: o.Status, Code: string(o.Code), Message: o.Message, Position: r.relative(o.Position), Receipt: raw,
+		Stdout:     string(res.Stdout),
+		Stderr:     string(res.Stderr),
+		ExitStatus: o.ExitStatus,
+		RunID:      rec.RunID,
+		Level:      string(rec.RunParameters.Confinement),
+		Reason:     rec.RunParameters.ConfinementReason,
+		Status:     o.Status,
+		Code:       string(o.Code),
+		Message:    o.Message,
+		Position:   r.relative(o.Position),
+		Receipt:    raw,
 	}
 	for _, fr := range o.Stack {
 		reply.Stack = append(reply.Stack, r.relative(fr))
@@ -159,7 +174,8 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 	if err != nil {
 		return AuditReply{}, codes.Errorf(codes.E301, "the program's # allow: line: %w", err)
 	}
-	reply.Here = string(confine.OnThisMachine(confine.OSPolicy(declared, confine.Options{Mode: r.o.Confine})).Level)
+	reply.Here = string(confine.OnThisMachine(
+		confine.OSPolicy(declared, confine.Options{Mode: r.o.Confine})).Level)
 	reply.Within = declared.Beneath(r.o.Budget) == nil
 	return reply, nil
 }
@@ -169,7 +185,8 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 // it is not there, in the fleet's shared store (ReadShared). A run of
 // another tenant is not found, as a run that never was.
 func (r *PoolRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMessage, error) {
-	notFound := codes.Errorf(codes.E317, "no receipt %s among this tenant's runs: %w", codes.TerminalSafe(id), fs.ErrNotExist)
+	notFound := codes.Errorf(codes.E317, "no receipt %s among this tenant's runs: %w",
+		codes.TerminalSafe(id), fs.ErrNotExist)
 	var rec *receipt.Receipt
 	run, err := receipt.FindRun(r.o.Receipts, id)
 	switch {
@@ -197,7 +214,8 @@ func (r *PoolRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMe
 // or the items the request gives. Items wider than the tenant's ceiling
 // are refused here (E328, naming the tenant); wider than the pool's, by
 // the pool (E328). Relative paths are read against the import root.
-func (r *PoolRunner) budgetOf(allow []string, tenant string, ceiling *budget.Budget) (budget.Budget, error) {
+func (r *PoolRunner) budgetOf(allow []string, tenant string,
+	ceiling *budget.Budget) (budget.Budget, error) {
 	if len(allow) == 0 {
 		if ceiling != nil {
 			return *ceiling, nil
@@ -213,13 +231,19 @@ func (r *PoolRunner) budgetOf(allow []string, tenant string, ceiling *budget.Bud
 	}
 	if ceiling != nil {
 		if err := b.Beneath(*ceiling); err != nil {
-			e := codes.Errorf(codes.E328, "this run's budget %q: %v: wider than the ceiling of tenant %s: nothing ran", b.String(), err, tenant)
+			e := codes.Errorf(codes.E328,
+				"this run's budget %q: %v: wider than the ceiling of tenant %s: nothing ran",
+				b.String(), err, tenant)
 			e.Do = "Ask for a budget within your tenant's ceiling, or none to be given the ceiling itself."
 			return budget.Budget{}, e
 		}
 	}
 	return b, nil
 }
+
+// pathDo is what to do about a request's path that underRoot refuses.
+const pathDo = "Give the path of a .vel file under the server's import root, relative to it, " +
+	"with forward slashes. Nothing ran."
 
 // underRoot resolves a request's program path under the import root: a
 // local path (no .., not absolute), with forward slashes, naming a .vel
@@ -229,7 +253,7 @@ func (r *PoolRunner) budgetOf(allow []string, tenant string, ceiling *budget.Bud
 func underRoot(root, p string) (string, []byte, error) {
 	refuse := func(why string) error {
 		e := codes.Errorf(codes.E316, "path %q: %s", codes.TerminalSafe(p), why)
-		e.Do = "Give the path of a .vel file under the server's import root, relative to it, with forward slashes. Nothing ran."
+		e.Do = pathDo
 		return e
 	}
 	rel := filepath.FromSlash(p)

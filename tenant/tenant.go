@@ -155,10 +155,12 @@ func Parse(data []byte) ([]Tenant, error) {
 // each tenant it is given.
 func (t Tenant) Check() error {
 	if !validName(t.Name) {
-		return fmt.Errorf("name %q: want 1 to %d lower-case letters, digits, '-', '_' and '.'", clip(t.Name), MaxNameBytes)
+		return fmt.Errorf("name %q: want 1 to %d lower-case letters, digits, '-', '_' and '.'",
+			clip(t.Name), MaxNameBytes)
 	}
 	if len(t.TokenSHA256) != 64 || strings.Trim(t.TokenSHA256, "0123456789abcdef") != "" {
-		return fmt.Errorf("%s: token_sha256: want the SHA-256 of the token, 64 lower-case hexadecimal digits (sha256sum prints it)", t.Name)
+		return fmt.Errorf("%s: token_sha256: want the SHA-256 of the token, 64 lower-case "+
+			"hexadecimal digits (sha256sum prints it)", t.Name)
 	}
 	if len(t.Allow) > MaxAllowItems {
 		return fmt.Errorf("%s: allow: %d items, at most %d", t.Name, len(t.Allow), MaxAllowItems)
@@ -169,13 +171,15 @@ func (t Tenant) Check() error {
 		}
 	}
 	if math.IsNaN(t.Rate) || t.Rate < 0 || t.Rate > MaxRate {
-		return fmt.Errorf("%s: rate %v: want 0 (no limit) to %g runs a second", t.Name, t.Rate, float64(MaxRate))
+		return fmt.Errorf("%s: rate %v: want 0 (no limit) to %g runs a second", t.Name, t.Rate,
+			float64(MaxRate))
 	}
 	if t.Burst < 0 || t.Burst > MaxBurst || (t.Burst > 0 && t.Rate == 0) {
 		return fmt.Errorf("%s: burst %d: want 0 to %d, with a rate", t.Name, t.Burst, int(MaxBurst))
 	}
 	if t.Concurrency < 0 || t.Concurrency > MaxConcurrency {
-		return fmt.Errorf("%s: concurrency %d: want 0 (no limit) to %d", t.Name, t.Concurrency, int(MaxConcurrency))
+		return fmt.Errorf("%s: concurrency %d: want 0 (no limit) to %d", t.Name, t.Concurrency,
+			int(MaxConcurrency))
 	}
 	return nil
 }
@@ -232,7 +236,8 @@ func Load(path string, scope Scope) ([]Tenant, error) {
 		return nil, fmt.Errorf("tenants file %s: not a regular file", path)
 	}
 	if goruntime.GOOS != "windows" && fi.Mode().Perm()&0o022 != 0 {
-		return nil, fmt.Errorf("tenants file %s has mode %s: others can change who may use the server; chmod go-w it", path, fi.Mode().Perm())
+		return nil, fmt.Errorf("tenants file %s has mode %s: others can change who may use the "+
+			"server; chmod go-w it", path, fi.Mode().Perm())
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {

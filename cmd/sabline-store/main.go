@@ -29,9 +29,13 @@ import (
 	"github.com/sabline/sabline/receipt/bucket"
 )
 
+// usage is what the agent says when it is started wrong.
+const usage = "usage: sabline-store URL (started by sabline serve --receipts-url URL; " +
+	"it serves the bucket on standard input and output)"
+
 func main() {
 	if len(os.Args) != 2 || strings.HasPrefix(os.Args[1], "-") {
-		fmt.Fprintln(os.Stderr, "usage: sabline-store URL (started by sabline serve --receipts-url URL; it serves the bucket on standard input and output)")
+		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
 	ctx := context.Background()
@@ -78,7 +82,8 @@ type blobBucket struct{ b *blob.Bucket }
 // condition, an Azure If-None-Match: *); fileblob checks and renames
 // under a lock of its own process.
 func (bb *blobBucket) Create(ctx context.Context, key string, data []byte) error {
-	err := bb.b.WriteAll(ctx, key, data, &blob.WriterOptions{IfNotExist: true, ContentType: "application/octet-stream"})
+	err := bb.b.WriteAll(ctx, key, data,
+		&blob.WriterOptions{IfNotExist: true, ContentType: "application/octet-stream"})
 	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
 		return &fs.PathError{Op: "create", Path: key, Err: bucket.ErrExist}
 	}

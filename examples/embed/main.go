@@ -38,9 +38,11 @@ func geoModule() starlark.Value {
 	}}
 }
 
-func distance(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func distance(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+	kwargs []starlark.Tuple) (starlark.Value, error) {
 	var lat1, lon1, lat2, lon2 float64
-	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 4, &lat1, &lon1, &lat2, &lon2); err != nil {
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 4,
+		&lat1, &lon1, &lat2, &lon2); err != nil {
 		return nil, err
 	}
 	if math.Abs(lat1) > 90 || math.Abs(lat2) > 90 {

@@ -56,7 +56,8 @@ func main() {
 		}
 		os.Stdout.Write(res.Stdout)
 		rp := res.Receipt.RunParameters
-		fmt.Printf("%s: %s, level %s (%s)\n", name, res.Receipt.Outcome.Status, rp.Confinement, rp.ConfinementReason)
+		fmt.Printf("%s: %s, level %s (%s)\n", name, res.Receipt.Outcome.Status, rp.Confinement,
+			rp.ConfinementReason)
 		if e := res.Err(); e != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", name, e)
 			failed = true
@@ -64,7 +65,8 @@ func main() {
 	}
 	if !*pool {
 		for _, prog := range programs {
-			res, err := sabline.Run(ctx, sabline.File(prog), sabline.Options{Budget: b, Args: args, Timeout: 10 * time.Second})
+			res, err := sabline.Run(ctx, sabline.File(prog),
+				sabline.Options{Budget: b, Args: args, Timeout: 10 * time.Second})
 			report(prog, res, err)
 		}
 	} else {
@@ -73,7 +75,12 @@ func main() {
 			fmt.Fprintln(os.Stderr, "library:", err)
 			os.Exit(2)
 		}
-		p, err := sabline.NewPool(sabline.PoolOptions{Budget: b, Workers: 2, ImportRoot: root, Timeout: 10 * time.Second})
+		p, err := sabline.NewPool(sabline.PoolOptions{
+			Budget:     b,
+			Workers:    2,
+			ImportRoot: root,
+			Timeout:    10 * time.Second,
+		})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "library:", err)
 			os.Exit(1)

@@ -53,7 +53,9 @@ type Result struct {
 	Outcome     receipt.Outcome `json:"outcome"`
 	Receipt     string          `json:"receipt,omitempty"`
 	Expected    *string         `json:"expected,omitempty"` // PROGRAM.out, for a fail
-	Actual      *string         `json:"actual,omitempty"`   // what the program printed, for a fail: at most OutputLimit bytes past the expected output's size
+	// what the program printed, for a fail: at most OutputLimit bytes past
+	// the expected output's size
+	Actual *string `json:"actual,omitempty"`
 	// OutputBytes is how much the program printed on standard output, and
 	// OutputCut is true when that was more than eval kept.
 	OutputBytes int64 `json:"output_bytes"`
@@ -157,7 +159,8 @@ func Run(dir string, opts Options) ([]Result, error) {
 		out = append(out, r)
 	}
 	if len(out) == 0 {
-		return nil, codes.Errorf(codes.E316, "eval: %s has no PROGRAM.vel with a PROGRAM.out beside it", dir)
+		return nil, codes.Errorf(codes.E316, "eval: %s has no PROGRAM.vel with a PROGRAM.out beside it",
+			dir)
 	}
 	return out, nil
 }

@@ -65,13 +65,15 @@ func Parse(s string) ([]receipt.FaultOp, error) {
 		case "signal":
 			pid, sig, _ := strings.Cut(target, ":")
 			if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
-				return nil, codes.Errorf(codes.E311, "%s: signal=%s: want a positive PID (a process you started)", Env, target)
+				return nil, codes.Errorf(codes.E311,
+					"%s: signal=%s: want a positive PID (a process you started)", Env, target)
 			}
 			if _, ok := signalByName(sig); !ok {
 				return nil, codes.Errorf(codes.E311, "%s: signal=%s: unknown signal %q", Env, target, sig)
 			}
 		default:
-			return nil, codes.Errorf(codes.E311, "%s: unknown operation %q (read, write, connect, exec or signal)", Env, op)
+			return nil, codes.Errorf(codes.E311,
+				"%s: unknown operation %q (read, write, connect, exec or signal)", Env, op)
 		}
 		ops = append(ops, receipt.FaultOp{Op: op, Target: target})
 	}
@@ -150,11 +152,13 @@ func Refused(attempts []receipt.FaultAttempt) error {
 	var parts []string
 	for _, a := range attempts {
 		if a.Result == receipt.FaultRefused {
-			parts = append(parts, fmt.Sprintf("%s %s (%s, refused by %s)", a.Op, a.Target, a.Errno, lang.LayerList(a.Layers)))
+			parts = append(parts,
+				fmt.Sprintf("%s %s (%s, refused by %s)", a.Op, a.Target, a.Errno, lang.LayerList(a.Layers)))
 		}
 	}
 	if len(parts) == 0 {
 		return nil
 	}
-	return codes.Errorf(codes.E319, "the kernel refused the fault-injection hook's %s", strings.Join(parts, "; "))
+	return codes.Errorf(codes.E319, "the kernel refused the fault-injection hook's %s",
+		strings.Join(parts, "; "))
 }

@@ -28,7 +28,13 @@ func Guard(sabline, lend []string) *guard.Set {
 		sabline = append(slices.Clip(sabline), runs)
 	}
 	sabline = append(slices.Clip(sabline), registered()...) // every Sabline's on this machine
-	return guard.Build(guard.Inputs{Home: home, Sabline: sabline, Credentials: guard.OperatorCredentials(), Lent: lend, Mounts: mounts}, guard.OS())
+	return guard.Build(guard.Inputs{
+		Home:        home,
+		Sabline:     sabline,
+		Credentials: guard.OperatorCredentials(),
+		Lent:        lend,
+		Mounts:      mounts,
+	}, guard.OS())
 }
 
 // resolve is a path as the kernel resolves it, now (guard.Resolved).

@@ -18,8 +18,11 @@ func refuseInWorker(what string) error {
 	if os.Getenv(wire.WorkerMarker) == "" {
 		return nil
 	}
-	e := codes.Errorf(codes.E310, "%s in a process started as a Sabline worker: this program's main did not call %s first, so it ran again in the worker instead of the run", what, handOverCall)
-	e.Do = "Call " + handOverCall + " (or pass the arguments to cli.Main) at the top of main, before anything else; see docs/library.md."
+	e := codes.Errorf(codes.E310, "%s in a process started as a Sabline worker: this program's "+
+		"main did not call %s first, so it ran again in the worker instead of the run",
+		what, handOverCall)
+	e.Do = "Call " + handOverCall + " (or pass the arguments to cli.Main) at the top of main, " +
+		"before anything else; see docs/library.md."
 	return e
 }
 

@@ -83,7 +83,14 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	if err != nil {
 		return nil, codes.Errorf(codes.E310, "the worker's private temporary directory: %w", err)
 	}
-	w := &workerProc{tmp: tmp, unlock: unlock, oneShot: s.oneShot, memoryMB: s.memoryMB, done: make(chan struct{}), breach: make(chan error, 1)}
+	w := &workerProc{
+		tmp:      tmp,
+		unlock:   unlock,
+		oneShot:  s.oneShot,
+		memoryMB: s.memoryMB,
+		done:     make(chan struct{}),
+		breach:   make(chan error, 1),
+	}
 	fail := func(err error) (*workerProc, error) {
 		w.retire()
 		return nil, err
@@ -130,7 +137,8 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	// parent-death signal on Linux, the job object and the AppContainer
 	// on Windows. What it could not do, the worker's own check of itself
 	// leaves out of the run's layers.
-	w.started, _ = confine.PrepareWorker(w.cmd, s.policy, confine.WorkerOptions{MaxMemoryMB: s.memoryMB, TempDir: tmp, RunID: s.runID})
+	w.started, _ = confine.PrepareWorker(w.cmd, s.policy,
+		confine.WorkerOptions{MaxMemoryMB: s.memoryMB, TempDir: tmp, RunID: s.runID})
 	if err = w.started.Start(); err != nil {
 		w.cmd = nil // nothing to wait for
 		return fail(codes.Errorf(codes.E310, "start the worker: %w", err))
@@ -254,7 +262,8 @@ func (w *workerProc) wait(f waitFor, readc chan step) step {
 		w.kill()
 		return w.drain(readc)
 	case <-f.deadline:
-		s.stop = codes.Errorf(codes.E307, "the run took longer than its timeout %s and was stopped", f.timeout)
+		s.stop = codes.Errorf(codes.E307, "the run took longer than its timeout %s and was stopped",
+			f.timeout)
 	case <-f.ctx.Done():
 		s.stop = codes.Errorf(codes.E307, "the run was cancelled and stopped: %v", context.Cause(f.ctx))
 	case s.sig = <-f.signals:
@@ -318,7 +327,8 @@ func (w *workerProc) readToExit(limit int) func() ([]byte, error) {
 
 // resultBound is the breach of a bound on the result pipe.
 func resultBound(limit int) error {
-	return codes.Errorf(codes.E310, "the worker wrote more than %d bytes on its result pipe: the run was stopped", limit)
+	return codes.Errorf(codes.E310,
+		"the worker wrote more than %d bytes on its result pipe: the run was stopped", limit)
 }
 
 // first awaits the first record: the worker's own, sent once it is
@@ -342,20 +352,23 @@ func (w *workerProc) first(f waitFor) (res wire.Record, s step, bad error) {
 // the receipt and says where ("" when it is not kept). said names the
 // part of the outcome taken from the worker's record (receipt.FieldOutcome
 // or receipt.FieldPosition), "" when the supervisor's own.
-func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error, keep func(report string) string) (o receipt.Outcome, said string) {
+func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error,
+	keep func(report string) string) (o receipt.Outcome, said string) {
 	switch {
 	case s.stop != nil:
 		o := receipt.OutcomeOf(s.stop)
 		if n, ok := s.sig.(syscall.Signal); ok {
 			o.ExitStatus = codes.ExitSignaled + int(n)
 		}
-		if final != nil && o.Code == codes.E307 && final.Code == codes.E307 { // where the program was when it stopped
+		// Where the program was when it stopped.
+		if final != nil && o.Code == codes.E307 && final.Code == codes.E307 {
 			o.Position, o.Stack = final.Position, final.Stack
 			return o, receipt.FieldPosition
 		}
 		return o, ""
 	case bad != nil:
-		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result is not one it could have sent: %w", bad)), ""
+		return receipt.OutcomeOf(codes.Errorf(codes.E310,
+			"the worker's result is not one it could have sent: %w", bad)), ""
 	case final == nil:
 		return w.death(keep), ""
 	case !w.oneShot:
@@ -370,8 +383,9 @@ func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error, keep fu
 			// It sent its result, then crashed: the crash is the run's end.
 			return w.death(keep), ""
 		}
-		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker's result says exit status %d, but it exited with %d: the result is not the worker's own",
-			final.ExitStatus, got)), ""
+		return receipt.OutcomeOf(codes.Errorf(codes.E310,
+			"the worker's result says exit status %d, but it exited with %d: the result is not "+
+				"the worker's own", final.ExitStatus, got)), ""
 	}
 	return *final, receipt.FieldOutcome
 }
@@ -404,7 +418,8 @@ func (w *workerProc) observe() receipt.Observed {
 		o.ExitStatus = &status
 	}
 	if w.oneShot {
-		o.UserMS, o.SystemMS, o.MaxRSSKB = receipt.MS(ps.UserTime()), receipt.MS(ps.SystemTime()), maxRSSKB(ps)
+		o.UserMS, o.SystemMS, o.MaxRSSKB = receipt.MS(ps.UserTime()), receipt.MS(ps.SystemTime()),
+			maxRSSKB(ps)
 		o.StdoutBytes, o.StderrBytes = w.relay.count(1), w.relay.count(2)
 	}
 	return o
@@ -414,7 +429,9 @@ func (w *workerProc) observe() receipt.Observed {
 // program could have run ("" passed over), and says when they are
 // testimony under b.
 func reported(rec *receipt.Receipt, b budget.Budget, fields ...string) {
-	rec.Reported = &receipt.Reported{Fields: slices.DeleteFunc(fields, func(f string) bool { return f == "" })}
+	rec.Reported = &receipt.Reported{
+		Fields: slices.DeleteFunc(fields, func(f string) bool { return f == "" }),
+	}
 	if len(rec.Reported.Fields) > 0 {
 		rec.Reported.Testimony = Testimony(b)
 	}
@@ -425,7 +442,8 @@ func reported(rec *receipt.Receipt, b budget.Budget, fields ...string) {
 func (w *workerProc) death(keep func(report string) string) receipt.Outcome {
 	w.end()
 	report := readCrashReport(w.tmp)
-	return deathOutcome(w.cmd.ProcessState, w.memoryMB, w.memHeld, w.started.OutOfMemory(), report, keep(report), w.tmp)
+	return deathOutcome(w.cmd.ProcessState, w.memoryMB, w.memHeld, w.started.OutOfMemory(), report,
+		keep(report), w.tmp)
 }
 
 // retire ends the worker: its request pipe closes, which a pool worker

@@ -51,11 +51,13 @@ type PoolConfig struct {
 	// checks let a load reach, so the OS does not hold reads and the level
 	// is partial at best.
 	ImportRoot string
-	Cwd        string    // absolute; the runs' working directory (ImportRoot when "")
-	Guarded    []string  // Sabline's own locations no grant reaches, beside the receipts: a server's token
-	Lend       []string  // credential locations the operator lends: a grant that names one reaches it
-	Receipts   string    // the receipts directory; "" keeps receipts in the results only
-	Stderr     io.Writer // the workers' own messages; nil for os.Stderr
+	Cwd        string // absolute; the runs' working directory (ImportRoot when "")
+	// Sabline's own locations no grant reaches, beside the receipts: a
+	// server's token
+	Guarded  []string
+	Lend     []string  // credential locations the operator lends: a grant that names one reaches it
+	Receipts string    // the receipts directory; "" keeps receipts in the results only
+	Stderr   io.Writer // the workers' own messages; nil for os.Stderr
 }
 
 // The pool's defaults for idle workers: one worker stays ready for the
@@ -196,7 +198,8 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	p.policy = confine.OSPolicy(p.osBudget(), confine.Options{Mode: cfg.Confine})
 	p.digest = p.policy.SHA256()
 	if cfg.OnDemand {
-		if err := p.below(p.heldOf(confine.OnThisMachine(p.policy)), "this machine would hold it at"); err != nil {
+		if err := p.below(p.heldOf(confine.OnThisMachine(p.policy)),
+			"this machine would hold it at"); err != nil {
 			return nil, err
 		}
 	}
@@ -252,7 +255,8 @@ func (p *Pool) below(held confine.Result, saying string) error {
 	if p.cfg.Require == "" || held.Level.Rank() >= p.cfg.Require.Rank() {
 		return nil
 	}
-	return codes.Errorf(codes.E326, "required level %s: %s %s (%s)", p.cfg.Require, saying, held.Level, held.Reason)
+	return codes.Errorf(codes.E326, "required level %s: %s %s (%s)", p.cfg.Require, saying,
+		held.Level, held.Reason)
 }
 
 // unstartable is the error of a run no worker could be started for, with
@@ -295,12 +299,14 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 	select {
 	case p.jobs <- j:
 	case <-ctx.Done():
-		err := codes.Errorf(codes.E307, "the run was cancelled before a worker took it: %v; nothing ran", context.Cause(ctx))
+		err := codes.Errorf(codes.E307, "the run was cancelled before a worker took it: %v; nothing ran",
+			context.Cause(ctx))
 		return p.unstarted(j, err), err
 	case <-p.stop:
 		// Not while Close waits for admitted runs; were that ever
 		// broken, a run is refused here rather than waiting forever.
-		return p.unstarted(j, codes.Errorf(codes.E310, "%v before a worker took the run", errPoolClosed)), errPoolClosed
+		return p.unstarted(j,
+			codes.Errorf(codes.E310, "%v before a worker took the run", errPoolClosed)), errPoolClosed
 	}
 	res := <-j.done
 	return res, j.err
@@ -350,7 +356,8 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	if p.cfg.ImportRoot != "" {
 		j.root = p.cfg.ImportRoot
 		if !budget.Within(name, p.cfg.ImportRoot) {
-			return refuse(codes.Errorf(codes.E316, "program %s is not beneath the import root %s: nothing ran", name, p.cfg.ImportRoot))
+			return refuse(codes.Errorf(codes.E316,
+				"program %s is not beneath the import root %s: nothing ran", name, p.cfg.ImportRoot))
 		}
 	}
 	j.src = r.Source
@@ -585,8 +592,8 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	if p.cfg.Confine != confine.ModeOff {
 		pol = p.policy
 	}
-	proc, err := startWorker(workerSpec{marker: "pool", env: p.cfg.Budget.Has(budget.Env), dir: p.cfg.Cwd, policy: pol,
-		memoryMB: p.cfg.MaxMemoryMB, runID: "pool", stderr: p.cfg.Stderr})
+	proc, err := startWorker(workerSpec{marker: "pool", env: p.cfg.Budget.Has(budget.Env),
+		dir: p.cfg.Cwd, policy: pol, memoryMB: p.cfg.MaxMemoryMB, runID: "pool", stderr: p.cfg.Stderr})
 	if err != nil {
 		return nil, err
 	}
@@ -605,7 +612,8 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	}
 	req := wire.Request{
 		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: p.guard, Admitted: p.resolved,
-		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
+		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB,
+		TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
 	if p.cfg.Confine != confine.ModeOff {
 		req.Policy, req.PolicySHA256 = &pol, p.digest
@@ -618,9 +626,11 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	case s.stop != nil:
 		return fail(s.stop)
 	case s.eof:
-		return fail(codes.Errorf(codes.E310, "the pool worker ended before it reported its confinement: %s", w.death(noKeep).Message))
+		return fail(codes.Errorf(codes.E310,
+			"the pool worker ended before it reported its confinement: %s", w.death(noKeep).Message))
 	case bad != nil:
-		return fail(codes.Errorf(codes.E310, "the pool worker's first record is not one it could have sent: %w", bad))
+		return fail(codes.Errorf(codes.E310,
+			"the pool worker's first record is not one it could have sent: %w", bad))
 	case res.Outcome.Status != "":
 		// It refused to serve (below the required level) or failed.
 		return fail(&codes.Error{Code: res.Outcome.Code, Msg: res.Outcome.Message})
@@ -675,7 +685,15 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	if p.cfg.Receipts != "" {
 		keep = func(report string) string { return rec.KeepCrashReport(p.cfg.Receipts, report) }
 	}
-	if err := w.send(wire.Job{Program: j.name, Source: j.src, Root: j.root, Args: j.run.Args, Stdin: j.run.Stdin, Budget: j.b, Cwd: p.cfg.Cwd}); err != nil {
+	if err := w.send(wire.Job{
+		Program: j.name,
+		Source:  j.src,
+		Root:    j.root,
+		Args:    j.run.Args,
+		Stdin:   j.run.Stdin,
+		Budget:  j.b,
+		Cwd:     p.cfg.Cwd,
+	}); err != nil {
 		rec.Outcome = w.death(keep)
 		rec.Observed = w.observe()
 		return &PoolResult{Receipt: rec}, false
@@ -727,7 +745,8 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	}
 	rec.Timings.Worker = r.Timings
 	reported(rec, j.b, said, receipt.FieldEffects, files, receipt.FieldWorkerTimings)
-	kept := !widens(j.b) && r.Outcome.Code != codes.E308 && r.Outcome.Code != codes.E310 && r.Outcome.Code != codes.E330
+	kept := !widens(j.b) && r.Outcome.Code != codes.E308 && r.Outcome.Code != codes.E310 &&
+		r.Outcome.Code != codes.E330
 	if widens(j.b) {
 		w.end() // its request pipe is closed: it ends once it has answered
 	}

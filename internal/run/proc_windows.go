@@ -23,8 +23,10 @@ func passPipes(cmd *exec.Cmd, req, res, tool *os.File) {
 	for _, f := range files {
 		// The handles must be inheritable already: StartProcess only
 		// lists them (syscall.SysProcAttr's AdditionalInheritedHandles).
-		_ = windows.SetHandleInformation(windows.Handle(f.Fd()), windows.HANDLE_FLAG_INHERIT, windows.HANDLE_FLAG_INHERIT)
-		cmd.SysProcAttr.AdditionalInheritedHandles = append(cmd.SysProcAttr.AdditionalInheritedHandles, syscall.Handle(f.Fd()))
+		_ = windows.SetHandleInformation(windows.Handle(f.Fd()), windows.HANDLE_FLAG_INHERIT,
+			windows.HANDLE_FLAG_INHERIT)
+		cmd.SysProcAttr.AdditionalInheritedHandles = append(cmd.SysProcAttr.AdditionalInheritedHandles,
+			syscall.Handle(f.Fd()))
 		cmd.Args = append(cmd.Args, strconv.FormatUint(uint64(f.Fd()), 10))
 	}
 }

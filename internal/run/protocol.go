@@ -14,7 +14,8 @@ func CheckConfine(mode confine.Mode, require confine.Level) error {
 	switch mode {
 	case confine.ModeDefault, confine.ModeStrict, confine.ModeOff:
 	default:
-		return codes.Errorf(codes.E301, "confine %q: want %s, %s or %s", mode, confine.ModeDefault, confine.ModeStrict, confine.ModeOff)
+		return codes.Errorf(codes.E301, "confine %q: want %s, %s or %s", mode, confine.ModeDefault,
+			confine.ModeStrict, confine.ModeOff)
 	}
 	if require == "" {
 		return nil
@@ -23,10 +24,16 @@ func CheckConfine(mode confine.Mode, require confine.Level) error {
 		return codes.Errorf(codes.E301, "required level %q: want full or partial", require)
 	}
 	if mode == confine.ModeOff {
-		return codes.Errorf(codes.E301, "confine %s asks for no confinement, and the required level %s for some: give one or the other", confine.ModeOff, require)
+		return codes.Errorf(codes.E301,
+			"confine %s asks for no confinement, and the required level %s for some: give one or the other",
+			confine.ModeOff, require)
 	}
 	return nil
 }
+
+// knockoutTestimony is the testimony of a run in a knock-out build.
+const knockoutTestimony = "a knock-out build holds the program to no grant: it could make " +
+	"raw system calls and write the report itself"
 
 // Testimony says why what a run under b reports once its program has
 // started (its outcome and effects, as its worker sends them) is
@@ -35,10 +42,11 @@ func CheckConfine(mode confine.Mode, require confine.Level) error {
 // written that report itself. "" when it could not.
 func Testimony(b budget.Budget) string {
 	if program.Knockout {
-		return "a knock-out build holds the program to no grant: it could make raw system calls and write the report itself"
+		return knockoutTestimony
 	}
 	if !widens(b) {
 		return ""
 	}
-	return b.Of(budget.FFI)[0].String() + " is granted: host code no budget check holds ran beside the program, and could have written the report itself"
+	return b.Of(budget.FFI)[0].String() + " is granted: host code no budget check holds ran " +
+		"beside the program, and could have written the report itself"
 }

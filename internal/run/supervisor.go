@@ -29,7 +29,8 @@ import (
 
 // Run is one run as the operator asked for it.
 type Run struct {
-	Program     string            // path of the .vel file; a pipe or other non-regular file is read once
+	// path of the .vel file; a pipe or other non-regular file is read once
+	Program     string
 	Args        []string          // the program's arguments, after --
 	Budget      budget.Budget     // parsed --allow
 	Cwd         string            // absolute
@@ -38,7 +39,9 @@ type Run struct {
 	Faults      []receipt.FaultOp // SABLINE_FAULT_INJECT, parsed
 	Timeout     time.Duration     // 0 for none
 	MaxMemoryMB int               // 0 for none
-	Guarded     []string          // Sabline's own locations no grant reaches, beside the receipts: a server's token
+	// Sabline's own locations no grant reaches, beside the receipts: a
+	// server's token
+	Guarded []string
 	// Lend are credential locations the operator lends the run: a grant
 	// that names one reaches it (--lend-credential).
 	Lend []string
@@ -130,8 +133,9 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	if r.Confine != confine.ModeOff {
 		pol = c.derived
 	}
-	w, err := startWorker(workerSpec{marker: c.rec.RunID, env: r.Budget.Has(budget.Env), dir: r.Cwd, policy: pol,
-		memoryMB: r.MaxMemoryMB, runID: c.rec.RunID, stdin: r.Stdin, stdout: r.Stdout, stderr: r.Stderr, tool: r.Tool, oneShot: true})
+	w, err := startWorker(workerSpec{marker: c.rec.RunID, env: r.Budget.Has(budget.Env), dir: r.Cwd,
+		policy: pol, memoryMB: r.MaxMemoryMB, runID: c.rec.RunID, stdin: r.Stdin, stdout: r.Stdout,
+		stderr: r.Stderr, tool: r.Tool, oneShot: true})
 	if err != nil {
 		return c.finish(receipt.OutcomeOf(err))
 	}
@@ -314,9 +318,10 @@ func (c *commandRun) request(w *workerProc, g *guard.Set) (*wire.Request, error)
 	}
 	c.rec.Program.SHA256 = sha256Hex(src)
 	req := &wire.Request{
-		Program: c.abs, SHA256: c.rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd, Guard: g,
-		Admitted: admitted(r.Budget),
-		Confine:  r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
+		Program: c.abs, SHA256: c.rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd,
+		Guard: g, Admitted: admitted(r.Budget),
+		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB,
+		TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
 	if r.Confine != confine.ModeOff {
 		req.Policy, req.PolicySHA256 = &c.derived, c.rec.RunParameters.OSPolicySHA256
@@ -345,7 +350,8 @@ func programTooLarge(name string) error {
 // textTooLarge is the refusal of a program given as text (Source), past
 // the bound: it names the text, not a file, and says what to send.
 func textTooLarge(name string, n int) error {
-	e := codes.Errorf(codes.E316, "the program's text (%s) is %d bytes, more than %d: nothing ran", filepath.Base(name), n, program.MaxBytes)
+	e := codes.Errorf(codes.E316, "the program's text (%s) is %d bytes, more than %d: nothing ran",
+		filepath.Base(name), n, program.MaxBytes)
 	e.Do = "Send a shorter program; a program is at most 16 MiB. Nothing ran."
 	return e
 }
@@ -384,16 +390,20 @@ func readProgram(path string) (src []byte, piped bool, err error) {
 // says. memoryMB is the run's memory limit, memHeld the address-space
 // limit the worker said it holds; kept names where the report was kept,
 // "" when it was not.
-func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool, crash, kept, tmp string) receipt.Outcome {
+func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool,
+	crash, kept, tmp string) receipt.Outcome {
 	where := ""
 	if kept != "" {
 		where = "; the worker's crash report is in " + kept
 	}
 	if oom {
-		return receipt.OutcomeOf(codes.Errorf(codes.E308, "the worker ran out of memory under its memory limit of %d MB: the kernel ended it at its cgroup's memory.max%s", memoryMB, where))
+		return receipt.OutcomeOf(codes.Errorf(codes.E308,
+			"the worker ran out of memory under its memory limit of %d MB: the kernel ended it at "+
+				"its cgroup's memory.max%s", memoryMB, where))
 	}
 	if sig, ok := killedBy(ps); ok {
-		o := receipt.OutcomeOf(codes.Errorf(codes.E309, "the worker was killed by signal %d (%s) before it finished", sig, signalName(sig)))
+		o := receipt.OutcomeOf(codes.Errorf(codes.E309,
+			"the worker was killed by signal %d (%s) before it finished", sig, signalName(sig)))
 		o.ExitStatus = codes.ExitSignaled + sig
 		return o
 	}
@@ -405,17 +415,24 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool, crash, k
 		}
 	}
 	if memHeld > 0 && allocatorThrew(crash) {
-		return receipt.OutcomeOf(codes.Errorf(codes.E308, "the worker ran out of memory under its memory limit of %d MB: the address-space limit stopped an allocation%s", memHeld, where))
+		return receipt.OutcomeOf(codes.Errorf(codes.E308,
+			"the worker ran out of memory under its memory limit of %d MB: the address-space "+
+				"limit stopped an allocation%s", memHeld, where))
 	}
 	if first != "" {
-		return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result: %q%s", ps.ExitCode(), wire.Clip([]byte(first), 200), where))
+		return receipt.OutcomeOf(codes.Errorf(codes.E310,
+			"the worker exited with status %d without a result: %q%s",
+			ps.ExitCode(), wire.Clip([]byte(first), 200), where))
 	}
 	if _, err := os.Lstat(filepath.Join(tmp, wire.CrashFile)); err != nil {
 		// It never made its crash file: it never ran as a worker.
-		e := codes.Errorf(codes.E310, "the worker exited with status %d before it began: the program it was started from did not run it as a worker; a program that embeds Sabline must call %s at the top of main", ps.ExitCode(), handOverCall)
+		e := codes.Errorf(codes.E310, "the worker exited with status %d before it began: the "+
+			"program it was started from did not run it as a worker; a program that embeds "+
+			"Sabline must call %s at the top of main", ps.ExitCode(), handOverCall)
 		return receipt.OutcomeOf(e)
 	}
-	return receipt.OutcomeOf(codes.Errorf(codes.E310, "the worker exited with status %d without a result%s", ps.ExitCode(), where))
+	return receipt.OutcomeOf(codes.Errorf(codes.E310,
+		"the worker exited with status %d without a result%s", ps.ExitCode(), where))
 }
 
 // memoryGap is what a run's confinement says of its memory limit of mb
@@ -483,7 +500,8 @@ func openRegular(path string) (*os.File, error) {
 // up inside its allocator: what an allocation refused by the address-space
 // limit looks like.
 func allocatorThrew(crash string) bool {
-	if strings.Contains(crash, "fatal error: out of memory") || strings.Contains(crash, "fatal error: runtime: out of memory") {
+	if strings.Contains(crash, "fatal error: out of memory") ||
+		strings.Contains(crash, "fatal error: runtime: out of memory") {
 		return true
 	}
 	before, _, ok := strings.Cut(crash, "runtime.throw(")
@@ -492,7 +510,8 @@ func allocatorThrew(crash string) bool {
 	}
 	_, stack, _ := strings.Cut(crash[len(before):], "\n")
 	frames := strings.SplitN(stack, "\n\n", 2)[0] // the throwing goroutine's frames
-	return strings.Contains(frames, "runtime.mallocgc") || strings.Contains(frames, "runtime.(*mheap)") ||
+	return strings.Contains(frames, "runtime.mallocgc") ||
+		strings.Contains(frames, "runtime.(*mheap)") ||
 		strings.Contains(frames, "runtime.(*mcache)")
 }
 
@@ -523,9 +542,13 @@ func tempDirWithin(dir string) error {
 	case err == nil:
 		return nil
 	case n > MaxTempDirEntries:
-		return codes.Errorf(codes.E330, "more than %d entries were made in the run's private temporary directory: the run was stopped", MaxTempDirEntries)
+		return codes.Errorf(codes.E330,
+			"more than %d entries were made in the run's private temporary directory: the run was stopped",
+			MaxTempDirEntries)
 	}
-	return codes.Errorf(codes.E330, "the run's private temporary directory grew past %d MB: the run was stopped", MaxTempDirBytes>>20)
+	return codes.Errorf(codes.E330,
+		"the run's private temporary directory grew past %d MB: the run was stopped",
+		MaxTempDirBytes>>20)
 }
 
 // tempPrefix begins the name of every run's private temporary directory.
@@ -611,7 +634,9 @@ func workerEnv(operator []string, envGranted bool) []string {
 		}
 		// A knock-out build is a test build: its one-layer switch
 		// reaches the worker, where confine reads it.
-		if envGranted || slices.Contains(workerEnvKeep, name) || (program.Knockout && name == confine.LayersOnlyEnv) || (phase.Env != "" && name == phase.Env) {
+		if envGranted || slices.Contains(workerEnvKeep, name) ||
+			(program.Knockout && name == confine.LayersOnlyEnv) ||
+			(phase.Env != "" && name == phase.Env) {
 			env = append(env, kv)
 		}
 	}

@@ -70,26 +70,28 @@ var UntrustedRegisters = []RegisterCase{
 		}
 		return reg
 	}},
-	{Name: "not sticky, another user's", WantWhy: "is not sticky", RootOnly: true, Make: func(t *testing.T) string {
-		reg := filepath.Join(t.TempDir(), "loose")
-		if err := os.Mkdir(reg, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(reg, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chown(reg, 12345, 12345); err != nil {
-			t.Fatal(err)
-		}
-		return reg
-	}},
-	{Name: "sticky, another user's", WantWhy: "owned by uid 12345", RootOnly: true, Make: func(t *testing.T) string {
-		reg := NewRegister(t)
-		if err := os.Chown(reg, 12345, 12345); err != nil {
-			t.Fatal(err)
-		}
-		return reg
-	}},
+	{Name: "not sticky, another user's", WantWhy: "is not sticky", RootOnly: true,
+		Make: func(t *testing.T) string {
+			reg := filepath.Join(t.TempDir(), "loose")
+			if err := os.Mkdir(reg, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(reg, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(reg, 12345, 12345); err != nil {
+				t.Fatal(err)
+			}
+			return reg
+		}},
+	{Name: "sticky, another user's", WantWhy: "owned by uid 12345", RootOnly: true,
+		Make: func(t *testing.T) string {
+			reg := NewRegister(t)
+			if err := os.Chown(reg, 12345, 12345); err != nil {
+				t.Fatal(err)
+			}
+			return reg
+		}},
 	{Name: "control: sticky, ours", Make: NewRegister},
 }
 

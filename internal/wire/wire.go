@@ -60,12 +60,14 @@ const MaxResultBytes = 1 << 20
 // Request is what the supervisor sends the worker on its inherited request
 // pipe: everything the worker needs to run, decided by the operator.
 type Request struct {
-	Program string        `json:"program"`         // absolute path
-	SHA256  string        `json:"sha256"`          // of the bytes the supervisor read: the worker runs these or none
-	Piped   bool          `json:"piped,omitempty"` // the program was read from a pipe: it has no directory to load from
-	Args    []string      `json:"args"`
-	Budget  budget.Budget `json:"budget"`
-	Cwd     string        `json:"cwd"`
+	Program string `json:"program"` // absolute path
+	// of the bytes the supervisor read: the worker runs these or none
+	SHA256 string `json:"sha256"`
+	// the program was read from a pipe: it has no directory to load from
+	Piped  bool          `json:"piped,omitempty"`
+	Args   []string      `json:"args"`
+	Budget budget.Budget `json:"budget"`
+	Cwd    string        `json:"cwd"`
 	// Guard is what no grant reaches, resolved by the supervisor when the
 	// run started: the language refuses it, and Landlock's rules are
 	// carved around it.
@@ -73,8 +75,9 @@ type Request struct {
 	// Admitted are the granted paths as they resolved when the run (or
 	// its pool) was admitted: the worker withholds from the kernel's
 	// ruleset a grant that resolves otherwise when it starts.
-	Admitted    map[string]string `json:"admitted,omitempty"`
-	Confine     confine.Mode      `json:"confine"`           // confine.ModeDefault, ModeStrict or ModeOff
+	Admitted map[string]string `json:"admitted,omitempty"`
+	// confine.ModeDefault, ModeStrict or ModeOff
+	Confine     confine.Mode      `json:"confine"`
 	Require     confine.Level     `json:"require,omitempty"` // --require-confinement; "" for none
 	Faults      []receipt.FaultOp `json:"faults,omitempty"`  // SABLINE_FAULT_INJECT, parsed
 	MaxMemoryMB int               `json:"max_memory_mb,omitempty"`
@@ -157,9 +160,10 @@ func (r *Record) Check() error {
 		return fmt.Errorf("%d layers, more than %d", len(r.Confinement.Layers), maxResultLayers)
 	case r.MemoryLimitHeld < 0:
 		return fmt.Errorf("memory limit %d", r.MemoryLimitHeld)
-	case len(o.Message) > codes.MaxMessageBytes || len(o.Position) > codes.MaxFrameBytes || len(o.Stack) > codes.MaxStackFrames:
-		return fmt.Errorf("an outcome past the bounds a worker holds it to: a message of %d bytes, a position of %d, %d frames",
-			len(o.Message), len(o.Position), len(o.Stack))
+	case len(o.Message) > codes.MaxMessageBytes || len(o.Position) > codes.MaxFrameBytes ||
+		len(o.Stack) > codes.MaxStackFrames:
+		return fmt.Errorf("an outcome past the bounds a worker holds it to: a message of %d bytes, "+
+			"a position of %d, %d frames", len(o.Message), len(o.Position), len(o.Stack))
 	}
 	for _, fr := range o.Stack {
 		if len(fr) > codes.MaxFrameBytes {
@@ -186,11 +190,12 @@ type Job struct {
 // JobResult is what a pool worker sends back for one job: one line on the
 // result pipe.
 type JobResult struct {
-	Outcome receipt.Outcome       `json:"outcome"`
-	Files   []program.FileDigest  `json:"files,omitempty"`
-	Effects []budget.Usage        `json:"effects,omitempty"`
-	Stdout  []byte                `json:"stdout,omitempty"`
-	Clipped bool                  `json:"clipped,omitempty"` // the program printed more than MaxPoolOutputBytes
+	Outcome receipt.Outcome      `json:"outcome"`
+	Files   []program.FileDigest `json:"files,omitempty"`
+	Effects []budget.Usage       `json:"effects,omitempty"`
+	Stdout  []byte               `json:"stdout,omitempty"`
+	// the program printed more than MaxPoolOutputBytes
+	Clipped bool                  `json:"clipped,omitempty"`
 	Timings receipt.WorkerTimings `json:"timings"`
 }
 

@@ -11,7 +11,8 @@ import (
 // supervisor passed as the worker's arguments.
 func workerPipes(args []string) (req, res, tool *os.File, err error) {
 	if len(args) != 2 && len(args) != 3 {
-		return nil, nil, nil, fmt.Errorf("want the request and result descriptors, and the tool channel's, got %q", args)
+		return nil, nil, nil, fmt.Errorf(
+			"want the request and result descriptors, and the tool channel's, got %q", args)
 	}
 	names := []string{"request", "result", "tool"}
 	files := make([]*os.File, 3)

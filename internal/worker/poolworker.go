@@ -31,7 +31,8 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 	res.Confinement = w.confine(req)
 	res.Timings.ConfineMS = receipt.MS(time.Since(t0))
 	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
-		return w.finish(res, codes.Errorf(codes.E326, "required level %s: the pool's confinement is %s (%s)",
+		return w.finish(res, codes.Errorf(codes.E326,
+			"required level %s: the pool's confinement is %s (%s)",
 			req.Require, res.Confinement.Level, res.Confinement.Reason))
 	}
 	w.send(res, false)

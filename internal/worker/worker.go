@@ -138,7 +138,8 @@ func (w *worker) job(req *wire.Request, res *wire.Record) error {
 	var e *codes.Error
 	if ran.Files == nil && req.Piped && errors.As(err, &e) && e.Code == codes.E306 {
 		err = &codes.Error{Code: codes.E306, Pos: e.Pos, Err: e,
-			Msg: "a program read from a pipe has no directory to load from; run it from a file to use load() (" + e.Msg + ")"}
+			Msg: "a program read from a pipe has no directory to load from; run it from a file " +
+				"to use load() (" + e.Msg + ")"}
 	}
 	if ran.Started {
 		phase.Mark("program ran")
@@ -150,11 +151,13 @@ func (w *worker) job(req *wire.Request, res *wire.Record) error {
 // statement: it holds the program to the bytes the supervisor read,
 // confines the worker, attempts the faults asked for and sends the first
 // record. An error refuses the run before its first statement.
-func (w *worker) ready(req *wire.Request, res *wire.Record, in *lang.Interp, prog *lang.Compiled) error {
+func (w *worker) ready(req *wire.Request, res *wire.Record, in *lang.Interp,
+	prog *lang.Compiled) error {
 	phase.Mark("compiled")
 	res.Files = prog.Order // the first record names them
 	if req.SHA256 != "" && prog.Digest() != req.SHA256 {
-		return codes.Errorf(codes.E316, "program %s changed after the supervisor read it (sha256 %s, then %s): run it again",
+		return codes.Errorf(codes.E316,
+			"program %s changed after the supervisor read it (sha256 %s, then %s): run it again",
 			req.Program, req.SHA256, prog.Digest())
 	}
 	t1 := time.Now()
@@ -162,7 +165,9 @@ func (w *worker) ready(req *wire.Request, res *wire.Record, in *lang.Interp, pro
 	res.Timings.ConfineMS = receipt.MS(time.Since(t1))
 	phase.Mark("confined")
 	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
-		return codes.Errorf(codes.E326, "required level %s: this run's confinement is %s (%s); it was refused before its first statement",
+		return codes.Errorf(codes.E326,
+			"required level %s: this run's confinement is %s (%s); it was refused before its "+
+				"first statement",
 			req.Require, res.Confinement.Level, res.Confinement.Reason)
 	}
 	in.Hold(res.Confinement.Layers)
@@ -203,7 +208,8 @@ func (w *worker) prepare(req *wire.Request, res *wire.Record) {
 	// when no result comes; the operator sees one line naming it.
 	// It is opened to append, so that a pool worker can empty it between
 	// two runs (clearTemp) and the next report starts at its beginning.
-	if f, err := os.OpenFile(filepath.Join(req.TempDir, wire.CrashFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600); err == nil {
+	if f, err := os.OpenFile(filepath.Join(req.TempDir, wire.CrashFile),
+		os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600); err == nil {
 		if err := crashToFile(f); err != nil {
 			fmt.Fprintln(os.Stderr, "sabline: worker: crash report:", err)
 		}
@@ -216,7 +222,8 @@ func (w *worker) prepare(req *wire.Request, res *wire.Record) {
 	// runs only while a job does.
 	if req.MaxMemoryMB > 0 {
 		if err := confine.LimitMemory(req.MaxMemoryMB); err != nil {
-			fmt.Fprintf(os.Stderr, "sabline: the memory limit of %d MB: the address-space limit is not held (%v); only the worker's watch of its heap is\n", req.MaxMemoryMB, err)
+			fmt.Fprintf(os.Stderr, "sabline: the memory limit of %d MB: the address-space limit "+
+				"is not held (%v); only the worker's watch of its heap is\n", req.MaxMemoryMB, err)
 		} else {
 			res.MemoryLimitHeld = req.MaxMemoryMB
 		}
@@ -252,8 +259,11 @@ func (w *worker) confine(req *wire.Request) confine.Result {
 		fmt.Fprintln(os.Stderr, "sabline: "+p.OffReason())
 	}
 	// The memory limit is set already (see run).
-	held, err := confine.Apply(p, confine.ApplyOptions{TempDir: req.TempDir, CarveOuts: req.Guard.CarveOuts(),
-		Admitted: req.Admitted})
+	held, err := confine.Apply(p, confine.ApplyOptions{
+		TempDir:   req.TempDir,
+		CarveOuts: req.Guard.CarveOuts(),
+		Admitted:  req.Admitted,
+	})
 	if err != nil && !errors.Is(err, confine.ErrUnsupported) && held.Reason == "" {
 		held = confine.NotConfined(err.Error())
 	}
@@ -277,7 +287,10 @@ func (w *worker) watchMemory(req *wire.Request, held int) *watch.Watch {
 	limit := uint64(req.MaxMemoryMB) << 20
 	// What the Go runtime holds from the system less what it gave back:
 	// the total its soft limit counts.
-	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	samples := []metrics.Sample{
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
 	inUse := func() uint64 {
 		metrics.Read(samples)
 		return samples[0].Value.Uint64() - samples[1].Value.Uint64()
@@ -295,7 +308,9 @@ func (w *worker) watchMemory(req *wire.Request, held int) *watch.Watch {
 			return nil
 		}
 		return func() {
-			os.Exit(w.finish(&wire.Record{MemoryLimitHeld: held}, codes.Errorf(codes.E308, "the run used %d MB, over its memory limit of %d MB", used>>20, limit>>20)))
+			os.Exit(w.finish(&wire.Record{MemoryLimitHeld: held},
+				codes.Errorf(codes.E308, "the run used %d MB, over its memory limit of %d MB",
+					used>>20, limit>>20)))
 		}
 	})
 }

@@ -98,20 +98,24 @@ func report(bin string) error {
 			total.data += n
 		}
 	}
-	names := slices.SortedFunc(maps.Keys(by), func(a, b string) int { return cmp.Compare(by[b].text+by[b].data, by[a].text+by[a].data) })
+	names := slices.SortedFunc(maps.Keys(by),
+		func(a, b string) int { return cmp.Compare(by[b].text+by[b].data, by[a].text+by[a].data) })
 	fmt.Printf("| module | code, KB | sized data, KB | share of the code |\n|---|---|---|---|\n")
 	for _, m := range names {
 		s := by[m]
 		if s.text+s.data < 16<<10 {
 			continue
 		}
-		fmt.Printf("| %s | %d | %d | %.1f%% |\n", m, s.text>>10, s.data>>10, 100*float64(s.text)/float64(total.text))
+		fmt.Printf("| %s | %d | %d | %.1f%% |\n", m, s.text>>10, s.data>>10,
+			100*float64(s.text)/float64(total.text))
 	}
-	fmt.Printf("| all (modules under 16 KB left out above) | %d | %d | |\n", total.text>>10, total.data>>10)
+	fmt.Printf("| all (modules under 16 KB left out above) | %d | %d | |\n", total.text>>10,
+		total.data>>10)
 	if s := file.Section(".gopclntab"); s != nil {
 		fmt.Printf("| the function table (.gopclntab), by no module | | %d | |\n", s.Size>>10)
 	}
-	pkgs := slices.SortedFunc(maps.Keys(byPkg), func(a, b string) int { return cmp.Compare(byPkg[b].text, byPkg[a].text) })
+	pkgs := slices.SortedFunc(maps.Keys(byPkg),
+		func(a, b string) int { return cmp.Compare(byPkg[b].text, byPkg[a].text) })
 	fmt.Printf("\n| package (the 20 largest by code) | code, KB |\n|---|---|\n")
 	for _, p := range pkgs[:min(20, len(pkgs))] {
 		fmt.Printf("| %s | %d |\n", cmp.Or(p, "(no package)"), byPkg[p].text>>10)

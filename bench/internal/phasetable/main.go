@@ -80,17 +80,20 @@ func table(runs int, bare string, argv []string) error {
 		}
 	}
 	slices.SortFunc(keys, func(a, b key) int { return int(1000 * (median(at[a]) - median(at[b]))) })
-	fmt.Printf("| process | mark | ms since the command started (median of %d) | since the mark before |\n|---|---|---|---|\n", runs)
+	fmt.Printf("| process | mark | ms since the command started (median of %d) | "+
+		"since the mark before |\n|---|---|---|---|\n", runs)
 	prev := 0.0
 	for _, k := range keys {
 		m := median(at[k])
-		fmt.Printf("| %s | %s | %.2f | %.2f |\n", []string{"supervisor", "worker"}[min(k.proc, 1)], k.name, m, m-prev)
+		fmt.Printf("| %s | %s | %.2f | %.2f |\n", []string{"supervisor", "worker"}[min(k.proc, 1)],
+			k.name, m, m-prev)
 		prev = m
 	}
 	m := median(ends)
 	fmt.Printf("| supervisor | exited, as its caller sees it | %.2f | %.2f |\n", m, m-prev)
 	if bare != "" {
-		fmt.Printf("\n%s, started and exited beside it: %.2f ms (median of %d)\n", filepath.Base(bare), median(bares), runs)
+		fmt.Printf("\n%s, started and exited beside it: %.2f ms (median of %d)\n", filepath.Base(bare),
+			median(bares), runs)
 	}
 	return nil
 }
@@ -123,7 +126,8 @@ func read(path string, start time.Time, at map[key][]float64) error {
 			first[fields[1]] = ns
 		}
 	}
-	pids := slices.SortedFunc(maps.Keys(first), func(a, b string) int { return cmp.Compare(first[a], first[b]) })
+	pids := slices.SortedFunc(maps.Keys(first),
+		func(a, b string) int { return cmp.Compare(first[a], first[b]) })
 	seen := map[key]int{}
 	for _, l := range lines {
 		k := key{slices.Index(pids, l.pid), l.name}

@@ -544,12 +544,14 @@ report(ctypes.syscall("write", 60, "A", 1))  # descriptor ExtraFD, at offset 0: 
 	inheritedCall("files-futimens-inherited",
 		"change the times of a file outside the grants, through standard input, which the caller "+
 			"opened on it",
-		`ctypes.syscall("utimensat", 0, None, None, 0)  # futimens: both times to now`, Went, seccomp("EPERM")),
+		`ctypes.syscall("utimensat", 0, None, None, 0)  # futimens: both times to now`,
+		Went, seccomp("EPERM")),
 	// A pipe takes no user attribute: EPERM either way.
 	inheritedCall("files-fsetxattr-inherited",
 		"set an extended attribute on a file outside the grants, through standard input, which the "+
 			"caller opened on it",
-		`ctypes.syscall("fsetxattr", 0, "user.sabline-escape", "x", 1, 0)`, "EPERM", Outcome{StoppedBy: ByLanguage, Errno: "EPERM"}),
+		`ctypes.syscall("fsetxattr", 0, "user.sabline-escape", "x", 1, 0)`, "EPERM",
+		Outcome{StoppedBy: ByLanguage, Errno: "EPERM"}),
 	inheritedCall("files-fremovexattr-inherited",
 		"remove an extended attribute from a file outside the grants, through standard input, which "+
 			"the caller opened on it",
@@ -1328,7 +1330,8 @@ var kernel = []Target{
 	kernelCall("kern-move-mount", "move a mount into place",
 		`ctypes.syscall("move_mount", -1, "", -1, "", 0xffffffff)  # unknown flags: EINVAL`, "EINVAL"),
 	kernelCall("kern-mount-setattr", "change the attributes of a mount",
-		`ctypes.syscall("mount_setattr", -1, "", 0xffffffff, None, 0)  # unknown flags: EINVAL`, "EINVAL"),
+		`ctypes.syscall("mount_setattr", -1, "", 0xffffffff, None, 0)  # unknown flags: EINVAL`,
+		"EINVAL"),
 	kernelCall("kern-pivot-root", "change the root mount",
 		`ctypes.syscall("pivot_root", "$MISSING/new", "$MISSING/old")`, "ENOENT"),
 	kernelCall("kern-chroot", "change the root directory",
@@ -1342,7 +1345,8 @@ var kernel = []Target{
 		`ctypes.syscall("init_module", None, 0, "")  # an empty image: ENOEXEC, or ENOSYS without `+
 			`module support`, "ENOEXEC|ENOSYS"),
 	kernelCall("kern-finit-module", "load a kernel module from a file",
-		`ctypes.syscall("finit_module", -1, "", 0)  # no file: EBADF, or ENOSYS without module support`, "EBADF|ENOSYS"),
+		`ctypes.syscall("finit_module", -1, "", 0)  # no file: EBADF, or ENOSYS without module support`,
+		"EBADF|ENOSYS"),
 	kernelCall("kern-delete-module", "remove a kernel module",
 		`ctypes.syscall("delete_module", "sabline_escape_no_such_module", 0o4000)  # O_NONBLOCK; `+
 			`ENOSYS without module support`, "ENOENT|ENOSYS"),
@@ -1386,7 +1390,8 @@ var kernel = []Target{
 	kernelCall("kern-acct", "turn process accounting on, or off",
 		`ctypes.syscall("acct", "$MISSING/acct")`, "ENOENT"),
 	kernelCall("kern-quotactl", "change disk quotas",
-		`ctypes.syscall("quotactl", 0xffffffff, None, 0, None)  # an unknown quota type: EINVAL`, "EINVAL"),
+		`ctypes.syscall("quotactl", 0xffffffff, None, 0, None)  # an unknown quota type: EINVAL`,
+		"EINVAL"),
 	kernelCall("kern-iopl", "reach I/O ports",
 		`ctypes.syscall("iopl", 4)  # no such level: EINVAL, or ENOSYS where the kernel has no I/O `+
 			`port calls`, "EINVAL|ENOSYS"),
@@ -1408,7 +1413,8 @@ var kernel = []Target{
 		`ctypes.syscall("ioctl", -1, (1 << 32) | 0x5412, "x")  # the kernel reads TIOCSTI`, "EBADF"),
 	kernelCall("kern-tioclinux-high-bits",
 		"send a console command with a command word whose high 32 bits are set",
-		`ctypes.syscall("ioctl", -1, (1 << 32) | 0x541c, le(0, 8))  # the kernel reads TIOCLINUX`, "EBADF"),
+		`ctypes.syscall("ioctl", -1, (1 << 32) | 0x541c, le(0, 8))  # the kernel reads TIOCLINUX`,
+		"EBADF"),
 	// A terminal the worker inherited: Landlock's ioctl right holds only
 	// files opened under it. Each call names no descriptor, which the
 	// kernel looks up first (EBADF); the filter answers before it does.
@@ -1507,7 +1513,8 @@ else:
 	// Linux AIO.
 	kernelCall("kern-io-setup",
 		"use up the Linux AIO events the whole machine shares, so that other processes' io_setup fails",
-		`ctypes.syscall("io_setup", 1, None)  # no context to fill in: EFAULT before anything is made`, "EFAULT"),
+		`ctypes.syscall("io_setup", 1, None)  # no context to fill in: EFAULT before anything is made`,
+		"EFAULT"),
 	kernelCall("kern-io-submit", "submit Linux AIO requests",
 		`ctypes.syscall("io_submit", 0, 0, None)  # no context 0: EINVAL`, "EINVAL"),
 }

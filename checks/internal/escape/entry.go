@@ -25,8 +25,9 @@ const noI386Entry = "ctypes.syscall32: this kernel has no i386 entry"
 
 // NoI386Entry is why a check of a call through the i386 entry is skipped
 // on a kernel that has none.
-const NoI386Entry = "the kernel has no i386 entry: a child's int $0x80 faulted before any call was made, " +
-	"and a program cannot use it either (confine/seccomp's TestSeccompCases simulates the filter's refusal of it)"
+const NoI386Entry = "the kernel has no i386 entry: a child's int $0x80 faulted before any " +
+	"call was made, and a program cannot use it either (confine/seccomp's TestSeccompCases " +
+	"simulates the filter's refusal of it)"
 
 // i386Probe makes one call through the i386 entry, getpid (20), and
 // prints what came back.
@@ -56,7 +57,8 @@ func I386Entry(bin string) (present bool, err error) {
 		return false, fmt.Errorf("probe the i386 entry: %w", err)
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "--no-confine", "--timeout", runLimit().Round(time.Second).String(), "--allow", "io,ffi:ctypes", prog)
+	cmd := exec.Command(bin, "--no-confine", "--timeout", runLimit().Round(time.Second).String(),
+		"--allow", "io,ffi:ctypes", prog)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SABLINE_RECEIPTS="+filepath.Join(dir, "receipts"))
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -69,6 +71,7 @@ func I386Entry(bin string) (present bool, err error) {
 	if strings.Contains(stderr.String(), noI386Entry) {
 		return false, nil
 	}
-	return false, fmt.Errorf("probe the i386 entry: %s ended %v without a process id or the fault's message:\n%s%s",
+	return false, fmt.Errorf(
+		"probe the i386 entry: %s ended %v without a process id or the fault's message:\n%s%s",
 		bin, runErr, stdout.String(), stderr.String())
 }

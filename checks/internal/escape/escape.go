@@ -53,7 +53,8 @@ const (
 )
 
 // Groups lists the groups in order.
-var Groups = []string{GroupFiles, GroupNetwork, GroupProcesses, GroupKernel, GroupABI, GroupConfinement, GroupThreads}
+var Groups = []string{GroupFiles, GroupNetwork, GroupProcesses, GroupKernel, GroupABI,
+	GroupConfinement, GroupThreads}
 
 // What stopped an attempt, as an Outcome names it: kernelreport's names.
 // A layer that stopped it is named as confine.RefusedBy names the layer
@@ -194,7 +195,8 @@ func (t Target) Validate() error {
 	switch t.Expect.StoppedBy {
 	case BySeccomp, ByLandlock, ByLanguage:
 	default:
-		problems = append(problems, fmt.Sprintf("the expected outcome %q is not seccomp, landlock or language", t.Expect.StoppedBy))
+		problems = append(problems,
+			fmt.Sprintf("the expected outcome %q is not seccomp, landlock or language", t.Expect.StoppedBy))
 	}
 	if (t.Unconfined == "") == (t.NoControl == "") {
 		problems = append(problems, "want either an unconfined result or the reason there is none")
@@ -212,10 +214,12 @@ func (t Target) Validate() error {
 		}
 	}
 	if t.Entry != "" && (t.Entry != EntryI386 || t.Arch != "amd64") {
-		problems = append(problems, fmt.Sprintf("entry %q: the one other entry is %q, on amd64", t.Entry, EntryI386))
+		problems = append(problems,
+			fmt.Sprintf("entry %q: the one other entry is %q, on amd64", t.Entry, EntryI386))
 	}
 	if strings.Contains(t.Program, "syscall32") != (t.Entry == EntryI386) {
-		problems = append(problems, "a program that calls through the i386 entry, and only one, has the entry "+EntryI386)
+		problems = append(problems,
+			"a program that calls through the i386 entry, and only one, has the entry "+EntryI386)
 	}
 	if t.Gap != "" && t.Expect.StoppedBy != ByLanguage {
 		problems = append(problems, "a gap is something only the language holds")

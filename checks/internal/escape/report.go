@@ -56,8 +56,14 @@ func Machine(bin string) (Report, error) {
 		return Report{}, fmt.Errorf("%s doctor --json: %w", bin, err)
 	}
 	r := Report{kernelreport.Report{
-		Schema: ReportSchema, OS: doc.Machine.OS, Kernel: doc.Machine.Kernel, LandlockABI: doc.Machine.LandlockABI,
-		Build:   ReportBuild{Sabline: receipt.Version, Knockout: true, Go: goruntime.Version(), Arch: goruntime.GOARCH},
+		Schema: ReportSchema, OS: doc.Machine.OS, Kernel: doc.Machine.Kernel,
+		LandlockABI: doc.Machine.LandlockABI,
+		Build: ReportBuild{
+			Sabline:  receipt.Version,
+			Knockout: true,
+			Go:       goruntime.Version(),
+			Arch:     goruntime.GOARCH,
+		},
 		Targets: []ReportTarget{},
 	}}
 	if goruntime.GOOS == "linux" && goruntime.GOARCH == "amd64" {
@@ -80,7 +86,8 @@ func (r Report) Offers(t Target) bool {
 // Add records what was observed of t, from its confined run and its
 // control (nil for none), and which layers stopped it alone (nil when
 // that could not be measured). The expectation is recorded on Linux only.
-func (r *Report) Add(t Target, observed Outcome, confined Run, unconfined *Run, layersAlone map[string]bool) {
+func (r *Report) Add(t Target, observed Outcome, confined Run, unconfined *Run,
+	layersAlone map[string]bool) {
 	w := ReportWitness{Kind: "none"}
 	if t.Witness != "" {
 		w.Kind, w.Confined = t.Witness, confined.Witnessed
@@ -135,13 +142,17 @@ func Disagreements(committed, fresh Report) (out, uncompared []string) {
 		case !ok:
 			out = append(out, t.ID+": not in the committed report")
 		case c.Observed != t.Observed:
-			out = append(out, fmt.Sprintf("%s: observed %s, the committed report says %s", t.ID, t.Observed, c.Observed))
+			out = append(out,
+				fmt.Sprintf("%s: observed %s, the committed report says %s", t.ID, t.Observed, c.Observed))
 		case !sameOutcome(c.Expected, t.Expected):
-			out = append(out, fmt.Sprintf("%s: expected %s, the committed report expects %s", t.ID, show(t.Expected), show(c.Expected)))
+			out = append(out, fmt.Sprintf("%s: expected %s, the committed report expects %s", t.ID,
+				show(t.Expected), show(c.Expected)))
 		case !reflect.DeepEqual(c.Witness, t.Witness):
-			out = append(out, fmt.Sprintf("%s: witness %+v, the committed report says %+v", t.ID, t.Witness, c.Witness))
+			out = append(out,
+				fmt.Sprintf("%s: witness %+v, the committed report says %+v", t.ID, t.Witness, c.Witness))
 		case !measuredAgree(c.LayersAlone, t.LayersAlone):
-			out = append(out, fmt.Sprintf("%s: layers alone %v, the committed report says %v", t.ID, t.LayersAlone, c.LayersAlone))
+			out = append(out, fmt.Sprintf("%s: layers alone %v, the committed report says %v", t.ID,
+				t.LayersAlone, c.LayersAlone))
 		}
 	}
 	for id := range old {

@@ -45,7 +45,8 @@ const LayerEnv = "SABLINE_LAYERS_ONLY"
 // Layers are the confinement layers of Linux a run can be held by, as
 // LayerEnv names them, each with the prefix of its name in a receipt.
 var Layers = []struct{ Name, Receipt string }{
-	{"landlock", "landlock"}, {"seccomp", confine.LayerSeccomp}, {"capabilities", confine.LayerCapabilities},
+	{"landlock", "landlock"}, {"seccomp", confine.LayerSeccomp},
+	{"capabilities", confine.LayerCapabilities},
 }
 
 // alonePrefix begins the name of an Alone mode.
@@ -117,7 +118,9 @@ func (r Run) Attempt() string {
 // name paths beneath it so as to fail.
 func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 	if _, err := os.Lstat(Missing); !errors.Is(err, os.ErrNotExist) {
-		return Run{}, fmt.Errorf("escape: %s exists (or cannot be looked up: %v): the raw calls that name it would act", Missing, err)
+		return Run{}, fmt.Errorf(
+			"escape: %s exists (or cannot be looked up: %v): the raw calls that name it would act",
+			Missing, err)
 	}
 	s, err := NewScratch(dir, t.ID)
 	if err != nil {
@@ -216,8 +219,10 @@ func (s *Scratch) Invoke(bin, budget string, flags []string, program string) (Ru
 		stderr.close()
 		return Run{}, fmt.Errorf("start %s: %w", bin, err)
 	}
-	stop := time.AfterFunc(limit, func() { killGroup(cmd) }) // the worker dies with the supervisor
-	err = waitGroup(cmd)                                     // and whatever stayed in the command's group
+	// The worker dies with the supervisor,
+	stop := time.AfterFunc(limit, func() { killGroup(cmd) })
+	// and whatever stayed in the command's group.
+	err = waitGroup(cmd)
 	timedOut := !stop.Stop()
 	if !stdout.done(grace) || !stderr.done(grace) {
 		// Killed, the holders close the pipes, which then meet their end
@@ -377,8 +382,9 @@ var messageErrnos = []struct {
 	errno syscall.Errno
 	name  string
 }{
-	{syscall.EPERM, "EPERM"}, {syscall.EACCES, "EACCES"}, {syscall.ENOENT, "ENOENT"}, {syscall.ENOSYS, "ENOSYS"},
-	{syscall.EXDEV, "EXDEV"}, {syscall.EINVAL, "EINVAL"}, {syscall.EBADF, "EBADF"}, {syscall.ESRCH, "ESRCH"},
+	{syscall.EPERM, "EPERM"}, {syscall.EACCES, "EACCES"}, {syscall.ENOENT, "ENOENT"},
+	{syscall.ENOSYS, "ENOSYS"}, {syscall.EXDEV, "EXDEV"}, {syscall.EINVAL, "EINVAL"},
+	{syscall.EBADF, "EBADF"}, {syscall.ESRCH, "ESRCH"},
 	{syscall.ECONNREFUSED, "ECONNREFUSED"}, {syscall.EPROTONOSUPPORT, "EPROTONOSUPPORT"},
 	{syscall.ENAMETOOLONG, "ENAMETOOLONG"}, {syscall.ELOOP, "ELOOP"}, {syscall.ENOTDIR, "ENOTDIR"},
 }
@@ -408,11 +414,13 @@ func errnoIn(msg string) string {
 // only, names calls from this architecture's table only, and the i386
 // entry on linux/amd64 only, where the kernel has one; off Linux its
 // module has no syscall32.
-var cannotAttempt = regexp.MustCompile(`^(ctypes\.syscall: (raw system calls are offered on Linux only|` +
-	`no system call table for |no system call "[^"]*" on )|` +
-	`ctypes\.syscall32: the i386 entry \(int \$0x80\) is offered on linux/amd64 only|` +
-	regexp.QuoteMeta(noI386Entry) + `|` +
-	`module has no \.syscall32 field or method)`)
+var cannotAttempt = regexp.MustCompile(
+	`^(ctypes\.syscall: (raw system calls are offered on Linux only|` +
+		`no system call table for |no system call "[^"]*" on )|` +
+		`ctypes\.syscall32: the i386 entry \(int \$0x80\) is offered on linux/amd64 only|` +
+		regexp.QuoteMeta(noI386Entry) + `|` +
+		`module has no \.syscall32 field or method)`,
+)
 
 // Observe names what stopped an attempt, from its confined and
 // unconfined runs (nil when t has no control) on the knock-out build.
@@ -432,7 +440,8 @@ var cannotAttempt = regexp.MustCompile(`^(ctypes\.syscall: (raw system calls are
 // from its signal by Landlock's scope.
 func Observe(t Target, confined Run, unconfined *Run, goos string) Outcome {
 	a := confined.Attempt()
-	if a == "" && (unconfined == nil || unconfined.Attempt() == "") && cannotAttempt.MatchString(confined.Message) {
+	if a == "" && (unconfined == nil || unconfined.Attempt() == "") &&
+		cannotAttempt.MatchString(confined.Message) {
 		return Outcome{StoppedBy: Unavailable}
 	}
 	if t.Witness == "" {

@@ -52,7 +52,8 @@ type Scratch struct {
 
 // placeholders in the order Expand replaces them: a name that another
 // begins with comes after it.
-var placeholders = []string{"$GRANT", "$OUTSIDE", "$HOME", "$RECEIPTS", "$MISSING", "$VICTIM", "$PORT2", "$PORT6", "$PORT", "$UDPPORT", "$UNIX", "$ABSTRACT",
+var placeholders = []string{"$GRANT", "$OUTSIDE", "$HOME", "$RECEIPTS", "$MISSING", "$VICTIM",
+	"$PORT2", "$PORT6", "$PORT", "$UDPPORT", "$UNIX", "$ABSTRACT",
 	"$MQNEW", "$MQ", "$IPCKEY", "$KEYDESC", "$SHARED"}
 
 // NewScratch makes a scratch world in a new directory beneath parent,
@@ -67,14 +68,21 @@ func NewScratch(parent, name string) (*Scratch, error) {
 		Home: filepath.Join(base, "home"), Work: filepath.Join(base, "work"),
 		queues: map[string]string{},
 	}
-	s.values = map[string]string{"$GRANT": s.Grant, "$OUTSIDE": s.Outside, "$HOME": s.Home, "$MISSING": Missing}
+	s.values = map[string]string{
+		"$GRANT":   s.Grant,
+		"$OUTSIDE": s.Outside,
+		"$HOME":    s.Home,
+		"$MISSING": Missing,
+	}
 	files := map[string]string{
-		filepath.Join(s.Grant, "data.txt"):                  "data the budget grants\n",
-		filepath.Join(s.Grant, "sub", "keep.txt"):           "a file in a directory beneath the grant\n",
-		filepath.Join(s.Outside, "secret.txt"):              "a file no budget grants\n",
-		filepath.Join(s.Home, ".ssh", "id_ed25519"):         "not a key: a file where a private key would be\n",
-		filepath.Join(s.Home, ".config", "app", "settings"): "a program's settings, in a dot-entry of the home\n",
-		filepath.Join(s.Work, ".sabline-escape-marker"):     "the program's working directory\n",
+		filepath.Join(s.Grant, "data.txt"):        "data the budget grants\n",
+		filepath.Join(s.Grant, "sub", "keep.txt"): "a file in a directory beneath the grant\n",
+		filepath.Join(s.Outside, "secret.txt"):    "a file no budget grants\n",
+		filepath.Join(s.Home, ".ssh", "id_ed25519"): "not a key: a file where a private key " +
+			"would be\n",
+		filepath.Join(s.Home, ".config", "app", "settings"): "a program's settings, in a " +
+			"dot-entry of the home\n",
+		filepath.Join(s.Work, ".sabline-escape-marker"): "the program's working directory\n",
 	}
 	for path, text := range files {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -86,7 +94,8 @@ func NewScratch(parent, name string) (*Scratch, error) {
 			return nil, fmt.Errorf("scratch: %w", err)
 		}
 	}
-	if err := os.Symlink(filepath.Join(s.Outside, "secret.txt"), filepath.Join(s.Grant, "link")); err != nil {
+	if err := os.Symlink(filepath.Join(s.Outside, "secret.txt"),
+		filepath.Join(s.Grant, "link")); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("scratch: %w", err)
 	}

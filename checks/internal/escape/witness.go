@@ -46,7 +46,8 @@ const (
 // WitnessKinds lists the kinds; "" is a target whose attempt changes
 // nothing outside the worker even when it goes through (a read, a query,
 // or a call whose arguments fail before it acts).
-var WitnessKinds = []string{WitnessFiles, WitnessMqueue, WitnessSysV, WitnessKeys, WitnessVictim, WitnessListener, WitnessReceipts, WitnessShared}
+var WitnessKinds = []string{WitnessFiles, WitnessMqueue, WitnessSysV, WitnessKeys, WitnessVictim,
+	WitnessListener, WitnessReceipts, WitnessShared}
 
 // runReceipt matches the name of a receipt a run writes.
 var runReceipt = regexp.MustCompile(`^\d{8}T\d{6}\.\d{9}Z-[0-9a-f]{1,64}\.json$`)
@@ -170,7 +171,8 @@ func Describe(path string) (string, error) {
 }
 
 func hashFile(path string) (string, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0) // a FIFO made by a run must not block the read
+	// A FIFO made by a run must not block the read.
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return "", err
 	}

@@ -50,7 +50,8 @@ func describeMore(path string, fi fs.FileInfo) ([]string, error) {
 // attrFlags reads a file's attribute flags; a file system without them
 // reads as 0 (it cannot hold one for a run to set either).
 func attrFlags(path string) (uint32, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	fd, err := unix.Open(path,
+		unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
 		return 0, fmt.Errorf("open for FS_IOC_GETFLAGS: %w", err)
 	}
@@ -161,7 +162,8 @@ func mqOpen(name string, flags int) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	fd, _, errno := unix.Syscall6(unix.SYS_MQ_OPEN, uintptr(unsafe.Pointer(p)), uintptr(flags), 0o600, 0, 0, 0)
+	fd, _, errno := unix.Syscall6(unix.SYS_MQ_OPEN, uintptr(unsafe.Pointer(p)), uintptr(flags), 0o600,
+		0, 0, 0)
 	if errno != 0 {
 		return -1, errno
 	}
@@ -269,7 +271,8 @@ func (s *Scratch) victimState() string {
 	}
 	// f[0] is the state (field 3), f[2] the group, f[3] the session,
 	// f[16] the nice value (field 19).
-	return fmt.Sprintf("alive=yes pgrp=%s sid=%s nice=%s limits=%s", f[2], f[3], f[16], hashOf(limits))
+	return fmt.Sprintf("alive=yes pgrp=%s sid=%s nice=%s limits=%s", f[2], f[3], f[16],
+		hashOf(limits))
 }
 
 // victimDying reports whether the victim is on its way out (Dying).
@@ -320,8 +323,9 @@ const pfExiting = 0x4
 // harmlessSignals are the signals whose default action neither ends nor
 // stops a process that handles none (SIGCHLD, SIGCONT, SIGURG, SIGWINCH),
 // and the stop signals, as a mask of /proc's pending sets.
-const harmlessSignals = 1<<(unix.SIGCHLD-1) | 1<<(unix.SIGCONT-1) | 1<<(unix.SIGURG-1) | 1<<(unix.SIGWINCH-1) |
-	1<<(unix.SIGSTOP-1) | 1<<(unix.SIGTSTP-1) | 1<<(unix.SIGTTIN-1) | 1<<(unix.SIGTTOU-1)
+const harmlessSignals = 1<<(unix.SIGCHLD-1) | 1<<(unix.SIGCONT-1) | 1<<(unix.SIGURG-1) |
+	1<<(unix.SIGWINCH-1) | 1<<(unix.SIGSTOP-1) | 1<<(unix.SIGTSTP-1) | 1<<(unix.SIGTTIN-1) |
+	1<<(unix.SIGTTOU-1)
 
 // removeObjects removes whatever bears the names the placeholders made:
 // the queues, the System V objects of the key, the keys of the
@@ -336,7 +340,9 @@ func (s *Scratch) removeObjects() {
 		rm := map[string]func(int){
 			"shm": func(id int) { _, _, _ = unix.Syscall(unix.SYS_SHMCTL, uintptr(id), unix.IPC_RMID, 0) },
 			"msg": func(id int) { _, _, _ = unix.Syscall(unix.SYS_MSGCTL, uintptr(id), unix.IPC_RMID, 0) },
-			"sem": func(id int) { _, _, _ = unix.Syscall6(unix.SYS_SEMCTL, uintptr(id), 0, unix.IPC_RMID, 0, 0, 0) },
+			"sem": func(id int) {
+				_, _, _ = unix.Syscall6(unix.SYS_SEMCTL, uintptr(id), 0, unix.IPC_RMID, 0, 0, 0)
+			},
 		}
 		for kind, f := range rm {
 			ids, _ := sysvIDs(kind, s.ipcKey)

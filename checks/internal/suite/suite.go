@@ -40,7 +40,8 @@ func Print(w io.Writer, suite string, report types.Report) {
 	reasons := map[string]int{}
 	total := 0
 	for _, sr := range report.SpecReports {
-		if sr.LeafNodeType != types.NodeTypeIt || !sr.State.Is(types.SpecStateSkipped|types.SpecStatePending) {
+		if sr.LeafNodeType != types.NodeTypeIt ||
+			!sr.State.Is(types.SpecStateSkipped|types.SpecStatePending) {
 			continue
 		}
 		total++

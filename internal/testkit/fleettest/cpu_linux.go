@@ -20,7 +20,8 @@ func (f *Fleet) CPU() (time.Duration, bool) {
 	for i := range f.Replicas {
 		pid := f.Pid(i)
 		total += procCPU(pid)
-		kids, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+		kids, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) +
+			"/children")
 		if err != nil {
 			return 0, false
 		}

@@ -123,9 +123,13 @@ func Start(o Options) (*Fleet, error) {
 		return nil, err
 	}
 	for i := range o.Replicas {
-		r := &Replica{ID: fmt.Sprintf("r%d", i+1), Receipts: filepath.Join(dir, fmt.Sprintf("receipts-%d", i+1))}
+		r := &Replica{
+			ID:       fmt.Sprintf("r%d", i+1),
+			Receipts: filepath.Join(dir, fmt.Sprintf("receipts-%d", i+1)),
+		}
 		r.args = []string{"serve", "--import-root", root, "--listen", "127.0.0.1:0", "--tenants", tenants,
-			"--receipts", r.Receipts, "--receipts-url", f.BucketURL, "--replica", r.ID, "--store-agent", agent,
+			"--receipts", r.Receipts, "--receipts-url", f.BucketURL, "--replica", r.ID,
+			"--store-agent", agent,
 			"--workers", fmt.Sprint(max(1, o.Workers)), "--queue", "64", "--allow", "io", "--timeout", "20s",
 			"--ship-every", o.ShipEvery.String()}
 		f.Replicas = append(f.Replicas, r)
@@ -161,8 +165,14 @@ func (f *Fleet) startBucket() error {
 	if err := backend.CreateBucket("receipts"); err != nil {
 		return err
 	}
-	f.s3 = httptest.NewServer(gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
-	q := url.Values{"endpoint": {f.s3.URL}, "region": {"us-east-1"}, "use_path_style": {"true"}, "disable_https": {"true"}}
+	f.s3 = httptest.NewServer(
+		gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
+	q := url.Values{
+		"endpoint":       {f.s3.URL},
+		"region":         {"us-east-1"},
+		"use_path_style": {"true"},
+		"disable_https":  {"true"},
+	}
 	f.BucketURL = "s3://receipts?" + q.Encode()
 	empty := filepath.Join(f.Dir, "aws-empty")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
@@ -170,8 +180,9 @@ func (f *Fleet) startBucket() error {
 	}
 	// The agents, the replicas' and this process's own (Bucket), read
 	// these: set here, they are inherited by every one.
-	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "fleettest", "AWS_SECRET_ACCESS_KEY": "fleettest",
-		"AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": empty,
+	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "fleettest",
+		"AWS_SECRET_ACCESS_KEY": "fleettest", "AWS_REGION": "us-east-1",
+		"AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": empty,
 		"AWS_SHARED_CREDENTIALS_FILE": empty} {
 		if err := os.Setenv(k, v); err != nil {
 			return err
@@ -370,7 +381,8 @@ var proxyTransport = &http.Transport{
 }
 
 func (f *Fleet) send(r *http.Request, addr string, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(r.Context(), r.Method, "http://"+addr+r.URL.RequestURI(), strings.NewReader(string(body)))
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, "http://"+addr+r.URL.RequestURI(),
+		strings.NewReader(string(body)))
 	if err != nil {
 		return nil, err
 	}
@@ -467,7 +479,8 @@ func (f *Fleet) Receipt(i, t int, id string) (int, string, error) {
 	data, _ := io.ReadAll(resp.Body)
 	_ = json.Unmarshal(data, &v)
 	if resp.StatusCode == 200 && v.Tenant != f.Tenants[t].Name {
-		return resp.StatusCode, v.RunID, fmt.Errorf("receipt %s names tenant %q, want %q", id, v.Tenant, f.Tenants[t].Name)
+		return resp.StatusCode, v.RunID, fmt.Errorf("receipt %s names tenant %q, want %q", id,
+			v.Tenant, f.Tenants[t].Name)
 	}
 	return resp.StatusCode, v.RunID, nil
 }

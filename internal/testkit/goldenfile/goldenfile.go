@@ -47,7 +47,8 @@ func Check(t *testing.T, path string, got []byte) {
 			wl = w[i]
 		}
 		if gl != wl {
-			t.Fatalf("%s differs at line %d:\n got %q\nwant %q\n(run the test with -update if the change is meant)", path, i+1, gl, wl)
+			t.Fatalf("%s differs at line %d:\n got %q\nwant %q\n"+
+				"(run the test with -update if the change is meant)", path, i+1, gl, wl)
 		}
 	}
 }

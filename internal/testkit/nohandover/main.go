@@ -21,7 +21,8 @@ func main() {
 		fmt.Fprintf(f, "main pid %d\n", os.Getpid())
 		f.Close()
 	}
-	res, err := sabline.Run(context.Background(), sabline.Source("hello.vel", []byte("print(\"hello\")\n")),
+	res, err := sabline.Run(context.Background(),
+		sabline.Source("hello.vel", []byte("print(\"hello\")\n")),
 		sabline.Options{Budget: budget.MustParse("/", "io"), Timeout: 10 * time.Second})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "nohandover:", err)

@@ -36,7 +36,8 @@ func Workers(supervisor int) []int {
 			continue // gone since the glob, or another's child
 		}
 		cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline"))
-		if argv := strings.Split(string(cmdline), "\x00"); err == nil && len(argv) > 1 && argv[1] == wire.WorkerArg {
+		if argv := strings.Split(string(cmdline), "\x00"); err == nil && len(argv) > 1 &&
+			argv[1] == wire.WorkerArg {
 			if pid, err := strconv.Atoi(filepath.Base(dir)); err == nil {
 				pids = append(pids, pid)
 			}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/receipt"
 )
 

@@ -393,13 +393,10 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 // location: it names none that no grant reaches, and no dot-entry or lent
 // credential the ceiling does not name. A knock-out build admits it.
 func (p *Pool) narrows(b budget.Budget) error {
-	if program.Knockout {
-		return nil
-	}
-	if err := p.guard.Admit(b, resolve); err != nil {
+	if err := admits(p.guard, b); err != nil {
 		return err
 	}
-	return p.guard.Narrows(b, p.cfg.Budget, resolve)
+	return narrowsOnto(p.guard, b, p.cfg.Budget)
 }
 
 // open says whether the pool still takes runs.

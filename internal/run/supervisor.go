@@ -632,10 +632,7 @@ func workerEnv(operator []string, envGranted bool) []string {
 		if name == fault.Env {
 			continue
 		}
-		// A knock-out build is a test build: its one-layer switch
-		// reaches the worker, where confine reads it.
-		if envGranted || slices.Contains(workerEnvKeep, name) ||
-			(program.Knockout && name == confine.LayersOnlyEnv) ||
+		if envGranted || slices.Contains(workerEnvKeep, name) || knockoutPasses(name) ||
 			(phase.Env != "" && name == phase.Env) {
 			env = append(env, kv)
 		}

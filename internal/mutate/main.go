@@ -215,8 +215,9 @@ func testArgs(m Mutation) []string {
 }
 
 // baseline runs, on the unmutated copy, each distinct test command of ms
-// once, and returns the error of those that fail: a mutation whose tests
-// fail already proves nothing.
+// once, and returns the error of those that fail, or run no test at all:
+// a mutation whose tests fail already, or whose -run pattern names no
+// test in its packages (a test that moved), proves nothing.
 func baseline(scratch string, ms []Mutation, timeout time.Duration) map[string]error {
 	bad := map[string]error{}
 	seen := map[string]bool{}
@@ -229,6 +230,9 @@ func baseline(scratch string, ms []Mutation, timeout time.Duration) map[string]e
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		out, err := goTest(ctx, scratch, m)
 		cancel()
+		if err == nil && ranNoTest(out.Bytes()) {
+			err = errRanNoTest
+		}
 		if err != nil {
 			bad[key] = fmt.Errorf("%v: %s", err, strings.Join(firstLines(out.Bytes(), 5), " | "))
 			fmt.Fprintf(os.Stderr, "baseline fails: go %s\n%s\n", key, out)
@@ -237,10 +241,22 @@ func baseline(scratch string, ms []Mutation, timeout time.Duration) map[string]e
 	return bad
 }
 
+// errRanNoTest is the baseline's error for a command that ran no test.
+var errRanNoTest = errors.New("it runs no test: its -run pattern names none in its packages")
+
+// ranNoTest reports whether every package go test reported passing ran
+// no test.
+func ranNoTest(out []byte) bool {
+	ok := okLine.FindAll(out, -1)
+	return len(ok) > 0 && len(noTestsLine.FindAll(out, -1)) == len(ok)
+}
+
 var (
-	failLine   = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
-	ginkgoFail = regexp.MustCompile(`(?m)^\s*\[FAIL\] (.+)$`)
-	buildLine  = regexp.MustCompile(`(?m)^(FAIL\s+\S+ \[(build|setup) failed\]|# \S+$)`)
+	okLine      = regexp.MustCompile(`(?m)^ok\s+\S+`)
+	noTestsLine = regexp.MustCompile(`(?m)^ok\s+\S+.*\[no tests to run\]`)
+	failLine    = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
+	ginkgoFail  = regexp.MustCompile(`(?m)^\s*\[FAIL\] (.+)$`)
+	buildLine   = regexp.MustCompile(`(?m)^(FAIL\s+\S+ \[(build|setup) failed\]|# \S+$)`)
 )
 
 // failedTests names the failing tests in go test's output: subtests by

@@ -46,6 +46,7 @@ var (
 	langPkg    = []string{"./lang/"}
 	checksPkg  = []string{"./checks/confine/"}
 	runPkg     = []string{"./internal/run/"}
+	workerPkg  = []string{"./internal/worker/"}
 	doorPkg    = []string{"./door/"}
 	budgetPkg  = []string{"./budget/"}
 	receiptPkg = []string{"./receipt/"}
@@ -153,7 +154,7 @@ var mutations = []Mutation{
 		Name: "eperm-credited-to-seccomp-alone", File: "confine/refusal.go",
 		Old:      `{System: Linux, Errno: "EPERM", Layer: LayerCapabilities,`,
 		New:      `{System: Linux, Errno: "", Layer: LayerCapabilities,`,
-		Packages: runPkg, Run: "^TestRefusal$", CaughtBy: "TestRefusal",
+		Packages: workerPkg, Run: "^TestRefusal$", CaughtBy: "TestRefusal",
 	},
 
 	// The filter (confine/seccomp): its checks of the entry, and the

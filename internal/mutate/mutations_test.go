@@ -27,3 +27,27 @@ func TestEveryMutationApplies(t *testing.T) {
 		t.Fatal("no mutations")
 	}
 }
+
+// TestRanNoTest: a command whose every passing package ran no test is
+// told apart from one that ran some, so that a -run pattern naming a test
+// that moved is an error of the list, not a survivor.
+func TestRanNoTest(t *testing.T) {
+	tests := []struct {
+		name string
+		out  string
+		want bool
+	}{
+		{name: "no test in its one package", out: "ok  \tm/internal/run\t0.1s [no tests to run]\n", want: true},
+		{name: "tests ran", out: "=== RUN   TestRefusal\n--- PASS: TestRefusal\nok  \tm/internal/worker\t0.2s\n"},
+		{name: "one of two packages ran some",
+			out: "ok  \tm/a\t0.1s [no tests to run]\nok  \tm/b\t0.3s\n"},
+		{name: "a failure is not this", out: "--- FAIL: TestX\nFAIL\tm/a\t0.1s\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ranNoTest([]byte(tt.out)); got != tt.want {
+				t.Errorf("ranNoTest = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -5,12 +5,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"syscall"
 	"testing"
 )
 
 // TestBuildLandlock reads a ruleset as it would be installed, without
-// installing it: each grant pinned on a descriptor of its path with the
-// rights that entry carries (a file only a file's), a grant whose path is
+// installing it: each grant resolved to the entry its path names (its
+// device and inode, as stat says) with the rights that entry carries (a file only a file's), a grant whose path is
 // gone withheld, where libpsx lists the threads a rule to read their
 // directory, and the handled rights and ports as the plan says.
 func TestBuildLandlock(t *testing.T) {
@@ -37,7 +38,6 @@ func TestBuildLandlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.close()
 	var paths []string
 	for _, r := range b.rules {
 		paths = append(paths, r.rule.Path)
@@ -48,12 +48,22 @@ func TestBuildLandlock(t *testing.T) {
 		case task:
 			want = LandlockFSReadDir
 		}
-		if r.access != want || r.entry.dir != wantDir {
+		if r.access != want || r.entry.dir() != wantDir {
 			t.Errorf("%s: rights %v, directory %v; want %v, %v", r.rule.Path,
-				LandlockAccessNames(r.access), r.entry.dir, LandlockAccessNames(want), wantDir)
+				LandlockAccessNames(r.access), r.entry.dir(), LandlockAccessNames(want), wantDir)
 		}
-		if r.entry.fd < 0 {
-			t.Errorf("%s: no descriptor pinned", r.rule.Path)
+		if r.entry.onProc != (r.rule.Path == task) {
+			t.Errorf("%s: on procfs %v, want %v", r.rule.Path, r.entry.onProc, r.rule.Path == task)
+		}
+		if r.entry.onProc {
+			continue // procfs may number it anew: the install checks its type and file system
+		}
+		var st syscall.Stat_t
+		if err := syscall.Stat(r.rule.Path, &st); err != nil {
+			t.Fatal(err)
+		}
+		if r.entry.id != (fileID{dev: uint64(st.Dev), ino: st.Ino}) {
+			t.Errorf("%s: built on %+v, stat says device %d inode %d", r.rule.Path, r.entry.id, st.Dev, st.Ino)
 		}
 	}
 	want := []string{dir, file}

@@ -7,7 +7,7 @@ package linux
 // which layers were left out. Any other build never reads it.
 const LayersOnlyEnv = "SABLINE_LAYERS_ONLY"
 
-// The layers LayersOnlyEnv names, and the memory limit, which confine's
+// The layers LayersOnlyEnv names, and the memory limit, which this package's
 // own tests make the kernel refuse.
 const (
 	layerLandlockOnly     = "landlock"

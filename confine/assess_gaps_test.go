@@ -6,6 +6,7 @@ import (
 
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/darwin"
+	"github.com/sabline/sabline/confine/linux"
 	"github.com/sabline/sabline/confine/windows"
 )
 
@@ -22,8 +23,8 @@ func TestAssessmentsAreTheirGaps(t *testing.T) {
 			for _, sys := range Systems {
 				rs = append(rs, Predict(p, sys))
 			}
-			for abi := 0; abi <= LandlockMaxABI; abi++ {
-				rs = append(rs, assessLinux(p, linuxHeld{LandlockABI: abi, Seccomp: abi%2 == 0,
+			for abi := 0; abi <= linux.LandlockMaxABI; abi++ {
+				rs = append(rs, linux.Assess(p, linux.Held{LandlockABI: abi, Seccomp: abi%2 == 0,
 					CapabilitiesFailure: "capset"}))
 			}
 			rs = append(rs, darwin.Assess(p, darwin.Held{}), windows.Assess(p, windows.Held{Job: true}))

@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"github.com/sabline/sabline/confine/linux"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +17,8 @@ import (
 // once it is closed; a process within the limit ends by itself (the
 // control).
 func TestWorkerMemoryCgroup(t *testing.T) {
-	place := thisCgroupPlace()
-	if place.Parent == "" {
-		t.Skipf("this machine gives a worker no memory cgroup: %s", place.Why)
+	if linux.WorkerCgroups() == "" {
+		t.Skipf("this machine gives a worker no memory cgroup: %s", linux.WorkerCgroupsWhy())
 	}
 	tests := []struct {
 		name    string
@@ -32,7 +32,7 @@ func TestWorkerMemoryCgroup(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := exec.Command(tt.argv[0], tt.argv[1:]...)
 			s, err := PrepareWorker(cmd, Policy{}, WorkerOptions{MaxMemoryMB: 32})
-			if err != nil || s.Memory().By != CgroupHolds {
+			if err != nil || s.Memory().By != linux.CgroupHolds {
 				t.Fatalf("PrepareWorker: %v, memory %+v: want a cgroup", err, s.Memory())
 			}
 			if err := s.Start(); err != nil {
@@ -41,7 +41,7 @@ func TestWorkerMemoryCgroup(t *testing.T) {
 			if err := s.AfterStart(cmd.Process.Pid); err != nil {
 				t.Fatal(err)
 			}
-			dir := s.(*processStarted).cgroup.(*memoryCgroup).dir
+			dir := s.(*processStarted).cgroup.(*linux.MemoryCgroup).Dir()
 			if max, err := os.ReadFile(filepath.Join(dir, "memory.max")); err != nil || strings.TrimSpace(string(max)) != "33554432" {
 				t.Errorf("memory.max %q, %v: want 32 MB", max, err)
 			}

@@ -60,6 +60,9 @@ const (
 	LayerMemory         = core.LayerMemory         // what holds the memory limit
 	LayerApply          = core.LayerApply          // the apply itself, no one layer
 	LayerPool           = core.LayerPool           // a pool's workers
+	// LayerLandlockFamily is the Landlock layer in the ENFORCES table,
+	// where no ABI is named (core.LayerLandlockFamily).
+	LayerLandlockFamily = core.LayerLandlockFamily
 )
 
 // The widenings callers of confine name (core.WidenAnyPath and the others).

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
 	"github.com/sabline/sabline/confine/seccomp"
 )
 
@@ -23,11 +24,6 @@ const (
 	// HoldsNo: the kernel holds none of them; the language alone does.
 	HoldsNo Holds = "no"
 )
-
-// LayerLandlockFamily is the Landlock layer in the ENFORCES table, where
-// no ABI is named: a Result names the one applied (layerLandlock(7) is
-// "landlock-abi7").
-const LayerLandlockFamily = "landlock"
 
 // The fault-injection operations a Row names: the worker itself reads a
 // path outside the budget, writes one, connects to a loopback listener,
@@ -79,7 +75,7 @@ type Row struct {
 	PartlyOps map[System]Holds
 	// OpsLandlockABI is the Landlock ABI the row's operations need on
 	// Linux to be refused as the cell (or PartlyOps) says; 0 for any. It
-	// is read from landlockABIs, never written as a number.
+	// is read from linux.LandlockABIs, never written as a number.
 	OpsLandlockABI int
 }
 
@@ -136,7 +132,7 @@ func enforcesTable() []Row {
 			Cells: map[System]Cell{
 				Linux: Cell{HoldsYes, "Landlock: nothing is read, written, made or removed but what the interpreter " +
 					"itself needs (below), and no file is executed. A file's metadata is held only in part: Landlock " +
-					"(to " + abiText(LandlockMaxABI) + ") has no right for stat or readlink, and the filter allows newfstatat, fstat and " +
+					"(to " + linux.ABIText(linux.LandlockMaxABI) + ") has no right for stat or readlink, and the filter allows newfstatat, fstat and " +
 					"readlinkat (it refuses access and every extended-attribute call), so whether a file outside the " +
 					"grants exists, its type, size, mode, owner and times, and a symbolic link's target can still be " +
 					"learned", []string{LayerLandlockFamily}},
@@ -172,7 +168,7 @@ func enforcesTable() []Row {
 			ID:   "fs-write-dir",
 			Item: "fs:write:DIR",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "Landlock: files written, made, removed and (from " + abiText(landlockABITruncate) + ") truncated beneath DIR " +
+				Linux: Cell{HoldsYes, "Landlock: files written, made, removed and (from " + linux.ABIText(linux.LandlockABITruncate()) + ") truncated beneath DIR " +
 					"and nowhere else; the grant gives no read, as in the language, and a file is not renamed or " +
 					"linked from one directory into another (EXDEV); when DIR does not exist yet, beneath the nearest " +
 					"directory above it that does, and the level is partial", []string{LayerLandlockFamily}},
@@ -212,7 +208,7 @@ func enforcesTable() []Row {
 					"made in: no entry can be made in them during the run. A directory on the way keeps only " +
 					"the right to be listed, which Landlock hands on, so the names in a guarded directory beneath a " +
 					"read grant may be listed, as the language refuses a new entry there too. Past " +
-					strconv.Itoa(MaxCarvedRules) + " rules, or where a directory cannot be listed, the location is the " +
+					strconv.Itoa(linux.MaxCarvedRules) + " rules, or where a directory cannot be listed, the location is the " +
 					"language's only and the level is partial",
 					[]string{LayerLandlockFamily}},
 				Darwin:  Cell{HoldsNo, "not held: the language alone refuses it", nil},
@@ -224,7 +220,7 @@ func enforcesTable() []Row {
 			Item: "no net granted",
 			Cells: map[System]Cell{
 				Linux: Cell{HoldsYes, "seccomp: socket, socketpair, connect, bind, listen, accept and accept4 refused " +
-					"(EPERM); from Landlock " + abiText(LandlockABITCP) + ", TCP bind and connect are refused too",
+					"(EPERM); from Landlock " + linux.ABIText(linux.LandlockABITCP) + ", TCP bind and connect are refused too",
 					[]string{LayerLandlockFamily, LayerSeccomp}},
 				Darwin: Cell{HoldsYes, "the profile denies every network operation (network*)", []string{LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "AppContainer: the container has no capability, so a connection to another " +
@@ -241,7 +237,7 @@ func enforcesTable() []Row {
 				Linux: Cell{HoldsPartly, "TCP only, as a net grant is unless it says udp. seccomp: IPv4 and IPv6 sockets " +
 					"of TCP only (no UDP, Unix, netlink, raw or packet socket, no SCTP, MPTCP, ICMP or UDP-Lite protocol, " +
 					"no socketpair), and no socket option but those a dial sets (SO_REUSEADDR and SO_REUSEPORT refused); " +
-					"from Landlock " + abiText(LandlockABITCP) + ", no TCP bind, and when every grant names a port, TCP " +
+					"from Landlock " + linux.ABIText(linux.LandlockABITCP) + ", no TCP bind, and when every grant names a port, TCP " +
 					"connections to those ports and 53 only, where names are resolved over TCP. The host is held by the " +
 					"language alone, so the level is partial", []string{LayerLandlockFamily, LayerSeccomp}},
 				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, UDP too, and the host is held by " +
@@ -257,7 +253,7 @@ func enforcesTable() []Row {
 			// Landlock's TCP rule refuses it on Linux, and the container keeps
 			// a contained process from the loopback address on Windows.
 			PartlyOps:      map[System]Holds{Linux: HoldsYes, Windows: HoldsYes},
-			OpsLandlockABI: LandlockABITCP,
+			OpsLandlockABI: linux.LandlockABITCP,
 		},
 		{
 			ID:   "net-any",
@@ -265,7 +261,7 @@ func enforcesTable() []Row {
 			Cells: map[System]Cell{
 				Linux: Cell{HoldsYes, "TCP to any host, as the budget says; seccomp still allows only IPv4 and IPv6 " +
 					"sockets of TCP (no UDP without a UDP grant, no Unix, netlink, raw or packet socket, no socketpair), " +
-					"and from Landlock " + abiText(LandlockABITCP) + " no TCP bind: a run listens on no port",
+					"and from Landlock " + linux.ABIText(linux.LandlockABITCP) + " no TCP bind: a run listens on no port",
 					[]string{LayerLandlockFamily, LayerSeccomp}},
 				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, UDP and a Unix socket with it", nil},
 				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits every host, " +
@@ -361,7 +357,7 @@ func enforcesTable() []Row {
 			Cells: map[System]Cell{
 				// Generated from the filter's rules table, whose groups say what
 				// the worker may do; everything else is refused.
-				Linux: Cell{HoldsYes, seccomp.SummaryText + ". From Landlock " + abiText(landlockABIScopes) + ", signals are scoped to the worker too",
+				Linux: Cell{HoldsYes, seccomp.SummaryText + ". From Landlock " + linux.ABIText(linux.LandlockABIScopes()) + ", signals are scoped to the worker too",
 					[]string{LayerLandlockFamily, LayerSeccomp}},
 				Darwin: Cell{HoldsPartly, "what the denial of process-fork and of writes implies; a profile has no list " +
 					"of system calls, and a signal to another process of the same user is not refused",
@@ -384,7 +380,7 @@ func enforcesTable() []Row {
 					"as fs with no path is, every path but the guarded locations; a widening to any host is held " +
 					"as net with no host is, to IPv4 and IPv6 sockets of TCP only (Sabline's host modules dial TCP and " +
 					"resolve names as the language does), so a UDP or Unix socket stays refused, and from Landlock " +
-					abiText(LandlockABITCP) + " to no TCP bind", []string{LayerLandlockFamily, LayerSeccomp}},
+					linux.ABIText(linux.LandlockABITCP) + " to no TCP bind", []string{LayerLandlockFamily, LayerSeccomp}},
 				Darwin:  Cell{HoldsPartly, "as Linux", []string{LayerSandboxProfile}},
 				Windows: Cell{HoldsPartly, "as Linux", []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer}},
 			},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
 )
 
 // osLayers are the layers a cell of each system may name, in the order a
@@ -181,7 +182,7 @@ func TestEnforcesAgreesWithPredict(t *testing.T) {
 			}
 			for _, l := range c.Layers {
 				if l == LayerLandlockFamily {
-					l = core.LayerLandlock(LandlockMaxABI)
+					l = core.LayerLandlock(linux.LandlockMaxABI)
 				}
 				if !slices.Contains(got.Layers, l) {
 					t.Errorf("%s: the cell relies on %s, which the Result %v does not name", where, l, got.Layers)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
 )
 
 // EnforcesDocPath is where EnforcesMarkdown's page lies, relative to this
@@ -122,12 +123,12 @@ func EnforcesMarkdown() []byte {
 	line("## Landlock ABIs")
 	line()
 	line("What each Landlock ABI adds, from `confine`'s table of ABIs (`confine.LandlockABIOf`), the one table the plan, the assessment, ",
-		"`sabline doctor` and the cells above read. A kernel above ABI ", strconv.Itoa(LandlockMaxABI),
-		" is planned for at ABI ", strconv.Itoa(LandlockMaxABI), ".")
+		"`sabline doctor` and the cells above read. A kernel above ABI ", strconv.Itoa(linux.LandlockMaxABI),
+		" is planned for at ABI ", strconv.Itoa(linux.LandlockMaxABI), ".")
 	line()
 	line("| ABI | first Linux | adds | below it, not held |")
 	line("|---|---|---|---|")
-	for _, info := range landlockABIs {
+	for _, info := range linux.LandlockABIs() {
 		lacking := info.Lacking
 		if lacking == "" {
 			lacking = "nothing the run counts"

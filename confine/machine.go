@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
 )
 
 // Machine is what this machine offers for confinement, as `sabline doctor`
@@ -35,7 +36,7 @@ var systemAdvice = map[System]string{
 
 // Advice says, for each layer this machine lacks or limits, what is
 // missing and what the operator can do about it. What a Landlock ABI
-// below LandlockMaxABI lacks is read from landlockABIs: one line for each
+// below LandlockMaxABI lacks is read from linux.LandlockABIs: one line for each
 // higher ABI whose addition Sabline would hold.
 func (m Machine) Advice() []string {
 	sys, known := SystemOf(m.OS)
@@ -53,12 +54,12 @@ func (m Machine) Advice() []string {
 	var out []string
 	if m.LandlockABI == 0 {
 		out = append(out, "Landlock is missing ("+m.LandlockNote+"): reads and writes are held by the language alone. Use a kernel from "+
-			LandlockABIOf(1).Kernel+" with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot parameter")
+			linux.LandlockABIOf(1).Kernel+" with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot parameter")
 	}
-	for _, info := range landlockABIs {
+	for _, info := range linux.LandlockABIs() {
 		if m.LandlockABI > 0 && info.ABI > m.LandlockABI && info.Lacking != "" {
 			out = append(out, "Landlock ABI "+strconv.Itoa(m.LandlockABI)+" cannot hold "+info.Lacking+". Linux "+
-				info.Kernel+" offers "+abiText(info.ABI))
+				info.Kernel+" offers "+linux.ABIText(info.ABI))
 		}
 	}
 	if !m.Seccomp {
@@ -71,12 +72,12 @@ func (m Machine) Advice() []string {
 }
 
 // LandlockOffers says in words what a kernel of Landlock abi offers, one
-// phrase per ABI up to it (to LandlockMaxABI), from landlockABIs.
+// phrase per ABI up to it (to LandlockMaxABI), from linux.LandlockABIs.
 func LandlockOffers(abi int) []string {
 	var out []string
-	for _, info := range landlockABIs {
+	for _, info := range linux.LandlockABIs() {
 		if info.ABI <= abi {
-			out = append(out, abiText(info.ABI)+": "+info.Adds)
+			out = append(out, linux.ABIText(info.ABI)+": "+info.Adds)
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
 )
 
 // KernelRelease is the running kernel's release, as uname -r prints it;
@@ -23,7 +24,7 @@ func KernelRelease() string {
 // Probe reads what this machine offers.
 func Probe() Machine {
 	m := Machine{OS: string(Linux), Kernel: KernelRelease()}
-	if abi, err := LandlockABI(); err != nil {
+	if abi, err := linux.LandlockABI(); err != nil {
 		m.LandlockNote = err.Error()
 	} else {
 		m.LandlockABI = abi
@@ -48,11 +49,11 @@ func OnThisMachine(p Policy) Result {
 		return core.OffResult(p)
 	}
 	m := Probe()
-	held := linuxHeld{LandlockABI: min(m.LandlockABI, LandlockMaxABI), Seccomp: m.Seccomp, CapabilitiesDropped: true}
+	held := linux.Held{LandlockABI: min(m.LandlockABI, linux.LandlockMaxABI), Seccomp: m.Seccomp, CapabilitiesDropped: true}
 	for _, dir := range append(append([]string{}, p.Read.Paths...), p.Write.Paths...) {
 		if _, err := os.Stat(dir); err != nil {
 			held.Missing = append(held.Missing, dir)
 		}
 	}
-	return assessLinux(p, held)
+	return linux.Assess(p, held)
 }

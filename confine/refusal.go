@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
 )
 
 // Refusal is one line of the refusals table: a layer of a system that
@@ -36,7 +37,7 @@ type Refusal struct {
 var Refusals = []Refusal{
 	{System: Linux, Errno: "EPERM", Layer: LayerSeccomp,
 		Why: "a call off the filter's allow-list, or one whose arguments the filter refuses (a socket family, a clone flag, a signal to another process)"},
-	{System: Linux, Errno: "EPERM", Layer: LayerLandlockFamily, FromLandlockABI: landlockABIScopes,
+	{System: Linux, Errno: "EPERM", Layer: LayerLandlockFamily, FromLandlockABI: linux.LandlockABIScopes(),
 		Why: "a signal or a connection to an abstract Unix socket that would leave the run's Landlock domain"},
 	{System: Linux, Errno: "EPERM", Layer: LayerCapabilities,
 		Why: "a call that needs a capability the worker gave up"},
@@ -45,11 +46,11 @@ var Refusals = []Refusal{
 	{System: Linux, Errno: "EPROTONOSUPPORT", Layer: LayerSeccomp,
 		Why: "an MPTCP socket, answered as a kernel without MPTCP answers it, so that Go's net falls back to TCP"},
 	{System: Linux, Errno: "EACCES", Layer: LayerLandlockFamily,
-		Why: "a file access beneath no rule that allows it, executing any file, and from " + abiText(LandlockABITCP) +
+		Why: "a file access beneath no rule that allows it, executing any file, and from " + linux.ABIText(linux.LandlockABITCP) +
 			" a TCP bind or a connection to a port the ruleset does not allow"},
 	{System: Linux, Errno: "EXDEV", Layer: LayerLandlockFamily,
 		Why: "a rename or link of a file into another directory: no rule grants refer, and below " +
-			abiText(landlockABIRefer) + " the kernel refuses every such rename"},
+			linux.ABIText(linux.LandlockABIRefer()) + " the kernel refuses every such rename"},
 
 	{System: Darwin, Errno: "EPERM", Layer: LayerSandboxProfile,
 		Why: "every operation the profile denies: a file read or written, a network operation, process-fork and " +

@@ -86,9 +86,9 @@ type processStarted struct {
 
 // workerCgroup is a worker's own cgroup, which holds its memory limit.
 type workerCgroup interface {
-	enter(pid int) error
-	outOfMemory() bool
-	remove()
+	Enter(pid int) error
+	OutOfMemory() bool
+	Remove()
 }
 
 func (s *processStarted) Start() error { return s.cmd.Start() }
@@ -99,9 +99,9 @@ func (s *processStarted) AfterStart(pid int) error {
 	if s.cgroup == nil {
 		return nil
 	}
-	err := s.cgroup.enter(pid)
+	err := s.cgroup.Enter(pid)
 	if err != nil {
-		s.cgroup.remove()
+		s.cgroup.Remove()
 		s.cgroup, s.memory = nil, MemoryHold{Why: err.Error()}
 	}
 	return err
@@ -109,7 +109,7 @@ func (s *processStarted) AfterStart(pid int) error {
 
 func (s *processStarted) Memory() MemoryHold { return s.memory }
 
-func (s *processStarted) OutOfMemory() bool { return s.cgroup != nil && s.cgroup.outOfMemory() }
+func (s *processStarted) OutOfMemory() bool { return s.cgroup != nil && s.cgroup.OutOfMemory() }
 
 func (s *processStarted) Kill() error {
 	if s.cmd.Process == nil {
@@ -126,7 +126,7 @@ func (s *processStarted) Kill() error {
 
 func (s *processStarted) Close() error {
 	if s.cgroup != nil {
-		s.cgroup.remove()
+		s.cgroup.Remove()
 		s.cgroup = nil
 	}
 	return nil

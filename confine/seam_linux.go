@@ -3,6 +3,7 @@
 package confine
 
 import (
+	"github.com/sabline/sabline/confine/linux"
 	"os/exec"
 	"syscall"
 )
@@ -14,14 +15,14 @@ import (
 // the worker's own too, where this machine lets the supervisor make one
 // (see planCgroup). A worker held to a policy that enforces something is
 // started in a mount namespace of its own where this process can make one
-// (mountNamespace), in which Apply refuses device nodes outside /dev.
+// (linux.MountNamespace), in which Apply refuses device nodes outside /dev.
 func prepareWorker(cmd *exec.Cmd, p Policy, o WorkerOptions) (Started, error) {
 	s := startSession(cmd)
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	mountNamespace(cmd, p)
+	linux.MountNamespace(cmd, p)
 	if o.MaxMemoryMB > 0 {
-		if cg, why := newMemoryCgroup(o.MaxMemoryMB); cg != nil {
-			s.cgroup, s.memory = cg, MemoryHold{By: CgroupHolds}
+		if cg, why := linux.NewMemoryCgroup(o.MaxMemoryMB); cg != nil {
+			s.cgroup, s.memory = cg, MemoryHold{By: linux.CgroupHolds}
 		} else {
 			s.memory = MemoryHold{Why: why}
 		}

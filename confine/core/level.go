@@ -65,6 +65,11 @@ const (
 	LayerLanguage       = "language"
 )
 
+// LayerLandlockFamily is the Landlock layer in the ENFORCES table, where
+// no ABI is named: a Result names the one applied (LayerLandlock(7) is
+// "landlock-abi7").
+const LayerLandlockFamily = "landlock"
+
 // LayerLandlock names the Landlock layer at an ABI: landlock-abi7.
 func LayerLandlock(abi int) string {
 	return "landlock-abi" + strconv.Itoa(abi)

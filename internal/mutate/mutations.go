@@ -42,6 +42,7 @@ var goldenTests = []string{
 // The packages the mutations run.
 var (
 	confinePkg = []string{"./confine/"}
+	linuxPkg   = []string{"./confine/linux/"}
 	seccompPkg = []string{"./confine/seccomp/"}
 	langPkg    = []string{"./lang/"}
 	checksPkg  = []string{"./checks/confine/"}
@@ -57,7 +58,7 @@ var (
 // names them, then the filter's own checks.
 var mutations = []Mutation{
 	{
-		Name: "apply-landlock-held-on-failure", File: "confine/apply_linux.go",
+		Name: "apply-landlock-held-on-failure", File: "confine/linux/apply_linux.go",
 		Old: `	applied, err := install(plan, o.CarveOuts, o.Admitted)
 	if err != nil {
 		return fmt.Errorf("apply Landlock: the kernel refused the ruleset: %w", err)
@@ -66,33 +67,33 @@ var mutations = []Mutation{
 	if err != nil {
 		applied.ABI = abi
 	}`,
-		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/Landlock_refused",
+		Packages: linuxPkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/Landlock_refused",
 	},
 	{
-		Name: "apply-seccomp-held-on-failure", File: "confine/apply_linux.go",
+		Name: "apply-seccomp-held-on-failure", File: "confine/linux/apply_linux.go",
 		Old:      `held.SeccompFailure = err.Error()`,
 		New:      `held.Seccomp = true`,
-		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/seccomp_refused",
+		Packages: linuxPkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/seccomp_refused",
 	},
 	{
-		Name: "apply-capabilities-held-on-failure", File: "confine/apply_linux.go",
+		Name: "apply-capabilities-held-on-failure", File: "confine/linux/apply_linux.go",
 		Old:      `held.CapabilitiesFailure = err.Error()`,
 		New:      `held.CapabilitiesDropped = true`,
-		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/capability_drop_refused",
+		Packages: linuxPkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/capability_drop_refused",
 	},
 	{
-		Name: "apply-memory-limit-failure-unsaid", File: "confine/apply_linux.go",
-		Old:      `fail(err, LayerMemory, "the memory limit could not be set: "+err.Error())`,
+		Name: "apply-memory-limit-failure-unsaid", File: "confine/linux/apply_linux.go",
+		Old:      `fail(err, core.LayerMemory, "the memory limit could not be set: "+err.Error())`,
 		New:      `_ = err`,
-		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/memory_limit_refused",
+		Packages: linuxPkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/memory_limit_refused",
 	},
 	{
-		Name: "layers-only-ignored", File: "confine/layers_knockout.go",
+		Name: "layers-only-ignored", File: "confine/linux/layers_knockout.go",
 		Old: `		return v, nil`, New: `		return "", nil`, Tags: "sabline_knockout",
-		Packages: confinePkg, Run: "^TestLayersOnly$", CaughtBy: "TestLayersOnly (knock-out build)",
+		Packages: linuxPkg, Run: "^TestLayersOnly$", CaughtBy: "TestLayersOnly (knock-out build)",
 	},
 	{
-		Name: "layers-only-in-normal-build", File: "confine/layers_default.go",
+		Name: "layers-only-in-normal-build", File: "confine/linux/layers_default.go",
 		Old:      `func layersOnly() (string, error) { return "", nil }`,
 		New:      `func layersOnly() (string, error) { return layerSeccompOnly, nil }`,
 		Packages: checksPkg, Focus: "leaves every layer on",
@@ -111,13 +112,13 @@ var mutations = []Mutation{
 		CaughtBy: "TestParametersOfARunThatNeverStarted (the refused run's receipt has no policy digest)",
 	},
 	{
-		Name: "rlimit-as-never-set", File: "confine/apply_linux.go",
+		Name: "rlimit-as-never-set", File: "confine/linux/apply_linux.go",
 		Old:      `unix.Setrlimit(unix.RLIMIT_AS, &rl)`,
 		New:      `unix.Getrlimit(unix.RLIMIT_AS, &rl)`,
-		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/every_layer (Max address space seen in /proc)",
+		Packages: linuxPkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers/every_layer (Max address space seen in /proc)",
 	},
 	{
-		Name: "rlimit-as-never-set-worker", File: "confine/apply_linux.go",
+		Name: "rlimit-as-never-set-worker", File: "confine/linux/apply_linux.go",
 		Old:      `unix.Setrlimit(unix.RLIMIT_AS, &rl)`,
 		New:      `unix.Getrlimit(unix.RLIMIT_AS, &rl)`,
 		Packages: checksPkg, Focus: "limits: the worker's address space",
@@ -130,7 +131,7 @@ var mutations = []Mutation{
 		Packages: guardPkg, Run: "^TestRefuses$", CaughtBy: "TestRefuses/a_dot-entry_of_a_home_that_is_a_link,_as_it_resolves",
 	},
 	{
-		Name: "resolver-reads-all-etc", File: "confine/needs_linux_paths.go",
+		Name: "resolver-reads-all-etc", File: "confine/linux/needs_linux_paths.go",
 		Old:      `linuxResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"}`,
 		New:      `linuxResolver = []string{"/etc"}`,
 		Packages: checksPkg, Focus: "a net grant adds the resolver",
@@ -196,7 +197,7 @@ var mutations = []Mutation{
 		Name: "seccomp-tsync-flag", File: "confine/seccomp/install_linux.go",
 		Old:      `unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))`,
 		New:      `0, uintptr(unsafe.Pointer(&fprog))`,
-		Packages: confinePkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers (every thread's Seccomp in /proc)",
+		Packages: linuxPkg, Run: "^TestApplyLayers$", CaughtBy: "TestApplyLayers (every thread's Seccomp in /proc)",
 	},
 	{
 		Name: "seccomp-tsync-flag-seccomp", File: "confine/seccomp/install_linux.go",
@@ -226,13 +227,13 @@ var mutations = []Mutation{
 		Packages: seccompPkg, CaughtBy: "TestSeccompCases, TestSeccompSimulation",
 	},
 	{
-		Name: "policy-udp-under-every-grant", File: "confine/seccomp.go",
+		Name: "policy-udp-under-every-grant", File: "confine/linux/seccomp.go",
 		Old:      `		if len(p.Network.UDP) > 0 {`,
 		New:      `		if true {`,
-		Packages: confinePkg, Run: "^TestSocketRuleOf$", CaughtBy: "TestSocketRuleOf",
+		Packages: linuxPkg, Run: "^TestSocketRuleOf$", CaughtBy: "TestSocketRuleOf",
 	},
 	{
-		Name: "policy-udp-under-every-grant-live", File: "confine/seccomp.go",
+		Name: "policy-udp-under-every-grant-live", File: "confine/linux/seccomp.go",
 		Old:      `		if len(p.Network.UDP) > 0 {`,
 		New:      `		if true {`,
 		Packages: checksPkg, Focus: "a datagram under a TCP grant",
@@ -294,17 +295,17 @@ var mutations = []Mutation{
 		Packages: guardPkg, Run: "^TestRefuses$", CaughtBy: "TestRefuses (a key beneath ~/.ssh, a receipt beneath the receipts)",
 	},
 	{
-		Name: "carve-grant-in-guarded-kept", File: "confine/carve.go",
+		Name: "carve-grant-in-guarded-kept", File: "confine/linux/carve.go",
 		Old:      `		if r.Grant && unreachable(carveOuts, r.Path) {`,
 		New:      `		if false && r.Grant && unreachable(carveOuts, r.Path) {`,
-		Packages: confinePkg, Run: "^TestCarveLandlock",
+		Packages: linuxPkg, Run: "^TestCarveLandlock",
 		CaughtBy: "TestCarveLandlockWithheld, TestCarveLandlockOnTheKernel (a grant that became a link into .ssh)",
 	},
 	{
-		Name: "pin-follows-links-on-the-way", File: "confine/landlock_linux.go",
+		Name: "pin-follows-links-on-the-way", File: "confine/linux/landlock_linux.go",
 		Old:      `Resolve: unix.RESOLVE_NO_SYMLINKS}`,
 		New:      `Resolve: 0}`,
-		Packages: confinePkg, Run: "^TestPinEntry$", CaughtBy: "TestPinEntry (beneath a link, by openat2)",
+		Packages: linuxPkg, Run: "^TestPinEntry$", CaughtBy: "TestPinEntry (beneath a link, by openat2)",
 	},
 	{
 		Name: "carve-out-named-too-widely", File: "guard/build.go",
@@ -325,28 +326,28 @@ var mutations = []Mutation{
 		Packages: guardPkg, Run: "^TestCarveOutsExpand$", CaughtBy: "TestCarveOutsExpand (/var/lib above /var/lib/sss)",
 	},
 	{
-		Name: "home-dot-entries-carved-in", File: "confine/carve.go",
+		Name: "home-dot-entries-carved-in", File: "confine/linux/carve.go",
 		Old:      `		if dots && strings.HasPrefix(e.Name(), ".") {`,
 		New:      `		if dots && strings.HasPrefix(e.Name(), "..") {`,
-		Packages: confinePkg, Run: "^TestCarveLandlockProperty$", CaughtBy: "TestCarveLandlockProperty",
+		Packages: linuxPkg, Run: "^TestCarveLandlockProperty$", CaughtBy: "TestCarveLandlockProperty",
 	},
 	{
-		Name: "moved-grant-kept", File: "confine/carve.go",
+		Name: "moved-grant-kept", File: "confine/linux/carve.go",
 		Old:      `ok && r.Grant && resolve(r.Path) != was {`,
 		New:      `ok && r.Grant && resolve(r.Path) != was && false {`,
-		Packages: confinePkg, Run: "^TestMoved$", CaughtBy: "TestMoved, TestPoolGrantSwappedForALink (into a plain directory)",
+		Packages: linuxPkg, Run: "^TestMoved$", CaughtBy: "TestMoved, TestPoolGrantSwappedForALink (into a plain directory)",
 	},
 	{
-		Name: "unlisted-directory-carved-whole", File: "confine/carve.go",
+		Name: "unlisted-directory-carved-whole", File: "confine/linux/carve.go",
 		Old:      `		if dir != k.rule.Path {`,
 		New:      `		if false && dir != k.rule.Path {`,
-		Packages: confinePkg, Run: "^TestCarveLandlockUnlistable$", CaughtBy: "TestCarveLandlockUnlistable (a home beneath the rule)",
+		Packages: linuxPkg, Run: "^TestCarveLandlockUnlistable$", CaughtBy: "TestCarveLandlockUnlistable (a home beneath the rule)",
 	},
 	{
-		Name: "expanded-rule-left-whole-unsaid", File: "confine/carve.go",
+		Name: "expanded-rule-left-whole-unsaid", File: "confine/linux/carve.go",
 		Old:      `				c.LanguageOnly = append(c.LanguageOnly, r.Path) // what may not be made in it, its dot-entries`,
 		New:      `				_ = 0`,
-		Packages: confinePkg, Run: "^TestCarveLandlockUnlistable$", CaughtBy: "TestCarveLandlockUnlistable (a home the rule is of)",
+		Packages: linuxPkg, Run: "^TestCarveLandlockUnlistable$", CaughtBy: "TestCarveLandlockUnlistable (a home the rule is of)",
 	},
 	{
 		Name: "tenants-group-writable-accepted", File: "tenant/tenant.go",
@@ -397,38 +398,38 @@ var mutations = []Mutation{
 		CaughtBy: "TestLentReachesOnlyItsLocation (lending ~/.config lends ~/.config/gh)",
 	},
 	{
-		Name: "carve-device-entry-kept", File: "confine/carve.go",
+		Name: "carve-device-entry-kept", File: "confine/linux/carve.go",
 		Old:      `if t&fs.ModeSymlink != 0 || t&fs.ModeDevice != 0 {`,
 		New:      `if t&fs.ModeSymlink != 0 {`,
-		Packages: confinePkg, Run: "^TestCarveLandlockSkipsDevices$",
+		Packages: linuxPkg, Run: "^TestCarveLandlockSkipsDevices$",
 		CaughtBy: "TestCarveLandlockSkipsDevices (a device beside a guarded location, or in a home, becomes a rule)",
 	},
 	{
-		Name: "pin-block-device", File: "confine/landlock_linux.go",
+		Name: "pin-block-device", File: "confine/linux/landlock_linux.go",
 		Old:      `t == unix.S_IFLNK || t == unix.S_IFBLK ||`,
 		New:      `t == unix.S_IFLNK ||`,
-		Packages: confinePkg, Run: "^(TestPinEntryBlockDevice|TestWithheldOnTheKernel)$",
+		Packages: linuxPkg, Run: "^(TestPinEntryBlockDevice|TestWithheldOnTheKernel)$",
 		CaughtBy: "TestPinEntryBlockDevice, TestWithheldOnTheKernel/apply (a grant of a block device is held)",
 	},
 	{
-		Name: "pin-character-device-anywhere", File: "confine/landlock_linux.go",
+		Name: "pin-character-device-anywhere", File: "confine/linux/landlock_linux.go",
 		Old:      `t == unix.S_IFCHR && refusedDevice {`,
 		New:      `t == unix.S_IFCHR && false && refusedDevice {`,
-		Packages: confinePkg, Run: "^TestPinEntryBlockDevice$",
+		Packages: linuxPkg, Run: "^TestPinEntryBlockDevice$",
 		CaughtBy: "TestPinEntryBlockDevice (a /dev/zero made in a granted directory is pinned)",
 	},
 	{
-		Name: "restrict-withheld-dropped", File: "confine/landlock_linux.go",
+		Name: "restrict-withheld-dropped", File: "confine/linux/landlock_linux.go",
 		Old:      `b.withheld = append(b.withheld, r.Path)`,
 		New:      `b.withheld = nil`,
-		Packages: confinePkg, Run: "^TestWithheldOnTheKernel$",
+		Packages: linuxPkg, Run: "^TestWithheldOnTheKernel$",
 		CaughtBy: "TestWithheldOnTheKernel (a grant with a link on its way missing from Withheld and the reason)",
 	},
 	{
-		Name: "withheld-note-lists-expanded", File: "confine/assess.go",
+		Name: "withheld-note-lists-expanded", File: "confine/linux/assess.go",
 		Old:      `carved(withheldNote, h.Carving.Withheld)`,
 		New:      `carved(withheldNote, h.Carving.Expanded)`,
-		Packages: confinePkg, Run: "^TestAssessLinuxNamesWithheld$",
+		Packages: linuxPkg, Run: "^TestAssessLinuxNamesWithheld$",
 		CaughtBy: "TestAssessLinuxNamesWithheld (the reason does not name the withheld path)",
 	},
 	{

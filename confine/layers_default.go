@@ -1,7 +1,0 @@
-//go:build !sabline_knockout
-
-package confine
-
-// layersOnly is "": every layer is applied. Only a knock-out build reads
-// LayersOnlyEnv (layers_knockout.go).
-func layersOnly() (string, error) { return "", nil }

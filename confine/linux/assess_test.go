@@ -1,0 +1,228 @@
+package linux
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/confine/core"
+)
+
+// checkResult holds r to a level and its layers. A partial reason names
+// one limit not held per part, parts joined by "; ": it has len(want)
+// parts, part i saying want[i]. Any other reason says each of want.
+func checkResult(t *testing.T, r core.Result, wantLevel core.Level, wantLayers, want []string) {
+	t.Helper()
+	if r.Level != wantLevel {
+		t.Errorf("level %s, want %s (reason %q)", r.Level, wantLevel, r.Reason)
+	}
+	if wantLayers == nil {
+		wantLayers = []string{}
+	}
+	if !slices.Equal(r.Layers, wantLayers) {
+		t.Errorf("layers %v, want %v", r.Layers, wantLayers)
+	}
+	if r.Level != core.Partial {
+		for _, w := range want {
+			if !strings.Contains(r.Reason, w) {
+				t.Errorf("reason %q does not say %q", r.Reason, w)
+			}
+		}
+		return
+	}
+	parts := strings.Split(r.Reason, "; ")
+	if len(parts) != len(want) {
+		t.Fatalf("reason names %d limits, want %d: %q", len(parts), len(want), r.Reason)
+	}
+	for i, w := range want {
+		if !strings.Contains(parts[i], w) {
+			t.Errorf("limit %d is %q, want it to say %q", i+1, parts[i], w)
+		}
+	}
+}
+
+func TestAssessLinux(t *testing.T) {
+	ll7, ll3 := core.LayerLandlock(7), core.LayerLandlock(3)
+	for _, tc := range []struct {
+		name       string
+		allow      string
+		strict     bool
+		held       Held
+		wantLevel  core.Level
+		wantLayers []string
+		want       []string
+	}{
+		{name: "everything held", allow: "io,fs:read:/srv/in,fs:write:/srv/out",
+			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"every file, network and process limit"}},
+		{name: "a named host", allow: "io,net:example.org:443",
+			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"the host in net:example.org:443 is held by the language alone"}},
+		{name: "a host with no port leaves every port to the language", allow: "io,net:example.org,net:[::1]:8080",
+			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"the host and port in net:[::1]:8080 are held", "the host in net:example.org is held"}},
+		{name: "a grant that does not exist", allow: "io,fs:write:/srv/new",
+			held: Held{LandlockABI: 7, Seccomp: true, Missing: []string{"/srv/new"}}, wantLevel: core.Partial,
+			wantLayers: []string{ll7, core.LayerSeccomp}, want: []string{"/srv/new does not exist yet"}},
+		{name: "no Landlock", allow: "io",
+			held: Held{Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerSeccomp},
+			want: []string{"reads and writes are not held"}},
+		{name: "no Landlock, reads granted everywhere", allow: "io,fs:read",
+			held: Held{Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerSeccomp},
+			want: []string{"writes and the guarded locations under a grant of every path are not held"}},
+		{name: "no Landlock, every path granted", allow: "io,fs",
+			held: Held{Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerSeccomp},
+			want: []string{"the guarded locations under a grant of every path are not held"}},
+		{name: "every path granted, carved", allow: "io,fs",
+			held:      Held{LandlockABI: 7, Seccomp: true, Carving: Carving{Expanded: []string{"/", "/root"}}},
+			wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"every file, network and process limit", "no entry can be made in those directories", "/run/secrets) (/, /root)"}},
+		{name: "every path granted, a carving past the bound", allow: "io,fs",
+			held:      Held{LandlockABI: 7, Seccomp: true, Carving: Carving{LanguageOnly: []string{"/root/.ssh"}}},
+			wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"the guarded locations /root/.ssh are held by the language only"}},
+		{name: "a module that does its own file I/O", allow: "io,ffi:pathlib",
+			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"The module ffi:pathlib is granted: its own I/O, which the language does not judge, reaches any path, " +
+				"which the kernel holds to every path but the guarded locations"}},
+		{name: "a module that does its own file I/O, without Landlock", allow: "io,ffi:pathlib",
+			held: Held{Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerSeccomp},
+			want: []string{"Landlock was not applied: the guarded locations under a grant of " +
+				"every path are not held. The module ffi:pathlib is granted: its own I/O, " +
+				"which the language does not judge, reaches any path, the guarded locations " +
+				"among them"}},
+		{name: "a module that does its own file I/O, a carving past the bound",
+			allow: "io,ffi:pathlib",
+			held: Held{LandlockABI: 7, Seccomp: true,
+				Carving: Carving{LanguageOnly: []string{"/root/.ssh"}}},
+			wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"the guarded locations /root/.ssh are held by the language only: " +
+				"the grant above them has too many entries to hold one by one, or one could not " +
+				"be listed. The module ffi:pathlib is granted: its own I/O, which the language " +
+				"does not judge, reaches any path, the guarded locations among them"}},
+		{name: "four guarded locations past the bound, named whole", allow: "io,fs",
+			held: Held{LandlockABI: 7, Seccomp: true, Carving: Carving{
+				LanguageOnly: []string{"/a/.ssh", "/b/.ssh", "/c/.ssh", "/d/.ssh"}}},
+			wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"the guarded locations /a/.ssh, /b/.ssh, /c/.ssh, /d/.ssh are held " +
+				"by the language only"}},
+		{name: "five, the fifth counted", allow: "io,fs",
+			held: Held{LandlockABI: 7, Seccomp: true, Carving: Carving{
+				LanguageOnly: []string{"/a/.ssh", "/b/.ssh", "/c/.ssh", "/d/.ssh", "/e/.ssh"}}},
+			wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"the guarded locations /a/.ssh, /b/.ssh, /c/.ssh, /d/.ssh and 1 more " +
+				"are held by the language only"}},
+		{name: "no Landlock, every path and host granted", allow: "io,fs,net",
+			held: Held{Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerSeccomp},
+			want: []string{"Landlock was not applied: TCP binds and the guarded locations under a grant of every path are not held"}},
+		{name: "no Landlock under a named host", allow: "io,net:example.org:443",
+			held: Held{Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerSeccomp},
+			want: []string{"Landlock was not applied: reads, writes and TCP binds are not held", "the host and port in net:example.org:443"}},
+		{name: "no seccomp at ABI 7", allow: "io",
+			held: Held{LandlockABI: 7}, wantLevel: core.Partial, wantLayers: []string{ll7},
+			want: []string{"seccomp was not installed: forking a process"}},
+		{name: "no seccomp at ABI 3", allow: "io",
+			held: Held{LandlockABI: 3}, wantLevel: core.Partial, wantLayers: []string{ll3},
+			want: []string{"seccomp was not installed: forking a process (Landlock refuses executing a file), the closed network, signals to other processes and"}},
+		{name: "nothing applied", allow: "io",
+			held: Held{}, wantLevel: core.None, wantLayers: nil,
+			want: []string{"Landlock was not applied", "seccomp was not installed: starting a process"}},
+		{name: "ABI 2 cannot hold truncation", allow: "io,fs:write:/srv/out",
+			held: Held{LandlockABI: 2, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerLandlock(2), core.LayerSeccomp},
+			want: []string{"truncating a file"}},
+		{name: "ABI 2 with writes granted everywhere", allow: "io,fs:write",
+			held: Held{LandlockABI: 2, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{core.LayerLandlock(2), core.LayerSeccomp}},
+		{name: "seccomp holds the closed network below ABI 4", allow: "io",
+			held: Held{LandlockABI: 3, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{ll3, core.LayerSeccomp}},
+		{name: "below ABI 4 ports and bind are the language's", allow: "io,net:example.org:443",
+			held: Held{LandlockABI: 3, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{ll3, core.LayerSeccomp},
+			want: []string{"Landlock ABI 3 cannot hold TCP binds (it needs ABI 4)", "the host and port in net:example.org:443"}},
+		{name: "below ABI 4 bind under an open network is the language's", allow: "io,net",
+			held: Held{LandlockABI: 3, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{ll3, core.LayerSeccomp},
+			want: []string{"Landlock ABI 3 cannot hold TCP binds"}},
+		{name: "an open network", allow: "io,net",
+			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp}},
+		{name: "a module that widens to any host", allow: "io,ffi:socket",
+			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp}},
+		{name: "a module that widens to any host, without seccomp", allow: "io,ffi:socket",
+			held: Held{LandlockABI: 7}, wantLevel: core.Partial, wantLayers: []string{ll7},
+			want: []string{"seccomp was not installed: forking a process (Landlock refuses executing a file), UDP, Unix, netlink and raw sockets and every system call outside the allow-list are not held"}},
+		{name: "a UDP grant, without seccomp", allow: "io,net:udp:10.0.0.2:514",
+			held: Held{LandlockABI: 7}, wantLevel: core.Partial, wantLayers: []string{ll7},
+			want: []string{"the host and port in net:udp:10.0.0.2:514 are held by the language alone",
+				"binding a UDP port is held by the language alone",
+				"seccomp was not installed: forking a process (Landlock refuses executing a file), Unix, netlink and raw sockets, and UDP ports another process holds and every system call outside the allow-list are not held"}},
+		{name: "a UDP grant: its host and port, and UDP binds, are the language's", allow: "io,net:udp:10.0.0.2:514",
+			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"the host and port in net:udp:10.0.0.2:514 are held by the language alone", "binding a UDP port is held by the language alone"}},
+		{name: "UDP to any host beside TCP to one port", allow: "io,net:udp,net:example.org:443",
+			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"the host in net:example.org:443 is held by the language alone", "binding a UDP port is held by the language alone"}},
+		{name: "why seccomp failed, said once", allow: "io",
+			held:      Held{LandlockABI: 7, CapabilitiesDropped: true, SeccompFailure: "seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): invalid argument"},
+			wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerCapabilities},
+			want: []string{"seccomp was not installed (seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): invalid argument): forking a process"}},
+		{name: "every layer, the capability drop listed", allow: "io,fs:read:/srv/in",
+			held: Held{LandlockABI: 7, Seccomp: true, CapabilitiesDropped: true}, wantLevel: core.Full,
+			wantLayers: []string{ll7, core.LayerSeccomp, core.LayerCapabilities}, want: []string{"every file, network and process limit"}},
+		{name: "the capability drop beside seccomp alone", allow: "io,fs",
+			held: Held{Seccomp: true, CapabilitiesDropped: true}, wantLevel: core.Partial,
+			wantLayers: []string{core.LayerSeccomp, core.LayerCapabilities},
+			want:       []string{"Landlock was not applied: the guarded locations under a grant of every path are not held"}},
+		{name: "the capability drop alone holds no limit", allow: "io",
+			held: Held{CapabilitiesDropped: true}, wantLevel: core.None, wantLayers: []string{core.LayerCapabilities},
+			want: []string{"Landlock was not applied: reads and writes are not held", "seccomp was not installed: starting a process"}},
+		{name: "the capability drop alone, every path and host granted", allow: "io,fs,net",
+			held: Held{CapabilitiesDropped: true}, wantLevel: core.None, wantLayers: []string{core.LayerCapabilities},
+			want: []string{"Landlock was not applied: TCP binds and the guarded locations under a grant of every path are not held", "seccomp was not installed"}},
+		{name: "a module that turns the layer off", allow: "io,ffi:os",
+			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.None, wantLayers: nil,
+			want: []string{"ffi:os is granted", "operating system layer is off"}},
+		{name: "strict", allow: "io,ffi:os", strict: true,
+			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"no granted module widened the policy"}},
+		{name: "a problem the apply reported", allow: "io",
+			held: Held{LandlockABI: 7, Seccomp: true, Problems: []core.Gap{{Layer: core.LayerMemory, Kind: core.GapUnheld,
+				Text: "the address-space limit was refused"}}},
+			wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp}, want: []string{"the address-space limit was refused"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkResult(t, Assess(policyOf(tc.allow, tc.strict), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
+		})
+	}
+}
+
+// TestAssessLinuxAgreesWithLandlockPlan holds what linux.Assess says a
+// Landlock ABI cannot hold to what LandlockPlan handles at that ABI:
+// truncation when writes are restricted, TCP bind under any net grant.
+func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
+	needs := core.Needs{Executable: "/opt/sabline/bin/sabline", TempDir: "/tmp/sabline-run"}
+	checked := 0
+	for _, allow := range []string{"io", "io,fs:write:/srv/out", "io,fs:write", "io,net:example.org:443", "io,net:example.org", "io,net", "io,ffi:socket"} {
+		p := policyOf(allow, false)
+		for abi := 1; abi <= LandlockMaxABI; abi++ {
+			plan, err := LandlockPlan(p, needs, abi)
+			if err != nil {
+				t.Fatalf("%s at ABI %d: %v", allow, abi, err)
+			}
+			r := Assess(p, Held{LandlockABI: abi, Seccomp: true})
+			for _, tc := range []struct {
+				name    string
+				phrase  string
+				unheld  bool
+				applies bool
+			}{
+				{name: "truncation", phrase: "truncating a file",
+					unheld: plan.HandledFS&LandlockFSTruncate == 0, applies: !p.Write.Unrestricted},
+				{name: "bind", phrase: "TCP binds",
+					unheld: plan.HandledNet&LandlockNetBindTCP == 0, applies: p.Network.Mode != core.NetClosed},
+			} {
+				if said, want := strings.Contains(r.Reason, tc.phrase), tc.unheld && tc.applies; said != want {
+					t.Errorf("%s at ABI %d: the reason %q says %s is not held: %v, want %v", allow, abi, r.Reason, tc.name, said, want)
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("checked %d cases", checked)
+}

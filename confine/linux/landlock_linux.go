@@ -1,0 +1,515 @@
+package linux
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+
+	"github.com/sabline/sabline/guard"
+)
+
+// landlockErratumSignalScope is the bit of the kernel's Landlock errata
+// that says signal scoping is fixed (erratum 2). Without it the signal
+// scope of ABI 6 is unreliable, and go-landlock treats the kernel as ABI 5.
+const landlockErratumSignalScope = 1 << 1
+
+// LandlockABI returns the kernel's Landlock ABI, as
+// landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) reports
+// it, lowered to 5 on a kernel of ABI 6 or later whose signal scoping is
+// not known to be fixed: its errata lack the fix, or cannot be read. That
+// is the ABI go-landlock, which applies the ruleset, works at. It returns
+// 0 and an error saying why when the kernel has no Landlock, or its ABI
+// cannot be read; the error wraps ENOSYS when the kernel was built without
+// Landlock and EOPNOTSUPP when it was not enabled at boot.
+func LandlockABI() (int, error) {
+	abi, err := llsyscall.LandlockGetABIVersion()
+	switch {
+	case errors.Is(err, syscall.ENOSYS):
+		return 0, fmt.Errorf("landlock_create_ruleset(version): the kernel has no Landlock: %w", err)
+	case errors.Is(err, syscall.EOPNOTSUPP):
+		return 0, fmt.Errorf("landlock_create_ruleset(version): Landlock is not enabled at boot (see lsm= on the kernel command line): %w", err)
+	case err != nil:
+		return 0, fmt.Errorf("landlock_create_ruleset(version): %w", err)
+	}
+	if abi >= landlockABIScopes {
+		// A kernel whose errata cannot be read has fixed none, as far as
+		// anyone can tell.
+		errata, err := llsyscall.LandlockGetErrata()
+		if err != nil || errata&landlockErratumSignalScope == 0 {
+			abi = landlockABIScopes - 1
+		}
+	}
+	return abi, nil
+}
+
+// LandlockApplied is what ApplyLandlock held.
+type LandlockApplied struct {
+	ABI int // the ABI the ruleset was planned for and applied at
+	// Missing are the granted paths that did not exist, each held
+	// beneath its nearest existing parent instead: the kernel can only
+	// name what exists. The budget still holds the grant itself.
+	Missing []string
+	// Carving is how the rules above guarded locations were carved.
+	Carving Carving
+}
+
+// ApplyLandlock restricts every thread of the process to plan, with the
+// rules above carveOuts carved (CarveLandlock, reading this machine's
+// directories), for good. It fails, and restricts nothing, when the
+// kernel's ABI is below the plan's or a path cannot be held.
+//
+// Each rule is held at its path as it resolves now, links followed. A
+// rule on a file, not a directory, keeps only the rights a file can
+// carry. A granted path that does not exist yet is held beneath its
+// nearest existing parent and reported in Missing; an interpreter need
+// that does not exist (no time zone database, say) is skipped.
+//
+// A path is looked at (stat) and resolved before the ruleset is built.
+// A grant's rule, and a carved entry's, is added on its path as it
+// resolved, opened through no link (openNoLinks): a link made on its way
+// since (by another run, say) leaves the rule out, and so does a file
+// system of the kernel's found there (a procfs mounted on it since: its
+// statfs magic is no data file system's). A grant so left out is
+// reported in Carving.Withheld, as one that resolved into a guarded
+// location no grant reaches is (CarveLandlock), or one that resolves now
+// otherwise than it did when the run was admitted (Moved, by admitted);
+// a carved entry gone or swapped is not. A need of the interpreter is opened
+// again, links followed. A directory replaced by a file in between makes
+// the apply fail: the kernel refuses directory rights on a file. Between
+// the build and the install, a path that comes to name another entry
+// (another device, inode or type) makes the apply fail, nothing
+// installed; one gone leaves its rule out, and a grant so left out is
+// reported in Carving.Withheld.
+//
+// The ruleset handles exactly the rights the plan handles, not in a
+// best-effort mode: the plan was made for the kernel's ABI. Each rule is
+// added on a descriptor of its path (installLandlock), and no_new_privs
+// and the ruleset reach every thread through syscall.AllThreadsSyscall,
+// as go-landlock's own calls do.
+//
+// It builds, then installs: buildLandlock resolves every rule to the
+// entry its path names (its device and inode), a value a test reads that
+// holds no descriptor, and installLandlock opens each path again, one at
+// a time, checks that it names the entry the build resolved, and makes
+// the Landlock calls on it. A path swapped in between fails the apply:
+// nothing is installed.
+func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, admitted map[string]string) (LandlockApplied, error) {
+	carved, applied, err := targetLandlock(plan, carveOuts, admitted)
+	if err != nil {
+		return LandlockApplied{}, fmt.Errorf("apply landlock: %w", err)
+	}
+	b, err := buildLandlock(carved)
+	if err != nil {
+		return LandlockApplied{}, fmt.Errorf("apply landlock: %w", err)
+	}
+	gone, err := installLandlock(b)
+	if err != nil {
+		return LandlockApplied{}, fmt.Errorf("apply landlock: %w", err)
+	}
+	applied.Carving.Withheld = compactSorted(slices.Concat(applied.Carving.Withheld, b.withheld, gone))
+	return applied, nil
+}
+
+// targetLandlock is the first step of ApplyLandlock: the plan with each
+// rule at the path it is held at now (landlockTarget) and carved around
+// carveOuts (CarveLandlock), and what is so far known of how it is
+// applied: the ABI, the grants held beneath a parent (Missing), and the
+// carving, with the grants that moved since they were admitted withheld.
+func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
+	admitted map[string]string) (LandlockRuleset, LandlockApplied, error) {
+	abi, err := LandlockABI()
+	if err != nil {
+		return LandlockRuleset{}, LandlockApplied{}, err
+	}
+	if abi < plan.ABI {
+		return LandlockRuleset{}, LandlockApplied{},
+			fmt.Errorf("the plan is for ABI %d, the kernel has ABI %d", plan.ABI, abi)
+	}
+	applied := LandlockApplied{ABI: plan.ABI}
+	plan, moved := Moved(plan, admitted, guard.Resolved)
+	targets := plan
+	targets.Rules = nil
+	for _, r := range plan.Rules {
+		path, access, err := landlockTarget(r)
+		if err != nil {
+			return LandlockRuleset{}, LandlockApplied{}, fmt.Errorf("%s %s: %w", r.Why, r.Path, err)
+		}
+		if path == "" || access == 0 {
+			continue
+		}
+		if path != r.Path && !slices.Contains(applied.Missing, r.Path) {
+			applied.Missing = append(applied.Missing, r.Path)
+		}
+		// The carving compares paths as they resolve: the guarded
+		// locations are listed in both forms.
+		if resolved, err := filepath.EvalSymlinks(path); err == nil {
+			path = resolved
+		}
+		targets.Rules = append(targets.Rules, LandlockRule{Path: path, Access: access, Grant: r.Grant, Why: r.Why})
+	}
+	carved, carving := CarveLandlock(targets, carveOuts, guard.ReadDir, MaxCarvedRules)
+	carving.Withheld = compactSorted(append(carving.Withheld, moved...))
+	applied.Carving = carving
+	return carved, applied, nil
+}
+
+// landlockBuild is a Landlock ruleset as installLandlock installs it: the
+// rights it handles, each rule with the entry its path resolved to and
+// the rights that entry carries, and the ports it connects to. A test
+// reads it on any kernel before it is installed, or instead. It holds no
+// descriptor: the build opens each rule's path, notes the entry it names
+// (landlockEntry) and closes it, and the install opens it again, checks
+// that it names that entry, adds the rule and closes it. A ruleset of any
+// size so needs one descriptor at a time, whatever RLIMIT_NOFILE allows,
+// and what is installed is what was built.
+type landlockBuild struct {
+	attr  llsyscall.RulesetAttr
+	rules []builtRule
+	ports []int
+	// withheld are the grants left out: their path was gone, or a link
+	// now lay on its way, or a file system of the kernel's was found there.
+	withheld []string
+}
+
+// builtRule is one rule of a landlockBuild: the rule, the entry its path
+// resolved to, and the rights the entry carries (landlockEntry.rights).
+type builtRule struct {
+	rule   LandlockRule
+	entry  landlockEntry
+	access uint64
+}
+
+// landlockEntry is the entry a rule's path named when the ruleset was
+// built: its identity (device and inode) and its type.
+type landlockEntry struct {
+	id   fileID
+	kind uint32 // st_mode & S_IFMT
+	// onProc marks an entry of procfs, which a need alone can name (the
+	// threads' directory, for libpsx; a grant is never held there):
+	// procfs may number an entry anew each time it is looked up, so the
+	// install checks instead that the path still names an entry of that
+	// type on procfs.
+	onProc bool
+}
+
+// fileID is the identity of a file: its device and inode.
+type fileID struct{ dev, ino uint64 }
+
+// errSwapped is why an install refuses a rule whose path no longer names
+// the entry the build resolved it to: the ruleset is not installed.
+var errSwapped = errors.New("the path names another entry than when the ruleset was built")
+
+// entryOf is the entry st describes.
+func entryOf(st *unix.Stat_t) landlockEntry {
+	return landlockEntry{id: fileID{dev: uint64(st.Dev), ino: st.Ino}, kind: st.Mode & unix.S_IFMT}
+}
+
+// dir reports whether the entry is a directory.
+func (e landlockEntry) dir() bool { return e.kind == unix.S_IFDIR }
+
+// buildLandlock resolves each rule of plan to the entry its path names
+// (resolveRule): a grant's rule and a carved one on their path opened
+// through no link, left out when it is gone or a link now lies on its
+// way, the grants so left out said in withheld. Where libpsx lists the
+// threads, their directory is given a rule to read it. It makes no
+// Landlock call and keeps no descriptor open: one is open at a time.
+func buildLandlock(plan LandlockRuleset) (landlockBuild, error) {
+	b := landlockBuild{
+		attr: llsyscall.RulesetAttr{HandledAccessFS: plan.HandledFS, HandledAccessNet: plan.HandledNet,
+			Scoped: plan.Scoped},
+		ports: plan.ConnectTCP,
+	}
+	kinds := fsKinds{}
+	add := func(r LandlockRule) (bool, error) {
+		e, ok, err := resolveRule(r, kinds)
+		if err != nil {
+			return false, fmt.Errorf("%s %s: %w", r.Why, r.Path, err)
+		}
+		if !ok {
+			return false, nil
+		}
+		if access := e.rights(r.Access); access != 0 {
+			b.rules = append(b.rules, builtRule{rule: r, entry: e, access: access})
+		}
+		return true, nil
+	}
+	for _, r := range plan.Rules {
+		added, err := add(r)
+		if err != nil {
+			return landlockBuild{}, err
+		}
+		if !added && r.Grant && !r.Carved {
+			b.withheld = append(b.withheld, r.Path)
+		}
+	}
+	if psxListsTasks && plan.HandledFS&LandlockFSReadDir != 0 {
+		task := LandlockRule{Path: "/proc/" + strconv.Itoa(os.Getpid()) + "/task", Access: LandlockFSReadDir,
+			Why: "libpsx lists the threads"}
+		if _, err := add(task); err != nil {
+			return landlockBuild{}, err
+		}
+	}
+	return b, nil
+}
+
+// installLandlock makes the ruleset of b and restricts every thread to
+// it: no_new_privs and landlock_restrict_self through
+// syscall.AllThreadsSyscall (psx). Each rule's path is opened again as
+// the build opened it (openRule), one at a time, and its rule added on
+// that descriptor only where it names the entry the build resolved
+// (landlockEntry.check); a path now naming another entry, or that cannot
+// be opened but for being gone, fails the install before any thread is
+// restricted (errSwapped). A path gone since the build leaves its rule
+// out, which only narrows the ruleset: gone are the grants so left out.
+// What each rule holds was decided by buildLandlock.
+func installLandlock(b landlockBuild) (gone []string, err error) {
+	ruleset, err := llsyscall.LandlockCreateRuleset(&b.attr, 0)
+	if err != nil {
+		return nil, fmt.Errorf("landlock_create_ruleset: %w", err)
+	}
+	defer unix.Close(ruleset)
+	for _, r := range b.rules {
+		fd, err := openRule(r.rule)
+		if errors.Is(err, unix.ENOENT) {
+			if r.rule.Grant && !r.rule.Carved {
+				gone = append(gone, r.rule.Path)
+			}
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: opened again to be installed: %w", r.rule.Why, r.rule.Path, err)
+		}
+		err = r.entry.check(fd)
+		if err == nil {
+			attr := llsyscall.PathBeneathAttr{ParentFd: fd, AllowedAccess: r.access}
+			if err = llsyscall.LandlockAddPathBeneathRule(ruleset, &attr, 0); err != nil {
+				err = fmt.Errorf("landlock_add_rule: %w", err)
+			}
+		}
+		unix.Close(fd)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", r.rule.Why, r.rule.Path, err)
+		}
+	}
+	for _, port := range b.ports {
+		attr := llsyscall.NetPortAttr{AllowedAccess: LandlockNetConnectTCP, Port: uint64(port)}
+		if err := llsyscall.LandlockAddNetPortRule(ruleset, &attr, 0); err != nil {
+			return nil, fmt.Errorf("landlock_add_rule port %d: %w", port, err)
+		}
+	}
+	if err := llsyscall.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS) on every thread: %w", err)
+	}
+	if err := llsyscall.AllThreadsLandlockRestrictSelf(ruleset, 0); err != nil {
+		return nil, fmt.Errorf("landlock_restrict_self on every thread: %w", err)
+	}
+	landlocked.Store(true)
+	return gone, nil
+}
+
+// check reports, as an error wrapping errSwapped, where the file open at
+// fd is not entry e: another device or inode, or another type (for an
+// entry of procfs, another type or not on procfs).
+func (e landlockEntry) check(fd int) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("fstat: %w", err)
+	}
+	now := entryOf(&st)
+	if e.onProc {
+		if now.kind == e.kind && onProcFS(fd) {
+			return nil
+		}
+		return fmt.Errorf("%w: an entry of procfs of type %#o was built, one of type %#o found",
+			errSwapped, e.kind, now.kind)
+	}
+	if now != e {
+		return fmt.Errorf("%w: built on device %d inode %d type %#o, found device %d inode %d type %#o",
+			errSwapped, e.id.dev, e.id.ino, e.kind, now.id.dev, now.id.ino, now.kind)
+	}
+	return nil
+}
+
+// openRule opens the path of rule r as a path only: a grant's and a
+// carved entry's as they resolved, through no link (openNoLinks); a
+// need's as it resolves, links followed, as the plan's target was found.
+func openRule(r LandlockRule) (int, error) {
+	if r.Carved || r.Grant {
+		return openNoLinks(r.Path)
+	}
+	return unix.Open(r.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
+}
+
+// resolveRule is the entry the path of rule r names, opened by openRule
+// and closed: for a grant's and a carved entry's, pinned (fsKinds.pin),
+// false when that cannot be done; a need's, any entry.
+func resolveRule(r LandlockRule, kinds fsKinds) (landlockEntry, bool, error) {
+	if r.Carved || r.Grant {
+		e, ok := kinds.pin(r.Path)
+		return e, ok, nil
+	}
+	fd, err := openRule(r)
+	if err != nil {
+		return landlockEntry{}, false, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return landlockEntry{}, false, err
+	}
+	e := entryOf(&st)
+	e.onProc = onProcFS(fd)
+	return e, true, nil
+}
+
+// pinEntry is the entry at p, opened through no link (openNoLinks) and
+// closed, for its rule to be held on that entry: an entry swapped for a
+// link to a guarded location after it was listed or resolved, or one
+// beneath a directory so swapped, is not followed. false when the entry
+// is gone, lies beyond a link, is a link or a block device, lies on a file
+// system of the kernel's (onDataFS), or cannot be opened.
+func pinEntry(p string) (landlockEntry, bool) { return fsKinds(nil).pin(p) }
+
+// fsKinds remembers, by device, whether a file system is one of data
+// (onDataFS), for the rules of one ruleset: one fstatfs a file system,
+// not one an entry. nil remembers nothing.
+type fsKinds map[uint64]bool
+
+// pin is pinEntry, asking fstatfs once a device.
+func (kinds fsKinds) pin(p string) (landlockEntry, bool) {
+	fd, err := openNoLinks(p)
+	if err != nil {
+		return landlockEntry{}, false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return landlockEntry{}, false
+	}
+	// A block device is never pinned, nor a character device but the few
+	// of /dev a grant may reach (guard.RefusesDevice): a grant of a device
+	// node made elsewhere is withheld, whatever the mounts hold.
+	t := st.Mode & unix.S_IFMT
+	_, refusedDevice := guard.RefusesDevice(p, fs.ModeDevice|fs.ModeCharDevice)
+	if t == unix.S_IFLNK || t == unix.S_IFBLK || t == unix.S_IFCHR && refusedDevice {
+		return landlockEntry{}, false
+	}
+	// Anything else only on a file system of data: a grant swapped, since
+	// it was admitted, for a mount of the kernel's own (a procfs mounted
+	// on it) is not held.
+	if t != unix.S_IFCHR && !kinds.onData(fd, uint64(st.Dev)) {
+		return landlockEntry{}, false
+	}
+	return entryOf(&st), true
+}
+
+// onData is onDataFS for the file open at fd on device dev.
+func (kinds fsKinds) onData(fd int, dev uint64) bool {
+	if data, ok := kinds[dev]; ok {
+		return data
+	}
+	data := onDataFS(fd)
+	if kinds != nil {
+		kinds[dev] = data
+	}
+	return data
+}
+
+// onDataFS reports whether the file open at fd lies on a file system of
+// data, as its statfs(2) magic says (guard.DataMagic): false for the
+// kernel's own (procfs, sysfs...), any the list does not know, and where
+// fstatfs fails.
+func onDataFS(fd int) bool {
+	var sf unix.Statfs_t
+	if err := unix.Fstatfs(fd, &sf); err != nil {
+		return false
+	}
+	_, ok := guard.DataMagic(uint64(sf.Type))
+	return ok
+}
+
+// onProcFS reports whether the file open at fd lies on a procfs.
+func onProcFS(fd int) bool {
+	var sf unix.Statfs_t
+	return unix.Fstatfs(fd, &sf) == nil && sf.Type == unix.PROC_SUPER_MAGIC
+}
+
+// openNoLinks opens the absolute path p as a path only, following no link
+// on its way nor at its end (a link there is opened itself): openat2 with
+// RESOLVE_NO_SYMLINKS, or where a filter refuses openat2 (Sabline's own
+// answers ENOSYS, older container runtimes' EPERM), one component at a
+// time (openEachNoLink), which holds the same.
+func openNoLinks(p string) (int, error) {
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	fd, err := unix.Openat2(unix.AT_FDCWD, p, &how)
+	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
+		return openEachNoLink(p)
+	}
+	return fd, err
+}
+
+// openEachNoLink opens the absolute path p as a path only, one component
+// at a time beneath the last, none followed: a link on the way is opened
+// itself, and the next component beneath it is refused (ENOTDIR).
+func openEachNoLink(p string) (int, error) {
+	fd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	for _, name := range strings.Split(filepath.Clean(p), "/") {
+		if name == "" {
+			continue
+		}
+		next, err := unix.Openat(fd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			return -1, err
+		}
+		fd = next
+	}
+	return fd, nil
+}
+
+// rights are the rights of access the entry can carry: a file's only
+// where it is not a directory.
+func (e landlockEntry) rights(access uint64) uint64 {
+	if !e.dir() {
+		return access & landlockFileRights
+	}
+	return access
+}
+
+// landlockTarget returns where rule r is held and with which rights: its
+// own path, or for a grant that does not exist its nearest existing
+// parent; a file keeps only the file rights. The path is "" for a need
+// that does not exist.
+func landlockTarget(r LandlockRule) (string, uint64, error) {
+	path := r.Path
+	for {
+		fi, err := os.Stat(path)
+		switch {
+		case err == nil:
+			access := r.Access
+			if !fi.IsDir() {
+				access &= landlockFileRights
+			}
+			return path, access, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", 0, err
+		case !r.Grant:
+			return "", 0, nil
+		case path == "/":
+			return "", 0, err
+		}
+		path = filepath.Dir(path)
+	}
+}

@@ -1,7 +1,0 @@
-//go:build linux && !cgo
-
-package confine
-
-// psxListsTasks is false in a build without cgo, where libpsx's calls are
-// syscall.AllThreadsSyscall and list nothing.
-const psxListsTasks = false

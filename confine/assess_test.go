@@ -6,7 +6,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/confine/internal/budgetgen"
+	"github.com/sabline/sabline/internal/testkit/budgetgen"
 )
 
 // policyOf derives the policy of an --allow text, paths taken from /.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/confine/internal/budgetgen"
+	"github.com/sabline/sabline/internal/testkit/budgetgen"
 )
 
 // randomItems draws up to n items from budgetgen's pool.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/confine/internal/confinetest"
+	"github.com/sabline/sabline/internal/testkit/confinetest"
 )
 
 // macLinks resolves paths as a Mac would: /tmp, /etc and /var are links

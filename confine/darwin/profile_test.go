@@ -11,7 +11,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/confine/internal/confinetest"
+	"github.com/sabline/sabline/internal/testkit/confinetest"
 )
 
 const (

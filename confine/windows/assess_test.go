@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/confine/internal/confinetest"
+	"github.com/sabline/sabline/internal/testkit/confinetest"
 )
 
 func TestAssessWindows(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabline/sabline/confine/internal/confinetest"
+	"github.com/sabline/sabline/internal/testkit/confinetest"
 )
 
 // countFiles tells PlanFor how many files a path holds: those in

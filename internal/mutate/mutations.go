@@ -57,6 +57,21 @@ var (
 // mutations is the list, in the order the issue of the security audit
 // names them, then the filter's own checks.
 var mutations = []Mutation{
+	// The Landlock install: each rule's path opened again, checked
+	// against the entry the build resolved, and closed.
+	{
+		Name: "landlock-install-identity-unchecked", File: "confine/linux/landlock_linux.go",
+		Old: "\t\terr = r.entry.check(fd)\n", New: "\t\terr = nil\n",
+		Packages: linuxPkg, Run: "^TestInstallLandlockOnTheKernel$",
+		CaughtBy: "TestInstallLandlockOnTheKernel/swapped (a granted directory renamed and made again)",
+	},
+	{
+		Name: "landlock-install-descriptor-kept", File: "confine/linux/landlock_linux.go",
+		Old: "\t\tunix.Close(fd)\n\t\tif err != nil {\n\t\t\treturn nil, fmt.Errorf(\"%s %s: %w\", r.rule.Why",
+		New: "\t\tif err != nil {\n\t\t\treturn nil, fmt.Errorf(\"%s %s: %w\", r.rule.Why",
+		Packages: linuxPkg, Run: "^TestInstallLandlockOnTheKernel$",
+		CaughtBy: "TestInstallLandlockOnTheKernel/rlimit (404 rules under a soft limit of 64 descriptors)",
+	},
 	{
 		Name: "apply-landlock-held-on-failure", File: "confine/linux/apply_linux.go",
 		Old: `	applied, err := install(plan, o.CarveOuts, o.Admitted)

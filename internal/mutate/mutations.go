@@ -67,8 +67,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "landlock-install-descriptor-kept", File: "confine/linux/landlock_linux.go",
-		Old: "\t\tunix.Close(fd)\n\t\tif err != nil {\n\t\t\treturn nil, fmt.Errorf(\"%s %s: %w\", r.rule.Why",
-		New: "\t\tif err != nil {\n\t\t\treturn nil, fmt.Errorf(\"%s %s: %w\", r.rule.Why",
+		Old:      "\t\tunix.Close(fd)\n\t\tif err != nil {\n\t\t\treturn nil, fmt.Errorf(\"%s %s: %w\", r.rule.Why",
+		New:      "\t\tif err != nil {\n\t\t\treturn nil, fmt.Errorf(\"%s %s: %w\", r.rule.Why",
 		Packages: linuxPkg, Run: "^TestInstallLandlockOnTheKernel$",
 		CaughtBy: "TestInstallLandlockOnTheKernel/rlimit (404 rules under a soft limit of 64 descriptors)",
 	},

@@ -104,7 +104,7 @@ func MakeAudit(path string, src []byte, allow []string, mode confine.Mode) (*Aud
 	if strict {
 		a.SafeCommand += " --confine strict"
 	}
-	for _, sys := range confine.Systems {
+	for _, sys := range confine.Systems() {
 		a.Confinement[string(sys)] = confine.Predict(p, sys)
 	}
 	return a, nil

@@ -85,7 +85,7 @@ func printAudit(w io.Writer, a *audit.Audit, dir string, here confine.Result) {
 	for _, wd := range a.WidenedBy {
 		line("widened by:    %s, to %s", wd.Reason(), wd.To)
 	}
-	for _, sys := range confine.Systems {
+	for _, sys := range confine.Systems() {
 		r := a.Confinement[string(sys)]
 		line("%-14s %s: %s [%s]", string(sys)+":", r.Level, r.Reason, strings.Join(r.Layers, ", "))
 	}
@@ -132,7 +132,7 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, row := range confine.Enforces() {
 			fmt.Fprintf(stdout, "%s\n", row.Item)
-			for _, sys := range confine.Systems {
+			for _, sys := range confine.Systems() {
 				c, _ := row.Cell(sys)
 				fmt.Fprintf(stdout, "  %-8s %-7s %s\n", sys, c.Holds, c.Text)
 			}
@@ -188,7 +188,7 @@ func enforcesJSON() []enforcesRow {
 	out := make([]enforcesRow, len(confine.Enforces()))
 	for i, row := range confine.Enforces() {
 		out[i] = enforcesRow{ID: row.ID, Item: row.Item, Holds: map[confine.System]enforcesCell{}}
-		for _, sys := range confine.Systems {
+		for _, sys := range confine.Systems() {
 			c, _ := row.Cell(sys)
 			if c.Layers == nil {
 				c.Layers = []string{}

@@ -20,7 +20,7 @@ func TestAssessmentsAreTheirGaps(t *testing.T) {
 		for _, strict := range []bool{false, true} {
 			p := policyOf(allow, strict)
 			var rs []Result
-			for _, sys := range Systems {
+			for _, sys := range systems {
 				rs = append(rs, Predict(p, sys))
 			}
 			for abi := 0; abi <= linux.LandlockMaxABI; abi++ {

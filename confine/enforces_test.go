@@ -66,8 +66,8 @@ func TestEnforcesRowsInOrder(t *testing.T) {
 func TestEnforcesCells(t *testing.T) {
 	checked := 0
 	for _, r := range Enforces() {
-		if len(r.Cells) != len(Systems) {
-			t.Errorf("%s: %d cells, want one for each of %v", r.ID, len(r.Cells), Systems)
+		if len(r.Cells) != len(systems) {
+			t.Errorf("%s: %d cells, want one for each of %v", r.ID, len(r.Cells), systems)
 		}
 		// PartlyOps names only systems whose cell holds partly.
 		for sys, h := range r.PartlyOps {
@@ -78,7 +78,7 @@ func TestEnforcesCells(t *testing.T) {
 				t.Errorf("%s: OpsHold(%s) = %s, want PartlyOps's %s", r.ID, sys, got, h)
 			}
 		}
-		for _, sys := range Systems {
+		for _, sys := range systems {
 			allowed := osLayers[sys]
 			c, ok := r.Cell(sys)
 			if !ok {
@@ -170,7 +170,7 @@ func TestEnforcesAgreesWithPredict(t *testing.T) {
 			continue
 		}
 		p := rowPolicy(t, r)
-		for _, sys := range Systems {
+		for _, sys := range systems {
 			c := r.Cells[sys]
 			got := Predict(p, sys)
 			where := r.ID + ", " + string(sys) + ", " + r.Budget
@@ -277,7 +277,7 @@ func TestEnforcesDoc(t *testing.T) {
 		}
 	}
 	var columns []string
-	for _, sys := range Systems {
+	for _, sys := range systems {
 		columns = append(columns, sys.Title())
 	}
 	for _, r := range Enforces() {
@@ -290,7 +290,7 @@ func TestEnforcesDoc(t *testing.T) {
 			t.Errorf("row %s has %d cells in %s, want %d%s", r.ID, len(cells), EnforcesDocPath, len(columns), regenerate)
 			continue
 		}
-		for i, sys := range Systems {
+		for i, sys := range systems {
 			if w := cellMarkdown(r.Cells[sys]); cells[i] != w {
 				t.Errorf("row %s, column %s: the page says\n\t%s\nthe code says\n\t%s%s", r.ID, columns[i], cells[i], w, regenerate)
 			}
@@ -328,7 +328,7 @@ func TestEnforcesMarkdownTables(t *testing.T) {
 	}
 	for i, r := range Enforces() {
 		want := []string{r.Item}
-		for _, sys := range Systems {
+		for _, sys := range systems {
 			want = append(want, cellMarkdown(r.Cells[sys]))
 		}
 		if !slices.Equal(rows[i], want) {

@@ -80,7 +80,7 @@ func EnforcesMarkdown() []byte {
 	line(tableHead("Budget item"))
 	for _, r := range Enforces() {
 		cells := []string{markdownCell(r.Item)}
-		for _, sys := range Systems {
+		for _, sys := range systems {
 			cells = append(cells, markdownCell(cellMarkdown(r.Cells[sys])))
 		}
 		line("| ", strings.Join(cells, " | "), " |")
@@ -144,7 +144,7 @@ func EnforcesMarkdown() []byte {
 	line()
 	line("| system | errno | layer | refuses |")
 	line("|---|---|---|---|")
-	for _, r := range Refusals {
+	for _, r := range refusals {
 		layer := r.Layer
 		if r.FromLandlockABI > 0 {
 			layer += " (from ABI " + strconv.Itoa(r.FromLandlockABI) + ")"
@@ -185,7 +185,7 @@ func EnforcesMarkdown() []byte {
 			name += " under `--confine strict`"
 		}
 		cells := []string{markdownCell(name)}
-		for _, sys := range Systems {
+		for _, sys := range systems {
 			cells = append(cells, markdownCell(resultMarkdown(Predict(p, sys))))
 		}
 		line("| ", strings.Join(cells, " | "), " |")
@@ -203,7 +203,7 @@ func EnforcesMarkdown() []byte {
 // one column per system of Systems, with its |---| line.
 func tableHead(first string) string {
 	head, rule := "| "+first+" |", "|---|"
-	for _, sys := range Systems {
+	for _, sys := range systems {
 		head += " " + sys.Title() + " |"
 		rule += "---|"
 	}

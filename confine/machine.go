@@ -42,8 +42,8 @@ func (m Machine) Advice() []string {
 	sys, known := SystemOf(m.OS)
 	switch {
 	case !known:
-		names := make([]string, len(Systems))
-		for i, s := range Systems {
+		names := make([]string, len(systems))
+		for i, s := range systems {
 			names[i] = s.Title()
 		}
 		return []string{"this build of Sabline confines runs on " + core.JoinAnd(names) + " only: a run here is level " +

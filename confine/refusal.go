@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,12 +30,12 @@ type Refusal struct {
 	Why string
 }
 
-// Refusals is the one table of the errnos each system's layers refuse
+// refusals is the one table of the errnos each system's layers refuse
 // with. For an errno that more than one layer gives, its lines are in the
 // order RefusedBy takes them: the layer that most calls meet first. An
 // errno no line names is refused by no layer this package applies: the
 // call failed for a reason of its own.
-var Refusals = []Refusal{
+var refusals = []Refusal{
 	{System: Linux, Errno: "EPERM", Layer: LayerSeccomp,
 		Why: "a call off the filter's allow-list, or one whose arguments the filter refuses (a socket family, a clone flag, a signal to another process)"},
 	{System: Linux, Errno: "EPERM", Layer: LayerLandlockFamily, FromLandlockABI: linux.LandlockABIScopes(),
@@ -76,7 +77,7 @@ var Refusals = []Refusal{
 // sys refuses with it. Where more than one layer gives the errno it is
 // the one most calls meet; RefusingLayers gives them all.
 func RefusedBy(sys System, errno string) string {
-	for _, r := range Refusals {
+	for _, r := range refusals {
 		if r.System == sys && r.Errno == errno {
 			return r.Layer
 		}
@@ -96,7 +97,7 @@ func RefusingLayers(sys System, errno string, applied []string) []string {
 			family = LayerLandlockFamily
 			abi, _ = strconv.Atoi(rest)
 		}
-		for _, r := range Refusals {
+		for _, r := range refusals {
 			if r.System == sys && r.Errno == errno && r.Layer == family && abi >= r.FromLandlockABI {
 				out = append(out, l)
 				break
@@ -110,10 +111,15 @@ func RefusingLayers(sys System, errno string, applied []string) []string {
 // ("ERROR_ACCESS_DENIED" for 5), and false for one the table does not
 // name.
 func WindowsErrnoName(code uint32) (string, bool) {
-	for _, r := range Refusals {
+	for _, r := range refusals {
 		if r.System == Windows && r.Code == code {
 			return r.Errno, true
 		}
 	}
 	return "", false
 }
+
+// Refusals returns the table of the errors each system's layers refuse
+// with, by which a failure is told to be a refusal (RefusingLayers); a
+// copy, so that no caller can change what the worker's judge reads.
+func Refusals() []Refusal { return slices.Clone(refusals) }

@@ -44,13 +44,13 @@ func TestRefusedBy(t *testing.T) {
 				t.Errorf("RefusedBy(%s, %s) = %q, want %q", tt.sys, tt.errno, got, tt.want)
 			}
 		})
-		for _, r := range Refusals {
+		for _, r := range refusals {
 			if r.System == tt.sys && r.Errno == tt.errno {
 				covered[r] = true
 			}
 		}
 	}
-	for _, r := range Refusals {
+	for _, r := range refusals {
 		if !covered[r] {
 			t.Errorf("the table's %s %s (%s) is pinned by no case", r.System, r.Errno, r.Layer)
 		}
@@ -61,9 +61,9 @@ func TestRefusedBy(t *testing.T) {
 // system applies, and why; Windows lines carry their number, the others
 // none; a Landlock ABI only on a Landlock line.
 func TestRefusalsTable(t *testing.T) {
-	for _, r := range Refusals {
+	for _, r := range refusals {
 		where := string(r.System) + " " + r.Errno + " " + r.Layer
-		if !slices.Contains(Systems, r.System) {
+		if !slices.Contains(systems, r.System) {
 			t.Errorf("%s: not a system of Systems", where)
 		}
 		if !slices.Contains(osLayers[r.System], r.Layer) && !(r.System == Linux && r.Layer == LayerCapabilities) {

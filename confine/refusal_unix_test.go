@@ -19,7 +19,7 @@ func TestRefusalNamesAreThisSystemsErrnos(t *testing.T) {
 		names[unix.ErrnoName(e)] = true
 	}
 	n := 0
-	for _, r := range Refusals {
+	for _, r := range refusals {
 		if r.System == sys {
 			n++
 			if !names[r.Errno] {

@@ -17,7 +17,7 @@ func TestRefusalCodesAreWindowsErrors(t *testing.T) {
 		"ERROR_NOT_ENOUGH_QUOTA":   windows.ERROR_NOT_ENOUGH_QUOTA,
 		"ERROR_PRIVILEGE_NOT_HELD": windows.ERROR_PRIVILEGE_NOT_HELD,
 	}
-	for _, r := range Refusals {
+	for _, r := range refusals {
 		if r.System != Windows {
 			continue
 		}

@@ -1,6 +1,9 @@
 package confine
 
-import "runtime"
+import (
+	"runtime"
+	"slices"
+)
 
 // System is an operating system this package has confinement for, named
 // as GOOS names it: the key of every per-system table (an ENFORCES row's
@@ -14,10 +17,10 @@ const (
 	Windows System = "windows"
 )
 
-// Systems are the systems this package has confinement for, in the order
+// systems are the systems this package has confinement for, in the order
 // the ENFORCES table's columns, the levels table and every list of them
 // give them. It is the one list: code that goes over the systems reads it.
-var Systems = []System{Linux, Darwin, Windows}
+var systems = []System{Linux, Darwin, Windows}
 
 // systemTitles are the systems' names as prose and table headers give
 // them.
@@ -35,7 +38,7 @@ func (s System) Title() string {
 // SystemOf returns the System goos names, and false for a system this
 // package has no confinement for.
 func SystemOf(goos string) (System, bool) {
-	for _, s := range Systems {
+	for _, s := range systems {
 		if string(s) == goos {
 			return s, true
 		}
@@ -46,3 +49,8 @@ func SystemOf(goos string) (System, bool) {
 // ThisSystem is the system this build runs on, and whether this package
 // has confinement for it.
 func ThisSystem() (System, bool) { return SystemOf(runtime.GOOS) }
+
+// Systems returns the systems Sabline has a plan for, in the order the
+// tables and reports list them; a copy, so that no caller can change
+// what every other reads.
+func Systems() []System { return slices.Clone(systems) }

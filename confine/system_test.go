@@ -7,8 +7,8 @@ import (
 )
 
 func TestSystems(t *testing.T) {
-	if want := []System{Linux, Darwin, Windows}; !slices.Equal(Systems, want) {
-		t.Errorf("Systems = %v, want %v", Systems, want)
+	if want := []System{Linux, Darwin, Windows}; !slices.Equal(systems, want) {
+		t.Errorf("Systems = %v, want %v", systems, want)
 	}
 	for _, tc := range []struct {
 		name      string
@@ -31,7 +31,7 @@ func TestSystems(t *testing.T) {
 		})
 	}
 	sys, known := ThisSystem()
-	if string(sys) != runtime.GOOS || known != slices.Contains(Systems, sys) {
+	if string(sys) != runtime.GOOS || known != slices.Contains(systems, sys) {
 		t.Errorf("ThisSystem() = %q, %v on %s", sys, known, runtime.GOOS)
 	}
 }

@@ -218,8 +218,8 @@ func TestBrowser(t *testing.T) {
 	if got := count("table.enforces tbody tr"); got != len(confine.Enforces()) {
 		t.Errorf("the enforcement table has %d rows, want %d", got, len(confine.Enforces()))
 	}
-	if got := count("table.enforces thead th"); got != 2+len(confine.Systems) {
-		t.Errorf("the enforcement table has %d columns, want %d", got, 2+len(confine.Systems))
+	if got := count("table.enforces thead th"); got != 2+len(confine.Systems()) {
+		t.Errorf("the enforcement table has %d columns, want %d", got, 2+len(confine.Systems()))
 	}
 	got := count("table.targets tbody tr")
 	if targets >= 0 && got != targets || got == 0 {

@@ -119,12 +119,12 @@ func newPage(reports []Named) page {
 		p.Reports = append(p.Reports, rv)
 	}
 	claims, evidence := map[confine.Holds]int{}, map[string]int{}
-	for _, sys := range confine.Systems {
+	for _, sys := range confine.Systems() {
 		p.Systems = append(p.Systems, sys.Title())
 	}
 	for _, row := range confine.Enforces() {
 		rv := rowView{ID: row.ID, Item: row.Item}
-		for _, sys := range confine.Systems {
+		for _, sys := range confine.Systems() {
 			c, _ := row.Cell(sys)
 			ev := cellEvidence(row.ID, bySys[sys])
 			cv := cellView{System: sys.Title(), Holds: string(c.Holds), Claim: Claim(c.Holds),
@@ -190,12 +190,12 @@ func evidenceKind(ev Evidence) string {
 
 // sysIndex is the place of the system goos names in confine.Systems.
 func sysIndex(goos string) int {
-	for i, s := range confine.Systems {
+	for i, s := range confine.Systems() {
 		if string(s) == goos {
 			return i
 		}
 	}
-	return len(confine.Systems)
+	return len(confine.Systems())
 }
 
 // i386Text says whether the report's kernel offers the i386 entry.

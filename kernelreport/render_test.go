@@ -84,7 +84,7 @@ func TestMarkdown(t *testing.T) {
 		t.Fatalf("the enforcement table has %d rows, want %d", len(lines), len(rows))
 	}
 	for i, l := range lines {
-		if !strings.HasPrefix(l, "| `"+rows[i].ID+"` |") || bars(l) != 2+len(confine.Systems)+1 {
+		if !strings.HasPrefix(l, "| `"+rows[i].ID+"` |") || bars(l) != 2+len(confine.Systems())+1 {
 			t.Errorf("enforcement row %d: %q", i, l)
 		}
 	}
@@ -147,7 +147,7 @@ func TestMarkdownWithoutReports(t *testing.T) {
 	if !strings.Contains(md, noReportsText) || strings.Contains(md, "## Reports") {
 		t.Errorf("no reports, and the Markdown does not say so:\n%s", md)
 	}
-	cells := len(confine.Enforces()) * len(confine.Systems)
+	cells := len(confine.Enforces()) * len(confine.Systems())
 	if got := strings.Count(md, ": "+textNoReport+" |"); got != cells {
 		t.Errorf("%d cells say %q, want %d", got, textNoReport, cells)
 	}

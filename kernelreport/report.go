@@ -305,8 +305,8 @@ func parseTargets(raw json.RawMessage) ([]Target, error) {
 
 // systemNames lists confine.Systems for a message.
 func systemNames() string {
-	names := make([]string, len(confine.Systems))
-	for i, s := range confine.Systems {
+	names := make([]string, len(confine.Systems()))
+	for i, s := range confine.Systems() {
 		names[i] = string(s)
 	}
 	return strings.Join(names, ", ")

@@ -65,7 +65,7 @@ func elsewhere(sys confine.System, rowID string) string {
 func honestyEntries() []TableEntry {
 	flip := os.Getenv(flipEnv)
 	var entries []TableEntry
-	for _, sys := range confine.Systems {
+	for _, sys := range confine.Systems() {
 		for _, row := range confine.Enforces() {
 			cell, ok := row.Cell(sys)
 			if !ok {

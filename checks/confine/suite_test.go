@@ -179,7 +179,7 @@ var _ = ReportAfterSuite("checks/confine: cells asserted", func(report Report) {
 		}
 	}
 	fmt.Println("\n" + line + "\n  asserted: " + strings.Join(asserted, ", "))
-	for _, sys := range confine.Systems {
+	for _, sys := range confine.Systems() {
 		if n := elsewhere[string(sys)]; n != nil {
 			fmt.Printf("checks/confine: %s cell operations, asserted on %s only (the %s leg of CI): %d skipped here, %d run\n",
 				sys.Title(), sys, sys.Title(), n["skipped"], n["passed"]+n["failed"])

@@ -400,7 +400,7 @@ func errnoIn(msg string) string {
 		}
 	}
 	if goruntime.GOOS == string(confine.Windows) {
-		for _, r := range confine.Refusals {
+		for _, r := range confine.Refusals() {
 			if r.System == confine.Windows && strings.Contains(msg, ": "+syscall.Errno(r.Code).Error()) {
 				return r.Errno
 			}

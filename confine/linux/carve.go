@@ -151,8 +151,7 @@ func unreachable(carveOuts []guard.CarveOut, p string) bool {
 	return slices.ContainsFunc(carveOuts, func(c guard.CarveOut) bool {
 		return !c.Named && !c.Expand && guard.Within(p, c.Path) &&
 			!slices.ContainsFunc(c.Allowed, func(a string) bool {
-				return guard.Within(p,
-					filepath.Join(c.Path, a))
+				return guard.Within(p, filepath.Join(c.Path, a))
 			})
 	})
 }

@@ -47,8 +47,8 @@ type aceGrant struct {
 // path is a directory, and fails for a path that does not exist: a
 // container reaches only what holds its ACE, so a granted path that does
 // not exist yet cannot be held, and the error says so for the receipt.
-func acePlan(aces []windowsACE, sid string, isDir func(path string) (bool, error)) ([]aceGrant,
-	error) {
+func acePlan(aces []windowsACE, sid string,
+	isDir func(path string) (bool, error)) ([]aceGrant, error) {
 	out := make([]aceGrant, 0, len(aces))
 	for _, a := range aces {
 		dir, err := isDir(a.Path)
@@ -365,8 +365,8 @@ func validProfileName(s string) bool {
 		return false
 	}
 	for _, c := range s {
-		if !(c == '-' || c == '_' || c == '.' || c == ' ' || c >= 'A' && c <= 'Z' || c >= 'a' &&
-			c <= 'z' || c >= '0' && c <= '9') {
+		if !(c == '-' || c == '_' || c == '.' || c == ' ' || c >= 'A' && c <= 'Z' ||
+			c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
 			return false
 		}
 	}

@@ -114,8 +114,8 @@ func privilegesBeyond(held, kept []string) []string {
 // when its token says it is an AppContainer's (isContainer) and the
 // token's AppContainer SID is told. problem says why not when it was
 // told of one.
-func containerClaim(told string, isContainer bool, sid string, err error) (held bool,
-	problem string) {
+func containerClaim(told string, isContainer bool, sid string,
+	err error) (held bool, problem string) {
 	switch {
 	case told == "":
 		return false, ""

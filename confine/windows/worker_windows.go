@@ -34,8 +34,8 @@ const containerNeedsFiles = "the worker's standard streams are not files, and a 
 // runID names the run, and its AppContainer profile; tempDir is the run's
 // private temporary directory; maxMemoryMB is its memory limit, 0 for
 // none. The Worker it returns is usable even with an error.
-func PrepareWorker(cmd *exec.Cmd, p core.Policy, runID, tempDir string, maxMemoryMB int) (*Worker,
-	error) {
+func PrepareWorker(cmd *exec.Cmd, p core.Policy, runID, tempDir string,
+	maxMemoryMB int) (*Worker, error) {
 	exe, _ := os.Executable()
 	plan := PlanFor(p, core.Needs{Executable: exe, TempDir: tempDir},
 		countFilesUpTo(windowsMaxACEFiles+1), maxMemoryMB)

@@ -27,11 +27,11 @@ type Machine struct {
 // not probe: what this build applies there and where it has run.
 var systemAdvice = map[System]string{
 	Darwin: "this build applies a sandbox profile here (sandbox_init, which Apple has deprecated): " +
-		"a run is partial at best, and its system calls are exercised only on the macOS leg of CI, " +
-		"which has not run yet; for the kernel's full hold run untrusted programs on Linux",
+		"a run is partial at best, and its system calls are exercised only on the macOS leg of " +
+		"CI, which has not run yet; for the kernel's full hold run untrusted programs on Linux",
 	Windows: "this build applies a job object, a reduced token, a low integrity level and, where a " +
-		"budget allows, an AppContainer here; these system calls are exercised only on the Windows leg " +
-		"of CI, which has not run yet; for the kernel's full hold run untrusted programs on Linux",
+		"budget allows, an AppContainer here; these system calls are exercised only on the Windows " +
+		"leg of CI, which has not run yet; for the kernel's full hold run untrusted programs on Linux",
 }
 
 // Advice says, for each layer this machine lacks or limits, what is
@@ -55,8 +55,8 @@ func (m Machine) Advice() []string {
 	if m.LandlockABI == 0 {
 		out = append(out, "Landlock is missing ("+m.LandlockNote+"): reads and writes are held by the "+
 			"language alone. Use a kernel from "+
-			linux.LandlockABIOf(1).Kernel+" with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot "+
-			"parameter")
+			linux.LandlockABIOf(1).Kernel+" with CONFIG_SECURITY_LANDLOCK=y and "+
+			"landlock in the lsm= boot parameter")
 	}
 	for _, info := range linux.LandlockABIs() {
 		if m.LandlockABI > 0 && info.ABI > m.LandlockABI && info.Lacking != "" {

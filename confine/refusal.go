@@ -36,20 +36,20 @@ type Refusal struct {
 // call failed for a reason of its own.
 var Refusals = []Refusal{
 	{System: Linux, Errno: "EPERM", Layer: LayerSeccomp,
-		Why: "a call off the filter's allow-list, or one whose arguments the filter refuses (a socket " +
-			"family, a clone flag, a signal to another process)"},
+		Why: "a call off the filter's allow-list, or one whose arguments the filter " +
+			"refuses (a socket family, a clone flag, a signal to another process)"},
 	{System: Linux, Errno: "EPERM", Layer: LayerLandlockFamily,
 		FromLandlockABI: linux.LandlockABIScopes(),
-		Why: "a signal or a connection to an abstract Unix socket that would leave the run's Landlock " +
-			"domain"},
+		Why: "a signal or a connection to an abstract Unix " +
+			"socket that would leave the run's Landlock domain"},
 	{System: Linux, Errno: "EPERM", Layer: LayerCapabilities,
 		Why: "a call that needs a capability the worker gave up"},
 	{System: Linux, Errno: "ENOSYS", Layer: LayerSeccomp,
-		Why: "clone3, which the filter answers so that the Go runtime makes its threads with clone, " +
-			"and every number past or between the filter's table"},
+		Why: "clone3, which the filter answers so that the Go runtime makes its " +
+			"threads with clone, and every number past or between the filter's table"},
 	{System: Linux, Errno: "EPROTONOSUPPORT", Layer: LayerSeccomp,
-		Why: "an MPTCP socket, answered as a kernel without MPTCP answers it, so that Go's net falls " +
-			"back to TCP"},
+		Why: "an MPTCP socket, answered as a kernel without MPTCP " +
+			"answers it, so that Go's net falls back to TCP"},
 	{System: Linux, Errno: "EACCES", Layer: LayerLandlockFamily,
 		Why: "a file access beneath no rule that allows it, executing any file, and from " +
 			linux.ABIText(linux.LandlockABITCP) +
@@ -67,8 +67,8 @@ var Refusals = []Refusal{
 	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: core.LayerLowIntegrity,
 		Why: "a write to an object of medium integrity or above, outside the container"},
 	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: core.LayerJobObject,
-		Why: "a user-interface call the job's UI restrictions refuse (the clipboard, the desktop, " +
-			"global atoms)"},
+		Why: "a user-interface call the job's UI restrictions " +
+			"refuse (the clipboard, the desktop, global atoms)"},
 	{System: Windows, Errno: "WSAEACCES", Code: 10013, Layer: core.LayerAppContainer,
 		Why: "a connection the container's capabilities do not admit: any, or the loopback address"},
 	{System: Windows, Errno: "ERROR_NOT_ENOUGH_QUOTA", Code: 1816, Layer: core.LayerJobObject,

@@ -36,8 +36,8 @@ func LandlockABI() (int, error) {
 	case errors.Is(err, syscall.ENOSYS):
 		return 0, fmt.Errorf("landlock_create_ruleset(version): the kernel has no Landlock: %w", err)
 	case errors.Is(err, syscall.EOPNOTSUPP):
-		return 0, fmt.Errorf("landlock_create_ruleset(version): Landlock is not enabled at boot (see "+
-			"lsm= on the kernel command line): %w", err)
+		return 0, fmt.Errorf("landlock_create_ruleset(version): Landlock is not "+
+			"enabled at boot (see lsm= on the kernel command line): %w", err)
 	case err != nil:
 		return 0, fmt.Errorf("landlock_create_ruleset(version): %w", err)
 	}

@@ -44,8 +44,8 @@ func Install(prog []bpf.RawInstruction) error {
 		return fmt.Errorf("install seccomp filter: seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): %w", errno)
 	}
 	if tid != 0 {
-		return fmt.Errorf("install seccomp filter: thread %d could not be synchronized, so no thread "+
-			"is filtered", tid)
+		return fmt.Errorf("install seccomp filter: thread %d could not "+
+			"be synchronized, so no thread is filtered", tid)
 	}
 	return nil
 }

@@ -418,8 +418,8 @@ func Program(c Config, a Arch) ([]bpf.Instruction, error) {
 		}
 		body := ruleBlock(r, c).instructions()
 		if len(body) > math.MaxUint8 {
-			return nil, fmt.Errorf("seccomp program: the block of %s is %d instructions, more than a jump "+
-				"can skip", r.name, len(body))
+			return nil, fmt.Errorf("seccomp program: the block of %s is %d "+
+				"instructions, more than a jump can skip", r.name, len(body))
 		}
 		blocks[nr] = body
 	}

@@ -66,8 +66,8 @@ var groupTitles = map[group]string{
 	groupDescriptors: "the descriptors it holds, and polling them",
 	groupPaths:       "files by path, which Landlock holds",
 	groupIdentity:    "reading its own ids and limits",
-	groupSockets: "under a network grant only, IPv4 and IPv6 sockets of TCP, and of UDP under a " +
-		"UDP grant only",
+	groupSockets: "under a network grant only, IPv4 and IPv6 " +
+		"sockets of TCP, and of UDP under a UDP grant only",
 }
 
 // argRule is how a call's arguments are held. Program and verdict each
@@ -126,21 +126,21 @@ type rule struct {
 var rules = []rule{
 	// Memory.
 	{name: "mmap", group: groupMemory, args: noLock, by: byRuntime,
-		why: "the runtime's heap, stacks and getrandom's state; MAP_LOCKED would pin pages the machine " +
-			"cannot reclaim"},
+		why: "the runtime's heap, stacks and getrandom's state; " +
+			"MAP_LOCKED would pin pages the machine cannot reclaim"},
 	{name: "munmap", group: groupMemory, by: byRuntime, why: "the runtime gives back what it mapped"},
 	{name: "madvise", group: groupMemory, by: byRuntime,
 		why: "the scavenger returns free pages (MADV_DONTNEED)"},
 	{name: "mprotect", group: groupMemory, by: byRuntime | byCgo,
-		why: "glibc's pthread_create guards a new thread's stack; the runtime faults freed memory " +
-			"(sysFault) when asked to"},
+		why: "glibc's pthread_create guards a new thread's stack; the " +
+			"runtime faults freed memory (sysFault) when asked to"},
 
 	// Threads.
 	{name: "clone", group: groupThreads, args: threadOnly, by: byRuntime,
 		why: "the runtime starts an OS thread with CLONE_THREAD; a process or a namespace is refused"},
 	{name: "clone3", group: groupThreads, args: answerENOSYS, by: byRuntime,
-		why: "its flags lie in a structure the filter cannot read: ENOSYS makes a caller fall back to " +
-			"clone"},
+		why: "its flags lie in a structure the filter cannot " +
+			"read: ENOSYS makes a caller fall back to clone"},
 	{name: "arch_prctl", group: groupThreads, args: namedCommands, by: byRuntime,
 		why: "a new thread sets its TLS base (ARCH_SET_FS) on amd64"},
 	{name: "futex", group: groupThreads, by: byRuntime,
@@ -166,8 +166,8 @@ var rules = []rule{
 	{name: "rt_sigprocmask", group: groupSignals, by: byRuntime, why: "a thread sets its signal mask"},
 	{name: "rt_sigreturn", group: groupSignals, by: byRuntime, why: "a signal handler returns"},
 	{name: "restart_syscall", group: groupSignals, by: byRuntime,
-		why: "the kernel resumes a timed sleep (nanosleep, futex) a signal interrupted, SIGURG's " +
-			"preemption among them"},
+		why: "the kernel resumes a timed sleep (nanosleep, futex) " +
+			"a signal interrupted, SIGURG's preemption among them"},
 	{name: "sigaltstack", group: groupSignals, by: byRuntime, why: "a thread's signal stack"},
 	{name: "tgkill", group: groupSignals, args: ownProcess, by: byRuntime,
 		why: "the scheduler preempts a goroutine with SIGURG to one of the worker's threads"},
@@ -197,8 +197,8 @@ var rules = []rule{
 	{name: "fcntl", group: groupDescriptors, args: namedCommands, by: byRuntime | byLanguage | byNet,
 		why: "the poller reads and sets a descriptor's flags (F_GETFL, F_SETFL) and close-on-exec"},
 	{name: "ioctl", group: groupDescriptors, args: namedCommands, by: byHostModule,
-		why: "reads only, for a module an embedder registers: is a descriptor a terminal, its size, " +
-			"the bytes waiting; none of Sabline's own makes it"},
+		why: "reads only, for a module an embedder registers: is a descriptor a " +
+			"terminal, its size, the bytes waiting; none of Sabline's own makes it"},
 	{name: "epoll_create1", group: groupDescriptors, by: byRuntime,
 		why: "the network poller, made on first use"},
 	{name: "epoll_ctl", group: groupDescriptors, by: byRuntime | byNet,
@@ -212,22 +212,22 @@ var rules = []rule{
 	{name: "fstatfs", group: groupDescriptors, by: byLanguage, why: "the path walk asks which file " +
 		"system a directory it opened lies on, to refuse a link in /proc"},
 	{name: "ftruncate", group: groupDescriptors, by: byLanguage,
-		why: "fs.write empties the file it opened and judged; Landlock's truncate right holds a file " +
-			"opened in the run"},
+		why: "fs.write empties the file it opened and judged; " +
+			"Landlock's truncate right holds a file opened in the run"},
 
 	// Files by path. Landlock holds each of these beneath the grants:
 	// reads, writes, making and removing files and directories, links
 	// and renames. The legacy forms (open, rename, link, symlink,
 	// truncate) are made by ctypes under --confine strict.
 	{name: "openat", group: groupPaths, args: noSetID, by: byRuntime | byLanguage | byHostModule,
-		why: "fs.read, fs.write, imports, the resolver's files; a set-user-ID or set-group-ID file is " +
-			"refused"},
+		why: "fs.read, fs.write, imports, the resolver's files; " +
+			"a set-user-ID or set-group-ID file is refused"},
 	{name: "open", group: groupPaths, args: noSetID, by: byHostModule,
-		why: "ctypes.syscall(\"open\") under --confine strict; a set-user-ID or set-group-ID file is " +
-			"refused"},
+		why: "ctypes.syscall(\"open\") under --confine strict; " +
+			"a set-user-ID or set-group-ID file is refused"},
 	{name: "openat2", group: groupPaths, args: answerENOSYS, by: byHostModule,
-		why: "its flags and mode lie in a structure the filter cannot read: ENOSYS makes a caller fall " +
-			"back to openat"},
+		why: "its flags and mode lie in a structure the filter " +
+			"cannot read: ENOSYS makes a caller fall back to openat"},
 	{name: "newfstatat", group: groupPaths, by: byLanguage,
 		why: "fs.exists, os.Stat, os.MkdirAll and the resolver's checks"},
 	{name: "readlinkat", group: groupPaths, by: byLanguage,
@@ -263,19 +263,19 @@ var rules = []rule{
 	{name: "connect", group: groupSockets, net: true, by: byNet,
 		why: "a dial; Landlock holds the TCP port"},
 	{name: "bind", group: groupSockets, net: true, by: byHostModule,
-		why: "ctypes' bind in the escape targets; Landlock refuses a TCP bind, and a UDP one takes no " +
-			"port another process holds"},
+		why: "ctypes' bind in the escape targets; Landlock refuses a TCP " +
+			"bind, and a UDP one takes no port another process holds"},
 	{name: "getsockopt", group: groupSockets, args: namedOptions, net: true, by: byNet,
 		why: "a dial reads its outcome (SO_ERROR)"},
 	{name: "setsockopt", group: groupSockets, args: namedOptions, net: true, by: byNet,
-		why: "the options a dial sets; SO_REUSEADDR and SO_REUSEPORT, which take a port another " +
-			"process holds, are refused"},
+		why: "the options a dial sets; SO_REUSEADDR and SO_REUSEPORT, " +
+			"which take a port another process holds, are refused"},
 	{name: "getsockname", group: groupSockets, net: true, by: byNet,
 		why: "a dialled socket's own address"},
 	{name: "getpeername", group: groupSockets, net: true, by: byNet, why: "a dialled socket's peer"},
 	{name: "sendto", group: groupSockets, net: true, by: byHostModule,
-		why: "ctypes' datagram to a named address in the escape targets; net's sockets are connected, " +
-			"and write"},
+		why: "ctypes' datagram to a named address in the escape " +
+			"targets; net's sockets are connected, and write"},
 	{name: "recvfrom", group: groupSockets, net: true, by: byHostModule,
 		why: "ctypes' wait for a datagram in the escape targets; net's sockets read"},
 }

@@ -50,8 +50,8 @@ func Summary() string {
 		"POSIX message queues, io_uring, a file's mode, owner, times, attributes and extended " +
 		"attributes by path, *at call or descriptor, the worker's identity, priorities and limits, " +
 		"locked memory, and any call a newer kernel adds to the table; a number past the table, or in " +
-		"a gap of it, answers ENOSYS, as a kernel without the call does; a call through another " +
-		"architecture's entry (i386, x32) is refused")
+		"a gap of it, answers ENOSYS, as a kernel without the call does; a " +
+		"call through another architecture's entry (i386, x32) is refused")
 	return b.String()
 }
 

@@ -108,13 +108,13 @@ func PlanFor(p core.Policy, n core.Needs, fileCount func(path string) int, memor
 		JobMemoryLimitMB: memoryMB,
 		PrivilegesKept:   []string{"SeChangeNotifyPrivilege"},
 		IntegrityLevel:   integrityLow,
-		IntegrityReason: "nothing is granted for writing, so the token is low integrity and cannot " +
-			"write to anything of the user's",
+		IntegrityReason: "nothing is granted for writing, so the token is low " +
+			"integrity and cannot write to anything of the user's",
 	}
 	if p.Write.Unrestricted || len(p.Write.Paths) > 0 {
 		plan.IntegrityLevel = integrityMedium
-		plan.IntegrityReason = "writes are granted, and a low integrity token could not write to the " +
-			"user's files, which are medium integrity"
+		plan.IntegrityReason = "writes are granted, and a low integrity token could not " +
+			"write to the user's files, which are medium integrity"
 	}
 
 	var aces []windowsACE

@@ -4,10 +4,10 @@
 //
 // The pure core (confine/core) derives the Policy and makes a Result from
 // gaps. Each system has its own package that plans, builds and installs
-// its layers (confine/linux, confine/darwin, confine/windows); this package is the layer above them: it picks the system
-// this build runs on, predicts the level a run gets on any system
-// (Predict), and keeps the ENFORCES table (Enforces), which
-// docs/os-enforces.md is generated from.
+// its layers (confine/linux, confine/darwin, confine/windows); this package is
+// the layer above them: it picks the system this build runs on, predicts
+// the level a run gets on any system (Predict), and keeps the ENFORCES
+// table (Enforces), which docs/os-enforces.md is generated from.
 //
 // # Plans
 //

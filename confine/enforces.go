@@ -130,19 +130,22 @@ func enforcesTable() []Row {
 			ID:   "no-fs",
 			Item: "no fs granted",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "Landlock: nothing is read, written, made or removed but what the interpreter " +
-					"itself needs (below), and no file is executed. A file's metadata is held only in part: Landlock " +
-					"(to " + linux.ABIText(linux.LandlockMaxABI) + ") has no right for stat or readlink, and the filter allows newfstatat, fstat and " +
-					"readlinkat (it refuses access and every extended-attribute call), so whether a file outside the " +
-					"grants exists, its type, size, mode, owner and times, and a symbolic link's target can still be " +
-					"learned", []string{LayerLandlockFamily}},
-				Darwin: Cell{HoldsPartly, "writes refused everywhere but the private temporary directory and /dev/null; " +
-					"reads refused only under the home directory and /Volumes, where the directories on the way to the " +
-					"working directory may still be looked up (stat, not read)", []string{LayerSandboxProfile}},
-				Windows: Cell{HoldsYes, "AppContainer: the container has an ACE for nothing but what the interpreter " +
-					"itself needs, so a read or a write of anything of the user's is refused; where the container is " +
-					"left off, the low integrity level still refuses a write to anything of the user's, and reads are " +
-					"not held", []string{core.LayerLowIntegrity, core.LayerAppContainer}},
+				Linux: Cell{HoldsYes, "Landlock: nothing is read, written, made or removed but what the " +
+					"interpreter itself needs (below), and no file is executed. A file's metadata is held only " +
+					"in part: Landlock (to " + linux.ABIText(linux.LandlockMaxABI) + ") has no right for stat " +
+					"or readlink, and the filter allows newfstatat, fstat and readlinkat (it refuses access and " +
+					"every extended-attribute call), so whether a file outside the grants exists, its type, " +
+					"size, mode, owner and times, and a symbolic link's target can still be learned",
+					[]string{LayerLandlockFamily}},
+				Darwin: Cell{HoldsPartly, "writes refused everywhere but the private temporary directory and " +
+					"/dev/null; reads refused only under the home directory and /Volumes, where the directories " +
+					"on the way to the working directory may still be looked up (stat, not read)",
+					[]string{LayerSandboxProfile}},
+				Windows: Cell{HoldsYes, "AppContainer: the container has an ACE for nothing but what the " +
+					"interpreter itself needs, so a read or a write of anything of the user's is refused; where " +
+					"the container is left off, the low integrity level still refuses a write to anything of " +
+					"the user's, and reads are not held", []string{core.LayerLowIntegrity,
+					core.LayerAppContainer}},
 			},
 			Ops:    []string{OpRead, OpWrite},
 			Budget: "io",
@@ -151,14 +154,14 @@ func enforcesTable() []Row {
 			ID:   "fs-read-dir",
 			Item: "fs:read:DIR",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "Landlock: reads beneath DIR, as it resolves when the policy is applied, and nothing " +
-					"else of the user's; when DIR does not exist yet, reads beneath the nearest directory above it " +
-					"that does, and the level is partial. As under no fs granted, a file's metadata outside DIR is " +
-					"not held", []string{LayerLandlockFamily}},
-				Darwin: Cell{HoldsPartly, "reads beneath DIR allowed; outside it, refused only under the home directory " +
-					"and /Volumes", []string{LayerSandboxProfile}},
-				Windows: Cell{HoldsYes, "AppContainer: one ACE for DIR, as it resolves, carrying read; a read of " +
-					"anything else of the user's is refused; where the container is left off, not held",
+				Linux: Cell{HoldsYes, "Landlock: reads beneath DIR, as it resolves when the policy is " +
+					"applied, and nothing else of the user's; when DIR does not exist yet, reads beneath the " +
+					"nearest directory above it that does, and the level is partial. As under no fs granted, a " +
+					"file's metadata outside DIR is not held", []string{LayerLandlockFamily}},
+				Darwin: Cell{HoldsPartly, "reads beneath DIR allowed; outside it, refused only under the " +
+					"home directory and /Volumes", []string{LayerSandboxProfile}},
+				Windows: Cell{HoldsYes, "AppContainer: one ACE for DIR, as it resolves, carrying read; a " +
+					"read of anything else of the user's is refused; where the container is left off, not held",
 					[]string{core.LayerAppContainer}},
 			},
 			Ops:    []string{OpRead},
@@ -168,15 +171,16 @@ func enforcesTable() []Row {
 			ID:   "fs-write-dir",
 			Item: "fs:write:DIR",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "Landlock: files written, made, removed and (from " + linux.ABIText(linux.LandlockABITruncate()) + ") truncated beneath DIR " +
-					"and nowhere else; the grant gives no read, as in the language, and a file is not renamed or " +
-					"linked from one directory into another (EXDEV); when DIR does not exist yet, beneath the nearest " +
+				Linux: Cell{HoldsYes, "Landlock: files written, made, removed and (from " +
+					linux.ABIText(linux.LandlockABITruncate()) + ") truncated beneath DIR and nowhere else; the " +
+					"grant gives no read, as in the language, and a file is not renamed or linked from one " +
+					"directory into another (EXDEV); when DIR does not exist yet, beneath the nearest " +
 					"directory above it that does, and the level is partial", []string{LayerLandlockFamily}},
-				Darwin: Cell{HoldsYes, "writes beneath DIR allowed, and refused everywhere else but the private " +
-					"temporary directory and /dev/null", []string{LayerSandboxProfile}},
-				Windows: Cell{HoldsYes, "AppContainer: an ACE for DIR carrying read, write and delete, so the grant can " +
-					"be read back here, as the language does not allow; the integrity level stays medium, since the ACE " +
-					"is what holds the write; where the container is left off, not held",
+				Darwin: Cell{HoldsYes, "writes beneath DIR allowed, and refused everywhere else but the " +
+					"private temporary directory and /dev/null", []string{LayerSandboxProfile}},
+				Windows: Cell{HoldsYes, "AppContainer: an ACE for DIR carrying read, write and delete, so " +
+					"the grant can be read back here, as the language does not allow; the integrity level stays " +
+					"medium, since the ACE is what holds the write; where the container is left off, not held",
 					[]string{core.LayerAppContainer}},
 			},
 			Ops:    []string{OpWrite},
@@ -186,30 +190,32 @@ func enforcesTable() []Row {
 			ID:   "fs-any",
 			Item: "fs, fs:read, fs:write with no path",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "Landlock: every path in that direction but the guarded locations (next " +
-					"row), as the budget says", []string{LayerLandlockFamily}},
-				Darwin: Cell{HoldsYes, "that direction is not restricted, as the budget says; the guarded locations " +
-					"are the language's only (next row)", nil},
-				Windows: Cell{HoldsYes, "fs leaves the container off, since a container reaches only what it has an " +
-					"ACE for, and then neither direction is restricted; under fs:read or fs:write alone the container " +
-					"stays, and refuses that direction beyond its ACEs, more than the budget asks", nil},
+				Linux: Cell{HoldsYes, "Landlock: every path in that direction but the guarded locations " +
+					"(next row), as the budget says", []string{LayerLandlockFamily}},
+				Darwin: Cell{HoldsYes, "that direction is not restricted, as the budget says; the guarded " +
+					"locations are the language's only (next row)", nil},
+				Windows: Cell{HoldsYes, "fs leaves the container off, since a container reaches only what it " +
+					"has an ACE for, and then neither direction is restricted; under fs:read or fs:write alone " +
+					"the container stays, and refuses that direction beyond its ACEs, more than the budget asks",
+					nil},
 			},
 		},
 		{
 			ID: "credential",
-			Item: "a guarded location under a broad grant (E318): a credential location, a dot-entry of a home, " +
-				"the receipts and tokens of every Sabline on the machine, a kernel file system wherever it is " +
-				"mounted, a device",
+			Item: "a guarded location under a broad grant (E318): a credential location, a dot-entry of a " +
+				"home, the receipts and tokens of every Sabline on the machine, a kernel file system " +
+				"wherever it is mounted, a device",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "Landlock: a grant above one is held as the entries beside the way down to it, " +
-					"the location never among them, whatever opens the file (a host module, raw calls under --confine " +
-					"strict): its files are neither read, written nor made (EACCES). Every home is held so, its " +
-					"dot-entries left out, and so is the directory a guarded location that is not there yet would be " +
-					"made in: no entry can be made in them during the run. A directory on the way keeps only " +
-					"the right to be listed, which Landlock hands on, so the names in a guarded directory beneath a " +
-					"read grant may be listed, as the language refuses a new entry there too. Past " +
-					strconv.Itoa(linux.MaxCarvedRules) + " rules, or where a directory cannot be listed, the location is the " +
-					"language's only and the level is partial",
+				Linux: Cell{HoldsYes, "Landlock: a grant above one is held as the entries beside the way " +
+					"down to it, the location never among them, whatever opens the file (a host module, raw " +
+					"calls under --confine strict): its files are neither read, written nor made (EACCES). " +
+					"Every home is held so, its dot-entries left out, and so is the directory a guarded " +
+					"location that is not there yet would be made in: no entry can be made in them during the " +
+					"run. A directory on the way keeps only the right to be listed, which Landlock hands on, so " +
+					"the names in a guarded directory beneath a read grant may be listed, as the language " +
+					"refuses a new entry there too. Past " +
+					strconv.Itoa(linux.MaxCarvedRules) + " rules, or where a directory cannot be listed, the " +
+					"location is the language's only and the level is partial",
 					[]string{LayerLandlockFamily}},
 				Darwin:  Cell{HoldsNo, "not held: the language alone refuses it", nil},
 				Windows: Cell{HoldsNo, "not held: an ACE on a directory reaches everything beneath it", nil},
@@ -219,12 +225,15 @@ func enforcesTable() []Row {
 			ID:   "no-net",
 			Item: "no net granted",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "seccomp: socket, socketpair, connect, bind, listen, accept and accept4 refused " +
-					"(EPERM); from Landlock " + linux.ABIText(linux.LandlockABITCP) + ", TCP bind and connect are refused too",
+				Linux: Cell{HoldsYes, "seccomp: socket, socketpair, connect, bind, listen, accept and " +
+					"accept4 refused (EPERM); from Landlock " + linux.ABIText(linux.LandlockABITCP) + ", TCP " +
+					"bind and connect are refused too",
 					[]string{LayerLandlockFamily, LayerSeccomp}},
-				Darwin: Cell{HoldsYes, "the profile denies every network operation (network*)", []string{LayerSandboxProfile}},
-				Windows: Cell{HoldsYes, "AppContainer: the container has no capability, so a connection to another " +
-					"machine or to the loopback address is refused (WSAEACCES); where the container is left off, not held",
+				Darwin: Cell{HoldsYes, "the profile denies every network operation (network*)",
+					[]string{LayerSandboxProfile}},
+				Windows: Cell{HoldsYes, "AppContainer: the container has no capability, so a connection to " +
+					"another machine or to the loopback address is refused (WSAEACCES); where the container is " +
+					"left off, not held",
 					[]string{core.LayerAppContainer}},
 			},
 			Ops:    []string{OpConnect},
@@ -234,18 +243,21 @@ func enforcesTable() []Row {
 			ID:   "net-host",
 			Item: "net:HOST, net:HOST:PORT",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsPartly, "TCP only, as a net grant is unless it says udp. seccomp: IPv4 and IPv6 sockets " +
-					"of TCP only (no UDP, Unix, netlink, raw or packet socket, no SCTP, MPTCP, ICMP or UDP-Lite protocol, " +
-					"no socketpair), and no socket option but those a dial sets (SO_REUSEADDR and SO_REUSEPORT refused); " +
-					"from Landlock " + linux.ABIText(linux.LandlockABITCP) + ", no TCP bind, and when every grant names a port, TCP " +
-					"connections to those ports and 53 only, where names are resolved over TCP. The host is held by the " +
-					"language alone, so the level is partial", []string{LayerLandlockFamily, LayerSeccomp}},
-				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, UDP too, and the host is held by " +
-					"the language alone", nil},
-				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits every host, " +
-					"over UDP as over TCP, so the host, and UDP, are held by the language alone; the loopback address " +
-					"stays refused. A loopback host granted (localhost, 127.0.0.0/8, ::1) leaves the container off, and " +
-					"then the network is not held", []string{core.LayerAppContainer}},
+				Linux: Cell{HoldsPartly, "TCP only, as a net grant is unless it says udp. seccomp: IPv4 and " +
+					"IPv6 sockets of TCP only (no UDP, Unix, netlink, raw or packet socket, no SCTP, MPTCP, " +
+					"ICMP or UDP-Lite protocol, no socketpair), and no socket option but those a dial sets " +
+					"(SO_REUSEADDR and SO_REUSEPORT refused); from Landlock " +
+					linux.ABIText(linux.LandlockABITCP) + ", no TCP bind, and when every grant names a port, " +
+					"TCP connections to those ports and 53 only, where names are resolved over TCP. The host " +
+					"is held by the language alone, so the level is partial", []string{LayerLandlockFamily,
+					LayerSeccomp}},
+				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, UDP too, and the host " +
+					"is held by the language alone", nil},
+				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits " +
+					"every host, over UDP as over TCP, so the host, and UDP, are held by the language alone; " +
+					"the loopback address stays refused. A loopback host granted (localhost, 127.0.0.0/8, ::1) " +
+					"leaves the container off, and then the network is not held",
+					[]string{core.LayerAppContainer}},
 			},
 			Ops:    []string{OpConnect},
 			Budget: "io,net:example.org:443",
@@ -259,14 +271,16 @@ func enforcesTable() []Row {
 			ID:   "net-any",
 			Item: "net with no host",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "TCP to any host, as the budget says; seccomp still allows only IPv4 and IPv6 " +
-					"sockets of TCP (no UDP without a UDP grant, no Unix, netlink, raw or packet socket, no socketpair), " +
-					"and from Landlock " + linux.ABIText(linux.LandlockABITCP) + " no TCP bind: a run listens on no port",
+				Linux: Cell{HoldsYes, "TCP to any host, as the budget says; seccomp still allows only IPv4 " +
+					"and IPv6 sockets of TCP (no UDP without a UDP grant, no Unix, netlink, raw or packet " +
+					"socket, no socketpair), and from Landlock " + linux.ABIText(linux.LandlockABITCP) + " no " +
+					"TCP bind: a run listens on no port",
 					[]string{LayerLandlockFamily, LayerSeccomp}},
-				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, UDP and a Unix socket with it", nil},
-				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits every host, " +
-					"over UDP as over TCP, so UDP is held by the language alone; the loopback address stays refused " +
-					"unless a loopback host is granted too, which leaves the container off",
+				Darwin: Cell{HoldsNo,
+					"not held: the profile leaves the network open, UDP and a Unix socket with it", nil},
+				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits " +
+					"every host, over UDP as over TCP, so UDP is held by the language alone; the loopback " +
+					"address stays refused unless a loopback host is granted too, which leaves the container off",
 					[]string{core.LayerAppContainer}},
 			},
 		},
@@ -274,16 +288,17 @@ func enforcesTable() []Row {
 			ID:   "net-udp",
 			Item: "net:udp, net:udp:HOST, net:udp:HOST:PORT",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsPartly, "seccomp: IPv4 and IPv6 sockets of UDP beside those of TCP, and of no other " +
-					"protocol; SO_REUSEADDR and SO_REUSEPORT refused, so a bind never shares a port another process " +
-					"receives on, and takes none of its datagrams. Landlock holds TCP only: the host and port a " +
-					"datagram goes to, and a UDP port bound, which the language never does, are held by the language " +
-					"alone, so the level is partial", []string{LayerSeccomp}},
-				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, and the host and port are held " +
-					"by the language alone", nil},
-				Windows: Cell{HoldsPartly, "as net:HOST: the container admits every host over UDP, and the loopback " +
-					"address stays refused unless a loopback host is granted, which leaves the container off; the host " +
-					"and port are held by the language alone", []string{core.LayerAppContainer}},
+				Linux: Cell{HoldsPartly, "seccomp: IPv4 and IPv6 sockets of UDP beside those of TCP, and of " +
+					"no other protocol; SO_REUSEADDR and SO_REUSEPORT refused, so a bind never shares a port " +
+					"another process receives on, and takes none of its datagrams. Landlock holds TCP only: the " +
+					"host and port a datagram goes to, and a UDP port bound, which the language never does, are " +
+					"held by the language alone, so the level is partial", []string{LayerSeccomp}},
+				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, and the host and port " +
+					"are held by the language alone", nil},
+				Windows: Cell{HoldsPartly, "as net:HOST: the container admits every host over UDP, and the " +
+					"loopback address stays refused unless a loopback host is granted, which leaves the " +
+					"container off; the host and port are held by the language alone",
+					[]string{core.LayerAppContainer}},
 			},
 		},
 		{
@@ -299,7 +314,8 @@ func enforcesTable() []Row {
 			ID:   "io",
 			Item: "io",
 			Cells: map[System]Cell{
-				Linux:   Cell{HoldsNo, "not held: the descriptors the worker was started with stay open to it, with or without io", nil},
+				Linux: Cell{HoldsNo, "not held: the descriptors the worker was started with stay open to " +
+					"it, with or without io", nil},
 				Darwin:  Cell{HoldsNo, "as Linux", nil},
 				Windows: Cell{HoldsNo, "as Linux", nil},
 			},
@@ -308,20 +324,23 @@ func enforcesTable() []Row {
 			ID:   "env",
 			Item: "env",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsNo, "not held by the kernel, which cannot hold memory the worker already has: held by " +
-					"the supervisor instead, which starts a worker without env with an environment of its own making " +
-					"(PATH, TZ, where the TLS roots are, and the Go runtime's settings), so a program that gets past the language finds none of the " +
-					"operator's variables; with env, the operator's whole environment is in the worker", nil},
-				Darwin:  Cell{HoldsNo, "not held by the kernel; the supervisor's environment of its own making, as Linux", nil},
-				Windows: Cell{HoldsNo, "not held by the kernel; the supervisor's environment of its own making, as Linux", nil},
+				Linux: Cell{HoldsNo, "not held by the kernel, which cannot hold memory the worker already " +
+					"has: held by the supervisor instead, which starts a worker without env with an environment " +
+					"of its own making (PATH, TZ, where the TLS roots are, and the Go runtime's settings), so a " +
+					"program that gets past the language finds none of the operator's variables; with env, the " +
+					"operator's whole environment is in the worker", nil},
+				Darwin: Cell{HoldsNo,
+					"not held by the kernel; the supervisor's environment of its own making, as Linux", nil},
+				Windows: Cell{HoldsNo,
+					"not held by the kernel; the supervisor's environment of its own making, as Linux", nil},
 			},
 		},
 		{
 			ID:   "clock-rand-declassify",
 			Item: "clock, rand, declassify",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsNo, "not held: reading the clock or the kernel's random numbers reaches nothing outside " +
-					"the worker, and declassify is a rule of the language", nil},
+				Linux: Cell{HoldsNo, "not held: reading the clock or the kernel's random numbers reaches " +
+					"nothing outside the worker, and declassify is a rule of the language", nil},
 				Darwin:  Cell{HoldsNo, "not held", nil},
 				Windows: Cell{HoldsNo, "not held", nil},
 			},
@@ -330,9 +349,9 @@ func enforcesTable() []Row {
 			ID:   "tool",
 			Item: "tool",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsNo, "not held: a tool call is a line the worker writes to its standard output and an " +
-					"answer it reads from its standard input; what the tool does happens outside the worker, which " +
-					"this policy does not reach", nil},
+				Linux: Cell{HoldsNo, "not held: a tool call is a line the worker writes to its standard " +
+					"output and an answer it reads from its standard input; what the tool does happens outside " +
+					"the worker, which this policy does not reach", nil},
 				Darwin:  Cell{HoldsNo, "not held", nil},
 				Windows: Cell{HoldsNo, "not held", nil},
 			},
@@ -341,12 +360,14 @@ func enforcesTable() []Row {
 			ID:   "process-start",
 			Item: "starting a process (never a budget item)",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "seccomp: execve, execveat, fork and vfork are not on the allow-list, and clone " +
-					"is allowed only to make a thread (CLONE_THREAD, and no flag a thread is not made with); clone3 " +
-					"answered ENOSYS, so the Go runtime makes its threads with clone; Landlock refuses executing any " +
-					"file", []string{LayerLandlockFamily, LayerSeccomp}},
-				Darwin:  Cell{HoldsYes, "the profile denies process-fork and process-exec", []string{LayerSandboxProfile}},
-				Windows: Cell{HoldsYes, "job object: one active process, the worker itself", []string{core.LayerJobObject}},
+				Linux: Cell{HoldsYes, "seccomp: execve, execveat, fork and vfork are not on the allow-list, " +
+					"and clone is allowed only to make a thread (CLONE_THREAD, and no flag a thread is not made " +
+					"with); clone3 answered ENOSYS, so the Go runtime makes its threads with clone; Landlock " +
+					"refuses executing any file", []string{LayerLandlockFamily, LayerSeccomp}},
+				Darwin: Cell{HoldsYes, "the profile denies process-fork and process-exec",
+					[]string{LayerSandboxProfile}},
+				Windows: Cell{HoldsYes, "job object: one active process, the worker itself",
+					[]string{core.LayerJobObject}},
 			},
 			Ops:    []string{OpExec},
 			Budget: "io",
@@ -357,14 +378,16 @@ func enforcesTable() []Row {
 			Cells: map[System]Cell{
 				// Generated from the filter's rules table, whose groups say what
 				// the worker may do; everything else is refused.
-				Linux: Cell{HoldsYes, seccomp.SummaryText + ". From Landlock " + linux.ABIText(linux.LandlockABIScopes()) + ", signals are scoped to the worker too",
+				Linux: Cell{HoldsYes, seccomp.SummaryText + ". From Landlock " +
+					linux.ABIText(linux.LandlockABIScopes()) + ", signals are scoped to the worker too",
 					[]string{LayerLandlockFamily, LayerSeccomp}},
-				Darwin: Cell{HoldsPartly, "what the denial of process-fork and of writes implies; a profile has no list " +
-					"of system calls, and a signal to another process of the same user is not refused",
+				Darwin: Cell{HoldsPartly, "what the denial of process-fork and of writes implies; a profile " +
+					"has no list of system calls, and a signal to another process of the same user is not refused",
 					[]string{LayerSandboxProfile}},
-				Windows: Cell{HoldsPartly, "every privilege but SeChangeNotifyPrivilege removed from the token; the job " +
-					"object keeps the worker from the clipboard, the desktop, global atoms, other processes' USER " +
-					"handles, system parameters, display settings and logging off; no list of system calls", []string{core.LayerJobObject, core.LayerTokenPrivs}},
+				Windows: Cell{HoldsPartly, "every privilege but SeChangeNotifyPrivilege removed from the " +
+					"token; the job object keeps the worker from the clipboard, the desktop, global atoms, " +
+					"other processes' USER handles, system parameters, display settings and logging off; no " +
+					"list of system calls", []string{core.LayerJobObject, core.LayerTokenPrivs}},
 			},
 			Ops:    []string{OpSignal},
 			Budget: "io",
@@ -373,28 +396,33 @@ func enforcesTable() []Row {
 			ID:   "ffi-module",
 			Item: "ffi:MODULE",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsPartly, "widened to what the widening table (below) names for MODULE: nothing, any " +
-					"path, any host, any path and any host, or nothing enforced; plain ffi and a module the table does " +
-					"not name widen to nothing enforced, and the level is none. A host module is Go code in the " +
-					"worker's own process, held as far as the widened policy holds: a widening to any path is held " +
-					"as fs with no path is, every path but the guarded locations; a widening to any host is held " +
-					"as net with no host is, to IPv4 and IPv6 sockets of TCP only (Sabline's host modules dial TCP and " +
-					"resolve names as the language does), so a UDP or Unix socket stays refused, and from Landlock " +
-					linux.ABIText(linux.LandlockABITCP) + " to no TCP bind", []string{LayerLandlockFamily, LayerSeccomp}},
-				Darwin:  Cell{HoldsPartly, "as Linux", []string{LayerSandboxProfile}},
-				Windows: Cell{HoldsPartly, "as Linux", []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer}},
+				Linux: Cell{HoldsPartly, "widened to what the widening table (below) names for MODULE: " +
+					"nothing, any path, any host, any path and any host, or nothing enforced; plain ffi and a " +
+					"module the table does not name widen to nothing enforced, and the level is none. A host " +
+					"module is Go code in the worker's own process, held as far as the widened policy holds: a " +
+					"widening to any path is held as fs with no path is, every path but the guarded locations; " +
+					"a widening to any host is held as net with no host is, to IPv4 and IPv6 sockets of TCP " +
+					"only (Sabline's host modules dial TCP and resolve names as the language does), so a UDP or " +
+					"Unix socket stays refused, and from Landlock " +
+					linux.ABIText(linux.LandlockABITCP) + " to no TCP bind", []string{LayerLandlockFamily,
+					LayerSeccomp}},
+				Darwin: Cell{HoldsPartly, "as Linux", []string{LayerSandboxProfile}},
+				Windows: Cell{HoldsPartly, "as Linux", []string{core.LayerJobObject, core.LayerTokenPrivs,
+					core.LayerLowIntegrity, core.LayerAppContainer}},
 			},
 		},
 		{
 			ID:   "ffi-strict",
 			Item: "ffi:MODULE under --confine strict",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "widened to nothing: the policy is the budget's fs and net grants and what the " +
-					"interpreter itself needs, whatever modules are granted, and the rows above hold a host module's " +
-					"calls as they hold the interpreter's; a module that needs a path or a host needs it in the budget",
+				Linux: Cell{HoldsYes, "widened to nothing: the policy is the budget's fs and net grants and " +
+					"what the interpreter itself needs, whatever modules are granted, and the rows above hold a " +
+					"host module's calls as they hold the interpreter's; a module that needs a path or a host " +
+					"needs it in the budget",
 					[]string{LayerLandlockFamily, LayerSeccomp}},
-				Darwin: Cell{HoldsPartly, "as Linux, within the profile's limits: writes, a closed network and processes " +
-					"held; reads only under the home directory and /Volumes", []string{LayerSandboxProfile}},
+				Darwin: Cell{HoldsPartly, "as Linux, within the profile's limits: writes, a closed network " +
+					"and processes held; reads only under the home directory and /Volumes",
+					[]string{LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "as Linux: the container holds a host module's calls as it holds the " +
 					"interpreter's; where it is left off, the rows above say what is held",
 					[]string{core.LayerJobObject, core.LayerAppContainer}},
@@ -404,26 +432,28 @@ func enforcesTable() []Row {
 			ID:   "require-confinement",
 			Item: "--require-confinement full or partial (never a budget item)",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "a run whose level, once the policy is applied, is below the one asked for is " +
-					"refused before its first statement, and its receipt records the level it got", nil},
-				Darwin: Cell{HoldsYes, "as Linux; every run is partial here at best, since Apple has deprecated sandbox " +
-					"profiles, so full refuses every run", nil},
-				Windows: Cell{HoldsYes, "as Linux; a budget that restricts reads, writes or the network is full only " +
-					"inside the container, so full refuses a run whose container is left off", nil},
+				Linux: Cell{HoldsYes, "a run whose level, once the policy is applied, is below the one asked " +
+					"for is refused before its first statement, and its receipt records the level it got", nil},
+				Darwin: Cell{HoldsYes, "as Linux; every run is partial here at best, since Apple has " +
+					"deprecated sandbox profiles, so full refuses every run", nil},
+				Windows: Cell{HoldsYes, "as Linux; a budget that restricts reads, writes or the network is " +
+					"full only inside the container, so full refuses a run whose container is left off", nil},
 			},
 		},
 		{
 			ID:   "limits",
 			Item: "time and memory limits",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "the supervisor ends the worker at its deadline; the worker's address space is " +
-					"limited (RLIMIT_AS) before its program is compiled, with or without confinement (a resource " +
-					"limit, not a layer), under the Go runtime's soft limit and the worker's own watch of what the " +
-					"runtime holds, which ends the run first; where the supervisor may make one, a cgroup v2 of the " +
-					"worker's own holds memory.max as well, and the run's reason says which hold it", nil},
-				Darwin: Cell{HoldsPartly, "the supervisor's deadline; the address-space limit is set, and macOS holds it " +
-					"on a best-effort basis", nil},
-				Windows: Cell{HoldsYes, "the job object's memory limit, and the supervisor's deadline", []string{core.LayerJobObject}},
+				Linux: Cell{HoldsYes, "the supervisor ends the worker at its deadline; the worker's address " +
+					"space is limited (RLIMIT_AS) before its program is compiled, with or without confinement " +
+					"(a resource limit, not a layer), under the Go runtime's soft limit and the worker's own " +
+					"watch of what the runtime holds, which ends the run first; where the supervisor may make " +
+					"one, a cgroup v2 of the worker's own holds memory.max as well, and the run's reason says " +
+					"which hold it", nil},
+				Darwin: Cell{HoldsPartly, "the supervisor's deadline; the address-space limit is set, and " +
+					"macOS holds it on a best-effort basis", nil},
+				Windows: Cell{HoldsYes, "the job object's memory limit, and the supervisor's deadline",
+					[]string{core.LayerJobObject}},
 			},
 		},
 	}

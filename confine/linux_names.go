@@ -67,13 +67,15 @@ func LandlockNetNames(mask uint64) []string { return linux.LandlockNetNames(mask
 func LinuxNeeds(p Policy, exe, tempDir string) Needs { return linux.LinuxNeeds(p, exe, tempDir) }
 
 // CarveLandlock carves plan around carveOuts (linux.CarveLandlock).
-func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, list func(dir string) ([]fs.DirEntry, error),
+func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
+	list func(dir string) ([]fs.DirEntry, error),
 	maxRules int) (LandlockRuleset, Carving) {
 	return linux.CarveLandlock(plan, carveOuts, list, maxRules)
 }
 
 // Moved withholds the grants of plan that resolve otherwise than when they
 // were admitted (linux.Moved).
-func Moved(plan LandlockRuleset, admitted map[string]string, resolve func(string) string) (LandlockRuleset, []string) {
+func Moved(plan LandlockRuleset, admitted map[string]string,
+	resolve func(string) string) (LandlockRuleset, []string) {
 	return linux.Moved(plan, admitted, resolve)
 }

@@ -16,7 +16,8 @@ func LandlockABI() (int, error) { return linux.LandlockABI() }
 
 // ApplyLandlock restricts every thread to plan, carved around carveOuts
 // (linux.ApplyLandlock).
-func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, admitted map[string]string) (LandlockApplied, error) {
+func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
+	admitted map[string]string) (LandlockApplied, error) {
 	return linux.ApplyLandlock(plan, carveOuts, admitted)
 }
 

@@ -26,12 +26,12 @@ type Machine struct {
 // systemAdvice is the advice for a system whose layers the doctor does
 // not probe: what this build applies there and where it has run.
 var systemAdvice = map[System]string{
-	Darwin: "this build applies a sandbox profile here (sandbox_init, which Apple has deprecated): a run is " +
-		"partial at best, and its system calls are exercised only on the macOS leg of CI, which has not run " +
-		"yet; for the kernel's full hold run untrusted programs on Linux",
-	Windows: "this build applies a job object, a reduced token, a low integrity level and, where a budget " +
-		"allows, an AppContainer here; these system calls are exercised only on the Windows leg of CI, which " +
-		"has not run yet; for the kernel's full hold run untrusted programs on Linux",
+	Darwin: "this build applies a sandbox profile here (sandbox_init, which Apple has deprecated): " +
+		"a run is partial at best, and its system calls are exercised only on the macOS leg of " +
+		"CI, which has not run yet; for the kernel's full hold run untrusted programs on Linux",
+	Windows: "this build applies a job object, a reduced token, a low integrity level and, where a " +
+		"budget allows, an AppContainer here; these system calls are exercised only on the Windows " +
+		"leg of CI, which has not run yet; for the kernel's full hold run untrusted programs on Linux",
 }
 
 // Advice says, for each layer this machine lacks or limits, what is
@@ -46,27 +46,32 @@ func (m Machine) Advice() []string {
 		for i, s := range systems {
 			names[i] = s.Title()
 		}
-		return []string{"this build of Sabline confines runs on " + core.JoinAnd(names) + " only: a run here is level " +
-			"none; run untrusted programs on Linux, or in a virtual machine"}
+		return []string{"this build of Sabline confines runs on " + core.JoinAnd(names) + " only: a " +
+			"run here is level none; run untrusted programs on Linux, or in a virtual machine"}
 	case sys != Linux:
 		return []string{systemAdvice[sys]}
 	}
 	var out []string
 	if m.LandlockABI == 0 {
-		out = append(out, "Landlock is missing ("+m.LandlockNote+"): reads and writes are held by the language alone. Use a kernel from "+
-			linux.LandlockABIOf(1).Kernel+" with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot parameter")
+		out = append(out, "Landlock is missing ("+m.LandlockNote+"): reads and writes are held by the "+
+			"language alone. Use a kernel from "+
+			linux.LandlockABIOf(1).Kernel+" with CONFIG_SECURITY_LANDLOCK=y and "+
+			"landlock in the lsm= boot parameter")
 	}
 	for _, info := range linux.LandlockABIs() {
 		if m.LandlockABI > 0 && info.ABI > m.LandlockABI && info.Lacking != "" {
-			out = append(out, "Landlock ABI "+strconv.Itoa(m.LandlockABI)+" cannot hold "+info.Lacking+". Linux "+
-				info.Kernel+" offers "+linux.ABIText(info.ABI))
+			out = append(out,
+				"Landlock ABI "+strconv.Itoa(m.LandlockABI)+" cannot hold "+info.Lacking+". Linux "+
+					info.Kernel+" offers "+linux.ABIText(info.ABI))
 		}
 	}
 	if !m.Seccomp {
-		out = append(out, "seccomp is missing ("+m.SeccompNote+"): processes, signals, sockets and the kernel's other surfaces are not held. Use a kernel with CONFIG_SECCOMP_FILTER=y")
+		out = append(out, "seccomp is missing ("+m.SeccompNote+"): processes, signals, sockets and the "+
+			"kernel's other surfaces are not held. Use a kernel with CONFIG_SECCOMP_FILTER=y")
 	}
 	if m.SeccompMode == 2 {
-		out = append(out, "this process already runs under a seccomp filter (a container's, say): Sabline adds its own, and what the outer one refuses stays refused")
+		out = append(out, "this process already runs under a seccomp filter (a container's, say): "+
+			"Sabline adds its own, and what the outer one refuses stays refused")
 	}
 	return out
 }

@@ -49,7 +49,8 @@ func OnThisMachine(p Policy) Result {
 		return core.OffResult(p)
 	}
 	m := Probe()
-	held := linux.Held{LandlockABI: min(m.LandlockABI, linux.LandlockMaxABI), Seccomp: m.Seccomp, CapabilitiesDropped: true}
+	held := linux.Held{LandlockABI: min(m.LandlockABI, linux.LandlockMaxABI), Seccomp: m.Seccomp,
+		CapabilitiesDropped: true}
 	for _, dir := range append(append([]string{}, p.Read.Paths...), p.Write.Paths...) {
 		if _, err := os.Stat(dir); err != nil {
 			held.Missing = append(held.Missing, dir)

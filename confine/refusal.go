@@ -37,32 +37,39 @@ type Refusal struct {
 // call failed for a reason of its own.
 var refusals = []Refusal{
 	{System: Linux, Errno: "EPERM", Layer: LayerSeccomp,
-		Why: "a call off the filter's allow-list, or one whose arguments the filter refuses (a socket family, a clone flag, a signal to another process)"},
-	{System: Linux, Errno: "EPERM", Layer: LayerLandlockFamily, FromLandlockABI: linux.LandlockABIScopes(),
-		Why: "a signal or a connection to an abstract Unix socket that would leave the run's Landlock domain"},
+		Why: "a call off the filter's allow-list, or one whose arguments the filter " +
+			"refuses (a socket family, a clone flag, a signal to another process)"},
+	{System: Linux, Errno: "EPERM", Layer: LayerLandlockFamily,
+		FromLandlockABI: linux.LandlockABIScopes(),
+		Why: "a signal or a connection to an abstract Unix " +
+			"socket that would leave the run's Landlock domain"},
 	{System: Linux, Errno: "EPERM", Layer: LayerCapabilities,
 		Why: "a call that needs a capability the worker gave up"},
 	{System: Linux, Errno: "ENOSYS", Layer: LayerSeccomp,
-		Why: "clone3, which the filter answers so that the Go runtime makes its threads with clone, and every number past or between the filter's table"},
+		Why: "clone3, which the filter answers so that the Go runtime makes its " +
+			"threads with clone, and every number past or between the filter's table"},
 	{System: Linux, Errno: "EPROTONOSUPPORT", Layer: LayerSeccomp,
-		Why: "an MPTCP socket, answered as a kernel without MPTCP answers it, so that Go's net falls back to TCP"},
+		Why: "an MPTCP socket, answered as a kernel without MPTCP " +
+			"answers it, so that Go's net falls back to TCP"},
 	{System: Linux, Errno: "EACCES", Layer: LayerLandlockFamily,
-		Why: "a file access beneath no rule that allows it, executing any file, and from " + linux.ABIText(linux.LandlockABITCP) +
+		Why: "a file access beneath no rule that allows it, executing any file, and from " +
+			linux.ABIText(linux.LandlockABITCP) +
 			" a TCP bind or a connection to a port the ruleset does not allow"},
 	{System: Linux, Errno: "EXDEV", Layer: LayerLandlockFamily,
 		Why: "a rename or link of a file into another directory: no rule grants refer, and below " +
 			linux.ABIText(linux.LandlockABIRefer()) + " the kernel refuses every such rename"},
 
 	{System: Darwin, Errno: "EPERM", Layer: LayerSandboxProfile,
-		Why: "every operation the profile denies: a file read or written, a network operation, process-fork and " +
-			"process-exec (EACCES is the file's own permissions, not the profile)"},
+		Why: "every operation the profile denies: a file read or written, a network operation, " +
+			"process-fork and process-exec (EACCES is the file's own permissions, not the profile)"},
 
 	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: core.LayerAppContainer,
 		Why: "a file or key the container has no ACE for"},
 	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: core.LayerLowIntegrity,
 		Why: "a write to an object of medium integrity or above, outside the container"},
 	{System: Windows, Errno: "ERROR_ACCESS_DENIED", Code: 5, Layer: core.LayerJobObject,
-		Why: "a user-interface call the job's UI restrictions refuse (the clipboard, the desktop, global atoms)"},
+		Why: "a user-interface call the job's UI restrictions " +
+			"refuse (the clipboard, the desktop, global atoms)"},
 	{System: Windows, Errno: "WSAEACCES", Code: 10013, Layer: core.LayerAppContainer,
 		Why: "a connection the container's capabilities do not admit: any, or the loopback address"},
 	{System: Windows, Errno: "ERROR_NOT_ENOUGH_QUOTA", Code: 1816, Layer: core.LayerJobObject,

@@ -145,7 +145,8 @@ const reasonNotApplied = "the run ended before the policy was applied"
 // worker that died first): level none, which says nothing of what the
 // system can hold. Unapplied tells it from any other.
 func NotApplied() Result {
-	return ResultOf(false, nil, []Gap{{Layer: LayerUnapplied, Kind: GapUnheld, Text: reasonNotApplied}})
+	return ResultOf(false, nil, []Gap{{Layer: LayerUnapplied, Kind: GapUnheld,
+		Text: reasonNotApplied}})
 }
 
 // Unapplied reports whether r is of a run that ended before its policy

@@ -294,7 +294,8 @@ func (p Policy) OffReason() string {
 			parts = append(parts, w.Reason())
 		}
 	}
-	return strings.Join(parts, ", ") + ", so the operating system layer is off for this run: the budget is the only boundary"
+	return strings.Join(parts,
+		", ") + ", so the operating system layer is off for this run: the budget is the only boundary"
 }
 
 // widenedSentences are what the reason of a run whose policy a module
@@ -316,7 +317,8 @@ func (p Policy) widenedSentences(guardedHeld bool) []string {
 				what += ", the guarded locations among them"
 			}
 		}
-		parts = append(parts, "The module "+w.Reason()+": its own I/O, which the language does not judge, "+what)
+		parts = append(parts,
+			"The module "+w.Reason()+": its own I/O, which the language does not judge, "+what)
 	}
 	return parts
 }

@@ -15,7 +15,8 @@ import (
 var (
 	darwinTZData   = []string{"/usr/share/zoneinfo", "/etc/localtime", "/var/db/timezone"}
 	darwinResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/var/run/resolv.conf"}
-	darwinTLSRoots = []string{"/etc/ssl/cert.pem", "/etc/ssl/certs", "/System/Library/Keychains", "/Library/Keychains"}
+	darwinTLSRoots = []string{"/etc/ssl/cert.pem", "/etc/ssl/certs", "/System/Library/Keychains",
+		"/Library/Keychains"}
 )
 
 // resolved returns p and n with every path as the sandbox matches

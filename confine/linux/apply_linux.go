@@ -188,7 +188,8 @@ func applyWith(p core.Policy, o ApplyOptions, in installer) (core.Result, error)
 
 // holdLandlock plans the ruleset for the kernel's ABI and has install
 // (the installer's landlock) apply it.
-func holdLandlock(p core.Policy, o ApplyOptions, abi int, install func(LandlockRuleset, []guard.CarveOut,
+func holdLandlock(p core.Policy, o ApplyOptions, abi int, install func(LandlockRuleset,
+	[]guard.CarveOut,
 	map[string]string) (LandlockApplied, error), held *Held) error {
 	plan, err := LandlockPlan(p, linuxNeeds(p, o.TempDir), abi)
 	if err != nil {

@@ -111,8 +111,9 @@ func Assess(p core.Policy, h Held) core.Result {
 			" cannot hold truncating a file (it needs "+ABIText(landlockABITruncate)+")")
 	}
 	for _, m := range h.Missing {
-		unheld(core.LayerLandlockFamily, m+" does not exist yet: it is held beneath the nearest directory "+
-			"above it that does")
+		unheld(core.LayerLandlockFamily,
+			m+" does not exist yet: it is held beneath the nearest directory "+
+				"above it that does")
 	}
 
 	// Landlock holds TCP from ABI 4: bind always (seccomp refuses it under
@@ -183,18 +184,20 @@ func Assess(p core.Policy, h Held) core.Result {
 }
 
 // expandedNote says what Carving.Expanded means to a run.
-const expandedNote = "The grants at or above homes and guarded locations are held as the entries the directories on " +
-	"the way had when the run started: no entry can be made in those directories, or removed from them, and none " +
-	"that another process makes there during the run is reached (a new file in a home, a ~/.bashrc, a /run/secrets)"
+const expandedNote = "The grants at or above homes and guarded locations are held as the entries " +
+	"the directories on the way had when the run started: no entry can be made in those " +
+	"directories, or removed from them, and none that another process makes there " +
+	"during the run is reached (a new file in a home, a ~/.bashrc, a /run/secrets)"
 
 // unlistedNote says what Carving.Unlisted means to a run.
-const unlistedNote = "Directories on the way to a guarded location that could not be listed when the worker started " +
-	"(another user's home, say) are given no rule: nothing in them is reached through the grant above them"
+const unlistedNote = "Directories on the way to a guarded location that could not be listed when " +
+	"the worker started (another user's home, say) are given no " +
+	"rule: nothing in them is reached through the grant above them"
 
 // withheldNote says what Carving.Withheld means to a run.
-const withheldNote = "Granted paths left out of the kernel's ruleset, so that the kernel refuses them: " +
-	"each lay, as it resolved when the worker started, in a location no grant reaches, or a link was made on its way " +
-	"after the run was admitted"
+const withheldNote = "Granted paths left out of the kernel's ruleset, so that the kernel refuses " +
+	"them: each lay, as it resolved when the worker started, in a location no " +
+	"grant reaches, or a link was made on its way after the run was admitted"
 
 // Predict returns the level a run of p gets where every Linux layer is
 // present: Landlock at LandlockMaxABI, seccomp and the capability drop. It

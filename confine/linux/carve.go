@@ -72,7 +72,8 @@ type Carving struct {
 // (the devices of /dev). A grant's rule that lies in a carve-out that is
 // not Named is withheld (Carving.Withheld). The rules the carving adds
 // are bounded by maxRules.
-func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, list func(dir string) ([]fs.DirEntry, error),
+func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
+	list func(dir string) ([]fs.DirEntry, error),
 	maxRules int) (LandlockRuleset, Carving) {
 	out := plan
 	out.Rules = nil
@@ -126,7 +127,8 @@ func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, list func(d
 // kernel's ruleset: the kernel refuses what lies there. A deploy link
 // (current -> releases/N) moved during a pool's life is withheld as
 // well: the pool holds what it was admitted with, until it is made again.
-func Moved(plan LandlockRuleset, admitted map[string]string, resolve func(string) string) (LandlockRuleset, []string) {
+func Moved(plan LandlockRuleset, admitted map[string]string,
+	resolve func(string) string) (LandlockRuleset, []string) {
 	if len(admitted) == 0 {
 		return plan, nil
 	}
@@ -148,7 +150,9 @@ func Moved(plan LandlockRuleset, admitted map[string]string, resolve func(string
 func unreachable(carveOuts []guard.CarveOut, p string) bool {
 	return slices.ContainsFunc(carveOuts, func(c guard.CarveOut) bool {
 		return !c.Named && !c.Expand && guard.Within(p, c.Path) &&
-			!slices.ContainsFunc(c.Allowed, func(a string) bool { return guard.Within(p, filepath.Join(c.Path, a)) })
+			!slices.ContainsFunc(c.Allowed, func(a string) bool {
+				return guard.Within(p, filepath.Join(c.Path, a))
+			})
 	})
 }
 
@@ -208,7 +212,8 @@ func (k *carver) add(path string, access uint64, why string) bool {
 	if len(k.rules) > k.budget {
 		return false
 	}
-	k.rules = append(k.rules, LandlockRule{Path: path, Access: access, Grant: k.rule.Grant, Why: why, Carved: true})
+	k.rules = append(k.rules, LandlockRule{Path: path, Access: access, Grant: k.rule.Grant, Why: why,
+		Carved: true})
 	return true
 }
 

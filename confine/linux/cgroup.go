@@ -62,11 +62,13 @@ func planCgroup(f cgroupFacts) cgroupPlace {
 	}
 	rest, within := strings.CutPrefix(rel, root)
 	if !within || (rest != "" && !strings.HasPrefix(rest, "/") && root != "/") {
-		return cgroupPlace{Why: "this process's cgroup " + rel + " lies outside the cgroup v2 hierarchy mounted at " + mount}
+		return cgroupPlace{Why: "this process's cgroup " + rel + " lies outside the cgroup " +
+			"v2 hierarchy mounted at " + mount}
 	}
 	own := path.Join(mount, rest)
 	if !hasWord(f.Read, path.Join(own, "cgroup.controllers"), "memory") {
-		why := "the cgroup v2 hierarchy at " + mount + " offers no memory controller to this process's cgroup"
+		why := "the cgroup v2 hierarchy at " + mount + " offers no memory controller " +
+			"to this process's cgroup"
 		if v1memory {
 			why += ": the memory controller is on a cgroup v1 hierarchy"
 		}
@@ -76,12 +78,16 @@ func planCgroup(f cgroupFacts) cgroupPlace {
 		return cgroupPlace{Parent: own}
 	}
 	if parent := path.Dir(own); own != mount && f.Delegated(parent) {
-		return cgroupPlace{Parent: parent, Enable: !hasWord(f.Read, path.Join(parent, "cgroup.subtree_control"), "memory")}
+		return cgroupPlace{Parent: parent, Enable: !hasWord(f.Read, path.Join(parent,
+			"cgroup.subtree_control"), "memory")}
 	}
 	if f.Delegated(own) {
-		return cgroupPlace{Why: "this process's cgroup " + own + " is delegated to it but holds it: a cgroup with processes gives its children no controller (start it in a subgroup: systemd's DelegateSubgroup=)"}
+		return cgroupPlace{Why: "this process's cgroup " + own + " is delegated to it but holds it: a " +
+			"cgroup with processes gives its children no controller " +
+			"(start it in a subgroup: systemd's DelegateSubgroup=)"}
 	}
-	return cgroupPlace{Why: "this process's cgroup " + own + " does not hand the memory controller to its children, and no cgroup is delegated to it"}
+	return cgroupPlace{Why: "this process's cgroup " + own + " does not hand the memory controller " +
+		"to its children, and no cgroup is delegated to it"}
 }
 
 // cgroupMounts reads mountinfo for the cgroup v2 hierarchy's mount point

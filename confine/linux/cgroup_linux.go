@@ -35,8 +35,10 @@ var thisCgroupPlace = sync.OnceValue(func() cgroupPlace {
 		Delegated: delegated,
 	})
 	if place.Enable {
-		if err := os.WriteFile(filepath.Join(place.Parent, "cgroup.subtree_control"), []byte("+memory"), 0); err != nil {
-			return cgroupPlace{Why: "hand the memory controller to the children of " + place.Parent + ": " + err.Error()}
+		if err := os.WriteFile(filepath.Join(place.Parent, "cgroup.subtree_control"), []byte("+memory"),
+			0); err != nil {
+			return cgroupPlace{Why: "hand the memory controller to the children of " + place.Parent + ": " +
+				err.Error()}
 		}
 	}
 	return place
@@ -104,7 +106,8 @@ func (cg *MemoryCgroup) Dir() string { return cg.dir }
 
 // enter moves the process pid into the cgroup.
 func (cg *MemoryCgroup) Enter(pid int) error {
-	if err := os.WriteFile(filepath.Join(cg.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+	if err := os.WriteFile(filepath.Join(cg.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)),
+		0); err != nil {
 		return fmt.Errorf("move the worker into %s: %w", cg.dir, err)
 	}
 	return nil

@@ -119,7 +119,8 @@ func deviceGrants(grants []string, mounts []guard.Mount) []string {
 		}
 		in := holder(visible, g)
 		for i, m := range visible {
-			if (i == in || guard.Within(m.Point, g)) && !m.KernelSurface() && !m.Option("nodev") && !guard.Within(m.Point, "/dev") {
+			if (i == in || guard.Within(m.Point, g)) && !m.KernelSurface() &&
+				!m.Option("nodev") && !guard.Within(m.Point, "/dev") {
 				out = append(out, g)
 				break
 			}

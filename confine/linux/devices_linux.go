@@ -48,7 +48,8 @@ func MountNamespace(cmd *exec.Cmd, p core.Policy) {
 		if why := workerNamespaceNeeded(); why != "" {
 			out = append(out, mountNamespaceEnv+"="+mountNamespaceWhy(why))
 		} else if why := canUnshareMounts(); why != "" {
-			out = append(out, mountNamespaceEnv+"="+mountNamespaceWhy("the supervisor could not make a mount namespace: "+why))
+			out = append(out, mountNamespaceEnv+"="+mountNamespaceWhy("the supervisor could not "+
+				"make a mount namespace: "+why))
 		} else {
 			cmd.SysProcAttr.Unshareflags |= unix.CLONE_NEWNS
 			out = append(out, mountNamespaceEnv+"="+mountNamespaceOwn)

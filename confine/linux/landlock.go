@@ -80,7 +80,8 @@ func landlockWriteRights(abi int) uint64 {
 // ioctl on one, or a link or rename into another directory (refer): that
 // last one a module does by copying, as in a granted directory.
 func landlockEverywhereWrite(abi int) uint64 {
-	return landlockWriteGrant(abi) | landlockFSRights(abi)&(landlockFSMakeSock|landlockFSMakeFifo|landlockFSMakeSym)
+	return landlockWriteGrant(abi) |
+		landlockFSRights(abi)&(landlockFSMakeSock|landlockFSMakeFifo|landlockFSMakeSym)
 }
 
 // landlockWriteGrant returns what a granted write path gets at abi: the
@@ -159,7 +160,8 @@ func LandlockPlan(p core.Policy, n core.Needs, abi int) (LandlockRuleset, error)
 		return LandlockRuleset{}, fmt.Errorf("landlock plan: ABI %d: Landlock ABIs start at 1", abi)
 	}
 	abi = min(abi, LandlockMaxABI)
-	plan := LandlockRuleset{ABI: abi, HandledFS: LandlockFSExecute | landlockReadRights | landlockWriteRights(abi)}
+	plan := LandlockRuleset{ABI: abi,
+		HandledFS: LandlockFSExecute | landlockReadRights | landlockWriteRights(abi)}
 
 	add := func(path string, access uint64, grant bool, why string) error {
 		if !strings.HasPrefix(path, "/") {

@@ -39,27 +39,32 @@ var landlockABIs = []LandlockABIInfo{
 	{ABI: 1, Kernel: "5.13", FS: landlockABI1FS,
 		Adds: "file reads, writes, making, removing and executing beneath the granted paths"},
 	{ABI: 2, Kernel: "5.19", FS: landlockABI1FS | landlockFSRefer,
-		Adds: "the refer right (renaming and linking a file into another directory), which Sabline grants nowhere"},
+		Adds: "the refer right (renaming and linking a file into another directory), which Sabline " +
+			"grants nowhere"},
 	{ABI: 3, Kernel: "6.2", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
 		Adds:    "truncating a file",
 		Lacking: "truncation: a write grant's neighbours may be truncated"},
 	{ABI: 4, Kernel: "6.7", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
 		Net:  LandlockNetBindTCP | LandlockNetConnectTCP,
 		Adds: "TCP bind and connect by port",
-		Lacking: "TCP binds or ports: under a net grant a run may listen on a TCP port, and a net:HOST:PORT grant " +
-			"is held to IPv4 and IPv6 sockets only"},
-	{ABI: 5, Kernel: "6.10", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate | landlockFSIoctlDev,
+		Lacking: "TCP binds or ports: under a net grant a run may listen on a TCP port, and a " +
+			"net:HOST:PORT grant is held to IPv4 and IPv6 sockets only"},
+	{ABI: 5, Kernel: "6.10",
+		FS:   landlockABI1FS | landlockFSRefer | LandlockFSTruncate | landlockFSIoctlDev,
 		Net:  LandlockNetBindTCP | LandlockNetConnectTCP,
 		Adds: "ioctl on device files"},
-	{ABI: 6, Kernel: "6.12", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate | landlockFSIoctlDev,
+	{ABI: 6, Kernel: "6.12",
+		FS:     landlockABI1FS | landlockFSRefer | LandlockFSTruncate | landlockFSIoctlDev,
 		Net:    LandlockNetBindTCP | LandlockNetConnectTCP,
 		Scopes: LandlockScopeAbstractUnixSocket | LandlockScopeSignal,
 		Adds:   "signals and abstract Unix sockets scoped to the run (held by seccomp too)"},
-	{ABI: 7, Kernel: "6.15", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate | landlockFSIoctlDev,
+	{ABI: 7, Kernel: "6.15",
+		FS:       landlockABI1FS | landlockFSRefer | LandlockFSTruncate | landlockFSIoctlDev,
 		Net:      LandlockNetBindTCP | LandlockNetConnectTCP,
 		Scopes:   LandlockScopeAbstractUnixSocket | LandlockScopeSignal,
 		LogFlags: 1<<0 | 1<<1 | 1<<2,
-		Adds:     "the logging of denials to the audit log, set by flags Sabline leaves at their default"},
+		Adds: "the logging of denials to the audit log, set by flags Sabline leaves at " +
+			"their default"},
 }
 
 // LandlockABIOf returns what abi offers: abi's line of landlockABIs, the
@@ -97,14 +102,19 @@ var (
 	// landlockABIRefer: renaming and linking into another directory.
 	landlockABIRefer = landlockSince(func(i LandlockABIInfo) bool { return i.FS&landlockFSRefer != 0 })
 	// landlockABITruncate: truncation.
-	landlockABITruncate = landlockSince(func(i LandlockABIInfo) bool { return i.FS&LandlockFSTruncate != 0 })
+	landlockABITruncate = landlockSince(func(i LandlockABIInfo) bool {
+		return i.FS&LandlockFSTruncate != 0
+	})
 	// landlockABIOffersTCP: TCP bind and connect, as the table says
 	// (LandlockABITCP, which TestLandlockABITable holds to it).
 	landlockABIOffersTCP = landlockSince(func(i LandlockABIInfo) bool {
-		return i.Net&(LandlockNetBindTCP|LandlockNetConnectTCP) == LandlockNetBindTCP|LandlockNetConnectTCP
+		return i.Net&(LandlockNetBindTCP|LandlockNetConnectTCP) ==
+			LandlockNetBindTCP|LandlockNetConnectTCP
 	})
 	// landlockABIScopes: signals and abstract Unix sockets scoped.
-	landlockABIScopes = landlockSince(func(i LandlockABIInfo) bool { return i.Scopes&LandlockScopeSignal != 0 })
+	landlockABIScopes = landlockSince(func(i LandlockABIInfo) bool {
+		return i.Scopes&LandlockScopeSignal != 0
+	})
 )
 
 // LandlockABIs returns a copy of the table of Landlock ABIs, oldest

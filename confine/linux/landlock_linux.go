@@ -36,7 +36,8 @@ func LandlockABI() (int, error) {
 	case errors.Is(err, syscall.ENOSYS):
 		return 0, fmt.Errorf("landlock_create_ruleset(version): the kernel has no Landlock: %w", err)
 	case errors.Is(err, syscall.EOPNOTSUPP):
-		return 0, fmt.Errorf("landlock_create_ruleset(version): Landlock is not enabled at boot (see lsm= on the kernel command line): %w", err)
+		return 0, fmt.Errorf("landlock_create_ruleset(version): Landlock is not "+
+			"enabled at boot (see lsm= on the kernel command line): %w", err)
 	case err != nil:
 		return 0, fmt.Errorf("landlock_create_ruleset(version): %w", err)
 	}
@@ -102,7 +103,8 @@ type LandlockApplied struct {
 // a time, checks that it names the entry the build resolved, and makes
 // the Landlock calls on it. A path swapped in between fails the apply:
 // nothing is installed.
-func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut, admitted map[string]string) (LandlockApplied, error) {
+func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
+	admitted map[string]string) (LandlockApplied, error) {
 	carved, applied, err := targetLandlock(plan, carveOuts, admitted)
 	if err != nil {
 		return LandlockApplied{}, fmt.Errorf("apply landlock: %w", err)
@@ -154,7 +156,8 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 		if resolved, err := filepath.EvalSymlinks(path); err == nil {
 			path = resolved
 		}
-		targets.Rules = append(targets.Rules, LandlockRule{Path: path, Access: access, Grant: r.Grant, Why: r.Why})
+		targets.Rules = append(targets.Rules, LandlockRule{Path: path, Access: access, Grant: r.Grant,
+			Why: r.Why})
 	}
 	carved, carving := CarveLandlock(targets, carveOuts, guard.ReadDir, MaxCarvedRules)
 	carving.Withheld = compactSorted(append(carving.Withheld, moved...))
@@ -252,8 +255,9 @@ func buildLandlock(plan LandlockRuleset) (landlockBuild, error) {
 		}
 	}
 	if psxListsTasks && plan.HandledFS&LandlockFSReadDir != 0 {
-		task := LandlockRule{Path: "/proc/" + strconv.Itoa(os.Getpid()) + "/task", Access: LandlockFSReadDir,
-			Why: "libpsx lists the threads"}
+		task := LandlockRule{Path: "/proc/" + strconv.Itoa(os.Getpid()) + "/task",
+			Access: LandlockFSReadDir,
+			Why:    "libpsx lists the threads"}
 		if _, err := add(task); err != nil {
 			return landlockBuild{}, err
 		}
@@ -449,7 +453,8 @@ func onProcFS(fd int) bool {
 // answers ENOSYS, older container runtimes' EPERM), one component at a
 // time (openEachNoLink), which holds the same.
 func openNoLinks(p string) (int, error) {
-	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS}
 	fd, err := unix.Openat2(unix.AT_FDCWD, p, &how)
 	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
 		return openEachNoLink(p)

@@ -17,6 +17,7 @@ func layersOnly() (string, error) {
 	case layerLandlockOnly, layerSeccompOnly, layerCapabilitiesOnly:
 		return v, nil
 	default:
-		return "", fmt.Errorf("%s=%s names no layer (landlock, seccomp or capabilities): every layer was applied", LayersOnlyEnv, v)
+		return "", fmt.Errorf("%s=%s names no layer (landlock, seccomp "+
+			"or capabilities): every layer was applied", LayersOnlyEnv, v)
 	}
 }

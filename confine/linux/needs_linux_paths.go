@@ -10,9 +10,12 @@ import (
 // does not exist on a machine is skipped when a ruleset is applied.
 var (
 	linuxTZData   = []string{"/usr/share/zoneinfo", "/etc/localtime"}
-	linuxResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"}
-	linuxTLSRoots = []string{"/etc/ssl/certs", "/etc/ssl/cert.pem", "/etc/pki/tls/certs", "/etc/pki/tls/cacert.pem",
-		"/etc/pki/ca-trust/extracted/pem", "/etc/ssl/ca-bundle.pem", "/etc/ca-certificates", "/usr/share/ca-certificates"}
+	linuxResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf",
+		"/etc/host.conf"}
+	linuxTLSRoots = []string{"/etc/ssl/certs", "/etc/ssl/cert.pem", "/etc/pki/tls/certs",
+		"/etc/pki/tls/cacert.pem",
+		"/etc/pki/ca-trust/extracted/pem", "/etc/ssl/ca-bundle.pem", "/etc/ca-certificates",
+		"/usr/share/ca-certificates"}
 )
 
 // LinuxNeeds resolves the needs p names (needResolver, needTLSRoots; the

@@ -300,7 +300,8 @@ func runFilterSteps(prog []bpf.RawInstruction, data callData) (ret uint32, steps
 				a ^= operand
 			case aluLsh, aluRsh:
 				if operand >= 32 {
-					return 0, steps, fmt.Errorf("seccomp filter: instruction %d shifts by %d, which is undefined", pc, operand)
+					return 0, steps, fmt.Errorf("seccomp filter: instruction %d shifts by %d, which is undefined",
+						pc, operand)
 				}
 				if ins.Op&codeMask == aluLsh {
 					a <<= operand

@@ -23,7 +23,8 @@ import (
 // reported.
 func Install(prog []bpf.RawInstruction) error {
 	if len(prog) == 0 || len(prog) > bpfMaxInstructions {
-		return fmt.Errorf("install seccomp filter: %d instructions, want 1 to %d", len(prog), bpfMaxInstructions)
+		return fmt.Errorf("install seccomp filter: %d instructions, want 1 to %d", len(prog),
+			bpfMaxInstructions)
 	}
 	filter := make([]unix.SockFilter, len(prog))
 	for i, ins := range prog {
@@ -36,13 +37,15 @@ func Install(prog []bpf.RawInstruction) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("install seccomp filter: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
-	tid, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
+	tid, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
+		unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
 	runtime.KeepAlive(filter)
 	if errno != 0 {
 		return fmt.Errorf("install seccomp filter: seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): %w", errno)
 	}
 	if tid != 0 {
-		return fmt.Errorf("install seccomp filter: thread %d could not be synchronized, so no thread is filtered", tid)
+		return fmt.Errorf("install seccomp filter: thread %d could not "+
+			"be synchronized, so no thread is filtered", tid)
 	}
 	return nil
 }

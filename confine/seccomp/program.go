@@ -196,7 +196,10 @@ func ruleBlock(r rule, c Config) block {
 	pid := uint32(c.PID)
 	// self refuses a call whose argument arg names a thread other than
 	// the caller (0) or a process other than the worker.
-	self := func(arg int) argTest { return argTest{arg: arg, values: []uint32{0, pid}, action: actEPERM} }
+	self := func(arg int) argTest {
+		return argTest{arg: arg, values: []uint32{0, pid},
+			action: actEPERM}
+	}
 	// setID refuses a mode argument with S_ISUID or S_ISGID.
 	setID := func(arg int) argTest {
 		return argTest{arg: arg, mask: modeSetID, values: []uint32{0}, action: actEPERM}
@@ -208,7 +211,8 @@ func ruleBlock(r rule, c Config) block {
 			{arg: 0, mask: ^uint32(threadCloneFlags), values: []uint32{0}, action: actEPERM},
 		}}
 	case ownProcess:
-		return block{result: actAllow, tests: []argTest{{arg: 0, values: []uint32{pid}, action: actEPERM}}}
+		return block{result: actAllow, tests: []argTest{{arg: 0, values: []uint32{pid},
+			action: actEPERM}}}
 	case selfOrOwn:
 		return block{result: actAllow, tests: []argTest{self(0)}}
 	case readLimit:
@@ -228,9 +232,11 @@ func ruleBlock(r rule, c Config) block {
 	case mknodNoSetID:
 		return block{result: actAllow, tests: []argTest{setID(2)}}
 	case noLock:
-		return block{result: actAllow, tests: []argTest{{arg: 3, mask: mapLocked, values: []uint32{0}, action: actEPERM}}}
+		return block{result: actAllow, tests: []argTest{{arg: 3, mask: mapLocked, values: []uint32{0},
+			action: actEPERM}}}
 	case namedCommands:
-		return block{result: actAllow, tests: []argTest{{arg: subArg[r.name], values: commandValues(r.name), action: actEPERM}}}
+		return block{result: actAllow, tests: []argTest{{arg: subArg[r.name],
+			values: commandValues(r.name), action: actEPERM}}}
 	case inetSocket:
 		return block{result: actAllow, tests: []argTest{
 			{arg: 0, values: []uint32{afInet, afInet6}, action: actEPERM},
@@ -244,7 +250,8 @@ func ruleBlock(r rule, c Config) block {
 		levels := optionLevels(r.name)
 		tests := []argTest{{arg: 1, values: levels, action: actEPERM}}
 		for _, l := range levels {
-			tests = append(tests, argTest{guard: &argEquals{arg: 1, value: l}, arg: 2, values: levelOptions(r.name, l), action: actEPERM})
+			tests = append(tests, argTest{guard: &argEquals{arg: 1, value: l}, arg: 2,
+				values: levelOptions(r.name, l), action: actEPERM})
 		}
 		return block{result: actAllow, tests: tests}
 	case answerENOSYS:
@@ -371,7 +378,8 @@ func search(spans []span) []bpf.Instruction {
 	first := spans[half].first
 	var ins []bpf.Instruction
 	if len(lower) <= math.MaxUint8 {
-		ins = []bpf.Instruction{bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: first, SkipTrue: uint8(len(lower))}}
+		ins = []bpf.Instruction{bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: first,
+			SkipTrue: uint8(len(lower))}}
 	} else {
 		ins = []bpf.Instruction{
 			bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: first, SkipFalse: 1},
@@ -410,7 +418,8 @@ func Program(c Config, a Arch) ([]bpf.Instruction, error) {
 		}
 		body := ruleBlock(r, c).instructions()
 		if len(body) > math.MaxUint8 {
-			return nil, fmt.Errorf("seccomp program: the block of %s is %d instructions, more than a jump can skip", r.name, len(body))
+			return nil, fmt.Errorf("seccomp program: the block of %s is %d "+
+				"instructions, more than a jump can skip", r.name, len(body))
 		}
 		blocks[nr] = body
 	}

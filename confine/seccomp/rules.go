@@ -39,7 +39,8 @@ const (
 )
 
 // needNames name the bits of need, in order, for the docs and tests.
-var needNames = []string{"the Go runtime", "the language", "net client runs", "host modules", "the fault hook", "a build with cgo"}
+var needNames = []string{"the Go runtime", "the language", "net client runs", "host modules",
+	"the fault hook", "a build with cgo"}
 
 // group is a family of allowed calls, for the enforcement table.
 type group int
@@ -65,7 +66,8 @@ var groupTitles = map[group]string{
 	groupDescriptors: "the descriptors it holds, and polling them",
 	groupPaths:       "files by path, which Landlock holds",
 	groupIdentity:    "reading its own ids and limits",
-	groupSockets:     "under a network grant only, IPv4 and IPv6 sockets of TCP, and of UDP under a UDP grant only",
+	groupSockets: "under a network grant only, IPv4 and IPv6 " +
+		"sockets of TCP, and of UDP under a UDP grant only",
 }
 
 // argRule is how a call's arguments are held. Program and verdict each
@@ -124,96 +126,132 @@ type rule struct {
 var rules = []rule{
 	// Memory.
 	{name: "mmap", group: groupMemory, args: noLock, by: byRuntime,
-		why: "the runtime's heap, stacks and getrandom's state; MAP_LOCKED would pin pages the machine cannot reclaim"},
+		why: "the runtime's heap, stacks and getrandom's state; " +
+			"MAP_LOCKED would pin pages the machine cannot reclaim"},
 	{name: "munmap", group: groupMemory, by: byRuntime, why: "the runtime gives back what it mapped"},
-	{name: "madvise", group: groupMemory, by: byRuntime, why: "the scavenger returns free pages (MADV_DONTNEED)"},
+	{name: "madvise", group: groupMemory, by: byRuntime,
+		why: "the scavenger returns free pages (MADV_DONTNEED)"},
 	{name: "mprotect", group: groupMemory, by: byRuntime | byCgo,
-		why: "glibc's pthread_create guards a new thread's stack; the runtime faults freed memory (sysFault) when asked to"},
+		why: "glibc's pthread_create guards a new thread's stack; the " +
+			"runtime faults freed memory (sysFault) when asked to"},
 
 	// Threads.
 	{name: "clone", group: groupThreads, args: threadOnly, by: byRuntime,
 		why: "the runtime starts an OS thread with CLONE_THREAD; a process or a namespace is refused"},
 	{name: "clone3", group: groupThreads, args: answerENOSYS, by: byRuntime,
-		why: "its flags lie in a structure the filter cannot read: ENOSYS makes a caller fall back to clone"},
+		why: "its flags lie in a structure the filter cannot " +
+			"read: ENOSYS makes a caller fall back to clone"},
 	{name: "arch_prctl", group: groupThreads, args: namedCommands, by: byRuntime,
 		why: "a new thread sets its TLS base (ARCH_SET_FS) on amd64"},
-	{name: "futex", group: groupThreads, by: byRuntime, why: "the runtime parks and wakes its threads"},
-	{name: "sched_yield", group: groupThreads, by: byRuntime, why: "the runtime's spinning locks yield the CPU"},
+	{name: "futex", group: groupThreads, by: byRuntime,
+		why: "the runtime parks and wakes its threads"},
+	{name: "sched_yield", group: groupThreads, by: byRuntime,
+		why: "the runtime's spinning locks yield the CPU"},
 	{name: "sched_getaffinity", group: groupThreads, args: selfOrOwn, by: byRuntime,
 		why: "the runtime counts its CPUs at start and from sysmon"},
-	{name: "gettid", group: groupThreads, by: byRuntime, why: "a new thread learns its id, for signals aimed at it"},
+	{name: "gettid", group: groupThreads, by: byRuntime,
+		why: "a new thread learns its id, for signals aimed at it"},
 	{name: "exit", group: groupThreads, by: byRuntime, why: "an OS thread ends"},
-	{name: "set_robust_list", group: groupThreads, by: byCgo, why: "glibc registers a new thread's robust futex list"},
-	{name: "rseq", group: groupThreads, by: byCgo, why: "glibc registers a new thread's restartable sequence"},
+	{name: "set_robust_list", group: groupThreads, by: byCgo,
+		why: "glibc registers a new thread's robust futex list"},
+	{name: "rseq", group: groupThreads, by: byCgo,
+		why: "glibc registers a new thread's restartable sequence"},
 	{name: "exit_group", group: groupThreads, by: byRuntime | byLanguage, why: "the worker ends"},
 	{name: "prctl", group: groupThreads, args: namedCommands, by: byRuntime,
 		why: "the runtime names its anonymous mappings (PR_SET_VMA)"},
 
 	// Signals.
-	{name: "rt_sigaction", group: groupSignals, by: byRuntime, why: "the runtime and os/signal install handlers"},
+	{name: "rt_sigaction", group: groupSignals, by: byRuntime,
+		why: "the runtime and os/signal install handlers"},
 	{name: "rt_sigprocmask", group: groupSignals, by: byRuntime, why: "a thread sets its signal mask"},
 	{name: "rt_sigreturn", group: groupSignals, by: byRuntime, why: "a signal handler returns"},
 	{name: "restart_syscall", group: groupSignals, by: byRuntime,
-		why: "the kernel resumes a timed sleep (nanosleep, futex) a signal interrupted, SIGURG's preemption among them"},
+		why: "the kernel resumes a timed sleep (nanosleep, futex) " +
+			"a signal interrupted, SIGURG's preemption among them"},
 	{name: "sigaltstack", group: groupSignals, by: byRuntime, why: "a thread's signal stack"},
 	{name: "tgkill", group: groupSignals, args: ownProcess, by: byRuntime,
 		why: "the scheduler preempts a goroutine with SIGURG to one of the worker's threads"},
 	{name: "kill", group: groupSignals, args: ownProcess, by: byRuntime,
 		why: "the runtime raises a signal on its own process (a crash, a re-raised signal)"},
-	{name: "getpid", group: groupSignals, by: byRuntime, why: "the runtime names its own process to tgkill and kill"},
+	{name: "getpid", group: groupSignals, by: byRuntime,
+		why: "the runtime names its own process to tgkill and kill"},
 
 	// Time and randomness.
 	{name: "clock_gettime", group: groupTime, by: byRuntime | byLanguage,
 		why: "the clock, when the vDSO does not answer (clock.now, deadlines)"},
 	{name: "nanosleep", group: groupTime, by: byRuntime, why: "the runtime's short sleeps (usleep)"},
-	{name: "getrandom", group: groupTime, by: byRuntime | byLanguage, why: "rand, the runtime's seeds and crypto/rand"},
+	{name: "getrandom", group: groupTime, by: byRuntime | byLanguage,
+		why: "rand, the runtime's seeds and crypto/rand"},
 
 	// Descriptors the worker holds.
-	{name: "read", group: groupDescriptors, by: byRuntime | byLanguage, why: "io.read_line, fs.read, tool answers, sockets"},
-	{name: "write", group: groupDescriptors, by: byRuntime | byLanguage, why: "io.print, fs.write, the result record to the supervisor"},
-	{name: "pread64", group: groupDescriptors, by: byRuntime, why: "the runtime rereads its cgroup CPU limit from sysmon"},
-	{name: "close", group: groupDescriptors, by: byRuntime | byLanguage, why: "every descriptor the worker opened"},
-	{name: "fstat", group: groupDescriptors, by: byLanguage, why: "os.File.Stat and os.ReadFile's size"},
+	{name: "read", group: groupDescriptors, by: byRuntime | byLanguage,
+		why: "io.read_line, fs.read, tool answers, sockets"},
+	{name: "write", group: groupDescriptors, by: byRuntime | byLanguage,
+		why: "io.print, fs.write, the result record to the supervisor"},
+	{name: "pread64", group: groupDescriptors, by: byRuntime,
+		why: "the runtime rereads its cgroup CPU limit from sysmon"},
+	{name: "close", group: groupDescriptors, by: byRuntime | byLanguage,
+		why: "every descriptor the worker opened"},
+	{name: "fstat", group: groupDescriptors, by: byLanguage,
+		why: "os.File.Stat and os.ReadFile's size"},
 	{name: "fcntl", group: groupDescriptors, args: namedCommands, by: byRuntime | byLanguage | byNet,
 		why: "the poller reads and sets a descriptor's flags (F_GETFL, F_SETFL) and close-on-exec"},
 	{name: "ioctl", group: groupDescriptors, args: namedCommands, by: byHostModule,
-		why: "reads only, for a module an embedder registers: is a descriptor a terminal, its size, the bytes waiting; none of Sabline's own makes it"},
-	{name: "epoll_create1", group: groupDescriptors, by: byRuntime, why: "the network poller, made on first use"},
-	{name: "epoll_ctl", group: groupDescriptors, by: byRuntime | byNet, why: "a descriptor joins the poller"},
+		why: "reads only, for a module an embedder registers: is a descriptor a " +
+			"terminal, its size, the bytes waiting; none of Sabline's own makes it"},
+	{name: "epoll_create1", group: groupDescriptors, by: byRuntime,
+		why: "the network poller, made on first use"},
+	{name: "epoll_ctl", group: groupDescriptors, by: byRuntime | byNet,
+		why: "a descriptor joins the poller"},
 	{name: "epoll_pwait", group: groupDescriptors, by: byRuntime, why: "the poller waits"},
 	{name: "eventfd2", group: groupDescriptors, by: byRuntime, why: "the poller's wake-up descriptor"},
-	{name: "pipe2", group: groupDescriptors, by: byFault, why: "os/exec's status pipe, before its clone is refused"},
-	{name: "getdents64", group: groupDescriptors, by: byLanguage, why: "fs.list reads an open directory"},
-	{name: "fstatfs", group: groupDescriptors, by: byLanguage, why: "the path walk asks which file system a directory it opened lies on, to refuse a link in /proc"},
+	{name: "pipe2", group: groupDescriptors, by: byFault,
+		why: "os/exec's status pipe, before its clone is refused"},
+	{name: "getdents64", group: groupDescriptors, by: byLanguage,
+		why: "fs.list reads an open directory"},
+	{name: "fstatfs", group: groupDescriptors, by: byLanguage, why: "the path walk asks which file " +
+		"system a directory it opened lies on, to refuse a link in /proc"},
 	{name: "ftruncate", group: groupDescriptors, by: byLanguage,
-		why: "fs.write empties the file it opened and judged; Landlock's truncate right holds a file opened in the run"},
+		why: "fs.write empties the file it opened and judged; " +
+			"Landlock's truncate right holds a file opened in the run"},
 
 	// Files by path. Landlock holds each of these beneath the grants:
 	// reads, writes, making and removing files and directories, links
 	// and renames. The legacy forms (open, rename, link, symlink,
 	// truncate) are made by ctypes under --confine strict.
 	{name: "openat", group: groupPaths, args: noSetID, by: byRuntime | byLanguage | byHostModule,
-		why: "fs.read, fs.write, imports, the resolver's files; a set-user-ID or set-group-ID file is refused"},
+		why: "fs.read, fs.write, imports, the resolver's files; " +
+			"a set-user-ID or set-group-ID file is refused"},
 	{name: "open", group: groupPaths, args: noSetID, by: byHostModule,
-		why: "ctypes.syscall(\"open\") under --confine strict; a set-user-ID or set-group-ID file is refused"},
+		why: "ctypes.syscall(\"open\") under --confine strict; " +
+			"a set-user-ID or set-group-ID file is refused"},
 	{name: "openat2", group: groupPaths, args: answerENOSYS, by: byHostModule,
-		why: "its flags and mode lie in a structure the filter cannot read: ENOSYS makes a caller fall back to openat"},
-	{name: "newfstatat", group: groupPaths, by: byLanguage, why: "fs.exists, os.Stat, os.MkdirAll and the resolver's checks"},
-	{name: "readlinkat", group: groupPaths, by: byLanguage, why: "os.Readlink, and os.Root's walk of a path's links"},
+		why: "its flags and mode lie in a structure the filter " +
+			"cannot read: ENOSYS makes a caller fall back to openat"},
+	{name: "newfstatat", group: groupPaths, by: byLanguage,
+		why: "fs.exists, os.Stat, os.MkdirAll and the resolver's checks"},
+	{name: "readlinkat", group: groupPaths, by: byLanguage,
+		why: "os.Readlink, and os.Root's walk of a path's links"},
 	{name: "mkdirat", group: groupPaths, by: byLanguage, why: "fs.mkdir makes a directory"},
-	{name: "unlinkat", group: groupPaths, by: byLanguage, why: "fs.remove removes a file or an empty directory"},
+	{name: "unlinkat", group: groupPaths, by: byLanguage,
+		why: "fs.remove removes a file or an empty directory"},
 	{name: "renameat", group: groupPaths, by: byLanguage, why: "os.Rename, on amd64"},
 	{name: "renameat2", group: groupPaths, by: byLanguage, why: "os.Rename, on arm64"},
-	{name: "rename", group: groupPaths, by: byHostModule, why: "ctypes.syscall(\"rename\") under --confine strict"},
-	{name: "link", group: groupPaths, by: byHostModule, why: "ctypes.syscall(\"link\") in the escape targets"},
-	{name: "symlink", group: groupPaths, by: byHostModule, why: "ctypes.syscall(\"symlink\") in the escape targets"},
-	{name: "truncate", group: groupPaths, by: byHostModule, why: "ctypes.syscall(\"truncate\") in the escape targets"},
+	{name: "rename", group: groupPaths, by: byHostModule,
+		why: "ctypes.syscall(\"rename\") under --confine strict"},
+	{name: "link", group: groupPaths, by: byHostModule,
+		why: "ctypes.syscall(\"link\") in the escape targets"},
+	{name: "symlink", group: groupPaths, by: byHostModule,
+		why: "ctypes.syscall(\"symlink\") in the escape targets"},
+	{name: "truncate", group: groupPaths, by: byHostModule,
+		why: "ctypes.syscall(\"truncate\") in the escape targets"},
 	{name: "mknodat", group: groupPaths, args: mknodNoSetID, by: byHostModule,
 		why: "ctypes' FIFO in the escape targets; a set-user-ID or set-group-ID file is refused"},
 
 	// Reading the worker's own ids and limits.
 	{name: "getuid", group: groupIdentity, by: byLanguage, why: "the worker reads its own user id"},
-	{name: "geteuid", group: groupIdentity, by: byLanguage, why: "the worker reads its own effective user id"},
+	{name: "geteuid", group: groupIdentity, by: byLanguage,
+		why: "the worker reads its own effective user id"},
 	{name: "uname", group: groupIdentity, by: byNet,
 		why: "the resolver reads the host name (os.Hostname) for its search list"},
 	{name: "prlimit64", group: groupIdentity, args: readLimit, by: byRuntime,
@@ -222,17 +260,22 @@ var rules = []rule{
 	// Sockets, under a network grant only.
 	{name: "socket", group: groupSockets, args: inetSocket, net: true, by: byNet,
 		why: "net.connect, http_get and the resolver dial TCP; net.udp sends UDP"},
-	{name: "connect", group: groupSockets, net: true, by: byNet, why: "a dial; Landlock holds the TCP port"},
+	{name: "connect", group: groupSockets, net: true, by: byNet,
+		why: "a dial; Landlock holds the TCP port"},
 	{name: "bind", group: groupSockets, net: true, by: byHostModule,
-		why: "ctypes' bind in the escape targets; Landlock refuses a TCP bind, and a UDP one takes no port another process holds"},
+		why: "ctypes' bind in the escape targets; Landlock refuses a TCP " +
+			"bind, and a UDP one takes no port another process holds"},
 	{name: "getsockopt", group: groupSockets, args: namedOptions, net: true, by: byNet,
 		why: "a dial reads its outcome (SO_ERROR)"},
 	{name: "setsockopt", group: groupSockets, args: namedOptions, net: true, by: byNet,
-		why: "the options a dial sets; SO_REUSEADDR and SO_REUSEPORT, which take a port another process holds, are refused"},
-	{name: "getsockname", group: groupSockets, net: true, by: byNet, why: "a dialled socket's own address"},
+		why: "the options a dial sets; SO_REUSEADDR and SO_REUSEPORT, " +
+			"which take a port another process holds, are refused"},
+	{name: "getsockname", group: groupSockets, net: true, by: byNet,
+		why: "a dialled socket's own address"},
 	{name: "getpeername", group: groupSockets, net: true, by: byNet, why: "a dialled socket's peer"},
 	{name: "sendto", group: groupSockets, net: true, by: byHostModule,
-		why: "ctypes' datagram to a named address in the escape targets; net's sockets are connected, and write"},
+		why: "ctypes' datagram to a named address in the escape " +
+			"targets; net's sockets are connected, and write"},
 	{name: "recvfrom", group: groupSockets, net: true, by: byHostModule,
 		why: "ctypes' wait for a datagram in the escape targets; net's sockets read"},
 }

@@ -19,7 +19,8 @@ func Summary() string {
 			b.WriteString(" and ")
 		}
 		fmt.Fprintf(&b, "%d calls on %s (%d under a network grant)",
-			allowedCount(Config{Sockets: NoSockets}, a), a.Name, allowedCount(Config{Sockets: TCPSockets}, a))
+			allowedCount(Config{Sockets: NoSockets}, a), a.Name, allowedCount(Config{Sockets: TCPSockets},
+				a))
 	}
 	b.WriteString(", each named in one table with what in the worker needs it: ")
 	var groups []string
@@ -44,12 +45,13 @@ func Summary() string {
 		groups = append(groups, groupTitles[g]+" ("+strings.Join(names, ", ")+")")
 	}
 	b.WriteString(strings.Join(groups, "; "))
-	b.WriteString(". Every other call of the kernel's table is refused (EPERM), whatever it reaches: other " +
-		"processes, mounts and namespaces, kernel modules, keyrings, System V IPC and POSIX message queues, " +
-		"io_uring, a file's mode, owner, times, attributes and extended attributes by path, *at call or " +
-		"descriptor, the worker's identity, priorities and limits, locked memory, and any call a newer " +
-		"kernel adds to the table; a number past the table, or in a gap of it, answers ENOSYS, as a kernel " +
-		"without the call does; a call through another architecture's entry (i386, x32) is refused")
+	b.WriteString(". Every other call of the kernel's table is refused (EPERM), whatever it " +
+		"reaches: other processes, mounts and namespaces, kernel modules, keyrings, System V IPC and " +
+		"POSIX message queues, io_uring, a file's mode, owner, times, attributes and extended " +
+		"attributes by path, *at call or descriptor, the worker's identity, priorities and limits, " +
+		"locked memory, and any call a newer kernel adds to the table; a number past the table, or in " +
+		"a gap of it, answers ENOSYS, as a kernel without the call does; a " +
+		"call through another architecture's entry (i386, x32) is refused")
 	return b.String()
 }
 

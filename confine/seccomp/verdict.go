@@ -93,7 +93,8 @@ func argVerdict(r rule, args [6]uint64, c Config) filterAction {
 		default: // ioctl and fcntl: the command follows the descriptor
 			which = arg(1)
 		}
-		return allowIf(slices.ContainsFunc(subCommands[r.name], func(c command) bool { return c.value == which }))
+		return allowIf(slices.ContainsFunc(subCommands[r.name],
+			func(c command) bool { return c.value == which }))
 	case inetSocket:
 		// A datagram socket only under a UDP grant: without one, the
 		// worker could send to any host and port, and bind any free port

@@ -47,7 +47,8 @@ type aceGrant struct {
 // path is a directory, and fails for a path that does not exist: a
 // container reaches only what holds its ACE, so a granted path that does
 // not exist yet cannot be held, and the error says so for the receipt.
-func acePlan(aces []windowsACE, sid string, isDir func(path string) (bool, error)) ([]aceGrant, error) {
+func acePlan(aces []windowsACE, sid string,
+	isDir func(path string) (bool, error)) ([]aceGrant, error) {
 	out := make([]aceGrant, 0, len(aces))
 	for _, a := range aces {
 		dir, err := isDir(a.Path)
@@ -149,11 +150,12 @@ type grantedACEs struct {
 }
 
 // grantACEs gives a run's container its ACEs: it first sweeps what runs
-// that are gone left out (what it cannot clear stays for the next), then writes the record naming the run's SID,
-// profile and every path (before the first grant, so that a run killed
-// halfway is swept too), then grants each ACE under the lock, one write
-// at a time. When a grant fails, the ones made are taken back and the
-// error says which failed: the container is then left off.
+// that are gone left out (what it cannot clear stays for the next), then writes
+// the record naming the run's SID, profile and every path (before the
+// first grant, so that a run killed halfway is swept too), then grants
+// each ACE under the lock, one write at a time. When a grant fails, the
+// ones made are taken back and the error says which failed: the container
+// is then left off.
 func grantACEs(h aceHost, profile string, grants []aceGrant) (*grantedACEs, error) {
 	_, _ = sweepACEs(h) // what it could not clear stays recorded for the next run's sweep
 	if len(grants) == 0 {
@@ -180,7 +182,8 @@ func grantACEs(h aceHost, profile string, grants []aceGrant) (*grantedACEs, erro
 			// The path may hold the ACE even so: take it back too.
 			out.grants = append(out.grants, g)
 			if rerr := out.Revoke(); rerr != nil {
-				return nil, fmt.Errorf("grant the ACE on %s: %w (and taking back the others: %v)", g.Path, err, rerr)
+				return nil, fmt.Errorf("grant the ACE on %s: %w (and taking back the others: %v)", g.Path, err,
+					rerr)
 			}
 			return nil, fmt.Errorf("grant the ACE on %s: %w", g.Path, err)
 		}
@@ -362,7 +365,8 @@ func validProfileName(s string) bool {
 		return false
 	}
 	for _, c := range s {
-		if !(c == '-' || c == '_' || c == '.' || c == ' ' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+		if !(c == '-' || c == '_' || c == '.' || c == ' ' || c >= 'A' && c <= 'Z' ||
+			c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
 			return false
 		}
 	}
@@ -388,7 +392,8 @@ func absWindowsPath(p string) bool {
 		}
 	}
 	switch {
-	case len(p) >= 3 && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && p[1] == ':' && (p[2] == '\\' || p[2] == '/'):
+	case len(p) >= 3 && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && p[1] == ':' && (p[2] == '\\' ||
+		p[2] == '/'):
 		return true
 	case strings.HasPrefix(p, `\\`) && len(p) > 2:
 		return true
@@ -426,7 +431,8 @@ type probeVerdict struct {
 func decideProbe(rememberedNo bool, answers []probeAnswer) probeVerdict {
 	const off = "the container was not trusted: "
 	if rememberedNo {
-		return probeVerdict{Reason: off + "this system's containers resolved a short (8.3) path name differently from their parent before, as remembered for this build"}
+		return probeVerdict{Reason: off + "this system's containers resolved a short (8.3) path name " +
+			"differently from their parent before, as remembered for this build"}
 	}
 	asked := 0
 	for _, a := range answers {
@@ -435,14 +441,17 @@ func decideProbe(rememberedNo bool, answers []probeAnswer) probeVerdict {
 		}
 		asked++
 		if a.Err != "" {
-			return probeVerdict{Reason: off + "the short-name probe could not ask about " + a.Path + ": " + a.Err}
+			return probeVerdict{Reason: off + "the short-name probe could not ask about " + a.Path + ": " +
+				a.Err}
 		}
 		if !strings.EqualFold(a.Resolved, a.Path) {
-			return probeVerdict{Remember: true, Reason: off + "a process in the container resolved the short name of " + a.Path + " to " + a.Resolved}
+			return probeVerdict{Remember: true, Reason: off + "a process in the container resolved the " +
+				"short name of " + a.Path + " to " + a.Resolved}
 		}
 	}
 	if asked == 0 {
-		return probeVerdict{Reason: off + "no granted path has a short (8.3) name to probe the container with"}
+		return probeVerdict{Reason: off + "no granted path has a short (8.3) name to probe the " +
+			"container with"}
 	}
 	return probeVerdict{Trusted: true}
 }

@@ -34,7 +34,8 @@ var (
 
 // procGetHandleInformation is kernel32's GetHandleInformation, which
 // x/sys/windows does not wrap.
-var procGetHandleInformation = windows.NewLazySystemDLL("kernel32.dll").NewProc("GetHandleInformation")
+var procGetHandleInformation = windows.NewLazySystemDLL("kernel32.dll").NewProc(
+	"GetHandleInformation")
 
 // procThreadAttributeSecurityCapabilities is
 // PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES: ProcThreadAttributeValue(9,
@@ -98,7 +99,8 @@ func (l *mutexLock) close() { windows.CloseHandle(l.h) }
 type fileACL struct{}
 
 func (fileACL) edit(path string, ea windows.EXPLICIT_ACCESS) error {
-	sd, err := windows.GetNamedSecurityInfo(path, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION)
+	sd, err := windows.GetNamedSecurityInfo(path, windows.SE_FILE_OBJECT,
+		windows.DACL_SECURITY_INFORMATION)
 	if err != nil {
 		return fmt.Errorf("GetNamedSecurityInfo(%s): %w", path, err)
 	}
@@ -110,7 +112,8 @@ func (fileACL) edit(path string, ea windows.EXPLICIT_ACCESS) error {
 	if err != nil {
 		return fmt.Errorf("SetEntriesInAcl(%s): %w", path, err)
 	}
-	if err := windows.SetNamedSecurityInfo(path, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION, nil, nil, acl, nil); err != nil {
+	if err := windows.SetNamedSecurityInfo(path, windows.SE_FILE_OBJECT,
+		windows.DACL_SECURITY_INFORMATION, nil, nil, acl, nil); err != nil {
 		return fmt.Errorf("SetNamedSecurityInfo(%s): %w", path, err)
 	}
 	return nil
@@ -121,7 +124,8 @@ func sidTrustee(s string) (windows.TRUSTEE, error) {
 	if err != nil {
 		return windows.TRUSTEE{}, fmt.Errorf("the SID %s: %w", s, err)
 	}
-	return windows.TRUSTEE{TrusteeForm: windows.TRUSTEE_IS_SID, TrusteeType: windows.TRUSTEE_IS_WELL_KNOWN_GROUP,
+	return windows.TRUSTEE{TrusteeForm: windows.TRUSTEE_IS_SID,
+		TrusteeType:  windows.TRUSTEE_IS_WELL_KNOWN_GROUP,
 		TrusteeValue: windows.TrusteeValueFromSID(sid)}, nil
 }
 
@@ -181,7 +185,8 @@ func (s fileRecords) open(path string, access, share, disposition uint32) (windo
 
 func (s fileRecords) Hold(name string, data []byte) (heldRecord, error) {
 	path := filepath.Join(s.dir, name)
-	h, err := s.open(path, windows.GENERIC_READ|windows.GENERIC_WRITE, windows.FILE_SHARE_READ, windows.CREATE_NEW)
+	h, err := s.open(path, windows.GENERIC_READ|windows.GENERIC_WRITE, windows.FILE_SHARE_READ,
+		windows.CREATE_NEW)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
@@ -280,12 +285,14 @@ func createProfile(name string, caps []string) (*windows.SID, error) {
 		capsPtr = &attrs[0]
 	}
 	var sid *windows.SID
-	hr, _, _ := procCreateAppContainerProfile.Call(uintptr(unsafe.Pointer(n)), uintptr(unsafe.Pointer(n)), uintptr(unsafe.Pointer(n)),
+	hr, _, _ := procCreateAppContainerProfile.Call(uintptr(unsafe.Pointer(n)),
+		uintptr(unsafe.Pointer(n)), uintptr(unsafe.Pointer(n)),
 		uintptr(unsafe.Pointer(capsPtr)), uintptr(len(attrs)), uintptr(unsafe.Pointer(&sid)))
 	runtime.KeepAlive(attrs)
 	const hrAlreadyExists = 0x800700B7 // HRESULT_FROM_WIN32(ERROR_ALREADY_EXISTS)
 	if uint32(hr) == hrAlreadyExists {
-		hr, _, _ = procDeriveAppContainerSidFromAC.Call(uintptr(unsafe.Pointer(n)), uintptr(unsafe.Pointer(&sid)))
+		hr, _, _ = procDeriveAppContainerSidFromAC.Call(uintptr(unsafe.Pointer(n)),
+			uintptr(unsafe.Pointer(&sid)))
 	}
 	if hr != 0 || sid == nil {
 		return nil, fmt.Errorf("CreateAppContainerProfile(%s): HRESULT %#x", name, uint32(hr))
@@ -362,7 +369,8 @@ func openContainer(plan Plan, runID string) (*container, string) {
 	if err != nil {
 		return fail("the machine-wide ACE lock: " + err.Error())
 	}
-	host := aceHost{Lock: c.lock, ACL: fileACL{}, Records: fileRecords{dir: dir}, DeleteProfile: deleteProfile, LockWait: aceLockWait}
+	host := aceHost{Lock: c.lock, ACL: fileACL{}, Records: fileRecords{dir: dir},
+		DeleteProfile: deleteProfile, LockWait: aceLockWait}
 	c.aces, err = grantACEs(host, name, grants)
 	if err != nil {
 		return fail("the container's ACEs could not be given: " + err.Error())
@@ -446,7 +454,8 @@ func finalPath(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	h, err := windows.CreateFile(p, 0, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
+	h, err := windows.CreateFile(p, 0,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
 		windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS, 0)
 	if err != nil {
 		return "", fmt.Errorf("open %s: %w", path, err)
@@ -515,7 +524,8 @@ func probeShortNames(c *container, grants []aceGrant) []probeAnswer {
 	}
 	defer r.Close()
 	env := append(os.Environ(), probeEnv+"=1")
-	pi, err := startInContainer(c, exe, append([]string{exe, probeArg}, shorts...), env, "", [3]*os.File{nil, w, nil}, nil)
+	pi, err := startInContainer(c, exe, append([]string{exe, probeArg}, shorts...), env, "",
+		[3]*os.File{nil, w, nil}, nil)
 	w.Close()
 	if err != nil {
 		return withProbeErr(answers, "start the probe in the container: "+err.Error())
@@ -568,7 +578,8 @@ func withProbeErr(answers []probeAnswer, msg string) []probeAnswer {
 // with STARTUPINFOEX carrying PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES
 // and a PROC_THREAD_ATTRIBUTE_HANDLE_LIST of exactly the standard handles
 // and extra. A nil standard file is NUL. The caller resumes the thread.
-func startInContainer(c *container, exe string, args, env []string, dir string, std [3]*os.File, extra []windows.Handle) (*windows.ProcessInformation, error) {
+func startInContainer(c *container, exe string, args, env []string, dir string, std [3]*os.File,
+	extra []windows.Handle) (*windows.ProcessInformation, error) {
 	for i, f := range std {
 		if f == nil {
 			null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
@@ -579,7 +590,8 @@ func startInContainer(c *container, exe string, args, env []string, dir string, 
 			std[i] = null
 		}
 	}
-	handles := []windows.Handle{windows.Handle(std[0].Fd()), windows.Handle(std[1].Fd()), windows.Handle(std[2].Fd())}
+	handles := []windows.Handle{windows.Handle(std[0].Fd()), windows.Handle(std[1].Fd()),
+		windows.Handle(std[2].Fd())}
 	handles = append(handles, extra...)
 	handles = uniqueHandles(handles)
 
@@ -592,17 +604,20 @@ func startInContainer(c *container, exe string, args, env []string, dir string, 
 	if len(c.caps) > 0 {
 		sc.Capabilities = &c.caps[0]
 	}
-	if err := attrs.Update(procThreadAttributeSecurityCapabilities, unsafe.Pointer(&sc), unsafe.Sizeof(sc)); err != nil {
+	if err := attrs.Update(procThreadAttributeSecurityCapabilities, unsafe.Pointer(&sc),
+		unsafe.Sizeof(sc)); err != nil {
 		return nil, fmt.Errorf("UpdateProcThreadAttribute(security capabilities): %w", err)
 	}
-	if err := attrs.Update(windows.PROC_THREAD_ATTRIBUTE_HANDLE_LIST, unsafe.Pointer(&handles[0]), uintptr(len(handles))*unsafe.Sizeof(handles[0])); err != nil {
+	if err := attrs.Update(windows.PROC_THREAD_ATTRIBUTE_HANDLE_LIST, unsafe.Pointer(&handles[0]),
+		uintptr(len(handles))*unsafe.Sizeof(handles[0])); err != nil {
 		return nil, fmt.Errorf("UpdateProcThreadAttribute(handle list): %w", err)
 	}
 
 	si := windows.StartupInfoEx{ProcThreadAttributeList: attrs.List()}
 	si.Cb = uint32(unsafe.Sizeof(si))
 	si.Flags = windows.STARTF_USESTDHANDLES
-	si.StdInput, si.StdOutput, si.StdErr = windows.Handle(std[0].Fd()), windows.Handle(std[1].Fd()), windows.Handle(std[2].Fd())
+	si.StdInput, si.StdOutput, si.StdErr = windows.Handle(std[0].Fd()), windows.Handle(std[1].Fd()),
+		windows.Handle(std[2].Fd())
 
 	exeP, err := windows.UTF16PtrFromString(exe)
 	if err != nil {
@@ -635,16 +650,20 @@ func startInContainer(c *container, exe string, args, env []string, dir string, 
 		}
 	}()
 	for i, h := range handles {
-		if r, _, err := procGetHandleInformation.Call(uintptr(h), uintptr(unsafe.Pointer(&was[i]))); r == 0 {
+		if r, _, err := procGetHandleInformation.Call(uintptr(h),
+			uintptr(unsafe.Pointer(&was[i]))); r == 0 {
 			return nil, fmt.Errorf("GetHandleInformation: %w", err)
 		}
-		if err := windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, windows.HANDLE_FLAG_INHERIT); err != nil {
+		if err := windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT,
+			windows.HANDLE_FLAG_INHERIT); err != nil {
 			return nil, fmt.Errorf("SetHandleInformation: %w", err)
 		}
 	}
 	pi := new(windows.ProcessInformation)
-	flags := uint32(windows.CREATE_SUSPENDED | windows.EXTENDED_STARTUPINFO_PRESENT | windows.CREATE_UNICODE_ENVIRONMENT)
-	if err := windows.CreateProcess(exeP, cmdLine, nil, nil, true, flags, &block[0], dirP, &si.StartupInfo, pi); err != nil {
+	flags := uint32(windows.CREATE_SUSPENDED | windows.EXTENDED_STARTUPINFO_PRESENT |
+		windows.CREATE_UNICODE_ENVIRONMENT)
+	if err := windows.CreateProcess(exeP, cmdLine, nil, nil, true, flags, &block[0], dirP,
+		&si.StartupInfo, pi); err != nil {
 		return nil, fmt.Errorf("CreateProcess in the AppContainer: %w", err)
 	}
 	return pi, nil

@@ -30,7 +30,12 @@ func Assess(p core.Policy, h Held) core.Result {
 	for _, l := range []struct {
 		on   bool
 		name string
-	}{{h.Job, core.LayerJobObject}, {h.Token, core.LayerTokenPrivs}, {h.LowIntegrity, core.LayerLowIntegrity}, {h.AppContainer, core.LayerAppContainer}} {
+	}{
+		{h.Job, core.LayerJobObject},
+		{h.Token, core.LayerTokenPrivs},
+		{h.LowIntegrity, core.LayerLowIntegrity},
+		{h.AppContainer, core.LayerAppContainer},
+	} {
 		if l.on {
 			layers = append(layers, l.name)
 		}

@@ -74,16 +74,20 @@ func windowsJobLimits(plan Plan) (jobLimits, error) {
 func jobHeld(want, got jobLimits) error {
 	var miss []string
 	if got.LimitFlags&want.LimitFlags != want.LimitFlags {
-		miss = append(miss, fmt.Sprintf("limit flags %#x of %#x", got.LimitFlags&want.LimitFlags, want.LimitFlags))
+		miss = append(miss, fmt.Sprintf("limit flags %#x of %#x", got.LimitFlags&want.LimitFlags,
+			want.LimitFlags))
 	}
 	if want.LimitFlags&jobLimitActiveProcess != 0 && got.ActiveProcessLimit > want.ActiveProcessLimit {
-		miss = append(miss, fmt.Sprintf("an active process limit of %d, not %d", got.ActiveProcessLimit, want.ActiveProcessLimit))
+		miss = append(miss, fmt.Sprintf("an active process limit of %d, not %d", got.ActiveProcessLimit,
+			want.ActiveProcessLimit))
 	}
 	if want.LimitFlags&jobLimitProcessMemory != 0 && got.ProcessMemoryLimit > want.ProcessMemoryLimit {
-		miss = append(miss, fmt.Sprintf("a process memory limit of %d bytes, not %d", got.ProcessMemoryLimit, want.ProcessMemoryLimit))
+		miss = append(miss, fmt.Sprintf("a process memory limit of %d bytes, not %d",
+			got.ProcessMemoryLimit, want.ProcessMemoryLimit))
 	}
 	if got.UIRestrictions&want.UIRestrictions != want.UIRestrictions {
-		miss = append(miss, fmt.Sprintf("UI restrictions %#x of %#x", got.UIRestrictions&want.UIRestrictions, want.UIRestrictions))
+		miss = append(miss, fmt.Sprintf("UI restrictions %#x of %#x",
+			got.UIRestrictions&want.UIRestrictions, want.UIRestrictions))
 	}
 	if len(miss) > 0 {
 		return errors.New("its job has " + strings.Join(miss, ", "))
@@ -110,16 +114,20 @@ func privilegesBeyond(held, kept []string) []string {
 // when its token says it is an AppContainer's (isContainer) and the
 // token's AppContainer SID is told. problem says why not when it was
 // told of one.
-func containerClaim(told string, isContainer bool, sid string, err error) (held bool, problem string) {
+func containerClaim(told string, isContainer bool, sid string,
+	err error) (held bool, problem string) {
 	switch {
 	case told == "":
 		return false, ""
 	case err != nil:
-		return false, "the worker could not read its token to check the AppContainer it was told of: " + err.Error()
+		return false,
+			"the worker could not read its token to check the AppContainer it was told of: " + err.Error()
 	case !isContainer:
-		return false, "the worker was told it runs in the AppContainer " + told + ", but its token is not an AppContainer's: nothing of it is claimed"
+		return false, "the worker was told it runs in the AppContainer " + told + ", but its token is " +
+			"not an AppContainer's: nothing of it is claimed"
 	case !strings.EqualFold(sid, told):
-		return false, "the worker was told it runs in the AppContainer " + told + ", but its token's is " + sid + ": nothing of it is claimed"
+		return false, "the worker was told it runs in the AppContainer " + told +
+			", but its token's is " + sid + ": nothing of it is claimed"
 	}
 	return true, ""
 }
@@ -180,13 +188,15 @@ func windowsResult(p core.Policy, plan Plan, o windowsObserved) core.Result {
 		case o.IntegrityErr != nil:
 			problem(core.LayerLowIntegrity, "the low integrity level was not set: "+o.IntegrityErr.Error())
 		case o.IntegrityRID > lowIntegrityRID:
-			problem(core.LayerLowIntegrity, fmt.Sprintf("the token's integrity level is %#x, above low", o.IntegrityRID))
+			problem(core.LayerLowIntegrity, fmt.Sprintf("the token's integrity level is %#x, above low",
+				o.IntegrityRID))
 		default:
 			held.LowIntegrity = true
 		}
 	}
 	var claim string
-	held.AppContainer, claim = containerClaim(o.ContainerTold, o.IsContainer, o.ContainerSID, o.ContainerErr)
+	held.AppContainer, claim = containerClaim(o.ContainerTold, o.IsContainer, o.ContainerSID,
+		o.ContainerErr)
 	if claim != "" {
 		problem(core.LayerAppContainer, claim)
 	}

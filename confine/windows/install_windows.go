@@ -25,8 +25,10 @@ var (
 	_ [windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE - jobLimitKillOnClose]struct{}
 	_ [aceMaskRead - (windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE)]struct{}
 	_ [(windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE) - aceMaskRead]struct{}
-	_ [aceMaskReadWrite - (windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE | windows.FILE_GENERIC_WRITE | windows.DELETE)]struct{}
-	_ [(windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE | windows.FILE_GENERIC_WRITE | windows.DELETE) - aceMaskReadWrite]struct{}
+	_ [aceMaskReadWrite - (windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE |
+		windows.FILE_GENERIC_WRITE | windows.DELETE)]struct{}
+	_ [(windows.FILE_GENERIC_READ | windows.FILE_GENERIC_EXECUTE |
+		windows.FILE_GENERIC_WRITE | windows.DELETE) - aceMaskReadWrite]struct{}
 )
 
 // TOKEN_INFORMATION_CLASS values x/sys/windows does not name: they follow
@@ -82,13 +84,15 @@ func ownJob() (jobLimits, error) {
 	}, nil
 }
 
-var procLookupPrivilegeNameW = windows.NewLazySystemDLL("advapi32.dll").NewProc("LookupPrivilegeNameW")
+var procLookupPrivilegeNameW = windows.NewLazySystemDLL("advapi32.dll").NewProc(
+	"LookupPrivilegeNameW")
 
 // privilegeName is LookupPrivilegeNameW of luid on this system.
 func privilegeName(luid windows.LUID) (string, error) {
 	buf := make([]uint16, 128)
 	n := uint32(len(buf))
-	r, _, err := procLookupPrivilegeNameW.Call(0, uintptr(unsafe.Pointer(&luid)), uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&n)))
+	r, _, err := procLookupPrivilegeNameW.Call(0, uintptr(unsafe.Pointer(&luid)),
+		uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&n)))
 	if r == 0 {
 		return "", fmt.Errorf("LookupPrivilegeNameW: %w", err)
 	}
@@ -126,7 +130,8 @@ func tokenPrivileges(tok windows.Token) ([]windows.LUIDAndAttributes, []string, 
 // back is what counts.
 func removePrivileges(kept []string) ([]string, error) {
 	var tok windows.Token
-	if err := windows.OpenProcessToken(windows.CurrentProcess(), windows.TOKEN_ADJUST_PRIVILEGES|windows.TOKEN_QUERY, &tok); err != nil {
+	if err := windows.OpenProcessToken(windows.CurrentProcess(),
+		windows.TOKEN_ADJUST_PRIVILEGES|windows.TOKEN_QUERY, &tok); err != nil {
 		return nil, fmt.Errorf("OpenProcessToken: %w", err)
 	}
 	defer tok.Close()
@@ -137,7 +142,8 @@ func removePrivileges(kept []string) ([]string, error) {
 	var remove []windows.LUIDAndAttributes
 	for i, pr := range privs {
 		if len(privilegesBeyond([]string{names[i]}, kept)) > 0 {
-			remove = append(remove, windows.LUIDAndAttributes{Luid: pr.Luid, Attributes: windows.SE_PRIVILEGE_REMOVED})
+			remove = append(remove, windows.LUIDAndAttributes{Luid: pr.Luid,
+				Attributes: windows.SE_PRIVILEGE_REMOVED})
 		}
 	}
 	if len(remove) > 0 {
@@ -159,7 +165,8 @@ func removePrivileges(kept []string) ([]string, error) {
 // own) and returns the level the token then reads, as a RID.
 func lowerIntegrity() (uint32, error) {
 	var tok windows.Token
-	if err := windows.OpenProcessToken(windows.CurrentProcess(), windows.TOKEN_ADJUST_DEFAULT|windows.TOKEN_QUERY, &tok); err != nil {
+	if err := windows.OpenProcessToken(windows.CurrentProcess(),
+		windows.TOKEN_ADJUST_DEFAULT|windows.TOKEN_QUERY, &tok); err != nil {
 		return 0, fmt.Errorf("OpenProcessToken: %w", err)
 	}
 	defer tok.Close()
@@ -167,8 +174,10 @@ func lowerIntegrity() (uint32, error) {
 	if err != nil {
 		return 0, fmt.Errorf("CreateWellKnownSid(WinLowLabelSid): %w", err)
 	}
-	label := windows.Tokenmandatorylabel{Label: windows.SIDAndAttributes{Sid: low, Attributes: windows.SE_GROUP_INTEGRITY}}
-	if err := windows.SetTokenInformation(tok, windows.TokenIntegrityLevel, (*byte)(unsafe.Pointer(&label)), label.Size()); err != nil {
+	label := windows.Tokenmandatorylabel{Label: windows.SIDAndAttributes{Sid: low,
+		Attributes: windows.SE_GROUP_INTEGRITY}}
+	if err := windows.SetTokenInformation(tok, windows.TokenIntegrityLevel,
+		(*byte)(unsafe.Pointer(&label)), label.Size()); err != nil {
 		return 0, fmt.Errorf("SetTokenInformation(TokenIntegrityLevel): %w", err)
 	}
 	var n uint32
@@ -177,7 +186,8 @@ func lowerIntegrity() (uint32, error) {
 		return 0, errors.New("GetTokenInformation(TokenIntegrityLevel) gave no size")
 	}
 	buf := make([]byte, n)
-	if err := windows.GetTokenInformation(tok, windows.TokenIntegrityLevel, &buf[0], n, &n); err != nil {
+	if err := windows.GetTokenInformation(tok, windows.TokenIntegrityLevel, &buf[0], n,
+		&n); err != nil {
 		return 0, fmt.Errorf("GetTokenInformation(TokenIntegrityLevel): %w", err)
 	}
 	sid := (*windows.Tokenmandatorylabel)(unsafe.Pointer(&buf[0])).Label.Sid
@@ -193,7 +203,8 @@ func lowerIntegrity() (uint32, error) {
 func ownContainer() (bool, string, error) {
 	tok := windows.GetCurrentProcessToken()
 	var is, n uint32
-	if err := windows.GetTokenInformation(tok, tokenIsAppContainer, (*byte)(unsafe.Pointer(&is)), uint32(unsafe.Sizeof(is)), &n); err != nil {
+	if err := windows.GetTokenInformation(tok, tokenIsAppContainer, (*byte)(unsafe.Pointer(&is)),
+		uint32(unsafe.Sizeof(is)), &n); err != nil {
 		return false, "", fmt.Errorf("GetTokenInformation(TokenIsAppContainer): %w", err)
 	}
 	if is == 0 {

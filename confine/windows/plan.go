@@ -108,11 +108,13 @@ func PlanFor(p core.Policy, n core.Needs, fileCount func(path string) int, memor
 		JobMemoryLimitMB: memoryMB,
 		PrivilegesKept:   []string{"SeChangeNotifyPrivilege"},
 		IntegrityLevel:   integrityLow,
-		IntegrityReason:  "nothing is granted for writing, so the token is low integrity and cannot write to anything of the user's",
+		IntegrityReason: "nothing is granted for writing, so the token is low " +
+			"integrity and cannot write to anything of the user's",
 	}
 	if p.Write.Unrestricted || len(p.Write.Paths) > 0 {
 		plan.IntegrityLevel = integrityMedium
-		plan.IntegrityReason = "writes are granted, and a low integrity token could not write to the user's files, which are medium integrity"
+		plan.IntegrityReason = "writes are granted, and a low integrity token could not " +
+			"write to the user's files, which are medium integrity"
 	}
 
 	var aces []windowsACE
@@ -152,7 +154,8 @@ func PlanFor(p core.Policy, n core.Needs, fileCount func(path string) int, memor
 	default:
 		for _, ace := range aces[:granted] {
 			if fileCount(ace.Path) > windowsMaxACEFiles {
-				plan.ContainerOffReason = "the grant " + ace.Path + " covers more than " + strconv.Itoa(windowsMaxACEFiles) + " files"
+				plan.ContainerOffReason = "the grant " + ace.Path + " covers more than " +
+					strconv.Itoa(windowsMaxACEFiles) + " files"
 				break
 			}
 		}

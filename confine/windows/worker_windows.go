@@ -20,7 +20,8 @@ import (
 // files runs without its container: a process is put in one only at its
 // creation, by a CreateProcess os/exec cannot make, which is given the
 // streams' handles.
-const containerNeedsFiles = "the worker's standard streams are not files, and a process is started inside an AppContainer with its streams' handles"
+const containerNeedsFiles = "the worker's standard streams are not files, and a process is " +
+	"started inside an AppContainer with its streams' handles"
 
 // PrepareWorker makes the run's job object, with the limits of the plan
 // PlanFor derives (for a run that enforces nothing, only kill on
@@ -33,9 +34,11 @@ const containerNeedsFiles = "the worker's standard streams are not files, and a 
 // runID names the run, and its AppContainer profile; tempDir is the run's
 // private temporary directory; maxMemoryMB is its memory limit, 0 for
 // none. The Worker it returns is usable even with an error.
-func PrepareWorker(cmd *exec.Cmd, p core.Policy, runID, tempDir string, maxMemoryMB int) (*Worker, error) {
+func PrepareWorker(cmd *exec.Cmd, p core.Policy, runID, tempDir string,
+	maxMemoryMB int) (*Worker, error) {
 	exe, _ := os.Executable()
-	plan := PlanFor(p, core.Needs{Executable: exe, TempDir: tempDir}, countFilesUpTo(windowsMaxACEFiles+1), maxMemoryMB)
+	plan := PlanFor(p, core.Needs{Executable: exe, TempDir: tempDir},
+		countFilesUpTo(windowsMaxACEFiles+1), maxMemoryMB)
 	s := &Worker{cmd: cmd, memoryMB: plan.JobMemoryLimitMB}
 	off := plan.ContainerOffReason
 	if p.Enforced && plan.AppContainer {
@@ -126,7 +129,8 @@ func (s *Worker) Start() error {
 	}
 	s.container.close()
 	s.container = nil
-	s.cmd.Env = withContainerEnv(s.cmd.Env, "", "the worker could not be started in its AppContainer: "+err.Error())
+	s.cmd.Env = withContainerEnv(s.cmd.Env, "",
+		"the worker could not be started in its AppContainer: "+err.Error())
 	return s.cmd.Start()
 }
 
@@ -180,7 +184,8 @@ func (s *Worker) AfterStart(pid int) error {
 	if s.job == 0 {
 		return errors.New("assign the worker to its job: there is no job")
 	}
-	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
+	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false,
+		uint32(pid))
 	if err != nil {
 		return fmt.Errorf("OpenProcess(%d): %w", pid, err)
 	}
@@ -268,7 +273,8 @@ func labelLow(dir string) error {
 	if err != nil {
 		return fmt.Errorf("the label's SACL: %w", err)
 	}
-	if err := windows.SetNamedSecurityInfo(dir, windows.SE_FILE_OBJECT, windows.LABEL_SECURITY_INFORMATION, nil, nil, nil, sacl); err != nil {
+	if err := windows.SetNamedSecurityInfo(dir, windows.SE_FILE_OBJECT,
+		windows.LABEL_SECURITY_INFORMATION, nil, nil, nil, sacl); err != nil {
 		return fmt.Errorf("SetNamedSecurityInfo: %w", err)
 	}
 	return nil
@@ -276,8 +282,9 @@ func labelLow(dir string) error {
 
 // countFilesUpTo counts the files beneath a path, stopping at limit: more
 // than windowsMaxACEFiles is all the plan needs to know. A path that does
-// not exist yet holds none; one that cannot be walked counts as limit, so that the container is left off
-// rather than given an ACE nobody counted beneath.
+// not exist yet holds none; one that cannot be walked counts as limit, so that
+// the container is left off rather than given an ACE nobody counted
+// beneath.
 func countFilesUpTo(limit int) func(string) int {
 	stop := errors.New("enough")
 	return func(root string) int {

@@ -147,15 +147,16 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "resolver-reads-all-etc", File: "confine/linux/needs_linux_paths.go",
-		Old:      `linuxResolver = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"}`,
+		Old: "linuxResolver = []string{\"/etc/resolv.conf\", \"/etc/hosts\", \"/etc/nsswitch.conf\", " +
+			"\"/etc/gai.conf\",\n\t\t\"/etc/host.conf\"}",
 		New:      `linuxResolver = []string{"/etc"}`,
 		Packages: checksPkg, Focus: "a net grant adds the resolver",
 		CaughtBy: "spec: no-fs: a net grant adds the resolver's files to the reads, and nothing beside them",
 	},
 	{
 		Name: "credential-cell-no", File: "confine/enforces.go",
-		Old:      `Linux: Cell{HoldsYes, "Landlock: a grant above one is held as the entries beside the way down to it, "`,
-		New:      `Linux: Cell{HoldsNo, "Landlock: a grant above one is held as the entries beside the way down to it, "`,
+		Old:      `Linux: Cell{HoldsYes, "Landlock: a grant above one is held as the entries beside the way "`,
+		New:      `Linux: Cell{HoldsNo, "Landlock: a grant above one is held as the entries beside the way "`,
 		Packages: checksPkg, Focus: "credential",
 		CaughtBy: "spec: credential: a guarded location under a broad grant is as the cell says",
 	},

@@ -1,45 +1,12 @@
 package linux
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/testkit/confinetest"
 )
-
-// checkResult holds r to a level and its layers. A partial reason names
-// one limit not held per part, parts joined by "; ": it has len(want)
-// parts, part i saying want[i]. Any other reason says each of want.
-func checkResult(t *testing.T, r core.Result, wantLevel core.Level, wantLayers, want []string) {
-	t.Helper()
-	if r.Level != wantLevel {
-		t.Errorf("level %s, want %s (reason %q)", r.Level, wantLevel, r.Reason)
-	}
-	if wantLayers == nil {
-		wantLayers = []string{}
-	}
-	if !slices.Equal(r.Layers, wantLayers) {
-		t.Errorf("layers %v, want %v", r.Layers, wantLayers)
-	}
-	if r.Level != core.Partial {
-		for _, w := range want {
-			if !strings.Contains(r.Reason, w) {
-				t.Errorf("reason %q does not say %q", r.Reason, w)
-			}
-		}
-		return
-	}
-	parts := strings.Split(r.Reason, "; ")
-	if len(parts) != len(want) {
-		t.Fatalf("reason names %d limits, want %d: %q", len(parts), len(want), r.Reason)
-	}
-	for i, w := range want {
-		if !strings.Contains(parts[i], w) {
-			t.Errorf("limit %d is %q, want it to say %q", i+1, parts[i], w)
-		}
-	}
-}
 
 func TestAssessLinux(t *testing.T) {
 	ll7, ll3 := core.LayerLandlock(7), core.LayerLandlock(3)
@@ -187,7 +154,7 @@ func TestAssessLinux(t *testing.T) {
 			wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp}, want: []string{"the address-space limit was refused"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkResult(t, Assess(policyOf(tc.allow, tc.strict), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
+			confinetest.CheckResult(t, Assess(confinetest.PolicyOf(tc.allow, tc.strict), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
 		})
 	}
 }
@@ -199,7 +166,7 @@ func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 	needs := core.Needs{Executable: "/opt/sabline/bin/sabline", TempDir: "/tmp/sabline-run"}
 	checked := 0
 	for _, allow := range []string{"io", "io,fs:write:/srv/out", "io,fs:write", "io,net:example.org:443", "io,net:example.org", "io,net", "io,ffi:socket"} {
-		p := policyOf(allow, false)
+		p := confinetest.PolicyOf(allow, false)
 		for abi := 1; abi <= LandlockMaxABI; abi++ {
 			plan, err := LandlockPlan(p, needs, abi)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/testkit/confinetest"
 )
 
 // TestLandlockABITable pins the table of ABIs: one line per ABI from 1 to
@@ -81,7 +82,7 @@ func TestLandlockABIOf(t *testing.T) {
 // TestLandlockPlanReadsTheTable: at every ABI, the plan handles what the
 // table says that ABI offers, and nothing it does not.
 func TestLandlockPlanReadsTheTable(t *testing.T) {
-	p := policyOf("io,net:example.org:443", false)
+	p := confinetest.PolicyOf("io,net:example.org:443", false)
 	for abi := 1; abi <= LandlockMaxABI+1; abi++ {
 		info := LandlockABIOf(abi)
 		plan, err := LandlockPlan(p, core.Needs{TempDir: "/tmp/run"}, abi)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/testkit/confinetest"
 )
 
 // planBudgets are the budgets whose plans the golden files hold.
@@ -39,7 +40,7 @@ var testNeeds = core.Needs{
 }
 
 func planPolicy(allow string, strict bool) core.Policy {
-	return core.OSPolicy(budget.MustParse("/", allow), core.Options{Mode: modeOf(strict)})
+	return core.OSPolicy(budget.MustParse("/", allow), core.Options{Mode: confinetest.ModeOf(strict)})
 }
 
 // renderLandlock prints a plan for people to read.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/testkit/confinetest"
 )
 
 // TestSocketRuleOf: a policy's filter makes no socket under a closed
@@ -29,7 +30,7 @@ func TestSocketRuleOf(t *testing.T) {
 		{name: "a widening under --confine strict", allow: "io,ffi:socket", strict: true, want: socketsRefused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := core.OSPolicy(budget.MustParse("/", tc.allow), core.Options{Mode: modeOf(tc.strict)})
+			p := core.OSPolicy(budget.MustParse("/", tc.allow), core.Options{Mode: confinetest.ModeOf(tc.strict)})
 			if got := socketRuleOf(p); got != tc.want {
 				t.Errorf("socketRuleOf = %d, want %d", got, tc.want)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit/confinetest"
 )
 
 // TestAssessLinuxNamesWithheld shows that the reason a receipt records
@@ -37,7 +38,7 @@ func TestAssessLinuxNamesWithheld(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			held := Held{LandlockABI: 7, Seccomp: true, Carving: tt.carving}
-			r := Assess(policyOf("io,fs:read:/srv", false), held)
+			r := Assess(confinetest.PolicyOf("io,fs:read:/srv", false), held)
 			for _, w := range tt.wantSaid {
 				if !strings.Contains(r.Reason, w) {
 					t.Errorf("the reason %q does not say %q", r.Reason, w)

@@ -41,7 +41,6 @@ var goldenTests = []string{
 
 // The packages the mutations run.
 var (
-	confinePkg = []string{"./confine/"}
 	linuxPkg   = []string{"./confine/linux/"}
 	seccompPkg = []string{"./confine/seccomp/"}
 	langPkg    = []string{"./lang/"}

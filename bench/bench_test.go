@@ -15,8 +15,8 @@ import (
 	"time"
 
 	lib "github.com/sabline/sabline"
-	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
 func TestMain(m *testing.M) {

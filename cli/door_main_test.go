@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline"
-	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
 // TestMain removes the sabline binary the door tests build (sablineBin).

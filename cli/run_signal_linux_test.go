@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/receipt"
 )
 

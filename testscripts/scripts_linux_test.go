@@ -6,8 +6,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/sys/unix"
 
-	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/proc"
 )
 
 // cmdKillWorker: killworker

@@ -23,8 +23,8 @@ import (
 
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
-	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/receipt"
 )
 

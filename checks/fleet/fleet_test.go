@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/testkit/fleettest"
-	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/receipt/ship"
 )

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
 func TestMain(m *testing.M) {

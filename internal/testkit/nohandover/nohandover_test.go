@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
 func TestMain(m *testing.M) {

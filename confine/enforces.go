@@ -174,8 +174,10 @@ func enforcesTable() []Row {
 				Linux: Cell{HoldsYes, "Landlock: files written, made, removed and (from " +
 					linux.ABIText(linux.LandlockABITruncate()) + ") truncated beneath DIR and nowhere else; the " +
 					"grant gives no read, as in the language, and a file is not renamed or linked from one " +
-					"directory into another (EXDEV); when DIR does not exist yet, beneath the nearest " +
-					"directory above it that does, and the level is partial", []string{LayerLandlockFamily}},
+					"directory into another (EXDEV); when DIR does not exist yet, the supervisor makes it " +
+					"before the worker starts if its parent exists (the receipt's observed made says " +
+					"so); otherwise beneath the nearest directory above it that does, and the level is " +
+					"partial", []string{LayerLandlockFamily}},
 				Darwin: Cell{HoldsYes, "writes beneath DIR allowed, and refused everywhere else but the " +
 					"private temporary directory and /dev/null", []string{LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "AppContainer: an ACE for DIR carrying read, write and delete, so " +

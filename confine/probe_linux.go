@@ -4,6 +4,7 @@ package confine
 
 import (
 	"os"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -51,8 +52,10 @@ func OnThisMachine(p Policy) Result {
 	m := Probe()
 	held := linux.Held{LandlockABI: min(m.LandlockABI, linux.LandlockMaxABI), Seccomp: m.Seccomp,
 		CapabilitiesDropped: true}
+	made := ToMake(p, os.Stat) // the supervisor makes these before the worker starts
 	for _, dir := range append(append([]string{}, p.Read.Paths...), p.Write.Paths...) {
-		if _, err := os.Stat(dir); err != nil {
+		if _, err := os.Stat(dir); err != nil && !slices.Contains(made, dir) &&
+			!slices.Contains(held.Missing, dir) {
 			held.Missing = append(held.Missing, dir)
 		}
 	}

@@ -36,6 +36,10 @@ type Observed struct {
 	// then the null device).
 	StdoutBytes *int64 `json:"stdout_bytes,omitempty"`
 	StderrBytes *int64 `json:"stderr_bytes,omitempty"`
+	// Made are the granted directories the supervisor made before the
+	// worker started: each a write grant's that did not exist yet, beneath
+	// a parent that did (confine.MakeGranted).
+	Made []string `json:"made,omitempty"`
 }
 
 // Reported names the fields of the receipt that the worker reported after

@@ -205,6 +205,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	o, said := w.conclude(s, fo, bad, keep)
 	w.end()
 	c.rec.Observed = w.observe()
+	c.rec.Observed.Made = c.made
 	if after { // else all the worker said, it said before the program's first statement
 		reported(c.rec, r.Budget, said, receipt.FieldEffects, receipt.FieldWorkerTimings)
 	}
@@ -219,6 +220,7 @@ type commandRun struct {
 	rec     *receipt.Receipt
 	derived confine.Policy
 	started time.Time
+	made    []string // the granted directories made for the run (makeGranted)
 }
 
 func newCommandRun(r Run) *commandRun {
@@ -317,6 +319,7 @@ func (c *commandRun) request(w *workerProc, g *guard.Set) (*wire.Request, error)
 		return nil, err
 	}
 	c.rec.Program.SHA256 = sha256Hex(src)
+	c.makeGranted()
 	req := &wire.Request{
 		Program: c.abs, SHA256: c.rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd,
 		Guard: g, Admitted: admitted(r.Budget),
@@ -340,6 +343,19 @@ func (c *commandRun) request(w *workerProc, g *guard.Set) (*wire.Request, error)
 		}
 	}
 	return req, nil
+}
+
+// makeGranted makes the granted directories that do not exist yet, once
+// the run is admitted and its program read, before the worker gets its
+// policy: each is then held as granted, not beneath the directory above
+// it. One that cannot be made is said on the run's standard error and
+// left to the level, which says where it is held.
+func (c *commandRun) makeGranted() {
+	made, err := confine.MakeGranted(c.derived)
+	c.made = made
+	if err != nil {
+		fmt.Fprintf(c.r.Stderr, "sabline: %v\n", err)
+	}
 }
 
 // programTooLarge refuses a program past program.MaxBytes.

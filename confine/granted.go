@@ -1,0 +1,54 @@
+package confine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// ToMake returns the directories of p's write grants that the supervisor
+// makes before a worker starts: each that does not exist yet (stat says
+// so) beneath a parent that is a directory. A grant whose parent is
+// missing too is left alone, held beneath the nearest directory above it
+// that exists, and the level says so. stat is os.Stat, or a test's.
+//
+// A write grant names a directory (fs:write:DIR): a run granted one that
+// does not exist would otherwise be held beneath the directory above it,
+// which is wider than the grant, and its level would be partial.
+func ToMake(p Policy, stat func(string) (fs.FileInfo, error)) []string {
+	if p.Write.Unrestricted {
+		return nil
+	}
+	var out []string
+	for _, dir := range p.Write.Paths {
+		if _, err := stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if fi, err := stat(filepath.Dir(dir)); err == nil && fi.IsDir() {
+			out = append(out, dir)
+		}
+	}
+	return out
+}
+
+// MakeGranted makes the directories ToMake names for p, each alone (its
+// parent is never made), and returns those it made. One that appeared
+// meanwhile is not made, and not returned: mkdir never follows a link in
+// its place. The caller has admitted p's budget: no grant names a
+// location no grant reaches.
+func MakeGranted(p Policy) ([]string, error) {
+	var made []string
+	for _, dir := range ToMake(p, os.Stat) {
+		err := os.Mkdir(dir, 0o777) // as mkdir(1): the umask narrows it
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return made, fmt.Errorf("make the granted directory %s: %w", dir, err)
+		}
+		made = append(made, dir)
+	}
+	return made, nil
+}

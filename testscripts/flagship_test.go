@@ -1,0 +1,97 @@
+package testscripts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/receipt"
+)
+
+// TestFlagshipFull runs the README's first run as a new user types it, in
+// a fresh copy of examples/report, where out/ does not exist yet: the run
+// is full, out/ was made for it and its receipt says so. So it is where
+// the directory holds a guarded location (the receipts store beneath
+// it). The control is the same run granted a directory beneath one that
+// does not exist: partial, and nothing made.
+func TestFlagshipFull(t *testing.T) {
+	if goruntime.GOOS != "linux" || confine.Probe().LandlockABI < 1 {
+		t.Skipf("skipped: full is a Linux kernel's with Landlock; this is %s with Landlock ABI %d",
+			goruntime.GOOS, confine.Probe().LandlockABI)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flagship []string
+	for _, st := range tourSteps(string(readme)) {
+		if f := strings.Fields(st.cmd); len(f) > 3 && f[0] == "go" && f[3] == "report.vel" {
+			flagship = f[3:]
+			break
+		}
+	}
+	if flagship == nil {
+		t.Fatal("the README's tour runs no report.vel: the flagship is gone, or this test no longer finds it")
+	}
+	tests := []struct {
+		name      string
+		receipts  string // beneath the example's copy
+		swap      [2]string
+		wantLevel string
+		wantMade  bool
+	}{
+		{name: "fresh clone", receipts: "", wantLevel: "full", wantMade: true},
+		{name: "beside a guarded location", receipts: "receipts", wantLevel: "full", wantMade: true},
+		{name: "control: parent missing", swap: [2]string{"fs:write:out", "fs:write:gone/out"},
+			wantLevel: "partial"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "report")
+			if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "examples", "report"))); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.RemoveAll(filepath.Join(dir, "out")); err != nil {
+				t.Fatal(err)
+			}
+			store := filepath.Join(t.TempDir(), "receipts")
+			if tt.receipts != "" {
+				store = filepath.Join(dir, tt.receipts)
+			}
+			args := append([]string(nil), flagship...)
+			for i, a := range args {
+				if tt.swap[0] != "" {
+					args[i] = strings.ReplaceAll(a, tt.swap[0], tt.swap[1])
+				}
+			}
+			cmd := exec.Command(filepath.Join(binDir, "sabline"), args...)
+			cmd.Dir = dir
+			cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"),
+				receipt.DirEnv + "=" + store, guard.RegisterEnv + "=" + os.Getenv(guard.RegisterEnv)}
+			out, err := cmd.CombinedOutput()
+			if (err == nil) != tt.wantMade {
+				t.Errorf("sabline %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+			runs, err := receipt.List(store)
+			if err != nil || len(runs) != 1 {
+				t.Fatalf("receipts in %s: %d, %v; want the run's one", store, len(runs), err)
+			}
+			rec := runs[0].Receipt
+			if got := string(rec.RunParameters.Confinement); got != tt.wantLevel {
+				t.Errorf("level %s (%s), want %s", got, rec.RunParameters.ConfinementReason, tt.wantLevel)
+			}
+			made := filepath.Join(dir, "out")
+			if tt.wantMade != (len(rec.Observed.Made) == 1 && rec.Observed.Made[0] == made) {
+				t.Errorf("observed made %q, want %s made: %v", rec.Observed.Made, made, tt.wantMade)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "out", "report.txt")); (err == nil) != tt.wantMade {
+				t.Errorf("out/report.txt: %v, want it written: %v", err, tt.wantMade)
+			}
+		})
+	}
+}

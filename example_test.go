@@ -11,11 +11,11 @@ import (
 	"github.com/sabline/sabline/budget"
 )
 
-// A run with no timeout and no memory limit runs in the caller's process,
-// held by the budget's checks alone: its receipt says level none, and why.
-func ExampleRun() {
+// A run asked to be in the caller's own process is held by the budget's
+// checks alone: its receipt says level none, and why.
+func ExampleRun_inProcess() {
 	res, err := sabline.Run(context.Background(), sabline.Source("/tmp/greet.vel", []byte(`print("hi", ARGS[0])`)),
-		sabline.Options{Budget: budget.MustParse("/", "io"), Args: []string{"Ana"}})
+		sabline.Options{Budget: budget.MustParse("/", "io"), Args: []string{"Ana"}, InProcess: true})
 	if err != nil {
 		fmt.Println("refused:", err)
 		return

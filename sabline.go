@@ -3,11 +3,12 @@
 // made on first use and kept within a bound (PoolRegistry). Every run
 // leaves a receipt that says what held it.
 //
-// A run with a timeout or a memory limit runs in a worker process that the
-// operating system confines to the budget before the program's first
-// statement (Landlock and seccomp on Linux). A run with neither runs in the
-// caller's own process, which Sabline never confines: its level is none,
-// and a run that requires a level is refused (E326).
+// A run runs in a worker process that the operating system confines to
+// the budget before the program's first statement (Landlock and seccomp
+// on Linux), whatever its settings: the zero Options are a confined run.
+// Running in the caller's own process is a choice a caller names
+// (Options.InProcess): Sabline never confines that process, so such a
+// run's level is none, and one that requires a level is refused (E326).
 //
 // The worker is the caller's own binary, started again. A program that
 // embeds Sabline therefore hands control over first thing in main:
@@ -15,7 +16,7 @@
 //	func main() {
 //		sabline.HandOver() // returns at once unless this process is a worker
 //		res, err := sabline.Run(ctx, sabline.File("job.vel"), sabline.Options{
-//			Budget: budget.MustParse(dir, "io,fs:read:data"), Timeout: 10 * time.Second,
+//			Budget: budget.MustParse(dir, "io,fs:read:data"),
 //		})
 //		...
 //	}
@@ -112,8 +113,14 @@ type Options struct {
 	// Stdout and Stderr receive the program's output and Sabline's
 	// messages; nil: they are kept in the Result.
 	Stdout, Stderr io.Writer
-	Timeout        time.Duration // 0: none; with one, the run is in a confined worker
-	MaxMemoryMB    int           // 0: none; with one, the run is in a confined worker
+	Timeout        time.Duration // 0: none
+	MaxMemoryMB    int           // 0: none
+	// InProcess runs the program in the caller's own process, held by
+	// the budget's checks alone, which Sabline never confines: the
+	// receipt says level none. It takes no timeout and no memory limit
+	// (a worker holds those; cancel ctx instead), and no required level.
+	// Without it, the run is in a confined worker.
+	InProcess bool
 	Confine        Confine       // "" is ConfineDefault
 	Require        confine.Level // refuse to run below this level; "" for none
 	// Receipts is the receipts directory; "" is the command line's
@@ -147,8 +154,8 @@ func (r *Result) Err() error {
 
 // InProcessReason is the confinement reason of a run in the caller's own
 // process.
-const InProcessReason = "the run was in the caller's own process, which Sabline never " +
-	"confines; give a timeout or a memory limit to run it in a confined worker"
+const InProcessReason = "the run was in the caller's own process (Options.InProcess), which " +
+	"Sabline never confines; leave InProcess unset to run it in a confined worker"
 
 // Run runs program once and returns its result and receipt. The error is
 // nil when the program ran, whether or not it succeeded (Result.Err says);
@@ -196,7 +203,7 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 		res.Receipt = refused(path, program.Source, opts, err)
 		return res, err
 	}
-	if opts.Timeout > 0 || opts.MaxMemoryMB > 0 {
+	if !opts.InProcess {
 		res.Receipt = run.SuperviseContext(ctx, run.Run{
 			Program: path, Source: program.Source, Args: opts.Args, Budget: opts.Budget, Cwd: opts.Cwd,
 			Confine: opts.Confine, Require: opts.Require, Timeout: opts.Timeout,
@@ -231,6 +238,12 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// inProcessLimits refuses a run in the caller's process that sets a limit
+// only a worker holds.
+const inProcessLimits = "a run in the caller's own process (InProcess) takes no timeout and no " +
+	"memory limit: only a worker holds them. Cancel the context for a deadline, or leave " +
+	"InProcess unset to run in a confined worker that holds both"
+
 // checkOptions refuses settings that contradict each other (E301).
 func checkOptions(o Options) error {
 	if err := run.CheckConfine(o.Confine, o.Require); err != nil {
@@ -238,6 +251,9 @@ func checkOptions(o Options) error {
 	}
 	if o.Timeout < 0 || o.MaxMemoryMB < 0 {
 		return codes.Errorf(codes.E301, "a timeout and a memory limit are above zero, or zero for none")
+	}
+	if o.InProcess && (o.Timeout > 0 || o.MaxMemoryMB > 0) {
+		return codes.Errorf(codes.E301, "%s", inProcessLimits)
 	}
 	return nil
 }

@@ -117,9 +117,9 @@ func TestRunWithTimeoutIsConfined(t *testing.T) {
 		t.Errorf("output %q, outcome %+v; want the line read back, ok", out.String(), res.Receipt.Outcome)
 	}
 
-	// The positive control of the level: the same program with no limit
-	// runs here, unconfined, and says so.
-	res, err := sabline.Run(context.Background(), sabline.Source(filepath.Join(dir, "hello.vel"), []byte(hello)), sabline.Options{Budget: b, Cwd: dir})
+	// The positive control of the level: the same program asked to run
+	// in this process runs here, unconfined, and says so.
+	res, err := sabline.Run(context.Background(), sabline.Source(filepath.Join(dir, "hello.vel"), []byte(hello)), sabline.Options{Budget: b, Cwd: dir, InProcess: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,10 +144,14 @@ func TestRunRefusals(t *testing.T) {
 		opts     sabline.Options
 		wantCode codes.Code // "" for a run that runs
 	}{
-		{name: "a required level in this process", opts: sabline.Options{Require: confine.Partial}, wantCode: codes.E326},
+		{name: "a required level in this process", opts: sabline.Options{Require: confine.Partial, InProcess: true}, wantCode: codes.E326},
+		{name: "a timeout in this process", opts: sabline.Options{Timeout: time.Minute, InProcess: true}, wantCode: codes.E301},
+		{name: "a memory limit in this process", opts: sabline.Options{MaxMemoryMB: 64, InProcess: true}, wantCode: codes.E301},
 		{name: "no confinement and a required level", opts: sabline.Options{Confine: sabline.ConfineOff, Require: confine.Partial, Timeout: time.Minute}, wantCode: codes.E301},
 		{name: "an unknown setting", opts: sabline.Options{Confine: "loose"}, wantCode: codes.E301},
-		{name: "in this process, nothing required", opts: sabline.Options{}},
+		{name: "in this process, nothing required", opts: sabline.Options{InProcess: true}},
+		{name: "the zero options: a worker", opts: sabline.Options{}},
+		{name: "a required level in a worker", opts: sabline.Options{Require: confine.Partial}},
 		{name: "no confinement, nothing required", opts: sabline.Options{Confine: sabline.ConfineOff, Timeout: time.Minute}},
 	}
 	for _, tt := range tests {
@@ -183,17 +187,17 @@ func TestRunCancelled(t *testing.T) {
 	dir := t.TempDir()
 	loop := sabline.Source(filepath.Join(dir, "loop.vel"), []byte("x = 0\nwhile True:\n    x += 1\n"))
 	for _, tt := range []struct {
-		name    string
-		timeout time.Duration
+		name      string
+		inProcess bool
 	}{
-		{name: "in this process"},
-		{name: "in a worker", timeout: time.Minute},
+		{name: "in this process", inProcess: true},
+		{name: "in a worker"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
 			start := time.Now()
-			res, err := sabline.Run(ctx, loop, sabline.Options{Cwd: dir, Timeout: tt.timeout})
+			res, err := sabline.Run(ctx, loop, sabline.Options{Cwd: dir, InProcess: tt.inProcess})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +227,7 @@ func TestReceiptsDefaultStore(t *testing.T) {
 		run      func(receipts string) (*sabline.Result, error)
 	}{
 		{name: "in this process", run: func(rc string) (*sabline.Result, error) {
-			return sabline.Run(context.Background(), prog, sabline.Options{Budget: b, Cwd: dir, Receipts: rc})
+			return sabline.Run(context.Background(), prog, sabline.Options{Budget: b, Cwd: dir, Receipts: rc, InProcess: true})
 		}},
 		{name: "in a worker", run: func(rc string) (*sabline.Result, error) {
 			return sabline.Run(context.Background(), prog, sabline.Options{Budget: b, Cwd: dir, Receipts: rc, Timeout: time.Minute})
@@ -365,7 +369,7 @@ func TestReceiptsAreGuarded(t *testing.T) {
 	}{
 		{name: "in this process", run: func(t *testing.T, dir string, b budget.Budget, target string) (*sabline.Result, error) {
 			return sabline.Run(context.Background(), sabline.Source("p.vel", []byte(prog)),
-				sabline.Options{Budget: b, Args: []string{target}, Receipts: filepath.Join(dir, "receipts"), Cwd: dir})
+				sabline.Options{Budget: b, Args: []string{target}, Receipts: filepath.Join(dir, "receipts"), Cwd: dir, InProcess: true})
 		}},
 		{name: "in a worker", run: func(t *testing.T, dir string, b budget.Budget, target string) (*sabline.Result, error) {
 			return sabline.Run(context.Background(), sabline.Source("p.vel", []byte(prog)),

@@ -19,11 +19,14 @@ import (
 
 // BenchmarkLibrary: one run of examples/hello.vel by the command line
 // (two process starts, a synced receipt file), beside the same program
-// through a pool of two confined workers (two callers at once) and run
-// in this process by lib.Run, each of those with its receipt kept in
-// the receipts journal. Each iteration times one command-line run,
-// perIteration pooled runs and perIteration in-process runs; the figures
-// are per run.
+// run by lib.Run as a caller gets it by default (a confined worker of its
+// own, its receipt a file), through a pool of two confined workers (two
+// callers at once) and run in this process by lib.Run with InProcess,
+// those two with their receipts kept in the receipts journal. Each
+// iteration times one command-line run, perIteration/10 default runs,
+// perIteration pooled runs and perIteration in-process runs; the
+// figures are per run, and the ratios set the default run beside the
+// other two.
 func BenchmarkLibrary(b *testing.B) { library(b, 0) }
 
 // BenchmarkLibraryMemoryLimit: the same command-line and pooled runs
@@ -33,6 +36,10 @@ func BenchmarkLibrary(b *testing.B) { library(b, 0) }
 // ticks of CPU they used meanwhile, read from /proc, are reported:
 // idle-ticks, both workers together.
 func BenchmarkLibraryMemoryLimit(b *testing.B) { library(b, 256) }
+
+// defaultEvery: BenchmarkLibrary makes one default run (a worker each)
+// for every defaultEvery pooled and in-process runs.
+const defaultEvery = 10
 
 // idleFor is how long BenchmarkLibraryMemoryLimit leaves its pool idle.
 const idleFor = 2 * time.Second
@@ -57,7 +64,7 @@ func library(b *testing.B, memoryMB int) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	var cli, pooled, inproc time.Duration
+	var cli, pooled, inproc, confined time.Duration
 	var lat []time.Duration
 	var mu sync.Mutex
 	b.ResetTimer()
@@ -99,8 +106,20 @@ func library(b *testing.B, memoryMB int) {
 			continue
 		}
 		t0 = time.Now()
-		for range perIteration {
+		for range perIteration / defaultEvery {
 			res, err := lib.Run(ctx, lib.Source(prog, src), lib.Options{Budget: budget.MustParse(root, "io"), Cwd: root, Receipts: rc})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if o := res.Receipt.Outcome; o.Status != receipt.StatusOK {
+				b.Fatal(o)
+			}
+		}
+		confined += time.Since(t0)
+
+		t0 = time.Now()
+		for range perIteration {
+			res, err := lib.Run(ctx, lib.Source(prog, src), lib.Options{Budget: budget.MustParse(root, "io"), Cwd: root, Receipts: rc, InProcess: true})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -117,7 +136,7 @@ func library(b *testing.B, memoryMB int) {
 	if err := pool.Close(); err != nil {
 		b.Fatal(err)
 	}
-	want := b.N * (1 + 2*perIteration)
+	want := b.N * (1 + 2*perIteration + perIteration/defaultEvery)
 	if memoryMB > 0 {
 		want = b.N * (1 + perIteration)
 	}
@@ -131,7 +150,11 @@ func library(b *testing.B, memoryMB int) {
 	b.ReportMetric(n/pooled.Seconds(), "pool-runs/s")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "pool-p99-ms")
 	if memoryMB == 0 {
+		nDefault := float64(b.N * (perIteration / defaultEvery))
 		b.ReportMetric(float64(inproc.Microseconds())/n, "inproc-µs/run")
+		b.ReportMetric(float64(confined.Microseconds())/nDefault, "run-µs/run")
+		b.ReportMetric(confined.Seconds()/nDefault/(inproc.Seconds()/n), "run/inproc")
+		b.ReportMetric(confined.Seconds()/nDefault/(pooled.Seconds()/n), "run/pool")
 	}
 	b.ReportMetric(float64(cli)/float64(b.N)/(float64(pooled)/n), "cli/pool")
 }

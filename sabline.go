@@ -121,8 +121,8 @@ type Options struct {
 	// (a worker holds those; cancel ctx instead), and no required level.
 	// Without it, the run is in a confined worker.
 	InProcess bool
-	Confine        Confine       // "" is ConfineDefault
-	Require        confine.Level // refuse to run below this level; "" for none
+	Confine   Confine       // "" is ConfineDefault
+	Require   confine.Level // refuse to run below this level; "" for none
 	// Receipts is the receipts directory; "" is the command line's
 	// default (receipt.DefaultDir: $SABLINE_RECEIPTS, else the user's
 	// state directory), so that every run leaves a receipt a user can

@@ -28,14 +28,7 @@ import (
 // store, which the tests point at a directory of their own.
 func TestMain(m *testing.M) {
 	sabline.HandOver()
-	cleanup, err := testkit.PrivateRegister() // its stores and runs join a register of its own
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := testkit.RunInTempDir(m, receipt.DirEnv)
-	cleanup()
-	os.Exit(code)
+	os.Exit(testkit.RunApart(m)) // its stores, cache and runs apart from the user's
 }
 
 const hello = "print(\"hello\")\n"

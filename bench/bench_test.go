@@ -22,7 +22,7 @@ import (
 func TestMain(m *testing.M) {
 	// The library benchmarks start pools whose workers are this binary.
 	lib.HandOver()
-	code := testkit.RunWithPrivateRegister(m) // its stores and runs join a register of its own
+	code := testkit.RunApart(m) // its stores and runs join a register of its own
 	buildbin.Cleanup()
 	os.Exit(code)
 }

@@ -13,7 +13,7 @@ import (
 func TestMain(m *testing.M) {
 	// The door tests run pools whose workers are this test binary.
 	sabline.HandOver()
-	code := testkit.RunWithPrivateRegister(m) // its stores, tokens and runs join a register of its own
+	code := testkit.RunApart(m) // its stores, tokens and runs join a register of its own
 	buildbin.Cleanup()
 	os.Exit(code)
 }

@@ -11,5 +11,5 @@ import (
 // sabline processes they start join it (their runs directories), never
 // this machine's.
 func TestMain(m *testing.M) {
-	os.Exit(testkit.RunWithPrivateRegister(m))
+	os.Exit(testkit.RunApart(m))
 }

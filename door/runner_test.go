@@ -3,7 +3,6 @@ package door
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,14 +22,7 @@ import (
 // its receipts in the default store, which the tests point at their own.
 func TestMain(m *testing.M) {
 	sabline.HandOver()
-	cleanup, err := testkit.PrivateRegister() // its stores and runs join a register of its own
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := testkit.RunInTempDir(m, receipt.DirEnv)
-	cleanup()
-	os.Exit(code)
+	os.Exit(testkit.RunApart(m)) // its stores, cache and runs apart from the user's
 }
 
 // newPoolRunner starts a pool of one worker with o and returns its door

@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(worker.Main(os.Args[2:]))
 	}
-	os.Exit(testkit.RunWithPrivateRegister(m)) // its stores and runs join a register of its own
+	os.Exit(testkit.RunApart(m)) // its stores and runs join a register of its own
 }
 
 // supervised is one run of a program through Supervise, unconfined (the

@@ -95,9 +95,34 @@ var UntrustedRegisters = []RegisterCase{
 	{Name: "control: sticky, ours", Make: NewRegister},
 }
 
-// RunWithPrivateRegister runs m's tests with a register of their own
-// (PrivateRegister) and returns their exit status.
-func RunWithPrivateRegister(m *testing.M) int {
+// The environment RunApart points at directories of the tests' own: the
+// receipts store (receipt.DirEnv, which testkit cannot import: the
+// receipt package's own tests import testkit), the cache, where runs
+// keep their temporary directories, and the state directory, where the
+// default store is when SABLINE_RECEIPTS is unset.
+var apartEnv = []struct{ name, dir string }{
+	{"SABLINE_RECEIPTS", "receipts"},
+	{"XDG_CACHE_HOME", "cache"},
+	{"XDG_STATE_HOME", "state"},
+}
+
+// RunApart runs m's tests apart from the user's own files and returns
+// their exit status: a register of their own (PrivateRegister), and the
+// receipts store, the cache and the state directory (apartEnv) in one
+// directory of theirs, removed once they end. Every process they start
+// inherits it, so that no test, nor a binary it runs, writes a receipt,
+// a cache or a run's directory where the user keeps theirs. Call it from
+// TestMain, as os.Exit(testkit.RunApart(m)).
+func RunApart(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "sabline-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testkit: a directory apart:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	for _, e := range apartEnv {
+		os.Setenv(e.name, filepath.Join(dir, e.dir))
+	}
 	cleanup, err := PrivateRegister()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

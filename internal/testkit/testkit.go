@@ -1,8 +1,8 @@
 // Package testkit holds the few helpers the tests share: scratch
 // directories with their links resolved, files written with their
 // directories, the check of a coded error, the bound of a wait scaled to
-// how loaded the machine is (Patience), a default store of the tests' own
-// (RunInTempDir), and a test run again in a process of its own (Rerun).
+// how loaded the machine is (Patience), the user's files kept apart
+// (RunApart), and a test run again in a process of its own (Rerun).
 // It is imported by tests only.
 //
 // # Packages beneath it
@@ -17,7 +17,6 @@ package testkit
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,19 +88,4 @@ func (b *LockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-// RunInTempDir runs m's tests with the environment variable name set to a
-// directory of their own, removed once they end, and returns their exit
-// status: a store the code under test writes to by default (the receipts,
-// receipt.DirEnv) is then the tests', never the user's.
-func RunInTempDir(m *testing.M, name string) int {
-	dir, err := os.MkdirTemp("", "sabline-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "testkit:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	os.Setenv(name, dir)
-	return m.Run()
 }

@@ -11,5 +11,5 @@ import (
 // stores, tokens and runs directories they make (and the sabline
 // processes they start, which inherit it) join it, never this machine's.
 func TestMain(m *testing.M) {
-	os.Exit(testkit.RunWithPrivateRegister(m))
+	os.Exit(testkit.RunApart(m))
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	code := testkit.RunWithPrivateRegister(m) // the binaries it runs join a register of its own
+	code := testkit.RunApart(m) // the binaries it runs join a register of its own
 	buildbin.Cleanup()
 	os.Exit(code)
 }

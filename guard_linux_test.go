@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
+
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
@@ -42,7 +44,7 @@ else:
 // the witness is read from outside the worker (the file planted or not,
 // the secret's bytes printed or not).
 func TestGuardedWhateverExists(t *testing.T) {
-	if _, err := confine.LandlockABI(); err != nil {
+	if _, err := linux.LandlockABI(); err != nil {
 		t.Skipf("no Landlock here: %v", err)
 	}
 	tests := []struct {
@@ -117,7 +119,7 @@ func TestGuardedWhateverExists(t *testing.T) {
 				p := res.Receipt.RunParameters
 				t.Logf("%s %s: %s; %s; %q", res.Receipt.Outcome.Status, res.Receipt.Outcome.Code, p.Confinement,
 					p.ConfinementReason, res.Stdout)
-				if confined && p.Confinement != confine.Full {
+				if confined && p.Confinement != core.Full {
 					t.Errorf("level %s, want full: the kernel holds it", p.Confinement)
 				}
 				if tt.read {
@@ -159,7 +161,7 @@ func writeFile(t *testing.T, p, data string) {
 // home: the kernel refuses them, and nothing is there afterwards; with
 // the kernel asked for nothing (the control) both are made.
 func TestGuardedKnockout(t *testing.T) {
-	if _, err := confine.LandlockABI(); err != nil {
+	if _, err := linux.LandlockABI(); err != nil {
 		t.Skipf("no Landlock here: %v", err)
 	}
 	bin, err := buildbin.Sabline("sabline_knockout")

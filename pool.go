@@ -10,9 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/receipt"
@@ -40,7 +41,7 @@ type PoolOptions struct {
 	Timeout     time.Duration // per run; 0 for none
 	MaxMemoryMB int           // per worker; 0 for none
 	Confine     Confine       // "" is ConfineDefault
-	Require     confine.Level // a pool held below it starts no worker (E326)
+	Require     core.Level    // a pool held below it starts no worker (E326)
 	// ImportRoot is the directory programs and their loads are read from.
 	// With it, a program named by path must lie beneath it and the
 	// operating system holds the workers' reads to it: the level can be
@@ -142,7 +143,7 @@ func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Resu
 
 // Confinement is what the pool's workers hold: the zero Result until one
 // has started.
-func (p *Pool) Confinement() confine.Result { return p.p.Confinement() }
+func (p *Pool) Confinement() core.Result { return p.p.Confinement() }
 
 // Workers lists the process ids of the pool's live workers.
 func (p *Pool) Workers() []int { return p.p.Workers() }

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/confine/linux"
+
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/confine"
 )
 
 // TestPoolGrantSwappedForALink: a pool admits its ceiling when it is
@@ -25,7 +26,7 @@ import (
 // control: no swap, and the write lands (strict: the ceiling's grant
 // alone lets the module write there).
 func TestPoolGrantSwappedForALink(t *testing.T) {
-	if _, err := confine.LandlockABI(); err != nil {
+	if _, err := linux.LandlockABI(); err != nil {
 		t.Skipf("no Landlock here: %v", err)
 	}
 	tests := []struct {

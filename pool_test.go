@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"os"
 	"path/filepath"
 	"regexp"
@@ -97,7 +99,7 @@ func TestPoolThousandRuns(t *testing.T) {
 	if err != nil || len(runsStored) != runs {
 		t.Errorf("%d receipts stored (%v), want %d", len(runsStored), err, runs)
 	}
-	if l := p.Confinement().Level; l != confine.Full && confine.Probe().LandlockABI >= 4 {
+	if l := p.Confinement().Level; l != core.Full && confine.Probe().LandlockABI >= 4 {
 		t.Errorf("the pool's level is %s (%s), want full with an import root on this kernel", l, p.Confinement().Reason)
 	}
 }
@@ -346,7 +348,7 @@ func TestPoolImportRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rp := res.Receipt.RunParameters; rp.Confinement != confine.Partial || !strings.Contains(rp.ConfinementReason, "reads") {
+	if rp := res.Receipt.RunParameters; rp.Confinement != core.Partial || !strings.Contains(rp.ConfinementReason, "reads") {
 		t.Errorf("without an import root: %s (%s), want partial naming reads", rp.Confinement, rp.ConfinementReason)
 	}
 	with := newPool(t, sabline.PoolOptions{Budget: b, Workers: 1, ImportRoot: root})
@@ -354,7 +356,7 @@ func TestPoolImportRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rp := res.Receipt.RunParameters; rp.Confinement != confine.Full {
+	if rp := res.Receipt.RunParameters; rp.Confinement != core.Full {
 		t.Errorf("with an import root: %s (%s), want full", rp.Confinement, rp.ConfinementReason)
 	}
 	outside := filepath.Join(t.TempDir(), "hello.vel")
@@ -498,11 +500,11 @@ func TestPoolRequire(t *testing.T) {
 		wantCode codes.Code // "" when the pool starts
 	}{
 		{name: "a host the kernel cannot hold, full required",
-			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io,net:localhost:8080"), ImportRoot: root, Require: confine.Full}, wantCode: codes.E326},
+			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io,net:localhost:8080"), ImportRoot: root, Require: core.Full}, wantCode: codes.E326},
 		{name: "the same, partial required",
-			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io,net:localhost:8080"), ImportRoot: root, Require: confine.Partial}},
+			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io,net:localhost:8080"), ImportRoot: root, Require: core.Partial}},
 		{name: "no confinement and a required level",
-			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Confine: sabline.ConfineOff, Require: confine.Partial}, wantCode: codes.E301},
+			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Confine: sabline.ConfineOff, Require: core.Partial}, wantCode: codes.E301},
 		{name: "an unknown setting",
 			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Confine: "loose"}, wantCode: codes.E301},
 	}
@@ -642,7 +644,7 @@ func TestPoolOnDemand(t *testing.T) {
 
 	// Without an import root, reads are not held: this machine holds
 	// the pool at partial at best, below full.
-	_, err = sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Require: confine.Full, OnDemand: true})
+	_, err = sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Require: core.Full, OnDemand: true})
 	if codes.CodeOf(err) != codes.E326 || !regexp.MustCompile(`this machine would hold it at (partial|none)`).MatchString(err.Error()) {
 		t.Errorf("NewPool below its required level: %v, want E326 saying what this machine would hold", err)
 	}
@@ -653,7 +655,7 @@ func TestPoolOnDemand(t *testing.T) {
 		t.Fatal(err)
 	}
 	refusing, err := sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:write:"+out), ImportRoot: root,
-		Require: confine.Full, OnDemand: true, Receipts: rc})
+		Require: core.Full, OnDemand: true, Receipts: rc})
 	if codes.CodeOf(err) == codes.E326 {
 		t.Skipf("this machine does not hold the budget fully even with its directory: %v", err)
 	}

@@ -58,9 +58,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/job"
 	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/internal/worker"
@@ -94,15 +95,15 @@ func File(path string) Program { return Program{Path: path} }
 func Source(name string, src []byte) Program { return Program{Path: name, Source: src} }
 
 // Confine is how much of the budget the operating system is asked to
-// hold: confine.Mode, the one type of it.
-type Confine = confine.Mode
+// hold: core.Mode, the one type of it.
+type Confine = core.Mode
 
 // The confinement settings, as the command line's --confine and
 // --no-confine give them.
 const (
-	ConfineDefault = confine.ModeDefault // the budget's policy, widened by granted modules
-	ConfineStrict  = confine.ModeStrict  // the budget alone: granted modules widen nothing
-	ConfineOff     = confine.ModeOff     // ask the operating system for nothing
+	ConfineDefault = core.ModeDefault // the budget's policy, widened by granted modules
+	ConfineStrict  = core.ModeStrict  // the budget alone: granted modules widen nothing
+	ConfineOff     = core.ModeOff     // ask the operating system for nothing
 )
 
 // Options are a run's settings, as the command line's flags give them.
@@ -121,8 +122,8 @@ type Options struct {
 	// (a worker holds those; cancel ctx instead), and no required level.
 	// Without it, the run is in a confined worker.
 	InProcess bool
-	Confine   Confine       // "" is ConfineDefault
-	Require   confine.Level // refuse to run below this level; "" for none
+	Confine   Confine    // "" is ConfineDefault
+	Require   core.Level // refuse to run below this level; "" for none
 	// Receipts is the receipts directory; "" is the command line's
 	// default (receipt.DefaultDir: $SABLINE_RECEIPTS, else the user's
 	// state directory), so that every run leaves a receipt a user can
@@ -277,7 +278,7 @@ func refused(path string, src []byte, o Options, err error) *receipt.Receipt {
 func setParameters(rec *receipt.Receipt, o Options) *receipt.Receipt {
 	rec.Timings.Started = time.Now().UTC()
 	rec.RunParameters.Asked(o.Confine, o.Require, o.Timeout,
-		confine.OSPolicy(o.Budget, confine.Options{Mode: o.Confine}).SHA256())
+		core.OSPolicy(o.Budget, core.Options{Mode: o.Confine}).SHA256())
 	rec.RunParameters.CredentialsLent = o.LendCredentials
 	return rec
 }
@@ -308,7 +309,7 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 	// compile, not when the parameters were taken.
 	rec := setParameters(receipt.NewForSource(path, nil, o.Budget, o.Args), o)
 	rec.Timings.Started = started.UTC()
-	rec.SetConfinement(confine.NotConfined(InProcessReason))
+	rec.SetConfinement(core.NotConfined(InProcessReason))
 	var unkept error // the skeleton not kept: nothing ran
 	cfg := lang.Config{
 		Budget: o.Budget,

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
@@ -103,7 +105,7 @@ func TestRunWithTimeoutIsConfined(t *testing.T) {
 	if res == nil {
 		t.FailNow()
 	}
-	if got := res.Receipt.RunParameters.Confinement; got != confine.Full {
+	if got := res.Receipt.RunParameters.Confinement; got != core.Full {
 		t.Errorf("level %s (%s), want full", got, res.Receipt.RunParameters.ConfinementReason)
 	}
 	if out.String() != "went on\n" || res.Receipt.Outcome.Status != receipt.StatusOK {
@@ -116,7 +118,7 @@ func TestRunWithTimeoutIsConfined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rp := res.Receipt.RunParameters; rp.Confinement != confine.None || rp.ConfinementReason != sabline.InProcessReason {
+	if rp := res.Receipt.RunParameters; rp.Confinement != core.None || rp.ConfinementReason != sabline.InProcessReason {
 		t.Errorf("in-process level %s (%s), want none (%s)", rp.Confinement, rp.ConfinementReason, sabline.InProcessReason)
 	}
 	if string(res.Stdout) != "hello\n" {
@@ -137,14 +139,14 @@ func TestRunRefusals(t *testing.T) {
 		opts     sabline.Options
 		wantCode codes.Code // "" for a run that runs
 	}{
-		{name: "a required level in this process", opts: sabline.Options{Require: confine.Partial, InProcess: true}, wantCode: codes.E326},
+		{name: "a required level in this process", opts: sabline.Options{Require: core.Partial, InProcess: true}, wantCode: codes.E326},
 		{name: "a timeout in this process", opts: sabline.Options{Timeout: time.Minute, InProcess: true}, wantCode: codes.E301},
 		{name: "a memory limit in this process", opts: sabline.Options{MaxMemoryMB: 64, InProcess: true}, wantCode: codes.E301},
-		{name: "no confinement and a required level", opts: sabline.Options{Confine: sabline.ConfineOff, Require: confine.Partial, Timeout: time.Minute}, wantCode: codes.E301},
+		{name: "no confinement and a required level", opts: sabline.Options{Confine: sabline.ConfineOff, Require: core.Partial, Timeout: time.Minute}, wantCode: codes.E301},
 		{name: "an unknown setting", opts: sabline.Options{Confine: "loose"}, wantCode: codes.E301},
 		{name: "in this process, nothing required", opts: sabline.Options{InProcess: true}},
 		{name: "the zero options: a worker", opts: sabline.Options{}},
-		{name: "a required level in a worker", opts: sabline.Options{Require: confine.Partial}},
+		{name: "a required level in a worker", opts: sabline.Options{Require: core.Partial}},
 		{name: "no confinement, nothing required", opts: sabline.Options{Confine: sabline.ConfineOff, Timeout: time.Minute}},
 	}
 	for _, tt := range tests {
@@ -298,7 +300,7 @@ func TestLibraryMessagesNameNoFlag(t *testing.T) {
 			wantCode: codes.E307, wantMsg: "its timeout 500ms"},
 		{name: "memory", src: "rows = []\nwhile True:\n    rows.append(\"x\" * 100000)\n", opts: sabline.Options{MaxMemoryMB: 64, Timeout: time.Minute},
 			wantCode: codes.E308, wantMsg: "memory limit of 64 MB"},
-		{name: "required level", src: hello, opts: sabline.Options{Budget: budget.MustParse(dir, "io", "net:localhost:8080"), Require: confine.Full, Timeout: time.Minute},
+		{name: "required level", src: hello, opts: sabline.Options{Budget: budget.MustParse(dir, "io", "net:localhost:8080"), Require: core.Full, Timeout: time.Minute},
 			wantCode: codes.E326, wantMsg: "required level full"},
 	}
 	for _, tt := range tests {

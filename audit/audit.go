@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
@@ -34,13 +36,13 @@ type Audit struct {
 	// Audited is the budget audited: --allow if given, else Declared.
 	Audited string `json:"audited"`
 	// RunIn is the directory SafeCommand runs in: the program's, as given.
-	RunIn        string                    `json:"run_in"`
-	SafeCommand  string                    `json:"safe_command"`
-	Strict       bool                      `json:"strict"`
-	OSPolicy     json.RawMessage           `json:"os_policy"`
-	PolicySHA256 string                    `json:"os_policy_sha256"`
-	Confinement  map[string]confine.Result `json:"confinement"`
-	WidenedBy    []confine.Widening        `json:"widened_by"`
+	RunIn        string                 `json:"run_in"`
+	SafeCommand  string                 `json:"safe_command"`
+	Strict       bool                   `json:"strict"`
+	OSPolicy     json.RawMessage        `json:"os_policy"`
+	PolicySHA256 string                 `json:"os_policy_sha256"`
+	Confinement  map[string]core.Result `json:"confinement"`
+	WidenedBy    []core.Widening        `json:"widened_by"`
 }
 
 // DeclaredBudget reads a program's leading `# allow: ITEMS` comment line.
@@ -71,7 +73,7 @@ func DeclaredBudget(src []byte) (text string, b budget.Budget, err error) {
 // source src. allow, when not empty, is the budget to audit in place of
 // the declared one; relative paths in it stay relative, and are read, like
 // the declared ones, against the program's directory (RunIn).
-func MakeAudit(path string, src []byte, allow []string, mode confine.Mode) (*Audit, error) {
+func MakeAudit(path string, src []byte, allow []string, mode core.Mode) (*Audit, error) {
 	_, declared, err := DeclaredBudget(src)
 	if err != nil {
 		return nil, err
@@ -83,8 +85,8 @@ func MakeAudit(path string, src []byte, allow []string, mode confine.Mode) (*Aud
 		}
 	}
 	sum := sha256.Sum256(src)
-	strict := mode == confine.ModeStrict
-	p := confine.OSPolicy(audited, confine.Options{Mode: mode})
+	strict := mode == core.ModeStrict
+	p := core.OSPolicy(audited, core.Options{Mode: mode})
 	a := &Audit{
 		Program:      filepath.ToSlash(path),
 		SHA256:       hex.EncodeToString(sum[:]),
@@ -93,7 +95,7 @@ func MakeAudit(path string, src []byte, allow []string, mode confine.Mode) (*Aud
 		Strict:       strict,
 		OSPolicy:     json.RawMessage(p.JSON()),
 		PolicySHA256: p.SHA256(),
-		Confinement:  map[string]confine.Result{},
+		Confinement:  map[string]core.Result{},
 		WidenedBy:    p.WidenedBy,
 	}
 	a.RunIn = filepath.ToSlash(filepath.Dir(path))

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 )
 
 var updateAudit = flag.Bool("update-audit", false, "rewrite testdata/audit/*.json from the code")
@@ -24,13 +25,13 @@ func TestAuditGolden(t *testing.T) {
 		name    string
 		program string // relative to the repository root, as an operator types it
 		allow   []string
-		mode    confine.Mode
+		mode    core.Mode
 	}{
 		{name: "hello", program: "examples/hello.vel"},
 		{name: "report", program: "examples/report/report.vel"},
 		{name: "client", program: "examples/client.vel"},
 		{name: "tool", program: "examples/tool.vel"},
-		{name: "report-strict-ffi", program: "examples/report/report.vel", allow: []string{"io,fs:read:data,ffi:pathlib"}, mode: confine.ModeStrict},
+		{name: "report-strict-ffi", program: "examples/report/report.vel", allow: []string{"io,fs:read:data,ffi:pathlib"}, mode: core.ModeStrict},
 		{name: "hello-ffi-os", program: "examples/hello.vel", allow: []string{"io,ffi:os"}},
 	}
 	for _, tc := range tests {
@@ -75,14 +76,14 @@ func TestAuditGolden(t *testing.T) {
 // directory, home and environment: the bytes must not move.
 func TestAuditIgnoresTheMachine(t *testing.T) {
 	src := []byte("# allow: io,fs:read:data,net:localhost:8080\nprint(1)\n")
-	first, err := MakeAudit("p.vel", src, nil, confine.ModeDefault)
+	first, err := MakeAudit("p.vel", src, nil, core.ModeDefault)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("TMPDIR", t.TempDir())
-	second, err := MakeAudit("p.vel", src, nil, confine.ModeDefault)
+	second, err := MakeAudit("p.vel", src, nil, core.ModeDefault)
 	if err != nil {
 		t.Fatal(err)
 	}

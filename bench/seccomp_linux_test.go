@@ -13,6 +13,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/budget"
@@ -49,9 +51,9 @@ func timeCalls(spec string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		p := confine.OSPolicy(budget.MustParse("/", "io"), confine.Options{})
+		p := core.OSPolicy(budget.MustParse("/", "io"), core.Options{})
 		r, err := confine.Apply(p, confine.ApplyOptions{TempDir: tmp})
-		if err != nil || r.Level != confine.Full {
+		if err != nil || r.Level != core.Full {
 			fmt.Fprintln(os.Stderr, "apply:", r, err)
 			return 1
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/audit"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
@@ -59,7 +61,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 		return writeJSON(stdout, a.JSON())
 	}
 	printAudit(stdout, a, dir,
-		confine.OnThisMachine(confine.OSPolicy(here, confine.Options{Mode: confineMode})))
+		confine.OnThisMachine(core.OSPolicy(here, core.Options{Mode: confineMode})))
 	return 0
 }
 
@@ -69,7 +71,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 // level on each system and on this machine. A program's name and its
 // # allow: line are its author's words: every line goes through
 // terminalSafe.
-func printAudit(w io.Writer, a *audit.Audit, dir string, here confine.Result) {
+func printAudit(w io.Writer, a *audit.Audit, dir string, here core.Result) {
 	line := func(format string, args ...any) {
 		fmt.Fprintln(w, terminalSafe(fmt.Sprintf(format, args...)))
 	}
@@ -154,11 +156,11 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 	if err := registered(b); err != nil {
 		return report(stderr, err, "")
 	}
-	p := confine.OSPolicy(b, confine.Options{Mode: confineMode})
+	p := core.OSPolicy(b, core.Options{Mode: confineMode})
 	if *asJSON {
 		return printJSON(stdout, struct {
-			Policy confine.Policy `json:"policy"`
-			SHA256 string         `json:"sha256"`
+			Policy core.Policy `json:"policy"`
+			SHA256 string      `json:"sha256"`
 		}{p, p.SHA256()})
 	}
 	writeJSON(stdout, p.Indented())

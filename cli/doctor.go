@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/probe"
@@ -15,8 +17,8 @@ type doctorReport struct {
 	Machine confine.Machine `json:"machine"`
 	// Default is the level a run under the default (empty) budget gets
 	// here, measured by running one in a confined worker.
-	Default confine.Result `json:"default_budget"`
-	Advice  []string       `json:"advice"`
+	Default core.Result `json:"default_budget"`
+	Advice  []string    `json:"advice"`
 }
 
 // doctorCmd: sabline doctor [--json].
@@ -33,7 +35,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 				strings.Join(extra, " ")), "")
 	}
 	m := confine.Probe()
-	probe, err := probe.Run(confine.ModeDefault)
+	probe, err := probe.Run(core.ModeDefault)
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E310, "doctor: %w", err), "")
 	}

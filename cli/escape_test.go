@@ -9,9 +9,10 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -80,10 +81,10 @@ func TestAuditOutputEscaped(t *testing.T) {
 // in a submission) with every control character escaped.
 func TestReceiptsOutputEscaped(t *testing.T) {
 	rc := t.TempDir()
-	for i, level := range []confine.Level{confine.Full, confine.None} {
+	for i, level := range []core.Level{core.Full, core.None} {
 		rec := receipt.New("/srv/"+hostile+".vel", budget.Budget{}, nil)
 		rec.Timings.Started = time.Now().UTC().Add(time.Duration(i) * time.Second)
-		rec.SetConfinement(confine.Result{Level: level, Reason: "as held " + hostile})
+		rec.SetConfinement(core.Result{Level: level, Reason: "as held " + hostile})
 		rec.Outcome = receipt.Outcome{Status: receipt.StatusFailed, Code: codes.E305, Message: hostile}
 		if _, err := rec.Write(rc); err != nil {
 			t.Fatal(err)

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/eval"
 	"github.com/sabline/sabline/internal/probe"
 	"github.com/sabline/sabline/receipt"
@@ -33,7 +34,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
-	if mode == confine.ModeOff {
+	if mode == core.ModeOff {
 		return report(stderr,
 			codes.Errorf(codes.E301, "eval never runs unconfined: it refuses --no-confine"), "")
 	}

@@ -15,9 +15,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/receipt/bucket"
@@ -157,7 +158,7 @@ func (fl *fleet) close(stderr io.Writer) {
 // receipts reach the shared store later than maxLag.
 type ready struct {
 	pool    *sabline.Pool
-	require confine.Level
+	require core.Level
 	store   *receipt.Store
 	fl      *fleet
 	maxLag  time.Duration

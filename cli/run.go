@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/receipt"
@@ -95,36 +96,36 @@ const noConfineWithConfine = "--no-confine asks for no confinement, and --confin
 // mode checks the confinement flags together and returns the run's mode
 // and required level. Asking for confinement and --no-confine at once is a
 // usage error.
-func (f *runFlags) mode() (confine.Mode, confine.Level, error) {
+func (f *runFlags) mode() (core.Mode, core.Level, error) {
 	mode, err := parseConfine(f.confine)
 	if err != nil {
 		return "", "", err
 	}
-	var req confine.Level
+	var req core.Level
 	if f.require != "" {
-		l, err := confine.ParseLevel(f.require)
-		if err != nil || l == confine.None {
+		l, err := core.ParseLevel(f.require)
+		if err != nil || l == core.None {
 			return "", "", codes.Errorf(codes.E301, "--require-confinement %q: want full or partial",
 				f.require)
 		}
 		req = l
 	}
 	if f.noConfine {
-		if mode == confine.ModeStrict || req != "" {
+		if mode == core.ModeStrict || req != "" {
 			return "", "", codes.Errorf(codes.E301, noConfineWithConfine)
 		}
-		mode = confine.ModeOff
+		mode = core.ModeOff
 	}
 	return mode, req, nil
 }
 
 // parseConfine reads a --confine value: "" or "default", or "strict".
-func parseConfine(v string) (confine.Mode, error) {
+func parseConfine(v string) (core.Mode, error) {
 	switch v {
 	case "", "default":
-		return confine.ModeDefault, nil
+		return core.ModeDefault, nil
 	case "strict":
-		return confine.ModeStrict, nil
+		return core.ModeStrict, nil
 	}
 	return "", codes.Errorf(codes.E301, "--confine %q: the only value is strict", v)
 }
@@ -234,7 +235,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				f.toolFD, err))
 		}
 	}
-	if r.Confine == confine.ModeOff {
+	if r.Confine == core.ModeOff {
 		fmt.Fprintln(stderr, noConfineWarning)
 	}
 	// The receipt is reserved before the worker starts and finished by

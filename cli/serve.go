@@ -19,10 +19,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/run"
@@ -37,8 +38,8 @@ type doorOptions struct {
 	// run's working directory
 	ImportRoot  string
 	Ceiling     budget.Budget // --allow: the most a run may be granted
-	Confine     confine.Mode  // confine.ModeDefault or ModeStrict
-	Require     confine.Level // --require-confinement, "" for none
+	Confine     core.Mode     // core.ModeDefault or ModeStrict
+	Require     core.Level    // --require-confinement, "" for none
 	Workers     int           // runs at once
 	MaxIdle     int           // idle workers kept however long they wait; negative for none
 	IdleTimeout time.Duration // how long a worker past MaxIdle waits for a run

@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/run"
@@ -43,13 +46,13 @@ var serverLibraries = []string{"/etc/ld.so.cache", "/lib", "/lib64", "/usr/lib",
 
 // rule lets the door's process reach a path, and what lies beneath it:
 // the workers' own rules and the door's (see serverRules).
-type rule = confine.LandlockRule
+type rule = linux.LandlockRule
 
 // serverDomain is the Landlock domain a door's process holds itself to
 // once its pool is started and its listener bound: a ruleset confine
 // applies as it applies a worker's.
 type serverDomain struct {
-	confine.LandlockRuleset
+	linux.LandlockRuleset
 	// Skip, when set, says why the door holds nothing: its workers'
 	// policy enforces nothing, and a child can only narrow what its
 	// parent holds.
@@ -59,7 +62,7 @@ type serverDomain struct {
 // serverRules derives the domain a door's process holds itself to from
 // the operator's options. A worker the door starts later (a replacement)
 // begins inside this domain and adds its own narrower one, so the
-// domain is the workers' own plan (confine.LandlockPlan of the pool's
+// domain is the workers' own plan (linux.LandlockPlan of the pool's
 // policy: the budget, reads of the import root, the interpreter's
 // needs), widened by what the door itself does:
 //
@@ -92,28 +95,28 @@ const workersUnconfined = "the budget leaves the workers unconfined, and a worke
 
 func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 	read := budget.Item{Kind: budget.FS, Access: budget.Read, Path: o.ImportRoot}
-	pol := confine.OSPolicy(o.Ceiling.With(read), confine.Options{Mode: o.Confine})
+	pol := core.OSPolicy(o.Ceiling.With(read), core.Options{Mode: o.Confine})
 	if !pol.Enforced {
 		return serverDomain{Skip: workersUnconfined}, nil
 	}
-	needs := confine.LinuxNeeds(pol, env.Exe, env.TempDir)
-	plan, err := confine.LandlockPlan(pol, needs, abi)
+	needs := linux.LinuxNeeds(pol, env.Exe, env.TempDir)
+	plan, err := linux.LandlockPlan(pol, needs, abi)
 	if err != nil {
 		return serverDomain{}, fmt.Errorf("derive the server's domain: %w", err)
 	}
 	d := serverDomain{LandlockRuleset: plan}
-	d.Scoped = plan.Scoped & confine.LandlockScopeAbstractUnixSocket
+	d.Scoped = plan.Scoped & linux.LandlockScopeAbstractUnixSocket
 	d.Rules = nil // the workers' rules again, each saying whose it is
 	for _, r := range plan.Rules {
 		d.Rules = append(d.Rules,
 			rule{Path: r.Path, Access: r.Access, Grant: r.Grant, Why: "workers: " + r.Why})
 	}
-	readRights := confine.LandlockFSReadFile | confine.LandlockFSReadDir
-	writeRights := confine.LandlockFSWriteFile | confine.LandlockFSTruncate |
-		confine.LandlockFSMakeReg | confine.LandlockFSMakeDir | confine.LandlockFSRemoveFile |
-		confine.LandlockFSRemoveDir
+	readRights := linux.LandlockFSReadFile | linux.LandlockFSReadDir
+	writeRights := linux.LandlockFSWriteFile | linux.LandlockFSTruncate |
+		linux.LandlockFSMakeReg | linux.LandlockFSMakeDir | linux.LandlockFSRemoveFile |
+		linux.LandlockFSRemoveDir
 	own := []rule{
-		{Path: env.Exe, Access: confine.LandlockFSExecute | confine.LandlockFSReadFile,
+		{Path: env.Exe, Access: linux.LandlockFSExecute | linux.LandlockFSReadFile,
 			Why: "server: start a worker"},
 		{Path: o.Receipts, Access: readRights | writeRights, Grant: true, Why: "server: the receipts"},
 		{Path: env.TempDir, Access: readRights | writeRights,
@@ -131,7 +134,7 @@ func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 	}
 	if env.Loader != "" {
 		own = append(own, rule{Path: env.Loader,
-			Access: confine.LandlockFSExecute | confine.LandlockFSReadFile,
+			Access: linux.LandlockFSExecute | linux.LandlockFSReadFile,
 			Why:    "server: the executable's loader"})
 		for _, dir := range serverLibraries {
 			own = append(own,
@@ -155,20 +158,20 @@ func (d serverDomain) describe() string {
 	var reads, writes []string
 	for _, r := range d.Rules {
 		switch {
-		case r.Access&(confine.LandlockFSMakeReg|confine.LandlockFSWriteFile) != 0:
+		case r.Access&(linux.LandlockFSMakeReg|linux.LandlockFSWriteFile) != 0:
 			if !slices.Contains(writes, r.Path) {
 				writes = append(writes, r.Path)
 			}
-		case r.Access&confine.LandlockFSReadFile != 0:
+		case r.Access&linux.LandlockFSReadFile != 0:
 			if !slices.Contains(reads, r.Path) {
 				reads = append(reads, r.Path)
 			}
 		}
 	}
-	s := "reads " + list(reads, d.HandledFS&confine.LandlockFSReadFile == 0) +
-		"; writes " + list(writes, d.HandledFS&confine.LandlockFSWriteFile == 0)
+	s := "reads " + list(reads, d.HandledFS&linux.LandlockFSReadFile == 0) +
+		"; writes " + list(writes, d.HandledFS&linux.LandlockFSWriteFile == 0)
 	switch {
-	case d.HandledNet&confine.LandlockNetConnectTCP == 0:
+	case d.HandledNet&linux.LandlockNetConnectTCP == 0:
 		s += "; connects anywhere its workers may"
 	case len(d.ConnectTCP) == 0:
 		s += "; connects nowhere"
@@ -195,7 +198,7 @@ func list(paths []string, anywhere bool) string {
 // itself. Where that cannot be done the door goes on, and says what its
 // workers then hold.
 func enterNodev(stderr io.Writer, name string) {
-	if err := confine.EnterNodevNamespace(); err != nil && !errors.Is(err, confine.ErrUnsupported) {
+	if err := confine.EnterNodevNamespace(); err != nil && !errors.Is(err, core.ErrUnsupported) {
 		fmt.Fprintf(stderr, "sabline %s: %s: %s\n", name, terminalSafe(err.Error()), nodevFallback)
 	}
 }

@@ -5,13 +5,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
+
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/confine"
 )
 
 const (
-	readRights  = confine.LandlockFSReadFile | confine.LandlockFSReadDir
-	writeRights = confine.LandlockFSWriteFile | confine.LandlockFSMakeReg
+	readRights  = linux.LandlockFSReadFile | linux.LandlockFSReadDir
+	writeRights = linux.LandlockFSWriteFile | linux.LandlockFSMakeReg
 )
 
 // access is what d lets reach path, the rights of every rule on it or a
@@ -35,7 +37,7 @@ func TestServerRules(t *testing.T) {
 	tests := []struct {
 		name      string
 		allow     string
-		confine   confine.Mode
+		confine   core.Mode
 		tenants   string // the tenants file
 		env       serverEnv
 		memoryMB  int
@@ -57,8 +59,8 @@ func TestServerRules(t *testing.T) {
 			wantRO:    []string{"/srv/root", "/proc", "/opt/sabline/bin/sabline"},
 			wantNot:   []string{"/etc/passwd", "/home/op/.ssh/id_ed25519", "/srv", "/etc/resolv.conf", "/etc/ssl/certs"},
 			wantExec:  []string{"/opt/sabline/bin/sabline"},
-			wantFS:    confine.LandlockFSExecute | readRights | writeRights,
-			wantNet:   confine.LandlockNetBindTCP | confine.LandlockNetConnectTCP,
+			wantFS:    linux.LandlockFSExecute | readRights | writeRights,
+			wantNet:   linux.LandlockNetBindTCP | linux.LandlockNetConnectTCP,
 		},
 		{
 			name: "a read and a write grant", allow: "io,fs:read:/data,fs:write:/out",
@@ -67,28 +69,28 @@ func TestServerRules(t *testing.T) {
 			wantRO:    []string{"/data"},
 			wantNot:   []string{"/etc/passwd"},
 			wantFS:    readRights | writeRights,
-			wantNet:   confine.LandlockNetBindTCP | confine.LandlockNetConnectTCP,
+			wantNet:   linux.LandlockNetBindTCP | linux.LandlockNetConnectTCP,
 		},
 		{
 			name: "a host and port", allow: "io,net:example.com:443",
 			wantRead:  []string{"/etc/resolv.conf", "/etc/ssl/certs/ca.pem"},
 			wantNot:   []string{"/etc/passwd"},
 			wantFS:    readRights,
-			wantNet:   confine.LandlockNetBindTCP | confine.LandlockNetConnectTCP,
+			wantNet:   linux.LandlockNetBindTCP | linux.LandlockNetConnectTCP,
 			wantPorts: []int{53, 443},
 		},
 		{
 			name: "any host", allow: "io,net",
 			wantFS:  readRights,
-			wantNet: confine.LandlockNetBindTCP,
+			wantNet: linux.LandlockNetBindTCP,
 		},
 		{
 			name: "every read", allow: "io,fs:read",
 			wantRead:  []string{"/etc/passwd", "/home/op/notes.txt"},
 			wantWrite: []string{"/srv/rc/x.json"},
 			wantRO:    []string{"/srv/root", "/etc"},
-			wantFS:    writeRights | readRights | confine.LandlockFSExecute,
-			wantNet:   confine.LandlockNetBindTCP | confine.LandlockNetConnectTCP,
+			wantFS:    writeRights | readRights | linux.LandlockFSExecute,
+			wantNet:   linux.LandlockNetBindTCP | linux.LandlockNetConnectTCP,
 		},
 		{
 			name: "a dynamically linked executable", allow: "io",
@@ -96,7 +98,7 @@ func TestServerRules(t *testing.T) {
 			wantRead: []string{"/etc/ld.so.cache", "/usr/lib/x86_64-linux-gnu/libc.so.6"},
 			wantExec: []string{"/lib64/ld-linux-x86-64.so.2", env.Exe},
 			wantRO:   []string{"/usr/lib"},
-			wantFS:   confine.LandlockFSExecute,
+			wantFS:   linux.LandlockFSExecute,
 		},
 		{
 			name: "workers' memory cgroups", allow: "io", memoryMB: 256,
@@ -117,10 +119,10 @@ func TestServerRules(t *testing.T) {
 		},
 		{name: "a module that leaves the workers unconfined", allow: "io,ffi:ctypes", wantSkip: true},
 		{
-			name: "the same module, strict", allow: "io,ffi:ctypes", confine: confine.ModeStrict,
+			name: "the same module, strict", allow: "io,ffi:ctypes", confine: core.ModeStrict,
 			wantNot: []string{"/etc/passwd"},
 			wantFS:  readRights | writeRights,
-			wantNet: confine.LandlockNetBindTCP | confine.LandlockNetConnectTCP,
+			wantNet: linux.LandlockNetBindTCP | linux.LandlockNetConnectTCP,
 		},
 	}
 	for _, tt := range tests {
@@ -131,14 +133,14 @@ func TestServerRules(t *testing.T) {
 			}
 			conf := tt.confine
 			if conf == "" {
-				conf = confine.ModeDefault
+				conf = core.ModeDefault
 			}
 			o := doorOptions{ImportRoot: "/srv/root", Ceiling: b, Confine: conf, Receipts: "/srv/rc", MaxMemoryMB: tt.memoryMB, Tenants: tt.tenants}
 			e := tt.env
 			if e.Exe == "" {
 				e = env
 			}
-			d, err := serverRules(o, e, confine.LandlockMaxABI)
+			d, err := serverRules(o, e, linux.LandlockMaxABI)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,51 +154,51 @@ func TestServerRules(t *testing.T) {
 				return
 			}
 			if d.HandledFS&tt.wantFS != tt.wantFS || d.HandledFS&tt.wantNoFS != 0 {
-				t.Errorf("handled %v, want %v and not %v", confine.LandlockAccessNames(d.HandledFS),
-					confine.LandlockAccessNames(tt.wantFS), confine.LandlockAccessNames(tt.wantNoFS))
+				t.Errorf("handled %v, want %v and not %v", linux.LandlockAccessNames(d.HandledFS),
+					linux.LandlockAccessNames(tt.wantFS), linux.LandlockAccessNames(tt.wantNoFS))
 			}
 			if tt.wantNet != 0 && d.HandledNet != tt.wantNet {
-				t.Errorf("handled net %v, want %v", confine.LandlockNetNames(d.HandledNet), confine.LandlockNetNames(tt.wantNet))
+				t.Errorf("handled net %v, want %v", linux.LandlockNetNames(d.HandledNet), linux.LandlockNetNames(tt.wantNet))
 			}
 			if !slices.Equal(d.ConnectTCP, tt.wantPorts) {
 				t.Errorf("connect to %v, want %v", d.ConnectTCP, tt.wantPorts)
 			}
-			if d.Scoped&confine.LandlockScopeSignal != 0 {
+			if d.Scoped&linux.LandlockScopeSignal != 0 {
 				t.Error("signals are scoped: the server could not stop the workers it started before it held itself")
 			}
 			for _, r := range d.Rules {
 				if r.Access&^d.HandledFS != 0 {
-					t.Errorf("rule %s %s carries %v, not handled", r.Why, r.Path, confine.LandlockAccessNames(r.Access&^d.HandledFS))
+					t.Errorf("rule %s %s carries %v, not handled", r.Why, r.Path, linux.LandlockAccessNames(r.Access&^d.HandledFS))
 				}
 			}
 			may := func(p string, right uint64) bool { return d.HandledFS&right == 0 || d.access(p)&right != 0 }
 			for _, p := range tt.wantRead {
-				if !may(p, confine.LandlockFSReadFile) {
+				if !may(p, linux.LandlockFSReadFile) {
 					t.Errorf("%s is not readable", p)
 				}
 			}
 			for _, p := range tt.wantWrite {
-				if !may(p, confine.LandlockFSWriteFile) {
-					t.Errorf("%s is not writable: %v", p, confine.LandlockAccessNames(d.access(p)))
+				if !may(p, linux.LandlockFSWriteFile) {
+					t.Errorf("%s is not writable: %v", p, linux.LandlockAccessNames(d.access(p)))
 				}
 			}
 			for _, p := range tt.wantRO {
-				if !may(p, confine.LandlockFSReadFile) || may(p, confine.LandlockFSWriteFile) || may(p, confine.LandlockFSMakeReg) {
-					t.Errorf("%s: %v, want read only", p, confine.LandlockAccessNames(d.access(p)))
+				if !may(p, linux.LandlockFSReadFile) || may(p, linux.LandlockFSWriteFile) || may(p, linux.LandlockFSMakeReg) {
+					t.Errorf("%s: %v, want read only", p, linux.LandlockAccessNames(d.access(p)))
 				}
 			}
 			for _, p := range tt.wantNot {
-				if may(p, confine.LandlockFSReadFile) || may(p, confine.LandlockFSWriteFile) {
-					t.Errorf("%s: %v, want nothing", p, confine.LandlockAccessNames(d.access(p)))
+				if may(p, linux.LandlockFSReadFile) || may(p, linux.LandlockFSWriteFile) {
+					t.Errorf("%s: %v, want nothing", p, linux.LandlockAccessNames(d.access(p)))
 				}
 			}
 			for _, p := range tt.wantExec {
-				if d.access(p)&confine.LandlockFSExecute == 0 {
+				if d.access(p)&linux.LandlockFSExecute == 0 {
 					t.Errorf("%s is not executable", p)
 				}
 			}
 			for _, r := range d.Rules {
-				if r.Access&confine.LandlockFSExecute != 0 && r.Path != e.Exe && r.Path != e.Loader {
+				if r.Access&linux.LandlockFSExecute != 0 && r.Path != e.Exe && r.Path != e.Loader {
 					t.Errorf("%s (%s) is executable: only the server's own executable and its loader may be", r.Path, r.Why)
 				}
 			}
@@ -207,12 +209,12 @@ func TestServerRules(t *testing.T) {
 // TestServerRulesRefuseRelative: a path of the server's own that is not
 // absolute is an error, never a rule on the working directory.
 func TestServerRulesRefuseRelative(t *testing.T) {
-	o := doorOptions{ImportRoot: "/srv/root", Ceiling: budget.MustParse("/", "io"), Confine: confine.ModeDefault, Receipts: "rc"}
-	if _, err := serverRules(o, serverEnv{Exe: "/bin/sabline", TempDir: "/tmp"}, confine.LandlockMaxABI); err == nil {
+	o := doorOptions{ImportRoot: "/srv/root", Ceiling: budget.MustParse("/", "io"), Confine: core.ModeDefault, Receipts: "rc"}
+	if _, err := serverRules(o, serverEnv{Exe: "/bin/sabline", TempDir: "/tmp"}, linux.LandlockMaxABI); err == nil {
 		t.Error("a relative receipts directory gave a domain")
 	}
 	o.Receipts = "/srv/rc"
-	if _, err := serverRules(o, serverEnv{Exe: "/bin/sabline", TempDir: "/tmp"}, confine.LandlockMaxABI); err != nil {
+	if _, err := serverRules(o, serverEnv{Exe: "/bin/sabline", TempDir: "/tmp"}, linux.LandlockMaxABI); err != nil {
 		t.Errorf("the control, every path absolute: %v", err)
 	}
 }

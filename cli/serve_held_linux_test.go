@@ -17,9 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/confine/linux"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/receipt"
@@ -87,7 +88,7 @@ func (s *served) waitWorkers(t *testing.T, n int) []int {
 // hold itself.
 func needLandlock(t *testing.T) {
 	t.Helper()
-	if abi, err := confine.LandlockABI(); err != nil || abi < 4 {
+	if abi, err := linux.LandlockABI(); err != nil || abi < 4 {
 		t.Skipf("the server holds itself with Landlock, and a worker reaches full at ABI 4: this kernel has ABI %d (%v)", abi, err)
 	}
 }

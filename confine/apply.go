@@ -30,7 +30,7 @@ type ApplyOptions struct {
 // A policy that is not Enforced is not applied: the Result is level none.
 // On a system this build has no confinement for, Apply returns level none
 // and ErrUnsupported.
-func Apply(p Policy, o ApplyOptions) (Result, error) {
+func Apply(p core.Policy, o ApplyOptions) (core.Result, error) {
 	if !p.Enforced {
 		return core.OffResult(p), nil
 	}

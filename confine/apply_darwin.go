@@ -2,9 +2,12 @@
 
 package confine
 
-import "github.com/sabline/sabline/confine/darwin"
+import (
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/darwin"
+)
 
 // apply holds the process to p with the sandbox profile (darwin.Apply).
-func apply(p Policy, o ApplyOptions) (Result, error) {
+func apply(p core.Policy, o ApplyOptions) (core.Result, error) {
 	return darwin.Apply(p, o.TempDir, o.MaxMemoryMB)
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 )
 
@@ -21,7 +23,7 @@ const darwinHelperEnv = "SABLINE_DARWIN_APPLY_HELPER"
 
 func darwinApplyHelper(dirs string) {
 	granted, other, _ := strings.Cut(dirs, "\n")
-	p := OSPolicy(budget.MustParse("/", "io,fs:write:"+granted), Options{})
+	p := core.OSPolicy(budget.MustParse("/", "io,fs:write:"+granted), core.Options{})
 	r, err := Apply(p, ApplyOptions{TempDir: os.TempDir(), MaxMemoryMB: 256})
 	out, _ := json.Marshal(r)
 	os.Stdout.WriteString("RESULT " + string(out) + "\n")
@@ -47,7 +49,7 @@ func TestDarwinApplyHoldsWrites(t *testing.T) {
 	if err != nil {
 		t.Fatalf("helper: %v\n%s", err, out)
 	}
-	var r Result
+	var r core.Result
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	for sc.Scan() {
 		if j, ok := strings.CutPrefix(sc.Text(), "RESULT "); ok {
@@ -57,7 +59,7 @@ func TestDarwinApplyHoldsWrites(t *testing.T) {
 		}
 	}
 	t.Logf("helper said:\n%s", out)
-	if r.Level != Partial || !slices.Equal(r.Layers, []string{LayerSandboxProfile}) || !strings.Contains(r.Reason, "Apple has deprecated") {
+	if r.Level != core.Partial || !slices.Equal(r.Layers, []string{core.LayerSandboxProfile}) || !strings.Contains(r.Reason, "Apple has deprecated") {
 		t.Fatalf("Result = %+v; want partial, the sandbox profile, and why", r)
 	}
 	if _, err := os.Stat(filepath.Join(granted, "granted.txt")); err != nil {

@@ -2,11 +2,14 @@
 
 package confine
 
-import "github.com/sabline/sabline/confine/windows"
+import (
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/windows"
+)
 
 // apply holds the worker with what it can do to itself on Windows
 // (windows.Apply); the job object and the AppContainer are the
 // supervisor's (PrepareWorker).
-func apply(p Policy, o ApplyOptions) (Result, error) {
+func apply(p core.Policy, o ApplyOptions) (core.Result, error) {
 	return windows.Apply(p, o.MaxMemoryMB)
 }

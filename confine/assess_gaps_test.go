@@ -19,7 +19,7 @@ func TestAssessmentsAreTheirGaps(t *testing.T) {
 		"io,net", "io,net:udp:10.0.0.2:514", "io,ffi:os", "io,ffi:socket"} {
 		for _, strict := range []bool{false, true} {
 			p := policyOf(allow, strict)
-			var rs []Result
+			var rs []core.Result
 			for _, sys := range systems {
 				rs = append(rs, Predict(p, sys))
 			}
@@ -32,7 +32,7 @@ func TestAssessmentsAreTheirGaps(t *testing.T) {
 				if err := r.Check(); err != nil {
 					t.Errorf("%s: %+v: %v", allow, r, err)
 				}
-				holding := r.Level != None
+				holding := r.Level != core.None
 				made := core.ResultOf(holding, r.Layers, r.Gaps)
 				if lv := made.Level; lv != r.Level {
 					t.Errorf("%s: level %s, its gaps make %s", allow, r.Level, lv)
@@ -40,7 +40,7 @@ func TestAssessmentsAreTheirGaps(t *testing.T) {
 				if want := made.Reason; r.Reason != want {
 					t.Errorf("%s: reason %q, its gaps render %q", allow, r.Reason, want)
 				}
-				var back Result
+				var back core.Result
 				b, _ := json.Marshal(r)
 				if err := json.Unmarshal(b, &back); err != nil || back.With().Reason != r.Reason {
 					t.Errorf("%s: %+v through JSON is %+v (%v)", allow, r, back, err)

@@ -10,8 +10,8 @@ import (
 )
 
 // policyOf derives the policy of an --allow text, paths taken from /.
-func policyOf(allow string, strict bool) Policy {
-	return OSPolicy(budget.MustParse("/", allow), Options{Mode: modeOf(strict)})
+func policyOf(allow string, strict bool) core.Policy {
+	return core.OSPolicy(budget.MustParse("/", allow), core.Options{Mode: modeOf(strict)})
 }
 
 // TestPredictLinux states Linux's levels where Landlock ABI 7 and seccomp
@@ -20,15 +20,15 @@ func policyOf(allow string, strict bool) Policy {
 // granted, full otherwise.
 func TestPredictLinux(t *testing.T) {
 	r := rand.New(rand.NewSource(20))
-	counts := map[Level]int{}
+	counts := map[core.Level]int{}
 	for range 2000 {
-		p := OSPolicy(budget.Budget{}.With(budgetgen.Items(r, 6)...), Options{Mode: modeOf(r.Intn(4) == 0)})
-		want := Full
+		p := core.OSPolicy(budget.Budget{}.With(budgetgen.Items(r, 6)...), core.Options{Mode: modeOf(r.Intn(4) == 0)})
+		want := core.Full
 		switch {
 		case !p.Enforced:
-			want = None
+			want = core.None
 		case p.Network.Mode == core.NetHosts, len(p.Network.UDP) > 0:
-			want = Partial
+			want = core.Partial
 		}
 		got := Predict(p, "linux")
 		if got.Level != want {
@@ -36,7 +36,7 @@ func TestPredictLinux(t *testing.T) {
 		}
 		counts[got.Level]++
 	}
-	for _, l := range []Level{Full, Partial, None} {
+	for _, l := range []core.Level{core.Full, core.Partial, core.None} {
 		if counts[l] == 0 {
 			t.Errorf("no generated budget predicted %s", l)
 		}
@@ -49,13 +49,13 @@ func TestPredictElsewhere(t *testing.T) {
 		name      string
 		allow     string
 		goos      System
-		wantLevel Level
+		wantLevel core.Level
 	}{
-		{name: "macOS is partial at best", allow: "io", goos: "darwin", wantLevel: Partial},
-		{name: "windows holds io in the container", allow: "io", goos: "windows", wantLevel: Full},
-		{name: "windows leaves the container off for a loopback host", allow: "io,net:localhost:8080", goos: "windows", wantLevel: Partial},
-		{name: "a system with no confinement", allow: "io", goos: "plan9", wantLevel: None},
-		{name: "a policy that is off", allow: "io,ffi:subprocess", goos: "windows", wantLevel: None},
+		{name: "macOS is partial at best", allow: "io", goos: "darwin", wantLevel: core.Partial},
+		{name: "windows holds io in the container", allow: "io", goos: "windows", wantLevel: core.Full},
+		{name: "windows leaves the container off for a loopback host", allow: "io,net:localhost:8080", goos: "windows", wantLevel: core.Partial},
+		{name: "a system with no confinement", allow: "io", goos: "plan9", wantLevel: core.None},
+		{name: "a policy that is off", allow: "io,ffi:subprocess", goos: "windows", wantLevel: core.None},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Predict(policyOf(tc.allow, false), tc.goos)
@@ -67,9 +67,9 @@ func TestPredictElsewhere(t *testing.T) {
 }
 
 // modeOf is ModeStrict when strict, else ModeDefault.
-func modeOf(strict bool) Mode {
+func modeOf(strict bool) core.Mode {
 	if strict {
-		return ModeStrict
+		return core.ModeStrict
 	}
-	return ModeDefault
+	return core.ModeDefault
 }

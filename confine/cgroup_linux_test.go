@@ -1,7 +1,6 @@
 package confine
 
 import (
-	"github.com/sabline/sabline/confine/linux"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
 )
 
 // TestWorkerMemoryCgroup: where this machine lets a supervisor make a
@@ -31,7 +33,7 @@ func TestWorkerMemoryCgroup(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := exec.Command(tt.argv[0], tt.argv[1:]...)
-			s, err := PrepareWorker(cmd, Policy{}, WorkerOptions{MaxMemoryMB: 32})
+			s, err := PrepareWorker(cmd, core.Policy{}, WorkerOptions{MaxMemoryMB: 32})
 			if err != nil || s.Memory().By != linux.CgroupHolds {
 				t.Fatalf("PrepareWorker: %v, memory %+v: want a cgroup", err, s.Memory())
 			}

@@ -15,8 +15,8 @@
 // for one system from the policy, and runs on any OS so that tests can
 // read it:
 //
-//	p := confine.OSPolicy(budget.MustParse("/", "io,fs:read:/srv/data"), confine.Options{})
-//	confine.LandlockPlan(p, needs, 7)                     // the ruleset for Landlock ABI 7
+//	p := core.OSPolicy(budget.MustParse("/", "io,fs:read:/srv/data"), core.Options{})
+//	linux.LandlockPlan(p, needs, 7)                     // the ruleset for Landlock ABI 7
 //	confine.DarwinProfile(p, needs, home, cwd)            // the sandbox profile's text
 //	confine.WindowsPlanFor(p, needs, fileCount, memoryMB) // job, token and container
 //

@@ -136,11 +136,11 @@ func enforcesTable() []Row {
 					"or readlink, and the filter allows newfstatat, fstat and readlinkat (it refuses access and " +
 					"every extended-attribute call), so whether a file outside the grants exists, its type, " +
 					"size, mode, owner and times, and a symbolic link's target can still be learned",
-					[]string{LayerLandlockFamily}},
+					[]string{core.LayerLandlockFamily}},
 				Darwin: Cell{HoldsPartly, "writes refused everywhere but the private temporary directory and " +
 					"/dev/null; reads refused only under the home directory and /Volumes, where the directories " +
 					"on the way to the working directory may still be looked up (stat, not read)",
-					[]string{LayerSandboxProfile}},
+					[]string{core.LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "AppContainer: the container has an ACE for nothing but what the " +
 					"interpreter itself needs, so a read or a write of anything of the user's is refused; where " +
 					"the container is left off, the low integrity level still refuses a write to anything of " +
@@ -157,9 +157,9 @@ func enforcesTable() []Row {
 				Linux: Cell{HoldsYes, "Landlock: reads beneath DIR, as it resolves when the policy is " +
 					"applied, and nothing else of the user's; when DIR does not exist yet, reads beneath the " +
 					"nearest directory above it that does, and the level is partial. As under no fs granted, a " +
-					"file's metadata outside DIR is not held", []string{LayerLandlockFamily}},
+					"file's metadata outside DIR is not held", []string{core.LayerLandlockFamily}},
 				Darwin: Cell{HoldsPartly, "reads beneath DIR allowed; outside it, refused only under the " +
-					"home directory and /Volumes", []string{LayerSandboxProfile}},
+					"home directory and /Volumes", []string{core.LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "AppContainer: one ACE for DIR, as it resolves, carrying read; a " +
 					"read of anything else of the user's is refused; where the container is left off, not held",
 					[]string{core.LayerAppContainer}},
@@ -177,9 +177,9 @@ func enforcesTable() []Row {
 					"directory into another (EXDEV); when DIR does not exist yet, the supervisor makes it " +
 					"before the worker starts if its parent exists (the receipt's observed made says " +
 					"so); otherwise beneath the nearest directory above it that does, and the level is " +
-					"partial", []string{LayerLandlockFamily}},
+					"partial", []string{core.LayerLandlockFamily}},
 				Darwin: Cell{HoldsYes, "writes beneath DIR allowed, and refused everywhere else but the " +
-					"private temporary directory and /dev/null", []string{LayerSandboxProfile}},
+					"private temporary directory and /dev/null", []string{core.LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "AppContainer: an ACE for DIR carrying read, write and delete, so " +
 					"the grant can be read back here, as the language does not allow; the integrity level stays " +
 					"medium, since the ACE is what holds the write; where the container is left off, not held",
@@ -193,7 +193,7 @@ func enforcesTable() []Row {
 			Item: "fs, fs:read, fs:write with no path",
 			Cells: map[System]Cell{
 				Linux: Cell{HoldsYes, "Landlock: every path in that direction but the guarded locations " +
-					"(next row), as the budget says", []string{LayerLandlockFamily}},
+					"(next row), as the budget says", []string{core.LayerLandlockFamily}},
 				Darwin: Cell{HoldsYes, "that direction is not restricted, as the budget says; the guarded " +
 					"locations are the language's only (next row)", nil},
 				Windows: Cell{HoldsYes, "fs leaves the container off, since a container reaches only what it " +
@@ -218,7 +218,7 @@ func enforcesTable() []Row {
 					"refuses a new entry there too. Past " +
 					strconv.Itoa(linux.MaxCarvedRules) + " rules, or where a directory cannot be listed, the " +
 					"location is the language's only and the level is partial",
-					[]string{LayerLandlockFamily}},
+					[]string{core.LayerLandlockFamily}},
 				Darwin:  Cell{HoldsNo, "not held: the language alone refuses it", nil},
 				Windows: Cell{HoldsNo, "not held: an ACE on a directory reaches everything beneath it", nil},
 			},
@@ -230,9 +230,9 @@ func enforcesTable() []Row {
 				Linux: Cell{HoldsYes, "seccomp: socket, socketpair, connect, bind, listen, accept and " +
 					"accept4 refused (EPERM); from Landlock " + linux.ABIText(linux.LandlockABITCP) + ", TCP " +
 					"bind and connect are refused too",
-					[]string{LayerLandlockFamily, LayerSeccomp}},
+					[]string{core.LayerLandlockFamily, core.LayerSeccomp}},
 				Darwin: Cell{HoldsYes, "the profile denies every network operation (network*)",
-					[]string{LayerSandboxProfile}},
+					[]string{core.LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "AppContainer: the container has no capability, so a connection to " +
 					"another machine or to the loopback address is refused (WSAEACCES); where the container is " +
 					"left off, not held",
@@ -251,8 +251,8 @@ func enforcesTable() []Row {
 					"(SO_REUSEADDR and SO_REUSEPORT refused); from Landlock " +
 					linux.ABIText(linux.LandlockABITCP) + ", no TCP bind, and when every grant names a port, " +
 					"TCP connections to those ports and 53 only, where names are resolved over TCP. The host " +
-					"is held by the language alone, so the level is partial", []string{LayerLandlockFamily,
-					LayerSeccomp}},
+					"is held by the language alone, so the level is partial", []string{core.LayerLandlockFamily,
+					core.LayerSeccomp}},
 				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, UDP too, and the host " +
 					"is held by the language alone", nil},
 				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits " +
@@ -277,7 +277,7 @@ func enforcesTable() []Row {
 					"and IPv6 sockets of TCP (no UDP without a UDP grant, no Unix, netlink, raw or packet " +
 					"socket, no socketpair), and from Landlock " + linux.ABIText(linux.LandlockABITCP) + " no " +
 					"TCP bind: a run listens on no port",
-					[]string{LayerLandlockFamily, LayerSeccomp}},
+					[]string{core.LayerLandlockFamily, core.LayerSeccomp}},
 				Darwin: Cell{HoldsNo,
 					"not held: the profile leaves the network open, UDP and a Unix socket with it", nil},
 				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits " +
@@ -294,7 +294,7 @@ func enforcesTable() []Row {
 					"no other protocol; SO_REUSEADDR and SO_REUSEPORT refused, so a bind never shares a port " +
 					"another process receives on, and takes none of its datagrams. Landlock holds TCP only: the " +
 					"host and port a datagram goes to, and a UDP port bound, which the language never does, are " +
-					"held by the language alone, so the level is partial", []string{LayerSeccomp}},
+					"held by the language alone, so the level is partial", []string{core.LayerSeccomp}},
 				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, and the host and port " +
 					"are held by the language alone", nil},
 				Windows: Cell{HoldsPartly, "as net:HOST: the container admits every host over UDP, and the " +
@@ -365,9 +365,9 @@ func enforcesTable() []Row {
 				Linux: Cell{HoldsYes, "seccomp: execve, execveat, fork and vfork are not on the allow-list, " +
 					"and clone is allowed only to make a thread (CLONE_THREAD, and no flag a thread is not made " +
 					"with); clone3 answered ENOSYS, so the Go runtime makes its threads with clone; Landlock " +
-					"refuses executing any file", []string{LayerLandlockFamily, LayerSeccomp}},
+					"refuses executing any file", []string{core.LayerLandlockFamily, core.LayerSeccomp}},
 				Darwin: Cell{HoldsYes, "the profile denies process-fork and process-exec",
-					[]string{LayerSandboxProfile}},
+					[]string{core.LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "job object: one active process, the worker itself",
 					[]string{core.LayerJobObject}},
 			},
@@ -382,10 +382,10 @@ func enforcesTable() []Row {
 				// the worker may do; everything else is refused.
 				Linux: Cell{HoldsYes, seccomp.SummaryText + ". From Landlock " +
 					linux.ABIText(linux.LandlockABIScopes()) + ", signals are scoped to the worker too",
-					[]string{LayerLandlockFamily, LayerSeccomp}},
+					[]string{core.LayerLandlockFamily, core.LayerSeccomp}},
 				Darwin: Cell{HoldsPartly, "what the denial of process-fork and of writes implies; a profile " +
 					"has no list of system calls, and a signal to another process of the same user is not refused",
-					[]string{LayerSandboxProfile}},
+					[]string{core.LayerSandboxProfile}},
 				Windows: Cell{HoldsPartly, "every privilege but SeChangeNotifyPrivilege removed from the " +
 					"token; the job object keeps the worker from the clipboard, the desktop, global atoms, " +
 					"other processes' USER handles, system parameters, display settings and logging off; no " +
@@ -406,9 +406,9 @@ func enforcesTable() []Row {
 					"a widening to any host is held as net with no host is, to IPv4 and IPv6 sockets of TCP " +
 					"only (Sabline's host modules dial TCP and resolve names as the language does), so a UDP or " +
 					"Unix socket stays refused, and from Landlock " +
-					linux.ABIText(linux.LandlockABITCP) + " to no TCP bind", []string{LayerLandlockFamily,
-					LayerSeccomp}},
-				Darwin: Cell{HoldsPartly, "as Linux", []string{LayerSandboxProfile}},
+					linux.ABIText(linux.LandlockABITCP) + " to no TCP bind", []string{core.LayerLandlockFamily,
+					core.LayerSeccomp}},
+				Darwin: Cell{HoldsPartly, "as Linux", []string{core.LayerSandboxProfile}},
 				Windows: Cell{HoldsPartly, "as Linux", []string{core.LayerJobObject, core.LayerTokenPrivs,
 					core.LayerLowIntegrity, core.LayerAppContainer}},
 			},
@@ -421,10 +421,10 @@ func enforcesTable() []Row {
 					"what the interpreter itself needs, whatever modules are granted, and the rows above hold a " +
 					"host module's calls as they hold the interpreter's; a module that needs a path or a host " +
 					"needs it in the budget",
-					[]string{LayerLandlockFamily, LayerSeccomp}},
+					[]string{core.LayerLandlockFamily, core.LayerSeccomp}},
 				Darwin: Cell{HoldsPartly, "as Linux, within the profile's limits: writes, a closed network " +
 					"and processes held; reads only under the home directory and /Volumes",
-					[]string{LayerSandboxProfile}},
+					[]string{core.LayerSandboxProfile}},
 				Windows: Cell{HoldsYes, "as Linux: the container holds a host module's calls as it holds the " +
 					"interpreter's; where it is left off, the rows above say what is held",
 					[]string{core.LayerJobObject, core.LayerAppContainer}},

@@ -15,8 +15,8 @@ import (
 // osLayers are the layers a cell of each system may name, in the order a
 // Result lists them.
 var osLayers = map[System][]string{
-	Linux:   {LayerLandlockFamily, LayerSeccomp},
-	Darwin:  {LayerSandboxProfile},
+	Linux:   {core.LayerLandlockFamily, core.LayerSeccomp},
+	Darwin:  {core.LayerSandboxProfile},
 	Windows: {core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
 }
 
@@ -116,14 +116,14 @@ func TestEnforcesCells(t *testing.T) {
 
 // rowPolicy derives the policy a row's ops run under, the scratch
 // directory standing for PlaceholderGrant.
-func rowPolicy(t *testing.T, r Row) Policy {
+func rowPolicy(t *testing.T, r Row) core.Policy {
 	t.Helper()
 	dir := t.TempDir()
 	b, err := budget.Parse([]string{strings.ReplaceAll(r.Budget, PlaceholderGrant, dir)}, dir)
 	if err != nil {
 		t.Fatalf("%s: budget %q: %v", r.ID, r.Budget, err)
 	}
-	return OSPolicy(b, Options{})
+	return core.OSPolicy(b, core.Options{})
 }
 
 func TestEnforcesOpsAndBudgets(t *testing.T) {
@@ -175,13 +175,13 @@ func TestEnforcesAgreesWithPredict(t *testing.T) {
 			got := Predict(p, sys)
 			where := r.ID + ", " + string(sys) + ", " + r.Budget
 			switch {
-			case c.Holds != HoldsYes && got.Level == Full:
+			case c.Holds != HoldsYes && got.Level == core.Full:
 				t.Errorf("%s: the cell holds %s but the level is full", where, c.Holds)
-			case c.Holds == HoldsYes && sys != Darwin && got.Level != Full:
+			case c.Holds == HoldsYes && sys != Darwin && got.Level != core.Full:
 				t.Errorf("%s: the cell holds yes but the level is %s: %s", where, got.Level, got.Reason)
 			}
 			for _, l := range c.Layers {
-				if l == LayerLandlockFamily {
+				if l == core.LayerLandlockFamily {
 					l = core.LayerLandlock(linux.LandlockMaxABI)
 				}
 				if !slices.Contains(got.Layers, l) {
@@ -343,14 +343,14 @@ func TestEnforcesMarkdownTables(t *testing.T) {
 	for i, w := range core.WidenOrder() {
 		names := strings.Split(widens[i][0], ", ")
 		for _, n := range names {
-			if got, listed := WidensTo(n); !listed || got != w {
+			if got, listed := core.WidensTo(n); !listed || got != w {
 				t.Errorf("the page says %s widens to %q; WidensTo says %q, listed %v", n, w, got, listed)
 			}
 		}
 		modules += len(names)
 	}
-	if modules != len(FFIWidens()) {
-		t.Errorf("the widening table names %d modules, FFIWidens %d", modules, len(FFIWidens()))
+	if modules != len(core.FFIWidens()) {
+		t.Errorf("the widening table names %d modules, FFIWidens %d", modules, len(core.FFIWidens()))
 	}
 	if !bytes.Equal(doc, EnforcesMarkdown()) {
 		t.Error("EnforcesMarkdown renders different bytes twice")

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // ToMake returns the directories of p's write grants that the supervisor
@@ -17,7 +19,7 @@ import (
 // A write grant names a directory (fs:write:DIR): a run granted one that
 // does not exist would otherwise be held beneath the directory above it,
 // which is wider than the grant, and its level would be partial.
-func ToMake(p Policy, stat func(string) (fs.FileInfo, error)) []string {
+func ToMake(p core.Policy, stat func(string) (fs.FileInfo, error)) []string {
 	if p.Write.Unrestricted {
 		return nil
 	}
@@ -38,7 +40,7 @@ func ToMake(p Policy, stat func(string) (fs.FileInfo, error)) []string {
 // meanwhile is not made, and not returned: mkdir never follows a link in
 // its place. The caller has admitted p's budget: no grant names a
 // location no grant reaches.
-func MakeGranted(p Policy) ([]string, error) {
+func MakeGranted(p core.Policy) ([]string, error) {
 	var made []string
 	for _, dir := range ToMake(p, os.Stat) {
 		err := os.Mkdir(dir, 0o777) // as mkdir(1): the umask narrows it

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 )
 
@@ -49,7 +51,7 @@ func TestToMake(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := OSPolicy(budget.MustParse("/", tt.allow), Options{})
+			p := core.OSPolicy(budget.MustParse("/", tt.allow), core.Options{})
 			if got := ToMake(p, stat); !slices.Equal(got, tt.want) {
 				t.Errorf("ToMake(%s) = %q, want %q", tt.allow, got, tt.want)
 			}
@@ -68,7 +70,7 @@ func TestMakeGranted(t *testing.T) {
 	}
 	newDir, deep := filepath.Join(dir, "new"), filepath.Join(dir, "gone", "new")
 	b := budget.MustParse(dir, "fs:write:new,fs:write:have,fs:write:gone/new")
-	made, err := MakeGranted(OSPolicy(b, Options{}))
+	made, err := MakeGranted(core.OSPolicy(b, core.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}

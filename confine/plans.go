@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/darwin"
 	"github.com/sabline/sabline/confine/windows"
 )
@@ -11,7 +12,7 @@ import (
 // DarwinProfile returns the text of the sandbox profile that holds a macOS
 // worker to p (darwin.Profile): n are the needs' paths, home and cwd the
 // worker's, all as the sandbox matches them.
-func DarwinProfile(p Policy, n Needs, home, cwd string) (string, error) {
+func DarwinProfile(p core.Policy, n core.Needs, home, cwd string) (string, error) {
 	return darwin.Profile(p, n, home, cwd)
 }
 
@@ -22,6 +23,6 @@ type WindowsPlan = windows.Plan
 // WindowsPlanFor returns the Windows plan of p (windows.PlanFor), with
 // fileCount counting the files beneath a grant and memoryMB the run's
 // memory limit.
-func WindowsPlanFor(p Policy, n Needs, fileCount func(path string) int, memoryMB int) WindowsPlan {
+func WindowsPlanFor(p core.Policy, n core.Needs, fileCount func(path string) int, memoryMB int) WindowsPlan {
 	return windows.PlanFor(p, n, fileCount, memoryMB)
 }

@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/darwin"
 	"github.com/sabline/sabline/confine/linux"
 	"github.com/sabline/sabline/confine/windows"
@@ -13,7 +14,7 @@ import (
 // container resolves paths as its parent does, for grants whose size is
 // not known. It reads nothing of the machine, as an audit
 // made anywhere must read the same.
-func Predict(p Policy, sys System) Result {
+func Predict(p core.Policy, sys System) core.Result {
 	switch sys {
 	case Linux:
 		return linux.Predict(p)
@@ -22,5 +23,5 @@ func Predict(p Policy, sys System) Result {
 	case Windows:
 		return windows.Predict(p)
 	}
-	return NotConfined("Sabline has no confinement for " + string(sys))
+	return core.NotConfined("Sabline has no confinement for " + string(sys))
 }

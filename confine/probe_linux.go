@@ -45,7 +45,7 @@ func Probe() Machine {
 // OnThisMachine is the confinement a run under p would get here, from
 // what Probe finds, without applying anything. A run's receipt says what
 // was actually held.
-func OnThisMachine(p Policy) Result {
+func OnThisMachine(p core.Policy) core.Result {
 	if !p.Enforced {
 		return core.OffResult(p)
 	}

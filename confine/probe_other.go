@@ -19,7 +19,7 @@ func Probe() Machine { return Machine{OS: runtime.GOOS} }
 // every layer this system has is applied: Predict for macOS and Windows
 // (the run's own Result says what was held), nothing on a system this
 // build cannot confine.
-func OnThisMachine(p Policy) Result {
+func OnThisMachine(p core.Policy) core.Result {
 	if !p.Enforced {
 		return core.OffResult(p)
 	}

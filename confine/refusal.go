@@ -36,30 +36,30 @@ type Refusal struct {
 // errno no line names is refused by no layer this package applies: the
 // call failed for a reason of its own.
 var refusals = []Refusal{
-	{System: Linux, Errno: "EPERM", Layer: LayerSeccomp,
+	{System: Linux, Errno: "EPERM", Layer: core.LayerSeccomp,
 		Why: "a call off the filter's allow-list, or one whose arguments the filter " +
 			"refuses (a socket family, a clone flag, a signal to another process)"},
-	{System: Linux, Errno: "EPERM", Layer: LayerLandlockFamily,
+	{System: Linux, Errno: "EPERM", Layer: core.LayerLandlockFamily,
 		FromLandlockABI: linux.LandlockABIScopes(),
 		Why: "a signal or a connection to an abstract Unix " +
 			"socket that would leave the run's Landlock domain"},
-	{System: Linux, Errno: "EPERM", Layer: LayerCapabilities,
+	{System: Linux, Errno: "EPERM", Layer: core.LayerCapabilities,
 		Why: "a call that needs a capability the worker gave up"},
-	{System: Linux, Errno: "ENOSYS", Layer: LayerSeccomp,
+	{System: Linux, Errno: "ENOSYS", Layer: core.LayerSeccomp,
 		Why: "clone3, which the filter answers so that the Go runtime makes its " +
 			"threads with clone, and every number past or between the filter's table"},
-	{System: Linux, Errno: "EPROTONOSUPPORT", Layer: LayerSeccomp,
+	{System: Linux, Errno: "EPROTONOSUPPORT", Layer: core.LayerSeccomp,
 		Why: "an MPTCP socket, answered as a kernel without MPTCP " +
 			"answers it, so that Go's net falls back to TCP"},
-	{System: Linux, Errno: "EACCES", Layer: LayerLandlockFamily,
+	{System: Linux, Errno: "EACCES", Layer: core.LayerLandlockFamily,
 		Why: "a file access beneath no rule that allows it, executing any file, and from " +
 			linux.ABIText(linux.LandlockABITCP) +
 			" a TCP bind or a connection to a port the ruleset does not allow"},
-	{System: Linux, Errno: "EXDEV", Layer: LayerLandlockFamily,
+	{System: Linux, Errno: "EXDEV", Layer: core.LayerLandlockFamily,
 		Why: "a rename or link of a file into another directory: no rule grants refer, and below " +
 			linux.ABIText(linux.LandlockABIRefer()) + " the kernel refuses every such rename"},
 
-	{System: Darwin, Errno: "EPERM", Layer: LayerSandboxProfile,
+	{System: Darwin, Errno: "EPERM", Layer: core.LayerSandboxProfile,
 		Why: "every operation the profile denies: a file read or written, a network operation, " +
 			"process-fork and process-exec (EACCES is the file's own permissions, not the profile)"},
 
@@ -100,8 +100,8 @@ func RefusingLayers(sys System, errno string, applied []string) []string {
 	var out []string
 	for _, l := range applied {
 		family, abi := l, 0
-		if rest, ok := strings.CutPrefix(l, LayerLandlockFamily+"-abi"); ok {
-			family = LayerLandlockFamily
+		if rest, ok := strings.CutPrefix(l, core.LayerLandlockFamily+"-abi"); ok {
+			family = core.LayerLandlockFamily
 			abi, _ = strconv.Atoi(rest)
 		}
 		for _, r := range refusals {

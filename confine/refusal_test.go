@@ -16,15 +16,15 @@ func TestRefusedBy(t *testing.T) {
 		errno string
 		want  string
 	}{
-		{name: "linux EPERM: the filter first", sys: Linux, errno: "EPERM", want: LayerSeccomp},
-		{name: "linux ENOSYS: clone3 and numbers past the table", sys: Linux, errno: "ENOSYS", want: LayerSeccomp},
-		{name: "linux EPROTONOSUPPORT: an MPTCP socket", sys: Linux, errno: "EPROTONOSUPPORT", want: LayerSeccomp},
-		{name: "linux EACCES: a file or a TCP port", sys: Linux, errno: "EACCES", want: LayerLandlockFamily},
-		{name: "linux EXDEV: a rename into another directory", sys: Linux, errno: "EXDEV", want: LayerLandlockFamily},
+		{name: "linux EPERM: the filter first", sys: Linux, errno: "EPERM", want: core.LayerSeccomp},
+		{name: "linux ENOSYS: clone3 and numbers past the table", sys: Linux, errno: "ENOSYS", want: core.LayerSeccomp},
+		{name: "linux EPROTONOSUPPORT: an MPTCP socket", sys: Linux, errno: "EPROTONOSUPPORT", want: core.LayerSeccomp},
+		{name: "linux EACCES: a file or a TCP port", sys: Linux, errno: "EACCES", want: core.LayerLandlockFamily},
+		{name: "linux EXDEV: a rename into another directory", sys: Linux, errno: "EXDEV", want: core.LayerLandlockFamily},
 		{name: "linux ENOENT is no refusal", sys: Linux, errno: "ENOENT"},
 		{name: "linux EINVAL is no refusal", sys: Linux, errno: "EINVAL"},
 		{name: "linux a Windows name is no refusal", sys: Linux, errno: "ERROR_ACCESS_DENIED"},
-		{name: "macOS EPERM: the profile", sys: Darwin, errno: "EPERM", want: LayerSandboxProfile},
+		{name: "macOS EPERM: the profile", sys: Darwin, errno: "EPERM", want: core.LayerSandboxProfile},
 		{name: "macOS EACCES: the file's own permissions", sys: Darwin, errno: "EACCES"},
 		{name: "macOS EXDEV is no refusal", sys: Darwin, errno: "EXDEV"},
 		{name: "macOS ENOSYS is no refusal", sys: Darwin, errno: "ENOSYS"},
@@ -66,7 +66,7 @@ func TestRefusalsTable(t *testing.T) {
 		if !slices.Contains(systems, r.System) {
 			t.Errorf("%s: not a system of Systems", where)
 		}
-		if !slices.Contains(osLayers[r.System], r.Layer) && !(r.System == Linux && r.Layer == LayerCapabilities) {
+		if !slices.Contains(osLayers[r.System], r.Layer) && !(r.System == Linux && r.Layer == core.LayerCapabilities) {
 			t.Errorf("%s: %s is not a layer of %s", where, r.Layer, r.System)
 		}
 		if r.Why == "" {
@@ -75,7 +75,7 @@ func TestRefusalsTable(t *testing.T) {
 		if (r.System == Windows) != (r.Code != 0) {
 			t.Errorf("%s: code %d: Windows lines carry their number, the others none", where, r.Code)
 		}
-		if r.FromLandlockABI != 0 && r.Layer != LayerLandlockFamily {
+		if r.FromLandlockABI != 0 && r.Layer != core.LayerLandlockFamily {
 			t.Errorf("%s: an ABI on a line that is not Landlock's", where)
 		}
 	}
@@ -102,7 +102,7 @@ func TestRefusalsTable(t *testing.T) {
 // TestRefusingLayers: the layers a run applied that may have given an
 // errno, as the runtime names them after "refused by".
 func TestRefusingLayers(t *testing.T) {
-	linux := []string{core.LayerLandlock(7), LayerSeccomp, LayerCapabilities}
+	linux := []string{core.LayerLandlock(7), core.LayerSeccomp, core.LayerCapabilities}
 	tests := []struct {
 		name    string
 		sys     System
@@ -112,23 +112,23 @@ func TestRefusingLayers(t *testing.T) {
 	}{
 		{name: "EPERM at ABI 7: the filter, Landlock's scope or a capability", sys: Linux, errno: "EPERM", applied: linux, want: linux},
 		{name: "EPERM at ABI 5: Landlock has no scope", sys: Linux, errno: "EPERM",
-			applied: []string{core.LayerLandlock(5), LayerSeccomp, LayerCapabilities}, want: []string{LayerSeccomp, LayerCapabilities}},
+			applied: []string{core.LayerLandlock(5), core.LayerSeccomp, core.LayerCapabilities}, want: []string{core.LayerSeccomp, core.LayerCapabilities}},
 		{name: "EACCES: Landlock alone", sys: Linux, errno: "EACCES", applied: linux, want: []string{core.LayerLandlock(7)}},
 		{name: "EXDEV: Landlock alone", sys: Linux, errno: "EXDEV", applied: linux, want: []string{core.LayerLandlock(7)}},
 		{name: "EXDEV at ABI 1 too", sys: Linux, errno: "EXDEV", applied: []string{core.LayerLandlock(1)}, want: []string{core.LayerLandlock(1)}},
-		{name: "EPROTONOSUPPORT: the filter alone", sys: Linux, errno: "EPROTONOSUPPORT", applied: linux, want: []string{LayerSeccomp}},
-		{name: "ENOSYS: the filter alone", sys: Linux, errno: "ENOSYS", applied: linux, want: []string{LayerSeccomp}},
-		{name: "EACCES with Landlock not applied", sys: Linux, errno: "EACCES", applied: []string{LayerSeccomp}},
+		{name: "EPROTONOSUPPORT: the filter alone", sys: Linux, errno: "EPROTONOSUPPORT", applied: linux, want: []string{core.LayerSeccomp}},
+		{name: "ENOSYS: the filter alone", sys: Linux, errno: "ENOSYS", applied: linux, want: []string{core.LayerSeccomp}},
+		{name: "EACCES with Landlock not applied", sys: Linux, errno: "EACCES", applied: []string{core.LayerSeccomp}},
 		{name: "ENOENT: nothing", sys: Linux, errno: "ENOENT", applied: linux},
 		{name: "nothing applied", sys: Linux, errno: "EPERM"},
-		{name: "macOS EPERM: the profile", sys: Darwin, errno: "EPERM", applied: []string{LayerSandboxProfile}, want: []string{LayerSandboxProfile}},
-		{name: "macOS EACCES: not the profile", sys: Darwin, errno: "EACCES", applied: []string{LayerSandboxProfile}},
+		{name: "macOS EPERM: the profile", sys: Darwin, errno: "EPERM", applied: []string{core.LayerSandboxProfile}, want: []string{core.LayerSandboxProfile}},
+		{name: "macOS EACCES: not the profile", sys: Darwin, errno: "EACCES", applied: []string{core.LayerSandboxProfile}},
 		{name: "windows access denied: every layer that may give it", sys: Windows, errno: "ERROR_ACCESS_DENIED",
 			applied: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
 			want:    []string{core.LayerJobObject, core.LayerLowIntegrity, core.LayerAppContainer}},
 		{name: "windows WSAEACCES without the container", sys: Windows, errno: "WSAEACCES",
 			applied: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity}},
-		{name: "a layer of another system is never named", sys: Linux, errno: "EPERM", applied: []string{LayerSandboxProfile}},
+		{name: "a layer of another system is never named", sys: Linux, errno: "EPERM", applied: []string{core.LayerSandboxProfile}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

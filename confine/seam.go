@@ -3,6 +3,8 @@ package confine
 import (
 	"os"
 	"os/exec"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // This file is the supervisor's side of confinement. Holding a run takes
@@ -53,7 +55,7 @@ type Started interface {
 	Close() error
 	// Memory says what of the supervisor's side holds the worker's
 	// memory limit (WorkerOptions.MaxMemoryMB).
-	Memory() MemoryHold
+	Memory() core.MemoryHold
 	// OutOfMemory reports, once the worker has exited and before Close,
 	// whether the kernel ended it for passing the memory limit the
 	// supervisor's side holds.
@@ -70,7 +72,7 @@ type Started interface {
 // what of the supervisor's side could not be done (the worker's Result
 // then leaves that layer out), or is ErrUnsupported on a system this
 // build has no confinement for.
-func PrepareWorker(cmd *exec.Cmd, p Policy, o WorkerOptions) (Started, error) {
+func PrepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, error) {
 	return prepareWorker(cmd, p, o)
 }
 
@@ -81,7 +83,7 @@ type processStarted struct {
 	cmd    *exec.Cmd
 	kill   func(pid int) error // the group's kill, or nil
 	cgroup workerCgroup        // nil for none
-	memory MemoryHold
+	memory core.MemoryHold
 }
 
 // workerCgroup is a worker's own cgroup, which holds its memory limit.
@@ -102,12 +104,12 @@ func (s *processStarted) AfterStart(pid int) error {
 	err := s.cgroup.Enter(pid)
 	if err != nil {
 		s.cgroup.Remove()
-		s.cgroup, s.memory = nil, MemoryHold{Why: err.Error()}
+		s.cgroup, s.memory = nil, core.MemoryHold{Why: err.Error()}
 	}
 	return err
 }
 
-func (s *processStarted) Memory() MemoryHold { return s.memory }
+func (s *processStarted) Memory() core.MemoryHold { return s.memory }
 
 func (s *processStarted) OutOfMemory() bool { return s.cgroup != nil && s.cgroup.OutOfMemory() }
 

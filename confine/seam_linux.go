@@ -3,9 +3,11 @@
 package confine
 
 import (
-	"github.com/sabline/sabline/confine/linux"
 	"os/exec"
 	"syscall"
+
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
 )
 
 // prepareWorker starts the worker in a session of its own and has the
@@ -16,15 +18,15 @@ import (
 // (see planCgroup). A worker held to a policy that enforces something is
 // started in a mount namespace of its own where this process can make one
 // (linux.MountNamespace), in which Apply refuses device nodes outside /dev.
-func prepareWorker(cmd *exec.Cmd, p Policy, o WorkerOptions) (Started, error) {
+func prepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, error) {
 	s := startSession(cmd)
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	linux.MountNamespace(cmd, p)
 	if o.MaxMemoryMB > 0 {
 		if cg, why := linux.NewMemoryCgroup(o.MaxMemoryMB); cg != nil {
-			s.cgroup, s.memory = cg, MemoryHold{By: linux.CgroupHolds}
+			s.cgroup, s.memory = cg, core.MemoryHold{By: linux.CgroupHolds}
 		} else {
-			s.memory = MemoryHold{Why: why}
+			s.memory = core.MemoryHold{Why: why}
 		}
 	}
 	return s, nil

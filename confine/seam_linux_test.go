@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // procStat reads a process's session id and parent from /proc/PID/stat.
@@ -45,10 +47,10 @@ func gone(pid int) bool {
 func TestSeamLinuxSessionAndGroupKill(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		p    Policy
+		p    core.Policy
 	}{
-		{name: "a confined run", p: Policy{Enforced: true}},
-		{name: "--no-confine keeps the worker's life tied to the run", p: Policy{}},
+		{name: "a confined run", p: core.Policy{Enforced: true}},
+		{name: "--no-confine keeps the worker's life tied to the run", p: core.Policy{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// The worker stands in as a shell that starts a process of its own.
@@ -107,7 +109,7 @@ const seamHelperEnv = "SABLINE_SEAM_HELPER"
 func TestSeamLinuxParentDeath(t *testing.T) {
 	if os.Getenv(seamHelperEnv) == "1" {
 		cmd := exec.Command("sleep", "60")
-		s, err := PrepareWorker(cmd, Policy{Enforced: true}, WorkerOptions{})
+		s, err := PrepareWorker(cmd, core.Policy{Enforced: true}, WorkerOptions{})
 		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)

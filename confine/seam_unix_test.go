@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"syscall"
 	"testing"
+
+	"github.com/sabline/sabline/confine/core"
 )
 
 // TestStartedKill: Kill, which the supervisor calls once the worker has
@@ -24,7 +26,7 @@ func TestStartedKill(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := exec.Command("/bin/sh", "-c", tt.script)
-			s, err := PrepareWorker(cmd, Policy{}, WorkerOptions{})
+			s, err := PrepareWorker(cmd, core.Policy{}, WorkerOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

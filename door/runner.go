@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/audit"
 	"github.com/sabline/sabline/budget"
@@ -175,7 +177,7 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 		return AuditReply{}, codes.Errorf(codes.E301, "the program's # allow: line: %w", err)
 	}
 	reply.Here = string(confine.OnThisMachine(
-		confine.OSPolicy(declared, confine.Options{Mode: r.o.Confine})).Level)
+		core.OSPolicy(declared, core.Options{Mode: r.o.Confine})).Level)
 	reply.Within = declared.Beneath(r.o.Budget) == nil
 	return reply, nil
 }

@@ -90,7 +90,7 @@ func (osMachine) Readlink(p string) (string, error) { return os.Readlink(p) }
 // by looking up each of its components (no directory is listed, so a
 // process held by Landlock resolves as one that is not), and the rest as
 // written. It is how a grant is admitted, and how a worker finds, when it
-// starts, whether the grant still resolves so (confine.Moved).
+// starts, whether the grant still resolves so (linux.Moved).
 func Resolved(p string) string {
 	p = filepath.Clean(p)
 	rest := ""

@@ -204,7 +204,7 @@ func (s *Set) Refuses(p, grant string) (Location, bool) {
 }
 
 // Holds reports whether the kernel holds the directory dir as its
-// entries under a grant at it or above it (confine.CarveLandlock), and
+// entries under a grant at it or above it (linux.CarveLandlock), and
 // why: a carve-out beneath it, a location that existed when the set was
 // built or a directory to expand, or dir is itself one to expand (Expand:
 // a home, or where a guarded location would be made). An entry made in

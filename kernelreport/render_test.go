@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"golang.org/x/net/html"
 
 	"github.com/sabline/sabline/confine"
@@ -23,7 +25,7 @@ func darwinReport() Report {
 	return Report{Schema: Schema, OS: "darwin", Kernel: "24.1.0",
 		Build: Build{Sabline: "0.1.0", Knockout: true, Go: "go1.26.8", Arch: "arm64"}, Targets: []Target{
 			{ID: "files-read-outside", Group: "files", Threat: "read a file beside the grant",
-				Row: "fs-read-dir", Observed: Outcome{StoppedBy: confine.LayerSandboxProfile, Errno: "EPERM"},
+				Row: "fs-read-dir", Observed: Outcome{StoppedBy: core.LayerSandboxProfile, Errno: "EPERM"},
 				Witness: Witness{Kind: WitnessNone}},
 			{ID: "net-connect", Group: "network", Threat: hostile, Row: "no-net", Observed: went,
 				Witness: Witness{Kind: "listener", Confined: []string{"listener: accepted"},

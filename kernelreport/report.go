@@ -38,6 +38,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 )
@@ -146,16 +148,16 @@ const WitnessNone = "none"
 // What stopped an attempt, as an Outcome names it. A layer that stopped
 // it is named as confine.RefusedBy names the layer that answers the errno
 // the attempt met, on the system of the run: on Linux BySeccomp or
-// ByLandlock, on macOS confine.LayerSandboxProfile, on Windows
+// ByLandlock, on macOS core.LayerSandboxProfile, on Windows
 // confine.layerAppContainer, confine.layerJobObject and the rest.
 const (
 	// BySeccomp: the seccomp filter refused the call (EPERM, ENOSYS or
 	// EPROTONOSUPPORT on Linux).
-	BySeccomp = confine.LayerSeccomp
+	BySeccomp = core.LayerSeccomp
 	// ByLandlock: Landlock refused it (EACCES, or EXDEV for a link or
 	// rename across directories), or its scope kept a signal from another
 	// process while the call itself went through.
-	ByLandlock = confine.LayerLandlockFamily
+	ByLandlock = core.LayerLandlockFamily
 	// ByLanguage: no confinement layer changed the outcome: the attempt
 	// went through, or failed as it fails unconfined. Only the language,
 	// which refuses it on the normal build, holds it.

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
 )
 
@@ -103,7 +104,7 @@ func TestDiffEffects(t *testing.T) {
 			for i, s := range tt.runs {
 				prog, grants, _ := strings.Cut(s, ":")
 				id := string(rune('0' + i))
-				r := receipt("/p/"+prog+".vel", id, i, confine.Full, StatusOK)
+				r := receipt("/p/"+prog+".vel", id, i, core.Full, StatusOK)
 				r.Reported = &Reported{Fields: []string{FieldOutcome, FieldEffects}}
 				switch grants[len(grants)-1] {
 				case '!':

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
@@ -86,16 +88,16 @@ type ProgramInfo struct {
 
 // RunParameters are how the run was asked for and what it was given.
 type RunParameters struct {
-	Confinement       confine.Level `json:"confinement"`
-	ConfinementReason string        `json:"confinement_reason"`
-	ConfinementLayers []string      `json:"confinement_layers"`
+	Confinement       core.Level `json:"confinement"`
+	ConfinementReason string     `json:"confinement_reason"`
+	ConfinementLayers []string   `json:"confinement_layers"`
 	// ConfinementGaps are the facts the level and the reason were made
-	// from (confine.Gap); none in a receipt of a run never confined.
-	ConfinementGaps    []confine.Gap `json:"confinement_gaps,omitempty"`
-	OSPolicySHA256     string        `json:"os_policy_sha256"`
-	Confine            confine.Mode  `json:"confine"`
-	RequireConfinement confine.Level `json:"require_confinement,omitempty"`
-	TimeoutMS          int64         `json:"timeout_ms,omitempty"`
+	// from (core.Gap); none in a receipt of a run never confined.
+	ConfinementGaps    []core.Gap `json:"confinement_gaps,omitempty"`
+	OSPolicySHA256     string     `json:"os_policy_sha256"`
+	Confine            core.Mode  `json:"confine"`
+	RequireConfinement core.Level `json:"require_confinement,omitempty"`
+	TimeoutMS          int64      `json:"timeout_ms,omitempty"`
 	// MaxMemoryMB is the limit the worker's address space was held to, never one asked for and not
 	// held.
 	MaxMemoryMB int `json:"max_memory_mb,omitempty"`
@@ -107,7 +109,7 @@ type RunParameters struct {
 // Asked records how the run was asked for: the confine mode, the level
 // required, the timeout, and the digest of the OS policy its budget
 // derives.
-func (p *RunParameters) Asked(mode confine.Mode, require confine.Level, timeout time.Duration,
+func (p *RunParameters) Asked(mode core.Mode, require core.Level, timeout time.Duration,
 	policySHA256 string) {
 	p.Confine, p.RequireConfinement = mode, require
 	p.TimeoutMS, p.OSPolicySHA256 = timeout.Milliseconds(), policySHA256
@@ -174,7 +176,7 @@ func NewForSource(path string, src []byte, b budget.Budget, args []string) *Rece
 		Reported: &Reported{Fields: []string{}},
 		Platform: platform(),
 	}
-	r.SetConfinement(confine.NotApplied())
+	r.SetConfinement(core.NotApplied())
 	if r.Args == nil {
 		r.Args = []string{}
 	}
@@ -186,9 +188,9 @@ func NewForSource(path string, src []byte, b budget.Budget, args []string) *Rece
 }
 
 // Confinement is what the run's confinement held, as the receipt records it.
-func (rec *Receipt) Confinement() confine.Result {
+func (rec *Receipt) Confinement() core.Result {
 	p := rec.RunParameters
-	return confine.Result{
+	return core.Result{
 		Level:  p.Confinement,
 		Reason: p.ConfinementReason,
 		Layers: p.ConfinementLayers,
@@ -198,7 +200,7 @@ func (rec *Receipt) Confinement() confine.Result {
 
 // SetConfinement records what the run's confinement held: its level,
 // reason, layers and gaps.
-func (rec *Receipt) SetConfinement(held confine.Result) {
+func (rec *Receipt) SetConfinement(held core.Result) {
 	p := &rec.RunParameters
 	p.Confinement, p.ConfinementReason, p.ConfinementLayers, p.ConfinementGaps =
 		held.Level, held.Reason, held.Layers, held.Gaps
@@ -759,8 +761,8 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 // program had.
 type LevelChange struct {
 	Run     StoredReceipt
-	Earlier []confine.Level // the levels earlier runs of the program had
-	Weaker  bool            // below every level an earlier run had
+	Earlier []core.Level // the levels earlier runs of the program had
+	Weaker  bool         // below every level an earlier run had
 }
 
 // String names the run, its level and why, the earlier levels, and WEAKER
@@ -782,9 +784,9 @@ func (c LevelChange) String() string {
 // DiffLevels walks runs oldest first and names each whose level no earlier
 // run of the same program (by path) had, saying when it is weaker than all
 // of them. Runs that ended before the policy was applied
-// (confine.Result.Unapplied) are passed over.
+// (core.Result.Unapplied) are passed over.
 func DiffLevels(runs []StoredReceipt) []LevelChange {
-	seen := map[string]map[confine.Level]bool{}
+	seen := map[string]map[core.Level]bool{}
 	var out []LevelChange
 	for _, r := range runs {
 		if r.Confinement().Unapplied() {
@@ -805,7 +807,7 @@ func DiffLevels(runs []StoredReceipt) []LevelChange {
 			out = append(out, c)
 		}
 		if prev == nil {
-			prev = map[confine.Level]bool{}
+			prev = map[core.Level]bool{}
 			seen[key] = prev
 		}
 		prev[lv] = true

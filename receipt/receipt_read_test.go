@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
 )
 
@@ -109,9 +110,9 @@ func writeRuns(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	paths := map[string]string{}
 	for _, r := range []*Receipt{
-		receipt("/p/a.vel", "2abd000000000000", 20, confine.Full, StatusOK),
-		receipt("/p/a.vel", "2abc000000000000", 0, confine.Full, StatusOK),
-		receipt("/p/b.vel", "def0000000000000", 10, confine.Partial, StatusFailed),
+		receipt("/p/a.vel", "2abd000000000000", 20, core.Full, StatusOK),
+		receipt("/p/a.vel", "2abc000000000000", 0, core.Full, StatusOK),
+		receipt("/p/b.vel", "def0000000000000", 10, core.Partial, StatusFailed),
 	} {
 		written, err := r.Write(dir)
 		if err != nil {
@@ -178,7 +179,7 @@ func TestPickReceipt(t *testing.T) {
 // this schema and a run id, survives being encoded again, names only
 // fields a worker reports as reported, and says what its parts are.
 func FuzzParseReceipt(f *testing.F) {
-	good, err := json.Marshal(receipt("/p/a.vel", "abc", 0, confine.Full, StatusOK))
+	good, err := json.Marshal(receipt("/p/a.vel", "abc", 0, core.Full, StatusOK))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -9,8 +9,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
 )
 
@@ -31,7 +32,7 @@ func TestLoadReceiptNamedPipe(t *testing.T) {
 // as a regular file of the directory, which is read.
 func TestScanPassesOverLinks(t *testing.T) {
 	dir, elsewhere := testkit.Scratch(t), testkit.Scratch(t)
-	rec := receipt("/p/a.vel", "1111000000000000", 0, confine.Full, StatusOK)
+	rec := receipt("/p/a.vel", "1111000000000000", 0, core.Full, StatusOK)
 	written, err := rec.Write(elsewhere)
 	if err != nil {
 		t.Fatal(err)

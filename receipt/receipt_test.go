@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
 )
 
@@ -22,12 +23,12 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // receipt makes a receipt of program started at t0 plus minutes, with the
 // given run id, confinement level and outcome status.
-func receipt(program, id string, minutes int, level confine.Level, status string) *Receipt {
+func receipt(program, id string, minutes int, level core.Level, status string) *Receipt {
 	r := New(program, budget.MustParse("/", "io"), nil)
 	r.RunID = id
 	r.Timings.Started = t0.Add(time.Duration(minutes) * time.Minute)
 	if status != StatusUsage { // a usage run never reached the policy
-		r.SetConfinement(confine.Result{Level: level, Reason: "as applied"})
+		r.SetConfinement(core.Result{Level: level, Reason: "as applied"})
 	}
 	r.Outcome = Outcome{Status: status}
 	return r
@@ -75,7 +76,7 @@ func TestNewReceipt(t *testing.T) {
 			if r.Budget != "io,rand@2" {
 				t.Errorf("budget %q, want the canonical io,rand@2", r.Budget)
 			}
-			if r.RunParameters.Confinement != confine.None || len(r.RunID) != 16 {
+			if r.RunParameters.Confinement != core.None || len(r.RunID) != 16 {
 				t.Errorf("confinement %q, run id %q: want none and 16 hex digits", r.RunParameters.Confinement, r.RunID)
 			}
 		})
@@ -89,7 +90,7 @@ func TestNewReceipt(t *testing.T) {
 // and that Load reads back what was written.
 func TestReceiptWrite(t *testing.T) {
 	dir := filepath.Join(testkit.Scratch(t), "made", "by", "write")
-	r := receipt("/p/main.vel", "0123456789abcdef", 0, confine.Full, StatusOK)
+	r := receipt("/p/main.vel", "0123456789abcdef", 0, core.Full, StatusOK)
 	r.Effects = []budget.Usage{{Grant: "io", Uses: 2}}
 	r.Faults = []FaultAttempt{{FaultOp: FaultOp{"read", "/x"}, Result: FaultRefused, Errno: "EACCES", Layers: []string{"seccomp"}}}
 	p, err := r.Write(dir)
@@ -143,7 +144,7 @@ func TestReceiptWriteFails(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := testkit.Scratch(t)
-			r := receipt("/p/main.vel", "feedfacefeedface", 0, confine.Full, StatusOK)
+			r := receipt("/p/main.vel", "feedfacefeedface", 0, core.Full, StatusOK)
 			target := tt.setup(t, dir, r)
 			before := dirNames(t, dir)
 			_, err := r.Write(target)
@@ -161,7 +162,7 @@ func TestReceiptWriteFails(t *testing.T) {
 func TestDiffLevels(t *testing.T) {
 	type change struct {
 		Run     string // the run's index in runs
-		Earlier []confine.Level
+		Earlier []core.Level
 		Weaker  bool
 	}
 	tests := []struct {
@@ -170,9 +171,9 @@ func TestDiffLevels(t *testing.T) {
 		want []change
 	}{
 		{name: "full, full, partial: one weaker change", runs: []string{"a:full", "a:full", "a:partial"},
-			want: []change{{Run: "2", Earlier: []confine.Level{confine.Full}, Weaker: true}}},
+			want: []change{{Run: "2", Earlier: []core.Level{core.Full}, Weaker: true}}},
 		{name: "none then full: a change, not weaker", runs: []string{"a:none", "a:full"},
-			want: []change{{Run: "1", Earlier: []confine.Level{confine.None}, Weaker: false}}},
+			want: []change{{Run: "1", Earlier: []core.Level{core.None}, Weaker: false}}},
 		{name: "the same level throughout", runs: []string{"a:partial", "a:partial", "a:partial"}},
 		{name: "a single run", runs: []string{"a:none"}},
 		{name: "no runs"},
@@ -181,25 +182,25 @@ func TestDiffLevels(t *testing.T) {
 		{name: "programs tracked apart", runs: []string{"a:full", "b:none", "b:none", "a:full"}},
 		{name: "programs tracked apart, each changing", runs: []string{"a:full", "b:none", "a:none", "b:full"},
 			want: []change{
-				{Run: "2", Earlier: []confine.Level{confine.Full}, Weaker: true},
-				{Run: "3", Earlier: []confine.Level{confine.None}, Weaker: false},
+				{Run: "2", Earlier: []core.Level{core.Full}, Weaker: true},
+				{Run: "3", Earlier: []core.Level{core.None}, Weaker: false},
 			}},
 		{name: "a level seen before is no change", runs: []string{"a:full", "a:partial", "a:full", "a:partial"},
-			want: []change{{Run: "1", Earlier: []confine.Level{confine.Full}, Weaker: true}}},
+			want: []change{{Run: "1", Earlier: []core.Level{core.Full}, Weaker: true}}},
 		{name: "falling twice", runs: []string{"a:full", "a:partial", "a:none"},
 			want: []change{
-				{Run: "1", Earlier: []confine.Level{confine.Full}, Weaker: true},
-				{Run: "2", Earlier: []confine.Level{confine.Full, confine.Partial}, Weaker: true},
+				{Run: "1", Earlier: []core.Level{core.Full}, Weaker: true},
+				{Run: "2", Earlier: []core.Level{core.Full, core.Partial}, Weaker: true},
 			}},
 		{name: "between two earlier levels is not weaker", runs: []string{"a:full", "a:none", "a:partial"},
 			want: []change{
-				{Run: "1", Earlier: []confine.Level{confine.Full}, Weaker: true},
-				{Run: "2", Earlier: []confine.Level{confine.Full, confine.None}, Weaker: false},
+				{Run: "1", Earlier: []core.Level{core.Full}, Weaker: true},
+				{Run: "2", Earlier: []core.Level{core.Full, core.None}, Weaker: false},
 			}},
 		// Levels this Sabline does not know (a later one's, say) rank
 		// alike: neither is below the other.
 		{name: "between two unknown levels is not weaker", runs: []string{"a:sealed", "a:jailed"},
-			want: []change{{Run: "1", Earlier: []confine.Level{"sealed"}, Weaker: false}}},
+			want: []change{{Run: "1", Earlier: []core.Level{"sealed"}, Weaker: false}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -208,11 +209,11 @@ func TestDiffLevels(t *testing.T) {
 				prog, level, _ := strings.Cut(s, ":")
 				status := StatusOK
 				if level == "usage" {
-					level, status = string(confine.None), StatusUsage
+					level, status = string(core.None), StatusUsage
 				}
 				id := string(rune('0' + i))
 				runs = append(runs, StoredReceipt{Path: id + ".json",
-					Receipt: receipt("/p/"+prog+".vel", id, i, confine.Level(level), status)})
+					Receipt: receipt("/p/"+prog+".vel", id, i, core.Level(level), status)})
 			}
 			var got []change
 			for _, c := range DiffLevels(runs) {

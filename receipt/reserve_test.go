@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/program"
 )
@@ -121,7 +122,7 @@ func TestReceiptFitsItsReservedSpace(t *testing.T) {
 			rec.Outcome = OutcomeOf(tt.outcome)
 			rec.Program.Files = tt.files
 			rec.Effects = []budget.Usage{{Grant: "io", Uses: 2}, {Grant: "fs:write:/p", Uses: 7}}
-			rec.RunParameters.Confinement = confine.Full
+			rec.RunParameters.Confinement = core.Full
 			rec.Finish()
 			if _, err := rec.Stored(); err != nil {
 				t.Fatalf("Stored: %v, want the receipt finished in its reserved space", err)
@@ -130,7 +131,7 @@ func TestReceiptFitsItsReservedSpace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Outcome.Code != codes.E314 || got.Outcome.Status != StatusFailed || got.RunParameters.Confinement != confine.Full ||
+			if got.Outcome.Code != codes.E314 || got.Outcome.Status != StatusFailed || got.RunParameters.Confinement != core.Full ||
 				!slices.Equal(got.Effects, rec.Effects) || len(got.Program.Files) == 0 || got.Program.Files[0] != tt.files[0] {
 				t.Fatalf("stored %+v, %s, %+v: want the run's outcome, level, effects and the program's digest", got.Outcome, got.RunParameters.Confinement, got.Effects)
 			}

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 )
 
 // TestStore: a reserved receipt reads as unfinished (E327) until it is
@@ -35,7 +36,7 @@ func TestStore(t *testing.T) {
 		t.Fatalf("reserved: %+v, %v; want unfinished, E327", got.Receipt, err)
 	}
 	rec.Outcome = OutcomeOf(nil)
-	rec.SetConfinement(confine.Result{Level: confine.Full, Reason: "test"})
+	rec.SetConfinement(core.Result{Level: core.Full, Reason: "test"})
 	s.Finish(rec)
 	if _, err := rec.Stored(); err != nil {
 		t.Fatal(err)
@@ -47,7 +48,7 @@ func TestStore(t *testing.T) {
 
 	// A receipt file beside the journal, of the same program, one level
 	// lower: both are listed, and the diff names the weaker.
-	file := receiptAt(t, "/p.vel", confine.Partial, rec.Timings.Started.Add(time.Minute))
+	file := receiptAt(t, "/p.vel", core.Partial, rec.Timings.Started.Add(time.Minute))
 	if _, err := file.Write(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestStoreDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		rec := receiptAt(t, "/q.vel", confine.Full, time.Now().UTC())
+		rec := receiptAt(t, "/q.vel", core.Full, time.Now().UTC())
 		s.Finish(rec)
 		if _, err := rec.Stored(); err != nil {
 			t.Fatal(err)
@@ -94,12 +95,12 @@ func TestStoreDamage(t *testing.T) {
 	}
 }
 
-func receiptAt(t *testing.T, program string, level confine.Level, started time.Time) *Receipt {
+func receiptAt(t *testing.T, program string, level core.Level, started time.Time) *Receipt {
 	t.Helper()
 	r := NewForSource(program, []byte("x"), budget.Budget{}, nil)
 	r.Timings.Started = started
 	r.Outcome = OutcomeOf(nil)
-	r.SetConfinement(confine.Result{Level: level, Reason: "test"})
+	r.SetConfinement(core.Result{Level: level, Reason: "test"})
 	return r
 }
 
@@ -197,7 +198,7 @@ func TestScanJournalNotADirectory(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rec := receipt("/p/a.vel", "0123abcd", 0, confine.Full, StatusOK)
+			rec := receipt("/p/a.vel", "0123abcd", 0, core.Full, StatusOK)
 			want, err := rec.Write(dir)
 			if err != nil {
 				t.Fatal(err)

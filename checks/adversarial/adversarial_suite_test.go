@@ -18,7 +18,7 @@
 // all that holds it. Under --confine strict a granted module gets the
 // budget's paths and hosts and nothing more (nor can it swap its granted
 // directory for a link itself); without it, the module is widened as the
-// confinement table (confine.FFIWidens) says.
+// confinement table (core.FFIWidens) says.
 //
 //	go test ./checks/adversarial/... -v
 package adversarial_test

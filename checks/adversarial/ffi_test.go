@@ -3,9 +3,9 @@ package adversarial_test
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/sabline/sabline/confine/core"
 
 	"github.com/sabline/sabline/checks/internal/escape"
-	"github.com/sabline/sabline/confine"
 )
 
 // strict is the flag that keeps a granted module from widening the
@@ -96,19 +96,19 @@ report(ctypes.syscall("rename", "$GRANT/data.txt", "$GRANT/renamed.txt"))
 )
 
 var _ = DescribeTable("without --confine strict, a granted module widens the policy as the confinement table says",
-	func(module string, want confine.Widen, program string) {
+	func(module string, want core.Widen, program string) {
 		landlockOnly()
-		w, _ := confine.WidensTo(module)
+		w, _ := core.WidensTo(module)
 		Expect(w).To(Equal(want), "the table has changed: this entry no longer tests what it says")
 		s := newScratch("widened")
 		r := run(s, bins.Normal, "io,ffi:"+module, nil, program)
 		Expect(result(r)).To(Equal(escape.Went), "%s%s", r.Stdout, r.Stderr)
 	},
-	Entry("ffi:pathlib widens to any path", "pathlib", confine.WidenAnyPath,
+	Entry("ffi:pathlib widens to any path", "pathlib", core.WidenAnyPath,
 		"pathlib = ffi.module(\"pathlib\")\npathlib.read_text(\"$OUTSIDE/secret.txt\")\nprint(\"RESULT ok\")\n"),
-	Entry("ffi:socket widens to any host", "socket", confine.WidenAnyHost,
+	Entry("ffi:socket widens to any host", "socket", core.WidenAnyHost,
 		"socket = ffi.module(\"socket\")\nsocket.connect(\"127.0.0.1\", $PORT)\nprint(\"RESULT ok\")\n"),
-	Entry("ffi:ctypes widens to nothing enforced", "ctypes", confine.WidenNothingEnforced,
+	Entry("ffi:ctypes widens to nothing enforced", "ctypes", core.WidenNothingEnforced,
 		`ctypes = ffi.module("ctypes")
 report(ctypes.syscall("open", "$OUTSIDE/secret.txt", 0o2000000))  # O_RDONLY|O_CLOEXEC
 `),

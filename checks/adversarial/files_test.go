@@ -8,12 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sabline/sabline/confine/core"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/sabline/sabline/checks/internal/escape"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -246,7 +247,7 @@ var _ = Describe("grants the command line cannot carry, or that name nothing yet
 				Expect(err).NotTo(HaveOccurred())
 				Expect(runs).To(HaveLen(1))
 				params := runs[0].RunParameters
-				Expect(params.Confinement).To(Equal(confine.Partial))
+				Expect(params.Confinement).To(Equal(core.Partial))
 				Expect(params.ConfinementReason).To(ContainSubstring(filepath.Join(s.Grant, "missing", "deeper") + " does not exist yet"))
 			}
 		}

@@ -6,6 +6,9 @@ import (
 	goruntime "runtime"
 	"strings"
 
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -100,10 +103,10 @@ var _ = Describe("deny-list: the calls the filter alone refuses, on the live ker
 		alone = map[string]map[string]string{}
 		for _, l := range layersAlone {
 			r := s.runWith(call{bin: knockout(), args: []string{"--confine", "strict", "--allow", "io,ffi:ctypes", prog},
-				env: []string{confine.LayersOnlyEnv + "=" + l.only}})
+				env: []string{linux.LayersOnlyEnv + "=" + l.only}})
 			Expect(r.exit).To(Equal(0), "%s", r)
 			Expect(s.receipt().RunParameters.ConfinementLayers).To(ConsistOf(MatchRegexp(layerPattern(l.layer).String())),
-				"%s=%s did not leave the worker %s alone\n%s", confine.LayersOnlyEnv, l.only, l.layer, r)
+				"%s=%s did not leave the worker %s alone\n%s", linux.LayersOnlyEnv, l.only, l.layer, r)
 			alone[l.layer] = callErrnos(r.stdout)
 			Expect(alone[l.layer]).To(HaveLen(len(made)), "%s", r)
 		}
@@ -127,8 +130,8 @@ var _ = Describe("deny-list: the calls the filter alone refuses, on the live ker
 					stoppers = append(stoppers, l.layer)
 				}
 			}
-			Expect(alone[confine.LayerSeccomp][c.name]).To(Equal("EPERM"), "seccomp alone lets %s through (%s; unconfined %s)",
-				c.name, alone[confine.LayerSeccomp][c.name], control[c.name])
+			Expect(alone[core.LayerSeccomp][c.name]).To(Equal("EPERM"), "seccomp alone lets %s through (%s; unconfined %s)",
+				c.name, alone[core.LayerSeccomp][c.name], control[c.name])
 			AddReportEntry(layersAloneEntry, fmt.Sprintf("unconfined %s: %s", control[c.name], strings.Join(stoppers, ", ")))
 		})
 	}

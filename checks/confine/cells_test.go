@@ -17,6 +17,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -54,7 +57,7 @@ func heldByCell(id string) bool {
 // what went through went through a confined worker.
 func expectConfinedLevel(r ran, rec *receipt.Receipt) {
 	GinkgoHelper()
-	Expect(rec.RunParameters.Confinement).To(BeElementOf(confine.Full, confine.Partial), "%s", r)
+	Expect(rec.RunParameters.Confinement).To(BeElementOf(core.Full, core.Partial), "%s", r)
 }
 
 // hookRun runs a one-line program under allow with the fault-injection
@@ -257,8 +260,8 @@ if s.errno == "":
 			if goruntime.GOOS != string(confine.Linux) {
 				Skip("ctypes' raw system calls are Linux's")
 			}
-			if doctor.Machine.LandlockABI < confine.LandlockABITCP {
-				Skip("Landlock ABI " + strconv.Itoa(confine.LandlockABITCP) + " holds TCP binds; this kernel offers ABI " + strconv.Itoa(doctor.Machine.LandlockABI))
+			if doctor.Machine.LandlockABI < linux.LandlockABITCP {
+				Skip("Landlock ABI " + strconv.Itoa(linux.LandlockABITCP) + " holds TCP binds; this kernel offers ABI " + strconv.Itoa(doctor.Machine.LandlockABI))
 			}
 			const program = `c = ffi.module("ctypes")
 p = int(ARGS[0])
@@ -291,9 +294,9 @@ if b.errno == "":
 	// where the widening opens paths and hosts.
 	DescribeTable("ffi-module: a granted module widens the policy to what the widening table names, and no further", cellLabel("ffi-module"),
 		func(module string) {
-			w, _ := confine.WidensTo(module)
-			paths := w == confine.WidenAnyPath || w == confine.WidenAnyPathAndHost || w == confine.WidenNothingEnforced
-			hosts := w == confine.WidenAnyHost || w == confine.WidenAnyPathAndHost || w == confine.WidenNothingEnforced
+			w, _ := core.WidensTo(module)
+			paths := w == core.WidenAnyPath || w == core.WidenAnyPathAndHost || w == core.WidenNothingEnforced
+			hosts := w == core.WidenAnyHost || w == core.WidenAnyPathAndHost || w == core.WidenNothingEnforced
 			allow := "io,ffi"
 			if module != "" {
 				allow += ":" + module
@@ -306,8 +309,8 @@ if b.errno == "":
 				s := newScratch()
 				wit := s.witness(c.op)
 				r, rec := s.hookRun(allow, c.op, wit)
-				if w == confine.WidenNothingEnforced {
-					Expect(rec.RunParameters.Confinement).To(Equal(confine.None), "%s", r)
+				if w == core.WidenNothingEnforced {
+					Expect(rec.RunParameters.Confinement).To(Equal(core.None), "%s", r)
 				} else {
 					expectConfinedLevel(r, rec)
 				}

@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -204,7 +206,7 @@ func knockout() string {
 // itself.
 func layerPattern(cellLayer string) *regexp.Regexp {
 	pattern := regexp.QuoteMeta(cellLayer)
-	if cellLayer == confine.LayerLandlockFamily {
+	if cellLayer == core.LayerLandlockFamily {
 		pattern += `-abi[1-9][0-9]*`
 	}
 	return regexp.MustCompile(`^` + pattern + `$`)
@@ -508,7 +510,7 @@ const cellLabelPrefix = "cell:"
 // apart from what holds its memory limit (which every command-line run
 // has since its default bound): its gaps without the memory layer's,
 // level and reason made from them again.
-func kernelHeld(rec *receipt.Receipt) confine.Result {
+func kernelHeld(rec *receipt.Receipt) core.Result {
 	r := rec.Confinement()
-	return confine.Result{Level: r.Level, Layers: r.Layers}.With(r.Without(confine.LayerMemory)...)
+	return core.Result{Level: r.Level, Layers: r.Layers}.With(r.Without(core.LayerMemory)...)
 }

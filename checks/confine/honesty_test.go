@@ -7,6 +7,9 @@ import (
 	goruntime "runtime"
 	"strings"
 
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -179,13 +182,13 @@ func expectRefused(c honestyCase, w witness, r ran, rec *receipt.Receipt) {
 	Expect(expectNamedLayers(line, c.cell)).To(Equal(refusedBy), "%s", r)
 }
 
-// layersAlone are the values of confine.LayersOnlyEnv, each making a
+// layersAlone are the values of linux.LayersOnlyEnv, each making a
 // knock-out build apply one Linux layer alone, with the name the ENFORCES
 // table gives that layer.
 var layersAlone = []struct{ only, layer string }{
-	{"landlock", confine.LayerLandlockFamily},
-	{"seccomp", confine.LayerSeccomp},
-	{"capabilities", confine.LayerCapabilities},
+	{"landlock", core.LayerLandlockFamily},
+	{"seccomp", core.LayerSeccomp},
+	{"capabilities", core.LayerCapabilities},
 }
 
 // layersAloneEntry is the report entry in which each spec below records
@@ -211,7 +214,7 @@ func layerAloneEntries() []TableEntry {
 	return entries
 }
 
-var _ = DescribeTable("ENFORCES, each Linux layer alone (knock-out build with "+confine.LayersOnlyEnv+")",
+var _ = DescribeTable("ENFORCES, each Linux layer alone (knock-out build with "+linux.LayersOnlyEnv+")",
 	func(c honestyCase) {
 		if !confined() {
 			Skip(noConfinement())
@@ -226,10 +229,10 @@ var _ = DescribeTable("ENFORCES, each Linux layer alone (knock-out build with "+
 		for _, l := range layersAlone {
 			w := s.witness(c.op)
 			r := s.runWith(call{bin: knockout(), args: []string{"--allow", allow, prog}, fault: c.op + "=" + w.target,
-				env: []string{confine.LayersOnlyEnv + "=" + l.only}})
+				env: []string{linux.LayersOnlyEnv + "=" + l.only}})
 			rec := s.receipt()
 			Expect(rec.RunParameters.ConfinementLayers).To(ConsistOf(MatchRegexp(layerPattern(l.layer).String())),
-				"%s=%s did not leave the worker %s alone\n%s", confine.LayersOnlyEnv, l.only, l.layer, r)
+				"%s=%s did not leave the worker %s alone\n%s", linux.LayersOnlyEnv, l.only, l.layer, r)
 			if w.happened() {
 				Expect(r.exit).To(Equal(0), "%s", r)
 				Expect(rec.Faults).To(ConsistOf(HaveField("Result", receipt.FaultWent)), "%s", r)
@@ -250,7 +253,7 @@ var _ = DescribeTable("ENFORCES, each Linux layer alone (knock-out build with "+
 	layerAloneEntries(),
 )
 
-var _ = Describe(confine.LayersOnlyEnv, func() {
+var _ = Describe(linux.LayersOnlyEnv, func() {
 	DescribeTable("leaves every layer on where it is not a knock-out build's switch of one layer",
 		func(knockedOut bool, value string, wantReason string) {
 			if goruntime.GOOS != string(confine.Linux) {
@@ -260,7 +263,7 @@ var _ = Describe(confine.LayersOnlyEnv, func() {
 				Skip(noConfinement())
 			}
 			s := newScratch()
-			c := call{args: []string{"--allow", "io", s.file("prog.vel", hello)}, env: []string{confine.LayersOnlyEnv + "=" + value}}
+			c := call{args: []string{"--allow", "io", s.file("prog.vel", hello)}, env: []string{linux.LayersOnlyEnv + "=" + value}}
 			if knockedOut {
 				c.bin = knockout()
 			}
@@ -272,7 +275,7 @@ var _ = Describe(confine.LayersOnlyEnv, func() {
 			// doctor's run, which is a run of the same build.
 			var every []any
 			for _, l := range layersAlone {
-				if l.layer != confine.LayerLandlockFamily || doctor.Machine.LandlockABI > 0 {
+				if l.layer != core.LayerLandlockFamily || doctor.Machine.LandlockABI > 0 {
 					every = append(every, MatchRegexp(layerPattern(l.layer).String()))
 				}
 			}
@@ -284,6 +287,6 @@ var _ = Describe(confine.LayersOnlyEnv, func() {
 		},
 		Entry("the normal build never reads it", false, "seccomp", ""),
 		Entry("a knock-out build given a name that is no layer says so", true, "capabilities-dropped",
-			confine.LayersOnlyEnv+`=capabilities-dropped names no layer .*: every layer was applied`),
+			linux.LayersOnlyEnv+`=capabilities-dropped names no layer .*: every layer was applied`),
 	)
 })

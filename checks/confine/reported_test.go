@@ -7,6 +7,8 @@ import (
 	goruntime "runtime"
 	"strings"
 
+	"github.com/sabline/sabline/confine/core"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
@@ -20,7 +22,7 @@ const hello = `print("hello")` + "\n"
 
 var _ = Describe("what is reported", func() {
 	DescribeTable("a receipt records the level, its reason and the layers applied, and the digest `sabline os-policy` prints",
-		func(flag, allow string, needsConfinement bool, wantLevel confine.Level, wantReason string) {
+		func(flag, allow string, needsConfinement bool, wantLevel core.Level, wantReason string) {
 			if needsConfinement && !confined() {
 				Skip(noConfinement())
 			}
@@ -36,7 +38,7 @@ var _ = Describe("what is reported", func() {
 			p := s.receipt().RunParameters
 			Expect(p.Confinement).To(Equal(wantLevel))
 			Expect(p.ConfinementReason).To(MatchRegexp(wantReason))
-			if wantLevel == confine.None {
+			if wantLevel == core.None {
 				Expect(p.ConfinementLayers).To(BeEmpty())
 			} else {
 				Expect(p.ConfinementLayers).NotTo(BeEmpty())
@@ -50,13 +52,13 @@ var _ = Describe("what is reported", func() {
 			Expect(json.Unmarshal([]byte(policy.stdout), &printed)).To(Succeed())
 			Expect(p.OSPolicySHA256).To(Equal(printed.SHA256))
 		},
-		Entry("full: io", "", "io", true, confine.Full, `held by the kernel`),
-		Entry("partial: a host only the language holds", "", "io,net:localhost:8080", true, confine.Partial,
+		Entry("full: io", "", "io", true, core.Full, `held by the kernel`),
+		Entry("partial: a host only the language holds", "", "io,net:localhost:8080", true, core.Partial,
 			`net:localhost:8080 .*held by the language alone`),
-		Entry("partial: a granted directory that does not exist yet", "", "io,fs:read:$GRANT/missing", true, confine.Partial,
+		Entry("partial: a granted directory that does not exist yet", "", "io,fs:read:$GRANT/missing", true, core.Partial,
 			`\$GRANT/missing does not exist yet`),
-		Entry("none: --no-confine", "--no-confine", "io", false, confine.None, `--no-confine`),
-		Entry("none: ffi:os", "", "io,ffi:os", false, confine.None, `ffi:os .*operating system layer is off`),
+		Entry("none: --no-confine", "--no-confine", "io", false, core.None, `--no-confine`),
+		Entry("none: ffi:os", "", "io,ffi:os", false, core.None, `ffi:os .*operating system layer is off`),
 	)
 
 	It("names, in `receipts diff`, a run weaker than the earlier runs of its program", func() {
@@ -103,7 +105,7 @@ var _ = Describe("what is reported", func() {
 		var d doctorReport
 		Expect(json.Unmarshal([]byte(r.stdout), &d)).To(Succeed())
 		Expect(d.Machine.LandlockABI).To(BeNumerically(">=", 1))
-		Expect(d.Default.Level).To(Equal(confine.Full), "%s", r)
+		Expect(d.Default.Level).To(Equal(core.Full), "%s", r)
 	})
 
 	It("has `audit --json` of examples/hello.vel predict level full on Linux", func() {
@@ -113,7 +115,7 @@ var _ = Describe("what is reported", func() {
 		Expect(r.exit).To(Equal(0), "%s", r)
 		var a audit.Audit
 		Expect(json.Unmarshal([]byte(r.stdout), &a)).To(Succeed())
-		Expect(a.Confinement).To(HaveKeyWithValue(string(confine.Linux), HaveField("Level", confine.Full)))
+		Expect(a.Confinement).To(HaveKeyWithValue(string(confine.Linux), HaveField("Level", core.Full)))
 	})
 
 	DescribeTable("a run the supervisor ends records the confinement its worker had, as doctor measured it for the same budget",

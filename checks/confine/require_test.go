@@ -3,6 +3,7 @@ package confinecheck
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/sabline/sabline/confine/core"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
@@ -15,7 +16,7 @@ const started = `print("started")` + "\n"
 
 var _ = Describe("--require-confinement", cellLabel("require-confinement"), func() {
 	DescribeTable("runs a program whose level is at least the one asked for, and refuses the others with E326 before the first statement",
-		func(require, allow string, needsConfinement bool, wantLevel confine.Level) {
+		func(require, allow string, needsConfinement bool, wantLevel core.Level) {
 			if needsConfinement && !confined() {
 				Skip(noConfinement())
 			}
@@ -24,8 +25,8 @@ var _ = Describe("--require-confinement", cellLabel("require-confinement"), func
 			rec := s.receipt()
 			p := rec.RunParameters
 			Expect(p.Confinement).To(Equal(wantLevel), "%s", r)
-			Expect(p.RequireConfinement).To(Equal(confine.Level(require)))
-			if wantLevel.Rank() >= confine.Level(require).Rank() {
+			Expect(p.RequireConfinement).To(Equal(core.Level(require)))
+			if wantLevel.Rank() >= core.Level(require).Rank() {
 				Expect(r.exit).To(Equal(0), "%s", r)
 				Expect(r.stdout).To(Equal("started\n"))
 				return
@@ -37,10 +38,10 @@ var _ = Describe("--require-confinement", cellLabel("require-confinement"), func
 			Expect(rec.Outcome.Message).To(And(ContainSubstring(string(wantLevel)), ContainSubstring(kernelHeld(rec).Reason)))
 			Expect(r.stderrLine("sabline: E326: ")).To(ContainSubstring(rec.Outcome.Message))
 		},
-		Entry("full, under io,net:localhost:8080, whose level is partial: refused", "full", "io,net:localhost:8080", true, confine.Partial),
-		Entry("full, under io, whose level is full: run", "full", "io", true, confine.Full),
-		Entry("partial, under io,net:localhost:8080: run", "partial", "io,net:localhost:8080", true, confine.Partial),
-		Entry("partial, under io,ffi:os, whose level is none on every system: refused", "partial", "io,ffi:os", false, confine.None),
+		Entry("full, under io,net:localhost:8080, whose level is partial: refused", "full", "io,net:localhost:8080", true, core.Partial),
+		Entry("full, under io, whose level is full: run", "full", "io", true, core.Full),
+		Entry("partial, under io,net:localhost:8080: run", "partial", "io,net:localhost:8080", true, core.Partial),
+		Entry("partial, under io,ffi:os, whose level is none on every system: refused", "partial", "io,ffi:os", false, core.None),
 	)
 
 	It("never tries the fault-injection hook in a run it refuses", func() {

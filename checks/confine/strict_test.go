@@ -3,6 +3,8 @@ package confinecheck
 import (
 	"os"
 
+	"github.com/sabline/sabline/confine/core"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -22,7 +24,7 @@ var _ = Describe("--confine strict", cellLabel("ffi-strict"), func() {
 			rec := s.receipt()
 
 			Expect(exists(target)).To(BeFalse(), "%s was made\n%s", target, r)
-			Expect(rec.RunParameters.Confinement).To(BeElementOf(confine.Full, confine.Partial), "%s", r)
+			Expect(rec.RunParameters.Confinement).To(BeElementOf(core.Full, core.Partial), "%s", r)
 			expectKernelRefusal(r, rec, rowID)
 		},
 		Entry("nativefmt.render, outside the widening table, writing through its own system calls",
@@ -62,7 +64,7 @@ var _ = Describe("--confine strict", cellLabel("ffi-strict"), func() {
 		r := s.run("--allow", "io,ffi:nativefmt", s.file("prog.vel", `ffi.module("nativefmt").render(ARGS[0], "made\n")`+"\n"), "--", target)
 		Expect(r.exit).To(Equal(0), "%s", r)
 		Expect(os.ReadFile(target)).To(Equal([]byte("made\n")))
-		Expect(s.receipt().RunParameters.Confinement).To(Equal(confine.None))
+		Expect(s.receipt().RunParameters.Confinement).To(Equal(core.None))
 		Expect(r.stderrLines()).To(ConsistOf(And(
 			ContainSubstring("ffi:nativefmt is not in the confinement table"),
 			ContainSubstring("operating system layer is off"))), "%s", r)

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/confine/core"
+
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
@@ -42,7 +44,7 @@ var sabline string
 // suite reads it.
 type doctorReport struct {
 	Machine confine.Machine `json:"machine"`
-	Default confine.Result  `json:"default_budget"`
+	Default core.Result     `json:"default_budget"`
 }
 
 // doctor is what `sabline doctor --json` said of this machine before the

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -18,7 +21,7 @@ import (
 func expectConfinedRun(r ran, rec *receipt.Receipt) {
 	GinkgoHelper()
 	Expect(r.exit).To(Equal(0), "%s", r)
-	Expect(rec.RunParameters.Confinement).To(BeElementOf(confine.Full, confine.Partial), "%s", r)
+	Expect(rec.RunParameters.Confinement).To(BeElementOf(core.Full, core.Partial), "%s", r)
 }
 
 var _ = Describe("under confinement", func() {
@@ -82,8 +85,8 @@ c.close()
 		})
 
 		It("refuses, by the kernel alone, a connection to a port not granted (knock-out build)", func() {
-			if doctor.Machine.LandlockABI < confine.LandlockABITCP {
-				Skip("Landlock ABI " + strconv.Itoa(confine.LandlockABITCP) + " holds TCP ports; this kernel offers ABI " + strconv.Itoa(doctor.Machine.LandlockABI))
+			if doctor.Machine.LandlockABI < linux.LandlockABITCP {
+				Skip("Landlock ABI " + strconv.Itoa(linux.LandlockABITCP) + " holds TCP ports; this kernel offers ABI " + strconv.Itoa(doctor.Machine.LandlockABI))
 			}
 			s := newScratch()
 			granted, other := listen(), listen()

@@ -17,9 +17,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/program"
@@ -29,8 +30,8 @@ import (
 // Options are how `sabline eval` grades a directory.
 type Options struct {
 	Budget      budget.Budget
-	Confine     confine.Mode  // confine.ModeDefault or ModeStrict; eval never runs unconfined
-	Require     confine.Level // the least level a run may have: partial (the default) or full
+	Confine     core.Mode     // core.ModeDefault or ModeStrict; eval never runs unconfined
+	Require     core.Level    // the least level a run may have: partial (the default) or full
 	Timeout     time.Duration // per program
 	MaxMemoryMB int
 	Receipts    string // directory for each run's receipt; "" writes none
@@ -49,7 +50,7 @@ const (
 type Result struct {
 	Program     string          `json:"program"`
 	Grade       string          `json:"grade"`
-	Confinement confine.Result  `json:"confinement"`
+	Confinement core.Result     `json:"confinement"`
 	Outcome     receipt.Outcome `json:"outcome"`
 	Receipt     string          `json:"receipt,omitempty"`
 	Expected    *string         `json:"expected,omitempty"` // PROGRAM.out, for a fail
@@ -96,8 +97,8 @@ func Run(dir string, opts Options) ([]Result, error) {
 		return nil, codes.Errorf(codes.E316, "eval: %w", err)
 	}
 	require := opts.Require
-	if require.Rank() < confine.Partial.Rank() {
-		require = confine.Partial // eval never runs a program at level none
+	if require.Rank() < core.Partial.Rank() {
+		require = core.Partial // eval never runs a program at level none
 	}
 	var guarded []string
 	if opts.Receipts != "" {

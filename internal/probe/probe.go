@@ -16,8 +16,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/receipt"
 )
@@ -25,7 +26,7 @@ import (
 // Report is what a confined worker under the default budget could and
 // could not do, measured with the fault-injection hook.
 type Report struct {
-	Confinement confine.Result         `json:"confinement"`
+	Confinement core.Result            `json:"confinement"`
 	Attempts    []receipt.FaultAttempt `json:"attempts"`
 	Outcome     receipt.Outcome        `json:"outcome"`
 }
@@ -35,12 +36,12 @@ type Report struct {
 const defaultProgram = "pass\n"
 
 // Run starts a worker under the empty budget, confined as a
-// default run is (or not, with mode confine.ModeOff), and has it attempt the
+// default run is (or not, with mode core.ModeOff), and has it attempt the
 // five fault-injection operations against targets the probe itself made:
 // a scratch file to read, a scratch path to write, a loopback listener to
 // connect to, a program to start, and a process to signal. Nothing it
 // touches is anything but its own.
-func Run(mode confine.Mode) (*Report, error) {
+func Run(mode core.Mode) (*Report, error) {
 	dir, err := os.MkdirTemp("", "sabline-probe-")
 	if err != nil {
 		return nil, fmt.Errorf("probe: %w", err)

@@ -16,6 +16,6 @@
 // packages of their own above it.
 //
 //	rec := run.Supervise(run.Run{Program: "hello.vel", Cwd: dir, Budget: b,
-//		Confine: confine.ModeDefault, Timeout: 10 * time.Second, Receipts: dir})
+//		Confine: core.ModeDefault, Timeout: 10 * time.Second, Receipts: dir})
 //	fmt.Println(rec.Outcome.Status, rec.RunParameters.Confinement)
 package run

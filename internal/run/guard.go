@@ -51,7 +51,7 @@ func Admit(g *guard.Set, b budget.Budget) error {
 
 // admitted is each granted path of b as it resolves now, when the run is
 // admitted: its worker withholds a grant that resolves otherwise when it
-// starts (confine.Moved).
+// starts (linux.Moved).
 func admitted(b budget.Budget) map[string]string {
 	out := map[string]string{}
 	for _, it := range b.Of(budget.FS) {

@@ -4,16 +4,16 @@ package run
 
 import (
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/confine/linux"
 	"github.com/sabline/sabline/guard"
 )
 
 // The knock-out build's side of knockout_off.go: every budget is
-// admitted, and the one-layer switch (confine.LayersOnlyEnv) reaches the
+// admitted, and the one-layer switch (linux.LayersOnlyEnv) reaches the
 // worker, where confine reads it.
 
 func admits(*guard.Set, budget.Budget) error { return nil }
 
 func narrowsOnto(*guard.Set, budget.Budget, budget.Budget) error { return nil }
 
-func knockoutPasses(name string) bool { return name == confine.LayersOnlyEnv }
+func knockoutPasses(name string) bool { return name == linux.LayersOnlyEnv }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
@@ -53,10 +55,10 @@ type workerProc struct {
 
 // workerSpec is how a worker is started.
 type workerSpec struct {
-	marker   string         // wire.WorkerMarker's value: the run id, or "pool"
-	env      bool           // the budget grants env: the worker gets the operator's environment
-	dir      string         // its working directory
-	policy   confine.Policy // the zero Policy under confine.ModeOff
+	marker   string      // wire.WorkerMarker's value: the run id, or "pool"
+	env      bool        // the budget grants env: the worker gets the operator's environment
+	dir      string      // its working directory
+	policy   core.Policy // the zero Policy under core.ModeOff
 	memoryMB int
 	runID    string
 	// The caller's streams and tool channel, nil for none: each reaches

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
@@ -66,8 +68,8 @@ type lifeWant struct {
 
 // lifeRun is how a case's run is asked for, in both modes.
 type lifeRun struct {
-	confine  confine.Mode
-	require  confine.Level
+	confine  core.Mode
+	require  core.Level
 	timeout  time.Duration
 	memoryMB int
 	cwd      string
@@ -173,7 +175,7 @@ const spin = "for i in range(1000000000):\n    pass\n"
 func TestWorkerLifeCycle(t *testing.T) {
 	grows := "rows = []\nwhile True:\n    rows.append(\"x\" * 1000)\n"
 	spike := "s = \"x\" * (512 * 1024 * 1024)\nprint(len(s))\n"
-	memory := func(confined confine.Mode) func(*testing.T, string, *lifeRun) {
+	memory := func(confined core.Mode) func(*testing.T, string, *lifeRun) {
 		return func(_ *testing.T, _ string, c *lifeRun) { c.memoryMB, c.confine = 64, confined }
 	}
 	cases := []lifeCase{
@@ -185,12 +187,12 @@ func TestWorkerLifeCycle(t *testing.T) {
 			wantCode: codes.E310, wantMsg: `exited with status 3 before it began`, unstarted: true},
 		{name: "its first record says it is below the required level", prog: `print("ran")`, allow: []string{"io", "fs:write:DIR/gone/out"},
 			setup: func(t *testing.T, dir string, c *lifeRun) {
-				c.confine, c.require = confine.ModeDefault, confine.Full
+				c.confine, c.require = core.ModeDefault, core.Full
 				if err := os.MkdirAll(filepath.Join(dir, "gone", "out"), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				p := confine.OSPolicy(lifeBudget(dir, []string{"io", "fs:write:DIR/gone/out"}), confine.Options{})
-				if l := confine.OnThisMachine(p).Level; l != confine.Full {
+				p := core.OSPolicy(lifeBudget(dir, []string{"io", "fs:write:DIR/gone/out"}), core.Options{})
+				if l := confine.OnThisMachine(p).Level; l != core.Full {
 					t.Skipf("this machine holds the budget at %s even with its directory: nothing to fall below", l)
 				}
 			},
@@ -250,7 +252,7 @@ func TestWorkerLifeCycle(t *testing.T) {
 			// ended, its level and its digest are what the supervisor saw.
 			wantMsg: `^$`, wantEnd: "exit 0", wantReported: []string{receipt.FieldOutcome, receipt.FieldEffects}, wantTestimony: true},
 		{name: "a forged final record, confined (strict)", prog: forgesFinal, allow: []string{"io", "ffi:ctypes"}, linux: true,
-			setup:   func(_ *testing.T, _ string, c *lifeRun) { c.confine = confine.ModeStrict },
+			setup:   func(_ *testing.T, _ string, c *lifeRun) { c.confine = core.ModeStrict },
 			wantMsg: `^$`, wantEnd: "exit 0", wantReported: []string{receipt.FieldOutcome, receipt.FieldEffects}, wantTestimony: true},
 		{name: "a forged final record: the control, without the raw-call grant", prog: forgesFinal, allow: []string{"io"},
 			wantCode: codes.E302, wantMsg: `ffi module ctypes: not granted`, wantReported: []string{receipt.FieldOutcome, receipt.FieldEffects}},
@@ -258,13 +260,13 @@ func TestWorkerLifeCycle(t *testing.T) {
 			"for i in range(10050):\n    c.syscall(\"mkdirat\", -100, tmp + \"/d\" + str(i), 448)\n" + spin,
 			allow: []string{"io", "ffi:ctypes", "ffi:os"}, linux: true,
 			wantCode: codes.E330, wantMsg: `more than 10000 entries were made in the run.s private temporary directory`},
-		{name: "out of memory: a spike (unconfined)", prog: spike, allow: []string{"io"}, setup: memory(confine.ModeOff),
+		{name: "out of memory: a spike (unconfined)", prog: spike, allow: []string{"io"}, setup: memory(core.ModeOff),
 			wantCode: codes.E308, wantMsg: `memory limit of 64 MB`},
-		{name: "out of memory: a spike (confined)", prog: spike, allow: []string{"io"}, setup: memory(confine.ModeDefault),
+		{name: "out of memory: a spike (confined)", prog: spike, allow: []string{"io"}, setup: memory(core.ModeDefault),
 			wantCode: codes.E308, wantMsg: `memory limit of 64 MB`},
-		{name: "out of memory: slow growth (unconfined)", prog: grows, allow: []string{"io"}, setup: memory(confine.ModeOff),
+		{name: "out of memory: slow growth (unconfined)", prog: grows, allow: []string{"io"}, setup: memory(core.ModeOff),
 			wantCode: codes.E308, wantMsg: `the run used [0-9]+ MB, over its memory limit of 64 MB`},
-		{name: "out of memory: slow growth (confined)", prog: grows, allow: []string{"io"}, setup: memory(confine.ModeDefault),
+		{name: "out of memory: slow growth (confined)", prog: grows, allow: []string{"io"}, setup: memory(core.ModeDefault),
 			wantCode: codes.E308, wantMsg: `the run used [0-9]+ MB, over its memory limit of 64 MB`},
 	}
 	for _, lc := range cases {
@@ -281,7 +283,7 @@ func TestWorkerLifeCycle(t *testing.T) {
 				if err := os.WriteFile(prog, []byte(lc.prog), 0o600); err != nil {
 					t.Fatal(err)
 				}
-				c := lifeRun{confine: confine.ModeOff, timeout: time.Minute, cwd: dir, ctx: context.Background()}
+				c := lifeRun{confine: core.ModeOff, timeout: time.Minute, cwd: dir, ctx: context.Background()}
 				if lc.setup != nil {
 					lc.setup(t, dir, &c)
 				}
@@ -379,7 +381,7 @@ func wantParts(t *testing.T, stored *receipt.Receipt, lc lifeCase, prog string) 
 	if got := stored.Testimony() != ""; got != lc.wantTestimony {
 		t.Errorf("testimony %q, want it marked: %v", stored.Testimony(), lc.wantTestimony)
 	}
-	if p := stored.RunParameters; p.ConfinementReason == forgedReason || (p.Confine == confine.ModeOff && p.Confinement != confine.None) {
+	if p := stored.RunParameters; p.ConfinementReason == forgedReason || (p.Confine == core.ModeOff && p.Confinement != core.None) {
 		t.Errorf("level %s (%s), want the level the worker reported before the program ran", p.Confinement, p.ConfinementReason)
 	}
 	src, err := os.ReadFile(prog)

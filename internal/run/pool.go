@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
@@ -26,8 +28,8 @@ import (
 type PoolConfig struct {
 	Budget      budget.Budget // the ceiling: a run may ask for this or less
 	Workers     int           // runs at once: at least 1
-	Confine     confine.Mode  // confine.ModeDefault, ModeStrict or ModeOff
-	Require     confine.Level // "" for none; a pool held below it starts no worker
+	Confine     core.Mode     // core.ModeDefault, ModeStrict or ModeOff
+	Require     core.Level    // "" for none; a pool held below it starts no worker
 	Timeout     time.Duration // per run; 0 for none
 	MaxMemoryMB int           // per worker; 0 for none
 	// MaxIdle is how many idle workers the pool keeps however long they
@@ -98,11 +100,11 @@ type PoolResult struct {
 // to nothing). Every run leaves a receipt.
 type Pool struct {
 	cfg      PoolConfig
-	policy   confine.Policy    // derived once
+	policy   core.Policy       // derived once
 	digest   string            // its sha256, as every receipt records it
 	guard    *guard.Set        // what no grant reaches, resolved when the pool started
 	resolved map[string]string // the ceiling's granted paths as they resolved when the pool started
-	held     confine.Result    // what the first worker reported
+	held     core.Result       // what the first worker reported
 	store    *receipt.Store    // the receipts' journal; nil when receipts are not kept
 	jobs     chan *pooled
 	stop     chan struct{}
@@ -142,7 +144,7 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	if cfg.Confine == "" {
-		cfg.Confine = confine.ModeDefault
+		cfg.Confine = core.ModeDefault
 	}
 	if err := CheckConfine(cfg.Confine, cfg.Require); err != nil {
 		return nil, err
@@ -195,7 +197,7 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		return nil, err
 	}
 	p.resolved = admitted(cfg.Budget)
-	p.policy = confine.OSPolicy(p.osBudget(), confine.Options{Mode: cfg.Confine})
+	p.policy = core.OSPolicy(p.osBudget(), core.Options{Mode: cfg.Confine})
 	p.digest = p.policy.SHA256()
 	if cfg.OnDemand {
 		if err := p.below(p.heldOf(confine.OnThisMachine(p.policy)),
@@ -243,7 +245,7 @@ func (p *Pool) osBudget() budget.Budget {
 // Confinement is what the pool's workers hold, as the first of them
 // reported it after applying the pool's policy: the zero Result until a
 // worker has started.
-func (p *Pool) Confinement() confine.Result {
+func (p *Pool) Confinement() core.Result {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.held
@@ -251,7 +253,7 @@ func (p *Pool) Confinement() confine.Result {
 
 // below refuses (E326) a level under the pool's Require; saying is how
 // the message introduces the level.
-func (p *Pool) below(held confine.Result, saying string) error {
+func (p *Pool) below(held core.Result, saying string) error {
 	if p.cfg.Require == "" || held.Level.Rank() >= p.cfg.Require.Rank() {
 		return nil
 	}
@@ -579,14 +581,14 @@ func (p *Pool) Close() error {
 // first record said it holds.
 type poolWorker struct {
 	*workerProc
-	held confine.Result
+	held core.Result
 }
 
 // startWorker starts one worker and waits for it to report the policy it
 // applied.
 func (p *Pool) startWorker() (*poolWorker, error) {
-	var pol confine.Policy
-	if p.cfg.Confine != confine.ModeOff {
+	var pol core.Policy
+	if p.cfg.Confine != core.ModeOff {
 		pol = p.policy
 	}
 	proc, err := startWorker(workerSpec{marker: "pool", env: p.cfg.Budget.Has(budget.Env),
@@ -612,7 +614,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB,
 		TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
-	if p.cfg.Confine != confine.ModeOff {
+	if p.cfg.Confine != core.ModeOff {
 		req.Policy, req.PolicySHA256 = &pol, p.digest
 	}
 	if err := w.send(req); err != nil {
@@ -652,16 +654,16 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 // pool's workers read the import root beside the budget, or, without one,
 // each program's loads wherever they are, which the operating system
 // then does not hold.
-func (p *Pool) heldOf(held confine.Result) confine.Result {
-	if held.Level == confine.None {
+func (p *Pool) heldOf(held core.Result) core.Result {
+	if held.Level == core.None {
 		return held
 	}
 	if p.cfg.ImportRoot != "" {
-		return held.With(confine.Gap{Layer: confine.LayerPool, Kind: confine.GapHeld,
+		return held.With(core.Gap{Layer: core.LayerPool, Kind: core.GapHeld,
 			Text: "beside the budget, the workers may read the import root " + p.cfg.ImportRoot +
 				", where programs and their loads are read"})
 	}
-	return held.With(confine.Gap{Layer: confine.LayerPool, Kind: confine.GapUnheld,
+	return held.With(core.Gap{Layer: core.LayerPool, Kind: core.GapUnheld,
 		Text: "reads are not held by the operating system: the pool has no import root, " +
 			"so its workers may read any file"})
 }
@@ -671,8 +673,8 @@ func (p *Pool) heldOf(held confine.Result) confine.Result {
 func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	rec := j.rec
 	held := w.held
-	if j.b.String() != p.cfg.Budget.String() && held.Level != confine.None {
-		held = held.With(confine.Gap{Layer: confine.LayerPool, Kind: confine.GapHeld,
+	if j.b.String() != p.cfg.Budget.String() && held.Level != core.None {
+		held = held.With(core.Gap{Layer: core.LayerPool, Kind: core.GapHeld,
 			Text: fmt.Sprintf("the operating system holds the pool's budget %q, "+
 				"this run's narrower one is held by the language", p.cfg.Budget.String())})
 	}

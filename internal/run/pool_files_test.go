@@ -7,8 +7,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -34,7 +35,7 @@ func TestPooledFilesAreReported(t *testing.T) {
 		}
 	}
 	b := budget.MustParse(dir, "io")
-	p, err := StartPool(PoolConfig{Budget: b, Workers: 1, Confine: confine.ModeOff, ImportRoot: dir, OnDemand: true})
+	p, err := StartPool(PoolConfig{Budget: b, Workers: 1, Confine: core.ModeOff, ImportRoot: dir, OnDemand: true})
 	if err != nil {
 		t.Fatalf("StartPool: %v", err)
 	}
@@ -59,7 +60,7 @@ func TestPooledFilesAreReported(t *testing.T) {
 				res, _ := p.Run(context.Background(), PoolRun{Program: tt.program})
 				rec = res.Receipt
 			} else {
-				rec = Supervise(Run{Program: filepath.Join(dir, tt.program), Budget: b, Cwd: dir, Confine: confine.ModeOff})
+				rec = Supervise(Run{Program: filepath.Join(dir, tt.program), Budget: b, Cwd: dir, Confine: core.ModeOff})
 			}
 			var files []string
 			for _, f := range rec.Program.Files {

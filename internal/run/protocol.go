@@ -3,30 +3,30 @@ package run
 import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/program"
 )
 
 // CheckConfine refuses (E301) a confinement mode that is not one of the
 // three, a required level that is not full or partial, and a required
-// level beside confine.ModeOff, which asks for none.
-func CheckConfine(mode confine.Mode, require confine.Level) error {
+// level beside core.ModeOff, which asks for none.
+func CheckConfine(mode core.Mode, require core.Level) error {
 	switch mode {
-	case confine.ModeDefault, confine.ModeStrict, confine.ModeOff:
+	case core.ModeDefault, core.ModeStrict, core.ModeOff:
 	default:
-		return codes.Errorf(codes.E301, "confine %q: want %s, %s or %s", mode, confine.ModeDefault,
-			confine.ModeStrict, confine.ModeOff)
+		return codes.Errorf(codes.E301, "confine %q: want %s, %s or %s", mode, core.ModeDefault,
+			core.ModeStrict, core.ModeOff)
 	}
 	if require == "" {
 		return nil
 	}
-	if l, err := confine.ParseLevel(string(require)); err != nil || l == confine.None {
+	if l, err := core.ParseLevel(string(require)); err != nil || l == core.None {
 		return codes.Errorf(codes.E301, "required level %q: want full or partial", require)
 	}
-	if mode == confine.ModeOff {
+	if mode == core.ModeOff {
 		return codes.Errorf(codes.E301,
 			"confine %s asks for no confinement, and the required level %s for some: give one or the other",
-			confine.ModeOff, require)
+			core.ModeOff, require)
 	}
 	return nil
 }

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/testkit"
@@ -57,7 +58,7 @@ func superviseProgram(t *testing.T, src string, allow []string, edit func(*Run))
 	var stdout, stderr bytes.Buffer
 	receipts := filepath.Join(t.TempDir(), "receipts")
 	r := Run{
-		Program: prog, Budget: budget.MustParse(dir, allow...), Cwd: dir, Confine: confine.ModeOff,
+		Program: prog, Budget: budget.MustParse(dir, allow...), Cwd: dir, Confine: core.ModeOff,
 		Timeout: 60 * time.Second, Receipts: receipts,
 		Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr,
 	}
@@ -168,7 +169,7 @@ def f(n):
     return f(n - 1)
 f(%d)
 `, fill, tt.depth), []string{"fs:write:" + fill}, func(r *Run) {
-				r.Receipts, r.Confine = filepath.Join(mnt, "receipts"), confine.ModeDefault
+				r.Receipts, r.Confine = filepath.Join(mnt, "receipts"), core.ModeDefault
 			})
 			if path, err := s.rec.Stored(); err != nil {
 				t.Fatalf("Stored: %s, %v: want the receipt finished", path, err)
@@ -296,7 +297,7 @@ print("[%s]" % o.getenv("SABLINE_TEST_SECRET"), "[%s]" % o.getenv("` + fault.Env
 // asked for, the digest of the policy its budget derives among it, as a
 // run that ran does.
 func TestParametersOfARunThatNeverStarted(t *testing.T) {
-	edit := func(r *Run) { r.Confine, r.Timeout = confine.ModeDefault, 7*time.Second }
+	edit := func(r *Run) { r.Confine, r.Timeout = core.ModeDefault, 7*time.Second }
 	ran := superviseProgram(t, `print("ran")`, []string{"io"}, edit)
 	if ran.rec.Outcome.Status != receipt.StatusOK {
 		t.Fatalf("the control did not run: %+v\n%s", ran.rec.Outcome, ran.stderr)
@@ -306,9 +307,9 @@ func TestParametersOfARunThatNeverStarted(t *testing.T) {
 	wantCode(t, refused, codes.E310, "Supervise")
 	for _, rec := range []*receipt.Receipt{ran.stored(t), refused.stored(t)} {
 		p := rec.RunParameters
-		if p.OSPolicySHA256 == "" || p.OSPolicySHA256 != ran.rec.RunParameters.OSPolicySHA256 || p.Confine != confine.ModeDefault || p.TimeoutMS != 7000 {
+		if p.OSPolicySHA256 == "" || p.OSPolicySHA256 != ran.rec.RunParameters.OSPolicySHA256 || p.Confine != core.ModeDefault || p.TimeoutMS != 7000 {
 			t.Errorf("receipt %s (%s): parameters %+v, want the policy digest %q, confine %q, timeout 7000 ms",
-				rec.RunID, rec.Outcome.Status, p, ran.rec.RunParameters.OSPolicySHA256, confine.ModeDefault)
+				rec.RunID, rec.Outcome.Status, p, ran.rec.RunParameters.OSPolicySHA256, core.ModeDefault)
 		}
 	}
 }

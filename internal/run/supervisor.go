@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
@@ -34,8 +36,8 @@ type Run struct {
 	Args        []string          // the program's arguments, after --
 	Budget      budget.Budget     // parsed --allow
 	Cwd         string            // absolute
-	Confine     confine.Mode      // confine.ModeDefault, ModeStrict or ModeOff
-	Require     confine.Level     // --require-confinement, "" for none
+	Confine     core.Mode         // core.ModeDefault, ModeStrict or ModeOff
+	Require     core.Level        // --require-confinement, "" for none
 	Faults      []receipt.FaultOp // SABLINE_FAULT_INJECT, parsed
 	Timeout     time.Duration     // 0 for none
 	MaxMemoryMB int               // 0 for none
@@ -129,8 +131,8 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	// It runs nothing until the request comes, and gets none when either
 	// fails.
 	phase.Mark("worker start")
-	var pol confine.Policy // the zero Policy asks nothing (--no-confine)
-	if r.Confine != confine.ModeOff {
+	var pol core.Policy // the zero Policy asks nothing (--no-confine)
+	if r.Confine != core.ModeOff {
 		pol = c.derived
 	}
 	w, err := startWorker(workerSpec{marker: c.rec.RunID, env: r.Budget.Has(budget.Env), dir: r.Cwd,
@@ -218,7 +220,7 @@ type commandRun struct {
 	r       Run
 	abs     string // the program's absolute path
 	rec     *receipt.Receipt
-	derived confine.Policy
+	derived core.Policy
 	started time.Time
 	made    []string // the granted directories made for the run (makeGranted)
 }
@@ -234,7 +236,7 @@ func newCommandRun(r Run) *commandRun {
 	// The one derivation of the run's OS policy: its digest goes in the
 	// receipt, and the document itself to the worker, which applies it
 	// as it is sent.
-	c.derived = confine.OSPolicy(r.Budget, confine.Options{Mode: r.Confine})
+	c.derived = core.OSPolicy(r.Budget, core.Options{Mode: r.Confine})
 	return c
 }
 
@@ -246,10 +248,10 @@ func newCommandRun(r Run) *commandRun {
 // reason is said once, and the receipt says what the run would have been
 // held at.
 func (c *commandRun) unenforced() error {
-	if c.r.Require == "" || c.r.Confine == confine.ModeOff || c.derived.Enforced {
+	if c.r.Require == "" || c.r.Confine == core.ModeOff || c.derived.Enforced {
 		return nil
 	}
-	held := confine.NotConfined(c.derived.OffReason())
+	held := core.NotConfined(c.derived.OffReason())
 	c.rec.SetConfinement(held)
 	return codes.Errorf(codes.E326, "required level %s: this run's confinement is %s (%s); "+
 		"it was refused before its first statement", c.r.Require, held.Level, held.Reason)
@@ -326,7 +328,7 @@ func (c *commandRun) request(w *workerProc, g *guard.Set) (*wire.Request, error)
 		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB,
 		TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
-	if r.Confine != confine.ModeOff {
+	if r.Confine != core.ModeOff {
 		req.Policy, req.PolicySHA256 = &c.derived, c.rec.RunParameters.OSPolicySHA256
 	}
 	if r.Source != nil {
@@ -456,7 +458,7 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool,
 // worker's own (its watch under the Go runtime's soft limit, and the
 // address-space limit when it holds), and why no cgroup does where one
 // could have. The limit stands, so the level does not change.
-func memoryGap(mb int, hold confine.MemoryHold, addressSpace bool) confine.Gap {
+func memoryGap(mb int, hold core.MemoryHold, addressSpace bool) core.Gap {
 	var by []string
 	if hold.By != "" {
 		by = append(by, hold.By)
@@ -476,7 +478,7 @@ func memoryGap(mb int, hold confine.MemoryHold, addressSpace bool) confine.Gap {
 	if hold.Why != "" {
 		s += "; no cgroup holds it: " + hold.Why
 	}
-	return confine.Gap{Layer: confine.LayerMemory, Kind: confine.GapHeld, Text: s}
+	return core.Gap{Layer: core.LayerMemory, Kind: core.GapHeld, Text: s}
 }
 
 // readCrashReport reads at most MaxCrashReportBytes of the crash report in

@@ -4,7 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
 )
 
 // TestAllocatorThrew tells a crash report of the Go allocator giving up
@@ -57,20 +58,20 @@ main.module.func1()
 func TestMemoryGap(t *testing.T) {
 	tests := []struct {
 		name         string
-		hold         confine.MemoryHold
+		hold         core.MemoryHold
 		addressSpace bool
 		want         string
 	}{
-		{name: "a cgroup, the watch and the address space", hold: confine.MemoryHold{By: confine.CgroupHolds}, addressSpace: true,
-			want: "the memory limit of 64 MB is held by " + confine.CgroupHolds + ", the worker's watch of its Go runtime's memory (beside the runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop"},
-		{name: "no cgroup, and why", hold: confine.MemoryHold{Why: "none here"}, addressSpace: true,
+		{name: "a cgroup, the watch and the address space", hold: core.MemoryHold{By: linux.CgroupHolds}, addressSpace: true,
+			want: "the memory limit of 64 MB is held by " + linux.CgroupHolds + ", the worker's watch of its Go runtime's memory (beside the runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop"},
+		{name: "no cgroup, and why", hold: core.MemoryHold{Why: "none here"}, addressSpace: true,
 			want: "the memory limit of 64 MB is held by the worker's watch of its Go runtime's memory (beside the runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop; no cgroup holds it: none here"},
 		{name: "the watch alone", want: "the memory limit of 64 MB is held by the worker's watch of its Go runtime's memory (beside the runtime's soft limit)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := memoryGap(64, tt.hold, tt.addressSpace)
-			want := confine.Gap{Layer: confine.LayerMemory, Kind: confine.GapHeld, Text: tt.want}
+			want := core.Gap{Layer: core.LayerMemory, Kind: core.GapHeld, Text: tt.want}
 			if got != want {
 				t.Errorf("memoryGap =\n%+v, want\n%+v", got, want)
 			}
@@ -90,8 +91,8 @@ func TestReceiptConfinementIsItsGaps(t *testing.T) {
 		memoryMB   int
 		wantLayers []string
 	}{
-		{name: "a memory limit", memoryMB: 64, wantLayers: []string{confine.LayerApply, confine.LayerMemory}},
-		{name: "none", wantLayers: []string{confine.LayerApply}},
+		{name: "a memory limit", memoryMB: 64, wantLayers: []string{core.LayerApply, core.LayerMemory}},
+		{name: "none", wantLayers: []string{core.LayerApply}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,8 +108,8 @@ func TestReceiptConfinementIsItsGaps(t *testing.T) {
 			if err := held.Check(); err != nil {
 				t.Errorf("the receipt's confinement %+v: %v", held, err)
 			}
-			again := confine.Result{Level: held.Level, Layers: held.Layers}.With(held.Gaps...)
-			if held.Level != confine.None || again.Reason != held.Reason {
+			again := core.Result{Level: held.Level, Layers: held.Layers}.With(held.Gaps...)
+			if held.Level != core.None || again.Reason != held.Reason {
 				t.Errorf("recorded %s %q; its gaps make %s %q", held.Level, held.Reason, again.Level, again.Reason)
 			}
 		})

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/receipt"
@@ -39,7 +40,7 @@ func TestRunsDoNotShareATempDir(t *testing.T) {
 	testkit.WriteFile(t, prog, "line = io.read_line()\nprint(\"read \" + line)\n")
 	done := make(chan *receipt.Receipt, 1)
 	go func() {
-		done <- Supervise(Run{Program: prog, Budget: budget.MustParse("/", "io"), Cwd: filepath.Dir(prog), Confine: confine.ModeDefault,
+		done <- Supervise(Run{Program: prog, Budget: budget.MustParse("/", "io"), Cwd: filepath.Dir(prog), Confine: core.ModeDefault,
 			Timeout: testkit.Bound(60 * time.Second), Receipts: filepath.Join(t.TempDir(), "receipts"),
 			Stdin: stdin, Stdout: &out, Stderr: io.Discard})
 	}()
@@ -86,9 +87,9 @@ func TestRunsDoNotShareATempDir(t *testing.T) {
 	for _, a := range attacks {
 		t.Run(a.name, func(t *testing.T) {
 			s := superviseProgram(t, a.src, a.allow, func(r *Run) {
-				r.Args, r.Confine = []string{a.dir}, confine.ModeDefault
+				r.Args, r.Confine = []string{a.dir}, core.ModeDefault
 				if a.strict {
-					r.Confine = confine.ModeStrict
+					r.Confine = core.ModeStrict
 				}
 			})
 			if s.rec.Outcome.Code != a.wantCode || !strings.Contains(s.rec.Outcome.Message, a.wantMsg) {

@@ -25,9 +25,10 @@ import (
 	"io"
 	"slices"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/program"
@@ -76,9 +77,9 @@ type Request struct {
 	// its pool) was admitted: the worker withholds from the kernel's
 	// ruleset a grant that resolves otherwise when it starts.
 	Admitted map[string]string `json:"admitted,omitempty"`
-	// confine.ModeDefault, ModeStrict or ModeOff
-	Confine     confine.Mode      `json:"confine"`
-	Require     confine.Level     `json:"require,omitempty"` // --require-confinement; "" for none
+	// core.ModeDefault, ModeStrict or ModeOff
+	Confine     core.Mode         `json:"confine"`
+	Require     core.Level        `json:"require,omitempty"` // --require-confinement; "" for none
 	Faults      []receipt.FaultOp `json:"faults,omitempty"`  // SABLINE_FAULT_INJECT, parsed
 	MaxMemoryMB int               `json:"max_memory_mb,omitempty"`
 	// TempDir is the run's private temporary directory, made and removed
@@ -86,9 +87,9 @@ type Request struct {
 	TempDir string `json:"temp_dir"`
 	// Policy is the OS policy the supervisor derived from the budget,
 	// the one document the worker applies; PolicySHA256 is its digest as
-	// the receipt records it. Both are absent under confine.ModeOff.
-	Policy       *confine.Policy `json:"policy,omitempty"`
-	PolicySHA256 string          `json:"policy_sha256,omitempty"`
+	// the receipt records it. Both are absent under core.ModeOff.
+	Policy       *core.Policy `json:"policy,omitempty"`
+	PolicySHA256 string       `json:"policy_sha256,omitempty"`
 	// Pool makes the worker a pool worker: confined once, it then reads
 	// jobs, one per line, until the pipe closes (servePool).
 	Pool bool `json:"pool,omitempty"`
@@ -108,7 +109,7 @@ type Record struct {
 	Outcome     receipt.Outcome        `json:"outcome"`
 	Files       []program.FileDigest   `json:"files,omitempty"`
 	Effects     []budget.Usage         `json:"effects,omitempty"`
-	Confinement confine.Result         `json:"confinement"`
+	Confinement core.Result            `json:"confinement"`
 	Faults      []receipt.FaultAttempt `json:"faults,omitempty"`
 	Timings     receipt.WorkerTimings  `json:"timings"`
 	// MemoryLimitHeld is the --max-memory-mb the worker's address space
@@ -142,7 +143,7 @@ func (r *Record) Check() error {
 		return fmt.Errorf("exit status %d is not one a process has", o.ExitStatus)
 	}
 	if l := r.Confinement.Level; l != "" {
-		if _, err := confine.ParseLevel(string(l)); err != nil {
+		if _, err := core.ParseLevel(string(l)); err != nil {
 			return fmt.Errorf("unknown confinement level %q", Clip([]byte(l), 40))
 		}
 		if err := r.Confinement.Check(); err != nil {

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
@@ -128,8 +129,8 @@ func FuzzJobResult(f *testing.F) {
 // TestReadResults: what a program that can write on the result pipe (raw
 // system calls under ffi:ctypes) can and cannot make a receipt say.
 func TestReadResults(t *testing.T) {
-	full := confine.Result{Level: confine.Full, Reason: "held", Layers: []string{"seccomp"}}
-	none := confine.Result{Level: confine.None, Reason: "forged", Layers: []string{}}
+	full := core.Result{Level: core.Full, Reason: "held", Layers: []string{"seccomp"}}
+	none := core.Result{Level: core.None, Reason: "forged", Layers: []string{}}
 	pre := Record{Confinement: full, Files: []program.FileDigest{{Path: "/p.vel", SHA256: "aa"}}}
 	ok := receipt.Outcome{Status: receipt.StatusOK, ExitStatus: 0}
 	failed := receipt.Outcome{Status: receipt.StatusFailed, Code: codes.E302, ExitStatus: 1}
@@ -138,28 +139,28 @@ func TestReadResults(t *testing.T) {
 		records         []Record
 		wantFinal       bool
 		wantAfter       bool // the final record taken is not the first: the program could have written it
-		wantLevel       confine.Level
+		wantLevel       core.Level
 		wantStatus      string
 		wantFile        string
 		wantFaultsCount int
 	}{
 		{name: "confined, then the worker's own final record",
 			records:   []Record{pre, {Confinement: full, Outcome: failed}},
-			wantFinal: true, wantAfter: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
+			wantFinal: true, wantAfter: true, wantLevel: core.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
 		{name: "a run that ended before it was confined: one final record",
 			records:   []Record{{Confinement: none, Outcome: failed}},
-			wantFinal: true, wantLevel: confine.None, wantStatus: receipt.StatusFailed},
+			wantFinal: true, wantLevel: core.None, wantStatus: receipt.StatusFailed},
 		{name: "a forged record after the first cannot change the confinement, files or faults",
 			records: []Record{pre,
 				{Confinement: none, Files: []program.FileDigest{{Path: "/other.vel"}}, Faults: []receipt.FaultAttempt{{Result: receipt.FaultWent}}, Outcome: ok},
 				{Confinement: full, Outcome: failed}},
-			wantFinal: true, wantAfter: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
+			wantFinal: true, wantAfter: true, wantLevel: core.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
 		{name: "the last final record is the worker's own",
 			records:   []Record{pre, {Outcome: ok}, {Outcome: failed}},
-			wantFinal: true, wantAfter: true, wantLevel: confine.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
+			wantFinal: true, wantAfter: true, wantLevel: core.Full, wantStatus: receipt.StatusFailed, wantFile: "/p.vel"},
 		{name: "killed after it was confined: the level stays, no outcome",
 			records:   []Record{pre},
-			wantFinal: false, wantLevel: confine.Full, wantFile: "/p.vel"},
+			wantFinal: false, wantLevel: core.Full, wantFile: "/p.vel"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,8 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/internal/job"
 	"github.com/sabline/sabline/internal/wire"
@@ -25,7 +26,7 @@ import (
 // interpreter of its own with fresh module values, until the request pipe
 // closes.
 func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
-	res := &wire.Record{Confinement: confine.NotApplied()}
+	res := &wire.Record{Confinement: core.NotApplied()}
 	w.prepare(req, res)
 	t0 := time.Now()
 	res.Confinement = w.confine(req)

@@ -23,6 +23,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/fault"
@@ -113,7 +115,7 @@ func (w *worker) finish(res *wire.Record, err error) int {
 // run is the command line's worker: its whole life is its one job, which
 // the memory watch watches from the compile to the program's end.
 func (w *worker) run(req *wire.Request) int {
-	res := &wire.Record{Confinement: confine.NotApplied()}
+	res := &wire.Record{Confinement: core.NotApplied()}
 	w.prepare(req, res)
 	mem := w.watchMemory(req, res.MemoryLimitHeld)
 	mem.Begin()
@@ -236,7 +238,7 @@ func (w *worker) prepare(req *wire.Request, res *wire.Record) {
 // confine applies the OS policy the request's budget derives, unless the
 // run is not to be confined, and says on standard error when the grants
 // turned the operating system layer off.
-func (w *worker) confine(req *wire.Request) confine.Result {
+func (w *worker) confine(req *wire.Request) core.Result {
 	if req.Procs > 0 {
 		// Started on one P (see oneProc), the worker takes the
 		// supervisor's count once the policy holds it: threads started
@@ -245,13 +247,13 @@ func (w *worker) confine(req *wire.Request) confine.Result {
 		// (confine's TestApplyLayers reads them).
 		defer goruntime.GOMAXPROCS(req.Procs)
 	}
-	if req.Confine == confine.ModeOff {
-		return confine.NotConfined("--no-confine: the operating system was asked for nothing")
+	if req.Confine == core.ModeOff {
+		return core.NotConfined("--no-confine: the operating system was asked for nothing")
 	}
 	if req.Policy == nil || req.Policy.SHA256() != req.PolicySHA256 {
 		// Never a policy of the worker's own making: the one applied is
 		// the one whose digest the receipt records, or none.
-		return confine.NotConfined("the worker was not sent the policy whose digest the receipt " +
+		return core.NotConfined("the worker was not sent the policy whose digest the receipt " +
 			"records: nothing was applied")
 	}
 	p := *req.Policy
@@ -264,8 +266,8 @@ func (w *worker) confine(req *wire.Request) confine.Result {
 		CarveOuts: req.Guard.CarveOuts(),
 		Admitted:  req.Admitted,
 	})
-	if err != nil && !errors.Is(err, confine.ErrUnsupported) && held.Reason == "" {
-		held = confine.NotConfined(err.Error())
+	if err != nil && !errors.Is(err, core.ErrUnsupported) && held.Reason == "" {
+		held = core.NotConfined(err.Error())
 	}
 	return held
 }

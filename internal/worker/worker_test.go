@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/internal/wire"
 )
@@ -16,17 +17,17 @@ import (
 // digest is not the one the receipt records, applies nothing and says so;
 // it never derives a policy of its own.
 func TestWorkerAppliesOnlyTheSentPolicy(t *testing.T) {
-	p := confine.OSPolicy(budget.MustParse("/", "io"), confine.Options{})
+	p := core.OSPolicy(budget.MustParse("/", "io"), core.Options{})
 	for _, tt := range []struct {
 		name string
 		req  wire.Request
 	}{
-		{name: "no policy", req: wire.Request{Confine: confine.ModeDefault, PolicySHA256: p.SHA256()}},
-		{name: "another digest", req: wire.Request{Confine: confine.ModeDefault, Policy: &p, PolicySHA256: strings.Repeat("0", 64)}},
+		{name: "no policy", req: wire.Request{Confine: core.ModeDefault, PolicySHA256: p.SHA256()}},
+		{name: "another digest", req: wire.Request{Confine: core.ModeDefault, Policy: &p, PolicySHA256: strings.Repeat("0", 64)}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := (&worker{}).confine(&tt.req)
-			if got.Level != confine.None || len(got.Layers) != 0 || !strings.Contains(got.Reason, "was not sent the policy") {
+			if got.Level != core.None || len(got.Layers) != 0 || !strings.Contains(got.Reason, "was not sent the policy") {
 				t.Errorf("confinement %+v, want none, no layers, saying the policy was not sent", got)
 			}
 		})

@@ -316,7 +316,7 @@ report(ctypes.syscall("openat", -100, "$HOME/.ssh/id_ed25519", 0o2000000))  # AT
 		Expect: landlock("EACCES"), Unconfined: Went,
 		Note: "the normal build refuses the grant before anything runs (E329); the knock-out build " +
 			"admits it, and the worker withholds it from the Landlock ruleset, as every grant that lies " +
-			"in a kernel surface (confine.Carving.Withheld): /proc stays out of the domain whatever the " +
+			"in a kernel surface (linux.Carving.Withheld): /proc stays out of the domain whatever the " +
 			"grant. Each thread's filter is read from outside the worker by confine's TestApplyLayers",
 	},
 	{

@@ -59,7 +59,7 @@ var Groups = []string{GroupFiles, GroupNetwork, GroupProcesses, GroupKernel, Gro
 // What stopped an attempt, as an Outcome names it: kernelreport's names.
 // A layer that stopped it is named as confine.RefusedBy names the layer
 // that answers the errno the attempt met, on the system of the run: on
-// Linux BySeccomp or ByLandlock, on macOS confine.LayerSandboxProfile, on
+// Linux BySeccomp or ByLandlock, on macOS core.LayerSandboxProfile, on
 // Windows confine.layerAppContainer, confine.layerJobObject and the rest.
 const (
 	// BySeccomp: the seccomp filter refused the call (EPERM, ENOSYS or

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
@@ -37,7 +39,7 @@ const (
 
 // LayerEnv is the variable that asks a knock-out build to apply one
 // confinement layer alone: "landlock", "seccomp" or "capabilities"
-// (confine.LayersOnlyEnv, where the runtime has it). A build that honours
+// (linux.LayersOnlyEnv, where the runtime has it). A build that honours
 // it lists that one layer in the receipt's confinement_layers; the
 // harness reads the receipt to know.
 const LayerEnv = "SABLINE_LAYERS_ONLY"
@@ -45,8 +47,8 @@ const LayerEnv = "SABLINE_LAYERS_ONLY"
 // Layers are the confinement layers of Linux a run can be held by, as
 // LayerEnv names them, each with the prefix of its name in a receipt.
 var Layers = []struct{ Name, Receipt string }{
-	{"landlock", "landlock"}, {"seccomp", confine.LayerSeccomp},
-	{"capabilities", confine.LayerCapabilities},
+	{"landlock", "landlock"}, {"seccomp", core.LayerSeccomp},
+	{"capabilities", core.LayerCapabilities},
 }
 
 // alonePrefix begins the name of an Alone mode.

@@ -1,0 +1,18 @@
+package confine
+
+import "github.com/sabline/sabline/confine/linux"
+
+// The worker's own steps that are not confinement, each with its
+// fallback in a file of the systems that have none.
+
+// WorkerCgroups is the directory this process makes its workers' memory
+// cgroups in, "" when it makes none.
+func WorkerCgroups() string { return linux.WorkerCgroups() }
+
+// EnterNodevNamespace re-executes this process in a mount namespace of its
+// own with nodev on the mounts beneath the grants.
+func EnterNodevNamespace() error { return linux.EnterNodevNamespace() }
+
+// LimitMemory holds this process's address space to the run's memory
+// limit of mb megabytes.
+func LimitMemory(mb int) error { return linux.LimitMemory(mb) }

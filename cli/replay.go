@@ -27,9 +27,9 @@ const replayChangedDo = "Restore the file the message names to the bytes the run
 
 // replayWiderDo is what to do about a replay flag that widens the
 // receipt's budget or limits.
-const replayWiderDo = "A replay runs under its receipt's budget and limits, or narrower ones: drop " +
-	"the flag the message names, or give a value within the receipt's (sabline receipts show " +
-	"RUN-ID prints them). Nothing ran."
+const replayWiderDo = "A replay runs under its receipt's budget and limits, or narrower ones: " +
+	"drop the flag the message names, or give a value within the receipt's (sabline receipts " +
+	"show RUN-ID prints them). Nothing ran."
 
 // replayNoDigest says why a receipt without a digest of its program cannot
 // be replayed.

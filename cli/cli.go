@@ -66,6 +66,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case "receipts":
 		return receiptsCmd(args[1:], stdout, stderr)
+	case "replay":
+		return replayCmd(args[1:], stdin, stdout, stderr)
 	case "audit":
 		return auditCmd(args[1:], stdout, stderr)
 	case "os-policy":
@@ -89,7 +91,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // commands are the names Main takes as a first argument, for the
 // message of a name that is near one of them (nearCommand).
 var commands = []string{"help", "version", "modules", "receipts", "audit", "os-policy", "doctor",
-	"report", "eval", "serve", "mcp", "run"}
+	"report", "eval", "serve", "mcp", "run", "replay"}
 
 // nearCommand returns the command name is a misspelling of: one within
 // two edits of it, when name is no program (not a .vel file, no path, no
@@ -193,6 +195,7 @@ Other commands:
   sabline receipts diff [--receipts DIR]
       levels the supervisor saw, and grants the workers reported using, each
       compared with its like
+  sabline replay RECEIPT [--receipts DIR] [run flags, to narrow] (docs/language.md)
   sabline modules
   sabline version
 

@@ -127,10 +127,20 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		// encoder escapes the control characters a program's text can hold.
 		return printJSON(stdout, r.Receipt)
 	}
+	if printDiff(stdout, runs) {
+		return 1
+	}
+	return 0
+}
+
+// printDiff prints what receipts diff says of runs (oldest first): each
+// run at a level no earlier run of its program had, and each that
+// reported using a grant no earlier run of it reported using. It reports
+// whether a run was weaker than every earlier run of its program.
+func printDiff(stdout io.Writer, runs []receipt.StoredReceipt) (weaker bool) {
 	// What the supervisor saw (the level) is compared with what it saw,
 	// what a worker reported (the grants used) with what workers reported.
 	changes := receipt.DiffLevels(runs)
-	weaker := false
 	for _, c := range changes {
 		fmt.Fprintln(stdout, terminalSafe(c.String()))
 		weaker = weaker || c.Weaker
@@ -142,10 +152,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	for _, c := range receipt.DiffEffects(runs) {
 		fmt.Fprintln(stdout, terminalSafe(c.String()))
 	}
-	if weaker {
-		return 1
-	}
-	return 0
+	return weaker
 }
 
 // sharedReceipts reads the receipts in the store at url, of tenant only

@@ -50,6 +50,7 @@ const (
 	E331 Code = "E331" // Sabline's own locations cannot be made known to the register of this machine
 	E332 Code = "E332" // a kernel report regressed (sabline report diff)
 	E333 Code = "E333" // a kernel report cannot be read
+	E334 Code = "E334" // sabline replay: the program is not the one the receipt recorded
 )
 
 // CodeInfo documents one code: what it means, the process exit status a
@@ -160,6 +161,11 @@ var Codes = []CodeInfo{
 		"The message names the file and what is wrong with it. A kernel report is the JSON the escape " +
 			"suite writes (tests/confine/kernel-GOOS.json, schema sabline.kernel-report/2, /3 or /4), at " +
 			"most 16 MiB and 10,000 targets."},
+	{E334, "the program is not the one the receipt recorded", ExitUsage,
+		"`sabline replay` runs again only the bytes its receipt recorded: the program file, or a file " +
+			"it loads, changed or is gone since that run (the message names it and both digests). " +
+			"Restore it, or run the program as it is now with sabline run, which leaves a receipt of " +
+			"its own. Nothing ran."},
 }
 
 // Info returns the catalogue entry of c.

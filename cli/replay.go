@@ -1,0 +1,360 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/bounded"
+	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/program"
+	"github.com/sabline/sabline/receipt"
+)
+
+// replayChangedDo is what to do about a program that is not the one its
+// receipt recorded.
+const replayChangedDo = "Restore the file the message names to the bytes the run had, or run " +
+	"the program as it is now with sabline run. Nothing ran."
+
+// replayWiderDo is what to do about a replay flag that widens the
+// receipt's budget or limits.
+const replayWiderDo = "A replay runs under its receipt's budget and limits, or narrower ones: " +
+	"drop the flag the message names, or give a value within the receipt's (sabline receipts " +
+	"show RUN-ID prints them). Nothing ran."
+
+// replayNoDigest says why a receipt without a digest of its program cannot
+// be replayed.
+const replayNoDigest = "receipt of run %s records no digest of its program %s (the program was " +
+	"never read, or was sent as text to a server): there are no bytes to check it against"
+
+// replayFlagSet is the flags of sabline replay: a run's but --tool-fd
+// (a replay has no tool channel), each of which may narrow the receipt's
+// run and never widen it.
+func replayFlagSet() (*flag.FlagSet, *runFlags) {
+	fs := newFlagSet("replay")
+	f := &runFlags{}
+	f.register(fs)
+	return fs, f
+}
+
+// replayCmd: sabline replay RECEIPT [--receipts DIR] [the flags of a run
+// but --tool-fd]. RECEIPT is a receipt file, or a run id, a prefix of
+// one or last, as receipts show takes them, read in the receipts
+// directory. The receipt's program runs again, with its arguments, under
+// its budget, timeout, memory bound, confinement and lent credentials;
+// a flag may narrow these and never widen them (E328). A program whose
+// bytes, or whose loads' bytes, are not those the receipt recorded is
+// refused (E334). A refused replay runs nothing and leaves no receipt;
+// one that runs leaves its own, in the same directory, and prints the
+// receipts diff of the two runs, then what differs in how they were run
+// and how they ended. The exit status is the replayed run's, but 1 for a
+// run that ended well at a level below the original's.
+func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs, f := replayFlagSet()
+	positional, rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return parseFailed(err, stdout, stderr)
+	}
+	if len(rest) > 0 {
+		return report(stderr, codes.Errorf(codes.E301, "replay: the program's arguments are the "+
+			"receipt's; got %s after --", strings.Join(rest, " ")), "")
+	}
+	if len(positional) != 1 {
+		return report(stderr, codes.Errorf(codes.E301, "replay: want one RECEIPT (a receipt file, a "+
+			"run id, a prefix of one, or %s), got %d", receipt.LastRun, len(positional)), "")
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return report(stderr, codes.Errorf(codes.E301, "replay: %w", err), "")
+	}
+	dir := f.receipts
+	if dir == "" {
+		if dir, err = receipt.DefaultDir(); err != nil {
+			return report(stderr, err, "")
+		}
+	}
+	orig, err := findReceipt(dir, positional[0])
+	if err != nil {
+		return report(stderr, err, "")
+	}
+	// A refused replay has no receipt of its own: nothing ran.
+	if err := sameProgram(orig); err != nil {
+		return report(stderr, err, "")
+	}
+	r, err := replayRun(orig.Receipt, f, cwd)
+	if err != nil {
+		return report(stderr, err, "")
+	}
+	r.Stdin, r.Stdout, r.Stderr = stdin, stdout, stderr
+	r.Receipts, r.Signals = dir, true
+	if abs, err := filepath.Abs(dir); err == nil {
+		r.Guarded = []string{abs} // a broad grant never reaches the receipts
+	}
+	fmt.Fprintf(stderr, "sabline: replaying run %s: %s under %q, timeout %s, memory %s\n",
+		terminalSafe(orig.RunID), terminalSafe(r.Program), terminalSafe(r.Budget.String()),
+		timeoutText(r.Timeout.Milliseconds()), limitText(int64(r.MaxMemoryMB), " MB"))
+	if r.Confine == core.ModeOff {
+		fmt.Fprintln(stderr, noConfineWarning)
+	}
+	rec := run.Supervise(r)
+	path, werr := rec.Stored()
+	if rec.Outcome.Status != receipt.StatusOK && codes.CodeOf(werr) != codes.E317 {
+		report(stderr, &codes.Error{Code: rec.Outcome.Code, Msg: rec.Outcome.Message,
+			Pos: rec.Outcome.Position, Stack: rec.Outcome.Stack}, path)
+	}
+	if werr != nil {
+		return report(stderr, werr, path)
+	}
+	weaker := printReplayDiff(stdout, orig, receipt.StoredReceipt{Path: path, Receipt: rec})
+	if rec.Outcome.ExitStatus == codes.ExitOK && weaker {
+		return codes.ExitFailed
+	}
+	return rec.Outcome.ExitStatus
+}
+
+// findReceipt reads the receipt ref names: a run id, a prefix of one or
+// receipt.LastRun, found in dir as receipts show finds it (receipt.Find);
+// anything else is the path of a receipt file.
+func findReceipt(dir, ref string) (receipt.StoredReceipt, error) {
+	if ref == receipt.LastRun || receipt.ValidRunID(ref) {
+		return receipt.Find(dir, ref)
+	}
+	rec, err := receipt.Load(ref)
+	if err != nil {
+		return receipt.StoredReceipt{}, err
+	}
+	return receipt.StoredReceipt{Path: ref, Receipt: rec}, nil
+}
+
+// sameProgram checks that the program orig records, and every file it
+// recorded the program loading, hold the bytes they held in that run:
+// E334 naming the first that does not, or that cannot be read.
+func sameProgram(orig receipt.StoredReceipt) error {
+	p := orig.Program
+	if p.SHA256 == "" || !filepath.IsAbs(p.Path) {
+		e := codes.Errorf(codes.E334, replayNoDigest, orig.RunID, p.Path)
+		e.Do = replayChangedDo
+		return e
+	}
+	files := []program.FileDigest{{Path: p.Path, SHA256: p.SHA256}}
+	for _, fd := range p.Files {
+		if fd.Path != p.Path {
+			files = append(files, fd)
+		}
+	}
+	for _, fd := range files {
+		now, err := fileDigest(fd.Path)
+		if err == nil && now == fd.SHA256 {
+			continue
+		}
+		var e *codes.Error
+		if err != nil {
+			e = codes.Errorf(codes.E334, "%s, which run %s ran, cannot be read now: %w", fd.Path,
+				orig.RunID, err)
+		} else {
+			e = codes.Errorf(codes.E334, "%s changed since run %s: its sha256 is %s, the receipt "+
+				"recorded %s", fd.Path, orig.RunID, now, fd.SHA256)
+		}
+		e.Do = replayChangedDo
+		return e
+	}
+	return nil
+}
+
+// fileDigest is the sha256 of the regular file at path, read to at most
+// program.MaxBytes, as the supervisor reads a program.
+func fileDigest(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("not a regular file (mode %s)", fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	data, over := bounded.Read(f, program.MaxBytes)
+	if over {
+		return "", fmt.Errorf("larger than %d bytes", program.MaxBytes)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// replayRun is the run a replay of rec asks for: rec's program,
+// arguments, budget, timeout, memory bound, confinement and lent
+// credentials, each narrowed where f gives a narrower one. A flag that
+// would widen one is E328 naming it; flags that contradict each other
+// are E301, as in a run.
+func replayRun(rec *receipt.Receipt, f *runFlags, cwd string) (run.Run, error) {
+	rp := rec.RunParameters
+	r := run.Run{Program: rec.Program.Path, Args: rec.Args, Cwd: cwd, Lend: rp.CredentialsLent}
+	was, err := budget.Parse([]string{rec.Budget}, filepath.Dir(rec.Program.Path))
+	if err != nil {
+		return run.Run{}, codes.Errorf(codes.E301, "replay: the receipt's budget %q: %w", rec.Budget,
+			err)
+	}
+	r.Budget = was
+	if len(f.allow) > 0 {
+		if r.Budget, err = budget.Parse(f.allow, cwd); err != nil {
+			return run.Run{}, codes.Errorf(codes.E301, "--allow: %w", err)
+		}
+		if err := r.Budget.Beneath(was); err != nil {
+			return run.Run{}, wider("--allow %s widens the receipt's budget: %w", f.allow.String(), err)
+		}
+	}
+	if err := registered(r.Budget); err != nil {
+		return run.Run{}, err
+	}
+	r.Timeout = time.Duration(rp.TimeoutMS) * time.Millisecond
+	if f.timeout > 0 {
+		if r.Timeout > 0 && f.timeout > r.Timeout {
+			return run.Run{}, wider("--timeout %s is longer than the receipt's %s", f.timeout,
+				r.Timeout)
+		}
+		r.Timeout = f.timeout
+	}
+	if r.MaxMemoryMB, err = replayMemory(rp.MaxMemoryMB, f); err != nil {
+		return run.Run{}, err
+	}
+	if r.Confine, r.Require, err = replayConfine(rp, f); err != nil {
+		return run.Run{}, err
+	}
+	if len(f.lend) > 0 {
+		r.Lend = f.lent(cwd)
+		for _, p := range r.Lend {
+			if !slices.Contains(rp.CredentialsLent, p) {
+				return run.Run{}, wider("--lend-credential %s: the receipt's run was lent no such "+
+					"credential (it was lent %s)", p, listOrNone(rp.CredentialsLent))
+			}
+		}
+	}
+	return r, nil
+}
+
+// replayMemory is the memory bound of a replay of a run held to was MB (0
+// for none): was, or the narrower bound f gives.
+func replayMemory(was int, f *runFlags) (int, error) {
+	if _, err := f.memory(); err != nil {
+		return 0, err // both --max-memory-mb and --no-memory-limit
+	}
+	switch {
+	case f.noMemory && was > 0:
+		return 0, wider("--no-memory-limit lifts the receipt's bound of %d MB", was)
+	case f.maxMemoryMB > 0 && was > 0 && f.maxMemoryMB > was:
+		return 0, wider("--max-memory-mb %d is more than the receipt's %d", f.maxMemoryMB, was)
+	case f.maxMemoryMB > 0:
+		return f.maxMemoryMB, nil
+	}
+	return was, nil
+}
+
+// modeRank orders the confine modes from the one that asks the operating
+// system for least to the one that asks for most.
+var modeRank = map[core.Mode]int{core.ModeOff: 0, core.ModeDefault: 1,
+	core.ModeStrict: 2}
+
+// replayConfine is the confine mode and required level of a replay of a
+// run asked for with rp: rp's, or the stricter ones f gives.
+func replayConfine(rp receipt.RunParameters, f *runFlags) (core.Mode, core.Level, error) {
+	mode, req, err := f.mode()
+	if err != nil {
+		return "", "", err
+	}
+	was := rp.Confine
+	if was == "" {
+		was = core.ModeDefault
+	}
+	if f.confine == "" && !f.noConfine {
+		mode = was
+	} else if modeRank[mode] < modeRank[was] {
+		return "", "", wider("confine mode %s is below the receipt's %s", mode, was)
+	}
+	if req == "" {
+		req = rp.RequireConfinement
+	} else if rp.RequireConfinement != "" && req.Rank() < rp.RequireConfinement.Rank() {
+		return "", "", wider("--require-confinement %s is below the receipt's %s", req,
+			rp.RequireConfinement)
+	}
+	return mode, req, nil
+}
+
+// wider is the E328 of a replay flag that widens what the receipt's run
+// was given.
+func wider(format string, args ...any) error {
+	e := codes.Errorf(codes.E328, "replay: "+format, args...)
+	e.Do = replayWiderDo
+	return e
+}
+
+// listOrNone is items joined with commas, or "none".
+func listOrNone(items []string) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	return strings.Join(items, ", ")
+}
+
+// limitText is a limit n with its unit, or "none" for 0.
+func limitText(n int64, unit string) string {
+	if n == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%d%s", n, unit)
+}
+
+// timeoutText is a timeout of ms milliseconds as a duration, or "none"
+// for 0.
+func timeoutText(ms int64) string {
+	if ms == 0 {
+		return "none"
+	}
+	return (time.Duration(ms) * time.Millisecond).String()
+}
+
+// printReplayDiff prints, on stdout, the run ids of the two runs, what
+// receipts diff says of them (printDiff), each of the budget, timeout,
+// memory bound and program digest that differ, and both outcomes. It
+// reports whether the replay ran at a level below the original's.
+func printReplayDiff(stdout io.Writer, orig, now receipt.StoredReceipt) (weaker bool) {
+	fmt.Fprintf(stdout, "replay of run %s: run %s\n", terminalSafe(orig.RunID),
+		terminalSafe(now.RunID))
+	weaker = printDiff(stdout, []receipt.StoredReceipt{orig, now})
+	was, is := orig.RunParameters, now.RunParameters
+	lines := [][3]string{
+		{"budget", orig.Budget, now.Budget},
+		{"timeout", timeoutText(was.TimeoutMS), timeoutText(is.TimeoutMS)},
+		{"max_memory_mb", limitText(int64(was.MaxMemoryMB), ""), limitText(int64(is.MaxMemoryMB), "")},
+		{"confine", string(was.Confine), string(is.Confine)},
+		{"program sha256", orig.Program.SHA256, now.Program.SHA256},
+	}
+	for _, l := range lines {
+		if l[1] != l[2] && l[2] != "" {
+			fmt.Fprintln(stdout, terminalSafe(fmt.Sprintf("%s: %s (was %s)", l[0], l[2], l[1])))
+		}
+	}
+	fmt.Fprintln(stdout, terminalSafe(fmt.Sprintf("outcome: %s (was %s)", outcomeText(now.Outcome),
+		outcomeText(orig.Outcome))))
+	return weaker
+}
+
+// outcomeText is an outcome's status, with its code when it has one.
+func outcomeText(o receipt.Outcome) string {
+	if o.Code == "" {
+		return string(o.Status)
+	}
+	return string(o.Status) + " " + string(o.Code)
+}

@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/receipt"
+)
+
+// replayFixture is a program that loads a library, writes a marker file
+// and prints its argument, in a directory of its own, with a receipts
+// directory of its own.
+type replayFixture struct {
+	dir, prog, lib, marker, receipts string
+}
+
+func newReplayFixture(t *testing.T) replayFixture {
+	t.Helper()
+	dir := t.TempDir()
+	fx := replayFixture{dir: dir, prog: filepath.Join(dir, "main.vel"),
+		lib: filepath.Join(dir, "greet.vel"), marker: filepath.Join(dir, "out", "ran.txt"),
+		receipts: filepath.Join(dir, "receipts")}
+	files := map[string]string{
+		fx.prog: "load(\"greet.vel\", \"greet\")\nfs.write(\"out/ran.txt\", \"ran\")\n" +
+			"print(greet(ARGS[0]))\n",
+		fx.lib: "def greet(name):\n    return \"hello, \" + name\n",
+	}
+	if err := os.Mkdir(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, text := range files {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	return fx
+}
+
+// main runs the command line args with the fixture's receipts directory.
+func (fx replayFixture) main(t *testing.T, args ...string) (status int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	at := 0 // a run's flags come first, a replay's after the word replay
+	if len(args) > 0 && args[0] == "replay" {
+		at = 1
+	}
+	args = append(append(append([]string(nil), args[:at]...), "--receipts", fx.receipts),
+		args[at:]...)
+	status = Main(args, strings.NewReader(""), &out, &errb)
+	return status, out.String(), errb.String()
+}
+
+// runs are the fixture's receipts, oldest first.
+func (fx replayFixture) runs(t *testing.T) []receipt.StoredReceipt {
+	t.Helper()
+	runs, err := receipt.List(fx.receipts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
+// original runs the fixture's program once, with the flags given, and
+// returns its receipt.
+func (fx replayFixture) original(t *testing.T, flags ...string) receipt.StoredReceipt {
+	t.Helper()
+	args := append(append([]string(nil), flags...), fx.prog, "--", "world")
+	if status, _, stderr := fx.main(t, args...); status != 0 {
+		t.Fatalf("the original run: status %d, %s", status, stderr)
+	}
+	runs := fx.runs(t)
+	if len(runs) != 1 {
+		t.Fatalf("%d receipts after the original run, want 1", len(runs))
+	}
+	return runs[0]
+}
+
+// TestReplayMatches: a replay named by its receipt's file runs the
+// program again, with the receipt's arguments, budget and timeout, leaves
+// a second receipt of the same program, and prints the diff of the two.
+func TestReplayMatches(t *testing.T) {
+	fx := newReplayFixture(t)
+	orig := fx.original(t, "--allow", "io,fs:write:out", "--timeout", "30s")
+	if err := os.Remove(fx.marker); err != nil {
+		t.Fatal(err)
+	}
+	status, stdout, stderr := fx.main(t, "replay", orig.Path)
+	if status != 0 {
+		t.Fatalf("replay: status %d, stderr %s", status, stderr)
+	}
+	for _, want := range []string{"hello, world\n", "replay of run " + orig.RunID + ": run ",
+		"2 runs: every run had a level", "outcome: ok (was ok)\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "budget:") || strings.Contains(stdout, "timeout:") {
+		t.Errorf("a replay as the original was ran prints a budget or timeout change:\n%s", stdout)
+	}
+	if _, err := os.Stat(fx.marker); err != nil {
+		t.Errorf("the replay did not run the program: %v", err)
+	}
+	runs := fx.runs(t)
+	if len(runs) != 2 {
+		t.Fatalf("%d receipts, want the original and the replay's", len(runs))
+	}
+	now := runs[1]
+	if now.RunID == orig.RunID || now.Budget != orig.Budget ||
+		strings.Join(now.Args, " ") != "world" ||
+		now.RunParameters.TimeoutMS != orig.RunParameters.TimeoutMS ||
+		now.Program.Path != orig.Program.Path || now.Program.SHA256 != orig.Program.SHA256 {
+		t.Errorf("replay receipt %+v, want the original's program, budget, args and timeout (%+v)",
+			now.Receipt, orig.Receipt)
+	}
+}
+
+// TestReplayRefusesAChangedProgram: a program, or a file it loads, whose
+// bytes are not those the receipt recorded is refused with E334 naming
+// it, before anything runs: no marker file, no new receipt. The control
+// is the same replay with the files restored, which runs.
+func TestReplayRefusesAChangedProgram(t *testing.T) {
+	for _, which := range []string{"program", "load"} {
+		t.Run(which, func(t *testing.T) {
+			fx := newReplayFixture(t)
+			fx.original(t, "--allow", "io,fs:write:out")
+			if err := os.Remove(fx.marker); err != nil {
+				t.Fatal(err)
+			}
+			changed := fx.prog
+			if which == "load" {
+				changed = fx.lib
+			}
+			was, err := os.ReadFile(changed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(changed, append(was, "# changed\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			status, stdout, stderr := fx.main(t, "replay", "last")
+			if status != codes.ExitUsage || !strings.Contains(stderr, "E334: "+changed+" changed") ||
+				stdout != "" {
+				t.Errorf("status %d, stdout %q, stderr %s: want E334 naming %s", status, stdout, stderr,
+					changed)
+			}
+			if _, err := os.Stat(fx.marker); err == nil {
+				t.Errorf("the refused replay ran the program")
+			}
+			if n := len(fx.runs(t)); n != 1 {
+				t.Errorf("%d receipts after a refused replay, want the original's alone", n)
+			}
+			if err := os.WriteFile(changed, was, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if status, _, stderr := fx.main(t, "replay", "last"); status != 0 {
+				t.Errorf("restored: status %d, %s", status, stderr)
+			}
+		})
+	}
+}
+
+// TestReplayRefusesWidening: each flag that would give the replay more
+// than the receipt's run had is E328 naming it, and nothing runs.
+func TestReplayRefusesWidening(t *testing.T) {
+	fx := newReplayFixture(t)
+	orig := fx.original(t, "--allow", "io,fs:write:out@5", "--timeout", "30s",
+		"--max-memory-mb", "512", "--require-confinement", "partial")
+	if orig.RunParameters.MaxMemoryMB == 0 {
+		t.Logf("the memory bound was not held here: --max-memory-mb widens nothing")
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a grant", []string{"--allow", "io,fs:write:out@5,env"}, "env is not within"},
+		{"a count dropped", []string{"--allow", "io,fs:write:out"}, "has no count"},
+		{"a count raised", []string{"--allow", "io,fs:write:out@6"}, "past the ceiling's 5"},
+		{"a wider path", []string{"--allow", "io,fs:write"}, "fs:write is not within"},
+		{"a longer timeout", []string{"--timeout", "31s"}, "--timeout 31s is longer than the " +
+			"receipt's 30s"},
+		{"no confinement", []string{"--no-confine"}, "confine mode off is below"},
+		{"a credential", []string{"--lend-credential", "key.pem"}, "was lent no such credential"},
+	}
+	if orig.RunParameters.MaxMemoryMB > 0 {
+		tests = append(tests,
+			struct {
+				name string
+				args []string
+				want string
+			}{"more memory", []string{"--max-memory-mb", "513"}, "--max-memory-mb 513 is more"},
+			struct {
+				name string
+				args []string
+				want string
+			}{"no memory bound", []string{"--no-memory-limit"}, "--no-memory-limit lifts"})
+	}
+	if err := os.Remove(fx.marker); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, stdout, stderr := fx.main(t, append([]string{"replay", orig.RunID}, tt.args...)...)
+			if status != codes.ExitUsage || !strings.Contains(stderr, "E328: replay: ") ||
+				!strings.Contains(stderr, tt.want) || stdout != "" {
+				t.Errorf("status %d, stdout %q, stderr %s: want E328 naming %q", status, stdout, stderr,
+					tt.want)
+			}
+			if _, err := os.Stat(fx.marker); err == nil {
+				t.Errorf("the refused replay ran the program")
+			}
+			if n := len(fx.runs(t)); n != 1 {
+				t.Errorf("%d receipts after a refused replay, want the original's alone", n)
+			}
+		})
+	}
+}
+
+// TestReplayNarrows: flags that narrow apply, and the new receipt says
+// so: a shorter timeout, a smaller memory bound, strict confinement, a
+// higher required level; and a dropped grant refuses the effect it
+// granted (E302, exit 1), the diff saying both outcomes.
+func TestReplayNarrows(t *testing.T) {
+	fx := newReplayFixture(t)
+	orig := fx.original(t, "--allow", "io,fs:write:out", "--timeout", "30s")
+	status, _, stderr := fx.main(t, "replay", "last", "--timeout", "20s", "--max-memory-mb", "256",
+		"--confine", "strict")
+	if status != 0 {
+		t.Fatalf("replay: status %d, %s", status, stderr)
+	}
+	now := fx.runs(t)[1]
+	p := now.RunParameters
+	if p.TimeoutMS != 20000 || p.Confine != core.ModeStrict {
+		t.Errorf("run parameters %+v: want timeout 20000 ms, confine strict", p)
+	}
+	if orig.RunParameters.MaxMemoryMB > 0 && p.MaxMemoryMB != 256 {
+		t.Errorf("max_memory_mb %d, want 256 (the original's was %d)", p.MaxMemoryMB,
+			orig.RunParameters.MaxMemoryMB)
+	}
+	status, stdout, stderr := fx.main(t, "replay", orig.RunID, "--allow", "io")
+	if status != codes.ExitFailed || !strings.Contains(stderr, "E302: ") ||
+		!strings.Contains(stdout, "outcome: failed E302 (was ok)") ||
+		!strings.Contains(stdout, "budget: io (was io,fs:write:") {
+		t.Errorf("without fs:write: status %d, stdout %s, stderr %s: want E302, exit 1, the diff",
+			status, stdout, stderr)
+	}
+	if now := fx.runs(t)[2]; now.Budget != "io" || now.Outcome.Code != codes.E302 {
+		t.Errorf("replay receipt: budget %q, outcome %+v, want io and E302", now.Budget, now.Outcome)
+	}
+}
+
+// TestReplayRun: what a replay asks for, without running it: the
+// receipt's parameters, or narrower ones; a run with no timeout or
+// memory bound takes any.
+func TestReplayRun(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "p.vel")
+	rec := receipt.NewForSource(prog, []byte("print(1)\n"), budget.MustParse(dir, "io,env"),
+		[]string{"a", "b"})
+	rec.RunParameters.RequireConfinement = core.Partial
+	rec.RunParameters.CredentialsLent = []string{filepath.Join(dir, "key.pem")}
+	var f runFlags
+	r, err := replayRun(rec, &f, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Budget.String() != "io,env" || r.Timeout != 0 || r.MaxMemoryMB != 0 ||
+		r.Confine != core.ModeDefault || r.Require != core.Partial ||
+		strings.Join(r.Args, " ") != "a b" || len(r.Lend) != 1 || r.Program != prog {
+		t.Errorf("no flags: %+v, want the receipt's", r)
+	}
+	f = runFlags{timeout: time.Hour, maxMemoryMB: 64, require: "full", allow: allowFlag{"env"},
+		lend: allowFlag{"key.pem"}}
+	if r, err = replayRun(rec, &f, dir); err != nil {
+		t.Fatal(err)
+	}
+	if r.Budget.String() != "env" || r.Timeout != time.Hour || r.MaxMemoryMB != 64 ||
+		r.Require != core.Full || len(r.Lend) != 1 {
+		t.Errorf("narrowing flags: %+v, want each applied", r)
+	}
+	f = runFlags{require: "partial"}
+	rec.RunParameters.RequireConfinement = core.Full
+	if _, err := replayRun(rec, &f, dir); codes.CodeOf(err) != codes.E328 ||
+		!strings.Contains(err.Error(), "--require-confinement partial is below the receipt's full") {
+		t.Errorf("a lower required level: %v, want E328", err)
+	}
+	f = runFlags{noMemory: true, maxMemoryMB: 64}
+	if _, err := replayRun(rec, &f, dir); codes.CodeOf(err) != codes.E301 {
+		t.Errorf("--max-memory-mb with --no-memory-limit: %v, want E301", err)
+	}
+}
+
+// TestReplayRefusesWhatIsNoReceipt: a reference that names no run, a
+// file that is no receipt, a receipt without its program's digest, and
+// arguments after -- are refused, and leave no receipt.
+func TestReplayRefusesWhatIsNoReceipt(t *testing.T) {
+	fx := newReplayFixture(t)
+	fx.original(t, "--allow", "io,fs:write:out")
+	noDigest := receipt.NewForSource("main.vel", nil, budget.MustParse(fx.dir, "io"), nil)
+	path, err := noDigest.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ffff"}, "E317: no run id is or begins with \"ffff\""},
+		{[]string{fx.prog}, "E317: " + fx.prog + " is not a receipt"},
+		{[]string{path}, "E334: receipt of run " + noDigest.RunID + " records no digest"},
+		{[]string{"last", "--", "x"}, "E301: replay: the program's arguments are the receipt's"},
+		{[]string{}, "E301: replay: want one RECEIPT"},
+	}
+	for _, tt := range tests {
+		status, _, stderr := fx.main(t, append([]string{"replay"}, tt.args...)...)
+		if status != codes.ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("replay %q: status %d, %s: want %s", tt.args, status, stderr, tt.want)
+		}
+	}
+	if n := len(fx.runs(t)); n != 1 {
+		t.Errorf("%d receipts, want the original's alone", n)
+	}
+}

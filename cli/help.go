@@ -182,14 +182,18 @@ func printHelp(stdout, stderr io.Writer, name string) int {
 func writeTopic(b *strings.Builder, t helpTopic) {
 	fmt.Fprintf(b, "usage: %s\n\n", t.synopsis)
 	b.WriteString(wrap(t.about, "", helpWidth))
-	if t.flags == nil {
-		return
+	if t.flags != nil {
+		writeFlags(b, "Flags", t.flags())
 	}
-	fs := t.flags()
+}
+
+// writeFlags writes, under the heading, each flag of fs with its
+// placeholder, default and usage.
+func writeFlags(b *strings.Builder, heading string, fs *flag.FlagSet) {
 	first := true
 	fs.VisitAll(func(f *flag.Flag) {
 		if first {
-			b.WriteString("\nFlags:\n")
+			b.WriteString("\n" + heading + ":\n")
 			first = false
 		}
 		b.WriteString("  " + flagSynopsis(f) + "\n")
@@ -220,12 +224,17 @@ func shownDefault(f *flag.Flag) string {
 	return f.DefValue
 }
 
-// generalUsage is what sabline help prints: how a program is run, and
-// each command with one line of what it does.
+// generalUsage is what sabline help prints: how a program is run, with
+// a run's flags and the grammar of its budget, and each command with one
+// line of what it does.
 func generalUsage() string {
 	var b strings.Builder
 	b.WriteString("usage: sabline [run] [flags] PROGRAM.vel [-- ARGS...]\n" +
-		"       sabline COMMAND [flags] [ARGS...]\n\nCommands:\n")
+		"       sabline COMMAND [flags] [ARGS...]\n\n")
+	b.WriteString(wrap(runAbout, "", helpWidth))
+	fs, _ := runFlagSet()
+	writeFlags(&b, "Flags of a run", fs)
+	b.WriteString("\nCommands:\n")
 	for _, t := range helpTopics {
 		if t.short != "" {
 			name, _, _ := strings.Cut(t.name, " ")

@@ -18,9 +18,9 @@ import (
 // --name value all accepted. A flag the command does not take, a flag
 // without its value, or a value its flag refuses is E301 with the flag as
 // it was typed; --help (or -h) asks for the command's own help, made from
-// its flag set (help.go), which goes to standard output. The flag package only stores the definitions: its own parser,
-// whose errors name a flag with one dash and print the whole usage, is not
-// used.
+// its flag set (help.go), which goes to standard output. The flag package
+// only stores the definitions: its own parser, whose errors name a flag
+// with one dash and print the whole usage, is not used.
 
 // minMemoryMB is the least --max-memory-mb a run may have: the worker's Go
 // runtime and the interpreter hold about 6 MB before the program's first

@@ -63,10 +63,10 @@ var helpTopics = []helpTopic{
 		flags: setOf(runFlagSet)},
 	{name: "audit", short: "what a program declares, and what each system would hold of it",
 		synopsis: "sabline audit [flags] PROGRAM.vel",
-		about: "Says what budget PROGRAM.vel declares (its # allow: line), the command that runs it " +
-			"safely, and what each system's kernel would hold of it; nothing runs. Relative paths " +
-			"in the budget are read against the program's directory, where the safe command it " +
-			"prints runs.",
+		about: "Says what budget PROGRAM.vel declares (its # allow: line), the command " +
+			"that runs it safely, and what each system's kernel would hold of it; nothing " +
+			"runs. Relative paths in the budget are read against the program's directory, " +
+			"where the safe command it prints runs.",
 		flags: setOf(auditFlagSet)},
 	{name: "os-policy", short: "the policy the operating system is asked to hold for a budget",
 		synopsis: "sabline os-policy [flags]",

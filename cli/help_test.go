@@ -41,8 +41,10 @@ func TestHelpTopics(t *testing.T) {
 			t.Errorf("help topic %q has no synopsis or no text", tp.name)
 		}
 	}
-	if got, want := slices.Sorted(slices.Values(listed)), slices.Sorted(slices.Values(commands)); !slices.Equal(got, want) {
-		t.Errorf("the general usage lists %v, the commands are %v: each needs one topic with a short line", got, want)
+	got := slices.Sorted(slices.Values(listed))
+	if want := slices.Sorted(slices.Values(commands)); !slices.Equal(got, want) {
+		t.Errorf("the general usage lists %v, the commands are %v: "+
+			"each needs one topic with a short line", got, want)
 	}
 }
 
@@ -85,7 +87,8 @@ func TestCommandHelp(t *testing.T) {
 			} {
 				status, out, errOut := mainOut(args...)
 				if status != 0 || errOut != "" {
-					t.Errorf("sabline %s: status %d, stderr %q; want 0 and nothing", strings.Join(args, " "), status, errOut)
+					t.Errorf("sabline %s: status %d, stderr %q; want 0 and nothing",
+						strings.Join(args, " "), status, errOut)
 				}
 				if !strings.HasPrefix(out, "usage: sabline ") {
 					t.Errorf("sabline %s printed %q, want its usage", strings.Join(args, " "), out)
@@ -93,7 +96,8 @@ func TestCommandHelp(t *testing.T) {
 				if first == "" {
 					first = out
 				} else if out != first {
-					t.Errorf("sabline %s printed\n%s\nsabline %s --help printed\n%s", strings.Join(args, " "), out, strings.Join(cmd, " "), first)
+					t.Errorf("sabline %s printed\n%s\nsabline %s --help printed\n%s",
+						strings.Join(args, " "), out, strings.Join(cmd, " "), first)
 				}
 			}
 			// The help's flags are the parser's: its E301 names them.
@@ -101,7 +105,8 @@ func TestCommandHelp(t *testing.T) {
 			_, list, ok := strings.Cut(errOut, "takes no such flag (")
 			list, _, _ = strings.Cut(list, ")")
 			if !ok {
-				t.Fatalf("sabline %s: %q, want E301 naming the flags", strings.Join(c.bogus, " "), errOut)
+				t.Fatalf("sabline %s: %q, want E301 naming the flags",
+					strings.Join(c.bogus, " "), errOut)
 			}
 			var parsed []string
 			if list != "it takes none" {
@@ -114,7 +119,8 @@ func TestCommandHelp(t *testing.T) {
 				shown = append(shown, m[1])
 			}
 			if !slices.Equal(shown, parsed) {
-				t.Errorf("sabline help %s shows the flags %v; the parser takes %v", c.name, shown, parsed)
+				t.Errorf("sabline help %s shows the flags %v; the parser takes %v",
+					c.name, shown, parsed)
 			}
 		})
 	}
@@ -165,7 +171,8 @@ func TestGeneralHelp(t *testing.T) {
 	}
 	status, out, errOut := mainOut("help", "nosuch")
 	if status != 2 || out != "" || !strings.Contains(errOut, "E301: help nosuch: no such command") {
-		t.Errorf("sabline help nosuch: status %d, stdout %q, stderr %q; want 2 and E301", status, out, errOut)
+		t.Errorf("sabline help nosuch: status %d, stdout %q, stderr %q; want 2 and E301",
+			status, out, errOut)
 	}
 	for _, c := range commands {
 		if !strings.Contains(errOut, c) {
@@ -288,7 +295,8 @@ func TestCompareFlags(t *testing.T) {
 	fs.String("listen", "", "")
 	fs.String("token-file", "", "")
 	got := compareFlags(named, fs, true)
-	want := []string{"names --no-such, which it does not take", "does not name --token-file, which it takes"}
+	want := []string{"names --no-such, which it does not take",
+		"does not name --token-file, which it takes"}
 	if !slices.Equal(got, want) {
 		t.Errorf("compareFlags: %q, want %q", got, want)
 	}
@@ -306,7 +314,8 @@ func docCancelMessage(t *testing.T) string {
 		t.Fatal(err)
 	}
 	text := strings.Join(strings.Fields(string(data)), " ")
-	m := regexp.MustCompile(`ends ` + "`E307`" + ` with the message "([^"]+)"`).FindStringSubmatch(text)
+	quoted := regexp.MustCompile(`ends ` + "`E307`" + ` with the message "([^"]+)"`)
+	m := quoted.FindStringSubmatch(text)
 	if m == nil {
 		t.Fatal(`docs/mcp.md no longer says: ends E307 with the message "..."`)
 	}

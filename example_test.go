@@ -64,3 +64,41 @@ func ExamplePool() {
 	// hello
 	// E328: this run's budget "io,env": env is not within the ceiling "io": nothing ran
 }
+
+// A registry starts a pool on the first use of its options and shares it
+// with every later use of the same options; past its bound (here 1) the
+// least recently used pool that no run holds is closed.
+func ExamplePoolRegistry() {
+	root, _ := os.MkdirTemp("", "example-registry-")
+	defer os.RemoveAll(root)
+	os.WriteFile(filepath.Join(root, "hello.vel"), []byte(`print("hello")`), 0o644)
+	reg := sabline.NewPoolRegistry(1)
+	defer reg.Close()
+	quick := sabline.PoolOptions{
+		Budget: budget.MustParse(root, "io"), ImportRoot: root, Timeout: 10 * time.Second,
+	}
+	res, err := reg.Run(context.Background(), quick, sabline.File("hello.vel"), sabline.RunOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(string(res.Stdout))
+	a, releaseA, _ := reg.Acquire(quick)
+	b, releaseB, _ := reg.Acquire(quick)
+	fmt.Println("same options, same pool:", a == b)
+	releaseA()
+	releaseB()
+	slow := quick
+	slow.Timeout = time.Minute
+	if _, err := reg.Run(context.Background(), slow, sabline.File("hello.vel"),
+		sabline.RunOptions{}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = a.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+	fmt.Println("pools alive:", reg.Len(), "- the first closed:", err != nil)
+	// Output:
+	// hello
+	// same options, same pool: true
+	// pools alive: 1 - the first closed: true
+}

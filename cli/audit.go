@@ -18,15 +18,12 @@ import (
 
 // auditCmd: sabline audit [--json] PROGRAM.vel [--allow ...] [--confine strict].
 func auditCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("audit")
-	var allow allowFlag
-	fs.Var(&allow, "allow", "audit these budget `items` instead of the declared ones")
-	mode := fs.String("confine", "", "`strict`: granted modules widen nothing")
-	asJSON := fs.Bool("json", false, "print the audit as JSON")
+	fs, af := auditFlagSet()
 	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
+	allow, mode, asJSON := af.allow, &af.confine, &af.json
 	if len(positional) != 1 || len(rest) > 0 {
 		return report(stderr,
 			codes.Errorf(codes.E301, "audit: want one program, got %d argument(s)",
@@ -63,6 +60,37 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	printAudit(stdout, a, dir,
 		confine.OnThisMachine(core.OSPolicy(here, core.Options{Mode: confineMode})))
 	return 0
+}
+
+// auditFlags are the flags of sabline audit, and of sabline os-policy
+// (which takes --enforces too).
+type auditFlags struct {
+	allow          allowFlag
+	confine        string
+	json, enforces bool
+}
+
+// auditFlagSet is the flag set of sabline audit, and where it puts them.
+func auditFlagSet() (*flag.FlagSet, *auditFlags) {
+	fs := newFlagSet("audit")
+	f := &auditFlags{}
+	fs.Var(&f.allow, "allow", "audit these budget `items` instead of the declared ones")
+	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
+	fs.BoolVar(&f.json, "json", false, "print the audit as JSON")
+	return fs, f
+}
+
+// osPolicyFlagSet is the flag set of sabline os-policy, and where it puts
+// them.
+func osPolicyFlagSet() (*flag.FlagSet, *auditFlags) {
+	fs := newFlagSet("os-policy")
+	f := &auditFlags{}
+	fs.Var(&f.allow, "allow", "the budget `items`")
+	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
+	fs.BoolVar(&f.json, "json", false, "print JSON")
+	fs.BoolVar(&f.enforces, "enforces", false,
+		"print what each system's kernel holds for each budget item")
+	return fs, f
 }
 
 // printAudit prints an audit for a person: the program, what it declares,
@@ -102,17 +130,12 @@ const enforcesTakesNoBudget = "os-policy --enforces prints the whole table and t
 // osPolicyCmd: sabline os-policy [--allow ...] [--confine strict] [--json],
 // or --enforces [--json].
 func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("os-policy")
-	var allow allowFlag
-	fs.Var(&allow, "allow", "the budget `items`")
-	mode := fs.String("confine", "", "`strict`: granted modules widen nothing")
-	asJSON := fs.Bool("json", false, "print JSON")
-	enforces := fs.Bool("enforces", false,
-		"print what each system's kernel holds for each budget item")
+	fs, pf := osPolicyFlagSet()
 	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
+	allow, mode, asJSON, enforces := pf.allow, &pf.confine, &pf.json, &pf.enforces
 	if extra := append(positional, rest...); len(extra) > 0 {
 		return report(stderr,
 			codes.Errorf(codes.E301, "os-policy takes no program (got %s): give the budget with --allow",

@@ -45,11 +45,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "help", "-h", "--help":
-		if status, ok := noArgs(args[0], args[1:], stdout, stderr); !ok {
-			return status
-		}
-		fmt.Fprint(stdout, usage)
-		return 0
+		return helpCmd(args[1:], stdout, stderr)
 	case "version", "--version":
 		if status, ok := noArgs("version", args[1:], stdout, stderr); !ok {
 			return status
@@ -131,79 +127,6 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
-
-const usage = `usage: sabline [run] [flags] PROGRAM.vel [-- ARGS...]
-
-Runs PROGRAM.vel under the budget the --allow flags grant. Each effect the
-program attempts is checked against the budget; under it the operating
-system is asked to hold the same budget before the first statement.
-
-Run flags (before or after the program):
-  --allow ITEM[,ITEM...]      grant budget items; repeatable. ITEM is one of
-                              io env clock rand declassify tool
-                              fs fs:read fs:write fs:read:PATH fs:write:PATH
-                              net net:HOST net:HOST:PORT (TCP)
-                              net:udp net:udp:HOST net:udp:HOST:PORT (UDP)
-                              ffi ffi:MODULE
-                              each with an optional @N: at most N uses
-  --timeout D                 stop the run after D (e.g. 10s, 2m), above zero
-  --max-memory-mb N           stop the run past N MB of memory, at least 16
-                              (default 1024: a run and each program eval grades)
-  --no-memory-limit           no memory bound: the run may use what the machine gives
-  --confine strict            granted ffi modules widen nothing
-  --no-confine                ask the operating system for nothing
-  --require-confinement L     refuse to run below level L (full or partial)
-  --receipts DIR              write the receipt in DIR (default: $SABLINE_RECEIPTS,
-                              else $XDG_STATE_HOME/sabline/receipts or
-                              ~/.local/state/sabline/receipts; on macOS and Windows
-                              the user's configuration directory)
-
-Other commands:
-  sabline audit [--json] PROGRAM.vel [--allow ...] [--confine strict]
-      relative paths in the budget are read against the program's directory,
-      where the safe command it prints runs
-  sabline os-policy [--allow ...] [--confine strict] [--json]
-  sabline os-policy --enforces [--json]
-  sabline doctor [--json]
-  sabline report [--md FILE] [--html FILE] REPORT.json...
-      renders kernel reports (tests/confine/kernel-GOOS.json, one per system)
-      with the enforcement table and the evidence of each: Markdown to
-      standard output, or to --md FILE, and one HTML page to --html FILE
-  sabline report diff OLD.json NEW.json
-      what changed between two kernel reports of one system; exits 1 (E332)
-      when NEW regressed: a target refused before and not now, a target
-      gone, an enforcement cell whose evidence got worse
-  sabline eval DIR [--allow ...] [--timeout D] [--max-memory-mb N | --no-memory-limit]
-               [--confine strict] [--require-confinement L] [--receipts DIR] [--json]
-      grades each PROGRAM.vel in DIR that has a PROGRAM.out beside it: PASS
-      when it prints exactly PROGRAM.out; --timeout is 10s unless given
-  sabline eval --confinement-probe [--json]
-  sabline serve --import-root DIR [--listen ADDR] [--token-file FILE] [--allow-origin ORIGIN]
-               [--queue N] [--workers N]
-               [--allow ...] [--confine strict] [--require-confinement L] [--timeout D]
-               [--max-memory-mb N] [--receipts DIR]
-               [--tenants FILE] [--receipts-url URL] [--replica ID] [--store-agent PATH]
-               [--ship-every D] [--ready-max-lag D]
-      runs programs clients send over HTTP, and MCP at /mcp (docs/serve.md); one
-      replica of a fleet with --receipts-url (docs/scale.md)
-  sabline mcp --import-root DIR [the flags of serve but --listen, --token-file, --tenants and a fleet's]
-      an MCP server on standard input and output (docs/mcp.md)
-  sabline receipts list [--receipts DIR | --receipts-url URL [--tenant NAME]] [--json]
-  sabline receipts show RUN-ID|last [--receipts DIR | --receipts-url URL [--tenant NAME]]
-      RUN-ID is a run id or a prefix of one; last is the newest run; standard
-      error says which fields the worker reported, and when they are testimony
-  sabline receipts diff [--receipts DIR]
-      levels the supervisor saw, and grants the workers reported using, each
-      compared with its like
-  sabline replay RECEIPT [--receipts DIR] [run flags, to narrow] (docs/language.md)
-  sabline modules
-  sabline version
-
-Exit status: 0 the program ran to its end; 1 it failed or was refused an
-effect; 2 the command line was wrong; 3 refused by --require-confinement;
-124 timeout; 125 memory limit; 126 the worker crashed; 128+N the worker was
-killed by signal N. docs/errors.md lists every error code.
-`
 
 // terminalSafe escapes what a terminal could take for a command; see
 // codes.TerminalSafe. Every line a command prints that can hold text a

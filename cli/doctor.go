@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -21,10 +22,15 @@ type doctorReport struct {
 	Advice  []string    `json:"advice"`
 }
 
+// doctorFlagSet is the flag set of sabline doctor, and where --json goes.
+func doctorFlagSet() (*flag.FlagSet, *bool) {
+	fs := newFlagSet("doctor")
+	return fs, fs.Bool("json", false, "print JSON")
+}
+
 // doctorCmd: sabline doctor [--json].
 func doctorCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("doctor")
-	asJSON := fs.Bool("json", false, "print JSON")
+	fs, asJSON := doctorFlagSet()
 	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)

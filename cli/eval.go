@@ -20,11 +20,8 @@ import (
 // evalCmd: sabline eval DIR [--allow ...] [--timeout D] [--json], or
 // sabline eval --confinement-probe [--json].
 func evalCmd(args []string, stdout, stderr io.Writer) int {
-	var f runFlags
-	fs := newFlagSet("eval")
-	f.register(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
-	wantProbe := fs.Bool("confinement-probe", false, "what a confined worker could and could not do")
+	fs, ef := evalFlagSet()
+	f, asJSON, wantProbe := &ef.run, &ef.json, &ef.probe
 	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
@@ -138,6 +135,23 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// evalFlags are the flags of sabline eval.
+type evalFlags struct {
+	run         runFlags
+	json, probe bool
+}
+
+// evalFlagSet is the flag set of sabline eval, and where it puts them.
+func evalFlagSet() (*flag.FlagSet, *evalFlags) {
+	fs := newFlagSet("eval")
+	f := &evalFlags{}
+	f.run.register(fs)
+	fs.BoolVar(&f.json, "json", false, "print JSON")
+	fs.BoolVar(&f.probe, "confinement-probe", false,
+		"what a confined worker could and could not do")
+	return fs, f
 }
 
 // defaultEvalTimeout bounds each program eval runs when --timeout is not

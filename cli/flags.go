@@ -17,10 +17,10 @@ import (
 // after the positional arguments, with --name, -name, --name=value and
 // --name value all accepted. A flag the command does not take, a flag
 // without its value, or a value its flag refuses is E301 with the flag as
-// it was typed; --help (or -h) asks for the usage, which goes to standard
-// output. The flag package only stores the definitions: its own parser,
-// whose errors name a flag with one dash and print the whole usage, is not
-// used.
+// it was typed; --help (or -h) asks for the command's own help, made from
+// its flag set (help.go), which goes to standard output. The flag package
+// only stores the definitions: its own parser, whose errors name a flag
+// with one dash and print the whole usage, is not used.
 
 // minMemoryMB is the least --max-memory-mb a run may have: the worker's Go
 // runtime and the interpreter hold about 6 MB before the program's first
@@ -36,7 +36,8 @@ func newFlagSet(name string) *flag.FlagSet {
 
 // parseInterspersed parses the flags of fs, which may come before and
 // after the positional arguments; everything after a "--" is returned
-// apart. The error is an E301 *codes.Error, or flag.ErrHelp for --help.
+// apart. The error is an E301 *codes.Error, or a *helpRequest (which is
+// flag.ErrHelp) for --help.
 // A value its flag refuses does not stop the reading: the rest of the
 // command line is read, so that the program it names is known, and the
 // first such refusal is returned as a *badValue with all the arguments.
@@ -53,7 +54,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (positional, rest []stri
 		}
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
 		if name == "h" || name == "help" {
-			return nil, nil, flag.ErrHelp
+			return nil, nil, &helpRequest{fs.Name()}
 		}
 		f := fs.Lookup(name)
 		if f == nil || name == "" || strings.HasPrefix(a, "---") {
@@ -89,6 +90,13 @@ type badValue struct{ err *codes.Error }
 
 func (b *badValue) Error() string { return b.err.Error() }
 func (b *badValue) Unwrap() error { return b.err }
+
+// helpRequest is a --help (or -h) on the command line of the command whose
+// flag set is named command: errors.Is(h, flag.ErrHelp) holds.
+type helpRequest struct{ command string }
+
+func (h *helpRequest) Error() string        { return flag.ErrHelp.Error() }
+func (h *helpRequest) Is(target error) bool { return target == flag.ErrHelp }
 
 // commandName is how the usage names the command of fs.
 func commandName(fs *flag.FlagSet) string {
@@ -128,11 +136,11 @@ func valueProblem(f *flag.Flag, err error) string {
 }
 
 // parseFailed reports an error of parseInterspersed and returns the exit
-// status: the usage on standard output for --help, E301 otherwise.
+// status: the command's own help on standard output for --help, E301
+// otherwise.
 func parseFailed(err error, stdout, stderr io.Writer) int {
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, usage)
-		return 0
+	if h, ok := errors.AsType[*helpRequest](err); ok {
+		return printHelp(stdout, stderr, h.command)
 	}
 	return report(stderr, err, "")
 }

@@ -52,9 +52,9 @@ func (f *fleetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.agent, "store-agent", "",
 		"the store agent's `executable` (default: "+storeAgentName+" beside sabline, else on PATH)")
 	fs.Var((*durationFlag)(&f.shipEvery), "ship-every",
-		"seal and ship receipts this often (`duration`)")
+		"seal and ship receipts every `duration`")
 	fs.Var((*durationFlag)(&f.maxLag), "ready-max-lag",
-		"say not ready while receipts reach the store later than this (`duration`)")
+		"say not ready while receipts reach the store later than this `duration`")
 	fs.StringVar(&f.tenants, "tenants", "",
 		"the tenants `file`: tokens, each with its own ceiling and limits (read again on SIGHUP)")
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,12 +21,10 @@ import (
 // Standard output is the protocol's: everything else goes to standard
 // error.
 func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("mcp")
-	var f doorFlags
-	f.register(fs)
+	fs, f := mcpFlagSet()
 	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
-		return parseFailed(err, stderr, stderr) // --help too: standard output is the protocol's
+		return parseFailed(err, stdout, stderr) // --help serves no protocol: its help is output
 	}
 	if extra := append(positional, rest...); len(extra) > 0 {
 		return report(stderr,
@@ -72,6 +71,16 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return codes.ExitFailed
 	}
 	return 0
+}
+
+// mcpFlagSet is the flag set of sabline mcp, and where it puts them:
+// the one table of its flags (its help and docs/mcp.md are checked
+// against it).
+func mcpFlagSet() (*flag.FlagSet, *doorFlags) {
+	fs := newFlagSet("mcp")
+	f := &doorFlags{}
+	f.register(fs)
+	return fs, f
 }
 
 // isEOF reports whether err is the client closing its end of the

@@ -163,6 +163,9 @@ func TestMCPCancelAndProgress(t *testing.T) {
 			if o.Code != "E307" || o.Status != receipt.StatusTimeout || !strings.Contains(o.Message, "the client cancelled the tools/call") {
 				t.Errorf("the cancelled run's receipt: %+v, want E307, timeout, saying the client cancelled it", o)
 			}
+			if doc := docCancelMessage(t); o.Message != doc {
+				t.Errorf("the cancelled run's message %q; docs/mcp.md quotes %q", o.Message, doc)
+			}
 			if stored, err := receipt.FindRun(rc, id); err != nil || stored.Outcome.Code != "E307" {
 				t.Errorf("the store's receipt of %s: %v, %v", id, stored.Receipt, err)
 			}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -23,24 +24,15 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		return report(stderr, codes.Errorf(codes.E301, "receipts: %s", want), "")
 	}
 	verb := args[0]
-	fs := newFlagSet("receipts " + verb)
-	dir := fs.String("receipts", "", "receipts `directory`")
-	url := fs.String("receipts-url", "",
-		"read the shared store at `URL` instead (see sabline serve --receipts-url)")
-	tenantName := fs.String("tenant", "", "with --receipts-url, the receipts of this `tenant` only")
-	agent := fs.String("store-agent", "",
-		"the store agent's `executable` (default: "+storeAgentName+" beside sabline, else on PATH)")
-	var asJSON *bool
 	switch verb {
-	case "list":
-		asJSON = fs.Bool("json", false, "print JSON")
-	case "show", "diff":
+	case "list", "show", "diff":
 	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return 0
+		return printHelp(stdout, stderr, "receipts")
 	default:
 		return report(stderr, codes.Errorf(codes.E301, "receipts %s: %s", verb, want), "")
 	}
+	fs, rf := receiptsFlagSet(verb)
+	dir, url, tenantName, agent, asJSON := &rf.dir, &rf.url, &rf.tenant, &rf.agent, &rf.json
 	positional, rest, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
@@ -153,6 +145,29 @@ func printDiff(stdout io.Writer, runs []receipt.StoredReceipt) (weaker bool) {
 		fmt.Fprintln(stdout, terminalSafe(c.String()))
 	}
 	return weaker
+}
+
+// receiptsFlags are the flags of sabline receipts list, show and diff.
+type receiptsFlags struct {
+	dir, url, tenant, agent string
+	json                    bool // list only
+}
+
+// receiptsFlagSet is the flag set of sabline receipts verb (list, show
+// or diff), and where it puts them.
+func receiptsFlagSet(verb string) (*flag.FlagSet, *receiptsFlags) {
+	fs := newFlagSet("receipts " + verb)
+	f := &receiptsFlags{}
+	fs.StringVar(&f.dir, "receipts", "", "receipts `directory`")
+	fs.StringVar(&f.url, "receipts-url", "",
+		"read the shared store at `URL` instead (see sabline serve --receipts-url)")
+	fs.StringVar(&f.tenant, "tenant", "", "with --receipts-url, the receipts of this `tenant` only")
+	fs.StringVar(&f.agent, "store-agent", "",
+		"the store agent's `executable` (default: "+storeAgentName+" beside sabline, else on PATH)")
+	if verb == "list" {
+		fs.BoolVar(&f.json, "json", false, "print JSON")
+	}
+	return fs, f
 }
 
 // sharedReceipts reads the receipts in the store at url, of tenant only

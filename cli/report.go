@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,9 +20,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "diff" {
 		return reportDiffCmd(args[1:], stdout, stderr)
 	}
-	fs := newFlagSet("report")
-	mdFile := fs.String("md", "", "write the Markdown to `file`")
-	htmlFile := fs.String("html", "", "write the HTML page to `file`")
+	fs, mdFile, htmlFile := reportFlagSet()
 	positional, rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
@@ -65,6 +64,15 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// reportFlagSet is the flag set of sabline report, and where --md and
+// --html go.
+func reportFlagSet() (fs *flag.FlagSet, mdFile, htmlFile *string) {
+	fs = newFlagSet("report")
+	mdFile = fs.String("md", "", "write the Markdown to `file`")
+	htmlFile = fs.String("html", "", "write the HTML page to `file`")
+	return fs, mdFile, htmlFile
 }
 
 // reportDiffCmd: sabline report diff OLD NEW. It prints every change and

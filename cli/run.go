@@ -66,11 +66,14 @@ func (f *runFlags) memory() (int, error) {
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.allow, "allow", "grant budget `items` (repeatable)")
 	fs.Var((*durationFlag)(&f.timeout), "timeout", "stop the run after this `duration`")
-	fs.Var((*memoryFlag)(&f.maxMemoryMB), "max-memory-mb", "stop the run past this many `MB`")
+	fs.Var((*memoryFlag)(&f.maxMemoryMB), "max-memory-mb", fmt.Sprintf("stop the run past this "+
+		"many `MB`, at least %d (default %d, unless --no-memory-limit)", minMemoryMB,
+		defaultRunMemoryMB))
 	fs.BoolVar(&f.noMemory, "no-memory-limit", false, "lift the default memory bound")
 	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
 	fs.BoolVar(&f.noConfine, "no-confine", false, "ask the operating system for nothing")
-	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
+	fs.StringVar(&f.require, "require-confinement", "",
+		"refuse to run below this `level` (full or partial)")
 	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
 	fs.Var(&f.lend, "lend-credential",
 		"let a grant that names this credential `path` reach it (repeatable)")
@@ -130,15 +133,22 @@ func parseConfine(v string) (core.Mode, error) {
 	return "", codes.Errorf(codes.E301, "--confine %q: the only value is strict", v)
 }
 
+// runFlagSet is the flag set of a run (sabline [run] PROGRAM.vel), and
+// where it puts them.
+func runFlagSet() (*flag.FlagSet, *runFlags) {
+	fs := newFlagSet("sabline")
+	f := &runFlags{}
+	f.register(fs)
+	fs.IntVar(&f.toolFD, "tool-fd", -1, "the `descriptor` of the host's tool channel (docs/tools.md)")
+	return fs, f
+}
+
 // noConfineWarning is what a run under --no-confine says before it starts.
 const noConfineWarning = "sabline: --no-confine: the operating system is asked for nothing; " +
 	"the budget is the only boundary"
 
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var f runFlags
-	fs := newFlagSet("sabline")
-	f.register(fs)
-	fs.IntVar(&f.toolFD, "tool-fd", -1, "the `descriptor` of the host's tool channel (docs/tools.md)")
+	fs, f := runFlagSet()
 	positional, progArgs, err := parseInterspersed(fs, args)
 	// A value a flag refused, on a command line that names its program,
 	// is refused below with the rest, and leaves a receipt as they do.

@@ -90,11 +90,11 @@ func (f *doorFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.allow, "allow", "the most a run may be granted: budget `items` (repeatable)")
 	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
 	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
-	fs.IntVar(&f.workers, "workers", f.workers, "runs at once, at least 1 (`N`)")
-	fs.IntVar(&f.maxIdle, "max-idle", f.maxIdle, "idle workers kept however long they wait (`N`)")
+	fs.IntVar(&f.workers, "workers", f.workers, "`N` runs at once, at least 1")
+	fs.IntVar(&f.maxIdle, "max-idle", f.maxIdle, "keep `N` idle workers however long they wait")
 	fs.Var((*durationFlag)(&f.idle), "idle-timeout",
-		"retire a worker past --max-idle idle this `long`")
-	fs.IntVar(&f.queue, "queue", f.queue, "runs that may wait past --workers (`N`)")
+		"retire a worker past --max-idle once idle this `duration`")
+	fs.IntVar(&f.queue, "queue", f.queue, "`N` runs may wait past --workers")
 	fs.Var((*durationFlag)(&f.timeout), "timeout", "stop each run after this `duration`")
 	fs.Var((*memoryFlag)(&f.maxMemory), "max-memory-mb", "stop each run past this many `MB`")
 	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
@@ -175,8 +175,8 @@ func serveFlagSet() (*flag.FlagSet, *serveFlags) {
 	fs.StringVar(&sf.listen, "listen", defaultListen, "the `address` to listen on")
 	fs.StringVar(&sf.tokenFile, "token-file", "",
 		"the `file` holding the bearer token (made, mode 0600, when it does not exist)")
-	fs.Var(&sf.origins, "allow-origin", "an `origin` (https://HOST[:PORT]) requests may come "+
-		"from beside the server's own address (repeatable)")
+	fs.Var(&sf.origins, "allow-origin", "an `origin` (http://HOST[:PORT] or https://HOST[:PORT]) "+
+		"requests may come from beside the server's own address (repeatable)")
 	sf.fleet.register(fs)
 	return fs, sf
 }

@@ -179,6 +179,7 @@ type condition struct {
 	name      string
 	config    func(*Config)                          // before the server is made
 	before    func(*testing.T, *Server, *fakeRunner) // once it serves, and has run one program
+	method    func(string) string                    // the request's method, from op's
 	path      func(string) string                    // the request's path, from op's
 	body      func(string) string                    // the request's body, from op's ("" for none)
 	header    http.Header                            // headers set over op's
@@ -275,6 +276,12 @@ var conditions = []condition{
 		return b
 	}},
 	{name: "not JSON's media type", header: http.Header{"Content-Type": {"text/plain"}}},
+	{name: "another method", method: func(m string) string {
+		if m == http.MethodGet {
+			return http.MethodPost
+		}
+		return http.MethodPut
+	}},
 }
 
 // TestOpenAPIStatuses: each operation sent under every condition answers
@@ -343,6 +350,9 @@ func probe(t *testing.T, op string, c condition) int {
 		c.before(t, s, fake)
 	}
 	method, path, body, h := probeRequest(op, fakeRunID)
+	if c.method != nil {
+		method = c.method(method)
+	}
 	if c.path != nil {
 		path = c.path(path)
 	}

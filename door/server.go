@@ -298,6 +298,12 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 	})
 }
 
+// methodDo is what to do about a request refused for its method (405),
+// as every error reply says what to do (%s: the method the endpoint
+// takes).
+const methodDo = "Send the request again with the method %s, which the Allow header names; " +
+	"nothing ran."
+
 // method answers 405 to a request with any method but m.
 func (s *Server) method(m string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -306,6 +312,7 @@ func (s *Server) method(m string, h http.Handler) http.Handler {
 			writeError(w, http.StatusMethodNotAllowed, errorDetail{
 				Code:    CodeMethod,
 				Message: fmt.Sprintf("%s takes %s, not %s", r.URL.Path, m, r.Method),
+				Do:      fmt.Sprintf(methodDo, m),
 			})
 			return
 		}

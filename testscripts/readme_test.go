@@ -2,6 +2,8 @@ package testscripts
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,7 +63,9 @@ func shape(want string) *regexp.Regexp {
 // TestReadmeTour runs the README's tour as a new user would, in a fresh
 // copy of the examples, and holds what each command prints to the lines
 // the README shows under it. `go run P` must name cmd/sabline from the
-// directory the tour is in; the built sabline stands for it.
+// directory the tour is in; the built sabline stands for it, and the
+// "exit status N" line go run adds when the command exits other than 0
+// is added to its output.
 func TestReadmeTour(t *testing.T) {
 	if goruntime.GOOS != "linux" || confine.Probe().LandlockABI < 1 {
 		t.Skipf("skipped: the tour shows a Linux kernel with Landlock, and this is %s with Landlock ABI %d", goruntime.GOOS, confine.Probe().LandlockABI)
@@ -112,7 +116,15 @@ func TestReadmeTour(t *testing.T) {
 		cmd.Dir, cmd.Env = cwd, env
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
-		_ = cmd.Run() // the exit status is not shown; the output is
+		// go run ends with a line of its own, "exit status N", when the
+		// command exits other than 0: the README shows it.
+		if err := cmd.Run(); err != nil {
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				t.Fatalf("README.md:%d: %s: %v", st.line, st.cmd, err)
+			}
+			fmt.Fprintf(&out, "exit status %d\n", exit.ExitCode())
+		}
 		got := strings.Split(strings.TrimSuffix(strings.ReplaceAll(out.String(), home, "~"), "\n"), "\n")
 		if out.Len() == 0 {
 			got = nil

@@ -89,9 +89,10 @@ func installNPM() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("node --version: %w", err)
 	}
-	major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(strings.TrimSpace(string(out)), "v"), ".", 2)[0])
+	version := strings.TrimSpace(string(out))
+	major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(version, "v"), ".", 2)[0])
 	if major < 18 {
-		return "", fmt.Errorf("node %s: the pinned clients need 18 or later", strings.TrimSpace(string(out)))
+		return "", fmt.Errorf("node %s: the pinned clients need 18 or later", version)
 	}
 	src, err := filepath.Abs(filepath.Join("testdata", "npm"))
 	if err != nil {
@@ -110,7 +111,8 @@ func installNPM() (string, error) {
 		return "", fmt.Errorf("no cache directory: %w", err)
 	}
 	dir := filepath.Join(cache, "sabline-test", "npm-"+hex.EncodeToString(h.Sum(nil))[:16])
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); errors.Is(err, os.ErrNotExist) {
+	installed := filepath.Join(dir, "node_modules", ".package-lock.json")
+	if _, err := os.Stat(installed); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 			return "", err
 		}
@@ -130,7 +132,7 @@ func installNPM() (string, error) {
 		// Another test binary may have installed it meanwhile: either
 		// copy is whole.
 		if err := os.Rename(tmp, dir); err != nil {
-			if _, serr := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); serr != nil {
+			if _, serr := os.Stat(installed); serr != nil {
 				return "", fmt.Errorf("install into %s: %w", dir, err)
 			}
 		}

@@ -35,7 +35,8 @@ func TestTypeScriptClient(t *testing.T) {
 			var rc string
 			if transport == "stdio" {
 				rc = t.TempDir()
-				args = []string{"stdio", bin, "mcp", "--import-root", t.TempDir(), "--allow", "io", "--receipts", rc}
+				args = []string{"stdio", bin, "mcp", "--import-root", t.TempDir(),
+					"--allow", "io", "--receipts", rc}
 			} else {
 				s := startServe(t)
 				rc = s.rc
@@ -74,13 +75,17 @@ func TestTypeScriptClient(t *testing.T) {
 				t.Error("the cancelled call returned a result")
 			}
 			o := seen.Receipt.Outcome
-			if len(seen.Listed) == 0 || o.Code != "E307" || !strings.Contains(o.Message, "the client cancelled the tools/call") {
-				t.Errorf("listed %v, the newest's outcome %+v: want the cancelled run, E307, saying the client cancelled it", seen.Listed, o)
+			if len(seen.Listed) == 0 || o.Code != "E307" ||
+				!strings.Contains(o.Message, "the client cancelled the tools/call") {
+				t.Errorf("listed %v, the newest's outcome %+v: want the cancelled run, E307, "+
+					"saying the client cancelled it", seen.Listed, o)
 			}
 			if !strings.Contains(seen.Other, "Resource not found") {
-				t.Errorf("reading %s, another's run in the same store: %q, want Resource not found", other, seen.Other)
+				t.Errorf("reading %s, another's run in the same store: %q, want Resource not found",
+					other, seen.Other)
 			}
-			t.Logf("TypeScript SDK over %s: %d progress notifications (%s, %s); cancel: %s; receipt %s: %s %s: %s; another's run %s: %s",
+			t.Logf("TypeScript SDK over %s: %d progress notifications (%s, %s); cancel: %s; "+
+				"receipt %s: %s %s: %s; another's run %s: %s",
 				transport, len(seen.Progress), seen.Progress[0].Message, seen.Progress[1].Message, seen.Cancel,
 				seen.Receipt.RunID, o.Status, o.Code, o.Message, other, seen.Other)
 		})
@@ -95,7 +100,8 @@ func commandLineRun(t *testing.T, bin, rc string) string {
 	if err := os.WriteFile(prog, []byte("print(1)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(bin, "--receipts", rc, "--allow", "io", prog).CombinedOutput(); err != nil {
+	cmd := exec.Command(bin, "--receipts", rc, "--allow", "io", prog)
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	runs, err := receipt.List(rc)
@@ -208,6 +214,19 @@ func TestDocClientSteps(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(binDir, "sabline"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// The steps run in a directory of the test whose node_modules is the
+	// pinned install's: npx finds the inspector there, a js step the SDK.
+	work := filepath.Join(tmp, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyFiles(filepath.Join("testdata", "npm"), work); err != nil {
+		t.Fatal(err)
+	}
+	err := os.Symlink(filepath.Join(dir, "node_modules"), filepath.Join(work, "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	dirs := strings.NewReplacer("/home/me/programs", root, "/home/me/receipts", rc)
 	addr := startDocServe(t, bin, dirs.Replace(strings.ReplaceAll(byName["serve"].text,
 		"127.0.0.1:8080", "127.0.0.1:0")))
@@ -221,7 +240,7 @@ func TestDocClientSteps(t *testing.T) {
 	run := func(t *testing.T, script string) (string, int) {
 		t.Helper()
 		cmd := exec.Command("bash", "-c", "set -e\n"+subst(byName["token"].text)+script)
-		cmd.Dir, cmd.Env = dir, env
+		cmd.Dir, cmd.Env = work, env
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
 		if err != nil && !errors.As(err, &exit) {
@@ -237,7 +256,7 @@ func TestDocClientSteps(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			script := subst(s.text)
 			if s.lang == "js" {
-				file := filepath.Join(dir, "doc-"+s.name+".mjs")
+				file := filepath.Join(work, "doc-"+s.name+".mjs")
 				if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -274,14 +275,32 @@ func TestDocClientSteps(t *testing.T) {
 			t.Logf("%s (exit %d):\n%s", strings.TrimSpace(script), code, out)
 		})
 	}
+	noLogin := strings.Replace(subst(byName["inspector-no-token"].text),
+		" --stored-auth-only", "", 1)
 	t.Run("inspector-no-token without --stored-auth-only", func(t *testing.T) {
-		script := strings.Replace(subst(byName["inspector-no-token"].text),
-			" --stored-auth-only", "", 1)
-		out, code := run(t, script)
-		if code == 0 || !strings.Contains(out, "auth_required") {
-			t.Errorf("exit %d: want the inspector's OAuth login to stop, auth_required", code)
+		out, code := run(t, noLogin)
+		if code == 0 || !strings.Contains(out, "Interactive OAuth requires a TTY") {
+			t.Errorf("exit %d: want the inspector's OAuth login to stop without a terminal", code)
 		}
-		t.Logf("%s (exit %d):\n%s", strings.TrimSpace(script), code, out)
+		t.Logf("%s (exit %d):\n%s", strings.TrimSpace(noLogin), code, out)
+	})
+	t.Run("inspector-no-token without --stored-auth-only, at a terminal", func(t *testing.T) {
+		if _, err := exec.LookPath("script"); err != nil {
+			t.Skipf("skipped: no script(1) to give the inspector a terminal: %v", err)
+		}
+		// script(1) runs it on a pseudo-terminal; BROWSER=true opens none.
+		out, code := run(t, "export BROWSER=true\nscript -qec "+
+			strconv.Quote(strings.TrimSpace(noLogin))+" /dev/null </dev/null\n")
+		for _, want := range []string{"Dynamic Client Registration rejected (HTTP 401)",
+			"unauthorized", "Authorization: Bearer TOKEN"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("exit %d: it printed no %q", code, want)
+			}
+		}
+		if code == 0 {
+			t.Error("exit 0: want the inspector to fail")
+		}
+		t.Logf("at a terminal (exit %d):\n%s", code, out)
 	})
 }
 

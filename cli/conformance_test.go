@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,33 +13,55 @@ import (
 	"testing"
 )
 
-// fixtureOnly are the conformance suite's server scenarios that call a
-// fixture of the suite's own reference server (a tool, resource or prompt
-// by a name it fixes), each with what it calls and why sabline has none.
-// Every other scenario must pass.
-var fixtureOnly = map[string]string{
-	"tools-call-simple-text":        "calls the tool test_simple_text; sabline's tools are run and audit",
-	"tools-call-image":              "calls the tool test_image_content; a run answers text",
-	"tools-call-audio":              "calls the tool test_audio_content; a run answers text",
-	"tools-call-embedded-resource":  "calls the tool test_embedded_resource; a run answers text",
-	"tools-call-mixed-content":      "calls the tool test_multiple_content_types; a run answers text",
-	"tools-call-with-logging":       "calls the tool test_tool_with_logging; a run's messages are in its reply and receipt",
-	"tools-call-error":              "calls the tool test_error_handling; sabline's refusals are tool errors (TestMCPCall)",
-	"tools-call-with-progress":      "calls the tool test_tool_with_progress; run's progress is TestMCPCancelAndProgress's",
-	"tools-call-sampling":           "calls the tool test_sampling, which asks the client's model; sabline asks a client nothing",
-	"tools-call-elicitation":        "calls the tool test_elicitation, which asks the client's user; sabline asks a client nothing",
-	"elicitation-sep1034-defaults":  "calls the tool test_elicitation_sep1034_defaults; sabline asks a client nothing",
-	"elicitation-sep1330-enums":     "calls the tool test_elicitation_sep1330_enums; sabline asks a client nothing",
-	"json-schema-2020-12":           "looks for the tool json_schema_2020_12_tool",
-	"resources-read-text":           "reads the resource test://static-text; sabline's resources are its receipts",
-	"resources-read-binary":         "reads the resource test://static-binary; sabline's resources are its receipts",
-	"resources-templates-read":      "reads test://template/123/data; sabline's template is sabline://receipts/{id}",
-	"resources-subscribe":           "subscribes to test://watched-resource; a receipt never changes once written, so none is offered",
-	"resources-unsubscribe":         "subscribes to test://watched-resource first (as resources-subscribe)",
-	"prompts-get-simple":            "gets the prompt test_simple_prompt; sabline has no prompts",
-	"prompts-get-with-args":         "gets the prompt test_prompt_with_arguments; sabline has no prompts",
-	"prompts-get-embedded-resource": "gets the prompt test_prompt_with_embedded_resource; sabline has no prompts",
-	"prompts-get-with-image":        "gets the prompt test_prompt_with_image; sabline has no prompts",
+// expectedFailuresFile lists the conformance suite's server scenarios
+// sabline is expected not to pass, each with its reason, in the suite's own
+// format (conformance server --expected-failures).
+const expectedFailuresFile = "testdata/conformance-expected-failures.yml"
+
+// expectedEntry is one entry of expectedFailuresFile's server list: the
+// scenario, and its reason after a #.
+var expectedEntry = regexp.MustCompile(`^  - ([a-z0-9-]+)(?:\s+#\s*(.*))?$`)
+
+// readExpectedFailures reads expectedFailuresFile's server list, failing
+// the test on an entry without its one-line reason, a name twice, or a
+// line of the list it cannot read.
+func readExpectedFailures(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := os.Open(expectedFailuresFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	expected, inServer := map[string]string{}, false
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch trimmed := strings.TrimSpace(line); {
+		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
+		case !strings.HasPrefix(line, " "):
+			inServer = line == "server:"
+		case !inServer:
+		default:
+			m := expectedEntry.FindStringSubmatch(line)
+			switch {
+			case m == nil:
+				t.Errorf("%s:%d: %q is no entry `  - SCENARIO # reason`", expectedFailuresFile, n, line)
+			case strings.TrimSpace(m[2]) == "":
+				t.Errorf("%s:%d: %s has no reason", expectedFailuresFile, n, m[1])
+			case expected[m[1]] != "":
+				t.Errorf("%s:%d: %s twice", expectedFailuresFile, n, m[1])
+			default:
+				expected[m[1]] = m[2]
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(expected) == 0 {
+		t.Fatalf("%s lists no server scenario", expectedFailuresFile)
+	}
+	return expected
 }
 
 // check is one check of a scenario's checks.json.
@@ -53,20 +77,96 @@ type check struct {
 var scenarioDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$`)
 
 // TestConformance runs the official MCP conformance suite's server
-// scenarios, all of them (--suite all), against /mcp of a real sabline
-// serve, the server's token set on each request the suite sends and
-// nothing else of them changed. Every scenario but those fixtureOnly
-// names must pass (no check failed); a name in fixtureOnly that the suite
-// no longer has fails the test. The suite's server mode takes a URL, so
-// sabline mcp on standard input and output is held by the SDK clients
-// instead (TestMCPCancelAndProgress, TestTypeScriptClient).
+// scenarios, all of them (--suite all), on the Node.js 22 it needs (the
+// one testdata/npm pins), against /mcp of a real sabline serve, the
+// server's token set on each request the suite sends and nothing else of
+// them changed. The suite is given expectedFailuresFile: it must exit 0,
+// that is, fail no scenario the file does not name and pass none it
+// names. The test reads the suite's results too, and fails where they
+// disagree with the file, or the file names a scenario the suite did not
+// run. The suite's server mode takes a URL, so sabline mcp on standard
+// input and output is held by the SDK clients instead
+// (TestMCPCancelAndProgress, TestTypeScriptClient, TestDocClientSteps).
 func TestConformance(t *testing.T) {
+	expected := readExpectedFailures(t)
 	dir := npmClients(t)
+	node := pinnedNode(t, dir)
+	baseline, err := filepath.Abs(expectedFailuresFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite := filepath.Join(dir, "node_modules", ".bin", "conformance")
+	version, err := exec.Command(node, suite, "--version").Output()
+	if err != nil {
+		t.Fatalf("conformance --version: %v", err)
+	}
 	s := startServe(t)
 	out := t.TempDir()
-	cmd := exec.Command(filepath.Join(dir, "node_modules", ".bin", "conformance"), "server", "--suite", "all", "--url", s.url+"/mcp", "-o", out)
-	cmd.Env = append(os.Environ(), "SABLINE_TOKEN="+s.token, "NODE_OPTIONS=--import "+filepath.Join(dir, "token.mjs"))
-	text, _ := cmd.CombinedOutput() // it exits 1 when a scenario fails; the results decide
+	cmd := exec.Command(node, suite, "server", "--suite", "all", "--url", s.url+"/mcp",
+		"-o", out, "--expected-failures", baseline)
+	cmd.Env = append(os.Environ(), "SABLINE_TOKEN="+s.token,
+		"NODE_OPTIONS=--import "+filepath.Join(dir, "token.mjs"))
+	text, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("conformance: %v", err)
+	}
+	if err != nil {
+		t.Errorf("the suite (%s) with %s: %v, want exit 0; it said:\n%s",
+			strings.TrimSpace(string(version)), expectedFailuresFile, err, tail(text, 40))
+	}
+	results := readResults(t, out, text)
+	var names []string
+	for name := range results {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	passed, failed := 0, 0
+	for _, name := range names {
+		var bad, warned []string
+		for _, c := range results[name] {
+			switch c.Status {
+			case "FAILURE":
+				bad = append(bad, c.ID+": "+c.ErrorMessage)
+			case "WARNING":
+				warned = append(warned, c.ID+": "+c.ErrorMessage+string(c.Details))
+			}
+		}
+		why, isExpected := expected[name]
+		switch {
+		case len(bad)+len(warned) == 0 && !isExpected:
+			passed++
+			t.Logf("pass      %s", name)
+		case len(bad)+len(warned) == 0:
+			t.Errorf("stale     %s passes: take it out of %s", name, expectedFailuresFile)
+		case isExpected:
+			failed++
+			t.Logf("expected  %s: %s (%s)", name, why, strings.Join(append(bad, warned...), "; "))
+		default:
+			t.Errorf("fail      %s: %s", name, strings.Join(append(bad, warned...), "; "))
+		}
+	}
+	for name := range expected {
+		if _, ok := results[name]; !ok {
+			t.Errorf("%s names %s, which the suite did not run", expectedFailuresFile, name)
+		}
+	}
+	for _, c := range results["dns-rebinding-protection"] {
+		t.Logf("dns-rebinding-protection %s %s: %s", c.ID, c.Status, c.Details)
+	}
+	if n := len(results["dns-rebinding-protection"]); n != 2 {
+		t.Errorf("dns-rebinding-protection: %d checks, want its 2 "+
+			"(the foreign Host and Origin refused, the server's own accepted)", n)
+	}
+	t.Logf("suite %s, %d scenarios: %d pass, %d expected not to (%s); it said:\n%s",
+		strings.TrimSpace(string(version)), len(names), passed, failed, expectedFailuresFile,
+		tail(text, 12))
+}
+
+// readResults reads each scenario's checks.json that the suite wrote in
+// out; text is what the suite printed, for the failure.
+func readResults(t *testing.T, out string, text []byte) map[string][]check {
+	t.Helper()
 	entries, err := os.ReadDir(out)
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("the suite wrote no results (%v):\n%s", err, text)
@@ -87,44 +187,14 @@ func TestConformance(t *testing.T) {
 		}
 		results[m[1]] = cs
 	}
-	var names []string
-	for name := range results {
-		names = append(names, name)
+	return results
+}
+
+// tail is the last n lines of text.
+func tail(text []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(text), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
 	}
-	sort.Strings(names)
-	passed, fixtures := 0, 0
-	for _, name := range names {
-		var failed, warned []string
-		for _, c := range results[name] {
-			switch c.Status {
-			case "FAILURE":
-				failed = append(failed, c.ID+": "+c.ErrorMessage)
-			case "WARNING":
-				warned = append(warned, c.ID+": "+c.ErrorMessage+string(c.Details))
-			}
-		}
-		why, fixture := fixtureOnly[name]
-		switch {
-		case len(failed) == 0:
-			passed++
-			t.Logf("pass     %s %s", name, strings.Join(warned, "; "))
-		case fixture:
-			fixtures++
-			t.Logf("fixture  %s: %s", name, why)
-		default:
-			t.Errorf("fail     %s: %s", name, strings.Join(failed, "; "))
-		}
-	}
-	for name := range fixtureOnly {
-		if _, ok := results[name]; !ok {
-			t.Errorf("fixtureOnly names %s, which the suite did not run", name)
-		}
-	}
-	for _, c := range results["dns-rebinding-protection"] {
-		t.Logf("dns-rebinding-protection %s %s: %s", c.ID, c.Status, c.Details)
-	}
-	if len(results["dns-rebinding-protection"]) != 2 {
-		t.Errorf("dns-rebinding-protection: %d checks, want its 2 (the foreign Host and Origin refused, the server's own accepted)", len(results["dns-rebinding-protection"]))
-	}
-	t.Logf("%d scenarios: %d pass, %d need the suite's own fixtures", len(names), passed, fixtures)
+	return strings.Join(lines, "\n")
 }

@@ -274,12 +274,7 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := s.tenantOf(r.Header.Get("Authorization"))
 		if t == nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="sabline"`)
-			w.Header().Set("Connection", "close")
-			writeError(w, http.StatusUnauthorized, errorDetail{Code: CodeUnauthorized,
-				Message: "no bearer token, or not one of this server's",
-				Do: "Send Authorization: Bearer TOKEN with the token in the file sabline serve names at " +
-					"start (--token-file), or the one the operator gave your tenant."})
+			unauthorized(w, r)
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), tenantKey{}, t))
@@ -303,6 +298,41 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 // takes).
 const methodDo = "Send the request again with the method %s, which the Allow header names; " +
 	"nothing ran."
+
+// unauthorized answers 401 to a request without one of the server's
+// tokens, and closes its connection. Its WWW-Authenticate header names the
+// scheme as RFC 6750 does: Bearer realm="sabline" alone when the request
+// sent no Authorization, with error="invalid_token" when it sent a bearer
+// token that is none of the server's, and error="invalid_request" when it
+// sent another scheme. The body says how to send the token; on /mcp, how
+// an MCP client sends it.
+func unauthorized(w http.ResponseWriter, r *http.Request) {
+	challenge := `Bearer realm="sabline"`
+	msg := "no bearer token: the request has no Authorization header"
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		scheme, _, _ := strings.Cut(auth, " ")
+		if strings.EqualFold(scheme, "Bearer") {
+			challenge += `, error="invalid_token", ` +
+				`error_description="the token is not one of this server's"`
+			msg = "the bearer token is not one of this server's (its token's, or a tenant's)"
+		} else {
+			challenge += `, error="invalid_request", ` +
+				`error_description="Authorization is not Bearer TOKEN"`
+			msg = "the Authorization header is not Bearer TOKEN"
+		}
+	}
+	do := "Send Authorization: Bearer TOKEN with the token in the file sabline serve names at " +
+		"start (--token-file), or the one the operator gave your tenant."
+	if r.URL.Path == "/mcp" {
+		do += " An MCP client sends it as a header of its Streamable HTTP transport: the MCP " +
+			"inspector's --header \"Authorization: Bearer TOKEN\", the TypeScript SDK's " +
+			"requestInit: {headers: {Authorization: 'Bearer TOKEN'}} (docs/mcp.md). The server " +
+			"takes no OAuth: a client that starts an OAuth login here will not get a token."
+	}
+	w.Header().Set("WWW-Authenticate", challenge)
+	w.Header().Set("Connection", "close")
+	writeError(w, http.StatusUnauthorized, errorDetail{Code: CodeUnauthorized, Message: msg, Do: do})
+}
 
 // method answers 405 to a request with any method but m.
 func (s *Server) method(m string, h http.Handler) http.Handler {

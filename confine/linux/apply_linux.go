@@ -203,20 +203,18 @@ func holdLandlock(p core.Policy, o ApplyOptions, abi int, install func(LandlockR
 	return nil
 }
 
-// applySeccomp installs p's allow-list filter on every thread. An
-// unenforced policy never reaches here: Apply installs nothing for it.
+// applySeccomp builds p's allow-list filter for this process and this
+// machine's architecture (seccompFilter), then installs it on every
+// thread. An unenforced policy never reaches here: Apply installs nothing
+// for it.
 func applySeccomp(p core.Policy) error {
-	arch, ok := seccomp.NativeArch()
+	a, ok := nativeArch()
 	if !ok {
 		return fmt.Errorf("confine: no seccomp filter for this architecture")
 	}
-	ins, err := seccomp.Program(seccompConfig(p, os.Getpid()), arch)
+	raw, err := seccompFilter(p, os.Getpid(), a)
 	if err != nil {
-		return fmt.Errorf("confine: %w", err)
-	}
-	raw, err := seccomp.Assemble(ins)
-	if err != nil {
-		return fmt.Errorf("confine: %w", err)
+		return err
 	}
 	if err := seccomp.Install(raw); err != nil {
 		return fmt.Errorf("confine: %w", err)

@@ -1,6 +1,10 @@
 package linux
 
 import (
+	"fmt"
+
+	"golang.org/x/net/bpf"
+
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/seccomp"
 )
@@ -48,4 +52,19 @@ func socketRuleOf(p core.Policy) socketRule {
 // seccompConfig is what p's filter for the worker pid depends on.
 func seccompConfig(p core.Policy, pid int) seccomp.Config {
 	return seccomp.Config{Sockets: socketRuleOf(p), PID: pid}
+}
+
+// seccompFilter builds p's allow-list filter for the worker pid on a, as
+// the kernel loads it: what installSeccomp installs, and a test reads or
+// runs in the interpreter on any OS.
+func seccompFilter(p core.Policy, pid int, a arch) ([]bpf.RawInstruction, error) {
+	ins, err := seccomp.Program(seccompConfig(p, pid), a)
+	if err != nil {
+		return nil, fmt.Errorf("confine: %w", err)
+	}
+	raw, err := seccomp.Assemble(ins)
+	if err != nil {
+		return nil, fmt.Errorf("confine: %w", err)
+	}
+	return raw, nil
 }

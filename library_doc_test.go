@@ -16,7 +16,11 @@ func TestLibraryDocExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	var code strings.Builder
-	for _, f := range []string{"example_test.go", filepath.Join("door", "example_test.go")} {
+	files, err := filepath.Glob("example*_test.go") // example_linux_test.go too
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(files, filepath.Join("door", "example_test.go")) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

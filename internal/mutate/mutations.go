@@ -51,6 +51,9 @@ var (
 	budgetPkg  = []string{"./budget/"}
 	receiptPkg = []string{"./receipt/"}
 	guardPkg   = []string{"./guard/"}
+	confinePkg = []string{"./confine/"}
+	scriptsPkg = []string{"./testscripts/"}
+	rootPkg    = []string{"."}
 )
 
 // mutations is the list, in the order the issue of the security audit
@@ -168,8 +171,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "eperm-credited-to-seccomp-alone", File: "confine/refusal.go",
-		Old:      `{System: Linux, Errno: "EPERM", Layer: LayerCapabilities,`,
-		New:      `{System: Linux, Errno: "", Layer: LayerCapabilities,`,
+		Old:      `{System: Linux, Errno: "EPERM", Layer: core.LayerCapabilities,`,
+		New:      `{System: Linux, Errno: "", Layer: core.LayerCapabilities,`,
 		Packages: workerPkg, Run: "^TestRefusal$", CaughtBy: "TestRefusal",
 	},
 
@@ -522,6 +525,27 @@ var mutations = []Mutation{
 		Old:      `case c == '[' || c == '{':`,
 		New:      `case c == '[':`,
 		Packages: langPkg, Run: "^TestBoundedConversions$", CaughtBy: "TestBoundedConversions/json.decode_of_objects_too_deep",
+	},
+	// A granted directory made before the worker starts, and the library
+	// confined by default.
+	{
+		Name: "granted-dir-parent-unchecked", File: "confine/granted.go",
+		Old:      `if fi, err := stat(filepath.Dir(dir)); err == nil && fi.IsDir() {`,
+		New:      `if _, err := stat(filepath.Dir(dir)); err == nil || true {`,
+		Packages: confinePkg, Run: "^TestToMake$", CaughtBy: "TestToMake/parent_missing",
+	},
+	{
+		Name: "granted-dir-never-made", File: "internal/run/supervisor.go",
+		Old:      "\tc.makeGranted()\n\treq := &wire.Request{",
+		New:      "\treq := &wire.Request{",
+		Packages: scriptsPkg, Run: "^TestFlagshipFull$",
+		CaughtBy: "TestFlagshipFull/fresh_clone (level partial, nothing made)",
+	},
+	{
+		Name: "library-in-process-without-limits", File: "sabline.go",
+		Old:      "\tif !opts.InProcess {\n",
+		New:      "\tif !opts.InProcess && (opts.Timeout > 0 || opts.MaxMemoryMB > 0) {\n",
+		Packages: rootPkg, Run: "^ExampleRun$", CaughtBy: "ExampleRun (ok none, want ok full)",
 	},
 	allowed("io_uring_enter"),
 	allowed("lsetxattr"),

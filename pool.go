@@ -63,8 +63,11 @@ type PoolOptions struct {
 
 // RunOptions are what one program sent to a pool may carry.
 type RunOptions struct {
-	Args  []string
-	Stdin []byte
+	Args []string
+	// Stdin is the run's standard input, as Options.Stdin is Run's: read
+	// whole before a worker takes the run, at most 4 MiB (more is E301,
+	// and nothing runs). nil: no input.
+	Stdin io.Reader
 	// Budget, when set, narrows the pool's for this run; one wider than
 	// the pool's is refused (E328) and runs nothing.
 	Budget *budget.Budget

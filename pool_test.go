@@ -2,7 +2,10 @@ package sabline_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"testing/iotest"
 
 	"github.com/sabline/sabline/confine/core"
 
@@ -681,5 +684,48 @@ func TestPoolOnDemand(t *testing.T) {
 	}
 	if w := refusing.Workers(); len(w) != 0 {
 		t.Errorf("workers %v of a refusing pool, want none", w)
+	}
+}
+
+// TestPoolInput: a pooled run reads the standard input it was given as a
+// reader, as Run's does; input past the bound is refused (E301) with its
+// receipt, and nothing runs; a reader that fails is refused the same way.
+func TestPoolInput(t *testing.T) {
+	dir := t.TempDir()
+	rc := t.TempDir()
+	pool, err := sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(dir, "io"), ImportRoot: dir,
+		Timeout: time.Minute, Receipts: rc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	prog := sabline.Source(filepath.Join(dir, "echo.vel"), []byte("print(io.read_line())\n"))
+	tests := []struct {
+		name     string
+		in       io.Reader
+		wantOut  string
+		wantCode codes.Code
+	}{
+		{name: "a line", in: strings.NewReader("went through\n"), wantOut: "went through\n"},
+		{name: "at the bound", in: strings.NewReader("x\n" + strings.Repeat("y", 4<<20-2)),
+			wantOut: "x\n"},
+		{name: "past the bound", in: strings.NewReader(strings.Repeat("y", 4<<20+1)),
+			wantCode: codes.E301},
+		{name: "a reader that fails", in: iotest.ErrReader(errors.New("disk gone")),
+			wantCode: codes.E301},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := pool.Run(context.Background(), prog, sabline.RunOptions{Stdin: tt.in})
+			if codes.CodeOf(err) != tt.wantCode || res.Receipt.Outcome.Code != tt.wantCode {
+				t.Fatalf("error %v, receipt code %q; want %q", err, res.Receipt.Outcome.Code, tt.wantCode)
+			}
+			if string(res.Stdout) != tt.wantOut {
+				t.Errorf("output %q, want %q", res.Stdout, tt.wantOut)
+			}
+			if _, err := receipt.Find(rc, res.Receipt.RunID); err != nil {
+				t.Errorf("receipt %s not kept: %v", res.Receipt.RunID, err)
+			}
+		})
 	}
 }

@@ -80,7 +80,7 @@ func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 	}
 	res, err := r.pool.Run(ctx, prog, sabline.RunOptions{
 		Args:   req.Args,
-		Stdin:  []byte(req.Stdin),
+		Stdin:  strings.NewReader(req.Stdin),
 		Budget: &b,
 		Tenant: req.Tenant,
 	})

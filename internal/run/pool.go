@@ -78,7 +78,7 @@ type PoolRun struct {
 	Program string
 	Source  []byte
 	Args    []string
-	Stdin   []byte
+	Stdin   io.Reader // read whole, up to wire.MaxPoolInputBytes, before a worker takes the run
 	// Budget, when set, narrows the pool's for this run: a budget wider
 	// than the pool's is refused (E328) and runs nothing.
 	Budget *budget.Budget
@@ -125,6 +125,7 @@ type pooled struct {
 	name string // absolute program name
 	root string // where its loads are read beneath
 	src  []byte
+	in   []byte // the run's standard input, read whole
 	rec  *receipt.Receipt
 	done chan *PoolResult
 	err  error // set before done when nothing ran (no worker could start)
@@ -377,6 +378,13 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 		return refuse(programTooLarge(name))
 	}
 	j.rec.Program.SHA256 = sha256Hex(j.src)
+	if r.Stdin != nil {
+		in, err := readInput(r.Stdin)
+		if err != nil {
+			return refuse(err)
+		}
+		j.in = in
+	}
 	if err := p.reserve(j.rec); err != nil {
 		j.rec.Outcome = receipt.OutcomeOf(err)
 		return j, err
@@ -409,6 +417,24 @@ func (p *Pool) open() error {
 		return codes.Errorf(codes.E310, "%v: the run was not started", errPoolClosed)
 	}
 	return nil
+}
+
+// inputTooLarge says what to do about a pooled run's input past its
+// bound (%d: the bound in bytes).
+const inputTooLarge = "this run's standard input is larger than %d bytes, the most a pooled " +
+	"run is given: send less, or have the program read the rest from a granted file; nothing ran"
+
+// readInput reads a pooled run's standard input whole, refusing (E301)
+// one past wire.MaxPoolInputBytes or that cannot be read.
+func readInput(r io.Reader) ([]byte, error) {
+	in, err := io.ReadAll(io.LimitReader(r, wire.MaxPoolInputBytes+1))
+	if err != nil {
+		return nil, codes.Errorf(codes.E301, "this run's standard input: %w; nothing ran", err)
+	}
+	if len(in) > wire.MaxPoolInputBytes {
+		return nil, codes.Errorf(codes.E301, inputTooLarge, wire.MaxPoolInputBytes)
+	}
+	return in, nil
 }
 
 // readRefused is the E316 (or the E317 of programTooLarge) for a
@@ -689,7 +715,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		Source:  j.src,
 		Root:    j.root,
 		Args:    j.run.Args,
-		Stdin:   j.run.Stdin,
+		Stdin:   j.in,
 		Budget:  j.b,
 		Cwd:     p.cfg.Cwd,
 	}); err != nil {

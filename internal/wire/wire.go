@@ -204,6 +204,11 @@ type JobResult struct {
 // worker keeps and sends back; the rest is dropped and the result says so.
 const MaxPoolOutputBytes = 1 << 20
 
+// MaxPoolInputBytes is the most standard input a pooled run is given:
+// it travels in the job, whole, before the program starts. It is above
+// the largest body a door reads, so that only a library caller meets it.
+const MaxPoolInputBytes = 4 << 20
+
 // MaxJobResultBytes bounds one result line of a pool worker: the output,
 // and room for the rest.
 const MaxJobResultBytes = MaxPoolOutputBytes*4/3 + MaxResultBytes

@@ -10,7 +10,7 @@ import (
 	"github.com/sabline/sabline/confine/core"
 )
 
-// ToMake returns the directories of p's write grants that the supervisor
+// toMake returns the directories of p's write grants that the supervisor
 // makes before a worker starts: each that does not exist yet (stat says
 // so) beneath a parent that is a directory. A grant whose parent is
 // missing too is left alone, held beneath the nearest directory above it
@@ -19,7 +19,7 @@ import (
 // A write grant names a directory (fs:write:DIR): a run granted one that
 // does not exist would otherwise be held beneath the directory above it,
 // which is wider than the grant, and its level would be partial.
-func ToMake(p core.Policy, stat func(string) (fs.FileInfo, error)) []string {
+func toMake(p core.Policy, stat func(string) (fs.FileInfo, error)) []string {
 	if p.Write.Unrestricted {
 		return nil
 	}
@@ -35,14 +35,14 @@ func ToMake(p core.Policy, stat func(string) (fs.FileInfo, error)) []string {
 	return out
 }
 
-// MakeGranted makes the directories ToMake names for p, each alone (its
+// MakeGranted makes the directories toMake names for p, each alone (its
 // parent is never made), and returns those it made. One that appeared
 // meanwhile is not made, and not returned: mkdir never follows a link in
 // its place. The caller has admitted p's budget: no grant names a
 // location no grant reaches.
 func MakeGranted(p core.Policy) ([]string, error) {
 	var made []string
-	for _, dir := range ToMake(p, os.Stat) {
+	for _, dir := range toMake(p, os.Stat) {
 		err := os.Mkdir(dir, 0o777) // as mkdir(1): the umask narrows it
 		if errors.Is(err, fs.ErrExist) {
 			continue

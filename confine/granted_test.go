@@ -52,8 +52,8 @@ func TestToMake(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := core.OSPolicy(budget.MustParse("/", tt.allow), core.Options{})
-			if got := ToMake(p, stat); !slices.Equal(got, tt.want) {
-				t.Errorf("ToMake(%s) = %q, want %q", tt.allow, got, tt.want)
+			if got := toMake(p, stat); !slices.Equal(got, tt.want) {
+				t.Errorf("toMake(%s) = %q, want %q", tt.allow, got, tt.want)
 			}
 		})
 	}

@@ -52,7 +52,7 @@ func OnThisMachine(p core.Policy) core.Result {
 	m := Probe()
 	held := linux.Held{LandlockABI: min(m.LandlockABI, linux.LandlockMaxABI), Seccomp: m.Seccomp,
 		CapabilitiesDropped: true}
-	made := ToMake(p, os.Stat) // the supervisor makes these before the worker starts
+	made := toMake(p, os.Stat) // the supervisor makes these before the worker starts
 	for _, dir := range append(append([]string{}, p.Read.Paths...), p.Write.Paths...) {
 		if _, err := os.Stat(dir); err != nil && !slices.Contains(made, dir) &&
 			!slices.Contains(held.Missing, dir) {

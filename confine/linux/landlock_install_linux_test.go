@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,17 +70,7 @@ func TestInstallLandlockOnTheKernel(t *testing.T) {
 	}
 	for _, which := range []string{"rlimit", "swapped"} {
 		t.Run(which, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestInstallLandlockOnTheKernel$", "-test.count=1", "-test.v")
-			cmd.Env = append(os.Environ(), installChildEnv+"="+which+":"+base)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("child: %v\n%s", err, out)
-			}
-			m := regexp.MustCompile(`install child: (\d+) checks`).FindSubmatch(out)
-			if m == nil {
-				t.Fatalf("the child ran no checks:\n%s", out)
-			}
-			t.Logf("the child passed %s checks", m[1])
+			childChecks(t, "TestInstallLandlockOnTheKernel", installChildEnv, which+":"+base, "install")
 		})
 	}
 }

@@ -2,9 +2,7 @@ package linux
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -120,17 +118,7 @@ func TestWithheldOnTheKernel(t *testing.T) {
 	}
 	for _, which := range []string{"apply", "restrict"} {
 		t.Run(which, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestWithheldOnTheKernel$", "-test.count=1", "-test.v")
-			cmd.Env = append(os.Environ(), withheldChildEnv+"="+which+":"+base)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("child: %v\n%s", err, out)
-			}
-			m := regexp.MustCompile(`withheld child: (\d+) checks`).FindSubmatch(out)
-			if m == nil {
-				t.Fatalf("the child ran no checks:\n%s", out)
-			}
-			t.Logf("the child passed %s checks", m[1])
+			childChecks(t, "TestWithheldOnTheKernel", withheldChildEnv, which+":"+base, "withheld")
 		})
 	}
 }

@@ -506,10 +506,13 @@ func TestPoolRequire(t *testing.T) {
 		opts     sabline.PoolOptions
 		wantCode codes.Code // "" when the pool starts
 	}{
-		{name: "a host the kernel cannot hold, full required",
-			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io,net:localhost:8080"), ImportRoot: root, Require: core.Full}, wantCode: codes.E326},
+		{name: "a grant beneath a missing directory, full required",
+			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:write:gone/out"), ImportRoot: root, Require: core.Full}, wantCode: codes.E326},
 		{name: "the same, partial required",
-			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io,net:localhost:8080"), ImportRoot: root, Require: core.Partial}},
+			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:write:gone/out"), ImportRoot: root, Require: core.Partial}},
+		{name: "a host grant, full required: the supervisor connects (Linux), E326 elsewhere",
+			opts:     sabline.PoolOptions{Budget: budget.MustParse(root, "io,net:localhost:8080"), ImportRoot: root, Require: core.Full},
+			wantCode: map[bool]codes.Code{true: "", false: codes.E326}[goruntime.GOOS == "linux"]},
 		{name: "no confinement and a required level",
 			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Confine: sabline.ConfineOff, Require: core.Partial}, wantCode: codes.E301},
 		{name: "an unknown setting",

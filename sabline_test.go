@@ -300,7 +300,7 @@ func TestLibraryMessagesNameNoFlag(t *testing.T) {
 			wantCode: codes.E307, wantMsg: "its timeout 500ms"},
 		{name: "memory", src: "rows = []\nwhile True:\n    rows.append(\"x\" * 100000)\n", opts: sabline.Options{MaxMemoryMB: 64, Timeout: time.Minute},
 			wantCode: codes.E308, wantMsg: "memory limit of 64 MB"},
-		{name: "required level", src: hello, opts: sabline.Options{Budget: budget.MustParse(dir, "io", "net:localhost:8080"), Require: core.Full, Timeout: time.Minute},
+		{name: "required level", src: hello, opts: sabline.Options{Budget: budget.MustParse(dir, "io", "fs:write:gone/out"), Require: core.Full, Timeout: time.Minute},
 			wantCode: codes.E326, wantMsg: "required level full"},
 	}
 	for _, tt := range tests {

@@ -115,6 +115,10 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		// Which fields the worker reported, and whether they are
 		// testimony, beside the receipt, which says it too.
 		fmt.Fprintf(stderr, "sabline: run %s: %s\n", terminalSafe(r.RunID), terminalSafe(r.Parts()))
+		for _, line := range r.ConnectionLines() {
+			// Seen by the supervisor, which made each connection.
+			fmt.Fprintf(stderr, "sabline: run %s: %s\n", terminalSafe(r.RunID), terminalSafe(line))
+		}
 		// The receipt as read (bounded and parsed), encoded again: the
 		// encoder escapes the control characters a program's text can hold.
 		return printJSON(stdout, r.Receipt)
@@ -142,6 +146,9 @@ func printDiff(stdout io.Writer, runs []receipt.StoredReceipt) (weaker bool) {
 			len(runs))
 	}
 	for _, c := range receipt.DiffEffects(runs) {
+		fmt.Fprintln(stdout, terminalSafe(c.String()))
+	}
+	for _, c := range receipt.DiffConnections(runs) {
 		fmt.Fprintln(stdout, terminalSafe(c.String()))
 	}
 	return weaker

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,6 +107,17 @@ func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 	}
 	d := serverDomain{LandlockRuleset: plan}
 	d.Scoped = plan.Scoped & linux.LandlockScopeAbstractUnixSocket
+	// The workers connect nowhere themselves: the door's broker makes
+	// their connections, to the ports their grants name when every one
+	// names one (and 53, where a name server's long answer comes over
+	// TCP), anywhere otherwise. It binds nothing.
+	if plan.HandledNet != 0 {
+		d.HandledNet, d.ConnectTCP = linux.LandlockNetBindTCP, nil
+		if ports, ok := brokerPorts(pol.Network); ok {
+			d.HandledNet |= linux.LandlockNetConnectTCP
+			d.ConnectTCP = ports
+		}
+	}
 	d.Rules = nil // the workers' rules again, each saying whose it is
 	for _, r := range plan.Rules {
 		d.Rules = append(d.Rules,
@@ -132,6 +144,12 @@ func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 		own = append(own, rule{Path: filepath.Dir(o.Tenants), Access: readRights,
 			Why: "server: the tenants file, read again on SIGHUP"})
 	}
+	if linux.Brokered(pol) {
+		for _, f := range linux.ResolverFiles {
+			own = append(own, rule{Path: f, Access: linux.LandlockFSReadFile,
+				Why: "server: the broker looks names up for its workers"})
+		}
+	}
 	if env.Loader != "" {
 		own = append(own, rule{Path: env.Loader,
 			Access: linux.LandlockFSExecute | linux.LandlockFSReadFile,
@@ -151,6 +169,30 @@ func serverRules(o doorOptions, env serverEnv, abi int) (serverDomain, error) {
 		}
 	}
 	return d, nil
+}
+
+// brokerPorts returns the TCP ports a door's broker connects to for
+// workers held to n, and whether it connects to those alone: under a
+// closed network, none; where every TCP grant names its port, those and
+// 53; otherwise (a grant of any port, or of any host) it may connect to
+// any.
+func brokerPorts(n core.Network) ([]int, bool) {
+	switch n.Mode {
+	case core.NetClosed:
+		return nil, true
+	case core.NetHosts:
+	default:
+		return nil, false
+	}
+	set := map[int]bool{53: true}
+	for _, h := range n.Hosts {
+		if h.Port == 0 {
+			return nil, false
+		}
+		set[h.Port] = true
+	}
+	ports := slices.Sorted(maps.Keys(set))
+	return ports, true
 }
 
 // describe is the one line a door prints of its domain at start.

@@ -51,6 +51,7 @@ const (
 	E332 Code = "E332" // a kernel report regressed (sabline report diff)
 	E333 Code = "E333" // a kernel report cannot be read
 	E334 Code = "E334" // sabline replay: the program is not the one the receipt recorded
+	E335 Code = "E335" // the supervisor would not make a connection its grant names
 )
 
 // CodeInfo documents one code: what it means, the process exit status a
@@ -166,6 +167,11 @@ var Codes = []CodeInfo{
 			"it loads, changed or is gone since that run (the message names it and both digests). " +
 			"Restore it, or run the program as it is now with sabline run, which leaves a receipt of " +
 			"its own. Nothing ran."},
+	{E335, "the supervisor would not make a connection the budget grants", ExitFailed,
+		"A confined run's connections are made by its supervisor, which resolves the name itself: " +
+			"a name granted by name reaches public addresses only (a private or loopback address behind " +
+			"it could be a rebinding), and a run makes a bounded number of connections. Grant the " +
+			"address itself (net:10.0.0.2:5432) to reach a private one, or connect fewer times."},
 }
 
 // Info returns the catalogue entry of c.

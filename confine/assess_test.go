@@ -2,6 +2,7 @@ package confine
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/sabline/sabline/budget"
@@ -16,32 +17,44 @@ func policyOf(allow string, strict bool) core.Policy {
 
 // TestPredictLinux states Linux's levels where Landlock ABI 7 and seccomp
 // are present apart from the code that says them: none when the policy is
-// off, partial exactly when a TCP grant names a host or any UDP is
-// granted, full otherwise.
+// off, full otherwise, net grants of named hosts and UDP ones included,
+// since the supervisor makes each connection; and the broker's note
+// exactly when a policy that enforces something has any network.
 func TestPredictLinux(t *testing.T) {
 	r := rand.New(rand.NewSource(20))
 	counts := map[core.Level]int{}
+	brokered := 0
 	for range 2000 {
 		p := core.OSPolicy(budget.Budget{}.With(budgetgen.Items(r, 6)...), core.Options{Mode: modeOf(r.Intn(4) == 0)})
 		want := core.Full
-		switch {
-		case !p.Enforced:
+		if !p.Enforced {
 			want = core.None
-		case p.Network.Mode == core.NetHosts, len(p.Network.UDP) > 0:
-			want = core.Partial
 		}
 		got := Predict(p, "linux")
 		if got.Level != want {
 			t.Fatalf("%s: level %s, want %s (%s)", p.JSON(), got.Level, want, got.Reason)
 		}
+		wantNote := p.Enforced && (p.Network.Mode == core.NetHosts || p.Network.Mode == core.NetOpen)
+		note := slices.ContainsFunc(got.Gaps, func(g core.Gap) bool {
+			return g.Layer == core.LayerBroker && g.Kind == core.GapNote
+		})
+		if note != wantNote {
+			t.Fatalf("%s: the broker's note %v, want %v (%s)", p.JSON(), note, wantNote, got.Reason)
+		}
+		if note {
+			brokered++
+		}
 		counts[got.Level]++
 	}
-	for _, l := range []core.Level{core.Full, core.Partial, core.None} {
+	for _, l := range []core.Level{core.Full, core.None} {
 		if counts[l] == 0 {
 			t.Errorf("no generated budget predicted %s", l)
 		}
 	}
-	t.Logf("levels predicted: %v", counts)
+	if brokered == 0 || brokered == counts[core.Full] {
+		t.Errorf("%d of %d full predictions brokered: want some, not all", brokered, counts[core.Full])
+	}
+	t.Logf("levels predicted: %v, %d brokered", counts, brokered)
 }
 
 func TestPredictElsewhere(t *testing.T) {

@@ -123,6 +123,12 @@ func EnforcesRow(id string) (Row, bool) {
 // do), and no caller can change what another reads.
 func Enforces() []Row { return enforcesTable() }
 
+// handedText says what the worker may not do with sockets under any net
+// grant on Linux, where its supervisor makes its connections.
+var handedText = "seccomp refuses socket, socketpair, connect, bind, listen, accept, sendto, sendmsg, " +
+	"sendmmsg and setsockopt (EPERM), and from Landlock " + linux.ABIText(linux.LandlockABITCP) +
+	" every TCP connect and bind is refused too, to a granted port as to any other"
+
 // enforcesTable builds the ENFORCES table anew.
 func enforcesTable() []Row {
 	return []Row{
@@ -245,16 +251,16 @@ func enforcesTable() []Row {
 			ID:   "net-host",
 			Item: "net:HOST, net:HOST:PORT",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsPartly, "TCP only, as a net grant is unless it says udp. seccomp: IPv4 and " +
-					"IPv6 sockets of TCP only (no UDP, Unix, netlink, raw or packet socket, no SCTP, MPTCP, " +
-					"ICMP or UDP-Lite protocol, no socketpair), and no socket option but those a dial sets " +
-					"(SO_REUSEADDR and SO_REUSEPORT refused); from Landlock " +
-					linux.ABIText(linux.LandlockABITCP) + ", no TCP bind, and when every grant names a port, " +
-					"TCP connections to those ports and 53 only, where names are resolved over TCP. The host " +
-					"is held by the language alone, so the level is partial", []string{core.LayerLandlockFamily,
+				Linux: Cell{HoldsYes, "the worker makes no connection of its own: " + handedText +
+					". Its supervisor makes each one the budget grants, counted with the grant's @N: it " +
+					"looks the granted name up itself and connects only to a public address of it " +
+					"(loopback only for localhost, the address itself where the grant names one), so a " +
+					"name that answers with an address inside the operator's network (a rebinding) is " +
+					"refused (E335), and hands the connected socket in over a Unix socket the two share. TCP " +
+					"only, as a net grant is unless it says udp", []string{core.LayerLandlockFamily,
 					core.LayerSeccomp}},
-				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, UDP too, and the host " +
-					"is held by the language alone", nil},
+				Darwin: Cell{HoldsNo, "not held: no broker on this system, the profile leaves the network " +
+					"open, UDP too, and the host is held by the language alone", nil},
 				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits " +
 					"every host, over UDP as over TCP, so the host, and UDP, are held by the language alone; " +
 					"the loopback address stays refused. A loopback host granted (localhost, 127.0.0.0/8, ::1) " +
@@ -263,21 +269,20 @@ func enforcesTable() []Row {
 			},
 			Ops:    []string{OpConnect},
 			Budget: "io,net:example.org:443",
-			// The hook connects to a loopback port the budget does not name:
-			// Landlock's TCP rule refuses it on Linux, and the container keeps
-			// a contained process from the loopback address on Windows.
-			PartlyOps:      map[System]Holds{Linux: HoldsYes, Windows: HoldsYes},
-			OpsLandlockABI: linux.LandlockABITCP,
+			// The hook connects to a loopback port the budget does not name,
+			// on a socket of the worker's own: seccomp refuses the socket on
+			// Linux (Landlock the connect), and the container keeps a
+			// contained process from the loopback address on Windows.
+			PartlyOps: map[System]Holds{Windows: HoldsYes},
 		},
 		{
 			ID:   "net-any",
 			Item: "net with no host",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsYes, "TCP to any host, as the budget says; seccomp still allows only IPv4 " +
-					"and IPv6 sockets of TCP (no UDP without a UDP grant, no Unix, netlink, raw or packet " +
-					"socket, no socketpair), and from Landlock " + linux.ABIText(linux.LandlockABITCP) + " no " +
-					"TCP bind: a run listens on no port",
-					[]string{core.LayerLandlockFamily, core.LayerSeccomp}},
+				Linux: Cell{HoldsYes, "TCP to any host, as the budget says, each connection made by the " +
+					"supervisor and handed in; the worker makes none of its own: " + handedText +
+					" (no UDP without a UDP grant, no Unix, netlink, raw or packet socket): a run listens " +
+					"on no port", []string{core.LayerLandlockFamily, core.LayerSeccomp}},
 				Darwin: Cell{HoldsNo,
 					"not held: the profile leaves the network open, UDP and a Unix socket with it", nil},
 				Windows: Cell{HoldsPartly, "AppContainer: the container has internetClient, which admits " +
@@ -290,13 +295,15 @@ func enforcesTable() []Row {
 			ID:   "net-udp",
 			Item: "net:udp, net:udp:HOST, net:udp:HOST:PORT",
 			Cells: map[System]Cell{
-				Linux: Cell{HoldsPartly, "seccomp: IPv4 and IPv6 sockets of UDP beside those of TCP, and of " +
-					"no other protocol; SO_REUSEADDR and SO_REUSEPORT refused, so a bind never shares a port " +
-					"another process receives on, and takes none of its datagrams. Landlock holds TCP only: the " +
-					"host and port a datagram goes to, and a UDP port bound, which the language never does, are " +
-					"held by the language alone, so the level is partial", []string{core.LayerSeccomp}},
-				Darwin: Cell{HoldsNo, "not held: the profile leaves the network open, and the host and port " +
-					"are held by the language alone", nil},
+				Linux: Cell{HoldsYes, "the supervisor makes each datagram socket a UDP grant admits, " +
+					"counted with the grant's @N and connected to the host and port the program named (a " +
+					"granted name to its public addresses, as for net:HOST), and hands it in: the worker " +
+					"sends on it to that peer only, since seccomp refuses connect, sendto, sendmsg and " +
+					"sendmmsg, which would point it elsewhere, and it makes no socket and binds no port of " +
+					"its own, so it shares no port another process receives on",
+					[]string{core.LayerSeccomp}},
+				Darwin: Cell{HoldsNo, "not held: no broker on this system, the profile leaves the network " +
+					"open, and the host and port are held by the language alone", nil},
 				Windows: Cell{HoldsPartly, "as net:HOST: the container admits every host over UDP, and the " +
 					"loopback address stays refused unless a loopback host is granted, which leaves the " +
 					"container off; the host and port are held by the language alone",
@@ -307,7 +314,8 @@ func enforcesTable() []Row {
 			ID:   "counts",
 			Item: "@N counts",
 			Cells: map[System]Cell{
-				Linux:   Cell{HoldsNo, "the language: no kernel counts uses", nil},
+				Linux: Cell{HoldsNo, "the language: no kernel counts uses. The supervisor counts a net " +
+					"grant's connections itself, against the grant's @N, as it makes each one", nil},
 				Darwin:  Cell{HoldsNo, "the language", nil},
 				Windows: Cell{HoldsNo, "the language", nil},
 			},
@@ -403,11 +411,10 @@ func enforcesTable() []Row {
 					"module the table does not name widen to nothing enforced, and the level is none. A host " +
 					"module is Go code in the worker's own process, held as far as the widened policy holds: a " +
 					"widening to any path is held as fs with no path is, every path but the guarded locations; " +
-					"a widening to any host is held as net with no host is, to IPv4 and IPv6 sockets of TCP " +
-					"only (Sabline's host modules dial TCP and resolve names as the language does), so a UDP or " +
-					"Unix socket stays refused, and from Landlock " +
-					linux.ABIText(linux.LandlockABITCP) + " to no TCP bind", []string{core.LayerLandlockFamily,
-					core.LayerSeccomp}},
+					"a widening to any host is held as net with no host is: the supervisor makes each TCP " +
+					"connection the module asks for, to any host, and hands it in, and the worker makes no " +
+					"socket of its own, so a UDP or Unix socket stays refused, and no port is bound",
+					[]string{core.LayerLandlockFamily, core.LayerSeccomp}},
 				Darwin: Cell{HoldsPartly, "as Linux", []string{core.LayerSandboxProfile}},
 				Windows: Cell{HoldsPartly, "as Linux", []string{core.LayerJobObject, core.LayerTokenPrivs,
 					core.LayerLowIntegrity, core.LayerAppContainer}},

@@ -105,7 +105,8 @@ func EnforcesMarkdown() []byte {
 		"beside the grants, on Linux by name: the Sabline ",
 		"executable, /dev/null, /dev/urandom, the time zone "+
 			"data and the run's private temporary directory, ",
-		"and under a net grant only, the resolver's configuration and the TLS root certificates.")
+		"and under a net grant only the TLS root certificates (the resolver's configuration is ",
+		"its supervisor's to read, which looks names up for it; macOS's worker reads it).")
 	line()
 	line("Under those layers, on Linux the worker runs in a "+
 		"session of its own, with no controlling terminal, ",
@@ -125,16 +126,28 @@ func EnforcesMarkdown() []byte {
 			"is what the calls it allows for the worker's own ",
 		"needs reach beyond Landlock: newfstatat, fstat and "+
 			"readlinkat tell whether a file anywhere exists, ",
-		"its type, size, mode, owner and times, and where a symbolic link points; and under a UDP grant ",
-		"bind is allowed for Landlock to judge, which holds "+
-			"TCP only, so a free UDP port can be bound (never ",
-		"one another process receives on: SO_REUSEADDR and SO_REUSEPORT are refused under every grant).")
+		"its type, size, mode, owner and times, and where a symbolic link points.")
 	line()
-	line("A net grant is TCP unless it says udp. Names are "+
-		"resolved, under any net grant, from /etc/hosts and ",
-		"then over TCP to the name servers of /etc/resolv.conf "+
-			"(port 53, which Landlock's TCP rule admits), so ",
-		"no grant needs a datagram socket to look a name up.")
+	line("A net grant is TCP unless it says udp. On Linux, "+
+		"under any net grant, the worker makes no socket of ",
+		"its own and resolves no name: it asks its supervisor "+
+			"over a Unix socket the two share, and the ",
+		"supervisor checks the grant, counts the connection "+
+			"against the grant's @N, looks the name up itself ",
+		"(from /etc/hosts and the name servers of "+
+			"/etc/resolv.conf, in its own process), keeps a ",
+		"granted name to its public addresses (localhost to "+
+			"loopback ones, so that a name answering with an ",
+		"address inside the operator's network is refused, "+
+			"E335), connects, and hands the connected socket ",
+		"in; a UDP grant gets a datagram socket connected "+
+			"to its peer, which the worker cannot point ",
+		"elsewhere (connect, sendto, sendmsg and sendmmsg "+
+			"are refused). The receipt's `observed.connections` ",
+		"lists each connection and each refusal. A program "+
+			"that reached past the language would find no ",
+		"socket call to make, and no TCP connect or bind "+
+			"Landlock admits (from ABI 4).")
 	line()
 	line("On Windows the supervisor starts the worker inside "+
 		"an AppContainer made for the run, with an ACE ",

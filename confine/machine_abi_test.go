@@ -19,8 +19,8 @@ func TestAdviceReadsTheTable(t *testing.T) {
 		{name: "the highest ABI, seccomp present", m: Machine{OS: "linux", LandlockABI: linux.LandlockMaxABI, Seccomp: true}},
 		{name: "a newer ABI still", m: Machine{OS: "linux", LandlockABI: linux.LandlockMaxABI + 1, Seccomp: true}},
 		{name: "ABI 3 lacks TCP", m: Machine{OS: "linux", LandlockABI: 3, Seccomp: true},
-			want: []string{"Landlock ABI 3 cannot hold TCP binds or ports: " + linux.LandlockABIOf(linux.LandlockABITCP).Lacking[len("TCP binds or ports: "):] +
-				". Linux 6.7 offers ABI 4"}},
+			want: []string{"Landlock ABI 3 cannot hold TCP binds and connects: a worker's own TCP sockets " +
+				"are held by seccomp alone. Linux 6.7 offers ABI 4"}},
 		{name: "ABI 2 lacks truncation and TCP", m: Machine{OS: "linux", LandlockABI: 2, Seccomp: true},
 			want: []string{"Landlock ABI 2 cannot hold truncation: a write grant's neighbours may be truncated. Linux 6.2 offers ABI 3",
 				"Landlock ABI 2 cannot hold " + linux.LandlockABIOf(linux.LandlockABITCP).Lacking + ". Linux 6.7 offers ABI 4"}},

@@ -48,13 +48,10 @@ var refusals = []Refusal{
 	{System: Linux, Errno: "ENOSYS", Layer: core.LayerSeccomp,
 		Why: "clone3, which the filter answers so that the Go runtime makes its " +
 			"threads with clone, and every number past or between the filter's table"},
-	{System: Linux, Errno: "EPROTONOSUPPORT", Layer: core.LayerSeccomp,
-		Why: "an MPTCP socket, answered as a kernel without MPTCP " +
-			"answers it, so that Go's net falls back to TCP"},
 	{System: Linux, Errno: "EACCES", Layer: core.LayerLandlockFamily,
 		Why: "a file access beneath no rule that allows it, executing any file, and from " +
 			linux.ABIText(linux.LandlockABITCP) +
-			" a TCP bind or a connection to a port the ruleset does not allow"},
+			" a TCP bind or connect: a worker's connections are its supervisor's to make"},
 	{System: Linux, Errno: "EXDEV", Layer: core.LayerLandlockFamily,
 		Why: "a rename or link of a file into another directory: no rule grants refer, and below " +
 			linux.ABIText(linux.LandlockABIRefer()) + " the kernel refuses every such rename"},

@@ -1,6 +1,9 @@
 package confine
 
-import "github.com/sabline/sabline/confine/linux"
+import (
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
+)
 
 // The worker's own steps that are not confinement, each with its
 // fallback in a file of the systems that have none.
@@ -16,3 +19,8 @@ func EnterNodevNamespace() error { return linux.EnterNodevNamespace() }
 // LimitMemory holds this process's address space to the run's memory
 // limit of mb megabytes.
 func LimitMemory(mb int) error { return linux.LimitMemory(mb) }
+
+// Brokered reports whether a worker held to p has its connections made
+// by its supervisor (internal/broker): on Linux, under any network of a
+// policy that enforces something (linux.Brokered).
+func Brokered(p core.Policy) bool { return linux.Brokered(p) }

@@ -151,8 +151,9 @@ const WitnessNone = "none"
 // ByLandlock, on macOS core.LayerSandboxProfile, on Windows
 // confine.layerAppContainer, confine.layerJobObject and the rest.
 const (
-	// BySeccomp: the seccomp filter refused the call (EPERM, ENOSYS or
-	// EPROTONOSUPPORT on Linux).
+	// BySeccomp: the seccomp filter refused the call (EPERM or ENOSYS on
+	// Linux; EPROTONOSUPPORT in a report of a build whose filter answered
+	// an MPTCP socket so).
 	BySeccomp = core.LayerSeccomp
 	// ByLandlock: Landlock refused it (EACCES, or EXDEV for a link or
 	// rename across directories), or its scope kept a signal from another

@@ -171,14 +171,16 @@ func pathlibModule() starlark.Value {
 	})
 }
 
-// hostDial is the unchecked dial of the socket module.
-func hostDial(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (net.Conn, error) {
+// hostDial is the unchecked dial of the socket module, made as t's run
+// makes every connection.
+func hostDial(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+	kwargs []starlark.Tuple) (net.Conn, error) {
 	var host string
 	var port int
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &host, &port); err != nil {
 		return nil, err
 	}
-	c, err := dialer.Dial("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	c, err := dialed(DialOf(t), "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
@@ -188,9 +190,9 @@ func hostDial(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple)
 func socketModule() starlark.Value {
 	return module("socket", map[string]builtinFn{
 		// connect(host, port) opens a TCP connection with send, recv, close.
-		"connect": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+		"connect": func(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 			kwargs []starlark.Tuple) (starlark.Value, error) {
-			c, err := hostDial(b, args, kwargs)
+			c, err := hostDial(t, b, args, kwargs)
 			if err != nil {
 				return nil, err
 			}
@@ -206,13 +208,13 @@ const maxRedirects = 10
 // (301, 302, 303, 307 and 308, to the Location they name, read against
 // the URL that named it), and returns the last response. Its errors are
 // name's.
-func hostGet(name, raw string) (*httpget.Response, error) {
+func hostGet(dial DialFunc, name, raw string) (*httpget.Response, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	for redirects := 0; ; redirects++ {
-		resp, err := fetch(u, dialer.DialContext)
+		resp, err := fetch(u, dial)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -235,8 +237,8 @@ func hostGet(name, raw string) (*httpget.Response, error) {
 }
 
 // httpBody gets url, unchecked, and returns the status and the body.
-func httpBody(name, url string) (int, string, error) {
-	resp, err := hostGet(name, url)
+func httpBody(dial DialFunc, name, url string) (int, string, error) {
+	resp, err := hostGet(dial, name, url)
 	if err != nil {
 		return 0, "", err
 	}
@@ -245,13 +247,13 @@ func httpBody(name, url string) (int, string, error) {
 
 func urllibModule() starlark.Value {
 	return module("urllib", map[string]builtinFn{
-		"urlopen": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+		"urlopen": func(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 			kwargs []starlark.Tuple) (starlark.Value, error) {
 			u, err := oneString(b, args, kwargs)
 			if err != nil {
 				return nil, err
 			}
-			_, body, err := httpBody(b.Name(), u)
+			_, body, err := httpBody(DialOf(t), b.Name(), u)
 			return starlark.String(body), err
 		},
 	})
@@ -259,13 +261,13 @@ func urllibModule() starlark.Value {
 
 func requestsModule() starlark.Value {
 	return module("requests", map[string]builtinFn{
-		"get": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+		"get": func(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 			kwargs []starlark.Tuple) (starlark.Value, error) {
 			u, err := oneString(b, args, kwargs)
 			if err != nil {
 				return nil, err
 			}
-			status, body, err := httpBody(b.Name(), u)
+			status, body, err := httpBody(DialOf(t), b.Name(), u)
 			if err != nil {
 				return nil, err
 			}
@@ -275,13 +277,13 @@ func requestsModule() starlark.Value {
 			}), nil
 		},
 		// download(url, path) writes the body to a file.
-		"download": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+		"download": func(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 			kwargs []starlark.Tuple) (starlark.Value, error) {
 			var u, p string
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &u, &p); err != nil {
 				return nil, err
 			}
-			resp, err := hostGet(b.Name(), u)
+			resp, err := hostGet(DialOf(t), b.Name(), u)
 			if err != nil {
 				return nil, err
 			}

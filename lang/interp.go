@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/sabline/sabline/internal/httpget"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,6 +37,7 @@ type Interp struct {
 	layers   []string // the layers the kernel holds under this run
 	refusal  Refusal  // names a refusal of theirs; nil for none
 	registry *Registry
+	dialFunc DialFunc // opens every connection of the run
 }
 
 // Config is what an Interp needs to know about its run.
@@ -64,7 +66,16 @@ type Config struct {
 	// relayed to (its own are pipes): a file effect refuses them as it
 	// refuses the process's own standard descriptors.
 	Relayed []FileID
+	// Dial, when set, opens every connection the run makes, the language's
+	// and its host modules' alike: a confined worker's asks its supervisor
+	// (internal/broker). nil: the run dials itself, its names looked up
+	// over TCP (see resolver).
+	Dial DialFunc
 }
+
+// DialFunc opens a connection to address, a host and port, over network
+// (tcp or udp), as net.Dialer.DialContext does.
+type DialFunc = httpget.DialFunc
 
 // Hold records the layers the operating system holds under this run, once
 // the worker has applied them: a refusal's message names the layer that
@@ -102,6 +113,10 @@ func NewInterp(c Config) *Interp {
 		layers:   c.Layers,
 		refusal:  c.Refusal,
 		registry: reg,
+		dialFunc: c.Dial,
+	}
+	if in.dialFunc == nil {
+		in.dialFunc = dialer.DialContext
 	}
 	if in.tool == nil {
 		// In a program's own process (an embedder running an Interp
@@ -150,6 +165,7 @@ func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) (err error)
 	cache := map[string]starlark.StringDict{}
 	var load func(t *starlark.Thread, module string) (starlark.StringDict, error)
 	thread := &starlark.Thread{Name: "main"}
+	thread.SetLocal(dialLocal, in.dialFunc)
 	load = func(t *starlark.Thread, module string) (starlark.StringDict, error) {
 		from := t.CallFrame(0).Pos.Filename()
 		target := loadTarget(from, module)

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -46,9 +47,33 @@ func overTCP(dial httpget.DialFunc) httpget.DialFunc {
 	}
 }
 
-// dialer opens every connection the language and its host modules make,
-// its names looked up by resolver.
+// dialer opens the connections of a run with no Config.Dial, its names
+// looked up by resolver.
 var dialer = &net.Dialer{Timeout: dialTimeout, Resolver: resolver}
+
+// dialLocal is the thread-local name of the run's DialFunc, which host
+// modules, built with no Interp, take from the thread that calls them.
+const dialLocal = "sabline.dial"
+
+// DialOf is the DialFunc of the run t belongs to: its Config.Dial (in a
+// confined worker, the supervisor's broker), or a dial of the run's own for
+// a thread no Interp made. A host module that makes connections dials
+// through it, as Sabline's own do, so that its connections are made, and
+// listed, as the run's are; one that makes its own sockets is refused them
+// by a confined worker's filter.
+func DialOf(t *starlark.Thread) DialFunc {
+	if d, ok := t.Local(dialLocal).(DialFunc); ok && d != nil {
+		return d
+	}
+	return dialer.DialContext
+}
+
+// dialed opens a connection with dial within dialTimeout.
+func dialed(dial DialFunc, network, address string) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+	defer cancel()
+	return dial(ctx, network, address)
+}
 
 // fetch is an HTTP GET of u under dialTimeout, its connection opened by
 // dial: a body that goes on past maxBody is an error, never a body cut
@@ -98,10 +123,10 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 			// asked for.
 			checked := net.JoinHostPort(u.Hostname(), strconv.Itoa(port))
 			resp, err := fetch(u, func(ctx context.Context, network, _ string) (net.Conn, error) {
-				return dialer.DialContext(ctx, network, checked)
+				return in.dialFunc(ctx, network, checked)
 			})
 			if err != nil {
-				return nil, in.osError(codes.E315, "net.http_get "+raw, err)
+				return nil, in.netError("net.http_get "+raw, err)
 			}
 			return starlarkstruct.FromStringDict(starlark.String("response"), starlark.StringDict{
 				"status": starlark.MakeInt(resp.StatusCode),
@@ -133,9 +158,9 @@ func (in *Interp) dial(b *starlark.Builtin, args starlark.Tuple, kwargs []starla
 	if udp {
 		network = "udp"
 	}
-	c, err := dialer.Dial(network, address)
+	c, err := dialed(in.dialFunc, network, address)
 	if err != nil {
-		return nil, in.osError(codes.E315, fmt.Sprintf("%s %s:%d", b.Name(), host, port), err)
+		return nil, in.netError(fmt.Sprintf("%s %s:%d", b.Name(), host, port), err)
 	}
 	return &conn{in: in, c: c, name: address}, nil
 }
@@ -205,6 +230,17 @@ func (c *conn) Attr(name string) (starlark.Value, error) {
 		}), nil
 	}
 	return nil, nil
+}
+
+// netError is the error of a connection that failed: the supervisor's
+// refusal as it said it (its code kept), or E315, or E319 for a refusal of
+// the kernel's.
+func (in *Interp) netError(what string, err error) error {
+	var e *codes.Error
+	if errors.As(err, &e) {
+		return &codes.Error{Code: e.Code, Msg: what + ": " + e.Msg, Err: err, Do: e.Do}
+	}
+	return in.osError(codes.E315, what, err)
 }
 
 func (c *conn) fail(what string, err error) error {

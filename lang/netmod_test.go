@@ -3,13 +3,19 @@ package lang
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/testkit"
 	"golang.org/x/net/dns/dnsmessage"
 )
 
@@ -130,5 +136,61 @@ func TestResolverOverTCP(t *testing.T) {
 	defer c.Close()
 	if _, ok := c.(*net.TCPConn); !ok {
 		t.Errorf("the language's resolver dialled %T for udp, want a TCP connection", c)
+	}
+}
+
+// TestConfigDial: every connection of a run with a Config.Dial goes
+// through it, the language's and its host modules' alike, and a refusal
+// it returns keeps its code; without one, the same program dials itself
+// (the control).
+func TestConfigDial(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			fmt.Fprint(c, "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			c.Close()
+		}
+	}()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	src := "c = net.connect(\"127.0.0.1\", " + port + ")\nc.close()\n" +
+		"print(net.http_get(\"http://127.0.0.1:" + port + "/\").body)\n" +
+		"s = ffi.module(\"socket\").connect(\"127.0.0.1\", " + port + ")\ns.close()\n" +
+		"print(ffi.module(\"urllib\").urlopen(\"http://127.0.0.1:" + port + "/\"))\n"
+	b := budget.MustParse("/", "io,net:127.0.0.1:"+port+",ffi:socket,ffi:urllib")
+	var asked []string
+	dial := func(ctx context.Context, network, address string) (net.Conn, error) {
+		asked = append(asked, network+" "+address)
+		var d net.Dialer
+		return d.DialContext(ctx, network, address)
+	}
+	r := runSrc(t, Config{Budget: b, Cwd: testkit.Scratch(t), Dial: dial}, src)
+	if r.err != nil || r.stdout != "ok\nok\n" {
+		t.Fatalf("run: %q, %v", r.stdout, r.err)
+	}
+	if len(asked) != 4 {
+		t.Fatalf("Config.Dial was asked %d times (%q); want 4: net.connect, http_get, socket, urllib",
+			len(asked), asked)
+	}
+	control := runSrc(t, Config{Budget: b, Cwd: testkit.Scratch(t)}, src)
+	if control.err != nil || control.stdout != "ok\nok\n" {
+		t.Fatalf("the run that dials itself: %q, %v", control.stdout, control.err)
+	}
+
+	refuse := func(context.Context, string, string) (net.Conn, error) {
+		return nil, codes.Errorf(codes.E335, "an address the grant does not reach")
+	}
+	r = runSrc(t, Config{Budget: b, Cwd: testkit.Scratch(t), Dial: refuse},
+		"net.connect(\"127.0.0.1\", "+port+")\n")
+	if codes.CodeOf(r.err) != codes.E335 || !strings.Contains(r.err.Error(),
+		"net.connect 127.0.0.1:"+port+": an address the grant does not reach") {
+		t.Fatalf("a refused dial: %v; want its E335, said after the call", r.err)
 	}
 }

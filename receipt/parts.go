@@ -40,6 +40,44 @@ type Observed struct {
 	// worker started: each a write grant's that did not exist yet, beneath
 	// a parent that did (confine.MakeGranted).
 	Made []string `json:"made,omitempty"`
+	// Connections are the connections the supervisor made for the run,
+	// and those it refused, in the order they were asked for (at most
+	// MaxConnectionsListed); ConnectionsUnlisted counts those past it.
+	// A confined run under a net grant makes none of its own: each of its
+	// connections is here.
+	Connections         []Connection `json:"connections,omitempty"`
+	ConnectionsUnlisted int          `json:"connections_unlisted,omitempty"`
+}
+
+// MaxConnectionsListed is the most connections a receipt lists one by
+// one: with the rest of it, they fit the space a receipt reserves.
+const MaxConnectionsListed = 64
+
+// Connection is one connection a run asked its supervisor for: what the
+// program named, the grant that admitted it, where the supervisor
+// connected and what went through, or why it made none.
+type Connection struct {
+	Network string `json:"network"` // tcp or udp
+	Host    string `json:"host"`    // as the program named it
+	Port    int    `json:"port"`
+	// Grant is the budget item the connection was counted against, with
+	// its @N; "" for one a granted module made under its widening, or
+	// one no grant admitted.
+	Grant string `json:"grant,omitempty"`
+	// Address is the address the supervisor connected to, one the name
+	// resolved to when it looked it up; "" when it made no connection.
+	Address string `json:"address,omitempty"`
+	// SentBytes and ReceivedBytes are what the kernel counted on a TCP
+	// connection when the run ended: the bytes the peer acknowledged,
+	// and those it sent. Absent for UDP, whose sockets keep no count.
+	SentBytes     *int64 `json:"sent_bytes,omitempty"`
+	ReceivedBytes *int64 `json:"received_bytes,omitempty"`
+	// Refused says why no connection was made, after its code: a grant
+	// missing or used up (E302, E303), an address the grant does not
+	// reach or too many connections (E335), or what the network answered
+	// (E315).
+	Code    codes.Code `json:"code,omitempty"`
+	Refused string     `json:"refused,omitempty"`
 }
 
 // Reported names the fields of the receipt that the worker reported after
@@ -183,6 +221,105 @@ func DiffEffects(runs []StoredReceipt) []EffectChange {
 		}
 		if r.Testimony() != "" {
 			e.testimony++
+		}
+	}
+	return out
+}
+
+// String says the connection in one line: where the program asked to
+// go, where the supervisor connected and what went through, or why it
+// made none.
+func (c Connection) String() string {
+	to := c.Network + " " + hostPort(c.Host, c.Port)
+	if c.Code != "" {
+		return fmt.Sprintf("%s refused (%s: %s)", to, c.Code, c.Refused)
+	}
+	s := to + " connected to " + c.Address
+	if c.Grant != "" {
+		s += " under " + c.Grant
+	}
+	if c.SentBytes != nil && c.ReceivedBytes != nil {
+		s += fmt.Sprintf(", %d bytes out, %d in", *c.SentBytes, *c.ReceivedBytes)
+	}
+	return s
+}
+
+// hostPort joins a host and port as an address is written, an IPv6
+// address in brackets.
+func hostPort(host string, port int) string {
+	if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
+		host = "[" + host + "]"
+	}
+	return fmt.Sprintf("%s:%d", host, port)
+}
+
+// ConnectionLines says, one line each, the connections the supervisor
+// made for the run and those it refused, and how many more the receipt
+// does not list; none for a run that asked for none.
+func (rec *Receipt) ConnectionLines() []string {
+	var out []string
+	for _, c := range rec.Observed.Connections {
+		out = append(out, c.String())
+	}
+	if n := rec.Observed.ConnectionsUnlisted; n > 0 {
+		out = append(out, fmt.Sprintf("and %d more, not listed", n))
+	}
+	return out
+}
+
+// ConnectionChange is a run whose supervisor connected, or refused to
+// connect, somewhere no earlier run of the same program's did: what the
+// supervisor saw, compared with what it saw of the earlier runs.
+type ConnectionChange struct {
+	Run       StoredReceipt
+	Connected []string // network host:port, new among the connections made
+	Refused   []string // network host:port and the code, new among the refusals
+}
+
+// String names the run and the destinations.
+func (c ConnectionChange) String() string {
+	var parts []string
+	if len(c.Connected) > 0 {
+		parts = append(parts, "connected to "+strings.Join(c.Connected, ", "))
+	}
+	if len(c.Refused) > 0 {
+		parts = append(parts, "was refused "+strings.Join(c.Refused, ", "))
+	}
+	return fmt.Sprintf("%s %s: %s, which no earlier run of it did (seen by the supervisor)",
+		c.Run.RunID, c.Run.Program.Path, strings.Join(parts, "; "))
+}
+
+// DiffConnections walks runs oldest first and names each whose supervisor
+// connected to, or refused, a destination (network, host and port as the
+// program named them) no earlier run of the same program (by path) had.
+// The first run of a program is what the others are compared with.
+func DiffConnections(runs []StoredReceipt) []ConnectionChange {
+	seen := map[string]map[string]bool{}
+	var out []ConnectionChange
+	for _, r := range runs {
+		earlier, compared := seen[r.Program.Path]
+		if !compared {
+			earlier = map[string]bool{}
+			seen[r.Program.Path] = earlier
+		}
+		c := ConnectionChange{Run: r}
+		for _, conn := range r.Observed.Connections {
+			to := conn.Network + " " + hostPort(conn.Host, conn.Port)
+			key := to
+			if conn.Code != "" {
+				key = to + " (" + string(conn.Code) + ")"
+			}
+			if compared && !earlier[key] {
+				if conn.Code != "" {
+					c.Refused = append(c.Refused, key)
+				} else {
+					c.Connected = append(c.Connected, key)
+				}
+			}
+			earlier[key] = true
+		}
+		if len(c.Connected)+len(c.Refused) > 0 {
+			out = append(out, c)
 		}
 	}
 	return out

@@ -35,7 +35,10 @@ var receiptParts = map[string]string{
 	"observed.exit_status":            notReported, "observed.signal": notReported,
 	"observed.user_ms": notReported, "observed.system_ms": notReported, "observed.max_rss_kb": notReported,
 	"observed.stdout_bytes": notReported, "observed.stderr_bytes": notReported,
-	"observed.made":   notReported, // made by the supervisor before the worker started
+	"observed.made": notReported, // made by the supervisor before the worker started
+	// Made, or refused, by the supervisor: the host and port are what the
+	// program asked for, the rest is the supervisor's and the kernel's.
+	"observed.connections": notReported, "observed.connections_unlisted": notReported,
 	"reported.fields": notReported, "reported.testimony": notReported,
 	"outcome.status": FieldOutcome, "outcome.code": FieldOutcome, "outcome.message": FieldOutcome,
 	"outcome.exit_status": FieldOutcome,

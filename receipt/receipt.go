@@ -398,10 +398,13 @@ func reservedBytes(rec *Receipt, size int) ([]byte, error) {
 // fittedBytes bounds each text fitted keeps of what the worker said.
 const fittedBytes = 512
 
+// fittedConnections is how many connections fitted lists.
+const fittedConnections = 8
+
 // fitted is a copy of rec with what the worker's record may make long
 // cut, each cut named in Cut: the stack but its innermost frame, the
-// digests of the files the program loaded (the program's own stays), and
-// the message, the confinement reason and the fault attempts' errors past
+// digests of the files the program loaded (the program's own stays), the
+// connections past the first fittedConnections (counted), and the message, the confinement reason and the fault attempts' errors past
 // fittedBytes. What the run was, how it ended, its effects and its level
 // stay: the receipt a full file system leaves is a finished one, never
 // the skeleton.
@@ -422,6 +425,12 @@ func (rec *Receipt) fitted() *Receipt {
 			*s = c
 			out.Cut = append(out.Cut, field+": past its first "+fmt.Sprint(fittedBytes)+" bytes")
 		}
+	}
+	if n := len(rec.Observed.Connections); n > fittedConnections {
+		out.Observed.Connections = rec.Observed.Connections[:fittedConnections]
+		out.Observed.ConnectionsUnlisted += n - fittedConnections
+		out.Cut = append(out.Cut, fmt.Sprintf("observed.connections: all but the first %d of %d, "+
+			"counted in connections_unlisted", fittedConnections, n))
 	}
 	clip("outcome.message", &out.Outcome.Message)
 	clip("run_parameters.confinement_reason", &out.RunParameters.ConfinementReason)

@@ -321,3 +321,41 @@ func TestReservedBytesFillsItsSpace(t *testing.T) {
 		})
 	}
 }
+
+// TestFittedConnections: a receipt whose run made more connections than
+// its reserved space holds keeps the first fittedConnections and counts
+// the rest; all the connections a run may list, refused with the longest
+// message a broker sends, fit the space a receipt reserves.
+func TestFittedConnections(t *testing.T) {
+	rec := New("/p/a.vel", budget.Budget{}, nil)
+	long := strings.Repeat("x", 1024)
+	for i := range MaxConnectionsListed {
+		rec.Observed.Connections = append(rec.Observed.Connections, Connection{Network: "tcp",
+			Host: strings.Repeat("h", 253), Port: i + 1, Code: codes.E335, Refused: long})
+	}
+	rec.Observed.ConnectionsUnlisted = 5
+	data, err := reservedBytes(rec, ReserveBytes)
+	if err != nil {
+		t.Fatalf("a receipt with %d connections does not fit: %v", MaxConnectionsListed, err)
+	}
+	var back Receipt
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	got := back.Observed
+	if len(got.Connections) != fittedConnections ||
+		got.ConnectionsUnlisted != 5+MaxConnectionsListed-fittedConnections {
+		t.Fatalf("kept %d connections and counted %d more", len(got.Connections),
+			got.ConnectionsUnlisted)
+	}
+	if !slices.ContainsFunc(back.Cut, func(c string) bool {
+		return strings.HasPrefix(c, "observed.connections:")
+	}) {
+		t.Errorf("the cut %q does not name the connections", back.Cut)
+	}
+	few := New("/p/a.vel", budget.Budget{}, nil)
+	few.Observed.Connections = rec.Observed.Connections[:2]
+	if f := few.fitted(); len(f.Observed.Connections) != 2 || len(f.Cut) != 0 {
+		t.Errorf("two connections were cut: %+v, %q", f.Observed.Connections, f.Cut)
+	}
+}

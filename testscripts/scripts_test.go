@@ -141,8 +141,8 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 // cmdListen: listen
 //
 // starts a TCP listener on 127.0.0.1 and sets $PORT to its port. It
-// accepts one connection, reads one line and answers "echo: " and that
-// line. The listener closes when the script ends.
+// accepts connections, reads one line of each and answers "echo: " and
+// that line. The listener closes when the script ends.
 func cmdListen(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: listen")
@@ -152,14 +152,16 @@ func cmdListen(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(func() { l.Close() })
 	ts.Setenv("PORT", strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
 	go func() {
-		c, err := l.Accept()
-		if err != nil {
-			return // closed at the end of the script
-		}
-		defer c.Close()
-		line, err := bufio.NewReader(c).ReadString('\n')
-		if err == nil {
-			fmt.Fprintf(c, "echo: %s", line)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return // closed at the end of the script
+			}
+			line, err := bufio.NewReader(c).ReadString('\n')
+			if err == nil {
+				fmt.Fprintf(c, "echo: %s", line)
+			}
+			c.Close()
 		}
 	}()
 }
@@ -195,6 +197,7 @@ func cmdListenUDP(ts *testscript.TestScript, neg bool, args []string) {
 // PATH, a dotted path of object keys and array indexes such as
 // outcome.code or fault_injection.0.result, with WANT. Strings compare as
 // they are, other values as their JSON.
+// With !, PATH must hold anything else, or nothing at all.
 func cmdReceipt(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: receipt PATH WANT")
@@ -212,6 +215,9 @@ func cmdReceipt(ts *testscript.TestScript, neg bool, args []string) {
 	var v any
 	ts.Check(json.Unmarshal(data, &v))
 	got, err := lookup(v, args[0])
+	if err != nil && neg {
+		return // no value there: not WANT
+	}
 	if err != nil {
 		ts.Fatalf("receipt %s: %v", filepath.Base(newest), err)
 	}

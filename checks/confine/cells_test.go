@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/confine/linux"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -218,10 +217,39 @@ var _ = Describe("cells no fault-injection operation tests", func() {
 	Describe("net-any: with net granted", cellLabel("net-any"), func() {
 		It("connects to any host, as the budget says", func() {
 			s := newScratch()
-			w := s.witness(confine.OpConnect)
-			r, rec := s.hookRun("io,net", confine.OpConnect, w)
+			l := listen()
+			port := strconv.Itoa(l.port)
+			r := s.run("--allow", "io,net", s.file("prog.vel", echoClient), "--", port)
+			rec := s.receipt()
 			expectConfinedLevel(r, rec)
-			expectWentThrough("under net", confine.OpConnect, w, r, rec)
+			Expect(r.exit).To(Equal(0), "%s", r)
+			Expect(r.stdout).To(Equal("echo: hello\n"), "%s", r)
+			Expect(l.heard()).To(BeTrue(), "the listener read no line")
+			if goruntime.GOOS == string(confine.Linux) {
+				Expect(rec.Observed.Connections).To(ConsistOf(And(HaveField("Grant", "net"),
+					HaveField("Address", "127.0.0.1:"+port))), "the supervisor made the connection")
+			}
+		})
+
+		It("makes no connection of the worker's own: the hook's dial is refused, its supervisor making the program's", func() {
+			if goruntime.GOOS != string(confine.Linux) {
+				Skip("no broker on " + goruntime.GOOS + ": the worker makes its own connections")
+			}
+			s := newScratch()
+			By("--no-confine: the hook's dial is seen from outside")
+			w := s.witness(confine.OpConnect)
+			r, rec := s.hookRun("io,net", confine.OpConnect, w, "--no-confine")
+			expectWentThrough("under --no-confine", confine.OpConnect, w, r, rec)
+
+			By("confined: as the cell says")
+			w = s.witness(confine.OpConnect)
+			r, rec = s.hookRun("io,net", confine.OpConnect, w)
+			expectConfinedLevel(r, rec)
+			if heldByCell("net-any") {
+				expectHookRefused("net-any", w, r, rec)
+			} else {
+				expectWentThrough("under net", confine.OpConnect, w, r, rec)
+			}
 		})
 
 		It("makes no Unix socket: a host module's bind of one makes no file", func() {
@@ -260,31 +288,30 @@ if s.errno == "":
 			if goruntime.GOOS != string(confine.Linux) {
 				Skip("ctypes' raw system calls are Linux's")
 			}
-			if doctor.Machine.LandlockABI < linux.LandlockABITCP {
-				Skip("Landlock ABI " + strconv.Itoa(linux.LandlockABITCP) + " holds TCP binds; this kernel offers ABI " + strconv.Itoa(doctor.Machine.LandlockABI))
-			}
 			const program = `c = ffi.module("ctypes")
 p = int(ARGS[0])
 s = c.syscall("socket", 2, 1, 0)
-b = c.syscall("bind", s.ret, b"\x02\x00" + bytes([p >> 8, p & 255]) + b"\x7f\x00\x00\x01" + b"\x00" * 8, 16)
-print("bind", b.errno)
-if b.errno == "":
-    c.syscall("listen", s.ret, 1)
-    io.read_line()
+print("socket", s.errno)
+if s.errno == "":
+    b = c.syscall("bind", s.ret, b"\x02\x00" + bytes([p >> 8, p & 255]) + b"\x7f\x00\x00\x01" + b"\x00" * 8, 16)
+    print("bind", b.errno)
+    if b.errno == "":
+        c.syscall("listen", s.ret, 1)
+        io.read_line()
 `
 			s := newScratch()
 			prog := s.file("listen.vel", program)
 			By("--no-confine: a connection to the port is accepted while the program waits")
 			heard, r := s.listenRun(prog, "--no-confine", "--allow", "io,net,ffi:ctypes")
 			Expect(heard).To(BeTrue(), "nothing listened\n%s", r)
-			Expect(r.stdout).To(Equal("bind \n"), "%s", r)
+			Expect(r.stdout).To(Equal("socket \nbind \n"), "%s", r)
 
 			By("--confine strict: as the cell says")
 			heard, r = s.listenRun(prog, "--confine", "strict", "--allow", "io,net,ffi:ctypes")
 			expectConfinedLevel(r, s.receipt())
 			Expect(heard).To(Equal(!heldByCell("net-any")), "a connection was accepted: %v\n%s", heard, r)
 			if heldByCell("net-any") {
-				Expect(r.stdout).To(Equal("bind EACCES\n"), "%s", r)
+				Expect(r.stdout).To(Equal("socket EPERM\n"), "%s", r)
 			}
 		})
 	})
@@ -301,11 +328,17 @@ if b.errno == "":
 			if module != "" {
 				allow += ":" + module
 			}
+			// On Linux the supervisor makes the connections of a module
+			// widened to any host, and the worker makes none of its own:
+			// the hook's dial is refused as the module's own socket would be.
+			if goruntime.GOOS == string(confine.Linux) && w != core.WidenNothingEnforced {
+				hosts = false
+			}
 			for _, c := range []struct {
 				op      string
 				through bool
 				row     string
-			}{{confine.OpWrite, paths, "no-fs"}, {confine.OpConnect, hosts, "no-net"}} {
+			}{{confine.OpWrite, paths, "no-fs"}, {confine.OpConnect, hosts, "ffi-module"}} {
 				s := newScratch()
 				wit := s.witness(c.op)
 				r, rec := s.hookRun(allow, c.op, wit)
@@ -328,6 +361,30 @@ if b.errno == "":
 		Entry("os widens to nothing enforced", "os"),
 		Entry("plain ffi widens to nothing enforced", ""),
 	)
+
+	It("ffi-module: a module widened to any host connects through its supervisor", cellLabel("ffi-module"), func() {
+		if goruntime.GOOS != string(confine.Linux) {
+			Skip("no broker on " + goruntime.GOOS + ": the module dials for itself")
+		}
+		s := newScratch()
+		l := listen()
+		port := strconv.Itoa(l.port)
+		prog := s.file("socket.vel", `sock = ffi.module("socket")
+c = sock.connect("127.0.0.1", int(ARGS[0]))
+c.send("hello\n")
+print(c.recv(1024).strip())
+c.close()
+`)
+		r := s.run("--allow", "io,ffi:socket", prog, "--", port)
+		rec := s.receipt()
+		expectConfinedLevel(r, rec)
+		Expect(r.exit).To(Equal(0), "%s", r)
+		Expect(r.stdout).To(Equal("echo: hello\n"), "%s", r)
+		Expect(l.heard()).To(BeTrue(), "the listener read no line")
+		Expect(rec.Observed.Connections).To(ConsistOf(And(HaveField("Grant", ""),
+			HaveField("Address", "127.0.0.1:"+port), HaveField("Code", codes.Code("")))),
+			"the supervisor made the module's connection, under its widening")
+	})
 
 	It("env: the fault-injection hook's variable never reaches the program, while the rest of the environment does", cellLabel("env"), func() {
 		s := newScratch()
@@ -377,14 +434,15 @@ for k in ["`+fault.Env+`", "HOME"]:
 		}
 	})
 
-	// What a net grant adds to the reads is the resolver's and the TLS
-	// roots' own files, not their directories: /etc/shadow, beside
-	// /etc/resolv.conf, stays refused. The program prints a digest of
-	// what it read, so that nothing of /etc/shadow is ever printed.
-	DescribeTable("no-fs: a net grant adds the resolver's files to the reads, and nothing beside them (knock-out build)", cellLabel("no-fs"),
+	// What a net grant adds to the reads on Linux is the TLS roots, and
+	// not the resolver's files: the worker looks no name up (its
+	// supervisor does), so /etc/resolv.conf is refused as /etc/shadow and
+	// /etc/passwd are. The program prints a digest of what it read, so
+	// that nothing of /etc/shadow is ever printed.
+	DescribeTable("no-fs: a net grant adds the TLS roots to the reads, and nothing beside them (knock-out build)", cellLabel("no-fs"),
 		func(path string, wantRead bool) {
 			if goruntime.GOOS != string(confine.Linux) {
-				Skip("the resolver's files are Linux's")
+				Skip("these files are Linux's")
 			}
 			data, err := os.ReadFile(path)
 			switch {
@@ -416,7 +474,8 @@ for k in ["`+fault.Env+`", "HOME"]:
 			expectKernelRefusal(r, rec, "no-fs")
 			Expect(rec.Outcome.Message).To(ContainSubstring("(EACCES)"))
 		},
-		Entry("/etc/resolv.conf, the resolver's: read", "/etc/resolv.conf", true),
+		Entry("/etc/ssl/certs/ca-certificates.crt, the TLS roots: read", "/etc/ssl/certs/ca-certificates.crt", true),
+		Entry("/etc/resolv.conf, the resolver's: refused, the supervisor looks names up", "/etc/resolv.conf", false),
 		Entry("/etc/shadow, its neighbour: refused", "/etc/shadow", false),
 		Entry("/etc/passwd, its neighbour: refused", "/etc/passwd", false),
 	)

@@ -1,6 +1,8 @@
 package confinecheck
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/sabline/sabline/confine/core"
@@ -21,6 +23,7 @@ var _ = Describe("--require-confinement", cellLabel("require-confinement"), func
 				Skip(noConfinement())
 			}
 			s := newScratch()
+			allow = strings.ReplaceAll(allow, confine.PlaceholderGrant, s.grant)
 			r := s.run("--require-confinement", require, "--allow", allow, s.file("prog.vel", started))
 			rec := s.receipt()
 			p := rec.RunParameters
@@ -38,9 +41,9 @@ var _ = Describe("--require-confinement", cellLabel("require-confinement"), func
 			Expect(rec.Outcome.Message).To(And(ContainSubstring(string(wantLevel)), ContainSubstring(kernelHeld(rec).Reason)))
 			Expect(r.stderrLine("sabline: E326: ")).To(ContainSubstring(rec.Outcome.Message))
 		},
-		Entry("full, under io,net:localhost:8080, whose level is partial: refused", "full", "io,net:localhost:8080", true, core.Partial),
+		Entry("full, under a read grant of a directory not made yet, whose level is partial: refused", "full", "io,fs:read:$GRANT/missing", true, core.Partial),
 		Entry("full, under io, whose level is full: run", "full", "io", true, core.Full),
-		Entry("partial, under io,net:localhost:8080: run", "partial", "io,net:localhost:8080", true, core.Partial),
+		Entry("partial, under a read grant of a directory not made yet: run", "partial", "io,fs:read:$GRANT/missing", true, core.Partial),
 		Entry("partial, under io,ffi:os, whose level is none on every system: refused", "partial", "io,ffi:os", false, core.None),
 	)
 
@@ -51,7 +54,7 @@ var _ = Describe("--require-confinement", cellLabel("require-confinement"), func
 		s := newScratch()
 		target := s.unique("written")
 		r := s.runWith(call{
-			args:  []string{"--require-confinement", "full", "--allow", "io,net:localhost:8080", s.file("prog.vel", started)},
+			args:  []string{"--require-confinement", "full", "--allow", "io,fs:read:" + s.grant + "/missing", s.file("prog.vel", started)},
 			fault: confine.OpWrite + "=" + target,
 		})
 		rec := s.receipt()

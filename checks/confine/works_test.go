@@ -3,11 +3,11 @@ package confinecheck
 import (
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 
 	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/confine/linux"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -16,6 +16,14 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/receipt"
 )
+
+// echoClient connects to the loopback port ARGS[0] names, sends a line
+// and prints the listener's answer (loopback's "echo: hello").
+const echoClient = `c = net.connect("127.0.0.1", int(ARGS[0]))
+c.send("hello\n")
+print(c.recv(1024).strip())
+c.close()
+`
 
 // expectConfinedRun: the run ended well, under a level above none.
 func expectConfinedRun(r ran, rec *receipt.Receipt) {
@@ -70,30 +78,91 @@ var _ = Describe("under confinement", func() {
 	})
 
 	Describe("the network", func() {
-		const client = `c = net.connect("127.0.0.1", int(ARGS[0]))
-c.send("hello\n")
-print(c.recv(1024).strip())
-c.close()
-`
-		It("connects to a granted loopback port", func() {
+		const client = echoClient
+		// onlyBrokered skips a spec about the connections a supervisor makes
+		// for its worker where no broker does: off Linux, a confined worker
+		// still dials for itself.
+		onlyBrokered := func() {
+			if goruntime.GOOS != string(confine.Linux) {
+				Skip("no broker on " + goruntime.GOOS + ": the worker makes its own connections")
+			}
+		}
+
+		It("connects to a granted loopback port, the supervisor making the connection", func() {
 			s := newScratch()
 			l := listen()
 			port := strconv.Itoa(l.port)
 			r := s.run("--allow", "io,net:127.0.0.1:"+port, s.file("prog.vel", client), "--", port)
-			expectConfinedRun(r, s.receipt())
+			rec := s.receipt()
+			expectConfinedRun(r, rec)
 			Expect(r.stdout).To(Equal("echo: hello\n"))
+			Expect(l.heard()).To(BeTrue(), "the granted listener read no line")
+			if goruntime.GOOS != string(confine.Linux) {
+				return
+			}
+			Expect(rec.Observed.Connections).To(ConsistOf(And(
+				HaveField("Network", "tcp"), HaveField("Host", "127.0.0.1"), HaveField("Port", l.port),
+				HaveField("Grant", "net:127.0.0.1:"+port), HaveField("Address", "127.0.0.1:"+port),
+				HaveField("SentBytes", HaveValue(BeEquivalentTo(len("hello\n")))),
+				HaveField("ReceivedBytes", HaveValue(BeEquivalentTo(len("echo: hello\n")))),
+				HaveField("Code", codes.Code("")))), "the receipt's observed connections")
 		})
 
-		It("refuses, by the kernel alone, a connection to a port not granted (knock-out build)", func() {
-			if doctor.Machine.LandlockABI < linux.LandlockABITCP {
-				Skip("Landlock ABI " + strconv.Itoa(linux.LandlockABITCP) + " holds TCP ports; this kernel offers ABI " + strconv.Itoa(doctor.Machine.LandlockABI))
-			}
+		It("refuses a connection to a port not granted, by the supervisor, whose checks the knock-out build keeps", cellLabel("net-host"), func() {
+			onlyBrokered()
 			s := newScratch()
 			granted, other := listen(), listen()
-			r := s.runWith(call{bin: knockout(), args: []string{
-				"--allow", "io,net:127.0.0.1:" + strconv.Itoa(granted.port), s.file("prog.vel", client), "--", strconv.Itoa(other.port)}})
-			expectKernelRefusal(r, s.receipt(), "net-host")
+			args := []string{"--allow", "io,net:127.0.0.1:" + strconv.Itoa(granted.port),
+				s.file("prog.vel", client), "--", strconv.Itoa(other.port)}
+			By("--no-confine: the program dials the port itself, and the listener hears it")
+			r := s.runWith(call{bin: knockout(), args: append([]string{"--no-confine"}, args...)})
+			Expect(r.stdout).To(Equal("echo: hello\n"), "%s", r)
+			Expect(other.heard()).To(BeTrue(), "the control's connection was not heard: the listener cannot see the attempt")
+
+			By("confined: the supervisor makes no connection the budget does not grant (E302)")
+			r = s.runWith(call{bin: knockout(), args: args})
+			rec := s.receipt()
+			Expect(r.exit).To(Equal(1), "%s", r)
+			Expect(rec.Outcome.Code).To(Equal(codes.E302), "%s", r)
+			Expect(rec.Observed.Connections).To(ConsistOf(And(
+				HaveField("Network", "tcp"), HaveField("Port", other.port), HaveField("Grant", ""),
+				HaveField("Address", ""), HaveField("Code", codes.E302), HaveField("Refused", Not(BeEmpty())))),
+				"the receipt lists the refusal")
 			Expect(other.heard()).To(BeFalse(), "the listener on the port not granted read a line")
+			Expect(granted.heard()).To(BeFalse(), "the granted listener read a line it was never sent")
+		})
+
+		// A socket of the program's own, made by raw calls (knock-out build,
+		// where ffi:ctypes needs no grant): the descriptor a dial would use.
+		const rawClient = `c = ffi.module("ctypes")
+p = int(ARGS[0])
+s = c.syscall("socket", 2, 1, 0)  # AF_INET, SOCK_STREAM
+print("socket", s.errno)
+if s.errno == "":
+    r = c.syscall("connect", s.ret, b"\x02\x00" + bytes([p >> 8, p & 255]) + b"\x7f\x00\x00\x01" + b"\x00" * 8, 16)
+    print("connect", r.errno)
+    if r.errno == "":
+        c.syscall("write", s.ret, "raw\n", 4)
+`
+		It("makes no connection of the worker's own, to the granted port either: the filter refuses its socket (knock-out build)", cellLabel("net-host"), func() {
+			onlyBrokered()
+			s := newScratch()
+			l := listen()
+			port := strconv.Itoa(l.port)
+			args := []string{"--allow", "io,net:127.0.0.1:" + port, s.file("raw.vel", rawClient), "--", port}
+			By("--no-confine: the raw connect reaches the listener")
+			r := s.runWith(call{bin: knockout(), args: append([]string{"--no-confine"}, args...)})
+			Expect(r.stdout).To(Equal("socket \nconnect \n"), "%s", r)
+			Expect(l.heard()).To(BeTrue(), "the control's line was not heard: the listener cannot see the attempt")
+
+			By("confined: socket is EPERM, and the listener hears nothing")
+			r = s.runWith(call{bin: knockout(), args: args})
+			rec := s.receipt()
+			Expect(r.exit).To(Equal(0), "%s", r)
+			Expect(rec.RunParameters.Confinement).To(Equal(core.Full), "%s", r)
+			Expect(r.stdout).To(Equal("socket EPERM\n"), "%s", r)
+			Expect(l.heard()).To(BeFalse(), "the listener read a line from a socket of the worker's own")
+			Expect(rec.Observed.Connections).To(BeEmpty(), "the supervisor made a connection no program asked for")
 		})
 
 		// The receiver's count, read outside the worker, is the witness.
@@ -107,35 +176,71 @@ print("sent")
 			u := receiveUDP()
 			port := strconv.Itoa(u.port)
 			r := s.run("--allow", "io,net:udp:127.0.0.1:"+port, s.file("prog.vel", sender), "--", port)
-			expectConfinedRun(r, s.receipt())
+			rec := s.receipt()
+			expectConfinedRun(r, rec)
 			Expect(r.stdout).To(Equal("sent\n"))
 			Expect(u.count()).To(Equal(1), "the granted port did not get the datagram")
+			if goruntime.GOOS == string(confine.Linux) {
+				Expect(rec.Observed.Connections).To(ConsistOf(And(
+					HaveField("Network", "udp"), HaveField("Port", u.port),
+					HaveField("Grant", "net:udp:127.0.0.1:"+port), HaveField("Address", "127.0.0.1:"+port),
+					HaveField("SentBytes", BeNil()))), "the receipt's observed connections")
+			}
 		})
 
-		It("refuses, by the kernel alone, a datagram under a TCP grant of the same port (knock-out build)", cellLabel("net-host"), func() {
-			s := newScratch()
-			u := receiveUDP()
-			port := strconv.Itoa(u.port)
-			args := []string{"--allow", "io,net:127.0.0.1:" + port, s.file("prog.vel", sender), "--", port}
-			By("--no-confine: the datagram arrives")
-			r := s.runWith(call{bin: knockout(), args: append([]string{"--no-confine"}, args...)})
-			Expect(r.stdout).To(Equal("sent\n"), "%s", r)
-			Expect(u.count()).To(Equal(1), "the control's datagram did not arrive: the receiver cannot see the attempt")
+		// A datagram of the program's own, by raw calls, to 127.0.0.1:ARGS[0].
+		const rawSender = `c = ffi.module("ctypes")
+p = int(ARGS[0])
+s = c.syscall("socket", 2, 2, 0)  # AF_INET, SOCK_DGRAM
+print("socket", s.errno)
+if s.errno == "":
+    r = c.syscall("sendto", s.ret, "raw", 3, 0, b"\x02\x00" + bytes([p >> 8, p & 255]) + b"\x7f\x00\x00\x01" + b"\x00" * 8, 16)
+    print("sendto", r.errno)
+`
+		DescribeTable("refuses a datagram socket of the worker's own under any net grant (knock-out build)",
+			func(grant string, cell string) {
+				onlyBrokered()
+				s := newScratch()
+				u := receiveUDP()
+				port := strconv.Itoa(u.port)
+				allow := "io," + strings.ReplaceAll(grant, "PORT", port)
+				args := []string{"--allow", allow, s.file("raw.vel", rawSender), "--", port}
+				By("--no-confine: the datagram arrives")
+				r := s.runWith(call{bin: knockout(), args: append([]string{"--no-confine"}, args...)})
+				Expect(r.stdout).To(Equal("socket \nsendto \n"), "%s", r)
+				Expect(u.count()).To(Equal(1), "the control's datagram did not arrive: the receiver cannot see the attempt")
 
-			By("confined: the filter refuses the datagram socket, and nothing arrives")
-			r = s.runWith(call{bin: knockout(), args: args})
-			expectKernelRefusal(r, s.receipt(), "net-host")
-			Expect(u.count()).To(BeZero(), "a datagram arrived under a TCP grant")
-		})
+				By("confined: the filter refuses the socket, and nothing arrives")
+				r = s.runWith(call{bin: knockout(), args: args})
+				Expect(r.exit).To(Equal(0), "%s", r)
+				Expect(r.stdout).To(Equal("socket EPERM\n"), "%s", r)
+				Expect(u.count()).To(BeZero(), "a datagram arrived from a socket of the worker's own")
+				Expect(cellOf(cell).Holds).To(Equal(confine.HoldsYes))
+			},
+			Entry("a TCP grant of the same port", cellLabel("net-host"), "net:127.0.0.1:PORT", "net-host"),
+			Entry("a UDP grant of another port", cellLabel("net-udp"), "net:udp:127.0.0.1:1", "net-udp"),
+		)
 
-		It("leaves a datagram's port to the language under a UDP grant, as the cell says (knock-out build)", cellLabel("net-udp"), func() {
+		It("refuses a datagram to a port the UDP grant does not name, by the supervisor, whose checks the knock-out build keeps", cellLabel("net-udp"), func() {
+			onlyBrokered()
 			s := newScratch()
 			granted, other := receiveUDP(), receiveUDP()
-			r := s.runWith(call{bin: knockout(), args: []string{"--allow", "io,net:udp:127.0.0.1:" + strconv.Itoa(granted.port),
-				s.file("prog.vel", sender), "--", strconv.Itoa(other.port)}})
-			Expect(cellOf("net-udp").Holds).To(Equal(confine.HoldsPartly), "the cell no longer says the port is the language's")
-			expectConfinedRun(r, s.receipt())
-			Expect(other.count()).To(Equal(1), "the datagram to the port not granted did not arrive: the cell says only the language holds it")
+			args := []string{"--allow", "io,net:udp:127.0.0.1:" + strconv.Itoa(granted.port),
+				s.file("prog.vel", sender), "--", strconv.Itoa(other.port)}
+			By("--no-confine: the program sends it itself, and it arrives")
+			r := s.runWith(call{bin: knockout(), args: append([]string{"--no-confine"}, args...)})
+			Expect(r.stdout).To(Equal("sent\n"), "%s", r)
+			Expect(other.count()).To(Equal(1), "the control's datagram did not arrive: the receiver cannot see the attempt")
+
+			By("confined: the supervisor makes no socket for it (E302), and nothing arrives")
+			r = s.runWith(call{bin: knockout(), args: args})
+			rec := s.receipt()
+			Expect(r.exit).To(Equal(1), "%s", r)
+			Expect(rec.Outcome.Code).To(Equal(codes.E302), "%s", r)
+			Expect(rec.Observed.Connections).To(ConsistOf(And(
+				HaveField("Network", "udp"), HaveField("Port", other.port), HaveField("Code", codes.E302))),
+				"the receipt lists the refusal")
+			Expect(other.count()).To(BeZero(), "the datagram to the port not granted arrived")
 			Expect(granted.count()).To(BeZero())
 		})
 	})

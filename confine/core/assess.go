@@ -39,23 +39,22 @@ func WidenedGaps(p Policy, guardedHeld bool) []Gap {
 	return out
 }
 
-// HostGaps names, for each net:HOST grant, that the language alone holds
-// its host, and its port too unless portsHeld; for each UDP grant, that
-// the language alone holds its host and port, and under any, that it
-// alone keeps a run from binding a UDP port, which no layer here holds.
-// Where the network is open and no UDP is granted, and datagrams are not
-// held (udpHeld false, as by a sandbox profile or a container that admits
-// them wherever it admits TCP), that too.
-func HostGaps(p Policy, portsHeld, udpHeld bool) []Gap {
+// HostGaps names, on a system whose confinement holds neither hosts nor
+// ports nor datagrams (a sandbox profile, or a container that admits UDP
+// wherever it admits TCP), what the language alone holds of p's network:
+// for each net:HOST grant, its host and port; for each UDP grant, its
+// host and port, and that binding a UDP port is held by it alone; and,
+// where the network is open and no UDP is granted, UDP itself.
+func HostGaps(p Policy) []Gap {
 	var out []Gap
 	say := func(text string) {
 		out = append(out, Gap{Layer: LayerLanguage, Kind: GapUnheld, Text: text})
 	}
-	language := func(e Endpoint, udp, portHeld bool) {
+	language := func(e Endpoint, udp bool) {
 		grant := budget.Item{Kind: budget.Net, UDP: udp, Host: e.Host, Port: e.Port}.String()
 		switch {
 		case e.Host == "":
-		case e.Port != 0 && !portHeld:
+		case e.Port != 0:
 			say("the host and port in " + grant + " are held by the language alone")
 		default:
 			say("the host in " + grant + " is held by the language alone")
@@ -63,16 +62,16 @@ func HostGaps(p Policy, portsHeld, udpHeld bool) []Gap {
 	}
 	if p.Network.Mode == NetHosts {
 		for _, e := range p.Network.Hosts {
-			language(e, false, portsHeld)
+			language(e, false)
 		}
 	}
 	for _, e := range p.Network.UDP {
-		language(e, true, false)
+		language(e, true)
 	}
 	switch {
 	case len(p.Network.UDP) > 0:
 		say("binding a UDP port is held by the language alone")
-	case p.Network.Mode != NetClosed && !udpHeld:
+	case p.Network.Mode != NetClosed:
 		say("UDP, which no grant allows, is held by the language alone")
 	}
 	return out

@@ -40,6 +40,9 @@ const (
 	// LayerPool names a pool's workers in a Gap: what they read beside
 	// the budget, and whose budget their kernel layers hold.
 	LayerPool = "pool"
+	// LayerBroker names the supervisor's connection broker in a Gap: it
+	// makes every connection of a run whose worker may make none.
+	LayerBroker = "broker"
 	// LayerUnapplied names the one Gap of a run that ended before its
 	// policy was applied (NotApplied): no layer was asked anything yet.
 	LayerUnapplied = "unapplied"
@@ -52,7 +55,7 @@ const (
 type Gap struct {
 	// Layer is the layer the fact is about: a name of Result.Layers
 	// (Landlock as LayerLandlockFamily, at whatever ABI), "language",
-	// LayerMemory, LayerApply, LayerPool or LayerUnapplied.
+	// LayerMemory, LayerApply, LayerPool, LayerBroker or LayerUnapplied.
 	Layer string `json:"layer"`
 	// Kind is what the fact says, and whether it lowers the level.
 	Kind GapKind `json:"kind"`

@@ -65,27 +65,15 @@ type Network struct {
 	UDP []Endpoint `json:"udp,omitempty"`
 }
 
-// Ports returns the TCP ports a kernel may restrict connections to, and
-// whether it may: only when the network is open to named hosts and every
-// TCP grant names a port. Port 53 is added for the resolver, which asks
-// the name servers over TCP. A UDP grant's port is not among them.
-func (n Network) Ports() ([]int, bool) {
-	if n.Mode != NetHosts {
-		return nil, false
-	}
-	set := map[int]bool{53: true}
-	for _, h := range n.Hosts {
-		if h.Port == 0 {
-			return nil, false
+// HostsWidened reports whether a granted module widened p to every host:
+// its own connections go wherever it asks, whatever the net grants say.
+func (p Policy) HostsWidened() bool {
+	for _, w := range p.WidenedBy {
+		if w.To.hosts() {
+			return true
 		}
-		set[h.Port] = true
 	}
-	ports := make([]int, 0, len(set))
-	for p := range set {
-		ports = append(ports, p)
-	}
-	sort.Ints(ports)
-	return ports, true
+	return false
 }
 
 // Widening records that a granted module widened the policy.

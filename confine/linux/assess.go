@@ -62,12 +62,13 @@ type Held struct {
 // h says.
 //
 // Seccomp holds the closed network (no socket at all), signals to other
-// processes and, under any network, Unix sockets, abstract ones included;
-// so a Landlock ABI below 4 or 6 leaves nothing unheld there when seccomp
-// is installed. What a low ABI leaves unheld beside seccomp is truncation
-// (ABI 3), and under any net grant TCP bind, and the granted ports of
-// net:HOST:PORT grants (ABI 4). The level is none when neither Landlock
-// nor seccomp was applied: the capability drop alone holds no limit.
+// processes and, under any network, every socket of the worker's own: its
+// supervisor makes its connections (Brokered), and Landlock refuses its
+// TCP connects and binds from ABI 4. So a Landlock ABI below 4 or 6
+// leaves nothing unheld there when seccomp is installed: what a low ABI
+// leaves unheld beside seccomp is truncation (ABI 3). The level is none
+// when neither Landlock nor seccomp was applied: the capability drop
+// alone holds no limit.
 func Assess(p core.Policy, h Held) core.Result {
 	if !p.Enforced {
 		return core.OffResult(p)
@@ -96,9 +97,6 @@ func Assess(p core.Policy, h Held) core.Result {
 		if !p.Write.Unrestricted {
 			lost = append(lost, "writes")
 		}
-		if p.Network.Mode != core.NetClosed {
-			lost = append(lost, "TCP binds")
-		}
 		if p.Read.Unrestricted || p.Write.Unrestricted {
 			lost = append(lost, "the guarded locations under a grant of every path")
 		}
@@ -116,17 +114,14 @@ func Assess(p core.Policy, h Held) core.Result {
 				"above it that does")
 	}
 
-	// Landlock holds TCP from ABI 4: bind always (seccomp refuses it under
-	// a closed network), connect to the granted ports when every grant
-	// names one.
+	// Under a net grant the worker makes no socket of its own (seccomp)
+	// nor TCP connection or listener (Landlock from ABI 4): its supervisor
+	// makes each connection the budget grants.
 	info := LandlockABIOf(abi)
 	tcp := info.Net&LandlockNetBindTCP != 0
-	if p.Network.Mode != core.NetClosed && abi > 0 && !tcp {
-		unheld(core.LayerLandlockFamily, "Landlock ABI "+strconv.Itoa(abi)+
-			" cannot hold TCP binds (it needs "+ABIText(LandlockABITCP)+")")
+	if Brokered(p) {
+		gaps = append(gaps, core.Gap{Layer: core.LayerBroker, Kind: core.GapNote, Text: brokeredNote})
 	}
-	_, portsHeld := p.Network.Ports()
-	gaps = append(gaps, core.HostGaps(p, portsHeld && tcp, true)...)
 
 	if !h.Seccomp {
 		var lost []string
@@ -140,10 +135,12 @@ func Assess(p core.Policy, h Held) core.Result {
 			lost = append(lost, "sockets other than TCP")
 		case p.Network.Mode == core.NetClosed:
 			lost = append(lost, "the closed network")
-		case socketRuleOf(p) == socketsTCP:
-			lost = append(lost, "UDP, Unix, netlink and raw sockets")
-		case socketRuleOf(p) == socketsUDP:
-			lost = append(lost, "Unix, netlink and raw sockets, and UDP ports another process holds")
+		case tcp:
+			lost = append(lost, "the worker's own UDP, Unix, netlink and raw sockets (Landlock refuses "+
+				"its TCP connections), which reach past the hosts the supervisor connects to")
+		default:
+			lost = append(lost, "the worker's own sockets, which reach past the hosts the supervisor "+
+				"connects to")
 		}
 		if info.Scopes&LandlockScopeSignal == 0 { // Landlock's scope holds signals
 			lost = append(lost, "signals to other processes")
@@ -182,6 +179,12 @@ func Assess(p core.Policy, h Held) core.Result {
 	}
 	return core.ResultOf(abi > 0 || h.Seccomp, layers, gaps)
 }
+
+// brokeredNote says how a run's net grants are held on Linux.
+const brokeredNote = "The worker makes no connection of its own (seccomp refuses its sockets, " +
+	"Landlock its TCP connects and binds): its supervisor makes each one the budget grants, " +
+	"counted with the grant's @N, to an address it looked the granted name up to itself " +
+	"(a public one, unless the grant names the address), and hands the connected socket in"
 
 // expandedNote says what Carving.Expanded means to a run.
 const expandedNote = "The grants at or above homes and guarded locations are held as the entries " +

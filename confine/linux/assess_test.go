@@ -18,16 +18,24 @@ func TestAssessLinux(t *testing.T) {
 		wantLevel  core.Level
 		wantLayers []string
 		want       []string
+		notWant    []string // what the reason must not say
 	}{
 		{name: "everything held", allow: "io,fs:read:/srv/in,fs:write:/srv/out",
 			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp},
 			want: []string{"every file, network and process limit"}},
-		{name: "a named host", allow: "io,net:example.org:443",
-			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp},
-			want: []string{"the host in net:example.org:443 is held by the language alone"}},
-		{name: "a host with no port leaves every port to the language", allow: "io,net:example.org,net:[::1]:8080",
-			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp},
-			want: []string{"the host and port in net:[::1]:8080 are held", "the host in net:example.org is held"}},
+		{name: "a named host: the supervisor connects", allow: "io,net:example.org:443",
+			held:      Held{LandlockABI: 7, Seccomp: true},
+			wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"every file, network and process limit", brokeredNote}},
+		{name: "a host with no port beside one with a port: the supervisor connects",
+			allow:     "io,net:example.org,net:[::1]:8080",
+			held:      Held{LandlockABI: 7, Seccomp: true},
+			wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"every file, network and process limit", brokeredNote}},
+		{name: "a closed network: no broker", allow: "io",
+			held:      Held{LandlockABI: 7, Seccomp: true},
+			wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{"every file, network and process limit"}, notWant: []string{brokeredNote}},
 		{name: "a grant that does not exist", allow: "io,fs:write:/srv/new",
 			held: Held{LandlockABI: 7, Seccomp: true, Missing: []string{"/srv/new"}}, wantLevel: core.Partial,
 			wantLayers: []string{ll7, core.LayerSeccomp}, want: []string{"/srv/new does not exist yet"}},
@@ -81,10 +89,13 @@ func TestAssessLinux(t *testing.T) {
 				"are held by the language only"}},
 		{name: "no Landlock, every path and host granted", allow: "io,fs,net",
 			held: Held{Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerSeccomp},
-			want: []string{"Landlock was not applied: TCP binds and the guarded locations under a grant of every path are not held"}},
-		{name: "no Landlock under a named host", allow: "io,net:example.org:443",
-			held: Held{Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerSeccomp},
-			want: []string{"Landlock was not applied: reads, writes and TCP binds are not held", "the host and port in net:example.org:443"}},
+			want: []string{"Landlock was not applied: the guarded locations under a grant of every " +
+				"path are not held. " + brokeredNote}, notWant: []string{"TCP binds"}},
+		{name: "no Landlock under a named host: seccomp refuses the worker's sockets",
+			allow: "io,net:example.org:443",
+			held:  Held{Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerSeccomp},
+			want:    []string{"Landlock was not applied: reads and writes are not held. " + brokeredNote},
+			notWant: []string{"TCP binds", "held by the language alone"}},
 		{name: "no seccomp at ABI 7", allow: "io",
 			held: Held{LandlockABI: 7}, wantLevel: core.Partial, wantLayers: []string{ll7},
 			want: []string{"seccomp was not installed: forking a process"}},
@@ -101,30 +112,45 @@ func TestAssessLinux(t *testing.T) {
 			held: Held{LandlockABI: 2, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{core.LayerLandlock(2), core.LayerSeccomp}},
 		{name: "seccomp holds the closed network below ABI 4", allow: "io",
 			held: Held{LandlockABI: 3, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{ll3, core.LayerSeccomp}},
-		{name: "below ABI 4 ports and bind are the language's", allow: "io,net:example.org:443",
-			held: Held{LandlockABI: 3, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{ll3, core.LayerSeccomp},
-			want: []string{"Landlock ABI 3 cannot hold TCP binds (it needs ABI 4)", "the host and port in net:example.org:443"}},
-		{name: "below ABI 4 bind under an open network is the language's", allow: "io,net",
-			held: Held{LandlockABI: 3, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{ll3, core.LayerSeccomp},
-			want: []string{"Landlock ABI 3 cannot hold TCP binds"}},
+		{name: "below ABI 4 seccomp holds a named host's sockets", allow: "io,net:example.org:443",
+			held:      Held{LandlockABI: 3, Seccomp: true},
+			wantLevel: core.Full, wantLayers: []string{ll3, core.LayerSeccomp},
+			want:    []string{"every file, network and process limit", brokeredNote},
+			notWant: []string{"TCP binds"}},
+		{name: "below ABI 4 seccomp holds an open network's sockets", allow: "io,net",
+			held:      Held{LandlockABI: 3, Seccomp: true},
+			wantLevel: core.Full, wantLayers: []string{ll3, core.LayerSeccomp},
+			want: []string{brokeredNote}, notWant: []string{"TCP binds"}},
+		{name: "below ABI 4 without seccomp the worker's own sockets are not held", allow: "io,net",
+			held: Held{LandlockABI: 3}, wantLevel: core.Partial, wantLayers: []string{ll3},
+			want: []string{"seccomp was not installed: forking a process (Landlock refuses " +
+				"executing a file), the worker's own sockets, which reach past the hosts the " +
+				"supervisor connects to, signals to other processes and every system call outside " +
+				"the allow-list are not held. " + brokeredNote}},
 		{name: "an open network", allow: "io,net",
 			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp}},
 		{name: "a module that widens to any host", allow: "io,ffi:socket",
 			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp}},
 		{name: "a module that widens to any host, without seccomp", allow: "io,ffi:socket",
 			held: Held{LandlockABI: 7}, wantLevel: core.Partial, wantLayers: []string{ll7},
-			want: []string{"seccomp was not installed: forking a process (Landlock refuses executing a file), UDP, Unix, netlink and raw sockets and every system call outside the allow-list are not held"}},
+			want: []string{"seccomp was not installed: forking a process (Landlock refuses " +
+				"executing a file), the worker's own UDP, Unix, netlink and raw sockets (Landlock " +
+				"refuses its TCP connections), which reach past the hosts the supervisor connects " +
+				"to and every system call outside the allow-list are not held. " + brokeredNote}},
 		{name: "a UDP grant, without seccomp", allow: "io,net:udp:10.0.0.2:514",
 			held: Held{LandlockABI: 7}, wantLevel: core.Partial, wantLayers: []string{ll7},
-			want: []string{"the host and port in net:udp:10.0.0.2:514 are held by the language alone",
-				"binding a UDP port is held by the language alone",
-				"seccomp was not installed: forking a process (Landlock refuses executing a file), Unix, netlink and raw sockets, and UDP ports another process holds and every system call outside the allow-list are not held"}},
-		{name: "a UDP grant: its host and port, and UDP binds, are the language's", allow: "io,net:udp:10.0.0.2:514",
-			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp},
-			want: []string{"the host and port in net:udp:10.0.0.2:514 are held by the language alone", "binding a UDP port is held by the language alone"}},
+			want: []string{"seccomp was not installed: forking a process (Landlock refuses " +
+				"executing a file), the worker's own UDP, Unix, netlink and raw sockets (Landlock " +
+				"refuses its TCP connections)"},
+			notWant: []string{"held by the language alone"}},
+		{name: "a UDP grant: the supervisor connects its socket", allow: "io,net:udp:10.0.0.2:514",
+			held:      Held{LandlockABI: 7, Seccomp: true},
+			wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{brokeredNote}, notWant: []string{"held by the language alone"}},
 		{name: "UDP to any host beside TCP to one port", allow: "io,net:udp,net:example.org:443",
-			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp},
-			want: []string{"the host in net:example.org:443 is held by the language alone", "binding a UDP port is held by the language alone"}},
+			held:      Held{LandlockABI: 7, Seccomp: true},
+			wantLevel: core.Full, wantLayers: []string{ll7, core.LayerSeccomp},
+			want: []string{brokeredNote}, notWant: []string{"held by the language alone", "UDP"}},
 		{name: "why seccomp failed, said once", allow: "io",
 			held:      Held{LandlockABI: 7, CapabilitiesDropped: true, SeccompFailure: "seccomp(SECCOMP_SET_MODE_FILTER, TSYNC): invalid argument"},
 			wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerCapabilities},
@@ -141,7 +167,10 @@ func TestAssessLinux(t *testing.T) {
 			want: []string{"Landlock was not applied: reads and writes are not held", "seccomp was not installed: starting a process"}},
 		{name: "the capability drop alone, every path and host granted", allow: "io,fs,net",
 			held: Held{CapabilitiesDropped: true}, wantLevel: core.None, wantLayers: []string{core.LayerCapabilities},
-			want: []string{"Landlock was not applied: TCP binds and the guarded locations under a grant of every path are not held", "seccomp was not installed"}},
+			want: []string{
+				"Landlock was not applied: the guarded locations under a grant of every path are not held",
+				"seccomp was not installed: starting a process, the worker's own sockets, which reach " +
+					"past the hosts the supervisor connects to, signals"}},
 		{name: "a module that turns the layer off", allow: "io,ffi:os",
 			held: Held{LandlockABI: 7, Seccomp: true}, wantLevel: core.None, wantLayers: nil,
 			want: []string{"ffi:os is granted", "operating system layer is off"}},
@@ -154,18 +183,27 @@ func TestAssessLinux(t *testing.T) {
 			wantLevel: core.Partial, wantLayers: []string{ll7, core.LayerSeccomp}, want: []string{"the address-space limit was refused"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			confinetest.CheckResult(t, Assess(confinetest.PolicyOf(tc.allow, tc.strict), tc.held), tc.wantLevel, tc.wantLayers, tc.want)
+			r := Assess(confinetest.PolicyOf(tc.allow, tc.strict), tc.held)
+			confinetest.CheckResult(t, r, tc.wantLevel, tc.wantLayers, tc.want)
+			for _, w := range tc.notWant {
+				if strings.Contains(r.Reason, w) {
+					t.Errorf("reason %q says %q", r.Reason, w)
+				}
+			}
 		})
 	}
 }
 
 // TestAssessLinuxAgreesWithLandlockPlan holds what linux.Assess says a
 // Landlock ABI cannot hold to what LandlockPlan handles at that ABI:
-// truncation when writes are restricted, TCP bind under any net grant.
+// truncation when writes are restricted; and, without seccomp, the
+// worker's TCP connections as Landlock's to refuse exactly where the plan
+// handles connect, under a closed network and under a brokered one.
 func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 	needs := core.Needs{Executable: "/opt/sabline/bin/sabline", TempDir: "/tmp/sabline-run"}
 	checked := 0
-	for _, allow := range []string{"io", "io,fs:write:/srv/out", "io,fs:write", "io,net:example.org:443", "io,net:example.org", "io,net", "io,ffi:socket"} {
+	for _, allow := range []string{"io", "io,fs:write:/srv/out", "io,fs:write", "io,net:example.org:443",
+		"io,net:example.org", "io,net", "io,ffi:socket", "io,net:udp:10.0.0.2:514"} {
 		p := confinetest.PolicyOf(allow, false)
 		for abi := 1; abi <= LandlockMaxABI; abi++ {
 			plan, err := LandlockPlan(p, needs, abi)
@@ -173,19 +211,27 @@ func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 				t.Fatalf("%s at ABI %d: %v", allow, abi, err)
 			}
 			r := Assess(p, Held{LandlockABI: abi, Seccomp: true})
+			bare := Assess(p, Held{LandlockABI: abi})
+			connect := plan.HandledNet&LandlockNetConnectTCP != 0
 			for _, tc := range []struct {
-				name    string
-				phrase  string
-				unheld  bool
-				applies bool
+				name   string
+				reason string
+				phrase string
+				said   bool
 			}{
-				{name: "truncation", phrase: "truncating a file",
-					unheld: plan.HandledFS&LandlockFSTruncate == 0, applies: !p.Write.Unrestricted},
-				{name: "bind", phrase: "TCP binds",
-					unheld: plan.HandledNet&LandlockNetBindTCP == 0, applies: p.Network.Mode != core.NetClosed},
+				{name: "truncation unheld", reason: r.Reason, phrase: "truncating a file",
+					said: plan.HandledFS&LandlockFSTruncate == 0 && !p.Write.Unrestricted},
+				{name: "TCP binds unheld", reason: r.Reason, phrase: "TCP binds"},
+				{name: "TCP held by Landlock, network closed", reason: bare.Reason,
+					phrase: "sockets other than TCP", said: connect && !Brokered(p)},
+				{name: "TCP held by Landlock, brokered", reason: bare.Reason,
+					phrase: "(Landlock refuses its TCP connections)", said: connect && Brokered(p)},
+				{name: "every socket unheld, brokered", reason: bare.Reason,
+					phrase: "the worker's own sockets,", said: !connect && Brokered(p)},
 			} {
-				if said, want := strings.Contains(r.Reason, tc.phrase), tc.unheld && tc.applies; said != want {
-					t.Errorf("%s at ABI %d: the reason %q says %s is not held: %v, want %v", allow, abi, r.Reason, tc.name, said, want)
+				if said := strings.Contains(tc.reason, tc.phrase); said != tc.said {
+					t.Errorf("%s at ABI %d (%s): the reason %q says %q: %v, want %v", allow, abi, tc.name,
+						tc.reason, tc.phrase, said, tc.said)
 				}
 				checked++
 			}

@@ -201,21 +201,12 @@ func LandlockPlan(p core.Policy, n core.Needs, abi int) (LandlockRuleset, error)
 		}
 	}
 
-	ports, portsHeld := p.Network.Ports()
-	for _, port := range ports {
-		if port < 1 || port > 65535 {
-			return LandlockRuleset{}, fmt.Errorf("landlock plan: TCP port %d is not a port", port)
-		}
-	}
+	// The worker makes no TCP connection or listener of its own: under a
+	// net grant its supervisor connects for it (Brokered), so Landlock
+	// refuses every TCP bind and connect whatever the network.
 	info := LandlockABIOf(abi)
 	if info.Net&LandlockNetBindTCP != 0 {
-		plan.HandledNet = LandlockNetBindTCP
-		if p.Network.Mode == core.NetClosed || portsHeld {
-			plan.HandledNet |= LandlockNetConnectTCP
-		}
-		if portsHeld {
-			plan.ConnectTCP = ports
-		}
+		plan.HandledNet = LandlockNetBindTCP | LandlockNetConnectTCP
 	}
 	plan.Scoped = info.Scopes & (LandlockScopeAbstractUnixSocket | LandlockScopeSignal)
 	return plan, nil

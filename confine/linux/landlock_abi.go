@@ -45,10 +45,9 @@ var landlockABIs = []LandlockABIInfo{
 		Adds:    "truncating a file",
 		Lacking: "truncation: a write grant's neighbours may be truncated"},
 	{ABI: 4, Kernel: "6.7", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
-		Net:  LandlockNetBindTCP | LandlockNetConnectTCP,
-		Adds: "TCP bind and connect by port",
-		Lacking: "TCP binds or ports: under a net grant a run may listen on a TCP port, and a " +
-			"net:HOST:PORT grant is held to IPv4 and IPv6 sockets only"},
+		Net:     LandlockNetBindTCP | LandlockNetConnectTCP,
+		Adds:    "TCP bind and connect by port",
+		Lacking: "TCP binds and connects: a worker's own TCP sockets are held by seccomp alone"},
 	{ABI: 5, Kernel: "6.10",
 		FS:   landlockABI1FS | landlockFSRefer | LandlockFSTruncate | landlockFSIoctlDev,
 		Net:  LandlockNetBindTCP | LandlockNetConnectTCP,

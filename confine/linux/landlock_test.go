@@ -134,33 +134,36 @@ func TestLandlockPlan(t *testing.T) {
 			wantHandle: LandlockFSExecute | write, wantFree: landlockFSRefer | LandlockFSTruncate,
 		},
 		{
-			name: "ABI 5 holds TCP but not scopes", allow: "io,net:example.org:443", abi: 5, wantABI: 5,
+			name:  "ABI 5 holds TCP but not scopes: no port, the supervisor connects",
+			allow: "io,net:example.org:443", abi: 5, wantABI: 5,
 			wantHandle: LandlockFSExecute | read | write | landlockFSIoctlDev,
-			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP, wantPorts: []int{53, 443},
+			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP,
 		},
 		{
-			name: "a UDP grant's port is no TCP port", allow: "io,net:example.org:443,net:udp:example.org:8125", abi: 7, wantABI: 7,
-			wantNet: LandlockNetBindTCP | LandlockNetConnectTCP, wantPorts: []int{53, 443},
+			name: "no port of a TCP or UDP grant", allow: "io,net:example.org:443,net:udp:example.org:8125",
+			abi: 7, wantABI: 7, wantNet: LandlockNetBindTCP | LandlockNetConnectTCP,
 			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
 		},
 		{
-			name: "UDP alone leaves TCP to the resolver's port", allow: "io,net:udp", abi: 7, wantABI: 7,
-			wantNet: LandlockNetBindTCP | LandlockNetConnectTCP, wantPorts: []int{53},
+			name: "UDP alone: no resolver's port", allow: "io,net:udp", abi: 7, wantABI: 7,
+			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP,
 			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
 		},
 		{
-			name: "a host without a port leaves connect to the language", allow: "io,net:example.org", abi: 7, wantABI: 7,
-			wantNet:    LandlockNetBindTCP,
+			name:  "a host without a port: connect handled too",
+			allow: "io,net:example.org", abi: 7, wantABI: 7,
+			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP,
 			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
 		},
 		{
-			name: "an open network handles bind, not connect", allow: "io,net", abi: 7, wantABI: 7,
-			wantNet:    LandlockNetBindTCP,
+			name: "an open network handles bind and connect", allow: "io,net", abi: 7, wantABI: 7,
+			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP,
 			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
 		},
 		{
-			name: "a module that widens to any host handles bind, not connect", allow: "io,ffi:socket,net:example.org:443", abi: 7, wantABI: 7,
-			wantNet:    LandlockNetBindTCP,
+			name:  "a module that widens to any host: bind and connect handled",
+			allow: "io,ffi:socket,net:example.org:443", abi: 7, wantABI: 7,
+			wantNet:    LandlockNetBindTCP | LandlockNetConnectTCP,
 			wantScoped: LandlockScopeSignal | LandlockScopeAbstractUnixSocket,
 		},
 		{
@@ -285,11 +288,6 @@ func TestLandlockPlanErrors(t *testing.T) {
 		{name: "no ABI", policy: planPolicy("io", false), needs: testNeeds, abi: 0, wantErr: "ABI 0"},
 		{name: "relative grant", policy: core.OSPolicy(budget.MustParse("", "fs:read:data"), core.Options{}), needs: testNeeds, abi: 7, wantErr: `"data" (read grant) is not an absolute path`},
 		{name: "relative need", policy: planPolicy("io", false), needs: core.Needs{Executable: "sabline", TempDir: "/tmp/r"}, abi: 7, wantErr: `"sabline" (interpreter: executable) is not an absolute path`},
-		{name: "port out of range", policy: func() core.Policy {
-			p := planPolicy("io", false)
-			p.Network = core.Network{Mode: core.NetHosts, Hosts: []core.Endpoint{{Host: "example.org", Port: 70000}}}
-			return p
-		}(), needs: testNeeds, abi: 7, wantErr: "port 70000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -301,43 +299,40 @@ func TestLandlockPlanErrors(t *testing.T) {
 	}
 }
 
-// TestLandlockPlanPorts: the TCP ports of the grants are the ones the
-// ruleset lets a run connect to, the ends of the range among them (1 and
-// 65535, beside the resolver's 53); a number outside the range, which no
-// budget grants, is no port and fails the plan.
-func TestLandlockPlanPorts(t *testing.T) {
+// TestLandlockPlanNoPorts: whatever ports the grants name, in the range
+// or not, the ruleset lets the worker connect to none and bind none: its
+// supervisor makes each connection. Its control, the same policies below
+// ABI 4, handles no TCP at all.
+func TestLandlockPlanNoPorts(t *testing.T) {
 	withPort := func(port int) core.Policy {
 		p := planPolicy("io", false)
 		p.Network = core.Network{Mode: core.NetHosts, Hosts: []core.Endpoint{{Host: "example.org", Port: port}}}
 		return p
 	}
 	tests := []struct {
-		name      string
-		p         core.Policy
-		wantPorts []int
-		wantErr   string
+		name string
+		p    core.Policy
 	}{
-		{name: "port 1", p: planPolicy("io,net:example.org:1", false),
-			wantPorts: []int{1, 53}},
-		{name: "port 65535", p: planPolicy("io,net:example.org:65535", false),
-			wantPorts: []int{53, 65535}},
-		{name: "below the range", p: withPort(-1), wantErr: "TCP port -1 is not a port"},
-		{name: "above it", p: withPort(65536), wantErr: "TCP port 65536 is not a port"},
+		{name: "port 1", p: planPolicy("io,net:example.org:1", false)},
+		{name: "port 65535", p: planPolicy("io,net:example.org:65535", false)},
+		{name: "below the range", p: withPort(-1)},
+		{name: "above it", p: withPort(65536)},
+		{name: "a UDP grant's port", p: planPolicy("io,net:udp:10.0.0.2:514", false)},
+		{name: "no network", p: planPolicy("io", false)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			plan, err := LandlockPlan(tt.p, testNeeds, LandlockMaxABI)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
-				return
+			if err != nil || len(plan.ConnectTCP) != 0 {
+				t.Fatalf("ConnectTCP = %v, %v; want no port", plan.ConnectTCP, err)
 			}
-			if err != nil || !slices.Equal(plan.ConnectTCP, tt.wantPorts) {
-				t.Fatalf("ConnectTCP = %v, %v; want %v", plan.ConnectTCP, err, tt.wantPorts)
+			if want := uint64(LandlockNetBindTCP | LandlockNetConnectTCP); plan.HandledNet != want {
+				t.Errorf("HandledNet = %#x, want %#x", plan.HandledNet, want)
 			}
-			if plan.HandledNet&LandlockNetConnectTCP == 0 {
-				t.Error("connecting over TCP is not handled")
+			low, err := LandlockPlan(tt.p, testNeeds, LandlockABITCP-1)
+			if err != nil || low.HandledNet != 0 || len(low.ConnectTCP) != 0 {
+				t.Errorf("at ABI %d: HandledNet %#x, ConnectTCP %v, %v; want none", LandlockABITCP-1,
+					low.HandledNet, low.ConnectTCP, err)
 			}
 		})
 	}

@@ -22,29 +22,25 @@ type socketRule = seccomp.Sockets
 
 const (
 	socketsRefused = seccomp.NoSockets
-	socketsTCP     = seccomp.TCPSockets
-	socketsUDP     = seccomp.TCPAndUDPSockets
+	socketsHanded  = seccomp.HandedSockets
 )
 
-// socketRuleOf returns how p's filter treats sockets: IPv4 and IPv6
-// sockets of TCP only under any network, the budget's or one a granted
-// module widened the policy to, UDP ones beside them only under a UDP
-// grant, and none under a closed network. A net grant is TCP unless it
-// says udp: the language resolves names over TCP, and Sabline's host
-// modules that widen the policy to any host dial TCP and resolve names
-// as the language does, so neither needs a datagram socket. A datagram
-// socket would reach any host and port and bind any free port, which
-// Landlock, holding TCP only, does not see. A Unix socket named by its
-// path (which Landlock does not check on connect, and the worker's
-// CAP_DAC_OVERRIDE opens whatever its mode) stays refused. A network
-// mode this code does not know is treated as closed.
+// Brokered reports whether a worker held to p on Linux has its
+// connections made by its supervisor (internal/broker): under any
+// network, the budget's or one a granted module widened the policy to,
+// of a policy that enforces something. Its filter then refuses every
+// socket of its own (socketsHanded), and Landlock every TCP connect and
+// bind.
+func Brokered(p core.Policy) bool {
+	return p.Enforced && (p.Network.Mode == core.NetHosts || p.Network.Mode == core.NetOpen)
+}
+
+// socketRuleOf returns how p's filter treats sockets: the sockets the
+// supervisor hands in under a brokered network, none otherwise. A
+// network mode this code does not know is treated as closed.
 func socketRuleOf(p core.Policy) socketRule {
-	switch p.Network.Mode {
-	case core.NetHosts, core.NetOpen:
-		if len(p.Network.UDP) > 0 {
-			return socketsUDP
-		}
-		return socketsTCP
+	if Brokered(p) {
+		return socketsHanded
 	}
 	return socketsRefused
 }

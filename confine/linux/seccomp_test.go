@@ -11,8 +11,9 @@ import (
 )
 
 // TestSocketRuleOf: a policy's filter makes no socket under a closed
-// network, TCP ones under every net grant and any-host widening, and UDP
-// ones beside them only under a UDP grant.
+// network, and takes the sockets its supervisor hands in (Brokered)
+// under every net grant, UDP ones included, and any-host widening, of a
+// policy that enforces something.
 func TestSocketRuleOf(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -22,13 +23,16 @@ func TestSocketRuleOf(t *testing.T) {
 	}{
 		{name: "no net grant", allow: "io", want: socketsRefused},
 		{name: "a module that widens nothing", allow: "io,ffi:json", want: socketsRefused},
-		{name: "a host and port", allow: "io,net:example.org:443", want: socketsTCP},
-		{name: "any host", allow: "io,net", want: socketsTCP},
-		{name: "a module that widens to any host", allow: "io,ffi:socket", want: socketsTCP},
-		{name: "a module that turns the layer off", allow: "io,ffi:os", want: socketsTCP},
-		{name: "a UDP grant alone", allow: "io,net:udp:10.0.0.2:514", want: socketsUDP},
-		{name: "UDP to any host beside TCP", allow: "io,net,net:udp", want: socketsUDP},
-		{name: "a UDP grant under --confine strict", allow: "io,ffi:requests,net:udp:[::1]:53", strict: true, want: socketsUDP},
+		{name: "a host and port", allow: "io,net:example.org:443", want: socketsHanded},
+		{name: "any host", allow: "io,net", want: socketsHanded},
+		{name: "a module that widens to any host", allow: "io,ffi:socket", want: socketsHanded},
+		// ffi:os turns the layer off: no filter is installed, and the
+		// worker dials for itself.
+		{name: "a module that turns the layer off", allow: "io,ffi:os", want: socketsRefused},
+		{name: "a UDP grant alone", allow: "io,net:udp:10.0.0.2:514", want: socketsHanded},
+		{name: "UDP to any host beside TCP", allow: "io,net,net:udp", want: socketsHanded},
+		{name: "a UDP grant under --confine strict", allow: "io,ffi:requests,net:udp:[::1]:53", strict: true,
+			want: socketsHanded},
 		{name: "a widening under --confine strict", allow: "io,ffi:socket", strict: true, want: socketsRefused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,32 +43,88 @@ func TestSocketRuleOf(t *testing.T) {
 			if got := seccompConfig(p, 4242).Sockets; got != tc.want {
 				t.Errorf("seccompConfig(...).Sockets = %d, want %d", got, tc.want)
 			}
+			if got := Brokered(p); got != (tc.want == socketsHanded) {
+				t.Errorf("Brokered = %v, want %v", got, tc.want == socketsHanded)
+			}
 		})
 	}
 }
 
+// TestBrokeredNeedsEnforcement: a policy that enforces nothing has no
+// supervisor's broker on Linux, whatever its network; its control, the
+// same policy enforced, has.
+func TestBrokeredNeedsEnforcement(t *testing.T) {
+	p := core.OSPolicy(budget.MustParse("/", "io,net"), core.Options{})
+	if !p.Enforced || !Brokered(p) {
+		t.Fatalf("control: Enforced %v, Brokered %v; want both", p.Enforced, Brokered(p))
+	}
+	p.Enforced = false
+	if Brokered(p) {
+		t.Error("Brokered is true of a policy that enforces nothing")
+	}
+	if got := socketRuleOf(p); got != socketsRefused {
+		t.Errorf("socketRuleOf = %d of a policy that enforces nothing, want %d", got, socketsRefused)
+	}
+}
+
+// filterCase is a call, under a budget, and whether the built filter
+// lets it through.
+type filterCase struct {
+	name      string
+	allow     string
+	call      string
+	args      [6]uint64
+	wantAllow bool
+}
+
 // TestSeccompFilterBuilt: the filter seccompFilter builds, run in x/net's
 // BPF machine on a call's seccomp_data as the kernel would run it, lets
-// getpid through and refuses an IPv4 socket under a closed network; its
-// control, the same socket under an open network, is let through.
+// getpid through; under a closed network it refuses an IPv4 socket and
+// recvmsg; under every net grant (a host, a UDP grant, any host, a module
+// that widens to any host) it refuses every call that would make a
+// connection of the worker's own or send past the one it was handed
+// (socket of any family, socketpair, connect, bind, listen, accept4,
+// sendto with an address, sendmsg, sendmmsg, setsockopt), while recvmsg
+// and shutdown, the handed socket's calls, are let through.
 func TestSeccompFilterBuilt(t *testing.T) {
 	a, ok := nativeArch()
 	if !ok {
 		t.Skip("skipped: no seccomp table for this architecture")
 	}
 	const allow = 0x7fff0000 // SECCOMP_RET_ALLOW
-	tests := []struct {
-		name      string
-		allow     string
-		call      string
-		args      [6]uint64
-		wantAllow bool
-	}{
+	tests := []filterCase{
 		{name: "getpid", allow: "io", call: "getpid", wantAllow: true},
 		{name: "a TCP socket, network closed", allow: "io", call: "socket", args: [6]uint64{2, 1},
 			wantAllow: false},
-		{name: "a TCP socket, network open", allow: "io,net", call: "socket", args: [6]uint64{2, 1},
-			wantAllow: true},
+		{name: "a TCP socket, network open: the supervisor makes it", allow: "io,net", call: "socket",
+			args: [6]uint64{2, 1}, wantAllow: false},
+		{name: "a connect, network open", allow: "io,net", call: "connect", args: [6]uint64{3}},
+		{name: "recvmsg, network closed: no broker channel", allow: "io", call: "recvmsg",
+			args: [6]uint64{3}, wantAllow: false},
+		{name: "recvmsg, network open: a handed socket arrives", allow: "io,net", call: "recvmsg",
+			args: [6]uint64{3}, wantAllow: true},
+		{name: "shutdown, a host granted", allow: "io,net:example.org:443", call: "shutdown",
+			args: [6]uint64{3, 1}, wantAllow: true},
+	}
+	// The worker makes no connection of its own under any net grant: each
+	// call that would make one, or send past where its socket is
+	// connected, is refused whatever the grant.
+	for _, allow := range []string{"io,net:example.org:443", "io,net:udp:10.0.0.2:514", "io,net",
+		"io,ffi:socket"} {
+		for _, c := range []struct {
+			call string
+			args [6]uint64
+		}{
+			{"socket", [6]uint64{2, 1}}, {"socket", [6]uint64{10, 2}}, {"socket", [6]uint64{1, 5}},
+			{"socketpair", [6]uint64{1, 1}}, {"connect", [6]uint64{3}}, {"bind", [6]uint64{3}},
+			{"listen", [6]uint64{3}}, {"accept4", [6]uint64{3}},
+			{"sendto", [6]uint64{3, 0, 1, 0, 0x1000, 16}}, {"sendmsg", [6]uint64{3}},
+			{"sendmmsg", [6]uint64{3}}, {"setsockopt", [6]uint64{3, 1, 2}},
+		} {
+			tests = append(tests, filterCase{name: c.call + " under " + allow, allow: allow, call: c.call, args: c.args})
+		}
+		tests = append(tests, filterCase{name: "recvmsg under " + allow, allow: allow, call: "recvmsg", args: [6]uint64{3},
+			wantAllow: true})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

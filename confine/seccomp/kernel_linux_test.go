@@ -48,7 +48,6 @@ func TestSeccompConstants(t *testing.T) {
 		{name: "SECCOMP_RET_DATA", got: seccompRetData, want: unix.SECCOMP_RET_DATA},
 		{name: "EPERM", got: errEPERM, want: uint64(unix.EPERM)},
 		{name: "ENOSYS", got: errENOSYS, want: uint64(unix.ENOSYS)},
-		{name: "EPROTONOSUPPORT", got: errEPROTONOSUPPORT, want: uint64(unix.EPROTONOSUPPORT)},
 		{name: "CLONE_THREAD", got: cloneThread, want: unix.CLONE_THREAD},
 		{name: "the flags a thread is made with", got: threadCloneFlags, want: unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES |
 			unix.CLONE_SIGHAND | unix.CLONE_SYSVSEM | unix.CLONE_THREAD | unix.CLONE_SETTLS | unix.CLONE_PARENT_SETTID | unix.CLONE_CHILD_CLEARTID},
@@ -275,6 +274,24 @@ type childEnv struct {
 	other  int    // the sleep of seccompOtherEnv, its own process group
 	thread int    // a thread of the child other than its main thread
 	sock   int    // a UDP socket, made before the filter
+	// broker is the child's end of the broker channel (brokerFD), on
+	// which TestSeccompKernel, playing the supervisor, handed in one
+	// connected TCP socket before the child started.
+	broker int
+	// handed is that socket once a check received it, -1 until then;
+	// conn is it wrapped by net.FileConn, and handedFile the file that
+	// owns it. standIn is the UDP socket the checks on the handed socket
+	// use before it arrives: their controls, made before the filter.
+	handed     int
+	handedFile *os.File
+	conn       net.Conn
+	standIn    int
+	// handedUDP, handedUDPFile, udpConn and standInUDP are the same of
+	// the UDP socket handed in after the TCP one.
+	handedUDP     int
+	handedUDPFile *os.File
+	udpConn       net.Conn
+	standInUDP    int
 	// page is a page the child mapped, outside the Go heap, for the
 	// kernel to read and write; buf is its address.
 	page []byte
@@ -353,8 +370,8 @@ func socketpairCall(*childEnv) error {
 const seccompLoopbackEnv = "SABLINE_SECCOMP_LOOPBACK"
 
 // loopbackCall connects to the parent's loopback listener with Go's net
-// package, asking for MPTCP: it works only if Go falls back to plain TCP
-// when the filter refuses MPTCP.
+// package, asking for MPTCP, as a worker's own dial would: it works
+// without the filter, and no filter lets the worker dial.
 func loopbackCall(*childEnv) error {
 	var d net.Dialer
 	d.SetMultipathTCP(true)
@@ -382,19 +399,6 @@ func udpDialCall(*childEnv) error {
 		return err
 	}
 	return c.Close()
-}
-
-// sockoptCall sets an option to 1 on a new IPv4 socket of type typ,
-// closed after.
-func sockoptCall(typ, level, option int) func(*childEnv) error {
-	return func(*childEnv) error {
-		fd, err := unix.Socket(unix.AF_INET, typ|unix.SOCK_CLOEXEC, 0)
-		if err != nil {
-			return fmt.Errorf("socket: %w", err)
-		}
-		defer unix.Close(fd)
-		return unix.SetsockoptInt(fd, level, option, 1)
-	}
 }
 
 // listenCall listens on an unbound TCP socket, which the kernel binds to
@@ -1408,89 +1412,78 @@ func seccompScenarios() []seccompScenario {
 	inetHigh := socketCall(testHigh|unix.AF_INET, unix.SOCK_STREAM, 0)
 	local := socketCall(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	netlink := socketCall(unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE)
-	sockets := []kernelCheck{
-		{name: "socket(AF_INET, SOCK_STREAM)", call: inet},
-		{name: "socket(1<<32|AF_INET, SOCK_STREAM)", call: inetHigh},
-		{name: "socket(AF_INET6, SOCK_STREAM, IPPROTO_TCP)", call: socketCall(unix.AF_INET6, unix.SOCK_STREAM, unix.IPPROTO_TCP)},
-		{name: "socket(AF_INET, SOCK_STREAM, 1<<32|IPPROTO_TCP)", call: socketCall(unix.AF_INET, unix.SOCK_STREAM, testHigh|unix.IPPROTO_TCP)},
-		{name: "dial loopback with MPTCP asked", call: loopbackCall},
-		// The options a dial sets, and the two that share a port.
-		{name: "setsockopt(SOL_SOCKET, SO_REUSEADDR) on a TCP socket", want: eperm, works: true, call: sockoptCall(unix.SOCK_STREAM, unix.SOL_SOCKET, unix.SO_REUSEADDR)},
-		{name: "setsockopt(SOL_SOCKET, SO_REUSEPORT) on a TCP socket", want: eperm, works: true, call: sockoptCall(unix.SOCK_STREAM, unix.SOL_SOCKET, unix.SO_REUSEPORT)},
-		{name: "setsockopt(SOL_IP, IP_FREEBIND)", want: eperm, works: true, call: sockoptCall(unix.SOCK_STREAM, unix.SOL_IP, unix.IP_FREEBIND)},
-		{name: "setsockopt(IPPROTO_TCP, TCP_NODELAY)", call: sockoptCall(unix.SOCK_STREAM, unix.IPPROTO_TCP, unix.TCP_NODELAY)},
-		{name: "setsockopt(SOL_SOCKET, SO_KEEPALIVE)", call: sockoptCall(unix.SOCK_STREAM, unix.SOL_SOCKET, unix.SO_KEEPALIVE)},
-		{name: "getsockopt(SOL_SOCKET, SO_TYPE)", want: eperm, works: true, call: func(*childEnv) error {
-			fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-			if err != nil {
-				return fmt.Errorf("socket: %w", err)
-			}
-			defer unix.Close(fd)
-			_, err = unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
-			return err
-		}},
-		{name: "setsockopt(SOL_SOCKET, SO_REUSEADDR) on the UDP socket made before the filter", want: eperm, works: true,
-			call: func(e *childEnv) error { return unix.SetsockoptInt(e.sock, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1) }},
-		{name: "setsockopt(SOL_SOCKET, SO_REUSEPORT) on the UDP socket made before the filter", want: eperm, works: true,
-			call: func(e *childEnv) error { return unix.SetsockoptInt(e.sock, unix.SOL_SOCKET, unix.SO_REUSEPORT, 1) }},
+	soType := func(e *childEnv) error {
+		typ, err := unix.GetsockoptInt(e.sock, unix.SOL_SOCKET, unix.SO_TYPE)
+		if err == nil && typ != unix.SOCK_DGRAM {
+			return fmt.Errorf("SO_TYPE of a UDP socket = %d", typ)
+		}
+		return err
 	}
-	datagrams := []kernelCheck{
-		{name: "socket(AF_INET6, SOCK_DGRAM)", call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, 0)},
-		{name: "socket(AF_INET, SOCK_DGRAM, 0)", call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, 0)},
-		{name: "socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP)", call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_UDP)},
-		{name: "socket(AF_INET6, SOCK_DGRAM, 1<<32|IPPROTO_UDP)", call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, testHigh|unix.IPPROTO_UDP)},
-		{name: "socket(AF_INET, SOCK_DGRAM|SOCK_NONBLOCK|SOCK_CLOEXEC)", call: socketCall(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)},
-		{name: "socket(AF_INET, 1<<32|SOCK_DGRAM)", call: socketCall(unix.AF_INET, testHigh|unix.SOCK_DGRAM, 0)},
-		{name: "dial UDP", call: udpDialCall},
-		{name: "setsockopt(SOL_SOCKET, SO_BROADCAST) on a UDP socket", call: sockoptCall(unix.SOCK_DGRAM, unix.SOL_SOCKET, unix.SO_BROADCAST)},
-		{name: "setsockopt(SOL_SOCKET, SO_REUSEADDR) on a UDP socket", want: eperm, works: true, call: sockoptCall(unix.SOCK_DGRAM, unix.SOL_SOCKET, unix.SO_REUSEADDR)},
-		{name: "setsockopt(SOL_SOCKET, SO_REUSEPORT) on a UDP socket", want: eperm, works: true, call: sockoptCall(unix.SOCK_DGRAM, unix.SOL_SOCKET, unix.SO_REUSEPORT)},
-	}
-	// Without a UDP grant, no datagram socket, by any spelling.
-	noDatagrams := []kernelCheck{
-		{name: "socket(AF_INET6, SOCK_DGRAM)", want: eperm, call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, 0)},
-		{name: "socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_UDP)},
-		{name: "socket(AF_INET, SOCK_DGRAM|SOCK_NONBLOCK|SOCK_CLOEXEC)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)},
-		{name: "socket(AF_INET, 1<<32|SOCK_DGRAM)", want: eperm, call: socketCall(unix.AF_INET, testHigh|unix.SOCK_DGRAM, 0)},
-		{name: "socket(AF_INET6, SOCK_STREAM, IPPROTO_UDP)", want: eperm, call: socketCall(unix.AF_INET6, unix.SOCK_STREAM, unix.IPPROTO_UDP)},
-		{name: "socket(AF_INET, SOCK_DGRAM) on the locked thread", locked: true, want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, 0)},
-		{name: "dial UDP", want: eperm, works: true, call: udpDialCall},
-	}
-	inetOnly := slices.Concat(sockets, []kernelCheck{
-		{name: "socket(AF_UNIX)", want: eperm, call: local},
-		{name: "socket(AF_UNIX) on the locked thread", locked: true, want: eperm, call: local},
+	// Under any grant, no socket of the worker's own, by any spelling:
+	// its supervisor makes each connection and hands the socket in.
+	ownSockets := []kernelCheck{
+		{name: "socket(AF_INET, SOCK_STREAM)", want: eperm, works: true, call: inet},
+		{name: "socket(1<<32|AF_INET, SOCK_STREAM)", want: eperm, works: true, call: inetHigh},
+		{name: "socket(AF_INET) on the locked thread", locked: true, want: eperm, works: true, call: inet},
+		{name: "socket(AF_INET6, SOCK_STREAM, IPPROTO_TCP)", want: eperm,
+			call: socketCall(unix.AF_INET6, unix.SOCK_STREAM, unix.IPPROTO_TCP)},
+		{name: "socket(AF_INET6, SOCK_DGRAM)", want: eperm,
+			call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, 0)},
+		{name: "socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP)", want: eperm, works: true,
+			call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_UDP)},
+		{name: "socket(AF_INET, SOCK_DGRAM|SOCK_NONBLOCK|SOCK_CLOEXEC)", want: eperm, works: true,
+			call: socketCall(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)},
+		{name: "socket(AF_UNIX)", want: eperm, works: true, call: local},
 		{name: "socket(AF_NETLINK)", want: eperm, call: netlink},
-		{name: "socket(AF_INET, SOCK_RAW)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP)},
-		{name: "socketpair(AF_UNIX)", want: eperm, call: socketpairCall},
-		// Not on the allow-list under any grant: a run listens on no port.
+		{name: "socket(AF_INET, SOCK_RAW)", want: eperm,
+			call: socketCall(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP)},
+		{name: "socketpair(AF_UNIX)", want: eperm, works: true, call: socketpairCall},
+		{name: "dial loopback", want: eperm, works: true, call: loopbackCall},
+		{name: "dial UDP", want: eperm, works: true, call: udpDialCall},
 		{name: "listen on an unbound socket", want: eperm, works: true, call: listenCall},
 		// Without the filter, a ping socket is made, or refused EACCES
 		// by net.ipv4.ping_group_range.
-		{name: "socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_ICMP)},
-		{name: "socket(AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6)", want: eperm, call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, unix.IPPROTO_ICMPV6)},
-		{name: "socket(AF_INET, SOCK_DGRAM, 1<<32|IPPROTO_ICMP)", want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, testHigh|unix.IPPROTO_ICMP)},
-	})
+		{name: "socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP)", want: eperm,
+			call: socketCall(unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_ICMP)},
+		{name: "socket(AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6)", want: eperm,
+			call: socketCall(unix.AF_INET6, unix.SOCK_DGRAM, unix.IPPROTO_ICMPV6)},
+		// The option calls on the UDP socket made before the filter: none
+		// is set under any grant.
+		{name: "setsockopt(SOL_SOCKET, SO_REUSEADDR) on the UDP socket made before the filter",
+			want: eperm, works: true,
+			call: func(e *childEnv) error {
+				return unix.SetsockoptInt(e.sock, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
+			}},
+		{name: "setsockopt(SOL_SOCKET, SO_BROADCAST) on the UDP socket made before the filter",
+			want: eperm, works: true,
+			call: func(e *childEnv) error {
+				return unix.SetsockoptInt(e.sock, unix.SOL_SOCKET, unix.SO_BROADCAST, 1)
+			}},
+		{name: "getsockopt(SOL_SOCKET, SO_ERROR) on the UDP socket made before the filter",
+			want: eperm, works: true, call: func(e *childEnv) error {
+				_, err := unix.GetsockoptInt(e.sock, unix.SOL_SOCKET, unix.SO_ERROR)
+				return err
+			}},
+	}
 	if _, err := os.Stat("/proc/sys/net/sctp"); err == nil {
 		// Without SCTP loaded, the control would have the kernel load it.
-		inetOnly = append(inetOnly, kernelCheck{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)", want: eperm,
-			call: socketCall(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_SCTP)})
+		ownSockets = append(ownSockets, kernelCheck{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)",
+			want: eperm, call: socketCall(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_SCTP)})
 	}
 	if _, err := os.Stat("/proc/sys/net/mptcp"); err == nil {
 		// Without MPTCP in the kernel there is no control for this one.
-		inetOnly = append(inetOnly, kernelCheck{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)", want: unix.EPROTONOSUPPORT,
-			call: socketCall(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP)})
+		ownSockets = append(ownSockets, kernelCheck{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)",
+			want: eperm, works: true, call: socketCall(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP)})
 	}
 	return []seccompScenario{
-		{name: "closed", sockets: NoSockets, checks: slices.Concat(common, []kernelCheck{
-			{name: "socket(AF_INET, SOCK_STREAM)", want: eperm, call: inet},
-			{name: "socket(1<<32|AF_INET, SOCK_STREAM)", want: eperm, call: inetHigh},
-			{name: "socket(AF_INET) on the locked thread", locked: true, want: eperm, call: inet},
-			{name: "socketpair(AF_UNIX)", want: eperm, call: socketpairCall},
-			{name: "dial loopback", want: eperm, works: true, call: loopbackCall},
-			{name: "listen on an unbound socket", want: eperm, works: true, call: listenCall},
+		{name: "closed", sockets: NoSockets, checks: slices.Concat(common, ownSockets, []kernelCheck{
+			{name: "getsockopt(SOL_SOCKET, SO_TYPE) on the UDP socket made before the filter",
+				want: eperm, works: true, call: soType},
+			{name: "recvmsg(MSG_PEEK) on the broker channel", want: eperm, works: true, call: peekBroker},
 		})},
-		{name: "tcp", sockets: TCPSockets, checks: slices.Concat(common, inetOnly, noDatagrams)},
-		{name: "udp", sockets: TCPAndUDPSockets, checks: slices.Concat(common, inetOnly, datagrams)},
+		{name: "handed", sockets: HandedSockets, checks: slices.Concat(common, ownSockets, []kernelCheck{
+			{name: "getsockopt(SOL_SOCKET, SO_TYPE) on the UDP socket made before the filter", call: soType},
+		}, handedChecks())},
 	}
 }
 
@@ -1522,14 +1515,60 @@ func TestSeccompKernel(t *testing.T) {
 		sleep.Wait()
 	})
 	loopback := serveLoopback(t)
+	lines := serveLines(t)
+	untouchedAddr, reached := serveUntouched(t)
+	datagrams, untouchedUDP := serveDatagrams(t), serveDatagrams(t)
 	for _, name := range append(names, "checker") {
 		t.Run(name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestSeccompKernelChild$", "-test.v", "-test.count=1")
 			cmd.Env = append(os.Environ(), seccompChildEnv+"="+name, seccompOtherEnv+"="+strconv.Itoa(sleep.Process.Pid),
-				seccompLoopbackEnv+"="+loopback)
+				seccompLoopbackEnv+"="+loopback, seccompLineEnv+"="+lines.addr,
+				seccompUntouchedEnv+"="+untouchedAddr,
+				seccompDatagramEnv+"="+datagrams.conn.LocalAddr().String(),
+				seccompUntouchedUDPEnv+"="+untouchedUDP.conn.LocalAddr().String())
+			var broker *os.File
+			if name != "checker" {
+				broker = handIn(t, lines.addr, datagrams.conn.LocalAddr().String())
+				cmd.ExtraFiles = []*os.File{broker}
+			}
 			out, err := cmd.CombinedOutput()
+			if broker != nil {
+				// The last holder of the channel: closing it ends the
+				// handed socket, if the child did not take it.
+				broker.Close()
+			}
 			if err != nil {
-				t.Fatalf("the child failed: %v\n%s", err, out)
+				// What the listeners saw is checked still: it shows from
+				// outside what the child's failure let through.
+				t.Errorf("the child failed: %v\n%s", err, out)
+			}
+			if broker != nil {
+				// What the line listener read of the handed socket, seen
+				// from outside the child: the line only where the filter
+				// let the child receive the socket and write on it.
+				want := ""
+				if name == "handed" {
+					want = handedLine
+				}
+				if got := lines.next(t); got != want {
+					t.Errorf("the line listener read %q of the handed socket, want %q", got, want)
+				}
+				// And what the datagram listeners received: the handed UDP
+				// socket's datagram, and at the untouched one the control's
+				// only, never the escape tried under the filter.
+				var wantDatagrams, wantUntouched []string
+				if name == "handed" {
+					wantDatagrams, wantUntouched = []string{handedDatagram}, []string{controlDatagram}
+				}
+				if got := datagrams.received(t); !slices.Equal(got, wantDatagrams) {
+					t.Errorf("the datagram listener received %q, want %q", got, wantDatagrams)
+				}
+				if got := untouchedUDP.received(t); !slices.Equal(got, wantUntouched) {
+					t.Errorf("the untouched datagram listener received %q, want %q", got, wantUntouched)
+				}
+			}
+			if n := reached.Load(); n != 0 {
+				t.Errorf("the untouched listener accepted %d connections, want none", n)
 			}
 			i := strings.Index(string(out), "seccomp child "+name+": ")
 			if i < 0 {
@@ -1575,6 +1614,17 @@ func TestSeccompKernelChild(t *testing.T) {
 	e.buf = uintptr(unsafe.Pointer(&e.page[0]))
 	if e.sock, err = unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0); err != nil {
 		t.Fatalf("socket: %v", err)
+	}
+	if e.standIn, err = unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0); err != nil {
+		t.Fatalf("socket: %v", err)
+	}
+	if e.standInUDP, err = unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0); err != nil {
+		t.Fatalf("socket: %v", err)
+	}
+	e.broker, e.handed, e.handedUDP = brokerFD, -1, -1
+	typ, err := unix.GetsockoptInt(e.broker, unix.SOL_SOCKET, unix.SO_TYPE)
+	if err != nil || typ != unix.SOCK_SEQPACKET {
+		t.Fatalf("descriptor %d is not the broker channel: SO_TYPE %d, %v", brokerFD, typ, err)
 	}
 	for tid := range taskStatus(t) {
 		if tid != e.pid {

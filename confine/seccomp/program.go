@@ -53,9 +53,8 @@ const (
 
 	x32SyscallBit = 0x40000000 // __X32_SYSCALL_BIT
 
-	errEPERM           = 1
-	errENOSYS          = 38
-	errEPROTONOSUPPORT = 93
+	errEPERM  = 1
+	errENOSYS = 38
 )
 
 // filterAction is a seccomp filter's return value: the action in the
@@ -74,13 +73,6 @@ func errnoAction(errno uint16) filterAction {
 const (
 	actEPERM  filterAction = seccompRetErrno | errEPERM
 	actENOSYS filterAction = seccompRetErrno | errENOSYS
-	// An MPTCP socket is refused with EPROTONOSUPPORT, what a kernel
-	// without MPTCP answers. Go's net package (mptcpsock_linux.go) probes
-	// MPTCP once with socket(..., IPPROTO_MPTCP): on EPROTONOSUPPORT or
-	// EINVAL it takes MPTCP as unsupported and uses plain TCP from then
-	// on, while any other error, EPERM included, leaves it trying MPTCP
-	// first on every dial and listen.
-	actEPROTONOSUPPORT filterAction = seccompRetErrno | errEPROTONOSUPPORT
 )
 
 var seccompActionNames = map[uint32]string{
@@ -95,9 +87,8 @@ var seccompActionNames = map[uint32]string{
 }
 
 var errnoNames = map[uint32]string{
-	errEPERM:           "EPERM",
-	errENOSYS:          "ENOSYS",
-	errEPROTONOSUPPORT: "EPROTONOSUPPORT",
+	errEPERM:  "EPERM",
+	errENOSYS: "ENOSYS",
 }
 
 // String names the action as the kernel's SECCOMP_RET_* constants do, with
@@ -150,7 +141,7 @@ type block struct {
 
 // Config is what a worker's filter depends on beside the rules table.
 type Config struct {
-	// Sockets says which sockets the worker may make.
+	// Sockets says what the worker may do with sockets.
 	Sockets Sockets
 	// PID is the worker's process id, the only process it may signal.
 	PID int
@@ -160,36 +151,17 @@ type Config struct {
 type Sockets int
 
 const (
-	// NoSockets: the calls of the rules marked net are refused, socket
-	// among them, so the worker makes no socket at all.
+	// NoSockets: the calls of the rules marked net are refused, so the
+	// worker holds no socket but the pipes and channels it was started
+	// with.
 	NoSockets Sockets = iota
-	// TCPSockets: socket only for IPv4 or IPv6 stream sockets of TCP
-	// (protocol 0 or IPPROTO_TCP), MPTCP answered EPROTONOSUPPORT, and
-	// the other calls marked net. No datagram socket is made.
-	TCPSockets
-	// TCPAndUDPSockets: as TCPSockets, and datagram sockets of UDP
-	// (protocol 0 or IPPROTO_UDP) too.
-	TCPAndUDPSockets
+	// HandedSockets: the worker makes no socket, connects, binds or
+	// sends to an address of its own (socket, socketpair, connect, bind,
+	// listen, accept, sendto, sendmsg and sendmmsg are refused), and may
+	// use the connected sockets its supervisor hands it over the broker
+	// channel: the calls of the rules marked net.
+	HandedSockets
 )
-
-// udp reports whether c admits datagram sockets.
-func (c Config) udp() bool { return c.Sockets == TCPAndUDPSockets }
-
-// socketTypes and socketProtocols are the socket types and protocols c's
-// filter admits on an IPv4 or IPv6 socket.
-func (c Config) socketTypes() []uint32 {
-	if c.udp() {
-		return []uint32{sockStream, sockDgram}
-	}
-	return []uint32{sockStream}
-}
-
-func (c Config) socketProtocols() []uint32 {
-	if c.udp() {
-		return []uint32{0, ipprotoTCP, ipprotoUDP}
-	}
-	return []uint32{0, ipprotoTCP}
-}
 
 // ruleBlock is the BPF block of r in c's filter.
 func ruleBlock(r rule, c Config) block {
@@ -237,13 +209,6 @@ func ruleBlock(r rule, c Config) block {
 	case namedCommands:
 		return block{result: actAllow, tests: []argTest{{arg: subArg[r.name],
 			values: commandValues(r.name), action: actEPERM}}}
-	case inetSocket:
-		return block{result: actAllow, tests: []argTest{
-			{arg: 0, values: []uint32{afInet, afInet6}, action: actEPERM},
-			{arg: 1, mask: sockTypeMask, values: c.socketTypes(), action: actEPERM},
-			{arg: 2, values: []uint32{ipprotoMPTCP}, onMatch: true, action: actEPROTONOSUPPORT},
-			{arg: 2, values: c.socketProtocols(), action: actEPERM},
-		}}
 	case namedOptions:
 		// A level no option names is refused; at each level named, an
 		// option not named with it.

@@ -23,8 +23,8 @@ const (
 	// and the result the worker writes to the supervisor.
 	byLanguage
 	// byNet: a net client run (net.connect, net.udp, http_get, and the
-	// host modules socket, urllib and requests): sockets and name
-	// resolution.
+	// host modules socket, urllib and requests): the connections its
+	// supervisor hands in over the broker channel.
 	byNet
 	// byHostModule: a host module's own I/O, pathlib's and ctypes' raw
 	// calls under --confine strict (the ffi suite and the escape targets
@@ -66,8 +66,8 @@ var groupTitles = map[group]string{
 	groupDescriptors: "the descriptors it holds, and polling them",
 	groupPaths:       "files by path, which Landlock holds",
 	groupIdentity:    "reading its own ids and limits",
-	groupSockets: "under a network grant only, IPv4 and IPv6 " +
-		"sockets of TCP, and of UDP under a UDP grant only",
+	groupSockets: "under a network grant only, the connected sockets the supervisor hands in: " +
+		"received, read and shut down; no socket, connect, bind or addressed send of the worker's own",
 }
 
 // argRule is how a call's arguments are held. Program and verdict each
@@ -98,11 +98,7 @@ const (
 	// namedCommands: the argument subArg, on its low 32 bits, is one of
 	// subCommands[call].
 	namedCommands
-	// inetSocket (socket): IPv4 or IPv6; a stream of protocol 0 or TCP,
-	// and where the filter admits UDP a datagram of protocol 0 or UDP;
-	// MPTCP answered EPROTONOSUPPORT.
-	inetSocket
-	// namedOptions (setsockopt, getsockopt): the level and the option,
+	// namedOptions (getsockopt): the level and the option,
 	// the second and third arguments on their low 32 bits, are a pair of
 	// socketOptions[call].
 	namedOptions
@@ -252,32 +248,24 @@ var rules = []rule{
 	{name: "getuid", group: groupIdentity, by: byLanguage, why: "the worker reads its own user id"},
 	{name: "geteuid", group: groupIdentity, by: byLanguage,
 		why: "the worker reads its own effective user id"},
-	{name: "uname", group: groupIdentity, by: byNet,
-		why: "the resolver reads the host name (os.Hostname) for its search list"},
 	{name: "prlimit64", group: groupIdentity, args: readLimit, by: byRuntime,
 		why: "getrlimit: the worker's own limits, read; setting one is refused"},
 
-	// Sockets, under a network grant only.
-	{name: "socket", group: groupSockets, args: inetSocket, net: true, by: byNet,
-		why: "net.connect, http_get and the resolver dial TCP; net.udp sends UDP"},
-	{name: "connect", group: groupSockets, net: true, by: byNet,
-		why: "a dial; Landlock holds the TCP port"},
-	{name: "bind", group: groupSockets, net: true, by: byHostModule,
-		why: "ctypes' bind in the escape targets; Landlock refuses a TCP " +
-			"bind, and a UDP one takes no port another process holds"},
+	// Sockets, under a network grant only: those the supervisor made
+	// and handed in. The worker makes none (socket, socketpair), and
+	// connects, binds and sends to an address (connect, bind, sendto,
+	// sendmsg, sendmmsg) with none: a handed-in datagram socket stays
+	// connected where the supervisor connected it.
+	{name: "recvmsg", group: groupSockets, net: true, by: byNet,
+		why: "a connection the supervisor made arrives on the broker channel (SCM_RIGHTS)"},
 	{name: "getsockopt", group: groupSockets, args: namedOptions, net: true, by: byNet,
-		why: "a dial reads its outcome (SO_ERROR)"},
-	{name: "setsockopt", group: groupSockets, args: namedOptions, net: true, by: byNet,
-		why: "the options a dial sets; SO_REUSEADDR and SO_REUSEPORT, " +
-			"which take a port another process holds, are refused"},
+		why: "net.FileConn reads the type of a socket handed in (SO_TYPE)"},
 	{name: "getsockname", group: groupSockets, net: true, by: byNet,
-		why: "a dialled socket's own address"},
-	{name: "getpeername", group: groupSockets, net: true, by: byNet, why: "a dialled socket's peer"},
-	{name: "sendto", group: groupSockets, net: true, by: byHostModule,
-		why: "ctypes' datagram to a named address in the escape " +
-			"targets; net's sockets are connected, and write"},
-	{name: "recvfrom", group: groupSockets, net: true, by: byHostModule,
-		why: "ctypes' wait for a datagram in the escape targets; net's sockets read"},
+		why: "net.FileConn reads a socket's own address"},
+	{name: "getpeername", group: groupSockets, net: true, by: byNet,
+		why: "net.FileConn reads a socket's peer"},
+	{name: "shutdown", group: groupSockets, net: true, by: byNet,
+		why: "closing a connection ends it for its peer: the supervisor holds the socket too"},
 }
 
 // subArg is the argument that carries the sub-command of each call with
@@ -311,25 +299,14 @@ var subCommands = map[string][]command{
 }
 
 // socketOptions are the options each socket option call may name, by
-// level and option, as Go's net package sets and reads them on a dial
-// (strace -f of net.connect, net.udp, http_get and the resolver); every
-// other pair is refused with EPERM. SO_REUSEADDR and SO_REUSEPORT among
-// them: on a datagram socket either lets a bind share a port another
-// process receives on, and take its datagrams. Go sets SO_REUSEADDR only
-// on a listener, which a run never makes. SO_BINDTODEVICE, IP_TRANSPARENT,
-// IP_FREEBIND, SO_MARK, filters (SO_ATTACH_FILTER) and the rest are
-// refused too.
+// level and option, as Go's net package reads them of a socket handed in
+// (net.FileConn); every other pair is refused with EPERM. setsockopt is
+// not allowed at all: net.FileConn tries TCP_NODELAY and the keep-alive
+// options on a TCP socket and takes the refusal silently, so the options
+// the supervisor's dial set are those the connection keeps.
 var socketOptions = map[string][]sockOption{
-	"setsockopt": {
-		{solSocket, soKeepalive, "SO_KEEPALIVE"}, // a dial's keep-alive, on by default
-		{solSocket, soBroadcast, "SO_BROADCAST"}, // set on every datagram socket
-		{ipprotoTCP, tcpNodelay, "TCP_NODELAY"},
-		{ipprotoTCP, tcpKeepidle, "TCP_KEEPIDLE"}, {ipprotoTCP, tcpKeepintvl, "TCP_KEEPINTVL"},
-		{ipprotoTCP, tcpKeepcnt, "TCP_KEEPCNT"},  // the keep-alive's timing
-		{ipprotoIPv6, ipv6V6only, "IPV6_V6ONLY"}, // cleared on every IPv6 socket
-	},
 	"getsockopt": {
-		{solSocket, soError, "SO_ERROR"}, // whether a connect that was in progress succeeded
+		{solSocket, soType, "SO_TYPE"}, // stream or datagram
 	},
 }
 
@@ -388,25 +365,8 @@ const (
 	threadCloneFlags = 0x00000100 | 0x00000200 | 0x00000400 | 0x00000800 | 0x00040000 | cloneThread |
 		0x00080000 | 0x00100000 | 0x00200000
 
-	afInet       = 2
-	afInet6      = 10
-	sockStream   = 1
-	sockDgram    = 2
-	sockTypeMask = 0xf // the socket type without SOCK_NONBLOCK and SOCK_CLOEXEC
-	ipprotoTCP   = 6
-	ipprotoUDP   = 17
-	ipprotoMPTCP = 262
-	ipprotoIPv6  = 41
-
-	solSocket    = 1  // SOL_SOCKET
-	soError      = 4  // SO_ERROR
-	soBroadcast  = 6  // SO_BROADCAST
-	soKeepalive  = 9  // SO_KEEPALIVE
-	tcpNodelay   = 1  // TCP_NODELAY
-	tcpKeepidle  = 4  // TCP_KEEPIDLE
-	tcpKeepintvl = 5  // TCP_KEEPINTVL
-	tcpKeepcnt   = 6  // TCP_KEEPCNT
-	ipv6V6only   = 26 // IPV6_V6ONLY
+	solSocket = 1 // SOL_SOCKET
+	soType    = 3 // SO_TYPE
 
 	tcgets     = 0x5401 // TCGETS
 	tiocgwinsz = 0x5413 // TIOCGWINSZ

@@ -19,7 +19,7 @@ func Summary() string {
 			b.WriteString(" and ")
 		}
 		fmt.Fprintf(&b, "%d calls on %s (%d under a network grant)",
-			allowedCount(Config{Sockets: NoSockets}, a), a.Name, allowedCount(Config{Sockets: TCPSockets},
+			allowedCount(Config{Sockets: NoSockets}, a), a.Name, allowedCount(Config{Sockets: HandedSockets},
 				a))
 	}
 	b.WriteString(", each named in one table with what in the worker needs it: ")
@@ -89,8 +89,6 @@ func restriction(r rule) string {
 			names = append(names, c.name)
 		}
 		return only(names)
-	case inetSocket:
-		return " of IPv4 and IPv6, TCP only, and UDP under a UDP grant (MPTCP answered EPROTONOSUPPORT)"
 	case namedOptions:
 		var names []string
 		for _, o := range socketOptions[r.name] {

@@ -95,27 +95,9 @@ func argVerdict(r rule, args [6]uint64, c Config) filterAction {
 		}
 		return allowIf(slices.ContainsFunc(subCommands[r.name],
 			func(c command) bool { return c.value == which }))
-	case inetSocket:
-		// A datagram socket only under a UDP grant: without one, the
-		// worker could send to any host and port, and bind any free port
-		// (Landlock holds TCP only).
-		domain, typ, proto := arg(0), arg(1)&sockTypeMask, arg(2)
-		if domain != afInet && domain != afInet6 || typ != sockStream && !(c.udp() && typ == sockDgram) {
-			return actEPERM
-		}
-		if proto == ipprotoMPTCP {
-			// What a kernel without MPTCP answers: Go's net package then
-			// takes MPTCP as unsupported and uses plain TCP from then on,
-			// while EPERM would leave it trying MPTCP on every dial.
-			return actEPROTONOSUPPORT
-		}
-		// Not SCTP, ICMP ("ping") or UDP-Lite. The kernel registers TCP
-		// for SOCK_STREAM only and UDP for SOCK_DGRAM only, and answers
-		// EPROTONOSUPPORT to any other pair.
-		return allowIf(proto == 0 || proto == ipprotoTCP || c.udp() && proto == ipprotoUDP)
 	case namedOptions:
-		// setsockopt and getsockopt(fd, level, option, ...): the pair
-		// must be one the worker's dials use.
+		// getsockopt(fd, level, option, ...): the pair must be one the
+		// worker reads of a socket handed in.
 		level, option := arg(1), arg(2)
 		return allowIf(slices.ContainsFunc(socketOptions[r.name], func(o sockOption) bool {
 			return o.level == level && o.option == option

@@ -62,7 +62,7 @@ func Assess(p core.Policy, h Held) core.Result {
 	}
 	// The container has internetClient under any net grant: it admits
 	// every host, and nothing on Windows holds a port.
-	gaps = append(gaps, core.HostGaps(p, false, false)...)
+	gaps = append(gaps, core.HostGaps(p)...)
 	if !h.Job {
 		gaps = append(gaps, core.Gap{Layer: core.LayerJobObject, Kind: core.GapUnheld,
 			Text: "the job object was not applied: starting a process is not held"})

@@ -49,6 +49,7 @@ var (
 	workerPkg  = []string{"./internal/worker/"}
 	doorPkg    = []string{"./door/"}
 	budgetPkg  = []string{"./budget/"}
+	brokerPkg  = []string{"./internal/broker/"}
 	receiptPkg = []string{"./receipt/"}
 	guardPkg   = []string{"./guard/"}
 	confinePkg = []string{"./confine/"}
@@ -148,12 +149,11 @@ var mutations = []Mutation{
 		Packages: guardPkg, Run: "^TestRefuses$", CaughtBy: "TestRefuses/a_dot-entry_of_a_home_that_is_a_link,_as_it_resolves",
 	},
 	{
-		Name: "resolver-reads-all-etc", File: "confine/linux/needs_linux_paths.go",
-		Old: "linuxResolver = []string{\"/etc/resolv.conf\", \"/etc/hosts\", \"/etc/nsswitch.conf\", " +
-			"\"/etc/gai.conf\",\n\t\t\"/etc/host.conf\"}",
-		New:      `linuxResolver = []string{"/etc"}`,
-		Packages: checksPkg, Focus: "a net grant adds the resolver",
-		CaughtBy: "spec: no-fs: a net grant adds the resolver's files to the reads, and nothing beside them",
+		Name: "tls-roots-read-all-etc", File: "confine/linux/needs_linux_paths.go",
+		Old:      `linuxTLSRoots = []string{"/etc/ssl/certs", "/etc/ssl/cert.pem", "/etc/pki/tls/certs",`,
+		New:      `linuxTLSRoots = []string{"/etc", "/etc/ssl/cert.pem", "/etc/pki/tls/certs",`,
+		Packages: checksPkg, Focus: "a net grant adds the TLS roots",
+		CaughtBy: "spec: no-fs: a net grant adds the TLS roots to the reads, and nothing beside them",
 	},
 	{
 		Name: "credential-cell-no", File: "confine/enforces.go",
@@ -227,16 +227,17 @@ var mutations = []Mutation{
 	// port: the filter's socket and option rules, and the policy's choice
 	// of them.
 	{
-		Name: "seccomp-datagram-without-udp-grant", File: "confine/seccomp/program.go",
-		Old:      `{arg: 1, mask: sockTypeMask, values: c.socketTypes(), action: actEPERM},`,
-		New:      `{arg: 1, mask: sockTypeMask, values: []uint32{sockStream, sockDgram}, action: actEPERM},`,
-		Packages: seccompPkg, CaughtBy: "TestSeccompCases, TestSeccompSimulation, TestSeccompKernel/tcp",
+		Name: "seccomp-handed-allows-connect", File: "confine/seccomp/rules.go",
+		Old: "\t{name: \"shutdown\", group: groupSockets, net: true, by: byNet,\n",
+		New: "\t{name: \"connect\", group: groupSockets, net: true, by: byNet, why: \"a mutation\"},\n" +
+			"\t{name: \"shutdown\", group: groupSockets, net: true, by: byNet,\n",
+		Packages: seccompPkg, CaughtBy: "TestSeccompCases, TestSeccompKernel/handed",
 	},
 	{
-		Name: "seccomp-allows-reuseaddr", File: "confine/seccomp/rules.go",
-		Old:      `{solSocket, soBroadcast, "SO_BROADCAST"},`,
-		New:      `{solSocket, soBroadcast, "SO_BROADCAST"}, {solSocket, 2, "SO_REUSEADDR"},`,
-		Packages: seccompPkg, CaughtBy: "TestSeccompCases, TestSeccompKernel/tcp, TestSeccompKernel/udp",
+		Name: "seccomp-getsockopt-any-option", File: "confine/seccomp/rules.go",
+		Old:      `{solSocket, soType, "SO_TYPE"}, // stream or datagram`,
+		New:      `{solSocket, soType, "SO_TYPE"}, {solSocket, 4, "SO_ERROR"}, // stream or datagram`,
+		Packages: seccompPkg, CaughtBy: "TestSeccompCases",
 	},
 	{
 		Name: "seccomp-option-level-unread", File: "confine/seccomp/program.go",
@@ -245,17 +246,10 @@ var mutations = []Mutation{
 		Packages: seccompPkg, CaughtBy: "TestSeccompCases, TestSeccompSimulation",
 	},
 	{
-		Name: "policy-udp-under-every-grant", File: "confine/linux/seccomp.go",
-		Old:      `		if len(p.Network.UDP) > 0 {`,
-		New:      `		if true {`,
+		Name: "policy-sockets-under-a-closed-network", File: "confine/linux/seccomp.go",
+		Old:      "\tif Brokered(p) {\n",
+		New:      "\tif true {\n",
 		Packages: linuxPkg, Run: "^TestSocketRuleOf$", CaughtBy: "TestSocketRuleOf",
-	},
-	{
-		Name: "policy-udp-under-every-grant-live", File: "confine/linux/seccomp.go",
-		Old:      `		if len(p.Network.UDP) > 0 {`,
-		New:      `		if true {`,
-		Packages: checksPkg, Focus: "a datagram under a TCP grant",
-		CaughtBy: "spec: under confinement the network [It] refuses, by the kernel alone, a datagram under a TCP grant of the same port (knock-out build)",
 	},
 	// The classes of the second audit's survivors: each with a test of
 	// what the code does that fails when the class's bug is made.
@@ -546,6 +540,38 @@ var mutations = []Mutation{
 		Old:      "\tif !opts.InProcess {\n",
 		New:      "\tif !opts.InProcess && (opts.Timeout > 0 || opts.MaxMemoryMB > 0) {\n",
 		Packages: rootPkg, Run: "^ExampleRun$", CaughtBy: "ExampleRun (ok none, want ok full)",
+	},
+	{
+		Name: "broker-rebinding-unchecked", File: "internal/broker/server_linux.go",
+		Old: "\tif named {\n", New: "\tif false && named {\n",
+		Packages: brokerPkg, Run: "^TestBrokerRefuses$",
+		CaughtBy: "TestBrokerRefuses/a_public_name_on_loopback (the listener gets the connection)",
+	},
+	{
+		Name: "broker-grant-unchecked", File: "internal/broker/grants.go",
+		Old: "\tcase err == nil:\n", New: "\tcase true:\n",
+		Packages: brokerPkg, Run: "^TestBroker(Refuses|CountsTheGrant)$",
+		CaughtBy: "TestBrokerRefuses/another_port, TestBrokerCountsTheGrant",
+	},
+	{
+		Name: "broker-end-leaves-sockets-open", File: "internal/broker/server_linux.go",
+		Old:      "\tcontrol(h.c, func(fd int) { _ = unix.Shutdown(fd, unix.SHUT_RDWR) })\n\th.c.Close()\n",
+		New:      "\th.c.Close()\n",
+		Packages: brokerPkg, Run: "^TestBrokerEndShutsDown$",
+		CaughtBy: "TestBrokerEndShutsDown (the peer sees no end of the stream)",
+	},
+	{
+		Name: "broker-worker-dials-itself", File: "internal/worker/worker.go",
+		Old: "\tif w.broker == nil {\n\t\treturn nil\n\t}\n", New: "\treturn nil\n",
+		Packages: runPkg, Run: "^Test(Run|Pool)Brokered$",
+		CaughtBy: "TestRunBrokered/default (the worker's own socket is refused: E319)",
+	},
+	{
+		Name: "broker-never-used", File: "confine/linux/seccomp.go",
+		Old:      "\treturn p.Enforced && (p.Network.Mode == core.NetHosts || p.Network.Mode == core.NetOpen)\n",
+		New:      "\treturn false\n",
+		Packages: runPkg, Run: "^TestRunBrokered$",
+		CaughtBy: "TestRunBrokered/default (no connection listed)",
 	},
 	allowed("io_uring_enter"),
 	allowed("lsetxattr"),

@@ -18,6 +18,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/bounded"
+	"github.com/sabline/sabline/internal/broker"
 	"github.com/sabline/sabline/internal/watch"
 	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/lang"
@@ -51,6 +52,9 @@ type workerProc struct {
 	closers  []io.Closer   // what the supervisor holds for it: closed at retirement
 	relay    relay         // the copies between the caller's streams and the worker's pipes
 	relayed  []lang.FileID // the caller's files among them, which its file effects refuse
+	// broker makes its runs' connections: nil unless its policy is one
+	// the system brokers (confine.Brokered).
+	broker *broker.Broker
 }
 
 // workerSpec is how a worker is started.
@@ -124,6 +128,14 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	if err != nil {
 		return fail(err)
 	}
+	var brokered *os.File
+	if confine.Brokered(s.policy) {
+		if brokered, w.broker, err = broker.Pair(nil); err != nil {
+			return fail(codes.Errorf(codes.E310, "the worker's broker channel: %w", err))
+		}
+		theirs = append(theirs, brokered)
+		w.closers = append(w.closers, w.broker)
+	}
 	w.cmd = &exec.Cmd{
 		Path:   exe,
 		Args:   []string{os.Args[0], wire.WorkerArg},
@@ -134,7 +146,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		Stderr: std[2],
 	}
 	w.cmd.Env, w.procs = oneProc(w.cmd.Env)
-	passPipes(w.cmd, reqR, resW, tool)
+	passPipes(w.cmd, reqR, resW, tool, brokered)
 	// The supervisor's side of confinement: a session of its own and the
 	// parent-death signal on Linux, the job object and the AppContainer
 	// on Windows. What it could not do, the worker's own check of itself
@@ -403,12 +415,20 @@ func (w *workerProc) end() {
 	}
 }
 
-// observe is what the supervisor saw of the worker (receipt.Observed): how
-// it ended, once it has, and, for a worker that ran one run alone, the
-// kernel's count of its time and memory and what it wrote on the streams
-// the supervisor relays.
+// begin starts a run of the worker under b, whose policy is p: its
+// broker, when it has one, makes that run's connections.
+func (w *workerProc) begin(b budget.Budget, p core.Policy) {
+	w.broker.Begin(broker.GrantsOf(b, p))
+}
+
+// observe is what the supervisor saw of the worker (receipt.Observed) for
+// the run that is ending: the connections its broker made for the run,
+// which it shuts down; how the worker ended, once it has; and, for a
+// worker that ran one run alone, the kernel's count of its time and
+// memory and what it wrote on the streams the supervisor relays.
 func (w *workerProc) observe() receipt.Observed {
 	var o receipt.Observed
+	o.Connections, o.ConnectionsUnlisted = w.broker.End()
 	if !w.exited() {
 		return o
 	}

@@ -710,6 +710,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	if p.cfg.Receipts != "" {
 		keep = func(report string) string { return rec.KeepCrashReport(p.cfg.Receipts, report) }
 	}
+	w.begin(j.b, core.OSPolicy(j.b, core.Options{Mode: p.cfg.Confine}))
 	if err := w.send(wire.Job{
 		Program: j.name,
 		Source:  j.src,

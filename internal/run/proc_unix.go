@@ -16,15 +16,22 @@ import (
 )
 
 // passPipes gives the worker the request pipe as descriptor 3, the result
-// pipe as 4 and, when the host passed one, the tool channel as 5. Its
-// session, process group and parent-death signal are confine's
-// (PrepareWorker).
-func passPipes(cmd *exec.Cmd, req, res, tool *os.File) {
+// pipe as 4, then the tool channel when the host passed one and the
+// broker channel when the run has one, each named in the worker's
+// arguments by its number ("-" for a tool channel it has not, before a
+// broker channel it has). Its session, process group and parent-death
+// signal are confine's (PrepareWorker).
+func passPipes(cmd *exec.Cmd, req, res, tool, brokered *os.File) {
 	cmd.ExtraFiles = []*os.File{req, res}
 	cmd.Args = append(cmd.Args, "3", "4")
-	if tool != nil {
-		cmd.ExtraFiles = append(cmd.ExtraFiles, tool)
-		cmd.Args = append(cmd.Args, "5")
+	for i, f := range []*os.File{tool, brokered} {
+		switch {
+		case f != nil:
+			cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+			cmd.Args = append(cmd.Args, strconv.Itoa(2+len(cmd.ExtraFiles)))
+		case i == 0 && brokered != nil:
+			cmd.Args = append(cmd.Args, "-")
+		}
 	}
 }
 

@@ -13,8 +13,10 @@ import (
 )
 
 // passPipes lets the worker inherit the pipe handles, and the tool
-// channel's when there is one, and names them as its arguments.
-func passPipes(cmd *exec.Cmd, req, res, tool *os.File) {
+// channel's when there is one, and names them as its arguments. A
+// Windows run has no broker channel (broker.Pair fails there): brokered
+// is always nil.
+func passPipes(cmd *exec.Cmd, req, res, tool, _ *os.File) {
 	files := []*os.File{req, res}
 	if tool != nil {
 		files = append(files, tool)

@@ -156,6 +156,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		w.kill()
 		return c.finish(receipt.OutcomeOf(err))
 	}
+	w.begin(r.Budget, c.derived)
 	w.relay.feedInput()
 	go func() {
 		_ = w.send(req) // a worker that died early is seen by its wait

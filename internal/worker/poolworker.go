@@ -66,6 +66,7 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 			Budget: j.Budget, Cwd: j.Cwd, Guard: req.Guard, Args: j.Args,
 			Stdin: bytes.NewReader(j.Stdin), Stdout: out, Tool: w.tool,
 			Layers: res.Confinement.Layers, Refusal: refusal, Relayed: req.Relayed,
+			Dial: w.dial(),
 		}
 		ran, err := job.Run(cfg, job.Program{Path: j.Program, Source: j.Source, Root: j.Root}, job.Hooks{
 			Running: func(in *lang.Interp) func() {
@@ -73,6 +74,9 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 				return func() { current.Store(nil) }
 			},
 		})
+		if w.broker != nil {
+			w.broker.CloseAll() // the supervisor shuts them down too: nothing of one run's reaches the next
+		}
 		r := wire.JobResult{Files: ran.Files, Effects: ran.Effects}
 		r.Timings.CompileMS, r.Timings.RunMS = receipt.MS(ran.Compile), receipt.MS(ran.Run)
 		mem.End()

@@ -23,7 +23,7 @@ import (
 // as a worker hands the language confine.Refusals for the system it runs
 // on (lang.Refusal). On
 // Linux, Landlock answers EACCES and EXDEV, and EPERM from ABI 6 (its
-// signal and socket scopes); seccomp EPERM, ENOSYS or EPROTONOSUPPORT; the
+// signal and socket scopes); seccomp EPERM or ENOSYS; the
 // capability drop EPERM; a layer of another system nothing. On macOS the
 // profile answers EPERM and EACCES is the file's own; on Windows the
 // layers answer Windows errors, not the Unix names. The cases of another
@@ -46,8 +46,8 @@ func TestRefusal(t *testing.T) {
 		{name: "ENOSYS under every layer", sys: linux, err: syscall.ENOSYS, layers: all, want: []string{"seccomp"}},
 		{name: "EXDEV under every layer: a rename Landlock refuses", sys: linux, err: syscall.EXDEV, layers: all,
 			want: []string{"landlock-abi7"}},
-		{name: "EPROTONOSUPPORT under every layer: an MPTCP socket the filter refuses", sys: linux,
-			err: syscall.EPROTONOSUPPORT, layers: all, want: []string{"seccomp"}},
+		{name: "EPROTONOSUPPORT under every layer: no layer answers it", sys: linux,
+			err: syscall.EPROTONOSUPPORT, layers: all},
 		{name: "EACCES in a path error wrapped", sys: linux, err: fmt.Errorf("run: %w", &fs.PathError{Op: "open", Path: "/x", Err: syscall.EACCES}),
 			layers: all, want: []string{"landlock-abi7"}},
 		{name: "EPERM in a syscall error", sys: linux, err: os.NewSyscallError("socket", syscall.EPERM), layers: all, want: all},

@@ -27,6 +27,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/broker"
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/job"
 	"github.com/sabline/sabline/internal/phase"
@@ -41,7 +42,7 @@ import (
 // thread, runs the fault-injection hook if asked, runs the program, and
 // writes a wire.Record to the result pipe. It returns the exit status.
 func Main(args []string) int {
-	reqFile, resFile, toolFile, err := workerPipes(args)
+	reqFile, resFile, toolFile, brokerFile, err := workerPipes(args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 		return codes.ExitCrashed
@@ -55,6 +56,12 @@ func Main(args []string) int {
 		tool = toolFile
 	}
 	w := &worker{out: resFile, tool: lang.NewToolChannel(tool)}
+	if brokerFile != nil {
+		if w.broker, err = broker.NewClient(brokerFile); err != nil {
+			fmt.Fprintln(os.Stderr, "sabline: worker:", err)
+			return codes.ExitCrashed
+		}
+	}
 	// The marker is for the process the supervisor started, not for
 	// anything the program may start in turn.
 	os.Unsetenv(wire.WorkerMarker)
@@ -77,11 +84,15 @@ func Main(args []string) int {
 }
 
 type worker struct {
-	mu    sync.Mutex // one record at a time on the result pipe
-	out   io.WriteCloser
-	tool  *lang.ToolChannel // the host's tool channel, with no ends when it passed none
-	crash *os.File          // the crash file, opened to append; nil when it could not be made
-	done  bool
+	mu   sync.Mutex // one record at a time on the result pipe
+	out  io.WriteCloser
+	tool *lang.ToolChannel // the host's tool channel, with no ends when it passed none
+	// broker asks the supervisor for every connection of a run under a
+	// net grant: nil when the supervisor passed no broker channel, and
+	// the run dials itself (--no-confine, or a system with no broker).
+	broker *broker.Client
+	crash  *os.File // the crash file, opened to append; nil when it could not be made
+	done   bool
 }
 
 // send writes one record on the result pipe. The worker sends a record
@@ -130,6 +141,7 @@ func (w *worker) job(req *wire.Request, res *wire.Record) error {
 	cfg := lang.Config{
 		Budget: req.Budget, Cwd: req.Cwd, Guard: req.Guard, Args: req.Args,
 		Stdin: os.Stdin, Stdout: os.Stdout, Tool: w.tool, Refusal: refusal, Relayed: req.Relayed,
+		Dial: w.dial(),
 	}
 	ran, err := job.Run(cfg, job.Program{Path: req.Program, Source: req.Source}, job.Hooks{
 		Compiled: func(in *lang.Interp, prog *lang.Compiled) error { return w.ready(req, res, in, prog) },
@@ -147,6 +159,15 @@ func (w *worker) job(req *wire.Request, res *wire.Record) error {
 		phase.Mark("program ran")
 	}
 	return err
+}
+
+// dial is how the worker's runs open connections: through the broker
+// when it has one, else nil (each run dials itself).
+func (w *worker) dial() lang.DialFunc {
+	if w.broker == nil {
+		return nil
+	}
+	return w.broker.Dial
 }
 
 // ready is the worker's turn between the compile and the first

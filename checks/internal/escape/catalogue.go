@@ -626,6 +626,12 @@ func inheritedCall(id, threat, call, unconfined string, expect Outcome) Target {
 	return t
 }
 
+// handedNote says why a socket of the worker's own meets EPERM under any
+// net grant.
+const handedNote = "under a net grant the worker makes no socket of its own: its supervisor " +
+	"connects for it and hands the connected socket in, and the filter refuses socket, connect, " +
+	"bind and addressed sends"
+
 var network = []Target{
 	{
 		ID: "net-tcp4", Group: GroupNetwork, Witness: WitnessListener,
@@ -705,9 +711,8 @@ report(ctypes.syscall("socket", 2, 1, 262))  # AF_INET, SOCK_STREAM, IPPROTO_MPT
 report(ctypes.syscall("socket", 2, 1, 262))  # AF_INET, SOCK_STREAM, IPPROTO_MPTCP
 `,
 		Row: "net-host", Language: ctypes,
-		Expect: seccomp("EPROTONOSUPPORT"), Unconfined: Went,
-		Note: "EPROTONOSUPPORT, as from a kernel without MPTCP, so that Go's net package falls back to " +
-			"TCP",
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: handedNote,
 	},
 	{
 		ID: "net-unix-path", Group: GroupNetwork, Witness: WitnessListener,
@@ -799,7 +804,8 @@ else:
     report(ctypes.syscall("bind", s.ret, inet(0), 16))
 `,
 		Row: "net-host", Language: ctypes,
-		Expect: landlock("EACCES"), Unconfined: Went,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: handedNote,
 	},
 	{
 		ID: "net-bind-net-grant", Group: GroupNetwork,
@@ -813,15 +819,40 @@ else:
     report(ctypes.syscall("bind", s.ret, inet(0), 16))
 `,
 		Row: "net-any", Language: ctypes,
-		Expect: landlock("EACCES"), Unconfined: Went,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: handedNote,
 	},
 	{
 		ID: "net-other-port-host-grant", Group: GroupNetwork, Witness: WitnessListener,
-		Threat:  "connect to a port the grant does not name",
-		Budget:  "io,net:127.0.0.1:$PORT",
-		Program: "c = net.connect(\"127.0.0.1\", $PORT2)\nprint(\"RESULT ok\")\n",
-		Row:     "net-host", Language: "net:127.0.0.1:$PORT2",
-		Expect: landlock("EACCES"), Unconfined: Went,
+		Threat: "connect to a port the grant does not name",
+		Budget: "io,net:127.0.0.1:$PORT",
+		Program: `ctypes = ffi.module("ctypes")
+s = ctypes.syscall("socket", 2, 1, 0)  # AF_INET, SOCK_STREAM
+if s.errno:
+    report(s, "step=socket")
+else:
+    report(ctypes.syscall("connect", s.ret, inet($PORT2), 16), "step=connect")
+`,
+		Row: "net-host", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: handedNote + "; Landlock, alone, refuses the connect (EACCES): it handles TCP " +
+			"connects with no port allowed",
+	},
+	{
+		ID: "net-granted-port-host-grant", Group: GroupNetwork, Witness: WitnessListener,
+		Threat: "connect on a socket of the program's own to the very port the grant names",
+		Budget: "io,net:127.0.0.1:$PORT",
+		Program: `ctypes = ffi.module("ctypes")
+s = ctypes.syscall("socket", 2, 1, 0)  # AF_INET, SOCK_STREAM
+if s.errno:
+    report(s, "step=socket")
+else:
+    report(ctypes.syscall("connect", s.ret, inet($PORT), 16), "step=connect")
+`,
+		Row: "net-host", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: handedNote + ", even to a granted host and port, so that each connection is one " +
+			"the supervisor checked and counted",
 	},
 	{
 		ID: "net-udp-host-grant", Group: GroupNetwork, Witness: WitnessListener,
@@ -840,8 +871,7 @@ else:
 `,
 		Row: "net-host", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Went,
-		Note: "a net grant is TCP unless it says udp: without a UDP grant the filter makes no datagram " +
-			"socket",
+		Note: handedNote,
 	},
 	sharedBind("net-udp-reuseaddr-host-grant",
 		"take another process's datagrams by binding its UDP port with SO_REUSEADDR, under a grant of "+
@@ -859,13 +889,120 @@ else:
 		"io,net:udp:127.0.0.1:$UDPPORT", "net-udp", 15, "SO_REUSEPORT"),
 	{
 		ID: "net-udp-other-port-udp-grant", Group: GroupNetwork, Witness: WitnessListener,
-		Threat:  "send a datagram to a port the UDP grant does not name",
-		Budget:  "io,net:udp:127.0.0.1:$PORT",
-		Program: "c = net.udp(\"127.0.0.1\", $UDPPORT)\nc.send(\"escaped\")\nprint(\"RESULT ok\")\n",
-		Row:     "net-udp", Language: "net:udp:127.0.0.1:$UDPPORT",
-		Expect: languageOnly, Unconfined: Went,
-		Gap: "Landlock holds TCP ports only, so no layer holds the host and port of a datagram: under " +
-			"a UDP grant they are the language's, as ENFORCES says (net:udp is partly held)",
+		Threat: "send a datagram to a port the UDP grant does not name",
+		Budget: "io,net:udp:127.0.0.1:$PORT",
+		Program: `ctypes = ffi.module("ctypes")
+s = ctypes.syscall("socket", 2, 2, 0)  # AF_INET, SOCK_DGRAM
+if s.errno:
+    report(s, "step=socket")
+else:
+    report(ctypes.syscall("sendto", s.ret, "escaped", 7, 0, inet($UDPPORT), 16), "step=sendto")
+`,
+		Row: "net-udp", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: handedNote,
+	},
+	{
+		ID: "net-udp-reconnect-udp-grant", Group: GroupNetwork, Witness: WitnessListener,
+		Threat: "connect the datagram socket a UDP grant hands in to another port, and send on it",
+		Budget: "io,net:udp:127.0.0.1:$PORT",
+		Program: `ctypes = ffi.module("ctypes")
+c = net.udp("127.0.0.1", $PORT)
+# Every descriptor the worker may hold, the socket handed in among them:
+# the first that connects to $UDPPORT gets the datagram.
+met = {}
+went = -1
+for fd in range(3, 64):
+    r = ctypes.syscall("connect", fd, inet($UDPPORT), 16)
+    if not r.errno:
+        went = fd
+        break
+    met[r.errno] = met.get(r.errno, 0) + 1
+if went >= 0:
+    report(ctypes.syscall("write", went, "escaped", 7), "step=write fd=%d" % went)
+else:
+    # One errno for every descriptor, or all those met, which no layer names.
+    print("RESULT errno=%s step=connect" % (",".join(sorted(met.keys())) or "none"))
+`,
+		Row: "net-udp", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "the worker cannot connect any socket it holds, the ones handed in too: a datagram " +
+			"socket stays connected where the supervisor connected it (under --no-confine net.udp " +
+			"dials itself, and the control's connect and write reach the listener)",
+	},
+	{
+		ID: "net-udp-sendmsg-udp-grant", Group: GroupNetwork, Witness: WitnessListener,
+		Threat: "send a datagram to another port with an address on it, on the socket a UDP grant " +
+			"hands in",
+		Budget: "io,net:udp:127.0.0.1:$PORT",
+		Program: `ctypes = ffi.module("ctypes")
+c = net.udp("127.0.0.1", $PORT)
+# The datagram socket handed in, found by connecting each descriptor to
+# the peer it has: a pipe or a Unix socket refuses that, and is not sent
+# on. Where the filter refuses the probe (EPERM), it tells nothing of the
+# descriptor, and the send is tried.
+met = {}
+went = -1
+for fd in range(3, 64):
+    p = ctypes.syscall("connect", fd, inet($PORT), 16)
+    if p.errno and p.errno != "EPERM":
+        continue
+    r = ctypes.syscall("sendto", fd, "escaped", 7, 0, inet($UDPPORT), 16)
+    if not r.errno:
+        went = fd
+        break
+    met[r.errno] = met.get(r.errno, 0) + 1
+if went >= 0:
+    print("RESULT ok fd=%d" % went)
+else:
+    print("RESULT errno=%s step=sendto" % (",".join(sorted(met.keys())) or "none"))
+`,
+		Row: "net-udp", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "an address on a send overrides a connected datagram socket's peer: the filter " +
+			"refuses sendto, sendmsg and sendmmsg under every grant",
+	},
+	{
+		ID: "net-dns-udp-host-grant", Group: GroupNetwork, Witness: WitnessListener,
+		Threat: "ask a name server of the program's choosing, over UDP, under a grant of a host by name",
+		Budget: "io,net:example.org:443",
+		Program: `ctypes = ffi.module("ctypes")
+# A query for example.org's A record: id, flags (RD), one question.
+query = (le(0x5ab1, 2) + bytes([1, 0, 0, 1, 0, 0, 0, 0, 0, 0]) +
+         bytes([7]) + bytes("example") + bytes([3]) + bytes("org") + bytes([0, 0, 1, 0, 1]))
+s = ctypes.syscall("socket", 2, 2, 0)  # AF_INET, SOCK_DGRAM
+if s.errno:
+    report(s, "step=socket")
+else:
+    report(ctypes.syscall("sendto", s.ret, query, len(query), 0, inet($UDPPORT), 16), "step=sendto")
+`,
+		Row: "net-host", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "the listener on loopback stands for a resolver; the supervisor looks a granted name up " +
+			"itself, so the worker has no use for one: " + handedNote,
+	},
+	{
+		ID: "net-dns-tcp-host-grant", Group: GroupNetwork, Witness: WitnessListener,
+		Threat: "ask a name server of the program's choosing, over TCP, under a grant of a host by name",
+		Budget: "io,net:example.org:443",
+		Program: `ctypes = ffi.module("ctypes")
+query = (le(0x5ab1, 2) + bytes([1, 0, 0, 1, 0, 0, 0, 0, 0, 0]) +
+         bytes([7]) + bytes("example") + bytes([3]) + bytes("org") + bytes([0, 0, 1, 0, 1]))
+s = ctypes.syscall("socket", 2, 1, 0)  # AF_INET, SOCK_STREAM
+if s.errno:
+    report(s, "step=socket")
+else:
+    r = ctypes.syscall("connect", s.ret, inet($PORT), 16)
+    if r.errno:
+        report(r, "step=connect")
+    else:
+        msg = bytes([len(query) >> 8, len(query) & 255]) + query
+        report(ctypes.syscall("write", s.ret, msg, len(msg)), "step=write")
+`,
+		Row: "net-host", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "the listener on loopback stands for a resolver, which asks over TCP when an answer is " +
+			"long; Landlock, alone, refuses the connect too (EACCES): it allows no TCP port, 53 included",
 	},
 }
 
@@ -900,8 +1037,7 @@ else:
 `,
 		Row: row, Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Went,
-		Note: "the filter refuses " + optName +
-			" under every grant, and the datagram socket itself without a UDP grant",
+		Note: handedNote + "; were the socket made, the filter would refuse " + optName,
 	}
 }
 

@@ -62,8 +62,8 @@ var Groups = []string{GroupFiles, GroupNetwork, GroupProcesses, GroupKernel, Gro
 // Linux BySeccomp or ByLandlock, on macOS core.LayerSandboxProfile, on
 // Windows confine.layerAppContainer, confine.layerJobObject and the rest.
 const (
-	// BySeccomp: the seccomp filter refused the call (EPERM, ENOSYS or
-	// EPROTONOSUPPORT on Linux).
+	// BySeccomp: the seccomp filter refused the call (EPERM or ENOSYS on
+	// Linux).
 	BySeccomp = kernelreport.BySeccomp
 	// ByLandlock: Landlock refused it (EACCES, or EXDEV for a link or
 	// rename across directories), or its scope kept a signal from another

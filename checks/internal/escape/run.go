@@ -437,7 +437,7 @@ var cannotAttempt = regexp.MustCompile(
 //
 // Where the attempt was stopped, the errno names the layer, as
 // confine.RefusedBy says for the system (on Linux seccomp answers EPERM,
-// ENOSYS or EPROTONOSUPPORT, Landlock EACCES or EXDEV; on macOS the
+// or ENOSYS, Landlock EACCES or EXDEV; on macOS the
 // profile EPERM), and on Linux a victim unchanged after a call that went through was kept
 // from its signal by Landlock's scope.
 func Observe(t Target, confined Run, unconfined *Run, goos string) Outcome {

@@ -1,0 +1,157 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine/core"
+)
+
+// Grants are what one run may connect to: its budget's net items, each
+// counted with its @N as the language counts it, and whether a granted
+// module widened its policy to every host, whose own connections then go
+// wherever it asks.
+type Grants struct {
+	Budget  budget.Budget
+	AnyHost bool
+}
+
+// GrantsOf returns the grants of a run under b, whose policy is p.
+func GrantsOf(b budget.Budget, p core.Policy) Grants {
+	return Grants{Budget: b, AnyHost: p.HostsWidened()}
+}
+
+// admission is the broker's hold on one run's grants: the meter that
+// counts each connection against the item that admits it.
+type admission struct {
+	g     Grants
+	meter *budget.Meter
+}
+
+func newAdmission(g Grants) *admission {
+	return &admission{g: g, meter: budget.NewMeter(g.Budget, nil)}
+}
+
+// admit checks r against the run's grants and counts it. It returns the
+// item that admitted it ("" for one a widening module made) and whether
+// that item names its host (a grant of any host reaches any address).
+func (a *admission) admit(r Request) (grant string, named bool, err error) {
+	e := budget.Effect{Kind: budget.Net, UDP: r.Network == UDP, Host: r.Host, Port: r.Port}
+	it, err := a.meter.Use(e)
+	switch {
+	case err == nil:
+		return it.String(), it.Host != "", nil
+	case a.g.AnyHost && r.Network == TCP:
+		return "", false, nil
+	case errors.Is(err, budget.ErrUsedUp):
+		return "", false, codes.Errorf(codes.E303, "%v", err)
+	default:
+		return "", false, codes.Errorf(codes.E302, "%v", err)
+	}
+}
+
+// Reachable returns those of addrs, the addresses host was looked up to,
+// that a connection granted by naming host may go to, in their order:
+//
+//   - host is an address: that address, which the grant names;
+//   - host is localhost, or a name beneath .localhost: loopback
+//     addresses only;
+//   - any other name: public addresses only. A private, loopback,
+//     link-local, shared (100.64.0.0/10), unspecified or multicast address
+//     behind a name could be a rebinding (a name that answers with an
+//     address inside the operator's network), so it is reached only where
+//     a grant names the address itself.
+//
+// None left is an E335 that says which addresses were refused and how
+// to grant one.
+func Reachable(host string, addrs []netip.Addr) ([]netip.Addr, error) {
+	if a, err := netip.ParseAddr(trimBrackets(host)); err == nil {
+		return []netip.Addr{a.Unmap()}, nil
+	}
+	local := strings.EqualFold(host, "localhost") ||
+		strings.HasSuffix(strings.ToLower(host), ".localhost")
+	var out, refused []netip.Addr
+	for _, a := range addrs {
+		a = a.Unmap()
+		if local && a.IsLoopback() || !local && public(a) {
+			out = append(out, a)
+		} else {
+			refused = append(refused, a)
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	if len(refused) == 0 {
+		return nil, codes.Errorf(codes.E315, "%s has no address", host)
+	}
+	if local {
+		return nil, codes.Errorf(codes.E335, "%s resolved to %s, not a loopback address: "+
+			"localhost reaches this machine only", host, refused[0])
+	}
+	return nil, codes.Errorf(codes.E335, "%s resolved to %s only, which a grant of a name does not "+
+		"reach (a private or loopback address behind a name could be a rebinding): grant the "+
+		"address itself, as net:%s, to reach it", host, joinAddrs(refused), hostForm(refused[0]))
+}
+
+// public reports whether a is an address of the public internet: none of
+// the special ranges Reachable refuses behind a name.
+func public(a netip.Addr) bool {
+	switch {
+	case !a.IsValid(), a.IsUnspecified(), a.IsLoopback(), a.IsPrivate(), a.IsMulticast(),
+		a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast():
+		return false
+	}
+	for _, p := range notPublic {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// notPublic are the ranges beyond netip's predicates that no public name
+// should answer with: this network, shared address space (carrier-grade
+// NAT), IETF protocol assignments, the benchmarking range, the limited
+// broadcast and the discard prefix, and NAT64's well-known local prefix.
+var notPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("100::/64"),
+}
+
+// hostForm is how a grant writes a: an IPv6 address in brackets.
+func hostForm(a netip.Addr) string {
+	if a.Is6() {
+		return "[" + a.String() + "]"
+	}
+	return a.String()
+}
+
+func joinAddrs(as []netip.Addr) string {
+	s := make([]string, 0, len(as))
+	for i, a := range as {
+		if i == 4 {
+			s = append(s, fmt.Sprintf("%d more", len(as)-4))
+			break
+		}
+		s = append(s, a.String())
+	}
+	return core.JoinAnd(s)
+}
+
+// trimBrackets is h without the brackets a grant writes an IPv6 address in.
+func trimBrackets(h string) string {
+	if len(h) > 1 && h[0] == '[' && h[len(h)-1] == ']' {
+		return h[1 : len(h)-1]
+	}
+	return h
+}

@@ -1,0 +1,394 @@
+package broker
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/netip"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/receipt"
+)
+
+// channel is both ends of a broker channel in this process: the broker
+// and the client a worker would hold. Names resolve through hosts.
+func channel(t *testing.T, hosts map[string][]netip.Addr) (*Broker, *Client) {
+	t.Helper()
+	lookup := func(_ context.Context, host string) ([]netip.Addr, error) {
+		if a, ok := hosts[host]; ok {
+			return a, nil
+		}
+		return nil, errors.New("no such host")
+	}
+	theirs, b, err := Pair(lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	c, err := NewClient(theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, c
+}
+
+// begin starts a run of b under the budget text.
+func begin(b *Broker, text string) {
+	bud := budget.MustParse("/", text)
+	b.Begin(GrantsOf(bud, core.OSPolicy(bud, core.Options{})))
+}
+
+// listener is a loopback TCP listener the test started, and its port.
+func listener(t *testing.T) (net.Listener, string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// nothingArrived fails unless l has no connection waiting: a connection
+// the broker made would be in l's queue before Dial returned.
+func nothingArrived(t *testing.T, l net.Listener) {
+	t.Helper()
+	_ = l.(*net.TCPListener).SetDeadline(time.Now())
+	defer l.(*net.TCPListener).SetDeadline(time.Time{})
+	if c, err := l.Accept(); err == nil {
+		c.Close()
+		t.Fatal("the listener got a connection the broker should not have made")
+	}
+}
+
+// bounded is the longest a test waits for a peer to see what it should:
+// past it, what the peer waits for is not coming.
+const bounded = time.Minute
+
+// readEnd fails unless peer sees the end of the stream within bounded.
+func readEnd(t *testing.T, peer net.Conn, after string) {
+	t.Helper()
+	_ = peer.SetReadDeadline(time.Now().Add(bounded))
+	buf := make([]byte, 1)
+	if n, err := peer.Read(buf); n != 0 || err != io.EOF {
+		t.Fatalf("%s the peer read %d bytes, %v; want the end of the stream", after, n, err)
+	}
+}
+
+func dial(c *Client, network, address string) (net.Conn, error) {
+	return c.Dial(context.Background(), network, address)
+}
+
+func TestBrokerConnects(t *testing.T) {
+	b, c := channel(t, map[string][]netip.Addr{"localhost": addrs("127.0.0.1")})
+	l, port := listener(t)
+	begin(b, "io,net:localhost:"+port)
+	conn, err := dial(c, "tcp", "localhost:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	if _, err := io.WriteString(conn, "hello\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = peer.SetReadDeadline(time.Now().Add(bounded))
+	line, err := bufio.NewReader(peer).ReadString('\n')
+	if err != nil || line != "hello\n" {
+		t.Fatalf("the peer read %q, %v", line, err)
+	}
+	if _, err := io.WriteString(peer, "answer"); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 6)
+	if _, err := io.ReadFull(conn, buf); err != nil || string(buf) != "answer" {
+		t.Fatalf("read %q, %v", buf, err)
+	}
+	// The supervisor still holds the socket: the close must still reach
+	// the peer.
+	conn.Close()
+	readEnd(t, peer, "after the close")
+	peer.Close()
+	list, unlisted := b.End()
+	if len(list) != 1 || unlisted != 0 {
+		t.Fatalf("End = %+v, %d; want one connection", list, unlisted)
+	}
+	got := list[0]
+	if got.Network != TCP || got.Host != "localhost" || got.Grant != "net:localhost:"+port ||
+		got.Address != "127.0.0.1:"+port || got.Code != "" {
+		t.Errorf("connection = %+v", got)
+	}
+	if got.SentBytes == nil || *got.SentBytes != 6 || got.ReceivedBytes == nil || *got.ReceivedBytes != 6 {
+		t.Errorf("bytes sent %v, received %v; want 6 and 6", deref(got.SentBytes),
+			deref(got.ReceivedBytes))
+	}
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func TestBrokerRefuses(t *testing.T) {
+	b, c := channel(t, map[string][]netip.Addr{
+		"localhost":       addrs("127.0.0.1"),
+		"api.example.com": addrs("127.0.0.1"), // a rebinding: a public name on loopback
+	})
+	l, port := listener(t)
+	other, otherPort := listener(t)
+	cases := []struct {
+		name     string
+		budget   string
+		network  string
+		address  string
+		wantCode codes.Code
+	}{
+		{name: "another port", budget: "io,net:localhost:" + port, network: "tcp",
+			address: "localhost:" + otherPort, wantCode: codes.E302},
+		{name: "another host", budget: "io,net:localhost:" + port, network: "tcp",
+			address: "127.0.0.1:" + port, wantCode: codes.E302},
+		{name: "UDP under a TCP grant", budget: "io,net:localhost:" + port, network: "udp",
+			address: "localhost:" + port, wantCode: codes.E302},
+		{name: "a public name on loopback", budget: "io,net:api.example.com:" + port, network: "tcp",
+			address: "api.example.com:" + port, wantCode: codes.E335},
+		{name: "a name that does not resolve", budget: "io,net:nowhere.example:" + port,
+			network: "tcp", address: "nowhere.example:" + port, wantCode: codes.E315},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			begin(b, tc.budget)
+			conn, err := dial(c, tc.network, tc.address)
+			if err == nil {
+				conn.Close()
+			}
+			if codes.CodeOf(err) != tc.wantCode {
+				t.Fatalf("Dial = %v; want %s", err, tc.wantCode)
+			}
+			nothingArrived(t, l)
+			nothingArrived(t, other)
+			list, _ := b.End()
+			if len(list) != 1 || list[0].Code != tc.wantCode || list[0].Refused == "" ||
+				list[0].Address != "" {
+				t.Fatalf("End = %+v; want the refusal listed with its code and why", list)
+			}
+		})
+	}
+	// The positive control: the same channel connects where the grant
+	// says, after all those refusals.
+	begin(b, "io,net:localhost:"+port)
+	conn, err := dial(c, "tcp", "localhost:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	if peer, err := l.Accept(); err != nil {
+		t.Fatal(err)
+	} else {
+		peer.Close()
+	}
+	b.End()
+}
+
+func TestBrokerCountsTheGrant(t *testing.T) {
+	b, c := channel(t, nil)
+	l, port := listener(t)
+	begin(b, "io,net:127.0.0.1:"+port+"@1")
+	conn, err := dial(c, "tcp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	if peer, err := l.Accept(); err != nil {
+		t.Fatal(err)
+	} else {
+		peer.Close()
+	}
+	if _, err := dial(c, "tcp", "127.0.0.1:"+port); codes.CodeOf(err) != codes.E303 {
+		t.Fatalf("the second connection under @1: %v; want E303", err)
+	}
+	nothingArrived(t, l)
+	list, _ := b.End()
+	if len(list) != 2 || list[0].Grant != "net:127.0.0.1:"+port+"@1" || list[1].Code != codes.E303 {
+		t.Fatalf("End = %+v", list)
+	}
+	// A new run counts afresh.
+	begin(b, "io,net:127.0.0.1:"+port+"@1")
+	conn, err = dial(c, "tcp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatalf("the next run's first connection: %v", err)
+	}
+	conn.Close()
+	b.End()
+}
+
+func TestBrokerEndShutsDown(t *testing.T) {
+	b, c := channel(t, nil)
+	l, port := listener(t)
+	begin(b, "io,net:127.0.0.1:"+port)
+	conn, err := dial(c, "tcp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close() // the run's worker keeps it: the end of the run must end it
+	peer, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	b.End()
+	readEnd(t, peer, "after the run ended")
+	if _, err := conn.Write([]byte("late")); err == nil {
+		t.Fatal("the worker wrote on a connection of a run that had ended")
+	}
+}
+
+func TestBrokerUDP(t *testing.T) {
+	b, c := channel(t, nil)
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	port := strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
+	begin(b, "io,net:udp:127.0.0.1:"+port)
+	conn, err := dial(c, "udp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("datagram")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	_ = pc.SetReadDeadline(time.Now().Add(30 * time.Second))
+	n, from, err := pc.ReadFrom(buf)
+	if err != nil || string(buf[:n]) != "datagram" {
+		t.Fatalf("the listener read %q, %v", buf[:n], err)
+	}
+	if _, err := pc.WriteTo([]byte("back"), from); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := conn.Read(buf); err != nil || string(buf[:n]) != "back" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	list, _ := b.End()
+	if len(list) != 1 || list[0].Network != UDP || list[0].SentBytes != nil {
+		t.Fatalf("End = %+v; want one UDP connection with no byte count", list)
+	}
+}
+
+func TestBrokerBetweenRuns(t *testing.T) {
+	b, c := channel(t, nil)
+	l, port := listener(t)
+	if _, err := dial(c, "tcp", "127.0.0.1:"+port); codes.CodeOf(err) != codes.E335 {
+		t.Fatalf("a request with no run under way: %v; want E335", err)
+	}
+	nothingArrived(t, l)
+	if list, _ := b.End(); list != nil {
+		t.Fatalf("End with no run = %+v", list)
+	}
+}
+
+func TestBrokerMalformedRequest(t *testing.T) {
+	theirs, b, err := Pair(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	defer theirs.Close()
+	begin(b, "io,net")
+	if _, err := theirs.Write([]byte(`{"id":9,"network":"tcp","host":"a b","port":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, MaxMessageBytes)
+	n, err := theirs.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ParseReply(buf[:n])
+	if err != nil || rep.ID != 9 || rep.Code != codes.E335 {
+		t.Fatalf("reply %+v, %v; want E335 to request 9", rep, err)
+	}
+	list, _ := b.End()
+	if len(list) != 1 || list[0].Code != codes.E335 {
+		t.Fatalf("End = %+v", list)
+	}
+}
+
+func TestBrokerHoldsAtMostMaxOpen(t *testing.T) {
+	b, c := channel(t, nil)
+	l, port := listener(t)
+	go func() { // accept and hold every connection until the listener closes
+		var held []net.Conn
+		defer func() {
+			for _, h := range held {
+				h.Close()
+			}
+		}()
+		for {
+			p, err := l.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, p)
+		}
+	}()
+	begin(b, "io,net:127.0.0.1:"+port)
+	var open []net.Conn
+	for range MaxOpen {
+		conn, err := dial(c, "tcp", "127.0.0.1:"+port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, conn)
+	}
+	if _, err := dial(c, "tcp", "127.0.0.1:"+port); codes.CodeOf(err) != codes.E335 {
+		t.Fatalf("connection %d: %v; want E335", MaxOpen+1, err)
+	}
+	c.CloseAll()
+	for _, conn := range open {
+		if _, err := conn.Write([]byte("x")); err == nil {
+			t.Fatal("a connection CloseAll closed still writes")
+		}
+	}
+	// Those the worker closed are let go: it may open as many again.
+	for range MaxOpen {
+		conn, err := dial(c, "tcp", "127.0.0.1:"+port)
+		if err != nil {
+			t.Fatalf("once the others were closed: %v", err)
+		}
+		conn.Close()
+	}
+	list, unlisted := b.End()
+	if len(list) != receipt.MaxConnectionsListed || len(list)+unlisted != 2*MaxOpen+1 {
+		t.Fatalf("End listed %d and counted %d more; want %d in all, %d listed", len(list),
+			unlisted, 2*MaxOpen+1, receipt.MaxConnectionsListed)
+	}
+	for i, conn := range list {
+		if conn.SentBytes == nil || conn.Code != "" {
+			t.Fatalf("connection %d: %+v; want one made, its bytes counted", i, conn)
+		}
+	}
+}
+
+func TestBrokerListBound(t *testing.T) {
+	r := &runState{}
+	for i := range receipt.MaxConnectionsListed + 3 {
+		r.add(receipt.Connection{Port: i + 1})
+	}
+	if len(r.list) != receipt.MaxConnectionsListed || r.unlisted != 3 {
+		t.Fatalf("listed %d, unlisted %d", len(r.list), r.unlisted)
+	}
+}

@@ -196,38 +196,47 @@ func TestPoolReplacesAKilledWorker(t *testing.T) {
 }
 
 // TestPoolEndsARunAtItsDeadline: a run past the pool's timeout, or whose
-// context is cancelled, ends with E307 where the program was, its
-// receipt says so, and its worker is replaced; the run after it, and a
-// run that ends in time (the control), end ok.
+// context is cancelled, ends with E307 where the program was (its loop,
+// line 2 or 3, not 1:1), within a second of its deadline, its receipt
+// says so, and its worker is replaced; the run after it, and a run that
+// ends in time (the control), end ok.
 func TestPoolEndsARunAtItsDeadline(t *testing.T) {
+	const timeout = 500 * time.Millisecond
 	root := importRoot(t)
 	rc := t.TempDir()
-	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 1, ImportRoot: root, Receipts: rc, Timeout: 500 * time.Millisecond})
-	loop := sabline.Source("loop.vel", []byte("while True:\n    pass\n"))
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 1, ImportRoot: root, Receipts: rc, Timeout: timeout})
+	loop := sabline.Source("loop.vel", []byte("x = 0\nwhile True:\n    x = 1\n"))
 	if res, err := p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{}); err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
 		t.Fatalf("a run within the timeout: %v", err)
 	}
 	for _, tc := range []struct {
 		name    string
 		ctx     func() (context.Context, context.CancelFunc)
+		after   time.Duration // the run's deadline, from its call
 		wantMsg string
 	}{
-		{name: "timeout", ctx: func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }, wantMsg: "timeout"},
+		{name: "timeout", ctx: func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) },
+			after: timeout, wantMsg: "timeout"},
 		{name: "cancelled", ctx: func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(context.Background(), 100*time.Millisecond)
-		}, wantMsg: "cancelled"},
+		}, after: 100 * time.Millisecond, wantMsg: "cancelled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := p.Workers()
 			ctx, cancel := tc.ctx()
 			defer cancel()
+			start := time.Now()
 			res, err := p.Run(ctx, loop, sabline.RunOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
+			if late := time.Since(start) - tc.after; late > time.Second {
+				t.Errorf("the run returned %v after its deadline, want within a second", late)
+			}
 			o := res.Receipt.Outcome
-			if o.Status != receipt.StatusTimeout || o.Code != codes.E307 || !strings.Contains(o.Message, tc.wantMsg) || !strings.Contains(o.Position, "loop.vel:") {
-				t.Errorf("outcome %+v, want timeout, E307, a message saying %s, and where the loop was", o, tc.wantMsg)
+			if o.Status != receipt.StatusTimeout || o.Code != codes.E307 || !strings.Contains(o.Message, tc.wantMsg) ||
+				!(strings.Contains(o.Position, "loop.vel:2:") || strings.Contains(o.Position, "loop.vel:3:")) {
+				t.Errorf("outcome %+v, want timeout, E307, a message saying %s, and where the loop was (line 2 or 3)", o, tc.wantMsg)
 			}
 			if got, err := receipt.Find(rc, res.Receipt.RunID); err != nil || got.Outcome.Code != codes.E307 {
 				t.Errorf("its stored receipt: %v; want it there, E307", err)

@@ -10,6 +10,7 @@ import (
 	goruntime "runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -176,11 +177,15 @@ func TestRunRefusals(t *testing.T) {
 	}
 }
 
-// TestRunCancelled: cancelling the context ends the run as a timeout
-// does, in this process and in a worker, with its receipt.
+// TestRunCancelled: cancelling the context, once the program is running
+// (it printed), ends the run as a timeout does, in this process and in a
+// worker, with its receipt, within a second of the cancel, and with the
+// position the program had reached: its loop, or the print it was
+// returning from (never 1:1, where it was not).
 func TestRunCancelled(t *testing.T) {
 	dir := t.TempDir()
-	loop := sabline.Source(filepath.Join(dir, "loop.vel"), []byte("x = 0\nwhile True:\n    x += 1\n"))
+	name := filepath.Join(dir, "loop.vel")
+	loop := sabline.Source(name, []byte("print('go')\nwhile True:\n    x = 1\n"))
 	for _, tt := range []struct {
 		name      string
 		inProcess bool
@@ -189,21 +194,51 @@ func TestRunCancelled(t *testing.T) {
 		{name: "in a worker"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			start := time.Now()
-			res, err := sabline.Run(ctx, loop, sabline.Options{Cwd: dir, InProcess: tt.inProcess})
+			var cancelled time.Time
+			out := &onWrite{do: func() { cancelled = time.Now(); cancel() }}
+			res, err := sabline.Run(ctx, loop, sabline.Options{Cwd: dir, Budget: budget.MustParse(dir, "io"),
+				InProcess: tt.inProcess, Stdout: out})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o := res.Receipt.Outcome; o.Code != codes.E307 || !strings.Contains(o.Message, "cancelled") {
+			took := time.Since(cancelled)
+			o := res.Receipt.Outcome
+			if o.Code != codes.E307 || !strings.Contains(o.Message, "cancelled") {
 				t.Errorf("outcome %+v, want E307 saying cancelled", o)
 			}
-			if took := time.Since(start); took > 20*time.Second {
-				t.Errorf("the run ended %s after it began, long after its context", took)
+			if !wherePrinted(o.Position, name) {
+				t.Errorf("position %q, want the loop's (line 2 or 3) or the print's (1:6)", o.Position)
 			}
+			if cancelled.IsZero() || took > time.Second {
+				t.Errorf("the run returned %v after it was cancelled, want within a second", took)
+			}
+			t.Logf("returned %v after the cancel, at %s", took.Round(time.Millisecond), o.Position)
 		})
 	}
+}
+
+// onWrite calls do at its first write, and takes every write.
+type onWrite struct {
+	once sync.Once
+	do   func()
+}
+
+func (w *onWrite) Write(p []byte) (int, error) {
+	w.once.Do(w.do)
+	return len(p), nil
+}
+
+// wherePrinted says whether pos is where a program that prints on its
+// line 1 and then loops on lines 2 and 3 can have been stopped.
+func wherePrinted(pos, name string) bool {
+	for _, at := range []string{name + ":2:", name + ":3:"} {
+		if strings.HasPrefix(pos, at) {
+			return true
+		}
+	}
+	return pos == name+":1:6"
 }
 
 // TestReceiptsDefaultStore: a run that names no receipts directory leaves

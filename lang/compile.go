@@ -124,7 +124,7 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 	}()
 	var visit func(file string, src []byte, stack []string) error
 	visit = func(file string, src []byte, stack []string) error {
-		f, prog, err := starlark.SourceProgramOptions(fileOptions, file, src, predeclared.Has)
+		f, prog, err := compileFile(file, src, predeclared.Has)
 		if err != nil {
 			code := codes.E304
 			if len(stack) > 0 {
@@ -296,3 +296,85 @@ func compileError(code codes.Code, err error) error {
 	}
 	return &codes.Error{Code: code, Msg: err.Error(), Err: err}
 }
+
+// compileFile parses and compiles one file, as
+// starlark.SourceProgramOptions does, with its constant loops marked
+// (markConstantLoops).
+func compileFile(file string, src []byte, isPredeclared func(string) bool) (*syntax.File,
+	*starlark.Program, error) {
+	f, err := fileOptions.Parse(file, src, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	markConstantLoops(f)
+	prog, err := starlark.FileProgram(f, isPredeclared)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, prog, nil
+}
+
+// markConstantLoops gives each `while True:` of f a position of its own.
+// Starlark's compiled code records a position only on instructions that
+// can fail; a loop whose condition is the constant True and whose body
+// holds nothing that can fail (`while True: x = 1`) has none, and a
+// program stopped in it would say it was at the last statement before
+// the loop, or at its first line. Its condition becomes loopTrue, a
+// predeclared name whose value is True: a predeclared name's lookup, the
+// loop's first instruction, carries its position, and every instruction
+// of the loop after it in the compiled code takes that position, so a
+// stop anywhere in the loop names it. Not when the file binds a name True
+// of its own, whose truth would differ.
+func markConstantLoops(f *syntax.File) {
+	var conds []*syntax.WhileStmt
+	bound := false
+	binds := func(e syntax.Node) {
+		if e == nil {
+			return
+		}
+		syntax.Walk(e, func(n syntax.Node) bool {
+			if id, ok := n.(*syntax.Ident); ok && id.Name == "True" {
+				bound = true
+			}
+			return true
+		})
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.WhileStmt:
+			if id, ok := n.Cond.(*syntax.Ident); ok && id.Name == "True" {
+				conds = append(conds, n)
+			}
+		case *syntax.AssignStmt:
+			binds(n.LHS)
+		case *syntax.ForStmt:
+			binds(n.Vars)
+		case *syntax.ForClause:
+			binds(n.Vars)
+		case *syntax.DefStmt:
+			binds(n.Name)
+			for _, p := range n.Params {
+				binds(p)
+			}
+		case *syntax.LambdaExpr:
+			for _, p := range n.Params {
+				binds(p)
+			}
+		case *syntax.LoadStmt:
+			for _, to := range n.To {
+				binds(to)
+			}
+		}
+		return true
+	})
+	if bound {
+		return
+	}
+	for _, w := range conds {
+		w.Cond = &syntax.Ident{NamePos: w.Cond.(*syntax.Ident).NamePos, Name: loopTrue}
+	}
+}
+
+// loopTrue is the predeclared name a constant loop's condition becomes
+// (markConstantLoops): True, under a name no program needs.
+const loopTrue = "_sabline_while_true"

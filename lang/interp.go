@@ -150,6 +150,7 @@ func (in *Interp) Predeclared() starlark.StringDict {
 		"tool":       in.toolModule(),
 		"ffi":        in.ffiModule(),
 		"struct":     starlark.NewBuiltin("struct", starlarkstruct.Make),
+		loopTrue:     starlark.True,
 	}
 }
 

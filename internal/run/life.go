@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -227,6 +228,9 @@ type step struct {
 	// worker broke (E310). nil when the worker answered by itself.
 	stop error
 	sig  os.Signal
+	// asked: the worker was sent its stop signal (askToStop) and the
+	// stop was awaited (at most stopGrace).
+	asked bool
 }
 
 // waitFor is what a step is awaited against beside the worker itself.
@@ -240,9 +244,11 @@ type waitFor struct {
 // await runs read (one step of what the worker writes on its result pipe)
 // and waits until it returns, the worker exits, the deadline passes, the
 // context is done, one of the operator's signals comes, or the worker
-// breaks a bound. Asked to stop at its deadline, a program ends at its
-// next step and says where it was; one that does not within stopGrace is
-// killed. The temporary directory's bounds are watched only while a step
+// breaks a bound. Asked to stop at its deadline or by its context, a
+// program ends at its next step and says where it was; a worker that has
+// not answered within stopGrace is killed, and a pool's worker that did
+// answer is killed too (its slot starts another), so a stop never waits
+// on the worker longer than stopGrace. The temporary directory's bounds are watched only while a step
 // is awaited.
 func (w *workerProc) await(f waitFor, read func() ([]byte, error)) step {
 	readc := make(chan step, 1)
@@ -286,16 +292,29 @@ func (w *workerProc) wait(f waitFor, readc chan step) step {
 		s.stop = err
 	}
 	if codes.CodeOf(s.stop) == codes.E307 && askToStop(w.cmd.Process) {
+		s.asked = true
+		t := time.NewTimer(stopGrace)
+		defer t.Stop()
 		select {
 		case got := <-readc:
-			got.stop = s.stop
+			got.stop, got.asked = s.stop, true
+			if !w.oneShot {
+				// It answered, but a stop signal may still be on its
+				// way to the next job: a pool worker stopped once
+				// serves no other run, and is ended now rather than
+				// waited for (it would wait for its next job).
+				w.kill()
+			}
 			return got
-		case <-time.After(stopGrace):
+		case <-t.C:
+			// No answer in time: a builtin blocked in a system call, a
+			// worker too busy to read its signal. It is killed, and the
+			// outcome says where the program was is not known (conclude).
 		}
 	}
 	w.kill()
 	got := w.drain(readc)
-	got.stop, got.sig = s.stop, s.sig
+	got.stop, got.sig, got.asked = s.stop, s.sig, s.asked
 	return got
 }
 
@@ -374,10 +393,21 @@ func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error,
 		if n, ok := s.sig.(syscall.Signal); ok {
 			o.ExitStatus = codes.ExitSignaled + int(n)
 		}
-		// Where the program was when it stopped.
-		if final != nil && o.Code == codes.E307 && final.Code == codes.E307 {
+		// Where the program was when it stopped: the worker's answer
+		// says; a worker killed before it answered said nothing, and the
+		// outcome says so rather than give a position.
+		if o.Code == codes.E307 && final != nil && final.Code == codes.E307 {
 			o.Position, o.Stack = final.Position, final.Stack
 			return o, receipt.FieldPosition
+		}
+		switch {
+		case o.Code != codes.E307 || final != nil:
+		case s.asked:
+			o.Message += fmt.Sprintf("; the worker did not answer the stop within %s and was "+
+				"killed, so where the program was is not known", stopGrace)
+		default:
+			o.Message += "; the worker, which has no stop signal here, was killed at once, " +
+				"so where the program was is not known"
 		}
 		return o, ""
 	case bad != nil:

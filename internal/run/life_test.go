@@ -48,6 +48,9 @@ type lifeCase struct {
 	wantMsg  string
 	wantPool *lifeWant
 	wantPos  bool // the outcome says where the program was
+	// wantLine, when set, is the line the outcome's position must be on:
+	// the statement the program was running when it was stopped.
+	wantLine int
 	crash    bool // the crash report is kept beside the receipt
 	// unstarted: no worker ran the program, and a pool's next run fares
 	// no better.
@@ -75,7 +78,16 @@ type lifeRun struct {
 	cwd      string
 	ctx      context.Context
 	cancel   context.CancelFunc // ctx's, when a case cancels it
+	// cancelled, when set, is where a case that cancels ctx notes when
+	// it did: the run must return promptly after it (stopBound).
+	cancelled *time.Time
 }
+
+// stopBound is how long a run may take to return once cancelled: a
+// worker asked to stop answers or is killed within stopGrace, and the
+// rest is the kill and the receipt, well under the seconds the graces
+// once added, even on a loaded machine.
+const stopBound = time.Second
 
 // lifeMode is one user of the life cycle.
 type lifeMode struct {
@@ -201,23 +213,41 @@ func TestWorkerLifeCycle(t *testing.T) {
 			wantCode: codes.E326, wantMsg: `required level full: .* partial`, unstarted: true},
 		{name: "timeout: the worker answers the stop request", prog: marksStart + spin, allow: []string{"io", "fs:write:DIR"},
 			setup:    func(_ *testing.T, _ string, c *lifeRun) { c.timeout = time.Second },
-			wantCode: codes.E307, wantMsg: `took longer than its timeout 1s and was stopped`, wantPos: true},
+			wantCode: codes.E307, wantMsg: `took longer than its timeout 1s and was stopped`, wantPos: true,
+			wantLine: 2},
 		{name: "timeout: the worker does not answer", prog: `ffi.module("subprocess").run(["sleep", "30"])`, allow: []string{"io", "ffi:subprocess"},
 			setup:    func(_ *testing.T, _ string, c *lifeRun) { c.timeout = time.Second },
-			wantCode: codes.E307, wantMsg: `took longer than its timeout 1s and was stopped`},
+			wantCode: codes.E307, wantMsg: `took longer than its timeout 1s and was stopped; ` +
+				`the worker did not answer the stop within 50ms and was killed, so where the program was is not known`},
 		{name: "the context is cancelled", prog: marksStart + spin, allow: []string{"io", "fs:write:DIR"},
 			setup: func(t *testing.T, _ string, c *lifeRun) {
 				ctx, cancel := context.WithCancel(context.Background())
 				t.Cleanup(cancel)
-				c.ctx, c.cancel = ctx, cancel
+				c.ctx, c.cancel, c.cancelled = ctx, cancel, new(time.Time)
 			},
 			// Cancelled once the program runs.
 			during: func(t *testing.T, dir string, c *lifeRun, ended <-chan struct{}) {
 				if waitFile(t, filepath.Join(dir, startedFile), ended) != nil {
+					*c.cancelled = time.Now()
 					c.cancel()
 				}
 			},
-			wantCode: codes.E307, wantMsg: `cancelled and stopped: context canceled`, wantPos: true},
+			wantCode: codes.E307, wantMsg: `cancelled and stopped: context canceled`, wantPos: true,
+			wantLine: 2},
+		{name: "the context is cancelled in a blocked builtin", prog: marksStart + `ffi.module("subprocess").run(["sleep", "30"])`,
+			allow: []string{"io", "fs:write:DIR", "ffi:subprocess"},
+			setup: func(t *testing.T, _ string, c *lifeRun) {
+				ctx, cancel := context.WithCancel(context.Background())
+				t.Cleanup(cancel)
+				c.ctx, c.cancel, c.cancelled = ctx, cancel, new(time.Time)
+			},
+			during: func(t *testing.T, dir string, c *lifeRun, ended <-chan struct{}) {
+				if waitFile(t, filepath.Join(dir, startedFile), ended) != nil {
+					*c.cancelled = time.Now()
+					c.cancel()
+				}
+			},
+			wantCode: codes.E307, wantMsg: `cancelled and stopped: context canceled; the worker did not answer`},
 		{name: "killed by a signal from outside", prog: writesPid + spin, allow: []string{"io", "fs:write:DIR", "ffi:ctypes"}, linux: true,
 			during: func(t *testing.T, dir string, _ *lifeRun, ended <-chan struct{}) {
 				pid := waitPid(t, dir, ended)
@@ -298,6 +328,7 @@ func TestWorkerLifeCycle(t *testing.T) {
 				// The receipts lie outside the scratch directory, which a
 				// grant may name: no grant reaches a directory that holds them.
 				got, stored, next := mode.run(t, lc, c, prog, dir, t.TempDir())
+				returned := time.Now()
 				close(ended)
 				<-beside
 				want := lifeWant{lc.wantCode, lc.wantMsg}
@@ -311,6 +342,16 @@ func TestWorkerLifeCycle(t *testing.T) {
 				}
 				if s := stored.Outcome; s.Code != o.Code || s.Message != o.Message || s.Status != o.Status {
 					t.Errorf("the stored receipt says %s %q, the run %s %q", s.Code, s.Message, o.Code, o.Message)
+				}
+				if c.cancelled != nil && !c.cancelled.IsZero() {
+					if took := returned.Sub(*c.cancelled); took > stopBound {
+						t.Errorf("the run returned %v after it was cancelled, want at most %v", took, stopBound)
+					} else {
+						t.Logf("returned %v after it was cancelled", took.Round(time.Millisecond))
+					}
+				}
+				if lc.wantLine > 0 && !strings.Contains(o.Position, "p.vel:"+strconv.Itoa(lc.wantLine)+":") {
+					t.Errorf("position %q, want on line %d, the statement the program was running", o.Position, lc.wantLine)
 				}
 				if lc.wantPos && !strings.Contains(o.Position, "p.vel:") {
 					t.Errorf("position %q, want where the program was", o.Position)

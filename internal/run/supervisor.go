@@ -87,9 +87,12 @@ const (
 	// exited, for the result pipe to close: a descendant that still holds
 	// the pipe cannot keep the run going.
 	resultGrace = 2 * time.Second
-	// stopGrace is how long a worker asked to stop at its deadline has to
-	// end its program and send where it was, before it is killed.
-	stopGrace = 500 * time.Millisecond
+	// stopGrace is how long a worker asked to stop (its deadline, its
+	// context) has to end its program and send where it was, before it
+	// is killed: a stopped interpreter answers in well under a
+	// millisecond, so only a builtin blocked in a system call, or a
+	// machine too loaded to run the worker, waits it out.
+	stopGrace = 50 * time.Millisecond
 	// tempWatchEvery is how often the temporary directory is measured.
 	tempWatchEvery = 100 * time.Millisecond
 )
@@ -181,9 +184,10 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		if stop != nil {
 			g.deadline = time.After(stopGrace)
 		}
+		asked := s.asked
 		s = w.await(g, w.readToExit(wire.MaxResultBytes-len(raw)))
 		if stop != nil {
-			s.stop = stop
+			s.stop, s.asked = stop, s.asked || asked
 		}
 		raw = append(raw, s.raw...)
 	}

@@ -2,10 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,6 +21,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/receipt/ship"
 	"github.com/sabline/sabline/tenant"
 )
@@ -309,12 +315,102 @@ func TestDeployKubernetes(t *testing.T) {
 	if str(hpa, "spec", "scaleTargetRef", "kind") != "Deployment" || str(hpa, "spec", "scaleTargetRef", "name") != str(dep, "metadata", "name") {
 		t.Errorf("the autoscaler scales %v, not the Deployment", get(hpa, "spec", "scaleTargetRef"))
 	}
-	// A Host the Service's name gives is one the server admits.
-	for _, want := range []string{"http://" + str(svc, "metadata", "name"), "http://" + str(svc, "metadata", "name") + "." + str(kust, "namespace") + ".svc"} {
-		if !slices.Contains(sf.origins, want) {
-			t.Errorf("--allow-origin %v lacks %s: clients reach the Service by that name", sf.origins, want)
+	// Every Host the Service's in-cluster names give is one the server
+	// admits; another is refused.
+	name, ns := str(svc, "metadata", "name"), str(kust, "namespace")
+	port := fmt.Sprint(get(svc, "spec", "ports", 0, "port"))
+	var hosts []string
+	for _, h := range []string{name, name + "." + ns, name + "." + ns + ".svc",
+		name + "." + ns + ".svc.cluster.local"} {
+		if port != "80" {
+			h += ":" + port
+		}
+		hosts = append(hosts, h)
+	}
+	checkHosts(t, sf.origins, hosts)
+
+	// Prometheus scrapes the pods' metrics port, which the Service does
+	// not expose; the server logs JSON records.
+	ann := get(dep, "spec", "template", "metadata", "annotations")
+	if str(ann, "prometheus.io/scrape") != "true" || str(ann, "prometheus.io/path") != "/metrics" {
+		t.Errorf("the pods' annotations %v: want prometheus.io/scrape \"true\" and path /metrics", ann)
+	}
+	_, mport, err := net.SplitHostPort(sf.observe.metricsListen)
+	if err != nil {
+		t.Fatalf("--metrics-listen %q: %v", sf.observe.metricsListen, err)
+	}
+	if str(ann, "prometheus.io/port") != mport {
+		t.Errorf("prometheus.io/port %q, but --metrics-listen %s", str(ann, "prometheus.io/port"),
+			sf.observe.metricsListen)
+	}
+	var containerPorts []string
+	for _, p := range items(c, "ports") {
+		containerPorts = append(containerPorts, fmt.Sprint(get(p, "containerPort")))
+	}
+	if !slices.Contains(containerPorts, mport) {
+		t.Errorf("the metrics port %s is not a port of the container (%v)", mport, containerPorts)
+	}
+	for _, p := range items(svc, "spec", "ports") {
+		if tp := fmt.Sprint(get(p, "targetPort")); tp == mport || tp == "metrics" {
+			t.Errorf("the Service exposes the metrics port %s to clients", tp)
 		}
 	}
+	if sf.observe.logFormat != logJSON {
+		t.Errorf("--log-format %q: want json, one record a line for the cluster's log pipeline",
+			sf.observe.logFormat)
+	}
+}
+
+// checkHosts starts a door with the manifests' --allow-origin and asks
+// it with each Host of hosts, which it must admit, and with a Host no
+// manifest names, which it must refuse (403).
+func checkHosts(t *testing.T, origins, hosts []string) {
+	t.Helper()
+	const token = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+	srv, err := door.New(door.Config{Runner: nopRunner{}, Token: token, Origins: origins})
+	if err != nil {
+		t.Fatalf("a door with --allow-origin %v: %v", origins, err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	ask := func(host string) int {
+		req, err := http.NewRequest("GET", ts.URL+"/v1/health", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, h := range hosts {
+		if st := ask(h); st != http.StatusOK {
+			t.Errorf("Host %s: %d, want 200: clients reach the Service by that name (--allow-origin %v)",
+				h, st, origins)
+		}
+	}
+	if st := ask("sabline.attacker.example"); st != http.StatusForbidden {
+		t.Errorf("Host sabline.attacker.example: %d, want 403", st)
+	}
+}
+
+// nopRunner is a door's Runner that is never asked to run anything.
+type nopRunner struct{}
+
+func (nopRunner) Run(context.Context, door.RunRequest) (door.RunReply, error) {
+	return door.RunReply{}, errors.New("nopRunner runs nothing")
+}
+
+func (nopRunner) Audit(context.Context, door.AuditRequest) (door.AuditReply, error) {
+	return door.AuditReply{}, errors.New("nopRunner audits nothing")
+}
+
+func (nopRunner) Receipt(context.Context, string, string) (json.RawMessage, error) {
+	return nil, errors.New("nopRunner keeps no receipts")
 }
 
 // loadSpecPaths are the paths of docs/openapi.yaml, which the door's tests

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -161,6 +162,7 @@ func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
 type serveFlags struct {
 	door              doorFlags
 	fleet             fleetFlags
+	observe           observeFlags
 	listen, tokenFile string
 	origins           allowFlag
 }
@@ -178,6 +180,7 @@ func serveFlagSet() (*flag.FlagSet, *serveFlags) {
 	fs.Var(&sf.origins, "allow-origin", "an `origin` (http://HOST[:PORT] or https://HOST[:PORT]) "+
 		"requests may come from beside the server's own address (repeatable)")
 	sf.fleet.register(fs)
+	sf.observe.register(fs)
 	return fs, sf
 }
 
@@ -207,6 +210,15 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
+	if err := sf.observe.check(); err != nil {
+		return report(stderr, err, "")
+	}
+	var logger *slog.Logger
+	if sf.observe.logFormat == logJSON {
+		// From here all the server says is a JSON record a line.
+		jl := newJSONLog(stderr, "serve")
+		stderr, logger = jl, jl.logger
+	}
 	enterNodev(stderr, "serve")
 	if _, _, err := net.SplitHostPort(*listen); err != nil {
 		return report(stderr,
@@ -223,6 +235,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		Queue:   o.Queue,
 		Origins: origins,
 		Logf:    doorLog(stderr, "serve"),
+		Logger:  logger,
 	}
 	var path, token string
 	var made bool
@@ -277,6 +290,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	rd := &ready{pool: pool, require: o.Require, store: store, fl: fl, maxLag: ff.maxLag}
 	cfg.Runner, cfg.Ready = runner, rd.check
+	if fl != nil {
+		cfg.Shipping = fl.shipper
+	}
 	srv, err := door.New(cfg)
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E301, "--allow-origin: %w", err), "")
@@ -284,6 +300,16 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return report(stderr, codes.Errorf(codes.E301, "--listen %s: %w", *listen, err), "")
+	}
+	var metricsAddr net.Addr
+	if sf.observe.metricsListen != "" {
+		mln, stopMetrics, err := serveMetrics(srv, sf.observe.metricsListen)
+		if err != nil {
+			ln.Close()
+			return report(stderr, err, "")
+		}
+		defer stopMetrics()
+		metricsAddr = mln.Addr()
 	}
 	// From here the server reads, writes and starts only what it and its
 	// workers need (docs/serve.md, "What the server itself may touch").
@@ -300,6 +326,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if fl != nil {
 		fmt.Fprintf(stderr, "sabline serve: shipping receipts to %s every %s\n",
 			terminalSafe(ff.receiptsURL), ff.shipEvery)
+	}
+	if metricsAddr != nil {
+		fmt.Fprintf(stderr, "sabline serve: metrics on http://%s/metrics\n", metricsAddr)
 	}
 	fmt.Fprintf(stderr,
 		"sabline serve: listening on %s (import root %s, budget %s, %d workers, queue %d)\n", ln.Addr(),

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,6 +35,16 @@ type served struct {
 	tmp    string // the server's TMPDIR
 	held   string // what the server said of its own domain
 	exited chan error
+
+	mu   sync.Mutex
+	said []string // the lines of its standard error so far
+}
+
+// lines are the lines the server has written to its standard error.
+func (s *served) lines() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.said...)
 }
 
 // startServe starts sabline serve on 127.0.0.1:0 with an import root
@@ -74,6 +85,9 @@ func startServe(t *testing.T, extra ...string) *served {
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			s.mu.Lock()
+			s.said = append(s.said, sc.Text())
+			s.mu.Unlock()
 			lines <- sc.Text()
 		}
 		close(lines)

@@ -16,7 +16,10 @@
 // with Retry-After; while shutting down: 503), and hands each run to a
 // Runner, which runs it confined and keeps its receipt: PoolRunner runs it
 // in a sabline.Pool, which is how sabline serve and sabline mcp run, and
-// how an embedder serves either door over a pool of its own.
+// how an embedder serves either door over a pool of its own. The door
+// counts its runs and refusals in Prometheus metrics of its own, which
+// MetricsHandler serves on whatever listener the operator gives them, and
+// logs each run with its run id (Config.Logger: log/slog records).
 package door
 
 import (

@@ -16,14 +16,15 @@ import (
 // 0123456789abcdef, 0123456789abcdf0, ... in turn, and it keeps their
 // receipts for Receipt.
 type fakeRunner struct {
-	ran      atomic.Int64  // runs that happened (a reply, not a refusal)
-	refuse   error         // when set, every Run and Audit is refused with it
-	block    chan struct{} // when set, Run waits for it to close
-	start    chan struct{} // when set, Run sends on it once it has begun
-	bare     bool          // replies carry no receipt: the door must ask Receipt
-	hold     atomic.Bool   // Run lasts until its context is done, then ends E307 saying why
-	receipts atomic.Int64  // calls of Receipt
-	storeErr error         // when set, Receipt fails with it: the store cannot be read
+	ran      atomic.Int64      // runs that happened (a reply, not a refusal)
+	refuse   error             // when set, every Run and Audit is refused with it
+	block    chan struct{}     // when set, Run waits for it to close
+	start    chan struct{}     // when set, Run sends on it once it has begun
+	bare     bool              // replies carry no receipt: the door must ask Receipt
+	hold     atomic.Bool       // Run lasts until its context is done, then ends E307 saying why
+	receipts atomic.Int64      // calls of Receipt
+	storeErr error             // when set, Receipt fails with it: the store cannot be read
+	statuses map[string]string // when set, a run's status by its source ("ok" for another)
 
 	mu     sync.Mutex
 	last   RunRequest
@@ -62,6 +63,9 @@ func (f *fakeRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 	f.tenant[id] = req.Tenant
 	f.mu.Unlock()
 	reply := RunReply{Stdout: "hello, world\n", RunID: id, Level: "full", Reason: "every limit held", Status: "ok", Receipt: rec}
+	if st, ok := f.statuses[req.Source]; ok {
+		reply.Status = st
+	}
 	if f.hold.Load() {
 		reply.Status, reply.Code, reply.Message = "timeout", "E307", fmt.Sprintf("the run was cancelled: %v", context.Cause(ctx))
 		f.mu.Lock()

@@ -10,7 +10,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -136,7 +135,7 @@ func (s *Server) mcpRun(ctx context.Context,
 		in, err = decodeRunRequest(args)
 	}
 	if err != nil {
-		s.cfg.Logf("mcp: refused: %s", codes.TerminalSafe(err.Error()))
+		s.refusedErr(ctx, "mcp", nil, err)
 		return toolError(detailOf(err)), nil
 	}
 	ctx, stop := runContext(ctx)
@@ -212,13 +211,13 @@ func (s *Server) mcpAudit(ctx context.Context,
 		in, err = decodeAuditRequest(args)
 	}
 	if err != nil {
-		s.cfg.Logf("mcp: refused: %s", codes.TerminalSafe(err.Error()))
+		s.refusedErr(ctx, "mcp", nil, err)
 		return toolError(detailOf(err)), nil
 	}
 	_, t := s.clientOf(req)
 	release, err := s.enter(ctx, t) // an audit reads a program too, as over HTTP
 	if err != nil {
-		s.cfg.Logf("mcp: refused: %v", err)
+		s.refusedErr(ctx, "mcp", t, err)
 		return s.toolRefusal(err), nil
 	}
 	defer release()

@@ -15,8 +15,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// batchRefusal is the message of the JSON-RPC error (-32600) that
+// answers a batch on /mcp, as a batch on standard input is answered.
+const batchRefusal = "a batch: send one JSON-RPC message a request"
+
 // mcpHandler is the MCP door over Streamable HTTP, stateless (no session
-// is kept between requests), its bodies bounded like the door's own.
+// is kept between requests), its bodies bounded like the door's own. A
+// JSON-RPC batch is refused (-32600), as on standard input.
 // Replies are JSON, but for a tools/call that asks for progress (a
 // progress token), whose reply is an event stream that carries the
 // progress before the result. A body that is not JSON, and every refusal
@@ -42,6 +47,13 @@ func (s *Server) mcpHandler() http.Handler {
 		if r.Method == http.MethodPost {
 			body, ok := s.mcpBody(jw, r)
 			if !ok {
+				return
+			}
+			if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '[' {
+				// As on standard input: a batch's calls would escape
+				// cancellation and progress, which name one request.
+				s.refused(ctx, "mcp", tenantFrom(ctx), codeBatch, "", batchRefusal)
+				writeRPCError(jw, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, batchRefusal)
 				return
 			}
 			m := peek(body)

@@ -1,6 +1,7 @@
 package door
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -128,7 +129,7 @@ func (s *Server) sameOrigin(next http.Handler) http.Handler {
 }
 
 func (s *Server) refuseOrigin(w http.ResponseWriter, msg string) {
-	s.cfg.Logf("http: refused: %s", msg)
+	s.refused(context.Background(), "http", nil, CodeForeignOrigin, "", msg)
 	w.Header().Set("Connection", "close")
 	writeError(w, http.StatusForbidden,
 		errorDetail{Code: CodeForeignOrigin, Message: msg, Do: foreignOriginDo})

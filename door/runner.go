@@ -276,3 +276,6 @@ func underRoot(root, p string) (string, []byte, error) {
 	}
 	return filepath.Join(root, rel), src, nil
 }
+
+// liveWorkers is how many of the pool's workers are alive.
+func (r *PoolRunner) liveWorkers() int { return len(r.pool.Workers()) }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -66,6 +67,14 @@ type Config struct {
 	Origins []string
 	// Logf, when set, is told of each run and each refusal: one line each.
 	Logf func(format string, args ...any)
+	// Logger, when set, is told of each run and each refusal instead of
+	// Logf: one record each, the line Logf would have had as its message,
+	// with the door, the tenant and, for a run, its run_id, outcome,
+	// confinement level and duration as attributes.
+	Logger *slog.Logger
+	// Shipping, when set, is the shipping of the door's receipts to a
+	// shared store, whose lag and failure the metrics tell.
+	Shipping Shipping
 }
 
 // MaxConns is the default bound on the connections Serve holds that have
@@ -82,6 +91,7 @@ type Server struct {
 	gate      *gate
 	conns     *conns
 	ledger    *ledger
+	metrics   *metrics
 	sessions  sessions
 	calls     httpCalls
 	mcp       *mcp.Server
@@ -144,6 +154,7 @@ func New(cfg Config) (*Server, error) {
 	s.gate = newGate(cfg.Workers, cfg.Queue, s.stopping)
 	s.conns = newConns(cfg.MaxConns, cfg.MaxPendingConns)
 	s.ledger = newLedger()
+	s.metrics = s.newMetrics(cfg.Shipping)
 	s.mcp = s.newMCPServer()
 	s.handler = s.newHandler()
 	return s, nil
@@ -274,11 +285,13 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := s.tenantOf(r.Header.Get("Authorization"))
 		if t == nil {
+			s.metrics.refusals.WithLabelValues(CodeUnauthorized, "").Inc()
 			unauthorized(w, r)
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), tenantKey{}, t))
 		if !s.conns.authorize(r) {
+			s.metrics.refusals.WithLabelValues(CodeBusy, t.Name).Inc()
 			s.setRetryAfter(w)
 			w.Header().Set("Connection", "close")
 			writeError(w, http.StatusTooManyRequests, errorDetail{Code: CodeBusy,
@@ -392,7 +405,7 @@ func (s *Server) admit(w http.ResponseWriter,
 	r *http.Request) (data []byte, release func(), ok bool) {
 	release, err := s.enter(r.Context(), tenantFrom(r.Context()))
 	if err != nil {
-		s.cfg.Logf("http: refused: %v", err)
+		s.refusedErr(r.Context(), "http", tenantFrom(r.Context()), err)
 		s.writeRefusal(w, err)
 		return nil, nil, false
 	}
@@ -425,7 +438,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	req, err := decodeRunRequest(data)
 	if err != nil {
-		s.cfg.Logf("http: refused: %s", codes.TerminalSafe(err.Error()))
+		s.refusedErr(r.Context(), "http", tenantFrom(r.Context()), err)
 		writeError(w, http.StatusBadRequest, detailOf(err))
 		return
 	}
@@ -447,7 +460,7 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	req, err := decodeAuditRequest(data)
 	if err != nil {
-		s.cfg.Logf("http: refused: %s", codes.TerminalSafe(err.Error()))
+		s.refusedErr(r.Context(), "http", tenantFrom(r.Context()), err)
 		writeError(w, http.StatusBadRequest, detailOf(err))
 		return
 	}
@@ -583,6 +596,8 @@ func malformedID(id string) error {
 // answers 413 and returns false.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	tooLarge := func() ([]byte, bool) {
+		s.metrics.refusals.WithLabelValues(string(codes.E301),
+			tenantLabel(tenantFrom(r.Context()))).Inc()
 		e := codes.Errorf(codes.E301, "the request body is larger than %d bytes", s.cfg.MaxBodyBytes)
 		e.Do = "Send a smaller program, or name a file under the server's import root with path. " +
 			"Nothing ran."
@@ -611,7 +626,7 @@ func (s *Server) run(ctx context.Context, door, client string, t *tenantState,
 	req RunRequest) (RunReply, error) {
 	release, err := s.enter(ctx, t)
 	if err != nil {
-		s.cfg.Logf("%s: refused: %v", door, err)
+		s.refusedErr(ctx, door, t, err)
 		return RunReply{}, err
 	}
 	defer release()
@@ -629,15 +644,10 @@ func (s *Server) runHeld(ctx context.Context, door, client string, t *tenantStat
 	reply, err := s.cfg.Runner.Run(ctx, req)
 	s.ledger.add(client, reply)
 	if err != nil {
-		s.cfg.Logf("%s: refused: %s", door, codes.TerminalSafe(err.Error()))
+		s.refused(ctx, door, t, reasonOf(err), reply.RunID, err.Error())
 		return reply, err
 	}
-	ended := reply.Status
-	if reply.Code != "" {
-		ended += " " + reply.Code
-	}
-	s.cfg.Logf("%s: run %s: %s, exit %d, level %s, %s", door, reply.RunID, ended, reply.ExitStatus,
-		reply.Level, time.Since(start).Round(time.Millisecond))
+	s.ran(ctx, door, t, reply, time.Since(start))
 	return reply, nil
 }
 
@@ -697,6 +707,7 @@ func (s *Server) refuseStopping(w http.ResponseWriter) bool {
 	if !s.isStopping() {
 		return false
 	}
+	s.metrics.refusals.WithLabelValues(CodeShuttingDown, "").Inc()
 	s.setRetryAfter(w)
 	writeError(w, http.StatusServiceUnavailable, s.stoppingDetail())
 	return true

@@ -1,0 +1,254 @@
+package door
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/receipt"
+)
+
+// Shipping is what a door reads of the shipping of its receipts to a
+// shared store, for its metrics: *ship.Shipper is one.
+type Shipping interface {
+	// Lag is how long the oldest receipt not yet shipped has waited.
+	Lag() time.Duration
+	// Err is why the last round shipped nothing, or nil.
+	Err() error
+	// Objects is how many objects have been shipped.
+	Objects() int
+}
+
+// liveWorkers is a Runner that knows how many workers it has alive
+// (PoolRunner), for the metric of idle workers.
+type liveWorkers interface{ liveWorkers() int }
+
+// runBuckets are the bounds, in seconds, of the histogram of run
+// latency: from a run that is over in milliseconds to one stopped at a
+// timeout of minutes.
+var runBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300}
+
+// metrics are a door's Prometheus metrics, in a registry of the door's
+// own. Every label is bounded by the door, never by what a client sends:
+// tenant is a name in the operator's tenants file (or the one tenant of
+// a token, or "" for none: sabline mcp), outcome a receipt's status,
+// level a confinement level, reason an error code.
+type metrics struct {
+	reg      *prometheus.Registry
+	runs     *prometheus.CounterVec   // outcome, level, tenant
+	latency  *prometheus.HistogramVec // tenant
+	refusals *prometheus.CounterVec   // reason, tenant
+}
+
+// newMetrics makes the door's registry: its runs, latency and refusals,
+// the gauges of its workers and queue, the shipping's when sh is set, and
+// the process's and the Go runtime's.
+func (s *Server) newMetrics(sh Shipping) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sabline_runs_total",
+			Help: "Runs that happened (they have a receipt), by outcome, confinement level and tenant.",
+		}, []string{"outcome", "level", "tenant"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "sabline_run_duration_seconds",
+			Help:    "How long a run took, from the door handing it to its worker to its reply, by tenant.",
+			Buckets: runBuckets,
+		}, []string{"tenant"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sabline_refusals_total",
+			Help: "Requests refused with nothing run, by reason (an error code: unauthorized, " +
+				"busy, E328, ...) and tenant (\"\" before a token names one).",
+		}, []string{"reason", "tenant"}),
+	}
+	gauge := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+	}
+	cs := []prometheus.Collector{
+		m.runs, m.latency, m.refusals,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		gauge("sabline_workers", "Runs the door lets run at once (--workers).",
+			func() float64 { return float64(s.cfg.Workers) }),
+		gauge("sabline_workers_busy", "Workers running a run now.", func() float64 {
+			running, _ := s.gate.load()
+			return float64(running)
+		}),
+		gauge("sabline_workers_idle", "Workers alive and waiting for a run.", func() float64 {
+			running, _ := s.gate.load()
+			alive := s.cfg.Workers
+			if lw, ok := s.cfg.Runner.(liveWorkers); ok {
+				alive = lw.liveWorkers()
+			}
+			return float64(max(0, alive-running))
+		}),
+		gauge("sabline_queue_depth", "Runs waiting for a worker.", func() float64 {
+			_, queued := s.gate.load()
+			return float64(queued)
+		}),
+		gauge("sabline_queue_capacity", "Runs that may wait past the workers (--queue).",
+			func() float64 { return float64(s.cfg.Queue) }),
+	}
+	if sh != nil {
+		cs = append(cs,
+			gauge("sabline_shipping_lag_seconds",
+				"How long the oldest receipt not yet in the shared store has waited.",
+				func() float64 { return sh.Lag().Seconds() }),
+			gauge("sabline_shipping_failing",
+				"1 when the last round of shipping to the shared store failed, else 0.",
+				func() float64 {
+					if sh.Err() != nil {
+						return 1
+					}
+					return 0
+				}),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "sabline_shipped_objects_total",
+				Help: "Objects of receipts written to the shared store.",
+			}, func() float64 { return float64(sh.Objects()) }),
+		)
+	}
+	m.reg.MustRegister(cs...)
+	return m
+}
+
+// MetricsHandler is the door's metrics in the Prometheus exposition
+// format, from a registry of the door's own, refused (403) like the door
+// when its Host or Origin is not this server's. It asks for no token: it
+// is served on a listener of its own (sabline serve --metrics-listen),
+// which only those the operator lets reach it reach; its labels name the
+// operator's tenants, never a client's words.
+func (s *Server) MetricsHandler() http.Handler {
+	h := promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, errorDetail{Code: CodeNotFound,
+			Message: "no such endpoint: this listener serves GET /metrics"})
+	})
+	return s.sameOrigin(mux)
+}
+
+// outcomes are the statuses a receipt may have: a run's outcome label.
+var outcomes = map[string]bool{
+	receipt.StatusOK: true, receipt.StatusFailed: true, receipt.StatusRefused: true,
+	receipt.StatusUsage: true, receipt.StatusTimeout: true, receipt.StatusMemory: true,
+	receipt.StatusKilled: true, receipt.StatusCrashed: true, receipt.StatusInternal: true,
+	receipt.StatusUnfinished: true,
+}
+
+// levels are the confinement levels: a run's level label.
+var levels = map[string]bool{string(core.Full): true, string(core.Partial): true,
+	string(core.None): true}
+
+// bounded is v when known holds it, else "other".
+func bounded(v string, known map[string]bool) string {
+	if known[v] {
+		return v
+	}
+	return "other"
+}
+
+// tenantLabel is t's name; "" for none.
+func tenantLabel(t *tenantState) string {
+	if t == nil {
+		return ""
+	}
+	return t.Name
+}
+
+// ran counts and logs a run that happened: door names the door it came
+// through, t its tenant.
+func (s *Server) ran(ctx context.Context, door string, t *tenantState, reply RunReply,
+	took time.Duration) {
+	tenant := tenantLabel(t)
+	s.metrics.runs.WithLabelValues(bounded(reply.Status, outcomes), bounded(reply.Level, levels),
+		tenant).Inc()
+	s.metrics.latency.WithLabelValues(tenant).Observe(took.Seconds())
+	ended := reply.Status
+	if reply.Code != "" {
+		ended += " " + reply.Code
+	}
+	msg := codes.TerminalSafe(door + ": run " + reply.RunID + ": " + ended)
+	if s.cfg.Logger == nil {
+		s.cfg.Logf("%s, exit %d, level %s, %s", msg, reply.ExitStatus,
+			codes.TerminalSafe(reply.Level), took.Round(time.Millisecond))
+		return
+	}
+	s.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, msg,
+		slog.String("door", door), slog.String("run_id", reply.RunID),
+		slog.String("tenant", tenant), slog.String("status", reply.Status),
+		slog.String("code", reply.Code), slog.Int("exit", reply.ExitStatus),
+		slog.String("confinement", reply.Level),
+		slog.Float64("duration_seconds", took.Seconds()))
+}
+
+// codePattern is the form of an error code of codes: a reason label.
+var codePattern = regexp.MustCompile(`^E[0-9]{3}$`)
+
+// doorCodes are the codes of the door's own refusals: a reason label.
+var doorCodes = map[string]bool{CodeUnauthorized: true, CodeBusy: true, CodeShuttingDown: true,
+	CodeForeignOrigin: true, CodeInternal: true, codeBatch: true, codeCancelled: true,
+	CodeRateLimit: true, CodeConcurrencyLimit: true}
+
+// The reasons of refusals that have no code of their own elsewhere.
+const (
+	codeBatch     = "batch"     // a JSON-RPC batch on /mcp
+	codeCancelled = "cancelled" // the client went before its run started
+)
+
+// reasonOf is the reason label of a refusal's error.
+func reasonOf(err error) string {
+	var le *limitError
+	switch {
+	case errors.As(err, &le):
+		return le.code
+	case errors.Is(err, errBusy):
+		return CodeBusy
+	case errors.Is(err, errStopping):
+		return CodeShuttingDown
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return codeCancelled
+	}
+	if c := string(codes.CodeOf(err)); codePattern.MatchString(c) {
+		return c
+	}
+	return CodeInternal
+}
+
+// refused counts and logs a refusal: door names the door, t the tenant
+// (nil: none known), reason its code (reasonOf), msg what the log says.
+// The run id, when a refusal has a receipt, is logged too.
+func (s *Server) refused(ctx context.Context, door string, t *tenantState, reason, runID,
+	msg string) {
+	if !codePattern.MatchString(reason) && !doorCodes[reason] {
+		reason = CodeInternal
+	}
+	tenant := tenantLabel(t)
+	s.metrics.refusals.WithLabelValues(reason, tenant).Inc()
+	msg = codes.TerminalSafe(msg)
+	if s.cfg.Logger == nil {
+		s.cfg.Logf("%s: refused: %s", door, msg)
+		return
+	}
+	attrs := []slog.Attr{slog.String("door", door), slog.String("reason", reason),
+		slog.String("tenant", tenant)}
+	if runID != "" {
+		attrs = append(attrs, slog.String("run_id", runID))
+	}
+	s.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, door+": refused: "+msg, attrs...)
+}
+
+// refusedErr is refused for an error.
+func (s *Server) refusedErr(ctx context.Context, door string, t *tenantState, err error) {
+	s.refused(ctx, door, t, reasonOf(err), "", err.Error())
+}

@@ -182,13 +182,12 @@ func (r *ready) check() error {
 		return fmt.Errorf("its receipts journal cannot be written: %w", err)
 	}
 	if r.fl != nil {
-		if lag := r.fl.shipper.Lag(); lag > r.maxLag {
-			why := ""
-			if err := r.fl.shipper.Err(); err != nil {
-				why = ": " + err.Error()
-			}
-			return fmt.Errorf("its receipts reach the shared store %s late, past %s%s",
-				lag.Round(time.Millisecond), r.maxLag, why)
+		// What lags, in one line: the store not reached since start, the
+		// last failure, journals of ended processes still to ship,
+		// collisions, other live processes' unshipped segments.
+		if st := r.fl.shipper.Status(); st.Lag > r.maxLag {
+			return fmt.Errorf("its receipts reach the shared store %s late, past %s: %s",
+				st.Lag.Round(time.Millisecond), r.maxLag, st)
 		}
 	}
 	return nil

@@ -4,7 +4,10 @@
 // writes a receipt atomically (reserved before the run starts, so that a
 // run whose supervisor dies still leaves one that says so), reads receipt
 // files as untrusted bytes (bounded, checked against the schema), and
-// lists, finds and compares stored receipts.
+// lists, finds and compares stored receipts. A Store keeps a pool's
+// receipts in a journal of its own process, journal/proc-ID in the
+// receipts directory, locked for the process's life; readers read every
+// journal there (JournalDirs).
 //
 //	runs, err := receipt.List(dir)
 //	last, err := receipt.Pick(runs, receipt.LastRun)

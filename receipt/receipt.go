@@ -739,21 +739,23 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 			return StoredReceipt{Path: p, Receipt: r}, nil
 		}
 	}
-	jdir := filepath.Join(dir, journalDir)
-	if fi, err := os.Lstat(jdir); err != nil || !fi.IsDir() {
+	jdirs, err := JournalDirs(dir)
+	if err != nil || len(jdirs) == 0 {
 		return StoredReceipt{}, notFound
 	}
 	var key string
 	var found []byte
-	if _, err := journal.Scan(jdir, func(k string, payload []byte) error {
-		if strings.HasSuffix(k, suffix) {
-			key, found = k, append(found[:0], payload...)
+	for _, jdir := range jdirs {
+		if _, err := journal.Scan(jdir, func(k string, payload []byte) error {
+			if strings.HasSuffix(k, suffix) {
+				key, found = k, append(found[:0], payload...)
+			}
+			return nil
+		}); err != nil {
+			e := codes.Errorf(codes.E317, "read the receipts journal: %w", err)
+			e.Do = listHint
+			return StoredReceipt{}, e
 		}
-		return nil
-	}); err != nil {
-		e := codes.Errorf(codes.E317, "read the receipts journal: %w", err)
-		e.Do = listHint
-		return StoredReceipt{}, e
 	}
 	if found == nil {
 		return StoredReceipt{}, notFound

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
@@ -28,8 +30,9 @@ const journalDir = "journal"
 // a power cut once the journal's group commit has synced it (within its
 // commit interval, a few milliseconds; Sync waits for it).
 type Store struct {
-	dir string // the receipts directory
-	j   *journal.Journal
+	dir  string // the receipts directory
+	j    *journal.Journal
+	lock *journal.Lock // held for the process's life: the journal is this process's alone
 
 	mu       sync.Mutex
 	inFlight map[string]struct{} // the keys of receipts reserved here and not yet finished
@@ -45,8 +48,10 @@ var (
 // (guard.Join): every run on it then guards the directory, its journal
 // and a token file in it, whichever Sabline runs it; a directory the
 // register cannot be told of is E331, and no store. One store per
-// directory is shared by the whole process and stays open for its life;
-// Sync makes what it holds durable.
+// directory is shared by the whole process and stays open for its life,
+// appending to a journal of this process's own (journal/proc-ID, locked
+// until the process ends: see JournalDirs); Sync makes what it holds
+// durable.
 func OpenStore(dir string) (*Store, error) {
 	if dir == "" {
 		return nil, codes.Errorf(codes.E317, "no receipts directory given")
@@ -68,11 +73,17 @@ func OpenStore(dir string) (*Store, error) {
 	if err := guard.JoinAs("the receipts directory "+abs, abs); err != nil {
 		return nil, err
 	}
-	j, err := journal.Open(filepath.Join(abs, journalDir), journal.Options{})
+	jdir, lock, err := ownJournal(abs)
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)
 	}
-	s := &Store{dir: abs, j: j, inFlight: map[string]struct{}{}}
+	j, err := journal.Open(jdir, journal.Options{})
+	if err != nil {
+		lock.Unlock()
+		return nil, codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)
+	}
+	s := &Store{dir: abs, j: j, lock: lock, inFlight: map[string]struct{}{}}
+	go s.sealOnRequest()
 	stores[abs] = s
 	return s, nil
 }
@@ -125,8 +136,92 @@ func (s *Store) InFlight(key string) bool {
 // Sync returns once every receipt appended so far is on disk.
 func (s *Store) Sync() error { return s.j.Sync() }
 
-// Journal is the journal the store appends to.
+// Journal is the journal the store appends to: this process's own.
 func (s *Store) Journal() *journal.Journal { return s.j }
+
+// Dir is the receipts directory of the store.
+func (s *Store) Dir() string { return s.dir }
+
+// ownJournalPrefix begins the name of the directory, in a receipts
+// directory's journal directory, of each process's own journal.
+const ownJournalPrefix = "proc-"
+
+// ownJournal makes the journal directory of this process in the receipts
+// directory dir, journal/proc-ID (ID 16 random hexadecimal digits), and
+// takes its lock, held until the process ends: no other process appends
+// to it, so a segment it has moved past is final, and the receipts of a
+// process that died are in a journal whose lock a shipper can take.
+func ownJournal(dir string) (string, *journal.Lock, error) {
+	root := filepath.Join(dir, journalDir)
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return "", nil, err
+	}
+	for range 8 {
+		jdir := filepath.Join(root, ownJournalPrefix+newRunID())
+		if err := os.Mkdir(jdir, 0o700); errors.Is(err, fs.ErrExist) {
+			continue
+		} else if err != nil {
+			return "", nil, err
+		}
+		lock, err := journal.TryLock(jdir)
+		if err != nil {
+			return "", nil, err
+		}
+		return jdir, lock, nil
+	}
+	return "", nil, errors.New("no journal directory name is free")
+}
+
+// SealRequestFile, made in a process's journal directory by a shipper in
+// another process, asks the owner to seal its journal's segment
+// (journal.Seal), so that what it holds is final and can be shipped
+// while the owner runs. The owner removes it once it has sealed.
+const SealRequestFile = "seal.request"
+
+// sealEvery is how often a store looks for a SealRequestFile.
+const sealEvery = 500 * time.Millisecond
+
+// sealOnRequest seals the store's journal whenever a SealRequestFile is
+// in its directory, for the life of the process (the store's).
+func (s *Store) sealOnRequest() {
+	req := filepath.Join(s.j.Dir(), SealRequestFile)
+	t := time.NewTicker(sealEvery)
+	defer t.Stop()
+	for range t.C {
+		if _, err := os.Lstat(req); err != nil {
+			continue
+		}
+		if _, err := s.j.Seal(); errors.Is(err, journal.ErrClosed) {
+			return
+		}
+		_ = os.Remove(req)
+	}
+}
+
+// JournalDirs lists the journals of the receipts directory dir: the
+// journal directory itself (where receipts were kept before each process
+// had a journal of its own), then each process's journal in it. A
+// missing directory has none; symbolic links and files are passed over.
+func JournalDirs(dir string) ([]string, error) {
+	root := filepath.Join(dir, journalDir)
+	if fi, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	dirs := []string{root}
+	for _, e := range entries {
+		id, ok := strings.CutPrefix(e.Name(), ownJournalPrefix)
+		if ok && e.IsDir() && len(id) == 16 && ValidRunID(id) {
+			dirs = append(dirs, filepath.Join(root, e.Name()))
+		}
+	}
+	return dirs, nil
+}
 
 func (s *Store) append(rec *Receipt) error {
 	data, err := json.Marshal(rec)
@@ -149,23 +244,29 @@ func journalPath(dir, key string) string {
 // record, checked as Load checks a file. A record that is not a
 // receipt, and each damaged stretch of the journal, is skipped and named.
 func scanJournal(dir string) (runs []StoredReceipt, skipped []SkippedFile, err error) {
-	jdir := filepath.Join(dir, journalDir)
-	if fi, err := os.Lstat(jdir); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
-		return nil, nil, nil
-	}
-	last := map[string][]byte{}
-	var order []string
-	rep, err := journal.Scan(jdir, func(key string, payload []byte) error {
-		if _, seen := last[key]; !seen {
-			order = append(order, key)
-		}
-		last[key] = append([]byte(nil), payload...) // payload is the scan's buffer, reused
-		return nil
-	})
+	dirs, err := JournalDirs(dir)
 	if err != nil {
 		e := codes.Errorf(codes.E317, "read the receipts journal: %w", err)
 		e.Do = listHint
 		return nil, nil, e
+	}
+	last := map[string][]byte{}
+	var order []string
+	var rep journal.Report
+	for _, jdir := range dirs {
+		r, err := journal.Scan(jdir, func(key string, payload []byte) error {
+			if _, seen := last[key]; !seen {
+				order = append(order, key)
+			}
+			last[key] = append([]byte(nil), payload...) // payload is the scan's buffer, reused
+			return nil
+		})
+		if err != nil {
+			e := codes.Errorf(codes.E317, "read the receipts journal: %w", err)
+			e.Do = listHint
+			return nil, nil, e
+		}
+		rep.Damage = append(rep.Damage, r.Damage...)
 	}
 	for _, key := range order {
 		p := journalPath(dir, key)

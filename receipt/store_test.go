@@ -1,6 +1,8 @@
 package receipt
 
 import (
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/receipt/journal"
 )
 
 // TestStore: a reserved receipt reads as unfinished (E327) until it is
@@ -79,7 +82,7 @@ func TestStoreDamage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	segs, _ := filepath.Glob(filepath.Join(dir, journalDir, "*.journal"))
+	segs, _ := filepath.Glob(filepath.Join(s.Journal().Dir(), "*.journal"))
 	if len(segs) != 1 {
 		t.Fatalf("segments %v, want one", segs)
 	}
@@ -255,5 +258,63 @@ func TestStoreInFlight(t *testing.T) {
 	got, err := Find(s.dir, rec.RunID)
 	if err != nil || got.Tenant != "acme" {
 		t.Errorf("the stored receipt's tenant: %+v, %v; want acme", got, err)
+	}
+}
+
+// TestStoreOwnJournal: a store appends to a journal of its own process,
+// locked while the process lives, inside the receipts directory's
+// journal directory; Scan and Find read it beside the records kept in
+// the journal directory itself (by a Sabline from before), and beside
+// the journal of another process.
+func TestStoreOwnJournal(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jdir := s.Journal().Dir()
+	if filepath.Dir(jdir) != filepath.Join(dir, journalDir) ||
+		!strings.HasPrefix(filepath.Base(jdir), ownJournalPrefix) {
+		t.Fatalf("the store's journal is %s, not a journal of its own in %s", jdir, dir)
+	}
+	if _, err := journal.TryLock(jdir); !errors.Is(err, journal.ErrLocked) {
+		t.Fatalf("the lock of the store's own journal taken again: %v; want ErrLocked", err)
+	}
+	own := receiptAt(t, "/own.vel", core.Full, time.Now().UTC())
+	s.Finish(own)
+	// Records of a Sabline from before, in the journal directory itself,
+	// and of another process, in a journal of its own.
+	old := receiptAt(t, "/old.vel", core.Full, time.Now().UTC())
+	other := receiptAt(t, "/other.vel", core.Full, time.Now().UTC())
+	for _, c := range []struct {
+		dir string
+		rec *Receipt
+	}{
+		{filepath.Join(dir, journalDir), old},
+		{filepath.Join(dir, journalDir, ownJournalPrefix+"00000000000000ab"), other},
+	} {
+		j, err := journal.Open(c.dir, journal.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := json.Marshal(c.rec)
+		if err := j.Append(c.rec.fileName(), data); err != nil {
+			t.Fatal(err)
+		}
+		j.Close()
+	}
+	dirs, err := JournalDirs(dir)
+	if err != nil || len(dirs) != 3 {
+		t.Fatalf("journals %v (%v), want the directory, the store's and the other's", dirs, err)
+	}
+	runs, skipped, err := Scan(dir)
+	if err != nil || len(runs) != 3 || len(skipped) != 0 {
+		t.Fatalf("%d runs, %v skipped (%v), want 3", len(runs), skipped, err)
+	}
+	for _, r := range []*Receipt{own, old, other} {
+		got, err := Find(dir, r.RunID)
+		if err != nil || got.RunID != r.RunID {
+			t.Errorf("Find %s: %v, %v", r.RunID, got.RunID, err)
+		}
 	}
 }

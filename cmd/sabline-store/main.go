@@ -15,9 +15,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/azureblob"
@@ -33,13 +35,22 @@ import (
 const usage = "usage: sabline-store URL (started by sabline serve --receipts-url URL; " +
 	"it serves the bucket on standard input and output)"
 
+// callTimeout bounds each call the agent makes to the store: the
+// deadline of the sabline process's call does not cross the pipe.
+const callTimeout = 60 * time.Second
+
+// checkTimeout bounds the check of the store at start.
+const checkTimeout = 30 * time.Second
+
 func main() {
 	if len(os.Args) != 2 || strings.HasPrefix(os.Args[1], "-") {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
 	ctx := context.Background()
-	b, err := open(ctx, os.Args[1])
+	b, err := start(ctx, os.Args[1], checkTimeout, func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "sabline-store: "+format+"\n", args...)
+	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sabline-store:", err)
 		os.Exit(1)
@@ -49,6 +60,42 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sabline-store:", err)
 		os.Exit(1)
 	}
+}
+
+// start opens the bucket of url, every call bounded by callTimeout, and
+// checks within check that the store keeps create-only writes (a probe
+// key written twice, under bucket.ProbePrefix: see bucket.CreateOnly).
+// A store that does not is refused: the replicas that share it would
+// overwrite each other's objects without a word. A store that cannot be
+// reached is served all the same (a replica starts while its store is
+// down, and keeps its receipts in its journal meanwhile); logf says so,
+// and the check is made again before the first write.
+func start(ctx context.Context, url string, check time.Duration,
+	logf func(format string, args ...any)) (bucket.Bucket, error) {
+	bb, err := open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	co := bucket.NewCreateOnly(bucket.WithTimeout(bb, callTimeout))
+	cctx, cancel := context.WithTimeout(ctx, check)
+	defer cancel()
+	switch err := co.Check(cctx); {
+	case errors.Is(err, bucket.ErrNotCreateOnly):
+		co.Close()
+		return nil, fmt.Errorf("%s: %w: refused, since replicas sharing it could overwrite each "+
+			"other's receipts; use a store that honours If-None-Match (S3, GCS, Azure, a directory)",
+			redact(url), err)
+	case err != nil:
+		logf("%s cannot be checked yet (%v): serving; it is checked again before the first write",
+			redact(url), err)
+	}
+	return co, nil
+}
+
+// redact is url without its query, which can carry a store's settings.
+func redact(url string) string {
+	u, _, _ := strings.Cut(url, "?")
+	return u
 }
 
 // open opens the bucket of url: a path without a scheme is a directory,
@@ -65,6 +112,17 @@ func open(ctx context.Context, url string) (*blobBucket, error) {
 		url = "file://" + filepath.ToSlash(dir)
 		if !strings.HasPrefix(filepath.ToSlash(dir), "/") {
 			url = "file:///" + filepath.ToSlash(dir)
+		}
+	}
+	if u, err := neturl.Parse(url); err == nil && u.Scheme == "file" {
+		// fileblob says only that it cannot stat the directory.
+		dir := u.Path
+		if len(dir) >= 3 && dir[0] == '/' && dir[2] == ':' {
+			dir = dir[1:] // file:///C:/x
+		}
+		if fi, err := os.Stat(filepath.FromSlash(dir)); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("%s: the directory %s does not exist: make it, or give the "+
+				"directory's path alone (without file://), which is made when missing", url, dir)
 		}
 	}
 	b, err := blob.OpenBucket(ctx, url)

@@ -3,14 +3,17 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
@@ -24,6 +27,7 @@ import (
 // the condition would.
 type s3Double struct {
 	ignore bool
+	url    string // where it listens, once started
 	mu     sync.Mutex
 	puts   []string // the If-None-Match of each PUT of an object, in order
 }
@@ -59,7 +63,8 @@ func (d *s3Double) start(t *testing.T) string {
 		"AWS_SHARED_CREDENTIALS_FILE": empty} {
 		t.Setenv(k, v)
 	}
-	q := url.Values{"endpoint": {srv.URL}, "region": {"us-east-1"}, "use_path_style": {"true"}, "disable_https": {"true"}}
+	d.url = srv.URL
+	q := neturl.Values{"endpoint": {srv.URL}, "region": {"us-east-1"}, "use_path_style": {"true"}, "disable_https": {"true"}}
 	return "s3://receipts?" + q.Encode()
 }
 
@@ -146,5 +151,77 @@ func TestCreateIsCreateOnly(t *testing.T) {
 			}
 			t.Logf("a second create: %v; the object holds %q", err, got)
 		})
+	}
+}
+
+// TestStartChecksCreateOnly: the agent starts over a store that keeps
+// create-only writes, and refuses one that takes a second write of a
+// key (ErrNotCreateOnly, the URL named, its query not); a store that
+// cannot be reached is served (a replica starts while its store is
+// down), said so, and its Create is refused until the check can be made.
+func TestStartChecksCreateOnly(t *testing.T) {
+	ctx := context.Background()
+	t.Run("S3 that honours If-None-Match", func(t *testing.T) {
+		b, err := start(ctx, (&s3Double{}).start(t), 10*time.Second, t.Logf)
+		if err != nil {
+			t.Fatalf("start: %v", err)
+		}
+		b.Close()
+	})
+	t.Run("S3 that ignores If-None-Match", func(t *testing.T) {
+		u := (&s3Double{ignore: true}).start(t)
+		b, err := start(ctx, u, 10*time.Second, t.Logf)
+		if !errors.Is(err, bucket.ErrNotCreateOnly) || b != nil {
+			t.Fatalf("start over a store that ignores If-None-Match: %v; want ErrNotCreateOnly", err)
+		}
+		if strings.Contains(err.Error(), "endpoint=") {
+			t.Errorf("the refusal names the URL's query: %v", err)
+		}
+	})
+	t.Run("a store that is down", func(t *testing.T) {
+		d := &s3Double{}
+		u := d.start(t)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		down := "http://" + ln.Addr().String()
+		ln.Close() // nothing listens there now: refused at once
+		u = strings.Replace(u, neturl.QueryEscape(d.url), neturl.QueryEscape(down), 1)
+		var said []string
+		b, err := start(ctx, u, 5*time.Second, func(f string, a ...any) {
+			said = append(said, fmt.Sprintf(f, a...))
+		})
+		if err != nil {
+			t.Fatalf("start while the store is down: %v; want it served", err)
+		}
+		defer b.Close()
+		if len(said) != 1 || !strings.Contains(said[0], "cannot be checked yet") {
+			t.Errorf("start while the store is down said %q", said)
+		}
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		err = b.Create(cctx, "segments/r1/j1/00000001.journal", []byte("x"))
+		if err == nil || errors.Is(err, bucket.ErrNotCreateOnly) {
+			t.Errorf("Create while the store is down: %v; want the store's failure", err)
+		}
+	})
+}
+
+// TestMissingDirectory: a file:// store whose directory does not exist
+// is refused at open, naming the directory and what to do, not a flag.
+func TestMissingDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "absent")
+	u := "file://" + filepath.ToSlash(dir)
+	if !strings.HasPrefix(filepath.ToSlash(dir), "/") {
+		u = "file:///" + filepath.ToSlash(dir)
+	}
+	_, err := open(context.Background(), u)
+	if err == nil || !strings.Contains(err.Error(), "does not exist: make it") ||
+		strings.Contains(err.Error(), "--receipts ") {
+		t.Fatalf("open of %s: %v; want the directory named missing", u, err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("open of a file:// URL made %s", dir)
 	}
 }

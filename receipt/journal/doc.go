@@ -10,7 +10,8 @@
 // and Find check every record and pass over damaged bytes (a record cut by
 // a power cut, garbage written into a segment), reporting them, and read
 // the records after them. Several processes may append to one directory
-// on Linux and other Unix systems; on Windows one process at a time. The
+// on Linux and other Unix systems; on Windows one process at a time.
+// TryLock is the lock an owner holds to keep a journal its own. The
 // package imports no other Sabline package; README.md gives the format,
 // the promises and the measured speed.
 package journal

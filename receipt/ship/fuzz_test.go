@@ -1,6 +1,8 @@
 package ship
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/receipt/journal"
@@ -27,6 +29,29 @@ func FuzzObjectIndex(f *testing.F) {
 		_, base, err := parseObjectIndex(data)
 		if err == nil && (base <= 0 || base > int64(len(data))) {
 			t.Fatalf("an index record of %d bytes in %d", base, len(data))
+		}
+	})
+}
+
+// FuzzParseDone: a journal's ship.done mark is a file anyone who can
+// write the directory could have left: on any bytes parseDone accepts
+// only 1 to 8 digits and an optional newline, and what it accepts reads
+// back the same.
+func FuzzParseDone(f *testing.F) {
+	for _, s := range []string{"12\n", "0", "99999999\n", "", "\n", "1a", "123456789", "-1", "1\n\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, ok := parseDone(data)
+		if !ok {
+			return
+		}
+		if len(data) > maxDoneBytes || n < 0 || n > 99999999 {
+			t.Fatalf("parseDone(%q) = %d", data, n)
+		}
+		if got := strings.TrimSuffix(string(data), "\n"); strconv.Itoa(n) != strings.TrimLeft(got, "0") &&
+			!(n == 0 && strings.Trim(got, "0") == "") {
+			t.Fatalf("parseDone(%q) = %d, not the digits", data, n)
 		}
 	})
 }

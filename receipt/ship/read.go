@@ -56,9 +56,10 @@ type indexed struct {
 	runs []string
 }
 
-// NewReader is a Reader of b.
+// NewReader is a Reader of b, each of its calls to b bounded by
+// DefaultCallTimeout.
 func NewReader(b bucket.Bucket) *Reader {
-	return &Reader{b: b, max: MaxIndexed, now: time.Now,
+	return &Reader{b: bucket.WithTimeout(b, DefaultCallTimeout), max: MaxIndexed, now: time.Now,
 		runs: map[string]place{}, seen: map[string]bool{}}
 }
 

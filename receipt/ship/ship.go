@@ -11,7 +11,14 @@
 // in that segment (a receipt reserved in one segment and finished in the
 // next is shipped once, finished), after an index record that names
 // each receipt's run id, tenant and place in the object; a segment
-// holding a receipt whose run is still in flight waits for it. A Reader
+// holding a receipt whose run is still in flight waits for it. Each
+// process keeps its receipts in a journal of its own, locked for its
+// life (receipt.Store): the Shipper also ships, whole, every other
+// journal of the receipts directory whose lock it can take (its process
+// ended, or died: a run it left in flight is shipped unfinished), and
+// lists in Status those whose processes still run. Every call to the
+// bucket has a deadline (Options.CallTimeout), and a Shipper starts
+// while its bucket is down, shipping once it answers. A Reader
 // lists the objects, keeps their indexes in memory (bounded), and reads
 // one receipt with one ranged read, for its tenant only.
 package ship
@@ -52,6 +59,10 @@ const idFile = "ship.id"
 // DefaultEvery is how often a Shipper seals and ships by default.
 const DefaultEvery = time.Second
 
+// DefaultCallTimeout bounds each call a Shipper or Reader makes to the
+// bucket by default.
+const DefaultCallTimeout = 30 * time.Second
+
 // Options are a Shipper's settings.
 type Options struct {
 	// Replica names this replica in the fleet: 1 to 63 lower-case
@@ -63,6 +74,10 @@ type Options struct {
 	Every time.Duration
 	// Logf, when set, is told of each failure to ship.
 	Logf func(format string, args ...any)
+	// CallTimeout bounds each call to the bucket (DefaultCallTimeout
+	// when 0): a store that hangs fails the call, and the round, instead
+	// of holding the Shipper.
+	CallTimeout time.Duration
 	// now is the clock the lag is measured by: time.Now, or a test's.
 	now func() time.Time
 }
@@ -91,11 +106,16 @@ type Shipper struct {
 	o      Options
 	prefix string // Prefix + replica + "/" + journal id + "/"
 
-	mu      sync.Mutex
-	shipped int               // every segment up to this one is in the bucket
-	since   map[int]time.Time // for each segment not shipped: when it began to take records
-	err     error             // the last round's failure, nil once a round ships
-	objects int               // objects written by this Shipper
+	mu         sync.Mutex
+	listed     bool              // shipped was read from the bucket
+	shipped    int               // every segment up to this one is in the bucket
+	since      map[int]time.Time // for each segment not shipped: when it began to take records
+	err        error             // the last round's failure, nil once a round ships
+	objects    int               // objects written by this Shipper
+	collisions int               // objects found under a key with other receipts
+	lastOK     time.Time         // when a round last ended with everything sealed shipped
+	others     map[string]*other // the journals of other processes, by directory
+	live       []LiveJournal     // those whose owners were alive at the last round
 
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -119,6 +139,9 @@ func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 	if o.now == nil {
 		o.now = time.Now
 	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
 	dir := store.Journal().Dir()
 	id, err := journalID(dir)
 	if err != nil {
@@ -127,24 +150,14 @@ func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 	s := &Shipper{
 		store:   store,
 		dir:     dir,
-		b:       b,
+		b:       bucket.WithTimeout(b, o.CallTimeout),
 		o:       o,
 		prefix:  Prefix + o.Replica + "/" + id + "/",
 		since:   map[int]time.Time{},
+		others:  map[string]*other{},
 		stop:    make(chan struct{}),
 		started: make(chan struct{}),
 		done:    make(chan struct{}),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	keys, err := b.List(ctx, s.prefix)
-	if err != nil {
-		return nil, fmt.Errorf("ship: list %s in the bucket: %w", s.prefix, err)
-	}
-	for _, k := range keys {
-		if n, ok := segmentOfKey(strings.TrimPrefix(k, s.prefix)); ok {
-			s.shipped = max(s.shipped, n)
-		}
 	}
 	// What is in the journal now began before this start: its age counts
 	// from here.
@@ -154,12 +167,55 @@ func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 		return nil, fmt.Errorf("ship: %w", err)
 	}
 	for _, n := range nums {
-		if n > s.shipped {
-			s.since[n] = now
-		}
+		s.since[n] = now
+	}
+	// A store that is down does not stop the start: the replica serves
+	// from its journal, and each round tries the store again (Status
+	// says what lags, and why).
+	if err := s.list(context.Background()); err != nil {
+		s.failed(err)
 	}
 	go s.loop()
 	return s, nil
+}
+
+// list reads from the bucket which segments of the journal this replica
+// shipped before, once.
+func (s *Shipper) list(ctx context.Context) error {
+	s.mu.Lock()
+	listed := s.listed
+	s.mu.Unlock()
+	if listed {
+		return nil
+	}
+	n, err := shippedIn(ctx, s.b, s.prefix)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.listed, s.shipped = true, max(s.shipped, n)
+	for m := range s.since {
+		if m <= s.shipped {
+			delete(s.since, m)
+		}
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// shippedIn is the largest segment number under prefix in the bucket.
+func shippedIn(ctx context.Context, b bucket.Bucket, prefix string) (int, error) {
+	keys, err := b.List(ctx, prefix)
+	if err != nil {
+		return 0, fmt.Errorf("ship: list %s in the bucket: %w", prefix, err)
+	}
+	shipped := 0
+	for _, k := range keys {
+		if n, ok := segmentOfKey(strings.TrimPrefix(k, prefix)); ok {
+			shipped = max(shipped, n)
+		}
+	}
+	return shipped, nil
 }
 
 // journalID reads the id of the journal in dir, making it the first time.
@@ -232,6 +288,7 @@ func (s *Shipper) loop() {
 func (s *Shipper) Close(ctx context.Context) error {
 	s.stopOnce.Do(func() { close(s.stop) })
 	<-s.done
+	defer s.letGo()
 	for {
 		left, err := s.round(ctx)
 		if err != nil || left == 0 {
@@ -245,11 +302,38 @@ func (s *Shipper) Close(ctx context.Context) error {
 	}
 }
 
+// letGo lets go of the locks of other processes' journals this Shipper
+// holds: another Shipper on the directory goes on from their marks.
+func (s *Shipper) letGo() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range s.others {
+		for _, l := range []*journal.Lock{o.lock, o.shipLock} {
+			_ = l.Unlock()
+		}
+		o.lock, o.shipLock = nil, nil
+	}
+}
+
 // round seals the journal and ships each sealed segment not yet shipped,
 // in order, stopping at the first that cannot go yet (a run in flight)
 // or fails. left is how many sealed segments are not shipped, or -1
 // when the journal cannot be sealed or listed.
 func (s *Shipper) round(ctx context.Context) (left int, err error) {
+	left, err = s.roundOwn(ctx)
+	if oerr := s.roundOthers(ctx); err == nil && oerr != nil {
+		left, err = -1, oerr
+	}
+	if err == nil && left == 0 {
+		s.mu.Lock()
+		s.err, s.lastOK = nil, s.o.now()
+		s.mu.Unlock()
+	}
+	return left, err
+}
+
+// roundOwn seals this process's journal and ships its sealed segments.
+func (s *Shipper) roundOwn(ctx context.Context) (left int, err error) {
 	now := s.o.now()
 	sealed, err := s.store.Journal().Seal()
 	if err != nil {
@@ -260,6 +344,9 @@ func (s *Shipper) round(ctx context.Context) (left int, err error) {
 	// is older than this round.
 	s.since[sealed+1] = now
 	s.mu.Unlock()
+	if err := s.list(ctx); err != nil {
+		return -1, s.failed(err)
+	}
 	nums, err := journal.Segments(s.dir)
 	if err != nil {
 		return -1, s.failed(fmt.Errorf("ship: %w", err))
@@ -273,14 +360,14 @@ func (s *Shipper) round(ctx context.Context) (left int, err error) {
 	}
 	s.mu.Unlock()
 	for i, n := range todo {
-		obj, ready, err := s.build(n, nums)
+		obj, ready, err := s.build(s.dir, n, nums, s.store.InFlight)
 		if err != nil {
 			return len(todo) - i, s.failed(err)
 		}
 		if !ready {
 			return len(todo) - i, nil
 		}
-		if err := s.put(ctx, n, obj); err != nil {
+		if err := s.put(ctx, s.Key(n), obj); err != nil {
 			return len(todo) - i, s.failed(err)
 		}
 		s.mu.Lock()
@@ -289,9 +376,6 @@ func (s *Shipper) round(ctx context.Context) (left int, err error) {
 		s.objects++
 		s.mu.Unlock()
 	}
-	s.mu.Lock()
-	s.err = nil
-	s.mu.Unlock()
 	return 0, nil
 }
 
@@ -306,8 +390,7 @@ func (s *Shipper) failed(err error) error {
 // put writes segment n's object once; an object already under its key is
 // this replica's own from an earlier attempt when it holds the same
 // receipts (then nothing is written), and a fault otherwise.
-func (s *Shipper) put(ctx context.Context, n int, obj []byte) error {
-	key := s.Key(n)
+func (s *Shipper) put(ctx context.Context, key string, obj []byte) error {
 	err := s.b.Create(ctx, key, obj)
 	if err == nil || !errors.Is(err, bucket.ErrExist) {
 		if err != nil {
@@ -324,8 +407,11 @@ func (s *Shipper) put(ctx context.Context, n int, obj []byte) error {
 		return err
 	}
 	if !sameReceipts(ours, theirs) {
-		return fmt.Errorf("ship: %s is in the bucket already with other receipts: does another replica "+
-			"run with the id %s?", key, s.o.Replica)
+		s.mu.Lock()
+		s.collisions++
+		s.mu.Unlock()
+		return fmt.Errorf("ship: %s is in the bucket already with other receipts (a key collision, "+
+			"left as it was): does another replica run with the id %s?", key, s.o.Replica)
 	}
 	return nil
 }
@@ -335,7 +421,10 @@ func (s *Shipper) Key(n int) string { return fmt.Sprintf("%s%08d.journal", s.pre
 
 // Lag is how long the oldest receipt not yet in the bucket has waited at
 // most: the time since the oldest segment not shipped began to take
-// records (since the Shipper started, for a segment it found there).
+// records (since the Shipper started, for a segment it found there), or
+// since the Shipper found the journal of a process that ended, not yet
+// shipped whole. The journals of live processes beside it are not
+// counted: Status lists them.
 // With every sealed segment shipped, it is the time since the last
 // round, less than Options.Every.
 func (s *Shipper) Lag() time.Duration {
@@ -345,6 +434,11 @@ func (s *Shipper) Lag() time.Duration {
 	for n, t := range s.since {
 		if n > s.shipped && (oldest.IsZero() || t.Before(oldest)) {
 			oldest = t
+		}
+	}
+	for _, o := range s.others {
+		if !o.done && !o.since.IsZero() && (oldest.IsZero() || o.since.Before(oldest)) {
+			oldest = o.since
 		}
 	}
 	if oldest.IsZero() {
@@ -385,10 +479,18 @@ type indexEntry struct {
 
 // build makes segment n's object from the journal: ready is false when a
 // receipt in it is still in flight here.
-func (s *Shipper) build(n int, nums []int) (obj []byte, ready bool, err error) {
+func (s *Shipper) build(dir string, n int, nums []int,
+	inFlight func(string) bool) (obj []byte, ready bool, err error) {
+	return s.buildWaiting(dir, n, nums, inFlight, nil)
+}
+
+// buildWaiting is build, and not ready either when waits holds for the
+// last record of a receipt in segment n (nil: none waits).
+func (s *Shipper) buildWaiting(dir string, n int, nums []int, inFlight func(string) bool,
+	waits func(payload []byte) bool) (obj []byte, ready bool, err error) {
 	var order []string
 	last := map[string][]byte{}
-	rep, err := journal.ScanSegment(s.dir, n, func(key string, payload []byte, _, _ int64) error {
+	rep, err := journal.ScanSegment(dir, n, func(key string, payload []byte, _, _ int64) error {
 		if _, seen := last[key]; !seen {
 			order = append(order, key)
 		}
@@ -399,12 +501,12 @@ func (s *Shipper) build(n int, nums []int) (obj []byte, ready bool, err error) {
 		return nil, false, fmt.Errorf("ship: read segment %d: %w", n, err)
 	}
 	for _, d := range rep.Damage {
-		s.o.Logf("ship: segment %d: %s", n, d)
+		s.o.Logf("ship: %s segment %d: %s", dir, n, d)
 	}
 	// In flight is asked before the later segments are read: a receipt
 	// finished after this question has its record there by then.
 	for _, key := range order {
-		if s.store.InFlight(key) {
+		if inFlight(key) {
 			return nil, false, nil
 		}
 	}
@@ -412,11 +514,18 @@ func (s *Shipper) build(n int, nums []int) (obj []byte, ready bool, err error) {
 		if m <= n {
 			continue
 		}
-		if _, err := journal.ScanSegment(s.dir, m, func(key string, _ []byte, _, _ int64) error {
+		if _, err := journal.ScanSegment(dir, m, func(key string, _ []byte, _, _ int64) error {
 			delete(last, key)
 			return nil
 		}); err != nil {
 			return nil, false, fmt.Errorf("ship: read segment %d: %w", m, err)
+		}
+	}
+	if waits != nil {
+		for _, payload := range last {
+			if waits(payload) {
+				return nil, false, nil
+			}
 		}
 	}
 	idx := indexJSON{Replica: s.o.Replica, Segment: n, Receipts: []indexEntry{}}

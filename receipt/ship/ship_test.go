@@ -165,27 +165,30 @@ func TestShipRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	nums, _ := journal.Segments(store.Journal().Dir())
-	obj, ready, err := sh.build(sealed, nums)
+	obj, ready, err := sh.build(sh.dir, sealed, nums, store.InFlight)
 	if err != nil || !ready {
 		t.Fatal(ready, err)
 	}
-	if err := sh.put(ctx, sealed, obj); err != nil {
+	if err := sh.put(ctx, sh.Key(sealed), obj); err != nil {
 		t.Fatal(err)
 	}
-	if err := sh.put(ctx, sealed, obj); err != nil {
+	if err := sh.put(ctx, sh.Key(sealed), obj); err != nil {
 		t.Errorf("the same object written again: %v, want nil (it is there)", err)
 	}
 	other := newRun("acme")
 	store.Reserve(other)
 	finish(store, other)
 	s2, _ := store.Journal().Seal()
-	obj2, _, err := sh.build(s2, nums)
+	obj2, _, err := sh.build(sh.dir, s2, nums, store.InFlight)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = sh.put(ctx, sealed, obj2)
+	err = sh.put(ctx, sh.Key(sealed), obj2)
 	if err == nil || !strings.Contains(err.Error(), "another replica") {
 		t.Errorf("another object under a shipped key: %v, want a fault naming another replica", err)
+	}
+	if st := sh.Status(); st.Collisions != 1 {
+		t.Errorf("after a key collision, Status counts %d, want 1", st.Collisions)
 	}
 	count, _ := shipped(t, b)
 	if count[rec.RunID] != 1 || count[other.RunID] != 0 {

@@ -16,8 +16,8 @@ import (
 )
 
 // stopBound is how long TestStopBound lets a pooled run take to return
-// once cancelled: the worker answers or is killed within stopGrace
-// (50ms); the rest is the kill and the receipt, here on a loaded machine.
+// once cancelled: the worker answers at once, or is killed after
+// stopGrace (500ms); the rest is the receipt, here on a loaded machine.
 // Before, the pool waited up to 2s more for the stopped worker to exit.
 const stopBound = time.Second
 

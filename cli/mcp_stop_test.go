@@ -19,8 +19,8 @@ import (
 const loopAt = "x = 0\nwhile True:\n    x = 1\n"
 
 // stopBound is how long after its cancel a run over sabline mcp may take to
-// be listed: its worker answers the stop or is killed within 50ms, and
-// the rest is the kill, the receipt and the round trips, on a loaded
+// be listed: its worker answers the stop at once, or is killed after
+// 500ms, and the rest is the receipt and the round trips, on a loaded
 // machine. Before, a stopped pool worker was awaited 2s more.
 const stopBound = time.Second
 

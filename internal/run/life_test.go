@@ -218,7 +218,7 @@ func TestWorkerLifeCycle(t *testing.T) {
 		{name: "timeout: the worker does not answer", prog: `ffi.module("subprocess").run(["sleep", "30"])`, allow: []string{"io", "ffi:subprocess"},
 			setup:    func(_ *testing.T, _ string, c *lifeRun) { c.timeout = time.Second },
 			wantCode: codes.E307, wantMsg: `took longer than its timeout 1s and was stopped; ` +
-				`the worker did not answer the stop within 50ms and was killed, so where the program was is not known`},
+				`the worker did not answer the stop within 500ms and was killed, so where the program was is not known`},
 		{name: "the context is cancelled", prog: marksStart + spin, allow: []string{"io", "fs:write:DIR"},
 			setup: func(t *testing.T, _ string, c *lifeRun) {
 				ctx, cancel := context.WithCancel(context.Background())

@@ -89,10 +89,12 @@ const (
 	resultGrace = 2 * time.Second
 	// stopGrace is how long a worker asked to stop (its deadline, its
 	// context) has to end its program and send where it was, before it
-	// is killed: a stopped interpreter answers in well under a
-	// millisecond, so only a builtin blocked in a system call, or a
-	// machine too loaded to run the worker, waits it out.
-	stopGrace = 50 * time.Millisecond
+	// is killed. A stopped interpreter answers in well under a
+	// millisecond, and the run returns then: only a builtin blocked in a
+	// system call waits it out. It is long enough for a worker on a
+	// loaded machine, whose answer may take tens of milliseconds to be
+	// scheduled, to say where the program was.
+	stopGrace = 500 * time.Millisecond
 	// tempWatchEvery is how often the temporary directory is measured.
 	tempWatchEvery = 100 * time.Millisecond
 )

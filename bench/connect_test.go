@@ -1,13 +1,12 @@
 package bench
 
 import (
-	"bufio"
-	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // connections is how many connections BenchmarkConnect's program opens.
@@ -18,26 +17,7 @@ const connections = 100
 // supervisor makes each connection and hands it in) beside --no-confine
 // (the worker dials each itself): brokered/direct is the figure.
 func BenchmarkConnect(b *testing.B) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if line, err := bufio.NewReader(c).ReadString('\n'); err == nil {
-					fmt.Fprint(c, line)
-				}
-			}()
-		}
-	}()
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	port := testkit.Serve(b, testkit.EchoLine(""))
 	dir := b.TempDir()
 	prog := filepath.Join(dir, "connect.vel")
 	src := "for i in range(" + strconv.Itoa(connections) + "):\n" +

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -144,22 +143,9 @@ func TestResolverOverTCP(t *testing.T) {
 // it returns keeps its code; without one, the same program dials itself
 // (the control).
 func TestConfigDial(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			fmt.Fprint(c, "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok")
-			c.Close()
-		}
-	}()
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	port := testkit.Serve(t, func(c net.Conn) {
+		fmt.Fprint(c, "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	})
 	src := "c = net.connect(\"127.0.0.1\", " + port + ")\nc.close()\n" +
 		"print(net.http_get(\"http://127.0.0.1:" + port + "/\").body)\n" +
 		"s = ffi.module(\"socket\").connect(\"127.0.0.1\", " + port + ")\ns.close()\n" +

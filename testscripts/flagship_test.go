@@ -1,19 +1,16 @@
 package testscripts
 
 import (
-	"bufio"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -113,24 +110,7 @@ func TestClientExampleFull(t *testing.T) {
 		t.Skipf("skipped: full is a Linux kernel's with Landlock; this is %s with Landlock ABI %d",
 			goruntime.GOOS, confine.Probe().LandlockABI)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			if line, err := bufio.NewReader(c).ReadString('\n'); err == nil {
-				fmt.Fprintf(c, "echo: %s", line)
-			}
-			c.Close()
-		}
-	}()
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	port := testkit.Serve(t, testkit.EchoLine("echo: "))
 	prog, err := filepath.Abs(filepath.Join("..", "examples", "client.vel"))
 	if err != nil {
 		t.Fatal(err)

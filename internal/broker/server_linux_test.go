@@ -82,6 +82,21 @@ func readEnd(t *testing.T, peer net.Conn, after string) {
 	}
 }
 
+// connects fails unless c connects over TCP to address, which l accepts.
+func connects(t *testing.T, c *Client, l net.Listener, address string) {
+	t.Helper()
+	conn, err := dial(c, "tcp", address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	peer, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer.Close()
+}
+
 func dial(c *Client, network, address string) (net.Conn, error) {
 	return c.Dial(context.Background(), network, address)
 }
@@ -188,16 +203,7 @@ func TestBrokerRefuses(t *testing.T) {
 	// The positive control: the same channel connects where the grant
 	// says, after all those refusals.
 	begin(b, "io,net:localhost:"+port)
-	conn, err := dial(c, "tcp", "localhost:"+port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn.Close()
-	if peer, err := l.Accept(); err != nil {
-		t.Fatal(err)
-	} else {
-		peer.Close()
-	}
+	connects(t, c, l, "localhost:"+port)
 	b.End()
 }
 
@@ -205,16 +211,7 @@ func TestBrokerCountsTheGrant(t *testing.T) {
 	b, c := channel(t, nil)
 	l, port := listener(t)
 	begin(b, "io,net:127.0.0.1:"+port+"@1")
-	conn, err := dial(c, "tcp", "127.0.0.1:"+port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn.Close()
-	if peer, err := l.Accept(); err != nil {
-		t.Fatal(err)
-	} else {
-		peer.Close()
-	}
+	connects(t, c, l, "127.0.0.1:"+port)
 	if _, err := dial(c, "tcp", "127.0.0.1:"+port); codes.CodeOf(err) != codes.E303 {
 		t.Fatalf("the second connection under @1: %v; want E303", err)
 	}
@@ -225,11 +222,7 @@ func TestBrokerCountsTheGrant(t *testing.T) {
 	}
 	// A new run counts afresh.
 	begin(b, "io,net:127.0.0.1:"+port+"@1")
-	conn, err = dial(c, "tcp", "127.0.0.1:"+port)
-	if err != nil {
-		t.Fatalf("the next run's first connection: %v", err)
-	}
-	conn.Close()
+	connects(t, c, l, "127.0.0.1:"+port)
 	b.End()
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -21,33 +21,19 @@ import (
 // whenever a connection's other end closed it.
 func echoes(t *testing.T) (port string, ended <-chan struct{}) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
 	done := make(chan struct{}, 16)
-	go func() {
+	port = testkit.Serve(t, func(c net.Conn) {
+		r := bufio.NewReader(c)
 		for {
-			c, err := l.Accept()
+			line, err := r.ReadString('\n')
 			if err != nil {
+				done <- struct{}{}
 				return
 			}
-			go func() {
-				defer c.Close()
-				r := bufio.NewReader(c)
-				for {
-					line, err := r.ReadString('\n')
-					if err != nil {
-						done <- struct{}{}
-						return
-					}
-					io.WriteString(c, "echo: "+line)
-				}
-			}()
+			io.WriteString(c, "echo: "+line)
 		}
-	}()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), done
+	})
+	return port, done
 }
 
 // TestRunBrokered: a confined run under a host grant makes its

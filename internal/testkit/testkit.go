@@ -16,9 +16,13 @@
 package testkit
 
 import (
+	"bufio"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -88,4 +92,40 @@ func (b *LockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// Serve starts a TCP listener on 127.0.0.1 for the test, benchmark or
+// fuzz target tb, runs handle on each connection it accepts, each in a
+// goroutine of its own, closes the connection when handle returns, and
+// closes the listener when tb ends. It returns the listener's port.
+func Serve(tb testing.TB, handle func(net.Conn)) string {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return // closed at the end of tb
+			}
+			go func() {
+				defer c.Close()
+				handle(c)
+			}()
+		}
+	}()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// EchoLine is a Serve handler that reads one line and sends it back after
+// prefix.
+func EchoLine(prefix string) func(net.Conn) {
+	return func(c net.Conn) {
+		if line, err := bufio.NewReader(c).ReadString('\n'); err == nil {
+			io.WriteString(c, prefix+line)
+		}
+	}
 }

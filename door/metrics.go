@@ -8,12 +8,9 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/promtext"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -43,81 +40,67 @@ var runBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30,
 // a token, or "" for none: sabline mcp), outcome a receipt's status,
 // level a confinement level, reason an error code.
 type metrics struct {
-	reg      *prometheus.Registry
-	runs     *prometheus.CounterVec   // outcome, level, tenant
-	latency  *prometheus.HistogramVec // tenant
-	refusals *prometheus.CounterVec   // reason, tenant
+	reg      *promtext.Registry
+	runs     *promtext.Counter   // outcome, level, tenant
+	latency  *promtext.Histogram // tenant
+	refusals *promtext.Counter   // reason, tenant
 }
 
 // newMetrics makes the door's registry: its runs, latency and refusals,
 // the gauges of its workers and queue, the shipping's when sh is set, and
 // the process's and the Go runtime's.
 func (s *Server) newMetrics(sh Shipping) *metrics {
+	reg := promtext.New()
 	m := &metrics{
-		reg: prometheus.NewRegistry(),
-		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "sabline_runs_total",
-			Help: "Runs that happened (they have a receipt), by outcome, confinement level and tenant.",
-		}, []string{"outcome", "level", "tenant"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "sabline_run_duration_seconds",
-			Help:    "How long a run took, from the door handing it to its worker to its reply, by tenant.",
-			Buckets: runBuckets,
-		}, []string{"tenant"}),
-		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "sabline_refusals_total",
-			Help: "Requests refused with nothing run, by reason (an error code: unauthorized, " +
+		reg: reg,
+		runs: reg.Counter("sabline_runs_total",
+			"Runs that happened (they have a receipt), by outcome, confinement level and tenant.",
+			"outcome", "level", "tenant"),
+		latency: reg.Histogram("sabline_run_duration_seconds",
+			"How long a run took, from the door handing it to its worker to its reply, by tenant.",
+			runBuckets, "tenant"),
+		refusals: reg.Counter("sabline_refusals_total",
+			"Requests refused with nothing run, by reason (an error code: unauthorized, "+
 				"busy, E328, ...) and tenant (\"\" before a token names one).",
-		}, []string{"reason", "tenant"}),
+			"reason", "tenant"),
 	}
-	gauge := func(name, help string, f func() float64) prometheus.Collector {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
-	}
-	cs := []prometheus.Collector{
-		m.runs, m.latency, m.refusals,
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		gauge("sabline_workers", "Runs the door lets run at once (--workers).",
-			func() float64 { return float64(s.cfg.Workers) }),
-		gauge("sabline_workers_busy", "Workers running a run now.", func() float64 {
-			running, _ := s.gate.load()
-			return float64(running)
-		}),
-		gauge("sabline_workers_idle", "Workers alive and waiting for a run.", func() float64 {
-			running, _ := s.gate.load()
-			alive := s.cfg.Workers
-			if lw, ok := s.cfg.Runner.(liveWorkers); ok {
-				alive = lw.liveWorkers()
-			}
-			return float64(max(0, alive-running))
-		}),
-		gauge("sabline_queue_depth", "Runs waiting for a worker.", func() float64 {
-			_, queued := s.gate.load()
-			return float64(queued)
-		}),
-		gauge("sabline_queue_capacity", "Runs that may wait past the workers (--queue).",
-			func() float64 { return float64(s.cfg.Queue) }),
-	}
+	reg.GaugeFunc("sabline_workers", "Runs the door lets run at once (--workers).",
+		func() float64 { return float64(s.cfg.Workers) })
+	reg.GaugeFunc("sabline_workers_busy", "Workers running a run now.", func() float64 {
+		running, _ := s.gate.load()
+		return float64(running)
+	})
+	reg.GaugeFunc("sabline_workers_idle", "Workers alive and waiting for a run.", func() float64 {
+		running, _ := s.gate.load()
+		alive := s.cfg.Workers
+		if lw, ok := s.cfg.Runner.(liveWorkers); ok {
+			alive = lw.liveWorkers()
+		}
+		return float64(max(0, alive-running))
+	})
+	reg.GaugeFunc("sabline_queue_depth", "Runs waiting for a worker.", func() float64 {
+		_, queued := s.gate.load()
+		return float64(queued)
+	})
+	reg.GaugeFunc("sabline_queue_capacity", "Runs that may wait past the workers (--queue).",
+		func() float64 { return float64(s.cfg.Queue) })
 	if sh != nil {
-		cs = append(cs,
-			gauge("sabline_shipping_lag_seconds",
-				"How long the oldest receipt not yet in the shared store has waited.",
-				func() float64 { return sh.Lag().Seconds() }),
-			gauge("sabline_shipping_failing",
-				"1 when the last round of shipping to the shared store failed, else 0.",
-				func() float64 {
-					if sh.Err() != nil {
-						return 1
-					}
-					return 0
-				}),
-			prometheus.NewCounterFunc(prometheus.CounterOpts{
-				Name: "sabline_shipped_objects_total",
-				Help: "Objects of receipts written to the shared store.",
-			}, func() float64 { return float64(sh.Objects()) }),
-		)
+		reg.GaugeFunc("sabline_shipping_lag_seconds",
+			"How long the oldest receipt not yet in the shared store has waited.",
+			func() float64 { return sh.Lag().Seconds() })
+		reg.GaugeFunc("sabline_shipping_failing",
+			"1 when the last round of shipping to the shared store failed, else 0.",
+			func() float64 {
+				if sh.Err() != nil {
+					return 1
+				}
+				return 0
+			})
+		reg.CounterFunc("sabline_shipped_objects_total",
+			"Objects of receipts written to the shared store.",
+			func() float64 { return float64(sh.Objects()) })
 	}
-	m.reg.MustRegister(cs...)
+	reg.GoRuntime()
 	return m
 }
 
@@ -128,9 +111,8 @@ func (s *Server) newMetrics(sh Shipping) *metrics {
 // which only those the operator lets reach it reach; its labels name the
 // operator's tenants, never a client's words.
 func (s *Server) MetricsHandler() http.Handler {
-	h := promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", h)
+	mux.Handle("GET /metrics", s.metrics.reg)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, errorDetail{Code: CodeNotFound,
 			Message: "no such endpoint: this listener serves GET /metrics"})
@@ -171,9 +153,9 @@ func tenantLabel(t *tenantState) string {
 func (s *Server) ran(ctx context.Context, door string, t *tenantState, reply RunReply,
 	took time.Duration) {
 	tenant := tenantLabel(t)
-	s.metrics.runs.WithLabelValues(bounded(reply.Status, outcomes), bounded(reply.Level, levels),
+	s.metrics.runs.With(bounded(reply.Status, outcomes), bounded(reply.Level, levels),
 		tenant).Inc()
-	s.metrics.latency.WithLabelValues(tenant).Observe(took.Seconds())
+	s.metrics.latency.With(tenant).Observe(took.Seconds())
 	ended := reply.Status
 	if reply.Code != "" {
 		ended += " " + reply.Code
@@ -234,7 +216,7 @@ func (s *Server) refused(ctx context.Context, door string, t *tenantState, reaso
 		reason = CodeInternal
 	}
 	tenant := tenantLabel(t)
-	s.metrics.refusals.WithLabelValues(reason, tenant).Inc()
+	s.metrics.refusals.With(reason, tenant).Inc()
 	msg = codes.TerminalSafe(msg)
 	if s.cfg.Logger == nil {
 		s.cfg.Logf("%s: refused: %s", door, msg)

@@ -285,13 +285,13 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := s.tenantOf(r.Header.Get("Authorization"))
 		if t == nil {
-			s.metrics.refusals.WithLabelValues(CodeUnauthorized, "").Inc()
+			s.metrics.refusals.With(CodeUnauthorized, "").Inc()
 			unauthorized(w, r)
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), tenantKey{}, t))
 		if !s.conns.authorize(r) {
-			s.metrics.refusals.WithLabelValues(CodeBusy, t.Name).Inc()
+			s.metrics.refusals.With(CodeBusy, t.Name).Inc()
 			s.setRetryAfter(w)
 			w.Header().Set("Connection", "close")
 			writeError(w, http.StatusTooManyRequests, errorDetail{Code: CodeBusy,
@@ -596,7 +596,7 @@ func malformedID(id string) error {
 // answers 413 and returns false.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	tooLarge := func() ([]byte, bool) {
-		s.metrics.refusals.WithLabelValues(string(codes.E301),
+		s.metrics.refusals.With(string(codes.E301),
 			tenantLabel(tenantFrom(r.Context()))).Inc()
 		e := codes.Errorf(codes.E301, "the request body is larger than %d bytes", s.cfg.MaxBodyBytes)
 		e.Do = "Send a smaller program, or name a file under the server's import root with path. " +
@@ -707,7 +707,7 @@ func (s *Server) refuseStopping(w http.ResponseWriter) bool {
 	if !s.isStopping() {
 		return false
 	}
-	s.metrics.refusals.WithLabelValues(CodeShuttingDown, "").Inc()
+	s.metrics.refusals.With(CodeShuttingDown, "").Inc()
 	s.setRetryAfter(w)
 	writeError(w, http.StatusServiceUnavailable, s.stoppingDetail())
 	return true

@@ -23,6 +23,8 @@ type fakeRunner struct {
 	bare     bool              // replies carry no receipt: the door must ask Receipt
 	hold     atomic.Bool       // Run lasts until its context is done, then ends E307 saying why
 	receipts atomic.Int64      // calls of Receipt
+	looking  chan struct{}     // when set, Receipt sends on it once it has begun
+	lookWait chan struct{}     // when set, Receipt waits for it to close: a slow store
 	storeErr error             // when set, Receipt fails with it: the store cannot be read
 	statuses map[string]string // when set, a run's status by its source ("ok" for another)
 
@@ -87,6 +89,12 @@ func (f *fakeRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 
 func (f *fakeRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMessage, error) {
 	f.receipts.Add(1)
+	if f.looking != nil {
+		f.looking <- struct{}{}
+	}
+	if f.lookWait != nil {
+		<-f.lookWait
+	}
 	if f.storeErr != nil {
 		return nil, f.storeErr
 	}

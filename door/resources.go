@@ -116,7 +116,7 @@ func (s *Server) readReceipt(ctx context.Context,
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	client, t := s.clientOf(req)
-	rec, err := s.receiptOf(ctx, client, t, id)
+	rec, err := s.receiptOf(ctx, "mcp", client, t, id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, mcp.ResourceNotFoundError(uri)

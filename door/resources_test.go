@@ -243,7 +243,7 @@ func BenchmarkReceiptOf(b *testing.B) {
 	reply, _ := s.cfg.Runner.Run(context.Background(), RunRequest{Source: "print(1)"})
 	s.ledger.add("c", reply)
 	for b.Loop() {
-		if rec, err := s.receiptOf(context.Background(), "c", nil, reply.RunID); err != nil || rec == nil {
+		if rec, err := s.receiptOf(context.Background(), "mcp", "c", nil, reply.RunID); err != nil || rec == nil {
 			b.Fatal(err)
 		}
 	}

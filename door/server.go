@@ -88,7 +88,8 @@ type Server struct {
 	tenants   atomic.Pointer[tenants]
 	tenantsMu sync.Mutex // one SetTenants at a time
 	origins   []origin
-	gate      *gate
+	gate      *gate // runs and audits
+	lookups   *gate // receipt lookups that read the store
 	conns     *conns
 	ledger    *ledger
 	metrics   *metrics
@@ -152,6 +153,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.gate = newGate(cfg.Workers, cfg.Queue, s.stopping)
+	s.lookups = newGate(cfg.Workers, cfg.Workers, s.stopping)
 	s.conns = newConns(cfg.MaxConns, cfg.MaxPendingConns)
 	s.ledger = newLedger()
 	s.metrics = s.newMetrics(cfg.Shipping)
@@ -278,9 +280,11 @@ func (s *Server) routes() []route {
 }
 
 // authorized refuses, 401, every request without a tenant's token, and
-// closes its connection; a request with one takes one of the slots for
-// its connection, or is answered busy (429) when none is free, and
-// carries its tenant in its context.
+// closes its connection. A request with one takes a turn of its tenant's
+// bound of requests (429 rate-limit past it) and one of the slots for
+// its connection (429 busy when its tenant holds its own bound, or when
+// every slot is taken and none could be taken back fairly), and carries
+// its tenant in its context.
 func (s *Server) authorized(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := s.tenantOf(r.Header.Get("Authorization"))
@@ -290,21 +294,36 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), tenantKey{}, t))
-		if !s.conns.authorize(r) {
+		if err := t.request(); err != nil {
+			s.refusedErr(r.Context(), "http", t, err)
+			s.writeRefusal(w, err)
+			return
+		}
+		if err := s.conns.authorize(r, t.Name, t.Connections); err != nil {
 			s.metrics.refusals.With(CodeBusy, t.Name).Inc()
 			s.setRetryAfter(w)
 			w.Header().Set("Connection", "close")
-			writeError(w, http.StatusTooManyRequests, errorDetail{Code: CodeBusy,
-				Message: fmt.Sprintf("the server holds %d connections that sent the token, its bound: "+
-					"nothing ran", s.cfg.MaxConns),
-				Do: "Send the request again after Retry-After seconds, or on a connection the client " +
-					"already has.",
+			msg := fmt.Sprintf(connsFullMessage, s.cfg.MaxConns)
+			if errors.Is(err, errConnLimit) {
+				msg = fmt.Sprintf(connLimitMessage, t.Name, t.Connections)
+			}
+			writeError(w, http.StatusTooManyRequests, errorDetail{Code: CodeBusy, Message: msg,
+				Do:         connsDo,
 				RetryAfter: s.retryAfterSeconds()})
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// The replies of a request refused a connection slot.
+const (
+	connsFullMessage = "the server holds %d connections that sent a token, its bound, and none " +
+		"it could take back fairly: nothing ran"
+	connLimitMessage = "tenant %s may hold %d connections at once, and holds them: nothing ran"
+	connsDo          = "Send the request again after Retry-After seconds, or on a connection " +
+		"the client already has."
+)
 
 // methodDo is what to do about a request refused for its method (405),
 // as every error reply says what to do (%s: the method the endpoint
@@ -479,7 +498,7 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := tenantFrom(r.Context())
-	rec, err := s.receiptOf(r.Context(), t.client(), t, id)
+	rec, err := s.receiptOf(r.Context(), "http", t.client(), t, id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d := detailOf(err)
@@ -496,13 +515,14 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(rec)
 }
 
-// receiptOf is the receipt of run id, when client (of tenant t) asked for
-// it: from memory while the ledger keeps it, else from the Runner, which
+// receiptOf is the receipt of run id, when client (of tenant t, through
+// door) asked for it: from memory while the ledger keeps it, else from the Runner, which
 // answers for t's runs only (whichever replica ran them), taking a turn
-// of the gate to read the store. A client of no tenant (an MCP session)
+// of t's lookups and of the door's, never of the runs' gate, to read the
+// store. A client of no tenant (an MCP session)
 // reads the runs the ledger keeps for it alone. Another client's run is
 // not found, as a run that never was.
-func (s *Server) receiptOf(ctx context.Context, client string, t *tenantState,
+func (s *Server) receiptOf(ctx context.Context, door, client string, t *tenantState,
 	id string) (json.RawMessage, error) {
 	rec, ours := s.ledger.get(client, id)
 	switch {
@@ -512,8 +532,15 @@ func (s *Server) receiptOf(ctx context.Context, client string, t *tenantState,
 		return nil, codes.Errorf(codes.E317, "no receipt %s among this client's runs: %w", id,
 			fs.ErrNotExist)
 	}
-	release, err := s.gate.enter(ctx)
+	unlook, err := t.lookup()
 	if err != nil {
+		s.refusedErr(ctx, door, t, err)
+		return nil, err
+	}
+	defer unlook()
+	release, err := s.lookups.enter(ctx)
+	if err != nil {
+		s.refusedErr(ctx, door, t, err)
 		return nil, err
 	}
 	defer release()

@@ -28,15 +28,18 @@ const (
 // limits count.
 type tenantState struct {
 	tenant.Tenant
-	digest  [sha256.Size]byte
-	limiter *rate.Limiter // nil: no rate limit
-	running *atomic.Int64 // runs and audits in flight, kept across reloads
+	digest   [sha256.Size]byte
+	limiter  *rate.Limiter // runs a second; nil: no rate limit
+	requests *rate.Limiter // requests a second; nil: no limit
+	running  *atomic.Int64 // runs and audits in flight, kept across reloads
+	lookups  *atomic.Int64 // receipt lookups reading the store, kept across reloads
 }
 
 // tenants are the door's tenants, replaced whole by SetTenants.
 type tenants struct {
 	list    []*tenantState
 	running map[string]*atomic.Int64 // by name: what a reload keeps
+	lookups map[string]*atomic.Int64 // by name: what a reload keeps
 }
 
 // tokenTenant is the tenant of a door with one token (Config.Token): its
@@ -72,19 +75,26 @@ func (s *Server) SetTenants(ts []tenant.Tenant) error {
 	s.tenantsMu.Lock()
 	defer s.tenantsMu.Unlock()
 	old := s.tenants.Load()
-	next := &tenants{running: map[string]*atomic.Int64{}}
+	next := &tenants{running: map[string]*atomic.Int64{}, lookups: map[string]*atomic.Int64{}}
 	for _, t := range ts {
 		st := &tenantState{Tenant: t}
 		if _, err := hex.Decode(st.digest[:], []byte(t.TokenSHA256)); err != nil {
 			return fmt.Errorf("door: tenants: %s: token_sha256: %w", t.Name, err)
 		}
+		perSecond, burst := t.RequestLimit()
 		if old != nil {
 			for _, o := range old.list {
-				if o.Name == t.Name && o.Rate == t.Rate && o.Burst == t.Burst {
+				if o.Name != t.Name {
+					continue
+				}
+				if o.Rate == t.Rate && o.Burst == t.Burst {
 					st.limiter = o.limiter
 				}
+				if p, b := o.RequestLimit(); p == perSecond && b == burst {
+					st.requests = o.requests
+				}
 			}
-			st.running = old.running[t.Name]
+			st.running, st.lookups = old.running[t.Name], old.lookups[t.Name]
 		}
 		if st.limiter == nil && t.Rate > 0 {
 			burst := t.Burst
@@ -93,10 +103,16 @@ func (s *Server) SetTenants(ts []tenant.Tenant) error {
 			}
 			st.limiter = rate.NewLimiter(rate.Limit(t.Rate), burst)
 		}
+		if st.requests == nil && perSecond > 0 {
+			st.requests = rate.NewLimiter(rate.Limit(perSecond), burst)
+		}
 		if st.running == nil {
 			st.running = new(atomic.Int64)
 		}
-		next.running[t.Name] = st.running
+		if st.lookups == nil {
+			st.lookups = new(atomic.Int64)
+		}
+		next.running[t.Name], next.lookups[t.Name] = st.running, st.lookups
 		next.list = append(next.list, st)
 	}
 	s.tenants.Store(next)
@@ -155,36 +171,67 @@ func (t *tenantState) limit() (release func(), err error) {
 	if t == nil {
 		return func() {}, nil
 	}
-	if t.limiter != nil {
-		now := time.Now()
-		r := t.limiter.ReserveN(now, 1)
-		if d := r.DelayFrom(now); !r.OK() || d > 0 {
-			r.CancelAt(now)
-			if !r.OK() {
-				d = time.Second
-			}
-			return nil, &limitError{
-				code:       CodeRateLimit,
-				retryAfter: d,
-				msg: fmt.Sprintf("tenant %s may start %g runs a second (a burst of %d): nothing ran",
-					t.Name, t.Rate, t.limiter.Burst()),
-			}
-		}
+	if err := t.take(t.limiter, fmt.Sprintf("tenant %s may start %g runs a second", t.Name,
+		t.Rate)); err != nil {
+		return nil, err
 	}
-	if t.Concurrency > 0 {
-		if n := t.running.Add(1); n > int64(t.Concurrency) {
-			t.running.Add(-1)
-			return nil, &limitError{
-				code:       CodeConcurrencyLimit,
-				retryAfter: time.Second,
-				msg: fmt.Sprintf("tenant %s may have %d runs at once, and has them: nothing ran",
-					t.Name, t.Concurrency),
-			}
-		}
-		var once sync.Once
-		return func() { once.Do(func() { t.running.Add(-1) }) }, nil
+	return t.hold(t.running, "runs")
+}
+
+// request takes a turn of t's bound of requests of every kind, or says
+// that it refuses.
+func (t *tenantState) request() error {
+	if t == nil {
+		return nil
 	}
-	return func() {}, nil
+	perSecond, _ := t.RequestLimit()
+	return t.take(t.requests, fmt.Sprintf("tenant %s may send %g requests a second", t.Name,
+		perSecond))
+}
+
+// lookup takes a turn of t's bound of receipt lookups reading the store
+// at once (its Concurrency), or says that it refuses.
+func (t *tenantState) lookup() (release func(), err error) {
+	if t == nil {
+		return func() {}, nil
+	}
+	return t.hold(t.lookups, "receipt lookups")
+}
+
+// take takes a turn of l (nil: no limit) at once, or refuses with
+// CodeRateLimit, the time to wait, and what (what the limit allows)
+// in its message.
+func (t *tenantState) take(l *rate.Limiter, what string) error {
+	if l == nil {
+		return nil
+	}
+	now := time.Now()
+	r := l.ReserveN(now, 1)
+	if d := r.DelayFrom(now); !r.OK() || d > 0 {
+		r.CancelAt(now)
+		if !r.OK() {
+			d = time.Second
+		}
+		return &limitError{code: CodeRateLimit, retryAfter: d,
+			msg: fmt.Sprintf("%s (a burst of %d): nothing ran", what, l.Burst())}
+	}
+	return nil
+}
+
+// hold counts one more of what in n, within t's Concurrency, or refuses
+// with CodeConcurrencyLimit; release counts it back once.
+func (t *tenantState) hold(n *atomic.Int64, what string) (release func(), err error) {
+	if t.Concurrency <= 0 {
+		return func() {}, nil
+	}
+	if k := n.Add(1); k > int64(t.Concurrency) {
+		n.Add(-1)
+		return nil, &limitError{code: CodeConcurrencyLimit, retryAfter: time.Second,
+			msg: fmt.Sprintf("tenant %s may have %d %s at once, and has them: nothing ran",
+				t.Name, t.Concurrency, what)}
+	}
+	var once sync.Once
+	return func() { once.Do(func() { n.Add(-1) }) }, nil
 }
 
 // limitDetail is the body of a limitError.

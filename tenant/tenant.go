@@ -1,15 +1,16 @@
 // Package tenant reads the tenants file of sabline serve: the clients
 // of a server, each a name, the SHA-256 of its bearer token (the file
 // holds no token), and its own limits: the ceiling of the budget its
-// runs may ask for, the runs it may start a second, and the runs it may
-// have at once. The file is JSON, read strictly (an unknown field, a
+// runs may ask for, the runs it may start a second, the runs it may
+// have at once, the requests of every kind it may send a second, and the
+// connections it may hold. The file is JSON, read strictly (an unknown field, a
 // duplicate name or token, a value out of its bounds is refused with the
 // line that says so) and bounded in size, in tenants and in each value:
 // it is a parser at the server's trust boundary, and it is fuzzed.
 //
 //	{"tenants": [
 //	  {"name": "acme", "token_sha256": "9f86d08...", "allow": ["io"],
-//	   "rate": 20, "burst": 40, "concurrency": 4}
+//	   "rate": 20, "burst": 40, "concurrency": 4, "connections": 16}
 //	]}
 package tenant
 
@@ -38,6 +39,11 @@ const (
 	MaxRate        = 1e6 // runs a second
 	MaxBurst       = 1e6
 	MaxConcurrency = 1e4
+	MaxConnections = 1e5
+	// RequestsPerRun and MinRequests make a tenant's bound of requests
+	// when the file gives none and the tenant has a Rate of runs.
+	RequestsPerRun = 10
+	MinRequests    = 10
 )
 
 // Tenant is one client of the server, as the file names it.
@@ -56,8 +62,20 @@ type Tenant struct {
 	Rate  float64 `json:"rate,omitempty"`
 	Burst int     `json:"burst,omitempty"`
 	// Concurrency is how many runs the tenant may have running or
-	// queued at once; 0: no limit of its own (the server's holds).
+	// queued at once; 0: no limit of its own (the server's holds). It
+	// bounds the tenant's receipt lookups that read the store at once too.
 	Concurrency int `json:"concurrency,omitempty"`
+	// Requests is how many requests of every kind (runs, audits, receipt
+	// lookups, health, MCP messages) the tenant may send a second, on
+	// average, and RequestBurst how many at once past that. 0: a tenant
+	// with a Rate may send RequestsPerRun requests per run it may start
+	// (at least MinRequests a second), one without a Rate has no bound.
+	Requests     float64 `json:"requests,omitempty"`
+	RequestBurst int     `json:"request_burst,omitempty"`
+	// Connections is how many connections that carried the tenant's
+	// token it may hold at once; 0: no bound of its own (the server's
+	// slots hold, shared fairly among tenants).
+	Connections int `json:"connections,omitempty"`
 	// Ceiling is Allow as a budget, within the server's: set by
 	// Scope.Hold (Load calls it), never read from the file. A tenant
 	// whose Allow is set and Ceiling is not was never held to a scope,
@@ -100,6 +118,19 @@ func (s Scope) Hold(ts []Tenant) error {
 		t.Ceiling = &b
 	}
 	return nil
+}
+
+// RequestLimit is the tenant's bound of requests: a second, on average,
+// and at once past that; a rate of 0 for none.
+func (t Tenant) RequestLimit() (perSecond float64, burst int) {
+	perSecond, burst = t.Requests, t.RequestBurst
+	if perSecond == 0 && t.Rate > 0 {
+		perSecond = max(MinRequests, RequestsPerRun*t.Rate)
+	}
+	if perSecond > 0 && burst == 0 {
+		burst = max(RequestsPerRun*t.Burst, int(math.Ceil(perSecond)))
+	}
+	return perSecond, burst
 }
 
 // Digest is the tenant's token digest as bytes.
@@ -180,6 +211,18 @@ func (t Tenant) Check() error {
 	if t.Concurrency < 0 || t.Concurrency > MaxConcurrency {
 		return fmt.Errorf("%s: concurrency %d: want 0 (no limit) to %d", t.Name, t.Concurrency,
 			int(MaxConcurrency))
+	}
+	if math.IsNaN(t.Requests) || t.Requests < 0 || t.Requests > MaxRate {
+		return fmt.Errorf("%s: requests %v: want 0 (the default) to %g a second", t.Name,
+			t.Requests, float64(MaxRate))
+	}
+	if t.RequestBurst < 0 || t.RequestBurst > MaxBurst || (t.RequestBurst > 0 && t.Requests == 0) {
+		return fmt.Errorf("%s: request_burst %d: want 0 to %d, with requests", t.Name,
+			t.RequestBurst, int(MaxBurst))
+	}
+	if t.Connections < 0 || t.Connections > MaxConnections {
+		return fmt.Errorf("%s: connections %d: want 0 (no bound of its own) to %d", t.Name,
+			t.Connections, int(MaxConnections))
 	}
 	return nil
 }

@@ -97,6 +97,7 @@ func TestLoad(t *testing.T) {
 // or an error; never a panic, never more than MaxTenants.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"tenants": [{"name": "acme", "token_sha256": "` + digestA + `", "allow": ["io"], "rate": 2.5, "burst": 5, "concurrency": 4}]}`))
+	f.Add([]byte(`{"tenants": [{"name": "acme", "token_sha256": "` + digestA + `", "requests": 30, "request_burst": 60, "connections": 16}]}`))
 	f.Add([]byte(`{"tenants": []}`))
 	f.Add([]byte(`{"tenants": [{"name": "a", "token_sha256": "` + digestA + `"}, {"name": "a", "token_sha256": "` + digestB + `"}]}`))
 	f.Add([]byte(`{"tenants": [{"name": "a", "token_sha256": "` + digestA + `", "rate": 1e400}]}`))
@@ -163,6 +164,33 @@ func TestScopeHold(t *testing.T) {
 				t.Errorf("ceiling %s, want none", c)
 			case tt.wantCeiling != "" && (c == nil || c.String() != tt.wantCeiling):
 				t.Errorf("ceiling %v, want %s", c, tt.wantCeiling)
+			}
+		})
+	}
+}
+
+func TestRequestLimit(t *testing.T) {
+	tests := []struct {
+		name          string
+		t             Tenant
+		wantPerSecond float64
+		wantBurst     int
+	}{
+		{name: "no limits: no bound", t: Tenant{}, wantPerSecond: 0, wantBurst: 0},
+		{name: "a slow rate: at least MinRequests", t: Tenant{Rate: 0.5},
+			wantPerSecond: MinRequests, wantBurst: MinRequests},
+		{name: "a rate: ten requests a run", t: Tenant{Rate: 20, Burst: 40},
+			wantPerSecond: 200, wantBurst: 400},
+		{name: "the file's own", t: Tenant{Rate: 20, Requests: 3, RequestBurst: 7},
+			wantPerSecond: 3, wantBurst: 7},
+		{name: "requests without a burst", t: Tenant{Requests: 2.5}, wantPerSecond: 2.5,
+			wantBurst: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, b := tt.t.RequestLimit()
+			if p != tt.wantPerSecond || b != tt.wantBurst {
+				t.Errorf("RequestLimit %v, %d; want %v, %d", p, b, tt.wantPerSecond, tt.wantBurst)
 			}
 		})
 	}

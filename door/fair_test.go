@@ -1,0 +1,257 @@
+package door
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/tenant"
+)
+
+// TestLookupsTakeNoTurnOfTheRuns is the flood of an operator's report:
+// a tenant limited to 1 run at once sends receipt lookups that read a
+// slow store from 40 connections. They take turns of its own (1 at once:
+// the rest refused 429 concurrency-limit), never of the runs' gate, and
+// the other tenant's runs all run beside them. The control: the flooding
+// tenant's first lookup does read the store.
+func TestLookupsTakeNoTurnOfTheRuns(t *testing.T) {
+	fake := &fakeRunner{looking: make(chan struct{}, 64), lookWait: make(chan struct{})}
+	s, err := New(Config{Runner: fake, Workers: 1, Queue: 0, Tenants: []tenant.Tenant{
+		{Name: "acme", TokenSHA256: digest(tokenAcme), Rate: 1, Concurrency: 1,
+			Requests: 1000},
+		{Name: "beta", TokenSHA256: digest(tokenBeta)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveOn(t, s).addr
+	var wg sync.WaitGroup
+	statuses := make(chan int, 40)
+	for range 40 {
+		wg.Go(func() {
+			statuses <- get(t, addr, "/v1/receipts/00000000000000aa", tokenAcme)
+		})
+	}
+	<-fake.looking // acme's one lookup in flight, held by the slow store
+	refused := 0
+	for range 39 {
+		if st := <-statuses; st == http.StatusTooManyRequests {
+			refused++
+		}
+	}
+	if refused != 39 {
+		t.Errorf("acme's lookups past its 1 at once: %d of 39 refused 429, want all", refused)
+	}
+	for i := range 10 {
+		if st := post(t, addr, "/v1/run", tokenBeta, `{"source":"print(1)"}`); st != 200 {
+			t.Errorf("beta's run %d beside acme's lookups: %d, want 200", i+1, st)
+		}
+	}
+	close(fake.lookWait)
+	wg.Wait()
+	if st := <-statuses; st != http.StatusNotFound {
+		t.Errorf("acme's lookup that read the store: %d, want 404 (no such run)", st)
+	}
+	if n := fake.receipts.Load(); n != 1 {
+		t.Errorf("the store was read %d times, want once", n)
+	}
+}
+
+// TestRequestsCountAgainstTheirTenant: every request, health and lookups
+// too, takes a turn of its tenant's bound of requests; past it the tenant
+// is answered 429 rate-limit while the other tenant is answered.
+func TestRequestsCountAgainstTheirTenant(t *testing.T) {
+	fake := &fakeRunner{}
+	_, ts, _ := tenantServer(t, fake,
+		tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Requests: 0.01,
+			RequestBurst: 3},
+		tenant.Tenant{Name: "beta", TokenSHA256: digest(tokenBeta)})
+	paths := []string{"/v1/health", "/v1/receipts/00000000000000aa", "/v1/health"}
+	for _, p := range paths {
+		if resp, v := do(t, ts, "GET", p, "Bearer "+tokenAcme, ""); resp.StatusCode == 429 {
+			t.Fatalf("acme's %s within its burst: %d %v", p, resp.StatusCode, v)
+		}
+	}
+	resp, v := do(t, ts, "GET", "/v1/health", "Bearer "+tokenAcme, "")
+	code, msg := errCode(v)
+	if resp.StatusCode != 429 || code != CodeRateLimit ||
+		!strings.Contains(msg, "tenant acme may send 0.01 requests a second (a burst of 3)") {
+		t.Errorf("acme past its requests: %d %s %q", resp.StatusCode, code, msg)
+	}
+	for range 5 {
+		if resp, _ := do(t, ts, "GET", "/v1/health", "Bearer "+tokenBeta, ""); resp.StatusCode != 200 {
+			t.Errorf("beta's health beside acme past its bound: %d, want 200", resp.StatusCode)
+		}
+	}
+}
+
+// TestIdleConnectionsAreTakenBackFairly: a tenant holding every slot
+// with idle keep-alive connections has its longest idle one closed (seen
+// from outside: the client's end reads EOF) when another tenant asks for
+// a slot, which is answered. The controls: the tenant holding them all
+// is refused a slot more (none is taken back from itself), and its other
+// connections stay open.
+func TestIdleConnectionsAreTakenBackFairly(t *testing.T) {
+	s, err := New(Config{Runner: &fakeRunner{}, MaxConns: 4, Tenants: []tenant.Tenant{
+		{Name: "acme", TokenSHA256: digest(tokenAcme)},
+		{Name: "beta", TokenSHA256: digest(tokenBeta)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveOn(t, s).addr
+	var held []*rawConn
+	for i := range 4 {
+		c := dialRaw(t, addr)
+		if st := c.get(t, "/v1/health", tokenAcme); st != 200 {
+			t.Fatalf("acme's connection %d: %d", i+1, st)
+		}
+		held = append(held, c)
+	}
+	waitFor(t, func() bool { return s.conns.idleOf("acme") == 4 })
+	if st := dialRaw(t, addr).get(t, "/v1/health", tokenAcme); st != http.StatusTooManyRequests {
+		t.Errorf("acme's fifth connection: %d, want 429 busy", st)
+	}
+	if st := dialRaw(t, addr).get(t, "/v1/health", tokenBeta); st != 200 {
+		t.Errorf("beta's connection while acme holds every slot: %d, want 200", st)
+	}
+	if !held[0].closed(time.Minute) {
+		t.Error("acme's longest idle connection was not closed")
+	}
+	for i, c := range held[1:] {
+		if c.closed(50 * time.Millisecond) {
+			t.Errorf("acme's connection %d was closed too", i+2)
+		}
+	}
+	if a, b := s.conns.heldBy("acme"), s.conns.heldBy("beta"); a != 3 || b != 1 {
+		t.Errorf("held: acme %d, beta %d; want 3 and 1", a, b)
+	}
+}
+
+// TestTenantConnectionsBound: a tenant with a bound of its own is refused
+// a connection past it, naming the bound, while another tenant is given
+// one (the server's slots are far from full).
+func TestTenantConnectionsBound(t *testing.T) {
+	s, err := New(Config{Runner: &fakeRunner{}, Tenants: []tenant.Tenant{
+		{Name: "acme", TokenSHA256: digest(tokenAcme), Connections: 2},
+		{Name: "beta", TokenSHA256: digest(tokenBeta)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveOn(t, s).addr
+	for i := range 2 {
+		if st := dialRaw(t, addr).get(t, "/v1/health", tokenAcme); st != 200 {
+			t.Fatalf("acme's connection %d within its bound: %d", i+1, st)
+		}
+	}
+	c := dialRaw(t, addr)
+	if st := c.get(t, "/v1/health", tokenAcme); st != http.StatusTooManyRequests ||
+		!strings.Contains(c.body, "tenant acme may hold 2 connections at once") {
+		t.Errorf("acme's third connection: %d %s, want 429 naming its bound", st, c.body)
+	}
+	if st := dialRaw(t, addr).get(t, "/v1/health", tokenBeta); st != 200 {
+		t.Errorf("beta's connection: %d, want 200", st)
+	}
+}
+
+// rawConn is one client connection kept open across requests.
+type rawConn struct {
+	c    net.Conn
+	r    *bufio.Reader
+	body string // the last reply's body
+}
+
+// dialRaw opens a connection to addr, closed when the test ends.
+func dialRaw(t *testing.T, addr string) *rawConn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &rawConn{c: c, r: bufio.NewReader(c)}
+}
+
+// get sends GET path with token on the connection, keeping it open, and
+// returns the reply's status.
+func (rc *rawConn) get(t *testing.T, path, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, "http://door"+path, nil)
+	req.Host = rc.c.RemoteAddr().String()
+	req.Header.Set("Authorization", "Bearer "+token)
+	if err := req.Write(rc.c); err != nil {
+		t.Fatal(err)
+	}
+	_ = rc.c.SetReadDeadline(time.Now().Add(time.Minute))
+	resp, err := http.ReadResponse(rc.r, req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	rc.body = string(data)
+	return resp.StatusCode
+}
+
+// closed reports whether the server closed the connection within d.
+func (rc *rawConn) closed(d time.Duration) bool {
+	_ = rc.c.SetReadDeadline(time.Now().Add(d))
+	_, err := rc.r.ReadByte()
+	return err != nil && !errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+// get sends GET path to addr with token on a connection of its own and
+// returns the reply's status.
+func get(t *testing.T, addr, path, token string) int {
+	return send(t, addr, http.MethodGet, path, token, "")
+}
+
+// post sends POST path with body to addr with token on a connection of
+// its own and returns the reply's status.
+func post(t *testing.T, addr, path, token, body string) int {
+	return send(t, addr, http.MethodPost, path, token, body)
+}
+
+func send(t *testing.T, addr, method, path, token, body string) int {
+	tr := &http.Transport{DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Transport: tr, Timeout: time.Minute}).Do(req)
+	if err != nil {
+		t.Errorf("%s %s: %v", method, path, err)
+		return 0
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// heldBy is how many authorized connections tenant holds.
+func (c *conns) heldBy(tenant string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.held[tenant]
+}
+
+// idleOf is how many of tenant's connections are idle.
+func (c *conns) idleOf(tenant string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, h := range c.authorized {
+		if h.tenant == tenant && !h.idle.IsZero() {
+			n++
+		}
+	}
+	return n
+}

@@ -46,8 +46,9 @@ type served struct {
 }
 
 // startServe starts sabline serve with an import root holding hello.vel,
-// 2 workers and the queue given, and stops it when b ends.
-func startServe(b *testing.B, bin, queue string) *served {
+// 2 workers, the queue given and the extra flags, and stops it when b
+// ends. Without --tenants among the extra flags, auth is its token's.
+func startServe(b *testing.B, bin, queue string, extra ...string) *served {
 	b.Helper()
 	dir := b.TempDir()
 	root, rc := filepath.Join(dir, "root"), filepath.Join(dir, "receipts")
@@ -65,8 +66,9 @@ func startServe(b *testing.B, bin, queue string) *served {
 	if err := os.WriteFile(filepath.Join(root, "hello.vel"), []byte("print(\"hello, world\")\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve", "--import-root", root, "--allow", "io", "--listen", "127.0.0.1:0",
-		"--receipts", rc, "--workers", "2", "--queue", queue)
+	cmd := exec.Command(bin, append([]string{"serve", "--import-root", root, "--allow", "io",
+		"--listen", "127.0.0.1:0", "--receipts", rc, "--workers", "2", "--queue", queue},
+		extra...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -90,6 +92,9 @@ func startServe(b *testing.B, bin, queue string) *served {
 		b.Fatal("sabline serve did not say where it listens")
 	}
 	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	if slices.Contains(extra, "--tenants") {
+		return s
+	}
 	tok, err := os.ReadFile(filepath.Join(rc, "serve.token"))
 	if err != nil {
 		b.Fatal(err)

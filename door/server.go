@@ -296,6 +296,7 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 		r = r.WithContext(context.WithValue(r.Context(), tenantKey{}, t))
 		if err := t.request(); err != nil {
 			s.refusedErr(r.Context(), "http", t, err)
+			s.holdBack(r.Context(), err)
 			s.writeRefusal(w, err)
 			return
 		}
@@ -314,6 +315,28 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// maxHoldBack bounds how long holdBack holds a refusal.
+const maxHoldBack = time.Second
+
+// holdBack holds the refusal of a request past its tenant's bound of
+// requests for its Retry-After, at most maxHoldBack, or until the client
+// goes or the server stops: a client that sends again at once, refusal
+// after refusal, sends one request a connection a second, not as many as
+// the server can refuse (BenchmarkServeFlood/hostile).
+func (s *Server) holdBack(ctx context.Context, err error) {
+	var le *limitError
+	if !errors.As(err, &le) {
+		return
+	}
+	t := time.NewTimer(min(le.retryAfter, maxHoldBack))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	case <-s.stopping:
+	}
 }
 
 // The replies of a request refused a connection slot.

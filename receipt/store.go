@@ -91,8 +91,7 @@ func OpenStore(dir string) (*Store, error) {
 // Reserve appends rec's skeleton, saying the run started and its receipt
 // was not finished. A failure is E317, and then nothing may run.
 func (s *Store) Reserve(rec *Receipt) error {
-	skeleton := *rec
-	skeleton.Outcome = unfinished(rec, "the process that ran it")
+	skeleton := rec.skeleton("the process that ran it")
 	s.mu.Lock()
 	s.inFlight[rec.fileName()] = struct{}{}
 	s.mu.Unlock()

@@ -61,13 +61,21 @@ func NewPoolRunner(pool *sabline.Pool) (*PoolRunner, error) {
 }
 
 // Run refuses a request the operator's settings do not admit (E301, E316,
-// E328) before anything runs; otherwise it runs it in the pool and returns
+// E328) and one whose arguments pass MaxArgsBytes (E336) before anything
+// runs; otherwise it runs it in the pool and returns
 // its receipt.
 func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) {
 	// The pool bounds its size.
 	prog := sabline.Source(filepath.Join(r.o.ImportRoot, SourceName), []byte(req.Source))
 	if req.Path != "" {
 		prog = sabline.File(filepath.Join(r.o.ImportRoot, filepath.FromSlash(req.Path)))
+	}
+	if err := checkArgs(req.Args); err != nil {
+		// The receipt keeps the arguments' digest; the answer names it.
+		reply, err := r.refused(prog, req, err)
+		return reply, namingReceipt(err, reply.RunID)
+	}
+	if req.Path != "" {
 		path, src, err := underRoot(r.o.ImportRoot, req.Path)
 		if err != nil {
 			return r.refused(prog, req, err)

@@ -108,7 +108,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	case "show":
-		r, err := receipt.Pick(runs, positional[0])
+		r, err := receipt.PickIn(*dir, runs, positional[0])
 		if err != nil {
 			return report(stderr, err, "")
 		}

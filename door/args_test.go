@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
@@ -82,5 +83,47 @@ func TestArgsRefusalSaysTheBound(t *testing.T) {
 		if !strings.Contains(info.Do, want) {
 			t.Errorf("E336 says %q: want it to give %s", info.Do, want)
 		}
+	}
+}
+
+// TestReceiptNoLongerKept: once the store's retention removed the
+// segment a run's receipt was in, /v1/receipts/{id} answers 404 with
+// E337, saying it is no longer kept, where before it answered the
+// receipt (the positive control); the message names no directory.
+func TestReceiptNoLongerKept(t *testing.T) {
+	root, rc := t.TempDir(), t.TempDir()
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"),
+		Receipts: rc})
+	_, ts := newTestServer(t, Config{Runner: r})
+	resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+testToken, `{"source":"print(1)"}`)
+	id, _ := v["run_id"].(string)
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("run: %d, %v", resp.StatusCode, v)
+	}
+	path := "/v1/receipts/" + id
+	if resp, v := do(t, ts, "GET", path, "Bearer "+testToken, ""); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the receipt, kept: %d, %v", resp.StatusCode, v)
+	}
+	store, err := receipt.OpenStore(rc) // the pool's, shared in the process
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Journal().Seal(); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Retain(receipt.Retention{MaxAge: time.Nanosecond}, false); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := store.Prune(); n == 0 || err != nil {
+		t.Fatalf("pruned %d (%v), want the run's segment", n, err)
+	}
+	// A new server: the ledger in memory of the first still holds the run.
+	_, ts2 := newTestServer(t, Config{Runner: r})
+	resp, v = do(t, ts2, "GET", path, "Bearer "+testToken, "")
+	code, msg := errCode(v)
+	if resp.StatusCode != http.StatusNotFound || code != string(codes.E337) ||
+		!strings.Contains(msg, "no longer kept") || strings.Contains(msg, rc) {
+		t.Fatalf("the receipt, removed: %d, %s %q; want 404, E337 saying no longer kept, no directory",
+			resp.StatusCode, code, msg)
 	}
 }

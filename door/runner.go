@@ -193,7 +193,8 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 // Receipt reads the receipt of tenant's run id in the pool's receipts
 // directory, decoding that one receipt only (receipt.FindRun), and, when
 // it is not there, in the fleet's shared store (ReadShared). A run of
-// another tenant is not found, as a run that never was.
+// another tenant is not found, as a run that never was; with no shared
+// store, a run not found where the retention removed segments is E337.
 func (r *PoolRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMessage, error) {
 	notFound := codes.Errorf(codes.E317, "no receipt %s among this tenant's runs: %w",
 		codes.TerminalSafe(id), fs.ErrNotExist)
@@ -206,6 +207,8 @@ func (r *PoolRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMe
 		return nil, notFound
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
+	case r.shared == nil && codes.CodeOf(err) == codes.E337:
+		return nil, err // removed by the retention: it says so, naming no directory
 	case r.shared == nil:
 		return nil, notFound
 	default:

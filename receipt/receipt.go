@@ -734,7 +734,7 @@ func Pick(runs []StoredReceipt, id string) (StoredReceipt, error) {
 	return StoredReceipt{}, e
 }
 
-// Find returns the receipt in dir that id names (see Pick).
+// Find returns the receipt in dir that id names (see PickIn).
 func Find(dir, id string) (StoredReceipt, error) {
 	if id == "" {
 		return Pick(nil, id)
@@ -743,19 +743,38 @@ func Find(dir, id string) (StoredReceipt, error) {
 	if err != nil {
 		return StoredReceipt{}, err
 	}
-	return Pick(runs, id)
+	return PickIn(dir, runs, id)
+}
+
+// PickIn is Pick of runs, the receipts Scan read in dir; when no run is
+// or begins with id and the directory's journal had segments removed
+// (Store.Prune), it is E337, saying the receipt may no longer be kept.
+func PickIn(dir string, runs []StoredReceipt, id string) (StoredReceipt, error) {
+	r, err := Pick(runs, id)
+	if err != nil && id != "" && id != LastRun && !slices.ContainsFunc(runs,
+		func(r StoredReceipt) bool { return strings.HasPrefix(r.RunID, id) }) {
+		if e := noLongerKept(dir, id); e != nil {
+			return StoredReceipt{}, e
+		}
+	}
+	return r, err
 }
 
 // FindRun returns the receipt in dir of the run whose id is id, the whole
 // id: the receipt file, or the journal's last record, whose name ends in
 // "-ID.json". Only that receipt is decoded; every other is passed over by
 // its name, so the cost is reading the names and the journal's bytes, not
-// decoding the store. No such run is E317 wrapping fs.ErrNotExist.
+// decoding the store. No such run is E317 wrapping fs.ErrNotExist, or
+// E337 (wrapping it too) when the directory's journal had segments
+// removed (Store.Prune): the receipt may have been in one.
 func FindRun(dir, id string) (StoredReceipt, error) {
-	notFound := codes.Errorf(codes.E317, "no receipt %s in %s: %w", codes.TerminalSafe(id), dir,
-		fs.ErrNotExist)
+	var notFound error = codes.Errorf(codes.E317, "no receipt %s in %s: %w", codes.TerminalSafe(id),
+		dir, fs.ErrNotExist)
 	if !ValidRunID(id) {
 		return StoredReceipt{}, notFound
+	}
+	if e := noLongerKept(dir, id); e != nil {
+		notFound = e // the journal had segments removed: the receipt may have been in one
 	}
 	suffix := "-" + id + ".json"
 	entries, err := os.ReadDir(dir)

@@ -281,3 +281,31 @@ func TestPruneWithoutStore(t *testing.T) {
 		}
 	})
 }
+
+// FuzzReadRemoved feeds readRemoved a journal's removed.json holding
+// arbitrary bytes (a file a program could have written there): it must
+// not panic, and what it accepts counts at least one segment removed;
+// a file past its bound is not read.
+func FuzzReadRemoved(f *testing.F) {
+	for _, seed := range []string{
+		`{"segments":2,"through":"2026-12-01T10:00:00Z","why":"shipped to the fleet's store"}`,
+		`{"segments":0}`, `{"segments":-1}`, `{"segments":1e400}`, `{"through":"not a time"}`,
+		`{`, ``, `null`, `[]`, `{"segments":1,"why":"\u001b]52;c;aGk=\u0007"}`,
+		`{"segments":1,"why":"` + strings.Repeat("x", maxRetentionFileBytes) + `"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, retentionFile), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		note, ok := readRemoved(dir)
+		if ok && (note.Segments <= 0 || len(data) > maxRetentionFileBytes) {
+			t.Fatalf("accepted %d bytes holding %+v", len(data), note)
+		}
+		if !ok && note != (removedNote{}) {
+			t.Fatalf("refused, yet returned %+v", note)
+		}
+	})
+}

@@ -62,8 +62,7 @@ func NewPoolRunner(pool *sabline.Pool) (*PoolRunner, error) {
 
 // Run refuses a request the operator's settings do not admit (E301, E316,
 // E328) and one whose arguments pass MaxArgsBytes (E336) before anything
-// runs; otherwise it runs it in the pool and returns
-// its receipt.
+// runs; otherwise it runs it in the pool and returns its receipt.
 func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) {
 	// The pool bounds its size.
 	prog := sabline.Source(filepath.Join(r.o.ImportRoot, SourceName), []byte(req.Source))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/receipt"
 )
 
 // Every subcommand reads its command line the same way: a flag.FlagSet
@@ -194,4 +195,41 @@ func (m *memoryFlag) Set(v string) error {
 	}
 	*m = memoryFlag(n)
 	return nil
+}
+
+// retentionFlag is a --keep-receipts: which receipts a server's journal
+// keeps (receipt.ParseRetention). Left out, it is receipt.RetainAll, or
+// receipt.RetainShipped with --receipts-url (retention).
+type retentionFlag struct {
+	r   receipt.Retention
+	set bool
+}
+
+func (f *retentionFlag) String() string {
+	if !f.set {
+		return ""
+	}
+	return f.r.String()
+}
+
+func (f *retentionFlag) Set(v string) error {
+	r, err := receipt.ParseRetention(v)
+	if err != nil {
+		return err
+	}
+	f.r, f.set = r, true
+	return nil
+}
+
+// retention is the flag's retention for a server that ships its receipts
+// (shipping) or not: when left out, every receipt is kept until shipped,
+// and without a store to ship to, for good.
+func (f *retentionFlag) retention(shipping bool) receipt.Retention {
+	switch {
+	case f.set:
+		return f.r
+	case shipping:
+		return receipt.Retention{}
+	}
+	return receipt.Retention{All: true}
 }

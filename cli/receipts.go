@@ -108,13 +108,16 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	case "show":
-		r, err := receipt.Pick(runs, positional[0])
+		r, err := receipt.PickIn(*dir, runs, positional[0])
 		if err != nil {
 			return report(stderr, err, "")
 		}
 		// Which fields the worker reported, and whether they are
 		// testimony, beside the receipt, which says it too.
 		fmt.Fprintf(stderr, "sabline: run %s: %s\n", terminalSafe(r.RunID), terminalSafe(r.Parts()))
+		if line := r.ArgsLine(); line != "" {
+			fmt.Fprintf(stderr, "sabline: run %s: %s\n", terminalSafe(r.RunID), terminalSafe(line))
+		}
 		for _, line := range r.ConnectionLines() {
 			// Seen by the supervisor, which made each connection.
 			fmt.Fprintf(stderr, "sabline: run %s: %s\n", terminalSafe(r.RunID), terminalSafe(line))

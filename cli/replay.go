@@ -201,6 +201,10 @@ func fileDigest(path string) (string, error) {
 // are E301, as in a run.
 func replayRun(rec *receipt.Receipt, f *runFlags, cwd string) (run.Run, error) {
 	rp := rec.RunParameters
+	if !rec.ArgsWhole() {
+		return run.Run{}, codes.Errorf(codes.E334, "replay: the receipt does not keep the run's "+
+			"arguments whole, so the run cannot be asked for again: %s", rec.ArgsLine())
+	}
 	r := run.Run{Program: rec.Program.Path, Args: rec.Args, Cwd: cwd, Lend: rp.CredentialsLent}
 	was, err := budget.Parse([]string{rec.Budget}, filepath.Dir(rec.Program.Path))
 	if err != nil {

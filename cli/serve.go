@@ -165,6 +165,7 @@ type serveFlags struct {
 	observe           observeFlags
 	listen, tokenFile string
 	origins           allowFlag
+	keep              retentionFlag
 }
 
 // serveFlagSet is the flag set of sabline serve, and where it puts them:
@@ -180,6 +181,8 @@ func serveFlagSet() (*flag.FlagSet, *serveFlags) {
 	fs.Var(&sf.origins, "allow-origin", "an `origin` (http://HOST[:PORT] or https://HOST[:PORT]) "+
 		"requests may come from beside the server's own address (repeatable)")
 	sf.fleet.register(fs)
+	fs.Var(&sf.keep, "keep-receipts", "which receipts the journal keeps: `all`, shipped, an age "+
+		"(7d, 36h) or a size (512MiB); by default all, or until shipped with --receipts-url")
 	sf.observe.register(fs)
 	return fs, sf
 }
@@ -287,6 +290,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	store, err := receipt.OpenStore(o.Receipts)
 	if err != nil {
 		return report(stderr, err, "")
+	}
+	if err := store.Retain(sf.keep.retention(fl != nil), fl != nil); err != nil {
+		return report(stderr, codes.Errorf(codes.E301, "--keep-receipts: %w", err), "")
 	}
 	rd := &ready{pool: pool, require: o.Require, store: store, fl: fl, maxLag: ff.maxLag}
 	cfg.Runner, cfg.Ready = runner, rd.check

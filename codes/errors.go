@@ -52,6 +52,8 @@ const (
 	E333 Code = "E333" // a kernel report cannot be read
 	E334 Code = "E334" // sabline replay: the program is not the one the receipt recorded
 	E335 Code = "E335" // the supervisor would not make a connection its grant names
+	E336 Code = "E336" // a request's arguments are larger than a door accepts
+	E337 Code = "E337" // a receipt asked for is no longer kept here
 )
 
 // CodeInfo documents one code: what it means, the process exit status a
@@ -172,6 +174,15 @@ var Codes = []CodeInfo{
 			"a name granted by name reaches public addresses only (a private or loopback address behind " +
 			"it could be a rebinding), and a run makes a bounded number of connections. Grant the " +
 			"address itself (net:10.0.0.2:5432) to reach a private one, or connect fewer times."},
+	{E336, "a request's arguments are larger than a door accepts", ExitUsage,
+		"A server's door takes at most 64 KiB of arguments, and at most 4,096 of them, in one request " +
+			"(what a receipt keeps whole): pass more data on the program's standard input (stdin) or in " +
+			"a file under the server's import root. The refusal's receipt names the arguments by their " +
+			"SHA-256 digest, count and size. Nothing ran."},
+	{E337, "the receipt asked for is no longer kept here", ExitUsage,
+		"Its journal segment was removed: shipped to the fleet's store (read it there, with " +
+			"--receipts-url), or past the retention the operator set (--keep-receipts). The message " +
+			"says which, and the oldest receipt still kept. Keep receipts longer with --keep-receipts."},
 }
 
 // Info returns the catalogue entry of c.

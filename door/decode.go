@@ -3,12 +3,14 @@ package door
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/program"
+	"github.com/sabline/sabline/receipt"
 )
 
 // Bounds on a request. The body holds the program's text, so its bound is
@@ -16,9 +18,15 @@ import (
 const (
 	// MaxBodyBytes is the largest request body a door reads.
 	MaxBodyBytes = 1<<20 + program.MaxBytes
-	// maxArgs and maxAllow bound the lists of a request.
-	maxArgs  = 4096
+	// maxArgs and maxAllow bound the lists of a request: past maxArgs
+	// a receipt would not keep the arguments whole.
+	maxArgs  = receipt.MaxArgsKept
 	maxAllow = 256
+	// MaxArgsBytes bounds a run request's arguments in all (their
+	// bytes, as the receipt counts them): what a receipt keeps whole.
+	// Past it the request is refused, E336, with a receipt
+	// (PoolRunner.Run), and a server answers 413.
+	MaxArgsBytes = receipt.MaxArgsBytes
 	// maxPathBytes bounds a program path.
 	maxPathBytes = 4096
 )
@@ -86,6 +94,28 @@ func decodeRunRequest(data []byte) (RunRequest, error) {
 		return RunRequest{}, err
 	}
 	return req, nil
+}
+
+// checkArgs refuses a run's arguments past MaxArgsBytes in all, E336,
+// naming their size and digest: the receipt of the refusal keeps the
+// digest, never so many bytes.
+func checkArgs(args []string) error {
+	if n := receipt.ArgsBytes(args); n > MaxArgsBytes {
+		return codes.Errorf(codes.E336, "the request's %d arguments are %d bytes in all, more than "+
+			"the %d a door accepts: nothing ran", len(args), n, MaxArgsBytes)
+	}
+	return nil
+}
+
+// namingReceipt is err, a refusal that left the receipt of run id, with
+// its message naming that run, for a client that has no other way to
+// learn it.
+func namingReceipt(err error, id string) error {
+	var e *codes.Error
+	if errors.As(err, &e) && id != "" {
+		e.Msg += "; its receipt is run " + id
+	}
+	return err
 }
 
 // decodeAuditRequest reads an audit request body the way decodeRunRequest

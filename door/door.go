@@ -104,7 +104,8 @@ const (
 
 // statusOf is the HTTP status of a refusal with code c: 400 for a
 // malformed request (E301, E311), 403 for a budget, path or confinement
-// the operator's settings refuse (E302, E303, E316, E318, E326, E328, E329), 500 for
+// the operator's settings refuse (E302, E303, E316, E318, E326, E328,
+// E329), 413 for arguments past the bound a door accepts (E336), 500 for
 // anything else (E317 among them: the server cannot keep receipts).
 func statusOf(c codes.Code) int {
 	switch c {
@@ -112,6 +113,8 @@ func statusOf(c codes.Code) int {
 		return http.StatusBadRequest
 	case codes.E302, codes.E303, codes.E316, codes.E318, codes.E326, codes.E328, codes.E329:
 		return http.StatusForbidden
+	case codes.E336:
+		return http.StatusRequestEntityTooLarge
 	}
 	return http.StatusInternalServerError
 }

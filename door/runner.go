@@ -61,13 +61,20 @@ func NewPoolRunner(pool *sabline.Pool) (*PoolRunner, error) {
 }
 
 // Run refuses a request the operator's settings do not admit (E301, E316,
-// E328) before anything runs; otherwise it runs it in the pool and returns
-// its receipt.
+// E328) and one whose arguments pass MaxArgsBytes (E336) before anything
+// runs; otherwise it runs it in the pool and returns its receipt.
 func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) {
 	// The pool bounds its size.
 	prog := sabline.Source(filepath.Join(r.o.ImportRoot, SourceName), []byte(req.Source))
 	if req.Path != "" {
 		prog = sabline.File(filepath.Join(r.o.ImportRoot, filepath.FromSlash(req.Path)))
+	}
+	if err := checkArgs(req.Args); err != nil {
+		// The receipt keeps the arguments' digest; the answer names it.
+		reply, err := r.refused(prog, req, err)
+		return reply, namingReceipt(err, reply.RunID)
+	}
+	if req.Path != "" {
 		path, src, err := underRoot(r.o.ImportRoot, req.Path)
 		if err != nil {
 			return r.refused(prog, req, err)
@@ -185,7 +192,8 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 // Receipt reads the receipt of tenant's run id in the pool's receipts
 // directory, decoding that one receipt only (receipt.FindRun), and, when
 // it is not there, in the fleet's shared store (ReadShared). A run of
-// another tenant is not found, as a run that never was.
+// another tenant is not found, as a run that never was; with no shared
+// store, a run not found where the retention removed segments is E337.
 func (r *PoolRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMessage, error) {
 	notFound := codes.Errorf(codes.E317, "no receipt %s among this tenant's runs: %w",
 		codes.TerminalSafe(id), fs.ErrNotExist)
@@ -198,6 +206,8 @@ func (r *PoolRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMe
 		return nil, notFound
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
+	case r.shared == nil && codes.CodeOf(err) == codes.E337:
+		return nil, err // removed by the retention: it says so, naming no directory
 	case r.shared == nil:
 		return nil, notFound
 	default:

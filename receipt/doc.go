@@ -7,7 +7,10 @@
 // lists, finds and compares stored receipts. A Store keeps a pool's
 // receipts in a journal of its own process, journal/proc-ID in the
 // receipts directory, locked for the process's life; readers read every
-// journal there (JournalDirs).
+// journal there (JournalDirs). A receipt keeps the run's arguments once,
+// bounded (MaxArgsBytes; past it their digest, ArgsCut), and a store's
+// journal lets segments go as its retention says (Store.Retain, Prune):
+// a lookup of a receipt no longer kept is E337.
 //
 //	runs, err := receipt.List(dir)
 //	last, err := receipt.Pick(runs, receipt.LastRun)

@@ -23,6 +23,8 @@ const notReported = ""
 // reported it.
 var receiptParts = map[string]string{
 	"schema": notReported, "run_id": notReported, "budget": notReported, "args": notReported,
+	"args_cut.sha256": notReported, "args_cut.count": notReported, "args_cut.bytes": notReported,
+	"args_cut.kept_count": notReported, "args_cut.kept_bytes": notReported,
 	"sabline.version": notReported, "sabline.knockout": notReported,
 	"program.path": notReported, "program.sha256": notReported,
 	"program.files":              FieldFiles, // a pool's worker sends them with its result

@@ -39,12 +39,17 @@ const DirEnv = "SABLINE_RECEIPTS"
 // Receipt is the record of one run, refused and failed ones too, written
 // by the supervisor.
 type Receipt struct {
-	Schema        string        `json:"schema"`
-	RunID         string        `json:"run_id"`
-	Sabline       Build         `json:"sabline"`
-	Program       ProgramInfo   `json:"program"`
-	Budget        string        `json:"budget"`
+	Schema  string      `json:"schema"`
+	RunID   string      `json:"run_id"`
+	Sabline Build       `json:"sabline"`
+	Program ProgramInfo `json:"program"`
+	Budget  string      `json:"budget"`
+	// Args are the program's arguments, whole when they fit the bound
+	// (MaxArgsBytes, MaxArgsKept), else their beginning, and ArgsCut
+	// says what is left out. A receipt written before the bound holds
+	// them whole, however long, with no ArgsCut.
 	Args          []string      `json:"args"`
+	ArgsCut       *ArgsCut      `json:"args_cut,omitempty"`
 	RunParameters RunParameters `json:"run_parameters"`
 	// Observed is what the supervisor saw of the worker, and Reported
 	// names the fields the worker reported once the program had started,
@@ -171,15 +176,12 @@ func NewForSource(path string, src []byte, b budget.Budget, args []string) *Rece
 		Sabline:  Build{Version: Version, Knockout: program.Knockout},
 		Program:  ProgramInfo{Path: path},
 		Budget:   b.String(),
-		Args:     args,
 		Effects:  []budget.Usage{},
 		Reported: &Reported{Fields: []string{}},
 		Platform: platform(),
 	}
 	r.SetConfinement(core.NotApplied())
-	if r.Args == nil {
-		r.Args = []string{}
-	}
+	r.Args, r.ArgsCut = keepArgs(args)
 	if src != nil {
 		sum := sha256.Sum256(src)
 		r.Program.SHA256 = hex.EncodeToString(sum[:])
@@ -319,12 +321,13 @@ func writeReceiptFile(final string, data []byte, d durability) error {
 }
 
 // ReserveBytes is the least space a run's receipt holds from before the
-// worker starts (twice the skeleton's size when that is more, as with
-// very long program arguments): the finished receipt fits in it whatever
-// the program did to the file system meanwhile (filled it, say). Its
-// outcome is bounded (codes.Error.Bounded), and what else a worker's
-// record can make long is cut to fit, saying so (Cut), when the receipt
-// must be finished there.
+// worker starts (twice the skeleton's size when that is more, as with a
+// long budget): the finished receipt fits in it whatever the program did
+// to the file system meanwhile (filled it, say). Its outcome is bounded
+// (codes.Error.Bounded), and what else can make it long (the arguments,
+// of which the skeleton keeps only the digest, and what a worker's record
+// says) is cut to fit, saying so (Cut), when the receipt must be finished
+// there.
 const ReserveBytes = 64 << 10
 
 // Reserve makes the receipts directory and stores rec there as a
@@ -360,8 +363,7 @@ func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 	if top != "" {
 		made = []string{top}
 	}
-	skeleton := *rec
-	skeleton.Outcome = unfinished(rec, "the supervisor")
+	skeleton := rec.skeleton("the supervisor")
 	first, err := json.MarshalIndent(&skeleton, "", "  ")
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "encode receipt: %w: nothing ran", err)
@@ -376,6 +378,35 @@ func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 	}
 	rec.path = final
 	return made, nil
+}
+
+// skeleton is rec as reserved before its run: its outcome says the run
+// started and its receipt was not finished (who names what finishes it),
+// and of the arguments it keeps only their digest, count and size, which
+// name them: the finished receipt keeps them (as many as fit the bound),
+// so that they are stored once. rec is a receipt New or NewForSource made.
+func (rec *Receipt) skeleton(who string) Receipt {
+	s := *rec
+	s.Outcome = unfinished(rec, who)
+	if d, ok := rec.argsDigestOnly(); ok {
+		s.Args, s.ArgsCut = []string{}, &d
+	}
+	return s
+}
+
+// argsDigestOnly is what a receipt that keeps none of rec's arguments
+// says of them (their digest, count and size), and false when there are
+// none to leave out.
+func (rec *Receipt) argsDigestOnly() (ArgsCut, bool) {
+	switch {
+	case rec.ArgsCut != nil:
+		d := *rec.ArgsCut
+		d.KeptCount, d.KeptBytes = 0, 0
+		return d, true
+	case len(rec.Args) > 0:
+		return argsDigest(rec.Args), true
+	}
+	return ArgsCut{}, false
 }
 
 // reservedBytes is rec as indented JSON padded with blanks to size bytes
@@ -402,7 +433,8 @@ const fittedBytes = 512
 const fittedConnections = 8
 
 // fitted is a copy of rec with what the worker's record may make long
-// cut, each cut named in Cut: the stack but its innermost frame, the
+// cut, each cut named in Cut: the arguments (their digest stays), the
+// stack but its innermost frame, the
 // digests of the files the program loaded (the program's own stays), the
 // connections past the first fittedConnections (counted), and the message, the confinement reason and the fault attempts' errors past
 // fittedBytes. What the run was, how it ended, its effects and its level
@@ -431,6 +463,12 @@ func (rec *Receipt) fitted() *Receipt {
 		out.Observed.ConnectionsUnlisted += n - fittedConnections
 		out.Cut = append(out.Cut, fmt.Sprintf("observed.connections: all but the first %d of %d, "+
 			"counted in connections_unlisted", fittedConnections, n))
+	}
+	if n := len(rec.Args); ArgsBytes(rec.Args)+int64(4*n) > fittedBytes {
+		d, _ := rec.argsDigestOnly()
+		out.Args, out.ArgsCut = []string{}, &d
+		out.Cut = append(out.Cut, fmt.Sprintf("args: the %d arguments kept, named by their digest in "+
+			"args_cut", n))
 	}
 	clip("outcome.message", &out.Outcome.Message)
 	clip("run_parameters.confinement_reason", &out.RunParameters.ConfinementReason)
@@ -696,7 +734,7 @@ func Pick(runs []StoredReceipt, id string) (StoredReceipt, error) {
 	return StoredReceipt{}, e
 }
 
-// Find returns the receipt in dir that id names (see Pick).
+// Find returns the receipt in dir that id names (see PickIn).
 func Find(dir, id string) (StoredReceipt, error) {
 	if id == "" {
 		return Pick(nil, id)
@@ -705,19 +743,38 @@ func Find(dir, id string) (StoredReceipt, error) {
 	if err != nil {
 		return StoredReceipt{}, err
 	}
-	return Pick(runs, id)
+	return PickIn(dir, runs, id)
+}
+
+// PickIn is Pick of runs, the receipts Scan read in dir; when no run is
+// or begins with id and the directory's journal had segments removed
+// (Store.Prune), it is E337, saying the receipt may no longer be kept.
+func PickIn(dir string, runs []StoredReceipt, id string) (StoredReceipt, error) {
+	r, err := Pick(runs, id)
+	if err != nil && id != "" && id != LastRun && !slices.ContainsFunc(runs,
+		func(r StoredReceipt) bool { return strings.HasPrefix(r.RunID, id) }) {
+		if e := noLongerKept(dir, id); e != nil {
+			return StoredReceipt{}, e
+		}
+	}
+	return r, err
 }
 
 // FindRun returns the receipt in dir of the run whose id is id, the whole
 // id: the receipt file, or the journal's last record, whose name ends in
 // "-ID.json". Only that receipt is decoded; every other is passed over by
 // its name, so the cost is reading the names and the journal's bytes, not
-// decoding the store. No such run is E317 wrapping fs.ErrNotExist.
+// decoding the store. No such run is E317 wrapping fs.ErrNotExist, or
+// E337 (wrapping it too) when the directory's journal had segments
+// removed (Store.Prune): the receipt may have been in one.
 func FindRun(dir, id string) (StoredReceipt, error) {
-	notFound := codes.Errorf(codes.E317, "no receipt %s in %s: %w", codes.TerminalSafe(id), dir,
-		fs.ErrNotExist)
+	var notFound error = codes.Errorf(codes.E317, "no receipt %s in %s: %w", codes.TerminalSafe(id),
+		dir, fs.ErrNotExist)
 	if !ValidRunID(id) {
 		return StoredReceipt{}, notFound
+	}
+	if e := noLongerKept(dir, id); e != nil {
+		notFound = e // the journal had segments removed: the receipt may have been in one
 	}
 	suffix := "-" + id + ".json"
 	entries, err := os.ReadDir(dir)

@@ -197,6 +197,11 @@ func FuzzParseReceipt(f *testing.F) {
 		`{"schema":"` + Schema + `","run_id":"a","reported":{"fields":["outcome","run_parameters"]}}`,
 		`{"schema":"` + Schema + `","run_id":"a","reported":{"fields":[null,7]},"observed":[]}`,
 		`{"schema":"` + Schema + `","run_id":"a","reported":null,"observed":null}`,
+		// Arguments cut past the bound, and fields of another shape.
+		`{"schema":"` + Schema + `","run_id":"a","args":["x"],"args_cut":{"sha256":"00","count":2,` +
+			`"bytes":70000,"kept_count":1,"kept_bytes":1}}`,
+		`{"schema":"` + Schema + `","run_id":"a","args_cut":{"sha256":"\u001b[2J","count":-1}}`,
+		`{"schema":"` + Schema + `","run_id":"a","args_cut":[]}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -222,6 +227,9 @@ func FuzzParseReceipt(f *testing.F) {
 		}
 		if r.Parts() == "" {
 			t.Fatal("a receipt that says nothing of its parts")
+		}
+		if (r.ArgsLine() == "") != r.ArgsWhole() {
+			t.Fatalf("args line %q of a receipt whose args are whole: %v", r.ArgsLine(), r.ArgsWhole())
 		}
 	})
 }

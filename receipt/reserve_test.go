@@ -173,24 +173,40 @@ func TestSkeletonSaysUnfinished(t *testing.T) {
 	}
 }
 
-// TestReserveLongArguments: a receipt larger than ReserveBytes (long
-// program arguments) still has its space reserved, twice its skeleton.
+// TestReserveLongArguments: a run with long arguments (past
+// MaxArgsBytes) reserves a skeleton that keeps only their digest, and a
+// receipt finished in that reserved space (a full file system) keeps
+// the digest too, saying in Cut that the arguments were left out.
 func TestReserveLongArguments(t *testing.T) {
-	rec := New("/p.vel", budget.Budget{}, []string{strings.Repeat("a", 100<<10)})
+	args := []string{strings.Repeat("a", 100<<10)}
+	rec := New("/p.vel", budget.Budget{}, args)
 	rec.Timings.Started = time.Now().UTC()
 	if _, err := rec.Reserve(t.TempDir()); err != nil {
 		t.Fatalf("reserve: %v", err)
 	}
 	fi, err := os.Stat(rec.path)
-	if err != nil || fi.Size() <= 200<<10 {
-		t.Fatalf("reserved %d bytes (%v), want twice the skeleton, more than 200 KiB", fi.Size(), err)
+	if err != nil || fi.Size() != ReserveBytes {
+		t.Fatalf("reserved %d bytes (%v), want %d: the skeleton keeps no argument's bytes", fi.Size(),
+			err, ReserveBytes)
+	}
+	skel, err := Load(rec.path)
+	want := argsDigest(args)
+	if err != nil || len(skel.Args) != 0 || skel.ArgsCut == nil || *skel.ArgsCut != want {
+		t.Fatalf("skeleton: %v, args %d, args_cut %+v; want none kept and %+v", err, len(skel.Args),
+			skel.ArgsCut, want)
 	}
 	rec.Outcome = OutcomeOf(nil)
 	if err := overwriteReserved(rec); err != nil {
 		t.Fatalf("finish in the reserved space: %v", err)
 	}
-	if got, err := Load(rec.path); err != nil || got.Outcome.Status != StatusOK {
+	got, err := Load(rec.path)
+	if err != nil || got.Outcome.Status != StatusOK {
 		t.Fatalf("finished receipt: %v, %+v", err, got)
+	}
+	if len(got.Args) != 0 || got.ArgsCut == nil || *got.ArgsCut != want ||
+		!slices.ContainsFunc(got.Cut, func(c string) bool { return strings.HasPrefix(c, "args: ") }) {
+		t.Fatalf("finished in the reserved space: args %d, args_cut %+v, cut %q; want the digest "+
+			"%+v and a cut line for args", len(got.Args), got.ArgsCut, got.Cut, want)
 	}
 }
 

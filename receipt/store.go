@@ -36,6 +36,10 @@ type Store struct {
 
 	mu       sync.Mutex
 	inFlight map[string]struct{} // the keys of receipts reserved here and not yet finished
+	retain   *Retention          // which receipts the journal keeps (Retain); nil: all
+	shipping bool                // a Shipper ships the journal: only what it shipped goes
+	shipped  int                 // every segment up to this one is in the fleet's store
+	sealedAt time.Time           // when Prune last sealed for the retention
 }
 
 var (
@@ -91,8 +95,7 @@ func OpenStore(dir string) (*Store, error) {
 // Reserve appends rec's skeleton, saying the run started and its receipt
 // was not finished. A failure is E317, and then nothing may run.
 func (s *Store) Reserve(rec *Receipt) error {
-	skeleton := *rec
-	skeleton.Outcome = unfinished(rec, "the process that ran it")
+	skeleton := rec.skeleton("the process that ran it")
 	s.mu.Lock()
 	s.inFlight[rec.fileName()] = struct{}{}
 	s.mu.Unlock()
@@ -182,12 +185,17 @@ const SealRequestFile = "seal.request"
 const sealEvery = 500 * time.Millisecond
 
 // sealOnRequest seals the store's journal whenever a SealRequestFile is
-// in its directory, for the life of the process (the store's).
+// in its directory, and applies its retention every pruneEvery ticks
+// (Prune), for the life of the process (the store's).
 func (s *Store) sealOnRequest() {
 	req := filepath.Join(s.j.Dir(), SealRequestFile)
 	t := time.NewTicker(sealEvery)
 	defer t.Stop()
+	ticks := 0
 	for range t.C {
+		if ticks++; ticks%pruneEvery == 0 {
+			_, _ = s.Prune() // a failure is tried again at the next pass
+		}
 		if _, err := os.Lstat(req); err != nil {
 			continue
 		}

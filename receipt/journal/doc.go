@@ -11,7 +11,8 @@
 // a power cut, garbage written into a segment), reporting them, and read
 // the records after them. Several processes may append to one directory
 // on Linux and other Unix systems; on Windows one process at a time.
-// TryLock is the lock an owner holds to keep a journal its own. The
+// TryLock is the lock an owner holds to keep a journal its own; Remove
+// removes a segment the owner has moved past, never the newest. The
 // package imports no other Sabline package; README.md gives the format,
 // the promises and the measured speed.
 package journal

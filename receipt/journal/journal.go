@@ -409,6 +409,14 @@ func (j *Journal) rotate() error {
 	return nil
 }
 
+// Segment is the number of the segment appends go to now: Seal moves
+// past it, and Remove refuses it while it is the newest.
+func (j *Journal) Segment() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.seg.num
+}
+
 // Err is why the journal takes no more records (a failed fdatasync, or
 // Close), or nil while it takes them.
 func (j *Journal) Err() error {

@@ -375,6 +375,7 @@ func (s *Shipper) roundOwn(ctx context.Context) (left int, err error) {
 		delete(s.since, n)
 		s.objects++
 		s.mu.Unlock()
+		s.store.Shipped(n) // the store may now let it go (receipt.Store.Prune)
 	}
 	return 0, nil
 }

@@ -1,0 +1,340 @@
+package receipt
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/receipt/journal"
+)
+
+// Retention says which receipts a store's journal keeps; one of its
+// forms (ParseRetention) at a time. Only whole segments go, oldest
+// first, never the segment appended to, nor one holding the record of a
+// run still in flight; with shipping on (Store.Retain), never one not
+// yet shipped.
+type Retention struct {
+	// All keeps every receipt: nothing is removed.
+	All bool
+	// MaxAge lets a segment go once it was last written longer ago than
+	// this: every receipt in it is at least that old.
+	MaxAge time.Duration
+	// MaxBytes lets the oldest segments go while the journal's segments
+	// hold more than this.
+	MaxBytes int64
+	// With none of the three set, a segment goes once it is shipped: the
+	// fleet's store keeps its receipts (RetainShipped).
+}
+
+// The words ParseRetention reads beside an age or a size.
+const (
+	RetainAll     = "all"
+	RetainShipped = "shipped"
+)
+
+// RetentionForm says what ParseRetention accepts, for a message that
+// refuses a value.
+const RetentionForm = "all, shipped, an age (7d, 36h) or a size (512MiB, 2GiB)"
+
+// ParseRetention reads a retention: RetainAll, RetainShipped, an age in
+// days (7d) or as a Go duration (36h, 90m), or a size in MiB or GiB
+// (512MiB, 2GiB). An age or a size of zero or less is refused: keeping
+// nothing is RetainShipped, which needs a store to ship to.
+func ParseRetention(s string) (Retention, error) {
+	refuse := func(why string) (Retention, error) {
+		return Retention{}, fmt.Errorf("%q: %s: want %s", codes.Clip(s, 64), why, RetentionForm)
+	}
+	switch s {
+	case RetainAll:
+		return Retention{All: true}, nil
+	case RetainShipped:
+		return Retention{}, nil
+	}
+	for unit, size := range map[string]int64{"MiB": 1 << 20, "GiB": 1 << 30} {
+		if num, ok := strings.CutSuffix(s, unit); ok {
+			n, err := strconv.ParseInt(num, 10, 64)
+			if err != nil || n <= 0 || n > 1<<40/size {
+				return refuse("not a size of 1 or more " + unit)
+			}
+			return Retention{MaxBytes: n * size}, nil
+		}
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 || n > 100*365 {
+			return refuse("not a number of days, 1 or more")
+		}
+		return Retention{MaxAge: time.Duration(n) * 24 * time.Hour}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return refuse("not an age, a size or a word it takes")
+	}
+	if d <= 0 {
+		return refuse("an age of zero or less")
+	}
+	return Retention{MaxAge: d}, nil
+}
+
+// String is the retention as ParseRetention reads it.
+func (r Retention) String() string {
+	switch {
+	case r.All:
+		return RetainAll
+	case r.MaxAge > 0 && r.MaxAge%(24*time.Hour) == 0:
+		return fmt.Sprintf("%dd", r.MaxAge/(24*time.Hour))
+	case r.MaxAge > 0:
+		return r.MaxAge.String()
+	case r.MaxBytes > 0 && r.MaxBytes%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", r.MaxBytes>>30)
+	case r.MaxBytes > 0:
+		return fmt.Sprintf("%dMiB", r.MaxBytes>>20)
+	}
+	return RetainShipped
+}
+
+// shippedOnly reports whether r keeps nothing past shipping.
+func (r Retention) shippedOnly() bool { return !r.All && r.MaxAge <= 0 && r.MaxBytes <= 0 }
+
+// retentionFile, in a journal's directory, says what the store removed
+// from it (removedNote), for a lookup that no longer finds a receipt.
+const retentionFile = "removed.json"
+
+// maxRetentionFileBytes bounds the retentionFile a reader reads.
+const maxRetentionFileBytes = 4 << 10
+
+// removedNote is what a journal's retentionFile says.
+type removedNote struct {
+	// Segments counts the segments removed so far.
+	Segments int `json:"segments"`
+	// Through is the newest start of a run whose record was removed:
+	// receipts of runs started up to then may no longer be kept.
+	Through time.Time `json:"through"`
+	// Why says why the last was removed.
+	Why string `json:"why"`
+}
+
+// pruneEvery is how many of the store's sealEvery ticks go between two
+// passes of its retention (Prune).
+const pruneEvery = 60
+
+// Retain sets which receipts the store's journal keeps (r), and whether
+// a Shipper ships them (shipping: then a segment goes only once Shipped
+// says it is in the fleet's store). The store applies it every 30
+// seconds (Prune) for the life of the process. Keeping nothing past
+// shipping (RetainShipped) without shipping is E301.
+func (s *Store) Retain(r Retention, shipping bool) error {
+	if r.shippedOnly() && !shipping {
+		return codes.Errorf(codes.E301, "keeping the receipts until they are shipped (%s) needs a "+
+			"store to ship them to: give another retention, or %s", RetainShipped, RetainAll)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.retain, s.shipping, s.sealedAt = &r, shipping, time.Now()
+	return nil
+}
+
+// Shipped says every segment of the store's journal up to n is in the
+// fleet's store: the Shipper calls it once it wrote them there.
+func (s *Store) Shipped(n int) {
+	s.mu.Lock()
+	s.shipped = max(s.shipped, n)
+	s.mu.Unlock()
+}
+
+// Prune removes the segments of the store's journal that its retention
+// (Retain) lets go, oldest first, and returns how many. It stops at the
+// first segment it keeps: the segment appended to, one not shipped yet
+// (shipping on), one a run in flight has its skeleton in, one the
+// retention keeps. Before removing any, it notes in the journal's
+// directory what was removed (removed.json), so that a lookup of a
+// receipt it held says it is no longer kept (E337), not that it never
+// was. With no retention set, or RetainAll, nothing goes. Without
+// shipping it seals the segment appended to once it holds an eighth of
+// the retention (its age or its size), so that the segments removed are
+// not much older or larger than what is kept.
+func (s *Store) Prune() (int, error) {
+	s.mu.Lock()
+	r, shipping, shipped := s.retain, s.shipping, s.shipped
+	s.mu.Unlock()
+	if r == nil || r.All {
+		return 0, nil
+	}
+	dir := s.j.Dir()
+	if !shipping {
+		if err := s.sealFor(*r); err != nil {
+			return 0, err
+		}
+	}
+	infos, err := journal.SegmentInfos(dir)
+	if err != nil {
+		return 0, codes.Errorf(codes.E317, "prune the receipts journal: %w", err)
+	}
+	var total int64
+	for _, in := range infos {
+		total += in.Size
+	}
+	current, now := s.j.Segment(), time.Now()
+	why := "past the retention kept (" + r.String() + ")"
+	if shipping {
+		why = "shipped to the fleet's store, and " + why
+		if r.shippedOnly() {
+			why = "shipped to the fleet's store"
+		}
+	}
+	removed := 0
+	for _, in := range infos {
+		if in.Num >= current || shipping && in.Num > shipped {
+			break
+		}
+		out := r.shippedOnly()
+		switch {
+		case r.MaxAge > 0:
+			out = now.Sub(in.Modified) > r.MaxAge
+		case r.MaxBytes > 0:
+			out = total > r.MaxBytes
+		}
+		if !out {
+			break
+		}
+		newest, inFlight, err := s.segmentRuns(dir, in.Num)
+		if err != nil {
+			return removed, err
+		}
+		if inFlight {
+			break
+		}
+		if err := noteRemoved(dir, newest, why); err != nil {
+			return removed, codes.Errorf(codes.E317, "prune the receipts journal: %w", err)
+		}
+		if err := journal.Remove(dir, in.Num); err != nil {
+			return removed, codes.Errorf(codes.E317, "prune the receipts journal: %w", err)
+		}
+		total -= in.Size
+		removed++
+	}
+	return removed, nil
+}
+
+// sealFor seals the segment appended to when it holds an eighth of r:
+// written for longer than an eighth of its age, or past an eighth of its
+// size.
+func (s *Store) sealFor(r Retention) error {
+	s.mu.Lock()
+	since := s.sealedAt
+	s.mu.Unlock()
+	due := r.MaxAge > 0 && time.Since(since) > r.MaxAge/8
+	if r.MaxBytes > 0 {
+		if fi, err := os.Stat(s.j.Stats().Segment); err == nil && fi.Size() > r.MaxBytes/8 {
+			due = true
+		}
+	}
+	if !due {
+		return nil
+	}
+	if _, err := s.j.Seal(); err != nil {
+		return codes.Errorf(codes.E317, "prune the receipts journal: %w", err)
+	}
+	s.mu.Lock()
+	s.sealedAt = time.Now()
+	s.mu.Unlock()
+	return nil
+}
+
+// segmentRuns reads segment num of the journal in dir: the newest start
+// among its receipts' keys, and whether one of them is in flight here.
+func (s *Store) segmentRuns(dir string, num int) (newest time.Time, inFlight bool, err error) {
+	_, err = journal.ScanSegment(dir, num, func(key string, _ []byte, _, _ int64) error {
+		if s.InFlight(key) {
+			inFlight = true
+		}
+		if t, ok := startOfKey(key); ok && t.After(newest) {
+			newest = t
+		}
+		return nil
+	})
+	if err != nil {
+		return time.Time{}, false, codes.Errorf(codes.E317, "prune the receipts journal: %w", err)
+	}
+	return newest, inFlight, nil
+}
+
+// keyTimeLayout is how a receipt's key (fileName) begins: its start.
+const keyTimeLayout = "20060102T150405.000000000Z"
+
+// startOfKey is the start of the run a receipt's key names.
+func startOfKey(key string) (time.Time, bool) {
+	if len(key) < len(keyTimeLayout) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(keyTimeLayout, key[:len(keyTimeLayout)])
+	return t, err == nil
+}
+
+// noteRemoved adds a segment, whose newest run started at newest, to the
+// retentionFile of the journal in dir.
+func noteRemoved(dir string, newest time.Time, why string) error {
+	note, _ := readRemoved(dir)
+	note.Segments++
+	if newest.After(note.Through) {
+		note.Through = newest
+	}
+	note.Why = why
+	data, err := json.Marshal(note)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, retentionFile), append(data, '\n'))
+}
+
+// readRemoved reads the retentionFile of the journal in dir: false when
+// there is none, or it is not one (larger than its bound, not its JSON).
+func readRemoved(dir string) (removedNote, bool) {
+	var note removedNote
+	f, err := os.Open(filepath.Join(dir, retentionFile))
+	if err != nil {
+		return note, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxRetentionFileBytes+1))
+	if err != nil || len(data) > maxRetentionFileBytes || json.Unmarshal(data, &note) != nil ||
+		note.Segments <= 0 {
+		return removedNote{}, false
+	}
+	return note, true
+}
+
+// noLongerKept is the E337 of a lookup of id in the receipts directory
+// dir that found no receipt, when a journal there has had segments
+// removed; nil when none has. It wraps fs.ErrNotExist, as the lookup's
+// other not-found answers do.
+func noLongerKept(dir, id string) error {
+	jdirs, err := JournalDirs(dir)
+	if err != nil {
+		return nil
+	}
+	var all removedNote
+	for _, jdir := range jdirs {
+		if note, ok := readRemoved(jdir); ok {
+			all.Segments += note.Segments
+			if note.Through.After(all.Through) {
+				all.Through, all.Why = note.Through, note.Why
+			}
+		}
+	}
+	if all.Segments == 0 {
+		return nil
+	}
+	// The directory is not named: a server answers a client with this.
+	return codes.Errorf(codes.E337, "no receipt %s among those kept here: receipts of runs started "+
+		"up to %s are no longer kept here (%d journal segments removed, the newest %s): %w",
+		codes.TerminalSafe(id), all.Through.Format(time.RFC3339), all.Segments,
+		codes.TerminalSafe(codes.Clip(all.Why, 200)), fs.ErrNotExist)
+}

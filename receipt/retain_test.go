@@ -1,0 +1,311 @@
+package receipt
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/receipt/journal"
+)
+
+// TestParseRetention: each form reads, and reads back as written; what
+// is not one is refused, saying the forms.
+func TestParseRetention(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    Retention
+		wantErr bool
+	}{
+		{name: "all", in: "all", want: Retention{All: true}},
+		{name: "shipped", in: "shipped", want: Retention{}},
+		{name: "days", in: "7d", want: Retention{MaxAge: 7 * 24 * time.Hour}},
+		{name: "hours", in: "36h0m0s", want: Retention{MaxAge: 36 * time.Hour}},
+		{name: "MiB", in: "512MiB", want: Retention{MaxBytes: 512 << 20}},
+		{name: "GiB", in: "2GiB", want: Retention{MaxBytes: 2 << 30}},
+		{name: "zero days", in: "0d", wantErr: true},
+		{name: "zero size", in: "0MiB", wantErr: true},
+		{name: "negative age", in: "-1h", wantErr: true},
+		{name: "bare number", in: "512", wantErr: true},
+		{name: "MB, not MiB", in: "512MB", wantErr: true},
+		{name: "word", in: "forever", wantErr: true},
+		{name: "empty", in: "", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseRetention(tt.in)
+			if tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), RetentionForm) {
+					t.Fatalf("ParseRetention(%q) = %+v, %v: want refused, saying %s", tt.in, got, err,
+						RetentionForm)
+				}
+				return
+			}
+			if err != nil || got != tt.want || got.String() != tt.in {
+				t.Fatalf("ParseRetention(%q) = %+v (%q), %v: want %+v", tt.in, got, got.String(), err,
+					tt.want)
+			}
+		})
+	}
+}
+
+// finishedIn appends one finished receipt to s, then seals the segment
+// it is in: each call's receipt is in a segment of its own. It returns
+// the receipt and its segment's number.
+func finishedIn(t *testing.T, s *Store) (*Receipt, int) {
+	t.Helper()
+	rec := NewForSource("/p.vel", nil, budget.Budget{}, []string{"x"})
+	rec.Timings.Started = time.Now().UTC()
+	if err := s.Reserve(rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.Outcome = OutcomeOf(nil)
+	s.Finish(rec)
+	n, err := s.Journal().Seal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, n
+}
+
+// segmentFiles lists the segment files in dir, as the file system has
+// them.
+func segmentFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".journal") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func segName(n int) string { return fmt.Sprintf("%08d.journal", n) }
+
+// TestPruneShipped: with shipping on, a segment goes once the Shipper
+// says it is in the fleet's store, and only then: of three sealed
+// segments, with the first shipped, the first file is gone and the
+// others stay, with the one appended to; a lookup of the receipt it held
+// answers E337 (wrapping fs.ErrNotExist), the others are found. Retain
+// with RetainAll (the positive control of keeping) removes nothing
+// however much was shipped.
+func TestPruneShipped(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jdir := s.Journal().Dir()
+	r1, n1 := finishedIn(t, s)
+	r2, n2 := finishedIn(t, s)
+	r3, n3 := finishedIn(t, s)
+	current := s.Journal().Segment()
+	if err := s.Retain(Retention{All: true}, true); err != nil {
+		t.Fatal(err)
+	}
+	s.Shipped(n3)
+	if n, err := s.Prune(); n != 0 || err != nil {
+		t.Fatalf("keeping all, shipped all: pruned %d (%v), want none", n, err)
+	}
+	if err := s.Retain(Retention{}, true); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.shipped = 0 // as a new Shipper: nothing shipped yet
+	s.mu.Unlock()
+	if n, err := s.Prune(); n != 0 || err != nil {
+		t.Fatalf("nothing shipped: pruned %d (%v), want none", n, err)
+	}
+	s.Shipped(n1)
+	if n, err := s.Prune(); n != 1 || err != nil {
+		t.Fatalf("one shipped: pruned %d (%v), want 1", n, err)
+	}
+	want := []string{segName(n2), segName(n3), segName(current)}
+	if got := segmentFiles(t, jdir); !slices.Equal(got, want) {
+		t.Fatalf("segments on disk %q, want %q: the shipped one gone, the rest kept", got, want)
+	}
+	_, err = FindRun(dir, r1.RunID)
+	if codes.CodeOf(err) != codes.E337 || !errors.Is(err, fs.ErrNotExist) ||
+		!strings.Contains(err.Error(), "shipped") {
+		t.Fatalf("FindRun of the removed receipt: %v; want E337 saying shipped, not-exist", err)
+	}
+	if _, err := Find(dir, r1.RunID); codes.CodeOf(err) != codes.E337 {
+		t.Fatalf("Find of the removed receipt: %v, want E337", err)
+	}
+	for _, r := range []*Receipt{r2, r3} {
+		if got, err := FindRun(dir, r.RunID); err != nil || got.Outcome.Status != StatusOK {
+			t.Fatalf("FindRun of a kept receipt: %v", err)
+		}
+	}
+	s.Shipped(current + 5) // more than there is: the segment appended to stays all the same
+	if n, err := s.Prune(); n != 2 || err != nil {
+		t.Fatalf("all shipped: pruned %d (%v), want 2", n, err)
+	}
+	if got := segmentFiles(t, jdir); !slices.Equal(got, []string{segName(current)}) {
+		t.Fatalf("segments on disk %q, want only the one appended to, %s", got, segName(current))
+	}
+}
+
+// TestPruneKeepsRunsInFlight: a segment holding the skeleton of a run
+// still in flight stays, whatever the retention lets go, until the run
+// is finished (its finished record in a later segment).
+func TestPruneKeepsRunsInFlight(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := NewForSource("/p.vel", nil, budget.Budget{}, nil)
+	rec.Timings.Started = time.Now().UTC()
+	if err := s.Reserve(rec); err != nil {
+		t.Fatal(err)
+	}
+	n1, err := s.Journal().Seal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Retain(Retention{}, true); err != nil {
+		t.Fatal(err)
+	}
+	s.Shipped(n1)
+	if n, err := s.Prune(); n != 0 || err != nil {
+		t.Fatalf("in flight: pruned %d (%v), want none", n, err)
+	}
+	rec.Outcome = OutcomeOf(nil)
+	s.Finish(rec)
+	if n, err := s.Prune(); n != 1 || err != nil {
+		t.Fatalf("finished: pruned %d (%v), want the skeleton's segment", n, err)
+	}
+	if got, err := FindRun(dir, rec.RunID); err != nil || got.Outcome.Status != StatusOK {
+		t.Fatalf("the finished receipt, in the segment kept: %v", err)
+	}
+}
+
+// TestPruneWithoutStore: with no store to ship to, the operator's
+// retention lets segments go: by age (a segment last written 8 days ago
+// goes under 7d, one written now stays) and by size (the oldest go until
+// the journal fits). Keeping nothing past shipping without shipping is
+// refused, and the default, RetainAll, removes nothing.
+func TestPruneWithoutStore(t *testing.T) {
+	t.Run("refused", func(t *testing.T) {
+		s, err := OpenStore(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Retain(Retention{}, false); codes.CodeOf(err) != codes.E301 {
+			t.Fatalf("RetainShipped without shipping: %v, want E301", err)
+		}
+	})
+	t.Run("age", func(t *testing.T) {
+		dir := t.TempDir()
+		s, err := OpenStore(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jdir := s.Journal().Dir()
+		r1, n1 := finishedIn(t, s)
+		r2, n2 := finishedIn(t, s)
+		old := time.Now().Add(-8 * 24 * time.Hour)
+		if err := os.Chtimes(filepath.Join(jdir, segName(n1)), old, old); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Retain(Retention{All: true}, false); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.Prune(); n != 0 || err != nil {
+			t.Fatalf("keeping all: pruned %d (%v), want none", n, err)
+		}
+		if err := s.Retain(Retention{MaxAge: 7 * 24 * time.Hour}, false); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.Prune(); n != 1 || err != nil {
+			t.Fatalf("7d: pruned %d (%v), want the 8-day-old segment", n, err)
+		}
+		if got := segmentFiles(t, jdir); slices.Contains(got, segName(n1)) ||
+			!slices.Contains(got, segName(n2)) {
+			t.Fatalf("segments on disk %q: want %s gone, %s kept", got, segName(n1), segName(n2))
+		}
+		if _, err := FindRun(dir, r1.RunID); codes.CodeOf(err) != codes.E337 ||
+			!strings.Contains(err.Error(), "7d") {
+			t.Fatalf("FindRun of the removed receipt: %v, want E337 naming the retention", err)
+		}
+		if _, err := FindRun(dir, r2.RunID); err != nil {
+			t.Fatalf("FindRun of the kept receipt: %v", err)
+		}
+	})
+	t.Run("size", func(t *testing.T) {
+		dir := t.TempDir()
+		s, err := OpenStore(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jdir := s.Journal().Dir()
+		var nums []int
+		for range 4 {
+			_, n := finishedIn(t, s)
+			nums = append(nums, n)
+		}
+		infos, err := journal.SegmentInfos(jdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total int64
+		for _, in := range infos {
+			total += in.Size
+		}
+		// Room for all but about one and a half segments: the two oldest go.
+		bound := total - infos[0].Size - infos[1].Size/2
+		s.mu.Lock()
+		s.retain, s.shipping = &Retention{MaxBytes: bound}, false // below a MiB, as no flag can say
+		s.mu.Unlock()
+		if n, err := s.Prune(); n != 2 || err != nil {
+			t.Fatalf("pruned %d (%v), want the two oldest", n, err)
+		}
+		got := segmentFiles(t, jdir)
+		if slices.Contains(got, segName(nums[0])) || slices.Contains(got, segName(nums[1])) ||
+			!slices.Contains(got, segName(nums[2])) || !slices.Contains(got, segName(nums[3])) {
+			t.Fatalf("segments on disk %q: want the two oldest of %v gone, the rest kept", got, nums)
+		}
+	})
+}
+
+// FuzzReadRemoved feeds readRemoved a journal's removed.json holding
+// arbitrary bytes (a file a program could have written there): it must
+// not panic, and what it accepts counts at least one segment removed;
+// a file past its bound is not read.
+func FuzzReadRemoved(f *testing.F) {
+	for _, seed := range []string{
+		`{"segments":2,"through":"2026-12-01T10:00:00Z","why":"shipped to the fleet's store"}`,
+		`{"segments":0}`, `{"segments":-1}`, `{"segments":1e400}`, `{"through":"not a time"}`,
+		`{`, ``, `null`, `[]`, `{"segments":1,"why":"\u001b]52;c;aGk=\u0007"}`,
+		`{"segments":1,"why":"` + strings.Repeat("x", maxRetentionFileBytes) + `"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, retentionFile), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		note, ok := readRemoved(dir)
+		if ok && (note.Segments <= 0 || len(data) > maxRetentionFileBytes) {
+			t.Fatalf("accepted %d bytes holding %+v", len(data), note)
+		}
+		if !ok && note != (removedNote{}) {
+			t.Fatalf("refused, yet returned %+v", note)
+		}
+	})
+}

@@ -288,10 +288,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, err, "")
 	}
-	rd := &ready{pool: pool, require: o.Require, store: store, fl: fl, maxLag: ff.maxLag}
+	rd := &ready{workers: pool, store: store, maxLag: ff.maxLag}
 	cfg.Runner, cfg.Ready = runner, rd.check
 	if fl != nil {
-		cfg.Shipping = fl.shipper
+		cfg.Shipping, rd.shipped = fl.shipper, fl.shipper.Status
 	}
 	srv, err := door.New(cfg)
 	if err != nil {

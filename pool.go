@@ -148,6 +148,14 @@ func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Resu
 // has started.
 func (p *Pool) Confinement() core.Result { return p.p.Confinement() }
 
+// Refusing is the refusal (E326) a run sent to the pool now would get
+// where it needs a new worker, nil when one would hold Require: the
+// most recent worker start's refusal, or, after a start at the level,
+// the level a worker started now would hold, a granted directory gone
+// since the pool started held beneath the one above it (run.Pool.Refusing).
+// A server's readiness reads it.
+func (p *Pool) Refusing() error { return p.p.Refusing() }
+
 // Workers lists the process ids of the pool's live workers.
 func (p *Pool) Workers() []int { return p.p.Workers() }
 

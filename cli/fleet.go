@@ -15,9 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sabline/sabline/confine/core"
-
-	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/receipt"
@@ -153,14 +150,16 @@ func (fl *fleet) close(stderr io.Writer) {
 	fl.agent.Close()
 }
 
-// ready says why a replica should be sent no traffic: its pool holds
-// less than the level required, its journal takes no records, or its
-// receipts reach the shared store later than maxLag.
+// ready says why a replica should be sent no traffic: a run sent now
+// would be refused for its level (E326), its journal takes no records,
+// or its receipts reach the shared store later than maxLag. Each is a
+// *door.NotReady: /readyz answers its reason alone, a token's holder
+// reads its detail on /v1/health (no path, none of the store's words),
+// and the log all of it.
 type ready struct {
-	pool    *sabline.Pool
-	require core.Level
+	workers interface{ Refusing() error } // the pool
 	store   *receipt.Store
-	fl      *fleet
+	shipped func() ship.Status // nil without --receipts-url
 	maxLag  time.Duration
 
 	mu       sync.Mutex
@@ -168,29 +167,64 @@ type ready struct {
 	probeErr error
 }
 
+// The details of a replica not ready, as a token's holder reads them.
+const (
+	refusingDetail = "a run sent now would be refused for its level (E326): a worker started " +
+		"now would hold less than the confinement required; the server's log says why"
+	journalDetail  = "the receipts journal takes no records: no run can keep its receipt"
+	writableDetail = "the receipts journal cannot be written: no run can keep its receipt"
+)
+
 func (r *ready) check() error {
-	if r.require != "" {
-		held := r.pool.Confinement().Level
-		if held.Rank() < r.require.Rank() {
-			return fmt.Errorf("its workers hold confinement %s, below the %s required", held, r.require)
-		}
+	if err := r.workers.Refusing(); err != nil {
+		return &door.NotReady{Reason: door.ReasonConfinement, Detail: refusingDetail,
+			Err: fmt.Errorf("a run sent now would be refused: %w", err)}
 	}
 	if err := r.store.Journal().Err(); err != nil {
-		return fmt.Errorf("its receipts journal takes no records: %w", err)
+		return &door.NotReady{Reason: door.ReasonReceipts, Detail: journalDetail,
+			Err: fmt.Errorf("its receipts journal takes no records: %w", err)}
 	}
 	if err := r.writable(); err != nil {
-		return fmt.Errorf("its receipts journal cannot be written: %w", err)
+		return &door.NotReady{Reason: door.ReasonReceipts, Detail: writableDetail,
+			Err: fmt.Errorf("its receipts journal cannot be written: %w", err)}
 	}
-	if r.fl != nil {
+	if r.shipped != nil {
 		// What lags, in one line: the store not reached since start, the
 		// last failure, journals of ended processes still to ship,
 		// collisions, other live processes' unshipped segments.
-		if st := r.fl.shipper.Status(); st.Lag > r.maxLag {
-			return fmt.Errorf("its receipts reach the shared store %s late, past %s: %s",
-				st.Lag.Round(time.Millisecond), r.maxLag, st)
+		if st := r.shipped(); st.Lag > r.maxLag {
+			return &door.NotReady{Reason: door.ReasonStoreLagging, Detail: lagDetail(st, r.maxLag),
+				Err: fmt.Errorf("its receipts reach the shared store %s late, past %s: %s",
+					st.Lag.Round(time.Millisecond), r.maxLag, st)}
 		}
 	}
 	return nil
+}
+
+// lagDetail is what a token's holder reads of receipts that lag: how
+// late, and the counts of what lags, never the store's words (its
+// failure's text names its endpoint, bucket and keys) nor a journal's
+// id.
+func lagDetail(st ship.Status, maxLag time.Duration) string {
+	s := fmt.Sprintf("receipts reach the shared store %s late, past %s",
+		st.Lag.Round(time.Second), maxLag)
+	if !st.Listed {
+		s += "; the store has not been reached since the start"
+	}
+	if st.Err != nil {
+		s += "; the last round of shipping failed"
+	}
+	if st.Pending > 0 {
+		s += fmt.Sprintf("; %d journals of ended processes wait to be shipped", st.Pending)
+	}
+	if st.Collisions > 0 {
+		s += fmt.Sprintf("; %d key collisions in the store", st.Collisions)
+	}
+	if len(st.Live) > 0 {
+		s += fmt.Sprintf("; %d other live processes keep receipts in the same directory",
+			len(st.Live))
+	}
+	return s
 }
 
 // writable writes and removes a file beside the journal's segments, at

@@ -294,10 +294,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if err := store.Retain(sf.keep.retention(fl != nil), fl != nil); err != nil {
 		return report(stderr, codes.Errorf(codes.E301, "--keep-receipts: %w", err), "")
 	}
-	rd := &ready{pool: pool, require: o.Require, store: store, fl: fl, maxLag: ff.maxLag}
+	rd := &ready{workers: pool, store: store, maxLag: ff.maxLag}
 	cfg.Runner, cfg.Ready = runner, rd.check
 	if fl != nil {
-		cfg.Shipping = fl.shipper
+		cfg.Shipping, rd.shipped = fl.shipper, fl.shipper.Status
 	}
 	srv, err := door.New(cfg)
 	if err != nil {

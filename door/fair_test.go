@@ -36,7 +36,7 @@ func TestLookupsTakeNoTurnOfTheRuns(t *testing.T) {
 	statuses := make(chan int, 40)
 	for range 40 {
 		wg.Go(func() {
-			statuses <- get(t, addr, "/v1/receipts/00000000000000aa", tokenAcme)
+			statuses <- getOn(t, addr, "/v1/receipts/00000000000000aa", tokenAcme)
 		})
 	}
 	<-fake.looking // acme's one lookup in flight, held by the slow store
@@ -50,7 +50,7 @@ func TestLookupsTakeNoTurnOfTheRuns(t *testing.T) {
 		t.Errorf("acme's lookups past its 1 at once: %d of 39 refused 429, want all", refused)
 	}
 	for i := range 10 {
-		if st := post(t, addr, "/v1/run", tokenBeta, `{"source":"print(1)"}`); st != 200 {
+		if st := postOn(t, addr, "/v1/run", tokenBeta, `{"source":"print(1)"}`); st != 200 {
 			t.Errorf("beta's run %d beside acme's lookups: %d, want 200", i+1, st)
 		}
 	}
@@ -208,15 +208,15 @@ func (rc *rawConn) closed(d time.Duration) bool {
 	return err != nil && !errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// get sends GET path to addr with token on a connection of its own and
+// getOn sends GET path to addr with token on a connection of its own and
 // returns the reply's status.
-func get(t *testing.T, addr, path, token string) int {
+func getOn(t *testing.T, addr, path, token string) int {
 	return send(t, addr, http.MethodGet, path, token, "")
 }
 
-// post sends POST path with body to addr with token on a connection of
+// postOn sends POST path with body to addr with token on a connection of
 // its own and returns the reply's status.
-func post(t *testing.T, addr, path, token, body string) int {
+func postOn(t *testing.T, addr, path, token, body string) int {
 	return send(t, addr, http.MethodPost, path, token, body)
 }
 

@@ -180,7 +180,7 @@ var codePattern = regexp.MustCompile(`^E[0-9]{3}$`)
 // doorCodes are the codes of the door's own refusals: a reason label.
 var doorCodes = map[string]bool{CodeUnauthorized: true, CodeBusy: true, CodeShuttingDown: true,
 	CodeForeignOrigin: true, CodeInternal: true, codeBatch: true, codeCancelled: true,
-	CodeRateLimit: true, CodeConcurrencyLimit: true}
+	CodeRateLimit: true, CodeConcurrencyLimit: true, CodeReceiptsUnavailable: true}
 
 // The reasons of refusals that have no code of their own elsewhere.
 const (

@@ -121,7 +121,7 @@ func (s *Server) readReceipt(ctx context.Context,
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, mcp.ResourceNotFoundError(uri)
 	case err != nil:
-		return nil, err
+		return nil, s.lookupFailed(ctx, "mcp", t, id, err)
 	}
 	contents := &mcp.ResourceContents{URI: uri, MIMEType: "application/json", Text: string(rec)}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{contents}}, nil

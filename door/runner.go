@@ -36,6 +36,8 @@ type PoolRunner struct {
 	// shared, when set, is where the receipts of the fleet's other
 	// replicas are read (ReadShared).
 	shared SharedReceipts
+	// host is what of the operator's machine its replies redact.
+	host hostFacts
 }
 
 // SharedReceipts are the receipts a fleet of servers ships to a store
@@ -57,13 +59,32 @@ func NewPoolRunner(pool *sabline.Pool) (*PoolRunner, error) {
 		return nil, codes.Errorf(codes.E301,
 			"a door's pool needs an import root: the directory a request's path is read under")
 	}
-	return &PoolRunner{pool: pool, o: o}, nil
+	return &PoolRunner{pool: pool, o: o, host: newHostFacts(o.ImportRoot, o.Receipts)}, nil
 }
 
 // Run refuses a request the operator's settings do not admit (E301, E316,
 // E328) and one whose arguments pass MaxArgsBytes (E336) before anything
-// runs; otherwise it runs it in the pool and returns its receipt.
+// runs; otherwise it runs it in the pool and returns its receipt. The
+// reply and the refusal are as a client is sent them: they name no
+// absolute path of the import root, the receipts directory or the host's
+// cgroups (hostFacts), which the receipt the pool keeps does.
 func (r *PoolRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) {
+	reply, err := r.run(ctx, req)
+	if err != nil {
+		err = r.host.err(err)
+	}
+	if reply.RunID == "" {
+		return reply, err
+	}
+	reply, rerr := r.host.reply(reply)
+	if err == nil {
+		err = rerr
+	}
+	return reply, err
+}
+
+// run is Run, its reply and error as the operator's receipt has them.
+func (r *PoolRunner) run(ctx context.Context, req RunRequest) (RunReply, error) {
 	// The pool bounds its size.
 	prog := sabline.Source(filepath.Join(r.o.ImportRoot, SourceName), []byte(req.Source))
 	if req.Path != "" {
@@ -194,6 +215,8 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 // it is not there, in the fleet's shared store (ReadShared). A run of
 // another tenant is not found, as a run that never was; with no shared
 // store, a run not found where the retention removed segments is E337.
+// It is the client's copy: no absolute path of the import root, the
+// receipts directory or the host's cgroups (hostFacts).
 func (r *PoolRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMessage, error) {
 	notFound := codes.Errorf(codes.E317, "no receipt %s among this tenant's runs: %w",
 		codes.TerminalSafe(id), fs.ErrNotExist)
@@ -219,7 +242,7 @@ func (r *PoolRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMe
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "encode receipt %s: %w", id, err)
 	}
-	return data, nil
+	return r.host.receipt(data)
 }
 
 // budgetOf is the run's budget: the tenant's ceiling, else the pool's,

@@ -36,8 +36,10 @@ type Config struct {
 	// Tenants, instead of Token, are the clients of the HTTP door, each
 	// with its own token and limits (SetTenants replaces them).
 	Tenants []tenant.Tenant
-	// Ready, when set, says why the server should be sent no traffic
-	// (GET /readyz answers 503 with it), or nil when it may.
+	// Ready, when set, says why the server should be sent no traffic,
+	// or nil when it may: GET /readyz answers 503 with its reason alone
+	// (a *NotReady's, else ReasonOther), /v1/health its detail too, and
+	// the log all of it.
 	Ready func() error
 	// Workers is how many runs run at once (at least 1); Queue is how many
 	// more may wait for one of them. Past Workers+Queue a request is
@@ -99,6 +101,7 @@ type Server struct {
 	handler   http.Handler
 	stopping  chan struct{}
 	stopOnce  sync.Once
+	ready     readyLog
 	// readHeaderTimeout is ReadHeaderTimeout; tests change it.
 	readHeaderTimeout time.Duration
 	// progressEvery is ProgressInterval; tests shorten it.
@@ -530,7 +533,7 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, d)
 		return
 	case err != nil:
-		s.writeRefusal(w, err)
+		s.writeLookupError(w, r, id, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -574,37 +577,8 @@ func (s *Server) receiptOf(ctx context.Context, door, client string, t *tenantSt
 	return s.cfg.Runner.Receipt(ctx, tenant, id)
 }
 
-// healthJSON is the reply of /v1/health: the server's state and its
-// bounds, nothing of its settings or files.
-type healthJSON struct {
-	Status  string `json:"status"` // ok or shutting-down
-	Version string `json:"version"`
-	Workers int    `json:"workers"`
-	Queue   int    `json:"queue"`
-	Running int    `json:"running"`
-	Queued  int    `json:"queued"`
-}
-
-func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	running, queued := s.gate.load()
-	h := healthJSON{
-		Status:  "ok",
-		Version: receipt.Version,
-		Workers: s.cfg.Workers,
-		Queue:   s.cfg.Queue,
-		Running: running,
-		Queued:  queued,
-	}
-	status := http.StatusOK
-	if s.isStopping() {
-		h.Status, status = CodeShuttingDown, http.StatusServiceUnavailable
-		s.setRetryAfter(w)
-	}
-	writeJSON(w, status, h)
-}
-
 // probeJSON is the reply of /healthz and /readyz: the state alone, and
-// for a server not ready, why.
+// for a server not ready, why in one word of ReadyReasons.
 type probeJSON struct {
 	Status string `json:"status"` // alive, ready, not-ready or shutting-down
 	Reason string `json:"reason,omitempty"`
@@ -613,26 +587,6 @@ type probeJSON struct {
 // handleAlive is /healthz: the process answers, whatever its state.
 func (s *Server) handleAlive(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, probeJSON{Status: "alive"})
-}
-
-// handleReady is /readyz: 200 when the server may be sent traffic; 503,
-// saying why, when Config.Ready says it should not, or while it stops.
-func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
-	if s.isStopping() {
-		s.setRetryAfter(w)
-		writeJSON(w, http.StatusServiceUnavailable,
-			probeJSON{Status: CodeShuttingDown, Reason: "the server is shutting down"})
-		return
-	}
-	if s.cfg.Ready != nil {
-		if err := s.cfg.Ready(); err != nil {
-			s.setRetryAfter(w)
-			writeJSON(w, http.StatusServiceUnavailable,
-				probeJSON{Status: "not-ready", Reason: codes.TerminalSafe(err.Error())})
-			return
-		}
-	}
-	writeJSON(w, http.StatusOK, probeJSON{Status: "ready"})
 }
 
 func malformedID(id string) error {

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -115,6 +117,18 @@ type Pool struct {
 	idle     int // workers waiting for a run
 	closed   bool
 	stopped  sync.Once
+
+	// present are the granted paths of the workers' policy (the import
+	// root among them) that existed when the pool started: one gone since
+	// is held beneath the nearest directory above it by a worker started
+	// now, which then holds less (Refusing).
+	present []string
+	latest  core.Result // what the most recent worker to start at the level reported
+	// refusedStart is the E326 of the most recent worker start, nil once
+	// a worker starts at the level; refusedGone are the granted paths
+	// that were gone when it was refused.
+	refusedStart error
+	refusedGone  []string
 }
 
 // pooled is a run waiting for, or held by, a worker.
@@ -198,6 +212,7 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		return nil, err
 	}
 	p.resolved = admitted(cfg.Budget)
+	p.present = existing(p.osBudget())
 	p.policy = core.OSPolicy(p.osBudget(), core.Options{Mode: cfg.Confine})
 	p.digest = p.policy.SHA256()
 	if cfg.OnDemand {
@@ -625,6 +640,12 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	w := &poolWorker{workerProc: proc}
 	fail := func(err error) (*poolWorker, error) {
 		w.retire()
+		if codes.CodeOf(err) == codes.E326 {
+			gone := p.gone()
+			p.mu.Lock()
+			p.refusedStart, p.refusedGone = err, gone
+			p.mu.Unlock()
+		}
 		return nil, err
 	}
 	// The ceiling is checked again, as it resolves now, against what no
@@ -672,8 +693,67 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	if p.held.Level == "" {
 		p.held = w.held
 	}
+	p.latest, p.refusedStart, p.refusedGone = w.held, nil, nil
 	p.mu.Unlock()
 	return w, nil
+}
+
+// Refusing is the E326 a run sent to the pool now would be refused with
+// where it needs a new worker, nil when one would hold the required
+// level: the refusal of the most recent worker start, while the granted
+// paths gone are those that were gone then (a worker that starts at the
+// level clears it); else what the most recent worker to start at the
+// level reported, with each granted path that existed when the pool
+// started and is gone now held beneath the nearest directory above it,
+// as a worker started now holds it. A pool with no required level
+// refuses nothing for its level.
+func (p *Pool) Refusing() error {
+	if p.cfg.Require == "" {
+		return nil
+	}
+	gone := p.gone()
+	p.mu.Lock()
+	refused, then, held := p.refusedStart, p.refusedGone, p.latest
+	p.mu.Unlock()
+	if refused != nil && slices.Equal(then, gone) {
+		return refused
+	}
+	if held.Level == "" { // no worker has started yet (OnDemand)
+		return nil
+	}
+	for _, g := range gone {
+		held = held.With(core.Gap{Layer: core.LayerLandlockFamily, Kind: core.GapUnheld,
+			Text: g + " no longer exists: a worker started now holds it beneath the nearest " +
+				"directory above it that does"})
+	}
+	return p.below(held, "a worker started now would hold")
+}
+
+// gone are the granted paths that existed when the pool started and do
+// not now, sorted.
+func (p *Pool) gone() []string {
+	var out []string
+	for _, path := range p.present {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+// existing are the paths of b's file grants that exist now, sorted.
+func existing(b budget.Budget) []string {
+	var out []string
+	for _, it := range b.Of(budget.FS) {
+		if it.Path == "" || slices.Contains(out, it.Path) {
+			continue
+		}
+		if _, err := os.Stat(it.Path); err == nil {
+			out = append(out, it.Path)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // heldOf is what a pool worker holds, from what it applied: the

@@ -1,0 +1,207 @@
+package door
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/sabline/sabline/codes"
+)
+
+// The words a reply to a client puts in place of a fact of the operator's
+// machine (hostFacts).
+const (
+	// RedactedImportRoot stands for the import root itself; a file
+	// beneath it is named relative to it, as a client names it.
+	RedactedImportRoot = "<import-root>"
+	// RedactedReceipts stands for the server's receipts directory.
+	RedactedReceipts = "<receipts>"
+	// RedactedCgroup stands for a path of the host's cgroup hierarchy.
+	RedactedCgroup = "<cgroup>"
+)
+
+// hostFacts are what of the operator's machine a client is not told: the
+// absolute import root (as the operator gave it and as it resolves), the
+// receipts directory, and the host's cgroup layout, which a run's
+// confinement reason names when no cgroup holds its memory. The receipt
+// the server keeps (and ships) names them, for its operator; a reply to
+// a client, its copy of the receipt among it, has them redacted.
+type hostFacts struct {
+	roots    []string // longest first
+	receipts []string
+}
+
+// newHostFacts are the facts of a server reading programs under root and
+// keeping its receipts in receipts (either "" for none).
+func newHostFacts(root, receipts string) hostFacts {
+	var h hostFacts
+	h.roots = forms(root)
+	h.receipts = forms(receipts)
+	return h
+}
+
+// forms are dir as given and as it resolves, longest first; none for ""
+// or the file system's root, beneath which everything lies.
+func forms(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	out := []string{filepath.Clean(dir)}
+	if r, err := filepath.EvalSymlinks(dir); err == nil && !slices.Contains(out, r) {
+		out = append(out, r)
+	}
+	out = slices.DeleteFunc(out, func(d string) bool { return filepath.Dir(d) == d })
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+// cgroupPaths are the paths of the host's cgroup hierarchy as a memory
+// gap's reason names them (confine/linux's planCgroup): beneath a
+// cgroup2 mount, and the cgroup of the server's own process.
+var cgroupPaths = regexp.MustCompile(`/sys/fs/cgroup[^\s,;:"'()]*` +
+	`|(this process's cgroup |the children of |hierarchy (?:mounted )?at )/[^\s,;:"'()]*`)
+
+// text is s with the facts redacted.
+func (h hostFacts) text(s string) string {
+	for _, r := range h.roots {
+		s = replaceDir(s, r, "", RedactedImportRoot)
+	}
+	for _, r := range h.receipts {
+		s = replaceDir(s, r, RedactedReceipts+string(filepath.Separator), RedactedReceipts)
+	}
+	return cgroupPaths.ReplaceAllStringFunc(s, func(m string) string {
+		if i := strings.IndexByte(m, '/'); i > 0 {
+			return m[:i] + RedactedCgroup
+		}
+		return RedactedCgroup
+	})
+}
+
+// replaceDir replaces dir in s where it is a whole path or the start of
+// one: dir followed by a separator (and what lies beneath it) becomes
+// beneath followed by the rest; dir alone, self. A longer name that
+// begins with dir's (dir + "x"), or a path that ends in it, is left.
+func replaceDir(s, dir, beneath, self string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, dir)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		after := s[i+len(dir):]
+		switch {
+		case i > 0 && pathByte(s[i-1]):
+			b.WriteString(s[:i+len(dir)])
+		case strings.HasPrefix(after, string(filepath.Separator)):
+			b.WriteString(s[:i] + beneath)
+			after = after[1:]
+		case after == "" || !pathByte(after[0]):
+			b.WriteString(s[:i] + self)
+		default:
+			b.WriteString(s[:i+len(dir)])
+		}
+		s = after
+	}
+}
+
+// pathByte reports whether c could continue a file's name.
+func pathByte(c byte) bool {
+	return c == '/' || c == '\\' || c == '.' || c == '-' || c == '_' || c == '~' ||
+		c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// reply is r as a client is sent it: its messages, position, stack,
+// standard error and receipt with the facts redacted. Its standard
+// output is the program's own, and is sent as the program wrote it.
+func (h hostFacts) reply(r RunReply) (RunReply, error) {
+	r.Reason, r.Message, r.Position = h.text(r.Reason), h.text(r.Message), h.text(r.Position)
+	r.Stderr = h.text(r.Stderr)
+	if r.Stack != nil {
+		stack := make([]string, len(r.Stack))
+		for i, f := range r.Stack {
+			stack[i] = h.text(f)
+		}
+		r.Stack = stack
+	}
+	if r.Receipt != nil {
+		raw, err := h.receipt(r.Receipt)
+		if err != nil {
+			return RunReply{}, err
+		}
+		r.Receipt = raw
+	}
+	return r, nil
+}
+
+// err is err as a client is told it: a *codes.Error with its message
+// redacted (what it wraps is kept, for errors.Is); any other error is
+// returned as it is.
+func (h hostFacts) err(err error) error {
+	var e *codes.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	out := *e
+	out.Msg, out.Pos = h.text(e.Msg), h.text(e.Pos)
+	return &out
+}
+
+// receipt is the client's copy of a receipt encoded as JSON: every
+// string in it with the facts redacted, its fields in their order. It
+// reads only what the server itself encoded.
+func (h hostFacts) receipt(raw json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var out bytes.Buffer
+	type level struct {
+		object bool
+		n      int // tokens written in it
+	}
+	var stack []level
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, codes.Errorf(codes.E327, "redact the receipt: %w", err)
+		}
+		closing := tok == json.Delim('}') || tok == json.Delim(']')
+		if n := len(stack); n > 0 && !closing {
+			l := &stack[n-1]
+			switch {
+			case l.object && l.n%2 == 1:
+				out.WriteByte(':')
+			case l.n > 0:
+				out.WriteByte(',')
+			}
+			l.n++
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			out.WriteByte(byte(v))
+			if closing {
+				stack = stack[:len(stack)-1]
+			} else {
+				stack = append(stack, level{object: v == '{'})
+			}
+		case string:
+			data, _ := json.Marshal(h.text(v)) // a string always encodes
+			out.Write(data)
+		case json.Number:
+			out.WriteString(v.String())
+		case bool:
+			fmt.Fprint(&out, v)
+		case nil:
+			out.WriteString("null")
+		}
+	}
+	return out.Bytes(), nil
+}

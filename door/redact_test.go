@@ -1,0 +1,171 @@
+package door
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline"
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/receipt"
+)
+
+// TestHostFactsText: the import root, the receipts directory and the
+// host's cgroup paths are redacted from what a client reads; a file
+// beneath the root is named relative to it; a name that only begins or
+// ends with the root's is left as it is.
+func TestHostFactsText(t *testing.T) {
+	h := newHostFacts("/srv/root", "/var/lib/sabline/receipts")
+	tests := []struct {
+		name, in, want string
+	}{
+		{name: "a file beneath the root", in: "program /srv/root/lib/x.vel: no such file",
+			want: "program lib/x.vel: no such file"},
+		{name: "the root itself", in: "the workers may read the import root /srv/root, where programs are",
+			want: "the workers may read the import root " + RedactedImportRoot + ", where programs are"},
+		{name: "the root at the end", in: "read /srv/root", want: "read " + RedactedImportRoot},
+		{name: "a budget's path", in: "io,fs:read:/srv/root/data", want: "io,fs:read:data"},
+		{name: "a longer name", in: "/srv/rooted/x and /srv/root-2", want: "/srv/rooted/x and /srv/root-2"},
+		{name: "a path that ends in it", in: "/mnt/srv/root/x", want: "/mnt/srv/root/x"},
+		{name: "the receipts directory", in: "crash report /var/lib/sabline/receipts/crash-1.txt",
+			want: "crash report " + RedactedReceipts + "/crash-1.txt"},
+		{name: "a cgroup v2 mount", in: "the cgroup v2 hierarchy at /sys/fs/cgroup offers no memory controller",
+			want: "the cgroup v2 hierarchy at " + RedactedCgroup + " offers no memory controller"},
+		{name: "this process's cgroup", in: "no cgroup holds it: this process's cgroup /sys/fs/cgroup/user.slice/u-0.slice/s.scope does not hand",
+			want: "no cgroup holds it: this process's cgroup " + RedactedCgroup + " does not hand"},
+		{name: "a cgroup outside the mount", in: "this process's cgroup /machine.slice/x lies outside the cgroup v2 hierarchy mounted at /cg2",
+			want: "this process's cgroup " + RedactedCgroup + " lies outside the cgroup v2 hierarchy mounted at " + RedactedCgroup},
+		{name: "the parent handed the controller", in: "hand the memory controller to the children of /sys/fs/cgroup/a: denied",
+			want: "hand the memory controller to the children of " + RedactedCgroup + ": denied"},
+		{name: "nothing of the host", in: "every limit is held", want: "every limit is held"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := h.text(tt.in); got != tt.want {
+				t.Errorf("text(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestHostFactsReceipt: the client's copy of a receipt is the receipt
+// with its strings redacted, its fields in their order, its numbers as
+// they were; a receipt that names nothing of the host is sent as it is.
+func TestHostFactsReceipt(t *testing.T) {
+	h := newHostFacts("/srv/root", "")
+	in := `{"schema":"sabline.receipt/1","program":{"path":"/srv/root/a.vel","files":[{"path":"/srv/root/b.vel"}]},` +
+		`"n":12345678901234567890,"f":1.5e-7,"ok":true,"none":null,"e":[],"o":{}}`
+	want := `{"schema":"sabline.receipt/1","program":{"path":"a.vel","files":[{"path":"b.vel"}]},` +
+		`"n":12345678901234567890,"f":1.5e-7,"ok":true,"none":null,"e":[],"o":{}}`
+	got, err := h.receipt(json.RawMessage(in))
+	if err != nil || string(got) != want {
+		t.Errorf("receipt:\n got %s, %v\nwant %s", got, err, want)
+	}
+	plain := `{"schema":"sabline.receipt/1","args":["a","b"],"x":{"y":[1,2,{"z":"\u003csource\u003e"}]}}`
+	if got, err := h.receipt(json.RawMessage(plain)); err != nil || string(got) != plain {
+		t.Errorf("a receipt with nothing of the host: %s, %v; want it as it was", got, err)
+	}
+}
+
+// FuzzHostFactsReceipt: whatever JSON the redaction reads, it writes
+// valid JSON, and the same JSON where there was nothing to redact.
+func FuzzHostFactsReceipt(f *testing.F) {
+	f.Add([]byte(`{"a":"/srv/root/x","b":[1,2.5,true,null,{"c":"d"}]}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`"/srv/root"`))
+	h := newHostFacts("/srv/root", "")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 || !json.Valid(data) {
+			return
+		}
+		got, err := h.receipt(data)
+		if err != nil {
+			t.Fatalf("receipt(%q): %v", data, err)
+		}
+		if !json.Valid(got) {
+			t.Fatalf("receipt(%q) = %q: not JSON", data, got)
+		}
+		if !bytes.Contains(data, []byte("root")) && !bytes.Contains(data, []byte("cgroup")) {
+			var a, b any
+			if json.Unmarshal(data, &a) != nil || json.Unmarshal(got, &b) != nil {
+				t.Fatalf("receipt(%q) = %q: does not decode", data, got)
+			}
+			ja, _ := json.Marshal(a)
+			jb, _ := json.Marshal(b)
+			if !bytes.Equal(ja, jb) {
+				t.Fatalf("receipt(%q) = %q: changed with nothing to redact", data, got)
+			}
+		}
+	})
+}
+
+// TestPoolRunnerRedacts: a run's reply, its receipt as the client is sent
+// it and as a lookup answers it name no absolute path of the operator's:
+// the program is named as the client named it, and the import root in
+// the confinement's reason is redacted, and so is the host's cgroup
+// layout where the reason names it. The receipt the server keeps, the
+// operator's copy, names the import root (the control), and the cgroup
+// layout where a machine has one to name.
+func TestPoolRunnerRedacts(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "operator-root-sentinel-4b7d")
+	if err := os.MkdirAll(filepath.Join(root, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "lib", "fails.vel"), []byte("print(1)\nfail(\"no\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	receipts := filepath.Join(t.TempDir(), "receipts-sentinel-91e3")
+	// The memory limit's reason names the host's cgroup layout where no
+	// cgroup holds it.
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"), Receipts: receipts,
+		MaxMemoryMB: 128})
+	reply, err := r.Run(t.Context(), RunRequest{Path: "lib/fails.vel"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := json.Marshal(runJSON{runOutputOf(reply), reply.Receipt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	looked, err := r.Receipt(t.Context(), "", reply.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, text := range map[string]string{"the reply": string(sent), "the lookup": string(looked)} {
+		for _, s := range []string{"operator-root-sentinel", "receipts-sentinel", "/sys/fs/cgroup"} {
+			if strings.Contains(text, s) {
+				t.Errorf("%s names %q: %s", what, s, text)
+			}
+		}
+	}
+	var rec receipt.Receipt
+	if err := json.Unmarshal(reply.Receipt, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Program.Path != "lib/fails.vel" || !strings.HasPrefix(reply.Position, "lib/fails.vel:2:") {
+		t.Errorf("the client's receipt names the program %q, the reply's position %q; want it as the client named it",
+			rec.Program.Path, reply.Position)
+	}
+	if !strings.Contains(reply.Reason, RedactedImportRoot) {
+		t.Errorf("the reply's reason %q does not say the workers read the import root", reply.Reason)
+	}
+	kept, err := receipt.FindRun(receipts, reply.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(kept.Receipt.Program.Path, "operator-root-sentinel") ||
+		!strings.Contains(kept.Receipt.RunParameters.ConfinementReason, "operator-root-sentinel") {
+		t.Errorf("the operator's receipt names the program %q, the reason %q; want the import root in both",
+			kept.Receipt.Program.Path, kept.Receipt.RunParameters.ConfinementReason)
+	}
+	if strings.Contains(kept.Receipt.RunParameters.ConfinementReason, "/sys/fs/cgroup") {
+		if !strings.Contains(reply.Reason, RedactedCgroup) {
+			t.Errorf("the reply's reason %q does not say a cgroup was redacted", reply.Reason)
+		}
+	} else {
+		t.Logf("no cgroup path to redact on this machine: %s", kept.Receipt.RunParameters.ConfinementReason)
+	}
+}

@@ -2,6 +2,7 @@ package ship
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -234,5 +235,66 @@ func TestShippedBeforeTheChange(t *testing.T) {
 		if _, err := r.Find(ctx, "acme", id); err != nil {
 			t.Errorf("run %s: %v", id, err)
 		}
+	}
+}
+
+// TestLookupCandidates: a lookup reads the indexes of at most
+// maxCandidates objects whose locators' times hold the run id's, the
+// narrowest first, and says so past them rather than answer as for a run
+// that never was; within the bound the run is found in the last one read.
+func TestLookupCandidates(t *testing.T) {
+	ctx := context.Background()
+	rec := newRun("acme")
+	origin, ms, ok := receipt.RunIDOrigin(rec.RunID)
+	if !ok {
+		t.Fatalf("run id %s names no process", rec.RunID)
+	}
+	payload, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		objects   int  // objects whose locators hold the time, the widest holding the run
+		wantFound bool // else an error naming the bound
+		wantReads int
+	}{
+		{name: "as many as the bound", objects: maxCandidates, wantFound: true,
+			wantReads: maxCandidates + 1},
+		{name: "one past the bound", objects: maxCandidates + 1, wantReads: maxCandidates},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &countingBucket{Memory: bucket.NewMemory()}
+			for i := range tc.objects {
+				var keys []string
+				var payloads [][]byte
+				if i == tc.objects-1 {
+					keys, payloads = []string{rec.Key()}, [][]byte{payload}
+				}
+				obj, err := encodeObject("r1", i+1, keys, payloads)
+				if err != nil {
+					t.Fatal(err)
+				}
+				key := objectKey(Prefix, "r1/0123456789abcdef/", i+1)
+				locator := fmt.Sprintf("%s%012x-%012x/%s", locatorsOf(origin, ms), ms-int64(i), ms, key)
+				for _, c := range []struct {
+					key  string
+					data []byte
+				}{{locator, nil}, {key, obj}} {
+					if err := b.Create(ctx, c.key, c.data); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			_, err := NewReader(b).Find(ctx, "acme", rec.RunID)
+			if found := err == nil; found != tc.wantFound ||
+				(!found && !strings.Contains(fmt.Sprint(err), "past the")) {
+				t.Errorf("Find = %v; want found %v, else an error naming the bound", err, tc.wantFound)
+			}
+			if b.reads != tc.wantReads {
+				t.Errorf("%d reads, want %d", b.reads, tc.wantReads)
+			}
+		})
 	}
 }

@@ -298,3 +298,43 @@ func TestLookupCandidates(t *testing.T) {
 		})
 	}
 }
+
+// TestReaderLegacyMarks: a Reader keeps, of the objects under
+// LegacyPrefix, the last segment it read of each journal: each listing
+// reads the index of each object shipped since, once, and every run in
+// them is found.
+func TestReaderLegacyMarks(t *testing.T) {
+	ctx := context.Background()
+	store, err := receipt.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &countingBucket{Memory: bucket.NewMemory()}
+	sh := start(t, store, b, "r1")
+	r := NewReader(b)
+	var recs []*receipt.Receipt
+	for round := range 3 {
+		rec := newLegacyRun("acme")
+		recs = append(recs, rec)
+		store.Reserve(rec)
+		finish(store, rec)
+		if _, err := sh.round(ctx); err != nil {
+			t.Fatal(err)
+		}
+		before := b.reads
+		if err := r.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.reads - before; got != 1 {
+			t.Errorf("round %d: the listing read %d indexes, want 1 (the new object's)", round, got)
+		}
+	}
+	if len(r.seen) != 1 || r.seen["r1/"+strings.Split(sh.rest, "/")[1]+"/"] != 3 {
+		t.Errorf("the Reader keeps %v, want segment 3 of one journal", r.seen)
+	}
+	for _, rec := range recs {
+		if _, err := r.Find(ctx, "acme", rec.RunID); err != nil {
+			t.Errorf("run %s: %v", rec.RunID, err)
+		}
+	}
+}

@@ -47,9 +47,9 @@ type Reader struct {
 	mu        sync.Mutex
 	refresh   sync.Mutex // one listing at a time
 	runs      map[string]place
-	seen      map[string]bool
-	objects   []indexed // in the order they were indexed
-	count     int       // receipts indexed
+	seen      map[string]int // for each journal under LegacyPrefix (REPLICA/JOURNAL/), its last segment read
+	objects   []indexed      // those holding receipts, in the order they were indexed
+	count     int            // receipts indexed
 	refreshed time.Time
 }
 
@@ -70,7 +70,7 @@ type indexed struct {
 // DefaultCallTimeout.
 func NewReader(b bucket.Bucket) *Reader {
 	return &Reader{b: bucket.WithTimeout(b, DefaultCallTimeout), max: MaxIndexed, now: time.Now,
-		runs: map[string]place{}, seen: map[string]bool{}}
+		runs: map[string]place{}, seen: map[string]int{}}
 }
 
 // Find returns the receipt of run id when tenant's clients asked for it
@@ -207,9 +207,19 @@ func (r *Reader) update(ctx context.Context, force bool) error {
 	if err != nil {
 		return codes.Errorf(codes.E317, "list the receipts bucket: %w", err)
 	}
+	// A journal's segments are shipped in order, and listed in order: what
+	// was read of each is the number of its last segment read, one number
+	// a journal, whatever the number of its objects.
 	for _, key := range keys {
+		if !objectKeyOK(key) {
+			continue // not an object a Shipper writes
+		}
+		rest := strings.TrimPrefix(key, LegacyPrefix)
+		cut := strings.LastIndexByte(rest, '/') + 1
+		journal := rest[:cut]
+		n, _ := segmentOfKey(rest[cut:])
 		r.mu.Lock()
-		seen := r.seen[key]
+		seen := n <= r.seen[journal]
 		r.mu.Unlock()
 		if seen {
 			continue
@@ -219,6 +229,9 @@ func (r *Reader) update(ctx context.Context, force bool) error {
 			return codes.Errorf(codes.E317, "read the receipts bucket: %w", err)
 		}
 		r.add(key, idx, base)
+		r.mu.Lock()
+		r.seen[journal] = n
+		r.mu.Unlock()
 	}
 	r.mu.Lock()
 	r.refreshed = r.now()
@@ -231,7 +244,6 @@ func (r *Reader) update(ctx context.Context, force bool) error {
 func (r *Reader) add(key string, idx indexJSON, base int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.seen[key] = true
 	obj := indexed{key: key}
 	for _, e := range idx.Receipts {
 		id, ok := receipt.RunIDOfKey(e.Key)
@@ -240,6 +252,9 @@ func (r *Reader) add(key string, idx indexJSON, base int64) {
 		}
 		r.runs[id] = place{obj: key, off: base + e.Off, n: e.Len, key: e.Key, tenant: e.Tenant}
 		obj.runs = append(obj.runs, id)
+	}
+	if len(obj.runs) == 0 {
+		return
 	}
 	r.objects = append(r.objects, obj)
 	r.count += len(obj.runs)

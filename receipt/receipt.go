@@ -172,7 +172,7 @@ func New(path string, b budget.Budget, args []string) *Receipt {
 func NewForSource(path string, src []byte, b budget.Budget, args []string) *Receipt {
 	r := &Receipt{
 		Schema:   Schema,
-		RunID:    newRunID(),
+		RunID:    makeRunID(),
 		Sabline:  Build{Version: Version, Knockout: program.Knockout},
 		Program:  ProgramInfo{Path: path},
 		Budget:   b.String(),
@@ -886,7 +886,8 @@ func DiffLevels(runs []StoredReceipt) []LevelChange {
 // RunIDForm says what ValidRunID accepts, for a message that refuses an id.
 const RunIDForm = "1 to 64 lower-case hexadecimal digits"
 
-// ValidRunID reports whether id could be a run id newRunID made: 1 to 64
+// ValidRunID reports whether id could be a run id makeRunID made (or, of
+// the earlier form, 16 random digits): 1 to 64
 // lower-case hexadecimal digits (RunIDForm), nothing else (no path, no
 // separator).
 func ValidRunID(id string) bool {
@@ -901,13 +902,55 @@ func ValidRunID(id string) bool {
 	return true
 }
 
-// newRunID is a run id: 16 random hexadecimal digits.
+// A run id makeRunID makes is RunIDLen lower-case hexadecimal digits:
+// 16 random, then 8 naming the process that made it (random, drawn once
+// per process), then 12 of the time it was made (milliseconds since
+// 1970, UTC). A store that many processes share finds a run's receipt
+// from its id alone (receipt/ship): the process and the time narrow it
+// to a few objects, whatever the number of processes and the store's
+// age. The random digits come first, so that a prefix of a few names one
+// run (Pick). Ids of the earlier form, 16 random digits, are valid ids
+// still (ValidRunID); RunIDOrigin says they name no process.
+const RunIDLen = 36
+
+// runIDOrigin is this process's part of the run ids it makes.
+var runIDOrigin = sync.OnceValue(func() string {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Sprintf("%08x", uint32(time.Now().UnixNano()))
+	}
+	return hex.EncodeToString(b[:])
+})
+
+// makeRunID is a run id: newRunID's 16 random hexadecimal digits, this
+// process's 8, and 12 of the time (RunIDLen).
+func makeRunID() string {
+	ms := min(max(time.Now().UnixMilli(), 0), 1<<48-1)
+	return fmt.Sprintf("%s%s%012x", newRunID(), runIDOrigin(), ms)
+}
+
+// newRunID is 16 random hexadecimal digits: the random part of a run id,
+// and the id of a process's journal (OpenStore).
 func newRunID() string {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return fmt.Sprintf("%x", time.Now().UnixNano())
+		return fmt.Sprintf("%016x", uint64(time.Now().UnixNano()))
 	}
 	return hex.EncodeToString(b[:])
+}
+
+// RunIDOrigin returns the process part (8 hexadecimal digits) and the
+// time, in milliseconds since 1970, of a run id of the form makeRunID
+// makes; ok is false for an id of another form (the earlier 16 random
+// digits, or anything but RunIDLen hexadecimal digits).
+func RunIDOrigin(id string) (origin string, ms int64, ok bool) {
+	if len(id) != RunIDLen || !ValidRunID(id) {
+		return "", 0, false
+	}
+	for _, c := range id[24:] {
+		ms = ms<<4 | int64(strings.IndexRune("0123456789abcdef", c))
+	}
+	return id[16:24], ms, true
 }
 
 // platform is where this process runs: read once, not for every receipt

@@ -76,8 +76,8 @@ func TestNewReceipt(t *testing.T) {
 			if r.Budget != "io,rand@2" {
 				t.Errorf("budget %q, want the canonical io,rand@2", r.Budget)
 			}
-			if r.RunParameters.Confinement != core.None || len(r.RunID) != 16 {
-				t.Errorf("confinement %q, run id %q: want none and 16 hex digits", r.RunParameters.Confinement, r.RunID)
+			if r.RunParameters.Confinement != core.None || len(r.RunID) != RunIDLen {
+				t.Errorf("confinement %q, run id %q: want none and %d hex digits", r.RunParameters.Confinement, r.RunID, RunIDLen)
 			}
 		})
 	}

@@ -25,7 +25,7 @@ func TestReaderFindsNoWholeRecord(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			store, b, sh := shipping(t)
-			rec := newRun("acme")
+			rec := newLegacyRun("acme")
 			store.Reserve(rec)
 			finish(store, rec)
 			if _, err := sh.round(ctx); err != nil {
@@ -63,7 +63,7 @@ func TestReaderFindsNoWholeRecord(t *testing.T) {
 func TestReaderIndex(t *testing.T) {
 	ids := make([]string, 4)
 	for i := range ids {
-		ids[i] = newRun("acme").RunID
+		ids[i] = newLegacyRun("acme").RunID
 	}
 	entry := func(id string, off, n int64) indexJSON {
 		e := indexEntry{Key: "r-" + id + ".json", Tenant: "acme", Off: off, Len: n}
@@ -175,7 +175,7 @@ func TestCloseWaitsForARunInFlight(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			store, b, sh := shipping(t)
-			rec := newRun("acme")
+			rec := newLegacyRun("acme")
 			store.Reserve(rec)
 			if _, err := sh.round(context.Background()); err != nil {
 				t.Fatal(err)

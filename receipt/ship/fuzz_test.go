@@ -1,6 +1,7 @@
 package ship
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,6 +53,36 @@ func FuzzParseDone(f *testing.F) {
 		if got := strings.TrimSuffix(string(data), "\n"); strconv.Itoa(n) != strings.TrimLeft(got, "0") &&
 			!(n == 0 && strings.Trim(got, "0") == "") {
 			t.Fatalf("parseDone(%q) = %d, not the digits", data, n)
+		}
+	})
+}
+
+// FuzzParseLocator: a locator's key is listed from the bucket, which any
+// writer of it could have filled: on any bytes parseLocator reads only
+// times of 12 lower-case digits, first not after last, and the key of an
+// object a Shipper writes (no other key of the bucket, no path out), and
+// what it reads is written back the same.
+func FuzzParseLocator(f *testing.F) {
+	for _, s := range []string{
+		"000000010000-000000010009/receipts/r1/0123456789abcdef/00000007.journal",
+		"000000010000-000000010009/segments/r1/0123456789abcdef/00000007.journal",
+		"000000010009-000000010000/receipts/r1/0123456789abcdef/00000007.journal",
+		"000000010000-000000010009/probe/0123456789abcdef", "", "/", "-/",
+		"000000010000-000000010009/receipts/../r1/0123456789abcdef/00000007.journal",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, rest string) {
+		l, ok := parseLocator(rest)
+		if !ok {
+			return
+		}
+		if l.first < 0 || l.first > l.last || l.last >= 1<<48 || !objectKeyOK(l.object) ||
+			strings.Contains(l.object, "..") {
+			t.Fatalf("parseLocator(%q) = %+v", rest, l)
+		}
+		if got := fmt.Sprintf("%012x-%012x/%s", l.first, l.last, l.object); got != rest {
+			t.Fatalf("parseLocator(%q) = %+v, written back %q", rest, l, got)
 		}
 	})
 }

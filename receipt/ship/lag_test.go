@@ -175,20 +175,24 @@ func TestRoundLeft(t *testing.T) {
 	}
 }
 
-// TestReaderRefreshEvery: a receipt shipped since a Reader last listed
-// the bucket is not found until refreshEvery has passed since that
-// listing, and is found once it has.
+// TestReaderRefreshEvery: a receipt whose run id is of the earlier form,
+// shipped since a Reader last listed the bucket, is not found until
+// refreshEvery has passed since that listing, and is found once it has;
+// one whose run id names its process is found at once, through its
+// locators.
 func TestReaderRefreshEvery(t *testing.T) {
 	tests := []struct {
 		name      string
+		legacy    bool          // the run id is of the earlier form
 		after     time.Duration // since the listing of the first miss
 		wantFound bool
 	}{
-		{name: "at once", after: 0, wantFound: false},
-		{name: "a moment short of refreshEvery", after: refreshEvery - time.Nanosecond,
+		{name: "at once", legacy: true, after: 0, wantFound: false},
+		{name: "a moment short of refreshEvery", legacy: true, after: refreshEvery - time.Nanosecond,
 			wantFound: false},
-		{name: "refreshEvery after", after: refreshEvery, wantFound: true},
-		{name: "an hour after", after: time.Hour, wantFound: true},
+		{name: "refreshEvery after", legacy: true, after: refreshEvery, wantFound: true},
+		{name: "an hour after", legacy: true, after: time.Hour, wantFound: true},
+		{name: "a run id naming its process, at once", after: 0, wantFound: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,6 +202,9 @@ func TestReaderRefreshEvery(t *testing.T) {
 			r := NewReader(b)
 			r.now = c.now
 			rec := newRun("acme")
+			if tc.legacy {
+				rec = newLegacyRun("acme")
+			}
 			if _, err := r.Find(ctx, "acme", rec.RunID); !errors.Is(err, fs.ErrNotExist) {
 				t.Fatalf("a run not shipped yet: %v, want not found", err)
 			}

@@ -35,7 +35,7 @@ type other struct {
 	dir      string
 	lock     *journal.Lock // the owner's, once it ended: held while shipping the rest
 	shipLock *journal.Lock // held while the owner lives and this Shipper ships it
-	prefix   string        // Prefix + replica + "/" + its journal id + "/"
+	rest     string        // replica + "/" + its journal id + "/": its keys after Prefix or LegacyPrefix
 	listed   bool
 	shipped  int       // every segment up to this one is in the bucket
 	since    time.Time // when this Shipper found it without a live owner
@@ -181,12 +181,12 @@ func skeleton(payload []byte) bool {
 // segment, and the segments before its newest are shipped, each once no
 // receipt whose last record it holds is a skeleton.
 func (s *Shipper) shipOther(ctx context.Context, o *other, nums []int, final bool) error {
-	if o.prefix == "" {
+	if o.rest == "" {
 		id, err := journalID(o.dir)
 		if err != nil {
 			return err
 		}
-		o.prefix = Prefix + s.o.Replica + "/" + id + "/"
+		o.rest = s.o.Replica + "/" + id + "/"
 	}
 	if n, ok := readDone(o.dir); ok {
 		o.shipped = max(o.shipped, n)
@@ -195,7 +195,7 @@ func (s *Shipper) shipOther(ctx context.Context, o *other, nums []int, final boo
 		o.listed = true // shipped before: by this replica or another on the directory
 	}
 	if !o.listed {
-		n, err := shippedIn(ctx, s.b, o.prefix)
+		n, err := shippedIn(ctx, s.b, o.rest)
 		if err != nil {
 			return err
 		}
@@ -225,7 +225,7 @@ func (s *Shipper) shipOther(ctx context.Context, o *other, nums []int, final boo
 		if !ready {
 			break // a run in flight: the later segments wait, in order
 		}
-		if err := s.put(ctx, fmt.Sprintf("%s%08d.journal", o.prefix, n), obj); err != nil {
+		if err := s.ship(ctx, o.rest, n, obj); err != nil {
 			return err
 		}
 		s.mu.Lock()
@@ -329,6 +329,9 @@ type Status struct {
 	LastShipped time.Time
 	// Objects is how many objects this Shipper wrote.
 	Objects int
+	// Locators is how many locators this Shipper wrote (or found written
+	// by an earlier life): about one for each object.
+	Locators int
 	// Collisions counts the objects found in the bucket under a key this
 	// Shipper wrote to, holding other receipts: left as they were, and
 	// reported (Err, Options.Logf).
@@ -349,7 +352,7 @@ func (s *Shipper) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{Lag: lag, Err: s.err, Listed: s.listed, LastShipped: s.lastOK,
-		Objects: s.objects, Collisions: s.collisions, Live: append([]LiveJournal(nil), s.live...)}
+		Objects: s.objects, Locators: s.locators, Collisions: s.collisions, Live: append([]LiveJournal(nil), s.live...)}
 	for _, o := range s.others {
 		if !o.done && o.lock != nil {
 			st.Pending++

@@ -206,7 +206,7 @@ func TestTwoOwners(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("runs of live pool processes not shipped in 20s: %v of %v", count, ok)
+			t.Fatalf("runs of live pool processes not shipped in 20s: %v of %v (%v)", count, ok, sh.Status())
 		}
 		<-time.After(20 * time.Millisecond) // the other processes seal on their own pace
 	}

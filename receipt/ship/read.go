@@ -2,9 +2,11 @@ package ship
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,10 +20,18 @@ import (
 // the operator's reading, on the command line.
 const AnyTenant = "\x00any"
 
-// MaxIndexed bounds the receipts a Reader keeps in its index: past it,
-// the receipts of the objects it indexed first are forgotten, and Find
-// answers for them as for runs that never were.
+// MaxIndexed bounds the receipts a Reader keeps in its index of the
+// objects under LegacyPrefix, whose run ids are of the earlier form (a
+// receipt whose run id names its process is found through its locators,
+// and never indexed): past it, the receipts of the objects it indexed
+// first are forgotten, and Find answers for them as for runs that never
+// were. Those objects stop growing in number once every process of the
+// fleet makes run ids of the new form.
 const MaxIndexed = 1 << 20
+
+// lookupProbe is how much of an object a lookup reads first for its
+// index; a larger index is read again whole.
+const lookupProbe = 16 << 10
 
 // refreshEvery is the least time between two listings of the bucket that
 // a miss asks for.
@@ -37,9 +47,9 @@ type Reader struct {
 	mu        sync.Mutex
 	refresh   sync.Mutex // one listing at a time
 	runs      map[string]place
-	seen      map[string]bool
-	objects   []indexed // in the order they were indexed
-	count     int       // receipts indexed
+	seen      map[string]int // for each journal under LegacyPrefix (REPLICA/JOURNAL/), its last segment read
+	objects   []indexed      // those holding receipts, in the order they were indexed
+	count     int            // receipts indexed
 	refreshed time.Time
 }
 
@@ -60,19 +70,29 @@ type indexed struct {
 // DefaultCallTimeout.
 func NewReader(b bucket.Bucket) *Reader {
 	return &Reader{b: bucket.WithTimeout(b, DefaultCallTimeout), max: MaxIndexed, now: time.Now,
-		runs: map[string]place{}, seen: map[string]bool{}}
+		runs: map[string]place{}, seen: map[string]int{}}
 }
 
 // Find returns the receipt of run id when tenant's clients asked for it
 // (AnyTenant: whoever did), as it was shipped; a receipt of another
-// tenant is not found, as a run that never was. A receipt shipped since
-// the last listing is found by listing the bucket again, at most every
+// tenant is not found, as a run that never was. A run id that names its
+// process and time (receipt.RunIDOrigin) is found through its locators:
+// one list, the index of each object they name whose times hold the
+// id's (one, most often; at most maxCandidates), and one ranged read,
+// however many replicas share the bucket and however long they have; a
+// receipt is found as soon as it is shipped, and nothing is kept between
+// lookups. A run id of the earlier form is looked up in the Reader's
+// index of the objects under LegacyPrefix; a receipt shipped since the
+// last listing is found by listing them again, at most every
 // refreshEvery.
 func (r *Reader) Find(ctx context.Context, tenant, id string) (*receipt.Receipt, error) {
 	notFound := codes.Errorf(codes.E317, "no receipt %s in the receipts bucket: %w",
 		codes.TerminalSafe(id), fs.ErrNotExist)
 	if !receipt.ValidRunID(id) {
 		return nil, notFound
+	}
+	if origin, ms, ok := receipt.RunIDOrigin(id); ok {
+		return r.findPlaced(ctx, tenant, id, origin, ms, notFound)
 	}
 	p, ok := r.lookup(id)
 	if !ok {
@@ -83,6 +103,55 @@ func (r *Reader) Find(ctx context.Context, tenant, id string) (*receipt.Receipt,
 			return nil, notFound
 		}
 	}
+	return r.read(ctx, tenant, id, p, notFound)
+}
+
+// findPlaced finds the receipt of run id, made by origin at ms, through
+// its locators.
+func (r *Reader) findPlaced(ctx context.Context, tenant, id, origin string, ms int64,
+	notFound error) (*receipt.Receipt, error) {
+	prefix := locatorsOf(origin, ms)
+	keys, err := r.b.List(ctx, prefix)
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "list the receipts bucket's locators of %s: %w", id, err)
+	}
+	var cands []locator
+	for _, k := range keys {
+		if l, ok := parseLocator(strings.TrimPrefix(k, prefix)); ok && l.first <= ms && ms <= l.last {
+			cands = append(cands, l)
+		}
+	}
+	// The narrowest first: an object of runs made within a second of each
+	// other before one that holds a long run made a minute before.
+	sort.SliceStable(cands, func(i, j int) bool {
+		return cands[i].last-cands[i].first < cands[j].last-cands[j].first
+	})
+	for i, l := range cands {
+		if i == maxCandidates {
+			return nil, codes.Errorf(codes.E317, "find receipt %s: %d objects of the receipts bucket "+
+				"may hold it, past the %d a lookup reads: %w", id, len(cands), maxCandidates,
+				fs.ErrNotExist)
+		}
+		idx, base, err := readIndexProbe(ctx, r.b, l.object, lookupProbe)
+		if errors.Is(err, bucket.ErrNotExist) {
+			continue // its locators written, the object not yet: not shipped
+		}
+		if err != nil {
+			return nil, codes.Errorf(codes.E317, "read the receipts bucket: %w", err)
+		}
+		for _, e := range idx.Receipts {
+			if got, ok := receipt.RunIDOfKey(e.Key); ok && got == id && e.Off >= 0 && e.Len > 0 {
+				p := place{obj: l.object, off: base + e.Off, n: e.Len, key: e.Key, tenant: e.Tenant}
+				return r.read(ctx, tenant, id, p, notFound)
+			}
+		}
+	}
+	return nil, notFound
+}
+
+// read reads the receipt of run id at p, when tenant may read it.
+func (r *Reader) read(ctx context.Context, tenant, id string, p place,
+	notFound error) (*receipt.Receipt, error) {
 	if tenant != AnyTenant && p.tenant != tenant {
 		return nil, notFound
 	}
@@ -111,8 +180,8 @@ func (r *Reader) Find(ctx context.Context, tenant, id string) (*receipt.Receipt,
 	return rec, nil
 }
 
-// Refresh lists the bucket now and indexes the objects shipped since the
-// last listing.
+// Refresh lists the objects under LegacyPrefix now and indexes those
+// shipped since the last listing.
 func (r *Reader) Refresh(ctx context.Context) error { return r.update(ctx, true) }
 
 func (r *Reader) lookup(id string) (place, bool) {
@@ -122,8 +191,9 @@ func (r *Reader) lookup(id string) (place, bool) {
 	return p, ok
 }
 
-// update lists the bucket and indexes the objects not indexed yet; unless
-// forced, not again within refreshEvery of the last listing.
+// update lists the objects under LegacyPrefix and indexes those not
+// indexed yet; unless forced, not again within refreshEvery of the last
+// listing.
 func (r *Reader) update(ctx context.Context, force bool) error {
 	r.refresh.Lock()
 	defer r.refresh.Unlock()
@@ -133,13 +203,23 @@ func (r *Reader) update(ctx context.Context, force bool) error {
 	if recent && !force {
 		return nil
 	}
-	keys, err := r.b.List(ctx, Prefix)
+	keys, err := r.b.List(ctx, LegacyPrefix)
 	if err != nil {
 		return codes.Errorf(codes.E317, "list the receipts bucket: %w", err)
 	}
+	// A journal's segments are shipped in order, and listed in order: what
+	// was read of each is the number of its last segment read, one number
+	// a journal, whatever the number of its objects.
 	for _, key := range keys {
+		if !objectKeyOK(key) {
+			continue // not an object a Shipper writes
+		}
+		rest := strings.TrimPrefix(key, LegacyPrefix)
+		cut := strings.LastIndexByte(rest, '/') + 1
+		journal := rest[:cut]
+		n, _ := segmentOfKey(rest[cut:])
 		r.mu.Lock()
-		seen := r.seen[key]
+		seen := n <= r.seen[journal]
 		r.mu.Unlock()
 		if seen {
 			continue
@@ -149,6 +229,9 @@ func (r *Reader) update(ctx context.Context, force bool) error {
 			return codes.Errorf(codes.E317, "read the receipts bucket: %w", err)
 		}
 		r.add(key, idx, base)
+		r.mu.Lock()
+		r.seen[journal] = n
+		r.mu.Unlock()
 	}
 	r.mu.Lock()
 	r.refreshed = r.now()
@@ -156,20 +239,22 @@ func (r *Reader) update(ctx context.Context, force bool) error {
 	return nil
 }
 
-// add puts the receipts of object key in the index, forgetting the
-// oldest objects' past r.max.
+// add puts the receipts of object key whose run ids are of the earlier
+// form in the index, forgetting the oldest objects' past r.max.
 func (r *Reader) add(key string, idx indexJSON, base int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.seen[key] = true
 	obj := indexed{key: key}
 	for _, e := range idx.Receipts {
 		id, ok := receipt.RunIDOfKey(e.Key)
-		if !ok || e.Off < 0 || e.Len <= 0 {
+		if !ok || placed(id) || e.Off < 0 || e.Len <= 0 {
 			continue
 		}
 		r.runs[id] = place{obj: key, off: base + e.Off, n: e.Len, key: e.Key, tenant: e.Tenant}
 		obj.runs = append(obj.runs, id)
+	}
+	if len(obj.runs) == 0 {
+		return
 	}
 	r.objects = append(r.objects, obj)
 	r.count += len(obj.runs)
@@ -190,9 +275,13 @@ func (r *Reader) add(key string, idx indexJSON, base int64) {
 // receipts list shows. Objects that cannot be read are named in skipped.
 func (r *Reader) All(ctx context.Context,
 	tenant string) (runs []receipt.StoredReceipt, skipped []receipt.SkippedFile, err error) {
-	keys, err := r.b.List(ctx, Prefix)
-	if err != nil {
-		return nil, nil, codes.Errorf(codes.E317, "list the receipts bucket: %w", err)
+	var keys []string
+	for _, prefix := range []string{LegacyPrefix, Prefix} {
+		more, err := r.b.List(ctx, prefix)
+		if err != nil {
+			return nil, nil, codes.Errorf(codes.E317, "list the receipts bucket: %w", err)
+		}
+		keys = append(keys, more...)
 	}
 	for _, key := range keys {
 		data, err := r.b.Read(ctx, key, 0, -1)

@@ -18,9 +18,19 @@
 // ended, or died: a run it left in flight is shipped unfinished), and
 // lists in Status those whose processes still run. Every call to the
 // bucket has a deadline (Options.CallTimeout), and a Shipper starts
-// while its bucket is down, shipping once it answers. A Reader
-// lists the objects, keeps their indexes in memory (bounded), and reads
-// one receipt with one ranged read, for its tenant only.
+// while its bucket is down, shipping once it answers.
+//
+// A run id names the process that made it and the time (receipt.
+// RunIDOrigin), and each object is written after its locators: empty
+// objects whose keys name the object, the process and the window of
+// time its run ids come from (LocatorPrefix). A Reader finds a run's
+// receipt with one list of its locators, one read of an index, and one
+// ranged read, for its tenant only, however many replicas share the
+// bucket and for however long, and keeps nothing between lookups. A run
+// id of the earlier form (16 random digits) names no process: its
+// receipt lies in an object under LegacyPrefix, which a Reader lists and
+// keeps the indexes of in memory (bounded by MaxIndexed), as every
+// object was read before.
 package ship
 
 import (
@@ -44,9 +54,19 @@ import (
 	"github.com/sabline/sabline/receipt/journal"
 )
 
-// Prefix begins the key of every object a Shipper writes:
-// segments/REPLICA/JOURNAL/NNNNNNNN.journal.
-const Prefix = "segments/"
+// Prefix begins the key of every object a Shipper writes whose receipts
+// all have run ids that name their process and time (receipt.RunIDOrigin):
+// receipts/REPLICA/JOURNAL/NNNNNNNN.journal. Each is found through its
+// locators (LocatorPrefix).
+const Prefix = "receipts/"
+
+// LegacyPrefix begins the key of every object a Shipper writes that
+// holds a receipt whose run id is of the earlier form (16 random digits,
+// naming no process): segments/REPLICA/JOURNAL/NNNNNNNN.journal, as every
+// object was before run ids named their process. Such a receipt is found
+// by listing the objects under it (Reader.Find): a set that no longer
+// grows once every process of the fleet makes run ids of the new form.
+const LegacyPrefix = "segments/"
 
 // indexKey is the key of an object's first record, its index.
 const indexKey = "index"
@@ -100,11 +120,11 @@ func ValidReplica(id string) bool {
 // Shipper ships the sealed segments of one store's journal to a bucket.
 // Its owner starts it (Start) and ends it (Close).
 type Shipper struct {
-	store  *receipt.Store
-	dir    string // the journal's directory
-	b      bucket.Bucket
-	o      Options
-	prefix string // Prefix + replica + "/" + journal id + "/"
+	store *receipt.Store
+	dir   string // the journal's directory
+	b     bucket.Bucket
+	o     Options
+	rest  string // replica + "/" + journal id + "/": its keys after Prefix or LegacyPrefix
 
 	mu         sync.Mutex
 	listed     bool              // shipped was read from the bucket
@@ -112,6 +132,7 @@ type Shipper struct {
 	since      map[int]time.Time // for each segment not shipped: when it began to take records
 	err        error             // the last round's failure, nil once a round ships
 	objects    int               // objects written by this Shipper
+	locators   int               // locators written by this Shipper (or found there)
 	collisions int               // objects found under a key with other receipts
 	lastOK     time.Time         // when a round last ended with everything sealed shipped
 	others     map[string]*other // the journals of other processes, by directory
@@ -152,7 +173,7 @@ func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 		dir:     dir,
 		b:       bucket.WithTimeout(b, o.CallTimeout),
 		o:       o,
-		prefix:  Prefix + o.Replica + "/" + id + "/",
+		rest:    o.Replica + "/" + id + "/",
 		since:   map[int]time.Time{},
 		others:  map[string]*other{},
 		stop:    make(chan struct{}),
@@ -188,7 +209,7 @@ func (s *Shipper) list(ctx context.Context) error {
 	if listed {
 		return nil
 	}
-	n, err := shippedIn(ctx, s.b, s.prefix)
+	n, err := shippedIn(ctx, s.b, s.rest)
 	if err != nil {
 		return err
 	}
@@ -203,16 +224,19 @@ func (s *Shipper) list(ctx context.Context) error {
 	return nil
 }
 
-// shippedIn is the largest segment number under prefix in the bucket.
-func shippedIn(ctx context.Context, b bucket.Bucket, prefix string) (int, error) {
-	keys, err := b.List(ctx, prefix)
-	if err != nil {
-		return 0, fmt.Errorf("ship: list %s in the bucket: %w", prefix, err)
-	}
+// shippedIn is the largest segment number of a journal in the bucket,
+// under Prefix+rest or LegacyPrefix+rest.
+func shippedIn(ctx context.Context, b bucket.Bucket, rest string) (int, error) {
 	shipped := 0
-	for _, k := range keys {
-		if n, ok := segmentOfKey(strings.TrimPrefix(k, prefix)); ok {
-			shipped = max(shipped, n)
+	for _, prefix := range []string{Prefix + rest, LegacyPrefix + rest} {
+		keys, err := b.List(ctx, prefix)
+		if err != nil {
+			return 0, fmt.Errorf("ship: list %s in the bucket: %w", prefix, err)
+		}
+		for _, k := range keys {
+			if n, ok := segmentOfKey(strings.TrimPrefix(k, prefix)); ok {
+				shipped = max(shipped, n)
+			}
 		}
 	}
 	return shipped, nil
@@ -367,7 +391,7 @@ func (s *Shipper) roundOwn(ctx context.Context) (left int, err error) {
 		if !ready {
 			return len(todo) - i, nil
 		}
-		if err := s.put(ctx, s.Key(n), obj); err != nil {
+		if err := s.ship(ctx, s.rest, n, obj); err != nil {
 			return len(todo) - i, s.failed(err)
 		}
 		s.mu.Lock()
@@ -417,8 +441,52 @@ func (s *Shipper) put(ctx context.Context, key string, obj []byte) error {
 	return nil
 }
 
-// Key is the key of segment n's object.
-func (s *Shipper) Key(n int) string { return fmt.Sprintf("%s%08d.journal", s.prefix, n) }
+// Key is the key of segment n's object when every run id in it names its
+// process (under LegacyPrefix otherwise: objectKey).
+func (s *Shipper) Key(n int) string { return objectKey(Prefix, s.rest, n) }
+
+// placeObject is the key of segment n's object, whose index is idx, of
+// the journal rest names, and the keys of its locators.
+func placeObject(rest string, n int, idx indexJSON) (key string, locators []string) {
+	prefix := Prefix
+	for _, e := range idx.Receipts {
+		if id, ok := receipt.RunIDOfKey(e.Key); !ok || !placed(id) {
+			prefix = LegacyPrefix
+			break
+		}
+	}
+	key = objectKey(prefix, rest, n)
+	return key, locatorKeys(key, idx)
+}
+
+// objectKey is the key of segment n of the journal rest names, under
+// prefix.
+func objectKey(prefix, rest string, n int) string {
+	return fmt.Sprintf("%s%s%08d.journal", prefix, rest, n)
+}
+
+// ship writes the locators of segment n's object, then the object: under
+// Prefix when every run id in it names its process, under LegacyPrefix
+// when one does not. The locators go first: a Shipper that stops between
+// the two ships the segment again at its next start (it is not in the
+// bucket), and finds its locators there; a locator whose object is not
+// there yet is passed over by a Reader.
+func (s *Shipper) ship(ctx context.Context, rest string, n int, obj []byte) error {
+	idx, _, err := parseObjectIndex(obj)
+	if err != nil {
+		return err
+	}
+	key, locators := placeObject(rest, n, idx)
+	for _, l := range locators {
+		if err := s.b.Create(ctx, l, nil); err != nil && !errors.Is(err, bucket.ErrExist) {
+			return fmt.Errorf("ship: write %s: %w", l, err)
+		}
+		s.mu.Lock()
+		s.locators++
+		s.mu.Unlock()
+	}
+	return s.put(ctx, key, obj)
+}
 
 // Lag is how long the oldest receipt not yet in the bucket has waited at
 // most: the time since the oldest segment not shipped began to take
@@ -529,16 +597,31 @@ func (s *Shipper) buildWaiting(dir string, n int, nums []int, inFlight func(stri
 			}
 		}
 	}
-	idx := indexJSON{Replica: s.o.Replica, Segment: n, Receipts: []indexEntry{}}
-	var body []byte
+	var keys []string
+	var payloads [][]byte
 	for _, key := range order {
-		payload, ok := last[key]
-		if !ok {
-			continue // shipped with a later segment, finished there
+		if payload, ok := last[key]; ok { // else shipped with a later segment, finished there
+			keys, payloads = append(keys, key), append(payloads, payload)
 		}
+	}
+	obj, err = encodeObject(s.o.Replica, n, keys, payloads)
+	if err != nil {
+		return nil, false, err
+	}
+	return obj, true, nil
+}
+
+// encodeObject is the object of segment n of replica's: an index record
+// naming each receipt's key, tenant and place, then each receipt's record.
+func encodeObject(replica string, n int, keys []string, payloads [][]byte) ([]byte, error) {
+	idx := indexJSON{Replica: replica, Segment: n, Receipts: []indexEntry{}}
+	var body []byte
+	var err error
+	for i, key := range keys {
+		payload := payloads[i]
 		off := int64(len(body))
 		if body, err = journal.AppendRecord(body, key, payload); err != nil {
-			return nil, false, fmt.Errorf("ship: segment %d: %w", n, err)
+			return nil, fmt.Errorf("ship: segment %d: %w", n, err)
 		}
 		var t struct {
 			Tenant string `json:"tenant"`
@@ -549,13 +632,13 @@ func (s *Shipper) buildWaiting(dir string, n int, nums []int, inFlight func(stri
 	}
 	head, err := json.Marshal(idx)
 	if err != nil {
-		return nil, false, fmt.Errorf("ship: segment %d: %w", n, err)
+		return nil, fmt.Errorf("ship: segment %d: %w", n, err)
 	}
-	obj, err = journal.AppendRecord(nil, indexKey, head)
+	obj, err := journal.AppendRecord(nil, indexKey, head)
 	if err != nil {
-		return nil, false, fmt.Errorf("ship: segment %d's index: %w", n, err)
+		return nil, fmt.Errorf("ship: segment %d's index: %w", n, err)
 	}
-	return append(obj, body...), true, nil
+	return append(obj, body...), nil
 }
 
 // sameReceipts reports whether two indexes name the same receipts.
@@ -599,7 +682,14 @@ func readIndex(ctx context.Context, b bucket.Bucket, key string) (indexJSON, err
 }
 
 func readIndexBase(ctx context.Context, b bucket.Bucket, key string) (indexJSON, int64, error) {
-	data, err := b.Read(ctx, key, 0, indexProbe)
+	return readIndexProbe(ctx, b, key, indexProbe)
+}
+
+// readIndexProbe reads the index of the object key, and the length of its
+// record: probe bytes first, and the whole record again when it is longer.
+func readIndexProbe(ctx context.Context, b bucket.Bucket, key string,
+	probe int64) (indexJSON, int64, error) {
+	data, err := b.Read(ctx, key, 0, probe)
 	if err != nil {
 		return indexJSON{}, 0, err
 	}

@@ -80,7 +80,7 @@ func Missing(t testing.TB, what string, err error) {
 	if os.Getenv(RequireEnv) == "1" {
 		t.Fatalf("%s: %v", what, err)
 	}
-	t.Skipf("skipped: %s are not installed: %v", what, err)
+	t.Skipf("skipped: %s: not installed here: %v", what, err)
 }
 
 // install installs the pins of src into the cache, or finds them there;

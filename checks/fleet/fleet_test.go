@@ -3,6 +3,18 @@
 // ids and receipts directories, one S3-compatible bucket in this process,
 // a proxy that sends each token to one replica; runs at concurrency 16,
 // one replica killed with SIGKILL midway and started again.
+//
+// The bucket of the fleet is a test double; a real S3-compatible server,
+// s3rver 3.7.1 (pinned by testdata/npm, installed with npm ci into a
+// cache of the tests' own by internal/testkit/npmpin), holds the store
+// agent to its check of the store's create-only promise: s3rver ignores
+// If-None-Match on PUT, and a replica given it stops at start naming the
+// store and what to use instead, where the double passes the same check
+// (TestStoreCreateOnlyRefusesS3rver); a replica started while s3rver is
+// stopped (SIGSTOP) serves from its journal, and when s3rver answers
+// again (SIGCONT) refuses it at its first write, ships nothing and says
+// why in /readyz (TestStoreStoppedS3rver). Without node and npm these
+// two are skipped, saying why; under SABLINE_REQUIRE_NPM=1 they fail.
 package fleet
 
 import (

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/guard"
@@ -120,6 +122,7 @@ func RunApart(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	keepGoCache()
 	for _, e := range apartEnv {
 		os.Setenv(e.name, filepath.Join(dir, e.dir))
 	}
@@ -130,4 +133,19 @@ func RunApart(m *testing.M) int {
 	}
 	defer cleanup()
 	return m.Run()
+}
+
+// keepGoCache sets GOCACHE, when it is not set, to the Go command's build
+// cache as it is now: it is under the user's cache directory, which
+// RunApart moves, and the binaries the tests build (buildbin) would
+// otherwise be built anew, every package they import, in every test
+// binary. The build cache is the Go command's, not Sabline's.
+func keepGoCache() {
+	if os.Getenv("GOCACHE") != "" {
+		return
+	}
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if dir := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(dir) {
+		os.Setenv("GOCACHE", dir)
+	}
 }

@@ -10,9 +10,10 @@
 // Every helper the tests share lives here or beneath it: buildbin builds
 // the sabline binary once per test binary; fleettest runs a fleet of
 // servers against a bucket; goldenfile compares output with a committed
-// file; proc reads another process's state from /proc; nohandover is an
-// embedding program that skips sabline.HandOver, for the test that shows
-// what that costs.
+// file; npmpin installs the npm packages a test directory pins; proc
+// reads another process's state from /proc; nohandover is an embedding
+// program that skips sabline.HandOver, for the test that shows what that
+// costs.
 package testkit
 
 import (

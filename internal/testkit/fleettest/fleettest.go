@@ -157,23 +157,43 @@ func tenantsFile(ts []Tenant) []byte {
 	return []byte(b.String())
 }
 
-// startBucket starts the S3-compatible bucket on loopback, and the
-// environment every replica and agent is given: credentials, a region,
-// no instance metadata, no shared configuration files.
-func (f *Fleet) startBucket() error {
-	backend := s3mem.New()
-	if err := backend.CreateBucket("receipts"); err != nil {
-		return err
-	}
-	f.s3 = httptest.NewServer(
-		gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
+// BucketURL is the receipts URL of the bucket "receipts" of the
+// S3-compatible server at endpoint (http://127.0.0.1:PORT), in the form
+// gocloud.dev/blob's s3 driver reads: the endpoint, path-style addresses,
+// a region, plain HTTP.
+func BucketURL(endpoint string) string {
 	q := url.Values{
-		"endpoint":       {f.s3.URL},
+		"endpoint":       {endpoint},
 		"region":         {"us-east-1"},
 		"use_path_style": {"true"},
 		"disable_https":  {"true"},
 	}
-	f.BucketURL = "s3://receipts?" + q.Encode()
+	return "s3://receipts?" + q.Encode()
+}
+
+// StartDouble starts the S3-compatible test double the fleet ships to
+// (gofakes3, in memory, on a loopback listener), with the bucket
+// "receipts" (BucketURL); its owner closes it. It keeps the create-only
+// promise: a PUT with If-None-Match: * over an object is refused.
+func StartDouble() (*httptest.Server, error) {
+	backend := s3mem.New()
+	if err := backend.CreateBucket("receipts"); err != nil {
+		return nil, err
+	}
+	return httptest.NewServer(
+		gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()), nil
+}
+
+// startBucket starts the S3-compatible bucket on loopback, and the
+// environment every replica and agent is given: credentials, a region,
+// no instance metadata, no shared configuration files.
+func (f *Fleet) startBucket() error {
+	s3, err := StartDouble()
+	if err != nil {
+		return err
+	}
+	f.s3 = s3
+	f.BucketURL = BucketURL(f.s3.URL)
 	empty := filepath.Join(f.Dir, "aws-empty")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		return err

@@ -94,16 +94,18 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "no receipts in %s\n", terminalSafe(*dir))
 			return 0
 		}
-		fmt.Fprintf(stdout, "%-20s  %-16s  %-8s %-4s %-7s %s\n", "STARTED", "RUN ID", "STATUS", "CODE",
-			"LEVEL", "PROGRAM")
+		// The run id's column is as wide as the ids a run is given now;
+		// an earlier, shorter one is padded to it.
+		fmt.Fprintf(stdout, "%-20s  %-*s  %-8s %-4s %-7s %s\n", "STARTED", receipt.RunIDLen,
+			"RUN ID", "STATUS", "CODE", "LEVEL", "PROGRAM")
 		for _, r := range runs {
 			code := string(r.Outcome.Code)
 			if code == "" {
 				code = "-"
 			}
 			fmt.Fprintln(stdout,
-				terminalSafe(fmt.Sprintf("%s  %-16s  %-8s %-4s %-7s %s",
-					r.Timings.Started.Format("2006-01-02T15:04:05Z"),
+				terminalSafe(fmt.Sprintf("%s  %-*s  %-8s %-4s %-7s %s",
+					r.Timings.Started.Format("2006-01-02T15:04:05Z"), receipt.RunIDLen,
 					r.RunID, r.Outcome.Status, code, r.RunParameters.Confinement, r.Program.Path)))
 		}
 		return 0

@@ -291,7 +291,8 @@ func (a *Agent) call(ctx context.Context, req request, body []byte) ([]byte, err
 		case res.rep.NotExist:
 			return nil, &fs.PathError{Op: req.Op, Path: req.Key, Err: ErrNotExist}
 		case res.rep.Err != "":
-			return nil, fmt.Errorf("bucket: %s", res.rep.Err)
+			// The agent's errors are the bucket package's, and say so.
+			return nil, errors.New(ensurePrefix(res.rep.Err, "bucket: "))
 		}
 		return res.body, nil
 	case <-ctx.Done():
@@ -361,4 +362,12 @@ func Find(name string) (string, error) {
 		return "", fmt.Errorf("bucket: no %s beside this executable nor on PATH: %w", name, err)
 	}
 	return p, nil
+}
+
+// ensurePrefix is s beginning with prefix, added when it does not.
+func ensurePrefix(s, prefix string) string {
+	if strings.HasPrefix(s, prefix) {
+		return s
+	}
+	return prefix + s
 }

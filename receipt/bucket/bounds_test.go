@@ -155,3 +155,17 @@ func TestMemoryReadRange(t *testing.T) {
 		})
 	}
 }
+
+func TestEnsurePrefix(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{name: "the agent's own", in: "bucket: the store is down", want: "bucket: the store is down"},
+		{name: "another's", in: "s3: no such bucket", want: "bucket: s3: no such bucket"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ensurePrefix(tt.in, "bucket: "); got != tt.want {
+				t.Errorf("ensurePrefix(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}

@@ -370,14 +370,14 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "reload-keeps-limiter-of-old-rate", File: "door/tenants.go",
-		Old:      `o.Name == t.Name && o.Rate == t.Rate && o.Burst == t.Burst`,
-		New:      `o.Name == t.Name && o.Burst == t.Burst`,
+		Old:      `if o.Rate == t.Rate && o.Burst == t.Burst {`,
+		New:      `if o.Burst == t.Burst {`,
 		Packages: doorPkg, Run: "^TestReloadChangesTheRate$", CaughtBy: "TestReloadChangesTheRate (429 at the new rate)",
 	},
 	{
 		Name: "reload-forgets-runs-in-flight", File: "door/tenants.go",
-		Old:      `st.running = old.running[t.Name]`,
-		New:      `st.running = next.running[t.Name]`,
+		Old:      `st.running, st.lookups = old.running[t.Name], old.lookups[t.Name]`,
+		New:      `st.running, st.lookups = next.running[t.Name], old.lookups[t.Name]`,
 		Packages: doorPkg, Run: "^TestReloadKeepsRunsInFlight$",
 		CaughtBy: "TestReloadKeepsRunsInFlight (a run past the limit starts)",
 	},

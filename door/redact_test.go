@@ -88,29 +88,19 @@ func FuzzHostFactsReceipt(f *testing.F) {
 		if !json.Valid(got) {
 			t.Fatalf("receipt(%q) = %q: not JSON", data, got)
 		}
-		// A receipt passed as it is (bare) is what the rewrite makes of it.
-		if h.bare(data) {
+		// A receipt redacted as a whole text is what the rewrite makes of it.
+		if !bytes.Contains(data, []byte(`\`)) {
 			slow, err := h.rewrite(data)
-			var a, b any
-			if err != nil || json.Unmarshal(data, &a) != nil || json.Unmarshal(slow, &b) != nil {
+			if err != nil {
 				t.Fatalf("rewrite(%q): %v", data, err)
 			}
-			ja, _ := json.Marshal(a)
-			jb, _ := json.Marshal(b)
-			if !bytes.Equal(ja, jb) {
-				t.Fatalf("receipt(%q) passed as it is, but the rewrite makes %q", data, slow)
+			if canon(t, got) != canon(t, slow) {
+				t.Fatalf("receipt(%q) = %q, but the rewrite makes %q", data, got, slow)
 			}
 		}
-		if !bytes.Contains(data, []byte("root")) && !bytes.Contains(data, []byte("cgroup")) {
-			var a, b any
-			if json.Unmarshal(data, &a) != nil || json.Unmarshal(got, &b) != nil {
-				t.Fatalf("receipt(%q) = %q: does not decode", data, got)
-			}
-			ja, _ := json.Marshal(a)
-			jb, _ := json.Marshal(b)
-			if !bytes.Equal(ja, jb) {
-				t.Fatalf("receipt(%q) = %q: changed with nothing to redact", data, got)
-			}
+		if !bytes.Contains(data, []byte("root")) && !bytes.Contains(data, []byte("cgroup")) &&
+			canon(t, data) != canon(t, got) {
+			t.Fatalf("receipt(%q) = %q: changed with nothing to redact", data, got)
 		}
 	})
 }
@@ -181,4 +171,16 @@ func TestPoolRunnerRedacts(t *testing.T) {
 	} else {
 		t.Logf("no cgroup path to redact on this machine: %s", kept.Receipt.RunParameters.ConfinementReason)
 	}
+}
+
+// canon is data decoded, numbers as they are written, and encoded again.
+func canon(t *testing.T, data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("decode %q: %v", data, err)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
 }

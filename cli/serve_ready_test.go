@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/testkit"
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
@@ -43,23 +43,12 @@ func probeServer(t *testing.T, rd *ready) string {
 // and the body.
 func getProbe(t *testing.T, url, path string, auth bool) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	header := ""
 	if auth {
-		req.Header.Set("Authorization", "Bearer "+readyToken)
+		header = "Bearer " + readyToken
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(data)
+	status, _, body := testkit.Get(t, url+path, header)
+	return status, body
 }
 
 // wantReady checks /readyz answers ready, or not ready for reason and in

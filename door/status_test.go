@@ -3,7 +3,6 @@ package door
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // The words of the store a test's errors carry: none may reach a client
@@ -38,23 +38,10 @@ func storeFailure() error {
 // the header and the body as sent.
 func get(t *testing.T, url, path string, auth bool) (int, http.Header, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if auth {
-		req.Header.Set("Authorization", "Bearer "+testToken)
+		return testkit.Get(t, url+path, "Bearer "+testToken)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, string(data)
+	return testkit.Get(t, url+path, "")
 }
 
 // TestReadyReasons: /readyz answers each reason a server is not ready for

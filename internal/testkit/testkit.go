@@ -21,6 +21,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -129,4 +130,28 @@ func EchoLine(prefix string) func(net.Conn) {
 			io.WriteString(c, prefix+line)
 		}
 	}
+}
+
+// Get sends GET url with the Authorization header auth ("" for none) and
+// returns the reply's status, header and body; a request that gets no
+// reply ends tb.
+func Get(tb testing.TB, url, auth string) (int, http.Header, string) {
+	tb.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, string(data)
 }

@@ -104,10 +104,7 @@ func segName(n int) string { return fmt.Sprintf("%08d.journal", n) }
 // however much was shipped.
 func TestPruneShipped(t *testing.T) {
 	dir := t.TempDir()
-	s, err := OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, dir)
 	jdir := s.Journal().Dir()
 	r1, n1 := finishedIn(t, s)
 	r2, n2 := finishedIn(t, s)
@@ -137,7 +134,7 @@ func TestPruneShipped(t *testing.T) {
 	if got := segmentFiles(t, jdir); !slices.Equal(got, want) {
 		t.Fatalf("segments on disk %q, want %q: the shipped one gone, the rest kept", got, want)
 	}
-	_, err = FindRun(dir, r1.RunID)
+	_, err := FindRun(dir, r1.RunID)
 	if codes.CodeOf(err) != codes.E337 || !errors.Is(err, fs.ErrNotExist) ||
 		!strings.Contains(err.Error(), "shipped") {
 		t.Fatalf("FindRun of the removed receipt: %v; want E337 saying shipped, not-exist", err)
@@ -164,10 +161,7 @@ func TestPruneShipped(t *testing.T) {
 // is finished (its finished record in a later segment).
 func TestPruneKeepsRunsInFlight(t *testing.T) {
 	dir := t.TempDir()
-	s, err := OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, dir)
 	rec := NewForSource("/p.vel", nil, budget.Budget{}, nil)
 	rec.Timings.Started = time.Now().UTC()
 	if err := s.Reserve(rec); err != nil {
@@ -201,20 +195,14 @@ func TestPruneKeepsRunsInFlight(t *testing.T) {
 // refused, and the default, RetainAll, removes nothing.
 func TestPruneWithoutStore(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
-		s, err := OpenStore(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := openStore(t, t.TempDir())
 		if err := s.Retain(Retention{}, false); codes.CodeOf(err) != codes.E301 {
 			t.Fatalf("RetainShipped without shipping: %v, want E301", err)
 		}
 	})
 	t.Run("age", func(t *testing.T) {
 		dir := t.TempDir()
-		s, err := OpenStore(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := openStore(t, dir)
 		jdir := s.Journal().Dir()
 		r1, n1 := finishedIn(t, s)
 		r2, n2 := finishedIn(t, s)
@@ -248,10 +236,7 @@ func TestPruneWithoutStore(t *testing.T) {
 	})
 	t.Run("size", func(t *testing.T) {
 		dir := t.TempDir()
-		s, err := OpenStore(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := openStore(t, dir)
 		jdir := s.Journal().Dir()
 		var nums []int
 		for range 4 {
@@ -308,4 +293,14 @@ func FuzzReadRemoved(f *testing.F) {
 			t.Fatalf("refused, yet returned %+v", note)
 		}
 	})
+}
+
+// openStore is the store in dir, opened for the test.
+func openStore(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

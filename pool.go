@@ -59,6 +59,10 @@ type PoolOptions struct {
 	// pool's runs: a grant that names one of them reaches it.
 	LendCredentials []string
 	Stderr          io.Writer // the workers' own messages; nil for os.Stderr
+	// Durability is how each run's receipt is kept before its result is
+	// returned (receipt.Flush, Background or None; "" is Flush): what a
+	// power cut just after can lose (docs/library.md, Receipts).
+	Durability receipt.Durability
 }
 
 // RunOptions are what one program sent to a pool may carry.
@@ -106,7 +110,7 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 		Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, ImportRoot: opts.ImportRoot,
 		MaxIdle: opts.MaxIdle, IdleTimeout: opts.IdleTimeout, OnDemand: opts.OnDemand,
 		Guarded: guardedPaths(opts.Receipts, opts.Guarded), Lend: opts.LendCredentials,
-		Receipts: opts.Receipts, Stderr: opts.Stderr,
+		Receipts: opts.Receipts, Stderr: opts.Stderr, Durability: opts.Durability,
 	})
 	if err != nil {
 		return nil, err

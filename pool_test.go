@@ -526,6 +526,10 @@ func TestPoolRequire(t *testing.T) {
 			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Confine: sabline.ConfineOff, Require: core.Partial}, wantCode: codes.E301},
 		{name: "an unknown setting",
 			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Confine: "loose"}, wantCode: codes.E301},
+		{name: "an unknown durability",
+			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io"), ImportRoot: root, Durability: "eventually"}, wantCode: codes.E301},
+		{name: "a durability",
+			opts: sabline.PoolOptions{Budget: budget.MustParse(root, "io"), ImportRoot: root, Durability: receipt.None}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

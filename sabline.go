@@ -59,6 +59,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
@@ -134,6 +135,10 @@ type Options struct {
 	// a grant that names one of them reaches it, where no grant reaches
 	// a credential location otherwise (E329).
 	LendCredentials []string
+	// Durability is how each run's receipt is kept before its result is
+	// returned (receipt.Flush, Background or None; "" is Flush): what a
+	// power cut just after can lose (docs/library.md, Receipts).
+	Durability receipt.Durability
 }
 
 // Result is a run that has its receipt, however it ended.
@@ -174,6 +179,9 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 	if opts.Confine == "" {
 		opts.Confine = ConfineDefault
 	}
+	if opts.Durability == "" {
+		opts.Durability = receipt.Flush
+	}
 	if opts.Receipts == "" {
 		dir, err := receipt.DefaultDir()
 		if err != nil { // E317: nothing runs without a place for its receipt
@@ -210,7 +218,7 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 			Confine: opts.Confine, Require: opts.Require, Timeout: opts.Timeout,
 			MaxMemoryMB: opts.MaxMemoryMB, Receipts: opts.Receipts,
 			Guarded: guardedPaths(opts.Receipts, nil), Lend: opts.LendCredentials,
-			Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr,
+			Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr, Durability: opts.Durability,
 		})
 		if _, err := res.Receipt.Stored(); err != nil {
 			return res, err
@@ -256,6 +264,9 @@ func checkOptions(o Options) error {
 	if o.InProcess && (o.Timeout > 0 || o.MaxMemoryMB > 0) {
 		return codes.Errorf(codes.E301, "%s", inProcessLimits)
 	}
+	if _, err := receipt.ParseDurability("Durability", string(o.Durability)); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -280,12 +291,13 @@ func setParameters(rec *receipt.Receipt, o Options) *receipt.Receipt {
 	rec.RunParameters.Asked(o.Confine, o.Require, o.Timeout,
 		core.OSPolicy(o.Budget, core.Options{Mode: o.Confine}).SHA256())
 	rec.RunParameters.CredentialsLent = o.LendCredentials
+	rec.RunParameters.Durability = o.Durability
 	return rec
 }
 
 // store keeps the receipt of a run in this process (or refused before
-// it started) in the journal of the receipts directory: one write, with
-// no wait for the disk (see receipt.Store).
+// it started) in the journal of the receipts directory: one write, kept
+// as Options.Durability says (see receipt.Store).
 func store(rec *receipt.Receipt, o Options) {
 	s, err := receipt.OpenStore(o.Receipts)
 	if err == nil {
@@ -301,7 +313,9 @@ func store(rec *receipt.Receipt, o Options) {
 // alone.
 func inProcess(ctx context.Context, path string, src []byte, o Options) (*receipt.Receipt, error) {
 	started := time.Now()
-	g := run.Guard(guardedPaths(o.Receipts, nil), o.LendCredentials) // as a worker's is
+	// As a worker's is, built when first consulted: a program that names no
+	// file and loads nothing never reads the homes and the mount table.
+	g := guard.Later(func() *guard.Set { return run.Guard(guardedPaths(o.Receipts, nil), o.LendCredentials) })
 	if err := run.Admit(g, o.Budget); err != nil {
 		return refused(path, src, o, err), err
 	}

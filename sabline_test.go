@@ -1,6 +1,7 @@
 package sabline_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -145,7 +146,11 @@ func TestRunRefusals(t *testing.T) {
 		{name: "a memory limit in this process", opts: sabline.Options{MaxMemoryMB: 64, InProcess: true}, wantCode: codes.E301},
 		{name: "no confinement and a required level", opts: sabline.Options{Confine: sabline.ConfineOff, Require: core.Partial, Timeout: time.Minute}, wantCode: codes.E301},
 		{name: "an unknown setting", opts: sabline.Options{Confine: "loose"}, wantCode: codes.E301},
+		{name: "an unknown durability", opts: sabline.Options{Durability: "eventually"}, wantCode: codes.E301},
+		{name: "an unknown durability in this process", opts: sabline.Options{Durability: "eventually", InProcess: true}, wantCode: codes.E301},
 		{name: "in this process, nothing required", opts: sabline.Options{InProcess: true}},
+		{name: "in this process, kept with none", opts: sabline.Options{InProcess: true, Durability: receipt.None}},
+		{name: "in a worker, kept in the background", opts: sabline.Options{Durability: receipt.Background}},
 		{name: "the zero options: a worker", opts: sabline.Options{}},
 		{name: "a required level in a worker", opts: sabline.Options{Require: core.Partial}},
 		{name: "no confinement, nothing required", opts: sabline.Options{Confine: sabline.ConfineOff, Timeout: time.Minute}},
@@ -160,6 +165,14 @@ func TestRunRefusals(t *testing.T) {
 			if tt.wantCode == "" {
 				if err != nil || statErr != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
 					t.Fatalf("err %v, marker %v, outcome %+v: want the program run", err, statErr, res.Receipt.Outcome)
+				}
+				// The receipt kept says how it was kept: as asked, or the
+				// default in a worker's file and the journal alike.
+				want := cmp.Or(tt.opts.Durability, receipt.Flush)
+				if got, err := receipt.Find(rc, res.Receipt.RunID); err != nil ||
+					got.RunParameters.Durability != want {
+					t.Errorf("the stored receipt (%v) says durability %q, want %q", err,
+						got.RunParameters.Durability, want)
 				}
 				return
 			}

@@ -38,19 +38,20 @@ type doorOptions struct {
 	// absolute: the directory a request's path is read under, and every
 	// run's working directory
 	ImportRoot  string
-	Ceiling     budget.Budget // --allow: the most a run may be granted
-	Confine     core.Mode     // core.ModeDefault or ModeStrict
-	Require     core.Level    // --require-confinement, "" for none
-	Workers     int           // runs at once
-	MaxIdle     int           // idle workers kept however long they wait; negative for none
-	IdleTimeout time.Duration // how long a worker past MaxIdle waits for a run
-	OnDemand    bool          // the first worker starts with the first run (sabline mcp)
-	Queue       int           // runs waiting past Workers
-	Timeout     time.Duration // per run
-	MaxMemoryMB int           // per run, 0 for none
-	Receipts    string        // absolute
-	Guarded     []string      // locations no grant reaches beside the receipts: the token file
-	Tenants     string        // absolute: the tenants file, read again on SIGHUP; "" for none
+	Ceiling     budget.Budget      // --allow: the most a run may be granted
+	Confine     core.Mode          // core.ModeDefault or ModeStrict
+	Require     core.Level         // --require-confinement, "" for none
+	Workers     int                // runs at once
+	MaxIdle     int                // idle workers kept however long they wait; negative for none
+	IdleTimeout time.Duration      // how long a worker past MaxIdle waits for a run
+	OnDemand    bool               // the first worker starts with the first run (sabline mcp)
+	Queue       int                // runs waiting past Workers
+	Timeout     time.Duration      // per run
+	MaxMemoryMB int                // per run, 0 for none
+	Receipts    string             // absolute
+	Guarded     []string           // locations no grant reaches beside the receipts: the token file
+	Tenants     string             // absolute: the tenants file, read again on SIGHUP; "" for none
+	Durability  receipt.Durability // how each receipt is kept before its reply
 }
 
 // The defaults of a door's flags: a server's runs are bounded unless the
@@ -78,6 +79,7 @@ type doorFlags struct {
 	timeout    time.Duration
 	maxMemory  int
 	receipts   string
+	durability string
 }
 
 func (f *doorFlags) register(fs *flag.FlagSet) {
@@ -99,6 +101,8 @@ func (f *doorFlags) register(fs *flag.FlagSet) {
 	fs.Var((*durationFlag)(&f.timeout), "timeout", "stop each run after this `duration`")
 	fs.Var((*memoryFlag)(&f.maxMemory), "max-memory-mb", "stop each run past this many `MB`")
 	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
+	fs.StringVar(&f.durability, "durability", string(receipt.Flush),
+		"how a receipt is kept before its reply: `flush`, background or none")
 }
 
 // options checks the flags and makes the door's settings; relative paths
@@ -135,6 +139,9 @@ func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
 	o.MaxIdle, o.IdleTimeout = f.maxIdle, f.idle
 	if o.MaxIdle == 0 {
 		o.MaxIdle = -1 // the pool's 0 is its default
+	}
+	if o.Durability, err = receipt.ParseDurability("--durability", f.durability); err != nil {
+		return o, err
 	}
 	if o.Ceiling, err = budget.Parse(f.allow, cwd); err != nil {
 		return o, codes.Errorf(codes.E301, "--allow: %w", err)
@@ -456,6 +463,7 @@ func startPool(o doorOptions) (*sabline.Pool, *door.PoolRunner, error) {
 		MaxIdle:     o.MaxIdle,
 		IdleTimeout: o.IdleTimeout,
 		OnDemand:    o.OnDemand,
+		Durability:  o.Durability,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -352,6 +352,8 @@ func TestServeRefusesToStart(t *testing.T) {
 		{name: "a program", args: []string{"serve", "--import-root", root, "x.vel"}, wantErr: "takes no program"},
 		{name: "no-confine", args: []string{"serve", "--import-root", root, "--no-confine"}, wantErr: "no such flag"},
 		{name: "zero workers", args: []string{"serve", "--import-root", root, "--workers", "0"}, wantErr: "at least 1"},
+		{name: "an unknown durability", args: []string{"serve", "--import-root", root, "--durability", "later"},
+			wantErr: `--durability "later": want one of flush, background, none`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -364,6 +366,35 @@ func TestServeRefusesToStart(t *testing.T) {
 			}
 			if !strings.Contains(string(out), "E301") || !strings.Contains(string(out), tt.wantErr) {
 				t.Errorf("%v said %q, want E301 and %q", tt.args, out, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestServeDurability: a server keeps each receipt as --durability says,
+// flush when it is not given, and the receipt says which.
+func TestServeDurability(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want receipt.Durability
+	}{
+		{name: "default", want: receipt.Flush},
+		{name: "background", args: []string{"--durability", "background"}, want: receipt.Background},
+		{name: "none", args: []string{"--durability", "none"}, want: receipt.None},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startServe(t, tt.args...)
+			code, reply := s.do(t, "POST", "/v1/run", s.token, `{"path":"hello.vel"}`)
+			id, _ := reply["run_id"].(string)
+			if code != 200 || id == "" {
+				t.Fatalf("run: %d %v", code, reply)
+			}
+			got, err := receipt.Find(s.rc, id)
+			if err != nil || got.RunParameters.Durability != tt.want {
+				t.Fatalf("the kept receipt (%v) says durability %q, want %q", err,
+					got.RunParameters.Durability, tt.want)
 			}
 		})
 	}

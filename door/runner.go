@@ -169,6 +169,7 @@ func (r *PoolRunner) refused(prog sabline.Program, req RunRequest, err error) (R
 	// The pool's mode, level and timeout; no policy was derived for a
 	// request refused before the pool took it, so none is named.
 	rec.RunParameters.Asked(r.o.Confine, r.o.Require, r.o.Timeout, "")
+	rec.RunParameters.Durability = r.o.Durability
 	rec.Outcome = receipt.OutcomeOf(err)
 	if s, serr := receipt.OpenStore(r.o.Receipts); serr == nil {
 		s.Finish(rec)

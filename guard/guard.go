@@ -53,6 +53,7 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sabline/sabline/budget"
 )
@@ -98,9 +99,13 @@ func (l Location) namedOnly() bool { return l.Kind == DotEntry || l.Kind == Cred
 func (l Location) describe() string { return l.Path + " (" + l.Holds + ")" }
 
 // Set is what a run holds out of every budget, resolved when the run
-// started. The zero Set guards nothing; build one with Build.
+// started. The zero Set guards nothing; build one with Build, or with
+// Later when it may never be consulted.
 type Set struct {
-	locs []Location
+	// later, when not nil, builds the set the first time it is consulted:
+	// the fields below are then unused.
+	later *later
+	locs  []Location
 	// homes are every home, as written and as it resolves: their
 	// dot-entries are guarded, made later too.
 	homes []string
@@ -109,11 +114,46 @@ type Set struct {
 	concrete []CarveOut
 }
 
+// later is a Set built when it is first consulted.
+type later struct {
+	once  sync.Once
+	build func() *Set
+	set   *Set
+}
+
+// Later returns a Set that build makes, once, when a method of it is
+// first called: a run that names no file and loads nothing (an
+// in-process run of a program in one file, say) never reads the homes,
+// the mount table and the register. It reads the machine at that first
+// call, so it holds what is there then, later than a Set built when the
+// run started: never less.
+func Later(build func() *Set) *Set { return &Set{later: &later{build: build}} }
+
+// made is the set s stands for: s, or what its build made.
+func (s *Set) made() *Set {
+	if s == nil || s.later == nil {
+		return s
+	}
+	l := s.later
+	l.once.Do(func() { l.set, l.build = l.build(), nil })
+	return l.set
+}
+
 // Locations lists the set's locations, for messages and tests.
-func (s *Set) Locations() []Location { return slices.Clone(s.locs) }
+func (s *Set) Locations() []Location {
+	if s = s.made(); s == nil {
+		return nil
+	}
+	return slices.Clone(s.locs)
+}
 
 // Homes lists the homes whose dot-entries the set guards.
-func (s *Set) Homes() []string { return slices.Clone(s.homes) }
+func (s *Set) Homes() []string {
+	if s = s.made(); s == nil {
+		return nil
+	}
+	return slices.Clone(s.homes)
+}
 
 // Within reports whether the absolute, clean path p is dir or lies
 // beneath it; names are compared without case where the file system
@@ -164,6 +204,9 @@ func (l Location) in(p string) (string, bool) {
 // locate returns every location p lies in, the dot-entries of homes made
 // after the set was built included, each with the path it matched.
 func (s *Set) locate(p string) []Location {
+	if s = s.made(); s == nil {
+		return nil
+	}
 	var out []Location
 	for _, l := range s.locs {
 		if at, ok := l.in(p); ok {
@@ -211,7 +254,7 @@ func (s *Set) Refuses(p, grant string) (Location, bool) {
 // such a directory, or removed from it, is beyond the grant there, and
 // the language refuses it too.
 func (s *Set) Holds(dir string) (CarveOut, bool) {
-	if s == nil {
+	if s = s.made(); s == nil {
 		return CarveOut{}, false
 	}
 	for _, c := range s.concrete {
@@ -359,7 +402,7 @@ type CarveOut struct {
 // credential or a dot-entry's target is among them: a grant that names
 // one is a rule of its own.
 func (s *Set) CarveOuts() []CarveOut {
-	if s == nil {
+	if s = s.made(); s == nil {
 		return nil
 	}
 	return slices.Clone(s.concrete)
@@ -376,6 +419,9 @@ type wireSet struct {
 // which holds the run to the locations resolved when the supervisor
 // started it.
 func (s *Set) MarshalJSON() ([]byte, error) {
+	if s = s.made(); s == nil {
+		return []byte("null"), nil
+	}
 	return json.Marshal(wireSet{Locations: s.locs, Homes: s.homes, CarveOuts: s.concrete})
 }
 
@@ -385,6 +431,6 @@ func (s *Set) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return fmt.Errorf("guard: read the set: %w", err)
 	}
-	s.locs, s.homes, s.concrete = w.Locations, w.Homes, w.CarveOuts
+	s.later, s.locs, s.homes, s.concrete = nil, w.Locations, w.Homes, w.CarveOuts
 	return nil
 }

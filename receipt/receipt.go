@@ -109,6 +109,11 @@ type RunParameters struct {
 	// CredentialsLent are the credential locations the operator lent the
 	// run (--lend-credential): a grant that names one reaches it.
 	CredentialsLent []string `json:"credentials_lent,omitempty"`
+	// Durability is how the receipt was kept before the run's result was
+	// returned (a Store keeps it so). Absent from a receipt file the
+	// command line writes, and from receipts written before it was
+	// recorded.
+	Durability Durability `json:"durability,omitempty"`
 }
 
 // Asked records how the run was asked for: the confine mode, the level
@@ -290,6 +295,8 @@ const (
 	// syncNow): a crash of the process loses nothing, a power cut within
 	// the writeback can.
 	startWriteback
+	// noWait leaves the file's bytes to the kernel's writeback.
+	noWait
 )
 
 // writeReceiptFile writes data to a temporary file beside final, with the
@@ -302,9 +309,10 @@ func writeReceiptFile(final string, data []byte, d durability) error {
 	}
 	_, err = tmp.Write(data)
 	if err == nil {
-		if d == syncNow {
+		switch d {
+		case syncNow:
 			err = tmp.Sync()
-		} else {
+		case startWriteback:
 			err = writeBack(tmp)
 		}
 	}
@@ -491,17 +499,36 @@ func padded(data []byte, size int) []byte {
 // has room, and otherwise in the space reserved for it, cut to fit there
 // when it is longer (Cut). When neither can
 // be done, the skeleton stays (saying the receipt was not finished) and
-// Stored returns E327. The run's end does not wait for the disk: the
-// finished receipt's writeback is started, not waited for, so a power cut
-// just after a run can leave its skeleton, which says the receipt was not
-// finished, in its place (docs/library.md, Receipts).
+// Stored returns E327. How long it waits for the disk is the receipt's
+// RunParameters.Durability: Flush waits for the file's bytes to reach the
+// device; none recorded (the command line's) and Background start their
+// writeback and do not wait, so a power cut just after a run can leave
+// its skeleton, which says the receipt was not finished, in its place;
+// None leaves the file to the kernel's writeback (docs/library.md,
+// Receipts).
 func (rec *Receipt) Finish() {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		rec.storeErr = codes.Errorf(codes.E327, "encode receipt: %w", err)
 		return
 	}
-	err = writeReceiptFile(rec.path, append(data, '\n'), startWriteback)
+	d := startWriteback
+	switch rec.RunParameters.Durability {
+	case Flush:
+		d = syncNow
+	case None:
+		d = noWait
+	}
+	err = writeReceiptFile(rec.path, append(data, '\n'), d)
+	if err == nil && d == syncNow {
+		// The file's bytes are on the device; its name, the rename's, is
+		// once the directory is.
+		if err := syncDir(filepath.Dir(rec.path)); err != nil {
+			rec.storeErr = codes.Errorf(codes.E327, "finish receipt %s: flush its directory: %w",
+				rec.path, err)
+		}
+		return
+	}
 	if err == nil {
 		return
 	}
@@ -615,6 +642,10 @@ func parseReceipt(path string, data []byte) (*Receipt, error) {
 	}
 	if err := r.Reported.check(); err != nil {
 		return nil, codes.Errorf(codes.E317, "%s is not a receipt: %w", path, err)
+	}
+	if d := r.RunParameters.Durability; d != "" && !slices.Contains(Durabilities, d) {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: its durability %q is none of Sabline's",
+			path, d)
 	}
 	return &r, nil
 }

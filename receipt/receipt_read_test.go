@@ -29,6 +29,9 @@ func TestLoadReceiptRefuses(t *testing.T) {
 		{name: "empty object", content: "{}", wantMsg: `is not a receipt: it has schema "", want "` + Schema + `"`},
 		{name: "another schema", content: `{"schema": "sabline.receipt/0"}`, wantMsg: `it has schema "sabline.receipt/0"`},
 		{name: "no run id", content: `{"schema": "` + Schema + `"}`, wantMsg: "it has no run_id"},
+		{name: "a durability of no Sabline's", content: `{"schema": "` + Schema +
+			`", "run_id": "a", "run_parameters": {"durability": "eventually"}}`,
+			wantMsg: `its durability "eventually" is none of Sabline's`},
 		{name: "too large", content: big, wantMsg: "larger than"},
 	}
 	for _, tt := range tests {
@@ -202,6 +205,10 @@ func FuzzParseReceipt(f *testing.F) {
 			`"bytes":70000,"kept_count":1,"kept_bytes":1}}`,
 		`{"schema":"` + Schema + `","run_id":"a","args_cut":{"sha256":"\u001b[2J","count":-1}}`,
 		`{"schema":"` + Schema + `","run_id":"a","args_cut":[]}`,
+		// Each durability, one of no Sabline's, and one of another shape.
+		`{"schema":"` + Schema + `","run_id":"a","run_parameters":{"durability":"none"}}`,
+		`{"schema":"` + Schema + `","run_id":"a","run_parameters":{"durability":"Flush"}}`,
+		`{"schema":"` + Schema + `","run_id":"a","run_parameters":{"durability":1}}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -27,8 +27,9 @@ const journalDir = "journal"
 // not finished (E327); Finish appends the finished receipt under the same
 // key, and the last record of a key is the receipt. Each is one write: a
 // record whose call returned survives a crash of the process at once, and
-// a power cut once the journal's group commit has synced it (within its
-// commit interval, a few milliseconds; Sync waits for it).
+// a power cut once the journal's group commit has synced it: before
+// Finish returns, within the commit interval, or when the kernel writes
+// it back, as the receipt's Durability says (Sync waits for every record).
 type Store struct {
 	dir  string // the receipts directory
 	j    *journal.Journal
@@ -99,7 +100,7 @@ func (s *Store) Reserve(rec *Receipt) error {
 	s.mu.Lock()
 	s.inFlight[rec.fileName()] = struct{}{}
 	s.mu.Unlock()
-	if err := s.append(&skeleton); err != nil {
+	if err := s.append(&skeleton, false); err != nil {
 		s.settle(rec)
 		rec.storeErr = codes.Errorf(codes.E317, "reserve receipt: %w: nothing ran", err)
 		return rec.storeErr
@@ -108,11 +109,14 @@ func (s *Store) Reserve(rec *Receipt) error {
 	return nil
 }
 
-// Finish appends rec, finished. When it cannot, the skeleton stays (if it
-// was reserved) and Stored returns E327.
+// Finish appends rec, finished, and returns when it is kept as its
+// RunParameters.Durability says (Flush when it says none, which Finish
+// then records): on the device, or on its way there. When it cannot, the
+// skeleton stays (if it was reserved) and Stored returns E327.
 func (s *Store) Finish(rec *Receipt) {
 	defer s.settle(rec)
-	if err := s.append(rec); err != nil {
+	rec.RunParameters.Durability = rec.RunParameters.Durability.orFlush()
+	if err := s.append(rec, true); err != nil {
 		rec.storeErr = codes.Errorf(codes.E327, "finish receipt: %w", err)
 		return
 	}
@@ -231,12 +235,23 @@ func JournalDirs(dir string) ([]string, error) {
 	return dirs, nil
 }
 
-func (s *Store) append(rec *Receipt) error {
+// append appends rec to the journal as its durability asks; a skeleton
+// (finished false) is never waited for, since no result waits on it.
+func (s *Store) append(rec *Receipt, finished bool) error {
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("encode receipt: %w", err)
 	}
-	return s.j.Append(rec.fileName(), data)
+	key := rec.fileName()
+	switch rec.RunParameters.Durability.orFlush() {
+	case None:
+		return s.j.AppendUnsynced(key, data)
+	case Flush:
+		if finished {
+			return s.j.AppendSync(key, data)
+		}
+	}
+	return s.j.Append(key, data)
 }
 
 // recordPath names a receipt in the journal as Scan names it.

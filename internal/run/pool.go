@@ -62,6 +62,9 @@ type PoolConfig struct {
 	Lend     []string  // credential locations the operator lends: a grant that names one reaches it
 	Receipts string    // the receipts directory; "" keeps receipts in the results only
 	Stderr   io.Writer // the workers' own messages; nil for os.Stderr
+	// Durability is how each receipt is kept before its result is
+	// returned; "" is receipt.Flush.
+	Durability receipt.Durability
 }
 
 // The pool's defaults for idle workers: one worker stays ready for the
@@ -151,6 +154,9 @@ type pooled struct {
 func StartPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.Workers < 1 {
 		return nil, codes.Errorf(codes.E301, "a pool needs at least one worker, not %d", cfg.Workers)
+	}
+	if _, err := receipt.ParseDurability("Durability", string(cfg.Durability)); err != nil {
+		return nil, err
 	}
 	if cfg.MaxIdle == 0 {
 		cfg.MaxIdle = DefaultMaxIdle
@@ -465,6 +471,7 @@ func readRefused(name string, err error) error {
 func (p *Pool) setParameters(rec *receipt.Receipt) {
 	rec.RunParameters.Asked(p.cfg.Confine, p.cfg.Require, p.cfg.Timeout, p.digest)
 	rec.RunParameters.CredentialsLent = p.cfg.Lend
+	rec.RunParameters.Durability = p.cfg.Durability
 }
 
 // reserve reserves rec in the receipts' journal, when the pool keeps

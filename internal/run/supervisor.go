@@ -68,6 +68,10 @@ type Run struct {
 	// the run lasts, stopping the worker with them (E309), as the command
 	// line does. A library caller leaves its own signals alone.
 	Signals bool
+	// Durability is how the receipt file is kept before the run returns
+	// (receipt.Receipt.Finish); "" is the command line's: its writeback
+	// started, not waited for, and no durability recorded.
+	Durability receipt.Durability
 }
 
 // The bounds the supervisor holds a worker to. The worker runs a program
@@ -271,6 +275,7 @@ func (c *commandRun) takeParameters() {
 	if c.rec.RunParameters.OSPolicySHA256 == "" {
 		c.rec.RunParameters.Asked(c.r.Confine, c.r.Require, c.r.Timeout, c.derived.SHA256())
 		c.rec.RunParameters.CredentialsLent = c.r.Lend
+		c.rec.RunParameters.Durability = c.r.Durability
 	}
 }
 

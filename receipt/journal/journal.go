@@ -62,6 +62,9 @@ type Journal struct {
 	pending int    // records written since the committer last looked
 	err     error  // a failed sync: the journal takes no more records
 	closed  bool
+	// committing is true while a commit is under way, in the committer
+	// or in a caller waiting for its record: one at a time.
+	committing bool
 
 	kick    chan struct{} // a record waits for a commit within the interval
 	urgent  chan struct{} // a record waits for a commit now
@@ -135,15 +138,26 @@ func (j *Journal) Dir() string { return j.dir }
 // returns an error the record is absent (or a damaged fragment a reader
 // passes over), never half-read.
 func (j *Journal) Append(key string, payload []byte) error {
-	_, err := j.append(key, payload, false)
+	_, err := j.append(key, payload, soon)
+	return err
+}
+
+// AppendUnsynced is Append that asks for no commit: the record survives
+// the process's crash from its return, and reaches the device when the
+// kernel writes it back, or with the next commit another record, Sync
+// or Close asks for, whichever comes first.
+func (j *Journal) AppendUnsynced(key string, payload []byte) error {
+	_, err := j.append(key, payload, unsynced)
 	return err
 }
 
 // AppendSync is Append that returns when the record is on the device
 // (fdatasync), so that it survives a power cut. Concurrent AppendSync
-// callers share one fdatasync (group commit).
+// callers share one fdatasync (group commit): with none under way, the
+// caller makes it itself, so that a caller alone waits for one fdatasync
+// and nothing before it.
 func (j *Journal) AppendSync(key string, payload []byte) error {
-	t, err := j.append(key, payload, true)
+	t, err := j.append(key, payload, now)
 	if err != nil {
 		return err
 	}
@@ -160,7 +174,6 @@ func (j *Journal) Sync() error {
 	}
 	t := j.written
 	j.mu.Unlock()
-	signal(j.urgent)
 	return j.wait(t)
 }
 
@@ -169,8 +182,17 @@ var syncFile = datasync
 
 var bufPool = sync.Pool{New: func() any { return new([]byte) }}
 
+// commitBy is when an appended record asks the committer to sync it.
+type commitBy int
+
+const (
+	soon     commitBy = iota // within CommitInterval, by the committer
+	now                      // at once, by its caller, who waits for it (wait)
+	unsynced                 // never: the kernel's writeback, or another's commit
+)
+
 // append writes the record and returns its ticket.
-func (j *Journal) append(key string, payload []byte, urgent bool) (uint64, error) {
+func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error) {
 	if err := checkRecord(key, payload); err != nil {
 		return 0, fmt.Errorf("journal append: %w", err)
 	}
@@ -231,11 +253,14 @@ func (j *Journal) append(key string, payload []byte, urgent bool) (uint64, error
 	} else {
 		seg.size += int64(n)
 	}
+	if by != soon {
+		return t, nil
+	}
 	j.pending++
 	if j.pending == 1 {
 		signal(j.kick)
 	}
-	if urgent || j.pending >= j.opt.CommitRecords {
+	if j.pending >= j.opt.CommitRecords {
 		signal(j.urgent)
 	}
 	return t, nil
@@ -250,11 +275,19 @@ func signal(c chan struct{}) {
 }
 
 // wait returns when the record with ticket t is synced, or the journal
-// failed.
+// failed. With no commit under way it commits in its caller's goroutine;
+// with one, it waits for it, and commits after it when that one began
+// before the record was written: those who wait meanwhile share the next.
 func (j *Journal) wait(t uint64) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for j.synced < t && j.err == nil {
+		if !j.committing {
+			j.mu.Unlock()
+			j.commit()
+			j.mu.Lock()
+			continue
+		}
 		j.cond.Wait()
 	}
 	if j.synced >= t {
@@ -263,9 +296,10 @@ func (j *Journal) wait(t uint64) error {
 	return fmt.Errorf("journal sync: %w", j.err)
 }
 
-// committer syncs the journal: within CommitInterval of a record's
-// append, and at once when a record is urgent. Records appended while a
-// sync runs share the next one.
+// committer syncs the records Append wrote: within CommitInterval of the
+// first since the last commit, and at once when CommitRecords wait or a
+// segment was sealed. Records appended while a sync runs share the next
+// one.
 func (j *Journal) committer() {
 	defer close(j.stopped)
 	timer := time.NewTimer(time.Hour)
@@ -296,6 +330,9 @@ func (j *Journal) committer() {
 // after a failed fdatasync what reached the device is unknown.
 func (j *Journal) commit() {
 	j.mu.Lock()
+	for j.committing {
+		j.cond.Wait()
+	}
 	t := j.written
 	seg := j.seg
 	retired := j.retired
@@ -308,6 +345,7 @@ func (j *Journal) commit() {
 		}
 		return
 	}
+	j.committing = true
 	j.mu.Unlock()
 
 	var err error
@@ -325,6 +363,7 @@ func (j *Journal) commit() {
 	j.syncs.Add(1)
 
 	j.mu.Lock()
+	j.committing = false
 	if err != nil {
 		j.err = err
 	} else {

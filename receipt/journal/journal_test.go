@@ -666,3 +666,60 @@ func TestAppendSyncCoversEarlierAppends(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCommitAsked: AppendUnsynced asks the committer for nothing, Append
+// asks for a commit within the interval (an hour here, so none comes
+// before the test looks), AppendSync for one at once; the records
+// appended unsynced are synced by the next commit another asks for.
+func TestCommitAsked(t *testing.T) {
+	tests := []struct {
+		name        string
+		append      func(j *Journal, key string) error
+		wantPending int
+		wantSynced  bool // the record is synced when the call returns
+	}{
+		{name: "unsynced", append: func(j *Journal, k string) error {
+			return j.AppendUnsynced(k, []byte("p"))
+		}},
+		{name: "within the interval", wantPending: 1, append: func(j *Journal, k string) error {
+			return j.Append(k, []byte("p"))
+		}},
+		{name: "at once", wantSynced: true, append: func(j *Journal, k string) error {
+			return j.AppendSync(k, []byte("p"))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j, err := Open(t.TempDir(), Options{CommitInterval: time.Hour, CommitRecords: 1 << 30})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			if err := tt.append(j, "k-1"); err != nil {
+				t.Fatal(err)
+			}
+			j.mu.Lock()
+			pending, synced, written := j.pending, j.synced, j.written
+			j.mu.Unlock()
+			if pending != tt.wantPending || (synced == written) != tt.wantSynced {
+				t.Fatalf("pending %d, synced %d of %d; want pending %d, synced %v",
+					pending, synced, written, tt.wantPending, tt.wantSynced)
+			}
+			if got := j.Stats().Syncs; tt.wantSynced != (got > 0) {
+				t.Fatalf("%d commits; want one only when the record was synced at once", got)
+			}
+			// Whatever was asked, the next commit syncs every record.
+			if err := j.AppendUnsynced("k-2", []byte("p")); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			j.mu.Lock()
+			defer j.mu.Unlock()
+			if j.synced != j.written || j.written != 2 {
+				t.Fatalf("after Sync: synced %d of %d records, want 2 of 2", j.synced, j.written)
+			}
+		})
+	}
+}

@@ -31,9 +31,9 @@ import (
 //
 // The walk starts from the deepest of the run's anchors (the file
 // system's root, the working directory and each granted directory,
-// opened once when the run starts) whose canonical path begins the
-// program's path, so a granted file costs no more opens than it would
-// cost the kernel.
+// opened once, as the run starts when it has a file grant, else at its
+// first file effect) whose canonical path begins the program's path, so a
+// granted file costs no more opens than it would cost the kernel.
 
 // maxLinks is how many links one effect follows, as the kernel's own
 // limit on a lookup.
@@ -93,30 +93,20 @@ func (a anchor) inPlace() bool {
 // fsTree is a run's view of the file system: its anchors and the files
 // the run itself holds open.
 type fsTree struct {
-	anchors []anchor // deepest first; the root last
+	dirs    []string  // the directories to anchor, beside their roots
+	opened  sync.Once // the anchors are opened (open)
+	anchors []anchor  // deepest first; the root last
 	// own are the files the run's standard descriptors are open on, and
 	// the caller's files a worker's are relayed to (Config.Relayed), but
 	// the null device.
 	own []FileID
 }
 
-// newFSTree opens the anchors: the root, then each of dirs that exists,
-// each walked from the root as any effect is. A directory that cannot be
-// opened is no anchor; paths beneath it are walked from the root.
+// newFSTree is the tree anchored at dirs, whose anchors open is to open:
+// the first walk does, or the first grant made canonical, so that a run
+// with no file grant that makes no file effect opens none.
 func newFSTree(dirs []string, relayed []FileID, std ...*os.File) *fsTree {
-	t := &fsTree{}
-	seen := map[string]bool{}
-	for _, d := range dirs {
-		if d == "" || !filepath.IsAbs(d) {
-			continue
-		}
-		t.add(rootOf(d), seen)
-		t.add(d, seen)
-	}
-	sort.SliceStable(t.anchors,
-		func(i, j int) bool { return len(t.anchors[i].path) > len(t.anchors[j].path) })
-	// a run in a process that goes on (a pool, a test) does not keep them
-	goruntime.AddCleanup(t, closeAnchors, t.anchors)
+	t := &fsTree{dirs: dirs}
 	null := devNull()
 	for _, f := range std {
 		if f == nil {
@@ -168,6 +158,27 @@ func (t *fsTree) add(d string, seen map[string]bool) {
 	t.anchors = append(t.anchors, anchor{path: path, comps: comps, dir: dir})
 }
 
+// open opens the anchors, once: the root, then each of the tree's dirs
+// that exists, each walked from the root as any effect is. A directory
+// that cannot be opened is no anchor; paths beneath it are walked from
+// the root.
+func (t *fsTree) open() {
+	t.opened.Do(func() {
+		seen := map[string]bool{}
+		for _, d := range t.dirs {
+			if d == "" || !filepath.IsAbs(d) {
+				continue
+			}
+			t.add(rootOf(d), seen)
+			t.add(d, seen)
+		}
+		sort.SliceStable(t.anchors,
+			func(i, j int) bool { return len(t.anchors[i].path) > len(t.anchors[j].path) })
+		// a run in a process that goes on (a pool, a test) does not keep them
+		goruntime.AddCleanup(t, closeAnchors, t.anchors)
+	})
+}
+
 // rootOf is the root of p's volume: "/" but on Windows.
 func rootOf(p string) string {
 	return filepath.VolumeName(p) + string(filepath.Separator)
@@ -177,6 +188,7 @@ func rootOf(p string) string {
 // walked as an effect is, then read back from the kernel. A directory
 // that cannot be walked stays as written, cleaned.
 func (t *fsTree) canonical(dir string) string {
+	t.open()
 	d, path, err := t.openDir(dir)
 	if err != nil {
 		return filepath.Clean(dir)
@@ -185,9 +197,10 @@ func (t *fsTree) canonical(dir string) string {
 	return path
 }
 
-// openDir walks p to its end and opens the directory it names.
+// openDir walks p to its end, from the anchors opened so far, and opens
+// the directory it names.
 func (t *fsTree) openDir(p string) (dirFD, string, error) {
-	w, err := t.walk(p)
+	w, err := t.walkFrom(p)
 	if err != nil {
 		return noDir, "", err
 	}
@@ -228,9 +241,15 @@ type walker struct {
 	stop    error // why, when missing
 }
 
-// walk starts a walk of the absolute path p and runs it to its last
-// component.
+// walk starts a walk of the absolute path p, once the anchors are open,
+// and runs it to its last component.
 func (t *fsTree) walk(p string) (*walker, error) {
+	t.open()
+	return t.walkFrom(p)
+}
+
+// walkFrom is walk from the anchors opened so far: open's own walks.
+func (t *fsTree) walkFrom(p string) (*walker, error) {
 	if len(p) > maxWalk {
 		return nil, errTooLong
 	}
@@ -505,6 +524,7 @@ func (w *walker) onProcessFiles(path string) bool {
 // the root: the working directory or a granted directory, as opened when
 // the run started.
 func (t *fsTree) isAnchor(p string) bool {
+	t.open()
 	comps, _ := splitPath(p)
 	for _, a := range t.anchors {
 		if len(a.comps) > 0 && len(a.comps) == len(comps) && sameVolume(a.path, p) &&

@@ -271,3 +271,34 @@ func TestPathGrantMovedDuringRun(t *testing.T) {
 	_, err := in.fsRead("fs.read", filepath.Join(w.g, "real.txt"))
 	testkit.WantError(t, err, codes.E302, "", "it lies in fs:read:"+w.g+" as written, and leads outside every grant")
 }
+
+// TestAnchorsOpenWhenFirstNeeded: a run with no file grant opens no
+// anchor until its first file effect, which opens the root and the
+// working directory and is judged as before (refused: nothing granted);
+// a run with a file grant opens them as it starts, to make the grant
+// canonical.
+func TestAnchorsOpenWhenFirstNeeded(t *testing.T) {
+	w := newPathWorld(t)
+	tests := []struct {
+		name        string
+		budget      string
+		wantAtStart bool
+	}{
+		{name: "no file grant", budget: "io"},
+		{name: "a file grant", budget: "fs:read:" + w.g, wantAtStart: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := NewInterp(Config{Budget: budget.MustParse(w.g, tt.budget), Cwd: w.root,
+				Guard: guardOf(w.home), Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
+			if got := len(in.fs.anchors) > 0; got != tt.wantAtStart {
+				t.Fatalf("anchors open at start: %v, want %v", got, tt.wantAtStart)
+			}
+			_, err := in.fsRead("fs.read", filepath.Join(w.o, "outside.txt"))
+			testkit.WantError(t, err, codes.E302, "", "")
+			if n := len(in.fs.anchors); n < 2 {
+				t.Fatalf("%d anchors after the first effect, want the root and the working directory", n)
+			}
+		})
+	}
+}

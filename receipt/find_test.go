@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"testing"
 	"time"
 
@@ -58,6 +59,58 @@ func TestFindRun(t *testing.T) {
 	}
 }
 
+// TestFindRunReadsSegmentsSinceTheRun: a lookup of an id that says when
+// its run was made reads only the segments written since then (less the
+// clock's slack). Seen from outside: a record planted in a segment whose
+// modification time is set before its id's time is not found, and is
+// found once that time is after it; an id of the earlier form, which says
+// no time, is found wherever it is.
+func TestFindRunReadsSegmentsSinceTheRun(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().Add(-time.Hour)
+	made := func(id string) string {
+		rec := receipt("/p.vel", id, 0, "full", StatusOK)
+		rec.RunParameters.Durability = None
+		s.Finish(rec)
+		if _, err := rec.Stored(); err != nil {
+			t.Fatal(err)
+		}
+		return rec.RunID
+	}
+	timed := made(fmt.Sprintf("%016x%s%012x", 1, "0000abcd", at.UnixMilli()))
+	untimed := made("00000000000000ee")
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	seg := s.Journal().Stats().Segment
+	for _, tt := range []struct {
+		name      string
+		mtime     time.Time
+		wantFound bool
+	}{
+		{name: "written after the run was made", mtime: at.Add(time.Second), wantFound: true},
+		{name: "within the clock's slack", mtime: at.Add(-clockSlack / 2), wantFound: true},
+		{name: "written before the run was made", mtime: at.Add(-time.Minute)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.Chtimes(seg, tt.mtime, tt.mtime); err != nil {
+				t.Fatal(err)
+			}
+			got, err := FindRun(dir, timed)
+			if found := err == nil && got.RunID == timed; found != tt.wantFound {
+				t.Errorf("FindRun(%s): %v (%v), want found %v", timed, found, err, tt.wantFound)
+			}
+			if got, err := FindRun(dir, untimed); err != nil || got.RunID != untimed {
+				t.Errorf("FindRun(%s), an id with no time: %v, want found", untimed, err)
+			}
+		})
+	}
+}
+
 // BenchmarkFindReceipt: one receipt found by its id in a store of 19,000
 // (a pool's journal), the way GET /v1/receipts/{id} found it before
 // (List, every receipt decoded, then the id looked for) and with FindRun
@@ -77,6 +130,7 @@ func BenchmarkFindReceipt(b *testing.B) {
 		rec.RunParameters.Confinement, rec.RunParameters.ConfinementReason = "full", "every file, network and process limit of this budget is held by the kernel"
 		rec.RunParameters.ConfinementLayers = []string{"landlock-abi7", "seccomp", "capabilities-dropped"}
 		rec.Outcome = OutcomeOf(nil)
+		rec.RunParameters.Durability = None // one Sync below
 		s.Finish(rec)
 		if _, err := rec.Stored(); err != nil {
 			b.Fatal(err)

@@ -795,7 +795,10 @@ func PickIn(dir string, runs []StoredReceipt, id string) (StoredReceipt, error) 
 // id: the receipt file, or the journal's last record, whose name ends in
 // "-ID.json". Only that receipt is decoded; every other is passed over by
 // its name, so the cost is reading the names and the journal's bytes, not
-// decoding the store. No such run is E317 wrapping fs.ErrNotExist, or
+// decoding the store; and for an id that says when it was made
+// (RunIDOrigin), only the journal's segments written since then are read,
+// so that a lookup costs what the store took in since the run, not the
+// store's age. No such run is E317 wrapping fs.ErrNotExist, or
 // E337 (wrapping it too) when the directory's journal had segments
 // removed (Store.Prune): the receipt may have been in one.
 func FindRun(dir, id string) (StoredReceipt, error) {
@@ -831,10 +834,16 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 	if err != nil || len(jdirs) == 0 {
 		return StoredReceipt{}, notFound
 	}
+	// A run's records were appended after its id was made: a segment last
+	// written before then holds none of them, and is passed over.
+	var since time.Time
+	if _, ms, ok := RunIDOrigin(id); ok {
+		since = time.UnixMilli(ms).Add(-clockSlack)
+	}
 	var key string
 	var found []byte
 	for _, jdir := range jdirs {
-		if _, err := journal.Scan(jdir, func(k string, payload []byte) error {
+		if _, err := journal.ScanSince(jdir, since, func(k string, payload []byte) error {
 			if strings.HasSuffix(k, suffix) {
 				key, found = k, append(found[:0], payload...)
 			}
@@ -855,6 +864,11 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 	}
 	return StoredReceipt{Path: p, Receipt: r}, nil
 }
+
+// clockSlack is how far a file's modification time may lag the clock a
+// run id's time was read from: a file system's coarse times (seconds, or
+// FAT's two), and the kernel's coarse clock.
+const clockSlack = 2 * time.Second
 
 // LevelChange is a run whose confinement level no earlier run of the same
 // program had.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // MaxReportedDamage bounds the damaged stretches a Report lists; it
@@ -72,6 +73,15 @@ func (r *Report) add(d Damage) {
 // record. A missing directory holds no records. An error from fn stops
 // the scan and is returned.
 func Scan(dir string, fn func(key string, payload []byte) error) (Report, error) {
+	return ScanSince(dir, time.Time{}, fn)
+}
+
+// ScanSince is Scan that passes over every segment last written before
+// since (its modification time, read once it is open): a record appended
+// at or after since is in none of them. The zero since reads them all.
+// Report.Segments counts the segments read.
+func ScanSince(dir string, since time.Time,
+	fn func(key string, payload []byte) error) (Report, error) {
 	var rep Report
 	nums, err := segments(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -82,16 +92,17 @@ func Scan(dir string, fn func(key string, payload []byte) error) (Report, error)
 	}
 	s := newScanner(&rep)
 	for _, n := range nums {
-		if err := s.file(filepath.Join(dir, segmentName(n)), fn); err != nil {
+		if err := s.file(filepath.Join(dir, segmentName(n)), since, fn); err != nil {
 			return rep, err
 		}
 	}
 	return rep, nil
 }
 
-// file reads the segment at path: one removed since the listing, or not
-// a regular file, holds no records.
-func (s *scanner) file(path string, fn func(string, []byte) error) error {
+// file reads the segment at path, unless it was last written before
+// since: one removed since the listing, or not a regular file, holds no
+// records.
+func (s *scanner) file(path string, since time.Time, fn func(string, []byte) error) error {
 	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -104,7 +115,7 @@ func (s *scanner) file(path string, fn func(string, []byte) error) error {
 	if err != nil {
 		return fmt.Errorf("journal scan: %w", err)
 	}
-	if !fi.Mode().IsRegular() {
+	if !fi.Mode().IsRegular() || fi.ModTime().Before(since) {
 		return nil
 	}
 	s.rep.Segments++
@@ -322,7 +333,7 @@ func ScanSegment(dir string, num int,
 	fn func(key string, payload []byte, off, n int64) error) (Report, error) {
 	var rep Report
 	s := newScanner(&rep)
-	err := s.file(filepath.Join(dir, segmentName(num)), s.located(fn))
+	err := s.file(filepath.Join(dir, segmentName(num)), time.Time{}, s.located(fn))
 	return rep, err
 }
 

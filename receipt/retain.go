@@ -141,6 +141,36 @@ func (s *Store) Retain(r Retention, shipping bool) error {
 	return nil
 }
 
+// KeepsUntilShipped reports whether the store keeps its receipts on the
+// disk only until they are shipped (RetainShipped, with a Shipper): then
+// the journal of a process that ended, once shipped whole, goes too
+// (RemoveEndedJournal).
+func (s *Store) KeepsUntilShipped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.retain != nil && s.retain.shippedOnly() && s.shipping
+}
+
+// RemoveEndedJournal removes jdir, the journal of a process that ended,
+// from the store's receipts directory, once a Shipper shipped every
+// segment of it and holds its owner's lock, so that no process appends to
+// it. Only a process's own journal (journal/proc-ID) is removed, never
+// the journal directory itself, which holds the others.
+func (s *Store) RemoveEndedJournal(jdir string) error {
+	root := filepath.Join(s.dir, journalDir)
+	id, ok := strings.CutPrefix(filepath.Base(jdir), ownJournalPrefix)
+	if filepath.Dir(filepath.Clean(jdir)) != root || !ok || len(id) != 16 || !ValidRunID(id) {
+		return fmt.Errorf("remove the journal %s: not a process's journal in %s", jdir, root)
+	}
+	if filepath.Clean(jdir) == filepath.Clean(s.j.Dir()) {
+		return fmt.Errorf("remove the journal %s: it is this process's own", jdir)
+	}
+	if err := os.RemoveAll(jdir); err != nil {
+		return fmt.Errorf("remove the journal %s: %w", jdir, err)
+	}
+	return nil
+}
+
 // Shipped says every segment of the store's journal up to n is in the
 // fleet's store: the Shipper calls it once it wrote them there.
 func (s *Store) Shipped(n int) {

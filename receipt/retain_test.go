@@ -304,3 +304,42 @@ func openStore(t *testing.T, dir string) *Store {
 	}
 	return s
 }
+
+// TestRemoveEndedJournal: only another process's journal in the store's
+// journal directory is removed; the journal directory itself, the
+// store's own journal, and anything else are refused and left in place.
+func TestRemoveEndedJournal(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, journalDir)
+	other := filepath.Join(root, ownJournalPrefix+"00000000000000aa")
+	outside := filepath.Join(t.TempDir(), ownJournalPrefix+"00000000000000bb")
+	for _, d := range []string{other, outside} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name        string
+		dir         string
+		wantRemoved bool
+	}{
+		{name: "the journal directory itself", dir: root},
+		{name: "this process's own", dir: s.Journal().Dir()},
+		{name: "a process journal outside the store", dir: outside},
+		{name: "another process's", dir: other, wantRemoved: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.RemoveEndedJournal(tt.dir)
+			_, serr := os.Stat(tt.dir)
+			if gone := os.IsNotExist(serr); gone != tt.wantRemoved || (err == nil) != tt.wantRemoved {
+				t.Fatalf("RemoveEndedJournal(%s): %v, removed %v; want removed %v", tt.dir, err, gone,
+					tt.wantRemoved)
+			}
+		})
+	}
+}

@@ -2,12 +2,18 @@ package ship
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/receipt/bucket"
+	"github.com/sabline/sabline/receipt/journal"
 )
 
 // TestShippedSegmentsPruned: once a round has shipped a segment, the
@@ -62,5 +68,72 @@ func TestShippedSegmentsPruned(t *testing.T) {
 	}
 	if _, err := receipt.FindRun(store.Dir(), second.RunID); err != nil {
 		t.Fatalf("the receipt not shipped, still on the disk: %v", err)
+	}
+}
+
+// TestEndedJournalRemoved: the journal of a process that ended, once
+// shipped whole, is removed from the disk (seen from outside: its
+// directory is gone) when the store keeps receipts only until shipped,
+// and its receipt is read from the bucket; the controls: a store that
+// keeps them all keeps the directory, and the journal directory itself
+// (where receipts were kept before each process had its own) is never
+// removed.
+func TestEndedJournalRemoved(t *testing.T) {
+	tests := []struct {
+		name        string
+		keep        receipt.Retention
+		wantRemoved bool
+	}{
+		{name: "kept until shipped", keep: receipt.Retention{}, wantRemoved: true},
+		{name: "all kept", keep: receipt.Retention{All: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ended := filepath.Join(dir, "journal", "proc-00000000000000aa")
+			legacy := filepath.Join(dir, "journal")
+			runs := map[string]string{}
+			for _, jdir := range []string{ended, legacy} {
+				j, err := journal.Open(jdir, journal.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rec := newRun("acme")
+				data := fmt.Sprintf(`{"schema":%q,"run_id":%q,"tenant":"acme","outcome":{"status":"ok"}}`,
+					receipt.Schema, rec.RunID)
+				if err := j.Append(rec.Key(), []byte(data)); err != nil {
+					t.Fatal(err)
+				}
+				if err := j.Close(); err != nil {
+					t.Fatal(err)
+				}
+				runs[jdir] = rec.RunID
+			}
+			store, err := receipt.OpenStore(dir) // the replica started again
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := store.Retain(tt.keep, true); err != nil {
+				t.Fatal(err)
+			}
+			b := bucket.NewMemory()
+			sh := start(t, store, b, "r1")
+			if left, err := sh.round(context.Background()); left != 0 || err != nil {
+				t.Fatalf("round: %d left, %v", left, err)
+			}
+			_, err = os.Stat(ended)
+			if removed := errors.Is(err, fs.ErrNotExist); removed != tt.wantRemoved {
+				t.Errorf("the ended journal removed: %v (%v), want %v", removed, err, tt.wantRemoved)
+			}
+			if segs, err := journal.Segments(legacy); err != nil || len(segs) != 1 {
+				t.Errorf("the journal directory's own segments: %v (%v), want the one kept", segs, err)
+			}
+			for jdir, id := range runs {
+				if got, err := NewReader(b).Find(context.Background(), "acme", id); err != nil ||
+					got.RunID != id {
+					t.Errorf("the receipt of %s in the bucket: %v", jdir, err)
+				}
+			}
+		})
 	}
 }

@@ -191,8 +191,13 @@ func (r *ready) check() error {
 	if r.shipped != nil {
 		// What lags, in one line: the store not reached since start, the
 		// last failure, journals of ended processes still to ship,
-		// collisions, other live processes' unshipped segments.
-		if st := r.shipped(); st.Lag > r.maxLag {
+		// collisions, other live processes' unshipped segments. Until the
+		// store first answers, nothing is known of it (its agent checks
+		// it keeps create-only writes before it answers): not ready.
+		if st := r.shipped(); !st.Listed {
+			return &door.NotReady{Reason: door.ReasonStoreLagging, Detail: lagDetail(st, r.maxLag),
+				Err: fmt.Errorf("the shared store has not answered since the start: %s", st)}
+		} else if st.Lag > r.maxLag {
 			return &door.NotReady{Reason: door.ReasonStoreLagging, Detail: lagDetail(st, r.maxLag),
 				Err: fmt.Errorf("its receipts reach the shared store %s late, past %s: %s",
 					st.Lag.Round(time.Millisecond), r.maxLag, st)}
@@ -209,7 +214,7 @@ func lagDetail(st ship.Status, maxLag time.Duration) string {
 	s := fmt.Sprintf("receipts reach the shared store %s late, past %s",
 		st.Lag.Round(time.Second), maxLag)
 	if !st.Listed {
-		s += "; the store has not been reached since the start"
+		s = "the shared store has not been reached since the start"
 	}
 	if st.Err != nil {
 		s += "; the last round of shipping failed"

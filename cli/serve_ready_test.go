@@ -124,13 +124,15 @@ var lagSentinels = []string{"s3://bucket-sentinel-3c9a", "endpoint-sentinel.exam
 // than --ready-max-lag is not ready (store-lagging); /readyz says that
 // word alone, /v1/health how late and what lags, and neither the store's
 // endpoint, bucket, replica or journal ids, which the error keeps for the
-// log. The control: the same lag within the bound, and it is ready.
+// log. The control: the same lag within the bound, and it is ready. A
+// store that has not answered since the start is not ready either,
+// whatever the lag.
 func TestReadyStoreLagging(t *testing.T) {
 	store, err := receipt.OpenStore(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := ship.Status{Lag: 2 * time.Minute, Listed: false, Pending: 2,
+	st := ship.Status{Lag: 2 * time.Minute, Listed: true, Pending: 2,
 		Err: fmt.Errorf("put %s/%s/receipts/%s/%s.seg at %s: connection refused",
 			lagSentinels[0], lagSentinels[2], lagSentinels[3], "0001", lagSentinels[1]),
 		Live: []ship.LiveJournal{{Dir: "/var/lib/" + lagSentinels[3], Owner: "pid 1", Segments: 3}}}
@@ -148,6 +150,13 @@ func TestReadyStoreLagging(t *testing.T) {
 	}
 	_, readyBody := getProbe(t, url, "/readyz", false)
 	err = rd.check()
+
+	rd.maxLag, st.Listed = 3*time.Minute, false
+	wantReady(t, url, door.ReasonStoreLagging)
+	if status, body := getProbe(t, url, "/v1/health", true); status != http.StatusOK ||
+		!strings.Contains(body, "the shared store has not been reached since the start") {
+		t.Errorf("/v1/health before the store answered: %d %s, want it said", status, body)
+	}
 	for _, s := range lagSentinels {
 		if strings.Contains(body, s) || strings.Contains(readyBody, s) {
 			t.Errorf("a probe says %q: /readyz %s, /v1/health %s", s, readyBody, body)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/receipt/bucket"
 )
@@ -205,5 +206,66 @@ func TestCloseWaitsForARunInFlight(t *testing.T) {
 				t.Errorf("run %s not shipped by Close", rec.RunID)
 			}
 		})
+	}
+}
+
+// listHangs is a Memory bucket whose List is held until the test lets it
+// go: a store that hangs, as long as the test says.
+type listHangs struct {
+	*bucket.Memory
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (b listHangs) List(ctx context.Context, prefix string) ([]string, error) {
+	select {
+	case b.entered <- struct{}{}:
+	default:
+	}
+	select {
+	case <-b.release:
+		return b.Memory.List(ctx, prefix)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// TestStartDoesNotWaitForTheStore: Start returns while the store holds
+// its first list (the replica listens and serves meanwhile), and its
+// Status says the store is not reached until the list answers; then the
+// round ships. The control is the answer: once the store answers, Status
+// says it was reached.
+func TestStartDoesNotWaitForTheStore(t *testing.T) {
+	store, err := receipt.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := listHangs{bucket.NewMemory(), make(chan struct{}, 1), make(chan struct{})}
+	started := make(chan *Shipper, 1)
+	go func() {
+		sh, err := Start(store, b, Options{Replica: "r1", Every: time.Hour, CallTimeout: time.Hour})
+		if err != nil {
+			t.Error(err)
+		}
+		started <- sh
+	}()
+	var sh *Shipper
+	select {
+	case sh = <-started:
+	case <-time.After(testkit.Bound(time.Minute)):
+		close(b.release)
+		t.Fatal("Start waited for a store that holds its list")
+	}
+	<-b.entered // the first round asks the store
+	if st := sh.Status(); st.Listed || !strings.Contains(st.String(), "not been reached") {
+		t.Errorf("Status while the store holds the list: %+v (%q), want it not reached", st, st.String())
+	}
+	close(b.release)
+	<-sh.started
+	if st := sh.Status(); !st.Listed || st.Err != nil {
+		t.Errorf("Status once the store answered: %+v (%q), want it reached", st, st.String())
+	}
+	if err := sh.Close(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }

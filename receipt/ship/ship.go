@@ -144,8 +144,9 @@ type Shipper struct {
 	done     chan struct{}
 }
 
-// Start seals the store's journal and starts shipping: at once what an
-// earlier life of this replica left unshipped, then every o.Every.
+// Start starts shipping the store's journal: at once (in a round of its
+// own, which Start does not wait for) what an earlier life of this
+// replica left unshipped, then every o.Every.
 func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 	if !ValidReplica(o.Replica) {
 		return nil, fmt.Errorf("ship: replica id %q: want 1 to 63 lower-case letters, digits and '-'",
@@ -190,12 +191,10 @@ func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 	for _, n := range nums {
 		s.since[n] = now
 	}
-	// A store that is down does not stop the start: the replica serves
-	// from its journal, and each round tries the store again (Status
-	// says what lags, and why).
-	if err := s.list(context.Background()); err != nil {
-		s.failed(err)
-	}
+	// The store is first asked by the first round, in the loop: a store
+	// that is down, or hangs, does not hold the start. The replica serves
+	// from its journal meanwhile, and each round tries the store again
+	// (Status says what lags, and why: not reached, until a list answers).
 	go s.loop()
 	return s, nil
 }

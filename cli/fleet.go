@@ -85,19 +85,21 @@ func replicaID(given string) (string, error) {
 const storeAgentDo = "Build it beside sabline (go build -o DIR ./cmd/sabline-store), " +
 	"or name it with --store-agent."
 
-// startAgent starts the store agent for url.
+// startAgent starts the store agent for url; its errors name the URL
+// without its query (bucket.Redact).
 func startAgent(url, path string, stderr io.Writer) (*bucket.Agent, error) {
+	named := bucket.Redact(url)
 	if path == "" {
 		var err error
 		if path, err = bucket.Find(storeAgentName); err != nil {
-			e := codes.Errorf(codes.E317, "--receipts-url %s: %w", url, err)
+			e := codes.Errorf(codes.E317, "--receipts-url %s: %w", named, err)
 			e.Do = storeAgentDo
 			return nil, e
 		}
 	}
 	a, err := bucket.StartAgent(path, url, stderr)
 	if err != nil {
-		return nil, codes.Errorf(codes.E317, "--receipts-url %s: %w", url, err)
+		return nil, codes.Errorf(codes.E317, "--receipts-url %s: %w", named, err)
 	}
 	return a, nil
 }
@@ -129,7 +131,7 @@ func startFleet(f fleetFlags, o doorOptions, runner *door.PoolRunner,
 		}})
 	if err != nil {
 		a.Close()
-		return nil, codes.Errorf(codes.E317, "--receipts-url %s: %w", f.receiptsURL, err)
+		return nil, codes.Errorf(codes.E317, "--receipts-url %s: %w", bucket.Redact(f.receiptsURL), err)
 	}
 	fl := &fleet{agent: a, shipper: sh, reader: ship.NewReader(a)}
 	runner.ReadShared(fl.reader)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/receipt/bucket"
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
@@ -338,7 +339,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if fl != nil {
 		fmt.Fprintf(stderr, "sabline serve: shipping receipts to %s every %s\n",
-			terminalSafe(ff.receiptsURL), ff.shipEvery)
+			terminalSafe(bucket.Redact(ff.receiptsURL)), ff.shipEvery)
 	}
 	if metricsAddr != nil {
 		fmt.Fprintf(stderr, "sabline serve: metrics on http://%s/metrics\n", metricsAddr)

@@ -405,6 +405,12 @@ func TestStoreCreateOnlyRefusesS3rver(t *testing.T) {
 					t.Errorf("the replica's log does not say %q:\n%s", want, log)
 				}
 			}
+			// The URL's query carries the store's settings: the log
+			// names the store without it.
+			if _, query, _ := strings.Cut(tt.url, "?"); query == "" || strings.Contains(log, query) {
+				t.Errorf("the replica's log names the URL's query %q, or the URL has none (%s):\n%s",
+					query, tt.url, log)
+			}
 			probes := tt.probes(t)
 			if len(probes) != 1 {
 				t.Fatalf("the store holds %d probe keys (%v), want 1: one per start", len(probes), probes)

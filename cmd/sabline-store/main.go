@@ -84,18 +84,12 @@ func start(ctx context.Context, url string, check time.Duration,
 		co.Close()
 		return nil, fmt.Errorf("%s: %w: refused, since replicas sharing it could overwrite each "+
 			"other's receipts; use a store that honours If-None-Match (S3, GCS, Azure, a directory)",
-			redact(url), err)
+			bucket.Redact(url), err)
 	case err != nil:
 		logf("%s cannot be checked yet (%v): serving; it is checked again before the first write",
-			redact(url), err)
+			bucket.Redact(url), err)
 	}
 	return co, nil
-}
-
-// redact is url without its query, which can carry a store's settings.
-func redact(url string) string {
-	u, _, _ := strings.Cut(url, "?")
-	return u
 }
 
 // open opens the bucket of url: a path without a scheme is a directory,

@@ -120,3 +120,11 @@ func (m *Memory) Close() error { return nil }
 
 // errClosed is the error of a call on a closed agent.
 var errClosed = errors.New("bucket: the store agent is closed")
+
+// Redact is a store's URL as a log or a message names it: without its
+// query, which can carry the store's settings (an endpoint's keys, a
+// token).
+func Redact(url string) string {
+	u, _, _ := strings.Cut(url, "?")
+	return u
+}

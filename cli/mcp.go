@@ -48,6 +48,9 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return report(stderr, err, "")
 	}
 	defer pool.Close()
+	if _, err := keepReceipts(o, false); err != nil {
+		return report(stderr, err, "")
+	}
 	srv, err := door.New(door.Config{
 		Runner:  runner,
 		Workers: o.Workers,

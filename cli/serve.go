@@ -53,6 +53,7 @@ type doorOptions struct {
 	Guarded     []string           // locations no grant reaches beside the receipts: the token file
 	Tenants     string             // absolute: the tenants file, read again on SIGHUP; "" for none
 	Durability  receipt.Durability // how each receipt is kept before its reply
+	Keep        retentionFlag      // --keep-receipts: which receipts the journal keeps
 }
 
 // The defaults of a door's flags: a server's runs are bounded unless the
@@ -81,6 +82,7 @@ type doorFlags struct {
 	maxMemory  int
 	receipts   string
 	durability string
+	keep       retentionFlag
 }
 
 func (f *doorFlags) register(fs *flag.FlagSet) {
@@ -104,6 +106,8 @@ func (f *doorFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
 	fs.StringVar(&f.durability, "durability", string(receipt.Flush),
 		"how a receipt is kept before its reply: `flush`, background or none")
+	fs.Var(&f.keep, "keep-receipts", "which receipts the journal keeps: `all`, shipped, an age "+
+		"(7d, 36h) or a size (512MiB); by default all, or until shipped with --receipts-url")
 }
 
 // options checks the flags and makes the door's settings; relative paths
@@ -137,6 +141,7 @@ func (f *doorFlags) options(cmd, cwd string) (doorOptions, error) {
 		return o, codes.Errorf(codes.E301, "--max-idle %d: want 0 or more", f.maxIdle)
 	}
 	o.Workers, o.Queue, o.Timeout, o.MaxMemoryMB = f.workers, f.queue, f.timeout, f.maxMemory
+	o.Keep = f.keep
 	o.MaxIdle, o.IdleTimeout = f.maxIdle, f.idle
 	if o.MaxIdle == 0 {
 		o.MaxIdle = -1 // the pool's 0 is its default
@@ -173,7 +178,6 @@ type serveFlags struct {
 	observe           observeFlags
 	listen, tokenFile string
 	origins           allowFlag
-	keep              retentionFlag
 }
 
 // serveFlagSet is the flag set of sabline serve, and where it puts them:
@@ -189,8 +193,6 @@ func serveFlagSet() (*flag.FlagSet, *serveFlags) {
 	fs.Var(&sf.origins, "allow-origin", "an `origin` (http://HOST[:PORT] or https://HOST[:PORT]) "+
 		"requests may come from beside the server's own address (repeatable)")
 	sf.fleet.register(fs)
-	fs.Var(&sf.keep, "keep-receipts", "which receipts the journal keeps: `all`, shipped, an age "+
-		"(7d, 36h) or a size (512MiB); by default all, or until shipped with --receipts-url")
 	sf.observe.register(fs)
 	return fs, sf
 }
@@ -295,12 +297,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		pool.Close() // its last receipts are appended before they are shipped
 		fl.close(stderr)
 	}()
-	store, err := receipt.OpenStore(o.Receipts)
+	store, err := keepReceipts(o, fl != nil)
 	if err != nil {
 		return report(stderr, err, "")
-	}
-	if err := store.Retain(sf.keep.retention(fl != nil), fl != nil); err != nil {
-		return report(stderr, codes.Errorf(codes.E301, "--keep-receipts: %w", err), "")
 	}
 	rd := &ready{workers: pool, store: store, maxLag: ff.maxLag}
 	cfg.Runner, cfg.Ready = runner, rd.check
@@ -475,6 +474,24 @@ func startPool(o doorOptions) (*sabline.Pool, *door.PoolRunner, error) {
 		return nil, nil, err
 	}
 	return pool, runner, nil
+}
+
+// keepReceipts opens the door's receipts store and sets which receipts its
+// journal keeps (--keep-receipts), for a door that ships them (shipping)
+// or not.
+func keepReceipts(o doorOptions, shipping bool) (*receipt.Store, error) {
+	store, err := receipt.OpenStore(o.Receipts)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.Retain(o.Keep.retention(shipping), shipping); err != nil {
+		var e *codes.Error
+		if errors.As(err, &e) {
+			e.Msg = "--keep-receipts: " + e.Msg // the flag that asked for it
+		}
+		return nil, err
+	}
+	return store, nil
 }
 
 // ceilingText is the operator's budget as a message says it.

@@ -523,7 +523,7 @@ func (rec *Receipt) Finish() {
 	if err == nil && d == syncNow {
 		// The file's bytes are on the device; its name, the rename's, is
 		// once the directory is.
-		if err := syncDir(filepath.Dir(rec.path)); err != nil {
+		if err := journal.SyncDir(filepath.Dir(rec.path)); err != nil {
 			rec.storeErr = codes.Errorf(codes.E327, "finish receipt %s: flush its directory: %w",
 				rec.path, err)
 		}

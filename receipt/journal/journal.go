@@ -585,7 +585,7 @@ func openSegment(dir string, num int, create bool) (*segment, error) {
 		return nil, fmt.Errorf("segment %s is not a regular file (mode %s)", path, fi.Mode().Type())
 	}
 	if create {
-		if err := syncDir(dir); err != nil {
+		if err := SyncDir(dir); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("sync %s after creating %s: %w", dir, segmentName(num), err)
 		}

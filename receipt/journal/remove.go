@@ -42,7 +42,7 @@ func Remove(dir string, num int) error {
 	if err := os.Remove(path); err != nil {
 		return fmt.Errorf("journal remove: %w", err)
 	}
-	if err := syncDir(dir); err != nil {
+	if err := SyncDir(dir); err != nil {
 		return fmt.Errorf("journal remove: sync %s: %w", dir, err)
 	}
 	return nil

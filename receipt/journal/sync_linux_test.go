@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestSyncFailuresReported: datasync and syncDir pass on the kernel's
+// TestSyncFailuresReported: datasync and SyncDir pass on the kernel's
 // refusal to sync (a pipe or a FIFO cannot be synced: EINVAL) and the
 // failure to open what they sync, and never report a sync that did not
 // happen.
@@ -28,23 +28,23 @@ func TestSyncFailuresReported(t *testing.T) {
 			defer w.Close()
 			return datasync(w)
 		}},
-		{name: "syncDir of a FIFO", want: syscall.EINVAL, sync: func(t *testing.T) error {
+		{name: "SyncDir of a FIFO", want: syscall.EINVAL, sync: func(t *testing.T) error {
 			fifo := filepath.Join(t.TempDir(), "fifo")
 			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			// Open for reading and writing, which does not wait: syncDir's
+			// Open for reading and writing, which does not wait: SyncDir's
 			// open for reading then finds a writer and does not wait either.
 			f, err := os.OpenFile(fifo, os.O_RDWR, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			return syncDir(fifo)
+			return SyncDir(fifo)
 		}},
-		{name: "syncDir of a missing directory", want: fs.ErrNotExist,
+		{name: "SyncDir of a missing directory", want: fs.ErrNotExist,
 			sync: func(t *testing.T) error {
-				return syncDir(filepath.Join(t.TempDir(), "absent"))
+				return SyncDir(filepath.Join(t.TempDir(), "absent"))
 			}},
 	}
 	for _, tt := range tests {

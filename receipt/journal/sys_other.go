@@ -11,6 +11,6 @@ const openFlags = 0
 // process at a time: File.Write is enough.
 func writeOnce(f *os.File, b []byte) (int, error) { return f.Write(b) }
 
-// syncDir does nothing: a directory cannot be synced through os here, and
+// SyncDir does nothing: a directory cannot be synced through os here, and
 // NTFS journals its metadata.
-func syncDir(dir string) error { return nil }
+func SyncDir(dir string) error { return nil }

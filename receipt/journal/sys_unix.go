@@ -45,9 +45,9 @@ func writeOnce(f *os.File, b []byte) (int, error) {
 // interrupted.
 var sysWrite = syscall.Write
 
-// syncDir syncs the directory dir, so that a segment created in it
-// survives a power cut.
-func syncDir(dir string) error {
+// SyncDir syncs the directory dir, so that a name made in it (a segment
+// created, a file renamed into it) survives a power cut.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

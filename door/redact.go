@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -61,11 +60,50 @@ func forms(dir string) []string {
 	return out
 }
 
-// cgroupPaths are the paths of the host's cgroup hierarchy as a memory
-// gap's reason names them (confine/linux's planCgroup): beneath a
-// cgroup2 mount, and the cgroup of the server's own process.
-var cgroupPaths = regexp.MustCompile(`/sys/fs/cgroup[^\s,;:"'()]*` +
-	`|(this process's cgroup |the children of |hierarchy (?:mounted )?at )/[^\s,;:"'()]*`)
+// cgroupLeads begin every path of the host's cgroup hierarchy as a
+// memory gap's reason names it (confine/linux's planCgroup): beneath a
+// cgroup2 mount, and the cgroup of the server's own process. Such a path
+// is its lead and every byte after it up to the first of cgroupPathEnds;
+// no two leads match at one place.
+var cgroupLeads = []string{"/sys/fs/cgroup", "this process's cgroup /", "the children of /",
+	"hierarchy at /", "hierarchy mounted at /"}
+
+// cgroupPathEnds end a cgroup path that follows its lead: white space as
+// a regular expression's \s is, and punctuation.
+const cgroupPathEnds = "\t\n\f\r ,;:\"'()"
+
+// redactCgroups is s with every cgroup path (cgroupLeads) redacted, from
+// the left: the words of its lead before the path are kept, and the path
+// becomes RedactedCgroup. A receipt holds at most a few, and is read
+// once for each lead and each of them.
+func redactCgroups(s string) string {
+	var b strings.Builder
+	for {
+		at, lead := -1, ""
+		for _, l := range cgroupLeads {
+			if i := strings.Index(s, l); i >= 0 && (at < 0 || i < at) {
+				at, lead = i, l
+			}
+		}
+		if at < 0 {
+			if b.Len() == 0 {
+				return s
+			}
+			b.WriteString(s)
+			return b.String()
+		}
+		end := at + len(lead)
+		if n := strings.IndexAny(s[end:], cgroupPathEnds); n >= 0 {
+			end += n
+		} else {
+			end = len(s)
+		}
+		b.WriteString(s[:at])
+		b.WriteString(lead[:strings.IndexByte(lead, '/')])
+		b.WriteString(RedactedCgroup)
+		s = s[end:]
+	}
+}
 
 // text is s with the facts redacted.
 func (h hostFacts) text(s string) string {
@@ -75,12 +113,7 @@ func (h hostFacts) text(s string) string {
 	for _, r := range h.receipts {
 		s = replaceDir(s, r, RedactedReceipts+string(filepath.Separator), RedactedReceipts)
 	}
-	return cgroupPaths.ReplaceAllStringFunc(s, func(m string) string {
-		if i := strings.IndexByte(m, '/'); i > 0 {
-			return m[:i] + RedactedCgroup
-		}
-		return RedactedCgroup
-	})
+	return redactCgroups(s)
 }
 
 // replaceDir replaces dir in s where it is a whole path or the start of
@@ -88,6 +121,9 @@ func (h hostFacts) text(s string) string {
 // beneath followed by the rest; dir alone, self. A longer name that
 // begins with dir's (dir + "x"), or a path that ends in it, is left.
 func replaceDir(s, dir, beneath, self string) string {
+	if !strings.Contains(s, dir) {
+		return s
+	}
 	var b strings.Builder
 	for {
 		i := strings.Index(s, dir)

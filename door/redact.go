@@ -65,7 +65,7 @@ func forms(dir string) []string {
 // cgroup2 mount, and the cgroup of the server's own process. Such a path
 // is its lead and every byte after it up to the first of cgroupPathEnds;
 // no two leads match at one place.
-var cgroupLeads = []string{"/sys/fs/cgroup", "this process's cgroup /", "the children of /",
+var cgroupLeads = [...]string{"/sys/fs/cgroup", "this process's cgroup /", "the children of /",
 	"hierarchy at /", "hierarchy mounted at /"}
 
 // cgroupPathEnds end a cgroup path that follows its lead: white space as
@@ -74,34 +74,47 @@ const cgroupPathEnds = "\t\n\f\r ,;:\"'()"
 
 // redactCgroups is s with every cgroup path (cgroupLeads) redacted, from
 // the left: the words of its lead before the path are kept, and the path
-// becomes RedactedCgroup. A receipt holds at most a few, and is read
-// once for each lead and each of them.
+// becomes RedactedCgroup. Each lead is looked for once from the start,
+// and again only past a path that covered where it was found.
 func redactCgroups(s string) string {
+	var at [len(cgroupLeads)]int // each lead's next place in s from done, -1 for none
+	for i, l := range cgroupLeads {
+		at[i] = strings.Index(s, l)
+	}
 	var b strings.Builder
+	done := 0 // s before it is written to b, or is a path redacted
 	for {
-		at, lead := -1, ""
-		for _, l := range cgroupLeads {
-			if i := strings.Index(s, l); i >= 0 && (at < 0 || i < at) {
-				at, lead = i, l
+		first := -1
+		for i, p := range at {
+			if p >= 0 && (first < 0 || p < at[first]) {
+				first = i
 			}
 		}
-		if at < 0 {
-			if b.Len() == 0 {
+		if first < 0 {
+			if done == 0 {
 				return s
 			}
-			b.WriteString(s)
+			b.WriteString(s[done:])
 			return b.String()
 		}
-		end := at + len(lead)
+		lead := cgroupLeads[first]
+		start, end := at[first], at[first]+len(lead)
 		if n := strings.IndexAny(s[end:], cgroupPathEnds); n >= 0 {
 			end += n
 		} else {
 			end = len(s)
 		}
-		b.WriteString(s[:at])
+		b.WriteString(s[done:start])
 		b.WriteString(lead[:strings.IndexByte(lead, '/')])
 		b.WriteString(RedactedCgroup)
-		s = s[end:]
+		done = end
+		for i, p := range at {
+			if p >= 0 && p < end {
+				if at[i] = strings.Index(s[end:], cgroupLeads[i]); at[i] >= 0 {
+					at[i] += end
+				}
+			}
+		}
 	}
 }
 

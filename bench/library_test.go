@@ -159,6 +159,40 @@ func library(b *testing.B, memoryMB int) {
 	b.ReportMetric(float64(cli)/float64(b.N)/(float64(pooled)/n), "cli/pool")
 }
 
+// BenchmarkPoolHello: b.N runs of examples/hello.vel through a pool of
+// two confined workers, from two callers at once, every receipt kept in
+// the receipts journal: one pooled run per op, and nothing else, for
+// -cpuprofile, -memprofile (allocs/op is the supervisor's per run) and
+// perf record, which follows the workers (bench/README.md, "Where a
+// pooled run's time goes").
+func BenchmarkPoolHello(b *testing.B) {
+	prog, rc := hello(b)
+	root := filepath.Dir(prog)
+	pool, err := lib.NewPool(lib.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 2,
+		ImportRoot: root, Receipts: rc, Timeout: time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for c := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := c; i < b.N; i += 2 {
+				res, err := pool.Run(context.Background(), lib.File("hello.vel"), lib.RunOptions{})
+				if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+					b.Error(err, res.Receipt.Outcome)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // BenchmarkPoolConditions: the runs per second of a pool of two workers
 // running examples/hello.vel under the conditions a host may differ in,
 // side by side in each iteration (200 runs each) so that the ratios are

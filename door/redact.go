@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -61,11 +60,63 @@ func forms(dir string) []string {
 	return out
 }
 
-// cgroupPaths are the paths of the host's cgroup hierarchy as a memory
-// gap's reason names them (confine/linux's planCgroup): beneath a
-// cgroup2 mount, and the cgroup of the server's own process.
-var cgroupPaths = regexp.MustCompile(`/sys/fs/cgroup[^\s,;:"'()]*` +
-	`|(this process's cgroup |the children of |hierarchy (?:mounted )?at )/[^\s,;:"'()]*`)
+// cgroupLeads begin every path of the host's cgroup hierarchy as a
+// memory gap's reason names it (confine/linux's planCgroup): beneath a
+// cgroup2 mount, and the cgroup of the server's own process. Such a path
+// is its lead and every byte after it up to the first of cgroupPathEnds;
+// no two leads match at one place.
+var cgroupLeads = [...]string{"/sys/fs/cgroup", "this process's cgroup /", "the children of /",
+	"hierarchy at /", "hierarchy mounted at /"}
+
+// cgroupPathEnds end a cgroup path that follows its lead: white space as
+// a regular expression's \s is, and punctuation.
+const cgroupPathEnds = "\t\n\f\r ,;:\"'()"
+
+// redactCgroups is s with every cgroup path (cgroupLeads) redacted, from
+// the left: the words of its lead before the path are kept, and the path
+// becomes RedactedCgroup. Each lead is looked for once from the start,
+// and again only past a path that covered where it was found.
+func redactCgroups(s string) string {
+	var at [len(cgroupLeads)]int // each lead's next place in s from done, -1 for none
+	for i, l := range cgroupLeads {
+		at[i] = strings.Index(s, l)
+	}
+	var b strings.Builder
+	done := 0 // s before it is written to b, or is a path redacted
+	for {
+		first := -1
+		for i, p := range at {
+			if p >= 0 && (first < 0 || p < at[first]) {
+				first = i
+			}
+		}
+		if first < 0 {
+			if done == 0 {
+				return s
+			}
+			b.WriteString(s[done:])
+			return b.String()
+		}
+		lead := cgroupLeads[first]
+		start, end := at[first], at[first]+len(lead)
+		if n := strings.IndexAny(s[end:], cgroupPathEnds); n >= 0 {
+			end += n
+		} else {
+			end = len(s)
+		}
+		b.WriteString(s[done:start])
+		b.WriteString(lead[:strings.IndexByte(lead, '/')])
+		b.WriteString(RedactedCgroup)
+		done = end
+		for i, p := range at {
+			if p >= 0 && p < end {
+				if at[i] = strings.Index(s[end:], cgroupLeads[i]); at[i] >= 0 {
+					at[i] += end
+				}
+			}
+		}
+	}
+}
 
 // text is s with the facts redacted.
 func (h hostFacts) text(s string) string {
@@ -75,12 +126,7 @@ func (h hostFacts) text(s string) string {
 	for _, r := range h.receipts {
 		s = replaceDir(s, r, RedactedReceipts+string(filepath.Separator), RedactedReceipts)
 	}
-	return cgroupPaths.ReplaceAllStringFunc(s, func(m string) string {
-		if i := strings.IndexByte(m, '/'); i > 0 {
-			return m[:i] + RedactedCgroup
-		}
-		return RedactedCgroup
-	})
+	return redactCgroups(s)
 }
 
 // replaceDir replaces dir in s where it is a whole path or the start of
@@ -88,6 +134,9 @@ func (h hostFacts) text(s string) string {
 // beneath followed by the rest; dir alone, self. A longer name that
 // begins with dir's (dir + "x"), or a path that ends in it, is left.
 func replaceDir(s, dir, beneath, self string) string {
+	if !strings.Contains(s, dir) {
+		return s
+	}
 	var b strings.Builder
 	for {
 		i := strings.Index(s, dir)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -41,6 +42,10 @@ func TestHostFactsText(t *testing.T) {
 		{name: "the parent handed the controller", in: "hand the memory controller to the children of /sys/fs/cgroup/a: denied",
 			want: "hand the memory controller to the children of " + RedactedCgroup + ": denied"},
 		{name: "nothing of the host", in: "every limit is held", want: "every limit is held"},
+		{name: "cgroups named, no path of them", in: "no cgroup holds it: the cgroup v2 hierarchy " +
+			"is not mounted, this process's cgroup is the root",
+			want: "no cgroup holds it: the cgroup v2 hierarchy is not mounted, this process's cgroup " +
+				"is the root"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,6 +106,40 @@ func FuzzHostFactsReceipt(f *testing.F) {
 		if !bytes.Contains(data, []byte("root")) && !bytes.Contains(data, []byte("cgroup")) &&
 			canon(t, data) != canon(t, got) {
 			t.Fatalf("receipt(%q) = %q: changed with nothing to redact", data, got)
+		}
+	})
+}
+
+// cgroupOracle is the regular expression redactCgroups reads as: each
+// of cgroupLeads, then anything but white space and punctuation.
+var cgroupOracle = func() *regexp.Regexp {
+	alt := make([]string, len(cgroupLeads))
+	for i, l := range cgroupLeads {
+		alt[i] = regexp.QuoteMeta(l) + `[^\s,;:"'()]*`
+	}
+	return regexp.MustCompile(strings.Join(alt, "|"))
+}()
+
+// FuzzRedactCgroups: the scan that redacts cgroup paths redacts what the
+// regular expression of the same paths matches, and nothing else.
+func FuzzRedactCgroups(f *testing.F) {
+	f.Add("this process's cgroup /machine.slice/x lies outside the cgroup v2 hierarchy mounted at /cg2")
+	f.Add("hand the memory controller to the children of /sys/fs/cgroup/a: denied")
+	f.Add("the cgroup v2 hierarchy at /sys/fs/cgroup offers no memory controller")
+	f.Add("/sys/fs/cgroup/\xff\tx /sys/fs/cgroup")
+	f.Add("every limit is held")
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 1<<12 {
+			return
+		}
+		want := cgroupOracle.ReplaceAllStringFunc(s, func(m string) string {
+			if i := strings.IndexByte(m, '/'); i > 0 {
+				return m[:i] + RedactedCgroup
+			}
+			return RedactedCgroup
+		})
+		if got := redactCgroups(s); got != want {
+			t.Fatalf("redactCgroups(%q) = %q, want %q", s, got, want)
 		}
 	})
 }

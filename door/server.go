@@ -333,13 +333,21 @@ func (s *Server) holdBack(ctx context.Context, err error) {
 	if !errors.As(err, &le) {
 		return
 	}
-	t := time.NewTimer(min(le.retryAfter, maxHoldBack))
+	t := time.NewTimer(holdFor(le))
 	defer t.Stop()
 	select {
 	case <-t.C:
 	case <-ctx.Done():
 	case <-s.stopping:
 	}
+}
+
+// holdFor is how long holdBack holds the refusal le: the Retry-After
+// its reply says, in whole seconds as the header has it, at most
+// maxHoldBack. Held for less, a client that sends again at once would
+// send more than one request a connection a second.
+func holdFor(le *limitError) time.Duration {
+	return min(time.Duration(seconds(le.retryAfter))*time.Second, maxHoldBack)
 }
 
 // The replies of a request refused a connection slot.

@@ -279,3 +279,33 @@ func TestSetTenantsRefusesUnheld(t *testing.T) {
 		t.Errorf("beta, once taken, is answered %d, want 200", resp.StatusCode)
 	}
 }
+
+// TestHoldFor: a refusal past a tenant's bound of requests is held for
+// the Retry-After its reply says, whole seconds as the header has them,
+// at most maxHoldBack: held for the limiter's own wait alone (a tenth of
+// a second at ten requests a second), a client that sends again at once
+// would send ten requests a connection a second, not one.
+func TestHoldFor(t *testing.T) {
+	tests := []struct {
+		name       string
+		retryAfter time.Duration
+		want       time.Duration
+	}{
+		{name: "a tenth of a second", retryAfter: 100 * time.Millisecond, want: time.Second},
+		{name: "no wait", retryAfter: 0, want: time.Second},
+		{name: "a second", retryAfter: time.Second, want: time.Second},
+		{name: "past the bound", retryAfter: 2500 * time.Millisecond, want: maxHoldBack},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			le := &limitError{code: CodeRateLimit, retryAfter: tt.retryAfter}
+			got := holdFor(le)
+			if got != tt.want {
+				t.Errorf("holdFor(%v) = %v, want %v", tt.retryAfter, got, tt.want)
+			}
+			if header := time.Duration(limitDetail(le).RetryAfter) * time.Second; got != min(header, maxHoldBack) {
+				t.Errorf("held %v, but the reply says Retry-After %v", got, header)
+			}
+		})
+	}
+}

@@ -47,7 +47,7 @@ func ReadBeneath(root, name string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: the root: %w", name, err)
 	}
 	defer r.Close()
-	f, err := r.Open(rel)
+	f, err := r.OpenFile(rel, openFlags, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err) // a link out of root too
 	}

@@ -333,6 +333,10 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 			codes.Errorf(codes.E310, "%v before a worker took the run", errPoolClosed)), errPoolClosed
 	}
 	res := <-j.done
+	// The receipt is finished in the caller's turn: the worker's slot has
+	// taken its next run meanwhile, and the caller is answered once the
+	// receipt is in the journal.
+	p.finish(j.rec)
 	return res, j.err
 }
 
@@ -509,7 +513,9 @@ func (p *Pool) finish(rec *receipt.Receipt) {
 }
 
 // serve is one worker slot: it takes runs until the pool closes, starting
-// a worker whenever a run finds none in the slot.
+// a worker whenever a run finds none in the slot. It hands each run's
+// result, its receipt not yet finished, to the run's caller (Run), and
+// takes the next run while the caller finishes the receipt.
 func (p *Pool) serve(w *poolWorker) {
 	defer p.wg.Done()
 	defer func() {
@@ -534,12 +540,12 @@ func (p *Pool) serve(w *poolWorker) {
 			var err error
 			if w, err = p.startWorker(); err != nil {
 				j.err = unstartable(err)
-				j.done <- p.unstarted(j, j.err)
+				j.rec.Outcome = receipt.OutcomeOf(j.err)
+				j.done <- &PoolResult{Receipt: j.rec}
 				continue
 			}
 		}
 		res, keep := w.do(p, j)
-		p.finish(j.rec)
 		if !keep {
 			// Out of the pool before the run's caller hears of it: a
 			// retired worker serves nothing more.
@@ -797,7 +803,9 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	if p.cfg.Receipts != "" {
 		keep = func(report string) string { return rec.KeepCrashReport(p.cfg.Receipts, report) }
 	}
-	w.begin(j.b, core.OSPolicy(j.b, core.Options{Mode: p.cfg.Confine}))
+	if w.broker != nil { // a brokered worker's runs are held to their own policy's hosts
+		w.begin(j.b, core.OSPolicy(j.b, core.Options{Mode: p.cfg.Confine}))
+	}
 	if err := w.send(wire.Job{
 		Program: j.name,
 		Source:  j.src,

@@ -5,6 +5,7 @@ package bench
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,8 @@ type variant struct {
 	// stdout, when set, is the file the command's standard output is,
 	// made anew for each run (as `> file` does); the run must fill it.
 	stdout string
+	// exit is the status the command ends with, 0 unless set.
+	exit int
 }
 
 // run runs v once, its standard error (and its standard output, where it
@@ -50,7 +53,12 @@ func (v variant) run(out io.Writer) error {
 		cmd.Stdout = f
 	}
 	if err := cmd.Run(); err != nil {
-		return err
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != v.exit || v.exit == 0 {
+			return err
+		}
+	} else if v.exit != 0 {
+		return fmt.Errorf("%s ended with 0, not %d", v.argv[0], v.exit)
 	}
 	if v.stdout != "" {
 		if fi, err := os.Stat(v.stdout); err != nil || fi.Size() == 0 {
@@ -153,11 +161,13 @@ func BenchmarkHello(b *testing.B) {
 // one and waits for it (the floor of any design of two Go processes), a
 // binary that links what a worker needs and runs none of it, one that
 // links the doors' packages too, the sabline binary itself starting and
-// exiting (sabline version), and the store agent (sabline-store over a
-// file:// bucket, its input closed) starting and exiting: the cloud
-// drivers it links, which a replica starts once, are what every process
-// of sabline, every worker among them, would initialise if sabline linked
-// them. A run is two starts of sabline.
+// exiting (sabline version), the worker binary (cmd/sabline-worker)
+// starting and exiting at once, as it does when sabline did not start it,
+// and the store agent (sabline-store over a file:// bucket, its input
+// closed) starting and exiting: the cloud drivers it links, which a
+// replica starts once, are what every process of sabline, every worker
+// among them, would initialise if sabline linked them. A run is a start
+// of sabline and one of the worker binary beside it.
 func BenchmarkStartup(b *testing.B) {
 	bin := func(pkg, name string) string {
 		p, err := buildbin.Build("github.com/sabline/sabline/bench/internal/"+pkg, name)
@@ -172,6 +182,7 @@ func BenchmarkStartup(b *testing.B) {
 		variant{name: "worker-deps", argv: []string{bin("workerdeps", "workerdeps")}},
 		variant{name: "door-deps", argv: []string{bin("doordeps", "doordeps")}},
 		variant{name: "version", argv: []string{sabline(b), "version"}},
+		variant{name: "worker", argv: []string{filepath.Join(filepath.Dir(sabline(b)), "sabline-worker")}, exit: 2},
 		variant{name: "store-agent", argv: []string{storeAgent(b), "file://" + filepath.ToSlash(b.TempDir())}},
 	)
 }

@@ -1,13 +1,12 @@
-// Command sabline-worker is the worker of a command-line run, and of the
-// pools the sabline command starts, in a binary of its own: it links what
-// a worker runs (the language, confinement, receipts' records) and none
-// of what the sabline command links beside them (the doors' HTTP and MCP
-// stacks, the reports), so that its process initialises less at start.
-// The sabline command starts it in place of itself when it lies beside
-// the sabline executable and is the same build (see package run); it is
-// never looked for on PATH, and a program that embeds Sabline starts
-// itself as every worker was started before. Started any other way, it
-// says so and exits 2.
+// Command sabline-worker is the worker of a command-line run in a binary
+// of its own: it links what a worker runs (the language, confinement, the
+// worker's records) and none of what the sabline command links beside
+// them (the doors' HTTP and MCP stacks, the reports), so that its process
+// initialises less at start. The sabline command starts it in place of
+// itself when it lies beside the sabline executable and is the same build
+// (see package run); it is never looked for on PATH. A pool's workers,
+// and those of a program that embeds Sabline, are started as before.
+// Started any other way, it says so and exits 2.
 //
 // Build both with one build stamp, so that sabline knows them as one
 // build (docs/platforms.md, "The worker's executable"):

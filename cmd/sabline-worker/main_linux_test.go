@@ -113,6 +113,64 @@ func TestWorkerExecutable(t *testing.T) {
 	}
 }
 
+// TestPoolWorkerExecutable: a pool's workers (here sabline serve's, which
+// it starts before it holds itself) are the sabline executable even with
+// its own build's worker binary beside it, which its command-line runs
+// start (TestWorkerExecutable): a door holds its process to a domain that
+// lets it execute that one file.
+func TestPoolWorkerExecutable(t *testing.T) {
+	pair, err := buildbin.Sabline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	root, tmp := filepath.Join(dir, "root"), filepath.Join(dir, "tmp")
+	for _, d := range []string{root, tmp} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(pair, "serve", "--import-root", root, "--allow", "io", "--listen", "127.0.0.1:0",
+		"--receipts", filepath.Join(dir, "receipts"), "--workers", "1")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	// It says where it listens once its pool is started.
+	sc := bufio.NewScanner(stderr)
+	var said []string
+	for !strings.Contains(strings.Join(said, "\n"), "listening on ") {
+		if !sc.Scan() {
+			t.Fatalf("sabline serve ended before it listened:\n%s", strings.Join(said, "\n"))
+		}
+		said = append(said, sc.Text())
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	pids := proc.Workers(cmd.Process.Pid)
+	if len(pids) != 1 {
+		t.Fatalf("workers %v once listening, want the one --workers starts", pids)
+	}
+	want, err := filepath.EvalSymlinks(pair)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pids[0]), "exe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exe != want {
+		t.Errorf("the pool's worker runs %s, want %s", exe, want)
+	}
+}
+
 // TestStartedAlone: started by anything but sabline, the worker binary
 // says what it is and exits 2, running nothing; started by sabline, it is
 // the worker (TestWorkerExecutable).

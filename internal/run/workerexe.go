@@ -13,14 +13,16 @@ import (
 // The worker's executable. A worker started from the sabline binary
 // initialises every package that binary links, the doors' HTTP and MCP
 // stacks among them, though a worker runs none of them. The sabline
-// command therefore starts sabline-worker (cmd/sabline-worker), which
-// links only what a worker runs, when it lies beside the running
-// executable (never from PATH) and is provably the same build; in every
-// other case (none there, another build, a build that cannot be told
-// apart from another, a program that embeds Sabline, any system but
-// Linux) the worker is this executable started again, as it always was,
-// and nothing is reported. See docs/platforms.md, "The worker's
-// executable".
+// command therefore starts its run's worker from sabline-worker
+// (cmd/sabline-worker), which links only what a worker runs, when it lies
+// beside the running executable (never from PATH) and is provably the
+// same build; in every other case (none there, another build, a build
+// that cannot be told apart from another, a program that embeds Sabline,
+// any system but Linux) the worker is this executable started again, as
+// it always was, and nothing is reported. A pool's workers are this
+// executable: a door holds its own process to a Landlock domain that
+// lets it execute that one file (cli's serverRules). See
+// docs/platforms.md, "The worker's executable".
 const (
 	// workerCommand is the worker binary's name beside sabline.
 	workerCommand = "sabline-worker"
@@ -43,14 +45,16 @@ var ownBuild = sync.OnceValue(func() *debug.BuildInfo {
 })
 
 // workerExecutable is the executable a worker is started from, and its
-// first argument: sabline-worker beside this executable when it is this
-// build's, else this executable under the name it was started by. It is
-// decided anew for each worker, so that a worker binary replaced since
-// the last start is looked at again.
-func workerExecutable() (path, arg0 string, err error) {
+// first argument: for the command line's worker (oneShot), sabline-worker
+// beside this executable when it is this build's; else this executable
+// under the name it was started by.
+func workerExecutable(oneShot bool) (path, arg0 string, err error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", "", err
+	}
+	if !oneShot {
+		return exe, os.Args[0], nil
 	}
 	if p, ok := workerBeside(exe, ownBuild()); ok {
 		return p, p, nil

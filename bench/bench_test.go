@@ -143,16 +143,28 @@ func hello(b *testing.B) (prog, receipts string) {
 }
 
 // BenchmarkHello: a whole run of examples/hello.vel (supervisor, worker,
-// receipt) beside a bare Go binary that prints the same line.
+// receipt) beside a bare Go binary that prints the same line, and beside
+// the same run of the same sabline binary with no worker binary beside
+// it (a copy of it alone in a directory), whose worker is itself.
 func BenchmarkHello(b *testing.B) {
 	bare, err := buildbin.Build("github.com/sabline/sabline/bench/internal/barehello", "barehello")
 	if err != nil {
 		b.Fatal(err)
 	}
 	prog, rc := hello(b)
+	sab := sabline(b)
+	alone := filepath.Join(b.TempDir(), filepath.Base(sab))
+	data, err := os.ReadFile(sab)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(alone, data, 0o755); err != nil {
+		b.Fatal(err)
+	}
 	sideBySide(b,
 		variant{name: "bare", argv: []string{bare}},
-		variant{name: "sabline", argv: []string{sabline(b), "--receipts", rc, "--allow", "io", prog}},
+		variant{name: "sabline", argv: []string{sab, "--receipts", rc, "--allow", "io", prog}},
+		variant{name: "no-worker-binary", argv: []string{alone, "--receipts", rc, "--allow", "io", prog}},
 	)
 }
 

@@ -1,7 +1,11 @@
 package run
 
 import (
-	"debug/buildinfo"
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -73,7 +77,7 @@ func workerBeside(exe string, self *debug.BuildInfo) (string, bool) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return "", false
 	}
-	theirs, err := buildinfo.ReadFile(p)
+	theirs, err := readBuildInfo(p)
 	if err != nil || !sameBuild(self, theirs) {
 		return "", false
 	}
@@ -147,4 +151,90 @@ func stamped(bi *debug.BuildInfo) bool {
 func released(m debug.Module) bool {
 	return m.Sum != "" && m.Version != "" && m.Version != "(devel)" &&
 		!strings.HasSuffix(m.Version, "+dirty") && m.Replace == nil
+}
+
+// The build information a Go linker writes into an ELF executable: the
+// section, its 32-byte header (the magic, the pointer size, the flags),
+// then, since Go 1.18 (flagInline), the Go version and the module
+// information, each a string after its length as a uvarint; the module
+// information is wrapped in 16 bytes on each side. debug/buildinfo reads
+// the same from every executable format; this reads ELF's alone, with
+// debug/elf, which the sabline binary links already, where
+// debug/buildinfo would link the readers of four formats more.
+const (
+	buildInfoSection = ".go.buildinfo"
+	buildInfoMagic   = "\xff Go buildinf:"
+	buildInfoHeader  = 32
+	buildInfoFlags   = 15  // the flags' offset in the header
+	flagInline       = 0x2 // the strings follow the header
+	modInfoWrap      = 16
+	// maxBuildInfoBytes bounds the section read: a build's is a few KB.
+	maxBuildInfoBytes = 1 << 20
+)
+
+// errNoBuildInfo is the error of an executable that carries no build
+// information readBuildInfo can read.
+var errNoBuildInfo = errors.New("no Go build information")
+
+// readBuildInfo reads the build information of the ELF executable at path.
+func readBuildInfo(path string) (*debug.BuildInfo, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the build information of %s: %w", path, err)
+	}
+	defer f.Close()
+	s := f.Section(buildInfoSection)
+	if s == nil || s.Type == elf.SHT_NOBITS {
+		return nil, fmt.Errorf("read the build information of %s: %w", path, errNoBuildInfo)
+	}
+	if s.Size > maxBuildInfoBytes {
+		return nil, fmt.Errorf("read the build information of %s: its section holds %d bytes, over %d",
+			path, s.Size, maxBuildInfoBytes)
+	}
+	data, err := s.Data()
+	if err != nil {
+		return nil, fmt.Errorf("read the build information of %s: %w", path, err)
+	}
+	bi, err := parseBuildInfo(data)
+	if err != nil {
+		return nil, fmt.Errorf("read the build information of %s: %w", path, err)
+	}
+	return bi, nil
+}
+
+// parseBuildInfo parses the content of a build information section.
+func parseBuildInfo(data []byte) (*debug.BuildInfo, error) {
+	if len(data) < buildInfoHeader || !bytes.HasPrefix(data, []byte(buildInfoMagic)) {
+		return nil, errNoBuildInfo
+	}
+	if data[buildInfoFlags]&flagInline == 0 {
+		return nil, fmt.Errorf("%w: a Go before 1.18 wrote it", errNoBuildInfo)
+	}
+	vers, rest, ok := uvarintString(data[buildInfoHeader:])
+	if !ok {
+		return nil, fmt.Errorf("%w: the Go version is cut short", errNoBuildInfo)
+	}
+	mod, _, ok := uvarintString(rest)
+	if !ok {
+		return nil, fmt.Errorf("%w: the module information is cut short", errNoBuildInfo)
+	}
+	if len(mod) < 2*modInfoWrap+1 || mod[len(mod)-modInfoWrap-1] != '\n' {
+		return nil, fmt.Errorf("%w: no module information", errNoBuildInfo)
+	}
+	bi, err := debug.ParseBuildInfo(string(mod[modInfoWrap : len(mod)-modInfoWrap]))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errNoBuildInfo, err)
+	}
+	bi.GoVersion = string(vers)
+	return bi, nil
+}
+
+// uvarintString is the string at the start of b after its length, as a
+// uvarint, and what follows it; false when b is shorter than either says.
+func uvarintString(b []byte) (s, rest []byte, ok bool) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)-w) {
+		return nil, nil, false
+	}
+	return b[w : w+int(n)], b[w+int(n):], true
 }

@@ -1,6 +1,11 @@
 package run
 
 import (
+	"bytes"
+	"debug/buildinfo"
+	"debug/elf"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"testing"
 )
@@ -188,6 +193,98 @@ func FuzzSameBuild(f *testing.F) {
 		}
 		if !stamped(w) && !released(w.Main) {
 			t.Fatalf("matched a worker that cannot be told apart:\n%s", w)
+		}
+	})
+}
+
+// ownSection is the build information section of this test's executable.
+func ownSection(t testing.TB) (exe string, data []byte) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Skipf("the test's executable is not ELF (%v): nothing to read", err)
+	}
+	defer f.Close()
+	s := f.Section(buildInfoSection)
+	if s == nil {
+		t.Fatalf("%s has no %s section", exe, buildInfoSection)
+	}
+	if data, err = s.Data(); err != nil {
+		t.Fatal(err)
+	}
+	return exe, data
+}
+
+// TestReadBuildInfo: what readBuildInfo reads of an executable is what
+// debug/buildinfo reads of it.
+func TestReadBuildInfo(t *testing.T) {
+	exe, _ := ownSection(t)
+	got, err := readBuildInfo(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := buildinfo.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("readBuildInfo:\n%s\nwant, as debug/buildinfo reads it:\n%s", got, want)
+	}
+	if _, err := readBuildInfo(filepath.Join(t.TempDir(), "none")); err == nil {
+		t.Error("read the build information of a file that is not there")
+	}
+}
+
+// TestParseBuildInfo: a section cut short, or one of another format, is
+// an error; the whole one parses.
+func TestParseBuildInfo(t *testing.T) {
+	_, data := ownSection(t)
+	oldFormat := bytes.Clone(data)
+	oldFormat[buildInfoFlags] &^= flagInline
+	tests := []struct {
+		name    string
+		data    []byte
+		wantErr bool
+	}{
+		{name: "the whole section", data: data},
+		{name: "empty", data: nil, wantErr: true},
+		{name: "the header alone", data: data[:buildInfoHeader], wantErr: true},
+		{name: "cut in the module information", data: data[:buildInfoHeader+40], wantErr: true},
+		{name: "no magic", data: append([]byte("x"), data[1:]...), wantErr: true},
+		{name: "the format before Go 1.18", data: oldFormat, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bi, err := parseBuildInfo(tt.data)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("parseBuildInfo: %v, want an error: %v", err, tt.wantErr)
+			}
+			if err == nil && (bi.GoVersion == "" || bi.Path == "") {
+				t.Errorf("parsed no Go version or path: %+v", bi)
+			}
+		})
+	}
+}
+
+// FuzzParseBuildInfo: a build information section as a file beside the
+// executable could hold it: never a panic, and whatever parses names a Go
+// version that was in it.
+func FuzzParseBuildInfo(f *testing.F) {
+	_, data := ownSection(f)
+	f.Add(data)
+	f.Add(data[:buildInfoHeader+8])
+	f.Add([]byte(buildInfoMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxBuildInfoBytes {
+			return
+		}
+		bi, err := parseBuildInfo(data)
+		if err == nil && !bytes.Contains(data, []byte(bi.GoVersion)) {
+			t.Fatalf("a Go version %q that is not in the section", bi.GoVersion)
 		}
 	})
 }

@@ -5,7 +5,6 @@ package bench
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,8 +34,6 @@ type variant struct {
 	// stdout, when set, is the file the command's standard output is,
 	// made anew for each run (as `> file` does); the run must fill it.
 	stdout string
-	// exit is the status the command ends with, 0 unless set.
-	exit int
 }
 
 // run runs v once, its standard error (and its standard output, where it
@@ -53,12 +50,7 @@ func (v variant) run(out io.Writer) error {
 		cmd.Stdout = f
 	}
 	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != v.exit || v.exit == 0 {
-			return err
-		}
-	} else if v.exit != 0 {
-		return fmt.Errorf("%s ended with 0, not %d", v.argv[0], v.exit)
+		return err
 	}
 	if v.stdout != "" {
 		if fi, err := os.Stat(v.stdout); err != nil || fi.Size() == 0 {
@@ -143,28 +135,16 @@ func hello(b *testing.B) (prog, receipts string) {
 }
 
 // BenchmarkHello: a whole run of examples/hello.vel (supervisor, worker,
-// receipt) beside a bare Go binary that prints the same line, and beside
-// the same run of the same sabline binary with no worker binary beside
-// it (a copy of it alone in a directory), whose worker is itself.
+// receipt) beside a bare Go binary that prints the same line.
 func BenchmarkHello(b *testing.B) {
 	bare, err := buildbin.Build("github.com/sabline/sabline/bench/internal/barehello", "barehello")
 	if err != nil {
 		b.Fatal(err)
 	}
 	prog, rc := hello(b)
-	sab := sabline(b)
-	alone := filepath.Join(b.TempDir(), filepath.Base(sab))
-	data, err := os.ReadFile(sab)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(alone, data, 0o755); err != nil {
-		b.Fatal(err)
-	}
 	sideBySide(b,
 		variant{name: "bare", argv: []string{bare}},
-		variant{name: "sabline", argv: []string{sab, "--receipts", rc, "--allow", "io", prog}},
-		variant{name: "no-worker-binary", argv: []string{alone, "--receipts", rc, "--allow", "io", prog}},
+		variant{name: "sabline", argv: []string{sabline(b), "--receipts", rc, "--allow", "io", prog}},
 	)
 }
 
@@ -173,13 +153,11 @@ func BenchmarkHello(b *testing.B) {
 // one and waits for it (the floor of any design of two Go processes), a
 // binary that links what a worker needs and runs none of it, one that
 // links the doors' packages too, the sabline binary itself starting and
-// exiting (sabline version), the worker binary (cmd/sabline-worker)
-// starting and exiting at once, as it does when sabline did not start it,
-// and the store agent (sabline-store over a file:// bucket, its input
-// closed) starting and exiting: the cloud drivers it links, which a
-// replica starts once, are what every process of sabline, every worker
-// among them, would initialise if sabline linked them. A run is a start
-// of sabline and one of the worker binary beside it.
+// exiting (sabline version), and the store agent (sabline-store over a
+// file:// bucket, its input closed) starting and exiting: the cloud
+// drivers it links, which a replica starts once, are what every process
+// of sabline, every worker among them, would initialise if sabline linked
+// them. A run is two starts of sabline.
 func BenchmarkStartup(b *testing.B) {
 	bin := func(pkg, name string) string {
 		p, err := buildbin.Build("github.com/sabline/sabline/bench/internal/"+pkg, name)
@@ -194,7 +172,6 @@ func BenchmarkStartup(b *testing.B) {
 		variant{name: "worker-deps", argv: []string{bin("workerdeps", "workerdeps")}},
 		variant{name: "door-deps", argv: []string{bin("doordeps", "doordeps")}},
 		variant{name: "version", argv: []string{sabline(b), "version"}},
-		variant{name: "worker", argv: []string{filepath.Join(filepath.Dir(sabline(b)), "sabline-worker")}, exit: 2},
 		variant{name: "store-agent", argv: []string{storeAgent(b), "file://" + filepath.ToSlash(b.TempDir())}},
 	)
 }

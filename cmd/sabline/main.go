@@ -27,14 +27,6 @@ import (
 	"github.com/sabline/sabline/internal/phase"
 )
 
-// buildStamp names the build this binary was made in, set at link time
-// (-X main.buildStamp=...): a worker binary beside it with the same stamp
-// among the same build settings is its worker (see cmd/sabline-worker).
-// The stamp is read from the build settings, not from here.
-//
-//lint:ignore U1000 set by the linker, read from the build settings
-var buildStamp string
-
 func main() {
 	// A reader of the command's output that goes away (sabline ... | head)
 	// makes the relay's next write to standard output fail with EPIPE,

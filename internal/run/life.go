@@ -79,7 +79,7 @@ type workerSpec struct {
 // and starts it, held by its supervisor's side of confinement
 // (PrepareWorker). The worker runs nothing until its request comes.
 func startWorker(s workerSpec) (*workerProc, error) {
-	exe, arg0, err := workerExecutable(s.oneShot)
+	exe, err := os.Executable()
 	if err != nil {
 		return nil, codes.Errorf(codes.E310, "find the executable to start the worker: %w", err)
 	}
@@ -139,7 +139,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	}
 	w.cmd = &exec.Cmd{
 		Path:   exe,
-		Args:   []string{arg0, wire.WorkerArg},
+		Args:   []string{os.Args[0], wire.WorkerArg},
 		Env:    append(workerEnv(os.Environ(), s.env), wire.WorkerMarker+"="+s.marker),
 		Dir:    s.dir,
 		Stdin:  std[0],

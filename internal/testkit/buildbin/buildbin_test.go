@@ -6,19 +6,19 @@ import "testing"
 // and with the package, and not from one call to the next.
 func TestContentOf(t *testing.T) {
 	const pkg = "github.com/sabline/sabline/internal/testkit/buildbin"
-	plain, err := contentOf([]string{pkg}, nil)
+	plain, err := contentOf(pkg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := contentOf([]string{pkg}, nil)
+	again, err := contentOf(pkg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tagged, err := contentOf([]string{pkg}, []string{"sabline_knockout"})
+	tagged, err := contentOf(pkg, []string{"sabline_knockout"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := contentOf([]string{"github.com/sabline/sabline/codes"}, nil)
+	other, err := contentOf("github.com/sabline/sabline/codes", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package kernelreport
 import (
 	"bytes"
 	"html/template"
+	"sync"
 )
 
 // HTML renders the reports as one self-contained HTML page: what
@@ -11,13 +12,18 @@ import (
 // allows neither); every text of a report is escaped by html/template.
 func HTML(reports []Named) ([]byte, error) {
 	var b bytes.Buffer
-	if err := pageTemplate.Execute(&b, newPage(reports)); err != nil {
+	if err := pageTemplate().Execute(&b, newPage(reports)); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
+// pageTemplate is the page parsed, once, when a page is first rendered:
+// not in every process that links this package (every start of sabline,
+// its workers among them).
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(pageHTML))
+})
 
 // pageHTML is the page. Classes: a claim's cell by its confine.Holds
 // (yes, partly, no), a verdict by its words.

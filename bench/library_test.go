@@ -49,8 +49,11 @@ func library(b *testing.B, memoryMB int) {
 	prog, rc := hello(b)
 	root := filepath.Dir(prog)
 	bin := sabline(b)
+	// Receipts are kept as every build before the durability setting kept
+	// them (receipt.Background); BenchmarkDurability sets each setting
+	// beside the others.
 	pool, err := lib.NewPool(lib.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 2, ImportRoot: root, Receipts: rc,
-		Timeout: time.Minute, MaxMemoryMB: memoryMB})
+		Timeout: time.Minute, MaxMemoryMB: memoryMB, Durability: receipt.Background})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,7 +110,8 @@ func library(b *testing.B, memoryMB int) {
 		}
 		t0 = time.Now()
 		for range perIteration / defaultEvery {
-			res, err := lib.Run(ctx, lib.Source(prog, src), lib.Options{Budget: budget.MustParse(root, "io"), Cwd: root, Receipts: rc})
+			res, err := lib.Run(ctx, lib.Source(prog, src), lib.Options{Budget: budget.MustParse(root, "io"), Cwd: root, Receipts: rc,
+				Durability: receipt.Background})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -119,7 +123,8 @@ func library(b *testing.B, memoryMB int) {
 
 		t0 = time.Now()
 		for range perIteration {
-			res, err := lib.Run(ctx, lib.Source(prog, src), lib.Options{Budget: budget.MustParse(root, "io"), Cwd: root, Receipts: rc, InProcess: true})
+			res, err := lib.Run(ctx, lib.Source(prog, src), lib.Options{Budget: budget.MustParse(root, "io"), Cwd: root, Receipts: rc, InProcess: true,
+				Durability: receipt.Background})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -183,17 +183,26 @@ func (t *tally) p99() time.Duration {
 // at most maxServeRuns are sent. With SABLINE_BENCH_BEFORE set, a second
 // server of that build takes the same requests, serveTurn at a time in
 // turn with this one: its figures are named before-, and
-// runs/s-after/before is this build's rate over that one's.
+// runs/s-after/before is this build's rate over that one's. This build's
+// server keeps receipts with --durability background, as every build
+// before the setting kept them; a third, named flush-, keeps them with
+// the default, flushed before each reply, in the same turns
+// (runs/s-flush/background).
 func BenchmarkServeHello(b *testing.B) {
-	builds := []string{sabline(b)}
+	type server struct {
+		bin, prefix string
+		extra       []string
+	}
+	builds := []server{{bin: sabline(b), extra: []string{"--durability", "background"}},
+		{bin: sabline(b), prefix: "flush-"}}
 	if before := os.Getenv(beforeEnv); before != "" {
-		builds = append(builds, before)
+		builds = append(builds, server{bin: before, prefix: "before-"})
 	}
 	servers := make([]*served, len(builds))
 	tallies := make([]*tally, len(builds))
 	had := make([]int, len(builds))
-	for i, bin := range builds {
-		servers[i], tallies[i] = startServe(b, bin, "64"), &tally{}
+	for i, s := range builds {
+		servers[i], tallies[i] = startServe(b, s.bin, "64", s.extra...), &tally{}
 		had[i] = servers[i].receipts(b)
 	}
 	n := min(b.N, maxServeRuns)
@@ -205,7 +214,7 @@ func BenchmarkServeHello(b *testing.B) {
 	}
 	b.StopTimer()
 	for i, t := range tallies {
-		prefix := [...]string{"", "before-"}[i]
+		prefix := builds[i].prefix
 		if i == 0 {
 			b.ReportMetric(float64(t.elapsed.Nanoseconds())/float64(n), "ns/op") // n requests were sent, not b.N
 		}
@@ -215,12 +224,13 @@ func BenchmarkServeHello(b *testing.B) {
 		b.ReportMetric(float64(t.failed.Load()+t.busy.Load()), prefix+"failures")
 		b.ReportMetric(float64(lost), prefix+"lost-receipts")
 		if t.failed.Load()+t.busy.Load() != 0 || lost != 0 {
-			b.Errorf("%s: %d failed, %d busy, %d runs without a receipt: want none",
-				builds[i], t.failed.Load(), t.busy.Load(), lost)
+			b.Errorf("%s %q: %d failed, %d busy, %d runs without a receipt: want none",
+				builds[i].bin, builds[i].extra, t.failed.Load(), t.busy.Load(), lost)
 		}
 	}
-	if len(tallies) > 1 {
-		b.ReportMetric(tallies[1].elapsed.Seconds()/tallies[0].elapsed.Seconds(), "runs/s-after/before")
+	b.ReportMetric(tallies[1].elapsed.Seconds()/tallies[0].elapsed.Seconds(), "runs/s-flush/background")
+	if len(tallies) > 2 {
+		b.ReportMetric(tallies[2].elapsed.Seconds()/tallies[0].elapsed.Seconds(), "runs/s-after/before")
 	}
 }
 

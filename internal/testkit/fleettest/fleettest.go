@@ -52,6 +52,7 @@ type Options struct {
 	Workers   int           // per replica
 	ShipEvery time.Duration // --ship-every
 	Program   string        // hello.vel's text
+	Extra     []string      // more flags of each replica's sabline serve
 }
 
 // Fleet is a running fleet. Its owner stops it (Stop).
@@ -132,6 +133,7 @@ func Start(o Options) (*Fleet, error) {
 			"--store-agent", agent,
 			"--workers", fmt.Sprint(max(1, o.Workers)), "--queue", "64", "--allow", "io", "--timeout", "20s",
 			"--ship-every", o.ShipEvery.String()}
+		r.args = append(r.args, o.Extra...)
 		f.Replicas = append(f.Replicas, r)
 		if err := f.Restart(i); err != nil {
 			f.Stop()

@@ -48,7 +48,8 @@ func FuzzParse(f *testing.F) {
 }
 
 // FuzzRender: every report Parse returns renders as Markdown and HTML,
-// and does not differ from itself. Each input costs the whole
+// HTML as the template would (asTemplate), and does not differ from
+// itself. Each input costs the whole
 // enforcement table, so this one is slower than FuzzParse.
 //
 //	go test ./kernelreport -run '^$' -fuzz '^FuzzRender$' -fuzztime 1m
@@ -61,8 +62,12 @@ func FuzzRender(f *testing.F) {
 		}
 		named := []Named{{Report: r, Source: "fuzz.json"}}
 		Markdown(named)
-		if _, err := HTML(named); err != nil {
+		page, err := HTML(named)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if want, err := asTemplate(named); err != nil || !bytes.Equal(page, want) {
+			t.Fatalf("HTML is not the template's page (%v)", err)
 		}
 		c, err := Diff(named[0], named[0])
 		if err != nil || c.regressed() || len(c.Targets)+len(c.Cells) != 0 {

@@ -235,21 +235,22 @@ func JournalDirs(dir string) ([]string, error) {
 	return dirs, nil
 }
 
-// append appends rec to the journal as its durability asks; a skeleton
-// (finished false) is never waited for, since no result waits on it.
+// append appends rec to the journal as its durability asks. A skeleton
+// (finished false) is never waited for, since no result waits on it;
+// with Flush it asks for no commit of its own either: the finished
+// receipt's flush takes it along, so that a run pays one flush however
+// long it runs.
 func (s *Store) append(rec *Receipt, finished bool) error {
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("encode receipt: %w", err)
 	}
 	key := rec.fileName()
-	switch rec.RunParameters.Durability.orFlush() {
-	case None:
+	switch d := rec.RunParameters.Durability.orFlush(); {
+	case d == None, d == Flush && !finished:
 		return s.j.AppendUnsynced(key, data)
-	case Flush:
-		if finished {
-			return s.j.AppendSync(key, data)
-		}
+	case d == Flush:
+		return s.j.AppendSync(key, data)
 	}
 	return s.j.Append(key, data)
 }

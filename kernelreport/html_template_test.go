@@ -60,48 +60,7 @@ func sameAsTemplate(t *testing.T, reports []Named) {
 // pageTemplate is the page as an html/template template. Classes: a
 // claim's cell by its confine.Holds (yes, partly, no), a verdict by its
 // words.
-const pageTemplate = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-<style>
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em; color: #1f2328;
-  background: #fff; }
-h1 { font-size: 1.6em; margin-bottom: .2em; }
-h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #d0d7de; padding-bottom: .2em; }
-p.intro { max-width: 60em; color: #57606a; }
-ul.summary { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; padding: .8em 2em; }
-table { border-collapse: collapse; width: 100%; margin: .6em 0; }
-th, td { border: 1px solid #d0d7de; padding: .35em .5em; vertical-align: top; text-align: left; }
-th { background: #f6f8fa; position: sticky; top: 0; }
-code { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-td.id { white-space: nowrap; }
-.claim { font-weight: 600; }
-td.yes .claim { color: #1a7f37; }
-td.partly .claim { color: #9a6700; }
-td.no .claim { color: #6e7781; }
-.layers { color: #57606a; }
-.evidence { display: block; margin-top: .3em; }
-.evidence.missed { color: #cf222e; }
-.evidence.missed small { color: #57606a; }
-details summary { cursor: pointer; color: #57606a; }
-.verdict { font-weight: 600; white-space: nowrap; }
-.v-refused { color: #1a7f37; }
-.v-went, .v-killed, .v-unknown { color: #cf222e; }
-.v-not-refused, .v-unavailable { color: #9a6700; }
-.expected { display: block; font-weight: normal; color: #cf222e; }
-.witness, .gap { font-size: 12px; }
-table.targets td.threat { min-width: 18em; }
-table.targets td.witness { min-width: 16em; }
-table.targets td.gap { min-width: 14em; }
-table.targets td.by { white-space: nowrap; }
-</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
+const pageTemplate = pageHead + `{{.Title}}` + pageStyle + `<h1>{{.Title}}</h1>
 <p class="intro">{{.Intro}}</p>
 <ul class="summary">
 {{- range .Summary}}

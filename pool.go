@@ -59,9 +59,7 @@ type PoolOptions struct {
 	// pool's runs: a grant that names one of them reaches it.
 	LendCredentials []string
 	Stderr          io.Writer // the workers' own messages; nil for os.Stderr
-	// Durability is how each run's receipt is kept before its result is
-	// returned (receipt.Flush, Background or None; "" is Flush): what a
-	// power cut just after can lose (docs/library.md, Receipts).
+	// Durability is Options.Durability, for each of the pool's runs.
 	Durability receipt.Durability
 }
 

@@ -196,12 +196,9 @@ func (r *ready) check() error {
 		// collisions, other live processes' unshipped segments. Until the
 		// store first answers, nothing is known of it (its agent checks
 		// it keeps create-only writes before it answers): not ready.
-		if st := r.shipped(); !st.Listed {
+		if st := r.shipped(); !st.Listed || st.Lag > r.maxLag {
 			return &door.NotReady{Reason: door.ReasonStoreLagging, Detail: lagDetail(st, r.maxLag),
-				Err: fmt.Errorf("the shared store has not answered since the start: %s", st)}
-		} else if st.Lag > r.maxLag {
-			return &door.NotReady{Reason: door.ReasonStoreLagging, Detail: lagDetail(st, r.maxLag),
-				Err: fmt.Errorf("its receipts reach the shared store %s late, past %s: %s",
+				Err: fmt.Errorf("its receipts reach the shared store %s late (at most %s): %s",
 					st.Lag.Round(time.Millisecond), r.maxLag, st)}
 		}
 	}

@@ -144,11 +144,13 @@ func TestUnderRoot(t *testing.T) {
 	write(filepath.Join(root, "notes.txt"))
 	write(filepath.Join(outside, "secret.vel"))
 	linked := os.Symlink(filepath.Join(outside, "secret.vel"), filepath.Join(root, "out.vel")) == nil
+	piped := testkit.Mkfifo(filepath.Join(root, "pipe.vel"))
 	tests := []struct {
 		name     string
 		path     string
 		wantCode codes.Code
 		needLink bool
+		needPipe bool
 	}{
 		{name: "a file in the root", path: "hello.vel"},
 		{name: "a file below", path: "lib/a.vel"},
@@ -160,11 +162,16 @@ func TestUnderRoot(t *testing.T) {
 		{name: "missing", path: "nothing.vel", wantCode: codes.E316},
 		{name: "a directory", path: "lib", wantCode: codes.E316},
 		{name: "a link out of the root", path: "out.vel", wantCode: codes.E316, needLink: true},
+		// Refused at once, not held until a writer comes.
+		{name: "a named pipe with no writer", path: "pipe.vel", wantCode: codes.E316, needPipe: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.needLink && !linked {
 				t.Skip("this system made no symbolic link")
+			}
+			if tt.needPipe && piped != nil {
+				t.Skipf("no named pipe here: %v", piped)
 			}
 			got, src, err := underRoot(root, tt.path)
 			if code := codes.CodeOf(err); code != tt.wantCode {

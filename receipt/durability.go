@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/receipt/journal"
 )
 
 // Durability is how a run's receipt is kept before the run's result is
@@ -21,8 +20,9 @@ const (
 	// ending alone waits for one, with no window before it.
 	Flush Durability = "flush"
 	// Background: the result is returned once the receipt is written;
-	// it is on the device within BackgroundWindow plus one flush, the
-	// window a power cut can lose it in.
+	// it is on the device within the journal's commit interval
+	// (journal.DefaultCommitInterval) plus one flush, the window a power
+	// cut can lose it in.
 	Background Durability = "background"
 	// None: the result is returned once the receipt is written; Sabline
 	// never flushes it for the run, and it reaches the device when the
@@ -31,10 +31,6 @@ const (
 	// to no one once ended.
 	None Durability = "none"
 )
-
-// BackgroundWindow is how long a receipt kept with Background waits for
-// its flush: the journal's commit interval.
-const BackgroundWindow = journal.DefaultCommitInterval
 
 // Durabilities are the durabilities, the default first.
 var Durabilities = []Durability{Flush, Background, None}

@@ -79,17 +79,22 @@ func TestStoreDurability(t *testing.T) {
 				waitSyncs(t, 0, func() uint64 { return j.Stats().Syncs }, 1)
 			}
 			before := j.Stats().Syncs
-			if tt.want == Flush && before != 0 {
-				t.Errorf("%d commits after the skeleton, want none: the finish's flush takes it", before)
+			if w := j.Stats().Waiting; tt.want == Flush && (before != 0 || w != 0) {
+				t.Errorf("%d commits after the skeleton and %d records waiting for one, want none: "+
+					"the finish's flush takes it", before, w)
 			}
 			rec.Outcome = OutcomeOf(nil)
 			s.Finish(rec)
 			if _, err := rec.Stored(); err != nil {
 				t.Fatal(err)
 			}
-			if synced := j.Stats().Syncs > before; tt.wantNow && !synced || tt.wantNever && synced {
-				t.Errorf("synced when Finish returned: %v; want it synced %v, never %v", synced,
-					tt.wantNow, tt.wantNever)
+			// Asked for nothing, the record neither waits for a commit
+			// nor was one made for it.
+			st := j.Stats()
+			if synced := st.Syncs > before; tt.wantNow && !synced ||
+				tt.wantNever && (synced || st.Waiting != 0) {
+				t.Errorf("when Finish returned: synced %v, %d records waiting for a commit; "+
+					"want it synced %v, never %v", synced, st.Waiting, tt.wantNow, tt.wantNever)
 			}
 			if tt.wantSoon {
 				waitSyncs(t, before, func() uint64 { return j.Stats().Syncs }, 1)
@@ -119,5 +124,29 @@ func waitSyncs(t *testing.T, from uint64, count func() uint64, n uint64) {
 			t.Fatalf("%d commits in a minute, want %d", count()-from, n)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestFileDurability: a receipt file kept with Flush is synced before
+// the run returns, with None left to the kernel, and otherwise (the
+// command line's, which records none, and Background) its writeback is
+// started.
+func TestFileDurability(t *testing.T) {
+	tests := []struct {
+		name string
+		d    Durability
+		want durability
+	}{
+		{name: "flush", d: Flush, want: syncNow},
+		{name: "background", d: Background, want: startWriteback},
+		{name: "none", d: None, want: noWait},
+		{name: "the command line's", d: "", want: startWriteback},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fileDurability(tt.d); got != tt.want {
+				t.Errorf("fileDurability(%q) = %d, want %d", tt.d, got, tt.want)
+			}
+		})
 	}
 }

@@ -299,6 +299,19 @@ const (
 	noWait
 )
 
+// fileDurability is how long writing a receipt file kept with d waits for
+// the disk: Flush waits for it; none recorded (the command line's) and
+// Background start the writeback; None leaves it to the kernel.
+func fileDurability(d Durability) durability {
+	switch d {
+	case Flush:
+		return syncNow
+	case None:
+		return noWait
+	}
+	return startWriteback
+}
+
 // writeReceiptFile writes data to a temporary file beside final, with the
 // durability d, and renames it into place: the file at final is the old
 // one or the new one, never a mix.
@@ -499,26 +512,17 @@ func padded(data []byte, size int) []byte {
 // has room, and otherwise in the space reserved for it, cut to fit there
 // when it is longer (Cut). When neither can
 // be done, the skeleton stays (saying the receipt was not finished) and
-// Stored returns E327. How long it waits for the disk is the receipt's
-// RunParameters.Durability: Flush waits for the file's bytes to reach the
-// device; none recorded (the command line's) and Background start their
-// writeback and do not wait, so a power cut just after a run can leave
-// its skeleton, which says the receipt was not finished, in its place;
-// None leaves the file to the kernel's writeback (docs/library.md,
-// Receipts).
+// Stored returns E327. How long it waits for the disk follows the
+// receipt's RunParameters.Durability (fileDurability); where it does not
+// wait, a power cut just after a run can leave its skeleton, which says
+// the receipt was not finished, in its place (docs/library.md, Receipts).
 func (rec *Receipt) Finish() {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		rec.storeErr = codes.Errorf(codes.E327, "encode receipt: %w", err)
 		return
 	}
-	d := startWriteback
-	switch rec.RunParameters.Durability {
-	case Flush:
-		d = syncNow
-	case None:
-		d = noWait
-	}
+	d := fileDurability(rec.RunParameters.Durability)
 	err = writeReceiptFile(rec.path, append(data, '\n'), d)
 	if err == nil && d == syncNow {
 		// The file's bytes are on the device; its name, the rename's, is

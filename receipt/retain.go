@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -129,11 +130,23 @@ const pruneEvery = 60
 // a Shipper ships them (shipping: then a segment goes only once Shipped
 // says it is in the fleet's store). The store applies it every 30
 // seconds (Prune) for the life of the process. Keeping nothing past
-// shipping (RetainShipped) without shipping is E301.
+// shipping (RetainShipped) without shipping is E301. Keeping them only
+// until shipped is marked in the journal's directory (UntilShippedFile),
+// for whoever ships it once this process has ended.
 func (s *Store) Retain(r Retention, shipping bool) error {
 	if r.shippedOnly() && !shipping {
 		return codes.Errorf(codes.E301, "keeping the receipts until they are shipped (%s) needs a "+
 			"store to ship them to: give another retention, or %s", RetainShipped, RetainAll)
+	}
+	mark := filepath.Join(s.j.Dir(), UntilShippedFile)
+	var err error
+	if r.shippedOnly() {
+		err = os.WriteFile(mark, nil, 0o600)
+	} else if err = os.Remove(mark); errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	if err != nil {
+		return codes.Errorf(codes.E317, "mark the receipts journal's retention: %w", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -141,34 +154,39 @@ func (s *Store) Retain(r Retention, shipping bool) error {
 	return nil
 }
 
-// KeepsUntilShipped reports whether the store keeps its receipts on the
-// disk only until they are shipped (RetainShipped, with a Shipper): then
-// the journal of a process that ended, once shipped whole, goes too
-// (RemoveEndedJournal).
-func (s *Store) KeepsUntilShipped() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.retain != nil && s.retain.shippedOnly() && s.shipping
-}
+// UntilShippedFile, in a process's journal directory, says the process
+// kept its receipts on the disk only until they were shipped
+// (RetainShipped): once it has ended and its journal is shipped whole,
+// the journal may go (RemoveEndedJournal). A journal without it is kept,
+// whatever the store shipping it keeps of its own.
+const UntilShippedFile = "keep.until-shipped"
 
 // RemoveEndedJournal removes jdir, the journal of a process that ended,
 // from the store's receipts directory, once a Shipper shipped every
 // segment of it and holds its owner's lock, so that no process appends to
-// it. Only a process's own journal (journal/proc-ID) is removed, never
-// the journal directory itself, which holds the others.
-func (s *Store) RemoveEndedJournal(jdir string) error {
+// it, when its owner kept its receipts only until shipped
+// (UntilShippedFile); removed says whether it did. Only a process's own
+// journal (journal/proc-ID) is removed, never the journal directory
+// itself, which holds the others, nor this process's.
+func (s *Store) RemoveEndedJournal(jdir string) (removed bool, err error) {
 	root := filepath.Join(s.dir, journalDir)
+	if filepath.Clean(jdir) == root {
+		return false, nil // where receipts were kept before each process had a journal
+	}
 	id, ok := strings.CutPrefix(filepath.Base(jdir), ownJournalPrefix)
 	if filepath.Dir(filepath.Clean(jdir)) != root || !ok || len(id) != 16 || !ValidRunID(id) {
-		return fmt.Errorf("remove the journal %s: not a process's journal in %s", jdir, root)
+		return false, fmt.Errorf("remove the journal %s: not a process's journal in %s", jdir, root)
 	}
 	if filepath.Clean(jdir) == filepath.Clean(s.j.Dir()) {
-		return fmt.Errorf("remove the journal %s: it is this process's own", jdir)
+		return false, fmt.Errorf("remove the journal %s: it is this process's own", jdir)
+	}
+	if fi, err := os.Lstat(filepath.Join(jdir, UntilShippedFile)); err != nil || !fi.Mode().IsRegular() {
+		return false, nil // its owner kept its receipts past shipping
 	}
 	if err := os.RemoveAll(jdir); err != nil {
-		return fmt.Errorf("remove the journal %s: %w", jdir, err)
+		return false, fmt.Errorf("remove the journal %s: %w", jdir, err)
 	}
-	return nil
+	return true, nil
 }
 
 // Shipped says every segment of the store's journal up to n is in the

@@ -305,20 +305,32 @@ func openStore(t *testing.T, dir string) *Store {
 	return s
 }
 
-// TestRemoveEndedJournal: only another process's journal in the store's
-// journal directory is removed; the journal directory itself, the
-// store's own journal, and anything else are refused and left in place.
+// TestRemoveEndedJournal: another process's journal in the store's
+// journal directory, whose owner kept its receipts only until shipped
+// (as its own Retain marked it), is removed; the controls: one whose
+// owner kept them all, the journal directory itself and this process's
+// own journal are left (the last two while its own is marked), and a
+// journal outside the store is refused.
 func TestRemoveEndedJournal(t *testing.T) {
 	dir := t.TempDir()
 	s, err := OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Retain(Retention{}, true); err != nil { // marks this process's journal too
+		t.Fatal(err)
+	}
 	root := filepath.Join(dir, journalDir)
-	other := filepath.Join(root, ownJournalPrefix+"00000000000000aa")
+	marked := filepath.Join(root, ownJournalPrefix+"00000000000000aa")
+	kept := filepath.Join(root, ownJournalPrefix+"00000000000000cc")
 	outside := filepath.Join(t.TempDir(), ownJournalPrefix+"00000000000000bb")
-	for _, d := range []string{other, outside} {
+	for _, d := range []string{marked, kept, outside} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{marked, outside} {
+		if err := os.WriteFile(filepath.Join(d, UntilShippedFile), nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -326,20 +338,35 @@ func TestRemoveEndedJournal(t *testing.T) {
 		name        string
 		dir         string
 		wantRemoved bool
+		wantErr     bool
 	}{
 		{name: "the journal directory itself", dir: root},
-		{name: "this process's own", dir: s.Journal().Dir()},
-		{name: "a process journal outside the store", dir: outside},
-		{name: "another process's", dir: other, wantRemoved: true},
+		{name: "this process's own", dir: s.Journal().Dir(), wantErr: true},
+		{name: "a process journal outside the store", dir: outside, wantErr: true},
+		{name: "another process's, kept past shipping", dir: kept},
+		{name: "another process's, kept until shipped", dir: marked, wantRemoved: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := s.RemoveEndedJournal(tt.dir)
+			removed, err := s.RemoveEndedJournal(tt.dir)
 			_, serr := os.Stat(tt.dir)
-			if gone := os.IsNotExist(serr); gone != tt.wantRemoved || (err == nil) != tt.wantRemoved {
-				t.Fatalf("RemoveEndedJournal(%s): %v, removed %v; want removed %v", tt.dir, err, gone,
-					tt.wantRemoved)
+			if gone := os.IsNotExist(serr); gone != tt.wantRemoved || removed != tt.wantRemoved ||
+				(err != nil) != tt.wantErr {
+				t.Fatalf("RemoveEndedJournal(%s): %v, %v, gone %v; want removed %v, an error %v",
+					tt.dir, removed, err, gone, tt.wantRemoved, tt.wantErr)
 			}
 		})
+	}
+	// Retain marks this process's journal, and unmarks it when told to
+	// keep more.
+	mark := filepath.Join(s.Journal().Dir(), UntilShippedFile)
+	if _, err := os.Stat(mark); err != nil {
+		t.Errorf("kept until shipped, the journal is not marked: %v", err)
+	}
+	if err := s.Retain(Retention{All: true}, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(mark); !os.IsNotExist(err) {
+		t.Errorf("all kept, the journal is still marked: %v", err)
 	}
 }

@@ -479,14 +479,19 @@ type Stats struct {
 	Syncs uint64
 	// Segment is the path of the segment appends go to.
 	Segment string
+	// Waiting is the number of records appended with Append since the
+	// last commit began: they wait for the next. Records appended with
+	// AppendUnsynced never count; AppendSync's are committed by their
+	// callers.
+	Waiting int
 }
 
 // Stats returns the journal's counts.
 func (j *Journal) Stats() Stats {
 	j.mu.Lock()
-	name := j.seg.name(j.dir)
+	name, waiting := j.seg.name(j.dir), j.pending
 	j.mu.Unlock()
-	return Stats{Appends: j.appends.Load(), Syncs: j.syncs.Load(), Segment: name}
+	return Stats{Appends: j.appends.Load(), Syncs: j.syncs.Load(), Segment: name, Waiting: waiting}
 }
 
 // name is the segment's path in dir.

@@ -698,8 +698,9 @@ func TestCommitAsked(t *testing.T) {
 			if err := tt.append(j, "k-1"); err != nil {
 				t.Fatal(err)
 			}
+			pending := j.Stats().Waiting
 			j.mu.Lock()
-			pending, synced, written := j.pending, j.synced, j.written
+			synced, written := j.synced, j.written
 			j.mu.Unlock()
 			if pending != tt.wantPending || (synced == written) != tt.wantSynced {
 				t.Fatalf("pending %d, synced %d of %d; want pending %d, synced %v",

@@ -247,12 +247,11 @@ func (s *Shipper) shipOther(ctx context.Context, o *other, nums []int, final boo
 	s.mu.Lock()
 	o.done = true
 	s.mu.Unlock()
-	if s.store.KeepsUntilShipped() {
-		// Shipped whole, and no process appends to it: it goes, as the
-		// segments of this process's own journal go once shipped.
-		if err := s.store.RemoveEndedJournal(o.dir); err != nil {
-			s.o.Logf("%v", err)
-		}
+	// Shipped whole, and no process appends to it: it goes if its owner
+	// kept its receipts only until shipped, as its segments went while it
+	// lived.
+	if _, err := s.store.RemoveEndedJournal(o.dir); err != nil {
+		s.o.Logf("%v", err)
 	}
 	for _, l := range []*journal.Lock{o.lock, o.shipLock} {
 		if err := l.Unlock(); err != nil {

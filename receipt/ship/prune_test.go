@@ -73,19 +73,22 @@ func TestShippedSegmentsPruned(t *testing.T) {
 
 // TestEndedJournalRemoved: the journal of a process that ended, once
 // shipped whole, is removed from the disk (seen from outside: its
-// directory is gone) when the store keeps receipts only until shipped,
-// and its receipt is read from the bucket; the controls: a store that
-// keeps them all keeps the directory, and the journal directory itself
-// (where receipts were kept before each process had its own) is never
-// removed.
+// directory is gone) when its owner kept receipts only until shipped
+// (receipt.UntilShippedFile, as its Retain marks it), and its receipt is
+// read from the bucket; the controls: a journal whose owner kept them all
+// stays, whatever the shipping store keeps of its own, and the journal
+// directory itself (where receipts were kept before each process had its
+// own) is never removed.
 func TestEndedJournalRemoved(t *testing.T) {
 	tests := []struct {
 		name        string
+		untilShip   bool // the owner kept its receipts until shipped
 		keep        receipt.Retention
 		wantRemoved bool
 	}{
-		{name: "kept until shipped", keep: receipt.Retention{}, wantRemoved: true},
-		{name: "all kept", keep: receipt.Retention{All: true}},
+		{name: "kept until shipped", untilShip: true, keep: receipt.Retention{All: true},
+			wantRemoved: true},
+		{name: "kept past shipping", keep: receipt.Retention{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,6 +111,12 @@ func TestEndedJournalRemoved(t *testing.T) {
 					t.Fatal(err)
 				}
 				runs[jdir] = rec.RunID
+			}
+			if tt.untilShip {
+				mark := filepath.Join(ended, receipt.UntilShippedFile)
+				if err := os.WriteFile(mark, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
 			}
 			store, err := receipt.OpenStore(dir) // the replica started again
 			if err != nil {

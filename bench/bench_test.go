@@ -116,9 +116,11 @@ func sideBySide(b *testing.B, vs ...variant) {
 	}
 }
 
+// sabline is the sabline command, with the sabline-door its serve
+// starts beside it.
 func sabline(b *testing.B) string {
 	b.Helper()
-	p, err := buildbin.Sabline()
+	p, err := buildbin.SablineWithDoor()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sabline/sabline/cli/internal/cmdline"
+
 	"github.com/sabline/sabline/confine/core"
 
 	"github.com/sabline/sabline/audit"
@@ -19,40 +21,40 @@ import (
 // auditCmd: sabline audit [--json] PROGRAM.vel [--allow ...] [--confine strict].
 func auditCmd(args []string, stdout, stderr io.Writer) int {
 	fs, af := auditFlagSet()
-	positional, rest, err := parseInterspersed(fs, args)
+	positional, rest, err := cmdline.ParseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
 	allow, mode, asJSON := af.allow, &af.confine, &af.json
 	if len(positional) != 1 || len(rest) > 0 {
-		return report(stderr,
+		return cmdline.Report(stderr,
 			codes.Errorf(codes.E301, "audit: want one program, got %d argument(s)",
 				len(positional)+len(rest)), "")
 	}
-	confineMode, err := parseConfine(*mode)
+	confineMode, err := cmdline.ParseConfine(*mode)
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	src, err := os.ReadFile(positional[0])
 	if err != nil {
-		return report(stderr, codes.Errorf(codes.E316, "program %s: %w", positional[0], err), "")
+		return cmdline.Report(stderr, codes.Errorf(codes.E316, "program %s: %w", positional[0], err), "")
 	}
 	a, err := audit.MakeAudit(positional[0], src, allow, confineMode)
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	// Relative paths in the audited budget are the program directory's,
 	// where the safe command runs.
 	dir, err := filepath.Abs(filepath.FromSlash(a.RunIn))
 	if err != nil {
-		return report(stderr, codes.Errorf(codes.E316, "program %s: %w", positional[0], err), "")
+		return cmdline.Report(stderr, codes.Errorf(codes.E316, "program %s: %w", positional[0], err), "")
 	}
 	here, err := budget.Parse([]string{a.Audited}, dir)
 	if err != nil {
-		return report(stderr, codes.Errorf(codes.E301, "the audited budget: %w", err), "")
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "the audited budget: %w", err), "")
 	}
 	if err := registered(here); err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	if *asJSON {
 		return writeJSON(stdout, a.JSON())
@@ -65,14 +67,14 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 // auditFlags are the flags of sabline audit, and of sabline os-policy
 // (which takes --enforces too).
 type auditFlags struct {
-	allow          allowFlag
+	allow          cmdline.List
 	confine        string
 	json, enforces bool
 }
 
 // auditFlagSet is the flag set of sabline audit, and where it puts them.
 func auditFlagSet() (*flag.FlagSet, *auditFlags) {
-	fs := newFlagSet("audit")
+	fs := cmdline.NewFlagSet("audit")
 	f := &auditFlags{}
 	fs.Var(&f.allow, "allow", "audit these budget `items` instead of the declared ones")
 	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
@@ -83,7 +85,7 @@ func auditFlagSet() (*flag.FlagSet, *auditFlags) {
 // osPolicyFlagSet is the flag set of sabline os-policy, and where it puts
 // them.
 func osPolicyFlagSet() (*flag.FlagSet, *auditFlags) {
-	fs := newFlagSet("os-policy")
+	fs := cmdline.NewFlagSet("os-policy")
 	f := &auditFlags{}
 	fs.Var(&f.allow, "allow", "the budget `items`")
 	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
@@ -131,13 +133,13 @@ const enforcesTakesNoBudget = "os-policy --enforces prints the whole table and t
 // or --enforces [--json].
 func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 	fs, pf := osPolicyFlagSet()
-	positional, rest, err := parseInterspersed(fs, args)
+	positional, rest, err := cmdline.ParseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
 	allow, mode, asJSON, enforces := pf.allow, &pf.confine, &pf.json, &pf.enforces
 	if extra := append(positional, rest...); len(extra) > 0 {
-		return report(stderr,
+		return cmdline.Report(stderr,
 			codes.Errorf(codes.E301, "os-policy takes no program (got %s): give the budget with --allow",
 				strings.Join(extra, " ")), "")
 	}
@@ -150,7 +152,7 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 		})
 		if len(budgetFlags) > 0 {
 			e := codes.Errorf(codes.E301, enforcesTakesNoBudget, strings.Join(budgetFlags, " "))
-			return report(stderr, e, "")
+			return cmdline.Report(stderr, e, "")
 		}
 		if *asJSON {
 			return printJSON(stdout, enforcesJSON())
@@ -164,20 +166,20 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	confineMode, err := parseConfine(*mode)
+	confineMode, err := cmdline.ParseConfine(*mode)
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	b, err := budget.Parse(allow, cwd)
 	if err != nil {
-		return report(stderr, codes.Errorf(codes.E301, "--allow: %w", err), "")
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "--allow: %w", err), "")
 	}
 	if err := registered(b); err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	p := core.OSPolicy(b, core.Options{Mode: confineMode})
 	if *asJSON {

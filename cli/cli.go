@@ -9,6 +9,11 @@
 //		sabline.HandOver() // Main would hand over too; this says it first
 //		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 //	}
+//
+// The doors, sabline serve and sabline mcp, are not linked here: their
+// command line is package doorcmd, whose Main is this one with them, in
+// the sabline-door command that this one starts in its place for them.
+// A host that wants its doors calls doorcmd.Main instead.
 package cli
 
 import (
@@ -16,6 +21,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/sabline/sabline/cli/internal/cmdline"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/phase"
@@ -40,7 +47,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, knockoutWarning)
 	}
 	if len(args) == 0 {
-		return report(stderr,
+		return cmdline.Report(stderr,
 			codes.Errorf(codes.E301, "no program to run and no command: sabline --help lists them"), "")
 	}
 	switch args[0] {
@@ -74,10 +81,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return reportCmd(args[1:], stdout, stderr)
 	case "eval":
 		return evalCmd(args[1:], stdout, stderr)
-	case "serve":
-		return serveCmd(args[1:], stdout, stderr)
-	case "mcp":
-		return mcpCmd(args[1:], stdin, stdout, stderr)
+	case "serve", "mcp":
+		return doorCmd(args[0], args[1:], stdin, stdout, stderr)
 	case "run":
 		args = args[1:]
 	}

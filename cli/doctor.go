@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sabline/sabline/cli/internal/cmdline"
+
 	"github.com/sabline/sabline/confine/core"
 
 	"github.com/sabline/sabline/codes"
@@ -24,26 +26,26 @@ type doctorReport struct {
 
 // doctorFlagSet is the flag set of sabline doctor, and where --json goes.
 func doctorFlagSet() (*flag.FlagSet, *bool) {
-	fs := newFlagSet("doctor")
+	fs := cmdline.NewFlagSet("doctor")
 	return fs, fs.Bool("json", false, "print JSON")
 }
 
 // doctorCmd: sabline doctor [--json].
 func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	fs, asJSON := doctorFlagSet()
-	positional, rest, err := parseInterspersed(fs, args)
+	positional, rest, err := cmdline.ParseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
 	if extra := append(positional, rest...); len(extra) > 0 {
-		return report(stderr,
+		return cmdline.Report(stderr,
 			codes.Errorf(codes.E301, "sabline doctor takes no arguments, got %s",
 				strings.Join(extra, " ")), "")
 	}
 	m := confine.Probe()
 	probe, err := probe.Run(core.ModeDefault)
 	if err != nil {
-		return report(stderr, codes.Errorf(codes.E310, "doctor: %w", err), "")
+		return cmdline.Report(stderr, codes.Errorf(codes.E310, "doctor: %w", err), "")
 	}
 	rep := doctorReport{Machine: m, Default: probe.Confinement, Advice: m.Advice()}
 	if rep.Advice == nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sabline/sabline/cli/internal/cmdline"
+
 	"github.com/sabline/sabline/confine/core"
 
 	"github.com/sabline/sabline/budget"
@@ -22,22 +24,22 @@ import (
 func evalCmd(args []string, stdout, stderr io.Writer) int {
 	fs, ef := evalFlagSet()
 	f, asJSON, wantProbe := &ef.run, &ef.json, &ef.probe
-	positional, rest, err := parseInterspersed(fs, args)
+	positional, rest, err := cmdline.ParseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
 	positional = append(positional, rest...)
 	mode, require, err := f.mode()
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	if mode == core.ModeOff {
-		return report(stderr,
+		return cmdline.Report(stderr,
 			codes.Errorf(codes.E301, "eval never runs unconfined: it refuses --no-confine"), "")
 	}
 	if *wantProbe {
 		if len(positional) > 0 {
-			return report(stderr,
+			return cmdline.Report(stderr,
 				codes.Errorf(codes.E301, "eval --confinement-probe takes no directory, got %s",
 					strings.Join(positional, " ")), "")
 		}
@@ -48,14 +50,14 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		})
 		if len(others) > 0 {
-			return report(stderr,
+			return cmdline.Report(stderr,
 				codes.Errorf(codes.E301,
 					"eval --confinement-probe runs its own attempts under no budget and takes only "+
 						"--confine and --json: drop %s", strings.Join(others, " ")), "")
 		}
 		rep, err := probe.Run(mode)
 		if err != nil {
-			return report(stderr, codes.Errorf(codes.E310, "%w", err), "")
+			return cmdline.Report(stderr, codes.Errorf(codes.E310, "%w", err), "")
 		}
 		if *asJSON {
 			return printJSON(stdout, rep)
@@ -76,30 +78,30 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if len(positional) != 1 {
-		return report(stderr, codes.Errorf(codes.E301, "eval: want one directory of programs"), "")
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "eval: want one directory of programs"), "")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return report(stderr, codes.Errorf(codes.E301, "eval: the working directory: %w", err), "")
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "eval: the working directory: %w", err), "")
 	}
 	b, err := budget.Parse(f.allow, cwd)
 	if err != nil {
-		return report(stderr, codes.Errorf(codes.E301, "--allow: %w", err), "")
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "--allow: %w", err), "")
 	}
 	if err := registered(b); err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	if f.timeout == 0 {
 		f.timeout = defaultEvalTimeout
 	}
 	memory, err := f.memory()
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	dir := f.receipts
 	if dir == "" {
 		if dir, err = receipt.DefaultDir(); err != nil {
-			return report(stderr, err, "")
+			return cmdline.Report(stderr, err, "")
 		}
 	}
 	results, err := eval.Run(positional[0], eval.Options{
@@ -111,7 +113,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		Receipts:    dir,
 	})
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	if *asJSON {
 		printJSON(stdout, results)
@@ -145,7 +147,7 @@ type evalFlags struct {
 
 // evalFlagSet is the flag set of sabline eval, and where it puts them.
 func evalFlagSet() (*flag.FlagSet, *evalFlags) {
-	fs := newFlagSet("eval")
+	fs := cmdline.NewFlagSet("eval")
 	f := &evalFlags{}
 	f.run.register(fs)
 	fs.BoolVar(&f.json, "json", false, "print JSON")

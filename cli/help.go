@@ -1,16 +1,19 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/sabline/sabline/cli/internal/cmdline"
+
 	"github.com/sabline/sabline/codes"
 )
 
 // The help of every command is made from the flag set its parser reads
-// (helpTopic.flags): a flag, its placeholder, its default and its usage
+// (helpTopic.flags): a flag, its cmdline.Placeholder, its default and its usage
 // are written once, where the command declares the flag, and `sabline
 // COMMAND --help`, `sabline help COMMAND` and the docs' flag lists
 // (TestDocFlags) are all held to that one table.
@@ -22,7 +25,7 @@ type helpTopic struct {
 	short    string               // one line, for the general usage's list of commands
 	synopsis string               // the command line, after "usage: "
 	about    string               // what it does
-	flags    func() *flag.FlagSet // the command's own flag set; nil when it takes none
+	flags    func() *flag.FlagSet // the command's own flag set; nil, or returning nil, for none
 }
 
 // setOf turns a command's flag-set constructor into helpTopic.flags.
@@ -102,13 +105,13 @@ var helpTopics = []helpTopic{
 		about: "Runs programs clients send over HTTP, and MCP at /mcp (docs/serve.md), until " +
 			"SIGINT or SIGTERM; with --receipts-url, one replica of a fleet (docs/scale.md). An " +
 			"address other than loopback needs --token-file or --tenants.",
-		flags: setOf(serveFlagSet)},
+		flags: doorFlagSet("serve")},
 	{name: "mcp", short: "an MCP server on standard input and output",
 		synopsis: "sabline mcp --import-root DIR [flags]",
 		about: "An MCP server on standard input and output (docs/mcp.md): the tools run and " +
 			"audit, and the receipts of its runs as resources. It starts no worker until its " +
 			"first run.",
-		flags: setOf(mcpFlagSet)},
+		flags: doorFlagSet("mcp")},
 	{name: "receipts list", short: "list, show and compare the receipts of runs",
 		synopsis: "sabline receipts list [flags]",
 		about: "Lists the receipts with their run ids; a file in the directory (or an object in " +
@@ -164,6 +167,9 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 // those beneath it (receipts: list, show and diff). A name no topic has
 // is E301 on stderr.
 func printHelp(stdout, stderr io.Writer, name string) int {
+	if cmd, _, _ := strings.Cut(name, " "); isDoor(cmd) && cmdline.Linked == nil {
+		return startDoor([]string{"help", name}, nil, stdout, stderr) // its flags are there
+	}
 	if name == "sabline" { // the flag set of a run
 		name = "run"
 	}
@@ -177,7 +183,7 @@ func printHelp(stdout, stderr io.Writer, name string) int {
 		}
 	}
 	if b.Len() == 0 {
-		return report(stderr, codes.Errorf(codes.E301, noSuchHelp, name,
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, noSuchHelp, name,
 			strings.Join(commands, ", ")), "")
 	}
 	fmt.Fprint(stdout, b.String())
@@ -185,17 +191,19 @@ func printHelp(stdout, stderr io.Writer, name string) int {
 }
 
 // writeTopic writes one command's help: its synopsis, what it does, and
-// each of its flags with its placeholder, default and usage.
+// each of its flags with its cmdline.Placeholder, default and usage.
 func writeTopic(b *strings.Builder, t helpTopic) {
 	fmt.Fprintf(b, "usage: %s\n\n", t.synopsis)
-	b.WriteString(wrap(t.about, "", helpWidth))
+	b.WriteString(wrap(t.about, "", cmdline.HelpWidth))
 	if t.flags != nil {
-		writeFlags(b, "Flags", t.flags())
+		if fs := t.flags(); fs != nil {
+			writeFlags(b, "Flags", fs)
+		}
 	}
 }
 
 // writeFlags writes, under the heading, each flag of fs with its
-// placeholder, default and usage.
+// cmdline.Placeholder, default and usage.
 func writeFlags(b *strings.Builder, heading string, fs *flag.FlagSet) {
 	first := true
 	fs.VisitAll(func(f *flag.Flag) {
@@ -208,17 +216,17 @@ func writeFlags(b *strings.Builder, heading string, fs *flag.FlagSet) {
 		if def := shownDefault(f); def != "" {
 			use += " (default " + def + ")"
 		}
-		b.WriteString(wrap(use, "        ", helpWidth))
+		b.WriteString(wrap(use, "        ", cmdline.HelpWidth))
 	})
 }
 
 // flagSynopsis is how a flag is written in its help: --name and, unless
-// it is a switch, its placeholder.
+// it is a switch, its cmdline.Placeholder.
 func flagSynopsis(f *flag.Flag) string {
 	if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
 		return "--" + f.Name
 	}
-	return "--" + f.Name + " " + placeholder(f)
+	return "--" + f.Name + " " + cmdline.Placeholder(f)
 }
 
 // shownDefault is a flag's default as its help shows it: "" for one that
@@ -238,7 +246,7 @@ func generalUsage() string {
 	var b strings.Builder
 	b.WriteString("usage: sabline [run] [flags] PROGRAM.vel [-- ARGS...]\n" +
 		"       sabline COMMAND [flags] [ARGS...]\n\n")
-	b.WriteString(wrap(runAbout, "", helpWidth))
+	b.WriteString(wrap(runAbout, "", cmdline.HelpWidth))
 	fs, _ := runFlagSet()
 	writeFlags(&b, "Flags of a run", fs)
 	b.WriteString("\nCommands:\n")
@@ -248,16 +256,13 @@ func generalUsage() string {
 			fmt.Fprintf(&b, "  %-10s %s\n", name, t.short)
 		}
 	}
-	b.WriteString("\n" + wrap(helpOfCommand, "", helpWidth) + "\n" + exitStatusText + "\n")
+	b.WriteString("\n" + wrap(helpOfCommand, "", cmdline.HelpWidth) + "\n" + exitStatusText + "\n")
 	return b.String()
 }
 
 // helpOfCommand ends the list of commands in the general usage.
 const helpOfCommand = "sabline help COMMAND, or sabline COMMAND --help, shows what the command " +
 	"does and each of its flags, with its default."
-
-// helpWidth is the width help text is wrapped to.
-const helpWidth = 78
 
 // wrap fills text to width, each line beginning with indent; lines of
 // text that begin with a space (a list) and blank lines are kept as they
@@ -291,4 +296,29 @@ func wrap(text, indent string, width int) string {
 	}
 	flush()
 	return b.String()
+}
+
+// parseFailed reports an error of cmdline.ParseInterspersed and returns
+// the exit status: the command's own help on standard output for --help,
+// E301 otherwise.
+func parseFailed(err error, stdout, stderr io.Writer) int {
+	if h, ok := errors.AsType[*cmdline.HelpRequest](err); ok {
+		return printHelp(stdout, stderr, h.Command)
+	}
+	return cmdline.Report(stderr, err, "")
+}
+
+// noArgs is the command line of a command that takes no flags and no
+// arguments: anything given is E301.
+func noArgs(name string, args []string, stdout, stderr io.Writer) (int, bool) {
+	positional, rest, err := cmdline.ParseInterspersed(cmdline.NewFlagSet(name), args)
+	if err != nil {
+		return parseFailed(err, stdout, stderr), false
+	}
+	if extra := append(positional, rest...); len(extra) > 0 {
+		return cmdline.Report(stderr,
+			codes.Errorf(codes.E301, "sabline %s takes no arguments, got %s", name,
+				strings.Join(extra, " ")), ""), false
+	}
+	return 0, true
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sabline/sabline/cli/internal/cmdline"
+
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/receipt/ship"
@@ -21,7 +23,7 @@ import (
 func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	const want = "want list, show RUN-ID (or last) or diff"
 	if len(args) == 0 {
-		return report(stderr, codes.Errorf(codes.E301, "receipts: %s", want), "")
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "receipts: %s", want), "")
 	}
 	verb := args[0]
 	switch verb {
@@ -29,27 +31,27 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	case "-h", "--help", "help":
 		return printHelp(stdout, stderr, "receipts")
 	default:
-		return report(stderr, codes.Errorf(codes.E301, "receipts %s: %s", verb, want), "")
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "receipts %s: %s", verb, want), "")
 	}
 	fs, rf := receiptsFlagSet(verb)
 	dir, url, tenantName, agent, asJSON := &rf.dir, &rf.url, &rf.tenant, &rf.agent, &rf.json
-	positional, rest, err := parseInterspersed(fs, args[1:])
+	positional, rest, err := cmdline.ParseInterspersed(fs, args[1:])
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
 	positional = append(positional, rest...)
 	if verb == "show" {
 		if len(positional) != 1 {
-			return report(stderr,
+			return cmdline.Report(stderr,
 				codes.Errorf(codes.E301, "receipts show: want one RUN-ID (or a prefix of it, or last), got %d",
 					len(positional)), "")
 		}
 		if positional[0] == "" {
 			_, err := receipt.Pick(nil, "")
-			return report(stderr, err, "")
+			return cmdline.Report(stderr, err, "")
 		}
 	} else if len(positional) > 0 {
-		return report(stderr,
+		return cmdline.Report(stderr,
 			codes.Errorf(codes.E301, "receipts %s takes no arguments, got %s", verb,
 				strings.Join(positional, " ")), "")
 	}
@@ -57,26 +59,26 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	var skipped []receipt.SkippedFile
 	switch {
 	case *url != "" && *dir != "":
-		return report(stderr,
+		return cmdline.Report(stderr,
 			codes.Errorf(codes.E301, "receipts %s: give --receipts DIR or --receipts-url URL, not both",
 				verb), "")
 	case *url != "":
 		*dir = *url
 		runs, skipped, err = sharedReceipts(*url, *agent, *tenantName, stderr)
 	case *tenantName != "":
-		return report(stderr,
+		return cmdline.Report(stderr,
 			codes.Errorf(codes.E301,
 				"receipts %s: --tenant reads the shared store: give --receipts-url URL with it", verb), "")
 	default:
 		if *dir == "" {
 			if *dir, err = receipt.DefaultDir(); err != nil {
-				return report(stderr, err, "")
+				return cmdline.Report(stderr, err, "")
 			}
 		}
 		runs, skipped, err = receipt.Scan(*dir)
 	}
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(stderr, "sabline: passed over %s: not a receipt: %s\n", terminalSafe(s.Path),
@@ -112,7 +114,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	case "show":
 		r, err := receipt.PickIn(*dir, runs, positional[0])
 		if err != nil {
-			return report(stderr, err, "")
+			return cmdline.Report(stderr, err, "")
 		}
 		// Which fields the worker reported, and whether they are
 		// testimony, beside the receipt, which says it too.
@@ -168,14 +170,14 @@ type receiptsFlags struct {
 // receiptsFlagSet is the flag set of sabline receipts verb (list, show
 // or diff), and where it puts them.
 func receiptsFlagSet(verb string) (*flag.FlagSet, *receiptsFlags) {
-	fs := newFlagSet("receipts " + verb)
+	fs := cmdline.NewFlagSet("receipts " + verb)
 	f := &receiptsFlags{}
 	fs.StringVar(&f.dir, "receipts", "", "receipts `directory`")
 	fs.StringVar(&f.url, "receipts-url", "",
 		"read the shared store at `URL` instead (see sabline serve --receipts-url)")
 	fs.StringVar(&f.tenant, "tenant", "", "with --receipts-url, the receipts of this `tenant` only")
 	fs.StringVar(&f.agent, "store-agent", "",
-		"the store agent's `executable` (default: "+storeAgentName+" beside sabline, else on PATH)")
+		"the store agent's `executable` (default: "+cmdline.StoreAgentName+" beside sabline, else on PATH)")
 	if verb == "list" {
 		fs.BoolVar(&f.json, "json", false, "print JSON")
 	}
@@ -186,7 +188,7 @@ func receiptsFlagSet(verb string) (*flag.FlagSet, *receiptsFlags) {
 // when one is named, through a store agent started for it.
 func sharedReceipts(url, agentPath, tenantName string,
 	stderr io.Writer) ([]receipt.StoredReceipt, []receipt.SkippedFile, error) {
-	a, err := startAgent(url, agentPath, stderr)
+	a, err := cmdline.StartAgent(url, agentPath, stderr)
 	if err != nil {
 		return nil, nil, err
 	}

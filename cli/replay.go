@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sabline/sabline/cli/internal/cmdline"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
@@ -41,7 +43,7 @@ const replayNoDigest = "receipt of run %s records no digest of its program %s (t
 // (a replay has no tool channel), each of which may narrow the receipt's
 // run and never widen it.
 func replayFlagSet() (*flag.FlagSet, *runFlags) {
-	fs := newFlagSet("replay")
+	fs := cmdline.NewFlagSet("replay")
 	f := &runFlags{}
 	f.register(fs)
 	return fs, f
@@ -61,39 +63,39 @@ func replayFlagSet() (*flag.FlagSet, *runFlags) {
 // run that ended well at a level below the original's.
 func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, f := replayFlagSet()
-	positional, rest, err := parseInterspersed(fs, args)
+	positional, rest, err := cmdline.ParseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
 	if len(rest) > 0 {
-		return report(stderr, codes.Errorf(codes.E301, "replay: the program's arguments are the "+
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "replay: the program's arguments are the "+
 			"receipt's; got %s after --", strings.Join(rest, " ")), "")
 	}
 	if len(positional) != 1 {
-		return report(stderr, codes.Errorf(codes.E301, "replay: want one RECEIPT (a receipt file, a "+
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "replay: want one RECEIPT (a receipt file, a "+
 			"run id, a prefix of one, or %s), got %d", receipt.LastRun, len(positional)), "")
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return report(stderr, codes.Errorf(codes.E301, "replay: %w", err), "")
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "replay: %w", err), "")
 	}
 	dir := f.receipts
 	if dir == "" {
 		if dir, err = receipt.DefaultDir(); err != nil {
-			return report(stderr, err, "")
+			return cmdline.Report(stderr, err, "")
 		}
 	}
 	orig, err := findReceipt(dir, positional[0])
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	// A refused replay has no receipt of its own: nothing ran.
 	if err := sameProgram(orig); err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	r, err := replayRun(orig.Receipt, f, cwd)
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	r.Stdin, r.Stdout, r.Stderr = stdin, stdout, stderr
 	r.Receipts, r.Signals = dir, true
@@ -109,11 +111,11 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	rec := run.Supervise(r)
 	path, werr := rec.Stored()
 	if rec.Outcome.Status != receipt.StatusOK && codes.CodeOf(werr) != codes.E317 {
-		report(stderr, &codes.Error{Code: rec.Outcome.Code, Msg: rec.Outcome.Message,
+		cmdline.Report(stderr, &codes.Error{Code: rec.Outcome.Code, Msg: rec.Outcome.Message,
 			Pos: rec.Outcome.Position, Stack: rec.Outcome.Stack}, path)
 	}
 	if werr != nil {
-		return report(stderr, werr, path)
+		return cmdline.Report(stderr, werr, path)
 	}
 	weaker := printReplayDiff(stdout, orig, receipt.StoredReceipt{Path: path, Receipt: rec})
 	if rec.Outcome.ExitStatus == codes.ExitOK && weaker {

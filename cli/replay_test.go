@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/cli/internal/cmdline"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
@@ -277,8 +279,8 @@ func TestReplayRun(t *testing.T) {
 		strings.Join(r.Args, " ") != "a b" || len(r.Lend) != 1 || r.Program != prog {
 		t.Errorf("no flags: %+v, want the receipt's", r)
 	}
-	f = runFlags{timeout: time.Hour, maxMemoryMB: 64, require: "full", allow: allowFlag{"env"},
-		lend: allowFlag{"key.pem"}}
+	f = runFlags{timeout: time.Hour, maxMemoryMB: 64, require: "full", allow: cmdline.List{"env"},
+		lend: cmdline.List{"key.pem"}}
 	if r, err = replayRun(rec, &f, dir); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/sabline/sabline/cli/internal/cmdline"
+
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/kernelreport"
 )
@@ -21,23 +23,23 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		return reportDiffCmd(args[1:], stdout, stderr)
 	}
 	fs, mdFile, htmlFile := reportFlagSet()
-	positional, rest, err := parseInterspersed(fs, args)
+	positional, rest, err := cmdline.ParseInterspersed(fs, args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
 	paths := append(positional, rest...)
 	if len(paths) == 0 {
-		return report(stderr, codes.Errorf(codes.E301, "report: name one kernel report or more "+
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "report: name one kernel report or more "+
 			"(tests/confine/kernel-GOOS.json), or diff OLD NEW"), "")
 	}
 	reports, err := readReports(paths)
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	seen := map[string]string{}
 	for _, r := range reports {
 		if other, ok := seen[r.OS]; ok {
-			return report(stderr, codes.Errorf(codes.E301,
+			return cmdline.Report(stderr, codes.Errorf(codes.E301,
 				"report: %s and %s are both reports of %s: give one per system",
 				other, r.Source, r.OS), "")
 		}
@@ -51,7 +53,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if *mdFile != "" {
 		if err := os.WriteFile(*mdFile, kernelreport.Markdown(reports), 0o644); err != nil {
-			return report(stderr, codes.Errorf(codes.E301, "report --md: %w", err), "")
+			return cmdline.Report(stderr, codes.Errorf(codes.E301, "report --md: %w", err), "")
 		}
 	}
 	if *htmlFile != "" {
@@ -60,7 +62,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 			err = os.WriteFile(*htmlFile, page, 0o644)
 		}
 		if err != nil {
-			return report(stderr, codes.Errorf(codes.E301, "report --html: %w", err), "")
+			return cmdline.Report(stderr, codes.Errorf(codes.E301, "report --html: %w", err), "")
 		}
 	}
 	return 0
@@ -69,7 +71,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 // reportFlagSet is the flag set of sabline report, and where --md and
 // --html go.
 func reportFlagSet() (fs *flag.FlagSet, mdFile, htmlFile *string) {
-	fs = newFlagSet("report")
+	fs = cmdline.NewFlagSet("report")
 	mdFile = fs.String("md", "", "write the Markdown to `file`")
 	htmlFile = fs.String("html", "", "write the HTML page to `file`")
 	return fs, mdFile, htmlFile
@@ -78,28 +80,28 @@ func reportFlagSet() (fs *flag.FlagSet, mdFile, htmlFile *string) {
 // reportDiffCmd: sabline report diff OLD NEW. It prints every change and
 // ends with E332 (exit 1) when NEW regressed.
 func reportDiffCmd(args []string, stdout, stderr io.Writer) int {
-	positional, rest, err := parseInterspersed(newFlagSet("report diff"), args)
+	positional, rest, err := cmdline.ParseInterspersed(cmdline.NewFlagSet("report diff"), args)
 	if err != nil {
 		return parseFailed(err, stdout, stderr)
 	}
 	paths := append(positional, rest...)
 	if len(paths) != 2 {
-		return report(stderr, codes.Errorf(codes.E301,
+		return cmdline.Report(stderr, codes.Errorf(codes.E301,
 			"report diff: want OLD NEW, two kernel reports, got %d", len(paths)), "")
 	}
 	reports, err := readReports(paths)
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	changes, err := kernelreport.Diff(reports[0], reports[1])
 	if err != nil {
-		return report(stderr, err, "")
+		return cmdline.Report(stderr, err, "")
 	}
 	if _, err := stdout.Write(changes.Text()); err != nil {
 		return codes.ExitFailed
 	}
 	if targets, cells := changes.Regressions(); targets+cells > 0 {
-		return report(stderr, codes.Errorf(codes.E332, "report diff: %s regressed from %s: %s",
+		return cmdline.Report(stderr, codes.Errorf(codes.E332, "report diff: %s regressed from %s: %s",
 			paths[1], paths[0], regressions(targets, cells)), "")
 	}
 	return 0

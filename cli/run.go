@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sabline/sabline/cli/internal/cmdline"
+
 	"github.com/sabline/sabline/confine/core"
 
 	"github.com/sabline/sabline/budget"
@@ -19,16 +21,10 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
-// allowFlag collects repeated --allow values.
-type allowFlag []string
-
-func (a *allowFlag) String() string     { return strings.Join(*a, ",") }
-func (a *allowFlag) Set(v string) error { *a = append(*a, v); return nil }
-
 // runFlags are the flags of a run, shared by eval and audit where they
 // apply.
 type runFlags struct {
-	allow       allowFlag
+	allow       cmdline.List
 	timeout     time.Duration
 	maxMemoryMB int
 	confine     string
@@ -36,8 +32,8 @@ type runFlags struct {
 	require     string
 	receipts    string
 	toolFD      int
-	lend        allowFlag // credential locations lent, paths
-	noMemory    bool      // --no-memory-limit
+	lend        cmdline.List // credential locations lent, paths
+	noMemory    bool         // --no-memory-limit
 }
 
 // defaultRunMemoryMB is the memory bound of a command-line run, and of
@@ -65,9 +61,9 @@ func (f *runFlags) memory() (int, error) {
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.allow, "allow", "grant budget `items` (repeatable)")
-	fs.Var((*durationFlag)(&f.timeout), "timeout", "stop the run after this `duration`")
-	fs.Var((*memoryFlag)(&f.maxMemoryMB), "max-memory-mb", fmt.Sprintf("stop the run past this "+
-		"many `MB`, at least %d (default %d, unless --no-memory-limit)", minMemoryMB,
+	fs.Var((*cmdline.Duration)(&f.timeout), "timeout", "stop the run after this `duration`")
+	fs.Var((*cmdline.Memory)(&f.maxMemoryMB), "max-memory-mb", fmt.Sprintf("stop the run past this "+
+		"many `MB`, at least %d (default %d, unless --no-memory-limit)", cmdline.MinMemoryMB,
 		defaultRunMemoryMB))
 	fs.BoolVar(&f.noMemory, "no-memory-limit", false, "lift the default memory bound")
 	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
@@ -77,6 +73,12 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
 	fs.Var(&f.lend, "lend-credential",
 		"let a grant that names this credential `path` reach it (repeatable)")
+}
+
+// mode checks the confinement flags together (cmdline.Mode) and returns
+// the run's mode and required level.
+func (f *runFlags) mode() (core.Mode, core.Level, error) {
+	return cmdline.Mode(f.confine, f.noConfine, f.require)
 }
 
 // lent are the --lend-credential paths, absolute against cwd.
@@ -91,52 +93,10 @@ func (f *runFlags) lent(cwd string) []string {
 	return out
 }
 
-// noConfineWithConfine is the E301 of --no-confine given with a flag that
-// asks for confinement.
-const noConfineWithConfine = "--no-confine asks for no confinement, and --confine or " +
-	"--require-confinement asks for some: give one or the other"
-
-// mode checks the confinement flags together and returns the run's mode
-// and required level. Asking for confinement and --no-confine at once is a
-// usage error.
-func (f *runFlags) mode() (core.Mode, core.Level, error) {
-	mode, err := parseConfine(f.confine)
-	if err != nil {
-		return "", "", err
-	}
-	var req core.Level
-	if f.require != "" {
-		l, err := core.ParseLevel(f.require)
-		if err != nil || l == core.None {
-			return "", "", codes.Errorf(codes.E301, "--require-confinement %q: want full or partial",
-				f.require)
-		}
-		req = l
-	}
-	if f.noConfine {
-		if mode == core.ModeStrict || req != "" {
-			return "", "", codes.Errorf(codes.E301, noConfineWithConfine)
-		}
-		mode = core.ModeOff
-	}
-	return mode, req, nil
-}
-
-// parseConfine reads a --confine value: "" or "default", or "strict".
-func parseConfine(v string) (core.Mode, error) {
-	switch v {
-	case "", "default":
-		return core.ModeDefault, nil
-	case "strict":
-		return core.ModeStrict, nil
-	}
-	return "", codes.Errorf(codes.E301, "--confine %q: the only value is strict", v)
-}
-
 // runFlagSet is the flag set of a run (sabline [run] PROGRAM.vel), and
 // where it puts them.
 func runFlagSet() (*flag.FlagSet, *runFlags) {
-	fs := newFlagSet("sabline")
+	fs := cmdline.NewFlagSet("sabline")
 	f := &runFlags{}
 	f.register(fs)
 	fs.IntVar(&f.toolFD, "tool-fd", -1, "the `descriptor` of the host's tool channel (docs/tools.md)")
@@ -149,16 +109,16 @@ const noConfineWarning = "sabline: --no-confine: the operating system is asked f
 
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, f := runFlagSet()
-	positional, progArgs, err := parseInterspersed(fs, args)
+	positional, progArgs, err := cmdline.ParseInterspersed(fs, args)
 	// A value a flag refused, on a command line that names its program,
 	// is refused below with the rest, and leaves a receipt as they do.
-	var bad *badValue
+	var bad *cmdline.BadValue
 	if err != nil && !(errors.As(err, &bad) && len(positional) == 1) {
 		return parseFailed(err, stdout, stderr)
 	}
 	if len(positional) > 0 {
 		if c, ok := nearCommand(positional[0]); ok {
-			return report(stderr,
+			return cmdline.Report(stderr,
 				codes.Errorf(codes.E301,
 					"%s is no command, and no program (a program is a .vel file): did you mean sabline %s?",
 					positional[0], c), "")
@@ -167,11 +127,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch len(positional) {
 	case 1:
 	case 0:
-		return report(stderr,
+		return cmdline.Report(stderr,
 			codes.Errorf(codes.E301, "no program to run: give a PROGRAM.vel (sabline help shows the flags)"),
 			"")
 	default:
-		return report(stderr,
+		return cmdline.Report(stderr,
 			codes.Errorf(codes.E301,
 				"want one program to run, got %d: %s (the program's own arguments go after --)",
 				len(positional), strings.Join(positional, " ")), "")
@@ -189,7 +149,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	dir := f.receipts
 	if dir == "" {
 		if dir, err = receipt.DefaultDir(); err != nil {
-			return report(stderr, err, "")
+			return cmdline.Report(stderr, err, "")
 		}
 	}
 	// A command line that cannot be run still leaves a receipt of its
@@ -202,15 +162,15 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		rec.Timings.Started = time.Now().UTC()
 		path, werr := rec.Write(dir)
 		if werr != nil {
-			report(stderr, werr, "")
+			cmdline.Report(stderr, werr, "")
 		}
-		return report(stderr, err, path)
+		return cmdline.Report(stderr, err, path)
 	}
 	if abs, err := filepath.Abs(dir); err == nil {
 		r.Guarded = []string{abs} // a broad grant never reaches the receipts
 	}
 	if bad != nil {
-		return refuse(bad.err)
+		return refuse(bad.Err)
 	}
 	if r.Budget, err = budget.Parse(f.allow, cwd); err != nil {
 		return refuse(codes.Errorf(codes.E301, "--allow: %w", err))
@@ -258,7 +218,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	rec := run.Supervise(r)
 	path, werr := rec.Stored()
 	if rec.Outcome.Status != receipt.StatusOK && codes.CodeOf(werr) != codes.E317 {
-		report(stderr, &codes.Error{
+		cmdline.Report(stderr, &codes.Error{
 			Code:  rec.Outcome.Code,
 			Msg:   rec.Outcome.Message,
 			Pos:   rec.Outcome.Position,
@@ -266,44 +226,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}, path)
 	}
 	if werr != nil {
-		return report(stderr, werr, path)
+		return cmdline.Report(stderr, werr, path)
 	}
 	return rec.Outcome.ExitStatus
-}
-
-// report prints an error the way every sabline command does: the code and
-// message, the position (with the call stack, innermost first, when the
-// error happened inside a function), what to do, and the receipt. Every
-// part goes through terminalSafe, since a message can quote the program's
-// own text. It returns the exit status the code carries.
-func report(w io.Writer, err error, receipt string) int {
-	e := &codes.Error{Code: codes.E301, Msg: err.Error()}
-	errors.As(err, &e)
-	fmt.Fprintf(w, "sabline: %s: %s\n", e.Code, terminalSafe(e.Msg))
-	switch {
-	case len(e.Stack) > 1:
-		fmt.Fprintf(w, "  at %s\n", terminalSafe(e.Stack[0]))
-		for _, fr := range e.Stack[1:] {
-			if codes.IsStackGap(fr) {
-				fmt.Fprintf(w, "  %s\n", fr)
-				continue
-			}
-			fmt.Fprintf(w, "  called from %s\n", terminalSafe(fr))
-		}
-	case e.Pos != "":
-		fmt.Fprintf(w, "  at %s\n", terminalSafe(e.Pos))
-	}
-	if hint := e.Hint(); hint != "" {
-		fmt.Fprintf(w, "  what to do: %s\n", terminalSafe(hint))
-	}
-	if receipt != "" {
-		fmt.Fprintf(w, "  receipt: %s\n", terminalSafe(receipt))
-	}
-	info, ok := codes.Info(e.Code)
-	if !ok {
-		return codes.ExitUsage
-	}
-	return info.Exit
 }
 
 func absProgram(cwd, p string) string {

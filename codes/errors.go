@@ -54,6 +54,7 @@ const (
 	E335 Code = "E335" // the supervisor would not make a connection its grant names
 	E336 Code = "E336" // a request's arguments are larger than a door accepts
 	E337 Code = "E337" // a receipt asked for is no longer kept here
+	E338 Code = "E338" // sabline serve or mcp: the doors' command is missing or another build
 )
 
 // CodeInfo documents one code: what it means, the process exit status a
@@ -183,6 +184,11 @@ var Codes = []CodeInfo{
 		"Its journal segment was removed: shipped to the fleet's store (read it there, with " +
 			"--receipts-url), or past the retention the operator set (--keep-receipts). The message " +
 			"says which, and the oldest receipt still kept. Keep receipts longer with --keep-receipts."},
+	{E338, "the doors' command is missing or of another build", ExitUsage,
+		"sabline serve and sabline mcp run the sabline-door command, which links the HTTP server " +
+			"and the MCP SDK that no other sabline process needs. Build it from the same source " +
+			"beside sabline (go build -o DIR ./cmd/sabline ./cmd/sabline-door), or put that build on " +
+			"PATH; the message says which one was found and what it is."},
 }
 
 // Info returns the catalogue entry of c.

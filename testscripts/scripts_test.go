@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
 }
 
-// runMain builds both binaries, links them into binDir under the names
+// runMain builds the binaries, links them into binDir under the names
 // the scripts use, runs the tests and removes what it made.
 func runMain(m *testing.M) int {
 	defer buildbin.Cleanup()
@@ -54,8 +54,15 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	for name, tags := range map[string][]string{"sabline": nil, "sabline-knockout": {"sabline_knockout"}} {
-		built, err := buildbin.Sabline(tags...)
+	// sabline-door beside sabline, where its serve and mcp find it.
+	for name, build := range map[string]func() (string, error){
+		"sabline": func() (string, error) { return buildbin.Sabline() },
+		"sabline-door": func() (string, error) {
+			return buildbin.Build("github.com/sabline/sabline/cmd/sabline-door", "sabline-door")
+		},
+		"sabline-knockout": func() (string, error) { return buildbin.Sabline("sabline_knockout") },
+	} {
+		built, err := build()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "testscripts: build %s: %v\n", name, err)
 			return 1

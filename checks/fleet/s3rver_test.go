@@ -208,7 +208,7 @@ type replica struct {
 // ended (SIGKILL) when t ends, if it has not been.
 func startReplica(t *testing.T, url string, args ...string) *replica {
 	t.Helper()
-	sab, err := buildbin.Sabline()
+	sab, err := buildbin.SablineWithDoor() // its serve starts the sabline-door beside it
 	if err != nil {
 		t.Fatal(err)
 	}

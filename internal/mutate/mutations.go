@@ -385,7 +385,7 @@ var mutations = []Mutation{
 		Name: "receipt-of-no-tenant-served-to-tenants", File: "door/runner.go",
 		Old:      `case err == nil && run.Tenant == tenant:`,
 		New:      `case err == nil && (run.Tenant == tenant || run.Tenant == ""):`,
-		Packages: []string{"./door/", "./cli/"}, Run: "^(TestReceiptOfNoTenantIsNoTenants|TestServeHidesTheRunOfNoTenant)$",
+		Packages: []string{"./door/", "./cli/doorcmd/"}, Run: "^(TestReceiptOfNoTenantIsNoTenants|TestServeHidesTheRunOfNoTenant)$",
 		CaughtBy: "TestReceiptOfNoTenantIsNoTenants, TestServeHidesTheRunOfNoTenant (the Go twin of the TypeScript client's check)",
 	},
 	{

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -341,27 +340,6 @@ func (a *Agent) Close() error {
 		<-a.exited
 	}
 	return nil
-}
-
-// Find is the store agent's executable: name beside this process's
-// executable when it is there, else name on PATH.
-func Find(name string) (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		p := strings.TrimSuffix(exe, ".exe")
-		dir := p[:strings.LastIndexAny(p, `/\`)+1]
-		beside := dir + name
-		if strings.HasSuffix(exe, ".exe") {
-			beside += ".exe"
-		}
-		if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
-			return beside, nil
-		}
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("bucket: no %s beside this executable nor on PATH: %w", name, err)
-	}
-	return p, nil
 }
 
 // ensurePrefix is s beginning with prefix, added when it does not.

@@ -48,6 +48,43 @@ func Sabline(tags ...string) (string, error) {
 	return Build("github.com/sabline/sabline/cmd/sabline", "sabline", tags...)
 }
 
+// SablineWithDoor builds cmd/sabline and cmd/sabline-door with tags, as
+// Sabline does, and returns the path of a sabline with that sabline-door
+// beside it, in a directory of this process's own (Cleanup removes it),
+// where sabline serve and sabline mcp find it.
+func SablineWithDoor(tags ...string) (string, error) {
+	bin, err := Sabline(tags...)
+	if err != nil {
+		return "", err
+	}
+	door, err := Build("github.com/sabline/sabline/cmd/sabline-door", "sabline-door", tags...)
+	if err != nil {
+		return "", err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	key := "with-door " + strings.Join(tags, ",")
+	if p, ok := built[key]; ok {
+		return p, nil
+	}
+	sub, err := privateDir()
+	if err != nil {
+		return "", err
+	}
+	exe := ""
+	if goruntime.GOOS == "windows" {
+		exe = ".exe"
+	}
+	out := filepath.Join(sub, "sabline"+exe)
+	for from, to := range map[string]string{bin: out, door: filepath.Join(sub, "sabline-door"+exe)} {
+		if err := os.Link(from, to); err != nil {
+			return "", fmt.Errorf("buildbin: %w", err)
+		}
+	}
+	built[key] = out
+	return out, nil
+}
+
 // Build builds the package pkg into a binary called name, with tags.
 func Build(pkg, name string, tags ...string) (string, error) {
 	mu.Lock()
@@ -152,7 +189,9 @@ func contentOf(pkg string, tags []string) (string, error) {
 
 // goBuild runs go build with CGO_ENABLED=0.
 func goBuild(pkg, out string, tags []string) error {
-	args := []string{"build", "-o", out}
+	// No VCS stamp: a binary is shared by the content it is built from,
+	// which the repository's state is not part of.
+	args := []string{"build", "-buildvcs=false", "-o", out}
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
 	}

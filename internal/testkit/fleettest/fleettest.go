@@ -94,7 +94,7 @@ func (r *Replica) Log() string {
 // Start builds the binaries and starts the fleet: the bucket, the
 // replicas (each ready before Start returns), the proxy.
 func Start(o Options) (*Fleet, error) {
-	sab, err := buildbin.Sabline()
+	sab, err := buildbin.SablineWithDoor() // its serve starts the sabline-door beside it
 	if err != nil {
 		return nil, err
 	}

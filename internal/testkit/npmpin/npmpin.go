@@ -1,6 +1,6 @@
 // Package npmpin installs the npm packages a test directory pins (its
 // package.json and package-lock.json), for the tests that run programs no
-// one here wrote: the MCP clients of cli/testdata/npm, the S3-compatible
+// one here wrote: the MCP clients of cli/doorcmd/testdata/npm, the S3-compatible
 // server of checks/fleet/testdata/npm. Each set of pins is installed once
 // for the machine, with npm ci, into a cache directory named by the
 // digest of the pins. Where node or npm is missing, or the install fails,
@@ -31,7 +31,7 @@ type Pins struct {
 	// Dir holds package.json and package-lock.json, and the files (the
 	// scripts the tests run) copied beside the installed packages.
 	Dir string
-	// What they are, for the messages: "the MCP clients of cli/testdata/npm".
+	// What they are, for the messages: "the MCP clients of cli/doorcmd/testdata/npm".
 	What string
 	// MinNode is the least major version of the machine's node they need.
 	MinNode int

@@ -1,0 +1,95 @@
+package doorcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/sabline/sabline/cli/internal/cmdline"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/door"
+)
+
+// mcpCmd: sabline mcp --import-root DIR [run flags]: the MCP door on
+// standard input and output, until its input ends or SIGINT or SIGTERM.
+// Standard output is the protocol's: everything else goes to standard
+// error.
+func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs, f := mcpFlagSet()
+	positional, rest, err := cmdline.ParseInterspersed(fs, args)
+	if err != nil {
+		return parseFailed(err, stdout, stderr) // --help serves no protocol: its help is output
+	}
+	if extra := append(positional, rest...); len(extra) > 0 {
+		return cmdline.Report(stderr,
+			codes.Errorf(codes.E301, "sabline mcp takes no program (got %s): clients send them",
+				strings.Join(extra, " ")), "")
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "working directory: %w", err), "")
+	}
+	o, err := f.options("mcp", cwd)
+	if err != nil {
+		return cmdline.Report(stderr, err, "")
+	}
+	enterNodev(stderr, "mcp")
+	// A client may start a server for each of its sessions: none holds a
+	// worker before its first run.
+	o.OnDemand = true
+	pool, runner, err := startPool(o)
+	if err != nil {
+		return cmdline.Report(stderr, err, "")
+	}
+	defer pool.Close()
+	if _, err := keepReceipts(o, false); err != nil {
+		return cmdline.Report(stderr, err, "")
+	}
+	srv, err := door.New(door.Config{
+		Runner:  runner,
+		Workers: o.Workers,
+		Queue:   o.Queue,
+		Logf:    doorLog(stderr, "mcp"),
+	})
+	if err != nil {
+		return cmdline.Report(stderr, codes.Errorf(codes.E301, "mcp: %w", err), "")
+	}
+	fmt.Fprintf(stderr, "sabline mcp: %s\n", codes.TerminalSafe(holdServer(o)))
+	fmt.Fprintf(stderr,
+		"sabline mcp: serving on standard input and output (import root %s, budget %s, %d workers, "+
+			"queue %d)\n",
+		codes.TerminalSafe(o.ImportRoot), codes.TerminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = srv.MCP().Run(ctx, door.StreamTransport(stdin, stdout))
+	srv.Stop()
+	if err != nil && ctx.Err() == nil && !isEOF(err) {
+		fmt.Fprintf(stderr, "sabline mcp: %s\n", codes.TerminalSafe(err.Error()))
+		return codes.ExitFailed
+	}
+	return 0
+}
+
+// mcpFlagSet is the flag set of sabline mcp, and where it puts them:
+// the one table of its flags (its help and docs/mcp.md are checked
+// against it).
+func mcpFlagSet() (*flag.FlagSet, *doorFlags) {
+	fs := cmdline.NewFlagSet("mcp")
+	f := &doorFlags{}
+	f.register(fs)
+	return fs, f
+}
+
+// isEOF reports whether err is the client closing its end of the
+// connection, which ends sabline mcp well.
+func isEOF(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed)
+}

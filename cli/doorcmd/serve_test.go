@@ -1,0 +1,444 @@
+package doorcmd
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/receipt"
+)
+
+// served is a sabline serve the test started.
+type served struct {
+	cmd    *exec.Cmd
+	url    string
+	token  string
+	rc     string // receipts directory
+	root   string // import root
+	tmp    string // the server's TMPDIR
+	held   string // what the server said of its own domain
+	exited chan error
+
+	mu   sync.Mutex
+	said []string // the lines of its standard error so far
+}
+
+// lines are the lines the server has written to its standard error.
+func (s *served) lines() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.said...)
+}
+
+// startServe starts sabline serve on 127.0.0.1:0 with an import root
+// holding hello.vel, and reads the address it bound from
+// its standard error.
+func startServe(t *testing.T, extra ...string) *served {
+	t.Helper()
+	bin := sablineBin(t)
+	dir := t.TempDir()
+	s := &served{root: filepath.Join(dir, "root"), rc: filepath.Join(dir, "receipts"), exited: make(chan error, 1)}
+	if err := os.MkdirAll(s.root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{
+		"hello.vel": "print(\"hello, world\")\n",
+	} {
+		if err := os.WriteFile(filepath.Join(s.root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := append([]string{"serve", "--import-root", s.root, "--allow", "io", "--listen", "127.0.0.1:0", "--receipts", s.rc, "--workers", "1", "--queue", "1"}, extra...)
+	s.cmd = exec.Command(bin, args...)
+	// The server's temporary directory is its own, so that the rest of
+	// the test's directory lies outside every grant of its domain.
+	s.tmp = filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(s.tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s.cmd.Env = append(os.Environ(), "TMPDIR="+s.tmp)
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			s.mu.Lock()
+			s.said = append(s.said, sc.Text())
+			s.mu.Unlock()
+			lines <- sc.Text()
+		}
+		close(lines)
+		s.exited <- s.cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	})
+	deadline := time.After(testkit.Bound(20 * time.Second))
+	for s.url == "" {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatal("sabline serve ended before it listened")
+			}
+			if strings.Contains(line, "the server process") {
+				s.held = line
+			}
+			if _, rest, ok := strings.Cut(line, "listening on "); ok {
+				addr, _, _ := strings.Cut(rest, " ")
+				s.url = "http://" + addr
+			}
+		case <-deadline:
+			t.Fatal("sabline serve did not say where it listens")
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	tok, err := os.ReadFile(filepath.Join(s.rc, tokenFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.token = strings.TrimSpace(string(tok))
+	return s
+}
+
+// post sends a JSON body to the server and decodes the answer.
+func (s *served) do(t *testing.T, method, path, token, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	data, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("%s %s: not JSON: %q", method, path, data)
+	}
+	return resp.StatusCode, v
+}
+
+// receipts counts the receipts in the server's receipts directory.
+func (s *served) receipts(t *testing.T) int {
+	t.Helper()
+	runs, err := receipt.List(s.rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(runs)
+}
+
+// wantFull checks a level is full where this kernel's Landlock holds a
+// run of io fully (ABI 4 and up: confine_levels.txtar), and says why it
+// does not check otherwise.
+func wantFull(t *testing.T, what string, level any) {
+	t.Helper()
+	if goruntime.GOOS != "linux" || confine.Probe().LandlockABI < 4 {
+		t.Logf("not checking %s's level (%v): Landlock ABI %d on this machine, full needs 4", what, level, confine.Probe().LandlockABI)
+		return
+	}
+	if level != "full" {
+		t.Errorf("%s: level %v, want full", what, level)
+	}
+}
+
+func TestServeRuns(t *testing.T) {
+	s := startServe(t)
+	st, v := s.do(t, "POST", "/v1/run", s.token, `{"path":"hello.vel"}`)
+	if st != 200 || v["stdout"] != "hello, world\n" || v["exit_status"] != float64(0) {
+		t.Fatalf("run hello.vel: %d %v", st, v)
+	}
+	wantFull(t, "hello.vel through HTTP", v["level"])
+	id, _ := v["run_id"].(string)
+	st, rec := s.do(t, "GET", "/v1/receipts/"+id, s.token, "")
+	if st != 200 || rec["run_id"] != id {
+		t.Fatalf("receipt %s: %d %v", id, st, rec)
+	}
+	params, _ := rec["run_parameters"].(map[string]any)
+	wantFull(t, "the stored receipt", params["confinement"])
+
+	st, v = s.do(t, "POST", "/v1/run", s.token, `{"source":"print(ARGS[0], io.read_line())","args":["a"],"stdin":"b\n","allow":["io"]}`)
+	if st != 200 || v["stdout"] != "a b\n" {
+		t.Errorf("run a source with args and stdin: %d %v", st, v)
+	}
+	wantFull(t, "a source through HTTP", v["level"])
+
+	before := s.receipts(t)
+	refusals := []struct {
+		name       string
+		token      string
+		body       string
+		wantStatus int
+		wantCode   string
+	}{
+		{name: "no token", body: `{"path":"hello.vel"}`, wantStatus: 401, wantCode: "unauthorized"},
+		{name: "wrong token", token: strings.Repeat("0", 64), body: `{"path":"hello.vel"}`, wantStatus: 401, wantCode: "unauthorized"},
+		{name: "confinement", token: s.token, body: `{"path":"hello.vel","no_confine":true}`, wantStatus: 400, wantCode: "E301"},
+		{name: "wider budget", token: s.token, body: `{"path":"hello.vel","allow":["fs:read"]}`, wantStatus: 403, wantCode: "E328"},
+		{name: "path out of the root", token: s.token, body: `{"path":"../receipts/serve.token"}`, wantStatus: 403, wantCode: "E316"},
+		{name: "unknown field", token: s.token, body: `{"path":"hello.vel","timeout":"1h"}`, wantStatus: 400, wantCode: "E301"},
+	}
+	for _, r := range refusals {
+		st, v := s.do(t, "POST", "/v1/run", r.token, r.body)
+		e, _ := v["error"].(map[string]any)
+		if st != r.wantStatus || e["code"] != r.wantCode {
+			t.Errorf("%s: %d %v, want %d %s", r.name, st, v, r.wantStatus, r.wantCode)
+		}
+	}
+	onlyRefusals(t, s.rc, before)
+	st, v = s.do(t, "GET", "/v1/receipts/ffffffffffffffff", s.token, "")
+	if st != 404 {
+		t.Errorf("an unknown receipt: %d %v, want 404", st, v)
+	}
+}
+
+// bearerTransport adds a bearer token to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestServeMCP runs hello.vel through /mcp of a real sabline serve with
+// the SDK's Streamable HTTP client: the run is full, and its receipt is
+// stored; without the token the client cannot connect.
+func TestServeMCP(t *testing.T) {
+	s := startServe(t)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	if _, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", MaxRetries: -1}, nil); err == nil {
+		t.Fatal("connected to /mcp without the token")
+	}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{s.token}}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"path": "hello.vel"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Stdout string `json:"stdout"`
+		Level  string `json:"level"`
+		RunID  string `json:"run_id"`
+	}
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil || res.IsError || out.Stdout != "hello, world\n" {
+		t.Fatalf("run over /mcp: %v %s (%v)", res.IsError, data, err)
+	}
+	wantFull(t, "hello.vel through /mcp", out.Level)
+	st, rec := s.do(t, "GET", "/v1/receipts/"+out.RunID, s.token, "")
+	params, _ := rec["run_parameters"].(map[string]any)
+	if st != 200 {
+		t.Fatalf("receipt of the /mcp run: %d %v", st, rec)
+	}
+	wantFull(t, "the receipt of the /mcp run", params["confinement"])
+}
+
+// TestServeStops sends SIGTERM while a run is in flight: the server stops
+// taking requests, the run ends (ok) and its request is answered with its
+// receipt kept, and the server exits 0.
+func TestServeStops(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("SIGTERM is a POSIX signal")
+	}
+	// The run in flight waits for a file the test makes once the server
+	// was told to stop: it is in flight then however slow the machine.
+	gate := t.TempDir()
+	s := startServe(t, "--allow", "io,fs:read:"+gate, "--timeout", "10m")
+	wait := fmt.Sprintf("for i in range(1000000000):\n    if fs.exists(%q):\n        break\nprint(\"opened\")\n",
+		filepath.Join(gate, "open"))
+	if err := os.WriteFile(filepath.Join(s.root, "wait.vel"), []byte(wait), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan int, 1)
+	var endStatus, endID any
+	go func() {
+		req, _ := http.NewRequest("POST", s.url+"/v1/run", strings.NewReader(`{"path":"wait.vel"}`))
+		req.Header.Set("Authorization", "Bearer "+s.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&v)
+		endStatus, endID = v["status"], v["run_id"]
+		answered <- resp.StatusCode
+	}()
+	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; time.Sleep(20 * time.Millisecond) {
+		_, h := s.do(t, "GET", "/v1/health", s.token, "")
+		if h["running"] == float64(1) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run never started")
+		}
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gate, "open"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st := <-answered; st != 200 || endStatus != "ok" {
+		t.Errorf("the request in flight got %d, status %v; want 200, ok: a stopping server lets its runs end", st, endStatus)
+	}
+	select {
+	case err := <-s.exited:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) || err != nil {
+			t.Errorf("sabline serve after SIGTERM: %v, want exit 0", err)
+		}
+		s.exited <- nil // for the cleanup
+	case <-time.After(testkit.Bound(30 * time.Second)):
+		t.Fatal("sabline serve did not exit after SIGTERM")
+	}
+	id, _ := endID.(string)
+	if got, err := receipt.Find(s.rc, id); err != nil || got.Outcome.Status != "ok" {
+		t.Errorf("the run in flight's receipt: %v (%v), want it kept, ok", got.Receipt, err)
+	}
+}
+
+// TestServeRefusesToStart: settings that cannot be served are refused at
+// start, exit 2, with the code.
+func TestServeRefusesToStart(t *testing.T) {
+	bin := sablineBin(t)
+	root := t.TempDir()
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{name: "no import root", args: []string{"serve"}, wantErr: "--import-root"},
+		{name: "import root missing", args: []string{"serve", "--import-root", filepath.Join(root, "none")}, wantErr: "no such directory"},
+		{name: "every interface without a token file", args: []string{"serve", "--import-root", root, "--listen", "0.0.0.0:0"}, wantErr: "not a loopback address"},
+		{name: "a program", args: []string{"serve", "--import-root", root, "x.vel"}, wantErr: "takes no program"},
+		{name: "no-confine", args: []string{"serve", "--import-root", root, "--no-confine"}, wantErr: "no such flag"},
+		{name: "zero workers", args: []string{"serve", "--import-root", root, "--workers", "0"}, wantErr: "at least 1"},
+		{name: "an unknown durability", args: []string{"serve", "--import-root", root, "--durability", "later"},
+			wantErr: `--durability "later": want one of flush, background, none`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tt.args...)
+			cmd.Env = append(os.Environ(), "SABLINE_RECEIPTS="+filepath.Join(root, "rc"))
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+				t.Fatalf("%v: %v, want exit 2\n%s", tt.args, err, out)
+			}
+			if !strings.Contains(string(out), "E301") || !strings.Contains(string(out), tt.wantErr) {
+				t.Errorf("%v said %q, want E301 and %q", tt.args, out, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestServeDurability: a server keeps each receipt as --durability says,
+// flush when it is not given, and the receipt says which.
+func TestServeDurability(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want receipt.Durability
+	}{
+		{name: "default", want: receipt.Flush},
+		{name: "background", args: []string{"--durability", "background"}, want: receipt.Background},
+		{name: "none", args: []string{"--durability", "none"}, want: receipt.None},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startServe(t, tt.args...)
+			code, reply := s.do(t, "POST", "/v1/run", s.token, `{"path":"hello.vel"}`)
+			id, _ := reply["run_id"].(string)
+			if code != 200 || id == "" {
+				t.Fatalf("run: %d %v", code, reply)
+			}
+			got, err := receipt.Find(s.rc, id)
+			if err != nil || got.RunParameters.Durability != tt.want {
+				t.Fatalf("the kept receipt (%v) says durability %q, want %q", err,
+					got.RunParameters.Durability, tt.want)
+			}
+		})
+	}
+}
+
+// TestServeDocRefusals: the refusals docs/serve.md shows are what a server
+// started as the page's first command answers: each curl of the section
+// Refusals is sent, and its answer compared with the line after it.
+func TestServeDocRefusals(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "serve.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	start, _, _ := strings.Cut(doc[strings.Index(doc, "sabline serve --import-root"):], "\n")
+	_, allow, ok := strings.Cut(start, "--allow ")
+	if !ok {
+		t.Fatalf("the page's first command %q has no --allow", start)
+	}
+	s := startServe(t, "--allow", strings.Fields(allow)[0])
+	_, refusals, ok := strings.Cut(doc, "## Refusals")
+	if !ok {
+		t.Fatal("docs/serve.md has no section Refusals")
+	}
+	lines := strings.Split(refusals, "\n")
+	n := 0
+	for i, line := range lines {
+		if !strings.HasPrefix(line, "$ curl ") || i+1 == len(lines) {
+			continue
+		}
+		_, body, _ := strings.Cut(line, " -d '")
+		body, _, _ = strings.Cut(body, "' ")
+		_, want := s.do(t, http.MethodPost, "/v1/run", s.token, body)
+		var shown map[string]any
+		if err := json.Unmarshal([]byte(lines[i+1]), &shown); err != nil {
+			t.Fatalf("the answer shown after %q: %v", line, err)
+		}
+		got, _ := json.Marshal(want)
+		if doc, _ := json.Marshal(shown); string(got) != string(doc) {
+			t.Errorf("%s\n  answers %s\n  the page shows %s", body, got, doc)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no curl in the section Refusals")
+	}
+}

@@ -1,0 +1,35 @@
+package cmdline
+
+import (
+	"io"
+
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/receipt/bucket"
+)
+
+// StoreAgentName is the store agent's command (cmd/sabline-store): it
+// alone links the cloud drivers.
+const StoreAgentName = "sabline-store"
+
+// storeAgentDo is what to do about a store agent not found.
+const storeAgentDo = "Build it beside sabline (go build -o DIR ./cmd/sabline-store), " +
+	"or name it with --store-agent."
+
+// StartAgent starts the store agent for url; its errors name the URL
+// without its query (bucket.Redact).
+func StartAgent(url, path string, stderr io.Writer) (*bucket.Agent, error) {
+	named := bucket.Redact(url)
+	if path == "" {
+		var err error
+		if path, err = Beside(StoreAgentName); err != nil {
+			e := codes.Errorf(codes.E317, "--receipts-url %s: %w", named, err)
+			e.Do = storeAgentDo
+			return nil, e
+		}
+	}
+	a, err := bucket.StartAgent(path, url, stderr)
+	if err != nil {
+		return nil, codes.Errorf(codes.E317, "--receipts-url %s: %w", named, err)
+	}
+	return a, nil
+}

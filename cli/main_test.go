@@ -1,0 +1,30 @@
+package cli
+
+import (
+	"os"
+	"testing"
+
+	"github.com/sabline/sabline"
+	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
+)
+
+// TestMain removes the sabline binary the tests build (sablineBin).
+func TestMain(m *testing.M) {
+	// The tests run pools whose workers are this test binary.
+	sabline.HandOver()
+	code := testkit.RunApart(m) // its stores, tokens and runs join a register of its own
+	buildbin.Cleanup()
+	os.Exit(code)
+}
+
+// sablineBin builds the sabline command once for the tests that run it
+// as a user would; a build that fails fails the test.
+func sablineBin(t *testing.T) string {
+	t.Helper()
+	bin, err := buildbin.Sabline()
+	if err != nil {
+		t.Fatalf("build sabline: %v", err)
+	}
+	return bin
+}

@@ -1,0 +1,26 @@
+// Command sabline-door is the sabline command with its doors: sabline
+// serve, the HTTP door (docs/serve.md), and sabline mcp, the MCP door on
+// standard input and output (docs/mcp.md). It is built beside sabline,
+// which starts it in its place for those two commands, so that no other
+// sabline process links the HTTP server and the MCP SDK:
+//
+//	go build -o DIR ./cmd/sabline ./cmd/sabline-door
+//	DIR/sabline serve --import-root ROOT
+//
+// Every other command line it runs as sabline does.
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/sabline/sabline/cli/doorcmd"
+)
+
+func main() {
+	// As in sabline: a write to a reader that went away fails with EPIPE
+	// instead of ending the process before its receipts are finished.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	os.Exit(doorcmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

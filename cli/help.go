@@ -13,7 +13,7 @@ import (
 )
 
 // The help of every command is made from the flag set its parser reads
-// (helpTopic.flags): a flag, its cmdline.Placeholder, its default and its usage
+// (helpTopic.flags): a flag, its placeholder, its default and its usage
 // are written once, where the command declares the flag, and `sabline
 // COMMAND --help`, `sabline help COMMAND` and the docs' flag lists
 // (TestDocFlags) are all held to that one table.
@@ -191,7 +191,7 @@ func printHelp(stdout, stderr io.Writer, name string) int {
 }
 
 // writeTopic writes one command's help: its synopsis, what it does, and
-// each of its flags with its cmdline.Placeholder, default and usage.
+// each of its flags with its placeholder, default and usage.
 func writeTopic(b *strings.Builder, t helpTopic) {
 	fmt.Fprintf(b, "usage: %s\n\n", t.synopsis)
 	b.WriteString(wrap(t.about, "", cmdline.HelpWidth))
@@ -203,7 +203,7 @@ func writeTopic(b *strings.Builder, t helpTopic) {
 }
 
 // writeFlags writes, under the heading, each flag of fs with its
-// cmdline.Placeholder, default and usage.
+// placeholder, default and usage.
 func writeFlags(b *strings.Builder, heading string, fs *flag.FlagSet) {
 	first := true
 	fs.VisitAll(func(f *flag.Flag) {
@@ -221,7 +221,7 @@ func writeFlags(b *strings.Builder, heading string, fs *flag.FlagSet) {
 }
 
 // flagSynopsis is how a flag is written in its help: --name and, unless
-// it is a switch, its cmdline.Placeholder.
+// it is a switch, its placeholder.
 func flagSynopsis(f *flag.Flag) string {
 	if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
 		return "--" + f.Name

@@ -3,8 +3,9 @@
 // holds no token), and its own limits: the ceiling of the budget its
 // runs may ask for, the runs it may start a second, the runs it may
 // have at once, the requests of every kind it may send a second, and the
-// connections it may hold; and whether it is the operator's own, which
-// reads what the server tells its operator alone. The file is JSON, read strictly (an unknown field, a
+// connections it may hold; and whether its token is the operator's own,
+// which reads what the server tells its operator alone. The file is
+// JSON, read strictly (an unknown field, a value of the wrong type, a
 // duplicate name or token, a value out of its bounds is refused with the
 // line that says so) and bounded in size, in tenants and in each value:
 // it is a parser at the server's trust boundary, and it is fuzzed.

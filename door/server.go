@@ -35,7 +35,8 @@ type Config struct {
 	// standard input and output needs none.
 	Token string
 	// Tenants, instead of Token, are the clients of the HTTP door, each
-	// with its own token and limits (SetTenants replaces them).
+	// with its own token and limits (SetTenants replaces them); those
+	// marked Operator read what /v1/health tells the operator alone.
 	Tenants []tenant.Tenant
 	// Ready, when set, says why the server should be sent no traffic,
 	// or nil when it may: GET /readyz answers 503 with its reason alone

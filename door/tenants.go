@@ -62,10 +62,11 @@ var errUnheld = errors.New("an allow list with no ceiling: " +
 // SetTenants replaces the door's tenants (a tenants file read again):
 // from its return a request is held to the new ones. A tenant whose rate
 // and burst did not change keeps what its limiter counted; every tenant
-// keeps its count of runs in flight. A tenant out of a tenants file's
-// bounds (tenant.Tenant.Check), or whose allow list was never held to the
-// server's ceiling (tenant.Scope.Hold), is refused, and the door keeps
-// the tenants it had.
+// keeps its count of runs in flight; a tenant marked the operator's, or
+// no longer, is answered so from its next request (/v1/health). A tenant
+// out of a tenants file's bounds (tenant.Tenant.Check), or whose allow
+// list was never held to the server's ceiling (tenant.Scope.Hold), is
+// refused, and the door keeps the tenants it had.
 func (s *Server) SetTenants(ts []tenant.Tenant) error {
 	for _, t := range ts {
 		if err := t.Check(); err != nil {

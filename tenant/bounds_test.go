@@ -116,6 +116,10 @@ func TestParseBounds(t *testing.T) {
 			wantErr: "line 1: tenants.rate: want a number, not a JSON string"},
 		{name: "a burst not whole", data: one(t, map[string]any{"rate": 1, "burst": 1.5}),
 			wantErr: "tenants.burst: want a whole number, not a JSON number 1.5"},
+		{name: "a burst not whole, long, clipped",
+			data: strings.Replace(one(t, map[string]any{"rate": 1, "burst": 2}), `"burst":2`,
+				`"burst":1.`+strings.Repeat("5", 1000), 1),
+			wantErr: "not a JSON number 1." + strings.Repeat("5", MaxNameBytes-len("number 1.")) + "..."},
 		{name: "the operator misspelt", data: one(t, map[string]any{"operators": true}),
 			wantErr: `unknown field "operators"`},
 		{name: "the second entry's name given twice", data: fileOf(t, []map[string]any{

@@ -268,7 +268,7 @@ func describe(data []byte, err error) string {
 	case errors.As(err, &te):
 		off = te.Offset
 		if want := takes[te.Type.Kind()]; want != "" && te.Field != "" {
-			err = fmt.Errorf("%s: want %s, not a JSON %s", te.Field, want, te.Value)
+			err = fmt.Errorf("%s: want %s, not a JSON %s", te.Field, want, clip(te.Value))
 		}
 	}
 	if off < 0 || off > int64(len(data)) {

@@ -122,6 +122,12 @@ func TestParseBounds(t *testing.T) {
 			wantErr: "not a JSON number 1." + strings.Repeat("5", MaxNameBytes-len("number 1.")) + "..."},
 		{name: "the operator misspelt", data: one(t, map[string]any{"operators": true}),
 			wantErr: `unknown field "operators"`},
+		{name: "a number for the file", data: "1" + strings.Repeat("0", 1000),
+			wantErr: "line 1: the file: want an object, not a JSON number"},
+		{name: "a long unknown field, clipped",
+			data: one(t, map[string]any{strings.Repeat("x", 1000): 1}),
+			wantErr: `unknown field "` +
+				strings.Repeat("x", maxDescribeBytes-len(`json: unknown field "`)) + "..."},
 		{name: "the second entry's name given twice", data: fileOf(t, []map[string]any{
 			{"name": "a", "token_sha256": tokenOf(0)}, {"name": "a", "token_sha256": tokenOf(1)}}),
 			wantErr: `entry 2: the name "a" is given twice`},

@@ -249,15 +249,24 @@ func validName(s string) bool {
 	return true
 }
 
-func clip(s string) string {
-	if len(s) > MaxNameBytes {
-		return s[:MaxNameBytes] + "..."
+// clip is s, of a name's length at most, for a refusal to quote.
+func clip(s string) string { return clipTo(s, MaxNameBytes) }
+
+// clipTo is s cut to n bytes, said to be cut.
+func clipTo(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
 	}
 	return s
 }
 
-// describe is a decoding error with the line it happened on; a value of
-// the wrong type names its field and what the field takes.
+// maxDescribeBytes bounds what describe says of a decoding error: one
+// that quotes the file (an unknown field's name) quotes at most this.
+const maxDescribeBytes = 512
+
+// describe is a decoding error with the line it happened on, at most
+// maxDescribeBytes of it; a value of the wrong type names its field
+// (the file, for its top level) and what the field takes.
 func describe(data []byte, err error) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -267,14 +276,19 @@ func describe(data []byte, err error) string {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
-		if want := takes[te.Type.Kind()]; want != "" && te.Field != "" {
-			err = fmt.Errorf("%s: want %s, not a JSON %s", te.Field, want, clip(te.Value))
+		if want := takes[te.Type.Kind()]; want != "" {
+			field := te.Field
+			if field == "" {
+				field = "the file"
+			}
+			err = fmt.Errorf("%s: want %s, not a JSON %s", field, want, clip(te.Value))
 		}
 	}
+	msg := clipTo(err.Error(), maxDescribeBytes)
 	if off < 0 || off > int64(len(data)) {
-		return err.Error()
+		return msg
 	}
-	return fmt.Sprintf("line %d: %v", bytes.Count(data[:off], []byte("\n"))+1, err)
+	return fmt.Sprintf("line %d: %s", bytes.Count(data[:off], []byte("\n"))+1, msg)
 }
 
 // takes is what a field of each kind takes, as a refusal of a value of

@@ -95,8 +95,13 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// maxErrorBytes bounds a refusal of Parse's, whatever the file: what it
+// quotes of the file is clipped.
+const maxErrorBytes = maxDescribeBytes + 256
+
 // FuzzParse: on any input Parse returns tenants that pass its own checks,
-// or an error; never a panic, never more than MaxTenants.
+// or an error of at most maxErrorBytes; never a panic, never more than
+// MaxTenants.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"tenants": [{"name": "acme", "token_sha256": "` + digestA + `", "allow": ["io"], "rate": 2.5, "burst": 5, "concurrency": 4}]}`))
 	f.Add([]byte(`{"tenants": [{"name": "acme", "token_sha256": "` + digestA + `", "requests": 30, "request_burst": 60, "connections": 16}]}`))
@@ -106,9 +111,15 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"tenants": [{"name": "a", "token_sha256": "` + digestA + `"}, {"name": "a", "token_sha256": "` + digestB + `"}]}`))
 	f.Add([]byte(`{"tenants": [{"name": "a", "token_sha256": "` + digestA + `", "rate": 1e400}]}`))
 	f.Add([]byte("{\"tenants\": [{\"name\": \"\u00e9\"}]}"))
+	f.Add([]byte(`{"tenants": [{"name": "a", "` + strings.Repeat("x", 2000) + `": 1}]}`))
+	f.Add([]byte(`{"tenants": [{"name": "a", "burst": 1.` + strings.Repeat("5", 2000) + `}]}`))
+	f.Add([]byte("1" + strings.Repeat("0", 2000)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ts, err := Parse(data)
 		if err != nil {
+			if n := len(err.Error()); n > maxErrorBytes {
+				t.Fatalf("an error of %d bytes, past %d: %.200s...", n, maxErrorBytes, err)
+			}
 			return
 		}
 		if len(ts) > MaxTenants {

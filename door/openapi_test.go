@@ -72,11 +72,17 @@ func (s spec) statuses(op string) []int {
 }
 
 // jsonFields are the JSON names of a struct type's fields, embedded ones
-// flattened, and those that are required (no omitempty).
+// flattened, and those that are required (no omitempty, and not in a
+// struct embedded by a pointer, whose fields a nil one leaves out).
 func jsonFields(t reflect.Type) (all, required []string) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Anonymous {
+			if f.Type.Kind() == reflect.Pointer {
+				a, _ := jsonFields(f.Type.Elem())
+				all = append(all, a...)
+				continue
+			}
 			a, r := jsonFields(f.Type)
 			all, required = append(all, a...), append(required, r...)
 			continue

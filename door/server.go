@@ -29,17 +29,19 @@ type Config struct {
 	// Token is the bearer token every HTTP request must carry
 	// (Authorization: Bearer TOKEN), compared in constant time: its
 	// holders are one tenant with no limits of its own, named from the
-	// token's digest. With neither a token nor Tenants, every HTTP
+	// token's digest, and the operator's (tenant.Tenant.Operator): one
+	// token is its operator's own. With neither a token nor Tenants, every HTTP
 	// request is refused: the HTTP door has no open mode. The MCP door on
 	// standard input and output needs none.
 	Token string
 	// Tenants, instead of Token, are the clients of the HTTP door, each
-	// with its own token and limits (SetTenants replaces them).
+	// with its own token and limits (SetTenants replaces them); those
+	// marked Operator read what /v1/health tells the operator alone.
 	Tenants []tenant.Tenant
 	// Ready, when set, says why the server should be sent no traffic,
 	// or nil when it may: GET /readyz answers 503 with its reason alone
-	// (a *NotReady's, else ReasonOther), /v1/health its detail too, and
-	// the log all of it.
+	// (a *NotReady's, else ReasonOther), /v1/health that reason to every
+	// tenant and its detail too to the operator's, and the log all of it.
 	Ready func() error
 	// Workers is how many runs run at once (at least 1); Queue is how many
 	// more may wait for one of them. Past Workers+Queue a request is

@@ -13,7 +13,7 @@ import (
 
 // The reasons /readyz gives for a server that should be sent no traffic:
 // one word each, and nothing else, since anyone may ask (ReadyReasons).
-// What lies behind one goes to the log, and to a token's holder on
+// What lies behind one goes to the log, and to the operator's token on
 // /v1/health (NotReady.Detail).
 const (
 	// ReasonConfinement: a run sent now would be refused for its level
@@ -37,10 +37,11 @@ var ReadyReasons = []string{CodeShuttingDown, ReasonConfinement, ReasonReceipts,
 	ReasonStoreLagging, ReasonOther}
 
 // NotReady is why a server should be sent no traffic, as Config.Ready
-// says it: a reason of ReadyReasons, which /readyz answers alone; a
-// detail, which a token's holder reads on /v1/health, and which names no
-// path of the operator's and says none of the store's words (its
-// endpoint, bucket, keys, replica or journal ids); and the error with
+// says it: a reason of ReadyReasons, which /readyz answers alone, and
+// /v1/health to every tenant; a detail, which the operator's token alone
+// reads on /v1/health (tenant.Tenant.Operator), and which names no path
+// of the operator's and says none of the store's words (its endpoint,
+// bucket, keys, replica or journal ids) all the same; and the error with
 // all of it, which the server logs.
 type NotReady struct {
 	Reason string
@@ -53,6 +54,9 @@ func (e *NotReady) Error() string { return e.Reason + ": " + e.Err.Error() }
 // Unwrap is the error with all of it.
 func (e *NotReady) Unwrap() error { return e.Err }
 
+// shuttingDownDetail is the NotReady.Detail of a server that stops.
+const shuttingDownDetail = "the server is shutting down"
+
 // readiness is whether the server may be sent traffic: nil when it may,
 // else why (Config.Ready's error, or shutting-down while it stops). A
 // change of reason is logged with the whole error, once.
@@ -60,8 +64,7 @@ func (s *Server) readiness(ctx context.Context) *NotReady {
 	var nr *NotReady
 	switch {
 	case s.isStopping():
-		nr = &NotReady{Reason: CodeShuttingDown, Detail: "the server is shutting down",
-			Err: errStopping}
+		nr = &NotReady{Reason: CodeShuttingDown, Detail: shuttingDownDetail, Err: errStopping}
 	case s.cfg.Ready != nil:
 		if err := s.cfg.Ready(); err != nil && !errors.As(err, &nr) {
 			nr = &NotReady{Reason: ReasonOther, Err: err}
@@ -143,35 +146,49 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusServiceUnavailable, probeJSON{Status: status, Reason: nr.Reason})
 }
 
-// healthJSON is the reply of /v1/health, to a token's holder: the
-// server's state and its bounds, whether it is ready and, when not, the
-// reason /readyz gives and what lies behind it (NotReady.Detail),
-// nothing of its settings, files or store.
+// healthJSON is the reply of /v1/health. To every tenant: whether the
+// server serves, its version, and whether it is ready and, when not, the
+// one word of ReadyReasons that /readyz gives anyone. To the operator's
+// token (tenant.Tenant.Operator) alone, operatorHealth besides. Nothing
+// of the server's settings, files or store, to either.
 type healthJSON struct {
 	Status  string `json:"status"` // ok or shutting-down
 	Version string `json:"version"`
+	Ready   bool   `json:"ready"`
+	Reason  string `json:"reason,omitempty"`
+	// operatorHealth is nil in a reply to any tenant but the operator's.
+	*operatorHealth
+}
+
+// operatorHealth is what /v1/health tells the operator alone: the
+// server's bounds (Config.Workers, Config.Queue) and its load, the runs
+// of every tenant together, which one tenant is not to watch of the
+// others (a refusal for busy names the bounds to the client it refuses);
+// and, when it is not ready, what lies behind the reason
+// (NotReady.Detail), in the server's words.
+type operatorHealth struct {
 	Workers int    `json:"workers"`
 	Queue   int    `json:"queue"`
 	Running int    `json:"running"`
 	Queued  int    `json:"queued"`
-	Ready   bool   `json:"ready"`
-	Reason  string `json:"reason,omitempty"`
 	Detail  string `json:"detail,omitempty"`
 }
 
+// handleHealth is /v1/health: the state to every tenant, and the
+// operator's part of it (operatorHealth) to the operator's token alone.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	running, queued := s.gate.load()
-	h := healthJSON{
-		Status:  "ok",
-		Version: receipt.Version,
-		Workers: s.cfg.Workers,
-		Queue:   s.cfg.Queue,
-		Running: running,
-		Queued:  queued,
-		Ready:   true,
+	h := healthJSON{Status: "ok", Version: receipt.Version, Ready: true}
+	nr := s.readiness(r.Context())
+	if nr != nil {
+		h.Ready, h.Reason = false, nr.Reason
 	}
-	if nr := s.readiness(r.Context()); nr != nil {
-		h.Ready, h.Reason, h.Detail = false, nr.Reason, codes.TerminalSafe(nr.Detail)
+	if tenantFrom(r.Context()).operator() {
+		running, queued := s.gate.load()
+		h.operatorHealth = &operatorHealth{Workers: s.cfg.Workers, Queue: s.cfg.Queue,
+			Running: running, Queued: queued}
+		if nr != nil {
+			h.Detail = codes.TerminalSafe(nr.Detail)
+		}
 	}
 	status := http.StatusOK
 	if s.isStopping() {

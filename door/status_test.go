@@ -1,10 +1,14 @@
 package door
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +18,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/tenant"
 )
 
 // The words of the store a test's errors carry: none may reach a client
@@ -47,11 +52,12 @@ func get(t *testing.T, url, path string, auth bool) (int, http.Header, string) {
 // TestReadyReasons: /readyz answers each reason a server is not ready for
 // in one word of ReadyReasons and nothing else: not its detail, not the
 // error's words (a store's endpoint, bucket, replica and journal ids);
-// a token's holder reads the detail on /v1/health, and the log has the
-// whole error. An error of no known reason is "other". The control:
+// the operator's token (the one token of this server) reads the detail on
+// /v1/health (TestHealthOperatorOnly holds a tenant's to the word), and
+// the log has the whole error. An error of no known reason is "other". The control:
 // the same server ready once Ready says so.
 func TestReadyReasons(t *testing.T) {
-	const detail = "the detail a token's holder reads"
+	const detail = "the detail the operator's token reads"
 	tests := []struct {
 		name       string
 		err        error
@@ -214,6 +220,146 @@ func TestOpenAPIReadyReasons(t *testing.T) {
 		}
 		if !slices.Equal(got, ReadyReasons) {
 			t.Errorf("docs/openapi.yaml's %s reasons %v, the door's %v", schema, got, ReadyReasons)
+		}
+	}
+}
+
+// healthServer serves a door of cfg, its token or its tenants as given.
+func healthServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
+	t.Helper()
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return s, srv
+}
+
+// healthOf asks srv for /v1/health with token, and returns the status,
+// the body and the body's fields, sorted.
+func healthOf(t *testing.T, srv *httptest.Server, token string) (int, string, []string) {
+	t.Helper()
+	status, _, body := testkit.Get(t, srv.URL+"/v1/health", "Bearer "+token)
+	var v map[string]any
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatalf("/v1/health: %d %q is not a JSON object: %v", status, body, err)
+	}
+	return status, body, slices.Sorted(maps.Keys(v))
+}
+
+// TestHealthOperatorOnly: /v1/health answers a tenant's token its status,
+// version, readiness and reason, the fields of healthJSON, and nothing of
+// operatorHealth: not the detail, not the server's bounds or load. The
+// operator's token, a tenant marked operator or the one token of a server
+// with no tenants file, reads all of it, the detail among it: the
+// control, the same server in the same state. The same holds while the
+// server stops, whose detail is the server's too.
+func TestHealthOperatorOnly(t *testing.T) {
+	const detail = "detail-sentinel-4b7e, worded by the server for its operator"
+	const tokenOps = "ops-0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+	all, _ := jsonFields(reflect.TypeFor[healthJSON]())
+	operators, _ := jsonFields(reflect.TypeFor[operatorHealth]())
+	tenants := slices.DeleteFunc(slices.Clone(all), func(f string) bool {
+		return slices.Contains(operators, f)
+	})
+	tests := []struct {
+		name         string
+		tenants      []tenant.Tenant // nil: a server of the one Config.Token
+		token        string
+		wantOperator bool
+	}{
+		{name: "a tenant", tenants: []tenant.Tenant{
+			{Name: "acme", TokenSHA256: digest(tokenAcme)},
+			{Name: "ops", TokenSHA256: digest(tokenOps), Operator: true}}, token: tokenAcme},
+		{name: "a tenant marked operator", tenants: []tenant.Tenant{
+			{Name: "acme", TokenSHA256: digest(tokenAcme)},
+			{Name: "ops", TokenSHA256: digest(tokenOps), Operator: true}}, token: tokenOps,
+			wantOperator: true},
+		{name: "the one token of a server with no tenants file", token: testToken,
+			wantOperator: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Runner: &fakeRunner{}, Tenants: tt.tenants, Workers: 3, Queue: 5,
+				Ready: func() error {
+					return &NotReady{Reason: ReasonStoreLagging, Detail: detail, Err: storeFailure()}
+				}}
+			if tt.tenants == nil {
+				cfg.Token = testToken
+			}
+			s, srv := healthServer(t, cfg)
+			for _, state := range []struct {
+				name, detail string
+				status       int
+			}{
+				{name: "not ready", detail: detail, status: http.StatusOK},
+				{name: "stopping", detail: shuttingDownDetail, status: http.StatusServiceUnavailable},
+			} {
+				if state.name == "stopping" {
+					s.Stop()
+				}
+				status, body, fields := healthOf(t, srv, tt.token)
+				wantFields, wantDetail := tenants, ""
+				if tt.wantOperator {
+					wantFields, wantDetail = all, state.detail
+				}
+				if status != state.status || !slices.Equal(fields, wantFields) {
+					t.Errorf("%s: /v1/health: %d %s; want %d, the fields %v", state.name, status,
+						body, state.status, wantFields)
+				}
+				if wantDetail != "" && !strings.Contains(body, fmt.Sprintf(`"detail":%q`, wantDetail)) {
+					t.Errorf("%s: the operator's /v1/health does not say %q: %s", state.name,
+						wantDetail, body)
+				}
+				if tt.wantOperator && !strings.Contains(body, `"workers":3,"queue":5`) {
+					t.Errorf("%s: the operator's /v1/health does not say the bounds: %s",
+						state.name, body)
+				}
+				if !tt.wantOperator && strings.Contains(body, state.detail) {
+					t.Errorf("%s: a tenant's /v1/health says the detail: %s", state.name, body)
+				}
+				for _, sentinel := range storeSentinels {
+					if strings.Contains(body, sentinel) {
+						t.Errorf("%s: /v1/health says %q: %s", state.name, sentinel, body)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestHealthOperatorFollowsTheTenants: the operator is the tenants the
+// door has now: a tenant marked operator by SetTenants (a tenants file
+// read again) reads the detail from its next request, and one whose mark
+// is taken away no longer does.
+func TestHealthOperatorFollowsTheTenants(t *testing.T) {
+	const detail = "detail-sentinel-91c3"
+	s, srv := healthServer(t, Config{Runner: &fakeRunner{},
+		Tenants: []tenant.Tenant{{Name: "acme", TokenSHA256: digest(tokenAcme)}},
+		Ready: func() error {
+			return &NotReady{Reason: ReasonReceipts, Detail: detail, Err: storeFailure()}
+		}})
+	for _, tt := range []struct {
+		name         string
+		operator     bool
+		wantOperator bool
+	}{
+		{name: "before", wantOperator: false},
+		{name: "marked operator", operator: true, wantOperator: true},
+		{name: "the mark taken away", operator: false, wantOperator: false},
+	} {
+		if tt.name != "before" {
+			err := s.SetTenants([]tenant.Tenant{{Name: "acme", TokenSHA256: digest(tokenAcme),
+				Operator: tt.operator}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		status, body, _ := healthOf(t, srv, tokenAcme)
+		if status != http.StatusOK || strings.Contains(body, detail) != tt.wantOperator {
+			t.Errorf("%s: /v1/health: %d %s; want the detail %v", tt.name, status, body,
+				tt.wantOperator)
 		}
 	}
 }

@@ -43,11 +43,14 @@ type tenants struct {
 }
 
 // tokenTenant is the tenant of a door with one token (Config.Token): its
-// name is made from the token's digest, never the token.
+// name is made from the token's digest, never the token. It is the
+// operator's (tenant.Tenant.Operator): one token is the operator's own,
+// handed to no tenant of a platform, whose clients each have a token of
+// their own in a tenants file.
 func tokenTenant(token string) tenant.Tenant {
 	sum := sha256.Sum256([]byte(token))
 	return tenant.Tenant{Name: "token-" + hex.EncodeToString(sum[:8]),
-		TokenSHA256: hex.EncodeToString(sum[:])}
+		TokenSHA256: hex.EncodeToString(sum[:]), Operator: true}
 }
 
 // errUnheld is a tenant given to a door with an allow list its ceiling
@@ -59,10 +62,11 @@ var errUnheld = errors.New("an allow list with no ceiling: " +
 // SetTenants replaces the door's tenants (a tenants file read again):
 // from its return a request is held to the new ones. A tenant whose rate
 // and burst did not change keeps what its limiter counted; every tenant
-// keeps its count of runs in flight. A tenant out of a tenants file's
-// bounds (tenant.Tenant.Check), or whose allow list was never held to the
-// server's ceiling (tenant.Scope.Hold), is refused, and the door keeps
-// the tenants it had.
+// keeps its count of runs in flight; a tenant marked the operator's, or
+// no longer, is answered so from its next request (/v1/health). A tenant
+// out of a tenants file's bounds (tenant.Tenant.Check), or whose allow
+// list was never held to the server's ceiling (tenant.Scope.Hold), is
+// refused, and the door keeps the tenants it had.
 func (s *Server) SetTenants(ts []tenant.Tenant) error {
 	for _, t := range ts {
 		if err := t.Check(); err != nil {
@@ -145,6 +149,10 @@ func tenantFrom(ctx context.Context) *tenantState {
 	t, _ := ctx.Value(tenantKey{}).(*tenantState)
 	return t
 }
+
+// operator reports whether t is the operator's (tenant.Tenant.Operator);
+// no tenant is not.
+func (t *tenantState) operator() bool { return t != nil && t.Operator }
 
 // client is the ledger's name of a tenant; "" for none.
 func (t *tenantState) client() string {

@@ -3,14 +3,17 @@
 // holds no token), and its own limits: the ceiling of the budget its
 // runs may ask for, the runs it may start a second, the runs it may
 // have at once, the requests of every kind it may send a second, and the
-// connections it may hold. The file is JSON, read strictly (an unknown field, a
+// connections it may hold; and whether its token is the operator's own,
+// which reads what the server tells its operator alone. The file is
+// JSON, read strictly (an unknown field, a value of the wrong type, a
 // duplicate name or token, a value out of its bounds is refused with the
 // line that says so) and bounded in size, in tenants and in each value:
 // it is a parser at the server's trust boundary, and it is fuzzed.
 //
 //	{"tenants": [
 //	  {"name": "acme", "token_sha256": "9f86d08...", "allow": ["io"],
-//	   "rate": 20, "burst": 40, "concurrency": 4, "connections": 16}
+//	   "rate": 20, "burst": 40, "concurrency": 4, "connections": 16},
+//	  {"name": "platform", "token_sha256": "fcde2b2...", "operator": true}
 //	]}
 package tenant
 
@@ -24,6 +27,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
 	goruntime "runtime"
 	"strings"
 
@@ -76,6 +80,12 @@ type Tenant struct {
 	// token it may hold at once; 0: no bound of its own (the server's
 	// slots hold, shared fairly among tenants).
 	Connections int `json:"connections,omitempty"`
+	// Operator marks the operator's own token: its holder reads on
+	// /v1/health what the server tells its operator alone (its bounds,
+	// its load, and what lies behind a reason it is not ready), which a
+	// tenant without it does not. It widens no budget and lifts no limit:
+	// the tenant's own hold as for any other. Absent: false.
+	Operator bool `json:"operator,omitempty"`
 	// Ceiling is Allow as a budget, within the server's: set by
 	// Scope.Hold (Load calls it), never read from the file. A tenant
 	// whose Allow is set and Ceiling is not was never held to a scope,
@@ -239,14 +249,24 @@ func validName(s string) bool {
 	return true
 }
 
-func clip(s string) string {
-	if len(s) > MaxNameBytes {
-		return s[:MaxNameBytes] + "..."
+// clip is s, of a name's length at most, for a refusal to quote.
+func clip(s string) string { return clipTo(s, MaxNameBytes) }
+
+// clipTo is s cut to n bytes, said to be cut.
+func clipTo(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
 	}
 	return s
 }
 
-// describe is a decoding error with the line it happened on.
+// maxDescribeBytes bounds what describe says of a decoding error: one
+// that quotes the file (an unknown field's name) quotes at most this.
+const maxDescribeBytes = 512
+
+// describe is a decoding error with the line it happened on, at most
+// maxDescribeBytes of it; a value of the wrong type names its field
+// (the file, for its top level) and what the field takes.
 func describe(data []byte, err error) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -256,11 +276,30 @@ func describe(data []byte, err error) string {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
+		if want := takes[te.Type.Kind()]; want != "" {
+			field := te.Field
+			if field == "" {
+				field = "the file"
+			}
+			err = fmt.Errorf("%s: want %s, not a JSON %s", field, want, clip(te.Value))
+		}
 	}
+	msg := clipTo(err.Error(), maxDescribeBytes)
 	if off < 0 || off > int64(len(data)) {
-		return err.Error()
+		return msg
 	}
-	return fmt.Sprintf("line %d: %v", bytes.Count(data[:off], []byte("\n"))+1, err)
+	return fmt.Sprintf("line %d: %s", bytes.Count(data[:off], []byte("\n"))+1, msg)
+}
+
+// takes is what a field of each kind takes, as a refusal of a value of
+// another type says it.
+var takes = map[reflect.Kind]string{
+	reflect.Bool:    "true or false",
+	reflect.Int:     "a whole number",
+	reflect.Float64: "a number",
+	reflect.String:  "a string",
+	reflect.Slice:   "a list",
+	reflect.Struct:  "an object",
 }
 
 // Load reads the tenants file at path: a regular file that only its

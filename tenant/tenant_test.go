@@ -14,19 +14,21 @@ import (
 const digestA = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae" // sha256("foo")
 const digestB = "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9" // sha256("bar")
 
-// TestParse: a file of good entries reads back as written; every value
-// out of its bounds is refused with a message that names it.
+// TestParse: a file of good entries reads back as written, the operator
+// the tenant marked so and no other; every value out of its bounds is
+// refused with a message that names it.
 func TestParse(t *testing.T) {
 	good := `{"tenants": [
   {"name": "acme", "token_sha256": "` + digestA + `", "allow": ["io"], "rate": 2.5, "burst": 5, "concurrency": 4},
-  {"name": "beta", "token_sha256": "` + digestB + `"}
+  {"name": "beta", "token_sha256": "` + digestB + `", "operator": true}
 ]}`
 	ts, err := Parse([]byte(good))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ts) != 2 || ts[0].Name != "acme" || ts[0].Rate != 2.5 || ts[0].Burst != 5 || ts[0].Concurrency != 4 ||
-		len(ts[0].Allow) != 1 || ts[1].Rate != 0 || ts[1].Allow != nil {
+		len(ts[0].Allow) != 1 || ts[0].Operator || ts[1].Rate != 0 || ts[1].Allow != nil ||
+		!ts[1].Operator {
 		t.Errorf("Parse = %+v", ts)
 	}
 	if DigestOf("foo") != digestA {
@@ -93,18 +95,31 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// maxErrorBytes bounds a refusal of Parse's, whatever the file: what it
+// quotes of the file is clipped.
+const maxErrorBytes = maxDescribeBytes + 256
+
 // FuzzParse: on any input Parse returns tenants that pass its own checks,
-// or an error; never a panic, never more than MaxTenants.
+// or an error of at most maxErrorBytes; never a panic, never more than
+// MaxTenants.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"tenants": [{"name": "acme", "token_sha256": "` + digestA + `", "allow": ["io"], "rate": 2.5, "burst": 5, "concurrency": 4}]}`))
 	f.Add([]byte(`{"tenants": [{"name": "acme", "token_sha256": "` + digestA + `", "requests": 30, "request_burst": 60, "connections": 16}]}`))
+	f.Add([]byte(`{"tenants": [{"name": "ops", "token_sha256": "` + digestA + `", "operator": true}]}`))
+	f.Add([]byte(`{"tenants": [{"name": "ops", "token_sha256": "` + digestA + `", "operator": "yes"}]}`))
 	f.Add([]byte(`{"tenants": []}`))
 	f.Add([]byte(`{"tenants": [{"name": "a", "token_sha256": "` + digestA + `"}, {"name": "a", "token_sha256": "` + digestB + `"}]}`))
 	f.Add([]byte(`{"tenants": [{"name": "a", "token_sha256": "` + digestA + `", "rate": 1e400}]}`))
 	f.Add([]byte("{\"tenants\": [{\"name\": \"\u00e9\"}]}"))
+	f.Add([]byte(`{"tenants": [{"name": "a", "` + strings.Repeat("x", 2000) + `": 1}]}`))
+	f.Add([]byte(`{"tenants": [{"name": "a", "burst": 1.` + strings.Repeat("5", 2000) + `}]}`))
+	f.Add([]byte("1" + strings.Repeat("0", 2000)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ts, err := Parse(data)
 		if err != nil {
+			if n := len(err.Error()); n > maxErrorBytes {
+				t.Fatalf("an error of %d bytes, past %d: %.200s...", n, maxErrorBytes, err)
+			}
 			return
 		}
 		if len(ts) > MaxTenants {

@@ -130,7 +130,7 @@ func (fl *fleet) close(stderr io.Writer) {
 // ready says why a replica should be sent no traffic: a run sent now
 // would be refused for its level (E326), its journal takes no records,
 // or its receipts reach the shared store later than maxLag. Each is a
-// *door.NotReady: /readyz answers its reason alone, a token's holder
+// *door.NotReady: /readyz answers its reason alone, the operator's token
 // reads its detail on /v1/health (no path, none of the store's words),
 // and the log all of it.
 type ready struct {
@@ -144,7 +144,7 @@ type ready struct {
 	probeErr error
 }
 
-// The details of a replica not ready, as a token's holder reads them.
+// The details of a replica not ready, as the operator's token reads them.
 const (
 	refusingDetail = "a run sent now would be refused for its level (E326): a worker started " +
 		"now would hold less than the confinement required; the server's log says why"
@@ -180,7 +180,7 @@ func (r *ready) check() error {
 	return nil
 }
 
-// lagDetail is what a token's holder reads of receipts that lag: how
+// lagDetail is what the operator's token reads of receipts that lag: how
 // late, and the counts of what lags, never the store's words (its
 // failure's text names its endpoint, bucket and keys) nor a journal's
 // id.

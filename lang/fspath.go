@@ -96,32 +96,42 @@ type fsTree struct {
 	dirs    []string  // the directories to anchor, beside their roots
 	opened  sync.Once // the anchors are opened (open)
 	anchors []anchor  // deepest first; the root last
-	// own are the files the run's standard descriptors are open on, and
-	// the caller's files a worker's are relayed to (Config.Relayed), but
-	// the null device.
-	own []FileID
+	// own are the files the run's standard descriptors (std) are open
+	// on, and the caller's files a worker's are relayed to (relayed), but
+	// the null device: read when a file effect first asks (openOnOwn), so
+	// that a run that makes none reads none.
+	std     []*os.File
+	relayed []FileID
+	own     func() []FileID
 }
 
 // newFSTree is the tree anchored at dirs, whose anchors open is to open:
 // the first walk does, or the first grant made canonical, so that a run
 // with no file grant that makes no file effect opens none.
 func newFSTree(dirs []string, relayed []FileID, std ...*os.File) *fsTree {
-	t := &fsTree{dirs: dirs}
+	t := &fsTree{dirs: dirs, std: std, relayed: relayed}
+	t.own = sync.OnceValue(t.readOwn)
+	return t
+}
+
+// readOwn is fsTree.own, read.
+func (t *fsTree) readOwn() []FileID {
+	var own []FileID
 	null := devNull()
-	for _, f := range std {
+	for _, f := range t.std {
 		if f == nil {
 			continue
 		}
 		if id, ok := FileIDOf(f); ok && id != null {
-			t.own = append(t.own, id)
+			own = append(own, id)
 		}
 	}
-	for _, id := range relayed {
+	for _, id := range t.relayed {
 		if id != null {
-			t.own = append(t.own, id)
+			own = append(own, id)
 		}
 	}
-	return t
+	return own
 }
 
 // devNull is the null device's identity, read once a process (a pool's
@@ -540,9 +550,10 @@ func (t *fsTree) isAnchor(p string) bool {
 // too when what f is open on cannot be read. Effects ask it through isOwn
 // (knockout_off.go).
 func (t *fsTree) openOnOwn(f *os.File) bool {
-	if len(t.own) == 0 {
+	own := t.own()
+	if len(own) == 0 {
 		return false
 	}
 	id, ok := FileIDOf(f)
-	return !ok || slices.Contains(t.own, id)
+	return !ok || slices.Contains(own, id)
 }

@@ -49,7 +49,7 @@ func TestLayers(t *testing.T) {
 		{from: "internal/probe", to: []string{"door", "cli", ""}},
 	}
 	drawn := []struct{ from, to string }{
-		{"internal/run", "lang"}, {"internal/run", "confine"}, {"lang", "budget"}, {"confine", "budget"}, {"cli", "door"}, {"", "internal/run"},
+		{"internal/run", "lang"}, {"internal/run", "confine"}, {"lang", "budget"}, {"confine", "budget"}, {"cli/doorcmd", "door"}, {"", "internal/run"},
 		{"receipt", "program"}, {"door", "program"}, {"door", ""},
 		{"internal/worker", "internal/job"}, {"", "internal/job"}, {"internal/job", "lang"},
 		{"internal/run", "internal/wire"}, {"internal/worker", "internal/wire"}, {"internal/worker", "confine"},

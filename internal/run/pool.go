@@ -132,7 +132,17 @@ type Pool struct {
 	// that were gone when it was refused.
 	refusedStart error
 	refusedGone  []string
+	refusedAt    time.Time     // when refusedStart was
+	retrying     bool          // a trial start is under way (Refusing)
+	retryEvery   time.Duration // retryRefusedEvery, but in tests
+	trial        func()        // tryStart, but in tests
 }
+
+// retryRefusedEvery is how long after a worker start refused at the
+// level Refusing tries another start of its own, when no run has: a
+// server held not ready is sent no run, and would otherwise stay so
+// whatever changed (retryRefused).
+const retryRefusedEvery = 10 * time.Second
 
 // pooled is a run waiting for, or held by, a worker.
 type pooled struct {
@@ -196,7 +206,9 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	if err := refuseInWorker("StartPool"); err != nil {
 		return nil, err
 	}
-	p := &Pool{cfg: cfg, jobs: make(chan *pooled), stop: make(chan struct{}), pids: map[int]bool{}}
+	p := &Pool{cfg: cfg, jobs: make(chan *pooled), stop: make(chan struct{}), pids: map[int]bool{},
+		retryEvery: retryRefusedEvery}
+	p.trial = p.tryStart
 	if cfg.Receipts != "" {
 		s, err := receipt.OpenStore(cfg.Receipts)
 		if err != nil {
@@ -654,10 +666,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	fail := func(err error) (*poolWorker, error) {
 		w.retire()
 		if codes.CodeOf(err) == codes.E326 {
-			gone := p.gone()
-			p.mu.Lock()
-			p.refusedStart, p.refusedGone = err, gone
-			p.mu.Unlock()
+			p.refuse(err)
 		}
 		return nil, err
 	}
@@ -706,9 +715,34 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	if p.held.Level == "" {
 		p.held = w.held
 	}
-	p.latest, p.refusedStart, p.refusedGone = w.held, nil, nil
 	p.mu.Unlock()
+	p.atLevel(w.held)
 	return w, nil
+}
+
+// refuse records err, the E326 of a worker start, and the granted paths
+// gone then (Refusing).
+func (p *Pool) refuse(err error) {
+	gone := p.gone()
+	p.mu.Lock()
+	p.refusedStart, p.refusedGone, p.refusedAt = err, gone, time.Now()
+	p.mu.Unlock()
+}
+
+// atLevel records held, what a worker that started at the level
+// reported: no start is refused now (Refusing).
+func (p *Pool) atLevel(held core.Result) {
+	p.mu.Lock()
+	p.latest, p.refusedStart, p.refusedGone = held, nil, nil
+	p.mu.Unlock()
+}
+
+// tryStart is retryRefused's trial: a worker started, and retired at once
+// when it starts at the level.
+func (p *Pool) tryStart() {
+	if w, err := p.startWorker(); err == nil {
+		w.retire()
+	}
 }
 
 // Refusing is the E326 a run sent to the pool now would be refused with
@@ -727,6 +761,9 @@ func (p *Pool) Refusing() error {
 	gone := p.gone()
 	p.mu.Lock()
 	refused, then, held := p.refusedStart, p.refusedGone, p.latest
+	if refused != nil && slices.Equal(then, gone) {
+		p.retryRefused()
+	}
 	p.mu.Unlock()
 	if refused != nil && slices.Equal(then, gone) {
 		return refused
@@ -740,6 +777,27 @@ func (p *Pool) Refusing() error {
 				"directory above it that does"})
 	}
 	return p.below(held, "a worker started now would hold")
+}
+
+// retryRefused starts a worker in the background, under p.mu, once the
+// refused start is retryEvery old and none is under way: one started at
+// the level clears the refusal (startWorker) and is retired at once, one
+// refused again renews it. What held the start below the level may have
+// gone (a device node beneath a grant removed, a kernel setting
+// restored) where no granted directory came back to say so.
+func (p *Pool) retryRefused() {
+	if p.retrying || p.closed || time.Since(p.refusedAt) < p.retryEvery {
+		return
+	}
+	p.retrying = true
+	p.wg.Add(1) // Close waits for it
+	go func() {
+		defer p.wg.Done()
+		p.trial()
+		p.mu.Lock()
+		p.retrying = false
+		p.mu.Unlock()
+	}()
 }
 
 // gone are the granted paths that existed when the pool started and do

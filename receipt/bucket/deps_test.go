@@ -11,10 +11,11 @@ import (
 var cloudPackages = []string{"gocloud.dev/", "github.com/aws/", "github.com/Azure/", "cloud.google.com/",
 	"google.golang.org/grpc", "google.golang.org/protobuf"}
 
-// TestCloudDriversStayInTheAgent: the sabline command, whose binary every
-// worker is a new start of, links none of the cloud drivers (Go
-// initialises every linked package in every process); the store agent
-// links them (the control: the list would find them).
+// TestCloudDriversStayInTheAgent: the sabline command and its doors'
+// command, whose binaries every worker is a new start of, link none of
+// the cloud drivers (Go initialises every linked package in every
+// process); the store agent links them (the control: the list would find
+// them).
 func TestCloudDriversStayInTheAgent(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to list the packages with:", err)
@@ -34,8 +35,11 @@ func TestCloudDriversStayInTheAgent(t *testing.T) {
 		}
 		return cloud
 	}
-	if got := deps("github.com/sabline/sabline/cmd/sabline"); len(got) != 0 {
-		t.Errorf("the sabline command links %d cloud packages, the first %s: every worker would initialise them", len(got), got[0])
+	for _, cmd := range []string{"sabline", "sabline-door"} {
+		if got := deps("github.com/sabline/sabline/cmd/" + cmd); len(got) != 0 {
+			t.Errorf("the %s command links %d cloud packages, the first %s: every worker "+
+				"would initialise them", cmd, len(got), got[0])
+		}
 	}
 	if got := deps("github.com/sabline/sabline/cmd/sabline-store"); len(got) == 0 {
 		t.Error("the store agent links no cloud package: the list finds none where they are")

@@ -122,12 +122,17 @@ func (r *PoolRunner) run(ctx context.Context, req RunRequest) (RunReply, error) 
 	return reply, rerr
 }
 
-// replyOf is the reply of a pooled run, its receipt with it.
+// replyOf is the reply of a pooled run, its receipt with it: the JSON
+// the store appended as it finished the receipt (receipt.StoredJSON),
+// else the receipt encoded here.
 func (r *PoolRunner) replyOf(res *sabline.Result) (RunReply, error) {
 	rec := res.Receipt
-	raw, err := json.Marshal(rec)
-	if err != nil {
-		return RunReply{}, codes.Errorf(codes.E327, "encode the receipt: %w", err)
+	raw := json.RawMessage(rec.StoredJSON())
+	if raw == nil {
+		var err error
+		if raw, err = json.Marshal(rec); err != nil {
+			return RunReply{}, codes.Errorf(codes.E327, "encode the receipt: %w", err)
+		}
 	}
 	o := rec.Outcome
 	reply := RunReply{

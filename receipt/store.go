@@ -116,6 +116,7 @@ func (s *Store) Reserve(rec *Receipt) error {
 func (s *Store) Finish(rec *Receipt) {
 	defer s.settle(rec)
 	rec.RunParameters.Durability = rec.RunParameters.Durability.orFlush()
+	rec.stored = nil
 	if err := s.append(rec, true); err != nil {
 		rec.storeErr = codes.Errorf(codes.E327, "finish receipt: %w", err)
 		return
@@ -235,7 +236,8 @@ func JournalDirs(dir string) ([]string, error) {
 	return dirs, nil
 }
 
-// append appends rec to the journal as its durability asks. A skeleton
+// append appends rec to the journal as its durability asks, and keeps
+// what it appended of a finished receipt as rec's StoredJSON. A skeleton
 // (finished false) is never waited for, since no result waits on it;
 // with Flush it asks for no commit of its own either: the finished
 // receipt's flush takes it along, so that a run pays one flush however
@@ -248,11 +250,16 @@ func (s *Store) append(rec *Receipt, finished bool) error {
 	key := rec.fileName()
 	switch d := rec.RunParameters.Durability.orFlush(); {
 	case d == None, d == Flush && !finished:
-		return s.j.AppendUnsynced(key, data)
+		err = s.j.AppendUnsynced(key, data)
 	case d == Flush:
-		return s.j.AppendSync(key, data)
+		err = s.j.AppendSync(key, data)
+	default:
+		err = s.j.Append(key, data)
 	}
-	return s.j.Append(key, data)
+	if err == nil && finished {
+		rec.stored = data
+	}
+	return err
 }
 
 // recordPath names a receipt in the journal as Scan names it.

@@ -184,7 +184,7 @@ func (h hostFacts) reply(r RunReply) (RunReply, error) {
 		if err != nil {
 			return RunReply{}, err
 		}
-		r.Receipt = raw
+		r.Receipt, r.redacted = raw, raw
 	}
 	return r, nil
 }

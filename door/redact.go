@@ -34,6 +34,10 @@ const (
 type hostFacts struct {
 	roots    []string // longest first
 	receipts []string
+	// inStrings says every fact is found only inside a JSON string
+	// (inStringsOnly), so that a receipt's redaction as one text keeps
+	// its JSON valid.
+	inStrings bool
 }
 
 // newHostFacts are the facts of a server reading programs under root and
@@ -42,7 +46,29 @@ func newHostFacts(root, receipts string) hostFacts {
 	var h hostFacts
 	h.roots = forms(root)
 	h.receipts = forms(receipts)
+	h.inStrings = h.inStringsOnly()
 	return h
+}
+
+// jsonOutside are the bytes JSON holding no escape has outside its
+// strings: white space, punctuation, numbers, true, false and null.
+const jsonOutside = " \t\n\r{}[]:,+-.0123456789eEtrufalsn"
+
+// inStringsOnly reports whether each fact, and each cgroup lead, is found
+// in valid JSON holding no escape only inside one of its strings: it holds
+// no quote (a place that crosses a string's end holds one) and some byte
+// found nowhere else (a place outside every string holds only
+// jsonOutside). The words put in their place and a cgroup path's end (a
+// quote among cgroupPathEnds) then keep it inside that string, and the
+// JSON valid (TestRedactionInStrings).
+func (h hostFacts) inStringsOnly() bool {
+	only := func(s string) bool {
+		return !strings.Contains(s, `"`) &&
+			strings.IndexFunc(s, func(r rune) bool { return !strings.ContainsRune(jsonOutside, r) }) >= 0
+	}
+	return !slices.ContainsFunc(h.roots, func(s string) bool { return !only(s) }) &&
+		!slices.ContainsFunc(h.receipts, func(s string) bool { return !only(s) }) &&
+		!slices.ContainsFunc(cgroupLeads[:], func(s string) bool { return !only(s) })
 }
 
 // forms are dir as given and as it resolves, longest first; none for ""
@@ -204,13 +230,16 @@ func (h hostFacts) err(err error) error {
 
 // receipt is the client's copy of a receipt encoded as JSON: every
 // string in it with the facts redacted, its fields in their order. It
-// reads only what the server itself encoded.
+// reads only what the server itself encoded, valid JSON, and writes valid
+// JSON.
 func (h hostFacts) receipt(raw json.RawMessage) (json.RawMessage, error) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		// No escape: every string reads as its bytes are written, a
 		// quote ends a name as the end of a string does, and the facts
 		// are redacted in the text as a whole, at the cost of one pass.
-		if out := h.text(string(raw)); json.Valid([]byte(out)) {
+		// Where every fact is found only inside a string, the JSON stays
+		// valid (inStringsOnly), and is not read again.
+		if out := h.text(string(raw)); h.inStrings || json.Valid([]byte(out)) {
 			return json.RawMessage(out), nil
 		}
 	}

@@ -130,6 +130,9 @@ func redactCgroups(s string) string {
 		} else {
 			end = len(s)
 		}
+		if done == 0 {
+			b.Grow(len(s) + len(RedactedCgroup)) // one copy: a path is most often longer
+		}
 		b.WriteString(s[done:start])
 		b.WriteString(lead[:strings.IndexByte(lead, '/')])
 		b.WriteString(RedactedCgroup)
@@ -160,30 +163,31 @@ func (h hostFacts) text(s string) string {
 // beneath followed by the rest; dir alone, self. A longer name that
 // begins with dir's (dir + "x"), or a path that ends in it, is left.
 func replaceDir(s, dir, beneath, self string) string {
-	if !strings.Contains(s, dir) {
+	i := strings.Index(s, dir)
+	if i < 0 {
 		return s
 	}
 	var b strings.Builder
-	for {
-		i := strings.Index(s, dir)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
+	b.Grow(len(s) + len(self)) // one copy: dir is most often longer than what replaces it
+	for ; i >= 0; i = strings.Index(s, dir) {
 		after := s[i+len(dir):]
 		switch {
 		case i > 0 && pathByte(s[i-1]):
 			b.WriteString(s[:i+len(dir)])
 		case strings.HasPrefix(after, string(filepath.Separator)):
-			b.WriteString(s[:i] + beneath)
+			b.WriteString(s[:i])
+			b.WriteString(beneath)
 			after = after[1:]
 		case after == "" || !pathByte(after[0]):
-			b.WriteString(s[:i] + self)
+			b.WriteString(s[:i])
+			b.WriteString(self)
 		default:
 			b.WriteString(s[:i+len(dir)])
 		}
 		s = after
 	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // pathByte reports whether c could continue a file's name.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -299,4 +301,35 @@ func FuzzRedactionInStrings(f *testing.F) {
 			t.Fatalf("receipt(%s) = %s, %v; want valid JSON", data, got, err)
 		}
 	})
+}
+
+// BenchmarkHostFactsReply: a client's copy of a pooled run's reply, as
+// a run of hello.vel on a machine whose memory is no cgroup's makes it:
+// its reason and receipt name the import root and the cgroup hierarchy.
+func BenchmarkHostFactsReply(b *testing.B) {
+	root := "/srv/sabline/programs"
+	h := newHostFacts(root, "/var/lib/sabline/receipts")
+	rec := receipt.NewForSource(root+"/hello.vel", []byte("print(1)\n"), budget.Budget{}, nil)
+	reason := "every file, network and process limit of this budget is held by the kernel; " +
+		"beside the budget, the workers may read the import root " + root + ", where programs " +
+		"and their loads are read; the memory limit of 256 MB is held by the worker's watch of " +
+		"its Go runtime's memory; no cgroup holds it: the cgroup v2 hierarchy at /sys/fs/cgroup " +
+		"offers no memory controller to this process's cgroup"
+	rec.RunParameters.ConfinementReason = reason
+	rec.RunParameters.ConfinementGaps = []core.Gap{{Layer: "pool", Kind: core.GapHeld,
+		Text: "the workers may read the import root " + root}, {Layer: "memory", Kind: core.GapHeld,
+		Text: "no cgroup holds it: the cgroup v2 hierarchy at /sys/fs/cgroup offers none"}}
+	rec.Program.Files = []program.FileDigest{{Path: root + "/hello.vel", SHA256: rec.Program.SHA256}}
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reply := RunReply{RunID: rec.RunID, Status: "ok", Level: "full", Reason: reason,
+		Stdout: "hello, world\n", Receipt: raw}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.reply(reply); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -288,8 +288,8 @@ const pathDo = "Give the path of a .vel file under the server's import root, rel
 
 // underRoot resolves a request's program path under the import root: a
 // local path (no .., not absolute), with forward slashes, naming a .vel
-// regular file that opening through os.Root reaches without leaving the
-// root (a link out of it is refused). Every refusal is E316 and says
+// regular file that program.ReadBeneath reaches without leaving the root
+// (a link out of it is refused). Every refusal is E316 and says
 // nothing of what lies outside the root.
 func underRoot(root, p string) (string, []byte, error) {
 	refuse := func(why string) error {

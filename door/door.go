@@ -180,7 +180,8 @@ func runReplyJSON(r RunReply) any {
 		return runJSON{runOutputOf(r), r.Receipt}
 	}
 	const field = `,"receipt":`
-	out := make([]byte, 0, len(head)+len(field)+len(r.Receipt))
+	// Room for the reply whole, and the newline writeJSON ends it with.
+	out := make([]byte, 0, len(head)+len(field)+len(r.Receipt)+1)
 	out = append(out, head[:len(head)-1]...)
 	out = append(out, field...)
 	out = append(out, r.Receipt...)

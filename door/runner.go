@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -106,9 +107,13 @@ func (r *PoolRunner) run(ctx context.Context, req RunRequest) (RunReply, error) 
 	if err != nil {
 		return r.refused(prog, req, err)
 	}
+	var stdin io.Reader // none for no input: nothing to read and keep
+	if req.Stdin != "" {
+		stdin = strings.NewReader(req.Stdin)
+	}
 	res, err := r.pool.Run(ctx, prog, sabline.RunOptions{
 		Args:   req.Args,
-		Stdin:  strings.NewReader(req.Stdin),
+		Stdin:  stdin,
 		Budget: &b,
 		Tenant: req.Tenant,
 	})

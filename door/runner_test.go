@@ -302,3 +302,26 @@ func TestPoolRunnerReplyReceipt(t *testing.T) {
 		t.Errorf("replyOf: %s, %v; want the store's own bytes %s", reply.Receipt, err, stored)
 	}
 }
+
+// TestPoolRunnerStdin: a request's standard input is the program's, and a
+// request with none gives the program an empty one.
+func TestPoolRunnerStdin(t *testing.T) {
+	root := t.TempDir()
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"),
+		Receipts: t.TempDir()})
+	tests := []struct {
+		name, stdin, wantStdout string
+	}{
+		{name: "some input", stdin: "x\ny", wantStdout: "\"x\\ny\"\n"},
+		{name: "none", wantStdout: "\"\"\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reply, err := r.Run(t.Context(), RunRequest{Source: "print(repr(io.read_all()))", Stdin: tt.stdin})
+			if err != nil || reply.Status != "ok" || reply.Stdout != tt.wantStdout {
+				t.Errorf("Run: %q %s %s, %v; want %q", reply.Stdout, reply.Status, reply.Message, err,
+					tt.wantStdout)
+			}
+		})
+	}
+}

@@ -60,6 +60,12 @@ type RunReply struct {
 	Position string
 	Stack    []string
 	Receipt  json.RawMessage // the receipt as stored
+	// redacted is Receipt as hostFacts.reply made it, compact and valid
+	// JSON the server encoded itself, which a reply is written around
+	// without reading it again (runReplyJSON); it is that only while it
+	// is Receipt itself, the same bytes in the same place. A Runner of
+	// another package cannot set it: its receipts are encoded as before.
+	redacted json.RawMessage
 }
 
 // AuditRequest is a program to audit: its text or a path under the
@@ -142,6 +148,50 @@ func detailOf(err error) errorDetail {
 		return errorDetail{Code: string(e.Code), Message: e.Msg, Do: e.Hint()}
 	}
 	return errorDetail{Code: CodeInternal, Message: err.Error()}
+}
+
+// encodedJSON is a reply already encoded as JSON, which writeJSON writes
+// as it is (marshalReply).
+type encodedJSON []byte
+
+// marshalReply is v encoded as JSON: v itself when it is encodedJSON,
+// else json.Marshal of it.
+func marshalReply(v any) ([]byte, error) {
+	if e, ok := v.(encodedJSON); ok {
+		return e, nil
+	}
+	return json.Marshal(v)
+}
+
+// runReplyJSON is the reply of /v1/run for r, to be encoded by
+// marshalReply: runJSON, or, when r's receipt is the one hostFacts.reply
+// redacted, runJSON without it encoded and the receipt's bytes put in
+// as its last field, as they are. json.Marshal would compact and check
+// every byte of the receipt again, and escape the < and > of the words
+// the redaction writes (RedactedImportRoot) as \u003c and \u003e: the
+// same JSON value, where the reply now has the receipt's bytes as the
+// ledger keeps them and a lookup answers them.
+func runReplyJSON(r RunReply) any {
+	if len(r.Receipt) == 0 || !sameBytes(r.Receipt, r.redacted) {
+		return runJSON{runOutputOf(r), r.Receipt}
+	}
+	head, err := json.Marshal(runJSON{RunOutput: runOutputOf(r)})
+	if err != nil || len(head) < 2 || head[len(head)-1] != '}' {
+		return runJSON{runOutputOf(r), r.Receipt}
+	}
+	const field = `,"receipt":`
+	// Room for the reply whole, and the newline writeJSON ends it with.
+	out := make([]byte, 0, len(head)+len(field)+len(r.Receipt)+1)
+	out = append(out, head[:len(head)-1]...)
+	out = append(out, field...)
+	out = append(out, r.Receipt...)
+	return encodedJSON(append(out, '}'))
+}
+
+// sameBytes reports whether a and b are one slice: the same length from
+// the same place.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // statusOfErr is the HTTP status of a Runner's error.

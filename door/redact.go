@@ -34,6 +34,10 @@ const (
 type hostFacts struct {
 	roots    []string // longest first
 	receipts []string
+	// inStrings says every fact is found only inside a JSON string
+	// (inStringsOnly), so that a receipt's redaction as one text keeps
+	// its JSON valid.
+	inStrings bool
 }
 
 // newHostFacts are the facts of a server reading programs under root and
@@ -42,7 +46,29 @@ func newHostFacts(root, receipts string) hostFacts {
 	var h hostFacts
 	h.roots = forms(root)
 	h.receipts = forms(receipts)
+	h.inStrings = h.inStringsOnly()
 	return h
+}
+
+// jsonOutside are the bytes JSON holding no escape has outside its
+// strings: white space, punctuation, numbers, true, false and null.
+const jsonOutside = " \t\n\r{}[]:,+-.0123456789eEtrufalsn"
+
+// inStringsOnly reports whether each fact, and each cgroup lead, is found
+// in valid JSON holding no escape only inside one of its strings: it holds
+// no quote (a place that crosses a string's end holds one) and some byte
+// found nowhere else (a place outside every string holds only
+// jsonOutside). The words put in their place and a cgroup path's end (a
+// quote among cgroupPathEnds) then keep it inside that string, and the
+// JSON valid (TestRedactionInStrings).
+func (h hostFacts) inStringsOnly() bool {
+	only := func(s string) bool {
+		return !strings.Contains(s, `"`) &&
+			strings.IndexFunc(s, func(r rune) bool { return !strings.ContainsRune(jsonOutside, r) }) >= 0
+	}
+	return !slices.ContainsFunc(h.roots, func(s string) bool { return !only(s) }) &&
+		!slices.ContainsFunc(h.receipts, func(s string) bool { return !only(s) }) &&
+		!slices.ContainsFunc(cgroupLeads[:], func(s string) bool { return !only(s) })
 }
 
 // forms are dir as given and as it resolves, longest first; none for ""
@@ -104,6 +130,9 @@ func redactCgroups(s string) string {
 		} else {
 			end = len(s)
 		}
+		if done == 0 {
+			b.Grow(len(s) + len(RedactedCgroup)) // one copy: a path is most often longer
+		}
 		b.WriteString(s[done:start])
 		b.WriteString(lead[:strings.IndexByte(lead, '/')])
 		b.WriteString(RedactedCgroup)
@@ -134,30 +163,31 @@ func (h hostFacts) text(s string) string {
 // beneath followed by the rest; dir alone, self. A longer name that
 // begins with dir's (dir + "x"), or a path that ends in it, is left.
 func replaceDir(s, dir, beneath, self string) string {
-	if !strings.Contains(s, dir) {
+	i := strings.Index(s, dir)
+	if i < 0 {
 		return s
 	}
 	var b strings.Builder
-	for {
-		i := strings.Index(s, dir)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
+	b.Grow(len(s) + len(self)) // one copy: dir is most often longer than what replaces it
+	for ; i >= 0; i = strings.Index(s, dir) {
 		after := s[i+len(dir):]
 		switch {
 		case i > 0 && pathByte(s[i-1]):
 			b.WriteString(s[:i+len(dir)])
 		case strings.HasPrefix(after, string(filepath.Separator)):
-			b.WriteString(s[:i] + beneath)
+			b.WriteString(s[:i])
+			b.WriteString(beneath)
 			after = after[1:]
 		case after == "" || !pathByte(after[0]):
-			b.WriteString(s[:i] + self)
+			b.WriteString(s[:i])
+			b.WriteString(self)
 		default:
 			b.WriteString(s[:i+len(dir)])
 		}
 		s = after
 	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // pathByte reports whether c could continue a file's name.
@@ -184,7 +214,7 @@ func (h hostFacts) reply(r RunReply) (RunReply, error) {
 		if err != nil {
 			return RunReply{}, err
 		}
-		r.Receipt = raw
+		r.Receipt, r.redacted = raw, raw
 	}
 	return r, nil
 }
@@ -204,13 +234,16 @@ func (h hostFacts) err(err error) error {
 
 // receipt is the client's copy of a receipt encoded as JSON: every
 // string in it with the facts redacted, its fields in their order. It
-// reads only what the server itself encoded.
+// reads only what the server itself encoded, valid JSON, and writes valid
+// JSON.
 func (h hostFacts) receipt(raw json.RawMessage) (json.RawMessage, error) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		// No escape: every string reads as its bytes are written, a
 		// quote ends a name as the end of a string does, and the facts
 		// are redacted in the text as a whole, at the cost of one pass.
-		if out := h.text(string(raw)); json.Valid([]byte(out)) {
+		// Where every fact is found only inside a string, the JSON stays
+		// valid (inStringsOnly), and is not read again.
+		if out := h.text(string(raw)); h.inStrings || json.Valid([]byte(out)) {
 			return json.RawMessage(out), nil
 		}
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -222,4 +224,112 @@ func canon(t *testing.T, data []byte) string {
 	}
 	out, _ := json.Marshal(v)
 	return string(out)
+}
+
+// TestRedactionInStrings: where every fact of the host is found only
+// inside a JSON string, a receipt redacted as one text is not read again,
+// which keeps it valid because the words put in the facts' place, and a
+// cgroup path's end, keep it inside its string; a fact that could be
+// found outside a string, or across one's end, has the redaction read
+// again and, where it broke the JSON, the receipt rewritten string by
+// string (the controls).
+func TestRedactionInStrings(t *testing.T) {
+	for _, w := range []string{RedactedImportRoot, RedactedReceipts, RedactedCgroup} {
+		if strings.ContainsAny(w, "\"\\") || strings.ContainsFunc(w, func(r rune) bool { return r < 0x20 }) {
+			t.Errorf("the word %q would end or escape a JSON string", w)
+		}
+	}
+	if !strings.Contains(cgroupPathEnds, `"`) {
+		t.Errorf("a cgroup path does not end at a quote (%q): it could run past its string", cgroupPathEnds)
+	}
+	tests := []struct {
+		name, root, receipts string
+		in                   string
+		wantInStrings        bool
+		want                 string
+	}{
+		{name: "absolute directories", root: "/srv/root", receipts: "/srv/receipts", wantInStrings: true,
+			in:   `{"n":1,"p":"/srv/root/a.vel","c":"/srv/receipts/c.txt","r":"hierarchy at /sys/fs/cgroup"}`,
+			want: `{"n":1,"p":"a.vel","c":"<receipts>/c.txt","r":"hierarchy at <cgroup>"}`},
+		{name: "a root of digits", root: "1", in: `{"n":1,"p":"1/a.vel"}`, want: `{"n":1,"p":"a.vel"}`},
+		{name: "a root named true", root: "true", in: `{"ok":true,"p":"true/a.vel"}`,
+			want: `{"ok":true,"p":"a.vel"}`},
+		{name: "a root with a quote", root: `/srv/a",`, in: `{"a":"/srv/a","b":1}`, want: `{"a":"/srv/a","b":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHostFacts(tt.root, tt.receipts)
+			if h.inStrings != tt.wantInStrings {
+				t.Fatalf("inStrings = %v; want %v", h.inStrings, tt.wantInStrings)
+			}
+			got, err := h.receipt(json.RawMessage(tt.in))
+			if err != nil || !json.Valid(got) || canon(t, got) != canon(t, []byte(tt.want)) {
+				t.Errorf("receipt(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzRedactionInStrings: for any directories the facts could name, when
+// inStringsOnly says they are found only inside strings, every valid JSON
+// holding no escape is still valid redacted as one text, which is then
+// not read again; and the client's copy is valid JSON whatever they are.
+func FuzzRedactionInStrings(f *testing.F) {
+	f.Add("/srv/root", "/srv/receipts", []byte(`{"a":"/srv/root/x","b":[1,2.5,true,null,{"c":"d"}]}`))
+	f.Add("1", "", []byte(`{"n":1,"p":"1/a.vel"}`))
+	f.Add(`/a",`, "e", []byte(`{"a":"/a","b":1e5}`))
+	f.Add("/r", "/r/x", []byte(`["/r","/r/x/y","hierarchy at /sys/fs/cgroup/a"]`))
+	f.Fuzz(func(t *testing.T, root, receipts string, data []byte) {
+		if len(data) > 1<<16 || len(root)+len(receipts) > 1<<10 || !json.Valid(data) ||
+			bytes.IndexByte(data, '\\') >= 0 {
+			return
+		}
+		var h hostFacts
+		if root != "" {
+			h.roots = []string{root}
+		}
+		if receipts != "" {
+			h.receipts = []string{receipts}
+		}
+		h.inStrings = h.inStringsOnly()
+		if out := h.text(string(data)); h.inStrings && !json.Valid([]byte(out)) {
+			t.Fatalf("facts %q, %q found only inside strings, but %s redacted is %s: not JSON",
+				root, receipts, data, out)
+		}
+		got, err := h.receipt(data)
+		if err != nil || !json.Valid(got) {
+			t.Fatalf("receipt(%s) = %s, %v; want valid JSON", data, got, err)
+		}
+	})
+}
+
+// BenchmarkHostFactsReply: a client's copy of a pooled run's reply, as
+// a run of hello.vel on a machine whose memory is no cgroup's makes it:
+// its reason and receipt name the import root and the cgroup hierarchy.
+func BenchmarkHostFactsReply(b *testing.B) {
+	root := "/srv/sabline/programs"
+	h := newHostFacts(root, "/var/lib/sabline/receipts")
+	rec := receipt.NewForSource(root+"/hello.vel", []byte("print(1)\n"), budget.Budget{}, nil)
+	reason := "every file, network and process limit of this budget is held by the kernel; " +
+		"beside the budget, the workers may read the import root " + root + ", where programs " +
+		"and their loads are read; the memory limit of 256 MB is held by the worker's watch of " +
+		"its Go runtime's memory; no cgroup holds it: the cgroup v2 hierarchy at /sys/fs/cgroup " +
+		"offers no memory controller to this process's cgroup"
+	rec.RunParameters.ConfinementReason = reason
+	rec.RunParameters.ConfinementGaps = []core.Gap{{Layer: "pool", Kind: core.GapHeld,
+		Text: "the workers may read the import root " + root}, {Layer: "memory", Kind: core.GapHeld,
+		Text: "no cgroup holds it: the cgroup v2 hierarchy at /sys/fs/cgroup offers none"}}
+	rec.Program.Files = []program.FileDigest{{Path: root + "/hello.vel", SHA256: rec.Program.SHA256}}
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reply := RunReply{RunID: rec.RunID, Status: "ok", Level: "full", Reason: reason,
+		Stdout: "hello, world\n", Receipt: raw}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.reply(reply); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -106,9 +107,13 @@ func (r *PoolRunner) run(ctx context.Context, req RunRequest) (RunReply, error) 
 	if err != nil {
 		return r.refused(prog, req, err)
 	}
+	var stdin io.Reader // none for no input: nothing to read and keep
+	if req.Stdin != "" {
+		stdin = strings.NewReader(req.Stdin)
+	}
 	res, err := r.pool.Run(ctx, prog, sabline.RunOptions{
 		Args:   req.Args,
-		Stdin:  strings.NewReader(req.Stdin),
+		Stdin:  stdin,
 		Budget: &b,
 		Tenant: req.Tenant,
 	})
@@ -122,12 +127,17 @@ func (r *PoolRunner) run(ctx context.Context, req RunRequest) (RunReply, error) 
 	return reply, rerr
 }
 
-// replyOf is the reply of a pooled run, its receipt with it.
+// replyOf is the reply of a pooled run, its receipt with it: the JSON
+// the store appended as it finished the receipt (receipt.StoredJSON),
+// else the receipt encoded here.
 func (r *PoolRunner) replyOf(res *sabline.Result) (RunReply, error) {
 	rec := res.Receipt
-	raw, err := json.Marshal(rec)
-	if err != nil {
-		return RunReply{}, codes.Errorf(codes.E327, "encode the receipt: %w", err)
+	raw := json.RawMessage(rec.StoredJSON())
+	if raw == nil {
+		var err error
+		if raw, err = json.Marshal(rec); err != nil {
+			return RunReply{}, codes.Errorf(codes.E327, "encode the receipt: %w", err)
+		}
 	}
 	o := rec.Outcome
 	reply := RunReply{
@@ -283,8 +293,8 @@ const pathDo = "Give the path of a .vel file under the server's import root, rel
 
 // underRoot resolves a request's program path under the import root: a
 // local path (no .., not absolute), with forward slashes, naming a .vel
-// regular file that opening through os.Root reaches without leaving the
-// root (a link out of it is refused). Every refusal is E316 and says
+// regular file that program.ReadBeneath reaches without leaving the root
+// (a link out of it is refused). Every refusal is E316 and says
 // nothing of what lies outside the root.
 func underRoot(root, p string) (string, []byte, error) {
 	refuse := func(why string) error {

@@ -2,6 +2,7 @@ package door
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -241,5 +242,86 @@ func TestPoolRunnerGuardsTheTokenFile(t *testing.T) {
 		if err != nil || reply.Code != tt.wantCode || (tt.wantCode == "") != (reply.Stdout == "s3cr3t\n") {
 			t.Errorf("reading %s: %v, code %q, stdout %q; want code %q and the file printed only without one", tt.path, err, reply.Code, reply.Stdout, tt.wantCode)
 		}
+	}
+}
+
+// TestPoolRunnerReplyReceipt: the receipt a reply carries is the one the
+// journal holds, as the store appended it, redacted: the same bytes as
+// the receipt read back from the store, encoded again and redacted, for
+// a run and for a request refused before the pool took it; the run's
+// receipt came from the store's own bytes, not a second encoding.
+func TestPoolRunnerReplyReceipt(t *testing.T) {
+	root, receipts := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "hello.vel"), []byte("print(\"hello\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"),
+		Receipts: receipts})
+	tests := []struct {
+		name     string
+		req      RunRequest
+		wantCode codes.Code
+	}{
+		{name: "a run", req: RunRequest{Path: "hello.vel"}},
+		{name: "a path refused", req: RunRequest{Path: "missing.vel"}, wantCode: codes.E316},
+		{name: "a budget refused", req: RunRequest{Source: "print(1)", Allow: []string{"nothing-such"}},
+			wantCode: codes.E301},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reply, err := r.Run(t.Context(), tt.req)
+			if codes.CodeOf(err) != tt.wantCode || reply.RunID == "" {
+				t.Fatalf("Run: %v, run %q; want %q and a receipt", err, reply.RunID, tt.wantCode)
+			}
+			kept, err := receipt.FindRun(receipts, reply.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := json.Marshal(kept.Receipt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := r.host.receipt(again)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(reply.Receipt) != string(want) {
+				t.Errorf("the reply's receipt:\n%s\nwant the stored one, redacted:\n%s", reply.Receipt, want)
+			}
+		})
+	}
+	res, err := r.pool.Run(t.Context(), sabline.Source(filepath.Join(root, "x.vel"), []byte("print(1)")),
+		sabline.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := res.Receipt.StoredJSON()
+	reply, err := r.replyOf(res)
+	if err != nil || len(stored) == 0 || len(reply.Receipt) != len(stored) ||
+		&reply.Receipt[0] != &stored[0] {
+		t.Errorf("replyOf: %s, %v; want the store's own bytes %s", reply.Receipt, err, stored)
+	}
+}
+
+// TestPoolRunnerStdin: a request's standard input is the program's, and a
+// request with none gives the program an empty one.
+func TestPoolRunnerStdin(t *testing.T) {
+	root := t.TempDir()
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"),
+		Receipts: t.TempDir()})
+	tests := []struct {
+		name, stdin, wantStdout string
+	}{
+		{name: "some input", stdin: "x\ny", wantStdout: "\"x\\ny\"\n"},
+		{name: "none", wantStdout: "\"\"\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reply, err := r.Run(t.Context(), RunRequest{Source: "print(repr(io.read_all()))", Stdin: tt.stdin})
+			if err != nil || reply.Status != "ok" || reply.Stdout != tt.wantStdout {
+				t.Errorf("Run: %q %s %s, %v; want %q", reply.Stdout, reply.Status, reply.Message, err,
+					tt.wantStdout)
+			}
+		})
 	}
 }

@@ -504,7 +504,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(replyWriteTimeout))
-	writeJSON(w, http.StatusOK, runJSON{runOutputOf(reply), reply.Receipt})
+	writeJSON(w, http.StatusOK, runReplyJSON(reply))
 }
 
 func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
@@ -732,7 +732,7 @@ func writeError(w http.ResponseWriter, status int, d errorDetail) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
+	data, err := marshalReply(v)
 	if err != nil {
 		status = http.StatusInternalServerError
 		data = []byte(`{"error":{"code":"internal","message":"encode the reply"}}`)

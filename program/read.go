@@ -3,6 +3,7 @@ package program
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -24,12 +25,17 @@ var (
 )
 
 // ReadBeneath reads the program file name (absolute, or relative to root)
-// through an [os.Root] at root, which follows links only while they stay
-// beneath it, and at most MaxBytes of it. The bytes come from the file it
+// beneath root, following links only while they stay beneath it (an
+// absolute link, a ".." above the root or a /proc magic link fails to
+// open), and at most MaxBytes of it. The bytes come from the file it
 // opened: opened again by name, the path could lead elsewhere by then.
-// Every program a pool or a door reads beneath its import root is read
-// here; the command line, which may read a program from a pipe, reads its
-// own.
+// The root is opened by its path at every call, so that a directory put
+// in its place is the one read (or refused). On Linux the file is opened
+// in one openat2 call with RESOLVE_BENEATH (readBeneath); elsewhere, and
+// where the kernel has no openat2, through an [os.Root] (readRoot), which
+// resolves the same way in user space. Every program a pool or a door
+// reads beneath its import root is read here; the command line, which may
+// read a program from a pipe, reads its own.
 func ReadBeneath(root, name string) ([]byte, error) {
 	rel := name
 	if filepath.IsAbs(name) {
@@ -42,22 +48,38 @@ func ReadBeneath(root, name string) ([]byte, error) {
 	if !filepath.IsLocal(rel) {
 		return nil, fmt.Errorf("read %s: %w", name, ErrNotBeneath)
 	}
+	src, err := readBeneath(root, rel)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err) // a link out of root too
+	}
+	return src, nil
+}
+
+// readRoot is readBeneath through an [os.Root] at root: rel, a local
+// path, opened without following links out of root, refused unless it is
+// a regular file of at most MaxBytes.
+func readRoot(root, rel string) ([]byte, error) {
 	r, err := os.OpenRoot(root)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: the root: %w", name, err)
+		return nil, fmt.Errorf("the root: %w", err)
 	}
 	defer r.Close()
 	f, err := r.OpenFile(rel, openFlags, 0)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err) // a link out of root too
+		return nil, err
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: %w", name, ErrNotRegular)
+		return nil, ErrNotRegular
 	}
+	return readBounded(f)
+}
+
+// readBounded reads f to its end, refusing more than MaxBytes.
+func readBounded(f io.Reader) ([]byte, error) {
 	src, over := bounded.Read(f, MaxBytes)
 	if over {
-		return nil, fmt.Errorf("read %s: %w", name, ErrTooLarge)
+		return nil, ErrTooLarge
 	}
 	return src, nil
 }

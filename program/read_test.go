@@ -9,9 +9,19 @@ import (
 	"testing"
 )
 
+// way is one of the ways this system reads beneath a root (ways, one
+// list for each system): use, when set, puts it in place for a test and
+// returns whether the read took it.
+type way struct {
+	name string
+	use  func(t *testing.T) (took func() bool)
+}
+
 // TestReadBeneath reads programs beneath a root and refuses, each with its
-// error, what leads out of it or is not a program file; the positive
-// controls read the same bytes by a relative and an absolute name.
+// error, what leads out of it or is not a program file, every way this
+// system reads; the positive controls read the same bytes by a relative
+// and an absolute name, through a directory and through a link that
+// stays beneath the root.
 func TestReadBeneath(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
 	write := func(p, s string) {
@@ -20,13 +30,25 @@ func TestReadBeneath(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(filepath.Join(root, "hello.vel"), "print(1)\n")
-	write(filepath.Join(outside, "secret.vel"), "print(2)\n")
-	write(filepath.Join(root, "big.vel"), strings.Repeat("#", MaxBytes+1))
 	if err := os.Mkdir(filepath.Join(root, "lib"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	linked := os.Symlink(filepath.Join(outside, "secret.vel"), filepath.Join(root, "out.vel")) == nil
+	write(filepath.Join(root, "hello.vel"), "print(1)\n")
+	write(filepath.Join(root, "lib", "hello.vel"), "print(1)\n")
+	write(filepath.Join(outside, "secret.vel"), "print(2)\n")
+	write(filepath.Join(root, "big.vel"), strings.Repeat("#", MaxBytes+1))
+	write(filepath.Join(root, "edge.vel"), strings.Repeat("#", MaxBytes))
+	links := map[string]string{
+		"out.vel":           filepath.Join(outside, "secret.vel"),
+		"up.vel":            filepath.Join("..", filepath.Base(outside), "secret.vel"),
+		"absolute-in.vel":   filepath.Join(root, "hello.vel"),
+		"lib/beside.vel":    filepath.Join("..", "hello.vel"),
+		"lib/round-the.vel": filepath.Join("..", "..", filepath.Base(root), "hello.vel"),
+	}
+	linked := true
+	for name, to := range links {
+		linked = linked && os.Symlink(to, filepath.Join(root, name)) == nil
+	}
 	tests := []struct {
 		name     string
 		path     string
@@ -35,6 +57,8 @@ func TestReadBeneath(t *testing.T) {
 	}{
 		{name: "relative", path: "hello.vel"},
 		{name: "absolute beneath", path: filepath.Join(root, "hello.vel")},
+		{name: "in a directory", path: filepath.Join("lib", "hello.vel")},
+		{name: "a link beneath", path: filepath.Join("lib", "beside.vel"), needLink: true},
 		{name: "absolute elsewhere", path: filepath.Join(outside, "secret.vel"), wantErr: ErrNotBeneath},
 		{name: "dot dot", path: filepath.Join("..", filepath.Base(outside), "secret.vel"),
 			wantErr: ErrNotBeneath},
@@ -42,20 +66,39 @@ func TestReadBeneath(t *testing.T) {
 		{name: "a directory", path: "lib", wantErr: ErrNotRegular},
 		{name: "too large", path: "big.vel", wantErr: ErrTooLarge},
 		{name: "a link out", path: "out.vel", wantErr: errAny, needLink: true},
+		{name: "a link up and out", path: "up.vel", wantErr: errAny, needLink: true},
+		{name: "an absolute link beneath", path: "absolute-in.vel", wantErr: errAny, needLink: true},
+		{name: "a link above the root and back", path: filepath.Join("lib", "round-the.vel"),
+			wantErr: errAny, needLink: true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.needLink && !linked {
-				t.Skip("this system made no symbolic link")
+	for _, w := range ways {
+		t.Run(w.name, func(t *testing.T) {
+			took := func() bool { return true }
+			if w.use != nil {
+				took = w.use(t)
 			}
-			src, err := ReadBeneath(root, tt.path)
-			switch {
-			case tt.wantErr == nil && (err != nil || string(src) != "print(1)\n"):
-				t.Fatalf("ReadBeneath(%q) = %q, %v; want print(1)", tt.path, src, err)
-			case tt.wantErr == errAny && (err == nil || src != nil):
-				t.Fatalf("ReadBeneath(%q) = %q, %v; want an error", tt.path, src, err)
-			case tt.wantErr != nil && tt.wantErr != errAny && (!errors.Is(err, tt.wantErr) || src != nil):
-				t.Fatalf("ReadBeneath(%q) = %q, %v; want %v", tt.path, src, err, tt.wantErr)
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					if tt.needLink && !linked {
+						t.Skip("this system made no symbolic link")
+					}
+					src, err := ReadBeneath(root, tt.path)
+					switch {
+					case tt.wantErr == nil && (err != nil || string(src) != "print(1)\n"):
+						t.Fatalf("ReadBeneath(%q) = %q, %v; want print(1)", tt.path, src, err)
+					case tt.wantErr == errAny && (err == nil || src != nil):
+						t.Fatalf("ReadBeneath(%q) = %q, %v; want an error", tt.path, src, err)
+					case tt.wantErr != nil && tt.wantErr != errAny &&
+						(!errors.Is(err, tt.wantErr) || src != nil):
+						t.Fatalf("ReadBeneath(%q) = %q, %v; want %v", tt.path, src, err, tt.wantErr)
+					}
+				})
+			}
+			if src, err := ReadBeneath(root, "edge.vel"); err != nil || len(src) != MaxBytes {
+				t.Errorf("ReadBeneath(edge.vel) = %d bytes, %v; want all %d", len(src), err, MaxBytes)
+			}
+			if !took() {
+				t.Errorf("the reads did not go %s", w.name)
 			}
 		})
 	}

@@ -76,6 +76,7 @@ type Receipt struct {
 	path     string // where the receipt was stored, once it was
 	reserved int    // the bytes its file holds from the reservation
 	storeErr error  // why it could not be stored or finished
+	stored   []byte // the JSON a Store appended as it finished it (StoredJSON)
 }
 
 // Build says which binary made the receipt.
@@ -568,6 +569,14 @@ func overwriteReserved(rec *Receipt) error {
 // (and nothing ran), E327 when the run ran but its receipt could not be
 // finished.
 func (rec *Receipt) Stored() (string, error) { return rec.path, rec.storeErr }
+
+// StoredJSON is the JSON a Store appended as rec when it last finished it
+// (Store.Finish), byte for byte as the journal holds it: json.Marshal of
+// rec as it was then. It is nil when no store finished rec, or the append
+// failed. A caller that sends the receipt on reads these bytes, shared
+// with rec and not to be changed, rather than encoding it again; a change
+// made to rec after Finish is in neither them nor the journal.
+func (rec *Receipt) StoredJSON() []byte { return rec.stored }
 
 // KeepCrashReport writes the worker's crash report (as the supervisor read
 // it) to the receipts directory, beside the receipt, and names it

@@ -96,16 +96,17 @@ func OpenStore(dir string) (*Store, error) {
 // Reserve appends rec's skeleton, saying the run started and its receipt
 // was not finished. A failure is E317, and then nothing may run.
 func (s *Store) Reserve(rec *Receipt) error {
+	key := rec.fileName()
 	skeleton := rec.skeleton("the process that ran it")
 	s.mu.Lock()
-	s.inFlight[rec.fileName()] = struct{}{}
+	s.inFlight[key] = struct{}{}
 	s.mu.Unlock()
-	if err := s.append(&skeleton, false); err != nil {
-		s.settle(rec)
+	if err := s.append(&skeleton, key, false); err != nil {
+		s.settle(key)
 		rec.storeErr = codes.Errorf(codes.E317, "reserve receipt: %w: nothing ran", err)
 		return rec.storeErr
 	}
-	rec.path = s.recordPath(rec)
+	rec.path = s.recordPath(key)
 	return nil
 }
 
@@ -114,19 +115,22 @@ func (s *Store) Reserve(rec *Receipt) error {
 // then records): on the device, or on its way there. When it cannot, the
 // skeleton stays (if it was reserved) and Stored returns E327.
 func (s *Store) Finish(rec *Receipt) {
-	defer s.settle(rec)
+	key := rec.fileName()
+	defer s.settle(key)
 	rec.RunParameters.Durability = rec.RunParameters.Durability.orFlush()
-	if err := s.append(rec, true); err != nil {
+	rec.stored = nil
+	if err := s.append(rec, key, true); err != nil {
 		rec.storeErr = codes.Errorf(codes.E327, "finish receipt: %w", err)
 		return
 	}
-	rec.path = s.recordPath(rec)
+	rec.path = s.recordPath(key)
 }
 
-// settle marks rec's key as no longer in flight here.
-func (s *Store) settle(rec *Receipt) {
+// settle marks the receipt of key (Receipt.Key) as no longer in flight
+// here.
+func (s *Store) settle(key string) {
 	s.mu.Lock()
-	delete(s.inFlight, rec.fileName())
+	delete(s.inFlight, key)
 	s.mu.Unlock()
 }
 
@@ -235,29 +239,36 @@ func JournalDirs(dir string) ([]string, error) {
 	return dirs, nil
 }
 
-// append appends rec to the journal as its durability asks. A skeleton
+// append appends rec to the journal under key, its Key, as its
+// durability asks, and keeps what it appended of a finished receipt as
+// rec's StoredJSON. A skeleton
 // (finished false) is never waited for, since no result waits on it;
 // with Flush it asks for no commit of its own either: the finished
 // receipt's flush takes it along, so that a run pays one flush however
 // long it runs.
-func (s *Store) append(rec *Receipt, finished bool) error {
+func (s *Store) append(rec *Receipt, key string, finished bool) error {
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("encode receipt: %w", err)
 	}
-	key := rec.fileName()
 	switch d := rec.RunParameters.Durability.orFlush(); {
 	case d == None, d == Flush && !finished:
-		return s.j.AppendUnsynced(key, data)
+		err = s.j.AppendUnsynced(key, data)
 	case d == Flush:
-		return s.j.AppendSync(key, data)
+		err = s.j.AppendSync(key, data)
+	default:
+		err = s.j.Append(key, data)
 	}
-	return s.j.Append(key, data)
+	if err == nil && finished {
+		rec.stored = data
+	}
+	return err
 }
 
-// recordPath names a receipt in the journal as Scan names it.
-func (s *Store) recordPath(rec *Receipt) string {
-	return journalPath(s.dir, rec.fileName())
+// recordPath names the receipt of key (Receipt.Key) in the journal as
+// Scan names it.
+func (s *Store) recordPath(key string) string {
+	return journalPath(s.dir, key)
 }
 
 func journalPath(dir, key string) string {

@@ -318,3 +318,87 @@ func TestStoreOwnJournal(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreStoredJSON: a receipt a store finished carries the JSON the
+// journal holds for it, byte for byte, which is json.Marshal of the
+// receipt as it was finished; a receipt only reserved, and one whose
+// append failed, carries none; a change made after Finish is in neither
+// the journal nor the bytes.
+func TestStoreStoredJSON(t *testing.T) {
+	open := func(t *testing.T) *Store {
+		s, err := OpenStore(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	closed := func(t *testing.T) *Store {
+		dir := t.TempDir()
+		j, err := journal.Open(filepath.Join(dir, journalDir), journal.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Close()
+		return &Store{dir: dir, j: j, inFlight: map[string]struct{}{}}
+	}
+	tests := []struct {
+		name       string
+		store      func(t *testing.T) *Store
+		finish     bool
+		wantStored bool
+		wantErr    bool // Stored says the receipt was not kept
+	}{
+		{name: "finished", store: open, finish: true, wantStored: true},
+		{name: "reserved only", store: open},
+		{name: "the append failed", store: closed, finish: true, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.store(t)
+			rec := NewForSource("/p.vel", []byte("print(1)\n"), budget.Budget{}, nil)
+			rec.Timings.Started = time.Now().UTC()
+			rec.RunParameters.Durability = Background
+			_ = s.Reserve(rec)
+			if tt.finish {
+				rec.Outcome = OutcomeOf(nil)
+				s.Finish(rec)
+			}
+			got := rec.StoredJSON()
+			if _, err := rec.Stored(); (err != nil) != tt.wantErr {
+				t.Fatalf("Stored: %v; want an error %v", err, tt.wantErr)
+			}
+			if !tt.wantStored {
+				if got != nil {
+					t.Fatalf("StoredJSON = %s; want none", got)
+				}
+				return
+			}
+			want, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Fatalf("StoredJSON:\n%s\nwant json.Marshal of the receipt:\n%s", got, want)
+			}
+			if err := s.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			var kept []byte
+			if _, err := journal.Scan(s.Journal().Dir(), func(key string, payload []byte) error {
+				if key == rec.Key() {
+					kept = append([]byte(nil), payload...)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if string(kept) != string(got) {
+				t.Fatalf("the journal's last record of the run:\n%s\nwant StoredJSON:\n%s", kept, got)
+			}
+			rec.Tenant = "after-finish"
+			if string(rec.StoredJSON()) != string(want) {
+				t.Errorf("StoredJSON changed with the receipt after Finish: %s", rec.StoredJSON())
+			}
+		})
+	}
+}

@@ -48,3 +48,32 @@ func TestChunkedBodyPastTheBound(t *testing.T) {
 		t.Fatalf("the control, a chunked body within the bound: %d, %d runs; want 200 and one run", got, fake.ran.Load())
 	}
 }
+
+// TestReplyLength: a reply says its length, so that one past the
+// server's buffer (a run's, with its output and receipt) goes whole, not
+// in chunks: 64 KiB of output arrive with a Content-Length that is the
+// body's, and no Transfer-Encoding.
+func TestReplyLength(t *testing.T) {
+	fake := &fakeRunner{stdout: strings.Repeat("x", 64<<10)}
+	_, ts := newTestServer(t, Config{Runner: fake})
+	req, err := http.NewRequest("POST", ts.URL+"/v1/run", strings.NewReader(`{"source":"print(1)"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", bearer)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || len(body) < 64<<10 || resp.ContentLength != int64(len(body)) ||
+		len(resp.TransferEncoding) != 0 {
+		t.Errorf("a reply of %d bytes: status %d, Content-Length %d, Transfer-Encoding %v; want 200, "+
+			"its length and none", len(body), resp.StatusCode, resp.ContentLength, resp.TransferEncoding)
+	}
+}

@@ -27,6 +27,7 @@ type fakeRunner struct {
 	lookWait chan struct{}     // when set, Receipt waits for it to close: a slow store
 	storeErr error             // when set, Receipt fails with it: the store cannot be read
 	statuses map[string]string // when set, a run's status by its source ("ok" for another)
+	stdout   string            // when set, every run's standard output
 
 	mu     sync.Mutex
 	last   RunRequest
@@ -65,6 +66,9 @@ func (f *fakeRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 	f.tenant[id] = req.Tenant
 	f.mu.Unlock()
 	reply := RunReply{Stdout: "hello, world\n", RunID: id, Level: "full", Reason: "every limit held", Status: "ok", Receipt: rec}
+	if f.stdout != "" {
+		reply.Stdout = f.stdout
+	}
 	if st, ok := f.statuses[req.Source]; ok {
 		reply.Status = st
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
@@ -331,5 +332,32 @@ func BenchmarkHostFactsReply(b *testing.B) {
 		if _, err := h.reply(reply); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestPoolRunnerAuditRedacts: an audit the server cannot read the
+// program of (its import root made a file since it started) is refused
+// without the import root's path, as a run is; the error keeps its code.
+// The control: the same refusal from underRoot names the root.
+func TestPoolRunnerAuditRedacts(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "operator-root-sentinel-5c2a")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"),
+		Receipts: t.TempDir(), OnDemand: true})
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(root, []byte("not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, raw := underRoot(root, "a.vel")
+	if raw == nil || !strings.Contains(raw.Error(), "operator-root-sentinel") {
+		t.Fatalf("underRoot of a root made a file: %v; want an error that names it", raw)
+	}
+	_, err := r.Audit(t.Context(), AuditRequest{Path: "a.vel"})
+	if codes.CodeOf(err) != codes.E316 || strings.Contains(err.Error(), "operator-root-sentinel") {
+		t.Errorf("the audit's refusal: %v; want E316 without the import root", err)
 	}
 }

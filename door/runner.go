@@ -196,13 +196,13 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 	if req.Path != "" {
 		var err error
 		if _, src, err = underRoot(r.o.ImportRoot, req.Path); err != nil {
-			return AuditReply{}, err
+			return AuditReply{}, r.host.err(err) // as a run's refusal: no path of the operator's
 		}
 		name = req.Path
 	}
 	a, err := audit.MakeAudit(name, src, nil, r.o.Confine)
 	if err != nil {
-		return AuditReply{}, err
+		return AuditReply{}, r.host.err(err)
 	}
 	reply := AuditReply{Budget: a.Audited, Levels: map[string]string{}, Reasons: map[string]string{}}
 	for goos, res := range a.Confinement {

@@ -737,10 +737,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		data = []byte(`{"error":{"code":"internal","message":"encode the reply"}}`)
 	}
+	data = append(data, '\n')
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	// Its length, known: a reply past the server's buffer (a run's, with
+	// its receipt) is then sent whole, not in chunks.
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
+	_, _ = w.Write(data)
 }
 
 var (

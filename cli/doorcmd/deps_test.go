@@ -1,10 +1,10 @@
 package doorcmd
 
 import (
-	"os/exec"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // doorPackages are what the doors link and no other command of sabline
@@ -19,26 +19,12 @@ var doorPackages = []string{"github.com/sabline/sabline/door", "net/http",
 // doors' packages (Go initialises every linked package in every process);
 // sabline-door links each (the control: the list would find them).
 func TestDoorsStayInTheirCommand(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command to list the packages with:", err)
-	}
-	deps := func(pkg string) []string {
-		out, err := exec.Command("go", "list", "-deps", pkg).Output()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v", pkg, err)
-		}
-		var found []string
-		for _, p := range strings.Fields(string(out)) {
-			if slices.Contains(doorPackages, p) {
-				found = append(found, p)
-			}
-		}
-		return found
-	}
-	if got := deps("github.com/sabline/sabline/cmd/sabline"); len(got) != 0 {
+	door := func(p string) bool { return slices.Contains(doorPackages, p) }
+	if got := testkit.Linked(t, "github.com/sabline/sabline/cmd/sabline", door); len(got) != 0 {
 		t.Errorf("the sabline command links %v: every process it starts would initialise them", got)
 	}
-	if got := deps("github.com/sabline/sabline/cmd/sabline-door"); len(got) != len(doorPackages) {
+	got := testkit.Linked(t, "github.com/sabline/sabline/cmd/sabline-door", door)
+	if len(got) != len(doorPackages) {
 		t.Errorf("sabline-door links %v of %v: the list finds them where they are", got, doorPackages)
 	}
 }

@@ -2,7 +2,8 @@
 // directories with their links resolved, files written with their
 // directories, the check of a coded error, the bound of a wait scaled to
 // how loaded the machine is (Patience), the user's files kept apart
-// (RunApart), and a test run again in a process of its own (Rerun).
+// (RunApart), a test run again in a process of its own (Rerun), and
+// the packages a command links (Linked).
 // It is imported by tests only.
 //
 // # Packages beneath it
@@ -23,6 +24,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -154,4 +156,25 @@ func Get(tb testing.TB, url, auth string) (int, http.Header, string) {
 		tb.Fatal(err)
 	}
 	return resp.StatusCode, resp.Header, string(data)
+}
+
+// Linked lists the packages the package pkg links (go list -deps) that
+// match: the test that a command leaves a costly dependency to another.
+// Without a go command it skips, saying why.
+func Linked(t testing.TB, pkg string, match func(string) bool) []string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to list the packages with:", err)
+	}
+	out, err := exec.Command("go", "list", "-deps", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	var found []string
+	for _, p := range strings.Fields(string(out)) {
+		if match(p) {
+			found = append(found, p)
+		}
+	}
+	return found
 }

@@ -38,10 +38,11 @@ import (
 
 // Main runs the command line args, as cli.Main does, with the doors
 // linked, and returns the exit status. Started by a sabline of another
-// build (cmdline.BuildEnv), it runs nothing and returns E338's status.
+// build (cmdline.BuildEnv, cmdline.SameBuild), it runs nothing and
+// returns E338's status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if want, ok := os.LookupEnv(cmdline.BuildEnv); ok {
-		if have := build(); have != want {
+		if have := build(); !cmdline.SameBuild(want, have) {
 			return cmdline.Report(stderr, codes.Errorf(codes.E338,
 				"%s is build %q, and the sabline that started it is build %q", cmdline.DoorName, have,
 				want), "")

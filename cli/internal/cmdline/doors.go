@@ -53,7 +53,7 @@ func Beside(name string) (string, error) {
 }
 
 // BuildEnv carries the build of the sabline command to the sabline-door
-// it starts, which refuses to run as another build's doors.
+// it starts, which refuses to run as another build's doors (SameBuild).
 const BuildEnv = "SABLINE_DOOR_BUILD"
 
 // Build names this binary's build: the module's version ("(devel)" for a
@@ -76,4 +76,22 @@ func Build() string {
 		}
 	}
 	return v
+}
+
+// devel is Build's version of a build of the repository that recorded
+// no commit (go run, or a tree outside version control).
+const devel = "(devel)"
+
+// SameBuild reports whether the builds a and b (Build) may be taken for
+// one: the same build tags (a knock-out build's doors are never
+// another's, nor another's a knock-out's), and the same version and
+// commit, unless one of them recorded neither, which no other build is
+// told apart from.
+func SameBuild(a, b string) bool {
+	restA, tagsA, _ := strings.Cut(a, " tags ")
+	restB, tagsB, _ := strings.Cut(b, " tags ")
+	if tagsA != tagsB {
+		return false
+	}
+	return restA == restB || restA == devel || restB == devel
 }

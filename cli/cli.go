@@ -50,6 +50,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdline.Report(stderr,
 			codes.Errorf(codes.E301, "no program to run and no command: sabline --help lists them"), "")
 	}
+	if isDoor(args[0]) {
+		return doorCmd(args[0], args[1:], stdin, stdout, stderr)
+	}
 	switch args[0] {
 	case "help", "-h", "--help":
 		return helpCmd(args[1:], stdout, stderr)
@@ -81,8 +84,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return reportCmd(args[1:], stdout, stderr)
 	case "eval":
 		return evalCmd(args[1:], stdout, stderr)
-	case "serve", "mcp":
-		return doorCmd(args[0], args[1:], stdin, stdout, stderr)
 	case "run":
 		args = args[1:]
 	}

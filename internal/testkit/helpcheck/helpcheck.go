@@ -99,7 +99,7 @@ func DocFlags(t *testing.T, root string, d DocTable) {
 	var named []string
 	if d.Whole {
 		var ok bool
-		if named, ok = FlagTable(string(data)); !ok || len(named) == 0 {
+		if named, ok = flagTable(string(data)); !ok || len(named) == 0 {
 			t.Errorf("%s: no table of flags (a first column headed flag)", d.Doc)
 			return
 		}
@@ -108,14 +108,14 @@ func DocFlags(t *testing.T, root string, d DocTable) {
 			named = append(named, m[1])
 		}
 	}
-	for _, p := range CompareFlags(named, d.Flags, d.Whole) {
+	for _, p := range compareFlags(named, d.Flags, d.Whole) {
 		t.Errorf("%s: its flags of %s %s", d.Doc, d.Of, p)
 	}
 }
 
-// FlagTable returns the flags the first cell of each row of text's first
+// flagTable returns the flags the first cell of each row of text's first
 // table headed "flag" names, in order, and whether there is one.
-func FlagTable(text string) ([]string, bool) {
+func flagTable(text string) ([]string, bool) {
 	var names []string
 	in, found := false, false
 	for _, l := range strings.Split(text, "\n") {
@@ -136,9 +136,9 @@ func FlagTable(text string) ([]string, bool) {
 	return names, found
 }
 
-// CompareFlags says how the flags a doc names differ from fs's, both ways
+// compareFlags says how the flags a doc names differ from fs's, both ways
 // when whole.
-func CompareFlags(named []string, fs *flag.FlagSet, whole bool) []string {
+func compareFlags(named []string, fs *flag.FlagSet, whole bool) []string {
 	var problems []string
 	for _, n := range named {
 		if fs.Lookup(n) == nil {

@@ -289,18 +289,7 @@ func TestMCPHoldsItself(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"path": "hello.vel"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out struct {
-		Stdout string `json:"stdout"`
-		Level  string `json:"level"`
-	}
-	data, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(data, &out); err != nil || res.IsError || out.Stdout != "hello, world\n" {
-		t.Fatalf("run: %v %s (%v)", res.IsError, data, err)
-	}
+	out := mcpHello(t, cs, "through a held sabline mcp")
 	wantFull(t, "hello.vel through a held sabline mcp", out.Level)
 	if !strings.Contains(stderr.String(), "sabline mcp: the server process is held") {
 		t.Errorf("sabline mcp said %q, want that it is held", stderr.String())

@@ -248,19 +248,7 @@ func TestServeMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"path": "hello.vel"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out struct {
-		Stdout string `json:"stdout"`
-		Level  string `json:"level"`
-		RunID  string `json:"run_id"`
-	}
-	data, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(data, &out); err != nil || res.IsError || out.Stdout != "hello, world\n" {
-		t.Fatalf("run over /mcp: %v %s (%v)", res.IsError, data, err)
-	}
+	out := mcpHello(t, cs, "over /mcp")
 	wantFull(t, "hello.vel through /mcp", out.Level)
 	st, rec := s.do(t, "GET", "/v1/receipts/"+out.RunID, s.token, "")
 	params, _ := rec["run_parameters"].(map[string]any)
@@ -441,4 +429,28 @@ func TestServeDocRefusals(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no curl in the section Refusals")
 	}
+}
+
+// mcpOut is what a test reads of the tool run's structured result.
+type mcpOut struct {
+	Stdout string `json:"stdout"`
+	Level  string `json:"level"`
+	RunID  string `json:"run_id"`
+}
+
+// mcpHello calls the tool run on hello.vel in cs and returns its result,
+// failing the test unless it printed hello, world.
+func mcpHello(t *testing.T, cs *mcp.ClientSession, how string) mcpOut {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run",
+		Arguments: map[string]any{"path": "hello.vel"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out mcpOut
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil || res.IsError || out.Stdout != "hello, world\n" {
+		t.Fatalf("run %s: %v %s (%v)", how, res.IsError, data, err)
+	}
+	return out
 }

@@ -114,7 +114,10 @@ func TestFindRunReadsSegmentsSinceTheRun(t *testing.T) {
 // BenchmarkFindReceipt: one receipt found by its id in a store of 19,000
 // (a pool's journal), the way GET /v1/receipts/{id} found it before
 // (List, every receipt decoded, then the id looked for) and with FindRun
-// (the names compared, one receipt decoded), side by side.
+// (through the index of the journal's run ids, one receipt read and
+// decoded), side by side; and FindRun of an id of no run, of the earlier
+// form that says no time (Miss), which before the index read the whole
+// journal each time, and reads none of it.
 func BenchmarkFindReceipt(b *testing.B) {
 	dir := b.TempDir()
 	s, err := OpenStore(dir)
@@ -149,6 +152,13 @@ func BenchmarkFindReceipt(b *testing.B) {
 				found = found || r.RunID == want
 			}
 			if err != nil || !found {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Miss", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := FindRun(dir, "00000000f100d000"); !errors.Is(err, fs.ErrNotExist) {
 				b.Fatal(err)
 			}
 		}

@@ -806,12 +806,11 @@ func PickIn(dir string, runs []StoredReceipt, id string) (StoredReceipt, error) 
 
 // FindRun returns the receipt in dir of the run whose id is id, the whole
 // id: the receipt file, or the journal's last record, whose name ends in
-// "-ID.json". Only that receipt is decoded; every other is passed over by
-// its name, so the cost is reading the names and the journal's bytes, not
-// decoding the store; and for an id that says when it was made
-// (RunIDOrigin), only the journal's segments written since then are read,
-// so that a lookup costs what the store took in since the run, not the
-// store's age. No such run is E317 wrapping fs.ErrNotExist, or
+// "-ID.json". Only that receipt is decoded and read: the journal's records
+// are found through an index of the run ids in each segment (runIndex),
+// which reads each segment once and then what was appended to it; for an
+// id that says when it was made (RunIDOrigin), segments last written
+// before then are passed over. No such run is E317 wrapping fs.ErrNotExist, or
 // E337 (wrapping it too) when the directory's journal had segments
 // removed (Store.Prune): the receipt may have been in one.
 func FindRun(dir, id string) (StoredReceipt, error) {
@@ -856,16 +855,16 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 	var key string
 	var found []byte
 	for _, jdir := range jdirs {
-		if _, err := journal.ScanSince(jdir, since, func(k string, payload []byte) error {
-			if strings.HasSuffix(k, suffix) {
-				key, found = k, append(found[:0], payload...)
-			}
-			return nil
-		}); err != nil {
+		k, payload, err := runIndex.Find(jdir, since, id)
+		if errors.Is(err, journal.ErrNotFound) {
+			continue
+		}
+		if err != nil {
 			e := codes.Errorf(codes.E317, "read the receipts journal: %w", err)
 			e.Do = listHint
 			return StoredReceipt{}, e
 		}
+		key, found = k, payload
 	}
 	if found == nil {
 		return StoredReceipt{}, notFound
@@ -877,6 +876,16 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 	}
 	return StoredReceipt{Path: p, Receipt: r}, nil
 }
+
+// runIndex finds a run's records in a journal by its id, reading each
+// segment once (journal.Index): a lookup, a client's to make as often as
+// its tenant may, costs what the records it finds cost, not what the
+// journal holds. It keeps at most maxIndexedRuns run ids, some 40 bytes
+// each, in a process that looks runs up (a server).
+var runIndex = journal.NewIndex(RunIDOfKey, maxIndexedRuns)
+
+// maxIndexedRuns bounds the run ids runIndex keeps.
+const maxIndexedRuns = 1 << 20
 
 // clockSlack is how far a file's modification time may lag the clock a
 // run id's time was read from: a file system's coarse times (seconds, or

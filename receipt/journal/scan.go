@@ -228,20 +228,35 @@ func (s *scanner) next(off int64) (int64, error) {
 // segment reads one segment of size bytes from r.
 func (s *scanner) segment(r io.ReaderAt, size int64, path string,
 	fn func(string, []byte) error) error {
+	_, err := s.segmentFrom(r, 0, size, path, fn)
+	return err
+}
+
+// segmentFrom reads the segment of size bytes in r from the offset from,
+// where a record begins or a damaged stretch was found, and returns the
+// offset up to which it read whole records and damage that does not
+// reach the end: bytes from there may be a record being written, to be
+// read again once the segment has grown.
+func (s *scanner) segmentFrom(r io.ReaderAt, from, size int64, path string,
+	fn func(string, []byte) error) (end int64, err error) {
 	s.r, s.size, s.winOff, s.winLen = r, size, 0, 0
 	// Damage can make the scanner read bytes more than once (a forged
 	// header claiming a long payload, again and again): the work on one
 	// segment is bounded, and the rest of a segment damaged beyond it is
 	// reported as one stretch.
-	s.budget = 16*size + 2*MaxPayloadBytes
+	s.budget = 16*(size-from) + 2*MaxPayloadBytes
+	end = size
 	bad, why := int64(-1), ""
-	flush := func(end int64) {
+	flush := func(to int64) {
 		if bad >= 0 {
-			s.rep.add(Damage{Path: path, Offset: bad, Length: end - bad, Why: why, Tail: end == size})
+			s.rep.add(Damage{Path: path, Offset: bad, Length: to - bad, Why: why, Tail: to == size})
+			if to == size {
+				end = bad
+			}
 			bad = -1
 		}
 	}
-	for off := int64(0); off < size; {
+	for off := from; off < size; {
 		if s.budget < 0 {
 			if bad < 0 {
 				bad, why = off, "damage too dense to search further"
@@ -250,7 +265,7 @@ func (s *scanner) segment(r io.ReaderAt, size int64, path string,
 		}
 		w := s.record(off, fn)
 		if w.err != nil {
-			return w.err
+			return off, w.err
 		}
 		if w.why == "" {
 			flush(off)
@@ -262,12 +277,12 @@ func (s *scanner) segment(r io.ReaderAt, size int64, path string,
 		}
 		next, err := s.next(off + 1)
 		if err != nil {
-			return fmt.Errorf("journal scan %s: %w", path, err)
+			return off, fmt.Errorf("journal scan %s: %w", path, err)
 		}
 		off = next
 	}
 	flush(size)
-	return nil
+	return end, nil
 }
 
 // read is what record found at an offset.

@@ -1,0 +1,263 @@
+package journal
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Index finds the last record of a journal whose key names a given thing
+// (a run, for Sabline's receipts) without reading the journal again for
+// each lookup. It reads each segment's records once, and then only the
+// bytes appended to it since, and keeps, for each name its function draws
+// from a key, a 64-bit digest and where the last record of that name in
+// the segment lies; a lookup then costs a stat of each segment and one
+// read of the record found, however large the journal. A segment removed
+// is forgotten; one replaced (another file under its name), cut short, or
+// written over in place (its modification time changed, its size not) is
+// read again.
+//
+// An Index holds at most about its bound of names (a few tens of bytes
+// each): past it, the segments used least recently are forgotten, to be
+// read again when a lookup needs them. Its methods are safe for
+// concurrent use; one lookup runs at a time.
+type Index struct {
+	name   func(key string) (string, bool)
+	max    int
+	digest func(name string) uint64 // a name's 64 bits, seeded at random for each Index
+
+	mu      sync.Mutex
+	segs    map[string]*indexed // by the segment's path
+	entries int                 // names held, over every segment
+	clock   uint64              // lookups so far, to tell recent use
+	read    int64               // bytes of segments read, for tests
+}
+
+// indexed is what an Index knows of one segment.
+type indexed struct {
+	file os.FileInfo        // the file as last read: another, or the same written over, is read again
+	end  int64              // bytes read: whole records, and damage followed by records
+	last map[uint64]located // a name's digest: its last record
+	used uint64             // the clock of the last lookup that read it
+}
+
+// located is where a record lies in its segment.
+type located struct{ off, n int64 }
+
+// NewIndex returns an Index of the records whose key name(key) accepts,
+// by the name it returns; it holds about max names at most.
+func NewIndex(name func(key string) (string, bool), max int) *Index {
+	seed := maphash.MakeSeed()
+	return &Index{name: name, max: max, segs: map[string]*indexed{},
+		digest: func(name string) uint64 { return maphash.String(seed, name) }}
+}
+
+// Find returns the key and a copy of the payload of the last record in
+// the journal dir whose key names name, passing over each segment last
+// written before since (the zero since passes over none), as ScanSince
+// would find it; ErrNotFound when there is none. Entries in dir that are
+// not regular files are passed over, as Scan passes them over.
+func (x *Index) Find(dir string, since time.Time, name string) (string, []byte, error) {
+	dir = filepath.Clean(dir)
+	nums, err := segments(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil, fmt.Errorf("journal find %q in %s: %w", name, dir, ErrNotFound)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("journal find: %w", err)
+	}
+	digest := x.digest(name)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.clock++
+	x.forgetRemoved(dir, nums)
+	var hitPath string
+	var hit located
+	for _, n := range nums {
+		path := filepath.Join(dir, segmentName(n))
+		e, err := x.segment(path, since)
+		if err != nil {
+			return "", nil, err
+		}
+		if e == nil {
+			continue
+		}
+		if l, ok := e.last[digest]; ok {
+			hitPath, hit = path, l
+		}
+	}
+	defer x.bound()
+	if hitPath == "" {
+		return "", nil, fmt.Errorf("journal find %q in %s: %w", name, dir, ErrNotFound)
+	}
+	key, payload, ok := x.record(hitPath, hit)
+	if got, named := x.name(key); ok && named && got == name {
+		return key, payload, nil
+	}
+	// Two names of one digest, or a segment replaced since it was read:
+	// the journal is read whole, as Scan reads it.
+	found := false
+	if _, err := ScanSince(dir, since, func(k string, p []byte) error {
+		if got, named := x.name(k); named && got == name {
+			key, payload, found = k, append(payload[:0], p...), true
+		}
+		return nil
+	}); err != nil {
+		return "", nil, fmt.Errorf("journal find: %w", err)
+	}
+	if !found {
+		return "", nil, fmt.Errorf("journal find %q in %s: %w", name, dir, ErrNotFound)
+	}
+	return key, payload, nil
+}
+
+// segment is the index of the segment at path brought up to its size,
+// or nil when it is gone, not a regular file, or last written before
+// since. A segment that has not grown since it was read is not read
+// again, even where its last bytes were not a whole record.
+func (x *Index) segment(path string, since time.Time) (*indexed, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal find: %w", err)
+	}
+	if !fi.Mode().IsRegular() || fi.ModTime().Before(since) {
+		return nil, nil
+	}
+	e := x.segs[path]
+	if e != nil && !appendedTo(e.file, fi) {
+		x.drop(path)
+		e = nil
+	}
+	if e == nil {
+		e = &indexed{file: fi, last: map[uint64]located{}}
+		x.segs[path] = e
+	} else if fi.Size() == e.file.Size() {
+		e.used = x.clock
+		return e, nil // as it was when last read
+	}
+	e.used = x.clock
+	return e, x.extend(path, e)
+}
+
+// extend reads the records appended to e's segment since it was last
+// read.
+func (x *Index) extend(path string, e *indexed) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("journal find: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("journal find: %w", err)
+	}
+	if !appendedTo(e.file, fi) {
+		return nil // replaced since its Lstat: the next lookup reads it again
+	}
+	var rep Report
+	s := newScanner(&rep)
+	end, err := s.segmentFrom(f, e.end, fi.Size(), path, s.located(
+		func(key string, _ []byte, off, n int64) error {
+			if name, ok := x.name(key); ok {
+				d := x.digest(name)
+				if _, had := e.last[d]; !had {
+					x.entries++
+				}
+				e.last[d] = located{off, n}
+			}
+			return nil
+		}))
+	x.read += end - e.end
+	if err != nil {
+		return err
+	}
+	e.file, e.end = fi, end
+	return nil
+}
+
+// appendedTo reports whether now is the file was, or that file grown: the
+// same file, no shorter, and if no longer, not written since. A segment
+// is only appended to; one replaced, cut, or written over in place (its
+// time changed, its size not) is read again from its start.
+func appendedTo(was, now os.FileInfo) bool {
+	return os.SameFile(was, now) && (now.Size() > was.Size() ||
+		now.Size() == was.Size() && now.ModTime().Equal(was.ModTime()))
+}
+
+// record reads the one whole record at l in the segment at path, with
+// Scan's checks: false when it is not there (the segment replaced).
+func (x *Index) record(path string, l located) (key string, payload []byte, ok bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return "", nil, false
+	}
+	defer f.Close()
+	data := make([]byte, l.n)
+	if _, err := f.ReadAt(data, l.off); err != nil && !errors.Is(err, io.EOF) {
+		return "", nil, false
+	}
+	var rep Report
+	_, err = newScanner(&rep).segmentFrom(bytes.NewReader(data), 0, l.n, path,
+		func(k string, p []byte) error {
+			if ok {
+				return errors.New("two records") // l holds one record, whole
+			}
+			key, payload, ok = k, append([]byte(nil), p...), true
+			return nil
+		})
+	return key, payload, ok && err == nil && rep.Damaged == 0
+}
+
+// forgetRemoved forgets the segments of dir that are no longer listed.
+func (x *Index) forgetRemoved(dir string, nums []int) {
+	for path := range x.segs {
+		if filepath.Dir(path) != dir {
+			continue
+		}
+		n, ok := segmentNumber(filepath.Base(path))
+		if _, listed := slices.BinarySearch(nums, n); !ok || !listed {
+			x.drop(path)
+		}
+	}
+}
+
+// drop forgets the segment at path.
+func (x *Index) drop(path string) {
+	if e, ok := x.segs[path]; ok {
+		x.entries -= len(e.last)
+		delete(x.segs, path)
+	}
+}
+
+// bound forgets the segments used least recently while the index holds
+// more than its bound of names.
+func (x *Index) bound() {
+	if x.entries <= x.max {
+		return
+	}
+	paths := make([]string, 0, len(x.segs))
+	for p := range x.segs {
+		paths = append(paths, p)
+	}
+	slices.SortFunc(paths, func(a, b string) int { return cmp.Compare(x.segs[a].used, x.segs[b].used) })
+	for _, p := range paths {
+		if x.entries <= x.max {
+			return
+		}
+		x.drop(p)
+	}
+}

@@ -12,7 +12,9 @@
 // the records after them. Several processes may append to one directory
 // on Linux and other Unix systems; on Windows one process at a time.
 // TryLock is the lock an owner holds to keep a journal its own; Remove
-// removes a segment the owner has moved past, never the newest. The
+// removes a segment the owner has moved past, never the newest; an Index
+// finds a record again and again by a name drawn from its key, reading
+// each segment once. The
 // package imports no other Sabline package; README.md gives the format,
 // the promises and the measured speed.
 package journal

@@ -153,18 +153,11 @@ func (x *Index) segment(path string, since time.Time) (*indexed, error) {
 // extend reads the records appended to e's segment since it was last
 // read.
 func (x *Index) extend(path string, e *indexed) error {
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("journal find: %w", err)
+	f, fi, err := openToRead(path, "journal find")
+	if f == nil {
+		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("journal find: %w", err)
-	}
 	if !appendedTo(e.file, fi) {
 		return nil // replaced since its Lstat: the next lookup reads it again
 	}

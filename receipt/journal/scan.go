@@ -103,23 +103,35 @@ func ScanSince(dir string, since time.Time,
 // since: one removed since the listing, or not a regular file, holds no
 // records.
 func (s *scanner) file(path string, since time.Time, fn func(string, []byte) error) error {
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("journal scan: %w", err)
+	f, fi, err := openToRead(path, "journal scan")
+	if f == nil {
+		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("journal scan: %w", err)
-	}
 	if !fi.Mode().IsRegular() || fi.ModTime().Before(since) {
 		return nil
 	}
 	s.rep.Segments++
 	return s.segment(f, fi.Size(), path, fn)
+}
+
+// openToRead opens the segment at path to read it, and stats it; a nil
+// file and a nil error when it does not exist (removed since a listing).
+// An error names op.
+func openToRead(path, op string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", op, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return f, fi, nil
 }
 
 // Find returns a copy of the payload of the last record in dir with key

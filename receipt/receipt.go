@@ -855,7 +855,7 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 	var key string
 	var found []byte
 	for _, jdir := range jdirs {
-		k, payload, err := runIndex.Find(jdir, since, id)
+		k, payload, err := runIndex().Find(jdir, since, id)
 		if errors.Is(err, journal.ErrNotFound) {
 			continue
 		}
@@ -881,8 +881,11 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 // segment once (journal.Index): a lookup, a client's to make as often as
 // its tenant may, costs what the records it finds cost, not what the
 // journal holds. It keeps at most maxIndexedRuns run ids, some 40 bytes
-// each, in a process that looks runs up (a server).
-var runIndex = journal.NewIndex(RunIDOfKey, maxIndexedRuns)
+// each, in a process that looks runs up (a server); made at the first
+// lookup, so that no other process (a worker) pays for it at its start.
+var runIndex = sync.OnceValue(func() *journal.Index {
+	return journal.NewIndex(RunIDOfKey, maxIndexedRuns)
+})
 
 // maxIndexedRuns bounds the run ids runIndex keeps.
 const maxIndexedRuns = 1 << 20

@@ -7,9 +7,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -68,8 +70,9 @@ const beforeEnv = "SABLINE_BENCH_BEFORE"
 // each one's mean wall time and the ratio of every later one to the first.
 // With SABLINE_BENCH_BEFORE set, every variant that runs this build of
 // sabline has a twin, NAME-before, that runs the same arguments with that
-// build, timed in the same turn: the twins' ratios are to the first twin,
-// and NAME-after/before is each variant's time over its twin's.
+// build, timed in the same turn beside it (the two take turns at going
+// first: see turn): the twins' ratios are to the first twin, and
+// NAME-after/before is each variant's time over its twin's.
 func sideBySide(b *testing.B, vs ...variant) {
 	b.Helper()
 	twinOf := map[int]int{} // a twin's index in vs: its variant's
@@ -90,12 +93,13 @@ func sideBySide(b *testing.B, vs ...variant) {
 		}
 	}
 	total := make([]time.Duration, len(vs))
+	rng := rand.New(rand.NewPCG(1, 2)) // the same orders in every count
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for j, v := range vs {
+		for _, j := range turn(len(vs), twin, i, rng) {
 			t0 := time.Now()
-			if err := v.run(nil); err != nil {
-				b.Fatalf("%s: %v", v.name, err)
+			if err := vs[j].run(nil); err != nil {
+				b.Fatalf("%s: %v", vs[j].name, err)
 			}
 			total[j] += time.Since(t0)
 		}
@@ -114,6 +118,35 @@ func sideBySide(b *testing.B, vs ...variant) {
 			b.ReportMetric(float64(total[j])/float64(total[first]), v.name+"/"+vs[first].name)
 		}
 	}
+}
+
+// turn is the order of the n variants in iteration i: shuffled by rng,
+// each twin beside its variant (twin maps a variant's index to its
+// twin's), the variant first in even iterations and the twin first in
+// odd ones. A process started just after another pays for what that one
+// left behind: in a fixed order, the same build of sabline timed as its
+// own twin right after the store agent was 8 to 10% slower, and the bare
+// start, when it came after the agent, made every ratio to it smaller.
+func turn(n int, twin map[int]int, i int, rng *rand.Rand) []int {
+	isTwin := make([]bool, n)
+	for _, t := range twin {
+		isTwin[t] = true
+	}
+	var units [][]int
+	for j := range n {
+		t, ok := twin[j]
+		switch {
+		case isTwin[j]:
+		case !ok:
+			units = append(units, []int{j})
+		case i%2 == 0:
+			units = append(units, []int{j, t})
+		default:
+			units = append(units, []int{t, j})
+		}
+	}
+	rng.Shuffle(len(units), func(a, b int) { units[a], units[b] = units[b], units[a] })
+	return slices.Concat(units...)
 }
 
 // sabline is the sabline command, with the sabline-door its serve
@@ -276,4 +309,45 @@ func BenchmarkCarve(b *testing.B) {
 		variant{name: "everything", argv: run("io,fs:read")},
 		variant{name: "home", argv: run("io,fs:read:" + home)},
 	)
+}
+
+// TestTurn: every variant runs once an iteration, each twin next to its
+// variant, the two taking turns at going first, and each variant is first
+// in some iteration.
+func TestTurn(t *testing.T) {
+	twins := map[int]int{1: 4, 3: 5} // variants 1 and 3, twins 4 and 5
+	for _, tc := range []struct {
+		name      string
+		twin      map[int]int
+		wantPairs [][2]int // each pair in the order it must run in even iterations
+	}{
+		{name: "twins", twin: twins, wantPairs: [][2]int{{1, 4}, {3, 5}}},
+		{name: "no twins"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			first := map[int]bool{}
+			for i := range 200 {
+				got := turn(6, tc.twin, i, rng)
+				if sorted := slices.Sorted(slices.Values(got)); !slices.Equal(sorted, []int{0, 1, 2, 3, 4, 5}) {
+					t.Fatalf("iteration %d: %v does not run each variant once", i, got)
+				}
+				first[got[0]] = true
+				for _, p := range tc.wantPairs {
+					a, b := p[0], p[1]
+					if i%2 == 1 {
+						a, b = b, a
+					}
+					if k := slices.Index(got, a); k+1 >= len(got) || got[k+1] != b {
+						t.Fatalf("iteration %d: %v does not run %d just before %d", i, got, a, b)
+					}
+				}
+			}
+			for j := range 6 { // a twin goes first in its pair in odd iterations
+				if !first[j] {
+					t.Errorf("variant %d never ran first in 200 iterations", j)
+				}
+			}
+		})
+	}
 }

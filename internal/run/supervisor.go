@@ -153,6 +153,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	defer w.retire()
 	phase.Mark("worker started")
 	c.takeParameters()
+	phase.Mark("parameters taken")
 	g, err := c.reserve()
 	if err != nil {
 		// Nothing runs without a place for its receipt.
@@ -160,11 +161,13 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		c.rec.Outcome = receipt.OutcomeOf(err)
 		return c.rec
 	}
+	phase.Mark("guard built")
 	req, err := c.request(w, g)
 	if err != nil {
 		w.kill()
 		return c.finish(receipt.OutcomeOf(err))
 	}
+	phase.Mark("request made")
 	w.begin(r.Budget, c.derived)
 	w.relay.feedInput()
 	go func() {
@@ -312,6 +315,7 @@ func (c *commandRun) reserve() (*guard.Set, error) {
 		}
 		sabline = append(sabline, made...)
 	}
+	phase.Mark("receipt reserved")
 	return Guard(sabline, c.r.Lend), nil
 }
 

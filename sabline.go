@@ -313,6 +313,15 @@ func store(rec *receipt.Receipt, o Options) {
 // alone.
 func inProcess(ctx context.Context, path string, src []byte, o Options) (*receipt.Receipt, error) {
 	started := time.Now()
+	// The store is opened first, making the receipts directory and what
+	// holds it: the guard, built after, holds what was made for it as it
+	// holds any directory above a guarded location (no new entry), as a
+	// pool's guard and a worker's do.
+	if o.Receipts != "" {
+		if _, err := receipt.OpenStore(o.Receipts); err != nil {
+			return refused(path, src, o, err), err
+		}
+	}
 	// As a worker's is, built when first consulted: a program that names no
 	// file and loads nothing never reads the homes and the mount table.
 	g := guard.Later(func() *guard.Set { return run.Guard(guardedPaths(o.Receipts, nil), o.LendCredentials) })

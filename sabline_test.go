@@ -399,6 +399,57 @@ func TestRunReceiptsUnwritable(t *testing.T) {
 	}
 }
 
+// TestReceiptsDirectoryMadeIsGuarded: a run whose receipts directory did
+// not exist makes it, and a program granted the directory above cannot
+// write in what the run made, in this process or in a worker; the same
+// write beneath a directory beside it goes through.
+func TestReceiptsDirectoryMadeIsGuarded(t *testing.T) {
+	const prog = "fs.write(ARGS[0], \"forged\")\nprint(\"wrote\")\n"
+	for _, tc := range []struct {
+		name      string
+		inProcess bool
+	}{{name: "in this process", inProcess: true}, {name: "in a worker"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, tt := range []struct {
+				name        string
+				target      string // under the test's directory
+				wantWritten bool
+			}{
+				{name: "the control beside it", target: filepath.Join("beside", "out"), wantWritten: true},
+				{name: "in the directory the run made", target: filepath.Join("made", "forged")},
+			} {
+				t.Run(tt.name, func(t *testing.T) {
+					dir := t.TempDir()
+					if err := os.Mkdir(filepath.Join(dir, "beside"), 0o700); err != nil {
+						t.Fatal(err)
+					}
+					target := filepath.Join(dir, tt.target)
+					opts := sabline.Options{Budget: budget.MustParse(dir, "io", "fs:write:"+dir),
+						Args: []string{target}, Receipts: filepath.Join(dir, "made", "receipts"), Cwd: dir,
+						InProcess: tc.inProcess}
+					if !tc.inProcess {
+						opts.Timeout = time.Minute
+					}
+					res, err := sabline.Run(context.Background(), sabline.Source("p.vel", []byte(prog)), opts)
+					if err == nil {
+						err = res.Err()
+					}
+					_, statErr := os.Stat(target)
+					if written := statErr == nil; written != tt.wantWritten {
+						t.Fatalf("%s: written %v, error %v; want written %v", target, written, err, tt.wantWritten)
+					}
+					if tt.wantWritten && err != nil {
+						t.Fatalf("the control: %v", err)
+					}
+					if !tt.wantWritten && codes.CodeOf(err) != codes.E318 {
+						t.Fatalf("error %v, want E318", err)
+					}
+				})
+			}
+		})
+	}
+}
+
 // TestReceiptsAreGuarded: a program granted the directory that holds the
 // receipts directory (or a server's token file) cannot write there, in
 // this process, in a worker and in a pool, whatever form the path was

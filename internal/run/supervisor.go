@@ -305,18 +305,27 @@ func (c *commandRun) finish(o receipt.Outcome) *receipt.Receipt {
 // them, and the operator's credential locations but those lent. It is
 // resolved here, while the worker's runtime starts, and travels in the
 // request: the worker's environment does not carry the operator's
-// SABLINE_CREDENTIALS.
+// SABLINE_CREDENTIALS. The guard is built beside the reservation (each
+// is a millisecond or so, the run's critical path while the worker
+// starts), and built again with the directories the reservation made,
+// when it made any: the same set as one built after it.
 func (c *commandRun) reserve() (*guard.Set, error) {
-	sabline := append([]string(nil), c.r.Guarded...)
-	if c.r.Receipts != "" {
-		made, err := c.rec.Reserve(c.r.Receipts)
-		if err != nil {
-			return nil, err
-		}
-		sabline = append(sabline, made...)
+	guarded := append([]string(nil), c.r.Guarded...)
+	if c.r.Receipts == "" {
+		return Guard(guarded, c.r.Lend), nil
 	}
+	built := make(chan *guard.Set, 1)
+	go func() { built <- Guard(guarded, c.r.Lend) }()
+	made, err := c.rec.Reserve(c.r.Receipts)
 	phase.Mark("receipt reserved")
-	return Guard(sabline, c.r.Lend), nil
+	g := <-built
+	if err != nil {
+		return nil, err
+	}
+	if len(made) > 0 {
+		g = Guard(slices.Concat(guarded, made), c.r.Lend)
+	}
+	return g, nil
 }
 
 // request refuses a budget that names what no grant reaches, reads the

@@ -1,6 +1,9 @@
 package door
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,9 +19,13 @@ import (
 
 // TestRunArgsBound: /v1/run takes arguments up to MaxArgsBytes in all
 // and runs them, its receipt keeping them whole (the positive control);
-// one byte more is refused 413, E336, before anything runs, and the
-// refusal leaves a receipt (status usage) that names the arguments by
-// their digest, count and size and keeps no more than the bound of them.
+// one byte more, or more than 8 MiB (the most a journal record holds,
+// receipt/journal.MaxPayloadBytes) in one argument or in the most a
+// request may have, up to what the body bound (MaxBodyBytes) lets
+// through, is refused 413, E336, before anything runs, and the refusal
+// leaves a receipt (status usage) that names the arguments by their
+// digest, count and size and keeps no more than the bound of them, its
+// run id in the refusal.
 func TestRunArgsBound(t *testing.T) {
 	root, rc := t.TempDir(), t.TempDir()
 	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"),
@@ -36,12 +43,28 @@ func TestRunArgsBound(t *testing.T) {
 			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
 		{name: "far over", args: []string{strings.Repeat("b", 4*MaxArgsBytes)},
 			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
+		{name: "8 MiB and a byte in one", args: []string{strings.Repeat("b", 8<<20+1)},
+			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
+		{name: "9 MiB in nine", args: repeatArg(9, strings.Repeat("d", 1<<20)),
+			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
+		{name: "9 MiB in the most a request may have",
+			args:       repeatArg(maxArgs, strings.Repeat("e", (9<<20)/maxArgs)),
+			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
+		{name: "as much as the body bound lets through",
+			args:       []string{strings.Repeat("f", MaxBodyBytes-1024)},
+			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if n := receipt.ArgsBytes(tt.args); tt.wantCode != "" && n <= MaxArgsBytes {
+				t.Fatalf("the case's arguments are %d bytes, not past the bound", n)
+			}
 			body, err := json.Marshal(map[string]any{"source": "print(len(ARGS))", "args": tt.args})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(body) > MaxBodyBytes {
+				t.Fatalf("the case's body is %d bytes, past the body bound %d", len(body), MaxBodyBytes)
 			}
 			resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+testToken, string(body))
 			code, msg := errCode(v)
@@ -64,14 +87,35 @@ func TestRunArgsBound(t *testing.T) {
 			}
 			c := rec.ArgsCut
 			if rec.Outcome.Code != codes.E336 || rec.Outcome.Status != receipt.StatusUsage || c == nil ||
-				c.Count != len(tt.args) || c.Bytes != receipt.ArgsBytes(tt.args) ||
-				c.KeptBytes > MaxArgsBytes || !strings.Contains(msg, rec.RunID) {
-				t.Fatalf("receipt %+v, args_cut %+v, message %q: want E336, usage, the digest of "+
+				c.SHA256 != argsSHA256(tt.args) || c.Count != len(tt.args) ||
+				c.Bytes != receipt.ArgsBytes(tt.args) || c.KeptBytes > MaxArgsBytes ||
+				!strings.Contains(msg, rec.RunID) {
+				t.Fatalf("receipt %+v, args_cut %+v, message %q: want E336, usage, the digest %s of "+
 					"all the args, at most %d bytes kept, the message naming run %s", rec.Outcome, c,
-					msg, MaxArgsBytes, rec.RunID)
+					msg, argsSHA256(tt.args), MaxArgsBytes, rec.RunID)
 			}
 		})
 	}
+}
+
+// argsSHA256 is the digest of args as receipt.ArgsDigestForm says it is
+// taken, worked out here apart from the receipt package.
+func argsSHA256(args []string) string {
+	h := sha256.New()
+	for _, a := range args {
+		h.Write(binary.BigEndian.AppendUint64(nil, uint64(len(a))))
+		h.Write([]byte(a))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// repeatArg is n arguments, each arg.
+func repeatArg(n int, arg string) []string {
+	args := make([]string, n)
+	for i := range args {
+		args[i] = arg
+	}
+	return args
 }
 
 // TestArgsRefusalSaysTheBound: what E336 tells a client to do gives the

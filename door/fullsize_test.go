@@ -2,10 +2,6 @@ package door
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -17,7 +13,6 @@ import (
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/receipt/bucket"
@@ -25,10 +20,11 @@ import (
 	"github.com/sabline/sabline/tenant"
 )
 
-// The tests of this file run three problems of one report at its
-// figures, on the door's server: TestIdleConnectionsAreTakenBackFairly,
-// TestRunArgsBound and TestReceiptLookupStoreDown hold the same at
-// smaller ones.
+// The tests of this file hold the door's server at full size, as an
+// operator runs it: every connection slot held idle by one tenant, and
+// a tenant's lookup while the shared store is down.
+// TestIdleConnectionsAreTakenBackFairly and TestReceiptLookupStoreDown
+// hold the same at smaller figures.
 
 // openFilesLimit is the soft limit on this process's open files, as
 // /proc/self/limits says it; ok is false where there is no such file
@@ -122,105 +118,6 @@ func TestIdleSlotsAtFullSize(t *testing.T) {
 			t.Fatalf("acme's connection %d, not taken back: %d %s", i+3, st, c.body)
 		}
 	}
-}
-
-// argsSHA256 is the digest of args as receipt.ArgsDigestForm says it is
-// taken, worked out here apart from the receipt package.
-func argsSHA256(args []string) string {
-	h := sha256.New()
-	for _, a := range args {
-		h.Write(binary.BigEndian.AppendUint64(nil, uint64(len(a))))
-		h.Write([]byte(a))
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// TestRunArgsPastEightMiB: a run whose arguments are more than 8 MiB in
-// all (the report's figure, receipt/journal.MaxPayloadBytes), in one
-// argument or in the most a request may have, up to what the body bound
-// (MaxBodyBytes) lets through, is refused 413 E336, nothing run, and
-// leaves a receipt of status usage naming the arguments by their digest,
-// count and size, keeping at most MaxArgsBytes of them, its run id in
-// the refusal. The control: arguments at MaxArgsBytes run, 200.
-func TestRunArgsPastEightMiB(t *testing.T) {
-	const eightMiB = 8 << 20
-	root, rc := t.TempDir(), t.TempDir()
-	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root,
-		Budget: budget.MustParse(root, "io"), Receipts: rc})
-	_, ts := newTestServer(t, Config{Runner: r})
-	tests := []struct {
-		name       string
-		args       []string
-		wantStatus int
-		wantCode   string
-	}{
-		{name: "at the bound", args: []string{"x", strings.Repeat("a", MaxArgsBytes-1)},
-			wantStatus: http.StatusOK},
-		{name: "8 MiB and a byte in one", args: []string{strings.Repeat("b", eightMiB+1)},
-			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
-		{name: "9 MiB in one", args: []string{strings.Repeat("c", 9<<20)},
-			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
-		{name: "9 MiB in nine", args: repeatArg(9, strings.Repeat("d", 1<<20)),
-			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
-		{name: "9 MiB in the most a request may have",
-			args:       repeatArg(maxArgs, strings.Repeat("e", (9<<20)/maxArgs)),
-			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
-		{name: "as much as the body bound lets through",
-			args:       []string{strings.Repeat("f", MaxBodyBytes-1024)},
-			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
-	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if n := receipt.ArgsBytes(tt.args); tt.wantCode != "" && n <= eightMiB {
-				t.Fatalf("the case's arguments are %d bytes, not past 8 MiB", n)
-			}
-			body, err := json.Marshal(map[string]any{"source": "print(len(ARGS))", "args": tt.args})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(body) > MaxBodyBytes {
-				t.Fatalf("the case's body is %d bytes, past the body bound %d", len(body),
-					MaxBodyBytes)
-			}
-			resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+testToken, string(body))
-			code, msg := errCode(v)
-			if resp.StatusCode != tt.wantStatus || code != tt.wantCode {
-				t.Fatalf("status %d, code %q (%s): want %d, %q", resp.StatusCode, code, msg,
-					tt.wantStatus, tt.wantCode)
-			}
-			runs, err := receipt.List(rc)
-			if err != nil || len(runs) != i+1 {
-				t.Fatalf("%d receipts (%v), want %d: every request leaves one", len(runs), err,
-					i+1)
-			}
-			rec := runs[len(runs)-1]
-			if tt.wantCode == "" {
-				if rec.Outcome.Status != receipt.StatusOK || !rec.ArgsWhole() {
-					t.Fatalf("receipt %s, args whole %v: want ok, the args whole",
-						rec.Outcome.Status, rec.ArgsWhole())
-				}
-				return
-			}
-			c := rec.ArgsCut
-			if rec.Outcome.Code != codes.E336 || rec.Outcome.Status != receipt.StatusUsage ||
-				c == nil || c.SHA256 != argsSHA256(tt.args) || c.Count != len(tt.args) ||
-				c.Bytes != receipt.ArgsBytes(tt.args) || c.KeptBytes > MaxArgsBytes ||
-				!strings.Contains(msg, rec.RunID) {
-				t.Fatalf("receipt %+v, args_cut %+v, message %q: want E336, usage, the digest "+
-					"%s of all the args, at most %d bytes kept, the message naming run %s",
-					rec.Outcome, c, msg, argsSHA256(tt.args), MaxArgsBytes, rec.RunID)
-			}
-		})
-	}
-}
-
-// repeatArg is n arguments, each arg.
-func repeatArg(n int, arg string) []string {
-	args := make([]string, n)
-	for i := range args {
-		args[i] = arg
-	}
-	return args
 }
 
 // TestTenantLookupStoreDown: on a server of a tenants file (acme, beta)

@@ -66,14 +66,25 @@ func startServe(t *testing.T, extra ...string) *served {
 		}
 	}
 	args := append([]string{"serve", "--import-root", s.root, "--allow", "io", "--listen", "127.0.0.1:0", "--receipts", s.rc, "--workers", "1", "--queue", "1"}, extra...)
-	s.cmd = exec.Command(bin, args...)
 	// The server's temporary directory is its own, so that the rest of
 	// the test's directory lies outside every grant of its domain.
 	s.tmp = filepath.Join(dir, "tmp")
+	s.start(t, bin, args, os.Environ())
+	return s
+}
+
+// start starts bin with args, in env with TMPDIR=s.tmp (made here), keeps
+// what it writes to its standard error (lines), and returns once it says
+// where it listens, with s.url, s.held (what it said of its own domain)
+// and s.token (the token file in s.rc) set. The server is killed when the
+// test ends; what it said is logged if the test failed.
+func (s *served) start(t *testing.T, bin string, args, env []string) {
+	t.Helper()
 	if err := os.MkdirAll(s.tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	s.cmd.Env = append(os.Environ(), "TMPDIR="+s.tmp)
+	s.cmd = exec.Command(bin, args...)
+	s.cmd.Env = append(append([]string(nil), env...), "TMPDIR="+s.tmp)
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -81,50 +92,53 @@ func startServe(t *testing.T, extra ...string) *served {
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	lines := make(chan string, 16)
+	addr := make(chan string, 1)
 	go func() {
+		listening := false
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			line := sc.Text()
 			s.mu.Lock()
-			s.said = append(s.said, sc.Text())
+			s.said = append(s.said, line)
 			s.mu.Unlock()
-			lines <- sc.Text()
+			if listening {
+				continue
+			}
+			if strings.Contains(line, "the server process") {
+				s.held = line // said before where it listens: read once that is known
+			}
+			if _, rest, ok := strings.Cut(line, "listening on "); ok {
+				a, _, _ := strings.Cut(rest, " ")
+				listening = true
+				addr <- a
+			}
 		}
-		close(lines)
 		s.exited <- s.cmd.Wait()
 	}()
 	t.Cleanup(func() {
 		_ = s.cmd.Process.Kill()
 		<-s.exited
+		if t.Failed() {
+			t.Logf("sabline serve said:\n%s", strings.Join(s.lines(), "\n"))
+		}
 	})
-	deadline := time.After(testkit.Bound(20 * time.Second))
-	for s.url == "" {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				t.Fatal("sabline serve ended before it listened")
-			}
-			if strings.Contains(line, "the server process") {
-				s.held = line
-			}
-			if _, rest, ok := strings.Cut(line, "listening on "); ok {
-				addr, _, _ := strings.Cut(rest, " ")
-				s.url = "http://" + addr
-			}
-		case <-deadline:
-			t.Fatal("sabline serve did not say where it listens")
-		}
+	bound := testkit.Bound(time.Minute)
+	select {
+	case a := <-addr:
+		s.url = "http://" + a
+	case err := <-s.exited:
+		s.exited <- err
+		t.Fatalf("sabline serve ended (%v) before it listened:\n%s", err,
+			strings.Join(s.lines(), "\n"))
+	case <-time.After(bound):
+		t.Fatalf("sabline serve did not listen within %v:\n%s", bound,
+			strings.Join(s.lines(), "\n"))
 	}
-	go func() {
-		for range lines {
-		}
-	}()
 	tok, err := os.ReadFile(filepath.Join(s.rc, tokenFileName))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the token file in the receipts directory: %v", err)
 	}
 	s.token = strings.TrimSpace(string(tok))
-	return s
 }
 
 // post sends a JSON body to the server and decodes the answer.

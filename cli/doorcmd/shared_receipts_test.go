@@ -1,7 +1,6 @@
 package doorcmd
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -66,62 +65,9 @@ func startShipping(t *testing.T, bin, agent, root, rc, url string, env []string)
 	t.Helper()
 	s := &served{root: root, rc: rc, tmp: filepath.Join(t.TempDir(), "tmp"),
 		exited: make(chan error, 1)}
-	if err := os.MkdirAll(s.tmp, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	s.cmd = exec.Command(bin, "serve", "--import-root", root, "--allow", "io",
+	s.start(t, bin, []string{"serve", "--import-root", root, "--allow", "io",
 		"--listen", "127.0.0.1:0", "--workers", "1", "--receipts-url", url, "--replica", "r1",
-		"--store-agent", agent, "--ship-every", shareShipEvery.String())
-	// Its temporary directory is its own, as startServe's.
-	s.cmd.Env = append(append([]string(nil), env...), "TMPDIR="+s.tmp)
-	stderr, err := s.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			s.mu.Lock()
-			s.said = append(s.said, sc.Text())
-			s.mu.Unlock()
-			if _, rest, ok := strings.Cut(sc.Text(), "listening on "); ok {
-				a, _, _ := strings.Cut(rest, " ")
-				select {
-				case addr <- a:
-				default:
-				}
-			}
-		}
-		s.exited <- s.cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-		if t.Failed() {
-			t.Logf("sabline serve said:\n%s", strings.Join(s.lines(), "\n"))
-		}
-	})
-	bound := testkit.Bound(time.Minute)
-	select {
-	case a := <-addr:
-		s.url = "http://" + a
-	case err := <-s.exited:
-		s.exited <- err
-		t.Fatalf("sabline serve ended (%v) before it listened:\n%s", err,
-			strings.Join(s.lines(), "\n"))
-	case <-time.After(bound):
-		t.Fatalf("sabline serve did not listen within %v:\n%s", bound,
-			strings.Join(s.lines(), "\n"))
-	}
-	tok, err := os.ReadFile(filepath.Join(rc, tokenFileName))
-	if err != nil {
-		t.Fatalf("the token file in the default receipts directory: %v", err)
-	}
-	s.token = strings.TrimSpace(string(tok))
+		"--store-agent", agent, "--ship-every", shareShipEvery.String()}, env)
 	return s
 }
 

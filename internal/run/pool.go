@@ -679,7 +679,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		return fail(err)
 	}
 	req := wire.Request{
-		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: p.guard, Admitted: p.resolved,
+		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: p.guard.Wire(), Admitted: p.resolved,
 		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB,
 		TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
@@ -687,7 +687,11 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		req.Policy, req.PolicySHA256 = &pol, p.digest
 	}
 	if err := w.send(req); err != nil {
-		return fail(codes.Errorf(codes.E310, "send a pool worker its request: %w", err))
+		// A worker that ended before it read its request closed its end
+		// of the pipe: how it ended says why, as a command-line run's
+		// supervisor says it (its wait sees the death, not the write).
+		return fail(codes.Errorf(codes.E310, "the pool worker ended before it read its request "+
+			"(%v): %s", err, w.death(noKeep).Message))
 	}
 	res, s, bad := w.first(waitFor{ctx: context.Background()})
 	switch {

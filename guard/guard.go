@@ -45,7 +45,6 @@
 package guard
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -408,29 +407,29 @@ func (s *Set) CarveOuts() []CarveOut {
 	return slices.Clone(s.concrete)
 }
 
-// wireSet is a Set as the supervisor hands it to its worker.
-type wireSet struct {
+// Wire is a Set as the supervisor hands it to its worker, which holds the
+// run to the locations resolved when the supervisor started it. It is a
+// plain struct, so that a worker's request is decoded in one pass: a
+// Set that decoded itself would be read again from bytes its request's
+// decoder had read through already.
+type Wire struct {
 	Locations []Location `json:"locations"`
 	Homes     []string   `json:"homes"`
 	CarveOuts []CarveOut `json:"carve_outs"`
 }
 
-// MarshalJSON writes the set as the supervisor hands it to its worker,
-// which holds the run to the locations resolved when the supervisor
-// started it.
-func (s *Set) MarshalJSON() ([]byte, error) {
+// Wire is s as its worker reads it (Wire.Set); nil for no set.
+func (s *Set) Wire() *Wire {
 	if s = s.made(); s == nil {
-		return []byte("null"), nil
+		return nil
 	}
-	return json.Marshal(wireSet{Locations: s.locs, Homes: s.homes, CarveOuts: s.concrete})
+	return &Wire{Locations: s.locs, Homes: s.homes, CarveOuts: s.concrete}
 }
 
-// UnmarshalJSON reads a set MarshalJSON wrote.
-func (s *Set) UnmarshalJSON(b []byte) error {
-	var w wireSet
-	if err := json.Unmarshal(b, &w); err != nil {
-		return fmt.Errorf("guard: read the set: %w", err)
+// Set is the set w carries; nil for none.
+func (w *Wire) Set() *Set {
+	if w == nil {
+		return nil
 	}
-	s.later, s.locs, s.homes, s.concrete = nil, w.Locations, w.Homes, w.CarveOuts
-	return nil
+	return &Set{locs: w.Locations, homes: w.Homes, concrete: w.CarveOuts}
 }

@@ -394,22 +394,32 @@ func BenchmarkBuild(b *testing.B) {
 	}
 }
 
-// TestSetJSON: the set the worker reads is the one the supervisor built.
+// TestSetJSON: the set the worker reads, its Wire as JSON, is the one
+// the supervisor built; no set is null, and null is no set.
 func TestSetJSON(t *testing.T) {
 	s := build("/root/.ssh")
-	data, err := json.Marshal(s)
+	data, err := json.Marshal(s.Wire())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got Set
-	if err := json.Unmarshal(data, &got); err != nil {
+	var w *Wire
+	if err := json.Unmarshal(data, &w); err != nil {
 		t.Fatal(err)
 	}
+	got := w.Set()
 	if !reflect.DeepEqual(got.locs, s.locs) || !slices.Equal(got.homes, s.homes) || !reflect.DeepEqual(got.concrete, s.concrete) {
 		t.Errorf("the set read back differs:\n%+v\nwant\n%+v", got, *s)
 	}
 	if _, refused := got.Refuses("/root/dotfiles/ssh/id_rsa", "/root"); !refused {
 		t.Error("the set read back does not refuse the key")
+	}
+	var none *Set
+	if data, err := json.Marshal(none.Wire()); err != nil || string(data) != "null" {
+		t.Errorf("no set is %s (%v), want null", data, err)
+	}
+	var back *Wire
+	if err := json.Unmarshal([]byte("null"), &back); err != nil || back.Set() != nil {
+		t.Errorf("null is %+v (%v), want no set", back.Set(), err)
 	}
 }
 

@@ -45,8 +45,8 @@ func TestLater(t *testing.T) {
 			t.Errorf("Refuses(%s): %v %v; Build's answers %v %v", p, gl, gok, wl, wok)
 		}
 	}
-	got, _ := json.Marshal(set)
-	wantJSON, _ := json.Marshal(want)
+	got, _ := json.Marshal(set.Wire())
+	wantJSON, _ := json.Marshal(want.Wire())
 	if string(got) != string(wantJSON) || len(set.CarveOuts()) != len(want.CarveOuts()) ||
 		len(set.Homes()) != len(want.Homes()) || len(set.Locations()) != len(want.Locations()) {
 		t.Errorf("the later set reads otherwise than Build's:\n%s\n%s", got, wantJSON)

@@ -349,7 +349,7 @@ func (c *commandRun) request(w *workerProc, g *guard.Set) (*wire.Request, error)
 	c.makeGranted()
 	req := &wire.Request{
 		Program: c.abs, SHA256: c.rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd,
-		Guard: g, Admitted: admitted(r.Budget),
+		Guard: g.Wire(), Admitted: admitted(r.Budget),
 		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB,
 		TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}

@@ -72,7 +72,7 @@ type Request struct {
 	// Guard is what no grant reaches, resolved by the supervisor when the
 	// run started: the language refuses it, and Landlock's rules are
 	// carved around it.
-	Guard *guard.Set `json:"guard"`
+	Guard *guard.Wire `json:"guard"`
 	// Admitted are the granted paths as they resolved when the run (or
 	// its pool) was admitted: the worker withholds from the kernel's
 	// ruleset a grant that resolves otherwise when it starts.

@@ -63,7 +63,7 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 		mem.Begin()
 		out := &bounded.Writer{Max: wire.MaxPoolOutputBytes}
 		cfg := lang.Config{
-			Budget: j.Budget, Cwd: j.Cwd, Guard: req.Guard, Args: j.Args,
+			Budget: j.Budget, Cwd: j.Cwd, Guard: w.guard, Args: j.Args,
 			Stdin: bytes.NewReader(j.Stdin), Stdout: out, Tool: w.tool,
 			Layers: res.Confinement.Layers, Refusal: refusal, Relayed: req.Relayed,
 			Dial: w.dial(),

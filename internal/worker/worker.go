@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
@@ -71,6 +72,7 @@ func Main(args []string) int {
 		return w.finish(&wire.Record{}, codes.Errorf(codes.E310, "worker: read request: %w", err))
 	}
 	phase.Mark("request read")
+	w.guard = req.Guard.Set()
 	if req.Procs > 0 {
 		// The supervisor's setting, not the operator's: nothing the
 		// program starts inherits it.
@@ -93,6 +95,8 @@ type worker struct {
 	broker *broker.Client
 	crash  *os.File // the crash file, opened to append; nil when it could not be made
 	done   bool
+	// guard is what no grant reaches, as the request carried it.
+	guard *guard.Set
 }
 
 // send writes one record on the result pipe. The worker sends a record
@@ -139,7 +143,7 @@ func (w *worker) run(req *wire.Request) int {
 // and runs the program; it returns how the program ended.
 func (w *worker) job(req *wire.Request, res *wire.Record) error {
 	cfg := lang.Config{
-		Budget: req.Budget, Cwd: req.Cwd, Guard: req.Guard, Args: req.Args,
+		Budget: req.Budget, Cwd: req.Cwd, Guard: w.guard, Args: req.Args,
 		Stdin: os.Stdin, Stdout: os.Stdout, Tool: w.tool, Refusal: refusal, Relayed: req.Relayed,
 		Dial: w.dial(),
 	}
@@ -284,7 +288,7 @@ func (w *worker) confine(req *wire.Request) core.Result {
 	// The memory limit is set already (see run).
 	held, err := confine.Apply(p, confine.ApplyOptions{
 		TempDir:   req.TempDir,
-		CarveOuts: req.Guard.CarveOuts(),
+		CarveOuts: w.guard.CarveOuts(),
 		Admitted:  req.Admitted,
 	})
 	if err != nil && !errors.Is(err, core.ErrUnsupported) && held.Reason == "" {

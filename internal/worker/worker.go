@@ -23,11 +23,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/guard"
-
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/broker"
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/job"

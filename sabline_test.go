@@ -401,14 +401,35 @@ func TestRunReceiptsUnwritable(t *testing.T) {
 
 // TestReceiptsDirectoryMadeIsGuarded: a run whose receipts directory did
 // not exist makes it, and a program granted the directory above cannot
-// write in what the run made, in this process or in a worker; the same
-// write beneath a directory beside it goes through.
+// write in what the run made, in this process, in a worker or in a pool;
+// the same write beneath a directory beside it goes through.
 func TestReceiptsDirectoryMadeIsGuarded(t *testing.T) {
 	const prog = "fs.write(ARGS[0], \"forged\")\nprint(\"wrote\")\n"
+	type runFunc func(t *testing.T, o sabline.Options) (*sabline.Result, error)
 	for _, tc := range []struct {
-		name      string
-		inProcess bool
-	}{{name: "in this process", inProcess: true}, {name: "in a worker"}} {
+		name string
+		run  runFunc
+	}{
+		{name: "in this process", run: func(t *testing.T, o sabline.Options) (*sabline.Result, error) {
+			o.InProcess = true
+			return sabline.Run(context.Background(), sabline.Source("p.vel", []byte(prog)), o)
+		}},
+		{name: "in a worker", run: func(t *testing.T, o sabline.Options) (*sabline.Result, error) {
+			o.Timeout = time.Minute
+			return sabline.Run(context.Background(), sabline.Source("p.vel", []byte(prog)), o)
+		}},
+		{name: "in a pool", run: func(t *testing.T, o sabline.Options) (*sabline.Result, error) {
+			t.Chdir(o.Cwd) // a pool's runs are in its caller's directory
+			p, err := sabline.NewPool(sabline.PoolOptions{Budget: o.Budget, Receipts: o.Receipts,
+				Timeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			return p.Run(context.Background(), sabline.Source(filepath.Join(o.Cwd, "p.vel"), []byte(prog)),
+				sabline.RunOptions{Args: o.Args})
+		}},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, tt := range []struct {
 				name        string
@@ -424,13 +445,8 @@ func TestReceiptsDirectoryMadeIsGuarded(t *testing.T) {
 						t.Fatal(err)
 					}
 					target := filepath.Join(dir, tt.target)
-					opts := sabline.Options{Budget: budget.MustParse(dir, "io", "fs:write:"+dir),
-						Args: []string{target}, Receipts: filepath.Join(dir, "made", "receipts"), Cwd: dir,
-						InProcess: tc.inProcess}
-					if !tc.inProcess {
-						opts.Timeout = time.Minute
-					}
-					res, err := sabline.Run(context.Background(), sabline.Source("p.vel", []byte(prog)), opts)
+					res, err := tc.run(t, sabline.Options{Budget: budget.MustParse(dir, "io", "fs:write:"+dir),
+						Args: []string{target}, Receipts: filepath.Join(dir, "made", "receipts"), Cwd: dir})
 					if err == nil {
 						err = res.Err()
 					}

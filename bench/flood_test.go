@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // The flooding tenant's connections: lookupConns sending receipt lookups,
@@ -172,9 +174,10 @@ func floodOn(b *testing.B, s *served, auth string, polite bool, sent *atomic.Int
 	go func() { refused.Wait(); close(settled) }()
 	select {
 	case <-settled:
-	case <-time.After(time.Minute):
+	case <-time.After(testkit.Bound(time.Minute)):
 		stop()
-		b.Fatalf("acme's flood was not refused on each of its connections within a minute")
+		b.Fatalf("acme's flood was not refused on each of its connections within %v",
+			testkit.Bound(time.Minute))
 	}
 	return stop
 }

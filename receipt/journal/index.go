@@ -78,6 +78,7 @@ func (x *Index) Find(dir string, since time.Time, name string) (string, []byte, 
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.clock++
+	defer x.bound() // whatever was read, however the lookup ends
 	x.forgetRemoved(dir, nums)
 	var hitPath string
 	var hit located
@@ -94,7 +95,6 @@ func (x *Index) Find(dir string, since time.Time, name string) (string, []byte, 
 			hitPath, hit = path, l
 		}
 	}
-	defer x.bound()
 	if hitPath == "" {
 		return "", nil, fmt.Errorf("journal find %q in %s: %w", name, dir, ErrNotFound)
 	}

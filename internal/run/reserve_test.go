@@ -1,6 +1,7 @@
 package run
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -45,23 +46,13 @@ func TestReserveGuardsWhatItMade(t *testing.T) {
 			}
 			if !sabline[rc] {
 				t.Errorf("the receipts directory %s is not among Sabline's locations %v", rc,
-					keys(sabline))
+					slices.Sorted(maps.Keys(sabline)))
 			}
 			made := filepath.Join(dir, "made")
 			if got := sabline[made]; got != tc.wantMade {
 				t.Errorf("%s among Sabline's locations: %v, want %v (%v)", made, got, tc.wantMade,
-					keys(sabline))
+					slices.Sorted(maps.Keys(sabline)))
 			}
 		})
 	}
-}
-
-// keys are m's keys, sorted.
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -166,26 +166,57 @@ func library(b *testing.B, memoryMB int) {
 
 // BenchmarkPoolHello: b.N runs of examples/hello.vel through a pool of
 // two confined workers, from two callers at once, every receipt kept in
-// the receipts journal: one pooled run per op, and nothing else, for
-// -cpuprofile, -memprofile (allocs/op is the supervisor's per run) and
-// perf record, which follows the workers (bench/README.md, "Where a
-// pooled run's time goes").
+// the receipts journal, flushed before each reply (flush) or in the
+// background as BenchmarkLibrary keeps them (background): one pooled run
+// per op, and nothing else, for -cpuprofile, -memprofile (allocs/op is
+// the supervisor's per run) and perf record, which follows the workers
+// (bench/README.md, "Where a pooled run's time goes"). workers-cpu-µs/run
+// is the processor time both workers used (user and system, read from
+// /proc at clock ticks of 10 ms) over the runs, per run.
 func BenchmarkPoolHello(b *testing.B) {
+	for _, d := range []receipt.Durability{receipt.Flush, receipt.Background} {
+		b.Run(string(d), func(b *testing.B) { poolHello(b, d) })
+	}
+}
+
+func poolHello(b *testing.B, d receipt.Durability) {
 	prog, rc := hello(b)
 	root := filepath.Dir(prog)
 	pool, err := lib.NewPool(lib.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 2,
-		ImportRoot: root, Receipts: rc, Timeout: time.Minute})
+		ImportRoot: root, Receipts: rc, Timeout: time.Minute, Durability: d})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer pool.Close()
+	// Both workers are started before the clock, so that their processor
+	// time is all runs.
+	var started sync.WaitGroup
+	for range 2 {
+		started.Go(func() {
+			if _, err := pool.Run(context.Background(), lib.File("hello.vel"), lib.RunOptions{}); err != nil {
+				b.Error(err)
+			}
+		})
+	}
+	started.Wait()
+	workers := slices.Sorted(slices.Values(pool.Workers()))
+	ticks := func() int64 {
+		var n int64
+		for _, pid := range workers {
+			t, err := proc.CPUTicks(pid)
+			if err != nil {
+				b.Fatalf("worker %d: %v", pid, err)
+			}
+			n += t
+		}
+		return n
+	}
+	before := ticks()
 	b.ReportAllocs()
 	b.ResetTimer()
 	var wg sync.WaitGroup
 	for c := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := c; i < b.N; i += 2 {
 				res, err := pool.Run(context.Background(), lib.File("hello.vel"), lib.RunOptions{})
 				if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
@@ -193,9 +224,14 @@ func BenchmarkPoolHello(b *testing.B) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
+	b.StopTimer()
+	if got := slices.Sorted(slices.Values(pool.Workers())); !slices.Equal(got, workers) {
+		b.Fatalf("workers %v after the runs, %v before: the processor time is not all theirs", got, workers)
+	}
+	b.ReportMetric(float64(ticks()-before)*1e4/float64(b.N), "workers-cpu-µs/run")
 }
 
 // BenchmarkPoolConditions: the runs per second of a pool of two workers

@@ -100,9 +100,14 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 // clearTemp empties the worker's temporary directory between two pooled
 // runs, the crash file crash (still its standard error) by its descriptor
 // and every other entry: what one run left there, the next never sees.
+// The crash file is cut only when it holds something: an ftruncate(2) of
+// an empty file still changes its times, a journalled write on most file
+// systems, and costs several times the fstat(2) that tells.
 func clearTemp(dir string, crash *os.File) {
 	if crash != nil {
-		_ = crash.Truncate(0)
+		if fi, err := crash.Stat(); err != nil || fi.Size() != 0 {
+			_ = crash.Truncate(0)
+		}
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {

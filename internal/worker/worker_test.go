@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sabline/sabline/confine/core"
 
@@ -64,5 +65,49 @@ func TestClearTemp(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(dir, wire.CrashFile)); err != nil || string(got) != "next\n" {
 		t.Fatalf("the crash file holds %q (%v), want only what was written after it was emptied", got, err)
+	}
+}
+
+// TestClearTempLeavesAnEmptyCrashFile: the crash file is cut only when it
+// holds something. Seen from outside, by its modification time: an empty
+// one keeps the time it was given (it was not written), and the same file
+// holding a line is emptied and given a new one.
+func TestClearTempLeavesAnEmptyCrashFile(t *testing.T) {
+	dir := testkit.Scratch(t)
+	name := filepath.Join(dir, wire.CrashFile)
+	crash, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer crash.Close()
+	past := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	for _, tt := range []struct {
+		name      string
+		holds     string
+		wantMoved bool
+	}{
+		{name: "empty", holds: "", wantMoved: false},
+		{name: "holding a line", holds: "a report\n", wantMoved: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := crash.WriteString(tt.holds); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(name, past, past); err != nil {
+				t.Fatal(err)
+			}
+			clearTemp(dir, crash)
+			fi, err := os.Stat(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Size() != 0 {
+				t.Errorf("the crash file holds %d bytes after clearTemp, want none", fi.Size())
+			}
+			if moved := !fi.ModTime().Equal(past); moved != tt.wantMoved {
+				t.Errorf("modification time %v (given %v): written %v, want %v",
+					fi.ModTime(), past, moved, tt.wantMoved)
+			}
+		})
 	}
 }

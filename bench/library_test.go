@@ -200,18 +200,7 @@ func poolHello(b *testing.B, d receipt.Durability) {
 	}
 	started.Wait()
 	workers := slices.Sorted(slices.Values(pool.Workers()))
-	ticks := func() int64 {
-		var n int64
-		for _, pid := range workers {
-			t, err := proc.CPUTicks(pid)
-			if err != nil {
-				b.Fatalf("worker %d: %v", pid, err)
-			}
-			n += t
-		}
-		return n
-	}
-	before := ticks()
+	before := ticksOf(b, workers)
 	b.ReportAllocs()
 	b.ResetTimer()
 	var wg sync.WaitGroup
@@ -231,7 +220,7 @@ func poolHello(b *testing.B, d receipt.Durability) {
 	if got := slices.Sorted(slices.Values(pool.Workers())); !slices.Equal(got, workers) {
 		b.Fatalf("workers %v after the runs, %v before: the processor time is not all theirs", got, workers)
 	}
-	b.ReportMetric(float64(ticks()-before)*1e4/float64(b.N), "workers-cpu-µs/run")
+	b.ReportMetric(float64(ticksOf(b, workers)-before)*1e4/float64(b.N), "workers-cpu-µs/run")
 }
 
 // BenchmarkPoolConditions: the runs per second of a pool of two workers
@@ -300,18 +289,22 @@ func BenchmarkPoolConditions(b *testing.B) {
 // over d in which nothing is sent to them.
 func idleTicks(b *testing.B, pids []int, d time.Duration) int64 {
 	b.Helper()
-	sum := func() int64 {
-		var n int64
-		for _, pid := range pids {
-			t, err := proc.CPUTicks(pid)
-			if err != nil {
-				b.Fatalf("worker %d: %v", pid, err)
-			}
-			n += t
-		}
-		return n
-	}
-	before := sum()
+	before := ticksOf(b, pids)
 	time.Sleep(d)
-	return sum() - before
+	return ticksOf(b, pids) - before
+}
+
+// ticksOf is the clock ticks of CPU (10 ms each) the processes pids have
+// used, together.
+func ticksOf(b *testing.B, pids []int) int64 {
+	b.Helper()
+	var n int64
+	for _, pid := range pids {
+		t, err := proc.CPUTicks(pid)
+		if err != nil {
+			b.Fatalf("worker %d: %v", pid, err)
+		}
+		n += t
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"net/http"
 	"os"
@@ -185,7 +186,8 @@ func (t *tally) p99() time.Duration {
 // turn with this one: its figures are named before-, and
 // runs/s-after/before is this build's rate over that one's. This build's
 // server keeps receipts with --durability background, as every build
-// before the setting kept them; a third, named flush-, keeps them with
+// before the setting kept them (and so does the twin, when its serve
+// takes the setting); a third, named flush-, keeps them with
 // the default, flushed before each reply, in the same turns
 // (runs/s-flush/background).
 func BenchmarkServeHello(b *testing.B) {
@@ -193,10 +195,17 @@ func BenchmarkServeHello(b *testing.B) {
 		bin, prefix string
 		extra       []string
 	}
-	builds := []server{{bin: sabline(b), extra: []string{"--durability", "background"}},
+	background := []string{"--durability", "background"}
+	builds := []server{{bin: sabline(b), extra: background},
 		{bin: sabline(b), prefix: "flush-"}}
 	if before := os.Getenv(beforeEnv); before != "" {
-		builds = append(builds, server{bin: before, prefix: "before-"})
+		// A build that has the setting keeps its receipts as this one's
+		// first server does; one before it kept them so.
+		twin := server{bin: before, prefix: "before-"}
+		if serveTakes(b, before, background[0]) {
+			twin.extra = background
+		}
+		builds = append(builds, twin)
 	}
 	servers := make([]*served, len(builds))
 	tallies := make([]*tally, len(builds))
@@ -232,6 +241,13 @@ func BenchmarkServeHello(b *testing.B) {
 	if len(tallies) > 2 {
 		b.ReportMetric(tallies[2].elapsed.Seconds()/tallies[0].elapsed.Seconds(), "runs/s-after/before")
 	}
+}
+
+// serveTakes reports whether bin's serve command names flag in its usage.
+func serveTakes(b *testing.B, bin, flag string) bool {
+	b.Helper()
+	out, _ := exec.Command(bin, "serve", "--help").CombinedOutput()
+	return bytes.Contains(out, []byte(flag+" "))
 }
 
 // BenchmarkServeBurst: burstClients clients at once against 2 workers

@@ -215,12 +215,12 @@ func (s *Server) mcpAudit(ctx context.Context,
 		return toolError(detailOf(err)), nil
 	}
 	_, t := s.clientOf(req)
-	release, err := s.enter(ctx, t) // an audit reads a program too, as over HTTP
+	held, err := s.enter(ctx, t) // an audit reads a program too, as over HTTP
 	if err != nil {
 		s.refusedErr(ctx, "mcp", t, err)
 		return s.toolRefusal(err), nil
 	}
-	defer release()
+	defer held.release()
 	a, err := s.cfg.Runner.Audit(ctx, in)
 	if err != nil {
 		return s.toolRefusal(err), nil

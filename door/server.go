@@ -457,40 +457,42 @@ func auditOutputOf(a AuditReply) AuditOutput {
 // refusal is answered and logged here, and ok is false; otherwise the
 // caller releases the turns.
 func (s *Server) admit(w http.ResponseWriter,
-	r *http.Request) (data []byte, release func(), ok bool) {
-	release, err := s.enter(r.Context(), tenantFrom(r.Context()))
+	r *http.Request) (data []byte, held *turn, ok bool) {
+	held, err := s.enter(r.Context(), tenantFrom(r.Context()))
 	if err != nil {
 		s.refusedErr(r.Context(), "http", tenantFrom(r.Context()), err)
 		s.writeRefusal(w, err)
 		return nil, nil, false
 	}
 	if data, ok = s.readBody(w, r); !ok {
-		release()
+		held.release()
 		return nil, nil, false
 	}
-	return data, release, true
+	return data, held, true
 }
 
-// enter takes a turn of t's limits, then of the gate.
-func (s *Server) enter(ctx context.Context, t *tenantState) (release func(), err error) {
+// enter takes a turn of t's limits, then of the gate; the turn's release
+// gives back both.
+func (s *Server) enter(ctx context.Context, t *tenantState) (*turn, error) {
 	untenant, err := t.limit()
 	if err != nil {
 		return nil, err
 	}
-	ungate, err := s.gate.enter(ctx)
+	held, err := s.gate.enter(ctx)
 	if err != nil {
 		untenant()
 		return nil, err
 	}
-	return func() { ungate(); untenant() }, nil
+	held.then = untenant
+	return held, nil
 }
 
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
-	data, release, ok := s.admit(w, r)
+	data, held, ok := s.admit(w, r)
 	if !ok {
 		return
 	}
-	defer release()
+	defer held.release()
 	req, err := decodeRunRequest(data)
 	if err != nil {
 		s.refusedErr(r.Context(), "http", tenantFrom(r.Context()), err)
@@ -499,6 +501,8 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	}
 	t := tenantFrom(r.Context())
 	reply, err := s.runHeld(r.Context(), "http", t.client(), t, req)
+	// The run is over: another may run while this reply is written.
+	held.ran()
 	if err != nil {
 		s.writeRefusal(w, err)
 		return
@@ -508,11 +512,11 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
-	data, release, ok := s.admit(w, r) // an audit reads a program too
+	data, held, ok := s.admit(w, r) // an audit reads a program too
 	if !ok {
 		return
 	}
-	defer release()
+	defer held.release()
 	req, err := decodeAuditRequest(data)
 	if err != nil {
 		s.refusedErr(r.Context(), "http", tenantFrom(r.Context()), err)
@@ -574,12 +578,12 @@ func (s *Server) receiptOf(ctx context.Context, door, client string, t *tenantSt
 		return nil, err
 	}
 	defer unlook()
-	release, err := s.lookups.enter(ctx)
+	look, err := s.lookups.enter(ctx)
 	if err != nil {
 		s.refusedErr(ctx, door, t, err)
 		return nil, err
 	}
-	defer release()
+	defer look.release()
 	tenant := ""
 	if t != nil {
 		tenant = t.Name
@@ -638,12 +642,12 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 // who sent it, for the ledger; t its tenant (nil: none).
 func (s *Server) run(ctx context.Context, door, client string, t *tenantState,
 	req RunRequest) (RunReply, error) {
-	release, err := s.enter(ctx, t)
+	held, err := s.enter(ctx, t)
 	if err != nil {
 		s.refusedErr(ctx, door, t, err)
 		return RunReply{}, err
 	}
-	defer release()
+	defer held.release()
 	return s.runHeld(ctx, door, client, t, req)
 }
 
@@ -753,12 +757,16 @@ var (
 )
 
 // gate bounds the runs of a door: at most workers run at once, and at
-// most queue more wait for a turn. Past that, enter refuses at once.
+// most queue more wait for a turn. Past that, enter refuses at once. A
+// request whose run is over while its reply is still being written
+// (turn.ran) runs no more and waits for nothing, but still counts
+// against the bound, so that the bound holds the replies' memory too.
 type gate struct {
 	slots    chan struct{}
 	stopping <-chan struct{}
 	mu       sync.Mutex
-	admitted int // running plus waiting
+	admitted int // running, waiting, and replying
+	replying int // past turn.ran, not yet released
 	limit    int
 }
 
@@ -766,10 +774,18 @@ func newGate(workers, queue int, stopping <-chan struct{}) *gate {
 	return &gate{slots: make(chan struct{}, workers), stopping: stopping, limit: workers + queue}
 }
 
+// turn is a request's place at a gate: a slot to run in, from enter to
+// ran, and a place among those admitted, from enter to release.
+type turn struct {
+	g    *gate
+	done bool   // ran: the slot was given back
+	then func() // called by release, after the gate's turn is given back; may be nil
+}
+
 // enter waits for a turn to run: errBusy when the bound is reached,
 // errStopping when the door stops first, ctx's error when the caller goes.
-// release gives the turn back.
-func (g *gate) enter(ctx context.Context) (release func(), err error) {
+// The turn's release gives it back.
+func (g *gate) enter(ctx context.Context) (*turn, error) {
 	select {
 	case <-g.stopping: // stopping is said first, busy or not
 		return nil, errStopping
@@ -795,7 +811,7 @@ func (g *gate) enter(ctx context.Context) (release func(), err error) {
 	}
 	select {
 	case g.slots <- struct{}{}:
-		return func() { <-g.slots; leave() }, nil
+		return &turn{g: g}, nil
 	case <-g.stopping:
 		leave()
 		return nil, errStopping
@@ -805,10 +821,39 @@ func (g *gate) enter(ctx context.Context) (release func(), err error) {
 	}
 }
 
+// ran gives back t's slot, once: its run is over, and another may run
+// while its reply is written. It stays admitted until release.
+func (t *turn) ran() {
+	if t.done {
+		return
+	}
+	t.done = true
+	t.g.mu.Lock()
+	<-t.g.slots // never waits: this turn holds one
+	t.g.replying++
+	t.g.mu.Unlock()
+}
+
+// release gives back what t still holds of its gate, then calls t.then.
+func (t *turn) release() {
+	g := t.g
+	g.mu.Lock()
+	if t.done {
+		g.replying--
+	} else {
+		<-g.slots
+	}
+	g.admitted--
+	g.mu.Unlock()
+	if t.then != nil {
+		t.then()
+	}
+}
+
 // load is how many runs are running and how many wait.
 func (g *gate) load() (running, queued int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	running = len(g.slots)
-	return running, max(0, g.admitted-running)
+	return running, max(0, g.admitted-running-g.replying)
 }

@@ -30,15 +30,21 @@ func TestGateTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan *turn)
-	go func() {
-		second, err := g.enter(ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		got <- second
-	}()
-	waitFor(t, func() bool { _, q := g.load(); return q == 1 })
+	// waiting enters from another goroutine and returns once that one
+	// waits; its turn comes on the channel when it is given.
+	waiting := func() <-chan *turn {
+		c := make(chan *turn, 1)
+		go func() {
+			held, err := g.enter(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			c <- held
+		}()
+		waitFor(t, func() bool { _, q := g.load(); return q == 1 })
+		return c
+	}
+	got := waiting()
 	load("one running, one waiting", 1, 1)
 
 	// The first's run is over: the second runs while the first replies.
@@ -54,14 +60,7 @@ func TestGateTurn(t *testing.T) {
 	// Released, the first makes room: the third is admitted and waits.
 	first.ran() // a second call gives nothing back twice
 	first.release()
-	go func() {
-		third, err := g.enter(ctx)
-		if err != nil {
-			t.Error(err)
-		}
-		got <- third
-	}()
-	waitFor(t, func() bool { _, q := g.load(); return q == 1 })
+	got = waiting()
 	load("the second running, the third waiting", 1, 1)
 
 	// A turn released without ran gives back its slot too.

@@ -65,8 +65,9 @@ type Tenant struct {
 	// Burst how many at once past that. 0: no limit of the tenant's own.
 	Rate  float64 `json:"rate,omitempty"`
 	Burst int     `json:"burst,omitempty"`
-	// Concurrency is how many runs the tenant may have running or
-	// queued at once; 0: no limit of its own (the server's holds). It
+	// Concurrency is how many runs the tenant may have running, queued
+	// or still being answered at once; 0: no limit of its own (the
+	// server's holds). It
 	// bounds the tenant's receipt lookups that read the store at once too.
 	Concurrency int `json:"concurrency,omitempty"`
 	// Requests is how many requests of every kind (runs, audits, receipt

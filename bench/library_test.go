@@ -193,7 +193,8 @@ func poolHello(b *testing.B, d receipt.Durability) {
 	var started sync.WaitGroup
 	for range 2 {
 		started.Go(func() {
-			if _, err := pool.Run(context.Background(), lib.File("hello.vel"), lib.RunOptions{}); err != nil {
+			_, err := pool.Run(context.Background(), lib.File("hello.vel"), lib.RunOptions{})
+			if err != nil {
 				b.Error(err)
 			}
 		})
@@ -218,7 +219,8 @@ func poolHello(b *testing.B, d receipt.Durability) {
 	wg.Wait()
 	b.StopTimer()
 	if got := slices.Sorted(slices.Values(pool.Workers())); !slices.Equal(got, workers) {
-		b.Fatalf("workers %v after the runs, %v before: the processor time is not all theirs", got, workers)
+		b.Fatalf("workers %v after the runs, %v before: the processor time is not all theirs",
+			got, workers)
 	}
 	b.ReportMetric(float64(ticksOf(b, workers)-before)*1e4/float64(b.N), "workers-cpu-µs/run")
 }

@@ -22,7 +22,8 @@ func TestGateTurn(t *testing.T) {
 	load := func(phase string, wantRunning, wantQueued int) {
 		t.Helper()
 		if r, q := g.load(); r != wantRunning || q != wantQueued {
-			t.Fatalf("%s: %d running, %d queued; want %d and %d", phase, r, q, wantRunning, wantQueued)
+			t.Fatalf("%s: %d running, %d queued; want %d and %d",
+				phase, r, q, wantRunning, wantQueued)
 		}
 	}
 	// The first runs; the second waits for the slot.
@@ -108,8 +109,8 @@ func TestReplyWrittenOutsideTheSlot(t *testing.T) {
 	}
 	resp, v := do(t, ts, "POST", "/v1/run", bearer, body)
 	if resp.StatusCode != 200 || v["stdout"] != big {
-		t.Fatalf("the second run, the first reply unread: %d, %d bytes of standard output; want 200 and %d",
-			resp.StatusCode, len(fmt.Sprint(v["stdout"])), len(big))
+		t.Fatalf("the second run, the first reply unread: %d, %d bytes of standard output; "+
+			"want 200 and %d", resp.StatusCode, len(fmt.Sprint(v["stdout"])), len(big))
 	}
 	if replying() != 1 {
 		t.Fatalf("%d replies being written after the second run, want the first's", replying())

@@ -316,11 +316,13 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 	// The store is opened first, making the receipts directory and what
 	// holds it: the guard, built after, holds what was made for it as it
 	// holds any directory above a guarded location (no new entry), as a
-	// pool's guard and a worker's do.
-	if o.Receipts != "" {
-		if _, err := receipt.OpenStore(o.Receipts); err != nil {
-			return refused(path, src, o, err), err
-		}
+	// pool's guard and a worker's do. Without a store nothing runs, and
+	// no receipt can be kept.
+	s, err := receipt.OpenStore(o.Receipts)
+	if err != nil {
+		rec := setParameters(receipt.NewForSource(path, src, o.Budget, o.Args), o)
+		rec.Outcome = receipt.OutcomeOf(err)
+		return rec, err
 	}
 	// As a worker's is, built when first consulted: a program that names no
 	// file and loads nothing never reads the homes and the mount table.
@@ -346,12 +348,8 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 		Compiled: func(_ *lang.Interp, prog *lang.Compiled) error {
 			rec.Program.Files, rec.Program.SHA256 = prog.Order, prog.Order[0].SHA256
 			// As in a worker: nothing runs without its skeleton kept first.
-			s, err := receipt.OpenStore(o.Receipts)
-			if err == nil {
-				err = s.Reserve(rec) // sets what Stored returns
-			}
-			unkept = err
-			return err
+			unkept = s.Reserve(rec) // sets what Stored returns
+			return unkept
 		},
 		Running: func(in *lang.Interp) func() {
 			stop := context.AfterFunc(ctx, func() {
@@ -379,8 +377,11 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 		fmt.Fprintf(o.Stderr, "sabline: %s: %s\n", e.Code, codes.TerminalSafe(e.Msg))
 	}
 	rec.Timings.WallMS = receipt.MS(time.Since(started))
-	store(rec, o)
+	s.Finish(rec)
 	_, err = rec.Stored() // E327: it ran, and its receipt was not finished
+	if err != nil {
+		fmt.Fprintln(o.Stderr, "sabline:", err)
+	}
 	return rec, err
 }
 

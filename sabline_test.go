@@ -388,12 +388,16 @@ func TestRunReceiptsUnwritable(t *testing.T) {
 		{name: "a directory it can write", receipts: filepath.Join(dir, "receipts")},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := sabline.Run(context.Background(), prog, sabline.Options{Budget: budget.MustParse(dir, "io"), Cwd: dir, Receipts: tt.receipts})
-			if codes.CodeOf(err) != tt.wantCode {
-				t.Fatalf("Run: %v, want code %q", err, tt.wantCode)
-			}
-			if ran := len(res.Stdout) > 0; ran != (tt.wantCode == "") {
-				t.Errorf("output %q (%+v): ran %v, want %v", res.Stdout, res.Receipt.Outcome, ran, tt.wantCode == "")
+			for _, inProcess := range []bool{false, true} {
+				res, err := sabline.Run(context.Background(), prog, sabline.Options{Budget: budget.MustParse(dir, "io"),
+					Cwd: dir, Receipts: tt.receipts, InProcess: inProcess})
+				if codes.CodeOf(err) != tt.wantCode {
+					t.Fatalf("Run (in process %v): %v, want code %q", inProcess, err, tt.wantCode)
+				}
+				if ran := len(res.Stdout) > 0; ran != (tt.wantCode == "") {
+					t.Errorf("output %q (%+v, in process %v): ran %v, want %v", res.Stdout, res.Receipt.Outcome,
+						inProcess, ran, tt.wantCode == "")
+				}
 			}
 		})
 	}

@@ -67,8 +67,8 @@ type Tenant struct {
 	Burst int     `json:"burst,omitempty"`
 	// Concurrency is how many runs the tenant may have running, queued
 	// or still being answered at once; 0: no limit of its own (the
-	// server's holds). It
-	// bounds the tenant's receipt lookups that read the store at once too.
+	// server's holds). It bounds the tenant's receipt lookups that read
+	// the store at once too.
 	Concurrency int `json:"concurrency,omitempty"`
 	// Requests is how many requests of every kind (runs, audits, receipt
 	// lookups, health, MCP messages) the tenant may send a second, on

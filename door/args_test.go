@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,10 +46,10 @@ func TestRunArgsBound(t *testing.T) {
 			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
 		{name: "8 MiB and a byte in one", args: []string{strings.Repeat("b", 8<<20+1)},
 			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
-		{name: "9 MiB in nine", args: repeatArg(9, strings.Repeat("d", 1<<20)),
+		{name: "9 MiB in nine", args: slices.Repeat([]string{strings.Repeat("d", 1<<20)}, 9),
 			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
 		{name: "9 MiB in the most a request may have",
-			args:       repeatArg(maxArgs, strings.Repeat("e", (9<<20)/maxArgs)),
+			args:       slices.Repeat([]string{strings.Repeat("e", (9<<20)/maxArgs)}, maxArgs),
 			wantStatus: http.StatusRequestEntityTooLarge, wantCode: string(codes.E336)},
 		{name: "as much as the body bound lets through",
 			args:       []string{strings.Repeat("f", MaxBodyBytes-1024)},
@@ -107,15 +108,6 @@ func argsSHA256(args []string) string {
 		h.Write([]byte(a))
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// repeatArg is n arguments, each arg.
-func repeatArg(n int, arg string) []string {
-	args := make([]string, n)
-	for i := range args {
-		args[i] = arg
-	}
-	return args
 }
 
 // TestArgsRefusalSaysTheBound: what E336 tells a client to do gives the

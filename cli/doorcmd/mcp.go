@@ -41,6 +41,8 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cmdline.Report(stderr, err, "")
 	}
+	stderr, _, endLog := startLog(stderr, "mcp", false)
+	defer endLog()
 	enterNodev(stderr, "mcp")
 	// A client may start a server for each of its sessions: none holds a
 	// worker before its first run.

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -227,12 +226,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if err := sf.observe.check(); err != nil {
 		return cmdline.Report(stderr, err, "")
 	}
-	var logger *slog.Logger
-	if sf.observe.logFormat == logJSON {
-		// From here all the server says is a JSON record a line.
-		jl := newJSONLog(stderr, "serve")
-		stderr, logger = jl, jl.logger
-	}
+	stderr, logger, endLog := startLog(stderr, "serve", sf.observe.logFormat == logJSON)
+	defer endLog()
 	enterNodev(stderr, "serve")
 	if _, _, err := net.SplitHostPort(*listen); err != nil {
 		return cmdline.Report(stderr,

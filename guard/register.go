@@ -27,7 +27,10 @@ package guard
 // name anything): a user cannot make another user's files unreachable. An
 // entry can only narrow what runs reach, never widen it. An entry naming a
 // path that does not exist now is passed over: it holds nothing to take,
-// and a location made again joins again.
+// and a location made again joins again. Each Join removes first the
+// entries naming nothing that its process may remove (its user's; root,
+// any): the register holds what is there, not every location a Sabline
+// ever made.
 //
 // Limits: every Sabline that must guard the others has to read the same
 // register (the same SABLINE_REGISTER, and no private /var/tmp such as
@@ -343,6 +346,8 @@ func readEntry(p string, owner int) []byte {
 // when it does not exist (mode 01777): every run on this machine that
 // builds its guard set after this guards them as Sabline's own. A path
 // that does not exist is passed over; an entry already there is kept.
+// A Join that adds an entry removes those that name nothing now (prune):
+// the register grows only by what is there.
 // The error says which register and why, and wraps errUntrustedRegister
 // for a register that is not one to rely on.
 func Join(paths ...string) error {
@@ -353,6 +358,7 @@ func Join(paths ...string) error {
 	if err := makeRegister(dir); err != nil {
 		return fmt.Errorf("join the register %s: %w", dir, err)
 	}
+	added := false
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {
 			return fmt.Errorf("join the register %s: %q is not an absolute path", dir, p)
@@ -364,12 +370,74 @@ func Join(paths ...string) error {
 		if _, err := os.Lstat(p); err != nil {
 			continue // nothing there to take; made again, it joins again
 		}
-		if err := writeEntry(dir, p); err != nil {
+		wrote, err := writeEntry(dir, p)
+		if err != nil {
 			return fmt.Errorf("join the register %s with %s: %w", dir, p, err)
 		}
+		added = added || wrote
+	}
+	if added {
+		prune(dir)
 	}
 	return nil
 }
+
+// prune, when a Join adds an entry, removes from the register in dir
+// each entry naming a path that does not exist now, among the first
+// MaxRegisterEntries entries this process may remove (its own user's;
+// any, for root, and where owners are not compared): such an entry guards
+// nothing, and left there it costs every run's guard a read and takes a
+// place of the bounded read (ReadRegister) from an entry that does guard.
+// Once an entry is gone its path is looked up again: a path made
+// meanwhile, by a Sabline that found the entry there and kept it (Join),
+// gets its entry back. A file that is not an entry (judgeEntry) is left
+// as it is. It returns how many entries it removed.
+func prune(dir string) int {
+	f, err := os.Open(dir)
+	if err != nil {
+		return 0
+	}
+	names, _ := f.Readdirnames(maxRegisterNames)
+	f.Close()
+	me := currentUser()
+	removed, read := 0, 0
+	for _, name := range names {
+		if read == MaxRegisterEntries {
+			break
+		}
+		at := filepath.Join(dir, name)
+		fi, err := os.Lstat(at)
+		if strings.HasPrefix(name, ".") || err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		owner := fileOwner(fi)
+		if me > 0 && owner != me {
+			continue // another user's: the sticky register keeps it from us
+		}
+		read++
+		p, why := judgeEntry(registerEntry{Name: name, Mode: fi.Mode(), Owner: owner,
+			Data: readEntry(at, owner)})
+		if why != "" {
+			continue
+		}
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if os.Remove(at) != nil {
+			continue
+		}
+		removed++
+		pruned(p)
+		if _, err := os.Lstat(p); err == nil {
+			_, _ = writeEntry(dir, p) // made meanwhile
+		}
+	}
+	return removed
+}
+
+// pruned is told of each path whose entry prune removed, before it looks
+// the path up again; a test makes the path there.
+var pruned = func(string) {}
 
 // JoinAs is Join, its error E331 saying what (the receipts directory
 // DIR, say) could not be made known, and what to do: a pool or server
@@ -418,14 +486,14 @@ func makeRegister(dir string) error {
 // temporary name and linked into place, so that no reader sees it half
 // written and no file already there is replaced. When the entry's name is
 // taken by another user's file, the entry takes a name with a random
-// suffix.
-func writeEntry(dir, p string) error {
+// suffix. It reports whether it wrote one.
+func writeEntry(dir, p string) (bool, error) {
 	want := p + "\n"
 	name := entryName(p)
 	me := currentUser()
 	taken := false
 	if has, mine := entryHolds(filepath.Join(dir, name), want, me); has {
-		return nil
+		return false, nil
 	} else if !mine {
 		taken = true
 	}
@@ -435,7 +503,7 @@ func writeEntry(dir, p string) error {
 		if matches, _ := filepath.Glob(filepath.Join(dir, name+"-*")); matches != nil {
 			for _, m := range matches {
 				if has, _ := entryHolds(m, want, me); has {
-					return nil
+					return false, nil
 				}
 			}
 		}
@@ -443,7 +511,7 @@ func writeEntry(dir, p string) error {
 	tmp := filepath.Join(dir, ".tmp-"+randomHex(16))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer os.Remove(tmp)
 	_, err = f.WriteString(want)
@@ -451,10 +519,10 @@ func writeEntry(dir, p string) error {
 		err = cerr
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := os.Chmod(tmp, 0o644); err != nil { // whatever the umask
-		return err
+		return false, err
 	}
 	for range 8 {
 		final := filepath.Join(dir, name)
@@ -463,20 +531,21 @@ func writeEntry(dir, p string) error {
 		}
 		err = os.Link(tmp, final)
 		if err == nil {
-			return nil
+			return true, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return err
+			return false, err
 		}
 		if has, mine := entryHolds(final, want, me); has {
-			return nil
+			return false, nil
 		} else if mine && !taken {
 			// Our own file with other content: replace it.
-			return os.Rename(tmp, final)
+			err := os.Rename(tmp, final)
+			return err == nil, err
 		}
 		taken = true
 	}
-	return err
+	return false, err
 }
 
 // entryHolds reports whether the file at p is an entry holding want that

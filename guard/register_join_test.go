@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -135,6 +136,125 @@ func TestJoinLeavesAnotherUsersFile(t *testing.T) {
 			}
 			if got, err := ReadRegister(reg); err != nil || !slices.Contains(got.Paths, ours) {
 				t.Errorf("ReadRegister = %+v, %v; want %s guarded", got, err, ours)
+			}
+		})
+	}
+}
+
+// TestJoinPrunes: a Join that adds an entry removes the entries that
+// name nothing now, and only those: an entry of a path still there stays
+// (the control), as does a file that is not an entry; a Join that adds
+// nothing reads no more of the register, and removes nothing. Run as
+// root, another user's entry naming nothing is removed too (root may, in
+// the sticky register). Read from the register's directory.
+func TestJoinPrunes(t *testing.T) {
+	unixOnly(t)
+	dir := t.TempDir()
+	reg := useRegister(t, dir)
+	kept, gone, joined := filepath.Join(dir, "kept"), filepath.Join(dir, "gone"), filepath.Join(dir, "joined")
+	for _, d := range []string{kept, gone, joined} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Join(kept, gone); err != nil {
+		t.Fatal(err)
+	}
+	notOne := filepath.Join(reg, "0123456789abcdef0123456789abcdef")
+	if err := os.WriteFile(notOne, []byte("no newline"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	missing := 1
+	if os.Geteuid() == 0 {
+		theirs := filepath.Join(dir, "theirs")
+		at := filepath.Join(reg, entryName(theirs))
+		if err := os.WriteFile(at, []byte(theirs+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(at, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+		missing++
+	}
+	before, err := ReadRegister(reg)
+	if err != nil || before.Missing != missing || !slices.Equal(before.Paths, []string{kept}) {
+		t.Fatalf("before the join: %+v (%v), want %s guarded and %d missing", before, err, kept,
+			missing)
+	}
+
+	if err := Join(kept); err != nil { // there already: nothing added
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(reg, entryName(gone))); err != nil {
+		t.Errorf("a Join that added nothing removed %s's entry: %v", gone, err)
+	}
+
+	if err := Join(joined); err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	entries, _ := os.ReadDir(reg)
+	for _, e := range entries {
+		have[e.Name()] = true
+	}
+	want := map[string]bool{entryName(kept): true, entryName(joined): true, filepath.Base(notOne): true}
+	if !maps.Equal(have, want) {
+		t.Errorf("the register holds %v after the join, want %v (the entries naming nothing "+
+			"removed)", have, want)
+	}
+	after, err := ReadRegister(reg)
+	if err != nil || after.Missing != 0 || len(after.Paths) != 2 {
+		t.Errorf("after the join: %+v (%v), want 2 guarded and none missing", after, err)
+	}
+}
+
+// TestPruneGivesBackAnEntryMadeMeanwhile: a path made again while its
+// entry is being removed (after prune found it missing, before it looked
+// again) has its entry back once prune is done, and is guarded; the
+// control, a path that stays missing, has none.
+func TestPruneGivesBackAnEntryMadeMeanwhile(t *testing.T) {
+	unixOnly(t)
+	for _, tc := range []struct {
+		name      string
+		makeAgain bool
+	}{
+		{name: "made again meanwhile", makeAgain: true},
+		{name: "still missing", makeAgain: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			reg := useRegister(t, dir)
+			p := filepath.Join(dir, "receipts")
+			if err := os.Mkdir(p, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := Join(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { pruned = func(string) {} })
+			pruned = func(got string) {
+				if got == p && tc.makeAgain {
+					if err := os.Mkdir(p, 0o700); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+			if n := prune(reg); n != 1 {
+				t.Fatalf("prune removed %d entries, want 1", n)
+			}
+			_, err := os.Lstat(filepath.Join(reg, entryName(p)))
+			if has := err == nil; has != tc.makeAgain {
+				t.Errorf("entry of %s there after prune: %v, want %v", p, has, tc.makeAgain)
+			}
+			got, err := ReadRegister(reg)
+			if err != nil || slices.Contains(got.Paths, p) != tc.makeAgain {
+				t.Errorf("ReadRegister = %+v, %v; want %s guarded %v", got, err, p, tc.makeAgain)
 			}
 		})
 	}

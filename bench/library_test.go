@@ -13,7 +13,6 @@ import (
 
 	lib "github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -172,7 +171,8 @@ func library(b *testing.B, memoryMB int) {
 // the supervisor's per run) and perf record, which follows the workers
 // (bench/README.md, "Where a pooled run's time goes"). workers-cpu-µs/run
 // is the processor time both workers used (user and system, read from
-// /proc at clock ticks of 10 ms) over the runs, per run.
+// /proc at clock ticks of 10 ms) over the runs, per run;
+// library-cpu-µs/run the same of this process, the pool and its callers.
 func BenchmarkPoolHello(b *testing.B) {
 	for _, d := range []receipt.Durability{receipt.Flush, receipt.Background} {
 		b.Run(string(d), func(b *testing.B) { poolHello(b, d) })
@@ -201,7 +201,7 @@ func poolHello(b *testing.B, d receipt.Durability) {
 	}
 	started.Wait()
 	workers := slices.Sorted(slices.Values(pool.Workers()))
-	before := ticksOf(b, workers)
+	before, self := ticksOf(b, workers), ticksOf(b, []int{os.Getpid()})
 	b.ReportAllocs()
 	b.ResetTimer()
 	var wg sync.WaitGroup
@@ -223,6 +223,7 @@ func poolHello(b *testing.B, d receipt.Durability) {
 			got, workers)
 	}
 	b.ReportMetric(float64(ticksOf(b, workers)-before)*1e4/float64(b.N), "workers-cpu-µs/run")
+	b.ReportMetric(float64(ticksOf(b, []int{os.Getpid()})-self)*1e4/float64(b.N), "library-cpu-µs/run")
 }
 
 // BenchmarkPoolConditions: the runs per second of a pool of two workers
@@ -297,16 +298,12 @@ func idleTicks(b *testing.B, pids []int, d time.Duration) int64 {
 }
 
 // ticksOf is the clock ticks of CPU (10 ms each) the processes pids have
-// used, together.
+// used, together (cpuTicks).
 func ticksOf(b *testing.B, pids []int) int64 {
 	b.Helper()
-	var n int64
-	for _, pid := range pids {
-		t, err := proc.CPUTicks(pid)
-		if err != nil {
-			b.Fatalf("worker %d: %v", pid, err)
-		}
-		n += t
+	n, ok := cpuTicks(pids...)
+	if !ok {
+		b.Fatalf("the processor time of %v cannot be read here", pids)
 	}
 	return n
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -44,6 +45,7 @@ type served struct {
 	url  string // of /v1/run
 	auth string // the Authorization header
 	rc   string // the receipts directory
+	pid  int    // the server's process
 }
 
 // startServe starts sabline serve with an import root holding hello.vel,
@@ -82,7 +84,7 @@ func startServe(b *testing.B, bin, queue string, extra ...string) *served {
 		_ = cmd.Wait()
 	})
 	sc := bufio.NewScanner(stderr)
-	s := &served{rc: rc}
+	s := &served{rc: rc, pid: cmd.Process.Pid}
 	for s.url == "" && sc.Scan() {
 		if _, rest, ok := strings.Cut(sc.Text(), "listening on "); ok {
 			addr, _, _ := strings.Cut(rest, " ")
@@ -189,7 +191,9 @@ func (t *tally) p99() time.Duration {
 // before the setting kept them (and so does the twin, when its serve
 // takes the setting); a third, named flush-, keeps them with
 // the default, flushed before each reply, in the same turns
-// (runs/s-flush/background).
+// (runs/s-flush/background). On Linux it reports the processor time a
+// run cost this build's server (server-cpu-µs/run) and its two workers
+// (workers-cpu-µs/run), read from /proc.
 func BenchmarkServeHello(b *testing.B) {
 	type server struct {
 		bin, prefix string
@@ -215,6 +219,12 @@ func BenchmarkServeHello(b *testing.B) {
 		had[i] = servers[i].receipts(b)
 	}
 	n := min(b.N, maxServeRuns)
+	// The processor time of this build's server and of its workers, all
+	// started before the clock (a serve starts its workers before it
+	// listens), the same after it.
+	workers := proc.Workers(servers[0].pid)
+	serverCPU, serverOK := cpuTicks(servers[0].pid)
+	workersCPU, workersOK := cpuTicks(workers...)
 	b.ResetTimer()
 	for sent := 0; sent < n; sent += serveTurn {
 		for i, s := range servers {
@@ -237,10 +247,35 @@ func BenchmarkServeHello(b *testing.B) {
 				builds[i].bin, builds[i].extra, t.failed.Load(), t.busy.Load(), lost)
 		}
 	}
+	if now, ok := cpuTicks(servers[0].pid); ok && serverOK {
+		b.ReportMetric(float64(now-serverCPU)*1e4/float64(n), "server-cpu-µs/run")
+	}
+	if now, ok := cpuTicks(workers...); ok && workersOK && len(workers) == 2 {
+		b.ReportMetric(float64(now-workersCPU)*1e4/float64(n), "workers-cpu-µs/run")
+	}
+	if after := proc.Workers(servers[0].pid); !slices.Equal(after, workers) {
+		b.Errorf("the server's workers were %v before the clock and %v after it: want the same two",
+			workers, after)
+	}
 	b.ReportMetric(tallies[1].elapsed.Seconds()/tallies[0].elapsed.Seconds(), "runs/s-flush/background")
 	if len(tallies) > 2 {
 		b.ReportMetric(tallies[2].elapsed.Seconds()/tallies[0].elapsed.Seconds(), "runs/s-after/before")
 	}
+}
+
+// cpuTicks is the clock ticks of processor time (10 ms each) the
+// processes pids have used, together; false where it cannot be read
+// (proc.CPUTicks).
+func cpuTicks(pids ...int) (int64, bool) {
+	var n int64
+	for _, pid := range pids {
+		t, err := proc.CPUTicks(pid)
+		if err != nil {
+			return 0, false
+		}
+		n += t
+	}
+	return n, true
 }
 
 // serveTakes reports whether bin's serve command names flag in its usage.

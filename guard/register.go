@@ -27,10 +27,10 @@ package guard
 // name anything): a user cannot make another user's files unreachable. An
 // entry can only narrow what runs reach, never widen it. An entry naming a
 // path that does not exist now is passed over: it holds nothing to take,
-// and a location made again joins again. Each Join removes first the
-// entries naming nothing that its process may remove (its user's; root,
-// any): the register holds what is there, not every location a Sabline
-// ever made.
+// and a location made again joins again. A Join that adds an entry
+// removes the entries naming nothing that its process may remove (its
+// user's; root's, any): the register holds what is there, not every
+// location a Sabline ever made.
 //
 // Limits: every Sabline that must guard the others has to read the same
 // register (the same SABLINE_REGISTER, and no private /var/tmp such as

@@ -57,7 +57,7 @@ func newLogSink(w io.Writer, notice func(n int) []byte) *logSink {
 // startLog is where sabline cmd writes from here on: stderr through a
 // logSink, each line a JSON record with json (jsonLog, whose logger it
 // returns, nil otherwise); end writes what waits (logSink.Close).
-func startLog(stderr io.Writer, cmd string, json bool) (log io.Writer, logger *slog.Logger,
+func startLog(stderr io.Writer, cmd string, json bool) (w io.Writer, logger *slog.Logger,
 	end func()) {
 	if !json {
 		s := newLogSink(stderr, textNotice(cmd))

@@ -269,16 +269,7 @@ func TestServeWorkerKilled(t *testing.T) {
 func TestMCPHoldsItself(t *testing.T) {
 	needLandlock(t)
 	bin := sablineBin(t)
-	dir := t.TempDir()
-	root, rc, tmp := filepath.Join(dir, "root"), filepath.Join(dir, "receipts"), filepath.Join(dir, "tmp")
-	for _, d := range []string{root, tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(root, "hello.vel"), []byte("print(\"hello, world\")\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root, rc, tmp := doorDirs(t)
 	cmd := exec.Command(bin, "mcp", "--import-root", root, "--allow", "io", "--receipts", rc)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var stderr testkit.LockedBuffer
@@ -301,4 +292,23 @@ func TestMCPHoldsItself(t *testing.T) {
 	if !strings.Contains(string(status), "NoNewPrivs:\t1") {
 		t.Errorf("sabline mcp's /proc status has no NoNewPrivs: 1")
 	}
+}
+
+// doorDirs makes, in a directory of the test's, an import root holding
+// hello.vel and a temporary directory for the door, and names its
+// receipts directory beside them.
+func doorDirs(t *testing.T) (root, rc, tmp string) {
+	t.Helper()
+	dir := t.TempDir()
+	root, rc, tmp = filepath.Join(dir, "root"), filepath.Join(dir, "receipts"), filepath.Join(dir, "tmp")
+	for _, d := range []string{root, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hello := []byte("print(\"hello, world\")\n")
+	if err := os.WriteFile(filepath.Join(root, "hello.vel"), hello, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, rc, tmp
 }

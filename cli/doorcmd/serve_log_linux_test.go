@@ -26,16 +26,7 @@ import (
 // reader did not read was kept and written.
 func TestServeLogReaderStopped(t *testing.T) {
 	const runs = 200
-	dir := t.TempDir()
-	root, rc, tmp := filepath.Join(dir, "root"), filepath.Join(dir, "receipts"), filepath.Join(dir, "tmp")
-	for _, d := range []string{root, tmp} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(root, "hello.vel"), []byte("print(\"hello\")\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root, rc, tmp := doorDirs(t)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

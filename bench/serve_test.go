@@ -192,8 +192,8 @@ func (t *tally) p99() time.Duration {
 // takes the setting); a third, named flush-, keeps them with
 // the default, flushed before each reply, in the same turns
 // (runs/s-flush/background). On Linux it reports the processor time a
-// run cost this build's server (server-cpu-µs/run) and its two workers
-// (workers-cpu-µs/run), read from /proc.
+// run cost each server (server-cpu-µs/run) and its two workers
+// (workers-cpu-µs/run), read from /proc, with the server's prefix.
 func BenchmarkServeHello(b *testing.B) {
 	type server struct {
 		bin, prefix string
@@ -219,12 +219,10 @@ func BenchmarkServeHello(b *testing.B) {
 		had[i] = servers[i].receipts(b)
 	}
 	n := min(b.N, maxServeRuns)
-	// The processor time of this build's server and of its workers, all
-	// started before the clock (a serve starts its workers before it
-	// listens), the same after it.
-	workers := proc.Workers(servers[0].pid)
-	serverCPU, serverOK := cpuTicks(servers[0].pid)
-	workersCPU, workersOK := cpuTicks(workers...)
+	costs := make([]serverCost, len(servers))
+	for i, s := range servers {
+		costs[i] = costOf(s)
+	}
 	b.ResetTimer()
 	for sent := 0; sent < n; sent += serveTurn {
 		for i, s := range servers {
@@ -246,21 +244,50 @@ func BenchmarkServeHello(b *testing.B) {
 			b.Errorf("%s %q: %d failed, %d busy, %d runs without a receipt: want none",
 				builds[i].bin, builds[i].extra, t.failed.Load(), t.busy.Load(), lost)
 		}
-	}
-	if now, ok := cpuTicks(servers[0].pid); ok && serverOK {
-		b.ReportMetric(float64(now-serverCPU)*1e4/float64(n), "server-cpu-µs/run")
-	}
-	if now, ok := cpuTicks(workers...); ok && workersOK && len(workers) == 2 {
-		b.ReportMetric(float64(now-workersCPU)*1e4/float64(n), "workers-cpu-µs/run")
-	}
-	if after := proc.Workers(servers[0].pid); !slices.Equal(after, workers) {
-		b.Errorf("the server's workers were %v before the clock and %v after it: want the same two",
-			workers, after)
+		costs[i].report(b, n, prefix)
 	}
 	b.ReportMetric(tallies[1].elapsed.Seconds()/tallies[0].elapsed.Seconds(), "runs/s-flush/background")
 	if len(tallies) > 2 {
 		b.ReportMetric(tallies[2].elapsed.Seconds()/tallies[0].elapsed.Seconds(), "runs/s-after/before")
 	}
+}
+
+// serverCost is the processor time a server and its two workers had used
+// when it was taken (costOf), where /proc says (ok).
+type serverCost struct {
+	pid                    int
+	workers                []int
+	serverTicks, workTicks int64
+	ok                     bool
+}
+
+// costOf takes the processor time s and its workers have used: workers
+// started before the clock (a serve starts its workers before it listens).
+func costOf(s *served) serverCost {
+	c := serverCost{pid: s.pid, workers: proc.Workers(s.pid)}
+	var serverOK, workersOK bool
+	c.serverTicks, serverOK = cpuTicks(c.pid)
+	c.workTicks, workersOK = cpuTicks(c.workers...)
+	c.ok = serverOK && workersOK && len(c.workers) == 2
+	return c
+}
+
+// report reports, named with prefix, the processor time a run of the n
+// sent since c was taken cost the server (server-cpu-µs/run) and its
+// workers (workers-cpu-µs/run), which must be the same two.
+func (c serverCost) report(b *testing.B, n int, prefix string) {
+	if !c.ok {
+		return
+	}
+	now := costOf(&served{pid: c.pid})
+	if !slices.Equal(now.workers, c.workers) {
+		b.Errorf("server %d's workers were %v before the clock and %v after it: want the same two",
+			c.pid, c.workers, now.workers)
+		return
+	}
+	perRun := func(ticks int64) float64 { return float64(ticks) * 1e4 / float64(n) }
+	b.ReportMetric(perRun(now.serverTicks-c.serverTicks), prefix+"server-cpu-µs/run")
+	b.ReportMetric(perRun(now.workTicks-c.workTicks), prefix+"workers-cpu-µs/run")
 }
 
 // cpuTicks is the clock ticks of processor time (10 ms each) the

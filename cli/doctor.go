@@ -12,6 +12,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/probe"
 )
 
@@ -21,7 +22,57 @@ type doctorReport struct {
 	// Default is the level a run under the default (empty) budget gets
 	// here, measured by running one in a confined worker.
 	Default core.Result `json:"default_budget"`
-	Advice  []string    `json:"advice"`
+	// Register is what a run reads of the register of this machine.
+	Register registerState `json:"register"`
+	Advice   []string      `json:"advice"`
+}
+
+// registerState is what a run built now would read of the register of
+// Sabline's locations on this machine (guard.ReadRegister): where it is,
+// the locations it guards, and the entries it passes over.
+type registerState struct {
+	Dir string `json:"dir"`
+	// Guarded counts the locations a run guards from it.
+	Guarded int `json:"guarded"`
+	// Missing counts the entries naming a path that does not exist now,
+	// which the next Join of their user, or root's, removes.
+	Missing int `json:"missing"`
+	// Refused are the entries passed over, each with why.
+	Refused []guard.RefusedEntry `json:"refused"`
+	// Unread counts the entries past the read's bound: not guarded.
+	Unread int `json:"unread"`
+	// Error is why the register cannot be used, "" when it can.
+	Error string `json:"error,omitempty"`
+}
+
+// String is the register's state in one line.
+func (r registerState) String() string {
+	if r.Error != "" {
+		return r.Dir + ": not read: " + r.Error
+	}
+	return fmt.Sprintf("%s: %d locations guarded; %d entries naming nothing now, %d refused, %d "+
+		"not read", r.Dir, r.Guarded, r.Missing, len(r.Refused), r.Unread)
+}
+
+// readRegister is the register's state now, and what its operator should
+// do about it, if anything.
+func readRegister() (registerState, []string) {
+	dir, err := guard.RegisterDir()
+	st := registerState{Dir: dir, Refused: []guard.RefusedEntry{}}
+	var r guard.Registered
+	if err == nil {
+		r, err = guard.ReadRegister(dir)
+	}
+	if err != nil {
+		st.Error = err.Error()
+		return st, []string{st.Error}
+	}
+	st.Guarded, st.Missing, st.Unread = len(r.Paths), r.Missing, r.Unread
+	st.Refused = append(st.Refused, r.Refused...)
+	if w := r.Warning(); w != "" {
+		return st, []string{w}
+	}
+	return st, nil
 }
 
 // doctorFlagSet is the flag set of sabline doctor, and where --json goes.
@@ -47,7 +98,9 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cmdline.Report(stderr, codes.Errorf(codes.E310, "doctor: %w", err), "")
 	}
-	rep := doctorReport{Machine: m, Default: probe.Confinement, Advice: m.Advice()}
+	reg, regAdvice := readRegister()
+	rep := doctorReport{Machine: m, Default: probe.Confinement, Register: reg,
+		Advice: append(m.Advice(), regAdvice...)}
 	if rep.Advice == nil {
 		rep.Advice = []string{}
 	}
@@ -74,6 +127,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "default budget: %s: %s [%s]\n", probe.Confinement.Level,
 		probe.Confinement.Reason, strings.Join(probe.Confinement.Layers, ", "))
+	fmt.Fprintf(stdout, "register:      %s\n", reg)
 	for _, a := range rep.Advice {
 		fmt.Fprintf(stdout, "advice:        %s\n", a)
 	}

@@ -140,8 +140,10 @@ type Registered struct {
 
 // RefusedEntry is an entry the reader passed over.
 type RefusedEntry struct {
-	Name string
-	Why  string
+	// Name is the entry's name in the register.
+	Name string `json:"name"`
+	// Why says why it was passed over.
+	Why string `json:"why"`
 }
 
 // Warning is what a run's operator should know of the read, "" for

@@ -73,15 +73,10 @@ func (osMachine) ReadDir(dir string) ([]fs.DirEntry, error) { return ReadDir(dir
 // ReadDir lists the directory dir's entries, with their types, in the
 // order the file system keeps them: no name is looked up and nothing is
 // sorted, which in a home of thousands of entries costs more than reading
-// it.
-func ReadDir(dir string) ([]fs.DirEntry, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
-}
+// it. A dir that is not a directory (a link to something else) has none,
+// and is not waited on (a named pipe). On Linux it reads the directory's
+// records itself (readdir_linux.go).
+func ReadDir(dir string) ([]fs.DirEntry, error) { return readDir(dir) }
 
 func (osMachine) Readlink(p string) (string, error) { return os.Readlink(p) }
 

@@ -113,3 +113,53 @@ func FuzzAppendDirents(f *testing.F) {
 		}
 	})
 }
+
+// TestBuildHomeLinkToPipe: a home whose .config is a link to a named
+// pipe (as its user, or a program of theirs, could leave it) is built
+// like any other: the build lists what .config leads to, to guard
+// .config/gh beneath it, and os.Open there waited for a writer on the
+// pipe, with it every command-line run, for good (SIGTERM did not end
+// it). The build returns now, and the home's .ssh and .config/gh are
+// refused, as with the control, .config a directory.
+func TestBuildHomeLinkToPipe(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, at string)
+	}{
+		{name: "a link to a named pipe", make: func(t *testing.T, at string) {
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(fifo, at); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "a directory", make: func(t *testing.T, at string) {
+			if err := os.MkdirAll(filepath.Join(at, "gh"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			if err := os.Mkdir(filepath.Join(home, ".ssh"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			config := filepath.Join(home, ".config")
+			tc.make(t, config)
+			built := make(chan *Set, 1)
+			go func() { built <- Build(Inputs{Home: home}, OS()) }()
+			select {
+			case s := <-built:
+				for _, p := range []string{filepath.Join(home, ".ssh"), filepath.Join(config, "gh")} {
+					if _, ok := s.Refuses(p, home); !ok {
+						t.Errorf("%s not refused under a grant of the home", p)
+					}
+				}
+			case <-time.After(time.Minute): // only if it waits on the pipe
+				t.Fatal("Build waits on the named pipe .config links to")
+			}
+		})
+	}
+}

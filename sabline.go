@@ -273,6 +273,14 @@ func checkOptions(o Options) error {
 // refused is the receipt of a run refused before it started, stored in
 // the receipts directory.
 func refused(path string, src []byte, o Options, err error) *receipt.Receipt {
+	rec := unstarted(path, src, o, err)
+	store(rec, o)
+	return rec
+}
+
+// unstarted is the receipt of a run that err kept from starting, not
+// stored.
+func unstarted(path string, src []byte, o Options, err error) *receipt.Receipt {
 	var rec *receipt.Receipt
 	if src == nil {
 		rec = receipt.New(path, o.Budget, o.Args) // the digest of the file it was asked to run
@@ -281,7 +289,6 @@ func refused(path string, src []byte, o Options, err error) *receipt.Receipt {
 	}
 	setParameters(rec, o)
 	rec.Outcome = receipt.OutcomeOf(err)
-	store(rec, o)
 	return rec
 }
 
@@ -295,9 +302,9 @@ func setParameters(rec *receipt.Receipt, o Options) *receipt.Receipt {
 	return rec
 }
 
-// store keeps the receipt of a run in this process (or refused before
-// it started) in the journal of the receipts directory: one write, kept
-// as Options.Durability says (see receipt.Store).
+// store keeps the receipt of a run refused before it started in the
+// journal of the receipts directory: one write, kept as
+// Options.Durability says (see receipt.Store).
 func store(rec *receipt.Receipt, o Options) {
 	s, err := receipt.OpenStore(o.Receipts)
 	if err == nil {
@@ -320,9 +327,7 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 	// no receipt can be kept.
 	s, err := receipt.OpenStore(o.Receipts)
 	if err != nil {
-		rec := setParameters(receipt.NewForSource(path, src, o.Budget, o.Args), o)
-		rec.Outcome = receipt.OutcomeOf(err)
-		return rec, err
+		return unstarted(path, src, o, err), err
 	}
 	// As a worker's is, built when first consulted: a program that names no
 	// file and loads nothing never reads the homes and the mount table.

@@ -370,8 +370,9 @@ func TestLibraryMessagesNameNoFlag(t *testing.T) {
 }
 
 // TestRunReceiptsUnwritable: a run whose receipt cannot be kept does not
-// run (E317), in this process as in a worker; the control is the same run
-// with a receipts directory it can write.
+// run (E317), in this process as in a worker, and the receipt it returns
+// says so; the control is the same run with a receipts directory it can
+// write.
 func TestRunReceiptsUnwritable(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "a-file")
@@ -397,6 +398,10 @@ func TestRunReceiptsUnwritable(t *testing.T) {
 				if ran := len(res.Stdout) > 0; ran != (tt.wantCode == "") {
 					t.Errorf("output %q (%+v, in process %v): ran %v, want %v", res.Stdout, res.Receipt.Outcome,
 						inProcess, ran, tt.wantCode == "")
+				}
+				if res.Receipt.Outcome.Code != tt.wantCode {
+					t.Errorf("the receipt's outcome %+v (in process %v): want code %q", res.Receipt.Outcome,
+						inProcess, tt.wantCode)
 				}
 			}
 		})

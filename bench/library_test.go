@@ -169,10 +169,11 @@ func library(b *testing.B, memoryMB int) {
 // background as BenchmarkLibrary keeps them (background): one pooled run
 // per op, and nothing else, for -cpuprofile, -memprofile (allocs/op is
 // the supervisor's per run) and perf record, which follows the workers
-// (bench/README.md, "Where a pooled run's time goes"). workers-cpu-µs/run
-// is the processor time both workers used (user and system, read from
-// /proc at clock ticks of 10 ms) over the runs, per run;
-// library-cpu-µs/run the same of this process, the pool and its callers.
+// (bench/README.md, "Where a pooled run's time goes"). On Linux,
+// workers-cpu-µs/run is the processor time both workers used (user and
+// system, read from /proc at clock ticks of 10 ms) over the runs, per
+// run; library-cpu-µs/run the same of this process, the pool and its
+// callers.
 func BenchmarkPoolHello(b *testing.B) {
 	for _, d := range []receipt.Durability{receipt.Flush, receipt.Background} {
 		b.Run(string(d), func(b *testing.B) { poolHello(b, d) })
@@ -201,7 +202,8 @@ func poolHello(b *testing.B, d receipt.Durability) {
 	}
 	started.Wait()
 	workers := slices.Sorted(slices.Values(pool.Workers()))
-	before, self := ticksOf(b, workers), ticksOf(b, []int{os.Getpid()})
+	workersBefore, workersOK := cpuTicks(workers...)
+	libraryBefore, libraryOK := cpuTicks(os.Getpid())
 	b.ReportAllocs()
 	b.ResetTimer()
 	var wg sync.WaitGroup
@@ -222,8 +224,13 @@ func poolHello(b *testing.B, d receipt.Durability) {
 		b.Fatalf("workers %v after the runs, %v before: the processor time is not all theirs",
 			got, workers)
 	}
-	b.ReportMetric(float64(ticksOf(b, workers)-before)*1e4/float64(b.N), "workers-cpu-µs/run")
-	b.ReportMetric(float64(ticksOf(b, []int{os.Getpid()})-self)*1e4/float64(b.N), "library-cpu-µs/run")
+	// Where /proc is there to read.
+	if now, ok := cpuTicks(workers...); ok && workersOK {
+		b.ReportMetric(float64(now-workersBefore)*1e4/float64(b.N), "workers-cpu-µs/run")
+	}
+	if now, ok := cpuTicks(os.Getpid()); ok && libraryOK {
+		b.ReportMetric(float64(now-libraryBefore)*1e4/float64(b.N), "library-cpu-µs/run")
+	}
 }
 
 // BenchmarkPoolConditions: the runs per second of a pool of two workers

@@ -221,7 +221,7 @@ func BenchmarkServeHello(b *testing.B) {
 	n := min(b.N, maxServeRuns)
 	costs := make([]serverCost, len(servers))
 	for i, s := range servers {
-		costs[i] = costOf(s)
+		costs[i] = costOf(s.pid)
 	}
 	b.ResetTimer()
 	for sent := 0; sent < n; sent += serveTurn {
@@ -261,10 +261,11 @@ type serverCost struct {
 	ok                     bool
 }
 
-// costOf takes the processor time s and its workers have used: workers
-// started before the clock (a serve starts its workers before it listens).
-func costOf(s *served) serverCost {
-	c := serverCost{pid: s.pid, workers: proc.Workers(s.pid)}
+// costOf takes the processor time the server pid and its workers have
+// used: workers started before the clock (a serve starts its workers
+// before it listens).
+func costOf(pid int) serverCost {
+	c := serverCost{pid: pid, workers: proc.Workers(pid)}
 	var serverOK, workersOK bool
 	c.serverTicks, serverOK = cpuTicks(c.pid)
 	c.workTicks, workersOK = cpuTicks(c.workers...)
@@ -279,7 +280,7 @@ func (c serverCost) report(b *testing.B, n int, prefix string) {
 	if !c.ok {
 		return
 	}
-	now := costOf(&served{pid: c.pid})
+	now := costOf(c.pid)
 	if !slices.Equal(now.workers, c.workers) {
 		b.Errorf("server %d's workers were %v before the clock and %v after it: want the same two",
 			c.pid, c.workers, now.workers)

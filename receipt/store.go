@@ -82,7 +82,8 @@ func OpenStore(dir string) (*Store, error) {
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)
 	}
-	j, err := journal.Open(jdir, journal.Options{})
+	// The lock is this process's: no other appends there.
+	j, err := journal.Open(jdir, journal.Options{Exclusive: true})
 	if err != nil {
 		lock.Unlock()
 		return nil, codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)

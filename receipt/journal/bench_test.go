@@ -22,8 +22,8 @@ func reportRate(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
 
-func benchJournal(b *testing.B) *Journal {
-	j, err := Open(b.TempDir(), Options{})
+func benchJournal(b *testing.B, opt ...Options) *Journal {
+	j, err := Open(b.TempDir(), append(opt, Options{})[0])
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -66,15 +66,20 @@ func BenchmarkAppendSync(b *testing.B) {
 }
 
 // BenchmarkAppendSyncSerial is one goroutine that waits for each record's
-// sync: one fdatasync a record.
+// sync: one fdatasync a record, at the end of the file (shared) and in
+// place over zeros laid ahead (exclusive, Options.Exclusive).
 func BenchmarkAppendSyncSerial(b *testing.B) {
-	j := benchJournal(b)
-	for i := 0; b.Loop(); i++ {
-		if err := j.AppendSync(fmt.Sprintf("run-%d", i), benchPayload); err != nil {
-			b.Fatal(err)
-		}
+	for _, exclusive := range []bool{false, true} {
+		b.Run(map[bool]string{false: "shared", true: "exclusive"}[exclusive], func(b *testing.B) {
+			j := benchJournal(b, Options{Exclusive: exclusive})
+			for i := 0; b.Loop(); i++ {
+				if err := j.AppendSync(fmt.Sprintf("run-%d", i), benchPayload); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportRate(b)
+		})
 	}
-	reportRate(b)
 }
 
 // writeFileFsync is the store without a journal: a temporary file

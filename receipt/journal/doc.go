@@ -1,8 +1,10 @@
 // Package journal is an append-only store of records for Sabline's
 // receipts: a directory of segment files (00000001.journal, ...) holding
 // records of a key and a payload, each with a CRC-32C, written by Append
-// with one write(2) on a file opened with O_APPEND and synced by a
-// committer goroutine that shares one fdatasync among every record
+// with one write(2) on a file opened with O_APPEND (or, in a journal one
+// process owns, Options.Exclusive, in place over zeros laid ahead of the
+// records, so that a sync need not commit a new file size) and synced by
+// a committer goroutine that shares one fdatasync among every record
 // appended since the last (group commit). A record whose Append returned
 // survives a crash of the process (kill -9) at once, and a power cut once
 // it is synced: within Options.CommitInterval plus one fdatasync, or when

@@ -32,7 +32,7 @@ func TestFIFOSegment(t *testing.T) {
 		t.Errorf("%d segments read, want 1", rep.Segments)
 	}
 	// A FIFO with the next number, met at open: refused, not waited on.
-	if _, err := openSegment(dir, 7, false); err == nil {
+	if _, err := openSegment(dir, 7, false, false); err == nil {
 		t.Errorf("openSegment opened a FIFO")
 	}
 }

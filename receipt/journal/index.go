@@ -20,10 +20,13 @@ import (
 // bytes appended to it since, and keeps, for each name its function draws
 // from a key, a 64-bit digest and where the last record of that name in
 // the segment lies; a lookup then costs a stat of each segment and one
-// read of the record found, however large the journal. A segment removed
-// is forgotten; one replaced (another file under its name), cut short, or
-// written over in place (its modification time changed, its size not) is
-// read again.
+// read of the record found, however large the journal. A segment whose
+// records end in zeros laid ahead of more (Options.Exclusive) is read on
+// from there once the zeros there are zeros no longer. A segment removed
+// is forgotten; one replaced (another file under its name), cut short of
+// what was read, or written over in place (its modification time
+// changed, its size not, where it had been read to its end) is read
+// again.
 //
 // An Index holds at most about its bound of names (a few tens of bytes
 // each): past it, the segments used least recently are forgotten, to be
@@ -121,8 +124,9 @@ func (x *Index) Find(dir string, since time.Time, name string) (string, []byte, 
 
 // segment is the index of the segment at path brought up to its size,
 // or nil when it is gone, not a regular file, or last written before
-// since. A segment that has not grown since it was read is not read
-// again, even where its last bytes were not a whole record.
+// since. A segment of the size it had when it was read is not read again
+// unless the index stopped short of its end and the bytes there are not
+// zeros: a record written in place since, or one being written.
 func (x *Index) segment(path string, since time.Time) (*indexed, error) {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -135,16 +139,19 @@ func (x *Index) segment(path string, since time.Time) (*indexed, error) {
 		return nil, nil
 	}
 	e := x.segs[path]
-	if e != nil && !appendedTo(e.file, fi) {
+	if e != nil && !readOn(e, fi) {
 		x.drop(path)
 		e = nil
 	}
 	if e == nil {
 		e = &indexed{file: fi, last: map[uint64]located{}}
 		x.segs[path] = e
-	} else if fi.Size() == e.file.Size() {
+	} else if fi.Size() == e.file.Size() && (e.end == fi.Size() || !written(path, e.end)) {
+		// As it was when last read: a modification time read back may
+		// not have moved for a record written in place (the clock files
+		// are stamped with is coarse), the record's first bytes have.
 		e.used = x.clock
-		return e, nil // as it was when last read
+		return e, nil
 	}
 	e.used = x.clock
 	return e, x.extend(path, e)
@@ -158,7 +165,7 @@ func (x *Index) extend(path string, e *indexed) error {
 		return err
 	}
 	defer f.Close()
-	if !appendedTo(e.file, fi) {
+	if !readOn(e, fi) {
 		return nil // replaced since its Lstat: the next lookup reads it again
 	}
 	var rep Report
@@ -182,13 +189,40 @@ func (x *Index) extend(path string, e *indexed) error {
 	return nil
 }
 
-// appendedTo reports whether now is the file was, or that file grown: the
-// same file, no shorter, and if no longer, not written since. A segment
-// is only appended to; one replaced, cut, or written over in place (its
-// time changed, its size not) is read again from its start.
-func appendedTo(was, now os.FileInfo) bool {
-	return os.SameFile(was, now) && (now.Size() > was.Size() ||
-		now.Size() == was.Size() && now.ModTime().Equal(was.ModTime()))
+// readOn reports whether the segment e indexes can be read on from
+// e.end, now that its file is now: the same file, holding what was read,
+// and written since, if at all, only past it. Where the index had read
+// the file to its end, that is a file grown, or one of the same size and
+// time; where it had stopped short (zeros laid ahead, or a record being
+// written), anything past e.end. A segment replaced, cut short of what
+// was read, or written over in place (its time changed, its size not,
+// where it had been read to its end) is read again from its start.
+func readOn(e *indexed, now os.FileInfo) bool {
+	was := e.file
+	switch {
+	case !os.SameFile(was, now) || now.Size() < e.end:
+		return false
+	case e.end < was.Size():
+		return true
+	}
+	return now.Size() > was.Size() || now.Size() == was.Size() && now.ModTime().Equal(was.ModTime())
+}
+
+// written reports whether the record header's worth of bytes at off in
+// the segment at path holds anything but zeros: a record written there
+// since it was read. A segment that cannot be read says yes, and is read.
+func written(path string, off int64) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	b := make([]byte, headerSize)
+	n, err := f.ReadAt(b, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return true
+	}
+	return slices.ContainsFunc(b[:n], func(c byte) bool { return c != 0 })
 }
 
 // record reads the one whole record at l in the segment at path, with

@@ -44,7 +44,30 @@ type Options struct {
 	// CommitRecords starts a commit at once when this many records wait
 	// for one (DefaultCommitRecords).
 	CommitRecords int
+	// Exclusive says that no other process appends to the journal's
+	// directory while this Journal is open: its owner holds the lock
+	// (TryLock), as each Sabline store holds its own journal's. Open then
+	// begins a segment of its own, and the journal lays zeros ahead of
+	// its records and writes each record in place over them (README.md,
+	// "Laying ahead"): once the zeros are on the device, a commit has the
+	// records' bytes to write and no change of the file's size. Without
+	// it, appends go to the end of the file (O_APPEND), where other
+	// processes' land too.
+	Exclusive bool
 }
+
+// layFrom and layMost bound the zeros an Exclusive journal lays ahead of
+// its records: none while a segment holds less than layFrom bytes (a
+// process that keeps a receipt or two writes what it would without
+// them), then as many bytes as the segment holds, at most layMost at a
+// time, so that a busy journal grows its file once per layMost.
+const (
+	layFrom = 8 << 10
+	layMost = 1 << 20
+)
+
+// zeros is what an Exclusive journal lays ahead, made on first use.
+var zeros = sync.OnceValue(func() []byte { return make([]byte, layMost) })
 
 // Journal appends records to the segments of one directory. Its methods
 // are safe for concurrent use, and several processes may append to one
@@ -76,11 +99,20 @@ type Journal struct {
 
 // segment is one open segment file.
 type segment struct {
-	f    *os.File
-	num  int
-	size int64 // the file's size after this process's last write to it
+	f   *os.File
+	num int
+	// size is where the next record goes: the file's size after this
+	// process's last write to it, or, in an Exclusive journal, the end of
+	// its records.
+	size int64
+	// laid is the file's size in an Exclusive journal: the bytes from
+	// size to laid are zeros it wrote ahead of its records.
+	laid int64
 	// retryAt is the size from which a failed rotation is tried again.
 	retryAt int64
+	// inPlace is set in an Exclusive journal: records are written at size
+	// (pwrite), not at the end of the file.
+	inPlace bool
 }
 
 // Open opens the journal in dir, creating the directory (mode 0700) and
@@ -114,7 +146,7 @@ func Open(dir string, opt Options) (*Journal, error) {
 		// No new segment can be made after a full one (the last number
 		// taken, say): appends go on in the full one.
 		if nums, lerr := segments(dir); lerr == nil && len(nums) > 0 {
-			seg, _ = openSegment(dir, nums[len(nums)-1], false)
+			seg, _ = openSegment(dir, nums[len(nums)-1], false, opt.Exclusive)
 		}
 		if seg == nil {
 			return nil, fmt.Errorf("journal open %s: %w", dir, err)
@@ -224,7 +256,7 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 		}
 	}
 	seg := j.seg
-	n, err := writeOnce(seg.f, buf)
+	n, err := seg.write(buf)
 	if err == nil && n != len(buf) {
 		err = io.ErrShortWrite
 	}
@@ -232,6 +264,7 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 		if n > 0 {
 			// A fragment is in the file: a reader passes over it, and the
 			// records after it are read.
+			seg.passOver(n)
 			return 0, fmt.Errorf("journal append to %s: %d of %d bytes written, the record is absent: %w",
 				seg.name(j.dir), n, len(buf), err)
 		}
@@ -240,17 +273,21 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 	j.appends.Add(1)
 	j.written++
 	t := j.written
-	// Other processes append to the segment too: at every step of this
-	// process's own bytes the size is read back (with O_APPEND, the file
-	// offset after the write is the end of the file), not at every write.
-	step := j.opt.SegmentBytes/64 + 1
-	if (seg.size+int64(n))/step != seg.size/step || seg.size+int64(n) >= j.opt.SegmentBytes {
+	switch step := j.opt.SegmentBytes/64 + 1; {
+	case seg.inPlace:
+		seg.size += int64(n)
+		j.layAhead(seg)
+	case (seg.size+int64(n))/step != seg.size/step || seg.size+int64(n) >= j.opt.SegmentBytes:
+		// Other processes append to the segment too: at every step of
+		// this process's own bytes the size is read back (with O_APPEND,
+		// the file offset after the write is the end of the file), not at
+		// every write.
 		if off, err := seg.f.Seek(0, io.SeekCurrent); err == nil && off > seg.size {
 			seg.size = off
 		} else {
 			seg.size += int64(n)
 		}
-	} else {
+	default:
 		seg.size += int64(n)
 	}
 	if by != soon {
@@ -264,6 +301,52 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 		signal(j.urgent)
 	}
 	return t, nil
+}
+
+// write writes the record buf, in place or at the end of the file.
+func (s *segment) write(buf []byte) (int, error) {
+	if s.inPlace {
+		return writeOnce(s.f, buf, s.size)
+	}
+	return writeOnce(s.f, buf, -1)
+}
+
+// passOver takes n bytes of a record cut short as written, in an
+// Exclusive journal: the next record goes after the fragment, as it
+// would in a file appended to, and readers pass over it.
+func (s *segment) passOver(n int) {
+	if s.inPlace {
+		s.size += int64(n)
+		s.laid = max(s.laid, s.size)
+	}
+}
+
+// layAhead writes zeros past seg's records once they have reached the
+// zeros laid before (layFrom, layMost), within the segment's bound; the
+// caller holds j.mu. A write of zeros that fails lays what it wrote: the
+// records go on in place where there is room and at the end of the file
+// where there is not, and the next record that reaches the end lays
+// again.
+func (j *Journal) layAhead(seg *segment) {
+	if seg.size < seg.laid {
+		return
+	}
+	seg.laid = seg.size
+	n := min(seg.size, layMost, j.opt.SegmentBytes-seg.size)
+	if seg.size < layFrom || n <= 0 {
+		return
+	}
+	wrote, _ := writeOnce(seg.f, zeros()[:n], seg.size)
+	seg.laid += int64(wrote)
+}
+
+// cut gives back the zeros laid past seg's records, so that a segment
+// the journal moves past, or closes, ends with its last record. A file
+// that cannot be cut keeps its zeros, which readers pass over.
+func (s *segment) cut() {
+	if s.laid > s.size && s.f.Truncate(s.size) == nil {
+		s.laid = s.size
+	}
 }
 
 // signal sends on c without blocking.
@@ -394,6 +477,7 @@ func (j *Journal) Close() error {
 		s.f.Close()
 	}
 	j.retired = nil
+	j.seg.cut()
 	if cerr := j.seg.f.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -443,6 +527,7 @@ func (j *Journal) rotate() error {
 	if err != nil {
 		return err
 	}
+	j.seg.cut()
 	j.retired = append(j.retired, j.seg)
 	j.seg = next
 	return nil
@@ -534,9 +619,9 @@ func segments(dir string) ([]int, error) {
 
 // openNewest opens the segment appends should go to, given that segment
 // after is full (0: none is): the newest segment when it is newer than
-// after and not full, else a new one after both. Two processes that
-// rotate at once create the new segment once (O_EXCL) and both append to
-// it.
+// after and not full, else a new one after both; an Exclusive journal's
+// is always a new one. Two processes that rotate at once create the new
+// segment once (O_EXCL) and both append to it.
 func (j *Journal) openNewest(after int) (*segment, error) {
 	for range 8 {
 		nums, err := segments(j.dir)
@@ -546,7 +631,9 @@ func (j *Journal) openNewest(after int) (*segment, error) {
 		newest := after
 		if len(nums) > 0 && nums[len(nums)-1] > newest {
 			newest = nums[len(nums)-1]
-			s, err := openSegment(j.dir, newest, false)
+		}
+		if newest > after && !j.opt.Exclusive {
+			s, err := openSegment(j.dir, newest, false, false)
 			if err != nil {
 				return nil, err
 			}
@@ -558,7 +645,7 @@ func (j *Journal) openNewest(after int) (*segment, error) {
 		if newest >= maxSegment {
 			return nil, fmt.Errorf("no segment number after %d", newest)
 		}
-		s, err := openSegment(j.dir, newest+1, true)
+		s, err := openSegment(j.dir, newest+1, true, j.opt.Exclusive)
 		if errors.Is(err, fs.ErrExist) {
 			continue // another process made it: look again
 		}
@@ -568,10 +655,14 @@ func (j *Journal) openNewest(after int) (*segment, error) {
 }
 
 // openSegment opens segment num for appending, creating it when create
-// is set (and failing with fs.ErrExist when it exists). A file that is not
-// a regular file is refused.
-func openSegment(dir string, num int, create bool) (*segment, error) {
-	flags := os.O_WRONLY | os.O_APPEND | openFlags
+// is set (and failing with fs.ErrExist when it exists), for writing in
+// place when inPlace is set. A file that is not a regular file is
+// refused.
+func openSegment(dir string, num int, create, inPlace bool) (*segment, error) {
+	flags := os.O_WRONLY | openFlags
+	if !inPlace {
+		flags |= os.O_APPEND
+	}
 	if create {
 		flags |= os.O_CREATE | os.O_EXCL
 	}
@@ -595,5 +686,5 @@ func openSegment(dir string, num int, create bool) (*segment, error) {
 			return nil, fmt.Errorf("sync %s after creating %s: %w", dir, segmentName(num), err)
 		}
 	}
-	return &segment{f: f, num: num, size: fi.Size()}, nil
+	return &segment{f: f, num: num, size: fi.Size(), laid: fi.Size(), inPlace: inPlace}, nil
 }

@@ -34,8 +34,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// child runs one child: spec is "forever DIR" (append without end, never
-// syncing, printing each record's number once Append returned),
+// child runs one child: spec is "forever DIR [exclusive]" (append
+// without end, never syncing, printing each record's number once Append
+// returned; with Options.Exclusive when asked),
 // "killself DIR N" (append N records, never syncing, then SIGKILL itself),
 // or
 // "count DIR NAME N" (append N records named NAME-i to a journal of small
@@ -43,8 +44,9 @@ func TestMain(m *testing.M) {
 func child(spec string) error {
 	f := strings.Fields(spec)
 	switch {
-	case len(f) == 2 && f[0] == "forever":
-		j, err := Open(f[1], Options{CommitInterval: time.Hour, CommitRecords: 1 << 30})
+	case (len(f) == 2 || len(f) == 3 && f[2] == "exclusive") && f[0] == "forever":
+		j, err := Open(f[1], Options{CommitInterval: time.Hour, CommitRecords: 1 << 30,
+			Exclusive: len(f) == 3})
 		if err != nil {
 			return err
 		}
@@ -352,10 +354,23 @@ func TestProcessesShareJournal(t *testing.T) {
 
 // TestKillAfterAppend kills a child with SIGKILL while it appends, never
 // having synced: every record whose Append returned is read whole.
+// TestKillAfterAppend: a child killed (SIGKILL) while it appends has left
+// every record whose Append returned, whole, and no damage but a record
+// its kill cut short at the end; in an Exclusive journal, with the zeros
+// it laid ahead of its records in the file.
 func TestKillAfterAppend(t *testing.T) {
+	for _, mode := range []string{"shared", "exclusive"} {
+		t.Run(mode, func(t *testing.T) { testKillAfterAppend(t, mode == "exclusive") })
+	}
+}
+
+func testKillAfterAppend(t *testing.T, exclusive bool) {
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), childEnv+"=forever "+dir)
+	if exclusive {
+		cmd.Env[len(cmd.Env)-1] += " exclusive"
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -406,6 +421,22 @@ func TestKillAfterAppend(t *testing.T) {
 		if !d.Tail {
 			t.Errorf("damage before the tail: %v", d)
 		}
+	}
+	// What is neither a record nor damage is zeros laid ahead (the reader
+	// passes over nothing else without a word): only where the child
+	// laid them.
+	var held int64
+	for _, r := range got {
+		held += int64(len(encodeRecord(nil, r.key, []byte(r.payload))))
+	}
+	for _, d := range rep.Damage {
+		held += d.Length
+	}
+	switch size := fileSize(t, filepath.Join(dir, segmentName(1))); {
+	case size < held || size > held && !exclusive:
+		t.Errorf("the segment holds %d bytes, its records and damage %d", size, held)
+	case exclusive && size == held:
+		t.Logf("killed between a record and the zeros laid after it: no zeros to pass over")
 	}
 	t.Logf("child killed after %d returned appends; %d records read, %d damaged stretches", last+1, len(got), rep.Damaged)
 }

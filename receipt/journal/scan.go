@@ -259,14 +259,21 @@ func (s *scanner) segmentFrom(r io.ReaderAt, from, size int64, path string,
 	s.budget = 16*(size-from) + 2*MaxPayloadBytes
 	end = size
 	bad, why := int64(-1), ""
-	flush := func(to int64) {
-		if bad >= 0 {
-			s.rep.add(Damage{Path: path, Offset: bad, Length: to - bad, Why: why, Tail: to == size})
-			if to == size {
-				end = bad
-			}
-			bad = -1
+	flush := func(to int64) error {
+		if bad < 0 {
+			return nil
 		}
+		if to == size {
+			end = bad
+			// Zeros to the end are laid ahead of records not yet
+			// written (Options.Exclusive), not damage.
+			if zero, err := s.zeros(bad, size); err != nil || zero {
+				return err
+			}
+		}
+		s.rep.add(Damage{Path: path, Offset: bad, Length: to - bad, Why: why, Tail: to == size})
+		bad = -1
+		return nil
 	}
 	for off := from; off < size; {
 		if s.budget < 0 {
@@ -280,7 +287,7 @@ func (s *scanner) segmentFrom(r io.ReaderAt, from, size int64, path string,
 			return off, w.err
 		}
 		if w.why == "" {
-			flush(off)
+			_ = flush(off) // not the tail: no read
 			off += w.n
 			continue
 		}
@@ -293,8 +300,29 @@ func (s *scanner) segmentFrom(r io.ReaderAt, from, size int64, path string,
 		}
 		off = next
 	}
-	flush(size)
+	if err := flush(size); err != nil {
+		return bad, fmt.Errorf("journal scan %s: %w", path, err)
+	}
 	return end, nil
+}
+
+// zeros reports whether the bytes from off to the segment's end are all
+// zero.
+func (s *scanner) zeros(off, to int64) (bool, error) {
+	for off < to {
+		n := min(int64(windowSize), to-off)
+		b, err := s.at(off, int(n))
+		if err != nil {
+			return false, err
+		}
+		for _, c := range b {
+			if c != 0 {
+				return false, nil
+			}
+		}
+		off += n
+	}
+	return true, nil
 }
 
 // read is what record found at an offset.

@@ -7,9 +7,15 @@ import "os"
 // openFlags are added to every open of a segment (none here).
 const openFlags = 0
 
-// writeOnce writes b to f. Outside Unix the journal is written by one
-// process at a time: File.Write is enough.
-func writeOnce(f *os.File, b []byte) (int, error) { return f.Write(b) }
+// writeOnce writes b to f, at its end when off is below zero and at off
+// otherwise. Outside Unix the journal is written by one process at a
+// time: File.Write and File.WriteAt are enough.
+func writeOnce(f *os.File, b []byte, off int64) (int, error) {
+	if off < 0 {
+		return f.Write(b)
+	}
+	return f.WriteAt(b, off)
+}
 
 // SyncDir does nothing: a directory cannot be synced through os here, and
 // NTFS journals its metadata.

@@ -13,11 +13,13 @@ import (
 // open (the file is then refused as not regular).
 const openFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK | syscall.O_CLOEXEC
 
-// writeOnce writes b to f with one write(2), so that on a file opened
-// with O_APPEND the bytes land together after whatever other processes
-// appended. It returns how many bytes the call wrote; a short count is
-// not retried (a second call could land after another process's record).
-func writeOnce(f *os.File, b []byte) (int, error) {
+// writeOnce writes b to f with one system call: at the end of the file,
+// with write(2), when off is below zero, so that on a file opened with
+// O_APPEND the bytes land together after whatever other processes
+// appended; at off, with pwrite(2), otherwise. It returns how many bytes
+// the call wrote; a short count is not retried (a second call could land
+// after another process's record).
+func writeOnce(f *os.File, b []byte, off int64) (int, error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return 0, err
@@ -28,7 +30,7 @@ func writeOnce(f *os.File, b []byte) (int, error) {
 		for {
 			// A failed call returns -1 and wrote nothing: one interrupted
 			// by a signal can be made again.
-			n, werr = sysWrite(int(fd), b)
+			n, werr = sysWrite(int(fd), b, off)
 			if errors.Is(werr, syscall.EINTR) {
 				continue
 			}
@@ -41,9 +43,17 @@ func writeOnce(f *os.File, b []byte) (int, error) {
 	return max(n, 0), werr
 }
 
-// sysWrite is write(2); tests replace it to make a write short or
-// interrupted.
-var sysWrite = syscall.Write
+// sysWrite is write(2) when off is below zero and pwrite(2) at off
+// otherwise; tests replace it to make a write short or interrupted.
+var sysWrite = writeAt
+
+// writeAt is sysWrite's own value.
+func writeAt(fd int, b []byte, off int64) (int, error) {
+	if off < 0 {
+		return syscall.Write(fd, b)
+	}
+	return syscall.Pwrite(fd, b, off)
+}
 
 // SyncDir syncs the directory dir, so that a name made in it (a segment
 // created, a file renamed into it) survives a power cut.

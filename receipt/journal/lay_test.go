@@ -1,0 +1,236 @@
+package journal
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fileSize is the size of the file at path, read from outside the
+// journal.
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// appendPast appends records named name to j until they hold at least
+// bytes, and returns how many it appended and the bytes they hold.
+func appendPast(t *testing.T, j *Journal, name string, bytes int64) (int, int64) {
+	t.Helper()
+	var n int
+	var held int64
+	for ; held < bytes; n++ {
+		if err := j.Append(keyOf(name, n), payloadOf(name, n)); err != nil {
+			t.Fatal(err)
+		}
+		held += int64(len(encodeRecord(nil, keyOf(name, n), payloadOf(name, n))))
+	}
+	return n, held
+}
+
+// TestLayAhead: an Exclusive journal past layFrom bytes has zeros in its
+// file past its records (read from outside), writes the next record in
+// place over them (the file's size does not move), reads back every
+// record with no damage, and ends its file with its last record once
+// closed. The control, a journal without the option, has files exactly
+// the size of their records all along.
+func TestLayAhead(t *testing.T) {
+	tests := []struct {
+		name      string
+		exclusive bool
+		wantLaid  bool
+	}{
+		{name: "exclusive", exclusive: true, wantLaid: true},
+		{name: "shared", exclusive: false, wantLaid: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, segmentName(1))
+			j := mustOpen(t, dir, Options{Exclusive: tt.exclusive})
+			defer j.Close()
+			n, held := appendPast(t, j, "k", 4*layFrom)
+			size := fileSize(t, path)
+			if laid := size > held; laid != tt.wantLaid {
+				t.Fatalf("%d records of %d bytes in a file of %d: laid ahead %v, want %v",
+					n, held, size, laid, tt.wantLaid)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tail := data[held:]; bytes.Count(tail, []byte{0}) != len(tail) {
+				t.Fatalf("the %d bytes past the records are not all zeros", len(tail))
+			}
+			small := encodeRecord(nil, "small", []byte("{}"))
+			if err := j.Append("small", []byte("{}")); err != nil {
+				t.Fatal(err)
+			}
+			held += int64(len(small))
+			want := held // at the end of the file
+			if tt.wantLaid {
+				want = size // in place
+			}
+			if got := fileSize(t, path); got != want {
+				t.Errorf("after a record of %d bytes the file holds %d, want %d", len(small), got, want)
+			}
+			recs, rep := readAll(t, dir)
+			if len(recs) != n+1 || rep.Damaged != 0 || recs[n].key != "small" {
+				t.Fatalf("read %d records, %v; want %d and no damage", len(recs), rep.Damage, n+1)
+			}
+			if err := j.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := fileSize(t, path); got != held {
+				t.Errorf("closed, the file holds %d bytes, want its records' %d", got, held)
+			}
+		})
+	}
+}
+
+// TestLayAheadSealAndReopen: a sealed segment of an Exclusive journal
+// ends with its last record; one opened again begins a segment of its
+// own, where a journal without the option appends to the newest.
+func TestLayAheadSealAndReopen(t *testing.T) {
+	dir := t.TempDir()
+	j := mustOpen(t, dir, Options{Exclusive: true})
+	_, held := appendPast(t, j, "k", 4*layFrom)
+	sealed, err := j.Seal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := fileSize(t, filepath.Join(dir, segmentName(sealed))); got != held {
+		t.Errorf("sealed segment %d holds %d bytes, want its records' %d", sealed, got, held)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name        string
+		exclusive   bool
+		wantSegment int
+	}{
+		{name: "exclusive", exclusive: true, wantSegment: sealed + 2},
+		{name: "shared", exclusive: false, wantSegment: sealed + 2},
+	} {
+		j := mustOpen(t, dir, Options{Exclusive: tt.exclusive})
+		if err := j.Append("again", []byte("{}")); err != nil {
+			t.Fatal(err)
+		}
+		if got := j.Segment(); got != tt.wantSegment {
+			t.Errorf("%s: appends go to segment %d, want %d", tt.name, got, tt.wantSegment)
+		}
+		if err := j.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestScanZeros: zeros that run to a segment's end are passed over
+// without a word, whatever precedes them; zeros followed by a record, or
+// a fragment followed by zeros, are damage, and the records around them
+// are read.
+func TestScanZeros(t *testing.T) {
+	rec := func(key string) []byte { return encodeRecord(nil, key, []byte(`{"k":"`+key+`"}`)) }
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	zeros := func(n int) []byte { return make([]byte, n) }
+	a, b := rec("a"), rec("b")
+	tests := []struct {
+		name       string
+		data       []byte
+		wantKeys   string
+		wantDamage string // "offset+length tail" of each stretch
+	}{
+		{name: "records then zeros", data: cat(a, b, zeros(5000)), wantKeys: "a b"},
+		{name: "zeros alone", data: zeros(19), wantKeys: ""},
+		{name: "zeros shorter than a header", data: cat(a, zeros(3)), wantKeys: "a"},
+		{name: "a fragment then zeros", data: cat(a, b[:len(b)-5], zeros(100)), wantKeys: "a",
+			wantDamage: fmt.Sprintf("%d+%d tail", len(a), len(b)-5+100)},
+		{name: "zeros then a record", data: cat(a, zeros(100), b), wantKeys: "a b",
+			wantDamage: fmt.Sprintf("%d+100", len(a))},
+		{name: "zeros past the window", data: cat(a, zeros(3*windowSize+7)), wantKeys: "a"},
+		{name: "a byte past the window's zeros", data: cat(a, zeros(2*windowSize), []byte{1}),
+			wantKeys: "a", wantDamage: fmt.Sprintf("%d+%d tail", len(a), 2*windowSize+1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var keys []string
+			rep, err := scanBytes(tt.data, func(k string, _ []byte) error {
+				keys = append(keys, k)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var damage []string
+			for _, d := range rep.Damage {
+				s := fmt.Sprintf("%d+%d", d.Offset, d.Length)
+				if d.Tail {
+					s += " tail"
+				}
+				damage = append(damage, s)
+			}
+			if got := strings.Join(keys, " "); got != tt.wantKeys {
+				t.Errorf("records %q, want %q", got, tt.wantKeys)
+			}
+			if got := strings.Join(damage, ", "); got != tt.wantDamage {
+				t.Errorf("damage %q, want %q", got, tt.wantDamage)
+			}
+		})
+	}
+}
+
+// TestIndexReadsRecordsWrittenInPlace: an Index finds a record an
+// Exclusive journal wrote in place after the index last read its
+// segment, with the file's size unchanged and its modification time set
+// back to what the index saw (as a coarse clock leaves it), reading only
+// that record; a name never appended is not found.
+func TestIndexReadsRecordsWrittenInPlace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, segmentName(1))
+	j := mustOpen(t, dir, Options{Exclusive: true})
+	defer j.Close()
+	n, _ := appendPast(t, j, "k", 4*layFrom)
+	x := NewIndex(func(key string) (string, bool) { return key, true }, 1<<20)
+	if _, _, err := x.Find(dir, time.Time{}, keyOf("k", n-1)); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := x.read
+	late := encodeRecord(nil, "late", []byte(`{"late":true}`))
+	if err := j.Append("late", []byte(`{"late":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if got := fileSize(t, path); got != before.Size() {
+		t.Fatalf("the record moved the file's size from %d to %d: not written in place",
+			before.Size(), got)
+	}
+	key, payload, err := x.Find(dir, time.Time{}, "late")
+	if err != nil || key != "late" || string(payload) != `{"late":true}` {
+		t.Fatalf("Find(late) = %q, %q, %v; want the record written in place", key, payload, err)
+	}
+	if got := x.read - read; got != int64(len(late)) {
+		t.Errorf("the index read %d bytes to find it, want the record's %d", got, len(late))
+	}
+	if _, _, err := x.Find(dir, time.Time{}, "never"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Find(never) = %v, want ErrNotFound", err)
+	}
+}

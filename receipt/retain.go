@@ -225,11 +225,15 @@ func (s *Store) Prune() (int, error) {
 	if err != nil {
 		return 0, codes.Errorf(codes.E317, "prune the receipts journal: %w", err)
 	}
+	st := s.j.Stats()
+	current, now := s.j.Segment(), time.Now()
 	var total int64
 	for _, in := range infos {
+		if in.Num == current {
+			in.Size = st.Held // not the zeros laid past its records
+		}
 		total += in.Size
 	}
-	current, now := s.j.Segment(), time.Now()
 	why := "past the retention kept (" + r.String() + ")"
 	if shipping {
 		why = "shipped to the fleet's store, and " + why
@@ -280,9 +284,7 @@ func (s *Store) sealFor(r Retention) error {
 	s.mu.Unlock()
 	due := r.MaxAge > 0 && time.Since(since) > r.MaxAge/8
 	if r.MaxBytes > 0 {
-		if fi, err := os.Stat(s.j.Stats().Segment); err == nil && fi.Size() > r.MaxBytes/8 {
-			due = true
-		}
+		due = due || s.j.Stats().Held > r.MaxBytes/8
 	}
 	if !due {
 		return nil

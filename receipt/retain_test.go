@@ -370,3 +370,48 @@ func TestRemoveEndedJournal(t *testing.T) {
 		t.Errorf("all kept, the journal is still marked: %v", err)
 	}
 }
+
+// TestSealForCountsRecords: a retention by size seals the segment
+// appended to once its records, not its file, pass an eighth of the
+// bound: the zeros its journal laid past them (journal.Options.Exclusive)
+// count for nothing. The control: a bound an eighth of which the records
+// pass is sealed at.
+func TestSealForCountsRecords(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	for s.Journal().Stats().Held < 32<<10 {
+		rec := NewForSource("/p.vel", nil, budget.Budget{}, []string{"x"})
+		rec.Timings.Started = time.Now().UTC()
+		if err := s.Reserve(rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Outcome = OutcomeOf(nil)
+		s.Finish(rec)
+	}
+	st := s.Journal().Stats()
+	fi, err := os.Stat(st.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() <= st.Held {
+		t.Fatalf("the segment's file holds %d bytes, its records %d: no zeros laid past them",
+			fi.Size(), st.Held)
+	}
+	tests := []struct {
+		name       string
+		maxBytes   int64
+		wantSealed bool
+	}{
+		{name: "records under an eighth, file over", maxBytes: 8 * (st.Held + (fi.Size()-st.Held)/2)},
+		{name: "records over an eighth", maxBytes: 8 * (st.Held - 1), wantSealed: true},
+	}
+	for _, tt := range tests {
+		before := s.Journal().Segment()
+		if err := s.sealFor(Retention{MaxBytes: tt.maxBytes}); err != nil {
+			t.Fatal(err)
+		}
+		if sealed := s.Journal().Segment() != before; sealed != tt.wantSealed {
+			t.Errorf("%s: sealed %v, want %v", tt.name, sealed, tt.wantSealed)
+		}
+	}
+}

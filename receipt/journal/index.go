@@ -42,14 +42,20 @@ type Index struct {
 	entries int                 // names held, over every segment
 	clock   uint64              // lookups so far, to tell recent use
 	read    int64               // bytes of segments read, for tests
+	reads   int                 // reads of a segment, for tests
 }
 
 // indexed is what an Index knows of one segment.
 type indexed struct {
-	file os.FileInfo        // the file as last read: another, or the same written over, is read again
-	end  int64              // bytes read: whole records, and damage followed by records
-	last map[uint64]located // a name's digest: its last record
-	used uint64             // the clock of the last lookup that read it
+	file os.FileInfo // the file as last read: another, or the same written over, is read again
+	end  int64       // bytes read: whole records, and damage followed by records
+	// stopped is what the read found at end, short of the file's end
+	// (zeros laid ahead, a record being written), and zeros where the
+	// zeros it found to the end began: read on once either changes.
+	stopped []byte
+	zeros   int64
+	last    map[uint64]located // a name's digest: its last record
+	used    uint64             // the clock of the last lookup that read it
 }
 
 // located is where a record lies in its segment.
@@ -146,10 +152,11 @@ func (x *Index) segment(path string, since time.Time) (*indexed, error) {
 	if e == nil {
 		e = &indexed{file: fi, last: map[uint64]located{}}
 		x.segs[path] = e
-	} else if fi.Size() == e.file.Size() && (e.end == fi.Size() || !written(path, e.end)) {
+	} else if fi.Size() == e.file.Size() && fi.ModTime().Equal(e.file.ModTime()) && !changed(path, e) {
 		// As it was when last read: a modification time read back may
 		// not have moved for a record written in place (the clock files
-		// are stamped with is coarse), the record's first bytes have.
+		// are stamped with is coarse), the bytes where the read stopped
+		// have.
 		e.used = x.clock
 		return e, nil
 	}
@@ -182,10 +189,11 @@ func (x *Index) extend(path string, e *indexed) error {
 			return nil
 		}))
 	x.read += end - e.end
+	x.reads++
 	if err != nil {
 		return err
 	}
-	e.file, e.end = fi, end
+	e.file, e.end, e.stopped, e.zeros = fi, end, s.stopped, s.zerosFrom
 	return nil
 }
 
@@ -208,21 +216,34 @@ func readOn(e *indexed, now os.FileInfo) bool {
 	return now.Size() > was.Size() || now.Size() == was.Size() && now.ModTime().Equal(was.ModTime())
 }
 
-// written reports whether the record header's worth of bytes at off in
-// the segment at path holds anything but zeros: a record written there
-// since it was read. A segment that cannot be read says yes, and is read.
-func written(path string, off int64) bool {
+// changed reports whether the segment at path is not as the last read
+// found it, where it stopped short of the file's end: the bytes there
+// are not what it read (a record written in place since), or the zeros
+// it found after them are not all zeros now (a record it read in part
+// while it was written, finished since). A segment that cannot be read
+// says yes, and is read.
+func changed(path string, e *indexed) bool {
+	if e.end >= e.file.Size() {
+		return false
+	}
+	if e.stopped == nil {
+		return true
+	}
 	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		return true
 	}
 	defer f.Close()
 	b := make([]byte, headerSize)
-	n, err := f.ReadAt(b, off)
-	if err != nil && !errors.Is(err, io.EOF) {
+	n, err := f.ReadAt(b[:len(e.stopped)], e.end)
+	if (err != nil && !errors.Is(err, io.EOF)) || !bytes.Equal(b[:n], e.stopped) {
 		return true
 	}
-	return slices.ContainsFunc(b[:n], func(c byte) bool { return c != 0 })
+	if e.zeros >= e.file.Size() {
+		return false
+	}
+	n, err = f.ReadAt(b, e.zeros)
+	return (err != nil && !errors.Is(err, io.EOF)) || slices.ContainsFunc(b[:n], func(c byte) bool { return c != 0 })
 }
 
 // record reads the one whole record at l in the segment at path, with

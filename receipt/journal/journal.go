@@ -564,6 +564,10 @@ type Stats struct {
 	Syncs uint64
 	// Segment is the path of the segment appends go to.
 	Segment string
+	// Held is what the records of that segment hold, and so
+	// what it will hold once sealed or closed: its file can be larger by
+	// the zeros laid ahead of them (Options.Exclusive).
+	Held int64
 	// Waiting is the number of records appended with Append since the
 	// last commit began: they wait for the next. Records appended with
 	// AppendUnsynced never count; AppendSync's are committed by their
@@ -574,9 +578,10 @@ type Stats struct {
 // Stats returns the journal's counts.
 func (j *Journal) Stats() Stats {
 	j.mu.Lock()
-	name, waiting := j.seg.name(j.dir), j.pending
+	name, size, waiting := j.seg.name(j.dir), j.seg.size, j.pending
 	j.mu.Unlock()
-	return Stats{Appends: j.appends.Load(), Syncs: j.syncs.Load(), Segment: name, Waiting: waiting}
+	return Stats{Appends: j.appends.Load(), Syncs: j.syncs.Load(), Segment: name,
+		Held: size, Waiting: waiting}
 }
 
 // name is the segment's path in dir.

@@ -36,8 +36,8 @@ func TestMain(m *testing.M) {
 
 // child runs one child: spec is "forever DIR [exclusive]" (append
 // without end, never syncing, printing each record's number once Append
-// returned; with Options.Exclusive when asked),
-// "killself DIR N" (append N records, never syncing, then SIGKILL itself),
+// returned; with Options.Exclusive when asked), "killself DIR N
+// [exclusive]" (the same for N records, then SIGKILL itself),
 // or
 // "count DIR NAME N" (append N records named NAME-i to a journal of small
 // segments, then close).
@@ -58,12 +58,13 @@ func child(spec string) error {
 				return err
 			}
 		}
-	case len(f) == 3 && f[0] == "killself":
+	case (len(f) == 3 || len(f) == 4 && f[3] == "exclusive") && f[0] == "killself":
 		n, err := strconv.Atoi(f[2])
 		if err != nil {
 			return err
 		}
-		j, err := Open(f[1], Options{CommitInterval: time.Hour, CommitRecords: 1 << 30})
+		j, err := Open(f[1], Options{CommitInterval: time.Hour, CommitRecords: 1 << 30,
+			Exclusive: len(f) == 4})
 		if err != nil {
 			return err
 		}
@@ -633,20 +634,42 @@ func TestCloseWhileWaiting(t *testing.T) {
 // TestKillSelfAfterAppend has a child kill itself (SIGKILL) the moment its
 // last Append returns, nothing synced: every record is read.
 func TestKillSelfAfterAppend(t *testing.T) {
-	for _, n := range []int{1, 50} {
-		dir := t.TempDir()
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=killself %s %d", childEnv, dir, n))
-		out, err := cmd.CombinedOutput()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || (exit.ExitCode() != -1 && runtime.GOOS != "windows") {
-			t.Fatalf("child: %v, want killed by a signal: %s", err, out)
-		}
-		got, rep := readAll(t, dir)
-		wantKeys(t, got, seq(0, n))
-		if rep.Damaged != 0 {
-			t.Errorf("damage: %v", rep.Damage)
-		}
+	tests := []struct {
+		name      string
+		n         int
+		exclusive string
+		wantZeros bool // laid ahead, and left by the kill
+	}{
+		{name: "one", n: 1},
+		{name: "fifty", n: 50},
+		{name: "one, exclusive", n: 1, exclusive: " exclusive"},
+		{name: "fifty, exclusive", n: 50, exclusive: " exclusive", wantZeros: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(),
+				fmt.Sprintf("%s=killself %s %d%s", childEnv, dir, tt.n, tt.exclusive))
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || (exit.ExitCode() != -1 && runtime.GOOS != "windows") {
+				t.Fatalf("child: %v, want killed by a signal: %s", err, out)
+			}
+			got, rep := readAll(t, dir)
+			wantKeys(t, got, seq(0, tt.n))
+			if rep.Damaged != 0 {
+				t.Errorf("damage: %v", rep.Damage)
+			}
+			var held int64
+			for _, r := range got {
+				held += int64(len(encodeRecord(nil, r.key, []byte(r.payload))))
+			}
+			if size := fileSize(t, filepath.Join(dir, segmentName(1))); (size > held) != tt.wantZeros {
+				t.Errorf("the segment holds %d bytes, its records %d: zeros past them %v, want %v",
+					size, held, size > held, tt.wantZeros)
+			}
+		})
 	}
 }
 

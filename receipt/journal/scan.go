@@ -171,7 +171,19 @@ type scanner struct {
 	budget int64 // bytes left to read in this segment
 	// recOff and recLen are where the record being handed to fn lies.
 	recOff, recLen int64
+	// stopped is what segmentFrom read at the offset it returned, when
+	// that is short of the segment's end: at most a record header's
+	// worth, zeros where it found zeros; and zerosFrom, where the zeros
+	// it found there to the end began (the end when it found none).
+	// Index.changed compares the segment with both.
+	stopped   []byte
+	zerosFrom int64
 }
+
+// errShrunk is the error of a read that found the segment shorter than
+// the size it was measured at: cut since (a journal cuts the zeros it
+// laid ahead, Options.Exclusive), it ends where the read ended.
+var errShrunk = errors.New("the segment is shorter than it was")
 
 func newScanner(rep *Report) *scanner {
 	return &scanner{rep: rep, win: make([]byte, windowSize)}
@@ -185,14 +197,17 @@ func (s *scanner) at(off int64, n int) ([]byte, error) {
 		want := min(int64(len(s.win)), s.size-off)
 		m, err := s.r.ReadAt(s.win[:want], off)
 		s.budget -= int64(m)
-		if m < int(want) {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			s.winLen = 0
-			return nil, err
-		}
 		s.winLen = m
+		if m < int(want) {
+			if err != nil && err != io.EOF {
+				s.winLen = 0
+				return nil, err
+			}
+			s.size = off + int64(m)
+			if m < n {
+				return nil, errShrunk
+			}
+		}
 	}
 	i := int(off - s.winOff)
 	return s.win[i : i+n], nil
@@ -211,7 +226,7 @@ func (s *scanner) body(off int64, n int) ([]byte, error) {
 	s.budget -= int64(m)
 	if m < n {
 		if err == nil || err == io.EOF {
-			err = io.ErrUnexpectedEOF
+			s.size, err = off+int64(m), errShrunk
 		}
 		return nil, err
 	}
@@ -221,9 +236,12 @@ func (s *scanner) body(off int64, n int) ([]byte, error) {
 // next returns the offset of the next record magic at or after off (at
 // most the segment's size), or the segment's size when there is none.
 func (s *scanner) next(off int64) (int64, error) {
-	for {
+	for off < s.size {
 		n := min(int64(windowSize), s.size-off)
 		b, err := s.at(off, int(n))
+		if errors.Is(err, errShrunk) {
+			continue // it ends sooner now
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -231,10 +249,36 @@ func (s *scanner) next(off int64) (int64, error) {
 			return off + int64(i), nil
 		}
 		if off+n >= s.size {
-			return s.size, nil
+			break
 		}
 		off += n - int64(len(magic)-1) // a magic across the window's end
 	}
+	return s.size, nil
+}
+
+// dataEnd returns the offset past the last byte at or after off that is
+// not zero (off itself when there is none): where the zeros that run to
+// the segment's end begin.
+func (s *scanner) dataEnd(off int64) (int64, error) {
+	end := off
+	for off < s.size {
+		n := min(int64(windowSize), s.size-off)
+		b, err := s.at(off, int(n))
+		if errors.Is(err, errShrunk) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		for i := len(b) - 1; i >= 0; i-- {
+			if b[i] != 0 {
+				end = off + int64(i) + 1
+				break
+			}
+		}
+		off += n
+	}
+	return end, nil
 }
 
 // segment reads one segment of size bytes from r.
@@ -248,81 +292,90 @@ func (s *scanner) segment(r io.ReaderAt, size int64, path string,
 // where a record begins or a damaged stretch was found, and returns the
 // offset up to which it read whole records and damage that does not
 // reach the end: bytes from there may be a record being written, to be
-// read again once the segment has grown.
+// read again once the segment has grown or, written in place, once they
+// are not what s.stopped holds. A segment found shorter than size ends
+// where it ends.
+//
+// A stretch that is not a record is read a second time, afresh from its
+// first byte, before what follows it is read: in a journal written in
+// place (Options.Exclusive) the zeros this scan read there can be records
+// now, written before the records it would go on to read after them.
 func (s *scanner) segmentFrom(r io.ReaderAt, from, size int64, path string,
 	fn func(string, []byte) error) (end int64, err error) {
-	s.r, s.size, s.winOff, s.winLen = r, size, 0, 0
+	s.r, s.size, s.winOff, s.winLen, s.stopped = r, size, 0, 0, nil
 	// Damage can make the scanner read bytes more than once (a forged
 	// header claiming a long payload, again and again): the work on one
 	// segment is bounded, and the rest of a segment damaged beyond it is
 	// reported as one stretch.
 	s.budget = 16*(size-from) + 2*MaxPayloadBytes
-	end = size
-	bad, why := int64(-1), ""
-	flush := func(to int64) error {
-		if bad < 0 {
-			return nil
+	off, bad, why, seen := from, int64(-1), "", []byte(nil)
+	again := int64(-1) // the stretch read a second time
+	reread := func() bool {
+		if bad == again || s.budget < 0 {
+			return false
 		}
-		if to == size {
-			end = bad
-			// Zeros to the end are laid ahead of records not yet
-			// written (Options.Exclusive), not damage.
-			if zero, err := s.zeros(bad, size); err != nil || zero {
-				return err
-			}
-		}
-		s.rep.add(Damage{Path: path, Offset: bad, Length: to - bad, Why: why, Tail: to == size})
-		bad = -1
-		return nil
+		off, again, bad, s.winLen = bad, bad, -1, 0
+		return true
 	}
-	for off := from; off < size; {
-		if s.budget < 0 {
-			if bad < 0 {
-				bad, why = off, "damage too dense to search further"
+	for {
+		for off < s.size {
+			if s.budget < 0 {
+				if bad < 0 {
+					bad, why, seen = off, "damage too dense to search further", nil
+				}
+				break
 			}
-			break
+			w := s.record(off, fn)
+			if w.err != nil {
+				return off, w.err
+			}
+			if w.why == "" {
+				if bad >= 0 {
+					s.rep.add(Damage{Path: path, Offset: bad, Length: off - bad, Why: why})
+					bad = -1
+				}
+				off += w.n
+				continue
+			}
+			if bad < 0 {
+				bad, why, seen = off, w.why, s.first(off)
+			}
+			if off, err = s.next(off + 1); err != nil {
+				return off, fmt.Errorf("journal scan %s: %w", path, err)
+			}
+			if off < s.size && reread() {
+				continue // before a record after the stretch is read
+			}
 		}
-		w := s.record(off, fn)
-		if w.err != nil {
-			return off, w.err
+		if bad < 0 {
+			return s.size, nil
 		}
-		if w.why == "" {
-			_ = flush(off) // not the tail: no read
-			off += w.n
+		// Zeros to the end are laid ahead of records not yet written
+		// (Options.Exclusive), not damage.
+		data, err := s.dataEnd(bad)
+		if err != nil {
+			return bad, fmt.Errorf("journal scan %s: %w", path, err)
+		}
+		if data > bad && reread() {
 			continue
 		}
-		if bad < 0 {
-			bad, why = off, w.why
+		if data > bad {
+			s.rep.add(Damage{Path: path, Offset: bad, Length: s.size - bad, Why: why, Tail: true})
 		}
-		next, err := s.next(off + 1)
-		if err != nil {
-			return off, fmt.Errorf("journal scan %s: %w", path, err)
-		}
-		off = next
+		s.stopped, s.zerosFrom = seen, data
+		return bad, nil
 	}
-	if err := flush(size); err != nil {
-		return bad, fmt.Errorf("journal scan %s: %w", path, err)
-	}
-	return end, nil
 }
 
-// zeros reports whether the bytes from off to the segment's end are all
-// zero.
-func (s *scanner) zeros(off, to int64) (bool, error) {
-	for off < to {
-		n := min(int64(windowSize), to-off)
-		b, err := s.at(off, int(n))
-		if err != nil {
-			return false, err
-		}
-		for _, c := range b {
-			if c != 0 {
-				return false, nil
-			}
-		}
-		off += n
+// first is a copy of the first bytes at off, at most a record header's
+// worth, as the scan read them: what Index.changed compares the segment's
+// bytes there with. A read that fails gives nil, which nothing equals.
+func (s *scanner) first(off int64) []byte {
+	b, err := s.at(off, int(min(headerSize, s.size-off)))
+	if err != nil {
+		return nil
 	}
-	return true, nil
+	return append([]byte(nil), b...)
 }
 
 // read is what record found at an offset.
@@ -338,6 +391,9 @@ func (s *scanner) record(off int64, fn func(string, []byte) error) read {
 		return read{why: "incomplete record header"}
 	}
 	hb, err := s.at(off, headerSize)
+	if errors.Is(err, errShrunk) {
+		return read{why: "incomplete record header"}
+	}
 	if err != nil {
 		return read{err: fmt.Errorf("journal scan: read at offset %d: %w", off, err)}
 	}
@@ -350,6 +406,9 @@ func (s *scanner) record(off int64, fn func(string, []byte) error) read {
 		return read{why: fmt.Sprintf("record of %d bytes runs past the end of the segment", n)}
 	}
 	b, err := s.body(off+headerSize, h.keyLen+h.payloadLen)
+	if errors.Is(err, errShrunk) {
+		return read{why: fmt.Sprintf("record of %d bytes runs past the end of the segment", n)}
+	}
 	if err != nil {
 		return read{err: fmt.Errorf("journal scan: read at offset %d: %w", off, err)}
 	}

@@ -1,0 +1,95 @@
+//go:build unix
+
+package journal
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+)
+
+// TestLayAheadFaults: in an Exclusive journal past layFrom, a record
+// whose write in place is cut short leaves a fragment that readers pass
+// over and the next record follows; zeros whose write fails are not laid,
+// and the records after go on at the end of the file: every record whose
+// Append returned is read, and nothing else is damage.
+func TestLayAheadFaults(t *testing.T) {
+	tests := []struct {
+		name       string
+		fault      func(fd int, p []byte, off int64) (int, error)
+		wantB      bool
+		wantDamage bool
+		wantZeros  bool // past the records once the faults are over
+	}{
+		{name: "a record cut short in place", fault: func(fd int, p []byte, off int64) (int, error) {
+			if bytes.Contains(p, []byte(`"b"`)) {
+				return writeAt(fd, p[:len(p)/2], off)
+			}
+			return writeAt(fd, p, off)
+		}, wantDamage: true, wantZeros: true},
+		{name: "zeros not written", fault: func(fd int, p []byte, off int64) (int, error) {
+			if len(p) >= layFrom && bytes.Count(p, []byte{0}) == len(p) {
+				return -1, syscall.ENOSPC
+			}
+			return writeAt(fd, p, off)
+		}, wantB: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() { sysWrite = writeAt }()
+			dir := t.TempDir()
+			j := mustOpen(t, dir, Options{Exclusive: true})
+			defer j.Close()
+			n, _ := appendPast(t, j, "k", 2*layFrom)
+			sysWrite = tt.fault
+			errB := j.Append("b", []byte(`{"b":"`+string(bytes.Repeat([]byte("b"), 3000))+`"}`))
+			more, _ := appendPast(t, j, "m", 8*layFrom)
+			sysWrite = writeAt
+			if (errB == nil) != tt.wantB {
+				t.Errorf("Append(b) = %v, want it to succeed: %v", errB, tt.wantB)
+			}
+			var keys []string
+			rep, err := Scan(dir, func(k string, _ []byte) error {
+				keys = append(keys, k)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for i := range n {
+				want = append(want, keyOf("k", i))
+			}
+			if tt.wantB {
+				want = append(want, "b")
+			}
+			for i := range more {
+				want = append(want, keyOf("m", i))
+			}
+			if !slices.Equal(keys, want) {
+				t.Errorf("read %d records, want %d: %q around b", len(keys), len(want),
+					keys[max(0, n-1):min(len(keys), n+2)])
+			}
+			if (rep.Damaged == 1 && !rep.Damage[0].Tail) != tt.wantDamage || rep.Damaged > 1 {
+				t.Errorf("damage %v, want one stretch before the end: %v", rep.Damage, tt.wantDamage)
+			}
+			var held int64
+			for _, d := range rep.Damage {
+				held += d.Length
+			}
+			if _, err := Scan(dir, func(k string, p []byte) error {
+				held += int64(len(encodeRecord(nil, k, p)))
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			size := fileSize(t, filepath.Join(dir, segmentName(1)))
+			if (size > held) != tt.wantZeros {
+				t.Errorf("the file holds %d bytes, its records and damage %d: zeros past them %v, want %v",
+					size, held, size > held, tt.wantZeros)
+			}
+		})
+	}
+}

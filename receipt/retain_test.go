@@ -13,6 +13,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt/journal"
 )
 
@@ -388,14 +389,22 @@ func TestSealForCountsRecords(t *testing.T) {
 		rec.Outcome = OutcomeOf(nil)
 		s.Finish(rec)
 	}
+	// The journal's committer lays the zeros: wait for them, a while at
+	// most.
 	st := s.Journal().Stats()
-	fi, err := os.Stat(st.Segment)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Size() <= st.Held {
-		t.Fatalf("the segment's file holds %d bytes, its records %d: no zeros laid past them",
-			fi.Size(), st.Held)
+	var fi os.FileInfo
+	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; time.Sleep(time.Millisecond) {
+		var err error
+		if fi, err = os.Stat(st.Segment); err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() > st.Held {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the segment's file holds %d bytes, its records %d: no zeros laid past them",
+				fi.Size(), st.Held)
+		}
 	}
 	tests := []struct {
 		name       string

@@ -60,7 +60,9 @@ type Options struct {
 // its records: none while a segment holds less than layFrom bytes (a
 // process that keeps a receipt or two writes what it would without
 // them), then as many bytes as the segment holds, at most layMost at a
-// time, so that a busy journal grows its file once per layMost.
+// time, so that a busy journal grows its file once per layMost. The
+// committer lays them, without j.mu, once the room left is less than
+// half of what it would lay: records go on in place meanwhile.
 const (
 	layFrom = 8 << 10
 	layMost = 1 << 20
@@ -91,6 +93,7 @@ type Journal struct {
 
 	kick    chan struct{} // a record waits for a commit within the interval
 	urgent  chan struct{} // a record waits for a commit now
+	lay     chan struct{} // the zeros ahead of the records are running out (laying)
 	done    chan struct{} // closed by Close
 	stopped chan struct{} // closed by the committer when it returns
 
@@ -108,6 +111,10 @@ type segment struct {
 	// laid is the file's size in an Exclusive journal: the bytes from
 	// size to laid are zeros it wrote ahead of its records.
 	laid int64
+	// laying is set while the committer writes zeros past laid, without
+	// j.mu (Journal.layAhead): a record that would pass laid, a rotation
+	// and a cut wait for it (Journal.settle).
+	laying bool
 	// retryAt is the size from which a failed rotation is tried again.
 	retryAt int64
 	// inPlace is set in an Exclusive journal: records are written at size
@@ -136,6 +143,7 @@ func Open(dir string, opt Options) (*Journal, error) {
 		dir:     dir,
 		opt:     opt,
 		kick:    make(chan struct{}, 1),
+		lay:     make(chan struct{}, 1),
 		urgent:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		stopped: make(chan struct{}),
@@ -239,6 +247,9 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.seg.inPlace && (j.seg.size+int64(len(buf)) > j.seg.laid || j.seg.size >= j.opt.SegmentBytes) {
+		j.settle()
+	}
 	if j.closed {
 		return 0, fmt.Errorf("journal append: %w", ErrClosed)
 	}
@@ -276,7 +287,11 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 	switch step := j.opt.SegmentBytes/64 + 1; {
 	case seg.inPlace:
 		seg.size += int64(n)
-		j.layAhead(seg)
+		seg.laid = max(seg.laid, seg.size)
+		if !seg.laying && seg.laid-seg.size < j.layLength(seg)/2 {
+			seg.laying = true
+			signal(j.lay)
+		}
 	case (seg.size+int64(n))/step != seg.size/step || seg.size+int64(n) >= j.opt.SegmentBytes:
 		// Other processes append to the segment too: at every step of
 		// this process's own bytes the size is read back (with O_APPEND,
@@ -321,23 +336,47 @@ func (s *segment) passOver(n int) {
 	}
 }
 
-// layAhead writes zeros past seg's records once they have reached the
-// zeros laid before (layFrom, layMost), within the segment's bound; the
-// caller holds j.mu. A write of zeros that fails lays what it wrote: the
-// records go on in place where there is room and at the end of the file
-// where there is not, and the next record that reaches the end lays
-// again.
-func (j *Journal) layAhead(seg *segment) {
-	if seg.size < seg.laid {
+// layLength is how many bytes of zeros the committer lays past seg's
+// next: none under layFrom, else as many as its records hold, at most
+// layMost, within the segment's bound. The caller holds j.mu.
+func (j *Journal) layLength(seg *segment) int64 {
+	if seg.size < layFrom {
+		return 0
+	}
+	return max(0, min(seg.size, layMost, j.opt.SegmentBytes-seg.laid))
+}
+
+// layAhead writes zeros past the current segment's zeros, when an append
+// asked for them (segment.laying), without holding j.mu: records go on
+// in place below them meanwhile. A write of zeros that fails lays what
+// it wrote: the records go on in place where there is room and at the
+// end of the file where there is not, and ask again.
+func (j *Journal) layAhead() {
+	j.mu.Lock()
+	seg := j.seg
+	if !seg.laying {
+		j.mu.Unlock()
 		return
 	}
-	seg.laid = seg.size
-	n := min(seg.size, layMost, j.opt.SegmentBytes-seg.size)
-	if seg.size < layFrom || n <= 0 {
-		return
+	from, n := seg.laid, j.layLength(seg)
+	j.mu.Unlock()
+	var wrote int
+	if n > 0 {
+		wrote, _ = writeOnce(seg.f, zeros()[:n], from)
 	}
-	wrote, _ := writeOnce(seg.f, zeros()[:n], seg.size)
-	seg.laid += int64(wrote)
+	j.mu.Lock()
+	seg.laid = max(seg.laid, from+int64(wrote))
+	seg.laying = false
+	j.cond.Broadcast()
+	j.mu.Unlock()
+}
+
+// settle waits, holding j.mu, until no zeros are being laid past the
+// current segment's records.
+func (j *Journal) settle() {
+	for j.seg.laying && !j.closed {
+		j.cond.Wait()
+	}
 }
 
 // cut gives back the zeros laid past seg's records, so that a segment
@@ -390,15 +429,25 @@ func (j *Journal) committer() {
 	for {
 		select {
 		case <-j.urgent:
+		case <-j.lay:
+			j.layAhead()
+			continue
 		case <-j.kick:
 			timer.Reset(j.opt.CommitInterval)
-			select {
-			case <-timer.C:
-			case <-j.urgent:
-				timer.Stop()
-			case <-j.done:
-				timer.Stop()
-				return
+		wait:
+			for {
+				select {
+				case <-timer.C:
+					break wait
+				case <-j.urgent:
+					timer.Stop()
+					break wait
+				case <-j.lay:
+					j.layAhead()
+				case <-j.done:
+					timer.Stop()
+					return
+				}
 			}
 		case <-j.done:
 			return
@@ -477,6 +526,7 @@ func (j *Journal) Close() error {
 		s.f.Close()
 	}
 	j.retired = nil
+	j.seg.laying = false // the committer, which lays, has returned
 	j.seg.cut()
 	if cerr := j.seg.f.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -512,6 +562,10 @@ func (j *Journal) Seal() (int, error) {
 	}
 	if j.seg.size == 0 {
 		return j.seg.num - 1, nil
+	}
+	j.settle()
+	if j.closed {
+		return 0, fmt.Errorf("journal seal: %w", ErrClosed)
 	}
 	if err := j.rotate(); err != nil {
 		return 0, fmt.Errorf("journal seal: %w", err)

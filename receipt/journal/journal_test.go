@@ -73,6 +73,7 @@ func child(spec string) error {
 				return err
 			}
 		}
+		settled(j) // the zeros its appends asked for are there
 		self, err := os.FindProcess(os.Getpid())
 		if err != nil {
 			return err
@@ -135,6 +136,14 @@ func readAll(t *testing.T, dir string) ([]record, Report) {
 		t.Fatalf("Report.Records = %d, the callback saw %d", rep.Records, len(recs))
 	}
 	return recs, rep
+}
+
+// settled waits until j lays no zeros past its records (the committer
+// lays them, Journal.layAhead).
+func settled(j *Journal) {
+	j.mu.Lock()
+	j.settle()
+	j.mu.Unlock()
 }
 
 func mustOpen(t *testing.T, dir string, opt Options) *Journal {

@@ -61,6 +61,7 @@ func TestLayAhead(t *testing.T) {
 			j := mustOpen(t, dir, Options{Exclusive: tt.exclusive})
 			defer j.Close()
 			n, held := appendPast(t, j, "k", 4*layFrom)
+			settled(j)
 			size := fileSize(t, path)
 			if laid := size > held; laid != tt.wantLaid {
 				t.Fatalf("%d records of %d bytes in a file of %d: laid ahead %v, want %v",
@@ -77,13 +78,16 @@ func TestLayAhead(t *testing.T) {
 			if err := j.Append("small", []byte("{}")); err != nil {
 				t.Fatal(err)
 			}
+			// In place: within the file as it was, zeros before.
+			at := held
 			held += int64(len(small))
-			want := held // at the end of the file
-			if tt.wantLaid {
-				want = size // in place
+			if inPlace := held <= size; inPlace != tt.wantLaid {
+				t.Errorf("a record at %d of %d bytes in a file of %d: in place %v, want %v",
+					at, len(small), size, inPlace, tt.wantLaid)
 			}
-			if got := fileSize(t, path); got != want {
-				t.Errorf("after a record of %d bytes the file holds %d, want %d", len(small), got, want)
+			settled(j)
+			if got := fileSize(t, path); !tt.wantLaid && got != held {
+				t.Errorf("after a record of %d bytes the file holds %d, want %d", len(small), got, held)
 			}
 			recs, rep := readAll(t, dir)
 			if len(recs) != n+1 || rep.Damaged != 0 || recs[n].key != "small" {
@@ -202,9 +206,12 @@ func TestScanZeros(t *testing.T) {
 func TestIndexReadsRecordsWrittenInPlace(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, segmentName(1))
-	j := mustOpen(t, dir, Options{Exclusive: true})
+	// Zeros are laid up to the segment's bound and no further: the
+	// record below lands in them, and nothing moves the file's size.
+	j := mustOpen(t, dir, Options{Exclusive: true, SegmentBytes: 64 << 10})
 	defer j.Close()
-	n, _ := appendPast(t, j, "k", 4*layFrom)
+	n, _ := appendPast(t, j, "k", 40<<10)
+	settled(j)
 	x := NewIndex(func(key string) (string, bool) { return key, true }, 1<<20)
 	if _, _, err := x.Find(dir, time.Time{}, keyOf("k", n-1)); err != nil {
 		t.Fatal(err)
@@ -307,6 +314,7 @@ func TestScanSegmentCut(t *testing.T) {
 	dir := t.TempDir()
 	j := mustOpen(t, dir, Options{Exclusive: true})
 	n, held := appendPast(t, j, "k", 4*layFrom)
+	settled(j)
 	path := filepath.Join(dir, segmentName(1))
 	f, fi, err := openToRead(path, "scan")
 	if err != nil {

@@ -225,8 +225,8 @@ func (s *Store) Prune() (int, error) {
 	if err != nil {
 		return 0, codes.Errorf(codes.E317, "prune the receipts journal: %w", err)
 	}
-	st := s.j.Stats()
-	current, now := s.j.Segment(), time.Now()
+	st := s.j.Stats() // the segment appended to, and what its records hold, at once
+	current, now := st.SegmentNum, time.Now()
 	var total int64
 	for _, in := range infos {
 		if in.Num == current {

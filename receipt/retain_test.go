@@ -389,22 +389,11 @@ func TestSealForCountsRecords(t *testing.T) {
 		rec.Outcome = OutcomeOf(nil)
 		s.Finish(rec)
 	}
-	// The journal's committer lays the zeros: wait for them, a while at
-	// most.
 	st := s.Journal().Stats()
-	var fi os.FileInfo
-	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; time.Sleep(time.Millisecond) {
-		var err error
-		if fi, err = os.Stat(st.Segment); err != nil {
-			t.Fatal(err)
-		}
-		if fi.Size() > st.Held {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the segment's file holds %d bytes, its records %d: no zeros laid past them",
-				fi.Size(), st.Held)
-		}
+	waitLaid(t, s.Journal().Dir(), st)
+	fi, err := os.Stat(st.Segment)
+	if err != nil {
+		t.Fatal(err)
 	}
 	tests := []struct {
 		name       string
@@ -421,6 +410,75 @@ func TestSealForCountsRecords(t *testing.T) {
 		}
 		if sealed := s.Journal().Segment() != before; sealed != tt.wantSealed {
 			t.Errorf("%s: sealed %v, want %v", tt.name, sealed, tt.wantSealed)
+		}
+	}
+}
+
+// TestPruneCountsRecords: a retention by size counts, of the segment
+// appended to, what its records hold, not the zeros its journal laid
+// past them: a bound its receipts are within removes nothing; the
+// control, a byte less, removes the oldest segment.
+func TestPruneCountsRecords(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		under       int64 // the bound, under what the receipts hold
+		wantRemoved int
+	}{
+		{name: "within", under: 0, wantRemoved: 0},
+		{name: "a byte over", under: 1, wantRemoved: 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// Sealed segments of more than 8 times what the segment
+			// appended to holds: the prune does not seal it first.
+			s := openStore(t, t.TempDir())
+			for range 64 {
+				finishedIn(t, s)
+			}
+			for s.Journal().Stats().Held < 9<<10 {
+				rec := NewForSource("/p.vel", nil, budget.Budget{}, []string{"x"})
+				rec.Timings.Started = time.Now().UTC()
+				if err := s.Reserve(rec); err != nil {
+					t.Fatal(err)
+				}
+				rec.Outcome = OutcomeOf(nil)
+				s.Finish(rec)
+			}
+			st := s.Journal().Stats()
+			infos := waitLaid(t, s.Journal().Dir(), st)
+			var total int64
+			for _, in := range infos {
+				if in.Num != st.SegmentNum {
+					total += in.Size
+				}
+			}
+			total += st.Held
+			s.mu.Lock()
+			s.retain, s.shipping = &Retention{MaxBytes: total - tt.under}, false
+			s.mu.Unlock()
+			if n, err := s.Prune(); n != tt.wantRemoved || err != nil {
+				t.Errorf("pruned %d (%v), want %d", n, err, tt.wantRemoved)
+			}
+		})
+	}
+}
+
+// waitLaid waits, a while at most, until the journal's committer has
+// laid zeros past the records of the segment st says is appended to, and
+// returns the journal's segments then.
+func waitLaid(t *testing.T, dir string, st journal.Stats) []journal.SegmentInfo {
+	t.Helper()
+	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; time.Sleep(time.Millisecond) {
+		infos, err := journal.SegmentInfos(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range infos {
+			if in.Num == st.SegmentNum && in.Size > st.Held {
+				return infos
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no zeros laid past the %d bytes of segment %d", st.Held, st.SegmentNum)
 		}
 	}
 }

@@ -37,13 +37,17 @@ func benchJournal(b *testing.B, opt ...Options) *Journal {
 // survives a crash of the process at once, a power cut within the commit
 // interval.
 func BenchmarkAppend(b *testing.B) {
-	j := benchJournal(b)
-	for i := 0; b.Loop(); i++ {
-		if err := j.Append(fmt.Sprintf("run-%d", i), benchPayload); err != nil {
-			b.Fatal(err)
-		}
+	for _, exclusive := range []bool{false, true} {
+		b.Run(map[bool]string{false: "shared", true: "exclusive"}[exclusive], func(b *testing.B) {
+			j := benchJournal(b, Options{Exclusive: exclusive})
+			for i := 0; b.Loop(); i++ {
+				if err := j.Append(fmt.Sprintf("run-%d", i), benchPayload); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportRate(b)
+		})
 	}
-	reportRate(b)
 }
 
 // BenchmarkAppendSync has many goroutines append and wait for the sync:

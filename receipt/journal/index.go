@@ -54,9 +54,20 @@ type indexed struct {
 	// zeros it found to the end began: read on once either changes.
 	stopped []byte
 	zeros   int64
-	last    map[uint64]located // a name's digest: its last record
-	used    uint64             // the clock of the last lookup that read it
+	// unsettled is set when the read found damage within settleAfter of
+	// the file's last write: a record being written in place then can
+	// seem damaged, and the index read on from the first stretch of it
+	// at the next lookup.
+	unsettled bool
+	last      map[uint64]located // a name's digest: its last record
+	used      uint64             // the clock of the last lookup that read it
 }
+
+// settleAfter is how long after a segment's last write the damage a
+// read finds in it is taken as it is: within it, a record written in
+// place may have been read in part (its write's time is stamped as it
+// begins).
+const settleAfter = time.Second
 
 // located is where a record lies in its segment.
 type located struct{ off, n int64 }
@@ -177,6 +188,7 @@ func (x *Index) extend(path string, e *indexed) error {
 	}
 	var rep Report
 	s := newScanner(&rep)
+	start := time.Now()
 	end, err := s.segmentFrom(f, e.end, fi.Size(), path, s.located(
 		func(key string, _ []byte, off, n int64) error {
 			if name, ok := x.name(key); ok {
@@ -194,6 +206,10 @@ func (x *Index) extend(path string, e *indexed) error {
 		return err
 	}
 	e.file, e.end, e.stopped, e.zeros = fi, end, s.stopped, s.zerosFrom
+	e.unsettled = rep.Damaged > 0 && start.Sub(fi.ModTime()) < settleAfter
+	if e.unsettled {
+		e.end = min(end, rep.Damage[0].Offset)
+	}
 	return nil
 }
 
@@ -226,7 +242,7 @@ func changed(path string, e *indexed) bool {
 	if e.end >= e.file.Size() {
 		return false
 	}
-	if e.stopped == nil {
+	if e.unsettled || e.stopped == nil {
 		return true
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)

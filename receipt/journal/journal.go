@@ -47,12 +47,12 @@ type Options struct {
 	// Exclusive says that no other process appends to the journal's
 	// directory while this Journal is open: its owner holds the lock
 	// (TryLock), as each Sabline store holds its own journal's. Open then
-	// begins a segment of its own, and the journal lays zeros ahead of
-	// its records and writes each record in place over them (README.md,
-	// "Laying ahead"): once the zeros are on the device, a commit has the
-	// records' bytes to write and no change of the file's size. Without
-	// it, appends go to the end of the file (O_APPEND), where other
-	// processes' land too.
+	// begins a segment of its own, and the journal writes each record in
+	// place, at the end of its records, over zeros it laid ahead of them
+	// once records waited for their sync (README.md, "Laying ahead"):
+	// once the zeros are on the device, a commit has the records' bytes
+	// to write and no change of the file's size. Without it, appends go
+	// to the end of the file (O_APPEND), where other processes' land too.
 	Exclusive bool
 }
 
@@ -61,8 +61,11 @@ type Options struct {
 // process that keeps a receipt or two writes what it would without
 // them), then as many bytes as the segment holds, at most layMost at a
 // time, so that a busy journal grows its file once per layMost. The
-// committer lays them, without j.mu, once the room left is less than
-// half of what it would lay: records go on in place meanwhile.
+// committer lays them, without j.mu, once a record whose caller waits
+// for its sync (AppendSync) finds the room left less than half of what
+// it would lay: records go on in place meanwhile. Records synced in the
+// background, many to a commit, ask for none: the zeros would double
+// what reaches the device for a commit that is not waited for.
 const (
 	layFrom = 8 << 10
 	layMost = 1 << 20
@@ -288,7 +291,7 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 	case seg.inPlace:
 		seg.size += int64(n)
 		seg.laid = max(seg.laid, seg.size)
-		if !seg.laying && seg.laid-seg.size < j.layLength(seg)/2 {
+		if by == now && !seg.laying && seg.laid-seg.size < j.layLength(seg)/2 {
 			seg.laying = true
 			signal(j.lay)
 		}
@@ -616,8 +619,10 @@ type Stats struct {
 	// Syncs is the number of commits (one fdatasync of the current
 	// segment each, plus one for each segment it finished).
 	Syncs uint64
-	// Segment is the path of the segment appends go to.
-	Segment string
+	// Segment is the path of the segment appends go to, and SegmentNum
+	// its number.
+	Segment    string
+	SegmentNum int
 	// Held is what the records of that segment hold, and so
 	// what it will hold once sealed or closed: its file can be larger by
 	// the zeros laid ahead of them (Options.Exclusive).
@@ -632,10 +637,10 @@ type Stats struct {
 // Stats returns the journal's counts.
 func (j *Journal) Stats() Stats {
 	j.mu.Lock()
-	name, size, waiting := j.seg.name(j.dir), j.seg.size, j.pending
+	name, num, size, waiting := j.seg.name(j.dir), j.seg.num, j.seg.size, j.pending
 	j.mu.Unlock()
 	return Stats{Appends: j.appends.Load(), Syncs: j.syncs.Load(), Segment: name,
-		Held: size, Waiting: waiting}
+		SegmentNum: num, Held: size, Waiting: waiting}
 }
 
 // name is the segment's path in dir.

@@ -35,8 +35,9 @@ func TestMain(m *testing.M) {
 }
 
 // child runs one child: spec is "forever DIR [exclusive]" (append
-// without end, never syncing, printing each record's number once Append
-// returned; with Options.Exclusive when asked), "killself DIR N
+// without end, printing each record's number once Append returned, never
+// syncing; with Options.Exclusive when asked, and then every 16th record
+// synced, appendOf), "killself DIR N
 // [exclusive]" (the same for N records, then SIGKILL itself),
 // or
 // "count DIR NAME N" (append N records named NAME-i to a journal of small
@@ -51,7 +52,7 @@ func child(spec string) error {
 			return err
 		}
 		for i := 0; ; i++ {
-			if err := j.Append(keyOf("k", i), payloadOf("k", i)); err != nil {
+			if err := appendOf(j, i)(keyOf("k", i), payloadOf("k", i)); err != nil {
 				return err
 			}
 			if _, err := fmt.Fprintf(os.Stdout, "%d\n", i); err != nil {
@@ -69,7 +70,7 @@ func child(spec string) error {
 			return err
 		}
 		for i := range n {
-			if err := j.Append(keyOf("k", i), payloadOf("k", i)); err != nil {
+			if err := appendOf(j, i)(keyOf("k", i), payloadOf("k", i)); err != nil {
 				return err
 			}
 		}
@@ -102,6 +103,16 @@ func child(spec string) error {
 }
 
 func keyOf(name string, i int) string { return fmt.Sprintf("%s-%08d", name, i) }
+
+// appendOf is how a child appends record i: in an Exclusive journal,
+// every 16th record waits for its sync (AppendSync), which asks for zeros
+// laid ahead, and the others are appended over them; elsewhere, Append.
+func appendOf(j *Journal, i int) func(string, []byte) error {
+	if j.opt.Exclusive && i%16 == 15 {
+		return j.AppendSync
+	}
+	return j.Append
+}
 
 // payloadOf is a receipt-like payload of 200 to 3000 bytes that depends
 // on the record, so that a record read under the wrong key shows.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,13 +26,15 @@ func fileSize(t *testing.T, path string) int64 {
 }
 
 // appendPast appends records named name to j until they hold at least
-// bytes, and returns how many it appended and the bytes they hold.
+// bytes, each waiting for its sync (AppendSync, which asks an Exclusive
+// journal to lay zeros ahead), and returns how many it appended and the
+// bytes they hold.
 func appendPast(t *testing.T, j *Journal, name string, bytes int64) (int, int64) {
 	t.Helper()
 	var n int
 	var held int64
 	for ; held < bytes; n++ {
-		if err := j.Append(keyOf(name, n), payloadOf(name, n)); err != nil {
+		if err := j.AppendSync(keyOf(name, n), payloadOf(name, n)); err != nil {
 			t.Fatal(err)
 		}
 		held += int64(len(encodeRecord(nil, keyOf(name, n), payloadOf(name, n))))
@@ -39,20 +42,23 @@ func appendPast(t *testing.T, j *Journal, name string, bytes int64) (int, int64)
 	return n, held
 }
 
-// TestLayAhead: an Exclusive journal past layFrom bytes has zeros in its
-// file past its records (read from outside), writes the next record in
-// place over them (the file's size does not move), reads back every
-// record with no damage, and ends its file with its last record once
-// closed. The control, a journal without the option, has files exactly
-// the size of their records all along.
+// TestLayAhead: an Exclusive journal whose synced records pass layFrom
+// bytes has zeros in its file past its records (read from outside),
+// writes the next record in place over them, reads back every record
+// with no damage, and ends its file with its last record once closed.
+// The controls: a journal without the option has files exactly the size
+// of their records all along, and an Exclusive journal whose records are
+// synced in the background (Append) lays no zeros.
 func TestLayAhead(t *testing.T) {
 	tests := []struct {
-		name      string
-		exclusive bool
-		wantLaid  bool
+		name       string
+		exclusive  bool
+		background bool
+		wantLaid   bool
 	}{
 		{name: "exclusive", exclusive: true, wantLaid: true},
 		{name: "shared", exclusive: false, wantLaid: false},
+		{name: "exclusive, synced in the background", exclusive: true, background: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,7 +66,17 @@ func TestLayAhead(t *testing.T) {
 			path := filepath.Join(dir, segmentName(1))
 			j := mustOpen(t, dir, Options{Exclusive: tt.exclusive})
 			defer j.Close()
-			n, held := appendPast(t, j, "k", 4*layFrom)
+			n, held := 0, int64(0)
+			if tt.background {
+				for ; held < 4*layFrom; n++ {
+					if err := j.Append(keyOf("k", n), payloadOf("k", n)); err != nil {
+						t.Fatal(err)
+					}
+					held += int64(len(encodeRecord(nil, keyOf("k", n), payloadOf("k", n))))
+				}
+			} else {
+				n, held = appendPast(t, j, "k", 4*layFrom)
+			}
 			settled(j)
 			size := fileSize(t, path)
 			if laid := size > held; laid != tt.wantLaid {
@@ -361,7 +377,11 @@ func TestIndexWhileAppending(t *testing.T) {
 			}
 		})
 		for i := range records {
-			if err := j.Append(keyOf("k", i), []byte(`{"small":1}`)); err != nil {
+			appendOf := j.Append
+			if i%8 == 7 {
+				appendOf = j.AppendSync // which asks for zeros laid ahead
+			}
+			if err := appendOf(keyOf("k", i), []byte(`{"small":1}`)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -384,86 +404,280 @@ func TestIndexWhileAppending(t *testing.T) {
 }
 
 // TestIndexTornTailReadOnce: a segment that ends in a record cut short,
-// unchanged, is read once however many lookups follow; the control, the
-// same segment once the bytes where the read stopped change, is read
-// again.
+// last written long before, is read once however many lookups follow;
+// the control, the same segment once the bytes where the read stopped
+// change, is read again. Written just now, the cut record may be one
+// being written: each lookup reads it again.
 func TestIndexTornTailReadOnce(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, segmentName(1))
-	a := encodeRecord(nil, "a", []byte(`{"a":1}`))
-	b := encodeRecord(nil, "b", bytes.Repeat([]byte("x"), 5000))
-	if err := os.WriteFile(path, append(a, b[:4000]...), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	x := NewIndex(func(key string) (string, bool) { return key, true }, 1<<20)
-	for range 5 {
-		if _, _, err := x.Find(dir, time.Time{}, "a"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if x.reads != 1 {
-		t.Errorf("5 lookups read the segment %d times, want once", x.reads)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := encodeRecord(nil, "c", []byte(`{"c":1}`))
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = f.WriteAt(c, int64(len(a)))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := x.Find(dir, time.Time{}, "c"); err != nil || x.reads != 2 {
-		t.Errorf("Find(c) = %v after %d reads; want it found, read a second time", err, x.reads)
+	for _, tt := range []struct {
+		name      string
+		written   time.Duration // before the lookups
+		wantReads int
+	}{
+		{name: "settled", written: time.Hour, wantReads: 1},
+		{name: "just written", written: 0, wantReads: 5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, segmentName(1))
+			a := encodeRecord(nil, "a", []byte(`{"a":1}`))
+			b := encodeRecord(nil, "b", bytes.Repeat([]byte("x"), 5000))
+			if err := os.WriteFile(path, append(a, b[:4000]...), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			when := time.Now().Add(-tt.written)
+			if err := os.Chtimes(path, when, when); err != nil {
+				t.Fatal(err)
+			}
+			x := NewIndex(func(key string) (string, bool) { return key, true }, 1<<20)
+			for range 5 {
+				if _, _, err := x.Find(dir, time.Time{}, "a"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if x.reads != tt.wantReads {
+				t.Errorf("5 lookups read the segment %d times, want %d", x.reads, tt.wantReads)
+			}
+			c := encodeRecord(nil, "c", []byte(`{"c":1}`))
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.WriteAt(c, int64(len(a)))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(path, when, when); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := x.Find(dir, time.Time{}, "c"); err != nil || x.reads != tt.wantReads+1 {
+				t.Errorf("Find(c) = %v after %d reads; want it found, read once more", err, x.reads)
+			}
+		})
 	}
 }
 
 // TestIndexRecordFinishedInPlace: a record the Index read in part, its
 // first bytes written and the rest still the zeros laid ahead (as a read
 // beside the record's write in place can find it), is found once the rest
-// is written, the file's size and time as they were.
+// is written, the file's size and time as they were: a record of JSON,
+// and one whose payload holds a run of zeros where the read stopped.
 func TestIndexRecordFinishedInPlace(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, segmentName(1))
-	a := encodeRecord(nil, "a", []byte(`{"a":1}`))
-	r := encodeRecord(nil, "r", bytes.Repeat([]byte("r"), 5000))
-	data := append(append(append([]byte{}, a...), r[:3000]...), make([]byte, 8000)...)
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
+	zeroRun := append(append(bytes.Repeat([]byte("r"), 2000), make([]byte, 64)...),
+		bytes.Repeat([]byte("r"), 2000)...)
+	for _, tt := range []struct {
+		name    string
+		payload []byte
+		tear    int // bytes of the record written when the Index read it
+	}{
+		{name: "json", payload: bytes.Repeat([]byte("r"), 5000), tear: 3000},
+		{name: "zeros in the payload", payload: zeroRun, tear: headerSize + 1 + 2000 + 32},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, segmentName(1))
+			a := encodeRecord(nil, "a", []byte(`{"a":1}`))
+			r := encodeRecord(nil, "r", tt.payload)
+			data := append(append(append([]byte{}, a...), r[:tt.tear]...), make([]byte, 8000)...)
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			x := NewIndex(func(key string) (string, bool) { return key, true }, 1<<20)
+			if _, _, err := x.Find(dir, time.Time{}, "r"); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("Find(r) of a record written in part = %v, want ErrNotFound", err)
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.WriteAt(r[tt.tear:], int64(len(a)+tt.tear))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+			if key, _, err := x.Find(dir, time.Time{}, "r"); err != nil || key != "r" {
+				t.Errorf("Find(r) once finished = %q, %v; want it found", key, err)
+			}
+		})
 	}
-	x := NewIndex(func(key string) (string, bool) { return key, true }, 1<<20)
-	if _, _, err := x.Find(dir, time.Time{}, "r"); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("Find(r) of a record written in part = %v, want ErrNotFound", err)
+}
+
+// scriptedSegment is a segment whose bytes change when its k-th read at
+// off begins, as a write in place finishes under a reader.
+type scriptedSegment struct {
+	data  []byte
+	off   int64
+	k     int
+	reads int
+	then  func(data []byte)
+}
+
+func (c *scriptedSegment) ReadAt(p []byte, off int64) (int, error) {
+	if off == c.off {
+		if c.reads++; c.reads == c.k {
+			c.then(c.data)
+		}
 	}
-	fi, err := os.Stat(path)
+	return copy(p, c.data[off:]), nil
+}
+
+// TestScanRecordTornAcrossTwoReads: a record the scan finds cut short at
+// its first read and at its second (taken before a damaged tail is
+// reported), finished with another after it just before the scan reads
+// on, is read, and so is the other, in order, with no damage.
+func TestScanRecordTornAcrossTwoReads(t *testing.T) {
+	var held []byte
+	for i := 0; len(held) < 20<<10; i++ {
+		held = encodeRecord(held, keyOf("k", i), payloadOf("k", i))
+	}
+	p := len(held)
+	r1 := encodeRecord(nil, "r1", bytes.Repeat([]byte("1"), 3000))
+	r2 := encodeRecord(nil, "r2", []byte(`{"r":2}`))
+	data := append(append([]byte{}, held...), make([]byte, 4*windowSize)...)
+	copy(data[p:], r1[:2000])
+	seg := &scriptedSegment{data: data, off: int64(p) + 1, k: 2, then: func(d []byte) {
+		copy(d[p:], r1)
+		copy(d[p+len(r1):], r2)
+	}}
+	var keys []string
+	var rep Report
+	end, err := newScanner(&rep).segmentFrom(seg, 0, int64(len(data)), "segment",
+		func(k string, _ []byte) error {
+			keys = append(keys, k)
+			return nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if last := strings.Join(keys[len(keys)-2:], " "); last != "r1 r2" || rep.Damaged != 0 {
+		t.Errorf("last records %q, end %d, damage %v; want \"r1 r2\" and none", last, end, rep.Damage)
+	}
+}
+
+// cutSegment is a segment cut to its first to bytes as its at-th read
+// begins, as a journal cuts the zeros past its records under a reader.
+type cutSegment struct {
+	data      []byte
+	at, reads int
+	to        int
+}
+
+func (c *cutSegment) ReadAt(p []byte, off int64) (int, error) {
+	if c.reads++; c.reads == c.at {
+		c.data = c.data[:c.to]
+	}
+	if off >= int64(len(c.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, c.data[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// TestScanCutWhileRead: a segment cut while it is read, at each of its
+// first eight reads in turn (the scan then reading records, looking for
+// the next one, or reading the zeros), reads with no error as the
+// segment before the cut or after it reads: cut to the end of its
+// records, every record and no damage; cut inside a record longer than
+// the window, that record whole, or a damaged tail.
+func TestScanCutWhileRead(t *testing.T) {
+	var held []byte
+	for i := 0; len(held) < 3*windowSize; i++ {
+		held = encodeRecord(held, keyOf("k", i), payloadOf("k", i))
+	}
+	big := encodeRecord(nil, "big", bytes.Repeat([]byte("b"), 2*windowSize))
+	withBig := append(append([]byte{}, held...), big...)
+	summary := func(rep Report) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d records", rep.Records)
+		for _, d := range rep.Damage {
+			fmt.Fprintf(&b, ", damaged at %d (tail %v)", d.Offset, d.Tail)
+		}
+		return b.String()
+	}
+	for _, tt := range []struct {
+		name string
+		data []byte
+		to   int
+	}{
+		{name: "to the records' end", data: held, to: len(held)},
+		{name: "after a long record", data: withBig, to: len(withBig)},
+		{name: "inside a long record", data: withBig, to: len(held) + windowSize},
+	} {
+		data := append(append([]byte{}, tt.data...), make([]byte, 4*windowSize)...)
+		before, _ := scanBytes(data, func(string, []byte) error { return nil })
+		after, _ := scanBytes(data[:tt.to], func(string, []byte) error { return nil })
+		for at := 1; at <= 8; at++ {
+			var rep Report
+			seg := &cutSegment{data: append([]byte{}, data...), at: at, to: tt.to}
+			_, err := newScanner(&rep).segmentFrom(seg, 0, int64(len(data)), "segment",
+				func(string, []byte) error { return nil })
+			got := summary(rep)
+			if err != nil || got != summary(before) && got != summary(after) {
+				t.Errorf("%s, cut at read %d: %v, %s; want no error and %s, or %s",
+					tt.name, at, err, got, summary(before), summary(after))
+			}
+		}
+	}
+}
+
+// tornRead is a segment whose first read returns a mix of what it held
+// before a write in place and after (a read copies page by page while
+// the write does), and whose later reads return what it holds after.
+type tornRead struct {
+	first, after []byte
+	reads        int
+}
+
+func (c *tornRead) ReadAt(p []byte, off int64) (int, error) {
+	if c.reads++; c.reads == 1 {
+		return copy(p, c.first[off:]), nil
+	}
+	return copy(p, c.after[off:]), nil
+}
+
+// TestScanReadTornWithinOneRead: one read that saw zeros where a record
+// was being written and, further on, the record written after it, reads
+// as both records, in order, with no damage: the stretch is read again
+// afresh, not from what that read kept.
+func TestScanReadTornWithinOneRead(t *testing.T) {
+	var held []byte
+	for i := 0; len(held) < 20<<10; i++ {
+		held = encodeRecord(held, keyOf("k", i), payloadOf("k", i))
+	}
+	p := len(held)
+	r1 := encodeRecord(nil, "r1", []byte(`{"r":1}`))
+	r2 := encodeRecord(nil, "r2", []byte(`{"r":2}`))
+	after := append(append([]byte{}, held...), make([]byte, 2*windowSize)...)
+	copy(after[p:], r1)
+	copy(after[p+len(r1):], r2)
+	first := append([]byte{}, after...)
+	clear(first[p : p+len(r1)]) // its page copied before r1 was written
+	var keys []string
+	var rep Report
+	_, err := newScanner(&rep).segmentFrom(&tornRead{first: first, after: after}, 0,
+		int64(len(after)), "segment", func(k string, _ []byte) error {
+			keys = append(keys, k)
+			return nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.WriteAt(r[3000:], int64(len(a)+3000))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
-	if key, _, err := x.Find(dir, time.Time{}, "r"); err != nil || key != "r" {
-		t.Errorf("Find(r) once finished = %q, %v; want it found", key, err)
+	if last := strings.Join(keys[len(keys)-2:], " "); last != "r1 r2" || rep.Damaged != 0 {
+		t.Errorf("last records %q, damage %v; want \"r1 r2\" and none", last, rep.Damage)
 	}
 }

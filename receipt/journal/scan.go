@@ -309,12 +309,14 @@ func (s *scanner) segmentFrom(r io.ReaderAt, from, size int64, path string,
 	// reported as one stretch.
 	s.budget = 16*(size-from) + 2*MaxPayloadBytes
 	off, bad, why, seen := from, int64(-1), "", []byte(nil)
-	again := int64(-1) // the stretch read a second time
-	reread := func() bool {
-		if bad == again || s.budget < 0 {
+	// The stretch read a second time before reading on, and before
+	// reporting it as the tail: once each.
+	again, againTail := int64(-1), int64(-1)
+	reread := func(marker *int64) bool {
+		if bad == *marker || s.budget < 0 {
 			return false
 		}
-		off, again, bad, s.winLen = bad, bad, -1, 0
+		off, *marker, bad, s.winLen = bad, bad, -1, 0
 		return true
 	}
 	for {
@@ -343,7 +345,7 @@ func (s *scanner) segmentFrom(r io.ReaderAt, from, size int64, path string,
 			if off, err = s.next(off + 1); err != nil {
 				return off, fmt.Errorf("journal scan %s: %w", path, err)
 			}
-			if off < s.size && reread() {
+			if off < s.size && reread(&again) {
 				continue // before a record after the stretch is read
 			}
 		}
@@ -356,7 +358,7 @@ func (s *scanner) segmentFrom(r io.ReaderAt, from, size int64, path string,
 		if err != nil {
 			return bad, fmt.Errorf("journal scan %s: %w", path, err)
 		}
-		if data > bad && reread() {
+		if data > bad && reread(&againTail) {
 			continue
 		}
 		if data > bad {

@@ -63,6 +63,17 @@ func TestParseRetention(t *testing.T) {
 // the receipt and its segment's number.
 func finishedIn(t *testing.T, s *Store) (*Receipt, int) {
 	t.Helper()
+	rec := finished(t, s)
+	n, err := s.Journal().Seal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, n
+}
+
+// finished is a receipt reserved and finished in s.
+func finished(t *testing.T, s *Store) *Receipt {
+	t.Helper()
 	rec := NewForSource("/p.vel", nil, budget.Budget{}, []string{"x"})
 	rec.Timings.Started = time.Now().UTC()
 	if err := s.Reserve(rec); err != nil {
@@ -70,11 +81,7 @@ func finishedIn(t *testing.T, s *Store) (*Receipt, int) {
 	}
 	rec.Outcome = OutcomeOf(nil)
 	s.Finish(rec)
-	n, err := s.Journal().Seal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec, n
+	return rec
 }
 
 // segmentFiles lists the segment files in dir, as the file system has
@@ -381,13 +388,7 @@ func TestSealForCountsRecords(t *testing.T) {
 	dir := t.TempDir()
 	s := openStore(t, dir)
 	for s.Journal().Stats().Held < 32<<10 {
-		rec := NewForSource("/p.vel", nil, budget.Budget{}, []string{"x"})
-		rec.Timings.Started = time.Now().UTC()
-		if err := s.Reserve(rec); err != nil {
-			t.Fatal(err)
-		}
-		rec.Outcome = OutcomeOf(nil)
-		s.Finish(rec)
+		finished(t, s)
 	}
 	st := s.Journal().Stats()
 	waitLaid(t, s.Journal().Dir(), st)
@@ -435,13 +436,7 @@ func TestPruneCountsRecords(t *testing.T) {
 				finishedIn(t, s)
 			}
 			for s.Journal().Stats().Held < 9<<10 {
-				rec := NewForSource("/p.vel", nil, budget.Budget{}, []string{"x"})
-				rec.Timings.Started = time.Now().UTC()
-				if err := s.Reserve(rec); err != nil {
-					t.Fatal(err)
-				}
-				rec.Outcome = OutcomeOf(nil)
-				s.Finish(rec)
+				finished(t, s)
 			}
 			st := s.Journal().Stats()
 			infos := waitLaid(t, s.Journal().Dir(), st)

@@ -260,6 +260,16 @@ func TestIndexReadsRecordsWrittenInPlace(t *testing.T) {
 	}
 }
 
+// recordsOf is records k-0, k-1, ... of at least n bytes, as a segment
+// holds them.
+func recordsOf(n int) []byte {
+	var held []byte
+	for i := 0; len(held) < n; i++ {
+		held = encodeRecord(held, keyOf("k", i), payloadOf("k", i))
+	}
+	return held
+}
+
 // changingSegment is a segment whose bytes change after its first read,
 // as a file written in place changes under a reader.
 type changingSegment struct {
@@ -284,10 +294,7 @@ func (c *changingSegment) ReadAt(p []byte, off int64) (int, error) {
 // window, whose successor the scan finds past the window before it
 // looks at the zeros again.
 func TestScanRecordsWrittenWhileRead(t *testing.T) {
-	var held []byte
-	for i := 0; len(held) < 20<<10; i++ {
-		held = encodeRecord(held, keyOf("k", i), payloadOf("k", i))
-	}
+	held := recordsOf(20 << 10)
 	p := len(held)
 	for _, tt := range []struct {
 		name  string
@@ -538,10 +545,7 @@ func (c *scriptedSegment) ReadAt(p []byte, off int64) (int, error) {
 // reported), finished with another after it just before the scan reads
 // on, is read, and so is the other, in order, with no damage.
 func TestScanRecordTornAcrossTwoReads(t *testing.T) {
-	var held []byte
-	for i := 0; len(held) < 20<<10; i++ {
-		held = encodeRecord(held, keyOf("k", i), payloadOf("k", i))
-	}
+	held := recordsOf(20 << 10)
 	p := len(held)
 	r1 := encodeRecord(nil, "r1", bytes.Repeat([]byte("1"), 3000))
 	r2 := encodeRecord(nil, "r2", []byte(`{"r":2}`))
@@ -595,10 +599,7 @@ func (c *cutSegment) ReadAt(p []byte, off int64) (int, error) {
 // records, every record and no damage; cut inside a record longer than
 // the window, that record whole, or a damaged tail.
 func TestScanCutWhileRead(t *testing.T) {
-	var held []byte
-	for i := 0; len(held) < 3*windowSize; i++ {
-		held = encodeRecord(held, keyOf("k", i), payloadOf("k", i))
-	}
+	held := recordsOf(3 * windowSize)
 	big := encodeRecord(nil, "big", bytes.Repeat([]byte("b"), 2*windowSize))
 	withBig := append(append([]byte{}, held...), big...)
 	summary := func(rep Report) string {
@@ -655,10 +656,7 @@ func (c *tornRead) ReadAt(p []byte, off int64) (int, error) {
 // as both records, in order, with no damage: the stretch is read again
 // afresh, not from what that read kept.
 func TestScanReadTornWithinOneRead(t *testing.T) {
-	var held []byte
-	for i := 0; len(held) < 20<<10; i++ {
-		held = encodeRecord(held, keyOf("k", i), payloadOf("k", i))
-	}
+	held := recordsOf(20 << 10)
 	p := len(held)
 	r1 := encodeRecord(nil, "r1", []byte(`{"r":1}`))
 	r2 := encodeRecord(nil, "r2", []byte(`{"r":2}`))

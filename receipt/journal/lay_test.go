@@ -270,6 +270,23 @@ func recordsOf(n int) []byte {
 	return held
 }
 
+// scanOf scans the segment of size bytes in r from its start: the keys
+// of the records it read, in order, its report, and where it stopped.
+func scanOf(t *testing.T, r io.ReaderAt, size int) ([]string, Report, int64) {
+	t.Helper()
+	var keys []string
+	var rep Report
+	end, err := newScanner(&rep).segmentFrom(r, 0, int64(size), "segment",
+		func(k string, _ []byte) error {
+			keys = append(keys, k)
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys, rep, end
+}
+
 // changingSegment is a segment whose bytes change after its first read,
 // as a file written in place changes under a reader.
 type changingSegment struct {
@@ -311,16 +328,7 @@ func TestScanRecordsWrittenWhileRead(t *testing.T) {
 				copy(d[p:], r1)
 				copy(d[p+len(r1):], r2)
 			}}
-			var keys []string
-			var rep Report
-			end, err := newScanner(&rep).segmentFrom(seg, 0, int64(len(data)), "segment",
-				func(k string, _ []byte) error {
-					keys = append(keys, k)
-					return nil
-				})
-			if err != nil {
-				t.Fatal(err)
-			}
+			keys, rep, end := scanOf(t, seg, len(data))
 			last := strings.Join(keys[len(keys)-2:], " ")
 			if want := p + len(r1) + len(r2); last != "r1 r2" || rep.Damaged != 0 || int(end) != want {
 				t.Errorf("last records %q, end %d, damage %v; want \"r1 r2\", %d and none",
@@ -555,16 +563,7 @@ func TestScanRecordTornAcrossTwoReads(t *testing.T) {
 		copy(d[p:], r1)
 		copy(d[p+len(r1):], r2)
 	}}
-	var keys []string
-	var rep Report
-	end, err := newScanner(&rep).segmentFrom(seg, 0, int64(len(data)), "segment",
-		func(k string, _ []byte) error {
-			keys = append(keys, k)
-			return nil
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
+	keys, rep, end := scanOf(t, seg, len(data))
 	if last := strings.Join(keys[len(keys)-2:], " "); last != "r1 r2" || rep.Damaged != 0 {
 		t.Errorf("last records %q, end %d, damage %v; want \"r1 r2\" and none", last, end, rep.Damage)
 	}
@@ -665,16 +664,7 @@ func TestScanReadTornWithinOneRead(t *testing.T) {
 	copy(after[p+len(r1):], r2)
 	first := append([]byte{}, after...)
 	clear(first[p : p+len(r1)]) // its page copied before r1 was written
-	var keys []string
-	var rep Report
-	_, err := newScanner(&rep).segmentFrom(&tornRead{first: first, after: after}, 0,
-		int64(len(after)), "segment", func(k string, _ []byte) error {
-			keys = append(keys, k)
-			return nil
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
+	keys, rep, _ := scanOf(t, &tornRead{first: first, after: after}, len(after))
 	if last := strings.Join(keys[len(keys)-2:], " "); last != "r1 r2" || rep.Damaged != 0 {
 		t.Errorf("last records %q, damage %v; want \"r1 r2\" and none", last, rep.Damage)
 	}

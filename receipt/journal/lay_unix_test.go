@@ -6,8 +6,12 @@ import (
 	"bytes"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // TestLayAheadFaults: in an Exclusive journal past layFrom, a record
@@ -92,5 +96,75 @@ func TestLayAheadFaults(t *testing.T) {
 					size, held, size > held, tt.wantZeros)
 			}
 		})
+	}
+}
+
+// TestLayHoldsRecordsBack: while the committer writes zeros past the
+// records (held here until the test lets it go), a record that would
+// pass where the zeros begin waits for them; the records before it go
+// on in place. Once the zeros are written, every record is read back,
+// with no damage. A record that did not wait would be written where the
+// zeros then land, and lost.
+func TestLayHoldsRecordsBack(t *testing.T) {
+	defer func() { sysWrite = writeAt }()
+	held, release := make(chan int64, 1), make(chan struct{})
+	sysWrite = func(fd int, p []byte, off int64) (int, error) {
+		if len(p) >= layFrom && bytes.Count(p, []byte{0}) == len(p) {
+			select {
+			case held <- off:
+				<-release // the first laying only
+			default:
+			}
+		}
+		return writeAt(fd, p, off)
+	}
+	dir := t.TempDir()
+	j := mustOpen(t, dir, Options{Exclusive: true})
+	const records = 200
+	var appended atomic.Int64
+	done := make(chan error, 1)
+	go func() {
+		for i := range records {
+			if err := j.AppendSync(keyOf("k", i), payloadOf("k", i)); err != nil {
+				done <- err
+				return
+			}
+			appended.Add(1)
+		}
+		done <- nil
+	}()
+	var from int64
+	select {
+	case from = <-held:
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Fatal("no zeros laid")
+	}
+	// The appender may not pass from while the zeros are held: give it a
+	// while to try, then look where its records end.
+	deadline := time.Now().Add(200 * time.Millisecond)
+	for time.Now().Before(deadline) && appended.Load() < records {
+		time.Sleep(time.Millisecond)
+	}
+	j.mu.Lock()
+	end := j.seg.size
+	j.mu.Unlock()
+	close(release)
+	if end > from {
+		t.Errorf("records reached %d while the zeros from %d were being written", end, from)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Fatalf("the appender waits, %d records appended", appended.Load())
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs, rep := readAll(t, dir)
+	if len(recs) != records || rep.Damaged != 0 {
+		t.Errorf("read %d records of %d, damage %v", len(recs), records, rep.Damage)
 	}
 }

@@ -26,17 +26,23 @@ func writeOnce(f *os.File, b []byte, off int64) (int, error) {
 	}
 	var n int
 	var werr error
-	err = rc.Write(func(fd uintptr) bool {
+	write := func(fd uintptr) {
 		for {
 			// A failed call returns -1 and wrote nothing: one interrupted
 			// by a signal can be made again.
 			n, werr = sysWrite(int(fd), b, off)
-			if errors.Is(werr, syscall.EINTR) {
-				continue
+			if !errors.Is(werr, syscall.EINTR) {
+				return
 			}
-			return true
 		}
-	})
+	}
+	if off >= 0 {
+		// A write at an offset takes no lock of the file's: records go
+		// in place while the committer lays zeros further on.
+		err = rc.Control(write)
+	} else {
+		err = rc.Write(func(fd uintptr) bool { write(fd); return true })
+	}
 	if err != nil {
 		return 0, err
 	}

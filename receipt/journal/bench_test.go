@@ -22,8 +22,8 @@ func reportRate(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
 
-func benchJournal(b *testing.B, opt ...Options) *Journal {
-	j, err := Open(b.TempDir(), append(opt, Options{})[0])
+func benchJournal(b *testing.B, opt Options) *Journal {
+	j, err := Open(b.TempDir(), opt)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,11 +37,21 @@ func benchJournal(b *testing.B, opt ...Options) *Journal {
 // survives a crash of the process at once, a power cut within the commit
 // interval.
 func BenchmarkAppend(b *testing.B) {
-	for _, exclusive := range []bool{false, true} {
-		b.Run(map[bool]string{false: "shared", true: "exclusive"}[exclusive], func(b *testing.B) {
-			j := benchJournal(b, Options{Exclusive: exclusive})
+	inBothModes(b, func(j *Journal) func(string, []byte) error { return j.Append })
+}
+
+// inBothModes appends records one after another with the append of a
+// journal that add picks, in sub-benchmarks shared (at the end of the
+// file) and exclusive (in place, Options.Exclusive).
+func inBothModes(b *testing.B, add func(*Journal) func(string, []byte) error) {
+	for _, mode := range []struct {
+		name      string
+		exclusive bool
+	}{{"shared", false}, {"exclusive", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			appendOf := add(benchJournal(b, Options{Exclusive: mode.exclusive}))
 			for i := 0; b.Loop(); i++ {
-				if err := j.Append(fmt.Sprintf("run-%d", i), benchPayload); err != nil {
+				if err := appendOf(fmt.Sprintf("run-%d", i), benchPayload); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -53,7 +63,7 @@ func BenchmarkAppend(b *testing.B) {
 // BenchmarkAppendSync has many goroutines append and wait for the sync:
 // they share fdatasyncs (records/sync says how many).
 func BenchmarkAppendSync(b *testing.B) {
-	j := benchJournal(b)
+	j := benchJournal(b, Options{})
 	var n atomic.Int64
 	b.SetParallelism(benchParallelism)
 	b.RunParallel(func(pb *testing.PB) {
@@ -73,17 +83,7 @@ func BenchmarkAppendSync(b *testing.B) {
 // sync: one fdatasync a record, at the end of the file (shared) and in
 // place over zeros laid ahead (exclusive, Options.Exclusive).
 func BenchmarkAppendSyncSerial(b *testing.B) {
-	for _, exclusive := range []bool{false, true} {
-		b.Run(map[bool]string{false: "shared", true: "exclusive"}[exclusive], func(b *testing.B) {
-			j := benchJournal(b, Options{Exclusive: exclusive})
-			for i := 0; b.Loop(); i++ {
-				if err := j.AppendSync(fmt.Sprintf("run-%d", i), benchPayload); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportRate(b)
-		})
-	}
+	inBothModes(b, func(j *Journal) func(string, []byte) error { return j.AppendSync })
 }
 
 // writeFileFsync is the store without a journal: a temporary file

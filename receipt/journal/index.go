@@ -255,8 +255,8 @@ func changed(path string, e *indexed) bool {
 	if (err != nil && !errors.Is(err, io.EOF)) || !bytes.Equal(b[:n], e.stopped) {
 		return true
 	}
-	if e.zeros >= e.file.Size() {
-		return false
+	if e.zeros >= e.file.Size() || e.zeros == e.end {
+		return false // no zeros after what it found, or those just compared
 	}
 	n, err = f.ReadAt(b, e.zeros)
 	return (err != nil && !errors.Is(err, io.EOF)) || slices.ContainsFunc(b[:n], func(c byte) bool { return c != 0 })

@@ -120,9 +120,6 @@ type segment struct {
 	laying bool
 	// retryAt is the size from which a failed rotation is tried again.
 	retryAt int64
-	// inPlace is set in an Exclusive journal: records are written at size
-	// (pwrite), not at the end of the file.
-	inPlace bool
 }
 
 // Open opens the journal in dir, creating the directory (mode 0700) and
@@ -250,7 +247,7 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.seg.inPlace && (j.seg.size+int64(len(buf)) > j.seg.laid || j.seg.size >= j.opt.SegmentBytes) {
+	if j.opt.Exclusive && (j.seg.size+int64(len(buf)) > j.seg.laid || j.seg.size >= j.opt.SegmentBytes) {
 		j.settle()
 	}
 	if j.closed {
@@ -270,7 +267,17 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 		}
 	}
 	seg := j.seg
-	n, err := seg.write(buf)
+	at := int64(-1) // the end of the file, where other processes' records land too
+	if j.opt.Exclusive {
+		at = seg.size // in place
+	}
+	n, err := writeOnce(seg.f, buf, at)
+	if j.opt.Exclusive {
+		// The next record goes after what this one wrote, whole or cut
+		// short, as it would at the end of the file.
+		seg.size += int64(n)
+		seg.laid = max(seg.laid, seg.size)
+	}
 	if err == nil && n != len(buf) {
 		err = io.ErrShortWrite
 	}
@@ -278,7 +285,6 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 		if n > 0 {
 			// A fragment is in the file: a reader passes over it, and the
 			// records after it are read.
-			seg.passOver(n)
 			return 0, fmt.Errorf("journal append to %s: %d of %d bytes written, the record is absent: %w",
 				seg.name(j.dir), n, len(buf), err)
 		}
@@ -288,9 +294,7 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 	j.written++
 	t := j.written
 	switch step := j.opt.SegmentBytes/64 + 1; {
-	case seg.inPlace:
-		seg.size += int64(n)
-		seg.laid = max(seg.laid, seg.size)
+	case j.opt.Exclusive:
 		if by == now && !seg.laying && seg.laid-seg.size < j.layLength(seg)/2 {
 			seg.laying = true
 			signal(j.lay)
@@ -319,24 +323,6 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 		signal(j.urgent)
 	}
 	return t, nil
-}
-
-// write writes the record buf, in place or at the end of the file.
-func (s *segment) write(buf []byte) (int, error) {
-	if s.inPlace {
-		return writeOnce(s.f, buf, s.size)
-	}
-	return writeOnce(s.f, buf, -1)
-}
-
-// passOver takes n bytes of a record cut short as written, in an
-// Exclusive journal: the next record goes after the fragment, as it
-// would in a file appended to, and readers pass over it.
-func (s *segment) passOver(n int) {
-	if s.inPlace {
-		s.size += int64(n)
-		s.laid = max(s.laid, s.size)
-	}
 }
 
 // layLength is how many bytes of zeros the committer lays past seg's
@@ -750,5 +736,5 @@ func openSegment(dir string, num int, create, inPlace bool) (*segment, error) {
 			return nil, fmt.Errorf("sync %s after creating %s: %w", dir, segmentName(num), err)
 		}
 	}
-	return &segment{f: f, num: num, size: fi.Size(), laid: fi.Size(), inPlace: inPlace}, nil
+	return &segment{f: f, num: num, size: fi.Size(), laid: fi.Size()}, nil
 }

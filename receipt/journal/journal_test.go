@@ -157,6 +157,24 @@ func settled(j *Journal) {
 	j.mu.Unlock()
 }
 
+// bytesOf is what recs hold in a segment.
+func bytesOf(recs []record) int64 {
+	var n int64
+	for _, r := range recs {
+		n += int64(len(encodeRecord(nil, r.key, []byte(r.payload))))
+	}
+	return n
+}
+
+// keysOf is the keys of recs, in order.
+func keysOf(recs []record) []string {
+	keys := make([]string, len(recs))
+	for i, r := range recs {
+		keys[i] = r.key
+	}
+	return keys
+}
+
 func mustOpen(t *testing.T, dir string, opt Options) *Journal {
 	t.Helper()
 	j, err := Open(dir, opt)
@@ -446,10 +464,7 @@ func testKillAfterAppend(t *testing.T, exclusive bool) {
 	// What is neither a record nor damage is zeros laid ahead (the reader
 	// passes over nothing else without a word): only where the child
 	// laid them.
-	var held int64
-	for _, r := range got {
-		held += int64(len(encodeRecord(nil, r.key, []byte(r.payload))))
-	}
+	held := bytesOf(got)
 	for _, d := range rep.Damage {
 		held += d.Length
 	}
@@ -681,10 +696,7 @@ func TestKillSelfAfterAppend(t *testing.T) {
 			if rep.Damaged != 0 {
 				t.Errorf("damage: %v", rep.Damage)
 			}
-			var held int64
-			for _, r := range got {
-				held += int64(len(encodeRecord(nil, r.key, []byte(r.payload))))
-			}
+			held := bytesOf(got)
 			if size := fileSize(t, filepath.Join(dir, segmentName(1))); (size > held) != tt.wantZeros {
 				t.Errorf("the segment holds %d bytes, its records %d: zeros past them %v, want %v",
 					size, held, size > held, tt.wantZeros)

@@ -33,10 +33,17 @@ func fileSize(t *testing.T, path string) int64 {
 // bytes they hold.
 func appendPast(t *testing.T, j *Journal, name string, bytes int64) (int, int64) {
 	t.Helper()
+	return appendPastWith(t, j.AppendSync, name, bytes)
+}
+
+// appendPastWith is appendPast, each record appended with add.
+func appendPastWith(t *testing.T, add func(string, []byte) error, name string,
+	bytes int64) (int, int64) {
+	t.Helper()
 	var n int
 	var held int64
 	for ; held < bytes; n++ {
-		if err := j.AppendSync(keyOf(name, n), payloadOf(name, n)); err != nil {
+		if err := add(keyOf(name, n), payloadOf(name, n)); err != nil {
 			t.Fatal(err)
 		}
 		held += int64(len(encodeRecord(nil, keyOf(name, n), payloadOf(name, n))))
@@ -68,17 +75,11 @@ func TestLayAhead(t *testing.T) {
 			path := filepath.Join(dir, segmentName(1))
 			j := mustOpen(t, dir, Options{Exclusive: tt.exclusive})
 			defer j.Close()
-			n, held := 0, int64(0)
+			add := j.AppendSync
 			if tt.background {
-				for ; held < 4*layFrom; n++ {
-					if err := j.Append(keyOf("k", n), payloadOf("k", n)); err != nil {
-						t.Fatal(err)
-					}
-					held += int64(len(encodeRecord(nil, keyOf("k", n), payloadOf("k", n))))
-				}
-			} else {
-				n, held = appendPast(t, j, "k", 4*layFrom)
+				add = j.Append
 			}
+			n, held := appendPastWith(t, add, "k", 4*layFrom)
 			settled(j)
 			size := fileSize(t, path)
 			if laid := size > held; laid != tt.wantLaid {
@@ -481,17 +482,23 @@ func TestIndexTornTailReadOnce(t *testing.T) {
 // first bytes written and the rest still the zeros laid ahead (as a read
 // beside the record's write in place can find it), is found once the rest
 // is written, the file's size and time as they were: a record of JSON,
-// and one whose payload holds a run of zeros where the read stopped.
+// and one whose payload holds a run of zeros where the read stopped,
+// read just after the write began (the Index reads on from the damage);
+// and a record of JSON whose write began long before the read (a writer
+// held up in its middle), found by the zeros after it, gone.
 func TestIndexRecordFinishedInPlace(t *testing.T) {
 	zeroRun := append(append(bytes.Repeat([]byte("r"), 2000), make([]byte, 64)...),
 		bytes.Repeat([]byte("r"), 2000)...)
 	for _, tt := range []struct {
 		name    string
 		payload []byte
-		tear    int // bytes of the record written when the Index read it
+		tear    int           // bytes of the record written when the Index read it
+		began   time.Duration // the write's time, before the read
 	}{
 		{name: "json", payload: bytes.Repeat([]byte("r"), 5000), tear: 3000},
 		{name: "zeros in the payload", payload: zeroRun, tear: headerSize + 1 + 2000 + 32},
+		{name: "json, begun long before", payload: bytes.Repeat([]byte("r"), 5000), tear: 3000,
+			began: time.Hour},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -500,6 +507,10 @@ func TestIndexRecordFinishedInPlace(t *testing.T) {
 			r := encodeRecord(nil, "r", tt.payload)
 			data := append(append(append([]byte{}, a...), r[:tt.tear]...), make([]byte, 8000)...)
 			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			began := time.Now().Add(-tt.began)
+			if err := os.Chtimes(path, began, began); err != nil {
 				t.Fatal(err)
 			}
 			x := NewIndex(func(key string) (string, bool) { return key, true }, 1<<20)

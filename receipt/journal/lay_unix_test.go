@@ -55,14 +55,8 @@ func TestLayAheadFaults(t *testing.T) {
 			if (errB == nil) != tt.wantB {
 				t.Errorf("Append(b) = %v, want it to succeed: %v", errB, tt.wantB)
 			}
-			var keys []string
-			rep, err := Scan(dir, func(k string, _ []byte) error {
-				keys = append(keys, k)
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			recs, rep := readAll(t, dir)
+			keys := keysOf(recs)
 			var want []string
 			for i := range n {
 				want = append(want, keyOf("k", i))
@@ -84,12 +78,7 @@ func TestLayAheadFaults(t *testing.T) {
 			for _, d := range rep.Damage {
 				held += d.Length
 			}
-			if _, err := Scan(dir, func(k string, p []byte) error {
-				held += int64(len(encodeRecord(nil, k, p)))
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
+			held += bytesOf(recs)
 			size := fileSize(t, filepath.Join(dir, segmentName(1)))
 			if (size > held) != tt.wantZeros {
 				t.Errorf("the file holds %d bytes, its records and damage %d: zeros past them %v, want %v",

@@ -88,15 +88,8 @@ func testWriteFault(t *testing.T, opt Options, tt writeFault) {
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var keys []string
-	rep, err := Scan(dir, func(k string, _ []byte) error {
-		keys = append(keys, k)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(keys, tt.wantKeys) {
+	recs, rep := readAll(t, dir)
+	if keys := keysOf(recs); !slices.Equal(keys, tt.wantKeys) {
 		t.Errorf("records %q, want %q", keys, tt.wantKeys)
 	}
 	var want []Damage

@@ -32,7 +32,7 @@ const (
 // Layer names that a Gap may carry beside those of Result.Layers.
 const (
 	// LayerMemory names what holds the memory limit in a Gap: a cgroup,
-	// the address-space limit, the worker's watch of its heap.
+	// the address-space limit, the worker's watch of its memory.
 	LayerMemory = "memory"
 	// LayerApply names the apply itself in a Gap: a failure of no one
 	// layer (a knock-out build leaving layers out, say).

@@ -274,12 +274,12 @@ func capsetEveryThread(hdr *unix.CapUserHeader, data *[2]unix.CapUserData) error
 
 // addressSpaceSlack is room above twice the limit for the Go runtime's own
 // reservations (heap arenas come 64 MB at a time), so that the worker's
-// watch of its heap, which ends the run with a clear E308, comes first.
+// watch of its memory, which ends the run with a clear E308, comes first.
 const addressSpaceSlack = 256 << 20
 
 // limitAddressSpace sets RLIMIT_AS to what the process maps now, plus
 // twice the limit, plus addressSpaceSlack: a backstop the kernel holds
-// under the worker's own watch of its heap, which ends the run at the
+// under the worker's own watch of its memory, which ends the run at the
 // limit itself.
 func limitAddressSpace(mb int) error {
 	limit, err := addressSpaceLimit(mb)

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 	"time"
 
@@ -72,6 +71,9 @@ func Main(args []string) int {
 	}
 	phase.Mark("request read")
 	w.guard = req.Guard.Set()
+	if req.MaxMemoryMB > 0 {
+		w.memory = memoryGauge() // now, before the worker is confined
+	}
 	if req.Procs > 0 {
 		// The supervisor's setting, not the operator's: nothing the
 		// program starts inherits it.
@@ -96,6 +98,9 @@ type worker struct {
 	done   bool
 	// guard is what no grant reaches, as the request carried it.
 	guard *guard.Set
+	// memory is the memory watch's measure (memoryGauge); nil when the
+	// request sets no memory limit.
+	memory func() uint64
 }
 
 // send writes one record on the result pipe. The worker sends a record
@@ -249,7 +254,7 @@ func (w *worker) prepare(req *wire.Request, res *wire.Record) {
 	if req.MaxMemoryMB > 0 {
 		if err := confine.LimitMemory(req.MaxMemoryMB); err != nil {
 			fmt.Fprintf(os.Stderr, "sabline: the memory limit of %d MB: the address-space limit "+
-				"is not held (%v); only the worker's watch of its heap is\n", req.MaxMemoryMB, err)
+				"is not held (%v); only the worker's watch of its memory is\n", req.MaxMemoryMB, err)
 		} else {
 			res.MemoryLimitHeld = req.MaxMemoryMB
 		}
@@ -296,31 +301,20 @@ func (w *worker) confine(req *wire.Request) core.Result {
 	return held
 }
 
-// memoryEvery is how often the memory watch reads what the Go runtime
-// holds, while a job runs.
+// memoryEvery is how often the memory watch reads the worker's memory,
+// while a job runs.
 const memoryEvery = 5 * time.Millisecond
 
-// watchMemory is the worker's watch of the memory its Go runtime holds
-// for the program (nil when the request sets no limit): while a job runs
-// (see watch), past the request's limit, it ends the run with E308. The
-// result it writes carries only the outcome: the run's own result is
-// still being made by another goroutine. It reads runtime/metrics, which
-// stops no goroutine.
+// watchMemory is the worker's watch of the memory it holds for the
+// program (nil when the request sets no limit): while a job runs (see
+// watch), past the request's limit, it ends the run with E308. The result
+// it writes carries only the outcome: the run's own result is still being
+// made by another goroutine. What it reads is w.memory's.
 func (w *worker) watchMemory(req *wire.Request, held int) *watch.Watch {
 	if req.MaxMemoryMB <= 0 {
 		return nil
 	}
-	limit := uint64(req.MaxMemoryMB) << 20
-	// What the Go runtime holds from the system less what it gave back:
-	// the total its soft limit counts.
-	samples := []metrics.Sample{
-		{Name: "/memory/classes/total:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"},
-	}
-	inUse := func() uint64 {
-		metrics.Read(samples)
-		return samples[0].Value.Uint64() - samples[1].Value.Uint64()
-	}
+	limit, inUse := uint64(req.MaxMemoryMB)<<20, w.memory
 	return watch.New(memoryEvery, func() func() {
 		if inUse() <= limit {
 			return nil

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -108,6 +109,35 @@ func TestAnonymousPages(t *testing.T) {
 			got, ok := anonymousPages([]byte(tt.line))
 			if got != tt.want || ok != tt.wantOK {
 				t.Errorf("anonymousPages(%q) = %d, %v; want %d, %v", tt.line, got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}
+
+// BenchmarkMemoryGauge: one read of each measure the watch could take
+// every 5 ms: statm's (the Linux watch's), runtime/metrics' (the watch's
+// elsewhere) and ReadMemStats' (the stand-in, which stops the world).
+func BenchmarkMemoryGauge(b *testing.B) {
+	samples := []metrics.Sample{
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
+	for _, bb := range []struct {
+		name  string
+		gauge func() uint64
+	}{
+		{"statm", statmGauge(statmPath)},
+		{"runtime-metrics", func() uint64 {
+			metrics.Read(samples)
+			return samples[0].Value.Uint64() - samples[1].Value.Uint64()
+		}},
+		{"read-mem-stats", runtimeHeld},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			for b.Loop() {
+				if bb.gauge() == 0 {
+					b.Fatal("no memory read")
+				}
 			}
 		})
 	}

@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/linux"
 
 	"github.com/sabline/sabline"
@@ -110,6 +113,57 @@ func TestPoolGrantSwappedForALink(t *testing.T) {
 			}
 			if said := strings.Contains(params.ConfinementReason, "left out of the kernel's ruleset"); said != tt.wantWithheld {
 				t.Errorf("the receipt says a grant was withheld %v, want %v", said, tt.wantWithheld)
+			}
+		})
+	}
+}
+
+// TestPoolMemoryWatchCountsMappings: a strict pool's worker, confined
+// once, watches the memory it holds from a file it opened before: a
+// program that maps 256 MiB through ctypes and writes them ends with
+// E308 at the pool's limit of 64 MB, where it would wait 120 s; the
+// control, a pool whose limit is 512, runs the same mapping to its end.
+func TestPoolMemoryWatchCountsMappings(t *testing.T) {
+	if _, err := linux.LandlockABI(); err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	const populate = `c = ffi.module("ctypes")
+m = c.syscall("mmap", 0, 256*1024*1024, 3, 0x22, -1, 0)  # MAP_PRIVATE|MAP_ANONYMOUS
+p = c.syscall("madvise", m.ret, 256*1024*1024, 23)  # MADV_POPULATE_WRITE
+t0 = clock.now()
+while clock.now() - t0 < float(ARGS[0]):
+    pass
+print("held", m.errno, p.errno)
+`
+	tests := []struct {
+		name       string
+		limitMB    int
+		hold       string
+		wantCode   codes.Code
+		wantStdout string
+	}{
+		{name: "past the limit", limitMB: 64, hold: "120", wantCode: codes.E308},
+		{name: "under the limit (the control)", limitMB: 512, hold: "0.5", wantStdout: "held  \n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := importRoot(t)
+			p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,clock,ffi:ctypes"),
+				Confine: sabline.ConfineStrict, Workers: 1, MaxMemoryMB: tt.limitMB,
+				ImportRoot: root, Timeout: time.Minute})
+			res, err := p.Run(context.Background(), sabline.Source("populate.vel", []byte(populate)),
+				sabline.RunOptions{Args: []string{tt.hold}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := res.Receipt
+			if rec.Outcome.Code != tt.wantCode || string(res.Stdout) != tt.wantStdout {
+				t.Errorf("outcome %s (%s), output %q; want code %q, output %q",
+					rec.Outcome.Code, rec.Outcome.Message, res.Stdout, tt.wantCode, tt.wantStdout)
+			}
+			if rec.RunParameters.Confinement != core.Full {
+				t.Errorf("the run's confinement is %s (%s), want full: the watch's file must be "+
+					"opened before it", rec.RunParameters.Confinement, rec.RunParameters.ConfinementReason)
 			}
 		})
 	}

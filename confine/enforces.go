@@ -456,7 +456,8 @@ func enforcesTable() []Row {
 				Linux: Cell{HoldsYes, "the supervisor ends the worker at its deadline; the worker's address " +
 					"space is limited (RLIMIT_AS) before its program is compiled, with or without confinement " +
 					"(a resource limit, not a layer), under the Go runtime's soft limit and the worker's own " +
-					"watch of its resident memory, a raw mapping's included, which ends the run first; " +
+					"watch of its resident memory, a raw mapping's included, which ends the run first " +
+					"(run_memlimit.txtar); " +
 					"where the supervisor may make " +
 					"one, a cgroup v2 of the worker's own holds memory.max as well, and the run's reason says " +
 					"which hold it", nil},

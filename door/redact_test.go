@@ -314,7 +314,7 @@ func BenchmarkHostFactsReply(b *testing.B) {
 	reason := "every file, network and process limit of this budget is held by the kernel; " +
 		"beside the budget, the workers may read the import root " + root + ", where programs " +
 		"and their loads are read; the memory limit of 256 MB is held by the worker's watch of " +
-		"its Go runtime's memory; no cgroup holds it: the cgroup v2 hierarchy at /sys/fs/cgroup " +
+		"its resident memory; no cgroup holds it: the cgroup v2 hierarchy at /sys/fs/cgroup " +
 		"offers no memory controller to this process's cgroup"
 	rec.RunParameters.ConfinementReason = reason
 	rec.RunParameters.ConfinementGaps = []core.Gap{{Layer: "pool", Kind: core.GapHeld,

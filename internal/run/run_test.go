@@ -242,7 +242,8 @@ func TestSweepTempDirs(t *testing.T) {
 
 // TestWorkerEnv: without the env grant the worker starts with the one list
 // of variables alone; with it, the operator's environment; never the
-// fault-injection variable.
+// fault-injection variable; the operator's GODEBUG with madvdontneed=1
+// last (run_memlimit.txtar shows why).
 func TestWorkerEnv(t *testing.T) {
 	operator := []string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=s3cr3t", "GODEBUG=x=1", fault.Env + "=read=/x", "HOME=/root"}
 	tests := []struct {
@@ -250,8 +251,8 @@ func TestWorkerEnv(t *testing.T) {
 		granted bool
 		want    []string
 	}{
-		{name: "no env grant", granted: false, want: []string{"PATH=/bin", "GODEBUG=x=1"}},
-		{name: "env granted", granted: true, want: []string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=s3cr3t", "GODEBUG=x=1", "HOME=/root"}},
+		{name: "no env grant", granted: false, want: []string{"PATH=/bin", "GODEBUG=x=1,madvdontneed=1"}},
+		{name: "env granted", granted: true, want: []string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=s3cr3t", "GODEBUG=x=1,madvdontneed=1", "HOME=/root"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

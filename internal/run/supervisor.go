@@ -478,6 +478,17 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool,
 		"the worker exited with status %d without a result%s", ps.ExitCode(), where))
 }
 
+// memoryWatch says what the worker's memory watch reads
+// (internal/worker's memoryGauge): on Linux the memory the process holds
+// of its own, a mapping made outside the Go runtime included; elsewhere
+// what its Go runtime holds.
+func memoryWatch() string {
+	if goruntime.GOOS == "linux" {
+		return "the worker's watch of its resident memory"
+	}
+	return "the worker's watch of its Go runtime's memory"
+}
+
 // memoryGap is what a run's confinement says of its memory limit of mb
 // megabytes: what holds it, of the supervisor's side (hold) and of the
 // worker's own (its watch under the Go runtime's soft limit, and the
@@ -488,7 +499,7 @@ func memoryGap(mb int, hold core.MemoryHold, addressSpace bool) core.Gap {
 	if hold.By != "" {
 		by = append(by, hold.By)
 	}
-	by = append(by, "the worker's watch of its Go runtime's memory (beside the runtime's soft limit)")
+	by = append(by, memoryWatch()+" (beside the Go runtime's soft limit)")
 	if addressSpace {
 		by = append(by, "the address-space limit (RLIMIT_AS) as a backstop")
 	}
@@ -664,16 +675,29 @@ func sweepTempDirs(parent string, now time.Time) (removed []string) {
 var workerEnvKeep = []string{"PATH", "TZ", "SSL_CERT_FILE", "SSL_CERT_DIR",
 	"GODEBUG", "GOGC", "GOMAXPROCS", "GOMEMLIMIT", "GOTRACEBACK", "GOCOVERDIR"}
 
+// givenBack is the setting a worker's GODEBUG ends with, the last of a
+// name winning: its Go runtime gives memory back with MADV_DONTNEED, as it
+// does unless told otherwise, and not with MADV_FREE (madvdontneed=0),
+// whose pages stay counted in the process's resident memory until the
+// kernel takes them. The memory watch reads that count on Linux; it
+// collects and gives memory back before it ends a run, and would end one
+// for memory it had given back.
+const givenBack = "madvdontneed=1"
+
 // workerEnv derives the worker's environment from the operator's: with the
 // env grant (a plain item: it covers every variable), the whole of it;
 // without, only workerEnvKeep. Either way never the fault-injection
-// variable, which reaches the worker only through the request.
+// variable, which reaches the worker only through the request; and the
+// operator's GODEBUG, when it sets any, ends with givenBack.
 func workerEnv(operator []string, envGranted bool) []string {
 	env := []string{}
 	for _, kv := range operator {
-		name, _, _ := strings.Cut(kv, "=")
+		name, value, _ := strings.Cut(kv, "=")
 		if name == fault.Env {
 			continue
+		}
+		if name == "GODEBUG" && value != "" {
+			kv += "," + givenBack
 		}
 		if envGranted || slices.Contains(workerEnvKeep, name) || knockoutPasses(name) ||
 			(phase.Env != "" && name == phase.Env) {

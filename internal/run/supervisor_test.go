@@ -1,6 +1,7 @@
 package run
 
 import (
+	goruntime "runtime"
 	"slices"
 	"testing"
 
@@ -56,6 +57,10 @@ main.module.func1()
 // TestMemoryGap: what a run's reason says holds its memory limit, a fact
 // of the memory layer that leaves the level as it is.
 func TestMemoryGap(t *testing.T) {
+	watch := "the worker's watch of its resident memory"
+	if goruntime.GOOS != "linux" {
+		watch = "the worker's watch of its Go runtime's memory"
+	}
 	tests := []struct {
 		name         string
 		hold         core.MemoryHold
@@ -63,10 +68,10 @@ func TestMemoryGap(t *testing.T) {
 		want         string
 	}{
 		{name: "a cgroup, the watch and the address space", hold: core.MemoryHold{By: linux.CgroupHolds}, addressSpace: true,
-			want: "the memory limit of 64 MB is held by " + linux.CgroupHolds + ", the worker's watch of its Go runtime's memory (beside the runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop"},
+			want: "the memory limit of 64 MB is held by " + linux.CgroupHolds + ", " + watch + " (beside the Go runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop"},
 		{name: "no cgroup, and why", hold: core.MemoryHold{Why: "none here"}, addressSpace: true,
-			want: "the memory limit of 64 MB is held by the worker's watch of its Go runtime's memory (beside the runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop; no cgroup holds it: none here"},
-		{name: "the watch alone", want: "the memory limit of 64 MB is held by the worker's watch of its Go runtime's memory (beside the runtime's soft limit)"},
+			want: "the memory limit of 64 MB is held by " + watch + " (beside the Go runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop; no cgroup holds it: none here"},
+		{name: "the watch alone", want: "the memory limit of 64 MB is held by " + watch + " (beside the Go runtime's soft limit)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -71,9 +71,6 @@ func Main(args []string) int {
 	}
 	phase.Mark("request read")
 	w.guard = req.Guard.Set()
-	if req.MaxMemoryMB > 0 {
-		w.memory = memoryGauge() // now, before the worker is confined
-	}
 	if req.Procs > 0 {
 		// The supervisor's setting, not the operator's: nothing the
 		// program starts inherits it.
@@ -250,8 +247,10 @@ func (w *worker) prepare(req *wire.Request, res *wire.Record) {
 	// whether or not the policy is applied, and the receipt records the
 	// address-space limit only when it holds. The Go runtime's soft limit
 	// has the collector work to stay under it; the watch (watchMemory)
-	// runs only while a job does.
+	// runs only while a job does, and its measure is made here, before
+	// the worker is confined.
 	if req.MaxMemoryMB > 0 {
+		w.memory = memoryGauge()
 		if err := confine.LimitMemory(req.MaxMemoryMB); err != nil {
 			fmt.Fprintf(os.Stderr, "sabline: the memory limit of %d MB: the address-space limit "+
 				"is not held (%v); only the worker's watch of its memory is\n", req.MaxMemoryMB, err)

@@ -150,7 +150,7 @@ print("held", m.errno, p.errno)
 			root := importRoot(t)
 			p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,clock,ffi:ctypes"),
 				Confine: sabline.ConfineStrict, Workers: 1, MaxMemoryMB: tt.limitMB,
-				ImportRoot: root, Timeout: time.Minute})
+				ImportRoot: root, Timeout: 30 * time.Second})
 			res, err := p.Run(context.Background(), sabline.Source("populate.vel", []byte(populate)),
 				sabline.RunOptions{Args: []string{tt.hold}})
 			if err != nil {

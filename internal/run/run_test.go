@@ -242,21 +242,29 @@ func TestSweepTempDirs(t *testing.T) {
 
 // TestWorkerEnv: without the env grant the worker starts with the one list
 // of variables alone; with it, the operator's environment; never the
-// fault-injection variable; the operator's GODEBUG with madvdontneed=1
-// last (run_memlimit.txtar shows why).
+// fault-injection variable; and a GODEBUG ending with madvdontneed=1,
+// whatever the operator's says (run_memlimit.txtar shows why).
 func TestWorkerEnv(t *testing.T) {
 	operator := []string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=s3cr3t", "GODEBUG=x=1", fault.Env + "=read=/x", "HOME=/root"}
 	tests := []struct {
-		name    string
-		granted bool
-		want    []string
+		name     string
+		operator []string
+		granted  bool
+		want     []string
 	}{
-		{name: "no env grant", granted: false, want: []string{"PATH=/bin", "GODEBUG=x=1,madvdontneed=1"}},
-		{name: "env granted", granted: true, want: []string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=s3cr3t", "GODEBUG=x=1,madvdontneed=1", "HOME=/root"}},
+		{name: "no env grant", operator: operator,
+			want: []string{"PATH=/bin", "GODEBUG=x=1,madvdontneed=1"}},
+		{name: "env granted", operator: operator, granted: true,
+			want: []string{"PATH=/bin", "AWS_SECRET_ACCESS_KEY=s3cr3t", "GODEBUG=x=1,madvdontneed=1", "HOME=/root"}},
+		{name: "no GODEBUG", operator: []string{"PATH=/bin"},
+			want: []string{"PATH=/bin", "GODEBUG=madvdontneed=1"}},
+		{name: "an empty GODEBUG", operator: []string{"GODEBUG="}, want: []string{"GODEBUG=madvdontneed=1"}},
+		{name: "madvdontneed=0, twice", operator: []string{"GODEBUG=madvdontneed=0", "GODEBUG=madvdontneed=0"},
+			want: []string{"GODEBUG=madvdontneed=0,madvdontneed=1", "GODEBUG=madvdontneed=0,madvdontneed=1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := workerEnv(operator, tc.granted)
+			got := workerEnv(tc.operator, tc.granted)
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Fatalf("workerEnv = %q, want %q", got, tc.want)
 			}

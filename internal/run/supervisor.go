@@ -687,22 +687,25 @@ const givenBack = "madvdontneed=1"
 // workerEnv derives the worker's environment from the operator's: with the
 // env grant (a plain item: it covers every variable), the whole of it;
 // without, only workerEnvKeep. Either way never the fault-injection
-// variable, which reaches the worker only through the request; and the
-// operator's GODEBUG, when it sets any, ends with givenBack.
+// variable, which reaches the worker only through the request; and its
+// GODEBUG, the operator's or none, ends with givenBack.
 func workerEnv(operator []string, envGranted bool) []string {
-	env := []string{}
+	env, godebug := []string{}, false
 	for _, kv := range operator {
 		name, value, _ := strings.Cut(kv, "=")
 		if name == fault.Env {
 			continue
 		}
-		if name == "GODEBUG" && value != "" {
-			kv += "," + givenBack
+		if name == "GODEBUG" {
+			kv, godebug = "GODEBUG="+strings.TrimPrefix(value+","+givenBack, ","), true
 		}
 		if envGranted || slices.Contains(workerEnvKeep, name) || knockoutPasses(name) ||
 			(phase.Env != "" && name == phase.Env) {
 			env = append(env, kv)
 		}
+	}
+	if !godebug {
+		env = append(env, "GODEBUG="+givenBack)
 	}
 	return env
 }

@@ -8,50 +8,80 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strconv"
+
+	"golang.org/x/sys/unix"
 )
 
 // statusPath is where Linux gives a process's state, among it its
 // resident memory by kind (proc_pid_status(5)): RssAnon, private
 // anonymous pages; RssFile, pages mapped from files; RssShmem, shared
-// memory (a shared anonymous mapping, a memfd, a file of a tmpfs mapped).
+// memory (a shared anonymous mapping, a memfd, a file of a tmpfs mapped);
+// and VmSwap, its anonymous pages swapped out.
 const statusPath = "/proc/self/status"
 
-// maxStatus bounds what one read of statusPath takes: the file is some
-// 1.5 KB, and the lines the gauge reads come early in it.
-const maxStatus = 4096
+// maxStatus bounds what one read of statusPath takes. The file is some
+// 1.5 KB, and its Groups line, before the lines the gauge reads, grows
+// with the user's supplementary groups (at most 65,536 of 11 bytes).
+const maxStatus = 1 << 20
 
 // memoryGauge returns the memory watch's measure: the bytes of memory the
 // worker's process holds of its own, its resident anonymous and shared
-// memory (RssAnon + RssShmem). That is the Go runtime's heap, stacks and
-// metadata, and any mapping made outside the runtime, private or shared
-// (a raw mmap through ffi:ctypes, once written); the pages of files it
-// maps, the binary's own among them, are not. A read is the kernel's
-// counters: it stops no goroutine, and needs no runtime/metrics, whose
-// initialisation every start of the sabline binary would pay.
+// memory and its swap (RssAnon + RssShmem + VmSwap). That is the Go
+// runtime's heap, stacks and metadata, and any mapping made outside the
+// runtime, private or shared (a raw mmap through ffi:ctypes, once
+// written); the pages of files it maps, the binary's own among them, are
+// not. A read is the kernel's counters: it stops no goroutine, and needs
+// no runtime/metrics, whose initialisation every start of the sabline
+// binary would pay.
 func memoryGauge() func() uint64 { return statusGauge(statusPath, os.Stderr) }
 
 // statusGauge is memoryGauge reading the file at path. The file is opened
-// now, before the worker is confined (its policy grants no /proc), and
-// read again at each call, which one goroutine makes at a time (the
-// watch's). Where it cannot be opened (said on warn) or read, what the
-// Go runtime holds (runtimeHeld) stands in.
+// and read now, before the worker is confined (its policy grants no
+// /proc), and read again at each call, which one goroutine makes at a
+// time (the watch's). Where it cannot be opened or read now (said on
+// warn), or read later, what the Go runtime holds (runtimeHeld) stands
+// in.
 func statusGauge(path string, warn io.Writer) func() uint64 {
 	f, err := os.Open(path)
 	if err != nil {
 		fmt.Fprintf(warn, noStatusWarning, err)
 		return runtimeHeld
 	}
-	buf := make([]byte, maxStatus)
+	buf := make([]byte, 4096)
+	if _, err := readStatus(f, &buf); err != nil {
+		f.Close()
+		fmt.Fprintf(warn, noStatusWarning, err)
+		return runtimeHeld
+	}
 	return func() uint64 {
-		n, err := f.ReadAt(buf, 0)
-		if err != nil && err != io.EOF {
-			return runtimeHeld()
-		}
-		held, ok := residentHeld(buf[:n])
-		if !ok {
+		held, err := readStatus(f, &buf)
+		if err != nil {
 			return runtimeHeld()
 		}
 		return held
+	}
+}
+
+// readStatus reads the status file f whole, in one pread (the kernel
+// makes the file afresh at each read from its start), into buf, which it
+// grows when the file filled it, up to maxStatus; and sums its lines
+// (residentHeld).
+func readStatus(f *os.File, buf *[]byte) (uint64, error) {
+	for {
+		n, err := unix.Pread(int(f.Fd()), *buf, 0)
+		switch {
+		case err != nil:
+			return 0, fmt.Errorf("read %s: %w", f.Name(), err)
+		case n == len(*buf) && n < maxStatus:
+			*buf = make([]byte, 2*n)
+			continue
+		}
+		held, ok := residentHeld((*buf)[:n])
+		if !ok {
+			return 0, fmt.Errorf("read %s: no RssAnon, RssShmem and VmSwap lines in kB in its "+
+				"first %d bytes", f.Name(), n)
+		}
+		return held, nil
 	}
 }
 
@@ -60,9 +90,9 @@ func statusGauge(path string, warn io.Writer) func() uint64 {
 const noStatusWarning = "sabline: worker: the memory watch reads what the Go runtime holds, " +
 	"which leaves out a mapping made outside it: %v\n"
 
-// residentHeld reads the RssAnon and RssShmem lines of a status file, in
-// kB, and returns their sum in bytes. It says false unless each is there
-// once, at the start of a line, with a number of kB.
+// residentHeld reads the heldLines of a status file, in kB, and returns
+// their sum in bytes. It says false unless each is there once, at the
+// start of a line, with a number of kB.
 func residentHeld(status []byte) (uint64, bool) {
 	var sum uint64
 	var seen [len(heldLines)]bool
@@ -76,7 +106,7 @@ func residentHeld(status []byte) (uint64, bool) {
 		if seen[i] || len(f) != 2 || string(f[1]) != "kB" {
 			return 0, false
 		}
-		kb, err := strconv.ParseUint(string(f[0]), 10, 44) // at most 16 EiB in bytes
+		kb, err := strconv.ParseUint(string(f[0]), 10, 44) // at most 16 PiB in bytes
 		if err != nil {
 			return 0, false
 		}
@@ -89,7 +119,7 @@ func residentHeld(status []byte) (uint64, bool) {
 }
 
 // heldLines are the lines of a status file that the gauge adds up.
-var heldLines = [...]string{"RssAnon", "RssShmem"}
+var heldLines = [...]string{"RssAnon", "RssShmem", "VmSwap"}
 
 // runtimeHeld is what the Go runtime holds from the system less what it
 // gave back, the total its soft limit counts. ReadMemStats stops the

@@ -87,28 +87,25 @@ func TestMemoryGaugeCountsMappings(t *testing.T) {
 	goruntime.KeepAlive(heap)
 }
 
-// TestMemoryGaugeStandsIn: where the status file cannot be opened (which
-// the worker says), or read, or what it holds is not a status file's,
-// the gauge reads what the Go runtime holds instead, and sees the
-// runtime's memory grow.
+// TestMemoryGaugeStandsIn: where the status file cannot be opened or
+// read when the gauge is made, or what it holds is not a status file's,
+// the worker says so, and the gauge reads what the Go runtime holds
+// instead, and sees the runtime's memory grow.
 func TestMemoryGaugeStandsIn(t *testing.T) {
 	garbled := filepath.Join(t.TempDir(), "status")
 	if err := os.WriteFile(garbled, []byte("RssAnon: a lot\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		name, path string
-		wantWarned bool
-	}{
-		{"no such file", filepath.Join(t.TempDir(), "absent"), true},
-		{"a directory: its read fails", t.TempDir(), false},
-		{"not a status file's lines", garbled, false},
+	for _, tt := range []struct{ name, path string }{
+		{"no such file", filepath.Join(t.TempDir(), "absent")},
+		{"a directory: its read fails", t.TempDir()},
+		{"not a status file's lines", garbled},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var warned bytes.Buffer
 			gauge := statusGauge(tt.path, &warned)
-			if got := strings.Contains(warned.String(), "the memory watch reads what the Go runtime holds"); got != tt.wantWarned {
-				t.Errorf("the worker said %q: warned %v, want %v", warned.String(), got, tt.wantWarned)
+			if !strings.Contains(warned.String(), "the memory watch reads what the Go runtime holds") {
+				t.Errorf("the worker said %q, want that its watch reads the Go runtime", warned.String())
 			}
 			debug.FreeOSMemory()
 			before := gauge()
@@ -122,26 +119,53 @@ func TestMemoryGaugeStandsIn(t *testing.T) {
 	}
 }
 
-// TestResidentHeld: the sum of a status file's RssAnon and RssShmem in
-// bytes, and false for lines that do not give each once in kB.
+// TestMemoryGaugeReadsLongStatus: a status file whose Groups line, before
+// the lines the gauge reads, takes it past one read of 4 KiB (a user in
+// hundreds of groups) is read whole: the gauge gives its lines' sum, not
+// the stand-in's, and says nothing.
+func TestMemoryGaugeReadsLongStatus(t *testing.T) {
+	groups := strings.Repeat(" 1234567890", 500) // 5,500 bytes
+	path := filepath.Join(t.TempDir(), "status")
+	status := "Name:\tsabline\nGroups:" + groups + "\n" + line("RssAnon", 7000) +
+		line("RssFile", 3000) + line("RssShmem", 100) + line("VmSwap", 24)
+	if err := os.WriteFile(path, []byte(status), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var warned bytes.Buffer
+	if got, want := statusGauge(path, &warned)(), uint64(7000+100+24)<<10; got != want {
+		t.Errorf("the gauge read %d bytes of a status file of %d, want %d", got, len(status), want)
+	}
+	if warned.Len() != 0 {
+		t.Errorf("the worker said %q of a status file it can read", warned.String())
+	}
+}
+
+// line is a status file's line of kB.
+func line(name string, kb any) string { return fmt.Sprintf("%s:\t%8v kB\n", name, kb) }
+
+// TestResidentHeld: the sum of a status file's RssAnon, RssShmem and
+// VmSwap in bytes, and false for lines that do not give each once in kB.
 func TestResidentHeld(t *testing.T) {
-	line := func(name string, kb any) string { return fmt.Sprintf("%s:\t%8v kB\n", name, kb) }
+	all := func(anon, shmem, swap any) string {
+		return line("RssAnon", anon) + line("RssShmem", shmem) + line("VmSwap", swap)
+	}
 	status := "Name:\tsabline\n" + line("VmRSS", 7000) + line("RssAnon", 2304) +
-		line("RssFile", 4000) + line("RssShmem", 16) + "Threads:\t5\n"
+		line("RssFile", 4000) + line("RssShmem", 16) + line("VmSwap", 8) + "Threads:\t5\n"
 	for _, tt := range []struct {
 		name   string
 		status string
 		want   uint64
 		wantOK bool
 	}{
-		{"a status file", status, (2304 + 16) << 10, true},
-		{"nothing shared", line("RssAnon", 7) + line("RssShmem", 0), 7 << 10, true},
-		{"no RssShmem", line("RssAnon", 7), 0, false},
-		{"RssAnon twice", line("RssAnon", 7) + line("RssAnon", 7), 0, false},
-		{"not at a line's start", "Name:\tRssAnon: 1 kB\n" + line("RssShmem", 0), 0, false},
-		{"not a number", line("RssAnon", "x") + line("RssShmem", 0), 0, false},
-		{"not in kB", "RssAnon:\t7 MB\n" + line("RssShmem", 0), 0, false},
-		{"past 16 EiB", line("RssAnon", uint64(1)<<44) + line("RssShmem", 0), 0, false},
+		{"a status file", status, (2304 + 16 + 8) << 10, true},
+		{"nothing shared or swapped", all(7, 0, 0), 7 << 10, true},
+		{"no RssShmem", line("RssAnon", 7) + line("VmSwap", 0), 0, false},
+		{"no VmSwap", line("RssAnon", 7) + line("RssShmem", 0), 0, false},
+		{"RssAnon twice", all(7, 0, 0) + line("RssAnon", 7), 0, false},
+		{"not at a line's start", "Name:\tRssAnon: 1 kB\n" + line("RssShmem", 0) + line("VmSwap", 0), 0, false},
+		{"not a number", all("x", 0, 0), 0, false},
+		{"not in kB", "RssAnon:\t7 MB\n" + line("RssShmem", 0) + line("VmSwap", 0), 0, false},
+		{"past 16 PiB", all(uint64(1)<<44, 0, 0), 0, false},
 		{"empty", "", 0, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,20 +177,27 @@ func TestResidentHeld(t *testing.T) {
 	}
 }
 
-// FuzzResidentHeld: whatever the status file holds (its Name line is the
-// program's to set), the gauge's reading of it does not panic, and what
-// it sums is the two lines it found.
+// FuzzResidentHeld: whatever a status file holds, the gauge's reading of
+// it does not panic, and gives 0 when it says false; and its Name line,
+// which is the program's to set (at most 15 bytes, which the kernel
+// writes with a newline or a backslash escaped), changes nothing of what
+// the gauge reads of the rest.
 func FuzzResidentHeld(f *testing.F) {
-	f.Add([]byte("Name:\tsabline\nRssAnon:\t  2304 kB\nRssFile:\t4 kB\nRssShmem:\t16 kB\n"))
-	f.Add([]byte("RssAnon: 17592186044415 kB\nRssShmem: 17592186044415 kB\n"))
-	f.Add([]byte("RssAnon:\nRssShmem: kB kB\n"))
-	f.Fuzz(func(t *testing.T, status []byte) {
+	f.Add([]byte("x\nRssAnon:\t9 kB"), []byte("RssAnon:\t  2304 kB\nRssFile:\t4 kB\nRssShmem:\t16 kB\nVmSwap:\t0 kB\n"))
+	f.Add([]byte("sabline"), []byte("RssAnon: 17592186044415 kB\nRssShmem: 1 kB\nVmSwap: 1 kB\n"))
+	f.Add([]byte(""), []byte("RssAnon:\nRssShmem: kB kB\n"))
+	f.Fuzz(func(t *testing.T, name, status []byte) {
 		got, ok := residentHeld(status)
 		if !ok && got != 0 {
 			t.Errorf("residentHeld(%q) = %d, false; want 0 with false", status, got)
 		}
-		if ok && got > 2<<54 {
-			t.Errorf("residentHeld(%q) = %d: past the two lines' bound", status, got)
+		if len(name) > 15 {
+			name = name[:15]
+		}
+		escaped := strings.NewReplacer("\\", "\\\\", "\n", "\\n").Replace(string(name))
+		named, namedOK := residentHeld(append([]byte("Name:\t"+escaped+"\n"), status...))
+		if named != got || namedOK != ok {
+			t.Errorf("with the Name line %q: %d, %v; without it: %d, %v", escaped, named, namedOK, got, ok)
 		}
 	})
 }

@@ -2,7 +2,9 @@
 
 package confine
 
+import "github.com/sabline/sabline/confine/core"
+
 // apply fails closed: this build holds nothing on this system, and says so.
-func apply(Policy, ApplyOptions) (Result, error) {
-	return unsupported(), ErrUnsupported
+func apply(core.Policy, ApplyOptions) (core.Result, error) {
+	return unsupported(), core.ErrUnsupported
 }

@@ -31,10 +31,3 @@ func prepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, erro
 	}
 	return s, nil
 }
-
-// learnWorkerHolds learns whether this process can start a worker in a
-// mount namespace, and where it makes memory cgroups (see
-// linux.LearnWorkerHolds), as far as p and memoryMB need them.
-func learnWorkerHolds(p core.Policy, memoryMB int) {
-	linux.LearnWorkerHolds(p.Enforced, memoryMB > 0)
-}

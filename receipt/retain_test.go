@@ -117,7 +117,7 @@ func TestPruneShipped(t *testing.T) {
 	r1, n1 := finishedIn(t, s)
 	r2, n2 := finishedIn(t, s)
 	r3, n3 := finishedIn(t, s)
-	current := s.Journal().Segment()
+	current := s.Journal().Stats().SegmentNum
 	if err := s.Retain(Retention{All: true}, true); err != nil {
 		t.Fatal(err)
 	}
@@ -405,11 +405,11 @@ func TestSealForCountsRecords(t *testing.T) {
 		{name: "records over an eighth", maxBytes: 8 * (st.Held - 1), wantSealed: true},
 	}
 	for _, tt := range tests {
-		before := s.Journal().Segment()
+		before := s.Journal().Stats().SegmentNum
 		if err := s.sealFor(Retention{MaxBytes: tt.maxBytes}); err != nil {
 			t.Fatal(err)
 		}
-		if sealed := s.Journal().Segment() != before; sealed != tt.wantSealed {
+		if sealed := s.Journal().Stats().SegmentNum != before; sealed != tt.wantSealed {
 			t.Errorf("%s: sealed %v, want %v", tt.name, sealed, tt.wantSealed)
 		}
 	}

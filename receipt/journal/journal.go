@@ -576,14 +576,6 @@ func (j *Journal) rotate() error {
 	return nil
 }
 
-// Segment is the number of the segment appends go to now: Seal moves
-// past it, and Remove refuses it while it is the newest.
-func (j *Journal) Segment() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.seg.num
-}
-
 // Err is why the journal takes no more records (a failed fdatasync, or
 // Close), or nil while it takes them.
 func (j *Journal) Err() error {
@@ -606,7 +598,8 @@ type Stats struct {
 	// segment each, plus one for each segment it finished).
 	Syncs uint64
 	// Segment is the path of the segment appends go to, and SegmentNum
-	// its number.
+	// its number: Seal moves past it, and Remove refuses it while it is
+	// the newest.
 	Segment    string
 	SegmentNum int
 	// Held is what the records of that segment hold, and so

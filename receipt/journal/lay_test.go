@@ -154,7 +154,7 @@ func TestLayAheadSealAndReopen(t *testing.T) {
 		if err := j.Append("again", []byte("{}")); err != nil {
 			t.Fatal(err)
 		}
-		if got := j.Segment(); got != tt.wantSegment {
+		if got := j.Stats().SegmentNum; got != tt.wantSegment {
 			t.Errorf("%s: appends go to segment %d, want %d", tt.name, got, tt.wantSegment)
 		}
 		if err := j.Close(); err != nil {

@@ -34,8 +34,8 @@ func TestRemove(t *testing.T) {
 	if err != nil || len(nums) != 3 {
 		t.Fatalf("segments %v (%v), want two sealed and the one appended to", nums, err)
 	}
-	if j.Segment() != nums[2] {
-		t.Fatalf("Segment() = %d, want the newest, %d", j.Segment(), nums[2])
+	if j.Stats().SegmentNum != nums[2] {
+		t.Fatalf("SegmentNum = %d, want the newest, %d", j.Stats().SegmentNum, nums[2])
 	}
 	if err := Remove(dir, nums[2]); !errors.Is(err, ErrNewest) {
 		t.Fatalf("Remove of the newest: %v, want ErrNewest", err)

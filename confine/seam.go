@@ -81,8 +81,9 @@ func PrepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, erro
 // in (Linux).
 type processStarted struct {
 	cmd    *exec.Cmd
-	kill   func(pid int) error // the group's kill, or nil
-	cgroup workerCgroup        // nil for none
+	start  func(*exec.Cmd) error // how cmd is started; nil for cmd.Start
+	kill   func(pid int) error   // the group's kill, or nil
+	cgroup workerCgroup          // nil for none
 	memory core.MemoryHold
 }
 
@@ -93,7 +94,12 @@ type workerCgroup interface {
 	Remove()
 }
 
-func (s *processStarted) Start() error { return s.cmd.Start() }
+func (s *processStarted) Start() error {
+	if s.start != nil {
+		return s.start(s.cmd)
+	}
+	return s.cmd.Start()
+}
 
 // AfterStart moves the worker into its cgroup, if it has one; one that
 // cannot be entered is removed, and the memory limit is the worker's own.

@@ -4,6 +4,8 @@ package confine
 
 import (
 	"os/exec"
+	"runtime"
+	"sync"
 	"syscall"
 
 	"github.com/sabline/sabline/confine/core"
@@ -21,6 +23,7 @@ import (
 func prepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, error) {
 	s := startSession(cmd)
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	s.start = startFromLastingThread
 	linux.MountNamespace(cmd, p)
 	if o.MaxMemoryMB > 0 {
 		if cg, why := linux.NewMemoryCgroup(o.MaxMemoryMB); cg != nil {
@@ -31,3 +34,32 @@ func prepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, erro
 	}
 	return s, nil
 }
+
+// startFromLastingThread starts cmd from a thread that lasts as long as
+// this process. The kernel sends a worker its parent-death signal when
+// the thread that started it ends, not the process (go.dev/issue/27505),
+// and a Go process ends threads: one whose goroutine ends locked to it,
+// as the try of a mount namespace does (linux.MountNamespace), or as a
+// program embedding Sabline may. Started from such a thread, a worker
+// would be killed in the middle of its run.
+func startFromLastingThread(cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	lastingThread() <- func() { done <- cmd.Start() }
+	return <-done
+}
+
+// lastingThread is the queue of the one goroutine that starts workers,
+// locked to its thread and never unlocked: the thread never ends. It
+// waits on the queue in between, using no processor time. Starts are
+// taken in turn: a start's time on the thread is its fork and the
+// worker's exec, a fraction of a millisecond.
+var lastingThread = sync.OnceValue(func() chan<- func() {
+	q := make(chan func())
+	go func() {
+		runtime.LockOSThread()
+		for start := range q {
+			start()
+		}
+	}()
+	return q
+})

@@ -4,16 +4,22 @@ package confine
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // procStat reads a process's session id and parent from /proc/PID/stat.
@@ -153,4 +159,81 @@ func TestSeamLinuxParentDeath(t *testing.T) {
 		_ = syscall.Kill(worker, syscall.SIGKILL)
 		t.Fatalf("the worker %d outlived its supervisor's kill -9", worker)
 	}
+}
+
+// TestSeamLinuxWorkerOutlivesItsCallersThread starts a worker from a
+// goroutine locked to its thread, which then ends, and reads from the
+// worker's exit status whether the kernel sent it its parent-death signal
+// (SIGKILL) or it lived until the test's own SIGTERM. The control starts
+// the same prepared command with cmd.Start on the ending thread: the
+// kernel kills it, which shows the test can see the signal.
+func TestSeamLinuxWorkerOutlivesItsCallersThread(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		start      func(Started, *exec.Cmd) error
+		wantSignal syscall.Signal
+	}{
+		{name: "Started.Start", start: func(s Started, _ *exec.Cmd) error { return s.Start() },
+			wantSignal: syscall.SIGTERM},
+		{name: "control: cmd.Start on the ending thread",
+			start:      func(_ Started, cmd *exec.Cmd) error { return cmd.Start() },
+			wantSignal: syscall.SIGKILL},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command("sleep", "60")
+			s, err := PrepareWorker(cmd, core.Policy{}, WorkerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var startErr error
+			tid := onEndingThread(func() { startErr = tt.start(s, cmd) })
+			if startErr != nil {
+				t.Fatal(startErr)
+			}
+			defer s.Close()
+			// The signal is sent as the thread exits, before its task is
+			// released from /proc.
+			task := fmt.Sprintf("/proc/self/task/%d", tid)
+			for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; {
+				if _, err := os.Stat(task); errors.Is(err, fs.ErrNotExist) {
+					break
+				}
+				if time.Now().After(deadline) {
+					_ = s.Kill()
+					t.Fatalf("the starting thread %d has not ended", tid)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			// A process already sent SIGKILL ignores this one.
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			err = cmd.Wait()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				t.Fatalf("the worker ended with %v, want a signal", err)
+			}
+			ws := exit.Sys().(syscall.WaitStatus)
+			if !ws.Signaled() || ws.Signal() != tt.wantSignal {
+				t.Errorf("the worker ended with %v, want %v", exit, tt.wantSignal)
+			}
+		})
+	}
+}
+
+// onEndingThread runs f on a goroutine locked to a thread that ends with
+// it, and returns the thread's id. Never the main thread, which the Go
+// runtime keeps when a goroutine locked to it ends: a goroutine that
+// lands there holds it while another runs f.
+func onEndingThread(f func()) int {
+	tid := make(chan int, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked
+		if unix.Gettid() == unix.Getpid() {
+			tid <- onEndingThread(f)
+			runtime.UnlockOSThread()
+			return
+		}
+		f()
+		tid <- unix.Gettid()
+	}()
+	return <-tid
 }

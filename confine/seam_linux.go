@@ -35,6 +35,13 @@ func prepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, erro
 	return s, nil
 }
 
+// learnWorkerHolds learns whether this process can start a worker in a
+// mount namespace, and where it makes memory cgroups (see
+// linux.LearnWorkerHolds), as far as p and memoryMB need them.
+func learnWorkerHolds(p core.Policy, memoryMB int) {
+	linux.LearnWorkerHolds(p.Enforced, memoryMB > 0)
+}
+
 // startFromLastingThread starts cmd from a thread that lasts as long as
 // this process. The kernel sends a worker its parent-death signal when
 // the thread that started it ends, not the process (go.dev/issue/27505),

@@ -127,6 +127,24 @@ func EnterNodevNamespace() error {
 	return fmt.Errorf("enter a nodev namespace: %w", err)
 }
 
+// LearnWorkerHolds learns, once for this process, what MountNamespace and
+// NewMemoryCgroup would learn at their first call: whether this process
+// can start a worker in a mount namespace of its own (namespace), and
+// where it makes its workers' memory cgroups (cgroup). A supervisor calls
+// it in the background, beside its other work before its first worker
+// starts; a later call, theirs included, waits for it and learns nothing
+// again. The try's thread ends as the try does, which no worker sees:
+// workers are started from a thread that never ends (confine's
+// startFromLastingThread).
+func LearnWorkerHolds(namespace, cgroup bool) {
+	if namespace {
+		canUnshareMounts()
+	}
+	if cgroup {
+		thisCgroupPlace()
+	}
+}
+
 // canUnshareMounts says why this process cannot start a worker in a mount
 // namespace of its own, "" when it can: it tries once, on a thread of its
 // own that ends with the try, what the start of such a worker does

@@ -122,6 +122,13 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	if err := c.unenforced(); err != nil {
 		return c.finish(receipt.OutcomeOf(err))
 	}
+	var pol core.Policy // the zero Policy asks nothing (--no-confine)
+	if r.Confine != core.ModeOff {
+		pol = c.derived
+	}
+	// What the supervisor's side of confinement reads of this process
+	// before a worker starts, it reads beside the work below.
+	go confine.LearnWorkerHolds(pol, r.MaxMemoryMB)
 	// A supervisor told to stop takes its worker, and all the worker
 	// started, down with it; the worker is in a session of its own and
 	// would not get a terminal's signal. The signals are taken before the
@@ -140,10 +147,6 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	// It runs nothing until the request comes, and gets none when either
 	// fails.
 	phase.Mark("worker start")
-	var pol core.Policy // the zero Policy asks nothing (--no-confine)
-	if r.Confine != core.ModeOff {
-		pol = c.derived
-	}
 	w, err := startWorker(workerSpec{marker: c.rec.RunID, env: r.Budget.Has(budget.Env), dir: r.Cwd,
 		policy: pol, memoryMB: r.MaxMemoryMB, runID: c.rec.RunID, stdin: r.Stdin, stdout: r.Stdout,
 		stderr: r.Stderr, tool: r.Tool, oneShot: true})

@@ -36,6 +36,7 @@ type Compiled struct {
 	Main  string                       // absolute path of the program
 	Files map[string]*starlark.Program // every file by absolute path
 	Order []program.FileDigest         // the program first, then its loads in the order found
+	uses  map[string]bool              // the predeclared names its files use (PredeclaredFor)
 }
 
 // Digest is the sha256 of the program file itself.
@@ -115,7 +116,16 @@ func (in *Interp) CompileSource(path string, src []byte, root string,
 // read beneath dir (what names dir in a refusal) and judged by g.
 func compile(abs string, src []byte, dir, what string, predeclared starlark.StringDict,
 	g *guard.Set) (*Compiled, error) {
-	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}}
+	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}, uses: map[string]bool{}}
+	// The resolver asks of each name no file binds; the names it finds
+	// predeclared are the ones the run looks up.
+	isPredeclared := func(name string) bool {
+		if predeclared.Has(name) {
+			c.uses[name] = true
+			return true
+		}
+		return false
+	}
 	var root *loadRoot // opened at the first load: most programs load nothing
 	defer func() {
 		if root != nil {
@@ -124,7 +134,7 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 	}()
 	var visit func(file string, src []byte, stack []string) error
 	visit = func(file string, src []byte, stack []string) error {
-		f, prog, err := compileFile(file, src, predeclared.Has)
+		f, prog, err := compileFile(file, src, isPredeclared)
 		if err != nil {
 			code := codes.E304
 			if len(stack) > 0 {

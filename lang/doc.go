@@ -8,9 +8,9 @@
 // too.
 //
 //	in := lang.NewInterp(lang.Config{Budget: b, Cwd: dir, Stdin: os.Stdin, Stdout: os.Stdout})
-//	pre := in.Predeclared()
-//	prog, err := in.Compile(filepath.Join(dir, "hello.vel"), pre)
+//	prog, err := in.Compile(filepath.Join(dir, "hello.vel"), lang.PredeclaredNames())
 //	if err == nil {
-//		err = in.Exec(prog, pre) // a refused effect is a *codes.Error, E302
+//		// Only the modules the program names are made for its run.
+//		err = in.Exec(prog, in.PredeclaredFor(prog)) // a refused effect is a *codes.Error, E302
 //	}
 package lang

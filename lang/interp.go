@@ -133,25 +133,59 @@ func (in *Interp) Usage() []budget.Usage { return in.meter.Usage() }
 // Predeclared returns the names every program sees: the effect modules,
 // print, declassify and the program's arguments.
 func (in *Interp) Predeclared() starlark.StringDict {
-	args := make([]starlark.Value, len(in.args))
-	for i, a := range in.args {
-		args[i] = starlark.String(a)
+	d := make(starlark.StringDict, len(predeclared))
+	for name, value := range predeclared {
+		d[name] = value(in)
 	}
-	return starlark.StringDict{
-		"print":      starlark.NewBuiltin("print", in.print),
-		"declassify": starlark.NewBuiltin("declassify", in.declassify),
-		"ARGS":       starlark.NewList(args),
-		"io":         in.ioModule(),
-		"fs":         in.fsModule(),
-		"net":        in.netModule(),
-		"env":        in.envModule(),
-		"clock":      in.clockModule(),
-		"rand":       in.randModule(),
-		"tool":       in.toolModule(),
-		"ffi":        in.ffiModule(),
-		"struct":     starlark.NewBuiltin("struct", starlarkstruct.Make),
-		loopTrue:     starlark.True,
+	return d
+}
+
+// PredeclaredFor returns the names of Predeclared that c's files use,
+// which their compile recorded: all a run of c looks up. A run pays for
+// the modules it names and no others.
+func (in *Interp) PredeclaredFor(c *Compiled) starlark.StringDict {
+	d := make(starlark.StringDict, len(c.uses))
+	for name := range c.uses {
+		if value, ok := predeclared[name]; ok {
+			d[name] = value(in)
+		}
 	}
+	return d
+}
+
+// PredeclaredNames returns the names of Predeclared, each bound to None:
+// all that Compile reads of them. A run compiles with it, then runs with
+// PredeclaredFor.
+func PredeclaredNames() starlark.StringDict {
+	d := make(starlark.StringDict, len(predeclared))
+	for name := range predeclared {
+		d[name] = starlark.None
+	}
+	return d
+}
+
+// predeclared is the one table of the names Predeclared binds, each with
+// how an interpreter makes its value for a run.
+var predeclared = map[string]func(in *Interp) starlark.Value{
+	"print":      func(in *Interp) starlark.Value { return starlark.NewBuiltin("print", in.print) },
+	"declassify": func(in *Interp) starlark.Value { return starlark.NewBuiltin("declassify", in.declassify) },
+	"ARGS": func(in *Interp) starlark.Value {
+		args := make([]starlark.Value, len(in.args))
+		for i, a := range in.args {
+			args[i] = starlark.String(a)
+		}
+		return starlark.NewList(args)
+	},
+	"io":     func(in *Interp) starlark.Value { return in.ioModule() },
+	"fs":     func(in *Interp) starlark.Value { return in.fsModule() },
+	"net":    func(in *Interp) starlark.Value { return in.netModule() },
+	"env":    func(in *Interp) starlark.Value { return in.envModule() },
+	"clock":  func(in *Interp) starlark.Value { return in.clockModule() },
+	"rand":   func(in *Interp) starlark.Value { return in.randModule() },
+	"tool":   func(in *Interp) starlark.Value { return in.toolModule() },
+	"ffi":    func(in *Interp) starlark.Value { return in.ffiModule() },
+	"struct": func(*Interp) starlark.Value { return starlark.NewBuiltin("struct", starlarkstruct.Make) },
+	loopTrue: func(*Interp) starlark.Value { return starlark.True },
 }
 
 // Exec runs the compiled program's first statement and the rest. It

@@ -56,12 +56,11 @@ func runSrc(t *testing.T, c Config, src string) ran {
 		c.Stdin = strings.NewReader("")
 	}
 	in := NewInterp(c)
-	pre := in.Predeclared()
-	compiled, err := in.Compile(prog, pre)
+	compiled, err := in.Compile(prog, PredeclaredNames()) // as a job compiles and runs
 	if err != nil {
 		t.Fatalf("compile %q: %v", src, err)
 	}
-	err = in.Exec(compiled, pre)
+	err = in.Exec(compiled, in.PredeclaredFor(compiled))
 	return ran{prog: prog, stdout: out.String(), err: err, in: in}
 }
 

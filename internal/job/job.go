@@ -54,7 +54,7 @@ type Ran struct {
 func Run(cfg lang.Config, p Program, h Hooks) (Ran, error) {
 	var r Ran
 	in := lang.NewInterp(cfg)
-	pre := in.Predeclared()
+	names := lang.PredeclaredNames()
 	t0 := time.Now()
 	var prog *lang.Compiled
 	var err error
@@ -63,9 +63,9 @@ func Run(cfg lang.Config, p Program, h Hooks) (Ran, error) {
 		if root == "" {
 			root = filepath.Dir(p.Path)
 		}
-		prog, err = in.CompileSource(p.Path, p.Source, root, pre)
+		prog, err = in.CompileSource(p.Path, p.Source, root, names)
 	} else {
-		prog, err = in.Compile(p.Path, pre)
+		prog, err = in.Compile(p.Path, names)
 	}
 	r.Compile = time.Since(t0)
 	if err != nil {
@@ -77,6 +77,7 @@ func Run(cfg lang.Config, p Program, h Hooks) (Ran, error) {
 			return r, err
 		}
 	}
+	pre := in.PredeclaredFor(prog)
 	var ended func()
 	if h.Running != nil {
 		ended = h.Running(in)

@@ -50,23 +50,51 @@ func learnWorkerHolds(p core.Policy, memoryMB int) {
 // program embedding Sabline may. Started from such a thread, a worker
 // would be killed in the middle of its run.
 func startFromLastingThread(cmd *exec.Cmd) error {
+	s := starters.take()
+	defer starters.put(s)
 	done := make(chan error, 1)
-	lastingThread() <- func() { done <- cmd.Start() }
+	s <- func() { done <- cmd.Start() }
 	return <-done
 }
 
-// lastingThread is the queue of the one goroutine that starts workers,
-// locked to its thread and never unlocked: the thread never ends. It
-// waits on the queue in between, using no processor time. Starts are
-// taken in turn: a start's time on the thread is its fork and the
-// worker's exec, a fraction of a millisecond.
-var lastingThread = sync.OnceValue(func() chan<- func() {
-	q := make(chan func())
+// starters are the threads workers are started from.
+var starters lastingThreads
+
+// lastingThreads are goroutines each locked to a thread of its own and
+// never unlocked, so that the thread ends only with the process; an idle
+// one waits on its channel, using no processor time. A start takes an
+// idle one or makes one: starts run side by side, as forks do, and one
+// that hangs (a worker's directory on a mount that does not answer)
+// holds up no other. There are never more than the most starts ever
+// under way at once.
+type lastingThreads struct {
+	mu   sync.Mutex
+	idle []chan<- func()
+}
+
+// take returns an idle thread's channel, or a new thread's: each function
+// sent on it runs on that thread.
+func (l *lastingThreads) take() chan<- func() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.idle); n > 0 {
+		s := l.idle[n-1]
+		l.idle = l.idle[:n-1]
+		return s
+	}
+	s := make(chan func())
 	go func() {
-		runtime.LockOSThread()
-		for start := range q {
-			start()
+		runtime.LockOSThread() // never unlocked
+		for f := range s {
+			f()
 		}
 	}()
-	return q
-})
+	return s
+}
+
+// put gives back a thread take returned, once what was sent on it is done.
+func (l *lastingThreads) put(s chan<- func()) {
+	l.mu.Lock()
+	l.idle = append(l.idle, s)
+	l.mu.Unlock()
+}

@@ -237,3 +237,44 @@ func onEndingThread(f func()) int {
 	}()
 	return <-tid
 }
+
+// TestLastingThreadsSideBySide: a function that hangs on one lasting
+// thread holds up no other, each runs on a thread of its own that
+// outlives it, and a thread given back is taken again, not a new one made.
+func TestLastingThreadsSideBySide(t *testing.T) {
+	var l lastingThreads
+	tidOf := func(s chan<- func(), f func()) <-chan int {
+		tid := make(chan int, 1)
+		go func() { s <- func() { f(); tid <- unix.Gettid() } }() // a busy thread takes none
+		return tid
+	}
+	hang := make(chan struct{})
+	a, b := l.take(), l.take()
+	aTid := tidOf(a, func() { <-hang })
+	var bTid int
+	select {
+	case bTid = <-tidOf(b, func() {}):
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		close(hang)
+		t.Fatal("the second thread's function waited for the first's, which hangs")
+	}
+	close(hang)
+	first := <-aTid
+	if first == bTid {
+		t.Fatalf("both functions ran on thread %d", first)
+	}
+	l.put(a)
+	l.put(b)
+	c := l.take()
+	if c != a && c != b {
+		t.Error("take made a thread where one given back was idle")
+	}
+	if tid := <-tidOf(c, func() {}); tid != first && tid != bTid {
+		t.Errorf("a thread taken again ran its function on thread %d, not %d or %d", tid, first, bTid)
+	}
+	for _, tid := range []int{first, bTid} {
+		if _, err := os.Stat(fmt.Sprintf("/proc/self/task/%d", tid)); err != nil {
+			t.Errorf("lasting thread %d: %v", tid, err)
+		}
+	}
+}

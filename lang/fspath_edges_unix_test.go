@@ -12,5 +12,5 @@ func mknodNull(path string) error {
 	if err := unix.Stat("/dev/null", &st); err != nil {
 		return err
 	}
-	return unix.Mknod(path, unix.S_IFCHR|0o600, int(st.Rdev))
+	return unix.Mknod(path, unix.S_IFCHR|0o600, devArg(uint64(st.Rdev)))
 }

@@ -270,7 +270,8 @@ func TestLastingThreadsSideBySide(t *testing.T) {
 		t.Error("take made a thread where one given back was idle")
 	}
 	if tid := <-tidOf(c, func() {}); tid != first && tid != bTid {
-		t.Errorf("a thread taken again ran its function on thread %d, not %d or %d", tid, first, bTid)
+		t.Errorf("a thread taken again ran its function on thread %d, not %d or %d",
+			tid, first, bTid)
 	}
 	for _, tid := range []int{first, bTid} {
 		if _, err := os.Stat(fmt.Sprintf("/proc/self/task/%d", tid)); err != nil {

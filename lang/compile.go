@@ -334,7 +334,8 @@ func compileFile(file string, src []byte, isPredeclared func(string) bool) (*syn
 // loop's first instruction, carries its position, and every instruction
 // of the loop after it in the compiled code takes that position, so a
 // stop anywhere in the loop names it. Not when the file binds a name True
-// of its own, whose truth would differ.
+// of its own, whose truth would differ, or binds loopTrue, which would
+// then be its own and not the predeclared one.
 func markConstantLoops(f *syntax.File) {
 	var conds []*syntax.WhileStmt
 	bound := false
@@ -343,7 +344,7 @@ func markConstantLoops(f *syntax.File) {
 			return
 		}
 		syntax.Walk(e, func(n syntax.Node) bool {
-			if id, ok := n.(*syntax.Ident); ok && id.Name == "True" {
+			if id, ok := n.(*syntax.Ident); ok && (id.Name == "True" || id.Name == loopTrue) {
 				bound = true
 			}
 			return true

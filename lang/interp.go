@@ -142,8 +142,14 @@ func (in *Interp) Predeclared() starlark.StringDict {
 
 // PredeclaredFor returns the names of Predeclared that c's files use,
 // which their compile recorded: all a run of c looks up. A run pays for
-// the modules it names and no others.
+// the modules it names and no others. A name c was compiled against that
+// Predeclared does not bind is not in it: a program compiled with names
+// of the caller's own runs with Predeclared and those. A Compiled that
+// Compile did not make records nothing, and is given all of Predeclared.
 func (in *Interp) PredeclaredFor(c *Compiled) starlark.StringDict {
+	if c.uses == nil {
+		return in.Predeclared()
+	}
 	d := make(starlark.StringDict, len(c.uses))
 	for name := range c.uses {
 		if value, ok := predeclared[name]; ok {
@@ -167,8 +173,10 @@ func PredeclaredNames() starlark.StringDict {
 // predeclared is the one table of the names Predeclared binds, each with
 // how an interpreter makes its value for a run.
 var predeclared = map[string]func(in *Interp) starlark.Value{
-	"print":      func(in *Interp) starlark.Value { return starlark.NewBuiltin("print", in.print) },
-	"declassify": func(in *Interp) starlark.Value { return starlark.NewBuiltin("declassify", in.declassify) },
+	"print": func(in *Interp) starlark.Value { return starlark.NewBuiltin("print", in.print) },
+	"declassify": func(in *Interp) starlark.Value {
+		return starlark.NewBuiltin("declassify", in.declassify)
+	},
 	"ARGS": func(in *Interp) starlark.Value {
 		args := make([]starlark.Value, len(in.args))
 		for i, a := range in.args {
@@ -176,15 +184,17 @@ var predeclared = map[string]func(in *Interp) starlark.Value{
 		}
 		return starlark.NewList(args)
 	},
-	"io":     func(in *Interp) starlark.Value { return in.ioModule() },
-	"fs":     func(in *Interp) starlark.Value { return in.fsModule() },
-	"net":    func(in *Interp) starlark.Value { return in.netModule() },
-	"env":    func(in *Interp) starlark.Value { return in.envModule() },
-	"clock":  func(in *Interp) starlark.Value { return in.clockModule() },
-	"rand":   func(in *Interp) starlark.Value { return in.randModule() },
-	"tool":   func(in *Interp) starlark.Value { return in.toolModule() },
-	"ffi":    func(in *Interp) starlark.Value { return in.ffiModule() },
-	"struct": func(*Interp) starlark.Value { return starlark.NewBuiltin("struct", starlarkstruct.Make) },
+	"io":    func(in *Interp) starlark.Value { return in.ioModule() },
+	"fs":    func(in *Interp) starlark.Value { return in.fsModule() },
+	"net":   func(in *Interp) starlark.Value { return in.netModule() },
+	"env":   func(in *Interp) starlark.Value { return in.envModule() },
+	"clock": func(in *Interp) starlark.Value { return in.clockModule() },
+	"rand":  func(in *Interp) starlark.Value { return in.randModule() },
+	"tool":  func(in *Interp) starlark.Value { return in.toolModule() },
+	"ffi":   func(in *Interp) starlark.Value { return in.ffiModule() },
+	"struct": func(*Interp) starlark.Value {
+		return starlark.NewBuiltin("struct", starlarkstruct.Make)
+	},
 	loopTrue: func(*Interp) starlark.Value { return starlark.True },
 }
 

@@ -84,14 +84,42 @@ func TestPredeclaredFor(t *testing.T) {
 	}
 }
 
-// TestPredeclaredNamesArePredeclared: the names a program compiles
-// against are the names Predeclared binds, one table for both.
-func TestPredeclaredNamesArePredeclared(t *testing.T) {
+// TestPredeclaredNames: the names a program compiles against, and so
+// may use, are these and no others.
+func TestPredeclaredNames(t *testing.T) {
+	want := []string{"ARGS", loopTrue, "clock", "declassify", "env", "ffi", "fs", "io", "net",
+		"print", "rand", "struct", "tool"}
+	slices.Sort(want)
+	if got := slices.Sorted(maps.Keys(PredeclaredNames())); !slices.Equal(got, want) {
+		t.Errorf("PredeclaredNames %q, want %q", got, want)
+	}
 	in := NewInterp(Config{Budget: budget.MustParse(t.TempDir(), "io"), Cwd: t.TempDir(),
 		Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}})
-	got := slices.Sorted(maps.Keys(PredeclaredNames()))
-	want := slices.Sorted(maps.Keys(in.Predeclared()))
-	if !slices.Equal(got, want) || len(got) < 13 {
-		t.Errorf("PredeclaredNames %q, Predeclared %q", got, want)
+	if got := slices.Sorted(maps.Keys(in.Predeclared())); !slices.Equal(got, want) {
+		t.Errorf("Predeclared %q, want %q", got, want)
+	}
+	// A Compiled that Compile did not make recorded nothing: it is given
+	// every name.
+	if got := slices.Sorted(maps.Keys(in.PredeclaredFor(&Compiled{}))); !slices.Equal(got, want) {
+		t.Errorf("PredeclaredFor(&Compiled{}) %q, want %q", got, want)
+	}
+}
+
+// TestConstantLoopsKeepTheirTruth: a `while True:` loop runs as written
+// whatever the file binds, the name its condition is marked with among
+// them; the control binds nothing.
+func TestConstantLoopsKeepTheirTruth(t *testing.T) {
+	const loop = "n = 0\nwhile True:\n    n += 1\n    if n == 3:\n        break\nprint(n)\n"
+	for _, tt := range []struct{ name, src string }{
+		{name: "control", src: loop},
+		{name: "the mark's name bound", src: loopTrue + " = False\n" + loop},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			r := runSrc(t, Config{Budget: budget.MustParse(dir, "io"), Cwd: dir}, tt.src)
+			if r.err != nil || r.stdout != "3\n" {
+				t.Errorf("printed %q, %v; want 3", r.stdout, r.err)
+			}
+		})
 	}
 }

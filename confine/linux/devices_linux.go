@@ -137,7 +137,7 @@ func EnterNodevNamespace() error {
 // workers are started from a thread that never ends (confine's
 // startFromLastingThread).
 func LearnWorkerHolds(namespace, cgroup bool) {
-	if namespace {
+	if namespace && workerNamespaceNeeded() == "" {
 		canUnshareMounts()
 	}
 	if cgroup {

@@ -127,7 +127,8 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		pol = c.derived
 	}
 	// What the supervisor's side of confinement reads of this process
-	// before a worker starts, it reads beside the work below.
+	// before a worker starts, it reads beside the worker's temporary
+	// directory, pipes and environment (startWorker).
 	go confine.LearnWorkerHolds(pol, r.MaxMemoryMB)
 	// A supervisor told to stop takes its worker, and all the worker
 	// started, down with it; the worker is in a session of its own and

@@ -93,7 +93,8 @@ func TestPredeclaredNames(t *testing.T) {
 	if got := slices.Sorted(maps.Keys(PredeclaredNames())); !slices.Equal(got, want) {
 		t.Errorf("PredeclaredNames %q, want %q", got, want)
 	}
-	in := NewInterp(Config{Budget: budget.MustParse(t.TempDir(), "io"), Cwd: t.TempDir(),
+	dir := t.TempDir()
+	in := NewInterp(Config{Budget: budget.MustParse(dir, "io"), Cwd: dir,
 		Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}})
 	if got := slices.Sorted(maps.Keys(in.Predeclared())); !slices.Equal(got, want) {
 		t.Errorf("Predeclared %q, want %q", got, want)

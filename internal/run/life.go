@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -56,6 +57,9 @@ type workerProc struct {
 	// broker makes its runs' connections: nil unless its policy is one
 	// the system brokers (confine.Brokered).
 	broker *broker.Broker
+	// awaited is the step under way (await), told of the worker's exit
+	// and of a bound it broke; nil between steps.
+	awaited atomic.Pointer[awaiting]
 }
 
 // workerSpec is how a worker is started.
@@ -175,7 +179,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		// any hold on its pipes; then the relay delivers what is left.
 		_ = w.started.Kill()
 		w.relay.end()
-		close(w.done)
+		w.exit()
 	}()
 	return w, nil
 }
@@ -188,6 +192,15 @@ func (w *workerProc) send(v any) error {
 	}
 	_, err = w.reqW.Write(append(line, '\n'))
 	return err
+}
+
+// exit records that the worker has exited and been waited for, and ends
+// the step under way, if any, with it.
+func (w *workerProc) exit() {
+	close(w.done)
+	if a := w.awaited.Load(); a != nil {
+		a.exited()
+	}
 }
 
 // exited reports whether the worker has exited.
@@ -215,6 +228,9 @@ func (w *workerProc) breached(err error) {
 	default:
 	}
 	w.kill()
+	if a := w.awaited.Load(); a != nil {
+		a.breached()
+	}
 }
 
 // step is how one wait on a worker ended.
@@ -236,28 +252,40 @@ type step struct {
 // waitFor is what a step is awaited against beside the worker itself.
 type waitFor struct {
 	ctx      context.Context
-	deadline <-chan time.Time
+	deadline time.Time      // the zero Time for none
 	timeout  time.Duration  // the deadline's length, as a message names it
 	signals  chan os.Signal // the operator's signals; nil for none
 }
 
 // await runs read (one step of what the worker writes on its result pipe)
-// and waits until it returns, the worker exits, the deadline passes, the
-// context is done, one of the operator's signals comes, or the worker
-// breaks a bound. Asked to stop at its deadline or by its context, a
-// program ends at its next step and says where it was; a worker that has
-// not answered within stopGrace is killed, and a pool's worker that did
-// answer is killed too (its slot starts another), so a stop never waits
-// on the worker longer than stopGrace. The temporary directory's bounds are watched only while a step
-// is awaited.
+// in the caller's goroutine, until it returns, the worker exits, the
+// deadline passes, the context is done, one of the operator's signals
+// comes, or the worker breaks a bound. Asked to stop at its deadline or
+// by its context, a program ends at its next step and says where it was;
+// a worker that has not answered within stopGrace is killed, and a pool's
+// worker that did answer is killed too (its slot starts another), so a
+// stop never waits on the worker longer than stopGrace. The temporary
+// directory's bounds are watched only while a step is awaited.
+//
+// The ends other than the read's are callbacks (a timer, the context's
+// AfterFunc, the worker's exit and its breaches), not a goroutine waiting
+// beside the read: a step that ends with its record wakes no goroutine
+// but its caller's. The first end to come is the step's (awaiting.state);
+// an end from outside ends the read by ending the worker (stopStep).
 func (w *workerProc) await(f waitFor, read func() ([]byte, error)) step {
-	readc := make(chan step, 1)
-	go func() {
-		b, err := read()
-		readc <- step{raw: b, eof: err != nil}
-	}()
+	a := &awaiting{w: w, f: f, returned: make(chan struct{}), ended: make(chan step, 1)}
+	w.awaited.Store(a)
+	a.arm()
 	w.temp.Begin()
-	s := w.wait(f, readc)
+	b, err := read()
+	s := step{raw: b, eof: err != nil}
+	if !a.state.CompareAndSwap(stepReading, stepRead) {
+		close(a.returned)
+		e := <-a.ended
+		s.stop, s.sig, s.asked = e.stop, e.sig, e.asked
+	}
+	a.disarm()
+	w.awaited.Store(nil)
 	w.temp.End()
 	// A bound the worker broke while the step ended is the step's end.
 	if s.stop == nil {
@@ -269,35 +297,130 @@ func (w *workerProc) await(f waitFor, read func() ([]byte, error)) step {
 	return s
 }
 
-// wait is await's wait for the first of its ends.
-func (w *workerProc) wait(f waitFor, readc chan step) step {
-	var s step
-	select {
-	case s = <-readc:
-		return s
-	case <-w.done:
-		// Anything the worker left running in its session (under
-		// --no-confine, a program may start processes) goes with it,
-		// and with it any hold on the result pipe.
-		w.kill()
-		return w.drain(readc)
-	case <-f.deadline:
-		s.stop = codes.Errorf(codes.E307, "the run took longer than its timeout %s and was stopped",
-			f.timeout)
-	case <-f.ctx.Done():
-		s.stop = codes.Errorf(codes.E307, "the run was cancelled and stopped: %v", context.Cause(f.ctx))
-	case s.sig = <-f.signals:
-		s.stop = codes.Errorf(codes.E309, "the supervisor received %v and stopped the worker", s.sig)
-	case err := <-w.breach:
-		s.stop = err
+// awaiting is one step's wait (await): what can end it besides its read.
+type awaiting struct {
+	w     *workerProc
+	f     waitFor
+	state atomic.Int32 // stepReading, then stepRead or stepEnded, whichever comes first
+	// returned is closed once the read has returned after an end from
+	// outside; ended carries that end's step (stop, sig, asked) once the
+	// worker is stopped.
+	returned chan struct{}
+	ended    chan step
+	timer    *time.Timer   // the deadline's, nil for none
+	stopCtx  func() bool   // undoes the context's AfterFunc
+	quit     chan struct{} // ends the goroutine that takes the operator's signals
+}
+
+// The states of a step's wait: the first end to come sets it once.
+const (
+	stepReading int32 = iota
+	stepRead          // the read returned first
+	stepEnded         // an end from outside came first
+)
+
+// arm sets the step's ends: its deadline, its context, the operator's
+// signals; and ends it at once where the worker has exited or broken a
+// bound before (w.awaited is set first, so an exit or a breach after
+// this is told to a).
+func (a *awaiting) arm() {
+	if !a.f.deadline.IsZero() {
+		a.timer = time.AfterFunc(time.Until(a.f.deadline), func() {
+			a.end(step{stop: codes.Errorf(codes.E307,
+				"the run took longer than its timeout %s and was stopped", a.f.timeout)})
+		})
 	}
-	if codes.CodeOf(s.stop) == codes.E307 && askToStop(w.cmd.Process) {
+	if ctx := a.f.ctx; ctx != nil && ctx.Done() != nil { // a context that can be done
+		a.stopCtx = context.AfterFunc(ctx, func() {
+			a.end(step{stop: codes.Errorf(codes.E307, "the run was cancelled and stopped: %v",
+				context.Cause(ctx))})
+		})
+	}
+	if a.f.signals != nil {
+		a.quit = make(chan struct{})
+		go a.takeSignals()
+	}
+	select {
+	case <-a.w.done:
+		a.exited()
+	default:
+	}
+	a.breached()
+}
+
+// disarm undoes arm once the step has ended.
+func (a *awaiting) disarm() {
+	if a.timer != nil {
+		a.timer.Stop()
+	}
+	if a.stopCtx != nil {
+		a.stopCtx()
+	}
+	if a.quit != nil {
+		close(a.quit)
+	}
+}
+
+// takeSignals ends the step with the operator's signal (E309). A signal
+// that comes after the step ended by itself is left for the next wait.
+func (a *awaiting) takeSignals() {
+	select {
+	case sig := <-a.f.signals:
+		if !a.end(step{sig: sig, stop: codes.Errorf(codes.E309,
+			"the supervisor received %v and stopped the worker", sig)}) {
+			select {
+			case a.f.signals <- sig:
+			default:
+			}
+		}
+	case <-a.quit:
+	}
+}
+
+// exited ends the step with the worker's exit: what the read returns is
+// the step's, and nothing stopped it.
+func (a *awaiting) exited() { a.end(step{}) }
+
+// breached ends the step with the bound the worker broke, if one waits.
+func (a *awaiting) breached() {
+	if a.state.Load() != stepReading {
+		return
+	}
+	select {
+	case err := <-a.w.breach:
+		if !a.end(step{stop: err}) {
+			select { // the step ended by itself: await takes it from there
+			case a.w.breach <- err:
+			default:
+			}
+		}
+	default:
+	}
+}
+
+// end ends the step from outside with s, unless the read or another end
+// came first, and stops the worker beside the read (stopStep). It
+// reports whether s is the step's end.
+func (a *awaiting) end(s step) bool {
+	if !a.state.CompareAndSwap(stepReading, stepEnded) {
+		return false
+	}
+	go a.stopStep(s)
+	return true
+}
+
+// stopStep stops the worker for an end from outside, s, so that the read
+// returns, and hands await the step's end. A worker that exited is only
+// drained; one asked to stop at its deadline or by its context
+// (askToStop) has stopGrace to answer; every other is killed.
+func (a *awaiting) stopStep(s step) {
+	w := a.w
+	if s.stop != nil && codes.CodeOf(s.stop) == codes.E307 && askToStop(w.cmd.Process) {
 		s.asked = true
 		t := time.NewTimer(stopGrace)
 		defer t.Stop()
 		select {
-		case got := <-readc:
-			got.stop, got.asked = s.stop, true
+		case <-a.returned:
 			if !w.oneShot {
 				// It answered, but a stop signal may still be on its
 				// way to the next job: a pool worker stopped once
@@ -305,29 +428,32 @@ func (w *workerProc) wait(f waitFor, readc chan step) step {
 				// waited for (it would wait for its next job).
 				w.kill()
 			}
-			return got
+			a.ended <- s
+			return
 		case <-t.C:
 			// No answer in time: a builtin blocked in a system call, a
 			// worker too busy to read its signal. It is killed, and the
 			// outcome says where the program was is not known (conclude).
 		}
 	}
+	// Anything the worker left running in its session (under
+	// --no-confine, a program may start processes) goes with it, and
+	// with it any hold on the result pipe.
 	w.kill()
-	got := w.drain(readc)
-	got.stop, got.sig, got.asked = s.stop, s.sig, s.asked
-	return got
+	a.drain()
+	a.ended <- s
 }
 
-// drain takes what read returns once the worker is stopped or gone,
-// waiting at most resultGrace: a descendant of the worker may hold the
-// result pipe open, and then it is closed under the read.
-func (w *workerProc) drain(readc chan step) step {
+// drain waits for the read to return once the worker is stopped or gone,
+// at most resultGrace: a descendant of the worker may hold the result
+// pipe open, and then it is closed under the read.
+func (a *awaiting) drain() {
+	t := time.NewTimer(resultGrace)
+	defer t.Stop()
 	select {
-	case s := <-readc:
-		return s
-	case <-time.After(resultGrace):
-		w.resR.Close()
-		return <-readc
+	case <-a.returned:
+	case <-t.C:
+		a.w.resR.Close()
 	}
 }
 

@@ -111,9 +111,9 @@ type Pool struct {
 	resolved map[string]string // the ceiling's granted paths as they resolved when the pool started
 	held     core.Result       // what the first worker reported
 	store    *receipt.Store    // the receipts' journal; nil when receipts are not kept
-	jobs     chan *pooled
+	slots    chan *slot        // the free ones
 	stop     chan struct{}
-	wg       sync.WaitGroup // the worker slots
+	wg       sync.WaitGroup // retirements and trial starts under way
 	admitted sync.WaitGroup // runs admitted and not yet answered: Close drains them
 	mu       sync.Mutex
 	pids     map[int]bool
@@ -154,8 +154,7 @@ type pooled struct {
 	src  []byte
 	in   []byte // the run's standard input, read whole
 	rec  *receipt.Receipt
-	done chan *PoolResult
-	err  error // set before done when nothing ran (no worker could start)
+	err  error // set when nothing ran (no worker could start)
 }
 
 // StartPool starts cfg.Workers workers (none with cfg.OnDemand) and waits
@@ -206,8 +205,8 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	if err := refuseInWorker("StartPool"); err != nil {
 		return nil, err
 	}
-	p := &Pool{cfg: cfg, jobs: make(chan *pooled), stop: make(chan struct{}), pids: map[int]bool{},
-		retryEvery: retryRefusedEvery}
+	p := &Pool{cfg: cfg, slots: make(chan *slot, cfg.Workers), stop: make(chan struct{}),
+		pids: map[int]bool{}, retryEvery: retryRefusedEvery}
 	p.trial = p.tryStart
 	if cfg.Receipts != "" {
 		s, err := receipt.OpenStore(cfg.Receipts)
@@ -258,12 +257,11 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		first[i] = w
 	}
 	for i := range cfg.Workers {
-		var w *poolWorker
+		s := &slot{}
 		if i < len(first) {
-			w = first[i]
+			s.w = first[i]
 		}
-		p.wg.Add(1)
-		go p.serve(w)
+		s.release(p)
 	}
 	return p, nil
 }
@@ -332,8 +330,9 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 		return &PoolResult{Receipt: j.rec}, err
 	}
 	defer p.admitted.Done()
+	var s *slot
 	select {
-	case p.jobs <- j:
+	case s = <-p.slots:
 	case <-ctx.Done():
 		err := codes.Errorf(codes.E307, "the run was cancelled before a worker took it: %v; nothing ran",
 			context.Cause(ctx))
@@ -344,10 +343,20 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 		return p.unstarted(j,
 			codes.Errorf(codes.E310, "%v before a worker took the run", errPoolClosed)), errPoolClosed
 	}
-	res := <-j.done
-	// The receipt is finished in the caller's turn: the worker's slot has
-	// taken its next run meanwhile, and the caller is answered once the
-	// receipt is in the journal.
+	res, gone := p.runIn(s, j)
+	s.release(p)
+	if gone != nil {
+		// Retired beside the answer: Close, which waits for every run
+		// admitted, waits for this too.
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			gone.retire()
+		}()
+	}
+	// The receipt is finished once the slot is free: it may take its
+	// next run meanwhile, and the caller is answered once the receipt is
+	// in the journal.
 	p.finish(j.rec)
 	return res, j.err
 }
@@ -370,7 +379,7 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 		name = filepath.Join(base, name)
 	}
 	name = filepath.Clean(name)
-	j := &pooled{ctx: ctx, run: r, b: b, name: name, done: make(chan *PoolResult, 1)}
+	j := &pooled{ctx: ctx, run: r, b: b, name: name}
 	j.rec = receipt.NewForSource(name, nil, b, r.Args)
 	j.rec.Tenant = r.Tenant
 	j.rec.Timings.Started = time.Now().UTC()
@@ -524,83 +533,101 @@ func (p *Pool) finish(rec *receipt.Receipt) {
 	}
 }
 
-// serve is one worker slot: it takes runs until the pool closes, starting
-// a worker whenever a run finds none in the slot. It hands each run's
-// result, its receipt not yet finished, to the run's caller (Run), and
-// takes the next run while the caller finishes the receipt.
-func (p *Pool) serve(w *poolWorker) {
-	defer p.wg.Done()
-	defer func() {
-		if w != nil {
-			p.forget(w)
-			w.retire()
-		}
-	}()
-	for {
-		j := p.next(&w)
-		if j == nil {
-			return
-		}
-		if w != nil && w.exited() {
-			// It died while idle (killed from outside, say): the run
-			// goes to a replacement, not to its corpse.
-			p.forget(w)
-			w.retire()
-			w = nil
-		}
-		if w == nil {
-			var err error
-			if w, err = p.startWorker(); err != nil {
-				j.err = unstartable(err)
-				j.rec.Outcome = receipt.OutcomeOf(j.err)
-				j.done <- &PoolResult{Receipt: j.rec}
-				continue
-			}
-		}
-		res, keep := w.do(p, j)
-		if !keep {
-			// Out of the pool before the run's caller hears of it: a
-			// retired worker serves nothing more.
-			p.forget(w)
-		}
-		j.done <- res
-		if !keep {
-			w.retire()
-			w = nil
-		}
-	}
+// slot is a place for one of the pool's workers: free, in p.slots, or
+// held by the one run that took it. Its worker (nil for none) is started
+// by a run that finds none, and retired when it may serve no other run,
+// when it has waited IdleTimeout while the pool has more idle workers
+// than MaxIdle, and when the pool closes. A run is served in its caller's
+// goroutine (runIn): no goroutine of the pool stands between a caller
+// and its worker.
+type slot struct {
+	mu      sync.Mutex // w, against the idle timer
+	w       *poolWorker
+	waiting bool        // w is counted among the idle workers (Pool.idle)
+	gen     int         // counts the times the slot was taken: an idle timer of an earlier wait does nothing
+	timer   *time.Timer // the idle timer of the slot's worker, while it waits
 }
 
-// next waits for the slot's next run, nil when the pool closes. While it
-// waits, the slot's worker (*w, nil for none) is idle: one that has
-// waited IdleTimeout while the pool has more idle workers than MaxIdle is
-// retired, and the slot waits on without one. Nothing ticks meanwhile.
-func (p *Pool) next(w **poolWorker) *pooled {
-	var idle <-chan time.Time
-	if *w != nil {
+// release frees s, a slot taken from p.slots or a new one: its worker,
+// if any, waits for a run from now on, counted idle, under an idle timer.
+// Nothing ticks meanwhile.
+func (s *slot) release(p *Pool) {
+	s.mu.Lock()
+	if s.w != nil {
 		p.idling(1)
-		t := time.NewTimer(p.cfg.IdleTimeout)
-		defer t.Stop()
-		idle = t.C
+		s.waiting = true
+		gen := s.gen
+		s.timer = time.AfterFunc(p.cfg.IdleTimeout, func() { s.idled(p, gen) })
 	}
-	for {
-		select {
-		case j := <-p.jobs:
-			if *w != nil {
-				p.idling(-1)
-			}
-			return j
-		case <-p.stop:
-			return nil
-		case <-idle:
-			idle = nil
-			if p.shed() {
-				p.forget(*w)
-				(*w).retire()
-				*w = nil
-			}
+	s.mu.Unlock()
+	p.slots <- s // never blocks: one place for each slot
+}
+
+// take returns the worker of s, a slot taken from p.slots, no longer
+// waiting (nil for none).
+func (s *slot) take(p *Pool) *poolWorker {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	if s.waiting {
+		p.idling(-1)
+		s.waiting = false
+	}
+	w := s.w
+	s.w = nil
+	return w
+}
+
+// idled is the idle timer of the wait gen of s: its worker is retired
+// when more are idle than the pool keeps (shed), unless a run has taken
+// the slot since. A run that takes the slot meanwhile waits for the
+// retirement and starts a worker.
+func (s *slot) idled(p *Pool, gen int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if gen != s.gen || !s.waiting || !p.shed() {
+		return
+	}
+	s.waiting = false
+	p.forget(s.w)
+	s.w.retire()
+	s.w = nil
+}
+
+// runIn runs j in the worker of s, a slot its caller took, starting one
+// when the slot has none. It returns the run's result, its receipt not
+// yet finished, and the worker when it may serve no other run: out of
+// the pool already, for the caller to retire.
+func (p *Pool) runIn(s *slot, j *pooled) (*PoolResult, *poolWorker) {
+	w := s.take(p)
+	if w != nil && w.exited() {
+		// It died while idle (killed from outside, say): the run goes
+		// to a replacement, not to its corpse.
+		p.forget(w)
+		w.retire()
+		w = nil
+	}
+	if w == nil {
+		var err error
+		if w, err = p.startWorker(); err != nil {
+			j.err = unstartable(err)
+			j.rec.Outcome = receipt.OutcomeOf(j.err)
+			return &PoolResult{Receipt: j.rec}, nil
 		}
 	}
+	res, keep := w.do(p, j)
+	if !keep {
+		// Out of the pool before the run's caller hears of it: a
+		// retired worker serves nothing more.
+		p.forget(w)
+		return res, w
+	}
+	s.w = w
+	return res, nil
 }
 
 // idling counts a worker in (1) or out of (-1) the idle ones.
@@ -635,7 +662,15 @@ func (p *Pool) Close() error {
 	p.closed = true
 	p.mu.Unlock()
 	p.admitted.Wait()
-	p.stopped.Do(func() { close(p.stop) })
+	p.stopped.Do(func() {
+		close(p.stop)
+		for range p.cfg.Workers {
+			if w := (<-p.slots).take(p); w != nil {
+				p.forget(w)
+				w.retire()
+			}
+		}
+	})
 	p.wg.Wait()
 	if p.store != nil {
 		return p.store.Sync()
@@ -893,9 +928,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	}
 	f := waitFor{ctx: j.ctx, timeout: p.cfg.Timeout}
 	if p.cfg.Timeout > 0 {
-		t := time.NewTimer(p.cfg.Timeout)
-		defer t.Stop()
-		f.deadline = t.C
+		f.deadline = time.Now().Add(p.cfg.Timeout)
 	}
 	s := w.await(f, read)
 	var r wire.JobResult

@@ -183,9 +183,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		sweepRuns()
 	}()
 	if r.Timeout > 0 {
-		timer := time.NewTimer(r.Timeout)
-		defer timer.Stop()
-		f.deadline = timer.C
+		f.deadline = time.Now().Add(r.Timeout)
 	}
 	_, s, _ := w.first(f)
 	raw := s.raw
@@ -195,7 +193,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		// for at most stopGrace more once it was asked.
 		stop, g := s.stop, f
 		if stop != nil {
-			g.deadline = time.After(stopGrace)
+			g.deadline = time.Now().Add(stopGrace)
 		}
 		asked := s.asked
 		s = w.await(g, w.readToExit(wire.MaxResultBytes-len(raw)))

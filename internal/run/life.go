@@ -269,9 +269,11 @@ type waitFor struct {
 //
 // The ends other than the read's are callbacks (a timer, the context's
 // AfterFunc, the worker's exit and its breaches), not a goroutine waiting
-// beside the read: a step that ends with its record wakes no goroutine
-// but its caller's. The first end to come is the step's (awaiting.state);
-// an end from outside ends the read by ending the worker (stopStep).
+// beside the read: a pool's step that ends with its record wakes no
+// goroutine but its caller's (the command line's, which takes the
+// operator's signals, has one goroutine waiting for them). The first end
+// to come is the step's (awaiting.state); an end from outside ends the
+// read by ending the worker (stopStep).
 func (w *workerProc) await(f waitFor, read func() ([]byte, error)) step {
 	a := &awaiting{w: w, f: f, returned: make(chan struct{}), ended: make(chan step, 1)}
 	w.awaited.Store(a)
@@ -410,9 +412,9 @@ func (a *awaiting) end(s step) bool {
 }
 
 // stopStep stops the worker for an end from outside, s, so that the read
-// returns, and hands await the step's end. A worker that exited is only
-// drained; one asked to stop at its deadline or by its context
-// (askToStop) has stopGrace to answer; every other is killed.
+// returns, and hands await the step's end. A worker that exited has its
+// session killed and is drained; one asked to stop at its deadline or by
+// its context (askToStop) has stopGrace to answer; every other is killed.
 func (a *awaiting) stopStep(s step) {
 	w := a.w
 	if s.stop != nil && codes.CodeOf(s.stop) == codes.E307 && askToStop(w.cmd.Process) {

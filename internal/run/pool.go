@@ -343,20 +343,30 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 		return p.unstarted(j,
 			codes.Errorf(codes.E310, "%v before a worker took the run", errPoolClosed)), errPoolClosed
 	}
+	given := false
+	defer func() {
+		if !given {
+			// A panic under runIn: the slot, which holds no worker
+			// while a run does, is given back, and Close does not wait
+			// for it forever.
+			s.release(p)
+		}
+	}()
 	res, gone := p.runIn(s, j)
-	s.release(p)
-	if gone != nil {
-		// Retired beside the answer: Close, which waits for every run
-		// admitted, waits for this too.
-		p.wg.Add(1)
+	given = true
+	if gone == nil {
+		s.release(p)
+	} else {
+		// Retired beside the answer, and the slot given back only then:
+		// the pool never has more than Workers workers. Close, which
+		// waits for every slot, waits for this too.
 		go func() {
-			defer p.wg.Done()
 			gone.retire()
+			s.release(p)
 		}()
 	}
-	// The receipt is finished once the slot is free: it may take its
-	// next run meanwhile, and the caller is answered once the receipt is
-	// in the journal.
+	// The receipt is finished once the run is out of its slot, and the
+	// caller is answered once the receipt is in the journal.
 	p.finish(j.rec)
 	return res, j.err
 }
@@ -539,9 +549,12 @@ func (p *Pool) finish(rec *receipt.Receipt) {
 // when it has waited IdleTimeout while the pool has more idle workers
 // than MaxIdle, and when the pool closes. A run is served in its caller's
 // goroutine (runIn): no goroutine of the pool stands between a caller
-// and its worker.
+// and its worker. A slot whose worker is being retired is not free: the
+// pool has at most Workers workers, retiring ones among them.
 type slot struct {
-	mu      sync.Mutex // w, against the idle timer
+	// mu holds the idle timer's retirement against a run that takes the
+	// slot meanwhile; the run that holds the slot owns w.
+	mu      sync.Mutex
 	w       *poolWorker
 	waiting bool        // w is counted among the idle workers (Pool.idle)
 	gen     int         // counts the times the slot was taken: an idle timer of an earlier wait does nothing
@@ -585,7 +598,8 @@ func (s *slot) take(p *Pool) *poolWorker {
 // idled is the idle timer of the wait gen of s: its worker is retired
 // when more are idle than the pool keeps (shed), unless a run has taken
 // the slot since. A run that takes the slot meanwhile waits for the
-// retirement and starts a worker.
+// retirement (an idle worker ends as soon as its request pipe closes),
+// so that a new worker never runs beside the one retiring.
 func (s *slot) idled(p *Pool, gen int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -667,7 +681,11 @@ func (p *Pool) Close() error {
 		for range p.cfg.Workers {
 			if w := (<-p.slots).take(p); w != nil {
 				p.forget(w)
-				w.retire()
+				p.wg.Add(1)
+				go func() { // side by side: each may take stopGrace
+					defer p.wg.Done()
+					w.retire()
+				}()
 			}
 		}
 	})

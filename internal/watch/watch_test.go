@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -42,7 +41,9 @@ func TestWatchReportsOnlyItsJob(t *testing.T) {
 			close(found)
 			// The report, if any, is made before the next check: wait
 			// for that one, not for a time.
-			waitFor(t, func() bool { return checks.Load() >= 2 })
+			for checks.Load() < 2 {
+				time.Sleep(time.Millisecond)
+			}
 			w.End()
 			select {
 			case <-reported:
@@ -68,90 +69,13 @@ func TestWatchIdle(t *testing.T) {
 	})
 	defer w.Close()
 	w.Begin()
-	waitFor(t, func() bool { return checks.Load() >= 3 })
+	for checks.Load() < 3 {
+		time.Sleep(time.Millisecond)
+	}
 	w.End()
 	ended := checks.Load()
 	time.Sleep(50 * time.Millisecond) // fifty periods without a job
 	if n := checks.Load() - ended; n > 1 {
 		t.Errorf("%d checks after the job ended, want at most 1", n)
-	}
-}
-
-// TestWatchShortJob: a job that ends before the period is checked no
-// time (no goroutine is woken for it); the control, a job that outlasts
-// a few periods, is checked.
-func TestWatchShortJob(t *testing.T) {
-	for _, tt := range []struct {
-		name       string
-		period     time.Duration
-		wantChecks bool
-	}{
-		{name: "shorter than the period", period: time.Hour, wantChecks: false},
-		{name: "control: longer than the period", period: time.Millisecond, wantChecks: true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			var checks atomic.Int32
-			goroutines := runtime.NumGoroutine()
-			w := New(tt.period, func() func() {
-				checks.Add(1)
-				return nil
-			})
-			defer w.Close()
-			for range 1000 {
-				w.Begin()
-				w.End()
-			}
-			// Earlier tests' goroutines may still be ending: not more.
-			if !tt.wantChecks && runtime.NumGoroutine() > goroutines {
-				t.Errorf("%d goroutines after 1,000 jobs, %d before the watch: want no goroutine of its own",
-					runtime.NumGoroutine(), goroutines)
-			}
-			w.Begin()
-			if tt.wantChecks {
-				waitFor(t, func() bool { return checks.Load() >= 3 })
-			}
-			w.End()
-			if got := checks.Load() > 0; got != tt.wantChecks {
-				t.Errorf("checked %d times, want checks %v", checks.Load(), tt.wantChecks)
-			}
-		})
-	}
-}
-
-// TestWatchChecksDoNotOverlap: a check that takes many periods is never
-// run beside another, though jobs end and begin meanwhile; and a job that
-// begins while a check measures is checked after it.
-func TestWatchChecksDoNotOverlap(t *testing.T) {
-	var in, most, checks atomic.Int32
-	w := New(time.Millisecond, func() func() {
-		n := in.Add(1)
-		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-		}
-		time.Sleep(5 * time.Millisecond)
-		in.Add(-1)
-		checks.Add(1)
-		return nil
-	})
-	defer w.Close()
-	w.Begin()
-	waitFor(t, func() bool {
-		w.End()
-		w.Begin()
-		return checks.Load() >= 5
-	})
-	w.End()
-	if m := most.Load(); m != 1 {
-		t.Errorf("at most %d checks at once, want 1", m)
-	}
-}
-
-// waitFor waits until done reports true, failing the test if it has not
-// within ten seconds.
-func waitFor(t *testing.T, done func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !done(); time.Sleep(time.Millisecond / 2) {
-		if time.Now().After(deadline) {
-			t.Fatal("not done within ten seconds")
-		}
 	}
 }

@@ -358,8 +358,8 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 		s.release(p)
 	} else {
 		// Retired beside the answer, and the slot given back only then:
-		// the pool never has more than Workers workers. Close, which
-		// waits for every slot, waits for this too.
+		// a slot never has a new worker beside the one it retires.
+		// Close, which waits for every slot, waits for this too.
 		go func() {
 			gone.retire()
 			s.release(p)
@@ -550,7 +550,7 @@ func (p *Pool) finish(rec *receipt.Receipt) {
 // than MaxIdle, and when the pool closes. A run is served in its caller's
 // goroutine (runIn): no goroutine of the pool stands between a caller
 // and its worker. A slot whose worker is being retired is not free: the
-// pool has at most Workers workers, retiring ones among them.
+// runs have at most Workers workers, retiring ones among them.
 type slot struct {
 	// mu holds the idle timer's retirement against a run that takes the
 	// slot meanwhile; the run that holds the slot owns w.

@@ -13,7 +13,6 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/internal/testkit"
-	"github.com/sabline/sabline/internal/watch"
 	"github.com/sabline/sabline/internal/wire"
 )
 
@@ -28,8 +27,8 @@ func (c *counted) Memory() core.MemoryHold { return core.MemoryHold{} }
 func (c *counted) OutOfMemory() bool       { return false }
 
 // heldOpen is a workerProc with no process: its result pipe's write end,
-// returned, stays open as a descendant of a worker can hold it. Its
-// temporary directory's watch, which never ticks, is closed by retire.
+// returned, stays open as a descendant of a worker can hold it. It has
+// no watch of a temporary directory (a nil watch watches nothing).
 func heldOpen(t *testing.T) (*workerProc, *counted, *os.File) {
 	t.Helper()
 	r, w, err := os.Pipe()
@@ -39,7 +38,7 @@ func heldOpen(t *testing.T) (*workerProc, *counted, *os.File) {
 	t.Cleanup(func() { r.Close(); w.Close() })
 	c := &counted{}
 	return &workerProc{started: c, resR: r, res: bufio.NewReader(r), done: make(chan struct{}),
-		breach: make(chan error, 1), temp: watch.New(time.Hour, func() func() { return nil })}, c, w
+		breach: make(chan error, 1)}, c, w
 }
 
 // awaitBounded runs w.await in its own goroutine and returns its step,
@@ -150,7 +149,7 @@ func TestAwaitLeavesALateEnd(t *testing.T) {
 			w.breach <- broke
 			a := &awaiting{w: w, returned: make(chan struct{}), ended: make(chan step, 1)}
 			a.state.Store(tt.state)
-			a.breached()
+			a.endByBreach()
 			if took := len(w.breach) == 0; took != tt.wantTook {
 				t.Fatalf("the breach taken: %v, want %v", took, tt.wantTook)
 			}

@@ -199,7 +199,7 @@ func (w *workerProc) send(v any) error {
 func (w *workerProc) exit() {
 	close(w.done)
 	if a := w.awaited.Load(); a != nil {
-		a.exited()
+		a.endByExit()
 	}
 }
 
@@ -229,7 +229,7 @@ func (w *workerProc) breached(err error) {
 	}
 	w.kill()
 	if a := w.awaited.Load(); a != nil {
-		a.breached()
+		a.endByBreach()
 	}
 }
 
@@ -344,10 +344,10 @@ func (a *awaiting) arm() {
 	}
 	select {
 	case <-a.w.done:
-		a.exited()
+		a.endByExit()
 	default:
 	}
-	a.breached()
+	a.endByBreach()
 }
 
 // disarm undoes arm once the step has ended.
@@ -379,12 +379,13 @@ func (a *awaiting) takeSignals() {
 	}
 }
 
-// exited ends the step with the worker's exit: what the read returns is
-// the step's, and nothing stopped it.
-func (a *awaiting) exited() { a.end(step{}) }
+// endByExit ends the step with the worker's exit: what the read returns
+// is the step's, and nothing stopped it.
+func (a *awaiting) endByExit() { a.end(step{}) }
 
-// breached ends the step with the bound the worker broke, if one waits.
-func (a *awaiting) breached() {
+// endByBreach ends the step with the bound the worker broke, if one
+// waits.
+func (a *awaiting) endByBreach() {
 	if a.state.Load() != stepReading {
 		return
 	}

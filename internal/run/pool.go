@@ -554,11 +554,12 @@ func (p *Pool) finish(rec *receipt.Receipt) {
 type slot struct {
 	// mu holds the idle timer's retirement against a run that takes the
 	// slot meanwhile; the run that holds the slot owns w.
-	mu      sync.Mutex
-	w       *poolWorker
-	waiting bool        // w is counted among the idle workers (Pool.idle)
-	gen     int         // counts the times the slot was taken: an idle timer of an earlier wait does nothing
-	timer   *time.Timer // the idle timer of the slot's worker, while it waits
+	mu sync.Mutex
+	// w is the slot's worker: while the slot is free, one waiting for a
+	// run and counted among the idle workers (Pool.idle), or nil.
+	w     *poolWorker
+	gen   int         // counts the times the slot was taken: an idle timer of an earlier wait does nothing
+	timer *time.Timer // the idle timer of the slot's worker, while it waits
 }
 
 // release frees s, a slot taken from p.slots or a new one: its worker,
@@ -568,7 +569,6 @@ func (s *slot) release(p *Pool) {
 	s.mu.Lock()
 	if s.w != nil {
 		p.idling(1)
-		s.waiting = true
 		gen := s.gen
 		s.timer = time.AfterFunc(p.cfg.IdleTimeout, func() { s.idled(p, gen) })
 	}
@@ -586,11 +586,10 @@ func (s *slot) take(p *Pool) *poolWorker {
 		s.timer.Stop()
 		s.timer = nil
 	}
-	if s.waiting {
-		p.idling(-1)
-		s.waiting = false
-	}
 	w := s.w
+	if w != nil {
+		p.idling(-1)
+	}
 	s.w = nil
 	return w
 }
@@ -603,10 +602,9 @@ func (s *slot) take(p *Pool) *poolWorker {
 func (s *slot) idled(p *Pool, gen int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if gen != s.gen || !s.waiting || !p.shed() {
+	if gen != s.gen || s.w == nil || !p.shed() {
 		return
 	}
-	s.waiting = false
 	p.forget(s.w)
 	s.w.retire()
 	s.w = nil

@@ -25,7 +25,7 @@ func BenchmarkReceiptFile(b *testing.B) {
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				if err := writeReceiptFile(final, data, bc.d); err != nil {
+				if err := writeReceiptFile(final, data, 0, bc.d); err != nil {
 					b.Fatal(err)
 				}
 			}

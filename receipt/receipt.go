@@ -1,7 +1,6 @@
 package receipt
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -283,7 +282,7 @@ func (rec *Receipt) fileName() string {
 
 // writeAtomic writes data to a temporary file beside final, syncs it and
 // renames it into place.
-func writeAtomic(final string, data []byte) error { return writeReceiptFile(final, data, syncNow) }
+func writeAtomic(final string, data []byte) error { return writeReceiptFile(final, data, 0, syncNow) }
 
 // durability is how long writing a receipt file waits for the disk.
 type durability int
@@ -313,15 +312,16 @@ func fileDurability(d Durability) durability {
 	return startWriteback
 }
 
-// writeReceiptFile writes data to a temporary file beside final, with the
-// durability d, and renames it into place: the file at final is the old
-// one or the new one, never a mix.
-func writeReceiptFile(final string, data []byte, d durability) error {
+// writeReceiptFile writes data, padded to size bytes when it is shorter
+// (writePadded), to a temporary file beside final, with the durability d,
+// and renames it into place: the file at final is the old one or the new
+// one, never a mix.
+func writeReceiptFile(final string, data []byte, size int, d durability) error {
 	tmp, err := os.CreateTemp(filepath.Dir(final), ".receipt-*")
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(data)
+	err = writePadded(tmp, data, size)
 	if err == nil {
 		switch d {
 		case syncNow:
@@ -391,11 +391,10 @@ func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 		return nil, codes.Errorf(codes.E317, "encode receipt: %w: nothing ran", err)
 	}
 	rec.reserved = max(ReserveBytes, 2*len(first))
-	data := padded(first, rec.reserved)
 	// The file system takes the blocks at the write (a full one refuses
 	// it there); the skeleton starts for the disk while the run goes on.
 	final := filepath.Join(abs, rec.fileName())
-	if err := writeReceiptFile(final, data, startWriteback); err != nil {
+	if err := writeReceiptFile(final, first, rec.reserved, startWriteback); err != nil {
 		return nil, codes.Errorf(codes.E317, "reserve receipt %s: %w: nothing ran", final, err)
 	}
 	rec.path = final
@@ -431,8 +430,8 @@ func (rec *Receipt) argsDigestOnly() (ArgsCut, bool) {
 	return ArgsCut{}, false
 }
 
-// reservedBytes is rec as indented JSON padded with blanks to size bytes
-// (JSON allows blanks after a value): whole when it fits, else fitted.
+// reservedBytes is rec as indented JSON that, padded (writePadded), fills
+// size bytes: whole when it fits with the padding's newline, else fitted.
 func reservedBytes(rec *Receipt, size int) ([]byte, error) {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err == nil && len(data)+1 > size {
@@ -445,7 +444,7 @@ func reservedBytes(rec *Receipt, size int) ([]byte, error) {
 		return nil, fmt.Errorf("the receipt is %d bytes, more than the %d reserved, even cut", len(data),
 			size)
 	}
-	return padded(data, size), nil
+	return data, nil
 }
 
 // fittedBytes bounds each text fitted keeps of what the worker said.
@@ -501,12 +500,40 @@ func (rec *Receipt) fitted() *Receipt {
 	return &out
 }
 
-// padded is data followed by blanks and a newline to size bytes; data
-// is shorter than size.
-func padded(data []byte, size int) []byte {
-	pad := bytes.Repeat([]byte{' '}, size-len(data))
-	pad[len(pad)-1] = '\n'
-	return append(data, pad...)
+// Blocks of blanks, made by the compiler. blanks is the block a reserved
+// receipt is padded from (JSON allows blanks after a value).
+const (
+	blanks64 = "                                                                "
+	blanks1K = blanks64 + blanks64 + blanks64 + blanks64 + blanks64 + blanks64 + blanks64 +
+		blanks64 + blanks64 + blanks64 + blanks64 + blanks64 + blanks64 + blanks64 +
+		blanks64 + blanks64
+	blanks4K  = blanks1K + blanks1K + blanks1K + blanks1K
+	blanks16K = blanks4K + blanks4K + blanks4K + blanks4K
+	blanks    = blanks16K + "\n"
+)
+
+// writePadded writes data to w, then, when data is shorter than size,
+// blanks and a newline to size bytes in all. The padding is written a
+// block at a time from blanks, the binary's read-only data, not built in
+// memory: 64 KB of fresh memory is some 30 page faults in every run, each
+// taken by the kernel (10 to 11 µs apiece on this project's virtual
+// machine; bench/README.md, "Page faults").
+func writePadded(w io.Writer, data []byte, size int) error {
+	if _, err := w.Write(data); err != nil {
+		return err
+	}
+	rest := size - len(data)
+	if rest <= 0 {
+		return nil
+	}
+	for ; rest > len(blanks); rest -= len(blanks) - 1 {
+		if _, err := io.WriteString(w, blanks[:len(blanks)-1]); err != nil {
+			return err
+		}
+	}
+	// The last block is blanks' end, its newline last.
+	_, err := io.WriteString(w, blanks[len(blanks)-rest:])
+	return err
 }
 
 // Finish finishes the reserved receipt: atomically, when the file system
@@ -524,7 +551,7 @@ func (rec *Receipt) Finish() {
 		return
 	}
 	d := fileDurability(rec.RunParameters.Durability)
-	err = writeReceiptFile(rec.path, append(data, '\n'), d)
+	err = writeReceiptFile(rec.path, append(data, '\n'), 0, d)
 	if err == nil && d == syncNow {
 		// The file's bytes are on the device; its name, the rename's, is
 		// once the directory is.
@@ -554,7 +581,7 @@ func overwriteReserved(rec *Receipt) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteAt(data, 0)
+	err = writePadded(io.NewOffsetWriter(f, 0), data, rec.reserved)
 	if err == nil {
 		err = f.Sync()
 	}

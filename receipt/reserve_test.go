@@ -3,6 +3,7 @@ package receipt
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -322,6 +323,11 @@ func TestReservedBytesFillsItsSpace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var padded bytes.Buffer
+			if err := writePadded(&padded, data, tt.size); err != nil {
+				t.Fatal(err)
+			}
+			data = padded.Bytes()
 			if len(data) != tt.size || data[len(data)-1] != '\n' {
 				t.Fatalf("%d bytes ending %q, want %d ending in a newline",
 					len(data), data[len(data)-1], tt.size)
@@ -374,4 +380,74 @@ func TestFittedConnections(t *testing.T) {
 	if f := few.fitted(); len(f.Observed.Connections) != 2 || len(f.Cut) != 0 {
 		t.Errorf("two connections were cut: %+v, %q", f.Observed.Connections, f.Cut)
 	}
+}
+
+// countingWriter records the writes made to it and fails the one at
+// failAt (counted from 1; never when 0).
+type countingWriter struct {
+	buf            bytes.Buffer
+	writes, failAt int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	if w.writes == w.failAt {
+		return 0, errors.New("disk full")
+	}
+	return w.buf.Write(p)
+}
+
+// TestWritePadded: the data, then blanks and a newline to the size asked
+// for, written a block at a time, at every length about a block's edge;
+// data as long as the size or longer is written as it is; a failed write
+// is returned, nothing written after it.
+func TestWritePadded(t *testing.T) {
+	data := []byte(`{"a": 1}`)
+	block := len(blanks) - 1 // the blanks of a block not the last
+	tests := []struct {
+		name       string
+		size       int
+		wantLen    int
+		wantWrites int
+	}{
+		{name: "longer than the size", size: 3, wantLen: len(data), wantWrites: 1},
+		{name: "as long as the size", size: len(data), wantLen: len(data), wantWrites: 1},
+		{name: "a newline short", size: len(data) + 1, wantLen: len(data) + 1, wantWrites: 2},
+		{name: "a block's blanks and newline", size: len(data) + block + 1,
+			wantLen: len(data) + block + 1, wantWrites: 2},
+		{name: "a byte past a block", size: len(data) + block + 2,
+			wantLen: len(data) + block + 2, wantWrites: 3},
+		{name: "a receipt's reservation", size: ReserveBytes, wantLen: ReserveBytes,
+			wantWrites: 1 + (ReserveBytes-len(data)+block-1)/block},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w countingWriter
+			if err := writePadded(&w, data, tt.size); err != nil {
+				t.Fatal(err)
+			}
+			got := w.buf.Bytes()
+			if len(got) != tt.wantLen || w.writes != tt.wantWrites {
+				t.Fatalf("%d bytes in %d writes, want %d in %d", len(got), w.writes, tt.wantLen,
+					tt.wantWrites)
+			}
+			if !bytes.HasPrefix(got, data) {
+				t.Fatalf("it starts %q, want the data %q", got[:min(len(got), 20)], data)
+			}
+			if pad := got[len(data):]; len(pad) > 0 {
+				if strings.Trim(string(pad[:len(pad)-1]), " ") != "" || pad[len(pad)-1] != '\n' {
+					t.Errorf("the padding is not blanks and a newline: %q", pad)
+				}
+			}
+			if !json.Valid(got) {
+				t.Errorf("the padded data is not JSON")
+			}
+		})
+	}
+	t.Run("a failed write", func(t *testing.T) {
+		w := countingWriter{failAt: 2}
+		if err := writePadded(&w, data, ReserveBytes); err == nil || w.writes != 2 {
+			t.Fatalf("%v after %d writes, want the second write's error, then none", err, w.writes)
+		}
+	})
 }

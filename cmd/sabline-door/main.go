@@ -16,6 +16,8 @@ import (
 	"syscall"
 
 	"github.com/sabline/sabline/cli/doorcmd"
+	// The code mapped at start: this process is started often.
+	_ "github.com/sabline/sabline/internal/prefault"
 )
 
 func main() {

@@ -29,6 +29,8 @@ import (
 	"gocloud.dev/gcerrors"
 
 	"github.com/sabline/sabline/receipt/bucket"
+	// The code mapped at start: this process is started often.
+	_ "github.com/sabline/sabline/internal/prefault"
 )
 
 // usage is what the agent says when it is started wrong.

@@ -25,6 +25,8 @@ import (
 
 	"github.com/sabline/sabline/cli"
 	"github.com/sabline/sabline/internal/phase"
+	// The code mapped at start: this process is started often.
+	_ "github.com/sabline/sabline/internal/prefault"
 )
 
 func main() {

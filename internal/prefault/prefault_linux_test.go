@@ -4,7 +4,6 @@ package prefault
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -193,12 +192,12 @@ func mappings(t *testing.T) []mapping {
 			}
 			m := mapping{start: uintptr(start), perms: fields[1]}
 			if len(fields) >= 6 {
-				m.path = fields[5]
+				m.path = strings.Join(fields[5:], " ")
 			}
 			out = append(out, m)
 		case len(out) > 0 && len(fields) == 3 && (fields[0] == "Size:" || fields[0] == "Rss:"):
-			var n int
-			if _, err := fmt.Sscan(fields[1], &n); err != nil {
+			n, err := strconv.Atoi(fields[1])
+			if err != nil {
 				t.Fatalf("smaps line %q: %v", sc.Text(), err)
 			}
 			if fields[0] == "Size:" {

@@ -1,6 +1,7 @@
 package receipt
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -577,11 +578,16 @@ func overwriteReserved(rec *Receipt) error {
 	if err != nil {
 		return err
 	}
+	// One write, so that the file holds the skeleton or the receipt
+	// whole: the padding is built in memory, on this rare path alone (a
+	// bytes.Buffer takes every write).
+	var whole bytes.Buffer
+	writePadded(&whole, data, rec.reserved)
 	f, err := os.OpenFile(rec.path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
-	err = writePadded(io.NewOffsetWriter(f, 0), data, rec.reserved)
+	_, err = f.WriteAt(whole.Bytes(), 0)
 	if err == nil {
 		err = f.Sync()
 	}

@@ -7,13 +7,13 @@
 // # Why
 //
 // Every process Sabline starts (the command, each worker, the doors, the
-// store agent) runs the same few megabytes of code from a file already in
-// the page cache. On Linux the first touch of each 64 KB of it is a page
+// store agent) runs code from a binary of 4 to 20 MB already in the page
+// cache. On Linux the first touch of each 64 KB of it or so is a page
 // fault, and on a virtual machine a fault is a trip through the
-// hypervisor: 21 µs a fault on this project's machine, where the kernel
-// maps the same pages in 0.1 µs each when asked for them all at once
-// (bench: BenchmarkPageFault). `sabline version` took 49 faults in its
-// code; with the code mapped at start, 12.
+// hypervisor: 21 µs for each 64 KB on this project's machine, where the
+// kernel maps the same pages in 0.1 µs each when asked for them all at
+// once (bench: BenchmarkPageFault). `sabline version` took 49 faults in
+// its code; with the code mapped at start, 12.
 //
 // # What it does
 //
@@ -25,11 +25,15 @@
 // no memory of its own, writes nothing and changes no protection; the
 // pages it maps are the file's, which the memory watch does not count
 // (RssFile). It is a hint: where the kernel has no MADV_POPULATE_READ
-// (before Linux 5.14) or a filter refuses the call, the process takes its
-// faults as before, and nothing is said. It holds nothing, so on other
-// systems it does nothing.
+// (before Linux 5.14) or a filter answers the call with an error, the
+// process takes its faults as before, and nothing is said (Sabline's own
+// filter allows madvise; a filter that killed a process for it would
+// kill it at start). It holds nothing, so on other systems it does
+// nothing. It trusts the auxiliary vector's AT_PHDR as the runtime trusts
+// the rest of the vector, and maps nothing for headers without a PT_PHDR.
 //
-// The package imports only syscall (and the runtime's auxiliary vector,
-// which the runtime offers to golang.org/x/sys), so that Go initialises
-// it among the first packages, before the rest of the binary's code runs.
+// The package imports only syscall, slices and unsafe (and reads the
+// runtime's auxiliary vector, which the runtime offers to
+// golang.org/x/sys), so that Go initialises it among the first packages,
+// before the rest of the binary's code runs.
 package prefault

@@ -3,15 +3,22 @@
 package prefault
 
 import (
+	"slices"
 	"syscall"
 	"unsafe"
 )
 
 func init() {
 	for _, s := range codeSpans(getAuxv()) {
-		populate(s)
+		if populate(s) == nil {
+			mapped++
+		}
 	}
 }
+
+// mapped counts the spans the package's initialisation had the kernel
+// map, for its test.
+var mapped int
 
 // getAuxv is the process's auxiliary vector, as the runtime keeps it
 // (pairs of a key and a value), the same that golang.org/x/sys reads.
@@ -72,9 +79,11 @@ func codeSpans(av []uintptr) []span {
 		page == 0 || page&(page-1) != 0 {
 		return nil
 	}
-	// The headers are in the binary's first segment, which the kernel
-	// mapped before the process began and which is never moved or
-	// unmapped: no Go object, so the address is not the collector's.
+	// The kernel mapped the headers with the binary (a Go binary's are in
+	// its first segment) before the process began, and they are never
+	// moved or unmapped: no Go object, so the address is not the
+	// collector's. AT_PHDR is trusted as the runtime trusts the rest of
+	// the vector.
 	p := *(*unsafe.Pointer)(unsafe.Pointer(&at))
 	return spansOf(unsafe.Slice((*progHeader)(p), n), at, page)
 }
@@ -83,13 +92,14 @@ func codeSpans(av []uintptr) []span {
 // in memory, with pages of page bytes. A position-independent binary is
 // loaded at an offset from the addresses its headers name: the offset is
 // where its PT_PHDR header is against where that header says it is.
+// Headers without a PT_PHDR (which Go's linker always writes) give none:
+// the offset is not known.
 func spansOf(hs []progHeader, at, page uintptr) []span {
-	bias := uintptr(0)
-	for _, h := range hs {
-		if h.Type == ptPHDR {
-			bias = at - uintptr(h.Vaddr)
-		}
+	i := slices.IndexFunc(hs, func(h progHeader) bool { return h.Type == ptPHDR })
+	if i < 0 {
+		return nil
 	}
+	bias := at - uintptr(hs[i].Vaddr)
 	var out []span
 	for _, h := range hs {
 		if h.Type != ptLOAD || h.Flags&pfX == 0 || h.Flags&pfW != 0 || h.Filesz == 0 {
@@ -102,10 +112,12 @@ func spansOf(hs []progHeader, at, page uintptr) []span {
 	return out
 }
 
-// populate asks the kernel to map the pages of s now. A failure leaves
-// them to be mapped as they are first touched, as without it.
+// populate asks the kernel to map the pages of s now, reading from the
+// disk what the page cache does not hold (so through syscall.Syscall,
+// which tells the scheduler the call may block). A failure leaves the
+// pages to be mapped as they are first touched, as without it.
 func populate(s span) error {
-	_, _, errno := syscall.RawSyscall(syscall.SYS_MADVISE, s.Start, s.End-s.Start, madvPopulateRead)
+	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, s.Start, s.End-s.Start, madvPopulateRead)
 	if errno != 0 {
 		return errno
 	}

@@ -190,6 +190,55 @@ const blocksMarked = `ffi.module("subprocess").run(["sh", "-c", "echo yes > ` + 
 // spin keeps a program busy until it is stopped.
 const spin = "for i in range(1000000000):\n    pass\n"
 
+// TestTimeoutBeforeTheFirstStatement: a command-line run whose deadline
+// passes while its worker starts (a timeout of 1 ms) ends E307 and its
+// program never ran: the file its first statement writes is not there.
+// The control, the same program with a minute's timeout, writes it.
+func TestTimeoutBeforeTheFirstStatement(t *testing.T) {
+	tests := []struct {
+		name        string
+		timeout     time.Duration
+		wantCode    codes.Code
+		wantWritten bool
+	}{
+		{name: "a deadline that passes as the worker starts", timeout: time.Millisecond,
+			wantCode: codes.E307},
+		{name: "the control: a deadline far off", timeout: time.Minute, wantWritten: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			prog := filepath.Join(dir, "p.vel")
+			if err := os.WriteFile(prog, []byte(marksStart+spin), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantWritten {
+				// The control ends by its own deadline once it has marked
+				// its start; a minute is only its bound.
+				if err := os.WriteFile(prog, []byte(marksStart), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var stdout, stderr bytes.Buffer
+			rec := SuperviseContext(context.Background(), Run{
+				Program: prog, Budget: lifeBudget(dir, []string{"io", "fs:write:DIR"}), Cwd: dir,
+				Confine: core.ModeOff, Timeout: tt.timeout, Receipts: t.TempDir(),
+				Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr,
+			})
+			o := rec.Outcome
+			t.Logf("%s %q at %q", o.Code, o.Message, o.Position)
+			_, err = os.Stat(filepath.Join(dir, startedFile))
+			if written := err == nil; o.Code != tt.wantCode || written != tt.wantWritten {
+				t.Errorf("outcome %s, the first statement's file written %v; want %s and %v",
+					o.Code, written, tt.wantCode, tt.wantWritten)
+			}
+		})
+	}
+}
+
 // TestWorkerLifeCycle: each way a worker's life can end, once against
 // the command line's run and once against a pool's, each run leaving its
 // receipt, which says how it ended. After a run that ended badly a pool

@@ -174,6 +174,13 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	phase.Mark("request made")
 	w.begin(r.Budget, c.derived)
 	w.relay.feedInput()
+	if r.Timeout > 0 {
+		// The worker counts the time left from its read of the request,
+		// later than now: it never begins the program before this
+		// deadline has passed.
+		f.deadline = time.Now().Add(r.Timeout)
+		req.TimeLeft = r.Timeout
+	}
 	go func() {
 		_ = w.send(req) // a worker that died early is seen by its wait
 		w.reqW.Close()
@@ -182,9 +189,6 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		// its way, off the path to the worker's first statement.
 		sweepRuns()
 	}()
-	if r.Timeout > 0 {
-		f.deadline = time.Now().Add(r.Timeout)
-	}
 	_, s, _ := w.first(f)
 	raw := s.raw
 	if !s.eof && (s.stop == nil || codes.CodeOf(s.stop) == codes.E307) {

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"github.com/sabline/sabline/confine/core"
@@ -26,6 +24,7 @@ import (
 // interpreter of its own with fresh module values, until the request pipe
 // closes.
 func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
+	w.stop.betweenRuns()
 	res := &wire.Record{Confinement: core.NotApplied()}
 	w.prepare(req, res)
 	t0 := time.Now()
@@ -39,18 +38,6 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 	w.send(res, false)
 	mem := w.watchMemory(req, res.MemoryLimitHeld)
 
-	var current atomic.Pointer[lang.Interp]
-	if sig, ok := wire.StopSignal(); ok {
-		stopc := make(chan os.Signal, 1)
-		signal.Notify(stopc, sig)
-		go func() {
-			for range stopc {
-				if in := current.Load(); in != nil {
-					in.Stop("the run took longer than its timeout and was stopped")
-				}
-			}
-		}()
-	}
 	for {
 		var j wire.Job
 		if err := jobs.Decode(&j); err != nil {
@@ -68,12 +55,8 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 			Layers: res.Confinement.Layers, Refusal: refusal, Relayed: req.Relayed,
 			Dial: w.dial(),
 		}
-		ran, err := job.Run(cfg, job.Program{Path: j.Program, Source: j.Source, Root: j.Root}, job.Hooks{
-			Running: func(in *lang.Interp) func() {
-				current.Store(in)
-				return func() { current.Store(nil) }
-			},
-		})
+		ran, err := job.Run(cfg, job.Program{Path: j.Program, Source: j.Source, Root: j.Root},
+			job.Hooks{Running: w.stop.running})
 		if w.broker != nil {
 			w.broker.CloseAll() // the supervisor shuts them down too: nothing of one run's reaches the next
 		}

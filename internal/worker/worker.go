@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
 	"runtime/debug"
@@ -41,6 +40,8 @@ import (
 // thread, runs the fault-injection hook if asked, runs the program, and
 // writes a wire.Record to the result pipe. It returns the exit status.
 func Main(args []string) int {
+	// The supervisor may ask to stop as soon as the worker is started.
+	stop := newStopper()
 	reqFile, resFile, toolFile, brokerFile, err := workerPipes(args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
@@ -54,7 +55,7 @@ func Main(args []string) int {
 	if toolFile != nil {
 		tool = toolFile
 	}
-	w := &worker{out: resFile, tool: lang.NewToolChannel(tool)}
+	w := &worker{out: resFile, tool: lang.NewToolChannel(tool), stop: stop}
 	if brokerFile != nil {
 		if w.broker, err = broker.NewClient(brokerFile); err != nil {
 			fmt.Fprintln(os.Stderr, "sabline: worker:", err)
@@ -68,6 +69,9 @@ func Main(args []string) int {
 	dec := json.NewDecoder(reqFile)
 	if err := dec.Decode(&req); err != nil {
 		return w.finish(&wire.Record{}, codes.Errorf(codes.E310, "worker: read request: %w", err))
+	}
+	if req.TimeLeft > 0 {
+		w.stop.until(time.Now().Add(req.TimeLeft))
 	}
 	phase.Mark("request read")
 	w.guard = req.Guard.Set()
@@ -98,6 +102,9 @@ type worker struct {
 	// memory is the memory watch's measure (memoryGauge); nil when the
 	// request sets no memory limit.
 	memory func() uint64
+	// stop is the supervisor's deadline (nil where the system has no stop
+	// signal).
+	stop *stopper
 }
 
 // send writes one record on the result pipe. The worker sends a record
@@ -150,7 +157,7 @@ func (w *worker) job(req *wire.Request, res *wire.Record) error {
 	}
 	ran, err := job.Run(cfg, job.Program{Path: req.Program, Source: req.Source}, job.Hooks{
 		Compiled: func(in *lang.Interp, prog *lang.Compiled) error { return w.ready(req, res, in, prog) },
-		Running:  w.stopOnSignal,
+		Running:  w.stop.running,
 	})
 	res.Timings.CompileMS, res.Timings.RunMS = receipt.MS(ran.Compile), receipt.MS(ran.Run)
 	res.Files, res.Effects = ran.Files, ran.Effects
@@ -207,23 +214,6 @@ func (w *worker) ready(req *wire.Request, res *wire.Record, in *lang.Interp,
 	}
 	w.send(res, false)
 	phase.Mark("first record sent")
-	return nil
-}
-
-// stopOnSignal is the supervisor's deadline: asked to stop (wire.StopSignal),
-// the program ends at its next step and the final record says where it
-// was.
-func (w *worker) stopOnSignal(in *lang.Interp) (ended func()) {
-	sig, ok := wire.StopSignal()
-	if !ok {
-		return nil
-	}
-	stopc := make(chan os.Signal, 1)
-	signal.Notify(stopc, sig)
-	go func() {
-		<-stopc
-		in.Stop("the run took longer than its timeout and was stopped")
-	}()
 	return nil
 }
 

@@ -1,0 +1,106 @@
+package worker
+
+import (
+	"os"
+	"os/signal"
+	"sync"
+	"time"
+
+	"github.com/sabline/sabline/internal/wire"
+	"github.com/sabline/sabline/lang"
+)
+
+// timeoutStop is why a program asked to stop by the supervisor stopped.
+const timeoutStop = "the run took longer than its timeout and was stopped"
+
+// stopper is how the supervisor's deadline reaches the program: each ask
+// (the stop signal, wire.StopSignal) stops the interpreter running. The
+// command line's worker has one run, and an ask that comes before its
+// first statement (the deadline passed while the worker was starting)
+// stops it there: the program never begins. A pool worker's runs are
+// other callers', so an ask that comes between two of them is dropped,
+// never kept for the next (betweenRuns).
+type stopper struct {
+	mu    sync.Mutex
+	in    *lang.Interp // the interpreter running, nil between runs
+	asked bool         // an ask came before the one run began
+	pool  bool         // asks between runs are dropped
+	// deadline, when set, is when the one run is past its time (the
+	// request's TimeLeft): it is not begun after it, whether or not the
+	// ask reached the worker, which listens only from its main.
+	deadline time.Time
+}
+
+// newStopper returns a stopper that the stop signal asks from now on
+// (the earlier the better: a signal that comes before is lost), or nil
+// where the system has none.
+func newStopper() *stopper {
+	sig, ok := wire.StopSignal()
+	if !ok {
+		return nil
+	}
+	s := &stopper{}
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, sig)
+	go func() {
+		for range c {
+			s.ask()
+		}
+	}()
+	return s
+}
+
+// ask stops the interpreter running, or, in the command line's worker,
+// the one run when it begins.
+func (s *stopper) ask() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.in != nil:
+		s.in.Stop(timeoutStop)
+	case !s.pool:
+		s.asked = true
+	}
+}
+
+// until sets the one run's deadline. A nil stopper has none.
+func (s *stopper) until(deadline time.Time) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deadline = deadline
+}
+
+// betweenRuns makes s a pool worker's: an ask that comes while no run
+// runs is dropped, and one that came before is forgotten. A nil stopper
+// has nothing to forget.
+func (s *stopper) betweenRuns() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pool, s.asked = true, false
+}
+
+// running is job.Hooks.Running: in runs until the returned func is
+// called, and is stopped before its first statement when an ask was kept
+// for it. A nil stopper stops nothing.
+func (s *stopper) running(in *lang.Interp) (ended func()) {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.in = in
+	if s.asked || !s.deadline.IsZero() && !time.Now().Before(s.deadline) {
+		in.Stop(timeoutStop)
+	}
+	return func() {
+		s.mu.Lock()
+		s.in = nil
+		s.mu.Unlock()
+	}
+}

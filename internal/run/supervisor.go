@@ -175,11 +175,12 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	w.begin(r.Budget, c.derived)
 	w.relay.feedInput()
 	if r.Timeout > 0 {
-		// The worker counts the time left from its read of the request,
-		// later than now: it never begins the program before this
-		// deadline has passed.
 		f.deadline = time.Now().Add(r.Timeout)
-		req.TimeLeft = r.Timeout
+		// The worker's copy, read from the clock after this one: it
+		// never stops the program before the supervisor would.
+		if now, ok := wire.MonotonicNow(); ok {
+			req.Deadline = now + int64(r.Timeout)
+		}
 	}
 	go func() {
 		_ = w.send(req) // a worker that died early is seen by its wait

@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"time"
 
 	"github.com/sabline/sabline/confine/core"
 
@@ -100,12 +99,12 @@ type Request struct {
 	// Procs, when set, is the GOMAXPROCS the worker takes once it is
 	// confined: it was started on one (see oneProc).
 	Procs int `json:"procs,omitempty"`
-	// TimeLeft, when set, is how long the run had before its deadline
-	// when the supervisor sent the request. The worker does not begin the
-	// program once that long has passed since it read the request: the
-	// supervisor's stop signal may have come before the worker listened
-	// for it.
-	TimeLeft time.Duration `json:"time_left_ns,omitempty"`
+	// Deadline, when set, is the run's deadline on the machine's
+	// monotonic clock (MonotonicNow), no earlier than the supervisor's
+	// own: the worker does not begin the program once it has passed, for
+	// the supervisor's stop signal may have come before the worker
+	// listened for it.
+	Deadline int64 `json:"deadline_ns,omitempty"`
 	// Relayed are the caller's files the worker's standard streams are
 	// relayed to: its file effects refuse them as the run's own.
 	Relayed []lang.FileID `json:"relayed,omitempty"`

@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/signal"
 	"sync"
-	"time"
 
 	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/lang"
@@ -25,10 +24,11 @@ type stopper struct {
 	in    *lang.Interp // the interpreter running, nil between runs
 	asked bool         // an ask came before the one run began
 	pool  bool         // asks between runs are dropped
-	// deadline, when set, is when the one run is past its time (the
-	// request's TimeLeft): it is not begun after it, whether or not the
-	// ask reached the worker, which listens only from its main.
-	deadline time.Time
+	// deadline, when set, is when the one run is past its time, on the
+	// machine's monotonic clock (wire.Request.Deadline): it is not begun
+	// after it, whether or not the ask reached the worker, which listens
+	// only from its main.
+	deadline int64
 }
 
 // newStopper returns a stopper that the stop signal asks from now on
@@ -63,14 +63,24 @@ func (s *stopper) ask() {
 	}
 }
 
-// until sets the one run's deadline. A nil stopper has none.
-func (s *stopper) until(deadline time.Time) {
+// until sets the one run's deadline (wire.MonotonicNow's clock). A nil
+// stopper has none.
+func (s *stopper) until(deadline int64) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.deadline = deadline
+}
+
+// past reports whether the one run's deadline has passed.
+func (s *stopper) past() bool {
+	if s.deadline == 0 {
+		return false
+	}
+	now, ok := wire.MonotonicNow()
+	return ok && now >= s.deadline
 }
 
 // betweenRuns makes s a pool worker's: an ask that comes while no run
@@ -95,7 +105,7 @@ func (s *stopper) running(in *lang.Interp) (ended func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.in = in
-	if s.asked || !s.deadline.IsZero() && !time.Now().Before(s.deadline) {
+	if s.asked || s.past() {
 		in.Stop(timeoutStop)
 	}
 	return func() {

@@ -70,8 +70,8 @@ func Main(args []string) int {
 	if err := dec.Decode(&req); err != nil {
 		return w.finish(&wire.Record{}, codes.Errorf(codes.E310, "worker: read request: %w", err))
 	}
-	if req.TimeLeft > 0 {
-		w.stop.until(time.Now().Add(req.TimeLeft))
+	if req.Deadline > 0 {
+		w.stop.until(req.Deadline)
 	}
 	phase.Mark("request read")
 	w.guard = req.Guard.Set()

@@ -507,6 +507,28 @@ func (w *workerProc) first(f waitFor) (res wire.Record, s step, bad error) {
 	return res, s, bad
 }
 
+// stoppedStarting ends the message of a run whose worker the stop itself
+// ended (diedOfStop).
+const stoppedStarting = "; the stop came as the worker was starting, before it could answer, " +
+	"and ended it before the program began"
+
+// diedOfStop reports whether the worker died of the stop signal itself,
+// as its exit status says: asked before its Go runtime listened for the
+// signal, it took the signal's default action, before any code of its
+// own, the program's least of all, had run. It waits for the worker's
+// exit at most resultGrace (one asked and not answering is killed by
+// then).
+func (w *workerProc) diedOfStop() bool {
+	select {
+	case <-w.done:
+	case <-time.After(resultGrace):
+		return false
+	}
+	sig, ok := wire.StopSignal()
+	n, killed := killedBy(w.cmd.ProcessState)
+	return ok && killed && sig == syscall.Signal(n)
+}
+
 // conclude says how a step that ended a job ended the run: stopped from
 // outside; a record the worker could not have sent; the worker's own
 // outcome (final: nil when none came), which a one-shot worker's exit
@@ -531,6 +553,8 @@ func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error,
 		}
 		switch {
 		case o.Code != codes.E307 || final != nil:
+		case s.asked && w.diedOfStop():
+			o.Message += stoppedStarting
 		case s.asked:
 			o.Message += fmt.Sprintf("; the worker did not answer the stop within %s and was "+
 				"killed, so where the program was is not known", stopGrace)

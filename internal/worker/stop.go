@@ -32,14 +32,15 @@ type stopper struct {
 }
 
 // newStopper returns a stopper that the stop signal asks from now on
-// (the earlier the better: a signal that comes before is lost), or nil
-// where the system has none.
+// (the earlier the better: a signal that comes before is lost). Where the
+// system has no stop signal nothing asks it, and the run has no deadline
+// of its own: the supervisor ends the worker at once.
 func newStopper() *stopper {
+	s := &stopper{}
 	sig, ok := wire.StopSignal()
 	if !ok {
-		return nil
+		return s
 	}
-	s := &stopper{}
 	c := make(chan os.Signal, 1)
 	signal.Notify(c, sig)
 	go func() {
@@ -63,12 +64,8 @@ func (s *stopper) ask() {
 	}
 }
 
-// until sets the one run's deadline (wire.MonotonicNow's clock). A nil
-// stopper has none.
+// until sets the one run's deadline (wire.MonotonicNow's clock).
 func (s *stopper) until(deadline int64) {
-	if s == nil {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.deadline = deadline
@@ -84,12 +81,8 @@ func (s *stopper) past() bool {
 }
 
 // betweenRuns makes s a pool worker's: an ask that comes while no run
-// runs is dropped, and one that came before is forgotten. A nil stopper
-// has nothing to forget.
+// runs is dropped, and one that came before is forgotten.
 func (s *stopper) betweenRuns() {
-	if s == nil {
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pool, s.asked = true, false
@@ -97,11 +90,8 @@ func (s *stopper) betweenRuns() {
 
 // running is job.Hooks.Running: in runs until the returned func is
 // called, and is stopped before its first statement when an ask was kept
-// for it. A nil stopper stops nothing.
+// for it.
 func (s *stopper) running(in *lang.Interp) (ended func()) {
-	if s == nil {
-		return nil
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.in = in

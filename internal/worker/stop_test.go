@@ -17,7 +17,7 @@ import (
 // ask, or a deadline passed, that comes before its run begins, and the
 // program is stopped at its first statement (E307, nothing printed); a
 // pool worker drops an ask made between its runs, and the next run runs;
-// with no ask and a deadline far off, or no stopper at all, the program
+// with no ask and a deadline far off, or neither ask nor deadline, the program
 // runs (the controls).
 func TestStopperBeforeTheFirstStatement(t *testing.T) {
 	if _, ok := wire.MonotonicNow(); !ok {
@@ -39,7 +39,8 @@ func TestStopperBeforeTheFirstStatement(t *testing.T) {
 			stopper: func() *stopper { s := &stopper{}; s.betweenRuns(); s.ask(); return s }},
 		{name: "a pool worker asked before it began serving", wantOut: "ran\n",
 			stopper: func() *stopper { s := &stopper{}; s.ask(); s.betweenRuns(); return s }},
-		{name: "no stopper", wantOut: "ran\n", stopper: func() *stopper { return nil }},
+		{name: "neither an ask nor a deadline", wantOut: "ran\n",
+			stopper: func() *stopper { return &stopper{} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,9 +17,10 @@ import (
 // the supervisor, say). The worker holds itself (Apply); nothing of the
 // policy is the supervisor's to do. A memory limit is held by a cgroup of
 // the worker's own too, where this machine lets the supervisor make one
-// (see planCgroup). A worker held to a policy that enforces something is
-// started in a mount namespace of its own where this process can make one
-// (linux.MountNamespace), in which Apply refuses device nodes outside /dev.
+// (see planCgroup). A worker held to a policy that enforces something and
+// grants a path is started in a mount namespace of its own where this
+// process can make one (linux.MountNamespace), in which Apply refuses
+// device nodes outside /dev.
 func prepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, error) {
 	s := startSession(cmd)
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
@@ -39,7 +40,7 @@ func prepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, erro
 // mount namespace, and where it makes memory cgroups (see
 // linux.LearnWorkerHolds), as far as p and memoryMB need them.
 func learnWorkerHolds(p core.Policy, memoryMB int) {
-	linux.LearnWorkerHolds(p.Enforced, memoryMB > 0)
+	linux.LearnWorkerHolds(p, memoryMB > 0)
 }
 
 // startFromLastingThread starts cmd from a thread that lasts as long as

@@ -138,7 +138,8 @@ func TestApplyLayers(t *testing.T) {
 				}
 			}
 			outside := filepath.Join(base, "outside.txt")
-			env, err := json.Marshal(applyChild{Allow: []string{"io", "fs:write:" + grant}, Only: tt.only, Refuse: tt.refuse,
+			allow := []string{"io", "fs:write:" + grant}
+			env, err := json.Marshal(applyChild{Allow: allow, Only: tt.only, Refuse: tt.refuse,
 				MaxMemoryMB: tt.maxMemoryMB, TempDir: tmp, Write: outside})
 			if err != nil {
 				t.Fatal(err)
@@ -150,7 +151,7 @@ func TestApplyLayers(t *testing.T) {
 			if why := canUnshareMounts(); why != "" {
 				t.Skipf("no mount namespace for the child (%s): device nodes beneath its grant would be the language's alone, and no level full", why)
 			}
-			MountNamespace(cmd, core.Policy{Enforced: true})
+			MountNamespace(cmd, childPolicy(t, allow))
 			stdin, err := cmd.StdinPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -266,12 +267,18 @@ func TestApplyLayers(t *testing.T) {
 
 // runApplyChild applies the policy as c says, tries the write, prints the
 // report and waits for its standard input to close.
-func runApplyChild(t *testing.T, c applyChild) {
-	b, err := budget.Parse(c.Allow, "/")
+// childPolicy is the policy of the budget allow, as the child applies it.
+func childPolicy(t *testing.T, allow []string) core.Policy {
+	t.Helper()
+	b, err := budget.Parse(allow, "/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := applyWith(core.OSPolicy(b, core.Options{}), ApplyOptions{TempDir: c.TempDir, MaxMemoryMB: c.MaxMemoryMB},
+	return core.OSPolicy(b, core.Options{})
+}
+
+func runApplyChild(t *testing.T, c applyChild) {
+	r, err := applyWith(childPolicy(t, c.Allow), ApplyOptions{TempDir: c.TempDir, MaxMemoryMB: c.MaxMemoryMB},
 		refusedBy(everyLayer().onlyLayer(c.Only), c.Refuse))
 	report := applyReport{Result: r}
 	if err != nil {

@@ -11,12 +11,15 @@ import (
 
 // Landlock cannot tell a device node from a file beneath a granted
 // directory: a block device made in a grant, or one a shared directory
-// holds, is opened as the file it seems. So on Linux the worker is started
-// in a mount namespace of its own where the supervisor can make one (it
-// has CAP_SYS_ADMIN), and before Landlock it remounts every mount outside
-// /dev with nodev added, its other per-mount flags kept (remountPlan): the
-// kernel then refuses to open a device node there (EACCES), whatever
-// opens it. The devices of /dev stay as they are: the table of kernel
+// holds, is opened as the file it seems. So on Linux a worker whose policy
+// grants a path (ownMountsWanted) is started in a mount namespace of its
+// own where the supervisor can make one (it has CAP_SYS_ADMIN), and before
+// Landlock it remounts every mount outside /dev with nodev added, its
+// other per-mount flags kept (remountPlan): the kernel then refuses to
+// open a device node there (EACCES), whatever opens it. A worker granted
+// no path remounts nothing (holdDevices), and so is given no namespace:
+// making one and tearing it down when the worker ends is work on every
+// run's path for nothing. The devices of /dev stay as they are: the table of kernel
 // surfaces holds /dev, and Landlock reaches only the few devices it
 // allows there. Where no namespace could be made, or a remount failed,
 // and a file grant reaches a mount without nodev, the language alone
@@ -188,6 +191,12 @@ func holder(mounts []guard.Mount, p string) int {
 	}
 	return at
 }
+
+// ownMountsWanted reports whether a worker held to p has a use for a
+// mount namespace of its own: p enforces something and grants a path,
+// beneath which a device node could be opened (holdDevices remounts for
+// such a policy alone).
+func ownMountsWanted(p core.Policy) bool { return p.Enforced && len(grantedPaths(p)) > 0 }
 
 // grantedPaths are the paths p grants, for reading or writing; "/" for a
 // grant of every path.

@@ -22,18 +22,21 @@ import (
 )
 
 // MountNamespace has cmd start the worker in a mount namespace of its own
-// for a policy that enforces something, where this process can make one
-// (canUnshareMounts): the kernel makes every mount in it private (Go's
-// os/exec does, for CLONE_NEWNS), so that what the worker remounts there
-// changes nothing outside it. The worker is told which, by
-// mountNamespaceEnv; a value of it in cmd's environment is replaced.
+// for a policy that enforces something and grants a path
+// (ownMountsWanted), where this process can make one (canUnshareMounts):
+// the kernel makes every mount in it private (Go's os/exec does, for
+// CLONE_NEWNS), so that what the worker remounts there changes nothing
+// outside it. The worker is told which, by mountNamespaceEnv; a value of
+// it in cmd's environment is replaced. A worker granted no path shares
+// this process's namespace, and is told nothing: it remounts nothing.
 func MountNamespace(cmd *exec.Cmd, p core.Policy) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
+	wanted := ownMountsWanted(p)
 	env := cmd.Env
 	if env == nil {
-		if _, set := os.LookupEnv(mountNamespaceEnv); !set && !p.Enforced {
+		if _, set := os.LookupEnv(mountNamespaceEnv); !set && !wanted {
 			return
 		}
 		env = os.Environ()
@@ -44,7 +47,7 @@ func MountNamespace(cmd *exec.Cmd, p core.Policy) {
 			out = append(out, kv)
 		}
 	}
-	if p.Enforced {
+	if wanted {
 		if why := workerNamespaceNeeded(); why != "" {
 			out = append(out, mountNamespaceEnv+"="+mountNamespaceWhy(why))
 		} else if why := canUnshareMounts(); why != "" {
@@ -128,16 +131,17 @@ func EnterNodevNamespace() error {
 }
 
 // LearnWorkerHolds learns, once for this process, what MountNamespace and
-// NewMemoryCgroup would learn at their first call: whether this process
-// can start a worker in a mount namespace of its own (namespace), and
-// where it makes its workers' memory cgroups (cgroup). A supervisor calls
+// NewMemoryCgroup would learn at their first call for a worker held to p:
+// whether this process can start it in a mount namespace of its own, where
+// p wants one (ownMountsWanted), and where it makes its workers' memory
+// cgroups (cgroup). A supervisor calls
 // it in the background, beside its other work before its first worker
 // starts; a later call, theirs included, waits for it and learns nothing
 // again. The try's thread ends as the try does, which no worker sees:
 // workers are started from a thread that never ends (confine's
 // startFromLastingThread).
-func LearnWorkerHolds(namespace, cgroup bool) {
-	if namespace && workerNamespaceNeeded() == "" {
+func LearnWorkerHolds(p core.Policy, cgroup bool) {
+	if ownMountsWanted(p) && workerNamespaceNeeded() == "" {
 		canUnshareMounts()
 	}
 	if cgroup {

@@ -77,6 +77,93 @@ func TestCanUnshareMounts(t *testing.T) {
 	}
 }
 
+// readPolicy is the policy of a budget that grants reading grant.
+func readPolicy(grant string) core.Policy {
+	return core.OSPolicy(budget.MustParse("/", "io,fs:read:"+grant), core.Options{})
+}
+
+// nsChildEnv makes the test binary a child that waits for its standard
+// input to end, so that its mount namespace can be read from outside.
+const nsChildEnv = "SABLINE_TEST_NS_CHILD"
+
+// TestMountNamespaceWhereAGrantIs: a worker is started in a mount
+// namespace of its own only for a policy that enforces something and
+// grants a path, read from outside the child (/proc/PID/ns/mnt against
+// this process's), and told so; a policy granting no path (holdDevices
+// then remounts nothing) or enforcing nothing starts it in this process's
+// namespace, told nothing. The grant is the control: the same start, with
+// a namespace.
+func TestMountNamespaceWhereAGrantIs(t *testing.T) {
+	if os.Getenv(nsChildEnv) != "" {
+		testkit.EndChildBeforeCoverage(t)
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // returns at EOF, when the parent has looked
+		return
+	}
+	needRoot(t)
+	if why := canUnshareMounts(); why != "" {
+		t.Skipf("this process cannot make a mount namespace: %s", why)
+	}
+	if why := workerNamespaceNeeded(); why != "" {
+		t.Skipf("no worker here needs a namespace of its own: %s", why)
+	}
+	self, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grant := t.TempDir()
+	policy := func(allow string) core.Policy {
+		return core.OSPolicy(budget.MustParse("/", allow), core.Options{})
+	}
+	tests := []struct {
+		name         string
+		policy       core.Policy
+		wantEnforced bool // the case's premise
+		wantOwn      bool
+	}{
+		{name: "a read grant (the control)", policy: readPolicy(grant), wantEnforced: true, wantOwn: true},
+		{name: "a write grant", policy: policy("io,fs:write:" + grant), wantEnforced: true, wantOwn: true},
+		{name: "no path granted", policy: policy("io"), wantEnforced: true},
+		{name: "net alone", policy: policy("net:127.0.0.1:1"), wantEnforced: true},
+		{name: "nothing enforced", policy: core.Policy{Read: core.Direction{Paths: []string{grant}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.policy.Enforced != tt.wantEnforced {
+				t.Fatalf("the policy enforces something: %v, want %v", tt.policy.Enforced, tt.wantEnforced)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestMountNamespaceWhereAGrantIs$", "-test.count=1")
+			cmd.Env = append(os.Environ(), nsChildEnv+"=1", mountNamespaceEnv+"=left by the test")
+			MountNamespace(cmd, tt.policy)
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Wait()
+			defer stdin.Close()
+			child, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", cmd.Process.Pid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("the child's mount namespace %s, this process's %s", child, self)
+			if own := child != self; own != tt.wantOwn {
+				t.Errorf("the child has a mount namespace of its own: %v, want %v", own, tt.wantOwn)
+			}
+			told := ""
+			for _, kv := range cmd.Env {
+				if v, ok := strings.CutPrefix(kv, mountNamespaceEnv+"="); ok {
+					told = v
+				}
+			}
+			if wantTold := map[bool]string{true: mountNamespaceOwn}[tt.wantOwn]; told != wantTold {
+				t.Errorf("the child is told %q, want %q", told, wantTold)
+			}
+		})
+	}
+}
+
 // devicesChildEnv carries a devicesChild to the test binary run as one.
 const devicesChildEnv = "SABLINE_TEST_DEVICES_CHILD"
 
@@ -107,7 +194,7 @@ func TestHoldDevices(t *testing.T) {
 		if err := json.Unmarshal([]byte(env), &c); err != nil {
 			t.Fatal(err)
 		}
-		p := core.OSPolicy(budget.MustParse("/", "io,fs:read:"+c.Grant), core.Options{})
+		p := readPolicy(c.Grant)
 		var r devicesReport
 		r.Open, r.Why = holdDevices(p, takeMountNamespace())
 		_, r.EnvLeft = os.LookupEnv(mountNamespaceEnv)
@@ -148,7 +235,7 @@ func TestHoldDevices(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHoldDevices$", "-test.count=1")
 			cmd.Env = append(os.Environ(), devicesChildEnv+"="+string(env))
 			if tt.namespace {
-				MountNamespace(cmd, core.Policy{Enforced: true})
+				MountNamespace(cmd, readPolicy(grant))
 			}
 			stdin, err := cmd.StdinPipe()
 			if err != nil {

@@ -332,26 +332,40 @@ func spans(blocks map[int][]bpf.Instruction, a Arch) []span {
 	return out
 }
 
-// search lays out the binary search over spans, sorted, that runs
-// the block of the call number in A.
-func search(spans []span) []bpf.Instruction {
+// appendSearch appends to prog the binary search over spans, sorted,
+// that runs the block of the call number in A: the spans halved, a
+// comparison with the first number of the upper half jumping past the
+// lower half's search to the upper half's. It is laid out in place, each
+// half's length reckoned before it is written (searchLen), so that a
+// worker building its filter copies each block once.
+func appendSearch(prog []bpf.Instruction, spans []span) []bpf.Instruction {
 	if len(spans) == 1 {
-		return spans[0].block
+		return append(prog, spans[0].block...)
 	}
 	half := len(spans) / 2
-	lower, upper := search(spans[:half]), search(spans[half:])
-	first := spans[half].first
-	var ins []bpf.Instruction
-	if len(lower) <= math.MaxUint8 {
-		ins = []bpf.Instruction{bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: first,
-			SkipTrue: uint8(len(lower))}}
+	first, lower := spans[half].first, searchLen(spans[:half])
+	if lower <= math.MaxUint8 {
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: first, SkipTrue: uint8(lower)})
 	} else {
-		ins = []bpf.Instruction{
-			bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: first, SkipFalse: 1},
-			bpf.Jump{Skip: uint32(len(lower))},
-		}
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: first, SkipFalse: 1},
+			bpf.Jump{Skip: uint32(lower)})
 	}
-	return append(append(ins, lower...), upper...)
+	return appendSearch(appendSearch(prog, spans[:half]), spans[half:])
+}
+
+// searchLen is the number of instructions appendSearch lays out for
+// spans.
+func searchLen(spans []span) int {
+	if len(spans) == 1 {
+		return len(spans[0].block)
+	}
+	half := len(spans) / 2
+	lower := searchLen(spans[:half])
+	jump := 1 // a comparison that skips the lower half
+	if lower > math.MaxUint8 {
+		jump = 2 // a comparison, then a jump that can skip it
+	}
+	return jump + lower + searchLen(spans[half:])
 }
 
 // Program builds the filter of c for the ABI a. The program is checked as
@@ -388,7 +402,8 @@ func Program(c Config, a Arch) ([]bpf.Instruction, error) {
 		}
 		blocks[nr] = body
 	}
-	prog = append(prog, search(spans(blocks, a))...)
+	all := spans(blocks, a)
+	prog = appendSearch(slices.Grow(prog, searchLen(all)), all)
 	raw, err := Assemble(prog)
 	if err != nil {
 		return nil, err

@@ -1242,3 +1242,79 @@ func TestSeccompPathLength(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendSearch: the binary search over spans runs, for each call
+// number, the block of the span it falls in, whatever the blocks'
+// lengths: past 255 instructions a lower half is skipped by a jump
+// (bpf.Jump) after the comparison, which a filter of Sabline's rules
+// never needs; and searchLen is the length laid out. Each block returns
+// its span's index, run in the filter interpreter on the first, last and
+// middle number of every span.
+func TestAppendSearch(t *testing.T) {
+	tests := []struct {
+		name          string
+		blockLens     []int // each span's block, in instructions
+		wantLongJumps int
+	}{
+		{name: "one span", blockLens: []int{1}},
+		{name: "short blocks", blockLens: []int{1, 3, 1, 7, 2}},
+		{name: "a long lower block", blockLens: []int{300, 1}, wantLongJumps: 1},
+		{name: "a lower half long by its two blocks", blockLens: []int{200, 100, 1, 1}, wantLongJumps: 1},
+		{name: "long halves at each level", blockLens: []int{300, 300, 300, 300}, wantLongJumps: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var sp []span
+			for i, n := range tt.blockLens {
+				block := make([]bpf.Instruction, n)
+				for j := range block[:n-1] {
+					block[j] = alu(bpf.ALUOpAdd, 0) // A, the call number, unchanged
+				}
+				block[n-1] = bpf.RetConstant{Val: uint32(i)}
+				sp = append(sp, span{first: uint32(10 * i), block: block})
+			}
+			prog := appendSearch([]bpf.Instruction{ldAbs(seccompDataNr)}, sp)
+			if got, want := len(prog)-1, searchLen(sp); got != want {
+				t.Errorf("laid out %d instructions, searchLen says %d", got, want)
+			}
+			longJumps := 0
+			for _, ins := range prog {
+				if _, ok := ins.(bpf.Jump); ok {
+					longJumps++
+				}
+			}
+			if longJumps != tt.wantLongJumps {
+				t.Errorf("%d jumps past a long lower half, want %d", longJumps, tt.wantLongJumps)
+			}
+			raw, err := Assemble(prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range sp {
+				for _, nr := range []int{10 * i, 10*i + 5, 10*i + 9} {
+					got, err := runFilter(raw, callData{Nr: int32(nr)})
+					if err != nil || got != uint32(i) {
+						t.Errorf("call %d ran block %d (%v), want %d", nr, got, err, i)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkProgram: what a worker's filter costs to build, each ABI's
+// with each test configuration, before it is installed.
+func BenchmarkProgram(b *testing.B) {
+	for _, a := range []Arch{archAMD64, archARM64} {
+		for _, tc := range testConfigs {
+			b.Run(a.Name+"/"+tc.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := Program(tc.config(), a); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -286,9 +287,9 @@ func TestWorkerLifeCycle(t *testing.T) {
 				t.Cleanup(cancel)
 				c.ctx, c.cancel, c.cancelled = ctx, cancel, new(time.Time)
 			},
-			// Cancelled once the program runs.
+			// Cancelled once the program spins, past its mark.
 			during: func(t *testing.T, dir string, c *lifeRun, ended <-chan struct{}) {
-				if waitFile(t, filepath.Join(dir, startedFile), ended) != nil {
+				if waitSpinning(t, dir, ended) {
 					*c.cancelled = time.Now()
 					c.cancel()
 				}
@@ -510,6 +511,41 @@ func waitPid(t *testing.T, dir string, ended <-chan struct{}) int {
 		t.Errorf("pid %q: %v", b, err)
 	}
 	return pid
+}
+
+// waitSpinning waits for a program that marks its start and then spins
+// (marksStart, spin) to be spinning, until its run has ended: once the
+// mark is there, until a worker of this process has used two clock ticks
+// of processor time more than when it was first seen after the mark. The
+// statement that made the mark takes a fraction of a tick, so a stop then
+// finds the program on the spinning line; at the mark alone it may still
+// be in the write that made it. It reports whether the program spins;
+// where there is no /proc, it returns at the mark.
+func waitSpinning(t *testing.T, dir string, ended <-chan struct{}) bool {
+	if waitFile(t, filepath.Join(dir, startedFile), ended) == nil {
+		return false
+	}
+	if goruntime.GOOS != "linux" {
+		return true
+	}
+	marked, seen := time.Now(), map[int]int64{}
+	for {
+		for _, pid := range proc.Workers(os.Getpid()) {
+			ticks, err := proc.CPUTicks(pid)
+			if first, ok := seen[pid]; err == nil && !ok {
+				seen[pid] = ticks
+			} else if err == nil && ticks-first >= 2 {
+				t.Logf("worker %d spinning %v after the mark", pid, time.Since(marked).Round(time.Millisecond))
+				return true
+			}
+		}
+		select {
+		case <-ended:
+			t.Errorf("the run ended before its program spun")
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // waitFile waits for a file a program writes, until its run has ended,

@@ -1258,6 +1258,8 @@ func TestAppendSearch(t *testing.T) {
 	}{
 		{name: "one span", blockLens: []int{1}},
 		{name: "short blocks", blockLens: []int{1, 3, 1, 7, 2}},
+		{name: "a lower half as long as a short jump reaches", blockLens: []int{255, 1}},
+		{name: "a lower half one past it", blockLens: []int{256, 1}, wantLongJumps: 1},
 		{name: "a long lower block", blockLens: []int{300, 1}, wantLongJumps: 1},
 		{name: "a lower half long by its two blocks", blockLens: []int{200, 100, 1, 1}, wantLongJumps: 1},
 		{name: "long halves at each level", blockLens: []int{300, 300, 300, 300}, wantLongJumps: 3},

@@ -80,9 +80,9 @@ func PrepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, erro
 // has any, what PrepareWorker would learn at its first call of what the
 // supervisor can hold a worker with (on Linux: a mount namespace of its
 // own, for a policy that enforces something and grants a path; a memory
-// cgroup, for a memory limit of memoryMB). A supervisor calls it in a goroutine of its
-// own beside what it does before its first worker starts, which then
-// starts sooner. It is never needed.
+// cgroup, for a memory limit of memoryMB). A supervisor calls it in a
+// goroutine of its own beside what it does before its first worker
+// starts, which then starts sooner. It is never needed.
 func LearnWorkerHolds(p core.Policy, memoryMB int) { learnWorkerHolds(p, memoryMB) }
 
 // processStarted is a Started for a worker that needs nothing of its

@@ -265,8 +265,6 @@ func TestApplyLayers(t *testing.T) {
 	}
 }
 
-// runApplyChild applies the policy as c says, tries the write, prints the
-// report and waits for its standard input to close.
 // childPolicy is the policy of the budget allow, as the child applies it.
 func childPolicy(t *testing.T, allow []string) core.Policy {
 	t.Helper()
@@ -277,8 +275,11 @@ func childPolicy(t *testing.T, allow []string) core.Policy {
 	return core.OSPolicy(b, core.Options{})
 }
 
+// runApplyChild applies the policy as c says, tries the write, prints the
+// report and waits for its standard input to close.
 func runApplyChild(t *testing.T, c applyChild) {
-	r, err := applyWith(childPolicy(t, c.Allow), ApplyOptions{TempDir: c.TempDir, MaxMemoryMB: c.MaxMemoryMB},
+	o := ApplyOptions{TempDir: c.TempDir, MaxMemoryMB: c.MaxMemoryMB}
+	r, err := applyWith(childPolicy(t, c.Allow), o,
 		refusedBy(everyLayer().onlyLayer(c.Only), c.Refuse))
 	report := applyReport{Result: r}
 	if err != nil {

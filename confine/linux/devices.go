@@ -19,9 +19,9 @@ import (
 // open a device node there (EACCES), whatever opens it. A worker granted
 // no path remounts nothing (holdDevices), and so is given no namespace:
 // making one and tearing it down when the worker ends is work on every
-// run's path for nothing. The devices of /dev stay as they are: the table of kernel
-// surfaces holds /dev, and Landlock reaches only the few devices it
-// allows there. Where no namespace could be made, or a remount failed,
+// run's path for nothing. The devices of /dev stay as they are: the table
+// of kernel surfaces holds /dev, and Landlock reaches only the few devices
+// it allows there. Where no namespace could be made, or a remount failed,
 // and a file grant reaches a mount without nodev, the language alone
 // refuses the device nodes beneath it, and the level says so.
 

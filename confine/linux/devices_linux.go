@@ -134,12 +134,11 @@ func EnterNodevNamespace() error {
 // NewMemoryCgroup would learn at their first call for a worker held to p:
 // whether this process can start it in a mount namespace of its own, where
 // p wants one (ownMountsWanted), and where it makes its workers' memory
-// cgroups (cgroup). A supervisor calls
-// it in the background, beside its other work before its first worker
-// starts; a later call, theirs included, waits for it and learns nothing
-// again. The try's thread ends as the try does, which no worker sees:
-// workers are started from a thread that never ends (confine's
-// startFromLastingThread).
+// cgroups (cgroup). A supervisor calls it in the background, beside its
+// other work before its first worker starts; a later call, theirs
+// included, waits for it and learns nothing again. The try's thread ends
+// as the try does, which no worker sees: workers are started from a
+// thread that never ends (confine's startFromLastingThread).
 func LearnWorkerHolds(p core.Policy, cgroup bool) {
 	if ownMountsWanted(p) && workerNamespaceNeeded() == "" {
 		canUnshareMounts()

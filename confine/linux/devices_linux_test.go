@@ -120,8 +120,10 @@ func TestMountNamespaceWhereAGrantIs(t *testing.T) {
 		wantEnforced bool // the case's premise
 		wantOwn      bool
 	}{
-		{name: "a read grant (the control)", policy: readPolicy(grant), wantEnforced: true, wantOwn: true},
-		{name: "a write grant", policy: policy("io,fs:write:" + grant), wantEnforced: true, wantOwn: true},
+		{name: "a read grant (the control)", policy: readPolicy(grant), wantEnforced: true,
+			wantOwn: true},
+		{name: "a write grant", policy: policy("io,fs:write:" + grant), wantEnforced: true,
+			wantOwn: true},
 		{name: "no path granted", policy: policy("io"), wantEnforced: true},
 		{name: "net alone", policy: policy("net:127.0.0.1:1"), wantEnforced: true},
 		{name: "nothing enforced", policy: core.Policy{Read: core.Direction{Paths: []string{grant}}}},

@@ -535,7 +535,8 @@ func waitSpinning(t *testing.T, dir string, ended <-chan struct{}) bool {
 			if first, ok := seen[pid]; err == nil && !ok {
 				seen[pid] = ticks
 			} else if err == nil && ticks-first >= 2 {
-				t.Logf("worker %d spinning %v after the mark", pid, time.Since(marked).Round(time.Millisecond))
+				t.Logf("worker %d spinning %v after the mark", pid,
+					time.Since(marked).Round(time.Millisecond))
 				return true
 			}
 		}

@@ -196,8 +196,8 @@ const spin = "for i in range(1000000000):\n    pass\n"
 // program never ran: the file its first statement writes is not there,
 // and the worker says it stopped there (or, asked before its runtime
 // listened, died of the ask, which its exit status says and the outcome
-// names, with no position). The control, the
-// same program with a minute's timeout, writes it.
+// names, with no position). The control, the same program with a
+// minute's timeout, writes it.
 func TestTimeoutBeforeTheFirstStatement(t *testing.T) {
 	tests := []struct {
 		name        string

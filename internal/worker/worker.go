@@ -102,8 +102,8 @@ type worker struct {
 	// memory is the memory watch's measure (memoryGauge); nil when the
 	// request sets no memory limit.
 	memory func() uint64
-	// stop is the supervisor's deadline (nil where the system has no stop
-	// signal).
+	// stop is the supervisor's deadline; never nil (where the system has
+	// no stop signal, nothing asks it).
 	stop *stopper
 }
 

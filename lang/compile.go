@@ -1,8 +1,6 @@
 package lang
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -117,15 +115,6 @@ func (in *Interp) CompileSource(path string, src []byte, root string,
 func compile(abs string, src []byte, dir, what string, predeclared starlark.StringDict,
 	g *guard.Set) (*Compiled, error) {
 	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}, uses: map[string]bool{}}
-	// The resolver asks of each name no file binds; the names it finds
-	// predeclared are the ones the run looks up.
-	isPredeclared := func(name string) bool {
-		if predeclared.Has(name) {
-			c.uses[name] = true
-			return true
-		}
-		return false
-	}
 	var root *loadRoot // opened at the first load: most programs load nothing
 	defer func() {
 		if root != nil {
@@ -134,7 +123,7 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 	}()
 	var visit func(file string, src []byte, stack []string) error
 	visit = func(file string, src []byte, stack []string) error {
-		f, prog, err := compileFile(file, src, isPredeclared)
+		cf, err := compileCached(file, src, predeclared)
 		if err != nil {
 			code := codes.E304
 			if len(stack) > 0 {
@@ -142,21 +131,23 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 			}
 			return compileError(code, err)
 		}
-		sum := sha256.Sum256(src)
-		c.Files[file] = prog
-		c.Order = append(c.Order, program.FileDigest{Path: file, SHA256: hex.EncodeToString(sum[:])})
-		stack = append(stack, file)
-		for _, stmt := range f.Stmts {
-			load, ok := stmt.(*syntax.LoadStmt)
-			if !ok {
-				continue
+		// The predeclared names the resolver found are the ones the run
+		// looks up.
+		for name, has := range cf.asked {
+			if has {
+				c.uses[name] = true
 			}
-			target := loadTarget(file, load.ModuleName())
+		}
+		c.Files[file] = cf.prog
+		c.Order = append(c.Order, program.FileDigest{Path: file, SHA256: cf.digest})
+		stack = append(stack, file)
+		for _, load := range cf.loads {
+			target := loadTarget(file, load.module)
 			if slices.Contains(stack, target) {
 				return &codes.Error{
 					Code: codes.E306,
 					Msg:  "load cycle: " + strings.Join(append(stack, target), " -> "),
-					Pos:  load.Load.String(),
+					Pos:  load.pos,
 				}
 			}
 			if _, done := c.Files[target]; done {
@@ -172,13 +163,13 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 			data, err := root.read(target)
 			var refused *codes.Error
 			if errors.As(err, &refused) { // a guarded location, said as the read of one is
-				refused.Pos = load.Load.String()
+				refused.Pos = load.pos
 				return refused
 			}
 			if err != nil {
 				return &codes.Error{
 					Code: codes.E306,
-					Pos:  load.Load.String(),
+					Pos:  load.pos,
 					Err:  err,
 					Msg: fmt.Sprintf("%s loads %s: %v; a program may load only .vel files beneath %s, %s",
 						file, target, err, dir, what),

@@ -348,6 +348,8 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 		Stdin:  o.Stdin,
 		Stdout: o.Stdout,
 		Guard:  g,
+		// The caller's own process: its runs are its own.
+		KeepCompiled: true,
 	}
 	ran, err := job.Run(cfg, job.Program{Path: path, Source: src}, job.Hooks{
 		Compiled: func(_ *lang.Interp, prog *lang.Compiled) error {

@@ -57,7 +57,8 @@ func (in *Interp) Compile(path string, predeclared starlark.StringDict) (*Compil
 	// Loads are read before the run is confined and before any budget
 	// check, so they are held to the program's own directory tree: a load
 	// cannot read, or probe for, any other file on the machine.
-	return compile(abs, src, filepath.Dir(abs), "its own directory", predeclared, in.guard)
+	return compile(abs, src, filepath.Dir(abs), "its own directory", predeclared, in.guard,
+		in.keepCompiled)
 }
 
 // readProgramFile reads the program file abs: a regular file (a pipe or a
@@ -107,13 +108,14 @@ func (in *Interp) CompileSource(path string, src []byte, root string,
 		return nil, codes.Errorf(codes.E316, "program %s under %s: both must be absolute", path, root)
 	}
 	return compile(filepath.Clean(path), src, filepath.Clean(root), "the import root", predeclared,
-		in.guard)
+		in.guard, in.keepCompiled)
 }
 
 // compile compiles the program abs, whose bytes are src, and its loads,
-// read beneath dir (what names dir in a refusal) and judged by g.
+// read beneath dir (what names dir in a refusal) and judged by g; with
+// keep, through the process's cache of compiled files (compiled.go).
 func compile(abs string, src []byte, dir, what string, predeclared starlark.StringDict,
-	g *guard.Set) (*Compiled, error) {
+	g *guard.Set, keep bool) (*Compiled, error) {
 	c := &Compiled{Main: abs, Files: map[string]*starlark.Program{}, uses: map[string]bool{}}
 	var root *loadRoot // opened at the first load: most programs load nothing
 	defer func() {
@@ -123,7 +125,7 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 	}()
 	var visit func(file string, src []byte, stack []string) error
 	visit = func(file string, src []byte, stack []string) error {
-		cf, err := compileCached(file, src, predeclared)
+		cf, err := compileKept(file, src, predeclared, keep)
 		if err != nil {
 			code := codes.E304
 			if len(stack) > 0 {
@@ -131,12 +133,8 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 			}
 			return compileError(code, err)
 		}
-		// The predeclared names the resolver found are the ones the run
-		// looks up.
-		for name, has := range cf.asked {
-			if has {
-				c.uses[name] = true
-			}
+		for _, name := range cf.uses {
+			c.uses[name] = true
 		}
 		c.Files[file] = cf.prog
 		c.Order = append(c.Order, program.FileDigest{Path: file, SHA256: cf.digest})

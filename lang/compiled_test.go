@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -23,9 +25,9 @@ func TestCompiledFileKept(t *testing.T) {
 	tests := []struct {
 		name   string
 		files  map[string]string // main.vel and what it loads
-		extra  bool              // the name extra is predeclared at the first compile
+		extra  []string          // names predeclared beside the language's at the first compile
 		change func(t *testing.T, root string)
-		extra2 bool // ... and at the second
+		extra2 []string // ... and at the second
 		// wantSame are the files (relative to the root) whose code the
 		// second compile took from the first; the others were compiled
 		// again.
@@ -52,14 +54,14 @@ func TestCompiledFileKept(t *testing.T) {
 		{
 			name:     "a name the file does not use is predeclared now",
 			files:    map[string]string{"main.vel": "print('one')\n"},
-			extra2:   true,
+			extra2:   []string{"extra"},
 			wantSame: []string{"main.vel"},
 			wantOut:  "one\n",
 		},
 		{
 			name:     "a name the file uses is predeclared no longer",
 			files:    map[string]string{"main.vel": "print(extra)\n"},
-			extra:    true,
+			extra:    []string{"extra"},
 			wantCode: codes.E304,
 			wantPos:  "$ROOT/main.vel:1:7",
 			wantMsg:  "undefined: extra",
@@ -67,10 +69,33 @@ func TestCompiledFileKept(t *testing.T) {
 		{
 			name:    "a name the file binds itself is predeclared now",
 			files:   map[string]string{"main.vel": "def f():\n    return extra\nextra = 'own'\nprint(f())\n"},
-			extra2:  true,
+			extra2:  []string{"extra"},
 			wantOut: "own\n",
 			// the resolver never asks of a name the file binds: kept
 			wantSame: []string{"main.vel"},
+		},
+		{
+			// the resolver found len universal: asked, and answered no
+			name:    "a universal name the file uses is predeclared now",
+			files:   map[string]string{"main.vel": "print(len('ab'))\n"},
+			extra2:  []string{"len"},
+			wantOut: "predeclared len\n",
+		},
+		{
+			name: "the second of two loads is gone",
+			files: map[string]string{
+				"main.vel": "load('a.vel', 'x')\nload('b.vel', 'y')\nprint(x, y)\n",
+				"a.vel":    "x = 1\n",
+				"b.vel":    "y = 2\n",
+			},
+			change: func(t *testing.T, root string) {
+				if err := os.Remove(filepath.Join(root, "b.vel")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantCode: codes.E306,
+			wantPos:  "$ROOT/main.vel:2:1",
+			wantMsg:  "$ROOT/main.vel loads $ROOT/b.vel",
 		},
 		{
 			name: "a load changed",
@@ -106,11 +131,14 @@ func TestCompiledFileKept(t *testing.T) {
 			}
 			var out bytes.Buffer
 			in := NewInterp(Config{Budget: budget.MustParse(root, "io"), Cwd: root,
-				Stdin: strings.NewReader(""), Stdout: &out})
-			names := func(extra bool) starlark.StringDict {
+				Stdin: strings.NewReader(""), Stdout: &out, KeepCompiled: true})
+			names := func(extra []string) starlark.StringDict {
 				d := in.Predeclared()
-				if extra {
-					d["extra"] = starlark.String("predeclared")
+				for _, name := range extra {
+					d[name] = starlark.NewBuiltin(name, func(*starlark.Thread, *starlark.Builtin,
+						starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+						return starlark.String("predeclared " + name), nil
+					})
 				}
 				return d
 			}
@@ -140,10 +168,16 @@ func TestCompiledFileKept(t *testing.T) {
 					t.Errorf("%s: the first compile's code taken again: %v, want %v", rel, same, want)
 				}
 			}
-			if !maps.Equal(second.uses, first.uses) && tt.extra == tt.extra2 {
-				t.Errorf("names used %v, the first compile's %v", second.uses, first.uses)
+			// The names the run looks up are a fresh compile's.
+			fresh, err := NewInterp(Config{Budget: budget.MustParse(root, "io"), Cwd: root}).
+				Compile(main, pre)
+			if err != nil {
+				t.Fatalf("a fresh compile: %v", err)
 			}
-			if err := in.Exec(second, in.PredeclaredFor(second)); err != nil {
+			if !maps.Equal(second.uses, fresh.uses) {
+				t.Errorf("names used %v, a fresh compile's %v", second.uses, fresh.uses)
+			}
+			if err := in.Exec(second, pre); err != nil {
 				t.Fatalf("run: %v", err)
 			}
 			if out.String() != tt.wantOut {
@@ -153,55 +187,95 @@ func TestCompiledFileKept(t *testing.T) {
 	}
 }
 
+// forgetCompiled empties the process's cache of compiled files.
+func forgetCompiled() {
+	c := &compiledFiles
+	c.Lock()
+	defer c.Unlock()
+	clear(c.byName)
+	c.order, c.bytes = nil, 0
+}
+
+// keptFiles returns the names the cache keeps, compiled longest ago
+// first, and the bytes of their sources, and fails t when its order, its
+// map and its count of bytes disagree.
+func keptFiles(t *testing.T) (names []string, bytes int) {
+	t.Helper()
+	c := &compiledFiles
+	c.Lock()
+	defer c.Unlock()
+	for _, name := range c.order {
+		if cf := c.byName[name]; cf != nil {
+			bytes += len(cf.src)
+		}
+	}
+	if len(c.order) != len(c.byName) || bytes != c.bytes {
+		t.Fatalf("the cache's order names %d files of %d bytes, its map %d, its count %d bytes",
+			len(c.order), bytes, len(c.byName), c.bytes)
+	}
+	return slices.Clone(c.order), bytes
+}
+
+// compileFiles compiles the files named PREFIXi.vel in root for i from
+// first to n-1, each of size bytes (src(i) filled out to size), with
+// KeepCompiled keep, and returns their names.
+func compileFiles(t *testing.T, root, prefix string, first, n, size int, keep bool,
+	src func(i int) string) []string {
+	t.Helper()
+	in := NewInterp(Config{Budget: budget.MustParse(root, "io"), Cwd: root,
+		Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, KeepCompiled: keep})
+	var names []string
+	for i := first; i < n; i++ {
+		name := filepath.Join(root, fmt.Sprintf("%s%d.vel", prefix, i))
+		text := src(i)
+		text += "#" + strings.Repeat("-", size-len(text)-2) + "\n"
+		if _, err := in.CompileSource(name, []byte(text), root, in.Predeclared()); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// assignment is a file's text that binds x to i.
+func assignment(i int) string { return fmt.Sprintf("x = %d\n", i) }
+
 // TestCompiledFilesBounds fills the cache past each of its bounds and
 // reads what it kept: at most maxCompiledFiles files and maxCompiledBytes
 // of source, the ones compiled last, and no file larger than
-// maxCompiledFileBytes.
+// maxCompiledFileBytes; a run without KeepCompiled keeps nothing.
 func TestCompiledFilesBounds(t *testing.T) {
+	forgetCompiled()
 	root := testkit.Scratch(t)
-	in := NewInterp(Config{Budget: budget.MustParse(root, "io"), Cwd: root,
-		Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}})
-	compileAll := func(prefix string, n, size int) []string {
-		var names []string
-		for i := range n {
-			name := filepath.Join(root, fmt.Sprintf("%s%d.vel", prefix, i))
-			src := fmt.Sprintf("x = %d\n", i)
-			src += "#" + strings.Repeat("-", size-len(src)-2) + "\n"
-			if _, err := in.CompileSource(name, []byte(src), root, in.Predeclared()); err != nil {
-				t.Fatal(err)
-			}
-			names = append(names, name)
-		}
-		return names
-	}
-	kept := func() (names []string, bytes int) {
-		compiledFiles.Lock()
-		defer compiledFiles.Unlock()
-		for _, name := range compiledFiles.order {
-			bytes += len(compiledFiles.byName[name].src)
-		}
-		if len(compiledFiles.order) != len(compiledFiles.byName) || bytes != compiledFiles.bytes {
-			t.Fatalf("the cache's order names %d files of %d bytes, its map %d, its count %d bytes",
-				len(compiledFiles.order), bytes, len(compiledFiles.byName), compiledFiles.bytes)
-		}
-		return slices.Clone(compiledFiles.order), bytes
+
+	// Without KeepCompiled, nothing.
+	compileFiles(t, root, "unkept", 0, 3, 100, false, assignment)
+	if names, _ := keptFiles(t); len(names) != 0 {
+		t.Errorf("runs without KeepCompiled left %q", names)
 	}
 
 	// Small files: the count bounds them.
-	small := compileAll("small", maxCompiledFiles+5, 100)
-	names, _ := kept()
+	small := compileFiles(t, root, "small", 0, maxCompiledFiles+5, 100, true, assignment)
+	names, _ := keptFiles(t)
 	if want := small[5:]; !slices.Equal(names, want) {
 		t.Errorf("kept %d files %q, want the last %d compiled", len(names), names, len(want))
 	}
-	// Compiled again, a file becomes the last compiled.
-	compileAll("small", 1, 100)
-	if names, _ := kept(); names[len(names)-1] != small[0] {
-		t.Errorf("the file compiled last is %s, want %s", names[len(names)-1], small[0])
+	// One of them compiled again, from more bytes: it replaces the one
+	// kept, and is the last compiled.
+	again := compileFiles(t, root, "small", 10, 11, 300, true, assignment)[0]
+	names, n := keptFiles(t)
+	if len(names) != maxCompiledFiles || names[len(names)-1] != again {
+		t.Errorf("kept %d files, the last compiled %s, want %d and %s",
+			len(names), names[len(names)-1], maxCompiledFiles, again)
+	}
+	if want := (maxCompiledFiles-1)*100 + 300; n != want {
+		t.Errorf("kept %d bytes, want %d", n, want)
 	}
 
 	// Files of the largest size kept: the bytes bound them.
-	large := compileAll("large", maxCompiledBytes/maxCompiledFileBytes+3, maxCompiledFileBytes)
-	names, n := kept()
+	large := compileFiles(t, root, "large", 0, maxCompiledBytes/maxCompiledFileBytes+3,
+		maxCompiledFileBytes, true, assignment)
+	names, n = keptFiles(t)
 	if n > maxCompiledBytes || len(names) != maxCompiledBytes/maxCompiledFileBytes {
 		t.Errorf("kept %d files of %d bytes, want %d (at most %d bytes)",
 			len(names), n, maxCompiledBytes/maxCompiledFileBytes, maxCompiledBytes)
@@ -211,9 +285,54 @@ func TestCompiledFilesBounds(t *testing.T) {
 	}
 
 	// A file past the size of one is compiled and not kept.
-	over := compileAll("over", 1, maxCompiledFileBytes+1)
-	if names, _ := kept(); slices.Contains(names, over[0]) {
+	over := compileFiles(t, root, "over", 0, 1, maxCompiledFileBytes+1, true, assignment)
+	if names, _ := keptFiles(t); slices.Contains(names, over[0]) {
 		t.Errorf("a file of %d bytes was kept", maxCompiledFileBytes+1)
+	}
+}
+
+// TestCompiledFilesHeld fills the cache with the files that compile to the
+// most code for their size that were found (many functions in a few
+// bytes, functions nested as deep as the parser takes them), and reads
+// what the cache holds on the heap, as a pool worker's memory limit would
+// count it: at most maxCompiledHeld.
+func TestCompiledFilesHeld(t *testing.T) {
+	root := testkit.Scratch(t)
+	for _, tt := range []struct {
+		name string
+		src  func(i int) string
+	}{
+		{"many functions", func(i int) string {
+			return fmt.Sprintf("x%d = [", i) + strings.Repeat("lambda:0,", 900) + "]\n"
+		}},
+		{"nested functions", func(i int) string {
+			line := "[" + strings.Repeat("(lambda:", 60) + "0" + strings.Repeat(")", 60) + "],\n"
+			return fmt.Sprintf("x%d = [", i) + strings.Repeat(line, 8000/len(line)) + "]\n"
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			forgetCompiled()
+			heap := func() uint64 {
+				var m runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&m)
+				return m.HeapAlloc
+			}
+			compileFiles(t, root, "held", 0, maxCompiledFiles, maxCompiledFileBytes, true, tt.src)
+			_, n := keptFiles(t)
+			filled := heap()
+			forgetCompiled()
+			held := int64(filled) - int64(heap())
+			t.Logf("%d bytes of source held %d KiB on the heap (%.0f times the source)",
+				n, held>>10, float64(held)/float64(n))
+			if held > maxCompiledHeld {
+				t.Errorf("the cache held %d bytes, more than %d", held, maxCompiledHeld)
+			}
+			if held < int64(n) {
+				t.Errorf("the cache held %d bytes, less than its %d bytes of source: "+
+					"what the heap was read for is not what it holds", held, n)
+			}
+		})
 	}
 }
 
@@ -228,7 +347,7 @@ func TestCompiledFilesShared(t *testing.T) {
 		go func() {
 			var out bytes.Buffer
 			in := NewInterp(Config{Budget: budget.MustParse(root, "io"), Cwd: root,
-				Stdin: strings.NewReader(""), Stdout: &out})
+				Stdin: strings.NewReader(""), Stdout: &out, KeepCompiled: true})
 			word := fmt.Sprint(i % 3)
 			name := filepath.Join(root, "p"+word+".vel")
 			c, err := in.CompileSource(name, []byte("print('"+word+"')\n"), root, in.Predeclared())

@@ -38,6 +38,8 @@ type Interp struct {
 	refusal  Refusal  // names a refusal of theirs; nil for none
 	registry *Registry
 	dialFunc DialFunc // opens every connection of the run
+
+	keepCompiled bool // Config.KeepCompiled
 }
 
 // Config is what an Interp needs to know about its run.
@@ -58,6 +60,13 @@ type Config struct {
 	Layers   []string
 	Refusal  Refusal
 	Registry *Registry // host modules; nil means DefaultRegistry
+	// KeepCompiled lets the run take the files it compiles from the
+	// process's cache of compiled files, and leave them there, instead of
+	// compiling each again (compiled.go). What one run can learn of
+	// another by it is the time a compile takes (docs/THREAT_MODEL.md):
+	// set it only where the runs that share a process may learn that of
+	// each other.
+	KeepCompiled bool
 	// Tool is the channel of tool.call (NewToolChannel). nil: Stdin and
 	// Stdout carry it, which suits a program run in its host's own
 	// process; a worker always sets it, with no ends when it has none.
@@ -114,6 +123,8 @@ func NewInterp(c Config) *Interp {
 		refusal:  c.Refusal,
 		registry: reg,
 		dialFunc: c.Dial,
+
+		keepCompiled: c.KeepCompiled,
 	}
 	if in.dialFunc == nil {
 		in.dialFunc = dialer.DialContext

@@ -927,6 +927,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		Stdin:   j.in,
 		Budget:  j.b,
 		Cwd:     p.cfg.Cwd,
+		Keep:    j.run.Source == nil,
 	}); err != nil {
 		rec.Outcome = w.death(keep)
 		rec.Observed = w.observe()

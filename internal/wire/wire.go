@@ -192,6 +192,10 @@ type Job struct {
 	Stdin   []byte        `json:"stdin,omitempty"`
 	Budget  budget.Budget `json:"budget"`
 	Cwd     string        `json:"cwd"`
+	// Keep says the supervisor read the program beneath the pool's import
+	// root (no caller handed its text in): the worker may take its files
+	// compiled from its cache, and leave them there (lang.Config.KeepCompiled).
+	Keep bool `json:"keep,omitempty"`
 }
 
 // JobResult is what a pool worker sends back for one job: one line on the

@@ -53,7 +53,7 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 			Budget: j.Budget, Cwd: j.Cwd, Guard: w.guard, Args: j.Args,
 			Stdin: bytes.NewReader(j.Stdin), Stdout: out, Tool: w.tool,
 			Layers: res.Confinement.Layers, Refusal: refusal, Relayed: req.Relayed,
-			Dial: w.dial(),
+			Dial: w.dial(), KeepCompiled: j.Keep,
 		}
 		ran, err := job.Run(cfg, job.Program{Path: j.Program, Source: j.Source, Root: j.Root},
 			job.Hooks{Running: w.stop.running})

@@ -33,13 +33,12 @@ import (
 // maxCompiledFiles files, each of at most maxCompiledFileBytes of source,
 // all of them at most maxCompiledBytes; the file compiled longest ago goes
 // first. A pool worker's memory limit counts what its cache holds, some
-// 30 to 40 times the source at most (TestCompiledFilesHeld): these bounds
-// hold that under maxCompiledHeld.
+// 30 to 40 times the source at most: TestCompiledFilesHeld holds it under
+// 2 MiB.
 const (
 	maxCompiledFiles     = 16
 	maxCompiledFileBytes = 8 << 10
 	maxCompiledBytes     = 32 << 10
-	maxCompiledHeld      = 2 << 20
 )
 
 // compiledFile is one file compiled: what compile needs of it, and what
@@ -140,19 +139,20 @@ func (cf *compiledFile) answersSame(predeclared starlark.StringDict) bool {
 // keepCompiled keeps cf, compiled from src, under the name file, in place
 // of any file of that name, and puts out the files compiled longest ago
 // while the cache holds more than its bounds. A file larger than
-// maxCompiledFileBytes is not kept.
+// maxCompiledFileBytes is not kept, and puts out the one of its name.
 func keepCompiled(file string, src []byte, cf *compiledFile) {
-	if len(src) > maxCompiledFileBytes {
-		return
-	}
-	cf.src = string(src)
 	c := &compiledFiles
 	c.Lock()
 	defer c.Unlock()
 	if old := c.byName[file]; old != nil {
 		c.bytes -= len(old.src)
 		c.order = slices.DeleteFunc(c.order, func(n string) bool { return n == file })
+		delete(c.byName, file)
 	}
+	if len(src) > maxCompiledFileBytes {
+		return
+	}
+	cf.src = string(src)
 	c.byName[file] = cf
 	c.order = append(c.order, file)
 	c.bytes += len(cf.src)

@@ -289,7 +289,18 @@ func TestCompiledFilesBounds(t *testing.T) {
 	if names, _ := keptFiles(t); slices.Contains(names, over[0]) {
 		t.Errorf("a file of %d bytes was kept", maxCompiledFileBytes+1)
 	}
+	// One under a kept file's name puts that file out.
+	last := len(large) - 1
+	compileFiles(t, root, "large", last, last+1, maxCompiledFileBytes+1, true, assignment)
+	if names, _ := keptFiles(t); slices.Contains(names, large[last]) {
+		t.Errorf("%s compiled again from %d bytes: the file kept before is still kept",
+			large[last], maxCompiledFileBytes+1)
+	}
 }
+
+// maxCompiledHeld is the most the cache may hold on the heap, filled to
+// its bounds: docs/THREAT_MODEL.md gives it.
+const maxCompiledHeld = 2 << 20
 
 // TestCompiledFilesHeld fills the cache with the files that compile to the
 // most code for their size that were found (many functions in a few

@@ -2,8 +2,9 @@
 // directories with their links resolved, files written with their
 // directories, the check of a coded error, the bound of a wait scaled to
 // how loaded the machine is (Patience), the user's files kept apart
-// (RunApart), a test run again in a process of its own (Rerun), and
-// the packages a command links (Linked).
+// (RunApart), a test run again in a process of its own (Rerun), the
+// packages a command links (Linked), and a program slow to compile
+// (SlowToCompile), to tell a compile spared from one made.
 // It is imported by tests only.
 //
 // # Packages beneath it
@@ -26,10 +27,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sabline/sabline/codes"
 )
@@ -177,4 +180,20 @@ func Linked(t testing.TB, pkg string, match func(string) bool) []string {
 		}
 	}
 	return found
+}
+
+// SlowToCompile is a program of some 7.7 KB, under the most a process
+// keeps compiled (lang's compiled files), that takes a millisecond or more
+// to compile (850 functions) and nothing to run (they are in a function
+// never called): the time a run's compile took says whether it compiled.
+// tag is its first line, a comment.
+func SlowToCompile(tag string) []byte {
+	return []byte("# " + tag + "\ndef f():\n    return [" + strings.Repeat("lambda:0,", 850) + "]\n")
+}
+
+// Faster reports whether the least of kept is under a quarter of the least
+// of compiled: a compile spared takes microseconds where one made takes a
+// millisecond or more, however loaded the machine.
+func Faster(kept, compiled []time.Duration) bool {
+	return slices.Min(kept)*4 < slices.Min(compiled)
 }

@@ -192,8 +192,8 @@ type Job struct {
 	Stdin   []byte        `json:"stdin,omitempty"`
 	Budget  budget.Budget `json:"budget"`
 	Cwd     string        `json:"cwd"`
-	// Keep says the supervisor read the program beneath the pool's import
-	// root (no caller handed its text in): the worker may take its files
+	// Keep says the supervisor read the program from the file its caller
+	// named (no caller handed its text in): the worker may take its files
 	// compiled from its cache, and leave them there (lang.Config.KeepCompiled).
 	Keep bool `json:"keep,omitempty"`
 }

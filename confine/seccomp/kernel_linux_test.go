@@ -1340,6 +1340,28 @@ func seccompScenarios() []seccompScenario {
 			_, err := unix.Read(e.pipe[0], make([]byte, 1))
 			return err
 		}},
+		// What a pool worker does to empty its temporary directory
+		// between two runs: read it again from its start.
+		{name: "lseek of a directory, read again from its start", call: func(e *childEnv) error {
+			fd, err := unix.Open(e.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return err
+			}
+			defer unix.Close(fd)
+			buf := make([]byte, 4096)
+			first, err := unix.Getdents(fd, buf)
+			if err != nil {
+				return err
+			}
+			if _, err := unix.Seek(fd, 0, io.SeekStart); err != nil {
+				return err
+			}
+			again, err := unix.Getdents(fd, buf)
+			if err == nil && (first == 0 || again != first) {
+				err = fmt.Errorf("%d bytes of entries read, %d read again after the seek", first, again)
+			}
+			return err
+		}},
 		{name: "ioctl(FIONREAD) on a pipe", call: func(e *childEnv) error {
 			_, err := unix.IoctlGetInt(e.pipe[0], unix.TIOCINQ)
 			return err

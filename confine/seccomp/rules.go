@@ -186,6 +186,8 @@ var rules = []rule{
 		why: "io.print, fs.write, the result record to the supervisor"},
 	{name: "pread64", group: groupDescriptors, by: byRuntime,
 		why: "the runtime rereads its cgroup CPU limit from sysmon"},
+	{name: "lseek", group: groupDescriptors, by: byLanguage,
+		why: "a pool worker reads its temporary directory again from its start between two runs"},
 	{name: "close", group: groupDescriptors, by: byRuntime | byLanguage,
 		why: "every descriptor the worker opened"},
 	{name: "fstat", group: groupDescriptors, by: byLanguage,

@@ -225,7 +225,7 @@ func (w *worker) prepare(req *wire.Request, res *wire.Record) {
 	// limit, say) goes to the crash file only, for the supervisor to read
 	// when no result comes; the operator sees one line naming it.
 	// It is opened to append, so that a pool worker can empty it between
-	// two runs (clearTemp) and the next report starts at its beginning.
+	// two runs (tempDir.clear) and the next report starts at its beginning.
 	if f, err := os.OpenFile(filepath.Join(req.TempDir, wire.CrashFile),
 		os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600); err == nil {
 		if err := crashToFile(f); err != nil {

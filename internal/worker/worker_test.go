@@ -52,7 +52,7 @@ func TestClearTemp(t *testing.T) {
 	}
 	testkit.WriteFile(t, filepath.Join(dir, "left", "by", "it.txt"), "x")
 	testkit.WriteFile(t, filepath.Join(dir, "also.txt"), "x")
-	clearTemp(dir, crash)
+	(&tempDir{name: dir}).clear(crash)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -96,13 +96,13 @@ func TestClearTempLeavesAnEmptyCrashFile(t *testing.T) {
 			if err := os.Chtimes(name, past, past); err != nil {
 				t.Fatal(err)
 			}
-			clearTemp(dir, crash)
+			(&tempDir{name: dir}).clear(crash)
 			fi, err := os.Stat(name)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if fi.Size() != 0 {
-				t.Errorf("the crash file holds %d bytes after clearTemp, want none", fi.Size())
+				t.Errorf("the crash file holds %d bytes after the emptying, want none", fi.Size())
 			}
 			if moved := !fi.ModTime().Equal(past); moved != tt.wantMoved {
 				t.Errorf("modification time %v (given %v): written %v, want %v",
@@ -110,4 +110,54 @@ func TestClearTempLeavesAnEmptyCrashFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestClearTempHeldOpen empties the same directory again and again, as a
+// pool worker does between runs: from the second emptying on through the
+// directory it held open, read again from its start (what was made since
+// is removed, which a listing that went on from where the last ended would
+// not find), and, once that descriptor can no longer be read from its
+// start (a pipe in its place), through the directory opened again by name.
+func TestClearTempHeldOpen(t *testing.T) {
+	dir := testkit.Scratch(t)
+	temp := &tempDir{name: dir}
+	for _, tt := range []struct {
+		name     string
+		before   func(t *testing.T)
+		wantHeld bool // the emptying went through the descriptor held before it
+	}{
+		{name: "the first", wantHeld: false},
+		{name: "the second", wantHeld: true},
+		{name: "the third", wantHeld: true},
+		{name: "a descriptor that cannot be read from its start", before: func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { w.Close() })
+			temp.f.Close()
+			temp.f = r
+		}, wantHeld: false},
+		{name: "after it", wantHeld: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.before != nil {
+				tt.before(t)
+			}
+			held := temp.f
+			testkit.WriteFile(t, filepath.Join(dir, "made", "by", tt.name+".txt"), "x")
+			testkit.WriteFile(t, filepath.Join(dir, tt.name+".txt"), "x")
+			temp.clear(nil)
+			if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+				t.Errorf("left %v (%v), want nothing", entries, err)
+			}
+			if temp.f == nil {
+				t.Fatal("the directory is not held open after the emptying")
+			}
+			if sameHeld := held != nil && temp.f == held; sameHeld != tt.wantHeld {
+				t.Errorf("emptied through the descriptor held before: %v, want %v", sameHeld, tt.wantHeld)
+			}
+		})
+	}
+	temp.f.Close()
 }

@@ -19,8 +19,10 @@ const (
 	// byRuntime: the Go runtime, in every run: its threads, memory,
 	// scheduler, signals, timers and the poller under os and net.
 	byRuntime need = 1 << iota
-	// byLanguage: the language's own effects (io, fs, clock, rand, tool)
-	// and the result the worker writes to the supervisor.
+	// byLanguage: the language's own effects (io, fs, clock, rand, tool),
+	// the result the worker writes to the supervisor, and its own files
+	// kept between two pooled runs (the crash file, the temporary
+	// directory).
 	byLanguage
 	// byNet: a net client run (net.connect, net.udp, http_get, and the
 	// host modules socket, urllib and requests): the connections its

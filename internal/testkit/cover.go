@@ -9,8 +9,8 @@ import (
 // or a filter exit as soon as its test ends, 0 when it passed and 1 when it
 // failed, in a test binary built for coverage (as a mutation run builds
 // it). Such a binary writes its counters as it exits, in a temporary
-// directory the ruleset keeps it from and with calls (lseek) a filter
-// refuses, and the child would fail for that after its checks passed. The
+// directory the ruleset keeps it from, and the child would fail for that
+// after its checks passed. The
 // child's output is written as it goes, so nothing of it is lost. In a
 // binary built without coverage it does nothing.
 func EndChildBeforeCoverage(t *testing.T) {

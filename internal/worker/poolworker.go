@@ -109,7 +109,11 @@ func (t *tempDir) clear(crash *os.File) {
 }
 
 // tempDir is the worker's temporary directory: its name, and the
-// directory held open once it was listed.
+// directory held open once it was listed. What the listing finds is
+// removed by name: the directory under the name is the one held, for no
+// run can rename or replace it (its parent, the supervisor's directory of
+// runs, is beyond every grant), and one removed meanwhile fails the
+// listing, which then opens the name again.
 type tempDir struct {
 	name string
 	f    *os.File

@@ -117,7 +117,9 @@ func TestClearTempLeavesAnEmptyCrashFile(t *testing.T) {
 // directory it held open, read again from its start (what was made since
 // is removed, which a listing that went on from where the last ended would
 // not find), and, once that descriptor can no longer be read from its
-// start (a pipe in its place), through the directory opened again by name.
+// start (a pipe in its place) or read at all (its directory removed and
+// another made under its name), through the directory opened again by
+// name.
 func TestClearTempHeldOpen(t *testing.T) {
 	dir := testkit.Scratch(t)
 	temp := &tempDir{name: dir}
@@ -139,6 +141,15 @@ func TestClearTempHeldOpen(t *testing.T) {
 			temp.f = r
 		}, wantHeld: false},
 		{name: "after it", wantHeld: true},
+		{name: "the directory removed and made again", before: func(t *testing.T) {
+			if err := os.Remove(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}, wantHeld: false},
+		{name: "after that", wantHeld: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.before != nil {

@@ -61,6 +61,7 @@ func TestSeccompConstants(t *testing.T) {
 		{name: "F_GETFL", got: fGetfl, want: unix.F_GETFL},
 		{name: "F_SETFL, allowed", got: fSetfl, want: unix.F_SETFL},
 		{name: "PR_SET_VMA, allowed", got: prSetVMA, want: unix.PR_SET_VMA},
+		{name: "SEEK_SET, allowed", got: seekSet, want: unix.SEEK_SET},
 		{name: "ARCH_SET_FS", got: archSetFS, want: 0x1002}, // asm/prctl.h; x/sys/unix names it on amd64 only
 		{name: "the namespace flags", got: cloneNamespaces, want: unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC | unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET},
 		{name: "the flags of a Go thread", got: goThreadFlags, want: unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES | unix.CLONE_SIGHAND | unix.CLONE_SYSVSEM | unix.CLONE_THREAD},
@@ -553,6 +554,21 @@ func toggleMode(path string, chmod func(mode uint32) error) error {
 		return fmt.Errorf("chmod returned %v and left mode %#o, want %#o", err, got, want)
 	}
 	return err
+}
+
+// offsetOf is the offset of the descriptor fd as the kernel holds it,
+// read from /proc/self/fdinfo.
+func offsetOf(fd int) (int64, error) {
+	info, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", fd))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(info)) {
+		if v, ok := strings.CutPrefix(line, "pos:"); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no pos: in the fdinfo of %d: %q", fd, info)
 }
 
 // attributeChecks change the mode, owner, times and extended attributes
@@ -1359,6 +1375,29 @@ func seccompScenarios() []seccompScenario {
 			again, err := unix.Getdents(fd, buf)
 			if err == nil && (first == 0 || again != first) {
 				err = fmt.Errorf("%d bytes of entries read, %d read again after the seek", first, again)
+			}
+			return err
+		}},
+		// Any other whence is refused: the offset, read back from /proc,
+		// is where it was.
+		{name: "lseek(scratch file, 1, SEEK_CUR)", want: eperm, works: true, call: func(e *childEnv) error {
+			fd, err := unix.Open(e.file, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return fmt.Errorf("open %s: %w", e.file, err)
+			}
+			defer unix.Close(fd)
+			_, err = unix.Seek(fd, 1, io.SeekCurrent)
+			pos, perr := offsetOf(fd)
+			if perr != nil {
+				return perr
+			}
+			want := int64(0)
+			if err == nil {
+				want = 1
+			}
+			if pos != want {
+				// %v, not %w: a refusal that moved the offset is no refusal.
+				return fmt.Errorf("lseek returned %v and left the offset at %d, want %d", err, pos, want)
 			}
 			return err
 		}},

@@ -188,7 +188,7 @@ var rules = []rule{
 		why: "io.print, fs.write, the result record to the supervisor"},
 	{name: "pread64", group: groupDescriptors, by: byRuntime,
 		why: "the runtime rereads its cgroup CPU limit from sysmon"},
-	{name: "lseek", group: groupDescriptors, by: byLanguage,
+	{name: "lseek", group: groupDescriptors, args: namedCommands, by: byLanguage,
 		why: "a pool worker reads its temporary directory again from its start between two runs"},
 	{name: "close", group: groupDescriptors, by: byRuntime | byLanguage,
 		why: "every descriptor the worker opened"},
@@ -274,7 +274,7 @@ var rules = []rule{
 
 // subArg is the argument that carries the sub-command of each call with
 // the namedCommands rule.
-var subArg = map[string]int{"ioctl": 1, "fcntl": 1, "prctl": 0, "arch_prctl": 0}
+var subArg = map[string]int{"ioctl": 1, "fcntl": 1, "prctl": 0, "arch_prctl": 0, "lseek": 2}
 
 // subCommands are the sub-commands each multiplexing call may use, with
 // what needs each. Every other is refused with EPERM.
@@ -300,6 +300,9 @@ var subCommands = map[string][]command{
 	// ARCH_SET_GS, ARCH_SET_CPUID, ARCH_MAP_VDSO_* and the shadow stack
 	// options are refused.
 	"arch_prctl": {{archSetFS, "ARCH_SET_FS"}},
+	// An offset from the start only (its whence): SEEK_CUR, SEEK_END,
+	// SEEK_DATA and SEEK_HOLE (where a file's holes are) are refused.
+	"lseek": {{seekSet, "SEEK_SET"}},
 }
 
 // socketOptions are the options each socket option call may name, by
@@ -385,6 +388,7 @@ const (
 
 	prSetVMA  = 0x53564d41 // PR_SET_VMA
 	archSetFS = 0x1002     // ARCH_SET_FS, amd64
+	seekSet   = 0          // SEEK_SET
 
 	// oCreat and oTmpfile are the open flags that make a file: O_CREAT,
 	// and __O_TMPFILE, the bit O_TMPFILE adds to O_DIRECTORY. The kernel

@@ -90,6 +90,8 @@ func argVerdict(r rule, args [6]uint64, c Config) filterAction {
 		switch r.name {
 		case "prctl", "arch_prctl":
 			which = arg(0)
+		case "lseek": // its whence follows the descriptor and the offset
+			which = arg(2)
 		default: // ioctl and fcntl: the command follows the descriptor
 			which = arg(1)
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -30,7 +31,9 @@ type Interp struct {
 	cwd      string
 	guard    *guard.Set // what no grant reaches by being broader
 	args     []string
-	stdin    *bufio.Reader
+	stdin    *bufio.Reader // made of stdinOf at its first read (input)
+	stdinOf  io.Reader
+	inputs   sync.Once
 	stdout   io.Writer
 	tool     *ToolChannel
 	env      func(string) (string, bool)
@@ -115,7 +118,7 @@ func NewInterp(c Config) *Interp {
 		cwd:      c.Cwd,
 		guard:    g,
 		args:     c.Args,
-		stdin:    bufio.NewReader(c.Stdin),
+		stdinOf:  c.Stdin,
 		stdout:   c.Stdout,
 		tool:     c.Tool,
 		env:      os.LookupEnv,
@@ -129,13 +132,22 @@ func NewInterp(c Config) *Interp {
 	if in.dialFunc == nil {
 		in.dialFunc = dialer.DialContext
 	}
-	if in.tool == nil {
-		// In a program's own process (an embedder running an Interp
-		// itself, a test): the Stdin and Stdout of its Config, which
-		// the embedder then holds alone.
-		in.tool = &ToolChannel{w: in.stdout, r: in.stdin}
-	}
 	return in
+}
+
+// input is the run's standard input, buffered, made at its first read
+// (most programs read none, and the buffer is 4 KB), with, when its
+// Config gave no tool channel, the channel that shares it (in a program's
+// own process: an embedder running an Interp itself, a test; the Stdin
+// and Stdout of its Config, which the embedder then holds alone).
+func (in *Interp) input() *bufio.Reader {
+	in.inputs.Do(func() {
+		in.stdin = bufio.NewReader(in.stdinOf)
+		if in.tool == nil {
+			in.tool = &ToolChannel{w: in.stdout, r: in.stdin}
+		}
+	})
+	return in.stdin
 }
 
 // Usage reports how often each grant was used.

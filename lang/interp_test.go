@@ -563,6 +563,31 @@ func TestAnswers(t *testing.T) {
 	}
 }
 
+// TestInputShared: in a program's own process (no tool channel given),
+// io.read_line, tool.call and io.read_all read one standard input, in
+// turn, through one buffer made at the first read: each reads the line
+// the one before left, and a program that reads nothing makes none.
+func TestInputShared(t *testing.T) {
+	dir := testkit.Scratch(t)
+	src := `a = io.read_line()
+b = tool.call("t")
+c = io.read_all()
+print(a, b, c)
+`
+	r := runSrc(t, Config{Budget: budget.MustParse(dir, "io,tool"), Cwd: dir,
+		Stdin: strings.NewReader("first\n{\"answer\": 2}\nthe rest\n")}, src)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	want := `{"args":null,"tool":"t"}` + "\n" + `first {"answer": 2} the rest` + "\n\n"
+	if r.stdout != want {
+		t.Errorf("stdout %q, want %q", r.stdout, want)
+	}
+	if r := runSrc(t, Config{Budget: budget.MustParse(dir, "io"), Cwd: dir}, "print(1)\n"); r.in.stdin != nil {
+		t.Errorf("a program that reads nothing made a buffer of its input")
+	}
+}
+
 // TestNetTargets checks the host and port a network call is judged on,
 // and the calls refused before any check for a malformed target. Nothing
 // here reaches the network: every call is refused.

@@ -88,7 +88,7 @@ func (in *Interp) ioModule() *starlarkstruct.Module {
 			if err := in.check(budget.Effect{Kind: budget.IO}); err != nil {
 				return nil, err
 			}
-			line, err := in.stdin.ReadString('\n')
+			line, err := in.input().ReadString('\n')
 			if err == io.EOF && line == "" {
 				return starlark.None, nil
 			}
@@ -105,7 +105,7 @@ func (in *Interp) ioModule() *starlarkstruct.Module {
 			if err := in.check(budget.Effect{Kind: budget.IO}); err != nil {
 				return nil, err
 			}
-			data, err := io.ReadAll(in.stdin)
+			data, err := io.ReadAll(in.input())
 			if err != nil {
 				return nil, in.osError(codes.E305, "io.read_all", err)
 			}

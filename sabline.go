@@ -56,6 +56,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/sabline/sabline/confine/core"
@@ -295,11 +296,35 @@ func unstarted(path string, src []byte, o Options, err error) *receipt.Receipt {
 // setParameters records in rec how the run was asked for.
 func setParameters(rec *receipt.Receipt, o Options) *receipt.Receipt {
 	rec.Timings.Started = time.Now().UTC()
-	rec.RunParameters.Asked(o.Confine, o.Require, o.Timeout,
-		core.OSPolicy(o.Budget, core.Options{Mode: o.Confine}).SHA256())
+	rec.RunParameters.Asked(o.Confine, o.Require, o.Timeout, policyDigest(o.Budget, o.Confine))
 	rec.RunParameters.CredentialsLent = o.LendCredentials
 	rec.RunParameters.Durability = o.Durability
 	return rec
+}
+
+// policyDigest is the digest of the OS policy b derives under mode, as the
+// receipt records it. The last one reckoned is kept with the items and the
+// mode it was reckoned of (the derivation reads nothing else): a host's
+// runs mostly share a budget, and the derivation and its JSON cost a run
+// in this process some 5 % of its time.
+func policyDigest(b budget.Budget, mode core.Mode) string {
+	if last := lastPolicy.Load(); last != nil && last.mode == mode && slices.Equal(last.items, b.Items) {
+		return last.digest
+	}
+	d := core.OSPolicy(b, core.Options{Mode: mode}).SHA256()
+	lastPolicy.Store(&policyOf{items: slices.Clone(b.Items), mode: mode, digest: d})
+	return d
+}
+
+// lastPolicy is the policy digest policyDigest reckoned last.
+var lastPolicy atomic.Pointer[policyOf]
+
+// policyOf is an OS policy's digest, with the budget's items and the mode
+// it was derived of.
+type policyOf struct {
+	items  []budget.Item
+	mode   core.Mode
+	digest string
 }
 
 // store keeps the receipt of a run refused before it started in the

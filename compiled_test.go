@@ -45,7 +45,8 @@ func TestPoolKeepsCompiledFilesNamedByPath(t *testing.T) {
 		handed = append(handed, compiled(sabline.Source(name, src)))
 	}
 	for i := range 3 {
-		if err := os.WriteFile(name, testkit.SlowToCompile(fmt.Sprint("changed ", i)), 0o644); err != nil {
+		other := testkit.SlowToCompile(fmt.Sprint("changed ", i))
+		if err := os.WriteFile(name, other, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		changed = append(changed, compiled(sabline.File("slow.vel")))

@@ -308,7 +308,8 @@ func setParameters(rec *receipt.Receipt, o Options) *receipt.Receipt {
 // runs mostly share a budget, and the derivation and its JSON cost a run
 // in this process some 5 % of its time.
 func policyDigest(b budget.Budget, mode core.Mode) string {
-	if last := lastPolicy.Load(); last != nil && last.mode == mode && slices.Equal(last.items, b.Items) {
+	last := lastPolicy.Load()
+	if last != nil && last.mode == mode && slices.Equal(last.items, b.Items) {
 		return last.digest
 	}
 	d := core.OSPolicy(b, core.Options{Mode: mode}).SHA256()

@@ -71,8 +71,8 @@ var compiledFiles = struct {
 // the names predeclared. With keep, it returns the same file compiled
 // before on the same terms (see above) when the cache has it, and leaves
 // what it compiles there.
-func compileKept(file string, src []byte, predeclared starlark.StringDict, keep bool) (*compiledFile,
-	error) {
+func compileKept(file string, src []byte, predeclared starlark.StringDict,
+	keep bool) (*compiledFile, error) {
 	if !keep {
 		return compileOne(file, src, predeclared)
 	}

@@ -67,8 +67,9 @@ func TestCompiledFileKept(t *testing.T) {
 			wantMsg:  "undefined: extra",
 		},
 		{
-			name:    "a name the file binds itself is predeclared now",
-			files:   map[string]string{"main.vel": "def f():\n    return extra\nextra = 'own'\nprint(f())\n"},
+			name: "a name the file binds itself is predeclared now",
+			files: map[string]string{
+				"main.vel": "def f():\n    return extra\nextra = 'own'\nprint(f())\n"},
 			extra2:  []string{"extra"},
 			wantOut: "own\n",
 			// the resolver never asks of a name the file binds: kept

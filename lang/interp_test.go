@@ -583,7 +583,8 @@ print(a, b, c)
 	if r.stdout != want {
 		t.Errorf("stdout %q, want %q", r.stdout, want)
 	}
-	if r := runSrc(t, Config{Budget: budget.MustParse(dir, "io"), Cwd: dir}, "print(1)\n"); r.in.stdin != nil {
+	r = runSrc(t, Config{Budget: budget.MustParse(dir, "io"), Cwd: dir}, "print(1)\n")
+	if r.in.stdin != nil {
 		t.Errorf("a program that reads nothing made a buffer of its input")
 	}
 }

@@ -1380,27 +1380,28 @@ func seccompScenarios() []seccompScenario {
 		}},
 		// Any other whence is refused: the offset, read back from /proc,
 		// is where it was.
-		{name: "lseek(scratch file, 1, SEEK_CUR)", want: eperm, works: true, call: func(e *childEnv) error {
-			fd, err := unix.Open(e.file, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				return fmt.Errorf("open %s: %w", e.file, err)
-			}
-			defer unix.Close(fd)
-			_, err = unix.Seek(fd, 1, io.SeekCurrent)
-			pos, perr := offsetOf(fd)
-			if perr != nil {
-				return perr
-			}
-			want := int64(0)
-			if err == nil {
-				want = 1
-			}
-			if pos != want {
-				// %v, not %w: a refusal that moved the offset is no refusal.
-				return fmt.Errorf("lseek returned %v and left the offset at %d, want %d", err, pos, want)
-			}
-			return err
-		}},
+		{name: "lseek(scratch file, 1, SEEK_CUR)", want: eperm, works: true,
+			call: func(e *childEnv) error {
+				fd, err := unix.Open(e.file, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+				if err != nil {
+					return fmt.Errorf("open %s: %w", e.file, err)
+				}
+				defer unix.Close(fd)
+				_, err = unix.Seek(fd, 1, io.SeekCurrent)
+				pos, perr := offsetOf(fd)
+				if perr != nil {
+					return perr
+				}
+				want := int64(0)
+				if err == nil {
+					want = 1
+				}
+				if pos != want {
+					// %v, not %w: a refusal that moved the offset is no refusal.
+					return fmt.Errorf("lseek returned %v and left the offset at %d, want %d", err, pos, want)
+				}
+				return err
+			}},
 		{name: "ioctl(FIONREAD) on a pipe", call: func(e *childEnv) error {
 			_, err := unix.IoctlGetInt(e.pipe[0], unix.TIOCINQ)
 			return err

@@ -729,7 +729,8 @@ func TestSeccompRuntimeCalls(t *testing.T) {
 	}
 	var calls []call
 	for _, name := range []string{
-		"read", "write", "pread64", "lseek", "close", "newfstatat", "fstat", "getdents64", "fstatfs", "ftruncate",
+		"read", "write", "pread64", "lseek", "close", "newfstatat", "fstat", "getdents64", "fstatfs",
+		"ftruncate",
 		"mkdirat", "unlinkat", "renameat", "renameat2", "readlinkat",
 		"munmap", "madvise", "futex", "sched_yield", "gettid", "getpid", "exit", "exit_group",
 		"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "restart_syscall", "sigaltstack",

@@ -10,7 +10,7 @@ import (
 // TestPolicyDigest asks for the digest of budgets and modes in turn, some
 // twice running and some again after others, and compares each with the
 // policy derived anew: the digest kept from the call before is taken only
-// for the same items and mode.
+// for the same items and mode, as they were when it was reckoned.
 func TestPolicyDigest(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
@@ -38,5 +38,15 @@ func TestPolicyDigest(t *testing.T) {
 	if len(derived) != 5 {
 		t.Errorf("the cases derive %d policies, want 5: they do not tell a kept digest from a "+
 			"wrong one", len(derived))
+	}
+
+	// A caller that changes its budget's items in place between two
+	// runs: the digest kept is of the items as they were.
+	b := budget.MustParse(dir, "net:127.0.0.1:80")
+	policyDigest(b, core.ModeDefault)
+	b.Items[0].Port = 443
+	want := core.OSPolicy(b, core.Options{Mode: core.ModeDefault}).SHA256()
+	if got := policyDigest(b, core.ModeDefault); got != want {
+		t.Errorf("the items changed in place: digest %s, want %s (the policy derived anew)", got, want)
 	}
 }

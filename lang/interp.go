@@ -34,6 +34,7 @@ type Interp struct {
 	stdin    *bufio.Reader // made of stdinOf at its first read (input)
 	stdinOf  io.Reader
 	inputs   sync.Once
+	ownTool  bool // no Config.Tool: tool calls share the standard input (input)
 	stdout   io.Writer
 	tool     *ToolChannel
 	env      func(string) (string, bool)
@@ -119,6 +120,7 @@ func NewInterp(c Config) *Interp {
 		guard:    g,
 		args:     c.Args,
 		stdinOf:  c.Stdin,
+		ownTool:  c.Tool == nil,
 		stdout:   c.Stdout,
 		tool:     c.Tool,
 		env:      os.LookupEnv,
@@ -143,7 +145,7 @@ func NewInterp(c Config) *Interp {
 func (in *Interp) input() *bufio.Reader {
 	in.inputs.Do(func() {
 		in.stdin = bufio.NewReader(in.stdinOf)
-		if in.tool == nil {
+		if in.ownTool {
 			in.tool = &ToolChannel{w: in.stdout, r: in.stdin}
 		}
 	})

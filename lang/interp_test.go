@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -565,27 +566,56 @@ func TestAnswers(t *testing.T) {
 
 // TestInputShared: in a program's own process (no tool channel given),
 // io.read_line, tool.call and io.read_all read one standard input, in
-// turn, through one buffer made at the first read: each reads the line
-// the one before left, and a program that reads nothing makes none.
+// turn and whichever comes first, through one buffer made at the first
+// read: each reads the line the one before left. A program that reads
+// nothing makes none, and nor does one whose tool calls go to a channel
+// its Config gave (the control: its standard input left whole).
 func TestInputShared(t *testing.T) {
 	dir := testkit.Scratch(t)
-	src := `a = io.read_line()
-b = tool.call("t")
-c = io.read_all()
-print(a, b, c)
-`
-	r := runSrc(t, Config{Budget: budget.MustParse(dir, "io,tool"), Cwd: dir,
-		Stdin: strings.NewReader("first\n{\"answer\": 2}\nthe rest\n")}, src)
-	if r.err != nil {
-		t.Fatal(r.err)
+	b := budget.MustParse(dir, "io,tool")
+	const request = `{"args":null,"tool":"t"}` + "\n"
+	tests := []struct {
+		name       string
+		src, stdin string
+		tool       *bytes.Buffer // the channel's answers, when Config gives one
+		wantOut    string
+		wantBuffer bool // a buffer of the standard input was made
+		wantLeft   string
+	}{
+		{name: "a line first", src: "a = io.read_line()\nb = tool.call(\"t\")\nc = io.read_all()\n" +
+			"print(a, b, c)\n", stdin: "first\n{\"answer\": 2}\nthe rest\n",
+			wantOut: request + `first {"answer": 2} the rest` + "\n\n", wantBuffer: true},
+		{name: "a tool's answer first", src: "b = tool.call(\"t\")\na = io.read_line()\nprint(b, a)\n",
+			stdin: "{\"answer\": 2}\nnext\n", wantOut: request + `{"answer": 2} next` + "\n",
+			wantBuffer: true},
+		{name: "nothing read", src: "print(1)\n", stdin: "left\n", wantOut: "1\n", wantLeft: "left\n"},
+		{name: "the tool a channel of its own", src: "b = tool.call(\"t\")\nprint(b)\n",
+			stdin: "left\n", tool: bytes.NewBufferString("{\"answer\": 3}\n"),
+			wantOut: `{"answer": 3}` + "\n", wantLeft: "left\n"},
 	}
-	want := `{"args":null,"tool":"t"}` + "\n" + `first {"answer": 2} the rest` + "\n\n"
-	if r.stdout != want {
-		t.Errorf("stdout %q, want %q", r.stdout, want)
-	}
-	r = runSrc(t, Config{Budget: budget.MustParse(dir, "io"), Cwd: dir}, "print(1)\n")
-	if r.in.stdin != nil {
-		t.Errorf("a program that reads nothing made a buffer of its input")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdin := strings.NewReader(tt.stdin)
+			c := Config{Budget: b, Cwd: dir, Stdin: stdin}
+			if tt.tool != nil {
+				c.Tool = NewToolChannel(tt.tool)
+			}
+			r := runSrc(t, c, tt.src)
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if r.stdout != tt.wantOut {
+				t.Errorf("stdout %q, want %q", r.stdout, tt.wantOut)
+			}
+			if made := r.in.stdin != nil; made != tt.wantBuffer {
+				t.Errorf("a buffer of the standard input made: %v, want %v", made, tt.wantBuffer)
+			}
+			if tt.wantLeft != "" {
+				if left, _ := io.ReadAll(stdin); string(left) != tt.wantLeft {
+					t.Errorf("the standard input left %q, want %q", left, tt.wantLeft)
+				}
+			}
+		})
 	}
 }
 

@@ -59,7 +59,9 @@ func (c *ToolChannel) call(line []byte) (string, error) {
 // toolChannel is the channel of this Interp's tool calls (see input),
 // nil when it has no ends.
 func (in *Interp) toolChannel() *ToolChannel {
-	in.input()
+	if in.ownTool {
+		in.input()
+	}
 	if in.tool.w == nil {
 		return nil
 	}

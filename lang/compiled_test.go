@@ -22,6 +22,10 @@ import (
 // only when its name, its bytes and the answers about the names asked are
 // the same, and a run of what was compiled says which code ran.
 func TestCompiledFileKept(t *testing.T) {
+	loadsLib := map[string]string{ // a program and the file it loads
+		"main.vel": "load('lib.vel', 'word')\nprint(word)\n",
+		"lib.vel":  "word = 'one'\n",
+	}
 	tests := []struct {
 		name   string
 		files  map[string]string // main.vel and what it loads
@@ -99,11 +103,8 @@ func TestCompiledFileKept(t *testing.T) {
 			wantMsg:  "$ROOT/main.vel loads $ROOT/b.vel",
 		},
 		{
-			name: "a load changed",
-			files: map[string]string{
-				"main.vel": "load('lib.vel', 'word')\nprint(word)\n",
-				"lib.vel":  "word = 'one'\n",
-			},
+			name:  "a load changed",
+			files: loadsLib,
 			change: func(t *testing.T, root string) {
 				testkit.WriteFile(t, filepath.Join(root, "lib.vel"), "word = 'two'\n")
 			},
@@ -111,13 +112,11 @@ func TestCompiledFileKept(t *testing.T) {
 			wantOut:  "two\n",
 		},
 		{
-			name: "a load made a cycle",
-			files: map[string]string{
-				"main.vel": "load('lib.vel', 'word')\nprint(word)\n",
-				"lib.vel":  "word = 'one'\n",
-			},
+			name:  "a load made a cycle",
+			files: loadsLib,
 			change: func(t *testing.T, root string) {
-				testkit.WriteFile(t, filepath.Join(root, "lib.vel"), "load('main.vel', 'x')\nword = 'two'\n")
+				testkit.WriteFile(t, filepath.Join(root, "lib.vel"),
+					"load('main.vel', 'x')\nword = 'two'\n")
 			},
 			wantCode: codes.E306,
 			wantPos:  "$ROOT/lib.vel:1:1",
@@ -299,6 +298,33 @@ func TestCompiledFilesBounds(t *testing.T) {
 	}
 }
 
+// TestCompiledFilesDocumented: the pages that state the cache's bounds
+// state the ones compiled.go holds it to.
+func TestCompiledFilesDocumented(t *testing.T) {
+	for _, tt := range []struct {
+		page     string
+		wantSaid []string
+	}{
+		{"THREAT_MODEL.md", []string{
+			fmt.Sprintf("it keeps %d files", maxCompiledFiles),
+			fmt.Sprintf("at most %d KiB of source", maxCompiledBytes>>10),
+			fmt.Sprintf("holds them under %d MiB", maxCompiledHeld>>20),
+		}},
+		{"library.md", []string{fmt.Sprintf("the last %d compiled", maxCompiledFiles)}},
+	} {
+		page, err := os.ReadFile(filepath.Join("..", "docs", tt.page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(string(page)), " ")
+		for _, said := range tt.wantSaid {
+			if !strings.Contains(text, said) {
+				t.Errorf("docs/%s does not say %q", tt.page, said)
+			}
+		}
+	}
+}
+
 // maxCompiledHeld is the most the cache may hold on the heap, filled to
 // its bounds: docs/THREAT_MODEL.md gives it.
 const maxCompiledHeld = 2 << 20
@@ -348,31 +374,43 @@ func TestCompiledFilesHeld(t *testing.T) {
 	}
 }
 
-// TestCompiledFilesShared runs programs from goroutines at once, some the
-// same file and some not, as a host's in-process runs do: each run prints
-// its own program's word (go test -race reads the cache's locking).
+// TestCompiledFilesShared runs programs from goroutines at once, as a
+// host's in-process runs do: more names than the cache keeps, each
+// compiled again from other bytes now and then, so that files are kept,
+// taken, replaced and put out at once. Each run prints its own program's
+// words. A cache without its lock failed here in six of ten runs without
+// the race detector (the runtime's check of a map written at once), and
+// fails under go test -race.
 func TestCompiledFilesShared(t *testing.T) {
 	root := testkit.Scratch(t)
-	const runs = 40
-	errs := make(chan error, runs)
-	for i := range runs {
+	const goroutines, runs, names = 8, 150, 2 * maxCompiledFiles
+	errs := make(chan error, goroutines)
+	for g := range goroutines {
 		go func() {
-			var out bytes.Buffer
-			in := NewInterp(Config{Budget: budget.MustParse(root, "io"), Cwd: root,
-				Stdin: strings.NewReader(""), Stdout: &out, KeepCompiled: true})
-			word := fmt.Sprint(i % 3)
-			name := filepath.Join(root, "p"+word+".vel")
-			c, err := in.CompileSource(name, []byte("print('"+word+"')\n"), root, in.Predeclared())
-			if err == nil {
-				err = in.Exec(c, in.PredeclaredFor(c))
+			for i := range runs {
+				var out bytes.Buffer
+				in := NewInterp(Config{Budget: budget.MustParse(root, "io"), Cwd: root,
+					Stdin: strings.NewReader(""), Stdout: &out, KeepCompiled: true})
+				n, version := (g*7+i)%names, i%3
+				name := filepath.Join(root, fmt.Sprintf("p%d.vel", n))
+				words := fmt.Sprintf("%d %d", n, version)
+				c, err := in.CompileSource(name, []byte("print('"+words+"')\n"), root,
+					in.Predeclared())
+				if err == nil {
+					err = in.Exec(c, in.PredeclaredFor(c))
+				}
+				if err == nil && out.String() != words+"\n" {
+					err = fmt.Errorf("%s printed %q, want %q", name, out.String(), words)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
 			}
-			if err == nil && out.String() != word+"\n" {
-				err = fmt.Errorf("%s printed %q", name, out.String())
-			}
-			errs <- err
+			errs <- nil
 		}()
 	}
-	for range runs {
+	for range goroutines {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}

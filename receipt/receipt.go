@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -1028,8 +1029,9 @@ var runIDOrigin = sync.OnceValue(func() string {
 // makeRunID is a run id: newRunID's 16 random hexadecimal digits, this
 // process's 8, and 12 of the time (RunIDLen).
 func makeRunID() string {
-	ms := min(max(time.Now().UnixMilli(), 0), 1<<48-1)
-	return fmt.Sprintf("%s%s%012x", newRunID(), runIDOrigin(), ms)
+	var ms [8]byte
+	binary.BigEndian.PutUint64(ms[:], uint64(min(max(time.Now().UnixMilli(), 0), 1<<48-1)))
+	return newRunID() + runIDOrigin() + hex.EncodeToString(ms[2:])
 }
 
 // newRunID is 16 random hexadecimal digits: the random part of a run id,

@@ -32,6 +32,7 @@ const journalDir = "journal"
 // it back, as the receipt's Durability says (Sync waits for every record).
 type Store struct {
 	dir  string // the receipts directory
+	at   string // journalPath(dir, ""): what each of its receipts' paths starts with
 	j    *journal.Journal
 	lock *journal.Lock // held for the process's life: the journal is this process's alone
 
@@ -88,7 +89,7 @@ func OpenStore(dir string) (*Store, error) {
 		lock.Unlock()
 		return nil, codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)
 	}
-	s := &Store{dir: abs, j: j, lock: lock, inFlight: map[string]struct{}{}}
+	s := &Store{dir: abs, at: journalPath(abs, ""), j: j, lock: lock, inFlight: map[string]struct{}{}}
 	go s.sealOnRequest()
 	stores[abs] = s
 	return s, nil
@@ -269,9 +270,11 @@ func (s *Store) append(rec *Receipt, key string, finished bool) error {
 // recordPath names the receipt of key (Receipt.Key) in the journal as
 // Scan names it.
 func (s *Store) recordPath(key string) string {
-	return journalPath(s.dir, key)
+	return s.at + key
 }
 
+// journalPath names the receipt of key in the journal of the receipts
+// directory dir.
 func journalPath(dir, key string) string {
 	return filepath.Join(dir, journalDir) + "#" + key
 }

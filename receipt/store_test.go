@@ -19,7 +19,8 @@ import (
 
 // TestStore: a reserved receipt reads as unfinished (E327) until it is
 // finished, then as finished; the journal's receipts are listed, found
-// and compared beside the receipt files of the same directory.
+// and compared beside the receipt files of the same directory; the path
+// Stored gives a finished receipt is the one Find names it by.
 func TestStore(t *testing.T) {
 	dir := t.TempDir()
 	s, err := OpenStore(dir)
@@ -41,12 +42,16 @@ func TestStore(t *testing.T) {
 	rec.Outcome = OutcomeOf(nil)
 	rec.SetConfinement(core.Result{Level: core.Full, Reason: "test"})
 	s.Finish(rec)
-	if _, err := rec.Stored(); err != nil {
+	stored, err := rec.Stored()
+	if err != nil {
 		t.Fatal(err)
 	}
 	got, err = Find(dir, rec.RunID)
 	if err != nil || got.Outcome.Status != StatusOK {
 		t.Fatalf("finished: %+v, %v; want ok", got.Receipt, err)
+	}
+	if stored != got.Path {
+		t.Errorf("Stored says %s, Find %s: want one path", stored, got.Path)
 	}
 
 	// A receipt file beside the journal, of the same program, one level

@@ -14,6 +14,7 @@ package job
 
 import (
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/sabline/sabline/budget"
@@ -48,13 +49,17 @@ type Ran struct {
 	Run     time.Duration
 }
 
+// predeclaredNames is what every job compiles against, made once: a
+// compile only reads it.
+var predeclaredNames = sync.OnceValue(lang.PredeclaredNames)
+
 // Run compiles p in an interpreter made of cfg, calls h.Compiled, then runs
 // the program, h.Running beside it, and returns what it did and how the
 // job ended: the compile's error, the hook's, or the program's.
 func Run(cfg lang.Config, p Program, h Hooks) (Ran, error) {
 	var r Ran
 	in := lang.NewInterp(cfg)
-	names := lang.PredeclaredNames()
+	names := predeclaredNames()
 	t0 := time.Now()
 	var prog *lang.Compiled
 	var err error

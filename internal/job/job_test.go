@@ -3,6 +3,7 @@ package job
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,6 +71,11 @@ func TestRun(t *testing.T) {
 				t.Errorf("files %v, want the program and lib.vel", ran.Files)
 			}
 		})
+	}
+	// Every job compiles against one map of the predeclared names: none
+	// of the jobs above changed it.
+	if got := predeclaredNames(); !maps.Equal(got, lang.PredeclaredNames()) {
+		t.Errorf("the predeclared names after the jobs: %v, want %v", got, lang.PredeclaredNames())
 	}
 }
 

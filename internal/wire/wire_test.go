@@ -60,7 +60,9 @@ func TestParseJobResult(t *testing.T) {
 		{name: "no status", line: `{"outcome":{}}`, wantErr: "without a status"},
 		{name: "unknown code", line: `{"outcome":{"status":"failed","code":"E999","exit_status":1}}`, wantErr: "E999"},
 		{name: "exit status out of range", line: `{"outcome":{"status":"ok","exit_status":300}}`, wantErr: "300"},
-		{name: "two records", line: `{"outcome":{"status":"ok"}} {"outcome":{"status":"ok"}}`, wantErr: "more than one record"},
+		{name: "two records", line: `{"outcome":{"status":"ok"}} {"outcome":{"status":"ok"}}`, wantErr: "after top-level value"},
+		{name: "a brace after it", line: `{"outcome":{"status":"ok"}}}`, wantErr: "after top-level value"},
+		{name: "white space after it", line: "{\"outcome\":{\"status\":\"ok\"}} \t\n"},
 		{name: "not JSON", line: `hello`, wantErr: "invalid"},
 		{name: "an unknown status", line: `{"outcome":{"status":"great"}}`, wantErr: "unknown status"},
 	}

@@ -33,6 +33,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -149,7 +150,7 @@ func strictJSON(b []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF { // More would take a stray '}' or ']' for the end
 		return errors.New("more after the object")
 	}
 	return nil

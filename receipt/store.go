@@ -89,7 +89,8 @@ func OpenStore(dir string) (*Store, error) {
 		lock.Unlock()
 		return nil, codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)
 	}
-	s := &Store{dir: abs, at: journalPath(abs, ""), j: j, lock: lock, inFlight: map[string]struct{}{}}
+	s := &Store{dir: abs, at: journalPath(abs, ""), j: j, lock: lock,
+		inFlight: map[string]struct{}{}}
 	go s.sealOnRequest()
 	stores[abs] = s
 	return s, nil

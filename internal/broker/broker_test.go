@@ -42,7 +42,7 @@ func TestParseRequest(t *testing.T) {
 			wantErr: "more after the object"},
 		{name: "a brace after it", in: `{"id":1,"network":"tcp","host":"x","port":1}}`,
 			wantErr: "more after the object"},
-		{name: "white space after it", in: "{\"id\":1,\"network\":\"tcp\",\"host\":\"x\",\"port\":1} \n",
+		{name: "white space after it", in: `{"id":1,"network":"tcp","host":"x","port":1}` + " \n",
 			want: Request{ID: 1, Network: TCP, Host: "x", Port: 1}},
 		{name: "too long", in: `{"id":1,"network":"tcp","host":"x","port":1}` +
 			strings.Repeat(" ", MaxMessageBytes), wantErr: "more than 1024"},

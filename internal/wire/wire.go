@@ -241,12 +241,13 @@ func (r *JobResult) Check() error {
 const MaxJobResultLines = 64
 
 // ParseJobResult reads one result line of a pool worker: JSON of a
-// JobResult, with nothing but white space after it, that passes its check. The line comes
-// from a worker that may have run raw system calls: nothing in it is
-// taken unless all of it is a result the worker could have sent.
+// JobResult, with nothing but white space after it, that passes its
+// check. The line comes from a worker that may have run raw system
+// calls: nothing in it is taken unless all of it is a result the worker
+// could have sent.
 func ParseJobResult(line []byte) (JobResult, error) {
 	var r JobResult
-	if err := json.Unmarshal(line, &r); err != nil { // nothing but white space after the value
+	if err := json.Unmarshal(line, &r); err != nil {
 		return JobResult{}, fmt.Errorf("record %q...: %w", Clip(line, 40), err)
 	}
 	if err := r.Check(); err != nil {

@@ -64,12 +64,13 @@ func TestParseRequest(t *testing.T) {
 }
 
 // FuzzParseRequest holds ParseRequest, which reads what a worker wrote,
-// to its promises on any bytes: it returns, and what it accepts is a
-// request it would accept again, within its bounds.
+// to its promises on any bytes: it returns, and what it accepts is one
+// JSON value, a request it would accept again, within its bounds.
 func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"id":1,"network":"tcp","host":"localhost","port":8080}`))
 	f.Add([]byte(`{"id":18446744073709551615,"network":"udp","host":"[::1]","port":65535}`))
 	f.Add([]byte(`{"network":"tcp","host":"\u0000","port":1}`))
+	f.Add([]byte(`{"id":1,"network":"tcp","host":"x","port":1}}`))
 	f.Add([]byte(`[]`))
 	f.Add([]byte(``))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -77,8 +78,8 @@ func FuzzParseRequest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(b) > MaxMessageBytes || r.Port < 1 || r.Port > 65535 || len(r.Host) > 253 ||
-			(r.Network != TCP && r.Network != UDP) {
+		if len(b) > MaxMessageBytes || !json.Valid(b) || r.Port < 1 || r.Port > 65535 ||
+			len(r.Host) > 253 || (r.Network != TCP && r.Network != UDP) {
 			t.Fatalf("accepted %q as %+v", b, r)
 		}
 		again, err := json.Marshal(r)
@@ -92,7 +93,7 @@ func FuzzParseRequest(f *testing.F) {
 }
 
 // FuzzParseReply holds ParseReply, which reads the supervisor's answers,
-// to its bounds and its codes.
+// to its bounds and its codes: what it accepts is one JSON value.
 func FuzzParseReply(f *testing.F) {
 	f.Add([]byte(`{"id":1,"address":"127.0.0.1:8080"}`))
 	f.Add([]byte(`{"id":1,"code":"E335","message":"no"}`))
@@ -102,8 +103,8 @@ func FuzzParseReply(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(b) > MaxMessageBytes {
-			t.Fatalf("accepted %d bytes", len(b))
+		if len(b) > MaxMessageBytes || !json.Valid(b) {
+			t.Fatalf("accepted %q", b)
 		}
 		if _, ok := codes.Info(r.Code); r.Code != "" && !ok {
 			t.Fatalf("accepted the code %q", r.Code)

@@ -36,6 +36,7 @@ func TestRun(t *testing.T) {
 		{name: "refused by the hook", source: `print("never")`, refuse: true,
 			wantTurns: []string{"compiled"}, wantErr: refuse},
 		{name: "does not compile", source: "print(", wantErr: errAny},
+		{name: "a name no one binds", source: "print(nowhere)", wantErr: errAny},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

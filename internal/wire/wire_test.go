@@ -99,14 +99,14 @@ func TestReadLineBound(t *testing.T) {
 
 // FuzzJobResult: whatever a worker writes on its result pipe, the
 // supervisor reads at most the bound of a line and takes only a result
-// that passes its check.
+// that passes its check, a line that is one JSON value.
 func FuzzJobResult(f *testing.F) {
 	for _, seed := range []string{
 		`{"outcome":{"status":"ok","exit_status":0},"files":[{"path":"/p.vel","sha256":"aa"}],"stdout":"aGVsbG8K"}` + "\n",
 		`{"outcome":{"status":"failed","code":"E302","message":"m","exit_status":1},"effects":[]}` + "\n",
 		`{"outcome":{"status":"ok"},"stdout":"!!!"}` + "\n",
 		`{"outcome":{"status":"timeout","code":"E307","exit_status":124},"clipped":true}` + "\n",
-		"\n", "{", `{"outcome":{"status":"ok"}}{"x":1}` + "\n",
+		"\n", "{", `{"outcome":{"status":"ok"}}{"x":1}` + "\n", `{"outcome":{"status":"ok"}}}` + "\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -124,6 +124,9 @@ func FuzzJobResult(f *testing.F) {
 		}
 		if err := r.Check(); err != nil {
 			t.Fatalf("parseJobResult took a result that fails its check: %v", err)
+		}
+		if !json.Valid(line) {
+			t.Fatalf("parseJobResult took %q, which is not one JSON value", line)
 		}
 	})
 }

@@ -53,22 +53,7 @@ type served struct {
 // ends. Without --tenants among the extra flags, auth is its token's.
 func startServe(b *testing.B, bin, queue string, extra ...string) *served {
 	b.Helper()
-	dir := b.TempDir()
-	root, rc := filepath.Join(dir, "root"), filepath.Join(dir, "receipts")
-	if parent := os.Getenv(receiptsParentEnv); parent != "" {
-		d, err := os.MkdirTemp(parent, "sabline-bench-receipts-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { os.RemoveAll(d) })
-		rc = filepath.Join(d, "receipts")
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "hello.vel"), []byte("print(\"hello, world\")\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	root, rc := doorDirs(b)
 	cmd := exec.Command(bin, append([]string{"serve", "--import-root", root, "--allow", "io",
 		"--listen", "127.0.0.1:0", "--receipts", rc, "--workers", "2", "--queue", queue},
 		extra...)...)
@@ -104,6 +89,29 @@ func startServe(b *testing.B, bin, queue string, extra ...string) *served {
 	}
 	s.auth = "Bearer " + strings.TrimSpace(string(tok))
 	return s
+}
+
+// doorDirs makes a door's import root, holding hello.vel, and the path of
+// its receipts directory (beneath receiptsParentEnv when it is set).
+func doorDirs(b *testing.B) (root, rc string) {
+	b.Helper()
+	dir := b.TempDir()
+	root, rc = filepath.Join(dir, "root"), filepath.Join(dir, "receipts")
+	if parent := os.Getenv(receiptsParentEnv); parent != "" {
+		d, err := os.MkdirTemp(parent, "sabline-bench-receipts-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { os.RemoveAll(d) })
+		rc = filepath.Join(d, "receipts")
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "hello.vel"), []byte("print(\"hello, world\")\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return root, rc
 }
 
 // receipts counts the receipts in the receipts directory: its files and
@@ -206,7 +214,7 @@ func BenchmarkServeHello(b *testing.B) {
 		// A build that has the setting keeps its receipts as this one's
 		// first server does; one before it kept them so.
 		twin := server{bin: before, prefix: "before-"}
-		if serveTakes(b, before, background[0]) {
+		if takes(b, before, "serve", background[0]) {
 			twin.extra = background
 		}
 		builds = append(builds, twin)
@@ -306,10 +314,10 @@ func cpuTicks(pids ...int) (int64, bool) {
 	return n, true
 }
 
-// serveTakes reports whether bin's serve command names flag in its usage.
-func serveTakes(b *testing.B, bin, flag string) bool {
+// takes reports whether bin's command names flag in its usage.
+func takes(b *testing.B, bin, command, flag string) bool {
 	b.Helper()
-	out, _ := exec.Command(bin, "serve", "--help").CombinedOutput()
+	out, _ := exec.Command(bin, command, "--help").CombinedOutput()
 	return bytes.Contains(out, []byte(flag+" "))
 }
 

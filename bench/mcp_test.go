@@ -3,12 +3,11 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
-	"sync"
-	"sync/atomic"
+	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -47,35 +46,47 @@ func BenchmarkMCPHello(b *testing.B) {
 		prefix := "before-"
 		if i == 0 {
 			prefix = ""
-			b.ReportMetric(float64(t.elapsed.Nanoseconds())/float64(n), "ns/op") // n calls were made, not b.N
+			// n calls were made, not b.N
+			b.ReportMetric(float64(t.elapsed.Nanoseconds())/float64(n), "ns/op")
 		}
 		b.ReportMetric(float64(t.ok.Load())/t.elapsed.Seconds(), prefix+"runs/s")
 		b.ReportMetric(float64(t.p99().Microseconds())/1000, prefix+"p99-ms")
 		b.ReportMetric(float64(t.failed.Load()), prefix+"failures")
 		if t.failed.Load() != 0 {
-			b.Errorf("%s: %d of %d calls were not a run of hello.vel that ended ok: want none",
-				builds[i], t.failed.Load(), n)
+			b.Errorf("%s: %d of %d calls were not a run of hello.vel that ended ok (the first: %s)",
+				builds[i], t.failed.Load(), n, t.why)
 		}
 	}
 	if len(tallies) > 1 {
-		b.ReportMetric(tallies[1].elapsed.Seconds()/tallies[0].elapsed.Seconds(), "runs/s-after/before")
+		after, before := tallies[0].elapsed, tallies[1].elapsed
+		b.ReportMetric(before.Seconds()/after.Seconds(), "runs/s-after/before")
 	}
 }
 
 // startMCP starts bin's mcp command under the SDK's client, with an
 // import root holding hello.vel and 2 workers, and closes the session,
-// which ends the server, when b ends.
+// which ends the server, when b ends. What the server writes on its
+// standard error is kept in a file, and shown when it cannot start.
 func startMCP(b *testing.B, bin string) *mcp.ClientSession {
 	b.Helper()
 	root, rc := doorDirs(b)
-	args := []string{"mcp", "--import-root", root, "--allow", "io", "--receipts", rc, "--workers", "2"}
+	args := []string{"mcp", "--import-root", root, "--allow", "io", "--receipts", rc,
+		"--workers", "2"}
 	if takes(b, bin, "mcp", "--durability") {
 		args = append(args, "--durability", "background")
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(bin, args...)}, nil)
+	stderr, err := os.Create(filepath.Join(b.TempDir(), "stderr"))
 	if err != nil {
 		b.Fatal(err)
+	}
+	defer stderr.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		said, _ := os.ReadFile(stderr.Name())
+		b.Fatalf("%s mcp: %v; it said: %s", bin, err, said)
 	}
 	b.Cleanup(func() { cs.Close() })
 	return cs
@@ -84,28 +95,21 @@ func startMCP(b *testing.B, bin string) *mcp.ClientSession {
 // callRuns makes n calls of the run tool for hello.vel, callers of them at
 // once, and adds what they got to t.
 func callRuns(cs *mcp.ClientSession, t *tally, n, callers int) {
-	times := make([]time.Duration, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	t0 := time.Now()
-	for range callers {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				start := time.Now()
-				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run",
-					Arguments: map[string]any{"path": "hello.vel"}})
-				times[i] = time.Since(start)
-				if err != nil || !ranHello(res) {
-					t.failed.Add(1)
-					continue
-				}
+	params := &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"path": "hello.vel"}}
+	t.run(n, callers, func() (func(), func()) {
+		return func() {
+			res, err := cs.CallTool(context.Background(), params)
+			switch {
+			case err != nil:
+				t.fail(err.Error())
+			case !ranHello(res):
+				data, _ := json.Marshal(res)
+				t.fail(fmt.Sprintf("%.300s", data))
+			default:
 				t.ok.Add(1)
 			}
-		})
-	}
-	wg.Wait()
-	t.elapsed += time.Since(t0)
-	t.times = append(t.times, times...)
+		}, nil
+	})
 }
 
 // ranHello reports whether res is a run of hello.vel that ended ok: no

@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -19,20 +20,22 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
-// maxServeRuns bounds the runs one BenchmarkServeHello sends, whatever
-// b.N is.
+// maxServeRuns bounds the runs one BenchmarkServeHello or
+// BenchmarkMCPHello asks for, whatever b.N is.
 const maxServeRuns = 2000
 
-// serveClients is how many clients send requests at once, each on a
-// keep-alive connection of its own; burstClients, more than the workers
-// and the queue together, are the burst's.
+// serveClients is how many requests are in flight at once: clients of
+// the HTTP door, each on a keep-alive connection of its own, or calls on
+// the MCP door's one session; burstClients, more than the workers and
+// the queue together, are the burst's.
 const (
 	serveClients = 4
 	burstClients = 32
 )
 
 // serveTurn is how many requests one server takes before the other's
-// turn, when BenchmarkServeHello sets two builds side by side.
+// turn, when BenchmarkServeHello or BenchmarkMCPHello sets two builds
+// side by side.
 const serveTurn = 100
 
 // receiptsParentEnv, when set, names the directory the server's receipts
@@ -108,7 +111,8 @@ func doorDirs(b *testing.B) (root, rc string) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, "hello.vel"), []byte("print(\"hello, world\")\n"), 0o644); err != nil {
+	hello := []byte("print(\"hello, world\")\n")
+	if err := os.WriteFile(filepath.Join(root, "hello.vel"), hello, 0o644); err != nil {
 		b.Fatal(err)
 	}
 	return root, rc
@@ -129,55 +133,76 @@ type tally struct {
 	ok, busy, failed, noRetryAfter atomic.Int64
 	times                          []time.Duration
 	elapsed                        time.Duration
+
+	mu  sync.Mutex
+	why string // what the first request that failed got
 }
 
-// load sends n requests for hello.vel from clients at once, each on a
-// keep-alive connection of its own, and adds what they got to t.
-func (s *served) load(t *tally, n, clients int) {
+// fail counts a request that failed, and keeps what the first got.
+func (t *tally) fail(why string) {
+	t.failed.Add(1)
+	t.mu.Lock()
+	if t.why == "" {
+		t.why = why
+	}
+	t.mu.Unlock()
+}
+
+// run makes n requests from clients goroutines at once and adds each
+// one's time, and the time they all took, to t. Each goroutine makes its
+// requests with the function client returns to it, which counts in t
+// what each got, and calls done, when not nil, after its last.
+func (t *tally) run(n, clients int, client func() (request, done func())) {
 	times := make([]time.Duration, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	t0 := time.Now()
 	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
-			defer client.CloseIdleConnections()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				req, _ := http.NewRequest("POST", s.url, strings.NewReader(`{"path":"hello.vel"}`))
-				req.Header.Set("Authorization", s.auth)
-				start := time.Now()
-				resp, err := client.Do(req)
-				if err != nil {
-					t.failed.Add(1)
-					times[i] = time.Since(start)
-					continue
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				times[i] = time.Since(start)
-				switch {
-				case resp.StatusCode == 200 && strings.Contains(string(body), `"status":"ok"`):
-					t.ok.Add(1)
-				case resp.StatusCode == 429:
-					t.busy.Add(1)
-					if resp.Header.Get("Retry-After") == "" {
-						t.noRetryAfter.Add(1)
-					}
-				default:
-					t.failed.Add(1)
-				}
+		wg.Go(func() {
+			request, done := client()
+			if done != nil {
+				defer done()
 			}
-		}()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				start := time.Now()
+				request()
+				times[i] = time.Since(start)
+			}
+		})
 	}
 	wg.Wait()
 	t.elapsed += time.Since(t0)
 	t.times = append(t.times, times...)
+}
+
+// load sends n requests for hello.vel from clients at once, each on a
+// keep-alive connection of its own, and adds what they got to t.
+func (s *served) load(t *tally, n, clients int) {
+	t.run(n, clients, func() (func(), func()) {
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+		return func() {
+			req, _ := http.NewRequest("POST", s.url, strings.NewReader(`{"path":"hello.vel"}`))
+			req.Header.Set("Authorization", s.auth)
+			resp, err := client.Do(req)
+			if err != nil {
+				t.fail(err.Error())
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			switch {
+			case resp.StatusCode == 200 && strings.Contains(string(body), `"status":"ok"`):
+				t.ok.Add(1)
+			case resp.StatusCode == 429:
+				t.busy.Add(1)
+				if resp.Header.Get("Retry-After") == "" {
+					t.noRetryAfter.Add(1)
+				}
+			default:
+				t.fail(fmt.Sprintf("%s: %.200s", resp.Status, body))
+			}
+		}, client.CloseIdleConnections
+	})
 }
 
 func (t *tally) p99() time.Duration {
@@ -249,8 +274,8 @@ func BenchmarkServeHello(b *testing.B) {
 		b.ReportMetric(float64(t.failed.Load()+t.busy.Load()), prefix+"failures")
 		b.ReportMetric(float64(lost), prefix+"lost-receipts")
 		if t.failed.Load()+t.busy.Load() != 0 || lost != 0 {
-			b.Errorf("%s %q: %d failed, %d busy, %d runs without a receipt: want none",
-				builds[i].bin, builds[i].extra, t.failed.Load(), t.busy.Load(), lost)
+			b.Errorf("%s %q: %d failed (the first: %s), %d busy, %d runs without a receipt: "+
+				"want none", builds[i].bin, builds[i].extra, t.failed.Load(), t.why, t.busy.Load(), lost)
 		}
 		costs[i].report(b, n, prefix)
 	}

@@ -39,8 +39,9 @@ func init() {
 }
 
 // timeCalls runs in the child: it applies the worker's own confinement
-// (confine.Apply of the policy of the budget io) when asked, then makes
-// the call N times and prints the mean nanoseconds per call.
+// (confine.Apply of the policy of the budget io, its temporary directory
+// made in TMPDIR, which the parent set to one it removes) when asked,
+// then makes the call N times and prints the mean nanoseconds per call.
 func timeCalls(spec string) int {
 	parts := strings.Split(spec, ":")
 	nr, _ := strconv.Atoi(parts[1])
@@ -104,7 +105,8 @@ func BenchmarkSeccompCall(b *testing.B) {
 func child(b *testing.B, mode string, nr int) float64 {
 	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s:%d:%d", childEnv, mode, nr, callsPerChild))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s:%d:%d", childEnv, mode, nr, callsPerChild),
+		"TMPDIR="+b.TempDir()) // the confined child's temporary directory is made there
 	out, err := cmd.Output()
 	if err != nil {
 		b.Fatalf("%s child: %v", mode, err)

@@ -93,7 +93,9 @@ func TestWorkerFilterLive(t *testing.T) {
 	got := map[string]map[string]string{}
 	for _, mode := range []string{"control", "confined"} {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), workerChildEnv+"="+mode)
+		// The confined child's temporary directory is made in one the
+		// test removes.
+		cmd.Env = append(os.Environ(), workerChildEnv+"="+mode, "TMPDIR="+t.TempDir())
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s child: %v\n%s", mode, err, out)

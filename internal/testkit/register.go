@@ -31,10 +31,13 @@ func PrivateRegister() (cleanup func(), err error) {
 	return func() { os.RemoveAll(dir) }, nil
 }
 
+// registerName is the name of the register makeRegister makes.
+const registerName = "guarded"
+
 // makeRegister makes a register in dir, sticky and open to all, as the
 // machine's is made, and returns its path.
 func makeRegister(dir string) (string, error) {
-	reg := filepath.Join(dir, "guarded")
+	reg := filepath.Join(dir, registerName)
 	if err := os.Mkdir(reg, 0o700); err != nil {
 		return "", err
 	}
@@ -108,31 +111,74 @@ var apartEnv = []struct{ name, dir string }{
 	{"XDG_STATE_HOME", "state"},
 }
 
+// apartDirEnv names the directory RunApart made, for the test binaries
+// its tests start (a helper run of their own binary): such a child finds
+// its environment apart already, in its parent's directory, and makes
+// none of its own, which it could not remove when it ends by os.Exit or
+// is killed.
+const apartDirEnv = "SABLINE_TEST_APART"
+
+// apartPrefix begins the name of each directory RunApart makes.
+const apartPrefix = "sabline-test-"
+
 // RunApart runs m's tests apart from the user's own files and returns
-// their exit status: a register of their own (PrivateRegister), and the
-// receipts store, the cache and the state directory (apartEnv) in one
-// directory of theirs, removed once they end. Every process they start
-// inherits it, so that no test, nor a binary it runs, writes a receipt,
-// a cache or a run's directory where the user keeps theirs. Call it from
+// their exit status: a register of their own, and the receipts store,
+// the cache and the state directory (apartEnv), in one directory of
+// theirs, removed once they end. Every process they start inherits it,
+// so that no test, nor a binary it runs, writes a receipt, a cache or a
+// run's directory where the user keeps theirs; a test binary among them
+// runs its tests in that directory too (inherited). Call it from
 // TestMain, as os.Exit(testkit.RunApart(m)).
 func RunApart(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "sabline-test-")
+	if inherited() {
+		return m.Run()
+	}
+	dir, err := os.MkdirTemp("", apartPrefix)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testkit: a directory apart:", err)
 		return 1
 	}
 	defer os.RemoveAll(dir)
 	keepGoCache()
-	for _, e := range apartEnv {
-		os.Setenv(e.name, filepath.Join(dir, e.dir))
-	}
-	cleanup, err := PrivateRegister()
+	reg, err := makeRegister(dir)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "testkit: a private register:", err)
 		return 1
 	}
-	defer cleanup()
+	for name, value := range apartEnviron(dir, reg) {
+		os.Setenv(name, value)
+	}
 	return m.Run()
+}
+
+// apartEnviron is the environment RunApart sets for a directory apart,
+// dir, and the register in it, reg.
+func apartEnviron(dir, reg string) map[string]string {
+	env := map[string]string{apartDirEnv: dir, guard.RegisterEnv: reg}
+	for _, e := range apartEnv {
+		env[e.name] = filepath.Join(dir, e.dir)
+	}
+	return env
+}
+
+// inherited reports whether this process's environment is apart already,
+// as RunApart set it in a parent: apartDirEnv names a directory RunApart
+// made, this user's alone, and every variable RunApart sets points where
+// it would for that directory.
+func inherited() bool {
+	dir := os.Getenv(apartDirEnv)
+	if !filepath.IsAbs(dir) || !strings.HasPrefix(filepath.Base(dir), apartPrefix) {
+		return false
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		return false
+	}
+	for name, value := range apartEnviron(dir, filepath.Join(dir, registerName)) {
+		if os.Getenv(name) != value {
+			return false
+		}
+	}
+	return true
 }
 
 // keepGoCache sets GOCACHE, when it is not set, to the Go command's build

@@ -163,14 +163,15 @@ func apartEnviron(dir, reg string) map[string]string {
 
 // inherited reports whether this process's environment is apart already,
 // as RunApart set it in a parent: apartDirEnv names a directory RunApart
-// made, this user's alone, and every variable RunApart sets points where
-// it would for that directory.
+// made (not a link), this user's alone (its owner, mode 0700), and every
+// variable RunApart sets points where it would for that directory.
 func inherited() bool {
 	dir := os.Getenv(apartDirEnv)
 	if !filepath.IsAbs(dir) || !strings.HasPrefix(filepath.Base(dir), apartPrefix) {
 		return false
 	}
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 ||
+		!ownedHere(fi) {
 		return false
 	}
 	for name, value := range apartEnviron(dir, filepath.Join(dir, registerName)) {

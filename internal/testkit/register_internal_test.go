@@ -3,6 +3,7 @@ package testkit
 import (
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"testing"
 
 	"github.com/sabline/sabline/guard"
@@ -25,9 +26,35 @@ func TestInherited(t *testing.T) {
 			edit: func(t *testing.T, _ string) { t.Setenv("SABLINE_RECEIPTS", t.TempDir()) }},
 		{name: "the register elsewhere", want: false,
 			edit: func(t *testing.T, _ string) { t.Setenv(guard.RegisterEnv, t.TempDir()) }},
+		{name: "the cache elsewhere", want: false,
+			edit: func(t *testing.T, _ string) { t.Setenv("XDG_CACHE_HOME", t.TempDir()) }},
+		{name: "the state elsewhere", want: false,
+			edit: func(t *testing.T, _ string) { t.Setenv("XDG_STATE_HOME", t.TempDir()) }},
 		{name: "a relative directory", want: false, edit: func(t *testing.T, dir string) {
 			t.Chdir(filepath.Dir(dir))
-			t.Setenv(apartDirEnv, filepath.Base(dir))
+			setApart(t, filepath.Base(dir)) // every variable relative, alike
+		}},
+		{name: "a link to the directory", want: false, edit: func(t *testing.T, dir string) {
+			link := filepath.Join(filepath.Dir(dir), apartPrefix+"link")
+			if err := os.Symlink(dir, link); err != nil {
+				t.Fatal(err)
+			}
+			setApart(t, link)
+		}},
+		{name: "a file", want: false, edit: func(t *testing.T, dir string) {
+			file := filepath.Join(filepath.Dir(dir), apartPrefix+"file")
+			if err := os.WriteFile(file, nil, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			setApart(t, file)
+		}},
+		{name: "another user's directory", want: false, edit: func(t *testing.T, dir string) {
+			if os.Geteuid() != 0 || goruntime.GOOS == "windows" {
+				t.Skip("skipped: only root can give a directory to another user")
+			}
+			if err := os.Chown(dir, 12345, 12345); err != nil {
+				t.Fatal(err)
+			}
 		}},
 		{name: "a directory others may read", want: false, edit: func(t *testing.T, dir string) {
 			if err := os.Chmod(dir, 0o755); err != nil {

@@ -95,10 +95,12 @@ func startMCP(b *testing.B, bin string) *mcp.ClientSession {
 // callRuns makes n calls of the run tool for hello.vel, callers of them at
 // once, and adds what they got to t.
 func callRuns(cs *mcp.ClientSession, t *tally, n, callers int) {
-	params := &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"path": "hello.vel"}}
 	t.run(n, callers, func() (func(), func()) {
 		return func() {
-			res, err := cs.CallTool(context.Background(), params)
+			// Parameters of its own for each call: calls are in flight at
+			// once, and the client may mark what it sends.
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run",
+				Arguments: map[string]any{"path": "hello.vel"}})
 			switch {
 			case err != nil:
 				t.fail(err.Error())

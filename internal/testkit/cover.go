@@ -10,9 +10,9 @@ import (
 // failed, in a test binary built for coverage (as a mutation run builds
 // it). Such a binary writes its counters as it exits, in a temporary
 // directory the ruleset keeps it from, and the child would fail for that
-// after its checks passed. The
-// child's output is written as it goes, so nothing of it is lost. In a
-// binary built without coverage it does nothing.
+// after its checks passed. The child's output is written as it goes, so
+// nothing of it is lost. In a binary built without coverage it does
+// nothing.
 func EndChildBeforeCoverage(t *testing.T) {
 	if testing.CoverMode() == "" {
 		return

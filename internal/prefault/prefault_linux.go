@@ -3,6 +3,7 @@
 package prefault
 
 import (
+	"errors"
 	"slices"
 	"syscall"
 	"unsafe"
@@ -10,15 +11,24 @@ import (
 
 func init() {
 	for _, s := range codeSpans(getAuxv()) {
-		if populate(s) == nil {
+		if populate(s, madvPopulateRead) == nil {
 			mapped++
 		}
 	}
+	madeHeap, madeErr = presentAhead(heapProbe())
 }
 
-// mapped counts the spans the package's initialisation had the kernel
-// map, for its test.
-var mapped int
+// For the package's test: mapped counts the spans of code the package's
+// initialisation had the kernel map; madeHeap is the heap it made
+// present, and madeErr what presentAhead returned (errNotRun until then).
+var (
+	mapped   int
+	madeHeap span
+	madeErr  = errNotRun
+)
+
+// errNotRun is madeErr before the initialisation has set it.
+var errNotRun = errors.New("the initialisation has not run")
 
 // getAuxv is the process's auxiliary vector, as the runtime keeps it
 // (pairs of a key and a value), the same that golang.org/x/sys reads.
@@ -44,9 +54,15 @@ const (
 	maxHeaders = 64
 )
 
-// madvPopulateRead is MADV_POPULATE_READ (Linux 5.14): map the pages of a
-// range as reads would, without reading them.
-const madvPopulateRead = 22
+// The madvise(2) advice populate gives (Linux 5.14): map the pages of a
+// range as reads (MADV_POPULATE_READ) or writes (MADV_POPULATE_WRITE)
+// would, without reading or writing them. A page of private anonymous
+// memory made present for a write is a fresh page of zeros, as the one
+// the first write would have faulted in.
+const (
+	madvPopulateRead  = 22
+	madvPopulateWrite = 23
+)
 
 // progHeader is an ELF64 program header (Elf64_Phdr).
 type progHeader struct {
@@ -112,14 +128,94 @@ func spansOf(hs []progHeader, at, page uintptr) []span {
 	return out
 }
 
-// populate asks the kernel to map the pages of s now, reading from the
-// disk what the page cache does not hold (so through syscall.Syscall,
-// which tells the scheduler the call may block). A failure leaves the
-// pages to be mapped as they are first touched, as without it.
-func populate(s span) error {
-	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, s.Start, s.End-s.Start, madvPopulateRead)
+// populate asks the kernel to map the pages of s now, with advice
+// madvPopulateRead or madvPopulateWrite, reading from the disk what the
+// page cache does not hold (so through syscall.Syscall, which tells the
+// scheduler the call may block). A failure leaves the pages to be mapped
+// as they are first touched, as without it.
+func populate(s span, advice uintptr) error {
+	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, s.Start, s.End-s.Start, advice)
 	if errno != 0 {
 		return errno
 	}
 	return nil
+}
+
+// The heap made present ahead of its use. The Go runtime grows its heap
+// in whole chunks of chunkBytes at addresses aligned to them (its page
+// allocator's chunk, 512 pages of 8 KB) and, until its first collection,
+// takes each new span from the lowest free address: the pages just above
+// the highest one the process has touched are those the rest of its
+// start touches next, until the chunk ends. `sabline version` touched
+// some 340 KB of them after this package's initialisation, the first
+// touch of each page a fault.
+const (
+	chunkBytes = 4 << 20
+	aheadBytes = 384 << 10
+	// maxVector bounds mincore's vector: a chunk of pages of 4 KB or more.
+	maxVector = chunkBytes / 4096
+)
+
+// probe holds a new heap object for as long as heapProbe reads its
+// address, so that the object is on the heap and not on the stack.
+var probe *[16]byte
+
+// heapProbe returns the address of a new object on the heap, written to
+// so that its page is present.
+func heapProbe() uintptr {
+	probe = new([16]byte)
+	probe[0] = 1
+	a := uintptr(unsafe.Pointer(probe))
+	probe = nil
+	return a
+}
+
+// heapAhead is the span to make present in the heap chunk holding the
+// address a: the pages above the highest present one, as mincore(2)
+// tells, aheadBytes of them at most. It is none where the chunk is not
+// mapped whole (mincore fails), or the page size is not one the vector
+// holds.
+func heapAhead(a uintptr) (span, bool) {
+	page := uintptr(syscall.Getpagesize())
+	if page == 0 || page&(page-1) != 0 || chunkBytes/page > maxVector {
+		return span{}, false
+	}
+	base := a &^ (chunkBytes - 1)
+	var vec [maxVector]byte
+	_, _, errno := syscall.RawSyscall(syscall.SYS_MINCORE, base, chunkBytes,
+		uintptr(unsafe.Pointer(&vec[0])))
+	if errno != 0 {
+		return span{}, false
+	}
+	return aheadOf(vec[:chunkBytes/page], base, page, aheadBytes)
+}
+
+// errNoneAhead is presentAhead's error where heapAhead names no pages.
+var errNoneAhead = errors.New("no pages ahead of the heap")
+
+// presentAhead makes the pages heapAhead names for address a present, for
+// writes, and returns them.
+func presentAhead(a uintptr) (span, error) {
+	s, ok := heapAhead(a)
+	if !ok {
+		return span{}, errNoneAhead
+	}
+	return s, populate(s, madvPopulateWrite)
+}
+
+// aheadOf is heapAhead's span, from the residency vector vec of the pages
+// from base on (mincore's: a page is present when its byte's lowest bit
+// is set): the n bytes above the highest present page, cut at the end of
+// the pages vec covers. It is none when no page is present (the chunk is
+// not the one in use) or the last one is.
+func aheadOf(vec []byte, base, page, n uintptr) (span, bool) {
+	top := len(vec) - 1
+	for top >= 0 && vec[top]&1 == 0 {
+		top--
+	}
+	if top < 0 || top == len(vec)-1 {
+		return span{}, false
+	}
+	start := base + uintptr(top+1)*page
+	return span{Start: start, End: min(start+n, base+uintptr(len(vec))*page)}, true
 }

@@ -5,6 +5,7 @@ package prefault
 import (
 	"bufio"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -139,7 +140,7 @@ func TestInitMappedTheCode(t *testing.T) {
 	if got := resident(); got != 0 {
 		t.Fatalf("a new mapping of the binary: %d kB resident before populate, want 0", got)
 	}
-	switch err := populate(span{start, start + size}); err {
+	switch err := populate(span{start, start + size}, madvPopulateRead); err {
 	case nil:
 	case syscall.EINVAL, syscall.ENOSYS, syscall.EPERM:
 		t.Skipf("populate: %v: this kernel has no MADV_POPULATE_READ (Linux 5.14 has it), "+
@@ -151,7 +152,7 @@ func TestInitMappedTheCode(t *testing.T) {
 		t.Errorf("after populate: %d kB resident, want %d", got, size>>10)
 	}
 	// The first page is never mapped (vm.mmap_min_addr).
-	if err := populate(span{0, uintptr(os.Getpagesize())}); err != syscall.ENOMEM {
+	if err := populate(span{0, uintptr(os.Getpagesize())}, madvPopulateRead); err != syscall.ENOMEM {
 		t.Errorf("populate of unmapped memory: %v, want ENOMEM", err)
 	}
 
@@ -168,6 +169,208 @@ func TestInitMappedTheCode(t *testing.T) {
 	if mapped != len(code) {
 		t.Errorf("the initialisation mapped %d spans, want %d", mapped, len(code))
 	}
+}
+
+// TestAheadOf: the span ahead of the heap starts at the page above the
+// highest present one, whatever lies below it, and is cut at the chunk's
+// end; a chunk with no page present, or its last page present, gives
+// none. Only a byte's lowest bit says a page is present.
+func TestAheadOf(t *testing.T) {
+	const base, page = 0x10000000, 0x1000
+	vec := func(present ...int) []byte {
+		v := make([]byte, 16)
+		for _, i := range present {
+			v[i] = 1
+		}
+		return v
+	}
+	tests := []struct {
+		name   string
+		vec    []byte
+		n      uintptr
+		want   span
+		wantOK bool
+	}{
+		{name: "above the highest present page", vec: vec(0, 1, 2), n: 4 * page,
+			want: span{base + 3*page, base + 7*page}, wantOK: true},
+		{name: "pages absent below the highest left alone", vec: vec(1, 5), n: 2 * page,
+			want: span{base + 6*page, base + 8*page}, wantOK: true},
+		{name: "cut at the chunk's end", vec: vec(12), n: 8 * page,
+			want: span{base + 13*page, base + 16*page}, wantOK: true},
+		{name: "the last page present", vec: vec(3, 15), n: 4 * page},
+		{name: "no page present", vec: vec(), n: 4 * page},
+		{name: "bits other than the lowest", vec: append(vec(2)[:15], 0xfe), n: page,
+			want: span{base + 3*page, base + 4*page}, wantOK: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := aheadOf(tt.vec, base, page, tt.n)
+			if got != tt.want || ok != tt.wantOK {
+				t.Errorf("aheadOf: %#x, %v; want %#x, %v", got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}
+
+// TestPresentAhead: on a chunk of anonymous memory of the test's own,
+// laid out as the runtime lays out its heap (the first pages written),
+// presentAhead makes the pages above them present, as the kernel tells
+// (mincore), and no page past them; they read as zeros, as the runtime
+// takes fresh memory to be, and take no fault when written, where pages
+// past them take one each. The control: none of them was present
+// before. A chunk with its last page present,
+// or not mapped whole, gives none.
+func TestPresentAhead(t *testing.T) {
+	page := uintptr(os.Getpagesize())
+	m, err := syscall.Mmap(-1, 0, 2*chunkBytes, syscall.PROT_READ|syscall.PROT_WRITE,
+		syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(m)
+	// Pages of 4 KB, wherever transparent huge pages are the default.
+	if err := syscall.Madvise(m, syscall.MADV_NOHUGEPAGE); err != nil {
+		t.Fatal(err)
+	}
+	base := (uintptr(unsafe.Pointer(&m[0])) + chunkBytes - 1) &^ (chunkBytes - 1)
+	chunk := m[base-uintptr(unsafe.Pointer(&m[0])):][:chunkBytes]
+	present := func() []bool {
+		vec := make([]byte, chunkBytes/page)
+		_, _, errno := syscall.RawSyscall(syscall.SYS_MINCORE, base, chunkBytes,
+			uintptr(unsafe.Pointer(&vec[0])))
+		if errno != 0 {
+			t.Fatalf("mincore: %v", errno)
+		}
+		out := make([]bool, len(vec))
+		for i, b := range vec {
+			out[i] = b&1 != 0
+		}
+		return out
+	}
+	const used = 3
+	for i := range used {
+		chunk[uintptr(i)*page] = 1
+	}
+	ahead := int(aheadBytes / page)
+	if p := present(); slices.Contains(p[used:], true) || !p[used-1] {
+		t.Fatalf("before: pages present %v, want the first %d alone", firstTrue(p), used)
+	}
+	s, err := presentAhead(base + 8)
+	switch err {
+	case nil:
+	case syscall.EINVAL, syscall.ENOSYS, syscall.EPERM:
+		t.Skipf("populate: %v: this kernel has no MADV_POPULATE_WRITE (Linux 5.14 has it), "+
+			"or a filter refuses it", err)
+	default:
+		t.Fatalf("presentAhead: %v", err)
+	}
+	if want := (span{base + used*page, base + (used+uintptr(ahead))*page}); s != want {
+		t.Fatalf("presentAhead made %#x present, want %#x", s, want)
+	}
+	p := present()
+	for i, got := range p {
+		if want := i < used+ahead; got != want {
+			t.Fatalf("after: page %d present %v, want %v (pages present: %v)", i, got, want,
+				firstTrue(p))
+		}
+	}
+	made := chunk[used*page:][:aheadBytes]
+	if i := slices.IndexFunc(made, func(b byte) bool { return b != 0 }); i >= 0 {
+		t.Errorf("byte %d of the pages made present is %d, want 0", i, made[i])
+	}
+	// Written to, the pages made present take no fault (not the zero
+	// page a read maps, which a write would replace); the control, pages
+	// past them, one fault each.
+	if got := writeFaults(made, page); got != 0 {
+		t.Errorf("writing the %d pages made present took %d faults, want 0", ahead, got)
+	}
+	const past = 8
+	if got := writeFaults(chunk[used*page+aheadBytes:][:past*page], page); got < past {
+		t.Errorf("writing %d pages not made present took %d faults, want one each", past, got)
+	}
+
+	chunk[chunkBytes-1] = 1
+	if s, err := presentAhead(base); err != errNoneAhead {
+		t.Errorf("presentAhead with the chunk's last page present: %#x, %v; want %v", s, err,
+			errNoneAhead)
+	}
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_MUNMAP, base+chunkBytes/2, chunkBytes/2,
+		0); errno != 0 {
+		t.Fatalf("munmap: %v", errno)
+	}
+	if s, err := presentAhead(base); err != errNoneAhead {
+		t.Errorf("presentAhead of a chunk half unmapped: %#x, %v; want %v", s, err, errNoneAhead)
+	}
+}
+
+// writeFaults writes a byte to each page of b, pages of page bytes, and
+// returns the page faults the calling thread took meanwhile.
+func writeFaults(b []byte, page uintptr) int64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const rusageThread = 1 // RUSAGE_THREAD
+	var before, after syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &before); err != nil {
+		panic(err)
+	}
+	for i := uintptr(0); i < uintptr(len(b)); i += page {
+		b[i] = 1
+	}
+	if err := syscall.Getrusage(rusageThread, &after); err != nil {
+		panic(err)
+	}
+	return after.Minflt - before.Minflt
+}
+
+// firstTrue is how many of p's first entries are true, and the count of
+// the rest that are, for a message.
+func firstTrue(p []bool) string {
+	i := slices.Index(p, false)
+	if i < 0 {
+		return "all"
+	}
+	n := 0
+	for _, b := range p[i:] {
+		if b {
+			n++
+		}
+	}
+	return strconv.Itoa(i) + " first, " + strconv.Itoa(n) + " after"
+}
+
+// TestInitMadeTheHeapPresent: the package's initialisation made pages
+// of the heap present, aheadBytes of them or fewer up to the end of a
+// chunk, in an anonymous mapping that the process may write (the
+// runtime's heap), beyond a page the heap had. Where the heap had reached
+// its chunk's end the test says so and is skipped.
+func TestInitMadeTheHeapPresent(t *testing.T) {
+	switch madeErr {
+	case nil:
+	case errNoneAhead:
+		t.Skip("no pages ahead of the heap to make present in this run: the runtime began the " +
+			"heap near its chunk's end (its base is chosen at random), so the test binary's " +
+			"initialisation had reached it")
+	case syscall.EINVAL, syscall.ENOSYS, syscall.EPERM:
+		t.Skipf("populate: %v: this kernel has no MADV_POPULATE_WRITE (Linux 5.14 has it), "+
+			"or a filter refuses it", madeErr)
+	default:
+		t.Fatalf("the initialisation made no heap present: %v", madeErr)
+	}
+	if got := madeHeap.End - madeHeap.Start; got != aheadBytes && madeHeap.End%chunkBytes != 0 {
+		t.Errorf("the initialisation made %d bytes present, up to %#x; want %d, or fewer up to "+
+			"a chunk's end", got, madeHeap.End, aheadBytes)
+	}
+	for _, m := range mappings(t) {
+		end := m.start + uintptr(m.size)<<10
+		if m.start <= madeHeap.Start && madeHeap.End <= end {
+			if m.perms != "rw-p" || m.path != "" || m.start == madeHeap.Start {
+				t.Errorf("the heap made present %#x is in a mapping %s %q from %#x, want "+
+					"anonymous memory, rw-p, with a page below it", madeHeap, m.perms, m.path, m.start)
+			}
+			return
+		}
+	}
+	t.Errorf("the heap made present %#x is in no one mapping of /proc/self/smaps", madeHeap)
 }
 
 // mapping is one of /proc/self/smaps's entries: where it is, its

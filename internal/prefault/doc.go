@@ -47,8 +47,11 @@
 // as it would once the runtime used them, which a run's start does (the
 // receipts' max_rss_kb of a hello is the same with and without).
 //
-// The package imports only errors, syscall, slices and unsafe (and reads the
-// runtime's auxiliary vector, which the runtime offers to
-// golang.org/x/sys), so that Go initialises it among the first packages,
-// before the rest of the binary's code runs.
+// The package imports nothing but unsafe (it reads the runtime's
+// auxiliary vector and calls the syscall package's system call entries,
+// as golang.org/x/sys does), so that Go initialises it right after the
+// runtime: in sabline and sabline-door before any package that allocates
+// (in sabline-store after one package of its cloud drivers, whose path
+// sorts first). The code and heap pages every other initialisation
+// touches are then present before it runs.
 package prefault

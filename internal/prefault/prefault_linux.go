@@ -2,20 +2,16 @@
 
 package prefault
 
-import (
-	"errors"
-	"slices"
-	"syscall"
-	"unsafe"
-)
+import "unsafe"
 
 func init() {
-	for _, s := range codeSpans(getAuxv()) {
+	av := getAuxv()
+	for _, s := range codeSpans(av) {
 		if populate(s, madvPopulateRead) == nil {
 			mapped++
 		}
 	}
-	madeHeap, madeErr = presentAhead(heapProbe())
+	madeHeap, madeErr = presentAhead(heapProbe(), auxValue(av, atPAGESZ))
 }
 
 // For the package's test: mapped counts the spans of code the package's
@@ -24,17 +20,56 @@ func init() {
 var (
 	mapped   int
 	madeHeap span
-	madeErr  = errNotRun
+	madeErr  error = errNotRun
 )
 
-// errNotRun is madeErr before the initialisation has set it.
-var errNotRun = errors.New("the initialisation has not run")
+// The package imports nothing but unsafe, so that Go initialises it
+// right after the runtime (TestInitComesFirst): what it needs of the
+// system it takes where golang.org/x/sys does, the auxiliary vector from
+// the runtime and the system call entries from the syscall package, which
+// every binary that imports os links. Importing syscall put it after
+// syscall's initialisation, the 16th, behind packages that allocate.
 
 // getAuxv is the process's auxiliary vector, as the runtime keeps it
 // (pairs of a key and a value), the same that golang.org/x/sys reads.
 //
 //go:linkname getAuxv runtime.getAuxv
 func getAuxv() []uintptr
+
+// sysCall is syscall.Syscall (the call may block: the scheduler is told),
+// and rawSysCall syscall.RawSyscall (it may not), each returning the
+// kernel's error number, 0 for none.
+//
+//go:linkname sysCall syscall.Syscall
+func sysCall(trap, a1, a2, a3 uintptr) (r1, r2, err uintptr)
+
+//go:linkname rawSysCall syscall.RawSyscall
+func rawSysCall(trap, a1, a2, a3 uintptr) (r1, r2, err uintptr)
+
+// errno is an error number a system call returned (errno(3)).
+type errno uintptr
+
+// Error is the number in decimal.
+func (e errno) Error() string {
+	var b [20]byte
+	i := len(b)
+	for n := uintptr(e); ; n /= 10 {
+		i--
+		b[i] = byte('0' + n%10)
+		if n < 10 {
+			break
+		}
+	}
+	return "errno " + string(b[i:])
+}
+
+// failure is an error of the package's own.
+type failure string
+
+func (f failure) Error() string { return string(f) }
+
+// errNotRun is madeErr before the initialisation has set it.
+const errNotRun failure = "the initialisation has not run"
 
 // The auxiliary vector's keys, and the ELF program header's values, that
 // codeSpans reads (getauxval(3), elf(5)).
@@ -78,19 +113,8 @@ type span struct{ Start, End uintptr }
 // av points to. It is none where av names no headers of the expected size
 // or more than maxHeaders.
 func codeSpans(av []uintptr) []span {
-	var at, ent, n, page uintptr
-	for i := 0; i+1 < len(av); i += 2 {
-		switch av[i] {
-		case atPHDR:
-			at = av[i+1]
-		case atPHENT:
-			ent = av[i+1]
-		case atPHNUM:
-			n = av[i+1]
-		case atPAGESZ:
-			page = av[i+1]
-		}
-	}
+	at, ent, n, page := auxValue(av, atPHDR), auxValue(av, atPHENT), auxValue(av, atPHNUM),
+		auxValue(av, atPAGESZ)
 	if at == 0 || ent != unsafe.Sizeof(progHeader{}) || n == 0 || n > maxHeaders ||
 		page == 0 || page&(page-1) != 0 {
 		return nil
@@ -104,6 +128,17 @@ func codeSpans(av []uintptr) []span {
 	return spansOf(unsafe.Slice((*progHeader)(p), n), at, page)
 }
 
+// auxValue is the value of key in the auxiliary vector av, 0 where it has
+// none.
+func auxValue(av []uintptr, key uintptr) uintptr {
+	for i := 0; i+1 < len(av); i += 2 {
+		if av[i] == key {
+			return av[i+1]
+		}
+	}
+	return 0
+}
+
 // spansOf is codeSpans of the program headers hs, which are at address at
 // in memory, with pages of page bytes. A position-independent binary is
 // loaded at an offset from the addresses its headers name: the offset is
@@ -111,8 +146,11 @@ func codeSpans(av []uintptr) []span {
 // Headers without a PT_PHDR (which Go's linker always writes) give none:
 // the offset is not known.
 func spansOf(hs []progHeader, at, page uintptr) []span {
-	i := slices.IndexFunc(hs, func(h progHeader) bool { return h.Type == ptPHDR })
-	if i < 0 {
+	i := 0
+	for i < len(hs) && hs[i].Type != ptPHDR {
+		i++
+	}
+	if i == len(hs) {
 		return nil
 	}
 	bias := at - uintptr(hs[i].Vaddr)
@@ -130,13 +168,12 @@ func spansOf(hs []progHeader, at, page uintptr) []span {
 
 // populate asks the kernel to map the pages of s now, with advice
 // madvPopulateRead or madvPopulateWrite, reading from the disk what the
-// page cache does not hold (so through syscall.Syscall, which tells the
+// page cache does not hold (so through sysCall, which tells the
 // scheduler the call may block). A failure leaves the pages to be mapped
 // as they are first touched, as without it.
 func populate(s span, advice uintptr) error {
-	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, s.Start, s.End-s.Start, advice)
-	if errno != 0 {
-		return errno
+	if _, _, e := sysCall(sysMadvise, s.Start, s.End-s.Start, advice); e != 0 {
+		return errno(e)
 	}
 	return nil
 }
@@ -171,32 +208,29 @@ func heapProbe() uintptr {
 }
 
 // heapAhead is the span to make present in the heap chunk holding the
-// address a: the pages above the highest present one, as mincore(2)
-// tells, aheadBytes of them at most. It is none where the chunk is not
-// mapped whole (mincore fails), or the page size is not one the vector
-// holds.
-func heapAhead(a uintptr) (span, bool) {
-	page := uintptr(syscall.Getpagesize())
+// address a, with pages of page bytes: the pages above the highest
+// present one, as mincore(2) tells, aheadBytes of them at most. It is
+// none where the chunk is not mapped whole (mincore fails), or the page
+// size is not a power of two the vector holds.
+func heapAhead(a, page uintptr) (span, bool) {
 	if page == 0 || page&(page-1) != 0 || chunkBytes/page > maxVector {
 		return span{}, false
 	}
 	base := a &^ (chunkBytes - 1)
 	var vec [maxVector]byte
-	_, _, errno := syscall.RawSyscall(syscall.SYS_MINCORE, base, chunkBytes,
-		uintptr(unsafe.Pointer(&vec[0])))
-	if errno != 0 {
+	if _, _, e := rawSysCall(sysMincore, base, chunkBytes, uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
 		return span{}, false
 	}
 	return aheadOf(vec[:chunkBytes/page], base, page, aheadBytes)
 }
 
 // errNoneAhead is presentAhead's error where heapAhead names no pages.
-var errNoneAhead = errors.New("no pages ahead of the heap")
+const errNoneAhead failure = "no pages ahead of the heap"
 
 // presentAhead makes the pages heapAhead names for address a present, for
 // writes, and returns them.
-func presentAhead(a uintptr) (span, error) {
-	s, ok := heapAhead(a)
+func presentAhead(a, page uintptr) (span, error) {
+	s, ok := heapAhead(a, page)
 	if !ok {
 		return span{}, errNoneAhead
 	}

@@ -1,0 +1,8 @@
+package prefault
+
+// The system call numbers the package makes (asm/unistd_64.h), held to
+// the syscall package's by TestSystemCallNumbers.
+const (
+	sysMincore = 27
+	sysMadvise = 28
+)

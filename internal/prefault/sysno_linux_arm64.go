@@ -1,0 +1,8 @@
+package prefault
+
+// The system call numbers the package makes (asm-generic/unistd.h), held
+// to the syscall package's by TestSystemCallNumbers.
+const (
+	sysMincore = 232
+	sysMadvise = 233
+)

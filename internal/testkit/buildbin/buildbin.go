@@ -16,6 +16,20 @@
 // its name and renamed into place, so that a process never runs one half
 // written; one not used for a day is removed. Elsewhere, each process
 // builds its own, as before, in a directory Cleanup removes.
+//
+// # The test cache
+//
+// go test answers a package's tests from its cache when the test binary,
+// its flags, and the files of the module and the environment variables
+// the tests looked at are the same as in a run it kept. A binary built
+// here is none of those: a change to sabline's sources that the test
+// binary does not link left `go test ./...` answering, from the cache, a
+// test that runs sabline (CI's `go test ./...` answered 49 of its 52
+// packages so after a change to internal/prefault, which only the
+// commands import). So Build looks at (os.Stat) every file of this
+// module that the binary is built from, and at go.mod and go.sum, as the
+// test's own: go test sees those files change and runs the test again
+// (TestGoTestSeesSourceChange).
 package buildbin
 
 import (
@@ -96,13 +110,13 @@ func Build(pkg, name string, tags ...string) (string, error) {
 	if goruntime.GOOS == "windows" {
 		name += ".exe"
 	}
+	list, err := listing(pkg, tags)
+	if err != nil {
+		return "", err
+	}
 	var out string
 	if shared, ok := sharedDir(); ok {
-		sum, err := contentOf(pkg, tags)
-		if err != nil {
-			return "", err
-		}
-		out = filepath.Join(shared, sum[:32]+"-"+name)
+		out = filepath.Join(shared, contentOf(pkg, tags, list)[:32]+"-"+name)
 		if err := buildShared(pkg, out, tags); err != nil {
 			return "", err
 		}
@@ -167,11 +181,27 @@ func buildShared(pkg, out string, tags []string) error {
 	return nil
 }
 
-// contentOf names what pkg is built from, with tags: a hash of the export
-// files of pkg and of every package it imports, whose names in the build
-// cache are hashes of their content, and of what else changes a build.
-func contentOf(pkg string, tags []string) (string, error) {
-	args := []string{"list", "-export", "-deps", "-f", "{{.ImportPath}} {{.Export}}"}
+// listFormat is go list's template for listing: a line of each package's
+// import path and export file and, for a package of this module, a line
+// for each file it is built from and for the module's go.mod.
+const listFormat = `{{.ImportPath}} {{.Export}}
+{{if and .Module .Module.Main}}{{range .GoFiles}}source {{$.Dir}}/{{.}}
+{{end}}{{range .SFiles}}source {{$.Dir}}/{{.}}
+{{end}}{{range .EmbedFiles}}source {{$.Dir}}/{{.}}
+{{end}}source {{.Module.GoMod}}
+{{end}}`
+
+// sourcePrefix begins listing's lines that name a source file.
+const sourcePrefix = "source "
+
+// listing is go list's listing (listFormat) of pkg and every package it
+// imports, with tags. Every source file it names, and the module's
+// go.sum, is looked at (os.Stat) from this process: go test keeps a
+// test's result against the files of the module the test looked at, so
+// that a change to the binary's sources, which the test binary does not
+// link, runs the test again rather than answer it from the cache.
+func listing(pkg string, tags []string) ([]byte, error) {
+	args := []string{"list", "-export", "-deps", "-f", listFormat}
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
 	}
@@ -179,12 +209,39 @@ func contentOf(pkg string, tags []string) (string, error) {
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	list, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("buildbin: go list -export %s: %w", pkg, err)
+		return nil, fmt.Errorf("buildbin: go list -export %s: %w", pkg, err)
 	}
+	looked := map[string]bool{}
+	for line := range strings.Lines(string(list)) {
+		path, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), sourcePrefix)
+		if !ok || looked[path] {
+			continue
+		}
+		looked[path] = true
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("buildbin: %s: %w", pkg, err)
+		}
+		if filepath.Base(path) == "go.mod" {
+			os.Stat(filepath.Join(filepath.Dir(path), "go.sum")) // there or not: looked at
+		}
+	}
+	return list, nil
+}
+
+// contentOf names what pkg is built from, with tags, as listing lists it:
+// a hash of the export files of pkg and of every package it imports,
+// whose names in the build cache are hashes of their content, and of what
+// else changes a build.
+func contentOf(pkg string, tags []string, list []byte) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\ntags %s\nGOOS %s GOARCH %s GOFLAGS %s\n%s", pkg, strings.Join(tags, ","),
-		goruntime.GOOS, goruntime.GOARCH, os.Getenv("GOFLAGS"), list)
-	return hex.EncodeToString(h.Sum(nil)), nil
+	fmt.Fprintf(h, "%s\ntags %s\nGOOS %s GOARCH %s GOFLAGS %s\n", pkg, strings.Join(tags, ","),
+		goruntime.GOOS, goruntime.GOARCH, os.Getenv("GOFLAGS"))
+	for line := range strings.Lines(string(list)) {
+		if !strings.HasPrefix(line, sourcePrefix) {
+			h.Write([]byte(line))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // goBuild runs go build with CGO_ENABLED=0.

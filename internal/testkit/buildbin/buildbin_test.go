@@ -1,27 +1,32 @@
 package buildbin
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// contentNamed is contentOf of pkg with tags, as Build takes it.
+func contentNamed(t *testing.T, pkg string, tags ...string) string {
+	t.Helper()
+	list, err := listing(pkg, tags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return contentOf(pkg, tags, list)
+}
 
 // TestContentOf: the name of a shared binary changes with the build tags
 // and with the package, and not from one call to the next.
 func TestContentOf(t *testing.T) {
 	const pkg = "github.com/sabline/sabline/internal/testkit/buildbin"
-	plain, err := contentOf(pkg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := contentOf(pkg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tagged, err := contentOf(pkg, []string{"sabline_knockout"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := contentOf("github.com/sabline/sabline/codes", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain, again := contentNamed(t, pkg), contentNamed(t, pkg)
+	tagged := contentNamed(t, pkg, "sabline_knockout")
+	other := contentNamed(t, "github.com/sabline/sabline/codes")
 	if plain != again {
 		t.Errorf("two calls named the same build %s and %s", plain, again)
 	}
@@ -29,3 +34,145 @@ func TestContentOf(t *testing.T) {
 		t.Errorf("a change of tags or package kept the name %s", plain)
 	}
 }
+
+// TestListingNamesSources: the listing names the files of this module's
+// packages that a build reads (this package's own, and go.mod), and no
+// file outside the module: the standard library's packages it lists by
+// their export files alone.
+func TestListingNamesSources(t *testing.T) {
+	list, err := listing("github.com/sabline/sabline/internal/testkit/buildbin", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	exports := 0
+	for line := range strings.Lines(string(list)) {
+		line = strings.TrimSuffix(line, "\n")
+		if path, ok := strings.CutPrefix(line, sourcePrefix); ok {
+			sources = append(sources, filepath.Clean(path))
+		} else if strings.HasPrefix(line, "os ") {
+			exports++
+		}
+	}
+	root := filepath.Join(dir, "..", "..", "..")
+	for _, w := range []string{filepath.Join(dir, "buildbin.go"), filepath.Join(root, "go.mod")} {
+		if !slices.Contains(sources, w) {
+			t.Errorf("the listing names no %s among its sources %v", w, sources)
+		}
+	}
+	for _, s := range sources {
+		if !strings.HasPrefix(s, root+string(filepath.Separator)) {
+			t.Errorf("the listing names %s, outside the module at %s", s, root)
+		}
+	}
+	if exports != 1 {
+		t.Errorf("the listing names package os %d times, want once:\n%s", exports, list)
+	}
+}
+
+// TestGoTestSeesSourceChange: go test does not answer from its cache a
+// test that runs a binary Build made, once a source file of that binary
+// has changed; the test runs again and runs the new binary. The control:
+// with nothing changed, the second go test is answered from the cache.
+// The module is one of the test's own: a command, a test that builds it
+// with this package's sources and runs it, and those sources.
+func TestGoTestSeesSourceChange(t *testing.T) {
+	mod := t.TempDir()
+	files := map[string]string{
+		"go.mod":            "module probe\n\ngo 1.26\n",
+		"cmd/hi/main.go":    "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Print(\"one\") }\n",
+		"probe/run_test.go": probeTest,
+	}
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if n := e.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			b, err := os.ReadFile(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files["buildbin/"+n] = string(b)
+		}
+	}
+	// Files older than go test's cut-off for a file just written, so
+	// that the control can be answered from the cache.
+	past := time.Now().Add(-time.Hour)
+	write := func(name, text string, at time.Time) {
+		p := filepath.Join(mod, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, text := range files {
+		write(name, text, past)
+	}
+	goTest := func() string {
+		cmd := exec.Command("go", "test", "-v", "./probe")
+		cmd.Dir = mod
+		cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GOTOOLCHAIN=local",
+			"CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go test in %s: %v\n%s", mod, err, out)
+		}
+		return string(out)
+	}
+
+	// The first run, and the control: the same again, from the cache.
+	if out := goTest(); !strings.Contains(out, "the command said one") {
+		t.Fatalf("the first go test:\n%s\nwant the command's output, one", out)
+	}
+	if out := goTest(); !strings.Contains(out, "(cached)") {
+		t.Fatalf("go test again, nothing changed:\n%s\nwant it answered from the cache", out)
+	}
+	// A change to the command alone: the test runs again, the new binary.
+	write("cmd/hi/main.go", strings.Replace(files["cmd/hi/main.go"], "one", "two!", 1),
+		past.Add(time.Minute))
+	if out := goTest(); strings.Contains(out, "(cached)") ||
+		!strings.Contains(out, "the command said two!") {
+		t.Errorf("go test after the command changed:\n%s\nwant it run again, the command "+
+			"saying two!", out)
+	}
+}
+
+// probeTest is the test of TestGoTestSeesSourceChange's module.
+const probeTest = `package probe
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"probe/buildbin"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	buildbin.Cleanup()
+	os.Exit(code)
+}
+
+func TestRun(t *testing.T) {
+	bin, err := buildbin.Build("probe/cmd/hi", "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the command said %s", out)
+}
+`

@@ -38,14 +38,17 @@
 //
 // Then it makes present, with madvise(MADV_POPULATE_WRITE), the pages of
 // the heap the runtime hands out next: up to 384 KB above the highest
-// page present (mincore(2)) in the heap chunk holding a new object, and
-// never past that chunk, which the runtime mapped whole. Go 1.26 begins
-// the heap at a random page of its first chunk, so a start whose heap
-// began near the chunk's end has fewer pages ahead, or none. The pages
-// are fresh zeros, as the runtime expects of memory it has not used, and
-// are the process's own: a worker's memory watch counts them (RssAnon),
-// as it would once the runtime used them, which a run's start does (the
-// receipts' max_rss_kb of a hello is the same with and without).
+// page present (mincore(2)) in the heap chunk holding a new object, never
+// past that chunk, which the runtime mapped whole, nor past the end of a
+// huge page's reach (2 MB with pages of 4 KB), so that where transparent
+// huge pages are always on, and the heap's pages are huge ones already,
+// it maps no huge page of its own. Go 1.26 begins the heap at a random
+// page of its first chunk, so a start whose heap began near the chunk's
+// end has fewer pages ahead, or none. The pages are fresh zeros, as the
+// runtime expects of memory it has not used, and are the process's own:
+// a worker's memory watch counts them (RssAnon), as it would once the
+// runtime used them, which a run's start does (the receipts' max_rss_kb
+// of a hello is the same with and without, huge pages on request here).
 //
 // The package imports nothing but unsafe (it reads the runtime's
 // auxiliary vector and calls the syscall package's system call entries,

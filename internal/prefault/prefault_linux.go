@@ -209,30 +209,38 @@ func heapProbe() uintptr {
 
 // heapAhead is the span to make present in the heap chunk holding the
 // address a, with pages of page bytes: the pages above the highest
-// present one, as mincore(2) tells, aheadBytes of them at most. It is
-// none where the chunk is not mapped whole (mincore fails), or the page
-// size is not a power of two the vector holds.
-func heapAhead(a, page uintptr) (span, bool) {
+// present one, as mincore(2) tells, aheadBytes of them at most (aheadOf).
+// Its error is mincore's where the chunk is not mapped whole,
+// errNoneAhead where there are no such pages, and errPageSize where the
+// page size is not a power of two the vector holds.
+func heapAhead(a, page uintptr) (span, error) {
 	if page == 0 || page&(page-1) != 0 || chunkBytes/page > maxVector {
-		return span{}, false
+		return span{}, errPageSize
 	}
 	base := a &^ (chunkBytes - 1)
 	var vec [maxVector]byte
 	if _, _, e := rawSysCall(sysMincore, base, chunkBytes, uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
-		return span{}, false
+		return span{}, errno(e)
 	}
-	return aheadOf(vec[:chunkBytes/page], base, page, aheadBytes)
+	s, ok := aheadOf(vec[:chunkBytes/page], base, page, aheadBytes)
+	if !ok {
+		return span{}, errNoneAhead
+	}
+	return s, nil
 }
 
-// errNoneAhead is presentAhead's error where heapAhead names no pages.
-const errNoneAhead failure = "no pages ahead of the heap"
+// heapAhead's errors of its own.
+const (
+	errNoneAhead failure = "no pages ahead of the heap"
+	errPageSize  failure = "a page size the residency vector does not hold"
+)
 
 // presentAhead makes the pages heapAhead names for address a present, for
 // writes, and returns them.
 func presentAhead(a, page uintptr) (span, error) {
-	s, ok := heapAhead(a, page)
-	if !ok {
-		return span{}, errNoneAhead
+	s, err := heapAhead(a, page)
+	if err != nil {
+		return span{}, err
 	}
 	return s, populate(s, madvPopulateWrite)
 }
@@ -240,8 +248,13 @@ func presentAhead(a, page uintptr) (span, error) {
 // aheadOf is heapAhead's span, from the residency vector vec of the pages
 // from base on (mincore's: a page is present when its byte's lowest bit
 // is set): the n bytes above the highest present page, cut at the end of
-// the pages vec covers. It is none when no page is present (the chunk is
-// not the one in use) or the last one is.
+// the pages vec covers and at the end of the huge page's reach they are
+// in (a page table's: 2 MB with pages of 4 KB). It is none when no page
+// is present (the chunk is not the one in use), the last one is, or the
+// highest present one ends a huge page's reach: where transparent huge
+// pages are always on, the heap's first touch maps a huge page whole, all
+// of it present, and a page past it made present would be a new huge page
+// the start may never use.
 func aheadOf(vec []byte, base, page, n uintptr) (span, bool) {
 	top := len(vec) - 1
 	for top >= 0 && vec[top]&1 == 0 {
@@ -251,5 +264,10 @@ func aheadOf(vec []byte, base, page, n uintptr) (span, bool) {
 		return span{}, false
 	}
 	start := base + uintptr(top+1)*page
-	return span{Start: start, End: min(start+n, base+uintptr(len(vec))*page)}, true
+	huge := page * (page / 8) // a page table's entries are 8 bytes
+	if start%huge == 0 {
+		return span{}, false
+	}
+	end := min(start+n, base+uintptr(len(vec))*page, (start/huge+1)*huge)
+	return span{Start: start, End: end}, true
 }

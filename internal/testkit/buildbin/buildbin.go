@@ -187,6 +187,8 @@ func buildShared(pkg, out string, tags []string) error {
 const listFormat = `{{.ImportPath}} {{.Export}}
 {{if and .Module .Module.Main}}{{range .GoFiles}}source {{$.Dir}}/{{.}}
 {{end}}{{range .SFiles}}source {{$.Dir}}/{{.}}
+{{end}}{{range .HFiles}}source {{$.Dir}}/{{.}}
+{{end}}{{range .SysoFiles}}source {{$.Dir}}/{{.}}
 {{end}}{{range .EmbedFiles}}source {{$.Dir}}/{{.}}
 {{end}}source {{.Module.GoMod}}
 {{end}}`

@@ -218,6 +218,9 @@ func heapAhead(a, page uintptr) (span, error) {
 		return span{}, errPageSize
 	}
 	base := a &^ (chunkBytes - 1)
+	// The vector is on this goroutine's stack, and the kernel writes it
+	// during the call: RawSyscall takes no stack check, so the stack is
+	// not moved under it.
 	var vec [maxVector]byte
 	if _, _, e := rawSysCall(sysMincore, base, chunkBytes, uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
 		return span{}, errno(e)

@@ -22,13 +22,12 @@
 // go test answers a package's tests from its cache when the test binary,
 // its flags, and the files of the module and the environment variables
 // the tests looked at are the same as in a run it kept. A binary built
-// here is none of those: a change to sabline's sources that the test
-// binary does not link left `go test ./...` answering, from the cache, a
-// test that runs sabline (CI's `go test ./...` answered 49 of its 52
-// packages so after a change to internal/prefault, which only the
-// commands import). So Build looks at (os.Stat) every file of this
-// module that the binary is built from, and at go.mod and go.sum, as the
-// test's own: go test sees those files change and runs the test again
+// here is none of those: after a change to sabline's sources that a test
+// binary does not link (internal/prefault, which only the commands
+// import), `go test ./...` answered from its cache every test that runs
+// sabline. So Build looks at (os.Stat) every file of this module that
+// the binary is built from, and at go.mod and go.sum, as the test's own:
+// go test sees those files change and runs the test again
 // (TestGoTestSeesSourceChange).
 package buildbin
 

@@ -267,10 +267,15 @@ func aheadOf(vec []byte, base, page, n uintptr) (span, bool) {
 		return span{}, false
 	}
 	start := base + uintptr(top+1)*page
-	huge := page * (page / 8) // a page table's entries are 8 bytes
+	huge := hugeReach(page)
 	if start%huge == 0 {
 		return span{}, false
 	}
 	end := min(start+n, base+uintptr(len(vec))*page, (start/huge+1)*huge)
 	return span{Start: start, End: end}, true
 }
+
+// hugeReach is the memory one page table maps, with pages of page bytes,
+// which is a huge page's size: 2 MB with pages of 4 KB (a table's
+// entries are 8 bytes).
+func hugeReach(page uintptr) uintptr { return page * (page / 8) }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/sabline/sabline/internal/sysno"
 	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
@@ -187,7 +188,7 @@ func TestInitMappedTheCode(t *testing.T) {
 // none. Only a byte's lowest bit says a page is present.
 func TestAheadOf(t *testing.T) {
 	const base, page = 0x10000000, 0x1000
-	const huge = 512 // pages of 4 KB in a huge page's reach
+	const huge = hugeOf4K / page // pages of 4 KB in a huge page's reach
 	sized := func(size int, present ...int) []byte {
 		v := make([]byte, size)
 		for _, i := range present {
@@ -392,7 +393,7 @@ func TestInitMadeTheHeapPresent(t *testing.T) {
 		t.Fatalf("the initialisation made no heap present: %v", madeErr)
 	}
 	page := uintptr(os.Getpagesize())
-	huge := page * (page / 8)
+	huge := hugeReach(page)
 	if got := madeHeap.End - madeHeap.Start; got > aheadBytes ||
 		got < aheadBytes && madeHeap.End%chunkBytes != 0 && madeHeap.End%huge != 0 {
 		t.Errorf("the initialisation made %d bytes present, up to %#x; want %d, or fewer up to "+
@@ -475,11 +476,22 @@ func initTrace(trace string) (before []string, seen bool, after int) {
 }
 
 // TestSystemCallNumbers: the numbers the package calls are the syscall
-// package's, and an error number reads as one.
+// package's and those of the project's own table (internal/sysno, which
+// this package cannot import: it allocates at its initialisation), and
+// an error number reads as one. A huge page's reach is 2 MB with pages
+// of 4 KB.
 func TestSystemCallNumbers(t *testing.T) {
 	if sysMincore != syscall.SYS_MINCORE || sysMadvise != syscall.SYS_MADVISE {
 		t.Errorf("mincore %d and madvise %d, want %d and %d", sysMincore, sysMadvise,
 			syscall.SYS_MINCORE, syscall.SYS_MADVISE)
+	}
+	table, ok := sysno.Table(runtime.GOARCH)
+	if !ok || table["mincore"] != sysMincore || table["madvise"] != sysMadvise {
+		t.Errorf("mincore %d and madvise %d; internal/sysno's %s table (%v): %d and %d",
+			sysMincore, sysMadvise, runtime.GOARCH, ok, table["mincore"], table["madvise"])
+	}
+	if got := hugeReach(4096); got != hugeOf4K {
+		t.Errorf("a huge page's reach with pages of 4 KB: %d, want %d", got, hugeOf4K)
 	}
 	for e, want := range map[errno]string{0: "errno 0", 12: "errno 12", 1 << 20: "errno 1048576"} {
 		if got := e.Error(); got != want {
@@ -487,6 +499,10 @@ func TestSystemCallNumbers(t *testing.T) {
 		}
 	}
 }
+
+// hugeOf4K is a huge page's reach with pages of 4 KB, which TestAheadOf
+// lays its cases on and TestSystemCallNumbers holds hugeReach to.
+const hugeOf4K = 2 << 20
 
 // mapping is one of /proc/self/smaps's entries: where it is, its
 // permissions and file, and its size and resident size in kB.

@@ -70,7 +70,7 @@ func TestFlagshipFull(t *testing.T) {
 					args[i] = strings.ReplaceAll(a, tt.swap[0], tt.swap[1])
 				}
 			}
-			cmd := exec.Command(filepath.Join(binDir, "sabline"), args...)
+			cmd := exec.Command(filepath.Join(commands(t), "sabline"), args...)
 			cmd.Dir = dir
 			cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"),
 				receipt.DirEnv + "=" + store, guard.RegisterEnv + "=" + os.Getenv(guard.RegisterEnv)}
@@ -121,7 +121,7 @@ func TestClientExampleFull(t *testing.T) {
 		if !confined {
 			args = []string{"--allow", "io,net:localhost:" + port, "--no-confine"}
 		}
-		cmd := exec.Command(filepath.Join(binDir, "sabline"), append(args, prog, "--", port)...)
+		cmd := exec.Command(filepath.Join(commands(t), "sabline"), append(args, prog, "--", port)...)
 		cmd.Dir = t.TempDir()
 		cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"),
 			receipt.DirEnv + "=" + store, guard.RegisterEnv + "=" + os.Getenv(guard.RegisterEnv)}

@@ -112,7 +112,7 @@ func TestReadmeTour(t *testing.T) {
 		default:
 			t.Fatalf("README.md:%d: %s: the tour runs only cd and go run", st.line, st.cmd)
 		}
-		cmd := exec.Command(filepath.Join(binDir, "sabline"), args...)
+		cmd := exec.Command(filepath.Join(commands(t), "sabline"), args...)
 		cmd.Dir, cmd.Env = cwd, env
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out

@@ -31,8 +31,18 @@ import (
 var update = flag.Bool("update", false, "rewrite the files that cmp compares against, inside the scripts, from what the commands printed")
 
 // binDir holds the commands the scripts run: sabline, the normal build,
-// and sabline-knockout, the build with -tags sabline_knockout.
+// sabline-door beside it, and sabline-knockout, the build with -tags
+// sabline_knockout. A test reads it through commands.
 var binDir string
+
+// builds are the commands in binDir, by the name the scripts use.
+var builds = map[string]func() (string, error){
+	"sabline": func() (string, error) { return buildbin.Sabline() },
+	"sabline-door": func() (string, error) {
+		return buildbin.Build("github.com/sabline/sabline/cmd/sabline-door", "sabline-door")
+	},
+	"sabline-knockout": func() (string, error) { return buildbin.Sabline("sabline_knockout") },
+}
 
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
@@ -54,14 +64,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	// sabline-door beside sabline, where its serve and mcp find it.
-	for name, build := range map[string]func() (string, error){
-		"sabline": func() (string, error) { return buildbin.Sabline() },
-		"sabline-door": func() (string, error) {
-			return buildbin.Build("github.com/sabline/sabline/cmd/sabline-door", "sabline-door")
-		},
-		"sabline-knockout": func() (string, error) { return buildbin.Sabline("sabline_knockout") },
-	} {
+	for name, build := range builds {
 		built, err := build()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "testscripts: build %s: %v\n", name, err)
@@ -79,7 +82,22 @@ func runMain(m *testing.M) int {
 	return m.Run()
 }
 
+// commands returns binDir, asking buildbin for each command again: built
+// already, it looks at their sources while the test runs, where go test
+// sees them and runs these tests again when they change (not in
+// TestMain, before the tests run).
+func commands(t testing.TB) string {
+	t.Helper()
+	for name, build := range builds {
+		if _, err := build(); err != nil {
+			t.Fatalf("build %s: %v", name, err)
+		}
+	}
+	return binDir
+}
+
 func TestScripts(t *testing.T) {
+	bin := commands(t)
 	testscript.Run(t, testscript.Params{
 		Dir:           ".",
 		UpdateScripts: *update,
@@ -88,7 +106,7 @@ func TestScripts(t *testing.T) {
 			if err := os.Mkdir(home, 0o755); err != nil {
 				return fmt.Errorf("make HOME: %w", err)
 			}
-			e.Setenv("PATH", binDir+string(os.PathListSeparator)+e.Getenv("PATH"))
+			e.Setenv("PATH", bin+string(os.PathListSeparator)+e.Getenv("PATH"))
 			e.Setenv("HOME", home)
 			e.Setenv(receipt.DirEnv, filepath.Join(e.WorkDir, "receipts"))
 			e.Setenv(guard.RegisterEnv, os.Getenv(guard.RegisterEnv))

@@ -28,7 +28,10 @@
 // sabline. So Build looks at (os.Stat) every file of this module that
 // the binary is built from, and at go.mod and go.sum, as the test's own:
 // go test sees those files change and runs the test again
-// (TestGoTestSeesSourceChange).
+// (TestGoTestSeesSourceChange). It sees only what a test looks at while
+// the tests run, not in TestMain before m.Run: call Build from the tests
+// (a binary built earlier in the process is returned at once, and its
+// sources looked at again).
 package buildbin
 
 import (
@@ -45,9 +48,10 @@ import (
 )
 
 var (
-	mu    sync.Mutex
-	built = map[string]string{}
-	dir   string
+	mu     sync.Mutex
+	built  = map[string]string{}
+	listed = map[string][]byte{} // Build's listing of each binary in built
+	dir    string
 )
 
 // unused is how long a shared binary is kept after it was last used.
@@ -104,6 +108,11 @@ func Build(pkg, name string, tags ...string) (string, error) {
 	defer mu.Unlock()
 	key := pkg + " " + strings.Join(tags, ",")
 	if p, ok := built[key]; ok {
+		// Looked at again, for the test that asks now (above, "The test
+		// cache").
+		if err := lookAt(pkg, listed[key]); err != nil {
+			return "", err
+		}
 		return p, nil
 	}
 	if goruntime.GOOS == "windows" {
@@ -111,6 +120,9 @@ func Build(pkg, name string, tags ...string) (string, error) {
 	}
 	list, err := listing(pkg, tags)
 	if err != nil {
+		return "", err
+	}
+	if err := lookAt(pkg, list); err != nil {
 		return "", err
 	}
 	var out string
@@ -130,7 +142,7 @@ func Build(pkg, name string, tags ...string) (string, error) {
 			return "", err
 		}
 	}
-	built[key] = out
+	built[key], listed[key] = out, list
 	return out, nil
 }
 
@@ -196,11 +208,7 @@ const listFormat = `{{.ImportPath}} {{.Export}}
 const sourcePrefix = "source "
 
 // listing is go list's listing (listFormat) of pkg and every package it
-// imports, with tags. Every source file it names, and the module's
-// go.sum, is looked at (os.Stat) from this process: go test keeps a
-// test's result against the files of the module the test looked at, so
-// that a change to the binary's sources, which the test binary does not
-// link, runs the test again rather than answer it from the cache.
+// imports, with tags.
 func listing(pkg string, tags []string) ([]byte, error) {
 	args := []string{"list", "-export", "-deps", "-f", listFormat}
 	if len(tags) > 0 {
@@ -212,6 +220,15 @@ func listing(pkg string, tags []string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("buildbin: go list -export %s: %w", pkg, err)
 	}
+	return list, nil
+}
+
+// lookAt looks at (os.Stat) every source file the listing list of pkg
+// names, and the module's go.sum, from this process: go test keeps a
+// test's result against the files of the module the test looked at, so
+// that a change to the binary's sources, which the test binary does not
+// link, runs the test again rather than answer it from the cache.
+func lookAt(pkg string, list []byte) error {
 	looked := map[string]bool{}
 	for line := range strings.Lines(string(list)) {
 		path, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), sourcePrefix)
@@ -220,13 +237,13 @@ func listing(pkg string, tags []string) ([]byte, error) {
 		}
 		looked[path] = true
 		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("buildbin: %s: %w", pkg, err)
+			return fmt.Errorf("buildbin: %s: %w", pkg, err)
 		}
 		if filepath.Base(path) == "go.mod" {
 			os.Stat(filepath.Join(filepath.Dir(path), "go.sum")) // there or not: looked at
 		}
 	}
-	return list, nil
+	return nil
 }
 
 // contentOf names what pkg is built from, with tags, as listing lists it:
@@ -285,5 +302,5 @@ func Cleanup() {
 	if dir != "" {
 		os.RemoveAll(dir)
 	}
-	dir, built = "", map[string]string{}
+	dir, built, listed = "", map[string]string{}, map[string][]byte{}
 }

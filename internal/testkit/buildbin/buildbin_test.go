@@ -85,14 +85,18 @@ func TestListingNamesSources(t *testing.T) {
 // test that runs a binary Build made, once a source file of that binary
 // has changed; the test runs again and runs the new binary. The control:
 // with nothing changed, the second go test is answered from the cache.
-// The module is one of the test's own: a command, a test that builds it
-// with this package's sources and runs it, and those sources.
+// The module is one of the test's own: a command, two tests that build
+// it with this package's sources and run it (one also builds it in its
+// TestMain, before go test watches what it looks at, so that the test's
+// own Build is the one done already), and those sources.
 func TestGoTestSeesSourceChange(t *testing.T) {
 	mod := t.TempDir()
 	files := map[string]string{
 		"go.mod":            "module probe\n\ngo 1.26\n",
 		"cmd/hi/main.go":    "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Print(\"one\") }\n",
-		"probe/run_test.go": probeTest,
+		"fresh/run_test.go": strings.NewReplacer("PKG", "fresh", "EARLY\n", "").Replace(probeTest),
+		"early/run_test.go": strings.NewReplacer("PKG", "early", "EARLY\n", earlyBuild).
+			Replace(probeTest),
 	}
 	entries, err := os.ReadDir(".")
 	if err != nil {
@@ -120,7 +124,7 @@ func TestGoTestSeesSourceChange(t *testing.T) {
 		write(name, text)
 	}
 	goTest := func() string {
-		cmd := exec.Command("go", "test", "-v", "./probe")
+		cmd := exec.Command("go", "test", "-v", "./fresh", "./early")
 		cmd.Dir = mod
 		cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GOTOOLCHAIN=local",
 			"CGO_ENABLED=0")
@@ -132,23 +136,30 @@ func TestGoTestSeesSourceChange(t *testing.T) {
 	}
 
 	// The first run, and the control: the same again, from the cache.
-	if out := goTest(); !strings.Contains(out, "the command said one") {
-		t.Fatalf("the first go test:\n%s\nwant the command's output, one", out)
+	if out := goTest(); strings.Count(out, "the command said one") != 2 {
+		t.Fatalf("the first go test:\n%s\nwant the command's output, one, in both", out)
 	}
-	if out := goTest(); !strings.Contains(out, "(cached)") {
-		t.Fatalf("go test again, nothing changed:\n%s\nwant it answered from the cache", out)
+	if out := goTest(); strings.Count(out, "(cached)") != 2 {
+		t.Fatalf("go test again, nothing changed:\n%s\nwant both answered from the cache", out)
 	}
-	// A change to the command alone: the test runs again, the new binary.
+	// A change to the command alone: both tests run again, the new binary.
 	write("cmd/hi/main.go", strings.Replace(files["cmd/hi/main.go"], "one", "two!", 1))
 	if out := goTest(); strings.Contains(out, "(cached)") ||
-		!strings.Contains(out, "the command said two!") {
-		t.Errorf("go test after the command changed:\n%s\nwant it run again, the command "+
+		strings.Count(out, "the command said two!") != 2 {
+		t.Errorf("go test after the command changed:\n%s\nwant both run again, the command "+
 			"saying two!", out)
 	}
 }
 
-// probeTest is the test of TestGoTestSeesSourceChange's module.
-const probeTest = `package probe
+// earlyBuild is the early probe's build in its TestMain.
+const earlyBuild = `	if _, err := buildbin.Build("probe/cmd/hi", "hi"); err != nil {
+		panic(err)
+	}
+`
+
+// probeTest is a test of TestGoTestSeesSourceChange's module, of package
+// PKG, with EARLY in its TestMain.
+const probeTest = `package PKG
 
 import (
 	"os"
@@ -159,6 +170,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+EARLY
 	code := m.Run()
 	buildbin.Cleanup()
 	os.Exit(code)

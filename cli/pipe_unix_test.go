@@ -16,9 +16,12 @@ import (
 
 // TestCommandOutputReaderGone: a run whose standard output is a pipe
 // nobody reads any more (sabline ... | head, head gone) ends on its own,
-// not by SIGPIPE, and its receipt is stored: the command takes SIGPIPE in
-// its main, where the run package, which hosts embed, leaves the signal
-// alone. The control is the same run with a reader, which prints it all.
+// not by SIGPIPE, and its receipt is stored: the command's main writes
+// through copies of descriptors 1 and 2 (internal/brokenpipe), where the
+// run package, which hosts embed, leaves the process's files and signals
+// alone. Its program's print fails, as a write to a broken pipe does; the
+// worker is not ended by the signal. The control is the same run with a
+// reader, which prints it all.
 func TestCommandOutputReaderGone(t *testing.T) {
 	bin := sablineBin(t)
 	dir := t.TempDir()
@@ -27,11 +30,14 @@ func TestCommandOutputReaderGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name       string
-		readerGone bool
+		name        string
+		readerGone  bool
+		wantOutcome string // the receipt's status and code
 	}{
-		{name: "reader gone", readerGone: true},
-		{name: "reader there"},
+		// The program's print fails: the worker, whose standard output is
+		// the relay's pipe, writes through a copy of it too.
+		{name: "reader gone", readerGone: true, wantOutcome: "failed E305"},
+		{name: "reader there", wantOutcome: "ok "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,8 +82,11 @@ func TestCommandOutputReaderGone(t *testing.T) {
 			if err != nil || len(runs) != 1 {
 				t.Fatalf("receipts in %s: %d (%v), want the run's", rc, len(runs), err)
 			}
-			t.Logf("%v: receipt %s, outcome %s %s", runErr, runs[0].RunID, runs[0].Outcome.Status,
-				runs[0].Outcome.Code)
+			o := runs[0].Outcome
+			t.Logf("%v: receipt %s, outcome %s %s %q", runErr, runs[0].RunID, o.Status, o.Code, o.Message)
+			if got := string(o.Status) + " " + string(o.Code); got != tt.wantOutcome {
+				t.Errorf("outcome %s (%s), want %s", got, o.Message, tt.wantOutcome)
+			}
 			if lines := strings.Count(string(out), "\n"); !tt.readerGone && (runErr != nil || lines != 2000) {
 				t.Errorf("with a reader: %v, %d lines printed, want 2000", runErr, lines)
 			}

@@ -12,10 +12,9 @@ package main
 
 import (
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/sabline/sabline/cli/doorcmd"
+	"github.com/sabline/sabline/internal/brokenpipe"
 	// The code mapped at start: this process is started often.
 	_ "github.com/sabline/sabline/internal/prefault"
 )
@@ -23,6 +22,6 @@ import (
 func main() {
 	// As in sabline: a write to a reader that went away fails with EPIPE
 	// instead of ending the process before its receipts are finished.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	brokenpipe.AsError()
 	os.Exit(doorcmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

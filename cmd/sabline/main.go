@@ -20,10 +20,9 @@ package main
 
 import (
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/sabline/sabline/cli"
+	"github.com/sabline/sabline/internal/brokenpipe"
 	"github.com/sabline/sabline/internal/phase"
 	// The code mapped at start: this process is started often.
 	_ "github.com/sabline/sabline/internal/prefault"
@@ -36,7 +35,7 @@ func main() {
 	// run's receipt is finished; the worker's next write then fails as it
 	// would have on the pipe. The command owns its process, so the choice
 	// is made here, never in a package a host embeds.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	brokenpipe.AsError()
 	status := cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	phase.Mark("exit")
 	phase.Flush()

@@ -17,6 +17,10 @@ import (
 // worker inherited as os.Stderr, for its own messages. It runs before the
 // policy is applied.
 func crashToFile(f *os.File) error {
+	// The file it replaces is kept: its finalizer would close descriptor
+	// 2, now the crash file, and the next file opened would take its
+	// number, crash report and all (TestCrashFileStays).
+	replacedStderr = append(replacedStderr, os.Stderr)
 	saved, err := unix.FcntlInt(2, unix.F_DUPFD_CLOEXEC, 3)
 	if err != nil {
 		return fmt.Errorf("keep standard error: %w", err)
@@ -28,6 +32,9 @@ func crashToFile(f *os.File) error {
 	os.Stderr = os.NewFile(uintptr(saved), "/dev/stderr")
 	return nil
 }
+
+// replacedStderr holds the files crashToFile took out of os.Stderr.
+var replacedStderr []*os.File
 
 // closeInherited closes every descriptor above standard error that the
 // worker inherited without asking: whatever the operator's shell or an

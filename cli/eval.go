@@ -14,6 +14,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/brokenpipe"
 	"github.com/sabline/sabline/internal/eval"
 	"github.com/sabline/sabline/internal/probe"
 	"github.com/sabline/sabline/receipt"
@@ -22,6 +23,7 @@ import (
 // evalCmd: sabline eval DIR [--allow ...] [--timeout D] [--json], or
 // sabline eval --confinement-probe [--json].
 func evalCmd(args []string, stdout, stderr io.Writer) int {
+	brokenpipe.AsError() // as a run: each receipt is finished
 	fs, ef := evalFlagSet()
 	f, asJSON, wantProbe := &ef.run, &ef.json, &ef.probe
 	positional, rest, err := cmdline.ParseInterspersed(fs, args)

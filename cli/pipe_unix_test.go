@@ -12,17 +12,18 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/receipt"
 )
 
 // TestCommandOutputReaderGone: a run whose standard output is a pipe
 // nobody reads any more (sabline ... | head, head gone) ends on its own,
-// not by SIGPIPE, and its receipt is stored: the command's main writes
-// through copies of descriptors 1 and 2 (internal/brokenpipe), where the
-// run package, which hosts embed, leaves the process's files and signals
-// alone. Its program's print fails, as a write to a broken pipe does; the
-// worker is not ended by the signal. The control is the same run with a
-// reader, which prints it all.
+// not by SIGPIPE, and its receipt is stored: the run command ignores the
+// signal (internal/brokenpipe), where the run package, which hosts embed,
+// leaves the process's signals alone. Its program's print fails, as a
+// write to a broken pipe does; the worker, a Go program that takes the
+// signal back as it starts and then asks for it, is not ended by it. The
+// control is the same run with a reader, which prints it all.
 func TestCommandOutputReaderGone(t *testing.T) {
 	bin := sablineBin(t)
 	dir := t.TempDir()
@@ -40,8 +41,8 @@ func TestCommandOutputReaderGone(t *testing.T) {
 		readerGone  bool
 		wantOutcome string // the receipt's status and code
 	}{
-		// The program's print fails: the worker, whose standard output is
-		// the relay's pipe, writes through a copy of it too.
+		// The program's print fails: the worker's standard output is the
+		// relay's pipe, which the relay closes once its reader is gone.
 		{name: "reader gone", readerGone: true, wantOutcome: "failed E305"},
 		{name: "reader there", wantOutcome: "ok "},
 	}
@@ -95,6 +96,66 @@ func TestCommandOutputReaderGone(t *testing.T) {
 			}
 			if n := strings.Count(string(out), "\n"); !tt.readerGone && (runErr != nil || n != lines) {
 				t.Errorf("with a reader: %v, %d lines printed, want %d", runErr, n, lines)
+			}
+		})
+	}
+}
+
+// TestCommandErrorReaderGone: a run whose standard error's reader is gone
+// and which writes a warning there before its worker starts (a register
+// of more entries than one read takes, guard.MaxRegisterEntries) ends on
+// its own with its receipt: the warning's writer took standard error
+// while Go initialised the process, before the command ignored the
+// signal, and its write fails all the same. The control is the same run with its
+// standard error read: the warning is there.
+func TestCommandErrorReaderGone(t *testing.T) {
+	bin := sablineBin(t)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "register")
+	if err := os.Mkdir(reg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(reg, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	for i := range guard.MaxRegisterEntries + 1 {
+		entry := filepath.Join(reg, fmt.Sprintf("e%05d", i))
+		if err := os.WriteFile(entry, []byte(filepath.Join(dir, "nothing", entry)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prog := filepath.Join(dir, "prog.vel")
+	if err := os.WriteFile(prog, []byte("print('hi')\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, readerGone := range []bool{true, false} {
+		t.Run(fmt.Sprintf("reader gone %v", readerGone), func(t *testing.T) {
+			rc := filepath.Join(t.TempDir(), "receipts")
+			cmd := exec.Command(bin, "--allow", "io", "--receipts", rc, prog)
+			cmd.Env = append(os.Environ(), guard.RegisterEnv+"="+reg)
+			var said strings.Builder
+			if readerGone {
+				r, w, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Close()
+				defer w.Close()
+				cmd.Stderr = w
+			} else {
+				cmd.Stderr = &said
+			}
+			err := cmd.Run()
+			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				t.Fatalf("sabline was ended by %v: its standard error's reader went away", ws.Signal())
+			}
+			runs, _, serr := receipt.Scan(rc)
+			if err != nil || serr != nil || len(runs) != 1 || runs[0].Outcome.Status != receipt.StatusOK {
+				t.Fatalf("%v; receipts in %s: %d (%v), want the run's, ok; standard error %q",
+					err, rc, len(runs), serr, said.String())
+			}
+			if !readerGone && !strings.Contains(said.String(), "register") {
+				t.Errorf("standard error %q, want the register's warning", said.String())
 			}
 		})
 	}

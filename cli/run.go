@@ -16,6 +16,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/brokenpipe"
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/receipt"
@@ -108,6 +109,11 @@ const noConfineWarning = "sabline: --no-confine: the operating system is asked f
 	"the budget is the only boundary"
 
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// A reader of the run's output that goes away (sabline ... | head)
+	// fails the relay's next write, not the process: the receipt is
+	// finished, and the worker's next write fails as it would have on the
+	// pipe.
+	brokenpipe.AsError()
 	fs, f := runFlagSet()
 	positional, progArgs, err := cmdline.ParseInterspersed(fs, args)
 	// A value a flag refused, on a command line that names its program,

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/door"
+	"github.com/sabline/sabline/internal/brokenpipe"
 )
 
 // mcpCmd: sabline mcp --import-root DIR [run flags]: the MCP door on
@@ -23,6 +24,9 @@ import (
 // Standard output is the protocol's: everything else goes to standard
 // error.
 func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// A client that goes away fails the next answer, not the process: the
+	// runs under way finish with their receipts.
+	brokenpipe.AsError()
 	fs, f := mcpFlagSet()
 	positional, rest, err := cmdline.ParseInterspersed(fs, args)
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/brokenpipe"
 	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/receipt"
 )
@@ -204,6 +205,7 @@ const tenantsWithTokenFile = "give --tenants FILE or --token-file FILE, not both
 // serveCmd: sabline serve --import-root DIR [--listen ADDR] [--token-file
 // FILE] [run flags]: the HTTP door, until SIGINT or SIGTERM.
 func serveCmd(args []string, stdout, stderr io.Writer) int {
+	brokenpipe.AsError() // the runs under way finish with their receipts
 	fs, sf := serveFlagSet()
 	positional, rest, err := cmdline.ParseInterspersed(fs, args)
 	if err != nil {

@@ -14,14 +14,10 @@ import (
 	"os"
 
 	"github.com/sabline/sabline/cli/doorcmd"
-	"github.com/sabline/sabline/internal/brokenpipe"
 	// The code mapped at start: this process is started often.
 	_ "github.com/sabline/sabline/internal/prefault"
 )
 
 func main() {
-	// As in sabline: a write to a reader that went away fails with EPIPE
-	// instead of ending the process before its receipts are finished.
-	brokenpipe.AsError()
 	os.Exit(doorcmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

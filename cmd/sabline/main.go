@@ -22,20 +22,12 @@ import (
 	"os"
 
 	"github.com/sabline/sabline/cli"
-	"github.com/sabline/sabline/internal/brokenpipe"
 	"github.com/sabline/sabline/internal/phase"
 	// The code mapped at start: this process is started often.
 	_ "github.com/sabline/sabline/internal/prefault"
 )
 
 func main() {
-	// A reader of the command's output that goes away (sabline ... | head)
-	// makes the relay's next write to standard output fail with EPIPE,
-	// where Go would otherwise end the process with SIGPIPE before the
-	// run's receipt is finished; the worker's next write then fails as it
-	// would have on the pipe. The command owns its process, so the choice
-	// is made here, never in a package a host embeds.
-	brokenpipe.AsError()
 	status := cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	phase.Mark("exit")
 	phase.Flush()

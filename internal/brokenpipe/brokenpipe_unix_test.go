@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/sabline/sabline/internal/testkit"
 )
 
@@ -33,34 +31,41 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// earlyStderr is standard error as a package took it while Go
+// initialised the process, before main: a writer AsError must cover too
+// (the log package's logger is one).
+var earlyStderr = os.Stderr
+
 // child does what the comma-separated words of what say, in order, and
 // writes what came of it to the file result:
 //
-//	nodup   the copies fail (EMFILE), as with no descriptor number left
-//	close1  descriptor 1 is closed first
-//	take    AsError is called
-//	write1, write2  one write to os.Stdout or os.Stderr, its error reported
-//	fds     the descriptors of os.Stdout and os.Stderr reported (number)
-//	gc      collections until a dropped file's finalizer has run, then
-//	        whether descriptors 1 and 2 are the files they were
+//	take            AsError is called
+//	worker          AsErrorInWorker is called
+//	exec            the test binary started with its standard output a
+//	                pipe with no reader, writing to it (write1) without
+//	                either call; whether SIGPIPE ended it reported
+//	sh              /bin/sh started, sending itself SIGPIPE; whether it
+//	                lived on reported
+//	write1, write2  one write to os.Stdout or os.Stderr, whether it
+//	                failed with EPIPE reported
+//	early2          the same through earlyStderr
 func child(what, result string) int {
 	var said []string
 	for w := range strings.SplitSeq(what, ",") {
 		switch w {
-		case "nodup":
-			dupFrom = func(int) (int, error) { return -1, unix.EMFILE }
-		case "close1":
-			unix.Close(1)
 		case "take":
 			AsError()
-		case "write1", "write2":
-			f := map[string]*os.File{"write1": os.Stdout, "write2": os.Stderr}[w]
+		case "worker":
+			AsErrorInWorker()
+		case "exec":
+			said = append(said, "exec: ended by SIGPIPE "+fmt.Sprint(execEnded(result)))
+		case "sh":
+			out, _ := exec.Command("/bin/sh", "-c", "kill -PIPE $$; echo lived").Output()
+			said = append(said, "sh: lived "+fmt.Sprint(strings.TrimSpace(string(out)) == "lived"))
+		case "write1", "write2", "early2":
+			f := map[string]*os.File{"write1": os.Stdout, "write2": os.Stderr, "early2": earlyStderr}[w]
 			_, err := f.Write([]byte("a line nobody reads\n"))
 			said = append(said, fmt.Sprintf("%s: %v", w, errors.Is(err, syscall.EPIPE)))
-		case "fds":
-			said = append(said, "fds: "+number(os.Stdout)+" "+number(os.Stderr))
-		case "gc":
-			said = append(said, afterCollections())
 		}
 	}
 	if err := os.WriteFile(result, []byte(strings.Join(said, "\n")), 0o600); err != nil {
@@ -69,39 +74,21 @@ func child(what, result string) int {
 	return 0
 }
 
-// number is f's descriptor, or "copy" for one above standard error that
-// an exec closes ("copy kept by exec" where it would not).
-func number(f *os.File) string {
-	fd := f.Fd()
-	if fd <= 2 {
-		return fmt.Sprint(fd)
+// execEnded starts the test binary as a child writing to a standard
+// output whose reader is gone, and says whether SIGPIPE ended it.
+func execEnded(result string) bool {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return false
 	}
-	if flags, err := unix.FcntlInt(fd, unix.F_GETFD, 0); err != nil || flags&unix.FD_CLOEXEC == 0 {
-		return "copy kept by exec"
-	}
-	return "copy"
-}
-
-// afterCollections runs the collector until a dropped file's finalizer
-// has run (testkit.CollectDropped), then says whether descriptors 1 and
-// 2, whose files AsError replaced, are still the files they were: a
-// closed descriptor's number is taken by the next open, so what it names
-// is compared, not whether it is open.
-func afterCollections() string {
-	before := [2]unix.Stat_t{}
-	for i := range before {
-		if err := unix.Fstat(i+1, &before[i]); err != nil {
-			return "gc: " + err.Error()
-		}
-	}
-	if err := testkit.CollectDropped(); err != nil {
-		return "gc: " + err.Error()
-	}
-	same := func(fd int) bool {
-		var st unix.Stat_t
-		return unix.Fstat(fd, &st) == nil && st.Dev == before[fd-1].Dev && st.Ino == before[fd-1].Ino
-	}
-	return fmt.Sprintf("gc: 1 kept %v, 2 kept %v", same(1), same(2))
+	r.Close()
+	defer w.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"=write1", resultEnv+"="+result+".exec")
+	cmd.Stdout = w
+	_ = cmd.Run()
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGPIPE
 }
 
 // TestAsError: a child whose standard output or error is a pipe with no
@@ -117,18 +104,15 @@ func TestAsError(t *testing.T) {
 		wantSignal bool
 		wantSaid   []string
 	}{
-		{name: "stdout", what: "take,write1,fds", stream: 1,
-			wantSaid: []string{"write1: true", "fds: copy copy"}},
-		{name: "stderr", what: "take,write2,fds", stream: 2,
-			wantSaid: []string{"write2: true", "fds: copy copy"}},
+		{name: "stdout", what: "take,write1,write1", stream: 1,
+			wantSaid: []string{"write1: true", "write1: true"}},
+		{name: "stderr", what: "take,write2", stream: 2, wantSaid: []string{"write2: true"}},
+		{name: "stderr taken before main", what: "take,early2", stream: 2,
+			wantSaid: []string{"early2: true"}},
+		{name: "stdout, worker", what: "worker,write1", stream: 1,
+			wantSaid: []string{"write1: true"}},
 		{name: "stdout without", what: "write1", stream: 1, wantSignal: true},
 		{name: "stderr without", what: "write2", stream: 2, wantSignal: true},
-		{name: "stdout closed", what: "close1,take,write2,fds", stream: 2,
-			wantSaid: []string{"write2: true", "fds: 1 copy"}},
-		{name: "no copy: the signal taken", what: "nodup,take,write1,fds", stream: 1,
-			wantSaid: []string{"write1: true", "fds: 1 2"}},
-		{name: "files kept from their finalizers", what: "take,gc", stream: 1,
-			wantSaid: []string{"gc: 1 kept true, 2 kept true"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,4 +162,40 @@ func runChild(t *testing.T, what string, stream int) (syscall.WaitStatus, string
 	}
 	said, _ := os.ReadFile(result) // none when the child was ended before it wrote
 	return cmd.ProcessState.Sys().(syscall.WaitStatus), string(said)
+}
+
+// TestInherited: what the programs a process starts find of its choice.
+// A Go program takes SIGPIPE back as it starts, whether the process that
+// started it ignored the signal (AsError) or asked for it: without a
+// choice of its own it is ended by a write to a reader gone. A shell
+// started after AsError lives on through a SIGPIPE it sends itself, the
+// ignored signal inherited, which is why the worker, whose host modules
+// start programs, asks for the signal instead (AsErrorInWorker) and a
+// shell it starts is ended by it, as one started with no choice made is
+// (the control).
+func TestInherited(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skipf("no /bin/sh to start: %v", err)
+	}
+	tests := []struct {
+		name     string
+		what     string
+		wantSaid []string
+	}{
+		{name: "ignored", what: "take,exec,sh",
+			wantSaid: []string{"exec: ended by SIGPIPE true", "sh: lived true"}},
+		{name: "asked for", what: "worker,exec,sh",
+			wantSaid: []string{"exec: ended by SIGPIPE true", "sh: lived false"}},
+		{name: "no choice", what: "exec,sh",
+			wantSaid: []string{"exec: ended by SIGPIPE true", "sh: lived false"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, said := runChild(t, tt.what, 2)
+			if status.Signaled() || status.ExitStatus() != 0 || said != strings.Join(tt.wantSaid, "\n") {
+				t.Fatalf("%s: wait status %v, said %q, want exit 0 and %q", tt.what, status, said,
+					tt.wantSaid)
+			}
+		})
+	}
 }

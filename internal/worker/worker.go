@@ -25,6 +25,7 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/brokenpipe"
 	"github.com/sabline/sabline/internal/broker"
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/job"
@@ -42,6 +43,9 @@ import (
 func Main(args []string) int {
 	// The supervisor may ask to stop as soon as the worker is started.
 	stop := newStopper()
+	// A relay that stops reading (its caller's reader gone) fails the
+	// program's next write, not the worker: the run ends with its outcome.
+	brokenpipe.AsErrorInWorker()
 	reqFile, resFile, toolFile, brokerFile, err := workerPipes(args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -134,20 +135,13 @@ func TestCommandErrorReaderGone(t *testing.T) {
 			cmd := exec.Command(bin, "--allow", "io", "--receipts", rc, prog)
 			cmd.Env = append(os.Environ(), guard.RegisterEnv+"="+reg)
 			var said strings.Builder
+			cmd.Stderr = &said
 			if readerGone {
-				r, w, err := os.Pipe()
-				if err != nil {
-					t.Fatal(err)
-				}
-				r.Close()
-				defer w.Close()
-				cmd.Stderr = w
-			} else {
-				cmd.Stderr = &said
+				cmd.Stderr = testkit.ReaderGone(t)
 			}
 			err := cmd.Run()
-			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				t.Fatalf("sabline was ended by %v: its standard error's reader went away", ws.Signal())
+			if sig, ended := testkit.EndedBy(cmd.ProcessState); ended {
+				t.Fatalf("sabline was ended by %v: its standard error's reader went away", sig)
 			}
 			runs, _, serr := receipt.Scan(rc)
 			if err != nil || serr != nil || len(runs) != 1 || runs[0].Outcome.Status != receipt.StatusOK {

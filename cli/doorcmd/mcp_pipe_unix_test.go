@@ -7,9 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -42,20 +42,13 @@ func TestMCPClientGone(t *testing.T) {
 				"--workers", "1")
 			cmd.Stdin = strings.NewReader(mcpRunLines)
 			var out strings.Builder
+			cmd.Stdout = &out
 			if readerGone {
-				r, w, err := os.Pipe()
-				if err != nil {
-					t.Fatal(err)
-				}
-				r.Close()
-				defer w.Close()
-				cmd.Stdout = w
-			} else {
-				cmd.Stdout = &out
+				cmd.Stdout = testkit.ReaderGone(t)
 			}
 			err := cmd.Run()
-			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				t.Fatalf("sabline mcp was ended by %v: its client's reader went away", ws.Signal())
+			if sig, ended := testkit.EndedBy(cmd.ProcessState); ended {
+				t.Fatalf("sabline mcp was ended by %v: its client's reader went away", sig)
 			}
 			runs, _, serr := receipt.Scan(rc)
 			if serr != nil {

@@ -139,12 +139,7 @@ func TestAsError(t *testing.T) {
 // /dev/null, and returns its wait status and what it reported.
 func runChild(t *testing.T, what string, stream int) (syscall.WaitStatus, string) {
 	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	defer w.Close()
+	w := testkit.ReaderGone(t)
 	result := filepath.Join(t.TempDir(), "said")
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Bound(time.Minute))
 	defer cancel()
@@ -155,7 +150,7 @@ func runChild(t *testing.T, what string, stream int) (syscall.WaitStatus, string
 	} else {
 		cmd.Stderr = w
 	}
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("%s: %v", what, err)

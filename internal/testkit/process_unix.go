@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"syscall"
+	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -35,4 +37,25 @@ func CollectDropped() error {
 		time.Sleep(time.Millisecond)
 	}
 	return errors.New("a dropped file was not closed after 1,000 collections")
+}
+
+// ReaderGone returns the writing end of a pipe whose reading end is
+// closed: a write to it fails with EPIPE, or raises SIGPIPE in the
+// process that makes it. It is closed when the test ends.
+func ReaderGone(t testing.TB) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+// EndedBy returns the signal that ended the process ps describes, and
+// whether one did.
+func EndedBy(ps *os.ProcessState) (syscall.Signal, bool) {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	return ws.Signal(), ok && ws.Signaled()
 }

@@ -154,3 +154,62 @@ func TestCommandErrorReaderGone(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayAndEvalReaderGone: sabline replay and sabline eval, whose
+// standard output's reader is gone, end on their own, not by SIGPIPE,
+// and leave no receipt unfinished: each ignores the signal first, as a
+// run does. The replay relays a program's 1.3 MB of output (its print
+// fails); eval prints its table. The control, taken first, is the run
+// the replay replays, with its output read.
+func TestReplayAndEvalReaderGone(t *testing.T) {
+	bin := sablineBin(t)
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "prog.vel")
+	src := fmt.Sprintf("for i in range(%d):\n    print('line', i, %q * 50)\n", 20000, "x")
+	if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	graded := filepath.Join(dir, "graded")
+	if err := os.Mkdir(graded, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"a.vel": "print(1)\n", "a.out": "1\n"} {
+		if err := os.WriteFile(filepath.Join(graded, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc := filepath.Join(dir, "receipts")
+	var out strings.Builder
+	control := exec.Command(bin, "--allow", "io", "--receipts", rc, prog)
+	control.Stdout = &out
+	if err := control.Run(); err != nil || strings.Count(out.String(), "\n") != 20000 {
+		t.Fatalf("the run to replay: %v, %d lines", err, strings.Count(out.String(), "\n"))
+	}
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{name: "replay", args: []string{"replay", "last", "--receipts", rc}},
+		{name: "eval", args: []string{"eval", graded, "--allow", "io", "--receipts", rc}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tt.args...)
+			cmd.Stdout = testkit.ReaderGone(t)
+			err := cmd.Run()
+			if sig, ended := testkit.EndedBy(cmd.ProcessState); ended {
+				t.Fatalf("sabline %s was ended by %v: its output's reader went away", tt.name, sig)
+			}
+			runs, _, serr := receipt.Scan(rc)
+			if serr != nil {
+				t.Fatal(serr)
+			}
+			for _, r := range runs {
+				if r.Outcome.Status == receipt.StatusUnfinished {
+					t.Errorf("receipt %s unfinished: %s", r.RunID, r.Outcome.Message)
+				}
+			}
+			t.Logf("%v; %d receipts", err, len(runs))
+		})
+	}
+}

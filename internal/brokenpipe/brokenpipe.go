@@ -17,7 +17,7 @@ func AsError() { signal.Ignore(syscall.SIGPIPE) }
 
 // AsErrorInWorker is AsError for the worker, whose host modules start
 // other programs, which must find SIGPIPE at its default: it asks
-// os/signal for the signal, which every program the process starts finds
-// at its default. It costs a thread to catch signals with, which the
-// worker runs for its stop signal anyway.
+// os/signal for the signal, whose handler an exec resets to the default.
+// It costs os/signal's threads, which the worker runs for its stop
+// signal anyway.
 func AsErrorInWorker() { signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) }

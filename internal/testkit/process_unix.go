@@ -40,8 +40,8 @@ func CollectDropped() error {
 }
 
 // ReaderGone returns the writing end of a pipe whose reading end is
-// closed: a write to it fails with EPIPE, or raises SIGPIPE in the
-// process that makes it. It is closed when the test ends.
+// closed: a write to it fails with EPIPE and raises SIGPIPE in the
+// writer. It is closed when the test ends.
 func ReaderGone(t testing.TB) *os.File {
 	t.Helper()
 	r, w, err := os.Pipe()

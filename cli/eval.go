@@ -23,7 +23,9 @@ import (
 // evalCmd: sabline eval DIR [--allow ...] [--timeout D] [--json], or
 // sabline eval --confinement-probe [--json].
 func evalCmd(args []string, stdout, stderr io.Writer) int {
-	brokenpipe.AsError() // as a run: each receipt is finished
+	// As a run: each receipt is finished. The confinement probe starts a
+	// sleeper of the system's, which must find SIGPIPE at its default.
+	brokenpipe.Catch()
 	fs, ef := evalFlagSet()
 	f, asJSON, wantProbe := &ef.run, &ef.json, &ef.probe
 	positional, rest, err := cmdline.ParseInterspersed(fs, args)

@@ -121,7 +121,8 @@ func TestCommandErrorReaderGone(t *testing.T) {
 	}
 	for i := range guard.MaxRegisterEntries + 1 {
 		entry := filepath.Join(reg, fmt.Sprintf("e%05d", i))
-		if err := os.WriteFile(entry, []byte(filepath.Join(dir, "nothing", entry)+"\n"), 0o644); err != nil {
+		names := filepath.Join(dir, "nothing", entry) + "\n"
+		if err := os.WriteFile(entry, []byte(names), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -211,5 +212,31 @@ func TestReplayAndEvalReaderGone(t *testing.T) {
 			}
 			t.Logf("%v; %d receipts", err, len(runs))
 		})
+	}
+}
+
+// TestWorkerShellFindsSIGPIPE: a shell a run's host module starts finds
+// SIGPIPE at its default, though the run's supervisor ignores the signal:
+// the worker, a Go program, takes it back as it starts and catches it
+// (brokenpipe.Catch), which an exec resets. The shell sends itself
+// SIGPIPE and is ended by it: os.system says -1, and "lived" is never
+// printed (with the signal ignored in the worker, it is, and system says
+// 0).
+func TestWorkerShellFindsSIGPIPE(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skipf("no /bin/sh to start: %v", err)
+	}
+	bin := sablineBin(t)
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "prog.vel")
+	src := "print(ffi.module('os').system('kill -PIPE $$; echo lived'))\n"
+	if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rc := filepath.Join(dir, "receipts")
+	cmd := exec.Command(bin, "--allow", "io,ffi:os", "--receipts", rc, prog)
+	out, err := cmd.Output()
+	if err != nil || string(out) != "-1\n" {
+		t.Fatalf("%v: the program printed %q, want %q", err, out, "-1\n")
 	}
 }

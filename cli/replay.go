@@ -63,7 +63,7 @@ func replayFlagSet() (*flag.FlagSet, *runFlags) {
 // and how they ended. The exit status is the replayed run's, but 1 for a
 // run that ended well at a level below the original's.
 func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	brokenpipe.AsError() // as a run: its receipt is finished
+	brokenpipe.Ignore() // as a run: its receipt is finished
 	fs, f := replayFlagSet()
 	positional, rest, err := cmdline.ParseInterspersed(fs, args)
 	if err != nil {

@@ -113,7 +113,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// fails the relay's next write, not the process: the receipt is
 	// finished, and the worker's next write fails as it would have on the
 	// pipe.
-	brokenpipe.AsError()
+	brokenpipe.Ignore() // it starts no program but its worker
 	fs, f := runFlagSet()
 	positional, progArgs, err := cmdline.ParseInterspersed(fs, args)
 	// A value a flag refused, on a command line that names its program,

@@ -25,8 +25,9 @@ import (
 // error.
 func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// A client that goes away fails the next answer, not the process: the
-	// runs under way finish with their receipts.
-	brokenpipe.AsError()
+	// runs under way finish with their receipts. The store agent, which
+	// --store-agent may name, finds SIGPIPE at its default.
+	brokenpipe.Catch()
 	fs, f := mcpFlagSet()
 	positional, rest, err := cmdline.ParseInterspersed(fs, args)
 	if err != nil {

@@ -23,10 +23,10 @@ const mcpRunLines = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pr
 
 // TestMCPClientGone: sabline mcp whose client no longer reads its answers
 // (the reading end of its standard output closed) ends on its own, not
-// by SIGPIPE: the door ignores the signal (internal/brokenpipe), so that
-// a write to a reader gone fails and the runs under way finish with their
-// receipts; none is left unfinished. The control is the same exchange
-// read to its end: the run's answer, and its receipt ok.
+// by SIGPIPE: the door catches the signal (internal/brokenpipe), so that
+// a write to a reader gone fails; here the first answer fails and no run
+// begins, and no receipt is left unfinished. The control is the same
+// exchange read to its end: the run's answer, and its receipt ok.
 func TestMCPClientGone(t *testing.T) {
 	bin := sablineBin(t)
 	root := t.TempDir()

@@ -205,7 +205,9 @@ const tenantsWithTokenFile = "give --tenants FILE or --token-file FILE, not both
 // serveCmd: sabline serve --import-root DIR [--listen ADDR] [--token-file
 // FILE] [run flags]: the HTTP door, until SIGINT or SIGTERM.
 func serveCmd(args []string, stdout, stderr io.Writer) int {
-	brokenpipe.AsError() // the runs under way finish with their receipts
+	// The runs under way finish with their receipts; the store agent,
+	// which --store-agent may name, finds SIGPIPE at its default.
+	brokenpipe.Catch()
 	fs, sf := serveFlagSet()
 	positional, rest, err := cmdline.ParseInterspersed(fs, args)
 	if err != nil {

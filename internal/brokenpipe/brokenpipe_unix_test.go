@@ -32,18 +32,18 @@ func TestMain(m *testing.M) {
 }
 
 // earlyStderr is standard error as a package took it while Go
-// initialised the process, before main: a writer AsError must cover too
+// initialised the process, before main: a writer Ignore and Catch must cover too
 // (the log package's logger is one).
 var earlyStderr = os.Stderr
 
 // child does what the comma-separated words of what say, in order, and
 // writes what came of it to the file result:
 //
-//	take            AsError is called
-//	worker          AsErrorInWorker is called
+//	ignore          Ignore is called
+//	catch           Catch is called
 //	exec            the test binary started with its standard output a
-//	                pipe with no reader, writing to it (write1) without
-//	                either call; whether SIGPIPE ended it reported
+//	                pipe with no reader, writing to it (write1) with no
+//	                choice of its own; whether SIGPIPE ended it reported
 //	sh              /bin/sh started, sending itself SIGPIPE; whether it
 //	                lived on reported
 //	write1, write2  one write to os.Stdout or os.Stderr, whether it
@@ -53,10 +53,10 @@ func child(what, result string) int {
 	var said []string
 	for w := range strings.SplitSeq(what, ",") {
 		switch w {
-		case "take":
-			AsError()
-		case "worker":
-			AsErrorInWorker()
+		case "ignore":
+			Ignore()
+		case "catch":
+			Catch()
 		case "exec":
 			said = append(said, "exec: ended by SIGPIPE "+fmt.Sprint(execEnded(result)))
 		case "sh":
@@ -91,12 +91,12 @@ func execEnded(result string) bool {
 	return ok && ws.Signaled() && ws.Signal() == syscall.SIGPIPE
 }
 
-// TestAsError: a child whose standard output or error is a pipe with no
-// reader left writes to it; with AsError the write fails with EPIPE and
-// the child exits on its own, without it SIGPIPE ends the child (the
-// control). What the parent reads is the child's wait status and the
-// file the child wrote after the write.
-func TestAsError(t *testing.T) {
+// TestIgnoreAndCatch: a child whose standard output or error is a pipe
+// with no reader left writes to it; after Ignore or Catch the write fails
+// with EPIPE and the child exits on its own, with neither SIGPIPE ends it
+// (the control). What the parent reads is the child's wait status and
+// the file the child wrote after the write.
+func TestIgnoreAndCatch(t *testing.T) {
 	tests := []struct {
 		name       string
 		what       string
@@ -104,12 +104,12 @@ func TestAsError(t *testing.T) {
 		wantSignal bool
 		wantSaid   []string
 	}{
-		{name: "stdout", what: "take,write1,write1", stream: 1,
+		{name: "stdout", what: "ignore,write1,write1", stream: 1,
 			wantSaid: []string{"write1: true", "write1: true"}},
-		{name: "stderr", what: "take,write2", stream: 2, wantSaid: []string{"write2: true"}},
-		{name: "stderr taken before main", what: "take,early2", stream: 2,
+		{name: "stderr", what: "ignore,write2", stream: 2, wantSaid: []string{"write2: true"}},
+		{name: "stderr taken before main", what: "ignore,early2", stream: 2,
 			wantSaid: []string{"early2: true"}},
-		{name: "stdout, worker", what: "worker,write1", stream: 1,
+		{name: "stdout, caught", what: "catch,write1", stream: 1,
 			wantSaid: []string{"write1: true"}},
 		{name: "stdout without", what: "write1", stream: 1, wantSignal: true},
 		{name: "stderr without", what: "write2", stream: 2, wantSignal: true},
@@ -161,13 +161,12 @@ func runChild(t *testing.T, what string, stream int) (syscall.WaitStatus, string
 
 // TestInherited: what the programs a process starts find of its choice.
 // A Go program takes SIGPIPE back as it starts, whether the process that
-// started it ignored the signal (AsError) or asked for it: without a
-// choice of its own it is ended by a write to a reader gone. A shell
-// started after AsError lives on through a SIGPIPE it sends itself, the
-// ignored signal inherited, which is why the worker, whose host modules
-// start programs, asks for the signal instead (AsErrorInWorker) and a
-// shell it starts is ended by it, as one started with no choice made is
-// (the control).
+// started it ignored the signal or caught it: without a choice of its own
+// it is ended by a write to a reader gone. A shell started after Ignore
+// lives on through a SIGPIPE it sends itself, the ignored signal
+// inherited, which is why a process that starts other programs calls
+// Catch, after which a shell it starts is ended by it, as one started
+// with no choice made is (the control).
 func TestInherited(t *testing.T) {
 	if _, err := os.Stat("/bin/sh"); err != nil {
 		t.Skipf("no /bin/sh to start: %v", err)
@@ -177,9 +176,9 @@ func TestInherited(t *testing.T) {
 		what     string
 		wantSaid []string
 	}{
-		{name: "ignored", what: "take,exec,sh",
+		{name: "ignored", what: "ignore,exec,sh",
 			wantSaid: []string{"exec: ended by SIGPIPE true", "sh: lived true"}},
-		{name: "asked for", what: "worker,exec,sh",
+		{name: "caught", what: "catch,exec,sh",
 			wantSaid: []string{"exec: ended by SIGPIPE true", "sh: lived false"}},
 		{name: "no choice", what: "exec,sh",
 			wantSaid: []string{"exec: ended by SIGPIPE true", "sh: lived false"}},

@@ -1,9 +1,9 @@
 // Package brokenpipe keeps a reader that goes away from ending a Sabline
-// process that holds something to finish: after [AsError] (or
-// [AsErrorInWorker]), a write to the process's standard output or
-// standard error whose reader has closed its end fails with EPIPE, as a
-// write to any other pipe does, and the process goes on to finish a
-// run's receipt, the worker's result, or a server's runs.
+// process that holds something to finish: after [Ignore] or [Catch], a
+// write to the process's standard output or standard error whose reader
+// has closed its end fails with EPIPE, as a write to any other pipe does,
+// and the process goes on to finish a run's receipt, the worker's result,
+// or a server's runs.
 //
 // # Why
 //
@@ -19,24 +19,29 @@
 //
 // Asking os/signal for a signal starts its goroutine, which waits on a
 // thread of its own, and a thread to catch signals with, and hands each
-// signal to that thread: some 0.6 ms of a process's start on this
-// project's machine (bench/README.md, "A broken pipe without a signal
-// thread"). Ignoring it is one system call, but an ignored signal is
-// inherited by the programs the process starts. So:
+// signal to that thread and back: some 0.6 ms of a process's start on
+// this project's machine (bench/README.md, "A broken pipe without a
+// signal thread"). Ignoring it is one system call, but an ignored signal
+// is inherited by the programs the process starts. So:
 //
-//   - The commands that hold something to finish (`sabline PROGRAM`,
-//     `replay`, `eval`, `serve`, `mcp`) call [AsError] first. They start
-//     no program but Sabline's own (workers, `sabline-door`, the store
-//     agent), and Go takes SIGPIPE back as a program starts, whatever it
-//     inherited (TestInherited).
-//   - The worker, whose host modules start other programs, calls
-//     [AsErrorInWorker]: those programs find SIGPIPE at its default.
+//   - `sabline PROGRAM` and `sabline replay`, which start no program but
+//     their worker, call [Ignore] first: a Go program takes SIGPIPE back
+//     as it starts, whatever it inherited (TestInherited).
+//   - The worker, whose host modules and fault injection start other
+//     programs, `sabline eval`, whose confinement probe starts a sleeper
+//     of the system's, and the doors (`serve`, `mcp`), which start the
+//     store agent an operator may name, call [Catch]: those programs find
+//     SIGPIPE at its default. The doors and `eval` run long enough that
+//     its cost does not count; the worker asks for its stop signal anyway.
 //   - A command that only prints (`version`, `receipts`, `audit`, ...)
 //     keeps Go's default and ends when its reader goes, as any Unix
 //     filter does.
 //
-// The choice is a process's, so a command's code makes it, never a
-// package a host embeds: a host that relays a run's output to its own
-// standard output chooses for itself (docs/library.md). Outside Unix, Go
-// raises no signal for a broken pipe, and both do nothing that matters.
+// The choice is a process's: the command line's code makes it (packages
+// cli and cli/doorcmd, which a host's main reaches only by handing its
+// process to the command line), and the worker's, never the packages a
+// host embeds to run programs itself; a host that relays a run's output
+// to its own standard output chooses for itself (docs/library.md).
+// Outside Unix, Go raises no signal for a broken pipe, and neither call
+// changes anything that matters.
 package brokenpipe

@@ -45,7 +45,8 @@ func Main(args []string) int {
 	stop := newStopper()
 	// A relay that stops reading (its caller's reader gone) fails the
 	// program's next write, not the worker: the run ends with its outcome.
-	brokenpipe.AsErrorInWorker()
+	// The programs its host modules start find SIGPIPE at its default.
+	brokenpipe.Catch()
 	reqFile, resFile, toolFile, brokerFile, err := workerPipes(args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)

@@ -35,6 +35,9 @@ type served struct {
 	tmp    string // the server's TMPDIR
 	held   string // what the server said of its own domain
 	exited chan error
+	// dropStderr, set before start, closes the reading end of the
+	// server's standard error once it has said where it listens.
+	dropStderr bool
 
 	mu   sync.Mutex
 	said []string // the lines of its standard error so far
@@ -52,9 +55,15 @@ func (s *served) lines() []string {
 // its standard error.
 func startServe(t *testing.T, extra ...string) *served {
 	t.Helper()
+	return startServeAs(t, &served{}, extra...)
+}
+
+// startServeAs is startServe with s's own settings (dropStderr).
+func startServeAs(t *testing.T, s *served, extra ...string) *served {
+	t.Helper()
 	bin := sablineBin(t)
 	dir := t.TempDir()
-	s := &served{root: filepath.Join(dir, "root"), rc: filepath.Join(dir, "receipts"), exited: make(chan error, 1)}
+	s.root, s.rc, s.exited = filepath.Join(dir, "root"), filepath.Join(dir, "receipts"), make(chan error, 1)
 	if err := os.MkdirAll(s.root, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +120,10 @@ func (s *served) start(t *testing.T, bin string, args, env []string) {
 				a, _, _ := strings.Cut(rest, " ")
 				listening = true
 				addr <- a
+				if s.dropStderr {
+					stderr.Close() // the reader gone
+					break
+				}
 			}
 		}
 		s.exited <- s.cmd.Wait()

@@ -17,6 +17,24 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
+// floodLines is how many lines floodProgram prints: 1.3 MB, more than a
+// worker's pipe to the relay holds and the relay reads before it finds
+// its reader gone, so that the program's writes meet the broken pipe,
+// whatever the two processes' timing.
+const floodLines = 20000
+
+// floodProgram writes, in dir, a program that prints floodLines lines,
+// and returns its path.
+func floodProgram(t *testing.T, dir string) string {
+	t.Helper()
+	prog := filepath.Join(dir, "flood.vel")
+	src := fmt.Sprintf("for i in range(%d):\n    print('line', i, %q * 50)\n", floodLines, "x")
+	if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return prog
+}
+
 // TestCommandOutputReaderGone: a run whose standard output is a pipe
 // nobody reads any more (sabline ... | head, head gone) ends on its own,
 // not by SIGPIPE, and its receipt is stored: the run command ignores the
@@ -27,16 +45,7 @@ import (
 // control is the same run with a reader, which prints it all.
 func TestCommandOutputReaderGone(t *testing.T) {
 	bin := sablineBin(t)
-	dir := t.TempDir()
-	// 1.3 MB: more than the worker's pipe to the relay holds and the relay
-	// reads before it finds the reader gone, so that the program's writes
-	// meet the broken pipe, whatever the two processes' timing.
-	const lines = 20000
-	prog := filepath.Join(dir, "prog.vel")
-	src := fmt.Sprintf("for i in range(%d):\n    print('line', i, %q * 50)\n", lines, "x")
-	if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	prog := floodProgram(t, t.TempDir())
 	tests := []struct {
 		name        string
 		readerGone  bool
@@ -95,8 +104,8 @@ func TestCommandOutputReaderGone(t *testing.T) {
 			if got := string(o.Status) + " " + string(o.Code); got != tt.wantOutcome {
 				t.Errorf("outcome %s (%s), want %s", got, o.Message, tt.wantOutcome)
 			}
-			if n := strings.Count(string(out), "\n"); !tt.readerGone && (runErr != nil || n != lines) {
-				t.Errorf("with a reader: %v, %d lines printed, want %d", runErr, n, lines)
+			if n := strings.Count(string(out), "\n"); !tt.readerGone && (runErr != nil || n != floodLines) {
+				t.Errorf("with a reader: %v, %d lines printed, want %d", runErr, n, floodLines)
 			}
 		})
 	}
@@ -107,8 +116,8 @@ func TestCommandOutputReaderGone(t *testing.T) {
 // of more entries than one read takes, guard.MaxRegisterEntries) ends on
 // its own with its receipt: the warning's writer took standard error
 // while Go initialised the process, before the command ignored the
-// signal, and its write fails all the same. The control is the same run with its
-// standard error read: the warning is there.
+// signal, and its write fails all the same. The control is the same run
+// with its standard error read: the warning is there.
 func TestCommandErrorReaderGone(t *testing.T) {
 	bin := sablineBin(t)
 	dir := t.TempDir()
@@ -158,18 +167,15 @@ func TestCommandErrorReaderGone(t *testing.T) {
 
 // TestReplayAndEvalReaderGone: sabline replay and sabline eval, whose
 // standard output's reader is gone, end on their own, not by SIGPIPE,
-// and leave no receipt unfinished: each ignores the signal first, as a
-// run does. The replay relays a program's 1.3 MB of output (its print
-// fails); eval prints its table. The control, taken first, is the run
-// the replay replays, with its output read.
+// each with its run's receipt and none unfinished: replay ignores the
+// signal, as a run does, and eval catches it. The replay relays a
+// program's 1.3 MB of output (its print fails); eval prints its table.
+// The control, taken first, is the run the replay replays, with its
+// output read.
 func TestReplayAndEvalReaderGone(t *testing.T) {
 	bin := sablineBin(t)
 	dir := t.TempDir()
-	prog := filepath.Join(dir, "prog.vel")
-	src := fmt.Sprintf("for i in range(%d):\n    print('line', i, %q * 50)\n", 20000, "x")
-	if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	prog := floodProgram(t, dir)
 	graded := filepath.Join(dir, "graded")
 	if err := os.Mkdir(graded, 0o755); err != nil {
 		t.Fatal(err)
@@ -183,7 +189,7 @@ func TestReplayAndEvalReaderGone(t *testing.T) {
 	var out strings.Builder
 	control := exec.Command(bin, "--allow", "io", "--receipts", rc, prog)
 	control.Stdout = &out
-	if err := control.Run(); err != nil || strings.Count(out.String(), "\n") != 20000 {
+	if err := control.Run(); err != nil || strings.Count(out.String(), "\n") != floodLines {
 		t.Fatalf("the run to replay: %v, %d lines", err, strings.Count(out.String(), "\n"))
 	}
 	tests := []struct {
@@ -193,6 +199,7 @@ func TestReplayAndEvalReaderGone(t *testing.T) {
 		{name: "replay", args: []string{"replay", "last", "--receipts", rc}},
 		{name: "eval", args: []string{"eval", graded, "--allow", "io", "--receipts", rc}},
 	}
+	kept := 1 // the control's receipt
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := exec.Command(bin, tt.args...)
@@ -205,12 +212,14 @@ func TestReplayAndEvalReaderGone(t *testing.T) {
 			if serr != nil {
 				t.Fatal(serr)
 			}
+			if kept++; len(runs) != kept {
+				t.Errorf("%v; %d receipts, want %d: one more, the run's", err, len(runs), kept)
+			}
 			for _, r := range runs {
 				if r.Outcome.Status == receipt.StatusUnfinished {
 					t.Errorf("receipt %s unfinished: %s", r.RunID, r.Outcome.Message)
 				}
 			}
-			t.Logf("%v; %d receipts", err, len(runs))
 		})
 	}
 }
@@ -221,22 +230,34 @@ func TestReplayAndEvalReaderGone(t *testing.T) {
 // (brokenpipe.Catch), which an exec resets. The shell sends itself
 // SIGPIPE and is ended by it: os.system says -1, and "lived" is never
 // printed (with the signal ignored in the worker, it is, and system says
-// 0).
+// 0). The control is a shell that sends itself nothing: it prints and
+// says 0, so -1 is the signal's and not a shell that never started.
 func TestWorkerShellFindsSIGPIPE(t *testing.T) {
 	if _, err := os.Stat("/bin/sh"); err != nil {
 		t.Skipf("no /bin/sh to start: %v", err)
 	}
 	bin := sablineBin(t)
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "prog.vel")
-	src := "print(ffi.module('os').system('kill -PIPE $$; echo lived'))\n"
-	if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name    string
+		command string
+		want    string // what the program printed
+	}{
+		{name: "SIGPIPE sent", command: "kill -PIPE $$; echo lived", want: "-1\n"},
+		{name: "none sent", command: "echo lived", want: "lived\n0\n"},
 	}
-	rc := filepath.Join(dir, "receipts")
-	cmd := exec.Command(bin, "--allow", "io,ffi:os", "--receipts", rc, prog)
-	out, err := cmd.Output()
-	if err != nil || string(out) != "-1\n" {
-		t.Fatalf("%v: the program printed %q, want %q", err, out, "-1\n")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			prog := filepath.Join(dir, "prog.vel")
+			src := fmt.Sprintf("print(ffi.module('os').system(%q))\n", tt.command)
+			if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			rc := filepath.Join(dir, "receipts")
+			out, err := exec.Command(bin, "--allow", "io,ffi:os", "--receipts", rc, prog).Output()
+			if err != nil || string(out) != tt.want {
+				t.Fatalf("%v: the program printed %q, want %q", err, out, tt.want)
+			}
+		})
 	}
 }

@@ -87,8 +87,8 @@ func execEnded(result string) bool {
 	cmd.Env = append(os.Environ(), childEnv+"=write1", resultEnv+"="+result+".exec")
 	cmd.Stdout = w
 	_ = cmd.Run()
-	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled() && ws.Signal() == syscall.SIGPIPE
+	sig, ended := testkit.EndedBy(cmd.ProcessState)
+	return ended && sig == syscall.SIGPIPE
 }
 
 // TestIgnoreAndCatch: a child whose standard output or error is a pipe

@@ -6,7 +6,16 @@
 // every record is bounded ([MaxResultBytes], [MaxJobResultBytes]) and
 // checked ([Record.Check], [JobResult.Check]) before anything is taken
 // from it, and the parsers here ([ReadResults], [ParseJobResult],
-// [ReadLine]) are fuzzed.
+// [ReadLine], [DecodeRequest]) are fuzzed.
+//
+// # Without reflection
+//
+// A worker reads its request with [DecodeRequest] and writes its records
+// with [AppendRecord], not with encoding/json: in a process that has just
+// started, encoding/json's first meeting with each type costs more than
+// the bytes. Both are held to encoding/json's reading and writing of the
+// same types, field by field and under fuzzing, so that the struct tags
+// stay the one description of the wire's fields.
 //
 // # Trust
 //
@@ -108,6 +117,23 @@ type Request struct {
 	// Relayed are the caller's files the worker's standard streams are
 	// relayed to: its file effects refuse them as the run's own.
 	Relayed []lang.FileID `json:"relayed,omitempty"`
+
+	// policyRead is the SHA-256 of Policy's bytes as DecodeRequest read
+	// them; "" for a request read otherwise.
+	policyRead string
+}
+
+// PolicyRecorded reports whether Policy is the policy whose digest is
+// PolicySHA256, the one the receipt records. The supervisor writes the
+// policy as its digest is taken (core.Policy.JSON), so the bytes the
+// worker read hash to it, and DecodeRequest reads back every field as it
+// was written: the digest of those bytes answers without encoding the
+// policy again, and the policy is encoded again only when they differ.
+func (r *Request) PolicyRecorded() bool {
+	if r.Policy == nil || r.PolicySHA256 == "" {
+		return false
+	}
+	return r.policyRead == r.PolicySHA256 || r.Policy.SHA256() == r.PolicySHA256
 }
 
 // Record is what the worker sends back on its result pipe.

@@ -10,6 +10,7 @@
 package worker
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,10 +71,14 @@ func Main(args []string) int {
 	// The marker is for the process the supervisor started, not for
 	// anything the program may start in turn.
 	os.Unsetenv(wire.WorkerMarker)
-	var req wire.Request
-	dec := json.NewDecoder(reqFile)
-	if err := dec.Decode(&req); err != nil {
+	in := bufio.NewReaderSize(reqFile, requestBuffer)
+	line, err := wire.ReadLine(in, wire.MaxRequestBytes)
+	if err != nil {
 		return w.finish(&wire.Record{}, codes.Errorf(codes.E310, "worker: read request: %w", err))
+	}
+	req, err := wire.DecodeRequest(line)
+	if err != nil {
+		return w.finish(&wire.Record{}, codes.Errorf(codes.E310, "worker: %w", err))
 	}
 	if req.Deadline > 0 {
 		w.stop.until(req.Deadline)
@@ -86,11 +91,15 @@ func Main(args []string) int {
 		os.Unsetenv("GOMAXPROCS")
 	}
 	if req.Pool {
-		return w.servePool(&req, dec)
+		return w.servePool(&req, json.NewDecoder(in))
 	}
 	reqFile.Close()
 	return w.run(&req)
 }
+
+// requestBuffer is the request pipe's read buffer: a request with a
+// guard of a few hundred locations is read in one read.
+const requestBuffer = 32 << 10
 
 type worker struct {
 	mu   sync.Mutex // one record at a time on the result pipe
@@ -123,7 +132,11 @@ func (w *worker) send(res *wire.Record, final bool) {
 	if w.done {
 		return
 	}
-	if err := json.NewEncoder(w.out).Encode(res); err != nil {
+	line, err := wire.AppendRecord(nil, res)
+	if err == nil {
+		_, err = w.out.Write(line)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "sabline: worker: write result:", err)
 	}
 	if final {
@@ -273,7 +286,7 @@ func (w *worker) confine(req *wire.Request) core.Result {
 	if req.Confine == core.ModeOff {
 		return core.NotConfined("--no-confine: the operating system was asked for nothing")
 	}
-	if req.Policy == nil || req.Policy.SHA256() != req.PolicySHA256 {
+	if !req.PolicyRecorded() {
 		// Never a policy of the worker's own making: the one applied is
 		// the one whose digest the receipt records, or none.
 		return core.NotConfined("the worker was not sent the policy whose digest the receipt " +

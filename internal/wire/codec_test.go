@@ -1,0 +1,429 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/lang"
+	"github.com/sabline/sabline/receipt"
+)
+
+// filler sets every field of a value, nested ones too, to a value of its
+// own: each string and number differs from every other, and a bool at
+// leaf index i is bit bit of i, so that over bits 0 to 5 any two bools
+// differ in some variant. Lists get two elements, maps two entries.
+type filler struct {
+	bit  uint
+	next int
+	t    testing.TB
+}
+
+func (f *filler) fill(v reflect.Value) {
+	f.next++
+	n := f.next
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(fmt.Sprintf("s%d", n))
+	case reflect.Bool:
+		v.SetBool(n>>f.bit&1 == 1)
+	case reflect.Int, reflect.Int64:
+		v.SetInt(int64(n) * 1_000_003)
+	case reflect.Uint64:
+		v.SetUint(uint64(n) << 40)
+	case reflect.Float64:
+		v.SetFloat(float64(n) / 7)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		f.fill(v.Elem())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				f.fill(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			v.SetBytes([]byte(fmt.Sprintf("bytes %d \x00\xff", n)))
+			return
+		}
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		f.fill(v.Index(0))
+		f.fill(v.Index(1))
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		for range 2 {
+			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			f.fill(k)
+			f.fill(e)
+			v.SetMapIndex(k, e)
+		}
+	default:
+		f.t.Fatalf("the filler has no value for a %s (%s): give it one, and the codec too",
+			v.Kind(), v.Type())
+	}
+}
+
+// filled is a value of type T with every field set, for variant bit.
+func filled[T any](t testing.TB, bit uint) T {
+	var v T
+	(&filler{bit: bit, t: t}).fill(reflect.ValueOf(&v).Elem())
+	return v
+}
+
+// emptied is v with every nil-able list and map that the filler made
+// replaced by an empty one: [] and {} are read as empty, not nil.
+func emptied(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			emptied(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				emptied(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+	}
+}
+
+// emptyVariant names the variant whose lists and maps are empty.
+const emptyVariant = "empty lists and maps"
+
+// requestVariants are requests that set every field in turn: filled
+// ones, the zero request, and one whose lists and maps are empty.
+func requestVariants(t testing.TB) map[string]Request {
+	vs := map[string]Request{"zero": {}}
+	for bit := range uint(6) {
+		vs[fmt.Sprintf("filled, bools by bit %d", bit)] = filled[Request](t, bit)
+	}
+	e := filled[Request](t, 0)
+	emptied(reflect.ValueOf(&e).Elem())
+	vs[emptyVariant] = e
+	return vs
+}
+
+// TestDecodeRequestEveryField: every field of a Request, nested ones
+// too, read back as encoding/json wrote it, and as encoding/json reads
+// the same bytes. A field the decoder does not know fails here, since
+// the filler sets it and the decoder refuses a name it does not know.
+func TestDecodeRequestEveryField(t *testing.T) {
+	for name, want := range requestVariants(t) {
+		t.Run(name, func(t *testing.T) {
+			line, err := json.Marshal(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := DecodeRequest(append(line, '\n'))
+			if err != nil {
+				t.Fatalf("DecodeRequest(%s): %v", line, err)
+			}
+			// The policy as encoding/json wrote it is the policy as
+			// core.Policy.JSON writes it: its bytes' digest is its own.
+			if got.Policy != nil && got.policyRead != got.Policy.SHA256() {
+				t.Errorf("the policy's bytes hash to %q, the policy read to %q",
+					got.policyRead, got.Policy.SHA256())
+			}
+			got.policyRead = ""
+			var ref Request
+			if err := json.Unmarshal(line, &ref); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, ref) {
+				t.Errorf("DecodeRequest gives\n%#v\nencoding/json\n%#v", got, ref)
+			}
+			// An empty list or map with omitempty is left out, and so read
+			// as nil: encoding/json's own round trip is the want there.
+			if name != emptyVariant && !reflect.DeepEqual(got, want) {
+				t.Errorf("DecodeRequest gives\n%#v\nwant\n%#v", got, want)
+			}
+		})
+	}
+}
+
+// TestDecodeRequest: what the decoder takes (the controls: escapes, white
+// space, nulls) and what it refuses, which encoding/json may take.
+func TestDecodeRequest(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    Request
+		wantErr string // "" for a request taken
+	}{
+		{name: "escapes", in: `{"program":"/a\"b\\c\/d\n\u00e9\ud83d\ude00é\u0000"}`,
+			want: Request{Program: "/a\"b\\c/d\né\U0001F600é\x00"}},
+		{name: "white space and nulls",
+			in:   " {\n\t\"cwd\" : \"/w\" ,\"args\":null,\"guard\":null,\"budget\":null,\"pool\":null} \r\n",
+			want: Request{Cwd: "/w"}},
+		{name: "empty lists and maps", in: `{"args":[],"admitted":{},"source":""}`,
+			want: Request{Args: []string{}, Admitted: map[string]string{}, Source: []byte{}}},
+		{name: "numbers", in: `{"procs":-0,"deadline_ns":9223372036854775807,` +
+			`"relayed":[{"dev":18446744073709551615,"ino":0}]}`,
+			want: Request{Deadline: math.MaxInt64, Relayed: []lang.FileID{{Dev: math.MaxUint64}}}},
+		{name: "empty object", in: `{}`},
+		{name: "a field unknown", in: `{"programme":"/p"}`, wantErr: `no field "programme"`},
+		{name: "a field in other case", in: `{"Program":"/p"}`, wantErr: `no field "Program"`},
+		{name: "a nested field unknown", in: `{"policy":{"read":{"all":true}}}`,
+			wantErr: `no field "all"`},
+		{name: "a field twice", in: `{"cwd":"/a","cwd":"/b"}`, wantErr: `field "cwd" twice`},
+		{name: "a map key twice", in: `{"admitted":{"a":"1","a":"2"}}`, wantErr: `field "a" twice`},
+		{name: "something after it", in: `{} {}`, wantErr: "something after the request"},
+		{name: "null", in: `null`, wantErr: "a request that is null"},
+		{name: "nothing", in: ``, wantErr: `want '{'`},
+		{name: "a number for a string", in: `{"cwd":1}`, wantErr: `want '"'`},
+		{name: "a string for a number", in: `{"procs":"1"}`, wantErr: "want a whole number"},
+		{name: "a fraction", in: `{"procs":1.0}`, wantErr: "want a whole number"},
+		{name: "an exponent", in: `{"procs":1e3}`, wantErr: "want a whole number"},
+		{name: "a leading zero", in: `{"procs":01}`, wantErr: "leading zero"},
+		{name: "too large", in: `{"procs":9223372036854775808}`, wantErr: "does not fit"},
+		{name: "negative natural", in: `{"relayed":[{"dev":-1}]}`, wantErr: "not a natural"},
+		{name: "a name not a string", in: `{cwd:"/a"}`, wantErr: "want a field's name"},
+		{name: "a trailing comma", in: `{"cwd":"/a",}`, wantErr: "want a field's name"},
+		{name: "a lone surrogate", in: `{"cwd":"\ud800"}`, wantErr: `want \u`},
+		{name: "a low surrogate first", in: `{"cwd":"\udc00\ud800"}`, wantErr: "not one of a pair"},
+		{name: "not UTF-8", in: "{\"cwd\":\"\xff\"}", wantErr: "not UTF-8"},
+		{name: "a control byte", in: "{\"cwd\":\"a\tb\"}", wantErr: "control byte"},
+		{name: "an unknown escape", in: `{"cwd":"\x41"}`, wantErr: `want \u`},
+		{name: "bad hex", in: `{"cwd":"\u00g0"}`, wantErr: "hexadecimal"},
+		{name: "an unended string", in: `{"cwd":"/a`, wantErr: "without its end"},
+		{name: "an unended object", in: `{"cwd":"/a"`, wantErr: `want '}'`},
+		{name: "not base64", in: `{"source":"***"}`, wantErr: "not base64"},
+		{name: "a bool as a word", in: `{"pool":yes}`, wantErr: "want a boolean"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := DecodeRequest([]byte(tt.in))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("DecodeRequest(%s) = %v, want an error with %q", tt.in, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("DecodeRequest(%s): %v", tt.in, err)
+			}
+			got.policyRead = ""
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("DecodeRequest(%s)\n= %#v\nwant %#v", tt.in, got, tt.want)
+			}
+			var ref Request
+			if err := json.Unmarshal([]byte(tt.in), &ref); err != nil || !reflect.DeepEqual(got, ref) {
+				t.Errorf("encoding/json reads %#v (%v)", ref, err)
+			}
+		})
+	}
+}
+
+// TestDecodeRequestBound: a request past MaxRequestBytes is refused
+// before it is read; one just at it is read.
+func TestDecodeRequestBound(t *testing.T) {
+	pad := func(n int) []byte {
+		b := []byte(`{"cwd":"/w"}`)
+		return append(b, bytes.Repeat([]byte{' '}, n-len(b))...)
+	}
+	if _, err := DecodeRequest(pad(MaxRequestBytes)); err != nil {
+		t.Fatalf("a request of MaxRequestBytes: %v", err)
+	}
+	if _, err := DecodeRequest(pad(MaxRequestBytes + 1)); err == nil ||
+		!strings.Contains(err.Error(), "more than") {
+		t.Fatalf("a request past MaxRequestBytes: %v, want refused", err)
+	}
+}
+
+// FuzzDecodeRequest: whatever DecodeRequest takes, encoding/json takes
+// and reads to the same request, and the request written again is read
+// back the same.
+func FuzzDecodeRequest(f *testing.F) {
+	for _, r := range requestVariants(f) {
+		line, err := json.Marshal(r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(line)
+	}
+	f.Add([]byte(`{"program":"\ud83d\ude00\u2028<&>","admitted":{"a":null}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, err := DecodeRequest(in)
+		if err != nil {
+			return
+		}
+		if (got.Policy == nil) != (got.policyRead == "") {
+			t.Fatalf("%q: a policy %v read with the digest %q", in, got.Policy, got.policyRead)
+		}
+		got.policyRead = ""
+		var ref Request
+		if err := json.Unmarshal(in, &ref); err != nil {
+			t.Fatalf("DecodeRequest took %q, encoding/json: %v", in, err)
+		}
+		if !reflect.DeepEqual(got, ref) {
+			t.Fatalf("%q: DecodeRequest gives\n%#v\nencoding/json\n%#v", in, got, ref)
+		}
+		again, err := json.Marshal(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := DecodeRequest(again)
+		if back.Policy != nil && back.policyRead != back.Policy.SHA256() {
+			t.Fatalf("%s: the policy written again hashes to %q, not %q",
+				again, back.policyRead, back.Policy.SHA256())
+		}
+		back.policyRead = ""
+		if err != nil || !reflect.DeepEqual(back, got) {
+			t.Fatalf("%s written again reads %#v (%v)", again, back, err)
+		}
+	})
+}
+
+// encoded is what encoding/json's Encoder, as the worker used it, writes
+// for r.
+func encoded(r *Record) ([]byte, error) {
+	var b bytes.Buffer
+	err := json.NewEncoder(&b).Encode(r)
+	return b.Bytes(), err
+}
+
+// trickyText has every byte class encoding/json writes a string's bytes
+// by: safe ASCII, quotes, HTML's three, control bytes, invalid UTF-8,
+// the two separators JavaScript does not take, and text beyond ASCII.
+const trickyText = "a\"\\/<>&\b\f\n\r\t\x00\x1f\x7f\xff\xc3 \u2028\u2029é😀"
+
+// TestAppendRecordEveryField: AppendRecord writes the bytes encoding/json
+// writes, for records that set every field in turn (the filler would
+// set a field the encoder does not write), the zero record, one with
+// empty lists and nil ones, and strings of every class of byte.
+func TestAppendRecordEveryField(t *testing.T) {
+	vs := map[string]Record{"zero": {}}
+	for bit := range uint(6) {
+		vs[fmt.Sprintf("filled, bools by bit %d", bit)] = filled[Record](t, bit)
+	}
+	e := filled[Record](t, 0)
+	emptied(reflect.ValueOf(&e).Elem())
+	vs["empty lists"] = e
+	tricky := filled[Record](t, 1)
+	tricky.Outcome.Message, tricky.Confinement.Layers[0] = trickyText, trickyText
+	tricky.Faults[1].Errno = trickyText
+	tricky.Timings = receipt.WorkerTimings{CompileMS: 1e-7, ConfineMS: 1e21, RunMS: -0.000123}
+	vs["tricky"] = tricky
+	vs["a real one"] = Record{
+		Outcome:     receipt.Outcome{Status: "ok"},
+		Confinement: core.Result{Level: core.Full, Reason: "held", Layers: []string{"seccomp"}},
+		Timings:     receipt.WorkerTimings{CompileMS: 0.531, ConfineMS: 1.69},
+	}
+	for name, r := range vs {
+		t.Run(name, func(t *testing.T) {
+			want, err := encoded(&r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := AppendRecord([]byte("before"), &r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, append([]byte("before"), want...)) {
+				t.Errorf("AppendRecord writes\n%s\nencoding/json\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestAppendRecordNotANumber: a time that is not a finite number fails as
+// encoding/json fails, and nothing is appended; a finite one is the
+// control.
+func TestAppendRecordNotANumber(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 2.5} {
+		r := Record{Timings: receipt.WorkerTimings{RunMS: v}}
+		_, wantErr := encoded(&r)
+		got, err := AppendRecord([]byte("x"), &r)
+		if (err != nil) != (wantErr != nil) {
+			t.Errorf("%v: AppendRecord error %v, encoding/json's %v", v, err, wantErr)
+		}
+		if err != nil && string(got) != "x" {
+			t.Errorf("%v: AppendRecord appended %q with its error", v, got)
+		}
+	}
+}
+
+// FuzzAppendRecord: AppendRecord writes the bytes encoding/json writes,
+// for any text in a record's strings and any time.
+func FuzzAppendRecord(f *testing.F) {
+	f.Add(trickyText, 0.531, 3)
+	f.Add("", 1e-7, -1)
+	f.Add("\xed\xa0\x80", 1e21, 0)
+	f.Fuzz(func(t *testing.T, s string, ms float64, n int) {
+		r := Record{
+			Outcome:     receipt.Outcome{Status: s, Message: s, ExitStatus: n, Stack: []string{s}},
+			Effects:     nil,
+			Confinement: core.Result{Level: core.Level(s), Layers: []string{s, s}},
+			Timings:     receipt.WorkerTimings{CompileMS: ms, ConfineMS: -ms, RunMS: ms * 3},
+		}
+		if n%2 == 0 {
+			r.Faults = []receipt.FaultAttempt{{FaultOp: receipt.FaultOp{Op: s}, Layers: []string{s}}}
+		}
+		want, wantErr := encoded(&r)
+		got, err := AppendRecord(nil, &r)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("AppendRecord error %v, encoding/json's %v", err, wantErr)
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("AppendRecord writes\n%q\nencoding/json\n%q", got, want)
+		}
+	})
+}
+
+// TestPolicyRecorded: a request's policy is the recorded one when the
+// bytes read hash to the digest, or, written otherwise, when the policy
+// encoded again does; never with another digest or none.
+func TestPolicyRecorded(t *testing.T) {
+	p := filled[core.Policy](t, 0)
+	digest := p.SHA256()
+	decode := func(policy string, sum string) Request {
+		t.Helper()
+		r, err := DecodeRequest([]byte(`{"policy":` + policy + `,"policy_sha256":"` + sum + `"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	reordered := map[string]any{}
+	if err := json.Unmarshal(p.JSON(), &reordered); err != nil {
+		t.Fatal(err)
+	}
+	otherwise, err := json.MarshalIndent(reordered, "", "  ") // keys sorted, spaced
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		req      Request
+		wantRead bool // the bytes read hash to the policy's own digest
+		want     bool
+	}{
+		{name: "as written", req: decode(string(p.JSON()), digest), wantRead: true, want: true},
+		{name: "written otherwise", req: decode(string(otherwise), digest), want: true},
+		{name: "built, not read", req: Request{Policy: &p, PolicySHA256: digest}, want: true},
+		{name: "another digest", req: decode(string(p.JSON()), strings.Repeat("0", 64)),
+			wantRead: true},
+		{name: "no digest", req: decode(string(p.JSON()), ""), wantRead: true},
+		{name: "no policy", req: decode("null", digest)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.req.policyRead == digest; got != tt.wantRead {
+				t.Errorf("the bytes read hash to the policy's digest: %v, want %v", got, tt.wantRead)
+			}
+			if got := tt.req.PolicyRecorded(); got != tt.want {
+				t.Errorf("PolicyRecorded() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -184,13 +184,19 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	return w, nil
 }
 
-// send writes v, one JSON line, on the request pipe.
-func (w *workerProc) send(v any) error {
-	line, err := json.Marshal(v)
+// sendRequest writes the worker's request, one JSON line, on the
+// request pipe.
+func (w *workerProc) sendRequest(req *wire.Request) error {
+	line, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
-	_, err = w.reqW.Write(append(line, '\n'))
+	return w.send(append(line, '\n'))
+}
+
+// send writes line on the request pipe.
+func (w *workerProc) send(line []byte) error {
+	_, err := w.reqW.Write(line)
 	return err
 }
 

@@ -446,10 +446,13 @@ func TestWorkerLifeCycle(t *testing.T) {
 
 // forgesFinal prints, then writes on its result pipe (descriptor 4) a
 // final record of its own, claiming to have run confined (forgedReason)
-// and used nothing, and exits 0 before its worker can send its own.
+// and used nothing, then the same as a pool's job result (which has no
+// confinement: the pool refuses a line with fields a result has not),
+// and exits 0 before its worker can send its own.
 const forgesFinal = `print("forging")
 c = ffi.module("ctypes")
 r = '{"outcome":{"status":"ok","exit_status":0},"effects":[],"confinement":{"level":"full","reason":"` + forgedReason + `","layers":["seccomp"]},"files":[{"path":"/forged.vel","sha256":"00"}]}\n'
+r += '{"outcome":{"status":"ok","exit_status":0},"effects":[],"files":[{"path":"/forged.vel","sha256":"00"}]}\n'
 c.syscall("write", 4, r, len(r))
 c.syscall("exit_group", 0)
 `

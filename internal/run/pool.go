@@ -737,7 +737,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	if p.cfg.Confine != core.ModeOff {
 		req.Policy, req.PolicySHA256 = &pol, p.digest
 	}
-	if err := w.send(req); err != nil {
+	if err := w.sendRequest(&req); err != nil {
 		// A worker that ended before it read its request closed its end
 		// of the pipe: how it ended says why, as a command-line run's
 		// supervisor says it (its wait sees the death, not the write).
@@ -919,7 +919,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	if w.broker != nil { // a brokered worker's runs are held to their own policy's hosts
 		w.begin(j.b, core.OSPolicy(j.b, core.Options{Mode: p.cfg.Confine}))
 	}
-	if err := w.send(wire.Job{
+	if err := w.send(wire.AppendJob(nil, &wire.Job{
 		Program: j.name,
 		Source:  j.src,
 		Root:    j.root,
@@ -928,7 +928,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		Budget:  j.b,
 		Cwd:     p.cfg.Cwd,
 		Keep:    j.run.Source == nil,
-	}); err != nil {
+	})); err != nil {
 		rec.Outcome = w.death(keep)
 		rec.Observed = w.observe()
 		return &PoolResult{Receipt: rec}, false

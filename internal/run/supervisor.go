@@ -183,7 +183,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		}
 	}
 	go func() {
-		_ = w.send(req) // a worker that died early is seen by its wait
+		_ = w.sendRequest(req) // a worker that died early is seen by its wait
 		w.reqW.Close()
 		phase.Mark("request sent")
 		// Leftovers of earlier runs are swept once the request is on

@@ -120,35 +120,74 @@ func requestVariants(t testing.TB) map[string]Request {
 func TestDecodeRequestEveryField(t *testing.T) {
 	for name, want := range requestVariants(t) {
 		t.Run(name, func(t *testing.T) {
-			line, err := json.Marshal(want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := DecodeRequest(append(line, '\n'))
-			if err != nil {
-				t.Fatalf("DecodeRequest(%s): %v", line, err)
-			}
+			got := readBack(t, want, DecodeRequest, name == emptyVariant)
 			// The policy as encoding/json wrote it is the policy as
 			// core.Policy.JSON writes it: its bytes' digest is its own.
 			if got.Policy != nil && got.policyRead != got.Policy.SHA256() {
 				t.Errorf("the policy's bytes hash to %q, the policy read to %q",
 					got.policyRead, got.Policy.SHA256())
 			}
-			got.policyRead = ""
-			var ref Request
-			if err := json.Unmarshal(line, &ref); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, ref) {
-				t.Errorf("DecodeRequest gives\n%#v\nencoding/json\n%#v", got, ref)
-			}
-			// An empty list or map with omitempty is left out, and so read
-			// as nil: encoding/json's own round trip is the want there.
-			if name != emptyVariant && !reflect.DeepEqual(got, want) {
-				t.Errorf("DecodeRequest gives\n%#v\nwant\n%#v", got, want)
-			}
 		})
 	}
+}
+
+// TestDecodeJobEveryField: every field of a Job, and of a JobResult,
+// read back as encoding/json wrote it (TestDecodeRequestEveryField).
+func TestDecodeJobEveryField(t *testing.T) {
+	result := func(line []byte) (JobResult, error) {
+		return decodeLine(line, MaxJobResultBytes, "result", (*decoder).jobResult)
+	}
+	for bit := range uint(6) {
+		t.Run(fmt.Sprintf("filled, bools by bit %d", bit), func(t *testing.T) {
+			readBack(t, filled[Job](t, bit), DecodeJob, false)
+			readBack(t, filled[JobResult](t, bit), result, false)
+		})
+	}
+	for _, name := range []string{"zero", emptyVariant} {
+		t.Run(name, func(t *testing.T) {
+			j, r := filled[Job](t, 0), filled[JobResult](t, 0)
+			switch name {
+			case "zero":
+				j, r = Job{}, JobResult{}
+			default:
+				emptied(reflect.ValueOf(&j).Elem())
+				emptied(reflect.ValueOf(&r).Elem())
+			}
+			readBack(t, j, DecodeJob, name == emptyVariant)
+			readBack(t, r, result, name == emptyVariant)
+		})
+	}
+}
+
+// readBack writes want with encoding/json, reads it with decode, and
+// wants what encoding/json reads, and want itself unless omitempty has
+// left an empty list out (then read as nil, by encoding/json as well).
+// It returns what decode read.
+func readBack[T any](t *testing.T, want T, decode func([]byte) (T, error), empties bool) T {
+	t.Helper()
+	line, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decode(append(line, '\n'))
+	if err != nil {
+		t.Fatalf("decode(%s): %v", line, err)
+	}
+	var ref T
+	if err := json.Unmarshal(line, &ref); err != nil {
+		t.Fatal(err)
+	}
+	cmp := got
+	if r, ok := any(&cmp).(*Request); ok {
+		r.policyRead = "" // checked by the caller
+	}
+	if !reflect.DeepEqual(cmp, ref) {
+		t.Errorf("decoded\n%#v\nencoding/json reads\n%#v", cmp, ref)
+	}
+	if !empties && !reflect.DeepEqual(cmp, want) {
+		t.Errorf("decoded\n%#v\nwant\n%#v", cmp, want)
+	}
+	return got
 }
 
 // TestDecodeRequest: what the decoder takes (the controls: escapes, white
@@ -181,7 +220,7 @@ func TestDecodeRequest(t *testing.T) {
 		{name: "null", in: `null`, wantErr: "a request that is null"},
 		{name: "nothing", in: ``, wantErr: `want '{'`},
 		{name: "a number for a string", in: `{"cwd":1}`, wantErr: `want '"'`},
-		{name: "a string for a number", in: `{"procs":"1"}`, wantErr: "want a whole number"},
+		{name: "a string for a number", in: `{"procs":"1"}`, wantErr: "want the digits of a number"},
 		{name: "a fraction", in: `{"procs":1.0}`, wantErr: "want a whole number"},
 		{name: "an exponent", in: `{"procs":1e3}`, wantErr: "want a whole number"},
 		{name: "a leading zero", in: `{"procs":01}`, wantErr: "leading zero"},
@@ -240,9 +279,9 @@ func TestDecodeRequestBound(t *testing.T) {
 	}
 }
 
-// FuzzDecodeRequest: whatever DecodeRequest takes, encoding/json takes
-// and reads to the same request, and the request written again is read
-// back the same.
+// FuzzDecodeRequest: whatever DecodeRequest or DecodeJob takes,
+// encoding/json takes and reads to the same value, and the value written
+// again is read back the same.
 func FuzzDecodeRequest(f *testing.F) {
 	for _, r := range requestVariants(f) {
 		line, err := json.Marshal(r)
@@ -251,37 +290,56 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 		f.Add(line)
 	}
+	for bit := range uint(2) {
+		line, err := json.Marshal(filled[Job](f, bit))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(line)
+	}
 	f.Add([]byte(`{"program":"\ud83d\ude00\u2028<&>","admitted":{"a":null}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		got, err := DecodeRequest(in)
-		if err != nil {
-			return
-		}
-		if (got.Policy == nil) != (got.policyRead == "") {
-			t.Fatalf("%q: a policy %v read with the digest %q", in, got.Policy, got.policyRead)
-		}
-		got.policyRead = ""
-		var ref Request
-		if err := json.Unmarshal(in, &ref); err != nil {
-			t.Fatalf("DecodeRequest took %q, encoding/json: %v", in, err)
-		}
-		if !reflect.DeepEqual(got, ref) {
-			t.Fatalf("%q: DecodeRequest gives\n%#v\nencoding/json\n%#v", in, got, ref)
-		}
-		again, err := json.Marshal(got)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := DecodeRequest(again)
-		if back.Policy != nil && back.policyRead != back.Policy.SHA256() {
-			t.Fatalf("%s: the policy written again hashes to %q, not %q",
-				again, back.policyRead, back.Policy.SHA256())
-		}
-		back.policyRead = ""
-		if err != nil || !reflect.DeepEqual(back, got) {
-			t.Fatalf("%s written again reads %#v (%v)", again, back, err)
-		}
+		differential(t, in, DecodeRequest)
+		differential(t, in, DecodeJob)
 	})
+}
+
+// differential checks what decode reads of in, if it takes it, against
+// encoding/json, and against the same written again.
+func differential[T any](t *testing.T, in []byte, decode func([]byte) (T, error)) {
+	got, err := decode(in)
+	if err != nil {
+		return
+	}
+	var ref T
+	if err := json.Unmarshal(in, &ref); err != nil {
+		t.Fatalf("took %q, encoding/json: %v", in, err)
+	}
+	cmp := got
+	if r, ok := any(&cmp).(*Request); ok {
+		if (r.Policy == nil) != (r.policyRead == "") {
+			t.Fatalf("%q: a policy %v read with the digest %q", in, r.Policy, r.policyRead)
+		}
+		r.policyRead = ""
+	}
+	if !reflect.DeepEqual(cmp, ref) {
+		t.Fatalf("%q: read as\n%#v\nencoding/json reads\n%#v", in, cmp, ref)
+	}
+	again, err := json.Marshal(cmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := decode(again)
+	if r, ok := any(&back).(*Request); ok {
+		if r.Policy != nil && r.policyRead != r.Policy.SHA256() {
+			t.Fatalf("%s: the policy written again hashes to %q, not %q",
+				again, r.policyRead, r.Policy.SHA256())
+		}
+		r.policyRead = ""
+	}
+	if err != nil || !reflect.DeepEqual(back, cmp) {
+		t.Fatalf("%s written again reads %#v (%v)", again, back, err)
+	}
 }
 
 // encoded is what encoding/json's Encoder, as the worker used it, writes
@@ -336,6 +394,47 @@ func TestAppendRecordEveryField(t *testing.T) {
 	}
 }
 
+// TestAppendJobEveryField: AppendJob and AppendJobResult write the bytes
+// encoding/json writes, as TestAppendRecordEveryField has it.
+func TestAppendJobEveryField(t *testing.T) {
+	jobs, results := map[string]Job{"zero": {}}, map[string]JobResult{"zero": {}}
+	for bit := range uint(6) {
+		name := fmt.Sprintf("filled, bools by bit %d", bit)
+		jobs[name], results[name] = filled[Job](t, bit), filled[JobResult](t, bit)
+	}
+	j, r := filled[Job](t, 0), filled[JobResult](t, 0)
+	emptied(reflect.ValueOf(&j).Elem())
+	emptied(reflect.ValueOf(&r).Elem())
+	jobs["empty lists"], results["empty lists"] = j, r
+	j, r = filled[Job](t, 1), filled[JobResult](t, 1)
+	j.Args[0], j.Budget.Items[0].Path, r.Outcome.Stack[1] = trickyText, trickyText, trickyText
+	j.Stdin, r.Stdout = []byte(trickyText), []byte(trickyText)
+	jobs["tricky"], results["tricky"] = j, r
+	for name, j := range jobs {
+		t.Run("job, "+name, func(t *testing.T) {
+			want, err := json.Marshal(&j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := AppendJob([]byte("x"), &j); string(got) != "x"+string(want)+"\n" {
+				t.Errorf("AppendJob writes\n%s\nencoding/json\n%s", got, want)
+			}
+		})
+	}
+	for name, r := range results {
+		t.Run("result, "+name, func(t *testing.T) {
+			want, err := json.Marshal(&r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := AppendJobResult([]byte("x"), &r); err != nil ||
+				string(got) != "x"+string(want)+"\n" {
+				t.Errorf("AppendJobResult writes\n%s (%v)\nencoding/json\n%s", got, err, want)
+			}
+		})
+	}
+}
+
 // TestAppendRecordNotANumber: a time that is not a finite number fails as
 // encoding/json fails, and nothing is appended; a finite one is the
 // control.
@@ -350,11 +449,17 @@ func TestAppendRecordNotANumber(t *testing.T) {
 		if err != nil && string(got) != "x" {
 			t.Errorf("%v: AppendRecord appended %q with its error", v, got)
 		}
+		jr := JobResult{Timings: r.Timings}
+		if got, err := AppendJobResult([]byte("x"), &jr); (err != nil) != (wantErr != nil) ||
+			err != nil && string(got) != "x" {
+			t.Errorf("%v: AppendJobResult %q, %v; encoding/json's error %v", v, got, err, wantErr)
+		}
 	}
 }
 
-// FuzzAppendRecord: AppendRecord writes the bytes encoding/json writes,
-// for any text in a record's strings and any time.
+// FuzzAppendRecord: AppendRecord, AppendJobResult and AppendJob write the
+// bytes encoding/json writes, for any text in their strings and bytes
+// and any time.
 func FuzzAppendRecord(f *testing.F) {
 	f.Add(trickyText, 0.531, 3)
 	f.Add("", 1e-7, -1)
@@ -376,6 +481,16 @@ func FuzzAppendRecord(f *testing.F) {
 		}
 		if err == nil && !bytes.Equal(got, want) {
 			t.Fatalf("AppendRecord writes\n%q\nencoding/json\n%q", got, want)
+		}
+		jr := JobResult{Outcome: r.Outcome, Stdout: []byte(s), Timings: r.Timings}
+		want, wantErr = json.Marshal(&jr)
+		got, err = AppendJobResult(nil, &jr)
+		if (err != nil) != (wantErr != nil) || err == nil && string(got) != string(want)+"\n" {
+			t.Fatalf("AppendJobResult writes\n%q (%v)\nencoding/json\n%q (%v)", got, err, want, wantErr)
+		}
+		j := Job{Program: s, Args: []string{s}, Stdin: []byte(s)}
+		if want, _ := json.Marshal(&j); string(AppendJob(nil, &j)) != string(want)+"\n" {
+			t.Fatalf("AppendJob writes\n%q\nencoding/json\n%q", AppendJob(nil, &j), want)
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/lang"
@@ -22,6 +23,10 @@ import (
 // text in base64 and room for the rest (a guard of thousands of
 // locations is well under a mebibyte).
 const MaxRequestBytes = (program.MaxBytes+2)/3*4 + 32<<20
+
+// MaxJobBytes bounds a job line a pool worker reads: a program's text
+// and its standard input in base64, and room for the rest.
+const MaxJobBytes = (program.MaxBytes+2)/3*4 + (MaxPoolInputBytes+2)/3*4 + 1<<20
 
 // DecodeRequest reads the request a worker is sent: one JSON object, as
 // encoding/json writes a [Request], with nothing after it but white
@@ -37,21 +42,37 @@ const MaxRequestBytes = (program.MaxBytes+2)/3*4 + 32<<20
 // (FuzzDecodeRequest), and every field of a Request, nested ones too, is
 // read back as written (TestDecodeRequestEveryField).
 func DecodeRequest(line []byte) (Request, error) {
-	if len(line) > MaxRequestBytes {
-		return Request{}, fmt.Errorf("%w: a request of %d bytes, more than %d",
-			ErrRecordTooLong, len(line), MaxRequestBytes)
+	return decodeLine(line, MaxRequestBytes, "request", (*decoder).request)
+}
+
+// DecodeJob reads a job line a pool worker is sent, as DecodeRequest
+// reads the request.
+func DecodeJob(line []byte) (Job, error) {
+	return decodeLine(line, MaxJobBytes, "job", (*decoder).job)
+}
+
+// decodeLine reads one object of what from line, at most limit bytes,
+// with nothing after it but white space.
+func decodeLine[T any](line []byte, limit int, what string, read func(*decoder, *T)) (T, error) {
+	var v T
+	if len(line) > limit {
+		return v, fmt.Errorf("%w: a %s of %d bytes, more than %d",
+			ErrRecordTooLong, what, len(line), limit)
 	}
 	d := &decoder{b: line}
-	var r Request
-	d.request(&r)
+	if d.null() {
+		d.fail("a %s that is null", what)
+	}
+	read(d, &v)
 	d.space()
 	if d.err == nil && d.i < len(d.b) {
-		d.fail("something after the request")
+		d.fail("something after the %s", what)
 	}
 	if d.err != nil {
-		return Request{}, fmt.Errorf("decode request: %w", d.err)
+		var zero T
+		return zero, fmt.Errorf("decode %s: %w", what, d.err)
 	}
-	return r, nil
+	return v, nil
 }
 
 // decoder reads JSON from b without reflection. The first error stops it:
@@ -212,24 +233,38 @@ func (d *decoder) boolean() bool {
 	return false
 }
 
+// i0 reads the sign and the whole part of a JSON number, after white
+// space: a leading zero only alone.
+func (d *decoder) i0() {
+	d.space()
+	if d.i < len(d.b) && d.b[d.i] == '-' {
+		d.i++
+	}
+	first := d.i
+	d.run("a number")
+	if d.err == nil && d.b[first] == '0' && d.i-first > 1 {
+		d.fail("a number with a leading zero")
+	}
+}
+
+// run reads one digit or more, which what must have.
+func (d *decoder) run(what string) {
+	first := d.i
+	for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
+		d.i++
+	}
+	if d.i == first {
+		d.fail("want the digits of %s", what)
+	}
+}
+
 // digits reads a JSON number that is a whole number: no fraction and no
 // exponent, which encoding/json refuses for an integer field too.
 func (d *decoder) digits() string {
 	d.space()
 	start := d.i
-	if d.i < len(d.b) && d.b[d.i] == '-' {
-		d.i++
-	}
-	first := d.i
-	for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
-		d.i++
-	}
-	switch {
-	case d.i == first:
-		d.fail("want a whole number")
-	case d.b[first] == '0' && d.i-first > 1:
-		d.fail("a number with a leading zero")
-	case d.i < len(d.b) && (d.b[d.i] == '.' || d.b[d.i] == 'e' || d.b[d.i] == 'E'):
+	d.i0()
+	if d.i < len(d.b) && (d.b[d.i] == '.' || d.b[d.i] == 'e' || d.b[d.i] == 'E') {
 		d.fail("want a whole number")
 	}
 	return string(d.b[start:d.i])
@@ -389,7 +424,7 @@ func (d *decoder) bytes() []byte {
 }
 
 func (d *decoder) request(r *Request) {
-	if !d.object(func(name string) {
+	d.object(func(name string) {
 		switch name {
 		case "program":
 			r.Program = d.str()
@@ -439,9 +474,7 @@ func (d *decoder) request(r *Request) {
 		default:
 			d.unknown(name)
 		}
-	}) && d.err == nil {
-		d.fail("a request that is null")
-	}
+	})
 }
 
 // pointer reads a *T: nil for null, else a new T read by read.
@@ -662,4 +695,143 @@ func (d *decoder) widening(w *core.Widening) {
 			d.unknown(name)
 		}
 	})
+}
+
+func (d *decoder) job(j *Job) {
+	d.object(func(name string) {
+		switch name {
+		case "program":
+			j.Program = d.str()
+		case "source":
+			j.Source = d.bytes()
+		case "root":
+			j.Root = d.str()
+		case "args":
+			j.Args = d.strings()
+		case "stdin":
+			j.Stdin = d.bytes()
+		case "budget":
+			d.budget(&j.Budget)
+		case "cwd":
+			j.Cwd = d.str()
+		case "keep":
+			j.Keep = d.boolean()
+		default:
+			d.unknown(name)
+		}
+	})
+}
+
+func (d *decoder) jobResult(r *JobResult) {
+	d.object(func(name string) {
+		switch name {
+		case "outcome":
+			d.outcome(&r.Outcome)
+		case "files":
+			r.Files = list(d, d.fileDigest)
+		case "effects":
+			r.Effects = list(d, d.usage)
+		case "stdout":
+			r.Stdout = d.bytes()
+		case "clipped":
+			r.Clipped = d.boolean()
+		case "timings":
+			d.timings(&r.Timings)
+		default:
+			d.unknown(name)
+		}
+	})
+}
+
+func (d *decoder) outcome(o *receipt.Outcome) {
+	d.object(func(name string) {
+		switch name {
+		case "status":
+			o.Status = d.str()
+		case "code":
+			o.Code = codes.Code(d.str())
+		case "message":
+			o.Message = d.str()
+		case "position":
+			o.Position = d.str()
+		case "exit_status":
+			o.ExitStatus = d.num()
+		case "stack":
+			o.Stack = d.strings()
+		default:
+			d.unknown(name)
+		}
+	})
+}
+
+func (d *decoder) fileDigest(f *program.FileDigest) {
+	d.object(func(name string) {
+		switch name {
+		case "path":
+			f.Path = d.str()
+		case "sha256":
+			f.SHA256 = d.str()
+		default:
+			d.unknown(name)
+		}
+	})
+}
+
+func (d *decoder) usage(u *budget.Usage) {
+	d.object(func(name string) {
+		switch name {
+		case "grant":
+			u.Grant = d.str()
+		case "uses":
+			u.Uses = d.num()
+		case "limit":
+			u.Limit = d.num()
+		default:
+			d.unknown(name)
+		}
+	})
+}
+
+func (d *decoder) timings(t *receipt.WorkerTimings) {
+	d.object(func(name string) {
+		switch name {
+		case "compile_ms":
+			t.CompileMS = d.float()
+		case "confine_ms":
+			t.ConfineMS = d.float()
+		case "run_ms":
+			t.RunMS = d.float()
+		default:
+			d.unknown(name)
+		}
+	})
+}
+
+// float reads a JSON number into a float64, as encoding/json does: one
+// past float64's range is refused.
+func (d *decoder) float() float64 {
+	if d.null() {
+		return 0
+	}
+	start := d.i
+	d.i0()
+	if d.i < len(d.b) && d.b[d.i] == '.' {
+		d.i++
+		d.run("a fraction")
+	}
+	if d.i < len(d.b) && (d.b[d.i] == 'e' || d.b[d.i] == 'E') {
+		d.i++
+		if d.i < len(d.b) && (d.b[d.i] == '+' || d.b[d.i] == '-') {
+			d.i++
+		}
+		d.run("an exponent")
+	}
+	if d.err != nil {
+		return 0
+	}
+	v, err := strconv.ParseFloat(string(d.b[start:d.i]), 64)
+	if err != nil {
+		d.fail("number %s does not fit", d.b[start:d.i])
+	}
+	return v
 }

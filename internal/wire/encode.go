@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/base64"
 	"fmt"
 	"math"
 	"strconv"
@@ -18,10 +19,56 @@ import (
 // where encoding/json has met no type yet. It fails as encoding/json
 // does for a time that is not a finite number, and then appends nothing.
 func AppendRecord(b []byte, r *Record) ([]byte, error) {
-	e := encoder{b: b}
+	e := &encoder{b: b}
 	e.record(r)
 	if e.err != nil {
 		return b, fmt.Errorf("encode record: %w", e.err)
+	}
+	return append(e.b, '\n'), nil
+}
+
+// AppendJob appends j as one JSON line, the bytes encoding/json writes
+// for it (TestAppendJobEveryField).
+func AppendJob(b []byte, j *Job) []byte {
+	e := &encoder{b: b}
+	e.open()
+	e.str("program", j.Program)
+	e.bytes("source", j.Source)
+	e.str("root", j.Root)
+	e.strings("args", j.Args)
+	if len(j.Stdin) > 0 {
+		e.bytes("stdin", j.Stdin)
+	}
+	e.name("budget")
+	e.budget(&j.Budget)
+	e.str("cwd", j.Cwd)
+	if j.Keep {
+		e.boolean("keep", true)
+	}
+	e.close()
+	return append(e.b, '\n')
+}
+
+// AppendJobResult appends r as one JSON line, as AppendRecord appends a
+// record.
+func AppendJobResult(b []byte, r *JobResult) ([]byte, error) {
+	e := &encoder{b: b}
+	e.open()
+	e.name("outcome")
+	e.outcome(&r.Outcome)
+	each(e, "files", true, r.Files, e.fileDigest)
+	each(e, "effects", true, r.Effects, e.usage)
+	if len(r.Stdout) > 0 {
+		e.bytes("stdout", r.Stdout)
+	}
+	if r.Clipped {
+		e.boolean("clipped", true)
+	}
+	e.name("timings")
+	e.timings(&r.Timings)
+	e.close()
+	if e.err != nil {
+		return b, fmt.Errorf("encode result: %w", e.err)
 	}
 	return append(e.b, '\n'), nil
 }
@@ -77,6 +124,23 @@ func (e *encoder) numOmit(n string, v int) {
 	if v != 0 {
 		e.num(n, v)
 	}
+}
+
+func (e *encoder) boolean(n string, v bool) {
+	e.name(n)
+	e.b = strconv.AppendBool(e.b, v)
+}
+
+// bytes writes a []byte as encoding/json does: base64, or null when nil.
+func (e *encoder) bytes(n string, v []byte) {
+	e.name(n)
+	if v == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.b = append(e.b, '"')
+	e.b = base64.StdEncoding.AppendEncode(e.b, v)
+	e.b = append(e.b, '"')
 }
 
 // float writes v as encoding/json does: the shortest decimal, with an
@@ -148,12 +212,33 @@ func (e *encoder) record(r *Record) {
 	e.result(&r.Confinement)
 	each(e, "faults", true, r.Faults, e.faultAttempt)
 	e.name("timings")
-	e.open()
-	e.float("compile_ms", r.Timings.CompileMS)
-	e.float("confine_ms", r.Timings.ConfineMS)
-	e.float("run_ms", r.Timings.RunMS)
-	e.close()
+	e.timings(&r.Timings)
 	e.numOmit("memory_limit_held_mb", r.MemoryLimitHeld)
+	e.close()
+}
+
+func (e *encoder) timings(t *receipt.WorkerTimings) {
+	e.open()
+	e.float("compile_ms", t.CompileMS)
+	e.float("confine_ms", t.ConfineMS)
+	e.float("run_ms", t.RunMS)
+	e.close()
+}
+
+func (e *encoder) budget(b *budget.Budget) {
+	e.open()
+	each(e, "Items", false, b.Items, func(it *budget.Item) {
+		e.open()
+		e.str("Kind", string(it.Kind))
+		e.str("Access", string(it.Access))
+		e.str("Path", it.Path)
+		e.boolean("UDP", it.UDP)
+		e.str("Host", it.Host)
+		e.num("Port", it.Port)
+		e.str("Module", it.Module)
+		e.num("Limit", it.Limit)
+		e.close()
+	})
 	e.close()
 }
 

@@ -272,8 +272,8 @@ const MaxJobResultLines = 64
 // calls: nothing in it is taken unless all of it is a result the worker
 // could have sent.
 func ParseJobResult(line []byte) (JobResult, error) {
-	var r JobResult
-	if err := json.Unmarshal(line, &r); err != nil {
+	r, err := decodeLine(line, MaxJobResultBytes, "result", (*decoder).jobResult)
+	if err != nil {
 		return JobResult{}, fmt.Errorf("record %q...: %w", Clip(line, 40), err)
 	}
 	if err := r.Check(); err != nil {

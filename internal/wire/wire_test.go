@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -60,11 +61,22 @@ func TestParseJobResult(t *testing.T) {
 		{name: "no status", line: `{"outcome":{}}`, wantErr: "without a status"},
 		{name: "unknown code", line: `{"outcome":{"status":"failed","code":"E999","exit_status":1}}`, wantErr: "E999"},
 		{name: "exit status out of range", line: `{"outcome":{"status":"ok","exit_status":300}}`, wantErr: "300"},
-		{name: "two records", line: `{"outcome":{"status":"ok"}} {"outcome":{"status":"ok"}}`, wantErr: "after top-level value"},
-		{name: "a brace after it", line: `{"outcome":{"status":"ok"}}}`, wantErr: "after top-level value"},
+		{name: "two records", line: `{"outcome":{"status":"ok"}} {"outcome":{"status":"ok"}}`, wantErr: "something after the result"},
+		{name: "a brace after it", line: `{"outcome":{"status":"ok"}}}`, wantErr: "something after the result"},
 		{name: "white space after it", line: "{\"outcome\":{\"status\":\"ok\"}} \t\n"},
-		{name: "not JSON", line: `hello`, wantErr: "invalid"},
+		{name: "not JSON", line: `hello`, wantErr: "want '{'"},
+		{name: "a field no result has", line: `{"outcome":{"status":"ok"},"level":"full"}`,
+			wantErr: `no field "level"`},
 		{name: "an unknown status", line: `{"outcome":{"status":"great"}}`, wantErr: "unknown status"},
+		{name: "a time", line: `{"outcome":{"status":"ok"},"timings":{"run_ms":-1.5E-3,"compile_ms":0}}`},
+		{name: "a time past float64", line: `{"outcome":{"status":"ok"},"timings":{"run_ms":1e400}}`,
+			wantErr: "does not fit"},
+		{name: "a time without its fraction", line: `{"outcome":{"status":"ok"},"timings":{"run_ms":1.}}`,
+			wantErr: "want the digits of a fraction"},
+		{name: "a time without its exponent", line: `{"outcome":{"status":"ok"},"timings":{"run_ms":1e+}}`,
+			wantErr: "want the digits of an exponent"},
+		{name: "a time without its whole part", line: `{"outcome":{"status":"ok"},"timings":{"run_ms":.5}}`,
+			wantErr: "want the digits of a number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,8 +137,9 @@ func FuzzJobResult(f *testing.F) {
 		if err := r.Check(); err != nil {
 			t.Fatalf("parseJobResult took a result that fails its check: %v", err)
 		}
-		if !json.Valid(line) {
-			t.Fatalf("parseJobResult took %q, which is not one JSON value", line)
+		var ref JobResult
+		if err := json.Unmarshal(line, &ref); err != nil || !reflect.DeepEqual(r, ref) {
+			t.Fatalf("parseJobResult took %q as\n%#v\nencoding/json reads\n%#v (%v)", line, r, ref, err)
 		}
 	})
 }

@@ -1,8 +1,8 @@
 package worker
 
 import (
+	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -23,7 +23,7 @@ import (
 // runs the jobs the supervisor sends, one at a time, each in an
 // interpreter of its own with fresh module values, until the request pipe
 // closes.
-func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
+func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader) int {
 	w.stop.betweenRuns()
 	res := &wire.Record{Confinement: core.NotApplied()}
 	w.prepare(req, res)
@@ -40,11 +40,15 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 	temp := &tempDir{name: req.TempDir}
 
 	for {
+		line, err := wire.ReadLine(jobs, wire.MaxJobBytes)
+		if err == io.EOF && len(line) == 0 {
+			return 0 // the pool closed the pipe: it retires the worker
+		}
 		var j wire.Job
-		if err := jobs.Decode(&j); err != nil {
-			if err == io.EOF {
-				return 0
-			}
+		if err == nil {
+			j, err = wire.DecodeJob(line)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "sabline: pool worker: read job:", err)
 			return codes.ExitCrashed
 		}
@@ -66,13 +70,13 @@ func (w *worker) servePool(req *wire.Request, jobs *json.Decoder) int {
 		mem.End()
 		r.Outcome = receipt.OutcomeOf(err)
 		r.Stdout, r.Clipped = out.Bytes(), out.Cut()
-		line, err := json.Marshal(&r)
+		line, err = wire.AppendJobResult(nil, &r)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "sabline: pool worker: encode result:", err)
 			return codes.ExitCrashed
 		}
 		w.mu.Lock()
-		_, err = w.out.Write(append(line, '\n'))
+		_, err = w.out.Write(line)
 		w.mu.Unlock()
 		if err != nil {
 			return codes.ExitCrashed // the supervisor is gone

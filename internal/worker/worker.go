@@ -11,7 +11,6 @@ package worker
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -90,8 +89,8 @@ func Main(args []string) int {
 		// program starts inherits it.
 		os.Unsetenv("GOMAXPROCS")
 	}
-	if req.Pool {
-		return w.servePool(&req, json.NewDecoder(in))
+	if w.pool = req.Pool; w.pool {
+		return w.servePool(&req, in)
 	}
 	reqFile.Close()
 	return w.run(&req)
@@ -119,6 +118,9 @@ type worker struct {
 	// stop is the supervisor's deadline; never nil (where the system has
 	// no stop signal, nothing asks it).
 	stop *stopper
+	// pool is true for a pool worker: what it writes while a job runs is
+	// the job's result (wire.JobResult), which is all the pool reads then.
+	pool bool
 }
 
 // send writes one record on the result pipe. The worker sends a record
@@ -127,12 +129,18 @@ type worker struct {
 // and a final record, with the outcome, once. The memory watchdog may race
 // the run for the final one.
 func (w *worker) send(res *wire.Record, final bool) {
+	line, err := wire.AppendRecord(nil, res)
+	w.write(line, err, final)
+}
+
+// write writes one line on the result pipe, unless the final one was
+// written, or says why it could not (err, from its encoding).
+func (w *worker) write(line []byte, err error, final bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
 		return
 	}
-	line, err := wire.AppendRecord(nil, res)
 	if err == nil {
 		_, err = w.out.Write(line)
 	}
@@ -335,9 +343,16 @@ func (w *worker) watchMemory(req *wire.Request, held int) *watch.Watch {
 			return nil
 		}
 		return func() {
-			os.Exit(w.finish(&wire.Record{MemoryLimitHeld: held},
-				codes.Errorf(codes.E308, "the run used %d MB, over its memory limit of %d MB",
-					used>>20, limit>>20)))
+			err := codes.Errorf(codes.E308, "the run used %d MB, over its memory limit of %d MB",
+				used>>20, limit>>20)
+			if w.pool {
+				// The pool reads a job's result, not a record.
+				r := wire.JobResult{Outcome: receipt.OutcomeOf(err)}
+				line, err := wire.AppendJobResult(nil, &r)
+				w.write(line, err, true)
+				os.Exit(r.Outcome.ExitStatus)
+			}
+			os.Exit(w.finish(&wire.Record{MemoryLimitHeld: held}, err))
 		}
 	})
 }

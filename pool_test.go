@@ -24,6 +24,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -734,6 +735,43 @@ func TestPoolInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := pool.Run(context.Background(), prog, sabline.RunOptions{Stdin: tt.in})
 			if codes.CodeOf(err) != tt.wantCode || res.Receipt.Outcome.Code != tt.wantCode {
+				t.Fatalf("error %v, receipt code %q; want %q", err, res.Receipt.Outcome.Code, tt.wantCode)
+			}
+			if string(res.Stdout) != tt.wantOut {
+				t.Errorf("output %q, want %q", res.Stdout, tt.wantOut)
+			}
+			if _, err := receipt.Find(rc, res.Receipt.RunID); err != nil {
+				t.Errorf("receipt %s not kept: %v", res.Receipt.RunID, err)
+			}
+		})
+	}
+}
+
+// TestPoolJobBound: a pooled run whose program, input and arguments come
+// to more than a worker reads in one job is refused (E301) with its
+// receipt, and nothing runs; the control, an argument of a mebibyte,
+// runs.
+func TestPoolJobBound(t *testing.T) {
+	dir := t.TempDir()
+	rc := t.TempDir()
+	pool := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(dir, "io"), ImportRoot: dir,
+		Timeout: time.Minute, Receipts: rc})
+	prog := sabline.Source(filepath.Join(dir, "len.vel"), []byte("print(len(ARGS[0]))\n"))
+	tests := []struct {
+		name     string
+		arg      int
+		wantOut  string
+		wantCode codes.Code
+	}{
+		{name: "a mebibyte", arg: 1 << 20, wantOut: "1048576\n"},
+		{name: "past the bound", arg: wire.MaxJobBytes, wantCode: codes.E301},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := pool.Run(context.Background(), prog,
+				sabline.RunOptions{Args: []string{strings.Repeat("a", tt.arg)}})
+			if codes.CodeOf(err) != tt.wantCode || res.Receipt.Outcome.Code != tt.wantCode ||
+				tt.wantCode != "" && !strings.Contains(err.Error(), "nothing ran") {
 				t.Fatalf("error %v, receipt code %q; want %q", err, res.Receipt.Outcome.Code, tt.wantCode)
 			}
 			if string(res.Stdout) != tt.wantOut {

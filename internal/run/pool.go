@@ -151,8 +151,7 @@ type pooled struct {
 	b    budget.Budget
 	name string // absolute program name
 	root string // where its loads are read beneath
-	src  []byte
-	in   []byte // the run's standard input, read whole
+	job  []byte // the line its worker is sent (wire.AppendJob): the program, its input, its arguments
 	rec  *receipt.Receipt
 	err  error // set when nothing ran (no worker could start)
 }
@@ -419,27 +418,31 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 				"program %s is not beneath the import root %s: nothing ran", name, p.cfg.ImportRoot))
 		}
 	}
-	j.src = r.Source
-	if j.src == nil {
-		src, err := program.ReadBeneath(j.root, name)
-		if err != nil {
+	src := r.Source
+	if src == nil {
+		var err error
+		if src, err = program.ReadBeneath(j.root, name); err != nil {
 			return refuse(readRefused(name, err))
 		}
-		j.src = src
 	}
-	if len(j.src) > program.MaxBytes {
+	if len(src) > program.MaxBytes {
 		if r.Source != nil {
-			return refuse(textTooLarge(name, len(j.src)))
+			return refuse(textTooLarge(name, len(src)))
 		}
 		return refuse(programTooLarge(name))
 	}
-	j.rec.Program.SHA256 = sha256Hex(j.src)
+	j.rec.Program.SHA256 = sha256Hex(src)
+	var in []byte
 	if r.Stdin != nil {
-		in, err := readInput(r.Stdin)
-		if err != nil {
+		var err error
+		if in, err = readInput(r.Stdin); err != nil {
 			return refuse(err)
 		}
-		j.in = in
+	}
+	j.job = wire.AppendJob(nil, &wire.Job{Program: name, Source: src, Root: j.root, Args: r.Args,
+		Stdin: in, Budget: b, Cwd: p.cfg.Cwd, Keep: r.Source == nil})
+	if len(j.job) > wire.MaxJobBytes {
+		return refuse(codes.Errorf(codes.E301, jobTooLarge, len(j.job), wire.MaxJobBytes))
 	}
 	if err := p.reserve(j.rec); err != nil {
 		j.rec.Outcome = receipt.OutcomeOf(err)
@@ -474,6 +477,12 @@ func (p *Pool) open() error {
 	}
 	return nil
 }
+
+// jobTooLarge says what to do about a pooled run whose job, the line its
+// worker is sent, is past the bound a worker reads (%d, %d: its length
+// and the bound, in bytes).
+const jobTooLarge = "this run's program, standard input and arguments come to %d bytes as a " +
+	"worker is sent them, more than %d: send shorter arguments or less input; nothing ran"
 
 // inputTooLarge says what to do about a pooled run's input past its
 // bound (%d: the bound in bytes).
@@ -919,16 +928,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	if w.broker != nil { // a brokered worker's runs are held to their own policy's hosts
 		w.begin(j.b, core.OSPolicy(j.b, core.Options{Mode: p.cfg.Confine}))
 	}
-	if err := w.send(wire.AppendJob(nil, &wire.Job{
-		Program: j.name,
-		Source:  j.src,
-		Root:    j.root,
-		Args:    j.run.Args,
-		Stdin:   j.in,
-		Budget:  j.b,
-		Cwd:     p.cfg.Cwd,
-		Keep:    j.run.Source == nil,
-	})); err != nil {
+	if err := w.send(j.job); err != nil {
 		rec.Outcome = w.death(keep)
 		rec.Observed = w.observe()
 		return &PoolResult{Receipt: rec}, false

@@ -1,9 +1,7 @@
 package wire
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strconv"
@@ -453,12 +451,7 @@ func (d *decoder) request(r *Request) {
 		case "temp_dir":
 			r.TempDir = d.str()
 		case "policy":
-			d.space()
-			start := d.i
-			if r.Policy = pointer(d, d.policy); r.Policy != nil && d.err == nil {
-				sum := sha256.Sum256(d.b[start:d.i])
-				r.policyRead = hex.EncodeToString(sum[:])
-			}
+			r.Policy = pointer(d, d.policy)
 		case "policy_sha256":
 			r.PolicySHA256 = d.str()
 		case "pool":

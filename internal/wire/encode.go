@@ -73,6 +73,49 @@ func AppendJobResult(b []byte, r *JobResult) ([]byte, error) {
 	return append(e.b, '\n'), nil
 }
 
+// appendPolicy appends p's canonical document, the bytes of
+// core.Policy.JSON (TestAppendPolicy), without reflection.
+func appendPolicy(b []byte, p *core.Policy) []byte {
+	e := &encoder{b: b}
+	direction := func(d *core.Direction) {
+		e.open()
+		e.boolean("unrestricted", d.Unrestricted)
+		e.strings("paths", d.Paths)
+		e.close()
+	}
+	endpoint := func(ep *core.Endpoint) {
+		e.open()
+		e.str("host", ep.Host)
+		e.numOmit("port", ep.Port)
+		e.close()
+	}
+	e.open()
+	e.str("schema", p.Schema)
+	e.boolean("enforced", p.Enforced)
+	e.name("read")
+	direction(&p.Read)
+	e.name("write")
+	direction(&p.Write)
+	e.name("network")
+	e.open()
+	e.str("mode", p.Network.Mode)
+	each(e, "hosts", true, p.Network.Hosts, endpoint)
+	each(e, "udp", true, p.Network.UDP, endpoint)
+	e.close()
+	e.str("processes", p.Processes)
+	e.strings("interpreter", p.Interpreter)
+	each(e, "widened_by", false, p.WidenedBy, func(w *core.Widening) {
+		e.open()
+		e.str("module", w.Module)
+		e.str("to", string(w.To))
+		e.boolean("listed", w.Listed)
+		e.close()
+	})
+	e.boolean("strict", p.Strict)
+	e.close()
+	return e.b
+}
+
 // encoder appends JSON to b as encoding/json writes it: fields in their
 // order, each omitempty field left out when it is empty, strings escaped
 // as its HTML-safe escaping does.

@@ -28,6 +28,8 @@ package wire
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,23 +119,19 @@ type Request struct {
 	// Relayed are the caller's files the worker's standard streams are
 	// relayed to: its file effects refuse them as the run's own.
 	Relayed []lang.FileID `json:"relayed,omitempty"`
-
-	// policyRead is the SHA-256 of Policy's bytes as DecodeRequest read
-	// them; "" for a request read otherwise.
-	policyRead string
 }
 
 // PolicyRecorded reports whether Policy is the policy whose digest is
-// PolicySHA256, the one the receipt records. The supervisor writes the
-// policy as its digest is taken (core.Policy.JSON), so the bytes the
-// worker read hash to it, and DecodeRequest reads back every field as it
-// was written: the digest of those bytes answers without encoding the
-// policy again, and the policy is encoded again only when they differ.
+// PolicySHA256, the one the receipt records: its canonical document
+// (core.Policy.JSON) hashes to it. The document is written here without
+// reflection (appendPolicy, whose bytes are core.Policy.JSON's), for a
+// worker asks this in a process where encoding/json has met no type yet.
 func (r *Request) PolicyRecorded() bool {
 	if r.Policy == nil || r.PolicySHA256 == "" {
 		return false
 	}
-	return r.policyRead == r.PolicySHA256 || r.Policy.SHA256() == r.PolicySHA256
+	sum := sha256.Sum256(appendPolicy(nil, r.Policy))
+	return hex.EncodeToString(sum[:]) == r.PolicySHA256
 }
 
 // Record is what the worker sends back on its result pipe.

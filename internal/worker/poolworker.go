@@ -40,9 +40,12 @@ func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader) int {
 	temp := &tempDir{name: req.TempDir}
 
 	for {
+		if _, err := jobs.Peek(1); err == io.EOF {
+			return 0 // the pool closed the pipe between two jobs: it retires the worker
+		}
 		line, err := wire.ReadLine(jobs, wire.MaxJobBytes)
-		if err == io.EOF && len(line) == 0 {
-			return 0 // the pool closed the pipe: it retires the worker
+		if err == io.EOF {
+			err = fmt.Errorf("a job cut short: %w", io.ErrUnexpectedEOF)
 		}
 		var j wire.Job
 		if err == nil {
@@ -71,15 +74,8 @@ func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader) int {
 		r.Outcome = receipt.OutcomeOf(err)
 		r.Stdout, r.Clipped = out.Bytes(), out.Cut()
 		line, err = wire.AppendJobResult(nil, &r)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "sabline: pool worker: encode result:", err)
-			return codes.ExitCrashed
-		}
-		w.mu.Lock()
-		_, err = w.out.Write(line)
-		w.mu.Unlock()
-		if err != nil {
-			return codes.ExitCrashed // the supervisor is gone
+		if err := w.write(line, err, false); err != nil {
+			return codes.ExitCrashed // the result could not be made, or the supervisor is gone
 		}
 		temp.clear(w.crash)
 	}

@@ -47,19 +47,23 @@ func TestRequestRead(t *testing.T) {
 		wantCode    codes.Code
 		wantMessage string
 		wantRan     bool
+		keepOpen    bool // the request pipe held open until the worker has ended
 	}{
 		{name: "as the supervisor writes it", line: string(good) + "\n",
 			wantStatus: receipt.StatusOK, wantRan: true},
 		{name: "a field no request has", line: `{"program":"` + prog + `","run_as":"root"}` + "\n",
 			wantStatus: receipt.StatusCrashed, wantCode: codes.E310,
 			wantMessage: `no field "run_as"`},
+		{name: "past its bound", line: pastBound(wire.MaxRequestBytes), keepOpen: true,
+			wantStatus: receipt.StatusCrashed, wantCode: codes.E310,
+			wantMessage: "read request: a record past its bound"},
 		{name: "cut short", line: string(good[:len(good)/2]),
 			wantStatus: receipt.StatusCrashed, wantCode: codes.E310,
 			wantMessage: "read request: EOF"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			raw, out := runWorker(t, tt.line)
+			raw, out := runWorker(t, tt.line, tt.keepOpen)
 			res, final, _, bad := wire.ReadResults(raw)
 			o := res.Outcome
 			if bad != nil || !final || o.Status != tt.wantStatus || o.Code != tt.wantCode ||
@@ -94,7 +98,7 @@ func TestJobRead(t *testing.T) {
 		Budget: budget.MustParse("/", "io"), Cwd: dir})
 	second := strings.Replace(string(job), "first", "second", 1)
 	bad := strings.Replace(string(job), `"cwd"`, `"CWD"`, 1)
-	raw, out := runWorker(t, string(req)+"\n"+string(job)+bad+second)
+	raw, out := runWorker(t, string(req)+"\n"+string(job)+bad+second, false)
 	lines := strings.SplitAfter(string(raw), "\n")
 	if len(lines) != 3 || lines[2] != "" {
 		t.Fatalf("the worker wrote %q, want its first record and one result", raw)
@@ -113,9 +117,66 @@ func TestJobRead(t *testing.T) {
 	}
 }
 
-// runWorker runs Main in a process of its own, given in on its request
-// pipe, and returns what it wrote on its result pipe and on its output.
-func runWorker(t *testing.T, in string) (raw []byte, out string) {
+// TestJobRefused: a pool worker whose job line is past its bound, or cut
+// short by the pipe's end, ends crashed with a message that says so,
+// after its first record and nothing else; the request pipe is held open
+// past the bound, so that only the bound ends the read.
+func TestJobRefused(t *testing.T) {
+	if os.Getenv(testkit.OwnProcessEnv) == "worker" {
+		t.Logf("the worker's exit status: %d", Main([]string{"3", "4"}))
+		return
+	}
+	dir := t.TempDir()
+	req, err := json.Marshal(wire.Request{Pool: true, Cwd: dir, Confine: core.ModeOff,
+		TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := wire.AppendJob(nil, &wire.Job{Program: filepath.Join(dir, "p.vel"),
+		Source: []byte("print('ran')\n"), Root: dir, Budget: budget.MustParse("/", "io"), Cwd: dir})
+	tests := []struct {
+		name        string
+		jobs        string
+		keepOpen    bool
+		wantOut     string // in the worker's output
+		wantResults int    // results after its first record
+	}{
+		{name: "past its bound", jobs: pastBound(wire.MaxJobBytes), keepOpen: true,
+			wantOut: "read job: a record past its bound: more than"},
+		{name: "cut short", jobs: string(job[:len(job)/2]), wantOut: "read job: a job cut short"},
+		{name: "the control: one job, then the pipe's end", jobs: string(job), wantResults: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, out := runWorker(t, string(req)+"\n"+tt.jobs, tt.keepOpen)
+			if !strings.Contains(out, tt.wantOut) {
+				t.Errorf("the worker's output, want %q in it:\n%s", tt.wantOut, out)
+			}
+			lines := strings.SplitAfter(string(raw), "\n")
+			if len(lines) != 2+tt.wantResults {
+				t.Fatalf("the worker wrote %d lines, want its first record and %d results:\n%.300s",
+					len(lines)-1, tt.wantResults, raw)
+			}
+			for _, l := range lines[1 : len(lines)-1] {
+				if r, err := wire.ParseJobResult([]byte(l)); err != nil || string(r.Stdout) != "ran\n" {
+					t.Errorf("a result: %+v, %v; want the program's output, \"ran\"", r, err)
+				}
+			}
+		})
+	}
+}
+
+// pastBound is a line past bound by more than a reader's buffer, without
+// its end: read through a buffer, a line is measured each time the
+// buffer fills.
+func pastBound(bound int) string {
+	return strings.Repeat("x", bound+1<<17)
+}
+
+// runWorker runs Main in a process of its own, in written on its request
+// pipe (closed after it, or held open until the worker has ended), and
+// returns what it wrote on its result pipe and on its output.
+func runWorker(t *testing.T, in string, keepOpen bool) (raw []byte, out string) {
 	t.Helper()
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
@@ -126,18 +187,30 @@ func runWorker(t *testing.T, in string) (raw []byte, out string) {
 		t.Fatal(err)
 	}
 	defer resR.Close()
-	if _, err := io.WriteString(reqW, in); err != nil {
-		t.Fatal(err)
-	}
-	reqW.Close()
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		io.WriteString(reqW, in) // fails once the worker has ended, past a bound
+		if !keepOpen {
+			reqW.Close()
+		}
+	}()
+	var result []byte
+	read := make(chan error, 1)
+	go func() {
+		var err error
+		result, err = io.ReadAll(io.LimitReader(resR, wire.MaxResultBytes))
+		read <- err
+	}()
 	cmd := testkit.Rerun(t, "worker", func(c *exec.Cmd) {
 		c.ExtraFiles = []*os.File{reqR, resW}
 	})
 	reqR.Close()
 	resW.Close()
-	raw, err = io.ReadAll(io.LimitReader(resR, wire.MaxResultBytes))
-	if err != nil {
+	<-written
+	reqW.Close()
+	if err := <-read; err != nil {
 		t.Fatal(err)
 	}
-	return raw, cmd.Stdout.(interface{ String() string }).String()
+	return result, cmd.Stdout.(interface{ String() string }).String()
 }

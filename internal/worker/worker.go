@@ -130,28 +130,29 @@ type worker struct {
 // the run for the final one.
 func (w *worker) send(res *wire.Record, final bool) {
 	line, err := wire.AppendRecord(nil, res)
-	w.write(line, err, final)
+	if err := w.write(line, err, final); err != nil {
+		fmt.Fprintln(os.Stderr, "sabline: worker: write result:", err)
+	}
 }
 
-// write writes one line on the result pipe, unless the final one was
-// written, or says why it could not (err, from its encoding).
-func (w *worker) write(line []byte, err error, final bool) {
+// write writes one line on the result pipe, and closes it after the
+// final one: nothing is written once the final line is. err, from the
+// line's encoding, is returned in its place.
+func (w *worker) write(line []byte, err error, final bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
-		return
+		return nil
 	}
 	if err == nil {
 		_, err = w.out.Write(line)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "sabline: worker: write result:", err)
 	}
 	if final {
 		w.done = true
 		w.out.Close()
 		phase.Mark("final record sent")
 	}
+	return err
 }
 
 // finish sends the final record and returns the exit status.

@@ -542,10 +542,11 @@ func TestAppendPolicy(t *testing.T) {
 	tricky := filled[core.Policy](t, 1)
 	tricky.Read.Paths[1], tricky.Network.Hosts[0].Host = trickyText, trickyText
 	vs["tricky"] = tricky
-	for _, b := range []string{"io", "io,fs:read:/srv,fs:write:/tmp/x", "net:example.org:443,net:udp:10.0.0.1:53",
-		"ffi:ctypes", "net,fs"} {
-		vs["budget "+b] = core.OSPolicy(budget.MustParse("/", b), core.Options{})
-		vs["budget "+b+", strict"] = core.OSPolicy(budget.MustParse("/", b), core.Options{Mode: core.ModeStrict})
+	for _, b := range []string{"io", "io,fs:read:/srv,fs:write:/tmp/x",
+		"net:example.org:443,net:udp:10.0.0.1:53", "ffi:ctypes", "net,fs"} {
+		grants := budget.MustParse("/", b)
+		vs["budget "+b] = core.OSPolicy(grants, core.Options{})
+		vs["budget "+b+", strict"] = core.OSPolicy(grants, core.Options{Mode: core.ModeStrict})
 	}
 	for name, p := range vs {
 		t.Run(name, func(t *testing.T) {

@@ -231,22 +231,22 @@ func (d *decoder) boolean() bool {
 	return false
 }
 
-// i0 reads the sign and the whole part of a JSON number, after white
+// wholePart reads the sign and the whole part of a JSON number, after white
 // space: a leading zero only alone.
-func (d *decoder) i0() {
+func (d *decoder) wholePart() {
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '-' {
 		d.i++
 	}
 	first := d.i
-	d.run("a number")
+	d.digitRun("a number")
 	if d.err == nil && d.b[first] == '0' && d.i-first > 1 {
 		d.fail("a number with a leading zero")
 	}
 }
 
-// run reads one digit or more, which what must have.
-func (d *decoder) run(what string) {
+// digitRun reads one digit or more, which what must have.
+func (d *decoder) digitRun(what string) {
 	first := d.i
 	for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
 		d.i++
@@ -261,7 +261,7 @@ func (d *decoder) run(what string) {
 func (d *decoder) digits() string {
 	d.space()
 	start := d.i
-	d.i0()
+	d.wholePart()
 	if d.i < len(d.b) && (d.b[d.i] == '.' || d.b[d.i] == 'e' || d.b[d.i] == 'E') {
 		d.fail("want a whole number")
 	}
@@ -807,17 +807,17 @@ func (d *decoder) float() float64 {
 		return 0
 	}
 	start := d.i
-	d.i0()
+	d.wholePart()
 	if d.i < len(d.b) && d.b[d.i] == '.' {
 		d.i++
-		d.run("a fraction")
+		d.digitRun("a fraction")
 	}
 	if d.i < len(d.b) && (d.b[d.i] == 'e' || d.b[d.i] == 'E') {
 		d.i++
 		if d.i < len(d.b) && (d.b[d.i] == '+' || d.b[d.i] == '-') {
 			d.i++
 		}
-		d.run("an exponent")
+		d.digitRun("an exponent")
 	}
 	if d.err != nil {
 		return 0

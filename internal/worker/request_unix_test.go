@@ -78,10 +78,12 @@ func TestRequestRead(t *testing.T) {
 	}
 }
 
-// TestJobRead: a pool worker, in a process of its own, runs a job as the
-// pool writes it and answers with its result (the program's output in
-// it); a job line it cannot read ends the worker, crashed, with a message
-// that names it, and nothing run.
+// TestJobRead: a pool worker, in a process of its own, runs the jobs it
+// is sent as the pool writes them and answers each with its result (the
+// program's output in it); a job line past its bound, cut short by the
+// pipe's end, or one it cannot read ends the worker, crashed, with a
+// message that says so, and the jobs after it are not run. The request
+// pipe is held open past the bound, so that only the bound ends the read.
 func TestJobRead(t *testing.T) {
 	if os.Getenv(testkit.OwnProcessEnv) == "worker" {
 		t.Logf("the worker's exit status: %d", Main([]string{"3", "4"}))
@@ -93,47 +95,8 @@ func TestJobRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job := wire.AppendJob(nil, &wire.Job{Program: filepath.Join(dir, "p.vel"),
-		Source: []byte("print('ran', ARGS[0])\n"), Root: dir, Args: []string{"first"},
-		Budget: budget.MustParse("/", "io"), Cwd: dir})
-	second := strings.Replace(string(job), "first", "second", 1)
-	bad := strings.Replace(string(job), `"cwd"`, `"CWD"`, 1)
-	raw, out := runWorker(t, string(req)+"\n"+string(job)+bad+second, false)
-	lines := strings.SplitAfter(string(raw), "\n")
-	if len(lines) != 3 || lines[2] != "" {
-		t.Fatalf("the worker wrote %q, want its first record and one result", raw)
-	}
-	if first, final, _, err := wire.ReadResults([]byte(lines[0])); err != nil || final {
-		t.Fatalf("the pool worker's first record: %+v, final %v, %v", first, final, err)
-	}
-	r, err := wire.ParseJobResult([]byte(lines[1]))
-	if err != nil || r.Outcome.Status != receipt.StatusOK || string(r.Stdout) != "ran first\n" {
-		t.Fatalf("the first job's result: %+v (%q), %v; want ok, \"ran first\"", r, r.Stdout, err)
-	}
-	if !strings.Contains(out, `pool worker: read job: decode job: at byte`) ||
-		!strings.Contains(out, `no field "CWD"`) || strings.Contains(out, "second") {
-		t.Errorf("the worker's output, want the job it could not read named and the next "+
-			"not run:\n%s", out)
-	}
-}
-
-// TestJobRefused: a pool worker whose job line is past its bound, or cut
-// short by the pipe's end, ends crashed with a message that says so,
-// after its first record and nothing else; the request pipe is held open
-// past the bound, so that only the bound ends the read.
-func TestJobRefused(t *testing.T) {
-	if os.Getenv(testkit.OwnProcessEnv) == "worker" {
-		t.Logf("the worker's exit status: %d", Main([]string{"3", "4"}))
-		return
-	}
-	dir := t.TempDir()
-	req, err := json.Marshal(wire.Request{Pool: true, Cwd: dir, Confine: core.ModeOff,
-		TempDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	job := wire.AppendJob(nil, &wire.Job{Program: filepath.Join(dir, "p.vel"),
-		Source: []byte("print('ran')\n"), Root: dir, Budget: budget.MustParse("/", "io"), Cwd: dir})
+	job := string(wire.AppendJob(nil, &wire.Job{Program: filepath.Join(dir, "p.vel"),
+		Source: []byte("print('ran')\n"), Root: dir, Budget: budget.MustParse("/", "io"), Cwd: dir}))
 	tests := []struct {
 		name        string
 		jobs        string
@@ -141,10 +104,13 @@ func TestJobRefused(t *testing.T) {
 		wantOut     string // in the worker's output
 		wantResults int    // results after its first record
 	}{
+		{name: "two jobs, then the pipe's end", jobs: job + job, wantResults: 2},
 		{name: "past its bound", jobs: pastBound(wire.MaxJobBytes), keepOpen: true,
 			wantOut: "read job: a record past its bound: more than"},
-		{name: "cut short", jobs: string(job[:len(job)/2]), wantOut: "read job: a job cut short"},
-		{name: "the control: one job, then the pipe's end", jobs: string(job), wantResults: 1},
+		{name: "cut short", jobs: job[:len(job)/2], wantOut: "read job: a job cut short"},
+		{name: "one it cannot read, between two",
+			jobs:    job + strings.Replace(job, `"cwd"`, `"CWD"`, 1) + job,
+			wantOut: `read job: decode job: at byte`, wantResults: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,9 +123,13 @@ func TestJobRefused(t *testing.T) {
 				t.Fatalf("the worker wrote %d lines, want its first record and %d results:\n%.300s",
 					len(lines)-1, tt.wantResults, raw)
 			}
+			if first, final, _, err := wire.ReadResults([]byte(lines[0])); err != nil || final {
+				t.Errorf("the pool worker's first record: %+v, final %v, %v", first, final, err)
+			}
 			for _, l := range lines[1 : len(lines)-1] {
-				if r, err := wire.ParseJobResult([]byte(l)); err != nil || string(r.Stdout) != "ran\n" {
-					t.Errorf("a result: %+v, %v; want the program's output, \"ran\"", r, err)
+				r, err := wire.ParseJobResult([]byte(l))
+				if err != nil || r.Outcome.Status != receipt.StatusOK || string(r.Stdout) != "ran\n" {
+					t.Errorf("a result: %+v, %v; want ok, the program's output, \"ran\"", r, err)
 				}
 			}
 		})

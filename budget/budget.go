@@ -39,6 +39,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind is the first word of a budget item.
@@ -245,6 +246,9 @@ func ParseItem(s, cwd string) (Item, error) {
 	if strings.ContainsRune(s, 0) {
 		return bad("contains a NUL byte", "no path or name can hold one")
 	}
+	if !utf8.ValidString(s) {
+		return bad("is not UTF-8", notUTF8)
+	}
 	body, limit := s, 0
 	if i := strings.LastIndexByte(s, '@'); i >= 0 && isDigits(s[i+1:]) && s[i+1:] != "" {
 		n, err := strconv.Atoi(s[i+1:])
@@ -341,8 +345,16 @@ func ParseItem(s, cwd string) (Item, error) {
 		return bad("unknown word "+strconv.Quote(word),
 			"the words are io, env, clock, rand, declassify, tool, fs, net and ffi")
 	}
+	if !utf8.ValidString(it.Path) {
+		return bad("names a path that is not UTF-8 (the working directory's)", notUTF8)
+	}
 	return it, nil
 }
+
+// notUTF8 says what to do about an item that is not UTF-8: the OS policy
+// is written as JSON, which holds only UTF-8, and a path that would be
+// written otherwise could not be held by the kernel as granted.
+const notUTF8 = "grant a directory above it whose path is UTF-8, or rename it"
 
 func isDigits(s string) bool {
 	for _, r := range s {

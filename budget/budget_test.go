@@ -99,6 +99,7 @@ var validItems = []struct {
 	{name: "count on io", s: "io@3", want: budget.Item{Kind: budget.IO, Limit: 3}},
 	{name: "count on fs", s: "fs@2", want: budget.Item{Kind: budget.FS, Limit: 2}},
 	{name: "count on fs read", s: "fs:read@2", want: budget.Item{Kind: budget.FS, Access: budget.Read, Limit: 2}},
+	{name: "a path in UTF-8 beyond ASCII", s: "fs:read:/srv/café", want: budget.Item{Kind: budget.FS, Access: budget.Read, Path: "/srv/café"}},
 	{name: "count on fs path", s: "fs:write:/srv/out@5", want: budget.Item{Kind: budget.FS, Access: budget.Write, Path: "/srv/out", Limit: 5}},
 	{name: "count on relative path", s: "fs:read:data@4", cwd: job, want: budget.Item{Kind: budget.FS, Access: budget.Read, Path: "/home/ana/job/data", Limit: 4}},
 	{name: "count on host and port", s: "net:localhost:8080@4", want: budget.Item{Kind: budget.Net, Host: "localhost", Port: 8080, Limit: 4}},
@@ -161,6 +162,9 @@ func TestParseItemErrors(t *testing.T) {
 		{name: "NUL in path", s: "fs:read:/srv/a\x00b"},
 		{name: "NUL in word", s: "io\x00"},
 		{name: "NUL after count", s: "rand@1\x00"},
+		{name: "a path not UTF-8", s: "fs:read:/srv/a\xffb"},
+		{name: "a relative path in a working directory not UTF-8", s: "fs:read:data", cwd: "/srv/\xff"},
+		{name: "a host not UTF-8", s: "net:\xc3"},
 
 		{name: "net empty", s: "net:"},
 		{name: "empty port", s: "net:localhost:"},

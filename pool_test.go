@@ -749,37 +749,44 @@ func TestPoolInput(t *testing.T) {
 
 // TestPoolJobBound: a pooled run whose program, input and arguments come
 // to more than a worker reads in one job is refused (E301) with its
-// receipt, and nothing runs; the control, an argument of a mebibyte,
-// runs.
+// receipt, and nothing runs; one that comes to the bound exactly runs,
+// as does an argument of a mebibyte. The job's length beside its
+// argument's is read from the first refusal's message.
 func TestPoolJobBound(t *testing.T) {
 	dir := t.TempDir()
 	rc := t.TempDir()
 	pool := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(dir, "io"), ImportRoot: dir,
 		Timeout: time.Minute, Receipts: rc})
 	prog := sabline.Source(filepath.Join(dir, "len.vel"), []byte("print(len(ARGS[0]))\n"))
-	tests := []struct {
-		name     string
-		arg      int
-		wantOut  string
-		wantCode codes.Code
-	}{
-		{name: "a mebibyte", arg: 1 << 20, wantOut: "1048576\n"},
-		{name: "past the bound", arg: wire.MaxJobBytes, wantCode: codes.E301},
+	run := func(t *testing.T, arg int, wantCode codes.Code) *sabline.Result {
+		t.Helper()
+		res, err := pool.Run(context.Background(), prog,
+			sabline.RunOptions{Args: []string{strings.Repeat("a", arg)}})
+		if codes.CodeOf(err) != wantCode || res.Receipt.Outcome.Code != wantCode ||
+			wantCode != "" && !strings.Contains(err.Error(), "nothing ran") {
+			t.Fatalf("an argument of %d bytes: error %v, receipt code %q; want %q",
+				arg, err, res.Receipt.Outcome.Code, wantCode)
+		}
+		if _, err := receipt.Find(rc, res.Receipt.RunID); err != nil {
+			t.Errorf("receipt %s not kept: %v", res.Receipt.RunID, err)
+		}
+		want := ""
+		if wantCode == "" {
+			want = fmt.Sprintf("%d\n", arg)
+		}
+		if string(res.Stdout) != want {
+			t.Errorf("an argument of %d bytes: output %q, want %q", arg, res.Stdout, want)
+		}
+		return res
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res, err := pool.Run(context.Background(), prog,
-				sabline.RunOptions{Args: []string{strings.Repeat("a", tt.arg)}})
-			if codes.CodeOf(err) != tt.wantCode || res.Receipt.Outcome.Code != tt.wantCode ||
-				tt.wantCode != "" && !strings.Contains(err.Error(), "nothing ran") {
-				t.Fatalf("error %v, receipt code %q; want %q", err, res.Receipt.Outcome.Code, tt.wantCode)
-			}
-			if string(res.Stdout) != tt.wantOut {
-				t.Errorf("output %q, want %q", res.Stdout, tt.wantOut)
-			}
-			if _, err := receipt.Find(rc, res.Receipt.RunID); err != nil {
-				t.Errorf("receipt %s not kept: %v", res.Receipt.RunID, err)
-			}
-		})
+	run(t, 1<<20, "")
+	res := run(t, wire.MaxJobBytes, codes.E301)
+	var job int
+	if _, err := fmt.Sscanf(res.Receipt.Outcome.Message, "this run's program, standard input and "+
+		"arguments come to %d bytes", &job); err != nil {
+		t.Fatalf("the refusal %q: %v", res.Receipt.Outcome.Message, err)
 	}
+	atBound := wire.MaxJobBytes - (job - wire.MaxJobBytes)
+	run(t, atBound, "")
+	run(t, atBound+1, codes.E301)
 }

@@ -928,7 +928,9 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	if w.broker != nil { // a brokered worker's runs are held to their own policy's hosts
 		w.begin(j.b, core.OSPolicy(j.b, core.Options{Mode: p.cfg.Confine}))
 	}
-	if err := w.send(j.job); err != nil {
+	err := w.send(j.job)
+	j.job = nil // the worker has it: a run that waits on its result holds no copy
+	if err != nil {
 		rec.Outcome = w.death(keep)
 		rec.Observed = w.observe()
 		return &PoolResult{Receipt: rec}, false

@@ -75,6 +75,7 @@ func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader) int {
 		r.Stdout, r.Clipped = out.Bytes(), out.Cut()
 		line, err = wire.AppendJobResult(nil, &r)
 		if err := w.write(line, err, false); err != nil {
+			fmt.Fprintln(os.Stderr, "sabline: pool worker: write result:", err)
 			return codes.ExitCrashed // the result could not be made, or the supervisor is gone
 		}
 		temp.clear(w.crash)

@@ -4,6 +4,7 @@ package worker
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -97,26 +98,31 @@ func TestJobRead(t *testing.T) {
 	}
 	job := string(wire.AppendJob(nil, &wire.Job{Program: filepath.Join(dir, "p.vel"),
 		Source: []byte("print('ran')\n"), Root: dir, Budget: budget.MustParse("/", "io"), Cwd: dir}))
+	crashed := fmt.Sprintf("the worker's exit status: %d\n", codes.ExitCrashed)
 	tests := []struct {
 		name        string
 		jobs        string
 		keepOpen    bool
-		wantOut     string // in the worker's output
-		wantResults int    // results after its first record
+		wantOut     []string // in the worker's output
+		wantResults int      // results after its first record
 	}{
-		{name: "two jobs, then the pipe's end", jobs: job + job, wantResults: 2},
+		{name: "two jobs, then the pipe's end: retired", jobs: job + job, wantResults: 2,
+			wantOut: []string{"the worker's exit status: 0\n"}},
 		{name: "past its bound", jobs: pastBound(wire.MaxJobBytes), keepOpen: true,
-			wantOut: "read job: a record past its bound: more than"},
-		{name: "cut short", jobs: job[:len(job)/2], wantOut: "read job: a job cut short"},
+			wantOut: []string{"read job: a record past its bound: more than", crashed}},
+		{name: "cut short", jobs: job[:len(job)/2],
+			wantOut: []string{"read job: a job cut short", crashed}},
 		{name: "one it cannot read, between two",
 			jobs:    job + strings.Replace(job, `"cwd"`, `"CWD"`, 1) + job,
-			wantOut: `read job: decode job: at byte`, wantResults: 1},
+			wantOut: []string{`read job: decode job: at byte`, crashed}, wantResults: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			raw, out := runWorker(t, string(req)+"\n"+tt.jobs, tt.keepOpen)
-			if !strings.Contains(out, tt.wantOut) {
-				t.Errorf("the worker's output, want %q in it:\n%s", tt.wantOut, out)
+			for _, want := range tt.wantOut {
+				if !strings.Contains(out, want) {
+					t.Errorf("the worker's output, want %q in it:\n%s", want, out)
+				}
 			}
 			lines := strings.SplitAfter(string(raw), "\n")
 			if len(lines) != 2+tt.wantResults {
@@ -156,7 +162,11 @@ func runWorker(t *testing.T, in string, keepOpen bool) (raw []byte, out string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resR.Close()
+	t.Cleanup(func() { // also when Rerun ends the test early
+		for _, f := range []*os.File{reqR, reqW, resR, resW} {
+			f.Close()
+		}
+	})
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
@@ -183,4 +193,27 @@ func runWorker(t *testing.T, in string, keepOpen bool) (raw []byte, out string) 
 		t.Fatal(err)
 	}
 	return result, cmd.Stdout.(interface{ String() string }).String()
+}
+
+// TestWriteAfterFinal: once the final line is written, the result pipe
+// is closed and nothing more is written on it, final or not.
+func TestWriteAfterFinal(t *testing.T) {
+	r, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w := &worker{out: pw}
+	for _, tc := range []struct {
+		line  string
+		final bool
+	}{{"first\n", true}, {"second\n", false}, {"third\n", true}} {
+		if err := w.write([]byte(tc.line), nil, tc.final); err != nil {
+			t.Errorf("write %q: %v", tc.line, err)
+		}
+	}
+	got, err := io.ReadAll(r) // ends only once the pipe is closed
+	if err != nil || string(got) != "first\n" {
+		t.Errorf("the result pipe read %q, %v; want the final line alone", got, err)
+	}
 }

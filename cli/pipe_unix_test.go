@@ -3,13 +3,12 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/sabline/sabline/guard"
@@ -59,42 +58,26 @@ func TestCommandOutputReaderGone(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rc := filepath.Join(t.TempDir(), "receipts")
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
 			cmd := exec.Command(bin, "--allow", "io", "--receipts", rc, prog)
-			cmd.Stdout = w
 			var out []byte
-			read := make(chan error, 1)
+			var runErr error
 			if tt.readerGone {
-				r.Close()
-				read <- nil
+				cmd.Stdout = testkit.ReaderGone(t)
+				runErr = cmd.Run()
 			} else {
-				go func() {
-					var sb strings.Builder
-					buf := make([]byte, 1<<16)
-					for {
-						n, err := r.Read(buf)
-						sb.Write(buf[:n])
-						if err != nil {
-							out = []byte(sb.String())
-							read <- nil
-							return
-						}
-					}
-				}()
-			}
-			err = cmd.Run()
-			w.Close()
-			<-read
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-					t.Fatalf("sabline was ended by %v: its output's reader went away", ws.Signal())
+				stdout, err := cmd.StdoutPipe()
+				if err != nil {
+					t.Fatal(err)
 				}
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				out, _ = io.ReadAll(stdout)
+				runErr = cmd.Wait()
 			}
-			runErr := err
+			if sig, ended := testkit.EndedBy(cmd.ProcessState); ended {
+				t.Fatalf("sabline was ended by %v: its output's reader went away", sig)
+			}
 			runs, _, err := receipt.Scan(rc)
 			if err != nil || len(runs) != 1 {
 				t.Fatalf("receipts in %s: %d (%v), want the run's", rc, len(runs), err)

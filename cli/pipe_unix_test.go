@@ -209,8 +209,9 @@ func TestReplayAndEvalReaderGone(t *testing.T) {
 
 // TestWorkerShellFindsSIGPIPE: a shell a run's host module starts finds
 // SIGPIPE at its default, though the run's supervisor ignores the signal:
-// the worker, a Go program, takes it back as it starts and catches it
-// (brokenpipe.Catch), which an exec resets. The shell sends itself
+// the worker, a Go program, takes it back as it starts (its handler,
+// which an exec resets) and neither ignores nor asks for it
+// (brokenpipe.Reopen). The shell sends itself
 // SIGPIPE and is ended by it: os.system says -1, and "lived" is never
 // printed (with the signal ignored in the worker, it is, and system says
 // 0). The control is a shell that sends itself nothing: it prints and

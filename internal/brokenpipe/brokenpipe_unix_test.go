@@ -41,6 +41,7 @@ var earlyStderr = os.Stderr
 //
 //	ignore          Ignore is called
 //	catch           Catch is called
+//	reopen          Reopen is called
 //	exec            the test binary started with its standard output a
 //	                pipe with no reader, writing to it (write1) with no
 //	                choice of its own; whether SIGPIPE ended it reported
@@ -57,6 +58,10 @@ func child(what, result string) int {
 			Ignore()
 		case "catch":
 			Catch()
+		case "reopen":
+			if err := Reopen(); err != nil {
+				said = append(said, "reopen: "+err.Error())
+			}
 		case "exec":
 			said = append(said, "exec: ended by SIGPIPE "+fmt.Sprint(execEnded(result)))
 		case "sh":
@@ -92,10 +97,11 @@ func execEnded(result string) bool {
 }
 
 // TestIgnoreAndCatch: a child whose standard output or error is a pipe
-// with no reader left writes to it; after Ignore or Catch the write fails
-// with EPIPE and the child exits on its own, with neither SIGPIPE ends it
-// (the control). What the parent reads is the child's wait status and
-// the file the child wrote after the write.
+// with no reader left writes to it; after Ignore, Catch or Reopen the
+// write fails with EPIPE and the child exits on its own, with none
+// SIGPIPE ends it (the control). A writer that took descriptor 2 before
+// Reopen is still ended by it, as Reopen says. What the parent reads is
+// the child's wait status and the file the child wrote after the write.
 func TestIgnoreAndCatch(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -111,6 +117,11 @@ func TestIgnoreAndCatch(t *testing.T) {
 			wantSaid: []string{"early2: true"}},
 		{name: "stdout, caught", what: "catch,write1", stream: 1,
 			wantSaid: []string{"write1: true"}},
+		{name: "stdout, reopened", what: "reopen,write1,write1", stream: 1,
+			wantSaid: []string{"write1: true", "write1: true"}},
+		{name: "stderr, reopened", what: "reopen,write2", stream: 2, wantSaid: []string{"write2: true"}},
+		{name: "stderr taken before main, reopened", what: "reopen,early2", stream: 2,
+			wantSignal: true},
 		{name: "stdout without", what: "write1", stream: 1, wantSignal: true},
 		{name: "stderr without", what: "write2", stream: 2, wantSignal: true},
 	}
@@ -165,8 +176,8 @@ func runChild(t *testing.T, what string, stream int) (syscall.WaitStatus, string
 // it is ended by a write to a reader gone. A shell started after Ignore
 // lives on through a SIGPIPE it sends itself, the ignored signal
 // inherited, which is why a process that starts other programs calls
-// Catch, after which a shell it starts is ended by it, as one started
-// with no choice made is (the control).
+// Catch or Reopen, after which a shell it starts is ended by it, as one
+// started with no choice made is (the control).
 func TestInherited(t *testing.T) {
 	if _, err := os.Stat("/bin/sh"); err != nil {
 		t.Skipf("no /bin/sh to start: %v", err)
@@ -179,6 +190,8 @@ func TestInherited(t *testing.T) {
 		{name: "ignored", what: "ignore,exec,sh",
 			wantSaid: []string{"exec: ended by SIGPIPE true", "sh: lived true"}},
 		{name: "caught", what: "catch,exec,sh",
+			wantSaid: []string{"exec: ended by SIGPIPE true", "sh: lived false"}},
+		{name: "reopened", what: "reopen,exec,sh",
 			wantSaid: []string{"exec: ended by SIGPIPE true", "sh: lived false"}},
 		{name: "no choice", what: "exec,sh",
 			wantSaid: []string{"exec: ended by SIGPIPE true", "sh: lived false"}},

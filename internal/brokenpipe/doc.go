@@ -1,9 +1,9 @@
 // Package brokenpipe keeps a reader that goes away from ending a Sabline
-// process that holds something to finish: after [Ignore] or [Catch], a
-// write to the process's standard output or standard error whose reader
-// has closed its end fails with EPIPE, as a write to any other pipe does,
-// and the process goes on to finish a run's receipt, the worker's result,
-// or a server's runs.
+// process that holds something to finish: after [Ignore], [Catch] or
+// [Reopen], a write to the process's standard output or standard error
+// whose reader has closed its end fails with EPIPE, as a write to any
+// other pipe does, and the process goes on to finish a run's receipt,
+// the worker's result, or a server's runs.
 //
 // # Why
 //
@@ -22,17 +22,23 @@
 // signal to that thread and back: some 0.6 ms of a process's start on
 // this project's machine (bench/README.md, "A broken pipe without a
 // signal thread"). Ignoring it is one system call, but an ignored signal
-// is inherited by the programs the process starts. So:
+// is inherited by the programs the process starts. Reopening os.Stdout
+// and os.Stderr on descriptors of their own is two, and changes nothing
+// the programs started inherit, but covers only writes through those two
+// files. So:
 //
 //   - `sabline PROGRAM` and `sabline replay`, which start no program but
 //     their worker, call [Ignore] first: a Go program takes SIGPIPE back
 //     as it starts, whatever it inherited (TestInherited).
 //   - The worker, whose host modules and fault injection start other
-//     programs, `sabline eval`, whose confinement probe starts a sleeper
-//     of the system's, and the doors (`serve`, `mcp`), which start the
-//     store agent an operator may name, call [Catch]: those programs find
-//     SIGPIPE at its default. The doors and `eval` run long enough that
-//     its cost does not count; the worker asks for its stop signal anyway.
+//     programs, calls [Reopen]: it writes a program's output through
+//     os.Stdout, and its descriptor 2 becomes its crash file, a regular
+//     file, before a program runs.
+//   - `sabline eval`, whose confinement probe starts a sleeper of the
+//     system's, and the doors (`serve`, `mcp`), which start the store
+//     agent an operator may name, call [Catch]: those programs find
+//     SIGPIPE at its default, and every writer of the process is covered.
+//     They run long enough that its cost does not count.
 //   - A command that only prints (`version`, `receipts`, `audit`, ...)
 //     keeps Go's default and ends when its reader goes, as any Unix
 //     filter does.

@@ -39,6 +39,7 @@ type workerProc struct {
 	cmd      *exec.Cmd
 	started  confine.Started
 	reqW     *os.File // the request pipe: closed, the worker ends once it has answered
+	stopW    *os.File // the stop pipe (askToStop), open until it is retired
 	resR     *os.File
 	res      *bufio.Reader
 	tmp      string // its private temporary directory
@@ -124,6 +125,11 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		return fail(codes.Errorf(codes.E310, "result pipe: %w", err))
 	}
 	w.resR, w.res, theirs = resR, bufio.NewReaderSize(resR, 64<<10), append(theirs, resW)
+	stopR, stopW, err := os.Pipe()
+	if err != nil {
+		return fail(codes.Errorf(codes.E310, "stop pipe: %w", err))
+	}
+	w.stopW, theirs = stopW, append(theirs, stopR)
 	std, tool, err := w.relayEnds(s)
 	for _, f := range append(std[:], tool) {
 		if f != nil {
@@ -151,7 +157,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		Stderr: std[2],
 	}
 	w.cmd.Env, w.procs = oneProc(w.cmd.Env)
-	passPipes(w.cmd, reqR, resW, tool, brokered)
+	passPipes(w.cmd, reqR, resW, stopR, tool, brokered)
 	// The supervisor's side of confinement: a session of its own and the
 	// parent-death signal on Linux, the job object and the AppContainer
 	// on Windows. What it could not do, the worker's own check of itself
@@ -193,6 +199,12 @@ func (w *workerProc) sendRequest(req *wire.Request) error {
 	}
 	return w.send(append(line, '\n'))
 }
+
+// askToStop writes the stop line (wire.StopLine) on the stop pipe. The
+// pipe carries nothing else, a few bytes a stop and a stop or two in a
+// worker's life, so the write never waits; one to a worker that has
+// exited fails, and the step's wait sees the exit.
+func (w *workerProc) askToStop() { _, _ = w.stopW.Write([]byte(wire.StopLine)) }
 
 // send writes line on the request pipe.
 func (w *workerProc) send(line []byte) error {
@@ -250,9 +262,6 @@ type step struct {
 	// worker broke (E310). nil when the worker answered by itself.
 	stop error
 	sig  os.Signal
-	// asked: the worker was sent its stop signal (askToStop) and the
-	// stop was awaited (at most stopGrace).
-	asked bool
 }
 
 // waitFor is what a step is awaited against beside the worker itself.
@@ -290,7 +299,7 @@ func (w *workerProc) await(f waitFor, read func() ([]byte, error)) step {
 	if !a.state.CompareAndSwap(stepReading, stepRead) {
 		close(a.returned)
 		e := <-a.ended
-		s.stop, s.sig, s.asked = e.stop, e.sig, e.asked
+		s.stop, s.sig = e.stop, e.sig
 	}
 	a.disarm()
 	w.awaited.Store(nil)
@@ -311,7 +320,7 @@ type awaiting struct {
 	f     waitFor
 	state atomic.Int32 // stepReading, then stepRead or stepEnded, whichever comes first
 	// returned is closed once the read has returned after an end from
-	// outside; ended carries that end's step (stop, sig, asked) once the
+	// outside; ended carries that end's step (stop, sig) once the
 	// worker is stopped.
 	returned chan struct{}
 	ended    chan step
@@ -419,29 +428,29 @@ func (a *awaiting) end(s step) bool {
 }
 
 // stopStep stops the worker for an end from outside, s, so that the read
-// returns, and hands await the step's end. A worker that exited has its
-// session killed and is drained; one asked to stop at its deadline or by
-// its context (askToStop) has stopGrace to answer; every other is killed.
+// returns, and hands await the step's end. One asked to stop at its
+// deadline or by its context (askToStop) has stopGrace to answer; every
+// other is killed, and then drained.
 func (a *awaiting) stopStep(s step) {
 	w := a.w
-	if s.stop != nil && codes.CodeOf(s.stop) == codes.E307 && askToStop(w.cmd.Process) {
-		s.asked = true
+	if s.stop != nil && codes.CodeOf(s.stop) == codes.E307 {
+		w.askToStop()
 		t := time.NewTimer(stopGrace)
 		defer t.Stop()
 		select {
 		case <-a.returned:
 			if !w.oneShot {
-				// It answered, but a stop signal may still be on its
-				// way to the next job: a pool worker stopped once
-				// serves no other run, and is ended now rather than
-				// waited for (it would wait for its next job).
+				// It answered: a pool worker stopped once serves no
+				// other run, as after any run that did not end by
+				// itself, and is ended now rather than waited for (it
+				// would wait for its next job).
 				w.kill()
 			}
 			a.ended <- s
 			return
 		case <-t.C:
 			// No answer in time: a builtin blocked in a system call, a
-			// worker too busy to read its signal. It is killed, and the
+			// worker too busy to read its pipe. It is killed, and the
 			// outcome says where the program was is not known (conclude).
 		}
 	}
@@ -513,28 +522,6 @@ func (w *workerProc) first(f waitFor) (res wire.Record, s step, bad error) {
 	return res, s, bad
 }
 
-// stoppedStarting ends the message of a run whose worker the stop itself
-// ended (diedOfStop).
-const stoppedStarting = "; the stop came as the worker was starting, before it could answer, " +
-	"and ended it before the program began"
-
-// diedOfStop reports whether the worker died of the stop signal itself,
-// as its exit status says: asked before its Go runtime listened for the
-// signal, it took the signal's default action, before any code of its
-// own, the program's least of all, had run. It waits for the worker's
-// exit at most resultGrace (one asked and not answering is killed by
-// then).
-func (w *workerProc) diedOfStop() bool {
-	select {
-	case <-w.done:
-	case <-time.After(resultGrace):
-		return false
-	}
-	sig, ok := wire.StopSignal()
-	n, killed := killedBy(w.cmd.ProcessState)
-	return ok && killed && sig == syscall.Signal(n)
-}
-
 // conclude says how a step that ended a job ended the run: stopped from
 // outside; a record the worker could not have sent; the worker's own
 // outcome (final: nil when none came), which a one-shot worker's exit
@@ -557,16 +544,9 @@ func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error,
 			o.Position, o.Stack = final.Position, final.Stack
 			return o, receipt.FieldPosition
 		}
-		switch {
-		case o.Code != codes.E307 || final != nil:
-		case s.asked && w.diedOfStop():
-			o.Message += stoppedStarting
-		case s.asked:
+		if o.Code == codes.E307 && final == nil {
 			o.Message += fmt.Sprintf("; the worker did not answer the stop within %s and was "+
 				"killed, so where the program was is not known", stopGrace)
-		default:
-			o.Message += "; the worker, which has no stop signal here, was killed at once, " +
-				"so where the program was is not known"
 		}
 		return o, ""
 	case bad != nil:
@@ -664,6 +644,9 @@ func (w *workerProc) death(keep func(report string) string) receipt.Outcome {
 func (w *workerProc) retire() {
 	if w.reqW != nil {
 		w.reqW.Close()
+	}
+	if w.stopW != nil {
+		w.stopW.Close()
 	}
 	if w.cmd != nil {
 		select {

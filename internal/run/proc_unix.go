@@ -11,19 +11,18 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/sabline/sabline/internal/wire"
 	"golang.org/x/sys/unix"
 )
 
 // passPipes gives the worker the request pipe as descriptor 3, the result
-// pipe as 4, then the tool channel when the host passed one and the
-// broker channel when the run has one, each named in the worker's
-// arguments by its number ("-" for a tool channel it has not, before a
+// pipe as 4, the stop pipe as 5, then the tool channel when the host
+// passed one and the broker channel when the run has one, each named in
+// the worker's arguments by its number ("-" for a tool channel it has not, before a
 // broker channel it has). Its session, process group and parent-death
 // signal are confine's (PrepareWorker).
-func passPipes(cmd *exec.Cmd, req, res, tool, brokered *os.File) {
-	cmd.ExtraFiles = []*os.File{req, res}
-	cmd.Args = append(cmd.Args, "3", "4")
+func passPipes(cmd *exec.Cmd, req, res, stop, tool, brokered *os.File) {
+	cmd.ExtraFiles = []*os.File{req, res, stop}
+	cmd.Args = append(cmd.Args, "3", "4", "5")
 	for i, f := range []*os.File{tool, brokered} {
 		switch {
 		case f != nil:
@@ -76,13 +75,6 @@ func tryLockDir(dir string) (unlock func(), ok bool) {
 		return nil, false
 	}
 	return func() { f.Close() }, true
-}
-
-// askToStop sends the worker its stop signal (wire.StopSignal); it is
-// killed if it has not ended within stopGrace.
-func askToStop(p *os.Process) bool {
-	sig, _ := wire.StopSignal()
-	return p.Signal(sig) == nil
 }
 
 // ownedPrivate checks that dir, as fi says, belongs to this user, and

@@ -16,8 +16,8 @@ import (
 // channel's when there is one, and names them as its arguments. A
 // Windows run has no broker channel (broker.Pair fails there): brokered
 // is always nil.
-func passPipes(cmd *exec.Cmd, req, res, tool, _ *os.File) {
-	files := []*os.File{req, res}
+func passPipes(cmd *exec.Cmd, req, res, stop, tool, _ *os.File) {
+	files := []*os.File{req, res, stop}
 	if tool != nil {
 		files = append(files, tool)
 	}
@@ -43,10 +43,6 @@ func signalName(sig int) string { return "signal " + strconv.Itoa(sig) }
 func lockDir(string) (func(), error) { return func() {}, nil }
 
 func tryLockDir(string) (func(), bool) { return nil, false }
-
-// askToStop: a Windows worker has no signal to be asked to stop with
-// (wire.StopSignal); at the deadline it is ended at once.
-func askToStop(*os.Process) bool { return false }
 
 // ownedPrivate: a directory made in the user's own profile is the user's;
 // Windows holds it by its ACL, which MkdirAll inherits from the profile.

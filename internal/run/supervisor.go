@@ -200,10 +200,9 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		if stop != nil {
 			g.deadline = time.Now().Add(stopGrace)
 		}
-		asked := s.asked
 		s = w.await(g, w.readToExit(wire.MaxResultBytes-len(raw)))
 		if stop != nil {
-			s.stop, s.asked = stop, s.asked || asked
+			s.stop = stop
 		}
 		raw = append(raw, s.raw...)
 	}

@@ -2,12 +2,8 @@
 
 package wire
 
-import "os"
-
-// StopSignal: a Windows worker has no signal to be asked to stop with; at
-// its deadline it is ended at once.
-func StopSignal() (sig os.Signal, ok bool) { return nil, false }
-
-// MonotonicNow: a worker with no stop signal is ended at its deadline at
-// once, and needs no deadline of its own (Request.Deadline).
+// MonotonicNow: outside Unix no clock is read alike by the supervisor and
+// its worker here, and the request carries no deadline: a stop the
+// supervisor writes before the worker reads it waits in the pipe
+// (StopLine), and the program is stopped at its first step.
 func MonotonicNow() (ns int64, ok bool) { return 0, false }

@@ -113,8 +113,8 @@ type Request struct {
 	// Deadline, when set, is the run's deadline on the machine's
 	// monotonic clock (MonotonicNow), no earlier than the supervisor's
 	// own: the worker does not begin the program once it has passed, for
-	// the supervisor's stop signal may have come before the worker
-	// listened for it.
+	// the supervisor's stop (StopLine) may still wait in the pipe, unread,
+	// as the program would begin.
 	Deadline int64 `json:"deadline_ns,omitempty"`
 	// Relayed are the caller's files the worker's standard streams are
 	// relayed to: its file effects refuse them as the run's own.
@@ -279,6 +279,18 @@ func ParseJobResult(line []byte) (JobResult, error) {
 	}
 	return r, nil
 }
+
+// StopLine is the line the supervisor writes on a worker's request pipe
+// to ask it to end its program where it is: at the run's deadline, or
+// when the run's caller cancels it; a worker that has not answered within
+// the supervisor's grace is killed. The command line's worker reads the
+// pipe for it alone once its request is read; a pool worker reads it
+// among its jobs' lines, and drops one that comes while no job runs. The
+// pipe keeps the order things were written in: a stop written before the
+// worker reads it waits there, never lost, and a stop meant for one job
+// is read before the job that follows it. No job line is a stop line,
+// for a job is a JSON object.
+const StopLine = "stop\n"
 
 // ErrRecordTooLong is ReadLine's error for a line past its bound.
 var ErrRecordTooLong = errors.New("a record past its bound")

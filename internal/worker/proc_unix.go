@@ -72,3 +72,8 @@ func closeInherited() error {
 // closeOnExec keeps the worker's pipes from any process a host module
 // starts.
 func closeOnExec(fd uintptr) { syscall.CloseOnExec(int(fd)) }
+
+// pollable makes the pipe fd non-blocking, which os.NewFile then has the
+// runtime's poller wait on: the pipe is the worker's alone (its other end
+// is the supervisor's), so no other process sees the change.
+func pollable(fd uintptr) { _ = syscall.SetNonblock(int(fd), true) }

@@ -15,3 +15,7 @@ func crashToFile(f *os.File) error { return debug.SetCrashOutput(f, debug.CrashO
 // lists (StartProcess passes exactly those), so there is nothing to close.
 func closeInherited() error { return nil }
 func closeOnExec(uintptr)   {}
+
+// pollable: a Windows worker's pipe is read by a thread that waits in the
+// read; nothing to change.
+func pollable(uintptr) {}

@@ -26,7 +26,7 @@ import (
 // confined, a program that prints), runs and ends ok.
 func TestRequestRead(t *testing.T) {
 	if os.Getenv(testkit.OwnProcessEnv) == "worker" {
-		t.Logf("the worker's exit status: %d", Main([]string{"3", "4"}))
+		t.Logf("the worker's exit status: %d", Main([]string{"3", "4", "5"}))
 		return
 	}
 	dir := t.TempDir()
@@ -64,7 +64,7 @@ func TestRequestRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			raw, out := runWorker(t, tt.line, tt.keepOpen)
+			raw, out := runWorker(t, tt.line, "", tt.keepOpen)
 			res, final, _, bad := wire.ReadResults(raw)
 			o := res.Outcome
 			if bad != nil || !final || o.Status != tt.wantStatus || o.Code != tt.wantCode ||
@@ -87,7 +87,7 @@ func TestRequestRead(t *testing.T) {
 // pipe is held open past the bound, so that only the bound ends the read.
 func TestJobRead(t *testing.T) {
 	if os.Getenv(testkit.OwnProcessEnv) == "worker" {
-		t.Logf("the worker's exit status: %d", Main([]string{"3", "4"}))
+		t.Logf("the worker's exit status: %d", Main([]string{"3", "4", "5"}))
 		return
 	}
 	dir := t.TempDir()
@@ -118,7 +118,7 @@ func TestJobRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			raw, out := runWorker(t, string(req)+"\n"+tt.jobs, tt.keepOpen)
+			raw, out := runWorker(t, string(req)+"\n"+tt.jobs, "", tt.keepOpen)
 			for _, want := range tt.wantOut {
 				if !strings.Contains(out, want) {
 					t.Errorf("the worker's output, want %q in it:\n%s", want, out)
@@ -142,6 +142,103 @@ func TestJobRead(t *testing.T) {
 	}
 }
 
+// TestStopRead: a worker, in a process of its own, finds the stops the
+// supervisor wrote on its stop pipe before it started. The command line's
+// worker stops its run with it: a program that would loop forever ends,
+// timed out where it was (at its first statement when the stop was read
+// before it began, in its loop when after); a line that is not a stop
+// asks nothing (the worker says so) and the program runs, as it does with
+// no stop (the control). A pool worker drops a stop that comes before any
+// job: both jobs after it run.
+func TestStopRead(t *testing.T) {
+	if os.Getenv(testkit.OwnProcessEnv) == "worker" {
+		t.Logf("the worker's exit status: %d", Main([]string{"3", "4", "5"}))
+		return
+	}
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "p.vel")
+	if err := os.WriteFile(prog, []byte("print('ran')\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spin := filepath.Join(dir, "spin.vel")
+	if err := os.WriteFile(spin, []byte("while True:\n    pass\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	request := func(prog string) string {
+		b, err := json.Marshal(wire.Request{Program: prog, Budget: budget.MustParse("/", "io"),
+			Cwd: dir, Confine: core.ModeOff, TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	}
+	pool, err := json.Marshal(wire.Request{Pool: true, Cwd: dir, Confine: core.ModeOff,
+		TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := string(wire.AppendJob(nil, &wire.Job{Program: prog, Budget: budget.MustParse("/", "io"),
+		Cwd: dir, Root: dir}))
+	tests := []struct {
+		name        string
+		in, stops   string
+		wantOutcome []string // each result's status and position, in order
+		wantOut     string   // in the worker's output
+	}{
+		{name: "a stop before the run", in: request(spin), stops: wire.StopLine,
+			wantOutcome: []string{"timeout " + spin + ":"}},
+		{name: "a line not a stop", in: request(prog), stops: "halt\n",
+			wantOutcome: []string{"ok "}, wantOut: `"halt\n" is not a stop`},
+		{name: "the control: no stop", in: request(prog), wantOutcome: []string{"ok "}},
+		{name: "a pool worker, a stop before its jobs", in: string(pool) + "\n" + job + job,
+			stops: wire.StopLine, wantOutcome: []string{"ok ", "ok "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, out := runWorker(t, tt.in, tt.stops, false)
+			lines := strings.SplitAfter(strings.TrimSuffix(string(raw), "\n"), "\n")
+			var got []string
+			ran := 0
+			for i, l := range lines {
+				var o receipt.Outcome
+				var stdout []byte
+				if len(tt.wantOutcome) > 1 { // a pool's: its first record, then a result a job
+					if i == 0 {
+						continue
+					}
+					r, err := wire.ParseJobResult([]byte(l))
+					if err != nil {
+						t.Fatalf("a result: %v\n%s", err, l)
+					}
+					o, stdout = r.Outcome, r.Stdout
+				} else if i == len(lines)-1 {
+					res, final, _, err := wire.ReadResults(raw)
+					if err != nil || !final {
+						t.Fatalf("the final record: final %v, %v\n%s", final, err, raw)
+					}
+					o = res.Outcome
+				}
+				if o.Status != "" { // a position's line and column left out
+					got = append(got, o.Status+" "+strings.TrimRight(o.Position, "0123456789:")+
+						map[bool]string{true: ":"}[o.Position != ""])
+				}
+				if string(stdout) == "ran\n" {
+					ran++
+				}
+			}
+			ran += strings.Count(out, "ran\n")
+			if strings.Join(got, ", ") != strings.Join(tt.wantOutcome, ", ") ||
+				!strings.Contains(out, tt.wantOut) {
+				t.Fatalf("outcomes %q, want %q; the worker's output, want %q in it:\n%s", got,
+					tt.wantOutcome, tt.wantOut, out)
+			}
+			if wantRan := strings.Count(strings.Join(tt.wantOutcome, ","), "ok"); ran != wantRan {
+				t.Errorf("the program ran %d times, want %d\n%s", ran, wantRan, out)
+			}
+		})
+	}
+}
+
 // pastBound is a line past bound by more than a reader's buffer, without
 // its end: read through a buffer, a line is measured each time the
 // buffer fills.
@@ -150,9 +247,10 @@ func pastBound(bound int) string {
 }
 
 // runWorker runs Main in a process of its own, in written on its request
-// pipe (closed after it, or held open until the worker has ended), and
-// returns what it wrote on its result pipe and on its output.
-func runWorker(t *testing.T, in string, keepOpen bool) (raw []byte, out string) {
+// pipe (closed after it, or held open until the worker has ended) and
+// stops on its stop pipe before it starts (the pipe held open until it has
+// ended), and returns what it wrote on its result pipe and on its output.
+func runWorker(t *testing.T, in, stops string, keepOpen bool) (raw []byte, out string) {
 	t.Helper()
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
@@ -162,11 +260,18 @@ func runWorker(t *testing.T, in string, keepOpen bool) (raw []byte, out string) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	stopR, stopW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { // also when Rerun ends the test early
-		for _, f := range []*os.File{reqR, reqW, resR, resW} {
+		for _, f := range []*os.File{reqR, reqW, resR, resW, stopR, stopW} {
 			f.Close()
 		}
 	})
+	if _, err := io.WriteString(stopW, stops); err != nil {
+		t.Fatal(err)
+	}
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
@@ -183,10 +288,11 @@ func runWorker(t *testing.T, in string, keepOpen bool) (raw []byte, out string) 
 		read <- err
 	}()
 	cmd := testkit.Rerun(t, "worker", func(c *exec.Cmd) {
-		c.ExtraFiles = []*os.File{reqR, resW}
+		c.ExtraFiles = []*os.File{reqR, resW, stopR}
 	})
 	reqR.Close()
 	resW.Close()
+	stopR.Close()
 	<-written
 	reqW.Close()
 	if err := <-read; err != nil {

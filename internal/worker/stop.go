@@ -1,8 +1,10 @@
 package worker
 
 import (
+	"bufio"
+	"fmt"
+	"io"
 	"os"
-	"os/signal"
 	"sync"
 
 	"github.com/sabline/sabline/internal/wire"
@@ -12,43 +14,47 @@ import (
 // timeoutStop is why a program asked to stop by the supervisor stopped.
 const timeoutStop = "the run took longer than its timeout and was stopped"
 
-// stopper is how the supervisor's deadline reaches the program: each ask
-// (the stop signal, wire.StopSignal) stops the interpreter running. The
-// command line's worker has one run, and an ask that comes before its
-// first statement (the deadline passed while the worker was starting)
-// stops it there: the program never begins. A pool worker's runs are
-// other callers', so an ask that comes between two of them is dropped,
-// never kept for the next (betweenRuns).
+// stopper is how the supervisor's stop reaches the program: each stop
+// line it writes on the stop pipe (wire.StopLine, read by listen) stops
+// the interpreter running. The command line's worker has one run, and a
+// stop that comes before its first statement (the deadline passed while
+// the worker was starting) stops it there: the program never begins. A
+// pool worker's runs are other callers', so a stop that comes between two
+// of them is dropped, never kept for the next (betweenRuns).
 type stopper struct {
 	mu    sync.Mutex
 	in    *lang.Interp // the interpreter running, nil between runs
-	asked bool         // an ask came before the one run began
-	pool  bool         // asks between runs are dropped
+	asked bool         // a stop came before the one run began
+	pool  bool         // stops between runs are dropped
 	// deadline, when set, is when the one run is past its time, on the
 	// machine's monotonic clock (wire.Request.Deadline): it is not begun
-	// after it, whether or not the ask reached the worker, which listens
-	// only from its main.
+	// after it, whether or not the stop line was read by then.
 	deadline int64
 }
 
-// newStopper returns a stopper that the stop signal asks from now on
-// (the earlier the better: a signal that comes before is lost). Where the
-// system has no stop signal nothing asks it, and the run has no deadline
-// of its own: the supervisor ends the worker at once.
-func newStopper() *stopper {
-	s := &stopper{}
-	sig, ok := wire.StopSignal()
-	if !ok {
-		return s
-	}
-	c := make(chan os.Signal, 1)
-	signal.Notify(c, sig)
-	go func() {
-		for range c {
-			s.ask()
+// listen reads the stop pipe until it closes (the worker is retired, or
+// its supervisor gone): each stop line (wire.StopLine) asks s. Any other
+// line is not the supervisor's, and ends the listening with a word on
+// standard error. It runs in a goroutine of its own from the worker's
+// start, parked in the runtime's poller while nothing comes (workerPipes
+// makes the pipe one it polls): a worker waiting for its next job, or
+// running a program, spends nothing on it.
+func (s *stopper) listen(pipe io.Reader) {
+	in := bufio.NewReaderSize(pipe, 16)
+	for {
+		line, err := wire.ReadLine(in, len(wire.StopLine))
+		switch {
+		case err == io.EOF:
+			return
+		case err != nil:
+			fmt.Fprintln(os.Stderr, "sabline: worker: the stop pipe:", err)
+			return
+		case string(line) != wire.StopLine:
+			fmt.Fprintf(os.Stderr, "sabline: worker: the stop pipe: %q is not a stop\n", line)
+			return
 		}
-	}()
-	return s
+		s.ask()
+	}
 }
 
 // ask stops the interpreter running, or, in the command line's worker,

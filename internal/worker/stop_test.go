@@ -2,6 +2,8 @@ package worker
 
 import (
 	"bytes"
+	"io"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -21,7 +23,7 @@ import (
 // runs (the controls).
 func TestStopperBeforeTheFirstStatement(t *testing.T) {
 	if _, ok := wire.MonotonicNow(); !ok {
-		t.Skip("this system has no monotonic clock a worker shares (nor a stop signal)")
+		t.Skip("this system has no monotonic clock a worker shares")
 	}
 	tests := []struct {
 		name     string
@@ -65,3 +67,62 @@ func monotonic(t *testing.T) int64 {
 	}
 	return now
 }
+
+// TestStopperListens: what listen takes from the stop pipe, written and
+// then closed by the test. Each stop line is an ask, kept for the command
+// line's run and dropped by a pool worker's stopper; a line that is not
+// a stop, or one cut short, asks nothing and ends the listening, the
+// stops after it unread; the pipe's end ends it too (listen returns
+// every time, or the test waits out its own bound).
+func TestStopperListens(t *testing.T) {
+	tests := []struct {
+		name      string
+		written   string
+		pool      bool
+		wantAsked bool
+		wantLeft  string // what listen left unread in the pipe
+	}{
+		{name: "a stop", written: wire.StopLine, wantAsked: true},
+		{name: "two stops", written: wire.StopLine + wire.StopLine, wantAsked: true},
+		{name: "a stop, in a pool worker between runs", written: wire.StopLine, pool: true},
+		{name: "nothing, then the pipe's end", written: ""},
+		{name: "a line not a stop, then a stop", written: "halt\n" + wire.StopLine,
+			wantLeft: wire.StopLine},
+		{name: "a line past the stop's length", written: "stop, please\n" + wire.StopLine,
+			wantLeft: wire.StopLine},
+		{name: "a stop cut short", written: wire.StopLine[:3]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if _, err := io.WriteString(w, tt.written); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			s := &stopper{}
+			if tt.pool {
+				s.betweenRuns()
+			}
+			// A reader that hands listen one byte a read, so that what
+			// it left is what it did not take.
+			s.listen(io.LimitReader(oneByte{r}, int64(len(tt.written))+1))
+			left, _ := io.ReadAll(r)
+			s.mu.Lock()
+			asked := s.asked
+			s.mu.Unlock()
+			if asked != tt.wantAsked || string(left) != tt.wantLeft {
+				t.Errorf("asked %v, left %q unread; want %v and %q", asked, left, tt.wantAsked,
+					tt.wantLeft)
+			}
+		})
+	}
+}
+
+// oneByte reads at most one byte at a time.
+type oneByte struct{ r io.Reader }
+
+func (o oneByte) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), 1)]) }

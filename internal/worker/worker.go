@@ -41,17 +41,21 @@ import (
 // thread, runs the fault-injection hook if asked, runs the program, and
 // writes a wire.Record to the result pipe. It returns the exit status.
 func Main(args []string) int {
-	// The supervisor may ask to stop as soon as the worker is started.
-	stop := newStopper()
 	// A relay that stops reading (its caller's reader gone) fails the
 	// program's next write, not the worker: the run ends with its outcome.
 	// The programs its host modules start find SIGPIPE at its default.
-	brokenpipe.Catch()
-	reqFile, resFile, toolFile, brokerFile, err := workerPipes(args)
+	if err := brokenpipe.Reopen(); err != nil {
+		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
+		return codes.ExitCrashed
+	}
+	reqFile, resFile, stopFile, toolFile, brokerFile, err := workerPipes(args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 		return codes.ExitCrashed
 	}
+	// The supervisor may ask to stop as soon as the worker is started.
+	stop := &stopper{}
+	go stop.listen(stopFile)
 	if err := closeInherited(); err != nil {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 		return codes.ExitCrashed
@@ -115,8 +119,7 @@ type worker struct {
 	// memory is the memory watch's measure (memoryGauge); nil when the
 	// request sets no memory limit.
 	memory func() uint64
-	// stop is the supervisor's deadline; never nil (where the system has
-	// no stop signal, nothing asks it).
+	// stop is how the supervisor's stop reaches the program; never nil.
 	stop *stopper
 	// pool is true for a pool worker: what it writes while a job runs is
 	// the job's result (wire.JobResult), which is all the pool reads then.

@@ -200,11 +200,17 @@ func (w *workerProc) sendRequest(req *wire.Request) error {
 	return w.send(append(line, '\n'))
 }
 
-// askToStop writes the stop line (wire.StopLine) on the stop pipe. The
-// pipe carries nothing else, a few bytes a stop and a stop or two in a
-// worker's life, so the write never waits; one to a worker that has
-// exited fails, and the step's wait sees the exit.
-func (w *workerProc) askToStop() { _, _ = w.stopW.Write([]byte(wire.StopLine)) }
+// askToStop writes the stop line (wire.StopLine) on the stop pipe, from a
+// goroutine of its own and bounded by stopGrace where the pipe takes a
+// deadline (Unix): the stop's grace runs from now whatever the write
+// does. The pipe carries nothing else, but a program that makes raw
+// system calls can fill it (its worker holds the read end), and then the
+// write would wait; the worker is killed at stopGrace all the same, and
+// the write ends with the deadline, the worker's end closing, or retire.
+func (w *workerProc) askToStop() {
+	_ = w.stopW.SetWriteDeadline(time.Now().Add(stopGrace))
+	go func() { _, _ = w.stopW.Write([]byte(wire.StopLine)) }()
+}
 
 // send writes line on the request pipe.
 func (w *workerProc) send(line []byte) error {

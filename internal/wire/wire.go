@@ -280,16 +280,15 @@ func ParseJobResult(line []byte) (JobResult, error) {
 	return r, nil
 }
 
-// StopLine is the line the supervisor writes on a worker's request pipe
-// to ask it to end its program where it is: at the run's deadline, or
-// when the run's caller cancels it; a worker that has not answered within
-// the supervisor's grace is killed. The command line's worker reads the
-// pipe for it alone once its request is read; a pool worker reads it
-// among its jobs' lines, and drops one that comes while no job runs. The
-// pipe keeps the order things were written in: a stop written before the
-// worker reads it waits there, never lost, and a stop meant for one job
-// is read before the job that follows it. No job line is a stop line,
-// for a job is a JSON object.
+// StopLine is the line the supervisor writes on a worker's stop pipe, a
+// pipe that carries nothing else, to ask it to end its program where it
+// is: at the run's deadline, or when the run's caller cancels it; a
+// worker that has not answered within the supervisor's grace is killed.
+// The worker reads the pipe from its start: a stop written before it
+// reads it waits there. The command line's worker keeps a stop that comes
+// before its program begins; a pool worker keeps one that comes once it
+// has read a job, and drops one that comes between two (see
+// internal/worker's stopper).
 const StopLine = "stop\n"
 
 // ErrRecordTooLong is ReadLine's error for a line past its bound.

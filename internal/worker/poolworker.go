@@ -55,6 +55,7 @@ func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader) int {
 			fmt.Fprintln(os.Stderr, "sabline: pool worker: read job:", err)
 			return codes.ExitCrashed
 		}
+		w.stop.took()
 		mem.Begin()
 		out := &bounded.Writer{Max: wire.MaxPoolOutputBytes}
 		cfg := lang.Config{
@@ -65,6 +66,7 @@ func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader) int {
 		}
 		ran, err := job.Run(cfg, job.Program{Path: j.Program, Source: j.Source, Root: j.Root},
 			job.Hooks{Running: w.stop.running})
+		w.stop.done()
 		if w.broker != nil {
 			w.broker.CloseAll() // the supervisor shuts them down too: nothing of one run's reaches the next
 		}

@@ -3,6 +3,7 @@
 package worker
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	goruntime "runtime"
@@ -12,29 +13,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// crashToFile makes f the worker's standard error, the descriptor the Go
-// runtime writes a crash report to, and keeps the standard error the
-// worker inherited as os.Stderr, for its own messages. It runs before the
-// policy is applied.
+// crashToFile makes f descriptor 2, the one the Go runtime writes a crash
+// report to. os.Stderr, for the worker's own messages, is already the
+// standard error the worker inherited on a descriptor of its own
+// (brokenpipe.Reopen, first thing in Main), which also keeps descriptor
+// 2's former file from its finalizer: that would close descriptor 2, now
+// the crash file, and the next file opened would take its number, crash
+// report and all (TestCrashFileStays). It runs before the policy is
+// applied, and refuses to run before Reopen.
 func crashToFile(f *os.File) error {
-	// The file it replaces is kept: its finalizer would close descriptor
-	// 2, now the crash file, and the next file opened would take its
-	// number, crash report and all (TestCrashFileStays).
-	replacedStderr = append(replacedStderr, os.Stderr)
-	saved, err := unix.FcntlInt(2, unix.F_DUPFD_CLOEXEC, 3)
-	if err != nil {
-		return fmt.Errorf("keep standard error: %w", err)
+	if os.Stderr.Fd() == 2 {
+		return errors.New("standard error to the crash file: os.Stderr is still descriptor 2 " +
+			"(brokenpipe.Reopen first)")
 	}
 	if err := unix.Dup2(int(f.Fd()), 2); err != nil {
-		unix.Close(saved)
 		return fmt.Errorf("standard error to the crash file: %w", err)
 	}
-	os.Stderr = os.NewFile(uintptr(saved), "/dev/stderr")
 	return nil
 }
-
-// replacedStderr holds the files crashToFile took out of os.Stderr.
-var replacedStderr []*os.File
 
 // closeInherited closes every descriptor above standard error that the
 // worker inherited without asking: whatever the operator's shell or an
@@ -75,5 +71,11 @@ func closeOnExec(fd uintptr) { syscall.CloseOnExec(int(fd)) }
 
 // pollable makes the pipe fd non-blocking, which os.NewFile then has the
 // runtime's poller wait on: the pipe is the worker's alone (its other end
-// is the supervisor's), so no other process sees the change.
-func pollable(fd uintptr) { _ = syscall.SetNonblock(int(fd), true) }
+// is the supervisor's), so no other process sees the change. Not on
+// macOS, where Go polls no pipe (kqueue does not report its writer
+// closing) and a non-blocking read would fail where it should wait.
+func pollable(fd uintptr) {
+	if goruntime.GOOS != "darwin" {
+		_ = syscall.SetNonblock(int(fd), true)
+	}
+}

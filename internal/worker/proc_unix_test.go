@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
+	"strconv"
 	"testing"
 
+	"github.com/sabline/sabline/internal/brokenpipe"
 	"github.com/sabline/sabline/internal/testkit"
 	"golang.org/x/sys/unix"
 )
@@ -72,8 +75,9 @@ func TestCloseInherited(t *testing.T) {
 
 // TestCrashFileStays: after crashToFile, descriptor 2 is the crash file
 // still once a collection has run the finalizers of files no one holds:
-// the standard error it replaced is kept, whose finalizer would close
-// descriptor 2 (and the next file opened would take its number). The log
+// descriptor 2's former file, which brokenpipe.Reopen keeps, would close
+// it (and the next file opened would take its number). Before Reopen,
+// crashToFile refuses. The log
 // package, which holds os.Stderr in most programs, is told to write
 // elsewhere first, as a host may. The control is a dropped file closed by
 // its finalizer (testkit.CollectDropped); it runs in a process of its own.
@@ -88,6 +92,12 @@ func TestCrashFileStays(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer crash.Close()
+	if err := crashToFile(crash); err == nil {
+		t.Fatal("crashToFile took descriptor 2 before brokenpipe.Reopen")
+	}
+	if err := brokenpipe.Reopen(); err != nil {
+		t.Fatal(err)
+	}
 	if err := crashToFile(crash); err != nil {
 		t.Fatal(err)
 	}
@@ -101,5 +111,69 @@ func TestCrashFileStays(t *testing.T) {
 	if err := unix.Fstat(2, &got); err != nil || got.Dev != want.Dev || got.Ino != want.Ino {
 		t.Fatalf("descriptor 2 after the collections: %v, inode %d, want the crash file's, %d",
 			err, got.Ino, want.Ino)
+	}
+}
+
+// TestWorkerPipes: the descriptors workerPipes opens are closed on exec,
+// so that no program the worker starts holds a pipe to its supervisor,
+// and the stop pipe alone is made non-blocking, so that its reader waits
+// in the runtime's poller rather than on a thread of its own (but on
+// macOS, where Go polls no pipe). The pipes are made with neither flag
+// (the control: each is read before).
+func TestWorkerPipes(t *testing.T) {
+	var fds []int
+	for range 3 {
+		var p [2]int
+		if err := unix.Pipe(p[:]); err != nil {
+			t.Fatal(err)
+		}
+		fds = append(fds, p[0], p[1])
+	}
+	flags := func(fd int) (cloexec, nonblock bool) {
+		fdf, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fdf&unix.FD_CLOEXEC != 0, fl&unix.O_NONBLOCK != 0
+	}
+	tests := []struct {
+		name         string
+		fd           int
+		wantNonblock bool
+	}{
+		{name: "request", fd: fds[0]},
+		{name: "result", fd: fds[3]},
+		{name: "stop", fd: fds[4], wantNonblock: goruntime.GOOS != "darwin"},
+	}
+	for _, tt := range tests {
+		if c, n := flags(tt.fd); c || n {
+			t.Fatalf("%s: close-on-exec %v, non-blocking %v before workerPipes", tt.name, c, n)
+		}
+	}
+	var args []string
+	for _, tt := range tests {
+		args = append(args, strconv.Itoa(tt.fd))
+	}
+	req, res, stop, tool, brokered, err := workerPipes(args)
+	if err != nil || tool != nil || brokered != nil {
+		t.Fatalf("workerPipes(%q): %v (tool %v, broker %v)", args, err, tool, brokered)
+	}
+	defer func() {
+		for _, f := range []*os.File{req, res, stop} {
+			f.Close()
+		}
+		for _, fd := range []int{fds[1], fds[2], fds[5]} {
+			unix.Close(fd)
+		}
+	}()
+	for _, tt := range tests {
+		if c, n := flags(tt.fd); !c || n != tt.wantNonblock {
+			t.Errorf("%s: close-on-exec %v, non-blocking %v; want true and %v", tt.name, c, n,
+				tt.wantNonblock)
+		}
 	}
 }

@@ -19,13 +19,16 @@ const timeoutStop = "the run took longer than its timeout and was stopped"
 // the interpreter running. The command line's worker has one run, and a
 // stop that comes before its first statement (the deadline passed while
 // the worker was starting) stops it there: the program never begins. A
-// pool worker's runs are other callers', so a stop that comes between two
-// of them is dropped, never kept for the next (betweenRuns).
+// pool worker's runs are other callers', so a stop is kept only from the
+// moment a job is read (took) to its end (done), for that job: one that
+// comes between two jobs is dropped, never kept for the next
+// (betweenRuns).
 type stopper struct {
 	mu    sync.Mutex
 	in    *lang.Interp // the interpreter running, nil between runs
-	asked bool         // a stop came before the one run began
-	pool  bool         // stops between runs are dropped
+	asked bool         // a stop came before the run began
+	pool  bool         // stops between jobs are dropped
+	job   bool         // a pool worker's job is read and has not ended
 	// deadline, when set, is when the one run is past its time, on the
 	// machine's monotonic clock (wire.Request.Deadline): it is not begun
 	// after it, whether or not the stop line was read by then.
@@ -65,9 +68,24 @@ func (s *stopper) ask() {
 	switch {
 	case s.in != nil:
 		s.in.Stop(timeoutStop)
-	case !s.pool:
+	case !s.pool || s.job:
 		s.asked = true
 	}
+}
+
+// took marks a pool worker's job read: a stop from now on is kept for it,
+// through its compile and loads, until done.
+func (s *stopper) took() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.job, s.asked = true, false
+}
+
+// done marks a pool worker's job ended: a stop from now on is dropped.
+func (s *stopper) done() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.job, s.asked = false, false
 }
 
 // until sets the one run's deadline (wire.MonotonicNow's clock).

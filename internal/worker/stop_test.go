@@ -17,8 +17,9 @@ import (
 
 // TestStopperBeforeTheFirstStatement: the command line's worker keeps an
 // ask, or a deadline passed, that comes before its run begins, and the
-// program is stopped at its first statement (E307, nothing printed); a
-// pool worker drops an ask made between its runs, and the next run runs;
+// program is stopped at its first statement (E307, nothing printed); so
+// does a pool worker for an ask that comes once its job is read; it drops
+// an ask made between its runs, and the next run runs;
 // with no ask and a deadline far off, or neither ask nor deadline, the program
 // runs (the controls).
 func TestStopperBeforeTheFirstStatement(t *testing.T) {
@@ -41,6 +42,19 @@ func TestStopperBeforeTheFirstStatement(t *testing.T) {
 			stopper: func() *stopper { s := &stopper{}; s.betweenRuns(); s.ask(); return s }},
 		{name: "a pool worker asked before it began serving", wantOut: "ran\n",
 			stopper: func() *stopper { s := &stopper{}; s.ask(); s.betweenRuns(); return s }},
+		{name: "a pool worker asked once its job was read", wantCode: codes.E307,
+			stopper: func() *stopper { s := &stopper{}; s.betweenRuns(); s.took(); s.ask(); return s }},
+		{name: "a pool worker asked after a job ended, before the next", wantOut: "ran\n",
+			stopper: func() *stopper {
+				s := &stopper{}
+				s.betweenRuns()
+				s.took()
+				s.ask()
+				s.done()
+				s.ask()
+				s.took()
+				return s
+			}},
 		{name: "neither an ask nor a deadline", wantOut: "ran\n",
 			stopper: func() *stopper { return &stopper{} }},
 	}

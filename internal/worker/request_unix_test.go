@@ -25,15 +25,11 @@ import (
 // nothing; the control, a request as the supervisor writes it (not
 // confined, a program that prints), runs and ends ok.
 func TestRequestRead(t *testing.T) {
-	if os.Getenv(testkit.OwnProcessEnv) == "worker" {
-		t.Logf("the worker's exit status: %d", Main([]string{"3", "4", "5"}))
+	if asWorker(t) {
 		return
 	}
 	dir := t.TempDir()
-	prog := filepath.Join(dir, "p.vel")
-	if err := os.WriteFile(prog, []byte("print('ran')\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	prog := program(t, dir, "p.vel", "print('ran')\n")
 	good, err := json.Marshal(wire.Request{
 		Program: prog, Budget: budget.MustParse("/", "io"), Cwd: dir,
 		Confine: core.ModeOff, TempDir: t.TempDir(),
@@ -86,8 +82,7 @@ func TestRequestRead(t *testing.T) {
 // message that says so, and the jobs after it are not run. The request
 // pipe is held open past the bound, so that only the bound ends the read.
 func TestJobRead(t *testing.T) {
-	if os.Getenv(testkit.OwnProcessEnv) == "worker" {
-		t.Logf("the worker's exit status: %d", Main([]string{"3", "4", "5"}))
+	if asWorker(t) {
 		return
 	}
 	dir := t.TempDir()
@@ -144,26 +139,17 @@ func TestJobRead(t *testing.T) {
 
 // TestStopRead: a worker, in a process of its own, finds the stops the
 // supervisor wrote on its stop pipe before it started. The command line's
-// worker stops its run with it: a program that would loop forever ends,
-// timed out where it was (at its first statement when the stop was read
-// before it began, in its loop when after); a line that is not a stop
-// asks nothing (the worker says so) and the program runs, as it does with
-// no stop (the control). A pool worker drops a stop that comes before any
-// job: both jobs after it run.
+// worker stops its run with it before the program's first statement
+// (timed out, nothing printed), and so does a pool worker its first job,
+// the next job running; a line that is not a stop asks nothing (the
+// worker says so) and the program runs, as it does with no stop (the
+// control).
 func TestStopRead(t *testing.T) {
-	if os.Getenv(testkit.OwnProcessEnv) == "worker" {
-		t.Logf("the worker's exit status: %d", Main([]string{"3", "4", "5"}))
+	if asWorker(t) {
 		return
 	}
 	dir := t.TempDir()
-	prog := filepath.Join(dir, "p.vel")
-	if err := os.WriteFile(prog, []byte("print('ran')\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	spin := filepath.Join(dir, "spin.vel")
-	if err := os.WriteFile(spin, []byte("while True:\n    pass\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	prog := program(t, dir, "p.vel", "print('ran')\n")
 	request := func(prog string) string {
 		b, err := json.Marshal(wire.Request{Program: prog, Budget: budget.MustParse("/", "io"),
 			Cwd: dir, Confine: core.ModeOff, TempDir: t.TempDir()})
@@ -185,13 +171,13 @@ func TestStopRead(t *testing.T) {
 		wantOutcome []string // each result's status and position, in order
 		wantOut     string   // in the worker's output
 	}{
-		{name: "a stop before the run", in: request(spin), stops: wire.StopLine,
-			wantOutcome: []string{"timeout " + spin + ":"}},
+		{name: "a stop before the run", in: request(prog), stops: wire.StopLine,
+			wantOutcome: []string{"timeout " + prog + ":"}},
 		{name: "a line not a stop", in: request(prog), stops: "halt\n",
 			wantOutcome: []string{"ok "}, wantOut: `"halt\n" is not a stop`},
 		{name: "the control: no stop", in: request(prog), wantOutcome: []string{"ok "}},
 		{name: "a pool worker, a stop before its jobs", in: string(pool) + "\n" + job + job,
-			stops: wire.StopLine, wantOutcome: []string{"ok ", "ok "}},
+			stops: wire.StopLine, wantOutcome: []string{"timeout " + prog + ":", "ok "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,6 +223,26 @@ func TestStopRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// asWorker runs Main on the pipes runWorker passes, and reports true,
+// when the test binary is the worker runWorker started.
+func asWorker(t *testing.T) bool {
+	if os.Getenv(testkit.OwnProcessEnv) != "worker" {
+		return false
+	}
+	t.Logf("the worker's exit status: %d", Main([]string{"3", "4", "5"}))
+	return true
+}
+
+// program writes src as the program name in dir and returns its path.
+func program(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // pastBound is a line past bound by more than a reader's buffer, without

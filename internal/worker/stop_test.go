@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"os"
@@ -16,10 +17,11 @@ import (
 )
 
 // TestStopperBeforeTheFirstStatement: the command line's worker keeps an
-// ask, or a deadline passed, that comes before its run begins, and the
-// program is stopped at its first statement (E307, nothing printed); so
-// does a pool worker for an ask that comes once its job is read; it drops
-// an ask made between its runs, and the next run runs;
+// ask, or a deadline passed, that comes before its run begins, or a stop
+// its pipe holds unread as the run begins, and the program is stopped at
+// its first statement (E307, nothing printed); so does a pool worker for
+// an ask that comes once its job is read; it drops an ask made between
+// its runs, and the next run runs;
 // with no ask and a deadline far off, or neither ask nor deadline, the program
 // runs (the controls).
 func TestStopperBeforeTheFirstStatement(t *testing.T) {
@@ -57,6 +59,17 @@ func TestStopperBeforeTheFirstStatement(t *testing.T) {
 			}},
 		{name: "neither an ask nor a deadline", wantOut: "ran\n",
 			stopper: func() *stopper { return &stopper{} }},
+		{name: "a stop on its pipe before the run", wantCode: codes.E307,
+			stopper: func() *stopper { return &stopper{pipe: stopPipe(t, wire.StopLine)} }},
+		{name: "a pool worker, a stop on its pipe once its job was read", wantCode: codes.E307,
+			stopper: func() *stopper {
+				s := &stopper{pipe: stopPipe(t, wire.StopLine)}
+				s.betweenRuns()
+				s.took()
+				return s
+			}},
+		{name: "the control: its pipe empty", wantOut: "ran\n",
+			stopper: func() *stopper { return &stopper{pipe: stopPipe(t, "")} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,6 +84,21 @@ func TestStopperBeforeTheFirstStatement(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stopPipe is a stop pipe that holds written, its writer closed.
+func stopPipe(t *testing.T, written string) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	defer w.Close()
+	if _, err := io.WriteString(w, written); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // monotonic is wire.MonotonicNow, which the test's system has.
@@ -123,7 +151,7 @@ func TestStopperListens(t *testing.T) {
 			}
 			// A reader that hands listen one byte a read, so that what
 			// it left is what it did not take.
-			s.listen(io.LimitReader(oneByte{r}, int64(len(tt.written))+1))
+			s.listen(bufio.NewReaderSize(oneByte{r}, 16))
 			left, _ := io.ReadAll(r)
 			s.mu.Lock()
 			asked := s.asked

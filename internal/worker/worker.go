@@ -53,9 +53,9 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 		return codes.ExitCrashed
 	}
-	// The supervisor may ask to stop as soon as the worker is started.
-	stop := &stopper{}
-	go stop.listen(stopFile)
+	// The supervisor may ask to stop as soon as the worker is started:
+	// the pipe keeps what it writes until the first run begins.
+	stop := &stopper{pipe: stopFile}
 	if err := closeInherited(); err != nil {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 		return codes.ExitCrashed

@@ -284,8 +284,9 @@ func ParseJobResult(line []byte) (JobResult, error) {
 // pipe that carries nothing else, to ask it to end its program where it
 // is: at the run's deadline, or when the run's caller cancels it; a
 // worker that has not answered within the supervisor's grace is killed.
-// The worker reads the pipe from its start: a stop written before it
-// reads it waits there. The command line's worker keeps a stop that comes
+// A stop written before the worker reads the pipe waits there; the
+// command line's worker reads it from its run's start, a pool worker from
+// the moment it is ready for jobs. The command line's worker keeps a stop that comes
 // before its program begins; a pool worker keeps one that comes once it
 // has read a job, and drops one that comes between two (see
 // internal/worker's stopper).

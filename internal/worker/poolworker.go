@@ -36,6 +36,7 @@ func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader) int {
 			req.Require, res.Confinement.Level, res.Confinement.Reason))
 	}
 	w.send(res, false)
+	w.stop.hear() // ready for jobs: a stop from now on is a job's, or dropped
 	mem := w.watchMemory(req, res.MemoryLimitHeld)
 	temp := &tempDir{name: req.TempDir}
 

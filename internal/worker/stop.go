@@ -22,14 +22,21 @@ const timeoutStop = "the run took longer than its timeout and was stopped"
 // pool worker's runs are other callers', so a stop is kept only from the
 // moment a job is read (took) to its end (done), for that job: one that
 // comes between two jobs is dropped, never kept for the next
-// (betweenRuns).
+// (betweenRuns). That no stop reaches another job than the one it was
+// written for rests on this and on the supervisor, which writes a stop
+// only while it awaits a job, and ends a pool worker once it has answered
+// one.
 //
-// The pipe is listened to from the worker's first run on, not from its
-// start: a goroutine waiting in the runtime's poller through the worker's
-// start, its compile and its confinement made a confined hello 4 to 5 %
-// slower (bench/README.md, "A stop without a signal"). What the pipe holds
-// when the first run begins was written before it, and is that run's
-// (running).
+// The command line's worker listens from its run's start (running), not
+// from its own: a goroutine waiting in the runtime's poller through the
+// worker's start, its compile and its confinement made a confined hello
+// 4 to 5 % slower (bench/README.md, "A stop without a signal"). The
+// stops the pipe holds as the run begins were written before it, and are
+// read then, without waiting (held). That look into the pipe is Linux's
+// (FIONREAD, unread); elsewhere such a stop is read once the program has
+// begun, and ends it at its next step (on macOS the run's deadline still
+// keeps a program past it from beginning; Windows has none). A pool
+// worker listens from the moment it is ready for jobs (hear).
 type stopper struct {
 	mu    sync.Mutex
 	in    *lang.Interp // the interpreter running, nil between runs
@@ -40,8 +47,8 @@ type stopper struct {
 	// machine's monotonic clock (wire.Request.Deadline): it is not begun
 	// after it, whether or not the stop line was read by then.
 	deadline int64
-	// pipe is the stop pipe, nil for none; listening once the first run
-	// has begun.
+	// pipe is the stop pipe, nil for none; listening once it is read
+	// (hear).
 	pipe      *os.File
 	listening bool
 }
@@ -49,10 +56,10 @@ type stopper struct {
 // listen reads the stop pipe until it closes (the worker is retired, or
 // its supervisor gone): each stop line (wire.StopLine) asks s. Any other
 // line is not the supervisor's, and ends the listening with a word on
-// standard error. It runs in a goroutine of its own from the first run's
-// start, parked in the runtime's poller while nothing comes (workerPipes
-// makes the pipe one it polls): a worker waiting for its next job, or
-// running a program, spends nothing on it.
+// standard error. It runs in a goroutine of its own (hear), parked in the
+// runtime's poller while nothing comes (workerPipes makes the pipe one it
+// polls on Linux): a worker waiting for its next job, or running a
+// program, spends nothing on it.
 func (s *stopper) listen(in *bufio.Reader) {
 	for {
 		line, err := wire.ReadLine(in, len(wire.StopLine))
@@ -70,12 +77,32 @@ func (s *stopper) listen(in *bufio.Reader) {
 	}
 }
 
-// held reads the n bytes the pipe holds as the first run begins, without
-// waiting (each stop is there whole: the write of a line this short is
-// atomic): every stop among them was written before the run, and is kept
-// for it (a pool's first job is read by then: took). It reports false,
-// having said so on standard error, when they are not all stop lines,
-// which ends the listening, as in listen. It runs under s.mu.
+// hear begins the listening, once: first the stops the pipe holds by now
+// (held), then listen's goroutine. A pool worker calls it once it is
+// ready for jobs; the command line's worker's run, as it begins
+// (running).
+func (s *stopper) hear() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hearLocked()
+}
+
+func (s *stopper) hearLocked() {
+	if s.pipe == nil || s.listening {
+		return
+	}
+	s.listening = true
+	in := bufio.NewReaderSize(s.pipe, 16)
+	if s.held(in, unread(s.pipe)) {
+		go s.listen(in)
+	}
+}
+
+// held reads the n bytes the pipe holds, without waiting (each stop is
+// there whole: the write of a line this short is atomic), and asks s for
+// each stop among them. It reports false, having said so on standard
+// error, when they are not all stop lines, which ends the listening, as
+// in listen. It runs under s.mu.
 func (s *stopper) held(in *bufio.Reader, n int) bool {
 	for ; n > 0; n -= len(wire.StopLine) {
 		b, err := in.Peek(min(n, len(wire.StopLine)))
@@ -84,16 +111,20 @@ func (s *stopper) held(in *bufio.Reader, n int) bool {
 			return false
 		}
 		_, _ = in.Discard(len(b))
-		s.asked = true
+		s.askLocked()
 	}
 	return true
 }
 
-// ask stops the interpreter running, or, in the command line's worker,
-// the one run when it begins.
+// ask stops the interpreter running, or keeps the stop for the run to
+// begin: the command line's, or a pool's job once it is read.
 func (s *stopper) ask() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.askLocked()
+}
+
+func (s *stopper) askLocked() {
 	switch {
 	case s.in != nil:
 		s.in.Stop(timeoutStop)
@@ -143,19 +174,13 @@ func (s *stopper) betweenRuns() {
 
 // running is job.Hooks.Running: in runs until the returned func is
 // called, and is stopped before its first statement when an ask was kept
-// for it. At the first run it begins listening: a stop the pipe holds
-// unread then (unread) was written before, and is kept for this run.
+// for it. The command line's worker begins listening here (hear): a stop
+// the pipe holds unread now was written before, and is kept for the run.
 func (s *stopper) running(in *lang.Interp) (ended func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.in = in
-	if s.pipe != nil && !s.listening {
-		s.listening = true
-		in := bufio.NewReaderSize(s.pipe, 16)
-		if s.held(in, unread(s.pipe)) {
-			go s.listen(in)
-		}
-	}
+	s.hearLocked()
 	if s.asked || s.past() {
 		in.Stop(timeoutStop)
 	}

@@ -17,8 +17,8 @@ import (
 // passPipes gives the worker the request pipe as descriptor 3, the result
 // pipe as 4, the stop pipe as 5, then the tool channel when the host
 // passed one and the broker channel when the run has one, each named in
-// the worker's arguments by its number ("-" for a tool channel it has not, before a
-// broker channel it has). Its session, process group and parent-death
+// the worker's arguments by its number ("-" for a tool channel it has
+// not, before a broker channel it has). Its session, process group and parent-death
 // signal are confine's (PrepareWorker).
 func passPipes(cmd *exec.Cmd, req, res, stop, tool, brokered *os.File) {
 	cmd.ExtraFiles = []*os.File{req, res, stop}

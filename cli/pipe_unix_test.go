@@ -245,3 +245,43 @@ func TestWorkerShellFindsSIGPIPE(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkerShellHoldsNoPipe: a shell a run's host module starts holds
+// none of the worker's descriptors (its request, result and stop pipes,
+// each closed on exec), only its standard streams: the shell lists its
+// own descriptors from /proc. The control is a shell that opens one more
+// itself, which the listing shows, so an empty one is not a listing that
+// sees nothing.
+func TestWorkerShellHoldsNoPipe(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skipf("no /proc/self/fd to list: %v", err)
+	}
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skipf("no /bin/sh to start: %v", err)
+	}
+	bin := sablineBin(t)
+	tests := []struct {
+		name    string
+		command string
+		want    string // the shell's descriptors, as ls lists them
+	}{
+		{name: "as started", command: "ls /proc/$$/fd | tr '\\n' ' '", want: "0 1 2 "},
+		{name: "the control: one opened by the shell",
+			command: "exec 7</dev/null; ls /proc/$$/fd | tr '\\n' ' '", want: "0 1 2 7 "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			prog := filepath.Join(dir, "prog.vel")
+			src := fmt.Sprintf("ffi.module('os').system(%q)\n", tt.command)
+			if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			rc := filepath.Join(dir, "receipts")
+			out, err := exec.Command(bin, "--allow", "io,ffi:os", "--receipts", rc, prog).Output()
+			if err != nil || string(out) != tt.want {
+				t.Fatalf("%v: the shell's descriptors %q, want %q", err, out, tt.want)
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/job"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/lang"
 )
@@ -182,3 +183,54 @@ func TestStopperListens(t *testing.T) {
 type oneByte struct{ r io.Reader }
 
 func (o oneByte) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), 1)]) }
+
+// TestStopperListensOnce: a stopper begins listening once, whoever asks
+// it to (hear, then each run's start). Its listener is made to end (a
+// line that is not a stop), and a stop written after it is then read by
+// no one: a run that begins after it runs (a second listening, or a
+// second look into the pipe, would take the stop and stop the run). The
+// control is the same stop with no listener begun before: it is taken
+// as the run begins, and stops it.
+func TestStopperListensOnce(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("only a Linux worker looks into its stop pipe as its run begins")
+	}
+	for _, heardBefore := range []bool{true, false} {
+		t.Run(map[bool]string{true: "listening already", false: "the control: not yet"}[heardBefore],
+			func(t *testing.T) {
+				r, w, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				defer w.Close()
+				s := &stopper{pipe: r}
+				if heardBefore {
+					s.hear()
+					if _, err := io.WriteString(w, "halt\n"); err != nil {
+						t.Fatal(err)
+					}
+					// The listener has read it, and ended, once the pipe
+					// holds nothing.
+					for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); unread(r) > 0; {
+						if time.Now().After(deadline) {
+							t.Fatal("the listener did not read its pipe")
+						}
+						goruntime.Gosched()
+					}
+				}
+				if _, err := io.WriteString(w, wire.StopLine); err != nil {
+					t.Fatal(err)
+				}
+				dir := t.TempDir()
+				var out bytes.Buffer
+				cfg := lang.Config{Budget: budget.MustParse(dir, "io"), Cwd: dir, Stdout: &out}
+				p := job.Program{Path: filepath.Join(dir, "main.vel"), Source: []byte(`print("ran")`),
+					Root: dir}
+				_, err = job.Run(cfg, p, job.Hooks{Running: s.running})
+				if ran := out.String() == "ran\n"; ran != heardBefore {
+					t.Errorf("ran %v (%v), want %v", ran, err, heardBefore)
+				}
+			})
+	}
+}

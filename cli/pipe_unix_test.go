@@ -231,14 +231,8 @@ func TestWorkerShellFindsSIGPIPE(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			prog := filepath.Join(dir, "prog.vel")
-			src := fmt.Sprintf("print(ffi.module('os').system(%q))\n", tt.command)
-			if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			rc := filepath.Join(dir, "receipts")
-			out, err := exec.Command(bin, "--allow", "io,ffi:os", "--receipts", rc, prog).Output()
+			out, err := runOSModule(t, bin, fmt.Sprintf("print(ffi.module('os').system(%q))\n",
+				tt.command))
 			if err != nil || string(out) != tt.want {
 				t.Fatalf("%v: the program printed %q, want %q", err, out, tt.want)
 			}
@@ -271,17 +265,24 @@ func TestWorkerShellHoldsNoPipe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			prog := filepath.Join(dir, "prog.vel")
-			src := fmt.Sprintf("ffi.module('os').system(%q)\n", tt.command)
-			if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			rc := filepath.Join(dir, "receipts")
-			out, err := exec.Command(bin, "--allow", "io,ffi:os", "--receipts", rc, prog).Output()
+			out, err := runOSModule(t, bin, fmt.Sprintf("ffi.module('os').system(%q)\n", tt.command))
 			if err != nil || string(out) != tt.want {
 				t.Fatalf("%v: the shell's descriptors %q, want %q", err, out, tt.want)
 			}
 		})
 	}
+}
+
+// runOSModule runs the program src with the os module granted (io,ffi:os)
+// through bin, its receipt in a temporary directory, and returns what it
+// printed.
+func runOSModule(t *testing.T, bin, src string) ([]byte, error) {
+	t.Helper()
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "prog.vel")
+	if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rc := filepath.Join(dir, "receipts")
+	return exec.Command(bin, "--allow", "io,ffi:os", "--receipts", rc, prog).Output()
 }

@@ -217,10 +217,7 @@ func TestReplayAndEvalReaderGone(t *testing.T) {
 // 0). The control is a shell that sends itself nothing: it prints and
 // says 0, so -1 is the signal's and not a shell that never started.
 func TestWorkerShellFindsSIGPIPE(t *testing.T) {
-	if _, err := os.Stat("/bin/sh"); err != nil {
-		t.Skipf("no /bin/sh to start: %v", err)
-	}
-	bin := sablineBin(t)
+	bin := shellBin(t)
 	tests := []struct {
 		name    string
 		command string
@@ -250,10 +247,7 @@ func TestWorkerShellHoldsNoPipe(t *testing.T) {
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
 		t.Skipf("no /proc/self/fd to list: %v", err)
 	}
-	if _, err := os.Stat("/bin/sh"); err != nil {
-		t.Skipf("no /bin/sh to start: %v", err)
-	}
-	bin := sablineBin(t)
+	bin := shellBin(t)
 	tests := []struct {
 		name    string
 		command string
@@ -271,6 +265,16 @@ func TestWorkerShellHoldsNoPipe(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shellBin is sablineBin for a test whose program starts /bin/sh; it
+// skips the test where there is none.
+func shellBin(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skipf("no /bin/sh to start: %v", err)
+	}
+	return sablineBin(t)
 }
 
 // runOSModule runs the program src with the os module granted (io,ffi:os)

@@ -284,9 +284,7 @@ func runOSModule(t *testing.T, bin, src string) ([]byte, error) {
 	t.Helper()
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "prog.vel")
-	if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, prog, src)
 	rc := filepath.Join(dir, "receipts")
 	return exec.Command(bin, "--allow", "io,ffi:os", "--receipts", rc, prog).Output()
 }

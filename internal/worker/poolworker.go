@@ -24,7 +24,7 @@ import (
 // interpreter of its own with fresh module values, until the request pipe
 // closes.
 func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader) int {
-	w.stop.betweenRuns()
+	w.stop.done() // no job yet: a stop is dropped until one is read
 	res := &wire.Record{Confinement: core.NotApplied()}
 	w.prepare(req, res)
 	t0 := time.Now()

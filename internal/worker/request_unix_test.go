@@ -30,7 +30,8 @@ func TestRequestRead(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	prog := program(t, dir, "p.vel", "print('ran')\n")
+	prog := filepath.Join(dir, "p.vel")
+	testkit.WriteFile(t, prog, "print('ran')\n")
 	good, err := json.Marshal(wire.Request{
 		Program: prog, Budget: budget.MustParse("/", "io"), Cwd: dir,
 		Confine: core.ModeOff, TempDir: t.TempDir(),
@@ -150,7 +151,8 @@ func TestStopRead(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	prog := program(t, dir, "p.vel", "print('ran')\n")
+	prog := filepath.Join(dir, "p.vel")
+	testkit.WriteFile(t, prog, "print('ran')\n")
 	request := func(prog string) string {
 		b, err := json.Marshal(wire.Request{Program: prog, Budget: budget.MustParse("/", "io"),
 			Cwd: dir, Confine: core.ModeOff, TempDir: t.TempDir()})
@@ -238,16 +240,6 @@ func asWorker(t *testing.T) bool {
 	}
 	t.Logf("the worker's exit status: %d", Main([]string{"3", "4", "5"}))
 	return true
-}
-
-// program writes src as the program name in dir and returns its path.
-func program(t *testing.T, dir, name, src string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // pastBound is a line past bound by more than a reader's buffer, without

@@ -21,11 +21,10 @@ const timeoutStop = "the run took longer than its timeout and was stopped"
 // the worker was starting) stops it there: the program never begins. A
 // pool worker's runs are other callers', so a stop is kept only from the
 // moment a job is read (took) to its end (done), for that job: one that
-// comes between two jobs is dropped, never kept for the next
-// (betweenRuns). That no stop reaches another job than the one it was
-// written for rests on this and on the supervisor, which writes a stop
-// only while it awaits a job, and ends a pool worker once it has answered
-// one.
+// comes between two jobs is dropped, never kept for the next. That no
+// stop reaches another job than the one it was written for rests on this
+// and on the supervisor, which writes a stop only while it awaits a job,
+// and ends a pool worker once it has answered one.
 //
 // The command line's worker listens from its run's start (running), not
 // from its own: a goroutine waiting in the runtime's poller through the
@@ -41,8 +40,9 @@ type stopper struct {
 	mu    sync.Mutex
 	in    *lang.Interp // the interpreter running, nil between runs
 	asked bool         // a stop came before the run began
-	pool  bool         // stops between jobs are dropped
-	job   bool         // a pool worker's job is read and has not ended
+	// between: a pool worker between two jobs (done), whose stops are
+	// dropped; false for the command line's worker and a pool's job read.
+	between bool
 	// deadline, when set, is when the one run is past its time, on the
 	// machine's monotonic clock (wire.Request.Deadline): it is not begun
 	// after it, whether or not the stop line was read by then.
@@ -128,7 +128,7 @@ func (s *stopper) askLocked() {
 	switch {
 	case s.in != nil:
 		s.in.Stop(timeoutStop)
-	case !s.pool || s.job:
+	case !s.between:
 		s.asked = true
 	}
 }
@@ -138,14 +138,15 @@ func (s *stopper) askLocked() {
 func (s *stopper) took() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.job, s.asked = true, false
+	s.between, s.asked = false, false
 }
 
-// done marks a pool worker's job ended: a stop from now on is dropped.
+// done marks a pool worker between jobs, its last ended or none begun
+// yet: a stop from now on is dropped, and one kept before is forgotten.
 func (s *stopper) done() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.job, s.asked = false, false
+	s.between, s.asked = true, false
 }
 
 // until sets the one run's deadline (wire.MonotonicNow's clock).
@@ -162,14 +163,6 @@ func (s *stopper) past() bool {
 	}
 	now, ok := wire.MonotonicNow()
 	return ok && now >= s.deadline
-}
-
-// betweenRuns makes s a pool worker's: an ask that comes while no run
-// runs is dropped, and one that came before is forgotten.
-func (s *stopper) betweenRuns() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pool, s.asked = true, false
 }
 
 // running is job.Hooks.Running: in runs until the returned func is

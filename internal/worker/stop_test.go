@@ -45,15 +45,15 @@ func TestStopperBeforeTheFirstStatement(t *testing.T) {
 		{name: "the control: its deadline far off", wantOut: "ran\n",
 			stopper: func() *stopper { s := &stopper{}; s.until(monotonic(t) + int64(time.Hour)); return s }},
 		{name: "a pool worker asked between runs", wantOut: "ran\n",
-			stopper: func() *stopper { s := &stopper{}; s.betweenRuns(); s.ask(); return s }},
+			stopper: func() *stopper { s := &stopper{}; s.done(); s.ask(); return s }},
 		{name: "a pool worker asked before it began serving", wantOut: "ran\n",
-			stopper: func() *stopper { s := &stopper{}; s.ask(); s.betweenRuns(); return s }},
+			stopper: func() *stopper { s := &stopper{}; s.ask(); s.done(); return s }},
 		{name: "a pool worker asked once its job was read", wantCode: codes.E307,
-			stopper: func() *stopper { s := &stopper{}; s.betweenRuns(); s.took(); s.ask(); return s }},
+			stopper: func() *stopper { s := &stopper{}; s.done(); s.took(); s.ask(); return s }},
 		{name: "a pool worker asked after a job ended, before the next", wantOut: "ran\n",
 			stopper: func() *stopper {
 				s := &stopper{}
-				s.betweenRuns()
+				s.done()
 				s.took()
 				s.ask()
 				s.done()
@@ -68,14 +68,14 @@ func TestStopperBeforeTheFirstStatement(t *testing.T) {
 		{name: "a pool worker, a stop on its pipe once its job was read", wantCode: codes.E307,
 			linux: true, stopper: func() *stopper {
 				s := &stopper{pipe: stopPipe(t, wire.StopLine)}
-				s.betweenRuns()
+				s.done()
 				s.took()
 				return s
 			}},
 		{name: "a pool worker, a stop on its pipe before it was ready for jobs", wantOut: "ran\n",
 			linux: true, stopper: func() *stopper {
 				s := &stopper{pipe: stopPipe(t, wire.StopLine)}
-				s.betweenRuns()
+				s.done()
 				s.hear()
 				s.took()
 				return s
@@ -162,7 +162,7 @@ func TestStopperListens(t *testing.T) {
 			w.Close()
 			s := &stopper{}
 			if tt.pool {
-				s.betweenRuns()
+				s.done()
 			}
 			// A reader that hands listen one byte a read, so that what
 			// it left is what it did not take.

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -146,14 +147,11 @@ const retryRefusedEvery = 10 * time.Second
 
 // pooled is a run waiting for, or held by, a worker.
 type pooled struct {
-	ctx  context.Context
-	run  PoolRun
-	b    budget.Budget
-	name string // absolute program name
-	root string // where its loads are read beneath
-	job  []byte // the line its worker is sent (wire.AppendJob): the program, its input, its arguments
-	rec  *receipt.Receipt
-	err  error // set when nothing ran (no worker could start)
+	ctx context.Context
+	b   budget.Budget
+	job []byte // the line its worker is sent (wire.AppendJob): the program, its input, its arguments
+	rec *receipt.Receipt
+	err error // set when nothing ran (no worker could start)
 }
 
 // StartPool starts cfg.Workers workers (none with cfg.OnDemand) and waits
@@ -388,7 +386,7 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 		name = filepath.Join(base, name)
 	}
 	name = filepath.Clean(name)
-	j := &pooled{ctx: ctx, run: r, b: b, name: name}
+	j := &pooled{ctx: ctx, b: b}
 	j.rec = receipt.NewForSource(name, nil, b, r.Args)
 	j.rec.Tenant = r.Tenant
 	j.rec.Timings.Started = time.Now().UTC()
@@ -410,9 +408,9 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	if err := p.narrows(b); err != nil {
 		return refuse(codes.Errorf(codes.E328, "this run's budget %q: %v: nothing ran", b.String(), err))
 	}
-	j.root = filepath.Dir(name)
+	root := filepath.Dir(name) // where its loads are read beneath
 	if p.cfg.ImportRoot != "" {
-		j.root = p.cfg.ImportRoot
+		root = p.cfg.ImportRoot
 		if !budget.Within(name, p.cfg.ImportRoot) {
 			return refuse(codes.Errorf(codes.E316,
 				"program %s is not beneath the import root %s: nothing ran", name, p.cfg.ImportRoot))
@@ -421,7 +419,7 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	src := r.Source
 	if src == nil {
 		var err error
-		if src, err = program.ReadBeneath(j.root, name); err != nil {
+		if src, err = program.ReadBeneath(root, name); err != nil {
 			return refuse(readRefused(name, err))
 		}
 	}
@@ -439,7 +437,10 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 			return refuse(err)
 		}
 	}
-	j.job = wire.AppendJob(nil, &wire.Job{Program: name, Source: src, Root: j.root, Args: r.Args,
+	// Sized for the program and its input in base64, and the rest.
+	line := make([]byte, 0, base64.StdEncoding.EncodedLen(len(src))+
+		base64.StdEncoding.EncodedLen(len(in))+4<<10)
+	j.job = wire.AppendJob(line, &wire.Job{Program: name, Source: src, Root: root, Args: r.Args,
 		Stdin: in, Budget: b, Cwd: p.cfg.Cwd, Keep: r.Source == nil})
 	if len(j.job) > wire.MaxJobBytes {
 		return refuse(codes.Errorf(codes.E301, jobTooLarge, len(j.job), wire.MaxJobBytes))

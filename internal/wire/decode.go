@@ -301,11 +301,16 @@ func (d *decoder) natural() uint64 {
 
 func (d *decoder) num() int { return int(d.integer(strconv.IntSize)) }
 
-// str reads a string. Its bytes are taken as they are when they need no
-// unescaping, the common case, and unescaped otherwise.
-func (d *decoder) str() string {
+// str reads a string.
+func (d *decoder) str() string { return string(d.text()) }
+
+// text reads a string's bytes, nil for null: the input's own bytes when
+// they need no unescaping, the common case (base64 among them: bytes
+// decodes them without a copy), and unescaped into a slice of their own
+// otherwise.
+func (d *decoder) text() []byte {
 	if d.null() {
-		return ""
+		return nil
 	}
 	d.expect('"')
 	start := d.i
@@ -314,26 +319,26 @@ func (d *decoder) str() string {
 		switch {
 		case c == '"':
 			d.i++
-			return string(d.b[start : d.i-1])
+			return d.b[start : d.i-1]
 		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
 			return d.escaped(start)
 		}
 		d.i++
 	}
 	d.fail("a string without its end")
-	return ""
+	return nil
 }
 
 // escaped reads the rest of a string that began at start and holds an
 // escape, a byte that is not ASCII, or a control byte (refused).
-func (d *decoder) escaped(start int) string {
+func (d *decoder) escaped(start int) []byte {
 	out := append([]byte(nil), d.b[start:d.i]...)
 	for d.err == nil && d.i < len(d.b) {
 		c := d.b[d.i]
 		switch {
 		case c == '"':
 			d.i++
-			return string(out)
+			return out
 		case c < 0x20:
 			d.fail("a control byte in a string")
 		case c >= utf8.RuneSelf:
@@ -352,7 +357,7 @@ func (d *decoder) escaped(start int) string {
 		}
 	}
 	d.fail("a string without its end")
-	return ""
+	return nil
 }
 
 // simpleEscapes are the escapes of one letter JSON has.
@@ -411,9 +416,9 @@ func (d *decoder) bytes() []byte {
 	if d.null() {
 		return nil
 	}
-	s := d.str()
+	s := d.text()
 	b := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
-	n, err := base64.StdEncoding.Decode(b, []byte(s))
+	n, err := base64.StdEncoding.Decode(b, s)
 	if err != nil {
 		d.fail("bytes that are not base64: %v", err)
 		return nil

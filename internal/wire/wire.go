@@ -6,16 +6,18 @@
 // every record is bounded ([MaxResultBytes], [MaxJobResultBytes]) and
 // checked ([Record.Check], [JobResult.Check]) before anything is taken
 // from it, and the parsers here ([ReadResults], [ParseJobResult],
-// [ReadLine], [DecodeRequest]) are fuzzed.
+// [ReadLine], [DecodeRequest], [DecodeJob]) are fuzzed.
 //
 // # Without reflection
 //
-// A worker reads its request with [DecodeRequest] and writes its records
-// with [AppendRecord], not with encoding/json: in a process that has just
-// started, encoding/json's first meeting with each type costs more than
-// the bytes. Both are held to encoding/json's reading and writing of the
-// same types, field by field and under fuzzing, so that the struct tags
-// stay the one description of the wire's fields.
+// A worker reads its request and jobs with [DecodeRequest] and
+// [DecodeJob] and writes its records and job results with [AppendRecord]
+// and [AppendJobResult]; a pool writes its jobs with [AppendJob] and
+// reads their results with [ParseJobResult]. None uses encoding/json: in
+// a process that has just started, encoding/json's first meeting with
+// each type costs more than the bytes. Each is held to encoding/json's
+// reading or writing of the same types, field by field and under fuzzing,
+// so that the struct tags stay the one description of the wire's fields.
 //
 // # Trust
 //

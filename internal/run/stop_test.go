@@ -2,7 +2,6 @@ package run
 
 import (
 	"io"
-	"os"
 	"testing"
 	"time"
 
@@ -17,46 +16,48 @@ import (
 // (what filled it read out first). The control is the same call on a
 // pipe with room.
 func TestAskToStopNeverWaits(t *testing.T) {
-	for _, full := range []bool{false, true} {
-		t.Run(map[bool]string{false: "a pipe with room", true: "a pipe a program filled"}[full],
-			func(t *testing.T) {
-				r, w, err := os.Pipe()
-				if err != nil {
-					t.Fatal(err)
+	tests := []struct {
+		name string
+		full bool
+	}{
+		{name: "a pipe a program filled", full: true},
+		{name: "the control: a pipe with room"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, w := testkit.Pipe(t)
+			filled := 0
+			if tt.full {
+				// Written until the pipe takes no more: the write that
+				// fills it stops at its deadline.
+				if err := w.SetWriteDeadline(time.Now().Add(100 * time.Millisecond)); err != nil {
+					t.Skipf("this system's pipes take no deadline: %v", err)
 				}
-				defer r.Close()
-				defer w.Close()
-				filled := 0
-				if full {
-					// Written until the pipe takes no more: the write
-					// that fills it stops at its deadline.
-					if err := w.SetWriteDeadline(time.Now().Add(100 * time.Millisecond)); err != nil {
-						t.Skipf("this system's pipes take no deadline: %v", err)
-					}
-					if filled, err = w.Write(make([]byte, 16<<20)); err == nil {
-						t.Fatal("16 MiB went into the pipe: nothing to fill")
-					}
+				var err error
+				if filled, err = w.Write(make([]byte, 16<<20)); err == nil {
+					t.Fatal("16 MiB went into the pipe: nothing to fill")
 				}
-				asked := make(chan struct{})
-				go func() {
-					(&workerProc{stopW: w}).askToStop()
-					close(asked)
-				}()
-				select {
-				case <-asked:
-				case <-time.After(testkit.Bound(10 * time.Second)):
-					t.Fatal("askToStop waited on the pipe")
-				}
-				if err := r.SetReadDeadline(time.Now().Add(testkit.Bound(10 * time.Second))); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := io.CopyN(io.Discard, r, int64(filled)); err != nil {
-					t.Fatal(err)
-				}
-				got := make([]byte, len(wire.StopLine))
-				if _, err := io.ReadFull(r, got); err != nil || string(got) != wire.StopLine {
-					t.Errorf("the stop pipe holds %q, %v; want %q", got, err, wire.StopLine)
-				}
-			})
+			}
+			asked := make(chan struct{})
+			go func() {
+				(&workerProc{stopW: w}).askToStop()
+				close(asked)
+			}()
+			select {
+			case <-asked:
+			case <-time.After(testkit.Bound(10 * time.Second)):
+				t.Fatal("askToStop waited on the pipe")
+			}
+			if err := r.SetReadDeadline(time.Now().Add(testkit.Bound(10 * time.Second))); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.CopyN(io.Discard, r, int64(filled)); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, len(wire.StopLine))
+			if _, err := io.ReadFull(r, got); err != nil || string(got) != wire.StopLine {
+				t.Errorf("the stop pipe holds %q, %v; want %q", got, err, wire.StopLine)
+			}
+		})
 	}
 }

@@ -59,6 +59,21 @@ func WriteFile(t testing.TB, path, data string) {
 	}
 }
 
+// Pipe is a new pipe, both of its ends closed when the test ends (an end
+// the test closed before is closed again, to no effect).
+func Pipe(t testing.TB) (r, w *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		r.Close()
+		w.Close()
+	})
+	return r, w
+}
+
 // WantError checks that err is a *codes.Error with the code and the
 // position, and that its message holds every one of msgs.
 func WantError(t testing.TB, err error, code codes.Code, pos string, msgs ...string) {

@@ -104,11 +104,7 @@ func TestStopperBeforeTheFirstStatement(t *testing.T) {
 // stopPipe is a stop pipe that holds written, its writer closed.
 func stopPipe(t *testing.T, written string) *os.File {
 	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r, w := testkit.Pipe(t)
 	defer w.Close()
 	if _, err := io.WriteString(w, written); err != nil {
 		t.Fatal(err)
@@ -195,42 +191,43 @@ func TestStopperListensOnce(t *testing.T) {
 	if goruntime.GOOS != "linux" {
 		t.Skip("only a Linux worker looks into its stop pipe as its run begins")
 	}
-	for _, heardBefore := range []bool{true, false} {
-		t.Run(map[bool]string{true: "listening already", false: "the control: not yet"}[heardBefore],
-			func(t *testing.T) {
-				r, w, err := os.Pipe()
-				if err != nil {
+	tests := []struct {
+		name        string
+		heardBefore bool
+	}{
+		{name: "listening already", heardBefore: true},
+		{name: "the control: not yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, w := testkit.Pipe(t)
+			s := &stopper{pipe: r}
+			if tt.heardBefore {
+				s.hear()
+				if _, err := io.WriteString(w, "halt\n"); err != nil {
 					t.Fatal(err)
 				}
-				defer r.Close()
-				defer w.Close()
-				s := &stopper{pipe: r}
-				if heardBefore {
-					s.hear()
-					if _, err := io.WriteString(w, "halt\n"); err != nil {
-						t.Fatal(err)
+				// The listener has read it, and ended, once the pipe
+				// holds nothing.
+				for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); unread(r) > 0; {
+					if time.Now().After(deadline) {
+						t.Fatal("the listener did not read its pipe")
 					}
-					// The listener has read it, and ended, once the pipe
-					// holds nothing.
-					for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); unread(r) > 0; {
-						if time.Now().After(deadline) {
-							t.Fatal("the listener did not read its pipe")
-						}
-						goruntime.Gosched()
-					}
+					goruntime.Gosched()
 				}
-				if _, err := io.WriteString(w, wire.StopLine); err != nil {
-					t.Fatal(err)
-				}
-				dir := t.TempDir()
-				var out bytes.Buffer
-				cfg := lang.Config{Budget: budget.MustParse(dir, "io"), Cwd: dir, Stdout: &out}
-				p := job.Program{Path: filepath.Join(dir, "main.vel"), Source: []byte(`print("ran")`),
-					Root: dir}
-				_, err = job.Run(cfg, p, job.Hooks{Running: s.running})
-				if ran := out.String() == "ran\n"; ran != heardBefore {
-					t.Errorf("ran %v (%v), want %v", ran, err, heardBefore)
-				}
-			})
+			}
+			if _, err := io.WriteString(w, wire.StopLine); err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			var out bytes.Buffer
+			cfg := lang.Config{Budget: budget.MustParse(dir, "io"), Cwd: dir, Stdout: &out}
+			p := job.Program{Path: filepath.Join(dir, "main.vel"), Source: []byte(`print("ran")`),
+				Root: dir}
+			_, err := job.Run(cfg, p, job.Hooks{Running: s.running})
+			if ran := out.String() == "ran\n"; ran != tt.heardBefore {
+				t.Errorf("ran %v (%v), want %v", ran, err, tt.heardBefore)
+			}
+		})
 	}
 }

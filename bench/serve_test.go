@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/internal/testkit/buildbin"
 	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/receipt"
 )
@@ -57,9 +58,41 @@ type served struct {
 func startServe(b *testing.B, bin, queue string, extra ...string) *served {
 	b.Helper()
 	root, rc := doorDirs(b)
-	cmd := exec.Command(bin, append([]string{"serve", "--import-root", root, "--allow", "io",
-		"--listen", "127.0.0.1:0", "--receipts", rc, "--workers", "2", "--queue", queue},
-		extra...)...)
+	s := listening(b, exec.Command(bin, append([]string{"serve", "--import-root", root,
+		"--allow", "io", "--listen", "127.0.0.1:0", "--receipts", rc, "--workers", "2",
+		"--queue", queue}, extra...)...))
+	s.rc = rc
+	if slices.Contains(extra, "--tenants") {
+		return s
+	}
+	tok, err := os.ReadFile(filepath.Join(rc, "serve.token"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.auth = "Bearer " + strings.TrimSpace(string(tok))
+	return s
+}
+
+// startRelay starts bench/internal/barerelay, the door's process model
+// and nothing of Sabline's, and stops it when b ends. It keeps no
+// receipts (rc is "").
+func startRelay(b *testing.B) *served {
+	b.Helper()
+	bin, err := buildbin.Build("github.com/sabline/sabline/bench/internal/barerelay", "barerelay")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const token = "relay"
+	s := listening(b, exec.Command(bin, token))
+	s.auth = "Bearer " + token
+	return s
+}
+
+// listening starts cmd, a server that says "listening on ADDRESS" on
+// standard error, and stops it when b ends: url is its /v1/run, pid its
+// process.
+func listening(b *testing.B, cmd *exec.Cmd) *served {
+	b.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -72,7 +105,7 @@ func startServe(b *testing.B, bin, queue string, extra ...string) *served {
 		_ = cmd.Wait()
 	})
 	sc := bufio.NewScanner(stderr)
-	s := &served{rc: rc, pid: cmd.Process.Pid}
+	s := &served{pid: cmd.Process.Pid}
 	for s.url == "" && sc.Scan() {
 		if _, rest, ok := strings.Cut(sc.Text(), "listening on "); ok {
 			addr, _, _ := strings.Cut(rest, " ")
@@ -80,17 +113,9 @@ func startServe(b *testing.B, bin, queue string, extra ...string) *served {
 		}
 	}
 	if s.url == "" {
-		b.Fatal("sabline serve did not say where it listens")
+		b.Fatalf("%s did not say where it listens", filepath.Base(cmd.Path))
 	}
 	go func() { _, _ = io.Copy(io.Discard, stderr) }()
-	if slices.Contains(extra, "--tenants") {
-		return s
-	}
-	tok, err := os.ReadFile(filepath.Join(rc, "serve.token"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	s.auth = "Bearer " + strings.TrimSpace(string(tok))
 	return s
 }
 
@@ -224,31 +249,44 @@ func (t *tally) p99() time.Duration {
 // before the setting kept them (and so does the twin, when its serve
 // takes the setting); a third, named flush-, keeps them with
 // the default, flushed before each reply, in the same turns
-// (runs/s-flush/background). On Linux it reports the processor time a
-// run cost each server (server-cpu-µs/run) and its two workers
+// (runs/s-flush/background). A last, named floor-, is
+// bench/internal/barerelay: the door's process model (loopback HTTP, two
+// child processes behind pipes, a reply of the door's size) and nothing
+// of Sabline's; runs/s-door/floor is the first server's rate over its.
+// On Linux it reports the processor time a run cost each server
+// (server-cpu-µs/run) and its two workers or children
 // (workers-cpu-µs/run), read from /proc, with the server's prefix.
 func BenchmarkServeHello(b *testing.B) {
 	type server struct {
 		bin, prefix string
 		extra       []string
+		relay       bool // barerelay, bin unused: it keeps no receipts
 	}
 	background := []string{"--durability", "background"}
 	builds := []server{{bin: sabline(b), extra: background},
 		{bin: sabline(b), prefix: "flush-"}}
+	twin := -1
 	if before := os.Getenv(beforeEnv); before != "" {
 		// A build that has the setting keeps its receipts as this one's
 		// first server does; one before it kept them so.
-		twin := server{bin: before, prefix: "before-"}
+		t := server{bin: before, prefix: "before-"}
 		if takes(b, before, "serve", background[0]) {
-			twin.extra = background
+			t.extra = background
 		}
-		builds = append(builds, twin)
+		twin, builds = len(builds), append(builds, t)
 	}
+	floor := len(builds)
+	builds = append(builds, server{prefix: "floor-", relay: true})
 	servers := make([]*served, len(builds))
 	tallies := make([]*tally, len(builds))
 	had := make([]int, len(builds))
 	for i, s := range builds {
-		servers[i], tallies[i] = startServe(b, s.bin, "64", s.extra...), &tally{}
+		tallies[i] = &tally{}
+		if s.relay {
+			servers[i] = startRelay(b)
+			continue
+		}
+		servers[i] = startServe(b, s.bin, "64", s.extra...)
 		had[i] = servers[i].receipts(b)
 	}
 	n := min(b.N, maxServeRuns)
@@ -268,21 +306,27 @@ func BenchmarkServeHello(b *testing.B) {
 		if i == 0 {
 			b.ReportMetric(float64(t.elapsed.Nanoseconds())/float64(n), "ns/op") // n requests were sent, not b.N
 		}
-		lost := t.ok.Load() - int64(servers[i].receipts(b)-had[i])
+		var lost int64
+		if !builds[i].relay {
+			lost = t.ok.Load() - int64(servers[i].receipts(b)-had[i])
+			b.ReportMetric(float64(lost), prefix+"lost-receipts")
+		}
 		b.ReportMetric(float64(t.ok.Load())/t.elapsed.Seconds(), prefix+"runs/s")
 		b.ReportMetric(float64(t.p99().Microseconds())/1000, prefix+"p99-ms")
 		b.ReportMetric(float64(t.failed.Load()+t.busy.Load()), prefix+"failures")
-		b.ReportMetric(float64(lost), prefix+"lost-receipts")
 		if t.failed.Load()+t.busy.Load() != 0 || lost != 0 {
 			b.Errorf("%s %q: %d failed (the first: %s), %d busy, %d runs without a receipt: "+
-				"want none", builds[i].bin, builds[i].extra, t.failed.Load(), t.why, t.busy.Load(), lost)
+				"want none", builds[i].prefix, builds[i].extra, t.failed.Load(), t.why, t.busy.Load(),
+				lost)
 		}
 		costs[i].report(b, n, prefix)
 	}
-	b.ReportMetric(tallies[1].elapsed.Seconds()/tallies[0].elapsed.Seconds(), "runs/s-flush/background")
-	if len(tallies) > 2 {
-		b.ReportMetric(tallies[2].elapsed.Seconds()/tallies[0].elapsed.Seconds(), "runs/s-after/before")
+	took := func(i int) float64 { return tallies[i].elapsed.Seconds() }
+	b.ReportMetric(took(1)/took(0), "runs/s-flush/background")
+	if twin >= 0 {
+		b.ReportMetric(took(twin)/took(0), "runs/s-after/before")
 	}
+	b.ReportMetric(took(floor)/took(0), "runs/s-door/floor")
 }
 
 // serverCost is the processor time a server and its two workers had used

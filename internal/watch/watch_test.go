@@ -59,8 +59,9 @@ func TestWatchReportsOnlyItsJob(t *testing.T) {
 	}
 }
 
-// TestWatchIdle: a watch checks while a job runs, and once the job has
-// ended at most one check more comes, then none.
+// TestWatchIdle: a watch checks while a job runs; once the job has
+// ended at most one check more comes, and the watch parks at the next
+// tick that finds no job begun since the one before.
 func TestWatchIdle(t *testing.T) {
 	var checks atomic.Int32
 	w := New(time.Millisecond, func() func() {
@@ -74,8 +75,60 @@ func TestWatchIdle(t *testing.T) {
 	}
 	w.End()
 	ended := checks.Load()
-	time.Sleep(50 * time.Millisecond) // fifty periods without a job
+	waitParked(t, w)
 	if n := checks.Load() - ended; n > 1 {
 		t.Errorf("%d checks after the job ended, want at most 1", n)
+	}
+}
+
+// TestWatchWakes: jobs that follow one another within a period wake the
+// watch's goroutine once, at the first; a job after the watch parked
+// wakes it again (the control).
+func TestWatchWakes(t *testing.T) {
+	tests := []struct {
+		name      string
+		period    time.Duration
+		park      bool // wait for the watch to park before the last job
+		wantWakes int
+	}{
+		{name: "a hundred jobs within a period", period: time.Hour, wantWakes: 1},
+		{name: "a job after the watch parked", period: time.Millisecond, park: true, wantWakes: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := New(tt.period, func() func() { return nil })
+			defer w.Close()
+			for range 100 {
+				w.Begin()
+				w.End()
+			}
+			if tt.park {
+				waitParked(t, w)
+			}
+			w.Begin()
+			w.End()
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if w.wakes != tt.wantWakes {
+				t.Errorf("the watch was woken %d times, want %d", w.wakes, tt.wantWakes)
+			}
+		})
+	}
+}
+
+// waitParked waits for w's goroutine to park, as long as that takes on a
+// loaded machine, and fails t after a minute.
+func waitParked(t *testing.T, w *Watch) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		w.mu.Lock()
+		parked := w.parked
+		w.mu.Unlock()
+		if parked {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watch did not park in a minute without jobs")
+		}
 	}
 }

@@ -204,6 +204,7 @@ func poolHello(b *testing.B, d receipt.Durability) {
 	workers := slices.Sorted(slices.Values(pool.Workers()))
 	workersBefore, workersOK := cpuTicks(workers...)
 	libraryBefore, libraryOK := cpuTicks(os.Getpid())
+	switchesBefore, switchesOK := switches(workers...)
 	b.ReportAllocs()
 	b.ResetTimer()
 	var wg sync.WaitGroup
@@ -230,6 +231,9 @@ func poolHello(b *testing.B, d receipt.Durability) {
 	}
 	if now, ok := cpuTicks(os.Getpid()); ok && libraryOK {
 		b.ReportMetric(float64(now-libraryBefore)*1e4/float64(b.N), "library-cpu-µs/run")
+	}
+	if now, ok := switches(workers...); ok && switchesOK {
+		b.ReportMetric(float64(now-switchesBefore)/float64(b.N), "workers-switches/run")
 	}
 }
 

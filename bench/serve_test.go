@@ -329,13 +329,15 @@ func BenchmarkServeHello(b *testing.B) {
 	b.ReportMetric(took(floor)/took(0), "runs/s-door/floor")
 }
 
-// serverCost is the processor time a server and its two workers had used
-// when it was taken (costOf), where /proc says (ok).
+// serverCost is the processor time a server and its two workers had used,
+// and the context switches their threads had made, when it was taken
+// (costOf), where /proc says (ok).
 type serverCost struct {
-	pid                    int
-	workers                []int
-	serverTicks, workTicks int64
-	ok                     bool
+	pid                          int
+	workers                      []int
+	serverTicks, workTicks       int64
+	serverSwitches, workSwitches int64
+	ok                           bool
 }
 
 // costOf takes the processor time the server pid and its workers have
@@ -346,13 +348,18 @@ func costOf(pid int) serverCost {
 	var serverOK, workersOK bool
 	c.serverTicks, serverOK = cpuTicks(c.pid)
 	c.workTicks, workersOK = cpuTicks(c.workers...)
-	c.ok = serverOK && workersOK && len(c.workers) == 2
+	var serverSwOK, workersSwOK bool
+	c.serverSwitches, serverSwOK = switches(c.pid)
+	c.workSwitches, workersSwOK = switches(c.workers...)
+	c.ok = serverOK && workersOK && serverSwOK && workersSwOK && len(c.workers) == 2
 	return c
 }
 
 // report reports, named with prefix, the processor time a run of the n
 // sent since c was taken cost the server (server-cpu-µs/run) and its
-// workers (workers-cpu-µs/run), which must be the same two.
+// workers (workers-cpu-µs/run), which must be the same two, and the
+// context switches it cost each (server-switches/run,
+// workers-switches/run).
 func (c serverCost) report(b *testing.B, n int, prefix string) {
 	if !c.ok {
 		return
@@ -366,19 +373,32 @@ func (c serverCost) report(b *testing.B, n int, prefix string) {
 	perRun := func(ticks int64) float64 { return float64(ticks) * 1e4 / float64(n) }
 	b.ReportMetric(perRun(now.serverTicks-c.serverTicks), prefix+"server-cpu-µs/run")
 	b.ReportMetric(perRun(now.workTicks-c.workTicks), prefix+"workers-cpu-µs/run")
+	b.ReportMetric(float64(now.serverSwitches-c.serverSwitches)/float64(n),
+		prefix+"server-switches/run")
+	b.ReportMetric(float64(now.workSwitches-c.workSwitches)/float64(n),
+		prefix+"workers-switches/run")
 }
+
+// switches is the context switches the threads of the processes pids
+// have made, together; false where it cannot be read
+// (proc.ContextSwitches).
+func switches(pids ...int) (int64, bool) { return summed(proc.ContextSwitches, pids...) }
 
 // cpuTicks is the clock ticks of processor time (10 ms each) the
 // processes pids have used, together; false where it cannot be read
 // (proc.CPUTicks).
-func cpuTicks(pids ...int) (int64, bool) {
+func cpuTicks(pids ...int) (int64, bool) { return summed(proc.CPUTicks, pids...) }
+
+// summed is what read reads of each of the processes pids, added; false
+// where any cannot be read.
+func summed(read func(pid int) (int64, error), pids ...int) (int64, bool) {
 	var n int64
 	for _, pid := range pids {
-		t, err := proc.CPUTicks(pid)
+		v, err := read(pid)
 		if err != nil {
 			return 0, false
 		}
-		n += t
+		n += v
 	}
 	return n, true
 }

@@ -75,3 +75,32 @@ func CPUTicks(pid int) (int64, error) {
 	}
 	return ticks, nil
 }
+
+// ContextSwitches returns the context switches (voluntary and not) the
+// threads of the process pid alive now have made, from
+// /proc/PID/task/*/status: a thread that has ended is no longer counted.
+func ContextSwitches(pid int) (int64, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/[0-9]*/status", pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, fmt.Errorf("/proc/%d/task: no threads", pid)
+	}
+	var n int64
+	for _, task := range tasks {
+		status, err := os.ReadFile(task)
+		if err != nil {
+			continue // the thread ended since the glob
+		}
+		for line := range strings.Lines(string(status)) {
+			name, value, ok := strings.Cut(line, ":")
+			if !ok || (name != "voluntary_ctxt_switches" && name != "nonvoluntary_ctxt_switches") {
+				continue
+			}
+			v, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s: %w", task, err)
+			}
+			n += v
+		}
+	}
+	return n, nil
+}

@@ -18,3 +18,6 @@ var ErrNoProc = errors.New("no /proc on this system")
 
 // CPUTicks fails where there is no /proc to read.
 func CPUTicks(pid int) (int64, error) { return 0, ErrNoProc }
+
+// ContextSwitches fails where there is no /proc to read.
+func ContextSwitches(pid int) (int64, error) { return 0, ErrNoProc }

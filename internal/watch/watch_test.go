@@ -88,17 +88,19 @@ func TestWatchWakes(t *testing.T) {
 	tests := []struct {
 		name      string
 		period    time.Duration
+		jobs      int  // before the last
 		park      bool // wait for the watch to park before the last job
 		wantWakes int
 	}{
-		{name: "a hundred jobs within a period", period: time.Hour, wantWakes: 1},
-		{name: "a job after the watch parked", period: time.Millisecond, park: true, wantWakes: 2},
+		{name: "a hundred jobs within a period", period: time.Hour, jobs: 100, wantWakes: 1},
+		{name: "a job after the watch parked", period: time.Millisecond, jobs: 1, park: true,
+			wantWakes: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := New(tt.period, func() func() { return nil })
 			defer w.Close()
-			for range 100 {
+			for range tt.jobs {
 				w.Begin()
 				w.End()
 			}

@@ -1,7 +1,8 @@
 // Package watch runs a check periodically while a job runs, and only then:
 // the worker's memory watch and the supervisor's watch of a run's
-// temporary directory are each a [Watch]. An idle worker's watch is
-// parked, so that a worker waiting for its next job costs no tick.
+// temporary directory are each a [Watch]. An idle worker's watch parks
+// within two ticks of its last job's end, so that a worker waiting for
+// its next job costs no tick from then on.
 package watch
 
 import (
@@ -53,7 +54,10 @@ func (w *Watch) Begin() {
 	if w.parked {
 		w.parked = false
 		w.wakes++
-		w.wake <- struct{}{} // never blocks: only a parked goroutine is sent one, and it takes it
+		// Never blocks: a wake is sent only to a goroutine that parked
+		// after taking the one before (after Close, one stays unread,
+		// and parked stays false).
+		w.wake <- struct{}{}
 	}
 }
 

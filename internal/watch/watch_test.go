@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,31 +82,33 @@ func TestWatchIdle(t *testing.T) {
 	}
 }
 
-// TestWatchWakes: jobs that follow one another within a period wake the
-// watch's goroutine once, at the first; a job after the watch parked
+// TestWatchWakes: jobs that follow one another while the watch ticks
+// wake its goroutine once, at the first; a job after the watch parked
 // wakes it again (the control).
 func TestWatchWakes(t *testing.T) {
 	tests := []struct {
 		name      string
 		period    time.Duration
-		jobs      int  // before the last
 		park      bool // wait for the watch to park before the last job
 		wantWakes int
 	}{
-		{name: "a hundred jobs within a period", period: time.Hour, jobs: 100, wantWakes: 1},
-		{name: "a job after the watch parked", period: time.Millisecond, jobs: 1, park: true,
-			wantWakes: 2},
+		{name: "a hundred jobs while it ticks", period: time.Hour, wantWakes: 1},
+		{name: "a job after the watch parked", period: time.Millisecond, park: true, wantWakes: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := New(tt.period, func() func() { return nil })
 			defer w.Close()
-			for range tt.jobs {
-				w.Begin()
-				w.End()
-			}
+			w.Begin()
+			waitFor(t, "the watch to take its wake", func() bool { return len(w.wake) == 0 })
+			w.End()
 			if tt.park {
 				waitParked(t, w)
+			} else {
+				for range 100 {
+					w.Begin()
+					w.End()
+				}
 			}
 			w.Begin()
 			w.End()
@@ -118,19 +121,79 @@ func TestWatchWakes(t *testing.T) {
 	}
 }
 
-// waitParked waits for w's goroutine to park, as long as that takes on a
-// loaded machine, and fails t after a minute.
-func waitParked(t *testing.T, w *Watch) {
+// TestWatchChecksAfterIdle: a job that begins after the watch parked is
+// checked, as the first was.
+func TestWatchChecksAfterIdle(t *testing.T) {
+	var checks atomic.Int32
+	w := New(time.Millisecond, func() func() {
+		checks.Add(1)
+		return nil
+	})
+	defer w.Close()
+	for job := range 2 {
+		w.Begin()
+		waitFor(t, fmt.Sprintf("a check of job %d", job+1), func() bool { return checks.Load() > 0 })
+		w.End()
+		waitParked(t, w)
+		checks.Store(0)
+	}
+}
+
+// TestWatchTick: at a tick, a job running is checked; with none running,
+// the watch goes on ticking if one began since the tick before, and
+// parks if none did.
+func TestWatchTick(t *testing.T) {
+	tests := []struct {
+		name       string
+		running    bool // a job runs at the tick
+		begunSince bool // a job began since the tick before
+		wantJob    bool
+		wantPark   bool
+	}{
+		{name: "a job runs", running: true, begunSince: true, wantJob: true},
+		{name: "a job runs, begun before the last tick", running: true, wantJob: true},
+		{name: "no job runs, one began since the last tick", begunSince: true},
+		{name: "no job runs, none began since the last tick", wantPark: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &Watch{last: 7}
+			seen := uint64(7)
+			if tt.begunSince {
+				seen = 6
+			}
+			if tt.running {
+				w.job = 7
+			}
+			job, park := w.tick(&seen)
+			if (job != 0) != tt.wantJob || park != tt.wantPark || w.parked != tt.wantPark {
+				t.Errorf("tick: job %d, park %v, parked %v; want a job %v, park %v",
+					job, park, w.parked, tt.wantJob, tt.wantPark)
+			}
+			if !park && seen != w.last {
+				t.Errorf("tick went on with seen %d: want the last job, %d", seen, w.last)
+			}
+		})
+	}
+}
+
+// waitFor waits for what cond reports, as long as that takes on a loaded
+// machine, and fails t, naming what, after a minute.
+func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
-		w.mu.Lock()
-		parked := w.parked
-		w.mu.Unlock()
-		if parked {
-			return
-		}
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the watch did not park in a minute without jobs")
+			t.Fatalf("waited a minute for %s", what)
 		}
 	}
+}
+
+// waitParked waits for w's goroutine to park (waitFor).
+func waitParked(t *testing.T, w *Watch) {
+	t.Helper()
+	waitFor(t, "the watch to park", func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.parked
+	})
 }

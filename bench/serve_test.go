@@ -255,7 +255,9 @@ func (t *tally) p99() time.Duration {
 // of Sabline's; runs/s-door/floor is the first server's rate over its.
 // On Linux it reports the processor time a run cost each server
 // (server-cpu-µs/run) and its two workers or children
-// (workers-cpu-µs/run), read from /proc, with the server's prefix.
+// (workers-cpu-µs/run), and their threads' context switches a run
+// (server-switches/run, workers-switches/run), read from /proc, with the
+// server's prefix.
 func BenchmarkServeHello(b *testing.B) {
 	type server struct {
 		bin, prefix string
@@ -315,9 +317,12 @@ func BenchmarkServeHello(b *testing.B) {
 		b.ReportMetric(float64(t.p99().Microseconds())/1000, prefix+"p99-ms")
 		b.ReportMetric(float64(t.failed.Load()+t.busy.Load()), prefix+"failures")
 		if t.failed.Load()+t.busy.Load() != 0 || lost != 0 {
+			who := builds[i].bin
+			if builds[i].relay {
+				who = "barerelay"
+			}
 			b.Errorf("%s %q: %d failed (the first: %s), %d busy, %d runs without a receipt: "+
-				"want none", builds[i].prefix, builds[i].extra, t.failed.Load(), t.why, t.busy.Load(),
-				lost)
+				"want none", who, builds[i].extra, t.failed.Load(), t.why, t.busy.Load(), lost)
 		}
 		costs[i].report(b, n, prefix)
 	}

@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // TestWatchReportsOnlyItsJob: what a check finds is reported while the
@@ -177,13 +179,14 @@ func TestWatchTick(t *testing.T) {
 	}
 }
 
-// waitFor waits for what cond reports, as long as that takes on a loaded
-// machine, and fails t, naming what, after a minute.
+// waitFor waits for what cond reports, and fails t, naming what, after
+// a minute scaled to the machine's load (testkit.Bound).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(time.Millisecond) {
+	bound := testkit.Bound(time.Minute)
+	for deadline := time.Now().Add(bound); !cond(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("waited a minute for %s", what)
+			t.Fatalf("waited %v for %s", bound, what)
 		}
 	}
 }

@@ -38,6 +38,9 @@ type served struct {
 	// dropStderr, set before start, closes the reading end of the
 	// server's standard error once it has said where it listens.
 	dropStderr bool
+	// bin, set before start, is the sabline binary to start (with its
+	// sabline-door beside it); sablineBin's by default.
+	bin string
 
 	mu   sync.Mutex
 	said []string // the lines of its standard error so far
@@ -58,10 +61,13 @@ func startServe(t *testing.T, extra ...string) *served {
 	return startServeAs(t, &served{}, extra...)
 }
 
-// startServeAs is startServe with s's own settings (dropStderr).
+// startServeAs is startServe with s's own settings (dropStderr, bin).
 func startServeAs(t *testing.T, s *served, extra ...string) *served {
 	t.Helper()
-	bin := sablineBin(t)
+	bin := s.bin
+	if bin == "" {
+		bin = sablineBin(t)
+	}
 	dir := t.TempDir()
 	s.root, s.rc, s.exited = filepath.Join(dir, "root"), filepath.Join(dir, "receipts"), make(chan error, 1)
 	if err := os.MkdirAll(s.root, 0o755); err != nil {

@@ -84,7 +84,7 @@ type workerSpec struct {
 // and starts it, held by its supervisor's side of confinement
 // (PrepareWorker). The worker runs nothing until its request comes.
 func startWorker(s workerSpec) (*workerProc, error) {
-	exe, err := os.Executable()
+	exe, err := workerExecutable()
 	if err != nil {
 		return nil, codes.Errorf(codes.E310, "find the executable to start the worker: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -39,6 +40,10 @@ type PoolRunner struct {
 	shared SharedReceipts
 	// host is what of the operator's machine its replies redact.
 	host hostFacts
+	// root is the import root as it was when the runner was made, nil
+	// when it could not be read: a held server reads that directory
+	// only, and says so when another is put in its place (underRoot).
+	root fs.FileInfo
 }
 
 // SharedReceipts are the receipts a fleet of servers ships to a store
@@ -60,7 +65,8 @@ func NewPoolRunner(pool *sabline.Pool) (*PoolRunner, error) {
 		return nil, codes.Errorf(codes.E301,
 			"a door's pool needs an import root: the directory a request's path is read under")
 	}
-	return &PoolRunner{pool: pool, o: o, host: newHostFacts(o.ImportRoot, o.Receipts)}, nil
+	root, _ := os.Stat(o.ImportRoot)
+	return &PoolRunner{pool: pool, o: o, host: newHostFacts(o.ImportRoot, o.Receipts), root: root}, nil
 }
 
 // Run refuses a request the operator's settings do not admit (E301, E316,
@@ -97,7 +103,7 @@ func (r *PoolRunner) run(ctx context.Context, req RunRequest) (RunReply, error) 
 		return reply, namingReceipt(err, reply.RunID)
 	}
 	if req.Path != "" {
-		path, src, err := underRoot(r.o.ImportRoot, req.Path)
+		path, src, err := r.read(req.Path)
 		if err != nil {
 			return r.refused(prog, req, err)
 		}
@@ -195,7 +201,7 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 	name, src := SourceName, []byte(req.Source)
 	if req.Path != "" {
 		var err error
-		if _, src, err = underRoot(r.o.ImportRoot, req.Path); err != nil {
+		if _, src, err = r.read(req.Path); err != nil {
 			return AuditReply{}, r.host.err(err) // as a run's refusal: no path of the operator's
 		}
 		name = req.Path
@@ -291,6 +297,26 @@ func (r *PoolRunner) budgetOf(allow []string, tenant string,
 const pathDo = "Give the path of a .vel file under the server's import root, relative to it, " +
 	"with forward slashes. Nothing ran."
 
+// replacedDo is what to do when the import root's path names another
+// directory than the one the server was started with, which it cannot
+// read (a held server; docs/serve.md).
+const replacedDo = "The server's import root was replaced since the server started, and the " +
+	"server reads only the directory it started with: its operator restarts it to serve the " +
+	"new one. Nothing ran."
+
+// read is underRoot under the runner's import root; a refusal the
+// root's replacement caused says so (replacedDo).
+func (r *PoolRunner) read(p string) (string, []byte, error) {
+	path, src, err := underRoot(r.o.ImportRoot, p)
+	if errors.Is(err, fs.ErrPermission) && r.rootReplaced() {
+		e := codes.Errorf(codes.E316, "path %q: %w: the import root is not the directory the "+
+			"server started with", codes.TerminalSafe(p), errors.Unwrap(err))
+		e.Do = replacedDo
+		return "", nil, e
+	}
+	return path, src, err
+}
+
 // underRoot resolves a request's program path under the import root: a
 // local path (no .., not absolute), with forward slashes, naming a .vel
 // regular file that program.ReadBeneath reaches without leaving the root
@@ -316,9 +342,18 @@ func underRoot(root, p string) (string, []byte, error) {
 	case errors.Is(err, program.ErrNotRegular), errors.Is(err, program.ErrTooLarge):
 		return "", nil, refuse(errors.Unwrap(err).Error())
 	case err != nil:
-		return "", nil, refuse(err.Error())
+		e := codes.Errorf(codes.E316, "path %q: %w", codes.TerminalSafe(p), err)
+		e.Do = pathDo
+		return "", nil, e
 	}
 	return filepath.Join(root, rel), src, nil
+}
+
+// rootReplaced says whether the import root's path names another
+// directory than it did when the runner was made.
+func (r *PoolRunner) rootReplaced() bool {
+	now, err := os.Stat(r.o.ImportRoot)
+	return r.root != nil && err == nil && !os.SameFile(r.root, now)
 }
 
 // liveWorkers is how many of the pool's workers are alive.

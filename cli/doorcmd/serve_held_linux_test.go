@@ -178,8 +178,18 @@ func TestServeHoldsItself(t *testing.T) {
 	st, v = s.do(t, "POST", "/v1/audit", s.token, `{"path":"hello.vel"}`)
 	e, _ := v["error"].(map[string]any)
 	msg, _ := e["message"].(string)
-	if st != 403 || e["code"] != "E316" || !strings.Contains(msg, "permission denied") {
-		t.Errorf("audit hello.vel in a directory the server was not granted: %d %v, want 403 E316 permission denied", st, v)
+	do, _ := e["do"].(string)
+	if st != 403 || e["code"] != "E316" || !strings.Contains(msg, "permission denied") ||
+		!strings.Contains(msg, "not the directory the server started with") ||
+		!strings.Contains(do, "restarts it") {
+		t.Errorf("audit hello.vel in a directory the server was not granted: %d %v, want 403 E316 "+
+			"permission denied, saying the root was replaced and to restart the server", st, v)
+	}
+	st, v = s.do(t, "POST", "/v1/run", s.token, `{"path":"hello.vel"}`)
+	e, _ = v["error"].(map[string]any)
+	if do, _ := e["do"].(string); st != 403 || e["code"] != "E316" || !strings.Contains(do, "restarts it") {
+		t.Errorf("run hello.vel in a directory the server was not granted: %d %v, want 403 E316 "+
+			"saying to restart the server", st, v)
 	}
 }
 

@@ -42,7 +42,7 @@ type PoolRunner struct {
 	host hostFacts
 	// root is the import root as it was when the runner was made, nil
 	// when it could not be read: a held server reads that directory
-	// only, and says so when another is put in its place (underRoot).
+	// only, and says so when another is put in its place (read).
 	root fs.FileInfo
 }
 

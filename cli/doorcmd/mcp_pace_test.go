@@ -1,7 +1,6 @@
 package doorcmd
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -9,29 +8,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
-
-// lockedBuffer is a bytes.Buffer a process writes and a test reads at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // gcGoal is a line of the Go runtime's collector trace, the heap goal
 // of one collection in MB.
@@ -87,7 +69,7 @@ func mcpGoals(t *testing.T, gogc string) []int {
 	if gogc != "" {
 		cmd.Env = append(cmd.Env, "GOGC="+gogc)
 	}
-	stderr := &lockedBuffer{}
+	stderr := &testkit.LockedBuffer{}
 	cmd.Stderr = stderr
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).

@@ -36,7 +36,7 @@ func TestFeedThroughInterruptedPolls(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src, in := pipe(t)
 			woken, _ := pipe(t)
-			var dst lockedBuffer
+			var dst testkit.LockedBuffer
 			tids, done := make(chan int, 1), make(chan struct{})
 			go func() {
 				defer close(done)

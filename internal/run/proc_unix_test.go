@@ -3,13 +3,11 @@
 package run
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
 	goruntime "runtime"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,28 +16,9 @@ import (
 	"github.com/sabline/sabline/internal/testkit"
 )
 
-// lockedBuffer is a caller's writer feed's copy writes to while the test
-// reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // feedTheRest writes want on the caller's side of the feed and closes it,
 // then checks that the copy ended with it and gave the worker all of it.
-func feedTheRest(t *testing.T, in *os.File, done <-chan struct{}, dst *lockedBuffer, want string) {
+func feedTheRest(t *testing.T, in *os.File, done <-chan struct{}, dst *testkit.LockedBuffer, want string) {
 	t.Helper()
 	if _, err := in.WriteString(want); err != nil {
 		t.Fatal(err)
@@ -55,7 +34,7 @@ func feedTheRest(t *testing.T, in *os.File, done <-chan struct{}, dst *lockedBuf
 
 // feedAsync runs feed(dst, src, woken) and returns a channel closed when
 // it returns.
-func feedAsync(dst *lockedBuffer, src, woken *os.File) <-chan struct{} {
+func feedAsync(dst *testkit.LockedBuffer, src, woken *os.File) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -96,7 +75,7 @@ func TestFeedEnds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src, in := pipe(t)
 			woken, wake := pipe(t)
-			var dst lockedBuffer
+			var dst testkit.LockedBuffer
 			done := feedAsync(&dst, src, woken)
 			if _, err := in.WriteString(tc.input); err != nil {
 				t.Fatal(err)
@@ -197,7 +176,7 @@ func TestFeedWokenOnAnyDescriptor(t *testing.T) {
 				t.Fatalf("the wake pipe is descriptor %d", fd)
 			}
 			src, in := pipe(t)
-			var dst lockedBuffer
+			var dst testkit.LockedBuffer
 			done := feedAsync(&dst, src, woken)
 			feedTheRest(t, in, done, &dst, tc.want)
 		})

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sabline/sabline/confine/core"
@@ -149,9 +150,16 @@ const retryRefusedEvery = 10 * time.Second
 type pooled struct {
 	ctx context.Context
 	b   budget.Budget
-	job []byte // the line its worker is sent (wire.AppendJob): the program, its input, its arguments
+	// job is the line its worker is sent (wire.AppendJob): the program,
+	// its input, its arguments; kept while the run waits only when it
+	// could be sent again (resendBytes).
+	job []byte
 	rec *receipt.Receipt
 	err error // set when nothing ran (no worker could start)
+	// resent is set once the job went to a worker that had ended
+	// before it read it (poolWorker.do): it goes to one more at most,
+	// and job is dropped once that one has it.
+	resent bool
 }
 
 // StartPool starts cfg.Workers workers (none with cfg.OnDemand) and waits
@@ -626,22 +634,32 @@ func (s *slot) idled(p *Pool, gen int) {
 // the pool already, for the caller to retire.
 func (p *Pool) runIn(s *slot, j *pooled) (*PoolResult, *poolWorker) {
 	w := s.take(p)
-	if w != nil && w.exited() {
-		// It died while idle (killed from outside, say): the run goes
-		// to a replacement, not to its corpse.
-		p.forget(w)
-		w.retire()
-		w = nil
-	}
-	if w == nil {
-		var err error
-		if w, err = p.startWorker(); err != nil {
-			j.err = unstartable(err)
-			j.rec.Outcome = receipt.OutcomeOf(j.err)
-			return &PoolResult{Receipt: j.rec}, nil
+	var res *PoolResult
+	var keep bool
+	for res == nil {
+		if w != nil && w.exited() {
+			// It died while idle (killed from outside, say): the run goes
+			// to a replacement, not to its corpse.
+			p.forget(w)
+			w.retire()
+			w = nil
+		}
+		if w == nil {
+			var err error
+			if w, err = p.startWorker(); err != nil {
+				j.err = unstartable(err)
+				j.rec.Outcome = receipt.OutcomeOf(j.err)
+				return &PoolResult{Receipt: j.rec}, nil
+			}
+		}
+		if res, keep = w.do(p, j); res == nil {
+			// It ended before it read the job, after the look above:
+			// the run goes to a replacement as well.
+			p.forget(w)
+			w.retire()
+			w = nil
 		}
 	}
-	res, keep := w.do(p, j)
 	if !keep {
 		// Out of the pool before the run's caller hears of it: a
 		// retired worker serves nothing more.
@@ -709,6 +727,21 @@ func (p *Pool) Close() error {
 type poolWorker struct {
 	*workerProc
 	held core.Result
+}
+
+// untaken says whether w, whose result pipe has ended, ended without
+// reading any of job, the last job written to it (nil when the run kept
+// no copy): once w has exited, no process reads its request pipe, and
+// what the pipe holds unread is what it will never read (wire.Unread,
+// Linux only; elsewhere never untaken). A worker that read the job as it
+// died (a thread woken by a kill reads what came before it ends) is not
+// told from one that died running it: that run ends killed.
+func (w *poolWorker) untaken(job []byte) bool {
+	if len(job) == 0 {
+		return false
+	}
+	w.end()
+	return wire.Unread(w.reqW) == len(job)
 }
 
 // startWorker starts one worker and waits for it to report the policy it
@@ -910,8 +943,18 @@ func (p *Pool) heldOf(held core.Result) core.Result {
 			"so its workers may read any file"})
 }
 
+// resendBytes bounds the jobs a run keeps a copy of while it waits for
+// its result, to give to another worker should this one turn out never
+// to have read it (untaken): a pipe holds 64 KiB, and a larger job is
+// read in part before it is all written.
+const resendBytes = 64 << 10
+
 // do runs one job in w. It returns the run's result and whether w may
-// serve another run.
+// serve another run; or, once for a job, no result: w had ended before
+// it read any of the job, so nothing of the run began, and the caller
+// gives the job to another worker. Its request pipe says so: no process
+// holds its other end any more (EPIPE, on Unix), or, once w has ended,
+// the job lies in it whole (untaken).
 func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	rec := j.rec
 	held := w.held
@@ -930,7 +973,13 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		w.begin(j.b, core.OSPolicy(j.b, core.Options{Mode: p.cfg.Confine}))
 	}
 	err := w.send(j.job)
-	j.job = nil // the worker has it: a run that waits on its result holds no copy
+	if errors.Is(err, syscall.EPIPE) && !j.resent {
+		j.resent = true
+		return nil, false
+	}
+	if len(j.job) > resendBytes || j.resent {
+		j.job = nil // the worker has it: a run that waits on its result holds no copy
+	}
 	if err != nil {
 		rec.Outcome = w.death(keep)
 		rec.Observed = w.observe()
@@ -951,6 +1000,10 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		f.deadline = time.Now().Add(p.cfg.Timeout)
 	}
 	s := w.await(f, read)
+	if s.eof && s.stop == nil && w.untaken(j.job) {
+		j.resent = true
+		return nil, false
+	}
 	var r wire.JobResult
 	var final *receipt.Outcome
 	var bad error

@@ -173,7 +173,7 @@ func TestStopRead(t *testing.T) {
 		in, stops   string
 		wantOutcome []string // each result's status and position, in order
 		wantOut     string   // in the worker's output
-		linux       bool     // the stop must be read before the run (unread)
+		linux       bool     // the stop must be read before the run (wire.Unread)
 	}{
 		{name: "a stop before the run", in: request(prog), stops: wire.StopLine, linux: true,
 			wantOutcome: []string{"timeout " + prog + ":"}},

@@ -32,7 +32,7 @@ const timeoutStop = "the run took longer than its timeout and was stopped"
 // 4 to 5 % slower (bench/README.md, "A stop without a signal"). The
 // stops the pipe holds as the run begins were written before it, and are
 // read then, without waiting (held). That look into the pipe is Linux's
-// (FIONREAD, unread); elsewhere such a stop is read once the program has
+// (FIONREAD, wire.Unread); elsewhere such a stop is read once the program has
 // begun, and ends it at its next step (on macOS the run's deadline still
 // keeps a program past it from beginning; Windows has none). A pool
 // worker listens from the moment it is ready for jobs (hear).
@@ -93,7 +93,7 @@ func (s *stopper) hearLocked() {
 	}
 	s.listening = true
 	in := bufio.NewReaderSize(s.pipe, 16)
-	if s.held(in, unread(s.pipe)) {
+	if s.held(in, wire.Unread(s.pipe)) {
 		go s.listen(in)
 	}
 }

@@ -36,7 +36,7 @@ func TestStopperBeforeTheFirstStatement(t *testing.T) {
 		stopper  func() *stopper
 		wantCode codes.Code
 		wantOut  string
-		linux    bool // it needs a look into the pipe before the run (unread)
+		linux    bool // it needs a look into the pipe before the run (wire.Unread)
 	}{
 		{name: "asked before the run", wantCode: codes.E307,
 			stopper: func() *stopper { s := &stopper{}; s.ask(); return s }},
@@ -209,7 +209,7 @@ func TestStopperListensOnce(t *testing.T) {
 				}
 				// The listener has read it, and ended, once the pipe
 				// holds nothing.
-				for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); unread(r) > 0; {
+				for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); wire.Unread(r) > 0; {
 					if time.Now().After(deadline) {
 						t.Fatal("the listener did not read its pipe")
 					}

@@ -11,9 +11,10 @@ import (
 	"testing"
 )
 
-// fileID is the device and inode of the file path names, links followed.
+// fileID is a file's device and inode.
 type fileID struct{ dev, ino uint64 }
 
+// idOf is the fileID of the file path names, links followed.
 func idOf(t *testing.T, path string) fileID {
 	t.Helper()
 	fi, err := os.Stat(path)

@@ -298,11 +298,13 @@ const pathDo = "Give the path of a .vel file under the server's import root, rel
 	"with forward slashes. Nothing ran."
 
 // replacedDo is what to do when the import root's path names another
-// directory than the one the server was started with, which it cannot
-// read (a held server; docs/serve.md).
-const replacedDo = "The server's import root was replaced since the server started, and the " +
-	"server reads only the directory it started with: its operator restarts it to serve the " +
-	"new one. Nothing ran."
+// directory than the one the server was started with and the program
+// could not be read: a server that holds itself reads only the one it
+// started with (docs/serve.md); one that does not (its start line says
+// so) was refused by the new directory's own permissions.
+const replacedDo = "The server's import root was replaced since the server started. A server " +
+	"that holds itself (its start line says so) reads only the directory it started with: its " +
+	"operator restarts it to serve the new one. Nothing ran."
 
 // read is underRoot under the runner's import root; a refusal the
 // root's replacement caused says so (replacedDo).

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,7 +66,11 @@ func mcpGoals(t *testing.T, gogc string) []int {
 	}
 	cmd := exec.Command(bin, "mcp", "--import-root", root, "--allow", "io",
 		"--receipts", filepath.Join(dir, "receipts"), "--durability", "none")
-	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
+	// The test's own GOGC, if any, is not the server's: the pace under
+	// test is the one it sets itself, or gogc.
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "GOGC=")
+	}), "GODEBUG=gctrace=1")
 	if gogc != "" {
 		cmd.Env = append(cmd.Env, "GOGC="+gogc)
 	}

@@ -12,10 +12,11 @@ const selfImage = "/proc/self/exe"
 
 // workerExecutable is the file a supervisor starts its workers from: on
 // Linux, its own image by selfImage, so that a worker is always the
-// supervisor's build and a door, which holds itself to executing the
-// binary it started from (by that file's inode, as Landlock holds it),
-// can start one after an upgrade replaced the binary at its path; where
-// /proc is not mounted, the path os.Executable gives.
+// supervisor's build, and a door, which holds itself to executing the
+// executable it started from (docs/serve.md), starts one after an
+// upgrade renamed another binary over that path
+// (TestServeBinaryReplaced); where /proc is not mounted, the path
+// os.Executable gives.
 var workerExecutable = sync.OnceValues(func() (string, error) {
 	if _, err := os.Stat(selfImage); err == nil {
 		return selfImage, nil

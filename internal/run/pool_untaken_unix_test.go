@@ -5,6 +5,7 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -45,13 +46,23 @@ func TestPoolJobUntaken(t *testing.T) {
 		t.Fatalf("StartPool: %v", err)
 	}
 	defer p.Close()
-	run := func(t *testing.T, what string) *receipt.Receipt {
-		t.Helper()
+	// runOK is a run of hello.vel on the pool, or why it is not one that
+	// ended ok; run fails t with it.
+	runOK := func(what string) (*receipt.Receipt, error) {
 		res, err := p.Run(context.Background(), PoolRun{Program: "hello.vel"})
 		if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK || string(res.Stdout) != "hello\n" {
-			t.Fatalf("%s: %v, outcome %+v, output %q", what, err, res.Receipt.Outcome, res.Stdout)
+			return nil, fmt.Errorf("%s: %v, outcome %+v, output %q", what, err, res.Receipt.Outcome,
+				res.Stdout)
 		}
-		return res.Receipt
+		return res.Receipt, nil
+	}
+	run := func(t *testing.T, what string) *receipt.Receipt {
+		t.Helper()
+		rec, err := runOK(what)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec
 	}
 	run(t, "the first run")
 	// idle is the pool's idle worker, for a case to break.
@@ -81,7 +92,8 @@ func TestPoolJobUntaken(t *testing.T) {
 				t.Fatalf("a write on the swapped pipe: %v, want EPIPE", err)
 			}
 			idle(t, func(pw *poolWorker) {
-				t.Cleanup(func() { pw.reqW.Close() })
+				own := pw.reqW // the worker's own pipe, which it keeps reading
+				t.Cleanup(func() { own.Close() })
 				pw.reqW = w
 			})
 			return run(t, "the run written to a pipe no worker reads")
@@ -107,8 +119,15 @@ func TestPoolJobUntaken(t *testing.T) {
 				}
 				time.Sleep(time.Millisecond)
 			}
-			got := make(chan *receipt.Receipt, 1)
-			go func() { got <- run(t, "the run whose job the worker never read") }()
+			type ran struct {
+				rec *receipt.Receipt
+				err error
+			}
+			got := make(chan ran, 1) // the run's goroutine never fails t itself
+			go func() {
+				rec, err := runOK("the run whose job the worker never read")
+				got <- ran{rec, err}
+			}()
 			for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); wire.Unread(req) == 0; {
 				if time.Now().After(deadline) {
 					t.Fatal("the job never reached the stopped worker's pipe")
@@ -119,7 +138,11 @@ func TestPoolJobUntaken(t *testing.T) {
 				t.Fatal(err)
 			}
 			killed = true
-			return <-got
+			r := <-got
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			return r.rec
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

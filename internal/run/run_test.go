@@ -361,20 +361,26 @@ func TestOperatorCredentialsReachTheWorker(t *testing.T) {
 }
 
 // TestOneProc: a worker starts on one P and is told to take the
-// supervisor's count once confined, unless the operator set GOMAXPROCS,
-// which it keeps.
+// supervisor's count once confined, two where the supervisor has one,
+// unless the operator set GOMAXPROCS, which it keeps.
 func TestOneProc(t *testing.T) {
 	tests := []struct {
 		name      string
+		procs     int // the supervisor's GOMAXPROCS for the case
 		env       []string
 		wantEnv   []string
 		wantProcs int
 	}{
-		{name: "operator set none", env: []string{"PATH=/bin"}, wantEnv: []string{"PATH=/bin", "GOMAXPROCS=1"}, wantProcs: goruntime.GOMAXPROCS(0)},
-		{name: "operator set it", env: []string{"GOMAXPROCS=3", "PATH=/bin"}, wantEnv: []string{"GOMAXPROCS=3", "PATH=/bin"}, wantProcs: 0},
+		{name: "operator set none", procs: 3, env: []string{"PATH=/bin"},
+			wantEnv: []string{"PATH=/bin", "GOMAXPROCS=1"}, wantProcs: 3},
+		{name: "supervisor on one P", procs: 1, env: []string{"PATH=/bin"},
+			wantEnv: []string{"PATH=/bin", "GOMAXPROCS=1"}, wantProcs: 2},
+		{name: "operator set it", procs: 1, env: []string{"GOMAXPROCS=3", "PATH=/bin"},
+			wantEnv: []string{"GOMAXPROCS=3", "PATH=/bin"}, wantProcs: 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(tc.procs))
 			env, procs := oneProc(tc.env)
 			if strings.Join(env, " ") != strings.Join(tc.wantEnv, " ") || procs != tc.wantProcs {
 				t.Fatalf("oneProc(%q) = %q, %d; want %q, %d", tc.env, env, procs, tc.wantEnv, tc.wantProcs)

@@ -719,16 +719,29 @@ func workerEnv(operator []string, envGranted bool) []string {
 // oneProc has a worker start with GOMAXPROCS=1 unless env sets it: its
 // runtime then starts fewer threads, and confinement, which reaches every
 // thread, has fewer to reach. It returns the environment and the count
-// the worker takes once confined (the supervisor's own), or 0 when env
-// set one, which stays.
+// the worker takes once confined (the supervisor's own, and at least
+// minWorkerProcs), or 0 when env set one, which stays.
 func oneProc(env []string) ([]string, int) {
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "GOMAXPROCS=") {
 			return env, 0
 		}
 	}
-	return append(env, "GOMAXPROCS=1"), goruntime.GOMAXPROCS(0)
+	return append(env, "GOMAXPROCS=1"), max(minWorkerProcs, goruntime.GOMAXPROCS(0))
 }
+
+// minWorkerProcs is the fewest Ps (GOMAXPROCS) a confined worker runs
+// with, where the supervisor has one: on a machine of one processor, in a
+// container held to one, or under an affinity mask of one. A pool's worker
+// waits for its next job in a blocking read of its request pipe, holding
+// its P in the system call. With no other P, Go's runtime monitor
+// (sysmon) takes that one back within tens of microseconds and starts a
+// thread to look for work that is not there; with every P then idle it
+// sleeps until the next system call wakes it to poll again. With a second
+// P idle, it leaves a P in a system call alone for 10 ms (runtime/proc.go,
+// retake). Measured on one processor (bench/README.md, "A worker's second
+// P"): 3.9 thread switches a job in the workers with one P, 0.95 with two.
+const minWorkerProcs = 2
 
 // takeWorker takes what the worker said of the run. For a program read from
 // a pipe, the worker compiled a copy: the receipt names the operator's path.

@@ -45,12 +45,13 @@ const callTimeout = 60 * time.Second
 const checkTimeout = 30 * time.Second
 
 func main() {
-	if len(os.Args) != 2 || strings.HasPrefix(os.Args[1], "-") {
-		fmt.Fprintln(os.Stderr, usage)
+	url, err := storeURL(os.Args[1:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sabline-store: %v\n%s\n", err, usage)
 		os.Exit(2)
 	}
 	ctx := context.Background()
-	b, err := start(ctx, os.Args[1], checkTimeout, func(format string, args ...any) {
+	b, err := start(ctx, url, checkTimeout, func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "sabline-store: "+format+"\n", args...)
 	})
 	if err != nil {
@@ -62,6 +63,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sabline-store:", err)
 		os.Exit(1)
 	}
+}
+
+// storeURL is the one argument the agent takes: a URL, or an absolute
+// path, which sabline serve makes of a path alone. Anything else is
+// refused before a store is opened, so that a word given by hand
+// (sabline-store version) makes no directory of that name.
+func storeURL(args []string) (string, error) {
+	switch {
+	case len(args) != 1 || args[0] == "":
+		return "", errors.New("want one argument, the store")
+	case strings.Contains(args[0], "://"):
+		return args[0], nil
+	case !filepath.IsAbs(args[0]):
+		return "", fmt.Errorf("%q is neither a URL nor an absolute path", args[0])
+	}
+	return args[0], nil
 }
 
 // start opens the bucket of url, every call bounded by callTimeout, and

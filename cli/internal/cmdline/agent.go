@@ -2,6 +2,8 @@ package cmdline
 
 import (
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt/bucket"
@@ -15,10 +17,18 @@ const StoreAgentName = "sabline-store"
 const storeAgentDo = "Build it beside sabline (go build -o DIR ./cmd/sabline-store), " +
 	"or name it with --store-agent."
 
-// StartAgent starts the store agent for url; its errors name the URL
-// without its query (bucket.Redact).
+// StartAgent starts the store agent for url, a path alone made absolute
+// (the agent takes no other); its errors name the URL without its query
+// (bucket.Redact).
 func StartAgent(url, path string, stderr io.Writer) (*bucket.Agent, error) {
 	named := bucket.Redact(url)
+	if !strings.Contains(url, "://") {
+		abs, err := filepath.Abs(url)
+		if err != nil {
+			return nil, codes.Errorf(codes.E317, "--receipts-url %s: %w", named, err)
+		}
+		url = abs
+	}
 	if path == "" {
 		var err error
 		if path, err = Beside(StoreAgentName); err != nil {

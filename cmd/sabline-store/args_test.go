@@ -58,13 +58,13 @@ func TestStoreURL(t *testing.T) {
 // input closed at once), makes the directory and exits 0.
 func TestAgentByHand(t *testing.T) {
 	dir := t.TempDir()
-	agent := func(arg string) (*exec.Cmd, string, error) {
+	agent := func(arg string) (string, error) {
 		cmd := exec.Command(os.Args[0], arg)
 		cmd.Dir, cmd.Env = dir, append(os.Environ(), asMain+"=1")
 		out, err := cmd.CombinedOutput()
-		return cmd, string(out), err
+		return string(out), err
 	}
-	_, out, err := agent("version")
+	out, err := agent("version")
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(out, usage) ||
 		!strings.Contains(out, `"version" is neither a URL nor an absolute path`) {
@@ -74,7 +74,7 @@ func TestAgentByHand(t *testing.T) {
 		t.Errorf("sabline-store version made %s in %s", entries[0].Name(), dir)
 	}
 	made := filepath.Join(dir, "receipts")
-	if _, out, err := agent(made); err != nil {
+	if out, err := agent(made); err != nil {
 		t.Fatalf("sabline-store %s: %v, %q", made, err, out)
 	}
 	if fi, err := os.Stat(made); err != nil || !fi.IsDir() {

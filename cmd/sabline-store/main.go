@@ -70,12 +70,10 @@ func main() {
 // refused before a store is opened, so that a word given by hand
 // (sabline-store version) makes no directory of that name.
 func storeURL(args []string) (string, error) {
-	switch {
-	case len(args) != 1 || args[0] == "":
+	if len(args) != 1 || args[0] == "" {
 		return "", errors.New("want one argument, the store")
-	case strings.Contains(args[0], "://"):
-		return args[0], nil
-	case !filepath.IsAbs(args[0]):
+	}
+	if !bucket.IsURL(args[0]) && !filepath.IsAbs(args[0]) {
 		return "", fmt.Errorf("%q is neither a URL nor an absolute path", args[0])
 	}
 	return args[0], nil
@@ -114,7 +112,7 @@ func start(ctx context.Context, url string, check time.Duration,
 // open opens the bucket of url: a path without a scheme is a directory,
 // made when missing, as file:// would name it.
 func open(ctx context.Context, url string) (*blobBucket, error) {
-	if !strings.Contains(url, "://") {
+	if !bucket.IsURL(url) {
 		dir, err := filepath.Abs(url)
 		if err != nil {
 			return nil, err

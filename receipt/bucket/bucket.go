@@ -121,6 +121,10 @@ func (m *Memory) Close() error { return nil }
 // errClosed is the error of a call on a closed agent.
 var errClosed = errors.New("bucket: the store agent is closed")
 
+// IsURL reports whether store, as --receipts-url names it, is a URL (it
+// has a scheme), not a directory's path alone.
+func IsURL(store string) bool { return strings.Contains(store, "://") }
+
 // Redact is a store's URL as a log or a message names it: without its
 // query, which can carry the store's settings (an endpoint's keys, a
 // token).

@@ -3,7 +3,6 @@ package cmdline
 import (
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt/bucket"
@@ -22,7 +21,7 @@ const storeAgentDo = "Build it beside sabline (go build -o DIR ./cmd/sabline-sto
 // (bucket.Redact).
 func StartAgent(url, path string, stderr io.Writer) (*bucket.Agent, error) {
 	named := bucket.Redact(url)
-	if !strings.Contains(url, "://") {
+	if !bucket.IsURL(url) {
 		abs, err := filepath.Abs(url)
 		if err != nil {
 			return nil, codes.Errorf(codes.E317, "--receipts-url %s: %w", named, err)

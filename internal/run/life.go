@@ -78,6 +78,9 @@ type workerSpec struct {
 	stderr  io.Writer
 	tool    *os.File
 	oneShot bool
+	// began is the worker's file of the page it counts its jobs begun on
+	// (wire.Began), nil for none: closed here once the worker holds it.
+	began *os.File
 }
 
 // startWorker makes the worker's private temporary directory and pipes
@@ -115,6 +118,9 @@ func startWorker(s workerSpec) (*workerProc, error) {
 			f.Close()
 		}
 	}()
+	if s.began != nil {
+		theirs = append(theirs, s.began)
+	}
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return fail(codes.Errorf(codes.E310, "request pipe: %w", err))
@@ -157,7 +163,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		Stderr: std[2],
 	}
 	w.cmd.Env, w.procs = oneProc(w.cmd.Env)
-	passPipes(w.cmd, reqR, resW, stopR, tool, brokered)
+	passPipes(w.cmd, reqR, resW, stopR, tool, brokered, s.began)
 	// The supervisor's side of confinement: a session of its own and the
 	// parent-death signal on Linux, the job object and the AppContainer
 	// on Windows. What it could not do, the worker's own check of itself

@@ -722,26 +722,29 @@ func (p *Pool) Close() error {
 	return nil
 }
 
-// poolWorker is one of the pool's workers: its life cycle, and what its
-// first record said it holds.
+// poolWorker is one of the pool's workers: its life cycle, what its
+// first record said it holds, and the jobs it was sent and began.
 type poolWorker struct {
 	*workerProc
-	held core.Result
+	held  core.Result
+	began *wire.Began // the count of jobs it began, nil where there is no page
+	sent  uint64      // the jobs written to it whole
 }
 
 // untaken says whether w, whose result pipe has ended, ended without
-// reading any of job, the last job written to it (nil when the run kept
-// no copy): once w has exited, no process reads its request pipe, and
-// what the pipe holds unread is what it will never read (wire.Unread,
-// Linux only; elsewhere never untaken). A worker that read the job as it
-// died (a thread woken by a kill reads what came before it ends) is not
-// told from one that died running it: that run ends killed.
+// beginning job, the last job written to it (nil when the run kept no
+// copy): once w has exited, the count on the page it shares with the
+// supervisor (wire.Began, Linux) says whether it reached that job. A
+// job it never began did nothing, even if its bytes were read (a thread
+// woken by a kill reads what came before it ends). Where there is no
+// page, a job counts as begun, and its run ends killed.
 func (w *poolWorker) untaken(job []byte) bool {
 	if len(job) == 0 {
 		return false
 	}
 	w.end()
-	return wire.Unread(w.reqW) == len(job)
+	began, ok := w.began.Count()
+	return ok && began < w.sent
 }
 
 // startWorker starts one worker and waits for it to report the policy it
@@ -751,12 +754,21 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	if p.cfg.Confine != core.ModeOff {
 		pol = p.policy
 	}
+	// Without the page (off Linux, or memfd refused), every job a worker
+	// was sent counts as begun once it dies.
+	began, theirs, _ := wire.NewBegan()
 	proc, err := startWorker(workerSpec{marker: "pool", env: p.cfg.Budget.Has(budget.Env),
-		dir: p.cfg.Cwd, policy: pol, memoryMB: p.cfg.MaxMemoryMB, runID: "pool", stderr: p.cfg.Stderr})
+		dir: p.cfg.Cwd, policy: pol, memoryMB: p.cfg.MaxMemoryMB, runID: "pool", stderr: p.cfg.Stderr,
+		began: theirs})
 	if err != nil {
+		theirs.Close() // startWorker closed it, unless it failed before the pipes
+		began.Close()
 		return nil, err
 	}
-	w := &poolWorker{workerProc: proc}
+	w := &poolWorker{workerProc: proc, began: began}
+	if began != nil {
+		w.closers = append(w.closers, began)
+	}
 	fail := func(err error) (*poolWorker, error) {
 		w.retire()
 		if codes.CodeOf(err) == codes.E326 {
@@ -973,6 +985,9 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		w.begin(j.b, core.OSPolicy(j.b, core.Options{Mode: p.cfg.Confine}))
 	}
 	err := w.send(j.job)
+	if err == nil {
+		w.sent++
+	}
 	if errors.Is(err, syscall.EPIPE) && !j.resent {
 		j.resent = true
 		return nil, false

@@ -23,18 +23,22 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
-// TestPoolJobUntaken: a run given to a worker that ended before it read
-// any of the job goes to a new worker and ends ok, its receipt whole,
-// and the worker it was first given to is gone; nothing of the run had
-// begun. Two ways a worker ends so, each made here as it happens after a
-// kill the pool has not seen yet: its request pipe has no reader when
-// the job is written (the write fails, EPIPE: the idle worker's pipe
-// swapped for one whose read end the test closed, the worker alive and
-// unseen as ended); and the job lies whole in the pipe when the worker
-// dies (stopped, given the job, then killed: Linux, where the supervisor
-// can look into the pipe). The control: the run after each goes to the
-// worker that took it, no other started. A worker killed once it has
-// read its job ends that run killed (TestPoolReplacesAKilledWorker).
+// TestPoolJobUntaken: a run given to a worker that ended before it began
+// the job goes to a new worker and ends ok, its receipt whole, and the
+// worker it was first given to is gone; nothing of the run had begun.
+// Three ways a worker ends so, each made here as it happens after a kill
+// the pool has not seen yet: its request pipe has no reader when the job
+// is written (the write fails, EPIPE: the idle worker's pipe swapped for
+// one whose read end the test closed, the worker alive and unseen as
+// ended); the job lies whole in the pipe when the worker dies (stopped,
+// given the job, then killed); and the job was read out of the pipe, as
+// a thread woken by the kill reads it, and never begun (the same, the
+// job read through the worker's descriptor before the kill). The last
+// two on Linux, where the worker counts the jobs it begins on a page it
+// shares with the supervisor (wire.Began). The control: the run after
+// each goes to the worker that took it, no other started. A worker
+// killed once it has begun its job ends that run killed
+// (TestPoolReplacesAKilledWorker).
 func TestPoolJobUntaken(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "hello.vel"), []byte("print(\"hello\")\n"), 0o600); err != nil {
@@ -76,6 +80,70 @@ func TestPoolJobUntaken(t *testing.T) {
 		change(s.w)
 	}
 
+	// stoppedThenKilled runs hello.vel on the pool's idle worker stopped
+	// in every thread, and kills the worker once the job lies in its
+	// request pipe; with take, the job is first read out of the pipe
+	// through the worker's own descriptor (/proc/PID/fd/3), as a thread
+	// woken by the kill reads it before it dies.
+	stoppedThenKilled := func(t *testing.T, take bool) *receipt.Receipt {
+		t.Helper()
+		var pid int
+		var req *os.File
+		idle(t, func(pw *poolWorker) { pid, req = pw.pid, pw.reqW })
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		killed := false
+		defer func() {
+			if !killed { // a failure below leaves no stopped worker behind
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}()
+		// Stopped in every thread before the job is written, so that
+		// none took it as the stop came.
+		for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); !stopped(pid); {
+			if time.Now().After(deadline) {
+				t.Fatalf("worker %d did not stop", pid)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		type ran struct {
+			rec *receipt.Receipt
+			err error
+		}
+		got := make(chan ran, 1) // the run's goroutine never fails t itself
+		go func() {
+			rec, err := runOK("the run whose job the worker never began")
+			got <- ran{rec, err}
+		}()
+		for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); wire.Unread(req) == 0; {
+			if time.Now().After(deadline) {
+				t.Fatal("the job never reached the stopped worker's pipe")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if take {
+			theirs, err := os.OpenFile("/proc/"+strconv.Itoa(pid)+"/fd/3", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := theirs.Read(make([]byte, 64<<10))
+			theirs.Close()
+			if err != nil || wire.Unread(req) != 0 {
+				t.Fatalf("the job read out of the worker's pipe: %d bytes, %v, %d left", n, err,
+					wire.Unread(req))
+			}
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		killed = true
+		r := <-got
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		return r.rec
+	}
 	for _, tc := range []struct {
 		name      string
 		linuxOnly bool
@@ -99,55 +167,15 @@ func TestPoolJobUntaken(t *testing.T) {
 			return run(t, "the run written to a pipe no worker reads")
 		}},
 		{name: "its job whole in the pipe when it died", linuxOnly: true, run: func(t *testing.T) *receipt.Receipt {
-			var pid int
-			var req *os.File
-			idle(t, func(pw *poolWorker) { pid, req = pw.pid, pw.reqW })
-			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-				t.Fatal(err)
-			}
-			killed := false
-			defer func() {
-				if !killed { // a failure below leaves no stopped worker behind
-					_ = syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}()
-			// Stopped in every thread before the job is written, so that
-			// none took it as the stop came.
-			for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); !stopped(pid); {
-				if time.Now().After(deadline) {
-					t.Fatalf("worker %d did not stop", pid)
-				}
-				time.Sleep(time.Millisecond)
-			}
-			type ran struct {
-				rec *receipt.Receipt
-				err error
-			}
-			got := make(chan ran, 1) // the run's goroutine never fails t itself
-			go func() {
-				rec, err := runOK("the run whose job the worker never read")
-				got <- ran{rec, err}
-			}()
-			for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); wire.Unread(req) == 0; {
-				if time.Now().After(deadline) {
-					t.Fatal("the job never reached the stopped worker's pipe")
-				}
-				time.Sleep(time.Millisecond)
-			}
-			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			killed = true
-			r := <-got
-			if r.err != nil {
-				t.Fatal(r.err)
-			}
-			return r.rec
+			return stoppedThenKilled(t, false)
+		}},
+		{name: "its job read and not begun when it died", linuxOnly: true, run: func(t *testing.T) *receipt.Receipt {
+			return stoppedThenKilled(t, true)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.linuxOnly && goruntime.GOOS != "linux" {
-				t.Skipf("only Linux looks into a pipe for what it holds (wire.Unread); this is %s",
+				t.Skipf("only Linux counts the jobs a worker begins (wire.Began); this is %s",
 					goruntime.GOOS)
 			}
 			before := p.Workers()

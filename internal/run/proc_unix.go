@@ -16,21 +16,22 @@ import (
 
 // passPipes gives the worker the request pipe as descriptor 3, the result
 // pipe as 4, the stop pipe as 5, then the tool channel when the host
-// passed one and the broker channel when the run has one, each named in
-// the worker's arguments by its number ("-" for a tool channel it has
-// not, before a broker channel it has). Its session, process group and parent-death
-// signal are confine's (PrepareWorker).
-func passPipes(cmd *exec.Cmd, req, res, stop, tool, brokered *os.File) {
+// passed one, the broker channel when the run has one and the jobs-begun
+// page of a pool worker, each named in the worker's arguments by its
+// number ("-" for one it has not, before one it has). Its session,
+// process group and parent-death signal are confine's (PrepareWorker).
+func passPipes(cmd *exec.Cmd, req, res, stop, tool, brokered, began *os.File) {
 	cmd.ExtraFiles = []*os.File{req, res, stop}
 	cmd.Args = append(cmd.Args, "3", "4", "5")
-	for i, f := range []*os.File{tool, brokered} {
-		switch {
-		case f != nil:
-			cmd.ExtraFiles = append(cmd.ExtraFiles, f)
-			cmd.Args = append(cmd.Args, strconv.Itoa(2+len(cmd.ExtraFiles)))
-		case i == 0 && brokered != nil:
-			cmd.Args = append(cmd.Args, "-")
+	var optional []string // "-" for one not passed, before one that is
+	for _, f := range []*os.File{tool, brokered, began} {
+		if f == nil {
+			optional = append(optional, "-")
+			continue
 		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+		optional = append(optional, strconv.Itoa(2+len(cmd.ExtraFiles)))
+		cmd.Args, optional = append(cmd.Args, optional...), nil
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // channel's when there is one, and names them as its arguments. A
 // Windows run has no broker channel (broker.Pair fails there): brokered
 // is always nil.
-func passPipes(cmd *exec.Cmd, req, res, stop, tool, _ *os.File) {
+func passPipes(cmd *exec.Cmd, req, res, stop, tool, _, _ *os.File) {
 	files := []*os.File{req, res, stop}
 	if tool != nil {
 		files = append(files, tool)

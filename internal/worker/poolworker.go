@@ -23,11 +23,19 @@ import (
 // servePool is a pool worker: confined once, with the pool's policy, it
 // runs the jobs the supervisor sends, one at a time, each in an
 // interpreter of its own with fresh module values, until the request pipe
-// closes.
-func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader) int {
+// closes. It counts each job it begins on the page page, when the
+// supervisor passed one (wire.Began).
+func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader, page *os.File) int {
 	w.stop.done() // no job yet: a stop is dropped until one is read
 	res := &wire.Record{Confinement: core.NotApplied()}
 	w.prepare(req, res)
+	var began *wire.Began // the count of jobs begun, for the supervisor (nil for none)
+	if page != nil {
+		var err error
+		if began, err = wire.OpenBegan(page); err != nil {
+			fmt.Fprintln(os.Stderr, "sabline: pool worker:", err) // its jobs count as begun
+		}
+	}
 	t0 := time.Now()
 	res.Confinement = w.confine(req)
 	res.Timings.ConfineMS = receipt.MS(time.Since(t0))
@@ -58,6 +66,7 @@ func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader) int {
 			fmt.Fprintln(os.Stderr, "sabline: pool worker: read job:", err)
 			return codes.ExitCrashed
 		}
+		began.Add() // before anything of the job is done
 		w.stop.took()
 		mem.Begin()
 		out := &bounded.Writer{Max: wire.MaxPoolOutputBytes}

@@ -158,12 +158,12 @@ func TestWorkerPipes(t *testing.T) {
 	for _, tt := range tests {
 		args = append(args, strconv.Itoa(tt.fd))
 	}
-	req, res, stop, tool, brokered, err := workerPipes(args)
-	if err != nil || tool != nil || brokered != nil {
-		t.Fatalf("workerPipes(%q): %v (tool %v, broker %v)", args, err, tool, brokered)
+	got, err := workerPipes(args)
+	if err != nil || got.tool != nil || got.broker != nil || got.began != nil {
+		t.Fatalf("workerPipes(%q): %v (%+v)", args, err, got)
 	}
 	defer func() {
-		for _, f := range []*os.File{req, res, stop} {
+		for _, f := range []*os.File{got.req, got.res, got.stop} {
 			f.Close()
 		}
 		for _, fd := range []int{fds[1], fds[2], fds[5]} {

@@ -48,25 +48,25 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 		return codes.ExitCrashed
 	}
-	reqFile, resFile, stopFile, toolFile, brokerFile, err := workerPipes(args)
+	got, err := workerPipes(args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 		return codes.ExitCrashed
 	}
 	// The supervisor may ask to stop as soon as the worker is started:
 	// the pipe keeps what it writes until the first run begins.
-	stop := &stopper{pipe: stopFile}
+	stop := &stopper{pipe: got.stop}
 	if err := closeInherited(); err != nil {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 		return codes.ExitCrashed
 	}
 	var tool io.ReadWriter // none unless the host passed one
-	if toolFile != nil {
-		tool = toolFile
+	if got.tool != nil {
+		tool = got.tool
 	}
-	w := &worker{out: resFile, tool: lang.NewToolChannel(tool), stop: stop}
-	if brokerFile != nil {
-		if w.broker, err = broker.NewClient(brokerFile); err != nil {
+	w := &worker{out: got.res, tool: lang.NewToolChannel(tool), stop: stop}
+	if got.broker != nil {
+		if w.broker, err = broker.NewClient(got.broker); err != nil {
 			fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 			return codes.ExitCrashed
 		}
@@ -74,7 +74,7 @@ func Main(args []string) int {
 	// The marker is for the process the supervisor started, not for
 	// anything the program may start in turn.
 	os.Unsetenv(wire.WorkerMarker)
-	in := bufio.NewReaderSize(reqFile, requestBuffer)
+	in := bufio.NewReaderSize(got.req, requestBuffer)
 	line, err := wire.ReadLine(in, wire.MaxRequestBytes)
 	if err != nil {
 		return w.finish(&wire.Record{}, codes.Errorf(codes.E310, "worker: read request: %w", err))
@@ -94,9 +94,9 @@ func Main(args []string) int {
 		os.Unsetenv("GOMAXPROCS")
 	}
 	if w.pool = req.Pool; w.pool {
-		return w.servePool(&req, in)
+		return w.servePool(&req, in, got.began)
 	}
-	reqFile.Close()
+	got.req.Close()
 	return w.run(&req)
 }
 

@@ -87,7 +87,7 @@ func TestServeBinaryReplaced(t *testing.T) {
 			t.Fatalf("hello.vel after the upgrade: %d %v", st, v)
 		}
 		if v["status"] != "ok" {
-			t.Logf("run %d after the kill: %v %v (a dying worker took its job)", i, v["status"], v["code"])
+			t.Errorf("run %d after the kill: %v %v, want ok on a replacement", i, v["status"], v["code"])
 			continue
 		}
 		if v["stdout"] != "hello, world\n" {

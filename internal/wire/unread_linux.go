@@ -9,9 +9,7 @@ import (
 // Unread is how many bytes the pipe f holds that no one has read yet,
 // found without reading or waiting (FIONREAD, which the worker's filter
 // allows), from either of its ends: a worker looks into its stop pipe as
-// its run begins, and a supervisor whose worker ended looks into the
-// request pipe to learn whether a job was ever read. 0 where it cannot
-// be read.
+// its run begins. 0 where it cannot be read.
 func Unread(f *os.File) int {
 	rc, err := f.SyscallConn()
 	if err != nil {

@@ -8,6 +8,5 @@ import "os"
 // A worker reads a stop written before its run once the program has
 // begun, and ends it at its next step (on macOS the run's deadline, read
 // from the clock the supervisor shares, still keeps a program past it
-// from beginning; a Windows worker has no such deadline); a supervisor
-// takes a job its worker ended before reading as the worker's death.
+// from beginning; a Windows worker has no such deadline).
 func Unread(*os.File) int { return 0 }

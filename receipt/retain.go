@@ -122,9 +122,9 @@ type removedNote struct {
 	Why string `json:"why"`
 }
 
-// pruneEvery is how many of the store's sealEvery ticks go between two
-// passes of its retention (Prune).
-const pruneEvery = 60
+// pruneEvery is how often a store applies its retention (Prune), from the
+// first Retain on.
+const pruneEvery = 30 * time.Second
 
 // Retain sets which receipts the store's journal keeps (r), and whether
 // a Shipper ships them (shipping: then a segment goes only once Shipped
@@ -151,7 +151,17 @@ func (s *Store) Retain(r Retention, shipping bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.retain, s.shipping, s.sealedAt = &r, shipping, time.Now()
+	s.pruning.Do(func() { go s.pruneOften() })
 	return nil
+}
+
+// pruneOften applies the store's retention every pruneEvery, for the
+// life of the process (the store's); a failure is tried again at the
+// next pass.
+func (s *Store) pruneOften() {
+	for range time.Tick(pruneEvery) {
+		_, _ = s.Prune()
+	}
 }
 
 // UntilShippedFile, in a process's journal directory, says the process

@@ -42,6 +42,7 @@ type Store struct {
 	shipping bool                // a Shipper ships the journal: only what it shipped goes
 	shipped  int                 // every segment up to this one is in the fleet's store
 	sealedAt time.Time           // when Prune last sealed for the retention
+	pruning  sync.Once           // starts pruneOften at the first Retain
 }
 
 var (
@@ -192,28 +193,39 @@ func ownJournal(dir string) (string, *journal.Lock, error) {
 // while the owner runs. The owner removes it once it has sealed.
 const SealRequestFile = "seal.request"
 
-// sealEvery is how often a store looks for a SealRequestFile.
+// sealEvery is how often a store looks for a SealRequestFile where the
+// kernel cannot tell it of one (lookout).
 const sealEvery = 500 * time.Millisecond
 
 // sealOnRequest seals the store's journal whenever a SealRequestFile is
-// in its directory, and applies its retention every pruneEvery ticks
-// (Prune), for the life of the process (the store's).
+// in its directory, for the life of the process (the store's): it looks
+// once, then each time lookout says an entry was made there.
 func (s *Store) sealOnRequest() {
 	req := filepath.Join(s.j.Dir(), SealRequestFile)
-	t := time.NewTicker(sealEvery)
-	defer t.Stop()
-	ticks := 0
-	for range t.C {
-		if ticks++; ticks%pruneEvery == 0 {
-			_, _ = s.Prune() // a failure is tried again at the next pass
+	look := lookout(s.j.Dir())
+	for {
+		if _, err := os.Lstat(req); err == nil {
+			if _, err := s.j.Seal(); errors.Is(err, journal.ErrClosed) {
+				return
+			}
+			_ = os.Remove(req)
 		}
-		if _, err := os.Lstat(req); err != nil {
-			continue
-		}
-		if _, err := s.j.Seal(); errors.Is(err, journal.ErrClosed) {
-			return
-		}
-		_ = os.Remove(req)
+		<-look
+	}
+}
+
+// tick sends on c every sealEvery, for ever.
+func tick(c chan<- struct{}) {
+	for range time.Tick(sealEvery) {
+		notify(c)
+	}
+}
+
+// notify sends on c unless a send waits there already.
+func notify(c chan<- struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
 	}
 }
 

@@ -208,8 +208,9 @@ func (s *Shipper) shipOther(ctx context.Context, o *other, nums []int, final boo
 		newest := nums[len(nums)-1]
 		if fi, err := os.Stat(filepath.Join(o.dir, fmt.Sprintf("%08d.journal", newest))); err == nil &&
 			fi.Size() > 0 {
-			// The owner seals at its next look (within half a second);
-			// the segment ships at a round after.
+			// The owner seals as the request is made (Linux), or at its
+			// next look, within half a second; the segment ships at a
+			// round after.
 			_ = os.WriteFile(filepath.Join(o.dir, receipt.SealRequestFile), nil, 0o600)
 		}
 		todo, waits = nums[:len(nums)-1], skeleton

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/wire"
 )
 
 // feedTheRest writes want on the caller's side of the feed and closes it,
@@ -220,6 +222,52 @@ func TestMaxRSSKB(t *testing.T) {
 			const most = 16 << 20 // 16 GiB, in KiB
 			if got := maxRSSKB(cmd.ProcessState); got < tc.wantKB || got > most {
 				t.Errorf("maxRSSKB = %d, want at least %d and at most %d", got, tc.wantKB, most)
+			}
+		})
+	}
+}
+
+// TestPassPipes: the worker is named each descriptor passPipes gives it,
+// in ExtraFiles' order from 3, with "-" for an optional one not passed
+// before one that is, and nothing after the last one passed.
+func TestPassPipes(t *testing.T) {
+	var files []*os.File // six distinct files, for their places only
+	for range 3 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close(); w.Close() })
+		files = append(files, r, w)
+	}
+	req, res, stop, tool, brokered, began := files[0], files[1], files[2], files[3], files[4], files[5]
+	tests := []struct {
+		name                  string
+		tool, brokered, began *os.File
+		wantArgs              []string
+		wantFiles             []*os.File
+	}{
+		{name: "the pipes alone", wantArgs: []string{"3", "4", "5"},
+			wantFiles: []*os.File{req, res, stop}},
+		{name: "a tool channel", tool: tool, wantArgs: []string{"3", "4", "5", "6"},
+			wantFiles: []*os.File{req, res, stop, tool}},
+		{name: "a broker channel", brokered: brokered, wantArgs: []string{"3", "4", "5", "-", "6"},
+			wantFiles: []*os.File{req, res, stop, brokered}},
+		{name: "a pool's page", began: began, wantArgs: []string{"3", "4", "5", "-", "-", "6"},
+			wantFiles: []*os.File{req, res, stop, began}},
+		{name: "everything", tool: tool, brokered: brokered, began: began,
+			wantArgs:  []string{"3", "4", "5", "6", "7", "8"},
+			wantFiles: []*os.File{req, res, stop, tool, brokered, began}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := &exec.Cmd{Args: []string{"sabline", wire.WorkerArg}}
+			passPipes(cmd, req, res, stop, tt.tool, tt.brokered, tt.began)
+			if got := cmd.Args[2:]; !slices.Equal(got, tt.wantArgs) {
+				t.Errorf("arguments %q, want %q", got, tt.wantArgs)
+			}
+			if !slices.Equal(cmd.ExtraFiles, tt.wantFiles) {
+				t.Errorf("files %v, want %v", cmd.ExtraFiles, tt.wantFiles)
 			}
 		})
 	}

@@ -177,3 +177,63 @@ func TestWorkerPipes(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerPipesPassed: workerPipes gives each descriptor the place its
+// argument has, a "-" leaving that place empty, and refuses arguments
+// without the three pipes or with more than six.
+func TestWorkerPipesPassed(t *testing.T) {
+	fd := func() string {
+		var p [2]int
+		if err := unix.Pipe(p[:]); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unix.Close(p[1]) })
+		return strconv.Itoa(p[0])
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		want    []bool // which of req, res, stop, tool, broker, began are there
+		wantErr bool
+	}{
+		{name: "the pipes alone", args: []string{fd(), fd(), fd()},
+			want: []bool{true, true, true, false, false, false}},
+		{name: "a pool's page", args: []string{fd(), fd(), fd(), "-", "-", fd()},
+			want: []bool{true, true, true, false, false, true}},
+		{name: "a broker channel", args: []string{fd(), fd(), fd(), "-", fd()},
+			want: []bool{true, true, true, false, true, false}},
+		{name: "no stop pipe", args: []string{fd(), fd(), "-"}, wantErr: true},
+		{name: "seven", args: []string{fd(), fd(), fd(), fd(), fd(), fd(), fd()}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := workerPipes(tt.args)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("workerPipes(%q): %v, want an error %v", tt.args, err, tt.wantErr)
+			}
+			files := []*os.File{got.req, got.res, got.stop, got.tool, got.broker, got.began}
+			t.Cleanup(func() {
+				for _, f := range files {
+					if f != nil {
+						f.Close()
+					}
+				}
+			})
+			if tt.wantErr { // nothing opened: the read ends are the test's to close
+				for _, a := range tt.args {
+					if n, err := strconv.Atoi(a); err == nil {
+						unix.Close(n)
+					}
+				}
+				return
+			}
+			for i, f := range files {
+				if there := f != nil; there != tt.want[i] {
+					t.Errorf("place %d: a file %v, want %v", i, there, tt.want[i])
+				} else if there && strconv.Itoa(int(f.Fd())) != tt.args[i] {
+					t.Errorf("place %d: descriptor %d, want %s", i, f.Fd(), tt.args[i])
+				}
+			}
+		})
+	}
+}

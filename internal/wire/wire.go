@@ -24,7 +24,9 @@
 // The first record is the worker's own, sent once it is confined and
 // before the program's first statement; a later one may have been written
 // by the program. [ReadResults] takes from a later record only what the
-// end of a run says, and says whether it did.
+// end of a run says, and says whether it did. Beside the pipes, a pool
+// worker keeps one word on a page it shares with its supervisor (Linux):
+// the count of jobs it has begun ([Began]), read once after it died.
 package wire
 
 import (

@@ -79,7 +79,8 @@ type workerSpec struct {
 	tool    *os.File
 	oneShot bool
 	// began is the worker's file of the page it counts its jobs begun on
-	// (wire.Began), nil for none: closed here once the worker holds it.
+	// (wire.Began), nil for none: startWorker closes it, whether or not
+	// the worker started and holds its own.
 	began *os.File
 }
 
@@ -87,6 +88,9 @@ type workerSpec struct {
 // and starts it, held by its supervisor's side of confinement
 // (PrepareWorker). The worker runs nothing until its request comes.
 func startWorker(s workerSpec) (*workerProc, error) {
+	if s.began != nil {
+		defer s.began.Close()
+	}
 	exe, err := workerExecutable()
 	if err != nil {
 		return nil, codes.Errorf(codes.E310, "find the executable to start the worker: %w", err)
@@ -118,9 +122,6 @@ func startWorker(s workerSpec) (*workerProc, error) {
 			f.Close()
 		}
 	}()
-	if s.began != nil {
-		theirs = append(theirs, s.began)
-	}
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return fail(codes.Errorf(codes.E310, "request pipe: %w", err))

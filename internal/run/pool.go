@@ -156,9 +156,9 @@ type pooled struct {
 	job []byte
 	rec *receipt.Receipt
 	err error // set when nothing ran (no worker could start)
-	// resent is set once the job went to a worker that had ended
-	// before it read it (poolWorker.do): it goes to one more at most,
-	// and job is dropped once that one has it.
+	// resent is set once the job went to a worker that ended before it
+	// began it (poolWorker.do): it goes to one more at most, and job is
+	// dropped once that one has it.
 	resent bool
 }
 
@@ -731,14 +731,14 @@ type poolWorker struct {
 	sent  uint64      // the jobs written to it whole
 }
 
-// untaken says whether w, whose result pipe has ended, ended without
+// neverBegan says whether w, whose result pipe has ended, ended without
 // beginning job, the last job written to it (nil when the run kept no
 // copy): once w has exited, the count on the page it shares with the
 // supervisor (wire.Began, Linux) says whether it reached that job. A
 // job it never began did nothing, even if its bytes were read (a thread
 // woken by a kill reads what came before it ends). Where there is no
 // page, a job counts as begun, and its run ends killed.
-func (w *poolWorker) untaken(job []byte) bool {
+func (w *poolWorker) neverBegan(job []byte) bool {
 	if len(job) == 0 {
 		return false
 	}
@@ -761,7 +761,6 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		dir: p.cfg.Cwd, policy: pol, memoryMB: p.cfg.MaxMemoryMB, runID: "pool", stderr: p.cfg.Stderr,
 		began: theirs})
 	if err != nil {
-		theirs.Close() // startWorker closed it, unless it failed before the pipes
 		began.Close()
 		return nil, err
 	}
@@ -956,17 +955,17 @@ func (p *Pool) heldOf(held core.Result) core.Result {
 }
 
 // resendBytes bounds the jobs a run keeps a copy of while it waits for
-// its result, to give to another worker should this one turn out never
-// to have read it (untaken): a pipe holds 64 KiB, and a larger job is
-// read in part before it is all written.
+// its result, to give to another worker should this one die without
+// beginning it (neverBegan): a larger copy would double what a run holds
+// while it waits, for a death that comes seldom.
 const resendBytes = 64 << 10
 
 // do runs one job in w. It returns the run's result and whether w may
-// serve another run; or, once for a job, no result: w had ended before
-// it read any of the job, so nothing of the run began, and the caller
-// gives the job to another worker. Its request pipe says so: no process
-// holds its other end any more (EPIPE, on Unix), or, once w has ended,
-// the job lies in it whole (untaken).
+// serve another run; or, once for a job, no result: w ended before it
+// began the job, so nothing of the run began, and the caller gives the
+// job to another worker. No process held its request pipe's other end
+// any more (EPIPE, on Unix), or, once w has ended, its count of jobs
+// begun never reached this one (neverBegan).
 func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	rec := j.rec
 	held := w.held
@@ -1015,7 +1014,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		f.deadline = time.Now().Add(p.cfg.Timeout)
 	}
 	s := w.await(f, read)
-	if s.eof && s.stop == nil && w.untaken(j.job) {
+	if s.eof && s.stop == nil && w.neverBegan(j.job) {
 		j.resent = true
 		return nil, false
 	}

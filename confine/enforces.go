@@ -457,7 +457,9 @@ func enforcesTable() []Row {
 					"space is limited (RLIMIT_AS) before its program is compiled, with or without confinement " +
 					"(a resource limit, not a layer), under the Go runtime's soft limit and the worker's own " +
 					"watch of its resident memory, a raw mapping's included, which ends the run first " +
-					"(run_memlimit.txtar); " +
+					"(run_memlimit.txtar), and the supervisor's reads of that memory from outside, which " +
+					"end a run whose one long operation keeps the worker's watch from running " +
+					"(TestMemoryHeldFromOutside); " +
 					"where the supervisor may make " +
 					"one, a cgroup v2 of the worker's own holds memory.max as well, and the run's reason says " +
 					"which hold it", nil},

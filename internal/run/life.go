@@ -21,6 +21,7 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/internal/broker"
+	"github.com/sabline/sabline/internal/resident"
 	"github.com/sabline/sabline/internal/watch"
 	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/lang"
@@ -51,7 +52,13 @@ type workerProc struct {
 	pid      int
 	done     chan struct{} // closed once it has exited and been waited for
 	breach   chan error    // the first bound it broke, while a job ran
-	temp     *watch.Watch  // of its temporary directory's bounds, while a step is awaited
+	// bounds watches, while a step is awaited, what the supervisor holds
+	// the worker to from outside: its temporary directory (tempDirWithin)
+	// and, under a memory limit, its memory (memoryWithin).
+	bounds *watch.Watch
+	// status is its status file, which tells the memory it holds (nil
+	// with no memory limit, or where there is none: package resident).
+	status *resident.Status
 	closers  []io.Closer   // what the supervisor holds for it: closed at retirement
 	relay    relay         // the copies between the caller's streams and the worker's pipes
 	relayed  []lang.FileID // the caller's files among them, which its file effects refuse
@@ -180,8 +187,19 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	// not be put in is the memory gap's "no cgroup holds it" (Memory), a
 	// job on Windows is one the worker finds missing when it checks.
 	_ = w.started.AfterStart(w.pid)
-	w.temp = watch.New(tempWatchEvery, func() func() {
-		if err := tempDirWithin(w.tmp); err != nil {
+	if s.memoryMB > 0 {
+		// Opened before the worker can be waited for, so that its pid
+		// is still its own; none where the system has no such file.
+		if st, err := resident.OfProcess(w.pid); err == nil {
+			w.status, w.closers = st, append(w.closers, st)
+		}
+	}
+	w.bounds = watch.New(boundsWatchEvery, func() func() {
+		err := tempDirWithin(w.tmp)
+		if err == nil {
+			err = w.memoryWithin()
+		}
+		if err != nil {
 			return func() { w.breached(err) }
 		}
 		return nil
@@ -252,6 +270,43 @@ func (w *workerProc) kill() {
 	_ = w.started.Kill()
 }
 
+// memoryWithin reads, from outside, the memory the worker holds of its
+// own (package resident, the count its own watch reads), and says E308
+// when it is past the worker's memory limit by more than outsideSlack. It
+// holds where the worker's watch cannot act: while the worker's Go
+// runtime waits to stop a goroutine that one long operation (a string of
+// hundreds of megabytes made in one step) keeps from stopping, every
+// other goroutine of the worker waits too, its watch's among them
+// (TestMemoryHeldFromOutside). A read that fails (the worker exited) says
+// nothing: its exit ends the step.
+func (w *workerProc) memoryWithin() error {
+	if w.status == nil {
+		return nil
+	}
+	held, err := w.status.Held()
+	limit := uint64(w.memoryMB) << 20
+	if err != nil || held <= limit+outsideSlack(limit) {
+		return nil
+	}
+	return codes.Errorf(codes.E308, outsideMemoryMessage, held>>20, w.memoryMB)
+}
+
+// outsideMemoryMessage is the E308 of a run stopped by the supervisor's
+// read of its worker's memory.
+const outsideMemoryMessage = "the run used %d MB, over its memory limit of %d MB: " +
+	"read by the supervisor, which stopped the worker"
+
+// outsideSlack is how far past a memory limit of limit bytes the
+// supervisor lets a worker's memory be before it stops the run: a quarter
+// of the limit, at least minOutsideSlack (outsideMemoryWatch says so). The worker's own watch gives
+// its garbage back before it decides, and the Go runtime's soft limit has
+// the collector keep under the limit; from outside, garbage cannot be
+// told from what the program holds.
+func outsideSlack(limit uint64) uint64 { return max(limit/4, minOutsideSlack) }
+
+// minOutsideSlack is the least of outsideSlack.
+const minOutsideSlack = 16 << 20
+
 // breached records the first bound the worker broke and stops it.
 func (w *workerProc) breached(err error) {
 	select {
@@ -292,8 +347,9 @@ type waitFor struct {
 // by its context, a program ends at its next step and says where it was;
 // a worker that has not answered within stopGrace is killed, and a pool's
 // worker that did answer is killed too (its slot starts another), so a
-// stop never waits on the worker longer than stopGrace. The temporary
-// directory's bounds are watched only while a step is awaited.
+// stop never waits on the worker longer than stopGrace. The worker's
+// bounds (bounds: its temporary directory, its memory) are watched from
+// outside only while a step is awaited.
 //
 // The ends other than the read's are callbacks (a timer, the context's
 // AfterFunc, the worker's exit and its breaches), not a goroutine waiting
@@ -306,7 +362,7 @@ func (w *workerProc) await(f waitFor, read func() ([]byte, error)) step {
 	a := &awaiting{w: w, f: f, returned: make(chan struct{}), ended: make(chan step, 1)}
 	w.awaited.Store(a)
 	a.arm()
-	w.temp.Begin()
+	w.bounds.Begin()
 	b, err := read()
 	s := step{raw: b, eof: err != nil}
 	if !a.state.CompareAndSwap(stepReading, stepRead) {
@@ -316,7 +372,7 @@ func (w *workerProc) await(f waitFor, read func() ([]byte, error)) step {
 	}
 	a.disarm()
 	w.awaited.Store(nil)
-	w.temp.End()
+	w.bounds.End()
 	// A bound the worker broke while the step ended is the step's end.
 	if s.stop == nil {
 		select {
@@ -669,7 +725,7 @@ func (w *workerProc) retire() {
 			<-w.done
 		}
 	}
-	w.temp.Close()
+	w.bounds.Close()
 	if w.started != nil {
 		w.kill() // anything it left in its session
 		w.started.Close()

@@ -99,8 +99,9 @@ const (
 	// loaded machine, whose answer may take tens of milliseconds to be
 	// scheduled, to say where the program was.
 	stopGrace = 500 * time.Millisecond
-	// tempWatchEvery is how often the temporary directory is measured.
-	tempWatchEvery = 100 * time.Millisecond
+	// boundsWatchEvery is how often the worker's temporary directory and
+	// its memory are measured from outside while a step is awaited.
+	boundsWatchEvery = 100 * time.Millisecond
 )
 
 // Supervise runs r in a worker process and returns its receipt, whose
@@ -214,7 +215,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	c.rec.RunParameters.MaxMemoryMB = res.MemoryLimitHeld
 	if r.MaxMemoryMB > 0 && res.Confinement.Level != "" {
 		c.rec.SetConfinement(res.Confinement.With(
-			memoryGap(r.MaxMemoryMB, w.started.Memory(), res.MemoryLimitHeld > 0)))
+			memoryGap(r.MaxMemoryMB, w.started.Memory(), w.status != nil, res.MemoryLimitHeld > 0)))
 	}
 	var fo *receipt.Outcome
 	if final {
@@ -495,17 +496,26 @@ func memoryWatch() string {
 	return "the worker's watch of its Go runtime's memory"
 }
 
+// outsideMemoryWatch names the supervisor's reads of a worker's memory
+// (workerProc.memoryWithin) among what holds a memory limit.
+const outsideMemoryWatch = "the supervisor's reads of that memory from outside (which end " +
+	"the run past the limit and a quarter more, 16 MB at least)"
+
 // memoryGap is what a run's confinement says of its memory limit of mb
-// megabytes: what holds it, of the supervisor's side (hold) and of the
-// worker's own (its watch under the Go runtime's soft limit, and the
-// address-space limit when it holds), and why no cgroup does where one
-// could have. The limit stands, so the level does not change.
-func memoryGap(mb int, hold core.MemoryHold, addressSpace bool) core.Gap {
+// megabytes: what holds it, of the supervisor's side (hold, and its reads
+// of the worker's memory from outside when outside) and of the worker's
+// own (its watch under the Go runtime's soft limit, and the address-space
+// limit when it holds), and why no cgroup does where one could have. The
+// limit stands, so the level does not change.
+func memoryGap(mb int, hold core.MemoryHold, outside, addressSpace bool) core.Gap {
 	var by []string
 	if hold.By != "" {
 		by = append(by, hold.By)
 	}
 	by = append(by, memoryWatch()+" (beside the Go runtime's soft limit)")
+	if outside {
+		by = append(by, outsideMemoryWatch)
+	}
 	if addressSpace {
 		by = append(by, "the address-space limit (RLIMIT_AS) as a backstop")
 	}

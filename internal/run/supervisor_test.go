@@ -64,18 +64,21 @@ func TestMemoryGap(t *testing.T) {
 	tests := []struct {
 		name         string
 		hold         core.MemoryHold
+		outside      bool
 		addressSpace bool
 		want         string
 	}{
 		{name: "a cgroup, the watch and the address space", hold: core.MemoryHold{By: linux.CgroupHolds}, addressSpace: true,
 			want: "the memory limit of 64 MB is held by " + linux.CgroupHolds + ", " + watch + " (beside the Go runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop"},
+		{name: "the watch, the supervisor's reads and the address space", outside: true, addressSpace: true,
+			want: "the memory limit of 64 MB is held by " + watch + " (beside the Go runtime's soft limit), " + outsideMemoryWatch + " and the address-space limit (RLIMIT_AS) as a backstop"},
 		{name: "no cgroup, and why", hold: core.MemoryHold{Why: "none here"}, addressSpace: true,
 			want: "the memory limit of 64 MB is held by " + watch + " (beside the Go runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop; no cgroup holds it: none here"},
 		{name: "the watch alone", want: "the memory limit of 64 MB is held by " + watch + " (beside the Go runtime's soft limit)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := memoryGap(64, tt.hold, tt.addressSpace)
+			got := memoryGap(64, tt.hold, tt.outside, tt.addressSpace)
 			want := core.Gap{Layer: core.LayerMemory, Kind: core.GapHeld, Text: tt.want}
 			if got != want {
 				t.Errorf("memoryGap =\n%+v, want\n%+v", got, want)

@@ -58,10 +58,10 @@ type workerProc struct {
 	bounds *watch.Watch
 	// status is its status file, which tells the memory it holds (nil
 	// with no memory limit, or where there is none: package resident).
-	status *resident.Status
-	closers  []io.Closer   // what the supervisor holds for it: closed at retirement
-	relay    relay         // the copies between the caller's streams and the worker's pipes
-	relayed  []lang.FileID // the caller's files among them, which its file effects refuse
+	status  *resident.Status
+	closers []io.Closer   // what the supervisor holds for it: closed at retirement
+	relay   relay         // the copies between the caller's streams and the worker's pipes
+	relayed []lang.FileID // the caller's files among them, which its file effects refuse
 	// broker makes its runs' connections: nil unless its policy is one
 	// the system brokers (confine.Brokered).
 	broker *broker.Broker

@@ -1,8 +1,8 @@
 // Package watch runs a check periodically while a job runs, and only then:
-// the worker's memory watch and the supervisor's watch of a run's
-// temporary directory are each a [Watch]. An idle worker's watch parks
-// within two ticks of its last job's end, so that a worker waiting for
-// its next job costs no tick from then on.
+// the worker's memory watch and the supervisor's watch of a worker's
+// bounds (its temporary directory, its memory) are each a [Watch]. An
+// idle worker's watch parks within two ticks of its last job's end, so
+// that a worker waiting for its next job costs no tick from then on.
 package watch
 
 import (

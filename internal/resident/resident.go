@@ -32,6 +32,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"syscall"
 )
 
 // maxStatus bounds what one read of a status file takes. The file is some
@@ -47,6 +48,7 @@ var ErrUnsupported = errors.New("no process status file on this system")
 // into. One goroutine reads it at a time.
 type Status struct {
 	f   *os.File
+	rc  syscall.RawConn // f's, through which each read holds its descriptor
 	buf []byte
 }
 

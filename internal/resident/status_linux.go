@@ -15,7 +15,12 @@ func Open(path string) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Status{f: f, buf: make([]byte, 4096)}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s := &Status{f: f, rc: rc, buf: make([]byte, 4096)}
 	if _, err := s.Held(); err != nil {
 		f.Close()
 		return nil, err
@@ -33,10 +38,19 @@ func OfProcess(pid int) (*Status, error) {
 // Held reads the file whole, in one pread when its buffer is large enough
 // (grown otherwise, up to maxStatus), and returns the bytes its process
 // holds of its own (RssAnon + RssShmem + VmSwap). Once the process has
-// exited and been reaped, the read fails.
+// exited and been reaped, the read fails; so does a read once Close has
+// begun (the descriptor is held through each read, never read after its
+// number may name another file).
 func (s *Status) Held() (uint64, error) {
 	for {
-		n, err := unix.Pread(int(s.f.Fd()), s.buf, 0)
+		var n int
+		var err error
+		if cerr := s.rc.Read(func(fd uintptr) bool {
+			n, err = unix.Pread(int(fd), s.buf, 0)
+			return true
+		}); cerr != nil {
+			err = cerr
+		}
 		switch {
 		case err != nil:
 			return 0, fmt.Errorf("read %s: %w", s.f.Name(), err)

@@ -298,10 +298,10 @@ const outsideMemoryMessage = "the run used %d MB, over its memory limit of %d MB
 
 // outsideSlack is how far past a memory limit of limit bytes the
 // supervisor lets a worker's memory be before it stops the run: a quarter
-// of the limit, at least minOutsideSlack (outsideMemoryWatch says so). The worker's own watch gives
-// its garbage back before it decides, and the Go runtime's soft limit has
-// the collector keep under the limit; from outside, garbage cannot be
-// told from what the program holds.
+// of the limit, at least minOutsideSlack (outsideMemoryWatch says so).
+// The worker's own watch gives its garbage back before it decides, and
+// the Go runtime's soft limit has the collector keep under the limit;
+// from outside, garbage cannot be told from what the program holds.
 func outsideSlack(limit uint64) uint64 { return max(limit/4, minOutsideSlack) }
 
 // minOutsideSlack is the least of outsideSlack.

@@ -498,8 +498,8 @@ func memoryWatch() string {
 
 // outsideMemoryWatch names the supervisor's reads of a worker's memory
 // (workerProc.memoryWithin) among what holds a memory limit.
-const outsideMemoryWatch = "the supervisor's reads of that memory from outside (which end " +
-	"the run past the limit and a quarter more, 16 MB at least)"
+var outsideMemoryWatch = fmt.Sprintf("the supervisor's reads of that memory from outside "+
+	"(which end the run past the limit and a quarter more, %d MB at least)", minOutsideSlack>>20)
 
 // memoryGap is what a run's confinement says of its memory limit of mb
 // megabytes: what holds it, of the supervisor's side (hold, and its reads

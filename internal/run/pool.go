@@ -445,9 +445,10 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 			return refuse(err)
 		}
 	}
-	// Sized for the program and its input in base64, and the rest.
+	// Sized for the program and its input in base64, and the rest
+	// (jobHeadroom; a job that needs more grows).
 	line := make([]byte, 0, base64.StdEncoding.EncodedLen(len(src))+
-		base64.StdEncoding.EncodedLen(len(in))+4<<10)
+		base64.StdEncoding.EncodedLen(len(in))+jobHeadroom)
 	j.job = wire.AppendJob(line, &wire.Job{Program: name, Source: src, Root: root, Args: r.Args,
 		Stdin: in, Budget: b, Cwd: p.cfg.Cwd, Keep: r.Source == nil})
 	if len(j.job) > wire.MaxJobBytes {
@@ -466,6 +467,11 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	p.admitted.Add(1)
 	return j, nil
 }
+
+// jobHeadroom is what a job's line is made with room for beside its
+// program and input in base64: its names, arguments, budget and flags
+// (324 bytes in all for a hello by path under "io").
+const jobHeadroom = 1 << 10
 
 // narrows checks that b narrows the pool's ceiling onto no guarded
 // location: it names none that no grant reaches, and no dot-entry or lent

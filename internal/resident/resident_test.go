@@ -28,7 +28,8 @@ func TestCount(t *testing.T) {
 		{"no RssShmem", line("RssAnon", 7) + line("VmSwap", 0), 0, false},
 		{"no VmSwap", line("RssAnon", 7) + line("RssShmem", 0), 0, false},
 		{"RssAnon twice", all(7, 0, 0) + line("RssAnon", 7), 0, false},
-		{"not at a line's start", "Name:\tRssAnon: 1 kB\n" + line("RssShmem", 0) + line("VmSwap", 0), 0, false},
+		{"not at a line's start", "Name:\tRssAnon: 1 kB\n" + line("RssShmem", 0) + line("VmSwap", 0),
+			0, false},
 		{"not a number", all("x", 0, 0), 0, false},
 		{"not in kB", "RssAnon:\t7 MB\n" + line("RssShmem", 0) + line("VmSwap", 0), 0, false},
 		{"past 16 PiB", all(uint64(1)<<44, 0, 0), 0, false},
@@ -48,7 +49,8 @@ func TestCount(t *testing.T) {
 // set (at most 15 bytes, which the kernel writes with a newline or a
 // backslash escaped), changes nothing of what is counted of the rest.
 func FuzzCount(f *testing.F) {
-	f.Add([]byte("x\nRssAnon:\t9 kB"), []byte("RssAnon:\t  2304 kB\nRssFile:\t4 kB\nRssShmem:\t16 kB\nVmSwap:\t0 kB\n"))
+	f.Add([]byte("x\nRssAnon:\t9 kB"),
+		[]byte("RssAnon:\t  2304 kB\nRssFile:\t4 kB\nRssShmem:\t16 kB\nVmSwap:\t0 kB\n"))
 	f.Add([]byte("sabline"), []byte("RssAnon: 17592186044415 kB\nRssShmem: 1 kB\nVmSwap: 1 kB\n"))
 	f.Add([]byte(""), []byte("RssAnon:\nRssShmem: kB kB\n"))
 	f.Fuzz(func(t *testing.T, name, status []byte) {

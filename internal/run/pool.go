@@ -820,7 +820,8 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	}
 	w.held = p.heldOf(res.Confinement)
 	if p.cfg.MaxMemoryMB > 0 {
-		w.held = w.held.With(memoryGap(p.cfg.MaxMemoryMB, w.started.Memory(), w.status != nil, w.memHeld > 0))
+		w.held = w.held.With(memoryGap(p.cfg.MaxMemoryMB, w.started.Memory(), w.status != nil,
+			w.memHeld > 0))
 	}
 	if err := p.below(w.held, "the pool's confinement is"); err != nil {
 		return fail(err)

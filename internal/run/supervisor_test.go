@@ -70,8 +70,11 @@ func TestMemoryGap(t *testing.T) {
 	}{
 		{name: "a cgroup, the watch and the address space", hold: core.MemoryHold{By: linux.CgroupHolds}, addressSpace: true,
 			want: "the memory limit of 64 MB is held by " + linux.CgroupHolds + ", " + watch + " (beside the Go runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop"},
-		{name: "the watch, the supervisor's reads and the address space", outside: true, addressSpace: true,
-			want: "the memory limit of 64 MB is held by " + watch + " (beside the Go runtime's soft limit), " + outsideMemoryWatch + " and the address-space limit (RLIMIT_AS) as a backstop"},
+		{name: "the watch, the supervisor's reads and the address space", outside: true,
+			addressSpace: true,
+			want: "the memory limit of 64 MB is held by " + watch +
+				" (beside the Go runtime's soft limit), " + outsideMemoryWatch +
+				" and the address-space limit (RLIMIT_AS) as a backstop"},
 		{name: "no cgroup, and why", hold: core.MemoryHold{Why: "none here"}, addressSpace: true,
 			want: "the memory limit of 64 MB is held by " + watch + " (beside the Go runtime's soft limit) and the address-space limit (RLIMIT_AS) as a backstop; no cgroup holds it: none here"},
 		{name: "the watch alone", want: "the memory limit of 64 MB is held by " + watch + " (beside the Go runtime's soft limit)"},

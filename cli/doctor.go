@@ -20,7 +20,9 @@ import (
 type doctorReport struct {
 	Machine confine.Machine `json:"machine"`
 	// Default is the level a run under the default (empty) budget gets
-	// here, measured by running one in a confined worker.
+	// here, measured by running one in a confined worker, under a default
+	// run's memory limit: its gap of core.LayerMemory says what holds
+	// that limit here.
 	Default core.Result `json:"default_budget"`
 	// Register is what a run reads of the register of this machine.
 	Register registerState `json:"register"`
@@ -94,7 +96,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 				strings.Join(extra, " ")), "")
 	}
 	m := confine.Probe()
-	probe, err := probe.Run(core.ModeDefault)
+	probe, err := probe.Run(core.ModeDefault, defaultRunMemoryMB)
 	if err != nil {
 		return cmdline.Report(stderr, codes.Errorf(codes.E310, "doctor: %w", err), "")
 	}
@@ -125,8 +127,17 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "this process:  seccomp mode %d, no_new_privs %v\n", m.SeccompMode,
 			m.NoNewPrivs)
 	}
-	fmt.Fprintf(stdout, "default budget: %s: %s [%s]\n", probe.Confinement.Level,
-		probe.Confinement.Reason, strings.Join(probe.Confinement.Layers, ", "))
+	// The memory limit's holders on a line of their own: the rest is what
+	// the budget's limits get.
+	c := probe.Confinement
+	limits := core.ResultOf(c.Level != core.None, c.Layers, c.Without(core.LayerMemory))
+	fmt.Fprintf(stdout, "default budget: %s: %s [%s]\n", limits.Level, limits.Reason,
+		strings.Join(limits.Layers, ", "))
+	for _, g := range c.Gaps {
+		if g.Layer == core.LayerMemory {
+			fmt.Fprintf(stdout, "memory limit:  %s\n", g.Text)
+		}
+	}
 	fmt.Fprintf(stdout, "register:      %s\n", reg)
 	for _, a := range rep.Advice {
 		fmt.Fprintf(stdout, "advice:        %s\n", a)

@@ -59,7 +59,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 					"eval --confinement-probe runs its own attempts under no budget and takes only "+
 						"--confine and --json: drop %s", strings.Join(others, " ")), "")
 		}
-		rep, err := probe.Run(mode)
+		rep, err := probe.Run(mode, 0)
 		if err != nil {
 			return cmdline.Report(stderr, codes.Errorf(codes.E310, "%w", err), "")
 		}

@@ -81,8 +81,8 @@ var helpTopics = []helpTopic{
 		synopsis: "sabline doctor [flags]",
 		about: "Says what this machine's kernel offers (Landlock, seccomp), what this process is " +
 			"already under, the level a run under the default budget gets here, measured in " +
-			"a confined worker, and what a run reads of the register of Sabline's locations on " +
-			"this machine, with advice.",
+			"a confined worker, what holds a default run's memory limit here, and what a run " +
+			"reads of the register of Sabline's locations on this machine, with advice.",
 		flags: setOf(doctorFlagSet)},
 	{name: "report", short: "render kernel reports, or compare two (report diff)",
 		synopsis: "sabline report [flags] REPORT.json...",

@@ -36,12 +36,14 @@ type Report struct {
 const defaultProgram = "pass\n"
 
 // Run starts a worker under the empty budget, confined as a
-// default run is (or not, with mode core.ModeOff), and has it attempt the
-// five fault-injection operations against targets the probe itself made:
-// a scratch file to read, a scratch path to write, a loopback listener to
-// connect to, a program to start, and a process to signal. Nothing it
-// touches is anything but its own.
-func Run(mode core.Mode) (*Report, error) {
+// default run is (or not, with mode core.ModeOff), under a memory limit of
+// memoryMB (none for 0), and has it attempt the five fault-injection
+// operations against targets the probe itself made: a scratch file to
+// read, a scratch path to write, a loopback listener to connect to, a
+// program to start, and a process to signal. Nothing it touches is
+// anything but its own. With a memory limit, the report's confinement
+// says what holds it here (its gap of core.LayerMemory).
+func Run(mode core.Mode, memoryMB int) (*Report, error) {
 	dir, err := os.MkdirTemp("", "sabline-probe-")
 	if err != nil {
 		return nil, fmt.Errorf("probe: %w", err)
@@ -89,7 +91,7 @@ func Run(mode core.Mode) (*Report, error) {
 	}
 	rec := run.Supervise(run.Run{
 		Program: prog, Budget: budget.Budget{}, Cwd: dir, Confine: mode, Faults: ops,
-		Timeout: 30 * time.Second, Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: io.Discard,
+		MaxMemoryMB: memoryMB, Timeout: 30 * time.Second, Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: io.Discard,
 	})
 	return &Report{
 		Confinement: rec.Confinement(),

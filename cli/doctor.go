@@ -130,7 +130,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	// The memory limit's holders on a line of their own: the rest is what
 	// the budget's limits get.
 	c := probe.Confinement
-	limits := core.ResultOf(c.Level != core.None, c.Layers, c.Without(core.LayerMemory))
+	limits := c.Except(core.LayerMemory)
 	fmt.Fprintf(stdout, "default budget: %s: %s [%s]\n", limits.Level, limits.Reason,
 		strings.Join(limits.Layers, ", "))
 	for _, g := range c.Gaps {

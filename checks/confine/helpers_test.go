@@ -508,9 +508,10 @@ const cellLabelPrefix = "cell:"
 
 // kernelHeld is what a receipt's confinement says the kernel layers held,
 // apart from what holds its memory limit (which every command-line run
-// has since its default bound): its gaps without the memory layer's,
-// level and reason made from them again.
-func kernelHeld(rec *receipt.Receipt) core.Result {
-	r := rec.Confinement()
-	return core.Result{Level: r.Level, Layers: r.Layers}.With(r.Without(core.LayerMemory)...)
-}
+// has since its default bound): kernelPart of it.
+func kernelHeld(rec *receipt.Receipt) core.Result { return kernelPart(rec.Confinement()) }
+
+// kernelPart is r apart from what it says of a memory limit: what a run's
+// layers held, whatever limit it ran under (the doctor's probe runs under
+// a default run's).
+func kernelPart(r core.Result) core.Result { return r.Except(core.LayerMemory) }

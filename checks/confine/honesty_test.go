@@ -281,7 +281,7 @@ var _ = Describe(linux.LayersOnlyEnv, func() {
 			}
 			Expect(p.ConfinementLayers).To(ConsistOf(every...), "%s", r)
 			if wantReason == "" { // the doctor's, read once the suite has started
-				wantReason = "^" + regexp.QuoteMeta(doctor.Default.Reason) + "$"
+				wantReason = "^" + regexp.QuoteMeta(kernelPart(doctor.Default).Reason) + "$"
 			}
 			Expect(kernelHeld(rec).Reason).To(MatchRegexp(wantReason), "%s", r)
 		},

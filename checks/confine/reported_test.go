@@ -133,7 +133,7 @@ var _ = Describe("what is reported", func() {
 			s := newScratch()
 			r := s.run(flag, value, s.file("prog.vel", program))
 			Expect(r.exit).NotTo(Equal(0), "%s", r)
-			Expect(kernelHeld(s.receipt())).To(Equal(doctor.Default),
+			Expect(kernelHeld(s.receipt())).To(Equal(kernelPart(doctor.Default)),
 				"the worker was confined before its first statement; the receipt must say how")
 		},
 		Entry("at its --timeout", "--timeout", "1s", "while True:\n    pass\n"),

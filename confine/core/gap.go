@@ -186,6 +186,14 @@ func (r Result) Without(layer string) []Gap {
 	return out
 }
 
+// Except returns r less its gaps of layer, its level and reason made
+// again from the rest: what r says apart from that layer (a run's kernel
+// layers apart from what holds its memory limit, say). The inverse of
+// With for gaps of one layer.
+func (r Result) Except(layer string) Result {
+	return ResultOf(r.Level != None, r.Layers, r.Without(layer))
+}
+
 // Check reports whether r is one its gaps could have made: at most
 // maxGaps, each of a known kind, and the level theirs. A Result read from
 // a worker or a receipt is checked before it is believed.

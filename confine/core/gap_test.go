@@ -48,6 +48,14 @@ func TestResultWith(t *testing.T) {
 			if len(tt.from.Gaps) > 0 && len(tt.add) > 0 && &r.Gaps[0] == &tt.from.Gaps[0] {
 				t.Error("With shares the gaps of the Result it was given")
 			}
+			// Except undoes With for the memory layer, whose gaps are the
+			// only ones added here but the note and the mode.
+			want := tt.from.With(Result{Gaps: tt.add}.Without(LayerMemory)...)
+			if got := r.Except(LayerMemory); got.Level != want.Level || got.Reason != want.Reason ||
+				len(got.Gaps) != len(want.Gaps) {
+				t.Errorf("Except(memory) = %s %q; want %s %q", got.Level, got.Reason, want.Level,
+					want.Reason)
+			}
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 // reason then names the limits alone; a held fact or a note leaves the
 // level; none stays none whatever is added; and the reason says the kinds
 // in one order, the limits first, whatever order they were added in.
+// Except of the memory layer gives what With of the other gaps gives.
 func TestResultWith(t *testing.T) {
 	unheld := Gap{Layer: LayerMemory, Kind: GapUnheld, Text: "the memory limit could not be set"}
 	held := Gap{Layer: LayerMemory, Kind: GapHeld, Text: "the memory limit of 64 MB is held by a cgroup"}
@@ -48,8 +49,8 @@ func TestResultWith(t *testing.T) {
 			if len(tt.from.Gaps) > 0 && len(tt.add) > 0 && &r.Gaps[0] == &tt.from.Gaps[0] {
 				t.Error("With shares the gaps of the Result it was given")
 			}
-			// Except undoes With for the memory layer, whose gaps are the
-			// only ones added here but the note and the mode.
+			// Except takes the memory layer's gaps back out: what is left
+			// is what With makes of the rest (the note, the mode).
 			want := tt.from.With(Result{Gaps: tt.add}.Without(LayerMemory)...)
 			if got := r.Except(LayerMemory); got.Level != want.Level || got.Reason != want.Reason ||
 				len(got.Gaps) != len(want.Gaps) {

@@ -2,9 +2,11 @@ package receipt_test
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,16 +15,24 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
-// TestStoreWakesForNothing: a process that holds a store and does nothing
+// TestStoreWakesForNothing: a process that holds stores and does nothing
 // makes no context switch in a window of two seconds once it has
-// settled: the store waits for a seal request on what the kernel tells
+// settled: each store waits for a seal request on what the kernel tells
 // of its journal's directory, not on a clock (it looked every 500 ms,
-// four times a window). The control: a request made in the directory is
-// answered, the request file gone (the segment sealed), and the process
-// switched to answer it.
+// four times a window). Its three stores are watched through one inotify
+// instance, read from the process's descriptors: the instances are few
+// and every process of the user shares them. The control: a request made
+// in each store's directory is answered, the request file gone (the
+// segment sealed), and the process switched to answer them.
 func TestStoreWakesForNothing(t *testing.T) {
+	const stores = 3
+	var dirs []string
+	for range stores {
+		dirs = append(dirs, t.TempDir())
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), receipt.StoreIdleEnv+"="+t.TempDir())
+	cmd.Env = append(os.Environ(),
+		receipt.StoreIdleEnv+"="+strings.Join(dirs, string(os.PathListSeparator)))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -39,11 +49,18 @@ func TestStoreWakesForNothing(t *testing.T) {
 		stdin.Close()
 		_ = cmd.Wait()
 	}()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the idle store said nothing: %v", err)
+	lines := bufio.NewReader(out)
+	var journals []string
+	for range stores {
+		line, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the idle stores said %d journals: %v", len(journals), err)
+		}
+		journals = append(journals, strings.TrimSuffix(line, "\n"))
 	}
-	journal := line[:len(line)-1]
+	if n := inotifyInstances(t, cmd.Process.Pid); n != 1 {
+		t.Errorf("the process holds %d inotify instances for its %d stores, want 1", n, stores)
+	}
 	switches := func() int64 {
 		n, err := proc.ContextSwitches(cmd.Process.Pid)
 		if err != nil {
@@ -73,19 +90,40 @@ func TestStoreWakesForNothing(t *testing.T) {
 		t.Errorf("the idle store switched %d times in %s, want at most %d", idle, window, most)
 	}
 
-	request := filepath.Join(journal, receipt.SealRequestFile)
-	if err := os.WriteFile(request, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Lstat(request); os.IsNotExist(err) {
-			break
+	for _, journal := range journals {
+		request := filepath.Join(journal, receipt.SealRequestFile)
+		if err := os.WriteFile(request, nil, 0o600); err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the seal request was not answered")
+		for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Lstat(request); os.IsNotExist(err) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the seal request in %s was not answered", journal)
+			}
 		}
 	}
 	if answered := switches() - before - idle; answered == 0 {
 		t.Error("the store answered the request without a switch: the count does not see it")
 	}
+}
+
+// inotifyInstances counts the inotify instances among the descriptors of
+// the process pid, read from its /proc/PID/fd.
+func inotifyInstances(t *testing.T, pid int) int {
+	t.Helper()
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if to, err := os.Readlink(filepath.Join(dir, fd.Name())); err == nil &&
+			to == "anon_inode:inotify" {
+			n++
+		}
+	}
+	return n
 }

@@ -91,7 +91,8 @@ func Run(mode core.Mode, memoryMB int) (*Report, error) {
 	}
 	rec := run.Supervise(run.Run{
 		Program: prog, Budget: budget.Budget{}, Cwd: dir, Confine: mode, Faults: ops,
-		MaxMemoryMB: memoryMB, Timeout: 30 * time.Second, Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: io.Discard,
+		MaxMemoryMB: memoryMB, Timeout: 30 * time.Second, Stdin: bytes.NewReader(nil),
+		Stdout: io.Discard, Stderr: io.Discard,
 	})
 	return &Report{
 		Confinement: rec.Confinement(),

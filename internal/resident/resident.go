@@ -12,7 +12,8 @@
 // supervisor watches each worker from outside ([OfProcess]), which holds
 // where the worker's own watch cannot run: while the worker's Go runtime
 // waits to stop a goroutine that one long operation keeps from stopping.
-// Elsewhere than Linux, [Open] and [OfProcess] return [ErrUnsupported].
+// Elsewhere than Linux, [Open] and [OfProcess] return an error that is
+// [errors.ErrUnsupported].
 //
 // # Reading
 //
@@ -28,7 +29,6 @@ package resident
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"slices"
 	"strconv"
@@ -39,10 +39,6 @@ import (
 // 1.5 KB, and its Groups line, before the lines counted, grows with the
 // user's supplementary groups (at most 65,536 of 11 bytes).
 const maxStatus = 1 << 20
-
-// ErrUnsupported is what Open and OfProcess return where no status file
-// tells a process's resident memory (every system but Linux).
-var ErrUnsupported = errors.New("no process status file on this system")
 
 // Status is a process's status file, open, and the buffer it is read
 // into. One goroutine reads it at a time.

@@ -33,7 +33,8 @@ var lookouts inotify
 // (by watch descriptor), read by one goroutine in the poller.
 type inotify struct {
 	once   sync.Once
-	fd     int // -1 where the instance could not be made
+	fd     int   // -1 where the instance could not be made
+	err    error // why it could not be made
 	mu     sync.Mutex
 	failed bool                    // the read failed: every watch now ticks
 	chans  map[int32]chan struct{} // by watch descriptor
@@ -62,11 +63,19 @@ func (in *inotify) watch(dir string, c chan struct{}) bool {
 func (in *inotify) start() {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
-		in.fd = -1
+		in.fd, in.err = -1, err
 		return
 	}
 	in.fd, in.chans = fd, map[int32]chan struct{}{}
 	go in.read(os.NewFile(uintptr(fd), "inotify")) // non-blocking: read in the poller
+}
+
+// lookoutErr is why the process has no inotify instance to watch its
+// stores' directories through (the user's are all in use: EMFILE), nil
+// when it has one. It makes the instance if no lookout has yet.
+func lookoutErr() error {
+	lookouts.once.Do(lookouts.start)
+	return lookouts.err
 }
 
 // read tells each event's watch, until a read fails; then every watch

@@ -248,7 +248,7 @@ func (rec *Receipt) Write(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)
 	}
-	data, err := json.MarshalIndent(rec, "", "  ")
+	data, err := rec.indented()
 	if err != nil {
 		return "", codes.Errorf(codes.E317, "encode receipt: %w", err)
 	}
@@ -388,7 +388,7 @@ func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 		made = []string{top}
 	}
 	skeleton := rec.skeleton("the supervisor")
-	first, err := json.MarshalIndent(&skeleton, "", "  ")
+	first, err := skeleton.indented()
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "encode receipt: %w: nothing ran", err)
 	}
@@ -435,9 +435,9 @@ func (rec *Receipt) argsDigestOnly() (ArgsCut, bool) {
 // reservedBytes is rec as indented JSON that, padded (writePadded), fills
 // size bytes: whole when it fits with the padding's newline, else fitted.
 func reservedBytes(rec *Receipt, size int) ([]byte, error) {
-	data, err := json.MarshalIndent(rec, "", "  ")
+	data, err := rec.indented()
 	if err == nil && len(data)+1 > size {
-		data, err = json.MarshalIndent(rec.fitted(), "", "  ")
+		data, err = rec.fitted().indented()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("encode receipt: %w", err)
@@ -547,7 +547,7 @@ func writePadded(w io.Writer, data []byte, size int) error {
 // wait, a power cut just after a run can leave its skeleton, which says
 // the receipt was not finished, in its place (docs/library.md, Receipts).
 func (rec *Receipt) Finish() {
-	data, err := json.MarshalIndent(rec, "", "  ")
+	data, err := rec.indented()
 	if err != nil {
 		rec.storeErr = codes.Errorf(codes.E327, "encode receipt: %w", err)
 		return
@@ -605,8 +605,8 @@ func overwriteReserved(rec *Receipt) error {
 func (rec *Receipt) Stored() (string, error) { return rec.path, rec.storeErr }
 
 // StoredJSON is the JSON a Store appended as rec when it last finished it
-// (Store.Finish), byte for byte as the journal holds it: json.Marshal of
-// rec as it was then. It is nil when no store finished rec, or the append
+// (Store.Finish), byte for byte as the journal holds it: the bytes
+// json.Marshal writes for rec as it was then (AppendJSON). It is nil when no store finished rec, or the append
 // failed. A caller that sends the receipt on reads these bytes, shared
 // with rec and not to be changed, rather than encoding it again; a change
 // made to rec after Finish is in neither them nor the journal.

@@ -1,7 +1,6 @@
 package receipt
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -254,6 +253,10 @@ func JournalDirs(dir string) ([]string, error) {
 	return dirs, nil
 }
 
+// encodedRoom is the room a receipt is encoded into, most runs' whole: a
+// hello's is some 1.5 KB; a larger one grows it.
+const encodedRoom = 2 << 10
+
 // append appends rec to the journal under key, its Key, as its
 // durability asks, and keeps what it appended of a finished receipt as
 // rec's StoredJSON. A skeleton
@@ -262,9 +265,9 @@ func JournalDirs(dir string) ([]string, error) {
 // receipt's flush takes it along, so that a run pays one flush however
 // long it runs.
 func (s *Store) append(rec *Receipt, key string, finished bool) error {
-	data, err := json.Marshal(rec)
+	data, err := rec.AppendJSON(make([]byte, 0, encodedRoom))
 	if err != nil {
-		return fmt.Errorf("encode receipt: %w", err)
+		return err
 	}
 	switch d := rec.RunParameters.Durability.orFlush(); {
 	case d == None, d == Flush && !finished:

@@ -11,92 +11,10 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/testkit/fill"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
 )
-
-// filler sets every field of a value, nested ones too, to a value of its
-// own: each string and number differs from every other, and a bool at
-// leaf index i is bit bit of i, so that over bits 0 to 5 any two bools
-// differ in some variant. Lists get two elements, maps two entries.
-type filler struct {
-	bit  uint
-	next int
-	t    testing.TB
-}
-
-func (f *filler) fill(v reflect.Value) {
-	f.next++
-	n := f.next
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(fmt.Sprintf("s%d", n))
-	case reflect.Bool:
-		v.SetBool(n>>f.bit&1 == 1)
-	case reflect.Int, reflect.Int64:
-		v.SetInt(int64(n) * 1_000_003)
-	case reflect.Uint64:
-		v.SetUint(uint64(n) << 40)
-	case reflect.Float64:
-		v.SetFloat(float64(n) / 7)
-	case reflect.Pointer:
-		v.Set(reflect.New(v.Type().Elem()))
-		f.fill(v.Elem())
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				f.fill(v.Field(i))
-			}
-		}
-	case reflect.Slice:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			v.SetBytes([]byte(fmt.Sprintf("bytes %d \x00\xff", n)))
-			return
-		}
-		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
-		f.fill(v.Index(0))
-		f.fill(v.Index(1))
-	case reflect.Map:
-		v.Set(reflect.MakeMap(v.Type()))
-		for range 2 {
-			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
-			f.fill(k)
-			f.fill(e)
-			v.SetMapIndex(k, e)
-		}
-	default:
-		f.t.Fatalf("the filler has no value for a %s (%s): give it one, and the codec too",
-			v.Kind(), v.Type())
-	}
-}
-
-// filled is a value of type T with every field set, for variant bit.
-func filled[T any](t testing.TB, bit uint) T {
-	var v T
-	(&filler{bit: bit, t: t}).fill(reflect.ValueOf(&v).Elem())
-	return v
-}
-
-// emptied is v with every nil-able list and map that the filler made
-// replaced by an empty one: [] and {} are read as empty, not nil.
-func emptied(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if !v.IsNil() {
-			emptied(v.Elem())
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				emptied(v.Field(i))
-			}
-		}
-	case reflect.Slice:
-		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
-	case reflect.Map:
-		v.Set(reflect.MakeMap(v.Type()))
-	}
-}
 
 // emptyVariant names the variant whose lists and maps are empty.
 const emptyVariant = "empty lists and maps"
@@ -106,10 +24,10 @@ const emptyVariant = "empty lists and maps"
 func requestVariants(t testing.TB) map[string]Request {
 	vs := map[string]Request{"zero": {}}
 	for bit := range uint(6) {
-		vs[fmt.Sprintf("filled, bools by bit %d", bit)] = filled[Request](t, bit)
+		vs[fmt.Sprintf("filled, bools by bit %d", bit)] = fill.Filled[Request](t, bit)
 	}
-	e := filled[Request](t, 0)
-	emptied(reflect.ValueOf(&e).Elem())
+	e := fill.Filled[Request](t, 0)
+	fill.Emptied(reflect.ValueOf(&e).Elem())
 	vs[emptyVariant] = e
 	return vs
 }
@@ -134,19 +52,19 @@ func TestDecodeJobEveryField(t *testing.T) {
 	}
 	for bit := range uint(6) {
 		t.Run(fmt.Sprintf("filled, bools by bit %d", bit), func(t *testing.T) {
-			readBack(t, filled[Job](t, bit), DecodeJob, false)
-			readBack(t, filled[JobResult](t, bit), result, false)
+			readBack(t, fill.Filled[Job](t, bit), DecodeJob, false)
+			readBack(t, fill.Filled[JobResult](t, bit), result, false)
 		})
 	}
 	for _, name := range []string{"zero", emptyVariant} {
 		t.Run(name, func(t *testing.T) {
-			j, r := filled[Job](t, 0), filled[JobResult](t, 0)
+			j, r := fill.Filled[Job](t, 0), fill.Filled[JobResult](t, 0)
 			switch name {
 			case "zero":
 				j, r = Job{}, JobResult{}
 			default:
-				emptied(reflect.ValueOf(&j).Elem())
-				emptied(reflect.ValueOf(&r).Elem())
+				fill.Emptied(reflect.ValueOf(&j).Elem())
+				fill.Emptied(reflect.ValueOf(&r).Elem())
 			}
 			readBack(t, j, DecodeJob, name == emptyVariant)
 			readBack(t, r, result, name == emptyVariant)
@@ -279,7 +197,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		f.Add(line)
 	}
 	for bit := range uint(2) {
-		line, err := json.Marshal(filled[Job](f, bit))
+		line, err := json.Marshal(fill.Filled[Job](f, bit))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -330,11 +248,6 @@ func encoded(r *Record) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// trickyText has every byte class encoding/json writes a string's bytes
-// by: safe ASCII, quotes, HTML's three, control bytes, invalid UTF-8,
-// the two separators JavaScript does not take, and text beyond ASCII.
-const trickyText = "a\"\\/<>&\b\f\n\r\t\x00\x1f\x7f\xff\xc3 \u2028\u2029é😀"
-
 // TestAppendRecordEveryField: AppendRecord writes the bytes encoding/json
 // writes, for records that set every field in turn (the filler would
 // set a field the encoder does not write), the zero record, one with
@@ -342,14 +255,14 @@ const trickyText = "a\"\\/<>&\b\f\n\r\t\x00\x1f\x7f\xff\xc3 \u2028\u2029é😀"
 func TestAppendRecordEveryField(t *testing.T) {
 	vs := map[string]Record{"zero": {}}
 	for bit := range uint(6) {
-		vs[fmt.Sprintf("filled, bools by bit %d", bit)] = filled[Record](t, bit)
+		vs[fmt.Sprintf("filled, bools by bit %d", bit)] = fill.Filled[Record](t, bit)
 	}
-	e := filled[Record](t, 0)
-	emptied(reflect.ValueOf(&e).Elem())
+	e := fill.Filled[Record](t, 0)
+	fill.Emptied(reflect.ValueOf(&e).Elem())
 	vs["empty lists"] = e
-	tricky := filled[Record](t, 1)
-	tricky.Outcome.Message, tricky.Confinement.Layers[0] = trickyText, trickyText
-	tricky.Faults[1].Errno = trickyText
+	tricky := fill.Filled[Record](t, 1)
+	tricky.Outcome.Message, tricky.Confinement.Layers[0] = fill.TrickyText, fill.TrickyText
+	tricky.Faults[1].Errno = fill.TrickyText
 	tricky.Timings = receipt.WorkerTimings{CompileMS: 1e-7, ConfineMS: 1e21, RunMS: -0.000123}
 	vs["tricky"] = tricky
 	vs["a real one"] = Record{
@@ -380,15 +293,15 @@ func TestAppendJobEveryField(t *testing.T) {
 	jobs, results := map[string]Job{"zero": {}}, map[string]JobResult{"zero": {}}
 	for bit := range uint(6) {
 		name := fmt.Sprintf("filled, bools by bit %d", bit)
-		jobs[name], results[name] = filled[Job](t, bit), filled[JobResult](t, bit)
+		jobs[name], results[name] = fill.Filled[Job](t, bit), fill.Filled[JobResult](t, bit)
 	}
-	j, r := filled[Job](t, 0), filled[JobResult](t, 0)
-	emptied(reflect.ValueOf(&j).Elem())
-	emptied(reflect.ValueOf(&r).Elem())
+	j, r := fill.Filled[Job](t, 0), fill.Filled[JobResult](t, 0)
+	fill.Emptied(reflect.ValueOf(&j).Elem())
+	fill.Emptied(reflect.ValueOf(&r).Elem())
 	jobs["empty lists"], results["empty lists"] = j, r
-	j, r = filled[Job](t, 1), filled[JobResult](t, 1)
-	j.Args[0], j.Budget.Items[0].Path, r.Outcome.Stack[1] = trickyText, trickyText, trickyText
-	j.Stdin, r.Stdout = []byte(trickyText), []byte(trickyText)
+	j, r = fill.Filled[Job](t, 1), fill.Filled[JobResult](t, 1)
+	j.Args[0], j.Budget.Items[0].Path, r.Outcome.Stack[1] = fill.TrickyText, fill.TrickyText, fill.TrickyText
+	j.Stdin, r.Stdout = []byte(fill.TrickyText), []byte(fill.TrickyText)
 	jobs["tricky"], results["tricky"] = j, r
 	for name, j := range jobs {
 		t.Run("job, "+name, func(t *testing.T) {
@@ -441,7 +354,7 @@ func TestAppendRecordNotANumber(t *testing.T) {
 // appendPolicy write the bytes encoding/json writes, for any text in
 // their strings and bytes and any time.
 func FuzzAppendRecord(f *testing.F) {
-	f.Add(trickyText, 0.531, 3)
+	f.Add(fill.TrickyText, 0.531, 3)
 	f.Add("", 1e-7, -1)
 	f.Add("\xed\xa0\x80", 1e21, 0)
 	f.Fuzz(func(t *testing.T, s string, ms float64, n int) {
@@ -485,7 +398,7 @@ func FuzzAppendRecord(f *testing.F) {
 // canonical document hashes to the digest, however it was written on the
 // wire; never with another digest, or none, or no policy.
 func TestPolicyRecorded(t *testing.T) {
-	p := filled[core.Policy](t, 0)
+	p := fill.Filled[core.Policy](t, 0)
 	digest := p.SHA256()
 	decode := func(policy string, sum string) Request {
 		t.Helper()
@@ -534,13 +447,13 @@ func TestPolicyRecorded(t *testing.T) {
 func TestAppendPolicy(t *testing.T) {
 	vs := map[string]core.Policy{"zero": {}}
 	for bit := range uint(6) {
-		vs[fmt.Sprintf("filled, bools by bit %d", bit)] = filled[core.Policy](t, bit)
+		vs[fmt.Sprintf("filled, bools by bit %d", bit)] = fill.Filled[core.Policy](t, bit)
 	}
-	e := filled[core.Policy](t, 0)
-	emptied(reflect.ValueOf(&e).Elem())
+	e := fill.Filled[core.Policy](t, 0)
+	fill.Emptied(reflect.ValueOf(&e).Elem())
 	vs["empty lists"] = e
-	tricky := filled[core.Policy](t, 1)
-	tricky.Read.Paths[1], tricky.Network.Hosts[0].Host = trickyText, trickyText
+	tricky := fill.Filled[core.Policy](t, 1)
+	tricky.Read.Paths[1], tricky.Network.Hosts[0].Host = fill.TrickyText, fill.TrickyText
 	vs["tricky"] = tricky
 	for _, b := range []string{"io", "io,fs:read:/srv,fs:write:/tmp/x",
 		"net:example.org:443,net:udp:10.0.0.1:53", "ffi:ctypes", "net,fs"} {

@@ -1,0 +1,76 @@
+package jsonenc
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/internal/testkit/fill"
+)
+
+// fields has a field of each kind an Encoder writes, each omitempty form
+// beside its plain one.
+type fields struct {
+	S     string    `json:"s"`
+	SO    string    `json:"so,omitempty"`
+	I     int64     `json:"i"`
+	IO    int64     `json:"io,omitempty"`
+	B     bool      `json:"b"`
+	BO    bool      `json:"bo,omitempty"`
+	F     float64   `json:"f"`
+	FO    float64   `json:"fo,omitempty"`
+	Raw   []byte    `json:"raw"`
+	T     time.Time `json:"t"`
+	L     []string  `json:"l"`
+	LO    []string  `json:"lo,omitempty"`
+	Empty *fields   `json:"empty"`
+}
+
+func (v *fields) encode(e *Encoder) {
+	e.Open()
+	e.Str("s", v.S)
+	e.StrOmit("so", v.SO)
+	e.Int("i", v.I)
+	e.IntOmit("io", v.IO)
+	e.Bool("b", v.B)
+	e.BoolOmit("bo", v.BO)
+	e.Float("f", v.F)
+	e.FloatOmit("fo", v.FO)
+	e.Bytes("raw", v.Raw)
+	e.Time("t", v.T)
+	e.Strings("l", v.L)
+	e.StringsOmit("lo", v.LO)
+	e.Null("empty") // the tests never set it
+	e.Close()
+}
+
+// FuzzEncoder: an Encoder writes encoding/json's bytes for any text,
+// number, bytes and time in a field of each kind, set or left empty, and
+// fails where encoding/json fails (a float that is not finite, a time
+// outside the years 0 to 9999): Err is set, and its callers append
+// nothing.
+func FuzzEncoder(f *testing.F) {
+	f.Add(fill.TrickyText, int64(3), 0.531, []byte("\x00\xff"), int64(1764954245), 0, true)
+	f.Add("", int64(0), 1e-7, []byte(nil), int64(-62135596800), -34200, false)
+	f.Add("\xed\xa0\x80", int64(-1), 1e21, []byte{}, int64(253402300800), 50400, true)
+	f.Add("x", int64(1), math.Inf(1), []byte("y"), int64(0), 0, false)
+	f.Fuzz(func(t *testing.T, s string, n int64, x float64, raw []byte, sec int64, zone int,
+		set bool) {
+		v := fields{S: s, I: n, F: x, Raw: raw, B: set,
+			T: time.Unix(sec, n%1e9).In(time.FixedZone(s, zone)), L: []string{s}}
+		if set {
+			v.SO, v.IO, v.BO, v.FO, v.LO = s, n, true, x, []string{s, s}
+		}
+		want, wantErr := json.Marshal(&v)
+		e := &Encoder{B: []byte("x")}
+		v.encode(e)
+		if (e.Err != nil) != (wantErr != nil) {
+			t.Fatalf("Err %v, encoding/json's %v", e.Err, wantErr)
+		}
+		if e.Err == nil && !bytes.Equal(e.B, append([]byte("x"), want...)) {
+			t.Fatalf("the Encoder writes\n%q\nencoding/json\n%q", e.B, want)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package receipt
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -257,6 +258,18 @@ func JournalDirs(dir string) ([]string, error) {
 // hello's is some 1.5 KB; a larger one grows it.
 const encodedRoom = 2 << 10
 
+// encodeBufs are the buffers a store encodes receipts into, each given
+// back once the journal has copied what it holds: a skeleton's bytes are
+// kept nowhere else, and a finished receipt's are copied, to their
+// length, as its StoredJSON. One grown past maxKeptBuf is let go.
+var encodeBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, encodedRoom)
+	return &b
+}}
+
+// maxKeptBuf bounds the buffers encodeBufs keeps.
+const maxKeptBuf = 64 << 10
+
 // append appends rec to the journal under key, its Key, as its
 // durability asks, and keeps what it appended of a finished receipt as
 // rec's StoredJSON. A skeleton
@@ -265,7 +278,14 @@ const encodedRoom = 2 << 10
 // receipt's flush takes it along, so that a run pays one flush however
 // long it runs.
 func (s *Store) append(rec *Receipt, key string, finished bool) error {
-	data, err := rec.AppendJSON(make([]byte, 0, encodedRoom))
+	bp := encodeBufs.Get().(*[]byte)
+	data, err := rec.AppendJSON((*bp)[:0])
+	defer func() {
+		if cap(data) <= maxKeptBuf {
+			*bp = data[:0]
+			encodeBufs.Put(bp)
+		}
+	}()
 	if err != nil {
 		return err
 	}
@@ -278,7 +298,7 @@ func (s *Store) append(rec *Receipt, key string, finished bool) error {
 		err = s.j.Append(key, data)
 	}
 	if err == nil && finished {
-		rec.stored = data
+		rec.stored = bytes.Clone(data)
 	}
 	return err
 }

@@ -159,16 +159,17 @@ func (e *Encoder) FloatOmit(n string, v float64) {
 }
 
 // Time writes t as its MarshalJSON does: RFC 3339 with the nanoseconds
-// it has. A time that has no such form (a year outside 0 to 9999, an
-// offset of a day or more) is Err.
+// it has, quoted (its AppendText, the same form, written in place). A
+// time that has no such form (a year outside 0 to 9999, an offset of a
+// day or more) is Err.
 func (e *Encoder) Time(n string, t time.Time) {
 	e.Name(n)
-	text, err := t.MarshalJSON()
+	b, err := t.AppendText(append(e.B, '"'))
 	if err != nil {
 		e.fail(fmt.Errorf("field %s: %w", n, err))
 		return
 	}
-	e.B = append(e.B, text...)
+	e.B = append(b, '"')
 }
 
 // Strings writes a list of strings: null when nil.

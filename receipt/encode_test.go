@@ -15,10 +15,11 @@ import (
 )
 
 // TestAppendJSONEveryField: Receipt.AppendJSON writes json.Marshal's
-// bytes, and a receipt file's form json.MarshalIndent's, for receipts that set every field in turn (fill.Filled: a field
-// the writer leaves out is set in one of them), the zero receipt, one
-// with every list empty, strings of every class of byte, times of other
-// zones and precisions, and a receipt a store reserves and finishes.
+// bytes, and a receipt file's form json.MarshalIndent's, for receipts
+// that set every field in turn (fill.Filled: a field the writer leaves
+// out is set in one of them), the zero receipt, one with every list
+// empty, strings of every class of byte, times of other zones and
+// precisions, and a receipt a store reserves and finishes.
 func TestAppendJSONEveryField(t *testing.T) {
 	vs := map[string]Receipt{"zero": {}}
 	for bit := range uint(6) {

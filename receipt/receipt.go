@@ -610,10 +610,11 @@ func (rec *Receipt) Stored() (string, error) { return rec.path, rec.storeErr }
 
 // StoredJSON is the JSON a Store appended as rec when it last finished it
 // (Store.Finish), byte for byte as the journal holds it: the bytes
-// json.Marshal writes for rec as it was then (AppendJSON). It is nil when no store finished rec, or the append
-// failed. A caller that sends the receipt on reads these bytes, shared
-// with rec and not to be changed, rather than encoding it again; a change
-// made to rec after Finish is in neither them nor the journal.
+// json.Marshal writes for rec as it was then (AppendJSON). It is nil when
+// no store finished rec, or the append failed. A caller that sends the
+// receipt on reads these bytes, shared with rec and not to be changed,
+// rather than encoding it again; a change made to rec after Finish is in
+// neither them nor the journal.
 func (rec *Receipt) StoredJSON() []byte { return rec.stored }
 
 // KeepCrashReport writes the worker's crash report (as the supervisor read

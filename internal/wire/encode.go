@@ -3,8 +3,10 @@ package wire
 import (
 	"fmt"
 
+	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/internal/jsonenc"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -16,10 +18,7 @@ import (
 func AppendRecord(b []byte, r *Record) ([]byte, error) {
 	e := &jsonenc.Encoder{B: b}
 	e.Open()
-	e.Name("outcome")
-	e.B = r.Outcome.AppendJSON(e.B)
-	jsonenc.Each(e, "files", true, r.Files, e.FileDigest)
-	jsonenc.Each(e, "effects", true, r.Effects, e.Usage)
+	ended(e, &r.Outcome, r.Files, r.Effects)
 	e.Name("confinement")
 	e.Result(&r.Confinement)
 	jsonenc.Each(e, "faults", true, r.Faults, func(f *receipt.FaultAttempt) {
@@ -59,10 +58,7 @@ func AppendJob(b []byte, j *Job) []byte {
 func AppendJobResult(b []byte, r *JobResult) ([]byte, error) {
 	e := &jsonenc.Encoder{B: b}
 	e.Open()
-	e.Name("outcome")
-	e.B = r.Outcome.AppendJSON(e.B)
-	jsonenc.Each(e, "files", true, r.Files, e.FileDigest)
-	jsonenc.Each(e, "effects", true, r.Effects, e.Usage)
+	ended(e, &r.Outcome, r.Files, r.Effects)
 	if len(r.Stdout) > 0 {
 		e.Bytes("stdout", r.Stdout)
 	}
@@ -126,4 +122,14 @@ func timings(e *jsonenc.Encoder, t *receipt.WorkerTimings) {
 		e.Err = err
 	}
 	e.B = b
+}
+
+// ended writes the fields a record and a job result both begin with: how
+// the run ended, the files it read and its effects.
+func ended(e *jsonenc.Encoder, o *receipt.Outcome, files []program.FileDigest,
+	effects []budget.Usage) {
+	e.Name("outcome")
+	e.B = o.AppendJSON(e.B)
+	jsonenc.Each(e, "files", true, files, e.FileDigest)
+	jsonenc.Each(e, "effects", true, effects, e.Usage)
 }

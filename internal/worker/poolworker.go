@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	goruntime "runtime"
 	"time"
 
@@ -139,49 +138,67 @@ func (t *tempDir) clear(crash *os.File) {
 			_ = crash.Truncate(0)
 		}
 	}
-	entries, err := t.list()
+	names, err := t.list()
 	if err != nil {
 		return
 	}
-	for _, e := range entries {
-		if e.Name() != wire.CrashFile {
-			os.RemoveAll(filepath.Join(t.name, e.Name()))
+	for _, name := range names {
+		if name != wire.CrashFile {
+			_ = t.root.RemoveAll(name)
 		}
 	}
 }
 
 // tempDir is the worker's temporary directory: its name, and the
-// directory held open once it was listed. What the listing finds is
-// removed by name: the directory under the name is the one held, for no
-// run can rename or replace it (its parent, the supervisor's directory of
-// runs, is beyond every grant), and one removed meanwhile fails the
-// listing, which then opens the name again.
+// directory held open once it was listed, twice: as a file to list it
+// and as a root to remove what the listing found. Both are the
+// directory opened once by name, the file opened through the root: what
+// is removed is the entry listed, in the directory listed, whatever
+// became of the name since (TestClearTempThroughTheHeldDirectory). One
+// removed meanwhile fails the listing, which then opens the name again.
 type tempDir struct {
 	name string
 	f    *os.File
+	root *os.Root
 }
 
-// list lists the directory: through the descriptor held, read again from
-// its start, or by its name.
-func (t *tempDir) list() ([]os.DirEntry, error) {
+// list lists the names in the directory: through the descriptor held,
+// read again from its start, or by its name. Names alone: a directory
+// opened through a root has each entry it lists looked up, one
+// fstatat(2) each, when its entries are asked for.
+func (t *tempDir) list() ([]string, error) {
 	if t.f != nil {
 		if _, err := t.f.Seek(0, io.SeekStart); err == nil {
-			if entries, err := t.f.ReadDir(-1); err == nil {
-				return entries, nil
+			if names, err := t.f.Readdirnames(-1); err == nil {
+				return names, nil
 			}
 		}
-		t.f.Close()
-		t.f = nil
+		t.close()
 	}
-	f, err := os.Open(t.name)
+	root, err := os.OpenRoot(t.name)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := f.ReadDir(-1)
+	f, err := root.Open(".")
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	names, err := f.Readdirnames(-1)
 	if err != nil {
 		f.Close()
+		root.Close()
 		return nil, err
 	}
-	t.f = f
-	return entries, nil
+	t.f, t.root = f, root
+	return names, nil
+}
+
+// close lets the directory held go.
+func (t *tempDir) close() {
+	if t.f != nil {
+		t.f.Close()
+		t.root.Close()
+		t.f, t.root = nil, nil
+	}
 }

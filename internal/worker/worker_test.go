@@ -170,5 +170,43 @@ func TestClearTempHeldOpen(t *testing.T) {
 			}
 		})
 	}
-	temp.f.Close()
+	temp.close()
+}
+
+// TestClearTempThroughTheHeldDirectory: what the emptying finds in the
+// directory it holds, it removes there, whatever is under the directory's
+// name by then. The held directory is moved away and another made under
+// its name, each holding a file of the same name, and the new one a file
+// of its own: the emptying leaves the moved directory empty (the
+// control: it did remove what it listed) and the new one as it was (it
+// removed nothing by name).
+func TestClearTempThroughTheHeldDirectory(t *testing.T) {
+	parent := testkit.Scratch(t)
+	dir, moved := filepath.Join(parent, "temp"), filepath.Join(parent, "moved")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	temp := &tempDir{name: dir}
+	defer temp.close()
+	temp.clear(nil) // held from here on
+	if temp.f == nil {
+		t.Fatal("the directory is not held open after the emptying")
+	}
+	testkit.WriteFile(t, filepath.Join(dir, "same.txt"), "the run's")
+	testkit.WriteFile(t, filepath.Join(dir, "made", "by", "it.txt"), "the run's")
+	if err := os.Rename(dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WriteFile(t, filepath.Join(dir, "same.txt"), "another's")
+	testkit.WriteFile(t, filepath.Join(dir, "made"), "another's")
+	testkit.WriteFile(t, filepath.Join(dir, "keep.txt"), "another's")
+	temp.clear(nil)
+	if entries, err := os.ReadDir(moved); err != nil || len(entries) != 0 {
+		t.Errorf("the held directory holds %v (%v) after the emptying, want nothing", entries, err)
+	}
+	for _, name := range []string{"same.txt", "made", "keep.txt"} {
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != "another's" {
+			t.Errorf("%s under the name holds %q (%v), want it as it was", name, got, err)
+		}
+	}
 }

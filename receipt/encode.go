@@ -75,6 +75,8 @@ func (f *FaultAttempt) AppendJSON(b []byte) []byte {
 	return e.B
 }
 
+// encode writes r's fields as json.Marshal does, in the order of the
+// struct's fields, each by its tag; each part's encode below likewise.
 func (r *Receipt) encode(e *jsonenc.Encoder) {
 	e.Open()
 	e.Str("schema", r.Schema)

@@ -12,10 +12,13 @@ import (
 // (package jsonenc): a store writes each receipt so, reserved and again
 // finished, and a pooled run's time is spared encoding/json's walk of
 // its types (TestAppendJSONEveryField and FuzzAppendJSON hold it to
-// json.Marshal's bytes). It fails as json.Marshal does, for a time
-// that is not a finite number or a date JSON's form has no room for,
-// and then appends nothing.
+// json.Marshal's bytes; a nil receipt is null). It fails as
+// json.Marshal does, for a time that is not a finite number or a date
+// JSON's form has no room for, and then appends nothing.
 func (r *Receipt) AppendJSON(b []byte) ([]byte, error) {
+	if r == nil {
+		return append(b, "null"...), nil
+	}
 	out, err := r.appendJSON(b)
 	if err != nil {
 		return b, fmt.Errorf("encode receipt: %w", err)
@@ -52,6 +55,9 @@ func (r *Receipt) indented() ([]byte, error) {
 
 // AppendJSON appends o as json.Marshal writes it (Receipt.AppendJSON).
 func (o *Outcome) AppendJSON(b []byte) []byte {
+	if o == nil {
+		return append(b, "null"...)
+	}
 	e := &jsonenc.Encoder{B: b}
 	o.encode(e)
 	return e.B
@@ -60,6 +66,9 @@ func (o *Outcome) AppendJSON(b []byte) []byte {
 // AppendJSON appends t as json.Marshal writes it (Receipt.AppendJSON),
 // or fails as it does for a time that is not a finite number.
 func (t *WorkerTimings) AppendJSON(b []byte) ([]byte, error) {
+	if t == nil {
+		return append(b, "null"...), nil
+	}
 	e := &jsonenc.Encoder{B: b}
 	t.encode(e)
 	if e.Err != nil {
@@ -70,6 +79,9 @@ func (t *WorkerTimings) AppendJSON(b []byte) ([]byte, error) {
 
 // AppendJSON appends f as json.Marshal writes it (Receipt.AppendJSON).
 func (f *FaultAttempt) AppendJSON(b []byte) []byte {
+	if f == nil {
+		return append(b, "null"...)
+	}
 	e := &jsonenc.Encoder{B: b}
 	f.encode(e)
 	return e.B

@@ -77,6 +77,40 @@ func TestAppendJSONEveryField(t *testing.T) {
 	}
 }
 
+// TestAppendJSONNil: each AppendJSON of a nil value appends what
+// json.Marshal writes for one, null; a value is the control.
+func TestAppendJSONNil(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		v      any
+		append func([]byte) ([]byte, error)
+	}{
+		{name: "a receipt", v: (*Receipt)(nil), append: (*Receipt)(nil).AppendJSON},
+		{name: "an outcome", v: (*Outcome)(nil), append: func(b []byte) ([]byte, error) {
+			return (*Outcome)(nil).AppendJSON(b), nil
+		}},
+		{name: "a worker's timings", v: (*WorkerTimings)(nil),
+			append: (*WorkerTimings)(nil).AppendJSON},
+		{name: "a fault attempt", v: (*FaultAttempt)(nil), append: func(b []byte) ([]byte, error) {
+			return (*FaultAttempt)(nil).AppendJSON(b), nil
+		}},
+		{name: "an outcome, the control", v: &Outcome{Status: StatusOK},
+			append: func(b []byte) ([]byte, error) {
+				return (&Outcome{Status: StatusOK}).AppendJSON(b), nil
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := json.Marshal(tt.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := tt.append([]byte("x")); err != nil || string(got) != "x"+string(want) {
+				t.Errorf("AppendJSON writes %q (%v), json.Marshal %q", got, err, want)
+			}
+		})
+	}
+}
+
 // TestAppendJSONRefuses: a receipt json.Marshal refuses (a time that is
 // not a finite number, a start outside the years JSON's form has) is
 // refused, and nothing is appended; a finite time in those years is the

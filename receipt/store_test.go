@@ -328,7 +328,7 @@ func TestStoreOwnJournal(t *testing.T) {
 // journal holds for it, byte for byte, which is json.Marshal of the
 // receipt as it was finished; a receipt only reserved, and one whose
 // append failed, carries none; a change made after Finish is in neither
-// the journal nor the bytes.
+// the journal nor the bytes, nor do the receipts the store writes next.
 func TestStoreStoredJSON(t *testing.T) {
 	open := func(t *testing.T) *Store {
 		s, err := OpenStore(t.TempDir())
@@ -403,6 +403,23 @@ func TestStoreStoredJSON(t *testing.T) {
 			rec.Tenant = "after-finish"
 			if string(rec.StoredJSON()) != string(want) {
 				t.Errorf("StoredJSON changed with the receipt after Finish: %s", rec.StoredJSON())
+			}
+			// The store's next receipts, encoded where it encodes every
+			// receipt, leave these bytes as they were.
+			for range 3 {
+				next := NewForSource("/q.vel", []byte("print(2)\n"), budget.Budget{},
+					[]string{"another run's argument"})
+				next.Timings.Started = time.Now().UTC()
+				next.RunParameters.Durability = Background
+				if err := s.Reserve(next); err != nil {
+					t.Fatal(err)
+				}
+				next.Outcome = OutcomeOf(nil)
+				s.Finish(next)
+			}
+			if string(rec.StoredJSON()) != string(want) {
+				t.Errorf("StoredJSON changed as the store wrote other receipts:\n%s\nwant\n%s",
+					rec.StoredJSON(), want)
 			}
 		})
 	}

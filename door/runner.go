@@ -141,8 +141,8 @@ func (r *PoolRunner) replyOf(res *sabline.Result) (RunReply, error) {
 	raw := json.RawMessage(rec.StoredJSON())
 	if raw == nil {
 		var err error
-		if raw, err = json.Marshal(rec); err != nil {
-			return RunReply{}, codes.Errorf(codes.E327, "encode the receipt: %w", err)
+		if raw, err = rec.AppendJSON(nil); err != nil {
+			return RunReply{}, codes.Errorf(codes.E327, "reply: %w", err)
 		}
 	}
 	o := rec.Outcome
@@ -255,9 +255,9 @@ func (r *PoolRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMe
 			return nil, err
 		}
 	}
-	data, err := json.Marshal(rec)
+	data, err := rec.AppendJSON(nil)
 	if err != nil {
-		return nil, codes.Errorf(codes.E317, "encode receipt %s: %w", id, err)
+		return nil, codes.Errorf(codes.E317, "receipt %s: %w", id, err)
 	}
 	return r.host.receipt(data)
 }

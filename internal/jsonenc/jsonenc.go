@@ -82,7 +82,7 @@ func (e *Encoder) Null(n string) {
 // Str writes a string field.
 func (e *Encoder) Str(n, s string) {
 	e.Name(n)
-	e.B = AppendString(e.B, s)
+	e.B = appendString(e.B, s)
 }
 
 // StrOmit writes a string field with omitempty.
@@ -184,7 +184,7 @@ func (e *Encoder) Strings(n string, ss []string) {
 		if i > 0 {
 			e.B = append(e.B, ',')
 		}
-		e.B = AppendString(e.B, s)
+		e.B = appendString(e.B, s)
 	}
 	e.B = append(e.B, ']')
 }
@@ -289,9 +289,9 @@ var htmlSafe = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
-// AppendString appends s quoted as encoding/json writes it: invalid
+// appendString appends s quoted as encoding/json writes it: invalid
 // UTF-8 as U+FFFD, and U+2028 and U+2029 escaped.
-func AppendString(b []byte, s string) []byte {
+func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {

@@ -9,6 +9,7 @@ import (
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -88,10 +89,6 @@ func TestMemoryHeldFromOutside(t *testing.T) {
 	})
 }
 
-// outsideReadEvery is how often the supervisor reads a worker's memory
-// while a run is in it (internal/run's boundsWatchEvery).
-const outsideReadEvery = 100 * time.Millisecond
-
 // tooFast skips the test when a run past its limit ended ok having made
 // its string in less than two of the supervisor's reads' periods: on such
 // a machine no operation of the language outlasts them, and what the test
@@ -101,8 +98,8 @@ const outsideReadEvery = 100 * time.Millisecond
 func tooFast(t *testing.T, rec *receipt.Receipt) {
 	t.Helper()
 	ran := time.Duration(rec.Timings.Worker.RunMS * float64(time.Millisecond))
-	if rec.Outcome.Status == receipt.StatusOK && ran < 2*outsideReadEvery {
+	if rec.Outcome.Status == receipt.StatusOK && ran < 2*run.BoundsWatchEvery {
 		t.Skipf("the string was made in %v, within two of the supervisor's reads (%v): "+
-			"this machine makes it too fast to show a read during it", ran, outsideReadEvery)
+			"this machine makes it too fast to show a read during it", ran, run.BoundsWatchEvery)
 	}
 }

@@ -194,7 +194,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 			w.status, w.closers = st, append(w.closers, st)
 		}
 	}
-	w.bounds = watch.New(boundsWatchEvery, func() func() {
+	w.bounds = watch.New(BoundsWatchEvery, func() func() {
 		err := tempDirWithin(w.tmp)
 		if err == nil {
 			err = w.memoryWithin()

@@ -99,9 +99,10 @@ const (
 	// loaded machine, whose answer may take tens of milliseconds to be
 	// scheduled, to say where the program was.
 	stopGrace = 500 * time.Millisecond
-	// boundsWatchEvery is how often the worker's temporary directory and
-	// its memory are measured from outside while a step is awaited.
-	boundsWatchEvery = 100 * time.Millisecond
+	// BoundsWatchEvery is how often the worker's temporary directory and
+	// its memory are measured from outside while a step is awaited (the
+	// root package's TestMemoryHeldFromOutside reads it).
+	BoundsWatchEvery = 100 * time.Millisecond
 )
 
 // Supervise runs r in a worker process and returns its receipt, whose

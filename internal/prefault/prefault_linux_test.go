@@ -240,18 +240,7 @@ func TestAheadOf(t *testing.T) {
 // mapped whole mincore's error.
 func TestPresentAhead(t *testing.T) {
 	page := uintptr(os.Getpagesize())
-	m, err := syscall.Mmap(-1, 0, 2*chunkBytes, syscall.PROT_READ|syscall.PROT_WRITE,
-		syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(m)
-	// Pages of 4 KB, wherever transparent huge pages are the default.
-	if err := syscall.Madvise(m, syscall.MADV_NOHUGEPAGE); err != nil {
-		t.Fatal(err)
-	}
-	base := (uintptr(unsafe.Pointer(&m[0])) + chunkBytes - 1) &^ (chunkBytes - 1)
-	chunk := m[base-uintptr(unsafe.Pointer(&m[0])):][:chunkBytes]
+	base, chunk := heapChunk(t)
 	present := func() []bool {
 		vec := make([]byte, chunkBytes/page)
 		_, _, errno := syscall.RawSyscall(syscall.SYS_MINCORE, base, chunkBytes,
@@ -300,10 +289,21 @@ func TestPresentAhead(t *testing.T) {
 	// as this project's machine does; where a read maps the shared zero
 	// page, the first write would replace it, a fault. Up to two faults
 	// are taken for what else the thread may touch meanwhile (a signal's
-	// stack, the first time it takes one).
+	// stack, the first time it takes one). Now and then a write takes more
+	// that the populate has no part in (once in a run of the suites, once
+	// in 3,000 runs beside three busy loops: the kernel moves pages as it
+	// compacts memory, for one); the check is then made again on a fresh
+	// chunk, three times in all, where without the populate every attempt
+	// takes a fault a page.
 	made := chunk[used*page:][:aheadBytes]
-	if got := writeFaults(made, page); got > 2 {
-		t.Errorf("writing the %d pages made present took %d faults, want none", ahead, got)
+	faults := writeFaults(made, page)
+	for try := 2; faults > 2 && try <= 3; try++ {
+		t.Logf("writing the %d pages made present took %d faults; again on a fresh chunk "+
+			"(%d of 3)", ahead, faults, try)
+		faults = freshAheadFaults(t, page, used)
+	}
+	if faults > 2 {
+		t.Errorf("writing the %d pages made present took %d faults, want none", ahead, faults)
 	}
 	for i, b := range made {
 		if b != 0 && uintptr(i)%page != 0 {
@@ -327,6 +327,39 @@ func TestPresentAhead(t *testing.T) {
 	if s, err := presentAhead(base, page); err != errno(syscall.ENOMEM) {
 		t.Errorf("presentAhead of a chunk half unmapped: %#x, %v; want ENOMEM", s, err)
 	}
+}
+
+// heapChunk maps a chunk of anonymous memory of the test's own, aligned as
+// the runtime aligns its heap's chunks and in pages of 4 KB wherever
+// transparent huge pages are the default, unmapped when the test ends.
+func heapChunk(t *testing.T) (base uintptr, chunk []byte) {
+	t.Helper()
+	m, err := syscall.Mmap(-1, 0, 2*chunkBytes, syscall.PROT_READ|syscall.PROT_WRITE,
+		syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Munmap(m) })
+	if err := syscall.Madvise(m, syscall.MADV_NOHUGEPAGE); err != nil {
+		t.Fatal(err)
+	}
+	base = (uintptr(unsafe.Pointer(&m[0])) + chunkBytes - 1) &^ (chunkBytes - 1)
+	return base, m[base-uintptr(unsafe.Pointer(&m[0])):][:chunkBytes]
+}
+
+// freshAheadFaults lays out a fresh chunk as TestPresentAhead does, its
+// first used pages written, makes the pages above them present, and
+// returns the faults that writing those pages takes.
+func freshAheadFaults(t *testing.T, page uintptr, used int) int64 {
+	t.Helper()
+	base, chunk := heapChunk(t)
+	for i := range used {
+		chunk[uintptr(i)*page] = 1
+	}
+	if _, err := presentAhead(base, page); err != nil {
+		t.Fatalf("presentAhead on a fresh chunk: %v", err)
+	}
+	return writeFaults(chunk[uintptr(used)*page:][:aheadBytes], page)
 }
 
 // unsupported reports whether err is how a kernel without an advice, or a

@@ -115,8 +115,9 @@ type FaultAttempt struct {
 
 // unfinished is the outcome a reserved skeleton carries until its run's
 // receipt is finished: who, stopped or unable to write, left it so.
+// Every run reserves one, so its message is joined, not formatted.
 func unfinished(rec *Receipt, who string) Outcome {
-	return OutcomeOf(codes.Errorf(codes.E327,
-		"the run started at %s and its receipt was not finished: %s was stopped, or could not write it",
-		rec.Timings.Started.Format(time.RFC3339), who))
+	return OutcomeOf(&codes.Error{Code: codes.E327, Msg: "the run started at " +
+		rec.Timings.Started.Format(time.RFC3339) + " and its receipt was not finished: " + who +
+		" was stopped, or could not write it"})
 }

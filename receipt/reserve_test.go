@@ -169,8 +169,16 @@ func TestSkeletonSaysUnfinished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Outcome.Status != StatusUnfinished || got.Outcome.Code != codes.E327 {
-		t.Fatalf("skeleton outcome %+v, want unfinished E327", got.Outcome)
+	if got.Outcome.Status != StatusUnfinished || got.Outcome.Code != codes.E327 ||
+		got.Outcome.ExitStatus != codes.ExitReceipt {
+		t.Fatalf("skeleton outcome %+v, want unfinished E327, exit status %d", got.Outcome,
+			codes.ExitReceipt)
+	}
+	if want := "the run started at " + rec.Timings.Started.Format(time.RFC3339) +
+		" and its receipt was not finished: "; !strings.HasPrefix(got.Outcome.Message, want) ||
+		!strings.HasSuffix(got.Outcome.Message, " was stopped, or could not write it") {
+		t.Fatalf("skeleton message %q, want it to begin %q and say who was stopped",
+			got.Outcome.Message, want)
 	}
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/internal/brokenpipe"
 	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/program"
@@ -190,9 +189,9 @@ func fileDigest(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	data, over := bounded.Read(f, program.MaxBytes)
-	if over {
-		return "", fmt.Errorf("larger than %d bytes", program.MaxBytes)
+	data, err := program.Read(f, fi.Size())
+	if err != nil {
+		return "", err
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:]), nil

@@ -6,8 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/sabline/sabline/internal/bounded"
+	"slices"
 )
 
 // The ways ReadBeneath refuses a program, beside the errors of opening
@@ -69,17 +68,46 @@ func readRoot(root, rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil, ErrNotRegular
 	}
-	return readBounded(f)
+	return Read(f, fi.Size())
 }
 
-// readBounded reads f to its end, refusing more than MaxBytes.
-func readBounded(f io.Reader) ([]byte, error) {
-	src, over := bounded.Read(f, MaxBytes)
-	if over {
-		return nil, ErrTooLarge
+// Read reads a program from r to its end: ErrTooLarge past MaxBytes, and
+// a read's error as it is (a program cut short by one is not run). size
+// is what r held when it was looked at, where r is a regular file (its
+// fstat), or -1 (a pipe, a terminal). With a size, the buffer is made
+// for size+1 bytes, and a read that leaves room in it with size bytes
+// read in all ends the reading: the file held no more when it was looked
+// at, and the read for its end, which would give none, is not made. A
+// file that grew or shrank meanwhile, or a read that came short of size
+// (a file system of the network may give one), is read to its end as any
+// other.
+func Read(r io.Reader, size int64) ([]byte, error) {
+	sized := size >= 0 && size <= MaxBytes
+	if !sized {
+		size = firstRead
 	}
-	return src, nil
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		switch {
+		case len(b) > MaxBytes:
+			return nil, ErrTooLarge
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
+			return nil, err
+		case sized && n > 0 && int64(len(b)) == size && len(b) < cap(b):
+			return b, nil
+		case len(b) == cap(b):
+			b = slices.Grow(b, min(cap(b), MaxBytes+1-len(b)))
+		}
+	}
 }
+
+// firstRead is Read's first buffer where the size is not known.
+const firstRead = 4 << 10

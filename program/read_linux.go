@@ -60,7 +60,7 @@ func readBeneath(root, rel string) ([]byte, error) {
 	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, ErrNotRegular
 	}
-	return readBounded(fdReader(fd))
+	return Read(fdReader(fd), st.Size)
 }
 
 // fdReader reads a descriptor as an io.Reader: a read of no bytes is its

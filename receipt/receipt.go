@@ -25,7 +25,6 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
-	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt/journal"
 )
@@ -163,9 +162,9 @@ func New(path string, b budget.Budget, args []string) *Receipt {
 	// the supervisor does that.
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 		if f, err := os.Open(path); err == nil {
-			data, over := bounded.Read(f, program.MaxBytes)
+			data, err := program.Read(f, fi.Size())
 			f.Close()
-			if !over {
+			if err == nil {
 				sum := sha256.Sum256(data)
 				r.Program.SHA256 = hex.EncodeToString(sum[:])
 			}

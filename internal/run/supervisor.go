@@ -427,9 +427,16 @@ func readProgram(path string) (src []byte, piped bool, err error) {
 	if fi.IsDir() {
 		return nil, false, codes.Errorf(codes.E316, "program %s is a directory", path)
 	}
-	src, over := bounded.Read(f, program.MaxBytes)
-	if over {
+	size := int64(-1) // a pipe's size is not what it holds
+	if fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	src, err = program.Read(f, size)
+	switch {
+	case errors.Is(err, program.ErrTooLarge):
 		return nil, false, programTooLarge(path)
+	case err != nil:
+		return nil, false, codes.Errorf(codes.E316, "program %s: read: %w", path, err)
 	}
 	return src, !fi.Mode().IsRegular(), nil
 }

@@ -154,7 +154,10 @@ type pooled struct {
 	// its input, its arguments; kept while the run waits only when it
 	// could be sent again (resendBytes).
 	job []byte
-	rec *receipt.Receipt
+	// line holds job's buffer, given back to jobLines once the run is out
+	// of its worker (Pool.Run); nil where it is not to be.
+	line *[]byte
+	rec  *receipt.Receipt
 	err error // set when nothing ran (no worker could start)
 	// resent is set once the job went to a worker that ended before it
 	// began it (poolWorker.do): it goes to one more at most, and job is
@@ -359,6 +362,7 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 	}()
 	res, gone := p.runIn(s, j)
 	given = true
+	j.giveLine()
 	if gone == nil {
 		s.release(p)
 	} else {
@@ -447,10 +451,12 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	}
 	// Sized for the program and its input in base64, and the rest
 	// (jobHeadroom; a job that needs more grows).
-	line := make([]byte, 0, base64.StdEncoding.EncodedLen(len(src))+
+	j.line = jobLines.Get().(*[]byte)
+	line := slices.Grow((*j.line)[:0], base64.StdEncoding.EncodedLen(len(src))+
 		base64.StdEncoding.EncodedLen(len(in))+jobHeadroom)
 	j.job = wire.AppendJob(line, &wire.Job{Program: name, Source: src, Root: root, Args: r.Args,
 		Stdin: in, Budget: b, Cwd: p.cfg.Cwd, Keep: r.Source == nil})
+	*j.line = j.job[:0]
 	if len(j.job) > wire.MaxJobBytes {
 		return refuse(codes.Errorf(codes.E301, jobTooLarge, len(j.job), wire.MaxJobBytes))
 	}
@@ -472,6 +478,26 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 // program and input in base64: its names, arguments, budget and flags
 // (324 bytes in all for a hello by path under "io").
 const jobHeadroom = 1 << 10
+
+// jobLines are the buffers jobs' lines are made in: a line is written to
+// its worker's pipe, which copies it, and a run holds it only until its
+// worker is done with it. One grown past maxKeptLine is let go.
+var jobLines = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxKeptLine bounds the buffers jobLines keeps.
+const maxKeptLine = 64 << 10
+
+// giveLine gives j's line buffer back to jobLines, once nothing reads
+// the job again: its worker has it, or will never be sent it.
+func (j *pooled) giveLine() {
+	if j.line == nil {
+		return
+	}
+	if cap(*j.line) <= maxKeptLine {
+		jobLines.Put(j.line)
+	}
+	j.line, j.job = nil, nil
+}
 
 // narrows checks that b narrows the pool's ceiling onto no guarded
 // location: it names none that no grant reaches, and no dot-entry or lent
@@ -999,7 +1025,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		return nil, false
 	}
 	if len(j.job) > resendBytes || j.resent {
-		j.job = nil // the worker has it: a run that waits on its result holds no copy
+		j.job, j.line = nil, nil // the worker has it: a run that waits on its result holds no copy
 	}
 	if err != nil {
 		rec.Outcome = w.death(keep)

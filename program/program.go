@@ -1,9 +1,9 @@
 // Package program is what every layer knows of a program without running
-// it: the most bytes a program file may have (MaxBytes), how a program is
-// read beneath an import root (ReadBeneath), the record a run keeps of
-// each file it compiles (FileDigest), and whether this build holds
-// programs to their budgets at all (Knockout). It imports nothing of
-// Sabline's but the bounded reader: the language, the run, the receipt
+// it: the most bytes a program file may have (MaxBytes), how its bytes are
+// read within that bound (Read) and beneath an import root (ReadBeneath),
+// the record a run keeps of each file it compiles (FileDigest), and
+// whether this build holds programs to their budgets at all (Knockout).
+// It imports nothing of Sabline's: the language, the run, the receipt
 // and the doors all read it, and none of them needs another for it.
 package program
 

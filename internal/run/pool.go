@@ -158,7 +158,7 @@ type pooled struct {
 	// of its worker (Pool.Run); nil where it is not to be.
 	line *[]byte
 	rec  *receipt.Receipt
-	err error // set when nothing ran (no worker could start)
+	err  error // set when nothing ran (no worker could start)
 	// resent is set once the job went to a worker that ended before it
 	// began it (poolWorker.do): it goes to one more at most, and job is
 	// dropped once that one has it.

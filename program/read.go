@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 )
 
 // The ways ReadBeneath refuses a program, beside the errors of opening
@@ -78,13 +77,14 @@ func readRoot(root, rel string) ([]byte, error) {
 // Read reads a program from r to its end: ErrTooLarge past MaxBytes, and
 // a read's error as it is (a program cut short by one is not run). size
 // is what r held when it was looked at, where r is a regular file (its
-// fstat), or -1 (a pipe, a terminal). With a size, the buffer is made
-// for size+1 bytes, and a read that leaves room in it with size bytes
-// read in all ends the reading: the file held no more when it was looked
-// at, and the read for its end, which would give none, is not made. A
-// file that grew or shrank meanwhile, or a read that came short of size
-// (a file system of the network may give one), is read to its end as any
-// other.
+// fstat, or a stat of its path), or -1 (a pipe, a terminal); a size past
+// MaxBytes is taken as unknown. With a size, the buffer is made for
+// size+1 bytes, and reads that come to size bytes in all with room left
+// end the reading: the file held no more when it was looked at, and the
+// read for its end, which would give none, is not made. Otherwise (a read
+// that came short of size, as a network file system may give, or a file
+// that grew or shrank meanwhile) it reads on to the end. It never holds
+// more than MaxBytes+1 bytes, nor takes more from r.
 func Read(r io.Reader, size int64) ([]byte, error) {
 	sized := size >= 0 && size <= MaxBytes
 	if !sized {
@@ -103,8 +103,10 @@ func Read(r io.Reader, size int64) ([]byte, error) {
 			return nil, err
 		case sized && n > 0 && int64(len(b)) == size && len(b) < cap(b):
 			return b, nil
-		case len(b) == cap(b):
-			b = slices.Grow(b, min(cap(b), MaxBytes+1-len(b)))
+		case len(b) == cap(b): // twice the room, up to the bound and one byte
+			more := make([]byte, len(b), min(2*cap(b), MaxBytes+1))
+			copy(more, b)
+			b = more
 		}
 	}
 }

@@ -186,3 +186,30 @@ func TestRead(t *testing.T) {
 		})
 	}
 }
+
+// endless gives '#' without end, counting what it gave.
+type endless struct{ given int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '#'
+	}
+	e.given += len(p)
+	return len(p), nil
+}
+
+// TestReadTakesNoMoreThanTheBound: from a reader without end, Read
+// takes MaxBytes and one byte, and no more, before it refuses, whether
+// the size was unknown, said to be small or said to be past the bound;
+// its buffer was never larger.
+func TestReadTakesNoMoreThanTheBound(t *testing.T) {
+	for _, size := range []int64{-1, 10, MaxBytes + 5} {
+		r := &endless{}
+		if b, err := Read(r, size); err != ErrTooLarge || b != nil {
+			t.Fatalf("Read with size %d: %d bytes, %v; want %v", size, len(b), err, ErrTooLarge)
+		}
+		if r.given != MaxBytes+1 {
+			t.Errorf("Read with size %d took %d bytes, want %d", size, r.given, MaxBytes+1)
+		}
+	}
+}

@@ -115,7 +115,8 @@ type FaultAttempt struct {
 
 // unfinished is the outcome a reserved skeleton carries until its run's
 // receipt is finished: who, stopped or unable to write, left it so.
-// Every run reserves one, so its message is joined, not formatted.
+// Every run whose receipt a store keeps reserves one, so its message is
+// joined, not formatted.
 func unfinished(rec *Receipt, who string) Outcome {
 	return OutcomeOf(&codes.Error{Code: codes.E327, Msg: "the run started at " +
 		rec.Timings.Started.Format(time.RFC3339) + " and its receipt was not finished: " + who +

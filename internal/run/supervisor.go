@@ -436,6 +436,10 @@ func readProgram(path string) (src []byte, piped bool, err error) {
 	case errors.Is(err, program.ErrTooLarge):
 		return nil, false, programTooLarge(path)
 	case err != nil:
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // it names the path: the message does already
+			err = pe.Err
+		}
 		return nil, false, codes.Errorf(codes.E316, "program %s: read: %w", path, err)
 	}
 	return src, !fi.Mode().IsRegular(), nil

@@ -3,8 +3,9 @@
 // read within that bound (Read) and beneath an import root (ReadBeneath),
 // the record a run keeps of each file it compiles (FileDigest), and
 // whether this build holds programs to their budgets at all (Knockout).
-// It imports nothing of Sabline's: the language, the run, the receipt
-// and the doors all read it, and none of them needs another for it.
+// It imports nothing of Sabline's but the bounded reader: the language,
+// the run, the receipt and the doors all read it, and none of them needs
+// another for it.
 package program
 
 // MaxBytes is the largest program file read: the program a run is given

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/sabline/sabline/internal/bounded"
 )
 
 // The ways ReadBeneath refuses a program, beside the errors of opening
@@ -77,39 +79,16 @@ func readRoot(root, rel string) ([]byte, error) {
 // Read reads a program from r to its end: ErrTooLarge past MaxBytes, and
 // a read's error as it is (a program cut short by one is not run). size
 // is what r held when it was looked at, where r is a regular file (its
-// fstat, or a stat of its path), or -1 (a pipe, a terminal); a size past
-// MaxBytes is taken as unknown. With a size, the buffer is made for
-// size+1 bytes, and reads that come to size bytes in all with room left
-// end the reading: the file held no more when it was looked at, and the
-// read for its end, which would give none, is not made. Otherwise (a read
-// that came short of size, as a network file system may give, or a file
-// that grew or shrank meanwhile) it reads on to the end. It never holds
-// more than MaxBytes+1 bytes, nor takes more from r.
+// fstat, or a stat of its path), or -1 (a pipe, a terminal): with it, a
+// file read whole in one call is not read again for its end
+// ([bounded.ReadSized]).
 func Read(r io.Reader, size int64) ([]byte, error) {
-	sized := size >= 0 && size <= MaxBytes
-	if !sized {
-		size = firstRead
+	b, over, err := bounded.ReadSized(r, MaxBytes, size)
+	switch {
+	case over:
+		return nil, ErrTooLarge
+	case err != nil:
+		return nil, err
 	}
-	b := make([]byte, 0, size+1)
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		switch {
-		case len(b) > MaxBytes:
-			return nil, ErrTooLarge
-		case err == io.EOF:
-			return b, nil
-		case err != nil:
-			return nil, err
-		case sized && n > 0 && int64(len(b)) == size && len(b) < cap(b):
-			return b, nil
-		case len(b) == cap(b): // twice the room, up to the bound and one byte
-			more := make([]byte, len(b), min(2*cap(b), MaxBytes+1))
-			copy(more, b)
-			b = more
-		}
-	}
+	return b, nil
 }
-
-// firstRead is Read's first buffer where the size is not known.
-const firstRead = 4 << 10

@@ -2,6 +2,7 @@ package program
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -107,109 +108,55 @@ func TestReadBeneath(t *testing.T) {
 // errAny stands for any error in TestReadBeneath.
 var errAny = errors.New("any error")
 
-// scripted is a reader of text that gives at most per bytes a read (all
-// asked for when per is 0) and fail once failAt bytes are read, counting
-// its reads.
-type scripted struct {
-	r      *strings.Reader
-	per    int
-	failAt int
-	fail   error
-	reads  int
+// failing gives its text, then fails.
+type failing struct{ text *strings.Reader }
+
+func (f *failing) Read(p []byte) (int, error) {
+	if f.text.Len() == 0 {
+		return 0, errors.New("EIO")
+	}
+	return f.text.Read(p)
 }
 
-func (s *scripted) Read(p []byte) (int, error) {
-	s.reads++
-	if s.fail != nil && int(s.r.Size())-s.r.Len() >= s.failAt {
-		return 0, s.fail
-	}
-	if s.per > 0 && len(p) > s.per {
-		p = p[:s.per]
-	}
-	return s.r.Read(p)
-}
+// endless gives '#' without end.
+type endless struct{}
 
-// TestRead: a program is read to its end, whatever size it was said to
-// have; the read for the end is left out only where the size was known
-// and the reads came to it with room left (the controls: the same text
-// of unknown size, and reads that came short, make it); a read's error
-// is returned, not the bytes before it; past MaxBytes is refused however
-// it was sized.
-func TestRead(t *testing.T) {
-	const text = "print(1)\n"
-	tests := []struct {
-		name      string
-		text      string
-		size      int64
-		per       int
-		fail      error
-		failAt    int
-		want      string
-		wantErr   error
-		wantReads int // 0: not counted
-	}{
-		{name: "sized", text: text, size: 9, want: text, wantReads: 1},
-		{name: "of unknown size", text: text, size: -1, want: text, wantReads: 2},
-		{name: "of unknown size, a first read's length", text: strings.Repeat("#", firstRead),
-			size: -1, want: strings.Repeat("#", firstRead), wantReads: 2},
-		{name: "empty", text: "", size: 0, want: "", wantReads: 1},
-		{name: "reads that came short", text: text, size: 9, per: 4, want: text, wantReads: 3},
-		{name: "grew after it was looked at", text: text, size: 4, want: text},
-		{name: "shrank after it was looked at", text: text, size: 20, want: text, wantReads: 2},
-		{name: "a read's error", text: text, size: 9, per: 4, fail: errors.New("EIO"),
-			failAt: 4, wantErr: errors.New("EIO")},
-		{name: "at the bound", text: strings.Repeat("#", MaxBytes), size: MaxBytes,
-			want: strings.Repeat("#", MaxBytes)},
-		{name: "past the bound", text: strings.Repeat("#", MaxBytes+1), size: MaxBytes + 1,
-			wantErr: ErrTooLarge},
-		{name: "past the bound, said to be small", text: strings.Repeat("#", MaxBytes+1),
-			size: 10, wantErr: ErrTooLarge},
-		{name: "past the bound, of unknown size", text: strings.Repeat("#", MaxBytes+1),
-			size: -1, wantErr: ErrTooLarge},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r := &scripted{r: strings.NewReader(tc.text), per: tc.per, fail: tc.fail,
-				failAt: tc.failAt}
-			got, err := Read(r, tc.size)
-			switch {
-			case tc.wantErr != nil && (err == nil || err.Error() != tc.wantErr.Error()):
-				t.Fatalf("Read: %d bytes, %v; want %v", len(got), err, tc.wantErr)
-			case tc.wantErr != nil && got != nil:
-				t.Fatalf("Read: %d bytes with its error, want none", len(got))
-			case tc.wantErr == nil && (err != nil || string(got) != tc.want):
-				t.Fatalf("Read: %d bytes, %v; want %d bytes", len(got), err, len(tc.want))
-			}
-			if tc.wantReads != 0 && r.reads != tc.wantReads {
-				t.Errorf("Read made %d reads, want %d", r.reads, tc.wantReads)
-			}
-		})
-	}
-}
-
-// endless gives '#' without end, counting what it gave.
-type endless struct{ given int }
-
-func (e *endless) Read(p []byte) (int, error) {
+func (endless) Read(p []byte) (int, error) {
 	for i := range p {
 		p[i] = '#'
 	}
-	e.given += len(p)
 	return len(p), nil
 }
 
-// TestReadTakesNoMoreThanTheBound: from a reader without end, Read
-// takes MaxBytes and one byte, and no more, before it refuses, whether
-// the size was unknown, said to be small or said to be past the bound;
-// its buffer was never larger.
-func TestReadTakesNoMoreThanTheBound(t *testing.T) {
-	for _, size := range []int64{-1, 10, MaxBytes + 5} {
-		r := &endless{}
-		if b, err := Read(r, size); err != ErrTooLarge || b != nil {
-			t.Fatalf("Read with size %d: %d bytes, %v; want %v", size, len(b), err, ErrTooLarge)
-		}
-		if r.given != MaxBytes+1 {
-			t.Errorf("Read with size %d took %d bytes, want %d", size, r.given, MaxBytes+1)
-		}
+// TestRead: a program is read whole; a read's error is returned, not the
+// bytes before it (bounded.Read would have taken it for the end); past
+// MaxBytes is refused, whatever size it was said to have.
+// internal/bounded's TestReadSized holds the reading itself.
+func TestRead(t *testing.T) {
+	const text = "print(1)\n"
+	tests := []struct {
+		name    string
+		r       io.Reader
+		size    int64
+		want    string
+		wantErr string
+	}{
+		{name: "a program", r: strings.NewReader(text), size: 9, want: text},
+		{name: "of unknown size", r: strings.NewReader(text), size: -1, want: text},
+		{name: "a read's error", r: &failing{strings.NewReader(text)}, size: 20, wantErr: "EIO"},
+		{name: "past the bound", r: endless{}, size: -1, wantErr: ErrTooLarge.Error()},
+		{name: "past the bound, said to be small", r: endless{}, size: 10,
+			wantErr: ErrTooLarge.Error()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Read(tc.r, tc.size)
+			switch {
+			case tc.wantErr != "" && (err == nil || err.Error() != tc.wantErr || got != nil):
+				t.Fatalf("Read: %d bytes, %v; want none and %s", len(got), err, tc.wantErr)
+			case tc.wantErr == "" && (err != nil || string(got) != tc.want):
+				t.Fatalf("Read: %q, %v; want %q", got, err, tc.want)
+			}
+		})
 	}
 }

@@ -17,14 +17,53 @@ import (
 
 // Read reads r to its end or to limit bytes, whichever comes first, and
 // says whether r held more than limit (over). A read error ends the read
-// as the end of r does: what was read is returned.
+// as the end of r does: what was read is returned. Where a read's error
+// must not pass for the end (a program to run), ReadSized says it.
 func Read(r io.Reader, limit int64) (b []byte, over bool) {
-	b, _ = io.ReadAll(io.LimitReader(r, limit+1))
-	if int64(len(b)) > limit {
-		return b[:limit], true
-	}
-	return b, false
+	b, over, _ = ReadSized(r, limit, -1)
+	return b, over
 }
+
+// ReadSized reads r to its end or past limit bytes, whichever comes
+// first: the bytes, whether r held more than limit (over: the bytes are
+// then its first limit), and a read's error, with what was read before
+// it. size is what r held when it was looked at, where r is a regular
+// file (an fstat, or a stat of its path), or -1 (a pipe, a socket); a
+// size past limit is taken as unknown. With a size, the buffer is made
+// for size+1 bytes, and reads that come to size bytes in all with room
+// left end the reading: the file held no more when it was looked at,
+// and the read for its end, which would give none, is not made.
+// Otherwise (a read that came short of size, as a network file system
+// may give, or a file that grew or shrank meanwhile) it reads on to the
+// end. It never holds more than limit+1 bytes, nor takes more from r.
+func ReadSized(r io.Reader, limit, size int64) (b []byte, over bool, err error) {
+	sized := size >= 0 && size <= limit
+	if !sized {
+		size = min(firstRead, limit)
+	}
+	b = make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		switch {
+		case int64(len(b)) > limit:
+			return b[:limit], true, nil
+		case err == io.EOF:
+			return b, false, nil
+		case err != nil:
+			return b, false, err
+		case sized && n > 0 && int64(len(b)) == size && len(b) < cap(b):
+			return b, false, nil
+		case len(b) == cap(b): // twice the room, up to the bound and one byte
+			more := make([]byte, len(b), min(2*int64(cap(b)), limit+1))
+			copy(more, b)
+			b = more
+		}
+	}
+}
+
+// firstRead is ReadSized's first buffer where the size is not known.
+const firstRead = 4 << 10
 
 // Writer keeps the first Max bytes written to it and counts the rest. A
 // write never fails: the writer (a program printing) runs on as if every

@@ -1,6 +1,7 @@
 package bounded
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,98 @@ func TestWriter(t *testing.T) {
 	}
 	if c.buf.Len() != limit || c.buf.Cap() > 2*limit || c.Written() != 100<<20 {
 		t.Errorf("after 100 MiB: kept %d (capacity %d), counted %d", c.buf.Len(), c.buf.Cap(), c.Written())
+	}
+}
+
+// scripted is a reader of text that gives at most per bytes a read (all
+// asked for when per is 0) and fails once failAt bytes are read, counting
+// its reads and the bytes it gave.
+type scripted struct {
+	r      *strings.Reader
+	per    int
+	failAt int
+	fail   error
+	reads  int
+	given  int
+}
+
+func (s *scripted) Read(p []byte) (int, error) {
+	s.reads++
+	if s.fail != nil && int(s.r.Size())-s.r.Len() >= s.failAt {
+		return 0, s.fail
+	}
+	if s.per > 0 && len(p) > s.per {
+		p = p[:s.per]
+	}
+	n, err := s.r.Read(p)
+	s.given += n
+	return n, err
+}
+
+// TestReadSized: r is read to its end, whatever size it was said to
+// have; the read for the end is left out only where the size was known
+// and the reads came to it with room left (the controls: the same text
+// of unknown size, and reads that came short, make it); a read's error
+// is returned with what was read before it; past the bound, the first
+// limit bytes and over, however it was sized, and never more than the
+// bound and one byte taken from r.
+func TestReadSized(t *testing.T) {
+	const limit = 4 * firstRead
+	const text = "print(1)\n"
+	long := strings.Repeat("#", limit+1000)
+	tests := []struct {
+		name      string
+		text      string
+		size      int64
+		per       int
+		failAt    int // a read fails once this many bytes are read; 0: none
+		want      string
+		wantOver  bool
+		wantErr   bool
+		wantReads int // 0: not counted
+	}{
+		{name: "sized", text: text, size: 9, want: text, wantReads: 1},
+		{name: "of unknown size", text: text, size: -1, want: text, wantReads: 2},
+		{name: "of unknown size, a first read's length", text: long[:firstRead],
+			size: -1, want: long[:firstRead], wantReads: 2},
+		{name: "empty", text: "", size: 0, want: "", wantReads: 1},
+		{name: "reads that came short", text: text, size: 9, per: 4, want: text, wantReads: 3},
+		{name: "grew after it was looked at", text: text, size: 4, want: text},
+		{name: "shrank after it was looked at", text: text, size: 20, want: text, wantReads: 2},
+		{name: "a read's error", text: text, size: 9, per: 4, failAt: 4, want: text[:4],
+			wantErr: true},
+		{name: "at the bound", text: long[:limit], size: limit, want: long[:limit]},
+		{name: "at the bound, of unknown size", text: long[:limit], size: -1,
+			want: long[:limit]},
+		{name: "past the bound", text: long, size: int64(len(long)), want: long[:limit],
+			wantOver: true},
+		{name: "past the bound, said to be small", text: long, size: 10, want: long[:limit],
+			wantOver: true},
+		{name: "past the bound, of unknown size", text: long, size: -1, want: long[:limit],
+			wantOver: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &scripted{r: strings.NewReader(tc.text), per: tc.per, failAt: tc.failAt}
+			if tc.failAt > 0 {
+				r.fail = errors.New("EIO")
+			}
+			got, over, err := ReadSized(r, limit, tc.size)
+			if string(got) != tc.want || over != tc.wantOver || (err != nil) != tc.wantErr {
+				t.Fatalf("ReadSized: %d bytes, over %v, %v; want %d bytes, over %v, an error %v",
+					len(got), over, err, len(tc.want), tc.wantOver, tc.wantErr)
+			}
+			if tc.wantReads != 0 && r.reads != tc.wantReads {
+				t.Errorf("ReadSized made %d reads, want %d", r.reads, tc.wantReads)
+			}
+			if r.given > limit+1 {
+				t.Errorf("ReadSized took %d bytes from the reader, past the bound and one byte, %d",
+					r.given, limit+1)
+			}
+			if cap(got) > limit+1 {
+				t.Errorf("ReadSized's buffer holds %d bytes, past the bound and one byte, %d",
+					cap(got), limit+1)
+			}
+		})
 	}
 }

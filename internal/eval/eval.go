@@ -192,9 +192,12 @@ func suiteFile(suite *os.Root, name string, max int64) ([]byte, error) {
 	if got, err := f.Stat(); err != nil || !os.SameFile(fi, got) {
 		return nil, fmt.Errorf("%s changed while it was opened", name)
 	}
-	data, over := bounded.Read(f, max)
-	if over {
+	data, over, err := bounded.ReadSized(f, max, fi.Size())
+	switch {
+	case over:
 		return nil, fmt.Errorf("%s is larger than %d bytes", name, max)
+	case err != nil:
+		return nil, err // a read's error names the file
 	}
 	return data, nil
 }

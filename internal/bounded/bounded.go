@@ -5,6 +5,10 @@
 //	data, over := bounded.Read(f, 1<<20)
 //	if over { /* refuse: more than 1 MiB */ }
 //
+//	// A file whose read errors matter, read in one call where its size
+//	// says it is all there:
+//	data, over, err := bounded.ReadSized(f, 1<<20, fi.Size())
+//
 //	out := &bounded.Writer{Max: 1 << 20} // a program's output, kept
 //	_, _ = io.Copy(out, r)
 //	fmt.Println(len(out.Bytes()), out.Written(), out.Cut())

@@ -47,15 +47,15 @@ func ReadSized(r io.Reader, limit, size int64) (b []byte, over bool, err error) 
 	}
 	b = make([]byte, 0, size+1)
 	for {
-		n, err := r.Read(b[len(b):cap(b)])
+		n, rerr := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		switch {
 		case int64(len(b)) > limit:
 			return b[:limit], true, nil
-		case err == io.EOF:
+		case rerr == io.EOF:
 			return b, false, nil
-		case err != nil:
-			return b, false, err
+		case rerr != nil:
+			return b, false, rerr
 		case sized && n > 0 && int64(len(b)) == size && len(b) < cap(b):
 			return b, false, nil
 		case len(b) == cap(b): // twice the room, up to the bound and one byte

@@ -736,6 +736,11 @@ func (w *workerProc) retire() {
 	for _, c := range w.closers {
 		c.Close()
 	}
+	if w.relay.woken != nil {
+		// Last: its Close waits for the feeds that poll it, which the
+		// closers above have ended (wake, and each feed's destination).
+		w.relay.woken.Close()
+	}
 	os.RemoveAll(w.tmp)
 	if w.unlock != nil {
 		w.unlock()

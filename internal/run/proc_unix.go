@@ -129,9 +129,12 @@ func toolPair() (theirs, ours *os.File, err error) {
 // feed copies src, the caller's, to dst until src ends, dst refuses, or
 // woken is readable (its other end closed). A file of the caller's is
 // polled beside woken and read only once it is ready, so the copy never
-// waits in a read past woken, and src's flags stay as the caller set them
-// (its descriptor is reached through SyscallConn, which leaves its mode
-// alone). Any other reader is copied until it ends.
+// waits in a read past woken, and src's flags stay as the caller set them.
+// Both descriptors are reached through SyscallConn, which leaves their
+// modes alone and holds each open until the copy ends: a Close of woken
+// meanwhile (the worker's retire) closes it only then, so that its number
+// is never another file's while it is polled. Any other reader is copied
+// until it ends.
 func feed(dst io.Writer, src io.Reader, woken *os.File) {
 	f, ok := src.(*os.File)
 	if !ok {
@@ -139,33 +142,42 @@ func feed(dst io.Writer, src io.Reader, woken *os.File) {
 		return
 	}
 	raw, err := f.SyscallConn()
-	wfd := int(woken.Fd())
-	if err != nil || wfd < 0 {
+	if err != nil {
 		return
 	}
+	wraw, err := woken.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = wraw.Control(func(wfd uintptr) {
+		_ = raw.Control(func(fd uintptr) { copyUntilWoken(dst, int32(fd), int32(wfd)) })
+	})
+}
+
+// copyUntilWoken is feed's copy from the descriptor fd to dst, until fd
+// ends, dst refuses, or wfd is readable.
+func copyUntilWoken(dst io.Writer, fd, wfd int32) {
 	buf := make([]byte, relayBuffer)
-	_ = raw.Control(func(fd uintptr) {
-		for {
-			p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(wfd), Events: unix.POLLIN}}
-			if _, err := unix.Poll(p, -1); err != nil {
-				if err == unix.EINTR {
-					continue
-				}
-				return
-			}
-			if p[1].Revents != 0 {
-				return
-			}
-			n, err := unix.Read(int(fd), buf)
-			if err == unix.EINTR || err == unix.EAGAIN {
+	for {
+		p := []unix.PollFd{{Fd: fd, Events: unix.POLLIN}, {Fd: wfd, Events: unix.POLLIN}}
+		if _, err := unix.Poll(p, -1); err != nil {
+			if err == unix.EINTR {
 				continue
 			}
-			if n <= 0 {
-				return
-			}
-			if _, err := dst.Write(buf[:n]); err != nil {
-				return
-			}
+			return
 		}
-	})
+		if p[1].Revents != 0 {
+			return
+		}
+		n, err := unix.Read(int(fd), buf)
+		if err == unix.EINTR || err == unix.EAGAIN {
+			continue
+		}
+		if n <= 0 {
+			return
+		}
+		if _, err := dst.Write(buf[:n]); err != nil {
+			return
+		}
+	}
 }

@@ -65,7 +65,9 @@ func (w *workerProc) relayEnds(s workerSpec) (std [3]*os.File, tool *os.File, er
 	if w.relay.woken, w.relay.wake, err = os.Pipe(); err != nil {
 		return std, nil, codes.Errorf(codes.E310, "the relay's pipe: %w", err)
 	}
-	w.closers = append(w.closers, w.relay.wake, w.relay.woken)
+	// woken is closed by retire after the closers: a feed holds it open
+	// while it copies, and ends once wake or its destination closes.
+	w.closers = append(w.closers, w.relay.wake)
 	for _, c := range []any{s.stdin, s.stdout, s.stderr} {
 		if f, ok := c.(*os.File); ok {
 			if id, ok := lang.FileIDOf(f); ok {

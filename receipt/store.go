@@ -13,6 +13,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/bufpool"
 	"github.com/sabline/sabline/receipt/journal"
 )
 
@@ -261,14 +262,8 @@ const encodedRoom = 2 << 10
 // encodeBufs are the buffers a store encodes receipts into, each given
 // back once the journal has copied what it holds: a skeleton's bytes are
 // kept nowhere else, and a finished receipt's are copied, to their
-// length, as its StoredJSON. One grown past maxKeptBuf is let go.
-var encodeBufs = sync.Pool{New: func() any {
-	b := make([]byte, 0, encodedRoom)
-	return &b
-}}
-
-// maxKeptBuf bounds the buffers encodeBufs keeps.
-const maxKeptBuf = 64 << 10
+// length, as its StoredJSON. One grown past 64 KiB is let go.
+var encodeBufs = bufpool.Pool{Max: 64 << 10, Room: encodedRoom}
 
 // append appends rec to the journal under key, its Key, as its
 // durability asks, and keeps what it appended of a finished receipt as
@@ -278,13 +273,11 @@ const maxKeptBuf = 64 << 10
 // receipt's flush takes it along, so that a run pays one flush however
 // long it runs.
 func (s *Store) append(rec *Receipt, key string, finished bool) error {
-	bp := encodeBufs.Get().(*[]byte)
-	data, err := rec.AppendJSON((*bp)[:0])
+	bp := encodeBufs.Get()
+	data, err := rec.AppendJSON(*bp)
 	defer func() {
-		if cap(data) <= maxKeptBuf {
-			*bp = data[:0]
-			encodeBufs.Put(bp)
-		}
+		*bp = data
+		encodeBufs.Put(bp)
 	}()
 	if err != nil {
 		return err

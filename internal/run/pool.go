@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/bufpool"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
@@ -451,12 +452,12 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	}
 	// Sized for the program and its input in base64, and the rest
 	// (jobHeadroom; a job that needs more grows).
-	j.line = jobLines.Get().(*[]byte)
-	line := slices.Grow((*j.line)[:0], base64.StdEncoding.EncodedLen(len(src))+
+	j.line = jobLines.Get()
+	line := slices.Grow(*j.line, base64.StdEncoding.EncodedLen(len(src))+
 		base64.StdEncoding.EncodedLen(len(in))+jobHeadroom)
 	j.job = wire.AppendJob(line, &wire.Job{Program: name, Source: src, Root: root, Args: r.Args,
 		Stdin: in, Budget: b, Cwd: p.cfg.Cwd, Keep: r.Source == nil})
-	*j.line = j.job[:0]
+	*j.line = j.job
 	if len(j.job) > wire.MaxJobBytes {
 		return refuse(codes.Errorf(codes.E301, jobTooLarge, len(j.job), wire.MaxJobBytes))
 	}
@@ -481,21 +482,13 @@ const jobHeadroom = 1 << 10
 
 // jobLines are the buffers jobs' lines are made in: a line is written to
 // its worker's pipe, which copies it, and a run holds it only until its
-// worker is done with it. One grown past maxKeptLine is let go.
-var jobLines = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxKeptLine bounds the buffers jobLines keeps.
-const maxKeptLine = 64 << 10
+// worker is done with it. One grown past 64 KiB is let go.
+var jobLines = bufpool.Pool{Max: 64 << 10}
 
 // giveLine gives j's line buffer back to jobLines, once nothing reads
 // the job again: its worker has it, or will never be sent it.
 func (j *pooled) giveLine() {
-	if j.line == nil {
-		return
-	}
-	if cap(*j.line) <= maxKeptLine {
-		jobLines.Put(j.line)
-	}
+	jobLines.Put(j.line)
 	j.line, j.job = nil, nil
 }
 

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sabline/sabline/internal/bufpool"
 )
 
 // Default values of Options.
@@ -220,7 +222,9 @@ func (j *Journal) Sync() error {
 // syncFile is datasync; tests replace it to make a sync fail.
 var syncFile = datasync
 
-var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+// records are the buffers a record is encoded in before its write; one
+// past 256 KiB is let go.
+var records = bufpool.Pool{Max: 256 << 10}
 
 // commitBy is when an appended record asks the committer to sync it.
 type commitBy int
@@ -236,13 +240,11 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 	if err := checkRecord(key, payload); err != nil {
 		return 0, fmt.Errorf("journal append: %w", err)
 	}
-	bp := bufPool.Get().(*[]byte)
-	buf := encodeRecord((*bp)[:0], key, payload)
+	bp := records.Get()
+	buf := encodeRecord(*bp, key, payload)
 	defer func() {
-		if cap(buf) <= 256<<10 {
-			*bp = buf
-			bufPool.Put(bp)
-		}
+		*bp = buf
+		records.Put(bp)
 	}()
 
 	j.mu.Lock()

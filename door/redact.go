@@ -90,7 +90,8 @@ func forms(dir string) []string {
 // memory gap's reason names it (confine/linux's planCgroup): beneath a
 // cgroup2 mount, and the cgroup of the server's own process. Such a path
 // is its lead and every byte after it up to the first of cgroupPathEnds;
-// no two leads match at one place.
+// no two leads match at one place. Each holds a slash (TestCgroupLeads),
+// where redactCgroups finds it.
 var cgroupLeads = [...]string{"/sys/fs/cgroup", "this process's cgroup /", "the children of /",
 	"hierarchy at /", "hierarchy mounted at /"}
 
@@ -100,31 +101,32 @@ const cgroupPathEnds = "\t\n\f\r ,;:\"'()"
 
 // redactCgroups is s with every cgroup path (cgroupLeads) redacted, from
 // the left: the words of its lead before the path are kept, and the path
-// becomes RedactedCgroup. Each lead is looked for once from the start,
-// and again only past a path that covered where it was found.
+// becomes RedactedCgroup. The leads are looked for at the slashes of s
+// alone, each with its first slash there: a slash is rarer in the words
+// of a receipt than a lead's first letter, and a lead found at a slash
+// begins before any found at a later one, since the bytes of a lead
+// before its first slash hold none.
 func redactCgroups(s string) string {
-	var at [len(cgroupLeads)]int // each lead's next place in s from done, -1 for none
-	for i, l := range cgroupLeads {
-		at[i] = strings.Index(s, l)
-	}
 	var b strings.Builder
 	done := 0 // s before it is written to b, or is a path redacted
-	for {
-		first := -1
-		for i, p := range at {
-			if p >= 0 && (first < 0 || p < at[first]) {
-				first = i
+	for from := 0; ; {
+		i := strings.IndexByte(s[from:], '/')
+		if i < 0 {
+			break
+		}
+		slash := from + i
+		from = slash + 1
+		start, lead := -1, ""
+		for _, l := range cgroupLeads {
+			at := slash - strings.IndexByte(l, '/')
+			if at >= done && (start < 0 || at < start) && strings.HasPrefix(s[at:], l) {
+				start, lead = at, l
 			}
 		}
-		if first < 0 {
-			if done == 0 {
-				return s
-			}
-			b.WriteString(s[done:])
-			return b.String()
+		if start < 0 {
+			continue
 		}
-		lead := cgroupLeads[first]
-		start, end := at[first], at[first]+len(lead)
+		end := start + len(lead)
 		if n := strings.IndexAny(s[end:], cgroupPathEnds); n >= 0 {
 			end += n
 		} else {
@@ -136,15 +138,13 @@ func redactCgroups(s string) string {
 		b.WriteString(s[done:start])
 		b.WriteString(lead[:strings.IndexByte(lead, '/')])
 		b.WriteString(RedactedCgroup)
-		done = end
-		for i, p := range at {
-			if p >= 0 && p < end {
-				if at[i] = strings.Index(s[end:], cgroupLeads[i]); at[i] >= 0 {
-					at[i] += end
-				}
-			}
-		}
+		done, from = end, end
 	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
 // text is s with the facts redacted.

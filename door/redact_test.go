@@ -147,6 +147,20 @@ func FuzzRedactCgroups(f *testing.F) {
 	})
 }
 
+// TestCgroupLeads: redactCgroups looks for the leads at slashes, so each
+// lead must hold one, or it would never be found; and a path beneath the
+// mount, which begins at its slash, is found.
+func TestCgroupLeads(t *testing.T) {
+	for _, l := range cgroupLeads {
+		if !strings.Contains(l, "/") {
+			t.Errorf("lead %q holds no slash: redactCgroups would never find it", l)
+		}
+	}
+	if got := redactCgroups("/sys/fs/cgroup/a"); got != RedactedCgroup {
+		t.Errorf("redactCgroups of a path beneath the mount = %q, want %q", got, RedactedCgroup)
+	}
+}
+
 // TestPoolRunnerRedacts: a run's reply, its receipt as the client is sent
 // it and as a lookup answers it name no absolute path of the operator's:
 // the program is named as the client named it, and the import root in

@@ -52,10 +52,13 @@ func TestStoreDurability(t *testing.T) {
 		wantNow   bool // synced when Finish returns
 		wantSoon  bool // synced by the committer, unasked
 		wantNever bool // not synced until Sync asks
+		// wantWindow: the window the receipt says a power cut could lose
+		// it in, the journal's commit interval with Background alone
+		wantWindow bool
 	}{
 		{name: "default is flush", set: "", want: Flush, wantNow: true, wantSoon: true},
 		{name: "flush", set: Flush, want: Flush, wantNow: true, wantSoon: true},
-		{name: "background", set: Background, want: Background, wantSoon: true},
+		{name: "background", set: Background, want: Background, wantSoon: true, wantWindow: true},
 		{name: "none", set: None, want: None, wantNever: true},
 	}
 	for _, tt := range tests {
@@ -84,6 +87,7 @@ func TestStoreDurability(t *testing.T) {
 					"the finish's flush takes it", before, w)
 			}
 			rec.Outcome = OutcomeOf(nil)
+			rec.RunParameters.DurabilityWindowMS = 99
 			s.Finish(rec)
 			if _, err := rec.Stored(); err != nil {
 				t.Fatal(err)
@@ -102,6 +106,14 @@ func TestStoreDurability(t *testing.T) {
 			got, err := Find(dir, rec.RunID)
 			if err != nil || got.RunParameters.Durability != tt.want {
 				t.Fatalf("stored: %+v, %v; want durability %q", got, err, tt.want)
+			}
+			wantMS := int64(0) // the 99 set before Finish is the store's to replace
+			if tt.wantWindow {
+				wantMS = j.CommitInterval().Milliseconds()
+			}
+			if w := got.RunParameters.DurabilityWindowMS; w != wantMS || tt.wantWindow && w <= 0 {
+				t.Errorf("stored with a window of %d ms, want %d (the journal's commit interval %v)",
+					w, wantMS, j.CommitInterval())
 			}
 			if err := s.Sync(); err != nil {
 				t.Fatal(err)

@@ -166,6 +166,7 @@ func (p *RunParameters) encode(e *jsonenc.Encoder) {
 	e.IntOmit("max_memory_mb", int64(p.MaxMemoryMB))
 	e.StringsOmit("credentials_lent", p.CredentialsLent)
 	e.StrOmit("durability", string(p.Durability))
+	e.IntOmit("durability_window_ms", p.DurabilityWindowMS)
 	e.Close()
 }
 

@@ -34,8 +34,9 @@ var receiptParts = map[string]string{
 	"run_parameters.confine":          notReported, "run_parameters.require_confinement": notReported,
 	"run_parameters.timeout_ms": notReported, "run_parameters.max_memory_mb": notReported,
 	"run_parameters.credentials_lent": notReported, "run_parameters.durability": notReported,
-	"observed.exit_status": notReported, "observed.signal": notReported,
-	"observed.user_ms": notReported, "observed.system_ms": notReported, "observed.max_rss_kb": notReported,
+	"run_parameters.durability_window_ms": notReported, "observed.signal": notReported,
+	"observed.exit_status": notReported, "observed.user_ms": notReported,
+	"observed.system_ms": notReported, "observed.max_rss_kb": notReported,
 	"observed.stdout_bytes": notReported, "observed.stderr_bytes": notReported,
 	"observed.made": notReported, // made by the supervisor before the worker started
 	// Made, or refused, by the supervisor: the host and port are what the

@@ -115,6 +115,12 @@ type RunParameters struct {
 	// command line writes, and from receipts written before it was
 	// recorded.
 	Durability Durability `json:"durability,omitempty"`
+	// DurabilityWindowMS is, with Background, the longest the receipt
+	// waited for its flush to begin (the journal's commit interval): a
+	// power cut within it and the flush could lose the receipt. Absent
+	// with any other durability, and from receipts written before it was
+	// recorded.
+	DurabilityWindowMS int64 `json:"durability_window_ms,omitempty"`
 }
 
 // Asked records how the run was asked for: the confine mode, the level
@@ -697,6 +703,12 @@ func parseReceipt(path string, data []byte) (*Receipt, error) {
 	if d := r.RunParameters.Durability; d != "" && !slices.Contains(Durabilities, d) {
 		return nil, codes.Errorf(codes.E317, "%s is not a receipt: its durability %q is none of Sabline's",
 			path, d)
+	}
+	if w := r.RunParameters.DurabilityWindowMS; w < 0 ||
+		w > 0 && r.RunParameters.Durability != Background {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: a durability window of %d ms "+
+			"with durability %q (a window is a background receipt's, and not below zero)",
+			path, w, r.RunParameters.Durability)
 	}
 	return &r, nil
 }

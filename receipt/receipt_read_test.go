@@ -32,6 +32,12 @@ func TestLoadReceiptRefuses(t *testing.T) {
 		{name: "a durability of no Sabline's", content: `{"schema": "` + Schema +
 			`", "run_id": "a", "run_parameters": {"durability": "eventually"}}`,
 			wantMsg: `its durability "eventually" is none of Sabline's`},
+		{name: "a window below zero", content: `{"schema": "` + Schema + `", "run_id": "a", ` +
+			`"run_parameters": {"durability": "background", "durability_window_ms": -1}}`,
+			wantMsg: `a durability window of -1 ms with durability "background"`},
+		{name: "a window of a flushed receipt", content: `{"schema": "` + Schema + `", "run_id": "a", ` +
+			`"run_parameters": {"durability": "flush", "durability_window_ms": 10}}`,
+			wantMsg: `a durability window of 10 ms with durability "flush"`},
 		{name: "too large", content: big, wantMsg: "larger than"},
 	}
 	for _, tt := range tests {
@@ -47,8 +53,14 @@ func TestLoadReceiptRefuses(t *testing.T) {
 			}
 		})
 	}
-	// The positive control: a receipt one byte under the bound loads.
+	// The positive controls: a background receipt's window loads, and a
+	// receipt one byte under the bound.
 	p := filepath.Join(testkit.Scratch(t), "r.json")
+	testkit.WriteFile(t, p, `{"schema":"`+Schema+`","run_id":"a","run_parameters":`+
+		`{"durability":"background","durability_window_ms":10}}`)
+	if r, err := Load(p); err != nil || r.RunParameters.DurabilityWindowMS != 10 {
+		t.Errorf("a background receipt with its window: %v, %v", r, err)
+	}
 	pad := MaxBytes - len(`{"schema":"`+Schema+`","run_id":"a","args":[""]}`)
 	testkit.WriteFile(t, p, `{"schema":"`+Schema+`","run_id":"a","args":["`+strings.Repeat("x", pad)+`"]}`)
 	if _, err := Load(p); err != nil {
@@ -193,6 +205,8 @@ func FuzzParseReceipt(f *testing.F) {
 		`{"schema":"` + Schema + `","run_id":"a","outcome":{"exit_status":1e400}}`,
 		`{"schema":"` + Schema + `","run_id":"\u001b]52;c;aGk=\u0007","program":{"path":"\r sabline: ok"}}`,
 		`{"schema":"` + Schema + `","run_id":"a","effects":[{"grant":"io","uses":-1}],"later_field":{"x":[1,2]}}`,
+		`{"schema":"` + Schema + `","run_id":"a","run_parameters":{"durability":"background","durability_window_ms":10}}`,
+		`{"schema":"` + Schema + `","run_id":"a","run_parameters":{"durability":"none","durability_window_ms":1e3}}`,
 		// The two parts: an older receipt has neither; a field no worker
 		// reports, or fields of another shape, is not a receipt.
 		`{"schema":"` + Schema + `","run_id":"a","observed":{"exit_status":0,"signal":"killed","max_rss_kb":-1,"stdout_bytes":1e30},` +

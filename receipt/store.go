@@ -123,6 +123,10 @@ func (s *Store) Finish(rec *Receipt) {
 	key := rec.fileName()
 	defer s.settle(key)
 	rec.RunParameters.Durability = rec.RunParameters.Durability.orFlush()
+	rec.RunParameters.DurabilityWindowMS = 0
+	if rec.RunParameters.Durability == Background {
+		rec.RunParameters.DurabilityWindowMS = s.j.CommitInterval().Milliseconds()
+	}
 	rec.stored = nil
 	if err := s.append(rec, key, true); err != nil {
 		rec.storeErr = codes.Errorf(codes.E327, "finish receipt: %w", err)

@@ -631,6 +631,10 @@ func (j *Journal) Stats() Stats {
 		SegmentNum: num, Held: size, Waiting: waiting}
 }
 
+// CommitInterval is the longest a record appended with Append waits for
+// its commit to begin (Options.CommitInterval, its default filled in).
+func (j *Journal) CommitInterval() time.Duration { return j.opt.CommitInterval }
+
 // name is the segment's path in dir.
 func (s *segment) name(dir string) string { return filepath.Join(dir, segmentName(s.num)) }
 

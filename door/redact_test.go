@@ -44,6 +44,8 @@ func TestHostFactsText(t *testing.T) {
 			want: "this process's cgroup " + RedactedCgroup + " lies outside the cgroup v2 hierarchy mounted at " + RedactedCgroup},
 		{name: "the parent handed the controller", in: "hand the memory controller to the children of /sys/fs/cgroup/a: denied",
 			want: "hand the memory controller to the children of " + RedactedCgroup + ": denied"},
+		{name: "a lead begun inside a path redacted", in: "this process's cgroup /sys/fs/cgroup/hierarchy at /x",
+			want: "this process's cgroup " + RedactedCgroup + " at /x"},
 		{name: "nothing of the host", in: "every limit is held", want: "every limit is held"},
 		{name: "cgroups named, no path of them", in: "no cgroup holds it: the cgroup v2 hierarchy " +
 			"is not mounted, this process's cgroup is the root",
@@ -130,6 +132,7 @@ func FuzzRedactCgroups(f *testing.F) {
 	f.Add("hand the memory controller to the children of /sys/fs/cgroup/a: denied")
 	f.Add("the cgroup v2 hierarchy at /sys/fs/cgroup offers no memory controller")
 	f.Add("/sys/fs/cgroup/\xff\tx /sys/fs/cgroup")
+	f.Add("this process's cgroup /sys/fs/cgroup/hierarchy at /x")
 	f.Add("every limit is held")
 	f.Fuzz(func(t *testing.T, s string) {
 		if len(s) > 1<<12 {

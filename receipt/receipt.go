@@ -115,10 +115,11 @@ type RunParameters struct {
 	// command line writes, and from receipts written before it was
 	// recorded.
 	Durability Durability `json:"durability,omitempty"`
-	// DurabilityWindowMS is, with Background, the longest the receipt
-	// waited for its flush to begin (the journal's commit interval): a
-	// power cut within it and the flush could lose the receipt. Absent
-	// with any other durability, and from receipts written before it was
+	// DurabilityWindowMS is, with Background, the journal's commit
+	// interval: the flush that takes the receipt begins within it of the
+	// receipt's write (or once a flush under way then has ended), and a
+	// power cut before that flush ends can lose the receipt. Absent with
+	// any other durability, and from receipts written before it was
 	// recorded.
 	DurabilityWindowMS int64 `json:"durability_window_ms,omitempty"`
 }

@@ -565,6 +565,9 @@ func (j *Journal) Seal() (int, error) {
 	if j.closed {
 		return 0, fmt.Errorf("journal seal: %w", ErrClosed)
 	}
+	if j.err != nil { // a commit failed while the zeros were laid
+		return 0, fmt.Errorf("journal seal: %w", j.err)
+	}
 	if err := j.rotate(); err != nil {
 		return 0, fmt.Errorf("journal seal: %w", err)
 	}

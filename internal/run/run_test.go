@@ -25,12 +25,19 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
+// beforeWorker is what the test files of one system do to the test
+// binary started as a worker, with its arguments, before worker.Main.
+var beforeWorker []func(args []string)
+
 // TestMain lets the test binary be its own worker, as the sabline command
 // is: Supervise starts os.Executable with wire.WorkerArg.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == wire.WorkerArg {
 		if os.Getenv(dieEarlyEnv) != "" {
 			os.Exit(3) // a worker that dies before its first record
+		}
+		for _, f := range beforeWorker {
+			f(os.Args[2:])
 		}
 		os.Exit(worker.Main(os.Args[2:]))
 	}

@@ -32,7 +32,11 @@ func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader, page *os.File)
 	if page != nil {
 		var err error
 		if began, err = wire.OpenBegan(page); err != nil {
-			fmt.Fprintln(os.Stderr, "sabline: pool worker:", err) // its jobs count as begun
+			// A worker that cannot count the jobs it begins serves none:
+			// the page would say 0, and a job it began and died in would
+			// be taken for one never begun, and run again elsewhere.
+			return w.finish(res, codes.Errorf(codes.E310,
+				"pool worker: %v: it serves no job, as it could not say which it began", err))
 		}
 	}
 	t0 := time.Now()

@@ -873,9 +873,10 @@ func (p *Pool) atLevel(held core.Result) {
 }
 
 // tryStart is retryRefused's trial: a worker started, and retired at once
-// when it starts at the level.
+// when it starts at the level, forgotten first, as it serves no run.
 func (p *Pool) tryStart() {
 	if w, err := p.startWorker(); err == nil {
+		p.forget(w)
 		w.retire()
 	}
 }

@@ -219,3 +219,30 @@ func stopped(pid int) bool {
 	}
 	return true
 }
+
+// TestPoolTrialLeavesNoWorker: the worker of a trial start (tryStart),
+// retired at once, is not among the pool's workers afterwards, which are
+// the same as before it and each alive (Workers feeds a door's count of
+// idle workers).
+func TestPoolTrialLeavesNoWorker(t *testing.T) {
+	dir := t.TempDir()
+	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io"), Workers: 1,
+		Confine: core.ModeOff, ImportRoot: dir, Receipts: t.TempDir()})
+	if err != nil {
+		t.Fatalf("StartPool: %v", err)
+	}
+	defer p.Close()
+	before := p.Workers()
+	p.tryStart()
+	after := p.Workers()
+	slices.Sort(before)
+	slices.Sort(after)
+	if !slices.Equal(before, after) {
+		t.Errorf("workers %v before the trial, %v after; want the same", before, after)
+	}
+	for _, pid := range after {
+		if live, _ := procState(pid); !live {
+			t.Errorf("worker %d is not alive", pid)
+		}
+	}
+}

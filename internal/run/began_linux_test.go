@@ -53,15 +53,22 @@ func TestPoolWorkerWithoutItsPage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hello.vel"), []byte("print(\"hello\")\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, noPage := range []bool{false, true} {
-		t.Run("no page "+strconv.FormatBool(noPage), func(t *testing.T) {
-			if noPage {
+	for _, tt := range []struct {
+		name         string
+		noPage       bool
+		wantStartErr bool
+	}{
+		{name: "the page mapped"},
+		{name: "no page", noPage: true, wantStartErr: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.noPage {
 				t.Setenv(noBeganPageEnv, "1")
 			}
 			// env granted: the worker keeps the environment, noBeganPageEnv in it
 			p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io,env"), Workers: 1,
 				Confine: core.ModeOff, ImportRoot: dir, Receipts: t.TempDir()})
-			if noPage {
+			if tt.wantStartErr {
 				if codes.CodeOf(err) != codes.E310 || !strings.Contains(err.Error(), "jobs-begun page") {
 					t.Errorf("StartPool with workers that cannot map the page: %v; want E310 naming it", err)
 				}

@@ -268,14 +268,35 @@ func (b *builder) resolveLinks(p string, links int) string {
 	r := at
 	if mode, ok := b.lstat(at); ok && mode&fs.ModeSymlink != 0 && links < maxLinks {
 		if target, err := b.m.Readlink(at); err == nil {
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(filepath.Dir(at), target)
-			}
-			r = b.resolveLinks(filepath.Clean(target), links+1)
+			r = b.follow(filepath.Dir(at), target, links+1)
 		}
 	}
 	b.resolved[p] = r
 	return r
+}
+
+// follow resolves a link's target from dir, the link's directory as it
+// resolves, a component at a time: a ".." leaves the directory the
+// components before it led to, as the kernel takes it, not the one they
+// name (in x/.., where x is a link, the parent of x's target). Cleaning
+// the target as text first would guard a place the link does not lead.
+func (b *builder) follow(dir, target string, links int) string {
+	at := dir
+	if filepath.IsAbs(target) {
+		vol := filepath.VolumeName(target)
+		at, target = vol+string(filepath.Separator), target[len(vol):]
+	}
+	separator := func(r rune) bool { return r < 0x80 && os.IsPathSeparator(uint8(r)) }
+	for _, c := range strings.FieldsFunc(target, separator) {
+		switch c {
+		case ".":
+		case "..":
+			at = filepath.Dir(at)
+		default:
+			at = b.resolveLinks(filepath.Join(at, c), links)
+		}
+	}
+	return at
 }
 
 // forms are p, cleaned, and p as it resolves.

@@ -287,3 +287,71 @@ func TestCarveOutAllowedNarrowest(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveDotDotThroughALink: a link whose target climbs out of
+// another link (store -> x/../realstore, x a link into deep/d) leads where
+// the kernel takes it, deep/realstore, not where the text of its target
+// reads, and a store named by it is held there: the set refuses a file of
+// deep/realstore. The control: the same target without the link in it
+// (x a directory) leads beside x, as written.
+func TestResolveDotDotThroughALink(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{name: "x a link", want: "/t/deep/realstore", files: map[string]string{
+			"/t/x": "/t/deep/d", "/t/deep/d/f": "", "/t/deep/realstore/r": "",
+			"/t/realstore/r": "", "/t/store": "x/../realstore"}},
+		{name: "x a directory", want: "/t/realstore", files: map[string]string{
+			"/t/x/f": "", "/t/deep/realstore/r": "", "/t/realstore/r": "",
+			"/t/store": "x/../realstore"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if goruntime.GOOS == "windows" {
+				t.Skip("the fake machine's paths are Unix paths")
+			}
+			m := newFake(tt.files)
+			if got := Resolve("/t/store", m); got != tt.want {
+				t.Errorf("Resolve(/t/store) = %s, want %s", got, tt.want)
+			}
+			set := Build(Inputs{Sabline: []string{"/t/store"}}, m)
+			if _, refused := set.Refuses(tt.want+"/r", "/t"); !refused {
+				t.Errorf("%s/r, where the store leads, is not refused", tt.want)
+			}
+		})
+	}
+	if goruntime.GOOS != "linux" {
+		return
+	}
+	// The kernel's view, on this machine: the same links made for real.
+	dir := t.TempDir()
+	if r, err := filepath.EvalSymlinks(dir); err != nil || r != dir {
+		t.Skipf("the test's directory %s is reached through a link (%s, %v)", dir, r, err)
+	}
+	for _, d := range []string{"deep/d", "deep/realstore", "realstore"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "deep/d"), filepath.Join(dir, "x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("x/../realstore", filepath.Join(dir, "store")); err != nil {
+		t.Fatal(err)
+	}
+	// The kernel's lookup (stat follows the links) against Resolve's.
+	via, err := os.Stat(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Resolve(filepath.Join(dir, "store"), OS())
+	at, err := os.Stat(got)
+	if err != nil || !os.SameFile(via, at) {
+		t.Errorf("Resolve on this machine = %s (%v), not the directory the kernel reaches", got, err)
+	}
+	if beside, err := os.Stat(filepath.Join(dir, "realstore")); err != nil || os.SameFile(via, beside) {
+		t.Errorf("control: the kernel reaches realstore beside x (%v)", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/brokenpipe"
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/run"
@@ -174,6 +175,15 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if abs, err := filepath.Abs(dir); err == nil {
 		r.Guarded = []string{abs} // a broad grant never reaches the receipts
+		// Made now and known to the register, as a store's directory is
+		// (receipt.OpenStore): no run of another Sabline on this machine
+		// reaches it either. A directory that cannot be made is refused
+		// when the receipt is reserved.
+		if os.MkdirAll(abs, 0o700) == nil {
+			if err := guard.JoinAs("the receipts directory "+abs, abs); err != nil {
+				return refuse(err)
+			}
+		}
 	}
 	if bad != nil {
 		return refuse(bad.Err)

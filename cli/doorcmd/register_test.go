@@ -217,6 +217,58 @@ func TestRegisterKeepsAnotherSablinesRuns(t *testing.T) {
 	}
 }
 
+// TestRegisterKeepsACommandLineStore: a command-line run's own receipts
+// directory, outside every home, joins the register; a command-line run
+// of another Sabline granted fs above it can neither list it nor plant a
+// receipt in it (E318), and the directory is as it was. The control,
+// reading a register of its own, plants the receipt.
+func TestRegisterKeepsACommandLineStore(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the attack's grants are tested where CI runs the command: Linux")
+	}
+	shared := testkit.NewRegister(t)
+	top := t.TempDir()
+	store := filepath.Join(top, "other", "receipts")
+	hello := filepath.Join(top, "hello.vel")
+	if err := os.WriteFile(hello, []byte("print(\"hello\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runSabline(t, top, []string{guard.RegisterEnv + "=" + shared},
+		"--receipts", store, "--allow", "io", hello); r.exit != 0 {
+		t.Fatalf("the other Sabline's run: exit %d, %q", r.exit, r.stderr)
+	}
+	planted := filepath.Join(store, "20991231T000000.000000000Z-planted.json")
+	prog := filepath.Join(top, "plant.vel")
+	if err := os.WriteFile(prog, []byte("print(fs.list(ARGS[0]))\nfs.write(ARGS[1], \"{}\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plant := func(register string) sablineRun {
+		return runSabline(t, top, []string{guard.RegisterEnv + "=" + register},
+			"--receipts", filepath.Join(top, "own", "receipts"),
+			"--allow", "io,fs:read:"+top+",fs:write:"+top, prog, "--", store, planted)
+	}
+	before := snapshot(t, store)
+	if r := plant(shared); r.exit == 0 || !strings.Contains(r.stderr, "E318") {
+		t.Errorf("exit %d, stderr %q; want it refused, E318", r.exit, r.stderr)
+	}
+	if _, err := os.Lstat(planted); err == nil {
+		t.Errorf("%s was planted", planted)
+	}
+	after := snapshot(t, store)
+	for p, data := range before {
+		if after[p] != data {
+			t.Errorf("%s changed: %d bytes, was %d", p, len(after[p]), len(data))
+		}
+	}
+	// Control: a register the other Sabline never joined.
+	if r := plant(testkit.NewRegister(t)); r.exit != 0 {
+		t.Errorf("control: exit %d, %q", r.exit, r.stderr)
+	}
+	if _, err := os.Lstat(planted); err != nil {
+		t.Errorf("control: nothing was planted (%v): the test proves nothing", err)
+	}
+}
+
 // TestServeRefusesAnUntrustedRegister: sabline serve, sabline mcp and a
 // command-line run do not start when the register is not one to rely on:
 // E331, naming the register and why, and nothing listens or runs; with a

@@ -3,6 +3,7 @@ package adversarial_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,6 +118,35 @@ var _ = DescribeTable("file targets: refused by the language and by the kernel, 
 		control: read(`"$GRANT/a\nb/f.txt"`),
 	}),
 )
+
+var _ = Describe("a store named through a link that climbs out of another link", func() {
+	// store -> x/../realstore, x -> deep/d: the kernel takes store to
+	// deep/realstore, where the guard must hold it, not to realstore
+	// beside x, where the text of the target reads.
+	It("is held where the kernel goes, by the language and by the kernel, while a write beside it goes through", func() {
+		landlockOnly()
+		const plant = "fs.write(\"$GRANT/%s/planted.json\", \"{}\")\nprint(\"RESULT ok\")\n"
+		for _, b := range []struct {
+			bin, want string
+		}{{bins.Normal, "E318"}, {bins.Knockout, "EACCES"}} {
+			for _, p := range []struct {
+				dir, want string
+			}{{"deep/realstore", b.want}, {"sub", escape.Went}} {
+				s := newScratch("dotdot-store")
+				for _, d := range []string{"deep/d", "deep/realstore"} {
+					Expect(os.MkdirAll(filepath.Join(s.Grant, d), 0o755)).To(Succeed())
+				}
+				Expect(links(map[string]string{"x": "$GRANT/deep/d", "store": "x/../realstore"})(s)).
+					To(Succeed())
+				r := run(s, b.bin, "io,fs:read:$GRANT,fs:write:$GRANT",
+					[]string{"--receipts", filepath.Join(s.Grant, "store")}, fmt.Sprintf(plant, p.dir))
+				Expect(result(r)).To(Equal(p.want), "%s %s\n%s%s", filepath.Base(b.bin), p.dir, r.Stdout, r.Stderr)
+				_, err := os.Lstat(filepath.Join(s.Grant, p.dir, "planted.json"))
+				Expect(err == nil).To(Equal(p.want == escape.Went), "planted.json in %s: %v", p.dir, err)
+			}
+		}
+	})
+})
 
 var _ = Describe("file targets the grants let through, as documented", func() {
 	It("reads through a hard link planted in the grant before the run: a hard link is a name beneath the grant", func() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -219,9 +220,11 @@ func TestRegisterKeepsAnotherSablinesRuns(t *testing.T) {
 
 // TestRegisterKeepsACommandLineStore: a command-line run's own receipts
 // directory, outside every home, joins the register; a command-line run
-// of another Sabline granted fs above it can neither list it nor plant a
-// receipt in it (E318), and the directory is as it was. The control,
-// reading a register of its own, plants the receipt.
+// of another Sabline granted fs above it can plant no receipt in it: not
+// through the language, which lists it first (E318), nor through
+// pathlib's own I/O, which only the kernel holds (E319); and the
+// directory is as it was. The control, reading a register of its own,
+// plants both.
 func TestRegisterKeepsACommandLineStore(t *testing.T) {
 	if goruntime.GOOS != "linux" {
 		t.Skip("the attack's grants are tested where CI runs the command: Linux")
@@ -237,22 +240,37 @@ func TestRegisterKeepsACommandLineStore(t *testing.T) {
 		"--receipts", store, "--allow", "io", hello); r.exit != 0 {
 		t.Fatalf("the other Sabline's run: exit %d, %q", r.exit, r.stderr)
 	}
-	planted := filepath.Join(store, "20991231T000000.000000000Z-planted.json")
-	prog := filepath.Join(top, "plant.vel")
-	if err := os.WriteFile(prog, []byte("print(fs.list(ARGS[0]))\nfs.write(ARGS[1], \"{}\")\n"), 0o644); err != nil {
-		t.Fatal(err)
+	attacks := []struct {
+		name, src, want string
+	}{
+		{name: "list and plant", src: "print(fs.list(ARGS[0]))\nfs.write(ARGS[1], \"{}\")\n", want: "E318"},
+		{name: "plant with pathlib", src: "ffi.module(\"pathlib\").write_text(ARGS[1], \"{}\")\n", want: "E319"},
 	}
-	plant := func(register string) sablineRun {
-		return runSabline(t, top, []string{guard.RegisterEnv + "=" + register},
-			"--receipts", filepath.Join(top, "own", "receipts"),
-			"--allow", "io,fs:read:"+top+",fs:write:"+top, prog, "--", store, planted)
+	planted := func(i int) string {
+		return filepath.Join(store, fmt.Sprintf("20991231T000000.000000000Z-planted%d.json", i))
+	}
+	attack := func(register string) []sablineRun {
+		var runs []sablineRun
+		for i, a := range attacks {
+			prog := filepath.Join(top, fmt.Sprintf("plant%d.vel", i))
+			if err := os.WriteFile(prog, []byte(a.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			runs = append(runs, runSabline(t, top, []string{guard.RegisterEnv + "=" + register},
+				"--receipts", filepath.Join(top, "own", "receipts"),
+				"--allow", "io,fs:read:"+top+",fs:write:"+top+",ffi:pathlib", prog, "--", store, planted(i)))
+		}
+		return runs
 	}
 	before := snapshot(t, store)
-	if r := plant(shared); r.exit == 0 || !strings.Contains(r.stderr, "E318") {
-		t.Errorf("exit %d, stderr %q; want it refused, E318", r.exit, r.stderr)
-	}
-	if _, err := os.Lstat(planted); err == nil {
-		t.Errorf("%s was planted", planted)
+	for i, r := range attack(shared) {
+		if r.exit == 0 || !strings.Contains(r.stderr, attacks[i].want) {
+			t.Errorf("%s: exit %d, stderr %q; want it refused, %s", attacks[i].name, r.exit, r.stderr,
+				attacks[i].want)
+		}
+		if _, err := os.Lstat(planted(i)); err == nil {
+			t.Errorf("%s: %s was planted", attacks[i].name, planted(i))
+		}
 	}
 	after := snapshot(t, store)
 	for p, data := range before {
@@ -261,11 +279,11 @@ func TestRegisterKeepsACommandLineStore(t *testing.T) {
 		}
 	}
 	// Control: a register the other Sabline never joined.
-	if r := plant(testkit.NewRegister(t)); r.exit != 0 {
-		t.Errorf("control: exit %d, %q", r.exit, r.stderr)
-	}
-	if _, err := os.Lstat(planted); err != nil {
-		t.Errorf("control: nothing was planted (%v): the test proves nothing", err)
+	for i, r := range attack(testkit.NewRegister(t)) {
+		if _, err := os.Lstat(planted(i)); err != nil {
+			t.Errorf("control, %s: nothing was planted (exit %d, %q): the test proves nothing",
+				attacks[i].name, r.exit, r.stderr)
+		}
 	}
 }
 

@@ -80,12 +80,35 @@ func (it Item) Covers(e Effect) bool {
 		if it.Host == "" {
 			return true
 		}
-		return strings.EqualFold(it.Host, strings.Trim(e.Host, "[]")) &&
+		return SameHost(it.Host, strings.Trim(e.Host, "[]")) &&
 			(it.Port == 0 || it.Port == e.Port)
 	case FFI:
 		return it.Module == "" || it.Module == e.Module
 	}
 	return true
+}
+
+// SameHost reports whether a and b name one host: the same bytes but for
+// the case of ASCII letters. Unicode's folding is not a host's (it takes
+// ſ for s and the Kelvin sign for k), and a name a grant admits must be
+// the name the connection looks up.
+func SameHost(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if lowerASCII(a[i]) != lowerASCII(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // Within reports whether path is dir or lies beneath it. Both must be
@@ -232,7 +255,7 @@ func (m *Meter) netHint(e Effect) string {
 		if it.Kind != Net || it.UDP != e.UDP || it.Host == "" {
 			continue
 		}
-		if strings.EqualFold(it.Host, strings.Trim(e.Host, "[]")) {
+		if SameHost(it.Host, strings.Trim(e.Host, "[]")) {
 			return ""
 		}
 		named = append(named, it.String())

@@ -86,6 +86,10 @@ func TestCovers(t *testing.T) {
 		{name: "host in capitals", item: "net:example.org", effect: dial("EXAMPLE.Org", 80), want: true},
 		{name: "item host in capitals", item: "net:EXAMPLE.org", effect: dial("example.org", 80), want: true},
 		{name: "another host", item: "net:example.org", effect: dial("other.org", 443), want: false},
+		// Unicode folds ſ to s and the Kelvin sign to k: a name the grant
+		// would admit so is not the name the supervisor looks up.
+		{name: "a host folded by Unicode", item: "net:localhost", effect: dial("localhoſt", 80), want: false},
+		{name: "a Kelvin sign", item: "net:kiwi.example", effect: dial("Kiwi.example", 80), want: false},
 		{name: "a subdomain", item: "net:example.org", effect: dial("api.example.org", 443), want: false},
 		{name: "host and port", item: "net:example.org:443", effect: dial("example.org", 443), want: true},
 		{name: "host and another port", item: "net:example.org:443", effect: dial("example.org", 80), want: false},

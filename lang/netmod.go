@@ -25,13 +25,13 @@ const dialTimeout = 10 * time.Second
 // maxBody is the most an HTTP GET reads of a response body.
 const maxBody = 16 << 20
 
-// resolver looks a name up as every connection the language and its host
-// modules make does: in /etc/hosts, then over TCP to the name servers of
-// /etc/resolv.conf, never over UDP. A net grant is TCP unless it says
-// udp, and a confined worker without a UDP grant makes no datagram
-// socket, while its Landlock rules admit TCP to port 53 under any net
-// grant (confine.Network.Ports): so names resolve under every net grant,
-// with or without UDP, the same way.
+// resolver looks a name up for a run that dials for itself (no
+// Config.Dial: a run in the caller's process, or a worker on a system with
+// no broker): in /etc/hosts, then over TCP to the name servers of
+// /etc/resolv.conf, never over UDP, so that names resolve the same way
+// under every net grant, UDP granted or not. A confined worker on Linux
+// looks no name up: its supervisor does, for each connection it makes for
+// the run (internal/broker).
 var resolver = &net.Resolver{
 	PreferGo: true,
 	Dial:     overTCP((&net.Dialer{Timeout: dialTimeout}).DialContext),

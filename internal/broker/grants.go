@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"strings"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
@@ -64,7 +63,9 @@ func (a *admission) admit(r Request) (grant string, named bool, err error) {
 //     link-local, shared (100.64.0.0/10), unspecified or multicast address
 //     behind a name could be a rebinding (a name that answers with an
 //     address inside the operator's network), so it is reached only where
-//     a grant names the address itself.
+//     a grant names the address itself. An IPv6 address reaches only
+//     global unicast space, and one that embeds an IPv4 address for a
+//     NAT64 gateway or a 6to4 relay is judged by the IPv4 address (public).
 //
 // None left is an E335 that says which addresses were refused and how
 // to grant one.
@@ -72,8 +73,9 @@ func Reachable(host string, addrs []netip.Addr) ([]netip.Addr, error) {
 	if a, err := netip.ParseAddr(trimBrackets(host)); err == nil {
 		return []netip.Addr{a.Unmap()}, nil
 	}
-	local := strings.EqualFold(host, "localhost") ||
-		strings.HasSuffix(strings.ToLower(host), ".localhost")
+	const sub = ".localhost"
+	local := budget.SameHost(host, "localhost") ||
+		len(host) > len(sub) && budget.SameHost(host[len(host)-len(sub):], sub)
 	var out, refused []netip.Addr
 	for _, a := range addrs {
 		a = a.Unmap()
@@ -98,34 +100,80 @@ func Reachable(host string, addrs []netip.Addr) ([]netip.Addr, error) {
 		"address itself, as net:%s, to reach it", host, joinAddrs(refused), hostForm(refused[0]))
 }
 
-// public reports whether a is an address of the public internet: none of
-// the special ranges Reachable refuses behind a name.
+// public reports whether a is an address of the public internet, one a
+// name may lead to. An IPv4 address is, but for the special ranges
+// below; an IPv6 address only where it is named as public: global unicast
+// (2000::/3) outside the blocks of it kept for protocols and
+// documentation, or an address that embeds a public IPv4 one for a NAT64
+// gateway or a 6to4 relay, which connect to the IPv4 address embedded.
+// Every other IPv6 address (loopback, unique local, link-local,
+// site-local, multicast, the IPv4-compatible and -translated forms, and
+// whatever is assigned outside 2000::/3 later) is refused behind a name.
 func public(a netip.Addr) bool {
-	switch {
-	case !a.IsValid(), a.IsUnspecified(), a.IsLoopback(), a.IsPrivate(), a.IsMulticast(),
-		a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast():
+	if !a.IsValid() {
 		return false
 	}
-	for _, p := range notPublic {
-		if p.Contains(a) {
+	if a.Is4() {
+		if a.IsUnspecified() || a.IsLoopback() || a.IsPrivate() || a.IsMulticast() ||
+			a.IsLinkLocalUnicast() {
 			return false
 		}
+		return !inAny(notPublic4, a)
 	}
-	return true
+	for _, e := range embedsIPv4 {
+		if e.prefix.Contains(a) {
+			b := a.As16()
+			return public(netip.AddrFrom4([4]byte(b[e.at : e.at+4])))
+		}
+	}
+	return globalUnicast6.Contains(a) && !inAny(notPublic6, a)
 }
 
-// notPublic are the ranges beyond netip's predicates that no public name
-// should answer with: this network, shared address space (carrier-grade
-// NAT), IETF protocol assignments, the benchmarking range, the limited
-// broadcast and the discard prefix, and NAT64's well-known local prefix.
-var notPublic = []netip.Prefix{
+func inAny(ps []netip.Prefix, a netip.Addr) bool {
+	for _, p := range ps {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// embedsIPv4 are the IPv6 prefixes whose addresses carry an IPv4 address
+// that a translator or a relay on the way connects to, with the byte it
+// starts at: NAT64's well-known prefix (RFC 6052), which DNS64 and the
+// gateways of IPv6-only networks use, and 6to4 (RFC 3056). Such an
+// address is as public as the IPv4 address it carries: a name answering
+// 64:ff9b::10.0.0.5 reaches 10.0.0.5 through the gateway.
+var embedsIPv4 = []struct {
+	prefix netip.Prefix
+	at     int
+}{
+	{netip.MustParsePrefix("64:ff9b::/96"), 12},
+	{netip.MustParsePrefix("2002::/16"), 2},
+}
+
+// globalUnicast6 is the IPv6 space a name may lead to (RFC 4291).
+var globalUnicast6 = netip.MustParsePrefix("2000::/3")
+
+// notPublic4 are the IPv4 ranges beyond netip's predicates that no
+// public name should answer with: this network, shared address space
+// (carrier-grade NAT), IETF protocol assignments, the benchmarking range,
+// and the reserved range with the limited broadcast.
+var notPublic4 = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
 	netip.MustParsePrefix("192.0.0.0/24"),
 	netip.MustParsePrefix("198.18.0.0/15"),
 	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-	netip.MustParsePrefix("100::/64"),
+}
+
+// notPublic6 are the blocks of global unicast kept for protocols and
+// documentation: IETF protocol assignments (Teredo, benchmarking, ORCHID
+// among them) and the two documentation prefixes (RFC 3849, RFC 9637).
+var notPublic6 = []netip.Prefix{
+	netip.MustParsePrefix("2001::/23"),
+	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("3fff::/20"),
 }
 
 // hostForm is how a grant writes a: an IPv6 address in brackets.

@@ -108,8 +108,17 @@ func TestAssessLinux(t *testing.T) {
 		{name: "ABI 2 cannot hold truncation", allow: "io,fs:write:/srv/out",
 			held: Held{LandlockABI: 2, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerLandlock(2), core.LayerSeccomp},
 			want: []string{"truncating a file"}},
-		{name: "ABI 2 with writes granted everywhere", allow: "io,fs:write",
-			held: Held{LandlockABI: 2, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{core.LayerLandlock(2), core.LayerSeccomp}},
+		{name: "ABI 2 with writes granted everywhere: the guarded locations may be truncated", allow: "io,fs:write",
+			held: Held{LandlockABI: 2, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerLandlock(2), core.LayerSeccomp},
+			want: []string{"truncating a file (it needs ABI 3): the guarded locations beneath the grant of every path may be truncated"}},
+		{name: "ABI 1 with every path granted: the guarded locations may be truncated", allow: "io,fs",
+			held: Held{LandlockABI: 1, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerLandlock(1), core.LayerSeccomp},
+			want: []string{"the guarded locations beneath the grant of every path may be truncated"}},
+		{name: "ABI 2 with a module that widens to any path", allow: "io,ffi:pathlib",
+			held: Held{LandlockABI: 2, Seccomp: true}, wantLevel: core.Partial, wantLayers: []string{core.LayerLandlock(2), core.LayerSeccomp},
+			want: []string{"the guarded locations beneath the grant of every path may be truncated"}},
+		{name: "ABI 3 holds the guarded locations' truncation", allow: "io,fs",
+			held: Held{LandlockABI: 3, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{ll3, core.LayerSeccomp}},
 		{name: "seccomp holds the closed network below ABI 4", allow: "io",
 			held: Held{LandlockABI: 3, Seccomp: true}, wantLevel: core.Full, wantLayers: []string{ll3, core.LayerSeccomp}},
 		{name: "below ABI 4 seccomp holds a named host's sockets", allow: "io,net:example.org:443",
@@ -196,7 +205,7 @@ func TestAssessLinux(t *testing.T) {
 
 // TestAssessLinuxAgreesWithLandlockPlan holds what linux.Assess says a
 // Landlock ABI cannot hold to what LandlockPlan handles at that ABI:
-// truncation when writes are restricted; and, without seccomp, the
+// truncation (of the guarded locations, when writes are unrestricted); and, without seccomp, the
 // worker's TCP connections as Landlock's to refuse exactly where the plan
 // handles connect, under a closed network and under a brokered one.
 func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
@@ -220,7 +229,7 @@ func TestAssessLinuxAgreesWithLandlockPlan(t *testing.T) {
 				said   bool
 			}{
 				{name: "truncation unheld", reason: r.Reason, phrase: "truncating a file",
-					said: plan.HandledFS&LandlockFSTruncate == 0 && !p.Write.Unrestricted},
+					said: plan.HandledFS&LandlockFSTruncate == 0},
 				{name: "TCP binds unheld", reason: r.Reason, phrase: "TCP binds"},
 				{name: "TCP held by Landlock, network closed", reason: bare.Reason,
 					phrase: "sockets other than TCP", said: connect && !Brokered(p)},

@@ -42,8 +42,9 @@ var landlockABIs = []LandlockABIInfo{
 		Adds: "the refer right (renaming and linking a file into another directory), which Sabline " +
 			"grants nowhere"},
 	{ABI: 3, Kernel: "6.2", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
-		Adds:    "truncating a file",
-		Lacking: "truncation: a write grant's neighbours may be truncated"},
+		Adds: "truncating a file",
+		Lacking: "truncation: a write grant's neighbours, and the guarded locations beneath a " +
+			"grant of every path, may be truncated"},
 	{ABI: 4, Kernel: "6.7", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
 		Net:     LandlockNetBindTCP | LandlockNetConnectTCP,
 		Adds:    "TCP bind and connect by port",

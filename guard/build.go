@@ -131,6 +131,44 @@ func homeBases(home string) []string {
 // the Set it returns reads nothing.
 func Build(in Inputs, m Machine) *Set {
 	b := newBuilder(m)
+	return b.set(b.build(in, nil))
+}
+
+// Refresh returns s as it would be built on m now, with in's locations
+// added: each location of s resolved and carved out again (one that did
+// not exist when s was built and does now, a /run/secrets or a token
+// written since, a new match of /etc/shadow*, is carved out as Build
+// carves one that exists), each home of s and each made since guarded as
+// Build guards a home, and in's (the register's locations, the kernel
+// surfaces the mount table has now) as Build adds them. No location of s
+// is dropped, and each keeps its kind and whether it was lent.
+//
+// # Why
+//
+// The kernel's carving (linux.CarveLandlock) lists each directory it
+// expands when a worker applies its policy, and gives each entry it finds
+// there the rights of the grant above it. A Set built when a pool started
+// knows nothing of what was made since: a guarded location made in a
+// directory it expands, or a home, would be granted whole to each worker
+// started later. A pool's worker refreshes the set it was handed before
+// it applies its policy, so that the language and the kernel hold the
+// places that are there when it starts. What is made after that is made
+// in a directory already expanded, where the kernel grants no new entry.
+func (s *Set) Refresh(in Inputs, m Machine) *Set {
+	if s = s.made(); s == nil {
+		return nil
+	}
+	b := newBuilder(m)
+	for _, l := range s.locs {
+		b.add(l)
+	}
+	return b.set(b.build(in, s.homes))
+}
+
+// build adds in's locations, the tables and every home (known, those of
+// in and those in the system's homes directories) to b, and returns the
+// homes.
+func (b *builder) build(in Inputs, known []string) []string {
 	var lent []string
 	for _, p := range in.Lent {
 		lent = append(lent, b.forms(p)...)
@@ -149,7 +187,12 @@ func Build(in Inputs, m Machine) *Set {
 	for _, l := range kernelMounts(in.Mounts) {
 		b.add(l)
 	}
-	homes := b.homes(in.Home)
+	homes := slices.Clone(known)
+	for _, h := range b.homes(in.Home) {
+		if !slices.Contains(homes, h) {
+			homes = append(homes, h)
+		}
+	}
 	for _, c := range credentials {
 		where := []string{filepath.FromSlash(c.Path)}
 		if !strings.HasPrefix(c.Path, "/") {
@@ -185,6 +228,11 @@ func Build(in Inputs, m Machine) *Set {
 		}
 		b.expandDir(b.resolve(h), true)
 	}
+	return homes
+}
+
+// set is the Set b built, with homes.
+func (b *builder) set(homes []string) *Set {
 	s := &Set{locs: b.locs, homes: homes, concrete: b.concrete}
 	sort.Slice(s.concrete, func(i, j int) bool { // by path, a location before a directory to expand
 		ci, cj := s.concrete[i], s.concrete[j]

@@ -88,6 +88,14 @@ func Main(args []string) int {
 	}
 	phase.Mark("request read")
 	w.guard = req.Guard.Set()
+	if req.Pool {
+		// A pool's set was built when the pool started, and the kernel's
+		// carving lists the directories it expands now: what was made
+		// since (a home, a guarded location, another Sabline's store, a
+		// kernel surface mounted) is guarded here, before the policy is
+		// applied, or the carving would grant it.
+		w.guard = w.guard.Refresh(since(), guard.OS())
+	}
 	if req.Procs > 0 {
 		// The supervisor's setting, not the operator's: nothing the
 		// program starts inherits it.
@@ -98,6 +106,17 @@ func Main(args []string) int {
 	}
 	got.req.Close()
 	return w.run(&req)
+}
+
+// since is what a pool worker adds to the set its pool built when it
+// started (guard.Set.Refresh): the register of Sablines on this machine
+// and the mount table, as they are now. What cannot be read adds nothing;
+// the pool's set holds what they held then.
+func since() guard.Inputs {
+	home, _ := os.UserHomeDir()
+	sabline, _, _ := guard.RegisteredLocations()
+	mounts, _ := guard.ReadMounts()
+	return guard.Inputs{Home: home, Sabline: sabline, Mounts: mounts}
 }
 
 // requestBuffer is the request pipe's read buffer: a request with a

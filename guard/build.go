@@ -140,8 +140,12 @@ func Build(in Inputs, m Machine) *Set {
 // written since, a new match of /etc/shadow*, is carved out as Build
 // carves one that exists), each home of s and each made since guarded as
 // Build guards a home, and in's (the register's locations, the kernel
-// surfaces the mount table has now) as Build adds them. No location of s
-// is dropped, and each keeps its kind and whether it was lent.
+// surfaces the mount table has now) as Build adds them. Nothing of s is
+// dropped: each location keeps its kind and whether it was lent, and each
+// carve-out stays, beside the new ones (a directory expanded because a
+// location in it did not exist stays expanded once it does), so that
+// what m no longer shows (a directory the process cannot list now) is held
+// as it was.
 //
 // # Why
 //
@@ -159,6 +163,14 @@ func (s *Set) Refresh(in Inputs, m Machine) *Set {
 		return nil
 	}
 	b := newBuilder(m)
+	for _, c := range s.concrete {
+		if c.Expand {
+			b.expanded[c.Path] = len(b.concrete)
+		} else {
+			b.carved[c.Path] = len(b.concrete)
+		}
+		b.concrete = append(b.concrete, c)
+	}
 	for _, l := range s.locs {
 		b.add(l)
 	}

@@ -84,18 +84,40 @@ func TestRefreshMadeSinceBuilt(t *testing.T) {
 		})
 	}
 	// Controls: the refreshed set carves out what a set built now does
-	// (a directory expanded for a location that now exists is carved
-	// around it instead), every location of the set as built is kept, a
-	// lent location stays lent (a grant naming it reaches it), and a plain
-	// entry made since is neither carved out nor refused.
-	if got, want := refreshed.CarveOuts(), fresh.CarveOuts(); !reflect.DeepEqual(got, want) {
-		t.Errorf("the refreshed set carves out\n%+v\nwhere a set built now carves out\n%+v", got, want)
+	// and what the set as built did, and nothing else (a directory
+	// expanded for a location that now exists stays expanded beside it);
+	// every location of the set as built is kept, a lent location stays
+	// lent (a grant naming it reaches it), and a plain entry made since is
+	// neither carved out nor refused.
+	type key struct {
+		path   string
+		expand bool
+	}
+	want := map[key]bool{}
+	for _, c := range append(built.CarveOuts(), fresh.CarveOuts()...) {
+		want[key{c.Path, c.Expand}] = true
+	}
+	got := map[key]bool{}
+	for _, c := range refreshed.CarveOuts() {
+		got[key{c.Path, c.Expand}] = true
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the refreshed set carves out\n%v\nwhere the set as built and one built now carve out\n%v",
+			got, want)
 	}
 	for _, l := range built.Locations() {
 		if !slices.ContainsFunc(refreshed.Locations(), func(k Location) bool {
 			return reflect.DeepEqual(k, l)
 		}) {
 			t.Errorf("the refreshed set lost the location %+v", l)
+		}
+	}
+	// A machine the refresh can list nothing of (a worker under its
+	// server's own Landlock domain lists little) takes nothing away.
+	blind := built.Refresh(Inputs{}, newFake(map[string]string{}))
+	for _, c := range built.CarveOuts() {
+		if !slices.ContainsFunc(blind.CarveOuts(), func(k CarveOut) bool { return reflect.DeepEqual(k, c) }) {
+			t.Errorf("refreshed on a machine that shows nothing, the set lost the carve-out %+v", c)
 		}
 	}
 	const lent = "/home/ana/.aws/credentials"

@@ -133,15 +133,31 @@ func open(ctx context.Context, url string) (*blobBucket, error) {
 		}
 		if fi, err := os.Stat(filepath.FromSlash(dir)); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("%s: the directory %s does not exist: make it, or give the "+
-				"directory's path alone (without file://), which is made when missing", url, dir)
+				"directory's path alone (without file://), which is made when missing",
+				bucket.Redact(url), dir)
 		}
 	}
 	b, err := blob.OpenBucket(ctx, url)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", url, err)
+		// The driver's error names the URL whole: the query, which can
+		// hold an endpoint's keys, is left out of both.
+		return nil, redacted{fmt.Errorf("open %s: %w", url, err), url}
 	}
 	return &blobBucket{b: b}, nil
 }
+
+// redacted is an error whose text names a store's URL without its query
+// (bucket.Redact), wherever in it the URL was named whole.
+type redacted struct {
+	err error
+	url string
+}
+
+func (r redacted) Error() string {
+	return strings.ReplaceAll(r.err.Error(), r.url, bucket.Redact(r.url))
+}
+
+func (r redacted) Unwrap() error { return r.err }
 
 // blobBucket is a bucket.Bucket over a gocloud.dev/blob bucket.
 type blobBucket struct{ b *blob.Bucket }

@@ -225,3 +225,27 @@ func TestMissingDirectory(t *testing.T) {
 		t.Errorf("open of a file:// URL made %s", dir)
 	}
 }
+
+// TestOpenErrorRedacted: a store's URL whose query holds a secret (an
+// endpoint's keys) is named in the agent's errors without its query,
+// which the server's log and the terminal would show: a URL the driver
+// refuses, and a file:// directory that does not exist.
+func TestOpenErrorRedacted(t *testing.T) {
+	const secret = "SECRETKEY"
+	missing := filepath.ToSlash(filepath.Join(t.TempDir(), "absent"))
+	if !strings.HasPrefix(missing, "/") {
+		missing = "/" + missing
+	}
+	for _, u := range []string{
+		"s3://receipts?endpoint=" + neturl.QueryEscape("http://key:"+secret+"@127.0.0.1:1") + "&bogus=1",
+		"file://" + missing + "?token=" + secret,
+	} {
+		_, err := open(context.Background(), u)
+		if err == nil {
+			t.Fatalf("open of %s: nil, want it refused", u)
+		}
+		if strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), bucket.Redact(u)) {
+			t.Errorf("open of %s: %q; want the URL named without its query", u, err)
+		}
+	}
+}

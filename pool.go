@@ -121,8 +121,10 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 func (p *Pool) Options() PoolOptions { return p.opts }
 
 // Run runs program in the next free worker. The error is nil when the
-// program ran, however it ended (Result.Err says); it is the refusal when
-// nothing ran, and the result's receipt says so too.
+// program ran, however it ended (Result.Err says), and its receipt was
+// kept; it is the refusal when nothing ran, and the result's receipt says
+// so too; it is E327, as Run's, when the program ran and its receipt
+// could not be finished (the journal keeps the skeleton, unfinished).
 func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Result, error) {
 	r, err := p.p.Run(ctx, run.PoolRun{
 		Program: program.Path,
@@ -132,6 +134,9 @@ func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Resu
 		Budget:  opts.Budget,
 		Tenant:  opts.Tenant,
 	})
+	if _, serr := r.Receipt.Stored(); err == nil && serr != nil {
+		err = serr // E327: it ran, and its receipt was not finished
+	}
 	res := &Result{Receipt: r.Receipt, Stdout: r.Stdout}
 	if r.Clipped {
 		res.Stderr = []byte(fmt.Sprintf(

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"strconv"
 	"testing/iotest"
 
 	"github.com/sabline/sabline/confine/core"
@@ -789,4 +791,63 @@ func TestPoolJobBound(t *testing.T) {
 	atBound := wire.MaxJobBytes - (job - wire.MaxJobBytes)
 	run(t, atBound, "")
 	run(t, atBound+1, codes.E301)
+}
+
+// TestPoolReceiptNotFinished: a pooled run whose finished receipt cannot
+// be appended (its journal failed once the run's skeleton was in it, as
+// on a file system the program filled) is not answered as kept: Run
+// returns E327, as sabline.Run does, and the pool says so on its Stderr;
+// the receipt kept is the skeleton, unfinished. The program waits on a
+// loopback connection the test answers only once the journal is closed.
+// Before, Run returned nil, the result's receipt said ok, and nothing
+// said that the one kept says unfinished.
+func TestPoolReceiptNotFinished(t *testing.T) {
+	root := importRoot(t)
+	rc := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	var stderr testkit.LockedBuffer
+	p := newPool(t, sabline.PoolOptions{
+		Budget: budget.MustParse(root, "io,net:127.0.0.1:"+strconv.Itoa(port)), Workers: 1,
+		ImportRoot: root, Timeout: time.Minute, Receipts: rc, Stderr: &stderr})
+	store, err := receipt.OpenStore(rc) // the pool's, shared in the process
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept() // the run is under way: its skeleton is kept
+		if err == nil {
+			defer c.Close()
+			store.Journal().Close() // every append after it fails
+			_, err = c.Write([]byte("go\n"))
+		}
+		answered <- err
+	}()
+	const src = `c = net.connect("127.0.0.1", int(ARGS[0]))
+print(c.recv(3))
+c.close()
+`
+	res, err := p.Run(context.Background(), sabline.Source("wait.vel", []byte(src)),
+		sabline.RunOptions{Args: []string{strconv.Itoa(port)}})
+	if aerr := <-answered; aerr != nil {
+		t.Fatal(aerr)
+	}
+	if res == nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+		t.Fatalf("the run: %+v, %v; want it run to its end", res, err)
+	}
+	if codes.CodeOf(err) != codes.E327 {
+		t.Errorf("Run of a program that ran, its receipt not finished: %v; want E327", err)
+	}
+	if !strings.Contains(stderr.String(), "E327") {
+		t.Errorf("the pool's stderr: %q; want the receipt not finished named", stderr.String())
+	}
+	stored, err := receipt.List(rc)
+	if err != nil || len(stored) != 1 || stored[0].Outcome.Status != receipt.StatusUnfinished {
+		t.Fatalf("receipts kept: %+v, %v; want the skeleton, unfinished", stored, err)
+	}
 }

@@ -578,11 +578,18 @@ func (p *Pool) unstarted(j *pooled, err error) *PoolResult {
 	return &PoolResult{Receipt: j.rec}
 }
 
-// finish finishes a reserved receipt.
+// finish finishes a reserved receipt. One that cannot be appended
+// (E327: the journal failed, or its file system is full) stays the
+// skeleton that says the run was not finished; the pool says so on its
+// Stderr, as it does of a refused run's receipt it cannot keep, and
+// Stored says so to the caller.
 func (p *Pool) finish(rec *receipt.Receipt) {
 	rec.Timings.WallMS = receipt.MS(time.Since(rec.Timings.Started))
 	if p.store != nil {
 		p.store.Finish(rec)
+		if _, err := rec.Stored(); err != nil {
+			fmt.Fprintln(p.cfg.Stderr, "sabline: pool:", err)
+		}
 	}
 }
 

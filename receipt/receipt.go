@@ -661,7 +661,9 @@ func Load(path string) (*Receipt, error) {
 		return nil, codes.Errorf(codes.E317, "%s is not a receipt: not a regular file (mode %s)", path,
 			fi.Mode().Type())
 	}
-	f, err := os.Open(path)
+	// Opened as it was found: a name swapped since for a link or a named
+	// pipe (whose open would wait for a writer) is refused, not read.
+	f, err := journal.OpenRegular(path)
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "read receipt: %w", err)
 	}

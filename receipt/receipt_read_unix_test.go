@@ -3,11 +3,14 @@
 package receipt
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sabline/sabline/confine/core"
 
@@ -59,4 +62,114 @@ func TestScanPassesOverLinks(t *testing.T) {
 	if runs, _, err := Scan(dir); err != nil || len(runs) != 1 || runs[0].RunID != rec.RunID {
 		t.Fatalf("the control: %+v, %v; want the regular file's receipt", runs, err)
 	}
+}
+
+// unblockPipe lets go of any open of the named pipe p that waits for a
+// writer (a reader the code under test left blocked), once the test ends.
+func unblockPipe(t *testing.T, p string) {
+	t.Cleanup(func() {
+		for range 50 {
+			fd, err := syscall.Open(p, syscall.O_WRONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				return // ENXIO: no reader waits
+			}
+			syscall.Close(fd)
+			time.Sleep(time.Millisecond)
+		}
+	})
+}
+
+// within runs f, and fails the test when it has not returned in 5s.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s has not returned in 5s: it waits in the open of a named pipe", what)
+	}
+}
+
+// TestLoadSwappedForAPipe: a receipt file swapped for a named pipe
+// between Load's look at it and its open is refused, never opened to
+// wait for a writer: receipts list and show read on. Another process
+// swaps the two at the receipt's name while Load reads it again and
+// again. Before, Load took the name's Lstat for what it opened, and its
+// open of the pipe waited for ever (within a second or so of swaps).
+func TestLoadSwappedForAPipe(t *testing.T) {
+	dir := testkit.Scratch(t)
+	rec := receipt("/p/a.vel", "1111000000000000", 0, core.Full, StatusOK)
+	written, err := rec.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(written)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe, regular := filepath.Join(dir, ".pipe"), filepath.Join(dir, ".regular")
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				os.WriteFile(regular, data, 0o600)
+				os.Rename(regular, written)
+				return
+			default:
+			}
+			if i%2 == 0 {
+				syscall.Mkfifo(pipe, 0o600)
+				os.Rename(pipe, written)
+			} else {
+				os.WriteFile(regular, data, 0o600)
+				os.Rename(regular, written)
+			}
+		}
+	}()
+	unblockPipe(t, written)
+	defer func() { close(stop); <-stopped }()
+	loaded, refused := 0, 0
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
+		within(t, "Load of a receipt swapped for a named pipe", func() {
+			if r, err := Load(written); err == nil && r.RunID == rec.RunID {
+				loaded++
+			} else {
+				refused++
+			}
+		})
+	}
+	if loaded == 0 || refused == 0 {
+		t.Logf("loaded %d, refused %d: the swaps did not meet both", loaded, refused)
+	}
+}
+
+// TestLookupRemovedNoteIsAPipe: a named pipe in place of a journal's
+// note of what its retention removed (removed.json) is passed over: a
+// lookup of a run that is not there answers not found, as it would
+// without the note. Before, its open waited for a writer for ever: a
+// server's lookup of an unknown run id, and receipts show, hung.
+func TestLookupRemovedNoteIsAPipe(t *testing.T) {
+	dir := testkit.Scratch(t)
+	if err := os.MkdirAll(filepath.Join(dir, journalDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	note := filepath.Join(dir, journalDir, retentionFile)
+	if err := syscall.Mkfifo(note, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	unblockPipe(t, note)
+	const id = "0123456789abcdef"
+	within(t, "FindRun", func() {
+		if _, err := FindRun(dir, id); !errors.Is(err, fs.ErrNotExist) || codes.CodeOf(err) != codes.E317 {
+			t.Errorf("FindRun beside a piped note: %v; want E317, not found", err)
+		}
+	})
+	within(t, "Find", func() {
+		if _, err := Find(dir, id); codes.CodeOf(err) != codes.E317 {
+			t.Errorf("Find beside a piped note: %v; want E317", err)
+		}
+	})
 }

@@ -141,7 +141,7 @@ func (s *Store) Retain(r Retention, shipping bool) error {
 	mark := filepath.Join(s.j.Dir(), UntilShippedFile)
 	var err error
 	if r.shippedOnly() {
-		err = os.WriteFile(mark, nil, 0o600)
+		err = journal.WriteRegular(mark, nil) // never through a link planted there
 	} else if err = os.Remove(mark); errors.Is(err, fs.ErrNotExist) {
 		err = nil
 	}
@@ -358,7 +358,7 @@ func noteRemoved(dir string, newest time.Time, why string) error {
 // there is none, or it is not one (larger than its bound, not its JSON).
 func readRemoved(dir string) (removedNote, bool) {
 	var note removedNote
-	f, err := os.Open(filepath.Join(dir, retentionFile))
+	f, err := journal.OpenRegular(filepath.Join(dir, retentionFile)) // never a pipe's wait
 	if err != nil {
 		return note, false
 	}

@@ -281,6 +281,12 @@ var mutations = []Mutation{
 		Packages: receiptPkg, Run: "^TestScanPassesOverLinks$", CaughtBy: "TestScanPassesOverLinks",
 	},
 	{
+		Name: "receipts-open-a-swapped-name", File: "receipt/receipt.go",
+		Old:      `f, err := journal.OpenRegular(path)`,
+		New:      `f, err := os.Open(path)`,
+		Packages: receiptPkg, Run: "^TestLoadSwappedForAPipe$", CaughtBy: "TestLoadSwappedForAPipe",
+	},
+	{
 		Name: "program-strings-uncounted", File: "lang/modules.go",
 		Old: `	case starlark.String:
 		return string(v), c.size(len(v))`,

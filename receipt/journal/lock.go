@@ -93,3 +93,52 @@ func Owner(dir string) string {
 	}
 	return line
 }
+
+// OpenRegular opens the file at path for reading as a file of a receipts
+// directory is read: a symbolic link is not followed, a named pipe does
+// not block the open (on Unix), and anything but a regular file, as
+// the open found it, is refused with an error that says what it is. A
+// name checked with Lstat and then opened can have been swapped between
+// the two: this is the check of what was opened.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (mode %s)", path, fi.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// WriteRegular writes data to the file at path as a mark in a receipts
+// directory is written: made (mode 0600) when missing, never through a
+// symbolic link, never waiting on a named pipe, and written only when
+// what it opened is a regular file, which it then truncates first. A
+// link planted under a mark's name is refused, not followed to truncate
+// its target.
+func WriteRegular(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|openFlags, 0o600)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (mode %s)", path, fi.Mode().Type())
+	}
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -211,7 +212,7 @@ func (s *Shipper) shipOther(ctx context.Context, o *other, nums []int, final boo
 			// The owner seals as the request is made (Linux), or at its
 			// next look, within half a second; the segment ships at a
 			// round after.
-			_ = os.WriteFile(filepath.Join(o.dir, receipt.SealRequestFile), nil, 0o600)
+			_ = journal.WriteRegular(filepath.Join(o.dir, receipt.SealRequestFile), nil)
 		}
 		todo, waits = nums[:len(nums)-1], skeleton
 	}
@@ -263,10 +264,11 @@ func (s *Shipper) shipOther(ctx context.Context, o *other, nums []int, final boo
 	return nil
 }
 
-// doneFile, in the journal of another process, marks how far it was
-// shipped: it holds the number of the last segment shipped, so that
-// every Shipper on the receipts directory (each under its own replica
-// id) goes on from there rather than ship it again.
+// doneFile, in a journal that a Shipper ships (its own store's, or
+// another process's), marks how far it was shipped: it holds the number
+// of the last segment shipped, so that every Shipper on the receipts
+// directory (each under its own replica id) goes on from there rather
+// than ship it again.
 const doneFile = "ship.done"
 
 // maxDoneBytes bounds what readDone reads of a doneFile.
@@ -274,7 +276,7 @@ const maxDoneBytes = 32
 
 // readDone reads the doneFile of the journal in dir.
 func readDone(dir string) (int, bool) {
-	f, err := os.OpenFile(filepath.Join(dir, doneFile), os.O_RDONLY, 0)
+	f, err := journal.OpenRegular(filepath.Join(dir, doneFile)) // never a pipe's wait
 	if err != nil {
 		return 0, false
 	}
@@ -309,7 +311,10 @@ func parseDone(data []byte) (int, bool) {
 // writeDone marks the journal in dir shipped up to segment n.
 func writeDone(dir string, n int) error {
 	tmp := filepath.Join(dir, doneFile+".tmp")
-	if err := os.WriteFile(tmp, []byte(strconv.Itoa(n)+"\n"), 0o600); err != nil {
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("ship: mark %s shipped: %w", dir, err)
+	}
+	if err := journal.WriteRegular(tmp, []byte(strconv.Itoa(n)+"\n")); err != nil {
 		return fmt.Errorf("ship: mark %s shipped: %w", dir, err)
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, doneFile)); err != nil {

@@ -3,6 +3,7 @@ package ship
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -72,6 +73,25 @@ func TestChildPool(t *testing.T) {
 				fail(err)
 			}
 			fmt.Println("sealed", n)
+		case "ship":
+			// Ships the journal, as a replica r1 does, to a bucket of
+			// its own, and prints that bucket's objects (JSON, one line).
+			b := bucket.NewMemory()
+			sh, err := Start(store, b, Options{Replica: "r1", Every: time.Hour})
+			if err != nil {
+				fail(err)
+			}
+			<-sh.started
+			if left, err := sh.round(context.Background()); err != nil || left != 0 {
+				fail(fmt.Errorf("ship: left %d: %v", left, err))
+			}
+			objects := map[string][]byte{}
+			keys, _ := b.List(context.Background(), "")
+			for _, k := range keys {
+				objects[k], _ = b.Read(context.Background(), k, 0, -1)
+			}
+			data, _ := json.Marshal(objects)
+			fmt.Println("shipped", string(data))
 		}
 	}
 	os.Exit(0)

@@ -41,6 +41,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,6 +138,14 @@ type Shipper struct {
 	lastOK     time.Time         // when a round last ended with everything sealed shipped
 	others     map[string]*other // the journals of other processes, by directory
 	live       []LiveJournal     // those whose owners were alive at the last round
+	// ownLock is the ship lock of the store's own journal (shipLockFile),
+	// held from when this Shipper took it until Close: another Shipper on
+	// the receipts directory (a replica beside this one) finds the journal
+	// shipped elsewhere and leaves it, as it leaves a live process's
+	// journal another replica ships. Until it is taken, the one that holds
+	// it ships this journal (as a live process's), marking how far in it
+	// (doneFile), and this Shipper ships none of it.
+	ownLock *journal.Lock
 
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -180,6 +189,12 @@ func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 		stop:    make(chan struct{}),
 		started: make(chan struct{}),
 		done:    make(chan struct{}),
+	}
+	// The journal is this Shipper's to ship from now on: taken here, so
+	// that no other Shipper on the directory takes it meanwhile (else at a
+	// round, once the one that holds it lets it go).
+	if _, err := s.holdOwn(); err != nil {
+		return nil, err
 	}
 	// What is in the journal now began before this start: its age counts
 	// from here.
@@ -244,7 +259,7 @@ func shippedIn(ctx context.Context, b bucket.Bucket, rest string) (int, error) {
 // journalID reads the id of the journal in dir, making it the first time.
 func journalID(dir string) (string, error) {
 	p := filepath.Join(dir, idFile)
-	data, err := os.ReadFile(p)
+	data, err := readSmall(p, maxIDBytes)
 	if err == nil {
 		id := strings.TrimSpace(string(data))
 		if len(id) == 16 && receipt.ValidRunID(id) {
@@ -276,6 +291,20 @@ func journalID(dir string) (string, error) {
 		return "", fmt.Errorf("ship: %w", err)
 	}
 	return id, nil
+}
+
+// maxIDBytes bounds what journalID reads of an idFile.
+const maxIDBytes = 64
+
+// readSmall reads the regular file at path (journal.OpenRegular: never
+// through a link, never a pipe's wait), at most limit bytes of it.
+func readSmall(path string, limit int64) ([]byte, error) {
+	f, err := journal.OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 // segmentOfKey is the segment number of an object's key after the
@@ -330,6 +359,10 @@ func (s *Shipper) Close(ctx context.Context) error {
 func (s *Shipper) letGo() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.ownLock != nil {
+		_ = s.ownLock.Unlock()
+		s.ownLock = nil
+	}
 	for _, o := range s.others {
 		for _, l := range []*journal.Lock{o.lock, o.shipLock} {
 			_ = l.Unlock()
@@ -367,6 +400,11 @@ func (s *Shipper) roundOwn(ctx context.Context) (left int, err error) {
 	// is older than this round.
 	s.since[sealed+1] = now
 	s.mu.Unlock()
+	if held, err := s.holdOwn(); err != nil {
+		return -1, s.failed(err)
+	} else if !held {
+		return 0, nil // another Shipper on the directory ships this journal, and marks it
+	}
 	if err := s.list(ctx); err != nil {
 		return -1, s.failed(err)
 	}
@@ -399,8 +437,50 @@ func (s *Shipper) roundOwn(ctx context.Context) (left int, err error) {
 		s.objects++
 		s.mu.Unlock()
 		s.store.Shipped(n) // the store may now let it go (receipt.Store.Prune)
+		// Marked in the journal, as another process's is: a Shipper that
+		// takes it once this process has ended, under another replica id
+		// (a replica started again with a new name), goes on from here
+		// rather than ship it again under its own keys.
+		if err := writeDone(s.dir, n); err != nil {
+			s.o.Logf("%v", err)
+		}
 	}
 	return 0, nil
+}
+
+// holdOwn takes the ship lock of the store's own journal when this
+// Shipper does not hold it yet, and reports whether it holds it. Where
+// another Shipper holds it (it took the journal as a live process's
+// before this one started), that one ships the journal and marks how far
+// (doneFile): what it marked is counted shipped here, and held is false.
+func (s *Shipper) holdOwn() (held bool, err error) {
+	s.mu.Lock()
+	held = s.ownLock != nil
+	s.mu.Unlock()
+	if held {
+		return true, nil
+	}
+	l, err := journal.TryLockName(s.dir, shipLockFile)
+	switch {
+	case err == nil:
+		s.mu.Lock()
+		s.ownLock = l
+		s.mu.Unlock()
+	case !errors.Is(err, journal.ErrLocked):
+		return false, fmt.Errorf("ship: %w", err)
+	}
+	if n, ok := readDone(s.dir); ok {
+		s.mu.Lock()
+		s.shipped = max(s.shipped, n)
+		for m := range s.since {
+			if m <= s.shipped {
+				delete(s.since, m)
+			}
+		}
+		s.mu.Unlock()
+		s.store.Shipped(n)
+	}
+	return err == nil, nil
 }
 
 func (s *Shipper) failed(err error) error {

@@ -137,8 +137,12 @@ func TestShipOnce(t *testing.T) {
 		t.Errorf("%d objects, want 2 (one a sealed segment)", objects)
 	}
 
-	// Started again: the bucket says what is shipped, and nothing is
-	// written twice.
+	// Started again, once the first has ended (it holds its journal's
+	// ship lock while it ships): the bucket says what is shipped, and
+	// nothing is written twice.
+	if err := sh.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
 	again := start(t, store, b, "r1")
 	c := newRun("beta")
 	if err := store.Reserve(c); err != nil {

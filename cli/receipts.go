@@ -12,6 +12,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/receipt/bucket"
 	"github.com/sabline/sabline/receipt/ship"
 )
 
@@ -63,7 +64,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 			codes.Errorf(codes.E301, "receipts %s: give --receipts DIR or --receipts-url URL, not both",
 				verb), "")
 	case *url != "":
-		*dir = *url
+		*dir = bucket.Redact(*url) // its query can hold a key
 		runs, skipped, err = sharedReceipts(*url, *agent, *tenantName, stderr)
 	case *tenantName != "":
 		return cmdline.Report(stderr,

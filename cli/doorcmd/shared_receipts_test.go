@@ -304,3 +304,29 @@ func sum(count map[string]int) int {
 	}
 	return n
 }
+
+// TestListNamesTheStoreWithoutItsQuery: `receipts list --receipts-url`
+// over an empty bucket names the store without the URL's query, which can
+// hold an endpoint's keys; the control, the bucket's path, is named.
+func TestListNamesTheStoreWithoutItsQuery(t *testing.T) {
+	bin := sablineBin(t)
+	agent, err := buildbin.Build("github.com/sabline/sabline/cmd/sabline-store", "sabline-store")
+	if err != nil {
+		t.Fatalf("build sabline-store: %v", err)
+	}
+	env, _ := defaultReceiptsEnv(t)
+	store := filepath.Join(t.TempDir(), "bucket")
+	if err := os.MkdirAll(store, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "receipts", "list", "--store-agent", agent,
+		"--receipts-url", fileURL(store)+"?create_dir=true")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("receipts list: %v\n%s", err, out)
+	}
+	if want := "no receipts in " + fileURL(store) + "\n"; string(out) != want {
+		t.Errorf("receipts list said %q, want %q", out, want)
+	}
+}

@@ -49,6 +49,22 @@ type Audit struct {
 // Only comment lines at the top of the file are read, each whole. Relative paths stay
 // relative: the declaration is about the program, not a machine.
 func DeclaredBudget(src []byte) (text string, b budget.Budget, err error) {
+	text, ok := DeclaredLine(src)
+	if !ok {
+		return "", budget.Budget{}, nil
+	}
+	b, err = budget.Parse([]string{text}, "")
+	if err != nil {
+		return "", budget.Budget{}, codes.Errorf(codes.E301, "the program's # allow: line: %w", err)
+	}
+	return text, b, nil
+}
+
+// DeclaredLine is the items of a program's leading `# allow:` line as
+// DeclaredBudget reads them, not yet parsed; ok is false when the
+// program has none. A caller that bounds what it audits (a door) counts
+// them here, before the budget is parsed and its policy derived.
+func DeclaredLine(src []byte) (text string, ok bool) {
 	for raw := range bytes.Lines(src) { // every line, however long: src is bounded by its reader
 		line := strings.TrimSpace(string(raw))
 		if line == "" {
@@ -58,15 +74,10 @@ func DeclaredBudget(src []byte) (text string, b budget.Budget, err error) {
 			break
 		}
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(strings.TrimPrefix(line, "#")), "allow:"); ok {
-			text = strings.TrimSpace(rest)
-			b, err = budget.Parse([]string{text}, "")
-			if err != nil {
-				return "", budget.Budget{}, codes.Errorf(codes.E301, "the program's # allow: line: %w", err)
-			}
-			return text, b, nil
+			return strings.TrimSpace(rest), true
 		}
 	}
-	return "", budget.Budget{}, nil
+	return "", false
 }
 
 // MakeAudit audits the program at path (as the operator wrote it) with

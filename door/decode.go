@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -83,7 +84,10 @@ func decodeRunRequest(data []byte) (RunRequest, error) {
 		case "args":
 			return decodeList(key, raw, maxArgs, &req.Args)
 		case "allow":
-			return decodeList(key, raw, maxAllow, &req.Allow)
+			if err := decodeList(key, raw, maxAllow, &req.Allow); err != nil {
+				return err
+			}
+			return checkItems("allow", allowItems(req.Allow))
 		}
 		return nil
 	})
@@ -94,6 +98,37 @@ func decodeRunRequest(data []byte) (RunRequest, error) {
 		return RunRequest{}, err
 	}
 	return req, nil
+}
+
+// itemsDo is what to do about more budget items than a door reads.
+var itemsDo = fmt.Sprintf("Name at most %d budget items (a request's allow, a program's # allow: "+
+	"line). Nothing ran.", maxAllow)
+
+// allowItems counts the budget items of allow as budget.Parse splits
+// them, each comma-separated entry of each string (an empty one too):
+// one string may hold many items ("io,fs:read:/a"), so maxAllow bounds
+// them in all, not the list's strings alone.
+func allowItems(allow []string) int {
+	n := 0
+	for _, v := range allow {
+		n += strings.Count(v, ",") + 1
+	}
+	return n
+}
+
+// checkItems refuses n budget items, as a request's allow or a
+// program's # allow: line gives them, past maxAllow: the checks of a
+// budget against a ceiling and the policy an audit derives cost time in
+// the square of its items, and a door holds a turn of its runs' gate
+// while they are made (E301).
+func checkItems(what string, n int) error {
+	if n > maxAllow {
+		e := codes.Errorf(codes.E301, "%s: %d budget items in all (a comma separates items), "+
+			"more than the %d a door reads", what, n, maxAllow)
+		e.Do = itemsDo
+		return e
+	}
+	return nil
 }
 
 // checkArgs refuses a run's arguments past MaxArgsBytes in all, E336,

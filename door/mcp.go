@@ -143,7 +143,7 @@ func (s *Server) mcpRun(ctx context.Context,
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		defer s.progress(ctx, req.Session, tok)()
 	}
-	client, t := s.clientOf(req)
+	client, t := s.clientOf(ctx, req)
 	reply, err := s.run(ctx, "mcp", client, t, in)
 	if err != nil {
 		return s.toolRefusal(err), nil
@@ -214,14 +214,17 @@ func (s *Server) mcpAudit(ctx context.Context,
 		s.refusedErr(ctx, "mcp", nil, err)
 		return toolError(detailOf(err)), nil
 	}
-	_, t := s.clientOf(req)
+	_, t := s.clientOf(ctx, req)
 	held, err := s.enter(ctx, t) // an audit reads a program too, as over HTTP
 	if err != nil {
 		s.refusedErr(ctx, "mcp", t, err)
 		return s.toolRefusal(err), nil
 	}
-	defer held.release()
+	release := held.release
+	defer func() { release() }()
 	a, err := s.cfg.Runner.Audit(ctx, in)
+	held.ran()
+	release = keepUntilReplied(ctx, held)
 	if err != nil {
 		return s.toolRefusal(err), nil
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,10 +41,16 @@ func (s *Server) mcpHandler() http.Handler {
 		if s.refuseStopping(w) {
 			return
 		}
-		jw := &jsonrpcErrors{ResponseWriter: w}
+		// Each write of the reply has replyWrite to be taken: a client
+		// that reads none of it lets go of what it holds then.
+		jw := &jsonrpcErrors{ResponseWriter: w, deadline: s.replyWrite}
 		defer jw.finish()
 		h := replies
-		ctx := r.Context()
+		// The turns a tools/call took are held until its reply is
+		// written, as /v1/run's are (keepUntilReplied).
+		held := &heldReplies{}
+		defer held.release()
+		ctx := context.WithValue(r.Context(), heldRepliesKey{}, held)
 		if r.Method == http.MethodPost {
 			body, ok := s.mcpBody(jw, r)
 			if !ok {
@@ -172,9 +179,10 @@ func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
 // JSON-RPC error it answers without a code goes out as -32600.
 type jsonrpcErrors struct {
 	http.ResponseWriter
-	started bool
-	status  int          // the status of a refusal held back, 0 if none
-	text    bytes.Buffer // its text, the first 4 KiB
+	deadline time.Duration // each write's, when not 0
+	started  bool
+	status   int          // the status of a refusal held back, 0 if none
+	text     bytes.Buffer // its text, the first 4 KiB
 }
 
 func (w *jsonrpcErrors) WriteHeader(status int) {
@@ -193,10 +201,18 @@ func (w *jsonrpcErrors) WriteHeader(status int) {
 	w.ResponseWriter.WriteHeader(status)
 }
 
+// extend gives the write about to happen w.deadline to be taken.
+func (w *jsonrpcErrors) extend() {
+	if w.deadline > 0 {
+		_ = http.NewResponseController(w.ResponseWriter).SetWriteDeadline(time.Now().Add(w.deadline))
+	}
+}
+
 func (w *jsonrpcErrors) Write(p []byte) (int, error) {
 	if !w.started {
 		w.WriteHeader(http.StatusOK)
 	}
+	w.extend()
 	if w.status != 0 {
 		if w.text.Len() < 4096 {
 			w.text.Write(p[:min(len(p), 4096-w.text.Len())])
@@ -219,6 +235,7 @@ func (w *jsonrpcErrors) Write(p []byte) (int, error) {
 // finish writes the refusal held back, as a JSON-RPC error.
 func (w *jsonrpcErrors) finish() {
 	if w.status != 0 {
+		w.extend()
 		writeRPCError(w.ResponseWriter, w.status, jsonrpc.CodeInvalidRequest,
 			strings.TrimSpace(w.text.String()))
 	}
@@ -227,6 +244,7 @@ func (w *jsonrpcErrors) finish() {
 // Flush sends what was written: a stream's events go out as they come.
 func (w *jsonrpcErrors) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.status == 0 {
+		w.extend()
 		f.Flush()
 	}
 }

@@ -378,3 +378,53 @@ func TestPoolRunnerAuditRedacts(t *testing.T) {
 		t.Errorf("the audit's refusal: %v; want E316 without the import root", err)
 	}
 }
+
+// TestPoolRunnerNamesNoGrantOfTheServers: a run with a budget narrower
+// than the server's is told that the operating system holds the server's
+// budget and the language its own, without the server's grants (a
+// directory only another tenant may be granted); a relative path of
+// allow that climbs out of the import root is refused (E301) without
+// naming, resolved, the directories above the root. The controls: the
+// reason still says what holds the run, and the server's directory named
+// in full is granted.
+func TestPoolRunnerNamesNoGrantOfTheServers(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	data := filepath.Join(base, "server-grant-sentinel-7c2a")
+	for _, d := range []string{root, data} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "hello.vel"), []byte("print(1)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root,
+		Budget: budget.MustParse(root, "io,fs:read:"+data), Receipts: t.TempDir()})
+	reply, err := r.Run(t.Context(), RunRequest{Path: "hello.vel", Allow: []string{"io"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	looked, err := r.Receipt(t.Context(), "", reply.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, text := range map[string]string{"the reply's receipt": string(reply.Receipt),
+		"the reason": reply.Reason, "the lookup": string(looked)} {
+		if strings.Contains(text, "server-grant-sentinel") {
+			t.Errorf("%s names the server's grant: %s", what, text)
+		}
+	}
+	if !strings.Contains(reply.Reason, "held by the language") {
+		t.Errorf("the reply's reason %q does not say the language holds the narrower budget", reply.Reason)
+	}
+
+	_, err = r.Run(t.Context(), RunRequest{Path: "hello.vel", Allow: []string{"io,fs:read:.."}})
+	if codes.CodeOf(err) != codes.E301 || strings.Contains(err.Error(), base) {
+		t.Errorf("allow fs:read:..: %v; want E301 naming the item as written, not %s", err, base)
+	}
+	if _, err := r.Run(t.Context(), RunRequest{Path: "hello.vel",
+		Allow: []string{"io,fs:read:" + data}}); err != nil {
+		t.Errorf("allow of the server's directory in full: %v; want it run", err)
+	}
+}

@@ -32,10 +32,18 @@ type sessions struct {
 }
 
 // clientOf is who sent an MCP request: over HTTP the tenant whose token
-// it carried (and that tenant), else its session (and no tenant).
-func (s *Server) clientOf(req mcp.Request) (string, *tenantState) {
+// it carried (and that tenant), else its session (and no tenant). Over
+// the door's own /mcp that is the tenant the request was let in as
+// (authorized), never its token looked up again: the tenants may have
+// been read again since (SIGHUP) while its body came, and a token that is
+// no longer a tenant's would run as none, under the server's whole
+// budget and no tenant's limits.
+func (s *Server) clientOf(ctx context.Context, req mcp.Request) (string, *tenantState) {
 	if extra := req.GetExtra(); extra != nil && extra.Header != nil {
-		t := s.tenantOf(extra.Header.Get("Authorization"))
+		t := tenantFrom(ctx)
+		if t == nil { // MCP() mounted on another handler than the door's
+			t = s.tenantOf(extra.Header.Get("Authorization"))
+		}
 		return t.client(), t
 	}
 	ss, ok := req.GetSession().(*mcp.ServerSession)
@@ -82,7 +90,7 @@ func (s *Server) addReceiptResources(srv *mcp.Server) {
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "resources/list" {
-				return s.listReceipts(req), nil
+				return s.listReceipts(ctx, req), nil
 			}
 			return next(ctx, method, req)
 		}
@@ -90,9 +98,10 @@ func (s *Server) addReceiptResources(srv *mcp.Server) {
 }
 
 // listReceipts is resources/list: the receipts of the client's runs.
-func (s *Server) listReceipts(req mcp.Request) *mcp.ListResourcesResult {
-	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
-	client, _ := s.clientOf(req)
+func (s *Server) listReceipts(ctx context.Context, req mcp.Request) *mcp.ListResourcesResult {
+	// The client's own: no intermediary may serve it to another.
+	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}, Cacheable: private}
+	client, _ := s.clientOf(ctx, req)
 	for _, r := range s.ledger.runs(client) {
 		ended := r.Status
 		if r.Code != "" {
@@ -115,7 +124,7 @@ func (s *Server) readReceipt(ctx context.Context,
 	if !ok || !receipt.ValidRunID(id) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	client, t := s.clientOf(req)
+	client, t := s.clientOf(ctx, req)
 	rec, err := s.receiptOf(ctx, "mcp", client, t, id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -124,8 +133,14 @@ func (s *Server) readReceipt(ctx context.Context,
 		return nil, s.lookupFailed(ctx, "mcp", t, id, err)
 	}
 	contents := &mcp.ResourceContents{URI: uri, MIMEType: "application/json", Text: string(rec)}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{contents}}, nil
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{contents}, Cacheable: private}, nil
 }
+
+// private is the cache scope of what is one client's alone (its receipts,
+// and the list of them): left out, the SDK answers "public", which lets
+// "any client or intermediary" cache the answer and serve it to another
+// client asking for the same URI.
+var private = mcp.Cacheable{CacheScope: "private"}
 
 // complete is completion/complete: for the receipt template's id, the
 // client's run ids that begin with what was typed; for anything else,
@@ -138,7 +153,7 @@ func (s *Server) complete(ctx context.Context,
 		p.Ref.URI != ReceiptURIPrefix+"{id}" || p.Argument.Name != "id" {
 		return res, nil
 	}
-	client, _ := s.clientOf(req)
+	client, _ := s.clientOf(ctx, req)
 	for _, r := range s.ledger.runs(client) {
 		if strings.HasPrefix(r.ID, p.Argument.Value) {
 			res.Completion.Total++

@@ -212,6 +212,13 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 		}
 		name = req.Path
 	}
+	// Bounded before it is parsed: the policy an audit derives costs time
+	// in the square of the items, and the audit holds a turn of the gate.
+	if line, ok := audit.DeclaredLine(src); ok {
+		if err := checkItems("the program's # allow: line", strings.Count(line, ",")+1); err != nil {
+			return AuditReply{}, r.host.err(err)
+		}
+	}
 	a, err := audit.MakeAudit(name, src, nil, r.o.Confine)
 	if err != nil {
 		return AuditReply{}, r.host.err(err)
@@ -280,6 +287,9 @@ func (r *PoolRunner) budgetOf(allow []string, tenant string,
 		}
 		return r.o.Budget, nil
 	}
+	if err := staysBeneathRoot(allow); err != nil {
+		return budget.Budget{}, err
+	}
 	b, err := budget.Parse(allow, r.o.ImportRoot)
 	if err != nil {
 		return budget.Budget{}, codes.Errorf(codes.E301, "allow: %w", err)
@@ -298,6 +308,31 @@ func (r *PoolRunner) budgetOf(allow []string, tenant string,
 	}
 	return b, nil
 }
+
+// staysBeneathRoot refuses an item of allow whose relative path climbs
+// out of the import root it is read against (E301): its messages would
+// name, resolved, the directories above the root, which the client did
+// not name. A path outside the root is written in full.
+func staysBeneathRoot(allow []string) error {
+	written, err := budget.Parse(allow, "") // relative paths kept as written
+	if err != nil {
+		return codes.Errorf(codes.E301, "allow: %w", err)
+	}
+	for _, it := range written.Items {
+		if it.Path != "" && !filepath.IsAbs(it.Path) && !filepath.IsLocal(it.Path) {
+			e := codes.Errorf(codes.E301, "allow: %s: a relative path is read against the import "+
+				"root, and this one leaves it", it)
+			e.Do = climbsDo
+			return e
+		}
+	}
+	return nil
+}
+
+// climbsDo is what to do about a relative path of allow that leaves the
+// import root.
+const climbsDo = "Name a path beneath the import root relative to it, or one outside it in full. " +
+	"Nothing ran."
 
 // pathDo is what to do about a request's path that underRoot refuses.
 const pathDo = "Give the path of a .vel file under the server's import root, relative to it, " +

@@ -108,6 +108,8 @@ type Server struct {
 	readHeaderTimeout time.Duration
 	// progressEvery is ProgressInterval; tests shorten it.
 	progressEvery time.Duration
+	// replyWrite is replyWriteTimeout; tests shorten it.
+	replyWrite time.Duration
 }
 
 // New makes a door from cfg.
@@ -146,6 +148,7 @@ func New(cfg Config) (*Server, error) {
 		stopping:          make(chan struct{}),
 		readHeaderTimeout: ReadHeaderTimeout,
 		progressEvery:     ProgressInterval,
+		replyWrite:        replyWriteTimeout,
 	}
 	ts := cfg.Tenants
 	switch {
@@ -507,7 +510,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		s.writeRefusal(w, err)
 		return
 	}
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(replyWriteTimeout))
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.replyWrite))
 	writeJSON(w, http.StatusOK, runReplyJSON(reply))
 }
 
@@ -639,7 +642,9 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 
 // run admits req past t's limits and the bound on runs and hands it to
 // the Runner. door names the door it came through, for the log; client
-// who sent it, for the ledger; t its tenant (nil: none).
+// who sent it, for the ledger; t its tenant (nil: none). Over HTTP, the
+// turns it took are held until the reply is written (keepUntilReplied),
+// as /v1/run's are.
 func (s *Server) run(ctx context.Context, door, client string, t *tenantState,
 	req RunRequest) (RunReply, error) {
 	held, err := s.enter(ctx, t)
@@ -647,8 +652,54 @@ func (s *Server) run(ctx context.Context, door, client string, t *tenantState,
 		s.refusedErr(ctx, door, t, err)
 		return RunReply{}, err
 	}
-	defer held.release()
-	return s.runHeld(ctx, door, client, t, req)
+	release := held.release
+	defer func() { release() }()
+	reply, err := s.runHeld(ctx, door, client, t, req)
+	// The run is over: another may run while this reply is written.
+	held.ran()
+	release = keepUntilReplied(ctx, held)
+	return reply, err
+}
+
+// heldReplies are the turns the tool calls of one request on /mcp hold
+// while its reply is written: the SDK writes it after the tool has
+// returned, and the bound on runs and the tenant's concurrency hold the
+// replies' memory, as /v1/run's, only while they count it.
+type heldReplies struct {
+	mu    sync.Mutex
+	done  bool // the reply is written, or its request is over
+	turns []*turn
+}
+
+// heldRepliesKey is the context key of a request's heldReplies.
+type heldRepliesKey struct{}
+
+// keepUntilReplied hands held, whose run is over, to the request ctx came
+// in, to be released once its reply is written, and returns what its
+// caller releases: nothing then, else held.release (a transport that is
+// not HTTP, or a request already answered).
+func keepUntilReplied(ctx context.Context, held *turn) (release func()) {
+	if h, ok := ctx.Value(heldRepliesKey{}).(*heldReplies); ok {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if !h.done {
+			h.turns = append(h.turns, held)
+			return func() {}
+		}
+	}
+	return held.release
+}
+
+// release gives back the turns h holds, once its reply is written.
+func (h *heldReplies) release() {
+	h.mu.Lock()
+	h.done = true
+	turns := h.turns
+	h.turns = nil
+	h.mu.Unlock()
+	for _, t := range turns {
+		t.release()
+	}
 }
 
 // runHeld runs req for a caller that holds its turns, under t's ceiling

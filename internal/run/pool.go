@@ -1005,8 +1005,8 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	held := w.held
 	if j.b.String() != p.cfg.Budget.String() && held.Level != core.None {
 		held = held.With(core.Gap{Layer: core.LayerPool, Kind: core.GapHeld,
-			Text: fmt.Sprintf("the operating system holds the pool's budget %q, "+
-				"this run's narrower one is held by the language", p.cfg.Budget.String())})
+			Text: "the operating system holds the pool's budget, this run's narrower one " +
+				"is held by the language"})
 	}
 	rec.SetConfinement(held)
 	rec.RunParameters.MaxMemoryMB = w.memHeld

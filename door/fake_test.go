@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -28,6 +29,7 @@ type fakeRunner struct {
 	storeErr error             // when set, Receipt fails with it: the store cannot be read
 	statuses map[string]string // when set, a run's status by its source ("ok" for another)
 	stdout   string            // when set, every run's standard output
+	pad      int               // when set, every receipt holds a field of that many bytes more
 
 	mu     sync.Mutex
 	last   RunRequest
@@ -53,7 +55,8 @@ func (f *fakeRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 	}
 	n := f.ran.Add(1)
 	id := fmt.Sprintf("%016x", 0x0123456789abcdef+n-1)
-	rec := json.RawMessage(fmt.Sprintf(`{"schema":"sabline.receipt/1","run_id":%q,"run_parameters":{"confinement":"full"}}`, id))
+	rec := json.RawMessage(fmt.Sprintf(`{"schema":"sabline.receipt/1","run_id":%q,"run_parameters":{"confinement":"full"}%s}`,
+		id, padding(f.pad)))
 	f.mu.Lock()
 	f.last = req
 	if f.stored == nil {
@@ -114,4 +117,12 @@ func (f *fakeRunner) lastRequest() RunRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.last
+}
+
+// padding is a receipt's field of n bytes more, "" for none.
+func padding(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return `,"pad":"` + strings.Repeat("a", n) + `"`
 }

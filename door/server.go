@@ -510,8 +510,15 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		s.writeRefusal(w, err)
 		return
 	}
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.replyWrite))
+	s.replyDeadline(w)
 	writeJSON(w, http.StatusOK, runReplyJSON(reply))
+}
+
+// replyDeadline gives the reply about to be written to w replyWrite to
+// be taken: a client that reads none of it lets go of what it holds then
+// (a receipt's reply is up to 8 MiB of the server's memory).
+func (s *Server) replyDeadline(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.replyWrite))
 }
 
 func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
@@ -531,6 +538,7 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 		s.writeRefusal(w, err)
 		return
 	}
+	s.replyDeadline(w)
 	writeJSON(w, http.StatusOK, auditOutputOf(reply))
 }
 
@@ -553,6 +561,7 @@ func (s *Server) handleReceipt(w http.ResponseWriter, r *http.Request) {
 		s.writeLookupError(w, r, id, err)
 		return
 	}
+	s.replyDeadline(w)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(rec)

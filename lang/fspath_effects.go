@@ -441,15 +441,23 @@ const removeAnchor = "names a directory by . or .., a root, the working director
 	"directory itself: name an entry within it to remove"
 
 // fsMkdir makes the directory p and any missing parent, each judged as a
-// write where it is made: no parent outside the grants.
+// write where it is made: no parent outside the grants. The call is one
+// use, charged however it ends once it has made a directory (or found p
+// there): a call that made parents and then failed changed the disk, and
+// its receipt says so.
 func (in *Interp) fsMkdir(op, p string) (starlark.Value, error) {
+	used := -1 // the grant of the last directory made, or of p found there
+	defer func() { in.charge(used) }()
 	for made := 0; ; made++ {
 		w, err := in.fs.walk(in.abs(p))
 		if err != nil {
 			return nil, in.fsRefusal(op, budget.Write, p, unjudged{err})
 		}
-		done, err := in.mkdirStep(w)
+		done, i, err := in.mkdirStep(w)
 		w.close()
+		if i >= 0 {
+			used = i
+		}
 		if err != nil {
 			return nil, in.fsRefusal(op, budget.Write, p, err)
 		}
@@ -463,39 +471,36 @@ func (in *Interp) fsMkdir(op, p string) (starlark.Value, error) {
 }
 
 // mkdirStep makes the first missing directory of the walk's path; done is
-// true when the last is there.
-func (in *Interp) mkdirStep(w *walker) (done bool, err error) {
+// true when the last is there. used is the grant that judged the directory
+// made, or the last found there, for fsMkdir to charge; -1 for none.
+func (in *Interp) mkdirStep(w *walker) (done bool, used int, err error) {
 	mode, exists, err := w.settle()
 	if err != nil {
-		return false, unjudged{err}
+		return false, -1, unjudged{err}
 	}
 	i, _, err := in.judge(w, budget.Write)
 	if err != nil {
-		return false, err
+		return false, -1, err
 	}
 	if exists {
 		if mode != os.ModeDir {
-			return false, &os.PathError{Op: "mkdirat", Path: w.name, Err: syscall.EEXIST}
+			return false, -1, &os.PathError{Op: "mkdirat", Path: w.name, Err: syscall.EEXIST}
 		}
-		in.charge(i)
-		return true, nil
+		return true, i, nil
 	}
 	if w.stop != nil && !errors.Is(w.stop, syscall.ENOENT) {
-		return false, w.stop
+		return false, -1, w.stop
 	}
 	if err := in.judgeEntry(w); err != nil {
-		return false, err
+		return false, -1, err
 	}
 	last := !w.missing
 	err = mkdirAt(w.top(), w.name)
 	if errors.Is(err, syscall.EEXIST) {
-		return false, nil // made meanwhile: walk again
+		return false, -1, nil // made meanwhile: walk again
 	}
 	if err != nil {
-		return false, err
+		return false, -1, err
 	}
-	if last {
-		in.charge(i)
-	}
-	return last, nil
+	return last, i, nil
 }

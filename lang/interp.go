@@ -225,7 +225,11 @@ var predeclared = map[string]func(in *Interp) starlark.Value{
 
 // Exec runs the compiled program's first statement and the rest. It
 // returns nil when the program ends normally. A panic in a builtin or a
-// host module ends the run with E310, not the process that runs it.
+// host module ends the run with E310, not the process that runs it; a
+// fatal error of the runtime does end the process (a value nested
+// millions deep, printed, passes Go's stack limit in go.starlark.net's
+// writeValue, which bounds no depth), which is why a run of a program
+// not trusted runs in a worker.
 func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) (err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -139,9 +139,7 @@ func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Resu
 	}
 	res := &Result{Receipt: r.Receipt, Stdout: r.Stdout}
 	if r.Clipped {
-		res.Stderr = []byte(fmt.Sprintf(
-			"sabline: the program printed more than %d bytes; the rest was dropped\n",
-			wire.MaxPoolOutputBytes))
+		res.Stderr = fmt.Appendf(nil, clippedNote, wire.MaxPoolOutputBytes)
 	}
 	if err == nil && r.Receipt.Outcome.Status != receipt.StatusOK {
 		o := r.Receipt.Outcome

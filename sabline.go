@@ -66,6 +66,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/job"
 	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/internal/worker"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
@@ -142,11 +143,33 @@ type Options struct {
 	Durability receipt.Durability
 }
 
+// kept is an output a Result keeps for its caller: the first
+// wire.MaxPoolOutputBytes, as a pool keeps of a run's, and the rest
+// dropped, which the run's messages then say (clippedNote). The program
+// is never held up by it.
+type kept struct {
+	buf     bytes.Buffer
+	dropped bool
+}
+
+func (k *kept) Write(p []byte) (int, error) {
+	if room := wire.MaxPoolOutputBytes - k.buf.Len(); len(p) > room {
+		k.dropped = true
+		k.buf.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return k.buf.Write(p)
+}
+
+// clippedNote says that a run's output kept for its caller was cut at
+// its bound (%d).
+const clippedNote = "sabline: the program printed more than %d bytes; the rest was dropped\n"
+
 // Result is a run that has its receipt, however it ended.
 type Result struct {
 	Receipt *receipt.Receipt
-	Stdout  []byte // the program's output, when Options.Stdout was nil
-	Stderr  []byte // Sabline's messages, when Options.Stderr was nil
+	Stdout  []byte // the program's output, when Options.Stdout was nil: its first MiB
+	Stderr  []byte // Sabline's messages, when Options.Stderr was nil: the first MiB
 }
 
 // Err is the run's end as an error: nil when the program ran to its end,
@@ -193,15 +216,25 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 		opts.Receipts = dir
 	}
 	res := &Result{}
-	var outBuf, errBuf bytes.Buffer
-	if opts.Stdout == nil {
-		opts.Stdout = &outBuf
-		defer func() { res.Stdout = outBuf.Bytes() }()
+	var out, errs kept
+	keepOut, keepErr := opts.Stdout == nil, opts.Stderr == nil
+	if keepOut {
+		opts.Stdout = &out
 	}
-	if opts.Stderr == nil {
-		opts.Stderr = &errBuf
-		defer func() { res.Stderr = errBuf.Bytes() }()
+	if keepErr {
+		opts.Stderr = &errs
 	}
+	defer func() {
+		if out.dropped {
+			fmt.Fprintf(opts.Stderr, clippedNote, wire.MaxPoolOutputBytes)
+		}
+		if keepOut {
+			res.Stdout = out.buf.Bytes()
+		}
+		if keepErr {
+			res.Stderr = errs.buf.Bytes()
+		}
+	}()
 	if opts.Stdin == nil {
 		opts.Stdin = strings.NewReader("")
 	}

@@ -544,3 +544,42 @@ func TestReceiptsAreGuarded(t *testing.T) {
 		})
 	}
 }
+
+// TestRunKeepsABoundedOutput: a run whose output is kept in its Result
+// (Options.Stdout nil) keeps the first MiB of it, as a pool's run does,
+// and its messages say the rest was dropped: a program that prints
+// without end no longer fills its caller's memory. The control: an
+// output within the bound is kept whole, and nothing is said of it.
+func TestRunKeepsABoundedOutput(t *testing.T) {
+	dir := t.TempDir()
+	const bound = 1 << 20
+	for _, where := range []struct {
+		name      string
+		inProcess bool
+	}{{"in this process", true}, {"in a worker", false}} {
+		for _, tc := range []struct {
+			name        string
+			n           int
+			wantStdout  int
+			wantDropped bool
+		}{
+			{name: "past the bound", n: 3 * bound, wantStdout: bound, wantDropped: true},
+			{name: "within it", n: 1000, wantStdout: 1001},
+		} {
+			t.Run(where.name+"/"+tc.name, func(t *testing.T) {
+				src := fmt.Sprintf("print(\"x\" * %d)\n", tc.n)
+				res, err := sabline.Run(context.Background(), sabline.Source(filepath.Join(dir, "p.vel"),
+					[]byte(src)), sabline.Options{Budget: budget.MustParse(dir, "io"), Cwd: dir,
+					Receipts: t.TempDir(), InProcess: where.inProcess})
+				if err != nil {
+					t.Fatal(err)
+				}
+				said := strings.Contains(string(res.Stderr), "printed more than 1048576 bytes")
+				if len(res.Stdout) != tc.wantStdout || said != tc.wantDropped {
+					t.Errorf("kept %d bytes of %d, the rest said dropped %v (%q); want %d, %v",
+						len(res.Stdout), tc.n+1, said, res.Stderr, tc.wantStdout, tc.wantDropped)
+				}
+			})
+		}
+	}
+}

@@ -699,9 +699,11 @@ func sweepTempDirs(parent string, now time.Time) (removed []string) {
 // tune itself, PATH for the host modules that start a program by name, TZ
 // for the clock, and where the TLS roots are for net. Everything else
 // (tokens, credentials, proxies) stays with the supervisor. The worker
-// sets TMPDIR itself.
+// sets TMPDIR itself. The register's setting goes too: a pool's worker
+// reads the register the supervisor reads (guard.Set.Refresh), not the
+// machine's default one.
 var workerEnvKeep = []string{"PATH", "TZ", "SSL_CERT_FILE", "SSL_CERT_DIR",
-	"GODEBUG", "GOGC", "GOMAXPROCS", "GOMEMLIMIT", "GOTRACEBACK", "GOCOVERDIR"}
+	"GODEBUG", "GOGC", "GOMAXPROCS", "GOMEMLIMIT", "GOTRACEBACK", "GOCOVERDIR", guard.RegisterEnv}
 
 // givenBack is the setting a worker's GODEBUG ends with, the last of a
 // name winning: its Go runtime gives memory back with MADV_DONTNEED, as it

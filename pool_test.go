@@ -850,4 +850,16 @@ c.close()
 	if err != nil || len(stored) != 1 || stored[0].Outcome.Status != receipt.StatusUnfinished {
 		t.Fatalf("receipts kept: %+v, %v; want the skeleton, unfinished", stored, err)
 	}
+	// A run refused while the journal fails says why it was refused
+	// (E328, a budget wider than the pool's), not that its receipt was
+	// not finished: nothing ran. Its receipt is not kept either.
+	wider := budget.MustParse(root, "io,fs:write")
+	res, err = p.Run(context.Background(), sabline.Source("wide.vel", []byte("print(1)\n")),
+		sabline.RunOptions{Budget: &wider})
+	if _, serr := res.Receipt.Stored(); serr == nil {
+		t.Fatalf("the refused run's receipt was kept with the journal closed: the case tests nothing")
+	}
+	if codes.CodeOf(err) != codes.E328 {
+		t.Errorf("Run of a budget wider than the pool's, the journal failing: %v; want E328", err)
+	}
 }

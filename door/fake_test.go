@@ -30,6 +30,8 @@ type fakeRunner struct {
 	statuses map[string]string // when set, a run's status by its source ("ok" for another)
 	stdout   string            // when set, every run's standard output
 	pad      int               // when set, every receipt holds a field of that many bytes more
+	auditPad int               // when set, every audit's budget is that many bytes more
+	audited  atomic.Int64      // audits answered (a reply, not a refusal)
 
 	mu     sync.Mutex
 	last   RunRequest
@@ -91,7 +93,8 @@ func (f *fakeRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 	if f.refuse != nil {
 		return AuditReply{}, f.refuse
 	}
-	return AuditReply{Budget: "io", Levels: map[string]string{"linux": "full", "darwin": "partial", "windows": "partial"}, Here: "full", Within: true}, nil
+	f.audited.Add(1)
+	return AuditReply{Budget: "io" + strings.Repeat(" ", f.auditPad), Levels: map[string]string{"linux": "full", "darwin": "partial", "windows": "partial"}, Here: "full", Within: true}, nil
 }
 
 func (f *fakeRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMessage, error) {

@@ -1,6 +1,7 @@
 package door
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -16,10 +17,15 @@ import (
 	"github.com/sabline/sabline/tenant"
 )
 
-// mcpCall is a tools/call of run over /mcp, as an HTTP request's bytes.
-func mcpCall(host, token string) string {
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run",` +
+// mcpCallBody is a tools/call of tool with a program to run or audit.
+func mcpCallBody(tool string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `",` +
 		`"arguments":{"source":"print(1)"}}}`
+}
+
+// mcpCall is a tools/call of tool over /mcp, as an HTTP request's bytes.
+func mcpCall(host, token, tool string) string {
+	body := mcpCallBody(tool)
 	return fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
 		"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
 		"MCP-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s", host, token, len(body), body)
@@ -32,65 +38,88 @@ func mcpCall(host, token string) string {
 // sends tools/call after tools/call whose large replies it never reads
 // holds one reply in the server's memory a call (13 MB for a run that
 // printed 1 MiB of control bytes), each for as long as its connection
-// lasts: none is let go, and past the tenant's concurrency.
+// lasts: none is let go, and past the tenant's concurrency. Each tool
+// holds its reply so: run, and audit, which reads a program too.
 func TestMCPReplyHeldAndBounded(t *testing.T) {
-	fake := &fakeRunner{stdout: strings.Repeat("a", 8<<20)} // a reply past what the sockets buffer
-	s, ts, _ := tenantServer(t, fake,
-		tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Concurrency: 1})
-	s.replyWrite = testkit.Bound(2 * time.Second)
-	host := ts.Listener.Addr().String()
+	const big = 8 << 20 // a reply past what the sockets buffer
+	for _, tc := range []struct {
+		tool  string
+		fake  *fakeRunner
+		calls func(*fakeRunner) int64 // the calls answered
+		ok    string                  // in a reply read whole
+	}{
+		{tool: "run", fake: &fakeRunner{stdout: strings.Repeat("a", big)},
+			calls: func(f *fakeRunner) int64 { return f.ran.Load() }, ok: `"status":"ok"`},
+		{tool: "audit", fake: &fakeRunner{auditPad: big},
+			calls: func(f *fakeRunner) int64 { return f.audited.Load() }, ok: `"here":"full"`},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			fake := tc.fake
+			s, ts, _ := tenantServer(t, fake,
+				tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme), Concurrency: 1})
+			s.replyWrite = testkit.Bound(2 * time.Second)
+			host := ts.Listener.Addr().String()
 
-	stuck, err := net.Dial("tcp", host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stuck.Close()
-	_ = stuck.(*net.TCPConn).SetReadBuffer(4096)
-	if _, err := io.WriteString(stuck, mcpCall(host, tokenAcme)); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, func() bool { return fake.ran.Load() == 1 })
+			stuck, err := net.Dial("tcp", host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stuck.Close()
+			_ = stuck.(*net.TCPConn).SetReadBuffer(4096)
+			if _, err := io.WriteString(stuck, mcpCall(host, tokenAcme, tc.tool)); err != nil {
+				t.Fatal(err)
+			}
+			// The reply has begun (its status line is read, little else):
+			// the tool has returned, and its reply is being written.
+			_ = stuck.SetReadDeadline(time.Now().Add(testkit.Bound(time.Minute)))
+			if line, err := bufio.NewReader(stuck).ReadString('\n'); err != nil ||
+				!strings.HasPrefix(line, "HTTP/1.1 200") {
+				t.Fatalf("the unread reply begins %q (%v), want 200", line, err)
+			}
+			if n := tc.calls(fake); n != 1 {
+				t.Fatalf("%d calls answered before the reply began, want 1", n)
+			}
 
-	// call sends a tools/call on a connection of its own and reads its
-	// whole answer.
-	call := func() string {
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run",` +
-			`"arguments":{"source":"print(1)"}}}`
-		req, err := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+tokenAcme)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
-		return string(data)
-	}
-	if got := call(); !strings.Contains(got, CodeConcurrencyLimit) {
-		t.Errorf("a call while the tenant's one reply is still being written: %.300s, want %s",
-			got, CodeConcurrencyLimit)
-	}
-	// The reply nobody reads is cut off after its write timeout, and
-	// its turn given back: the tenant runs again.
-	deadline := time.Now().Add(testkit.Bound(time.Minute)) // a 16 MB reply is slow to encode under -race
-	for {
-		got := call()
-		if !strings.Contains(got, `"isError":true`) && strings.Contains(got, `"status":"ok"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the unread reply still holds the tenant's turn: %.300s", got)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if n := fake.ran.Load(); n != 2 {
-		t.Errorf("%d runs, want 2", n)
+			// call sends a tools/call on a connection of its own and reads
+			// its whole answer.
+			call := func() string {
+				req, err := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(mcpCallBody(tc.tool)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Authorization", "Bearer "+tokenAcme)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+				resp, err := ts.Client().Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				data, _ := io.ReadAll(resp.Body)
+				return string(data)
+			}
+			if got := call(); !strings.Contains(got, CodeConcurrencyLimit) {
+				t.Errorf("a call while the tenant's one reply is still being written: %.300s, want %s",
+					got, CodeConcurrencyLimit)
+			}
+			// The reply nobody reads is cut off after its write timeout,
+			// and its turn given back: the tenant calls again.
+			deadline := time.Now().Add(testkit.Bound(time.Minute)) // a 16 MB reply is slow to encode under -race
+			for {
+				got := call()
+				if !strings.Contains(got, `"isError":true`) && strings.Contains(got, tc.ok) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the unread reply still holds the tenant's turn: %.300s", got)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if n := tc.calls(fake); n != 2 {
+				t.Errorf("%d calls answered, want 2", n)
+			}
+		})
 	}
 }
 

@@ -120,6 +120,31 @@ func TestRefreshMadeSinceBuilt(t *testing.T) {
 			t.Errorf("refreshed on a machine that shows nothing, the set lost the carve-out %+v", c)
 		}
 	}
+	// Nor does it forget a home: a dot-entry made later in a home of the
+	// set as built (one no table names) is refused, as the set as built
+	// refuses it. The control: a plain entry of that home is not.
+	for _, h := range built.Homes() {
+		if !slices.Contains(blind.Homes(), h) {
+			t.Errorf("refreshed on a machine that shows nothing, the set lost the home %s (has %v)",
+				h, blind.Homes())
+		}
+	}
+	for _, tc := range []struct {
+		path    string
+		refused bool
+	}{
+		{"/home/ana/.made-later/key", true},
+		{"/home/ana/.made-later", true},
+		{"/home/ana/notes.txt", false},
+	} {
+		if _, ok := built.Refuses(tc.path, ""); ok != tc.refused {
+			t.Fatalf("the set as built refuses %s: %v, want %v", tc.path, ok, tc.refused)
+		}
+		if _, ok := blind.Refuses(tc.path, ""); ok != tc.refused {
+			t.Errorf("refreshed on a machine that shows nothing, the set refuses %s: %v, want %v",
+				tc.path, ok, tc.refused)
+		}
+	}
 	const lent = "/home/ana/.aws/credentials"
 	if _, ok := refreshed.Refuses(lent, "/home/ana/.aws"); ok {
 		t.Errorf("the refreshed set refuses %s to the grant that names its lent location", lent)

@@ -173,3 +173,45 @@ func TestLookupRemovedNoteIsAPipe(t *testing.T) {
 		}
 	})
 }
+
+// TestRetainMarkNeverThroughALink: keeping the receipts only until
+// shipped marks the journal (UntilShippedFile); a link planted under the
+// mark's name, to a file outside the receipts directory, is refused
+// (E317), not followed to truncate the file it leads to, which is read
+// afterwards. The control: with nothing planted, the mark is made, a
+// regular file.
+func TestRetainMarkNeverThroughALink(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		planted bool
+	}{
+		{name: "a link planted", planted: true},
+		{name: "control: nothing planted", planted: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openStore(t, testkit.Scratch(t))
+			outside := filepath.Join(testkit.Scratch(t), "outside")
+			const was = "not the journal's\n"
+			testkit.WriteFile(t, outside, was)
+			mark := filepath.Join(s.Journal().Dir(), UntilShippedFile)
+			if tc.planted {
+				if err := os.Symlink(outside, mark); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := s.Retain(Retention{}, true)
+			if tc.planted {
+				if codes.CodeOf(err) != codes.E317 {
+					t.Errorf("Retain with a link at its mark: %v; want E317", err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			} else if fi, err := os.Lstat(mark); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("the mark: %v (%v); want a regular file", fi, err)
+			}
+			if got, err := os.ReadFile(outside); err != nil || string(got) != was {
+				t.Errorf("the file outside holds %q (%v), want it unchanged", got, err)
+			}
+		})
+	}
+}

@@ -198,6 +198,20 @@ func TestReachable(t *testing.T) {
 			wantCode: codes.E335},
 		{name: "localhost folded by Unicode is a name", host: "localhoſt",
 			addrs: addrs("127.0.0.1"), wantCode: codes.E335},
+		// Each address below is refused alone: one let through would be
+		// reached, and the case answer it rather than E335.
+		{name: "IPv4 multicast", host: "api.example.com", addrs: addrs("224.0.0.251", "239.1.2.3"),
+			wantCode: codes.E335},
+		{name: "IPv4 special ranges", host: "api.example.com",
+			addrs:    addrs("192.0.0.8", "198.18.0.1", "198.19.255.254", "240.0.0.1", "255.255.255.255"),
+			wantCode: codes.E335},
+		{name: "6to4 of a private address whose next bytes are public", host: "api.example.com",
+			addrs: addrs("2002:c0a8:101::1"), wantCode: codes.E335}, // 192.168.1.1
+		{name: "IETF protocol assignments past Teredo", host: "api.example.com",
+			addrs: addrs("2001:2::1", "2001:20::1", "2001:1ff::1"), wantCode: codes.E335},
+		{name: "global unicast beside the reserved blocks is public", host: "api.example.com",
+			addrs: addrs("2001:200::1", "2001:db9::1", "3ffe::1", "198.20.0.1"),
+			want:  addrs("2001:200::1", "2001:db9::1", "3ffe::1", "198.20.0.1")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/receipt/bucket"
@@ -114,5 +117,152 @@ func TestShipperAfterAnEndedReplica(t *testing.T) {
 		if count[id] != 1 {
 			t.Errorf("run %s: %d records in the bucket, want one", id, count[id])
 		}
+	}
+}
+
+// shipRounds runs rounds of each of shs, in turn, until every run of
+// ids is in b, and fails the test if they are not within a minute: a
+// live journal's newest segment ships once its owner has sealed it, at
+// a round after the one that asked.
+func shipRounds(t *testing.T, b bucket.Bucket, ids []string, shs ...*Shipper) {
+	t.Helper()
+	ctx := context.Background()
+	for deadline := time.Now().Add(time.Minute); ; {
+		for _, sh := range shs {
+			if _, err := sh.round(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		count, _ := shipped(t, b)
+		if !slices.ContainsFunc(ids, func(id string) bool { return count[id] == 0 }) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("runs %v not all shipped after a minute of rounds: %v", ids, count)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// runIn reserves and finishes a run in s, and returns its id.
+func runIn(t *testing.T, s *receipt.Store) string {
+	t.Helper()
+	rec := newRun("acme")
+	if err := s.Reserve(rec); err != nil {
+		t.Fatal(err)
+	}
+	finish(s, rec)
+	return rec.RunID
+}
+
+// TestShipperStartedAfterItsJournalWasTaken: replica B's store keeps its
+// receipts in the receipts directory of replica A, and takes receipts
+// before B's Shipper starts: A's Shipper takes B's journal as a live
+// process's, and ships it. B's Shipper, started then, finds its journal
+// shipped elsewhere: it ships none of it while A holds it (neither what
+// A shipped nor what comes after, which A ships), counts what A marked
+// shipped (B's store, keeping its receipts only until shipped, lets go
+// of those segments), and, once A has ended, takes its journal and goes
+// on from A's mark. Every run is in the bucket once: those of B's
+// journal A shipped under A's keys, the rest under B's.
+func TestShipperStartedAfterItsJournalWasTaken(t *testing.T) {
+	dir := t.TempDir()
+	link := t.TempDir() + "/receipts"
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	storeA, err := receipt.OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeB, err := receipt.OpenStore(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := storeB.Retain(receipt.Retention{}, true); err != nil {
+		t.Fatal(err)
+	}
+	b := bucket.NewMemory()
+	ctx := context.Background()
+	shA := start(t, storeA, b, "ra")
+
+	before := []string{runIn(t, storeB), runIn(t, storeB)}
+	shipRounds(t, b, before, shA)
+
+	shB := start(t, storeB, b, "rb")
+	meanwhile := []string{runIn(t, storeB), runIn(t, storeB)}
+	shipRounds(t, b, meanwhile, shA, shB)
+	for range 3 { // B's alone: what A shipped, B ships not
+		if _, err := shB.round(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := storeB.Prune(); err != nil || n == 0 {
+		t.Errorf("B's store, kept until shipped, removed %d segments (%v) of those A shipped; want some",
+			n, err)
+	}
+
+	if err := shA.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after := []string{runIn(t, storeB)}
+	shipRounds(t, b, after, shB)
+
+	count, _ := shipped(t, b)
+	byA, _ := shippedUnder(t, b, Prefix+"ra/")
+	byB, _ := shippedUnder(t, b, Prefix+"rb/")
+	for _, tc := range []struct {
+		ids      []string
+		shipper  map[string]int
+		by, what string
+	}{
+		{before, byA, "A", "before B's Shipper started"},
+		{meanwhile, byA, "A", "while A held B's journal"},
+		{after, byB, "B", "once A had ended"},
+	} {
+		for _, id := range tc.ids {
+			if count[id] != 1 || tc.shipper[id] != 1 {
+				t.Errorf("run %s, of B's journal %s: %d records in the bucket, %d under %s's keys; "+
+					"want one, %s's", id, tc.what, count[id], tc.shipper[id], tc.by, tc.by)
+			}
+		}
+	}
+}
+
+// TestShipperSaysItsLockFails: a Shipper that cannot take its own
+// journal's ship lock for another reason than another Shipper's holding
+// it (a link planted under the lock's name) does not start, and says
+// why: it would ship nothing of the journal, and say nothing. The
+// control: with nothing planted it starts.
+func TestShipperSaysItsLockFails(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		planted bool
+	}{
+		{name: "a link planted at the lock", planted: true},
+		{name: "control: nothing planted", planted: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store, err := receipt.OpenStore(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.planted {
+				target := filepath.Join(t.TempDir(), "elsewhere")
+				if err := os.WriteFile(target, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, filepath.Join(store.Journal().Dir(), shipLockFile)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sh, err := Start(store, bucket.NewMemory(), Options{Replica: "r1", Every: time.Hour})
+			if sh != nil {
+				defer sh.Close(context.Background())
+			}
+			if tc.planted != (err != nil) {
+				t.Errorf("Start: %v; want an error %v", err, tc.planted)
+			}
+		})
 	}
 }

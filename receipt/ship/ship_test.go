@@ -66,9 +66,17 @@ func shipping(t *testing.T) (*receipt.Store, *bucket.Memory, *Shipper) {
 // objects, and returns the last status of each.
 func shipped(t *testing.T, b bucket.Bucket) (count map[string]int, status map[string]string) {
 	t.Helper()
+	return shippedUnder(t, b, Prefix, LegacyPrefix)
+}
+
+// shippedUnder is shipped of the objects whose keys begin with one of
+// prefixes.
+func shippedUnder(t *testing.T, b bucket.Bucket, prefixes ...string) (count map[string]int,
+	status map[string]string) {
+	t.Helper()
 	ctx := context.Background()
 	var keys []string
-	for _, prefix := range []string{Prefix, LegacyPrefix} {
+	for _, prefix := range prefixes {
 		more, err := b.List(ctx, prefix)
 		if err != nil {
 			t.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"strconv"
 	"testing/iotest"
 
 	"github.com/sabline/sabline/confine/core"
@@ -804,37 +802,18 @@ func TestPoolJobBound(t *testing.T) {
 func TestPoolReceiptNotFinished(t *testing.T) {
 	root := importRoot(t)
 	rc := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	store, err := receipt.OpenStore(rc) // the pool's too: one store a directory in a process
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port, answered := testkit.Gate(t, func() { store.Journal().Close() }) // every append after fails
 	var stderr testkit.LockedBuffer
 	p := newPool(t, sabline.PoolOptions{
-		Budget: budget.MustParse(root, "io,net:127.0.0.1:"+strconv.Itoa(port)), Workers: 1,
+		Budget: budget.MustParse(root, "io,net:127.0.0.1:"+port), Workers: 1,
 		ImportRoot: root, Timeout: time.Minute, Receipts: rc, Stderr: &stderr})
-	store, err := receipt.OpenStore(rc) // the pool's, shared in the process
-	if err != nil {
-		t.Fatal(err)
-	}
-	answered := make(chan error, 1)
-	go func() {
-		c, err := ln.Accept() // the run is under way: its skeleton is kept
-		if err == nil {
-			defer c.Close()
-			store.Journal().Close() // every append after it fails
-			_, err = c.Write([]byte("go\n"))
-		}
-		answered <- err
-	}()
-	const src = `c = net.connect("127.0.0.1", int(ARGS[0]))
-print(c.recv(3))
-c.close()
-`
-	res, err := p.Run(context.Background(), sabline.Source("wait.vel", []byte(src)),
-		sabline.RunOptions{Args: []string{strconv.Itoa(port)}})
-	if aerr := <-answered; aerr != nil {
+	res, err := p.Run(context.Background(), sabline.Source("wait.vel", []byte(testkit.GatedSource)),
+		sabline.RunOptions{Args: []string{port}})
+	if aerr := answered(); aerr != nil {
 		t.Fatal(aerr)
 	}
 	if res == nil || res.Receipt.Outcome.Status != receipt.StatusOK {

@@ -3,8 +3,9 @@
 // directories, the check of a coded error, the bound of a wait scaled to
 // how loaded the machine is (Patience), the user's files kept apart
 // (RunApart), a test run again in a process of its own (Rerun), the
-// packages a command links (Linked), and a program slow to compile
-// (SlowToCompile), to tell a compile spared from one made.
+// packages a command links (Linked), a program slow to compile
+// (SlowToCompile), to tell a compile spared from one made, and a program
+// that waits mid-run for the test (Gate).
 // It is imported by tests only.
 //
 // # Packages beneath it

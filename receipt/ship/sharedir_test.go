@@ -22,22 +22,7 @@ import (
 // live process's and shipped it too, under its own keys: every receipt
 // twice.
 func TestTwoShippersOneDirectory(t *testing.T) {
-	dir := t.TempDir()
-	link := t.TempDir() + "/receipts"
-	if err := os.Symlink(dir, link); err != nil {
-		t.Fatal(err)
-	}
-	storeA, err := receipt.OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	storeB, err := receipt.OpenStore(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if storeA == storeB || storeA.Journal().Dir() == storeB.Journal().Dir() {
-		t.Fatal("one store for both paths: the test needs two journals")
-	}
+	storeA, storeB := twoStores(t)
 	b := bucket.NewMemory()
 	shA, shB := start(t, storeA, b, "ra"), start(t, storeB, b, "rb")
 	ctx := context.Background()
@@ -166,19 +151,7 @@ func runIn(t *testing.T, s *receipt.Store) string {
 // on from A's mark. Every run is in the bucket once: those of B's
 // journal A shipped under A's keys, the rest under B's.
 func TestShipperStartedAfterItsJournalWasTaken(t *testing.T) {
-	dir := t.TempDir()
-	link := t.TempDir() + "/receipts"
-	if err := os.Symlink(dir, link); err != nil {
-		t.Fatal(err)
-	}
-	storeA, err := receipt.OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	storeB, err := receipt.OpenStore(link)
-	if err != nil {
-		t.Fatal(err)
-	}
+	storeA, storeB := twoStores(t)
 	if err := storeB.Retain(receipt.Retention{}, true); err != nil {
 		t.Fatal(err)
 	}
@@ -265,4 +238,27 @@ func TestShipperSaysItsLockFails(t *testing.T) {
 			}
 		})
 	}
+}
+
+// twoStores are two stores of one receipts directory, the second opened
+// through a link to it, as another process would open it: two journals
+// in one directory.
+func twoStores(t *testing.T) (a, b *receipt.Store) {
+	t.Helper()
+	dir := t.TempDir()
+	link := t.TempDir() + "/receipts"
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	a, err := receipt.OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err = receipt.OpenStore(link); err != nil {
+		t.Fatal(err)
+	}
+	if a == b || a.Journal().Dir() == b.Journal().Dir() {
+		t.Fatal("one store for both paths: the test needs two journals")
+	}
+	return a, b
 }

@@ -204,7 +204,7 @@ func (w *jsonrpcErrors) WriteHeader(status int) {
 // extend gives the write about to happen w.deadline to be taken.
 func (w *jsonrpcErrors) extend() {
 	if w.deadline > 0 {
-		_ = http.NewResponseController(w.ResponseWriter).SetWriteDeadline(time.Now().Add(w.deadline))
+		writeWithin(w.ResponseWriter, w.deadline)
 	}
 }
 

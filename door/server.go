@@ -517,8 +517,11 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 // replyDeadline gives the reply about to be written to w replyWrite to
 // be taken: a client that reads none of it lets go of what it holds then
 // (a receipt's reply is up to 8 MiB of the server's memory).
-func (s *Server) replyDeadline(w http.ResponseWriter) {
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.replyWrite))
+func (s *Server) replyDeadline(w http.ResponseWriter) { writeWithin(w, s.replyWrite) }
+
+// writeWithin gives what is written to w from now d to be taken.
+func writeWithin(w http.ResponseWriter, d time.Duration) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
 }
 
 func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {

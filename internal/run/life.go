@@ -622,18 +622,18 @@ func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error,
 		return receipt.OutcomeOf(codes.Errorf(codes.E310,
 			"the worker's result is not one it could have sent: %w", bad)), ""
 	case final == nil:
-		return w.death(keep), ""
+		return w.death(keep)
 	case !w.oneShot:
 		return *final, receipt.FieldOutcome
 	}
 	ps := w.cmd.ProcessState
 	if _, killed := killedBy(ps); killed {
-		return w.death(keep), ""
+		return w.death(keep)
 	}
 	if got := ps.ExitCode(); got != final.ExitStatus {
 		if report := readCrashReport(w.tmp); report != "" {
 			// It sent its result, then crashed: the crash is the run's end.
-			return w.death(keep), ""
+			return w.death(keep)
 		}
 		return receipt.OutcomeOf(codes.Errorf(codes.E310,
 			"the worker's result says exit status %d, but it exited with %d: the result is not "+
@@ -698,12 +698,19 @@ func reported(rec *receipt.Receipt, b budget.Budget, fields ...string) {
 }
 
 // death waits for the worker to exit, killing it when it has not within
-// resultGrace, and says how it ended (see deathOutcome).
-func (w *workerProc) death(keep func(report string) string) receipt.Outcome {
+// resultGrace, and says how it ended (see deathOutcome); said is
+// receipt.FieldOutcome where that was drawn from its crash file, which a
+// program with raw system calls could have written, "" where it is what
+// the supervisor saw.
+func (w *workerProc) death(keep func(report string) string) (o receipt.Outcome, said string) {
 	w.end()
 	report := readCrashReport(w.tmp)
-	return deathOutcome(w.cmd.ProcessState, w.memoryMB, w.memHeld, w.started.OutOfMemory(), report,
+	o, told := deathOutcome(w.cmd.ProcessState, w.memoryMB, w.memHeld, w.started.OutOfMemory(), report,
 		keep(report), w.tmp)
+	if told {
+		said = receipt.FieldOutcome
+	}
+	return o, said
 }
 
 // retire ends the worker: its request pipe closes, which a pool worker

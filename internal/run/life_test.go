@@ -352,6 +352,21 @@ func TestWorkerLifeCycle(t *testing.T) {
 			wantMsg: `^$`, wantEnd: "exit 0", wantReported: []string{receipt.FieldOutcome, receipt.FieldEffects}, wantTestimony: true},
 		{name: "a forged final record: the control, without the raw-call grant", prog: forgesFinal, allow: []string{"io"},
 			wantCode: codes.E302, wantMsg: `ffi module ctypes: not granted`, wantReported: []string{receipt.FieldOutcome, receipt.FieldEffects}},
+		// The crash file is the worker's descriptor 2, in its temporary
+		// directory: a program that makes raw system calls writes what
+		// the Go runtime writes when the address-space limit stops an
+		// allocation, or removes the file, and exits without a result.
+		// What the outcome draws from that file is the worker's word.
+		{name: "a forged crash report, confined (strict)", prog: forgesCrash, allow: []string{"io", "ffi:ctypes"}, linux: true,
+			setup:    func(_ *testing.T, _ string, c *lifeRun) { c.memoryMB, c.confine = 64, core.ModeStrict },
+			wantCode: codes.E308, wantMsg: `address-space limit stopped an allocation`, crash: true, wantEnd: "exit 2",
+			wantReported: []string{receipt.FieldOutcome}, wantTestimony: true},
+		{name: "the crash file removed, confined (strict)", prog: "c = ffi.module(\"ctypes\")\ntmp = ffi.module(\"os\").getenv(\"TMPDIR\")\n" +
+			"c.syscall(\"unlinkat\", -100, tmp + \"/worker-crash.txt\", 0)\nc.syscall(\"exit_group\", 1)\n",
+			allow: []string{"io", "ffi:ctypes", "ffi:os"}, linux: true,
+			setup:    func(_ *testing.T, _ string, c *lifeRun) { c.confine = core.ModeStrict },
+			wantCode: codes.E310, wantMsg: `exited with status 1`, wantEnd: "exit 1",
+			wantReported: []string{receipt.FieldOutcome}, wantTestimony: true},
 		{name: "the temporary directory past its bound", prog: "c = ffi.module(\"ctypes\")\ntmp = ffi.module(\"os\").getenv(\"TMPDIR\")\n" +
 			"for i in range(10050):\n    c.syscall(\"mkdirat\", -100, tmp + \"/d\" + str(i), 448)\n" + spin,
 			allow: []string{"io", "ffi:ctypes", "ffi:os"}, linux: true,
@@ -457,6 +472,15 @@ r = '{"outcome":{"status":"ok","exit_status":0},"effects":[],"confinement":{"lev
 r += '{"outcome":{"status":"ok","exit_status":0},"effects":[],"files":[{"path":"/forged.vel","sha256":"00"}]}\n'
 c.syscall("write", 4, r, len(r))
 c.syscall("exit_group", 0)
+`
+
+// forgesCrash writes on its worker's descriptor 2, the crash file, what
+// the Go runtime writes when an allocation fails, and exits 2 as a crashed
+// worker does, without a result.
+const forgesCrash = `c = ffi.module("ctypes")
+t = "fatal error: out of memory\n\nruntime stack:\nruntime.throw({0x0, 0x0})\n"
+c.syscall("write", 2, t, len(t))
+c.syscall("exit_group", 2)
 `
 
 // forgedReason is the confinement reason forgesFinal's record claims.

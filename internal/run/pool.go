@@ -828,7 +828,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		// of the pipe: how it ended says why, as a command-line run's
 		// supervisor says it (its wait sees the death, not the write).
 		return fail(codes.Errorf(codes.E310, "the pool worker ended before it read its request "+
-			"(%v): %s", err, w.death(noKeep).Message))
+			"(%v): %s", err, deathMessage(w)))
 	}
 	res, s, bad := w.first(waitFor{ctx: context.Background()})
 	switch {
@@ -836,7 +836,7 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		return fail(s.stop)
 	case s.eof:
 		return fail(codes.Errorf(codes.E310,
-			"the pool worker ended before it reported its confinement: %s", w.death(noKeep).Message))
+			"the pool worker ended before it reported its confinement: %s", deathMessage(w)))
 	case bad != nil:
 		return fail(codes.Errorf(codes.E310,
 			"the pool worker's first record is not one it could have sent: %w", bad))
@@ -1029,7 +1029,7 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		j.job, j.line = nil, nil // the worker has it: a run that waits on its result holds no copy
 	}
 	if err != nil {
-		rec.Outcome = w.death(keep)
+		rec.Outcome, _ = w.death(keep) // the job never reached it whole: nothing of it ran
 		rec.Observed = w.observe()
 		return &PoolResult{Receipt: rec}, false
 	}
@@ -1089,6 +1089,12 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	}
 	rec.Observed = w.observe()
 	return &PoolResult{Receipt: rec, Stdout: r.Stdout, Clipped: r.Clipped}, kept
+}
+
+// deathMessage says how w, which ended before it served a run, ended.
+func deathMessage(w *poolWorker) string {
+	o, _ := w.death(noKeep)
+	return o.Message
 }
 
 // readLast reads the result lines of a run that may have written on the

@@ -230,8 +230,14 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	w.end()
 	c.rec.Observed = w.observe()
 	c.rec.Observed.Made = c.made
-	if after { // else all the worker said, it said before the program's first statement
+	switch {
+	case after: // else all the worker said, it said before the program's first statement
 		reported(c.rec, r.Budget, said, receipt.FieldEffects, receipt.FieldWorkerTimings)
+	case said != "" && len(raw) > 0 && !final:
+		// The outcome drawn from the crash file, after a first record
+		// that was not the run's end: the program began, and could have
+		// written that file.
+		reported(c.rec, r.Budget, said)
 	}
 	return c.finish(o)
 }
@@ -451,9 +457,13 @@ func readProgram(path string) (src []byte, piped bool, err error) {
 // the Go runtime wrote into its temporary directory tmp (see wire.CrashFile)
 // says. memoryMB is the run's memory limit, memHeld the address-space
 // limit the worker said it holds; kept names where the report was kept,
-// "" when it was not.
+// "" when it was not. told says the outcome was drawn from the crash
+// file, its words or its absence: descriptor 2 and the temporary
+// directory are the worker's, and a program that makes raw system calls
+// can write that file, or remove it, before it exits, so what it says is
+// the worker's word (receipt.FieldOutcome), not what the supervisor saw.
 func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool,
-	crash, kept, tmp string) receipt.Outcome {
+	crash, kept, tmp string) (o receipt.Outcome, told bool) {
 	where := ""
 	if kept != "" {
 		where = "; the worker's crash report is in " + kept
@@ -461,13 +471,13 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool,
 	if oom {
 		return receipt.OutcomeOf(codes.Errorf(codes.E308,
 			"the worker ran out of memory under its memory limit of %d MB: the kernel ended it at "+
-				"its cgroup's memory.max%s", memoryMB, where))
+				"its cgroup's memory.max%s", memoryMB, where)), false
 	}
 	if sig, ok := killedBy(ps); ok {
 		o := receipt.OutcomeOf(codes.Errorf(codes.E309,
 			"the worker was killed by signal %d (%s) before it finished", sig, signalName(sig)))
 		o.ExitStatus = codes.ExitSignaled + sig
-		return o
+		return o, false
 	}
 	first := ""
 	for _, line := range strings.Split(crash, "\n") {
@@ -479,22 +489,22 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool,
 	if memHeld > 0 && allocatorThrew(crash) {
 		return receipt.OutcomeOf(codes.Errorf(codes.E308,
 			"the worker ran out of memory under its memory limit of %d MB: the address-space "+
-				"limit stopped an allocation%s", memHeld, where))
+				"limit stopped an allocation%s", memHeld, where)), true
 	}
 	if first != "" {
 		return receipt.OutcomeOf(codes.Errorf(codes.E310,
 			"the worker exited with status %d without a result: %q%s",
-			ps.ExitCode(), wire.Clip([]byte(first), 200), where))
+			ps.ExitCode(), wire.Clip([]byte(first), 200), where)), true
 	}
 	if _, err := os.Lstat(filepath.Join(tmp, wire.CrashFile)); err != nil {
 		// It never made its crash file: it never ran as a worker.
 		e := codes.Errorf(codes.E310, "the worker exited with status %d before it began: the "+
 			"program it was started from did not run it as a worker; a program that embeds "+
 			"Sabline must call %s at the top of main", ps.ExitCode(), handOverCall)
-		return receipt.OutcomeOf(e)
+		return receipt.OutcomeOf(e), true
 	}
 	return receipt.OutcomeOf(codes.Errorf(codes.E310,
-		"the worker exited with status %d without a result%s", ps.ExitCode(), where))
+		"the worker exited with status %d without a result%s", ps.ExitCode(), where)), false
 }
 
 // memoryWatch says what the worker's memory watch reads

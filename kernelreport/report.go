@@ -279,8 +279,46 @@ func Parse(data []byte) (Report, error) {
 		if !r.recordsRows() {
 			t.Row = ""
 		}
+		if err := t.consistent(r.System()); err != nil {
+			return Report{}, fmt.Errorf("target %q: %w", t.ID, err)
+		}
+	}
+	if !r.Build.Knockout {
+		return Report{}, errors.New("build: not a knock-out build: the language's checks held its runs, " +
+			"so nothing in it is what the kernel alone stopped")
 	}
 	return r, nil
+}
+
+// consistent reports whether a target's outcome can be read as the report
+// says: a layer it credits with a stop is a layer of the report's system
+// (confine.Refusals), and a stopped target with a witness left it as it
+// was while its control changed it; otherwise the verdict "refused" would
+// rest on words alone.
+func (t Target) consistent(sys confine.System) error {
+	o := t.Observed
+	if !o.Kernel() {
+		return nil
+	}
+	known := false
+	for _, ref := range confine.Refusals() {
+		known = known || (ref.System == sys && ref.Layer == o.StoppedBy)
+	}
+	if !known {
+		return fmt.Errorf("stopped by %q, which is no layer of %s", o.StoppedBy, sys)
+	}
+	if t.Witness.Kind == WitnessNone || t.Witness.Kind == "" {
+		return nil
+	}
+	switch {
+	case len(t.Witness.Confined) > 0:
+		return fmt.Errorf("stopped by %s, yet the confined run changed its %s witness: %s", o.StoppedBy,
+			t.Witness.Kind, strings.Join(t.Witness.Confined, ", "))
+	case len(t.Witness.Unconfined) == 0:
+		return fmt.Errorf("stopped by %s, yet the control changed no %s witness: nothing shows the attempt "+
+			"could be seen", o.StoppedBy, t.Witness.Kind)
+	}
+	return nil
 }
 
 // parseTargets reads the targets array, refusing more than MaxTargets.

@@ -101,9 +101,17 @@ func TestParseRefuses(t *testing.T) {
 			`"layers_alone":null}`, id)
 	}
 	report := func(schema, goos, targets string) string {
-		return fmt.Sprintf(`{"schema":%q,"os":%q,"kernel":"6.1","landlock_abi":7,"build":{},"targets":%s}`,
+		return fmt.Sprintf(`{"schema":%q,"os":%q,"kernel":"6.1","landlock_abi":7,"build":{"knockout":true},"targets":%s}`,
 			schema, goos, targets)
 	}
+	// stopped is a target a layer stopped, with a files witness: what the
+	// confined run and the control changed of it.
+	stopped := func(by, confined, unconfined string) string {
+		return fmt.Sprintf(`{"id":"w","group":"files","threat":"x","expected":null,`+
+			`"observed":{"stopped_by":%q,"errno":"EACCES"},"witness":{"kind":"files","confined":%s,"unconfined":%s},`+
+			`"layers_alone":null}`, by, confined, unconfined)
+	}
+	made := `["files:outside/planted.txt: made"]`
 	many := make([]string, MaxTargets+1)
 	for i := range many {
 		many[i] = fmt.Sprintf(`{"id":"t%d"}`, i)
@@ -130,6 +138,18 @@ func TestParseRefuses(t *testing.T) {
 		{"too many targets", report(Schema, "linux", "["+strings.Join(many, ",")+"]"),
 			fmt.Sprintf("more than %d targets", MaxTargets)},
 		{"too large", report(Schema, "linux", "[]") + strings.Repeat(" ", MaxBytes), "larger than 16 MiB"},
+		{"a build that is not a knock-out build", strings.Replace(report(Schema, "linux", "["+target("a")+"]"),
+			`"knockout":true`, `"knockout":false`, 1), "not a knock-out build"},
+		{"a stop credited to no layer", report(Schema, "linux", "["+stopped("skipped", "[]", made)+"]"),
+			`stopped by "skipped", which is no layer of linux`},
+		{"a stop credited to another system's layer", report(Schema, "linux", "["+stopped("sandbox-profile", "[]", made)+"]"),
+			`stopped by "sandbox-profile", which is no layer of linux`},
+		{"a stop whose witness changed", report(Schema, "linux", "["+stopped("landlock", made, made)+"]"),
+			"yet the confined run changed its files witness"},
+		{"a stop whose control changed nothing", report(Schema, "linux", "["+stopped("landlock", "[]", "[]")+"]"),
+			"yet the control changed no files witness"},
+		{"a stop whose control is missing", report(Schema, "linux", "["+stopped("landlock", "[]", "null")+"]"),
+			"yet the control changed no files witness"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,8 +159,12 @@ func TestParseRefuses(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Parse([]byte(report(Schema, "darwin", "["+target("a")+"]"))); err != nil {
-		t.Errorf("the control, a report of one target, is refused: %v", err)
+	for _, control := range []string{report(Schema, "linux", "["+target("a")+"]"),
+		report(Schema, "linux", "["+stopped("landlock", "[]", made)+"]"),
+		strings.Replace(report(Schema, "darwin", "["+target("a")+"]"), "seccomp", "sandbox-profile", 1)} {
+		if _, err := Parse([]byte(control)); err != nil {
+			t.Errorf("the control, a report of one target, is refused: %v\n%s", err, control)
+		}
 	}
 }
 

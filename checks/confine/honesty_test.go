@@ -249,9 +249,35 @@ var _ = DescribeTable("ENFORCES, each Linux layer alone (knock-out build with "+
 		for _, l := range stoppers {
 			Expect(c.cell.Layers).To(ContainElement(l), "%s alone stops the %s, and the cell does not name it", l, c.op)
 		}
+		// The other direction: each layer the cell relies on stops the
+		// operation alone, or the cell names a layer that holds nothing of
+		// it (a Landlock rule or scope dropped while seccomp still refuses
+		// the call would pass unnoticed otherwise). Landlock is excused on
+		// a kernel below the ABI that holds this operation.
+		abi := confine.Probe().LandlockABI
+		for _, l := range c.cell.Layers {
+			if l == core.LayerLandlockFamily && abi < landlockAloneFrom(c.op) {
+				continue
+			}
+			Expect(stoppers).To(ContainElement(l), "the cell relies on %s, which alone does not stop the %s (stopped alone by: %v)",
+				l, c.op, stoppers)
+		}
 	},
 	layerAloneEntries(),
 )
+
+// landlockAloneFrom is the Landlock ABI from which Landlock alone stops
+// the operation op: TCP from LandlockABITCP, signals from the ABI of
+// scopes, files and execution from the first.
+func landlockAloneFrom(op string) int {
+	switch op {
+	case confine.OpConnect:
+		return linux.LandlockABITCP
+	case confine.OpSignal:
+		return linux.LandlockABIScopes()
+	}
+	return 1
+}
 
 var _ = Describe(linux.LayersOnlyEnv, func() {
 	DescribeTable("leaves every layer on where it is not a knock-out build's switch of one layer",

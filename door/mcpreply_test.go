@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -83,20 +82,7 @@ func TestMCPReplyHeldAndBounded(t *testing.T) {
 			// call sends a tools/call on a connection of its own and reads
 			// its whole answer.
 			call := func() string {
-				req, err := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(mcpCallBody(tc.tool)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				req.Header.Set("Authorization", "Bearer "+tokenAcme)
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-				resp, err := ts.Client().Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer resp.Body.Close()
-				data, _ := io.ReadAll(resp.Body)
+				_, data := postMCP(t, ts.URL, "Bearer "+tokenAcme, mcpCallBody(tc.tool))
 				return string(data)
 			}
 			if got := call(); !strings.Contains(got, CodeConcurrencyLimit) {

@@ -381,26 +381,7 @@ func TestMCPBatchRefused(t *testing.T) {
 	_, ts, ms := metricsServer(t, fake, Config{})
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call",` +
 		`"params":{"name":"run","arguments":{"source":"print(1)"}}}`
-	post := func(body string) (*http.Response, []byte) {
-		req, err := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+tokenAcme)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var b bytes.Buffer
-		if _, err := b.ReadFrom(resp.Body); err != nil {
-			t.Fatal(err)
-		}
-		return resp, b.Bytes()
-	}
+	post := func(body string) (*http.Response, []byte) { return postMCP(t, ts.URL, "Bearer "+tokenAcme, body) }
 	resp, body := post(" [" + call + "]")
 	var rpc struct {
 		Error struct {

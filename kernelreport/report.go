@@ -279,6 +279,12 @@ func Parse(data []byte) (Report, error) {
 		if !r.recordsRows() {
 			t.Row = ""
 		}
+		if _, ok := confine.EnforcesRow(t.Row); t.Row != "" && !ok {
+			// Its evidence would count for no cell, and the cell it
+			// meant would read untested without a word.
+			return Report{}, fmt.Errorf("target %q: row %q is no row of the enforcement table", t.ID,
+				t.Row)
+		}
 		if err := t.consistent(r.System()); err != nil {
 			return Report{}, fmt.Errorf("target %q: %w", t.ID, err)
 		}

@@ -150,6 +150,8 @@ func TestParseRefuses(t *testing.T) {
 			"yet the control changed no files witness"},
 		{"a stop whose control is missing", report(Schema, "linux", "["+stopped("landlock", "[]", "null")+"]"),
 			"yet the control changed no files witness"},
+		{"a row that is no row", report(Schema, "linux", "["+strings.Replace(target("a"), `"group"`,
+			`"row":"fs-write-dirx","group"`, 1)+"]"), `row "fs-write-dirx" is no row of the enforcement table`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

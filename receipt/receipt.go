@@ -663,17 +663,12 @@ func Load(path string) (*Receipt, error) {
 	}
 	// Opened as it was found: a name swapped since for a link or a named
 	// pipe (whose open would wait for a writer) is refused, not read.
-	f, err := journal.OpenRegular(path)
-	if err != nil {
-		return nil, codes.Errorf(codes.E317, "read receipt: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
-	if err != nil {
-		return nil, codes.Errorf(codes.E317, "read receipt %s: %w", path, err)
-	}
-	if len(data) > MaxBytes {
+	data, err := journal.ReadRegular(path, MaxBytes)
+	switch {
+	case errors.Is(err, journal.ErrFileTooLarge):
 		return nil, codes.Errorf(codes.E317, "%s is not a receipt: larger than %d bytes", path, MaxBytes)
+	case err != nil:
+		return nil, codes.Errorf(codes.E317, "read receipt: %w", err)
 	}
 	return parseReceipt(path, data)
 }

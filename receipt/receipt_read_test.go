@@ -255,7 +255,7 @@ func FuzzParseReceipt(f *testing.F) {
 	})
 }
 
-// TestParseBound: Parse holds bytes to the bound Load holds a file to: a
+// TestParseBound: Parse holds bytes, and Load a file, to one bound: a
 // receipt of exactly MaxBytes is read, one byte more is not a receipt.
 func TestParseBound(t *testing.T) {
 	head, tail := `{"schema":"`+Schema+`","run_id":"a"}`, "\n"
@@ -271,13 +271,22 @@ func TestParseBound(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// JSON allows blanks after a value, as a reserved receipt has.
 			data := head + strings.Repeat(" ", tt.size-len(head)-len(tail)) + tail
-			r, err := Parse("r.json", []byte(data))
-			if tt.wantErr != "" {
-				testkit.WantError(t, err, codes.E317, "", tt.wantErr)
-				return
+			file := filepath.Join(t.TempDir(), "r.json")
+			if err := os.WriteFile(file, []byte(data), 0o600); err != nil {
+				t.Fatal(err)
 			}
-			if err != nil || r.RunID != "a" {
-				t.Fatalf("Parse: %+v, %v; want the receipt of run a", r, err)
+			for what, read := range map[string]func() (*Receipt, error){
+				"Parse": func() (*Receipt, error) { return Parse("r.json", []byte(data)) },
+				"Load":  func() (*Receipt, error) { return Load(file) },
+			} {
+				r, err := read()
+				if tt.wantErr != "" {
+					testkit.WantError(t, err, codes.E317, "", tt.wantErr)
+					continue
+				}
+				if err != nil || r.RunID != "a" {
+					t.Fatalf("%s: %+v, %v; want the receipt of run a", what, r, err)
+				}
 			}
 		})
 	}

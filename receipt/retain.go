@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -358,14 +357,8 @@ func noteRemoved(dir string, newest time.Time, why string) error {
 // there is none, or it is not one (larger than its bound, not its JSON).
 func readRemoved(dir string) (removedNote, bool) {
 	var note removedNote
-	f, err := journal.OpenRegular(filepath.Join(dir, retentionFile)) // never a pipe's wait
-	if err != nil {
-		return note, false
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxRetentionFileBytes+1))
-	if err != nil || len(data) > maxRetentionFileBytes || json.Unmarshal(data, &note) != nil ||
-		note.Segments <= 0 {
+	data, err := journal.ReadRegular(filepath.Join(dir, retentionFile), maxRetentionFileBytes) // never a pipe's wait
+	if err != nil || json.Unmarshal(data, &note) != nil || note.Segments <= 0 {
 		return removedNote{}, false
 	}
 	return note, true

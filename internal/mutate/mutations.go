@@ -282,8 +282,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "receipts-open-a-swapped-name", File: "receipt/receipt.go",
-		Old:      `f, err := journal.OpenRegular(path)`,
-		New:      `f, err := os.Open(path)`,
+		Old:      `data, err := journal.ReadRegular(path, MaxBytes)`,
+		New:      `data, err := os.ReadFile(path)`,
 		Packages: receiptPkg, Run: "^TestLoadSwappedForAPipe$", CaughtBy: "TestLoadSwappedForAPipe",
 	},
 	{

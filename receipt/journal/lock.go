@@ -116,6 +116,28 @@ func OpenRegular(path string) (*os.File, error) {
 	return f, nil
 }
 
+// ErrFileTooLarge is the error of ReadRegular for a file past its bound.
+var ErrFileTooLarge = errors.New("larger than its bound")
+
+// ReadRegular reads the regular file at path as OpenRegular opens it,
+// whole when it holds at most limit bytes; a larger one is ErrFileTooLarge,
+// read no further than limit and one byte.
+func ReadRegular(path string, limit int64) ([]byte, error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = fmt.Errorf("%s: %w (%d bytes)", path, ErrFileTooLarge, limit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
 // WriteRegular writes data to the file at path as a mark in a receipts
 // directory is written: made (mode 0600) when missing, never through a
 // symbolic link, never waiting on a named pipe, and written only when

@@ -3,6 +3,7 @@
 package journal
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -69,6 +70,34 @@ func TestRegularFilesOnly(t *testing.T) {
 			}
 			if got, err := os.ReadFile(outside); err != nil || string(got) != was {
 				t.Errorf("the file outside holds %q (%v), want it unchanged", got, err)
+			}
+		})
+	}
+}
+
+// TestReadRegularBound: ReadRegular reads a file of its bound whole, and
+// refuses one a byte past it (ErrFileTooLarge), as a mark or a receipt a
+// program could have grown is refused.
+func TestReadRegularBound(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		size    int
+		wantErr error
+	}{
+		{name: "at the bound", size: 32},
+		{name: "a byte past it", size: 33, wantErr: ErrFileTooLarge},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, tc.name)
+			if err := os.WriteFile(p, make([]byte, tc.size), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			data, err := ReadRegular(p, 32)
+			if !errors.Is(err, tc.wantErr) || tc.wantErr == nil && len(data) != tc.size {
+				t.Errorf("ReadRegular of %d bytes, bound 32: %d bytes, %v; want %v", tc.size, len(data),
+					err, tc.wantErr)
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -276,12 +275,7 @@ const maxDoneBytes = 32
 
 // readDone reads the doneFile of the journal in dir.
 func readDone(dir string) (int, bool) {
-	f, err := journal.OpenRegular(filepath.Join(dir, doneFile)) // never a pipe's wait
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxDoneBytes+1))
+	data, err := journal.ReadRegular(filepath.Join(dir, doneFile), maxDoneBytes) // never a pipe's wait
 	if err != nil {
 		return 0, false
 	}

@@ -41,7 +41,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -259,16 +258,16 @@ func shippedIn(ctx context.Context, b bucket.Bucket, rest string) (int, error) {
 // journalID reads the id of the journal in dir, making it the first time.
 func journalID(dir string) (string, error) {
 	p := filepath.Join(dir, idFile)
-	data, err := readSmall(p, maxIDBytes)
-	if err == nil {
+	data, err := journal.ReadRegular(p, maxIDBytes)
+	switch {
+	case err == nil || errors.Is(err, journal.ErrFileTooLarge):
 		id := strings.TrimSpace(string(data))
 		if len(id) == 16 && receipt.ValidRunID(id) {
 			return id, nil
 		}
 		return "", fmt.Errorf("ship: %s does not hold a journal id (16 hexadecimal digits): remove it "+
 			"to make a new one", p)
-	}
-	if !errors.Is(err, os.ErrNotExist) {
+	case !errors.Is(err, os.ErrNotExist):
 		return "", fmt.Errorf("ship: %w", err)
 	}
 	var b [8]byte
@@ -295,17 +294,6 @@ func journalID(dir string) (string, error) {
 
 // maxIDBytes bounds what journalID reads of an idFile.
 const maxIDBytes = 64
-
-// readSmall reads the regular file at path (journal.OpenRegular: never
-// through a link, never a pipe's wait), at most limit bytes of it.
-func readSmall(path string, limit int64) ([]byte, error) {
-	f, err := journal.OpenRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit))
-}
 
 // segmentOfKey is the segment number of an object's key after the
 // Shipper's prefix. A number below 1 names no segment, and changes

@@ -94,13 +94,13 @@ func Owner(dir string) string {
 	return line
 }
 
-// OpenRegular opens the file at path for reading as a file of a receipts
+// openRegular opens the file at path for reading as a file of a receipts
 // directory is read: a symbolic link is not followed, a named pipe does
 // not block the open (on Unix), and anything but a regular file, as
 // the open found it, is refused with an error that says what it is. A
 // name checked with Lstat and then opened can have been swapped between
 // the two: this is the check of what was opened.
-func OpenRegular(path string) (*os.File, error) {
+func openRegular(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		return nil, err
@@ -119,11 +119,11 @@ func OpenRegular(path string) (*os.File, error) {
 // ErrFileTooLarge is the error of ReadRegular for a file past its bound.
 var ErrFileTooLarge = errors.New("larger than its bound")
 
-// ReadRegular reads the regular file at path as OpenRegular opens it,
+// ReadRegular reads the regular file at path as openRegular opens it,
 // whole when it holds at most limit bytes; a larger one is ErrFileTooLarge,
 // read no further than limit and one byte.
 func ReadRegular(path string, limit int64) ([]byte, error) {
-	f, err := OpenRegular(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // TestRegularFilesOnly: a mark's name planted as a link to a file
-// outside, or as a named pipe, is refused by OpenRegular and
+// outside, or as a named pipe, is refused by openRegular and
 // WriteRegular, and the file outside is unchanged, read afterwards; the
 // controls, a regular file and a missing one, are read and written. (A
 // pipe with no reader is not waited on: receipt's TestLoadSwappedForAPipe.)
@@ -55,9 +55,9 @@ func TestRegularFilesOnly(t *testing.T) {
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("WriteRegular(%s) = %v, want an error %v", tc.path, err, tc.wantErr)
 			}
-			f, err := OpenRegular(tc.path)
+			f, err := openRegular(tc.path)
 			if (err != nil) != tc.wantErr {
-				t.Fatalf("OpenRegular(%s) = %v, want an error %v", tc.path, err, tc.wantErr)
+				t.Fatalf("openRegular(%s) = %v, want an error %v", tc.path, err, tc.wantErr)
 			}
 			if f != nil {
 				f.Close()

@@ -131,3 +131,55 @@ func TestReplyWrittenOutsideTheSlot(t *testing.T) {
 		t.Errorf("%d runs, want 2", got)
 	}
 }
+
+// TestKeepUntilReplied: a tool call's turn is held by its request until
+// the reply is written (heldReplies.release); a turn handed over after
+// that, by a call whose request ended before its tool returned, is
+// given back by the caller at once, not kept by a request that will
+// never release it again. Without a request to hold it (a transport
+// that is not HTTP), the caller gives it back too.
+func TestKeepUntilReplied(t *testing.T) {
+	tests := []struct {
+		name         string
+		held         *heldReplies // nil: no request holds turns
+		written      bool         // the reply was written before the turn came
+		wantHeldOver bool         // the turn stays admitted after the caller's release
+	}{
+		{name: "held until the reply is written", held: &heldReplies{}, wantHeldOver: true},
+		{name: "the reply already written", held: &heldReplies{}, written: true},
+		{name: "no request holds turns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newGate(1, 0, make(chan struct{}))
+			ctx := context.Background()
+			if tt.held != nil {
+				ctx = context.WithValue(ctx, heldRepliesKey{}, tt.held)
+				if tt.written {
+					tt.held.release()
+				}
+			}
+			held, err := g.enter(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held.ran()
+			keepUntilReplied(ctx, held)()
+			_, busy := g.enter(ctx)
+			if gotHeld := errors.Is(busy, errBusy); gotHeld != tt.wantHeldOver {
+				t.Fatalf("after the caller's release, the turn held: %v (%v); want %v",
+					gotHeld, busy, tt.wantHeldOver)
+			}
+			if !tt.wantHeldOver {
+				return
+			}
+			// The reply written, its request gives the turn back.
+			tt.held.release()
+			again, err := g.enter(ctx)
+			if err != nil {
+				t.Fatalf("after the reply was written: %v", err)
+			}
+			again.release()
+		})
+	}
+}

@@ -8,8 +8,9 @@ import (
 )
 
 // apply holds the worker with what it can do to itself on Windows
-// (windows.Apply); the job object and the AppContainer are the
-// supervisor's (PrepareWorker).
+// (windows.Apply), judging which guarded locations its container's ACEs
+// reach; the job object and the AppContainer are the supervisor's
+// (PrepareWorker).
 func apply(p core.Policy, o ApplyOptions) (core.Result, error) {
-	return windows.Apply(p, o.MaxMemoryMB)
+	return windows.Apply(p, o.MaxMemoryMB, o.CarveOuts)
 }

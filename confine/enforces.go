@@ -150,7 +150,8 @@ func enforcesTable() []Row {
 				Windows: Cell{HoldsYes, "AppContainer: the container has an ACE for nothing but what the " +
 					"interpreter itself needs, so a read or a write of anything of the user's is refused; where " +
 					"the container is left off, the low integrity level still refuses a write to anything of " +
-					"the user's, and reads are not held", []string{core.LayerLowIntegrity,
+					"the user's but what is labelled low integrity (AppData\\LocalLow is), and reads are not " +
+					"held", []string{core.LayerLowIntegrity,
 					core.LayerAppContainer}},
 			},
 			Ops:    []string{OpRead, OpWrite},
@@ -225,8 +226,9 @@ func enforcesTable() []Row {
 					strconv.Itoa(linux.MaxCarvedRules) + " rules, or where a directory cannot be listed, the " +
 					"location is the language's only and the level is partial",
 					[]string{core.LayerLandlockFamily}},
-				Darwin:  Cell{HoldsNo, "not held: the language alone refuses it", nil},
-				Windows: Cell{HoldsNo, "not held: an ACE on a directory reaches everything beneath it", nil},
+				Darwin: Cell{HoldsNo, "not held: the language alone refuses it", nil},
+				Windows: Cell{HoldsNo, "not held: an ACE on a directory reaches everything beneath it, so a " +
+					"run whose container's ACEs reach a guarded location is partial, and its reason names it", nil},
 			},
 		},
 		{

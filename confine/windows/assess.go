@@ -1,6 +1,11 @@
 package windows
 
-import "github.com/sabline/sabline/confine/core"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/sabline/sabline/confine/core"
+)
 
 // Held is what the supervisor and the worker got from Windows.
 type Held struct {
@@ -11,6 +16,9 @@ type Held struct {
 	// ContainerOffReason says why the container was left off, as
 	// PlanFor or the supervisor said it; "" when it is on.
 	ContainerOffReason string
+	// Guarded are the guarded locations the container's ACEs reach, in
+	// words (guardedBeneath): only the language holds them.
+	Guarded []string
 	// Problems are what the worker found not held as planned, each a
 	// limit not held.
 	Problems []core.Gap
@@ -20,7 +28,8 @@ type Held struct {
 // token, the integrity level and the AppContainer as h says. Reads and
 // the closed network are held only by the container; writes by the
 // container, or by the low integrity level when nothing is granted to
-// write.
+// write, but to what is labelled low. A guarded location an ACE reaches
+// (h.Guarded) is held by the language alone, and the level is partial.
 func Assess(p core.Policy, h Held) core.Result {
 	if !p.Enforced {
 		return core.OffResult(p)
@@ -45,8 +54,12 @@ func Assess(p core.Policy, h Held) core.Result {
 		if !p.Read.Unrestricted {
 			lost = append(lost, "reads")
 		}
-		if !p.Write.Unrestricted && !h.LowIntegrity {
+		switch {
+		case p.Write.Unrestricted:
+		case !h.LowIntegrity:
 			lost = append(lost, "writes")
+		default: // a low token writes to what is labelled low
+			lost = append(lost, `writes to what is labelled low integrity (AppData\LocalLow is)`)
 		}
 		if p.Network.Mode == core.NetClosed {
 			lost = append(lost, "network connections")
@@ -59,6 +72,11 @@ func Assess(p core.Policy, h Held) core.Result {
 			gaps = append(gaps, core.Gap{Layer: core.LayerAppContainer, Kind: core.GapUnheld,
 				Text: why + ": " + core.JoinAnd(lost) + " are not held"})
 		}
+	}
+	if len(h.Guarded) > 0 {
+		gaps = append(gaps, core.Gap{Layer: core.LayerLanguage, Kind: core.GapUnheld,
+			Text: "the guarded locations " + guardedList(h.Guarded) + " are held by the language " +
+				"alone: the container's ACE on a directory above them reaches them"})
 	}
 	// The container has internetClient under any net grant: it admits
 	// every host, and nothing on Windows holds a port.
@@ -93,4 +111,13 @@ func Predict(p core.Policy) core.Result {
 		AppContainer:       plan.AppContainer,
 		ContainerOffReason: plan.ContainerOffReason,
 	})
+}
+
+// guardedList names the first four of items, and how many more.
+func guardedList(items []string) string {
+	const n = 4
+	if len(items) <= n {
+		return core.JoinAnd(items)
+	}
+	return strings.Join(items[:n], ", ") + " and " + strconv.Itoa(len(items)-n) + " more"
 }

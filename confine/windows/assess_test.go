@@ -28,9 +28,12 @@ func TestAssessWindows(t *testing.T) {
 			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer}},
 		{name: "a write grant inside the container", allow: "io,fs:write:/srv/out", held: medium, wantLevel: core.Full,
 			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer}},
-		{name: "container off, low integrity holds writes", allow: "io", held: off(all, "a loopback host is granted"),
+		// A low token still writes to what is labelled low, as
+		// AppData\LocalLow is: the reason does not say writes are held.
+		{name: "container off, low integrity holds writes but to what is low", allow: "io", held: off(all, "a loopback host is granted"),
 			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity},
-			want: []string{"the AppContainer was left off (a loopback host is granted): reads and network connections are not held"}},
+			want: []string{"the AppContainer was left off (a loopback host is granted): reads, writes to what is labelled " +
+				`low integrity (AppData\LocalLow is) and network connections are not held`}},
 		{name: "container off at medium integrity", allow: "io,fs:write:/srv/out", held: off(medium, ""),
 			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
 			want: []string{"the AppContainer was not applied: reads, writes and network connections are not held"}},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
 )
 
 // What a Windows run's job object must hold, and what the worker made of
@@ -20,6 +21,13 @@ const (
 	jobLimitProcessMemory uint32 = 0x00000100 // JOB_OBJECT_LIMIT_PROCESS_MEMORY
 	jobLimitKillOnClose   uint32 = 0x00002000 // JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
 )
+
+// jobLimitBreakaway are the limit flags that let a process of the job
+// start one outside it, where the active process limit does not count
+// it: JOB_OBJECT_LIMIT_BREAKAWAY_OK (with CREATE_BREAKAWAY_FROM_JOB) and
+// JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK (always). No job Sabline makes
+// sets either.
+const jobLimitBreakaway uint32 = 0x00000800 | 0x00001000
 
 // jobUIFlags are the JOB_OBJECT_UILIMIT_* flags Plan names.
 var jobUIFlags = map[string]uint32{
@@ -76,6 +84,10 @@ func jobHeld(want, got jobLimits) error {
 	if got.LimitFlags&want.LimitFlags != want.LimitFlags {
 		miss = append(miss, fmt.Sprintf("limit flags %#x of %#x", got.LimitFlags&want.LimitFlags,
 			want.LimitFlags))
+	}
+	if want.LimitFlags&jobLimitActiveProcess != 0 && got.LimitFlags&jobLimitBreakaway != 0 {
+		miss = append(miss, fmt.Sprintf("breakaway allowed (limit flags %#x), so a process it starts "+
+			"may leave it", got.LimitFlags&jobLimitBreakaway))
 	}
 	if want.LimitFlags&jobLimitActiveProcess != 0 && got.ActiveProcessLimit > want.ActiveProcessLimit {
 		miss = append(miss, fmt.Sprintf("an active process limit of %d, not %d", got.ActiveProcessLimit,
@@ -150,6 +162,10 @@ type windowsObserved struct {
 	IsContainer   bool
 	ContainerSID  string
 	ContainerErr  error
+
+	// CarveOuts are the guarded locations of the run (guard.Set.CarveOuts),
+	// as the worker was handed them.
+	CarveOuts []guard.CarveOut
 }
 
 // windowsResult is the Result of a Windows worker: each layer is claimed
@@ -200,13 +216,77 @@ func windowsResult(p core.Policy, plan Plan, o windowsObserved) core.Result {
 	if claim != "" {
 		problem(core.LayerAppContainer, claim)
 	}
-	if !held.AppContainer {
+	if held.AppContainer {
+		held.Guarded = guardedBeneath(plan.ACEs, o.CarveOuts)
+	} else {
 		held.ContainerOffReason = o.ContainerOff
 		if held.ContainerOffReason == "" && o.ContainerTold == "" {
 			held.ContainerOffReason = plan.ContainerOffReason
 		}
 	}
 	return Assess(p, held)
+}
+
+// guardedBeneath returns, in words, the guarded locations of carveOuts
+// that the container reaches through aces, since an ACE on a directory
+// is inherited by everything beneath it: a location at or beneath an
+// ACE's path (but a Named one at or above the path, which a grant naming
+// it reaches), the dot-entries of a home at or beneath it, and what is
+// made in a directory to expand at or beneath it (where a guarded location
+// not there yet would be made). Names are compared as Windows compares
+// them: without case, either slash a separator, a \\?\ prefix dropped.
+func guardedBeneath(aces []windowsACE, carveOuts []guard.CarveOut) []string {
+	var out []string
+	for _, c := range carveOuts {
+		reached := slices.ContainsFunc(aces, func(a windowsACE) bool {
+			return windowsWithin(c.Path, a.Path) && !(c.Named && !c.Expand && windowsWithin(a.Path, c.Path))
+		})
+		switch {
+		case !reached:
+		case c.Expand && c.Dots:
+			out = append(out, "the dot-entries of "+c.Path)
+		case c.Expand:
+			out = append(out, "what is made in "+c.Path)
+		default:
+			out = append(out, c.Path)
+		}
+	}
+	return out
+}
+
+// windowsWithin is budget.Within for Windows paths, on any system, and
+// errs toward within: p is dir or lies beneath it, each compared as
+// Windows may name the same file: names without case, / and \ both
+// separators, a \\?\, \\.\ or \??\ prefix dropped (UNC\ after one is
+// \\), and in each name a stream (name:stream, name::$INDEX_ALLOCATION)
+// and trailing dots and spaces dropped, as Win32 drops them.
+func windowsWithin(p, dir string) bool {
+	p, dir = windowsNorm(p), strings.TrimSuffix(windowsNorm(dir), `\`)
+	return p == dir || strings.HasPrefix(p, dir+`\`)
+}
+
+// windowsNorm is p as windowsWithin compares it.
+func windowsNorm(p string) string {
+	p = strings.ToLower(strings.ReplaceAll(p, "/", `\`))
+	for _, prefix := range []string{`\\?\`, `\\.\`, `\??\`} {
+		if rest, ok := strings.CutPrefix(p, prefix+`unc\`); ok {
+			p = `\\` + rest
+		} else {
+			p = strings.TrimPrefix(p, prefix)
+		}
+	}
+	names := strings.Split(p, `\`)
+	for i, name := range names {
+		if i == 0 && len(name) == 2 && name[1] == ':' {
+			continue // the drive
+		}
+		name, _, _ = strings.Cut(name, ":")
+		if trimmed := strings.TrimRight(name, ". "); trimmed != "" {
+			name = trimmed
+		}
+		names[i] = name
+	}
+	return strings.Join(names, `\`)
 }
 
 // Names of the variables through which the supervisor tells the worker of

@@ -60,6 +60,10 @@ func TestWindowsJobHeld(t *testing.T) {
 		{name: "two processes", got: jobLimits{LimitFlags: want.LimitFlags, ActiveProcessLimit: 2, UIRestrictions: 0xff, ProcessMemoryLimit: 256 << 20}, wantErr: "active process limit of 2"},
 		{name: "a larger memory limit", got: jobLimits{LimitFlags: want.LimitFlags, ActiveProcessLimit: 1, UIRestrictions: 0xff, ProcessMemoryLimit: 1 << 40}, wantErr: "process memory limit"},
 		{name: "the clipboard open", got: jobLimits{LimitFlags: want.LimitFlags, ActiveProcessLimit: 1, UIRestrictions: 0xf9, ProcessMemoryLimit: 256 << 20}, wantErr: "UI restrictions"},
+		// A child started with CREATE_BREAKAWAY_FROM_JOB, or any child under
+		// silent breakaway, is outside the job and its process limit.
+		{name: "breakaway allowed", got: jobLimits{LimitFlags: want.LimitFlags | 0x800, ActiveProcessLimit: 1, UIRestrictions: 0xff, ProcessMemoryLimit: 256 << 20}, wantErr: "breakaway allowed (limit flags 0x800)"},
+		{name: "silent breakaway allowed", got: jobLimits{LimitFlags: want.LimitFlags | 0x1000, ActiveProcessLimit: 1, UIRestrictions: 0xff, ProcessMemoryLimit: 256 << 20}, wantErr: "breakaway allowed (limit flags 0x1000)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

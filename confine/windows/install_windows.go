@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
 )
 
 // winnt.h's values in windows_held.go, checked against x/sys/windows: a
@@ -44,10 +45,11 @@ const (
 // nothing is granted for writing, drops to low integrity. The job object
 // and the AppContainer are the supervisor's (PrepareWorker): the worker
 // reads its own job and token and claims each only as it finds it.
-// maxMemoryMB is the run's memory limit, 0 for none.
-func Apply(p core.Policy, maxMemoryMB int) (core.Result, error) {
+// maxMemoryMB is the run's memory limit, 0 for none; carveOuts are the
+// run's guarded locations, which the container's ACEs may reach.
+func Apply(p core.Policy, maxMemoryMB int, carveOuts []guard.CarveOut) (core.Result, error) {
 	plan := PlanFor(p, core.Needs{}, func(string) int { return 0 }, maxMemoryMB)
-	var obs windowsObserved
+	obs := windowsObserved{CarveOuts: carveOuts}
 	obs.Job, obs.JobErr = ownJob()
 	obs.Privileges, obs.PrivErr = removePrivileges(plan.PrivilegesKept)
 	if plan.IntegrityLevel == integrityLow {

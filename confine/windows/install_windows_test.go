@@ -30,7 +30,7 @@ func windowsApplyHelper(spec string) {
 	mode, tmp, scratch := parts[0], parts[1], parts[2]
 	if mode == "apply" {
 		p := core.OSPolicy(budget.MustParse(tmp, "io,fs:read:"+scratch), core.Options{})
-		r, err := Apply(p, 256)
+		r, err := Apply(p, 256, nil)
 		out, _ := json.Marshal(r)
 		os.Stdout.WriteString("RESULT " + string(out) + "\n")
 		if err != nil {

@@ -69,8 +69,9 @@ type Plan struct {
 //
 // The token keeps SeChangeNotifyPrivilege alone. It is low integrity when
 // nothing is granted for writing, which refuses writes to anything of the
-// user's, and medium otherwise, since the user's files are medium
-// integrity and a low token could not write a grant.
+// user's but what is labelled low (AppData\LocalLow is), and medium
+// otherwise, since the user's files are medium integrity and a low token
+// could not write a grant.
 //
 // The AppContainer reaches only what it has an ACE for: read for a read
 // grant, read-write for a write grant and the private temporary directory
@@ -109,7 +110,8 @@ func PlanFor(p core.Policy, n core.Needs, fileCount func(path string) int, memor
 		PrivilegesKept:   []string{"SeChangeNotifyPrivilege"},
 		IntegrityLevel:   integrityLow,
 		IntegrityReason: "nothing is granted for writing, so the token is low " +
-			"integrity and cannot write to anything of the user's",
+			"integrity and cannot write to anything of the user's but what is labelled low " +
+			"(AppData\\LocalLow is)",
 	}
 	if p.Write.Unrestricted || len(p.Write.Paths) > 0 {
 		plan.IntegrityLevel = integrityMedium

@@ -1,0 +1,106 @@
+package windows
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit/confinetest"
+)
+
+// testCarveOuts are the guarded locations of a machine whose operator's
+// home is /Users/ana, as guard.Set.CarveOuts lists them: the home (its
+// dot-entries held by name), its ~/.ssh, a lent credential, a receipts
+// store, and the directory where a token not there yet would be made.
+var testCarveOuts = []guard.CarveOut{
+	{Path: "/Users/ana", Expand: true, Dots: true},
+	{Path: "/Users/ana/.ssh"},
+	{Path: "/Users/ana/.aws", Named: true},
+	{Path: "/srv/work/receipts"},
+	{Path: "/srv/state", Expand: true},
+}
+
+// TestWindowsGuardedBeneathACE: a container's ACE on a directory is
+// inherited by everything beneath it, so a grant above a guarded
+// location lets the kernel reach it; the run is partial and its reason
+// names the location. A grant beside them, and one that names a lent
+// credential, stay full.
+func TestWindowsGuardedBeneathACE(t *testing.T) {
+	tests := []struct {
+		name        string
+		allow       string
+		wantLevel   core.Level
+		wantReasons []string
+	}{
+		{name: "a grant beside every guarded location", allow: "io,fs:read:/srv/data", wantLevel: core.Full},
+		{name: "a grant beneath the home, beside its dot-entries", allow: "io,fs:write:/Users/ana/job",
+			wantLevel: core.Full},
+		{name: "a grant that names a lent credential", allow: "io,fs:read:/Users/ana/.aws",
+			wantLevel: core.Full},
+		{name: "the home granted", allow: "io,fs:read:/Users/ana", wantLevel: core.Partial,
+			wantReasons: []string{"the dot-entries of /Users/ana", "/Users/ana/.ssh", "/Users/ana/.aws",
+				"held by the language alone"}},
+		{name: "a write grant above a receipts store", allow: "io,fs:write:/srv/work", wantLevel: core.Partial,
+			wantReasons: []string{"/srv/work/receipts are held by the language alone"}},
+		{name: "where a guarded location would be made", allow: "io,fs:write:/srv", wantLevel: core.Partial,
+			wantReasons: []string{"/srv/work/receipts", "what is made in /srv/state"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := confinetest.PolicyOf(tt.allow, false)
+			plan := PlanFor(p, core.Needs{}, countFiles(nil), 0)
+			if !plan.AppContainer {
+				t.Fatalf("the plan leaves the container off (%s)", plan.ContainerOffReason)
+			}
+			job, _ := windowsJobLimits(plan)
+			o := windowsObserved{Job: job, Privileges: []string{"SeChangeNotifyPrivilege"},
+				IntegrityRID: lowIntegrityRID, ContainerTold: sidA, IsContainer: true, ContainerSID: sidA,
+				CarveOuts: testCarveOuts}
+			r := windowsResult(p, plan, o)
+			if r.Level != tt.wantLevel {
+				t.Fatalf("level %s (%s), want %s", r.Level, r.Reason, tt.wantLevel)
+			}
+			for _, want := range tt.wantReasons {
+				if !strings.Contains(r.Reason, want) {
+					t.Errorf("reason %q lacks %q", r.Reason, want)
+				}
+			}
+			if !slices.Contains(r.Layers, core.LayerAppContainer) {
+				t.Errorf("layers %v lack the container", r.Layers)
+			}
+		})
+	}
+}
+
+// TestWindowsWithin: paths are compared as Windows compares them.
+func TestWindowsWithin(t *testing.T) {
+	tests := []struct {
+		p, dir string
+		want   bool
+	}{
+		{`C:\Users\ana\.ssh`, `C:\Users\ana`, true},
+		{`C:\Users\ana`, `C:\Users\ana`, true},
+		{`c:\users\ANA\.ssh\id_ed25519`, `C:\Users\Ana`, true},
+		{`C:/Users/ana/.ssh`, `C:\Users\ana\`, true},
+		{`\\?\C:\Users\ana\.ssh`, `C:\Users\ana`, true},
+		{`C:\Users\ana\.ssh`, `\\?\C:\Users`, true},
+		{`\\srv\share\ana\.ssh`, `\\?\UNC\srv\share`, true},
+		{`C:\Users\ana\.ssh`, `\\.\C:\Users\ana`, true},
+		{`C:\Users\ana\.ssh`, `\??\C:\Users`, true},
+		{`C:\`, `C:\`, true},
+		{`C:\Users\ana\.ssh`, `C:\Users\ana\.ssh:$I30:$INDEX_ALLOCATION`, true},
+		{`C:\Users\ana\.ssh\id_ed25519`, `C:\Users\ana\.ssh::$INDEX_ALLOCATION`, true},
+		{`C:\Users\ana\.ssh`, `C:\Users\ana\.ssh. .`, true},
+		{`C:\Users\ana\.ssh`, `C:\Users\ana.\`, true},
+		{`C:\Users\anabel`, `C:\Users\ana`, false},
+		{`C:\Users`, `C:\Users\ana`, false},
+		{`D:\Users\ana`, `C:\Users\ana`, false},
+	}
+	for _, tt := range tests {
+		if got := windowsWithin(tt.p, tt.dir); got != tt.want {
+			t.Errorf("windowsWithin(%q, %q) = %v, want %v", tt.p, tt.dir, got, tt.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package door
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/tenant"
 )
 
@@ -256,4 +258,73 @@ func (c *conns) idleOf(tenant string) int {
 		}
 	}
 	return n
+}
+
+// TestSlowBodyHoldsNoSlot: a client that sends the body of its run
+// slowly holds a place among the runs admitted, and no slot to run in:
+// on a door of one worker, another tenant's run is answered while acme's
+// body is still coming (it waited for the whole of the server's read
+// timeout, 60 s, before). The control: acme's run, its body finished,
+// then runs too, and a door whose queue is full still refuses a third
+// request busy, so the place counts against the bound.
+func TestSlowBodyHoldsNoSlot(t *testing.T) {
+	fake := &fakeRunner{}
+	s, err := New(Config{Runner: fake, Workers: 1, Queue: 1, Tenants: []tenant.Tenant{
+		{Name: "acme", TokenSHA256: digest(tokenAcme)},
+		{Name: "beta", TokenSHA256: digest(tokenBeta)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveOn(t, s).addr
+	rc := dialRaw(t, addr)
+	const body = `{"source":"print(1)"}`
+	head := fmt.Sprintf("POST /v1/run HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n", addr, tokenAcme, len(body))
+	if _, err := io.WriteString(rc.c, head+body[:5]); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { s.gate.mu.Lock(); defer s.gate.mu.Unlock(); return s.gate.admitted == 1 })
+	answered := make(chan int, 1)
+	go func() { answered <- postOn(t, addr, "/v1/run", tokenBeta, body) }()
+	select {
+	case st := <-answered:
+		if st != http.StatusOK {
+			t.Errorf("beta's run beside acme's slow body: %d, want 200", st)
+		}
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Fatal("beta's run not answered while acme's body was still coming: the body holds the slot")
+	}
+	if st := postOn(t, addr, "/v1/run", tokenBeta, body); st != http.StatusOK {
+		t.Errorf("beta's second run: %d, want 200", st)
+	}
+	// The bound still counts the slow body: one worker and one place in
+	// the queue, both taken (acme's body, and a run held in its worker).
+	fake.hold.Store(true)
+	held := dialRaw(t, addr)
+	if _, err := io.WriteString(held.c, strings.Replace(head, tokenAcme, tokenBeta, 1)+body); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { running, _ := s.gate.load(); return running == 1 })
+	if st := postOn(t, addr, "/v1/run", tokenBeta, body); st != http.StatusTooManyRequests {
+		t.Errorf("a run past the bound, acme's body counted in it: %d, want 429", st)
+	}
+	held.c.Close() // its run ends with its request
+	waitFor(t, func() bool { running, _ := s.gate.load(); return running == 0 })
+	fake.hold.Store(false)
+	if _, err := io.WriteString(rc.c, body[5:]); err != nil {
+		t.Fatal(err)
+	}
+	_ = rc.c.SetReadDeadline(time.Now().Add(time.Minute))
+	resp, err := http.ReadResponse(rc.r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("acme's run, its body finished: %d, want 200", resp.StatusCode)
+	}
+	if n := fake.ran.Load(); n != 4 {
+		t.Errorf("%d runs, want 4", n)
+	}
 }

@@ -454,34 +454,59 @@ func auditOutputOf(a AuditReply) AuditOutput {
 	return AuditOutput(a)
 }
 
-// admit takes a turn of the tenant's limits and of the gate for a
-// request, then reads its body: a request past a bound is answered before
-// its body is read, so the bounds hold the memory of bodies too. A
-// refusal is answered and logged here, and ok is false; otherwise the
-// caller releases the turns.
+// admit takes a turn of the tenant's limits and a place at the gate for
+// a request, then reads its body, then waits for a slot to run in: a
+// request past a bound is answered before its body is read, so the bounds
+// hold the memory of bodies too, and a body still being read holds no
+// slot, so that a client that sends its body slowly keeps no other
+// tenant's run waiting (TestSlowBodyHoldsNoSlot). A refusal is answered
+// and logged here, and ok is false; otherwise the caller releases the
+// turns.
 func (s *Server) admit(w http.ResponseWriter,
 	r *http.Request) (data []byte, held *turn, ok bool) {
-	held, err := s.enter(r.Context(), tenantFrom(r.Context()))
-	if err != nil {
-		s.refusedErr(r.Context(), "http", tenantFrom(r.Context()), err)
+	ctx, t := r.Context(), tenantFrom(r.Context())
+	refuse := func(err error) ([]byte, *turn, bool) {
+		s.refusedErr(ctx, "http", t, err)
 		s.writeRefusal(w, err)
 		return nil, nil, false
+	}
+	held, err := s.place(t)
+	if err != nil {
+		return refuse(err)
 	}
 	if data, ok = s.readBody(w, r); !ok {
 		held.release()
 		return nil, nil, false
 	}
+	if err := held.take(ctx); err != nil {
+		held.release()
+		return refuse(err)
+	}
 	return data, held, true
 }
 
-// enter takes a turn of t's limits, then of the gate; the turn's release
-// gives back both.
+// enter takes a turn of t's limits, then of the gate, slot and all; the
+// turn's release gives back both.
 func (s *Server) enter(ctx context.Context, t *tenantState) (*turn, error) {
+	held, err := s.place(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := held.take(ctx); err != nil {
+		held.release()
+		return nil, err
+	}
+	return held, nil
+}
+
+// place takes a turn of t's limits, then a place at the gate with no
+// slot yet (gate.place); the turn's release gives back both.
+func (s *Server) place(t *tenantState) (*turn, error) {
 	untenant, err := t.limit()
 	if err != nil {
 		return nil, err
 	}
-	held, err := s.gate.enter(ctx)
+	held, err := s.gate.place()
 	if err != nil {
 		untenant()
 		return nil, err
@@ -837,57 +862,74 @@ func newGate(workers, queue int, stopping <-chan struct{}) *gate {
 	return &gate{slots: make(chan struct{}, workers), stopping: stopping, limit: workers + queue}
 }
 
-// turn is a request's place at a gate: a slot to run in, from enter to
-// ran, and a place among those admitted, from enter to release.
+// turn is a request's place at a gate: a place among those admitted,
+// from place to release, and a slot to run in, from take to ran.
 type turn struct {
-	g    *gate
-	done bool   // ran: the slot was given back
-	then func() // called by release, after the gate's turn is given back; may be nil
+	g       *gate
+	slotted bool   // take took a slot
+	done    bool   // ran: the slot was given back
+	then    func() // called by release, after the gate's turn is given back; may be nil
 }
 
-// enter waits for a turn to run: errBusy when the bound is reached,
-// errStopping when the door stops first, ctx's error when the caller goes.
-// The turn's release gives it back.
+// enter waits for a turn to run, a place and a slot (place, then take):
+// errBusy when the bound is reached, errStopping when the door stops
+// first, ctx's error when the caller goes. The turn's release gives it
+// back.
 func (g *gate) enter(ctx context.Context) (*turn, error) {
+	t, err := g.place()
+	if err != nil {
+		return nil, err
+	}
+	if err := t.take(ctx); err != nil {
+		t.release()
+		return nil, err
+	}
+	return t, nil
+}
+
+// place takes a place among those admitted, with no slot yet: errBusy
+// when the bound is reached, errStopping when the door is stopping. The
+// turn's release gives it back, whether or not take took a slot.
+func (g *gate) place() (*turn, error) {
 	select {
 	case <-g.stopping: // stopping is said first, busy or not
 		return nil, errStopping
 	default:
 	}
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	if g.admitted >= g.limit {
-		g.mu.Unlock()
 		return nil, errBusy
 	}
 	g.admitted++
-	g.mu.Unlock()
-	leave := func() {
-		g.mu.Lock()
-		g.admitted--
-		g.mu.Unlock()
-	}
+	return &turn{g: g}, nil
+}
+
+// take waits for a slot to run in, for a turn placed: errStopping when
+// the door stops first, ctx's error when the caller goes (the turn stays
+// placed, for its release).
+func (t *turn) take(ctx context.Context) error {
+	g := t.g
 	select {
 	case <-g.stopping:
-		leave()
-		return nil, errStopping
+		return errStopping
 	default:
 	}
 	select {
 	case g.slots <- struct{}{}:
-		return &turn{g: g}, nil
+		t.slotted = true
+		return nil
 	case <-g.stopping:
-		leave()
-		return nil, errStopping
+		return errStopping
 	case <-ctx.Done():
-		leave()
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 }
 
 // ran gives back t's slot, once: its run is over, and another may run
 // while its reply is written. It stays admitted until release.
 func (t *turn) ran() {
-	if t.done {
+	if t.done || !t.slotted {
 		return
 	}
 	t.done = true
@@ -901,9 +943,10 @@ func (t *turn) ran() {
 func (t *turn) release() {
 	g := t.g
 	g.mu.Lock()
-	if t.done {
+	switch {
+	case t.done:
 		g.replying--
-	} else {
+	case t.slotted:
 		<-g.slots
 	}
 	g.admitted--

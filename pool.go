@@ -200,7 +200,8 @@ func NewPoolRegistry(bound int) *PoolRegistry {
 }
 
 // Key is the registry's name for a pool's options: two options with the
-// same key share a pool.
+// same key share a pool. Every option is in it but Stderr, which the
+// pool made first keeps.
 func (o PoolOptions) Key() string {
 	conf := o.Confine
 	if conf == "" {
@@ -209,11 +210,14 @@ func (o PoolOptions) Key() string {
 	if o.Receipts == "" {
 		o.Receipts, _ = receipt.DefaultDir() // as NewPool reads it
 	}
+	if o.Durability == "" {
+		o.Durability = receipt.Flush // as StartPool reads it
+	}
 	return strings.Join([]string{o.Budget.String(), fmt.Sprint(max(o.Workers, 1)),
 		o.Timeout.String(), fmt.Sprint(o.MaxMemoryMB),
 		string(conf), string(o.Require), o.ImportRoot, o.Receipts, strings.Join(o.Guarded, "\x01"),
 		strings.Join(o.LendCredentials, "\x01"), fmt.Sprint(o.MaxIdle), o.IdleTimeout.String(),
-		fmt.Sprint(o.OnDemand)}, "\x00")
+		fmt.Sprint(o.OnDemand), string(o.Durability)}, "\x00")
 }
 
 // Run runs program in the pool opts names, starting that pool on first

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/receipt"
 )
 
 // TestPoolGrantSwappedForALink: a pool admits its ceiling when it is
@@ -178,6 +179,72 @@ print("held", refused)
 			if rec.RunParameters.Confinement != core.Full {
 				t.Errorf("the run's confinement is %s (%s), want full: the watch's file must be "+
 					"opened before it", rec.RunParameters.Confinement, rec.RunParameters.ConfinementReason)
+			}
+		})
+	}
+}
+
+// rewindsItsCount is a program that appends to ARGS[0]/ran, finds the page
+// its worker counts its jobs begun on (/proc/self/maps, read by raw calls
+// into memory of its own and written to ARGS[0]/maps), and, at its first
+// run, writes the count back to 0 from /dev/zero and ends its worker
+// with exit_group: a job its count says was never begun. ARGS[1] "keep"
+// leaves the count and the worker be.
+const rewindsItsCount = `c = ffi.module("ctypes")
+OUT = ARGS[0]
+fs.append(OUT + "/ran", "x")
+fd = c.syscall("openat", -100, "/proc/self/maps", 0).ret
+o = c.syscall("openat", -100, OUT + "/maps", 577, 420).ret  # O_WRONLY|O_CREAT|O_TRUNC
+buf = c.syscall("mmap", 0, 1048576, 3, 0x22, -1, 0).ret  # PROT_READ|WRITE, PRIVATE|ANONYMOUS
+got = c.syscall("read", fd, buf, 1048576).ret
+c.syscall("write", o, buf, got)
+addr = 0
+for line in fs.read(OUT + "/maps").split("\n"):
+    if "sabline-began" in line:
+        addr = int(line.split("-")[0], 16)
+if addr and len(fs.read(OUT + "/ran")) == 1 and ARGS[1] != "keep":
+    z = c.syscall("openat", -100, "/dev/zero", 0).ret
+    c.syscall("read", z, addr, 8)
+    c.syscall("exit_group", 0)
+print("found", addr != 0)
+`
+
+// TestPoolRawCallsRunOnce: a run that may make raw system calls writes
+// its worker's count of jobs begun back to 0 and ends the worker: the
+// pool took the job for one never begun and sent it to a second worker,
+// so the program ran twice (two appends to its file, read from outside)
+// while its receipt said ok, one write, nothing of the first. It runs
+// once: its receipt says the worker ended without a result. The
+// controls: the program finds the page (the way was tried), and, leaving
+// the count be, runs once to its end.
+func TestPoolRawCallsRunOnce(t *testing.T) {
+	for _, tt := range []struct {
+		name, arg string
+		want      string
+	}{
+		{name: "the count written back", arg: "rewind", want: receipt.StatusCrashed},
+		{name: "the count left be (the control)", arg: "keep", want: receipt.StatusOK},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root, out := importRoot(t), t.TempDir()
+			p := newPool(t, sabline.PoolOptions{Workers: 1, ImportRoot: root, Timeout: time.Minute,
+				Budget:   budget.MustParse(root, "io,ffi:ctypes,fs:write:"+out, "fs:read:"+out),
+				Receipts: t.TempDir()})
+			res, err := p.Run(context.Background(), sabline.Source("rewind.vel", []byte(rewindsItsCount)),
+				sabline.RunOptions{Args: []string{out, tt.arg}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			maps, _ := os.ReadFile(filepath.Join(out, "maps"))
+			if !strings.Contains(string(maps), "sabline-began") {
+				t.Fatalf("the program did not find its worker's page in %d bytes of its maps", len(maps))
+			}
+			ran, _ := os.ReadFile(filepath.Join(out, "ran"))
+			if string(ran) != "x" {
+				t.Errorf("the program ran %d times (its file holds %q), want once", len(ran), ran)
+			}
+			if o := res.Receipt.Outcome; o.Status != tt.want {
+				t.Errorf("its receipt says %s (%s %s), want %s", o.Status, o.Code, o.Message, tt.want)
 			}
 		})
 	}

@@ -842,3 +842,77 @@ func TestPoolReceiptNotFinished(t *testing.T) {
 		t.Errorf("Run of a budget wider than the pool's, the journal failing: %v; want E328", err)
 	}
 }
+
+// TestPoolRunCancelledBefore: a run whose context is done before it is
+// sent runs nothing, though a worker is free: select took the free slot
+// as often as the done context, and then the program ran, wrote its
+// file, and was stopped (11 of 20 here), its worker killed and replaced.
+// Each of 20 such runs is E307 saying nothing ran, writes no file, and
+// leaves the same worker waiting; the control, the same program with a
+// live context, writes its file in that worker.
+func TestPoolRunCancelledBefore(t *testing.T) {
+	root := importRoot(t)
+	out := t.TempDir()
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:write:"+out),
+		Workers: 1, ImportRoot: root, Timeout: time.Minute, Receipts: t.TempDir()})
+	worker := p.Workers()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	write := func(ctx context.Context, name string) (*sabline.Result, error) {
+		src := fmt.Sprintf("fs.write(%q, \"x\")\n", filepath.Join(out, name))
+		return p.Run(ctx, sabline.Source("write.vel", []byte(src)), sabline.RunOptions{})
+	}
+	for i := range 20 {
+		res, err := write(ctx, fmt.Sprint(i))
+		if codes.CodeOf(err) != codes.E307 || !strings.Contains(res.Receipt.Outcome.Message, "nothing ran") {
+			t.Errorf("run %d, cancelled before: %v, %+v; want E307, nothing ran", i, err, res.Receipt.Outcome)
+		}
+	}
+	if left, _ := os.ReadDir(out); len(left) != 0 {
+		t.Errorf("%d of 20 runs cancelled before they were sent wrote their file", len(left))
+	}
+	res, err := write(context.Background(), "control")
+	if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+		t.Fatalf("the control: %v, %+v", err, res.Receipt.Outcome)
+	}
+	if _, err := os.Stat(filepath.Join(out, "control")); err != nil {
+		t.Errorf("the control wrote no file: %v", err)
+	}
+	if w := p.Workers(); !slices.Equal(sorted(w), sorted(worker)) {
+		t.Errorf("workers %v after the cancelled runs and the control, want %v still", w, worker)
+	}
+}
+
+// TestPoolRegistryDurability: options that differ in their Durability
+// alone are two pools: a run asking for its receipt flushed was run in
+// the pool made first for options that asked for none, and its receipt
+// said none. The control: equal options share one pool, and "" is
+// flush, as NewPool reads it.
+func TestPoolRegistryDurability(t *testing.T) {
+	root, rc := importRoot(t), t.TempDir()
+	reg := sabline.NewPoolRegistry(3)
+	t.Cleanup(func() { reg.Close() })
+	opts := func(d receipt.Durability) sabline.PoolOptions {
+		return sabline.PoolOptions{Budget: budget.MustParse(root, "io"), ImportRoot: root,
+			Receipts: rc, Durability: d}
+	}
+	for _, d := range []receipt.Durability{receipt.None, receipt.Flush} {
+		res, err := reg.Run(context.Background(), opts(d), sabline.File("hello.vel"), sabline.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Receipt.RunParameters.Durability; got != d {
+			t.Errorf("a run through the registry asking durability %q: its receipt says %q", d, got)
+		}
+	}
+	if n := reg.Len(); n != 2 {
+		t.Errorf("%d pools for two durabilities, want 2", n)
+	}
+	if opts("").Key() != opts(receipt.Flush).Key() {
+		t.Error(`durability "" and flush, one and the same, are two pools`)
+	}
+	if _, err := reg.Run(context.Background(), opts(""), sabline.File("hello.vel"),
+		sabline.RunOptions{}); err != nil || reg.Len() != 2 {
+		t.Errorf(`a run with durability "": %v, %d pools; want it in flush's pool`, err, reg.Len())
+	}
+}

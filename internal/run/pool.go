@@ -332,20 +332,32 @@ var errPoolClosed = errors.New("the pool is closed")
 // with the run's receipt, however the run ended. A run refused before it
 // could start (a budget wider than the pool's, E328; a program outside
 // the import root or unreadable, E316) returns its receipt too, and an
-// error with the code. Cancelling ctx ends the run like its timeout.
+// error with the code. Cancelling ctx ends the run like its timeout; a
+// run whose ctx is done before a worker takes it is sent to none (E307,
+// nothing ran), even where a worker is free.
 func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 	j, err := p.admit(ctx, r)
 	if err != nil {
 		return &PoolResult{Receipt: j.rec}, err
 	}
 	defer p.admitted.Done()
+	cancelled := func() (*PoolResult, error) {
+		err := cancelledBefore(ctx)
+		return p.unstarted(j, err), err
+	}
 	var s *slot
 	select {
 	case s = <-p.slots:
+		if ctx.Err() != nil {
+			// A free slot and a context done alike: select takes either,
+			// and a run cancelled before a worker took it is sent to none
+			// (TestPoolRunCancelledBefore). The slot goes back as it was,
+			// never taken: its worker still waits, counted idle.
+			p.slots <- s
+			return cancelled()
+		}
 	case <-ctx.Done():
-		err := codes.Errorf(codes.E307, "the run was cancelled before a worker took it: %v; nothing ran",
-			context.Cause(ctx))
-		return p.unstarted(j, err), err
+		return cancelled()
 	case <-p.stop:
 		// Not while Close waits for admitted runs; were that ever
 		// broken, a run is refused here rather than waiting forever.
@@ -379,6 +391,13 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 	// caller is answered once the receipt is in the journal.
 	p.finish(j.rec)
 	return res, j.err
+}
+
+// cancelledBefore is the E307 of a run whose context was done before a
+// worker took it.
+func cancelledBefore(ctx context.Context) error {
+	return codes.Errorf(codes.E307, "the run was cancelled before a worker took it: %v; nothing ran",
+		context.Cause(ctx))
 }
 
 // admit checks r against the pool and starts its receipt.
@@ -999,7 +1018,8 @@ const resendBytes = 64 << 10
 // began the job, so nothing of the run began, and the caller gives the
 // job to another worker. No process held its request pipe's other end
 // any more (EPIPE, on Unix), or, once w has ended, its count of jobs
-// begun never reached this one (neverBegan).
+// begun never reached this one (neverBegan), a count taken only for a run
+// that may make no raw system calls.
 func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	rec := j.rec
 	held := w.held
@@ -1025,8 +1045,14 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		j.resent = true
 		return nil, false
 	}
-	if len(j.job) > resendBytes || j.resent {
-		j.job, j.line = nil, nil // the worker has it: a run that waits on its result holds no copy
+	if len(j.job) > resendBytes || j.resent || widens(j.b) {
+		// The worker has it: a run that waits on its result holds no
+		// copy. One that may make raw system calls is never sent again:
+		// its program can write the worker's count of jobs begun as well
+		// as the worker can, and a count it wrote low, before it ended
+		// its worker, would have it run twice, its receipt saying once
+		// (TestPoolRawCallsRunOnce).
+		j.job, j.line = nil, nil
 	}
 	if err != nil {
 		rec.Outcome, _ = w.death(keep) // the job never reached it whole: nothing of it ran

@@ -16,8 +16,10 @@ import (
 // it returns from the read), and can go to another worker.
 //
 // The worker can write any count: one too low at most has a job it ran
-// run once more on another worker (a pool sends a job again once), one
-// too high ends a run killed that had not begun, as without the page.
+// run once more on another worker (a pool sends a job again once, and
+// never one whose program may make raw system calls, which can write the
+// page too), one too high ends a run killed that had not begun, as
+// without the page.
 //
 // A nil *Began, or one closed, is no page: Count says so, and Add does
 // nothing.

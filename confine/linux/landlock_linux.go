@@ -494,13 +494,25 @@ func (e landlockEntry) rights(access uint64) uint64 {
 }
 
 // landlockTarget returns where rule r is held and with which rights: its
-// own path, or for a grant that does not exist its nearest existing
-// parent; a file keeps only the file rights. The path is "" for a need
-// that does not exist.
+// own path, or for a grant that cannot be found its nearest parent that
+// can; a file keeps only the file rights. A grant is not found where stat
+// fails on it for any reason, as the level here finds one that is missing
+// (confine.OnThisMachine): it does not exist, a file is on its way
+// (ENOTDIR: fs:read:notes.txt/x, which nothing can be beneath while the
+// file is there), or a directory on its way may not be searched (EACCES:
+// another user's home). Such a grant is held beneath the nearest
+// directory above it, as the level's reason says of a grant that does not
+// exist; it failed the whole ruleset before, and the run went on with no
+// Landlock at all. The path is "" for a need that cannot be found: its
+// rule is left out, which only narrows the ruleset.
 func landlockTarget(r LandlockRule) (string, uint64, error) {
 	path := r.Path
+	lost := false // the grant was not found: held beneath a directory
 	for {
 		fi, err := os.Stat(path)
+		if err == nil && lost && !fi.IsDir() {
+			err = syscall.ENOTDIR // a file on the way holds nothing beneath it
+		}
 		switch {
 		case err == nil:
 			access := r.Access
@@ -508,13 +520,12 @@ func landlockTarget(r LandlockRule) (string, uint64, error) {
 				access &= landlockFileRights
 			}
 			return path, access, nil
-		case !errors.Is(err, fs.ErrNotExist):
-			return "", 0, err
 		case !r.Grant:
 			return "", 0, nil
 		case path == "/":
 			return "", 0, err
 		}
+		lost = true
 		path = filepath.Dir(path)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/receipt"
 )
 
 // auditCmd: sabline audit [--json] PROGRAM.vel [--allow ...] [--confine strict].
@@ -60,8 +62,23 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 		return writeJSON(stdout, a.JSON())
 	}
 	printAudit(stdout, a, dir,
-		confine.OnThisMachine(core.OSPolicy(here, core.Options{Mode: confineMode})))
+		confine.OnThisMachine(core.OSPolicy(here, core.Options{Mode: confineMode})), refusedHere(here))
 	return 0
+}
+
+// refusedHere is the refusal a run under b would meet here before
+// anything ran, as `sabline run` admits a budget (run.Admit): an item that
+// names what no grant reaches (E329), Sabline's receipts of this user
+// among them; nil when b is admitted. A level here means nothing for a
+// budget no run gets.
+func refusedHere(b budget.Budget) error {
+	var guarded []string
+	if dir, err := receipt.DefaultDir(); err == nil {
+		if abs, err := filepath.Abs(dir); err == nil {
+			guarded = []string{abs}
+		}
+	}
+	return run.Admit(run.Guard(guarded, nil), b)
 }
 
 // auditFlags are the flags of sabline audit, and of sabline os-policy
@@ -98,10 +115,11 @@ func osPolicyFlagSet() (*flag.FlagSet, *auditFlags) {
 // printAudit prints an audit for a person: the program, what it declares,
 // the safe command with the directory to run it in (absolute, so that it
 // works from anywhere), the policy's digest, what widened it, and the
-// level on each system and on this machine. A program's name and its
-// # allow: line are its author's words: every line goes through
+// level on each system and on this machine, or the refusal a run meets
+// here before anything runs (refused, when not nil). A program's name and
+// its # allow: line are its author's words: every line goes through
 // terminalSafe.
-func printAudit(w io.Writer, a *audit.Audit, dir string, here core.Result) {
+func printAudit(w io.Writer, a *audit.Audit, dir string, here core.Result, refused error) {
 	line := func(format string, args ...any) {
 		fmt.Fprintln(w, terminalSafe(fmt.Sprintf(format, args...)))
 	}
@@ -120,6 +138,10 @@ func printAudit(w io.Writer, a *audit.Audit, dir string, here core.Result) {
 	for _, sys := range confine.Systems() {
 		r := a.Confinement[string(sys)]
 		line("%-14s %s: %s [%s]", string(sys)+":", r.Level, r.Reason, strings.Join(r.Layers, ", "))
+	}
+	if refused != nil {
+		line("this machine:  refused before anything runs: %v", refused)
+		return
 	}
 	line("this machine:  %s: %s", here.Level, here.Reason)
 }

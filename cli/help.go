@@ -68,8 +68,9 @@ var helpTopics = []helpTopic{
 		synopsis: "sabline audit [flags] PROGRAM.vel",
 		about: "Says what budget PROGRAM.vel declares (its # allow: line), the command " +
 			"that runs it safely, and what each system's kernel would hold of it; nothing " +
-			"runs. Relative paths in the budget are read against the program's directory, " +
-			"where the safe command it prints runs.",
+			"runs. The last line is the level a run gets on this machine, as this user, or " +
+			"the refusal it meets before anything runs (E329). Relative paths in the budget " +
+			"are read against the program's directory, where the safe command it prints runs.",
 		flags: setOf(auditFlagSet)},
 	{name: "os-policy", short: "the policy the operating system is asked to hold for a budget",
 		synopsis: "sabline os-policy [flags]",

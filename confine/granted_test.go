@@ -24,8 +24,9 @@ func (d dirInfo) IsDir() bool        { return d.dir }
 func (d dirInfo) Sys() any           { return nil }
 
 // TestToMake: a write grant that does not exist beneath a directory is
-// made; one that exists, one beneath a missing or non-directory parent,
-// a read grant and a grant of every path are not.
+// made; one that exists, one that is a dangling link (which mkdir would
+// not follow), one beneath a missing or non-directory parent, a read
+// grant and a grant of every path are not.
 func TestToMake(t *testing.T) {
 	machine := map[string]dirInfo{
 		"/w": {dir: true}, "/w/have": {dir: true}, "/w/file": {dir: false},
@@ -35,6 +36,12 @@ func TestToMake(t *testing.T) {
 			return fi, nil
 		}
 		return nil, fs.ErrNotExist
+	}
+	lstat := func(p string) (fs.FileInfo, error) {
+		if p == "/w/dangling" { // a link to /w/gone, which stat does not find
+			return dirInfo{dir: false}, nil
+		}
+		return stat(p)
 	}
 	tests := []struct {
 		name  string
@@ -48,11 +55,12 @@ func TestToMake(t *testing.T) {
 		{name: "a read grant", allow: "fs:read:/w/new"},
 		{name: "every path", allow: "fs:write"},
 		{name: "two, one made", allow: "fs:write:/w/new,fs:write:/w/have", want: []string{"/w/new"}},
+		{name: "a dangling link", allow: "fs:write:/w/dangling"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := core.OSPolicy(budget.MustParse("/", tt.allow), core.Options{})
-			if got := toMake(p, stat); !slices.Equal(got, tt.want) {
+			if got := toMake(p, lstat, stat); !slices.Equal(got, tt.want) {
 				t.Errorf("toMake(%s) = %q, want %q", tt.allow, got, tt.want)
 			}
 		})

@@ -52,7 +52,10 @@ func OnThisMachine(p core.Policy) core.Result {
 	m := Probe()
 	held := linux.Held{LandlockABI: min(m.LandlockABI, linux.LandlockMaxABI), Seccomp: m.Seccomp,
 		CapabilitiesDropped: true}
-	made := toMake(p, os.Stat) // the supervisor makes these before the worker starts
+	// As a worker's Apply finds them: the device nodes beneath the grants
+	// that no nodev mount holds, where no mount namespace can be made.
+	held.DeviceNodes, held.DeviceNodesWhy = linux.DeviceNodesHere(p)
+	made := toMake(p, os.Lstat, os.Stat) // the supervisor makes these before the worker starts
 	for _, dir := range append(append([]string{}, p.Read.Paths...), p.Write.Paths...) {
 		if _, err := os.Stat(dir); err != nil && !slices.Contains(made, dir) &&
 			!slices.Contains(held.Missing, dir) {

@@ -212,9 +212,12 @@ const withheldNote = "Granted paths left out of the kernel's ruleset, so that th
 	"grant reaches, or a link was made on its way after the run was admitted"
 
 // Predict returns the level a run of p gets where every Linux layer is
-// present: Landlock at LandlockMaxABI, seccomp and the capability drop. It
-// reads nothing of the machine, as an audit made anywhere must read the
-// same.
+// present: Landlock at LandlockMaxABI, seccomp and the capability drop,
+// under a supervisor that can start its worker in a mount namespace of its
+// own (root's), where device nodes beneath a granted path are refused by
+// the kernel: for a user who cannot, a run with a grant on a mount without
+// nodev is partial (DeviceNodesHere). It reads nothing of the machine, as
+// an audit made anywhere must read the same.
 func Predict(p core.Policy) core.Result {
 	return Assess(p, Held{LandlockABI: LandlockMaxABI, Seccomp: true, CapabilitiesDropped: true})
 }

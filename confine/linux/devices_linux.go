@@ -48,17 +48,60 @@ func MountNamespace(cmd *exec.Cmd, p core.Policy) {
 		}
 	}
 	if wanted {
-		if why := workerNamespaceNeeded(); why != "" {
-			out = append(out, mountNamespaceEnv+"="+mountNamespaceWhy(why))
-		} else if why := canUnshareMounts(); why != "" {
-			out = append(out, mountNamespaceEnv+"="+mountNamespaceWhy("the supervisor could not "+
-				"make a mount namespace: "+why))
-		} else {
+		told := namespaceTold()
+		if told == mountNamespaceOwn {
 			cmd.SysProcAttr.Unshareflags |= unix.CLONE_NEWNS
-			out = append(out, mountNamespaceEnv+"="+mountNamespaceOwn)
 		}
+		out = append(out, mountNamespaceEnv+"="+told)
 	}
 	cmd.Env = out
+}
+
+// namespaceTold is what MountNamespace tells a worker that wants a mount
+// namespace of its own (mountNamespaceEnv's value): mountNamespaceOwn
+// where this process can start it in one, else why not.
+func namespaceTold() string {
+	if why := workerNamespaceNeeded(); why != "" {
+		return mountNamespaceWhy(why)
+	}
+	if why := canUnshareMounts(); why != "" {
+		return mountNamespaceWhy("the supervisor could not make a mount namespace: " + why)
+	}
+	return mountNamespaceOwn
+}
+
+// DeviceNodesHere returns what a worker held to p and started by this
+// process now would find of device nodes (Held.DeviceNodes and why),
+// without starting one: the granted paths beneath which a device node
+// could still be opened, where this process could not start it in a mount
+// namespace of its own (no CAP_SYS_ADMIN: a user who is not root), or
+// where it would share this process's namespace; none where it could, and
+// would remount every mount outside /dev with nodev there. It is how
+// confine.OnThisMachine, which `sabline audit` and a door's audit say as
+// the level here, learns what holdDevices would: without it a grant's run
+// by a user who is not root is partial where the audit said full.
+func DeviceNodesHere(p core.Policy) ([]string, string) {
+	if !ownMountsWanted(p) {
+		return nil, ""
+	}
+	told := namespaceTold()
+	if told == mountNamespaceOwn {
+		return nil, "" // the remounts a worker makes are held by its own tests (TestHoldDevices)
+	}
+	grants := grantedPaths(p)
+	for i, g := range grants {
+		if r, err := filepath.EvalSymlinks(g); err == nil {
+			grants[i] = r
+		}
+	}
+	mounts, err := guard.ReadMounts()
+	if mounts == nil && err != nil {
+		return grants, "the mount table could not be read: " + err.Error()
+	}
+	if open := deviceGrants(grants, mounts); len(open) > 0 {
+		return open, told
+	}
+	return nil, ""
 }
 
 // workerNamespaceNeeded says why a worker is not to be started in a mount

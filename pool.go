@@ -161,6 +161,12 @@ func (p *Pool) Confinement() core.Result { return p.p.Confinement() }
 // A server's readiness reads it.
 func (p *Pool) Refusing() error { return p.p.Refusing() }
 
+// Admits returns the refusal (E328) a run of the pool asking for b meets
+// before anything runs: b wider than the pool's budget, or narrowing it
+// onto a location no grant reaches or a credential the pool's budget does
+// not name; nil when such a run is admitted. A door's audit says it.
+func (p *Pool) Admits(b budget.Budget) error { return p.p.Admits(b) }
+
 // Workers lists the process ids of the pool's live workers.
 func (p *Pool) Workers() []int { return p.p.Workers() }
 

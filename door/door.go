@@ -70,18 +70,24 @@ type RunReply struct {
 
 // AuditRequest is a program to audit: its text or a path under the
 // operator's import root (exactly one).
-type AuditRequest struct{ Source, Path string }
+type AuditRequest struct {
+	Source, Path string
+	// Ceiling is set by the door, never by the client: the ceiling of the
+	// tenant whose token the request carried (nil: the operator's).
+	Ceiling *budget.Budget
+}
 
 // AuditReply is what an audit says of a program: the budget it declares,
 // the level each system would give it (system -> level) and why, the level
-// on this machine, and whether the declared budget lies within the
-// operator's ceiling (a run asking for it would not be refused).
+// on this machine, and whether a run asking for the declared budget would
+// be admitted: within the caller's ceiling (its tenant's, else the
+// operator's) and onto nothing no grant reaches.
 type AuditReply struct {
 	Budget  string
 	Levels  map[string]string // system -> level
 	Reasons map[string]string // system -> why that level
 	Here    string            // the level on this machine
-	Within  bool              // the declared budget is within the operator's ceiling
+	Within  bool              // a run asking for the declared budget would be admitted
 }
 
 // Runner runs programs for a door. An error from Run or Audit is a

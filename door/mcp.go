@@ -52,7 +52,7 @@ type AuditOutput struct {
 	Levels  map[string]string `json:"levels" jsonschema:"the confinement level each system would give that budget"`
 	Reasons map[string]string `json:"reasons,omitempty" jsonschema:"why, for each system"`
 	Here    string            `json:"here" jsonschema:"the level on the server's machine"`
-	Within  bool              `json:"within_ceiling" jsonschema:"whether the declared budget lies within the server's budget"`
+	Within  bool              `json:"within_ceiling" jsonschema:"whether a run asking for the declared budget would be admitted: within your ceiling and onto nothing no grant reaches"`
 }
 
 // mcpImplementation names the server to MCP clients.
@@ -90,7 +90,7 @@ func (s *Server) newMCPServer() *mcp.Server {
 		Name:  "audit",
 		Title: "Audit a program",
 		Description: "Says what budget a .vel program declares (its # allow: line), the confinement " +
-			"level each system would give it, and whether the server's budget covers it. Nothing runs.",
+			"level each system would give it, and whether a run asking for it would be admitted. Nothing runs.",
 		InputSchema:  mustSchema[AuditInput](),
 		OutputSchema: mustSchema[AuditOutput](),
 	}, s.mcpAudit)
@@ -215,6 +215,9 @@ func (s *Server) mcpAudit(ctx context.Context,
 		return toolError(detailOf(err)), nil
 	}
 	_, t := s.clientOf(ctx, req)
+	if t != nil {
+		in.Ceiling = t.Ceiling
+	}
 	held, err := s.enter(ctx, t) // an audit reads a program too, as over HTTP
 	if err != nil {
 		s.refusedErr(ctx, "mcp", t, err)

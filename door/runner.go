@@ -201,8 +201,8 @@ func (r *PoolRunner) refused(prog sabline.Program, req RunRequest, err error) (R
 }
 
 // Audit reads the program's declared budget and says what each system,
-// and this machine, would hold of it, and whether the pool's budget
-// covers it.
+// and this machine, would hold of it, and whether a run asking for it
+// would be admitted (admits).
 func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, error) {
 	name, src := SourceName, []byte(req.Source)
 	if req.Path != "" {
@@ -236,7 +236,7 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 	}
 	reply.Here = string(confine.OnThisMachine(
 		core.OSPolicy(declared, core.Options{Mode: r.o.Confine})).Level)
-	reply.Within = declared.Beneath(r.o.Budget) == nil
+	reply.Within = r.admits(declared, req.Ceiling) == nil
 	return reply, nil
 }
 
@@ -273,6 +273,18 @@ func (r *PoolRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMe
 		return nil, codes.Errorf(codes.E317, "receipt %s: %w", id, err)
 	}
 	return r.host.receipt(data)
+}
+
+// admits returns the refusal a run asking for b would meet before anything
+// ran: b wider than ceiling (a tenant's; nil for none), or than the pool's
+// budget, or narrowing it onto what no grant reaches (sabline.Pool.Admits).
+func (r *PoolRunner) admits(b budget.Budget, ceiling *budget.Budget) error {
+	if ceiling != nil {
+		if err := b.Beneath(*ceiling); err != nil {
+			return err
+		}
+	}
+	return r.pool.Admits(b)
 }
 
 // budgetOf is the run's budget: the tenant's ceiling, else the pool's,

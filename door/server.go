@@ -561,6 +561,9 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, detailOf(err))
 		return
 	}
+	if t := tenantFrom(r.Context()); t != nil {
+		req.Ceiling = t.Ceiling
+	}
 	reply, err := s.cfg.Runner.Audit(r.Context(), req)
 	if err != nil {
 		s.writeRefusal(w, err)

@@ -434,11 +434,8 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	if err := refuseInWorker("Pool.Run"); err != nil {
 		return refuse(err)
 	}
-	if err := b.Beneath(p.cfg.Budget); err != nil {
-		return refuse(codes.Errorf(codes.E328, "this run's budget %q: %v: nothing ran", b.String(), err))
-	}
-	if err := p.narrows(b); err != nil {
-		return refuse(codes.Errorf(codes.E328, "this run's budget %q: %v: nothing ran", b.String(), err))
+	if err := p.Admits(b); err != nil {
+		return refuse(err)
 	}
 	root := filepath.Dir(name) // where its loads are read beneath
 	if p.cfg.ImportRoot != "" {
@@ -509,6 +506,21 @@ var jobLines = bufpool.Pool{Max: 64 << 10}
 func (j *pooled) giveLine() {
 	jobLines.Put(j.line)
 	j.line, j.job = nil, nil
+}
+
+// Admits returns the refusal (E328) a run asking for b meets before
+// anything runs: b wider than the pool's budget, or narrowing it onto a
+// guarded location (narrows); nil when such a run is admitted. A door's
+// audit asks it too, so that what it says of a budget is what a run meets.
+func (p *Pool) Admits(b budget.Budget) error {
+	err := b.Beneath(p.cfg.Budget)
+	if err == nil {
+		err = p.narrows(b)
+	}
+	if err != nil {
+		return codes.Errorf(codes.E328, "this run's budget %q: %v: nothing ran", b.String(), err)
+	}
+	return nil
 }
 
 // narrows checks that b narrows the pool's ceiling onto no guarded

@@ -126,7 +126,11 @@ func EnforcesMarkdown() []byte {
 			"is what the calls it allows for the worker's own ",
 		"needs reach beyond Landlock: newfstatat, fstat and "+
 			"readlinkat tell whether a file anywhere exists, ",
-		"its type, size, mode, owner and times, and where a symbolic link points.")
+		"its type, size, mode, owner and times, and where a symbolic link points; ",
+		"and epoll_ctl puts a watch, charged to a quota every process of the worker's user "+
+			"shares, in the Go runtime's one poller for each ",
+		"descriptor the worker holds: at most "+strconv.Itoa(linux.MaxDescriptors)+
+			" (RLIMIT_NOFILE, lowered before the filter; no other instance, eventfd or pipe is made).")
 	line()
 	line("A net grant is TCP unless it says udp. On Linux, "+
 		"under any net grant, the worker makes no socket of ",

@@ -216,8 +216,25 @@ func applySeccomp(p core.Policy) error {
 	if err != nil {
 		return err
 	}
+	if err := limitDescriptors(); err != nil {
+		return fmt.Errorf("confine: %w", err)
+	}
 	if err := seccomp.Install(raw); err != nil {
 		return fmt.Errorf("confine: %w", err)
+	}
+	return nil
+}
+
+// limitDescriptors lowers RLIMIT_NOFILE, soft and hard, to MaxDescriptors,
+// or leaves each as it is where it is lower.
+func limitDescriptors() error {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil {
+		return fmt.Errorf("getrlimit(RLIMIT_NOFILE): %w", err)
+	}
+	rl.Cur, rl.Max = min(rl.Cur, MaxDescriptors), min(rl.Max, MaxDescriptors)
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &rl); err != nil {
+		return fmt.Errorf("setrlimit(RLIMIT_NOFILE): %w", err)
 	}
 	return nil
 }

@@ -64,3 +64,13 @@ func seccompFilter(p core.Policy, pid int, a arch) ([]bpf.RawInstruction, error)
 	}
 	return raw, nil
 }
+
+// MaxDescriptors is the most descriptors a worker with a filter holds at
+// once (RLIMIT_NOFILE, soft and hard), set just before the filter, which
+// refuses setrlimit and a prlimit64 that sets. Each descriptor holds
+// kernel memory no memory limit counts, and can put a watch in the Go
+// runtime's poller, charged to a quota every process of the worker's user
+// shares (fs.epoll.max_user_watches): under the host's limit (20,000 on
+// the machine it was seen on, a million in some containers) a confined
+// program put 19,986 copies of one descriptor there, a watch each.
+const MaxDescriptors = 4096

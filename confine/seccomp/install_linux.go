@@ -2,6 +2,7 @@ package seccomp
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"unsafe"
 
@@ -21,10 +22,16 @@ import (
 // thread cannot be synchronized (it has a filter the calling thread lacks),
 // nothing is installed and the error names the thread id the kernel
 // reported.
+//
+// It makes the Go runtime's poller first (makePoller), which the filter
+// refuses to make afterwards.
 func Install(prog []bpf.RawInstruction) error {
 	if len(prog) == 0 || len(prog) > bpfMaxInstructions {
 		return fmt.Errorf("install seccomp filter: %d instructions, want 1 to %d", len(prog),
 			bpfMaxInstructions)
+	}
+	if err := makePoller(); err != nil {
+		return fmt.Errorf("install seccomp filter: %w", err)
 	}
 	filter := make([]unix.SockFilter, len(prog))
 	for i, ins := range prog {
@@ -47,5 +54,21 @@ func Install(prog []bpf.RawInstruction) error {
 		return fmt.Errorf("install seccomp filter: thread %d could not "+
 			"be synchronized, so no thread is filtered", tid)
 	}
+	return nil
+}
+
+// makePoller makes the Go runtime's network poller, an epoll instance and
+// the eventfd that wakes it, if it is not made yet: the runtime makes it
+// once, when the first descriptor that can be polled (here a pipe) joins
+// it, and never again. The filter refuses epoll_create1, eventfd2 and
+// pipe2, so a poller the runtime first needed after the filter would end
+// the worker (netpollinit throws).
+func makePoller() error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("make the runtime's poller: %w", err)
+	}
+	r.Close()
+	w.Close()
 	return nil
 }

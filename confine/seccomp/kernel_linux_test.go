@@ -1154,6 +1154,23 @@ func memoryChecks() []kernelCheck {
 		{name: "mmap(a page), as the Go runtime maps", call: lockPage(func(uintptr) error { return nil }, false)},
 		// Without secret memory in the kernel, ENOSYS.
 		{name: "memfd_secret(0)", want: eperm, call: func(*childEnv) error { return fdCall(unix.SYS_MEMFD_SECRET, 0) }},
+		// Kernel objects no memory limit counts: the runtime's poller was
+		// made before the filter, and no other is made.
+		{name: "epoll_create1(EPOLL_CLOEXEC)", want: eperm, works: true, call: func(*childEnv) error {
+			return fdCall(unix.SYS_EPOLL_CREATE1, unix.EPOLL_CLOEXEC)
+		}},
+		{name: "eventfd2(0, EFD_CLOEXEC)", want: eperm, works: true, call: func(*childEnv) error {
+			return fdCall(unix.SYS_EVENTFD2, 0, unix.EFD_CLOEXEC)
+		}},
+		{name: "pipe2(O_CLOEXEC)", want: eperm, works: true, call: func(*childEnv) error {
+			var p [2]int
+			err := unix.Pipe2(p[:], unix.O_CLOEXEC)
+			if err == nil {
+				unix.Close(p[0])
+				unix.Close(p[1])
+			}
+			return err
+		}},
 	}
 }
 

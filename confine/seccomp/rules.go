@@ -32,8 +32,6 @@ const (
 	// calls under --confine strict (the ffi suite and the escape targets
 	// make them), held by Landlock as the language's calls are.
 	byHostModule
-	// byFault: the fault hook, after the policy is applied.
-	byFault
 	// byCgo: a build with cgo, as go test makes by default: glibc's
 	// pthread_create for the runtime's threads. Sabline itself is built
 	// without cgo.
@@ -42,7 +40,7 @@ const (
 
 // needNames name the bits of need, in order, for the docs and tests.
 var needNames = []string{"the Go runtime", "the language", "net client runs", "host modules",
-	"the fault hook", "a build with cgo"}
+	"a build with cgo"}
 
 // group is a family of allowed calls, for the enforcement table.
 type group int
@@ -199,14 +197,17 @@ var rules = []rule{
 	{name: "ioctl", group: groupDescriptors, args: namedCommands, by: byHostModule,
 		why: "reads only, for a module an embedder registers: is a descriptor a " +
 			"terminal, its size, the bytes waiting; none of Sabline's own makes it"},
-	{name: "epoll_create1", group: groupDescriptors, by: byRuntime,
-		why: "the network poller, made on first use"},
+	// The Go runtime's poller, an epoll instance and its eventfd, is made
+	// once, before the filter (Install makes it), so epoll_create1,
+	// eventfd2 and pipe2 are refused: each makes a kernel object no memory
+	// limit counts (no page of the worker's), and an epoll watch is
+	// charged to a quota every process of the worker's user shares
+	// (fs.epoll.max_user_watches): a worker's own instances, each
+	// watching every descriptor it holds, filled that quota, and every
+	// other Go program of its user died at its first descriptor.
 	{name: "epoll_ctl", group: groupDescriptors, by: byRuntime | byNet,
 		why: "a descriptor joins the poller"},
 	{name: "epoll_pwait", group: groupDescriptors, by: byRuntime, why: "the poller waits"},
-	{name: "eventfd2", group: groupDescriptors, by: byRuntime, why: "the poller's wake-up descriptor"},
-	{name: "pipe2", group: groupDescriptors, by: byFault,
-		why: "os/exec's status pipe, before its clone is refused"},
 	{name: "getdents64", group: groupDescriptors, by: byLanguage,
 		why: "fs.list reads an open directory"},
 	{name: "fstatfs", group: groupDescriptors, by: byLanguage, why: "the path walk asks which file " +

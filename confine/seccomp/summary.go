@@ -49,7 +49,9 @@ func Summary() string {
 		"reaches: other processes, mounts and namespaces, kernel modules, keyrings, System V IPC and " +
 		"POSIX message queues, io_uring, a file's mode, owner, times, attributes and extended " +
 		"attributes by path, *at call or descriptor, the worker's identity, priorities and limits, " +
-		"locked memory, and any call a newer kernel adds to the table; a number past the table, or in " +
+		"locked memory, kernel objects no memory limit counts (an epoll instance, an eventfd or a " +
+		"pipe of its own, past the Go runtime's poller, made before the filter), and any call a " +
+		"newer kernel adds to the table; a number past the table, or in " +
 		"a gap of it, answers ENOSYS, as a kernel without the call does; a " +
 		"call through another architecture's entry (i386, x32) is refused")
 	return b.String()

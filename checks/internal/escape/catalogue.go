@@ -1286,8 +1286,8 @@ report(r)
 `,
 		Row: "deny-list", Language: ctypes,
 		Expect: seccomp("EPERM"), Unconfined: Killed,
-		Note: "seccomp refuses F_SETOWN; were it let through, Landlock's signal scope (ABI 6) would " +
-			"keep the SIGIO from the victim",
+		Note: "seccomp refuses pipe2, and F_SETOWN (proc-fsetown-victim); were both let through, " +
+			"Landlock's signal scope (ABI 6) would keep the SIGIO from the victim",
 	},
 	{
 		ID: "proc-fsetown-victim", Group: GroupProcesses,

@@ -68,3 +68,72 @@ func TestRunStoppedBySignal(t *testing.T) {
 		t.Errorf("the stopped run: exit %d, %q; want 143, E309 in the message and the receipt", code, got)
 	}
 }
+
+// TestRunProgramANamedPipe: a program path that is a named pipe no one
+// writes (planted in a directory of programs, say) holds the
+// supervisor's open of it; the run is still held to its timeout (exit
+// 124, E307) and stopped by the operator's SIGINT (exit 130, E309), each
+// with its receipt. The control: the same pipe, written by a writer that
+// comes later, runs the program it was given.
+func TestRunProgramANamedPipe(t *testing.T) {
+	bin := sablineBin(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "prog.vel")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipe here: %v", err)
+	}
+	run := func(feed, stop bool, flags ...string) (string, int) {
+		rc := t.TempDir()
+		args := append([]string{"--receipts", rc, "--allow", "io", fifo}, flags...)
+		cmd := exec.Command(bin, args...)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		if feed {
+			// Opening the pipe for writing waits for the supervisor's
+			// open for reading.
+			if err := os.WriteFile(fifo, []byte("print(\"fed\")\n"), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if stop {
+			worker := 0
+			for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); worker == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				worker, _ = proc.Worker(cmd.Process.Pid)
+			}
+			if worker == 0 {
+				t.Fatal("no worker appeared")
+			}
+			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+		}
+		select {
+		case <-exited:
+		case <-time.After(testkit.Bound(10 * time.Second)):
+			_ = cmd.Process.Kill()
+			<-exited
+			t.Errorf("sabline %s did not end: killed", strings.Join(args, " "))
+			return out.String(), -1
+		}
+		runs, err := receipt.List(rc)
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("receipts %d (%v), want one", len(runs), err)
+		}
+		return out.String() + "|" + runs[0].Outcome.Status + "|" + string(runs[0].Outcome.Code),
+			cmd.ProcessState.ExitCode()
+	}
+	if got, code := run(true, false); code != 0 || !strings.HasPrefix(got, "fed\n") || !strings.HasSuffix(got, "|ok|") {
+		t.Fatalf("the control run: exit %d, %q; want it to run the program written to the pipe", code, got)
+	}
+	if got, code := run(false, false, "--timeout", "300ms"); code != 124 || !strings.Contains(got, "a named pipe waits for a writer") || !strings.HasSuffix(got, "|timeout|E307") {
+		t.Errorf("the run with a timeout: exit %d, %q; want 124, E307 in the message and the receipt", code, got)
+	}
+	if got, code := run(false, true); code != 128+int(syscall.SIGINT) || !strings.Contains(got, "E309: the supervisor received interrupt") || !strings.HasSuffix(got, "|killed|E309") {
+		t.Errorf("the run stopped by SIGINT: exit %d, %q; want 130, E309 in the message and the receipt", code, got)
+	}
+}

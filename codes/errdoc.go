@@ -92,7 +92,11 @@ supervisor read, once (at most 16 MiB); the receipt's digest is theirs. Such
 a program has no directory: its ` + "`load()`" + ` statements resolve in a private
 directory that holds nothing else, so every load fails (E306). A program
 that loads files is run from a file. A regular file is read once too, and
-the worker refuses (E316) to run it if its bytes changed since.
+the worker refuses (E316) to run it if its bytes changed since. A named
+pipe waits for a writer, as ` + "`cat`" + ` would; the wait is held to ` + "`--timeout`" + `
+(E307) and to Ctrl-C or another stopping signal (E309), each with its
+receipt, so a program path that is a pipe no one writes does not hold the
+command for ever.
 
 ## The fault-injection hook
 

@@ -3,14 +3,23 @@
 package run
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/sabline/sabline/confine/core"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/receipt"
 )
 
 // socketPair returns the two ends of a Unix stream socket pair: a tool
@@ -90,4 +99,52 @@ func procState(n int) (live, dying bool) {
 		}
 	}
 	return true, false
+}
+
+// TestSuperviseANamedPipeCancelled: a run whose program path is a named
+// pipe no one writes ends when its context is done (E307), its receipt
+// stored, as a library caller (sabline.Run) asks; before, the
+// supervisor's open of the pipe held SuperviseContext past its context
+// for as long as no writer came. The control: the same pipe, written
+// later, runs the program it was given.
+func TestSuperviseANamedPipeCancelled(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "prog.vel")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipe here: %v", err)
+	}
+	run := func(ctx context.Context) (*receipt.Receipt, string) {
+		var out bytes.Buffer
+		rc := filepath.Join(t.TempDir(), "receipts")
+		done := make(chan *receipt.Receipt, 1)
+		go func() {
+			done <- SuperviseContext(ctx, Run{Program: fifo, Budget: budget.MustParse(dir, "io"), Cwd: dir,
+				Confine: core.ModeOff, Receipts: rc, Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: io.Discard})
+		}()
+		select {
+		case rec := <-done:
+			return rec, out.String()
+		case <-time.After(testkit.Bound(10 * time.Second)):
+			// Give the open its writer, so that the run ends.
+			_ = os.WriteFile(fifo, nil, 0)
+			<-done
+			t.Fatal("the run did not end when its context was done")
+			return nil, ""
+		}
+	}
+	go func() { _ = os.WriteFile(fifo, []byte("print(\"fed\")\n"), 0) }() // waits for the run's open
+	if rec, out := run(context.Background()); rec.Outcome.Status != receipt.StatusOK || out != "fed\n" {
+		t.Fatalf("the control: %+v, printed %q; want the program written to the pipe run", rec.Outcome, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	rec, _ := run(ctx)
+	if rec.Outcome.Code != codes.E307 || !strings.Contains(rec.Outcome.Message, "a named pipe waits for a writer") {
+		t.Errorf("cancelled: %+v; want E307 saying a named pipe waits", rec.Outcome)
+	}
+	if path, err := rec.Stored(); path == "" || err != nil {
+		t.Errorf("cancelled: the receipt at %q: %v; want it stored", path, err)
+	} else if stored, err := receipt.Load(path); err != nil || stored.Outcome.Code != codes.E307 {
+		t.Errorf("cancelled: the stored receipt %v, %v; want E307", stored, err)
+	}
 }

@@ -168,10 +168,17 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		return c.rec
 	}
 	phase.Mark("guard built")
-	req, err := c.request(w, g)
+	req, err := c.request(w, g, f)
 	if err != nil {
 		w.kill()
-		return c.finish(receipt.OutcomeOf(err))
+		o := receipt.OutcomeOf(err)
+		var ss *stoppedReading
+		if errors.As(err, &ss) {
+			if n, ok := ss.sig.(syscall.Signal); ok {
+				o.ExitStatus = codes.ExitSignaled + int(n)
+			}
+		}
+		return c.finish(o)
 	}
 	phase.Mark("request made")
 	w.begin(r.Budget, c.derived)
@@ -343,8 +350,8 @@ func (c *commandRun) reserve() (*guard.Set, error) {
 }
 
 // request refuses a budget that names what no grant reaches, reads the
-// program and makes the worker's request.
-func (c *commandRun) request(w *workerProc, g *guard.Set) (*wire.Request, error) {
+// program (held to f: readWaiting) and makes the worker's request.
+func (c *commandRun) request(w *workerProc, g *guard.Set, f waitFor) (*wire.Request, error) {
 	r := c.r
 	if err := Admit(g, r.Budget); err != nil {
 		return nil, err
@@ -352,7 +359,7 @@ func (c *commandRun) request(w *workerProc, g *guard.Set) (*wire.Request, error)
 	src, piped := r.Source, false
 	var err error
 	if src == nil {
-		src, piped, err = readProgram(c.abs)
+		src, piped, err = readWaiting(c.abs, f)
 	} else if len(src) > program.MaxBytes {
 		err = textTooLarge(c.abs, len(src))
 	}
@@ -417,10 +424,78 @@ func textTooLarge(name string, n int) error {
 // program the supervisor read from a pipe.
 const pipedProgram = "program.vel"
 
-// readProgram reads the program once, at most program.MaxBytes of it, and
+// stoppedReading is the error of a run stopped from outside while its
+// program was being read (readWaiting): sig is the operator's signal,
+// nil for the timeout or the context.
+type stoppedReading struct {
+	sig os.Signal
+	err error
+}
+
+func (e *stoppedReading) Error() string { return e.err.Error() }
+func (e *stoppedReading) Unwrap() error { return e.err }
+
+// readWaiting is ReadProgram held to what ends a run's waits beside the
+// worker (f): the timeout, counted from here, the context and the
+// operator's signals. A named pipe holds its open until a writer comes,
+// and its read until the writer writes or goes: a program path that is
+// one (planted in a directory of programs, say) would otherwise hold the
+// run, deaf to Ctrl-C and to --timeout, for as long as no writer comes.
+// Stopped, the run ends with E307 or E309 and its receipt; the read is
+// left to end when it can (a command line exits; a library caller's
+// goroutine ends with the pipe's writer).
+func readWaiting(path string, f waitFor) ([]byte, bool, error) {
+	type read struct {
+		src   []byte
+		piped bool
+		err   error
+	}
+	done := make(chan read, 1)
+	go func() {
+		src, piped, err := ReadProgram(path)
+		done <- read{src, piped, err}
+	}()
+	var timeout <-chan time.Time
+	if f.timeout > 0 {
+		t := time.NewTimer(f.timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var cancelled <-chan struct{}
+	if f.ctx != nil {
+		cancelled = f.ctx.Done()
+	}
+	// Said only of a named pipe, which os.Stat looks at without waiting.
+	waiting := func() string {
+		if fi, err := os.Stat(path); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 {
+			return "; a named pipe waits for a writer: give the program as a file"
+		}
+		return ""
+	}
+	select {
+	case r := <-done:
+		return r.src, r.piped, r.err
+	case <-timeout:
+		return nil, false, &stoppedReading{err: codes.Errorf(codes.E307,
+			"the run took longer than its timeout %s reading its program %s and was stopped%s",
+			f.timeout, path, waiting())}
+	case <-cancelled:
+		return nil, false, &stoppedReading{err: codes.Errorf(codes.E307,
+			"the run was cancelled and stopped while reading its program %s: %v%s", path,
+			context.Cause(f.ctx), waiting())}
+	case sig := <-f.signals:
+		return nil, false, &stoppedReading{sig: sig, err: codes.Errorf(codes.E309,
+			"the supervisor received %v while reading the program %s, and stopped the run%s",
+			sig, path, waiting())}
+	}
+}
+
+// ReadProgram reads the program once, at most program.MaxBytes of it, and
 // says whether it is something other than a regular file (a pipe, a
-// terminal, /dev/stdin), which can be read only once.
-func readProgram(path string) (src []byte, piped bool, err error) {
+// terminal, /dev/stdin), which can be read only once. A directory, and a
+// file past the bound (/dev/zero), are E316. sabline audit reads the
+// program it audits here too, as a run would read it.
+func ReadProgram(path string) (src []byte, piped bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, false, codes.Errorf(codes.E316, "program %s: %w", path, errors.Unwrap(err))

@@ -105,6 +105,12 @@ func TestDeclaredBudget(t *testing.T) {
 		{name: "after code is not read", src: "print(1)\n# allow: io\n", wantText: ""},
 		{name: "malformed", src: "# allow: io,fs:bogus\n", wantErr: true},
 		{name: "after a comment longer than a scanner's line", src: "# " + strings.Repeat("x", 70000) + "\n# allow: fs,net\n", wantText: "fs,net"},
+		// The line is the program's: past the bound it is refused before
+		// it is parsed or a policy derived (which costs the square of its
+		// items); at the bound it is read.
+		{name: "items at the bound", src: "# allow: " + strings.Repeat("io,", MaxDeclaredItems-1) + "io\n",
+			wantText: strings.Repeat("io,", MaxDeclaredItems-1) + "io"},
+		{name: "items past the bound", src: "# allow: " + strings.Repeat("io,", MaxDeclaredItems) + "io\n", wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -37,9 +37,12 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cmdline.Report(stderr, err, "")
 	}
-	src, err := os.ReadFile(positional[0])
+	// Read as a run reads it: at most program.MaxBytes, so that a program
+	// that is /dev/zero, or a file of gigabytes, is E316, not the memory
+	// of the machine.
+	src, _, err := run.ReadProgram(positional[0])
 	if err != nil {
-		return cmdline.Report(stderr, codes.Errorf(codes.E316, "program %s: %w", positional[0], err), "")
+		return cmdline.Report(stderr, err, "")
 	}
 	a, err := audit.MakeAudit(positional[0], src, allow, confineMode)
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/audit"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/program"
 )
 
 // TestAuditSafeCommand checks that the safe command audit prints names
@@ -43,5 +45,42 @@ func TestAuditSafeCommand(t *testing.T) {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("audit --json does not hold %s (it stays relative, the same on every machine):\n%s", want, stdout.String())
 		}
+	}
+}
+
+// TestAuditReadsABoundedProgram: audit reads the program it audits as a
+// run reads it, at most program.MaxBytes: a file one byte past the bound
+// (sparse: it costs no disk), as /dev/zero would be, is E316, exit 2,
+// and nothing audited; a directory is E316 too. The control: the same
+// program at the bound is audited. Before, audit read any file whole
+// (os.ReadFile), and `sabline audit /dev/zero` took the machine's memory.
+func TestAuditReadsABoundedProgram(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "big.vel")
+	header := "# allow: io\n"
+	if err := os.WriteFile(prog, []byte(header), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	audit := func(path string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		status := Main([]string{"audit", path}, nil, &stdout, &stderr)
+		return status, stdout.String(), stderr.String()
+	}
+	if err := os.Truncate(prog, program.MaxBytes); err != nil {
+		t.Fatal(err)
+	}
+	if status, out, errOut := audit(prog); status != 0 || !strings.Contains(out, "declares:      io\n") {
+		t.Fatalf("the control, a program of %d bytes: exit %d, %q, %q; want it audited", program.MaxBytes, status, out, errOut)
+	}
+	if err := os.Truncate(prog, program.MaxBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	status, out, errOut := audit(prog)
+	if status != codes.ExitUsage || out != "" || !strings.Contains(errOut, "E316: program "+prog+" is larger than") {
+		t.Errorf("a program past the bound: exit %d, stdout %q, stderr %q; want exit 2, E316 and nothing audited", status, out, errOut)
+	}
+	status, out, errOut = audit(dir)
+	if status != codes.ExitUsage || out != "" || !strings.Contains(errOut, "E316: program "+dir+" is a directory") {
+		t.Errorf("a directory: exit %d, stdout %q, stderr %q; want exit 2 and E316", status, out, errOut)
 	}
 }

@@ -287,6 +287,13 @@ func ParseItem(s, cwd string) (Item, error) {
 		if path == "" {
 			return bad("the path is empty", "write fs:"+mode+" for any path")
 		}
+		// Judged before it is joined to cwd: a path that begins with ~
+		// is a home written as a shell would expand it, and joined it
+		// would grant a directory named ~ in cwd (made, for a write grant)
+		// without a word.
+		if strings.HasPrefix(filepath.Clean(path), "~") {
+			return bad("~ is not expanded in a grant", "write the home directory out in full")
+		}
 		if !filepath.IsAbs(path) && cwd != "" {
 			if !filepath.IsAbs(cwd) {
 				return bad("a relative path needs an absolute working directory", "write the path in full")
@@ -294,9 +301,6 @@ func ParseItem(s, cwd string) (Item, error) {
 			path = filepath.Join(cwd, path)
 		}
 		path = filepath.Clean(path)
-		if strings.HasPrefix(path, "~") {
-			return bad("~ is not expanded in a grant", "write the home directory out in full")
-		}
 		if i := strings.LastIndexByte(path, '@'); i >= 0 && path[i+1:] != "" && isDigits(path[i+1:]) {
 			return bad("a path ending in @ and digits cannot be told from a count",
 				"grant the directory above it")

@@ -158,6 +158,11 @@ func TestParseItemErrors(t *testing.T) {
 		{name: "tilde", s: "fs:read:~"},
 		{name: "tilde slash", s: "fs:read:~/notes"},
 		{name: "tilde user", s: "fs:write:~ana/out"},
+		// With a working directory, as every command line has one: ~ is
+		// judged as written, not as cwd/~ (which a write grant would make).
+		{name: "tilde with a cwd", s: "fs:read:~", cwd: "/srv/job"},
+		{name: "tilde slash with a cwd", s: "fs:write:~/out", cwd: "/srv/job"},
+		{name: "relative path cleaning to ~ with a cwd", s: "fs:read:a/../~x", cwd: "/srv/job"},
 		{name: "relative path with relative cwd", s: "fs:read:data", cwd: "job"},
 		{name: "NUL in path", s: "fs:read:/srv/a\x00b"},
 		{name: "NUL in word", s: "io\x00"},

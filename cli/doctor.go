@@ -41,8 +41,13 @@ type registerState struct {
 	Missing int `json:"missing"`
 	// Refused are the entries passed over, each with why.
 	Refused []guard.RefusedEntry `json:"refused"`
-	// Unread counts the entries past the read's bound: not guarded.
+	// Unread counts the entries past the read's bound: not guarded. With
+	// Unlisted, it is a least count.
 	Unread int `json:"unread"`
+	// Unlisted says the register held more names than a read lists: the
+	// entries past them, this user's and root's among them perhaps, were
+	// neither read nor counted.
+	Unlisted bool `json:"unlisted"`
 	// Error is why the register cannot be used, "" when it can.
 	Error string `json:"error,omitempty"`
 }
@@ -52,8 +57,12 @@ func (r registerState) String() string {
 	if r.Error != "" {
 		return r.Dir + ": not read: " + r.Error
 	}
-	return fmt.Sprintf("%s: %d locations guarded; %d entries naming nothing now, %d refused, %d "+
-		"not read", r.Dir, r.Guarded, r.Missing, len(r.Refused), r.Unread)
+	atLeast := ""
+	if r.Unlisted {
+		atLeast = "at least "
+	}
+	return fmt.Sprintf("%s: %d locations guarded; %d entries naming nothing now, %d refused, %s%d "+
+		"not read", r.Dir, r.Guarded, r.Missing, len(r.Refused), atLeast, r.Unread)
 }
 
 // readRegister is the register's state now, and what its operator should
@@ -69,7 +78,7 @@ func readRegister() (registerState, []string) {
 		st.Error = err.Error()
 		return st, []string{st.Error}
 	}
-	st.Guarded, st.Missing, st.Unread = len(r.Paths), r.Missing, r.Unread
+	st.Guarded, st.Missing, st.Unread, st.Unlisted = len(r.Paths), r.Missing, r.Unread, r.Unlisted
 	st.Refused = append(st.Refused, r.Refused...)
 	if w := r.Warning(); w != "" {
 		return st, []string{w}

@@ -69,10 +69,14 @@ const (
 	MaxRegisterEntries = 4096
 	// MaxRegisterEntryBytes is the largest entry honoured.
 	MaxRegisterEntryBytes = 4096
-	// maxRegisterNames is how many names one read lists, the entries it
-	// opens first among them (its own and root's first).
-	maxRegisterNames = 16 * MaxRegisterEntries
 )
+
+// maxRegisterNames is how many names one read lists, the entries it opens
+// first among them (its own and root's first). The names past it, in the
+// directory's order, are neither listed nor ranked: another user who
+// fills the register past it can leave this user's and root's entries
+// among them (Registered.Unlisted). A test lowers it.
+var maxRegisterNames = 16 * MaxRegisterEntries
 
 // errUntrustedRegister is the error of a register directory that is not
 // one to rely on: a link, not a directory, not sticky, or owned by a user
@@ -136,6 +140,11 @@ type Registered struct {
 	// names one read lists), which were not read: their locations are
 	// not guarded.
 	Unread int
+	// Unlisted says the register held more names than one read lists:
+	// those past them were not even counted (Unread counts them as one),
+	// and any of them, this user's and root's too, may name a location
+	// that is not guarded.
+	Unlisted bool
 }
 
 // RefusedEntry is an entry the reader passed over.
@@ -149,12 +158,18 @@ type RefusedEntry struct {
 // Warning is what a run's operator should know of the read, "" for
 // nothing: the entries it could not read.
 func (r Registered) Warning() string {
-	if r.Unread == 0 {
-		return ""
+	switch {
+	case r.Unlisted:
+		return fmt.Sprintf("the register %s holds more than the %d names one read lists; at least %d "+
+			"entries were not read, yours and root's among them perhaps (entries are ranked only "+
+			"once listed), and the locations they name are not guarded: remove the entries "+
+			"flooding it", r.Dir, maxRegisterNames, r.Unread)
+	case r.Unread > 0:
+		return fmt.Sprintf("the register %s had more than %d entries; %d were not read, and the "+
+			"locations they name are not guarded",
+			r.Dir, MaxRegisterEntries, r.Unread)
 	}
-	return fmt.Sprintf("the register %s had more than %d entries; %d were not read, and the "+
-		"locations they name are not guarded",
-		r.Dir, MaxRegisterEntries, r.Unread)
+	return ""
 }
 
 // parseRegister judges the entries of a register, in the order given, and
@@ -324,7 +339,7 @@ func ReadRegister(dir string) (Registered, error) {
 		}
 	}
 	got := parseRegister(entries, pathOwnersOf)
-	got.Dir, got.Unread = dir, got.Unread+unread
+	got.Dir, got.Unread, got.Unlisted = dir, got.Unread+unread, unread > 0
 	return got, nil
 }
 
@@ -564,6 +579,17 @@ func entryHolds(p, want string, me int) (has, mine bool) {
 		return true, ours
 	}
 	return false, ours && fi.Mode().IsRegular()
+}
+
+// OwnedByAnother reports whether the file fi describes is owned by a user
+// who is neither root nor the one running Sabline, and that owner's uid.
+// Such a user may change what the file says whatever its mode (chmod is
+// the owner's), so a file that says who may use a server (its token file,
+// its tenants file) is not one to take from them. Where owners are not
+// compared (Windows), never.
+func OwnedByAnother(fi fs.FileInfo) (uid int, another bool) {
+	owner := fileOwner(fi)
+	return owner, owner > 0 && owner != currentUser()
 }
 
 // randomHex is n random bytes in hexadecimal.

@@ -406,3 +406,55 @@ func TestRegisterOursFirst(t *testing.T) {
 			len(read), read[:min(len(read), 1)], read[max(len(read)-1, 0):], MaxRegisterEntries-1)
 	}
 }
+
+// TestRegisterFloodedPastTheListing: a register holding more names than
+// one read lists (maxRegisterNames, lowered here) has entries no read
+// ranks, and this user's may be among them, whatever its rank would
+// have been: the warning says so, and that its count is a least one,
+// rather than that the register "had more than 4096 entries" of which
+// one "was not read". The control: the same register, listed whole,
+// reads our entry and says nothing. Run as root (chown).
+func TestRegisterFloodedPastTheListing(t *testing.T) {
+	unixOnly(t)
+	if os.Geteuid() != 0 {
+		t.Skip("writing entries as another user takes root (chown)")
+	}
+	dir := t.TempDir()
+	reg := useRegister(t, dir)
+	mkSticky(t, reg)
+	const flood = 12
+	for i := range flood {
+		p := filepath.Join(reg, fmt.Sprintf("%032x", i))
+		if err := os.WriteFile(p, []byte("/nowhere\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(p, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ours := filepath.Join(dir, "ours")
+	if err := os.Mkdir(ours, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := Join(ours); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadRegister(reg)
+	if err != nil || !slices.Equal(got.Paths, []string{ours}) || got.Warning() != "" {
+		t.Fatalf("the control, listed whole: guarded %q, warning %q, %v; want %s and no warning", got.Paths, got.Warning(), err, ours)
+	}
+	was := maxRegisterNames
+	maxRegisterNames = flood / 2
+	t.Cleanup(func() { maxRegisterNames = was })
+	got, err = ReadRegister(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := got.Warning()
+	for _, want := range []string{"more than the 6 names one read lists", "at least 1 entries were not read",
+		"yours and root's among them perhaps"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("flooded past the listing (our entry guarded: %v): warning %q; want it to say %q", slices.Contains(got.Paths, ours), w, want)
+		}
+	}
+}

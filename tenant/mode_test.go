@@ -55,3 +55,29 @@ func TestLoadRefusesAFileOthersCanChange(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadRefusesAFileAnotherUserOwns: a tenants file of mode 0644 that
+// another user owns is refused, naming its owner: its owner can change
+// who may use the server, whatever the mode says (chmod is the owner's).
+// The control: the same file owned by this user reads.
+func TestLoadRefusesAFileAnotherUserOwns(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows: the owners of files are not compared")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("making a file another user owns needs root")
+	}
+	p := filepath.Join(t.TempDir(), "tenants.json")
+	if err := os.WriteFile(p, []byte(`{"tenants": [{"name": "a", "token_sha256": "`+digestA+`"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ts, err := Load(p, Scope{}); err != nil || len(ts) != 1 {
+		t.Fatalf("the control, a file of this user's: %v, %v", ts, err)
+	}
+	if err := os.Chown(p, 54321, 54321); err != nil {
+		t.Fatal(err)
+	}
+	if ts, err := Load(p, Scope{}); err == nil || !strings.Contains(err.Error(), "owned by uid 54321") {
+		t.Errorf("Load of a file uid 54321 owns = %v, %v; want an error naming its owner", ts, err)
+	}
+}

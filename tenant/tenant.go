@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/guard"
 )
 
 // Bounds of a tenants file.
@@ -304,7 +305,8 @@ var takes = map[reflect.Kind]string{
 }
 
 // Load reads the tenants file at path: a regular file that only its
-// owner can change (it says who may use the server), of at most
+// owner can change (it says who may use the server), owned by the user
+// running Sabline or by root (guard.OwnedByAnother), of at most
 // MaxFileBytes. It holds no token, only their digests, so others may
 // read it (a Kubernetes Secret mounted for a group is readable by it).
 // Each tenant's ceiling is held to scope (Scope.Hold).
@@ -321,6 +323,11 @@ func Load(path string, scope Scope) ([]Tenant, error) {
 	if goruntime.GOOS != "windows" && fi.Mode().Perm()&0o022 != 0 {
 		return nil, fmt.Errorf("tenants file %s has mode %s: others can change who may use the "+
 			"server; chmod go-w it", path, fi.Mode().Perm())
+	}
+	if uid, another := guard.OwnedByAnother(fi); another {
+		return nil, fmt.Errorf("tenants file %s is owned by uid %d, neither you (uid %d) nor root: "+
+			"its owner can change who may use the server; name a file you or root own", path, uid,
+			os.Geteuid())
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {

@@ -380,11 +380,16 @@ func loopback(addr string) bool {
 const tokenFileModeDo = "chmod 600 the token file, or name a file that does not exist yet " +
 	"(sabline serve makes it, mode 0600)."
 
+// tokenFileOwnerDo is what to do about a token file another user owns.
+const tokenFileOwnerDo = "Name a token file you own (or root does), or one that does not exist " +
+	"yet (sabline serve makes it, mode 0600)."
+
 // loadToken reads the token in path, or, when there is no file there,
 // makes one (32 random bytes, hex) in a new file of mode 0600. fresh asks
 // for a new token even when the file exists (the default token file in
 // the receipts directory is remade at each start). A token file another
-// user could read is refused.
+// user could read, or that a user other than this one and root owns, is
+// refused.
 func loadToken(path string, fresh bool) (token string, made bool, err error) {
 	if fresh {
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -426,6 +431,14 @@ func loadToken(path string, fresh bool) (token string, made bool, err error) {
 		e := codes.Errorf(codes.E301, "token file %s has mode %s: others can read it", path,
 			fi.Mode().Perm())
 		e.Do = tokenFileModeDo
+		return "", false, e
+	}
+	if uid, another := guard.OwnedByAnother(fi); another {
+		// Its owner chose the token, and may change it: root reads a
+		// file of mode 0600 whoever owns it.
+		e := codes.Errorf(codes.E301, "token file %s is owned by uid %d, neither you (uid %d) nor "+
+			"root: its owner can set the token", path, uid, os.Geteuid())
+		e.Do = tokenFileOwnerDo
 		return "", false, e
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/codes"
@@ -76,6 +77,35 @@ func TestLoadToken(t *testing.T) {
 		if got, _, err := loadToken(open, false); err != nil || got != "0123456789abcdef0123456789abcdef" {
 			t.Errorf("the same token, mode 0600: %q %v", got, err)
 		}
+	}
+}
+
+// TestLoadTokenOwnedByAnother: a token file of mode 0600 that another
+// user owns is refused (E301, naming its owner): its owner chose the
+// token, and root reads it whatever its mode. Before, root's serve took
+// such a file's token, and a request bearing it ran. The control: the
+// same file, the same bytes, owned by this user, is read.
+func TestLoadTokenOwnedByAnother(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("Windows: the owners of files are not compared")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("making a file another user owns needs root")
+	}
+	const token, other = "0123456789abcdef0123456789abcdef", 54321
+	path := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := loadToken(path, false); err != nil || got != token {
+		t.Fatalf("the control, a token file of this user's: %q %v", got, err)
+	}
+	if err := os.Chown(path, other, other); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := loadToken(path, false)
+	if codes.CodeOf(err) != codes.E301 || !strings.Contains(err.Error(), "owned by uid 54321") {
+		t.Errorf("a token file uid %d owns: %q %v, want E301 naming its owner", other, got, err)
 	}
 }
 

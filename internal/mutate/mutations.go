@@ -375,6 +375,20 @@ var mutations = []Mutation{
 		CaughtBy: "TestLoadRefusesAFileOthersCanChange (a 0620 file loads)",
 	},
 	{
+		Name: "tenants-another-owner-accepted", File: "tenant/tenant.go",
+		Old:      `if uid, another := guard.OwnedByAnother(fi); another {`,
+		New:      `if uid, another := guard.OwnedByAnother(fi); false && another {`,
+		Packages: []string{"./tenant/"}, Run: "^TestLoadRefusesAFileAnotherUserOwns$",
+		CaughtBy: "TestLoadRefusesAFileAnotherUserOwns (a file uid 54321 owns loads)",
+	},
+	{
+		Name: "token-file-another-owner-accepted", File: "cli/doorcmd/serve.go",
+		Old:      `if uid, another := guard.OwnedByAnother(fi); another {`,
+		New:      `if uid, another := guard.OwnedByAnother(fi); false && another {`,
+		Packages: []string{"./cli/doorcmd/"}, Run: "^TestLoadTokenOwnedByAnother$",
+		CaughtBy: "TestLoadTokenOwnedByAnother (a token file uid 54321 owns is read)",
+	},
+	{
 		Name: "reload-keeps-limiter-of-old-rate", File: "door/tenants.go",
 		Old:      `if o.Rate == t.Rate && o.Burst == t.Burst {`,
 		New:      `if o.Burst == t.Burst {`,

@@ -48,7 +48,9 @@ type Started interface {
 	// itself, so a failure here leaves the layer out of its Result.
 	AfterStart(pid int) error
 	// Kill ends the worker and everything it started: its process group
-	// on Linux and macOS, its job on Windows.
+	// on Linux and macOS, its job on Windows; on Linux, first, every
+	// descendant of a worker still alive, wherever it went (the worker
+	// adopts its descendants' orphans: AdoptOrphans).
 	Kill() error
 	// Close releases what the supervisor holds for the run: the job
 	// object, which ends any process left in it; the worker's cgroup.

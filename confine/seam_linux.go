@@ -24,6 +24,17 @@ import (
 func prepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, error) {
 	s := startSession(cmd)
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	s.kill = func(pid int) error {
+		// The worker adopts what its descendants leave (AdoptOrphans): a
+		// process in a session of its own is still among them while the
+		// worker lives, and only then is pid its own (not yet waited
+		// for). It is stopped first, so that it starts nothing more, and
+		// answers nothing once what it waited for is killed.
+		if cmd.Process.Signal(syscall.SIGSTOP) == nil {
+			linux.KillDescendants(pid)
+		}
+		return killGroup(pid)
+	}
 	s.start = startFromLastingThread
 	linux.MountNamespace(cmd, p)
 	if o.MaxMemoryMB > 0 {

@@ -1,6 +1,8 @@
 package confine
 
 import (
+	"os"
+
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/linux"
 )
@@ -19,6 +21,14 @@ func EnterNodevNamespace() error { return linux.EnterNodevNamespace() }
 // LimitMemory holds this process's address space to the run's memory
 // limit of mb megabytes.
 func LimitMemory(mb int) error { return linux.LimitMemory(mb) }
+
+// AdoptOrphans makes this process its descendants' subreaper, so that
+// what a run starts stays among them however it detaches itself (a double
+// fork, setsid) until KillDescendants ends it.
+func AdoptOrphans() error { return linux.AdoptOrphans() }
+
+// KillDescendants kills every process this one started, and theirs.
+func KillDescendants() { linux.KillDescendants(os.Getpid()) }
 
 // Brokered reports whether a worker held to p has its connections made
 // by its supervisor (internal/broker): on Linux, under any network of a

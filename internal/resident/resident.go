@@ -3,9 +3,9 @@
 // memory and its swap, the RssAnon, RssShmem and VmSwap lines of its
 // Linux status file ([proc_pid_status(5)]). That is the Go runtime's heap,
 // stacks and metadata, and any mapping made outside the runtime, private
-// or shared (a raw mmap, a memfd), once written; the pages of the files
-// it maps (its binary's own among them) are the page cache's, and are
-// not counted.
+// or shared (a raw mmap, a memfd mapped), once written; the pages of the
+// files it maps (its binary's own among them) are the page cache's, and
+// are not counted, nor are a memfd's that it never maps.
 //
 // Two readers count with it, each with its own [Status]: a worker watches
 // itself (/proc/self/status, opened before it is confined), and the

@@ -195,7 +195,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		}
 	}
 	w.bounds = watch.New(BoundsWatchEvery, func() func() {
-		err := tempDirWithin(w.tmp)
+		err := tempDirWithin(w.tmp, w.pid)
 		if err == nil {
 			err = w.memoryWithin()
 		}

@@ -684,12 +684,20 @@ func allocatorThrew(crash string) bool {
 
 var errStopWalk = errors.New("stop")
 
-// tempDirWithin measures dir and says when it is past MaxTempDirBytes or
+// tempDirWithin measures dir, the private temporary directory of the
+// worker pid, and says when it is past MaxTempDirBytes or
 // MaxTempDirEntries. The walk itself stops at the entry bound, so a
 // directory of a million files costs the supervisor no more than one of
-// MaxTempDirEntries.
-func tempDirWithin(dir string) error {
-	var n, size int64
+// MaxTempDirEntries. The files on dir's disk that the worker holds and no
+// directory lists (unlinkedHeld) count with what the walk finds: a file
+// removed while open takes its disk as it did before (a program that
+// removed its crash file and wrote 700 MiB into it ended ok).
+func tempDirWithin(dir string, pid int) error {
+	var n, size, hidden int64
+	if dev, ok := deviceOf(dir); ok {
+		hidden = unlinkedHeld(pid, dev)
+		size = hidden
+	}
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // gone since it was listed
@@ -712,6 +720,11 @@ func tempDirWithin(dir string) error {
 		return codes.Errorf(codes.E330,
 			"more than %d entries were made in the run's private temporary directory: the run was stopped",
 			MaxTempDirEntries)
+	}
+	if hidden > 0 {
+		return codes.Errorf(codes.E330, "the run's private temporary directory grew past %d MB, "+
+			"%d MB of it in files removed from it while held open: the run was stopped",
+			MaxTempDirBytes>>20, hidden>>20)
 	}
 	return codes.Errorf(codes.E330,
 		"the run's private temporary directory grew past %d MB: the run was stopped",

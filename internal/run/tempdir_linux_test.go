@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -139,4 +140,78 @@ func tempDirs(t *testing.T, runs string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// TestTempDirCountsRemovedFiles: a file the worker holds open after it was
+// removed from its private temporary directory (O_TMPFILE, or its crash
+// file, whose path a program confined under --confine strict reads as the
+// link /proc/self/fd/2 and removes) takes that directory's disk, and
+// counts towards MaxTempDirBytes as a file in it does. Each program
+// grows such a file to 1 GiB (ftruncate: apparent size, as the walk
+// counts a sparse file) and holds it for 50 of the supervisor's
+// measures; it was not seen, and a strict run that wrote 700 MiB into
+// its removed crash file ended ok. The control: the same file grown to
+// 1 MiB is held to the end.
+func TestTempDirCountsRemovedFiles(t *testing.T) {
+	const (
+		tmpfile = `c = ffi.module("ctypes")
+tmp = ffi.module("os").getenv("TMPDIR")
+fd = c.syscall("openat", -100, tmp, 0x410002, 384)  # O_TMPFILE|O_RDWR, 0600
+print("tmpfile errno=%s" % fd.errno)
+`
+		crash = `c = ffi.module("ctypes")
+buf = c.syscall("mmap", 0, 4096, 3, 0x22, -1, 0).ret
+r = c.syscall("readlinkat", -100, "/proc/self/fd/2", buf, 4095)
+u = c.syscall("unlinkat", -100, buf, 0)
+print("readlink errno=%s unlink errno=%s" % (r.errno, u.errno))
+fd = struct(ret = 2)
+`
+		grow = `t = c.syscall("ftruncate", fd.ret, int(ARGS[0]))
+print("ftruncate errno=%s" % t.errno)
+t0 = clock.now()
+while clock.now() - t0 < float(ARGS[1]):
+    pass
+print("held")
+`
+	)
+	hold := fmt.Sprint((50 * BoundsWatchEvery).Seconds())
+	for _, tt := range []struct {
+		name   string
+		src    string
+		allow  []string
+		strict bool
+		size   int
+		want   codes.Code
+	}{
+		{name: "O_TMPFILE", src: tmpfile, allow: []string{"io", "clock", "ffi:ctypes", "ffi:os"},
+			size: 1 << 30, want: codes.E330},
+		{name: "the crash file removed, under --confine strict", src: crash,
+			allow: []string{"io", "clock", "ffi:ctypes"}, strict: true, size: 1 << 30, want: codes.E330},
+		{name: "the control: O_TMPFILE of 1 MiB", src: tmpfile,
+			allow: []string{"io", "clock", "ffi:ctypes", "ffi:os"}, size: 1 << 20},
+		{name: "the control: the crash file removed, 1 MiB", src: crash,
+			allow: []string{"io", "clock", "ffi:ctypes"}, strict: true, size: 1 << 20},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := superviseProgram(t, tt.src+grow, tt.allow, func(r *Run) {
+				r.Args = []string{fmt.Sprint(tt.size), hold}
+				if tt.strict {
+					r.Confine = core.ModeStrict
+				}
+			})
+			if !strings.Contains(s.stdout, "ftruncate errno=\n") || strings.Contains(s.stdout, "errno=E") {
+				t.Fatalf("a call failed: %q (stderr %s)", s.stdout, s.stderr)
+			}
+			if tt.want == "" {
+				if s.rec.Outcome.Status != receipt.StatusOK || !strings.Contains(s.stdout, "held") {
+					t.Fatalf("outcome %+v, stdout %q: want the file held to the end", s.rec.Outcome, s.stdout)
+				}
+				return
+			}
+			wantCode(t, s, tt.want, "in files removed from it while held open")
+			if strings.Contains(s.stdout, "held") {
+				t.Fatalf("stdout %q: the program held the file to its end", s.stdout)
+			}
+		})
+	}
 }

@@ -53,6 +53,15 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 		return codes.ExitCrashed
 	}
+	// What the program starts (a host module's command, and whatever that
+	// detaches: a double fork, a session of its own) stays the worker's
+	// descendant, and ends when the worker does (Linux); the supervisor's
+	// kill of a worker ends it too.
+	if err := confine.AdoptOrphans(); err == nil {
+		defer confine.KillDescendants()
+	} else if !errors.Is(err, core.ErrUnsupported) {
+		fmt.Fprintln(os.Stderr, "sabline: worker: adopt orphans:", err)
+	}
 	// The supervisor may ask to stop as soon as the worker is started:
 	// the pipe keeps what it writes until the first run begins.
 	stop := &stopper{pipe: got.stop}
@@ -373,9 +382,12 @@ func (w *worker) watchMemory(req *wire.Request, held int) *watch.Watch {
 				r := wire.JobResult{Outcome: receipt.OutcomeOf(err)}
 				line, err := wire.AppendJobResult(nil, &r)
 				w.write(line, err, true)
+				confine.KillDescendants()
 				os.Exit(r.Outcome.ExitStatus)
 			}
-			os.Exit(w.finish(&wire.Record{MemoryLimitHeld: held}, err))
+			status := w.finish(&wire.Record{MemoryLimitHeld: held}, err)
+			confine.KillDescendants()
+			os.Exit(status)
 		}
 	})
 }

@@ -45,8 +45,9 @@ type registerState struct {
 	// Unlisted, it is a least count.
 	Unread int `json:"unread"`
 	// Unlisted says the register held more names than a read lists: the
-	// entries past them, this user's and root's among them perhaps, were
-	// neither read nor counted.
+	// entries past them, other users' and the old ones at the register's
+	// top (this user's and root's among them perhaps, not those in their
+	// own subdirectories, read first), were neither read nor counted.
 	Unlisted bool `json:"unlisted"`
 	// Error is why the register cannot be used, "" when it can.
 	Error string `json:"error,omitempty"`

@@ -154,7 +154,8 @@ var Codes = []CodeInfo{
 			"and every run on the machine keeps them out of its grants. The message says why the register " +
 			"could not be used: make it as root (install -d -m 1777 -o root DIR), or set SABLINE_REGISTER " +
 			"to a directory owned by you or root, mode 1777, that every Sabline on this machine is " +
-			"started with. Nothing ran."},
+			"started with; or, when your subdirectory of it (DIR/uUID) is another user's or a link, " +
+			"have it removed (as root, rm -r -- DIR/uUID). Nothing ran."},
 	{E332, "a kernel report regressed", ExitFailed,
 		"`sabline report diff OLD NEW` found NEW worse than OLD: a target OLD's kernel refused that " +
 			"NEW's did not, a target OLD has and NEW lacks, or an enforcement cell whose evidence got " +

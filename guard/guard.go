@@ -20,11 +20,15 @@
 // Other Sablines' receipts, tokens and runs directories are Sabline's
 // own too: each joins the register of the machine, a sticky directory
 // every Sabline agrees on (RegisterDir, SABLINE_REGISTER), when it is
-// made or opened (Join), and every run guards what the register names
-// (RegisteredLocations). The reader is bounded, and honours an entry only
-// when the path it names is its owner's (or the entry is root's); a path
-// that does not exist is passed over; a register that is a link, not
-// sticky, or another unprivileged user's is not trusted. Its limits: the
+// made or opened (Join), each user's entries in a subdirectory of its
+// own, and every run guards what the register names
+// (RegisteredLocations). The reader is bounded, reads its own user's
+// subdirectory and root's first (no other user can push their entries
+// out of a read), and honours an entry only when the path it names is
+// its owner's (or the entry is root's); a path that does not exist is
+// passed over; a register that is a link, not sticky, or another
+// unprivileged user's is not trusted, nor a user's subdirectory that is
+// not that user's alone. Its limits: the
 // Sablines must share one register (one SABLINE_REGISTER, no private
 // /var/tmp), a set holds what was registered when it was built, and on
 // Windows owners are not compared (register.go, docs/THREAT_MODEL.md).

@@ -18,25 +18,46 @@ package guard
 // running Sabline: the owner of a sticky directory may remove anything in
 // it, so a register another unprivileged user owns is not one to rely on.
 //
+// Each user's entries are in a subdirectory of the register of its own,
+// named "u" and its uid in decimal (u0 is root's, u1000 uid 1000's),
+// made by that user (Join), mode 0755: every user reads it, only its
+// owner writes in it. A reader trusts a subdirectory only when it is a
+// directory (not a link) owned by the uid its name gives, that no other
+// user may write in; any other file under such a name is passed over
+// (Refused), and a Join whose own subdirectory is not its own fails
+// (errPlantedSubdir), naming the owner and what to do, rather than write
+// where another user could remove its entries. Entries written by older
+// Sablines, as files at the register's top, are still honoured.
+//
 // An entry is one small file, named by the first 32 hexadecimal digits of
 // the sha256 of the path it names (a suffix "-HEX" when that name is taken
 // by another user's file), holding the absolute path and a newline. Anyone
 // on the machine may write entries, so the reader is bounded
-// (MaxRegisterEntries, MaxRegisterEntryBytes) and honours an entry only
-// when the path it names is owned by the entry's owner (root's entries
-// name anything): a user cannot make another user's files unreachable. An
-// entry can only narrow what runs reach, never widen it. An entry naming a
-// path that does not exist now is passed over: it holds nothing to take,
-// and a location made again joins again. A Join that adds an entry
-// removes the entries naming nothing that its process may remove (its
-// user's; root's, any): the register holds what is there, not every
-// location a Sabline ever made.
+// (MaxRegisterEntries, MaxRegisterEntryBytes, maxRegisterNames,
+// maxSubdirNames) and honours an entry only when the path it names is
+// owned by the entry's owner (root's entries name anything): a user
+// cannot make another user's files unreachable. An entry can only narrow
+// what runs reach, never widen it. The reader reads this user's
+// subdirectory and root's first, each found by its name (never by listing the register) and read whole
+// within its own bounds: only their owners can fill them, so no other
+// user can push their entries out of what a read reads. Then, within one
+// more read's bounds, the old entries at the register's top (this user's
+// and root's first) and the other users' subdirectories. An entry naming
+// a path that does not exist now is passed over: it holds nothing to
+// take, and a location made again joins again. A Join that adds an entry
+// removes the entries naming nothing that its process may remove (in its
+// own subdirectory; at the register's top, its user's, and root's any):
+// the register holds what is there, not every location a Sabline ever
+// made.
 //
 // Limits: every Sabline that must guard the others has to read the same
 // register (the same SABLINE_REGISTER, and no private /var/tmp such as
 // systemd's PrivateTmp gives a service); a location is guarded by the runs
 // whose guard set was built after it joined (a pool builds its set when
-// it starts); on Windows the owners of entries and paths are not compared.
+// it starts); on Windows the owners of entries and paths are not compared,
+// and each Sabline writes its entries at the register's top, as older
+// Sablines did (no subdirectory can be told to be its user's there); a
+// Sabline older than the subdirectories reads only the register's top.
 
 import (
 	"crypto/rand"
@@ -50,6 +71,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,17 +93,30 @@ const (
 	MaxRegisterEntryBytes = 4096
 )
 
-// maxRegisterNames is how many names one read lists, the entries it opens
-// first among them (its own and root's first). The names past it, in the
+// maxSubdirNames is how many names one read lists of this user's
+// subdirectory of the register, and of root's: only their owners can
+// fill them.
+const maxSubdirNames = 16 * MaxRegisterEntries
+
+// maxRegisterNames is how many names one read lists of the rest of the
+// register: its top and the other users' subdirectories together, the
+// entries it opens first among them. The names past it, in the
 // directory's order, are neither listed nor ranked: another user who
-// fills the register past it can leave this user's and root's entries
-// among them (Registered.Unlisted). A test lowers it.
-var maxRegisterNames = 16 * MaxRegisterEntries
+// fills the register's top past it can leave the other users' entries,
+// and the old ones at the top, among them (Registered.Unlisted); not
+// this user's or root's in their subdirectories, read before and apart.
+// A test lowers it.
+var maxRegisterNames = maxSubdirNames
 
 // errUntrustedRegister is the error of a register directory that is not
 // one to rely on: a link, not a directory, not sticky, or owned by a user
 // who is neither root nor the one running Sabline.
 var errUntrustedRegister = errors.New("the register is not one to trust")
+
+// errPlantedSubdir is the error of a Join whose user's subdirectory of
+// the register (subdirName) is there and not one to write in: another
+// user's, a link, not a directory, or one other users may write in.
+var errPlantedSubdir = errors.New("your subdirectory of the register is not yours alone")
 
 // registerAdvice says what to do about a register that cannot be used.
 const registerAdvice = "make it as root (install -d -m 1777 -o root DIR), or set " + RegisterEnv +
@@ -101,6 +136,43 @@ func RegisterDir() (string, error) {
 	return defaultRegisterDir(), nil
 }
 
+// subdirName is the name of the subdirectory of the register holding
+// the entries of the user uid: "u" and the uid in decimal.
+func subdirName(uid int) string { return "u" + strconv.Itoa(uid) }
+
+// subdirUID is the uid whose subdirectory name would be (subdirName), and
+// whether it is such a name: "u" and a uid in decimal, written as
+// subdirName writes it.
+func subdirUID(name string) (int, bool) {
+	digits, ok := strings.CutPrefix(name, "u")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(digits, 10, 32)
+	if err != nil || strconv.FormatUint(n, 10) != digits {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// judgeSubdir is why the file fi describes, a user's subdirectory of the
+// register by its name, is not to be relied on as the entries of uid, ""
+// when it is: a directory (not a link) owned by uid, that no other user
+// may write in (and so remove an entry from).
+func judgeSubdir(fi fs.FileInfo, uid int) string {
+	switch owner := fileOwner(fi); {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "a link"
+	case !fi.IsDir():
+		return "not a directory (" + fi.Mode().Type().String() + ")"
+	case owner != uid:
+		return fmt.Sprintf("owned by uid %d, not by uid %d, whose entries it would hold", owner, uid)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Sprintf("mode %s: other users may write in it, and remove its entries", fi.Mode())
+	}
+	return ""
+}
+
 // entryName is the name of the entry that registers the absolute, clean
 // path p: the first 32 hexadecimal digits of its sha256.
 func entryName(p string) string {
@@ -110,7 +182,10 @@ func entryName(p string) string {
 
 // registerEntry is one file of the register as ReadRegister found it.
 type registerEntry struct {
-	// Name is the file's name in the register.
+	// Sub is the user's subdirectory of the register it is in
+	// (subdirName), "" for an entry at the register's top.
+	Sub string
+	// Name is the file's name in the register (in Sub).
 	Name string
 	// Mode is its type and permissions, as lstat gave them.
 	Mode fs.FileMode
@@ -137,19 +212,24 @@ type Registered struct {
 	// Missing counts the entries naming a path that does not exist now.
 	Missing int
 	// Unread counts the entries past MaxRegisterEntries (or past the
-	// names one read lists), which were not read: their locations are
-	// not guarded.
+	// names one read lists, or in other users' subdirectories past
+	// MaxRegisterEntries of them), which were not read: their locations
+	// are not guarded.
 	Unread int
 	// Unlisted says the register held more names than one read lists:
 	// those past them were not even counted (Unread counts them as one),
-	// and any of them, this user's and root's too, may name a location
-	// that is not guarded.
+	// and any of them may name a location that is not guarded: other
+	// users' entries, and the old entries at the register's top (this
+	// user's and root's among them, perhaps). This user's and root's in
+	// their subdirectories are read first, apart.
 	Unlisted bool
 }
 
-// RefusedEntry is an entry the reader passed over.
+// RefusedEntry is an entry the reader passed over, or a user's
+// subdirectory it did not rely on.
 type RefusedEntry struct {
-	// Name is the entry's name in the register.
+	// Name is the entry's name in the register (after its user's
+	// subdirectory and a separator, for an entry in one).
 	Name string `json:"name"`
 	// Why says why it was passed over.
 	Why string `json:"why"`
@@ -161,8 +241,9 @@ func (r Registered) Warning() string {
 	switch {
 	case r.Unlisted:
 		return fmt.Sprintf("the register %s holds more than the %d names one read lists; at least %d "+
-			"entries were not read, yours and root's among them perhaps (entries are ranked only "+
-			"once listed), and the locations they name are not guarded: remove the entries "+
+			"entries were not read, and the locations they name are not guarded: other users' "+
+			"entries, and old ones at the register's top (yours and root's among them perhaps; "+
+			"those in your and root's own subdirectories are read first): remove the entries "+
 			"flooding it", r.Dir, maxRegisterNames, r.Unread)
 	case r.Unread > 0:
 		return fmt.Sprintf("the register %s had more than %d entries; %d were not read, and the "+
@@ -197,7 +278,7 @@ func parseRegister(entries []registerEntry, owners pathOwners) Registered {
 		read++
 		p, why := judgeEntry(e)
 		if why != "" {
-			r.Refused = append(r.Refused, RefusedEntry{Name: e.Name, Why: why})
+			r.Refused = append(r.Refused, RefusedEntry{Name: e.at(), Why: why})
 			continue
 		}
 		uids, exists := owners(p)
@@ -207,7 +288,7 @@ func parseRegister(entries []registerEntry, owners pathOwners) Registered {
 		}
 		if e.Owner > 0 {
 			if i := slices.IndexFunc(uids, func(u int) bool { return u != e.Owner }); i >= 0 {
-				r.Refused = append(r.Refused, RefusedEntry{Name: e.Name,
+				r.Refused = append(r.Refused, RefusedEntry{Name: e.at(),
 					Why: fmt.Sprintf("names %s, owned by uid %d, not by the entry's owner (uid %d)", p, uids[i],
 						e.Owner)})
 				continue
@@ -220,6 +301,10 @@ func parseRegister(entries []registerEntry, owners pathOwners) Registered {
 	}
 	return r
 }
+
+// at is where e is in the register: its name, after its user's
+// subdirectory for an entry in one.
+func (e registerEntry) at() string { return filepath.Join(e.Sub, e.Name) }
 
 // judgeEntry is the path entry e names, or why it is refused.
 func judgeEntry(e registerEntry) (string, string) {
@@ -280,11 +365,16 @@ func RegisteredLocations() ([]string, Registered, error) {
 	return append(out, r.Paths...), r, err
 }
 
-// ReadRegister reads the register in dir: the entries of its own user
-// and root first, then the others', each group by name, parsed by
-// parseRegister. A register that does not exist holds nothing. A register
-// that is not trusted (errUntrustedRegister) or cannot be read is an
-// error, and then nothing of it is guarded.
+// ReadRegister reads the register in dir: this user's subdirectory and
+// root's first, each found by its name and read within its own bounds
+// (only their owners can fill them), then, within one more read's bounds,
+// the entries at the register's top (this user's and root's first, then
+// the others', by name) and the other users' subdirectories (by uid, each
+// by name) after them; each group parsed by parseRegister. A subdirectory
+// not to rely on (judgeSubdir) is passed over (Refused). A register that
+// does not exist holds nothing. A register that is not trusted
+// (errUntrustedRegister) or cannot be read is an error, and then nothing
+// of it is guarded.
 func ReadRegister(dir string) (Registered, error) {
 	r := Registered{Dir: dir}
 	switch err := trustRegister(dir); {
@@ -293,6 +383,47 @@ func ReadRegister(dir string) (Registered, error) {
 	case err != nil:
 		return r, fmt.Errorf("read the register %s: %w", dir, err)
 	}
+	seen := map[string]bool{}
+	add := func(got Registered, unlisted bool) {
+		for _, p := range got.Paths {
+			if !seen[p] {
+				seen[p] = true
+				r.Paths = append(r.Paths, p)
+			}
+		}
+		r.Refused = append(r.Refused, got.Refused...)
+		r.Missing += got.Missing
+		r.Unread += got.Unread
+		if unlisted {
+			r.Unread++
+			r.Unlisted = true
+		}
+	}
+	refuse := func(uid int, why string) {
+		r.Refused = append(r.Refused, RefusedEntry{Name: subdirName(uid),
+			Why: "a user's subdirectory, " + why + ": its entries are not read"})
+	}
+	// This user's and root's, whole: no other user can fill them.
+	me := currentUser()
+	var firsts []int
+	if me >= 0 {
+		firsts = append(firsts, me)
+		if me != 0 {
+			firsts = append(firsts, 0)
+		}
+	}
+	for _, uid := range firsts {
+		entries, _, more, why := readSubdir(dir, uid, maxSubdirNames)
+		if why != "" {
+			refuse(uid, why)
+			continue
+		}
+		loadEntries(dir, entries)
+		add(parseRegister(entries, pathOwnersOf), more)
+	}
+
+	// The rest, within one read's bounds: the register's top, and the
+	// other users' subdirectories it lists.
 	f, err := os.Open(dir)
 	if err != nil {
 		return r, fmt.Errorf("read the register %s: %w", dir, err)
@@ -302,22 +433,28 @@ func ReadRegister(dir string) (Registered, error) {
 	if err != nil && err != io.EOF {
 		return r, fmt.Errorf("read the register %s: %w", dir, err)
 	}
-	unread := 0
-	if len(names) > maxRegisterNames {
-		names, unread = names[:maxRegisterNames], 1
+	unlisted := len(names) > maxRegisterNames
+	if unlisted {
+		names = names[:maxRegisterNames]
 	}
-	var entries []registerEntry
+	var top []registerEntry
+	var others []int
 	for _, name := range names {
 		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		if uid, ok := subdirUID(name); ok && me >= 0 {
+			if !slices.Contains(firsts, uid) {
+				others = append(others, uid)
+			}
 			continue
 		}
 		fi, err := os.Lstat(filepath.Join(dir, name))
 		if err != nil {
 			continue // removed since it was listed
 		}
-		entries = append(entries, registerEntry{Name: name, Mode: fi.Mode(), Owner: fileOwner(fi)})
+		top = append(top, registerEntry{Name: name, Mode: fi.Mode(), Owner: fileOwner(fi)})
 	}
-	me := currentUser()
 	rank := func(e registerEntry) int {
 		switch e.Owner {
 		case me:
@@ -327,20 +464,103 @@ func ReadRegister(dir string) (Registered, error) {
 		}
 		return 2
 	}
-	sort.SliceStable(entries, func(i, j int) bool {
-		if ri, rj := rank(entries[i]), rank(entries[j]); ri != rj {
+	sort.SliceStable(top, func(i, j int) bool {
+		if ri, rj := rank(top[i]), rank(top[j]); ri != rj {
 			return ri < rj
 		}
-		return entries[i].Name < entries[j].Name
+		return top[i].Name < top[j].Name
 	})
-	for i := range entries[:min(len(entries), MaxRegisterEntries)] {
-		if e := &entries[i]; e.Mode.IsRegular() {
-			e.Data = readEntry(filepath.Join(dir, e.Name), e.Owner)
+	theirs := slices.IndexFunc(top, func(e registerEntry) bool { return rank(e) == 2 })
+	if theirs < 0 {
+		theirs = len(top)
+	}
+	rest := slices.Clip(top[:theirs]) // this user's and root's old entries first
+	slices.Sort(others)
+	if len(others) > MaxRegisterEntries { // each may hold entries: counted, not read
+		r.Unread += len(others) - MaxRegisterEntries
+		others = others[:MaxRegisterEntries]
+	}
+	left := maxRegisterNames - len(names)
+	for _, uid := range others {
+		if left < 0 {
+			unlisted = true
+			break
+		}
+		entries, listed, more, why := readSubdir(dir, uid, left)
+		if why != "" {
+			refuse(uid, why)
+			continue
+		}
+		rest = append(rest, entries...)
+		left -= listed
+		if more {
+			unlisted, left = true, -1
 		}
 	}
-	got := parseRegister(entries, pathOwnersOf)
-	got.Dir, got.Unread, got.Unlisted = dir, got.Unread+unread, unread > 0
-	return got, nil
+	rest = append(rest, top[theirs:]...)
+	loadEntries(dir, rest)
+	add(parseRegister(rest, pathOwnersOf), unlisted)
+	return r, nil
+}
+
+// readSubdir lists at most limit names of the subdirectory of uid in the
+// register dir (subdirName), judged as it is (judgeSubdir) and again once
+// opened without following a link: its entries by name, how many names
+// it listed, and whether it held more.
+// It is nothing when there is no such subdirectory, and why when it is
+// not one to rely on (judgeSubdir) or cannot be read.
+func readSubdir(dir string, uid, limit int) (entries []registerEntry, listed int, more bool,
+	why string) {
+	name := subdirName(uid)
+	sub := filepath.Join(dir, name)
+	fi, err := os.Lstat(sub)
+	if err != nil {
+		return nil, 0, false, "" // none, or removed since it was listed
+	}
+	if why := judgeSubdir(fi, uid); why != "" {
+		return nil, 0, false, why
+	}
+	f, err := openNoFollow(sub)
+	if err != nil {
+		return nil, 0, false, "cannot be opened: " + err.Error()
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, 0, false, "cannot be read: " + err.Error()
+	}
+	if why := judgeSubdir(fi, uid); why != "" { // changed since the lstat
+		return nil, 0, false, why
+	}
+	names, err := f.Readdirnames(max(limit, 0) + 1)
+	if err != nil && err != io.EOF {
+		return nil, 0, false, "cannot be read: " + err.Error()
+	}
+	if more = len(names) > limit; more {
+		names = names[:max(limit, 0)]
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if strings.HasPrefix(n, ".") {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(sub, n))
+		if err != nil {
+			continue // removed since it was listed
+		}
+		entries = append(entries, registerEntry{Sub: name, Name: n, Mode: fi.Mode(),
+			Owner: fileOwner(fi)})
+	}
+	return entries, len(names), more, ""
+}
+
+// loadEntries reads what each of the first MaxRegisterEntries entries
+// holds, those parseRegister reads, from the register dir (readEntry).
+func loadEntries(dir string, entries []registerEntry) {
+	for i := range entries[:min(len(entries), MaxRegisterEntries)] {
+		if e := &entries[i]; e.Mode.IsRegular() {
+			e.Data = readEntry(filepath.Join(dir, e.at()), e.Owner)
+		}
+	}
 }
 
 // readEntry reads at most MaxRegisterEntryBytes+1 bytes of the regular
@@ -360,19 +580,25 @@ func readEntry(p string, owner int) []byte {
 }
 
 // Join makes each of paths known to the register, making the register
-// when it does not exist (mode 01777): every run on this machine that
-// builds its guard set after this guards them as Sabline's own. A path
-// that does not exist is passed over; an entry already there is kept.
-// A Join that adds an entry removes those that name nothing now (prune):
-// the register grows only by what is there.
-// The error says which register and why, and wraps errUntrustedRegister
-// for a register that is not one to rely on.
+// when it does not exist (mode 01777) and this user's subdirectory of it
+// (userDir), where it writes: every run on this machine that builds its
+// guard set after this guards them as Sabline's own. A path that does not
+// exist is passed over; an entry already there is kept. A Join that adds
+// an entry removes those that name nothing now (prune): the register
+// grows only by what is there. The error says which register and why,
+// and wraps errUntrustedRegister for a register that is not one to rely
+// on, errPlantedSubdir for a subdirectory of this user's name that is not
+// this user's alone.
 func Join(paths ...string) error {
 	dir, err := RegisterDir()
 	if err != nil {
 		return fmt.Errorf("join the register: %w", err)
 	}
 	if err := makeRegister(dir); err != nil {
+		return fmt.Errorf("join the register %s: %w", dir, err)
+	}
+	at, err := userDir(dir)
+	if err != nil {
 		return fmt.Errorf("join the register %s: %w", dir, err)
 	}
 	added := false
@@ -387,7 +613,7 @@ func Join(paths ...string) error {
 		if _, err := os.Lstat(p); err != nil {
 			continue // nothing there to take; made again, it joins again
 		}
-		wrote, err := writeEntry(dir, p)
+		wrote, err := writeEntry(at, p)
 		if err != nil {
 			return fmt.Errorf("join the register %s with %s: %w", dir, p, err)
 		}
@@ -401,16 +627,28 @@ func Join(paths ...string) error {
 
 // prune, when a Join adds an entry, removes from the register in dir
 // each entry naming a path that does not exist now, among the first
-// MaxRegisterEntries entries this process may remove (its own user's;
-// any, for root, and where owners are not compared): such an entry guards
-// nothing, and left there it costs every run's guard a read and takes a
-// place of the bounded read (ReadRegister) from an entry that does guard.
+// MaxRegisterEntries entries this process may remove of this user's
+// subdirectory, and as many of the old entries at the register's top (its
+// own user's; any, for root, and where owners are not compared): such an
+// entry guards nothing, and left there it costs every run's guard a read
+// and takes a place of the bounded read (ReadRegister) from an entry that
+// does guard. Another user's subdirectory is theirs to prune. It returns
+// how many entries it removed.
+func prune(dir string) int {
+	removed := 0
+	if me := currentUser(); me >= 0 {
+		removed += pruneIn(filepath.Join(dir, subdirName(me)))
+	}
+	return removed + pruneIn(dir)
+}
+
+// pruneIn is prune of the entries in one directory of the register, at.
 // Once an entry is gone its path is looked up again: a path made
 // meanwhile, by a Sabline that found the entry there and kept it (Join),
 // gets its entry back. A file that is not an entry (judgeEntry) is left
-// as it is. It returns how many entries it removed.
-func prune(dir string) int {
-	f, err := os.Open(dir)
+// as it is.
+func pruneIn(at string) int {
+	f, err := openNoFollow(at)
 	if err != nil {
 		return 0
 	}
@@ -422,8 +660,8 @@ func prune(dir string) int {
 		if read == MaxRegisterEntries {
 			break
 		}
-		at := filepath.Join(dir, name)
-		fi, err := os.Lstat(at)
+		entry := filepath.Join(at, name)
+		fi, err := os.Lstat(entry)
 		if strings.HasPrefix(name, ".") || err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
@@ -433,20 +671,20 @@ func prune(dir string) int {
 		}
 		read++
 		p, why := judgeEntry(registerEntry{Name: name, Mode: fi.Mode(), Owner: owner,
-			Data: readEntry(at, owner)})
+			Data: readEntry(entry, owner)})
 		if why != "" {
 			continue
 		}
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if os.Remove(at) != nil {
+		if os.Remove(entry) != nil {
 			continue
 		}
 		removed++
 		pruned(p)
 		if _, err := os.Lstat(p); err == nil {
-			_, _ = writeEntry(dir, p) // made meanwhile
+			_, _ = writeEntry(at, p) // made meanwhile
 		}
 	}
 	return removed
@@ -463,12 +701,62 @@ func JoinAs(what string, paths ...string) error {
 	if err := Join(paths...); err != nil {
 		e := codes.Errorf(codes.E331, "%s cannot be made known to the other Sablines on this machine: %w",
 			what, err)
+		advice := registerAdvice
+		if errors.Is(err, errPlantedSubdir) {
+			advice = plantedAdvice
+		}
 		e.Do = "Sabline keeps a register of its receipts, tokens and runs directories, so that no run " +
 			"of another Sabline reaches them: " +
-			registerAdvice + ". Nothing ran."
+			advice + ". Nothing ran."
 		return e
 	}
 	return nil
+}
+
+// plantedAdvice says what to do about a subdirectory of the register,
+// under this user's name, that is not this user's alone.
+const plantedAdvice = "have the subdirectory the error names removed (only its owner or root may: " +
+	"as root, rm -r -- DIR/uUID), and start again; or set " + RegisterEnv + " to a register of your " +
+	"own that every Sabline on this machine is started with"
+
+// userDir is where this user's entries are written in the register dir:
+// its subdirectory (subdirName), made when it is not there, mode 0755
+// (every user reads it, only this user writes in it, and only this user
+// or root may remove it from the sticky register); dir itself where
+// owners are not compared (Windows). A subdirectory of this user's that
+// others may write in is made 0755 again. One of that name that is not
+// this user's alone (judgeSubdir: another user's, a link, not a
+// directory) is an error wrapping errPlantedSubdir, naming its owner and
+// what to do: entries written in it could be removed by another user,
+// and no reader relies on it.
+func userDir(dir string) (string, error) {
+	me := currentUser()
+	if me < 0 {
+		return dir, nil
+	}
+	sub := filepath.Join(dir, subdirName(me))
+	if err := os.Mkdir(sub, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("make your subdirectory %s: %w", sub, err)
+	}
+	fi, err := os.Lstat(sub)
+	if err != nil {
+		return "", fmt.Errorf("make your subdirectory %s: %w", sub, err)
+	}
+	if fi.IsDir() && fileOwner(fi) == me && fi.Mode().Perm() != 0o755 { // whatever the umask
+		if err := os.Chmod(sub, 0o755); err != nil {
+			return "", fmt.Errorf("make your subdirectory %s: %w", sub, err)
+		}
+		if fi, err = os.Lstat(sub); err != nil {
+			return "", fmt.Errorf("make your subdirectory %s: %w", sub, err)
+		}
+	}
+	if why := judgeSubdir(fi, me); why != "" {
+		return "", fmt.Errorf("%w: %s is %s (its owner is uid %d; you are uid %d): no Sabline "+
+			"relies on the entries in it, and others could remove them; have it removed (only its "+
+			"owner or root may: as root, rm -r -- %s) and start again",
+			errPlantedSubdir, sub, why, fileOwner(fi), me, sub)
+	}
+	return sub, nil
 }
 
 // makeRegister makes the register dir when it does not exist, sticky and

@@ -64,7 +64,10 @@ func TestJoinRepairsOurEntry(t *testing.T) {
 			if err := os.Mkdir(store, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			name := filepath.Join(reg, entryName(store))
+			if err := os.Mkdir(ownSub(reg), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			name := filepath.Join(ownSub(reg), entryName(store))
 			if err := os.WriteFile(name, []byte(tt.data), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -82,9 +85,11 @@ func TestJoinRepairsOurEntry(t *testing.T) {
 }
 
 // TestJoinLeavesAnotherUsersFile: another user's file under the name our
-// entry would take, even one naming our path, is neither taken for our
-// entry nor replaced: we join under the name and a suffix, our path is
-// guarded, and their file is as it was. Run as root (chown).
+// entry would take at the register's top, even one naming our path, is
+// neither taken for our entry nor replaced: we join in our subdirectory,
+// our path is guarded, and their file is as it was; written at the top
+// (as a Sabline on Windows writes, or an older one), our entry takes the
+// name and a suffix. Run as root (chown).
 func TestJoinLeavesAnotherUsersFile(t *testing.T) {
 	unixOnly(t)
 	if os.Geteuid() != 0 {
@@ -127,26 +132,35 @@ func TestJoinLeavesAnotherUsersFile(t *testing.T) {
 				t.Errorf("their file is now uid %d's holding %q, want uid %d's holding %q",
 					owner, data, them, want)
 			}
+			if data, err := os.ReadFile(filepath.Join(ownSub(reg), entryName(ours))); err != nil ||
+				string(data) != ours+"\n" {
+				t.Errorf("our entry holds %q (%v), want %q", data, err, ours+"\n")
+			}
+			if got, err := ReadRegister(reg); err != nil || !slices.Contains(got.Paths, ours) {
+				t.Errorf("ReadRegister = %+v, %v; want %s guarded", got, err, ours)
+			}
+			if wrote, err := writeEntry(reg, ours); err != nil || !wrote {
+				t.Fatalf("written at the top: %v, %v", wrote, err)
+			}
 			names, _ := filepath.Glob(filepath.Join(reg, "*"))
 			suffixed := slices.ContainsFunc(names, func(n string) bool {
 				return strings.HasPrefix(filepath.Base(n), entryName(ours)+"-")
 			})
 			if !suffixed {
-				t.Errorf("no entry of ours under a suffix: %q", names)
-			}
-			if got, err := ReadRegister(reg); err != nil || !slices.Contains(got.Paths, ours) {
-				t.Errorf("ReadRegister = %+v, %v; want %s guarded", got, err, ours)
+				t.Errorf("no entry of ours at the top under a suffix: %q", names)
 			}
 		})
 	}
 }
 
 // TestJoinPrunes: a Join that adds an entry removes the entries that
-// name nothing now, and only those: an entry of a path still there stays
-// (the control), as does a file that is not an entry; a Join that adds
-// nothing reads no more of the register, and removes nothing. Run as
-// root, another user's entry naming nothing is removed too (root may, in
-// the sticky register). Read from the register's directory.
+// name nothing now, in its subdirectory and at the register's top (as
+// older Sablines wrote them), and only those: an entry of a path still
+// there stays (the control), as does a file that is not an entry; a Join
+// that adds nothing reads no more of the register, and removes nothing.
+// Run as root, another user's entry naming nothing at the top is removed
+// too (root may, in the sticky register). Read from the register's
+// directory.
 func TestJoinPrunes(t *testing.T) {
 	unixOnly(t)
 	dir := t.TempDir()
@@ -160,6 +174,16 @@ func TestJoinPrunes(t *testing.T) {
 	if err := Join(kept, gone); err != nil {
 		t.Fatal(err)
 	}
+	oldGone := filepath.Join(dir, "old-gone") // an older Sabline's, at the top
+	if err := os.Mkdir(oldGone, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writeEntry(reg, oldGone); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(oldGone); err != nil {
+		t.Fatal(err)
+	}
 	notOne := filepath.Join(reg, "0123456789abcdef0123456789abcdef")
 	if err := os.WriteFile(notOne, []byte("no newline"), 0o644); err != nil {
 		t.Fatal(err)
@@ -167,7 +191,7 @@ func TestJoinPrunes(t *testing.T) {
 	if err := os.Remove(gone); err != nil {
 		t.Fatal(err)
 	}
-	missing := 1
+	missing := 2
 	if os.Geteuid() == 0 {
 		theirs := filepath.Join(dir, "theirs")
 		at := filepath.Join(reg, entryName(theirs))
@@ -188,7 +212,7 @@ func TestJoinPrunes(t *testing.T) {
 	if err := Join(kept); err != nil { // there already: nothing added
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(filepath.Join(reg, entryName(gone))); err != nil {
+	if _, err := os.Lstat(filepath.Join(ownSub(reg), entryName(gone))); err != nil {
 		t.Errorf("a Join that added nothing removed %s's entry: %v", gone, err)
 	}
 
@@ -196,11 +220,15 @@ func TestJoinPrunes(t *testing.T) {
 		t.Fatal(err)
 	}
 	have := map[string]bool{}
-	entries, _ := os.ReadDir(reg)
-	for _, e := range entries {
-		have[e.Name()] = true
+	for _, d := range []string{reg, ownSub(reg)} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			have[filepath.Join(strings.TrimPrefix(d, reg), e.Name())] = true
+		}
 	}
-	want := map[string]bool{entryName(kept): true, entryName(joined): true, filepath.Base(notOne): true}
+	sub := "/" + subdirName(currentUser())
+	want := map[string]bool{filepath.Join(sub, entryName(kept)): true,
+		filepath.Join(sub, entryName(joined)): true, filepath.Base(notOne): true, sub[1:]: true}
 	if !maps.Equal(have, want) {
 		t.Errorf("the register holds %v after the join, want %v (the entries naming nothing "+
 			"removed)", have, want)
@@ -248,7 +276,7 @@ func TestPruneGivesBackAnEntryMadeMeanwhile(t *testing.T) {
 			if n := prune(reg); n != 1 {
 				t.Fatalf("prune removed %d entries, want 1", n)
 			}
-			_, err := os.Lstat(filepath.Join(reg, entryName(p)))
+			_, err := os.Lstat(filepath.Join(ownSub(reg), entryName(p)))
 			if has := err == nil; has != tc.makeAgain {
 				t.Errorf("entry of %s there after prune: %v, want %v", p, has, tc.makeAgain)
 			}

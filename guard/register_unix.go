@@ -22,8 +22,8 @@ func fileOwner(fi fs.FileInfo) int {
 	return -1
 }
 
-// currentUser is the uid Sabline runs as.
-func currentUser() int { return os.Geteuid() }
+// currentUser is the uid Sabline runs as; a test sets another.
+var currentUser = os.Geteuid
 
 // openNoFollow opens the file at p for reading, refusing a link.
 func openNoFollow(p string) (*os.File, error) {

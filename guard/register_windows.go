@@ -25,8 +25,8 @@ func defaultRegisterDir() string {
 // compared.
 func fileOwner(fs.FileInfo) int { return -1 }
 
-// currentUser is -1, as fileOwner is.
-func currentUser() int { return -1 }
+// currentUser is -1, as fileOwner is; a test sets another.
+var currentUser = func() int { return -1 }
 
 // openNoFollow opens the file at p for reading; ReadRegister has checked
 // with Lstat that it is a regular file, and readEntry checks it again on

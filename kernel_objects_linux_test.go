@@ -189,15 +189,7 @@ for ep in eps:
         c.syscall("epoll_ctl", ep, 1, fd, ev)  # EPOLL_CTL_ADD
 line = [c.syscall("getpid").ret, len(eps), len(fds), pipes]
 ` + heldEnd
-	tests := []struct {
-		name    string
-		confine sabline.Confine
-		held    bool
-	}{
-		{name: "confined (strict)", confine: sabline.ConfineStrict},
-		{name: "unconfined (the control)", confine: sabline.ConfineOff, held: true},
-	}
-	for _, tt := range tests {
+	for _, tt := range heldModes {
 		t.Run(tt.name, func(t *testing.T) {
 			h, line := startHeld(t, program, "io,ffi:ctypes", []string{strconv.Itoa(n)}, tt.confine)
 			got, err := readKernelObjects(line[0])
@@ -281,15 +273,7 @@ for fd in last:  # descriptors for the line and the wait
 line = [c.syscall("getpid").ret, ep, n]
 ` + heldEnd
 	tries := strconv.Itoa(2 * bound)
-	tests := []struct {
-		name    string
-		confine sabline.Confine
-		held    bool
-	}{
-		{name: "confined (strict)", confine: sabline.ConfineStrict},
-		{name: "unconfined (the control)", confine: sabline.ConfineOff, held: true},
-	}
-	for _, tt := range tests {
+	for _, tt := range heldModes {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.held && host.Max < 2*bound+64 {
 				t.Skipf("the host's RLIMIT_NOFILE is %d: a worker holds no more than %d here "+
@@ -326,4 +310,16 @@ line = [c.syscall("getpid").ret, ep, n]
 			}
 		})
 	}
+}
+
+// heldModes are the two runs of each test here: confined, where the
+// kernel holds what the program makes, and the control, unconfined,
+// where it makes it all (held).
+var heldModes = []struct {
+	name    string
+	confine sabline.Confine
+	held    bool
+}{
+	{name: "confined (strict)", confine: sabline.ConfineStrict},
+	{name: "unconfined (the control)", confine: sabline.ConfineOff, held: true},
 }

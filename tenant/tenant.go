@@ -30,6 +30,7 @@ import (
 	"reflect"
 	goruntime "runtime"
 	"strings"
+	"syscall"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/guard"
@@ -311,7 +312,8 @@ var takes = map[reflect.Kind]string{
 // read it (a Kubernetes Secret mounted for a group is readable by it).
 // Each tenant's ceiling is held to scope (Scope.Hold).
 func Load(path string, scope Scope) ([]Tenant, error) {
-	f, err := os.Open(path)
+	// A named pipe at the name is refused below, not waited on.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("tenants file: %w", err)
 	}

@@ -396,7 +396,9 @@ func loadToken(path string, fresh bool) (token string, made bool, err error) {
 			return "", false, codes.Errorf(codes.E301, "token file %s: %w", path, err)
 		}
 	}
-	f, err := os.Open(path)
+	// Not waiting on a named pipe at the name: it is refused below, as
+	// anything but a regular file is, rather than hold the server's start.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		var b [32]byte
 		if _, err := rand.Read(b[:]); err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -26,6 +27,7 @@ func TestDoctorRegister(t *testing.T) {
 		wantGuarded, wantMissing int
 		wantRefused              int
 		wantError                string
+		wantUnlisted             bool // the register held more names than a read lists
 	}{
 		{name: "one of each", make: func(t *testing.T) string {
 			reg := testkit.NewRegister(t)
@@ -46,6 +48,19 @@ func TestDoctorRegister(t *testing.T) {
 			}
 			return reg
 		}, wantGuarded: 1, wantMissing: 1, wantRefused: 1},
+		// More names than one read lists (16 × MaxRegisterEntries):
+		// those past them are not even counted, so the count of unread
+		// entries is a least one, and the line says so.
+		{name: "flooded past the listing", make: func(t *testing.T) string {
+			reg := testkit.NewRegister(t)
+			for i := range 16*guard.MaxRegisterEntries + 1 {
+				p := filepath.Join(reg, fmt.Sprintf("%032x", i))
+				if err := os.WriteFile(p, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return reg
+		}, wantUnlisted: true},
 		{name: "none yet", make: func(t *testing.T) string {
 			return filepath.Join(t.TempDir(), "guarded")
 		}},
@@ -57,8 +72,17 @@ func TestDoctorRegister(t *testing.T) {
 			reg := tt.make(t)
 			t.Setenv(guard.RegisterEnv, reg)
 			got, advice := readRegister()
+			if tt.wantUnlisted {
+				if !got.Unlisted || got.Unread < 1 || got.Error != "" || len(advice) != 1 ||
+					!strings.Contains(got.String(), fmt.Sprintf("at least %d not read", got.Unread)) ||
+					!strings.Contains(advice[0], "at least") {
+					t.Errorf("readRegister = %+v, line %q, advice %q: want unlisted, at least "+
+						"one entry unread, said as a least count", got, got.String(), advice)
+				}
+				return
+			}
 			if got.Dir != reg || got.Guarded != tt.wantGuarded || got.Missing != tt.wantMissing ||
-				len(got.Refused) != tt.wantRefused || got.Unread != 0 {
+				len(got.Refused) != tt.wantRefused || got.Unread != 0 || got.Unlisted {
 				t.Errorf("readRegister = %+v: want %s, %d guarded, %d missing, %d refused, none unread",
 					got, reg, tt.wantGuarded, tt.wantMissing, tt.wantRefused)
 			}

@@ -1,6 +1,7 @@
 package door
 
 import (
+	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/tenant"
@@ -66,6 +68,17 @@ func TestAuditWithinIsTheRunsAdmission(t *testing.T) {
 			if resp.StatusCode != 200 || v["within_ceiling"] != tt.wantWithin {
 				t.Fatalf("audit: %d, within_ceiling %v; want 200, %v", resp.StatusCode,
 					v["within_ceiling"], tt.wantWithin)
+			}
+			// The same audit through MCP, with the same token, says the same.
+			res, err := connectHTTP(t, ts, tt.token).CallTool(context.Background(),
+				&mcp.CallToolParams{Name: "audit", Arguments: map[string]any{"source": src}})
+			if err != nil || res.IsError {
+				t.Fatalf("the audit over MCP: %v %v", err, res)
+			}
+			var out AuditOutput
+			data, _ := json.Marshal(res.StructuredContent)
+			if err := json.Unmarshal(data, &out); err != nil || out.Within != tt.wantWithin {
+				t.Fatalf("the audit over MCP: %s (%v); want within_ceiling %v", data, err, tt.wantWithin)
 			}
 			// A run asking for the same budget meets what the audit said.
 			body, _ = json.Marshal(map[string]any{"source": src, "allow": strings.Split(tt.allow, ",")})

@@ -389,6 +389,89 @@ var mutations = []Mutation{
 		CaughtBy: "TestLoadTokenOwnedByAnother (a token file uid 54321 owns is read)",
 	},
 	{
+		Name: "owned-by-another-root-too", File: "guard/register.go",
+		Old:      "return owner, owner > 0 && owner != currentUser()",
+		New:      "return owner, owner >= 0 && owner != currentUser()",
+		Packages: guardPkg, Run: "^TestOwnedByAnother$",
+		CaughtBy: "TestOwnedByAnother (a file root owns is another's to nobody)",
+	},
+	{
+		Name: "doctor-unlisted-unsaid", File: "cli/doctor.go",
+		Old:      "st.Unread, st.Unlisted = len(r.Paths), r.Missing, r.Unread, r.Unlisted",
+		New:      "st.Unread = len(r.Paths), r.Missing, r.Unread",
+		Packages: []string{"./cli/"}, Run: "^TestDoctorRegister$",
+		CaughtBy: "TestDoctorRegister/flooded_past_the_listing (its count said as exact)",
+	},
+	// What a run leaves: files removed while held count once each, on
+	// the directory's disk alone, mapped or held open; what the worker
+	// starts ends with it, however it ends.
+	{
+		Name: "unlinked-each-descriptor-counted", File: "internal/run/unlinked_linux.go",
+		Old: "uint64(st.Dev) != dev || seen[st.Ino] {", New: "uint64(st.Dev) != dev {",
+		Packages: runPkg, Run: "^TestUnlinkedHeld$",
+		CaughtBy: "TestUnlinkedHeld (a file held by three descriptors counted thrice)",
+	},
+	{
+		Name: "unlinked-listed-counted", File: "internal/run/unlinked_linux.go",
+		Old: "st.Nlink != 0 || ", New: "",
+		Packages: runPkg, Run: "^TestUnlinkedHeld$",
+		CaughtBy: "TestUnlinkedHeld (a listed file counted beside the walk)",
+	},
+	{
+		Name: "unlinked-other-device-counted", File: "internal/run/unlinked_linux.go",
+		Old: "\t\t\tuint64(st.Dev) != dev || seen", New: "\t\t\tseen",
+		Packages: runPkg, Run: "^TestUnlinkedHeld$",
+		CaughtBy: "TestUnlinkedHeld (a memfd counted)",
+	},
+	{
+		Name: "unlinked-mappings-unread", File: "internal/run/unlinked_linux.go",
+		Old:      "\tmaps, err := os.Open(proc + \"/maps\")\n\tif err != nil {",
+		New:      "\tmaps, err := os.Open(proc + \"/maps\")\n\tif true || err != nil {",
+		Packages: runPkg, Run: "^TestUnlinkedHeld$",
+		CaughtBy: "TestUnlinkedHeld (a removed file mapped, its descriptor closed)",
+	},
+	{
+		Name: "unlinked-descriptors-past-the-bound-unsaid", File: "internal/run/unlinked_linux.go",
+		Old:      "names, whole = names[:maxHeldScanned], false",
+		New:      "names = names[:maxHeldScanned]",
+		Packages: runPkg, Run: "^TestTempDirCountsRemovedFiles$",
+		CaughtBy: "TestTempDirCountsRemovedFiles/O_TMPFILE_past_4,096_descriptors (ended ok)",
+	},
+	{
+		Name: "worker-memory-exit-leaves-descendants", File: "internal/worker/worker.go",
+		Old:      "\t\t\tstatus := w.finish(&wire.Record{MemoryLimitHeld: held}, err)\n\t\t\tconfine.KillDescendants()",
+		New:      "\t\t\tstatus := w.finish(&wire.Record{MemoryLimitHeld: held}, err)",
+		Packages: runPkg, Run: "^TestRunLeavesNoProcess$",
+		CaughtBy: "TestRunLeavesNoProcess/the_worker_ends_itself_at_its_memory_limit",
+	},
+	{
+		Name: "seccomp-poller-not-made", File: "confine/seccomp/install_linux.go",
+		Old: "\tif err := makePoller(); err != nil {", New: "\tif err := error(nil); err != nil {",
+		Packages: seccompPkg, Run: "^TestInstallMakesThePoller$",
+		CaughtBy: "TestInstallMakesThePoller (a child with no poller before the filter dies)",
+	},
+	// A door's place at the gate, taken before the body is read, is
+	// given back by a request that takes no slot.
+	{
+		Name: "door-place-kept-when-no-slot", File: "door/server.go",
+		Old:      "\tif err := held.take(ctx); err != nil {\n\t\theld.release()\n\t\treturn refuse(err)",
+		New:      "\tif err := held.take(ctx); err != nil {\n\t\treturn refuse(err)",
+		Packages: doorPkg, Run: "^TestPlaceGivenBackWithoutASlot$",
+		CaughtBy: "TestPlaceGivenBackWithoutASlot (a client gone while it waited)",
+	},
+	{
+		Name: "mcp-audit-without-the-tenant", File: "door/mcp.go",
+		Old: "\t\tin.Ceiling = t.Ceiling\n", New: "",
+		Packages: doorPkg, Run: "^TestAuditWithinIsTheRunsAdmission$",
+		CaughtBy: "TestAuditWithinIsTheRunsAdmission (the audit over MCP)",
+	},
+	{
+		Name: "audit-receipts-unguarded", File: "cli/audit.go",
+		Old: "\t\t\tguarded = []string{abs}", New: "\t\t\t_ = abs",
+		Packages: scriptsPkg, Run: "^TestScripts$/^run_granted_dir$",
+		CaughtBy: "run_granted_dir (a receipts directory no register names)",
+	},
+	{
 		Name: "reload-keeps-limiter-of-old-rate", File: "door/tenants.go",
 		Old:      `if o.Rate == t.Rate && o.Burst == t.Burst {`,
 		New:      `if o.Burst == t.Burst {`,

@@ -35,6 +35,8 @@ os.system("for i in $(seq 100); do [ -s %s ] && break; sleep 0.05; done; kill -0
 		edit  func(*Run)
 		allow []string // beside io and ffi:os
 		want  codes.Code
+		// wantMsg, when set, is in the outcome's message.
+		wantMsg string
 	}{
 		{name: "the run ends by itself", then: `print("done")`},
 		{name: "the run is stopped at its timeout", then: `os.system("sleep 30")`,
@@ -44,6 +46,12 @@ fd = c.syscall("openat", -100, os.getenv("TMPDIR") + "/big", 65, 384).ret  # O_W
 c.syscall("ftruncate", fd, 1 << 30)
 while True:  # until the supervisor's measure kills the worker (E330)
     pass`, allow: []string{"ffi:ctypes"}, want: codes.E330},
+		// The worker's own watch of its memory ends it with os.Exit,
+		// past its deferred kill: the kill is made there too.
+		{name: "the worker ends itself at its memory limit", then: `xs = []
+while True:
+    xs.append("x" * (1 << 20))`, edit: func(r *Run) { r.MaxMemoryMB = 64 }, want: codes.E308,
+			wantMsg: "over its memory limit of 64 MB"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "daemon.pid")
@@ -65,6 +73,9 @@ while True:  # until the supervisor's measure kills the worker (E330)
 			})
 			if s.rec.Outcome.Code != tt.want {
 				t.Fatalf("outcome %+v, want %q (stderr %s)", s.rec.Outcome, tt.want, s.stderr)
+			}
+			if !strings.Contains(s.rec.Outcome.Message, tt.wantMsg) {
+				t.Fatalf("outcome %+v, want its message to say %q", s.rec.Outcome, tt.wantMsg)
 			}
 			if tt.want == "" && s.rec.Outcome.Status != receipt.StatusOK {
 				t.Fatalf("outcome %+v, want ok", s.rec.Outcome)

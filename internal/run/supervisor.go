@@ -691,11 +691,19 @@ var errStopWalk = errors.New("stop")
 // MaxTempDirEntries. The files on dir's disk that the worker holds and no
 // directory lists (unlinkedHeld) count with what the walk finds: a file
 // removed while open takes its disk as it did before (a program that
-// removed its crash file and wrote 700 MiB into it ended ok).
+// removed its crash file and wrote 700 MiB into it ended ok). A worker
+// holding more descriptors, or mappings of removed files, than one
+// measure reads is stopped, as one past the bound: what it holds past
+// them cannot be counted.
 func tempDirWithin(dir string, pid int) error {
 	var n, size, hidden int64
 	if dev, ok := deviceOf(dir); ok {
-		hidden = unlinkedHeld(pid, dev)
+		var whole bool
+		if hidden, whole = unlinkedHeld(pid, dev); !whole {
+			return codes.Errorf(codes.E330, "the run held more than %d descriptors, or mappings "+
+				"of removed files, which is more than the supervisor reads to measure its private "+
+				"temporary directory: the run was stopped", maxHeldScanned)
+		}
 		size = hidden
 	}
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {

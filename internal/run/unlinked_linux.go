@@ -8,11 +8,15 @@ import (
 	"syscall"
 )
 
-// maxHeldScanned bounds the descriptors and mappings of a worker that one
-// measure of its unlinked files looks at (unlinkedHeld), so that a worker
-// holding a great many costs the supervisor no more at each tick than
-// one of maxHeldScanned: as many descriptors as a confined worker may
-// hold.
+// maxHeldScanned bounds the descriptors, and apart from them the
+// mappings of removed files, of a worker that one measure of its unlinked
+// files looks at (unlinkedHeld), so that a worker holding a great many
+// costs the supervisor no more at each tick than one of maxHeldScanned:
+// as many descriptors as a confined worker may hold. A worker holding
+// more is not measured whole, and its run is stopped (tempDirWithin): a
+// file removed while held past the bound (a program with raw calls that
+// first held 4,100 descriptors, then a removed file of 1 GiB) was not
+// counted, and the run ended ok.
 const maxHeldScanned = 4096
 
 // unlinkedHeld returns the apparent size of the regular files on the
@@ -24,14 +28,17 @@ const maxHeldScanned = 4096
 // process ends. Each file counts once, however many descriptors and
 // mappings hold it. What cannot be read counts nothing: the process gone,
 // or its mappings' files (/proc/PID/map_files) to a supervisor without
-// CAP_SYS_ADMIN, which then counts its descriptors alone.
-func unlinkedHeld(pid int, dev uint64) int64 {
+// CAP_SYS_ADMIN, which then counts its descriptors alone. whole is false
+// when the process holds more than maxHeldScanned descriptors, or maps
+// more than maxHeldScanned removed files, of which those past the bound
+// were not looked at.
+func unlinkedHeld(pid int, dev uint64) (size int64, whole bool) {
 	if pid <= 0 {
-		return 0
+		return 0, true
 	}
 	proc := "/proc/" + strconv.Itoa(pid)
 	seen := map[uint64]bool{}
-	var size int64
+	whole = true
 	count := func(path string) {
 		var st syscall.Stat_t
 		if syscall.Stat(path, &st) != nil || st.Nlink != 0 || st.Mode&syscall.S_IFMT != syscall.S_IFREG ||
@@ -41,34 +48,38 @@ func unlinkedHeld(pid int, dev uint64) int64 {
 		seen[st.Ino] = true
 		size += st.Size
 	}
-	scanned := 0
 	if d, err := os.Open(proc + "/fd"); err == nil {
-		names, _ := d.Readdirnames(maxHeldScanned)
+		names, _ := d.Readdirnames(maxHeldScanned + 1)
 		d.Close()
+		if len(names) > maxHeldScanned {
+			names, whole = names[:maxHeldScanned], false
+		}
 		for _, name := range names {
 			count(proc + "/fd/" + name)
 		}
-		scanned = len(names)
 	}
 	maps, err := os.Open(proc + "/maps")
 	if err != nil {
-		return size
+		return size, whole
 	}
 	defer maps.Close()
 	// A line: "START-END PERMS OFFSET DEV INODE PATH", the path of a
 	// removed file ending " (deleted)".
 	lines := bufio.NewScanner(maps)
-	for lines.Scan() && scanned < maxHeldScanned {
+	for scanned := 0; lines.Scan(); {
 		line := lines.Bytes()
 		if !bytes.HasSuffix(line, []byte(" (deleted)")) {
 			continue
 		}
-		scanned++
+		if scanned++; scanned > maxHeldScanned {
+			whole = false
+			break
+		}
 		if span, _, ok := bytes.Cut(line, []byte(" ")); ok {
 			count(proc + "/map_files/" + string(span))
 		}
 	}
-	return size
+	return size, whole
 }
 
 // deviceOf returns the device dir lies on, and false where it cannot be

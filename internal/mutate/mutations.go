@@ -435,7 +435,7 @@ var mutations = []Mutation{
 		Old:      "names, whole = names[:maxHeldScanned], false",
 		New:      "names = names[:maxHeldScanned]",
 		Packages: runPkg, Run: "^TestTempDirCountsRemovedFiles$",
-		CaughtBy: "TestTempDirCountsRemovedFiles/O_TMPFILE_past_16,384_descriptors (ended ok)",
+		CaughtBy: "TestTempDirCountsRemovedFiles/O_TMPFILE_past_8,192_descriptors (ended ok)",
 	},
 	{
 		Name: "worker-memory-exit-leaves-descendants", File: "internal/worker/worker.go",

@@ -197,12 +197,12 @@ print("held")
 			allow: []string{"io", "clock", "ffi:ctypes"}, strict: true, size: 1 << 30, want: codes.E330},
 		// More descriptors first than one measure reads (maxHeldScanned):
 		// the file removed while held lies past them.
-		{name: "O_TMPFILE past 16,384 descriptors", src: `c = ffi.module("ctypes")
-for i in range(16400):
+		{name: "O_TMPFILE past 8,192 descriptors", src: `c = ffi.module("ctypes")
+for i in range(8200):
     c.syscall("dup", 1)
 ` + tmpfile[len(`c = ffi.module("ctypes")
 `):], allow: []string{"io", "clock", "ffi:ctypes", "ffi:os"}, size: 1 << 30, want: codes.E330,
-			wantMsg: "held more than 16384 descriptors", files: 16400 + 64},
+			wantMsg: "held more than 8192 descriptors", files: 8200 + 64},
 		{name: "the control: O_TMPFILE of 1 MiB", src: tmpfile,
 			allow: []string{"io", "clock", "ffi:ctypes", "ffi:os"}, size: 1 << 20},
 		{name: "the control: the crash file removed, 1 MiB", src: crash,

@@ -11,16 +11,17 @@ import (
 // maxHeldScanned bounds the descriptors, and apart from them the
 // mappings of removed files, of a worker that one measure of its unlinked
 // files looks at (unlinkedHeld), so that a worker holding a great many
-// costs the supervisor no more at each tick than one of maxHeldScanned
-// (some 20 ms of processor time here): four times as many descriptors as
-// a confined worker may hold (linux.MaxDescriptors), so that only a run
-// with raw calls, which keeps the host's limit, can pass it. A worker
+// costs the supervisor no more at each tick than one of maxHeldScanned:
+// twice as many descriptors as a confined worker may hold
+// (linux.MaxDescriptors), so that only a run with raw calls, which keeps
+// the host's limit, can pass it. Each costs a stat through /proc, 6 to 12
+// µs here: some 50 to 100 ms of processor time a tick at the bound. A worker
 // holding more is not measured whole, and its run is stopped
 // (tempDirWithin): a file removed while held past the bound (a program
 // with raw calls that first held 4,100 descriptors, when the bound was
 // 4,096, then a removed file of 1 GiB) was not counted, and the run
 // ended ok.
-const maxHeldScanned = 16384
+const maxHeldScanned = 8192
 
 // unlinkedHeld returns the apparent size of the regular files on the
 // device dev (the private temporary directory's) that the process pid

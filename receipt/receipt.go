@@ -594,7 +594,7 @@ func overwriteReserved(rec *Receipt) error {
 	// bytes.Buffer takes every write).
 	var whole bytes.Buffer
 	writePadded(&whole, data, rec.reserved)
-	f, err := os.OpenFile(rec.path, os.O_WRONLY, 0)
+	f, err := os.OpenFile(rec.path, os.O_WRONLY|inPlaceFlags, 0)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 // came). The controls are the other Load tests: a regular file is read.
 func TestLoadANamedPipe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tenants.json")
-	err := testkit.OpenedWithoutWriter(t, path, func() error {
+	err := testkit.FIFONotWaitedOn(t, path, func() error {
 		_, err := Load(path, Scope{})
 		return err
 	})

@@ -17,7 +17,7 @@ import (
 // TestLoadTokenOwnedByAnother's: a regular file is read.
 func TestLoadTokenANamedPipe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "token")
-	err := testkit.OpenedWithoutWriter(t, path, func() error {
+	err := testkit.FIFONotWaitedOn(t, path, func() error {
 		_, _, err := loadToken(path, false)
 		return err
 	})

@@ -45,26 +45,26 @@ type Audit struct {
 	WidenedBy    []core.Widening        `json:"widened_by"`
 }
 
-// MaxDeclaredItems bounds the items (comma-separated) of a program's
+// maxDeclaredItems bounds the items (comma-separated) of a program's
 // # allow: line that an audit reads. The line is the program's, which
 // its auditor has not vetted yet, and the policy an audit derives costs
 // time in the square of its items: a header of 32,000 items (500 KB) held
 // `sabline audit` 48 s, and a program of 16 MiB holds a million. A door
 // bounds them tighter still (256).
-const MaxDeclaredItems = 1024
+const maxDeclaredItems = 1024
 
 // DeclaredBudget reads a program's leading `# allow: ITEMS` comment line.
 // Only comment lines at the top of the file are read, each whole. Relative paths stay
 // relative: the declaration is about the program, not a machine. A line
-// of more than MaxDeclaredItems items is E301.
+// of more than maxDeclaredItems items is E301.
 func DeclaredBudget(src []byte) (text string, b budget.Budget, err error) {
 	text, ok := DeclaredLine(src)
 	if !ok {
 		return "", budget.Budget{}, nil
 	}
-	if n := strings.Count(text, ",") + 1; n > MaxDeclaredItems {
+	if n := strings.Count(text, ",") + 1; n > maxDeclaredItems {
 		e := codes.Errorf(codes.E301, "the program's # allow: line: %d budget items (a comma "+
-			"separates items), more than the %d an audit reads", n, MaxDeclaredItems)
+			"separates items), more than the %d an audit reads", n, maxDeclaredItems)
 		e.Do = "A program needs few grants: read what it declares in its source, and grant it " +
 			"only those you would give (--allow)."
 		return "", budget.Budget{}, e

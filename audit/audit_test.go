@@ -108,9 +108,9 @@ func TestDeclaredBudget(t *testing.T) {
 		// The line is the program's: past the bound it is refused before
 		// it is parsed or a policy derived (which costs the square of its
 		// items); at the bound it is read.
-		{name: "items at the bound", src: "# allow: " + strings.Repeat("io,", MaxDeclaredItems-1) + "io\n",
-			wantText: strings.Repeat("io,", MaxDeclaredItems-1) + "io"},
-		{name: "items past the bound", src: "# allow: " + strings.Repeat("io,", MaxDeclaredItems) + "io\n", wantErr: true},
+		{name: "items at the bound", src: "# allow: " + strings.Repeat("io,", maxDeclaredItems-1) + "io\n",
+			wantText: strings.Repeat("io,", maxDeclaredItems-1) + "io"},
+		{name: "items past the bound", src: "# allow: " + strings.Repeat("io,", maxDeclaredItems) + "io\n", wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -68,7 +68,9 @@ type RunOptions struct {
 	Args []string
 	// Stdin is the run's standard input, as Options.Stdin is Run's: read
 	// whole before a worker takes the run, at most 4 MiB (more is E301,
-	// and nothing runs). nil: no input.
+	// and nothing runs), or until the run's context is done (E307, and
+	// nothing runs; a reader that blocks is left to a goroutine until its
+	// Read returns). nil: no input.
 	Stdin io.Reader
 	// Budget, when set, narrows the pool's for this run; one wider than
 	// the pool's is refused (E328) and runs nothing.

@@ -2,9 +2,11 @@ package sabline_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -247,5 +249,88 @@ func TestPoolRawCallsRunOnce(t *testing.T) {
 				t.Errorf("its receipt says %s (%s %s), want %s", o.Status, o.Code, o.Message, tt.want)
 			}
 		})
+	}
+}
+
+// childCtx is a context that is done once this process has a child: the
+// caller's cancel arriving while a pool starts the worker a run waits
+// for. Err looks at /proc/self/task/*/children, and so does a goroutine
+// that closes Done when it sees one, as a cancel would (until t ends).
+type childCtx struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newChildCtx(t *testing.T) *childCtx {
+	c := &childCtx{Context: context.Background(), done: make(chan struct{})}
+	ended := make(chan struct{})
+	t.Cleanup(func() { close(ended) })
+	go func() {
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for c.Err() == nil {
+			select {
+			case <-tick.C:
+			case <-ended:
+				return
+			}
+		}
+	}()
+	return c
+}
+
+func (c *childCtx) Done() <-chan struct{} { return c.done }
+
+func (c *childCtx) Err() error {
+	lists, _ := filepath.Glob("/proc/self/task/*/children")
+	for _, l := range lists {
+		if b, err := os.ReadFile(l); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+			c.once.Do(func() { close(c.done) })
+			return context.Canceled
+		}
+	}
+	return nil
+}
+
+// TestPoolRunCancelledWhileItsWorkerStarts: a run whose context is done
+// while the worker it waits for starts (an on-demand pool's first run) is
+// sent to none, as one cancelled before a worker took it: before, the
+// worker, once started, was sent it, and the program wrote its file. It
+// is E307 saying nothing ran, writes no file, and the worker started for
+// it serves the next run (the control, which writes its file).
+func TestPoolRunCancelledWhileItsWorkerStarts(t *testing.T) {
+	root, out := importRoot(t), t.TempDir()
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:write:"+out),
+		Workers: 1, OnDemand: true, ImportRoot: root, Timeout: time.Minute, Receipts: t.TempDir()})
+	ctx := newChildCtx(t)
+	if ctx.Err() != nil {
+		t.Skip("this process has a child already: the context would be done before the run")
+	}
+	write := func(ctx context.Context, name string) (*sabline.Result, error) {
+		src := fmt.Sprintf("fs.write(%q, \"x\")\n", filepath.Join(out, name))
+		return p.Run(ctx, sabline.Source("write.vel", []byte(src)), sabline.RunOptions{})
+	}
+	res, err := write(ctx, "cancelled")
+	if codes.CodeOf(err) != codes.E307 || !strings.Contains(res.Receipt.Outcome.Message, "nothing ran") {
+		t.Errorf("the run cancelled while its worker started: %v, %+v; want E307, nothing ran",
+			err, res.Receipt.Outcome)
+	}
+	if _, err := os.Stat(filepath.Join(out, "cancelled")); err == nil {
+		t.Error("the run cancelled while its worker started wrote its file")
+	}
+	started := p.Workers()
+	if len(started) != 1 {
+		t.Fatalf("workers %v after the cancelled run, want the one started for it", started)
+	}
+	res, err = write(context.Background(), "control")
+	if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+		t.Fatalf("the control: %v, %+v", err, res.Receipt.Outcome)
+	}
+	if _, err := os.Stat(filepath.Join(out, "control")); err != nil {
+		t.Errorf("the control wrote no file: %v", err)
+	}
+	if w := p.Workers(); len(w) != 1 || w[0] != started[0] {
+		t.Errorf("workers %v after the control, want %v still", w, started)
 	}
 }

@@ -707,6 +707,9 @@ func TestPoolOnDemand(t *testing.T) {
 // TestPoolInput: a pooled run reads the standard input it was given as a
 // reader, as Run's does; input past the bound is refused (E301) with its
 // receipt, and nothing runs; a reader that fails is refused the same way.
+// A reader that blocks (a pipe nobody writes) ends the run when its
+// context is done (E307, nothing ran): before, Run waited on it past its
+// context, for ever. The control: the same pipe written and closed.
 func TestPoolInput(t *testing.T) {
 	dir := t.TempDir()
 	rc := t.TempDir()
@@ -717,13 +720,28 @@ func TestPoolInput(t *testing.T) {
 	}
 	defer pool.Close()
 	prog := sabline.Source(filepath.Join(dir, "echo.vel"), []byte("print(io.read_line())\n"))
+	pipe := func(line string) io.Reader {
+		r, w := io.Pipe()
+		t.Cleanup(func() { w.Close() }) // the reader left waiting ends with the test
+		if line != "" {
+			go func() {
+				_, _ = io.WriteString(w, line)
+				w.Close()
+			}()
+		}
+		return r
+	}
 	tests := []struct {
-		name     string
-		in       io.Reader
-		wantOut  string
-		wantCode codes.Code
+		name      string
+		in        io.Reader
+		cancelled bool // the run's context is done
+		wantOut   string
+		wantCode  codes.Code
 	}{
 		{name: "a line", in: strings.NewReader("went through\n"), wantOut: "went through\n"},
+		{name: "a pipe written and closed", in: pipe("piped\n"), wantOut: "piped\n"},
+		{name: "a pipe nobody writes, cancelled", in: pipe(""), cancelled: true,
+			wantCode: codes.E307},
 		{name: "at the bound", in: strings.NewReader("x\n" + strings.Repeat("y", 4<<20-2)),
 			wantOut: "x\n"},
 		{name: "past the bound", in: strings.NewReader(strings.Repeat("y", 4<<20+1)),
@@ -733,7 +751,23 @@ func TestPoolInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := pool.Run(context.Background(), prog, sabline.RunOptions{Stdin: tt.in})
+			ctx, cancel := context.WithCancel(context.Background())
+			if tt.cancelled {
+				cancel()
+			}
+			defer cancel()
+			var res *sabline.Result
+			var err error
+			ran := make(chan struct{})
+			go func() {
+				defer close(ran)
+				res, err = pool.Run(ctx, prog, sabline.RunOptions{Stdin: tt.in})
+			}()
+			select {
+			case <-ran:
+			case <-time.After(testkit.Bound(30 * time.Second)):
+				t.Fatal("Run still waits on its input")
+			}
 			if codes.CodeOf(err) != tt.wantCode || res.Receipt.Outcome.Code != tt.wantCode {
 				t.Fatalf("error %v, receipt code %q; want %q", err, res.Receipt.Outcome.Code, tt.wantCode)
 			}

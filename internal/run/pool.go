@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -462,7 +464,7 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	var in []byte
 	if r.Stdin != nil {
 		var err error
-		if in, err = readInput(r.Stdin); err != nil {
+		if in, err = readInput(ctx, r.Stdin); err != nil {
 			return refuse(err)
 		}
 	}
@@ -555,9 +557,34 @@ const inputTooLarge = "this run's standard input is larger than %d bytes, the mo
 	"run is given: send less, or have the program read the rest from a granted file; nothing ran"
 
 // readInput reads a pooled run's standard input whole, refusing (E301)
-// one past wire.MaxPoolInputBytes or that cannot be read.
-func readInput(r io.Reader) ([]byte, error) {
-	in, err := io.ReadAll(io.LimitReader(r, wire.MaxPoolInputBytes+1))
+// one past wire.MaxPoolInputBytes or that cannot be read. A reader in
+// memory is read at once; any other is read by a goroutine of its own,
+// so that a ctx done before it ends ends the run (E307, nothing ran)
+// while the goroutine waits on the reader, whose Read alone can end it.
+func readInput(ctx context.Context, r io.Reader) ([]byte, error) {
+	var in []byte
+	var err error
+	switch r.(type) {
+	case *bytes.Reader, *bytes.Buffer, *strings.Reader:
+		in, err = readAllInput(r)
+	default:
+		type input struct {
+			in  []byte
+			err error
+		}
+		got := make(chan input, 1)
+		go func() {
+			in, err := readAllInput(r)
+			got <- input{in, err}
+		}()
+		select {
+		case g := <-got:
+			in, err = g.in, g.err
+		case <-ctx.Done():
+			return nil, codes.Errorf(codes.E307, "the run was cancelled while its standard input "+
+				"was read: %v; nothing ran", context.Cause(ctx))
+		}
+	}
 	if err != nil {
 		return nil, codes.Errorf(codes.E301, "this run's standard input: %w; nothing ran", err)
 	}
@@ -565,6 +592,11 @@ func readInput(r io.Reader) ([]byte, error) {
 		return nil, codes.Errorf(codes.E301, inputTooLarge, wire.MaxPoolInputBytes)
 	}
 	return in, nil
+}
+
+// readAllInput reads r up to one byte past wire.MaxPoolInputBytes.
+func readAllInput(r io.Reader) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, wire.MaxPoolInputBytes+1))
 }
 
 // readRefused is the E316 (or the E317 of programTooLarge) for a
@@ -712,6 +744,16 @@ func (p *Pool) runIn(s *slot, j *pooled) (*PoolResult, *poolWorker) {
 			if w, err = p.startWorker(); err != nil {
 				j.err = unstartable(err)
 				j.rec.Outcome = receipt.OutcomeOf(j.err)
+				return &PoolResult{Receipt: j.rec}, nil
+			}
+			if j.ctx.Err() != nil {
+				// Cancelled while its worker started: as one cancelled
+				// before a worker took it, it is sent to none, and the
+				// new worker waits in the slot for the next run
+				// (TestPoolRunCancelledWhileItsWorkerStarts).
+				j.err = cancelledBefore(j.ctx)
+				j.rec.Outcome = receipt.OutcomeOf(j.err)
+				s.w = w
 				return &PoolResult{Receipt: j.rec}, nil
 			}
 		}

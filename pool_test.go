@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"testing/iotest"
 
 	"github.com/sabline/sabline/confine/core"
@@ -49,6 +50,17 @@ func newPool(t *testing.T, opts sabline.PoolOptions) *sabline.Pool {
 	}
 	t.Cleanup(func() { p.Close() })
 	return p
+}
+
+// waitFor waits until cond holds, failing the test past a bound scaled
+// to the machine's load.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(testkit.Bound(30 * time.Second)); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited for %s in vain", what)
+		}
+	}
 }
 
 func sorted(pids []int) []int {
@@ -157,19 +169,22 @@ func TestPoolRefusesAWiderBudget(t *testing.T) {
 // TestPoolReplacesAKilledWorker: a worker killed during a run is
 // replaced; that run's receipt says killed, and the next run is served.
 func TestPoolReplacesAKilledWorker(t *testing.T) {
-	root := importRoot(t)
+	root, out := importRoot(t), t.TempDir()
 	rc := t.TempDir()
-	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 1, ImportRoot: root, Receipts: rc, Timeout: time.Minute})
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:write:"+out), Workers: 1,
+		ImportRoot: root, Receipts: rc, Timeout: time.Minute})
 	victim := p.Workers()[0]
+	running := filepath.Join(out, "running")
+	loop := fmt.Sprintf("fs.write(%q, \"x\")\nwhile True:\n    pass\n", running)
 	done := make(chan *sabline.Result, 1)
 	go func() {
-		res, err := p.Run(context.Background(), sabline.Source("loop.vel", []byte("while True:\n    pass\n")), sabline.RunOptions{})
+		res, err := p.Run(context.Background(), sabline.Source("loop.vel", []byte(loop)), sabline.RunOptions{})
 		if err != nil {
 			t.Error(err)
 		}
 		done <- res
 	}()
-	time.Sleep(200 * time.Millisecond) // the loop is running
+	waitFor(t, "the loop to run", func() bool { _, err := os.Stat(running); return err == nil })
 	proc, err := os.FindProcess(victim)
 	if err != nil {
 		t.Fatal(err)
@@ -456,7 +471,8 @@ func TestPoolCloseDrains(t *testing.T) {
 			results <- res
 		}()
 	}
-	time.Sleep(100 * time.Millisecond) // taken: one running, the rest waiting
+	// Taken: one running, the rest waiting, each with its skeleton.
+	waitFor(t, "every run taken", func() bool { l, _ := receipt.List(rc); return len(l) == runs })
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -495,8 +511,12 @@ func TestPoolReplacesAnIdleDeadWorker(t *testing.T) {
 	if err := proc.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	proc.Wait() // reaped by the pool; this only waits for the kill to land
-	time.Sleep(100 * time.Millisecond)
+	// Reaped by the pool: the run finds it dead, not a worker that dies
+	// as it is sent the job (both are replaced).
+	waitFor(t, "the worker to be reaped", func() bool {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", victim))
+		return errors.Is(err, fs.ErrNotExist)
+	})
 	res, err := p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
 	if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK || string(res.Stdout) != "hello\n" {
 		t.Fatalf("the run after an idle worker died: %v, %+v, %q; want it run on a replacement", err, res.Receipt.Outcome, res.Stdout)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"syscall"
 
@@ -45,6 +46,9 @@ func (in *Interp) fsRefusal(op string, access budget.Access, p string, err error
 	if errors.Is(err, errNotFile) || errors.Is(err, errEndless) {
 		return codes.Errorf(codes.E314, "%s %s: %w", op, p, err)
 	}
+	if errors.Is(err, syscall.EISDIR) && slices.Contains(in.writeGrants, filepath.Clean(in.abs(p))) {
+		return &codes.Error{Code: codes.E314, Msg: fmt.Sprintf(grantIsADirectory, op, p), Err: err}
+	}
 	if errors.Is(err, syscall.ELOOP) {
 		return &codes.Error{
 			Code: codes.E314,
@@ -54,6 +58,13 @@ func (in *Interp) fsRefusal(op string, access budget.Access, p string, err error
 	}
 	return in.osError(codes.E314, op+" "+p, err)
 }
+
+// grantIsADirectory is the E314 of a file effect on the very path a write
+// grant names (%s: the effect and the program's path): a grant names a
+// directory, and one that did not exist was made before the run.
+const grantIsADirectory = "%s %s: this path is a write grant's own, and a write grant names a " +
+	"directory (one that did not exist is made before the run): to write a file of that name, " +
+	"grant the directory it is in"
 
 // asWritten judges, for fsRefusal, an effect for access on the program's
 // path p that failed with err where no grant covered the place its walk

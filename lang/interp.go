@@ -42,6 +42,9 @@ type Interp struct {
 	refusal  Refusal  // names a refusal of theirs; nil for none
 	registry *Registry
 	dialFunc DialFunc // opens every connection of the run
+	// writeGrants are the paths fs:write:PATH (or fs:PATH) items name:
+	// each a directory, made before the run when it did not exist.
+	writeGrants []string
 
 	keepCompiled bool // Config.KeepCompiled
 }
@@ -105,8 +108,12 @@ func NewInterp(c Config) *Interp {
 		reg = DefaultRegistry
 	}
 	dirs := []string{c.Cwd}
+	var writes []string
 	for _, it := range c.Budget.Of(budget.FS) {
 		dirs = append(dirs, it.Path)
+		if it.Path != "" && it.Access != budget.Read {
+			writes = append(writes, it.Path)
+		}
 	}
 	tree := newFSTree(dirs, c.Relayed, os.Stdin, os.Stdout, os.Stderr)
 	g := c.Guard
@@ -128,6 +135,8 @@ func NewInterp(c Config) *Interp {
 		refusal:  c.Refusal,
 		registry: reg,
 		dialFunc: c.Dial,
+
+		writeGrants: writes,
 
 		keepCompiled: c.KeepCompiled,
 	}

@@ -1,0 +1,66 @@
+package lang
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+)
+
+// TestWriteGrantIsADirectory: fs:write:out.txt names a directory, made
+// before the run when out.txt did not exist, so that writing the file
+// out.txt meets "is a directory": the refusal says why and what to grant
+// instead (before, it said only the system's answer, and its advice was
+// that the budget had allowed it). A directory beneath a grant that is
+// not a grant's own path keeps the system's answer; the control grants
+// the directory above, as the refusal advises, and the file is written.
+func TestWriteGrantIsADirectory(t *testing.T) {
+	tests := []struct {
+		name     string
+		grant    string // beneath the scratch directory
+		made     string // a directory there before the run
+		target   string
+		wantCode codes.Code
+		wantMsg  string
+	}{
+		{name: "the grant's own path", grant: "out.txt", made: "out.txt", target: "out.txt",
+			wantCode: codes.E314, wantMsg: "to write a file of that name, grant the directory it is in"},
+		{name: "a directory beneath a grant", grant: ".", made: "sub", target: "sub",
+			wantCode: codes.E314, wantMsg: "is a directory"},
+		{name: "the directory above granted (the control)", grant: ".", target: "out.txt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.made != "" {
+				if err := os.Mkdir(filepath.Join(dir, tt.made), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b := budget.MustParse(dir, "fs:write:"+filepath.Join(dir, tt.grant))
+			r := runSrc(t, Config{Budget: b, Cwd: dir}, `fs.write("`+tt.target+`", "x")`+"\n")
+			if codes.CodeOf(r.err) != tt.wantCode {
+				t.Fatalf("error %v, want code %q", r.err, tt.wantCode)
+			}
+			if tt.wantCode != "" {
+				if !strings.Contains(r.err.Error(), tt.wantMsg) {
+					t.Errorf("error %q, want it to say %q", r.err, tt.wantMsg)
+				}
+				const hint = "grant the directory it is in"
+				if strings.Contains(r.err.Error(), hint) != strings.Contains(tt.wantMsg, hint) {
+					t.Errorf("error %q: want the advice %q only on a grant's own path", r.err, hint)
+				}
+				return
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, tt.target)); err != nil || string(b) != "x" {
+				t.Errorf("the file written: %q, %v; want x", b, err)
+			}
+		})
+	}
+}

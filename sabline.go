@@ -122,7 +122,8 @@ type Options struct {
 	// InProcess runs the program in the caller's own process, held by
 	// the budget's checks alone, which Sabline never confines: the
 	// receipt says level none. It takes no timeout and no memory limit
-	// (a worker holds those; cancel ctx instead), and no required level.
+	// (a worker holds those; cancel ctx instead), no required level, and
+	// no ConfineStrict (nothing holds a granted host module there).
 	// Without it, the run is in a confined worker.
 	InProcess bool
 	Confine   Confine    // "" is ConfineDefault
@@ -287,6 +288,12 @@ const inProcessLimits = "a run in the caller's own process (InProcess) takes no 
 	"memory limit: only a worker holds them. Cancel the context for a deadline, or leave " +
 	"InProcess unset to run in a confined worker that holds both"
 
+// inProcessStrict refuses a run in the caller's process that asks the
+// operating system to hold its granted modules: nothing holds them there.
+const inProcessStrict = "a run in the caller's own process (InProcess) is never confined, and " +
+	"ConfineStrict asks the operating system to hold the granted host modules to the budget: " +
+	"give one or the other (leave InProcess unset to run in a worker that holds them)"
+
 // checkOptions refuses settings that contradict each other (E301).
 func checkOptions(o Options) error {
 	if err := run.CheckConfine(o.Confine, o.Require); err != nil {
@@ -297,6 +304,9 @@ func checkOptions(o Options) error {
 	}
 	if o.InProcess && (o.Timeout > 0 || o.MaxMemoryMB > 0) {
 		return codes.Errorf(codes.E301, "%s", inProcessLimits)
+	}
+	if o.InProcess && o.Confine == ConfineStrict {
+		return codes.Errorf(codes.E301, "%s", inProcessStrict)
 	}
 	if _, err := receipt.ParseDurability("Durability", string(o.Durability)); err != nil {
 		return err

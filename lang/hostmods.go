@@ -180,7 +180,8 @@ func hostDial(t *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &host, &port); err != nil {
 		return nil, err
 	}
-	c, err := dialed(DialOf(t), "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	c, err := dialed(context.Background(), DialOf(t), "tcp",
+		net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
@@ -214,7 +215,7 @@ func hostGet(dial DialFunc, name, raw string) (*httpget.Response, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	for redirects := 0; ; redirects++ {
-		resp, err := fetch(u, dial)
+		resp, err := fetch(context.Background(), u, dial)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"github.com/sabline/sabline/internal/httpget"
@@ -24,8 +25,14 @@ import (
 // Interp.check before it touches anything; a refusal is an *Error with a
 // stable code. An Interp runs one program once.
 type Interp struct {
-	thread   atomic.Pointer[starlark.Thread] // the running program's, for Stop
-	stopped  atomic.Pointer[string]          // why Stop was called
+	thread  atomic.Pointer[starlark.Thread] // the running program's, for Stop
+	stopped atomic.Pointer[string]          // why Stop was called
+	// halted is done once Stop is called: a connection the program waits
+	// on (its dial, a recv, an HTTP GET) ends then, not when the peer
+	// answers, so that a stop holds where no worker is killed after it
+	// (a run in the caller's own process).
+	halted   context.Context
+	halt     context.CancelFunc
 	meter    *budget.Meter
 	fs       *fsTree // the anchors file effects walk from
 	cwd      string
@@ -42,6 +49,7 @@ type Interp struct {
 	refusal  Refusal  // names a refusal of theirs; nil for none
 	registry *Registry
 	dialFunc DialFunc // opens every connection of the run
+	ownDial  bool     // no Config.Dial: the run dials itself (netCheck)
 	// writeGrants are the paths fs:write:PATH (or fs:PATH) items name:
 	// each a directory, made before the run when it did not exist.
 	writeGrants []string
@@ -141,8 +149,9 @@ func NewInterp(c Config) *Interp {
 		keepCompiled: c.KeepCompiled,
 	}
 	if in.dialFunc == nil {
-		in.dialFunc = dialer.DialContext
+		in.dialFunc, in.ownDial = dialer.DialContext, true
 	}
+	in.halted, in.halt = context.WithCancel(context.Background())
 	return in
 }
 
@@ -278,13 +287,16 @@ func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) (err error)
 
 // Stop ends the running program at its next step, with E307 and the
 // position and call stack it had reached: the worker calls it when the
-// supervisor's deadline passes. A builtin blocked in a system call ends
-// only when that call returns.
+// supervisor's deadline passes. A connection the program waits on (a
+// dial, a recv, an HTTP GET) ends at once; any other builtin blocked in a
+// system call (a read of standard input) ends only when that call
+// returns.
 func (in *Interp) Stop(why string) {
 	in.stopped.Store(&why)
 	if t := in.thread.Load(); t != nil {
 		t.Cancel(why)
 	}
+	in.halt()
 }
 
 // runError gives every error out of the interpreter a code, the program

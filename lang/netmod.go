@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/httpget"
+	"github.com/sabline/sabline/internal/reach"
 )
 
 // dialTimeout bounds a connection attempt, and an HTTP GET whole (from the
@@ -68,18 +70,19 @@ func DialOf(t *starlark.Thread) DialFunc {
 	return dialer.DialContext
 }
 
-// dialed opens a connection with dial within dialTimeout.
-func dialed(dial DialFunc, network, address string) (net.Conn, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+// dialed opens a connection with dial within dialTimeout, or until ctx
+// is done.
+func dialed(ctx context.Context, dial DialFunc, network, address string) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
 	return dial(ctx, network, address)
 }
 
-// fetch is an HTTP GET of u under dialTimeout, its connection opened by
-// dial: a body that goes on past maxBody is an error, never a body cut
-// short that a program would take for the whole.
-func fetch(u *url.URL, dial httpget.DialFunc) (*httpget.Response, error) {
-	resp, err := httpget.Get(context.Background(), u,
+// fetch is an HTTP GET of u under dialTimeout, or until ctx is done, its
+// connection opened by dial: a body that goes on past maxBody is an
+// error, never a body cut short that a program would take for the whole.
+func fetch(ctx context.Context, u *url.URL, dial httpget.DialFunc) (*httpget.Response, error) {
+	resp, err := httpget.Get(ctx, u,
 		httpget.Config{Dial: dial, Timeout: dialTimeout, MaxBody: maxBody})
 	if err == nil && resp.Truncated {
 		return nil, fmt.Errorf("the body is longer than %d bytes", maxBody)
@@ -114,7 +117,8 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 			if p := u.Port(); p != "" {
 				port, _ = strconv.Atoi(p)
 			}
-			if err := in.check(budget.Effect{Kind: budget.Net, Host: u.Hostname(), Port: port}); err != nil {
+			dial, err := in.netCheck(budget.Effect{Kind: budget.Net, Host: u.Hostname(), Port: port})
+			if err != nil {
 				return nil, err
 			}
 			// Redirects are not followed: each host is a grant of its own.
@@ -122,8 +126,9 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 			// the host and port the budget checked, whatever the dial is
 			// asked for.
 			checked := net.JoinHostPort(u.Hostname(), strconv.Itoa(port))
-			resp, err := fetch(u, func(ctx context.Context, network, _ string) (net.Conn, error) {
-				return in.dialFunc(ctx, network, checked)
+			resp, err := fetch(in.halted, u, func(ctx context.Context, network, _ string) (net.Conn,
+				error) {
+				return dial(ctx, network, checked)
 			})
 			if err != nil {
 				return nil, in.netError("net.http_get "+raw, err)
@@ -151,18 +156,75 @@ func (in *Interp) dial(b *starlark.Builtin, args starlark.Tuple, kwargs []starla
 	if port < 1 || port > 65535 {
 		return nil, fmt.Errorf("%s: port must be from 1 to 65535, got %d", b.Name(), port)
 	}
-	if err := in.check(budget.Effect{Kind: budget.Net, UDP: udp, Host: host, Port: port}); err != nil {
+	dial, err := in.netCheck(budget.Effect{Kind: budget.Net, UDP: udp, Host: host, Port: port})
+	if err != nil {
 		return nil, err
 	}
 	network, address := "tcp", net.JoinHostPort(host, strconv.Itoa(port))
 	if udp {
 		network = "udp"
 	}
-	c, err := dialed(in.dialFunc, network, address)
+	c, err := dialed(in.halted, dial, network, address)
 	if err != nil {
 		return nil, in.netError(fmt.Sprintf("%s %s:%d", b.Name(), host, port), err)
 	}
-	return &conn{in: in, c: c, name: address}, nil
+	// A stop ends a send or a recv that waits on the peer: its deadline
+	// passes at once.
+	unhalt := context.AfterFunc(in.halted, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
+	return &conn{in: in, c: c, name: address, unhalt: unhalt}, nil
+}
+
+// netCheck asks the budget for the connection e, charges the grant that
+// covers it, and returns the dial to open it with: the run's Config.Dial
+// (a confined worker's broker, which holds the addresses itself), or,
+// for a run that dials itself, one that holds a grant naming the host to
+// the addresses that name may lead to (reachDial), as the broker does, so
+// that a grant reaches the same addresses whichever connects. A grant of
+// any host reaches any address, as it says.
+func (in *Interp) netCheck(e budget.Effect) (DialFunc, error) {
+	i, err := in.find(e)
+	if err != nil {
+		return nil, err
+	}
+	in.charge(i)
+	if in.ownDial && i >= 0 && in.meter.Matched(i).Host != "" {
+		return reachDial, nil
+	}
+	return in.dialFunc, nil
+}
+
+// reachDial opens a connection of the language's own for a run that
+// dials itself (no Config.Dial: in the caller's own process, under
+// --no-confine, on a system with no broker) to a host a grant names: the
+// host is looked up with resolver (an address is taken as it is), and
+// only the addresses a grant of that name reaches (reach.Reachable: a
+// name's public addresses, localhost's loopback ones) are dialled, in
+// their order. Under a grant of a name that answers with a loopback or
+// a private address, a run that dialled itself once connected there,
+// where the same run confined was refused (E335).
+func reachDial(ctx context.Context, network, address string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, err
+	}
+	var addrs []netip.Addr
+	if a, err := netip.ParseAddr(host); err == nil {
+		addrs = []netip.Addr{a}
+	} else if addrs, err = resolver.LookupNetIP(ctx, "ip", host); err != nil {
+		return nil, codes.Errorf(codes.E315, "look up %s: %v", host, err)
+	}
+	if addrs, err = reach.Reachable(host, addrs); err != nil {
+		return nil, err
+	}
+	var last error
+	for _, a := range addrs {
+		c, err := dialer.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
+		if err == nil {
+			return c, nil
+		}
+		last = err
+	}
+	return nil, last
 }
 
 // conn is an open connection a program holds. Its methods are send(data),
@@ -172,6 +234,7 @@ type conn struct {
 	c      net.Conn
 	name   string
 	closed bool
+	unhalt func() bool // stops the run's stop from ending c; nil for a host module's
 }
 
 var _ starlark.HasAttrs = (*conn)(nil)
@@ -224,6 +287,9 @@ func (c *conn) Attr(name string) (starlark.Value, error) {
 			args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if !c.closed {
 				c.closed = true
+				if c.unhalt != nil {
+					c.unhalt()
+				}
 				_ = c.c.Close() // closing twice or after a reset is not the program's concern
 			}
 			return starlark.None, nil

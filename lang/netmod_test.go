@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -178,5 +180,71 @@ func TestConfigDial(t *testing.T) {
 	if codes.CodeOf(r.err) != codes.E335 || !strings.Contains(r.err.Error(),
 		"net.connect 127.0.0.1:"+port+": an address the grant does not reach") {
 		t.Fatalf("a refused dial: %v; want its E335, said after the call", r.err)
+	}
+}
+
+// TestOwnDialHoldsNamesAsTheBroker: a run that dials itself (no
+// Config.Dial: in the caller's process, under --no-confine) holds a grant
+// of a name to that name's public addresses, as the broker holds a
+// confined run: a name that answers with a loopback address is refused
+// (E335) for net.connect and net.http_get, and the listener there sees no
+// connection. Once, the run connected where the confined run was
+// refused. The controls connect: the address granted itself, localhost,
+// and the same name under a grant of any host.
+func TestOwnDialHoldsNamesAsTheBroker(t *testing.T) {
+	server := dnsOverTCP(t, [4]byte{127, 0, 0, 1})
+	kept := resolver
+	resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn,
+		error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", server)
+	}}
+	dialer.Resolver = resolver // a host module's dial, and a grant of any host
+	t.Cleanup(func() { resolver, dialer.Resolver = kept, kept })
+
+	var accepted atomic.Int64
+	port := testkit.Serve(t, func(c net.Conn) {
+		accepted.Add(1)
+		fmt.Fprint(c, "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	})
+	connect := "c = net.connect(\"HOST\", " + port + ")\nc.close()\n"
+	get := "print(net.http_get(\"http://HOST:" + port + "/\").body)\n"
+	for _, tt := range []struct {
+		name, grant, host, src string
+		want                   codes.Code // "" for a connection made
+	}{
+		{"a name that answers loopback", "net:rebind.test:" + port, "rebind.test", connect, codes.E335},
+		{"http_get of it", "net:rebind.test:" + port, "rebind.test", get, codes.E335},
+		{"the address granted", "net:127.0.0.1:" + port, "127.0.0.1", connect, ""},
+		{"localhost", "net:localhost:" + port, "localhost", get, ""},
+		{"the name under a grant of any host", "net", "rebind.test", connect, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := testkit.Scratch(t)
+			before := accepted.Load()
+			r := runSrc(t, Config{Budget: budget.MustParse(dir, "io,"+tt.grant), Cwd: dir},
+				strings.ReplaceAll(tt.src, "HOST", tt.host))
+			// The handler counts a connection as it takes it; a run that
+			// connected has had its answer, or closed, by the time it ends.
+			var made int64
+			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); runtime.Gosched() {
+				if made = accepted.Load() - before; made > 0 || tt.want != "" {
+					break
+				}
+			}
+			if tt.want == "" {
+				if r.err != nil || made != 1 {
+					t.Fatalf("run: %v, %d connections; want it connected", r.err, made)
+				}
+				return
+			}
+			if codes.CodeOf(r.err) != tt.want || !strings.Contains(r.err.Error(),
+				"rebind.test resolved to 127.0.0.1 only") {
+				t.Errorf("run: %v; want %s, the name resolved to loopback", r.err, tt.want)
+			}
+			if made != 0 {
+				t.Errorf("the listener took %d connections; want none", made)
+			}
+		})
 	}
 }

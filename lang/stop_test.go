@@ -2,6 +2,9 @@ package lang
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -115,4 +118,128 @@ func pastPrint(t *testing.T) {
 		}
 	}
 	t.Fatal("the program was still in print after a minute")
+}
+
+// TestStopEndsAWaitOnThePeer stops a program waiting on a peer that
+// never answers: a recv on a TCP connection, a recv on a UDP socket, an
+// HTTP GET. Each run ends with E307 at the call, as soon as it is
+// stopped, where it once waited for the peer (recv without end, the GET
+// for its 10 s): in a run in the caller's own process no worker is
+// killed after the stop, and a cancelled sabline.Run never returned. The
+// control: the same calls, with a peer that answers, return its answer.
+func TestStopEndsAWaitOnThePeer(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	silent := testkit.Serve(t, func(net.Conn) { <-release })
+	answers := testkit.Serve(t, func(c net.Conn) {
+		_, _ = io.WriteString(c, "HTTP/1.0 200 OK\r\nContent-Length: 4\r\n\r\npong")
+	})
+	silentUDP := udpPeer(t, false)
+	echoUDP := udpPeer(t, true)
+	for _, tt := range []struct {
+		name, src, grant string
+		silent, answers  string // the peer's port
+	}{
+		{"recv", "c = net.connect(\"127.0.0.1\", PORT)\nprint(c.recv())\n", "net:127.0.0.1",
+			silent, answers},
+		{"udp recv", "c = net.udp(\"127.0.0.1\", PORT)\nc.send(\"ping\")\nprint(c.recv())\n",
+			"net:udp:127.0.0.1", silentUDP, echoUDP},
+		{"http_get", "print(net.http_get(\"http://127.0.0.1:PORT/\").body)\n", "net:127.0.0.1",
+			silent, answers},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := testkit.Scratch(t)
+			b := budget.MustParse(dir, "io,"+tt.grant)
+			control := runSrc(t, Config{Budget: b, Cwd: dir},
+				strings.ReplaceAll(tt.src, "PORT", tt.answers))
+			if control.err != nil || !strings.Contains(control.stdout, "pong") {
+				t.Fatalf("with a peer that answers: %q, %v; want its answer", control.stdout,
+					control.err)
+			}
+
+			prog := filepath.Join(dir, "main.vel")
+			src := strings.ReplaceAll(tt.src, "PORT", tt.silent)
+			testkit.WriteFile(t, prog, src)
+			in := NewInterp(Config{Budget: b, Cwd: dir, Stdout: io.Discard,
+				Stdin: strings.NewReader("")})
+			pre := in.Predeclared()
+			c, err := in.Compile(prog, pre)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := waitingInExec()
+			done := make(chan error, 1)
+			go func() { done <- in.Exec(c, pre) }()
+			waitingOnAPeer(t, before)
+			in.Stop("stopped by the test")
+			// Within the GET's own bound, which once ended it.
+			bound := min(testkit.Bound(5*time.Second), dialTimeout/2)
+			select {
+			case err = <-done:
+			case <-time.After(bound):
+				t.Fatalf("the stopped run still waited on its peer %v after the stop", bound)
+			}
+			// The position is the call that waited: the innermost on the
+			// last line, its opening parenthesis the line's last.
+			lines := strings.Split(src, "\n")
+			last := lines[len(lines)-2]
+			pos := fmt.Sprintf("%s:%d:%d", prog, len(lines)-1, strings.LastIndex(last, "(")+1)
+			testkit.WantError(t, err, codes.E307, pos, "stopped by the test")
+		})
+	}
+}
+
+// udpPeer is a UDP socket on loopback for the test that sends each
+// datagram back, "pong", when echo is set, and answers nothing otherwise;
+// its port.
+func udpPeer(t *testing.T, echo bool) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			_, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			if echo {
+				_, _ = pc.WriteTo([]byte("pong"), from)
+			}
+		}
+	}()
+	return strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
+}
+
+// waitingOnAPeer waits until a goroutine of a program, other than
+// those in before, waits in a read of a connection (the peer's answer),
+// reading the goroutines' stacks and yielding between reads, for at most
+// a minute.
+func waitingOnAPeer(t *testing.T, before map[string]bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); runtime.Gosched() {
+		for g := range waitingInExec() {
+			if !before[g] {
+				return
+			}
+		}
+	}
+	t.Fatal("the program did not wait on its peer within a minute")
+}
+
+// waitingInExec is the set of goroutines (their first lines, which name
+// them) that run a program and wait in a read of a connection.
+func waitingInExec() map[string]bool {
+	buf := make([]byte, 1<<20)
+	out := map[string]bool{}
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, "sabline/lang.(*Interp).Exec") && strings.Contains(g, ".Read(") {
+			id, _, _ := strings.Cut(g, " [")
+			out[id] = true
+		}
+	}
+	return out
 }

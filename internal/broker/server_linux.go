@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/reach"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -280,7 +281,7 @@ func (b *Broker) connect(ctx context.Context, req Request, named bool) (net.Conn
 	ctx, cancel := context.WithTimeout(ctx, HandshakeTimeout)
 	defer cancel()
 	var addrs []netip.Addr
-	if a, err := netip.ParseAddr(trimBrackets(req.Host)); err == nil {
+	if a, err := netip.ParseAddr(reach.TrimBrackets(req.Host)); err == nil {
 		addrs = []netip.Addr{a}
 	} else {
 		found, err := b.lookup(ctx, req.Host)

@@ -2,13 +2,14 @@ package lang
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sabline/sabline/internal/httpget"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/httpget"
 )
 
 // Interp runs compiled programs under a budget. Every effect builtin asks
@@ -162,12 +164,55 @@ func NewInterp(c Config) *Interp {
 // and Stdout of its Config, which the embedder then holds alone).
 func (in *Interp) input() *bufio.Reader {
 	in.inputs.Do(func() {
-		in.stdin = bufio.NewReader(in.stdinOf)
+		in.stdin = bufio.NewReader(haltable(in.halted, in.stdinOf))
 		if in.ownTool {
 			in.tool = &ToolChannel{w: in.stdout, r: in.stdin}
 		}
 	})
 	return in.stdin
+}
+
+// haltable is r, read until halted is done (Stop): a read that waits
+// on r past then fails, and the goroutine that made it is left to wait
+// on r alone, as nothing else can end a Read; what it reads then is
+// dropped. A reader in memory, which never waits, is read as it is.
+func haltable(halted context.Context, r io.Reader) io.Reader {
+	switch r.(type) {
+	case nil, *bytes.Reader, *strings.Reader, *bytes.Buffer:
+		return r
+	}
+	return &haltableReader{halted: halted, r: r}
+}
+
+type haltableReader struct {
+	halted context.Context
+	r      io.Reader
+}
+
+// errHalted is the error of a read of the standard input that a stop
+// ended; the run's error says it was stopped (runError).
+var errHalted = errors.New("the run was stopped while it read its standard input")
+
+func (h *haltableReader) Read(p []byte) (int, error) {
+	if h.halted.Err() != nil {
+		return 0, errHalted
+	}
+	type read struct {
+		b   []byte
+		err error
+	}
+	got := make(chan read, 1)
+	go func() {
+		b := make([]byte, len(p)) // not p: the caller may reuse it once halted
+		n, err := h.r.Read(b)
+		got <- read{b[:n], err}
+	}()
+	select {
+	case g := <-got:
+		return copy(p, g.b), g.err
+	case <-h.halted.Done():
+		return 0, errHalted
+	}
 }
 
 // Usage reports how often each grant was used.
@@ -288,9 +333,9 @@ func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) (err error)
 // Stop ends the running program at its next step, with E307 and the
 // position and call stack it had reached: the worker calls it when the
 // supervisor's deadline passes. A connection the program waits on (a
-// dial, a recv, an HTTP GET) ends at once; any other builtin blocked in a
-// system call (a read of standard input) ends only when that call
-// returns.
+// dial, a recv, an HTTP GET) and a read of its standard input (haltable)
+// end at once; a host module's call blocked in the system ends only when
+// that call returns.
 func (in *Interp) Stop(why string) {
 	in.stopped.Store(&why)
 	if t := in.thread.Load(); t != nil {

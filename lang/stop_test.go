@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -242,4 +243,70 @@ func waitingInExec() map[string]bool {
 		}
 	}
 	return out
+}
+
+// TestStopEndsAReadOfInput: a stop ends a program waiting on its standard
+// input, a reader of the caller's that nobody writes (a run in the
+// caller's own process, which no worker's kill ends): E307 at the call
+// that waited. Before, io.read_line held the run until the caller's
+// reader returned. The control: the same reader written, and the line is
+// read.
+func TestStopEndsAReadOfInput(t *testing.T) {
+	dir := testkit.Scratch(t)
+	prog := filepath.Join(dir, "main.vel")
+	const src = "print(io.read_line())\n"
+	testkit.WriteFile(t, prog, src)
+	for _, tt := range []struct {
+		name    string
+		written string // "" for a reader nobody writes
+		wantOut string
+	}{
+		{name: "a reader nobody writes, stopped"},
+		{name: "the reader written (the control)", written: "a line\n", wantOut: "a line\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, w := io.Pipe()
+			defer w.Close()
+			var out bytes.Buffer
+			in := NewInterp(Config{Budget: budget.MustParse(dir, "io"), Cwd: dir, Stdout: &out,
+				Stdin: r})
+			pre := in.Predeclared()
+			c, err := in.Compile(prog, pre)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- in.Exec(c, pre) }()
+			if tt.written != "" {
+				_, _ = io.WriteString(w, tt.written)
+			} else {
+				waitingOnInput(t)
+				in.Stop("stopped by the test")
+			}
+			select {
+			case err = <-done:
+			case <-time.After(testkit.Bound(10 * time.Second)):
+				t.Fatal("the run still waits on its input")
+			}
+			if tt.written != "" {
+				if err != nil || out.String() != tt.wantOut {
+					t.Fatalf("output %q, %v; want %q", out.String(), err, tt.wantOut)
+				}
+				return
+			}
+			testkit.WantError(t, err, codes.E307, prog+":1:19", "stopped by the test")
+		})
+	}
+}
+
+// waitingOnInput waits until a goroutine waits in a read of an io.Pipe.
+func waitingOnInput(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); runtime.Gosched() {
+		if strings.Contains(string(buf[:runtime.Stack(buf, true)]), "io.(*pipe).read(") {
+			return
+		}
+	}
+	t.Fatal("the program did not wait on its input within a minute")
 }

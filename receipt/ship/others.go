@@ -35,7 +35,7 @@ type other struct {
 	dir      string
 	lock     *journal.Lock // the owner's, once it ended: held while shipping the rest
 	shipLock *journal.Lock // held while the owner lives and this Shipper ships it
-	rest     string        // replica + "/" + its journal id + "/": its keys after Prefix or LegacyPrefix
+	rest     string        // its keys after Prefix or LegacyPrefix (keysOf)
 	listed   bool
 	shipped  int       // every segment up to this one is in the bucket
 	since    time.Time // when this Shipper found it without a live owner
@@ -186,7 +186,9 @@ func (s *Shipper) shipOther(ctx context.Context, o *other, nums []int, final boo
 		if err != nil {
 			return err
 		}
-		o.rest = s.o.Replica + "/" + id + "/"
+		if o.rest, err = keysOf(o.dir, id, s.o.Replica); err != nil {
+			return err
+		}
 	}
 	if n, ok := readDone(o.dir); ok {
 		o.shipped = max(o.shipped, n)
@@ -304,17 +306,61 @@ func parseDone(data []byte) (int, bool) {
 
 // writeDone marks the journal in dir shipped up to segment n.
 func writeDone(dir string, n int) error {
-	tmp := filepath.Join(dir, doneFile+".tmp")
-	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("ship: mark %s shipped: %w", dir, err)
-	}
-	if err := journal.WriteRegular(tmp, []byte(strconv.Itoa(n)+"\n")); err != nil {
-		return fmt.Errorf("ship: mark %s shipped: %w", dir, err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, doneFile)); err != nil {
+	if err := writeMark(dir, doneFile, strconv.Itoa(n)); err != nil {
 		return fmt.Errorf("ship: mark %s shipped: %w", dir, err)
 	}
 	return nil
+}
+
+// byFile, in a journal that a Shipper ships, names the replica whose
+// keys its objects go under: the first Shipper to ship it writes its own
+// replica id there, and every Shipper that takes the journal after it,
+// under whatever id, ships under the same keys (keysOf). So each segment
+// has one key, and its create-only write one object: the Shipper's
+// process can be killed while its store agent writes an object, which
+// the agent finishes, before the segment is marked shipped (doneFile);
+// the Shipper that takes the journal then, whichever write lands first,
+// finds the object there (the same receipts) instead of writing them
+// again under keys of its own.
+const byFile = "ship.by"
+
+// readBy reads the byFile of the journal in dir: a replica id, or "".
+func readBy(dir string) string {
+	data, err := journal.ReadRegular(filepath.Join(dir, byFile), maxIDBytes) // never a pipe's wait
+	if err != nil {
+		return ""
+	}
+	if id := strings.TrimSuffix(string(data), "\n"); ValidReplica(id) {
+		return id
+	}
+	return ""
+}
+
+// keysOf is what the keys of the journal in dir, whose id is id, hold
+// after Prefix or LegacyPrefix: REPLICA/ID/, REPLICA the one its byFile
+// names, which is replica when it names none (and is marked so).
+func keysOf(dir, id, replica string) (string, error) {
+	by := readBy(dir)
+	if by == "" {
+		if err := writeMark(dir, byFile, replica); err != nil {
+			return "", fmt.Errorf("ship: mark %s shipped by %s: %w", dir, replica, err)
+		}
+		by = replica
+	}
+	return by + "/" + id + "/", nil
+}
+
+// writeMark writes text and a newline to the file name in dir: under a
+// temporary name, then renamed over it.
+func writeMark(dir, name, text string) error {
+	tmp := filepath.Join(dir, name+".tmp")
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := journal.WriteRegular(tmp, []byte(text+"\n")); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, name))
 }
 
 // Status is what a Shipper has left to ship and why: what a readiness

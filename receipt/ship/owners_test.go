@@ -73,11 +73,38 @@ func TestChildPool(t *testing.T) {
 				fail(err)
 			}
 			fmt.Println("sealed", n)
-		case "ship":
+		case "ship", "ship-die-written", "ship-die-writing":
 			// Ships the journal, as a replica r1 does, to a bucket of
 			// its own, and prints that bucket's objects (JSON, one line).
+			// "ship-die-written" prints them and exits at once when its
+			// first object of receipts is in the bucket, before the
+			// Shipper hears so (a replica killed while its store agent
+			// wrote the object, which the agent finishes);
+			// "ship-die-writing" when that object's write begins, the
+			// object not yet in the bucket, printed under its key with
+			// pendingPrefix.
 			b := bucket.NewMemory()
-			sh, err := Start(store, b, Options{Replica: "r1", Every: time.Hour})
+			objects := map[string][]byte{}
+			printBucket := func() {
+				keys, _ := b.List(context.Background(), "")
+				for _, k := range keys {
+					objects[k], _ = b.Read(context.Background(), k, 0, -1)
+				}
+				data, _ := json.Marshal(objects)
+				fmt.Println("shipped", string(data))
+			}
+			var to bucket.Bucket = b
+			if mode := sc.Text(); mode != "ship" {
+				written := mode == "ship-die-written"
+				to = dyingBucket{Memory: b, written: written, die: func(key string, data []byte) {
+					if !written {
+						objects[pendingPrefix+key] = data
+					}
+					printBucket()
+					os.Exit(0)
+				}}
+			}
+			sh, err := Start(store, to, Options{Replica: "r1", Every: time.Hour})
 			if err != nil {
 				fail(err)
 			}
@@ -85,16 +112,35 @@ func TestChildPool(t *testing.T) {
 			if left, err := sh.round(context.Background()); err != nil || left != 0 {
 				fail(fmt.Errorf("ship: left %d: %v", left, err))
 			}
-			objects := map[string][]byte{}
-			keys, _ := b.List(context.Background(), "")
-			for _, k := range keys {
-				objects[k], _ = b.Read(context.Background(), k, 0, -1)
-			}
-			data, _ := json.Marshal(objects)
-			fmt.Println("shipped", string(data))
+			printBucket()
 		}
 	}
 	os.Exit(0)
+}
+
+// pendingPrefix begins the name a child gives an object whose write was
+// under way as it died.
+const pendingPrefix = "pending:"
+
+// dyingBucket is a bucket whose process dies (die) at the write of its
+// first object of receipts: once it is written, or before it is.
+type dyingBucket struct {
+	*bucket.Memory
+	written bool
+	die     func(key string, data []byte)
+}
+
+func (d dyingBucket) Create(ctx context.Context, key string, data []byte) error {
+	if !strings.HasPrefix(key, Prefix) {
+		return d.Memory.Create(ctx, key, data)
+	}
+	if d.written {
+		if err := d.Memory.Create(ctx, key, data); err != nil {
+			return err
+		}
+	}
+	d.die(key, data)
+	return nil
 }
 
 // child is a pool process started by pool.

@@ -3,9 +3,12 @@ package ship
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,6 +108,95 @@ func TestShipperAfterAnEndedReplica(t *testing.T) {
 	}
 }
 
+// TestShipperAfterAReplicaKilledWhileWriting: a replica (r1, a process
+// of its own) is killed while its store agent writes an object of its
+// journal, and never marks the segment shipped; the agent finishes the
+// write, before or after the replica started next on the receipts
+// directory, under another id (a pod's new name, or a second replica on
+// the directory), takes the journal it left. Every run is in the bucket
+// once: the journal ships under the keys of the replica that first
+// shipped it, so the segment has one key, and of the two create-only
+// writes the later finds the earlier's object. Without that, the next
+// replica shipped the segment again under its own keys: each run twice
+// in the bucket (sabline receipts list --receipts-url listed it twice,
+// and receipts show of a prefix of its id was refused as naming two
+// runs). The control: the agent never wrote it, and the next replica
+// ships every run, once.
+func TestShipperAfterAReplicaKilledWhileWriting(t *testing.T) {
+	for _, tc := range []struct {
+		name, cmd string
+		before    bool // the object is in the bucket before the next replica starts
+		after     bool // it is written once the next replica has shipped
+	}{
+		{name: "written before the next replica", cmd: "ship-die-written", before: true},
+		{name: "written after the next replica", cmd: "ship-die-writing", after: true},
+		{name: "control: never written", cmd: "ship-die-writing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			first := pool(t, dir) // replica r1, in a process of its own
+			ids := []string{first.do(t, "ok"), first.do(t, "ok")}
+			if _, err := fmt.Fprintln(first.stdin, tc.cmd); err != nil {
+				t.Fatal(err)
+			}
+			w, objects := first.answer(t)
+			if w != "shipped" {
+				t.Fatalf("child said %q, want shipped", w)
+			}
+			first.end(t, false) // it exited as it answered
+			var left map[string][]byte
+			if err := json.Unmarshal([]byte(objects), &left); err != nil {
+				t.Fatal(err)
+			}
+			b := bucket.NewMemory()
+			ctx := context.Background()
+			pending := map[string][]byte{}
+			for k, data := range left {
+				if key, ok := strings.CutPrefix(k, pendingPrefix); ok {
+					pending[key] = data
+				} else if err := b.Create(ctx, k, data); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := 0
+			if tc.before {
+				want = 1
+			}
+			if count, _ := shipped(t, b); count[ids[0]] != want || count[ids[1]] != want {
+				t.Fatalf("the first replica left %v in the bucket; want %v %d times each", count, ids,
+					want)
+			}
+			if writing := !tc.before; writing != (len(pending) == 1) {
+				t.Fatalf("the first replica left %d writes under way, want one: %v", len(pending),
+					writing)
+			}
+			if !tc.after {
+				pending = nil // the agent died too
+			}
+
+			store, err := receipt.OpenStore(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := start(t, store, b, "r2").Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for key, data := range pending { // the agent's write, landing now
+				if err := b.Create(ctx, key, data); !errors.Is(err, bucket.ErrExist) {
+					t.Errorf("the first replica's write of %s, landing after the next replica "+
+						"shipped: %v; want it refused, the key holding the same receipts", key, err)
+				}
+			}
+			count, _ := shipped(t, b)
+			for _, id := range ids {
+				if count[id] != 1 {
+					t.Errorf("run %s: %d records in the bucket, want one", id, count[id])
+				}
+			}
+		})
+	}
+}
+
 // shipRounds runs rounds of each of shs, in turn, until every run of
 // ids is in b, and fails the test if they are not within a minute: a
 // live journal's newest segment ships once its owner has sealed it, at
@@ -148,8 +240,9 @@ func runIn(t *testing.T, s *receipt.Store) string {
 // A shipped nor what comes after, which A ships), counts what A marked
 // shipped (B's store, keeping its receipts only until shipped, lets go
 // of those segments), and, once A has ended, takes its journal and goes
-// on from A's mark. Every run is in the bucket once: those of B's
-// journal A shipped under A's keys, the rest under B's.
+// on from A's mark. Every run is in the bucket once, under A's keys: the
+// journal ships under the keys of the replica that first shipped it
+// (byFile), whoever ships it after.
 func TestShipperStartedAfterItsJournalWasTaken(t *testing.T) {
 	storeA, storeB := twoStores(t)
 	if err := storeB.Retain(receipt.Retention{}, true); err != nil {
@@ -183,7 +276,6 @@ func TestShipperStartedAfterItsJournalWasTaken(t *testing.T) {
 
 	count, _ := shipped(t, b)
 	byA, _ := shippedUnder(t, b, Prefix+"ra/")
-	byB, _ := shippedUnder(t, b, Prefix+"rb/")
 	for _, tc := range []struct {
 		ids      []string
 		shipper  map[string]int
@@ -191,7 +283,7 @@ func TestShipperStartedAfterItsJournalWasTaken(t *testing.T) {
 	}{
 		{before, byA, "A", "before B's Shipper started"},
 		{meanwhile, byA, "A", "while A held B's journal"},
-		{after, byB, "B", "once A had ended"},
+		{after, byA, "A", "once A had ended"},
 	} {
 		for _, id := range tc.ids {
 			if count[id] != 1 || tc.shipper[id] != 1 {

@@ -4,10 +4,12 @@
 // point: a receipt is kept once its record is appended, and shipped
 // afterwards. A Shipper seals the journal's segment at a steady pace
 // (journal.Seal) and writes each sealed segment once, with a create-only
-// write, as one object under a key that names the replica, the journal
-// and the segment: replicas never write the same key, and a replica that
-// ships a segment again after a crash finds its object there and writes
-// nothing. A segment's object holds each receipt whose last record lies
+// write, as one object under a key that names the replica that first
+// shipped the journal (whoever ships it after goes on under the same
+// keys), the journal and the segment: replicas never write the same key
+// for two segments, and a replica that ships a segment again after a
+// crash, or takes the journal of one killed while it wrote an object,
+// finds the object there and writes nothing. A segment's object holds each receipt whose last record lies
 // in that segment (a receipt reserved in one segment and finished in the
 // next is shipped once, finished), after an index record that names
 // each receipt's run id, tenant and place in the object; a segment
@@ -124,9 +126,10 @@ type Shipper struct {
 	dir   string // the journal's directory
 	b     bucket.Bucket
 	o     Options
-	rest  string // replica + "/" + journal id + "/": its keys after Prefix or LegacyPrefix
+	id    string // the journal's id (journalID)
 
 	mu         sync.Mutex
+	rest       string            // the journal's keys after Prefix or LegacyPrefix (keysOf)
 	listed     bool              // shipped was read from the bucket
 	shipped    int               // every segment up to this one is in the bucket
 	since      map[int]time.Time // for each segment not shipped: when it began to take records
@@ -182,6 +185,7 @@ func Start(store *receipt.Store, b bucket.Bucket, o Options) (*Shipper, error) {
 		dir:     dir,
 		b:       bucket.WithTimeout(b, o.CallTimeout),
 		o:       o,
+		id:      id,
 		rest:    o.Replica + "/" + id + "/",
 		since:   map[int]time.Time{},
 		others:  map[string]*other{},
@@ -222,11 +226,16 @@ func (s *Shipper) list(ctx context.Context) error {
 	if listed {
 		return nil
 	}
-	n, err := shippedIn(ctx, s.b, s.rest)
+	rest, err := keysOf(s.dir, s.id, s.o.Replica)
+	if err != nil {
+		return err
+	}
+	n, err := shippedIn(ctx, s.b, rest)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
+	s.rest = rest
 	s.listed, s.shipped = true, max(s.shipped, n)
 	for m := range s.since {
 		if m <= s.shipped {
@@ -402,6 +411,7 @@ func (s *Shipper) roundOwn(ctx context.Context) (left int, err error) {
 	}
 	var todo []int
 	s.mu.Lock()
+	rest := s.rest
 	for _, n := range nums {
 		if n > s.shipped && n <= sealed {
 			todo = append(todo, n)
@@ -416,7 +426,7 @@ func (s *Shipper) roundOwn(ctx context.Context) (left int, err error) {
 		if !ready {
 			return len(todo) - i, nil
 		}
-		if err := s.ship(ctx, s.rest, n, obj); err != nil {
+		if err := s.ship(ctx, rest, n, obj); err != nil {
 			return len(todo) - i, s.failed(err)
 		}
 		s.mu.Lock()
@@ -428,7 +438,7 @@ func (s *Shipper) roundOwn(ctx context.Context) (left int, err error) {
 		// Marked in the journal, as another process's is: a Shipper that
 		// takes it once this process has ended, under another replica id
 		// (a replica started again with a new name), goes on from here
-		// rather than ship it again under its own keys.
+		// rather than ship it again.
 		if err := writeDone(s.dir, n); err != nil {
 			s.o.Logf("%v", err)
 		}
@@ -510,7 +520,11 @@ func (s *Shipper) put(ctx context.Context, key string, obj []byte) error {
 
 // Key is the key of segment n's object when every run id in it names its
 // process (under LegacyPrefix otherwise: objectKey).
-func (s *Shipper) Key(n int) string { return objectKey(Prefix, s.rest, n) }
+func (s *Shipper) Key(n int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return objectKey(Prefix, s.rest, n)
+}
 
 // placeObject is the key of segment n's object, whose index is idx, of
 // the journal rest names, and the keys of its locators.

@@ -68,8 +68,11 @@ type Connection struct {
 	// resolved to when it looked it up; "" when it made no connection.
 	Address string `json:"address,omitempty"`
 	// SentBytes and ReceivedBytes are what the kernel counted on a TCP
-	// connection when the run ended: the bytes the peer acknowledged,
-	// and those it sent. Absent for UDP, whose sockets keep no count.
+	// connection when the run ended and the supervisor shut it down: the
+	// bytes the run wrote to it, those the kernel sent and those it still
+	// held to send (which reach the peer after the run, as it reads
+	// them), and the bytes the peer sent. Absent for UDP, whose sockets
+	// keep no count.
 	SentBytes     *int64 `json:"sent_bytes,omitempty"`
 	ReceivedBytes *int64 `json:"received_bytes,omitempty"`
 	// Refused says why no connection was made, after its code: a grant

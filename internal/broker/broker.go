@@ -9,10 +9,11 @@
 // A UDP grant gets a connected datagram socket.
 //
 // The supervisor keeps its own hold on every socket it handed over: when
-// the run ends it reads what the kernel counted on it and shuts it down,
-// so that a pooled worker keeps nothing of one run's connections for the
-// next, and lists each connection, and each refusal, in the receipt's
-// observed part ([receipt.Connection]).
+// the run ends it shuts it down, so that a pooled worker keeps nothing of
+// one run's connections for the next, then reads what the kernel counted
+// on it (for TCP, the bytes written to it, those still queued for the
+// peer among them, and the bytes that came), and lists each connection,
+// and each refusal, in the receipt's observed part ([receipt.Connection]).
 //
 // # Trust
 //
@@ -36,6 +37,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/sabline/sabline/codes"
 )
@@ -100,9 +102,12 @@ func (r Reply) Err() error {
 
 // ParseRequest reads one request as a worker wrote it: at most
 // MaxMessageBytes of JSON with no field but a Request's, a known network,
-// a host of at most 253 bytes with no blank, slash or control character,
-// and a port from 1 to 65535. A request it refuses keeps its ID alone,
-// for the refusal to answer.
+// a host of at most 253 bytes of graphic characters (unicode.IsGraphic:
+// letters, marks, numbers, punctuation and symbols) with no blank or
+// slash, so that no control or format character of any script (U+009B,
+// a terminal's CSI; U+202E, which shows what follows right to left)
+// reaches the receipt's list, and a port from 1 to 65535. A request it
+// refuses keeps its ID alone, for the refusal to answer.
 func ParseRequest(b []byte) (Request, error) {
 	var r Request
 	if len(b) > MaxMessageBytes {
@@ -116,8 +121,11 @@ func ParseRequest(b []byte) (Request, error) {
 		return Request{ID: r.ID}, fmt.Errorf("network %q: want %s or %s", clip(r.Network), TCP, UDP)
 	case r.Host == "" || len(r.Host) > 253:
 		return Request{ID: r.ID}, fmt.Errorf("a host of %d bytes: want 1 to 253", len(r.Host))
-	case strings.ContainsFunc(r.Host, func(c rune) bool { return c < 0x21 || c == 0x7f || c == '/' }):
-		return Request{ID: r.ID}, fmt.Errorf("host %q has a blank, a slash or a control character", clip(r.Host))
+	case strings.ContainsFunc(r.Host, func(c rune) bool {
+		return !unicode.IsGraphic(c) || unicode.IsSpace(c) || c == '/'
+	}):
+		return Request{ID: r.ID}, fmt.Errorf("host %q has a blank, a slash, a control character or a "+
+			"format character", clip(r.Host))
 	case r.Port < 1 || r.Port > 65535:
 		return Request{ID: r.ID}, fmt.Errorf("port %d: want 1 to 65535", r.Port)
 	}

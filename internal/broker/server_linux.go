@@ -103,10 +103,10 @@ func (b *Broker) Begin(g Grants) {
 }
 
 // End ends the run Begin started: a connection still being made is
-// abandoned, and every socket handed over is read (what the kernel
-// counted on it) and shut down, so that nothing the worker kept of it
-// reaches its peer any more. It returns the run's connections, those
-// made and those refused, and the count of those past the list's bound.
+// abandoned, and every socket handed over is shut down, so that nothing
+// the worker kept of it reaches its peer any more, and read (what the
+// kernel counted on it). It returns the run's connections, those made
+// and those refused, and the count of those past the list's bound.
 func (b *Broker) End() ([]receipt.Connection, int) {
 	if b == nil {
 		return nil, 0
@@ -130,15 +130,16 @@ func (b *Broker) End() ([]receipt.Connection, int) {
 	return r.list, r.unlisted
 }
 
-// release records what the kernel counted on h and lets it go: shut
-// down, so that nothing the worker kept of it reaches the peer, and
-// closed.
+// release lets h go: shut down, so that nothing the worker writes on it
+// any more reaches the peer, then its count read (what the kernel
+// counted on it, final once nothing more can be written) and recorded,
+// and closed.
 func (r *runState) release(h held) {
+	control(h.c, func(fd int) { _ = unix.Shutdown(fd, unix.SHUT_RDWR) })
 	sent, received, ok := counted(h.c)
 	if ok && h.row >= 0 {
 		r.list[h.row].SentBytes, r.list[h.row].ReceivedBytes = &sent, &received
 	}
-	control(h.c, func(fd int) { _ = unix.Shutdown(fd, unix.SHUT_RDWR) })
 	h.c.Close()
 }
 
@@ -313,12 +314,17 @@ func (b *Broker) connect(ctx context.Context, req Request, named bool) (net.Conn
 		strconv.Itoa(req.Port)), last)
 }
 
-// counted reads what the kernel counted on a TCP connection: the data
-// bytes it sent (retransmissions aside) and those that arrived in order.
-// The kernel counts the peer's FIN as one byte received: it is taken off
-// where the state says one came (a connection the peer closed, or that
-// closed after the peer did; one reset by the peer counts one byte
-// fewer than arrived). ok is false for UDP, which keeps no count.
+// counted reads what the kernel counted on a TCP connection, once it is
+// shut down: the data bytes written to it, those it sent (retransmissions
+// aside) and those it holds still to send, which it sends after the run,
+// as the peer takes them; and the bytes that arrived in order. The
+// kernel counts each side's FIN as a byte of the stream: the connection's
+// own, queued by the shutdown, is taken off what is still to send while
+// it is (it comes last, after every byte of data), and the peer's off
+// what arrived where the state says one came (a connection the peer
+// closed, or that closed after the peer did; one reset by the peer counts
+// one byte fewer than arrived). A connection reset holds nothing more to
+// send. ok is false for UDP, which keeps no count.
 func counted(c net.Conn) (sent, received int64, ok bool) {
 	if _, tcp := c.(*net.TCPConn); !tcp {
 		return 0, 0, false
@@ -328,7 +334,12 @@ func counted(c net.Conn) (sent, received int64, ok bool) {
 		if err != nil {
 			return
 		}
-		sent, received, ok = int64(info.Bytes_sent-info.Bytes_retrans), int64(info.Bytes_received), true
+		unsent := int64(info.Notsent_bytes)
+		if info.State == tcpClose {
+			unsent = 0
+		}
+		sent = int64(info.Bytes_sent-info.Bytes_retrans) + max(unsent-1, 0)
+		received, ok = int64(info.Bytes_received), true
 		switch info.State {
 		case tcpCloseWait, tcpLastAck, tcpClosing, tcpTimeWait, tcpClose:
 			received = max(received-1, 0)

@@ -2,14 +2,19 @@ package broker
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/netip"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
@@ -244,6 +249,92 @@ func TestBrokerEndShutsDown(t *testing.T) {
 	readEnd(t, peer, "after the run ended")
 	if _, err := conn.Write([]byte("late")); err == nil {
 		t.Fatal("the worker wrote on a connection of a run that had ended")
+	}
+}
+
+// TestBrokerCountsWhatIsQueued: the bytes a run wrote to a peer that
+// had read none of them when the run ended are the kernel's to send
+// after it, once the peer reads: the receipt counts them as sent, as
+// many as the peer then reads, not only the few the peer's small window
+// had let out, whether the run left the connection open or closed it
+// (its FIN queued behind them). The control: a peer that reads as the
+// bytes come, before the run ends.
+func TestBrokerCountsWhatIsQueued(t *testing.T) {
+	const size = 256 << 10
+	payload := bytes.Repeat([]byte("q"), size)
+	for _, tc := range []struct{ readsFirst, closes bool }{{false, false}, {false, true}, {true, false}} {
+		readsFirst := tc.readsFirst
+		t.Run(fmt.Sprintf("the peer reads before the end %v, the run closes %v", readsFirst,
+			tc.closes), func(t *testing.T) {
+			b, c := channel(t, nil)
+			// A receive buffer of a few KiB: the peer's window holds back
+			// nearly all of what the run writes until the peer reads.
+			lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
+				var err error
+				if cerr := rc.Control(func(fd uintptr) {
+					err = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, 4096)
+				}); cerr != nil {
+					return cerr
+				}
+				return err
+			}}
+			l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+			begin(b, "io,net:127.0.0.1:"+port)
+			conn, err := dial(c, "tcp", "127.0.0.1:"+port)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			peer, err := l.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer peer.Close()
+			_ = peer.SetReadDeadline(time.Now().Add(bounded))
+			var read []byte
+			done := make(chan error, 1)
+			if readsFirst {
+				go func() {
+					buf := make([]byte, size)
+					_, err := io.ReadFull(peer, buf)
+					read = buf
+					done <- err
+				}()
+			}
+			_ = conn.SetWriteDeadline(time.Now().Add(bounded))
+			if _, err := conn.Write(payload); err != nil {
+				t.Fatalf("the run's write of %d bytes: %v", size, err)
+			}
+			if readsFirst {
+				if err := <-done; err != nil {
+					t.Fatalf("the peer read: %v", err)
+				}
+			}
+			if tc.closes {
+				conn.Close()
+			}
+			list, _ := b.End()
+			if !readsFirst {
+				if read, err = io.ReadAll(peer); err != nil {
+					t.Fatalf("the peer, after the run ended, read %d bytes: %v", len(read), err)
+				}
+			}
+			if len(read) != size {
+				t.Fatalf("the peer read %d bytes; the run wrote %d", len(read), size)
+			}
+			if len(list) != 1 || list[0].SentBytes == nil || *list[0].SentBytes != size {
+				var sent any
+				if len(list) == 1 {
+					sent = deref(list[0].SentBytes)
+				}
+				t.Fatalf("the receipt counts %v bytes sent; the peer read %d", sent, len(read))
+			}
+		})
 	}
 }
 

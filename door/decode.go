@@ -30,6 +30,11 @@ const (
 	MaxArgsBytes = receipt.MaxArgsBytes
 	// maxPathBytes bounds a program path.
 	maxPathBytes = 4096
+	// maxFields bounds the fields of a request body a door reads: a
+	// request has at most five, and a body of millions of fields (17 MiB
+	// of "a":0) would hold each one, some 480 MB and 5 s of the server's,
+	// before it was refused.
+	maxFields = 64
 )
 
 // The fields a request body may have, and only these.
@@ -203,7 +208,8 @@ func oneProgram(source, path *string) (string, string, error) {
 // its fields. Before any field is set, every key is checked: a key naming
 // a confinement setting, then a key not in allowed (compared exactly: the
 // encoding/json habit of matching names in any case is not followed) or
-// given twice, is refused.
+// given twice, is refused. It reads at most maxFields fields, and refuses
+// a body with more.
 func decodeObject(data []byte, allowed []string,
 	set func(key string, raw json.RawMessage) error) error {
 	type field struct {
@@ -222,7 +228,11 @@ func decodeObject(data []byte, allowed []string,
 		return malformed("the body is not a JSON object")
 	}
 	var fields []field
+	tooMany := false
 	for dec.More() {
+		if tooMany = len(fields) == maxFields; tooMany {
+			break // no further: a confinement named among those read is said first
+		}
 		tok, err := dec.Token()
 		if err != nil {
 			return malformed("the body is not JSON: %v", err)
@@ -237,11 +247,13 @@ func decodeObject(data []byte, allowed []string,
 		}
 		fields = append(fields, field{key, raw})
 	}
-	if _, err := dec.Token(); err != nil {
-		return malformed("the body is not JSON: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return malformed("the body holds more than one JSON value")
+	if !tooMany {
+		if _, err := dec.Token(); err != nil {
+			return malformed("the body is not JSON: %v", err)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return malformed("the body holds more than one JSON value")
+		}
 	}
 	for _, f := range fields {
 		if strings.Contains(strings.ToLower(f.key), "confin") {
@@ -249,6 +261,10 @@ func decodeObject(data []byte, allowed []string,
 			e.Do = confinementDo
 			return e
 		}
+	}
+	if tooMany {
+		return malformed("the request has more than %d fields: the fields are %s", maxFields,
+			strings.Join(allowed, ", "))
 	}
 	seen := map[string]bool{}
 	for _, f := range fields {
@@ -283,13 +299,28 @@ func decodeString(key string, raw json.RawMessage, dst **string) error {
 }
 
 // decodeList decodes raw, a JSON list of at most max strings, into *dst.
+// It stops at the first item past max: a list of millions of empty
+// strings (17 MiB of "",) decoded whole would take some 360 MB and 3 s
+// of the server's before it was refused.
 func decodeList(key string, raw json.RawMessage, max int, dst *[]string) error {
-	var l []string
-	if err := json.Unmarshal(raw, &l); err != nil {
-		return malformed("%s: want a list of strings", key)
+	notList := func() error { return malformed("%s: want a list of strings", key) }
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return notList()
 	}
-	if len(l) > max {
-		return malformed("%s: %d items, more than %d", key, len(l), max)
+	l := []string{}
+	for dec.More() {
+		if len(l) == max {
+			return malformed("%s: more than %d items", key, max)
+		}
+		var item string
+		if err := dec.Decode(&item); err != nil {
+			return notList()
+		}
+		l = append(l, item)
+	}
+	if _, err := dec.Token(); err != nil {
+		return notList()
 	}
 	*dst = l
 	return nil

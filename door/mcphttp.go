@@ -52,7 +52,11 @@ func (s *Server) mcpHandler() http.Handler {
 		defer held.release()
 		ctx := context.WithValue(r.Context(), heldRepliesKey{}, held)
 		if r.Method == http.MethodPost {
-			body, ok := s.mcpBody(jw, r)
+			// A body past freeBodyBytes takes a place at the gate before
+			// the rest of it is read (bodyPlace), as /v1/run's does.
+			bp := &bodyPlace{}
+			defer bp.release()
+			body, ok := s.mcpBody(jw, r, bp)
 			if !ok {
 				return
 			}
@@ -66,6 +70,11 @@ func (s *Server) mcpHandler() http.Handler {
 			m := peek(body)
 			if m.Method == "tools/call" && m.Params.Meta["progressToken"] != nil {
 				h = streams
+			}
+			if m.Method == "tools/call" {
+				ctx = context.WithValue(ctx, bodyPlaceKey{}, bp) // its run takes the place on
+			} else {
+				bp.release() // read: the SDK answers it at once
 			}
 			// The run of a tools/call ends when its request does
 			// (runContext): when its client goes, or cancels it in a
@@ -140,11 +149,66 @@ func (c *httpCalls) track(ctx context.Context, client string, m message) (contex
 // requestKey is the context key of the HTTP request an MCP request came in.
 type requestKey struct{}
 
+// freeBodyBytes is how much of a body on /mcp is read before it takes a
+// place at the gate: a message of every kind (a cancel, a list, a call
+// of a short program) fits, and is read and answered whatever the load,
+// and the server's connection slots bound the memory of such bodies.
+const freeBodyBytes = 64 << 10
+
+// bodyPlace is the place at the gate, and the turn of its tenant's
+// concurrency, that a POST to /mcp whose body passes freeBodyBytes takes
+// before the rest of it is read: the bound on runs holds the memory of
+// those bodies, as of /v1/run's (admit). The run of a tools/call takes
+// it on (Server.enter claims it); any other message gives it back once
+// read.
+type bodyPlace struct {
+	mu   sync.Mutex
+	turn *turn // nil: none taken, or claimed, or released
+}
+
+// bodyPlaceKey is the context key of a tools/call's bodyPlace.
+type bodyPlaceKey struct{}
+
+// claim takes b's turn for a run, once; nil when b holds none.
+func (b *bodyPlace) claim() *turn {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.turn
+	b.turn = nil
+	return t
+}
+
+// release gives back b's turn, unless a run claimed it.
+func (b *bodyPlace) release() {
+	if t := b.claim(); t != nil {
+		t.release()
+	}
+}
+
 // mcpBody reads the body of a POST to /mcp, at most MaxBodyBytes, and puts
-// it back for the SDK; a body past the bound (413) or not JSON (400) is
-// answered here with a JSON-RPC error.
-func (s *Server) mcpBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+// it back for the SDK; past freeBodyBytes it takes bp's place first (a
+// refusal, busy or the tenant's concurrency, is answered 429 as on
+// /v1/run). A body past the bound (413) or not JSON (400) is answered
+// here with a JSON-RPC error.
+func (s *Server) mcpBody(w http.ResponseWriter, r *http.Request, bp *bodyPlace) ([]byte, bool) {
+	br := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	body, err := io.ReadAll(io.LimitReader(br, freeBodyBytes+1))
+	if err == nil && len(body) > freeBodyBytes {
+		t := tenantFrom(r.Context())
+		held, perr := s.placeBody(t)
+		if perr != nil {
+			s.refusedErr(r.Context(), "mcp", t, perr)
+			s.writeRefusal(w, perr)
+			return nil, false
+		}
+		bp.turn = held
+		var rest []byte
+		rest, err = io.ReadAll(br)
+		body = append(body, rest...)
+	}
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):

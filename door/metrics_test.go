@@ -89,9 +89,11 @@ func metricsServer(t *testing.T, fake *fakeRunner,
 	cfg Config) (*Server, *httptest.Server, *httptest.Server) {
 	t.Helper()
 	cfg.Runner = fake
-	cfg.Tenants = []tenant.Tenant{
-		{Name: "acme", TokenSHA256: digest(tokenAcme)},
-		{Name: "beta", TokenSHA256: digest(tokenBeta), Rate: 0.001, Burst: 1},
+	if cfg.Tenants == nil {
+		cfg.Tenants = []tenant.Tenant{
+			{Name: "acme", TokenSHA256: digest(tokenAcme)},
+			{Name: "beta", TokenSHA256: digest(tokenBeta), Rate: 0.001, Burst: 1},
+		}
 	}
 	s, err := New(cfg)
 	if err != nil {
@@ -227,7 +229,13 @@ func TestMetricsRefusedRun(t *testing.T) {
 func TestMetricsGauges(t *testing.T) {
 	fake := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 4)}
 	sh := &fakeShipping{lag: 42 * time.Second, err: errors.New("the bucket is gone")}
-	s, ts, ms := metricsServer(t, fake, Config{Workers: 1, Queue: 1, Shipping: sh})
+	// acme's concurrency is its own, past its share of a door of two
+	// tenants: it may fill the door.
+	s, ts, ms := metricsServer(t, fake, Config{Workers: 1, Queue: 1, Shipping: sh,
+		Tenants: []tenant.Tenant{
+			{Name: "acme", TokenSHA256: digest(tokenAcme), Concurrency: 3},
+			{Name: "beta", TokenSHA256: digest(tokenBeta), Rate: 0.001, Burst: 1},
+		}})
 	idle := scrape(t, ms)
 	if b, q := gaugeValue(idle, "sabline_workers_busy"),
 		gaugeValue(idle, "sabline_queue_depth"); b != 0 || q != 0 {

@@ -36,7 +36,9 @@ type Config struct {
 	Token string
 	// Tenants, instead of Token, are the clients of the HTTP door, each
 	// with its own token and limits (SetTenants replaces them); those
-	// marked Operator read what /v1/health tells the operator alone.
+	// marked Operator read what /v1/health tells the operator alone. Of
+	// more than one, each whose Concurrency is not set is held to half
+	// of Workers+Queue (defaultShare).
 	Tenants []tenant.Tenant
 	// Ready, when set, says why the server should be sent no traffic,
 	// or nil when it may: GET /readyz answers 503 with its reason alone
@@ -486,9 +488,10 @@ func (s *Server) admit(w http.ResponseWriter,
 }
 
 // enter takes a turn of t's limits, then of the gate, slot and all; the
-// turn's release gives back both.
+// turn's release gives back both. The place a tools/call's body took on
+// /mcp (bodyPlace), when ctx carries one, is taken on with t's rate.
 func (s *Server) enter(ctx context.Context, t *tenantState) (*turn, error) {
-	held, err := s.place(t)
+	held, err := s.placed(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -496,6 +499,38 @@ func (s *Server) enter(ctx context.Context, t *tenantState) (*turn, error) {
 		held.release()
 		return nil, err
 	}
+	return held, nil
+}
+
+// placed is the place the body of the request ctx came in took
+// (bodyPlace), with a turn of t's rate, or else place(t).
+func (s *Server) placed(ctx context.Context, t *tenantState) (*turn, error) {
+	bp, _ := ctx.Value(bodyPlaceKey{}).(*bodyPlace)
+	held := bp.claim()
+	if held == nil {
+		return s.place(t)
+	}
+	if err := t.rate(); err != nil {
+		held.release()
+		return nil, err
+	}
+	return held, nil
+}
+
+// placeBody takes a turn of t's concurrency, then a place at the gate
+// with no slot yet, for a body to be read; the turn's release gives
+// back both.
+func (s *Server) placeBody(t *tenantState) (*turn, error) {
+	untenant, err := t.concurrent()
+	if err != nil {
+		return nil, err
+	}
+	held, err := s.gate.place()
+	if err != nil {
+		untenant()
+		return nil, err
+	}
+	held.owner, held.then = t.name(), untenant
 	return held, nil
 }
 
@@ -511,7 +546,7 @@ func (s *Server) place(t *tenantState) (*turn, error) {
 		untenant()
 		return nil, err
 	}
-	held.then = untenant
+	held.owner, held.then = t.name(), untenant
 	return held, nil
 }
 
@@ -852,26 +887,39 @@ var (
 // request whose run is over while its reply is still being written
 // (turn.ran) runs no more and waits for nothing, but still counts
 // against the bound, so that the bound holds the replies' memory too.
+// A slot given back goes to the turn waiting whose owner (its tenant)
+// runs fewest at that moment; among those, to the owner given a slot
+// least lately, and then to the first to come: a tenant whose runs wait
+// in the queue behind another's many takes the next slot, not the one
+// after all of them.
 type gate struct {
-	slots    chan struct{}
+	workers  int
 	stopping <-chan struct{}
 	mu       sync.Mutex
-	admitted int // running, waiting, and replying
-	replying int // past turn.ran, not yet released
+	admitted int               // running, waiting, and replying
+	replying int               // past turn.ran, not yet released
+	running  int               // slots taken
+	owners   map[string]int    // slots taken, by the owner of their turn
+	served   map[string]uint64 // when each owner was last given a slot (grants)
+	grants   uint64            // slots given
+	waiting  []*turn           // turns waiting for a slot, in the order they came
 	limit    int
 }
 
 func newGate(workers, queue int, stopping <-chan struct{}) *gate {
-	return &gate{slots: make(chan struct{}, workers), stopping: stopping, limit: workers + queue}
+	return &gate{workers: workers, stopping: stopping, limit: workers + queue,
+		owners: map[string]int{}, served: map[string]uint64{}}
 }
 
 // turn is a request's place at a gate: a place among those admitted,
 // from place to release, and a slot to run in, from take to ran.
 type turn struct {
 	g       *gate
-	slotted bool   // take took a slot
-	done    bool   // ran: the slot was given back
-	then    func() // called by release, after the gate's turn is given back; may be nil
+	owner   string        // whose turn it is (a tenant's name), for the slots' order
+	ready   chan struct{} // closed when a slot is given to this turn waiting
+	slotted bool          // a slot was given to it (under g.mu)
+	done    bool          // ran: the slot was given back
+	then    func()        // called by release, after the gate's turn is given back; may be nil
 }
 
 // enter waits for a turn to run, a place and a slot (place, then take):
@@ -918,28 +966,92 @@ func (t *turn) take(ctx context.Context) error {
 		return errStopping
 	default:
 	}
+	g.mu.Lock()
+	if g.running < g.workers && len(g.waiting) == 0 {
+		g.grant(t)
+		g.mu.Unlock()
+		return nil
+	}
+	t.ready = make(chan struct{})
+	g.waiting = append(g.waiting, t)
+	g.mu.Unlock()
+	var err error
 	select {
-	case g.slots <- struct{}{}:
-		t.slotted = true
+	case <-t.ready:
 		return nil
 	case <-g.stopping:
-		return errStopping
+		err = errStopping
 	case <-ctx.Done():
-		return ctx.Err()
+		err = ctx.Err()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if t.slotted { // given a slot as it went: given on
+		t.slotted = false
+		g.free(t.owner)
+		return err
+	}
+	for i, w := range g.waiting {
+		if w == t {
+			g.waiting = append(g.waiting[:i], g.waiting[i+1:]...)
+			break
+		}
+	}
+	return err
+}
+
+// grant gives t a slot; g.mu is held.
+func (g *gate) grant(t *turn) {
+	t.slotted = true
+	g.running++
+	g.owners[t.owner]++
+	g.grants++
+	g.served[t.owner] = g.grants
+}
+
+// before reports whether a waiting turn of owner a is to be given a
+// slot before one of owner b: a runs fewer, or as many and was given one
+// less lately. g.mu is held.
+func (g *gate) before(a, b string) bool {
+	if g.owners[a] != g.owners[b] {
+		return g.owners[a] < g.owners[b]
+	}
+	return g.served[a] < g.served[b]
+}
+
+// free gives back a slot of owner's and hands the free slots on to the
+// turns waiting, in the order gate says. g.mu is held.
+func (g *gate) free(owner string) {
+	g.running--
+	if g.owners[owner]--; g.owners[owner] <= 0 {
+		delete(g.owners, owner)
+	}
+	for g.running < g.workers && len(g.waiting) > 0 {
+		next := 0
+		for i, w := range g.waiting {
+			if g.before(w.owner, g.waiting[next].owner) {
+				next = i
+			}
+		}
+		t := g.waiting[next]
+		g.waiting = append(g.waiting[:next], g.waiting[next+1:]...)
+		g.grant(t)
+		close(t.ready)
 	}
 }
 
 // ran gives back t's slot, once: its run is over, and another may run
 // while its reply is written. It stays admitted until release.
 func (t *turn) ran() {
+	g := t.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if t.done || !t.slotted {
 		return
 	}
 	t.done = true
-	t.g.mu.Lock()
-	<-t.g.slots // never waits: this turn holds one
-	t.g.replying++
-	t.g.mu.Unlock()
+	g.free(t.owner)
+	g.replying++
 }
 
 // release gives back what t still holds of its gate, then calls t.then.
@@ -950,7 +1062,7 @@ func (t *turn) release() {
 	case t.done:
 		g.replying--
 	case t.slotted:
-		<-g.slots
+		g.free(t.owner)
 	}
 	g.admitted--
 	g.mu.Unlock()
@@ -963,6 +1075,5 @@ func (t *turn) release() {
 func (g *gate) load() (running, queued int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	running = len(g.slots)
-	return running, max(0, g.admitted-running-g.replying)
+	return g.running, max(0, g.admitted-g.running-g.replying)
 }

@@ -33,6 +33,23 @@ type tenantState struct {
 	requests *rate.Limiter // requests a second; nil: no limit
 	running  *atomic.Int64 // runs and audits in flight, kept across reloads
 	lookups  *atomic.Int64 // receipt lookups reading the store, kept across reloads
+	// share bounds the runs in flight of a tenant with no Concurrency of
+	// its own beside other tenants (defaultShare); 0: none.
+	share int
+}
+
+// defaultShare is the runs a tenant whose Concurrency is not set may
+// have running, queued or still being answered at once, on a door of
+// more than one tenant: half the door's places (workers and queue),
+// rounded up, so that no one tenant can take them all and leave the
+// others nothing but 429 busy (eighteen bodies sent a byte at a time,
+// with no CPU, would). A door of one tenant holds it to nothing but the
+// door's bound.
+func defaultShare(tenants, workers, queue int) int {
+	if tenants < 2 {
+		return 0
+	}
+	return (workers + queue + 1) / 2
 }
 
 // tenants are the door's tenants, replaced whole by SetTenants.
@@ -82,6 +99,9 @@ func (s *Server) SetTenants(ts []tenant.Tenant) error {
 	next := &tenants{running: map[string]*atomic.Int64{}, lookups: map[string]*atomic.Int64{}}
 	for _, t := range ts {
 		st := &tenantState{Tenant: t}
+		if t.Concurrency == 0 {
+			st.share = defaultShare(len(ts), s.cfg.Workers, s.cfg.Queue)
+		}
 		if _, err := hex.Decode(st.digest[:], []byte(t.TokenSHA256)); err != nil {
 			return fmt.Errorf("door: tenants: %s: token_sha256: %w", t.Name, err)
 		}
@@ -154,6 +174,14 @@ func tenantFrom(ctx context.Context) *tenantState {
 // no tenant is not.
 func (t *tenantState) operator() bool { return t != nil && t.Operator }
 
+// name is t's name; "" for none.
+func (t *tenantState) name() string {
+	if t == nil {
+		return ""
+	}
+	return t.Name
+}
+
 // client is the ledger's name of a tenant; "" for none.
 func (t *tenantState) client() string {
 	if t == nil {
@@ -176,12 +204,29 @@ func (e *limitError) Error() string { return e.msg }
 // taken is not given back when the concurrency refuses. release gives
 // back the turn of runs at once.
 func (t *tenantState) limit() (release func(), err error) {
+	if err := t.rate(); err != nil {
+		return nil, err
+	}
+	return t.concurrent()
+}
+
+// rate takes a turn of t's rate of runs, or says that it refuses.
+func (t *tenantState) rate() error {
+	if t == nil {
+		return nil
+	}
+	return t.take(t.limiter, fmt.Sprintf("tenant %s may start %g runs a second", t.Name, t.Rate))
+}
+
+// concurrent takes a turn of t's runs at once, or says that it refuses;
+// release gives it back.
+func (t *tenantState) concurrent() (release func(), err error) {
 	if t == nil {
 		return func() {}, nil
 	}
-	if err := t.take(t.limiter, fmt.Sprintf("tenant %s may start %g runs a second", t.Name,
-		t.Rate)); err != nil {
-		return nil, err
+	if t.share > 0 {
+		return t.holdTo(t.running, t.share, "runs (its share: half the server's places, "+
+			"the tenants file setting no concurrency of its own)")
 	}
 	return t.hold(t.running, "runs")
 }
@@ -229,14 +274,20 @@ func (t *tenantState) take(l *rate.Limiter, what string) error {
 // hold counts one more of what in n, within t's Concurrency, or refuses
 // with CodeConcurrencyLimit; release counts it back once.
 func (t *tenantState) hold(n *atomic.Int64, what string) (release func(), err error) {
-	if t.Concurrency <= 0 {
+	return t.holdTo(n, t.Concurrency, what)
+}
+
+// holdTo counts one more of what in n, within most (0: no bound), or
+// refuses with CodeConcurrencyLimit; release counts it back once.
+func (t *tenantState) holdTo(n *atomic.Int64, most int, what string) (release func(), err error) {
+	if most <= 0 {
 		return func() {}, nil
 	}
-	if k := n.Add(1); k > int64(t.Concurrency) {
+	if k := n.Add(1); k > int64(most) {
 		n.Add(-1)
 		return nil, &limitError{code: CodeConcurrencyLimit, retryAfter: time.Second,
 			msg: fmt.Sprintf("tenant %s may have %d %s at once, and has them: nothing ran",
-				t.Name, t.Concurrency, what)}
+				t.Name, most, what)}
 	}
 	var once sync.Once
 	return func() { once.Do(func() { n.Add(-1) }) }, nil

@@ -68,9 +68,11 @@ type Tenant struct {
 	Rate  float64 `json:"rate,omitempty"`
 	Burst int     `json:"burst,omitempty"`
 	// Concurrency is how many runs the tenant may have running, queued
-	// or still being answered at once; 0: no limit of its own (the
-	// server's holds). It bounds the tenant's receipt lookups that read
-	// the store at once too.
+	// or still being answered at once; 0: no limit of its own, but on a
+	// door of more than one tenant its share, half the door's places
+	// (workers and queue), so that no one tenant takes them all. It
+	// bounds the tenant's receipt lookups that read the store at once
+	// too.
 	Concurrency int `json:"concurrency,omitempty"`
 	// Requests is how many requests of every kind (runs, audits, receipt
 	// lookups, health, MCP messages) the tenant may send a second, on

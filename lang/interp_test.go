@@ -647,6 +647,12 @@ func TestNetTargets(t *testing.T) {
 			wantCode: codes.E305, wantMsg: "port must be from 1 to 65535"},
 		{name: "port too large", stmt: `c = net.connect("127.0.0.1", 65536)`,
 			wantCode: codes.E305, wantMsg: "port must be from 1 to 65535"},
+		// Refused before the budget is asked, as net.connect's: no grant
+		// is charged for a connection no port can make.
+		{name: "a URL's port too large", stmt: `r = net.http_get("http://127.0.0.1:70000/")`,
+			wantCode: codes.E305, wantMsg: "port must be from 1 to 65535, got 70000"},
+		{name: "a URL's port 0", stmt: `r = net.http_get("http://127.0.0.1:0/")`,
+			wantCode: codes.E305, wantMsg: "port must be from 1 to 65535, got 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -115,7 +115,11 @@ func (in *Interp) netModule() *starlarkstruct.Module {
 				port = 443
 			}
 			if p := u.Port(); p != "" {
-				port, _ = strconv.Atoi(p)
+				// As net.connect: a port that no connection can have is
+				// the program's error, before any grant is charged.
+				if port, err = strconv.Atoi(p); err != nil || port < 1 || port > 65535 {
+					return nil, fmt.Errorf("%s: port must be from 1 to 65535, got %s", b.Name(), p)
+				}
 			}
 			dial, err := in.netCheck(budget.Effect{Kind: budget.Net, Host: u.Hostname(), Port: port})
 			if err != nil {

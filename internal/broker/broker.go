@@ -58,8 +58,8 @@ const (
 	MaxOpen        = 64
 )
 
-// MaxRequests is the most requests, made or refused, the broker answers
-// for one run; past it, it answers none and the run's next dial fails.
+// MaxRequests is the most requests, made or refused, the broker takes
+// for one run; past it, each is refused (E335) unread and unlisted.
 const MaxRequests = 4 * MaxConnections
 
 // ErrUnsupported is what New and NewClient return on a system the broker

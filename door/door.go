@@ -144,6 +144,9 @@ type errorDetail struct {
 	Message    string `json:"message"`
 	Do         string `json:"do,omitempty"`
 	RetryAfter int    `json:"retry_after,omitempty"`
+	// RunID names the receipt a refused run left (status usage): the
+	// client reads it at /v1/receipts/RUN_ID; "" where none was kept.
+	RunID string `json:"run_id,omitempty"`
 }
 
 // detailOf is the errorDetail of err: its code, message and what to do

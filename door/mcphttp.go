@@ -201,7 +201,7 @@ func (s *Server) mcpBody(w http.ResponseWriter, r *http.Request, bp *bodyPlace) 
 		held, perr := s.placeBody(t)
 		if perr != nil {
 			s.refusedErr(r.Context(), "mcp", t, perr)
-			s.writeRefusal(w, perr)
+			s.writeRefusal(w, perr, "")
 			return nil, false
 		}
 		bp.turn = held

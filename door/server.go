@@ -307,7 +307,7 @@ func (s *Server) authorized(next http.Handler) http.Handler {
 		if err := t.request(); err != nil {
 			s.refusedErr(r.Context(), "http", t, err)
 			s.holdBack(r.Context(), err)
-			s.writeRefusal(w, err)
+			s.writeRefusal(w, err, "")
 			return
 		}
 		if err := s.conns.authorize(r, t.Name, t.Connections); err != nil {
@@ -469,7 +469,7 @@ func (s *Server) admit(w http.ResponseWriter,
 	ctx, t := r.Context(), tenantFrom(r.Context())
 	refuse := func(err error) ([]byte, *turn, bool) {
 		s.refusedErr(ctx, "http", t, err)
-		s.writeRefusal(w, err)
+		s.writeRefusal(w, err, "")
 		return nil, nil, false
 	}
 	held, err := s.place(t)
@@ -567,7 +567,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	// The run is over: another may run while this reply is written.
 	held.ran()
 	if err != nil {
-		s.writeRefusal(w, err)
+		s.writeRefusal(w, err, reply.RunID)
 		return
 	}
 	s.replyDeadline(w)
@@ -601,7 +601,7 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {
 	}
 	reply, err := s.cfg.Runner.Audit(r.Context(), req)
 	if err != nil {
-		s.writeRefusal(w, err)
+		s.writeRefusal(w, err, "")
 		return
 	}
 	s.replyDeadline(w)
@@ -795,8 +795,10 @@ func (s *Server) runHeld(ctx context.Context, door, client string, t *tenantStat
 	return reply, nil
 }
 
-// writeRefusal answers an error of a limit, the gate or the Runner.
-func (s *Server) writeRefusal(w http.ResponseWriter, err error) {
+// writeRefusal answers an error of a limit, the gate or the Runner; a
+// Runner's refusal that left a receipt names its run, runID ("" for
+// none).
+func (s *Server) writeRefusal(w http.ResponseWriter, err error, runID string) {
 	var le *limitError
 	switch {
 	case errors.As(err, &le):
@@ -812,7 +814,9 @@ func (s *Server) writeRefusal(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusServiceUnavailable,
 			errorDetail{Code: CodeShuttingDown, Message: "the request was cancelled before its run started"})
 	default:
-		writeError(w, statusOfErr(err), detailOf(err))
+		d := detailOf(err)
+		d.RunID = runID
+		writeError(w, statusOfErr(err), d)
 	}
 }
 

@@ -238,7 +238,7 @@ func (s *Server) lookupFailed(ctx context.Context, door string, t *tenantState, 
 func (s *Server) writeLookupError(w http.ResponseWriter, r *http.Request, id string, err error) {
 	err = s.lookupFailed(r.Context(), "http", tenantFrom(r.Context()), id, err)
 	if !errors.Is(err, errReceiptsUnavailable) {
-		s.writeRefusal(w, err)
+		s.writeRefusal(w, err, "")
 		return
 	}
 	s.setRetryAfter(w)

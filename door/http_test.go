@@ -271,6 +271,11 @@ func TestBusy(t *testing.T) {
 	if code, _ := errCode(v); resp.StatusCode != 429 || code != CodeBusy {
 		t.Errorf("third request: %d %v, want 429 busy", resp.StatusCode, v)
 	}
+	// What holds the places now, not only the bound.
+	const wantBusy = "2 places (--workers 1, --queue 1) are taken: 1 running, 1 waiting"
+	if _, msg := errCode(v); !strings.Contains(msg, wantBusy) {
+		t.Errorf("the busy message %q, want it to say %q", msg, wantBusy)
+	}
 	if got := resp.Header.Get("Retry-After"); got != "3" {
 		t.Errorf("Retry-After %q, want 3", got)
 	}

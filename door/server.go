@@ -828,13 +828,23 @@ func (s *Server) setRetryAfter(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", strconv.Itoa(s.retryAfterSeconds()))
 }
 
+// busyDetail is the refusal of a request past the gate's bound: the
+// bound, and what holds its places now (runs, those waiting, and the
+// requests whose bodies are read or whose replies are written).
 func (s *Server) busyDetail() errorDetail {
+	running, admitted := s.gate.taken()
 	return errorDetail{Code: CodeBusy,
-		Message: fmt.Sprintf("the server is running %d programs and has %d waiting, its bound: "+
-			"nothing ran", s.cfg.Workers, s.cfg.Queue),
+		Message: fmt.Sprintf(busyMessage, s.cfg.Workers+s.cfg.Queue, s.cfg.Workers, s.cfg.Queue,
+			running, max(0, admitted-running)),
 		Do:         "Send the request again after Retry-After seconds.",
 		RetryAfter: s.retryAfterSeconds()}
 }
+
+// busyMessage says a request found the gate full (%d: its places, the
+// workers, the queue; then the runs running and those waiting, which
+// count the requests whose bodies are still read).
+const busyMessage = "the server's %d places (--workers %d, --queue %d) are taken: %d running, " +
+	"%d waiting, being read or being answered: nothing ran"
 
 func (s *Server) stoppingDetail() errorDetail {
 	return errorDetail{Code: CodeShuttingDown, Message: "the server is shutting down: nothing ran",
@@ -1073,6 +1083,14 @@ func (t *turn) release() {
 	if t.then != nil {
 		t.then()
 	}
+}
+
+// taken is how many runs are running, and how many places are taken in
+// all (runs running and waiting, bodies read, replies written).
+func (g *gate) taken() (running, admitted int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.running, g.admitted
 }
 
 // load is how many runs are running and how many wait.

@@ -23,7 +23,8 @@ const maxLineBytes = MaxBodyBytes + 64<<10
 // one message a line of at most maxLineBytes. A line that is not a
 // message (not JSON, not a request or notification, past the bound, a
 // batch) is answered with a JSON-RPC error (-32700 or -32600, with the
-// line's id when it has one) and the next line is read: one bad line
+// line's id when it is JSON that has one; a line past the bound, read no
+// further, has none) and the next line is read: one bad line
 // loses nothing. An error the MCP server answers without a JSON-RPC code
 // is sent as -32600 (invalid request). When the input ends, the requests
 // already read are answered before the connection closes: a client that

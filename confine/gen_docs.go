@@ -103,7 +103,8 @@ func EnforcesMarkdown() []byte {
 	line()
 	line("What the interpreter itself needs is allowed "+
 		"beside the grants, on Linux by name: the Sabline ",
-		"executable, /dev/null, /dev/urandom, the time zone "+
+		"executable (the file the worker runs, and only while its path names that file), "+
+			"/dev/null, /dev/urandom, the time zone "+
 			"data and the run's private temporary directory, ",
 		"and under a net grant only the TLS root certificates (the resolver's configuration is ",
 		"its supervisor's to read, which looks names up for it; macOS's worker reads it).")

@@ -213,7 +213,7 @@ func (k *carver) add(path string, access uint64, why string) bool {
 		return false
 	}
 	k.rules = append(k.rules, LandlockRule{Path: path, Access: access, Grant: k.rule.Grant, Why: why,
-		Carved: true})
+		Carved: true, Image: k.rule.Image})
 	return true
 }
 

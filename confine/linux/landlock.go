@@ -110,6 +110,11 @@ type LandlockRule struct {
 	// listed: ApplyLandlock holds it on that entry as it is then, never
 	// through a link put in its place, and not at all once it is gone.
 	Carved bool
+	// Image is true for the interpreter's executable: ApplyLandlock holds
+	// it only where its path names the file the process runs, and leaves
+	// it out where the path names anything else since (a directory or a
+	// link put in the image's place, whose rule would reach what they hold).
+	Image bool
 }
 
 // LandlockRuleset is the Landlock plan for a policy at one ABI: what the
@@ -163,28 +168,31 @@ func LandlockPlan(p core.Policy, n core.Needs, abi int) (LandlockRuleset, error)
 	plan := LandlockRuleset{ABI: abi,
 		HandledFS: LandlockFSExecute | landlockReadRights | landlockWriteRights(abi)}
 
-	add := func(path string, access uint64, grant bool, why string) error {
-		if !strings.HasPrefix(path, "/") {
-			return fmt.Errorf("landlock plan: %q (%s) is not an absolute path", path, why)
+	add := func(r LandlockRule) error {
+		if !strings.HasPrefix(r.Path, "/") {
+			return fmt.Errorf("landlock plan: %q (%s) is not an absolute path", r.Path, r.Why)
 		}
-		if access &= plan.HandledFS; access != 0 {
-			plan.Rules = append(plan.Rules, LandlockRule{Path: path, Access: access, Grant: grant, Why: why})
+		if r.Access &= plan.HandledFS; r.Access != 0 {
+			plan.Rules = append(plan.Rules, r)
 		}
 		return nil
 	}
+	grant := func(path string, access uint64, why string) error {
+		return add(LandlockRule{Path: path, Access: access, Grant: true, Why: why})
+	}
 	if p.Read.Unrestricted {
-		_ = add("/", landlockReadRights, true, "read grant (every path)")
+		_ = grant("/", landlockReadRights, "read grant (every path)")
 	}
 	if p.Write.Unrestricted {
-		_ = add("/", landlockEverywhereWrite(abi), true, "write grant (every path)")
+		_ = grant("/", landlockEverywhereWrite(abi), "write grant (every path)")
 	}
 	for _, path := range p.Read.Paths {
-		if err := add(path, landlockReadRights, true, "read grant"); err != nil {
+		if err := grant(path, landlockReadRights, "read grant"); err != nil {
 			return LandlockRuleset{}, err
 		}
 	}
 	for _, path := range p.Write.Paths {
-		if err := add(path, landlockWriteGrant(abi), true, "write grant"); err != nil {
+		if err := grant(path, landlockWriteGrant(abi), "write grant"); err != nil {
 			return LandlockRuleset{}, err
 		}
 	}
@@ -196,7 +204,9 @@ func LandlockPlan(p core.Policy, n core.Needs, abi int) (LandlockRuleset, error)
 		if np.File {
 			access &= landlockFileRights
 		}
-		if err := add(np.Path, access, false, "interpreter: "+np.Need); err != nil {
+		r := LandlockRule{Path: np.Path, Access: access, Why: "interpreter: " + np.Need,
+			Image: np.Need == core.NeedExecutable}
+		if err := add(r); err != nil {
 			return LandlockRuleset{}, err
 		}
 	}

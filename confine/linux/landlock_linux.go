@@ -83,9 +83,11 @@ type LandlockApplied struct {
 // reported in Carving.Withheld, as one that resolved into a guarded
 // location no grant reaches is (CarveLandlock), or one that resolves now
 // otherwise than it did when the run was admitted (Moved, by admitted);
-// a carved entry gone or swapped is not. A need of the interpreter is opened
-// again, links followed. A directory replaced by a file in between makes
-// the apply fail: the kernel refuses directory rights on a file. Between
+// a carved entry gone or swapped is not. A need of the interpreter is
+// opened again, links followed; the executable's is left out unless it
+// is the file this process runs (LandlockRule.Image). A directory
+// replaced by a file in between makes the apply fail: the kernel refuses
+// directory rights on a file. Between
 // the build and the install, a path that comes to name another entry
 // (another device, inode or type) makes the apply fail, nothing
 // installed; one gone leaves its rule out, and a grant so left out is
@@ -157,7 +159,7 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 			path = resolved
 		}
 		targets.Rules = append(targets.Rules, LandlockRule{Path: path, Access: access, Grant: r.Grant,
-			Why: r.Why})
+			Why: r.Why, Image: r.Image})
 	}
 	carved, carving := CarveLandlock(targets, carveOuts, guard.ReadDir, MaxCarvedRules)
 	carving.Withheld = compactSorted(append(carving.Withheld, moved...))
@@ -222,9 +224,12 @@ func (e landlockEntry) dir() bool { return e.kind == unix.S_IFDIR }
 // buildLandlock resolves each rule of plan to the entry its path names
 // (resolveRule): a grant's rule and a carved one on their path opened
 // through no link, left out when it is gone or a link now lies on its
-// way, the grants so left out said in withheld. Where libpsx lists the
-// threads, their directory is given a rule to read it. It makes no
-// Landlock call and keeps no descriptor open: one is open at a time.
+// way, the grants so left out said in withheld. The interpreter's
+// executable (LandlockRule.Image) is held only on the file this process
+// runs (selfImage), and left out where its path names another. Where
+// libpsx lists the threads, their directory is given a rule to read it.
+// It makes no Landlock call and keeps no descriptor open: one is open at
+// a time.
 func buildLandlock(plan LandlockRuleset) (landlockBuild, error) {
 	b := landlockBuild{
 		attr: llsyscall.RulesetAttr{HandledAccessFS: plan.HandledFS, HandledAccessNet: plan.HandledNet,
@@ -232,12 +237,13 @@ func buildLandlock(plan LandlockRuleset) (landlockBuild, error) {
 		ports: plan.ConnectTCP,
 	}
 	kinds := fsKinds{}
+	image, imageErr := runningImage()
 	add := func(r LandlockRule) (bool, error) {
 		e, ok, err := resolveRule(r, kinds)
 		if err != nil {
 			return false, fmt.Errorf("%s %s: %w", r.Why, r.Path, err)
 		}
-		if !ok {
+		if !ok || r.Image && (imageErr != nil || e.id != image) {
 			return false, nil
 		}
 		if access := e.rights(r.Access); access != 0 {
@@ -263,6 +269,19 @@ func buildLandlock(plan LandlockRuleset) (landlockBuild, error) {
 		}
 	}
 	return b, nil
+}
+
+// selfImage is the kernel's link to the file this process runs: that
+// file for as long as the process lives, whatever its path names since.
+const selfImage = "/proc/self/exe"
+
+// runningImage is the identity of the file this process runs (selfImage).
+func runningImage() (fileID, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(selfImage, &st); err != nil {
+		return fileID{}, fmt.Errorf("stat %s: %w", selfImage, err)
+	}
+	return fileID{dev: uint64(st.Dev), ino: st.Ino}, nil
 }
 
 // installLandlock makes the ruleset of b and restricts every thread to

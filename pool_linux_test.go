@@ -13,6 +13,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/linux"
+	"github.com/sabline/sabline/internal/testkit"
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
@@ -332,5 +333,101 @@ func TestPoolRunCancelledWhileItsWorkerStarts(t *testing.T) {
 	}
 	if w := p.Workers(); len(w) != 1 || w[0] != started[0] {
 		t.Errorf("workers %v after the control, want %v still", w, started)
+	}
+}
+
+// readsItsMemory is a program that writes its worker's memory to
+// ARGS[0]/mem and prints its worker's pid: every region /proc/self/maps
+// lists as writable (read by raw calls into memory of its own, as
+// rewindsItsCount does), or, where that file is out of reach (a strict
+// run), the Go heap: each arena of 64 MiB that madvise(2) finds mapped,
+// written a piece at a time, the pieces not readable left out.
+const readsItsMemory = `c = ffi.module("ctypes")
+OUT = ARGS[0]
+regions = []
+fd = c.syscall("openat", -100, "/proc/self/maps", 0)
+if fd.errno == "":
+    o = c.syscall("openat", -100, OUT + "/maps", 577, 420).ret  # O_WRONLY|O_CREAT|O_TRUNC
+    buf = c.syscall("mmap", 0, 1048576, 3, 0x22, -1, 0).ret  # PROT_READ|WRITE, PRIVATE|ANONYMOUS
+    got = c.syscall("read", fd.ret, buf, 1048576).ret
+    c.syscall("write", o, buf, got)
+    for line in fs.read(OUT + "/maps").split("\n"):
+        f = line.split(" ")
+        if len(f) > 1 and f[1].startswith("rw"):
+            a, b = [int(x, 16) for x in f[0].split("-")]
+            regions.append((a, min(b, a + (64 << 20))))
+else:
+    for i in range(1, 1 << 20):  # 64 MiB apart, beneath 1 << 46
+        if c.syscall("madvise", i << 26, 4096, 0).errno == "":  # MADV_NORMAL
+            regions.append((i << 26, (i + 1) << 26))
+mem = c.syscall("openat", -100, OUT + "/mem", 577, 420).ret
+for a, b in regions:
+    for at in range(a, b, 65536):
+        c.syscall("write", mem, at, min(65536, b - at))
+print(c.syscall("getpid").ret)
+`
+
+// TestPoolRawCallsReadNoEarlierRun: a run that may make raw system calls
+// reads its worker's memory as its own. Sent to a worker that had served
+// another caller's run (a door's tenants share one pool), it found that
+// run's program and its input there, at level none and at full alike
+// (under strict, the Go heap found by madvise(2) and written out). It now
+// gets a worker that served no run: the earlier run's marks are nowhere
+// in what it read, and its pid is not the earlier worker's. The control:
+// its own program and input, which the same read finds. Both at level
+// none (the memory /proc/self/maps lists) and under strict, level full
+// (the Go heap's arenas, found by madvise).
+func TestPoolRawCallsReadNoEarlierRun(t *testing.T) {
+	for _, confine := range []sabline.Confine{sabline.ConfineDefault, sabline.ConfineStrict} {
+		t.Run(string(confine), func(t *testing.T) { rawCallsReadNoEarlierRun(t, confine) })
+	}
+}
+
+func rawCallsReadNoEarlierRun(t *testing.T, confine sabline.Confine) {
+	root, out := importRoot(t), t.TempDir()
+	ceiling := budget.MustParse(root, "io,ffi:ctypes,fs:write:"+out, "fs:read:"+out)
+	p := newPool(t, sabline.PoolOptions{Workers: 1, ImportRoot: root,
+		Timeout: testkit.Bound(time.Minute), Budget: ceiling, Receipts: t.TempDir(), Confine: confine})
+	// Made here, so that no worker holds them but through a job.
+	mark := func(what string) string { return fmt.Sprintf("%s-%d-mark", what, time.Now().UnixNano()) }
+	theirs, theirInput := mark("their-program"), mark("their-input")
+	src := fmt.Sprintf("secret = %q\nprint(len(io.read_all()), len(secret))\n", theirs)
+	if err := os.WriteFile(filepath.Join(root, "theirs.vel"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	narrow := budget.MustParse(root, "io")
+	res, err := p.Run(context.Background(), sabline.File("theirs.vel"),
+		sabline.RunOptions{Budget: &narrow, Tenant: "acme", Stdin: strings.NewReader(theirInput)})
+	if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+		t.Fatalf("the earlier run: %v, %+v", err, res.Receipt.Outcome)
+	}
+	earlier := p.Workers()
+	if len(earlier) != 1 {
+		t.Fatalf("workers after the earlier run: %v, want one", earlier)
+	}
+	own, ownInput := mark("own-program"), mark("own-input")
+	reads := sabline.Source("reads.vel", []byte(fmt.Sprintf("MARK = %q\n", own)+readsItsMemory))
+	res, err = p.Run(context.Background(), reads, sabline.RunOptions{Tenant: "beta",
+		Args: []string{out}, Stdin: strings.NewReader(ownInput)})
+	if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+		t.Fatalf("the run with raw calls: %v, %+v", err, res.Receipt.Outcome)
+	}
+	mem, err := os.ReadFile(filepath.Join(out, "mem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{own, ownInput} {
+		if !strings.Contains(string(mem), m) {
+			t.Fatalf("the control: %s is not in the %d bytes of memory the run read: the way was "+
+				"not tried", m, len(mem))
+		}
+	}
+	for _, m := range []string{theirs, theirInput} {
+		if strings.Contains(string(mem), m) {
+			t.Errorf("%s, the earlier run's, is in the memory the run with raw calls read", m)
+		}
+	}
+	if pid := strings.TrimSpace(string(res.Stdout)); pid == fmt.Sprint(earlier[0]) {
+		t.Errorf("the run with raw calls ran in worker %s, which had served the earlier run", pid)
 	}
 }

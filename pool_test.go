@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"testing/iotest"
 
 	"github.com/sabline/sabline/confine/core"
@@ -968,5 +969,50 @@ func TestPoolRegistryDurability(t *testing.T) {
 	if _, err := reg.Run(context.Background(), opts(""), sabline.File("hello.vel"),
 		sabline.RunOptions{}); err != nil || reg.Len() != 2 {
 		t.Errorf(`a run with durability "": %v, %d pools; want it in flush's pool`, err, reg.Len())
+	}
+}
+
+// TestPoolClosesWhatARunLeftOpen: a pool with no broker (under
+// --no-confine, as on systems without one) runs each program's
+// connections in its worker. One a program left open stayed open there
+// once its run had ended, its peer still connected while the worker ran
+// the next caller's program, until a garbage collection closed it. It is
+// closed as the run ends: the peer reads its end, and the same worker
+// serves the next run. The control: the peer had the program's bytes.
+func TestPoolClosesWhatARunLeftOpen(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	root := importRoot(t)
+	p := newPool(t, sabline.PoolOptions{Workers: 1, ImportRoot: root, Timeout: time.Minute,
+		Budget: budget.MustParse(root, "io,net:127.0.0.1"), Confine: sabline.ConfineOff,
+		Receipts: t.TempDir()})
+	src := fmt.Sprintf("c = net.connect(\"127.0.0.1\", %d)\nc.send(\"left\")\nprint(\"ran\")\n",
+		ln.Addr().(*net.TCPAddr).Port)
+	res, err := p.Run(context.Background(), sabline.Source("left.vel", []byte(src)),
+		sabline.RunOptions{})
+	if err != nil || string(res.Stdout) != "ran\n" {
+		t.Fatalf("run: %q, %v", res.Stdout, err)
+	}
+	worker := p.Workers()
+	peer, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	// Bounded by what it waits for: the bytes, then the end.
+	_ = peer.SetReadDeadline(time.Now().Add(testkit.Bound(10 * time.Second)))
+	got, err := io.ReadAll(peer)
+	if string(got) != "left" {
+		t.Fatalf("the peer read %q (%v), want the program's bytes", got, err)
+	}
+	if err != nil {
+		t.Errorf("the connection the run left is open in worker %v once the run ended: %v", worker, err)
+	}
+	if len(worker) != 1 || !slices.Equal(p.Workers(), worker) {
+		t.Errorf("workers %v after the run, then %v: want the one that serves the next run", worker,
+			p.Workers())
 	}
 }

@@ -52,6 +52,9 @@ type Interp struct {
 	registry *Registry
 	dialFunc DialFunc // opens every connection of the run
 	ownDial  bool     // no Config.Dial: the run dials itself (netCheck)
+	// open are the run's connections (net.connect, net.udp) it has not
+	// closed: Exec closes them as the program ends.
+	open map[*conn]struct{}
 	// writeGrants are the paths fs:write:PATH (or fs:PATH) items name:
 	// each a directory, made before the run when it did not exist.
 	writeGrants []string
@@ -294,6 +297,10 @@ var predeclared = map[string]func(in *Interp) starlark.Value{
 // writeValue, which bounds no depth), which is why a run of a program
 // not trusted runs in a worker.
 func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) (err error) {
+	// A connection the program left open is not left to the process that
+	// ran it: a pool's worker runs the next caller's program, and the
+	// caller's own process goes on (TestExecClosesWhatItLeftOpen).
+	defer in.closeOpen()
 	defer func() {
 		if r := recover(); r != nil {
 			err = codes.Errorf(codes.E310, "internal error: %v", r)

@@ -175,7 +175,19 @@ func (in *Interp) dial(b *starlark.Builtin, args starlark.Tuple, kwargs []starla
 	// A stop ends a send or a recv that waits on the peer: its deadline
 	// passes at once.
 	unhalt := context.AfterFunc(in.halted, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
-	return &conn{in: in, c: c, name: address, unhalt: unhalt}, nil
+	opened := &conn{in: in, c: c, name: address, unhalt: unhalt}
+	if in.open == nil {
+		in.open = map[*conn]struct{}{}
+	}
+	in.open[opened] = struct{}{}
+	return opened, nil
+}
+
+// closeOpen closes every connection of the run still open.
+func (in *Interp) closeOpen() {
+	for c := range in.open {
+		c.close()
+	}
 }
 
 // netCheck asks the budget for the connection e, charges the grant that
@@ -289,13 +301,7 @@ func (c *conn) Attr(name string) (starlark.Value, error) {
 	case "close":
 		return starlark.NewBuiltin("close", func(_ *starlark.Thread, b *starlark.Builtin,
 			args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if !c.closed {
-				c.closed = true
-				if c.unhalt != nil {
-					c.unhalt()
-				}
-				_ = c.c.Close() // closing twice or after a reset is not the program's concern
-			}
+			c.close()
 			return starlark.None, nil
 		}), nil
 	}
@@ -311,6 +317,22 @@ func (in *Interp) netError(what string, err error) error {
 		return &codes.Error{Code: e.Code, Msg: what + ": " + e.Msg, Err: err, Do: e.Do}
 	}
 	return in.osError(codes.E315, what, err)
+}
+
+// close closes c, once: closing twice or after a reset is not the
+// program's concern.
+func (c *conn) close() {
+	if c.closed {
+		return
+	}
+	c.closed = true
+	if c.unhalt != nil {
+		c.unhalt()
+	}
+	_ = c.c.Close()
+	if c.in != nil {
+		delete(c.in.open, c)
+	}
 }
 
 func (c *conn) fail(what string, err error) error {

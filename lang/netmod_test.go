@@ -248,3 +248,71 @@ func TestOwnDialHoldsNamesAsTheBroker(t *testing.T) {
 		})
 	}
 }
+
+// TestExecClosesWhatItLeftOpen: a connection (TCP, UDP) a program leaves
+// open is closed as its run ends, whether it dials itself or through
+// Config.Dial, as a worker's broker does. Before, a run with no broker (a
+// pool under --no-confine, a run in the caller's process) left it open
+// in the process that ran it, its peer still connected while the next
+// caller's program ran there, until a garbage collection closed it. The
+// controls: the peer had the program's bytes (the way was tried), and a
+// program that closes its connection itself.
+func TestExecClosesWhatItLeftOpen(t *testing.T) {
+	for _, tt := range []struct {
+		name, close string
+		dial        DialFunc
+	}{
+		{name: "a run that dials itself"},
+		{name: "a run that dials through Config.Dial", dial: (&net.Dialer{}).DialContext},
+		{name: "the control: the program closes them", close: "c.close()\nu.close()\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer udp.Close()
+			port := ln.Addr().(*net.TCPAddr).Port
+			uport := udp.LocalAddr().(*net.UDPAddr).Port
+			b := budget.MustParse("/", fmt.Sprintf("io,net:127.0.0.1:%d,net:udp:127.0.0.1:%d", port, uport))
+			src := fmt.Sprintf("c = net.connect(\"127.0.0.1\", %d)\nc.send(\"left\")\n"+
+				"u = net.udp(\"127.0.0.1\", %d)\nu.send(\"left\")\n%sprint(\"ran\")\n", port, uport, tt.close)
+			r := runSrc(t, Config{Budget: b, Cwd: testkit.Scratch(t), Dial: tt.dial}, src)
+			if r.err != nil || r.stdout != "ran\n" {
+				t.Fatalf("run: %q, %v", r.stdout, r.err)
+			}
+			peer, err := ln.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer peer.Close()
+			// Bounded by what it waits for: the bytes, then the end.
+			_ = peer.SetReadDeadline(time.Now().Add(testkit.Bound(10 * time.Second)))
+			got, err := io.ReadAll(peer)
+			if string(got) != "left" {
+				t.Fatalf("the peer read %q (%v), want the program's bytes", got, err)
+			}
+			if err != nil {
+				t.Errorf("the connection the program left is still open once its run ended: %v", err)
+			}
+			// The datagram socket: its port is free once the run ended,
+			// as it is once closed.
+			buf := make([]byte, 16)
+			_ = udp.SetReadDeadline(time.Now().Add(testkit.Bound(10 * time.Second)))
+			n, from, err := udp.ReadFrom(buf)
+			if err != nil || string(buf[:n]) != "left" {
+				t.Fatalf("the datagram: %q, %v", buf[:n], err)
+			}
+			if again, err := net.ListenPacket("udp", from.String()); err != nil {
+				t.Errorf("the datagram socket the program left is still bound to %s: %v", from, err)
+			} else {
+				again.Close()
+			}
+		})
+	}
+}

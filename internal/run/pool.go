@@ -729,6 +729,15 @@ func (s *slot) idled(p *Pool, gen int) {
 // the pool already, for the caller to retire.
 func (p *Pool) runIn(s *slot, j *pooled) (*PoolResult, *poolWorker) {
 	w := s.take(p)
+	if w != nil && w.sent > 0 && widens(j.b) {
+		// A run that may make raw system calls reads its worker's memory
+		// as its own (a write(2) of any address): what earlier runs left
+		// there, other callers' programs, input and output among it, and
+		// the files kept compiled. It gets a worker that served none.
+		p.forget(w)
+		w.retire()
+		w = nil
+	}
 	var res *PoolResult
 	var keep bool
 	for res == nil {

@@ -739,7 +739,10 @@ func TestPoolInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
+	// Closed after the pipes below are (cleanups run last first): a run
+	// still waiting on one, when the test has failed, ends then, and
+	// Close does not wait for it until go test's own timeout.
+	t.Cleanup(func() { pool.Close() })
 	prog := sabline.Source(filepath.Join(dir, "echo.vel"), []byte("print(io.read_line())\n"))
 	pipe := func(line string) io.Reader {
 		r, w := io.Pipe()

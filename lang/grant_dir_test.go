@@ -15,11 +15,15 @@ import (
 // out.txt meets "is a directory": the refusal says why and what to grant
 // instead (before, it said only the system's answer, and its advice was
 // that the budget had allowed it). A directory beneath a grant that is
-// not a grant's own path keeps the system's answer; the control grants
-// the directory above, as the refusal advises, and the file is written.
+// not a grant's own path keeps the system's answer, and so does a read
+// of a directory a read grant names (a read grant names a file or a
+// directory, and none is made: the advice is a write grant's alone); the
+// control grants the directory above, as the refusal advises, and the
+// file is written.
 func TestWriteGrantIsADirectory(t *testing.T) {
 	tests := []struct {
 		name     string
+		read     bool   // a read grant, and a read of target
 		grant    string // beneath the scratch directory
 		made     string // a directory there before the run
 		target   string
@@ -31,6 +35,10 @@ func TestWriteGrantIsADirectory(t *testing.T) {
 		{name: "a directory beneath a grant", grant: ".", made: "sub", target: "sub",
 			wantCode: codes.E314, wantMsg: "is a directory"},
 		{name: "the directory above granted (the control)", grant: ".", target: "out.txt"},
+		// A read grant is of a directory or a file, and is made by none:
+		// a read of a directory it names keeps the system's answer.
+		{name: "a read grant's own path", read: true, grant: "data", made: "data", target: "data",
+			wantCode: codes.E314, wantMsg: "is a directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,8 +51,12 @@ func TestWriteGrantIsADirectory(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			b := budget.MustParse(dir, "fs:write:"+filepath.Join(dir, tt.grant))
-			r := runSrc(t, Config{Budget: b, Cwd: dir}, `fs.write("`+tt.target+`", "x")`+"\n")
+			access, stmt := "write", `fs.write("`+tt.target+`", "x")`
+			if tt.read {
+				access, stmt = "read", `fs.read("`+tt.target+`")`
+			}
+			b := budget.MustParse(dir, "fs:"+access+":"+filepath.Join(dir, tt.grant))
+			r := runSrc(t, Config{Budget: b, Cwd: dir}, stmt+"\n")
 			if codes.CodeOf(r.err) != tt.wantCode {
 				t.Fatalf("error %v, want code %q", r.err, tt.wantCode)
 			}

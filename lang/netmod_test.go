@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +25,14 @@ import (
 // every A question with addr, and returns its address.
 func dnsOverTCP(t *testing.T, addr [4]byte) string {
 	t.Helper()
+	return dnsNamed(t, addr, nil)
+}
+
+// dnsNamed is dnsOverTCP answering each name of named (a fully
+// qualified name, "x.test.") with its addresses, in their order, and any
+// other with addr.
+func dnsNamed(t *testing.T, addr [4]byte, named map[string][][4]byte) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -35,15 +44,16 @@ func dnsOverTCP(t *testing.T, addr [4]byte) string {
 			if err != nil {
 				return
 			}
-			go answerOverTCP(c, addr)
+			go answerOverTCP(c, addr, named)
 		}
 	}()
 	return ln.Addr().String()
 }
 
 // answerOverTCP answers the questions of one DNS-over-TCP connection, each
-// message after its two-byte length.
-func answerOverTCP(c net.Conn, addr [4]byte) {
+// message after its two-byte length: a name of named with its addresses,
+// any other with addr.
+func answerOverTCP(c net.Conn, addr [4]byte, named map[string][][4]byte) {
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 	for {
@@ -70,7 +80,14 @@ func answerOverTCP(c net.Conn, addr [4]byte) {
 		_ = b.Question(q)
 		_ = b.StartAnswers()
 		if q.Type == dnsmessage.TypeA {
-			_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}, dnsmessage.AResource{A: addr})
+			answers, ok := named[q.Name.String()]
+			if !ok {
+				answers = [][4]byte{addr}
+			}
+			for _, a := range answers {
+				_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET,
+					TTL: 60}, dnsmessage.AResource{A: a})
+			}
 		}
 		msg, err := b.Finish()
 		if err != nil {
@@ -188,19 +205,32 @@ func TestConfigDial(t *testing.T) {
 // of a name to that name's public addresses, as the broker holds a
 // confined run: a name that answers with a loopback address is refused
 // (E335) for net.connect and net.http_get, and the listener there sees no
-// connection. Once, the run connected where the confined run was
-// refused. The controls connect: the address granted itself, localhost,
-// and the same name under a grant of any host.
+// connection; a name that answers a public address and a loopback one is
+// dialled at the public one alone (which this machine's dial refuses,
+// the test's dialer reaching no address but 127.0.0.1). Once, the run
+// connected where the confined run was refused. The controls connect:
+// the address granted itself, localhost, the same name under a grant of
+// any host, and a name beneath .localhost whose first address refuses
+// (127.0.0.2), at its second.
 func TestOwnDialHoldsNamesAsTheBroker(t *testing.T) {
-	server := dnsOverTCP(t, [4]byte{127, 0, 0, 1})
-	kept := resolver
+	server := dnsNamed(t, [4]byte{127, 0, 0, 1}, map[string][][4]byte{
+		"mixed.test.":       {{93, 184, 215, 14}, {127, 0, 0, 1}},
+		"second.localhost.": {{127, 0, 0, 2}, {127, 0, 0, 1}},
+	})
+	kept, keptControl := resolver, dialer.Control
 	resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn,
 		error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", server)
 	}}
 	dialer.Resolver = resolver // a host module's dial, and a grant of any host
-	t.Cleanup(func() { resolver, dialer.Resolver = kept, kept })
+	dialer.Control = func(_, address string, _ syscall.RawConn) error {
+		if host, _, _ := net.SplitHostPort(address); host != "127.0.0.1" {
+			return fmt.Errorf("the test's dialer reaches 127.0.0.1 alone, not %s", address)
+		}
+		return nil
+	}
+	t.Cleanup(func() { resolver, dialer.Resolver, dialer.Control = kept, kept, keptControl })
 
 	var accepted atomic.Int64
 	port := testkit.Serve(t, func(c net.Conn) {
@@ -218,6 +248,10 @@ func TestOwnDialHoldsNamesAsTheBroker(t *testing.T) {
 		{"the address granted", "net:127.0.0.1:" + port, "127.0.0.1", connect, ""},
 		{"localhost", "net:localhost:" + port, "localhost", get, ""},
 		{"the name under a grant of any host", "net", "rebind.test", connect, ""},
+		{"a name that answers a public address and loopback", "net:mixed.test:" + port,
+			"mixed.test", connect, codes.E315},
+		{"a name whose first address refuses", "net:second.localhost:" + port, "second.localhost",
+			connect, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := testkit.Scratch(t)
@@ -228,7 +262,7 @@ func TestOwnDialHoldsNamesAsTheBroker(t *testing.T) {
 			// connected has had its answer, or closed, by the time it ends.
 			var made int64
 			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); runtime.Gosched() {
-				if made = accepted.Load() - before; made > 0 || tt.want != "" {
+				if made = accepted.Load() - before; made > 0 || tt.want != "" || r.err != nil {
 					break
 				}
 			}
@@ -238,8 +272,14 @@ func TestOwnDialHoldsNamesAsTheBroker(t *testing.T) {
 				}
 				return
 			}
-			if codes.CodeOf(r.err) != tt.want || !strings.Contains(r.err.Error(),
-				"rebind.test resolved to 127.0.0.1 only") {
+			switch {
+			case tt.want == codes.E315: // the public address dialled, and refused here
+				if codes.CodeOf(r.err) != tt.want || !strings.Contains(r.err.Error(),
+					"not 93.184.215.14:"+port) {
+					t.Errorf("run: %v; want %s, the public address dialled alone", r.err, tt.want)
+				}
+			case codes.CodeOf(r.err) != tt.want || !strings.Contains(r.err.Error(),
+				"rebind.test resolved to 127.0.0.1 only"):
 				t.Errorf("run: %v; want %s, the name resolved to loopback", r.err, tt.want)
 			}
 			if made != 0 {

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -309,4 +310,68 @@ func waitingOnInput(t *testing.T) {
 		}
 	}
 	t.Fatal("the program did not wait on its input within a minute")
+}
+
+// TestStopEndsADial stops a program whose connection is still being
+// made (net.connect, net.udp): its dial waits on a peer that never
+// answers, here a Config.Dial that returns only when its context is
+// done, as a dial of the run's own does to a host that drops the SYN.
+// Each run ends with E307 at the call as soon as it is stopped, where it
+// once waited for the dial's own bound (10 s). The control: the same
+// dial given a peer connects, and the program reads its answer.
+func TestStopEndsADial(t *testing.T) {
+	answers := testkit.Serve(t, func(c net.Conn) { _, _ = io.WriteString(c, "pong") })
+	for _, tt := range []struct{ name, src, grant string }{
+		{"net.connect", "c = net.connect(\"127.0.0.1\", PORT)\nprint(c.recv())\n", "net:127.0.0.1"},
+		{"net.udp", "c = net.udp(\"127.0.0.1\", PORT)\nprint(c.recv())\n", "net:udp:127.0.0.1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := testkit.Scratch(t)
+			b := budget.MustParse(dir, "io,"+tt.grant)
+			src := strings.ReplaceAll(tt.src, "PORT", answers)
+			if tt.name == "net.connect" {
+				control := runSrc(t, Config{Budget: b, Cwd: dir, Dial: func(ctx context.Context,
+					network, address string) (net.Conn, error) {
+					var d net.Dialer
+					return d.DialContext(ctx, network, address)
+				}}, src)
+				if control.err != nil || control.stdout != "pong\n" {
+					t.Fatalf("with a dial that connects: %q, %v; want its answer", control.stdout,
+						control.err)
+				}
+			}
+
+			asked := make(chan struct{})
+			waits := func(ctx context.Context, _, _ string) (net.Conn, error) {
+				close(asked)
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			prog := filepath.Join(dir, "main.vel")
+			testkit.WriteFile(t, prog, src)
+			in := NewInterp(Config{Budget: b, Cwd: dir, Stdout: io.Discard, Dial: waits,
+				Stdin: strings.NewReader("")})
+			pre := in.Predeclared()
+			c, err := in.Compile(prog, pre)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- in.Exec(c, pre) }()
+			select {
+			case <-asked:
+			case err := <-done:
+				t.Fatalf("the run ended before it dialled: %v", err)
+			}
+			in.Stop("stopped by the test")
+			bound := min(testkit.Bound(5*time.Second), dialTimeout/2)
+			select {
+			case err = <-done:
+			case <-time.After(bound):
+				t.Fatalf("the stopped run still waited on its dial %v after the stop", bound)
+			}
+			testkit.WantError(t, err, codes.E307, fmt.Sprintf("%s:1:%d", prog,
+				strings.Index(src, "(")+1), "stopped by the test")
+		})
+	}
 }

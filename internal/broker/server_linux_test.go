@@ -476,3 +476,90 @@ func TestBrokerListBound(t *testing.T) {
 		t.Fatalf("listed %d, unlisted %d", len(r.list), r.unlisted)
 	}
 }
+
+// tcpInfo is the kernel's TCP_INFO of c, a connection the broker handed.
+func tcpInfo(t *testing.T, c net.Conn) *unix.TCPInfo {
+	t.Helper()
+	rc, err := c.(*handed).Conn.(syscall.Conn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info *unix.TCPInfo
+	if cerr := rc.Control(func(fd uintptr) {
+		info, err = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
+	}); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+// TestBrokerCountsNothingAResetDropped: a peer that resets the
+// connection (it closes with the run's bytes unread) ends it: what the
+// kernel still held to send is dropped, never to reach the peer, and the
+// receipt counts as sent only what the kernel had sent, as TCP_INFO said
+// once the reset came. Counted with what was queued, the receipt said
+// the whole 256 KiB the run wrote had gone. The control: the same peer
+// reading all before the run ends (TestBrokerCountsWhatIsQueued).
+func TestBrokerCountsNothingAResetDropped(t *testing.T) {
+	const size = 256 << 10
+	b, c := channel(t, nil)
+	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
+		var err error
+		if cerr := rc.Control(func(fd uintptr) {
+			err = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, 4096)
+		}); cerr != nil {
+			return cerr
+		}
+		return err
+	}}
+	l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	begin(b, "io,net:127.0.0.1:"+port)
+	conn, err := dial(c, "tcp", "127.0.0.1:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	peer, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetWriteDeadline(time.Now().Add(bounded))
+	if _, err := conn.Write(bytes.Repeat([]byte("r"), size)); err != nil {
+		t.Fatalf("the run's write of %d bytes: %v", size, err)
+	}
+	if err := peer.(*net.TCPConn).SetLinger(0); err != nil {
+		t.Fatal(err)
+	}
+	peer.Close() // a reset, the run's bytes unread
+	var info *unix.TCPInfo
+	for deadline := time.Now().Add(bounded); ; time.Sleep(time.Millisecond) {
+		if info = tcpInfo(t, conn); info.State == tcpClose {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run's connection in state %d a minute after the peer's reset", info.State)
+		}
+	}
+	sent := int64(info.Bytes_sent - info.Bytes_retrans)
+	if sent >= size {
+		t.Fatalf("the kernel sent %d bytes before the reset; the test wants it to hold some back",
+			sent)
+	}
+	list, _ := b.End()
+	if len(list) != 1 || list[0].SentBytes == nil || *list[0].SentBytes != sent {
+		var got any
+		if len(list) == 1 {
+			got = deref(list[0].SentBytes)
+		}
+		t.Fatalf("the receipt counts %v bytes sent; the kernel sent %d before the peer reset "+
+			"the connection, and dropped the rest", got, sent)
+	}
+}

@@ -328,3 +328,42 @@ func TestSlowBodyHoldsNoSlot(t *testing.T) {
 		t.Errorf("%d runs, want 4", n)
 	}
 }
+
+// TestNoTenantTakesEveryLookup: on a door of several tenants, one that
+// sets no concurrency holds at most its share of the door's receipt
+// lookups reading a slow store (half of those read at once): its
+// lookups past it are 429 concurrency-limit, and another tenant's lookup
+// still reaches the store. Before, the first took every lookup the door
+// reads at once, and the other's waited until the store answered.
+func TestNoTenantTakesEveryLookup(t *testing.T) {
+	fake := &fakeRunner{looking: make(chan struct{}, 64), lookWait: make(chan struct{})}
+	acme := tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme)}
+	beta := tenant.Tenant{Name: "beta", TokenSHA256: digest(tokenBeta)}
+	_, srv, _ := tenantServer(t, fake, acme, beta) // 8 workers: 8 lookups at once, a share of 4
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	statuses := make(chan int, 16)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() { statuses <- getOn(t, addr, "/v1/receipts/00000000000000aa", tokenAcme) })
+	}
+	for range 4 {
+		<-fake.looking // acme's share, each held by the slow store
+	}
+	if st := getOn(t, addr, "/v1/receipts/00000000000000aa", tokenAcme); st != 429 {
+		t.Errorf("acme's fifth lookup while four wait on the store: %d, want 429", st)
+	}
+	wg.Go(func() { statuses <- getOn(t, addr, "/v1/receipts/00000000000000bb", tokenBeta) })
+	select {
+	case <-fake.looking: // beta's reached the store
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Error("beta's lookup did not reach the store beside acme's")
+	}
+	close(fake.lookWait)
+	wg.Wait()
+	close(statuses)
+	for st := range statuses {
+		if st == 429 {
+			t.Errorf("a lookup within its share answered %d", st)
+		}
+	}
+}

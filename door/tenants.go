@@ -34,8 +34,10 @@ type tenantState struct {
 	running  *atomic.Int64 // runs and audits in flight, kept across reloads
 	lookups  *atomic.Int64 // receipt lookups reading the store, kept across reloads
 	// share bounds the runs in flight of a tenant with no Concurrency of
-	// its own beside other tenants (defaultShare); 0: none.
-	share int
+	// its own beside other tenants (defaultShare); 0: none. lookupShare
+	// bounds its receipt lookups reading the store alike: half of those
+	// the door lets read it at once.
+	share, lookupShare int
 }
 
 // defaultShare is the runs a tenant whose Concurrency is not set may
@@ -101,6 +103,10 @@ func (s *Server) SetTenants(ts []tenant.Tenant) error {
 		st := &tenantState{Tenant: t}
 		if t.Concurrency == 0 {
 			st.share = defaultShare(len(ts), s.cfg.Workers, s.cfg.Queue)
+			// Half the lookups reading the store at once (Workers, New):
+			// another tenant's lookup finds one free, not only a place
+			// to wait in.
+			st.lookupShare = defaultShare(len(ts), s.cfg.Workers, 0)
 		}
 		if _, err := hex.Decode(st.digest[:], []byte(t.TokenSHA256)); err != nil {
 			return fmt.Errorf("door: tenants: %s: token_sha256: %w", t.Name, err)
@@ -243,10 +249,15 @@ func (t *tenantState) request() error {
 }
 
 // lookup takes a turn of t's bound of receipt lookups reading the store
-// at once (its Concurrency), or says that it refuses.
+// at once (its Concurrency, else its share of the door's lookup places
+// beside other tenants), or says that it refuses.
 func (t *tenantState) lookup() (release func(), err error) {
 	if t == nil {
 		return func() {}, nil
+	}
+	if t.lookupShare > 0 {
+		return t.holdTo(t.lookups, t.lookupShare, "receipt lookups (its share: half of those "+
+			"the server reads at once, the tenants file setting no concurrency of its own)")
 	}
 	return t.hold(t.lookups, "receipt lookups")
 }

@@ -72,7 +72,8 @@ type Tenant struct {
 	// door of more than one tenant its share, half the door's places
 	// (workers and queue), so that no one tenant takes them all. It
 	// bounds the tenant's receipt lookups that read the store at once
-	// too.
+	// too (0: half of those the door reads at once, beside other
+	// tenants).
 	Concurrency int `json:"concurrency,omitempty"`
 	// Requests is how many requests of every kind (runs, audits, receipt
 	// lookups, health, MCP messages) the tenant may send a second, on

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // TestKeysOf: a journal's keys go under the replica its ship.by names,
@@ -41,9 +43,28 @@ func TestKeysOf(t *testing.T) {
 			if want := tt.want + "/" + id + "/"; rest != want {
 				t.Errorf("keys under %q, want %q", rest, want)
 			}
-			if got := readBy(dir); got != tt.want {
-				t.Errorf("ship.by names %q after, want %q", got, tt.want)
+			if got, err := readBy(dir); err != nil || got != tt.want {
+				t.Errorf("ship.by names %q (%v) after, want %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestKeysOfUnreadable: a ship.by that is there and cannot be read (a
+// named pipe in its place, which is never waited on) is an error, and is
+// left as it is, never marked again with the Shipper's own replica: the
+// journal's later segments would go under other keys than its earlier
+// ones, and a segment under both.
+func TestKeysOfUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	by := filepath.Join(dir, byFile)
+	if err := testkit.Mkfifo(by); err != nil {
+		t.Skipf("no named pipe here: %v", err)
+	}
+	if rest, err := keysOf(dir, "0123456789abcdef", "r1"); err == nil {
+		t.Fatalf("keys %q of a journal whose ship.by cannot be read, want an error", rest)
+	}
+	if fi, err := os.Lstat(by); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the ship.by that could not be read was replaced: %v, %v", fi.Mode(), err)
 	}
 }

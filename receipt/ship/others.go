@@ -324,23 +324,32 @@ func writeDone(dir string, n int) error {
 // again under keys of its own.
 const byFile = "ship.by"
 
-// readBy reads the byFile of the journal in dir: a replica id, or "".
-func readBy(dir string) string {
+// readBy reads the byFile of the journal in dir: a replica id, or ""
+// where there is none or it names none. A file that is there and cannot
+// be read is an error, never taken for no mark: marked again, the
+// journal's next segments would go under keys of another replica's.
+func readBy(dir string) (string, error) {
 	data, err := journal.ReadRegular(filepath.Join(dir, byFile), maxIDBytes) // never a pipe's wait
-	if err != nil {
-		return ""
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("ship: read %s's %s: %w", dir, byFile, err)
 	}
 	if id := strings.TrimSuffix(string(data), "\n"); ValidReplica(id) {
-		return id
+		return id, nil
 	}
-	return ""
+	return "", nil
 }
 
 // keysOf is what the keys of the journal in dir, whose id is id, hold
 // after Prefix or LegacyPrefix: REPLICA/ID/, REPLICA the one its byFile
 // names, which is replica when it names none (and is marked so).
 func keysOf(dir, id, replica string) (string, error) {
-	by := readBy(dir)
+	by, err := readBy(dir)
+	if err != nil {
+		return "", err
+	}
 	if by == "" {
 		if err := writeMark(dir, byFile, replica); err != nil {
 			return "", fmt.Errorf("ship: mark %s shipped by %s: %w", dir, replica, err)

@@ -2,14 +2,12 @@ package lang
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -20,6 +18,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/internal/httpget"
 )
 
@@ -180,8 +179,7 @@ func (in *Interp) input() *bufio.Reader {
 // on r alone, as nothing else can end a Read; what it reads then is
 // dropped. A reader in memory, which never waits, is read as it is.
 func haltable(halted context.Context, r io.Reader) io.Reader {
-	switch r.(type) {
-	case nil, *bytes.Reader, *strings.Reader, *bytes.Buffer:
+	if r == nil || bounded.InMemory(r) {
 		return r
 	}
 	return &haltableReader{halted: halted, r: r}

@@ -17,6 +17,7 @@ package bounded
 import (
 	"bytes"
 	"io"
+	"strings"
 )
 
 // Read reads r to its end or to limit bytes, whichever comes first, and
@@ -96,3 +97,15 @@ func (w *Writer) Written() int64 { return w.n }
 
 // Cut reports whether more was written than kept.
 func (w *Writer) Cut() bool { return w.n > int64(w.buf.Len()) }
+
+// InMemory reports whether r is a reader of bytes already in memory
+// (*bytes.Reader, *bytes.Buffer, *strings.Reader), whose Read never
+// waits: a caller that must not wait on a reader past its context reads
+// such a one at once, any other from a goroutine of its own.
+func InMemory(r io.Reader) bool {
+	switch r.(type) {
+	case *bytes.Reader, *bytes.Buffer, *strings.Reader:
+		return true
+	}
+	return false
+}

@@ -1,7 +1,9 @@
 package bounded
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -164,6 +166,31 @@ func TestReadSized(t *testing.T) {
 			if cap(got) > limit+1 {
 				t.Errorf("ReadSized's buffer holds %d bytes, past the bound and one byte, %d",
 					cap(got), limit+1)
+			}
+		})
+	}
+}
+
+// TestInMemory: the readers whose bytes are in memory are told apart
+// from one that may wait (a pipe), which a caller reads from a goroutine
+// of its own.
+func TestInMemory(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	for _, tt := range []struct {
+		name string
+		r    io.Reader
+		want bool
+	}{
+		{name: "a strings.Reader", r: strings.NewReader("x"), want: true},
+		{name: "a bytes.Reader", r: bytes.NewReader([]byte("x")), want: true},
+		{name: "a bytes.Buffer", r: bytes.NewBufferString("x"), want: true},
+		{name: "a pipe", r: pr},
+		{name: "a reader wrapping one in memory", r: io.LimitReader(strings.NewReader("x"), 1)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := InMemory(tt.r); got != tt.want {
+				t.Errorf("InMemory = %v, want %v", got, tt.want)
 			}
 		})
 	}

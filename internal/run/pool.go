@@ -1,7 +1,6 @@
 package run
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -13,12 +12,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/internal/bufpool"
 
 	"github.com/sabline/sabline/budget"
@@ -564,10 +563,9 @@ const inputTooLarge = "this run's standard input is larger than %d bytes, the mo
 func readInput(ctx context.Context, r io.Reader) ([]byte, error) {
 	var in []byte
 	var err error
-	switch r.(type) {
-	case *bytes.Reader, *bytes.Buffer, *strings.Reader:
+	if bounded.InMemory(r) {
 		in, err = readAllInput(r)
-	default:
+	} else {
 		type input struct {
 			in  []byte
 			err error

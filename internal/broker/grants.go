@@ -2,12 +2,10 @@ package broker
 
 import (
 	"errors"
-	"net/netip"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/internal/reach"
 )
 
 // Grants are what one run may connect to: its budget's net items, each
@@ -51,10 +49,4 @@ func (a *admission) admit(r Request) (grant string, named bool, err error) {
 	default:
 		return "", false, codes.Errorf(codes.E302, "%v", err)
 	}
-}
-
-// Reachable returns those of addrs, the addresses host was looked up to,
-// that a connection granted by naming host may go to (reach.Reachable).
-func Reachable(host string, addrs []netip.Addr) ([]netip.Addr, error) {
-	return reach.Reachable(host, addrs)
 }

@@ -293,7 +293,7 @@ func (b *Broker) connect(ctx context.Context, req Request, named bool) (net.Conn
 	}
 	if named {
 		var err error
-		if addrs, err = Reachable(req.Host, addrs); err != nil {
+		if addrs, err = reach.Reachable(req.Host, addrs); err != nil {
 			return nil, err
 		}
 	}

@@ -534,20 +534,15 @@ func (s *Server) placeBody(t *tenantState) (*turn, error) {
 	return held, nil
 }
 
-// place takes a turn of t's limits, then a place at the gate with no
-// slot yet (gate.place); the turn's release gives back both.
+// place takes a turn of t's rate, then of its concurrency and a place at
+// the gate with no slot yet (placeBody); the turn's release gives back
+// both. A rate turn taken is not given back when the concurrency or the
+// gate refuses.
 func (s *Server) place(t *tenantState) (*turn, error) {
-	untenant, err := t.limit()
-	if err != nil {
+	if err := t.rate(); err != nil {
 		return nil, err
 	}
-	held, err := s.gate.place()
-	if err != nil {
-		untenant()
-		return nil, err
-	}
-	held.owner, held.then = t.name(), untenant
-	return held, nil
+	return s.placeBody(t)
 }
 
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {

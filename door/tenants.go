@@ -205,17 +205,6 @@ type limitError struct {
 
 func (e *limitError) Error() string { return e.msg }
 
-// limit takes a turn of t's limits for a run or an audit, or says which
-// limit refuses it: the rate first, then the runs at once. A rate turn
-// taken is not given back when the concurrency refuses. release gives
-// back the turn of runs at once.
-func (t *tenantState) limit() (release func(), err error) {
-	if err := t.rate(); err != nil {
-		return nil, err
-	}
-	return t.concurrent()
-}
-
 // rate takes a turn of t's rate of runs, or says that it refuses.
 func (t *tenantState) rate() error {
 	if t == nil {

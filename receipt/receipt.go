@@ -470,9 +470,10 @@ const fittedConnections = 8
 // stack but its innermost frame, the
 // digests of the files the program loaded (the program's own stays), the
 // connections past the first fittedConnections (counted), and the message, the confinement reason and the fault attempts' errors past
-// fittedBytes. What the run was, how it ended, its effects and its level
-// stay: the receipt a full file system leaves is a finished one, never
-// the skeleton.
+// fittedBytes, and so the program's own path and digest (a pooled run's
+// worker says them). What the run was, how it ended, its effects and its
+// level stay: the receipt a full file system, or the journal's bound on a
+// record, leaves is a finished one, never the skeleton.
 func (rec *Receipt) fitted() *Receipt {
 	out := *rec
 	out.Cut = slices.Clone(rec.Cut)
@@ -502,6 +503,11 @@ func (rec *Receipt) fitted() *Receipt {
 		out.Args, out.ArgsCut = []string{}, &d
 		out.Cut = append(out.Cut, fmt.Sprintf("args: the %d arguments kept, named by their digest in "+
 			"args_cut", n))
+	}
+	if len(out.Program.Files) == 1 {
+		out.Program.Files = slices.Clone(out.Program.Files)
+		clip("program.files.0.path", &out.Program.Files[0].Path)
+		clip("program.files.0.sha256", &out.Program.Files[0].SHA256)
 	}
 	clip("outcome.message", &out.Outcome.Message)
 	clip("run_parameters.confinement_reason", &out.RunParameters.ConfinementReason)

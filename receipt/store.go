@@ -128,7 +128,17 @@ func (s *Store) Finish(rec *Receipt) {
 		rec.RunParameters.DurabilityWindowMS = s.j.CommitInterval().Milliseconds()
 	}
 	rec.stored = nil
-	if err := s.append(rec, key, true); err != nil {
+	err := s.append(rec, key, true)
+	if errors.Is(err, journal.ErrTooLarge) {
+		// What the worker said (a pooled run's result line, which a
+		// program that makes raw system calls can write) can make a
+		// receipt past what the journal keeps: it is cut to fit, as one
+		// finished in its reserved space on a full file system is, not
+		// left the skeleton (a result of 2 MiB made one of 13 MB).
+		*rec = *rec.fitted()
+		err = s.append(rec, key, true)
+	}
+	if err != nil {
 		rec.storeErr = codes.Errorf(codes.E327, "finish receipt: %w", err)
 		return
 	}

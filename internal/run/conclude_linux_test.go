@@ -15,7 +15,8 @@ import (
 // agrees: one that then exits 7 is E310, saying both statuses, and one
 // that is then killed is E309; neither outcome is the worker's word. The
 // control: the same record, then exit 0, is an ok receipt whose outcome
-// is the worker's word. (Linux: the calls are named as Linux names them.)
+// is the worker's word. A record whose effects count a grant its budget
+// has not is E310 too. (Linux: the calls are named as Linux names them.)
 func TestFinalRecordAgainstTheExit(t *testing.T) {
 	const record = `c = ffi.module("ctypes")
 r = '{"outcome":{"status":"ok","exit_status":0},"effects":[]}\n'
@@ -36,6 +37,14 @@ c.syscall("write", 4, r, len(r))
 			wantMsg: "the worker's result says exit status 0, but it exited with 7", wantEnd: "exit 7"},
 		{name: "then is killed", then: `c.syscall("kill", c.syscall("getpid").ret, 9)`, wantStatus: receipt.StatusKilled, wantCode: codes.E309,
 			wantMsg: "killed by signal 9", wantEnd: "signal killed"},
+		// Effects that count a grant the budget has not are no count the
+		// worker makes (budget.Meter.Usage): a forger's word past what
+		// a report can say.
+		{name: "then another that counts a grant not in its budget, then exits 0",
+			then: `r = '{"outcome":{"status":"ok","exit_status":0},"effects":[{"grant":"net","uses":1}]}\n'
+c.syscall("write", 4, r, len(r))
+c.syscall("exit_group", 0)`, wantStatus: receipt.StatusCrashed, wantCode: codes.E310,
+			wantMsg: "effect 0 is not a count of a grant of the run's budget", wantEnd: "exit 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -68,6 +68,10 @@ type workerProc struct {
 	// awaited is the step under way (await), told of the worker's exit
 	// and of a bound it broke; nil between steps.
 	awaited atomic.Pointer[awaiting]
+	// last says its job under way is its last: it exits once it has
+	// answered (the command line's worker, a pool's whose run may make
+	// raw system calls), and how it exits must agree with its answer.
+	last bool
 }
 
 // workerSpec is how a worker is started.
@@ -113,6 +117,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		tmp:      tmp,
 		unlock:   unlock,
 		oneShot:  s.oneShot,
+		last:     s.oneShot,
 		memoryMB: s.memoryMB,
 		done:     make(chan struct{}),
 		breach:   make(chan error, 1),
@@ -593,11 +598,14 @@ func (w *workerProc) first(f waitFor) (res wire.Record, s step, bad error) {
 
 // conclude says how a step that ended a job ended the run: stopped from
 // outside; a record the worker could not have sent; the worker's own
-// outcome (final: nil when none came), which a one-shot worker's exit
-// status must agree with; or its death. keep keeps a crash report beside
-// the receipt and says where ("" when it is not kept). said names the
-// part of the outcome taken from the worker's record (receipt.FieldOutcome
-// or receipt.FieldPosition), "" when the supervisor's own.
+// outcome (final: nil when none came), which the end of a worker whose
+// job was its last (w.last, exited by now) must agree with: no signal,
+// and the exit status the outcome says (a one-shot worker's) or 0 (a
+// pool's, which exits 0 once its request pipe is closed); or its death.
+// keep keeps a crash report beside the receipt and says where ("" when
+// it is not kept). said names the part of the outcome taken from the
+// worker's record (receipt.FieldOutcome or receipt.FieldPosition), ""
+// when the supervisor's own.
 func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error,
 	keep func(report string) string) (o receipt.Outcome, said string) {
 	switch {
@@ -623,14 +631,14 @@ func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error,
 			"the worker's result is not one it could have sent: %w", bad)), ""
 	case final == nil:
 		return w.death(keep)
-	case !w.oneShot:
+	case !w.last:
 		return *final, receipt.FieldOutcome
 	}
 	ps := w.cmd.ProcessState
 	if _, killed := killedBy(ps); killed {
 		return w.death(keep)
 	}
-	if got := ps.ExitCode(); got != final.ExitStatus {
+	if got := ps.ExitCode(); got != final.ExitStatus && (w.oneShot || got != 0) {
 		if report := readCrashReport(w.tmp); report != "" {
 			// It sent its result, then crashed: the crash is the run's end.
 			return w.death(keep)

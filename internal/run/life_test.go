@@ -350,6 +350,38 @@ func TestWorkerLifeCycle(t *testing.T) {
 		{name: "a forged final record, confined (strict)", prog: forgesFinal, allow: []string{"io", "ffi:ctypes"}, linux: true,
 			setup:   func(_ *testing.T, _ string, c *lifeRun) { c.confine = core.ModeStrict },
 			wantMsg: `^$`, wantEnd: "exit 0", wantReported: []string{receipt.FieldOutcome, receipt.FieldEffects}, wantTestimony: true},
+		// A pool once took the forger's last line for the run's end
+		// however its worker then ended: killed (ok, beside an observed
+		// SIGKILL), with a status of its own, or not at all (its result
+		// pipe closed, the program still running, and killed by the pool
+		// 2 s on). Now both take how the worker ended over its word.
+		{name: "a forged final record, then killed, confined (strict)", prog: forgesFinalThen("c.syscall(\"kill\", c.syscall(\"getpid\").ret, 9)\n"),
+			allow: []string{"io", "ffi:ctypes"}, linux: true,
+			setup:    func(_ *testing.T, _ string, c *lifeRun) { c.confine = core.ModeStrict },
+			wantCode: codes.E309, wantMsg: `killed by signal 9`, wantEnd: "signal killed",
+			wantReported: []string{receipt.FieldEffects}, wantTestimony: true},
+		{name: "a forged final record, then a status of its own, confined (strict)", prog: forgesFinalThen("c.syscall(\"exit_group\", 3)\n"),
+			allow: []string{"io", "ffi:ctypes"}, linux: true,
+			setup:    func(_ *testing.T, _ string, c *lifeRun) { c.confine = core.ModeStrict },
+			wantCode: codes.E310, wantMsg: `result says exit status 0, but it exited with 3`, wantEnd: "exit 3",
+			wantReported: []string{receipt.FieldEffects}, wantTestimony: true},
+		// The command line reads its worker's records to its exit, and
+		// stops it at its deadline; a pool stops a worker that has not
+		// exited 2 s after its result pipe ended.
+		{name: "a forged final record, the pipe closed, then running on, confined (strict)", prog: forgesFinalThen("c.syscall(\"close\", 4)\n" + spin),
+			allow: []string{"io", "ffi:ctypes"}, linux: true,
+			setup:    func(_ *testing.T, _ string, c *lifeRun) { c.confine, c.timeout = core.ModeStrict, 5*time.Second },
+			wantCode: codes.E307, wantMsg: `took longer than its timeout 5s and was stopped`,
+			wantPool: &lifeWant{code: codes.E310, msg: `result pipe ended and the worker ran on: it was stopped 2s later`}},
+		// Past the lines a pool reads of a run, its worker is stopped: a
+		// line not read could be the one the worker ended after.
+		{name: "forged final records past the bound on lines, then killed, confined (strict)",
+			prog: strings.Replace(forgesFinalThen("c.syscall(\"kill\", c.syscall(\"getpid\").ret, 9)\n"),
+				"c.syscall(\"write\", 4, r, len(r))\n", "for i in range(70):\n    c.syscall(\"write\", 4, r, len(r))\n", 1),
+			allow: []string{"io", "ffi:ctypes"}, linux: true,
+			setup:    func(_ *testing.T, _ string, c *lifeRun) { c.confine = core.ModeStrict },
+			wantCode: codes.E309, wantMsg: `killed by signal 9`, wantEnd: "signal killed",
+			wantPool: &lifeWant{code: codes.E310, msg: `more than 64 lines on its result pipe`}},
 		{name: "a forged final record: the control, without the raw-call grant", prog: forgesFinal, allow: []string{"io"},
 			wantCode: codes.E302, wantMsg: `ffi module ctypes: not granted`, wantReported: []string{receipt.FieldOutcome, receipt.FieldEffects}},
 		// The crash file is the worker's descriptor 2, in its temporary
@@ -473,6 +505,11 @@ r += '{"outcome":{"status":"ok","exit_status":0},"effects":[],"files":[{"path":"
 c.syscall("write", 4, r, len(r))
 c.syscall("exit_group", 0)
 `
+
+// forgesFinalThen is forgesFinal ending with then instead of its exit.
+func forgesFinalThen(then string) string {
+	return strings.Replace(forgesFinal, "c.syscall(\"exit_group\", 0)\n", then, 1)
+}
 
 // forgesCrash writes on its worker's descriptor 2, the crash file, what
 // the Go runtime writes when an allocation fails, and exits 2 as a crashed

@@ -65,7 +65,7 @@ type PoolConfig struct {
 	Guarded  []string
 	Lend     []string  // credential locations the operator lends: a grant that names one reaches it
 	Receipts string    // the receipts directory; "" keeps receipts in the results only
-	Stderr   io.Writer // the workers' own messages; nil for os.Stderr
+	Stderr   io.Writer // the workers' own messages, 64 KiB of each; nil for os.Stderr
 	// Durability is how each receipt is kept before its result is
 	// returned; "" is receipt.Flush.
 	Durability receipt.Durability
@@ -870,8 +870,8 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	// was sent counts as begun once it dies.
 	began, theirs, _ := wire.NewBegan()
 	proc, err := startWorker(workerSpec{marker: "pool", env: p.cfg.Budget.Has(budget.Env),
-		dir: p.cfg.Cwd, policy: pol, memoryMB: p.cfg.MaxMemoryMB, runID: "pool", stderr: p.cfg.Stderr,
-		began: theirs})
+		dir: p.cfg.Cwd, policy: pol, memoryMB: p.cfg.MaxMemoryMB, runID: "pool",
+		stderr: newWorkerMessages(p.cfg.Stderr), began: theirs})
 	if err != nil {
 		began.Close()
 		return nil, err
@@ -1126,8 +1126,12 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		// pipe itself, before the worker's own line. Its worker serves
 		// nothing after it: the request pipe closes, the worker ends
 		// once it has sent its result, and the last line that is a
-		// result it could have sent is the run's.
+		// result it could have sent is the run's, taken once the worker
+		// has exited, as it exited (conclude): a line the program wrote
+		// before it killed its worker, or ended it with a status of its
+		// own, is not the run's end.
 		w.reqW.Close()
+		w.last = true
 		read = w.readLast()
 	}
 	f := waitFor{ctx: j.ctx, timeout: p.cfg.Timeout}
@@ -1144,6 +1148,9 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	var bad error
 	if !s.eof {
 		if r, bad = wire.ParseJobResult(s.raw); bad == nil {
+			bad = ownEffects(j.b, r.Effects)
+		}
+		if bad == nil {
 			final = &r.Outcome
 		}
 	}
@@ -1171,11 +1178,40 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	reported(rec, j.b, said, receipt.FieldEffects, files, receipt.FieldWorkerTimings)
 	kept := !widens(j.b) && r.Outcome.Code != codes.E308 && r.Outcome.Code != codes.E310 &&
 		r.Outcome.Code != codes.E330
-	if widens(j.b) {
-		w.end() // its request pipe is closed: it ends once it has answered
-	}
 	rec.Observed = w.observe()
 	return &PoolResult{Receipt: rec, Stdout: r.Stdout, Clipped: r.Clipped}, kept
+}
+
+// ownEffects says why effects are not a count a worker running under b
+// could have made, nil when they are: each names a grant of b, with its
+// limit, at most once (a worker counts each grant of its run's budget:
+// budget.Meter.Usage). A run that may make raw system calls can write a
+// result of its own: one that counted two grants of a mebibyte each,
+// none of its budget's, made a pooled run's receipt of 13 MB, past what
+// the journal keeps, and the receipt was left unfinished (E327).
+func ownEffects(b budget.Budget, effects []budget.Usage) error {
+	if len(effects) > len(b.Items) {
+		return fmt.Errorf("%d effects for a budget of %d grants", len(effects), len(b.Items))
+	}
+	names := make([]string, len(b.Items))
+	for k, it := range b.Items {
+		names[k] = it.String()
+	}
+	counted := make([]bool, len(b.Items))
+	for i, u := range effects {
+		at := -1
+		for k, it := range b.Items {
+			if !counted[k] && names[k] == u.Grant && it.Limit == u.Limit {
+				at = k
+				break
+			}
+		}
+		if at < 0 || u.Uses < 0 {
+			return fmt.Errorf("effect %d is not a count of a grant of the run's budget", i)
+		}
+		counted[at] = true
+	}
+	return nil
 }
 
 // deathMessage says how w, which ended before it served a run, ended.
@@ -1185,12 +1221,14 @@ func deathMessage(w *poolWorker) string {
 }
 
 // readLast reads the result lines of a run that may have written on the
-// result pipe itself, to the end of the pipe (at most maxJobResultLines),
-// and returns the last that is a result the worker could have sent.
+// result pipe itself, to the end of the pipe, and returns the last that
+// is a result the worker could have sent, once the worker has exited
+// and been waited for. A line past wire.MaxJobResultLines breaks the
+// bound: the worker sends one.
 func (w *poolWorker) readLast() func() ([]byte, error) {
 	return func() ([]byte, error) {
 		var last []byte
-		for n := 0; n < wire.MaxJobResultLines; n++ {
+		for n := 0; ; n++ {
 			l, err := wire.ReadLine(w.res, wire.MaxJobResultBytes)
 			if errors.Is(err, wire.ErrRecordTooLong) {
 				w.breached(resultBound(wire.MaxJobResultBytes))
@@ -1198,12 +1236,36 @@ func (w *poolWorker) readLast() func() ([]byte, error) {
 			if err != nil {
 				break
 			}
+			if n == wire.MaxJobResultLines {
+				w.breached(codes.Errorf(codes.E310, "the worker wrote more than %d lines on its "+
+					"result pipe: the run was stopped", wire.MaxJobResultLines))
+				return nil, io.ErrShortBuffer
+			}
 			if _, perr := wire.ParseJobResult(l); perr == nil {
 				last = l
 			}
 		}
 		if last == nil {
 			return nil, io.EOF
+		}
+		// The end of the pipe is the worker's exit, and its status is
+		// there once it has been waited for (done), which a relay held
+		// by a caller that takes no output holds up until it is cut. A
+		// worker still alive then closed its pipe and ran on: it is
+		// stopped, and its line is not the run's end.
+		t := time.NewTimer(resultGrace)
+		defer t.Stop()
+		select {
+		case <-w.done:
+			return last, nil
+		case <-t.C:
+		}
+		w.kill()
+		<-w.done
+		if _, killed := killedBy(w.cmd.ProcessState); killed {
+			w.breached(codes.Errorf(codes.E310, "the worker's result pipe ended and the worker "+
+				"ran on: it was stopped %s later", resultGrace))
+			return nil, io.ErrUnexpectedEOF
 		}
 		return last, nil
 	}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -176,6 +177,46 @@ func deliver(dst io.Writer, p []byte, mu *sync.Mutex, n *atomic.Int64) bool {
 		n.Add(int64(wrote))
 	}
 	return err == nil
+}
+
+// MaxWorkerMessageBytes is the most of a pool worker's standard error the
+// pool relays to its Stderr (a server's log) over the worker's life.
+const MaxWorkerMessageBytes = 64 << 10
+
+// workerMessages is a pool worker's standard error as the pool relays it
+// to dst: its first MaxWorkerMessageBytes, then one line saying the rest
+// was dropped. The worker says a few lines of its own there (when it
+// starts, or fails); a run that may make raw system calls can write on
+// that descriptor too, 256 MiB into a server's log in two seconds where
+// nothing bounds it. What is dropped is still read, so that no write of
+// the worker's waits for it.
+type workerMessages struct {
+	dst  io.Writer
+	left int  // what may still be relayed
+	cut  bool // the line that says the rest was dropped is written
+}
+
+func newWorkerMessages(dst io.Writer) *workerMessages {
+	return &workerMessages{dst: dst, left: MaxWorkerMessageBytes}
+}
+
+// Write relays what of p is within the bound, and takes the rest.
+func (m *workerMessages) Write(p []byte) (int, error) {
+	n := min(len(p), m.left)
+	if n > 0 {
+		m.left -= n
+		if _, err := m.dst.Write(p[:n]); err != nil {
+			return 0, err
+		}
+	}
+	if n < len(p) && !m.cut {
+		m.cut = true
+		if _, err := fmt.Fprintf(m.dst, "\nsabline: pool worker: its standard error passed %d "+
+			"bytes; the rest was dropped\n", MaxWorkerMessageBytes); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
 }
 
 // end waits, once the worker has exited, until the caller has what it

@@ -217,6 +217,11 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	}
 	phase.Mark("worker exited")
 	res, final, after, bad := wire.ReadResults(raw)
+	if bad == nil {
+		if bad = ownEffects(r.Budget, res.Effects); bad != nil {
+			res.Effects = nil
+		}
+	}
 	takeWorker(c.rec, &res, req.Piped)
 	// The receipt never records a limit that was not held: the worker
 	// says which one its address space got.
@@ -694,7 +699,13 @@ var errStopWalk = errors.New("stop")
 // removed its crash file and wrote 700 MiB into it ended ok). A worker
 // holding more descriptors, or mappings of removed files, than one
 // measure reads is stopped, as one past the bound: what it holds past
-// them cannot be counted.
+// them cannot be counted. So is one whose directory holds an entry the
+// walk cannot look at, but for one removed since it was listed: a path
+// past the system's bound on a path's length (PATH_MAX), which a program
+// that makes each directory beneath the one before (mkdirat, openat)
+// reaches, or a directory it may not read. What lies past it cannot be
+// counted (a file of 1 GiB beneath 300 such directories was not, and its
+// run ended ok).
 func tempDirWithin(dir string, pid int) error {
 	var n, size, hidden int64
 	if dev, ok := deviceOf(dir); ok {
@@ -706,14 +717,23 @@ func tempDirWithin(dir string, pid int) error {
 		}
 		size = hidden
 	}
+	var unmeasured error
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
+		var fi fs.FileInfo
+		if err == nil {
+			fi, err = d.Info()
+		}
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil // gone since it was listed
+		}
+		if err != nil {
+			unmeasured = err
+			return errStopWalk
 		}
 		if n++; n > MaxTempDirEntries {
 			return errStopWalk
 		}
-		if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+		if fi.Mode().IsRegular() {
 			size += fi.Size()
 		}
 		if size > MaxTempDirBytes {
@@ -724,6 +744,14 @@ func tempDirWithin(dir string, pid int) error {
 	switch {
 	case err == nil:
 		return nil
+	case unmeasured != nil:
+		var pe *fs.PathError
+		if errors.As(unmeasured, &pe) {
+			unmeasured = pe.Err // its path may be thousands of bytes
+		}
+		return codes.Errorf(codes.E330, "an entry in the run's private temporary directory could "+
+			"not be measured (%v), and what lies past it is not counted: the run was stopped",
+			unmeasured)
 	case n > MaxTempDirEntries:
 		return codes.Errorf(codes.E330,
 			"more than %d entries were made in the run's private temporary directory: the run was stopped",

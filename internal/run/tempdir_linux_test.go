@@ -243,3 +243,69 @@ for i in range(8200):
 		})
 	}
 }
+
+// TestTempDirCountsWhatLiesDeep: a run under --confine strict makes, by
+// raw calls, each directory beneath the one before (mkdirat, then openat
+// of it), so that their path outgrows PATH_MAX, and grows a file at the
+// bottom past the private temporary directory's bound. The walk that
+// measures the directory cannot look past the bound on a path's length:
+// the file was not counted, and the run held 1 GiB there to its end, ok.
+// It is stopped (E330), saying the entry could not be measured. The
+// controls: the same file beneath directories whose path the walk
+// reaches is past the bound (E330), and a file of 1 MiB there is held to
+// the end.
+func TestTempDirCountsWhatLiesDeep(t *testing.T) {
+	const deep = `c = ffi.module("ctypes")
+tmp = ffi.module("os").getenv("TMPDIR")
+d = c.syscall("openat", -100, tmp, 0x10000, 0).ret  # O_RDONLY|O_DIRECTORY
+for i in range(int(ARGS[0])):
+    c.syscall("mkdirat", d, "directory-entry", 448)
+    n = c.syscall("openat", d, "directory-entry", 0x10000, 0)
+    if n.errno:
+        print("openat errno=%s" % n.errno)
+    c.syscall("close", d)
+    d = n.ret
+f = c.syscall("openat", d, "file", 66, 384)  # O_RDWR|O_CREAT, 0600
+t = c.syscall("ftruncate", f.ret, int(ARGS[1]))
+print("openat errno=%s ftruncate errno=%s" % (f.errno, t.errno))
+t0 = clock.now()
+while clock.now() - t0 < float(ARGS[2]):
+    pass
+print("held")
+`
+	hold := fmt.Sprint((50 * BoundsWatchEvery).Seconds())
+	for _, tt := range []struct {
+		name    string
+		depth   int // "directory-entry/" is 16 bytes: 300 of them pass PATH_MAX (4,096)
+		size    int
+		want    codes.Code
+		wantMsg string
+	}{
+		{name: "1 GiB past PATH_MAX", depth: 300, size: 1 << 30, want: codes.E330,
+			wantMsg: "could not be measured (file name too long)"},
+		{name: "the control: 1 GiB within PATH_MAX", depth: 100, size: 1 << 30, want: codes.E330,
+			wantMsg: "grew past 512 MB"},
+		{name: "the control: 1 MiB within PATH_MAX", depth: 100, size: 1 << 20},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := superviseProgram(t, deep, []string{"io", "clock", "ffi:ctypes", "ffi:os"}, func(r *Run) {
+				r.Args = []string{fmt.Sprint(tt.depth), fmt.Sprint(tt.size), hold}
+				r.Confine = core.ModeStrict
+			})
+			t.Logf("outcome %s %q, stdout %q", s.rec.Outcome.Code, s.rec.Outcome.Message, s.stdout)
+			if strings.Contains(s.stdout, "errno=E") {
+				t.Fatalf("a call failed: %q (stderr %s)", s.stdout, s.stderr)
+			}
+			if tt.want == "" {
+				if s.rec.Outcome.Status != receipt.StatusOK || !strings.Contains(s.stdout, "held") {
+					t.Fatalf("outcome %+v, stdout %q: want the file held to the end", s.rec.Outcome, s.stdout)
+				}
+				return
+			}
+			wantCode(t, s, tt.want, tt.wantMsg)
+			if strings.Contains(s.stdout, "held") {
+				t.Fatalf("stdout %q: the program held the file to its end", s.stdout)
+			}
+		})
+	}
+}

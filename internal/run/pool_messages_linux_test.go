@@ -1,0 +1,98 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/receipt"
+)
+
+// writesItsWorkersStderr is a program that finds its worker's standard
+// error, the pipe the pool relays to its Stderr (the one descriptor past
+// the request, result and stop pipes that cannot seek), and writes
+// ARGS[0] mebibytes there, each beginning with a mark, or one line when
+// ARGS[0] is 0 (raw system calls, under --confine strict).
+const writesItsWorkersStderr = `c = ffi.module("ctypes")
+n = int(ARGS[0])
+line = "a line of the program's own\n"
+chunk = "MARK" + "x" * (1024 * 1024 - 4)
+found = []
+for fd in range(6, 64):
+    if c.syscall("lseek", fd, 0, 0).errno == "ESPIPE":
+        found.append(fd)
+        if n == 0:
+            c.syscall("write", fd, line, len(line))
+        for i in range(n):
+            c.syscall("write", fd, chunk, len(chunk))
+print("found", found)
+`
+
+// TestPoolRelaysBoundedWorkerMessages: a pool relays its workers' own
+// messages, their standard error, to its Stderr (a server's log), and a
+// run that may make raw system calls can write on that descriptor: 8 MiB
+// reached the pool's Stderr whole, as 256 MiB in two seconds reached a
+// server's log, a disk no bound held. Now the pool relays at most
+// MaxWorkerMessageBytes of a worker's, then says the rest was dropped,
+// and the run ends as it would have. The control: one line of the
+// program's reaches the pool's Stderr as it was written.
+func TestPoolRelaysBoundedWorkerMessages(t *testing.T) {
+	note := fmt.Sprintf("sabline: pool worker: its standard error passed %d bytes; "+
+		"the rest was dropped\n", MaxWorkerMessageBytes)
+	tests := []struct {
+		name     string
+		mib      string
+		wantMark bool // the first of the program's bytes reached the pool's Stderr
+		wantCut  bool
+	}{
+		{name: "8 MiB", mib: "8", wantMark: true, wantCut: true},
+		{name: "one line (the control)", mib: "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr testkit.LockedBuffer
+			p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io", "ffi:ctypes"), Workers: 1,
+				Confine: core.ModeStrict, ImportRoot: dir, Timeout: time.Minute, Stderr: &stderr})
+			if err != nil {
+				t.Fatalf("StartPool: %v", err)
+			}
+			res, err := p.Run(context.Background(), PoolRun{Program: "w.vel",
+				Source: []byte(writesItsWorkersStderr), Args: []string{tt.mib}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Close() // every relay of the pool's has ended
+			o := res.Receipt.Outcome
+			if o.Status != receipt.StatusOK || !strings.HasPrefix(string(res.Stdout), "found [") ||
+				string(res.Stdout) == "found []\n" {
+				t.Fatalf("the run: %s %s %q, output %q; want ok, its worker's standard error found",
+					o.Status, o.Code, o.Message, res.Stdout)
+			}
+			got := stderr.String()
+			t.Logf("the pool's Stderr holds %d bytes", len(got))
+			if tt.wantCut {
+				if bound := MaxWorkerMessageBytes + len(note) + 1; len(got) > bound {
+					t.Errorf("the pool's Stderr holds %d bytes, want at most %d", len(got), bound)
+				}
+				if !strings.Contains(got, "MARK") || !strings.HasSuffix(got, note) {
+					t.Errorf("the pool's Stderr holds %q...%q, want the program's first bytes, then %q",
+						got[:min(len(got), 80)], got[max(0, len(got)-120):], note)
+				}
+				return
+			}
+			if !strings.Contains(got, "a line of the program's own\n") || strings.Contains(got, note) {
+				t.Errorf("the pool's Stderr holds %q, want the program's line whole", got)
+			}
+		})
+	}
+}

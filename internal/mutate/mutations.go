@@ -597,9 +597,9 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "ok-record-taken-without-exit", File: "internal/run/life.go",
-		Old: `	case !w.oneShot:
+		Old: `	case !w.last:
 		return *final, receipt.FieldOutcome`,
-		New: `	case !w.oneShot, final.Status == receipt.StatusOK:
+		New: `	case !w.last, final.Status == receipt.StatusOK:
 		return *final, receipt.FieldOutcome`,
 		Packages: runPkg, Run: "^TestFinalRecordAgainstTheExit$",
 		CaughtBy: "TestFinalRecordAgainstTheExit (an ok receipt from a worker that exited 7 or was killed)",
@@ -873,6 +873,42 @@ var mutations = []Mutation{
 		New:      "\t\tt.slotted = false\n",
 		Packages: doorPkg, Run: "^TestGate",
 		CaughtBy: "TestGateSlotGivenToALeaver (a slot given as its turn left is never given back)",
+	},
+	{
+		Name: "raw-call-result-taken-before-exit", File: "internal/run/pool.go",
+		Old: "\t\tw.reqW.Close()\n\t\tw.last = true\n", New: "\t\tw.reqW.Close()\n",
+		Packages: runPkg, Run: "^TestWorkerLifeCycle$",
+		CaughtBy: "TestWorkerLifeCycle (a forged final record, then killed: ok in the pool)",
+	},
+	{
+		Name: "raw-call-result-lines-unbounded", File: "internal/run/pool.go",
+		Old: "\t\t\tif n == wire.MaxJobResultLines {\n", New: "\t\t\tif false {\n",
+		Packages: runPkg, Run: "^TestWorkerLifeCycle$",
+		CaughtBy: "TestWorkerLifeCycle (forged final records past the bound on lines)",
+	},
+	{
+		Name: "effects-of-another-budget-taken", File: "internal/run/pool.go",
+		Old: "\t\tif at < 0 || u.Uses < 0 {\n", New: "\t\tif false {\n",
+		Packages: runPkg, Run: "^(TestPoolReceiptOfALargeResult|TestFinalRecordAgainstTheExit)$",
+		CaughtBy: "TestFinalRecordAgainstTheExit (a record counting a grant not in its budget)",
+	},
+	{
+		Name: "worker-messages-unbounded", File: "internal/run/relay.go",
+		Old: "\tn := min(len(p), m.left)\n", New: "\tn := len(p)\n",
+		Packages: runPkg, Run: "^TestPoolRelaysBoundedWorkerMessages$",
+		CaughtBy: "TestPoolRelaysBoundedWorkerMessages (8 MiB relayed)",
+	},
+	{
+		Name: "temp-dir-unmeasured-passed-over", File: "internal/run/supervisor.go",
+		Old: "\t\t\tunmeasured = err\n\t\t\treturn errStopWalk\n", New: "\t\t\treturn nil\n",
+		Packages: runPkg, Run: "^TestTempDirCountsWhatLiesDeep$",
+		CaughtBy: "TestTempDirCountsWhatLiesDeep (1 GiB beneath deep directories, ok)",
+	},
+	{
+		Name: "receipt-too-large-left-skeleton", File: "receipt/store.go",
+		Old: "\tif errors.Is(err, journal.ErrTooLarge) {\n", New: "\tif false {\n",
+		Packages: runPkg, Run: "^TestPoolReceiptOfALargeResult$",
+		CaughtBy: "TestPoolReceiptOfALargeResult (the receipt left unfinished, E327)",
 	},
 	{
 		Name: "ship-by-read-error-taken-for-none", File: "receipt/ship/others.go",

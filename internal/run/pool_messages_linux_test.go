@@ -39,12 +39,12 @@ print("found", found)
 // run that may make raw system calls can write on that descriptor: 8 MiB
 // reached the pool's Stderr whole, as 256 MiB in two seconds reached a
 // server's log, a disk no bound held. Now the pool relays at most
-// MaxWorkerMessageBytes of a worker's, then says the rest was dropped,
+// maxWorkerMessageBytes of a worker's, then says the rest was dropped,
 // and the run ends as it would have. The control: one line of the
 // program's reaches the pool's Stderr as it was written.
 func TestPoolRelaysBoundedWorkerMessages(t *testing.T) {
 	note := fmt.Sprintf("sabline: pool worker: its standard error passed %d bytes; "+
-		"the rest was dropped\n", MaxWorkerMessageBytes)
+		"the rest was dropped\n", maxWorkerMessageBytes)
 	tests := []struct {
 		name     string
 		mib      string
@@ -81,7 +81,7 @@ func TestPoolRelaysBoundedWorkerMessages(t *testing.T) {
 			got := stderr.String()
 			t.Logf("the pool's Stderr holds %d bytes", len(got))
 			if tt.wantCut {
-				if bound := MaxWorkerMessageBytes + len(note) + 1; len(got) > bound {
+				if bound := maxWorkerMessageBytes + len(note) + 1; len(got) > bound {
 					t.Errorf("the pool's Stderr holds %d bytes, want at most %d", len(got), bound)
 				}
 				if !strings.Contains(got, "MARK") || !strings.HasSuffix(got, note) {

@@ -179,12 +179,12 @@ func deliver(dst io.Writer, p []byte, mu *sync.Mutex, n *atomic.Int64) bool {
 	return err == nil
 }
 
-// MaxWorkerMessageBytes is the most of a pool worker's standard error the
+// maxWorkerMessageBytes is the most of a pool worker's standard error the
 // pool relays to its Stderr (a server's log) over the worker's life.
-const MaxWorkerMessageBytes = 64 << 10
+const maxWorkerMessageBytes = 64 << 10
 
 // workerMessages is a pool worker's standard error as the pool relays it
-// to dst: its first MaxWorkerMessageBytes, then one line saying the rest
+// to dst: its first maxWorkerMessageBytes, then one line saying the rest
 // was dropped. The worker says a few lines of its own there (when it
 // starts, or fails); a run that may make raw system calls can write on
 // that descriptor too, 256 MiB into a server's log in two seconds where
@@ -197,7 +197,7 @@ type workerMessages struct {
 }
 
 func newWorkerMessages(dst io.Writer) *workerMessages {
-	return &workerMessages{dst: dst, left: MaxWorkerMessageBytes}
+	return &workerMessages{dst: dst, left: maxWorkerMessageBytes}
 }
 
 // Write relays what of p is within the bound, and takes the rest.
@@ -212,7 +212,7 @@ func (m *workerMessages) Write(p []byte) (int, error) {
 	if n < len(p) && !m.cut {
 		m.cut = true
 		if _, err := fmt.Fprintf(m.dst, "\nsabline: pool worker: its standard error passed %d "+
-			"bytes; the rest was dropped\n", MaxWorkerMessageBytes); err != nil {
+			"bytes; the rest was dropped\n", maxWorkerMessageBytes); err != nil {
 			return 0, err
 		}
 	}

@@ -145,6 +145,11 @@ type Witness struct {
 // outside the worker even when it goes through.
 const WitnessNone = "none"
 
+// witnessVictim is the witness kind of a signal's victim, a process the
+// attempt would kill: Landlock's scope keeps the signal from it while the
+// call itself goes through, with no errno.
+const witnessVictim = "victim"
+
 // What stopped an attempt, as an Outcome names it. A layer that stopped
 // it is named as confine.RefusedBy names the layer that answers the errno
 // the attempt met, on the system of the run: on Linux BySeccomp or
@@ -285,7 +290,10 @@ func Parse(data []byte) (Report, error) {
 			return Report{}, fmt.Errorf("target %q: row %q is no row of the enforcement table", t.ID,
 				t.Row)
 		}
-		if err := t.consistent(r.System()); err != nil {
+		if err := t.consistent(r.System(), r.Schema); err != nil {
+			return Report{}, fmt.Errorf("target %q: %w", t.ID, err)
+		}
+		if err := t.madeWhereOffered(r.I386Entry); err != nil {
 			return Report{}, fmt.Errorf("target %q: %w", t.ID, err)
 		}
 	}
@@ -298,20 +306,33 @@ func Parse(data []byte) (Report, error) {
 
 // consistent reports whether a target's outcome can be read as the report
 // says: a layer it credits with a stop is a layer of the report's system
-// (confine.Refusals), and a stopped target with a witness left it as it
-// was while its control changed it; otherwise the verdict "refused" would
-// rest on words alone.
-func (t Target) consistent(sys confine.System) error {
+// that answers with the errno the attempt met (confine.Refusals, as the
+// harness names the layer by that errno; Landlock's scope with none, for
+// a signal it kept from a victim on Linux; seccomp EPROTONOSUPPORT in a
+// report older than Schema), and a stopped target with a witness left it
+// as it was while its control changed it; otherwise the verdict "refused"
+// would rest on words alone.
+func (t Target) consistent(sys confine.System, schema string) error {
 	o := t.Observed
 	if !o.Kernel() {
 		return nil
 	}
-	known := false
+	known, answers := false, false
 	for _, ref := range confine.Refusals() {
 		known = known || (ref.System == sys && ref.Layer == o.StoppedBy)
+		answers = answers || (ref.System == sys && ref.Layer == o.StoppedBy && ref.Errno == o.Errno)
 	}
-	if !known {
+	switch {
+	case !known:
 		return fmt.Errorf("stopped by %q, which is no layer of %s", o.StoppedBy, sys)
+	case answers,
+		sys == confine.Linux && o.StoppedBy == ByLandlock && o.Errno == "" &&
+			t.Witness.Kind == witnessVictim,
+		sys == confine.Linux && o.StoppedBy == BySeccomp && o.Errno == "EPROTONOSUPPORT" &&
+			schema != Schema:
+	default:
+		return fmt.Errorf("stopped by %s, which on %s answers no call with %q: nothing shows "+
+			"that layer refused the attempt", o.StoppedBy, sys, o.Errno)
 	}
 	if t.Witness.Kind == WitnessNone || t.Witness.Kind == "" {
 		return nil
@@ -325,6 +346,18 @@ func (t Target) consistent(sys confine.System) error {
 			"could be seen", o.StoppedBy, t.Witness.Kind)
 	}
 	return nil
+}
+
+// madeWhereOffered reports whether a target made through the i386 entry
+// is unavailable where the report says the kernel does not offer that
+// entry (i386, false): an attempt that cannot be made was stopped by no
+// layer, and did not go through.
+func (t Target) madeWhereOffered(i386 *bool) error {
+	if t.Entry != EntryI386 || i386 == nil || *i386 || t.Observed.StoppedBy == Unavailable {
+		return nil
+	}
+	return fmt.Errorf("made through the i386 entry, which the report says this kernel does not "+
+		"offer, yet %s, not %s", t.Observed, Unavailable)
 }
 
 // parseTargets reads the targets array, refusing more than MaxTargets.

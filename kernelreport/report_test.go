@@ -112,6 +112,10 @@ func TestParseRefuses(t *testing.T) {
 			`"layers_alone":null}`, by, confined, unconfined)
 	}
 	made := `["files:outside/planted.txt: made"]`
+	i386 := strings.Replace(target("i"), `"group"`, `"entry":"i386","group"`, 1)
+	victim := `{"id":"v","group":"processes","threat":"x","expected":null,` +
+		`"observed":{"stopped_by":"landlock","errno":""},"witness":{"kind":"victim","confined":[],` +
+		`"unconfined":["victim: alive"]},"layers_alone":null}`
 	many := make([]string, MaxTargets+1)
 	for i := range many {
 		many[i] = fmt.Sprintf(`{"id":"t%d"}`, i)
@@ -150,6 +154,22 @@ func TestParseRefuses(t *testing.T) {
 			"yet the control changed no files witness"},
 		{"a stop whose control is missing", report(Schema, "linux", "["+stopped("landlock", "[]", "null")+"]"),
 			"yet the control changed no files witness"},
+		{"a stop with no errno", report(Schema, "linux", "["+strings.Replace(target("a"), `"EPERM"`,
+			`""`, 1)+"]"), `stopped by seccomp, which on linux answers no call with ""`},
+		{"a stop with an errno its layer does not answer", report(Schema, "linux",
+			"["+strings.Replace(target("a"), `"EPERM"`, `"ENOENT"`, 1)+"]"),
+			`stopped by seccomp, which on linux answers no call with "ENOENT"`},
+		{"another layer's errno", report(Schema, "linux", "["+stopped("seccomp", "[]", made)+"]"),
+			`stopped by seccomp, which on linux answers no call with "EACCES"`},
+		{"EPROTONOSUPPORT in a report of schema /4", report(Schema, "linux",
+			"["+strings.Replace(target("a"), `"EPERM"`, `"EPROTONOSUPPORT"`, 1)+"]"),
+			`answers no call with "EPROTONOSUPPORT"`},
+		{"a scope's stop with no victim", report(Schema, "linux", "["+strings.Replace(
+			stopped("landlock", "[]", made), `"EACCES"`, `""`, 1)+"]"),
+			`stopped by landlock, which on linux answers no call with ""`},
+		{"an i386 target refused where the kernel offers no i386 entry",
+			strings.Replace(report(Schema, "linux", "["+i386+"]"), `"targets"`, `"i386_entry":false,"targets"`, 1),
+			"the report says this kernel does not offer, yet seccomp EPERM, not unavailable"},
 		{"a row that is no row", report(Schema, "linux", "["+strings.Replace(target("a"), `"group"`,
 			`"row":"fs-write-dirx","group"`, 1)+"]"), `row "fs-write-dirx" is no row of the enforcement table`},
 	}
@@ -163,7 +183,13 @@ func TestParseRefuses(t *testing.T) {
 	}
 	for _, control := range []string{report(Schema, "linux", "["+target("a")+"]"),
 		report(Schema, "linux", "["+stopped("landlock", "[]", made)+"]"),
-		strings.Replace(report(Schema, "darwin", "["+target("a")+"]"), "seccomp", "sandbox-profile", 1)} {
+		strings.Replace(report(Schema, "darwin", "["+target("a")+"]"), "seccomp", "sandbox-profile", 1),
+		report(Schema, "linux", "["+strings.Replace(target("a"), `"EPERM"`, `"ENOSYS"`, 1)+"]"),
+		report(Schema, "linux", "["+victim+"]"),
+		report(Schema2, "linux", "["+strings.Replace(target("a"), `"EPERM"`, `"EPROTONOSUPPORT"`, 1)+"]"),
+		strings.Replace(report(Schema, "linux", "["+i386+"]"), `"targets"`, `"i386_entry":true,"targets"`, 1),
+		strings.Replace(report(Schema, "linux", "["+strings.Replace(i386, `"seccomp","errno":"EPERM"`,
+			`"unavailable","errno":""`, 1)+"]"), `"targets"`, `"i386_entry":false,"targets"`, 1)} {
 		if _, err := Parse([]byte(control)); err != nil {
 			t.Errorf("the control, a report of one target, is refused: %v\n%s", err, control)
 		}

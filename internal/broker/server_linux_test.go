@@ -252,6 +252,28 @@ func TestBrokerEndShutsDown(t *testing.T) {
 	}
 }
 
+// smallWindowListener is a loopback listener whose connections have a
+// receive buffer of a few KiB: the peer's window holds back nearly all
+// of what a run writes until the peer reads. It is closed when t ends.
+func smallWindowListener(t *testing.T) (net.Listener, string) {
+	t.Helper()
+	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
+		var err error
+		if cerr := rc.Control(func(fd uintptr) {
+			err = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, 4096)
+		}); cerr != nil {
+			return cerr
+		}
+		return err
+	}}
+	l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
 // TestBrokerCountsWhatIsQueued: the bytes a run wrote to a peer that
 // had read none of them when the run ended are the kernel's to send
 // after it, once the peer reads: the receipt counts them as sent, as
@@ -267,23 +289,7 @@ func TestBrokerCountsWhatIsQueued(t *testing.T) {
 		t.Run(fmt.Sprintf("the peer reads before the end %v, the run closes %v", readsFirst,
 			tc.closes), func(t *testing.T) {
 			b, c := channel(t, nil)
-			// A receive buffer of a few KiB: the peer's window holds back
-			// nearly all of what the run writes until the peer reads.
-			lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
-				var err error
-				if cerr := rc.Control(func(fd uintptr) {
-					err = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, 4096)
-				}); cerr != nil {
-					return cerr
-				}
-				return err
-			}}
-			l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
-			port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+			l, port := smallWindowListener(t)
 			begin(b, "io,net:127.0.0.1:"+port)
 			conn, err := dial(c, "tcp", "127.0.0.1:"+port)
 			if err != nil {
@@ -506,21 +512,7 @@ func tcpInfo(t *testing.T, c net.Conn) *unix.TCPInfo {
 func TestBrokerCountsNothingAResetDropped(t *testing.T) {
 	const size = 256 << 10
 	b, c := channel(t, nil)
-	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
-		var err error
-		if cerr := rc.Control(func(fd uintptr) {
-			err = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, 4096)
-		}); cerr != nil {
-			return cerr
-		}
-		return err
-	}}
-	l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l, port := smallWindowListener(t)
 	begin(b, "io,net:127.0.0.1:"+port)
 	conn, err := dial(c, "tcp", "127.0.0.1:"+port)
 	if err != nil {

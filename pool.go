@@ -58,7 +58,9 @@ type PoolOptions struct {
 	// LendCredentials are credential locations the operator lends the
 	// pool's runs: a grant that names one of them reaches it.
 	LendCredentials []string
-	Stderr          io.Writer // the workers' own messages, 64 KiB of each; nil for os.Stderr
+	// Stderr receives the workers' own messages, 64 KiB of each, and the
+	// pool's, one write at a time; nil for os.Stderr.
+	Stderr io.Writer
 	// Durability is Options.Durability, for each of the pool's runs.
 	Durability receipt.Durability
 }

@@ -63,9 +63,11 @@ type PoolConfig struct {
 	// Sabline's own locations no grant reaches, beside the receipts: a
 	// server's token
 	Guarded  []string
-	Lend     []string  // credential locations the operator lends: a grant that names one reaches it
-	Receipts string    // the receipts directory; "" keeps receipts in the results only
-	Stderr   io.Writer // the workers' own messages, 64 KiB of each; nil for os.Stderr
+	Lend     []string // credential locations the operator lends: a grant that names one reaches it
+	Receipts string   // the receipts directory; "" keeps receipts in the results only
+	// Stderr receives the workers' own messages, 64 KiB of each, and the
+	// pool's, one write at a time; nil for os.Stderr.
+	Stderr io.Writer
 	// Durability is how each receipt is kept before its result is
 	// returned; "" is receipt.Flush.
 	Durability receipt.Durability
@@ -212,6 +214,10 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = os.Stderr
 	}
+	// Each worker's messages are relayed by a goroutine of its own, and
+	// the pool says its own beside them: one write at a time reaches
+	// Stderr, which need take no lock of its own (a bytes.Buffer).
+	cfg.Stderr = &lockedWriter{w: cfg.Stderr}
 	if err := refuseInWorker("StartPool"); err != nil {
 		return nil, err
 	}

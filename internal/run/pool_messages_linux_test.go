@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,5 +95,54 @@ func TestPoolRelaysBoundedWorkerMessages(t *testing.T) {
 				t.Errorf("the pool's Stderr holds %q, want the program's line whole", got)
 			}
 		})
+	}
+}
+
+// unlockedWriter is a writer that takes no lock of its own, as a
+// bytes.Buffer or a log file's bufio.Writer does not. It holds no atomic
+// either: the race detector counts one as an order between the writes.
+type unlockedWriter struct{ buf []byte }
+
+func (w *unlockedWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	return len(p), nil
+}
+
+// TestPoolWritesItsStderrOneAtATime: each worker's messages are relayed
+// to the pool's Stderr by a goroutine of its own, and the pool says its
+// own there beside them; a Stderr that takes no lock of its own (a
+// bytes.Buffer) was written by two workers' relays at once, a data race
+// that go test -race reports (WARNING: DATA RACE in unlockedWriter.Write).
+// Now one write at a time reaches it. The control: both runs' lines reach
+// it whole.
+func TestPoolWritesItsStderrOneAtATime(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr unlockedWriter
+	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io", "ffi:ctypes"), Workers: 2,
+		Confine: core.ModeStrict, ImportRoot: dir, Timeout: time.Minute, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("StartPool: %v", err)
+	}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			res, err := p.Run(context.Background(), PoolRun{Program: "w.vel",
+				Source: []byte(writesItsWorkersStderr), Args: []string{"0"}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if o := res.Receipt.Outcome; o.Status != receipt.StatusOK {
+				t.Errorf("the run: %s %s %q, want ok", o.Status, o.Code, o.Message)
+			}
+		})
+	}
+	wg.Wait()
+	p.Close() // every relay of the pool's has ended
+	if got := strings.Count(string(stderr.buf), "a line of the program's own\n"); got != 2 {
+		t.Errorf("the pool's Stderr holds %q, want each run's line whole", stderr.buf)
 	}
 }

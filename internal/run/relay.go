@@ -219,6 +219,20 @@ func (m *workerMessages) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// lockedWriter is a writer that several goroutines write one at a time:
+// a pool's Stderr, which each of its workers' relays and the pool itself
+// write.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 // end waits, once the worker has exited, until the caller has what it
 // wrote. A worker the supervisor stopped (cut) is waited for at most
 // resultGrace: a caller that takes no output cannot hold the run past its

@@ -4,7 +4,6 @@ package confine
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // hereChildEnv names the directory a child of TestOnThisMachineDeviceNodes,
@@ -118,7 +118,7 @@ func TestOnThisMachineDeviceNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "confine.test")
-	copyFile(t, exe, bin)
+	testkit.CopyExecutable(t, exe, bin)
 	var out strings.Builder
 	cmd := exec.Command(bin, "-test.run=^TestOnThisMachineDeviceNodes$", "-test.count=1")
 	cmd.Env = append(os.Environ(), hereChildEnv+"="+dir, "HOME="+dir)
@@ -137,26 +137,5 @@ func TestOnThisMachineDeviceNodes(t *testing.T) {
 	if child.Level != core.Partial || !hasGap(child, want) {
 		t.Errorf("the level here of fs:read:%s for nobody: %s (%s), want partial, saying %q, as "+
 			"its run is", dir, child.Level, child.Reason, want)
-	}
-}
-
-// copyFile copies the file from to a new file to, executable by anyone.
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,7 +80,7 @@ func TestExecutableNeedIsTheImage(t *testing.T) {
 				t.Fatal(err)
 			}
 			image := filepath.Join(base, "bin", "linux.test")
-			copyFile(t, os.Args[0], image)
+			testkit.CopyExecutable(t, os.Args[0], image)
 			env, err := json.Marshal(imageChild{Base: base, Swap: tt.swap, Read: tt.read,
 				WantRead: tt.wantRead})
 			if err != nil {
@@ -97,26 +96,6 @@ func TestExecutableNeedIsTheImage(t *testing.T) {
 				t.Fatalf("the child ran no checks:\n%s", out)
 			}
 		})
-	}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 

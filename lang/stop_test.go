@@ -174,13 +174,7 @@ func TestStopEndsAWaitOnThePeer(t *testing.T) {
 			go func() { done <- in.Exec(c, pre) }()
 			waitingOnAPeer(t, before)
 			in.Stop("stopped by the test")
-			// Within the GET's own bound, which once ended it.
-			bound := min(testkit.Bound(5*time.Second), dialTimeout/2)
-			select {
-			case err = <-done:
-			case <-time.After(bound):
-				t.Fatalf("the stopped run still waited on its peer %v after the stop", bound)
-			}
+			err = stoppedWithin(t, done, "its peer")
 			// The position is the call that waited: the innermost on the
 			// last line, its opening parenthesis the line's last.
 			lines := strings.Split(src, "\n")
@@ -214,6 +208,22 @@ func udpPeer(t *testing.T, echo bool) string {
 		}
 	}()
 	return strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
+}
+
+// stoppedWithin is what Exec returned on done once a stop came, within
+// the bound of a GET of the language's own (which once ended such a wait
+// by itself): a run still waiting on what (its peer, its dial) then
+// fails the test.
+func stoppedWithin(t *testing.T, done <-chan error, what string) error {
+	t.Helper()
+	bound := min(testkit.Bound(5*time.Second), dialTimeout/2)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(bound):
+		t.Fatalf("the stopped run still waited on %s %v after the stop", what, bound)
+		return nil
+	}
 }
 
 // waitingOnAPeer waits until a goroutine of a program, other than
@@ -364,12 +374,7 @@ func TestStopEndsADial(t *testing.T) {
 				t.Fatalf("the run ended before it dialled: %v", err)
 			}
 			in.Stop("stopped by the test")
-			bound := min(testkit.Bound(5*time.Second), dialTimeout/2)
-			select {
-			case err = <-done:
-			case <-time.After(bound):
-				t.Fatalf("the stopped run still waited on its dial %v after the stop", bound)
-			}
+			err = stoppedWithin(t, done, "its dial")
 			testkit.WantError(t, err, codes.E307, fmt.Sprintf("%s:1:%d", prog,
 				strings.Index(src, "(")+1), "stopped by the test")
 		})

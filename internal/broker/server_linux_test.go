@@ -252,10 +252,12 @@ func TestBrokerEndShutsDown(t *testing.T) {
 	}
 }
 
-// smallWindowListener is a loopback listener whose connections have a
-// receive buffer of a few KiB: the peer's window holds back nearly all
-// of what a run writes until the peer reads. It is closed when t ends.
-func smallWindowListener(t *testing.T) (net.Listener, string) {
+// smallWindowConn begins a run of b granted one loopback port, and
+// returns the connection its client dialled through the broker and the
+// peer's end of it, whose receive buffer is a few KiB: the peer's window
+// holds back nearly all of what the run writes until the peer reads.
+// Both are closed when t ends.
+func smallWindowConn(t *testing.T, b *Broker, c *Client) (conn, peer net.Conn) {
 	t.Helper()
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		var err error
@@ -270,8 +272,18 @@ func smallWindowListener(t *testing.T) (net.Listener, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.Close() })
-	return l, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	defer l.Close()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	begin(b, "io,net:127.0.0.1:"+port)
+	if conn, err = dial(c, "tcp", "127.0.0.1:"+port); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if peer, err = l.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Close() })
+	return conn, peer
 }
 
 // TestBrokerCountsWhatIsQueued: the bytes a run wrote to a peer that
@@ -289,18 +301,7 @@ func TestBrokerCountsWhatIsQueued(t *testing.T) {
 		t.Run(fmt.Sprintf("the peer reads before the end %v, the run closes %v", readsFirst,
 			tc.closes), func(t *testing.T) {
 			b, c := channel(t, nil)
-			l, port := smallWindowListener(t)
-			begin(b, "io,net:127.0.0.1:"+port)
-			conn, err := dial(c, "tcp", "127.0.0.1:"+port)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			peer, err := l.Accept()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer peer.Close()
+			conn, peer := smallWindowConn(t, b, c)
 			_ = peer.SetReadDeadline(time.Now().Add(bounded))
 			var read []byte
 			done := make(chan error, 1)
@@ -326,6 +327,7 @@ func TestBrokerCountsWhatIsQueued(t *testing.T) {
 			}
 			list, _ := b.End()
 			if !readsFirst {
+				var err error
 				if read, err = io.ReadAll(peer); err != nil {
 					t.Fatalf("the peer, after the run ended, read %d bytes: %v", len(read), err)
 				}
@@ -512,17 +514,7 @@ func tcpInfo(t *testing.T, c net.Conn) *unix.TCPInfo {
 func TestBrokerCountsNothingAResetDropped(t *testing.T) {
 	const size = 256 << 10
 	b, c := channel(t, nil)
-	l, port := smallWindowListener(t)
-	begin(b, "io,net:127.0.0.1:"+port)
-	conn, err := dial(c, "tcp", "127.0.0.1:"+port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	peer, err := l.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, peer := smallWindowConn(t, b, c)
 	_ = conn.SetWriteDeadline(time.Now().Add(bounded))
 	if _, err := conn.Write(bytes.Repeat([]byte("r"), size)); err != nil {
 		t.Fatalf("the run's write of %d bytes: %v", size, err)

@@ -634,10 +634,17 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "granted-dir-never-made", File: "internal/run/supervisor.go",
-		Old:      "\tc.makeGranted()\n\treq := &wire.Request{",
+		Old:      "\tc.makeGranted(&w.relay)\n\treq := &wire.Request{",
 		New:      "\treq := &wire.Request{",
 		Packages: scriptsPkg, Run: "^TestFlagshipFull$",
 		CaughtBy: "TestFlagshipFull/fresh_clone (level partial, nothing made)",
+	},
+	{
+		Name: "granted-dir-failure-unsaid", File: "internal/run/supervisor.go",
+		Old:      "\t\tfmt.Fprintf(c.r.Stderr, \"sabline: %v\\n\", err)\n",
+		New:      "\t\t_ = err\n",
+		Packages: rootPkg, Run: "^TestGrantedDirectoryNotMade$",
+		CaughtBy: "TestGrantedDirectoryNotMade/parent_immutable (nothing said)",
 	},
 	{
 		Name: "library-in-process-without-limits", File: "sabline.go",

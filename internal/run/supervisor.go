@@ -372,7 +372,7 @@ func (c *commandRun) request(w *workerProc, g *guard.Set, f waitFor) (*wire.Requ
 		return nil, err
 	}
 	c.rec.Program.SHA256 = sha256Hex(src)
-	c.makeGranted()
+	c.makeGranted(&w.relay)
 	req := &wire.Request{
 		Program: c.abs, SHA256: c.rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd,
 		Guard: g.Wire(), Admitted: admitted(r.Budget),
@@ -401,12 +401,15 @@ func (c *commandRun) request(w *workerProc, g *guard.Set, f waitFor) (*wire.Requ
 // makeGranted makes the granted directories that do not exist yet, once
 // the run is admitted and its program read, before the worker gets its
 // policy: each is then held as granted, not beneath the directory above
-// it. One that cannot be made is said on the run's standard error and
-// left to the level, which says where it is held.
-func (c *commandRun) makeGranted() {
+// it. One that cannot be made is said on the run's standard error, under
+// the lock the relay holds for each of the worker's writes there (the
+// worker has started), and left to the level, which says where it is held.
+func (c *commandRun) makeGranted(rl *relay) {
 	made, err := confine.MakeGranted(c.derived)
 	c.made = made
 	if err != nil {
+		rl.std.Lock()
+		defer rl.std.Unlock()
 		fmt.Fprintf(c.r.Stderr, "sabline: %v\n", err)
 	}
 }

@@ -1,0 +1,118 @@
+package sabline_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sabline/sabline"
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine"
+)
+
+// TestGrantedDirectoryNotMade: a write grant whose directory does not
+// exist, beneath a parent where it cannot be made (the parent is
+// immutable), still runs: the supervisor says on the run's standard
+// error why it made nothing, the receipt lists nothing made, and the
+// level is partial (the grant is held beneath its parent). The worker
+// writes its own standard error as it starts (GODEBUG=inittrace=1), into
+// the same writer as the supervisor's line. The control: the same run
+// beneath a parent that is not immutable makes the directory, says
+// nothing and is full.
+func TestGrantedDirectoryNotMade(t *testing.T) {
+	if confine.Probe().LandlockABI < 1 {
+		t.Skipf("skipped: full is a Linux kernel's with Landlock; Landlock ABI %d here",
+			confine.Probe().LandlockABI)
+	}
+	t.Setenv("GODEBUG", "inittrace=1")
+	for _, tt := range []struct {
+		name      string
+		immutable bool
+		wantLevel string
+		wantMade  bool
+	}{
+		{name: "parent immutable", immutable: true, wantLevel: "partial"},
+		{name: "control: parent writable", wantLevel: "full", wantMade: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			parent := filepath.Join(dir, "parent")
+			if err := os.Mkdir(parent, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if tt.immutable {
+				makeImmutable(t, parent)
+			}
+			out := filepath.Join(parent, "out")
+			var stderr bytes.Buffer
+			res, err := sabline.Run(context.Background(), sabline.Source("p.vel", []byte("print(\"ran\")\n")),
+				sabline.Options{Budget: budget.MustParse(dir, "io", "fs:write:"+out), Cwd: dir,
+					Receipts: filepath.Join(dir, "receipts"), Timeout: time.Minute, Stderr: &stderr})
+			if err == nil {
+				err = res.Err()
+			}
+			if err != nil || string(res.Stdout) != "ran\n" {
+				t.Fatalf("the run: %v, output %q; want it to run\n%s", err, res.Stdout, stderr.String())
+			}
+			said := strings.Contains(stderr.String(), "sabline: make the granted directory "+out)
+			if said == tt.wantMade {
+				t.Errorf("standard error says it could not make %s: %v, want %v\n%s", out, said,
+					!tt.wantMade, stderr.String())
+			}
+			if _, err := os.Stat(out); (err == nil) != tt.wantMade {
+				t.Errorf("%s: %v, want made: %v", out, err, tt.wantMade)
+			}
+			rec := res.Receipt
+			if made := len(rec.Observed.Made) == 1 && rec.Observed.Made[0] == out; made != tt.wantMade {
+				t.Errorf("the receipt's observed made %q, want %s made: %v", rec.Observed.Made, out,
+					tt.wantMade)
+			}
+			if got := string(rec.RunParameters.Confinement); got != tt.wantLevel {
+				t.Errorf("level %s (%s), want %s", got, rec.RunParameters.ConfinementReason, tt.wantLevel)
+			}
+		})
+	}
+}
+
+// fsImmutable is FS_IMMUTABLE_FL of linux/fs.h, the attribute chattr +i
+// sets.
+const fsImmutable = 0x10
+
+// makeImmutable sets dir's immutable attribute (no entry can be made in
+// it, by root either) until the test ends, or skips the test where the
+// file system or the user cannot.
+func makeImmutable(t *testing.T, dir string) {
+	t.Helper()
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	flags, err := unix.IoctlGetUint32(int(f.Fd()), unix.FS_IOC_GETFLAGS)
+	if err == nil {
+		err = unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, int(flags|fsImmutable))
+	}
+	if err != nil {
+		t.Skipf("skipped: %s cannot be made immutable here (%v): the test needs root and a file "+
+			"system with the attribute (ext4, xfs, btrfs)", dir, err)
+	}
+	t.Cleanup(func() {
+		g, err := os.Open(dir)
+		if err == nil {
+			err = unix.IoctlSetPointerInt(int(g.Fd()), unix.FS_IOC_SETFLAGS, int(flags))
+			g.Close()
+		}
+		if err != nil {
+			t.Errorf("give %s back its attributes: %v", dir, err)
+		}
+	})
+	if err := os.Mkdir(filepath.Join(dir, "probe"), 0o700); err == nil {
+		t.Fatalf("%s is immutable, but an entry was made in it", dir)
+	}
+}

@@ -41,8 +41,10 @@ type Observed struct {
 	// a parent that did (confine.MakeGranted).
 	Made []string `json:"made,omitempty"`
 	// Connections are the connections the supervisor made for the run,
-	// and those it refused, in the order they were asked for (at most
-	// MaxConnectionsListed); ConnectionsUnlisted counts those past it.
+	// and those it refused, in the order they were asked for: at most
+	// MaxConnectionsListed, and past half of it only those to a
+	// Destination not listed yet, so that many connections to one place
+	// leave room for the others. ConnectionsUnlisted counts those left out.
 	// A confined run under a net grant makes none of its own: each of its
 	// connections is here.
 	Connections         []Connection `json:"connections,omitempty"`
@@ -247,6 +249,18 @@ func (c Connection) String() string {
 	return s
 }
 
+// Destination is where the program asked to go, and whether it was
+// refused: the network, the host and port as the program named them,
+// and a refusal's code. Two connections to one destination are one
+// place to a reader of receipts (DiffConnections).
+func (c Connection) Destination() string {
+	to := c.Network + " " + hostPort(c.Host, c.Port)
+	if c.Code != "" {
+		to += " (" + string(c.Code) + ")"
+	}
+	return to
+}
+
 // hostPort joins a host and port as an address is written, an IPv6
 // address in brackets.
 func hostPort(host string, port int) string {
@@ -277,6 +291,10 @@ type ConnectionChange struct {
 	Run       StoredReceipt
 	Connected []string // network host:port, new among the connections made
 	Refused   []string // network host:port and the code, new among the refusals
+	// Unlisted is how many of the run's connections its receipt does not
+	// list (connections_unlisted): where they went is not known, so they
+	// may have gone somewhere new.
+	Unlisted int
 }
 
 // String names the run and the destinations.
@@ -288,14 +306,19 @@ func (c ConnectionChange) String() string {
 	if len(c.Refused) > 0 {
 		parts = append(parts, "was refused "+strings.Join(c.Refused, ", "))
 	}
+	if c.Unlisted > 0 {
+		parts = append(parts, fmt.Sprintf("made or was refused %d more connections its receipt "+
+			"does not list, to places not known", c.Unlisted))
+	}
 	return fmt.Sprintf("%s %s: %s, which no earlier run of it did (seen by the supervisor)",
 		c.Run.RunID, c.Run.Program.Path, strings.Join(parts, "; "))
 }
 
 // DiffConnections walks runs oldest first and names each whose supervisor
 // connected to, or refused, a destination (network, host and port as the
-// program named them) no earlier run of the same program (by path) had.
-// The first run of a program is what the others are compared with.
+// program named them) no earlier run of the same program (by path) had,
+// or whose receipt left connections unlisted, which may have. The first
+// run of a program is what the others are compared with.
 func DiffConnections(runs []StoredReceipt) []ConnectionChange {
 	seen := map[string]map[string]bool{}
 	var out []ConnectionChange
@@ -307,11 +330,7 @@ func DiffConnections(runs []StoredReceipt) []ConnectionChange {
 		}
 		c := ConnectionChange{Run: r}
 		for _, conn := range r.Observed.Connections {
-			to := conn.Network + " " + hostPort(conn.Host, conn.Port)
-			key := to
-			if conn.Code != "" {
-				key = to + " (" + string(conn.Code) + ")"
-			}
+			key := conn.Destination()
 			if compared && !earlier[key] {
 				if conn.Code != "" {
 					c.Refused = append(c.Refused, key)
@@ -321,7 +340,10 @@ func DiffConnections(runs []StoredReceipt) []ConnectionChange {
 			}
 			earlier[key] = true
 		}
-		if len(c.Connected)+len(c.Refused) > 0 {
+		if compared {
+			c.Unlisted = r.Observed.ConnectionsUnlisted
+		}
+		if len(c.Connected)+len(c.Refused)+c.Unlisted > 0 {
 			out = append(out, c)
 		}
 	}

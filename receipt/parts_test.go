@@ -139,3 +139,69 @@ func TestDiffEffects(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffConnections: a run is named when its supervisor connected to,
+// or refused, a place no earlier run of the program had, or when its
+// receipt left connections unlisted, which may have gone anywhere; the
+// first run of a program is what the others are compared with.
+func TestDiffConnections(t *testing.T) {
+	to := func(port int) Connection { return Connection{Network: "tcp", Host: "h", Port: port} }
+	refused := Connection{Network: "tcp", Host: "h", Port: 1, Code: codes.E335}
+	type run struct {
+		prog     string
+		conns    []Connection
+		unlisted int
+	}
+	type change struct {
+		Run                string
+		Connected, Refused []string
+		Unlisted           int
+	}
+	tests := []struct {
+		name       string
+		runs       []run
+		want       []change
+		wantString string // in the last change's String
+	}{
+		{name: "the same place throughout",
+			runs: []run{{prog: "a", conns: []Connection{to(1)}}, {prog: "a", conns: []Connection{to(1)}}}},
+		{name: "a new place", runs: []run{{prog: "a", conns: []Connection{to(1)}},
+			{prog: "a", conns: []Connection{to(1), to(2)}}},
+			want: []change{{Run: "1", Connected: []string{"tcp h:2"}}}, wantString: "connected to tcp h:2"},
+		{name: "a place refused where it was made before", runs: []run{{prog: "a", conns: []Connection{to(1)}},
+			{prog: "a", conns: []Connection{refused}}},
+			want:       []change{{Run: "1", Refused: []string{"tcp h:1 (E335)"}}},
+			wantString: "was refused tcp h:1 (E335)"},
+		{name: "connections unlisted", runs: []run{{prog: "a", conns: []Connection{to(1)}},
+			{prog: "a", conns: []Connection{to(1)}, unlisted: 3}},
+			want:       []change{{Run: "1", Unlisted: 3}},
+			wantString: "3 more connections its receipt does not list"},
+		{name: "the first run is not compared", runs: []run{{prog: "a", conns: []Connection{to(1)}, unlisted: 3}}},
+		{name: "programs tracked apart", runs: []run{{prog: "a", conns: []Connection{to(1)}},
+			{prog: "b", conns: []Connection{to(2)}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs []StoredReceipt
+			for i, r := range tt.runs {
+				id := string(rune('0' + i))
+				rec := receipt("/p/"+r.prog+".vel", id, i, core.Full, StatusOK)
+				rec.Observed.Connections, rec.Observed.ConnectionsUnlisted = r.conns, r.unlisted
+				runs = append(runs, StoredReceipt{Path: id + ".json", Receipt: rec})
+			}
+			var got []change
+			var last string
+			for _, c := range DiffConnections(runs) {
+				got = append(got, change{Run: c.Run.RunID, Connected: c.Connected, Refused: c.Refused,
+					Unlisted: c.Unlisted})
+				last = c.String()
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("DiffConnections = %+v, want %+v", got, tt.want)
+			}
+			if !strings.Contains(last, tt.wantString) {
+				t.Errorf("String() = %q, want it to say %q", last, tt.wantString)
+			}
+		})
+	}
+}

@@ -49,6 +49,7 @@ type runState struct {
 	adm      *admission
 	held     []held
 	list     []receipt.Connection
+	listed   map[string]bool // the destinations of list (receipt.Connection.Destination)
 	unlisted int
 	requests int
 	made     int
@@ -263,13 +264,22 @@ func (r *runState) refuse(id uint64, row receipt.Connection, err error) Reply {
 	return Reply{ID: id, Code: row.Code, Message: row.Refused}
 }
 
-// add lists row and returns its index, or counts it past the bound and
-// returns -1.
+// add lists row and returns its index, or counts it as unlisted and
+// returns -1: past receipt.MaxConnectionsListed, and past half of it
+// when its destination is listed already, so that a run's many
+// connections to one place (a decoy) cannot push another place off the
+// receipt.
 func (r *runState) add(row receipt.Connection) int {
-	if len(r.list) >= receipt.MaxConnectionsListed {
+	dest := row.Destination()
+	if len(r.list) >= receipt.MaxConnectionsListed ||
+		len(r.list) >= receipt.MaxConnectionsListed/2 && r.listed[dest] {
 		r.unlisted++
 		return -1
 	}
+	if r.listed == nil {
+		r.listed = map[string]bool{}
+	}
+	r.listed[dest] = true
 	r.list = append(r.list, row)
 	return len(r.list) - 1
 }

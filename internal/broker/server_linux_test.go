@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -463,25 +464,110 @@ func TestBrokerHoldsAtMostMaxOpen(t *testing.T) {
 		}
 		conn.Close()
 	}
+	// Listed: the first half of a receipt's rows, all to one place, and
+	// the refusal, a place of its own.
 	list, unlisted := b.End()
-	if len(list) != receipt.MaxConnectionsListed || len(list)+unlisted != 2*MaxOpen+1 {
+	if want := receipt.MaxConnectionsListed/2 + 1; len(list) != want ||
+		len(list)+unlisted != 2*MaxOpen+1 {
 		t.Fatalf("End listed %d and counted %d more; want %d in all, %d listed", len(list),
-			unlisted, 2*MaxOpen+1, receipt.MaxConnectionsListed)
+			unlisted, 2*MaxOpen+1, want)
 	}
 	for i, conn := range list {
-		if conn.SentBytes == nil || conn.Code != "" {
-			t.Fatalf("connection %d: %+v; want one made, its bytes counted", i, conn)
+		if refusal := i == len(list)-1; conn.SentBytes == nil != refusal ||
+			(conn.Code == codes.E335) != refusal {
+			t.Fatalf("connection %d: %+v; want one made, its bytes counted, but the last, refused",
+				i, conn)
 		}
 	}
 }
 
+// TestBrokerListBound: a run's list holds at most
+// receipt.MaxConnectionsListed rows, the rest counted; past half of it, a
+// row only for a destination not listed yet.
 func TestBrokerListBound(t *testing.T) {
-	r := &runState{}
-	for i := range receipt.MaxConnectionsListed + 3 {
-		r.add(receipt.Connection{Port: i + 1})
+	const half = receipt.MaxConnectionsListed / 2
+	tests := []struct {
+		name         string
+		rows         []receipt.Connection
+		wantListed   int
+		wantUnlisted int
+		wantLast     receipt.Connection // the last row listed
+	}{
+		{name: "each to a port of its own", rows: ports(1, receipt.MaxConnectionsListed+3),
+			wantListed: receipt.MaxConnectionsListed, wantUnlisted: 3,
+			wantLast: receipt.Connection{Port: receipt.MaxConnectionsListed}},
+		{name: "one port, then another", rows: append(same(7, 2*receipt.MaxConnectionsListed),
+			receipt.Connection{Port: 8}), wantListed: half + 1,
+			wantUnlisted: 2*receipt.MaxConnectionsListed - half, wantLast: receipt.Connection{Port: 8}},
+		{name: "one port, then its refusal", rows: append(same(7, half+1),
+			receipt.Connection{Port: 7, Code: codes.E335}), wantListed: half + 1, wantUnlisted: 1,
+			wantLast: receipt.Connection{Port: 7, Code: codes.E335}},
 	}
-	if len(r.list) != receipt.MaxConnectionsListed || r.unlisted != 3 {
-		t.Fatalf("listed %d, unlisted %d", len(r.list), r.unlisted)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &runState{}
+			for _, row := range tt.rows {
+				r.add(row)
+			}
+			if len(r.list) != tt.wantListed || r.unlisted != tt.wantUnlisted {
+				t.Fatalf("listed %d, unlisted %d; want %d and %d", len(r.list), r.unlisted,
+					tt.wantListed, tt.wantUnlisted)
+			}
+			if last := r.list[len(r.list)-1]; last != tt.wantLast {
+				t.Errorf("the last row listed %+v, want %+v", last, tt.wantLast)
+			}
+		})
+	}
+}
+
+// ports is a row to each port from first to last.
+func ports(first, last int) []receipt.Connection {
+	var rows []receipt.Connection
+	for p := first; p <= last; p++ {
+		rows = append(rows, receipt.Connection{Port: p})
+	}
+	return rows
+}
+
+// same is n rows to one port.
+func same(port, n int) []receipt.Connection {
+	return slices.Repeat([]receipt.Connection{{Port: port}}, n)
+}
+
+// TestBrokerListsAPlaceAfterADecoy: a run that connects to one port
+// twice as many times as a receipt lists rows, then to another, leaves
+// the other listed: the receipt names both places, each connection made.
+func TestBrokerListsAPlaceAfterADecoy(t *testing.T) {
+	b, c := channel(t, nil)
+	_, decoy := listener(t)
+	_, other := listener(t)
+	begin(b, "io,net:127.0.0.1")
+	for range 2 * receipt.MaxConnectionsListed {
+		conn, err := dial(c, "tcp", "127.0.0.1:"+decoy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.Close()
+	}
+	conn, err := dial(c, "tcp", "127.0.0.1:"+other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	list, unlisted := b.End()
+	var places []string
+	for _, row := range list {
+		if row.Code != "" {
+			t.Fatalf("row %+v refused; want each connection made", row)
+		}
+		if !slices.Contains(places, row.Destination()) {
+			places = append(places, row.Destination())
+		}
+	}
+	want := []string{"tcp 127.0.0.1:" + decoy, "tcp 127.0.0.1:" + other}
+	if !slices.Equal(places, want) || len(list)+unlisted != 2*receipt.MaxConnectionsListed+1 {
+		t.Fatalf("listed %d rows to %q and %d more; want %d in all, to %q", len(list), places,
+			unlisted, 2*receipt.MaxConnectionsListed+1, want)
 	}
 }
 

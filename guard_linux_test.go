@@ -35,6 +35,16 @@ else:
     print("refused", r.errno)
 `
 	readText = "print(\"RESULT\", ffi.module(\"pathlib\").read_text(ARGS[0]))\n"
+	// plantDeep is plantRaw making each directory of ARGS[1:] in turn.
+	plantDeep = `c = ffi.module("ctypes")
+for d in ARGS[1:]:
+    c.syscall("mkdirat", -100, d, 448)
+r = c.syscall("openat", -100, ARGS[0], 65, 384)
+if r.errno == "":
+    print("RESULT written")
+else:
+    print("refused", r.errno)
+`
 )
 
 // TestGuardedWhateverExists: what no grant reaches is held by the kernel
@@ -58,6 +68,9 @@ func TestGuardedWhateverExists(t *testing.T) {
 		// watches; read true when the secret was printed.
 		witness string
 		read    bool
+		// granted: the budget reaches the witness, which is made
+		// confined too (a positive control).
+		granted bool
 	}{
 		{name: "~/.bashrc in a home with no dot-entry and no file grant", allow: "io,ffi:pathlib",
 			src: plantText, args: []string{"$H/.bashrc"}, witness: "$H/.bashrc"},
@@ -72,6 +85,19 @@ func TestGuardedWhateverExists(t *testing.T) {
 			setup: func(t *testing.T, home string) { mkdir(t, filepath.Join(home, ".config", "app")) },
 			allow: "io,ffi:ctypes,fs:write:$H/.config", src: plantRaw,
 			args: []string{"$H/.config/gh/hosts.yml", "$H/.config/gh"}, witness: "$H/.config/gh/hosts.yml"},
+		// No ~/.config when the run starts: the supervisor makes it for
+		// the grant, after it built the set, which expanded the home
+		// above ~/.config/gh then, not ~/.config.
+		{name: "~/.config made for a grant of it with no ~/.config/gh", confine: sabline.ConfineStrict,
+			allow: "io,ffi:ctypes,fs:write:$H/.config", src: plantDeep,
+			args:    []string{"$H/.config/gh/hosts.yml", "$H/.config", "$H/.config/gh"},
+			witness: "$H/.config/gh/hosts.yml"},
+		{name: "~/.cargo made for a grant of it with no ~/.cargo/credentials",
+			confine: sabline.ConfineStrict, allow: "io,ffi:ctypes,fs:write:$H/.cargo", src: plantDeep,
+			args: []string{"$H/.cargo/credentials", "$H/.cargo"}, witness: "$H/.cargo/credentials"},
+		{name: "a file in a directory made for a grant of it", confine: sabline.ConfineStrict,
+			allow: "io,ffi:ctypes,fs:write:$H/.myapp", src: plantDeep, granted: true,
+			args: []string{"$H/.myapp/notes.txt", "$H/.myapp"}, witness: "$H/.myapp/notes.txt"},
 		{name: "the 700th dot-entry of a home", allow: "io,ffi:pathlib", src: readText,
 			setup: func(t *testing.T, home string) {
 				for i := range 700 {
@@ -128,12 +154,13 @@ func TestGuardedWhateverExists(t *testing.T) {
 					}
 					return
 				}
+				want := !confined || tt.granted
 				_, err = os.Lstat(witness)
-				if planted := err == nil; planted != !confined {
-					t.Errorf("%s exists %v, want %v", witness, planted, !confined)
+				if planted := err == nil; planted != want {
+					t.Errorf("%s exists %v, want %v", witness, planted, want)
 				}
-				if said := strings.Contains(string(res.Stdout), "RESULT written"); said != !confined {
-					t.Errorf("the program says it wrote %v, want %v: %q", said, !confined, res.Stdout)
+				if said := strings.Contains(string(res.Stdout), "RESULT written"); said != want {
+					t.Errorf("the program says it wrote %v, want %v: %q", said, want, res.Stdout)
 				}
 			})
 		}

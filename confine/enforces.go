@@ -224,7 +224,10 @@ func enforcesTable() []Row {
 					"the names in a guarded directory beneath a read grant may be listed, as the language " +
 					"refuses a new entry there too. Past " +
 					strconv.Itoa(linux.MaxCarvedRules) + " rules, or where a directory cannot be listed, the " +
-					"location is the language's only and the level is partial",
+					"location is the language's only and the level is partial. Neither layer holds a " +
+					"guarded file that a hard link or a bind mount made before the run puts inside a grant, " +
+					"nor a Sabline's receipts, token or runs directory made after the run started in a " +
+					"directory the run may write (the register is read when a run starts)",
 					[]string{core.LayerLandlockFamily}},
 				Darwin: Cell{HoldsNo, "not held: the language alone refuses it", nil},
 				Windows: Cell{HoldsNo, "not held: an ACE on a directory reaches everything beneath it, so a " +

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
 )
 
 // toMake returns the directories of p's write grants that the supervisor
@@ -42,12 +43,21 @@ func toMake(p core.Policy, lstat, stat func(string) (fs.FileInfo, error)) []stri
 // MakeGranted makes the directories toMake names for p, each alone (its
 // parent is never made), and returns those it made. One that appeared
 // meanwhile is not made, and not returned: mkdir never follows a link in
-// its place. The caller has admitted p's budget: no grant names a
-// location no grant reaches.
-func MakeGranted(p core.Policy) ([]string, error) {
+// its place. The caller has admitted p's budget, each granted path as
+// admitted says it resolved then (a path it does not name, as it
+// resolves now): no grant names a location no grant reaches. Each
+// directory is made there, in its parent as it resolved, and never
+// through a link on the way: a granted directory whose parent another
+// run swapped for a link after the admission (into ~/.ssh, say) is not
+// made, and the error says so.
+func MakeGranted(p core.Policy, admitted map[string]string) ([]string, error) {
 	var made []string
 	for _, dir := range toMake(p, os.Lstat, os.Stat) {
-		err := os.Mkdir(dir, 0o777) // as mkdir(1): the umask narrows it
+		at, ok := admitted[dir]
+		if !ok {
+			at = guard.Resolved(dir)
+		}
+		err := makeDir(filepath.Dir(at), filepath.Base(at))
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}

@@ -78,7 +78,7 @@ func TestMakeGranted(t *testing.T) {
 	}
 	newDir, deep := filepath.Join(dir, "new"), filepath.Join(dir, "gone", "new")
 	b := budget.MustParse(dir, "fs:write:new,fs:write:have,fs:write:gone/new")
-	made, err := MakeGranted(core.OSPolicy(b, core.Options{}))
+	made, err := MakeGranted(core.OSPolicy(b, core.Options{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestOnThisMachineDanglingWriteGrant(t *testing.T) {
 	policy := func(allow string) core.Policy {
 		return core.OSPolicy(budget.MustParse(dir, allow), core.Options{})
 	}
-	if made, err := MakeGranted(policy("fs:write:dangling")); err != nil || len(made) > 0 {
+	if made, err := MakeGranted(policy("fs:write:dangling"), nil); err != nil || len(made) > 0 {
 		t.Fatalf("MakeGranted(fs:write:dangling) = %q, %v: want nothing made", made, err)
 	}
 	if _, err := os.Stat(link); err == nil {

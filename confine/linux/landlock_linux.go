@@ -466,6 +466,11 @@ func onProcFS(fd int) bool {
 	return unix.Fstatfs(fd, &sf) == nil && sf.Type == unix.PROC_SUPER_MAGIC
 }
 
+// OpenNoLinks opens the absolute path p as a path only, following no
+// link on its way nor at its end (openNoLinks), for the supervisor's
+// side to make a granted directory in (confine.MakeGranted).
+func OpenNoLinks(p string) (int, error) { return openNoLinks(p) }
+
 // openNoLinks opens the absolute path p as a path only, following no link
 // on its way nor at its end (a link there is opened itself): openat2 with
 // RESOLVE_NO_SYMLINKS, or where a filter refuses openat2 (Sabline's own

@@ -634,8 +634,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "granted-dir-never-made", File: "internal/run/supervisor.go",
-		Old:      "\tc.makeGranted(&w.relay)\n\treq := &wire.Request{",
-		New:      "\treq := &wire.Request{",
+		Old:      "\tif c.makeGranted(&w.relay, adm); len(c.made) > 0 {",
+		New:      "\tif len(c.made) > 0 {",
 		Packages: scriptsPkg, Run: "^TestFlagshipFull$",
 		CaughtBy: "TestFlagshipFull/fresh_clone (level partial, nothing made)",
 	},

@@ -15,8 +15,10 @@ import (
 // so that only the kernel holds the run.
 
 // admits refuses a budget with an item that names a location no grant
-// reaches (guard.Set.Admit).
-func admits(g *guard.Set, b budget.Budget) error { return g.Admit(b, resolve) }
+// reaches, as written or as resolve resolves it (guard.Set.Admit).
+func admits(g *guard.Set, b budget.Budget, resolve func(string) string) error {
+	return g.Admit(b, resolve)
+}
 
 // narrowsOnto refuses a budget that narrows ceiling onto a guarded
 // location it does not name (guard.Set.Narrows).

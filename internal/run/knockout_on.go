@@ -12,7 +12,7 @@ import (
 // admitted, and the one-layer switch (linux.LayersOnlyEnv) reaches the
 // worker, where confine reads it.
 
-func admits(*guard.Set, budget.Budget) error { return nil }
+func admits(*guard.Set, budget.Budget, func(string) string) error { return nil }
 
 func narrowsOnto(*guard.Set, budget.Budget, budget.Budget) error { return nil }
 

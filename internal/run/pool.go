@@ -534,7 +534,7 @@ func (p *Pool) Admits(b budget.Budget) error {
 // location: it names none that no grant reaches, and no dot-entry or lent
 // credential the ceiling does not name. A knock-out build admits it.
 func (p *Pool) narrows(b budget.Budget) error {
-	if err := admits(p.guard, b); err != nil {
+	if err := admits(p.guard, b, resolve); err != nil {
 		return err
 	}
 	return narrowsOnto(p.guard, b, p.cfg.Budget)

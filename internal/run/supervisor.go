@@ -358,7 +358,14 @@ func (c *commandRun) reserve() (*guard.Set, error) {
 // program (held to f: readWaiting) and makes the worker's request.
 func (c *commandRun) request(w *workerProc, g *guard.Set, f waitFor) (*wire.Request, error) {
 	r := c.r
-	if err := Admit(g, r.Budget); err != nil {
+	// Each granted path as it resolves now, when the run is admitted, and
+	// before the program is read (which may wait on a pipe): the admission
+	// judges it so, the directories granted are made beneath it, and the
+	// worker withholds a grant that resolves otherwise when it starts, so
+	// a grant swapped for a link meanwhile is held nowhere
+	// (TestGrantSwappedWhileTheProgramIsRead).
+	adm := admitted(r.Budget)
+	if err := admitAs(g, r.Budget, adm); err != nil {
 		return nil, err
 	}
 	src, piped := r.Source, false
@@ -372,10 +379,18 @@ func (c *commandRun) request(w *workerProc, g *guard.Set, f waitFor) (*wire.Requ
 		return nil, err
 	}
 	c.rec.Program.SHA256 = sha256Hex(src)
-	c.makeGranted(&w.relay)
+	if c.makeGranted(&w.relay, adm); len(c.made) > 0 {
+		// A directory made for a grant may be the one a guarded location
+		// that is not there yet would be made in (~/.config for
+		// ~/.config/gh): the set, built before it was there, expands the
+		// directory above it, not it, so it is built again now, as a
+		// pool's worker builds its set, and the carving keeps the
+		// location out of the grant.
+		g = g.Refresh(guard.Inputs{}, guard.OS())
+	}
 	req := &wire.Request{
 		Program: c.abs, SHA256: c.rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd,
-		Guard: g.Wire(), Admitted: admitted(r.Budget),
+		Guard: g.Wire(), Admitted: adm,
 		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB,
 		TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
@@ -401,11 +416,13 @@ func (c *commandRun) request(w *workerProc, g *guard.Set, f waitFor) (*wire.Requ
 // makeGranted makes the granted directories that do not exist yet, once
 // the run is admitted and its program read, before the worker gets its
 // policy: each is then held as granted, not beneath the directory above
-// it. One that cannot be made is said on the run's standard error, under
-// the lock the relay holds for each of the worker's writes there (the
-// worker has started), and left to the level, which says where it is held.
-func (c *commandRun) makeGranted(rl *relay) {
-	made, err := confine.MakeGranted(c.derived)
+// it. Each is made where it resolved when the run was admitted (adm),
+// never through a link made on its way since. One that cannot be made is
+// said on the run's standard error, under the lock the relay holds for
+// each of the worker's writes there (the worker has started), and left to
+// the level, which says where it is held.
+func (c *commandRun) makeGranted(rl *relay, adm map[string]string) {
+	made, err := confine.MakeGranted(c.derived, adm)
 	c.made = made
 	if err != nil {
 		rl.std.Lock()

@@ -288,26 +288,16 @@ if s.errno == "":
 			if goruntime.GOOS != string(confine.Linux) {
 				Skip("ctypes' raw system calls are Linux's")
 			}
-			const program = `c = ffi.module("ctypes")
-p = int(ARGS[0])
-s = c.syscall("socket", 2, 1, 0)
-print("socket", s.errno)
-if s.errno == "":
-    b = c.syscall("bind", s.ret, b"\x02\x00" + bytes([p >> 8, p & 255]) + b"\x7f\x00\x00\x01" + b"\x00" * 8, 16)
-    print("bind", b.errno)
-    if b.errno == "":
-        c.syscall("listen", s.ret, 1)
-        io.read_line()
-`
 			s := newScratch()
-			prog := s.file("listen.vel", program)
+			prog := s.file("listen.vel", listenProgram)
 			By("--no-confine: a connection to the port is accepted while the program waits")
-			heard, r := s.listenRun(prog, "--no-confine", "--allow", "io,net,ffi:ctypes")
+			allow := []string{"--allow", "io,net,ffi:ctypes", prog}
+			heard, r := s.listenRun(call{args: append([]string{"--no-confine"}, allow...)})
 			Expect(heard).To(BeTrue(), "nothing listened\n%s", r)
 			Expect(r.stdout).To(Equal("socket \nbind \n"), "%s", r)
 
 			By("--confine strict: as the cell says")
-			heard, r = s.listenRun(prog, "--confine", "strict", "--allow", "io,net,ffi:ctypes")
+			heard, r = s.listenRun(call{args: append([]string{"--confine", "strict"}, allow...)})
 			expectConfinedLevel(r, s.receipt())
 			Expect(heard).To(Equal(!heldByCell("net-any")), "a connection was accepted: %v\n%s", heard, r)
 			if heldByCell("net-any") {
@@ -503,13 +493,29 @@ func freePort() int {
 	return port
 }
 
-// listenRun runs the program with a free port as its argument, and while
-// it runs tries to connect to that port from outside. A program that
-// listens waits on standard input, a pipe whose end is closed once a
-// connection was accepted, or after runLimit()/4 without one. The pipe is
-// the worker's own standard input, not copied into one by os/exec, so a
-// program that ends at once (its bind refused) is seen to end at once.
-func (s *scratch) listenRun(prog string, args ...string) (heard bool, r ran) {
+// listenProgram makes a TCP socket through ctypes, binds it to the
+// loopback port its argument names, and listens there until a line comes
+// on standard input; it prints the errno of the socket and of the bind.
+const listenProgram = `c = ffi.module("ctypes")
+p = int(ARGS[0])
+s = c.syscall("socket", 2, 1, 0)
+print("socket", s.errno)
+if s.errno == "":
+    b = c.syscall("bind", s.ret, b"\x02\x00" + bytes([p >> 8, p & 255]) + b"\x7f\x00\x00\x01" + b"\x00" * 8, 16)
+    print("bind", b.errno)
+    if b.errno == "":
+        c.syscall("listen", s.ret, 1)
+        io.read_line()
+`
+
+// listenRun runs c, whose arguments end with the program, with a free
+// port as the program's argument, and while it runs tries to connect to
+// that port from outside. A program that listens waits on standard input,
+// a pipe whose end is closed once a connection was accepted, or after
+// runLimit()/4 without one. The pipe is the worker's own standard input,
+// not copied into one by os/exec, so a program that ends at once (its
+// bind refused) is seen to end at once.
+func (s *scratch) listenRun(c call) (heard bool, r ran) {
 	port := freePort()
 	stdin, hold, err := os.Pipe()
 	Expect(err).NotTo(HaveOccurred())
@@ -517,9 +523,11 @@ func (s *scratch) listenRun(prog string, args ...string) (heard bool, r ran) {
 	release := sync.OnceFunc(func() { hold.Close() })
 	defer release()
 	done := make(chan ran, 1)
+	c.args = append(append([]string{}, c.args...), "--", strconv.Itoa(port))
+	c.stdin = stdin
 	go func() {
 		defer GinkgoRecover()
-		done <- s.runWith(call{args: append(args, prog, "--", strconv.Itoa(port)), stdin: stdin})
+		done <- s.runWith(c)
 	}()
 	deadline := time.After(runLimit() / 4)
 	for {

@@ -1,10 +1,13 @@
 package sabline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -38,8 +41,8 @@ type PoolOptions struct {
 	// once only when this machine cannot reach Require for the pool's
 	// policy.
 	OnDemand    bool
-	Timeout     time.Duration // per run; 0 for none
-	MaxMemoryMB int           // per worker; 0 for none
+	Timeout     time.Duration // per run; 0 for none (below zero is E301, as for Run)
+	MaxMemoryMB int           // per worker; 0 for none (below zero is E301)
 	Confine     Confine       // "" is ConfineDefault
 	Require     core.Level    // a pool held below it starts no worker (E326)
 	// ImportRoot is the directory programs and their loads are read from.
@@ -92,7 +95,9 @@ type Pool struct {
 }
 
 // NewPool starts a pool and waits until every worker has applied the
-// pool's policy (none is started with OnDemand).
+// pool's policy (none is started with OnDemand). A budget that grants a
+// host module this binary has not registered is refused (E301), as
+// CheckModules says.
 func NewPool(opts PoolOptions) (*Pool, error) {
 	if opts.Workers == 0 {
 		opts.Workers = 1
@@ -106,6 +111,9 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 			return nil, err
 		}
 		opts.Receipts = dir
+	}
+	if err := CheckModules("PoolOptions.Budget", opts.Budget); err != nil {
+		return nil, err // as Run's: the workers would hold nothing for a typo
 	}
 	p, err := run.StartPool(run.PoolConfig{
 		Budget: opts.Budget, Workers: opts.Workers, Confine: opts.Confine, Require: opts.Require,
@@ -179,8 +187,9 @@ func (p *Pool) Workers() []int { return p.p.Workers() }
 func (p *Pool) Close() error { return p.p.Close() }
 
 // PoolRegistry keeps pools keyed by their options, each made on first use,
-// with at most Max alive: past it, the least recently used pool that no run
-// holds is closed. The command's HTTP and MCP doors run through one.
+// with at most its bound alive: past it, the least recently used pool that
+// no run holds is closed. (The command's HTTP and MCP doors run through no
+// registry: one Pool, the operator's, behind door.NewPoolRunner.)
 type PoolRegistry struct {
 	max    int
 	mu     sync.Mutex
@@ -189,8 +198,13 @@ type PoolRegistry struct {
 	closed bool
 }
 
-// errRegistryClosed is the error of Acquire after Close.
-var errRegistryClosed = errors.New("the pool registry is closed")
+// registryClosed is the error of Acquire after Close: E310, as a run
+// sent to a closed pool meets.
+func registryClosed() error {
+	return &codes.Error{Code: codes.E310,
+		Msg: "the pool registry is closed: the run was not started",
+		Do:  "Send runs to a registry before its Close, or make another (NewPoolRegistry). Nothing ran."}
+}
 
 type entry struct {
 	once   sync.Once
@@ -231,15 +245,57 @@ func (o PoolOptions) Key() string {
 }
 
 // Run runs program in the pool opts names, starting that pool on first
-// use (see Pool.Run).
+// use (see Pool.Run). A run the registry has no pool for (the registry
+// closed, E310; the pool refused to start, as NewPool says) runs nothing,
+// and its result's receipt, kept in the pool's receipts directory, says
+// so, as a pool's refusals do.
 func (r *PoolRegistry) Run(ctx context.Context, opts PoolOptions, program Program,
 	ro RunOptions) (*Result, error) {
 	p, release, err := r.Acquire(opts)
 	if err != nil {
-		return nil, err
+		return unpooled(opts, program, ro, err), err
 	}
 	defer release()
 	return p.Run(ctx, program, ro)
+}
+
+// unpooled is the result of a run the registry has no pool for, err
+// saying why: its receipt, stored in the receipts directory of opts, as
+// Pool.Run keeps a refused run's.
+func unpooled(opts PoolOptions, program Program, ro RunOptions, err error) *Result {
+	b := opts.Budget
+	if ro.Budget != nil {
+		b = *ro.Budget
+	}
+	path := program.Path
+	if path == "" {
+		path = "program.vel" // as a pool names a nameless program
+	}
+	if !filepath.IsAbs(path) {
+		base := opts.ImportRoot
+		if base == "" {
+			base, _ = os.Getwd()
+		}
+		path = filepath.Join(base, path)
+	}
+	o := Options{Budget: b, Args: ro.Args, Confine: cmp.Or(opts.Confine, ConfineDefault),
+		Require: opts.Require, Timeout: opts.Timeout, Receipts: opts.Receipts,
+		LendCredentials: opts.LendCredentials, Durability: cmp.Or(opts.Durability, receipt.Flush),
+		Stderr: opts.Stderr}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.Receipts == "" {
+		o.Receipts, _ = receipt.DefaultDir() // as NewPool reads it
+	}
+	// The program is not read: a pool reads it once it admits the run.
+	rec := setParameters(receipt.NewForSource(filepath.Clean(path), program.Source, b, ro.Args), o)
+	rec.Tenant = ro.Tenant
+	rec.Outcome = receipt.OutcomeOf(err)
+	if o.Receipts != "" {
+		store(rec, o)
+	}
+	return &Result{Receipt: rec}
 }
 
 // Acquire returns the pool opts names, starting it on first use, and the
@@ -250,7 +306,7 @@ func (r *PoolRegistry) Acquire(opts PoolOptions) (*Pool, func(), error) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return nil, nil, errRegistryClosed
+		return nil, nil, registryClosed()
 	}
 	e := r.pools[key]
 	if e == nil {
@@ -263,7 +319,7 @@ func (r *PoolRegistry) Acquire(opts PoolOptions) (*Pool, func(), error) {
 	e.once.Do(func() { e.pool, e.err = NewPool(opts) })
 	err := e.err
 	if err == nil && e.pool == nil {
-		err = errRegistryClosed // Close came first
+		err = registryClosed() // Close came first
 	}
 	r.mu.Lock()
 	if err != nil {

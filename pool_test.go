@@ -448,6 +448,116 @@ func TestPoolRegistry(t *testing.T) {
 	}
 }
 
+// TestPoolRegistryRefusalsKeepReceipts: a run the registry has no pool
+// for, because the registry is closed or the pool it names refuses to
+// start (its ceiling names the receipts directory, E329), runs nothing
+// and returns a result whose receipt is kept in that pool's receipts
+// directory, with the code the error has; so does a run sent to a pool
+// after its Close (E310), whose error says what to do rather than E310's
+// "a fault in Sabline". Before, the registry returned a nil result, no
+// receipt, and, once closed, an error with no code. The control is the
+// same run through the registry, open, with a ceiling it can hold: ok.
+func TestPoolRegistryRefusalsKeepReceipts(t *testing.T) {
+	root := importRoot(t)
+	rc := t.TempDir()
+	reg := sabline.NewPoolRegistry(1)
+	defer reg.Close()
+	good := sabline.PoolOptions{Budget: budget.MustParse(root, "io"), ImportRoot: root, Receipts: rc}
+	bad := good
+	bad.Budget = budget.MustParse(root, "io,fs:read:"+rc)
+	kept := func(what string, res *sabline.Result, err error, want codes.Code) {
+		t.Helper()
+		if codes.CodeOf(err) != want {
+			t.Errorf("%s: error %v, want %s", what, err, want)
+		}
+		if res == nil || res.Receipt == nil {
+			t.Errorf("%s: no result, no receipt", what)
+			return
+		}
+		stored, ferr := receipt.Find(rc, res.Receipt.RunID)
+		if ferr != nil || stored.Outcome.Code != want || res.Receipt.Outcome.Code != want {
+			t.Errorf("%s: receipt %+v, stored (%v) %+v; want both %s", what, res.Receipt.Outcome,
+				ferr, stored, want)
+		}
+	}
+	res, err := reg.Run(context.Background(), good, sabline.File("hello.vel"), sabline.RunOptions{})
+	kept("the control", res, err, "")
+	if err == nil && string(res.Stdout) != "hello\n" {
+		t.Errorf("the control printed %q, want hello", res.Stdout)
+	}
+	res, err = reg.Run(context.Background(), bad, sabline.File("hello.vel"), sabline.RunOptions{})
+	kept("a pool that cannot start", res, err, codes.E329)
+	p, release, err := reg.Acquire(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := reg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res, err = reg.Run(context.Background(), good, sabline.File("hello.vel"), sabline.RunOptions{})
+	kept("the registry closed", res, err, codes.E310)
+	res, err = p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+	kept("the pool closed", res, err, codes.E310)
+	for what, err := range map[string]error{"the registry closed": registryErr(reg, good),
+		"the pool closed": err} {
+		var e *codes.Error
+		if !errors.As(err, &e) || !strings.Contains(e.Hint(), "before its Close") {
+			t.Errorf("%s: %v says to do %q; want it to say to send runs before Close", what, err,
+				hintOf(e))
+		}
+	}
+}
+
+// registryErr is the error of an Acquire of opts from reg.
+func registryErr(reg *sabline.PoolRegistry, opts sabline.PoolOptions) error {
+	_, _, err := reg.Acquire(opts)
+	return err
+}
+
+// hintOf is e's hint, "" for no error.
+func hintOf(e *codes.Error) string {
+	if e == nil {
+		return ""
+	}
+	return e.Hint()
+}
+
+// TestPoolRefusesNegativeLimits: a pool asked for a timeout or a memory
+// limit below zero is refused (E301), as a single run is, and starts no
+// worker; before, it started, held no timeout and no limit at all (a loop
+// of seconds ran to its end), and each receipt said timeout_ms -1000. The
+// control is a pool whose timeout is zero, for none, which runs.
+func TestPoolRefusesNegativeLimits(t *testing.T) {
+	root := importRoot(t)
+	for _, tt := range []struct {
+		name    string
+		timeout time.Duration
+		memory  int
+		want    codes.Code
+	}{
+		{name: "a negative timeout", timeout: -time.Second, want: codes.E301},
+		{name: "a negative memory limit", memory: -5, want: codes.E301},
+		{name: "zero for none (the control)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(root, "io"),
+				ImportRoot: root, Timeout: tt.timeout, MaxMemoryMB: tt.memory})
+			if codes.CodeOf(err) != tt.want {
+				t.Fatalf("NewPool: %v, want %q", err, tt.want)
+			}
+			if err != nil {
+				return
+			}
+			defer p.Close()
+			res, err := p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+			if err != nil || string(res.Stdout) != "hello\n" {
+				t.Errorf("the control: %v, %q; want hello", err, res.Stdout)
+			}
+		})
+	}
+}
+
 // TestPoolCloseDrains: Close lets every run already taken end, running
 // or waiting for the one worker, each with its receipt; a run sent after
 // Close is refused and runs nothing.

@@ -111,6 +111,8 @@ const (
 
 // Options are a run's settings, as the command line's flags give them.
 type Options struct {
+	// Budget is what the program may do (--allow). One that grants a host
+	// module this binary has not registered is E301 (CheckModules).
 	Budget budget.Budget
 	Args   []string
 	Stdin  io.Reader // nil: no input
@@ -133,7 +135,7 @@ type Options struct {
 	// state directory), so that every run leaves a receipt a user can
 	// find with sabline receipts.
 	Receipts string
-	Cwd      string // the run's working directory; "": the caller's
+	Cwd      string // the run's working directory, relative to the caller's; "": the caller's
 	// LendCredentials are credential locations the operator lends the run:
 	// a grant that names one of them reaches it, where no grant reaches
 	// a credential location otherwise (E329).
@@ -192,15 +194,16 @@ const InProcessReason = "the run was in the caller's own process (Options.InProc
 // nil when the program ran, whether or not it succeeded (Result.Err says);
 // it is the refusal (a *codes.Error) when nothing ran, and then the
 // result's receipt says so too. Cancelling ctx ends the run as a timeout
-// does (E307).
+// does (E307); a ctx already done when Run is called runs nothing, and is
+// that refusal (E307).
 func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
-	if opts.Cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, codes.Errorf(codes.E301, "the run's working directory: %w", err)
-		}
-		opts.Cwd = wd
+	// Absolute, as the worker is given it: a relative one is the
+	// caller's working directory's ("" is that directory itself).
+	cwd, err := filepath.Abs(opts.Cwd)
+	if err != nil {
+		return nil, codes.Errorf(codes.E301, "the run's working directory: %w", err)
 	}
+	opts.Cwd = cwd
 	if opts.Confine == "" {
 		opts.Confine = ConfineDefault
 	}
@@ -247,6 +250,14 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 		res.Receipt = refused(path, program.Source, opts, err)
 		return res, err
 	}
+	if ctx.Err() != nil {
+		// As a pool's run cancelled before a worker took it: sent to
+		// none, and nothing ran (TestRunContextDoneBefore).
+		err := codes.Errorf(codes.E307, "the run was cancelled before it started: %v; nothing ran",
+			context.Cause(ctx))
+		res.Receipt = refused(path, program.Source, opts, err)
+		return res, err
+	}
 	if !opts.InProcess {
 		res.Receipt = run.SuperviseContext(ctx, run.Run{
 			Program: path, Source: program.Source, Args: opts.Args, Budget: opts.Budget, Cwd: opts.Cwd,
@@ -254,6 +265,7 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 			MaxMemoryMB: opts.MaxMemoryMB, Receipts: opts.Receipts,
 			Guarded: guardedPaths(opts.Receipts, nil), Lend: opts.LendCredentials,
 			Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr, Durability: opts.Durability,
+			Undelivered: true,
 		})
 		if _, err := res.Receipt.Stored(); err != nil {
 			return res, err
@@ -294,7 +306,8 @@ const inProcessStrict = "a run in the caller's own process (InProcess) is never 
 	"ConfineStrict asks the operating system to hold the granted host modules to the budget: " +
 	"give one or the other (leave InProcess unset to run in a worker that holds them)"
 
-// checkOptions refuses settings that contradict each other (E301).
+// checkOptions refuses settings that contradict each other, and a budget
+// that grants a host module no one registered (E301).
 func checkOptions(o Options) error {
 	if err := run.CheckConfine(o.Confine, o.Require); err != nil {
 		return err
@@ -311,7 +324,9 @@ func checkOptions(o Options) error {
 	if _, err := receipt.ParseDurability("Durability", string(o.Durability)); err != nil {
 		return err
 	}
-	return nil
+	// As the command line's --allow: a typo would turn the operating
+	// system layer off for nothing (TestRunRefusesUnregisteredModules).
+	return CheckModules("Options.Budget", o.Budget)
 }
 
 // refused is the receipt of a run refused before it started, stored in
@@ -428,9 +443,17 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 			return unkept
 		},
 		Running: func(in *lang.Interp) func() {
-			stop := context.AfterFunc(ctx, func() {
+			cancel := func() {
 				in.Stop(fmt.Sprintf("the run was cancelled: %v", context.Cause(ctx)))
-			})
+			}
+			if ctx.Err() != nil {
+				// Done before the first statement: stopped here, before
+				// it, and not by AfterFunc's goroutine, which could come
+				// once statements had run (TestRunContextDoneBefore).
+				cancel()
+				return nil
+			}
+			stop := context.AfterFunc(ctx, cancel)
 			return func() { stop() }
 		},
 	})

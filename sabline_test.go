@@ -235,6 +235,210 @@ func TestRunCancelled(t *testing.T) {
 	}
 }
 
+// TestRunContextDoneBefore: a context already done when Run is called
+// (cancelled, or its deadline past) runs none of the program's
+// statements, in this process and in a worker: the file its first
+// statement writes is not there, seen from outside, and Run returns the
+// refusal, E307, which the receipt, kept, says too, as a pool's run
+// cancelled before a worker took it does. The control is the same run
+// under a live context, which writes the file. In this process the stop
+// once came from context.AfterFunc's goroutine, after the first
+// statements had run: the file was written in 27 of 30 runs, and Run
+// said nothing.
+func TestRunContextDoneBefore(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	prog := sabline.Source(filepath.Join(dir, "p.vel"),
+		[]byte("fs.write(\""+marker+"\", \"x\")\nprint('ran')\n"))
+	b := budget.MustParse(dir, "io,fs:write:"+dir)
+	done := map[string]func() (context.Context, context.CancelFunc){
+		"cancelled": func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx, cancel
+		},
+		"past its deadline": func() (context.Context, context.CancelFunc) {
+			return context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		},
+		"live (the control)": func() (context.Context, context.CancelFunc) {
+			return context.WithCancel(context.Background())
+		},
+	}
+	for _, inProcess := range []bool{true, false} {
+		runs := 2 // a worker's start is some 50 ms
+		if inProcess {
+			runs = 20 // the race it had was lost most times, not each
+		}
+		for name, makeCtx := range done {
+			t.Run(fmt.Sprintf("%s, in process %v", name, inProcess), func(t *testing.T) {
+				live := strings.HasPrefix(name, "live")
+				for i := range runs {
+					os.Remove(marker)
+					rc := t.TempDir()
+					ctx, cancel := makeCtx()
+					res, err := sabline.Run(ctx, prog, sabline.Options{Budget: b, Cwd: dir,
+						Receipts: rc, InProcess: inProcess})
+					cancel()
+					_, statErr := os.Stat(marker)
+					if live {
+						if err != nil || statErr != nil ||
+							res.Receipt.Outcome.Status != receipt.StatusOK {
+							t.Fatalf("run %d: marker %v, outcome %+v: want it written, ok", i,
+								statErr, res.Receipt.Outcome)
+						}
+						continue
+					}
+					if statErr == nil {
+						t.Fatalf("run %d of %d: the program wrote its file under a context done "+
+							"before Run", i+1, runs)
+					}
+					if codes.CodeOf(err) != codes.E307 {
+						t.Fatalf("run %d: error %v, want the refusal, E307", i, err)
+					}
+					stored, err := receipt.Find(rc, res.Receipt.RunID)
+					if err != nil || stored.Outcome.Code != codes.E307 {
+						t.Fatalf("run %d: stored receipt (%v) %+v, want E307", i, err, stored)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRunRelativeCwd: Options.Cwd relative to the caller's working
+// directory names the same directory as its absolute form, in a worker
+// and in this process: the program named relative to it runs, and its
+// receipt names it by its absolute path. Before, a worker's run joined
+// the relative directory to the program's path twice and was refused
+// (E316, "../../tmp/tmp/..."), and an in-process run's receipt named the
+// program by a relative path. The control is the absolute directory.
+func TestRunRelativeCwd(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hello.vel"), []byte(hello), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := budget.MustParse(dir, "io")
+	for _, cwd := range []string{dir, rel} {
+		for _, inProcess := range []bool{false, true} {
+			res, err := sabline.Run(context.Background(), sabline.File("hello.vel"),
+				sabline.Options{Budget: b, Cwd: cwd, InProcess: inProcess, Receipts: t.TempDir()})
+			if err != nil || string(res.Stdout) != "hello\n" {
+				t.Errorf("Cwd %q, in process %v: %v, %q; want hello", cwd, inProcess, err, res.Stdout)
+				continue
+			}
+			if got, want := res.Receipt.Program.Path, filepath.Join(dir, "hello.vel"); got != want {
+				t.Errorf("Cwd %q, in process %v: the receipt names %q, want %q", cwd, inProcess,
+					got, want)
+			}
+		}
+	}
+}
+
+// TestRunRefusesUnregisteredModules: a budget that grants a host module
+// this binary has not registered (ffi:jsno, a typo of json) is refused
+// (E301) before anything runs, by Run in a worker and in this process,
+// with its receipt, and by NewPool, as the command line's --allow is.
+// Before, the run went ahead at level none, "the operating system layer
+// is off for this run", for a module the program could not even load. The
+// control is the module spelled right, whose run is held at full.
+func TestRunRefusesUnregisteredModules(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hello.vel"), []byte(hello), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		allow string
+		want  codes.Code
+	}{{allow: "io,ffi:jsno", want: codes.E301}, {allow: "io,ffi:json"}} {
+		b := budget.MustParse(dir, tt.allow)
+		for _, inProcess := range []bool{false, true} {
+			rc := t.TempDir()
+			res, err := sabline.Run(context.Background(), sabline.File(filepath.Join(dir, "hello.vel")),
+				sabline.Options{Budget: b, InProcess: inProcess, Receipts: rc})
+			if codes.CodeOf(err) != tt.want {
+				t.Errorf("%s, in process %v: %v, want %q", tt.allow, inProcess, err, tt.want)
+				continue
+			}
+			stored, ferr := receipt.Find(rc, res.Receipt.RunID)
+			if ferr != nil || stored.Outcome.Code != tt.want {
+				t.Errorf("%s, in process %v: stored receipt (%v) %+v, want %q", tt.allow,
+					inProcess, ferr, stored, tt.want)
+			}
+			if tt.want == "" && !inProcess && ferr == nil &&
+				stored.RunParameters.Confinement != core.Full && confine.Probe().LandlockABI >= 1 {
+				t.Errorf("%s: level %s, want full", tt.allow, stored.RunParameters.Confinement)
+			}
+		}
+		p, err := sabline.NewPool(sabline.PoolOptions{Budget: b, ImportRoot: dir})
+		if codes.CodeOf(err) != tt.want {
+			t.Errorf("%s: NewPool: %v, want %q", tt.allow, err, tt.want)
+		}
+		if err == nil {
+			p.Close()
+		}
+	}
+}
+
+// TestRunOutputRefused: a Stdout whose Write fails ends the run with
+// E305 naming the writer's error, in a worker as in this process, with
+// its receipt: a program that printed one line, and one that printed
+// more than the relay's pipe holds. Before, the worker's one-line run
+// said ok, its output lost, and the flood said only "broken pipe". The
+// control is the same runs with a Stdout that takes all: ok.
+func TestRunOutputRefused(t *testing.T) {
+	dir := t.TempDir()
+	b := budget.MustParse(dir, "io")
+	progs := map[string]string{
+		"one line": "print('hi')\n",
+		"a flood":  "for i in range(20000):\n    print('line', i, 'x' * 50)\n",
+	}
+	for name, src := range progs {
+		prog := sabline.Source(filepath.Join(dir, "p.vel"), []byte(src))
+		for _, inProcess := range []bool{false, true} {
+			for _, refuses := range []bool{true, false} {
+				var out io.Writer = refusing{}
+				if !refuses {
+					out = io.Discard
+				}
+				rc := t.TempDir()
+				res, err := sabline.Run(context.Background(), prog, sabline.Options{Budget: b,
+					Cwd: dir, InProcess: inProcess, Stdout: out, Receipts: rc})
+				if err != nil {
+					t.Fatal(err)
+				}
+				stored, ferr := receipt.Find(rc, res.Receipt.RunID)
+				if ferr != nil {
+					t.Fatal(ferr)
+				}
+				o := stored.Outcome
+				at := fmt.Sprintf("%s, in process %v, refused %v", name, inProcess, refuses)
+				switch {
+				case !refuses && o.Status != receipt.StatusOK:
+					t.Errorf("%s: outcome %+v, want ok", at, o)
+				case refuses && (o.Code != codes.E305 || !strings.Contains(o.Message, errRefusing.Error())):
+					t.Errorf("%s: outcome %+v, want E305 naming %q", at, o, errRefusing)
+				}
+			}
+		}
+	}
+}
+
+// errRefusing is what refusing's Write returns.
+var errRefusing = errors.New("the caller's writer refuses")
+
+// refusing is a writer whose every Write fails.
+type refusing struct{}
+
+func (refusing) Write([]byte) (int, error) { return 0, errRefusing }
+
 // onWrite calls do at its first write, and takes every write.
 type onWrite struct {
 	once sync.Once

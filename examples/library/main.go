@@ -1,8 +1,8 @@
 // Command library shows Sabline embedded as a Go library: it runs each
-// program it is given through sabline.Run (in a confined worker, since it
-// gives a timeout) or, with -pool, through a pool of two confined workers
-// whose import root is the first program's directory, and prints what each
-// program printed and what held it.
+// program it is given through sabline.Run (in a confined worker, as every
+// run is unless it asks for InProcess) or, with -pool, through a pool of
+// two confined workers whose import root is the first program's directory,
+// and prints what each program printed and what held it.
 //
 //	go run ./examples/library -allow io examples/hello.vel
 //	go run ./examples/library -pool -allow io examples/hello.vel examples/hello.vel

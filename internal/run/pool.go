@@ -176,6 +176,12 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.Workers < 1 {
 		return nil, codes.Errorf(codes.E301, "a pool needs at least one worker, not %d", cfg.Workers)
 	}
+	if cfg.Timeout < 0 || cfg.MaxMemoryMB < 0 {
+		// As a single run's (sabline.Run): a negative one would hold
+		// nothing, and the receipt would name it.
+		return nil, codes.Errorf(codes.E301, "a pool's timeout and memory limit are above zero, "+
+			"or zero for none, not %s and %d MB", cfg.Timeout, cfg.MaxMemoryMB)
+	}
 	if _, err := receipt.ParseDurability("Durability", string(cfg.Durability)); err != nil {
 		return nil, err
 	}
@@ -335,6 +341,19 @@ func (p *Pool) Workers() []int {
 // errPoolClosed is the error of a run sent to a pool after Close.
 var errPoolClosed = errors.New("the pool is closed")
 
+// closedDo is what to do about a run sent to a pool after its Close: the
+// caller's order, not a fault of Sabline's, as E310's words would say.
+const closedDo = "Send runs to a pool before its Close, or start another pool " +
+	"(sabline.NewPool). Nothing ran."
+
+// closedRefusal is the refusal (E310) of a run sent to the pool after Close;
+// when says where it was met.
+func closedRefusal(when string) *codes.Error {
+	e := codes.Errorf(codes.E310, "%v%s", errPoolClosed, when)
+	e.Err, e.Do = errPoolClosed, closedDo
+	return e
+}
+
 // Run runs one program in the next free worker and returns its result,
 // with the run's receipt, however the run ended. A run refused before it
 // could start (a budget wider than the pool's, E328; a program outside
@@ -368,8 +387,8 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 	case <-p.stop:
 		// Not while Close waits for admitted runs; were that ever
 		// broken, a run is refused here rather than waiting forever.
-		return p.unstarted(j,
-			codes.Errorf(codes.E310, "%v before a worker took the run", errPoolClosed)), errPoolClosed
+		err := closedRefusal(" before a worker took the run")
+		return p.unstarted(j, err), err
 	}
 	given := false
 	defer func() {
@@ -492,7 +511,7 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return refuse(codes.Errorf(codes.E310, "%v: the run was not started", errPoolClosed))
+		return refuse(closedRefusal(": the run was not started"))
 	}
 	p.admitted.Add(1)
 	return j, nil
@@ -545,7 +564,7 @@ func (p *Pool) open() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return codes.Errorf(codes.E310, "%v: the run was not started", errPoolClosed)
+		return closedRefusal(": the run was not started")
 	}
 	return nil
 }

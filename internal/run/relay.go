@@ -34,6 +34,11 @@ type relay struct {
 	// std is held for each write to the caller's output or error, which
 	// may be one writer.
 	std sync.Mutex
+	// refused is the first error of the caller's writer of the worker's
+	// standard output (1) and error (2), nil while it takes all: the copy
+	// ends there, and nothing the worker writes after is delivered
+	// (undelivered).
+	refused [3]atomic.Pointer[error]
 	// wake, closed when the worker has exited, ends the copies towards
 	// it: they wait on the caller's file beside it (see feed).
 	wake, woken *os.File
@@ -107,7 +112,7 @@ func (w *workerProc) relayEnds(s workerSpec) (std [3]*os.File, tool *os.File, er
 		return std, s.tool, nil // see toolPair
 	}
 	w.closers = append(w.closers, ours)
-	w.relay.copy(s.tool, ours, nil, nil)
+	w.relay.copy(s.tool, ours, nil, nil, nil)
 	go feed(ours, s.tool, w.relay.woken)
 	return std, theirs, nil
 }
@@ -123,8 +128,20 @@ func (rl *relay) to(fd int, dst io.Writer) (*os.File, error) {
 		return nil, err
 	}
 	rl.written[fd] = new(atomic.Int64)
-	rl.copy(dst, r, &rl.std, rl.written[fd])
+	rl.copy(dst, r, &rl.std, rl.written[fd], &rl.refused[fd])
 	return wr, nil
+}
+
+// undelivered is the first error of the caller's writer of the worker's
+// standard output, else of its standard error, naming the stream; nil
+// when each took all it was given.
+func (rl *relay) undelivered() error {
+	for fd, name := range [3]string{1: "standard output (Stdout)", 2: "standard error (Stderr)"} {
+		if err := rl.refused[fd].Load(); err != nil {
+			return fmt.Errorf("%s: %w", name, *err)
+		}
+	}
+	return nil
 }
 
 // count is what the worker wrote on its standard stream fd (1 or 2) and
@@ -138,12 +155,14 @@ func (rl *relay) count(fd int) *int64 {
 }
 
 // copy copies what the worker writes on src to dst until src ends, or
-// dst refuses it, holding mu (when not nil) for each write and counting
-// what dst took in n (when not nil). After the worker has exited, a read
+// dst refuses it, holding mu (when not nil) for each write, counting
+// what dst took in n and keeping dst's refusal in refused (each when not
+// nil). After the worker has exited, a read
 // that waits resultGrace with nothing to read ends it: a process that
 // left the worker's session may hold the pipe, and cannot keep the run
 // going.
-func (rl *relay) copy(dst io.Writer, src *os.File, mu *sync.Mutex, n *atomic.Int64) {
+func (rl *relay) copy(dst io.Writer, src *os.File, mu *sync.Mutex, n *atomic.Int64,
+	refused *atomic.Pointer[error]) {
 	rl.from = append(rl.from, src)
 	rl.copies.Add(1)
 	go func() {
@@ -155,8 +174,13 @@ func (rl *relay) copy(dst io.Writer, src *os.File, mu *sync.Mutex, n *atomic.Int
 				_ = src.SetReadDeadline(time.Now().Add(resultGrace))
 			}
 			got, err := src.Read(buf)
-			if got > 0 && !deliver(dst, buf[:got], mu, n) {
-				return
+			if got > 0 {
+				if err := deliver(dst, buf[:got], mu, n); err != nil {
+					if refused != nil {
+						refused.CompareAndSwap(nil, &err)
+					}
+					return
+				}
 			}
 			if err != nil {
 				return
@@ -165,9 +189,9 @@ func (rl *relay) copy(dst io.Writer, src *os.File, mu *sync.Mutex, n *atomic.Int
 	}()
 }
 
-// deliver writes p to dst, holding mu, counts it in n, and says whether
-// dst took it all.
-func deliver(dst io.Writer, p []byte, mu *sync.Mutex, n *atomic.Int64) bool {
+// deliver writes p to dst, holding mu, counts it in n, and returns dst's
+// error: nil when it took it all.
+func deliver(dst io.Writer, p []byte, mu *sync.Mutex, n *atomic.Int64) error {
 	if mu != nil {
 		mu.Lock()
 		defer mu.Unlock()
@@ -176,7 +200,10 @@ func deliver(dst io.Writer, p []byte, mu *sync.Mutex, n *atomic.Int64) bool {
 	if n != nil {
 		n.Add(int64(wrote))
 	}
-	return err == nil
+	if err == nil && wrote < len(p) {
+		err = io.ErrShortWrite
+	}
+	return err
 }
 
 // maxWorkerMessageBytes is the most of a pool worker's standard error the

@@ -41,7 +41,7 @@ func TestRelayWritesOnlyWhatTheWorkerWrote(t *testing.T) {
 			var rl relay
 			var n atomic.Int64
 			dst := &writeCalls{}
-			rl.copy(dst, r, &rl.std, &n)
+			rl.copy(dst, r, &rl.std, &n, nil)
 			for _, s := range tc.writes {
 				if _, err := w.WriteString(s); err != nil {
 					t.Fatal(err)

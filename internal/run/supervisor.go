@@ -72,6 +72,13 @@ type Run struct {
 	// (receipt.Receipt.Finish); "" is the command line's: its writeback
 	// started, not waited for, and no durability recorded.
 	Durability receipt.Durability
+	// Undelivered fails a run whose Stdout or Stderr refused what the
+	// worker wrote (E305, naming the writer's error; undeliveredOutcome),
+	// as a program in the caller's own process fails at that print: the
+	// library's runs. The command line leaves it unset: a run whose
+	// output's reader went once the program had printed all ends as the
+	// program did.
+	Undelivered bool
 }
 
 // The bounds the supervisor holds a worker to. The worker runs a program
@@ -240,6 +247,9 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	}
 	o, said := w.conclude(s, fo, bad, keep)
 	w.end()
+	if r.Undelivered {
+		o = undeliveredOutcome(o, w.relay.undelivered())
+	}
 	c.rec.Observed = w.observe()
 	c.rec.Observed.Made = c.made
 	switch {
@@ -252,6 +262,24 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		reported(c.rec, r.Budget, said)
 	}
 	return c.finish(o)
+}
+
+// undeliveredOutcome is o, the outcome of a run whose output the
+// caller's writer refused with err (nil for none): a run that ended well
+// fails (E305), and a program's failure (the broken pipe it met, once the
+// relay stopped reading) says why; any other end stands. Otherwise the
+// run would say ok, its output lost (TestRunOutputRefused).
+func undeliveredOutcome(o receipt.Outcome, err error) receipt.Outcome {
+	if err == nil || (o.Status != receipt.StatusOK && o.Code != codes.E305) {
+		return o
+	}
+	why := fmt.Sprintf("the run's %v: what the program wrote there from then on was not "+
+		"delivered", err)
+	if o.Status == receipt.StatusOK {
+		return receipt.OutcomeOf(codes.Errorf(codes.E305, "%s", why))
+	}
+	o.Message += "; " + why
+	return o
 }
 
 // commandRun is the supervisor's side of one command-line run: its

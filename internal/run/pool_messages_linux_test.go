@@ -22,7 +22,7 @@ import (
 // ARGS[0] is 0 (raw system calls, under --confine strict).
 const writesItsWorkersStderr = `c = ffi.module("ctypes")
 n = int(ARGS[0])
-line = "a line of the program's own\n"
+line = "sabline: pool: a line of the program's own \x1b[2J\n"
 chunk = "MARK" + "x" * (1024 * 1024 - 4)
 found = []
 for fd in range(6, 64):
@@ -37,14 +37,14 @@ print("found", found)
 
 // TestPoolRelaysBoundedWorkerMessages: a pool relays its workers' own
 // messages, their standard error, to its Stderr (a server's log), and a
-// run that may make raw system calls can write on that descriptor: 8 MiB
-// reached the pool's Stderr whole, as 256 MiB in two seconds reached a
-// server's log, a disk no bound held. Now the pool relays at most
-// maxWorkerMessageBytes of a worker's, then says the rest was dropped,
-// and the run ends as it would have. The control: one line of the
-// program's reaches the pool's Stderr as it was written.
+// run that may make raw system calls can write on that descriptor: of 8
+// MiB, the pool relays at most maxWorkerMessageBytes, then says the rest
+// was dropped, and the run ends as it would have. The control: one line
+// of the program's reaches the pool's Stderr, labelled as the worker's
+// (it cannot pass for one of the pool's own) and its escape sequence
+// escaped.
 func TestPoolRelaysBoundedWorkerMessages(t *testing.T) {
-	note := fmt.Sprintf("sabline: pool worker: its standard error passed %d bytes; "+
+	note := fmt.Sprintf("sabline: pool: a worker's standard error passed %d bytes; "+
 		"the rest was dropped\n", maxWorkerMessageBytes)
 	tests := []struct {
 		name     string
@@ -91,8 +91,10 @@ func TestPoolRelaysBoundedWorkerMessages(t *testing.T) {
 				}
 				return
 			}
-			if !strings.Contains(got, "a line of the program's own\n") || strings.Contains(got, note) {
-				t.Errorf("the pool's Stderr holds %q, want the program's line whole", got)
+			want := workerLabel + `sabline: pool: a line of the program's own \x1b[2J` + "\n"
+			if !strings.Contains(got, want) || strings.Contains(got, note) ||
+				strings.Contains("\n"+got, "\nsabline: pool: a line") {
+				t.Errorf("the pool's Stderr holds %q, want the program's line labelled: %q", got, want)
 			}
 		})
 	}
@@ -142,7 +144,7 @@ func TestPoolWritesItsStderrOneAtATime(t *testing.T) {
 	}
 	wg.Wait()
 	p.Close() // every relay of the pool's has ended
-	if got := strings.Count(string(stderr.buf), "a line of the program's own\n"); got != 2 {
+	if got := strings.Count(string(stderr.buf), "a line of the program's own \\x1b[2J\n"); got != 2 {
 		t.Errorf("the pool's Stderr holds %q, want each run's line whole", stderr.buf)
 	}
 }

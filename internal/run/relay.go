@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -206,44 +207,78 @@ func deliver(dst io.Writer, p []byte, mu *sync.Mutex, n *atomic.Int64) error {
 	return err
 }
 
-// maxWorkerMessageBytes is the most of a pool worker's standard error the
-// pool relays to its Stderr (a server's log) over the worker's life.
+// maxWorkerMessageBytes is the most the pool writes to its Stderr (a
+// server's log) of what one pool worker writes on its standard error,
+// over the worker's life, labels and escapes counted.
 const maxWorkerMessageBytes = 64 << 10
 
+// workerLabel begins each line of a pool worker's standard error in the
+// pool's Stderr: what follows is the worker's, its own messages or a
+// program's that may make raw system calls, never the pool's, whose own
+// lines begin "sabline: pool: ".
+const workerLabel = "sabline: pool worker: "
+
 // workerMessages is a pool worker's standard error as the pool relays it
-// to dst: its first maxWorkerMessageBytes, then one line saying the rest
-// was dropped. The worker says a few lines of its own there (when it
-// starts, or fails); a run that may make raw system calls can write on
-// that descriptor too, 256 MiB into a server's log in two seconds where
-// nothing bounds it. What is dropped is still read, so that no write of
-// the worker's waits for it.
+// to dst: each line begun by workerLabel, every byte a terminal could
+// take for a command escaped (codes.TerminalSafe), and the first
+// maxWorkerMessageBytes of that only, then one line of the pool's saying
+// the rest was dropped. The worker says a few lines of its own there
+// (when it starts, or fails); a run that may make raw system calls can
+// write on that descriptor too, as much as it likes and whatever it
+// likes, a line that reads as the pool's or the server's among them.
+// What is dropped is still read, so that no write of the worker's waits
+// for it.
 type workerMessages struct {
 	dst  io.Writer
-	left int  // what may still be relayed
+	left int  // what may still be written to dst
 	cut  bool // the line that says the rest was dropped is written
+	mid  bool // the last byte relayed ended no line
 }
 
 func newWorkerMessages(dst io.Writer) *workerMessages {
 	return &workerMessages{dst: dst, left: maxWorkerMessageBytes}
 }
 
-// Write relays what of p is within the bound, and takes the rest.
+// Write relays what of p, labelled, is within the bound, and takes the
+// rest.
 func (m *workerMessages) Write(p []byte) (int, error) {
-	n := min(len(p), m.left)
-	if n > 0 {
+	if m.left > 0 {
+		out := m.labelled(p)
+		n := min(len(out), m.left)
 		m.left -= n
-		if _, err := m.dst.Write(p[:n]); err != nil {
+		if _, err := m.dst.Write(out[:n]); err != nil {
 			return 0, err
 		}
+		if n == len(out) {
+			return len(p), nil
+		}
 	}
-	if n < len(p) && !m.cut {
+	if !m.cut {
 		m.cut = true
-		if _, err := fmt.Fprintf(m.dst, "\nsabline: pool worker: its standard error passed %d "+
+		if _, err := fmt.Fprintf(m.dst, "\nsabline: pool: a worker's standard error passed %d "+
 			"bytes; the rest was dropped\n", maxWorkerMessageBytes); err != nil {
 			return 0, err
 		}
 	}
 	return len(p), nil
+}
+
+// labelled is p with each line that begins in it begun by workerLabel and
+// its bytes escaped as codes.TerminalSafe escapes them.
+func (m *workerMessages) labelled(p []byte) []byte {
+	var out []byte
+	for len(p) > 0 {
+		if !m.mid {
+			out = append(out, workerLabel...)
+		}
+		line, rest, ended := bytes.Cut(p, []byte{'\n'})
+		out = append(out, codes.TerminalSafe(string(line))...)
+		if ended {
+			out = append(out, '\n')
+		}
+		m.mid, p = !ended, rest
+	}
+	return out
 }
 
 // lockedWriter is a writer that several goroutines write one at a time:

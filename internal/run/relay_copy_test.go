@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -60,6 +61,37 @@ func TestRelayWritesOnlyWhatTheWorkerWrote(t *testing.T) {
 			if string(got) != tc.want || n.Load() != int64(len(tc.want)) {
 				t.Errorf("the caller was given %q, counted %d; want %q, counted %d",
 					got, n.Load(), tc.want, len(tc.want))
+			}
+		})
+	}
+}
+
+// TestWorkerMessagesLabelEachLine: each line of a pool worker's standard
+// error begins with workerLabel in the pool's Stderr, however the
+// worker's writes cut it, and its bytes are escaped.
+func TestWorkerMessagesLabelEachLine(t *testing.T) {
+	tests := []struct {
+		name   string
+		writes []string
+		want   string
+	}{
+		{name: "one line", writes: []string{"a\n"}, want: workerLabel + "a\n"},
+		{name: "lines cut across writes", writes: []string{"a\nb", "c\n", "\n"},
+			want: workerLabel + "a\n" + workerLabel + "bc\n" + workerLabel + "\n"},
+		{name: "an escape sequence", writes: []string{"\x1b[2Jx\r\n"},
+			want: workerLabel + `\x1b[2Jx\r` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var dst strings.Builder
+			m := newWorkerMessages(&dst)
+			for _, w := range tt.writes {
+				if n, err := m.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write(%q) = %d, %v", w, n, err)
+				}
+			}
+			if dst.String() != tt.want {
+				t.Errorf("relayed %q, want %q", dst.String(), tt.want)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -116,7 +117,8 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		MaxMemoryMB: memory,
 		Receipts:    dir,
 	})
-	if err != nil {
+	var stopped *eval.Stopped // the grades so far are printed, then why it stopped
+	if err != nil && !errors.As(err, &stopped) {
 		return cmdline.Report(stderr, err, "")
 	}
 	if *asJSON {
@@ -134,6 +136,10 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		fmt.Fprintln(stdout, "eval: "+eval.Summary(results))
+	}
+	if stopped != nil {
+		fmt.Fprintf(stderr, "sabline: %v\n", stopped)
+		return stopped.ExitStatus()
 	}
 	for _, r := range results {
 		if r.Grade != eval.GradePass {

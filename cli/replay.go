@@ -91,10 +91,7 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdline.Report(stderr, err, "")
 	}
 	// A refused replay has no receipt of its own: nothing ran.
-	if err := sameProgram(orig); err != nil {
-		return cmdline.Report(stderr, err, "")
-	}
-	r, err := replayRun(orig.Receipt, f, cwd)
+	r, err := replayOf(orig, f, cwd)
 	if err != nil {
 		return cmdline.Report(stderr, err, "")
 	}
@@ -125,6 +122,23 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return rec.Outcome.ExitStatus
 }
 
+// replayOf is the run a replay of orig asks for (replayRun), once its
+// program is checked (sameProgram): the run compiles the program's bytes
+// the check read, never the file read again, which may have changed
+// between the two reads.
+func replayOf(orig receipt.StoredReceipt, f *runFlags, cwd string) (run.Run, error) {
+	src, err := sameProgram(orig)
+	if err != nil {
+		return run.Run{}, err
+	}
+	r, err := replayRun(orig.Receipt, f, cwd)
+	if err != nil {
+		return run.Run{}, err
+	}
+	r.Source = src
+	return r, nil
+}
+
 // findReceipt reads the receipt ref names: a run id, a prefix of one or
 // receipt.LastRun, found in dir as receipts show finds it (receipt.Find);
 // anything else is the path of a receipt file.
@@ -141,13 +155,14 @@ func findReceipt(dir, ref string) (receipt.StoredReceipt, error) {
 
 // sameProgram checks that the program orig records, and every file it
 // recorded the program loading, hold the bytes they held in that run:
-// E334 naming the first that does not, or that cannot be read.
-func sameProgram(orig receipt.StoredReceipt) error {
+// E334 naming the first that does not, or that cannot be read. It
+// returns the program's bytes as it read them.
+func sameProgram(orig receipt.StoredReceipt) ([]byte, error) {
 	p := orig.Program
 	if p.SHA256 == "" || !filepath.IsAbs(p.Path) {
 		e := codes.Errorf(codes.E334, replayNoDigest, orig.RunID, p.Path)
 		e.Do = replayChangedDo
-		return e
+		return nil, e
 	}
 	files := []program.FileDigest{{Path: p.Path, SHA256: p.SHA256}}
 	for _, fd := range p.Files {
@@ -155,9 +170,15 @@ func sameProgram(orig receipt.StoredReceipt) error {
 			files = append(files, fd)
 		}
 	}
-	for _, fd := range files {
-		now, err := fileDigest(fd.Path)
+	var src []byte
+	for i, fd := range files {
+		data, err := fileBytes(fd.Path)
+		sum := sha256.Sum256(data)
+		now := hex.EncodeToString(sum[:])
 		if err == nil && now == fd.SHA256 {
+			if i == 0 {
+				src = append([]byte{}, data...) // never nil: nil Source reads the file again
+			}
 			continue
 		}
 		var e *codes.Error
@@ -169,32 +190,27 @@ func sameProgram(orig receipt.StoredReceipt) error {
 				"recorded %s", fd.Path, orig.RunID, now, fd.SHA256)
 		}
 		e.Do = replayChangedDo
-		return e
+		return nil, e
 	}
-	return nil
+	return src, nil
 }
 
-// fileDigest is the sha256 of the regular file at path, read to at most
+// fileBytes is the regular file at path, read to at most
 // program.MaxBytes, as the supervisor reads a program.
-func fileDigest(path string) (string, error) {
+func fileBytes(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("not a regular file (mode %s)", fi.Mode().Type())
+		return nil, fmt.Errorf("not a regular file (mode %s)", fi.Mode().Type())
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer f.Close()
-	data, err := program.Read(f, fi.Size())
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), nil
+	return program.Read(f, fi.Size())
 }
 
 // replayRun is the run a replay of rec asks for: rec's program,

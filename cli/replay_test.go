@@ -13,6 +13,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -166,6 +167,44 @@ func TestReplayRefusesAChangedProgram(t *testing.T) {
 				t.Errorf("restored: status %d, %s", status, stderr)
 			}
 		})
+	}
+}
+
+// TestReplayRunsTheBytesItChecked: the replay runs the program's bytes
+// as its check read them, whatever the file holds by the time the run
+// starts. Before, the supervisor read the file again: a file swapped
+// between the check and the run (60 replays beside a loop that renamed
+// one of two files into place gave 4 runs of the other one) ran, under
+// the receipt's budget, as a replay of the original. The control: the
+// check of the file as it is now refuses it (E334).
+func TestReplayRunsTheBytesItChecked(t *testing.T) {
+	fx := newReplayFixture(t)
+	orig := fx.original(t, "--allow", "io,fs:write:out")
+	fs, f := replayFlagSet()
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := replayOf(orig, f, fx.dir)
+	if err != nil {
+		t.Fatalf("replayOf: %v", err)
+	}
+	// The file changes after the check, before the run starts.
+	if err := os.WriteFile(fx.prog, []byte("print(\"swapped in\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	r.Stdin, r.Stdout, r.Stderr, r.Receipts = strings.NewReader(""), &stdout, &stderr, fx.receipts
+	rec := run.Supervise(r)
+	if rec.Outcome.Status != receipt.StatusOK || stdout.String() != "hello, world\n" {
+		t.Fatalf("the replay printed %q (%s %s, stderr %s); want the checked program's line",
+			stdout.String(), rec.Outcome.Status, rec.Outcome.Message, stderr.String())
+	}
+	if rec.Program.SHA256 != orig.Program.SHA256 {
+		t.Errorf("the replay's receipt records sha256 %s, want the original's %s",
+			rec.Program.SHA256, orig.Program.SHA256)
+	}
+	if _, err := replayOf(orig, f, fx.dir); codes.CodeOf(err) != codes.E334 {
+		t.Errorf("replayOf the changed file: %v, want E334", err)
 	}
 }
 

@@ -137,3 +137,63 @@ func TestRunProgramANamedPipe(t *testing.T) {
 		t.Errorf("the run stopped by SIGINT: exit %d, %q; want 130, E309 in the message and the receipt", code, got)
 	}
 }
+
+// TestEvalStoppedBySignal: sabline eval given SIGTERM while a program
+// runs stops that run (E309, its receipt) and the grading: it prints the
+// grades so far, says how many programs were not run, and exits 128+15,
+// with no program after it run (one receipt). Before, the signal stopped
+// only the run it came in, and eval went on to the next program, each to
+// its timeout. The control: the same suite's programs given no signal
+// run, each with its receipt.
+func TestEvalStoppedBySignal(t *testing.T) {
+	bin := sablineBin(t)
+	eval := func(src string, stop bool) (string, int, []receipt.StoredReceipt) {
+		suite, rc := t.TempDir(), t.TempDir()
+		for _, name := range []string{"a", "b", "c"} {
+			testkit.WriteFile(t, filepath.Join(suite, name+".vel"), src)
+			testkit.WriteFile(t, filepath.Join(suite, name+".out"), "done\n")
+		}
+		cmd := exec.Command(bin, "eval", suite, "--allow", "io", "--timeout", "60s", "--receipts", rc)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		if stop {
+			worker := 0
+			for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); worker == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				worker, _ = proc.Worker(cmd.Process.Pid)
+			}
+			if worker == 0 {
+				t.Fatal("no worker appeared")
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+		}
+		select {
+		case <-exited:
+		case <-time.After(testkit.Bound(20 * time.Second)):
+			_ = cmd.Process.Kill()
+			<-exited
+			t.Fatalf("sabline eval did not end: killed; it printed %q", out.String())
+		}
+		runs, err := receipt.List(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), cmd.ProcessState.ExitCode(), runs
+	}
+	if out, code, runs := eval("print(\"done\")\n", false); code != 0 || len(runs) != 3 {
+		t.Fatalf("the control: exit %d, %d receipts, %q; want 0 and 3", code, len(runs), out)
+	}
+	out, code, runs := eval("while True:\n    pass\n", true)
+	if code != 128+int(syscall.SIGTERM) || len(runs) != 1 || runs[0].Outcome.Code != "E309" ||
+		!strings.Contains(out, "ERROR a.vel") ||
+		!strings.Contains(out, "stopped by terminated: 2 .vel files") {
+		t.Errorf("the stopped eval: exit %d, %d receipts, %q; want 143, one receipt (E309), the grade "+
+			"of a.vel and the 2 files not run", code, len(runs), out)
+	}
+}

@@ -18,6 +18,19 @@ import (
 // body the door reads, and room for the JSON-RPC envelope around it.
 const maxLineBytes = MaxBodyBytes + 64<<10
 
+// The most a stream's client may have asked and not yet been answered:
+// past either bound, no further line is read until an answer goes out.
+// A client that stops reading its answers while it writes requests
+// holds the server's memory to these (each request read is held, with
+// its answer, until the answer is written: some 3.5 MB for a request of
+// 1 MB stdin). A request is never refused for them, only read later; a
+// client whose runs fill the server's workers and queue is answered well
+// within them.
+const (
+	maxPending      = 256
+	maxPendingBytes = 64 << 20
+)
+
 // StreamTransport is the MCP door's transport on a pair of streams
 // (sabline mcp's standard input and output): newline-delimited JSON-RPC,
 // one message a line of at most maxLineBytes. A line that is not a
@@ -28,7 +41,11 @@ const maxLineBytes = MaxBodyBytes + 64<<10
 // loses nothing. An error the MCP server answers without a JSON-RPC code
 // is sent as -32600 (invalid request). When the input ends, the requests
 // already read are answered before the connection closes: a client that
-// writes its requests and closes its end gets every answer.
+// writes its requests and closes its end gets every answer. A request
+// whose id is that of one read and not yet answered is refused (-32600,
+// id null): its answer could not be told from the other's. While
+// maxPending requests, or maxPendingBytes of them, are unanswered, no
+// further line is read.
 func StreamTransport(r io.Reader, w io.Writer) mcp.Transport {
 	return &streamTransport{r: r, w: w}
 }
@@ -59,8 +76,11 @@ type lineConn struct {
 	wmu   sync.Mutex
 	lines chan lineOrErr
 
-	mu        sync.Mutex
-	pending   map[any]int // request id -> how many read and not answered
+	mu sync.Mutex
+	// pending holds the requests read and not answered: each id, with the
+	// size of its line, and bytes the sizes' sum.
+	pending   map[any]int
+	bytes     int
 	answered  chan struct{}
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -107,6 +127,9 @@ func (c *lineConn) readLines(r io.Reader) {
 
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
+		if err := c.room(ctx); err != nil {
+			return nil, err
+		}
 		var l lineOrErr
 		select {
 		case l = <-c.lines:
@@ -127,11 +150,51 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 			c.mu.Lock()
-			c.pending[req.ID.Raw()]++
+			_, inUse := c.pending[req.ID.Raw()]
+			if !inUse {
+				c.pending[req.ID.Raw()] = len(l.line)
+				c.bytes += len(l.line)
+			}
 			c.mu.Unlock()
+			if inUse {
+				if err := c.Write(ctx, idInUse(req.ID)); err != nil {
+					return nil, err
+				}
+				continue
+			}
 		}
 		return msg, nil
 	}
+}
+
+// room waits until fewer than maxPending requests, of fewer than
+// maxPendingBytes in all, are read and not answered.
+func (c *lineConn) room(ctx context.Context) error {
+	for {
+		c.mu.Lock()
+		n, b := len(c.pending), c.bytes
+		c.mu.Unlock()
+		if n < maxPending && b < maxPendingBytes {
+			return nil
+		}
+		select {
+		case <-c.answered:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.closed:
+			return io.EOF
+		}
+	}
+}
+
+// idInUse is the refusal of a request whose id is that of a request read
+// and not yet answered. It carries the id null: an answer with that id
+// would be taken for the answer of the other request.
+func idInUse(id jsonrpc.ID) *jsonrpc.Response {
+	raw, _ := json.Marshal(id.Raw())
+	return &jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		Message: fmt.Sprintf("the id %s is that of a request not yet answered: give each "+
+			"request in flight an id of its own", raw)}}
 }
 
 // decodeLine reads one line as a JSON-RPC message, or returns the error
@@ -203,7 +266,8 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if isResp && resp.ID.IsValid() {
 		c.mu.Lock()
 		id := resp.ID.Raw()
-		if c.pending[id]--; c.pending[id] <= 0 {
+		if size, ok := c.pending[id]; ok {
+			c.bytes -= size
 			delete(c.pending, id)
 		}
 		c.mu.Unlock()

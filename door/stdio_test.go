@@ -1,11 +1,19 @@
 package door
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 const (
@@ -145,4 +153,169 @@ func TestMCPHTTPErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// streamPeer is a client of a StreamTransport over pipes: what it writes
+// is the server's input, and the server's answers are read, line by line,
+// into lines.
+type streamPeer struct {
+	in    *io.PipeWriter
+	lines chan string
+	done  chan error // Run's end
+}
+
+func newStreamPeer(t *testing.T, s *Server, read bool) (*streamPeer, *io.PipeReader) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &streamPeer{in: inW, lines: make(chan string, 1<<12), done: make(chan error, 1)}
+	go func() {
+		p.done <- s.MCP().Run(context.Background(), StreamTransport(inR, outW))
+		outW.Close()
+	}()
+	t.Cleanup(func() { inW.Close(); outR.Close() })
+	if read {
+		go p.readAll(outR)
+	}
+	return p, outR
+}
+
+// readAll reads the server's answers into p.lines until they end.
+func (p *streamPeer) readAll(out io.Reader) {
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		p.lines <- sc.Text()
+	}
+	close(p.lines)
+}
+
+func (p *streamPeer) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+}
+
+// next is the server's next answer, within a bound the machine's load
+// sets.
+func (p *streamPeer) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case l, ok := <-p.lines:
+		if !ok {
+			t.Fatal("the answers ended")
+		}
+		return l
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Fatal("no answer came")
+	}
+	return ""
+}
+
+// TestStreamRefusesAnIDInUse: a request whose id is that of a request
+// read and not yet answered is refused at once (-32600, id null), and
+// once the input ends the server answers the first and closes. Before,
+// the SDK dropped the second request, answering nothing, and the count of
+// requests to answer never came back to zero: sabline mcp never exited
+// after its client closed its input. The control is the first request,
+// answered with its result.
+func TestStreamRefusesAnIDInUse(t *testing.T) {
+	runner := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 1)}
+	s, err := New(Config{Runner: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := newStreamPeer(t, s, true)
+	p.send(t, initLine)
+	p.next(t)
+	p.send(t, initializedLine)
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call",` +
+		`"params":{"name":"run","arguments":{"source":"print(%d)"}}}`
+	p.send(t, fmt.Sprintf(call, 1))
+	select {
+	case <-runner.start:
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Fatal("the first run did not begin")
+	}
+	p.send(t, fmt.Sprintf(call, 2))
+	if l := p.next(t); !strings.Contains(l, `"id":null`) || !strings.Contains(l, `"code":-32600`) ||
+		!strings.Contains(l, "not yet answered") {
+		t.Fatalf("the request with the id in use: %s, want -32600 with the id null", l)
+	}
+	close(runner.block)
+	if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":1,"result":{`) {
+		t.Fatalf("the first request: %.300s, want its result", l)
+	}
+	p.in.Close()
+	select {
+	case <-p.done:
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Fatal("the server did not end with its input")
+	}
+	if n := runner.ran.Load(); n != 1 {
+		t.Errorf("%d runs, want the first request's", n)
+	}
+}
+
+// TestStreamHoldsAClientThatStopsReading: a client that stops reading
+// its answers while it writes requests is read no further once
+// maxPending of them are unanswered, so that the server holds no more
+// of them; every request is answered once the client reads again (the
+// control: nothing is lost). Before, the server read every request, each
+// held with its answer: some 3.5 MB for each of 1 MB, without bound.
+func TestStreamHoldsAClientThatStopsReading(t *testing.T) {
+	s, err := New(Config{Runner: &fakeRunner{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, out := newStreamPeer(t, s, false)
+	sc := bufio.NewScanner(out)
+	p.send(t, initLine)
+	if !sc.Scan() {
+		t.Fatal("no answer to initialize")
+	}
+	p.send(t, initializedLine)
+	// Each ping is longer than the server's read buffer, so that what it
+	// read ahead is at most a line or two.
+	pad := strings.Repeat("x", 80<<10)
+	const total = maxPending + 64
+	var written atomic.Int64
+	go func() {
+		for i := range total {
+			line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"_meta":{"pad":%q}}}`,
+				i, pad)
+			if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+				return
+			}
+			written.Add(1)
+		}
+	}()
+	waitUntilHeld(t)
+	if n := written.Load(); n < maxPending || n > maxPending+2 {
+		t.Fatalf("the server took %d requests of a client that reads nothing, want %d to %d",
+			n, maxPending, maxPending+2)
+	}
+	answers := 0
+	for answers < total && sc.Scan() {
+		answers++
+	}
+	if answers != total {
+		t.Fatalf("%d answers once the client read again, want %d", answers, total)
+	}
+}
+
+// waitUntilHeld waits until the stream's reading waits for room
+// (lineConn.room), within a bound the machine's load sets.
+func waitUntilHeld(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 8<<20)
+	deadline := time.Now().Add(testkit.Bound(20 * time.Second))
+	for time.Now().Before(deadline) {
+		if strings.Contains(string(buf[:runtime.Stack(buf, true)]), "door.(*lineConn).room(") {
+			return
+		}
+		runtime.Gosched()
+	}
+	t.Fatal("the server never stopped reading a client that reads nothing")
 }

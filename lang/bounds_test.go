@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -90,9 +91,47 @@ for i in range(2):
 	}
 	// The program stops at the first error; the channel's state is read
 	// through a second call on the same Interp's channel.
-	if _, err := r.in.toolChannel().call([]byte("{}\n")); err == nil || !strings.Contains(err.Error(), "out of step") {
+	if _, err := r.in.toolChannel().call(nil, []byte("{}\n")); err == nil || !strings.Contains(err.Error(), "out of step") {
 		t.Errorf("the call after the long answer: %v, want it refused, the channel out of step", err)
 	}
+}
+
+// FuzzToolAnswer: whatever a host writes on its tool channel, a call
+// takes at most its first line, within maxToolAnswerBytes, and that line
+// is a value or an E313, never both, never neither, never a panic. The
+// host is outside the worker: the tool channel is a trust boundary.
+func FuzzToolAnswer(f *testing.F) {
+	for _, seed := range []string{`{"sum": 5}` + "\n", `{"sum":`, "\n{}\n", " \r\n",
+		`[1, 2.5, "x", null, true, {"a": [[]]}]` + "\r\n", `"\u202e"` + "\n" + `{"next": 1}` + "\n",
+		strings.Repeat("[", 20000) + "\n", "1e400\n", "9223372036854775808\n", "-0\n", "\x00\xff\n",
+		`{"a": 1, "a": 2}`, `{"__proto__": {}}` + "\n"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var requests bytes.Buffer
+		ch := NewToolChannel(struct {
+			io.Reader
+			io.Writer
+		}{bytes.NewReader(data), &requests})
+		answer, err := ch.call(nil, []byte("{}\n"))
+		switch {
+		case len(answer) > maxToolAnswerBytes:
+			t.Fatalf("an answer of %d bytes, past the bound", len(answer))
+		case strings.Contains(answer, "\n"):
+			t.Fatalf("the answer %q holds more than its line", answer)
+		case !bytes.HasPrefix(data, []byte(answer)):
+			t.Fatalf("the answer %q is not what the host wrote first", answer)
+		}
+		v, verr := toolAnswer("t", answer, err)
+		switch {
+		case (v == nil) == (verr == nil):
+			t.Fatalf("value %v and error %v: want exactly one", v, verr)
+		case verr != nil && codes.CodeOf(verr) != codes.E313:
+			t.Fatalf("error %v, want E313", verr)
+		case verr == nil && !json.Valid([]byte(answer)):
+			t.Fatalf("%q is no JSON, and was taken as %v", answer, v)
+		}
+	})
 }
 
 // FuzzJSONDepth: on valid JSON, jsonDepth refuses exactly the documents

@@ -262,18 +262,25 @@ func (in *Interp) toolModule() *starlarkstruct.Module {
 					"tool %s: no answer: this run has no tool channel (the host passes one with --tool-fd; "+
 						"docs/tools.md)", name)
 			}
-			answer, err := ch.call(append(line, '\n'))
-			if strings.TrimSpace(answer) == "" {
-				return nil, codes.Errorf(codes.E313, "tool %s: no answer on the tool channel (%v)", name, err)
-			}
-			var v any
-			if err := json.Unmarshal([]byte(answer), &v); err != nil {
-				return nil, codes.Errorf(codes.E313, "tool %s: the answer is not one line of JSON: %w", name,
-					err)
-			}
-			return fromGo(v), nil
+			answer, err := ch.call(in.halted, append(line, '\n'))
+			return toolAnswer(name, answer, err)
 		},
 	})
+}
+
+// toolAnswer is the value of the answer line a call of the tool name read
+// (ToolChannel.call: at most maxToolAnswerBytes), and err the error that
+// ended the read: E313 when there is no answer or it is not JSON.
+func toolAnswer(name, answer string, err error) (starlark.Value, error) {
+	if strings.TrimSpace(answer) == "" {
+		return nil, codes.Errorf(codes.E313, "tool %s: no answer on the tool channel (%v)", name, err)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(answer), &v); err != nil {
+		return nil, codes.Errorf(codes.E313, "tool %s: the answer is not one line of JSON: %w", name,
+			err)
+	}
+	return fromGo(v), nil
 }
 
 // ffiModule: ffi.module(name) returns a host module. (load is a keyword of

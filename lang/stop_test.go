@@ -310,6 +310,68 @@ func TestStopEndsAReadOfInput(t *testing.T) {
 	}
 }
 
+// TestStopEndsAToolWait: a stop ends a program waiting for a tool's
+// answer on a tool channel of its Config (a worker's: the host's
+// descriptor), as it ends a wait on its standard input: E307 at the call,
+// and the channel takes no more calls, since the answer may still come.
+// Before, the wait held the run until the host answered: a worker was
+// killed 500 ms after its stop, and where the program was was lost. The
+// control: the host answers, and the answer is read.
+func TestStopEndsAToolWait(t *testing.T) {
+	dir := testkit.Scratch(t)
+	prog := filepath.Join(dir, "main.vel")
+	const src = "print(tool.call(\"add\", {\"a\": 2})[\"sum\"])\n"
+	testkit.WriteFile(t, prog, src)
+	for _, tt := range []struct {
+		name   string
+		answer string // "" for a host that never answers
+	}{
+		{name: "a host that never answers, stopped"},
+		{name: "the host answers (the control)", answer: "{\"sum\": 5}\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, w := io.Pipe()
+			defer w.Close()
+			var requests, out bytes.Buffer
+			ch := NewToolChannel(struct {
+				io.Reader
+				io.Writer
+			}{r, &requests})
+			in := NewInterp(Config{Budget: budget.MustParse(dir, "io", "tool"), Cwd: dir,
+				Stdout: &out, Stdin: bytes.NewReader(nil), Tool: ch})
+			pre := in.Predeclared()
+			c, err := in.Compile(prog, pre)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- in.Exec(c, pre) }()
+			if tt.answer != "" {
+				_, _ = io.WriteString(w, tt.answer)
+			} else {
+				waitingOnInput(t)
+				in.Stop("stopped by the test")
+			}
+			select {
+			case err = <-done:
+			case <-time.After(testkit.Bound(10 * time.Second)):
+				t.Fatal("the run still waits for the tool's answer")
+			}
+			if tt.answer != "" {
+				if err != nil || out.String() != "5\n" {
+					t.Fatalf("output %q, %v; want 5", out.String(), err)
+				}
+				return
+			}
+			testkit.WantError(t, err, codes.E307, prog+":1:16", "stopped by the test")
+			if _, err := ch.call(nil, []byte("{}\n")); err == nil ||
+				!strings.Contains(err.Error(), "out of step") {
+				t.Errorf("a call after the stopped one: %v, want it refused, the channel out of step", err)
+			}
+		})
+	}
+}
+
 // waitingOnInput waits until a goroutine waits in a read of an io.Pipe.
 func waitingOnInput(t *testing.T) {
 	t.Helper()

@@ -2,6 +2,8 @@ package lang
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -13,31 +15,57 @@ type ToolChannel struct {
 	mu sync.Mutex
 	w  io.Writer
 	r  *bufio.Reader
-	// broken is set once an answer was too long: the rest of it is
-	// still on the channel, and would be read as the next answer.
+	// halted is the context of the run whose call is under way (nil
+	// between calls): its stop ends the wait for the answer (callReader).
+	halted context.Context
+	// broken is set once an answer was too long, or a stop ended the wait
+	// for one: the rest of it is still on the channel, or still to come,
+	// and would be read as the next answer.
 	broken error
 }
 
 // NewToolChannel returns the tool channel over rw (one end of a socket
 // pair, say). With rw nil the run has no tool channel: tool.call fails
 // with E313, and the program's standard output is never taken for one.
+// A stop of the run whose call waits for its answer ends the wait at
+// once, as it ends a read of the run's standard input.
 func NewToolChannel(rw io.ReadWriter) *ToolChannel {
 	if rw == nil {
 		return &ToolChannel{}
 	}
-	return &ToolChannel{w: rw, r: bufio.NewReader(rw)}
+	c := &ToolChannel{w: rw}
+	c.r = bufio.NewReader(&callReader{c: c, src: rw})
+	return c
+}
+
+// callReader reads the channel for the call under way: through haltable,
+// so that the calling run's stop ends the read.
+type callReader struct {
+	c   *ToolChannel
+	src io.Reader
+}
+
+func (r *callReader) Read(p []byte) (int, error) {
+	if r.c.halted == nil {
+		return r.src.Read(p)
+	}
+	return haltable(r.c.halted, r.src).Read(p)
 }
 
 // maxToolAnswerBytes is the longest answer line a tool call reads.
 const maxToolAnswerBytes = 16 << 20
 
-// call writes one request line and reads one answer line.
-func (c *ToolChannel) call(line []byte) (string, error) {
+// call writes one request line and reads one answer line. halted is the
+// calling run's (Interp.halted): once it is done, the wait for the answer
+// ends, and the channel takes no more calls (the answer may still come).
+func (c *ToolChannel) call(halted context.Context, line []byte) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.broken != nil {
 		return "", c.broken
 	}
+	c.halted = halted
+	defer func() { c.halted = nil }()
 	if _, err := c.w.Write(line); err != nil {
 		return "", err
 	}
@@ -49,6 +77,11 @@ func (c *ToolChannel) call(line []byte) (string, error) {
 			c.broken = fmt.Errorf("an earlier answer was longer than %d bytes: the channel is out of step "+
 				"and takes no more calls", maxToolAnswerBytes)
 			return "", fmt.Errorf("the answer is longer than %d bytes", maxToolAnswerBytes)
+		}
+		if errors.Is(err, errHalted) {
+			c.broken = errors.New("an earlier call was stopped before its answer came: the channel is " +
+				"out of step and takes no more calls")
+			return "", err
 		}
 		if err != nil || !isPrefix {
 			return string(answer), err

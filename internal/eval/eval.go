@@ -12,9 +12,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sabline/sabline/confine/core"
@@ -80,6 +82,11 @@ const OutputLimit = 1 << 20
 // standard error is dropped. A program whose run is confined below
 // opts.Require, and never below partial, is not run: it is an error with
 // E326.
+//
+// A stopping signal (SIGINT, SIGTERM, SIGHUP) stops the run it comes in
+// (E309, with its receipt) and the grading: no program after it runs, and
+// Run returns what it graded with a *Stopped error. One that comes
+// between two runs stops the next from starting.
 func Run(dir string, opts Options) ([]Result, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -111,8 +118,22 @@ func Run(dir string, opts Options) ([]Result, error) {
 		return nil, codes.Errorf(codes.E316, "eval: %w", err)
 	}
 	defer suite.Close()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	stopped := func(i int) error {
+		select {
+		case sig := <-signals:
+			return &Stopped{Signal: sig, NotRun: len(names) - i}
+		default:
+			return nil
+		}
+	}
 	var out []Result
-	for _, name := range names {
+	for i, name := range names {
+		if err := stopped(i); err != nil {
+			return out, err
+		}
 		want, err := suiteFile(suite, strings.TrimSuffix(name, ".vel")+".out", MaxExpectedBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // no expected output: not a graded program (a library it loads, say)
@@ -129,6 +150,9 @@ func Run(dir string, opts Options) ([]Result, error) {
 			}
 			out = append(out, r)
 			continue
+		}
+		if err := stopped(i); err != nil {
+			return out, err
 		}
 		stdout := &bounded.Writer{Max: len(want) + OutputLimit}
 		rec := run.Supervise(run.Run{
@@ -164,6 +188,28 @@ func Run(dir string, opts Options) ([]Result, error) {
 			dir)
 	}
 	return out, nil
+}
+
+// Stopped is the error of a grading a stopping signal ended (Run): the
+// programs graded before it are Run's results, the run it stopped among
+// them (E309).
+type Stopped struct {
+	Signal os.Signal
+	NotRun int // the .vel files of the directory not looked at since
+}
+
+func (s *Stopped) Error() string {
+	return fmt.Sprintf("eval: stopped by %v: %d .vel files of the directory not run", s.Signal,
+		s.NotRun)
+}
+
+// ExitStatus is the status a command stopped by s exits with: 128 and
+// the signal's number, as a run stopped by it (E309).
+func (s *Stopped) ExitStatus() int {
+	if n, ok := s.Signal.(syscall.Signal); ok {
+		return codes.ExitSignaled + int(n)
+	}
+	return codes.ExitSignaled
 }
 
 // MaxExpectedBytes is the largest expected output (PROGRAM.out) eval reads.

@@ -126,6 +126,20 @@ func toolPair() (theirs, ours *os.File, err error) {
 	return os.NewFile(uintptr(fds[0]), "tool"), os.NewFile(uintptr(fds[1]), "tool-relay"), nil
 }
 
+// endWrites shuts down the writing half of the socket f, the
+// supervisor's end of a tool channel's pair, once the host's channel has
+// ended: the worker then reads the end of its channel, and a call waiting
+// for an answer fails (E313) instead of waiting for one that cannot come.
+// f stays open for reading: what the worker writes still reaches the
+// host. A Close of f meanwhile (the worker's retire) makes it a no-op.
+func endWrites(f *os.File) {
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = raw.Control(func(fd uintptr) { _ = unix.Shutdown(int(fd), unix.SHUT_WR) })
+}
+
 // feed copies src, the caller's, to dst until src ends, dst refuses, or
 // woken is readable (its other end closed). A file of the caller's is
 // polled beside woken and read only once it is ready, so the copy never

@@ -56,6 +56,10 @@ func maxRSSKB(*os.ProcessState) int64 { return 0 }
 // the host's handle is passed to the worker as it is (ours is nil).
 func toolPair() (theirs, ours *os.File, err error) { return nil, nil, nil }
 
+// endWrites: Windows relays no tool channel (toolPair), so there is no
+// pair whose writing half to shut down.
+func endWrites(*os.File) {}
+
 // feed copies src, the caller's, to dst until it ends or dst refuses:
 // Windows has no poll to wait on a file beside woken with, and a copy
 // still waiting on the caller's input when the worker has gone ends at

@@ -114,7 +114,10 @@ func (w *workerProc) relayEnds(s workerSpec) (std [3]*os.File, tool *os.File, er
 	}
 	w.closers = append(w.closers, ours)
 	w.relay.copy(s.tool, ours, nil, nil, nil)
-	go feed(ours, s.tool, w.relay.woken)
+	go func() {
+		feed(ours, s.tool, w.relay.woken)
+		endWrites(ours) // the host's channel ended: so does the worker's
+	}()
 	return std, theirs, nil
 }
 

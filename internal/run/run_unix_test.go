@@ -3,6 +3,7 @@
 package run
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -146,5 +147,74 @@ func TestSuperviseANamedPipeCancelled(t *testing.T) {
 		t.Errorf("cancelled: the receipt at %q: %v; want it stored", path, err)
 	} else if stored, err := receipt.Load(path); err != nil || stored.Outcome.Code != codes.E307 {
 		t.Errorf("cancelled: the stored receipt %v, %v; want E307", stored, err)
+	}
+}
+
+// TestToolChannelEndedByTheHost: a host that ends its tool channel, by a
+// close or by shutting down its writing half, ends the wait of the call
+// that has no answer: E313, long before the run's timeout. Before, the
+// copy of the host's channel ended and the worker's end stayed open, so
+// the call waited until the timeout (for ever with none) and the worker
+// was killed, its position lost. The host reads both requests, and
+// answers the first: the control.
+func TestToolChannelEndedByTheHost(t *testing.T) {
+	const src = `print("first", tool.call("add", {"a": 2})["sum"])
+tool.call("add", {"a": 3})
+print("not reached")
+`
+	for _, tt := range []struct {
+		name string
+		end  func(host *os.File) error
+	}{
+		{name: "closed", end: func(host *os.File) error { return host.Close() }},
+		{name: "its writing shut down", end: func(host *os.File) error {
+			raw, err := host.SyscallConn()
+			if err != nil {
+				return err
+			}
+			var serr error
+			if err := raw.Control(func(fd uintptr) {
+				serr = syscall.Shutdown(int(fd), syscall.SHUT_WR)
+			}); err != nil {
+				return err
+			}
+			return serr
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hostEnd, workerEnd := socketPair(t)
+			seen := make(chan int, 1)
+			go func() {
+				n := 0
+				defer func() { seen <- n }()
+				rd := bufio.NewReader(hostEnd)
+				for {
+					if _, err := rd.ReadString('\n'); err != nil {
+						return
+					}
+					switch n++; n {
+					case 1:
+						if _, err := io.WriteString(hostEnd, `{"sum": 5}`+"\n"); err != nil {
+							return
+						}
+					case 2: // read, and never answered
+						if err := tt.end(hostEnd); err != nil {
+							t.Errorf("ending the channel: %v", err)
+							return
+						}
+					}
+				}
+			}()
+			s := superviseProgram(t, src, []string{"io", "tool"}, func(r *Run) { r.Tool = workerEnd })
+			workerEnd.Close()
+			wantCode(t, s, codes.E313, "no answer on the tool channel")
+			if s.stdout != "first 5\n" {
+				t.Errorf("stdout %q, want the answered call's line only", s.stdout)
+			}
+			hostEnd.SetReadDeadline(time.Now().Add(testkit.Bound(5 * time.Second)))
+			if n := <-seen; n != 2 {
+				t.Errorf("the host read %d requests, want 2", n)
+			}
+		})
 	}
 }

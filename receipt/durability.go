@@ -22,7 +22,10 @@ const (
 	// Background: the result is returned once the receipt is written;
 	// it is on the device within the journal's commit interval
 	// (journal.DefaultCommitInterval) plus one flush, the window a power
-	// cut can lose it in.
+	// cut can lose it in, while the process lives: the flush is the
+	// store's committer's, and a process that ends within the window
+	// leaves the receipt to the kernel's writeback, as None does, unless
+	// it calls the store's Sync (OpenStore) first, as a pool's Close does.
 	Background Durability = "background"
 	// None: the result is returned once the receipt is written; Sabline
 	// never flushes it for the run, and it reaches the device when the

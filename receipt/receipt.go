@@ -656,8 +656,10 @@ const MaxBytes = journal.MaxPayloadBytes
 
 // Load reads one receipt file: a regular file of at most
 // MaxBytes holding a JSON object of this schema with a run id, whose
-// reported part names only fields a worker reports. Any other file is
-// E317, with a message that says what it is instead.
+// reported part names only fields a worker reports, and, when its name
+// is a receipt's (Key: its start, then a run id), the receipt of the run
+// its name names. Any other file is E317, with a message that says what
+// it is instead.
 func Load(path string) (*Receipt, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -676,7 +678,7 @@ func Load(path string) (*Receipt, error) {
 	case err != nil:
 		return nil, codes.Errorf(codes.E317, "read receipt: %w", err)
 	}
-	return parseReceipt(path, data)
+	return parseKeyed(path, filepath.Base(path), data)
 }
 
 // parseReceipt decodes the bytes of a receipt file named path.
@@ -715,6 +717,28 @@ func parseReceipt(path string, data []byte) (*Receipt, error) {
 			path, w, r.RunParameters.Durability)
 	}
 	return &r, nil
+}
+
+// errOtherRun is wrapped by the error of a receipt file or journal
+// record whose name (its Key) names one run and whose content is
+// another's: planted, or written over, it is not the receipt of the run
+// its name says.
+var errOtherRun = errors.New("another run's receipt under this run's name")
+
+// parseKeyed is parseReceipt of data, stored under key (a receipt file's
+// name or a journal record's key), which, when it names a run
+// (RunIDOfKey), must be the run data is the receipt of: another run's is
+// E317, wrapping errOtherRun, and never read as either run's receipt.
+func parseKeyed(path, key string, data []byte) (*Receipt, error) {
+	r, err := parseReceipt(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if id, ok := RunIDOfKey(key); ok && id != r.RunID {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: its name is run %s's, its "+
+			"content run %s's (%w)", path, id, codes.TerminalSafe(codes.Clip(r.RunID, 64)), errOtherRun)
+	}
+	return r, nil
 }
 
 // StoredReceipt is a receipt and the file it was read from.
@@ -864,9 +888,12 @@ func PickIn(dir string, runs []StoredReceipt, id string) (StoredReceipt, error) 
 // are found through an index of the run ids in each segment (runIndex),
 // which reads each segment once and then what was appended to it; for an
 // id that says when it was made (RunIDOrigin), segments last written
-// before then are passed over. No such run is E317 wrapping fs.ErrNotExist, or
-// E337 (wrapping it too) when the directory's journal had segments
-// removed (Store.Prune): the receipt may have been in one.
+// before then are passed over. A file or record under the run's name that
+// is another run's receipt is passed over (the journal's last record
+// before it under that name is read in its place). No such run is E317
+// wrapping fs.ErrNotExist (naming what was passed over), or E337
+// (wrapping it too) when the directory's journal had segments removed
+// (Store.Prune): the receipt may have been in one.
 func FindRun(dir, id string) (StoredReceipt, error) {
 	var notFound error = codes.Errorf(codes.E317, "no receipt %s in %s: %w", codes.TerminalSafe(id),
 		dir, fs.ErrNotExist)
@@ -886,10 +913,18 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 		e.Do = listHint
 		return StoredReceipt{}, e
 	}
+	// A file or record under the run's name that is another run's
+	// receipt is passed over (errOtherRun); with nothing else found, the
+	// answer is not found, naming it.
+	var passed error
 	for _, e := range entries {
 		if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && strings.HasSuffix(e.Name(), suffix) {
 			p := filepath.Join(dir, e.Name())
 			r, err := Load(p)
+			if errors.Is(err, errOtherRun) {
+				passed = err
+				continue
+			}
 			if err != nil {
 				return StoredReceipt{}, err
 			}
@@ -897,8 +932,8 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 		}
 	}
 	jdirs, err := JournalDirs(dir)
-	if err != nil || len(jdirs) == 0 {
-		return StoredReceipt{}, notFound
+	if err != nil {
+		jdirs = nil
 	}
 	// A run's records were appended after its id was made: a segment last
 	// written before then holds none of them, and is passed over.
@@ -906,29 +941,65 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 	if _, ms, ok := RunIDOrigin(id); ok {
 		since = time.UnixMilli(ms).Add(-clockSlack)
 	}
-	var key string
-	var found []byte
+	readFailed := func(err error) (StoredReceipt, error) {
+		e := codes.Errorf(codes.E317, "read the receipts journal: %w", err)
+		e.Do = listHint
+		return StoredReceipt{}, e
+	}
+	var run StoredReceipt
+	var runErr error
 	for _, jdir := range jdirs {
 		k, payload, err := runIndex().Find(jdir, since, id)
 		if errors.Is(err, journal.ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			e := codes.Errorf(codes.E317, "read the receipts journal: %w", err)
-			e.Do = listHint
-			return StoredReceipt{}, e
+			return readFailed(err)
 		}
-		key, found = k, payload
+		p := journalPath(dir, k)
+		r, err := parseKeyed(p, k, payload)
+		if errors.Is(err, errOtherRun) {
+			// The last record under the run's name is another run's: the
+			// run's own is the last before it, read whole.
+			passed = err
+			if k, r, err = lastOwnRecord(jdir, since, id); err != nil {
+				return readFailed(err)
+			}
+			if r == nil {
+				continue
+			}
+			p = journalPath(dir, k)
+		}
+		run, runErr = StoredReceipt{Path: p, Receipt: r}, err
 	}
-	if found == nil {
-		return StoredReceipt{}, notFound
+	if runErr != nil {
+		return StoredReceipt{}, runErr
 	}
-	p := journalPath(dir, key)
-	r, err := parseReceipt(p, found)
-	if err != nil {
-		return StoredReceipt{}, err
+	if run.Receipt != nil {
+		return run, nil
 	}
-	return StoredReceipt{Path: p, Receipt: r}, nil
+	if passed != nil && codes.CodeOf(notFound) != codes.E337 {
+		return StoredReceipt{}, codes.Errorf(codes.E317, "no receipt %s in %s: passed over %s: %w",
+			codes.TerminalSafe(id), dir, passed.(*codes.Error).Msg, fs.ErrNotExist)
+	}
+	return StoredReceipt{}, notFound
+}
+
+// lastOwnRecord reads the journal jdir for the last record under run
+// id's name, in segments written since since, that is run id's receipt:
+// its key and receipt, or none.
+func lastOwnRecord(jdir string, since time.Time, id string) (string, *Receipt, error) {
+	var key string
+	var run *Receipt
+	_, err := journal.ScanSince(jdir, since, func(k string, payload []byte) error {
+		if got, ok := RunIDOfKey(k); ok && got == id {
+			if r, err := parseKeyed(k, k, payload); err == nil {
+				key, run = k, r
+			}
+		}
+		return nil
+	})
+	return key, run, err
 }
 
 // runIndex finds a run's records in a journal by its id, reading each

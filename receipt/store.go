@@ -186,6 +186,15 @@ func ownJournal(dir string) (string, *journal.Lock, error) {
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return "", nil, err
 	}
+	// Readers read the journal directory only as a directory of its own
+	// (JournalDirs): one that is a link, followed here, would keep the
+	// receipts where none of them reads, outside the guarded directory.
+	if fi, err := os.Lstat(root); err != nil {
+		return "", nil, err
+	} else if !fi.IsDir() {
+		return "", nil, fmt.Errorf("%s is not a directory (mode %s): receipts kept through it "+
+			"would be read by no one", root, fi.Mode().Type())
+	}
 	for range 8 {
 		jdir := filepath.Join(root, ownJournalPrefix+newRunID())
 		if err := os.Mkdir(jdir, 0o700); errors.Is(err, fs.ErrExist) {
@@ -323,8 +332,10 @@ func journalPath(dir, key string) string {
 }
 
 // scanJournal reads the receipts in dir's journal: for each key the last
-// record, checked as Load checks a file. A record that is not a
-// receipt, and each damaged stretch of the journal, is skipped and named.
+// record that is a receipt, checked as Load checks a file. A record that
+// is not a receipt, or is another run's than its key names (planted, or
+// written over: the last record before it under that key is read in its
+// place), and each damaged stretch of the journal, is skipped and named.
 func scanJournal(dir string) (runs []StoredReceipt, skipped []SkippedFile, err error) {
 	dirs, err := JournalDirs(dir)
 	if err != nil {
@@ -332,11 +343,67 @@ func scanJournal(dir string) (runs []StoredReceipt, skipped []SkippedFile, err e
 		e.Do = listHint
 		return nil, nil, e
 	}
-	last := map[string][]byte{}
-	var order []string
-	var rep journal.Report
+	last, order, damage, err := lastRecords(dirs, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	var other map[string]bool // keys whose last record is another run's receipt
+	for _, key := range order {
+		p := journalPath(dir, key)
+		r, err := parseKeyed(p, key, last[key])
+		if err != nil {
+			why := strings.TrimPrefix(err.(*codes.Error).Msg, p+" is not a receipt: ")
+			skipped = append(skipped, SkippedFile{Path: p, Why: why})
+			if errors.Is(err, errOtherRun) {
+				if other == nil {
+					other = map[string]bool{}
+				}
+				other[key] = true
+			}
+			continue
+		}
+		runs = append(runs, StoredReceipt{Path: p, Receipt: r})
+	}
+	if other != nil {
+		// Rare: those keys are read again for the last record of each
+		// that is the receipt of the run its key names.
+		own, _, _, err := lastRecords(dirs, func(key string, payload []byte) bool {
+			if !other[key] {
+				return false
+			}
+			_, err := parseKeyed(key, key, payload)
+			return err == nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, key := range order {
+			if data, ok := own[key]; ok {
+				p := journalPath(dir, key)
+				r, _ := parseKeyed(p, key, data)
+				runs = append(runs, StoredReceipt{Path: p, Receipt: r})
+			}
+		}
+	}
+	for _, d := range damage {
+		why := fmt.Sprintf("%d damaged bytes of the journal at offset %d: %s", d.Length, d.Offset, d.Why)
+		skipped = append(skipped, SkippedFile{Path: d.Path, Why: why})
+	}
+	return runs, skipped, nil
+}
+
+// lastRecords reads the journals dirs, and returns a copy of the payload
+// of each key's last record that keep accepts (nil: every record), the
+// keys in the order their first records were read, and the damaged
+// stretches.
+func lastRecords(dirs []string, keep func(key string, payload []byte) bool) (
+	last map[string][]byte, order []string, damage []journal.Damage, err error) {
+	last = map[string][]byte{}
 	for _, jdir := range dirs {
 		r, err := journal.Scan(jdir, func(key string, payload []byte) error {
+			if keep != nil && !keep(key, payload) {
+				return nil
+			}
 			if _, seen := last[key]; !seen {
 				order = append(order, key)
 			}
@@ -346,22 +413,9 @@ func scanJournal(dir string) (runs []StoredReceipt, skipped []SkippedFile, err e
 		if err != nil {
 			e := codes.Errorf(codes.E317, "read the receipts journal: %w", err)
 			e.Do = listHint
-			return nil, nil, e
+			return nil, nil, nil, e
 		}
-		rep.Damage = append(rep.Damage, r.Damage...)
+		damage = append(damage, r.Damage...)
 	}
-	for _, key := range order {
-		p := journalPath(dir, key)
-		r, err := parseReceipt(p, last[key])
-		if err != nil {
-			skipped = append(skipped, SkippedFile{Path: p, Why: err.(*codes.Error).Msg})
-			continue
-		}
-		runs = append(runs, StoredReceipt{Path: p, Receipt: r})
-	}
-	for _, d := range rep.Damage {
-		why := fmt.Sprintf("%d damaged bytes of the journal at offset %d: %s", d.Length, d.Offset, d.Why)
-		skipped = append(skipped, SkippedFile{Path: d.Path, Why: why})
-	}
-	return runs, skipped, nil
+	return last, order, damage, nil
 }

@@ -163,6 +163,7 @@ const windowSize = 64 << 10
 type scanner struct {
 	rep    *Report
 	r      io.ReaderAt
+	f      *os.File // r, when it is a file: its holes are passed over unread (dataFrom)
 	size   int64
 	win    []byte
 	winOff int64 // the offset of win[0] in the segment
@@ -233,10 +234,28 @@ func (s *scanner) body(off int64, n int) ([]byte, error) {
 	return b, nil
 }
 
+// hole returns where the data of the segment at or after off begins,
+// when off is in a hole of a sparse file, which reads as zeros: the zeros
+// there are passed over unread, so that a segment of a huge size and
+// little data (planted, or grown by a fault) is read in the time its data
+// takes. Anything else gives off.
+func (s *scanner) hole(off int64) int64 {
+	if s.f == nil {
+		return off
+	}
+	if at, ok := dataFrom(s.f, off, s.size); ok && at > off {
+		return at
+	}
+	return off
+}
+
 // next returns the offset of the next record magic at or after off (at
 // most the segment's size), or the segment's size when there is none.
 func (s *scanner) next(off int64) (int64, error) {
 	for off < s.size {
+		if off = s.hole(off); off >= s.size {
+			break
+		}
 		n := min(int64(windowSize), s.size-off)
 		b, err := s.at(off, int(n))
 		if errors.Is(err, errShrunk) {
@@ -262,6 +281,9 @@ func (s *scanner) next(off int64) (int64, error) {
 func (s *scanner) dataEnd(off int64) (int64, error) {
 	end := off
 	for off < s.size {
+		if off = s.hole(off); off >= s.size {
+			break
+		}
 		n := min(int64(windowSize), s.size-off)
 		b, err := s.at(off, int(n))
 		if errors.Is(err, errShrunk) {
@@ -303,6 +325,7 @@ func (s *scanner) segment(r io.ReaderAt, size int64, path string,
 func (s *scanner) segmentFrom(r io.ReaderAt, from, size int64, path string,
 	fn func(string, []byte) error) (end int64, err error) {
 	s.r, s.size, s.winOff, s.winLen, s.stopped = r, size, 0, 0, nil
+	s.f, _ = r.(*os.File)
 	// Damage can make the scanner read bytes more than once (a forged
 	// header claiming a long payload, again and again): the work on one
 	// segment is bounded, and the rest of a segment damaged beyond it is

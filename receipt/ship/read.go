@@ -272,7 +272,9 @@ func (r *Reader) add(key string, idx indexJSON, base int64) {
 
 // All reads every receipt in the bucket of tenant (AnyTenant: of every
 // tenant), whole objects at a time, oldest first by start: what sabline
-// receipts list shows. Objects that cannot be read are named in skipped.
+// receipts list shows. Objects that cannot be read are named in skipped,
+// and so are records that are not a receipt, or are another run's
+// receipt than the run their key names.
 func (r *Reader) All(ctx context.Context,
 	tenant string) (runs []receipt.StoredReceipt, skipped []receipt.SkippedFile, err error) {
 	var keys []string
@@ -297,6 +299,14 @@ func (r *Reader) All(ctx context.Context,
 			rec, err := receipt.Parse(name, payload)
 			if err != nil {
 				skipped = append(skipped, receipt.SkippedFile{Path: name, Why: err.Error()})
+				return nil
+			}
+			if id, ok := receipt.RunIDOfKey(k); ok && id != rec.RunID {
+				// Another run's receipt under this run's name (planted in a
+				// journal shipped, or written over): neither run's receipt.
+				skipped = append(skipped, receipt.SkippedFile{Path: name, Why: fmt.Sprintf(
+					"not a receipt: its name is run %s's, its content run %s's", id,
+					codes.TerminalSafe(codes.Clip(rec.RunID, 64)))})
 				return nil
 			}
 			if tenant == AnyTenant || rec.Tenant == tenant {

@@ -225,6 +225,13 @@ func suiteFile(suite *os.Root, name string, max int64) ([]byte, error) {
 	switch {
 	case errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent":
 		return nil, fmt.Errorf("%s leads out of the suite's directory, by a link", name)
+	case errors.Is(err, fs.ErrNotExist):
+		if _, lerr := suite.Lstat(name); lerr == nil {
+			// A link to nothing is a file meant, not one left out: an
+			// expected output so named is refused, never read as none.
+			return nil, fmt.Errorf("%s is a link to nothing", name)
+		}
+		return nil, err
 	case err != nil:
 		return nil, err
 	case !fi.Mode().IsRegular():

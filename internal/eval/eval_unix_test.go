@@ -15,8 +15,8 @@ import (
 
 // TestSuiteFile: eval reads a suite's files as a run's files are read. A
 // link out of the suite (to /dev/zero, to a key), a pipe, a file past the
-// bound are refused, each saying why and nothing of what it holds, and
-// without blocking; a regular file and a link that stays in the suite are
+// bound, a link to nothing are refused, each saying why and nothing of
+// what it holds, and without blocking; a regular file and a link that stays in the suite are
 // the controls.
 func TestSuiteFile(t *testing.T) {
 	outside := testkit.Scratch(t)
@@ -24,7 +24,7 @@ func TestSuiteFile(t *testing.T) {
 	testkit.WriteFile(t, secret, "PRIVATE KEY\n")
 	suite := testkit.Scratch(t)
 	testkit.WriteFile(t, filepath.Join(suite, "a.out"), "42\n")
-	for link, to := range map[string]string{"alias.out": "a.out", "zero.out": "/dev/zero", "key.out": secret, "up.out": "../" + filepath.Base(outside) + "/id_rsa"} {
+	for link, to := range map[string]string{"alias.out": "a.out", "zero.out": "/dev/zero", "key.out": secret, "up.out": "../" + filepath.Base(outside) + "/id_rsa", "dangling.out": "gone.out"} {
 		if err := os.Symlink(to, filepath.Join(suite, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -57,6 +57,8 @@ func TestSuiteFile(t *testing.T) {
 		{name: "a link to a key outside", file: "key.out", wantErr: "key.out leads out of the suite's directory"},
 		{name: "a relative link out", file: "up.out", wantErr: "up.out leads out of the suite's directory"},
 		{name: "a pipe", file: "fifo.out", wantErr: "fifo.out is not a regular file"},
+		{name: "a link to nothing", file: "dangling.out", wantErr: "dangling.out is a link to nothing"},
+		{name: "nothing (no expected output)", file: "gone.out", wantErr: "no such file or directory"},
 		{name: "past the bound", file: "big.out", wantErr: "big.out is larger than 16777216 bytes"},
 	}
 	for _, tt := range tests {

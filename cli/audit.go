@@ -206,6 +206,9 @@ func osPolicyCmd(args []string, stdout, stderr io.Writer) int {
 	if err := registered(b); err != nil {
 		return cmdline.Report(stderr, err, "")
 	}
+	if err := refusedHere(b); err != nil {
+		return cmdline.Report(stderr, err, "") // a run refuses it: the system is asked nothing
+	}
 	p := core.OSPolicy(b, core.Options{Mode: confineMode})
 	if *asJSON {
 		return printJSON(stdout, struct {

@@ -110,17 +110,27 @@ func browser(t *testing.T) context.Context {
 }
 
 // console collects what the page writes to its console, from now until
-// stop is called.
-func console(ctx context.Context) (stop func() []chromedp.ConsoleMessage) {
+// stop is called. stop writes a mark of its own on the console and waits,
+// within the browser's bound, until the mark is collected: the browser
+// tells of the page's messages in order, so every message of the actions
+// before stop has come by then, however loaded the machine. Before, stop
+// waited 300 ms, and a message that came later was not seen: with no
+// wait, the control page's exception went unseen one run in five.
+func console(ctx context.Context) (stop func(*testing.T) []chromedp.ConsoleMessage) {
+	mark := fmt.Sprintf("sabline-console-mark-%d", time.Now().UnixNano())
 	ctx, cancel := context.WithCancel(ctx)
 	messages := chromedp.Console(ctx)
 	var mu sync.Mutex
 	var got []chromedp.ConsoleMessage
-	done := make(chan struct{})
+	marked, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		for m, err := range messages {
 			if err != nil {
+				return
+			}
+			if m.Text == mark {
+				close(marked)
 				return
 			}
 			mu.Lock()
@@ -128,10 +138,25 @@ func console(ctx context.Context) (stop func() []chromedp.ConsoleMessage) {
 			mu.Unlock()
 		}
 	}()
-	return func() []chromedp.ConsoleMessage {
-		time.Sleep(300 * time.Millisecond) // the events of the last action
-		cancel()
-		<-done
+	return func(t *testing.T) []chromedp.ConsoleMessage {
+		t.Helper()
+		defer func() {
+			cancel()
+			<-done
+		}()
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](
+			fmt.Sprintf("console.debug(%q), 0", mark))); err != nil {
+			t.Fatalf("write the console's mark: %v", err)
+		}
+		select {
+		case <-marked:
+		case <-done: // closed once the mark came, too
+			select {
+			case <-marked:
+			default:
+				t.Fatalf("the console's messages ended before its mark came: %v", ctx.Err())
+			}
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		return got
@@ -153,7 +178,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("load the control page: %v", err)
 	}
 	var seenError, seenThrow bool
-	for _, m := range stop() {
+	for _, m := range stop(t) {
 		seenError = seenError ||
 			(m.Type == chromedp.ConsoleError && strings.Contains(m.Text, "control-error"))
 		seenThrow = seenThrow || (m.IsException() && strings.Contains(m.Text, "control-throw"))
@@ -241,7 +266,7 @@ func TestBrowser(t *testing.T) {
 		}
 		t.Logf("screenshot: %s (%d bytes)", out, len(png))
 	}
-	messages := stop()
+	messages := stop(t)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(others) > 0 {

@@ -33,7 +33,7 @@ type PoolOptions struct {
 	// keeps none.
 	MaxIdle int
 	// IdleTimeout is how long a worker past MaxIdle waits for a run
-	// before it is retired; 0 is a minute.
+	// before it is retired; 0 is a minute, below zero E301.
 	IdleTimeout time.Duration
 	// OnDemand starts no worker with the pool: the first run starts the
 	// first. A pool its workers hold below Require then refuses that run,

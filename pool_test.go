@@ -523,26 +523,28 @@ func hintOf(e *codes.Error) string {
 	return e.Hint()
 }
 
-// TestPoolRefusesNegativeLimits: a pool asked for a timeout or a memory
-// limit below zero is refused (E301), as a single run is, and starts no
-// worker; before, it started, held no timeout and no limit at all (a loop
-// of seconds ran to its end), and each receipt said timeout_ms -1000. The
-// control is a pool whose timeout is zero, for none, which runs.
+// TestPoolRefusesNegativeLimits: a pool asked for a timeout, a memory
+// limit or an idle timeout below zero is refused (E301), as a single run
+// is, and starts no worker: it would hold no timeout and no limit at all,
+// its receipts naming the negative one. The control is a pool whose
+// timeout is zero, for none, which runs.
 func TestPoolRefusesNegativeLimits(t *testing.T) {
 	root := importRoot(t)
 	for _, tt := range []struct {
 		name    string
 		timeout time.Duration
 		memory  int
+		idle    time.Duration
 		want    codes.Code
 	}{
 		{name: "a negative timeout", timeout: -time.Second, want: codes.E301},
 		{name: "a negative memory limit", memory: -5, want: codes.E301},
+		{name: "a negative idle timeout", idle: -time.Second, want: codes.E301},
 		{name: "zero for none (the control)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(root, "io"),
-				ImportRoot: root, Timeout: tt.timeout, MaxMemoryMB: tt.memory})
+				ImportRoot: root, Timeout: tt.timeout, MaxMemoryMB: tt.memory, IdleTimeout: tt.idle})
 			if codes.CodeOf(err) != tt.want {
 				t.Fatalf("NewPool: %v, want %q", err, tt.want)
 			}

@@ -44,7 +44,7 @@ type PoolConfig struct {
 	// 0 is DefaultMaxIdle; a negative count keeps none.
 	MaxIdle int
 	// IdleTimeout is how long a worker past MaxIdle waits for a run
-	// before it is retired; 0 is DefaultIdleTimeout.
+	// before it is retired; 0 is DefaultIdleTimeout, below zero E301.
 	IdleTimeout time.Duration
 	// OnDemand starts no worker with the pool: the first run starts the
 	// first. A pool held below Require then refuses that run (E326), and
@@ -182,13 +182,17 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		return nil, codes.Errorf(codes.E301, "a pool's timeout and memory limit are above zero, "+
 			"or zero for none, not %s and %d MB", cfg.Timeout, cfg.MaxMemoryMB)
 	}
+	if cfg.IdleTimeout < 0 {
+		return nil, codes.Errorf(codes.E301, "a pool's idle timeout is above zero, or zero for %s, "+
+			"not %s", DefaultIdleTimeout, cfg.IdleTimeout)
+	}
 	if _, err := receipt.ParseDurability("Durability", string(cfg.Durability)); err != nil {
 		return nil, err
 	}
 	if cfg.MaxIdle == 0 {
 		cfg.MaxIdle = DefaultMaxIdle
 	}
-	if cfg.IdleTimeout <= 0 {
+	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	if cfg.Confine == "" {

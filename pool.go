@@ -1,6 +1,7 @@
 package sabline
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -155,8 +156,9 @@ func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Resu
 	}
 	if err == nil && r.Receipt.Outcome.Status != receipt.StatusOK {
 		o := r.Receipt.Outcome
-		res.Stderr = append(res.Stderr,
-			fmt.Sprintf("sabline: %s: %s\n", o.Code, codes.TerminalSafe(o.Message))...)
+		var said bytes.Buffer
+		sayOutcome(&said, o.Code, o.Message)
+		res.Stderr = append(res.Stderr, said.Bytes()...)
 	}
 	return res, err
 }

@@ -270,6 +270,9 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 		if _, err := res.Receipt.Stored(); err != nil {
 			return res, err
 		}
+		if o := res.Receipt.Outcome; o.Status != receipt.StatusOK {
+			sayOutcome(opts.Stderr, o.Code, o.Message) // as a run in this process says it
+		}
 		if o := res.Receipt.Outcome; o.Status == receipt.StatusUsage ||
 			o.Status == receipt.StatusRefused {
 			return res, res.Err()
@@ -472,8 +475,8 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 	}
 	rec.Outcome = receipt.OutcomeOf(err)
 	var e *codes.Error
-	if errors.As(err, &e) && e.Code != "" {
-		fmt.Fprintf(o.Stderr, "sabline: %s: %s\n", e.Code, codes.TerminalSafe(e.Msg))
+	if errors.As(err, &e) {
+		sayOutcome(o.Stderr, e.Code, e.Msg)
 	}
 	rec.Timings.WallMS = receipt.MS(time.Since(started))
 	s.Finish(rec)
@@ -482,6 +485,15 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 		fmt.Fprintln(o.Stderr, "sabline:", err)
 	}
 	return rec, err
+}
+
+// sayOutcome writes the line that says how a run that did not end well
+// ended, its code and message, to a run's Stderr (nothing for no code):
+// in a worker, in this process and in a pool alike.
+func sayOutcome(w io.Writer, code codes.Code, msg string) {
+	if code != "" {
+		fmt.Fprintf(w, "sabline: %s: %s\n", code, codes.TerminalSafe(msg))
+	}
 }
 
 // guardedPaths are the locations no grant reaches, beside the operator's

@@ -790,3 +790,63 @@ func TestRunKeepsABoundedOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSaysHowItFailed: a run that did not end well says so on its
+// Stderr, its code and message, in a worker, in this process and in a
+// pool alike; a run that ended well says nothing there.
+func TestRunSaysHowItFailed(t *testing.T) {
+	const failing = "print(\"a\")\nfs.read(\"elsewhere.txt\")\n"
+	const want = "sabline: E302: fs read of "
+	type runFunc func(t *testing.T, dir, prog string) *sabline.Result
+	runner := func(inProcess bool) runFunc {
+		return func(t *testing.T, dir, prog string) *sabline.Result {
+			res, err := sabline.Run(context.Background(), sabline.Source("p.vel", []byte(prog)),
+				sabline.Options{Budget: budget.MustParse(dir, "io"), InProcess: inProcess,
+					Receipts: filepath.Join(dir, "receipts"), Cwd: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		run  runFunc
+	}{
+		{name: "in a worker", run: runner(false)},
+		{name: "in this process", run: runner(true)},
+		{name: "in a pool", run: func(t *testing.T, dir, prog string) *sabline.Result {
+			p, err := sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(dir, "io"),
+				ImportRoot: dir, Receipts: filepath.Join(dir, "receipts")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			res, err := p.Run(context.Background(), sabline.Source("p.vel", []byte(prog)),
+				sabline.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, tt := range []struct {
+				name, prog string
+				wantSaid   bool
+			}{
+				{name: "a refused effect", prog: failing, wantSaid: true},
+				{name: "the control: ok", prog: "print(\"a\")\n"},
+			} {
+				t.Run(tt.name, func(t *testing.T) {
+					res := tc.run(t, t.TempDir(), tt.prog)
+					if said := strings.HasPrefix(string(res.Stderr), want); said != tt.wantSaid ||
+						!tt.wantSaid && len(res.Stderr) > 0 {
+						t.Errorf("Stderr %q (outcome %s %s), want it to begin %q: %v", res.Stderr,
+							res.Receipt.Outcome.Status, res.Receipt.Outcome.Code, want, tt.wantSaid)
+					}
+				})
+			}
+		})
+	}
+}

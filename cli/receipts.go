@@ -106,10 +106,14 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 			if code == "" {
 				code = "-"
 			}
+			level := string(r.RunParameters.Confinement)
+			if r.Outcome.Status == receipt.StatusUnfinished && r.Confinement().Unapplied() {
+				level = "-" // not recorded: the run may have been held in full
+			}
 			fmt.Fprintln(stdout,
 				terminalSafe(fmt.Sprintf("%s  %-*s  %-8s %-4s %-7s %s",
 					r.Timings.Started.Format("2006-01-02T15:04:05Z"), receipt.RunIDLen,
-					r.RunID, r.Outcome.Status, code, r.RunParameters.Confinement, r.Program.Path)))
+					r.RunID, r.Outcome.Status, code, level, r.Program.Path)))
 		}
 		return 0
 	case "show":

@@ -15,10 +15,13 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
-// TestRunStoppedBySignal: a command-line run whose supervisor gets SIGTERM
-// stops its worker, exits 128+15 and finishes the receipt saying so (E309);
-// the worker is gone, seen in /proc. The control: the same program with
-// no signal runs to its end, ok.
+// TestRunStoppedBySignal: a command-line run whose supervisor gets a
+// stopping signal (SIGTERM, SIGINT, SIGHUP, SIGQUIT: a kill, a terminal's
+// Ctrl-C, its hangup, its Ctrl-\) stops its worker, exits 128+N and
+// finishes the receipt saying so (E309); the worker is gone, seen in
+// /proc. SIGQUIT was left to the Go runtime: its goroutines printed, exit
+// 2 (a command line that ran nothing), the receipt unfinished (E327).
+// The control: the same program with no signal runs to its end, ok.
 func TestRunStoppedBySignal(t *testing.T) {
 	bin := sablineBin(t)
 	dir := t.TempDir()
@@ -27,7 +30,7 @@ func TestRunStoppedBySignal(t *testing.T) {
 	if err := os.WriteFile(prog, []byte(strings.Replace(src, "LIMIT", "int(ARGS[0])", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(seconds string, stop bool) (*exec.Cmd, string, int) {
+	run := func(seconds string, stop syscall.Signal) (string, int) {
 		rc := t.TempDir()
 		cmd := exec.Command(bin, "--receipts", rc, "--allow", "io,clock", prog, "--", seconds)
 		var out strings.Builder
@@ -36,36 +39,40 @@ func TestRunStoppedBySignal(t *testing.T) {
 			t.Fatal(err)
 		}
 		worker := 0
-		if stop {
+		if stop != 0 {
 			for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); worker == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 				worker, _ = proc.Worker(cmd.Process.Pid)
 			}
 			if worker == 0 {
 				t.Fatal("no worker appeared")
 			}
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			if err := cmd.Process.Signal(stop); err != nil {
 				t.Fatal(err)
 			}
 		}
 		_ = cmd.Wait()
 		if worker != 0 {
 			if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(worker))); err == nil {
-				t.Errorf("worker %d still exists after its supervisor stopped", worker)
+				t.Errorf("%v: worker %d still exists after its supervisor stopped", stop, worker)
 			}
 		}
 		runs, err := receipt.List(rc)
 		if err != nil || len(runs) != 1 {
 			t.Fatalf("receipts %d (%v), want one", len(runs), err)
 		}
-		return cmd, out.String() + "|" + runs[0].Outcome.Status + "|" + string(runs[0].Outcome.Code), cmd.ProcessState.ExitCode()
+		return out.String() + "|" + runs[0].Outcome.Status + "|" + string(runs[0].Outcome.Code), cmd.ProcessState.ExitCode()
 	}
-	_, got, code := run("0", false)
+	got, code := run("0", 0)
 	if code != 0 || !strings.Contains(got, "done") || !strings.HasSuffix(got, "|ok|") {
 		t.Fatalf("the control run: exit %d, %q; want it to end ok", code, got)
 	}
-	_, got, code = run("60", true)
-	if code != 128+int(syscall.SIGTERM) || !strings.Contains(got, "E309: the supervisor received terminated") || !strings.HasSuffix(got, "|killed|E309") {
-		t.Errorf("the stopped run: exit %d, %q; want 143, E309 in the message and the receipt", code, got)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT} {
+		got, code := run("60", sig)
+		want := "E309: the supervisor received " + sig.String()
+		if code != 128+int(sig) || !strings.Contains(got, want) || !strings.HasSuffix(got, "|killed|E309") {
+			t.Errorf("the run stopped by %v: exit %d, %q; want %d, %q in the message and E309 in the receipt",
+				sig, code, got, 128+int(sig), want)
+		}
 	}
 }
 

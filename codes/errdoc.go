@@ -77,7 +77,10 @@ exit 2, and the program's effects never happen. When the run ends the
 receipt is finished in place of the reservation; on a file system the run
 filled meanwhile it is written into the reserved space. A receipt that still
 says ` + "`unfinished`" + ` belongs to a run whose supervisor was killed or could not
-write: the program did run. The receipts directory, and the directories the
+write: the program did run. What its worker applied is not recorded, and
+its confinement says so ("not known", level ` + "`none`" + `, which says nothing of
+the run; ` + "`sabline receipts list`" + ` shows its level as ` + "`-`" + `), never that the
+run ended before its policy was applied. The receipts directory, and the directories the
 supervisor made for it, are out of reach of every broad grant.
 
 A worker's own crash report (a Go runtime fatal error, a signal it did not

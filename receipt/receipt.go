@@ -415,12 +415,18 @@ func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 
 // skeleton is rec as reserved before its run: its outcome says the run
 // started and its receipt was not finished (who names what finishes it),
-// and of the arguments it keeps only their digest, count and size, which
+// its confinement, unless rec has one already, that what was applied is
+// not recorded (core.Unrecorded), and of the arguments it keeps only their digest, count and size, which
 // name them: the finished receipt keeps them (as many as fit the bound),
 // so that they are stored once. rec is a receipt New or NewForSource made.
 func (rec *Receipt) skeleton(who string) Receipt {
 	s := *rec
 	s.Outcome = unfinished(rec, who)
+	if rec.Confinement().Unapplied() {
+		// What the worker will apply is not known yet, and stays so
+		// where the run's end never finishes the receipt.
+		s.SetConfinement(core.Unrecorded())
+	}
 	if d, ok := rec.argsDigestOnly(); ok {
 		s.Args, s.ArgsCut = []string{}, &d
 	}

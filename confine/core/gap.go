@@ -44,7 +44,9 @@ const (
 	// makes every connection of a run whose worker may make none.
 	LayerBroker = "broker"
 	// LayerUnapplied names the one Gap of a run that ended before its
-	// policy was applied (NotApplied): no layer was asked anything yet.
+	// policy was applied (NotApplied): no layer was asked anything yet;
+	// or of a run whose receipt was never finished (Unrecorded), which
+	// says nothing of what was applied.
 	LayerUnapplied = "unapplied"
 )
 
@@ -152,8 +154,24 @@ func NotApplied() Result {
 		Text: reasonNotApplied}})
 }
 
+// reasonUnrecorded is the reason of Unrecorded's Result.
+const reasonUnrecorded = "not known: the run's receipt was not finished, so what its worker " +
+	"applied was not recorded"
+
+// Unrecorded is the Result a receipt reserved before its run carries until
+// the run's end finishes it: level none, which says nothing of the run,
+// whose worker may have been held in full: a receipt left so (its
+// supervisor killed, or unable to write) says it is not known, never that
+// the run ended before its policy was applied. Unapplied tells it from a
+// run's own Result too, so that no level change is read from it.
+func Unrecorded() Result {
+	return ResultOf(false, nil, []Gap{{Layer: LayerUnapplied, Kind: GapUnheld,
+		Text: reasonUnrecorded}})
+}
+
 // Unapplied reports whether r is of a run that ended before its policy
-// was applied (NotApplied), read from its gaps' layers.
+// was applied (NotApplied), or whose receipt was not finished
+// (Unrecorded), read from its gaps' layers.
 func (r Result) Unapplied() bool {
 	return slices.ContainsFunc(r.Gaps, func(g Gap) bool { return g.Layer == LayerUnapplied })
 }

@@ -15,9 +15,12 @@ import (
 )
 
 // TestSupervisorKilledOutright: a supervisor killed with SIGKILL leaves its
-// reserved receipt, saying the run started and was not finished, and its
-// temporary directory, which the next run sweeps; a live run's directory
-// is left alone.
+// reserved receipt, saying the run started and was not finished, and that
+// what its worker applied is not known (receipts list: level -; it said
+// the run ended before the policy was applied, level none, of a run that
+// ran), and its temporary directory, which the next run sweeps; a live
+// run's directory is left alone. The control: a run whose program does not
+// compile ended before its policy was applied, and its receipt says so.
 func TestSupervisorKilledOutright(t *testing.T) {
 	bin, err := buildbin.Sabline()
 	if err != nil {
@@ -94,6 +97,31 @@ func TestSupervisorKilledOutright(t *testing.T) {
 		if r.Outcome.Status != receipt.StatusUnfinished {
 			t.Fatalf("receipt %s says %q, want %q", r.Path, r.Outcome.Status, receipt.StatusUnfinished)
 		}
+		// Its worker was running, confined: the receipt cannot say it
+		// ended before the policy was applied, and says it is not known.
+		if why := r.RunParameters.ConfinementReason; !strings.HasPrefix(why, "not known") {
+			t.Errorf("the unfinished receipt's confinement: %s (%q), want it not known",
+				r.RunParameters.Confinement, why)
+		}
+	}
+	out, err := exec.Command(bin, "receipts", "list", "--receipts", receipts).CombinedOutput()
+	if err != nil || strings.Count(string(out), "unfinished E327 -  ") != 2 {
+		t.Errorf("receipts list: %v\n%s\nwant two unfinished runs, their level not known (-)", err, out)
+	}
+
+	// The control: a run that ends before its policy is applied (its
+	// program does not compile) says so, its level none.
+	broken := filepath.Join(dir, "broken.vel")
+	os.WriteFile(broken, []byte("x = (\n"), 0o600)
+	brokenRC := filepath.Join(dir, "broken-receipts")
+	if out, err := exec.Command(bin, "--receipts", brokenRC, broken).CombinedOutput(); err == nil {
+		t.Fatalf("a program that does not compile ran: %s", out)
+	}
+	if runs, err := receipt.List(brokenRC); err != nil || len(runs) != 1 ||
+		!strings.HasPrefix(runs[0].RunParameters.ConfinementReason,
+			"the run ended before the policy was applied") {
+		t.Errorf("the run that did not compile: %v, %d receipts, want one that says it ended "+
+			"before the policy was applied", err, len(runs))
 	}
 
 	sweeper := exec.Command(bin, quick)

@@ -650,6 +650,31 @@ func (w *workerProc) conclude(s step, final *receipt.Outcome, bad error,
 	return *final, receipt.FieldOutcome
 }
 
+// endedFirst reports whether a step stopped at its deadline or by its
+// context (E307) was answered by the program's own end, not by the stop:
+// a final outcome other than E307, which the worker, exited by itself,
+// agrees with (no signal, the outcome's exit status), is one it had
+// before the stop reached it (a program that ended as its timeout
+// passed), and nothing was stopped: the run is that end, its output kept
+// (TestTimeoutAfterTheProgramsEnd). A final record the worker's exit
+// disagrees with (written by the program before it was stopped) leaves
+// the stop the run's end.
+func (w *workerProc) endedFirst(s step, final *receipt.Outcome) bool {
+	if s.stop == nil || codes.CodeOf(s.stop) != codes.E307 || final == nil ||
+		final.Code == codes.E307 {
+		return false
+	}
+	if !w.last {
+		return true // a pool's worker's answer is its run's end (conclude)
+	}
+	if !w.exited() {
+		return false
+	}
+	ps := w.cmd.ProcessState
+	_, killed := killedBy(ps)
+	return !killed && ps.ExitCode() == final.ExitStatus
+}
+
 // end waits for the worker to exit, killing it when it has not within
 // resultGrace.
 func (w *workerProc) end() {

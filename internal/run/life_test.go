@@ -172,6 +172,15 @@ func lifeBudget(dir string, allow []string) budget.Budget {
 	return budget.MustParse(dir, items...)
 }
 
+// raisesAFault has the worker's own thread sent SIGABRT with si_code 1,
+// as a fault the kernel raised would carry, not SI_USER: a process may
+// queue itself any code (rt_tgsigqueueinfo). Its siginfo is 128 bytes:
+// si_signo, si_errno, si_code, then nothing.
+var raisesAFault = `info = b"\x06\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00` +
+	strings.Repeat(`\x00`, 116) + "\"\n" +
+	`c.syscall("rt_tgsigqueueinfo", c.syscall("getpid").ret, c.syscall("gettid").ret, 6, info)` +
+	"\n"
+
 // pidFile is where a case's program writes its worker's pid.
 const pidFile = "worker.pid"
 
@@ -329,7 +338,11 @@ func TestWorkerLifeCycle(t *testing.T) {
 				}
 			},
 			wantCode: codes.E309, wantMsg: `killed by signal 9`, wantEnd: "signal killed"},
-		{name: "a crash with its report", prog: writesPid + "c.syscall(\"kill\", c.syscall(\"getpid\").ret, 6)\n" + spin,
+		// A signal the worker raises itself with a fault's si_code (1, as
+		// the kernel's own), which its runtime reports and exits 2: a
+		// crash. One sent with kill (si_code SI_USER) is a signal from
+		// outside, E309 (TestWorkerSentASignal).
+		{name: "a crash with its report", prog: writesPid + raisesAFault + spin,
 			allow: []string{"io", "fs:write:DIR", "ffi:ctypes"}, linux: true,
 			wantCode: codes.E310, wantMsg: `exited with status 2 without a result: "SIGABRT: abort"; the worker's crash report is in `, crash: true,
 			wantEnd: "exit 2"},

@@ -1184,12 +1184,16 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		}
 	}
 	var said string
+	stopped := s.stop != nil
+	if w.endedFirst(s, final) {
+		s.stop = nil // its program's own end came first: nothing was stopped
+	}
 	rec.Outcome, said = w.conclude(s, final, bad, keep)
+	if stopped {
+		w.end() // killed already: its end is awaited here
+	}
 	if s.stop != nil || final == nil || bad != nil {
 		reported(rec, j.b, said)
-		if s.stop != nil {
-			w.end() // killed already: its end is awaited here
-		}
 		rec.Observed = w.observe()
 		return &PoolResult{Receipt: rec}, false
 	}
@@ -1205,8 +1209,8 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	}
 	rec.Timings.Worker = r.Timings
 	reported(rec, j.b, said, receipt.FieldEffects, files, receipt.FieldWorkerTimings)
-	kept := !widens(j.b) && r.Outcome.Code != codes.E308 && r.Outcome.Code != codes.E310 &&
-		r.Outcome.Code != codes.E330
+	kept := !stopped && !widens(j.b) && r.Outcome.Code != codes.E308 &&
+		r.Outcome.Code != codes.E310 && r.Outcome.Code != codes.E330
 	rec.Observed = w.observe()
 	return &PoolResult{Receipt: rec, Stdout: r.Stdout, Clipped: r.Clipped}, kept
 }

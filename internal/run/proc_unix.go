@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	goruntime "runtime"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -41,6 +42,33 @@ func killedBy(ps *os.ProcessState) (int, bool) {
 		return 0, false
 	}
 	return int(ws.Signal()), true
+}
+
+// sentSignal reads, in the crash report a Go runtime wrote, a fatal
+// signal another process sent it, and returns its number. The runtime
+// catches SIGSEGV, SIGBUS, SIGFPE, SIGQUIT, SIGABRT, SIGILL, SIGTRAP and
+// SIGSYS, prints the signal's name on the report's first line and its
+// si_code on the next ("PC=0x... m=0 sigcode=0"), and exits 2 rather than
+// die by it: SI_USER (0, kill) and SI_TKILL (-6, tgkill) are a signal
+// sent, where a fault of the worker's own has a positive code.
+func sentSignal(crash string) (int, bool) {
+	crash = strings.TrimLeft(crash, " \t\r\n")
+	head, rest, _ := strings.Cut(crash, "\n")
+	name, _, ok := strings.Cut(head, ":")
+	sig := unix.SignalNum(name)
+	if !ok || sig == 0 {
+		return 0, false
+	}
+	pc, _, _ := strings.Cut(rest, "\n")
+	if !strings.HasPrefix(pc, "PC=") {
+		return 0, false
+	}
+	for _, f := range strings.Fields(pc) {
+		if f == "sigcode=0" || f == "sigcode=-6" {
+			return int(sig), true
+		}
+	}
+	return 0, false
 }
 
 func signalName(sig int) string {

@@ -38,6 +38,9 @@ func killedBy(*os.ProcessState) (int, bool) { return 0, false }
 
 func signalName(sig int) string { return "signal " + strconv.Itoa(sig) }
 
+// sentSignal: Windows sends no signals a runtime catches and reports.
+func sentSignal(string) (int, bool) { return 0, false }
+
 // lockDir: no lock on Windows, and so no sweep (tryLockDir never succeeds):
 // a directory left behind stays rather than risk another run's.
 func lockDir(string) (func(), error) { return func() {}, nil }

@@ -64,9 +64,10 @@ type Run struct {
 	// the worker compiles these bytes, with its loads resolved beneath
 	// Program's directory.
 	Source []byte
-	// Signals makes the supervisor take SIGINT, SIGTERM and SIGHUP while
-	// the run lasts, stopping the worker with them (E309), as the command
-	// line does. A library caller leaves its own signals alone.
+	// Signals makes the supervisor take SIGINT, SIGTERM, SIGHUP and
+	// SIGQUIT while the run lasts, stopping the worker with them (E309,
+	// exit status 128+N), as the command line does. A library caller
+	// leaves its own signals alone.
 	Signals bool
 	// Durability is how the receipt file is kept before the run returns
 	// (receipt.Receipt.Finish); "" is the command line's: its writeback
@@ -80,6 +81,14 @@ type Run struct {
 	// program did.
 	Undelivered bool
 }
+
+// stopSignals are the operator's signals a run that takes them (Signals)
+// is stopped by, with its receipt: a terminal's Ctrl-C (SIGINT) and Ctrl-\
+// (SIGQUIT), its hangup, and a plain kill. SIGQUIT left to the Go
+// runtime would print the supervisor's goroutines on the terminal and
+// exit 2, the status of a command line that ran nothing, the receipt
+// left unfinished.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // The bounds the supervisor holds a worker to. The worker runs a program
 // that may hold raw system calls, so nothing it hands back is trusted:
@@ -149,7 +158,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	f := waitFor{ctx: ctx, timeout: r.Timeout}
 	if r.Signals {
 		f.signals = make(chan os.Signal, 1)
-		signal.Notify(f.signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		signal.Notify(f.signals, stopSignals...)
 		defer signal.Stop(f.signals)
 	}
 	// The worker starts first: its runtime starts while the supervisor
@@ -240,6 +249,9 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	var fo *receipt.Outcome
 	if final {
 		fo = &res.Outcome
+	}
+	if w.endedFirst(s, fo) {
+		s.stop = nil
 	}
 	keep := noKeep
 	if r.Receipts != "" {
@@ -590,6 +602,10 @@ func ReadProgram(path string) (src []byte, piped bool, err error) {
 // directory are the worker's, and a program that makes raw system calls
 // can write that file, or remove it, before it exits, so what it says is
 // the worker's word (receipt.FieldOutcome), not what the supervisor saw.
+// A signal another process sent that the Go runtime catches (SIGSEGV,
+// SIGBUS, SIGQUIT, SIGABRT and the like), which it reports and then exits
+// 2, is E309 with 128+N, as a signal that killed the worker is, not E310,
+// "a fault in Sabline" (sentSignal).
 func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool,
 	crash, kept, tmp string) (o receipt.Outcome, told bool) {
 	where := ""
@@ -618,6 +634,16 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool,
 		return receipt.OutcomeOf(codes.Errorf(codes.E308,
 			"the worker ran out of memory under its memory limit of %d MB: the address-space "+
 				"limit stopped an allocation%s", memHeld, where)), true
+	}
+	if sig, ok := sentSignal(crash); ok {
+		// Another process sent it a signal its Go runtime catches (kill
+		// -SEGV, -QUIT, -ABRT): the run was killed from outside, not
+		// crashed.
+		o := receipt.OutcomeOf(codes.Errorf(codes.E309,
+			"the worker was sent signal %d (%s) by a process, and its runtime ended it before it "+
+				"finished%s", sig, signalName(sig), where))
+		o.ExitStatus = codes.ExitSignaled + sig
+		return o, true
 	}
 	if first != "" {
 		return receipt.OutcomeOf(codes.Errorf(codes.E310,

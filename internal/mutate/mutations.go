@@ -901,9 +901,15 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "worker-messages-unbounded", File: "internal/run/relay.go",
-		Old: "\tn := min(len(p), m.left)\n", New: "\tn := len(p)\n",
+		Old: "\t\tn := min(len(out), m.left)\n", New: "\t\tn := len(out)\n",
 		Packages: runPkg, Run: "^TestPoolRelaysBoundedWorkerMessages$",
 		CaughtBy: "TestPoolRelaysBoundedWorkerMessages (8 MiB relayed)",
+	},
+	{
+		Name: "worker-messages-unlabelled", File: "internal/run/relay.go",
+		Old: "\t\tif !m.mid {\n\t\t\tout = append(out, workerLabel...)\n\t\t}\n", New: "",
+		Packages: runPkg, Run: "^TestPoolRelaysBoundedWorkerMessages$|^TestWorkerMessagesLabelEachLine$",
+		CaughtBy: "TestPoolRelaysBoundedWorkerMessages/one_line_(the_control) (the line unlabelled)",
 	},
 	{
 		Name: "temp-dir-unmeasured-passed-over", File: "internal/run/supervisor.go",

@@ -281,24 +281,7 @@ func TestStopEndsAReadOfInput(t *testing.T) {
 			var out bytes.Buffer
 			in := NewInterp(Config{Budget: budget.MustParse(dir, "io"), Cwd: dir, Stdout: &out,
 				Stdin: r})
-			pre := in.Predeclared()
-			c, err := in.Compile(prog, pre)
-			if err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- in.Exec(c, pre) }()
-			if tt.written != "" {
-				_, _ = io.WriteString(w, tt.written)
-			} else {
-				waitingOnInput(t)
-				in.Stop("stopped by the test")
-			}
-			select {
-			case err = <-done:
-			case <-time.After(testkit.Bound(10 * time.Second)):
-				t.Fatal("the run still waits on its input")
-			}
+			err := execFedOrStopped(t, in, prog, w, tt.written, "on its input")
 			if tt.written != "" {
 				if err != nil || out.String() != tt.wantOut {
 					t.Fatalf("output %q, %v; want %q", out.String(), err, tt.wantOut)
@@ -310,13 +293,41 @@ func TestStopEndsAReadOfInput(t *testing.T) {
 	}
 }
 
+// execFedOrStopped runs prog in in and either writes feed to w, what the
+// program waits to read (the control), or, for no feed, stops the run
+// once it waits on a read; it returns the run's error, and fails the test
+// when the run still waits (waiting says for what) within the bound.
+func execFedOrStopped(t *testing.T, in *Interp, prog string, w io.Writer, feed,
+	waiting string) error {
+	t.Helper()
+	pre := in.Predeclared()
+	c, err := in.Compile(prog, pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- in.Exec(c, pre) }()
+	if feed != "" {
+		_, _ = io.WriteString(w, feed)
+	} else {
+		waitingOnInput(t)
+		in.Stop("stopped by the test")
+	}
+	select {
+	case err = <-done:
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Fatalf("the run still waits %s", waiting)
+	}
+	return err
+}
+
 // TestStopEndsAToolWait: a stop ends a program waiting for a tool's
 // answer on a tool channel of its Config (a worker's: the host's
 // descriptor), as it ends a wait on its standard input: E307 at the call,
-// and the channel takes no more calls, since the answer may still come.
-// Before, the wait held the run until the host answered: a worker was
-// killed 500 ms after its stop, and where the program was was lost. The
-// control: the host answers, and the answer is read.
+// and the channel takes no more calls, since the answer may still come
+// (a worker would otherwise be killed 500 ms after its stop, where the
+// program was lost). The control: the host answers, and the answer is
+// read.
 func TestStopEndsAToolWait(t *testing.T) {
 	dir := testkit.Scratch(t)
 	prog := filepath.Join(dir, "main.vel")
@@ -339,24 +350,7 @@ func TestStopEndsAToolWait(t *testing.T) {
 			}{r, &requests})
 			in := NewInterp(Config{Budget: budget.MustParse(dir, "io", "tool"), Cwd: dir,
 				Stdout: &out, Stdin: bytes.NewReader(nil), Tool: ch})
-			pre := in.Predeclared()
-			c, err := in.Compile(prog, pre)
-			if err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- in.Exec(c, pre) }()
-			if tt.answer != "" {
-				_, _ = io.WriteString(w, tt.answer)
-			} else {
-				waitingOnInput(t)
-				in.Stop("stopped by the test")
-			}
-			select {
-			case err = <-done:
-			case <-time.After(testkit.Bound(10 * time.Second)):
-				t.Fatal("the run still waits for the tool's answer")
-			}
+			err := execFedOrStopped(t, in, prog, w, tt.answer, "for the tool's answer")
 			if tt.answer != "" {
 				if err != nil || out.String() != "5\n" {
 					t.Fatalf("output %q, %v; want 5", out.String(), err)

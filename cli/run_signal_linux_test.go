@@ -40,15 +40,7 @@ func TestRunStoppedBySignal(t *testing.T) {
 		}
 		worker := 0
 		if stop != 0 {
-			for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); worker == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-				worker, _ = proc.Worker(cmd.Process.Pid)
-			}
-			if worker == 0 {
-				t.Fatal("no worker appeared")
-			}
-			if err := cmd.Process.Signal(stop); err != nil {
-				t.Fatal(err)
-			}
+			worker = signalOnceWorking(t, cmd, stop)
 		}
 		_ = cmd.Wait()
 		if worker != 0 {
@@ -108,16 +100,7 @@ func TestRunProgramANamedPipe(t *testing.T) {
 			}
 		}
 		if stop {
-			worker := 0
-			for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); worker == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-				worker, _ = proc.Worker(cmd.Process.Pid)
-			}
-			if worker == 0 {
-				t.Fatal("no worker appeared")
-			}
-			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
+			signalOnceWorking(t, cmd, syscall.SIGINT)
 		}
 		select {
 		case <-exited:
@@ -148,9 +131,8 @@ func TestRunProgramANamedPipe(t *testing.T) {
 // TestEvalStoppedBySignal: sabline eval given SIGTERM while a program
 // runs stops that run (E309, its receipt) and the grading: it prints the
 // grades so far, says how many programs were not run, and exits 128+15,
-// with no program after it run (one receipt). Before, the signal stopped
-// only the run it came in, and eval went on to the next program, each to
-// its timeout. The control: the same suite's programs given no signal
+// with no program after it run (one receipt), rather than going on to
+// the next program, each to its timeout. The control: the same suite's programs given no signal
 // run, each with its receipt.
 func TestEvalStoppedBySignal(t *testing.T) {
 	bin := sablineBin(t)
@@ -169,16 +151,7 @@ func TestEvalStoppedBySignal(t *testing.T) {
 		exited := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(exited) }()
 		if stop {
-			worker := 0
-			for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); worker == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-				worker, _ = proc.Worker(cmd.Process.Pid)
-			}
-			if worker == 0 {
-				t.Fatal("no worker appeared")
-			}
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				t.Fatal(err)
-			}
+			signalOnceWorking(t, cmd, syscall.SIGTERM)
 		}
 		select {
 		case <-exited:
@@ -203,4 +176,22 @@ func TestEvalStoppedBySignal(t *testing.T) {
 		t.Errorf("the stopped eval: exit %d, %d receipts, %q; want 143, one receipt (E309), the grade "+
 			"of a.vel and the 2 files not run", code, len(runs), out)
 	}
+}
+
+// signalOnceWorking sends sig to cmd, a sabline command the test started,
+// once a worker of its runs (proc.Worker), and returns the worker's pid.
+func signalOnceWorking(t *testing.T, cmd *exec.Cmd, sig os.Signal) int {
+	t.Helper()
+	worker := 0
+	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); worker == 0 &&
+		time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		worker, _ = proc.Worker(cmd.Process.Pid)
+	}
+	if worker == 0 {
+		t.Fatal("no worker appeared")
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	return worker
 }

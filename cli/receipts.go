@@ -99,7 +99,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		// The run id's column is as wide as the ids a run is given now;
 		// an earlier, shorter one is padded to it.
-		fmt.Fprintf(stdout, "%-20s  %-*s  %-8s %-4s %-7s %s\n", "STARTED", receipt.RunIDLen,
+		fmt.Fprintf(stdout, "%-20s  %-*s  %-10s %-4s %-7s %s\n", "STARTED", receipt.RunIDLen,
 			"RUN ID", "STATUS", "CODE", "LEVEL", "PROGRAM")
 		for _, r := range runs {
 			code := string(r.Outcome.Code)
@@ -111,7 +111,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 				level = "-" // not recorded: the run may have been held in full
 			}
 			fmt.Fprintln(stdout,
-				terminalSafe(fmt.Sprintf("%s  %-*s  %-8s %-4s %-7s %s",
+				terminalSafe(fmt.Sprintf("%s  %-*s  %-10s %-4s %-7s %s",
 					r.Timings.Started.Format("2006-01-02T15:04:05Z"), receipt.RunIDLen,
 					r.RunID, r.Outcome.Status, code, level, r.Program.Path)))
 		}

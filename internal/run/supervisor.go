@@ -637,11 +637,12 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool,
 	}
 	if sig, ok := sentSignal(crash); ok {
 		// Another process sent it a signal its Go runtime catches (kill
-		// -SEGV, -QUIT, -ABRT): the run was killed from outside, not
-		// crashed.
+		// -SEGV, -QUIT, -ABRT), or the run's own program did through raw
+		// calls: the run was killed, not crashed.
 		o := receipt.OutcomeOf(codes.Errorf(codes.E309,
-			"the worker was sent signal %d (%s) by a process, and its runtime ended it before it "+
-				"finished%s", sig, signalName(sig), where))
+			"the worker was sent signal %d (%s) by a process (another, or the run's own program "+
+				"through raw calls), and its runtime ended it before it finished%s",
+			sig, signalName(sig), where))
 		o.ExitStatus = codes.ExitSignaled + sig
 		return o, true
 	}

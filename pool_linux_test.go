@@ -25,13 +25,14 @@ import (
 // ceiling. A granted directory swapped afterwards for a link (by another
 // run that may write beside it, say), into a credential location or
 // anywhere else, does not carry the kernel's rule there: a worker started
-// later, for a run whose narrower budget names no path, checks the
-// ceiling again (into .ssh: no worker starts, E329), finds the grant
+// later checks the ceiling again, for a run whose narrower budget names
+// no path too (into .ssh: no worker starts, E329), finds the grant
 // resolves otherwise than when the pool was admitted, withholds it, says
 // so in the receipt, and a module's own write through the link is
 // refused, the directory it leads to unchanged as read from outside. The
-// control: no swap, and the write lands (strict: the ceiling's grant
-// alone lets the module write there).
+// control: no swap, and the write lands. (A run of the ceiling's own
+// budget: a narrower one granting a module is held by the kernel to its
+// own, TestPoolRawCallsHeldToTheirRunsBudget.)
 func TestPoolGrantSwappedForALink(t *testing.T) {
 	if _, err := linux.LandlockABI(); err != nil {
 		t.Skipf("no Landlock here: %v", err)
@@ -86,10 +87,14 @@ func TestPoolGrantSwappedForALink(t *testing.T) {
 				}
 				witness = filepath.Join(home, tt.into, "planted")
 			}
-			narrower := budget.MustParse(root, "io,ffi:pathlib")
+			var asked *budget.Budget // the ceiling's own, but where no worker is to start
+			if tt.wantRefused {
+				narrower := budget.MustParse(root, "io,ffi:pathlib")
+				asked = &narrower
+			}
 			src := "ffi.module(\"pathlib\").write_text(ARGS[0], \"planted\\n\")\nprint(\"RESULT written\")\n"
 			res, err := p.Run(context.Background(), sabline.Source("plant.vel", []byte(src)),
-				sabline.RunOptions{Args: []string{filepath.Join(work, "sub", "planted")}, Budget: &narrower})
+				sabline.RunOptions{Args: []string{filepath.Join(work, "sub", "planted")}, Budget: asked})
 			if refused := err != nil && strings.Contains(err.Error(), "E329"); refused != tt.wantRefused {
 				t.Fatalf("refused %v (%v), want %v", refused, err, tt.wantRefused)
 			}
@@ -429,5 +434,128 @@ func rawCallsReadNoEarlierRun(t *testing.T, confine sabline.Confine) {
 	}
 	if pid := strings.TrimSpace(string(res.Stdout)); pid == fmt.Sprint(earlier[0]) {
 		t.Errorf("the run with raw calls ran in worker %s, which had served the earlier run", pid)
+	}
+}
+
+// TestPoolRawCallsHeldToTheirRunsBudget: a run that may make raw system
+// calls, under --confine strict, whose budget narrows the pool's, is held
+// by the kernel to its own budget, not the pool's. Its worker was one of
+// the pool's, held to the pool's grants: a door's tenant whose ceiling
+// granted ffi:ctypes and a directory of its own (shared/b) created a file
+// in another tenant's beside it (shared/a) with openat(2), the receipt
+// saying level full. It now gets a worker held to its own budget: the
+// plant into shared/a is refused, nothing there as read from outside, and
+// the receipt's level is full with no word of a budget the language
+// holds. The controls: the same run plants into its own directory, and a
+// run with the pool's whole budget plants into shared/a; a narrower run
+// without ffi after them is served as before (the pool's worker).
+func TestPoolRawCallsHeldToTheirRunsBudget(t *testing.T) {
+	if _, err := linux.LandlockABI(); err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	root := importRoot(t)
+	shared, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"a", "b"} {
+		if err := os.Mkdir(filepath.Join(shared, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,ffi:ctypes,fs:write:"+shared),
+		Confine: sabline.ConfineStrict, Workers: 1, ImportRoot: root, Receipts: t.TempDir(),
+		Timeout: testkit.Bound(time.Minute)})
+	const plants = `r = ffi.module("ctypes").syscall("openat", -100, ARGS[0], 65, 420)  # O_WRONLY|O_CREAT
+print("RESULT", r.ret >= 0, r.errno)
+`
+	ownB := budget.MustParse(root, "io,ffi:ctypes,fs:write:"+filepath.Join(shared, "b"))
+	tests := []struct {
+		name        string
+		budget      *budget.Budget // nil: the pool's
+		into        string
+		wantPlanted bool
+	}{
+		{name: "a narrower run into another's directory", budget: &ownB, into: "a"},
+		{name: "a narrower run into its own (the control)", budget: &ownB, into: "b", wantPlanted: true},
+		{name: "the pool's budget into that directory (the control)", into: "a", wantPlanted: true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			witness := filepath.Join(shared, tt.into, fmt.Sprintf("planted-%d", i))
+			res, err := p.Run(context.Background(), sabline.Source("plant.vel", []byte(plants)),
+				sabline.RunOptions{Args: []string{witness}, Budget: tt.budget, Tenant: "beta"})
+			if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+				t.Fatalf("run: %v, %+v", err, res.Receipt.Outcome)
+			}
+			params := res.Receipt.RunParameters
+			t.Logf("%s; %s: %s", strings.TrimSpace(string(res.Stdout)), params.Confinement,
+				params.ConfinementReason)
+			// From outside the worker: what is in the directory.
+			_, err = os.Lstat(witness)
+			if planted := err == nil; planted != tt.wantPlanted {
+				t.Errorf("%s exists %v, want %v (the program said %q)", witness, planted,
+					tt.wantPlanted, res.Stdout)
+			}
+			if params.Confinement != core.Full {
+				t.Errorf("level %s (%s), want full", params.Confinement, params.ConfinementReason)
+			}
+			if strings.Contains(params.ConfinementReason, "held by the language") {
+				t.Errorf("the reason says the language holds the run's budget, where nothing holds "+
+					"a raw call but the kernel: %s", params.ConfinementReason)
+			}
+		})
+	}
+	// A narrower run that makes no raw call still goes to the pool's own
+	// worker, which holds the pool's budget, and says so.
+	narrow := budget.MustParse(root, "io")
+	res, err := p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{Budget: &narrow})
+	if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+		t.Fatalf("the narrower run without ffi: %v, %+v", err, res.Receipt.Outcome)
+	}
+	if !strings.Contains(res.Receipt.RunParameters.ConfinementReason, "held by the language") {
+		t.Errorf("the narrower run without ffi: the reason does not say the language holds its "+
+			"budget: %s", res.Receipt.RunParameters.ConfinementReason)
+	}
+}
+
+// TestPoolNarrowerRunGetsNoEnvironment: a pool whose budget grants env
+// starts its workers with the operator's whole environment; a run that
+// may reach it without the language (a host module's own getenv, raw
+// calls that write out its worker's memory) but whose narrower budget
+// does not grant env got it all the same: a door's tenant whose ceiling
+// left env out read the operator's variables. It now gets a worker of its
+// own, started with the environment of its own budget: the variable is
+// not there. The control: a run of the pool's budget reads it.
+func TestPoolNarrowerRunGetsNoEnvironment(t *testing.T) {
+	if _, err := linux.LandlockABI(); err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	mark := fmt.Sprintf("operator-%d-mark", time.Now().UnixNano())
+	t.Setenv("SABLINE_TEST_OPERATOR_MARK", mark)
+	root := importRoot(t)
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,env,ffi:os"),
+		Confine: sabline.ConfineStrict, Workers: 1, ImportRoot: root, Receipts: t.TempDir(),
+		Timeout: testkit.Bound(time.Minute)})
+	src := sabline.Source("getenv.vel",
+		[]byte(`print("RESULT", ffi.module("os").getenv("SABLINE_TEST_OPERATOR_MARK"))`+"\n"))
+	narrower := budget.MustParse(root, "io,ffi:os")
+	for _, tt := range []struct {
+		name     string
+		budget   *budget.Budget
+		wantSeen bool
+	}{
+		{name: "a narrower run without env", budget: &narrower},
+		{name: "the pool's budget (the control)", wantSeen: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := p.Run(context.Background(), src, sabline.RunOptions{Budget: tt.budget})
+			if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+				t.Fatalf("run: %v, %+v", err, res.Receipt.Outcome)
+			}
+			if seen := strings.Contains(string(res.Stdout), mark); seen != tt.wantSeen {
+				t.Errorf("the operator's variable seen %v, want %v: %q", seen, tt.wantSeen, res.Stdout)
+			}
+		})
 	}
 }

@@ -21,20 +21,27 @@ const (
 // a client reads its own receipts, and no other's. A client is the
 // door's name for who sent a request: over HTTP, the token it carried
 // (the tenant it belongs to); on any other transport, its MCP session. The ledger
-// keeps the most recent MaxClientRuns runs of each of at most maxClients
-// clients, and keeps the receipts themselves while they fit in
-// maxLedgerBytes, so that answering for a recent run reads no store.
+// keeps the most recent MaxClientRuns runs of each tenant (the tenants
+// file bounds them, and a tenant it no longer names is forgotten:
+// Server.SetTenants) and of each of at most maxClients sessions, and
+// keeps the receipts themselves while they fit in maxLedgerBytes, so that
+// answering for a recent run reads no store. A tenant's runs are never
+// forgotten for another client's: when they were, among maxClients
+// clients of every kind, 64 other tenants that ran once each emptied a
+// tenant's resources/list.
 type ledger struct {
-	mu      sync.Mutex
-	clients map[string]*list.Element // -> *clientRuns in lru
-	lru     *list.List               // of *clientRuns, least recently used first
-	held    *list.List               // of *ledgerRun whose receipt is kept, oldest first
-	bytes   int                      // receipt bytes kept
+	mu       sync.Mutex
+	clients  map[string]*list.Element // -> *clientRuns in lru
+	lru      *list.List               // of *clientRuns, least recently used first
+	sessions int                      // clients in lru that are no tenant's
+	held     *list.List               // of *ledgerRun whose receipt is kept, oldest first
+	bytes    int                      // receipt bytes kept
 }
 
 // clientRuns are one client's runs, oldest first.
 type clientRuns struct {
 	client string
+	tenant bool       // a tenant's, never forgotten for room
 	runs   *list.List // of *ledgerRun
 	byID   map[string]*list.Element
 }
@@ -51,14 +58,15 @@ func newLedger() *ledger {
 	return &ledger{clients: map[string]*list.Element{}, lru: list.New(), held: list.New()}
 }
 
-// add remembers a run of client, its receipt with it when one fits.
-func (l *ledger) add(client string, r RunReply) {
+// add remembers a run of client (a tenant's, when tenant is set), its
+// receipt with it when one fits.
+func (l *ledger) add(client string, tenant bool, r RunReply) {
 	if client == "" || r.RunID == "" {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	c := l.client(client)
+	c := l.client(client, tenant)
 	if old, ok := c.byID[r.RunID]; ok { // the same run answered twice: keep the newer
 		l.drop(c, old)
 	}
@@ -84,16 +92,25 @@ func (l *ledger) add(client string, r RunReply) {
 }
 
 // client returns client's runs, made if new, and marks it used; past
-// maxClients the least recently used client is forgotten.
-func (l *ledger) client(client string) *clientRuns {
+// maxClients sessions the least recently used session is forgotten.
+func (l *ledger) client(client string, tenant bool) *clientRuns {
 	if e, ok := l.clients[client]; ok {
 		l.lru.MoveToBack(e)
 		return e.Value.(*clientRuns)
 	}
-	c := &clientRuns{client: client, runs: list.New(), byID: map[string]*list.Element{}}
+	c := &clientRuns{client: client, tenant: tenant, runs: list.New(),
+		byID: map[string]*list.Element{}}
 	l.clients[client] = l.lru.PushBack(c)
-	if l.lru.Len() > maxClients {
-		l.forgetLocked(l.lru.Front().Value.(*clientRuns).client)
+	if tenant {
+		return c
+	}
+	l.sessions++
+	for e := l.lru.Front(); l.sessions > maxClients && e != nil; {
+		next := e.Next()
+		if old := e.Value.(*clientRuns); !old.tenant {
+			l.forgetLocked(old.client)
+		}
+		e = next
 	}
 	return c
 }
@@ -127,6 +144,9 @@ func (l *ledger) forgetLocked(client string) {
 	}
 	c := l.lru.Remove(e).(*clientRuns)
 	delete(l.clients, client)
+	if !c.tenant {
+		l.sessions--
+	}
 	for e := c.runs.Front(); e != nil; e = e.Next() {
 		l.unhold(e.Value.(*ledgerRun))
 	}

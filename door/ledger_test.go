@@ -59,7 +59,7 @@ func TestLedgerReceiptBytes(t *testing.T) {
 			l := newLedger()
 			id := func(n int) string { return fmt.Sprintf("%016x", n) }
 			for n, size := range tt.sizes {
-				l.add("c", RunReply{RunID: id(n), Receipt: receiptOfSize(size)})
+				l.add("c", false, RunReply{RunID: id(n), Receipt: receiptOfSize(size)})
 			}
 			for n, want := range tt.wantKept {
 				rec, ours := l.get("c", id(n))
@@ -97,9 +97,9 @@ func TestLedgerClients(t *testing.T) {
 			l := newLedger()
 			for n := range tt.clients {
 				if tt.touch0 && n == tt.clients-1 {
-					l.add(name(0), RunReply{RunID: "00000000000000ff"})
+					l.add(name(0), false, RunReply{RunID: "00000000000000ff"})
 				}
-				l.add(name(n), RunReply{RunID: fmt.Sprintf("%016x", n)})
+				l.add(name(n), false, RunReply{RunID: fmt.Sprintf("%016x", n)})
 			}
 			for n := range tt.clients {
 				_, ours := l.get(name(n), fmt.Sprintf("%016x", n))
@@ -130,11 +130,11 @@ func TestLedgerForget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := newLedger()
-			l.add("other", RunReply{RunID: "00000000000000aa", Receipt: receiptOfSize(100)})
+			l.add("other", false, RunReply{RunID: "00000000000000aa", Receipt: receiptOfSize(100)})
 			size := min(maxLedgerRecord, (maxLedgerBytes-100)/tt.runs)
 			for n := range tt.runs {
 				rec := receiptOfSize(size)
-				l.add("gone", RunReply{RunID: fmt.Sprintf("%016x", n), Receipt: rec})
+				l.add("gone", false, RunReply{RunID: fmt.Sprintf("%016x", n), Receipt: rec})
 			}
 			l.forget("gone")
 			if _, ours := l.get("gone", fmt.Sprintf("%016x", 0)); ours {
@@ -149,5 +149,35 @@ func TestLedgerForget(t *testing.T) {
 					ours, len(rec))
 			}
 		})
+	}
+}
+
+// TestLedgerSessionsBesideTenants: the bound of maxClients holds the
+// sessions however many tenants the ledger keeps beside them: past it the
+// least recently used session is forgotten, never a tenant, even one
+// used less lately.
+func TestLedgerSessionsBesideTenants(t *testing.T) {
+	l := newLedger()
+	id := func(n int) string { return fmt.Sprintf("%016x", n) }
+	for n := range 10 {
+		l.add(fmt.Sprint("tenant ", n), true, RunReply{RunID: id(n)})
+	}
+	for n := range maxClients + 1 {
+		l.add(fmt.Sprint("session ", n), false, RunReply{RunID: id(100 + n)})
+	}
+	if _, ours := l.get("session 0", id(100)); ours {
+		t.Error("session 0, the least recently used of maxClients+1, still remembered")
+	}
+	if _, ours := l.get(fmt.Sprint("session ", maxClients), id(100+maxClients)); !ours {
+		t.Error("the newest session forgotten")
+	}
+	for n := range 10 {
+		if _, ours := l.get(fmt.Sprint("tenant ", n), id(n)); !ours {
+			t.Errorf("tenant %d forgotten for a session", n)
+		}
+	}
+	if l.sessions != maxClients || len(l.clients) != maxClients+10 {
+		t.Errorf("%d sessions of %d clients remembered, want %d of %d", l.sessions, len(l.clients),
+			maxClients, maxClients+10)
 	}
 }

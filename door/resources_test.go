@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sabline/sabline/tenant"
 )
 
 // withToken sends every request with a bearer token.
@@ -197,7 +199,7 @@ func TestLedgerBounds(t *testing.T) {
 	l := newLedger()
 	id := func(n int) string { return fmt.Sprintf("%016x", n) }
 	for n := range MaxClientRuns + 10 {
-		l.add("c", RunReply{RunID: id(n), Receipt: json.RawMessage(`{}`)})
+		l.add("c", false, RunReply{RunID: id(n), Receipt: json.RawMessage(`{}`)})
 	}
 	if got := len(l.runs("c")); got != MaxClientRuns {
 		t.Errorf("%d runs kept, want %d", got, MaxClientRuns)
@@ -210,7 +212,7 @@ func TestLedgerBounds(t *testing.T) {
 	}
 	big := json.RawMessage(`"` + strings.Repeat("x", maxLedgerRecord-2) + `"`)
 	for n := range 20 {
-		l.add("big", RunReply{RunID: id(n), Receipt: big})
+		l.add("big", false, RunReply{RunID: id(n), Receipt: big})
 	}
 	if l.bytes > maxLedgerBytes {
 		t.Errorf("%d bytes of receipts kept, more than %d", l.bytes, maxLedgerBytes)
@@ -222,7 +224,7 @@ func TestLedgerBounds(t *testing.T) {
 		t.Errorf("the newest big receipt: kept %v, ours %v; want it kept", rec != nil, ours)
 	}
 	for n := range maxClients {
-		l.add(fmt.Sprint("client ", n), RunReply{RunID: id(n)})
+		l.add(fmt.Sprint("client ", n), false, RunReply{RunID: id(n)})
 	}
 	if _, ours := l.get("c", id(10)); ours {
 		t.Errorf("client c, least recently used of %d, still remembered", maxClients+2)
@@ -241,7 +243,7 @@ func BenchmarkReceiptOf(b *testing.B) {
 		b.Fatal(err)
 	}
 	reply, _ := s.cfg.Runner.Run(context.Background(), RunRequest{Source: "print(1)"})
-	s.ledger.add("c", reply)
+	s.ledger.add("c", false, reply)
 	for b.Loop() {
 		if rec, err := s.receiptOf(context.Background(), "mcp", "c", nil, reply.RunID); err != nil || rec == nil {
 			b.Fatal(err)
@@ -265,7 +267,7 @@ func TestListedReceiptEnded(t *testing.T) {
 			"timeout E307"},
 	}
 	for _, tt := range tests {
-		s.ledger.add(client, tt.reply)
+		s.ledger.add(client, false, tt.reply)
 	}
 	res, err := connectHTTP(t, ts, testToken).ListResources(context.Background(), nil)
 	if err != nil {
@@ -293,7 +295,7 @@ func TestCompleteRunIDs(t *testing.T) {
 	id := func(prefix string, n int) string { return fmt.Sprintf("%s%015x", prefix, n) }
 	for prefix, n := range map[string]int{"a": 1, "b": maxCompletions, "c": maxCompletions + 1} {
 		for i := range n {
-			s.ledger.add(client, RunReply{RunID: id(prefix, i)})
+			s.ledger.add(client, false, RunReply{RunID: id(prefix, i)})
 		}
 	}
 	cs := connectHTTP(t, ts, testToken)
@@ -341,5 +343,52 @@ func TestCompleteRunIDs(t *testing.T) {
 				t.Errorf("offered the oldest, %s, past maxCompletions", tt.wantLeftOut)
 			}
 		})
+	}
+}
+
+// TestTenantRunsOutliveOtherTenants: the ledger remembers every tenant's
+// runs, however many other tenants run after it; the bound of maxClients
+// holds sessions alone. Among maxClients clients of every kind, the
+// least recently used forgotten first, maxClients other tenants that ran
+// once each emptied a tenant's resources/list and completion, the run
+// still its own (GET found it in the store). The controls: each other
+// tenant lists its own run, and a tenant the tenants file no longer names
+// is let go (SetTenants), its runs with it.
+func TestTenantRunsOutliveOtherTenants(t *testing.T) {
+	fake := &fakeRunner{}
+	ts := []tenant.Tenant{{Name: "acme", TokenSHA256: digest(tokenAcme)}}
+	token := func(n int) string { return fmt.Sprintf("other-%d-0f1e2d3c4b5a6978", n) }
+	for n := range maxClients {
+		ts = append(ts, tenant.Tenant{Name: fmt.Sprint("other-", n), TokenSHA256: digest(token(n))})
+	}
+	s, srv, _ := tenantServer(t, fake, ts...)
+	run := func(tok string) string {
+		t.Helper()
+		resp, v := do(t, srv, "POST", "/v1/run", "Bearer "+tok, `{"source":"print(1)"}`)
+		id, _ := v["run_id"].(string)
+		if resp.StatusCode != 200 || id == "" {
+			t.Fatalf("run: %d %v", resp.StatusCode, v)
+		}
+		return id
+	}
+	ours := run(tokenAcme)
+	var last string
+	for n := range maxClients {
+		last = run(token(n))
+	}
+	if got := listed(t, connectHTTP(t, srv, tokenAcme)); !slices.Equal(got, []string{ours}) {
+		t.Errorf("acme lists %v after %d other tenants ran, want [%s]", got, maxClients, ours)
+	}
+	if got := listed(t, connectHTTP(t, srv, token(maxClients-1))); !slices.Equal(got, []string{last}) {
+		t.Errorf("the last other tenant lists %v, want [%s] (the control)", got, last)
+	}
+	if err := s.SetTenants(ts[1:]); err != nil {
+		t.Fatal(err)
+	}
+	if runs := s.ledger.runs("tenant acme"); len(runs) != 0 {
+		t.Errorf("acme, no longer in the tenants file, still has %d runs remembered", len(runs))
+	}
+	if runs := s.ledger.runs("tenant other-0"); len(runs) != 1 {
+		t.Errorf("other-0, still in the tenants file, has %d runs remembered, want 1", len(runs))
 	}
 }

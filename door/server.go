@@ -781,7 +781,7 @@ func (s *Server) runHeld(ctx context.Context, door, client string, t *tenantStat
 	}
 	start := time.Now()
 	reply, err := s.cfg.Runner.Run(ctx, req)
-	s.ledger.add(client, reply)
+	s.ledger.add(client, t != nil, reply)
 	if err != nil {
 		s.refused(ctx, door, t, reasonOf(err), reply.RunID, err.Error())
 		return reply, err

@@ -146,6 +146,15 @@ func (s *Server) SetTenants(ts []tenant.Tenant) error {
 		next.list = append(next.list, st)
 	}
 	s.tenants.Store(next)
+	if old != nil {
+		// The ledger keeps every tenant's runs (ledger.client): those of
+		// a tenant the file no longer names are let go.
+		for _, o := range old.list {
+			if _, still := next.running[o.Name]; !still {
+				s.ledger.forget(o.client())
+			}
+		}
+	}
 	return nil
 }
 

@@ -295,9 +295,13 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 // osBudget is the budget the workers' OS policy is derived from: the
 // pool's, with reads of the import root, or of everything without one
 // (a worker reads each program's loads after it is confined).
-func (p *Pool) osBudget() budget.Budget {
+func (p *Pool) osBudget() budget.Budget { return p.osBudgetOf(p.cfg.Budget) }
+
+// osBudgetOf is the budget a worker held to b derives its OS policy from:
+// b, with reads of the import root, or of everything without one.
+func (p *Pool) osBudgetOf(b budget.Budget) budget.Budget {
 	read := budget.Item{Kind: budget.FS, Access: budget.Read, Path: p.cfg.ImportRoot}
-	return p.cfg.Budget.With(read)
+	return b.With(read)
 }
 
 // Confinement is what the pool's workers hold, as the first of them
@@ -755,12 +759,14 @@ func (s *slot) idled(p *Pool, gen int) {
 // yet finished, and the worker when it may serve no other run: out of
 // the pool already, for the caller to retire.
 func (p *Pool) runIn(s *slot, j *pooled) (*PoolResult, *poolWorker) {
+	own := p.ownWorker(j.b)
 	w := s.take(p)
-	if w != nil && w.sent > 0 && widens(j.b) {
+	if w != nil && widens(j.b) && (w.sent > 0 || own) {
 		// A run that may make raw system calls reads its worker's memory
 		// as its own (a write(2) of any address): what earlier runs left
 		// there, other callers' programs, input and output among it, and
-		// the files kept compiled. It gets a worker that served none.
+		// the files kept compiled. It gets a worker that served none;
+		// one narrower than the pool's, a worker held to its own budget.
 		p.forget(w)
 		w.retire()
 		w = nil
@@ -777,7 +783,12 @@ func (p *Pool) runIn(s *slot, j *pooled) (*PoolResult, *poolWorker) {
 		}
 		if w == nil {
 			var err error
-			if w, err = p.startWorker(); err != nil {
+			if own {
+				w, err = p.startRunWorker(j.b)
+			} else {
+				w, err = p.startWorker()
+			}
+			if err != nil {
 				j.err = unstartable(err)
 				j.rec.Outcome = receipt.OutcomeOf(j.err)
 				return &PoolResult{Receipt: j.rec}, nil
@@ -786,9 +797,14 @@ func (p *Pool) runIn(s *slot, j *pooled) (*PoolResult, *poolWorker) {
 				// Cancelled while its worker started: as one cancelled
 				// before a worker took it, it is sent to none, and the
 				// new worker waits in the slot for the next run
-				// (TestPoolRunCancelledWhileItsWorkerStarts).
+				// (TestPoolRunCancelledWhileItsWorkerStarts); one held
+				// to this run's budget alone serves no other.
 				j.err = cancelledBefore(j.ctx)
 				j.rec.Outcome = receipt.OutcomeOf(j.err)
+				if own {
+					p.forget(w)
+					return &PoolResult{Receipt: j.rec}, w
+				}
 				s.w = w
 				return &PoolResult{Receipt: j.rec}, nil
 			}
@@ -870,6 +886,10 @@ type poolWorker struct {
 	held  core.Result
 	began *wire.Began // the count of jobs it began, nil where there is no page
 	sent  uint64      // the jobs written to it whole
+	// budget is the budget its policy was derived from (the pool's, or
+	// the one run's it was started for: startRunWorker), and digest that
+	// policy's sha256.
+	budget, digest string
 }
 
 // neverBegan says whether w, whose result pipe has ended, ended without
@@ -888,30 +908,66 @@ func (w *poolWorker) neverBegan(job []byte) bool {
 	return ok && began < w.sent
 }
 
-// startWorker starts one worker and waits for it to report the policy it
-// applied.
+// startWorker starts one of the pool's workers, held to the pool's
+// budget, and waits for it to report the policy it applied.
 func (p *Pool) startWorker() (*poolWorker, error) {
-	var pol core.Policy
-	if p.cfg.Confine != core.ModeOff {
-		pol = p.policy
+	return p.start(p.cfg.Budget, p.policy, p.digest, p.resolved, true)
+}
+
+// ownWorker says whether a run under b gets a worker started for it
+// alone, held by the kernel to b (startRunWorker): a run that may make
+// raw system calls (widens), whose budget is narrower than the pool's.
+// The language holds no raw call, so on a worker held to the pool's
+// budget such a run would reach whatever the pool's grants reach (a
+// door's tenant granted ffi:ctypes and a directory of its own, another
+// tenant's beside it: TestPoolRawCallsHeldToTheirRunsBudget). It never
+// shares its worker anyway.
+func (p *Pool) ownWorker(b budget.Budget) bool {
+	return widens(b) && p.cfg.Confine != core.ModeOff && b.String() != p.cfg.Budget.String()
+}
+
+// startRunWorker starts a worker for one run under b, a narrowing of the
+// pool's budget: its policy is derived from b, as a command-line run's
+// is, and its granted paths are admitted as they resolve now, but those
+// of the pool's own, which are as they resolved when the pool started.
+// Nothing of the pool's level follows from it (Refusing).
+func (p *Pool) startRunWorker(b budget.Budget) (*poolWorker, error) {
+	pol := core.OSPolicy(p.osBudgetOf(b), core.Options{Mode: p.cfg.Confine})
+	adm := admitted(b)
+	for path := range adm {
+		if then, ok := p.resolved[path]; ok {
+			adm[path] = then
+		}
+	}
+	return p.start(b, pol, pol.SHA256(), adm, false)
+}
+
+// start starts one worker held to b by pol (whose sha256 is digest), its
+// granted paths admitted as adm says they resolved, and waits for it to
+// report the policy it applied. A worker of the pool's own (pooled) has
+// its start count towards the pool's level (Refusing).
+func (p *Pool) start(b budget.Budget, pol core.Policy, digest string, adm map[string]string,
+	pooled bool) (*poolWorker, error) {
+	if p.cfg.Confine == core.ModeOff {
+		pol = core.Policy{}
 	}
 	// Without the page (off Linux, or memfd refused), every job a worker
 	// was sent counts as begun once it dies.
 	began, theirs, _ := wire.NewBegan()
-	proc, err := startWorker(workerSpec{marker: "pool", env: p.cfg.Budget.Has(budget.Env),
+	proc, err := startWorker(workerSpec{marker: "pool", env: b.Has(budget.Env),
 		dir: p.cfg.Cwd, policy: pol, memoryMB: p.cfg.MaxMemoryMB, runID: "pool",
 		stderr: newWorkerMessages(p.cfg.Stderr), began: theirs})
 	if err != nil {
 		began.Close()
 		return nil, err
 	}
-	w := &poolWorker{workerProc: proc, began: began}
+	w := &poolWorker{workerProc: proc, began: began, budget: b.String(), digest: digest}
 	if began != nil {
 		w.closers = append(w.closers, began)
 	}
 	fail := func(err error) (*poolWorker, error) {
 		w.retire()
-		if codes.CodeOf(err) == codes.E326 {
+		if pooled && codes.CodeOf(err) == codes.E326 {
 			p.refuse(err)
 		}
 		return nil, err
@@ -924,13 +980,20 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 	if err := Admit(p.guard, p.cfg.Budget); err != nil {
 		return fail(err)
 	}
+	if !pooled {
+		// The run's own budget too: a narrower grant of its may have
+		// been swapped for a link since the run was admitted.
+		if err := Admit(p.guard, b); err != nil {
+			return fail(err)
+		}
+	}
 	req := wire.Request{
-		Pool: true, Budget: p.cfg.Budget, Cwd: p.cfg.Cwd, Guard: p.guard.Wire(), Admitted: p.resolved,
+		Pool: true, Budget: b, Cwd: p.cfg.Cwd, Guard: p.guard.Wire(), Admitted: adm,
 		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB,
 		TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
 	if p.cfg.Confine != core.ModeOff {
-		req.Policy, req.PolicySHA256 = &pol, p.digest
+		req.Policy, req.PolicySHA256 = &pol, digest
 	}
 	if err := w.sendRequest(&req); err != nil {
 		// A worker that ended before it read its request closed its end
@@ -958,16 +1021,22 @@ func (p *Pool) startWorker() (*poolWorker, error) {
 		w.held = w.held.With(memoryGap(p.cfg.MaxMemoryMB, w.started.Memory(), w.status != nil,
 			w.memHeld > 0))
 	}
-	if err := p.below(w.held, "the pool's confinement is"); err != nil {
+	saying := "the pool's confinement is"
+	if !pooled {
+		saying = "the worker held to this run's budget is at"
+	}
+	if err := p.below(w.held, saying); err != nil {
 		return fail(err)
 	}
 	p.mu.Lock()
 	p.pids[w.pid] = true
-	if p.held.Level == "" {
+	if pooled && p.held.Level == "" {
 		p.held = w.held
 	}
 	p.mu.Unlock()
-	p.atLevel(w.held)
+	if pooled {
+		p.atLevel(w.held)
+	}
 	return w, nil
 }
 
@@ -1113,12 +1182,15 @@ const resendBytes = 64 << 10
 func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	rec := j.rec
 	held := w.held
-	if j.b.String() != p.cfg.Budget.String() && held.Level != core.None {
+	if j.b.String() != w.budget && held.Level != core.None {
 		held = held.With(core.Gap{Layer: core.LayerPool, Kind: core.GapHeld,
 			Text: "the operating system holds the pool's budget, this run's narrower one " +
 				"is held by the language"})
 	}
 	rec.SetConfinement(held)
+	if w.digest != "" {
+		rec.RunParameters.OSPolicySHA256 = w.digest // the policy its worker applied
+	}
 	rec.RunParameters.MaxMemoryMB = w.memHeld
 	keep := noKeep
 	if p.cfg.Receipts != "" {

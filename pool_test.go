@@ -462,7 +462,8 @@ func TestPoolRegistryRefusalsKeepReceipts(t *testing.T) {
 	rc := t.TempDir()
 	reg := sabline.NewPoolRegistry(1)
 	defer reg.Close()
-	good := sabline.PoolOptions{Budget: budget.MustParse(root, "io"), ImportRoot: root, Receipts: rc}
+	good := sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:read:"+root), ImportRoot: root,
+		Receipts: rc}
 	bad := good
 	bad.Budget = budget.MustParse(root, "io,fs:read:"+rc)
 	kept := func(what string, res *sabline.Result, err error, want codes.Code) {
@@ -495,10 +496,29 @@ func TestPoolRegistryRefusalsKeepReceipts(t *testing.T) {
 	if err := reg.Close(); err != nil {
 		t.Fatal(err)
 	}
-	res, err = reg.Run(context.Background(), good, sabline.File("hello.vel"), sabline.RunOptions{})
+	// The run's own options, as the pool keeps them in a refused run's
+	// receipt: its narrower budget, its tenant and arguments, and the
+	// program beneath the import root.
+	narrow := budget.MustParse(root, "io")
+	ro := sabline.RunOptions{Budget: &narrow, Tenant: "a tenant", Args: []string{"an arg"}}
+	res, err = reg.Run(context.Background(), good, sabline.File("hello.vel"), ro)
 	kept("the registry closed", res, err, codes.E310)
-	res, err = p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+	unpooled := res
+	res, err = p.Run(context.Background(), sabline.File("hello.vel"), ro)
 	kept("the pool closed", res, err, codes.E310)
+	for what, res := range map[string]*sabline.Result{"the registry closed": unpooled,
+		"the pool closed (the control)": res} {
+		if res == nil || res.Receipt == nil {
+			continue
+		}
+		r := res.Receipt
+		if r.Budget != narrow.String() || r.Tenant != ro.Tenant ||
+			!slices.Equal(r.Args, ro.Args) || r.Program.Path != filepath.Join(root, "hello.vel") {
+			t.Errorf("%s: the receipt names budget %q, tenant %q, args %q, program %q; want the "+
+				"run's: %q, %q, %q, %q", what, r.Budget, r.Tenant, r.Args, r.Program.Path,
+				narrow.String(), ro.Tenant, ro.Args, filepath.Join(root, "hello.vel"))
+		}
+	}
 	for what, err := range map[string]error{"the registry closed": registryErr(reg, good),
 		"the pool closed": err} {
 		var e *codes.Error

@@ -403,11 +403,16 @@ func TestRunOutputRefused(t *testing.T) {
 	for name, src := range progs {
 		prog := sabline.Source(filepath.Join(dir, "p.vel"), []byte(src))
 		for _, inProcess := range []bool{false, true} {
-			for _, refuses := range []bool{true, false} {
-				var out io.Writer = refusing{}
-				if !refuses {
-					out = io.Discard
-				}
+			for _, w := range []struct {
+				name string
+				out  io.Writer
+				err  error // the error E305 names; nil: the run is ok
+			}{
+				{"refusing", refusing{}, errRefusing},
+				{"taking part of a write and saying no error", halfWriter{}, io.ErrShortWrite},
+				{"taking all (the control)", io.Discard, nil},
+			} {
+				out, refuses := w.out, w.err != nil
 				rc := t.TempDir()
 				res, err := sabline.Run(context.Background(), prog, sabline.Options{Budget: b,
 					Cwd: dir, InProcess: inProcess, Stdout: out, Receipts: rc})
@@ -419,12 +424,12 @@ func TestRunOutputRefused(t *testing.T) {
 					t.Fatal(ferr)
 				}
 				o := stored.Outcome
-				at := fmt.Sprintf("%s, in process %v, refused %v", name, inProcess, refuses)
+				at := fmt.Sprintf("%s, in process %v, a Stdout %s", name, inProcess, w.name)
 				switch {
 				case !refuses && o.Status != receipt.StatusOK:
 					t.Errorf("%s: outcome %+v, want ok", at, o)
-				case refuses && (o.Code != codes.E305 || !strings.Contains(o.Message, errRefusing.Error())):
-					t.Errorf("%s: outcome %+v, want E305 naming %q", at, o, errRefusing)
+				case refuses && (o.Code != codes.E305 || !strings.Contains(o.Message, w.err.Error())):
+					t.Errorf("%s: outcome %+v, want E305 naming %q", at, o, w.err)
 				}
 			}
 		}
@@ -438,6 +443,12 @@ var errRefusing = errors.New("the caller's writer refuses")
 type refusing struct{}
 
 func (refusing) Write([]byte) (int, error) { return 0, errRefusing }
+
+// halfWriter is a writer that takes half of each Write, and says no error:
+// against io.Writer's rule, output lost all the same.
+type halfWriter struct{}
+
+func (halfWriter) Write(p []byte) (int, error) { return len(p) / 2, nil }
 
 // onWrite calls do at its first write, and takes every write.
 type onWrite struct {

@@ -260,48 +260,73 @@ func TestStreamRefusesAnIDInUse(t *testing.T) {
 
 // TestStreamHoldsAClientThatStopsReading: a client that stops reading
 // its answers while it writes requests is read no further once
-// maxPending of them are unanswered, so that the server holds no more
-// of them; every request is answered once the client reads again (the
-// control: nothing is lost). Before, the server read every request, each
-// held with its answer: some 3.5 MB for each of 1 MB, without bound.
+// maxPending of them, or maxPendingBytes of them, are unanswered, so
+// that the server holds no more of them; every request is answered once
+// the client reads again, the bytes of those answered given back (the
+// control: nothing is lost, and the server reads on past either bound).
+// Before, the server read every request, each held with its answer: some
+// 3.5 MB for each of 1 MB, without bound.
 func TestStreamHoldsAClientThatStopsReading(t *testing.T) {
-	s, err := New(Config{Runner: &fakeRunner{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, out := newStreamPeer(t, s, false)
-	sc := bufio.NewScanner(out)
-	p.send(t, initLine)
-	if !sc.Scan() {
-		t.Fatal("no answer to initialize")
-	}
-	p.send(t, initializedLine)
-	// Each ping is longer than the server's read buffer, so that what it
-	// read ahead is at most a line or two.
-	pad := strings.Repeat("x", 80<<10)
-	const total = maxPending + 64
-	var written atomic.Int64
-	go func() {
-		for i := range total {
-			line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"_meta":{"pad":%q}}}`,
-				i, pad)
-			if _, err := io.WriteString(p.in, line+"\n"); err != nil {
-				return
+	for _, tt := range []struct {
+		name string
+		pad  int // each ping's padding
+		held int // the requests read before the server reads no further
+		past int // the requests written past the bound
+	}{
+		// Each ping is longer than the server's read buffer, so that what
+		// it read ahead is at most a line or two.
+		{name: "many small", pad: 80 << 10, held: maxPending, past: 64},
+		// Fewer than maxPending, of maxPendingBytes in all.
+		{name: "few large", pad: 1 << 20, held: maxPendingBytes/(1<<20+80) + 1, past: 8},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := New(Config{Runner: &fakeRunner{}})
+			if err != nil {
+				t.Fatal(err)
 			}
-			written.Add(1)
-		}
-	}()
-	waitUntilHeld(t)
-	if n := written.Load(); n < maxPending || n > maxPending+2 {
-		t.Fatalf("the server took %d requests of a client that reads nothing, want %d to %d",
-			n, maxPending, maxPending+2)
-	}
-	answers := 0
-	for answers < total && sc.Scan() {
-		answers++
-	}
-	if answers != total {
-		t.Fatalf("%d answers once the client read again, want %d", answers, total)
+			p, out := newStreamPeer(t, s, false)
+			sc := bufio.NewScanner(out)
+			p.send(t, initLine)
+			if !sc.Scan() {
+				t.Fatal("no answer to initialize")
+			}
+			p.send(t, initializedLine)
+			pad := strings.Repeat("x", tt.pad)
+			total := tt.held + tt.past
+			var written atomic.Int64
+			go func() {
+				for i := range total {
+					line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping",`+
+						`"params":{"_meta":{"pad":%q}}}`, i, pad)
+					if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+						return
+					}
+					written.Add(1)
+				}
+			}()
+			waitUntilHeld(t)
+			if n := written.Load(); n < int64(tt.held) || n > int64(tt.held)+2 {
+				t.Fatalf("the server took %d requests of a client that reads nothing, want %d to %d",
+					n, tt.held, tt.held+2)
+			}
+			answered := make(chan int, 1)
+			go func() {
+				n := 0
+				for n < total && sc.Scan() {
+					n++
+				}
+				answered <- n
+			}()
+			select {
+			case n := <-answered:
+				if n != total {
+					t.Fatalf("%d answers once the client read again, want %d", n, total)
+				}
+			case <-time.After(testkit.Bound(60 * time.Second)):
+				t.Fatalf("the server stopped answering once the client read again: %d requests "+
+					"taken of %d", written.Load(), total)
+			}
+		})
 	}
 }
 

@@ -57,7 +57,15 @@ func (in *Interp) print(_ *starlark.Thread, b *starlark.Builtin, args starlark.T
 			parts[i] = a.String()
 		}
 	}
-	if _, err := io.WriteString(in.stdout, strings.Join(parts, sep)+"\n"); err != nil {
+	line := strings.Join(parts, sep) + "\n"
+	n, err := io.WriteString(in.stdout, line)
+	if err == nil && n < len(line) {
+		// A writer that took part and said nothing (io.Writer's rule
+		// broken): the rest is lost all the same, as the relay says of
+		// a worker's output.
+		err = io.ErrShortWrite
+	}
+	if err != nil {
 		return nil, in.osError(codes.E305, "print", err)
 	}
 	return starlark.None, nil

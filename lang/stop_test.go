@@ -358,8 +358,20 @@ func TestStopEndsAToolWait(t *testing.T) {
 				return
 			}
 			testkit.WantError(t, err, codes.E307, prog+":1:16", "stopped by the test")
-			if _, err := ch.call(nil, []byte("{}\n")); err == nil ||
-				!strings.Contains(err.Error(), "out of step") {
+			// A call after the stopped one is refused at once: the answer
+			// it would read is the stopped call's, which may still come.
+			// Bounded, as a channel taken to be in step waits for it.
+			after := make(chan error, 1)
+			go func() {
+				_, err := ch.call(nil, []byte("{}\n"))
+				after <- err
+			}()
+			select {
+			case err = <-after:
+			case <-time.After(testkit.Bound(10 * time.Second)):
+				err = errors.New("it waits for an answer")
+			}
+			if err == nil || !strings.Contains(err.Error(), "out of step") {
 				t.Errorf("a call after the stopped one: %v, want it refused, the channel out of step", err)
 			}
 		})

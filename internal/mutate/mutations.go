@@ -56,6 +56,9 @@ var (
 	confinePkg = []string{"./confine/"}
 	scriptsPkg = []string{"./testscripts/"}
 	rootPkg    = []string{"."}
+	cliPkg     = []string{"./cli/"}
+	outputPkg  = []string{".", "./internal/run/"}
+	journalPkg = []string{"./receipt/journal/"}
 )
 
 // mutations is the list, in the order the issue of the security audit
@@ -696,10 +699,17 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "pool-cancelled-while-starting-worker-lost", File: "internal/run/pool.go",
-		Old:      "\t\t\t\tj.rec.Outcome = receipt.OutcomeOf(j.err)\n\t\t\t\ts.w = w\n",
-		New:      "\t\t\t\tj.rec.Outcome = receipt.OutcomeOf(j.err)\n",
+		Old:      "\t\t\t\t}\n\t\t\t\ts.w = w\n",
+		New:      "\t\t\t\t}\n",
 		Packages: rootPkg, Run: "^TestPoolRunCancelledWhileItsWorkerStarts$",
 		CaughtBy: "TestPoolRunCancelledWhileItsWorkerStarts (the worker started for it serves no run)",
+	},
+	{
+		Name: "pool-narrower-raw-run-on-a-pool-worker", File: "internal/run/pool.go",
+		Old:      "\treturn widens(b) && p.cfg.Confine != core.ModeOff && b.String() != p.cfg.Budget.String()\n",
+		New:      "\treturn false\n",
+		Packages: rootPkg, Run: "^TestPoolRawCallsHeldToTheirRunsBudget$|^TestPoolNarrowerRunGetsNoEnvironment$",
+		CaughtBy: "TestPoolRawCallsHeldToTheirRunsBudget (another tenant's directory written)",
 	},
 	{
 		Name: "pool-input-ignores-ctx", File: "internal/run/pool.go",
@@ -1000,6 +1010,366 @@ var mutations = []Mutation{
 		Old: "\tif o.InProcess && o.Confine == ConfineStrict {\n", New: "\tif false {\n",
 		Packages: rootPkg, Run: "^TestRunRefusals$",
 		CaughtBy: "TestRunRefusals/strict_in_this_process",
+	},
+	// What a mutation review of the changes since 6768dec made: the
+	// broker's list past a decoy, a pool's negative limits and its
+	// closed refusal, the relay's refused writer (E305), a pool worker's
+	// labelled lines, a tool channel the host ended or a stop ended, the
+	// grants admitted before the program is read and made through no
+	// link, the MCP stream's ids in flight and its bounds, a receipt
+	// under another run's name, a journal that is a link, a sparse
+	// segment's holes, replay's bytes, eval's signal, and the library's
+	// done context, relative Cwd, unregistered modules and registry
+	// refusals.
+	{
+		Name: "broker-decoy-fills-the-list", File: "internal/broker/server_linux.go",
+		Old:      "\t\tlen(r.list) >= receipt.MaxConnectionsListed/2 && r.listed[dest] {\n",
+		New:      "\t\tfalse && r.listed[dest] {\n",
+		Packages: brokerPkg, Run: "^(TestBrokerListBound|TestBrokerListsAPlaceAfterADecoy)$",
+		CaughtBy: "TestBrokerListsAPlaceAfterADecoy (the second place unlisted), TestBrokerListBound",
+	},
+	{
+		Name: "broker-destination-never-marked", File: "internal/broker/server_linux.go",
+		Old: "\tr.listed[dest] = true\n", New: "\t_ = dest\n",
+		Packages: brokerPkg, Run: "^(TestBrokerListBound|TestBrokerListsAPlaceAfterADecoy)$",
+		CaughtBy: "TestBrokerListsAPlaceAfterADecoy, TestBrokerListBound/one_port,_then_another",
+	},
+	{
+		Name: "pool-negative-limit-started", File: "internal/run/pool.go",
+		Old:      "if cfg.Timeout < 0 || cfg.MaxMemoryMB < 0 {",
+		New:      "if cfg.Timeout < 0 && cfg.MaxMemoryMB < 0 {",
+		Packages: rootPkg, Run: "^TestPoolRefusesNegativeLimits$",
+		CaughtBy: "TestPoolRefusesNegativeLimits (each limit alone below zero started)",
+	},
+	{
+		Name: "pool-closed-refusal-says-a-fault", File: "internal/run/pool.go",
+		Old: "\te.Err, e.Do = errPoolClosed, closedDo\n", New: "\te.Err = errPoolClosed\n",
+		Packages: rootPkg, Run: "^TestPoolRegistryRefusalsKeepReceipts$",
+		CaughtBy: "TestPoolRegistryRefusalsKeepReceipts (the pool closed: E310's words of a fault)",
+	},
+	{
+		Name: "relay-refusal-unkept", File: "internal/run/relay.go",
+		Old: "\t\t\t\t\t\trefused.CompareAndSwap(nil, &err)\n", New: "\t\t\t\t\t\t_ = err\n",
+		Packages: rootPkg, Run: "^TestRunOutputRefused$",
+		CaughtBy: "TestRunOutputRefused/one line (the worker's run says ok, its output lost)",
+	},
+	{
+		Name: "relay-short-write-taken", File: "internal/run/relay.go",
+		Old: "\tif err == nil && wrote < len(p) {\n", New: "\tif false && wrote < len(p) {\n",
+		Packages: outputPkg, Run: "^(TestRunOutputRefused|TestRelayKeepsTheWritersRefusal)$",
+		CaughtBy: "TestRunOutputRefused (a Stdout that takes half and says no error), TestRelayKeepsTheWritersRefusal/standard_error,_a_part_taken",
+	},
+	{
+		Name: "relay-stderr-refusal-unsaid", File: "internal/run/relay.go",
+		Old:      `[3]string{1: "standard output (Stdout)", 2: "standard error (Stderr)"}`,
+		New:      `[2]string{1: "standard output (Stdout)"}`,
+		Packages: outputPkg, Run: "^(TestRunOutputRefused|TestRelayKeepsTheWritersRefusal)$",
+		CaughtBy: "TestRelayKeepsTheWritersRefusal/standard_error,_an_error",
+	},
+	{
+		Name: "print-short-write-taken", File: "lang/modules.go",
+		Old: "\tif err == nil && n < len(line) {\n", New: "\tif false && n < len(line) {\n",
+		Packages: rootPkg, Run: "^TestRunOutputRefused$",
+		CaughtBy: "TestRunOutputRefused (in process, a Stdout that takes half and says no error: ok)",
+	},
+	{
+		Name: "undelivered-never-fails", File: "internal/run/supervisor.go",
+		Old: "\tif r.Undelivered {\n", New: "\tif false {\n",
+		Packages: rootPkg, Run: "^TestRunOutputRefused$",
+		CaughtBy: "TestRunOutputRefused/one line, in a worker",
+	},
+	{
+		Name: "undelivered-failure-unexplained", File: "internal/run/supervisor.go",
+		Old: "\to.Message += \"; \" + why\n", New: "",
+		Packages: rootPkg, Run: "^TestRunOutputRefused$",
+		CaughtBy: "TestRunOutputRefused/a flood (only \"broken pipe\", not the writer's error)",
+	},
+	{
+		Name: "library-undelivered-unset", File: "sabline.go",
+		Old: "\t\t\tUndelivered: true,\n", New: "\t\t\tUndelivered: false,\n",
+		Packages: rootPkg, Run: "^TestRunOutputRefused$",
+		CaughtBy: "TestRunOutputRefused/one line, in a worker",
+	},
+	{
+		Name: "tool-channel-host-end-unrelayed", File: "internal/run/relay.go",
+		Old: "\t\tendWrites(ours) // the host's channel ended: so does the worker's\n", New: "",
+		Packages: runPkg, Run: "^TestToolChannelEndedByTheHost$",
+		CaughtBy: "TestToolChannelEndedByTheHost (the second call waits for ever)",
+	},
+	{
+		Name: "worker-lines-unlabelled", File: "internal/run/relay.go",
+		Old: "\t\t\tout = append(out, workerLabel...)\n", New: "",
+		Packages: runPkg, Run: "^(TestWorkerMessagesLabelEachLine|TestPoolRelaysBoundedWorkerMessages)$",
+		CaughtBy: "TestWorkerMessagesLabelEachLine, TestPoolRelaysBoundedWorkerMessages/one_line",
+	},
+	{
+		Name: "worker-lines-unescaped", File: "internal/run/relay.go",
+		Old: "codes.TerminalSafe(string(line))...", New: "line...",
+		Packages: runPkg, Run: "^(TestWorkerMessagesLabelEachLine|TestPoolRelaysBoundedWorkerMessages)$",
+		CaughtBy: "TestWorkerMessagesLabelEachLine/an_escape_sequence",
+	},
+	{
+		Name: "worker-label-each-write", File: "internal/run/relay.go",
+		Old: "m.mid, p = !ended, rest", New: "m.mid, p = false, rest",
+		Packages: runPkg, Run: "^TestWorkerMessagesLabelEachLine$",
+		CaughtBy: "TestWorkerMessagesLabelEachLine/lines_cut_across_writes",
+	},
+	{
+		Name: "worker-messages-bound-before-labels", File: "internal/run/relay.go",
+		Old: "\t\tm.left -= n\n", New: "\t\tm.left -= min(n, len(p))\n",
+		Packages: runPkg, Run: "^TestWorkerMessagesBoundCountsLabels$",
+		CaughtBy: "TestWorkerMessagesBoundCountsLabels/past_the_bound_once_labelled",
+	},
+	{
+		Name: "admitted-again-after-the-program", File: "internal/run/supervisor.go",
+		Old:      "\t\tGuard: g.Wire(), Admitted: adm,\n",
+		New:      "\t\tGuard: g.Wire(), Admitted: admitted(r.Budget),\n",
+		Packages: runPkg, Run: "^TestGrantSwappedWhileTheProgramIsRead$",
+		CaughtBy: "TestGrantSwappedWhileTheProgramIsRead/into_a_dot-entry",
+	},
+	{
+		Name: "guard-not-rebuilt-after-made", File: "internal/run/supervisor.go",
+		Old: "\t\tg = g.Refresh(guard.Inputs{}, guard.OS())\n", New: "\t\t_ = g\n",
+		Packages: rootPkg, Run: "^TestGuardedWhateverExists$",
+		CaughtBy: "TestGuardedWhateverExists/~_.config_made_for_a_grant_of_it_with_no_~_.config_gh (the file planted)",
+	},
+	{
+		Name: "granted-made-where-it-resolves-now", File: "confine/granted.go",
+		Old: "\t\tat, ok := admitted[dir]\n", New: "\t\tat, ok := admitted[\"\"]\n",
+		Packages: runPkg, Run: "^TestGrantSwappedWhileTheProgramIsRead$",
+		CaughtBy: "TestGrantSwappedWhileTheProgramIsRead/a_directory_to_make_beneath_it_into_a_credential_location",
+	},
+	{
+		Name: "granted-made-through-a-link", File: "confine/granted_linux.go",
+		Old: "\tfd, err := linux.OpenNoLinks(parent)\n",
+		New: "\tfd, err := unix.Open(parent, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)\n" +
+			"\t_ = linux.OpenNoLinks\n",
+		Packages: runPkg, Run: "^TestGrantSwappedWhileTheProgramIsRead$",
+		CaughtBy: "TestGrantSwappedWhileTheProgramIsRead/a_directory_to_make_beneath_it_into_a_credential_location",
+	},
+	{
+		Name: "tool-wait-not-haltable", File: "lang/tool.go",
+		Old: "\treturn haltable(r.c.halted, r.src).Read(p)\n", New: "\treturn r.src.Read(p)\n",
+		Packages: langPkg, Run: "^TestStopEndsAToolWait$",
+		CaughtBy: "TestStopEndsAToolWait/a_host_that_never_answers,_stopped",
+	},
+	{
+		Name: "tool-call-halt-never-set", File: "lang/tool.go",
+		Old: "\tc.halted = halted\n", New: "\t_ = halted\n",
+		Packages: langPkg, Run: "^TestStopEndsAToolWait$",
+		CaughtBy: "TestStopEndsAToolWait/a_host_that_never_answers,_stopped",
+	},
+	{
+		Name: "tool-channel-in-step-after-a-stop", File: "lang/tool.go",
+		Old:      "\t\t\tc.broken = errors.New(\"an earlier call was stopped",
+		New:      "\t\t\t_ = errors.New(\"an earlier call was stopped",
+		Packages: langPkg, Run: "^TestStopEndsAToolWait$",
+		CaughtBy: "TestStopEndsAToolWait (a call after the stopped one reads its answer)",
+	},
+	{
+		Name: "mcp-stream-id-in-use-taken", File: "door/stdio.go",
+		Old: "\t\t\t_, inUse := c.pending[req.ID.Raw()]\n", New: "\t\t\tinUse := false\n",
+		Packages: doorPkg, Run: "^TestStreamRefusesAnIDInUse$",
+		CaughtBy: "TestStreamRefusesAnIDInUse (the second request run)",
+	},
+	{
+		Name: "mcp-stream-pending-count-unbounded", File: "door/stdio.go",
+		Old: "if n < maxPending && b < maxPendingBytes {", New: "if n >= 0 && b < maxPendingBytes {",
+		Packages: doorPkg, Run: "^TestStreamHoldsAClientThatStopsReading$",
+		CaughtBy: "TestStreamHoldsAClientThatStopsReading/many_small",
+	},
+	{
+		Name: "mcp-stream-pending-bytes-unbounded", File: "door/stdio.go",
+		Old: "if n < maxPending && b < maxPendingBytes {", New: "if n < maxPending && b >= 0 {",
+		Packages: doorPkg, Run: "^TestStreamHoldsAClientThatStopsReading$",
+		CaughtBy: "TestStreamHoldsAClientThatStopsReading/few_large",
+	},
+	{
+		Name: "mcp-stream-answer-frees-no-bytes", File: "door/stdio.go",
+		Old: "\t\t\tc.bytes -= size\n", New: "\t\t\t_ = size\n",
+		Packages: doorPkg, Run: "^TestStreamHoldsAClientThatStopsReading$",
+		CaughtBy: "TestStreamHoldsAClientThatStopsReading/few_large (read no further once answered)",
+	},
+	{
+		Name: "receipt-key-unchecked", File: "receipt/receipt.go",
+		Old: "if id, ok := RunIDOfKey(key); ok && id != r.RunID {", New: "if id, ok := RunIDOfKey(key); ok && false {",
+		Packages: receiptPkg, Run: "^TestAnotherRunUnderARunsName$",
+		CaughtBy: "TestAnotherRunUnderARunsName (b's receipt listed as a)",
+	},
+	{
+		Name: "receipt-file-name-unchecked", File: "receipt/receipt.go",
+		Old: "\treturn parseKeyed(path, filepath.Base(path), data)\n", New: "\treturn parseReceipt(path, data)\n",
+		Packages: receiptPkg, Run: "^TestAnotherRunUnderARunsName$",
+		CaughtBy: "TestAnotherRunUnderARunsName (a file named as c holding b's)",
+	},
+	{
+		Name: "find-run-other-run-file-fails", File: "receipt/receipt.go",
+		Old: "\t\t\tif errors.Is(err, errOtherRun) {\n\t\t\t\tpassed = err\n\t\t\t\tcontinue\n\t\t\t}\n", New: "",
+		Packages: receiptPkg, Run: "^TestAnotherRunUnderARunsName$",
+		CaughtBy: "TestAnotherRunUnderARunsName (FindRun of c: not a not-found)",
+	},
+	{
+		Name: "find-run-own-record-not-sought", File: "receipt/receipt.go",
+		Old: "\t\tif errors.Is(err, errOtherRun) {\n\t\t\t// The last record", New: "\t\tif false {\n\t\t\t// The last record",
+		Packages: receiptPkg, Run: "^TestAnotherRunUnderARunsName$",
+		CaughtBy: "TestAnotherRunUnderARunsName (FindRun of a fails where its own record is earlier)",
+	},
+	{
+		Name: "find-run-own-record-any", File: "receipt/receipt.go",
+		Old: "\t\t\tif r, err := parseKeyed(k, k, payload); err == nil {", New: "\t\t\tif r, err := parseReceipt(k, payload); err == nil {",
+		Packages: receiptPkg, Run: "^TestAnotherRunUnderARunsName$",
+		CaughtBy: "TestAnotherRunUnderARunsName (FindRun of a is b's receipt)",
+	},
+	{
+		Name: "scan-journal-own-record-not-sought", File: "receipt/store.go",
+		Old: "\tif other != nil {\n\t\t// Rare", New: "\tif false {\n\t\t// Rare",
+		Packages: receiptPkg, Run: "^TestAnotherRunUnderARunsName$",
+		CaughtBy: "TestAnotherRunUnderARunsName (a not listed)",
+	},
+	{
+		Name: "scan-journal-own-record-any", File: "receipt/store.go",
+		Old: "\t\t\t_, err := parseKeyed(key, key, payload)\n", New: "\t\t\t_, err := parseReceipt(key, payload)\n",
+		Packages: receiptPkg, Run: "^TestAnotherRunUnderARunsName$",
+		CaughtBy: "TestAnotherRunUnderARunsName (a listed as b's receipt)",
+	},
+	{
+		Name: "diff-connections-unlisted-ignored", File: "receipt/parts.go",
+		Old: "\t\t\tc.Unlisted = r.Observed.ConnectionsUnlisted\n", New: "",
+		Packages: receiptPkg, Run: "^TestDiffConnections$",
+		CaughtBy: "TestDiffConnections/connections_unlisted",
+	},
+	{
+		Name: "diff-connections-first-run-unlisted", File: "receipt/parts.go",
+		Old: "\t\tif compared {\n\t\t\tc.Unlisted", New: "\t\tif true {\n\t\t\tc.Unlisted",
+		Packages: receiptPkg, Run: "^TestDiffConnections$",
+		CaughtBy: "TestDiffConnections/the_first_run_is_not_compared",
+	},
+	{
+		Name: "store-journal-link-followed", File: "receipt/store.go",
+		Old: "\t} else if !fi.IsDir() {\n", New: "\t} else if false {\n",
+		Packages: receiptPkg, Run: "^TestStoreJournalLink$",
+		CaughtBy: "TestStoreJournalLink (receipts kept through the link, where no reader looks)",
+	},
+	{
+		Name: "ship-reader-other-run-listed", File: "receipt/ship/read.go",
+		Old:      "if id, ok := receipt.RunIDOfKey(k); ok && id != rec.RunID {",
+		New:      "if id, ok := receipt.RunIDOfKey(k); ok && false {",
+		Packages: shipPkg, Run: "^TestReaderAllAnotherRunUnderARunsName$",
+		CaughtBy: "TestReaderAllAnotherRunUnderARunsName",
+	},
+	{
+		Name: "journal-holes-read", File: "receipt/journal/scan.go",
+		Old: "ok && at > off {", New: "ok && false {",
+		Packages: journalPkg, Run: "^TestScanSparseSegment$",
+		CaughtBy: "TestScanSparseSegment/sparse,_2_GiB (read past 1 MiB)",
+	},
+	{
+		Name: "journal-trailing-hole-read", File: "receipt/journal/seek_linux.go",
+		Old: "\t\treturn end, true\n", New: "\t\treturn 0, false\n",
+		Packages: journalPkg, Run: "^TestScanSparseSegment$",
+		CaughtBy: "TestScanSparseSegment/sparse,_2_GiB (the hole to the end read)",
+	},
+	{
+		Name: "journal-damage-end-reads-holes", File: "receipt/journal/scan.go",
+		Old:      "\tend := off\n\tfor off < s.size {\n\t\tif off = s.hole(off); off >= s.size {\n\t\t\tbreak\n\t\t}\n",
+		New:      "\tend := off\n\tfor off < s.size {\n",
+		Packages: journalPkg, Run: "^TestScanSparseSegment$",
+		CaughtBy: "TestScanSparseSegment/sparse,_2_GiB",
+	},
+	{
+		Name: "journal-next-reads-holes", File: "receipt/journal/scan.go",
+		Old:      "func (s *scanner) next(off int64) (int64, error) {\n\tfor off < s.size {\n\t\tif off = s.hole(off); off >= s.size {\n\t\t\tbreak\n\t\t}\n",
+		New:      "func (s *scanner) next(off int64) (int64, error) {\n\tfor off < s.size {\n",
+		Packages: journalPkg, Run: "^TestScanSparseSegment$",
+		CaughtBy: "TestScanSparseSegment/sparse,_2_GiB",
+	},
+	{
+		Name: "replay-reads-the-program-again", File: "cli/replay.go",
+		Old: "\tr.Source = src\n", New: "\t_ = src\n",
+		Packages: cliPkg, Run: "^TestReplayRunsTheBytesItChecked$",
+		CaughtBy: "TestReplayRunsTheBytesItChecked",
+	},
+	{
+		Name: "eval-sigterm-unheard", File: "internal/eval/eval.go",
+		Old:      "\tsignal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)\n",
+		New:      "\tsignal.Notify(signals, os.Interrupt, syscall.SIGHUP)\n",
+		Packages: cliPkg, Run: "^TestEvalStoppedBySignal$",
+		CaughtBy: "TestEvalStoppedBySignal (the next programs run)",
+	},
+	{
+		Name: "eval-signal-never-taken", File: "internal/eval/eval.go",
+		Old:      "\t\tcase sig := <-signals:\n",
+		New:      "\t\tcase sig := <-make(chan os.Signal):\n",
+		Packages: cliPkg, Run: "^TestEvalStoppedBySignal$",
+		CaughtBy: "TestEvalStoppedBySignal (the programs after the signal run)",
+	},
+	{
+		Name: "eval-exit-status-without-the-signal", File: "internal/eval/eval.go",
+		Old: "\t\treturn codes.ExitSignaled + int(n)\n", New: "\t\treturn codes.ExitSignaled + 0*int(n)\n",
+		Packages: cliPkg, Run: "^TestEvalStoppedBySignal$",
+		CaughtBy: "TestEvalStoppedBySignal (exit 128, not 143)",
+	},
+	{
+		Name: "eval-stopped-grades-unprinted", File: "cli/eval.go",
+		Old: "if err != nil && !errors.As(err, &stopped) {", New: "if err != nil || errors.As(err, &stopped) {",
+		Packages: cliPkg, Run: "^TestEvalStoppedBySignal$",
+		CaughtBy: "TestEvalStoppedBySignal (no grade of a.vel)",
+	},
+	{
+		Name: "run-done-context-runs", File: "sabline.go",
+		Old: "\tif ctx.Err() != nil {\n\t\t// As a pool's run", New: "\tif false {\n\t\t// As a pool's run",
+		Packages: rootPkg, Run: "^TestRunContextDoneBefore$",
+		CaughtBy: "TestRunContextDoneBefore (in a worker: the file written)",
+	},
+	{
+		Name: "run-relative-cwd-kept", File: "sabline.go",
+		Old:      "\tcwd, err := filepath.Abs(opts.Cwd)\n",
+		New:      "\tcwd, err := opts.Cwd, error(nil)\n\tif cwd == \"\" {\n\t\tcwd, err = os.Getwd()\n\t}\n",
+		Packages: rootPkg, Run: "^TestRunRelativeCwd$",
+		CaughtBy: "TestRunRelativeCwd (a relative Cwd in a worker: E316)",
+	},
+	{
+		Name: "run-unregistered-module-admitted", File: "sabline.go",
+		Old: "\treturn CheckModules(\"Options.Budget\", o.Budget)\n", New: "\treturn nil\n",
+		Packages: rootPkg, Run: "^TestRunRefusesUnregisteredModules$",
+		CaughtBy: "TestRunRefusesUnregisteredModules (ffi:jsno ran at level none)",
+	},
+	{
+		Name: "pool-unregistered-module-admitted", File: "pool.go",
+		Old:      "\tif err := CheckModules(\"PoolOptions.Budget\", opts.Budget); err != nil {",
+		New:      "\tif err := error(nil); err != nil {",
+		Packages: rootPkg, Run: "^TestRunRefusesUnregisteredModules$",
+		CaughtBy: "TestRunRefusesUnregisteredModules (NewPool of ffi:jsno)",
+	},
+	{
+		Name: "registry-refusal-receiptless", File: "pool.go",
+		Old: "\t\treturn unpooled(opts, program, ro, err), err\n", New: "\t\treturn nil, err\n",
+		Packages: rootPkg, Run: "^TestPoolRegistryRefusalsKeepReceipts$",
+		CaughtBy: "TestPoolRegistryRefusalsKeepReceipts",
+	},
+	{
+		Name: "registry-refusal-unstored", File: "pool.go",
+		Old: "\tif o.Receipts != \"\" {\n\t\tstore(rec, o)\n\t}\n", New: "",
+		Packages: rootPkg, Run: "^TestPoolRegistryRefusalsKeepReceipts$",
+		CaughtBy: "TestPoolRegistryRefusalsKeepReceipts (no stored receipt)",
+	},
+	{
+		Name: "registry-closed-not-e310", File: "pool.go",
+		Old: "return &codes.Error{Code: codes.E310,", New: "return &codes.Error{Code: codes.E301,",
+		Packages: rootPkg, Run: "^TestPoolRegistryRefusalsKeepReceipts$",
+		CaughtBy: "TestPoolRegistryRefusalsKeepReceipts/the registry closed",
+	},
+	{
+		Name: "registry-refusal-budget-of-the-pool", File: "pool.go",
+		Old: "\tif ro.Budget != nil {\n\t\tb = *ro.Budget\n", New: "\tif false {\n\t\tb = *ro.Budget\n",
+		Packages: rootPkg, Run: "^TestPoolRegistryRefusalsKeepReceipts$",
+		CaughtBy: "TestPoolRegistryRefusalsKeepReceipts (the run's own budget in the receipt)",
+	},
+	{
+		Name: "registry-refusal-program-relative", File: "pool.go",
+		Old: "\tif !filepath.IsAbs(path) {\n\t\tbase := opts.ImportRoot", New: "\tif false {\n\t\tbase := opts.ImportRoot",
+		Packages: rootPkg, Run: "^TestPoolRegistryRefusalsKeepReceipts$",
+		CaughtBy: "TestPoolRegistryRefusalsKeepReceipts (the receipt names the program beneath ImportRoot)",
 	},
 	allowed("io_uring_enter"),
 	allowed("lsetxattr"),

@@ -2,6 +2,9 @@ package run
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,6 +95,105 @@ func TestWorkerMessagesLabelEachLine(t *testing.T) {
 			}
 			if dst.String() != tt.want {
 				t.Errorf("relayed %q, want %q", dst.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestRelayKeepsTheWritersRefusal: a caller's writer of the worker's
+// standard output or error that refuses what it is given (an error, or a
+// part taken and no error) is the relay's undelivered error, naming the
+// stream, once the copy has ended: the run then fails (E305,
+// undeliveredOutcome). The control: a writer that takes all leaves none.
+func TestRelayKeepsTheWritersRefusal(t *testing.T) {
+	refuses := errors.New("the caller's writer refuses")
+	for _, tc := range []struct {
+		name string
+		fd   int
+		dst  io.Writer
+		want string // in undelivered's error; "" for none
+	}{
+		{name: "standard output, an error", fd: 1, dst: errWriter{refuses},
+			want: "standard output (Stdout): " + refuses.Error()},
+		{name: "standard error, an error", fd: 2, dst: errWriter{refuses},
+			want: "standard error (Stderr): " + refuses.Error()},
+		{name: "standard error, a part taken", fd: 2, dst: halfWriter{},
+			want: "standard error (Stderr): " + io.ErrShortWrite.Error()},
+		{name: "standard error, all taken (the control)", fd: 2, dst: io.Discard},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rl relay
+			w, err := rl.to(tc.fd, tc.dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.WriteString("a line of the worker's\n"); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			rl.copies.Wait()
+			for _, f := range rl.from {
+				f.Close()
+			}
+			err = rl.undelivered()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("undelivered: %v, want none", err)
+			case tc.want != "" && (err == nil || err.Error() != tc.want):
+				t.Errorf("undelivered: %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// errWriter is a writer whose every Write fails with err.
+type errWriter struct{ err error }
+
+func (w errWriter) Write([]byte) (int, error) { return 0, w.err }
+
+// halfWriter is a writer that takes half of each Write, and says no error.
+type halfWriter struct{}
+
+func (halfWriter) Write(p []byte) (int, error) { return len(p) / 2, nil }
+
+// TestWorkerMessagesBoundCountsLabels: the bound on what the pool
+// writes of a worker's standard error counts what it writes, labels and
+// escapes too: a worker that writes one short line at a time, each of
+// which a label and its escapes make some ten times longer, gets at most
+// maxWorkerMessageBytes into the pool's Stderr, then the line that says
+// the rest was dropped. The control: the same lines, fewer than the
+// bound holds, reach it whole, with no such line.
+func TestWorkerMessagesBoundCountsLabels(t *testing.T) {
+	const line = "\x1b\n" // 2 bytes, 27 once labelled and escaped
+	note := fmt.Sprintf("\nsabline: pool: a worker's standard error passed %d bytes; "+
+		"the rest was dropped\n", maxWorkerMessageBytes)
+	each := len(workerLabel + `\x1b` + "\n")
+	for _, tt := range []struct {
+		name  string
+		lines int
+		cut   bool
+	}{
+		{name: "past the bound once labelled", lines: maxWorkerMessageBytes / len(line), cut: true},
+		{name: "within it (the control)", lines: maxWorkerMessageBytes / each},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var dst strings.Builder
+			m := newWorkerMessages(&dst)
+			for range tt.lines {
+				if n, err := m.Write([]byte(line)); n != len(line) || err != nil {
+					t.Fatalf("Write = %d, %v", n, err)
+				}
+			}
+			got := dst.String()
+			if !tt.cut {
+				if got != strings.Repeat(workerLabel+`\x1b`+"\n", tt.lines) {
+					t.Errorf("relayed %d bytes, want each of %d lines whole", len(got), tt.lines)
+				}
+				return
+			}
+			if len(got) > maxWorkerMessageBytes+len(note) || !strings.HasSuffix(got, note) {
+				t.Errorf("relayed %d bytes ending %q; want at most %d, then %q", len(got),
+					got[max(0, len(got)-80):], maxWorkerMessageBytes, note)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -91,7 +92,7 @@ for i in range(2):
 	}
 	// The program stops at the first error; the channel's state is read
 	// through a second call on the same Interp's channel.
-	if _, err := r.in.toolChannel().call(nil, []byte("{}\n")); err == nil || !strings.Contains(err.Error(), "out of step") {
+	if _, err := r.in.toolChannel().call(context.Background(), []byte("{}\n")); err == nil || !strings.Contains(err.Error(), "out of step") {
 		t.Errorf("the call after the long answer: %v, want it refused, the channel out of step", err)
 	}
 }
@@ -113,7 +114,7 @@ func FuzzToolAnswer(f *testing.F) {
 			io.Reader
 			io.Writer
 		}{bytes.NewReader(data), &requests})
-		answer, err := ch.call(nil, []byte("{}\n"))
+		answer, err := ch.call(context.Background(), []byte("{}\n"))
 		switch {
 		case len(answer) > maxToolAnswerBytes:
 			t.Fatalf("an answer of %d bytes, past the bound", len(answer))

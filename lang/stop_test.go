@@ -363,7 +363,7 @@ func TestStopEndsAToolWait(t *testing.T) {
 			// Bounded, as a channel taken to be in step waits for it.
 			after := make(chan error, 1)
 			go func() {
-				_, err := ch.call(nil, []byte("{}\n"))
+				_, err := ch.call(context.Background(), []byte("{}\n"))
 				after <- err
 			}()
 			select {

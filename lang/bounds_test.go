@@ -169,3 +169,40 @@ func FuzzJSONDepth(f *testing.F) {
 		}
 	})
 }
+
+// halfWriter takes half of each Write and says no error, against
+// io.Writer's rule.
+type halfWriter struct{}
+
+func (halfWriter) Write(p []byte) (int, error) { return len(p) / 2, nil }
+
+// TestToolCallWrittenInPart: a tool channel whose writer takes part of a
+// request and says nothing fails the call (io.ErrShortWrite, E313 to the
+// program), and takes no more calls, rather than wait for the answer to
+// a request the host never had whole. The control: a writer that takes
+// all, whose answer is read.
+func TestToolCallWrittenInPart(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		w       io.Writer
+		wantErr error
+	}{
+		{name: "a writer taking half", w: halfWriter{}, wantErr: io.ErrShortWrite},
+		{name: "a writer taking all (the control)", w: io.Discard},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ch := NewToolChannel(struct {
+				io.Reader
+				io.Writer
+			}{strings.NewReader("{\"sum\": 5}\n{\"sum\": 6}\n"), tt.w})
+			answer, err := ch.call(context.Background(), []byte("{}\n"))
+			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (answer == `{"sum": 5}`) {
+				t.Fatalf("call: %q, %v; want error %v", answer, err, tt.wantErr)
+			}
+			_, again := ch.call(context.Background(), []byte("{}\n"))
+			if (again != nil) != (tt.wantErr != nil) {
+				t.Fatalf("the next call: %v; want it refused: %v", again, tt.wantErr != nil)
+			}
+		})
+	}
+}

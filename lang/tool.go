@@ -66,7 +66,17 @@ func (c *ToolChannel) call(halted context.Context, line []byte) (string, error) 
 	}
 	c.halted = halted
 	defer func() { c.halted = nil }()
-	if _, err := c.w.Write(line); err != nil {
+	n, err := c.w.Write(line)
+	if err == nil && n < len(line) {
+		err = io.ErrShortWrite // a writer that took part and said nothing
+	}
+	if err != nil {
+		if n > 0 {
+			// Part of the request went: the host may answer it, or wait
+			// for the rest; either way the channel is out of step.
+			c.broken = errors.New("an earlier request was written in part: the channel is out " +
+				"of step and takes no more calls")
+		}
 		return "", err
 	}
 	var answer []byte

@@ -79,15 +79,16 @@ func unblockPipe(t *testing.T, p string) {
 	})
 }
 
-// within runs f, and fails the test when it has not returned in 5s.
+// within runs f, and fails the test when it has not returned in 5s (on
+// a loaded machine, more: testkit.Bound).
 func within(t *testing.T, what string, f func()) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() { defer close(done); f() }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("%s has not returned in 5s: it waits in the open of a named pipe", what)
+	case <-time.After(testkit.Bound(5 * time.Second)):
+		t.Fatalf("%s has not returned: it waits in the open of a named pipe", what)
 	}
 }
 
@@ -95,8 +96,8 @@ func within(t *testing.T, what string, f func()) {
 // between Load's look at it and its open is refused, never opened to
 // wait for a writer: receipts list and show read on. Another process
 // swaps the two at the receipt's name while Load reads it again and
-// again. Before, Load took the name's Lstat for what it opened, and its
-// open of the pipe waited for ever (within a second or so of swaps).
+// again: no Load waits, and the file is read between the swaps (the
+// control).
 func TestLoadSwappedForAPipe(t *testing.T) {
 	dir := testkit.Scratch(t)
 	rec := receipt("/p/a.vel", "1111000000000000", 0, core.Full, StatusOK)
@@ -141,8 +142,13 @@ func TestLoadSwappedForAPipe(t *testing.T) {
 			}
 		})
 	}
-	if loaded == 0 || refused == 0 {
-		t.Logf("loaded %d, refused %d: the swaps did not meet both", loaded, refused)
+	switch {
+	case loaded == 0:
+		// The control: the regular file, between swaps, is read.
+		t.Errorf("loaded 0 of %d: the receipt was never read between the swaps", refused)
+	case refused == 0:
+		t.Skipf("skipped: in %d loads the swaps never put a pipe before Load: nothing was "+
+			"checked of one", loaded)
 	}
 }
 

@@ -705,6 +705,13 @@ var mutations = []Mutation{
 		CaughtBy: "TestPoolRunCancelledWhileItsWorkerStarts (the worker started for it serves no run)",
 	},
 	{
+		Name: "tool-request-short-write-taken", File: "lang/tool.go",
+		Old:      "\tif err == nil && n < len(line) {\n\t\terr = io.ErrShortWrite",
+		New:      "\tif false {\n\t\terr = io.ErrShortWrite",
+		Packages: langPkg, Run: "^TestToolCallWrittenInPart$",
+		CaughtBy: "TestToolCallWrittenInPart/a_writer_taking_half (the answer read as if sent)",
+	},
+	{
 		Name: "pool-narrower-raw-run-on-a-pool-worker", File: "internal/run/pool.go",
 		Old:      "\treturn widens(b) && p.cfg.Confine != core.ModeOff && b.String() != p.cfg.Budget.String()\n",
 		New:      "\treturn false\n",

@@ -131,9 +131,6 @@ func Run(dir string, opts Options) ([]Result, error) {
 	}
 	var out []Result
 	for i, name := range names {
-		if err := stopped(i); err != nil {
-			return out, err
-		}
 		want, err := suiteFile(suite, strings.TrimSuffix(name, ".vel")+".out", MaxExpectedBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // no expected output: not a graded program (a library it loads, say)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,6 +67,135 @@ func TestRunStoppedBySignal(t *testing.T) {
 				sig, code, got, 128+int(sig), want)
 		}
 	}
+}
+
+// TestRunStopsWithItsTerminal: a terminal's stops (Ctrl-Z's SIGTSTP, a
+// background job's SIGTTIN and SIGTTOU) reach the supervisor's process
+// group alone; the supervisor stops its worker, in a session of its own,
+// with it. Seen in /proc: the worker stopped ('T') while the supervisor
+// is, and running again once the supervisor is continued (the control:
+// the same worker spinning); then SIGINT ends the run as ever (130,
+// E309). A run stopped past its timeout ends at its timeout once
+// continued (124, E307): the time stopped counts.
+func TestRunStopsWithItsTerminal(t *testing.T) {
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		t.Skipf("a terminal's stops stop the supervisor alone on linux/%s", runtime.GOARCH)
+	}
+	bin := sablineBin(t)
+	prog := filepath.Join(t.TempDir(), "spin.vel")
+	testkit.WriteFile(t, prog, "while True:\n    pass\n")
+	// start starts a run in a process group of its own, which the test,
+	// as a shell would, continues (attr nil), or as attr says.
+	start := func(t *testing.T, attr *syscall.SysProcAttr, args ...string) (*exec.Cmd,
+		*strings.Builder, string) {
+		rc := t.TempDir()
+		cmd := exec.Command(bin, append([]string{"--receipts", rc, "--allow", "io", prog}, args...)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if attr != nil {
+			cmd.SysProcAttr = attr
+		}
+		out := &strings.Builder{}
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill() }) // once ended, the call fails
+		return cmd, out, rc
+	}
+	ended := func(t *testing.T, cmd *exec.Cmd, rc string) (int, string) {
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		select {
+		case <-exited:
+		case <-time.After(testkit.Bound(20 * time.Second)):
+			_ = cmd.Process.Kill()
+			<-exited
+			t.Fatalf("sabline did not end: killed")
+		}
+		runs, err := receipt.List(rc)
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("receipts %d (%v), want one", len(runs), err)
+		}
+		return cmd.ProcessState.ExitCode(), string(runs[0].Outcome.Code)
+	}
+	stopped := func(s byte) bool { return s == 'T' }
+	for _, sig := range []syscall.Signal{syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd, out, rc := start(t, nil)
+			worker := signalOnceWorking(t, cmd, sig)
+			waitState(t, cmd.Process.Pid, "the supervisor", "stopped", stopped)
+			waitState(t, worker, "its worker", "stopped", stopped)
+			if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+				t.Fatal(err)
+			}
+			waitState(t, worker, "its worker", "continued", func(s byte) bool { return s != 'T' })
+			waitSpinning(t, worker)
+			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			if code, c := ended(t, cmd, rc); code != 130 || c != "E309" {
+				t.Errorf("exit %d, receipt %s, %q; want 130 and E309", code, c, out)
+			}
+		})
+	}
+	t.Run("orphaned", func(t *testing.T) {
+		// A session of its own: no process in it has a parent in another
+		// group of the session, so the kernel stops nothing of it on a
+		// terminal's stop, and nor does the supervisor: SIGINT, which a
+		// stopped process would leave pending, ends the run.
+		cmd, out, rc := start(t, &syscall.SysProcAttr{Setsid: true})
+		signalOnceWorking(t, cmd, syscall.SIGTSTP)
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		if code, c := ended(t, cmd, rc); code != 130 || c != "E309" {
+			t.Errorf("exit %d, receipt %s, %q; want 130 and E309", code, c, out)
+		}
+	})
+	t.Run("past its timeout", func(t *testing.T) {
+		const timeout = time.Second
+		began := time.Now()
+		cmd, out, rc := start(t, nil, "--timeout", timeout.String())
+		signalOnceWorking(t, cmd, syscall.SIGTSTP)
+		waitState(t, cmd.Process.Pid, "the supervisor", "stopped", stopped)
+		time.Sleep(time.Until(began.Add(timeout))) // the timeout passes while it is stopped
+		if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		if code, c := ended(t, cmd, rc); code != 124 || c != "E307" {
+			t.Errorf("exit %d, receipt %s, %q; want 124 and E307", code, c, out)
+		}
+	})
+}
+
+// waitSpinning waits until the process pid, spinning, has used another
+// clock tick of processor time, for at most testkit.Bound(10s).
+func waitSpinning(t *testing.T, pid int) {
+	t.Helper()
+	was, err := proc.CPUTicks(pid)
+	now := was
+	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
+	for ; err == nil && now == was && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		now, err = proc.CPUTicks(pid)
+	}
+	if err != nil || now == was {
+		t.Fatalf("process %d used no processor time: %d ticks, then %d (%v)", pid, was, now, err)
+	}
+}
+
+// waitState waits until the state of the process pid (proc.State) is one
+// that ok accepts, for at most testkit.Bound(10s).
+func waitState(t *testing.T, pid int, who, want string, ok func(byte) bool) {
+	t.Helper()
+	var s byte
+	var err error
+	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
+	for ; time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if s, err = proc.State(pid); err == nil && ok(s) {
+			return
+		}
+	}
+	t.Fatalf("%s (%d) is not %s: state %q (%v)", who, pid, want, s, err)
 }
 
 // TestRunProgramANamedPipe: a program path that is a named pipe no one

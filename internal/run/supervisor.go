@@ -66,8 +66,9 @@ type Run struct {
 	Source []byte
 	// Signals makes the supervisor take SIGINT, SIGTERM, SIGHUP and
 	// SIGQUIT while the run lasts, stopping the worker with them (E309,
-	// exit status 128+N), as the command line does. A library caller
-	// leaves its own signals alone.
+	// exit status 128+N), as the command line does, and stop and continue
+	// the worker with the supervisor on a terminal's stops (Ctrl-Z;
+	// followTerminal). A library caller leaves its own signals alone.
 	Signals bool
 	// Durability is how the receipt file is kept before the run returns
 	// (receipt.Receipt.Finish); "" is the command line's: its writeback
@@ -173,6 +174,9 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		return c.finish(receipt.OutcomeOf(err))
 	}
 	defer w.retire()
+	if r.Signals {
+		defer followTerminal(w)()
+	}
 	phase.Mark("worker started")
 	c.takeParameters()
 	phase.Mark("parameters taken")

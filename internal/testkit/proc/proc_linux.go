@@ -51,19 +51,9 @@ func Workers(supervisor int) []int {
 // and 15 of /proc/PID/stat) the process pid has used, all its threads
 // together.
 func CPUTicks(pid int) (int64, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	f, err := statFields(pid)
 	if err != nil {
 		return 0, err
-	}
-	// The command name, field 2, is in parentheses and may hold spaces:
-	// the fields are counted after its closing one.
-	i := strings.LastIndexByte(string(stat), ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
-	}
-	f := strings.Fields(string(stat[i+1:])) // from field 3, the state
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
 	}
 	var ticks int64
 	for _, s := range f[11:13] {
@@ -74,6 +64,37 @@ func CPUTicks(pid int) (int64, error) {
 		ticks += n
 	}
 	return ticks, nil
+}
+
+// State returns the state of the process pid, field 3 of /proc/PID/stat
+// (proc(5)): 'R' running, 'S' sleeping, 'T' stopped by a signal, 'Z' a
+// zombie, and so on.
+func State(pid int) (byte, error) {
+	f, err := statFields(pid)
+	if err != nil {
+		return 0, err
+	}
+	return f[0][0], nil
+}
+
+// statFields returns the fields of /proc/PID/stat from field 3, the
+// state, on: at least 13 of them.
+func statFields(pid int) ([]string, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	// The command name, field 2, is in parentheses and may hold spaces:
+	// the fields are counted after its closing one.
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 {
+		return nil, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 13 || f[0] == "" {
+		return nil, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
+	}
+	return f, nil
 }
 
 // ContextSwitches returns the context switches (voluntary and not) the

@@ -19,5 +19,8 @@ var ErrNoProc = errors.New("no /proc on this system")
 // CPUTicks fails where there is no /proc to read.
 func CPUTicks(pid int) (int64, error) { return 0, ErrNoProc }
 
+// State fails where there is no /proc to read.
+func State(pid int) (byte, error) { return 0, ErrNoProc }
+
 // ContextSwitches fails where there is no /proc to read.
 func ContextSwitches(pid int) (int64, error) { return 0, ErrNoProc }

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -409,6 +411,9 @@ func TestRunOutputRefused(t *testing.T) {
 				err  error // the error E305 names; nil: the run is ok
 			}{
 				{"refusing", refusing{}, errRefusing},
+				// A reader gone, which the command line lets pass, is
+				// output lost to a library's caller too.
+				{"whose reader went", readerWent{}, syscall.EPIPE},
 				{"taking part of a write and saying no error", halfWriter{}, io.ErrShortWrite},
 				{"taking all (the control)", io.Discard, nil},
 			} {
@@ -443,6 +448,14 @@ var errRefusing = errors.New("the caller's writer refuses")
 type refusing struct{}
 
 func (refusing) Write([]byte) (int, error) { return 0, errRefusing }
+
+// readerWent is a writer whose every Write fails as a write to a pipe
+// whose reader went does.
+type readerWent struct{}
+
+func (readerWent) Write([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
+}
 
 // halfWriter is a writer that takes half of each Write, and says no error:
 // against io.Writer's rule, output lost all the same.

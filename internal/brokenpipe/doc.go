@@ -3,7 +3,9 @@
 // [Reopen], a write to the process's standard output or standard error
 // whose reader has closed its end fails with EPIPE, as a write to any
 // other pipe does, and the process goes on to finish a run's receipt,
-// the worker's result, or a server's runs.
+// the worker's result, or a server's runs. [ReaderGone] tells such a
+// failure from a write that lost its bytes with its reader still there
+// (a full disk), which a run's output must not pass over quietly.
 //
 // # Why
 //

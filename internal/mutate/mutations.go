@@ -1081,9 +1081,24 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "undelivered-never-fails", File: "internal/run/supervisor.go",
-		Old: "\tif r.Undelivered {\n", New: "\tif false {\n",
+		Old:      "\tif err := w.relay.undelivered(); r.Undelivered || !brokenpipe.ReaderGone(err) {\n",
+		New:      "\tif err := w.relay.undelivered(); err == nil && !brokenpipe.ReaderGone(err) {\n",
 		Packages: rootPkg, Run: "^TestRunOutputRefused$",
 		CaughtBy: "TestRunOutputRefused/one line, in a worker",
+	},
+	{
+		Name: "cli-output-refused-passed", File: "internal/run/supervisor.go",
+		Old:      "\tif err := w.relay.undelivered(); r.Undelivered || !brokenpipe.ReaderGone(err) {\n",
+		New:      "\tif err := w.relay.undelivered(); r.Undelivered || brokenpipe.ReaderGone(nil) {\n",
+		Packages: cliPkg, Run: "^TestCommandOutputRefused$",
+		CaughtBy: "TestCommandOutputRefused/one line, full (ok, the line lost)",
+	},
+	{
+		Name: "terminal-stop-worker-runs-on", File: "internal/run/terminal_linux.go",
+		Old:      "\t\t\t\tstopWith(w, sig.(syscall.Signal))\n",
+		New:      "\t\t\t\t_, _ = sig, syscall.Kill(syscall.Getpid(), syscall.SIGSTOP)\n",
+		Packages: cliPkg, Run: "^TestRunStopsWithItsTerminal$",
+		CaughtBy: "TestRunStopsWithItsTerminal/stopped (the worker not stopped), /orphaned",
 	},
 	{
 		Name: "undelivered-failure-unexplained", File: "internal/run/supervisor.go",

@@ -22,6 +22,7 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/bounded"
+	"github.com/sabline/sabline/internal/brokenpipe"
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/phase"
 	"github.com/sabline/sabline/internal/wire"
@@ -79,7 +80,9 @@ type Run struct {
 	// as a program in the caller's own process fails at that print: the
 	// library's runs. The command line leaves it unset: a run whose
 	// output's reader went once the program had printed all ends as the
-	// program did.
+	// program did (sabline PROGRAM | head), and one whose output was
+	// refused otherwise (a full disk: brokenpipe.ReaderGone) fails all
+	// the same.
 	Undelivered bool
 }
 
@@ -263,8 +266,8 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	}
 	o, said := w.conclude(s, fo, bad, keep)
 	w.end()
-	if r.Undelivered {
-		o = undeliveredOutcome(o, w.relay.undelivered())
+	if err := w.relay.undelivered(); r.Undelivered || !brokenpipe.ReaderGone(err) {
+		o = undeliveredOutcome(o, err)
 	}
 	c.rec.Observed = w.observe()
 	c.rec.Observed.Made = c.made

@@ -166,9 +166,9 @@ var Codes = []CodeInfo{
 		"The message names the file and what is wrong with it. A kernel report is the JSON the escape " +
 			"suite writes (tests/confine/kernel-GOOS.json, schema sabline.kernel-report/2, /3 or /4), at " +
 			"most 16 MiB and 10,000 targets, of a knock-out build, each stop credited to a layer of its " +
-			"system that answers with the errno the attempt met, and agreeing with its witness and " +
-			"control; a target made through the i386 entry is unavailable where the report says the " +
-			"kernel offers none."},
+			"system that answers with the errno the attempt met and, where the layers alone were " +
+			"measured, that stopped it alone, and agreeing with its witness and control; a target " +
+			"made through the i386 entry is unavailable where the report says the kernel offers none."},
 	{E334, "the program is not the one the receipt recorded", ExitUsage,
 		"`sabline replay` runs again only the bytes its receipt recorded: the program file, or a file " +
 			"it loads, changed or is gone since that run (the message names it and both digests). " +

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/sabline/sabline/codes"
@@ -139,10 +140,10 @@ func header(n Named) string {
 //
 // A cell (an ENFORCES row on the reports' system) is compared where
 // its evidence reads differently (Evidence.String); it regressed when
-// a target of the row is now not stopped that was not before, or the
-// row was tested and is now untested, and improved when the targets not
-// stopped are fewer, none of them new, or an untested row now has every
-// target stopped. Where a report is older than Schema, its cells are
+// a target of the row is now not stopped, or unknown, that was neither
+// before, or the row was tested and is now untested, and improved when
+// the targets not stopped are fewer, none of them new, or an untested row
+// now has every target stopped. Where a report is older than Schema, its cells are
 // not recorded, and a change to or from that is neither.
 func Diff(old, new Named) (Changes, error) {
 	if old.OS != new.OS {
@@ -318,10 +319,10 @@ func cellKind(o, n Evidence) Kind {
 		return Regressed
 	}
 	was := map[string]bool{}
-	for _, id := range o.NotStopped {
+	for _, id := range slices.Concat(o.NotStopped, o.Unknown) {
 		was[id] = true
 	}
-	for _, id := range n.NotStopped {
+	for _, id := range slices.Concat(n.NotStopped, n.Unknown) {
 		if !was[id] {
 			return Regressed
 		}

@@ -162,14 +162,15 @@ func newPage(reports []Named) page {
 const (
 	kindStopped  = "with every target stopped"
 	kindMissed   = "with targets not stopped"
+	kindUnknown  = "with targets unknown"
 	kindNotMade  = "with targets that could not be made"
 	kindUntested = "untested"
 	kindNoRecord = "not recorded"
 	kindNoReport = "without a report"
 )
 
-var evidenceKinds = []string{kindStopped, kindMissed, kindNotMade, kindUntested, kindNoRecord,
-	kindNoReport}
+var evidenceKinds = []string{kindStopped, kindMissed, kindUnknown, kindNotMade, kindUntested,
+	kindNoRecord, kindNoReport}
 
 // evidenceKind is the kind the summary counts ev as.
 func evidenceKind(ev Evidence) string {
@@ -182,6 +183,8 @@ func evidenceKind(ev Evidence) string {
 		return kindUntested
 	case len(ev.NotStopped) > 0:
 		return kindMissed
+	case len(ev.Unknown) > 0:
+		return kindUnknown
 	case len(ev.Unavailable) > 0:
 		return kindNotMade
 	}

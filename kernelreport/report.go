@@ -309,9 +309,11 @@ func Parse(data []byte) (Report, error) {
 // that answers with the errno the attempt met (confine.Refusals, as the
 // harness names the layer by that errno; Landlock's scope with none, for
 // a signal it kept from a victim on Linux; seccomp EPROTONOSUPPORT in a
-// report older than Schema), and a stopped target with a witness left it
-// as it was while its control changed it; otherwise the verdict "refused"
-// would rest on words alone.
+// report older than Schema) and, where the layers alone were measured,
+// one that stopped it alone (the errno a layer answers can come from
+// another: seccomp's EPERM from the capabilities dropped), and a stopped
+// target with a witness left it as it was while its control changed it;
+// otherwise the verdict "refused" would rest on words alone.
 func (t Target) consistent(sys confine.System, schema string) error {
 	o := t.Observed
 	if !o.Kernel() {
@@ -333,6 +335,13 @@ func (t Target) consistent(sys confine.System, schema string) error {
 	default:
 		return fmt.Errorf("stopped by %s, which on %s answers no call with %q: nothing shows "+
 			"that layer refused the attempt", o.StoppedBy, sys, o.Errno)
+	}
+	for layer, stopped := range t.LayersAlone {
+		if !stopped && strings.HasPrefix(o.StoppedBy, layer) {
+			return fmt.Errorf("stopped by %s, yet %s alone did not stop it: the errno %q came from "+
+				"another layer, and nothing shows %s refused the attempt", o.StoppedBy, layer, o.Errno,
+				o.StoppedBy)
+		}
 	}
 	if t.Witness.Kind == WitnessNone || t.Witness.Kind == "" {
 		return nil

@@ -156,6 +156,8 @@ const (
 	textNoReport    = "no report"
 	textNotRecorded = "not recorded: a report older than schema /4 names no rows"
 	textUntested    = "untested: no target of the report names this row"
+	// textUnknown is said of the targets whose verdict is unknown.
+	textUnknown = "unknown (the run failed in a way no layer explains)"
 )
 
 // Evidence is what one system's report says of one ENFORCES cell: the
@@ -164,10 +166,14 @@ type Evidence struct {
 	State EvidenceState
 	// Targets are the IDs of the targets that name the row, in the
 	// report's order; NotStopped those no layer stopped (went, killed,
-	// not refused, unknown), Unavailable those that could not be made,
-	// and Unexpected those whose observed outcome is not the expected.
+	// not refused), Unknown those whose run failed in a way no layer
+	// explains (a run that timed out, a control that made no attempt),
+	// which are neither stopped nor an escape, Unavailable those that
+	// could not be made, and Unexpected those whose observed outcome is
+	// not the expected.
 	Targets     []string
 	NotStopped  []string
+	Unknown     []string
 	Unavailable []string
 	Unexpected  []string
 	// Expectations is whether the report names expectations (Linux).
@@ -195,6 +201,8 @@ func cellEvidence(rowID string, r *Report) Evidence {
 		case VerdictRefused:
 		case VerdictUnavailable:
 			e.Unavailable = append(e.Unavailable, t.ID)
+		case VerdictUnknown:
+			e.Unknown = append(e.Unknown, t.ID)
 		default:
 			e.NotStopped = append(e.NotStopped, t.ID)
 		}
@@ -210,9 +218,10 @@ func cellEvidence(rowID string, r *Report) Evidence {
 func (e Evidence) known() bool { return e.State == Tested || e.State == Untested }
 
 // stopped reports whether every target of the row was stopped: tested,
-// none not stopped, none unavailable.
+// none not stopped, none unknown, none unavailable.
 func (e Evidence) stopped() bool {
-	return e.State == Tested && len(e.NotStopped) == 0 && len(e.Unavailable) == 0
+	return e.State == Tested && len(e.NotStopped) == 0 && len(e.Unknown) == 0 &&
+		len(e.Unavailable) == 0
 }
 
 // String says the evidence as the enforcement table gives it: "7 targets,
@@ -231,7 +240,8 @@ func (e Evidence) String() string {
 }
 
 // parts are the parts of String for a row that was tested: the targets
-// not stopped, those that could not be made, and those not as expected.
+// not stopped, those unknown, those that could not be made, and those not
+// as expected.
 func (e Evidence) parts() []string {
 	n := len(e.Targets)
 	if e.stopped() {
@@ -249,6 +259,10 @@ func (e Evidence) parts() []string {
 	if len(e.NotStopped) > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d not stopped: %s", len(e.NotStopped), n,
 			strings.Join(e.NotStopped, ", ")))
+	}
+	if len(e.Unknown) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d %s: %s", len(e.Unknown), n, textUnknown,
+			strings.Join(e.Unknown, ", ")))
 	}
 	if len(e.Unavailable) > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d could not be made here: %s", len(e.Unavailable),

@@ -2,6 +2,7 @@ package kernelreport
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -116,5 +117,45 @@ func TestCellEvidence(t *testing.T) {
 	if e := linux(tgt("a", "no-fs", eacces, eacces)); cellEvidence("no-fs", &e).String() !=
 		"1 target, all stopped as expected" {
 		t.Errorf("one target stopped as expected reads %q", cellEvidence("no-fs", &e))
+	}
+}
+
+// TestCellEvidenceOfUnknown: a target whose run failed in a way no layer
+// explains (a run that timed out, say) is neither stopped nor an escape:
+// its cell says it is unknown, and does not count it among the targets not
+// stopped; a target that went through (the control) still is one.
+func TestCellEvidenceOfUnknown(t *testing.T) {
+	unknown := Outcome{StoppedBy: ByUnknown}
+	r := linux(
+		tgt("a", "fs-read-dir", eacces, eacces),
+		tgt("timed-out", "fs-read-dir", eacces, unknown),
+		tgt("b", "no-fs", eacces, eacces),
+		tgt("went", "no-fs", eacces, went),
+	)
+	tests := []struct{ row, said string }{
+		{"fs-read-dir", "1 of 2 unknown (the run failed in a way no layer explains): timed-out; " +
+			"1 not as expected: timed-out"},
+		{"no-fs", "1 of 2 not stopped: went; 1 not as expected: went"},
+	}
+	for _, tt := range tests {
+		if e := cellEvidence(tt.row, &r); e.String() != tt.said {
+			t.Errorf("%s: %q, want %q", tt.row, e, tt.said)
+		}
+	}
+	md := string(Markdown([]Named{{Report: r}}))
+	for _, want := range []string{"1 with targets not stopped", "1 with targets unknown"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the summary does not say %q:\n%s", want, md)
+		}
+	}
+	// A target refused before and unknown now is still a regression of its
+	// cell: the cell lost its evidence.
+	old := linux(tgt("a", "fs-read-dir", eacces, eacces), tgt("timed-out", "fs-read-dir", eacces, eacces))
+	c, err := Diff(Named{Report: old}, Named{Report: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, cells := c.Regressions(); cells != 2 {
+		t.Errorf("%d cells regressed, want 2 (fs-read-dir, no-fs):\n%s", cells, c.Text())
 	}
 }

@@ -164,13 +164,15 @@ func (s *scratch) runWith(c call) ran {
 	return r
 }
 
-// env is this process's environment with HOME and the receipts directory
-// the scratch's own, and no fault injection unless faults are given.
+// env is this process's environment as a run inherits it (escape.Environ:
+// no variable of Sabline's own the suite does not set), with HOME and the
+// receipts directory the scratch's own, and no fault injection unless
+// faults are given.
 func (s *scratch) env(faults string) []string {
 	var env []string
-	for _, kv := range os.Environ() {
+	for _, kv := range escape.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "HOME", "XDG_STATE_HOME", receipt.DirEnv, fault.Env:
+		case "HOME", "XDG_STATE_HOME":
 			continue
 		}
 		env = append(env, kv)

@@ -161,6 +161,8 @@ func TestObserve(t *testing.T) {
 		{name: "unavailable confined, yet made unconfined", confined: noAttempt(`ctypes.syscall: no system call "fork" on arm64`),
 			unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
 		{name: "no attempt confined only", confined: Run{Code: "E310"}, unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
+		{name: "no attempt in the control only: nothing to differ from", confined: refused("EPERM"),
+			unconfined: &Run{Code: "E307"}, goos: "linux", want: Outcome{StoppedBy: ByUnknown, Errno: "EPERM"}},
 		{name: "refused by the profile on macOS", confined: refused("EPERM"), unconfined: &went, goos: "darwin", want: Outcome{StoppedBy: "sandbox-profile", Errno: "EPERM"}},
 		{name: "the file's own permissions on macOS", confined: refused("EACCES"), unconfined: &went, goos: "darwin", want: Outcome{StoppedBy: ByUnknown, Errno: "EACCES"}},
 		{name: "refused by the container on Windows", confined: refused("ERROR_ACCESS_DENIED"), unconfined: &went, goos: "windows",

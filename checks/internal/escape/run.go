@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,6 +19,7 @@ import (
 	"github.com/sabline/sabline/confine/core"
 
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
@@ -319,7 +321,7 @@ func (s *Scratch) Command(bin, budget string, flags []string, program string) (*
 	// The runs' temporary directories are made in the user's cache
 	// directory, which would be in the witnessed home: it is one of the
 	// scratch world's own, outside what the witness watches.
-	cmd.Env = append(os.Environ(), "HOME="+s.Home, "XDG_CACHE_HOME="+filepath.Join(s.Base, "cache"),
+	cmd.Env = Environ("HOME="+s.Home, "XDG_CACHE_HOME="+filepath.Join(s.Base, "cache"),
 		"SABLINE_RECEIPTS="+s.Receipts())
 	cmd.Env = append(cmd.Env, s.Env...)
 	if s.Stdin != "" {
@@ -340,6 +342,33 @@ func (s *Scratch) Command(bin, budget string, flags []string, program string) (*
 		cmd.ExtraFiles[ExtraFD-3] = f
 	}
 	return cmd, nil
+}
+
+// ownPrefix begins the name of every variable of Sabline's own.
+const ownPrefix = "SABLINE_"
+
+// passedOn are the variables of Sabline's own that a run inherits from
+// the harness's environment: the register of Sabline stores that
+// testkit.RunApart gives the tests and every process they start.
+var passedOn = []string{guard.RegisterEnv}
+
+// Environ is this process's environment as the sabline command of a run
+// inherits it, then set: of the variables of Sabline's own (SABLINE_...),
+// only those passedOn names. Another, left set in the shell that runs the
+// checks (SABLINE_LAYERS_ONLY, SABLINE_FAULT_INJECT, SABLINE_CREDENTIALS),
+// would change what the runs do, unseen by go test, which keys a result it
+// keeps on the variables the test itself reads: with SABLINE_LAYERS_ONLY
+// set, a fresh run failed while go test answered ok from its cache. A
+// run's layers, faults and guarded locations are the harness's to set.
+func Environ(set ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, ownPrefix) || slices.Contains(passedOn, name) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, set...)
 }
 
 var (
@@ -433,7 +462,9 @@ var cannotAttempt = regexp.MustCompile(
 // as it was while the unconfined run changed it; a witness neither run
 // changed tells nothing, and the outcome is unknown. A target without one
 // is judged by what the run printed: it was stopped when its result
-// differs from the unconfined one.
+// differs from the unconfined one; where the control made no attempt (it
+// timed out, or failed before its first statement), the outcome is
+// unknown.
 //
 // Where the attempt was stopped, the errno names the layer, as
 // confine.RefusedBy says for the system (on Linux seccomp answers EPERM,
@@ -450,6 +481,11 @@ func Observe(t Target, confined Run, unconfined *Run, goos string) Outcome {
 		switch {
 		case a == "":
 			return Outcome{StoppedBy: ByUnknown}
+		case unconfined != nil && unconfined.Attempt() == "":
+			// The control made no attempt (it timed out, or failed before
+			// its first statement): there is no answer to differ from, and
+			// the confined errno alone shows nothing of what stopped it.
+			return Outcome{StoppedBy: ByUnknown, Errno: confined.Errno}
 		case unconfined != nil && a == unconfined.Attempt(), a == Went, a == Killed:
 			return Outcome{StoppedBy: ByLanguage, Errno: confined.Errno}
 		}

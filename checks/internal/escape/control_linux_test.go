@@ -1,0 +1,119 @@
+package escape
+
+import (
+	"testing"
+
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
+)
+
+// TestObserveNeedsTheControlsAnswer runs a target with no witness
+// (kern-reboot, whose bad magic the kernel answers EINVAL) confined on the
+// knock-out build, where seccomp answers EPERM, beside two controls: one
+// that made the attempt (the positive control: the refusal is credited to
+// seccomp, as the catalogue expects), and one that timed out before its
+// first statement, as a control can on a loaded machine. With no answer
+// of the control to differ from, the confined run's EPERM shows nothing
+// of what stopped the attempt: the outcome is unknown, never a layer's.
+func TestObserveNeedsTheControlsAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the knock-out sabline and runs it")
+	}
+	knockout, err := buildbin.Sabline("sabline_knockout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(buildbin.Cleanup)
+	bins := Binaries{Normal: knockout, Knockout: knockout}
+	var target Target
+	for _, c := range Catalogue {
+		if c.ID == "kern-reboot" {
+			target = c
+		}
+	}
+	if target.ID == "" || target.Witness != "" {
+		t.Fatal("the catalogue has no kern-reboot without a witness")
+	}
+	dir := t.TempDir()
+	run := func(tg Target, m Mode) Run {
+		t.Helper()
+		r, err := Execute(bins, tg, m, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	confined := run(target, Confined)
+	control := run(target, Unconfined)
+	if !target.UnconfinedAllows(control.Attempt()) {
+		t.Fatalf("the control met %q, want %s\n%s", control.Attempt(), target.Unconfined, control.Stderr)
+	}
+	if got := Observe(target, confined, &control, "linux"); got != target.Expect {
+		t.Fatalf("with the control's answer, Observe = %v, want %v\n%s", got, target.Expect,
+			confined.Stderr)
+	}
+	slow := target
+	slow.Flags = append(append([]string(nil), target.Flags...), "--timeout", "1ns")
+	timedOut := run(slow, Unconfined)
+	if timedOut.Code != string(codes.E307) || timedOut.Attempt() != "" {
+		t.Fatalf("the control given 1ns ended with %q, attempt %q, want E307 and none\n%s",
+			timedOut.Code, timedOut.Attempt(), timedOut.Stderr)
+	}
+	if got := Observe(target, confined, &timedOut, "linux"); got.StoppedBy != ByUnknown {
+		t.Errorf("with a control that timed out, Observe = %v, want %s: the confined %s was "+
+			"credited to a layer with nothing to differ from", got, ByUnknown, confined.Errno)
+	}
+}
+
+// TestRunsIgnoreTheHarnessEnvironment runs files-chmod-outside, whose
+// witness is the scratch file's mode, on the knock-out build while the
+// harness's own environment asks for Landlock alone (LayerEnv), as an
+// operator's shell left set can: a run's layers are the harness's to
+// choose, so the confined run is held by every layer and seccomp refuses
+// the chmod, the file's mode read unchanged from outside. The control:
+// the mode Alone("landlock") asks for itself is honoured, and the chmod,
+// which Landlock has no right for, goes through and is seen.
+func TestRunsIgnoreTheHarnessEnvironment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the knock-out sabline and runs it")
+	}
+	knockout, err := buildbin.Sabline("sabline_knockout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(buildbin.Cleanup)
+	bins := Binaries{Normal: knockout, Knockout: knockout}
+	var target Target
+	for _, c := range Catalogue {
+		if c.ID == "files-chmod-outside" {
+			target = c
+		}
+	}
+	if target.Witness != WitnessFiles || target.Expect.StoppedBy != BySeccomp {
+		t.Fatal("the catalogue has no files-chmod-outside with a files witness, stopped by seccomp")
+	}
+	t.Setenv(LayerEnv, "landlock")
+	dir := t.TempDir()
+	run := func(m Mode) Run {
+		t.Helper()
+		r, err := Execute(bins, target, m, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	control := run(Unconfined)
+	if len(control.Witnessed) == 0 {
+		t.Fatalf("the control did not change the witness\n%s", control.Stderr)
+	}
+	alone := run(Alone("landlock"))
+	if len(alone.Layers) != 1 || len(alone.Witnessed) == 0 {
+		t.Fatalf("with Landlock alone, asked by the harness: layers %q, witness %q; want landlock "+
+			"alone and the mode changed\n%s", alone.Layers, alone.Witnessed, alone.Stderr)
+	}
+	confined := run(Confined)
+	if got := Observe(target, confined, &control, "linux"); got != target.Expect {
+		t.Errorf("with %s=landlock in the harness's environment, the confined run: %v (layers %q, "+
+			"witness %q), want %v", LayerEnv, got, confined.Layers, confined.Witnessed, target.Expect)
+	}
+}

@@ -142,6 +142,7 @@ code { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 td.id { white-space: nowrap; }
 .claim { font-weight: 600; }
 td.yes .claim { color: #1a7f37; }
+td.yes.unshown .claim { color: #6e7781; }
 td.partly .claim { color: #9a6700; }
 td.no .claim { color: #6e7781; }
 .layers { color: #57606a; }

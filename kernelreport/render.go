@@ -71,7 +71,7 @@ type rowView struct {
 // that system's report.
 type cellView struct {
 	System   string
-	Holds    string // confine.Holds, for the HTML's class
+	Holds    string // confine.Holds, for the HTML's class, and unshownClass
 	Claim    string
 	Layers   string
 	Text     string
@@ -80,6 +80,11 @@ type cellView struct {
 	Missed   []link // the targets not stopped, linked
 	Rest     string // what Said says after them
 }
+
+// unshownClass marks a cell that claims the system holds its row where
+// the report does not show it (no report, no target names the row, or a
+// target of it was not stopped): its claim is not styled as held.
+const unshownClass = "unshown"
 
 // link is a target named in a cell, and its row's anchor on the page
 // ("" where the page has no such row).
@@ -118,7 +123,7 @@ func newPage(reports []Named) page {
 		}
 		p.Reports = append(p.Reports, rv)
 	}
-	claims, evidence := map[confine.Holds]int{}, map[string]int{}
+	claims, evidence, shown := map[confine.Holds]int{}, map[string]int{}, 0
 	for _, sys := range confine.Systems() {
 		p.Systems = append(p.Systems, sys.Title())
 	}
@@ -133,6 +138,13 @@ func newPage(reports []Named) page {
 			for _, id := range ev.NotStopped {
 				cv.Missed = append(cv.Missed, link{ID: id, Anchor: anchors[sys][id]})
 			}
+			if c.Holds == confine.HoldsYes && !ev.stopped() {
+				// A claim the report does not show is not styled as one
+				// it does: every target of the row stopped.
+				cv.Holds += " " + unshownClass
+			} else if c.Holds == confine.HoldsYes {
+				shown++
+			}
 			claims[c.Holds]++
 			evidence[evidenceKind(ev)]++
 			rv.Cells = append(rv.Cells, cv)
@@ -140,8 +152,9 @@ func newPage(reports []Named) page {
 		p.Rows = append(p.Rows, rv)
 	}
 	p.Summary = append(p.Summary, fmt.Sprintf(
-		"Enforcement cells: %d held, %d held in part, %d not held.",
-		claims[confine.HoldsYes], claims[confine.HoldsPartly], claims[confine.HoldsNo]))
+		"Enforcement cells: %d held (%d of them shown here: every target of the row stopped), "+
+			"%d held in part, %d not held.",
+		claims[confine.HoldsYes], shown, claims[confine.HoldsPartly], claims[confine.HoldsNo]))
 	var parts []string
 	for _, k := range evidenceKinds {
 		if evidence[k] > 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,4 +236,36 @@ func attr(n *html.Node, key string) string {
 		}
 	}
 	return ""
+}
+
+// TestHTMLStylesWhatItShows: a cell that claims its system holds the row
+// is styled as held only where the report shows it (every target of the
+// row stopped): the no-net row's Linux cell, 10 targets all stopped, is
+// "yes"; its macOS cell, whose one target went, and its Windows cell,
+// with no report, are "yes unshown". The summary counts the claims shown
+// apart.
+func TestHTMLStylesWhatItShows(t *testing.T) {
+	page, err := HTML(sampleReports(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := string(page)
+	i := strings.Index(row, ">no-net<")
+	if i < 0 {
+		t.Fatal("no no-net row on the page")
+	}
+	row = row[i:]
+	row = row[:strings.Index(row, "</tr>")]
+	got := regexp.MustCompile(`<td class="([^"]*)">`).FindAllStringSubmatch(row, -1)
+	var classes []string
+	for _, m := range got {
+		classes = append(classes, m[1])
+	}
+	want := []string{"yes", "yes unshown", "yes unshown"}
+	if !slices.Equal(classes, want) {
+		t.Errorf("the no-net row's cells are styled %q, want %q", classes, want)
+	}
+	if !regexp.MustCompile(`Enforcement cells: \d+ held \(\d+ of them shown here`).Match(page) {
+		t.Errorf("the summary does not count the claims shown")
+	}
 }

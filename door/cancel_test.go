@@ -2,8 +2,10 @@ package door
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -234,4 +236,83 @@ func TestCancelOverHTTPByNotification(t *testing.T) {
 	if !strings.Contains(fake.ended[0].Message, errCallCancelled.Error()) {
 		t.Errorf("the run ended %q, want it to say %q", fake.ended[0].Message, errCallCancelled)
 	}
+}
+
+// TestCancelOverHTTPReachesEveryCallOfItsID: two tools/call requests of
+// one client in flight under one id (clients that share a token share
+// its ids) are each ended by a cancel naming it, however the other ended
+// before: before, the second call's cancel replaced the first's, and the
+// first call's end forgot it, so the cancel ended nothing and the run
+// lasted to its timeout. The control is a call under another id, which
+// the cancel leaves running.
+func TestCancelOverHTTPReachesEveryCallOfItsID(t *testing.T) {
+	fake := &fakeRunner{start: make(chan struct{}, 8)}
+	fake.hold.Store(true)
+	s, err := New(Config{Runner: fake, Token: testToken, Workers: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	post := func(ctx context.Context, body string) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp",
+			strings.NewReader(body))
+		req.Header.Set("Authorization", bearer)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if resp, err := ts.Client().Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	var calls sync.WaitGroup
+	defer calls.Wait()
+	call := func(id string) context.CancelFunc {
+		ctx, stop := context.WithCancel(context.Background())
+		calls.Add(1)
+		go func() {
+			defer calls.Done()
+			post(ctx, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"run",`+
+				`"arguments":{"source":"while True: pass"}}}`)
+		}()
+		<-fake.start // its run has begun
+		return stop
+	}
+	cancel := func(id string) {
+		post(context.Background(), `{"jsonrpc":"2.0","method":"notifications/cancelled",`+
+			`"params":{"requestId":`+id+`,"reason":"enough"}}`)
+	}
+	ended := func() []RunReply {
+		fake.mu.Lock()
+		defer fake.mu.Unlock()
+		return slices.Clone(fake.ended)
+	}
+	other := call("9") // the control
+	defer other()
+	first := call("5")
+	defer first()
+	second := call("5")
+	defer second()
+	first() // the client closes the first call's request
+	waitFor(t, func() bool { return len(ended()) == 1 })
+	cancel("5")
+	waitFor(t, func() bool { return len(ended()) == 2 })
+	if got := ended()[1].Message; !strings.Contains(got, errCallCancelled.Error()) {
+		t.Errorf("the second call of id 5 ended %q, want it to say %q", got, errCallCancelled)
+	}
+	third, fourth := call("6"), call("6")
+	defer third()
+	defer fourth()
+	cancel("6")
+	waitFor(t, func() bool { return len(ended()) == 4 })
+	for _, r := range ended()[2:] {
+		if !strings.Contains(r.Message, errCallCancelled.Error()) {
+			t.Errorf("a call of id 6 ended %q, want it to say %q", r.Message, errCallCancelled)
+		}
+	}
+	if n := len(ended()); n != 4 {
+		t.Errorf("%d runs ended, want 4: the call of id 9 was ended by a cancel of another id", n)
+	}
+	other()
+	waitFor(t, func() bool { return len(ended()) == 5 })
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -146,7 +149,7 @@ func (s *Server) mcpRun(ctx context.Context,
 	client, t := s.clientOf(ctx, req)
 	reply, err := s.run(ctx, "mcp", client, t, in)
 	if err != nil {
-		return s.toolRefusal(err), nil
+		return s.toolRefusal(err, reply.RunID), nil
 	}
 	return toolResult(runOutputOf(reply))
 }
@@ -221,7 +224,7 @@ func (s *Server) mcpAudit(ctx context.Context,
 	held, err := s.enter(ctx, t) // an audit reads a program too, as over HTTP
 	if err != nil {
 		s.refusedErr(ctx, "mcp", t, err)
-		return s.toolRefusal(err), nil
+		return s.toolRefusal(err, ""), nil
 	}
 	release := held.release
 	defer func() { release() }()
@@ -229,13 +232,15 @@ func (s *Server) mcpAudit(ctx context.Context,
 	held.ran()
 	release = keepUntilReplied(ctx, held)
 	if err != nil {
-		return s.toolRefusal(err), nil
+		return s.toolRefusal(err, ""), nil
 	}
 	return toolResult(auditOutputOf(a))
 }
 
-// toolRefusal is the tool error of an error of the gate or the Runner.
-func (s *Server) toolRefusal(err error) *mcp.CallToolResult {
+// toolRefusal is the tool error of an error of the gate or the Runner,
+// as writeRefusal answers it over HTTP: a Runner's refusal that left a
+// receipt names its run, runID ("" for none).
+func (s *Server) toolRefusal(err error, runID string) *mcp.CallToolResult {
 	var le *limitError
 	switch {
 	case errors.As(err, &le):
@@ -245,7 +250,9 @@ func (s *Server) toolRefusal(err error) *mcp.CallToolResult {
 	case errors.Is(err, errStopping):
 		return toolError(s.stoppingDetail())
 	}
-	return toolError(detailOf(err))
+	d := detailOf(err)
+	d.RunID = runID
+	return toolError(d)
 }
 
 // toolResult is a tool's result: the structured output, and its JSON as
@@ -269,4 +276,38 @@ func toolError(d errorDetail) *mcp.CallToolResult {
 		IsError: true,
 		Content: []mcp.Content{&mcp.TextContent{Text: string(data)}},
 	}
+}
+
+// maxID bounds a JSON-RPC id that is a number: the SDK reads it as a
+// float64 and answers with it as an int64, which hold an integer up to
+// 2^53-1 exactly (JavaScript's Number.MAX_SAFE_INTEGER).
+const maxID = 1<<53 - 1
+
+// idRefusal says why a message whose JSON-RPC id is raw, as it was sent,
+// is refused (-32600, id null), or "" when it is not: an id is a string
+// of text (no U+FFFD, which the SDK puts for bytes that are not UTF-8
+// and for a lone surrogate), or an integer written in digits within
+// ±maxID, or none (absent, or null, which the SDK judges). Any other
+// would be answered with another id than the one sent (9007199254740993
+// as 9007199254740992, 2.7 as 2, 2^64 as -2^63, "\ud800" as "\ufffd"),
+// which the client could not match to its request, or could take for
+// another's.
+func idRefusal(raw json.RawMessage) string {
+	var text string
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return ""
+	case raw[0] == '"':
+		if json.Unmarshal(raw, &text) == nil && !strings.ContainsRune(text, utf8.RuneError) {
+			return ""
+		}
+	default:
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err == nil && n >= -maxID && n <= maxID && strconv.FormatInt(n, 10) == string(raw) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the id %s is not a string of text (UTF-8, no U+FFFD) or an integer "+
+		"within ±%d: its answer would carry another id; give such a string or integer",
+		clip(string(raw), 64), maxID)
 }

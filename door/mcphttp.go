@@ -68,6 +68,10 @@ func (s *Server) mcpHandler() http.Handler {
 				return
 			}
 			m := peek(body)
+			if msg := idRefusal(m.ID); msg != "" {
+				writeRPCError(jw, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, msg)
+				return
+			}
 			if m.Method == "tools/call" && m.Params.Meta["progressToken"] != nil {
 				h = streams
 			}
@@ -107,12 +111,14 @@ func peek(body []byte) message {
 
 // httpCalls are the tools/call requests in flight on /mcp, by client and
 // JSON-RPC id. /mcp keeps no session, so a notifications/cancelled comes
-// in a request of its own: it ends the call its client has in flight
+// in a request of its own: it ends every call its client has in flight
 // under the id it names. Clients that share a token are one client, and
-// share its ids.
+// share its ids: two calls in flight under one id are both ended by its
+// cancel, and the end of one leaves the other's cancel in place.
 type httpCalls struct {
 	mu    sync.Mutex
-	calls map[string]context.CancelCauseFunc // client + "\x00" + id
+	next  uint64                                        // the number of the next call
+	calls map[string]map[uint64]context.CancelCauseFunc // client + "\x00" + id
 }
 
 // track returns the context of an HTTP request carrying m: a tools/call's
@@ -122,9 +128,12 @@ func (c *httpCalls) track(ctx context.Context, client string, m message) (contex
 	switch {
 	case m.Method == "notifications/cancelled" && len(m.Params.RequestID) > 0:
 		c.mu.Lock()
-		cancel := c.calls[client+"\x00"+string(m.Params.RequestID)]
+		var cancels []context.CancelCauseFunc
+		for _, cancel := range c.calls[client+"\x00"+string(m.Params.RequestID)] {
+			cancels = append(cancels, cancel)
+		}
 		c.mu.Unlock()
-		if cancel != nil {
+		for _, cancel := range cancels {
 			cancel(errCallCancelled)
 		}
 	case m.Method == "tools/call" && len(m.ID) > 0:
@@ -132,13 +141,20 @@ func (c *httpCalls) track(ctx context.Context, client string, m message) (contex
 		ctx, cancel := context.WithCancelCause(ctx)
 		c.mu.Lock()
 		if c.calls == nil {
-			c.calls = map[string]context.CancelCauseFunc{}
+			c.calls = map[string]map[uint64]context.CancelCauseFunc{}
 		}
-		c.calls[key] = cancel
+		if c.calls[key] == nil {
+			c.calls[key] = map[uint64]context.CancelCauseFunc{}
+		}
+		n := c.next
+		c.next++
+		c.calls[key][n] = cancel
 		c.mu.Unlock()
 		return ctx, func() {
 			c.mu.Lock()
-			delete(c.calls, key)
+			if delete(c.calls[key], n); len(c.calls[key]) == 0 {
+				delete(c.calls, key)
+			}
 			c.mu.Unlock()
 			cancel(nil)
 		}
@@ -216,7 +232,9 @@ func (s *Server) mcpBody(w http.ResponseWriter, r *http.Request, bp *bodyPlace) 
 			fmt.Sprintf("the body is larger than %d bytes", s.cfg.MaxBodyBytes))
 		return nil, false
 	case err != nil:
-		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "read the body: "+err.Error())
+		e := bodyUnread(err)
+		s.refusedErr(r.Context(), "mcp", tenantFrom(r.Context()), e)
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, detailOf(e).Message)
 		return nil, false
 	case !json.Valid(body):
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError,

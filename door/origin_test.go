@@ -1,6 +1,7 @@
 package door
 
 import (
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -78,6 +79,69 @@ func TestForeignOrigin(t *testing.T) {
 				t.Errorf("Host %q, Origin %q: status %d, want %d", tt.host, tt.origin, resp.StatusCode, tt.wantStatus)
 			}
 		})
+	}
+}
+
+// TestUncleanPathNamesThisServer: a path not in its clean form ("//",
+// "." or "..") is refused for a foreign Host or Origin (403) and without
+// the token (401) as every request is, and with both it names no
+// endpoint (404, JSON); before, it was answered a redirect (307, HTML)
+// to the clean path, to any Host, before anything was checked. Controls:
+// the clean path is answered; a probe answers any Host; a run id that
+// escapes ".." is read as a run id.
+func TestUncleanPathNamesThisServer(t *testing.T) {
+	s, err := New(Config{Runner: &fakeRunner{}, Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
+	own, bearer := "127.0.0.1:"+port, "Bearer "+testToken
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+	tests := []struct {
+		method, path, host, auth string
+		wantStatus               int
+		wantCode                 string
+	}{
+		{"GET", "//v1/health", "evil.example.com", "", 403, CodeForeignOrigin},
+		{"GET", "/v1/../v1/health", "evil.example.com", bearer, 403, CodeForeignOrigin},
+		{"GET", "/v1/./health", "evil.example.com:" + port, "", 403, CodeForeignOrigin},
+		{"POST", "/healthz/../v1/run", "evil.example.com", "", 403, CodeForeignOrigin},
+		{"GET", "//healthz", "evil.example.com", "", 403, CodeForeignOrigin},
+		{"GET", "/v1//health", own, "", 401, CodeUnauthorized},
+		{"POST", "//mcp", own, bearer, 404, CodeNotFound},
+		{"GET", "/v1/receipts/../health", own, bearer, 404, CodeNotFound},
+		// Controls.
+		{"GET", "/v1/health", own, bearer, 200, ""},
+		{"GET", "/healthz", "evil.example.com", "", 200, ""},
+		{"GET", "/v1/receipts/%2e%2e", own, bearer, 400, "E301"},
+	}
+	for _, tt := range tests {
+		req, err := http.NewRequest(tt.method, ts.URL+tt.path, strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = tt.host
+		if tt.auth != "" {
+			req.Header.Set("Authorization", tt.auth)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v struct {
+			Error struct{ Code string } `json:"error"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&v)
+		resp.Body.Close()
+		if resp.StatusCode != tt.wantStatus || err != nil || v.Error.Code != tt.wantCode {
+			t.Errorf("%s %s, Host %q: status %d (Location %q), code %q (%v); want %d, code %q",
+				tt.method, tt.path, tt.host, resp.StatusCode, resp.Header.Get("Location"),
+				v.Error.Code, err, tt.wantStatus, tt.wantCode)
+		}
 	}
 }
 

@@ -232,6 +232,70 @@ func TestPoolRunnerRedacts(t *testing.T) {
 	}
 }
 
+// TestPoolRunnerRefusedPathNamesNoParent: a path refused for leaving the
+// import root ("../x.vel") is named in the client's copy of its receipt
+// as the client wrote it, not resolved against the root: resolved, it
+// named the directories around the import root, which the client had
+// not named. The operator's copy names the root. Controls: a path
+// beneath the root, run or refused, is named as the client wrote it too.
+func TestPoolRunnerRefusedPathNamesNoParent(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "operator-parent-sentinel-5c2e")
+	root := filepath.Join(parent, "root")
+	for _, p := range []string{filepath.Join(root, "hello.vel"),
+		filepath.Join(parent, "outside.vel")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("print(1)\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc := t.TempDir()
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root,
+		Budget: budget.MustParse(root, "io"), Receipts: rc})
+	for _, tt := range []struct {
+		path     string
+		wantCode codes.Code
+	}{
+		{"../outside.vel", codes.E316},
+		{"lib/../../outside.vel", codes.E316},
+		{"../root/../outside.vel", codes.E316},
+		{"hello.vel", ""},           // control: run
+		{"missing.vel", codes.E316}, // control: refused beneath the root
+	} {
+		reply, err := r.Run(t.Context(), RunRequest{Path: tt.path})
+		if codes.CodeOf(err) != tt.wantCode || reply.RunID == "" {
+			t.Errorf("%s: run %s, %v; want code %q and a receipt", tt.path, reply.RunID, err,
+				tt.wantCode)
+			continue
+		}
+		looked, err := r.Receipt(t.Context(), "", reply.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, text := range map[string]string{"the reply's receipt": string(reply.Receipt),
+			"the lookup": string(looked)} {
+			var rec receipt.Receipt
+			if err := json.Unmarshal([]byte(text), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(text, "operator-parent-sentinel") || rec.Program.Path != tt.path {
+				t.Errorf("%s: %s names the program %q, want %q as the client named it, and "+
+					"nothing of the directories around the import root", tt.path, what,
+					rec.Program.Path, tt.path)
+			}
+		}
+		kept, err := receipt.FindRun(rc, reply.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(kept.Receipt.Program.Path, root+string(filepath.Separator)) {
+			t.Errorf("%s: the operator's receipt names the program %q, want it beneath %s",
+				tt.path, kept.Receipt.Program.Path, root)
+		}
+	}
+}
+
 // canon is data decoded, numbers as they are written, and encoded again.
 func canon(t *testing.T, data []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -1,6 +1,7 @@
 package door
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -73,5 +74,76 @@ func TestRefusalNamesItsReceipt(t *testing.T) {
 					outcome, tt.wantCode)
 			}
 		})
+	}
+}
+
+// TestMCPRefusalNamesItsReceipt: a tools/call of run that the server read
+// but did not run is a tool error whose text is the error /v1/run
+// answers, run_id and all, naming the receipt the refusal left, which the
+// client (its token, /mcp and /v1 alike) then reads: before, the tool
+// error named no run. A refusal that leaves none (arguments that are not
+// a request) names none; the control, a run, names its run.
+func TestMCPRefusalNamesItsReceipt(t *testing.T) {
+	root, rc := t.TempDir(), t.TempDir()
+	hello := filepath.Join(root, "hello.vel")
+	if err := os.WriteFile(hello, []byte("print(1)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root,
+		Budget: budget.MustParse(root, "io"), Receipts: rc})
+	_, ts := newTestServer(t, Config{Runner: r})
+	for _, tt := range []struct {
+		args        string
+		wantCode    string
+		wantReceipt bool
+	}{
+		{`{"path":"nope.vel"}`, string(codes.E316), true},
+		{`{"path":"../hello.vel"}`, string(codes.E316), true},
+		{`{"path":"hello.vel","allow":["fs"]}`, string(codes.E328), true},
+		{`{"path":"hello.vel","allow":["bogus:x"]}`, string(codes.E301), true},
+		{`{"path":"hello.vel","frob":1}`, string(codes.E301), false},
+		{`{"path":"hello.vel"}`, "", true}, // the control: a run
+	} {
+		_, body := postMCP(t, ts.URL, bearer, `{"jsonrpc":"2.0","id":1,"method":"tools/call",`+
+			`"params":{"name":"run","arguments":`+tt.args+`}}`)
+		var answer struct {
+			Result struct {
+				Content []struct{ Text string } `json:"content"`
+				IsError bool                    `json:"isError"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(body, &answer); err != nil || len(answer.Result.Content) != 1 {
+			t.Fatalf("%s: the answer %s: %v", tt.args, body, err)
+		}
+		var text struct {
+			RunID string `json:"run_id"`
+			Error struct {
+				Code  string `json:"code"`
+				RunID string `json:"run_id"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(answer.Result.Content[0].Text), &text); err != nil {
+			t.Fatalf("%s: the tool's text %q: %v", tt.args, answer.Result.Content[0].Text, err)
+		}
+		id := text.Error.RunID
+		if tt.wantCode == "" {
+			id = text.RunID
+		}
+		if answer.Result.IsError != (tt.wantCode != "") || text.Error.Code != tt.wantCode ||
+			(id != "") != tt.wantReceipt {
+			t.Errorf("%s: the tool's text %s: want code %q, a run id %v", tt.args,
+				answer.Result.Content[0].Text, tt.wantCode, tt.wantReceipt)
+			continue
+		}
+		if id == "" || tt.wantCode == "" {
+			continue
+		}
+		resp, rec := do(t, ts, "GET", "/v1/receipts/"+id, "Bearer "+testToken, "")
+		outcome, _ := rec["outcome"].(map[string]any)
+		if resp.StatusCode != http.StatusOK || outcome["code"] != tt.wantCode ||
+			outcome["status"] != "usage" {
+			t.Errorf("%s: its receipt: status %d, outcome %v; want 200, %s, usage", tt.args,
+				resp.StatusCode, outcome, tt.wantCode)
+		}
 	}
 }

@@ -95,7 +95,7 @@ func (r *PoolRunner) run(ctx context.Context, req RunRequest) (RunReply, error) 
 	// The pool bounds its size.
 	prog := sabline.Source(filepath.Join(r.o.ImportRoot, SourceName), []byte(req.Source))
 	if req.Path != "" {
-		prog = sabline.File(filepath.Join(r.o.ImportRoot, filepath.FromSlash(req.Path)))
+		prog = sabline.File(asNamed(r.o.ImportRoot, req.Path))
 	}
 	if err := checkArgs(req.Args); err != nil {
 		// The receipt keeps the arguments' digest; the answer names it.
@@ -169,6 +169,20 @@ func (r *PoolRunner) replyOf(res *sabline.Result) (RunReply, error) {
 		reply.Stack = append(reply.Stack, r.relative(fr))
 	}
 	return reply, nil
+}
+
+// asNamed is the file a request's path p names beneath root, as its
+// receipt records it: root joined with p, cleaned when p is local (it
+// stays beneath root), else p kept as the client wrote it after root and
+// a separator. A path that leaves the root ("../x.vel", an absolute one)
+// is refused, and the client's copy of that receipt, root redacted
+// (hostFacts), then names it as the client did: cleaned, it would name
+// the directories around the root, which the client did not name.
+func asNamed(root, p string) string {
+	if rel := filepath.FromSlash(p); filepath.IsLocal(rel) {
+		return filepath.Join(root, rel)
+	}
+	return root + string(filepath.Separator) + filepath.FromSlash(p)
 }
 
 // relative is a position, or a stack frame, with a file beneath the import

@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -242,7 +244,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // newHandler is the door's routes behind the origin and token checks,
-// and the probes beside them.
+// and the probes beside them. A path not in its clean form (a "//", a
+// "." or ".." segment) names no endpoint: it is checked as every other
+// request is, then answered 404, where a ServeMux would answer a
+// redirect to the clean path before any check, to a foreign Host too.
 func (s *Server) newHandler() http.Handler {
 	mux, open := http.NewServeMux(), http.NewServeMux()
 	var paths []string
@@ -259,11 +264,33 @@ func (s *Server) newHandler() http.Handler {
 		paths = append(paths, rt.path)
 	}
 	notFound := fmt.Sprintf("no such endpoint: the endpoints are %s", strings.Join(paths, ", "))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	none := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, errorDetail{Code: CodeNotFound, Message: notFound})
 	})
+	mux.Handle("/", none)
 	open.Handle("/", s.sameOrigin(s.authorized(mux)))
-	return open
+	unclean := s.sameOrigin(s.authorized(none))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !cleanPath(r.URL.EscapedPath()) {
+			unclean.ServeHTTP(w, r)
+			return
+		}
+		open.ServeHTTP(w, r)
+	})
+}
+
+// cleanPath reports whether p, a request's path as it was sent, is in
+// the form a ServeMux matches without redirecting: rooted, with no empty,
+// "." or ".." segment (a trailing slash is kept).
+func cleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }
 
 // route is one endpoint of the HTTP door: the method it takes ("" for
@@ -704,10 +731,25 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	case errors.As(err, &mbe):
 		return tooLarge()
 	case err != nil:
-		writeError(w, http.StatusBadRequest, detailOf(malformed("read the request body: %v", err)))
+		e := bodyUnread(err)
+		s.refusedErr(r.Context(), "http", tenantFrom(r.Context()), e)
+		writeError(w, http.StatusBadRequest, detailOf(e))
 		return nil, false
 	}
 	return data, true
+}
+
+// bodyUnread is the E301 of a request body that did not come whole (err,
+// its read's error). It says why in the door's words alone: a read's
+// error names the connection's addresses, the server's and the client's
+// as the server sees them, which behind a proxy are neither the address
+// the client named nor its own.
+func bodyUnread(err error) error {
+	why := "the connection ended before it came whole"
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		why = "it did not come whole within the server's bound on a request's time"
+	}
+	return malformed("the request body could not be read: %s", why)
 }
 
 // run admits req past t's limits and the bound on runs and hands it to

@@ -224,6 +224,15 @@ func decodeLine(l lineOrErr) (jsonrpc.Message, *jsonrpc.Response) {
 	case line[0] == '[':
 		return refuse(jsonrpc.CodeInvalidRequest, "a batch: send one JSON-RPC message a line")
 	}
+	var withID struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &withID) == nil {
+		if msg := idRefusal(withID.ID); msg != "" {
+			return nil, &jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: msg}}
+		}
+	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
 		return refuse(jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 request or notification: %v", err)

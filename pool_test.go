@@ -167,6 +167,73 @@ func TestPoolRefusesAWiderBudget(t *testing.T) {
 	}
 }
 
+// TestPoolRefusesANarrowerLinkOut: a run's budget that names, beneath the
+// pool's, a link that leads out of it (data/lnk, to ../out) is wider than
+// the pool's where it leads, and is refused (E328, nothing read): a grant
+// is held where its path leads, so such a run read out/secret.txt, which
+// a run under the pool's own budget is refused (a link inside a grant
+// that leads outside it, E302). The pool holds nothing but the language
+// (ConfineOff), as off Linux. The control: a narrower directory within
+// the pool's budget runs, and reads its file.
+func TestPoolRefusesANarrowerLinkOut(t *testing.T) {
+	root := importRoot(t)
+	data, out := filepath.Join(root, "data"), filepath.Join(root, "out")
+	for _, d := range []string{filepath.Join(data, "in"), out} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.WriteFile(t, filepath.Join(out, "secret.txt"), "secret")
+	testkit.WriteFile(t, filepath.Join(data, "in", "x.txt"), "within")
+	if err := os.Symlink("../out", filepath.Join(data, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:read:data"), Workers: 1,
+		ImportRoot: root, Confine: sabline.ConfineOff, Receipts: t.TempDir()})
+	read := func(path string) sabline.Program {
+		return sabline.Source("read.vel", []byte("print(fs.read(\""+path+"\"))\n"))
+	}
+	tests := []struct {
+		name     string
+		allow    string // "" for the pool's own budget
+		path     string
+		wantCode codes.Code
+		want     string // the output of a run that ends well
+	}{
+		{name: "narrower, through the link out", allow: "io,fs:read:data/lnk",
+			path: filepath.Join(out, "secret.txt"), wantCode: codes.E328},
+		{name: "the pool's own, through the link", path: filepath.Join(data, "lnk", "secret.txt"),
+			wantCode: codes.E302},
+		{name: "narrower, a directory within", allow: "io,fs:read:data/in",
+			path: filepath.Join(data, "in", "x.txt"), want: "within\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var o sabline.RunOptions
+			if tt.allow != "" {
+				b := budget.MustParse(root, tt.allow)
+				o.Budget = &b
+			}
+			res, err := p.Run(context.Background(), read(tt.path), o)
+			if tt.wantCode == "" {
+				if err != nil || string(res.Stdout) != tt.want {
+					t.Fatalf("run: %q, %v; want %q", res.Stdout, err, tt.want)
+				}
+				return
+			}
+			// A refusal before the run is its error too; a program's
+			// failure is its receipt's alone.
+			refused := tt.wantCode == codes.E328 && codes.CodeOf(err) != codes.E328
+			if refused || res.Receipt.Outcome.Code != tt.wantCode {
+				t.Errorf("run: %v, receipt %+v; want %s", err, res.Receipt.Outcome, tt.wantCode)
+			}
+			if strings.Contains(string(res.Stdout), "secret") {
+				t.Errorf("the run read %q, outside the pool's budget", res.Stdout)
+			}
+		})
+	}
+}
+
 // TestPoolReplacesAKilledWorker: a worker killed during a run is
 // replaced; that run's receipt says killed, and the next run is served.
 func TestPoolReplacesAKilledWorker(t *testing.T) {

@@ -47,3 +47,43 @@ func (b Budget) Beneath(ceiling Budget) error {
 	}
 	return nil
 }
+
+// BeneathAs is Beneath, and Beneath again where the paths lead: each fs
+// item of b with a path, its path passed through resolve (which follows
+// links, as the runtime does when it holds a grant), must lie within an
+// item of ceiling whose path is resolved the same way. A grant is held
+// where its path leads (lang.NewInterp), so a path beneath the ceiling's
+// as written can be a link out of it (data/out, a link to /etc): as a
+// grant of its own it would reach what the ceiling's grant refuses, a
+// link inside it that leads outside. With resolve nil it is Beneath.
+func (b Budget) BeneathAs(ceiling Budget, resolve func(string) string) error {
+	if err := b.Beneath(ceiling); err != nil || resolve == nil {
+		return err
+	}
+	for _, it := range b.Of(FS) {
+		if it.Path == "" {
+			continue
+		}
+		held := it.Scope()
+		held.Path = resolve(it.Path)
+		if !containedAs(ceiling, held, resolve) {
+			return fmt.Errorf("%s leads to %s, which is not within the ceiling %q", it, held.Path,
+				ceiling.String())
+		}
+	}
+	return nil
+}
+
+// containedAs reports whether an fs item of ceiling, its path resolved,
+// contains it.
+func containedAs(ceiling Budget, it Item, resolve func(string) string) bool {
+	for _, c := range ceiling.Of(FS) {
+		if c.Path != "" {
+			c.Path = resolve(c.Path)
+		}
+		if c.Contains(it) {
+			return true
+		}
+	}
+	return false
+}

@@ -59,3 +59,58 @@ func TestBeneath(t *testing.T) {
 		})
 	}
 }
+
+// TestBeneathAs: a path beneath the ceiling's as written that leads out
+// of it (a link, as resolve says) is not within it, since a grant is held
+// where its path leads; the controls: a path that leads within, the
+// ceiling's own path leading elsewhere with it, and no resolve.
+func TestBeneathAs(t *testing.T) {
+	links := map[string]string{ // what resolve says each path leads to
+		"/srv/data/out":  "/etc",
+		"/srv/data/in":   "/srv/data/in",
+		"/srv/data":      "/srv/data",
+		"/mnt/data":      "/disk/data",
+		"/mnt/data/sub":  "/disk/data/sub",
+		"/srv/data/back": "/srv/data",
+	}
+	resolve := func(p string) string {
+		if r, ok := links[p]; ok {
+			return r
+		}
+		return p
+	}
+	tests := []struct {
+		name    string
+		ceiling string
+		b       string
+		resolve func(string) string
+		wantErr string
+	}{
+		{name: "a link out of the ceiling", ceiling: "io,fs:read:/srv/data", b: "fs:read:/srv/data/out",
+			resolve: resolve, wantErr: "fs:read:/srv/data/out leads to /etc, which is not within"},
+		{name: "a write through a link out", ceiling: "fs:write:/srv/data", b: "fs:write:/srv/data/out",
+			resolve: resolve, wantErr: "leads to /etc"},
+		{name: "a directory within", ceiling: "fs:read:/srv/data", b: "fs:read:/srv/data/in",
+			resolve: resolve},
+		{name: "a link back within", ceiling: "fs:read:/srv/data", b: "fs:read:/srv/data/back",
+			resolve: resolve},
+		{name: "the ceiling itself a link", ceiling: "fs:read:/mnt/data", b: "fs:read:/mnt/data/sub",
+			resolve: resolve},
+		{name: "any path holds every link", ceiling: "fs:read", b: "fs:read:/srv/data/out",
+			resolve: resolve},
+		{name: "wider as written", ceiling: "fs:read:/srv/data", b: "fs:read:/etc", resolve: resolve,
+			wantErr: "fs:read:/etc is not within"},
+		{name: "no resolve: as written", ceiling: "fs:read:/srv/data", b: "fs:read:/srv/data/out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := MustParse("/", tt.b).BeneathAs(MustParse("/", tt.ceiling), tt.resolve)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("BeneathAs: %v, want nil", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("BeneathAs: %v, want an error naming %q", err, tt.wantErr)
+			}
+		})
+	}
+}

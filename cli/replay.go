@@ -17,6 +17,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/brokenpipe"
 	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/program"
@@ -235,7 +236,7 @@ func replayRun(rec *receipt.Receipt, f *runFlags, cwd string) (run.Run, error) {
 		if r.Budget, err = budget.Parse(f.allow, cwd); err != nil {
 			return run.Run{}, codes.Errorf(codes.E301, "--allow: %w", err)
 		}
-		if err := r.Budget.Beneath(was); err != nil {
+		if err := r.Budget.BeneathAs(was, guard.Resolved); err != nil {
 			return run.Run{}, wider("--allow %s widens the receipt's budget: %w", f.allow.String(), err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
@@ -294,7 +295,7 @@ func (r *PoolRunner) Receipt(ctx context.Context, tenant, id string) (json.RawMe
 // budget, or narrowing it onto what no grant reaches (sabline.Pool.Admits).
 func (r *PoolRunner) admits(b budget.Budget, ceiling *budget.Budget) error {
 	if ceiling != nil {
-		if err := b.Beneath(*ceiling); err != nil {
+		if err := b.BeneathAs(*ceiling, guard.Resolved); err != nil {
 			return err
 		}
 	}
@@ -324,7 +325,7 @@ func (r *PoolRunner) budgetOf(allow []string, tenant string,
 		return budget.Budget{}, err
 	}
 	if ceiling != nil {
-		if err := b.Beneath(*ceiling); err != nil {
+		if err := b.BeneathAs(*ceiling, guard.Resolved); err != nil {
 			e := codes.Errorf(codes.E328,
 				"this run's budget %q: %v: wider than the ceiling of tenant %s: nothing ran",
 				b.String(), err, tenant)

@@ -419,7 +419,7 @@ func (w *walker) run() error {
 		switch {
 		case errors.Is(err, errIsLink):
 			if err := w.follow(c, w.todo[1:]); err != nil {
-				return err
+				return w.stopped(err, c)
 			}
 			continue
 		case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ENOTDIR):
@@ -429,7 +429,7 @@ func (w *walker) run() error {
 			w.name, w.missing, w.stop, w.todo = c, true, err, nil
 			return nil
 		case err != nil:
-			return err
+			return w.stopped(err, c)
 		}
 		w.stack = append(w.stack, frame{dir: d, own: true})
 		w.todo = w.todo[1:]
@@ -465,9 +465,35 @@ func (w *walker) follow(name string, rest []string) error {
 func (w *walker) followLast() error {
 	w.missing, w.stop = false, nil
 	if err := w.follow(w.name, nil); err != nil {
-		return err
+		return w.stopped(err, w.name)
 	}
 	return w.run()
+}
+
+// stoppedAt is the system's error of a walk that could not go on (a loop
+// of links, a directory it may not search), with the place it stopped:
+// the canonical path of the directory it stood on, joined with the name
+// it could not take there. The system's word tells what lies at that
+// place, so it is told only where a grant reaches it (asWritten).
+type stoppedAt struct {
+	error
+	at string
+}
+
+func (s stoppedAt) Unwrap() error { return s.error }
+
+// stopped is err, met walking name in the directory the walk stands on,
+// with that place (stoppedAt); err as it is when it is one of the
+// language's own refusals, or the place has no path.
+func (w *walker) stopped(err error, name string) error {
+	if errors.As(err, new(stoppedAt)) || errors.Is(err, errMagic) {
+		return err
+	}
+	dir, derr := w.dirPath()
+	if derr != nil || !filepath.IsAbs(dir) {
+		return err
+	}
+	return stoppedAt{error: err, at: filepath.Join(dir, name)}
 }
 
 // descend opens the last name as a directory and stands on it, following

@@ -62,6 +62,61 @@ func TestRefusalsDoNotProbe(t *testing.T) {
 	}
 }
 
+// TestRefusalsThroughALinkDoNotProbe: a path a grant covers as written,
+// whose walk leads outside every grant through a link inside it ($G/outdir,
+// a link to $O), is refused as leading outside (E302), and says the same
+// whatever lies beyond: a loop of links, a missing name, a directory, a
+// file. Before, a walk that could not go on there was answered with the
+// system's word (E314, "more than 40 links, or a loop of them"; a
+// directory it may not search, "permission denied"), which told the
+// program what lies outside its grants. The control: the same names in
+// the grant itself, where the system's answers differ.
+func TestRefusalsThroughALinkDoNotProbe(t *testing.T) {
+	w := newPathWorld(t)
+	for _, d := range []string{w.o, w.g} {
+		if err := os.Mkdir(filepath.Join(d, "dir"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		symlink(t, "loop", filepath.Join(d, "loop"))
+	}
+	names := []string{"loop/x", "none/x", "dir/x", "secret.txt/x"}
+	for _, effect := range []string{`v = fs.read(%q)`, `v = fs.exists(%q)`, `v = fs.list(%q)`,
+		`fs.write(%q, "x")`, `fs.mkdir(%q)`, `fs.remove(%q)`} {
+		verb := strings.TrimPrefix(strings.SplitN(effect, "(", 2)[0], "v = ")
+		t.Run(verb, func(t *testing.T) {
+			said := map[string]string{} // the refusal, the path as written made "P", by name
+			for _, n := range names {
+				p := "$G/outdir/" + n
+				stmt := strings.Replace(effect, "%q", `"`+p+`"`, 1)
+				r := w.runIn(t, "fs:"+access(effect)+":$G", stmt, "")
+				if codes.CodeOf(r.err) != codes.E302 {
+					t.Errorf("%s: %v, want E302", w.fill(stmt), r.err)
+					continue
+				}
+				said[n] = strings.ReplaceAll(r.err.(*codes.Error).Msg, w.fill(p), "P")
+				if !strings.Contains(said[n], "leads outside every grant") {
+					t.Errorf("%s: %q does not say it leads outside", w.fill(stmt), said[n])
+				}
+			}
+			for _, n := range names[1:] {
+				if said[n] != said[names[0]] {
+					t.Errorf("the refusals tell %s from %s:\n%s\n%s", n, names[0], said[names[0]], said[n])
+				}
+			}
+			// The control: in the grant, the system's answers tell them apart.
+			answers := map[string]bool{}
+			for _, n := range names {
+				p := "$G/" + n
+				r := w.runIn(t, "fs:"+access(effect)+":$G", strings.Replace(effect, "%q", `"`+p+`"`, 1), "")
+				answers[strings.ReplaceAll(errText(r.err), w.fill(p), "P")] = true
+			}
+			if len(answers) < 2 {
+				t.Errorf("in the grant every name had the same answer %v: the control tells nothing", answers)
+			}
+		})
+	}
+}
+
 func access(effect string) string {
 	if strings.HasPrefix(effect, "v = ") {
 		return "read"
@@ -134,7 +189,10 @@ func TestRemoveGrantRootBySpelling(t *testing.T) {
 // it, a device; a named pipe in a granted directory is refused at once
 // (E314), where the read waited for a writer without end, and so is a
 // write to one. A device node outside /dev is refused wherever it is
-// (E318), as in /dev. The controls: a regular file, /dev/null.
+// (E318), as in /dev. The controls: a regular file, /dev/null. fs.write
+// of /dev/null writes, as the kernel's O_TRUNC does, where the write
+// emptied the device first and failed (E314, "truncate null: invalid
+// argument"); its control is fs.append, which empties nothing.
 func TestReadWhatIsAFile(t *testing.T) {
 	w := newPathWorld(t)
 	if err := mkfifo(filepath.Join(w.g, "fifo")); err != nil {
@@ -153,6 +211,10 @@ func TestReadWhatIsAFile(t *testing.T) {
 	}{
 		{name: "a regular file", grant: "fs:read:$G", stmt: `v = fs.read("$G/real.txt")`, want: `v == "real"`},
 		{name: "/dev/null", grant: "fs:read", stmt: `v = fs.read("/dev/null")`, want: `v == ""`},
+		{name: "/dev/null, written", grant: "fs:write", stmt: `v = fs.write("/dev/null", "x")`,
+			want: `v == None`},
+		{name: "/dev/null, appended", grant: "fs:write", stmt: `v = fs.append("/dev/null", "x")`,
+			want: `v == None`},
 		{name: "/dev/zero", grant: "fs:read", stmt: `v = fs.read("/dev/zero")`, wantCode: codes.E314,
 			wantMsg: "a device that gives more than 1048576 bytes"},
 		{name: "/dev/urandom", grant: "fs:read", stmt: `v = fs.read("/dev/urandom")`, wantCode: codes.E314,

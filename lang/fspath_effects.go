@@ -70,10 +70,14 @@ const grantIsADirectory = "%s %s: this path is a write grant's own, and a write 
 // path p that failed with err where no grant covered the place its walk
 // led (budget.ErrNotGranted) or before that place was judged (unjudged):
 // E302 when no grant covers p as written, or when one does and the place
-// was judged; nil for any other err, or for an unjudged one under a
-// grant. fsRefusal asks it through refusedAsWritten (knockout_off.go).
+// was judged, or the walk stopped (stoppedAt) at a place no grant reaches:
+// the system's word there (a loop, a directory it may not search) would
+// tell what lies beyond the grants; nil for any other err, or for an
+// unjudged one under a grant. fsRefusal asks it through refusedAsWritten
+// (knockout_off.go).
 func (in *Interp) asWritten(access budget.Access, p string, err error) error {
 	var u unjudged
+	var s stoppedAt
 	judged := errors.Is(err, budget.ErrNotGranted)
 	if !judged && !errors.As(err, &u) {
 		return nil
@@ -84,11 +88,25 @@ func (in *Interp) asWritten(access budget.Access, p string, err error) error {
 	case !covered:
 		return codes.Errorf(codes.E302, "fs %s of %s: %v: add %s to the budget", access, in.abs(p),
 			budget.ErrNotGranted, written.Need())
-	case judged:
+	case judged || errors.As(err, &s) && !in.reaches(access, s.at):
 		return codes.Errorf(codes.E302, "fs %s of %s: %v: %s", access, in.abs(p), budget.ErrNotGranted,
 			fmt.Sprintf(leadsOutside, grant))
 	}
 	return nil
+}
+
+// reaches reports whether a grant for access reaches the place at, a
+// canonical path, but for its count: one covers it, and it lies in no
+// guarded location that grant does not name.
+func (in *Interp) reaches(access budget.Access, at string) bool {
+	e := budget.Effect{Kind: budget.FS, Access: access, Path: at}
+	for i := range in.meter.Budget().Items {
+		m := in.meter.Matched(i)
+		if _, guarded := in.guard.Refuses(at, m.Path); m.Covers(e) && !guarded {
+			return true
+		}
+	}
+	return false
 }
 
 // leadsOutside says why a path a grant covers as written is refused: its
@@ -181,7 +199,7 @@ func (w *walker) settle() (os.FileMode, bool, error) {
 		case errors.Is(err, syscall.ENOENT):
 			return 0, false, nil
 		case err != nil:
-			return 0, false, err
+			return 0, false, w.stopped(err, w.name)
 		case m&os.ModeSymlink != 0:
 			if err := w.followLast(); err != nil {
 				return 0, false, err
@@ -193,8 +211,9 @@ func (w *walker) settle() (os.FileMode, bool, error) {
 }
 
 // fsObject walks p, follows links to the object, judges it for access and
-// hands do the walk, with the grant to charge. Links met when do opens
-// (the name changed under it) are followed and judged again.
+// hands do the walk, with the grant to charge: once when do succeeds, or
+// fails having changed the disk (changed). Links met when do opens (the
+// name changed under it) are followed and judged again.
 func (in *Interp) fsObject(op string, access budget.Access, p string,
 	do func(w *walker, mode os.FileMode, exists bool) (starlark.Value, bool, error),
 ) (starlark.Value, error) {
@@ -223,6 +242,9 @@ func (in *Interp) fsObject(op string, access budget.Access, p string,
 			continue
 		}
 		if err != nil {
+			if errors.As(err, new(changed)) {
+				in.charge(i)
+			}
 			return nil, in.fsRefusal(op, access, p, err)
 		}
 		in.charge(i)
@@ -373,7 +395,8 @@ func (in *Interp) fsExists(op, p string) (starlark.Value, error) {
 }
 
 // fsWrite writes or appends s at p: through a link to where it leads, never
-// through the run's own descriptors, creating no directory.
+// through the run's own descriptors, creating no directory. A write
+// empties a regular file first, never a device.
 func (in *Interp) fsWrite(op, p, s string, flag int) (starlark.Value, error) {
 	return in.fsObject(op, budget.Write, p, func(w *walker, mode os.FileMode,
 		exists bool) (starlark.Value, bool, error) {
@@ -391,22 +414,39 @@ func (in *Interp) fsWrite(op, p, s string, flag int) (starlark.Value, error) {
 				return nil, false, err
 			}
 		}
-		f, _, again, err := in.openFile(w, os.O_WRONLY|os.O_CREATE|(flag&os.O_APPEND), 0o644)
+		f, device, again, err := in.openFile(w, os.O_WRONLY|os.O_CREATE|(flag&os.O_APPEND), 0o644)
 		if f == nil {
 			return nil, again, err
 		}
-		if flag&os.O_TRUNC != 0 {
+		emptied := false
+		if flag&os.O_TRUNC != 0 && !device {
+			// A device has no length to cut (the kernel's O_TRUNC
+			// leaves it be): /dev/null takes a write as it is.
 			err = f.Truncate(0)
+			emptied = err == nil
 		}
+		n := 0
 		if err == nil {
-			_, err = f.WriteString(s)
+			n, err = f.WriteString(s)
 		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
+		if err != nil && (!exists || emptied || n > 0) {
+			err = changed{err}
+		}
 		return starlark.None, false, err
 	})
 }
+
+// changed is the error of a file effect that failed once it had changed
+// the disk (a file made or emptied, part of the data written): the call
+// is a use of its grant all the same (fsObject), as an fs.mkdir that made
+// parents is, so that the receipt of a run whose only write failed so
+// says the grant was used.
+type changed struct{ error }
+
+func (c changed) Unwrap() error { return c.error }
 
 // fsRemove removes the entry p names: a link itself, never its target.
 func (in *Interp) fsRemove(op, p string) (starlark.Value, error) {

@@ -543,11 +543,13 @@ func (j *pooled) giveLine() {
 }
 
 // Admits returns the refusal (E328) a run asking for b meets before
-// anything runs: b wider than the pool's budget, or narrowing it onto a
-// guarded location (narrows); nil when such a run is admitted. A door's
+// anything runs: b wider than the pool's budget, as written or where its
+// paths lead (budget.Budget.BeneathAs: a path beneath the budget's that
+// is a link out of it), or narrowing it onto a guarded location
+// (narrows); nil when such a run is admitted. A door's
 // audit asks it too, so that what it says of a budget is what a run meets.
 func (p *Pool) Admits(b budget.Budget) error {
-	err := b.Beneath(p.cfg.Budget)
+	err := b.BeneathAs(p.cfg.Budget, resolve)
 	if err == nil {
 		err = p.narrows(b)
 	}

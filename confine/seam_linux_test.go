@@ -36,9 +36,10 @@ func procStat(t *testing.T, pid int) (sid, ppid int) {
 	return sid, ppid
 }
 
-// gone waits for pid to be gone or a zombie, up to two seconds.
+// gone waits for pid to be gone or a zombie, up to testkit.Bound(2s).
 func gone(pid int) bool {
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	deadline := time.Now().Add(testkit.Bound(2 * time.Second))
+	for ; time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
 			return true

@@ -219,15 +219,18 @@ var errReceiptsUnavailable = errors.New(receiptsUnavailableMsg)
 
 // lookupFailed is what a client is told of a receipt lookup that failed
 // with err, other than for no such receipt: a refusal of a limit, the
-// gate or the stopping server as it is; anything else, which the Runner
-// or the store said, is logged whole and answered as
-// errReceiptsUnavailable.
+// gate or the stopping server as it is, and so the end of the request's
+// own context (ctx: the client gone); anything else, which the Runner or
+// the store said, is logged whole and answered as errReceiptsUnavailable:
+// a store that did not answer within its call's deadline among them.
 func (s *Server) lookupFailed(ctx context.Context, door string, t *tenantState, id string,
 	err error) error {
 	var le *limitError
 	switch {
-	case errors.As(err, &le), errors.Is(err, errBusy), errors.Is(err, errStopping),
-		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.As(err, &le), errors.Is(err, errBusy), errors.Is(err, errStopping):
+		return err
+	case ctx.Err() != nil &&
+		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		return err
 	}
 	s.refused(ctx, door, t, CodeReceiptsUnavailable, id, "receipt "+id+": "+err.Error())

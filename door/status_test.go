@@ -1,6 +1,7 @@
 package door
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -198,6 +199,37 @@ func TestReceiptLookupStoreDown(t *testing.T) {
 	f.storeErr = storeFailure() // the ledger answers for the run it keeps
 	if status, _, body := get(t, ts.URL, "/v1/receipts/"+fakeRunID, true); status != http.StatusOK {
 		t.Errorf("the receipt of a run the server keeps: %d %s, want 200", status, body)
+	}
+}
+
+// TestReceiptLookupStoreHangs: a receipt lookup that fails because the
+// store did not answer within its call's deadline (the store agent's, or
+// the store's, hung) is 503 receipts-unavailable with Retry-After, on
+// HTTP and on MCP, and the log says why: the deadline is the store's, not
+// the client's, which is still there to read the answer, and the server
+// is not stopping. The control: the store answering, the run is 404.
+func TestReceiptLookupStoreHangs(t *testing.T) {
+	f := &fakeRunner{}
+	var log syncBuffer
+	s, ts := newTestServer(t, Config{Runner: f, Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+	if status, _, body := get(t, ts.URL, "/v1/receipts/ffffffffffffffff", true); status != http.StatusNotFound {
+		t.Errorf("a run that never was, the store up: %d %s, want 404", status, body)
+	}
+	f.storeErr = codes.Errorf(codes.E317, "list the receipts bucket's locators of ffffffffffffffff: "+
+		"bucket: list locators/x/: no answer within 30s: %w", context.DeadlineExceeded)
+	status, h, body := get(t, ts.URL, "/v1/receipts/ffffffffffffffff", true)
+	if status != http.StatusServiceUnavailable || h.Get("Retry-After") == "" ||
+		!strings.Contains(body, `"code":"`+CodeReceiptsUnavailable+`"`) {
+		t.Errorf("a lookup, the store past its deadline: %d %s (Retry-After %q), want 503 %s",
+			status, body, h.Get("Retry-After"), CodeReceiptsUnavailable)
+	}
+	if !strings.Contains(log.String(), "no answer within 30s") {
+		t.Errorf("the log does not say the store did not answer: %s", log.String())
+	}
+	_, err := s.readReceipt(t.Context(), readRequest(ReceiptURIPrefix+"ffffffffffffffff"))
+	if !errors.Is(err, errReceiptsUnavailable) {
+		t.Errorf("resources/read, the store past its deadline: %v, want %v", err,
+			errReceiptsUnavailable)
 	}
 }
 

@@ -5,9 +5,10 @@
 // have at once, the requests of every kind it may send a second, and the
 // connections it may hold; and whether its token is the operator's own,
 // which reads what the server tells its operator alone. The file is
-// JSON, read strictly (an unknown field, a value of the wrong type, a
-// duplicate name or token, a value out of its bounds is refused with the
-// line that says so) and bounded in size, in tenants and in each value:
+// JSON, read strictly (an unknown field, a field named in another case or
+// given twice in one entry, a value of the wrong type, a duplicate name or
+// token, a value out of its bounds is refused with the line that says so)
+// and bounded in size, in tenants and in each value:
 // it is a parser at the server's trust boundary, and it is fuzzed.
 //
 //	{"tenants": [
@@ -175,6 +176,9 @@ func Parse(data []byte) ([]Tenant, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("tenants: more than one JSON value in the file")
 	}
+	if err := exactFields(data); err != nil {
+		return nil, fmt.Errorf("tenants: %w", err)
+	}
 	if f.Tenants == nil {
 		return nil, errors.New(`tenants: no "tenants" list`)
 	}
@@ -241,6 +245,78 @@ func (t Tenant) Check() error {
 			t.Connections, int(MaxConnections))
 	}
 	return nil
+}
+
+// fieldNames are the names of the fields of a tenants file, as its
+// reader takes them: exactly, in this case.
+var fieldNames = func() map[string]bool {
+	names := map[string]bool{}
+	for _, t := range []reflect.Type{reflect.TypeFor[file](), reflect.TypeFor[Tenant]()} {
+		for f := range t.Fields() {
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+				names[name] = true
+			}
+		}
+	}
+	return names
+}()
+
+// exactFields refuses what encoding/json reads without a word, so that the
+// file means to the server what it says to the one who reads it: a field
+// given twice in one object (the last would count: "operator": false, then
+// "operator": true) and a field named in another case than its own
+// ("Operator": the decoder matches names without case, so that "operator":
+// false, "OPERATOR": true made an operator). data is one JSON value, which
+// the decoder has read.
+func exactFields(data []byte) error {
+	type frame struct {
+		object, wantKey bool
+		keys            map[string]bool
+	}
+	var stack []*frame
+	dec := json.NewDecoder(bytes.NewReader(data))
+	line := func() int { return bytes.Count(data[:dec.InputOffset()], []byte("\n")) + 1 }
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				stack = append(stack, &frame{object: d == '{', wantKey: d == '{',
+					keys: map[string]bool{}})
+				continue
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				top = stack[len(stack)-1]
+			} else {
+				top = nil
+			}
+		} else if top != nil && top.wantKey {
+			key, _ := tok.(string)
+			switch {
+			case !fieldNames[key]:
+				return fmt.Errorf("line %d: unknown field %q (a field's name is read exactly, in "+
+					"lower case)", line(), clip(key))
+			case top.keys[key]:
+				return fmt.Errorf("line %d: the field %q is given twice in one entry", line(), key)
+			}
+			top.keys[key], top.wantKey = true, false
+			continue
+		}
+		// A value has ended: in an object, a key comes next.
+		if top != nil && top.object {
+			top.wantKey = true
+		}
+	}
 }
 
 func validName(s string) bool {

@@ -47,6 +47,17 @@ func TestParse(t *testing.T) {
 		{"syntax error on line 3", "{\"tenants\": [\n{\"name\": \"a\",\n\"token_sha256\" \"x\"}]}", "line 3"},
 		{"no list", `{}`, `no "tenants"`},
 		{"unknown field", entry(`, "rates": 1`), `unknown field "rates"`},
+		// encoding/json takes a name in any case, and the last of a field
+		// given twice: the file would say one thing to its reader and
+		// another to the server (the control: "operator": true in good).
+		{"a field in another case", entry(`, "operator": false, "OPERATOR": true`),
+			`line 1: unknown field "OPERATOR"`},
+		{"the list in another case", `{"tenants": [], "Tenants": [{"name": "a", "token_sha256": "` +
+			digestA + `"}]}`, `unknown field "Tenants"`},
+		{"a field given twice", entry(`, "operator": false,` + "\n" + `"operator": true`),
+			`line 2: the field "operator" is given twice`},
+		{"the list given twice", `{"tenants": [{"name": "a", "token_sha256": "` + digestA +
+			`"}], "tenants": []}`, `the field "tenants" is given twice`},
 		{"two values", entry(``) + `{}`, "more than one"},
 		{"upper-case name", `{"tenants": [{"name": "Acme", "token_sha256": "` + digestA + `"}]}`, `name "Acme"`},
 		{"empty name", `{"tenants": [{"name": "", "token_sha256": "` + digestA + `"}]}`, `name ""`},

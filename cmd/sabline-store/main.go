@@ -184,7 +184,10 @@ func (bb *blobBucket) Read(ctx context.Context, key string, off, n int64) ([]byt
 		return nil, err
 	}
 	defer r.Close()
-	return io.ReadAll(io.LimitReader(r, bucket.MaxObjectBytes))
+	// A byte past the bound is read, so that an object larger than a reply
+	// can carry is refused, naming the bound (bucket.ServeAgent), not cut
+	// short without a word.
+	return io.ReadAll(io.LimitReader(r, bucket.MaxObjectBytes+1))
 }
 
 func (bb *blobBucket) List(ctx context.Context, prefix string) ([]string, error) {

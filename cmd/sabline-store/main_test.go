@@ -249,3 +249,38 @@ func TestOpenErrorRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestReadPastTheBound: a read through the agent of an object larger than
+// bucket.MaxObjectBytes (one someone else wrote: the replicas write none)
+// is refused, naming the bound, not cut at it without a word, so that
+// sabline receipts list names the object it passes over. The control: an
+// object within the bound reads whole.
+func TestReadPastTheBound(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "small"), []byte("small"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Sparse: it takes no room on the disk.
+	if err := os.WriteFile(filepath.Join(dir, "huge"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(dir, "huge"), 2*bucket.MaxObjectBytes); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asMain, "1")
+	a, err := bucket.StartAgent(os.Args[0], dir, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if got, err := a.Read(ctx, "small", 0, -1); err != nil || string(got) != "small" {
+		t.Errorf("a read of an object within the bound = %q, %v; want it whole", got, err)
+	}
+	got, err := a.Read(ctx, "huge", 0, -1)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprint(bucket.MaxObjectBytes)) {
+		t.Errorf("a read of an object of %d bytes = %d bytes, %v; want an error naming the bound",
+			2*bucket.MaxObjectBytes, len(got), err)
+	}
+}

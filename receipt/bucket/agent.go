@@ -22,8 +22,9 @@ import (
 //
 // A request's header names its id and operation; the body is the data
 // of a create. A reply's header names the request's id and how it
-// ended; the body is the bytes read, or the keys listed, one a line.
-// Requests may be in flight together; replies come in any order.
+// ended; the body is the bytes read, or the keys listed, a JSON list of
+// strings (a key may hold any byte, a line's end among them). Requests
+// may be in flight together; replies come in any order.
 const maxHeaderBytes = 64 << 10
 
 // The operations of the protocol.
@@ -52,6 +53,10 @@ type reply struct {
 	NotExist bool   `json:"not_exist,omitempty"`
 }
 
+// errOverBounds is the error of a message larger than the protocol's
+// bounds: nothing of it is written.
+var errOverBounds = errors.New("over the protocol's bounds")
+
 // writeMessage writes one message: the header v, then body.
 func writeMessage(w io.Writer, v any, body []byte) error {
 	h, err := json.Marshal(v)
@@ -59,8 +64,7 @@ func writeMessage(w io.Writer, v any, body []byte) error {
 		return err
 	}
 	if len(h) > maxHeaderBytes || len(body) > MaxObjectBytes {
-		return fmt.Errorf("bucket: a message of %d+%d bytes is over the protocol's bounds", len(h),
-			len(body))
+		return fmt.Errorf("bucket: a message of %d+%d bytes: %w", len(h), len(body), errOverBounds)
 	}
 	buf := make([]byte, 0, 8+len(h)+len(body))
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(h)))
@@ -125,7 +129,13 @@ func ServeAgent(ctx context.Context, r io.Reader, w io.Writer, b Bucket) error {
 			rep, out := do(ctx, b, req, body)
 			wmu.Lock()
 			defer wmu.Unlock()
-			_ = writeMessage(w, rep, out)
+			if err := writeMessage(w, rep, out); errors.Is(err, errOverBounds) {
+				// A reply too large to send (the keys of a listing past
+				// MaxObjectBytes) is answered with why, not left for the
+				// caller to wait its deadline out.
+				_ = writeMessage(w, reply{ID: rep.ID, Err: fmt.Sprintf("%s %s: the reply: %v",
+					req.Op, req.Key+req.Prefix, err)}, nil)
+			}
 		}()
 	}
 }
@@ -141,14 +151,14 @@ func do(ctx context.Context, b Bucket, req request, body []byte) (reply, []byte)
 	case opRead:
 		out, err = b.Read(ctx, req.Key, req.Off, req.N)
 		if err == nil && len(out) > MaxObjectBytes {
-			out, err = nil, fmt.Errorf("read %s: more than %d bytes asked for at once", req.Key,
-				MaxObjectBytes)
+			out, err = nil, fmt.Errorf("read %s: more than %d bytes, the most one read carries",
+				req.Key, MaxObjectBytes)
 		}
 	case opList:
 		var keys []string
 		keys, err = b.List(ctx, req.Prefix)
 		if err == nil {
-			out = []byte(strings.Join(keys, "\n"))
+			out, err = json.Marshal(keys)
 		}
 	default:
 		err = fmt.Errorf("unknown operation %q", req.Op)
@@ -172,7 +182,10 @@ type Agent struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	exited chan struct{} // closed once cmd is waited for
-	wmu    sync.Mutex    // one message written at a time
+	// writing is taken while a message is written, one at a time: a
+	// call that gives up (its deadline) leaves its message to be written
+	// whole, so that the stream stays in step, and waits for it no more.
+	writing chan struct{}
 
 	mu      sync.Mutex // guards what follows
 	pending map[uint64]chan result
@@ -204,7 +217,8 @@ func StartAgent(path, url string, stderr io.Writer) (*Agent, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("bucket: start the store agent %s: %w", path, err)
 	}
-	a := &Agent{cmd: cmd, stdin: stdin, exited: make(chan struct{}), pending: map[uint64]chan result{}}
+	a := &Agent{cmd: cmd, stdin: stdin, exited: make(chan struct{}), writing: make(chan struct{}, 1),
+		pending: map[uint64]chan result{}}
 	go a.replies(bufio.NewReaderSize(stdout, 64<<10))
 	return a, nil
 }
@@ -255,7 +269,9 @@ func (a *Agent) replies(r io.Reader) {
 	}
 }
 
-// call sends req with body and waits for its reply.
+// call sends req with body and waits for its reply, until ctx is done:
+// an agent that takes no input (stopped, or hung) holds the call no
+// longer than its deadline, even while its pipe is full.
 func (a *Agent) call(ctx context.Context, req request, body []byte) ([]byte, error) {
 	a.mu.Lock()
 	switch {
@@ -272,12 +288,26 @@ func (a *Agent) call(ctx context.Context, req request, body []byte) ([]byte, err
 	a.pending[req.ID] = c
 	a.mu.Unlock()
 
-	a.wmu.Lock()
-	err := writeMessage(a.stdin, req, body)
-	a.wmu.Unlock()
-	if err != nil {
+	select {
+	case a.writing <- struct{}{}:
+	case <-ctx.Done():
 		a.forget(req.ID)
-		return nil, fmt.Errorf("bucket: send to the store agent: %w", err)
+		return nil, fmt.Errorf("bucket: send to the store agent: %w", ctx.Err())
+	}
+	sent := make(chan error, 1)
+	go func() {
+		defer func() { <-a.writing }()
+		sent <- writeMessage(a.stdin, req, body)
+	}()
+	select {
+	case err := <-sent:
+		if err != nil {
+			a.forget(req.ID)
+			return nil, fmt.Errorf("bucket: send to the store agent: %w", err)
+		}
+	case <-ctx.Done():
+		a.forget(req.ID)
+		return nil, fmt.Errorf("bucket: send to the store agent: it takes no input: %w", ctx.Err())
 	}
 	select {
 	case res := <-c:
@@ -320,10 +350,14 @@ func (a *Agent) Read(ctx context.Context, key string, off, n int64) ([]byte, err
 // List implements Bucket.
 func (a *Agent) List(ctx context.Context, prefix string) ([]string, error) {
 	out, err := a.call(ctx, request{Op: opList, Prefix: prefix}, nil)
-	if err != nil || len(out) == 0 {
+	if err != nil {
 		return nil, err
 	}
-	return strings.Split(string(out), "\n"), nil
+	var keys []string
+	if err := json.Unmarshal(out, &keys); err != nil {
+		return nil, fmt.Errorf("bucket: list %s: the store agent's reply: %w", prefix, err)
+	}
+	return keys, nil
 }
 
 // Close ends the agent: its input is closed, and it exits once the calls

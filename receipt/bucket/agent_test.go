@@ -49,8 +49,8 @@ func startTestAgent(t *testing.T, mode string) *Agent {
 // TestAgent: through the agent, an object is created once and a second
 // create of its key is refused (ErrExist) and changes nothing; a range
 // reads the bytes asked for; a missing object is ErrNotExist; a list
-// gives the keys of its prefix in order; calls in flight together each
-// get their own reply.
+// gives the keys of its prefix in order, a key with a line's end in it
+// whole; calls in flight together each get their own reply.
 func TestAgent(t *testing.T) {
 	ctx := context.Background()
 	for _, b := range []struct {
@@ -102,6 +102,15 @@ func TestAgent(t *testing.T) {
 			}
 			if keys, err := b.b.List(ctx, "none/"); err != nil || len(keys) != 0 {
 				t.Errorf("list of an empty prefix = %v, %v", keys, err)
+			}
+			// A key is the store's, any bytes: one with a line's end in it
+			// is listed as one key, not two that name no object.
+			odd := "s/r3/a\nreceipts/r1/0123456789abcdef/00000099.journal"
+			if err := b.b.Create(ctx, odd, []byte("odd")); err != nil {
+				t.Fatal(err)
+			}
+			if keys, err := b.b.List(ctx, "s/r3/"); err != nil || len(keys) != 1 || keys[0] != odd {
+				t.Errorf("list s/r3/ = %q, %v; want the one key %q", keys, err, odd)
 			}
 		})
 	}

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // TestMessageAtTheBounds: a header of maxHeaderBytes and a body of
@@ -165,6 +169,83 @@ func TestEnsurePrefix(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := ensurePrefix(tt.in, "bucket: "); got != tt.want {
 				t.Errorf("ensurePrefix(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// manyKeys is a bucket whose every listing is n keys of a MiB each.
+type manyKeys struct {
+	*Memory
+	n int
+}
+
+func (m manyKeys) List(context.Context, string) ([]string, error) {
+	key := strings.Repeat("k", 1<<20) // one string: n keys of it take a MiB
+	keys := make([]string, m.n)
+	for i := range keys {
+		keys[i] = key
+	}
+	return keys, nil
+}
+
+// TestAgentListPastTheBound: a listing whose keys are more than a reply
+// carries (MaxObjectBytes: a bucket of some million objects listed whole,
+// as sabline receipts list --receipts-url lists it) is answered at once
+// with an error that says so, not dropped by the agent while its caller
+// waits out its deadline to be told the store did not answer. The
+// control: a listing within the bound is answered with its keys.
+func TestAgentListPastTheBound(t *testing.T) {
+	tests := []struct {
+		name    string
+		keys    int
+		wantErr bool
+	}{
+		{name: "within the bound", keys: 3},
+		{name: "past the bound", keys: MaxObjectBytes>>20 + 1, wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reqR, reqW := io.Pipe()
+			repR, repW := io.Pipe()
+			served := make(chan error, 1)
+			go func() { served <- ServeAgent(t.Context(), reqR, repW, manyKeys{NewMemory(), tc.keys}) }()
+			defer func() {
+				reqW.Close()
+				repR.Close()
+				<-served
+			}()
+			type answer struct {
+				rep  reply
+				body []byte
+				err  error
+			}
+			got := make(chan answer, 1)
+			go func() {
+				var a answer
+				a.body, a.err = readMessage(repR, &a.rep)
+				got <- a
+			}()
+			if err := writeMessage(reqW, request{ID: 7, Op: opList, Prefix: "p/"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			bound := testkit.Bound(30 * time.Second)
+			select {
+			case a := <-got:
+				var keys []string
+				switch {
+				case a.err != nil || a.rep.ID != 7:
+					t.Errorf("the reply: %+v, %v", a.rep, a.err)
+				case tc.wantErr && !strings.Contains(a.rep.Err, "over the protocol's bounds"):
+					t.Errorf("a listing of %d MiB of keys: reply %+v with %d bytes, want an error "+
+						"naming the bound", tc.keys, a.rep, len(a.body))
+				case !tc.wantErr && (a.rep.Err != "" || json.Unmarshal(a.body, &keys) != nil ||
+					len(keys) != tc.keys):
+					t.Errorf("a listing of %d keys: reply %+v, %d keys; want them", tc.keys, a.rep,
+						len(keys))
+				}
+			case <-time.After(bound):
+				t.Fatalf("a listing of %d MiB of keys: no reply in %s", tc.keys, bound)
 			}
 		})
 	}

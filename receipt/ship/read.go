@@ -126,6 +126,12 @@ func (r *Reader) findPlaced(ctx context.Context, tenant, id, origin string, ms i
 	sort.SliceStable(cands, func(i, j int) bool {
 		return cands[i].last-cands[i].first < cands[j].last-cands[j].first
 	})
+	// An object that is not one a Shipper wrote (anyone may write to the
+	// bucket), or names the run and holds another's receipt or another
+	// tenant's, is passed over: the receipt may lie in the next. When none
+	// holds it, the first object not one a Shipper wrote is what the lookup
+	// says.
+	var passed error
 	for i, l := range cands {
 		if i == maxCandidates {
 			return nil, codes.Errorf(codes.E317, "find receipt %s: %d objects of the receipts bucket "+
@@ -133,20 +139,41 @@ func (r *Reader) findPlaced(ctx context.Context, tenant, id, origin string, ms i
 				fs.ErrNotExist)
 		}
 		idx, base, err := readIndexProbe(ctx, r.b, l.object, lookupProbe)
-		if errors.Is(err, bucket.ErrNotExist) {
+		switch {
+		case errors.Is(err, bucket.ErrNotExist):
 			continue // its locators written, the object not yet: not shipped
-		}
-		if err != nil {
+		case errors.Is(err, errNotAnObject):
+			passed = firstErr(passed, err)
+			continue
+		case err != nil:
 			return nil, codes.Errorf(codes.E317, "read the receipts bucket: %w", err)
 		}
 		for _, e := range idx.Receipts {
 			if got, ok := receipt.RunIDOfKey(e.Key); ok && got == id && e.Off >= 0 && e.Len > 0 {
 				p := place{obj: l.object, off: base + e.Off, n: e.Len, key: e.Key, tenant: e.Tenant}
-				return r.read(ctx, tenant, id, p, notFound)
+				rec, err := r.read(ctx, tenant, id, p, notFound)
+				switch {
+				case errors.Is(err, errNotAnObject):
+					passed = firstErr(passed, err)
+				case err != notFound:
+					return rec, err
+				}
+				break // the next object
 			}
 		}
 	}
+	if passed != nil {
+		return nil, codes.Errorf(codes.E317, "read the receipts bucket: %w", passed)
+	}
 	return nil, notFound
+}
+
+// firstErr is first, or err when there is none.
+func firstErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
 }
 
 // read reads the receipt of run id at p, when tenant may read it.
@@ -172,7 +199,7 @@ func (r *Reader) read(ctx context.Context, tenant, id string, p place,
 		err = fmt.Errorf("%s holds no whole record at %d where its index places %s", p.obj, p.off, p.key)
 	}
 	if err != nil {
-		return nil, codes.Errorf(codes.E317, "read receipt %s: %w", id, err)
+		return nil, codes.Errorf(codes.E317, "read receipt %s: %w", id, notAnObject{err})
 	}
 	if rec.RunID != id || (tenant != AnyTenant && rec.Tenant != tenant) {
 		return nil, notFound
@@ -225,10 +252,14 @@ func (r *Reader) update(ctx context.Context, force bool) error {
 			continue
 		}
 		idx, base, err := readIndexBase(ctx, r.b, key)
-		if err != nil {
+		switch {
+		case errors.Is(err, errNotAnObject):
+			// Not one a Shipper wrote: passed over, and not read again.
+		case err != nil:
 			return codes.Errorf(codes.E317, "read the receipts bucket: %w", err)
+		default:
+			r.add(key, idx, base)
 		}
-		r.add(key, idx, base)
 		r.mu.Lock()
 		r.seen[journal] = n
 		r.mu.Unlock()

@@ -781,10 +781,22 @@ func readIndexProbe(ctx context.Context, b bucket.Bucket, key string,
 	}
 	idx, base, err := parseObjectIndex(data)
 	if err != nil {
-		return idx, 0, fmt.Errorf("%s: %w", key, err)
+		return idx, 0, fmt.Errorf("%s: %w", key, notAnObject{err})
 	}
 	return idx, base, nil
 }
+
+// errNotAnObject is wrapped by the error of an object read from the
+// bucket that is not one a Shipper wrote (no index at its start, or no
+// record where its index says): the store answered, and the object is
+// someone else's, or damaged.
+var errNotAnObject = errors.New("not an object of receipts")
+
+// notAnObject is err, wrapping errNotAnObject too.
+type notAnObject struct{ err error }
+
+func (e notAnObject) Error() string   { return e.err.Error() }
+func (e notAnObject) Unwrap() []error { return []error{e.err, errNotAnObject} }
 
 // recordLen is the length a record header at the start of data claims
 // (its key and payload lengths; ScanBytes checks the rest), or 0.

@@ -35,16 +35,21 @@ func darwinApplyHelper(dirs string) {
 	os.Exit(0)
 }
 
-// TestDarwinApplyHoldsWrites applies a profile in a child process and
-// watches its writes from outside: the one into the grant is made (the
-// positive control), the one outside it is not.
+// TestDarwinApplyHoldsWrites applies a profile in a child process that,
+// as a worker, has no HOME, and watches its writes from outside: the one
+// into the grant is made (the positive control), the one outside it is
+// not.
 func TestDarwinApplyHoldsWrites(t *testing.T) {
 	if dirs := os.Getenv(darwinHelperEnv); dirs != "" {
 		darwinApplyHelper(dirs)
 	}
 	granted, other := t.TempDir(), t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestDarwinApplyHoldsWrites$")
-	cmd.Env = append(os.Environ(), darwinHelperEnv+"="+granted+"\n"+other)
+	// As a worker without the env grant starts: with no HOME (the
+	// profile's home then comes from the user database).
+	env := slices.DeleteFunc(os.Environ(),
+		func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
+	cmd.Env = append(env, darwinHelperEnv+"="+granted+"\n"+other)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("helper: %v\n%s", err, out)

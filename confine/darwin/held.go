@@ -1,6 +1,8 @@
 package darwin
 
 import (
+	"errors"
+	"fmt"
 	"path"
 	"strings"
 
@@ -56,6 +58,56 @@ func resolved(p core.Policy, n core.Needs,
 	n.Executable, n.TempDir = one(n.Executable), one(n.TempDir)
 	n.TZData, n.Resolver, n.TLSRoots = all(n.TZData), all(n.Resolver), all(n.TLSRoots)
 	return p, n
+}
+
+// machine is what Apply reads of macOS to build the profile: on macOS
+// the system's own functions, in tests fixed ones.
+type machine struct {
+	Exe  string                       // the running executable; "" when unknown
+	Cwd  string                       // the working directory; "" when unknown
+	Home func() (string, error)       // $HOME (os.UserHomeDir)
+	User func() (string, error)       // the user database's home for the user (userHome)
+	Eval func(string) (string, error) // a path, its links resolved (filepath.EvalSymlinks)
+}
+
+// profileOn returns the profile that holds p on the machine m describes
+// (Profile), tempDir being the run's private temporary directory: the
+// needs named for macOS, the home directory found (homeOf), and every
+// path resolved as the sandbox matches it.
+func profileOn(p core.Policy, tempDir string, m machine) (string, error) {
+	home, err := homeOf(m.Home, m.User)
+	if err != nil {
+		return "", fmt.Errorf("darwin profile: the home directory: %w", err)
+	}
+	rp, rn := resolved(p, needsOf(p, m.Exe, tempDir), m.Eval)
+	one := func(s string) string {
+		_, n := resolved(core.Policy{}, core.Needs{TempDir: s}, m.Eval)
+		return n.TempDir
+	}
+	return Profile(rp, rn, one(home), one(m.Cwd))
+}
+
+// homeOf returns the home directory whose reads the profile refuses:
+// $HOME as env reads it, or, where it is not set, the one the user
+// database names for the user running the worker. A worker without the
+// env grant starts with an environment of its supervisor's making, which
+// holds no HOME: without the database, no such run's profile was built.
+func homeOf(env, db func() (string, error)) (string, error) {
+	home, err := env()
+	if err == nil && home != "" {
+		return home, nil
+	}
+	if err == nil {
+		err = errors.New("$HOME is empty")
+	}
+	dbHome, dberr := db()
+	switch {
+	case dberr != nil:
+		return "", fmt.Errorf("%w, and the user database: %w", err, dberr)
+	case dbHome == "":
+		return "", fmt.Errorf("%w, and the user database names none", err)
+	}
+	return dbHome, nil
 }
 
 // needsOf names macOS's paths for p's needs, unresolved.

@@ -2,6 +2,8 @@ package darwin
 
 import (
 	"errors"
+	"os"
+	"os/user"
 	"slices"
 	"strings"
 	"testing"
@@ -119,4 +121,89 @@ func TestDarwinResult(t *testing.T) {
 			}
 		})
 	}
+}
+
+// noHOME is os.UserHomeDir in a worker started without the env grant:
+// its supervisor keeps no HOME in the environment it makes for it.
+func noHOME() (string, error) { return "", errors.New("$HOME is not defined") }
+
+// userWithHome is a user database naming home as the user's home
+// directory.
+func userWithHome(home string) func() (string, error) {
+	return func() (string, error) { return home, nil }
+}
+
+// TestDarwinProfileOnAWorkerWithoutHOME builds the profile as Apply does
+// on a Mac, in the environment a worker gets: without the env grant it
+// has no HOME, and the profile was refused for its empty home directory,
+// so sandbox_init was never called and no run was held. The profile must
+// refuse reads under the home the user database names, and allow back
+// the read grant beneath it (the control).
+func TestDarwinProfileOnAWorkerWithoutHOME(t *testing.T) {
+	p := confinetest.PolicyOf("io,fs:read:/Users/ana/data", false)
+	eval := macLinks("/private/tmp", "/Users", "/Users/ana", "/Users/ana/data", "/Users/bob")
+	tests := []struct {
+		name     string
+		home     func() (string, error)
+		db       func() (string, error)
+		wantHome string // "" for a profile refused
+		wantErr  string
+	}{
+		{name: "no HOME, as a worker without env starts: the user database's home", home: noHOME,
+			db: userWithHome("/Users/ana"), wantHome: "/Users/ana"},
+		{name: "HOME set, as a worker with env starts: HOME wins",
+			home: func() (string, error) { return "/Users/ana", nil }, db: userWithHome("/Users/bob"),
+			wantHome: "/Users/ana"},
+		{name: "neither: no profile", home: noHOME,
+			db:      func() (string, error) { return "", errors.New("unknown userid 501") },
+			wantErr: "the home directory: $HOME is not defined, and the user database: unknown userid 501"},
+		{name: "the database names no home: no profile", home: noHOME, db: userWithHome(""),
+			wantErr: "the user database names none"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			profile, err := profileOn(p, "/tmp/sabline-run", machine{Exe: "/usr/local/bin/sabline",
+				Cwd: "/Users/ana/data", Home: tt.home, User: tt.db, Eval: eval})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || profile != "" {
+					t.Fatalf("profileOn = %q, %v; want no profile and an error with %q", profile, err,
+						tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("no profile for a worker to apply: %v", err)
+			}
+			forms, err := readSBPL(profile)
+			if err != nil {
+				t.Fatalf("the profile does not parse: %v\n%s", err, profile)
+			}
+			rules := sbplRules(forms)
+			for _, want := range []string{
+				"deny file-read* " + tt.wantHome + " /Volumes",
+				"allow file-read* /Users/ana/data", // the control: the grant is read
+			} {
+				if !slices.Contains(rules, want) {
+					t.Errorf("no rule %q in\n%s", want, strings.Join(rules, "\n"))
+				}
+			}
+		})
+	}
+	t.Run("this machine, HOME unset", func(t *testing.T) {
+		t.Setenv("HOME", "")
+		u, err := user.Current()
+		if err != nil || u.HomeDir == "" || !strings.HasPrefix(u.HomeDir, "/") {
+			t.Skipf("the user database names no home here: %v", err)
+		}
+		dbHome := func() (string, error) { return u.HomeDir, nil } // as userHome, on macOS
+		profile, err := profileOn(p, "/tmp/sabline-run", machine{Cwd: "/", Home: os.UserHomeDir,
+			User: dbHome, Eval: func(s string) (string, error) { return s, nil }})
+		if err != nil {
+			t.Fatalf("no profile for a worker with no HOME: %v", err)
+		}
+		want := "(deny file-read*\n    (subpath " + sbplString(u.HomeDir) + ")"
+		if !strings.Contains(profile, want) {
+			t.Errorf("the profile does not refuse reads under %s:\n%s", u.HomeDir, profile)
+		}
+	})
 }

@@ -5,6 +5,7 @@ package darwin
 import (
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -26,14 +27,9 @@ func Apply(p core.Policy, tempDir string, maxMemoryMB int) (core.Result, error) 
 		limitErr = limitAddressSpace(maxMemoryMB)
 	}
 	exe, _ := os.Executable() // "" is left out of the profile like any missing need
-	rp, rn := resolved(p, needsOf(p, exe, tempDir), filepath.EvalSymlinks)
-	home, _ := os.UserHomeDir()
 	cwd, _ := os.Getwd()
-	one := func(s string) string {
-		_, n := resolved(core.Policy{}, core.Needs{TempDir: s}, filepath.EvalSymlinks)
-		return n.TempDir
-	}
-	profile, err := Profile(rp, rn, one(home), one(cwd))
+	profile, err := profileOn(p, tempDir, machine{Exe: exe, Cwd: cwd, Home: os.UserHomeDir,
+		User: userHome, Eval: filepath.EvalSymlinks})
 	if err == nil {
 		err = sandboxInit(profile)
 	}
@@ -138,4 +134,15 @@ func cString(p *byte, max int) string {
 		}
 	}
 	return string(b)
+}
+
+// userHome is the home directory the user database names for the user
+// running this process (user.Current: on macOS, libSystem's getpwuid_r,
+// which needs no cgo).
+func userHome() (string, error) {
+	u, err := user.Current()
+	if err != nil {
+		return "", err
+	}
+	return u.HomeDir, nil
 }

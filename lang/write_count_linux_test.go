@@ -1,7 +1,9 @@
 package lang
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,6 +25,10 @@ import (
 // anything is made (its directory is missing), or that fails and changed
 // nothing (an append to a file already at the limit), is none.
 func TestWriteCountedHoweverItEnds(t *testing.T) {
+	if spec := os.Getenv(fsizeChildEnv); spec != "" {
+		runUnderLimit(t, spec)
+		return
+	}
 	const limit = 64 << 10 // the file size limit while the program runs
 	big := strings.Repeat("x", 4*limit)
 	tests := []struct {
@@ -89,14 +95,10 @@ func TestWriteCountedHoweverItEnds(t *testing.T) {
 			if tt.before != "" {
 				testkit.WriteFile(t, f, tt.before)
 			}
-			limitFileSize(t, limit)
 			src := "BIG = \"x\" * " + strconv.Itoa(len(big)) + "\n" + tt.src + "\n"
-			r := runSrc(t, Config{Budget: budget.MustParse(dir, "fs:write:out@1"), Cwd: dir}, src)
-			if tt.code == "" && r.err != nil {
-				t.Fatalf("run: %v", r.err)
-			}
-			if tt.code != "" && codes.CodeOf(r.err) != tt.code {
-				t.Fatalf("run: %v, want %s", r.err, tt.code)
+			code, uses := writeUnderLimit(t, dir, src, limit)
+			if code != tt.code {
+				t.Fatalf("run: %q, want %q", code, tt.code)
 			}
 			size := int64(-1)
 			if fi, err := os.Stat(f); err == nil {
@@ -105,30 +107,60 @@ func TestWriteCountedHoweverItEnds(t *testing.T) {
 			if size != tt.wantSize {
 				t.Errorf("out/f is %d bytes after the run, want %d (-1: no file)", size, tt.wantSize)
 			}
-			if got := usesOf(t, r.in, "fs:write:"+out+"@1"); got != tt.wantUses {
-				t.Errorf("fs:write:%s@1 used %d times, want %d (%v)", out, got, tt.wantUses, r.err)
+			if uses != tt.wantUses {
+				t.Errorf("fs:write:%s@1 used %d times, want %d", out, uses, tt.wantUses)
 			}
 		})
 	}
 }
 
-// limitFileSize lowers the process's file size limit (RLIMIT_FSIZE) to n
-// bytes until the test ends: a write past it fails with EFBIG (Go's
-// runtime ignores the SIGXFSZ that comes with it). No test of this
-// package runs beside it (none is parallel).
-func limitFileSize(t *testing.T, n uint64) {
+// fsizeChildEnv, set, makes the test binary run one program under a file
+// size limit (runUnderLimit) and say how it ended.
+const fsizeChildEnv = "SABLINE_LANG_FSIZE_CHILD"
+
+// writeUnderLimit runs src, granted fs:write:out@1 in dir, in a child
+// process of this test binary whose file size limit (RLIMIT_FSIZE) is
+// limit bytes, and returns the run's error code ("" for none) and the
+// grant's uses. The limit is the child's alone: lowered in this process,
+// it failed the test framework's own writes past it.
+func writeUnderLimit(t *testing.T, dir, src string, limit int) (codes.Code, int) {
 	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteCountedHoweverItEnds$")
+	cmd.Env = append(os.Environ(), fsizeChildEnv+"="+strconv.Itoa(limit)+"\n"+dir+"\n"+src)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the child under a file size limit: %v\n%s", err, out)
+	}
+	for line := range strings.Lines(string(out)) {
+		var code string
+		var uses int
+		if n, _ := fmt.Sscanf(line, "code=%q uses=%d", &code, &uses); n == 2 {
+			return codes.Code(code), uses
+		}
+	}
+	t.Fatalf("the child said no code and uses:\n%s", out)
+	return "", 0
+}
+
+// runUnderLimit is the child of writeUnderLimit: its job is spec, "LIMIT
+// \nDIR\nSRC". It lowers its file size limit, runs SRC and prints the
+// run's code and the grant's uses. Go's runtime ignores the SIGXFSZ that
+// comes with a write past the limit, which fails with EFBIG.
+func runUnderLimit(t *testing.T, spec string) {
+	limit, rest, _ := strings.Cut(spec, "\n")
+	dir, src, _ := strings.Cut(rest, "\n")
+	n, err := strconv.ParseUint(limit, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var old unix.Rlimit
 	if err := unix.Getrlimit(unix.RLIMIT_FSIZE, &old); err != nil {
-		t.Skipf("no file size limit here: %v", err)
+		t.Fatalf("no file size limit here: %v", err)
 	}
-	lim := unix.Rlimit{Cur: n, Max: old.Max}
-	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &lim); err != nil {
-		t.Skipf("the file size limit cannot be lowered here: %v", err)
+	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &unix.Rlimit{Cur: n, Max: old.Max}); err != nil {
+		t.Fatalf("the file size limit cannot be lowered here: %v", err)
 	}
-	t.Cleanup(func() {
-		if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &old); err != nil {
-			t.Errorf("restore the file size limit: %v", err)
-		}
-	})
+	r := runSrc(t, Config{Budget: budget.MustParse(dir, "fs:write:out@1"), Cwd: dir}, src)
+	fmt.Printf("code=%q uses=%d\n", codes.CodeOf(r.err), usesOf(t, r.in,
+		"fs:write:"+filepath.Join(dir, "out")+"@1"))
 }

@@ -116,8 +116,10 @@ var helpTopics = []helpTopic{
 		flags: doorFlagSet("mcp")},
 	{name: "receipts list", short: "list, show and compare the receipts of runs",
 		synopsis: "sabline receipts list [flags]",
-		about: "Lists the receipts with their run ids; a file in the directory (or an object in " +
-			"the store) that is not a receipt is named on standard error and passed over.",
+		about: "Lists the receipts with their run ids; a status that is testimony (the worker " +
+			"reported it, and the program could have forged it) is marked *. A file in the " +
+			"directory (or an object in the store) that is not a receipt is named on standard " +
+			"error and passed over.",
 		flags: func() *flag.FlagSet { fs, _ := receiptsFlagSet("list"); return fs }},
 	{name: "receipts show", synopsis: "sabline receipts show [flags] RUN-ID|last",
 		about: "Prints one receipt: RUN-ID is a run id or a prefix of one; last is the newest " +

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,7 +102,15 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		// an earlier, shorter one is padded to it.
 		fmt.Fprintf(stdout, "%-20s  %-*s  %-10s %-4s %-7s %s\n", "STARTED", receipt.RunIDLen,
 			"RUN ID", "STATUS", "CODE", "LEVEL", "PROGRAM")
+		marked := false
 		for _, r := range runs {
+			// A status the worker reported where the program could have
+			// written it is marked, as show and diff mark it.
+			status := string(r.Outcome.Status)
+			if r.Testimony() != "" && slices.Contains(r.Reported.Fields, receipt.FieldOutcome) {
+				status += testimonyMark
+				marked = true
+			}
 			code := string(r.Outcome.Code)
 			if code == "" {
 				code = "-"
@@ -113,7 +122,12 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout,
 				terminalSafe(fmt.Sprintf("%s  %-*s  %-10s %-4s %-7s %s",
 					r.Timings.Started.Format("2006-01-02T15:04:05Z"), receipt.RunIDLen,
-					r.RunID, r.Outcome.Status, code, level, r.Program.Path)))
+					r.RunID, status, code, level, r.Program.Path)))
+		}
+		if marked {
+			fmt.Fprintf(stderr, "sabline: a status marked %s is TESTIMONY, reported by what ran "+
+				"the program, which could have forged it: receipts show RUN-ID says why\n",
+				testimonyMark)
 		}
 		return 0
 	case "show":
@@ -140,6 +154,9 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// testimonyMark follows, in receipts list, a status that is testimony.
+const testimonyMark = "*"
 
 // printDiff prints what receipts diff says of runs (oldest first): each
 // run at a level no earlier run of its program had, and each that

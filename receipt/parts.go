@@ -26,7 +26,9 @@ type Observed struct {
 	Signal     string `json:"signal,omitempty"`
 	// UserMS and SystemMS are the processor time the kernel counted for
 	// the worker, and MaxRSSKB its largest resident set, in KiB: only for
-	// a worker that ran this run alone (not a pool's).
+	// a worker that ran this run alone and has exited (the command line's;
+	// a pool's that was sent no other run, as one under a raw-call grant
+	// is), not a pool's worker that served other runs or lives on.
 	UserMS   float64 `json:"user_ms,omitempty"`
 	SystemMS float64 `json:"system_ms,omitempty"`
 	MaxRSSKB int64   `json:"max_rss_kb,omitempty"`

@@ -450,19 +450,22 @@ func (rec *Receipt) argsDigestOnly() (ArgsCut, bool) {
 
 // reservedBytes is rec as indented JSON that, padded (writePadded), fills
 // size bytes: whole when it fits with the padding's newline, else fitted.
-func reservedBytes(rec *Receipt, size int) ([]byte, error) {
-	data, err := rec.indented()
+// kept is the receipt the bytes are: rec, or its fitted copy.
+func reservedBytes(rec *Receipt, size int) (data []byte, kept *Receipt, err error) {
+	kept = rec
+	data, err = rec.indented()
 	if err == nil && len(data)+1 > size {
-		data, err = rec.fitted().indented()
+		kept = rec.fitted()
+		data, err = kept.indented()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("encode receipt: %w", err)
+		return nil, nil, fmt.Errorf("encode receipt: %w", err)
 	}
 	if len(data)+1 > size {
-		return nil, fmt.Errorf("the receipt is %d bytes, more than the %d reserved, even cut", len(data),
-			size)
+		return nil, nil, fmt.Errorf("the receipt is %d bytes, more than the %d reserved, even cut",
+			len(data), size)
 	}
-	return data, nil
+	return data, kept, nil
 }
 
 // fittedBytes bounds each text fitted keeps of what the worker said.
@@ -562,7 +565,8 @@ func writePadded(w io.Writer, data []byte, size int) error {
 
 // Finish finishes the reserved receipt: atomically, when the file system
 // has room, and otherwise in the space reserved for it, cut to fit there
-// when it is longer (Cut). When neither can
+// when it is longer (Cut), and rec is then the cut receipt the file
+// holds. When neither can
 // be done, the skeleton stays (saying the receipt was not finished) and
 // Stored returns E327. How long it waits for the disk follows the
 // receipt's RunParameters.Durability (fileDurability); where it does not
@@ -596,8 +600,11 @@ func (rec *Receipt) Finish() {
 
 // overwriteReserved writes rec over its reserved skeleton in place: the
 // blocks are the file's already, so a full file system does not stop it.
+// A receipt cut to fit there is, once written, rec too: the caller holds
+// the receipt the file does, its Cut saying what was left out, as a
+// Store's caller does (Store.Finish).
 func overwriteReserved(rec *Receipt) error {
-	data, err := reservedBytes(rec, rec.reserved)
+	data, kept, err := reservedBytes(rec, rec.reserved)
 	if err != nil {
 		return err
 	}
@@ -616,6 +623,9 @@ func overwriteReserved(rec *Receipt) error {
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		*rec = *kept
 	}
 	return err
 }

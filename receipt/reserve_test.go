@@ -321,7 +321,7 @@ func TestReservedBytesFillsItsSpace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data, err := reservedBytes(rec, tt.size)
+			data, _, err := reservedBytes(rec, tt.size)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("reservedBytes: %v, want an error saying %q", err, tt.wantErr)
@@ -364,7 +364,7 @@ func TestFittedConnections(t *testing.T) {
 			Host: strings.Repeat("h", 253), Port: i + 1, Code: codes.E335, Refused: long})
 	}
 	rec.Observed.ConnectionsUnlisted = 5
-	data, err := reservedBytes(rec, ReserveBytes)
+	data, _, err := reservedBytes(rec, ReserveBytes)
 	if err != nil {
 		t.Fatalf("a receipt with %d connections does not fit: %v", MaxConnectionsListed, err)
 	}

@@ -62,7 +62,10 @@ type lifeCase struct {
 	// no better.
 	unstarted bool
 	// wantEnd, when set, is how the receipt's observed part says the
-	// worker ended ("exit N", "signal NAME"), in both modes.
+	// worker ended ("exit N", "signal NAME"), in both modes: a worker
+	// that ran this run alone (a pool's too, under a raw-call grant), so
+	// the observed part has the processor time and resident set the
+	// kernel counted for it as well.
 	wantEnd string
 	// wantReported are fields the receipt names as the worker's word,
 	// and wantTestimony whether it marks them testimony.
@@ -501,6 +504,12 @@ func TestWorkerLifeCycle(t *testing.T) {
 				}
 				if lc.wantEnd != "" && observedEnd(stored.Observed) != lc.wantEnd {
 					t.Errorf("observed end %q, want %q", observedEnd(stored.Observed), lc.wantEnd)
+				}
+				ob := stored.Observed
+				if lc.wantEnd != "" && (ob.MaxRSSKB <= 0 || ob.UserMS+ob.SystemMS <= 0) {
+					t.Errorf("observed %g ms of user and %g of system time, a resident set "+
+						"of %d KiB: want the kernel's count of a worker that ran this run alone",
+						ob.UserMS, ob.SystemMS, ob.MaxRSSKB)
 				}
 				wantParts(t, stored, lc, prog)
 				if next != nil && !lc.unstarted {

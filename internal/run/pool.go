@@ -1289,6 +1289,24 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	return &PoolResult{Receipt: rec, Stdout: r.Stdout, Clipped: r.Clipped}, kept
 }
 
+// observe is what the supervisor saw of w for the run that is ending
+// (workerProc.observe), and, where w ran this run alone (it was sent no
+// job before, and has exited: a run that may make raw system calls gets
+// such a worker, and ends it), the processor time and the largest
+// resident set the kernel counted for it, as for the command line's
+// worker. Its standard streams are not this run's alone: a pool's run's
+// output comes back in its result, and the worker's error stream goes to
+// the pool's Stderr over the worker's life.
+func (w *poolWorker) observe() receipt.Observed {
+	o := w.workerProc.observe()
+	if w.sent == 1 && w.exited() {
+		ps := w.cmd.ProcessState
+		o.UserMS, o.SystemMS, o.MaxRSSKB = receipt.MS(ps.UserTime()), receipt.MS(ps.SystemTime()),
+			maxRSSKB(ps)
+	}
+	return o
+}
+
 // ownEffects says why effects are not a count a worker running under b
 // could have made, nil when they are: each names a grant of b, with its
 // limit, at most once (a worker counts each grant of its run's budget:

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -154,13 +155,21 @@ func TestReceiptReserved(t *testing.T) {
 // reserved for it, saying how the program ended and at which level: at
 // its top level, and 3,000 calls deep, whose error's stack made a receipt
 // past the reservation (a skeleton, unfinished, level none, was stored).
+// The receipt the run returns is the one on the disk: one cut to fit
+// there (43 arguments of 1,500 bytes, within what a receipt keeps, past
+// the reserved space) says so in both, where the caller once held it
+// whole, with no cut, beside a file that kept only the arguments' digest.
 func TestProgramFillsTheReceiptsFileSystem(t *testing.T) {
+	long := slices.Repeat([]string{strings.Repeat("a", 1500)}, 43)
 	for _, tt := range []struct {
-		name  string
-		depth int
+		name    string
+		depth   int
+		args    []string
+		wantCut bool
 	}{
 		{name: "at the top level", depth: 0},
 		{name: "3000 calls deep", depth: 3000},
+		{name: "with arguments past the reserved space", args: long, wantCut: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			mnt := testkit.MountSmallFS(t)
@@ -177,6 +186,7 @@ def f(n):
 f(%d)
 `, fill, tt.depth), []string{"fs:write:" + fill}, func(r *Run) {
 				r.Receipts, r.Confine = filepath.Join(mnt, "receipts"), core.ModeDefault
+				r.Args = tt.args
 			})
 			if path, err := s.rec.Stored(); err != nil {
 				t.Fatalf("Stored: %s, %v: want the receipt finished", path, err)
@@ -197,6 +207,22 @@ f(%d)
 			}
 			if tt.depth > 0 && len(got.Outcome.Stack) < 2 {
 				t.Errorf("stored stack %q: want more than its innermost frame (it fits)", got.Outcome.Stack)
+			}
+			if (len(got.Cut) > 0) != tt.wantCut {
+				t.Errorf("stored cut %q, want a cut %v", got.Cut, tt.wantCut)
+			}
+			returned, err := s.rec.AppendJSON(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored, err := got.AppendJSON(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(returned, stored) {
+				t.Errorf("the receipt returned (%d bytes, %d arguments, cut %q) is not the "+
+					"one stored (%d bytes, %d arguments, cut %q)", len(returned),
+					len(s.rec.Args), s.rec.Cut, len(stored), len(got.Args), got.Cut)
 			}
 		})
 	}

@@ -315,6 +315,24 @@ func containerOffReason(s string) string {
 	}, s)
 }
 
+// withSystemRoot returns env with SYSTEMROOT set to root where env names
+// none (in any case) and root is not empty, as os/exec adds it to a
+// process it starts: Windows' sockets do not load without it, and a
+// worker without the env grant has no SYSTEMROOT of the operator's. A
+// worker started in its AppContainer is started by Sabline's own call,
+// with env as it is.
+func withSystemRoot(env []string, root string) []string {
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); strings.EqualFold(name, "SYSTEMROOT") {
+			return env
+		}
+	}
+	if root == "" {
+		return env
+	}
+	return append(env, "SYSTEMROOT="+root)
+}
+
 // withContainerEnv returns env without either container variable, and
 // with the one that says what the supervisor did.
 func withContainerEnv(env []string, sid, off string) []string {

@@ -286,3 +286,30 @@ func TestWindowsContainerEnv(t *testing.T) {
 		t.Errorf("containerOffReason kept %d bytes or a newline", len(r))
 	}
 }
+
+// TestWindowsSystemRoot: the environment of a worker started in its
+// AppContainer gets SYSTEMROOT where it names none (a worker without the
+// env grant), as os/exec gives a process it starts; one it names, in any
+// case, is kept as it is, and an unknown root adds nothing.
+func TestWindowsSystemRoot(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     []string
+		root    string
+		wantEnv []string
+	}{
+		{name: "none named: added", env: []string{"PATH=C:\\bin"}, root: "C:\\Windows",
+			wantEnv: []string{"PATH=C:\\bin", "SYSTEMROOT=C:\\Windows"}},
+		{name: "named: kept", env: []string{"SystemRoot=D:\\Win"}, root: "C:\\Windows",
+			wantEnv: []string{"SystemRoot=D:\\Win"}},
+		{name: "no root known: nothing added", env: []string{"PATH=C:\\bin"},
+			wantEnv: []string{"PATH=C:\\bin"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := withSystemRoot(tt.env, tt.root); !slices.Equal(got, tt.wantEnv) {
+				t.Errorf("withSystemRoot = %q, want %q", got, tt.wantEnv)
+			}
+		})
+	}
+}

@@ -146,7 +146,8 @@ func (s *Worker) startContained() error {
 	if s.cmd.Err != nil {
 		return s.cmd.Err
 	}
-	pi, err := startInContainer(s.container, path, s.cmd.Args, s.cmd.Env, s.cmd.Dir, std, extra)
+	env := withSystemRoot(s.cmd.Env, os.Getenv("SYSTEMROOT"))
+	pi, err := startInContainer(s.container, path, s.cmd.Args, env, s.cmd.Dir, std, extra)
 	if err != nil {
 		return err
 	}

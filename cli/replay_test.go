@@ -265,6 +265,64 @@ func TestReplayRefusesWidening(t *testing.T) {
 	}
 }
 
+// TestReplayAllowThroughALink: --allow naming, beneath the receipt's
+// grant (fs:write:out), a link that leads out of it (out/lnk, to
+// ../elsewhere) widens the receipt's budget where it leads, and is
+// refused (E328, nothing run): a grant is held where its path leads, so
+// the replay wrote elsewhere/x.txt, which the recorded run was refused
+// (a link inside its grant that leads outside, E302). Judged on the disk.
+// The control: a directory within the grant (out/in) is a narrowing, and
+// the replay runs, its write through the link refused as the original's.
+func TestReplayAllowThroughALink(t *testing.T) {
+	fx := newReplayFixture(t)
+	elsewhere := filepath.Join(fx.dir, "elsewhere")
+	for _, d := range []string{elsewhere, filepath.Join(fx.dir, "out", "in")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../elsewhere", filepath.Join(fx.dir, "out", "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(fx.dir, "through.vel")
+	if err := os.WriteFile(prog, []byte("fs.write(\"out/lnk/x.txt\", \"through\")\n"),
+		0o644); err != nil {
+		t.Fatal(err)
+	}
+	escaped := filepath.Join(elsewhere, "x.txt")
+	if status, _, stderr := fx.main(t, "--allow", "io,fs:write:out", prog); status !=
+		codes.ExitFailed || !strings.Contains(stderr, "E302: ") {
+		t.Fatalf("the original run: status %d, %s; want E302, its write through the link refused",
+			status, stderr)
+	}
+	tests := []struct {
+		allow, want string
+		status      int
+	}{
+		{"io,fs:write:out/lnk", "E328: replay: ", codes.ExitUsage},
+		{"io,fs:write:out/in", "E302: ", codes.ExitFailed},
+	}
+	original, receipts := fx.runs(t)[0].RunID, 1 // the original's
+	for _, tt := range tests {
+		status, _, stderr := fx.main(t, "replay", original, "--allow", tt.allow)
+		if status != tt.status || !strings.Contains(stderr, tt.want) {
+			t.Errorf("replay --allow %s: status %d, %s; want %d, %q", tt.allow, status, stderr,
+				tt.status, tt.want)
+		}
+		if data, err := os.ReadFile(escaped); err == nil {
+			t.Errorf("replay --allow %s wrote %s (%q), outside the receipt's grant", tt.allow,
+				escaped, data)
+			_ = os.Remove(escaped)
+		}
+		if tt.status != codes.ExitUsage {
+			receipts++ // a replay that ran
+		}
+		if n := len(fx.runs(t)); n != receipts {
+			t.Errorf("replay --allow %s: %d receipts, want %d", tt.allow, n, receipts)
+		}
+	}
+}
+
 // TestReplayNarrows: flags that narrow apply, and the new receipt says
 // so: a shorter timeout, a smaller memory bound, strict confinement, a
 // higher required level; and a dropped grant refuses the effect it

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,7 +24,9 @@ import (
 // such a call said the grant was never used, beside the file it left. The
 // controls: a write that succeeds is one use, and one that fails before
 // anything is made (its directory is missing), or that fails and changed
-// nothing (an append to a file already at the limit), is none.
+// nothing (an append to a file already at the limit, or under a limit of
+// 0), is none. A write that emptied its file and then wrote none of its
+// data (a limit of 0) changed it all the same.
 func TestWriteCountedHoweverItEnds(t *testing.T) {
 	if spec := os.Getenv(fsizeChildEnv); spec != "" {
 		runUnderLimit(t, spec)
@@ -35,6 +38,7 @@ func TestWriteCountedHoweverItEnds(t *testing.T) {
 		name     string
 		src      string
 		before   string // out/f's contents before the run; "" for no file
+		zero     bool   // a file size limit of 0, not limit
 		code     codes.Code
 		wantSize int64 // out/f's size after the run; -1 for no file
 		wantUses int
@@ -76,6 +80,24 @@ func TestWriteCountedHoweverItEnds(t *testing.T) {
 			wantUses: 0,
 		},
 		{
+			name:     "emptied the file and wrote none of it",
+			src:      `fs.write("out/f", "data")`,
+			before:   "kept",
+			zero:     true,
+			code:     codes.E314,
+			wantSize: 0,
+			wantUses: 1,
+		},
+		{
+			name:     "appended none of it (the control)",
+			src:      `fs.append("out/f", "data")`,
+			before:   "kept",
+			zero:     true,
+			code:     codes.E314,
+			wantSize: 4,
+			wantUses: 0,
+		},
+		{
 			name:     "failed and changed nothing",
 			src:      `fs.append("out/f", "x")`,
 			before:   strings.Repeat("y", limit),
@@ -96,7 +118,11 @@ func TestWriteCountedHoweverItEnds(t *testing.T) {
 				testkit.WriteFile(t, f, tt.before)
 			}
 			src := "BIG = \"x\" * " + strconv.Itoa(len(big)) + "\n" + tt.src + "\n"
-			code, uses := writeUnderLimit(t, dir, src, limit)
+			lim := limit
+			if tt.zero {
+				lim = 0
+			}
+			code, uses := writeUnderLimit(t, dir, src, lim)
 			if code != tt.code {
 				t.Fatalf("run: %q, want %q", code, tt.code)
 			}
@@ -143,13 +169,21 @@ func writeUnderLimit(t *testing.T, dir, src string, limit int) (codes.Code, int)
 }
 
 // runUnderLimit is the child of writeUnderLimit: its job is spec, "LIMIT
-// \nDIR\nSRC". It lowers its file size limit, runs SRC and prints the
-// run's code and the grant's uses. Go's runtime ignores the SIGXFSZ that
-// comes with a write past the limit, which fails with EFBIG.
+// \nDIR\nSRC". It compiles SRC, lowers its file size limit, runs it and
+// prints the run's code and the grant's uses. Go's runtime ignores the
+// SIGXFSZ that comes with a write past the limit, which fails with EFBIG.
 func runUnderLimit(t *testing.T, spec string) {
 	limit, rest, _ := strings.Cut(spec, "\n")
 	dir, src, _ := strings.Cut(rest, "\n")
 	n, err := strconv.ParseUint(limit, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(t.TempDir(), "main.vel")
+	testkit.WriteFile(t, prog, src) // before the limit, which may be 0
+	in := NewInterp(Config{Budget: budget.MustParse(dir, "fs:write:out@1"), Cwd: dir,
+		Stdout: &bytes.Buffer{}, Stdin: strings.NewReader("")})
+	compiled, err := in.Compile(prog, PredeclaredNames())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +194,7 @@ func runUnderLimit(t *testing.T, spec string) {
 	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &unix.Rlimit{Cur: n, Max: old.Max}); err != nil {
 		t.Fatalf("the file size limit cannot be lowered here: %v", err)
 	}
-	r := runSrc(t, Config{Budget: budget.MustParse(dir, "fs:write:out@1"), Cwd: dir}, src)
-	fmt.Printf("code=%q uses=%d\n", codes.CodeOf(r.err), usesOf(t, r.in,
+	err = in.Exec(compiled, in.PredeclaredFor(compiled))
+	fmt.Printf("code=%q uses=%d\n", codes.CodeOf(err), usesOf(t, in,
 		"fs:write:"+filepath.Join(dir, "out")+"@1"))
 }

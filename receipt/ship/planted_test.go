@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt"
 	"github.com/sabline/sabline/receipt/journal"
 )
@@ -21,8 +23,10 @@ import (
 // LegacyPrefix listed before the one that holds a run id of the earlier
 // form. The controls: each run is found before the object is planted; a
 // run that only the planted object names, and acme's run asked for by
-// beta, are still not found, or an error naming the object: never its
-// bytes taken for a receipt, nor another tenant's receipt given.
+// beta, are still not found, or, where the planted object is none a
+// Shipper writes (its bytes no object, or no record where its index
+// says), an error naming that object (E317), as findPlaced says: never
+// its bytes taken for a receipt, nor another tenant's receipt given.
 func TestReaderPassesOverObjectsOfOthers(t *testing.T) {
 	ctx := context.Background()
 	const planted = "a0/0123456789abcdef/00000001.journal" // listed before r1's
@@ -30,16 +34,19 @@ func TestReaderPassesOverObjectsOfOthers(t *testing.T) {
 		name string
 		// object is the planted object, for the run id asked for.
 		object func(t *testing.T, id string, other *receipt.Receipt) []byte
+		// notObject: the object is none a Shipper writes, and a lookup
+		// that finds no receipt names it.
+		notObject bool
 	}{
 		{name: "not an object", object: func(*testing.T, string, *receipt.Receipt) []byte {
 			return []byte("this is not json")
-		}},
+		}, notObject: true},
 		{name: "an index that places the run on no record",
 			object: func(t *testing.T, id string, _ *receipt.Receipt) []byte {
 				idx := fmt.Sprintf(`{"replica":"a0","segment":1,"receipts":[{"key":"r-%s.json",`+
 					`"tenant":"acme","off":0,"len":16}]}`, id)
 				return append(plantedRecord(t, indexKey, []byte(idx)), "these are no record"...)
-			}},
+			}, notObject: true},
 		{name: "an index that gives the run to another tenant",
 			object: func(t *testing.T, id string, other *receipt.Receipt) []byte {
 				obj, err := encodeObject("a0", 1, []string{"r-" + id + ".json"},
@@ -79,13 +86,14 @@ func TestReaderPassesOverObjectsOfOthers(t *testing.T) {
 			ghost := newRun("acme") // a run no Shipper shipped
 			origin, ms, _ := receipt.RunIDOrigin(rec.RunID)
 			gorigin, gms, _ := receipt.RunIDOrigin(ghost.RunID)
+			ghostKey := Prefix + "a1/0123456789abcdef/00000001.journal"
 			for _, p := range []struct {
 				id, key string
 				origin  string
 				ms      int64
 			}{
 				{rec.RunID, Prefix + planted, origin, ms},
-				{ghost.RunID, Prefix + "a1/0123456789abcdef/00000001.journal", gorigin, gms},
+				{ghost.RunID, ghostKey, gorigin, gms},
 			} {
 				if err := b.Create(ctx, p.key, tc.object(t, p.id, newRun("beta"))); err != nil {
 					t.Fatal(err)
@@ -108,7 +116,8 @@ func TestReaderPassesOverObjectsOfOthers(t *testing.T) {
 				}
 			}
 			// What a run of no receipt for this tenant is answered: as for a
-			// run that never was, whichever it is.
+			// run that never was, whichever it is, or the planted object
+			// named.
 			for _, c := range []struct{ what, tenant, id string }{
 				{"a run only the planted object names", "acme", ghost.RunID},
 				{"acme's run read by beta", "beta", rec.RunID},
@@ -119,6 +128,19 @@ func TestReaderPassesOverObjectsOfOthers(t *testing.T) {
 				} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotAnObject) {
 					t.Errorf("%s: %v, want not found or the planted object named", c.what, err)
 				}
+			}
+			// Where the object the ghost's locator names is none a Shipper
+			// writes, and no other holds the ghost's receipt, the lookup
+			// says so, naming it (findPlaced); where it is an object that
+			// holds no receipt of the ghost's for acme, not found.
+			_, err := r.Find(ctx, "acme", ghost.RunID)
+			switch {
+			case tc.notObject && (!errors.Is(err, errNotAnObject) ||
+				codes.CodeOf(err) != codes.E317 || !strings.Contains(err.Error(), ghostKey)):
+				t.Errorf("a run only the planted object names: %v, want E317 naming %s", err,
+					ghostKey)
+			case !tc.notObject && !errors.Is(err, fs.ErrNotExist):
+				t.Errorf("a run only the planted object names: %v, want not found", err)
 			}
 		})
 	}

@@ -117,3 +117,64 @@ func TestRunsIgnoreTheHarnessEnvironment(t *testing.T) {
 			"witness %q), want %v", LayerEnv, got, confined.Layers, confined.Witnessed, target.Expect)
 	}
 }
+
+// TestObserveAnEscapeWithoutItsControl runs files-stat-outside, a gap no
+// layer closes (the confined run's fs.exists goes through), confined on
+// the knock-out build, beside a control that timed out before its first
+// statement, as a control can on a loaded machine. The confined run went
+// through: that is an escape whatever its control did, never unknown (a
+// run that failed in a way no layer explains), which the kernel report
+// counts apart from escapes. The positive control: beside a control that
+// made its attempt, the same confined run is the escape the catalogue
+// expects.
+func TestObserveAnEscapeWithoutItsControl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the knock-out sabline and runs it")
+	}
+	knockout, err := buildbin.Sabline("sabline_knockout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(buildbin.Cleanup)
+	bins := Binaries{Normal: knockout, Knockout: knockout}
+	var target Target
+	for _, c := range Catalogue {
+		if c.ID == "files-stat-outside" {
+			target = c
+		}
+	}
+	if target.Witness != "" || target.Expect.StoppedBy != ByLanguage {
+		t.Fatal("the catalogue has no files-stat-outside without a witness, held by the " +
+			"language alone")
+	}
+	dir := t.TempDir()
+	run := func(tg Target, m Mode) Run {
+		t.Helper()
+		r, err := Execute(bins, tg, m, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	confined := run(target, Confined)
+	if confined.Attempt() != Went {
+		t.Fatalf("the confined run met %q, want it to go through\n%s", confined.Attempt(),
+			confined.Stderr)
+	}
+	control := run(target, Unconfined)
+	if got := Observe(target, confined, &control, "linux"); got != target.Expect {
+		t.Fatalf("with the control's answer, Observe = %v, want %v\n%s", got, target.Expect,
+			control.Stderr)
+	}
+	slow := target
+	slow.Flags = append(append([]string(nil), target.Flags...), "--timeout", "1ns")
+	timedOut := run(slow, Unconfined)
+	if timedOut.Code != string(codes.E307) || timedOut.Attempt() != "" {
+		t.Fatalf("the control given 1ns ended with %q, attempt %q, want E307 and none\n%s",
+			timedOut.Code, timedOut.Attempt(), timedOut.Stderr)
+	}
+	if got := Observe(target, confined, &timedOut, "linux"); got != target.Expect {
+		t.Errorf("with a control that timed out, Observe = %v, want %v: the confined run went "+
+			"through, an escape whatever its control did", got, target.Expect)
+	}
+}

@@ -3,9 +3,11 @@ package escape
 import (
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/kernelreport"
 )
 
@@ -163,6 +165,10 @@ func TestObserve(t *testing.T) {
 		{name: "no attempt confined only", confined: Run{Code: "E310"}, unconfined: &went, goos: "linux", want: Outcome{StoppedBy: ByUnknown}},
 		{name: "no attempt in the control only: nothing to differ from", confined: refused("EPERM"),
 			unconfined: &Run{Code: "E307"}, goos: "linux", want: Outcome{StoppedBy: ByUnknown, Errno: "EPERM"}},
+		{name: "went confined, no attempt in the control: an escape all the same", confined: went,
+			unconfined: &Run{Code: "E307"}, goos: "linux", want: Outcome{StoppedBy: ByLanguage}},
+		{name: "a victim killed confined, no attempt in the control", confined: Run{Victim: Killed},
+			unconfined: &Run{Code: "E307"}, goos: "linux", want: Outcome{StoppedBy: ByLanguage}},
 		{name: "refused by the profile on macOS", confined: refused("EPERM"), unconfined: &went, goos: "darwin", want: Outcome{StoppedBy: "sandbox-profile", Errno: "EPERM"}},
 		{name: "the file's own permissions on macOS", confined: refused("EACCES"), unconfined: &went, goos: "darwin", want: Outcome{StoppedBy: ByUnknown, Errno: "EACCES"}},
 		{name: "refused by the container on Windows", confined: refused("ERROR_ACCESS_DENIED"), unconfined: &went, goos: "windows",
@@ -343,5 +349,32 @@ func TestExpand(t *testing.T) {
 	}
 	if _, err := os.Stat(s.Grant + "/data.txt"); err != nil {
 		t.Errorf("the grant has no data.txt: %v", err)
+	}
+}
+
+// TestEnviron: a run's environment is the harness's, less the variables
+// of Sabline's own that would change what the run does (its layers, its
+// faults, its guarded locations), with the register of Sabline stores
+// passed on: without it, a run the tests start would read, and join, the
+// machine's register instead of the one testkit.RunApart gives them. The
+// controls: a variable not of Sabline's own is passed on, and what the
+// caller sets is added.
+func TestEnviron(t *testing.T) {
+	t.Setenv(guard.RegisterEnv, "/var/tmp/register-of-the-tests")
+	t.Setenv("SABLINE_LAYERS_ONLY", "landlock")
+	t.Setenv("SABLINE_FAULT_INJECT", "some-fault")
+	t.Setenv("ESCAPE_TEST_OTHER", "kept")
+	env := Environ("HOME=/home/scratch")
+	for _, want := range []string{guard.RegisterEnv + "=/var/tmp/register-of-the-tests",
+		"ESCAPE_TEST_OTHER=kept", "HOME=/home/scratch"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("Environ does not pass on %s", want)
+		}
+	}
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); name == "SABLINE_LAYERS_ONLY" ||
+			name == "SABLINE_FAULT_INJECT" {
+			t.Errorf("Environ passes on the harness's %s", kv)
+		}
 	}
 }

@@ -464,7 +464,8 @@ var cannotAttempt = regexp.MustCompile(
 // is judged by what the run printed: it was stopped when its result
 // differs from the unconfined one; where the control made no attempt (it
 // timed out, or failed before its first statement), the outcome is
-// unknown.
+// unknown, but for an attempt that went through, which no layer stopped
+// whatever its control did.
 //
 // Where the attempt was stopped, the errno names the layer, as
 // confine.RefusedBy says for the system (on Linux seccomp answers EPERM,
@@ -481,12 +482,16 @@ func Observe(t Target, confined Run, unconfined *Run, goos string) Outcome {
 		switch {
 		case a == "":
 			return Outcome{StoppedBy: ByUnknown}
+		case a == Went, a == Killed:
+			// The attempt went through: no layer stopped it, whatever the
+			// control did.
+			return Outcome{StoppedBy: ByLanguage, Errno: confined.Errno}
 		case unconfined != nil && unconfined.Attempt() == "":
 			// The control made no attempt (it timed out, or failed before
 			// its first statement): there is no answer to differ from, and
 			// the confined errno alone shows nothing of what stopped it.
 			return Outcome{StoppedBy: ByUnknown, Errno: confined.Errno}
-		case unconfined != nil && a == unconfined.Attempt(), a == Went, a == Killed:
+		case unconfined != nil && a == unconfined.Attempt():
 			return Outcome{StoppedBy: ByLanguage, Errno: confined.Errno}
 		}
 		return layer(confined.Errno, goos, false)

@@ -1,7 +1,6 @@
 package lang
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,7 +77,7 @@ func TestWalkStoppedWhereNoGrantReaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "lang.test")
-	copyBinary(t, exe, bin)
+	testkit.CopyExecutable(t, exe, bin)
 	var out, errb strings.Builder
 	cmd := exec.Command(bin, "-test.run=^TestWalkStoppedWhereNoGrantReaches$", "-test.count=1")
 	cmd.Env = append(os.Environ(), walkStoppedChildEnv+"="+dir, "HOME="+dir, "TMPDIR="+tmp)
@@ -108,26 +107,5 @@ func TestWalkStoppedWhereNoGrantReaches(t *testing.T) {
 			t.Errorf("the control, $G/%s, stopped in the grant: %s %q; want the system's word, "+
 				"permission denied", name, s[0], s[1])
 		}
-	}
-}
-
-// copyBinary copies the executable from to to, where nobody may run it.
-func copyBinary(t *testing.T, from, to string) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -142,9 +142,10 @@ func header(n Named) string {
 // its evidence reads differently (Evidence.String); it regressed when
 // a target of the row is now not stopped, or unknown, that was neither
 // before, or the row was tested and is now untested, and improved when
-// the targets not stopped are fewer, none of them new, or an untested row
-// now has every target stopped. Where a report is older than Schema, its cells are
-// not recorded, and a change to or from that is neither.
+// the targets not stopped or unknown are fewer, none of them new (one not
+// stopped that is now unknown is no better), or an untested row now has
+// every target stopped. Where a report is older than Schema, its cells
+// are not recorded, and a change to or from that is neither.
 func Diff(old, new Named) (Changes, error) {
 	if old.OS != new.OS {
 		return Changes{}, codes.Errorf(codes.E301,
@@ -328,7 +329,9 @@ func cellKind(o, n Evidence) Kind {
 		}
 	}
 	switch {
-	case len(n.NotStopped) < len(o.NotStopped):
+	case len(n.NotStopped)+len(n.Unknown) < len(o.NotStopped)+len(o.Unknown):
+		// Fewer targets not shown stopped: one now unknown, whose run no
+		// layer explains, is not one stopped.
 		return Improved
 	case o.State == Untested && n.stopped():
 		return Improved

@@ -168,3 +168,33 @@ func TestDiffOfTheTree(t *testing.T) {
 		t.Errorf("regressions: %d targets, %d cells", targets, cells)
 	}
 }
+
+// TestCellKindOfUnknown: a cell whose target went from not stopped to
+// unknown (its run failed in a way no layer explains) did not improve:
+// nothing shows it is stopped now. The controls: not stopped to stopped
+// improved; unknown to stopped improved; stopped to unknown regressed.
+func TestCellKindOfUnknown(t *testing.T) {
+	tested := func(notStopped, unknown []string) Evidence {
+		return Evidence{State: Tested, Targets: []string{"a", "b"}, NotStopped: notStopped,
+			Unknown: unknown}
+	}
+	tests := []struct {
+		name     string
+		old, new Evidence
+		want     Kind
+	}{
+		{name: "an escape now unknown", old: tested([]string{"a"}, nil),
+			new: tested(nil, []string{"a"}), want: Changed},
+		{name: "an escape now stopped", old: tested([]string{"a"}, nil), new: tested(nil, nil),
+			want: Improved},
+		{name: "unknown now stopped", old: tested(nil, []string{"a"}), new: tested(nil, nil),
+			want: Improved},
+		{name: "stopped now unknown", old: tested(nil, nil), new: tested(nil, []string{"a"}),
+			want: Regressed},
+	}
+	for _, tt := range tests {
+		if got := cellKind(tt.old, tt.new); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}

@@ -239,10 +239,12 @@ func TestWorkerShellFindsSIGPIPE(t *testing.T) {
 
 // TestWorkerShellHoldsNoPipe: a shell a run's host module starts holds
 // none of the worker's descriptors (its request, result and stop pipes,
-// each closed on exec), only its standard streams: the shell lists its
-// own descriptors from /proc. The control is a shell that opens one more
-// itself, which the listing shows, so an empty one is not a listing that
-// sees nothing.
+// each closed on exec), only its standard streams: ls lists the shell's
+// descriptors from /proc. The shell runs ls alone, outside a pipeline
+// (whose pipe the shell holds for a moment as it starts it), and a
+// command after it, so that the shell does not exec ls in its own place.
+// The control is a shell that opens one more itself, which the listing
+// shows, so an empty one is not a listing that sees nothing.
 func TestWorkerShellHoldsNoPipe(t *testing.T) {
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
 		t.Skipf("no /proc/self/fd to list: %v", err)
@@ -253,9 +255,9 @@ func TestWorkerShellHoldsNoPipe(t *testing.T) {
 		command string
 		want    string // the shell's descriptors, as ls lists them
 	}{
-		{name: "as started", command: "ls /proc/$$/fd | tr '\\n' ' '", want: "0 1 2 "},
+		{name: "as started", command: "ls /proc/$$/fd; :", want: "0\n1\n2\n"},
 		{name: "the control: one opened by the shell",
-			command: "exec 7</dev/null; ls /proc/$$/fd | tr '\\n' ' '", want: "0 1 2 7 "},
+			command: "exec 7</dev/null; ls /proc/$$/fd; :", want: "0\n1\n2\n7\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1437,6 +1437,13 @@ var mutations = []Mutation{
 		CaughtBy: "TestCellEvidenceOfUnknown (a target refused, now unknown, no regression)",
 	},
 	{
+		Name: "worker-pipes-inherited-by-a-shell", File: "internal/worker/pipes.go",
+		Old:      "\t\tcloseOnExec(uintptr(n))\n",
+		New:      "\t\t_ = n\n",
+		Packages: cliPkg, Run: "^TestWorkerShellHoldsNoPipe$",
+		CaughtBy: "TestWorkerShellHoldsNoPipe/as_started (the worker's pipes listed in the shell)",
+	},
+	{
 		Name: "diff-escape-now-unknown-improved", File: "kernelreport/diff.go",
 		Old:      "len(n.NotStopped)+len(n.Unknown) < len(o.NotStopped)+len(o.Unknown)",
 		New:      "len(n.NotStopped) < len(o.NotStopped)",

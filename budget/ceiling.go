@@ -1,6 +1,9 @@
 package budget
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Contains reports whether the item c grants everything it grants, counts
 // aside: the same kind, and a scope that is c's or lies within it (a path
@@ -55,35 +58,42 @@ func (b Budget) Beneath(ceiling Budget) error {
 // where its path leads (lang.NewInterp), so a path beneath the ceiling's
 // as written can be a link out of it (data/out, a link to /etc): as a
 // grant of its own it would reach what the ceiling's grant refuses, a
-// link inside it that leads outside. With resolve nil it is Beneath.
+// link inside it that leads outside. An item of b that is one of the
+// ceiling's, as written, leads where that one does: the run of a pool or
+// a tenant given the ceiling itself resolves nothing. With resolve nil it
+// is Beneath.
 func (b Budget) BeneathAs(ceiling Budget, resolve func(string) string) error {
 	if err := b.Beneath(ceiling); err != nil || resolve == nil {
 		return err
 	}
+	var held []Item // the ceiling's fs items, their paths resolved, once one is needed
 	for _, it := range b.Of(FS) {
-		if it.Path == "" {
+		scope := it.Scope()
+		if it.Path == "" || slices.ContainsFunc(ceiling.Items, func(c Item) bool {
+			return c.Scope() == scope
+		}) {
 			continue
 		}
-		held := it.Scope()
-		held.Path = resolve(it.Path)
-		if !containedAs(ceiling, held, resolve) {
-			return fmt.Errorf("%s leads to %s, which is not within the ceiling %q", it, held.Path,
+		if held == nil {
+			held = resolvedFS(ceiling, resolve)
+		}
+		scope.Path = resolve(it.Path)
+		if !slices.ContainsFunc(held, func(c Item) bool { return c.Contains(scope) }) {
+			return fmt.Errorf("%s leads to %s, which is not within the ceiling %q", it, scope.Path,
 				ceiling.String())
 		}
 	}
 	return nil
 }
 
-// containedAs reports whether an fs item of ceiling, its path resolved,
-// contains it.
-func containedAs(ceiling Budget, it Item, resolve func(string) string) bool {
+// resolvedFS is ceiling's fs items, each path passed through resolve.
+func resolvedFS(ceiling Budget, resolve func(string) string) []Item {
+	held := make([]Item, 0, len(ceiling.Items))
 	for _, c := range ceiling.Of(FS) {
 		if c.Path != "" {
 			c.Path = resolve(c.Path)
 		}
-		if c.Contains(it) {
-			return true
-		}
+		held = append(held, c)
 	}
-	return false
+	return held
 }

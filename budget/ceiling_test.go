@@ -114,3 +114,40 @@ func TestBeneathAs(t *testing.T) {
 		})
 	}
 }
+
+// TestBeneathAsResolvesOnlyWhatItMust: a budget that is its ceiling's
+// own items, as a pooled run or a tenant's given the ceiling is, resolves
+// no path (each run would pay for it); one item of another path resolves
+// that path and each of the ceiling's once, and a link out among them is
+// still refused (the control).
+func TestBeneathAsResolvesOnlyWhatItMust(t *testing.T) {
+	ceiling := MustParse("/", "io,fs:read:/srv/data,fs:write:/srv/out")
+	tests := []struct {
+		name      string
+		b         string
+		wantCalls int
+		wantErr   bool
+	}{
+		{name: "the ceiling itself", b: "io,fs:read:/srv/data,fs:write:/srv/out"},
+		{name: "one of its items, counted", b: "fs:read:/srv/data@3"},
+		{name: "a path beneath", b: "fs:read:/srv/data/in", wantCalls: 3},
+		{name: "a link out beneath", b: "fs:read:/srv/data/up", wantCalls: 3, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			resolve := func(p string) string {
+				calls++
+				if p == "/srv/data/up" {
+					return "/etc"
+				}
+				return p
+			}
+			err := MustParse("/", tt.b).BeneathAs(ceiling, resolve)
+			if calls != tt.wantCalls || (err != nil) != tt.wantErr {
+				t.Errorf("BeneathAs: %d paths resolved, %v; want %d, an error %v", calls, err,
+					tt.wantCalls, tt.wantErr)
+			}
+		})
+	}
+}

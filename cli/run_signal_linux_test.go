@@ -43,7 +43,9 @@ func TestRunStoppedBySignal(t *testing.T) {
 		if stop != 0 {
 			worker = signalOnceWorking(t, cmd, stop)
 		}
-		_ = cmd.Wait()
+		if !endedWithin(cmd, 20*time.Second) {
+			t.Fatalf("sabline stopped by %v did not end: killed", stop)
+		}
 		if worker != 0 {
 			if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(worker))); err == nil {
 				t.Errorf("%v: worker %d still exists after its supervisor stopped", stop, worker)
@@ -103,13 +105,7 @@ func TestRunStopsWithItsTerminal(t *testing.T) {
 		return cmd, out, rc
 	}
 	ended := func(t *testing.T, cmd *exec.Cmd, rc string) (int, string) {
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited) }()
-		select {
-		case <-exited:
-		case <-time.After(testkit.Bound(20 * time.Second)):
-			_ = cmd.Process.Kill()
-			<-exited
+		if !endedWithin(cmd, 20*time.Second) {
 			t.Fatalf("sabline did not end: killed")
 		}
 		runs, err := receipt.List(rc)
@@ -220,8 +216,6 @@ func TestRunProgramANamedPipe(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited) }()
 		if feed {
 			// Opening the pipe for writing waits for the supervisor's
 			// open for reading.
@@ -232,11 +226,7 @@ func TestRunProgramANamedPipe(t *testing.T) {
 		if stop {
 			signalOnceWorking(t, cmd, syscall.SIGINT)
 		}
-		select {
-		case <-exited:
-		case <-time.After(testkit.Bound(10 * time.Second)):
-			_ = cmd.Process.Kill()
-			<-exited
+		if !endedWithin(cmd, 10*time.Second) {
 			t.Errorf("sabline %s did not end: killed", strings.Join(args, " "))
 			return out.String(), -1
 		}
@@ -278,16 +268,10 @@ func TestEvalStoppedBySignal(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited) }()
 		if stop {
 			signalOnceWorking(t, cmd, syscall.SIGTERM)
 		}
-		select {
-		case <-exited:
-		case <-time.After(testkit.Bound(20 * time.Second)):
-			_ = cmd.Process.Kill()
-			<-exited
+		if !endedWithin(cmd, 20*time.Second) {
 			t.Fatalf("sabline eval did not end: killed; it printed %q", out.String())
 		}
 		runs, err := receipt.List(rc)
@@ -305,6 +289,22 @@ func TestEvalStoppedBySignal(t *testing.T) {
 		!strings.Contains(out, "stopped by terminated: 2 .vel files") {
 		t.Errorf("the stopped eval: exit %d, %d receipts, %q; want 143, one receipt (E309), the grade "+
 			"of a.vel and the 2 files not run", code, len(runs), out)
+	}
+}
+
+// endedWithin waits for cmd, a process the test started, to end within
+// testkit.Bound(d); where it does not, it kills it, waits, and says
+// false.
+func endedWithin(cmd *exec.Cmd, d time.Duration) bool {
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+		return true
+	case <-time.After(testkit.Bound(d)):
+		_ = cmd.Process.Kill()
+		<-exited
+		return false
 	}
 }
 

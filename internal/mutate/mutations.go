@@ -1635,7 +1635,7 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "beneath-as-held-as-written", File: "budget/ceiling.go",
-		Old: "\t\theld.Path = resolve(it.Path)\n", New: "\t\theld.Path = it.Path\n",
+		Old: "\t\tscope.Path = resolve(it.Path)\n", New: "\t\tscope.Path = it.Path\n",
 		Packages: budgetPkg, Run: "^TestBeneathAs$",
 		CaughtBy: "TestBeneathAs/a_link_out_of_the_ceiling",
 	},
@@ -1644,6 +1644,13 @@ var mutations = []Mutation{
 		Old: "\t\t\tc.Path = resolve(c.Path)\n", New: "",
 		Packages: budgetPkg, Run: "^TestBeneathAs$",
 		CaughtBy: "TestBeneathAs/the_ceiling_itself_a_link",
+	},
+	{
+		Name: "beneath-as-own-item-resolved", File: "budget/ceiling.go",
+		Old:      "\t\tif it.Path == \"\" || slices.ContainsFunc(ceiling.Items, func(c Item) bool {\n",
+		New:      "\t\tif it.Path == \"\" || false && slices.ContainsFunc(ceiling.Items, func(c Item) bool {\n",
+		Packages: budgetPkg, Run: "^TestBeneathAsResolvesOnlyWhatItMust$",
+		CaughtBy: "TestBeneathAsResolvesOnlyWhatItMust/the_ceiling_itself (paths resolved for each run)",
 	},
 	{
 		Name: "walk-stop-says-the-system", File: "lang/fspath.go",

@@ -16,33 +16,11 @@ import (
 // of the control to differ from, the confined run's EPERM shows nothing
 // of what stopped the attempt: the outcome is unknown, never a layer's.
 func TestObserveNeedsTheControlsAnswer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the knock-out sabline and runs it")
+	bins, target := knockoutTarget(t, "kern-reboot")
+	if target.Witness != "" {
+		t.Fatal("the catalogue's kern-reboot has a witness")
 	}
-	knockout, err := buildbin.Sabline("sabline_knockout")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(buildbin.Cleanup)
-	bins := Binaries{Normal: knockout, Knockout: knockout}
-	var target Target
-	for _, c := range Catalogue {
-		if c.ID == "kern-reboot" {
-			target = c
-		}
-	}
-	if target.ID == "" || target.Witness != "" {
-		t.Fatal("the catalogue has no kern-reboot without a witness")
-	}
-	dir := t.TempDir()
-	run := func(tg Target, m Mode) Run {
-		t.Helper()
-		r, err := Execute(bins, tg, m, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	run := executor(t, bins)
 	confined := run(target, Confined)
 	control := run(target, Unconfined)
 	if !target.UnconfinedAllows(control.Attempt()) {
@@ -52,13 +30,7 @@ func TestObserveNeedsTheControlsAnswer(t *testing.T) {
 		t.Fatalf("with the control's answer, Observe = %v, want %v\n%s", got, target.Expect,
 			confined.Stderr)
 	}
-	slow := target
-	slow.Flags = append(append([]string(nil), target.Flags...), "--timeout", "1ns")
-	timedOut := run(slow, Unconfined)
-	if timedOut.Code != string(codes.E307) || timedOut.Attempt() != "" {
-		t.Fatalf("the control given 1ns ended with %q, attempt %q, want E307 and none\n%s",
-			timedOut.Code, timedOut.Attempt(), timedOut.Stderr)
-	}
+	timedOut := timedOutControl(t, run, target)
 	if got := Observe(target, confined, &timedOut, "linux"); got.StoppedBy != ByUnknown {
 		t.Errorf("with a control that timed out, Observe = %v, want %s: the confined %s was "+
 			"credited to a layer with nothing to differ from", got, ByUnknown, confined.Errno)
@@ -74,34 +46,13 @@ func TestObserveNeedsTheControlsAnswer(t *testing.T) {
 // the mode Alone("landlock") asks for itself is honoured, and the chmod,
 // which Landlock has no right for, goes through and is seen.
 func TestRunsIgnoreTheHarnessEnvironment(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the knock-out sabline and runs it")
-	}
-	knockout, err := buildbin.Sabline("sabline_knockout")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(buildbin.Cleanup)
-	bins := Binaries{Normal: knockout, Knockout: knockout}
-	var target Target
-	for _, c := range Catalogue {
-		if c.ID == "files-chmod-outside" {
-			target = c
-		}
-	}
+	bins, target := knockoutTarget(t, "files-chmod-outside")
 	if target.Witness != WitnessFiles || target.Expect.StoppedBy != BySeccomp {
-		t.Fatal("the catalogue has no files-chmod-outside with a files witness, stopped by seccomp")
+		t.Fatal("the catalogue's files-chmod-outside has no files witness, or is not stopped by seccomp")
 	}
 	t.Setenv(LayerEnv, "landlock")
-	dir := t.TempDir()
-	run := func(m Mode) Run {
-		t.Helper()
-		r, err := Execute(bins, target, m, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	execute := executor(t, bins)
+	run := func(m Mode) Run { return execute(target, m) }
 	control := run(Unconfined)
 	if len(control.Witnessed) == 0 {
 		t.Fatalf("the control did not change the witness\n%s", control.Stderr)
@@ -128,34 +79,12 @@ func TestRunsIgnoreTheHarnessEnvironment(t *testing.T) {
 // made its attempt, the same confined run is the escape the catalogue
 // expects.
 func TestObserveAnEscapeWithoutItsControl(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the knock-out sabline and runs it")
-	}
-	knockout, err := buildbin.Sabline("sabline_knockout")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(buildbin.Cleanup)
-	bins := Binaries{Normal: knockout, Knockout: knockout}
-	var target Target
-	for _, c := range Catalogue {
-		if c.ID == "files-stat-outside" {
-			target = c
-		}
-	}
+	bins, target := knockoutTarget(t, "files-stat-outside")
 	if target.Witness != "" || target.Expect.StoppedBy != ByLanguage {
 		t.Fatal("the catalogue has no files-stat-outside without a witness, held by the " +
 			"language alone")
 	}
-	dir := t.TempDir()
-	run := func(tg Target, m Mode) Run {
-		t.Helper()
-		r, err := Execute(bins, tg, m, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
+	run := executor(t, bins)
 	confined := run(target, Confined)
 	if confined.Attempt() != Went {
 		t.Fatalf("the confined run met %q, want it to go through\n%s", confined.Attempt(),
@@ -166,6 +95,54 @@ func TestObserveAnEscapeWithoutItsControl(t *testing.T) {
 		t.Fatalf("with the control's answer, Observe = %v, want %v\n%s", got, target.Expect,
 			control.Stderr)
 	}
+	timedOut := timedOutControl(t, run, target)
+	if got := Observe(target, confined, &timedOut, "linux"); got != target.Expect {
+		t.Errorf("with a control that timed out, Observe = %v, want %v: the confined run went "+
+			"through, an escape whatever its control did", got, target.Expect)
+	}
+}
+
+// knockoutTarget builds the knock-out sabline (skipping under -short,
+// saying so) and returns it as both of a run's builds, with the target of
+// the catalogue named id.
+func knockoutTarget(t *testing.T, id string) (Binaries, Target) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the knock-out sabline and runs it")
+	}
+	knockout, err := buildbin.Sabline("sabline_knockout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(buildbin.Cleanup)
+	for _, c := range Catalogue {
+		if c.ID == id {
+			return Binaries{Normal: knockout, Knockout: knockout}, c
+		}
+	}
+	t.Fatalf("no target %s in the catalogue", id)
+	return Binaries{}, Target{}
+}
+
+// executor returns Execute of bins in a temporary directory of the
+// test's, failing the test where a run cannot be made.
+func executor(t *testing.T, bins Binaries) func(Target, Mode) Run {
+	dir := t.TempDir()
+	return func(tg Target, m Mode) Run {
+		t.Helper()
+		r, err := Execute(bins, tg, m, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+}
+
+// timedOutControl runs target's control with a timeout of 1ns, as a
+// control on a loaded machine can end: E307, before its first statement,
+// no attempt made.
+func timedOutControl(t *testing.T, run func(Target, Mode) Run, target Target) Run {
+	t.Helper()
 	slow := target
 	slow.Flags = append(append([]string(nil), target.Flags...), "--timeout", "1ns")
 	timedOut := run(slow, Unconfined)
@@ -173,8 +150,5 @@ func TestObserveAnEscapeWithoutItsControl(t *testing.T) {
 		t.Fatalf("the control given 1ns ended with %q, attempt %q, want E307 and none\n%s",
 			timedOut.Code, timedOut.Attempt(), timedOut.Stderr)
 	}
-	if got := Observe(target, confined, &timedOut, "linux"); got != target.Expect {
-		t.Errorf("with a control that timed out, Observe = %v, want %v: the confined run went "+
-			"through, an escape whatever its control did", got, target.Expect)
-	}
+	return timedOut
 }

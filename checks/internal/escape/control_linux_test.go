@@ -152,3 +152,27 @@ func timedOutControl(t *testing.T, run func(Target, Mode) Run, target Target) Ru
 	}
 	return timedOut
 }
+
+// TestI386EntryIgnoresTheHarnessEnvironment: the probe of the i386 entry
+// answers the same with a malformed SABLINE_FAULT_INJECT left in the
+// harness's environment, which a sabline it handed it would refuse (E311)
+// before running anything. The control: without it, the same answer.
+func TestI386EntryIgnoresTheHarnessEnvironment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds sabline and runs it")
+	}
+	bin, err := buildbin.Sabline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(buildbin.Cleanup)
+	want, wantErr := I386Entry(bin)
+	if wantErr != nil {
+		t.Fatalf("the probe without the variable: %v", wantErr)
+	}
+	t.Setenv("SABLINE_FAULT_INJECT", "not-a-fault")
+	if got, err := I386Entry(bin); got != want || err != nil {
+		t.Errorf("the probe with SABLINE_FAULT_INJECT set: %v, %v; want %v, no error", got, err,
+			want)
+	}
+}

@@ -60,7 +60,7 @@ func I386Entry(bin string) (present bool, err error) {
 	cmd := exec.Command(bin, "--no-confine", "--timeout", runLimit().Round(time.Second).String(),
 		"--allow", "io,ffi:ctypes", prog)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SABLINE_RECEIPTS="+filepath.Join(dir, "receipts"))
+	cmd.Env = Environ("SABLINE_RECEIPTS=" + filepath.Join(dir, "receipts"))
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
 	if f := strings.Fields(stdout.String()); runErr == nil && len(f) == 2 && f[0] == "i386-getpid" {

@@ -9,13 +9,15 @@ import (
 	"syscall"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/run"
 )
 
 // execDoor runs the sabline-door at path with args and the build it must
 // be: in this process's place where the system can do that and the
 // streams are this process's own (execInPlace), else as a child whose
 // exit status it returns as an *exitStatus, with SIGINT and SIGTERM
-// passed on to it.
+// passed on to it (SIGINT only where this process was not started
+// ignoring it: run.Heeded).
 func execDoor(path string, args []string, build string, stdin io.Reader,
 	stdout, stderr io.Writer) error {
 	if stdin == os.Stdin && stdout == os.Stdout && stderr == os.Stderr {
@@ -30,7 +32,7 @@ func execDoor(path string, args []string, build string, stdin io.Reader,
 		return err
 	}
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, run.Heeded(os.Interrupt, syscall.SIGTERM)...)
 	defer signal.Stop(sigs)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

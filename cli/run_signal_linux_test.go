@@ -325,3 +325,72 @@ func signalOnceWorking(t *testing.T, cmd *exec.Cmd, sig os.Signal) int {
 	}
 	return worker
 }
+
+// TestStartedIgnoringGoesOn: a command started ignoring SIGHUP and
+// SIGINT (by nohup, or as a script's background job) goes on through the
+// hangup and the Ctrl-C it was started to outlive: `sabline eval` of two
+// programs, each sent both while its worker runs, ends 0 with two
+// receipts, ok: eval, which takes the signals between its programs, and
+// each program's supervisor leave them ignored. The control: the
+// same eval started not ignoring them is stopped by the first SIGHUP
+// (129, E309).
+func TestStartedIgnoringGoesOn(t *testing.T) {
+	bin := sablineBin(t)
+	suite := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		testkit.WriteFile(t, filepath.Join(suite, name+".vel"),
+			"start = clock.now()\nwhile clock.now() - start < 2:\n    pass\nprint(\"done\")\n")
+		testkit.WriteFile(t, filepath.Join(suite, name+".out"), "done\n")
+	}
+	eval := func(trap string) (string, int, []receipt.StoredReceipt) {
+		rc := t.TempDir()
+		cmd := exec.Command("/bin/sh", "-c", trap+`exec "$@"`, "sh",
+			bin, "eval", suite, "--allow", "io,clock", "--timeout", "60s", "--receipts", rc)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for seen := 0; ; {
+			if seen = nextWorker(cmd.Process.Pid, seen); seen == 0 {
+				break // the eval ended, or its next worker did not come
+			}
+			_ = cmd.Process.Signal(syscall.SIGHUP)
+			_ = cmd.Process.Signal(syscall.SIGINT)
+		}
+		if !endedWithin(cmd, 20*time.Second) {
+			t.Fatalf("sabline eval did not end: killed; it printed %q", out.String())
+		}
+		runs, err := receipt.List(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), cmd.ProcessState.ExitCode(), runs
+	}
+	out, code, runs := eval("")
+	if code != 128+int(syscall.SIGHUP) || len(runs) != 1 || runs[0].Outcome.Code != "E309" {
+		t.Fatalf("the control, not ignoring: exit %d, %d receipts, %q; want 129 and one, E309",
+			code, len(runs), out)
+	}
+	out, code, runs = eval("trap '' HUP INT; ")
+	if code != 0 || len(runs) != 2 || runs[0].Outcome.Status != "ok" || runs[1].Outcome.Status != "ok" {
+		t.Errorf("started ignoring SIGHUP and SIGINT: exit %d, %d receipts, %q; want 0 and two, ok",
+			code, len(runs), out)
+	}
+}
+
+// nextWorker waits for a worker of supervisor other than the one whose
+// pid is seen, and returns its pid; 0 once supervisor has ended, or past
+// a bound.
+func nextWorker(supervisor, seen int) int {
+	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
+	for ; time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if w, ok := proc.Worker(supervisor); ok && w != seen {
+			return w
+		}
+		if st, err := proc.State(supervisor); err != nil || st == 'Z' {
+			return 0
+		}
+	}
+	return 0
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/internal/brokenpipe"
+	"github.com/sabline/sabline/internal/run"
 )
 
 // mcpCmd: sabline mcp --import-root DIR [run flags]: the MCP door on
@@ -78,7 +79,8 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"sabline mcp: serving on standard input and output (import root %s, budget %s, %d workers, "+
 			"queue %d)\n",
 		codes.TerminalSafe(o.ImportRoot), codes.TerminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(),
+		run.Heeded(os.Interrupt, syscall.SIGTERM)...)
 	defer stop()
 	err = srv.MCP().Run(ctx, door.StreamTransport(stdin, stdout))
 	srv.Stop()

@@ -346,7 +346,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr,
 		"sabline serve: listening on %s (import root %s, budget %s, %d workers, queue %d)\n", ln.Addr(),
 		codes.TerminalSafe(o.ImportRoot), codes.TerminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(),
+		run.Heeded(os.Interrupt, syscall.SIGTERM)...)
 	defer stop()
 	agentEnded := watchFleet(ctx, stop, fl, stderr)
 	go reloadOnHangUp(ctx, srv, o, cwd, stderr)

@@ -119,7 +119,7 @@ func Run(dir string, opts Options) ([]Result, error) {
 	}
 	defer suite.Close()
 	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(signals, run.Heeded(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)...)
 	defer signal.Stop(signals)
 	stopped := func(i int) error {
 		select {

@@ -1318,10 +1318,22 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "eval-sigterm-unheard", File: "internal/eval/eval.go",
-		Old:      "\tsignal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)\n",
-		New:      "\tsignal.Notify(signals, os.Interrupt, syscall.SIGHUP)\n",
+		Old:      "run.Heeded(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)",
+		New:      "run.Heeded(os.Interrupt, syscall.SIGHUP)",
 		Packages: cliPkg, Run: "^TestEvalStoppedBySignal$",
 		CaughtBy: "TestEvalStoppedBySignal (the next programs run)",
+	},
+	{
+		Name: "run-heeds-an-ignored-hangup", File: "internal/run/supervisor.go",
+		Old: "Heeded(stopSignals...)...", New: "stopSignals...",
+		Packages: cliPkg, Run: "^TestStartedIgnoringGoesOn$",
+		CaughtBy: "TestStartedIgnoringGoesOn (E309 under nohup)",
+	},
+	{
+		Name: "serve-heeds-an-ignored-interrupt", File: "cli/doorcmd/serve.go",
+		Old: "run.Heeded(os.Interrupt, syscall.SIGTERM)...", New: "os.Interrupt, syscall.SIGTERM",
+		Packages: []string{"./cli/doorcmd/"}, Run: "^TestDoorsKeepAnIgnoredInterrupt$",
+		CaughtBy: "TestDoorsKeepAnIgnoredInterrupt (SigCgt)",
 	},
 	{
 		Name: "eval-signal-never-taken", File: "internal/eval/eval.go",

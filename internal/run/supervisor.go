@@ -88,7 +88,8 @@ type Run struct {
 
 // stopSignals are the operator's signals a run that takes them (Signals)
 // is stopped by, with its receipt: a terminal's Ctrl-C (SIGINT) and Ctrl-\
-// (SIGQUIT), its hangup, and a plain kill. SIGQUIT left to the Go
+// (SIGQUIT), its hangup, and a plain kill, less those the process was
+// started ignoring (Heeded). SIGQUIT left to the Go
 // runtime would print the supervisor's goroutines on the terminal and
 // exit 2, the status of a command line that ran nothing, the receipt
 // left unfinished.
@@ -162,7 +163,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	f := waitFor{ctx: ctx, timeout: r.Timeout}
 	if r.Signals {
 		f.signals = make(chan os.Signal, 1)
-		signal.Notify(f.signals, stopSignals...)
+		signal.Notify(f.signals, Heeded(stopSignals...)...)
 		defer signal.Stop(f.signals)
 	}
 	// The worker starts first: its runtime starts while the supervisor

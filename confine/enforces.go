@@ -376,8 +376,9 @@ func enforcesTable() []Row {
 			Item: "starting a process (never a budget item)",
 			Cells: map[System]Cell{
 				Linux: Cell{HoldsYes, "seccomp: execve, execveat, fork and vfork are not on the allow-list, " +
-					"and clone is allowed only to make a thread (CLONE_THREAD, and no flag a thread is not made " +
-					"with); clone3 answered ENOSYS, so the Go runtime makes its threads with clone; Landlock " +
+					"and clone is allowed only to make a thread (CLONE_THREAD, sharing the worker's " +
+					"descriptors: CLONE_FILES, and no flag a thread is not made with); clone3 answered " +
+					"ENOSYS, so the Go runtime makes its threads with clone; Landlock " +
 					"refuses executing any file", []string{core.LayerLandlockFamily, core.LayerSeccomp}},
 				Darwin: Cell{HoldsYes, "the profile denies process-fork and process-exec",
 					[]string{core.LayerSandboxProfile}},

@@ -131,7 +131,13 @@ func EnforcesMarkdown() []byte {
 		"and epoll_ctl puts a watch, charged to a quota every process of the worker's user "+
 			"shares, in the Go runtime's one poller for each ",
 		"descriptor the worker holds: at most "+strconv.Itoa(linux.MaxDescriptors)+
-			" (RLIMIT_NOFILE, lowered before the filter; no other instance, eventfd or pipe is made).")
+			" (RLIMIT_NOFILE, lowered before the filter; no other instance, eventfd or pipe is made). ",
+		"Nor does it count threads: clone with the thread flags makes as many as a program that "+
+			"makes raw system calls asks for, ",
+		"each a kernel stack no memory limit counts and an id of the machine's (kernel.pid_max); "+
+			"the supervisor reads ",
+		"the worker's threads from outside every 100 ms while a run is in it, and stops a worker "+
+			"running more than "+strconv.Itoa(linux.MaxThreads)+" beside one for each processor (E310).")
 	line()
 	line("A net grant is TCP unless it says udp. On Linux, "+
 		"under any net grant, the worker makes no socket of ",

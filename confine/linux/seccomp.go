@@ -74,3 +74,13 @@ func seccompFilter(p core.Policy, pid int, a arch) ([]bpf.RawInstruction, error)
 // the machine it was seen on, a million in some containers) a confined
 // program put 19,986 copies of one descriptor there, a watch each.
 const MaxDescriptors = 4096
+
+// MaxThreads, beside one for each of the machine's processors, is the
+// most threads a worker may run: its supervisor reads the worker's count
+// from outside while a run is in it, and stops a worker past it (E310).
+// The filter lets a worker make threads (clone with CLONE_THREAD and
+// CLONE_FILES), and a program that makes raw system calls made 3,000, 16
+// KiB of the kernel's memory each that no memory limit counts, each an id
+// of the machine's (kernel.pid_max): 32,768 of them leave no process of
+// the machine able to start another.
+const MaxThreads = 1024

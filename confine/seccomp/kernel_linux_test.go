@@ -49,6 +49,16 @@ func TestSeccompConstants(t *testing.T) {
 		{name: "EPERM", got: errEPERM, want: uint64(unix.EPERM)},
 		{name: "ENOSYS", got: errENOSYS, want: uint64(unix.ENOSYS)},
 		{name: "CLONE_THREAD", got: cloneThread, want: unix.CLONE_THREAD},
+		{name: "CLONE_FILES", got: cloneFiles, want: unix.CLONE_FILES},
+		// linux/futex.h; x/sys/unix names no futex operation
+		{name: "FUTEX_WAIT", got: futexWait, want: 0},
+		{name: "FUTEX_WAKE", got: futexWake, want: 1},
+		{name: "FUTEX_REQUEUE", got: futexRequeue, want: 3},
+		{name: "FUTEX_CMP_REQUEUE", got: futexCmpRequeue, want: 4},
+		{name: "FUTEX_WAKE_OP", got: futexWakeOp, want: 5},
+		{name: "FUTEX_WAIT_BITSET", got: futexWaitBitset, want: 9},
+		{name: "FUTEX_WAKE_BITSET", got: futexWakeBitset, want: 10},
+		{name: "FUTEX_CMD_MASK", got: uint64(futexCmdMask), want: uint64(^uint32(futexPrivateFlag | futexClockRealtime))},
 		{name: "the flags a thread is made with", got: threadCloneFlags, want: unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES |
 			unix.CLONE_SIGHAND | unix.CLONE_SYSVSEM | unix.CLONE_THREAD | unix.CLONE_SETTLS | unix.CLONE_PARENT_SETTID | unix.CLONE_CHILD_CLEARTID},
 		{name: "TCGETS, allowed", got: tcgets, want: unix.TCGETS},
@@ -1448,6 +1458,21 @@ func seccompScenarios() []seccompScenario {
 		{name: "kill(0, 0)", want: eperm, call: func(*childEnv) error { return unix.Kill(0, 0) }},
 		{name: "kill(-1, 0)", want: eperm, call: func(*childEnv) error { return unix.Kill(-1, 0) }},
 		{name: "tgkill(parent, parent, 0)", want: eperm, call: func(*childEnv) error { return unix.Tgkill(os.Getppid(), os.Getppid(), 0) }},
+		// A word naming the sleep, another process, as a lock's owner:
+		// without the filter the kernel takes its thread as the owner
+		// (and, for FUTEX_LOCK_PI, lends it the caller's priority), and
+		// the trylock answers EAGAIN; with it, EPERM. A wake on the same
+		// word, as the runtime's, is allowed.
+		{name: "futex(FUTEX_TRYLOCK_PI) of a word naming the sleep", want: eperm,
+			call: func(e *childEnv) error {
+				*(*uint32)(unsafe.Pointer(&e.page[64])) = uint32(e.other)
+				_, err := rawCall(unix.SYS_FUTEX, e.buf+64, futexTrylockPI)
+				return err
+			}},
+		{name: "futex(FUTEX_WAKE_PRIVATE) of that word", works: true, call: func(e *childEnv) error {
+			_, err := rawCall(unix.SYS_FUTEX, e.buf+64, futexWake|futexPrivateFlag, 1)
+			return err
+		}},
 		{name: "tkill(locked thread, 0)", want: eperm, call: func(e *childEnv) error {
 			_, err := rawCall(unix.SYS_TKILL, uintptr(e.locked.tid), 0)
 			return err
@@ -1464,6 +1489,14 @@ func seccompScenarios() []seccompScenario {
 		}},
 		{name: "clone(CLONE_THREAD|CLONE_NEWNS)", want: eperm, call: func(*childEnv) error {
 			_, err := rawCall(unix.SYS_CLONE, unix.CLONE_THREAD|unix.CLONE_NEWNS)
+			return err
+		}},
+		// A thread with a table of descriptors of its own: the kernel
+		// refuses these flags too (CLONE_SIGHAND needs CLONE_VM), the
+		// filter first. internal/run's TestTempDirCountsWhatAThreadHolds
+		// makes such a thread whole, in a worker.
+		{name: "clone(CLONE_THREAD|CLONE_SIGHAND) without CLONE_FILES", want: eperm, call: func(*childEnv) error {
+			_, err := rawCall(unix.SYS_CLONE, unix.CLONE_THREAD|unix.CLONE_SIGHAND)
 			return err
 		}},
 		{name: "execve of a missing file", want: eperm, call: func(*childEnv) error {
@@ -1565,6 +1598,13 @@ func seccompScenarios() []seccompScenario {
 		}, handedChecks())},
 	}
 }
+
+// Futex values of linux/futex.h the checks use beside the filter's own.
+const (
+	futexTrylockPI     = 8
+	futexPrivateFlag   = 128
+	futexClockRealtime = 256
+)
 
 // TestSeccompKernel runs TestSeccompKernelChild once per scenario, and
 // once to compare the kernel's check of a filter with checkFilter,

@@ -179,7 +179,8 @@ func ruleBlock(r rule, c Config) block {
 	switch r.args {
 	case threadOnly:
 		return block{result: actAllow, tests: []argTest{
-			{arg: 0, mask: cloneThread, values: []uint32{cloneThread}, action: actEPERM},
+			{arg: 0, mask: cloneThread | cloneFiles, values: []uint32{cloneThread | cloneFiles},
+				action: actEPERM},
 			{arg: 0, mask: ^uint32(threadCloneFlags), values: []uint32{0}, action: actEPERM},
 		}}
 	case ownProcess:
@@ -219,6 +220,9 @@ func ruleBlock(r rule, c Config) block {
 				values: levelOptions(r.name, l), action: actEPERM})
 		}
 		return block{result: actAllow, tests: tests}
+	case waitWake:
+		return block{result: actAllow, tests: []argTest{{arg: 1, mask: futexCmdMask,
+			values: futexCommandValues(), action: actEPERM}}}
 	case answerENOSYS:
 		return block{result: actENOSYS}
 	}

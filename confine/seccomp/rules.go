@@ -77,8 +77,9 @@ type argRule int
 const (
 	// anyArgs: the call is allowed whatever its arguments.
 	anyArgs argRule = iota
-	// threadOnly (clone): the flags make a thread (CLONE_THREAD) and
-	// have no bit outside threadCloneFlags.
+	// threadOnly (clone): the flags make a thread (CLONE_THREAD) that
+	// shares the worker's descriptors (CLONE_FILES), and have no bit
+	// outside threadCloneFlags.
 	threadOnly
 	// ownProcess (kill, tgkill): the first argument is the worker's pid.
 	ownProcess
@@ -105,6 +106,9 @@ const (
 	// answerENOSYS: never run, answered ENOSYS as by a kernel without the
 	// call, so that the caller falls back to one the filter reads.
 	answerENOSYS
+	// waitWake (futex): the operation, FUTEX_PRIVATE_FLAG and
+	// FUTEX_CLOCK_REALTIME masked off, is one of futexCommands.
+	waitWake
 )
 
 // rule allows one call.
@@ -133,14 +137,17 @@ var rules = []rule{
 
 	// Threads.
 	{name: "clone", group: groupThreads, args: threadOnly, by: byRuntime,
-		why: "the runtime starts an OS thread with CLONE_THREAD; a process or a namespace is refused"},
+		why: "the runtime starts an OS thread with CLONE_THREAD and CLONE_FILES; a process, a " +
+			"namespace or a thread with a table of descriptors of its own is refused"},
 	{name: "clone3", group: groupThreads, args: answerENOSYS, by: byRuntime,
 		why: "its flags lie in a structure the filter cannot " +
 			"read: ENOSYS makes a caller fall back to clone"},
 	{name: "arch_prctl", group: groupThreads, args: namedCommands, by: byRuntime,
 		why: "a new thread sets its TLS base (ARCH_SET_FS) on amd64"},
-	{name: "futex", group: groupThreads, by: byRuntime,
-		why: "the runtime parks and wakes its threads"},
+	{name: "futex", group: groupThreads, args: waitWake, by: byRuntime | byCgo,
+		why: "the runtime parks and wakes its threads (FUTEX_WAIT, FUTEX_WAKE), as a libc's " +
+			"locks and condition variables do; a priority-inheritance lock, which names any " +
+			"process's thread as its owner and lends it the caller's priority, is refused"},
 	{name: "sched_yield", group: groupThreads, by: byRuntime,
 		why: "the runtime's spinning locks yield the CPU"},
 	{name: "sched_getaffinity", group: groupThreads, args: selfOrOwn, by: byRuntime,
@@ -306,6 +313,34 @@ var subCommands = map[string][]command{
 	"lseek": {{seekSet, "SEEK_SET"}},
 }
 
+// futexCommands are the futex operations the worker may use, FUTEX_CMD_MASK
+// applied (FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME, which only say how
+// the word is found and which clock a wait reads, masked off): waiting on
+// a word of its memory and waking its waiters, as the Go runtime (its
+// private FUTEX_WAIT and FUTEX_WAKE) and a libc (the bitset, requeue and
+// wake-op forms too) do. The priority-inheritance operations
+// (FUTEX_LOCK_PI, FUTEX_LOCK_PI2, FUTEX_TRYLOCK_PI, FUTEX_UNLOCK_PI and the
+// requeue-PI pair) are refused: a word holding the thread id of any
+// process of the machine made FUTEX_LOCK_PI take that thread as the lock's
+// owner and raise its priority to the worker's (a nice 19 sleep of another
+// process read priority 20, not 39, in its /proc/PID/stat while the worker
+// waited: internal/run's TestWorkerLendsNoPriority).
+var futexCommands = []command{
+	{futexWait, "FUTEX_WAIT"}, {futexWake, "FUTEX_WAKE"},
+	{futexRequeue, "FUTEX_REQUEUE"}, {futexCmpRequeue, "FUTEX_CMP_REQUEUE"},
+	{futexWakeOp, "FUTEX_WAKE_OP"},
+	{futexWaitBitset, "FUTEX_WAIT_BITSET"}, {futexWakeBitset, "FUTEX_WAKE_BITSET"},
+}
+
+// futexCommandValues returns the values of futexCommands.
+func futexCommandValues() []uint32 {
+	var v []uint32
+	for _, c := range futexCommands {
+		v = append(v, c.value)
+	}
+	return v
+}
+
 // socketOptions are the options each socket option call may name, by
 // level and option, as Go's net package reads them of a socket handed in
 // (net.FileConn); every other pair is refused with EPERM. setsockopt is
@@ -366,11 +401,20 @@ func commandValues(call string) []uint32 {
 // Linux tests check each against golang.org/x/sys/unix.
 const (
 	cloneThread = 0x00010000 // CLONE_THREAD
+	// cloneFiles (CLONE_FILES) is the flag a thread must be made with
+	// beside CLONE_THREAD: the Go runtime and every libc pass it. A
+	// thread made without it has a copy of the worker's table of
+	// descriptors, and holds what the worker closes: past the
+	// descriptor limit (RLIMIT_NOFILE bounds each table), and past the
+	// supervisor, which reads the worker's own table (/proc/PID/fd): a
+	// file removed from the private temporary directory, held by such a
+	// thread alone, was not counted, and its run ended ok.
+	cloneFiles = 0x00000400
 	// threadCloneFlags are the flags a thread may be made with: those the
 	// Go runtime passes (CLONE_VM, FS, FILES, SIGHAND, SYSVSEM, THREAD),
 	// and those a libc's pthread_create adds (SETTLS, PARENT_SETTID,
 	// CHILD_CLEARTID). No exit signal, no namespace, no vfork.
-	threadCloneFlags = 0x00000100 | 0x00000200 | 0x00000400 | 0x00000800 | 0x00040000 | cloneThread |
+	threadCloneFlags = 0x00000100 | 0x00000200 | cloneFiles | 0x00000800 | 0x00040000 | cloneThread |
 		0x00080000 | 0x00100000 | 0x00200000
 
 	solSocket = 1 // SOL_SOCKET
@@ -400,4 +444,15 @@ const (
 	modeSetID = 0o6000
 
 	mapLocked = 0x2000 // MAP_LOCKED
+
+	futexWait       = 0  // FUTEX_WAIT
+	futexWake       = 1  // FUTEX_WAKE
+	futexRequeue    = 3  // FUTEX_REQUEUE
+	futexCmpRequeue = 4  // FUTEX_CMP_REQUEUE
+	futexWakeOp     = 5  // FUTEX_WAKE_OP
+	futexWaitBitset = 9  // FUTEX_WAIT_BITSET
+	futexWakeBitset = 10 // FUTEX_WAKE_BITSET
+	// futexCmdMask is FUTEX_CMD_MASK: every bit of the operation but
+	// FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256).
+	futexCmdMask = ^uint32(128 | 256)
 )

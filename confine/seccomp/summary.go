@@ -74,7 +74,7 @@ func allowedCount(c Config, a Arch) int {
 func restriction(r rule) string {
 	switch r.args {
 	case threadOnly:
-		return " making a thread only"
+		return " making a thread that shares the worker's descriptors only"
 	case ownProcess:
 		return " to the worker only"
 	case selfOrOwn:
@@ -97,6 +97,8 @@ func restriction(r rule) string {
 			names = append(names, o.name)
 		}
 		return only(names)
+	case waitWake:
+		return " waiting and waking only (no priority-inheritance lock)"
 	case answerENOSYS:
 		return " answered ENOSYS, so the caller falls back"
 	case anyArgs:

@@ -53,10 +53,11 @@ func argVerdict(r rule, args [6]uint64, c Config) filterAction {
 	self := func(who uint32) bool { return who == 0 || who == pid }
 	switch r.args {
 	case threadOnly:
-		// The Go runtime starts its threads with clone(CLONE_THREAD|...).
-		// Anything else would start a process or enter a namespace.
+		// The Go runtime starts its threads with clone(CLONE_THREAD|
+		// CLONE_FILES|...). Anything else would start a process, enter a
+		// namespace, or make a thread with descriptors of its own.
 		flags := arg(0)
-		return allowIf(flags&cloneThread != 0 && flags&^threadCloneFlags == 0)
+		return allowIf(flags&cloneThread != 0 && flags&cloneFiles != 0 && flags&^threadCloneFlags == 0)
 	case ownProcess:
 		// Signals to this process only: the first argument is its pid
 		// (tgid). kill(0) and kill(-1) reach others.
@@ -104,6 +105,11 @@ func argVerdict(r rule, args [6]uint64, c Config) filterAction {
 		return allowIf(slices.ContainsFunc(socketOptions[r.name], func(o sockOption) bool {
 			return o.level == level && o.option == option
 		}))
+	case waitWake:
+		// futex(uaddr, op, ...): the kernel takes op's command with
+		// FUTEX_CMD_MASK, an int.
+		cmd := arg(1) &^ (128 | 256)
+		return allowIf(slices.ContainsFunc(futexCommands, func(c command) bool { return c.value == cmd }))
 	case answerENOSYS:
 		return actENOSYS
 	}

@@ -447,11 +447,31 @@ var mutations = []Mutation{
 		CaughtBy: "TestTempDirCountsRemovedFiles/O_TMPFILE_past_8,192_descriptors (ended ok)",
 	},
 	{
+		Name: "worker-threads-unbounded", File: "internal/run/supervisor.go",
+		Old: "\tif !ok || n <= workerThreads {", New: "\tif true || !ok || n <= workerThreads {",
+		Packages: runPkg, Run: "^TestWorkerThreadsBounded$",
+		CaughtBy: "TestWorkerThreadsBounded/twice_the_bound (2,052 raw threads held to the end, ok)",
+	},
+	{
 		Name: "worker-memory-exit-leaves-descendants", File: "internal/worker/worker.go",
 		Old:      "\t\t\tstatus := w.finish(&wire.Record{MemoryLimitHeld: held}, err)\n\t\t\tconfine.KillDescendants()",
 		New:      "\t\t\tstatus := w.finish(&wire.Record{MemoryLimitHeld: held}, err)",
 		Packages: runPkg, Run: "^TestRunLeavesNoProcess$",
 		CaughtBy: "TestRunLeavesNoProcess/the_worker_ends_itself_at_its_memory_limit",
+	},
+	{
+		Name: "seccomp-thread-own-descriptors", File: "confine/seccomp/program.go",
+		Old:      "mask: cloneThread | cloneFiles, values: []uint32{cloneThread | cloneFiles},",
+		New:      "mask: cloneThread, values: []uint32{cloneThread},",
+		Packages: seccompPkg, Run: "^TestSeccompCases$",
+		CaughtBy: "TestSeccompCases/clone_of_a_thread_with_descriptors_of_its_own_(no_CLONE_FILES)_refused",
+	},
+	{
+		Name: "seccomp-futex-pi-allowed", File: "confine/seccomp/program.go",
+		Old:      "values: futexCommandValues(), action: actEPERM}}}",
+		New:      "values: append(futexCommandValues(), 6), action: actEPERM}}}",
+		Packages: seccompPkg, Run: "^TestSeccompCases$",
+		CaughtBy: "TestSeccompCases/futex_FUTEX_LOCK_PI_refused",
 	},
 	{
 		Name: "seccomp-poller-not-made", File: "confine/seccomp/install_linux.go",

@@ -53,8 +53,9 @@ type workerProc struct {
 	done     chan struct{} // closed once it has exited and been waited for
 	breach   chan error    // the first bound it broke, while a job ran
 	// bounds watches, while a step is awaited, what the supervisor holds
-	// the worker to from outside: its temporary directory (tempDirWithin)
-	// and, under a memory limit, its memory (memoryWithin).
+	// the worker to from outside: its temporary directory (tempDirWithin),
+	// its threads (threadsWithin) and, under a memory limit, its memory
+	// (memoryWithin).
 	bounds *watch.Watch
 	// status is its status file, which tells the memory it holds (nil
 	// with no memory limit, or where there is none: package resident).
@@ -201,6 +202,9 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	}
 	w.bounds = watch.New(BoundsWatchEvery, func() func() {
 		err := tempDirWithin(w.tmp, w.pid)
+		if err == nil {
+			err = threadsWithin(w.pid)
+		}
 		if err == nil {
 			err = w.memoryWithin()
 		}

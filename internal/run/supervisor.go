@@ -20,6 +20,7 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/confine/linux"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/internal/brokenpipe"
@@ -120,9 +121,9 @@ const (
 	// loaded machine, whose answer may take tens of milliseconds to be
 	// scheduled, to say where the program was.
 	stopGrace = 500 * time.Millisecond
-	// BoundsWatchEvery is how often the worker's temporary directory and
-	// its memory are measured from outside while a step is awaited (the
-	// root package's TestMemoryHeldFromOutside reads it).
+	// BoundsWatchEvery is how often the worker's temporary directory, its
+	// threads and its memory are measured from outside while a step is
+	// awaited (the root package's TestMemoryHeldFromOutside reads it).
 	BoundsWatchEvery = 100 * time.Millisecond
 )
 
@@ -771,6 +772,28 @@ func allocatorThrew(crash string) bool {
 }
 
 var errStopWalk = errors.New("stop")
+
+// workerThreads is the most threads a worker may run: linux.MaxThreads,
+// and one for each processor the machine offers, or each P the operator's
+// GOMAXPROCS asks for where that is more. A worker's runtime runs a
+// handful and about one for each P it runs with (the supervisor's count,
+// once confined), one more for each goroutine blocked in a system call.
+var workerThreads = linux.MaxThreads + max(goruntime.NumCPU(), goruntime.GOMAXPROCS(0))
+
+// threadsWithin says E310 when the worker pid runs more than
+// workerThreads threads (threadsOf). A count that cannot be read (the
+// worker exited, a system with no such count) says nothing: an exit ends
+// the step. Read every BoundsWatchEvery, it lets a program make what it
+// makes in one tick past the bound (some thousands), and then the worker
+// and every thread it made are killed.
+func threadsWithin(pid int) error {
+	n, ok := threadsOf(pid)
+	if !ok || n <= workerThreads {
+		return nil
+	}
+	return codes.Errorf(codes.E310, "the worker ran %d threads, more than the %d the supervisor "+
+		"lets it run: the run was stopped", n, workerThreads)
+}
 
 // tempDirWithin measures dir, the private temporary directory of the
 // worker pid, and says when it is past MaxTempDirBytes or

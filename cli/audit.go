@@ -97,7 +97,7 @@ func auditFlagSet() (*flag.FlagSet, *auditFlags) {
 	fs := cmdline.NewFlagSet("audit")
 	f := &auditFlags{}
 	fs.Var(&f.allow, "allow", "audit these budget `items` instead of the declared ones")
-	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
+	fs.StringVar(&f.confine, "confine", "", "strict, the one `mode`: granted modules widen nothing")
 	fs.BoolVar(&f.json, "json", false, "print the audit as JSON")
 	return fs, f
 }
@@ -108,7 +108,7 @@ func osPolicyFlagSet() (*flag.FlagSet, *auditFlags) {
 	fs := cmdline.NewFlagSet("os-policy")
 	f := &auditFlags{}
 	fs.Var(&f.allow, "allow", "the budget `items`")
-	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
+	fs.StringVar(&f.confine, "confine", "", "strict, the one `mode`: granted modules widen nothing")
 	fs.BoolVar(&f.json, "json", false, "print JSON")
 	fs.BoolVar(&f.enforces, "enforces", false,
 		"print what each system's kernel holds for each budget item")

@@ -54,8 +54,9 @@ and Windows, beneath the user's configuration directory).`
 // exitStatusText is the end of the general usage.
 const exitStatusText = `Exit status: 0 the program ran to its end; 1 it failed or was refused an
 effect; 2 the command line was wrong; 3 refused by --require-confinement;
-124 timeout; 125 memory limit; 126 the worker crashed; 128+N the worker was
-killed by signal N. docs/errors.md lists every error code.`
+4 the run ran, but its receipt could not be finished; 124 timeout; 125
+memory limit; 126 the worker crashed; 128+N the worker was killed by signal
+N. docs/errors.md lists every error code.`
 
 // helpTopics are the commands' help; the general usage lists, in this
 // order, those with a short line: one for each of commands (cli.go), the

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/internal/testkit/helpcheck"
 
 	"github.com/sabline/sabline/cli/internal/cmdline"
+	"github.com/sabline/sabline/codes"
 )
 
 // mainOut runs Main with args and returns its status and what it wrote.
@@ -110,6 +112,65 @@ func TestGeneralHelp(t *testing.T) {
 		if !strings.Contains(errOut, c) {
 			t.Errorf("sabline help nosuch does not name the command %s: %s", c, errOut)
 		}
+	}
+}
+
+// TestHelpExitStatuses: the general usage's exit statuses name every
+// status a code of codes.Codes ends a command with (a signal's as
+// 128+N), so that a script's author reads each in sabline --help, as
+// docs/errors.md lists them.
+func TestHelpExitStatuses(t *testing.T) {
+	status, out, _ := mainOut("--help")
+	if status != 0 {
+		t.Fatalf("sabline --help: status %d", status)
+	}
+	_, text, ok := strings.Cut(out, "Exit status:")
+	if !ok {
+		t.Fatalf("the general usage says nothing of the exit status:\n%s", out)
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	for _, c := range codes.Codes {
+		want := strconv.Itoa(c.Exit) + " "
+		if c.Exit == codes.ExitSignaled {
+			want = "128+N "
+		}
+		if !strings.Contains(" "+text, " "+want) {
+			t.Errorf("the general usage's exit statuses do not name %s's %q: %s",
+				c.Code, strings.TrimSpace(want), text)
+		}
+	}
+}
+
+// closedValues are the flags that take a word of a closed set, and the
+// words, as each command checks them.
+var closedValues = map[string][]string{"confine": {"strict"}}
+
+// TestHelpPlaceholdersAreNotValues: a flag that takes a word of a closed
+// set shows a placeholder that names what to give, never one of its
+// words in capitals: --confine STRICT, typed as the help shows it, is
+// refused (E301: the only value is strict). The control: the word
+// itself is taken (os-policy --confine strict).
+func TestHelpPlaceholdersAreNotValues(t *testing.T) {
+	for _, c := range helpCases {
+		status, out, _ := mainOut(append(c.bogus[:len(c.bogus)-1:len(c.bogus)-1], "--help")...)
+		if status != 0 {
+			t.Fatalf("sabline %s --help: status %d", c.name, status)
+		}
+		for flagName, words := range closedValues {
+			_, rest, ok := strings.Cut(out, "\n  --"+flagName+" ")
+			if !ok {
+				continue
+			}
+			ph, _, _ := strings.Cut(rest, "\n")
+			if slices.Contains(words, strings.ToLower(ph)) {
+				t.Errorf("sabline %s --help shows --%s %s: one of its words in capitals, "+
+					"which it refuses; a placeholder names what to give", c.name, flagName, ph)
+			}
+		}
+	}
+	status, _, errOut := mainOut("os-policy", "--allow", "io", "--confine", "strict")
+	if status != 0 {
+		t.Errorf("the control: os-policy --confine strict: status %d, %s", status, errOut)
 	}
 }
 

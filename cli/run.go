@@ -68,7 +68,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 		"many `MB`, at least %d (default %d, unless --no-memory-limit)", cmdline.MinMemoryMB,
 		defaultRunMemoryMB))
 	fs.BoolVar(&f.noMemory, "no-memory-limit", false, "lift the default memory bound")
-	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
+	fs.StringVar(&f.confine, "confine", "", "strict, the one `mode`: granted modules widen nothing")
 	fs.BoolVar(&f.noConfine, "no-confine", false, "ask the operating system for nothing")
 	fs.StringVar(&f.require, "require-confinement", "",
 		"refuse to run below this `level` (full or partial)")

@@ -61,9 +61,10 @@ This file is generated from ` + "`codes.Codes`" + ` by ` + "`go generate ./codes
 
 A run that names a program but cannot start (a malformed ` + "`--allow`" + ` item, a
 malformed ` + "`SABLINE_FAULT_INJECT`" + `, flags that contradict each other, a program
-file that cannot be read) still leaves a receipt, with ` + "`outcome.status`" + `
-` + "`usage`" + `, the code, and the ` + "`--allow`" + ` text as it was given: a run that
-never started is accounted for like any other. A command line whose flags
+file that cannot be read, a register of the machine it cannot use, E331)
+still leaves a receipt, with ` + "`outcome.status`" + ` ` + "`usage`" + `, the code, and the
+` + "`--allow`" + ` text as it was given: a run that never started is accounted
+for like any other. A command line whose flags
 cannot be read at all, or that names no program, leaves none: there is no
 run to account for. A worker that is killed or crashes leaves a receipt
 too, written by the supervisor.

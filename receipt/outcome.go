@@ -66,7 +66,8 @@ func OutcomeOf(err error) Outcome {
 	info, _ := codes.Info(e.Code)
 	status := StatusFailed
 	switch e.Code {
-	case codes.E301, codes.E311, codes.E316, codes.E328, codes.E329, codes.E336, codes.E337:
+	case codes.E301, codes.E311, codes.E316, codes.E328, codes.E329, codes.E331, codes.E336,
+		codes.E337:
 		status = StatusUsage
 	case codes.E326:
 		status = StatusRefused

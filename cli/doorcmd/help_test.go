@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,6 +48,36 @@ func TestHelpShowsPlaceholderAndDefault(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("sabline help serve does not show %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestHelpPlaceholdersAreNotValues: a flag of the doors that takes a
+// word of a closed set shows a placeholder that names what to give, never
+// one of its words in capitals (--durability FLUSH, typed as the help
+// showed it, was refused, E301). The control: each word is one the
+// flag's check takes.
+func TestHelpPlaceholdersAreNotValues(t *testing.T) {
+	closed := map[string][]string{"confine": {"strict"},
+		"durability": {"flush", "background", "none"}, "keep-receipts": {"all", "shipped"},
+		"log-format": {"text", "json"}}
+	for _, cmd := range []string{"serve", "mcp"} {
+		_, out, _ := mainOut("help", cmd)
+		for name, words := range closed {
+			_, rest, ok := strings.Cut(out, "\n  --"+name+" ")
+			if !ok {
+				continue
+			}
+			ph, _, _ := strings.Cut(rest, "\n")
+			if slices.Contains(words, strings.ToLower(ph)) {
+				t.Errorf("sabline %s --help shows --%s %s: one of its words in capitals, "+
+					"which it refuses; a placeholder names what to give", cmd, name, ph)
+			}
+		}
+	}
+	for _, w := range closed["log-format"] {
+		if err := (&observeFlags{logFormat: w}).check(); err != nil {
+			t.Errorf("the control: --log-format %s: %v", w, err)
 		}
 	}
 }

@@ -96,7 +96,7 @@ func (f *doorFlags) register(fs *flag.FlagSet) {
 	f.maxMemory = defaultDoorMemory
 	fs.StringVar(&f.importRoot, "import-root", "", "the `directory` a request's path is read under")
 	fs.Var(&f.allow, "allow", "the most a run may be granted: budget `items` (repeatable)")
-	fs.StringVar(&f.confine, "confine", "", "`strict`: granted modules widen nothing")
+	fs.StringVar(&f.confine, "confine", "", "strict, the one `mode`: granted modules widen nothing")
 	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
 	fs.IntVar(&f.workers, "workers", f.workers, "`N` runs at once, at least 1")
 	fs.IntVar(&f.maxIdle, "max-idle", f.maxIdle, "keep `N` idle workers however long they wait")
@@ -107,9 +107,10 @@ func (f *doorFlags) register(fs *flag.FlagSet) {
 	fs.Var((*cmdline.Memory)(&f.maxMemory), "max-memory-mb", "stop each run past this many `MB`")
 	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
 	fs.StringVar(&f.durability, "durability", string(receipt.Flush),
-		"how a receipt is kept before its reply: `flush`, background or none")
-	fs.Var(&f.keep, "keep-receipts", "which receipts the journal keeps: `all`, shipped, an age "+
-		"(7d, 36h) or a size (512MiB); by default all, or until shipped with --receipts-url")
+		"how a receipt is kept before its reply, a `mode`: flush, background or none")
+	fs.Var(&f.keep, "keep-receipts", "which receipts the journal keeps, a `rule`: all, "+
+		"shipped, an age (7d, 36h) or a size (512MiB); by default all, or until shipped "+
+		"with --receipts-url")
 }
 
 // options checks the flags and makes the door's settings; relative paths

@@ -34,7 +34,8 @@ func (f *observeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.metricsListen, "metrics-listen", "",
 		"serve GET /metrics (Prometheus) on this `address`, apart from the clients' door")
 	fs.StringVar(&f.logFormat, "log-format", logText,
-		"`text` (a line each) or json (a log/slog JSON record each, with run_id and tenant)")
+		"the log's `format`: text (a line each) or json (a log/slog JSON record each, "+
+			"with run_id and tenant)")
 }
 
 // check refuses a --log-format or --metrics-listen that cannot be.

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -467,6 +468,124 @@ func TestServeDocRefusals(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no curl in the section Refusals")
+	}
+}
+
+// TestServeDocAudit sends the page's /v1/audit request (docs/serve.md,
+// Requests) to a server started with the page's first command's budget,
+// and holds what the page shows of the answer (each field it gives, not
+// those it shows as {...}) to what the server answers: the levels of
+// each system are predicted from the budget alone, and here is this
+// machine's, where the page's Linux has Landlock with its network rights
+// (ABI 4).
+func TestServeDocAudit(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "serve.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	start, _, _ := strings.Cut(doc[strings.Index(doc, "sabline serve --import-root"):], "\n")
+	_, allow, ok := strings.Cut(start, "--allow ")
+	if !ok {
+		t.Fatalf("the page's first command %q has no --allow", start)
+	}
+	_, requests, ok := strings.Cut(doc, "## Requests")
+	if !ok {
+		t.Fatal("docs/serve.md has no section Requests")
+	}
+	lines := strings.Split(requests, "\n")
+	i := slices.IndexFunc(lines, func(l string) bool {
+		return strings.HasPrefix(l, "$ curl ") && strings.Contains(l, "/v1/audit")
+	})
+	if i < 0 || i+1 == len(lines) {
+		t.Fatal("no curl of /v1/audit, with its answer, in the section Requests")
+	}
+	_, body, _ := strings.Cut(lines[i], " -d '")
+	body, _, _ = strings.Cut(body, "' ")
+	var shown map[string]any
+	answer := strings.ReplaceAll(lines[i+1], "{...}", "null")
+	if err := json.Unmarshal([]byte(answer), &shown); err != nil {
+		t.Fatalf("the answer shown after %q: %v", lines[i], err)
+	}
+	s := startServe(t, "--allow", strings.Fields(allow)[0])
+	status, got := s.do(t, http.MethodPost, "/v1/audit", s.token, body)
+	if status != http.StatusOK {
+		t.Fatalf("%s: status %d, %v", body, status, got)
+	}
+	for k, v := range shown {
+		if v == nil {
+			continue // shown as {...}
+		}
+		if k == "here" && (goruntime.GOOS != "linux" || confine.Probe().LandlockABI < 4) {
+			continue // the page's machine, not this one
+		}
+		want, _ := json.Marshal(v)
+		have, _ := json.Marshal(got[k])
+		if string(have) != string(want) {
+			t.Errorf("/v1/audit %s: %s is %s, the page shows %s", body, k, have, want)
+		}
+	}
+}
+
+// heldPlaces are the paths a server's first line says it reads and
+// writes, each by its last element (a machine's own directories differ).
+func heldPlaces(t *testing.T, line string) (reads, writes []string) {
+	t.Helper()
+	_, rest, ok := strings.Cut(line, ": it reads ")
+	r, rest, ok2 := strings.Cut(rest, "; writes ")
+	w, _, ok3 := strings.Cut(rest, "; connects ")
+	if !ok || !ok2 || !ok3 {
+		t.Fatalf("not a line of what the server holds: %q", line)
+	}
+	for _, p := range strings.Split(r, ", ") {
+		reads = append(reads, filepath.Base(p))
+	}
+	for _, p := range strings.Split(w, ", ") {
+		writes = append(writes, filepath.Base(p))
+	}
+	return reads, writes
+}
+
+// TestServeDocHeldLine holds the first line docs/serve.md shows a server
+// print ("What the server itself may touch") to the one a server under
+// the same budget (io) prints: the same places, each named by its last
+// element: the places it writes, in the same order, and each it reads,
+// but for the import root, which is the operator's own. A server writes
+// the runs' directory, never /tmp itself, and runs sabline-door.
+func TestServeDocHeldLine(t *testing.T) {
+	if goruntime.GOOS != "linux" || confine.Probe().LandlockABI < 1 {
+		t.Skipf("skipped: the page shows a Linux server with Landlock, and this is %s "+
+			"with Landlock ABI %d", goruntime.GOOS, confine.Probe().LandlockABI)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "serve.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "sabline serve: the server process is held"
+	var shown string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			shown = l
+			break
+		}
+	}
+	if shown == "" {
+		t.Fatalf("docs/serve.md shows no line %q", prefix)
+	}
+	s := startServe(t)
+	docReads, docWrites := heldPlaces(t, shown)
+	reads, writes := heldPlaces(t, s.held)
+	if !slices.Equal(docWrites, writes) {
+		t.Errorf("the server writes %v, the page shows %v\n server: %s\n page: %s",
+			writes, docWrites, s.held, shown)
+	}
+	// A dynamically linked build reads its loader too: each place the
+	// page shows is one the server reads.
+	for _, r := range docReads[1:] {
+		if !slices.Contains(reads[1:], r) {
+			t.Errorf("the server reads %v, the page shows %s (the import root first)"+
+				"\n server: %s\n page: %s", reads, r, s.held, shown)
+		}
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit"
+
+	"github.com/sabline/sabline/internal/testkit/nobody"
 )
 
 // hereChildEnv names the directory a child of TestOnThisMachineDeviceNodes,
@@ -90,12 +92,7 @@ func TestOnThisMachineDeviceNodes(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to start a child as another user (nobody)")
 	}
-	dir := t.TempDir()
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil { // nobody looks the grant up
-			t.Fatal(err)
-		}
-	}
+	dir := nobody.Dir(t) // nobody looks the grant up
 	mounts, err := guard.ReadMounts()
 	if err != nil {
 		t.Fatal(err)
@@ -121,10 +118,10 @@ func TestOnThisMachineDeviceNodes(t *testing.T) {
 	testkit.CopyExecutable(t, exe, bin)
 	var out strings.Builder
 	cmd := exec.Command(bin, "-test.run=^TestOnThisMachineDeviceNodes$", "-test.count=1")
-	cmd.Env = append(os.Environ(), hereChildEnv+"="+dir, "HOME="+dir)
+	cmd.Env = append(os.Environ(), hereChildEnv+"="+dir, "HOME="+dir, "TMPDIR="+nobody.Tmp(t, dir))
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody.Uid, Gid: nobody.Uid}}
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the child as nobody: %v\n%s", err, out.String())
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sabline/sabline/internal/testkit/nobody"
 )
 
 // ownedChildEnv names the directory the child of TestOwnedByAnother
@@ -41,12 +43,7 @@ func TestOwnedByAnother(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to make files others own and start a child as nobody")
 	}
-	dir := t.TempDir()
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil { // nobody looks the files up
-			t.Fatal(err)
-		}
-	}
+	dir := nobody.Dir(t) // nobody looks the files up
 	for name, uid := range map[string]int{"root": 0, "mine": 65534, "third": 54321} {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
@@ -67,7 +64,7 @@ func TestOwnedByAnother(t *testing.T) {
 	cmd.Env = append(os.Environ(), ownedChildEnv+"="+dir, "HOME="+dir)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody.Uid, Gid: nobody.Uid}}
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the child as nobody: %v\n%s", err, out.String())
 	}

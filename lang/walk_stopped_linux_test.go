@@ -11,6 +11,8 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/testkit"
+
+	"github.com/sabline/sabline/internal/testkit/nobody"
 )
 
 // walkStoppedChildEnv names the directory the child of
@@ -42,20 +44,7 @@ func TestWalkStoppedWhereNoGrantReaches(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to make a directory nobody may not search and start a child as nobody")
 	}
-	dir := t.TempDir()
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil { // nobody walks to the files
-			t.Fatal(err)
-		}
-	}
-	for d := filepath.Dir(filepath.Dir(dir)); ; d = filepath.Dir(d) {
-		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm()&0o001 == 0 {
-			t.Skipf("nobody may not search %s, above the test's directory (TMPDIR): %v", d, err)
-		}
-		if d == filepath.Dir(d) {
-			break
-		}
-	}
+	dir := nobody.Dir(t) // nobody walks to the files
 	g, o := filepath.Join(dir, "g"), filepath.Join(dir, "o")
 	for _, d := range []string{g, o} {
 		testkit.WriteFile(t, filepath.Join(d, "locked", "x.txt"), "x")
@@ -65,13 +54,7 @@ func TestWalkStoppedWhereNoGrantReaches(t *testing.T) {
 		}
 	}
 	symlink(t, o, filepath.Join(g, "outdir"))
-	tmp := filepath.Join(dir, "tmp") // the child's own temporary directory
-	if err := os.Mkdir(tmp, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(tmp, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
+	tmp := nobody.Tmp(t, dir) // the child's own temporary directory
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +66,7 @@ func TestWalkStoppedWhereNoGrantReaches(t *testing.T) {
 	cmd.Env = append(os.Environ(), walkStoppedChildEnv+"="+dir, "HOME="+dir, "TMPDIR="+tmp)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody.Uid, Gid: nobody.Uid}}
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the child as nobody: %v\n%s%s", err, out.String(), errb.String())
 	}

@@ -26,7 +26,7 @@ import (
 // SourceName is the name a program sent as text carries, beneath the
 // import root: its positions, its receipt and its refusals name it, and
 // say it came from no file; its loads are read beneath the root.
-const SourceName = "<source>"
+const SourceName = receipt.SourceName
 
 // PoolRunner is the Runner of a door over a pool: each request runs in
 // the pool, under the pool's budget or a narrowing of it, a path is read

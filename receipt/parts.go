@@ -191,8 +191,8 @@ func (c EffectChange) String() string {
 }
 
 // DiffEffects walks runs oldest first and names each whose worker
-// reported using a grant no earlier run of the same program (by path)
-// reported using. Only reports are compared with reports: runs whose
+// reported using a grant no earlier run of the same program
+// (programKey) reported using. Only reports are compared with reports: runs whose
 // receipt does not name effects among the reported fields (the worker
 // died first, or an older receipt, which does not say) are passed over.
 func DiffEffects(runs []StoredReceipt) []EffectChange {
@@ -206,10 +206,10 @@ func DiffEffects(runs []StoredReceipt) []EffectChange {
 		if r.Older() || !slices.Contains(r.Reported.Fields, FieldEffects) {
 			continue
 		}
-		e := seen[r.Program.Path]
+		e := seen[programKey(r)]
 		if e == nil {
 			e = &earlier{used: map[string]bool{}}
-			seen[r.Program.Path] = e
+			seen[programKey(r)] = e
 		} else {
 			c := EffectChange{Run: r, EarlierTestimony: e.testimony}
 			for _, u := range r.Effects {
@@ -318,17 +318,17 @@ func (c ConnectionChange) String() string {
 
 // DiffConnections walks runs oldest first and names each whose supervisor
 // connected to, or refused, a destination (network, host and port as the
-// program named them) no earlier run of the same program (by path) had,
+// program named them) no earlier run of the same program (programKey) had,
 // or whose receipt left connections unlisted, which may have. The first
 // run of a program is what the others are compared with.
 func DiffConnections(runs []StoredReceipt) []ConnectionChange {
 	seen := map[string]map[string]bool{}
 	var out []ConnectionChange
 	for _, r := range runs {
-		earlier, compared := seen[r.Program.Path]
+		earlier, compared := seen[programKey(r)]
 		if !compared {
 			earlier = map[string]bool{}
-			seen[r.Program.Path] = earlier
+			seen[programKey(r)] = earlier
 		}
 		c := ConnectionChange{Run: r}
 		for _, conn := range r.Observed.Connections {

@@ -97,6 +97,13 @@ func TestDiffEffects(t *testing.T) {
 		{name: "a grant listed unused is not reported using", runs: []string{"a:io", "a:io+env=0"}},
 		{name: "a grant used after runs that left it unused", runs: []string{"a:io+env=0", "a:io+env"},
 			want: []change{{Run: "1", New: []string{"env"}}}},
+		// Text sent to a door is one program only where the text (its
+		// digest, after @) is the same; a file is one as it is edited.
+		{name: "two texts sent to a door", runs: []string{"<source>@1:io", "<source>@2:io+env"}},
+		{name: "one text sent twice", runs: []string{"<source>@1:io", "<source>@1:io+env"},
+			want: []change{{Run: "1", New: []string{"env"}}}},
+		{name: "a file edited", runs: []string{"a@1:io", "a@2:io+env"},
+			want: []change{{Run: "1", New: []string{"env"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,7 +111,13 @@ func TestDiffEffects(t *testing.T) {
 			for i, s := range tt.runs {
 				prog, grants, _ := strings.Cut(s, ":")
 				id := string(rune('0' + i))
-				r := receipt("/p/"+prog+".vel", id, i, core.Full, StatusOK)
+				prog, text, _ := strings.Cut(prog, "@")
+				path := "/p/" + prog + ".vel"
+				if prog == SourceName {
+					path = "/p/" + prog
+				}
+				r := receipt(path, id, i, core.Full, StatusOK)
+				r.Program.SHA256 = text
 				r.Reported = &Reported{Fields: []string{FieldOutcome, FieldEffects}}
 				switch grants[len(grants)-1] {
 				case '!':

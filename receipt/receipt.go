@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
@@ -1060,8 +1061,28 @@ func (c LevelChange) String() string {
 	return s
 }
 
+// SourceName is the name a program sent as text carries (beneath a
+// door's import root): it names no file.
+const SourceName = "<source>"
+
+// programKey is the program the diffs compare a run with earlier runs
+// of: its path, where the path names a program kept in a file, so that a
+// program's runs are compared as it is edited; and its path and digest
+// where the path names none (text sent to a door, SourceName, or a
+// program read from a device or a descriptor beneath /dev or /proc:
+// standard input, a pipe), so that unrelated programs sent or piped
+// alike are not taken for one (a run of one was called WEAKER beside
+// another's).
+func programKey(r StoredReceipt) string {
+	p := r.Program.Path
+	if path.Base(p) == SourceName || strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
+		return p + "\x00" + r.Program.SHA256
+	}
+	return p
+}
+
 // DiffLevels walks runs oldest first and names each whose level no earlier
-// run of the same program (by path) had, saying when it is weaker than all
+// run of the same program (programKey) had, saying when it is weaker than all
 // of them. Runs that ended before the policy was applied
 // (core.Result.Unapplied) are passed over.
 func DiffLevels(runs []StoredReceipt) []LevelChange {
@@ -1071,7 +1092,7 @@ func DiffLevels(runs []StoredReceipt) []LevelChange {
 		if r.Confinement().Unapplied() {
 			continue
 		}
-		key := r.Program.Path
+		key := programKey(r)
 		lv := r.RunParameters.Confinement
 		prev := seen[key]
 		if len(prev) > 0 && !prev[lv] {

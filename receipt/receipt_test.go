@@ -201,6 +201,17 @@ func TestDiffLevels(t *testing.T) {
 		// alike: neither is below the other.
 		{name: "between two unknown levels is not weaker", runs: []string{"a:sealed", "a:jailed"},
 			want: []change{{Run: "1", Earlier: []core.Level{"sealed"}, Weaker: false}}},
+		// A program's text, after @, is its digest. A file's runs are
+		// compared as it is edited; text sent to a door or piped in is
+		// one program only where the text is the same.
+		{name: "a file edited between its runs", runs: []string{"a@1:full", "a@2:partial"},
+			want: []change{{Run: "1", Earlier: []core.Level{core.Full}, Weaker: true}}},
+		{name: "two texts sent to a door", runs: []string{"<source>@1:full", "<source>@2:partial"}},
+		{name: "one text sent to a door twice", runs: []string{"<source>@1:full", "<source>@1:partial"},
+			want: []change{{Run: "1", Earlier: []core.Level{core.Full}, Weaker: true}}},
+		{name: "two programs piped in", runs: []string{"/dev/stdin@1:full", "/dev/stdin@2:partial"}},
+		{name: "one program piped in twice", runs: []string{"/dev/stdin@1:full", "/dev/stdin@1:none"},
+			want: []change{{Run: "1", Earlier: []core.Level{core.Full}, Weaker: true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -212,8 +223,16 @@ func TestDiffLevels(t *testing.T) {
 					level, status = string(core.None), StatusUsage
 				}
 				id := string(rune('0' + i))
-				runs = append(runs, StoredReceipt{Path: id + ".json",
-					Receipt: receipt("/p/"+prog+".vel", id, i, core.Level(level), status)})
+				prog, text, _ := strings.Cut(prog, "@")
+				path := "/p/" + prog + ".vel"
+				if prog == SourceName {
+					path = "/p/" + prog
+				} else if strings.HasPrefix(prog, "/") {
+					path = prog
+				}
+				r := receipt(path, id, i, core.Level(level), status)
+				r.Program.SHA256 = text
+				runs = append(runs, StoredReceipt{Path: id + ".json", Receipt: r})
 			}
 			var got []change
 			for _, c := range DiffLevels(runs) {

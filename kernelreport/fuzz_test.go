@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/sabline/sabline/codes"
 )
 
 // fuzzSeedTargets is how many targets of each report the fuzzer is
@@ -81,6 +84,15 @@ func FuzzRender(f *testing.F) {
 // of 200 KB: the fuzzer is given each report's header and first
 // targets, and the test without -fuzz each report whole.
 func addSeeds(f *testing.F) {
+	for _, seed := range seedData(f, fuzzSeedTargets) {
+		f.Add(seed)
+	}
+}
+
+// seedData is the seeds addSeeds gives, with at most most targets of
+// each report when fuzzing.
+func seedData(f *testing.F, most int) [][]byte {
+	var out [][]byte
 	fuzzing := flag.Lookup("test.fuzz").Value.String() != ""
 	seeds := committed(f)
 	old, err := Read(schema2Path)
@@ -94,14 +106,68 @@ func addSeeds(f *testing.F) {
 			f.Fatal(err)
 		}
 		if fuzzing {
-			n.Targets = n.Targets[:min(len(n.Targets), fuzzSeedTargets)]
+			n.Targets = n.Targets[:min(len(n.Targets), most)]
 			data = n.JSON()
 		}
-		f.Add(data)
+		out = append(out, data)
 	}
 	for _, seed := range malformedSeeds {
-		f.Add([]byte(seed))
+		out = append(out, []byte(seed))
 	}
+	return out
+}
+
+// FuzzDiff: whatever two reports Parse reads (`sabline report diff OLD
+// NEW`, each a file a CI job or a hand could have written), Diff
+// compares them or refuses two systems with E301, never panics; its
+// text is one line a change, each text escaped, and the lines marked
+// REGRESSED are the regressions it counts (which set the exit status).
+//
+//	go test ./kernelreport -run '^$' -fuzz '^FuzzDiff$' -fuzztime 1m
+func FuzzDiff(f *testing.F) {
+	// One target of each report when fuzzing: an input is two reports,
+	// and the fuzzer minimizes what it finds for up to a minute a time.
+	seeds := seedData(f, 1)
+	for i, a := range seeds {
+		f.Add(a, seeds[(i+1)%len(seeds)])
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		old, err := Parse(a)
+		if err != nil {
+			return
+		}
+		new, err := Parse(b)
+		if err != nil {
+			return
+		}
+		c, err := Diff(Named{Report: old, Source: "old.json"},
+			Named{Report: new, Source: "new.json"})
+		if err != nil {
+			if old.OS == new.OS || codes.CodeOf(err) != codes.E301 {
+				t.Fatalf("Diff of %s and %s: %v", old.OS, new.OS, err)
+			}
+			return
+		}
+		lines := strings.Split(strings.TrimSuffix(string(c.Text()), "\n"), "\n")
+		want := 2 + len(c.Machine) + 1
+		if len(c.Targets)+len(c.Cells) > 0 {
+			want = 2 + len(c.Machine) + 3 + len(c.Targets) + len(c.Cells)
+		}
+		marked := 0
+		for _, l := range lines {
+			if strings.HasPrefix(l, "  "+string(Regressed)+" ") {
+				marked++
+			}
+		}
+		targets, cells := c.Regressions()
+		switch {
+		case len(lines) != want:
+			t.Fatalf("%d lines, want %d:\n%s", len(lines), want, c.Text())
+		case marked != targets+cells:
+			t.Fatalf("%d lines marked regressed, %d regressions counted:\n%s", marked,
+				targets+cells, c.Text())
+		}
+	})
 }
 
 // malformedSeeds are reports a little or far from right.

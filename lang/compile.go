@@ -305,12 +305,52 @@ func compileFile(file string, src []byte, isPredeclared func(string) bool) (*syn
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkNesting(f); err != nil {
+		return nil, nil, err
+	}
 	markConstantLoops(f)
 	prog, err := starlark.FileProgram(f, isPredeclared)
 	if err != nil {
 		return nil, nil, err
 	}
 	return f, prog, nil
+}
+
+// MaxNesting is how deep a file's syntax tree may nest: a statement in a
+// block, an operand in an expression, a call's function in the call. The
+// parser bounds brackets and blocks, but not a chain (`1+1+...+1`,
+// `a.b.c...`, `f()()()`), which is as deep as it is long; the walks of a
+// file after its parse (markConstantLoops, the resolver, the compiler)
+// recur once a level, and a chain of some millions in a file of a few
+// MiB overflowed the worker's stack. A file deeper than this is E304.
+const MaxNesting = 10000
+
+// checkNesting refuses a file whose syntax tree nests deeper than
+// MaxNesting, with the position of the node past it, walking no deeper
+// itself.
+func checkNesting(f *syntax.File) error {
+	depth := 0
+	var past syntax.Node
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch {
+		case n == nil: // the end of a node whose children were walked
+			depth--
+			return false
+		case past != nil:
+			return false
+		case depth == MaxNesting:
+			past = n
+			return false
+		}
+		depth++
+		return true
+	})
+	if past == nil {
+		return nil
+	}
+	pos, _ := past.Span()
+	return syntax.Error{Pos: pos, Msg: fmt.Sprintf("the file nests deeper than %d "+
+		"(a chain of operators, calls, indexes or attributes that long)", MaxNesting)}
 }
 
 // markConstantLoops gives each `while True:` of f a position of its own.

@@ -68,8 +68,8 @@ func ParseRetention(s string) (Retention, error) {
 	}
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.Atoi(days)
-		if err != nil || n <= 0 || n > 100*365 {
-			return refuse("not a number of days, 1 or more")
+		if err != nil || n <= 0 || n > maxAgeDays {
+			return refuse(fmt.Sprintf("not a number of days from 1 to %d", maxAgeDays))
 		}
 		return Retention{MaxAge: time.Duration(n) * 24 * time.Hour}, nil
 	}
@@ -77,11 +77,20 @@ func ParseRetention(s string) (Retention, error) {
 	if err != nil {
 		return refuse("not an age, a size or a word it takes")
 	}
-	if d <= 0 {
+	switch {
+	case d <= 0:
 		return refuse("an age of zero or less")
+	case d > maxAgeDays*24*time.Hour:
+		// One bound for both forms: String writes a whole number of
+		// days in days, and an age past it would not read back.
+		return refuse(fmt.Sprintf("an age of more than %d days", maxAgeDays))
 	}
 	return Retention{MaxAge: d}, nil
 }
+
+// maxAgeDays bounds an age ParseRetention reads, in either form: a
+// hundred years.
+const maxAgeDays = 100 * 365
 
 // String is the retention as ParseRetention reads it.
 func (r Retention) String() string {

@@ -39,6 +39,10 @@ func TestParseRetention(t *testing.T) {
 		{name: "MB, not MiB", in: "512MB", wantErr: true},
 		{name: "word", in: "forever", wantErr: true},
 		{name: "empty", in: "", wantErr: true},
+		{name: "a hundred years", in: "36500d", want: Retention{MaxAge: 36500 * 24 * time.Hour}},
+		{name: "past a hundred years", in: "36501d", wantErr: true},
+		// Written by String as 36501d, which would not read back.
+		{name: "past a hundred years in hours", in: "876024h0m0s", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -476,4 +480,29 @@ func waitLaid(t *testing.T, dir string, st journal.Stats) []journal.SegmentInfo 
 			t.Fatalf("no zeros laid past the %d bytes of segment %d", st.Held, st.SegmentNum)
 		}
 	}
+}
+
+// FuzzParseRetention: a retention ParseRetention takes (a server's
+// --keep-receipts) reads back as itself from its String, which a
+// server's messages write; and what it refuses says the forms.
+func FuzzParseRetention(f *testing.F) {
+	for _, seed := range []string{"all", "shipped", "7d", "36h", "90m", "512MiB", "2GiB",
+		"36500d", "36501d", "1048576MiB", "1024GiB", "1025GiB", "2562024h",
+		"2562047h47m16.854775807s", "1ns", "0d", "-1h", "512MB", "", "+7d", "07d", "1e3h"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRetention(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), RetentionForm) {
+				t.Fatalf("ParseRetention(%q): %v, not saying the forms", s, err)
+			}
+			return
+		}
+		back, err := ParseRetention(r.String())
+		if err != nil || back != r {
+			t.Fatalf("ParseRetention(%q) = %+v, written %q, read back as %+v, %v", s, r,
+				r.String(), back, err)
+		}
+	})
 }

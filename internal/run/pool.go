@@ -182,6 +182,9 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		return nil, codes.Errorf(codes.E301, "a pool's timeout and memory limit are above zero, "+
 			"or zero for none, not %s and %d MB", cfg.Timeout, cfg.MaxMemoryMB)
 	}
+	if err := checkMemory(cfg.MaxMemoryMB); err != nil {
+		return nil, err
+	}
 	if cfg.IdleTimeout < 0 {
 		return nil, codes.Errorf(codes.E301, "a pool's idle timeout is above zero, or zero for %s, "+
 			"not %s", DefaultIdleTimeout, cfg.IdleTimeout)

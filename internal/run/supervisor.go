@@ -42,7 +42,7 @@ type Run struct {
 	Require     core.Level        // --require-confinement, "" for none
 	Faults      []receipt.FaultOp // SABLINE_FAULT_INJECT, parsed
 	Timeout     time.Duration     // 0 for none
-	MaxMemoryMB int               // 0 for none
+	MaxMemoryMB int               // 0 for none; at most MaxMemoryMB
 	// Sabline's own locations no grant reaches, beside the receipts: a
 	// server's token
 	Guarded []string
@@ -127,6 +127,22 @@ const (
 	BoundsWatchEvery = 100 * time.Millisecond
 )
 
+// MaxMemoryMB is the largest memory limit a run or a pool may be given,
+// 1 PiB: past any machine's memory, and small enough that the limit in
+// bytes (twice it, for the address space) fits in 64 bits. Past it the
+// limit wrapped: --max-memory-mb 17592186044416 (2^44) held the run to 0
+// bytes, and every run ended E308 "over its memory limit of 0 MB".
+const MaxMemoryMB = 1 << 30
+
+// checkMemory refuses a memory limit past MaxMemoryMB (E301).
+func checkMemory(mb int) error {
+	if mb > MaxMemoryMB {
+		return codes.Errorf(codes.E301, "a memory limit of %d MB is more than the %d MB a run "+
+			"may be given", mb, MaxMemoryMB)
+	}
+	return nil
+}
+
 // Supervise runs r in a worker process and returns its receipt, whose
 // Outcome.ExitStatus is the status the command exits with. The supervisor
 // reads the program once, reserves the receipt (when r.Receipts is set)
@@ -141,6 +157,9 @@ func Supervise(r Run) *receipt.Receipt { return SuperviseContext(context.Backgro
 func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	c := newCommandRun(r)
 	if err := refuseInWorker("Supervise"); err != nil {
+		return c.finish(receipt.OutcomeOf(err))
+	}
+	if err := checkMemory(r.MaxMemoryMB); err != nil {
 		return c.finish(receipt.OutcomeOf(err))
 	}
 	if err := c.unenforced(); err != nil {

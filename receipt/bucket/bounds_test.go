@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,10 @@ func TestMemoryReadRange(t *testing.T) {
 		{name: "up to the end exactly", off: 3, n: 2, want: "de"},
 		{name: "from the end", off: 5, n: 1, want: ""},
 		{name: "beyond the end", off: 6, n: 1, want: ""},
+		// off+n past the largest int64 wrapped below the end, and the
+		// slice's end below its start panicked the agent serving it.
+		{name: "an n as large as it goes", off: 1, n: math.MaxInt64, want: "bcde"},
+		{name: "an n as large as it goes from the end", off: 5, n: math.MaxInt64, want: ""},
 	}
 	ctx := context.Background()
 	m := NewMemory()

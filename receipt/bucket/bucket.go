@@ -92,7 +92,7 @@ func slice(data []byte, off, n int64) []byte {
 		return nil
 	}
 	end := int64(len(data))
-	if n >= 0 && off+n < end {
+	if n >= 0 && n < end-off { // not off+n < end: off+n can wrap past the largest int64
 		end = off + n
 	}
 	return append([]byte(nil), data[off:end]...)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"strings"
 	"testing"
 
@@ -45,6 +46,14 @@ func TestReaderPassesOverObjectsOfOthers(t *testing.T) {
 			object: func(t *testing.T, id string, _ *receipt.Receipt) []byte {
 				idx := fmt.Sprintf(`{"replica":"a0","segment":1,"receipts":[{"key":"r-%s.json",`+
 					`"tenant":"acme","off":0,"len":16}]}`, id)
+				return append(plantedRecord(t, indexKey, []byte(idx)), "these are no record"...)
+			}, notObject: true},
+		// Its offset and length past the largest int64 together: a Memory
+		// bucket's read of it panicked, and took the reader's process.
+		{name: "an index that places the run on the largest length",
+			object: func(t *testing.T, id string, _ *receipt.Receipt) []byte {
+				idx := fmt.Sprintf(`{"replica":"a0","segment":1,"receipts":[{"key":"r-%s.json",`+
+					`"tenant":"acme","off":0,"len":%d}]}`, id, math.MaxInt64)
 				return append(plantedRecord(t, indexKey, []byte(idx)), "these are no record"...)
 			}, notObject: true},
 		{name: "an index that gives the run to another tenant",

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -174,6 +175,8 @@ func (m *Memory) Set(v string) error {
 	case n < MinMemoryMB:
 		return fmt.Errorf("want at least %d: the runtime itself needs about 6 MB before the program's "+
 			"first statement", MinMemoryMB)
+	case n > run.MaxMemoryMB:
+		return fmt.Errorf("want at most %d (1 PiB)", run.MaxMemoryMB)
 	}
 	*m = Memory(n)
 	return nil

@@ -1,0 +1,116 @@
+package lang
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/testkit"
+)
+
+// chain is `x = ` and a chain of n links of kind: the assignment and each
+// link one level of the syntax tree, so that the file nests n+3 deep
+// (the file, the assignment, the links, the leaf).
+func chain(kind string, n int) string {
+	switch kind {
+	case "additions":
+		return "x = 1" + strings.Repeat("+1", n) + "\n"
+	case "attributes":
+		return "x = True" + strings.Repeat(".a", n) + "\n"
+	case "calls":
+		return "x = print" + strings.Repeat("()", n) + "\n"
+	case "indexes":
+		return "x = True" + strings.Repeat("[0]", n) + "\n"
+	}
+	panic(kind)
+}
+
+// TestCompileNesting: a file whose syntax tree nests past MaxNesting (a
+// chain, which the parser does not bound: it is as deep as it is long)
+// is E304 at its compile, naming the bound, as the program and as a
+// file it loads (E306); one at the bound compiles (the control). A
+// chain of some millions, a few MiB, overflowed the worker's stack in
+// the walks after the parse.
+func TestCompileNesting(t *testing.T) {
+	dir := testkit.Scratch(t)
+	in := NewInterp(Config{Cwd: dir})
+	for _, kind := range []string{"additions", "attributes", "calls", "indexes"} {
+		for _, n := range []int{MaxNesting - 3, MaxNesting - 2, 200000} {
+			src := chain(kind, n)
+			main := filepath.Join(dir, "main.vel")
+			_, err := in.CompileSource(main, []byte(src), dir, in.Predeclared())
+			if n+3 <= MaxNesting {
+				if err != nil {
+					t.Errorf("%d %s, %d deep: %v; want it compiled", n, kind, n+3, err)
+				}
+				continue
+			}
+			var e *codes.Error
+			if !errors.As(err, &e) || e.Code != codes.E304 ||
+				!strings.Contains(e.Msg, "nests deeper than 10000") ||
+				!strings.HasPrefix(e.Pos, main+":1:") {
+				t.Errorf("%d %s, %d deep: %v; want E304 at %s:1, naming the bound", n, kind, n+3,
+					err, main)
+			}
+			// The same file loaded by a program.
+			testkit.WriteFile(t, filepath.Join(dir, "deep.vel"), src)
+			_, err = in.CompileSource(main, []byte("load(\"deep.vel\", \"x\")\n"), dir,
+				in.Predeclared())
+			if !errors.As(err, &e) || e.Code != codes.E306 ||
+				!strings.Contains(e.Msg, "nests deeper than") {
+				t.Errorf("a program loading %d %s: %v; want E306 naming the bound", n, kind, err)
+			}
+			os.Remove(filepath.Join(dir, "deep.vel"))
+		}
+	}
+}
+
+// FuzzCompileSource: whatever a program's text, compiling it is a
+// program or an E304 with a position in it, never a panic, and never a
+// walk past MaxNesting. The program's text is the run's first untrusted
+// input: a client of a door sends it whole.
+func FuzzCompileSource(f *testing.F) {
+	for _, path := range []string{"testdata/hello.vel", "testdata/clock.vel",
+		"testdata/greet/main.vel", "../examples/hello.vel", "../examples/tool.vel"} {
+		if data, err := os.ReadFile(path); err == nil {
+			f.Add(data)
+		}
+	}
+	for _, seed := range []string{"", "x = (((1)))\n",
+		"def f(x):\n    while True:\n        x += 1\n",
+		"load(\"missing.vel\", \"x\")\n", "x = [y for y in range(3) if y]\n",
+		"x = lambda a, *b, **c: a\n", strings.Repeat("(", 2000), "\tx = 1\n", "x = 1 +\n",
+		chain("additions", 50), chain("attributes", 50), chain("calls", 50), chain("indexes", 50),
+		"True = 1\nwhile True:\n    pass\n", "x = \"\\xff\"\n", "\xff\xfe"} {
+		f.Add([]byte(seed))
+	}
+	dir := f.TempDir()
+	in := NewInterp(Config{Cwd: dir})
+	main := filepath.Join(dir, "main.vel")
+	f.Fuzz(func(t *testing.T, src []byte) {
+		// A chain the fuzzer would take long to grow: every input is
+		// tried as it is and with a chain past the bound after it.
+		for _, text := range [][]byte{src, append(src[:len(src):len(src)],
+			"\n"+chain("additions", MaxNesting)...)} {
+			c, err := in.CompileSource(main, text, dir, in.Predeclared())
+			if err == nil {
+				if c.Main != main || len(c.Order) == 0 {
+					t.Fatalf("compiled %q as %+v", text, c)
+				}
+				continue
+			}
+			var e *codes.Error
+			switch {
+			case !errors.As(err, &e):
+				t.Fatalf("%q: %v (%T), want a *codes.Error", text, err, err)
+			case e.Code != codes.E304 && e.Code != codes.E306:
+				t.Fatalf("%q: %v, want E304 (or E306, a load)", text, err)
+			case e.Code == codes.E304 && !strings.HasPrefix(e.Pos, main+":"):
+				t.Fatalf("%q: %v at %q, want a position in %s", text, err, e.Pos, main)
+			}
+		}
+	})
+}

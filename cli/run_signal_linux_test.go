@@ -373,7 +373,8 @@ func TestStartedIgnoringGoesOn(t *testing.T) {
 			code, len(runs), out)
 	}
 	out, code, runs = eval("trap '' HUP INT; ")
-	if code != 0 || len(runs) != 2 || runs[0].Outcome.Status != "ok" || runs[1].Outcome.Status != "ok" {
+	if code != 0 || len(runs) != 2 || runs[0].Outcome.Status != "ok" ||
+		runs[1].Outcome.Status != "ok" {
 		t.Errorf("started ignoring SIGHUP and SIGINT: exit %d, %d receipts, %q; want 0 and two, ok",
 			code, len(runs), out)
 	}

@@ -121,7 +121,8 @@ func TestOnThisMachineDeviceNodes(t *testing.T) {
 	cmd.Env = append(os.Environ(), hereChildEnv+"="+dir, "HOME="+dir, "TMPDIR="+nobody.Tmp(t, dir))
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody.Uid, Gid: nobody.Uid}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Credential: &syscall.Credential{Uid: nobody.Uid, Gid: nobody.Uid}}
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the child as nobody: %v\n%s", err, out.String())
 	}

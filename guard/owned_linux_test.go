@@ -64,7 +64,8 @@ func TestOwnedByAnother(t *testing.T) {
 	cmd.Env = append(os.Environ(), ownedChildEnv+"="+dir, "HOME="+dir)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody.Uid, Gid: nobody.Uid}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Credential: &syscall.Credential{Uid: nobody.Uid, Gid: nobody.Uid}}
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the child as nobody: %v\n%s", err, out.String())
 	}

@@ -66,7 +66,8 @@ func TestWalkStoppedWhereNoGrantReaches(t *testing.T) {
 	cmd.Env = append(os.Environ(), walkStoppedChildEnv+"="+dir, "HOME="+dir, "TMPDIR="+tmp)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody.Uid, Gid: nobody.Uid}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Credential: &syscall.Credential{Uid: nobody.Uid, Gid: nobody.Uid}}
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("the child as nobody: %v\n%s%s", err, out.String(), errb.String())
 	}

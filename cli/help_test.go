@@ -156,17 +156,7 @@ func TestHelpPlaceholdersAreNotValues(t *testing.T) {
 		if status != 0 {
 			t.Fatalf("sabline %s --help: status %d", c.name, status)
 		}
-		for flagName, words := range closedValues {
-			_, rest, ok := strings.Cut(out, "\n  --"+flagName+" ")
-			if !ok {
-				continue
-			}
-			ph, _, _ := strings.Cut(rest, "\n")
-			if slices.Contains(words, strings.ToLower(ph)) {
-				t.Errorf("sabline %s --help shows --%s %s: one of its words in capitals, "+
-					"which it refuses; a placeholder names what to give", c.name, flagName, ph)
-			}
-		}
+		helpcheck.Placeholders(t, c.name, out, closedValues)
 	}
 	status, _, errOut := mainOut("os-policy", "--allow", "io", "--confine", "strict")
 	if status != 0 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"testing"
 
@@ -63,17 +62,7 @@ func TestHelpPlaceholdersAreNotValues(t *testing.T) {
 		"log-format": {"text", "json"}}
 	for _, cmd := range []string{"serve", "mcp"} {
 		_, out, _ := mainOut("help", cmd)
-		for name, words := range closed {
-			_, rest, ok := strings.Cut(out, "\n  --"+name+" ")
-			if !ok {
-				continue
-			}
-			ph, _, _ := strings.Cut(rest, "\n")
-			if slices.Contains(words, strings.ToLower(ph)) {
-				t.Errorf("sabline %s --help shows --%s %s: one of its words in capitals, "+
-					"which it refuses; a placeholder names what to give", cmd, name, ph)
-			}
-		}
+		helpcheck.Placeholders(t, cmd, out, closed)
 	}
 	for _, w := range closed["log-format"] {
 		if err := (&observeFlags{logFormat: w}).check(); err != nil {

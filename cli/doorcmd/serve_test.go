@@ -422,10 +422,10 @@ func TestServeDurability(t *testing.T) {
 	}
 }
 
-// TestServeDocRefusals: the refusals docs/serve.md shows are what a server
-// started as the page's first command answers: each curl of the section
-// Refusals is sent, and its answer compared with the line after it.
-func TestServeDocRefusals(t *testing.T) {
+// serveAsTheDoc reads docs/serve.md and starts a server with the budget
+// of the page's first command; it returns the page and the server.
+func serveAsTheDoc(t *testing.T) (string, *served) {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "serve.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -436,7 +436,14 @@ func TestServeDocRefusals(t *testing.T) {
 	if !ok {
 		t.Fatalf("the page's first command %q has no --allow", start)
 	}
-	s := startServe(t, "--allow", strings.Fields(allow)[0])
+	return doc, startServe(t, "--allow", strings.Fields(allow)[0])
+}
+
+// TestServeDocRefusals: the refusals docs/serve.md shows are what a server
+// started as the page's first command answers: each curl of the section
+// Refusals is sent, and its answer compared with the line after it.
+func TestServeDocRefusals(t *testing.T) {
+	doc, s := serveAsTheDoc(t)
 	_, refusals, ok := strings.Cut(doc, "## Refusals")
 	if !ok {
 		t.Fatal("docs/serve.md has no section Refusals")
@@ -479,16 +486,7 @@ func TestServeDocRefusals(t *testing.T) {
 // machine's, where the page's Linux has Landlock with its network rights
 // (ABI 4).
 func TestServeDocAudit(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "serve.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(data)
-	start, _, _ := strings.Cut(doc[strings.Index(doc, "sabline serve --import-root"):], "\n")
-	_, allow, ok := strings.Cut(start, "--allow ")
-	if !ok {
-		t.Fatalf("the page's first command %q has no --allow", start)
-	}
+	doc, s := serveAsTheDoc(t)
 	_, requests, ok := strings.Cut(doc, "## Requests")
 	if !ok {
 		t.Fatal("docs/serve.md has no section Requests")
@@ -507,7 +505,6 @@ func TestServeDocAudit(t *testing.T) {
 	if err := json.Unmarshal([]byte(answer), &shown); err != nil {
 		t.Fatalf("the answer shown after %q: %v", lines[i], err)
 	}
-	s := startServe(t, "--allow", strings.Fields(allow)[0])
 	status, got := s.do(t, http.MethodPost, "/v1/audit", s.token, body)
 	if status != http.StatusOK {
 		t.Fatalf("%s: status %d, %v", body, status, got)

@@ -154,3 +154,22 @@ func compareFlags(named []string, fs *flag.FlagSet, whole bool) []string {
 	}
 	return problems
 }
+
+// Placeholders checks that in usage, the help of the command name, each
+// flag of closed (a flag name and the words of the closed set it takes)
+// shows a placeholder that names what to give, never one of its words in
+// capitals: --confine STRICT, typed as a help showed it, was refused.
+func Placeholders(t *testing.T, name, usage string, closed map[string][]string) {
+	t.Helper()
+	for flagName, words := range closed {
+		_, rest, ok := strings.Cut(usage, "\n  --"+flagName+" ")
+		if !ok {
+			continue
+		}
+		ph, _, _ := strings.Cut(rest, "\n")
+		if slices.Contains(words, strings.ToLower(ph)) {
+			t.Errorf("sabline %s --help shows --%s %s: one of its words in capitals, "+
+				"which it refuses; a placeholder names what to give", name, flagName, ph)
+		}
+	}
+}

@@ -271,14 +271,7 @@ func TestEvalStoppedBySignal(t *testing.T) {
 		if stop {
 			signalOnceWorking(t, cmd, syscall.SIGTERM)
 		}
-		if !endedWithin(cmd, 20*time.Second) {
-			t.Fatalf("sabline eval did not end: killed; it printed %q", out.String())
-		}
-		runs, err := receipt.List(rc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), cmd.ProcessState.ExitCode(), runs
+		return evalEnded(t, cmd, &out, rc)
 	}
 	if out, code, runs := eval("print(\"done\")\n", false); code != 0 || len(runs) != 3 {
 		t.Fatalf("the control: exit %d, %d receipts, %q; want 0 and 3", code, len(runs), out)
@@ -290,6 +283,22 @@ func TestEvalStoppedBySignal(t *testing.T) {
 		t.Errorf("the stopped eval: exit %d, %d receipts, %q; want 143, one receipt (E309), the grade "+
 			"of a.vel and the 2 files not run", code, len(runs), out)
 	}
+}
+
+// evalEnded waits, within a bound, for cmd, a sabline eval the test
+// started, writing to out, and keeping its receipts in rc; it returns
+// what the eval printed, its exit status and the receipts.
+func evalEnded(t *testing.T, cmd *exec.Cmd, out *strings.Builder, rc string) (string, int,
+	[]receipt.StoredReceipt) {
+	t.Helper()
+	if !endedWithin(cmd, 20*time.Second) {
+		t.Fatalf("sabline eval did not end: killed; it printed %q", out.String())
+	}
+	runs, err := receipt.List(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), cmd.ProcessState.ExitCode(), runs
 }
 
 // endedWithin waits for cmd, a process the test started, to end within
@@ -358,14 +367,7 @@ func TestStartedIgnoringGoesOn(t *testing.T) {
 			_ = cmd.Process.Signal(syscall.SIGHUP)
 			_ = cmd.Process.Signal(syscall.SIGINT)
 		}
-		if !endedWithin(cmd, 20*time.Second) {
-			t.Fatalf("sabline eval did not end: killed; it printed %q", out.String())
-		}
-		runs, err := receipt.List(rc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), cmd.ProcessState.ExitCode(), runs
+		return evalEnded(t, cmd, &out, rc)
 	}
 	out, code, runs := eval("")
 	if code != 128+int(syscall.SIGHUP) || len(runs) != 1 || runs[0].Outcome.Code != "E309" {

@@ -18,7 +18,8 @@
 //
 // A target with a witness (a scratch file's content and metadata, a kernel
 // object, the victim process, a listener) is judged by it, read from
-// outside the worker before and after each run: it counts as stopped only
+// outside the worker before and after each run (the victim's priority,
+// which a lend changes only while the run waits, throughout it too): it counts as stopped only
 // where the confined run left it unchanged. Where the knock-out build
 // honours escape.LayerEnv, every target the kernel stopped is run again
 // with the layer its outcome names alone, which must stop it on its own;

@@ -27,6 +27,11 @@ import (
 //	$MQNEW     the name of a POSIX message queue that does not exist
 //	$IPCKEY    a System V IPC key no object has
 //	$KEYDESC   the description of a key no keyring holds
+//	$SEEN      a path in the scratch world, outside every witnessed
+//	           directory, that the harness makes once a target's
+//	           WitnessPriority has read the victim's priority lent: an
+//	           attempt that lends it waits, a tenth of a second at a time,
+//	           until then, and no longer (or until the run's timeout)
 //
 // $OUTSIDE/secret.txt carries the extended attribute KeptXattr (on Linux).
 //
@@ -1323,6 +1328,32 @@ report(ctypes.syscall("setpriority", 0, $VICTIM, 5))  # PRIO_PROCESS
 			"it names",
 	},
 	{
+		ID: "proc-futex-lock-pi-victim", Group: GroupProcesses, Witness: WitnessPriority,
+		Threat: "lend another process the worker's priority, by a priority-inheritance lock that " +
+			"names it as the owner",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+# A word of the worker's own that holds the victim's pid: FUTEX_LOCK_PI takes
+# the victim as the lock's owner and lends it the worker's priority while
+# the worker waits. Each wait ends at a time of CLOCK_REALTIME a tenth of a
+# second on (ETIMEDOUT); the next begins until the harness has read the
+# victim's priority lent ($SEEN), or the call is refused.
+for i in range(3000):
+    t = clock.now() + 0.1
+    timeout = le(int(t), 8) + le(int((t - int(t)) * 1000000000), 8)
+    r = ctypes.syscall("futex", le($VICTIM, 4), 6, 0, timeout, None, 0)  # FUTEX_LOCK_PI
+    if r.errno != "ETIMEDOUT" or fs.exists("$SEEN"):
+        break
+report(r)
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: "ETIMEDOUT",
+		Note: "the victim, at nice 19, reads priority 39 in its /proc/PID/stat, and the worker's " +
+			"(20 at nice 0) while the worker waits unconfined; the lend ends with the wait, so the " +
+			"victim's nice value, read before and after the run, never shows it. The filter " +
+			"allows futex waiting and waking only",
+	},
+	{
 		ID: "proc-setpriority-self", Group: GroupProcesses,
 		Threat: "raise the worker's own scheduling priority, as root may, to a negative nice value",
 		Budget: "io",
@@ -1822,5 +1853,40 @@ report(ctypes.syscall("open", "$OUTSIDE/secret.txt", 0o2000000), "main_thread=%s
 			"sees one. Landlock is applied to every thread at once " +
 			"(syscall.AllThreadsSyscall through go-landlock, below ABI 8), and confine's " +
 			"TestApplyLandlock checks a thread locked before the ruleset was applied",
+	},
+	{
+		ID: "threads-clone-own-descriptors", Group: GroupThreads, Arch: "amd64",
+		Threat: "make a thread with a table of descriptors of its own, which holds what the worker " +
+			"closes past its descriptor limit and the supervisor's reads of its table",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+os = ffi.module("os")
+# A page of the worker's own at a fixed address: at its start code that ends
+# the calling thread (mov eax, 60 (exit); xor edi, edi; syscall), at 0x800
+# the word the new thread's stack holds, the code's address, to which the
+# clone returns in the new thread. The page is read from a file of the
+# worker's private temporary directory.
+base = 0x5ab1f0000000
+code = bytes([0xb8, 0x3c, 0, 0, 0, 0x31, 0xff, 0x0f, 0x05])
+page = code + le(0, 0x800 - len(code)) + le(base, 8) + le(0, 0x1000 - 0x808)
+r = ctypes.syscall("openat", -100, os.getenv("TMPDIR") + "/thread", 0o102, 0o600)  # AT_FDCWD, O_RDWR|O_CREAT
+fd = r.ret
+if not r.errno:
+    r = ctypes.syscall("write", fd, page, len(page))
+if not r.errno:
+    r = ctypes.syscall("mmap", base, 4096, 7, 0x100022, -1, 0)  # PROT_READ|PROT_WRITE|PROT_EXEC, MAP_PRIVATE|MAP_ANONYMOUS|MAP_FIXED_NOREPLACE
+if not r.errno:
+    r = ctypes.syscall("pread64", fd, base, 4096, 0)
+if r.errno:
+    report(r, "step=page")
+else:
+    report(ctypes.syscall("clone", 0x50b00, base + 0x800, 0, 0, 0))  # CLONE_VM|CLONE_FS|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, without CLONE_FILES
+`,
+		Row: "process-start", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+		Note: "unconfined, the thread is made and ends at once (RESULT ok, its id the ret); the " +
+			"filter lets clone make a thread only with CLONE_FILES, sharing the worker's one table, " +
+			"which RLIMIT_NOFILE bounds and the supervisor reads (/proc/PID/fd). internal/run's " +
+			"TestTempDirCountsWhatAThreadHolds holds a removed file in such a thread's table",
 	},
 }

@@ -19,8 +19,9 @@
 // What an attempt changed outside the worker is read by the harness before
 // and after each run (Scratch.Witness): the scratch files' content and
 // metadata, the kernel objects the placeholders name, the victim, the
-// listeners. A target with a witness is judged by it (Observe), its errno
-// recorded beside it.
+// listeners; and the victim's priority, which a lend changes only while
+// the run waits, throughout it (WitnessPriority). A target with a witness
+// is judged by it (Observe), its errno recorded beside it.
 //
 // Every target is harmless by construction on a machine where the tests run
 // as root: raw calls carry arguments the kernel rejects before it acts

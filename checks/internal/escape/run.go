@@ -152,6 +152,11 @@ func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 	if s.Extra, err = s.Expand(t.Extra); err != nil {
 		return Run{}, err
 	}
+	if t.Witness == WitnessPriority {
+		if err := s.watchPriority(); err != nil {
+			return Run{}, err
+		}
+	}
 	before, err := s.Witness()
 	if err != nil {
 		return Run{}, err

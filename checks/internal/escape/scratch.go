@@ -48,13 +48,15 @@ type Scratch struct {
 	queues          map[string]string // the message queue names $MQ and $MQNEW gave
 	ipcKey          int64             // the System V key $IPCKEY gave, or 0
 	keyDesc         string            // the key description $KEYDESC gave, or ""
+	// priority is the victim's priority witness, or nil (watchPriority).
+	priority *priorityWatch
 }
 
 // placeholders in the order Expand replaces them: a name that another
 // begins with comes after it.
 var placeholders = []string{"$GRANT", "$OUTSIDE", "$HOME", "$RECEIPTS", "$MISSING", "$VICTIM",
 	"$PORT2", "$PORT6", "$PORT", "$UDPPORT", "$UNIX", "$ABSTRACT",
-	"$MQNEW", "$MQ", "$IPCKEY", "$KEYDESC", "$SHARED"}
+	"$MQNEW", "$MQ", "$IPCKEY", "$KEYDESC", "$SHARED", "$SEEN"}
 
 // NewScratch makes a scratch world in a new directory beneath parent,
 // named after name.
@@ -73,6 +75,7 @@ func NewScratch(parent, name string) (*Scratch, error) {
 		"$OUTSIDE": s.Outside,
 		"$HOME":    s.Home,
 		"$MISSING": Missing,
+		"$SEEN":    filepath.Join(base, "seen"),
 	}
 	files := map[string]string{
 		filepath.Join(s.Grant, "data.txt"):        "data the budget grants\n",
@@ -252,6 +255,10 @@ func (s *Scratch) Victim() string {
 // Close stops the victim and the listeners, removes the kernel objects
 // the placeholders named and the scratch directories.
 func (s *Scratch) Close() {
+	if s.priority != nil {
+		close(s.priority.stop)
+		<-s.priority.done
+	}
 	if s.victim != nil {
 		_ = s.victim.Process.Kill() // it may have died of the run
 		<-s.exited

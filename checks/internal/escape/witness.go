@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
+	"time"
 )
 
 // The kinds of witness a target carries: what its attempt would change
@@ -41,20 +43,42 @@ const (
 	// $SHARED its own receiver there did not get: those another socket
 	// bound to the port took.
 	WitnessShared = "shared-port"
+	// WitnessPriority: the victim's scheduling priority (/proc/PID/stat's
+	// 18th field), the lowest read while the runs are made: the victim is
+	// set to nice 19 (priority 39) first, and a priority lent to it (a
+	// priority-inheritance lock that names it as its owner, whose waiter
+	// lends its own) lasts only while the waiter waits, so a read before
+	// and after a run, as WitnessVictim's, sees nothing of it.
+	WitnessPriority = "priority"
 )
 
 // WitnessKinds lists the kinds; "" is a target whose attempt changes
 // nothing outside the worker even when it goes through (a read, a query,
 // or a call whose arguments fail before it acts).
 var WitnessKinds = []string{WitnessFiles, WitnessMqueue, WitnessSysV, WitnessKeys, WitnessVictim,
-	WitnessListener, WitnessReceipts, WitnessShared}
+	WitnessListener, WitnessReceipts, WitnessShared, WitnessPriority}
+
+// priorityWatch is the witness WitnessPriority of a Scratch's victim:
+// the lowest priority read from its /proc/PID/stat, every priorityEvery,
+// from watchPriority until Close. Once a read is below the victim's own,
+// the watch makes the file $SEEN names, for which an attempt that lends
+// its priority waits.
+type priorityWatch struct {
+	lowest atomic.Int64
+	stop   chan struct{} // closed by Close
+	done   chan struct{} // closed when the watch has stopped
+}
+
+// priorityEvery is how often a priorityWatch reads the victim's priority.
+const priorityEvery = time.Millisecond
 
 // runReceipt matches the name of a receipt a run writes.
 var runReceipt = regexp.MustCompile(`^\d{8}T\d{6}\.\d{9}Z-[0-9a-f]{1,64}\.json$`)
 
 // witnessPrefix is the prefix of the entries of a kind in a Witness map.
 func witnessPrefix(kind string) string {
-	if kind == WitnessVictim || kind == WitnessListener || kind == WitnessShared {
+	if kind == WitnessVictim || kind == WitnessListener || kind == WitnessShared ||
+		kind == WitnessPriority {
 		return kind
 	}
 	return kind + ":"
@@ -82,6 +106,9 @@ func (s *Scratch) Witness() (State, error) {
 	}
 	if s.victim != nil {
 		st[WitnessVictim] = s.victimState()
+	}
+	if s.priority != nil {
+		st[WitnessPriority] = fmt.Sprintf("priority=%d", s.priority.lowest.Load())
 	}
 	if s.listens {
 		st[WitnessListener] = fmt.Sprintf("accepted=%d", s.Accepted())

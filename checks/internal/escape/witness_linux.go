@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -273,6 +274,76 @@ func (s *Scratch) victimState() string {
 	// f[16] the nice value (field 19).
 	return fmt.Sprintf("alive=yes pgrp=%s sid=%s nice=%s limits=%s", f[2], f[3], f[16],
 		hashOf(limits))
+}
+
+// watchPriority starts the witness WitnessPriority: it sets the victim
+// to nice 19, the lowest priority, so that a priority lent to it shows,
+// and reads its priority from outside every priorityEvery until Close.
+// The victim's priority is 20 plus its nice value (39) unless a waiter
+// lends it its own; a worker is started at this process's, which must
+// then be higher (below nice 19) for a lent one to show.
+func (s *Scratch) watchPriority() error {
+	if s.victim == nil {
+		return errors.New("witness: a priority witness needs $VICTIM")
+	}
+	pid := s.victim.Process.Pid
+	if err := unix.Setpriority(unix.PRIO_PROCESS, pid, 19); err != nil {
+		return fmt.Errorf("witness: set the victim to nice 19: %w", err)
+	}
+	own, ok := priorityOf(pid)
+	if !ok {
+		return fmt.Errorf("witness: no priority in /proc/%d/stat", pid)
+	}
+	if self, ok := priorityOf(os.Getpid()); !ok || self >= own {
+		return fmt.Errorf("witness: this process's priority is %d (nice 19?), not above the "+
+			"victim's %d: a worker started at it would lend the victim nothing to see", self, own)
+	}
+	w := &priorityWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	w.lowest.Store(int64(own))
+	seen := s.values["$SEEN"]
+	go func() {
+		defer close(w.done)
+		tick := time.NewTicker(priorityEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-w.stop:
+				return
+			case <-tick.C:
+			}
+			p, ok := priorityOf(pid)
+			if !ok || int64(p) >= w.lowest.Load() {
+				continue
+			}
+			w.lowest.Store(int64(p))
+			if f, err := os.Create(seen); err == nil {
+				f.Close()
+			}
+		}
+	}()
+	s.priority = w
+	return nil
+}
+
+// priorityOf reads the priority of the process pid, the 18th field of
+// its /proc/PID/stat ([proc_pid_stat(5)]): 20 plus its nice value under
+// the default scheduling policy, lower while a priority is lent to it.
+//
+// [proc_pid_stat(5)]: https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html
+func priorityOf(pid int) (int, bool) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := bytes.LastIndexByte(stat, ')')
+	if err != nil || i < 0 {
+		return 0, false
+	}
+	// The fields after the command name: f[0] is the state (field 3),
+	// f[15] the priority (field 18).
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 16 {
+		return 0, false
+	}
+	p, err := strconv.Atoi(f[15])
+	return p, err == nil
 }
 
 // victimDying reports whether the victim is on its way out (Dying).

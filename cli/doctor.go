@@ -14,6 +14,7 @@ import (
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/probe"
+	"github.com/sabline/sabline/receipt"
 )
 
 // doctorReport is what `sabline doctor --json` prints.
@@ -87,6 +88,21 @@ func readRegister() (registerState, []string) {
 	return st, nil
 }
 
+// receiptsAdvice is what to do about the default receipts directory
+// (receipt.DefaultDir: SABLINE_RECEIPTS, else the user's state
+// directory), none when nothing: another user's is refused, and one
+// others may write in loses receipts to them (receipt.DirAdvice).
+func receiptsAdvice() []string {
+	dir, err := receipt.DefaultDir()
+	if err != nil {
+		return nil
+	}
+	if a := receipt.DirAdvice(dir); a != "" {
+		return []string{a}
+	}
+	return nil
+}
+
 // doctorFlagSet is the flag set of sabline doctor, and where --json goes.
 func doctorFlagSet() (*flag.FlagSet, *bool) {
 	fs := cmdline.NewFlagSet("doctor")
@@ -112,7 +128,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	reg, regAdvice := readRegister()
 	rep := doctorReport{Machine: m, Default: probe.Confinement, Register: reg,
-		Advice: append(m.Advice(), regAdvice...)}
+		Advice: append(append(m.Advice(), regAdvice...), receiptsAdvice()...)}
 	if rep.Advice == nil {
 		rep.Advice = []string{}
 	}

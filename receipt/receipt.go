@@ -250,10 +250,14 @@ func DefaultDir() (string, error) {
 // Write stores the receipt in dir atomically: a temporary file in the same
 // directory, synced, then renamed into place. It returns the path. A run
 // that starts has its receipt reserved instead (Run.Receipts); Write is
-// for a run refused before it could start.
+// for a run refused before it could start. A directory that a user who is
+// neither this one nor root owns is E317, and nothing is written there.
 func (rec *Receipt) Write(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)
+	}
+	if err := checkDirOwner(dir); err != nil {
+		return "", err
 	}
 	data, err := rec.indented()
 	if err != nil {
@@ -371,7 +375,9 @@ const ReserveBytes = 64 << 10
 // synced, so that the space of the finished receipt is taken before the
 // program runs. It returns the directories it made that did not exist,
 // the topmost one only: the run's grants never reach it. A failure is
-// E317, and then nothing runs.
+// E317, and then nothing runs; so is a receipts directory that a user who
+// is neither this one nor root owns (made first at a shared place, it is
+// theirs to empty and fill).
 func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 	defer func() {
 		if err != nil {
@@ -394,6 +400,11 @@ func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, codes.Errorf(codes.E317, "receipts directory %s: %w: nothing ran", dir, err)
+	}
+	if err := checkDirOwner(abs); err != nil {
+		e := err.(*codes.Error)
+		e.Msg += ": nothing ran"
+		return nil, e
 	}
 	if top != "" {
 		made = []string{top}
@@ -675,8 +686,9 @@ const MaxBytes = journal.MaxPayloadBytes
 // MaxBytes holding a JSON object of this schema with a run id, whose
 // reported part names only fields a worker reports, and, when its name
 // is a receipt's (Key: its start, then a run id), the receipt of the run
-// its name names. Any other file is E317, with a message that says what
-// it is instead.
+// its name names, owned by this user or root (a file another user owns,
+// its content theirs to choose, is no receipt of ours). Any other file is
+// E317, with a message that says what it is instead.
 func Load(path string) (*Receipt, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -686,14 +698,21 @@ func Load(path string) (*Receipt, error) {
 		return nil, codes.Errorf(codes.E317, "%s is not a receipt: not a regular file (mode %s)", path,
 			fi.Mode().Type())
 	}
+	if err := anotherOwner(fi); err != nil {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: %w", path, err)
+	}
 	// Opened as it was found: a name swapped since for a link or a named
-	// pipe (whose open would wait for a writer) is refused, not read.
-	data, err := journal.ReadRegular(path, MaxBytes)
+	// pipe (whose open would wait for a writer) is refused, not read; one
+	// swapped for another user's file is refused by its owner.
+	data, opened, err := journal.ReadRegularInfo(path, MaxBytes)
 	switch {
 	case errors.Is(err, journal.ErrFileTooLarge):
 		return nil, codes.Errorf(codes.E317, "%s is not a receipt: larger than %d bytes", path, MaxBytes)
 	case err != nil:
 		return nil, codes.Errorf(codes.E317, "read receipt: %w", err)
+	}
+	if err := anotherOwner(opened); err != nil {
+		return nil, codes.Errorf(codes.E317, "%s is not a receipt: %w", path, err)
 	}
 	return parseKeyed(path, filepath.Base(path), data)
 }
@@ -779,8 +798,14 @@ const listHint = "Check --receipts (or SABLINE_RECEIPTS) names a directory you c
 // that is not a receipt (see Load) does not stop the others: it is
 // returned in skipped, for the caller to name. Hidden files (the store's
 // temporary files among them) and directories are passed over. A missing
-// directory holds no receipts.
+// directory holds no receipts; one owned by a user who is neither this one
+// nor root is E317 (its owner can remove, replace and plant receipts in
+// it), and a receipt file or journal directory such a user owns is
+// skipped.
 func Scan(dir string) (runs []StoredReceipt, skipped []SkippedFile, err error) {
+	if err := checkDirOwner(dir); err != nil {
+		return nil, nil, err
+	}
 	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return nil, nil, nil
@@ -907,7 +932,9 @@ func PickIn(dir string, runs []StoredReceipt, id string) (StoredReceipt, error) 
 // id that says when it was made (RunIDOrigin), segments last written
 // before then are passed over. A file or record under the run's name that
 // is another run's receipt is passed over (the journal's last record
-// before it under that name is read in its place). No such run is E317
+// before it under that name is read in its place), and so is one another
+// user owns (neither this one nor root); a receipts directory such a user
+// owns is E317, as Scan says. No such run is E317
 // wrapping fs.ErrNotExist (naming what was passed over), or E337
 // (wrapping it too) when the directory's journal had segments removed
 // (Store.Prune): the receipt may have been in one.
@@ -916,6 +943,9 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 		dir, fs.ErrNotExist)
 	if !ValidRunID(id) {
 		return StoredReceipt{}, notFound
+	}
+	if err := checkDirOwner(dir); err != nil {
+		return StoredReceipt{}, err
 	}
 	if e := noLongerKept(dir, id); e != nil {
 		notFound = e // the journal had segments removed: the receipt may have been in one
@@ -938,7 +968,7 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 		if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && strings.HasSuffix(e.Name(), suffix) {
 			p := filepath.Join(dir, e.Name())
 			r, err := Load(p)
-			if errors.Is(err, errOtherRun) {
+			if errors.Is(err, errOtherRun) || errors.Is(err, errAnotherOwner) {
 				passed = err
 				continue
 			}

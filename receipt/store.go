@@ -55,7 +55,9 @@ var (
 // does not exist, and made known to the register of this machine
 // (guard.Join): every run on it then guards the directory, its journal
 // and a token file in it, whichever Sabline runs it; a directory the
-// register cannot be told of is E331, and no store. One store per
+// register cannot be told of is E331, and no store; one that a user who
+// is neither this one nor root owns, or whose journal directory such a
+// user owns, is E317, and no store. One store per
 // directory is shared by the whole process and stays open for its life,
 // appending to a journal of this process's own (journal/proc-ID, locked
 // until the process ends: see JournalDirs); Sync makes what it holds
@@ -76,6 +78,9 @@ func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)
 	}
+	if err := checkDirOwner(abs); err != nil {
+		return nil, err
+	}
 	// Every run on this machine, in any Sabline, guards the store (its
 	// journal, a server's token file in it) once it is registered.
 	if err := guard.JoinAs("the receipts directory "+abs, abs); err != nil {
@@ -83,7 +88,11 @@ func OpenStore(dir string) (*Store, error) {
 	}
 	jdir, lock, err := ownJournal(abs)
 	if err != nil {
-		return nil, codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)
+		e := codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)
+		if errors.Is(err, errAnotherOwner) {
+			e.Do = anotherOwnerDo
+		}
+		return nil, e
 	}
 	// The lock is this process's: no other appends there.
 	j, err := journal.Open(jdir, journal.Options{Exclusive: true})
@@ -194,6 +203,10 @@ func ownJournal(dir string) (string, *journal.Lock, error) {
 	} else if !fi.IsDir() {
 		return "", nil, fmt.Errorf("%s is not a directory (mode %s): receipts kept through it "+
 			"would be read by no one", root, fi.Mode().Type())
+	} else if err := anotherOwner(fi); err != nil {
+		// Its owner could remove or replace what is kept there, and
+		// readers pass it over (JournalDirs).
+		return "", nil, fmt.Errorf("%s: %w", root, err)
 	}
 	for range 8 {
 		jdir := filepath.Join(root, ownJournalPrefix+newRunID())
@@ -256,26 +269,51 @@ func notify(c chan<- struct{}) {
 // JournalDirs lists the journals of the receipts directory dir: the
 // journal directory itself (where receipts were kept before each process
 // had a journal of its own), then each process's journal in it. A
-// missing directory has none; symbolic links and files are passed over.
+// missing directory has none; symbolic links and files are passed over,
+// and so is a journal directory a user who is neither this one nor root
+// owns (its receipts are that user's to write).
 func JournalDirs(dir string) ([]string, error) {
+	dirs, _, err := journalDirs(dir)
+	return dirs, err
+}
+
+// journalDirs is JournalDirs, and the journal directories it passed over
+// because a user who is neither this one nor root owns them (anotherOwner:
+// the journal directory itself, and then none beneath it, or a process's),
+// each with why.
+func journalDirs(dir string) (dirs []string, passed []SkippedFile, err error) {
 	root := filepath.Join(dir, journalDir)
-	if fi, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
-		return nil, nil
+	fi, err := os.Lstat(root)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
+		return nil, nil, nil
 	} else if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if err := anotherOwner(fi); err != nil {
+		return nil, []SkippedFile{{Path: root, Why: err.Error()}}, nil
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	dirs := []string{root}
+	dirs = []string{root}
 	for _, e := range entries {
 		id, ok := strings.CutPrefix(e.Name(), ownJournalPrefix)
-		if ok && e.IsDir() && len(id) == 16 && ValidRunID(id) {
-			dirs = append(dirs, filepath.Join(root, e.Name()))
+		if !ok || !e.IsDir() || len(id) != 16 || !ValidRunID(id) {
+			continue
 		}
+		p := filepath.Join(root, e.Name())
+		fi, err := e.Info()
+		if err != nil {
+			continue // gone since it was listed
+		}
+		if err := anotherOwner(fi); err != nil {
+			passed = append(passed, SkippedFile{Path: p, Why: err.Error()})
+			continue
+		}
+		dirs = append(dirs, p)
 	}
-	return dirs, nil
+	return dirs, passed, nil
 }
 
 // encodedRoom is the room a receipt is encoded into, most runs' whole: a
@@ -337,7 +375,7 @@ func journalPath(dir, key string) string {
 // written over: the last record before it under that key is read in its
 // place), and each damaged stretch of the journal, is skipped and named.
 func scanJournal(dir string) (runs []StoredReceipt, skipped []SkippedFile, err error) {
-	dirs, err := JournalDirs(dir)
+	dirs, skipped, err := journalDirs(dir)
 	if err != nil {
 		e := codes.Errorf(codes.E317, "read the receipts journal: %w", err)
 		e.Do = listHint

@@ -291,8 +291,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "receipts-open-a-swapped-name", File: "receipt/receipt.go",
-		Old:      `data, err := journal.ReadRegular(path, MaxBytes)`,
-		New:      `data, err := os.ReadFile(path)`,
+		Old:      `data, opened, err := journal.ReadRegularInfo(path, MaxBytes)`,
+		New:      "data, err := os.ReadFile(path)\n\topened := fi",
 		Packages: receiptPkg, Run: "^TestLoadSwappedForAPipe$", CaughtBy: "TestLoadSwappedForAPipe",
 	},
 	{
@@ -582,6 +582,31 @@ var mutations = []Mutation{
 		New:      `fi, err := os.Stat(dir)`,
 		Packages: runPkg, Run: "^TestPrivateDir$",
 		CaughtBy: "TestPrivateDir (a runs directory that is a link is accepted, where it leads made 0700)",
+	},
+	{
+		Name: "receipts-another-users-directory", File: "receipt/owner.go",
+		Old: `if uid, another := guard.OwnedByAnother(fi); another {
+		e := codes.Errorf(`,
+		New: `if uid, another := guard.OwnedByAnother(fi); another && uid < 0 {
+		e := codes.Errorf(`,
+		Packages: receiptPkg, Run: "^TestReceiptsOwnedByAnother$",
+		CaughtBy: "TestReceiptsOwnedByAnother (a run reserves its receipt in a directory another user owns)",
+	},
+	{
+		Name: "receipts-another-users-file", File: "receipt/owner.go",
+		Old: `if uid, another := guard.OwnedByAnother(fi); another {
+		return fmt.Errorf(`,
+		New: `if uid, another := guard.OwnedByAnother(fi); another && uid < 0 {
+		return fmt.Errorf(`,
+		Packages: receiptPkg, Run: "^TestReceiptsOwnedByAnother$",
+		CaughtBy: "TestReceiptsOwnedByAnother (a receipt file another user planted is listed)",
+	},
+	{
+		Name: "runs-dir-ancestors-unchecked", File: "internal/run/tempdir.go",
+		Old:      `return ancestorsOurs(dir)`,
+		New:      `return nil`,
+		Packages: runPkg, Run: "^TestPrivateDir$",
+		CaughtBy: "TestPrivateDir (a runs directory in another user's directory is accepted)",
 	},
 	{
 		Name: "runs-dir-group-bits-kept", File: "internal/run/proc_unix.go",
@@ -1251,7 +1276,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "find-run-other-run-file-fails", File: "receipt/receipt.go",
-		Old: "\t\t\tif errors.Is(err, errOtherRun) {\n\t\t\t\tpassed = err\n\t\t\t\tcontinue\n\t\t\t}\n", New: "",
+		Old: "\t\t\tif errors.Is(err, errOtherRun) || errors.Is(err, errAnotherOwner) {\n" +
+			"\t\t\t\tpassed = err\n\t\t\t\tcontinue\n\t\t\t}\n", New: "",
 		Packages: receiptPkg, Run: "^TestAnotherRunUnderARunsName$",
 		CaughtBy: "TestAnotherRunUnderARunsName (FindRun of c: not a not-found)",
 	},

@@ -50,6 +50,23 @@ func TestPrivateDir(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, wantErr: "belongs to another user"},
+		// Another user who made a directory above it first (an
+		// XDG_CACHE_HOME at a shared place) could move it away once it
+		// was checked and put one of theirs in its place: later runs'
+		// directories would be made there.
+		{name: "in another user's directory", make: func(t *testing.T, dir, _ string) {
+			if os.Geteuid() != 0 {
+				t.Skip("only root can give a directory to another user")
+			}
+			parentMode(0o777)(t, dir, "")
+			if err := os.Chown(filepath.Dir(dir), 54321, 54321); err != nil {
+				t.Fatal(err)
+			}
+		}, wantErr: "belongs to another user (uid 54321)"},
+		{name: "in a directory every user may write in", make: parentMode(0o777),
+			wantErr: "every user may write in"},
+		{name: "control: in a sticky directory every user may write in",
+			make: parentMode(0o777 | os.ModeSticky), wantMode: 0o700},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,6 +120,16 @@ func mkdirMode(perm os.FileMode) func(t *testing.T, dir, _ string) {
 			t.Fatal(err)
 		}
 		if err := os.Chmod(dir, perm); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// parentMode sets the mode of the directory above dir, whatever the umask.
+func parentMode(perm os.FileMode) func(t *testing.T, dir, _ string) {
+	return func(t *testing.T, dir, _ string) {
+		t.Helper()
+		if err := os.Chmod(filepath.Dir(dir), perm); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	goruntime "runtime"
 	"strconv"
 	"strings"
@@ -117,6 +118,42 @@ func ownedPrivate(dir string, fi os.FileInfo) error {
 		return os.Chmod(dir, 0o700)
 	}
 	return nil
+}
+
+// ancestorsOurs checks that no other user can move dir away and put
+// another in its place: that every directory above it, as it resolves,
+// belongs to this user or root, and that none others may write in but a
+// sticky one (/tmp). The owner of a directory, or anyone who may write in
+// one that is not sticky, may rename what it holds: another user's
+// directory above the runs directory (an XDG_CACHE_HOME at a shared
+// place they made first) could swap it, once checked, for one of their
+// own, and later runs' directories would be made there.
+func ancestorsOurs(dir string) error {
+	resolved, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	me := os.Geteuid()
+	for d := filepath.Dir(resolved); ; d = filepath.Dir(d) {
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return err
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		switch {
+		case !ok:
+			return fmt.Errorf("%s: no owner to read", d)
+		case int(st.Uid) != me && st.Uid != 0:
+			return fmt.Errorf("%s lies in %s, which belongs to another user (uid %d), who could "+
+				"move it and put another in its place", dir, d, st.Uid)
+		case fi.Mode().Perm()&0o002 != 0 && fi.Mode()&os.ModeSticky == 0:
+			return fmt.Errorf("%s lies in %s, which every user may write in (mode %s, not sticky), "+
+				"and so move it and put another in its place", dir, d, fi.Mode().Perm())
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
 }
 
 // maxRSSKB is the largest resident set the kernel counted for the exited

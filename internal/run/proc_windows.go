@@ -51,6 +51,10 @@ func tryLockDir(string) (func(), bool) { return nil, false }
 // Windows holds it by its ACL, which MkdirAll inherits from the profile.
 func ownedPrivate(string, os.FileInfo) error { return nil }
 
+// ancestorsOurs: Windows holds the profile's directories by their ACLs,
+// which are not read.
+func ancestorsOurs(string) error { return nil }
+
 // maxRSSKB: Windows's process state carries times, not memory; the
 // receipt leaves it out.
 func maxRSSKB(*os.ProcessState) int64 { return 0 }

@@ -25,8 +25,9 @@ const runsDirName = "sabline/runs"
 
 // runsDir is the directory runs' private temporary directories are made
 // in: the user's cache directory's sabline/runs (~/.cache/sabline/runs
-// on Linux), or, where there is none, sabline-runs-UID in the system's
-// temporary directory; made once, readable by this user alone, and made
+// on Linux), or, where there is none or another user could move it away
+// (privateDir), sabline-runs-UID in the system's temporary directory;
+// made once, readable by this user alone, and made
 // known to the register of this machine (guard.JoinAs), so that no run of
 // another Sabline reaches it either. A directory the register cannot be
 // told of is E331, and no run starts.
@@ -55,7 +56,8 @@ func runsDirs() []string {
 }
 
 // privateDir makes dir, and its parents, unless it exists, and checks it
-// is a directory (not a link) this user alone may enter.
+// is a directory (not a link) this user alone may enter, that no other
+// user can move away and replace (ancestorsOurs).
 func privateDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -67,7 +69,10 @@ func privateDir(dir string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
-	return ownedPrivate(dir, fi)
+	if err := ownedPrivate(dir, fi); err != nil {
+		return err
+	}
+	return ancestorsOurs(dir)
 }
 
 // newTempDir makes a run's private temporary directory in runsDir, locked

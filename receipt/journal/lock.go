@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,19 +124,31 @@ var ErrFileTooLarge = errors.New("larger than its bound")
 // whole when it holds at most limit bytes; a larger one is ErrFileTooLarge,
 // read no further than limit and one byte.
 func ReadRegular(path string, limit int64) ([]byte, error) {
+	data, _, err := ReadRegularInfo(path, limit)
+	return data, err
+}
+
+// ReadRegularInfo is ReadRegular, and the file's information as the
+// file it read describes it (its owner among it), not as its name did
+// before: the name may have been swapped since.
+func ReadRegularInfo(path string, limit int64) ([]byte, fs.FileInfo, error) {
 	f, err := openRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err == nil && int64(len(data)) > limit {
 		err = fmt.Errorf("%s: %w (%d bytes)", path, ErrFileTooLarge, limit)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return data, nil
+	return data, fi, nil
 }
 
 // WriteRegular writes data to the file at path as a mark in a receipts

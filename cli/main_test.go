@@ -13,6 +13,8 @@ import (
 func TestMain(m *testing.M) {
 	// The tests run pools whose workers are this test binary.
 	sabline.HandOver()
+	// A test started under nohup still stops its runs by their hangup.
+	testkit.TakeIgnoredStops()
 	code := testkit.RunApart(m) // its stores, tokens and runs join a register of its own
 	buildbin.Cleanup()
 	os.Exit(code)

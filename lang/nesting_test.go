@@ -1,11 +1,17 @@
 package lang
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/testkit"
@@ -113,4 +119,71 @@ func FuzzCompileSource(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCompileNestingNamesTheFirst: a file with two chains past
+// MaxNesting is refused at the first, on its first line, where the walk
+// stops; the second, on the third line, is never walked. The control: the
+// second alone is refused on its own line.
+func TestCompileNestingNamesTheFirst(t *testing.T) {
+	dir := testkit.Scratch(t)
+	in := NewInterp(Config{Cwd: dir})
+	main := filepath.Join(dir, "main.vel")
+	deep := chain("additions", MaxNesting)
+	for _, tt := range []struct{ src, line string }{
+		{deep + "y = 1\n" + deep, ":1:"},
+		{"y = 1\n\n" + deep, ":3:"},
+	} {
+		_, err := in.CompileSource(main, []byte(tt.src), dir, in.Predeclared())
+		var e *codes.Error
+		if !errors.As(err, &e) || e.Code != codes.E304 || !strings.HasPrefix(e.Pos, main+tt.line) {
+			t.Errorf("%v; want E304 at %s%s", err, main, tt.line)
+		}
+	}
+}
+
+// nestingChildEnv, set, makes TestCompileNestingBeforeTheWalks the child
+// it starts: the length of the chain it compiles.
+const nestingChildEnv = "SABLINE_TEST_NESTING_CHAIN"
+
+// TestCompileNestingBeforeTheWalks: the bound is checked before any walk
+// that recurs once a level (markConstantLoops, the resolver, the
+// compiler), so that a chain past it is refused on a stack that a chain
+// at the bound fits in. The test binary compiles again, in a child whose
+// stack is held to 32 MiB (debug.SetMaxStack), a chain of 400,000
+// additions: E304, where a walk first overflowed the stack (a chain of 3
+// million overflowed the worker's 1 GB, exit 2, E310). The control: a
+// chain at the bound compiles in the same stack.
+func TestCompileNestingBeforeTheWalks(t *testing.T) {
+	if n := os.Getenv(nestingChildEnv); n != "" {
+		debug.SetMaxStack(32 << 20)
+		links, err := strconv.Atoi(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := testkit.Scratch(t)
+		in := NewInterp(Config{Cwd: dir})
+		_, err = in.CompileSource(filepath.Join(dir, "main.vel"), []byte(chain("additions", links)),
+			dir, in.Predeclared())
+		fmt.Printf("compiled: %v\n", err)
+		return
+	}
+	for _, tt := range []struct {
+		links int
+		want  string
+	}{
+		{links: 400000, want: "E304: the file nests deeper than 10000"},
+		{links: MaxNesting - 3, want: "compiled: <nil>"},
+	} {
+		ctx, cancel := context.WithTimeout(t.Context(), testkit.Bound(2*time.Minute))
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestCompileNestingBeforeTheWalks$",
+			"-test.count=1")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", nestingChildEnv, tt.links))
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil || !strings.Contains(string(out), tt.want) {
+			t.Errorf("a chain of %d compiled on a stack of 32 MiB: %v, %.600s; want %q", tt.links,
+				err, out, tt.want)
+		}
+	}
 }

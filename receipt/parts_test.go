@@ -192,13 +192,36 @@ func TestDiffConnections(t *testing.T) {
 		{name: "the first run is not compared", runs: []run{{prog: "a", conns: []Connection{to(1)}, unlisted: 3}}},
 		{name: "programs tracked apart", runs: []run{{prog: "a", conns: []Connection{to(1)}},
 			{prog: "b", conns: []Connection{to(2)}}}},
+		// Text sent to a door, or piped in, is one program only where its
+		// text (its digest, after @) is the same; a file is one as it is
+		// edited.
+		{name: "two texts sent to a door", runs: []run{{prog: "<source>@1", conns: []Connection{to(1)}},
+			{prog: "<source>@2", conns: []Connection{to(2)}}}},
+		{name: "one text sent to a door twice", runs: []run{
+			{prog: "<source>@1", conns: []Connection{to(1)}},
+			{prog: "<source>@1", conns: []Connection{to(2)}}},
+			want: []change{{Run: "1", Connected: []string{"tcp h:2"}}}, wantString: "connected to tcp h:2"},
+		{name: "two programs piped in", runs: []run{
+			{prog: "/proc/self/fd/0@1", conns: []Connection{to(1)}},
+			{prog: "/proc/self/fd/0@2", conns: []Connection{to(2)}}}},
+		{name: "a file edited", runs: []run{{prog: "a@1", conns: []Connection{to(1)}},
+			{prog: "a@2", conns: []Connection{to(2)}}},
+			want: []change{{Run: "1", Connected: []string{"tcp h:2"}}}, wantString: "connected to tcp h:2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var runs []StoredReceipt
 			for i, r := range tt.runs {
 				id := string(rune('0' + i))
-				rec := receipt("/p/"+r.prog+".vel", id, i, core.Full, StatusOK)
+				prog, text, _ := strings.Cut(r.prog, "@")
+				path := "/p/" + prog + ".vel"
+				if prog == SourceName {
+					path = "/p/" + prog
+				} else if strings.HasPrefix(prog, "/") {
+					path = prog
+				}
+				rec := receipt(path, id, i, core.Full, StatusOK)
+				rec.Program.SHA256 = text
 				rec.Observed.Connections, rec.Observed.ConnectionsUnlisted = r.conns, r.unlisted
 				runs = append(runs, StoredReceipt{Path: id + ".json", Receipt: rec})
 			}

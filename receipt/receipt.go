@@ -12,7 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
@@ -1102,10 +1101,13 @@ const SourceName = "<source>"
 // program read from a device or a descriptor beneath /dev or /proc:
 // standard input, a pipe), so that unrelated programs sent or piped
 // alike are not taken for one (a run of one was called WEAKER beside
-// another's).
+// another's). The name is the last element after either separator: a
+// door on Windows names its text C:\root\<source>, and its receipts
+// may be compared on any system.
 func programKey(r StoredReceipt) string {
 	p := r.Program.Path
-	if path.Base(p) == SourceName || strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
+	name := p[strings.LastIndexAny(p, `/\`)+1:]
+	if name == SourceName || strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
 		return p + "\x00" + r.Program.SHA256
 	}
 	return p

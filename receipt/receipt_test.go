@@ -212,6 +212,22 @@ func TestDiffLevels(t *testing.T) {
 		{name: "two programs piped in", runs: []string{"/dev/stdin@1:full", "/dev/stdin@2:partial"}},
 		{name: "one program piped in twice", runs: []string{"/dev/stdin@1:full", "/dev/stdin@1:none"},
 			want: []change{{Run: "1", Earlier: []core.Level{core.Full}, Weaker: true}}},
+		// A door on Windows names its text with the system's separator (a
+		// share here: the cases name a level after a colon).
+		{name: "two texts sent to a door on Windows", runs: []string{`\\srv\root\<source>@1:full`,
+			`\\srv\root\<source>@2:partial`}},
+		{name: "one text sent to a door on Windows twice", runs: []string{`\\srv\root\<source>@1:full`,
+			`\\srv\root\<source>@1:partial`},
+			want: []change{{Run: "1", Earlier: []core.Level{core.Full}, Weaker: true}}},
+		{name: "a file on Windows edited", runs: []string{`\\srv\root\a.vel@1:full`,
+			`\\srv\root\a.vel@2:partial`},
+			want: []change{{Run: "1", Earlier: []core.Level{core.Full}, Weaker: true}}},
+		// sabline run /proc/self/fd/0, as the receipt names it
+		{name: "two programs piped in through /proc", runs: []string{"/proc/self/fd/0@1:full",
+			"/proc/self/fd/0@2:partial"}},
+		{name: "one program piped in twice through /proc", runs: []string{"/proc/self/fd/0@1:full",
+			"/proc/self/fd/0@1:partial"},
+			want: []change{{Run: "1", Earlier: []core.Level{core.Full}, Weaker: true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -227,7 +243,7 @@ func TestDiffLevels(t *testing.T) {
 				path := "/p/" + prog + ".vel"
 				if prog == SourceName {
 					path = "/p/" + prog
-				} else if strings.HasPrefix(prog, "/") {
+				} else if strings.HasPrefix(prog, "/") || strings.Contains(prog, `\`) {
 					path = prog
 				}
 				r := receipt(path, id, i, core.Level(level), status)

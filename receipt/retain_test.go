@@ -60,6 +60,16 @@ func TestParseRetention(t *testing.T) {
 			}
 		})
 	}
+	// The bound in hours is the bound in days: a hundred years in hours
+	// is taken, and written back in days, which reads back.
+	got, err := ParseRetention("876000h")
+	if err != nil || got.MaxAge != 36500*24*time.Hour || got.String() != "36500d" {
+		t.Fatalf("ParseRetention(876000h) = %+v (%q), %v; want a hundred years, 36500d", got,
+			got.String(), err)
+	}
+	if back, err := ParseRetention(got.String()); err != nil || back != got {
+		t.Fatalf("ParseRetention(%q) = %+v, %v; want %+v", got.String(), back, err, got)
+	}
 }
 
 // finishedIn appends one finished receipt to s, then seals the segment

@@ -16,9 +16,11 @@ import (
 
 // TestDoorsKeepAnIgnoredInterrupt: serve and mcp started ignoring SIGINT
 // (a script's background job) keep ignoring it, read from outside in the
-// kernel's dispositions (/proc/PID/status: SigIgn, not SigCgt), and a
-// SIGINT then sent ends nothing: a run is answered after it. The control:
-// each started not ignoring it takes it (SigCgt).
+// kernel's dispositions (/proc/PID/status: SigIgn, not SigCgt, read once
+// each says it listens, which it says once it has taken its signals, or
+// answered), and a SIGINT then
+// sent ends nothing: a run is answered after it. The control: each
+// started not ignoring it takes it (SigCgt).
 func TestDoorsKeepAnIgnoredInterrupt(t *testing.T) {
 	bin := sablineBin(t)
 	wrap := func(trap string, args ...string) (string, []string) {

@@ -75,13 +75,13 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdline.Report(stderr, codes.Errorf(codes.E301, "mcp: %w", err), "")
 	}
 	fmt.Fprintf(stderr, "sabline mcp: %s\n", codes.TerminalSafe(holdServer(o)))
+	ctx, stop := signal.NotifyContext(context.Background(),
+		run.Heeded(os.Interrupt, syscall.SIGTERM)...)
+	defer stop()
 	fmt.Fprintf(stderr,
 		"sabline mcp: serving on standard input and output (import root %s, budget %s, %d workers, "+
 			"queue %d)\n",
 		codes.TerminalSafe(o.ImportRoot), codes.TerminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
-	ctx, stop := signal.NotifyContext(context.Background(),
-		run.Heeded(os.Interrupt, syscall.SIGTERM)...)
-	defer stop()
 	err = srv.MCP().Run(ctx, door.StreamTransport(stdin, stdout))
 	srv.Stop()
 	if err != nil && ctx.Err() == nil && !isEOF(err) {

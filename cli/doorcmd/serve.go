@@ -344,12 +344,14 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if metricsAddr != nil {
 		fmt.Fprintf(stderr, "sabline serve: metrics on http://%s/metrics\n", metricsAddr)
 	}
-	fmt.Fprintf(stderr,
-		"sabline serve: listening on %s (import root %s, budget %s, %d workers, queue %d)\n", ln.Addr(),
-		codes.TerminalSafe(o.ImportRoot), codes.TerminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
+	// The signals are taken before the server says where it listens: a
+	// SIGTERM sent once it has said so takes the stop path.
 	ctx, stop := signal.NotifyContext(context.Background(),
 		run.Heeded(os.Interrupt, syscall.SIGTERM)...)
 	defer stop()
+	fmt.Fprintf(stderr,
+		"sabline serve: listening on %s (import root %s, budget %s, %d workers, queue %d)\n", ln.Addr(),
+		codes.TerminalSafe(o.ImportRoot), codes.TerminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
 	agentEnded := watchFleet(ctx, stop, fl, stderr)
 	go reloadOnHangUp(ctx, srv, o, cwd, stderr)
 	if err := srv.Serve(ctx, ln); err != nil {

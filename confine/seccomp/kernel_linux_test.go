@@ -15,8 +15,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/sabline/sabline/internal/testkit"
@@ -1375,6 +1377,10 @@ func seccompScenarios() []seccompScenario {
 	eperm := unix.EPERM
 	common := []kernelCheck{
 		{name: "getpid", call: func(*childEnv) error { unix.Getpid(); return nil }},
+		// The Go runtime as a worker runs it, under the filter's clone
+		// (CLONE_FILES) and futex (wait and wake only) rules: a refused
+		// clone or futex wake ends the process (the runtime throws).
+		{name: "the Go runtime: goroutines, timers, locks and new threads", call: runtimeBusy},
 		{name: "write to a pipe", call: func(e *childEnv) error {
 			_, err := unix.Write(e.pipe[1], []byte{1})
 			return err
@@ -1885,4 +1891,85 @@ func installFilter(t *testing.T, c Config) {
 	if err := Install(raw); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// runtimeBusy makes the Go runtime do, under the filter, what a worker's
+// does: 512 goroutines park on timers, channels, a contended mutex and
+// a condition variable, and wake; 16 of them are locked to threads of
+// their own and park there, so that the runtime makes threads (clone)
+// for the rest; a collection runs. It fails when the process has made
+// no thread more, or the goroutines do not all end within a bound.
+func runtimeBusy(*childEnv) error {
+	before, err := threadCount()
+	if err != nil {
+		return err
+	}
+	const goroutines, locked = 512, 16
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		shared  int
+		ready   = sync.NewCond(&mu)
+		release = make(chan struct{})
+		parked  sync.WaitGroup
+	)
+	parked.Add(locked)
+	for i := range goroutines {
+		wg.Go(func() {
+			if i < locked {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				parked.Done()
+				<-release // parks this goroutine's thread with it
+			}
+			timer := time.NewTimer(time.Duration(i%7) * time.Millisecond)
+			select {
+			case <-timer.C:
+			case <-time.After(time.Second):
+			}
+			time.Sleep(time.Duration(i%3) * time.Millisecond)
+			mu.Lock()
+			shared++
+			if shared == goroutines {
+				ready.Broadcast()
+			}
+			for shared < goroutines {
+				ready.Wait()
+			}
+			mu.Unlock()
+		})
+	}
+	parked.Wait()
+	during, err := threadCount()
+	close(release)
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(testkit.Bound(30 * time.Second)):
+		return fmt.Errorf("%d goroutines did not all end", goroutines)
+	}
+	runtime.GC()
+	switch {
+	case err != nil:
+		return err
+	case during <= before || during <= locked:
+		return fmt.Errorf("%d threads before, %d with %d parked on threads of their own: "+
+			"the runtime made too few", before, during, locked)
+	}
+	return nil
+}
+
+// threadCount is the Threads line of /proc/self/status.
+func threadCount() (int, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			return strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	return 0, errors.New("no Threads line in /proc/self/status")
 }

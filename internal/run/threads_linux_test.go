@@ -14,6 +14,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/confine/linux"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -313,4 +314,46 @@ func priorityOf(t *testing.T, pid int) int {
 		t.Fatalf("no priority in /proc/%d/stat", pid)
 	}
 	return p
+}
+
+// TestThreadsWithinItsBound: threadsWithin reads a process's threads
+// from outside (a sleep the test started: one thread) and says E310 only
+// past workerThreads: a sleep at the bound (workerThreads 1) is within
+// it, one past it (workerThreads 0) is not; a process that has exited
+// and been waited for, whose count cannot be read, says nothing (its
+// exit ends the step). The bound is linux.MaxThreads and one for each
+// processor beside it, as docs/os-enforces.md says.
+func TestThreadsWithinItsBound(t *testing.T) {
+	if min := linux.MaxThreads + runtime.NumCPU(); workerThreads < min {
+		t.Errorf("workerThreads %d, want at least %d (linux.MaxThreads and one a processor)",
+			workerThreads, min)
+	}
+	sleep := exec.Command("sleep", "300")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = sleep.Process.Kill()
+		_ = sleep.Wait()
+	}()
+	pid := sleep.Process.Pid
+	if n, ok := threadsOf(pid); !ok || n != 1 {
+		t.Fatalf("threadsOf(the sleep) = %d, %v; want 1, true", n, ok)
+	}
+	was := workerThreads
+	defer func() { workerThreads = was }()
+	workerThreads = 1
+	if err := threadsWithin(pid); err != nil {
+		t.Errorf("one thread, a bound of 1: %v; want nothing said", err)
+	}
+	workerThreads = 0
+	if err := threadsWithin(pid); codes.CodeOf(err) != codes.E310 ||
+		!strings.Contains(err.Error(), "ran 1 threads, more than the 0") {
+		t.Errorf("one thread, a bound of 0: %v; want E310 naming both", err)
+	}
+	_ = sleep.Process.Kill()
+	_ = sleep.Wait()
+	if err := threadsWithin(pid); err != nil {
+		t.Errorf("a process waited for, a bound of 0: %v; want nothing said", err)
+	}
 }

@@ -1,12 +1,9 @@
 package run
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +12,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/linux"
+	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -252,7 +250,7 @@ print("futex errno=%s." % f.errno)
 						return
 					default:
 					}
-					if p, ok := readPriority(pid); ok && p < low {
+					if p, err := proc.Priority(pid); err == nil && p < low {
 						low = p
 					}
 					time.Sleep(time.Millisecond)
@@ -284,34 +282,12 @@ print("futex errno=%s." % f.errno)
 	}
 }
 
-// readPriority reads the priority field of /proc/PID/stat (its 18th: 20
-// plus the nice value for a process of the default scheduling policy,
-// lower when a priority is lent to it).
-func readPriority(pid int) (int, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	// The fields after the command's name, which ends at the last ')':
-	// the state is the third field of the line, the priority the 18th.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 16 {
-		return 0, false
-	}
-	p, err := strconv.Atoi(f[15])
-	return p, err == nil
-}
-
-// priorityOf is readPriority's, or fails the test.
+// priorityOf is proc.Priority's, or fails the test.
 func priorityOf(t *testing.T, pid int) int {
 	t.Helper()
-	p, ok := readPriority(pid)
-	if !ok {
-		t.Fatalf("no priority in /proc/%d/stat", pid)
+	p, err := proc.Priority(pid)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return p
 }

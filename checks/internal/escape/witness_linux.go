@@ -17,6 +17,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sabline/sabline/internal/testkit/proc"
 )
 
 const oNonblock = syscall.O_NONBLOCK
@@ -325,24 +327,9 @@ func (s *Scratch) watchPriority() error {
 	return nil
 }
 
-// priorityOf reads the priority of the process pid, the 18th field of
-// its /proc/PID/stat ([proc_pid_stat(5)]): 20 plus its nice value under
-// the default scheduling policy, lower while a priority is lent to it.
-//
-// [proc_pid_stat(5)]: https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html
+// priorityOf reads the priority of the process pid (proc.Priority).
 func priorityOf(pid int) (int, bool) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	i := bytes.LastIndexByte(stat, ')')
-	if err != nil || i < 0 {
-		return 0, false
-	}
-	// The fields after the command name: f[0] is the state (field 3),
-	// f[15] the priority (field 18).
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 16 {
-		return 0, false
-	}
-	p, err := strconv.Atoi(f[15])
+	p, err := proc.Priority(pid)
 	return p, err == nil
 }
 

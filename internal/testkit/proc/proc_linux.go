@@ -77,6 +77,20 @@ func State(pid int) (byte, error) {
 	return f[0][0], nil
 }
 
+// Priority returns the priority of the process pid, field 18 of
+// /proc/PID/stat (proc(5)): 20 and its nice value under the default
+// scheduling policy, lower while a priority is lent to it.
+func Priority(pid int) (int, error) {
+	f, err := statFields(pid)
+	if err != nil {
+		return 0, err
+	}
+	if len(f) < 16 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
+	}
+	return strconv.Atoi(f[15])
+}
+
 // statFields returns the fields of /proc/PID/stat from field 3, the
 // state, on: at least 13 of them.
 func statFields(pid int) ([]string, error) {

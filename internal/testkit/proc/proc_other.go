@@ -22,5 +22,8 @@ func CPUTicks(pid int) (int64, error) { return 0, ErrNoProc }
 // State fails where there is no /proc to read.
 func State(pid int) (byte, error) { return 0, ErrNoProc }
 
+// Priority fails where there is no /proc to read.
+func Priority(pid int) (int, error) { return 0, ErrNoProc }
+
 // ContextSwitches fails where there is no /proc to read.
 func ContextSwitches(pid int) (int64, error) { return 0, ErrNoProc }

@@ -103,7 +103,10 @@ var Codes = []CodeInfo{
 	{E309, "the worker was killed by a signal", ExitSignaled,
 		"Something outside Sabline killed the run (the message names the signal); run it again."},
 	{E310, "the worker crashed or ended without a result", ExitCrashed,
-		"This is a fault in Sabline or in a host module: report it with the receipt."},
+		"Read the message: a bound the program broke (the worker's threads, the size of what it " +
+			"handed back) is its own doing, and a place the machine did not give (a directory " +
+			"another user made, a pipe) is named there; anything else is a fault in Sabline or in " +
+			"a host module: report it with the receipt."},
 	{E311, "SABLINE_FAULT_INJECT is malformed", ExitUsage,
 		"Write it as OP=TARGET;... with OP read, write, connect, exec or signal (docs/errors.md). " +
 			"Nothing ran."},

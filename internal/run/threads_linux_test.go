@@ -12,6 +12,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/linux"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/internal/testkit/proc"
 	"github.com/sabline/sabline/receipt"
 )
@@ -71,7 +72,7 @@ func TestWorkerThreadsBounded(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skipf("the threads' code is amd64's, not %s's", runtime.GOARCH)
 	}
-	hold := fmt.Sprint(int((50 * BoundsWatchEvery).Seconds()))
+	hold := fmt.Sprint(int(testkit.Bound(50 * BoundsWatchEvery).Seconds())) // the watch's 50 reads
 	for _, tt := range []struct {
 		name    string
 		threads int
@@ -144,7 +145,7 @@ print("held")
 		// and CLONE_FILES: the Go runtime's flags
 		sharedTable = ownTable | 0x400
 	)
-	hold := fmt.Sprint(int((50 * BoundsWatchEvery).Seconds()))
+	hold := fmt.Sprint(int(testkit.Bound(50 * BoundsWatchEvery).Seconds())) // the watch's 50 reads
 	for _, tt := range []struct {
 		name  string
 		flags int
@@ -213,7 +214,7 @@ print("futex errno=%s." % f.errno)
 		futexLockPI      = 6   // FUTEX_LOCK_PI: its timeout is a time of CLOCK_REALTIME
 		futexWaitPrivate = 128 // FUTEX_WAIT|FUTEX_PRIVATE_FLAG: its timeout is a length
 	)
-	hold := 50 * BoundsWatchEvery
+	hold := testkit.Bound(50 * BoundsWatchEvery)
 	for _, tt := range []struct {
 		name    string
 		op      int

@@ -251,15 +251,6 @@ func BenchmarkBwrap(b *testing.B) {
 	)
 }
 
-// BenchmarkCarve: what holding the guarded locations out of a broad grant
-// costs a confined run of examples/hello.vel, beside the same run with
-// --no-confine: under a grant of one directory (nothing to carve), of
-// every path (/ carved around /proc, /sys, /dev, /etc's secrets, every
-// home's dot-entries and the receipts), and of a home of 300 entries and
-// 20 dot-entries (the home carved entry by entry). The home is made in
-// /home, where homes are, and the receipts are kept where a user's are,
-// in that home's state directory: a receipts directory elsewhere (in
-// /tmp, say) would carve the directory above it too, entry by entry.
 // A large home, as BenchmarkCarve makes it: its plain entries (a third
 // directories) and its dot-entries.
 const (
@@ -267,6 +258,16 @@ const (
 	homeDotEntries = 700
 )
 
+// BenchmarkCarve: what holding the guarded locations out of a broad grant
+// costs a confined run of examples/hello.vel, beside the same run with
+// --no-confine: under a grant of one directory (nothing to carve), of
+// every path (/ carved around /proc, /sys, /dev, /etc's secrets, every
+// home's dot-entries and the receipts), and of a home of homeEntries
+// entries and homeDotEntries dot-entries (the home carved entry by
+// entry). The home is made in /home, where homes are, and the receipts
+// are kept where a user's are, in that home's state directory: a
+// receipts directory elsewhere (in /tmp, say) would carve the directory
+// above it too, entry by entry.
 func BenchmarkCarve(b *testing.B) {
 	prog, _ := hello(b)
 	sab := sabline(b)

@@ -249,10 +249,11 @@ func (t *tally) p99() time.Duration {
 // before the setting kept them (and so does the twin, when its serve
 // takes the setting); a third, named flush-, keeps them with
 // the default, flushed before each reply, in the same turns
-// (runs/s-flush/background). A last, named floor-, is
-// bench/internal/barerelay: the door's process model (loopback HTTP, two
-// child processes behind pipes, a reply of the door's size) and nothing
-// of Sabline's; runs/s-door/floor is the first server's rate over its.
+// (runs/s-flush/background is its rate over the first server's). A
+// last, named floor-, is bench/internal/barerelay: the door's process
+// model (loopback HTTP, two child processes behind pipes, a reply of the
+// door's size) and nothing of Sabline's; runs/s-door/floor is the first
+// server's rate over its.
 // On Linux it reports the processor time a run cost each server
 // (server-cpu-µs/run) and its two workers or children
 // (workers-cpu-µs/run), and their threads' context switches a run
@@ -326,12 +327,22 @@ func BenchmarkServeHello(b *testing.B) {
 		}
 		costs[i].report(b, n, prefix)
 	}
-	took := func(i int) float64 { return tallies[i].elapsed.Seconds() }
-	b.ReportMetric(took(1)/took(0), "runs/s-flush/background")
+	serveRatios(b, tallies, twin, floor)
+}
+
+// serveRatios reports BenchmarkServeHello's ratios of runs a second, each
+// A/B the runs/s of A over B's (as each server's own runs/s is reported):
+// runs/s-flush/background, the flush server's (tallies[1]) over the first
+// server's, which keeps receipts in the background; runs/s-after/before,
+// the first server's over the twin's, when there is one (twin >= 0); and
+// runs/s-door/floor, the first server's over the floor's.
+func serveRatios(b *testing.B, tallies []*tally, twin, floor int) {
+	rate := func(i int) float64 { return float64(tallies[i].ok.Load()) / tallies[i].elapsed.Seconds() }
+	b.ReportMetric(rate(1)/rate(0), "runs/s-flush/background")
 	if twin >= 0 {
-		b.ReportMetric(took(twin)/took(0), "runs/s-after/before")
+		b.ReportMetric(rate(0)/rate(twin), "runs/s-after/before")
 	}
-	b.ReportMetric(took(floor)/took(0), "runs/s-door/floor")
+	b.ReportMetric(rate(0)/rate(floor), "runs/s-door/floor")
 }
 
 // serverCost is the processor time a server and its two workers had used,
@@ -395,8 +406,13 @@ func switches(pids ...int) (int64, bool) { return summed(proc.ContextSwitches, p
 func cpuTicks(pids ...int) (int64, bool) { return summed(proc.CPUTicks, pids...) }
 
 // summed is what read reads of each of the processes pids, added; false
-// where any cannot be read.
+// where any cannot be read, and where there is none to read: a sum of no
+// process is no figure (an idle pool's 0 ticks, say, when it had no
+// worker to read).
 func summed(read func(pid int) (int64, error), pids ...int) (int64, bool) {
+	if len(pids) == 0 {
+		return 0, false
+	}
 	var n int64
 	for _, pid := range pids {
 		v, err := read(pid)

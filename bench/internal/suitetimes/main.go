@@ -1,7 +1,7 @@
 // Command suitetimes reads the output of `go test -json` runs and prints
 // each package's time side by side, as a Markdown table: one column per
-// run, named by its file, and the whole of each at the foot. bench/suites
-// makes the runs.
+// run, named by its file. A run's whole time is not in its events:
+// bench/suites prints it when it makes the run.
 //
 //	go run ./bench/internal/suitetimes before-quiet.json after-quiet.json
 package main

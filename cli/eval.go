@@ -160,11 +160,16 @@ func evalFlagSet() (*flag.FlagSet, *evalFlags) {
 	fs := cmdline.NewFlagSet("eval")
 	f := &evalFlags{}
 	f.run.register(fs)
+	fs.Lookup("no-confine").Usage = evalNoConfine
 	fs.BoolVar(&f.json, "json", false, "print JSON")
 	fs.BoolVar(&f.probe, "confinement-probe", false,
 		"what a confined worker could and could not do")
 	return fs, f
 }
+
+// evalNoConfine is eval's usage of --no-confine, a flag it takes only to
+// refuse it by name.
+const evalNoConfine = "refused: eval never runs unconfined"
 
 // defaultEvalTimeout bounds each program eval runs when --timeout is not
 // given: a grader's loop must not hang on one submission.

@@ -10,8 +10,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sabline/sabline/confine/core"
 
@@ -154,7 +157,12 @@ func slashBudget(b budget.Budget) string {
 	return filepath.ToSlash(b.String())
 }
 
-// ShellQuote quotes s for a POSIX shell when it needs it.
+// ShellQuote quotes s for a POSIX shell when it needs it: in single
+// quotes, or, when s holds a character a terminal would not print (a
+// control character, a byte that is not UTF-8), as $'...' with each such
+// byte escaped (\xHH), so that the line printed, pasted into the shell,
+// names s itself and moves no cursor (POSIX.1-2024's sh, bash, zsh and
+// ksh read $'...').
 func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ',' || r == ':' || r == '@' ||
@@ -162,5 +170,27 @@ func ShellQuote(s string) string {
 	}) < 0 {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	if utf8.ValidString(s) &&
+		strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r != utf8.RuneError && unicode.IsPrint(r):
+			b.WriteString(s[i : i+n])
+		default: // each byte of it, as the shell makes it again
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		}
+		i += n
+	}
+	b.WriteString("'")
+	return b.String()
 }

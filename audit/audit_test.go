@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -150,4 +151,43 @@ func FuzzDeclaredBudget(f *testing.F) {
 			t.Fatalf("declared %q, which the text does not hold", text)
 		}
 	})
+}
+
+// TestShellQuote: what ShellQuote prints, given to a shell, is the
+// string itself, a control character and a byte that is not UTF-8 among
+// them (they were quoted as they are, and a terminal's escaping of them
+// made the pasted line name another file); the control: a plain name is
+// left bare and one with a space or a quote is single-quoted.
+func TestShellQuote(t *testing.T) {
+	tests := []struct {
+		name, s string
+		want    string // the quoting, "" when only the shell's reading of it is checked
+	}{
+		{name: "plain", s: "hello.vel", want: "hello.vel"},
+		{name: "space and quote", s: "it's here", want: `'it'\''s here'`},
+		{name: "escape", s: "a\x1b[2Jb.vel", want: `$'a\x1b[2Jb.vel'`},
+		{name: "newline, backslash and quote", s: "a\nb\\c'd", want: `$'a\x0ab\\c\'d'`},
+		{name: "not UTF-8", s: "a\xffb"},
+		{name: "bidi override", s: "a\u202eb.vel"},
+		{name: "empty", s: "", want: "''"},
+	}
+	bash, err := exec.LookPath("bash")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := ShellQuote(tt.s)
+			if tt.want != "" && q != tt.want {
+				t.Errorf("ShellQuote(%q) = %s, want %s", tt.s, q, tt.want)
+			}
+			if codes.TerminalSafe(q) != q {
+				t.Errorf("ShellQuote(%q) = %q: a terminal would not print it as it is", tt.s, q)
+			}
+			if err != nil {
+				t.Skip("no bash to read the quoting back: ", err)
+			}
+			out, err := exec.Command(bash, "-c", "printf %s "+q).Output()
+			if err != nil || string(out) != tt.s {
+				t.Errorf("bash read %s as %q (%v), want %q", q, out, err, tt.s)
+			}
+		})
+	}
 }

@@ -149,6 +149,9 @@ func TestRunHTTP(t *testing.T) {
 			if !strings.Contains(msg, tt.wantMsg) {
 				t.Errorf("message %q, want it to say %q", msg, tt.wantMsg)
 			}
+			if e, ok := v["error"].(map[string]any); ok && e["do"] == nil {
+				t.Errorf("error %v: want what to do (do)", e)
+			}
 			if got := fake.ran.Load(); got != tt.wantRuns {
 				t.Errorf("%d runs, want %d", got, tt.wantRuns)
 			}

@@ -265,7 +265,8 @@ func (s *Server) newHandler() http.Handler {
 	}
 	notFound := fmt.Sprintf("no such endpoint: the endpoints are %s", strings.Join(paths, ", "))
 	none := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, errorDetail{Code: CodeNotFound, Message: notFound})
+		writeError(w, http.StatusNotFound,
+			errorDetail{Code: CodeNotFound, Message: notFound, Do: notFoundDo})
 	})
 	mux.Handle("/", none)
 	open.Handle("/", s.sameOrigin(s.authorized(mux)))
@@ -392,6 +393,10 @@ const (
 	connsDo          = "Send the request again after Retry-After seconds, or on a connection " +
 		"the client already has."
 )
+
+// notFoundDo is what to do about a request to no endpoint (404).
+const notFoundDo = "Send the request to one of the endpoints the message names; " +
+	"docs/serve.md and docs/openapi.yaml say what each takes. Nothing ran."
 
 // methodDo is what to do about a request refused for its method (405),
 // as every error reply says what to do (%s: the method the endpoint

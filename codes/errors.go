@@ -101,7 +101,9 @@ var Codes = []CodeInfo{
 	{E308, "the run used more memory than its memory limit", ExitMemory,
 		"Raise the memory limit (--max-memory-mb, Options.MaxMemoryMB), or make the program use less."},
 	{E309, "the worker was killed by a signal", ExitSignaled,
-		"Something outside Sabline killed the run (the message names the signal); run it again."},
+		"Read the message: it names the signal. One from outside the run (Ctrl-C, kill, the " +
+			"system's out-of-memory killer) ended it: run it again; a program granted ffi may " +
+			"have signalled its own worker."},
 	{E310, "the worker crashed or ended without a result", ExitCrashed,
 		"Read the message: a bound the program broke (the worker's threads, the size of what it " +
 			"handed back) is its own doing, and a place the machine did not give (a directory " +

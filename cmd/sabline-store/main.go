@@ -28,6 +28,7 @@ import (
 	_ "gocloud.dev/blob/s3blob"
 	"gocloud.dev/gcerrors"
 
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/receipt/bucket"
 	// The code mapped at start: this process is started often.
 	_ "github.com/sabline/sabline/internal/prefault"
@@ -131,10 +132,19 @@ func open(ctx context.Context, url string) (*blobBucket, error) {
 		if len(dir) >= 3 && dir[0] == '/' && dir[2] == ':' {
 			dir = dir[1:] // file:///C:/x
 		}
-		if fi, err := os.Stat(filepath.FromSlash(dir)); err != nil || !fi.IsDir() {
+		fi, err := os.Stat(filepath.FromSlash(dir))
+		if err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("%s: the directory %s does not exist: make it, or give the "+
 				"directory's path alone (without file://), which is made when missing",
 				bucket.Redact(url), dir)
+		}
+		// The receipts directory's rule (package receipt): its owner may
+		// remove, replace and plant the objects in it.
+		if uid, another := guard.OwnedByAnother(fi); another {
+			return nil, fmt.Errorf("%s: the directory %s is owned by uid %d, neither you (uid %d) "+
+				"nor root: its owner can remove, replace and plant the receipts in it; name a "+
+				"directory you or root own, or one that does not exist yet (given as a path, it is "+
+				"made, mode 0700)", bucket.Redact(url), dir, uid, os.Geteuid())
 		}
 	}
 	b, err := blob.OpenBucket(ctx, url)

@@ -59,7 +59,12 @@ type RunReply struct {
 	// them; a file beneath the import root is named relative to it.
 	Position string
 	Stack    []string
-	Receipt  json.RawMessage // the receipt as stored
+	// Testimony, when set, says why the outcome (Status, ExitStatus, Code,
+	// Message) is what ran the program reported and could have forged: the
+	// receipt's Reported.Testimony, where the outcome is among the fields
+	// it reported.
+	Testimony string
+	Receipt   json.RawMessage // the receipt as stored
 	// redacted is Receipt as hostFacts.reply made it, compact and valid
 	// JSON the server encoded itself, which a reply is written around
 	// without reading it again (runReplyJSON); it is that only while it

@@ -41,6 +41,7 @@ type RunOutput struct {
 	Stack      []string `json:"stack,omitempty" jsonschema:"the calls that led to the error, innermost first: FILE:LINE:COL in FUNCTION"`
 	Stdout     string   `json:"stdout" jsonschema:"what the program printed"`
 	Stderr     string   `json:"stderr" jsonschema:"the run's standard error"`
+	Testimony  string   `json:"testimony,omitempty" jsonschema:"set when status, exit_status, code and message are what ran the program reported (a grant of ffi let host code run beside it), which could have forged them: why"`
 }
 
 // AuditInput is the arguments of the MCP tool audit.

@@ -160,6 +160,9 @@ func (s *Server) ran(ctx context.Context, door string, t *tenantState, reply Run
 	if reply.Code != "" {
 		ended += " " + reply.Code
 	}
+	if reply.Testimony != "" {
+		ended += " (testimony: reported by what ran the program)"
+	}
 	msg := codes.TerminalSafe(door + ": run " + reply.RunID + ": " + ended)
 	if s.cfg.Logger == nil {
 		s.cfg.Logf("%s, exit %d, level %s, %s", msg, reply.ExitStatus,
@@ -170,7 +173,7 @@ func (s *Server) ran(ctx context.Context, door string, t *tenantState, reply Run
 		slog.String("door", door), slog.String("run_id", reply.RunID),
 		slog.String("tenant", tenant), slog.String("status", reply.Status),
 		slog.String("code", reply.Code), slog.Int("exit", reply.ExitStatus),
-		slog.String("confinement", reply.Level),
+		slog.String("confinement", reply.Level), slog.Bool("testimony", reply.Testimony != ""),
 		slog.Float64("duration_seconds", took.Seconds()))
 }
 

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -321,6 +324,62 @@ func TestPoolRunnerStdin(t *testing.T) {
 			if err != nil || reply.Status != "ok" || reply.Stdout != tt.wantStdout {
 				t.Errorf("Run: %q %s %s, %v; want %q", reply.Stdout, reply.Status, reply.Message, err,
 					tt.wantStdout)
+			}
+		})
+	}
+}
+
+// TestReplyTestimony: a run whose outcome was reported by a worker with
+// ffi granted (host code beside the program could have written it) says
+// so at the reply's top level, beside the status it repeats, and in the
+// server's log line: the status was repeated unmarked, where only the
+// receipt inside said it was testimony. The control: the same program
+// under io alone has no mark.
+func TestReplyTestimony(t *testing.T) {
+	for _, tt := range []struct {
+		name, allow   string
+		wantTestimony bool
+	}{
+		{name: "ffi granted", allow: "io,ffi:ctypes", wantTestimony: true},
+		{name: "io alone", allow: "io"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root,
+				Budget: budget.MustParse(root, tt.allow), Receipts: t.TempDir()})
+			var mu sync.Mutex
+			var logged []string
+			s, err := New(Config{Runner: r, Token: testToken, Workers: 1, Queue: 1,
+				Logf: func(format string, args ...any) {
+					mu.Lock()
+					defer mu.Unlock()
+					logged = append(logged, fmt.Sprintf(format, args...))
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(s.Handler())
+			defer ts.Close()
+			allow, _ := json.Marshal(strings.Split(tt.allow, ","))
+			resp, v := do(t, ts, "POST", "/v1/run", bearer,
+				`{"source":"print(1)","allow":`+string(allow)+`}`)
+			if resp.StatusCode != 200 || v["status"] != "ok" {
+				t.Fatalf("status %d, reply %v: want a run that ended ok", resp.StatusCode, v)
+			}
+			testimony, _ := v["testimony"].(string)
+			parts, _ := v["receipt"].(map[string]any)["reported"].(map[string]any)
+			if tt.wantTestimony != (testimony != "") || testimony != fmt.Sprint(parts["testimony"]) &&
+				tt.wantTestimony {
+				t.Errorf("testimony %q, the receipt's reported part %v: want it set %v, as the "+
+					"receipt says", testimony, parts, tt.wantTestimony)
+			}
+			if tt.wantTestimony && !strings.Contains(testimony, "ffi:ctypes is granted") {
+				t.Errorf("testimony %q: want it to say why", testimony)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(logged) != 1 || strings.Contains(logged[0], "testimony") != tt.wantTestimony {
+				t.Errorf("the log %q: want one line, saying testimony %v", logged, tt.wantTestimony)
 			}
 		})
 	}

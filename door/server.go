@@ -476,6 +476,7 @@ func runOutputOf(r RunReply) RunOutput {
 		Stack:      r.Stack,
 		Stdout:     r.Stdout,
 		Stderr:     r.Stderr,
+		Testimony:  r.Testimony,
 	}
 }
 

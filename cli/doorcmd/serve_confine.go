@@ -86,10 +86,11 @@ type serverDomain struct {
 // itself, outside its domain: it reaches the store, the door does not.
 //
 // It binds nothing (its one listener is bound already) and connects only
-// where the workers may. Signals are not scoped: the workers started
-// before the door held itself are outside its domain, and the door must
-// still stop them. It is pure: the same options give the same domain on
-// every system.
+// where the workers may, from the ABI that holds TCP (LandlockABITCP):
+// below it the door's own TCP is held by nothing. Signals are not scoped:
+// the workers started before the door held itself are outside its
+// domain, and the door must still stop them. It is pure: the same options
+// give the same domain on every system.
 // workersUnconfined is why a server whose budget leaves its workers
 // unconfined does not hold itself.
 const workersUnconfined = "the budget leaves the workers unconfined, and a worker can only " +
@@ -214,6 +215,8 @@ func (d serverDomain) describe() string {
 	s := "reads " + list(reads, d.HandledFS&linux.LandlockFSReadFile == 0) +
 		"; writes " + list(writes, d.HandledFS&linux.LandlockFSWriteFile == 0)
 	switch {
+	case d.HandledNet == 0: // a kernel below the ABI of TCP: the door's TCP is held nowhere
+		s += "; connects anywhere: Landlock holds no TCP below " + linux.ABIText(linux.LandlockABITCP)
 	case d.HandledNet&linux.LandlockNetConnectTCP == 0:
 		s += "; connects anywhere its workers may"
 	case len(d.ConnectTCP) == 0:

@@ -39,6 +39,12 @@ func Apply(p core.Policy, o ApplyOptions) (core.Result, error) {
 // knock-out build, the one LayersOnlyEnv names. This package's tests make ones
 // whose install the kernel refuses, in a test file.
 type installer struct {
+	// landlockABI reads the kernel's Landlock ABI (LandlockABI), which
+	// the ruleset is planned for. This package's tests read a lower one,
+	// in a test file, to hold a worker as a kernel of that ABI would:
+	// a ruleset that handles only an ABI's rights is what a kernel of
+	// that ABI enforces.
+	landlockABI func() (int, error)
 	// addressSpace sets the address-space limit of mb megabytes.
 	addressSpace func(mb int) error
 	// landlock restricts every thread to the plan (ApplyLandlock); the
@@ -59,8 +65,8 @@ type installer struct {
 
 // everyLayer is the installer of a run: every layer, none left out.
 func everyLayer() installer {
-	return installer{addressSpace: limitAddressSpace, landlock: ApplyLandlock,
-		capabilities: dropCapabilities, seccomp: applySeccomp}
+	return installer{landlockABI: LandlockABI, addressSpace: limitAddressSpace,
+		landlock: ApplyLandlock, capabilities: dropCapabilities, seccomp: applySeccomp}
 }
 
 // buildInstaller is the installer of this build: every layer, or in a
@@ -144,7 +150,7 @@ func applyWith(p core.Policy, o ApplyOptions, in installer) (core.Result, error)
 	// apply, and Assess names what is then not held. Any other
 	// failure to read the ABI is a problem of its own.
 	if in.landlock != nil {
-		abi, err := LandlockABI()
+		abi, err := in.landlockABI()
 		switch {
 		case err == nil:
 			if err := holdLandlock(p, o, abi, in.landlock, &held); err != nil {

@@ -66,9 +66,9 @@ type Held struct {
 // supervisor makes its connections (Brokered), and Landlock refuses its
 // TCP connects and binds from ABI 4. So a Landlock ABI below 4 or 6
 // leaves nothing unheld there when seccomp is installed: what a low ABI
-// leaves unheld beside seccomp is truncation (ABI 3): of the write
-// grants' neighbours and, under a grant of every path, of the guarded
-// locations carved out of it. The level is none when neither Landlock nor
+// leaves unheld beside seccomp is truncation (ABI 3), of any file the
+// worker's user may write, whatever the budget grants, the guarded
+// locations among them. The level is none when neither Landlock nor
 // seccomp was applied: the capability drop alone holds no limit.
 func Assess(p core.Policy, h Held) core.Result {
 	if !p.Enforced {
@@ -105,17 +105,14 @@ func Assess(p core.Policy, h Held) core.Result {
 			unheld(core.LayerLandlockFamily, "Landlock was not applied: "+core.JoinAnd(lost)+" are not held")
 		}
 	}
-	// Below ABI 3 truncate(2) is never refused: the write grants'
-	// neighbours, and under a grant of every path the guarded locations
-	// carved out of it (the receipts, /etc/shadow, ~/.ssh), may be
-	// truncated whatever the ruleset holds.
+	// Below ABI 3 Landlock refuses no truncation (landlockTruncateUnheld):
+	// any file the worker's user may write may be truncated, whatever the
+	// budget grants, the guarded locations (the receipts, /etc/shadow,
+	// ~/.ssh) among them, beneath a grant or outside every one.
 	if abi > 0 && landlockWriteRights(abi)&LandlockFSTruncate == 0 {
-		text := "Landlock ABI " + strconv.Itoa(abi) +
-			" cannot hold truncating a file (it needs " + ABIText(landlockABITruncate) + ")"
-		if p.Write.Unrestricted {
-			text += ": the guarded locations beneath the grant of every path may be truncated"
-		}
-		unheld(core.LayerLandlockFamily, text)
+		unheld(core.LayerLandlockFamily, "Landlock ABI "+strconv.Itoa(abi)+
+			" cannot hold truncating a file (it needs "+ABIText(landlockABITruncate)+"): "+
+			landlockTruncateUnheld)
 	}
 	for _, m := range h.Missing {
 		unheld(core.LayerLandlockFamily,

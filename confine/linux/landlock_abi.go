@@ -27,6 +27,14 @@ type LandlockABIInfo struct {
 	Lacking string
 }
 
+// landlockTruncateUnheld says what a kernel below the ABI of the truncate
+// right leaves open whatever the ruleset handles: truncate(2) meets no
+// Landlock check, and an open with O_TRUNC only the check of the access it
+// opens for, so a file a read grant reaches is emptied by opening it to
+// read. The table's Lacking and Assess say it.
+const landlockTruncateUnheld = "any file the worker's user may write may be truncated, by its " +
+	"path or opened to be read, whatever the budget grants, the guarded locations among them"
+
 // landlockABI1FS are the thirteen file system rights of ABI 1.
 const landlockABI1FS = landlockFSRefer - 1
 
@@ -42,9 +50,8 @@ var landlockABIs = []LandlockABIInfo{
 		Adds: "the refer right (renaming and linking a file into another directory), which Sabline " +
 			"grants nowhere"},
 	{ABI: 3, Kernel: "6.2", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
-		Adds: "truncating a file",
-		Lacking: "truncation: a write grant's neighbours, and the guarded locations beneath a " +
-			"grant of every path, may be truncated"},
+		Adds:    "truncating a file",
+		Lacking: "truncation: " + landlockTruncateUnheld},
 	{ABI: 4, Kernel: "6.7", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
 		Net:     LandlockNetBindTCP | LandlockNetConnectTCP,
 		Adds:    "TCP bind and connect by port",

@@ -294,21 +294,45 @@ const maxID = 1<<53 - 1
 // which the client could not match to its request, or could take for
 // another's.
 func idRefusal(raw json.RawMessage) string {
-	var text string
-	switch {
-	case len(raw) == 0 || string(raw) == "null":
+	if carried(raw) {
 		return ""
-	case raw[0] == '"':
-		if json.Unmarshal(raw, &text) == nil && !strings.ContainsRune(text, utf8.RuneError) {
-			return ""
-		}
-	default:
-		n, err := strconv.ParseInt(string(raw), 10, 64)
-		if err == nil && n >= -maxID && n <= maxID && strconv.FormatInt(n, 10) == string(raw) {
-			return ""
-		}
 	}
 	return fmt.Sprintf("the id %s is not a string of text (UTF-8, no U+FFFD) or an integer "+
 		"within ±%d: its answer would carry another id; give such a string or integer",
 		clip(string(raw), 64), maxID)
+}
+
+// tokenRefusal says why a request whose progress token
+// (params._meta.progressToken) is raw, as it was sent, is refused
+// (-32600), or "" when it is not: as for an id (idRefusal), for the SDK
+// reads a token as it reads an id, and the notifications of the
+// request's progress would carry another token than the one sent
+// (9007199254740993 as 9007199254740992, 1e3 as 1000, "\ud800" as
+// "\ufffd"), which the client could not match to its request, or could
+// take for another's. A number with a fraction, which MCP's tokens are
+// not, is refused with them.
+func tokenRefusal(raw json.RawMessage) string {
+	if carried(raw) {
+		return ""
+	}
+	return fmt.Sprintf("the progress token %s is not a string of text (UTF-8, no U+FFFD) or an "+
+		"integer within ±%d: the notifications of its progress would carry another token; give "+
+		"such a string or integer", clip(string(raw), 64), maxID)
+}
+
+// carried reports whether a JSON-RPC id or progress token, raw as it was
+// sent, is written back by the SDK as it was sent: none (absent or
+// null), a string of text, or an integer written in digits within
+// ±maxID.
+func carried(raw json.RawMessage) bool {
+	var text string
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return true
+	case raw[0] == '"':
+		return json.Unmarshal(raw, &text) == nil && !strings.ContainsRune(text, utf8.RuneError)
+	default:
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		return err == nil && n >= -maxID && n <= maxID && strconv.FormatInt(n, 10) == string(raw)
+	}
 }

@@ -72,6 +72,10 @@ func (s *Server) mcpHandler() http.Handler {
 				writeRPCError(jw, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, msg)
 				return
 			}
+			if msg := tokenRefusal(m.Params.Meta["progressToken"]); len(m.ID) > 0 && msg != "" {
+				writeRPCError(jw, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, msg)
+				return
+			}
 			if m.Method == "tools/call" && m.Params.Meta["progressToken"] != nil {
 				h = streams
 			}

@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // idCases are JSON-RPC ids as a client writes them: those the answer
@@ -121,5 +124,82 @@ func TestMCPAnswersTheIDItWasSent(t *testing.T) {
 			ping = answers[0]
 		}
 		checkIDAnswer(t, "standard input", c.id, c.refused, []byte(ping))
+	}
+}
+
+// TestMCPProgressTokenAsSent: a request whose progress token
+// (_meta.progressToken) is not a string of text or an integer within
+// ±2^53-1 written in digits (as for an id: idCases) is refused, -32600
+// naming the bound, and its call runs nothing: on standard input with
+// its id, on /mcp with status 400. Before, the call ran and was told of
+// its progress under another token (9007199254740993 as
+// 9007199254740992, 1e3 as 1000, "\ud800" as "\ufffd"), which its
+// client could not match to its call, or took for another's. Controls: a
+// string or an integer within the bound runs, and on standard input its
+// progress carries it as sent.
+func TestMCPProgressTokenAsSent(t *testing.T) {
+	call := func(token string) string {
+		return `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run",` +
+			`"arguments":{"source":"print(1)"},"_meta":{"progressToken":` + token + `}}}`
+	}
+	for _, c := range idCases {
+		runner := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 1)}
+		s, err := New(Config{Runner: runner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.progressEvery = 5 * time.Millisecond
+		p, _ := newStreamPeer(t, s, true)
+		p.send(t, initLine)
+		p.next(t)
+		p.send(t, initializedLine)
+		p.send(t, call(c.id))
+		if c.refused {
+			if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,`) ||
+				!strings.Contains(l, "9007199254740991") {
+				t.Errorf("standard input: token %s: answered %.300s; want -32600 with the id 3, "+
+					"naming the bound", c.id, l)
+			}
+			if n := runner.ran.Load(); n != 0 {
+				t.Errorf("standard input: token %s: %d runs, want none", c.id, n)
+			}
+			close(runner.block)
+			continue
+		}
+		select {
+		case <-runner.start:
+		case <-time.After(testkit.Bound(10 * time.Second)):
+			t.Fatalf("standard input: token %s: the run did not begin", c.id)
+		}
+		var note struct {
+			Method string `json:"method"`
+			Params struct {
+				Token json.RawMessage `json:"progressToken"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(p.next(t)), &note); err != nil ||
+			note.Method != "notifications/progress" || string(note.Params.Token) != c.id {
+			t.Errorf("standard input: token %s: progress %+v, %v; want the token as sent", c.id,
+				note, err)
+		}
+		close(runner.block)
+		for l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":3,`); l = p.next(t) {
+		}
+	}
+
+	f := &fakeRunner{}
+	_, ts := newTestServer(t, Config{Runner: f})
+	for _, c := range idCases {
+		ran := f.ran.Load()
+		resp, body := postMCP(t, ts.URL, bearer, call(c.id))
+		if c.refused && (resp.StatusCode != http.StatusBadRequest ||
+			!strings.Contains(string(body), `"code":-32600`) || f.ran.Load() != ran) {
+			t.Errorf("/mcp: token %s: status %d, %d runs, %.300s; want 400, -32600, no run", c.id,
+				resp.StatusCode, f.ran.Load()-ran, body)
+		}
+		if !c.refused && (resp.StatusCode != http.StatusOK || f.ran.Load() != ran+1) {
+			t.Errorf("/mcp: token %s: status %d, %d runs, %.300s; want 200 and its run", c.id,
+				resp.StatusCode, f.ran.Load()-ran, body)
+		}
 	}
 }

@@ -181,7 +181,7 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // MCP is the MCP door, to serve on any transport (sabline mcp serves it on
-// standard input and output).
+// standard input and output, by ServeStream).
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Stop begins the door's shutdown: from then on a request is answered

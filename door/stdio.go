@@ -45,21 +45,51 @@ const (
 // whose id is that of one read and not yet answered is refused (-32600,
 // id null): its answer could not be told from the other's. While
 // maxPending requests, or maxPendingBytes of them, are unanswered, no
-// further line is read.
+// further line is read. A line that is not a message and carries the id
+// of a request not yet answered is answered with the id null, as is a
+// request whose id is null (an MCP request's id is a string or an
+// integer; a notification has none): either answer, with that id, would
+// be taken for another's.
 func StreamTransport(r io.Reader, w io.Writer) mcp.Transport {
 	return &streamTransport{r: r, w: w}
 }
 
+// StreamTransportUntil is StreamTransport whose input is taken to have
+// ended once stop is closed: no further line is read, and the requests
+// already read are answered before the connection closes.
+func StreamTransportUntil(stop <-chan struct{}, r io.Reader, w io.Writer) mcp.Transport {
+	return &streamTransport{r: r, w: w, stop: stop}
+}
+
 type streamTransport struct {
-	r io.Reader
-	w io.Writer
+	r    io.Reader
+	w    io.Writer
+	stop <-chan struct{} // nil: the input ends only when r does
 }
 
 func (t *streamTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c := &lineConn{w: t.w, lines: make(chan lineOrErr), pending: map[any]int{},
-		answered: make(chan struct{}, 1), closed: make(chan struct{})}
+		answered: make(chan struct{}, 1), closed: make(chan struct{}), stop: t.stop}
 	go c.readLines(t.r)
 	return c, nil
+}
+
+// ServeStream serves the MCP door on a pair of streams (StreamTransport)
+// until r ends or ctx is done. When ctx is done it stops as Serve does:
+// it reads no further line, refuses the runs still waiting for a worker
+// (the tool error of a server shutting down), answers the requests in
+// flight once their runs end, and returns nil. Before, the session was
+// closed at once: the runs in flight ran on unanswered, and those waiting
+// were ended as if their client had cancelled them.
+func (s *Server) ServeStream(ctx context.Context, r io.Reader, w io.Writer) error {
+	stop := context.AfterFunc(ctx, s.Stop)
+	defer stop()
+	err := s.MCP().Run(context.WithoutCancel(ctx), StreamTransportUntil(ctx.Done(), r, w))
+	s.Stop()
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return fmt.Errorf("door: serve on a stream: %w", err)
+	}
+	return nil
 }
 
 type lineOrErr struct {
@@ -84,6 +114,7 @@ type lineConn struct {
 	answered  chan struct{}
 	closed    chan struct{}
 	closeOnce sync.Once
+	stop      <-chan struct{} // closed: read no further line (StreamTransportUntil)
 }
 
 // readLines sends each line of r, its newline cut, to c.lines; a line
@@ -137,12 +168,20 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, ctx.Err()
 		case <-c.closed:
 			return nil, io.EOF
+		case <-c.stop:
+			return nil, c.drain(ctx, io.EOF)
 		}
 		if l.err != nil {
 			return nil, c.drain(ctx, l.err)
 		}
 		msg, refusal := decodeLine(l)
 		if refusal != nil {
+			if refusal.ID.IsValid() && c.inUse(refusal.ID) {
+				// With the id of a request not yet answered, the refusal
+				// would be taken for that request's answer, and would
+				// count it answered: the input's end would not wait for it.
+				refusal.ID = jsonrpc.ID{}
+			}
 			if err := c.Write(ctx, refusal); err != nil {
 				return nil, err
 			}
@@ -167,8 +206,17 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// inUse reports whether id is that of a request read and not answered.
+func (c *lineConn) inUse(id jsonrpc.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[id.Raw()]
+	return ok
+}
+
 // room waits until fewer than maxPending requests, of fewer than
-// maxPendingBytes in all, are read and not answered.
+// maxPendingBytes in all, are read and not answered; once the input is
+// stopped, it waits for every answer and returns io.EOF.
 func (c *lineConn) room(ctx context.Context) error {
 	for {
 		c.mu.Lock()
@@ -183,6 +231,8 @@ func (c *lineConn) room(ctx context.Context) error {
 			return ctx.Err()
 		case <-c.closed:
 			return io.EOF
+		case <-c.stop:
+			return c.drain(ctx, io.EOF)
 		}
 	}
 }
@@ -225,12 +275,43 @@ func decodeLine(l lineOrErr) (jsonrpc.Message, *jsonrpc.Response) {
 		return refuse(jsonrpc.CodeInvalidRequest, "a batch: send one JSON-RPC message a line")
 	}
 	var withID struct {
-		ID json.RawMessage `json:"id"`
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
 	}
 	if json.Unmarshal(line, &withID) == nil {
+		if string(withID.ID) == "null" && withID.Method != nil {
+			// JSON-RPC's request, not a notification (which has no id),
+			// and MCP's never: the SDK would take it for a notification
+			// and answer nothing, and its client would wait for ever.
+			return nil, &jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: "the id is null: give a request an id, a string or an integer, " +
+					"and a notification none"}}
+		}
 		if msg := idRefusal(withID.ID); msg != "" {
 			return nil, &jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 				Message: msg}}
+		}
+	}
+	var withParams struct {
+		Params struct {
+			Meta struct {
+				ProgressToken json.RawMessage `json:"progressToken"`
+			} `json:"_meta"`
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &withParams) == nil {
+		var method string
+		_ = json.Unmarshal(withID.Method, &method)
+		if msg := tokenRefusal(withParams.Params.Meta.ProgressToken); withID.ID != nil && msg != "" {
+			return refuse(jsonrpc.CodeInvalidRequest, "%s", msg)
+		}
+		if id := withParams.Params.RequestID; method == "notifications/cancelled" && !carried(id) {
+			// The SDK would read it as it reads an id, and stop the call
+			// of another id (2.5 or 2.0 that of 2).
+			return refuse(jsonrpc.CodeInvalidRequest, "the cancel names the request id %s, which "+
+				"is not a string of text or an integer within ±%d: it would stop another "+
+				"request; name the id the request was sent with", clip(string(id), 64), maxID)
 		}
 	}
 	msg, err := jsonrpc.DecodeMessage(line)

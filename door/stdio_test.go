@@ -350,3 +350,228 @@ func waitUntilHeld(t *testing.T) {
 	}
 	t.Fatal("the server never stopped reading a client that reads nothing")
 }
+
+// TestStreamAnswersANullID: a request whose id is null is answered
+// (-32600, id null) and nothing in it runs. Before, the SDK took it for a
+// notification and answered nothing: its client waited for ever, where
+// over /mcp the same request is answered 400, -32600. The control is the
+// same call with an id: it runs, and its answer carries the id.
+func TestStreamAnswersANullID(t *testing.T) {
+	runner := &fakeRunner{}
+	s, err := New(Config{Runner: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := newStreamPeer(t, s, true)
+	p.send(t, initLine)
+	p.next(t)
+	p.send(t, initializedLine)
+	const call = `{"jsonrpc":"2.0","id":%s,"method":"tools/call",` +
+		`"params":{"name":"run","arguments":{"source":"print(1)"}}}`
+	p.send(t, fmt.Sprintf(call, "null"))
+	if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`) ||
+		!strings.Contains(l, "the id is null") {
+		t.Fatalf("the request with the id null: %s, want -32600 with the id null", l)
+	}
+	if n := runner.ran.Load(); n != 0 {
+		t.Errorf("%d runs of the request with the id null, want none", n)
+	}
+	p.send(t, fmt.Sprintf(call, "5"))
+	if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":5,"result":{`) {
+		t.Fatalf("the request with the id 5: %.300s, want its result", l)
+	}
+	if n := runner.ran.Load(); n != 1 {
+		t.Errorf("%d runs, want the one of the request with an id", n)
+	}
+}
+
+// TestStreamRefusalKeepsTheIDOfACallInFlight: a line that is not a
+// message but carries the id of a call in flight is refused with the id
+// null, and the call is still awaited: once the input ends, its run's
+// answer goes out, the only one with its id. Before, the refusal carried
+// the call's id (its client took it for the call's answer, and the call
+// had two) and counted the call answered: the input's end closed the
+// connection under it, its run cancelled as if by its client and its
+// answer never sent. The control is the same line with an id not in
+// flight, refused with that id.
+func TestStreamRefusalKeepsTheIDOfACallInFlight(t *testing.T) {
+	runner := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 1)}
+	s, err := New(Config{Runner: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := newStreamPeer(t, s, true)
+	p.send(t, initLine)
+	p.next(t)
+	p.send(t, initializedLine)
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call",`+
+		`"params":{"name":"run","arguments":{"source":"print(1)"}}}`)
+	select {
+	case <-runner.start:
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Fatal("the run did not begin")
+	}
+	p.send(t, `{"id":7,"method":"ping"}`) // no version: not a message
+	if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,`) {
+		t.Fatalf("the line with the id 7, not in flight: %s, want -32600 with its id", l)
+	}
+	p.send(t, `{"id":1,"method":"ping"}`)
+	if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`) {
+		t.Fatalf("the line with the id 1 of the call in flight: %s, want -32600 with the id null", l)
+	}
+	p.in.Close()
+	close(runner.block)
+	if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":1,"result":{`) ||
+		!strings.Contains(l, fakeRunID) {
+		t.Fatalf("the call in flight, once the input ended: %.300s, want its run's result", l)
+	}
+	for l := range p.lines {
+		t.Errorf("an answer after the call's: %.300s", l)
+	}
+	if n := runner.ran.Load(); n != 1 {
+		t.Errorf("%d runs, want the call's", n)
+	}
+}
+
+// TestServeStreamStopsAsServeDoes: once ServeStream's context is done (sabline
+// mcp's SIGINT or SIGTERM), a run waiting for the worker is refused at
+// once (the server is shutting down), the run in flight is answered when
+// it ends, and ServeStream returns nil with every answer written. Before,
+// the session was closed at once: the run in flight ran on, answered to
+// no one, and the one waiting was held until a worker was free, then
+// ended as if its client had cancelled it, answered to no one either.
+// The control is the same two calls and the input's end: each runs and
+// is answered.
+func TestServeStreamStopsAsServeDoes(t *testing.T) {
+	for _, stopped := range []bool{true, false} {
+		t.Run(map[bool]string{true: "stopped", false: "input ended"}[stopped], func(t *testing.T) {
+			runner := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 2)}
+			s, err := New(Config{Runner: runner, Workers: 1, Queue: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			p := &streamPeer{in: inW, lines: make(chan string, 16), done: make(chan error, 1)}
+			go func() {
+				p.done <- s.ServeStream(ctx, inR, outW)
+				outW.Close()
+			}()
+			t.Cleanup(func() { inW.Close(); outR.Close() })
+			go p.readAll(outR)
+			p.send(t, initLine)
+			p.next(t)
+			p.send(t, initializedLine)
+			const call = `{"jsonrpc":"2.0","id":%d,"method":"tools/call",` +
+				`"params":{"name":"run","arguments":{"source":"print(%[1]d)"}}}`
+			p.send(t, fmt.Sprintf(call, 1))
+			select {
+			case <-runner.start:
+			case <-time.After(testkit.Bound(10 * time.Second)):
+				t.Fatal("the first run did not begin")
+			}
+			p.send(t, fmt.Sprintf(call, 2))
+			waitForWaiting(t, s, 1)
+			if stopped {
+				cancel()
+				if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":2,"result":{`) ||
+					!strings.Contains(l, `"isError":true`) || !strings.Contains(l, CodeShuttingDown) {
+					t.Fatalf("the call waiting, once stopped: %.300s, want its refusal, %s", l,
+						CodeShuttingDown)
+				}
+			} else {
+				p.in.Close()
+			}
+			close(runner.block)
+			answers := map[string]string{}
+			for range map[bool]int{true: 1, false: 2}[stopped] {
+				l := p.next(t)
+				id, _, _ := strings.Cut(strings.TrimPrefix(l, `{"jsonrpc":"2.0","id":`), ",")
+				answers[id] = l
+			}
+			for id, l := range answers {
+				if !strings.Contains(l, `"result":{`) || strings.Contains(l, `"isError":true`) {
+					t.Errorf("the call %s: %.300s, want its run's result", id, l)
+				}
+			}
+			if _, ok := answers["1"]; !ok {
+				t.Errorf("answers %v: want the run in flight's", answers)
+			}
+			select {
+			case err := <-p.done:
+				if err != nil {
+					t.Errorf("ServeStream: %v, want nil", err)
+				}
+			case <-time.After(testkit.Bound(10 * time.Second)):
+				t.Fatal("ServeStream did not return once its runs were answered")
+			}
+			for l := range p.lines {
+				t.Errorf("an answer more: %.300s", l)
+			}
+			if n, want := runner.ran.Load(), map[bool]int64{true: 1, false: 2}[stopped]; n != want {
+				t.Errorf("%d runs, want %d", n, want)
+			}
+		})
+	}
+}
+
+// waitForWaiting waits until n runs wait at s's gate for a worker, within
+// a bound the machine's load sets.
+func waitForWaiting(t *testing.T, s *Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
+	for {
+		s.gate.mu.Lock()
+		waiting := len(s.gate.waiting)
+		s.gate.mu.Unlock()
+		if waiting >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d runs wait for a worker, want %d", waiting, n)
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestStreamCancelNamesOnlyItsCall: a cancel (notifications/cancelled)
+// whose requestId is not a string of text or an integer within ±2^53-1
+// written in digits is refused (-32600, id null) and stops nothing.
+// Before, the SDK read 2.5, or 2.0, as 2, and stopped the call of the id
+// 2, which the cancel did not name (over /mcp, which matches the id as
+// sent, it stopped nothing). The control is a cancel naming 2, which
+// stops the call.
+func TestStreamCancelNamesOnlyItsCall(t *testing.T) {
+	runner := &fakeRunner{start: make(chan struct{}, 1)}
+	runner.hold.Store(true)
+	s, err := New(Config{Runner: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := newStreamPeer(t, s, true)
+	p.send(t, initLine)
+	p.next(t)
+	p.send(t, initializedLine)
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call",`+
+		`"params":{"name":"run","arguments":{"source":"print(1)"}}}`)
+	select {
+	case <-runner.start:
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Fatal("the run did not begin")
+	}
+	const cancel = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s}}`
+	for _, id := range []string{`2.5`, `2.0`, `"\ud800"`} {
+		p.send(t, fmt.Sprintf(cancel, id))
+		if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`) ||
+			!strings.Contains(l, "9007199254740991") {
+			t.Fatalf("a cancel naming %s: %.300s, want -32600 with the id null, naming the bound", id, l)
+		}
+	}
+	p.send(t, fmt.Sprintf(cancel, `2`))
+	if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":2,"result":{`) ||
+		!strings.Contains(l, "cancelled") {
+		t.Fatalf("the call once cancelled by its id: %.300s, want its run's end", l)
+	}
+}

@@ -2,7 +2,6 @@ package doorcmd
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/sabline/sabline/cli/internal/cmdline"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/internal/brokenpipe"
@@ -22,7 +20,9 @@ import (
 )
 
 // mcpCmd: sabline mcp --import-root DIR [run flags]: the MCP door on
-// standard input and output, until its input ends or SIGINT or SIGTERM.
+// standard input and output, until its input ends or SIGINT or SIGTERM,
+// after which it reads no more, refuses the runs still waiting and
+// answers those in flight once they end (door.Server.ServeStream).
 // Standard output is the protocol's: everything else goes to standard
 // error.
 func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -82,9 +82,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"sabline mcp: serving on standard input and output (import root %s, budget %s, %d workers, "+
 			"queue %d)\n",
 		codes.TerminalSafe(o.ImportRoot), codes.TerminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)
-	err = srv.MCP().Run(ctx, door.StreamTransport(stdin, stdout))
-	srv.Stop()
-	if err != nil && ctx.Err() == nil && !isEOF(err) {
+	if err := srv.ServeStream(ctx, stdin, stdout); err != nil {
 		fmt.Fprintf(stderr, "sabline mcp: %s\n", codes.TerminalSafe(err.Error()))
 		return codes.ExitFailed
 	}
@@ -110,10 +108,4 @@ func mcpFlagSet() (*flag.FlagSet, *doorFlags) {
 	f := &doorFlags{}
 	f.register(fs)
 	return fs, f
-}
-
-// isEOF reports whether err is the client closing its end of the
-// connection, which ends sabline mcp well.
-func isEOF(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed)
 }

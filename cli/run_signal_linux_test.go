@@ -118,7 +118,7 @@ func TestRunStopsWithItsTerminal(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd, out, rc := start(t, nil)
-			worker := signalOnceWorking(t, cmd, sig)
+			worker := signalOnceSpinning(t, cmd, sig)
 			waitState(t, cmd.Process.Pid, "the supervisor", "stopped", stopped)
 			waitState(t, worker, "its worker", "stopped", stopped)
 			if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
@@ -321,6 +321,18 @@ func endedWithin(cmd *exec.Cmd, d time.Duration) bool {
 // once a worker of its runs (proc.Worker), and returns the worker's pid.
 func signalOnceWorking(t *testing.T, cmd *exec.Cmd, sig os.Signal) int {
 	t.Helper()
+	worker := workerOf(t, cmd)
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	return worker
+}
+
+// workerOf waits for a worker of cmd, a sabline command the test started,
+// to run (proc.Worker), for at most testkit.Bound(10s), and returns its
+// pid.
+func workerOf(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
 	worker := 0
 	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); worker == 0 &&
 		time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -328,6 +340,34 @@ func signalOnceWorking(t *testing.T, cmd *exec.Cmd, sig os.Signal) int {
 	}
 	if worker == 0 {
 		t.Fatal("no worker appeared")
+	}
+	return worker
+}
+
+// programTicks is processor time (in clock ticks of 10 ms) past what a
+// worker's start and confinement take (some tens of ms): a spinning
+// worker that has used it runs its program.
+const programTicks = 30
+
+// signalOnceSpinning sends sig to cmd, a sabline command the test
+// started running a program that spins, once its worker has used
+// programTicks of processor time, and returns the worker's pid. A worker
+// found as it starts has not been sent its program yet: it waits, and a
+// terminal's stop then stops its supervisor alone, which sends nothing
+// while stopped.
+func signalOnceSpinning(t *testing.T, cmd *exec.Cmd, sig os.Signal) int {
+	t.Helper()
+	worker := workerOf(t, cmd)
+	var ticks int64
+	var err error
+	deadline := time.Now().Add(testkit.Bound(20 * time.Second))
+	for ; err == nil && ticks < programTicks && time.Now().Before(deadline); time.Sleep(
+		5 * time.Millisecond) {
+		ticks, err = proc.CPUTicks(worker)
+	}
+	if ticks < programTicks {
+		t.Fatalf("worker %d used %d clock ticks (%v): want %d, its program spinning", worker, ticks,
+			err, programTicks)
 	}
 	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)

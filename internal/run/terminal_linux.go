@@ -24,7 +24,10 @@ var terminalStops = []os.Signal{syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTO
 // or ignore), then itself, as it would have stopped without taking the
 // signal (stopWith); once it is continued (SIGCONT: a shell's fg or bg),
 // it continues the worker's group. The time stopped counts toward the
-// timeout, which is the run's wall-clock time.
+// timeout, which is the run's wall-clock time. A stop that comes while
+// the worker starts, before this follows it, stops the supervisor alone,
+// at the signal's default: the worker runs nothing until the supervisor,
+// continued, sends it the program.
 func followTerminal(w *workerProc) (stop func()) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, terminalStops...)

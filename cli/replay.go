@@ -35,6 +35,17 @@ const replayWiderDo = "A replay runs under its receipt's budget and limits, or n
 	"drop the flag the message names, or give a value within the receipt's (sabline receipts " +
 	"show RUN-ID prints them). Nothing ran."
 
+// replayFilesTestimony says why the files a run loaded, as its receipt
+// names them, are not checked: what ran the program reported them, and
+// could have named any file.
+const replayFilesTestimony = "receipt of run %s names the files its program loaded as what ran " +
+	"the program reported, which could have forged them (%s): replay reads none of them"
+
+// replayTestimonyDo is what to do about a run whose loaded files are
+// testimony.
+const replayTestimonyDo = "Run the program again by its path (sabline PROGRAM.vel), with the " +
+	"budget it needs; nothing ran."
+
 // replayNoDigest says why a receipt without a digest of its program cannot
 // be replayed.
 const replayNoDigest = "receipt of run %s records no digest of its program %s (the program was " +
@@ -170,6 +181,14 @@ func sameProgram(orig receipt.StoredReceipt) ([]byte, error) {
 		if fd.Path != p.Path {
 			files = append(files, fd)
 		}
+	}
+	if t := orig.Testimony(); len(files) > 1 && t != "" &&
+		slices.Contains(orig.Reported.Fields, receipt.FieldFiles) {
+		// Not one of them is read: a path the worker chose would be read
+		// as the operator, and its digest, or its absence, printed.
+		e := codes.Errorf(codes.E334, replayFilesTestimony, orig.RunID, t)
+		e.Do = replayTestimonyDo
+		return nil, e
 	}
 	var src []byte
 	for i, fd := range files {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/internal/run"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -426,5 +428,55 @@ func TestReplayRefusesWhatIsNoReceipt(t *testing.T) {
 	}
 	if n := len(fx.runs(t)); n != 1 {
 		t.Errorf("%d receipts, want the original's alone", n)
+	}
+}
+
+// TestReplayReadsNoTestimonyFiles: a receipt whose loaded files are
+// testimony (reported by a worker that ran host code, which could have
+// named any file) is refused with E334 before any of them is read: a
+// file the forged list names, outside the program's directory, had its
+// digest printed ("changed since ... its sha256 is"), read as the
+// operator. The control: the same list, not testimony, is checked, and
+// the file outside is read and named changed.
+func TestReplayReadsNoTestimonyFiles(t *testing.T) {
+	fx := newReplayFixture(t)
+	orig := fx.original(t, "--allow", "io,fs:write:out")
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte("not the program's\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name      string
+		testimony string
+		wantMsg   string
+	}{
+		{name: "testimony", testimony: "ffi:ctypes is granted: host code ran beside the program",
+			wantMsg: "replay reads none of them"},
+		{name: "not testimony", wantMsg: secret + " changed since run"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := orig.Receipt
+			rec.Program.Files = append(slices.Clone(rec.Program.Files),
+				program.FileDigest{Path: secret, SHA256: strings.Repeat("0", 64)})
+			rec.Reported = &receipt.Reported{Fields: []string{receipt.FieldOutcome,
+				receipt.FieldFiles}, Testimony: tt.testimony}
+			data, err := rec.AppendJSON(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			forged := filepath.Join(t.TempDir(), "forged.json")
+			if err := os.WriteFile(forged, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			status, stdout, stderr := fx.main(t, "replay", forged)
+			if status != codes.ExitUsage || !strings.Contains(stderr, "E334: ") ||
+				!strings.Contains(stderr, tt.wantMsg) || stdout != "" {
+				t.Errorf("status %d, stdout %q, stderr %s: want E334 saying %q", status, stdout,
+					stderr, tt.wantMsg)
+			}
+			if n := len(fx.runs(t)); n != 1 {
+				t.Errorf("%d receipts after a refused replay, want the original's alone", n)
+			}
+		})
 	}
 }

@@ -213,6 +213,31 @@ func (p *streamPeer) next(t *testing.T) string {
 	return ""
 }
 
+// initialize opens the session: initialize, answered, and the
+// initialized notification.
+func (p *streamPeer) initialize(t *testing.T) {
+	t.Helper()
+	p.send(t, initLine)
+	p.next(t)
+	p.send(t, initializedLine)
+}
+
+// runCall is a tools/call of id running print(id).
+const runCall = `{"jsonrpc":"2.0","id":%d,"method":"tools/call",` +
+	`"params":{"name":"run","arguments":{"source":"print(%[1]d)"}}}`
+
+// beginRun sends the tools/call id (runCall) and waits for runner to
+// begin its run.
+func (p *streamPeer) beginRun(t *testing.T, runner *fakeRunner, id int) {
+	t.Helper()
+	p.send(t, fmt.Sprintf(runCall, id))
+	select {
+	case <-runner.start:
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Fatalf("the run of call %d did not begin", id)
+	}
+}
+
 // TestStreamRefusesAnIDInUse: a request whose id is that of a request
 // read and not yet answered is refused at once (-32600, id null), and
 // once the input ends the server answers the first and closes. Before,
@@ -227,18 +252,10 @@ func TestStreamRefusesAnIDInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := newStreamPeer(t, s, true)
-	p.send(t, initLine)
-	p.next(t)
-	p.send(t, initializedLine)
-	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call",` +
-		`"params":{"name":"run","arguments":{"source":"print(%d)"}}}`
-	p.send(t, fmt.Sprintf(call, 1))
-	select {
-	case <-runner.start:
-	case <-time.After(testkit.Bound(10 * time.Second)):
-		t.Fatal("the first run did not begin")
-	}
-	p.send(t, fmt.Sprintf(call, 2))
+	p.initialize(t)
+	p.beginRun(t, runner, 1)
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call",`+
+		`"params":{"name":"run","arguments":{"source":"print(2)"}}}`)
 	if l := p.next(t); !strings.Contains(l, `"id":null`) || !strings.Contains(l, `"code":-32600`) ||
 		!strings.Contains(l, "not yet answered") {
 		t.Fatalf("the request with the id in use: %s, want -32600 with the id null", l)
@@ -363,9 +380,7 @@ func TestStreamAnswersANullID(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := newStreamPeer(t, s, true)
-	p.send(t, initLine)
-	p.next(t)
-	p.send(t, initializedLine)
+	p.initialize(t)
 	const call = `{"jsonrpc":"2.0","id":%s,"method":"tools/call",` +
 		`"params":{"name":"run","arguments":{"source":"print(1)"}}}`
 	p.send(t, fmt.Sprintf(call, "null"))
@@ -401,16 +416,8 @@ func TestStreamRefusalKeepsTheIDOfACallInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := newStreamPeer(t, s, true)
-	p.send(t, initLine)
-	p.next(t)
-	p.send(t, initializedLine)
-	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call",`+
-		`"params":{"name":"run","arguments":{"source":"print(1)"}}}`)
-	select {
-	case <-runner.start:
-	case <-time.After(testkit.Bound(10 * time.Second)):
-		t.Fatal("the run did not begin")
-	}
+	p.initialize(t)
+	p.beginRun(t, runner, 1)
 	p.send(t, `{"id":7,"method":"ping"}`) // no version: not a message
 	if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,`) {
 		t.Fatalf("the line with the id 7, not in flight: %s, want -32600 with its id", l)
@@ -461,18 +468,9 @@ func TestServeStreamStopsAsServeDoes(t *testing.T) {
 			}()
 			t.Cleanup(func() { inW.Close(); outR.Close() })
 			go p.readAll(outR)
-			p.send(t, initLine)
-			p.next(t)
-			p.send(t, initializedLine)
-			const call = `{"jsonrpc":"2.0","id":%d,"method":"tools/call",` +
-				`"params":{"name":"run","arguments":{"source":"print(%[1]d)"}}}`
-			p.send(t, fmt.Sprintf(call, 1))
-			select {
-			case <-runner.start:
-			case <-time.After(testkit.Bound(10 * time.Second)):
-				t.Fatal("the first run did not begin")
-			}
-			p.send(t, fmt.Sprintf(call, 2))
+			p.initialize(t)
+			p.beginRun(t, runner, 1)
+			p.send(t, fmt.Sprintf(runCall, 2))
 			waitForWaiting(t, s, 1)
 			if stopped {
 				cancel()
@@ -551,16 +549,8 @@ func TestStreamCancelNamesOnlyItsCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := newStreamPeer(t, s, true)
-	p.send(t, initLine)
-	p.next(t)
-	p.send(t, initializedLine)
-	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call",`+
-		`"params":{"name":"run","arguments":{"source":"print(1)"}}}`)
-	select {
-	case <-runner.start:
-	case <-time.After(testkit.Bound(10 * time.Second)):
-		t.Fatal("the run did not begin")
-	}
+	p.initialize(t)
+	p.beginRun(t, runner, 2)
 	const cancel = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s}}`
 	for _, id := range []string{`2.5`, `2.0`, `"\ud800"`} {
 		p.send(t, fmt.Sprintf(cancel, id))

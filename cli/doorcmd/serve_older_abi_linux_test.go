@@ -1,13 +1,11 @@
 package doorcmd
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -16,6 +14,7 @@ import (
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/linux"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/backlog"
 )
 
 // TestServerDomainAtOlderABIs holds a re-run copy of the test binary to
@@ -38,7 +37,7 @@ func TestServerDomainAtOlderABIs(t *testing.T) {
 	}
 	for abi := 1; abi <= min(kernel, linux.LandlockMaxABI); abi++ {
 		t.Run("ABI "+strconv.Itoa(abi), func(t *testing.T) {
-			ln := listenLoopbackRaw(t)
+			ln := backlog.Listen(t, unix.AF_INET, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}, 8)
 			sa, err := unix.Getsockname(ln)
 			if err != nil {
 				t.Fatal(err)
@@ -54,7 +53,7 @@ func TestServerDomainAtOlderABIs(t *testing.T) {
 				t.Fatal(err)
 			}
 			line, after, _ := strings.Cut(strings.TrimSpace(string(report)), "\n")
-			conns := queued(t, ln)
+			conns := backlog.Count(t, ln)
 			t.Logf("at ABI %d: %d connections arrived (the second: %s); the door says %q", abi, conns,
 				after, line)
 			if conns < 1 {
@@ -132,40 +131,4 @@ func connectLoopback(port int) error {
 	}
 	defer unix.Close(fd)
 	return unix.Connect(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
-}
-
-// listenLoopbackRaw is a TCP listener on 127.0.0.1 that queued reads
-// without blocking.
-func listenLoopbackRaw(t *testing.T) int {
-	t.Helper()
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { unix.Close(fd) })
-	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Listen(fd, 8); err != nil {
-		t.Fatal(err)
-	}
-	return fd
-}
-
-// queued is how many connections wait on the listener: a connection a
-// child made is in the backlog once its connect returned.
-func queued(t *testing.T, fd int) int {
-	t.Helper()
-	n := 0
-	for {
-		c, _, err := unix.Accept4(fd, unix.SOCK_CLOEXEC)
-		if errors.Is(err, syscall.EAGAIN) {
-			return n
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		unix.Close(c)
-		n++
-	}
 }

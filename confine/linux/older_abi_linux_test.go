@@ -19,6 +19,7 @@ import (
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/backlog"
 )
 
 // olderABIChildEnv carries an olderABIWorker, in JSON, to the test binary
@@ -158,42 +159,6 @@ func abstractConnect(name string) error {
 	return unix.Connect(fd, &unix.SockaddrUnix{Name: "@" + name})
 }
 
-// listenRaw makes a listening socket the test holds and reads without
-// blocking (accepted).
-func listenRaw(t *testing.T, family int, sa unix.Sockaddr) int {
-	t.Helper()
-	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { unix.Close(fd) })
-	if err := unix.Bind(fd, sa); err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Listen(fd, 16); err != nil {
-		t.Fatal(err)
-	}
-	return fd
-}
-
-// accepted is how many connections wait on the listener fd: each
-// connection a child made is in its backlog once connect returned.
-func accepted(t *testing.T, fd int) int {
-	t.Helper()
-	n := 0
-	for {
-		c, _, err := unix.Accept4(fd, unix.SOCK_CLOEXEC)
-		if errors.Is(err, unix.EAGAIN) {
-			return n
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		unix.Close(c)
-		n++
-	}
-}
-
 // stoppedProcess starts a sleep in a process group of its own and stops
 // it, waiting (within testkit.Bound) until its /proc status says so.
 func stoppedProcess(t *testing.T) int {
@@ -316,14 +281,14 @@ func TestWorkerAtOlderABIs(t *testing.T) {
 // what it did from outside, against the Result it reported.
 func checkOlderABIWorker(t *testing.T, abi int, allow, granted string) {
 	base := olderABITree(t)
-	tcp := listenRaw(t, unix.AF_INET, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})
+	tcp := backlog.Listen(t, unix.AF_INET, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}, 16)
 	sa, err := unix.Getsockname(tcp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := sa.(*unix.SockaddrInet4).Port
 	abstract := fmt.Sprintf("sabline-older-abi-%d-%d", os.Getpid(), port)
-	unixFD := listenRaw(t, unix.AF_UNIX, &unix.SockaddrUnix{Name: "@" + abstract})
+	unixFD := backlog.Listen(t, unix.AF_UNIX, &unix.SockaddrUnix{Name: "@" + abstract}, 16)
 	before, after := stoppedProcess(t), stoppedProcess(t)
 	allow = strings.ReplaceAll(allow, "PORT", strconv.Itoa(port))
 	env, err := json.Marshal(olderABIWorker{ABI: abi, Allow: allow, Base: base, Port: port,
@@ -366,7 +331,7 @@ func checkOlderABIWorker(t *testing.T, abi int, allow, granted string) {
 	if size("control/file") != 0 || processStopped(t, before) {
 		t.Fatal("the controls made before the policy did not go through")
 	}
-	tcpConns, unixConns := accepted(t, tcp), accepted(t, unixFD)
+	tcpConns, unixConns := backlog.Count(t, tcp), backlog.Count(t, unixFD)
 	if tcpConns < 1 || unixConns < 1 {
 		t.Fatalf("the controls' connections did not arrive: TCP %d, abstract %d", tcpConns, unixConns)
 	}

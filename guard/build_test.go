@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sabline/sabline/budget"
 )
 
 // TestHolds: a directory is held as its entries where a carve-out lies
@@ -353,5 +355,65 @@ func TestResolveDotDotThroughALink(t *testing.T) {
 	}
 	if beside, err := os.Stat(filepath.Join(dir, "realstore")); err != nil || os.SameFile(via, beside) {
 		t.Errorf("control: the kernel reaches realstore beside x (%v)", err)
+	}
+}
+
+// TestHoldsAHomeWithNothingGuarded: a home is held as its entries
+// (Expand) whether or not a guarded location lies beneath it when the set
+// is built: an entry made in it, or removed from it, is beyond a grant of
+// the home, as the kernel holds it. The home here has no dot-entry and
+// no credential, so nothing beneath it is a carve-out. The controls: a
+// directory of the home, and one that is no home.
+func TestHoldsAHomeWithNothingGuarded(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the fake machine is a Linux one")
+	}
+	m := newFake(map[string]string{
+		"/home/bob/notes.txt":  "",
+		"/home/bob/work/a.txt": "",
+		"/srv/x":               "",
+	})
+	set := Build(Inputs{}, m)
+	wants := map[string]bool{"/home/bob": true, "/home/bob/work": false, "/srv": false}
+	for dir, want := range wants {
+		c, got := set.Holds(dir)
+		if got != want {
+			t.Errorf("Holds(%s) = %v (%+v), want %v", dir, got, c, want)
+		}
+		if got && !(c.Expand && c.Path == dir) {
+			t.Errorf("Holds(%s) gives %+v, want the home itself, to expand", dir, c)
+		}
+	}
+}
+
+// TestAdmitWhereALinkLeads: a grant whose path is a link is admitted as
+// it is written and as it resolves: a link to the kernel's files or to
+// Sabline's receipts is refused, naming where it leads, though its own
+// path lies in no location. The control: a link to a plain directory.
+func TestAdmitWhereALinkLeads(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the fake machine is a Linux one")
+	}
+	m := newFake(map[string]string{
+		"/srv/params":               "/proc/sys",
+		"/srv/runs":                 "/var/lib/sabline/receipts",
+		"/srv/data":                 "/mnt/data",
+		"/mnt/data/a.txt":           "",
+		"/proc/sys/kernel/hostname": "",
+		"/var/lib/sabline/receipts": "/",
+	})
+	set := Build(Inputs{Sabline: []string{"/var/lib/sabline/receipts"}}, m)
+	for allow, wantNamed := range map[string]string{
+		"fs:read:/srv/params": "/proc",
+		"fs:write:/srv/runs":  "/var/lib/sabline/receipts",
+		"fs:read:/srv/data":   "",
+	} {
+		err := set.Admit(budget.MustParse("/", allow), m.Resolve)
+		switch {
+		case (err != nil) != (wantNamed != ""):
+			t.Errorf("Admit(%s) = %v, want refused %v", allow, err, wantNamed != "")
+		case err != nil && !strings.Contains(err.Error(), wantNamed+" ("):
+			t.Errorf("Admit(%s): %q does not name %s", allow, err, wantNamed)
+		}
 	}
 }

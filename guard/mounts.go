@@ -54,7 +54,11 @@ const (
 	// stays well beneath it.
 	maxMounts = 1 << 16
 	// maxMountLine bounds one line: two paths of PATH_MAX, each character
-	// escaped, and the options.
+	// escaped, and the options. An overlay's options name each of its
+	// layers, and can run past it (200 layers of long names do): such a
+	// line is refused, and the mounts on it are not among those returned
+	// (a worker then holds no grant's device nodes by the kernel:
+	// confine/linux's holdDevices).
 	maxMountLine = 64 << 10
 )
 

@@ -173,7 +173,10 @@ func TestBuildGuardsKernelMounts(t *testing.T) {
 		"/mnt/future/x":                     "",
 		"/dev/null":                         "",
 	})
-	mounts, err := ParseMountInfo([]byte(mountinfo + "60 23 0:50 / /dev/null rw - devtmpfs udev rw\n"))
+	mounts, err := ParseMountInfo([]byte(mountinfo +
+		"60 23 0:50 / /dev/null rw - devtmpfs udev rw\n" +
+		"61 26 0:51 / /procfs rw - proc proc rw\n" + "62 26 0:52 / /sysroot/sys rw - sysfs sysfs rw\n" +
+		"63 26 0:53 / /devices rw - debugfs debugfs rw\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +194,12 @@ func TestBuildGuardsKernelMounts(t *testing.T) {
 		{name: "an unknown type", path: "/mnt/future/x", grant: "/mnt", wantRefuse: true, wantHolds: "a quantumfs mount"},
 		{name: "a namespace file", path: "/run/netns/blue", grant: "/run", wantRefuse: true, wantHolds: "a nsfs mount"},
 		{name: "lxcfs", path: "/var/lib/lxcfs/proc/meminfo", grant: "/var", wantRefuse: true, wantHolds: "a fuse.lxcfs mount"},
+		{name: "procfs at a name that begins with /proc's", path: "/procfs/1/environ", grant: "/",
+			wantRefuse: true, wantHolds: "a proc mount"},
+		{name: "sysfs at a name that begins with /sys's", path: "/sysroot/sys/kernel", grant: "/sysroot",
+			wantRefuse: true, wantHolds: "a sysfs mount"},
+		{name: "debugfs at a name that begins with /dev's", path: "/devices/tracing", grant: "/",
+			wantRefuse: true, wantHolds: "a debugfs mount"},
 		{name: "a data mount", path: "/mnt/my disk/a", grant: "/mnt/my disk"},
 		{name: "a FUSE data mount", path: "/home/ana/remote/a", grant: "/home/ana/remote"},
 		{name: "a bind mount on /dev/null keeps it reachable", path: "/dev/null", grant: "/dev/null"},

@@ -3,6 +3,7 @@ package guard
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -363,5 +364,52 @@ func TestSubdirUID(t *testing.T) {
 		if uid, ok := subdirUID(name); ok {
 			t.Errorf("subdirUID(%q) = %d; want no subdirectory's name", name, uid)
 		}
+	}
+}
+
+// TestReadRegisterPassesOverASubdirOthersMayWrite: another user's
+// subdirectory of the register that its group, or every user, may write
+// in is not relied on (judgeSubdir): any of them could remove its
+// entries, or plant one. Its entry, naming that user's own path, is not
+// read, and the subdirectory is among the refused. The control: the same
+// subdirectory at 0755, whose entry is read. Run as root (chown).
+func TestReadRegisterPassesOverASubdirOthersMayWrite(t *testing.T) {
+	rootOnly(t)
+	for _, mode := range []fs.FileMode{0o775, 0o757, 0o755} {
+		t.Run(fmt.Sprintf("%#o", mode), func(t *testing.T) {
+			dir := t.TempDir()
+			reg := useRegister(t, dir)
+			mkSticky(t, reg)
+			sub := filepath.Join(reg, subdirName(flooder))
+			theirs := filepath.Join(dir, "theirs")
+			for _, d := range []string{sub, theirs} {
+				if err := os.Mkdir(d, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := writeEntry(sub, theirs); err != nil {
+				t.Fatal(err)
+			}
+			chownAll(t, flooder, theirs, sub, filepath.Join(sub, entryName(theirs)))
+			if err := os.Chmod(sub, mode); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadRegister(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			trusted := mode == 0o755
+			if read := slices.Contains(got.Paths, theirs); read != trusted {
+				t.Errorf("mode %s: %s guarded %v, want %v (paths %q, refused %+v)", mode, theirs, read,
+					trusted, got.Paths, got.Refused)
+			}
+			refused := slices.ContainsFunc(got.Refused, func(r RefusedEntry) bool {
+				return r.Name == subdirName(flooder) && strings.Contains(r.Why, "other users may write")
+			})
+			if refused == trusted {
+				t.Errorf("mode %s: the subdirectory refused %v, want %v (%+v)", mode, refused, !trusted,
+					got.Refused)
+			}
+		})
 	}
 }

@@ -215,6 +215,16 @@ func deviceGap(grants []string, why string) string {
 	return "device nodes beneath " + shortList(grants, 4) + " are refused by the language only: " + why
 }
 
+// tableReadInPart is why every grant's device nodes are held by the
+// language alone where the mount table was read in part (err, from
+// guard.ReadMounts, names the lines not read): a mount on such a line is
+// neither remounted nodev nor judged, and may lie beneath any grant. It
+// is one line.
+func tableReadInPart(err error) string {
+	return "the mount table was read in part, and a mount on a line not read is neither remounted " +
+		"nodev nor judged (" + strings.ReplaceAll(err.Error(), "\n", "; ") + ")"
+}
+
 // mountNamespaceWhy is a reason mountNamespaceEnv carries, on one line and
 // bounded.
 func mountNamespaceWhy(why string) string {

@@ -79,13 +79,16 @@ func namespaceTold() string {
 // would remount every mount outside /dev with nodev there. It is how
 // confine.OnThisMachine, which `sabline audit` and a door's audit say as
 // the level here, learns what holdDevices would: without it a grant's run
-// by a user who is not root is partial where the audit said full.
+// by a user who is not root is partial where the audit said full. A mount
+// table read in part (tableReadInPart) holds every grant's device nodes by
+// the language alone, in a namespace of the worker's own too.
 func DeviceNodesHere(p core.Policy) ([]string, string) {
 	if !ownMountsWanted(p) {
 		return nil, ""
 	}
 	told := namespaceTold()
-	if told == mountNamespaceOwn {
+	mounts, err := guard.ReadMounts()
+	if told == mountNamespaceOwn && err == nil {
 		return nil, "" // the remounts a worker makes are held by its own tests (TestHoldDevices)
 	}
 	grants := grantedPaths(p)
@@ -94,9 +97,11 @@ func DeviceNodesHere(p core.Policy) ([]string, string) {
 			grants[i] = r
 		}
 	}
-	mounts, err := guard.ReadMounts()
-	if mounts == nil && err != nil {
+	switch {
+	case mounts == nil && err != nil:
 		return grants, "the mount table could not be read: " + err.Error()
+	case err != nil:
+		return grants, tableReadInPart(err)
 	}
 	if open := deviceGrants(grants, mounts); len(open) > 0 {
 		return open, told
@@ -274,7 +279,10 @@ func ownMountNamespace(told string) (bool, string) {
 // holdDevices adds nodev, in the worker's own mount namespace, to every
 // mount outside /dev (remountPlan), and returns the granted paths beneath
 // which a device node could still be opened (deviceGrants, on the mount
-// table as it is after), and why. told is mountNamespaceEnv's value.
+// table as it is after), and why. told is mountNamespaceEnv's value. A
+// table read in part (a line guard.ParseMountInfo refused: an overlay's
+// options past its bound of a line) leaves every grant open: a mount on a
+// line not read is neither remounted nor judged (tableReadInPart).
 func holdDevices(p core.Policy, told string) ([]string, string) {
 	grants := grantedPaths(p)
 	for i, g := range grants {
@@ -307,6 +315,9 @@ func holdDevices(p core.Policy, told string) ([]string, string) {
 			}
 			why += " (" + strings.ReplaceAll(errors.Join(failed...).Error(), "\n", "; ") + ")"
 		}
+	}
+	if err != nil {
+		return grants, tableReadInPart(err)
 	}
 	open := deviceGrants(grants, mounts)
 	if len(open) == 0 {

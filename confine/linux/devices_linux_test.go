@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -349,4 +350,212 @@ func regexpMatch(re, s string) bool {
 		return s == ""
 	}
 	return regexp.MustCompile(re).MatchString(s)
+}
+
+// ownNamespaceChildEnv makes the test binary a child that says what
+// ownMountNamespace makes of being told it has a namespace of its own.
+const ownNamespaceChildEnv = "SABLINE_TEST_OWN_NAMESPACE_CHILD"
+
+// TestOwnMountNamespaceAsTheKernelShows: a worker told it has a mount
+// namespace of its own (mountNamespaceOwn) believes it only where the
+// kernel shows it: its namespace is not its parent's. Told so in this
+// process, which shares its parent's, it is not own, and says why;
+// holdDevices would otherwise remount the parent's mounts. The control: a
+// child started in a namespace of its own, told the same, is. Nothing is
+// remounted here: ownMountNamespace only reads /proc.
+func TestOwnMountNamespaceAsTheKernelShows(t *testing.T) {
+	if os.Getenv(ownNamespaceChildEnv) != "" {
+		testkit.EndChildBeforeCoverage(t)
+		own, why := ownMountNamespace(mountNamespaceOwn)
+		fmt.Printf("own namespace child: %v %s\n", own, why)
+		return
+	}
+	for _, told := range []string{mountNamespaceOwn, ""} {
+		if own, why := ownMountNamespace(told); own || why == "" {
+			t.Errorf("told %q in this process, which shares its parent's namespace: own %v (%q), want "+
+				"not own, and why", told, own, why)
+		}
+	}
+	own, why := ownMountNamespace(mountNamespaceOwn)
+	if !strings.Contains(why, "shares its parent's") {
+		t.Errorf("told own in its parent's namespace: %v, %q; want it to say it shares its parent's",
+			own, why)
+	}
+	needRoot(t)
+	if why := canUnshareMounts(); why != "" {
+		t.Skipf("this process cannot make a mount namespace: %s", why)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOwnMountNamespaceAsTheKernelShows$",
+		"-test.count=1")
+	cmd.Env = append(os.Environ(), ownNamespaceChildEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: unix.CLONE_NEWNS}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "own namespace child: true") {
+		t.Errorf("a child in a namespace of its own, told so: %s; want it own", out)
+	}
+}
+
+// partialChildEnv makes the test binary a child of
+// TestHoldDevicesTableReadInPart: in a mount namespace of its own, it
+// mounts an overlay of the layers beneath the directory the variable
+// names, on its mnt, then holds the devices of a grant of mnt and opens
+// the device node there.
+const partialChildEnv = "SABLINE_TEST_PARTIAL_TABLE_CHILD"
+
+// partialReport is what that child says.
+type partialReport struct {
+	TableErr string   `json:"table_err"` // guard.ReadMounts' error, "" for none
+	Open     []string `json:"open"`      // holdDevices
+	Why      string   `json:"why"`
+	Here     []string `json:"here"` // DeviceNodesHere, as an audit says it
+	HereWhy  string   `json:"here_why"`
+	OpenErr  string   `json:"open_err"` // the device node opened after: "" when it opened
+	Skip     string   `json:"skip"`     // the overlay could not be made
+}
+
+// TestHoldDevicesTableReadInPart: a mount whose line of the mount table
+// is past guard's bound of a line (an overlay of 200 layers, each a
+// directory of a long name, whose options run past 100 KiB) is not read, so
+// it is neither remounted nodev nor judged: holdDevices, and
+// DeviceNodesHere as an audit asks it, say the grant beneath it is held
+// by the language alone, and why, where they said nothing and the level
+// was full while the kernel opened a device node there. The control: an
+// overlay of 2 layers, its line read, is remounted nodev, and the device
+// node beneath the grant is EACCES. Each overlay is made in a child's own
+// mount namespace: nothing of this process's changes.
+func TestHoldDevicesTableReadInPart(t *testing.T) {
+	if base := os.Getenv(partialChildEnv); base != "" {
+		testkit.EndChildBeforeCoverage(t)
+		r := partialChild(base)
+		line, _ := json.Marshal(r)
+		fmt.Printf("partial child: %s\n", line)
+		return
+	}
+	needRoot(t)
+	if why := canUnshareMounts(); why != "" {
+		t.Skipf("this process cannot make a mount namespace: %s", why)
+	}
+	hostTable, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		layers   int
+		wantOpen bool // the grant said open, by holdDevices and DeviceNodesHere
+		wantErr  string
+	}{
+		{name: "an overlay whose line is past the bound", layers: 200, wantOpen: true},
+		{name: "an overlay whose line is read (the control)", layers: 2, wantErr: "EACCES"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := t.TempDir()
+			mnt := filepath.Join(base, "mnt")
+			if err := os.Mkdir(mnt, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for i := range tt.layers {
+				if err := os.Mkdir(filepath.Join(base, partialLayer(i)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			node := filepath.Join(base, partialLayer(0), "zero")
+			if err := unix.Mknod(node, unix.S_IFCHR|0o600, int(unix.Mkdev(1, 5))); err != nil {
+				t.Skipf("mknod: %v", err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHoldDevicesTableReadInPart$", "-test.count=1")
+			cmd.Env = append(os.Environ(), partialChildEnv+"="+base)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: unix.CLONE_NEWNS}
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("child: %v\n%s", err, out)
+			}
+			var r partialReport
+			for l := range strings.Lines(string(out)) {
+				if j, ok := strings.CutPrefix(strings.TrimSpace(l), "partial child: "); ok {
+					if err := json.Unmarshal([]byte(j), &r); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if r.Skip != "" {
+				t.Skipf("no overlay of %d layers here: %s", tt.layers, r.Skip)
+			}
+			t.Logf("child: %+v", r)
+			want := []string(nil)
+			if tt.wantOpen {
+				want = []string{mnt}
+			}
+			if !slices.Equal(r.Open, want) || !slices.Equal(r.Here, want) {
+				t.Errorf("held by the language only: holdDevices %q, DeviceNodesHere %q; want %q", r.Open,
+					r.Here, want)
+			}
+			if tt.wantOpen && (r.TableErr == "" || !strings.Contains(r.Why, "read in part") ||
+				!strings.Contains(r.HereWhy, "read in part")) {
+				t.Errorf("the table's error %q; why %q, %q: want a table read in part, said", r.TableErr,
+					r.Why, r.HereWhy)
+			}
+			if r.OpenErr != tt.wantErr {
+				t.Errorf("the device node opened after: %q, want %q", r.OpenErr, tt.wantErr)
+			}
+			if now, err := os.ReadFile("/proc/self/mountinfo"); err != nil || string(now) != string(hostTable) {
+				t.Errorf("this process's mount table changed (%v)", err)
+			}
+		})
+	}
+}
+
+// partialLayer is the name of the overlay's layer i: long, and spaced, so
+// that the table escapes each space as four bytes; its path stays within
+// the 255 bytes fsconfig takes of a value.
+func partialLayer(i int) string { return fmt.Sprintf("%03d", i) + strings.Repeat(" ", 120) }
+
+// partialChild mounts the overlay of the layers beneath base on base/mnt,
+// in this process's own mount namespace, and says what holdDevices and
+// DeviceNodesHere make of a grant of it, and whether its device node
+// opens after.
+func partialChild(base string) partialReport {
+	var r partialReport
+	mnt := filepath.Join(base, "mnt")
+	fd, err := unix.Fsopen("overlay", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return partialReport{Skip: "fsopen(overlay): " + err.Error()}
+	}
+	defer unix.Close(fd)
+	for i := 0; ; i++ {
+		layer := filepath.Join(base, partialLayer(i))
+		if _, err := os.Stat(layer); err != nil {
+			break
+		}
+		if err := unix.FsconfigSetString(fd, "lowerdir+", layer); err != nil {
+			return partialReport{Skip: fmt.Sprintf("lowerdir+ %s: %v", layer, err)}
+		}
+	}
+	if err := unix.FsconfigCreate(fd); err != nil {
+		return partialReport{Skip: "fsconfig(create): " + err.Error()}
+	}
+	mfd, err := unix.Fsmount(fd, unix.FSMOUNT_CLOEXEC, 0)
+	if err != nil {
+		return partialReport{Skip: "fsmount: " + err.Error()}
+	}
+	defer unix.Close(mfd)
+	if err := unix.MoveMount(mfd, "", unix.AT_FDCWD, mnt, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return partialReport{Skip: "move_mount: " + err.Error()}
+	}
+	if _, err := guard.ReadMounts(); err != nil {
+		r.TableErr = err.Error()
+	}
+	p := readPolicy(mnt)
+	r.Here, r.HereWhy = DeviceNodesHere(p)
+	r.Open, r.Why = holdDevices(p, mountNamespaceOwn)
+	if fd, err := unix.Open(filepath.Join(mnt, "zero"), unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
+		r.OpenErr = errName(err)
+	} else {
+		unix.Close(fd)
+	}
+	return r
 }

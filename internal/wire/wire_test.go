@@ -65,6 +65,12 @@ func TestParseJobResult(t *testing.T) {
 		{name: "a brace after it", line: `{"outcome":{"status":"ok"}}}`, wantErr: "something after the result"},
 		{name: "white space after it", line: "{\"outcome\":{\"status\":\"ok\"}} \t\n"},
 		{name: "not JSON", line: `hello`, wantErr: "want '{'"},
+		{name: "cut in a \\u escape", line: `{"outcome":{"status":"\u123`, wantErr: `want \u and four`},
+		{name: "cut after a backslash", line: `{"outcome":{"status":"\`,
+			wantErr: "a string without its end"},
+		{name: "cut in the low half of a pair", line: `{"outcome":{"status":"\ud83d\ude0`,
+			wantErr: `want \u and four`},
+		{name: "an escape of its own (the control)", line: `{"outcome":{"status":"\u006fk"}}`},
 		{name: "a field no result has", line: `{"outcome":{"status":"ok"},"level":"full"}`,
 			wantErr: `no field "level"`},
 		{name: "an unknown status", line: `{"outcome":{"status":"great"}}`, wantErr: "unknown status"},
@@ -80,7 +86,9 @@ func TestParseJobResult(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseJobResult([]byte(tt.line))
+			line := []byte(tt.line)
+			// No byte past the line may be read: a read past it panics.
+			_, err := ParseJobResult(line[:len(line):len(line)])
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Errorf("parseJobResult: %v, want it taken", err)

@@ -130,12 +130,11 @@ var handedText = "seccomp refuses socket, socketpair, connect, bind, listen, acc
 	" every TCP connect and bind is refused too, to a granted port as to any other"
 
 // truncateABI is the first Landlock ABI that holds truncation, and
-// truncateBelow what a kernel below it leaves open, as the run's reason
-// says it.
+// truncateBelow what holds it on a kernel below it.
 var (
 	truncateABI   = linux.ABIText(linux.LandlockABITruncate())
-	truncateBelow = "any file the worker's user may write may be truncated, whatever the budget " +
-		"grants, and the level is partial"
+	truncateBelow = "the seccomp filter refuses truncate(2) and an open to read with O_TRUNC, which " +
+		"the kernel there checks against no rule"
 )
 
 // enforcesTable builds the ENFORCES table anew.
@@ -146,9 +145,8 @@ func enforcesTable() []Row {
 			Item: "no fs granted",
 			Cells: map[System]Cell{
 				Linux: Cell{HoldsYes, "Landlock: nothing is read, written, made or removed but what the " +
-					"interpreter itself needs (below), and no file is executed; from " +
-					truncateABI + " nothing is truncated either: below it " + truncateBelow +
-					". A file's metadata is held only " +
+					"interpreter itself needs (below), and no file is executed or truncated (below " +
+					truncateABI + ", " + truncateBelow + "). A file's metadata is held only " +
 					"in part: Landlock (to " + linux.ABIText(linux.LandlockMaxABI) + ") has no right for stat " +
 					"or readlink, and the filter allows newfstatat, fstat and readlinkat (it refuses access and " +
 					"every extended-attribute call), so whether a file outside the grants exists, its type, " +
@@ -175,8 +173,8 @@ func enforcesTable() []Row {
 				Linux: Cell{HoldsYes, "Landlock: reads beneath DIR, as it resolves when the policy is " +
 					"applied, and nothing else of the user's; when DIR does not exist yet, reads beneath the " +
 					"nearest directory above it that does, and the level is partial. As under no fs granted, a " +
-					"file's metadata outside DIR is not held, nor below " + truncateABI +
-					" a truncation",
+					"file's metadata outside DIR is not held; nothing is truncated (below " + truncateABI +
+					", " + truncateBelow + ")",
 					[]string{core.LayerLandlockFamily}},
 				Darwin: Cell{HoldsPartly, "reads beneath DIR allowed; outside it, refused only under the " +
 					"home directory and /Volumes", []string{core.LayerSandboxProfile}},
@@ -192,8 +190,8 @@ func enforcesTable() []Row {
 			Item: "fs:write:DIR",
 			Cells: map[System]Cell{
 				Linux: Cell{HoldsYes, "Landlock: files written, made, removed and truncated " +
-					"beneath DIR and nowhere else (truncated nowhere else from " + truncateABI +
-					": below it " + truncateBelow + "); the " +
+					"beneath DIR and nowhere else (below " + truncateABI + ", " + truncateBelow +
+					", and a file beneath DIR is truncated by opening it to write); the " +
 					"grant gives no read, as in the language, and a file is not renamed or linked from one " +
 					"directory into another (EXDEV); when DIR does not exist yet, the supervisor makes it " +
 					"before the worker starts if its parent exists (the receipt's observed made says " +
@@ -232,8 +230,7 @@ func enforcesTable() []Row {
 				Linux: Cell{HoldsYes, "Landlock: a grant above one is held as the entries beside the way " +
 					"down to it, the location never among them, whatever opens the file (a host module, raw " +
 					"calls under --confine strict): its files are neither read, written nor made " +
-					"(EACCES), nor from " + truncateABI + " truncated (below it " +
-					truncateBelow + "). " +
+					"(EACCES), nor truncated (below " + truncateABI + ", " + truncateBelow + "). " +
 					"Every home is held so, its dot-entries left out, and so is the directory a guarded " +
 					"location that is not there yet would be made in: no entry can be made in them during the " +
 					"run. A directory on the way keeps only the right to be listed, which Landlock hands on, so " +

@@ -54,7 +54,7 @@ type installer struct {
 	// capabilities drops every capability but keptCapabilities.
 	capabilities func() error
 	// seccomp installs the policy's allow-list filter on every thread.
-	seccomp func(p core.Policy) error
+	seccomp func(p core.Policy, landlockABI int) error
 	// only is the one layer installed, as LayersOnlyEnv names it; "" for
 	// every layer.
 	only string
@@ -176,7 +176,7 @@ func applyWith(p core.Policy, o ApplyOptions, in installer) (core.Result, error)
 		}
 	}
 	if in.seccomp != nil {
-		if err := in.seccomp(p); err != nil {
+		if err := in.seccomp(p, held.LandlockABI); err != nil {
 			// Not a problem of its own: Assess says it in the sentence
 			// that names what the filter's absence leaves unheld.
 			held.SeccompFailure = err.Error()
@@ -184,7 +184,7 @@ func applyWith(p core.Policy, o ApplyOptions, in installer) (core.Result, error)
 				firstErr = err
 			}
 		} else {
-			held.Seccomp = true
+			held.Seccomp, held.SeccompTruncate = true, truncateRefused(held.LandlockABI)
 		}
 	} else {
 		held.SeccompFailure = "left out by " + LayersOnlyEnv
@@ -210,15 +210,15 @@ func holdLandlock(p core.Policy, o ApplyOptions, abi int, install func(LandlockR
 }
 
 // applySeccomp builds p's allow-list filter for this process and this
-// machine's architecture (seccompFilter), then installs it on every
-// thread. An unenforced policy never reaches here: Apply installs nothing
-// for it.
-func applySeccomp(p core.Policy) error {
+// machine's architecture, beside a Landlock ruleset of ABI abi (0: none)
+// (seccompFilter), then installs it on every thread. An unenforced policy
+// never reaches here: Apply installs nothing for it.
+func applySeccomp(p core.Policy, abi int) error {
 	a, ok := nativeArch()
 	if !ok {
 		return fmt.Errorf("confine: no seccomp filter for this architecture")
 	}
-	raw, err := seccompFilter(p, os.Getpid(), a)
+	raw, err := seccompFilter(p, os.Getpid(), abi, a)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,11 @@ type Held struct {
 	// Seccomp is true when the seccomp filter was installed on every
 	// thread.
 	Seccomp bool
+	// SeccompTruncate is true when that filter refuses the truncations
+	// Landlock below the ABI of the truncate right does not check
+	// (truncate(2), an open for reading with O_TRUNC): it was built so
+	// beside such a ruleset.
+	SeccompTruncate bool
 	// SeccompFailure is why the filter was not installed, when Apply
 	// knows it: the reason says it once, in the sentence that names what
 	// is then not held.
@@ -65,11 +70,13 @@ type Held struct {
 // processes and, under any network, every socket of the worker's own: its
 // supervisor makes its connections (Brokered), and Landlock refuses its
 // TCP connects and binds from ABI 4. So a Landlock ABI below 4 or 6
-// leaves nothing unheld there when seccomp is installed: what a low ABI
-// leaves unheld beside seccomp is truncation (ABI 3), of any file the
-// worker's user may write, whatever the budget grants, the guarded
-// locations among them. The level is none when neither Landlock nor
-// seccomp was applied: the capability drop alone holds no limit.
+// leaves nothing unheld there when seccomp is installed. Below ABI 3
+// Landlock holds no truncation, and the filter then refuses the calls
+// that truncate unchecked (SeccompTruncate); without it any file the
+// worker's user may write may be truncated, whatever the budget grants,
+// the guarded locations among them. The level is none when neither
+// Landlock nor seccomp was applied: the capability drop alone holds no
+// limit.
 func Assess(p core.Policy, h Held) core.Result {
 	if !p.Enforced {
 		return core.OffResult(p)
@@ -106,10 +113,11 @@ func Assess(p core.Policy, h Held) core.Result {
 		}
 	}
 	// Below ABI 3 Landlock refuses no truncation (landlockTruncateUnheld):
-	// any file the worker's user may write may be truncated, whatever the
-	// budget grants, the guarded locations (the receipts, /etc/shadow,
-	// ~/.ssh) among them, beneath a grant or outside every one.
-	if abi > 0 && landlockWriteRights(abi)&LandlockFSTruncate == 0 {
+	// unless the filter refuses it (SeccompTruncate), any file the
+	// worker's user may write may be truncated, whatever the budget
+	// grants, the guarded locations (the receipts, /etc/shadow, ~/.ssh)
+	// among them, beneath a grant or outside every one.
+	if abi > 0 && landlockWriteRights(abi)&LandlockFSTruncate == 0 && !(h.Seccomp && h.SeccompTruncate) {
 		unheld(core.LayerLandlockFamily, "Landlock ABI "+strconv.Itoa(abi)+
 			" cannot hold truncating a file (it needs "+ABIText(landlockABITruncate)+"): "+
 			landlockTruncateUnheld)

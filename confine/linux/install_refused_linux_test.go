@@ -64,7 +64,7 @@ func refusedCapabilities() error {
 
 // refusedSeccomp installs a seccomp program the kernel rejects: it ends
 // without returning (EINVAL), so no thread is filtered.
-func refusedSeccomp(core.Policy) error {
+func refusedSeccomp(core.Policy, int) error {
 	raw, err := bpf.Assemble([]bpf.Instruction{bpf.LoadAbsolute{Off: 0, Size: 4}})
 	if err != nil {
 		return fmt.Errorf("confine: %w", err)

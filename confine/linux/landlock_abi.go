@@ -28,10 +28,11 @@ type LandlockABIInfo struct {
 }
 
 // landlockTruncateUnheld says what a kernel below the ABI of the truncate
-// right leaves open whatever the ruleset handles: truncate(2) meets no
+// right leaves open whatever the ruleset handles, where the seccomp
+// filter does not refuse it (Held.SeccompTruncate): truncate(2) meets no
 // Landlock check, and an open with O_TRUNC only the check of the access it
 // opens for, so a file a read grant reaches is emptied by opening it to
-// read. The table's Lacking and Assess say it.
+// read. Assess says it.
 const landlockTruncateUnheld = "any file the worker's user may write may be truncated, by its " +
 	"path or opened to be read, whatever the budget grants, the guarded locations among them"
 
@@ -50,8 +51,8 @@ var landlockABIs = []LandlockABIInfo{
 		Adds: "the refer right (renaming and linking a file into another directory), which Sabline " +
 			"grants nowhere"},
 	{ABI: 3, Kernel: "6.2", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
-		Adds:    "truncating a file",
-		Lacking: "truncation: " + landlockTruncateUnheld},
+		Adds: "truncating a file (below it, the seccomp filter refuses truncate(2) and a read-only " +
+			"open with O_TRUNC)"},
 	{ABI: 4, Kernel: "6.7", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
 		Net:     LandlockNetBindTCP | LandlockNetConnectTCP,
 		Adds:    "TCP bind and connect by port",

@@ -107,7 +107,8 @@ func runOlderABIWorker(c olderABIWorker) (olderABIReport, error) {
 		{"truncate guarded", unix.Truncate(path("guarded/secret"), 0)},
 		{"truncate outside", unix.Truncate(path("outside/file"), 0)},
 		{"truncate in the write grant", unix.Truncate(path("write/file"), 0)},
-		{"open to read with O_TRUNC in the read grant", openTrunc(path("read/file"))},
+		{"open to write with O_TRUNC in the write grant", openTrunc(path("write/cut"), unix.O_WRONLY)},
+		{"open to read with O_TRUNC in the read grant", openTrunc(path("read/file"), unix.O_RDONLY)},
 		{"rename into another directory", unix.Rename(path("write/a/x"), path("write/b/x"))},
 		{"tcp connect", tcpConnect(c.Port)},
 		{"abstract connect", abstractConnect(c.Abstract)},
@@ -118,9 +119,10 @@ func runOlderABIWorker(c olderABIWorker) (olderABIReport, error) {
 	return report, nil
 }
 
-// openTrunc opens the file at p to read, with O_TRUNC.
-func openTrunc(p string) error {
-	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_TRUNC|unix.O_CLOEXEC, 0)
+// openTrunc opens the file at p with the access given (O_RDONLY,
+// O_WRONLY) and O_TRUNC.
+func openTrunc(p string, access int) error {
+	fd, err := unix.Open(p, access|unix.O_TRUNC|unix.O_CLOEXEC, 0)
 	if err == nil {
 		unix.Close(fd)
 	}
@@ -216,8 +218,8 @@ func olderABITree(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	files := []string{"control/file", "guarded/secret", "outside/file", "write/file", "write/a/x",
-		"read/file"}
+	files := []string{"control/file", "guarded/secret", "outside/file", "write/file", "write/cut",
+		"write/a/x", "read/file"}
 	for _, f := range files {
 		if err := os.WriteFile(filepath.Join(base, f), []byte(olderABIContent), 0o644); err != nil {
 			t.Fatal(err)
@@ -374,10 +376,17 @@ func checkOlderABIWorker(t *testing.T, abi int, allow, granted string) {
 		t.Errorf("at ABI %d any file may be truncated, and the doctor says ABI %d lacks only %q", abi,
 			landlockABITruncate, lacking)
 	}
-	// The positive control: what the budget allows goes through.
-	if granted != "" && size("write/file") != 0 {
+	// The positive control: what the budget allows goes through, as the
+	// language truncates (fs.write opens to write with O_TRUNC). By path
+	// (truncate(2)) from the truncate right's ABI only: below it the
+	// filter refuses the call, which the kernel checks against no rule.
+	if granted != "" && size("write/cut") != 0 {
 		t.Errorf("at ABI %d under %s a file the budget may write was not truncated: %s", abi, allow,
-			rep.Errnos["truncate in the write grant"])
+			rep.Errnos["open to write with O_TRUNC in the write grant"])
+	}
+	if cut := size("write/file") == 0; granted != "" && cut != (abi >= landlockABITruncate) {
+		t.Errorf("at ABI %d under %s a file the budget may write truncated by path: %v (%s), want %v",
+			abi, allow, cut, rep.Errnos["truncate in the write grant"], abi >= landlockABITruncate)
 	}
 	// No rule grants refer, and below its ABI the kernel refuses every
 	// such rename: a file is never renamed into another directory.

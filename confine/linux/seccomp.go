@@ -45,16 +45,26 @@ func socketRuleOf(p core.Policy) socketRule {
 	return socketsRefused
 }
 
-// seccompConfig is what p's filter for the worker pid depends on.
-func seccompConfig(p core.Policy, pid int) seccomp.Config {
-	return seccomp.Config{Sockets: socketRuleOf(p), PID: pid}
+// seccompConfig is what p's filter for the worker pid depends on, where
+// the Landlock ruleset applied is of ABI abi (0: none): below the ABI of
+// the truncate right the filter refuses the truncations the kernel does
+// not check against the ruleset there (seccomp.Config.TruncateRefused).
+func seccompConfig(p core.Policy, pid, abi int) seccomp.Config {
+	return seccomp.Config{Sockets: socketRuleOf(p), PID: pid,
+		TruncateRefused: truncateRefused(abi)}
 }
 
-// seccompFilter builds p's allow-list filter for the worker pid on a, as
-// the kernel loads it: what installSeccomp installs, and a test reads or
-// runs in the interpreter on any OS.
-func seccompFilter(p core.Policy, pid int, a arch) ([]bpf.RawInstruction, error) {
-	ins, err := seccomp.Program(seccompConfig(p, pid), a)
+// truncateRefused reports whether a worker whose Landlock ruleset is of
+// ABI abi (0: none) has its filter refuse truncation: below the ABI of
+// the truncate right.
+func truncateRefused(abi int) bool { return abi < landlockABITruncate }
+
+// seccompFilter builds p's allow-list filter for the worker pid on a,
+// where the Landlock ruleset applied is of ABI abi, as the kernel loads
+// it: what installSeccomp installs, and a test reads or runs in the
+// interpreter on any OS.
+func seccompFilter(p core.Policy, pid, abi int, a arch) ([]bpf.RawInstruction, error) {
+	ins, err := seccomp.Program(seccompConfig(p, pid, abi), a)
 	if err != nil {
 		return nil, fmt.Errorf("confine: %w", err)
 	}

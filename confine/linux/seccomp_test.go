@@ -40,7 +40,7 @@ func TestSocketRuleOf(t *testing.T) {
 			if got := socketRuleOf(p); got != tc.want {
 				t.Errorf("socketRuleOf = %d, want %d", got, tc.want)
 			}
-			if got := seccompConfig(p, 4242).Sockets; got != tc.want {
+			if got := seccompConfig(p, 4242, LandlockMaxABI).Sockets; got != tc.want {
 				t.Errorf("seccompConfig(...).Sockets = %d, want %d", got, tc.want)
 			}
 			if got := Brokered(p); got != (tc.want == socketsHanded) {
@@ -129,7 +129,7 @@ func TestSeccompFilterBuilt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := core.OSPolicy(budget.MustParse("/", tt.allow), core.Options{})
-			raw, err := seccompFilter(p, 4242, a)
+			raw, err := seccompFilter(p, 4242, LandlockMaxABI, a)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,5 +160,19 @@ func TestSeccompFilterBuilt(t *testing.T) {
 					tt.wantAllow)
 			}
 		})
+	}
+}
+
+// TestSeccompConfigTruncation: a worker's filter refuses the
+// truncations the kernel does not check against the Landlock ruleset
+// where that ruleset is below the ABI of the truncate right, or absent,
+// and leaves them to Landlock from it.
+func TestSeccompConfigTruncation(t *testing.T) {
+	p := core.OSPolicy(budget.MustParse("/", "io,fs:read:/tmp"), core.Options{})
+	for abi := 0; abi <= LandlockMaxABI; abi++ {
+		want := abi < LandlockABITruncate()
+		if got := seccompConfig(p, 4242, abi).TruncateRefused; got != want {
+			t.Errorf("ABI %d: TruncateRefused %v, want %v", abi, got, want)
+		}
 	}
 }

@@ -1367,9 +1367,10 @@ func aioChecks() []kernelCheck {
 // seccompScenario is a policy the child installs, from a budget, and the
 // checks it makes under it.
 type seccompScenario struct {
-	name    string
-	sockets Sockets
-	checks  []kernelCheck
+	name     string
+	sockets  Sockets
+	truncate bool // TruncateRefused
+	checks   []kernelCheck
 }
 
 // seccompScenarios are the scenarios of TestSeccompKernel.
@@ -1593,12 +1594,15 @@ func seccompScenarios() []seccompScenario {
 		ownSockets = append(ownSockets, kernelCheck{name: "socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)",
 			want: eperm, works: true, call: socketCall(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP)})
 	}
+	truncates, keeps := truncateChecks(arch)
 	return []seccompScenario{
 		{name: "closed", sockets: NoSockets, checks: slices.Concat(common, ownSockets, []kernelCheck{
 			{name: "getsockopt(SOL_SOCKET, SO_TYPE) on the UDP socket made before the filter",
 				want: eperm, works: true, call: soType},
 			{name: "recvmsg(MSG_PEEK) on the broker channel", want: eperm, works: true, call: peekBroker},
-		})},
+		}, truncates)},
+		{name: "closed-no-truncate", sockets: NoSockets, truncate: true,
+			checks: slices.Concat(common, ownSockets, keeps)},
 		{name: "handed", sockets: HandedSockets, checks: slices.Concat(common, ownSockets, []kernelCheck{
 			{name: "getsockopt(SOL_SOCKET, SO_TYPE) on the UDP socket made before the filter", call: soType},
 		}, handedChecks())},
@@ -1795,7 +1799,7 @@ func TestSeccompKernelChild(t *testing.T) {
 		}
 	}
 
-	installFilter(t, Config{Sockets: sc.sockets, PID: e.pid})
+	installFilter(t, Config{Sockets: sc.sockets, PID: e.pid, TruncateRefused: sc.truncate})
 
 	for _, c := range sc.checks {
 		err := run(c)
@@ -1891,6 +1895,84 @@ func installFilter(t *testing.T, c Config) {
 	if err := Install(raw); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// truncateChecks are the truncations of a file the child makes, each by
+// a call Landlock below ABI 3 does not check: truncate(2), and an open
+// for reading alone with O_TRUNC. What became of the file is read after
+// each (its size): one refused is whole, one allowed is empty. truncates
+// are them under a filter that leaves truncation to Landlock, each made;
+// keeps under one that refuses it (TruncateRefused), each refused, and
+// the truncations Landlock checks there still made (an open for writing
+// with O_TRUNC, ftruncate of a descriptor so opened).
+func truncateChecks(arch Arch) (truncates, keeps []kernelCheck) {
+	eperm := unix.EPERM
+	const kept = "kept\n"
+	// cut makes the file afresh, has do truncate it, and checks its size.
+	cut := func(name string, do func(path string) error) func(*childEnv) error {
+		return func(e *childEnv) error {
+			path := filepath.Join(e.dir, name)
+			if err := os.WriteFile(path, []byte(kept), 0o600); err != nil {
+				return fmt.Errorf("make %s: %w", path, err)
+			}
+			err := do(path)
+			var st unix.Stat_t
+			if serr := unix.Stat(path, &st); serr != nil {
+				return fmt.Errorf("stat %s: %w", path, serr)
+			}
+			switch {
+			case err == nil && st.Size != 0:
+				return fmt.Errorf("succeeded, and %s has %d bytes", path, st.Size)
+			case err != nil && st.Size != int64(len(kept)):
+				// %v, not %w: a refusal that cut the file is no refusal.
+				return fmt.Errorf("failed with %v, but %s has %d bytes", err, path, st.Size)
+			}
+			return err
+		}
+	}
+	openCut := func(nr uintptr, flags uint64) func(string) error {
+		return func(path string) error {
+			return withPath(path, func(p uintptr) error {
+				if nr == unix.SYS_OPENAT {
+					return fdCall(nr, atFDCWD, p, uintptr(flags|unix.O_CLOEXEC))
+				}
+				return fdCall(nr, p, uintptr(flags|unix.O_CLOEXEC))
+			})
+		}
+	}
+	refused := []struct {
+		name string
+		do   func(string) error
+	}{
+		{"truncate(2)", func(path string) error { return unix.Truncate(path, 0) }},
+		{"openat(O_RDONLY|O_TRUNC)", openCut(unix.SYS_OPENAT, unix.O_RDONLY|unix.O_TRUNC)},
+		{"openat(1<<32|O_RDONLY|O_TRUNC)", openCut(unix.SYS_OPENAT, testHigh|unix.O_RDONLY|unix.O_TRUNC)},
+	}
+	if nr, ok := arch.Table["open"]; ok {
+		refused = append(refused, struct {
+			name string
+			do   func(string) error
+		}{"open(O_RDONLY|O_TRUNC)", openCut(uintptr(nr), unix.O_RDONLY|unix.O_TRUNC)})
+	}
+	for i, r := range refused {
+		file := fmt.Sprintf("cut-%d", i)
+		truncates = append(truncates, kernelCheck{name: r.name + ", left to Landlock", call: cut(file, r.do)})
+		keeps = append(keeps, kernelCheck{name: r.name + ", refused", want: eperm, works: true,
+			call: cut(file, r.do)})
+	}
+	keeps = append(keeps,
+		kernelCheck{name: "openat(O_WRONLY|O_TRUNC), which Landlock checks", call: cut("cut-w",
+			openCut(unix.SYS_OPENAT, unix.O_WRONLY|unix.O_TRUNC))},
+		kernelCheck{name: "ftruncate of a descriptor open for writing", call: cut("cut-f",
+			func(path string) error {
+				fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+				if err != nil {
+					return err
+				}
+				defer unix.Close(fd)
+				return unix.Ftruncate(fd, 0)
+			})})
+	return truncates, keeps
 }
 
 // runtimeBusy makes the Go runtime do, under the filter, what a worker's

@@ -145,6 +145,13 @@ type Config struct {
 	Sockets Sockets
 	// PID is the worker's process id, the only process it may signal.
 	PID int
+	// TruncateRefused: truncate(2), and an open or openat for reading
+	// alone with O_TRUNC, are refused (EPERM), for a worker whose
+	// Landlock holds no truncation (below ABI 3, or not applied): the
+	// kernel checks neither against the ruleset there, and either would
+	// empty any file the worker's user may write. ftruncate(2) of a
+	// descriptor open for writing stays: Landlock checked the open.
+	TruncateRefused bool
 }
 
 // Sockets is how a filter treats sockets.
@@ -197,11 +204,17 @@ func ruleBlock(r rule, c Config) block {
 		}}
 	case noSetID:
 		flags := openFlagsArg[r.name]
+		var tests []argTest
+		if c.TruncateRefused {
+			tests = append(tests, argTest{arg: flags, mask: oAccmode | oTrunc, values: []uint32{oTrunc},
+				onMatch: true, action: actEPERM})
+		}
 		// A call that makes no file is cleared before its mode is read.
-		return block{result: actAllow, tests: []argTest{
-			{arg: flags, mask: oCreat | oTmpfile, values: []uint32{0}, onMatch: true, action: actAllow},
-			setID(flags + 1),
-		}}
+		return block{result: actAllow, tests: append(tests,
+			argTest{arg: flags, mask: oCreat | oTmpfile, values: []uint32{0}, onMatch: true,
+				action: actAllow},
+			setID(flags+1),
+		)}
 	case mknodNoSetID:
 		return block{result: actAllow, tests: []argTest{setID(2)}}
 	case noLock:
@@ -234,11 +247,13 @@ func ruleBlock(r rule, c Config) block {
 var openFlagsArg = map[string]int{"open": 1, "openat": 2}
 
 // allowedRules returns the rules c's filter holds on a: those of calls a
-// has, the net rules only when c admits sockets.
+// has, the net rules only when c admits sockets, the truncating ones only
+// when c does not refuse truncation.
 func allowedRules(c Config, a Arch) []rule {
 	var out []rule
 	for _, r := range rules {
-		if _, ok := a.Table[r.name]; !ok || r.net && c.Sockets == NoSockets {
+		if _, ok := a.Table[r.name]; !ok || r.net && c.Sockets == NoSockets ||
+			r.truncates && c.TruncateRefused {
 			continue
 		}
 		out = append(out, r)

@@ -102,6 +102,7 @@ const (
 	testIoprioWhoUser  = 3
 	testRlimitAS       = 9
 	testOWronly        = 0x1
+	testORdwr          = 0x2
 	testOExcl          = 0x80
 	testOCloexec       = 0x80000
 	testOTmpfileAMD64  = 0x410000 // O_TMPFILE: __O_TMPFILE|O_DIRECTORY of amd64
@@ -135,17 +136,23 @@ var testIoctlRefused = []uint32{
 // testConfig is a filter configuration the program is built for in these
 // tests.
 type testConfig struct {
-	name    string
-	sockets Sockets
+	name     string
+	sockets  Sockets
+	truncate bool // TruncateRefused
 }
 
 var (
-	closed      = testConfig{name: "closed", sockets: NoSockets}
-	handed      = testConfig{name: "handed", sockets: HandedSockets}
-	testConfigs = []testConfig{closed, handed}
+	closed   = testConfig{name: "closed", sockets: NoSockets}
+	handed   = testConfig{name: "handed", sockets: HandedSockets}
+	closedNT = testConfig{name: "closed-no-truncate", sockets: NoSockets, truncate: true}
+	handedNT = testConfig{name: "handed-no-truncate", sockets: HandedSockets, truncate: true}
+	// testConfigs are every filter a worker can be given.
+	testConfigs = []testConfig{closed, handed, closedNT, handedNT}
 )
 
-func (tc testConfig) config() Config { return Config{Sockets: tc.sockets, PID: testPid} }
+func (tc testConfig) config() Config {
+	return Config{Sockets: tc.sockets, PID: testPid, TruncateRefused: tc.truncate}
+}
 
 func mustProgram(t *testing.T, c Config, a Arch) []bpf.RawInstruction {
 	t.Helper()
@@ -195,6 +202,7 @@ func TestSeccompSimulation(t *testing.T) {
 	// neighbouring arguments from the second to the fourth.
 	fileValues := []uint64{
 		0, oCreat, oCreat | testOWronly | testOCloexec, testHigh | oCreat, oTmpfile, testOTmpfileAMD64, testOTmpfileARM64,
+		oTrunc, oTrunc | testOCloexec, oTrunc | testOWronly, oTrunc | testORdwr, testHigh | oTrunc, oTrunc | oCreat | 0o644,
 		testHigh | testOTmpfileAMD64, 0o644, 0o4755, 0o2600, modeSetID, testSIfreg | 0o4600, testHigh | 0o4000,
 		0o1777, mapLocked | testMapPrivAnon, testMapPrivAnon,
 	}
@@ -628,6 +636,15 @@ func TestSeccompCases(t *testing.T) {
 		{name: "openat(O_TMPFILE, 02700) refused on arm64", arch: archARM64, policy: handed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testOTmpfileARM64 | testOWronly, 0o2700}, want: eperm},
 		{name: "openat(1<<32|O_CREAT, 1<<32|04755) refused: the kernel sees O_CREAT and 04755", arch: archAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, testHigh | oCreat, testHigh | 0o4755}, want: eperm},
 		{name: "open(O_CREAT, 04755) refused", arch: archAMD64, policy: closed, call: "open", args: [6]uint64{testPointer, oCreat | testOWronly, 0o4755}, want: eperm},
+		{name: "openat(O_RDONLY|O_TRUNC) refused where Landlock holds no truncation", arch: archAMD64, policy: closedNT, call: "openat", args: [6]uint64{^uint64(99), testPointer, oTrunc | testOCloexec}, want: eperm},
+		{name: "openat(O_RDONLY|O_TRUNC) refused on arm64, sockets handed", arch: archARM64, policy: handedNT, call: "openat", args: [6]uint64{^uint64(99), testPointer, testHigh | oTrunc}, want: eperm},
+		{name: "open(O_RDONLY|O_TRUNC) refused where Landlock holds no truncation", arch: archAMD64, policy: closedNT, call: "open", args: [6]uint64{testPointer, oTrunc}, want: eperm},
+		{name: "openat(O_RDONLY|O_TRUNC) allowed where Landlock holds truncation", arch: archAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oTrunc}, want: actAllow},
+		{name: "openat(O_WRONLY|O_TRUNC) allowed: Landlock checks the write", arch: archAMD64, policy: closedNT, call: "openat", args: [6]uint64{^uint64(99), testPointer, oTrunc | testOWronly | oCreat, 0o644}, want: actAllow},
+		{name: "openat(O_RDWR|O_TRUNC) allowed: Landlock checks the write", arch: archARM64, policy: closedNT, call: "openat", args: [6]uint64{^uint64(99), testPointer, oTrunc | testORdwr}, want: actAllow},
+		{name: "truncate refused where Landlock holds no truncation", arch: archAMD64, policy: closedNT, call: "truncate", args: [6]uint64{testPointer, 0}, want: eperm},
+		{name: "truncate allowed where Landlock holds truncation", arch: archARM64, policy: handed, call: "truncate", args: [6]uint64{testPointer, 0}, want: actAllow},
+		{name: "ftruncate allowed where Landlock holds no truncation: its open was checked", arch: archAMD64, policy: closedNT, call: "ftruncate", args: [6]uint64{3, 0}, want: actAllow},
 		{name: "creat(06755) refused", arch: archAMD64, policy: handed, call: "creat", args: [6]uint64{testPointer, 0o6755}, want: eperm},
 		{name: "creat(0644) refused: Go makes files with openat", arch: archAMD64, policy: closed, call: "creat", args: [6]uint64{testPointer, 0o644}, want: eperm},
 		{name: "mknod(S_IFREG|04755) refused", arch: archAMD64, policy: closed, call: "mknod", args: [6]uint64{testPointer, testSIfreg | 0o4755}, want: eperm},

@@ -90,8 +90,10 @@ const (
 	// and no new limit: the pointer is NULL on both its words.
 	readLimit
 	// noSetID (open, openat): a file made (O_CREAT or O_TMPFILE) has no
-	// S_ISUID or S_ISGID in its mode. mknodSetID is the same for mknodat,
-	// whose mode is always read.
+	// S_ISUID or S_ISGID in its mode; where the Config refuses
+	// truncation (TruncateRefused), an open for reading alone has no
+	// O_TRUNC. mknodSetID is the same for mknodat, whose mode is always
+	// read.
 	noSetID
 	mknodNoSetID
 	// noLock (mmap): no MAP_LOCKED.
@@ -117,8 +119,11 @@ type rule struct {
 	group group
 	args  argRule
 	net   bool // only when the filter admits sockets
-	by    need
-	why   string
+	// truncates: refused where the Config refuses truncation
+	// (TruncateRefused)
+	truncates bool
+	by        need
+	why       string
 }
 
 // rules is the allow-list. A name an architecture lacks (open, rename,
@@ -251,8 +256,9 @@ var rules = []rule{
 		why: "ctypes.syscall(\"link\") in the escape targets"},
 	{name: "symlink", group: groupPaths, by: byHostModule,
 		why: "ctypes.syscall(\"symlink\") in the escape targets"},
-	{name: "truncate", group: groupPaths, by: byHostModule,
-		why: "ctypes.syscall(\"truncate\") in the escape targets"},
+	{name: "truncate", group: groupPaths, truncates: true, by: byHostModule,
+		why: "ctypes.syscall(\"truncate\") in the escape targets; refused where Landlock " +
+			"holds no truncation"},
 	{name: "mknodat", group: groupPaths, args: mknodNoSetID, by: byHostModule,
 		why: "ctypes' FIFO in the escape targets; a set-user-ID or set-group-ID file is refused"},
 
@@ -440,6 +446,10 @@ const (
 	// takes the mode argument only when one of them is set.
 	oCreat   = 0x40
 	oTmpfile = 0x400000
+	// oTrunc is O_TRUNC, and oAccmode O_ACCMODE: an open whose access,
+	// read alone, is O_RDONLY (0) with O_TRUNC cuts the file to nothing.
+	oTrunc   = 0x200
+	oAccmode = 0x3
 	// modeSetID is S_ISUID|S_ISGID.
 	modeSetID = 0o6000
 

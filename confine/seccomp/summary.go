@@ -81,7 +81,10 @@ func restriction(r rule) string {
 		return " of the worker only"
 	case readLimit:
 		return " reading the worker's own limits only"
-	case noSetID, mknodNoSetID:
+	case noSetID:
+		return " making no set-user-ID or set-group-ID file, and no open to read with O_TRUNC " +
+			"where Landlock holds no truncation (below ABI 3)"
+	case mknodNoSetID:
 		return " making no set-user-ID or set-group-ID file"
 	case noLock:
 		return " without MAP_LOCKED"
@@ -102,6 +105,9 @@ func restriction(r rule) string {
 	case answerENOSYS:
 		return " answered ENOSYS, so the caller falls back"
 	case anyArgs:
+		if r.truncates {
+			return " where Landlock holds truncation (from ABI 3)"
+		}
 	}
 	return ""
 }

@@ -34,7 +34,7 @@ func verdict(c Config, a Arch, auditArch uint32, nr int, args [6]uint64) filterA
 		return actENOSYS
 	}
 	i := slices.IndexFunc(rules, func(r rule) bool { return r.name == name })
-	if i < 0 || rules[i].net && c.Sockets == NoSockets {
+	if i < 0 || rules[i].net && c.Sockets == NoSockets || rules[i].truncates && c.TruncateRefused {
 		return actEPERM
 	}
 	return argVerdict(rules[i], args, c)
@@ -79,6 +79,12 @@ func argVerdict(r rule, args [6]uint64, c Config) filterAction {
 		flags, mode := arg(2), arg(3)
 		if r.name == "open" {
 			flags, mode = arg(1), arg(2)
+		}
+		// Below Landlock ABI 3 an open is checked for the access it opens
+		// for alone: read, with O_TRUNC, it empties a file a read grant
+		// reaches, or any the worker's user may write.
+		if c.TruncateRefused && flags&oAccmode == 0 && flags&oTrunc != 0 {
+			return actEPERM
 		}
 		return allowIf(flags&(oCreat|oTmpfile) == 0 || mode&modeSetID == 0)
 	case mknodNoSetID:

@@ -15,7 +15,7 @@ import (
 )
 
 // TestDoorsKeepAnIgnoredInterrupt: serve and mcp started ignoring SIGINT
-// (a script's background job) keep ignoring it, read from outside in the
+// (a script's background job), and mcp SIGHUP (nohup), keep ignoring them, read from outside in the
 // kernel's dispositions (/proc/PID/status: SigIgn, not SigCgt, read once
 // each says it listens, which it says once it has taken its signals, or
 // answered), and a SIGINT then
@@ -26,7 +26,7 @@ func TestDoorsKeepAnIgnoredInterrupt(t *testing.T) {
 	wrap := func(trap string, args ...string) (string, []string) {
 		return "/bin/sh", append([]string{"-c", trap + `exec "$@"`, "sh", bin}, args...)
 	}
-	for _, trap := range []string{"", "trap '' INT; "} {
+	for _, trap := range []string{"", "trap '' INT HUP; "} {
 		ignoring := trap != ""
 		s := &served{}
 		dir := t.TempDir()
@@ -57,6 +57,7 @@ func TestDoorsKeepAnIgnoredInterrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantDisposition(t, "mcp", cmd.Process.Pid, syscall.SIGINT, ignoring)
+		wantDisposition(t, "mcp", cmd.Process.Pid, syscall.SIGHUP, ignoring)
 		if ignoring {
 			_ = cmd.Process.Signal(syscall.SIGINT)
 			mcpHello(t, cs, "after SIGINT")

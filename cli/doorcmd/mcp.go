@@ -20,9 +20,9 @@ import (
 )
 
 // mcpCmd: sabline mcp --import-root DIR [run flags]: the MCP door on
-// standard input and output, until its input ends or SIGINT or SIGTERM,
-// after which it reads no more, refuses the runs still waiting and
-// answers those in flight once they end (door.Server.ServeStream).
+// standard input and output, until its input ends or SIGINT, SIGTERM or
+// SIGHUP, after which it reads no more, refuses the runs still waiting
+// and answers those in flight once they end (door.Server.ServeStream).
 // Standard output is the protocol's: everything else goes to standard
 // error.
 func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -75,8 +75,10 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdline.Report(stderr, codes.Errorf(codes.E301, "mcp: %w", err), "")
 	}
 	fmt.Fprintf(stderr, "sabline mcp: %s\n", codes.TerminalSafe(holdServer(o)))
+	// A hangup (the client's terminal gone) stops it as SIGTERM does: the
+	// runs in flight end with their receipts, not cut off unfinished.
 	ctx, stop := signal.NotifyContext(context.Background(),
-		run.Heeded(os.Interrupt, syscall.SIGTERM)...)
+		run.Heeded(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)...)
 	defer stop()
 	fmt.Fprintf(stderr,
 		"sabline mcp: serving on standard input and output (import root %s, budget %s, %d workers, "+

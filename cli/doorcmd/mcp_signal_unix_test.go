@@ -18,8 +18,8 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
-// TestMCPSignalAnswersTheRunInFlight: sabline mcp sent SIGTERM or SIGINT
-// while a run is in flight (its client has been told of its progress)
+// TestMCPSignalAnswersTheRunInFlight: sabline mcp sent SIGTERM, SIGINT or
+// SIGHUP (its client's terminal gone) while a run is in flight (its client has been told of its progress)
 // reads no more, answers the run once it ends (here at its 3s timeout),
 // with nothing but JSON-RPC on its standard output, and exits 0, the
 // run's receipt finished on the disk. Before, the signal closed the
@@ -28,7 +28,7 @@ import (
 // the same exchange ended by the client closing its input.
 func TestMCPSignalAnswersTheRunInFlight(t *testing.T) {
 	bin := sablineBin(t)
-	for _, end := range []string{"SIGTERM", "SIGINT", "input closed"} {
+	for _, end := range []string{"SIGTERM", "SIGINT", "SIGHUP", "input closed"} {
 		t.Run(end, func(t *testing.T) {
 			rc := filepath.Join(t.TempDir(), "receipts")
 			cmd := exec.Command(bin, "mcp", "--import-root", t.TempDir(), "--allow", "io",
@@ -84,6 +84,8 @@ func TestMCPSignalAnswersTheRunInFlight(t *testing.T) {
 				err = cmd.Process.Signal(syscall.SIGTERM)
 			case "SIGINT":
 				err = cmd.Process.Signal(syscall.SIGINT)
+			case "SIGHUP":
+				err = cmd.Process.Signal(syscall.SIGHUP)
 			default:
 				err = in.Close()
 			}

@@ -1879,10 +1879,17 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "mcp-heeds-an-ignored-interrupt", File: "cli/doorcmd/mcp.go",
-		Old:      "run.Heeded(os.Interrupt, syscall.SIGTERM)...)",
-		New:      "append(run.Heeded(), os.Interrupt, syscall.SIGTERM)...)",
+		Old:      "run.Heeded(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)...)",
+		New:      "append(run.Heeded(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)...)",
 		Packages: []string{"./cli/doorcmd/"}, Run: "^TestDoorsKeepAnIgnoredInterrupt$",
 		CaughtBy: "TestDoorsKeepAnIgnoredInterrupt (mcp: SigCgt)",
+	},
+	{
+		Name: "mcp-hangup-not-taken", File: "cli/doorcmd/mcp.go",
+		Old:      "run.Heeded(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)...)",
+		New:      "run.Heeded(os.Interrupt, syscall.SIGTERM)...)",
+		Packages: []string{"./cli/doorcmd/"}, Run: "^TestMCPSignalAnswersTheRunInFlight$",
+		CaughtBy: "TestMCPSignalAnswersTheRunInFlight (SIGHUP: no answer, the receipt unfinished)",
 	},
 	{
 		Name: "eval-heeds-an-ignored-hangup", File: "internal/eval/eval.go",

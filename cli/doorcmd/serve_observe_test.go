@@ -2,6 +2,7 @@ package doorcmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -69,6 +70,13 @@ func TestServeMetricsAndJSONLog(t *testing.T) {
 	if got := fams["sabline_workers_busy"].GetMetric(); len(got) != 1 ||
 		got[0].GetGauge().GetValue() != 0 {
 		t.Errorf("sabline_workers_busy %v: want 0 once the runs are over", got)
+	}
+	// The metrics name every tenant: the clients' listener never serves
+	// them, even to a request with the token (docs/serve.md, "Metrics");
+	// the metrics listener above served them (the control).
+	if st, v := s.do(t, "GET", "/metrics", s.token, ""); st != http.StatusNotFound ||
+		strings.Contains(fmt.Sprint(v), "sabline_") {
+		t.Errorf("GET /metrics on --listen with the token: %d %v, want 404 and no metric", st, v)
 	}
 
 	// The run's record is logged before its reply is written, and read

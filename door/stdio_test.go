@@ -238,14 +238,11 @@ func (p *streamPeer) beginRun(t *testing.T, runner *fakeRunner, id int) {
 	}
 }
 
-// TestStreamRefusesAnIDInUse: a request whose id is that of a request
-// read and not yet answered is refused at once (-32600, id null), and
-// once the input ends the server answers the first and closes. Before,
-// the SDK dropped the second request, answering nothing, and the count of
-// requests to answer never came back to zero: sabline mcp never exited
-// after its client closed its input. The control is the first request,
-// answered with its result.
-func TestStreamRefusesAnIDInUse(t *testing.T) {
+// callInFlight is a peer of a door whose runner holds each run until
+// released (fakeRunner.block), with its session open and the tools/call
+// 1 begun.
+func callInFlight(t *testing.T) (*streamPeer, *fakeRunner) {
+	t.Helper()
 	runner := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 1)}
 	s, err := New(Config{Runner: runner})
 	if err != nil {
@@ -254,6 +251,18 @@ func TestStreamRefusesAnIDInUse(t *testing.T) {
 	p, _ := newStreamPeer(t, s, true)
 	p.initialize(t)
 	p.beginRun(t, runner, 1)
+	return p, runner
+}
+
+// TestStreamRefusesAnIDInUse: a request whose id is that of a request
+// read and not yet answered is refused at once (-32600, id null), and
+// once the input ends the server answers the first and closes. Before,
+// the SDK dropped the second request, answering nothing, and the count of
+// requests to answer never came back to zero: sabline mcp never exited
+// after its client closed its input. The control is the first request,
+// answered with its result.
+func TestStreamRefusesAnIDInUse(t *testing.T) {
+	p, runner := callInFlight(t)
 	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call",`+
 		`"params":{"name":"run","arguments":{"source":"print(2)"}}}`)
 	if l := p.next(t); !strings.Contains(l, `"id":null`) || !strings.Contains(l, `"code":-32600`) ||
@@ -410,14 +419,7 @@ func TestStreamAnswersANullID(t *testing.T) {
 // answer never sent. The control is the same line with an id not in
 // flight, refused with that id.
 func TestStreamRefusalKeepsTheIDOfACallInFlight(t *testing.T) {
-	runner := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 1)}
-	s, err := New(Config{Runner: runner})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _ := newStreamPeer(t, s, true)
-	p.initialize(t)
-	p.beginRun(t, runner, 1)
+	p, runner := callInFlight(t)
 	p.send(t, `{"id":7,"method":"ping"}`) // no version: not a message
 	if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,`) {
 		t.Fatalf("the line with the id 7, not in flight: %s, want -32600 with its id", l)

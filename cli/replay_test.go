@@ -479,4 +479,26 @@ func TestReplayReadsNoTestimonyFiles(t *testing.T) {
 			}
 		})
 	}
+	// The control: a testimony receipt that names no file but the
+	// program, which the supervisor read itself, replays: the program is
+	// read, as it is for every receipt.
+	t.Run("testimony, the program alone", func(t *testing.T) {
+		rec := orig.Receipt
+		rec.Program.Files = nil
+		rec.Reported = &receipt.Reported{Fields: []string{receipt.FieldOutcome, receipt.FieldFiles},
+			Testimony: "ffi:ctypes is granted: host code ran beside the program"}
+		data, err := rec.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forged := filepath.Join(t.TempDir(), "forged.json")
+		if err := os.WriteFile(forged, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if status, stdout, stderr := fx.main(t, "replay", forged); status != 0 ||
+			!strings.Contains(stdout, "hello, world\n") {
+			t.Errorf("status %d, stdout %q, stderr %s: want the program run again", status, stdout,
+				stderr)
+		}
+	})
 }

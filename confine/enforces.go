@@ -133,8 +133,8 @@ var handedText = "seccomp refuses socket, socketpair, connect, bind, listen, acc
 // truncateBelow what holds it on a kernel below it.
 var (
 	truncateABI   = linux.ABIText(linux.LandlockABITruncate())
-	truncateBelow = "the seccomp filter refuses truncate(2) and an open to read with O_TRUNC, which " +
-		"the kernel there checks against no rule"
+	truncateBelow = "the seccomp filter refuses truncate(2) and an open with O_TRUNC not to write " +
+		"(to read, or for no access), which the kernel there checks against no rule"
 )
 
 // enforcesTable builds the ENFORCES table anew.

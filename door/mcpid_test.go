@@ -22,6 +22,8 @@ var idCases = []struct {
 	{`9007199254740993`, true}, // answered 9007199254740992
 	{`18446744073709551615`, true},
 	{`-9223372036854775809`, true},
+	{`9007199254740992`, true}, // carried, but past the bound an id is held to
+	{`-9007199254740992`, true},
 	{`2.7`, true}, // answered 2
 	{`1.0`, true},
 	{`1e3`, true},

@@ -3,6 +3,7 @@ package door
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -415,5 +416,38 @@ func TestMCPBatchRefused(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || fake.ran.Load() != 1 {
 		t.Errorf("the call alone: %d %s, %d runs; want 200 and one run", resp.StatusCode, body,
 			fake.ran.Load())
+	}
+}
+
+// TestStructuredLogTestimony: with a Logger, a run whose outcome is
+// testimony (RunReply.Testimony) is logged with testimony true, and its
+// message says so; the control, a run whose outcome the supervisor saw,
+// with testimony false.
+func TestStructuredLogTestimony(t *testing.T) {
+	var buf syncBuffer
+	s, err := New(Config{Runner: &fakeRunner{}, Logger: slog.New(slog.NewJSONHandler(&buf, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ran(context.Background(), "http", nil, RunReply{RunID: "forged", Status: "ok",
+		Testimony: "ffi:ctypes is granted"}, time.Millisecond)
+	s.ran(context.Background(), "http", nil, RunReply{RunID: "seen", Status: "ok"}, time.Millisecond)
+	recs := map[string]map[string]any{}
+	sc := bufio.NewScanner(strings.NewReader(buf.String()))
+	for sc.Scan() {
+		var rec map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("a log line is not JSON: %v: %q", err, sc.Text())
+		}
+		id, _ := rec["run_id"].(string)
+		recs[id] = rec
+	}
+	for id, want := range map[string]bool{"forged": true, "seen": false} {
+		rec := recs[id]
+		msg, _ := rec["msg"].(string)
+		if rec["testimony"] != want || strings.Contains(msg, "testimony") != want {
+			t.Errorf("the record of run %s: %v; want testimony %v, and its message saying so", id,
+				rec, want)
+		}
 	}
 }

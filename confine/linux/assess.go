@@ -30,7 +30,7 @@ type Held struct {
 	Seccomp bool
 	// SeccompTruncate is true when that filter refuses the truncations
 	// Landlock below the ABI of the truncate right does not check
-	// (truncate(2), an open for reading with O_TRUNC): it was built so
+	// (truncate(2), an open with O_TRUNC not to write): it was built so
 	// beside such a ruleset.
 	SeccompTruncate bool
 	// SeccompFailure is why the filter was not installed, when Apply
@@ -117,7 +117,8 @@ func Assess(p core.Policy, h Held) core.Result {
 	// worker's user may write may be truncated, whatever the budget
 	// grants, the guarded locations (the receipts, /etc/shadow, ~/.ssh)
 	// among them, beneath a grant or outside every one.
-	if abi > 0 && landlockWriteRights(abi)&LandlockFSTruncate == 0 && !(h.Seccomp && h.SeccompTruncate) {
+	filtered := h.Seccomp && h.SeccompTruncate
+	if abi > 0 && landlockWriteRights(abi)&LandlockFSTruncate == 0 && !filtered {
 		unheld(core.LayerLandlockFamily, "Landlock ABI "+strconv.Itoa(abi)+
 			" cannot hold truncating a file (it needs "+ABIText(landlockABITruncate)+"): "+
 			landlockTruncateUnheld)

@@ -31,8 +31,9 @@ type LandlockABIInfo struct {
 // right leaves open whatever the ruleset handles, where the seccomp
 // filter does not refuse it (Held.SeccompTruncate): truncate(2) meets no
 // Landlock check, and an open with O_TRUNC only the check of the access it
-// opens for, so a file a read grant reaches is emptied by opening it to
-// read. Assess says it.
+// opens for (none for O_ACCMODE, an open for no access), so a file a read
+// grant reaches is emptied by opening it to read, and any other by opening
+// it for no access. Assess says it.
 const landlockTruncateUnheld = "any file the worker's user may write may be truncated, by its " +
 	"path or opened to be read, whatever the budget grants, the guarded locations among them"
 
@@ -51,8 +52,8 @@ var landlockABIs = []LandlockABIInfo{
 		Adds: "the refer right (renaming and linking a file into another directory), which Sabline " +
 			"grants nowhere"},
 	{ABI: 3, Kernel: "6.2", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
-		Adds: "truncating a file (below it, the seccomp filter refuses truncate(2) and a read-only " +
-			"open with O_TRUNC)"},
+		Adds: "truncating a file (below it, the seccomp filter refuses truncate(2) and an open " +
+			"with O_TRUNC not to write)"},
 	{ABI: 4, Kernel: "6.7", FS: landlockABI1FS | landlockFSRefer | LandlockFSTruncate,
 		Net:     LandlockNetBindTCP | LandlockNetConnectTCP,
 		Adds:    "TCP bind and connect by port",

@@ -1899,7 +1899,7 @@ func installFilter(t *testing.T, c Config) {
 
 // truncateChecks are the truncations of a file the child makes, each by
 // a call Landlock below ABI 3 does not check: truncate(2), and an open
-// for reading alone with O_TRUNC. What became of the file is read after
+// with O_TRUNC for reading alone or for no access (O_ACCMODE). What became of the file is read after
 // each (its size): one refused is whole, one allowed is empty. truncates
 // are them under a filter that leaves truncation to Landlock, each made;
 // keeps under one that refuses it (TruncateRefused), each refused, and
@@ -1947,6 +1947,10 @@ func truncateChecks(arch Arch) (truncates, keeps []kernelCheck) {
 		{"truncate(2)", func(path string) error { return unix.Truncate(path, 0) }},
 		{"openat(O_RDONLY|O_TRUNC)", openCut(unix.SYS_OPENAT, unix.O_RDONLY|unix.O_TRUNC)},
 		{"openat(1<<32|O_RDONLY|O_TRUNC)", openCut(unix.SYS_OPENAT, testHigh|unix.O_RDONLY|unix.O_TRUNC)},
+		// Access mode 3, for no access (ioctl alone): Landlock checks
+		// nothing of such an open, at any ABI, and below ABI 3 nothing of
+		// its truncation.
+		{"openat(O_ACCMODE|O_TRUNC)", openCut(unix.SYS_OPENAT, unix.O_ACCMODE|unix.O_TRUNC)},
 	}
 	if nr, ok := arch.Table["open"]; ok {
 		refused = append(refused, struct {

@@ -145,8 +145,9 @@ type Config struct {
 	Sockets Sockets
 	// PID is the worker's process id, the only process it may signal.
 	PID int
-	// TruncateRefused: truncate(2), and an open or openat for reading
-	// alone with O_TRUNC, are refused (EPERM), for a worker whose
+	// TruncateRefused: truncate(2), and an open or openat with O_TRUNC
+	// that is not for writing (for reading alone, or for no access:
+	// O_ACCMODE, 3), are refused (EPERM), for a worker whose
 	// Landlock holds no truncation (below ABI 3, or not applied): the
 	// kernel checks neither against the ruleset there, and either would
 	// empty any file the worker's user may write. ftruncate(2) of a
@@ -206,8 +207,10 @@ func ruleBlock(r rule, c Config) block {
 		flags := openFlagsArg[r.name]
 		var tests []argTest
 		if c.TruncateRefused {
-			tests = append(tests, argTest{arg: flags, mask: oAccmode | oTrunc, values: []uint32{oTrunc},
-				onMatch: true, action: actEPERM})
+			// Read alone (O_RDONLY), or no access (O_ACCMODE, 3): Landlock
+			// checks no write for either.
+			tests = append(tests, argTest{arg: flags, mask: oAccmode | oTrunc,
+				values: []uint32{oTrunc, oAccmode | oTrunc}, onMatch: true, action: actEPERM})
 		}
 		// A call that makes no file is cleared before its mode is read.
 		return block{result: actAllow, tests: append(tests,

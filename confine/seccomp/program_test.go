@@ -202,7 +202,7 @@ func TestSeccompSimulation(t *testing.T) {
 	// neighbouring arguments from the second to the fourth.
 	fileValues := []uint64{
 		0, oCreat, oCreat | testOWronly | testOCloexec, testHigh | oCreat, oTmpfile, testOTmpfileAMD64, testOTmpfileARM64,
-		oTrunc, oTrunc | testOCloexec, oTrunc | testOWronly, oTrunc | testORdwr, testHigh | oTrunc, oTrunc | oCreat | 0o644,
+		oTrunc, oTrunc | testOCloexec, oTrunc | testOWronly, oTrunc | testORdwr, oTrunc | oAccmode, testHigh | oTrunc, oTrunc | oCreat | 0o644,
 		testHigh | testOTmpfileAMD64, 0o644, 0o4755, 0o2600, modeSetID, testSIfreg | 0o4600, testHigh | 0o4000,
 		0o1777, mapLocked | testMapPrivAnon, testMapPrivAnon,
 	}
@@ -641,6 +641,9 @@ func TestSeccompCases(t *testing.T) {
 		{name: "open(O_RDONLY|O_TRUNC) refused where Landlock holds no truncation", arch: archAMD64, policy: closedNT, call: "open", args: [6]uint64{testPointer, oTrunc}, want: eperm},
 		{name: "openat(O_RDONLY|O_TRUNC) allowed where Landlock holds truncation", arch: archAMD64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oTrunc}, want: actAllow},
 		{name: "openat(O_WRONLY|O_TRUNC) allowed: Landlock checks the write", arch: archAMD64, policy: closedNT, call: "openat", args: [6]uint64{^uint64(99), testPointer, oTrunc | testOWronly | oCreat, 0o644}, want: actAllow},
+		{name: "openat(O_ACCMODE|O_TRUNC) refused where Landlock holds no truncation: it checks no access", arch: archAMD64, policy: closedNT, call: "openat", args: [6]uint64{^uint64(99), testPointer, oAccmode | oTrunc}, want: eperm},
+		{name: "open(O_ACCMODE|O_TRUNC) refused where Landlock holds no truncation", arch: archAMD64, policy: handedNT, call: "open", args: [6]uint64{testPointer, testHigh | oAccmode | oTrunc | testOCloexec}, want: eperm},
+		{name: "openat(O_ACCMODE|O_TRUNC) allowed where Landlock holds truncation", arch: archARM64, policy: closed, call: "openat", args: [6]uint64{^uint64(99), testPointer, oAccmode | oTrunc}, want: actAllow},
 		{name: "openat(O_RDWR|O_TRUNC) allowed: Landlock checks the write", arch: archARM64, policy: closedNT, call: "openat", args: [6]uint64{^uint64(99), testPointer, oTrunc | testORdwr}, want: actAllow},
 		{name: "truncate refused where Landlock holds no truncation", arch: archAMD64, policy: closedNT, call: "truncate", args: [6]uint64{testPointer, 0}, want: eperm},
 		{name: "truncate allowed where Landlock holds truncation", arch: archARM64, policy: handed, call: "truncate", args: [6]uint64{testPointer, 0}, want: actAllow},

@@ -91,8 +91,8 @@ const (
 	readLimit
 	// noSetID (open, openat): a file made (O_CREAT or O_TMPFILE) has no
 	// S_ISUID or S_ISGID in its mode; where the Config refuses
-	// truncation (TruncateRefused), an open for reading alone has no
-	// O_TRUNC. mknodSetID is the same for mknodat, whose mode is always
+	// truncation (TruncateRefused), an open that is not for writing (read
+	// alone, or no access) has no O_TRUNC. mknodSetID is the same for mknodat, whose mode is always
 	// read.
 	noSetID
 	mknodNoSetID
@@ -446,8 +446,9 @@ const (
 	// takes the mode argument only when one of them is set.
 	oCreat   = 0x40
 	oTmpfile = 0x400000
-	// oTrunc is O_TRUNC, and oAccmode O_ACCMODE: an open whose access,
-	// read alone, is O_RDONLY (0) with O_TRUNC cuts the file to nothing.
+	// oTrunc is O_TRUNC, and oAccmode O_ACCMODE: an open with O_TRUNC
+	// whose access is O_RDONLY (0) or none (3, which Linux opens for
+	// ioctl alone) cuts the file to nothing, and Landlock checks no write.
 	oTrunc   = 0x200
 	oAccmode = 0x3
 	// modeSetID is S_ISUID|S_ISGID.

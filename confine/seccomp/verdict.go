@@ -82,8 +82,11 @@ func argVerdict(r rule, args [6]uint64, c Config) filterAction {
 		}
 		// Below Landlock ABI 3 an open is checked for the access it opens
 		// for alone: read, with O_TRUNC, it empties a file a read grant
-		// reaches, or any the worker's user may write.
-		if c.TruncateRefused && flags&oAccmode == 0 && flags&oTrunc != 0 {
+		// reaches, or any the worker's user may write; for no access
+		// (O_ACCMODE, which Linux takes as 3: ioctl only), Landlock checks
+		// nothing, and it empties any such file too.
+		access := flags & oAccmode
+		if c.TruncateRefused && flags&oTrunc != 0 && (access == 0 || access == 3) {
 			return actEPERM
 		}
 		return allowIf(flags&(oCreat|oTmpfile) == 0 || mode&modeSetID == 0)

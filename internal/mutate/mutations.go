@@ -2647,13 +2647,13 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "assess-truncate-never-credited", File: "confine/linux/assess.go",
-		Old: "&& !(h.Seccomp && h.SeccompTruncate) {", New: "&& true {",
+		Old: "filtered := h.Seccomp && h.SeccompTruncate", New: "filtered := false && h.Seccomp && h.SeccompTruncate",
 		Packages: linuxPkg, Run: "^(TestAssessLinux|TestWorkerAtOlderABIs)$",
 		CaughtBy: "TestAssessLinux (ABI 2 with the filter refusing truncation: full); TestWorkerAtOlderABIs",
 	},
 	{
 		Name: "assess-truncate-credited-without-seccomp", File: "confine/linux/assess.go",
-		Old: "&& !(h.Seccomp && h.SeccompTruncate) {", New: "&& !h.SeccompTruncate {",
+		Old: "filtered := h.Seccomp && h.SeccompTruncate", New: "filtered := h.SeccompTruncate",
 		Packages: linuxPkg, Run: "^TestAssessLinux$",
 		CaughtBy: "TestAssessLinux (ABI 2, the filter's truncation said but the filter not installed)",
 	},

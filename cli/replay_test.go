@@ -431,6 +431,21 @@ func TestReplayRefusesWhatIsNoReceipt(t *testing.T) {
 	}
 }
 
+// receiptFile is rec written to a file of its own, as a receipt is
+// stored.
+func receiptFile(t *testing.T, rec *receipt.Receipt) string {
+	t.Helper()
+	data, err := rec.AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "forged.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestReplayReadsNoTestimonyFiles: a receipt whose loaded files are
 // testimony (reported by a worker that ran host code, which could have
 // named any file) is refused with E334 before any of them is read: a
@@ -455,19 +470,12 @@ func TestReplayReadsNoTestimonyFiles(t *testing.T) {
 		{name: "not testimony", wantMsg: secret + " changed since run"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := orig.Receipt
+			rec := *orig.Receipt // a copy: each case forges its own
 			rec.Program.Files = append(slices.Clone(rec.Program.Files),
 				program.FileDigest{Path: secret, SHA256: strings.Repeat("0", 64)})
 			rec.Reported = &receipt.Reported{Fields: []string{receipt.FieldOutcome,
 				receipt.FieldFiles}, Testimony: tt.testimony}
-			data, err := rec.AppendJSON(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			forged := filepath.Join(t.TempDir(), "forged.json")
-			if err := os.WriteFile(forged, data, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			forged := receiptFile(t, &rec)
 			status, stdout, stderr := fx.main(t, "replay", forged)
 			if status != codes.ExitUsage || !strings.Contains(stderr, "E334: ") ||
 				!strings.Contains(stderr, tt.wantMsg) || stdout != "" {
@@ -483,18 +491,11 @@ func TestReplayReadsNoTestimonyFiles(t *testing.T) {
 	// program, which the supervisor read itself, replays: the program is
 	// read, as it is for every receipt.
 	t.Run("testimony, the program alone", func(t *testing.T) {
-		rec := orig.Receipt
+		rec := *orig.Receipt // a copy: each case forges its own
 		rec.Program.Files = nil
 		rec.Reported = &receipt.Reported{Fields: []string{receipt.FieldOutcome, receipt.FieldFiles},
 			Testimony: "ffi:ctypes is granted: host code ran beside the program"}
-		data, err := rec.AppendJSON(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		forged := filepath.Join(t.TempDir(), "forged.json")
-		if err := os.WriteFile(forged, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		forged := receiptFile(t, &rec)
 		if status, stdout, stderr := fx.main(t, "replay", forged); status != 0 ||
 			!strings.Contains(stdout, "hello, world\n") {
 			t.Errorf("status %d, stdout %q, stderr %s: want the program run again", status, stdout,

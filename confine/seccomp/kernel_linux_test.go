@@ -1899,7 +1899,8 @@ func installFilter(t *testing.T, c Config) {
 
 // truncateChecks are the truncations of a file the child makes, each by
 // a call Landlock below ABI 3 does not check: truncate(2), and an open
-// with O_TRUNC for reading alone or for no access (O_ACCMODE). What became of the file is read after
+// with O_TRUNC for reading alone or for no access (O_ACCMODE, which every
+// filter refuses). What became of the file is read after
 // each (its size): one refused is whole, one allowed is empty. truncates
 // are them under a filter that leaves truncation to Landlock, each made;
 // keeps under one that refuses it (TruncateRefused), each refused, and
@@ -1947,10 +1948,6 @@ func truncateChecks(arch Arch) (truncates, keeps []kernelCheck) {
 		{"truncate(2)", func(path string) error { return unix.Truncate(path, 0) }},
 		{"openat(O_RDONLY|O_TRUNC)", openCut(unix.SYS_OPENAT, unix.O_RDONLY|unix.O_TRUNC)},
 		{"openat(1<<32|O_RDONLY|O_TRUNC)", openCut(unix.SYS_OPENAT, testHigh|unix.O_RDONLY|unix.O_TRUNC)},
-		// Access mode 3, for no access (ioctl alone): Landlock checks
-		// nothing of such an open, at any ABI, and below ABI 3 nothing of
-		// its truncation.
-		{"openat(O_ACCMODE|O_TRUNC)", openCut(unix.SYS_OPENAT, unix.O_ACCMODE|unix.O_TRUNC)},
 	}
 	if nr, ok := arch.Table["open"]; ok {
 		refused = append(refused, struct {
@@ -1963,6 +1960,21 @@ func truncateChecks(arch Arch) (truncates, keeps []kernelCheck) {
 		truncates = append(truncates, kernelCheck{name: r.name + ", left to Landlock", call: cut(file, r.do)})
 		keeps = append(keeps, kernelCheck{name: r.name + ", refused", want: eperm, works: true,
 			call: cut(file, r.do)})
+	}
+	// Access mode 3, for no access (ioctl alone): Landlock checks no
+	// right of such an open at any ABI (it opens any file the worker's
+	// user may read and write, a device's open run wherever its node is),
+	// so every filter refuses it; with O_TRUNC its effect is seen.
+	for _, l := range []*[]kernelCheck{&truncates, &keeps} {
+		*l = append(*l, kernelCheck{name: "openat(O_ACCMODE|O_TRUNC), refused by every filter",
+			want: eperm, works: true, call: cut("cut-a", openCut(unix.SYS_OPENAT,
+				unix.O_ACCMODE|unix.O_TRUNC))},
+			kernelCheck{name: "openat(O_ACCMODE), refused by every filter", want: eperm, works: true,
+				call: func(e *childEnv) error {
+					return withPath(e.file, func(p uintptr) error {
+						return fdCall(unix.SYS_OPENAT, atFDCWD, p, unix.O_ACCMODE|unix.O_CLOEXEC)
+					})
+				}})
 	}
 	keeps = append(keeps,
 		kernelCheck{name: "openat(O_WRONLY|O_TRUNC), which Landlock checks", call: cut("cut-w",

@@ -90,10 +90,11 @@ const (
 	// and no new limit: the pointer is NULL on both its words.
 	readLimit
 	// noSetID (open, openat): a file made (O_CREAT or O_TMPFILE) has no
-	// S_ISUID or S_ISGID in its mode; where the Config refuses
-	// truncation (TruncateRefused), an open that is not for writing (read
-	// alone, or no access) has no O_TRUNC. mknodSetID is the same for mknodat, whose mode is always
-	// read.
+	// S_ISUID or S_ISGID in its mode; an open is for reading, writing or
+	// both, never for no access (O_ACCMODE, 3), which Landlock checks no
+	// right for; and where the Config refuses truncation
+	// (TruncateRefused), an open for reading alone has no O_TRUNC.
+	// mknodSetID is the same for mknodat, whose mode is always read.
 	noSetID
 	mknodNoSetID
 	// noLock (mmap): no MAP_LOCKED.
@@ -446,9 +447,10 @@ const (
 	// takes the mode argument only when one of them is set.
 	oCreat   = 0x40
 	oTmpfile = 0x400000
-	// oTrunc is O_TRUNC, and oAccmode O_ACCMODE: an open with O_TRUNC
-	// whose access is O_RDONLY (0) or none (3, which Linux opens for
-	// ioctl alone) cuts the file to nothing, and Landlock checks no write.
+	// oTrunc is O_TRUNC, and oAccmode O_ACCMODE. An open whose access is
+	// none (3, which Linux opens for ioctl alone) meets no Landlock right;
+	// one with O_TRUNC whose access is O_RDONLY (0) cuts the file to
+	// nothing, and Landlock below ABI 3 checks no write for it.
 	oTrunc   = 0x200
 	oAccmode = 0x3
 	// modeSetID is S_ISUID|S_ISGID.

@@ -82,8 +82,9 @@ func restriction(r rule) string {
 	case readLimit:
 		return " reading the worker's own limits only"
 	case noSetID:
-		return " making no set-user-ID or set-group-ID file, and no open with O_TRUNC not to " +
-			"write where Landlock holds no truncation (below ABI 3)"
+		return " making no set-user-ID or set-group-ID file, for reading or writing only " +
+			"(O_ACCMODE refused), and no open with O_TRUNC not to write where Landlock holds no " +
+			"truncation (below ABI 3)"
 	case mknodNoSetID:
 		return " making no set-user-ID or set-group-ID file"
 	case noLock:

@@ -80,13 +80,15 @@ func argVerdict(r rule, args [6]uint64, c Config) filterAction {
 		if r.name == "open" {
 			flags, mode = arg(1), arg(2)
 		}
-		// Below Landlock ABI 3 an open is checked for the access it opens
-		// for alone: read, with O_TRUNC, it empties a file a read grant
-		// reaches, or any the worker's user may write; for no access
-		// (O_ACCMODE, which Linux takes as 3: ioctl only), Landlock checks
-		// nothing, and it empties any such file too.
+		// An open for no access (O_ACCMODE, which Linux takes as 3: ioctl
+		// only) meets no Landlock right at any ABI: it opens any file the
+		// worker's user may read and write, and runs a device's open
+		// wherever its node is. Below Landlock ABI 3 an open is checked
+		// for the access it opens for alone: read, with O_TRUNC, it
+		// empties a file a read grant reaches, or any the worker's user
+		// may write.
 		access := flags & oAccmode
-		if c.TruncateRefused && flags&oTrunc != 0 && (access == 0 || access == 3) {
+		if access == oAccmode || c.TruncateRefused && flags&oTrunc != 0 && access == 0 {
 			return actEPERM
 		}
 		return allowIf(flags&(oCreat|oTmpfile) == 0 || mode&modeSetID == 0)

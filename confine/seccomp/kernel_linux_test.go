@@ -284,9 +284,12 @@ type childEnv struct {
 	locked *lockedThread
 	file   string // a scratch file the child made
 	dir    string // the scratch directory file is in
-	other  int    // the sleep of seccompOtherEnv, its own process group
-	thread int    // a thread of the child other than its main thread
-	sock   int    // a UDP socket, made before the filter
+	// opens is an inotify descriptor, made before the filter, watching
+	// file for IN_OPEN: whether the kernel opened it (opened).
+	opens  int
+	other  int // the sleep of seccompOtherEnv, its own process group
+	thread int // a thread of the child other than its main thread
+	sock   int // a UDP socket, made before the filter
 	// broker is the child's end of the broker channel (brokerFD), on
 	// which TestSeccompKernel, playing the supervisor, handed in one
 	// connected TCP socket before the child started.
@@ -1772,6 +1775,12 @@ func TestSeccompKernelChild(t *testing.T) {
 	if err := os.WriteFile(e.file, []byte("scratch\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if e.opens, err = unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := unix.InotifyAddWatch(e.opens, e.file, unix.IN_OPEN); err != nil {
+		t.Fatal(err)
+	}
 	run := func(c kernelCheck) error {
 		if !c.locked {
 			return c.call(e)
@@ -1897,6 +1906,25 @@ func installFilter(t *testing.T, c Config) {
 	}
 }
 
+// opened reports whether the kernel opened the child's scratch file since
+// the last call, as its inotify watch (opens) saw, and drains the watch.
+func (e *childEnv) opened() (bool, error) {
+	var buf [4096]byte
+	seen := false
+	for {
+		n, err := unix.Read(e.opens, buf[:])
+		switch {
+		case errors.Is(err, unix.EAGAIN):
+			return seen, nil
+		case err != nil:
+			return seen, fmt.Errorf("read the inotify watch: %w", err)
+		case n == 0:
+			return seen, nil
+		}
+		seen = true
+	}
+}
+
 // truncateChecks are the truncations of a file the child makes, each by
 // a call Landlock below ABI 3 does not check: truncate(2), and an open
 // with O_TRUNC for reading alone or for no access (O_ACCMODE, which every
@@ -1971,9 +1999,23 @@ func truncateChecks(arch Arch) (truncates, keeps []kernelCheck) {
 				unix.O_ACCMODE|unix.O_TRUNC))},
 			kernelCheck{name: "openat(O_ACCMODE), refused by every filter", want: eperm, works: true,
 				call: func(e *childEnv) error {
-					return withPath(e.file, func(p uintptr) error {
+					if _, err := e.opened(); err != nil {
+						return err
+					}
+					err := withPath(e.file, func(p uintptr) error {
 						return fdCall(unix.SYS_OPENAT, atFDCWD, p, unix.O_ACCMODE|unix.O_CLOEXEC)
 					})
+					opened, rerr := e.opened()
+					switch {
+					case rerr != nil:
+						return rerr
+					case err == nil && !opened:
+						return fmt.Errorf("succeeded, and the kernel saw no open of %s", e.file)
+					case err != nil && opened:
+						// %v, not %w: a refusal after the open is no refusal.
+						return fmt.Errorf("failed with %v, but the kernel opened %s", err, e.file)
+					}
+					return err
 				}})
 	}
 	keeps = append(keeps,

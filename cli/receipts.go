@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -107,7 +106,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 			// A status the worker reported where the program could have
 			// written it is marked, as show and diff mark it.
 			status := string(r.Outcome.Status)
-			if r.Testimony() != "" && slices.Contains(r.Reported.Fields, receipt.FieldOutcome) {
+			if r.TestimonyOf(receipt.FieldOutcome) != "" {
 				status += testimonyMark
 				marked = true
 			}

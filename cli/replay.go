@@ -182,8 +182,7 @@ func sameProgram(orig receipt.StoredReceipt) ([]byte, error) {
 			files = append(files, fd)
 		}
 	}
-	if t := orig.Testimony(); len(files) > 1 && t != "" &&
-		slices.Contains(orig.Reported.Fields, receipt.FieldFiles) {
+	if t := orig.TestimonyOf(receipt.FieldFiles); len(files) > 1 && t != "" {
 		// Not one of them is read: a path the worker chose would be read
 		// as the operator, and its digest, or its absence, printed.
 		e := codes.Errorf(codes.E334, replayFilesTestimony, orig.RunID, t)

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -165,23 +164,13 @@ func (r *PoolRunner) replyOf(res *sabline.Result) (RunReply, error) {
 		Code:       string(o.Code),
 		Message:    o.Message,
 		Position:   r.relative(o.Position),
-		Testimony:  outcomeTestimony(rec),
+		Testimony:  rec.TestimonyOf(receipt.FieldOutcome),
 		Receipt:    raw,
 	}
 	for _, fr := range o.Stack {
 		reply.Stack = append(reply.Stack, r.relative(fr))
 	}
 	return reply, nil
-}
-
-// outcomeTestimony is why rec's outcome is testimony (receipt.Testimony),
-// "" when it is what the supervisor saw, or what was reported by a worker
-// that could not have forged it.
-func outcomeTestimony(rec *receipt.Receipt) string {
-	if rec.Older() || !slices.Contains(rec.Reported.Fields, receipt.FieldOutcome) {
-		return ""
-	}
-	return rec.Testimony()
 }
 
 // asNamed is the file a request's path p names beneath root, as its

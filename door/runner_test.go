@@ -384,29 +384,3 @@ func TestReplyTestimony(t *testing.T) {
 		})
 	}
 }
-
-// TestOutcomeTestimony: a reply's testimony is the receipt's only where
-// the outcome is among the fields the worker reported: a receipt whose
-// testimony is of its effects alone (a run the supervisor ended, its
-// outcome seen) has none, nor has an older receipt, which says nothing of
-// its parts. The control: the outcome reported as testimony.
-func TestOutcomeTestimony(t *testing.T) {
-	const why = "ffi:ctypes is granted: host code ran beside the program"
-	for _, tt := range []struct {
-		name     string
-		reported *receipt.Reported
-		want     string
-	}{
-		{name: "the outcome reported", want: why,
-			reported: &receipt.Reported{Fields: []string{receipt.FieldOutcome, receipt.FieldEffects},
-				Testimony: why}},
-		{name: "the effects alone reported",
-			reported: &receipt.Reported{Fields: []string{receipt.FieldEffects}, Testimony: why}},
-		{name: "nothing reported", reported: &receipt.Reported{}},
-		{name: "an older receipt"},
-	} {
-		if got := outcomeTestimony(&receipt.Receipt{Reported: tt.reported}); got != tt.want {
-			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}

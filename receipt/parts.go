@@ -148,6 +148,16 @@ func (rec *Receipt) Testimony() string {
 	return rec.Reported.Testimony
 }
 
+// TestimonyOf says why field, one of the Field names, is testimony: the
+// receipt's Testimony where the worker reported that field, "" where it
+// did not, or the receipt is older and does not say.
+func (rec *Receipt) TestimonyOf(field string) string {
+	if rec.Older() || !slices.Contains(rec.Reported.Fields, field) {
+		return ""
+	}
+	return rec.Testimony()
+}
+
 // Parts is what the receipt says of its two parts, in a sentence for the
 // operator: which fields the worker reported, and whether they are
 // testimony.

@@ -54,17 +54,13 @@ func StreamTransport(r io.Reader, w io.Writer) mcp.Transport {
 	return &streamTransport{r: r, w: w}
 }
 
-// StreamTransportUntil is StreamTransport whose input is taken to have
-// ended once stop is closed: no further line is read, and the requests
-// already read are answered before the connection closes.
-func StreamTransportUntil(stop <-chan struct{}, r io.Reader, w io.Writer) mcp.Transport {
-	return &streamTransport{r: r, w: w, stop: stop}
-}
-
 type streamTransport struct {
-	r    io.Reader
-	w    io.Writer
-	stop <-chan struct{} // nil: the input ends only when r does
+	r io.Reader
+	w io.Writer
+	// stop, when closed, ends the input: no further line is read, and
+	// the requests already read are answered before the connection
+	// closes (ServeStream); nil: the input ends only when r does.
+	stop <-chan struct{}
 }
 
 func (t *streamTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -84,7 +80,7 @@ func (t *streamTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 func (s *Server) ServeStream(ctx context.Context, r io.Reader, w io.Writer) error {
 	stop := context.AfterFunc(ctx, s.Stop)
 	defer stop()
-	err := s.MCP().Run(context.WithoutCancel(ctx), StreamTransportUntil(ctx.Done(), r, w))
+	err := s.MCP().Run(context.WithoutCancel(ctx), &streamTransport{r: r, w: w, stop: ctx.Done()})
 	s.Stop()
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return fmt.Errorf("door: serve on a stream: %w", err)
@@ -114,7 +110,7 @@ type lineConn struct {
 	answered  chan struct{}
 	closed    chan struct{}
 	closeOnce sync.Once
-	stop      <-chan struct{} // closed: read no further line (StreamTransportUntil)
+	stop      <-chan struct{} // closed: read no further line (streamTransport.stop)
 }
 
 // readLines sends each line of r, its newline cut, to c.lines; a line

@@ -104,7 +104,7 @@ func runServerDomainChild(t *testing.T, part string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := connectLoopback(port); err != nil {
+	if err := backlog.Connect(port); err != nil {
 		t.Fatalf("the control, before the domain: %v", err)
 	}
 	held, err := confineServer(d)
@@ -112,7 +112,7 @@ func runServerDomainChild(t *testing.T, part string) {
 		t.Fatal(err)
 	}
 	after := "ok"
-	if err := connectLoopback(port); err != nil {
+	if err := backlog.Connect(port); err != nil {
 		after = err.Error()
 	}
 	report := "the server process is held (" + held + "): it " + d.describe() + "\n" + after + "\n"
@@ -121,14 +121,4 @@ func runServerDomainChild(t *testing.T, part string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// connectLoopback connects a TCP socket to 127.0.0.1:port, and closes it.
-func connectLoopback(port int) error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	return unix.Connect(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
 }

@@ -90,7 +90,7 @@ func runOlderABIWorker(c olderABIWorker) (olderABIReport, error) {
 		return olderABIReport{}, err
 	}
 	p := core.OSPolicy(b, core.Options{})
-	if err := errors.Join(unix.Truncate(path("control/file"), 0), tcpConnect(c.Port),
+	if err := errors.Join(unix.Truncate(path("control/file"), 0), backlog.Connect(c.Port),
 		abstractConnect(c.Abstract), unix.Kill(c.Before, unix.SIGCONT)); err != nil {
 		return olderABIReport{}, fmt.Errorf("the controls, before the policy: %w", err)
 	}
@@ -112,7 +112,7 @@ func runOlderABIWorker(c olderABIWorker) (olderABIReport, error) {
 		{"open for no access (O_ACCMODE) with O_TRUNC outside", openTrunc(path("outside/file"), unix.O_ACCMODE)},
 		{"open for no access (O_ACCMODE) with O_TRUNC, guarded", openTrunc(path("guarded/secret"), unix.O_ACCMODE)},
 		{"rename into another directory", unix.Rename(path("write/a/x"), path("write/b/x"))},
-		{"tcp connect", tcpConnect(c.Port)},
+		{"tcp connect", backlog.Connect(c.Port)},
 		{"abstract connect", abstractConnect(c.Abstract)},
 		{"signal", unix.Kill(c.After, unix.SIGCONT)},
 	} {
@@ -141,16 +141,6 @@ func errnoName(err error) string {
 		return unix.ErrnoName(errno)
 	}
 	return err.Error()
-}
-
-// tcpConnect connects a TCP socket of its own to 127.0.0.1:port.
-func tcpConnect(port int) error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	return unix.Connect(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
 }
 
 // abstractConnect connects a Unix socket of its own to the abstract name.

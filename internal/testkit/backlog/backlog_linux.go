@@ -47,3 +47,15 @@ func Count(t testing.TB, fd int) int {
 		n++
 	}
 }
+
+// Connect connects a TCP socket of the calling process's own (no
+// broker, no Go poller: the raw calls a confined worker would make) to
+// 127.0.0.1:port, and closes it.
+func Connect(port int) error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.Connect(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
+}

@@ -270,12 +270,15 @@ func decodeLine(l lineOrErr) (jsonrpc.Message, *jsonrpc.Response) {
 	case line[0] == '[':
 		return refuse(jsonrpc.CodeInvalidRequest, "a batch: send one JSON-RPC message a line")
 	}
-	var withID struct {
+	// The parts of a message the SDK would not carry as they were sent,
+	// read as written.
+	var head struct {
 		ID     json.RawMessage `json:"id"`
 		Method json.RawMessage `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(line, &withID) == nil {
-		if string(withID.ID) == "null" && withID.Method != nil {
+	if json.Unmarshal(line, &head) == nil {
+		if string(head.ID) == "null" && head.Method != nil {
 			// JSON-RPC's request, not a notification (which has no id),
 			// and MCP's never: the SDK would take it for a notification
 			// and answer nothing, and its client would wait for ever.
@@ -283,31 +286,30 @@ func decodeLine(l lineOrErr) (jsonrpc.Message, *jsonrpc.Response) {
 				Message: "the id is null: give a request an id, a string or an integer, " +
 					"and a notification none"}}
 		}
-		if msg := idRefusal(withID.ID); msg != "" {
+		if msg := idRefusal(head.ID); msg != "" {
 			return nil, &jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 				Message: msg}}
 		}
-	}
-	var withParams struct {
-		Params struct {
+		var params struct {
 			Meta struct {
 				ProgressToken json.RawMessage `json:"progressToken"`
 			} `json:"_meta"`
 			RequestID json.RawMessage `json:"requestId"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(line, &withParams) == nil {
-		var method string
-		_ = json.Unmarshal(withID.Method, &method)
-		if msg := tokenRefusal(withParams.Params.Meta.ProgressToken); withID.ID != nil && msg != "" {
-			return refuse(jsonrpc.CodeInvalidRequest, "%s", msg)
 		}
-		if id := withParams.Params.RequestID; method == "notifications/cancelled" && !carried(id) {
-			// The SDK would read it as it reads an id, and stop the call
-			// of another id (2.5 or 2.0 that of 2).
-			return refuse(jsonrpc.CodeInvalidRequest, "the cancel names the request id %s, which "+
-				"is not a string of text or an integer within ±%d: it would stop another "+
-				"request; name the id the request was sent with", clip(string(id), 64), maxID)
+		if len(head.Params) > 0 && json.Unmarshal(head.Params, &params) == nil {
+			var method string
+			_ = json.Unmarshal(head.Method, &method)
+			if msg := tokenRefusal(params.Meta.ProgressToken); head.ID != nil && msg != "" {
+				return refuse(jsonrpc.CodeInvalidRequest, "%s", msg)
+			}
+			if id := params.RequestID; method == "notifications/cancelled" && !carried(id) {
+				// The SDK would read it as it reads an id, and stop the
+				// call of another id (2.5 or 2.0 that of 2).
+				return refuse(jsonrpc.CodeInvalidRequest, "the cancel names the request id %s, "+
+					"which is not a string of text or an integer within ±%d: it would stop "+
+					"another request; name the id the request was sent with", clip(string(id), 64),
+					maxID)
+			}
 		}
 	}
 	msg, err := jsonrpc.DecodeMessage(line)

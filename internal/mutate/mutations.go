@@ -1626,8 +1626,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "mcp-id-stdio-unchecked", File: "door/stdio.go",
-		Old:      "\t\tif msg := idRefusal(withID.ID); msg != \"\" {\n",
-		New:      "\t\tif msg := idRefusal(withID.ID); false && msg != \"\" {\n",
+		Old:      "\t\tif msg := idRefusal(head.ID); msg != \"\" {\n",
+		New:      "\t\tif msg := idRefusal(head.ID); false && msg != \"\" {\n",
 		Packages: doorPkg, Run: "^TestMCPAnswersTheIDItWasSent$",
 		CaughtBy: "TestMCPAnswersTheIDItWasSent (standard input)",
 	},
@@ -2697,13 +2697,13 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "mcp-stream-null-id-taken", File: "door/stdio.go",
-		Old: `if string(withID.ID) == "null" && withID.Method != nil {`, New: `if false && withID.Method != nil {`,
+		Old: `if string(head.ID) == "null" && head.Method != nil {`, New: `if false && head.Method != nil {`,
 		Packages: doorPkg, Run: "^TestStreamAnswersANullID$",
 		CaughtBy: "TestStreamAnswersANullID (no answer)",
 	},
 	{
 		Name: "mcp-token-stdio-unchecked", File: "door/stdio.go",
-		Old: `withID.ID != nil && msg != "" {`, New: `withID.ID != nil && false {`,
+		Old: `head.ID != nil && msg != "" {`, New: `head.ID != nil && false {`,
 		Packages: doorPkg, Run: "^TestMCPProgressTokenAsSent$",
 		CaughtBy: "TestMCPProgressTokenAsSent (standard input)",
 	},

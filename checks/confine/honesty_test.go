@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	goruntime "runtime"
+	"strconv"
 	"strings"
 
 	"github.com/sabline/sabline/confine/core"
@@ -314,5 +315,46 @@ var _ = Describe(linux.LayersOnlyEnv, func() {
 		Entry("the normal build never reads it", false, "seccomp", ""),
 		Entry("a knock-out build given a name that is no layer says so", true, "capabilities-dropped",
 			linux.LayersOnlyEnv+`=capabilities-dropped names no layer .*: every layer was applied`),
+	)
+})
+
+var _ = Describe(linux.LandlockABIEnv, func() {
+	DescribeTable("applies Landlock at the kernel's ABI where it is not a knock-out build's switch of one ABI",
+		func(knockedOut bool, value string, wantABI int, wantGap string) {
+			if goruntime.GOOS != string(confine.Linux) {
+				Skip("the switch names a Landlock ABI")
+			}
+			if doctor.Machine.LandlockABI < 2 {
+				Skip(fmt.Sprintf("this kernel's Landlock ABI is %d: there is none older to apply", doctor.Machine.LandlockABI))
+			}
+			s := newScratch()
+			c := call{args: []string{"--allow", "io", s.file("prog.vel", hello)}, env: []string{linux.LandlockABIEnv + "=" + value}}
+			if knockedOut {
+				c.bin = knockout()
+			}
+			r := s.runWith(c)
+			Expect(r.exit).To(Equal(0), "%s", r)
+			if wantABI == 0 {
+				wantABI = doctor.Machine.LandlockABI
+			}
+			p := s.receipt().RunParameters
+			Expect(p.ConfinementLayers).To(ContainElement(fmt.Sprintf("landlock-abi%d", wantABI)), "%s", r)
+			var texts []string
+			for _, g := range p.ConfinementGaps {
+				texts = append(texts, g.Text)
+			}
+			if wantGap == "" {
+				Expect(texts).NotTo(ContainElement(ContainSubstring(linux.LandlockABIEnv)), "%s", r)
+			} else {
+				Expect(texts).To(ContainElement(MatchRegexp(wantGap)), "%s", r)
+			}
+		},
+		Entry("the normal build never reads it", false, "1", 0, ""),
+		Entry("a knock-out build given ABI 1 applies ABI 1 and says so", true, "1", 1,
+			`^`+linux.LandlockABIEnv+`=1, in a knock-out build: Landlock planned at ABI 1 at most`),
+		Entry("a knock-out build given a value that is no ABI says so", true,
+			strconv.Itoa(linux.LandlockMaxABI+1), 0,
+			fmt.Sprintf(`^%s=%d names no Landlock ABI \(1 to %d\): the kernel's was used$`,
+				linux.LandlockABIEnv, linux.LandlockMaxABI+1, linux.LandlockMaxABI)),
 	)
 })

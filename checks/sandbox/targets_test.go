@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,6 +34,12 @@ var workers = 4 * goruntime.NumCPU()
 // the full size (testkit.FullEnv), and when the report is written.
 var everyLayerAlone = testkit.Full() || os.Getenv(escape.UpdateEnv) == "1"
 
+// everyTargetOlder says whether every target is run at every Landlock ABI
+// older than the kernel's, or only those whose outcome changes with the
+// ABI (escape.Target.Older), at the ABIs on either side of each change:
+// every one at the full size, and when the report is written.
+var everyTargetOlder = everyLayerAlone
+
 // reportPath is the committed kernel report of this system.
 var reportPath = filepath.Join("..", "..", "tests", "confine", "kernel-"+goruntime.GOOS+".json")
 
@@ -46,6 +54,16 @@ type attempts struct {
 	// layersAlone says which layers stopped the target alone; nil when
 	// not measured.
 	layersAlone map[string]bool
+	// older are the confined runs with Landlock at an older ABI than the
+	// kernel's (escape.AtABI), by ABI; nil when none was made.
+	older map[int]*escape.Run
+}
+
+// olderMeasured says whether the knock-out build applied Landlock at an
+// older ABI, and if not, why not; set by attemptOlder.
+var olderMeasured struct {
+	ok  bool
+	why string
 }
 
 // aloneMeasured says whether the knock-out build applied one layer at a
@@ -123,10 +141,11 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 				holds := ok && cell.Holds == confine.HoldsYes
 				switch {
 				case goruntime.GOOS == string(confine.Linux) && holds:
-					Expect(a.observed).To(Equal(t.Expect), "ENFORCES row %s holds yes on Linux\n%s%s", t.Row, a.confined.Stdout, a.confined.Stderr)
+					Expect(a.observed).To(Equal(t.ExpectAt(machine.LandlockABI)), "ENFORCES row %s holds yes on Linux (Landlock ABI %d)\n%s%s",
+						t.Row, machine.LandlockABI, a.confined.Stdout, a.confined.Stderr)
 				case goruntime.GOOS == string(confine.Linux):
-					Expect(a.observed).To(Equal(t.Expect), "the catalogue expects %s on Linux (no ENFORCES row says the kernel holds it)\n%s%s",
-						t.Expect, a.confined.Stdout, a.confined.Stderr)
+					Expect(a.observed).To(Equal(t.ExpectAt(machine.LandlockABI)), "the catalogue expects %s on Linux at Landlock ABI %d (no ENFORCES row says the kernel holds it)\n%s%s",
+						t.ExpectAt(machine.LandlockABI), machine.LandlockABI, a.confined.Stdout, a.confined.Stderr)
 				case holds:
 					Expect(a.observed.Kernel()).To(BeTrue(), "ENFORCES row %s holds yes on %s; observed %s", t.Row, goruntime.GOOS, a.observed)
 				default:
@@ -164,6 +183,25 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 				AddReportEntry("witness", fmt.Sprintf("%s: confined %q, unconfined %q", t.Witness, a.confined.Witnessed, a.unconfined.Witnessed))
 			})
 
+			It("meets its expected outcome with Landlock at each older ABI (on Linux), and the kernel's stops change nothing", func() {
+				a := results[t.ID]
+				skipUnavailable(t, a)
+				if !olderMeasured.ok {
+					Skip("older Landlock ABIs not measured: " + olderMeasured.why)
+				}
+				if len(a.older) == 0 {
+					Skip(fmt.Sprintf("the catalogue says no older ABI changes its outcome (%s=1 runs it at every one)", testkit.FullEnv))
+				}
+				for _, abi := range slices.Sorted(maps.Keys(a.older)) {
+					r := a.older[abi]
+					got := escape.Observe(t, *r, a.unconfined, goruntime.GOOS)
+					Expect(got).To(Equal(t.ExpectAt(abi)), "at Landlock ABI %d\n%s%s", abi, r.Stdout, r.Stderr)
+					if got.Kernel() {
+						expectNothingHappened(*r)
+					}
+				}
+			})
+
 			It("is stopped by the layer its outcome names when that layer is applied alone", func() {
 				a := results[t.ID]
 				skipUnavailable(t, a)
@@ -198,6 +236,10 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 			Skip(fmt.Sprintf("there is no committed kernel report for %s (%s): %s=1 writes it", goruntime.GOOS, reportPath, escape.UpdateEnv))
 		}
 		Expect(err).NotTo(HaveOccurred())
+		if committed.LandlockABI != fresh.LandlockABI {
+			Skip(fmt.Sprintf("the committed report was made with Landlock ABI %d, this kernel has ABI %d: "+
+				"each target was held to its outcome at ABI %d instead", committed.LandlockABI, fresh.LandlockABI, fresh.LandlockABI))
+		}
 		disagree, uncompared := escape.Disagreements(committed, fresh)
 		if len(uncompared) > 0 {
 			AddReportEntry("not compared", fmt.Sprintf("the i386 entry: this machine offers it %v, the committed report's %v: %s",
@@ -243,6 +285,19 @@ var _ = Describe("escape targets", Ordered, ContinueOnFailure, func() {
 		fmt.Printf("checks/sandbox: witnesses: %v\n", witnesses)
 		if !aloneMeasured.ok {
 			fmt.Printf("checks/sandbox: layers alone not measured: %s\n", aloneMeasured.why)
+		}
+		if !olderMeasured.ok {
+			fmt.Printf("checks/sandbox: older Landlock ABIs not measured: %s\n", olderMeasured.why)
+		} else {
+			var older, changed int
+			for _, t := range escape.Catalogue {
+				older += len(results[t.ID].older)
+				if len(t.Older) > 0 {
+					changed++
+				}
+			}
+			fmt.Printf("checks/sandbox: %d runs at an older Landlock ABI than this kernel's %d; %d targets change outcome "+
+				"below it (every target at every older ABI: %v, %s=1)\n", older, machine.LandlockABI, changed, everyTargetOlder, testkit.FullEnv)
 		}
 		fmt.Printf("checks/sandbox: %d runs of the sabline command (each a supervisor and a worker), %d at a time; "+
 			"every layer alone: %v (%s=1 for every one)\n", runs.Load(), workers, everyLayerAlone, testkit.FullEnv)
@@ -318,7 +373,69 @@ func attemptAll(dir string) (map[string]*attempts, error) {
 	if err != nil {
 		return results, err
 	}
+	if err := attemptOlder(dir, results); err != nil {
+		return results, err
+	}
 	return results, attemptAlone(dir, results)
+}
+
+// attemptOlder runs, on Linux, targets confined with Landlock at ABIs
+// older than the kernel's (escape.AtABI): every target at every one when
+// everyTargetOlder, else those whose outcome changes with the ABI, at
+// the ABIs on either side of each change. A first run asks the build
+// whether it honours the switch: its receipt must name the ABI asked
+// for; where it does not, nothing is measured and olderMeasured says why.
+func attemptOlder(dir string, results map[string]*attempts) error {
+	switch {
+	case goruntime.GOOS != string(confine.Linux):
+		olderMeasured.why = "Landlock is Linux's"
+		return nil
+	case machine.LandlockABI < 2:
+		olderMeasured.why = fmt.Sprintf("this kernel's Landlock ABI is %d: there is none older to apply", machine.LandlockABI)
+		return nil
+	}
+	probe := escape.Target{ID: "abi-probe", Budget: "io", Program: "print(\"RESULT ok\")\n"}
+	runs.Add(1)
+	r, err := escape.Execute(bins, probe, escape.AtABI(1), dir)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(r.Layers, "landlock-abi1") {
+		olderMeasured.why = fmt.Sprintf("with %s=1 the knock-out build's receipt says the layers %q held the run: it does not apply an older ABI",
+			escape.ABIEnv, r.Layers)
+		return nil
+	}
+	olderMeasured.ok = true
+	type job struct {
+		t   escape.Target
+		abi int
+	}
+	var jobs []job
+	for _, t := range escape.Catalogue {
+		abis := map[int]bool{}
+		for _, o := range t.Older {
+			abis[o.Below-1], abis[o.Below] = true, true
+		}
+		for abi := 1; abi < machine.LandlockABI; abi++ {
+			if everyTargetOlder || abis[abi] {
+				jobs = append(jobs, job{t, abi})
+			}
+		}
+		if len(abis) > 0 || everyTargetOlder {
+			results[t.ID].older = map[int]*escape.Run{}
+		}
+	}
+	var mu sync.Mutex
+	return concurrently(jobs, func(j job) error {
+		r, err := escape.Execute(bins, j.t, escape.AtABI(j.abi), dir)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		results[j.t.ID].older[j.abi] = &r
+		return nil
+	})
 }
 
 // attemptAlone runs, on Linux, every target the kernel stopped with each

@@ -58,6 +58,9 @@ type installer struct {
 	// only is the one layer installed, as LayersOnlyEnv names it; "" for
 	// every layer.
 	only string
+	// abiAtMost is the Landlock ABI LandlockABIEnv names; 0 for the
+	// kernel's own.
+	abiAtMost int
 	// err says why a knock-out switch named no layer; its words are a
 	// problem of the Result, and every layer is installed.
 	err error
@@ -70,16 +73,38 @@ func everyLayer() installer {
 }
 
 // buildInstaller is the installer of this build: every layer, or in a
-// knock-out build (layersOnly) the one LayersOnlyEnv names alone. A
-// switch that names no layer installs every layer, and says so.
+// knock-out build (layersOnly) the one LayersOnlyEnv names alone, and
+// Landlock at the ABI LandlockABIEnv names at most (landlockABIAtMost).
+// A switch that names no layer installs every layer, one that names no
+// ABI leaves the kernel's, and each says so.
 func buildInstaller() installer {
+	in := everyLayer()
 	only, err := layersOnly()
 	if err != nil {
-		in := everyLayer()
 		in.err = err
+	} else {
+		in = in.onlyLayer(only)
+	}
+	abi, err := landlockABIAtMost()
+	if err != nil {
+		in.err = errors.Join(in.err, err)
+	}
+	return in.atMostABI(abi)
+}
+
+// atMostABI returns in with the kernel's Landlock ABI read as abi where
+// the kernel's is higher; in itself for 0.
+func (in installer) atMostABI(abi int) installer {
+	if abi == 0 {
 		return in
 	}
-	return everyLayer().onlyLayer(only)
+	read := in.landlockABI
+	in.landlockABI = func() (int, error) {
+		kernel, err := read()
+		return min(kernel, abi), err
+	}
+	in.abiAtMost = abi
+	return in
 }
 
 // onlyLayer returns in with every layer LayersOnlyEnv names but layer
@@ -137,6 +162,12 @@ func applyWith(p core.Policy, o ApplyOptions, in installer) (core.Result, error)
 		held.Problems = append(held.Problems, core.Gap{Layer: core.LayerApply, Kind: core.GapUnheld,
 			Text: fmt.Sprintf("%s=%s, in a knock-out build: %s left out",
 				LayersOnlyEnv, in.only, core.JoinAnd(out))})
+	}
+	if in.abiAtMost != 0 && in.landlock != nil {
+		held.Problems = append(held.Problems, core.Gap{Layer: core.LayerLandlockFamily,
+			Kind: core.GapNote, Text: fmt.Sprintf("%s=%d, in a knock-out build: Landlock "+
+				"planned at ABI %d at most, as a kernel of that ABI holds it",
+				LandlockABIEnv, in.abiAtMost, in.abiAtMost)})
 	}
 	// Device nodes beneath the grants, which Landlock cannot tell from
 	// files: nodev added to the mounts in the worker's own mount

@@ -7,6 +7,15 @@ package linux
 // which layers were left out. Any other build never reads it.
 const LayersOnlyEnv = "SABLINE_LAYERS_ONLY"
 
+// LandlockABIEnv names the variable that, in a knock-out build and only
+// there, makes Apply plan and apply Landlock at the ABI it names (1 to
+// LandlockMaxABI) where the kernel offers that or more: a ruleset that
+// handles only an ABI's rights is what a kernel of that ABI enforces, and
+// the seccomp filter is the one built beside that ABI. The escape checks
+// use it to learn what a kernel of an older ABI holds. The Result notes
+// it. Any other build never reads it.
+const LandlockABIEnv = "SABLINE_LANDLOCK_ABI"
+
 // The layers LayersOnlyEnv names, and the memory limit, which this package's
 // own tests make the kernel refuse.
 const (

@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sabline/sabline/confine/linux"
 	"github.com/sabline/sabline/kernelreport"
 )
 
@@ -127,8 +128,12 @@ type Target struct {
 	// kernel built without IA32 emulation does not offer (I386Entry
 	// asks). "" for the architecture's own.
 	Entry string
-	// Expect is the outcome on Linux, on the knock-out build, confined.
+	// Expect is the outcome on Linux, on the knock-out build, confined,
+	// with Landlock at linux.LandlockMaxABI.
 	Expect Outcome
+	// Older are the outcomes on a kernel whose Landlock is older, where
+	// they differ from Expect, by ABI, lowest bound first (ExpectAt).
+	Older []Older
 	// Unconfined is the attempt's result on the knock-out build with
 	// --no-confine: Went, Killed or the harmless errno; where the answer
 	// depends on how the kernel was built, the answers it may give,
@@ -157,6 +162,27 @@ type Target struct {
 	// from the harness as descriptor ExtraFD, opened for reading and
 	// writing, as from a shell that had it open. "" for none.
 	Extra string
+}
+
+// Older is the outcome of a target on a kernel whose Landlock ABI is
+// below Below, and at least the Below of the entry before it.
+type Older struct {
+	Below  int
+	Expect Outcome
+	// Why says what that kernel's Landlock lacks.
+	Why string
+}
+
+// ExpectAt is t's outcome on Linux with Landlock at abi (1 to
+// linux.LandlockMaxABI): the first of t.Older whose Below is above abi, or
+// t.Expect.
+func (t Target) ExpectAt(abi int) Outcome {
+	for _, o := range t.Older {
+		if abi < o.Below {
+			return o.Expect
+		}
+	}
+	return t.Expect
 }
 
 // UnconfinedAllows reports whether attempt is one of the results
@@ -221,6 +247,22 @@ func (t Target) Validate() error {
 	if strings.Contains(t.Program, "syscall32") != (t.Entry == EntryI386) {
 		problems = append(problems,
 			"a program that calls through the i386 entry, and only one, has the entry "+EntryI386)
+	}
+	for i, o := range t.Older {
+		switch {
+		case o.Below < 2 || o.Below > linux.LandlockMaxABI:
+			problems = append(problems, fmt.Sprintf("an older outcome below ABI %d, "+
+				"where ABI 1 to %d are", o.Below, linux.LandlockMaxABI))
+		case i > 0 && o.Below <= t.Older[i-1].Below:
+			problems = append(problems, "the older outcomes are not in rising order of ABI")
+		case o.Why == "":
+			problems = append(problems, fmt.Sprintf("the outcome below ABI %d says no why", o.Below))
+		}
+		if o.Expect.StoppedBy != BySeccomp && o.Expect.StoppedBy != ByLandlock &&
+			o.Expect.StoppedBy != ByLanguage {
+			problems = append(problems, fmt.Sprintf("the outcome below ABI %d %q is not "+
+				"seccomp, landlock or language", o.Below, o.Expect.StoppedBy))
+		}
 	}
 	if t.Gap != "" && t.Expect.StoppedBy != ByLanguage {
 		problems = append(problems, "a gap is something only the language holds")

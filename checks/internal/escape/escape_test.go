@@ -212,6 +212,70 @@ func TestUnconfinedAllows(t *testing.T) {
 	}
 }
 
+func TestExpectAt(t *testing.T) {
+	two := Target{Expect: landlock("EACCES"), Older: []Older{
+		{Below: 3, Expect: seccomp("EPERM"), Why: "no truncate right"},
+		{Below: 6, Expect: languageOnly, Why: "no scope"},
+	}}
+	tests := []struct {
+		name string
+		t    Target
+		abi  int
+		want Outcome
+	}{
+		{name: "none older: every ABI", t: Target{Expect: landlock("EACCES")}, abi: 1,
+			want: landlock("EACCES")},
+		{name: "the lowest", t: two, abi: 1, want: seccomp("EPERM")},
+		{name: "just below the first bound", t: two, abi: 2, want: seccomp("EPERM")},
+		{name: "at the first bound", t: two, abi: 3, want: languageOnly},
+		{name: "just below the second", t: two, abi: 5, want: languageOnly},
+		{name: "at the second", t: two, abi: 6, want: landlock("EACCES")},
+		{name: "the newest", t: two, abi: 7, want: landlock("EACCES")},
+		{name: "past the newest", t: two, abi: 9, want: landlock("EACCES")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.t.ExpectAt(tt.abi); got != tt.want {
+				t.Errorf("ExpectAt(%d) = %s, want %s", tt.abi, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateOlder(t *testing.T) {
+	base := Target{ID: "x", Group: GroupFiles, Threat: "t", Program: "p", Language: "io",
+		Expect: languageOnly, Unconfined: Went}
+	tests := []struct {
+		name    string
+		older   []Older
+		wantErr string
+	}{
+		{name: "one, in range", older: []Older{{Below: 3, Expect: seccomp("EPERM"), Why: "w"}}},
+		{name: "below ABI 2 is no ABI", older: []Older{{Below: 1, Expect: seccomp("EPERM"), Why: "w"}},
+			wantErr: "below ABI 1"},
+		{name: "past the newest", older: []Older{{Below: 8, Expect: seccomp("EPERM"), Why: "w"}},
+			wantErr: "below ABI 8"},
+		{name: "out of order", older: []Older{{Below: 4, Expect: seccomp("EPERM"), Why: "w"},
+			{Below: 3, Expect: languageOnly, Why: "w"}}, wantErr: "rising order"},
+		{name: "no why", older: []Older{{Below: 3, Expect: seccomp("EPERM")}}, wantErr: "no why"},
+		{name: "no layer", older: []Older{{Below: 3, Expect: Outcome{StoppedBy: ByUnknown}, Why: "w"}},
+			wantErr: "is not seccomp, landlock or language"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tg := base
+			tg.Older = tt.older
+			err := tg.Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("Validate() = %v, want nil", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("Validate() = %v, want an error saying %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
 func TestDisagreements(t *testing.T) {
 	eperm := Outcome{StoppedBy: BySeccomp, Errno: "EPERM"}
 	line := func(id string, expected *Outcome, observed Outcome) ReportTarget {

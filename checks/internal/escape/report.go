@@ -85,7 +85,8 @@ func (r Report) Offers(t Target) bool {
 
 // Add records what was observed of t, from its confined run and its
 // control (nil for none), and which layers stopped it alone (nil when
-// that could not be measured). The expectation is recorded on Linux only.
+// that could not be measured). The expectation, at the report's Landlock
+// ABI, is recorded on Linux only.
 func (r *Report) Add(t Target, observed Outcome, confined Run, unconfined *Run,
 	layersAlone map[string]bool) {
 	w := ReportWitness{Kind: "none"}
@@ -98,7 +99,7 @@ func (r *Report) Add(t Target, observed Outcome, confined Run, unconfined *Run,
 	line := ReportTarget{ID: t.ID, Group: t.Group, Threat: t.Threat, Entry: t.Entry, Row: t.Row,
 		Observed: observed, Witness: w, LayersAlone: layersAlone, Gap: t.Gap, Note: t.Note}
 	if r.OS == string(confine.Linux) {
-		e := t.Expect
+		e := t.ExpectAt(r.LandlockABI)
 		line.Expected = &e
 	}
 	r.Targets = append(r.Targets, line)

@@ -32,3 +32,30 @@ func TestCommittedReportRows(t *testing.T) {
 		}
 	}
 }
+
+// TestReportExpectsAtItsABI: a report records each target's outcome at
+// its own Landlock ABI, the older one where the catalogue has it, so
+// that a report made on an older kernel is compared with what that
+// kernel holds.
+func TestReportExpectsAtItsABI(t *testing.T) {
+	tg := Target{ID: "t", Expect: landlock("EACCES"),
+		Older: []Older{{Below: 3, Expect: seccomp("EPERM"), Why: "w"}}}
+	tests := []struct {
+		name string
+		abi  int
+		want Outcome
+	}{
+		{name: "an older ABI", abi: 2, want: seccomp("EPERM")},
+		{name: "the newest", abi: 7, want: landlock("EACCES")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r Report
+			r.OS, r.LandlockABI = "linux", tt.abi
+			r.Add(tg, tt.want, Run{}, nil, nil)
+			if got := r.Targets[0].Expected; got == nil || *got != tt.want {
+				t.Errorf("expected %v, want %s", got, tt.want)
+			}
+		})
+	}
+}

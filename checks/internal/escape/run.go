@@ -19,6 +19,7 @@ import (
 	"github.com/sabline/sabline/confine/core"
 
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/confine/linux"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
@@ -40,11 +41,10 @@ const (
 )
 
 // LayerEnv is the variable that asks a knock-out build to apply one
-// confinement layer alone: "landlock", "seccomp" or "capabilities"
-// (linux.LayersOnlyEnv, where the runtime has it). A build that honours
-// it lists that one layer in the receipt's confinement_layers; the
-// harness reads the receipt to know.
-const LayerEnv = "SABLINE_LAYERS_ONLY"
+// confinement layer alone: "landlock", "seccomp" or "capabilities". A
+// build that honours it lists that one layer in the receipt's
+// confinement_layers; the harness reads the receipt to know.
+const LayerEnv = linux.LayersOnlyEnv
 
 // Layers are the confinement layers of Linux a run can be held by, as
 // LayerEnv names them, each with the prefix of its name in a receipt.
@@ -59,6 +59,18 @@ const alonePrefix = "knockout-alone-"
 // Alone is the mode that runs the knock-out build, confined, with one
 // layer alone: LayerEnv is set to layer.
 func Alone(layer string) Mode { return Mode(alonePrefix + layer) }
+
+// ABIEnv is the variable that asks a knock-out build to apply Landlock
+// at an older ABI than the kernel's, 1 and up. A build that honours it
+// names that ABI in the receipt's confinement_layers (landlock-abi1).
+const ABIEnv = linux.LandlockABIEnv
+
+// abiPrefix begins the name of an AtABI mode.
+const abiPrefix = "knockout-abi-"
+
+// AtABI is the mode that runs the knock-out build, confined, with
+// Landlock at abi (ABIEnv): what a kernel of that ABI holds.
+func AtABI(abi int) Mode { return Mode(abiPrefix + strconv.Itoa(abi)) }
 
 // Binaries are the two builds of the sabline command.
 type Binaries struct {
@@ -140,6 +152,9 @@ func Execute(b Binaries, t Target, m Mode, dir string) (Run, error) {
 	default:
 		if layer, ok := strings.CutPrefix(string(m), alonePrefix); ok {
 			s.Env = append(s.Env, LayerEnv+"="+layer)
+		}
+		if abi, ok := strings.CutPrefix(string(m), abiPrefix); ok {
+			s.Env = append(s.Env, ABIEnv+"="+abi)
 		}
 	}
 	// Everything the placeholders name is made before the first witness.

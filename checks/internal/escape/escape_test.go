@@ -362,9 +362,53 @@ func TestDisagreementsOfTheI386Entry(t *testing.T) {
 			wantDisagree: []string{"i386: observed language, the committed report says seccomp EPERM"}},
 		{name: "neither offers it", committed: report(&no, unavailable), fresh: report(&no, unavailable)},
 		{name: "this machine has no entry", committed: report(&yes, eperm), fresh: report(&no, unavailable),
-			wantUncompared: []string{"i386"}},
+			wantUncompared: []string{"i386: made through the i386 entry, which one of the two machines offers"}},
 		{name: "the committed report's machine had none", committed: report(&no, unavailable), fresh: report(&yes, eperm),
-			wantUncompared: []string{"i386"}},
+			wantUncompared: []string{"i386: made through the i386 entry, which one of the two machines offers"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			disagree, uncompared := Disagreements(tt.committed, tt.fresh)
+			if !reflect.DeepEqual(disagree, tt.wantDisagree) {
+				t.Errorf("disagreements %q, want %q", disagree, tt.wantDisagree)
+			}
+			if !reflect.DeepEqual(uncompared, tt.wantUncompared) {
+				t.Errorf("not compared %q, want %q", uncompared, tt.wantUncompared)
+			}
+		})
+	}
+}
+
+// TestDisagreementsAcrossABIs: reports made at two Landlock ABIs are
+// compared target by target, but for a target expected to end otherwise
+// at the two: a target expected alike is still held to the committed
+// outcome.
+func TestDisagreementsAcrossABIs(t *testing.T) {
+	eperm, eacces := seccomp("EPERM"), landlock("EACCES")
+	report := func(abi int, truncate, other Outcome) Report {
+		return Report{kernelreport.Report{LandlockABI: abi, Targets: []ReportTarget{
+			{ID: "truncate", Expected: &truncate, Observed: truncate},
+			{ID: "other", Expected: &eperm, Observed: other},
+		}}}
+	}
+	tests := []struct {
+		name           string
+		committed      Report
+		fresh          Report
+		wantDisagree   []string
+		wantUncompared []string
+	}{
+		{name: "one ABI", committed: report(7, eacces, eperm), fresh: report(7, eacces, eperm)},
+		{name: "one ABI, another outcome", committed: report(7, eacces, eperm),
+			fresh:        report(7, eperm, eperm),
+			wantDisagree: []string{"truncate: observed seccomp EPERM, the committed report says landlock EACCES"}},
+		{name: "an older ABI, where the target is expected to end otherwise",
+			committed: report(7, eacces, eperm), fresh: report(2, eperm, eperm),
+			wantUncompared: []string{"truncate: expected seccomp EPERM at Landlock ABI 2, landlock EACCES at ABI 7"}},
+		{name: "an older ABI, and a target expected alike that ends otherwise",
+			committed: report(7, eacces, eperm), fresh: report(2, eperm, Outcome{StoppedBy: ByLanguage}),
+			wantDisagree:   []string{"other: observed language, the committed report says seccomp EPERM"},
+			wantUncompared: []string{"truncate: expected seccomp EPERM at Landlock ABI 2, landlock EACCES at ABI 7"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

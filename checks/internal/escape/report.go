@@ -122,11 +122,13 @@ func ReadReport(path string) (Report, error) {
 // Disagreements compares two reports outcome by outcome, expected and
 // observed, and returns one line for each target they disagree on, or
 // that one of them lacks, sorted. The machine, kernel and build are not
-// compared. A target made through an entry that one of the two machines
-// offers and the other does not (the i386 entry) is not compared either:
-// its ID is in uncompared, and the spec that compares says so. Of the
-// layers alone, those fresh measured are compared: a run at the default
-// size measures only the layer each outcome names (see checks/sandbox).
+// compared. Nor is a target made through an entry that one of the two
+// machines offers and the other does not (the i386 entry), nor one
+// expected to end otherwise at the two reports' Landlock ABIs (a
+// truncation, below ABI 3 and from it): uncompared has a line for each,
+// saying why, and the spec that compares prints them. Of the layers
+// alone, those fresh measured are compared: a run at the default size
+// measures only the layer each outcome names (see checks/sandbox).
 func Disagreements(committed, fresh Report) (out, uncompared []string) {
 	old := map[string]ReportTarget{}
 	for _, t := range committed.Targets {
@@ -139,7 +141,12 @@ func Disagreements(committed, fresh Report) (out, uncompared []string) {
 		delete(old, t.ID)
 		switch {
 		case ok && t.Entry == EntryI386 && c.Entry == EntryI386 && !sameI386:
-			uncompared = append(uncompared, t.ID)
+			uncompared = append(uncompared, fmt.Sprintf("%s: made through the i386 entry, "+
+				"which one of the two machines offers", t.ID))
+		case ok && committed.LandlockABI != fresh.LandlockABI && !sameOutcome(c.Expected, t.Expected):
+			uncompared = append(uncompared, fmt.Sprintf("%s: expected %s at Landlock ABI %d, "+
+				"%s at ABI %d", t.ID, show(t.Expected), fresh.LandlockABI, show(c.Expected),
+				committed.LandlockABI))
 		case !ok:
 			out = append(out, t.ID+": not in the committed report")
 		case c.Observed != t.Observed:

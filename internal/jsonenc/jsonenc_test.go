@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,4 +74,42 @@ func FuzzEncoder(f *testing.F) {
 			t.Fatalf("the Encoder writes\n%q\nencoding/json\n%q", e.B, want)
 		}
 	})
+}
+
+// TestEncoderFloatBounds: a float at either bound of encoding/json's
+// plain form and beside it (1e-6 is plain, below it an exponent; 1e21 an
+// exponent, below it plain), of either sign, is written as encoding/json
+// writes it.
+func TestEncoderFloatBounds(t *testing.T) {
+	for _, v := range []float64{1e-6, math.Nextafter(1e-6, 0), 1e21, math.Nextafter(1e21, 0),
+		-1e-6, -math.Nextafter(1e-6, 0), -1e21, -math.Nextafter(1e21, 0), 0, 1} {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &Encoder{}
+		e.Float("f", v)
+		if got := string(e.B); e.Err != nil || got != `"f":`+string(want) {
+			t.Errorf("Float(%v) writes %s (%v), encoding/json %s", v, got, e.Err, want)
+		}
+	}
+}
+
+// TestEncoderKeepsTheFirstError: of two values JSON has no form for, Err
+// is the first's, which names its field; a value written after it
+// changes nothing. The control: one such value alone is Err.
+func TestEncoderKeepsTheFirstError(t *testing.T) {
+	e := &Encoder{}
+	e.Float("second", math.NaN())
+	if e.Err == nil || !strings.Contains(e.Err.Error(), "field second") {
+		t.Fatalf("Err %v, want the NaN of field second", e.Err)
+	}
+	e = &Encoder{}
+	e.Float("first", math.Inf(1))
+	e.Float("fine", 1)
+	e.Time("second", time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC))
+	e.Float("third", math.NaN())
+	if e.Err == nil || !strings.Contains(e.Err.Error(), "field first") {
+		t.Errorf("Err %v, want the first value's: field first", e.Err)
+	}
 }

@@ -67,6 +67,7 @@ var (
 	corePkg    = []string{"./confine/core/"}
 	programPkg = []string{"./program/"}
 	wirePkg    = []string{"./internal/wire/"}
+	encodePkg  = []string{"./internal/jsonenc/", "./receipt/"}
 )
 
 // mutations is the list, in the order the issue of the security audit
@@ -2856,6 +2857,342 @@ var mutations = []Mutation{
 		New:      "errorDetail{Code: CodeNotFound, Message: notFound})",
 		Packages: doorPkg, Run: "^TestRunHTTP$",
 		CaughtBy: "TestRunHTTP (a 404 says what to do)",
+	},
+	// The receipts journal and the receipt's encoding, which no mutation
+	// had touched: a flush skipped or marking more than it synced, the
+	// background bound, the group commit, a lock dropped, an offset one
+	// off, a torn tail, the index, and JSON's escapes.
+	{
+		Name: "journal-append-sync-not-waited", File: "receipt/journal/journal.go",
+		Old:      "\treturn j.wait(t)\n}\n\n// Sync returns",
+		New:      "\t_ = t\n\treturn nil\n}\n\n// Sync returns",
+		Packages: journalPkg, Run: "^(TestCommitAsked|TestAppendSyncCoversEarlierAppends)$",
+		CaughtBy: "TestCommitAsked/at_once, TestAppendSyncCoversEarlierAppends",
+	},
+	{
+		Name: "journal-wait-one-short", File: "receipt/journal/journal.go",
+		Old: "for j.synced < t && j.err == nil {", New: "for j.synced+1 < t && j.err == nil {",
+		Packages: journalPkg, Run: "^(TestCommitAsked|TestAppendSyncCoversEarlierAppends)$",
+		CaughtBy: "TestCommitAsked/at_once",
+	},
+	{
+		Name: "journal-commit-marks-later-records", File: "receipt/journal/journal.go",
+		Old: "\t\tj.synced = max(j.synced, t)\n", New: "\t\tj.synced = max(j.synced, j.written)\n",
+		Packages: journalPkg, Run: "^TestCommitCoversWhatItSynced$",
+		CaughtBy: "TestCommitCoversWhatItSynced (a record app" +
+			"ended during the fdatasync taken as synced)",
+	},
+	{
+		Name: "journal-wait-commits-beside-another", File: "receipt/journal/journal.go",
+		Old:      "\t\tif !j.committing {\n\t\t\tj.mu.Unlock()\n\t\t\tj.commit()",
+		New:      "\t\tif true {\n\t\t\tj.mu.Unlock()\n\t\t\tj.commit()",
+		Packages: journalPkg, Run: "^TestGroupCommit$",
+		CaughtBy: "TestGroupCommit",
+	},
+	{
+		Name: "journal-commit-interval-ignored", File: "receipt/journal/journal.go",
+		Old: "timer.Reset(j.opt.CommitInterval)", New: "timer.Reset(time.Hour)",
+		Packages: journalPkg, Run: "^TestCommitInterval$",
+		CaughtBy: "TestCommitInterval (quick: no sync after the interval)",
+	},
+	{
+		Name: "journal-first-record-no-kick", File: "receipt/journal/journal.go",
+		Old:      "\tif j.pending == 1 {\n\t\tsignal(j.kick)",
+		New:      "\tif j.pending == 0 {\n\t\tsignal(j.kick)",
+		Packages: journalPkg, Run: "^TestCommitInterval$",
+		CaughtBy: "TestCommitInterval (quick: no sync after the interval)",
+	},
+	{
+		Name: "journal-commit-records-one-past", File: "receipt/journal/journal.go",
+		Old: "if j.pending >= j.opt.CommitRecords {", New: "if j.pending > j.opt.CommitRecords {",
+		Packages: journalPkg, Run: "^TestCommitRecordsStartsACommit$",
+		CaughtBy: "TestCommitRecordsStartsACommit",
+	},
+	{
+		Name: "journal-sync-failure-forgotten", File: "receipt/journal/journal.go",
+		Old: "\tif err != nil {\n\t\tj.err = err\n\t} els" +
+			"e {\n\t\tj.synced = max(j.synced, t)\n\t}\n",
+		New:      "\tj.synced = max(j.synced, t)\n",
+		Packages: journalPkg, Run: "^TestSyncFailureSticks$",
+		CaughtBy: "TestSyncFailureSticks",
+	},
+	{
+		Name: "journal-retired-sync-error-dropped", File: "receipt/journal/journal.go",
+		Old:      "if e := syncFile(s.f); e != nil && err == nil {",
+		New:      "if e := syncFile(s.f); e != nil && false {",
+		Packages: journalPkg, Run: "^TestRetiredSegmentSyncFails$",
+		CaughtBy: "TestRetiredSegmentSyncFails",
+	},
+	{
+		Name: "journal-retired-never-synced", File: "receipt/journal/journal.go",
+		Old:      "if e := syncFile(s.f); e != nil && err == nil {",
+		New:      "if e := error(nil); e != nil && err == nil {",
+		Packages: journalPkg, Run: "^TestRetiredSegmentSyncFails$",
+		CaughtBy: "TestRetiredSegmentSyncFails",
+	},
+	{
+		Name: "journal-close-commits-nothing", File: "receipt/journal/journal.go",
+		Old: "\t<-j.stopped\n\tj.commit()\n", New: "\t<-j.stopped\n",
+		Packages: journalPkg, Run: "^TestCloseSyncsWhatWasAppended$",
+		CaughtBy: "TestCloseSyncsWhatWasAppended (TestCloseWhileWaiting, by chance)",
+	},
+	{
+		Name: "journal-short-write-taken", File: "receipt/journal/journal.go",
+		Old: "if err == nil && n != len(buf) {", New: "if false && n != len(buf) {",
+		Packages: journalPkg, Run: "^TestWriteFaults$",
+		CaughtBy: "TestWriteFaults",
+	},
+	{
+		Name: "journal-in-place-offset-one-short", File: "receipt/journal/journal.go",
+		Old:      "\t\tseg.size += int64(n)\n\t\tseg.laid = max(seg.laid, seg.size)",
+		New:      "\t\tseg.size += int64(n) - 1\n\t\tseg.laid = max(seg.laid, seg.size)",
+		Packages: journalPkg, Run: "^(TestLayAhead|TestKillSelfAfterAppend)$",
+		CaughtBy: "TestLayAhead, TestKillSelfAfterAppend/fifty,_exclusive",
+	},
+	{
+		Name: "journal-shared-size-never-read-back", File: "receipt/journal/journal.go",
+		Old: "err == nil && off > seg.size {", New: "err == nil && false {",
+		Packages: journalPkg, Run: "^TestSharedSegmentReadBack$",
+		CaughtBy: "TestSharedSegmentReadBack",
+	},
+	{
+		Name: "journal-never-rotates", File: "receipt/journal/journal.go",
+		Old:      "if j.seg.size >= j.opt.SegmentBytes && j.seg.size >= j.seg.retryAt {",
+		New:      "if false && j.seg.size >= j.seg.retryAt {",
+		Packages: journalPkg, Run: "^(TestConcurrentAppenders|TestProcessesShareJournal)$",
+		CaughtBy: "TestConcurrentAppenders (one segment)",
+	},
+	{
+		Name: "journal-rotation-retried-every-append", File: "receipt/journal/journal.go",
+		Old: "\t\t\tj.seg.retryAt = j.seg.size + j.opt.Seg" +
+			"mentBytes/64 + 1\n\t\t}\n\t}\n\tseg := j.seg",
+		New:      "\t\t\tj.seg.retryAt = j.seg.size\n\t\t}\n\t}\n\tseg := j.seg",
+		Packages: journalPkg, Run: "^TestRotationRetried$",
+		CaughtBy: "TestRotationRetried",
+	},
+	{
+		Name: "journal-rotate-keeps-zeros", File: "receipt/journal/journal.go",
+		Old: "\tj.seg.cut()\n\tj.retired = append", New: "\tj.retired = append",
+		Packages: journalPkg, Run: "^(TestLayAheadSealAndReopen|TestSeal)$",
+		CaughtBy: "TestLayAheadSealAndReopen",
+	},
+	{
+		Name: "journal-shared-without-append", File: "receipt/journal/journal.go",
+		Old: "\tif !inPlace {\n\t\tflags |= os.O_APPEND\n\t}\n", New: "",
+		Packages: journalPkg, Run: "^TestProcessesShareJournal$",
+		CaughtBy: "TestProcessesShareJournal",
+	},
+	{
+		Name: "journal-exclusive-takes-the-newest", File: "receipt/journal/journal.go",
+		Old: "if newest > after && !j.opt.Exclusive {", New: "if newest > after {",
+		Packages: journalPkg, Run: "^(TestLayAheadSealAndReopen|TestLayAhead)$",
+		CaughtBy: "TestLayAheadSealAndReopen",
+	},
+	{
+		Name: "lock-never-taken", File: "receipt/journal/lock.go",
+		Old: "\tif err == nil {\n\t\terr = lockFile(f)\n\t}\n", New: "",
+		Packages: journalPkg, Run: "^TestTryLock$",
+		CaughtBy: "TestTryLock (a second TryLock)",
+	},
+	{
+		Name: "lock-shared-not-exclusive", File: "receipt/journal/lock_unix.go",
+		Old: "syscall.LOCK_EX|syscall.LOCK_NB", New: "syscall.LOCK_SH|syscall.LOCK_NB",
+		Packages: journalPkg, Run: "^TestTryLock$",
+		CaughtBy: "TestTryLock (a second TryLock)",
+	},
+	{
+		Name: "lock-let-go-at-once", File: "receipt/journal/lock.go",
+		Old:      "\treturn &Lock{f: f, dir: dir}, nil",
+		New:      "\tf.Close()\n\treturn &Lock{f: f, dir: dir}, nil",
+		Packages: journalPkg, Run: "^TestTryLock$",
+		CaughtBy: "TestTryLock (a second TryLock)",
+	},
+	{
+		Name: "lock-busy-not-errlocked", File: "receipt/journal/lock_unix.go",
+		Old: "\tif errors.Is(lerr, syscall.EWOULDBLOCK) {\n\t\treturn ErrLocked\n\t}\n", New: "",
+		Packages: journalPkg, Run: "^TestTryLock$",
+		CaughtBy: "TestTryLock (a second TryLock: not ErrLocked)",
+	},
+	{
+		Name: "store-lock-let-go", File: "receipt/store.go",
+		Old: "\t\tif err != nil {\n\t\t\treturn \"\", ni" +
+			"l, err\n\t\t}\n\t\treturn jdir, lock, nil\n",
+		New: "\t\tif err != nil {\n\t\t\treturn \"\", nil, err\n\t" +
+			"\t}\n\t\tlock.Unlock()\n\t\treturn jdir, lock, nil\n",
+		Packages: receiptPkg, Run: "^TestStoreOwnJournal$",
+		CaughtBy: "TestStoreOwnJournal (the lock taken again)",
+	},
+	{
+		Name: "index-keeps-the-first-record", File: "receipt/journal/index.go",
+		Old: "\t\t\t\te.last[d] = located{off, n}\n",
+		New: "\t\t\t\tif _, had := e.last[d]; !had {\n\t\t\t" +
+			"\t\te.last[d] = located{off, n}\n\t\t\t\t}\n",
+		Packages: journalPkg, Run: "^TestIndex",
+		CaughtBy: "TestIndexLastInItsSegment (a reserved receipt found in place of the finished)",
+	},
+	{
+		Name: "index-names-uncounted", File: "receipt/journal/index.go",
+		Old: "\t\t\t\t\tx.entries++\n", New: "\t\t\t\t\tx.entries += 0\n",
+		Packages: journalPkg, Run: "^TestIndexBound$",
+		CaughtBy: "TestIndexBound",
+	},
+	{
+		Name: "index-record-read-one-past", File: "receipt/journal/index.go",
+		Old: "f.ReadAt(data, l.off);", New: "f.ReadAt(data, l.off+1);",
+		Packages: journalPkg, Run: "^TestIndex",
+		CaughtBy: "TestIndexFind (each hit a whole scan of the journal)",
+	},
+	{
+		Name: "index-reads-from-the-start", File: "receipt/journal/index.go",
+		Old:      "s.segmentFrom(f, e.end, fi.Size(), path,",
+		New:      "s.segmentFrom(f, 0, fi.Size(), path,",
+		Packages: journalPkg, Run: "^TestIndex",
+		CaughtBy: "TestIndexFind (a lookup after an append took the whole segment again)",
+	},
+	{
+		Name: "index-cut-segment-read-on", File: "receipt/journal/index.go",
+		Old:      "case !os.SameFile(was, now) || now.Size() < e.end:",
+		New:      "case !os.SameFile(was, now):",
+		Packages: journalPkg, Run: "^TestIndex",
+		CaughtBy: "TestIndexSegmentChanged/cut_short_of_what_was_read," +
+			"_where_the_read_stopped_short",
+	},
+	{
+		Name: "index-written-over-read-on", File: "receipt/journal/index.go",
+		Old: "return now.Size() > was.Size() || now.Size() == " +
+			"was.Size() && now.ModTime().Equal(was.ModTime())",
+		New:      "return now.Size() >= was.Size()",
+		Packages: journalPkg, Run: "^TestIndex",
+		CaughtBy: "TestIndexSegmentChanged",
+	},
+	{
+		Name: "index-collision-trusted", File: "receipt/journal/index.go",
+		Old: "if got, named := x.name(key); ok && named && got == name {", New: "if ok {",
+		Packages: journalPkg, Run: "^TestIndexDigestsCollide$",
+		CaughtBy: "TestIndexDigestsCollide",
+	},
+	{
+		Name: "index-damage-always-settled", File: "receipt/journal/index.go",
+		Old:      "e.unsettled = rep.Damaged > 0 && start.Sub(fi.ModTime()) < settleAfter",
+		New:      "e.unsettled = rep.Damaged > 0 && start.Sub(fi.ModTime()) < 0",
+		Packages: journalPkg, Run: "^(TestIndex|TestScan)",
+		CaughtBy: "TestIndexRecordFinishedInPlace",
+	},
+	{
+		Name: "scan-resync-past-a-header", File: "receipt/journal/scan.go",
+		Old:      "if off, err = s.next(off + 1); err != nil {",
+		New:      "if off, err = s.next(off + headerSize); err != nil {",
+		Packages: journalPkg, Run: "^(TestTornTail|TestDamageBeforeARecord|TestChecksumMismatch)$",
+		CaughtBy: "TestDamageBeforeARecord",
+	},
+	{
+		Name: "scan-torn-tail-unreported", File: "receipt/journal/scan.go",
+		Old: "\t\tif data > bad {\n\t\t\ts.rep.add(", New: "\t\tif false {\n\t\t\ts.rep.add(",
+		Packages: journalPkg, Run: "^(TestTornTail|TestTornTailAt)$",
+		CaughtBy: "TestTornTail",
+	},
+	{
+		Name: "jsonenc-u2029-raw", File: "internal/jsonenc/jsonenc.go",
+		Old: "case r == '\\u2028' || r == '\\u2029':", New: "case r == '\\u2028':",
+		Packages: encodePkg, Run: "^(FuzzEncoder|TestAppendJSONEveryField)$",
+		CaughtBy: "FuzzEncoder's seeds, TestAppendJSONEveryField/tricky",
+	},
+	{
+		Name: "jsonenc-invalid-utf8-kept", File: "internal/jsonenc/jsonenc.go",
+		Old: "case r == utf8.RuneError && n == 1:", New: "case false:",
+		Packages: encodePkg, Run: "^(FuzzEncoder|TestAppendJSONEveryField)$",
+		CaughtBy: "FuzzEncoder's seeds, TestAppendJSONEveryField/tricky",
+	},
+	{
+		Name: "jsonenc-control-bytes-raw", File: "internal/jsonenc/jsonenc.go",
+		Old:      "for c := 0x20; c < utf8.RuneSelf; c++ {",
+		New:      "for c := 0x01; c < utf8.RuneSelf; c++ {",
+		Packages: encodePkg, Run: "^(FuzzEncoder|TestAppendJSONEveryField)$",
+		CaughtBy: "FuzzEncoder's seeds, TestAppendJSONEveryField/tricky",
+	},
+	{
+		Name: "jsonenc-hex-nibbles-swapped", File: "internal/jsonenc/jsonenc.go",
+		Old: "hexDigits[c>>4], hexDigits[c&0xF])", New: "hexDigits[c&0xF], hexDigits[c>>4])",
+		Packages: encodePkg, Run: "^(FuzzEncoder|TestAppendJSONEveryField)$",
+		CaughtBy: "FuzzEncoder's seeds, TestAppendJSONEveryField/tricky",
+	},
+	{
+		Name: "jsonenc-escape-start-kept", File: "internal/jsonenc/jsonenc.go",
+		Old: "\t\t\ti++\n\t\t\tstart = i\n\t\t\tcontinue\n", New: "\t\t\ti++\n\t\t\tcontinue\n",
+		Packages: encodePkg, Run: "^(FuzzEncoder|TestAppendJSONEveryField)$",
+		CaughtBy: "FuzzEncoder's seeds, TestAppendJSONEveryField/tricky",
+	},
+	{
+		Name: "jsonenc-html-gt-raw", File: "internal/jsonenc/jsonenc.go",
+		Old: "c != '<' && c != '>' && c != '&'", New: "c != '<' && c != '&'",
+		Packages: encodePkg, Run: "^(FuzzEncoder|TestAppendJSONEveryField)$",
+		CaughtBy: "FuzzEncoder's seeds, TestAppendJSONEveryField/tricky",
+	},
+	{
+		Name: "jsonenc-float-small-bound-taken", File: "internal/jsonenc/jsonenc.go",
+		Old: "(a < 1e-6 || a >= 1e21)", New: "(a <= 1e-6 || a >= 1e21)",
+		Packages: encodePkg,
+		Run:      "^(FuzzEncoder|TestAppendJSONEveryField|TestEncoderFloatBounds)$",
+		CaughtBy: "TestEncoderFloatBounds (1e-6 itself)",
+	},
+	{
+		Name: "jsonenc-float-large-bound-past", File: "internal/jsonenc/jsonenc.go",
+		Old: "(a < 1e-6 || a >= 1e21)", New: "(a < 1e-6 || a > 1e21)",
+		Packages: encodePkg,
+		Run:      "^(FuzzEncoder|TestAppendJSONEveryField|TestEncoderFloatBounds)$",
+		CaughtBy: "FuzzEncoder's seeds (1e21)",
+	},
+	{
+		Name: "jsonenc-last-error-kept", File: "internal/jsonenc/jsonenc.go",
+		Old: "\tif e.Err == nil {\n\t\te.Err = err\n", New: "\tif true {\n\t\te.Err = err\n",
+		Packages: encodePkg,
+		Run:      "^(FuzzEncoder|TestAppendJSONRefuses|TestEncoderKeepsTheFirstError)$",
+		CaughtBy: "TestEncoderKeepsTheFirstError",
+	},
+	{
+		Name: "encode-tenant-dropped", File: "receipt/encode.go",
+		Old: "\te.StrOmit(\"tenant\", r.Tenant)\n", New: "",
+		Packages: receiptPkg, Run: "^TestAppendJSONEveryField$",
+		CaughtBy: "TestAppendJSONEveryField/filled",
+	},
+	{
+		Name: "store-stored-json-shares-the-buffer", File: "receipt/store.go",
+		Old:      "rec.stored = bytes.Clone(data)",
+		New:      "rec.stored = bytes.TrimSpace(data)", // the pooled buffer itself
+		Packages: receiptPkg, Run: "^TestStoreStoredJSON$",
+		CaughtBy: "TestStoreStoredJSON",
+	},
+	{
+		Name: "store-flush-not-waited", File: "receipt/store.go",
+		Old: "\t\terr = s.j.AppendSync(key, data)\n", New: "\t\terr = s.j.Append(key, data)\n",
+		Packages: receiptPkg, Run: "^TestStoreDurability$",
+		CaughtBy: "TestStoreDurability/flush",
+	},
+	{
+		Name: "store-background-never-synced", File: "receipt/store.go",
+		Old: "\t\terr = s.j.Append(key, data)\n", New: "\t\terr = s.j.AppendUnsynced(key, data)\n",
+		Packages: receiptPkg, Run: "^TestStoreDurability$",
+		CaughtBy: "TestStoreDurability/background",
+	},
+	{
+		Name: "store-skeleton-flushed", File: "receipt/store.go",
+		Old: "case d == None, d == Flush && !finished:", New: "case d == None:",
+		Packages: receiptPkg, Run: "^TestStoreDurability$",
+		CaughtBy: "TestStoreDurability/flush (a commit after the skeleton)",
+	},
+	{
+		Name: "store-durability-unrecorded", File: "receipt/store.go",
+		Old: "\trec.RunParameters.Durability = rec.RunParameters.Durability.orFlush()\n", New: "",
+		Packages: receiptPkg, Run: "^TestStoreDurability$",
+		CaughtBy: "TestStoreDurability/default_is_flush",
+	},
+	{
+		Name: "store-window-unrecorded", File: "receipt/store.go",
+		Old: "\t\trec.RunParameters.DurabilityWindowMS = " +
+			"s.j.CommitInterval().Milliseconds()\n",
+		New:      "",
+		Packages: receiptPkg, Run: "^TestStoreDurability$",
+		CaughtBy: "TestStoreDurability/background",
 	},
 	allowed("io_uring_enter"),
 	allowed("lsetxattr"),

@@ -43,6 +43,11 @@ type Index struct {
 	clock   uint64              // lookups so far, to tell recent use
 	read    int64               // bytes of segments read, for tests
 	reads   int                 // reads of a segment, for tests
+	// taken counts the bytes the reads took from the files, zeros and
+	// damage read again among them, and scans the whole scans of a
+	// journal a lookup fell back on (a record not as indexed): for tests.
+	taken int64
+	scans int
 }
 
 // indexed is what an Index knows of one segment.
@@ -124,6 +129,7 @@ func (x *Index) Find(dir string, since time.Time, name string) (string, []byte, 
 	}
 	// Two names of one digest, or a segment replaced since it was read:
 	// the journal is read whole, as Scan reads it.
+	x.scans++
 	found := false
 	if _, err := ScanSince(dir, since, func(k string, p []byte) error {
 		if got, named := x.name(k); named && got == name {
@@ -202,6 +208,7 @@ func (x *Index) extend(path string, e *indexed) error {
 		}))
 	x.read += end - e.end
 	x.reads++
+	x.taken += s.read
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,9 @@ func appendRuns(t *testing.T, j *Journal, round string, names ...string) (bytes 
 // TestIndexFind: Find returns what a whole scan finds (the last record of
 // a name, across segments, records of other keys passed over), and reads
 // each byte of the journal once: a lookup after the first reads only what
-// was appended since, a miss nothing.
+// was appended since, a miss nothing, and a hit the one record it
+// answers with, never the journal again (TestIndexDigestsCollide's
+// fallback is the control).
 func TestIndexFind(t *testing.T) {
 	dir := t.TempDir()
 	j := mustOpen(t, dir, Options{SegmentBytes: 80})
@@ -89,8 +91,13 @@ func TestIndexFind(t *testing.T) {
 	}
 	x := NewIndex(runName, 1<<10)
 	checkFind(t, x, dir, time.Time{}, "a", "b", "c", "d", "e", "f", "g", "other-a")
-	if x.read != written {
-		t.Errorf("the first lookups read %d bytes, want the journal's %d", x.read, written)
+	if x.read != written || x.taken != written {
+		t.Errorf("the first lookups indexed %d bytes and took %d from the files, "+
+			"want the journal's %d", x.read, x.taken, written)
+	}
+	if x.scans != 0 {
+		t.Errorf("the lookups scanned the journal whole %d times, want none: "+
+			"each reads its own record", x.scans)
 	}
 	if key, payload, err := x.Find(dir, time.Time{}, "b"); err != nil || key != "run-b.json" ||
 		string(payload) != "b@2" {
@@ -98,7 +105,7 @@ func TestIndexFind(t *testing.T) {
 	}
 
 	// a miss reads nothing; new records, only themselves
-	before := x.read
+	before, taken := x.read, x.taken
 	if _, _, err := x.Find(dir, time.Time{}, "never"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Find(never) = %v, want ErrNotFound", err)
 	}
@@ -114,9 +121,40 @@ func TestIndexFind(t *testing.T) {
 		t.Fatalf("the record went to a new segment: want it appended to one read before")
 	}
 	checkFind(t, x, dir, time.Time{}, "a", "g", "c")
-	if x.read-before != added {
-		t.Errorf("lookups after an append read %d bytes, want the %d appended", x.read-before, added)
+	if x.read-before != added || x.taken-taken != added {
+		t.Errorf("lookups after an append indexed %d bytes and took %d, want the %d appended",
+			x.read-before, x.taken-taken, added)
 	}
+	if x.scans != 0 {
+		t.Errorf("the lookups scanned the journal whole %d times, want none", x.scans)
+	}
+}
+
+// TestIndexLastInItsSegment: of two records of a name in one segment (a
+// receipt reserved, then finished), Find returns the later, whether the
+// index read both at once or the later appended since its last read; a
+// name of one record in the segment is the control.
+func TestIndexLastInItsSegment(t *testing.T) {
+	dir := t.TempDir()
+	j := mustOpen(t, dir, Options{})
+	defer j.Close()
+	appendRuns(t, j, "1", "a", "b")
+	appendRuns(t, j, "2", "a")
+	x := NewIndex(runName, 1<<10)
+	for _, want := range []struct{ name, payload string }{{"a", "a@2"}, {"b", "b@1"}} {
+		if _, payload, err := x.Find(dir, time.Time{}, want.name); err != nil ||
+			string(payload) != want.payload {
+			t.Errorf("Find(%s) = %q, %v; want %q", want.name, payload, err, want.payload)
+		}
+	}
+	appendRuns(t, j, "3", "b")
+	if _, payload, err := x.Find(dir, time.Time{}, "b"); err != nil || string(payload) != "b@3" {
+		t.Errorf("Find(b) after its second record = %q, %v; want b@3", payload, err)
+	}
+	if nums, _ := segments(dir); len(nums) != 1 {
+		t.Fatalf("%d segments, want the records in one", len(nums))
+	}
+	checkFind(t, x, dir, time.Time{}, "a", "b")
 }
 
 // TestIndexSince: a segment last written before since is passed over, as
@@ -186,6 +224,9 @@ func TestIndexSegmentChanged(t *testing.T) {
 		change   func(t *testing.T, seg string)
 		want     map[string]string // name: payload ("" not found)
 		wantHeld int               // names the index holds after
+		// torn, when set, ends the segment with the first bytes of a
+		// record before the index reads it: it stops short of the end.
+		torn bool
 	}{
 		{
 			name:   "removed",
@@ -222,14 +263,47 @@ func TestIndexSegmentChanged(t *testing.T) {
 			want:     map[string]string{"a": "a@1", "b": "", "x": "x@1"},
 			wantHeld: 2,
 		},
+		{
+			// The control of the one below: a segment read to its end
+			// and cut is read again as it is now.
+			name:     "cut short of what was read",
+			change:   cutAfterA,
+			want:     map[string]string{"a": "a@1", "b": ""},
+			wantHeld: 1,
+		},
+		{
+			name:     "cut short of what was read, where the read stopped short",
+			torn:     true,
+			change:   cutAfterA,
+			want:     map[string]string{"a": "a@1", "b": ""},
+			wantHeld: 1,
+		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			j := mustOpen(t, dir, Options{})
 			appendRuns(t, j, "1", "a", "b")
 			j.Close()
+			if tt.torn {
+				f, err := os.OpenFile(filepath.Join(dir, segmentName(1)), os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = f.Write(encodeRecord(nil, "run-c.json", []byte("c@1"))[:7])
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
 			x := NewIndex(runName, 1<<10)
 			checkFind(t, x, dir, time.Time{}, "a", "b")
+			e := x.segs[filepath.Join(dir, segmentName(1))]
+			if e == nil || tt.torn != (e.end < e.file.Size()) {
+				t.Fatalf("the index stopped short of the segment's end: %v, want %v",
+					e != nil && e.end < e.file.Size(), tt.torn)
+			}
 			tt.change(t, filepath.Join(dir, segmentName(1)))
 			for name, want := range tt.want {
 				_, payload, err := x.Find(dir, time.Time{}, name)
@@ -293,6 +367,17 @@ func TestIndexDigestsCollide(t *testing.T) {
 	checkFind(t, x, dir, time.Time{}, "a", "b", "c", "d")
 	if _, payload, err := x.Find(dir, time.Time{}, "b"); err != nil || string(payload) != "b@1" {
 		t.Errorf("Find(b) = %q, %v; want b@1", payload, err)
+	}
+	if x.scans == 0 {
+		t.Errorf("names of one digest found without a whole scan")
+	}
+}
+
+// cutAfterA cuts the segment seg of run-a's record then run-b's in run-b's.
+func cutAfterA(t *testing.T, seg string) {
+	a := int64(len(encodeRecord(nil, "run-a.json", []byte("a@1"))))
+	if err := os.Truncate(seg, a+5); err != nil {
+		t.Fatal(err)
 	}
 }
 

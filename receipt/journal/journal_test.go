@@ -709,23 +709,7 @@ func TestKillSelfAfterAppend(t *testing.T) {
 // promise rests on: when AppendSync returns, a sync that began after its
 // write, and after the Appends before it, has finished.
 func TestAppendSyncCoversEarlierAppends(t *testing.T) {
-	var synced atomic.Int64 // the largest segment size a finished sync saw
-	syncFile = func(f *os.File) error {
-		fi, err := f.Stat()
-		if err != nil {
-			return err
-		}
-		if err := datasync(f); err != nil {
-			return err
-		}
-		for {
-			old := synced.Load()
-			if fi.Size() <= old || synced.CompareAndSwap(old, fi.Size()) {
-				return nil
-			}
-		}
-	}
-	defer func() { syncFile = datasync }()
+	synced := syncedSizes(t, nil)
 	dir := t.TempDir()
 	j := mustOpen(t, dir, Options{CommitInterval: time.Hour})
 	for i := 0; i < 60; i += 3 {
@@ -806,6 +790,113 @@ func TestCommitAsked(t *testing.T) {
 			defer j.mu.Unlock()
 			if j.synced != j.written || j.written != 2 {
 				t.Fatalf("after Sync: synced %d of %d records, want 2 of 2", j.synced, j.written)
+			}
+		})
+	}
+}
+
+// syncedSizes replaces syncFile, for the test, with datasync that
+// records the size of each file it synced, as the sync began: the bytes a
+// finished fdatasync covered (TestAppendSyncCoversEarlierAppends). during,
+// when not nil, runs inside each sync, before the fdatasync, without
+// j.mu, as the committer's own syncs run.
+func syncedSizes(t *testing.T, during func()) *atomic.Int64 {
+	t.Helper()
+	var synced atomic.Int64 // the largest segment size a finished sync covered
+	syncFile = func(f *os.File) error {
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		if during != nil {
+			during()
+		}
+		if err := datasync(f); err != nil {
+			return err
+		}
+		for {
+			old := synced.Load()
+			if fi.Size() <= old || synced.CompareAndSwap(old, fi.Size()) {
+				return nil
+			}
+		}
+	}
+	t.Cleanup(func() { syncFile = datasync })
+	return &synced
+}
+
+// TestCommitCoversWhatItSynced: a commit marks as synced the records
+// written before it began, and no record appended while its fdatasync
+// runs: a Sync after it syncs that record, where the commit taken for
+// it would return at once with the record's bytes never synced. The
+// record the commit began for is covered (the control).
+func TestCommitCoversWhatItSynced(t *testing.T) {
+	dir := t.TempDir()
+	var j *Journal
+	var during atomic.Bool // the record appended inside the first sync
+	synced := syncedSizes(t, func() {
+		if during.CompareAndSwap(false, true) {
+			if err := j.AppendUnsynced("during", payloadOf("during", 1)); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	j = mustOpen(t, dir, Options{CommitInterval: time.Hour, CommitRecords: 1 << 30})
+	defer j.Close()
+	if err := j.AppendSync("before", payloadOf("before", 0)); err != nil {
+		t.Fatal(err)
+	}
+	if !during.Load() {
+		t.Fatal("AppendSync returned without a sync")
+	}
+	held := bytesOf([]record{{"before", string(payloadOf("before", 0))}})
+	if s := synced.Load(); s < held {
+		t.Fatalf("AppendSync returned with %d of its record's %d bytes synced", s, held)
+	}
+	if err := j.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	size := fileSize(t, filepath.Join(dir, segmentName(1)))
+	if s := synced.Load(); s < size {
+		t.Fatalf("Sync returned with %d of %d bytes synced: the record appended during "+
+			"the first commit's fdatasync was taken as synced by it", s, size)
+	}
+}
+
+// TestCloseSyncsWhatWasAppended: Close syncs every record appended before
+// it, those appended to wait for the committer (an hour here) and those
+// appended unsynced, before it returns nil. The control: a Sync before
+// it syncs what was appended then.
+func TestCloseSyncsWhatWasAppended(t *testing.T) {
+	for _, exclusive := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exclusive %v", exclusive), func(t *testing.T) {
+			dir := t.TempDir()
+			synced := syncedSizes(t, nil)
+			j := mustOpen(t, dir, Options{CommitInterval: time.Hour, CommitRecords: 1 << 30,
+				Exclusive: exclusive})
+			path := j.Stats().Segment
+			if err := j.Append(keyOf("k", 0), payloadOf("k", 0)); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			if s, size := synced.Load(), fileSize(t, path); s < size {
+				t.Fatalf("Sync returned with %d of %d bytes synced", s, size)
+			}
+			if err := j.Append(keyOf("k", 1), payloadOf("k", 1)); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.AppendUnsynced(keyOf("k", 2), payloadOf("k", 2)); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Close(); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := readAll(t, dir)
+			wantKeys(t, got, seq(0, 3))
+			if s, held := synced.Load(), bytesOf(got); s < held {
+				t.Fatalf("Close returned nil with %d of the records' %d bytes synced", s, held)
 			}
 		})
 	}

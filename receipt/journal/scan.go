@@ -170,6 +170,7 @@ type scanner struct {
 	winLen int   // valid bytes in win
 	rec    []byte
 	budget int64 // bytes left to read in this segment
+	read   int64 // bytes read, over every segment: Index's count of its reads
 	// recOff and recLen are where the record being handed to fn lies.
 	recOff, recLen int64
 	// stopped is what segmentFrom read at the offset it returned, when
@@ -198,6 +199,7 @@ func (s *scanner) at(off int64, n int) ([]byte, error) {
 		want := min(int64(len(s.win)), s.size-off)
 		m, err := s.r.ReadAt(s.win[:want], off)
 		s.budget -= int64(m)
+		s.read += int64(m)
 		s.winLen = m
 		if m < int(want) {
 			if err != nil && err != io.EOF {
@@ -225,6 +227,7 @@ func (s *scanner) body(off int64, n int) ([]byte, error) {
 	b := s.rec[:n]
 	m, err := s.r.ReadAt(b, off)
 	s.budget -= int64(m)
+	s.read += int64(m)
 	if m < n {
 		if err == nil || err == io.EOF {
 			s.size, err = off+int64(m), errShrunk

@@ -518,13 +518,17 @@ func guardedPaths(receipts string, more []string) []string {
 const unregisteredModuleDo = "Grant a module `sabline modules` lists (check the spelling), or " +
 	"register it in the embedding program (lang.RegisterModule). Nothing ran."
 
-// CheckModules refuses (E301) a budget that grants a host module this
+// CheckModules refuses (E301) a budget past its bounds (budget.MaxItems,
+// budget.MaxBytes), and one that grants a host module this
 // binary has not registered: ffi:jsno is a typo, and granting a name the
 // confinement table does not list would turn the operating system layer
 // off for nothing. what names where the budget came from in the message
 // (--allow, allow). The registry is the running binary's, so an embedding
 // program's own modules (lang.RegisterModule) count.
 func CheckModules(what string, b budget.Budget) error {
+	if err := b.Bounded(); err != nil {
+		return codes.Errorf(codes.E301, "%s: %w", what, err)
+	}
 	names := lang.DefaultRegistry.Names()
 	for _, it := range b.Items {
 		if it.Kind == budget.FFI && it.Module != "" && !slices.Contains(names, it.Module) {

@@ -83,6 +83,16 @@ const (
 // MaxLimit is the largest count an item's @N may carry.
 const MaxLimit = 1_000_000_000
 
+// MaxItems and MaxBytes bound a budget: its items, and its canonical text
+// (Budget.String). A run's receipt lists every item with its uses, as its
+// worker reports them within a bound of its own: a budget past these is
+// refused before anything runs, where one of 5,000 items, or of 300 paths
+// of 4 KiB, ran and then ended as a crash of its worker (E310).
+const (
+	MaxItems = 4096
+	MaxBytes = 64 << 10
+)
+
 // Item is one grant of a budget.
 type Item struct {
 	Kind   Kind
@@ -223,9 +233,36 @@ func Parse(values []string, cwd string) (Budget, error) {
 				return Budget{}, err
 			}
 			items = append(items, it)
+			if len(items) > MaxItems {
+				return Budget{}, fmt.Errorf("more than %d budget items: %s", MaxItems, boundHint)
+			}
 		}
 	}
-	return canonical(items), nil
+	b := canonical(items)
+	if err := b.Bounded(); err != nil {
+		return Budget{}, err
+	}
+	return b, nil
+}
+
+// boundHint is what to do about a budget past its bounds.
+const boundHint = "grant a directory above many paths, or a host on any port, in one item"
+
+// Bounded refuses a budget of more than MaxItems items, or whose canonical
+// text is longer than MaxBytes.
+func (b Budget) Bounded() error {
+	if len(b.Items) > MaxItems {
+		return fmt.Errorf("%d budget items, more than %d: %s", len(b.Items), MaxItems, boundHint)
+	}
+	n := 0
+	for _, it := range b.Items {
+		n += len(it.String()) + 1
+	}
+	if n-1 > MaxBytes {
+		return fmt.Errorf("the budget is %d bytes as written (%d items), more than %d: %s", n-1,
+			len(b.Items), MaxBytes, boundHint)
+	}
+	return nil
 }
 
 // MustParse is Parse for budgets known to be well formed, as in tests and

@@ -228,6 +228,12 @@ func (r *PoolRunner) Audit(ctx context.Context, req AuditRequest) (AuditReply, e
 		}
 		name = req.Path
 	}
+	if len(src) > program.MaxBytes { // as a run of it is refused, and sabline audit
+		e := codes.Errorf(codes.E316, "the program's text (%s) is %d bytes, more than %d: "+
+			"nothing was audited", name, len(src), program.MaxBytes)
+		e.Do = "Send a shorter program; a program is at most 16 MiB."
+		return AuditReply{}, e
+	}
 	// Bounded before it is parsed: the policy an audit derives costs time
 	// in the square of the items, and the audit holds a turn of the gate.
 	if line, ok := audit.DeclaredLine(src); ok {
@@ -320,7 +326,7 @@ func (r *PoolRunner) budgetOf(allow []string, tenant string,
 	}
 	b, err := budget.Parse(allow, r.o.ImportRoot)
 	if err != nil {
-		return budget.Budget{}, codes.Errorf(codes.E301, "allow: %w", err)
+		return budget.Budget{}, allowRefused(err)
 	}
 	if err := sabline.CheckModules("allow", b); err != nil {
 		return budget.Budget{}, err
@@ -337,6 +343,16 @@ func (r *PoolRunner) budgetOf(allow []string, tenant string,
 	return b, nil
 }
 
+// allowRefused is the E301 of a request's allow that does not read as a
+// budget (err, from budget.Parse): a malformed item, or one past the
+// budget's bounds.
+func allowRefused(err error) error {
+	e := codes.Errorf(codes.E301, "allow: %w", err)
+	e.Do = "Fix the item of allow the message names (docs/language.md gives the grammar), or " +
+		"name fewer and shorter items. Nothing ran."
+	return e
+}
+
 // staysBeneathRoot refuses an item of allow whose relative path climbs
 // out of the import root it is read against (E301): its messages would
 // name, resolved, the directories above the root, which the client did
@@ -344,7 +360,7 @@ func (r *PoolRunner) budgetOf(allow []string, tenant string,
 func staysBeneathRoot(allow []string) error {
 	written, err := budget.Parse(allow, "") // relative paths kept as written
 	if err != nil {
-		return codes.Errorf(codes.E301, "allow: %w", err)
+		return allowRefused(err)
 	}
 	for _, it := range written.Items {
 		if it.Path != "" && !filepath.IsAbs(it.Path) && !filepath.IsLocal(it.Path) {

@@ -197,7 +197,9 @@ const (
 	ReadHeaderTimeout = 5 * time.Second
 	ReadTimeout       = 60 * time.Second
 	IdleTimeout       = 120 * time.Second
-	MaxHeaderBytes    = 16 << 10
+	// MaxHeaderBytes bounds a request's head: its request line and its
+	// headers, the blank line after them included.
+	MaxHeaderBytes = 16 << 10
 	// ProgressInterval is how often a tools/call that asked for progress
 	// is told how long its run has lasted.
 	ProgressInterval = time.Second
@@ -216,9 +218,14 @@ func (s *Server) HTTPServer() *http.Server {
 		ReadHeaderTimeout: s.readHeaderTimeout,
 		ReadTimeout:       ReadTimeout,
 		IdleTimeout:       IdleTimeout,
-		MaxHeaderBytes:    MaxHeaderBytes,
+		MaxHeaderBytes:    MaxHeaderBytes - headerSlop,
 	}
 }
+
+// headerSlop is what net/http reads of a request's head past its
+// http.Server.MaxHeaderBytes: so much is taken off it, and a head of
+// MaxHeaderBytes is the longest the door reads (TestHeaderBound).
+const headerSlop = 4096
 
 // Serve answers HTTP requests on ln until ctx is done, holding at most
 // Config.MaxConns connections that have sent the token and

@@ -114,7 +114,8 @@ type lineConn struct {
 }
 
 // readLines sends each line of r, its newline cut, to c.lines; a line
-// past maxLineBytes is sent as tooLong, its bytes dropped.
+// past maxLineBytes (its newline not counted) is sent as tooLong, its
+// bytes dropped.
 func (c *lineConn) readLines(r io.Reader) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
@@ -125,7 +126,12 @@ func (c *lineConn) readLines(r io.Reader) {
 			var part []byte
 			part, err = br.ReadSlice('\n')
 			if !tooLong {
-				if len(line)+len(part) > maxLineBytes {
+				// The bound is the line's: its newline is not counted.
+				n := len(line) + len(part)
+				if bytes.HasSuffix(part, []byte{'\n'}) {
+					n--
+				}
+				if n > maxLineBytes {
 					tooLong, line = true, nil
 				} else {
 					line = append(line, part...)

@@ -123,6 +123,7 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 			root.Close()
 		}
 	}()
+	pathBytes := len(abs) // of the files compiled, as program.MaxPathBytes counts them
 	var visit func(file string, src []byte, stack []string) error
 	visit = func(file string, src []byte, stack []string) error {
 		cf, err := compileKept(file, src, predeclared, keep)
@@ -150,6 +151,14 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 			}
 			if _, done := c.Files[target]; done {
 				continue
+			}
+			if pathBytes += len(target); len(c.Files) == program.MaxFiles ||
+				pathBytes > program.MaxPathBytes {
+				e := codes.Errorf(codes.E306, "%s loads %s: a program and the files it loads are "+
+					"at most %d files, their paths %d bytes in all: %s", file, target,
+					program.MaxFiles, program.MaxPathBytes, tooManyFiles)
+				e.Pos = load.pos
+				return e
 			}
 			if root == nil {
 				r, err := openLoadRoot(dir, g)
@@ -184,6 +193,11 @@ func compile(abs string, src []byte, dir, what string, predeclared starlark.Stri
 	}
 	return c, nil
 }
+
+// tooManyFiles says what to do about a program whose loads pass
+// program.MaxFiles or program.MaxPathBytes.
+const tooManyFiles = "load fewer files (join small ones into one, or keep them in a directory " +
+	"of a shorter path); nothing ran"
 
 // loadTarget is the name of the file a load in file names: the module as
 // written, joined to file's directory when relative. Nothing is cleaned:

@@ -12,6 +12,17 @@ package program
 // and each file it loads.
 const MaxBytes = 16 << 20
 
+// MaxFiles and MaxPathBytes bound the files of one program: the program
+// and every file it loads, and their paths in all. A run's receipt names
+// each with its digest, as its worker reports them within a bound of its
+// own: a load past these is refused (E306) before the first statement,
+// where a program of 4,097 files ran and then ended as a crash of its
+// worker (E310).
+const (
+	MaxFiles     = 1024
+	MaxPathBytes = 128 << 10
+)
+
 // FileDigest names a source file and the sha256 of its bytes.
 type FileDigest struct {
 	Path   string `json:"path"`

@@ -60,8 +60,9 @@ func ParseRetention(s string) (Retention, error) {
 	for unit, size := range map[string]int64{"MiB": 1 << 20, "GiB": 1 << 30} {
 		if num, ok := strings.CutSuffix(s, unit); ok {
 			n, err := strconv.ParseInt(num, 10, 64)
-			if err != nil || n <= 0 || n > 1<<40/size {
-				return refuse("not a size of 1 or more " + unit)
+			if err != nil || n <= 0 || n > maxRetainedBytes/size {
+				return refuse(fmt.Sprintf("not a size of 1 to %d %s (1 TiB)", maxRetainedBytes/size,
+					unit))
 			}
 			return Retention{MaxBytes: n * size}, nil
 		}
@@ -87,6 +88,9 @@ func ParseRetention(s string) (Retention, error) {
 	}
 	return Retention{MaxAge: d}, nil
 }
+
+// maxRetainedBytes bounds a size ParseRetention reads: 1 TiB.
+const maxRetainedBytes = 1 << 40
 
 // maxAgeDays bounds an age ParseRetention reads, in either form: a
 // hundred years.

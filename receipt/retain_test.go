@@ -516,3 +516,21 @@ func FuzzParseRetention(f *testing.F) {
 		}
 	})
 }
+
+// TestParseRetentionSizeBound: a size is at most 1 TiB, in either unit:
+// at the bound it is read (the control), and past it the refusal names
+// the bound. Before, a size past it was refused as "not a size of 1 or
+// more GiB", which 1025GiB is, and named no bound to keep within.
+func TestParseRetentionSizeBound(t *testing.T) {
+	for _, tt := range []struct{ at, past, bound string }{
+		{"1024GiB", "1025GiB", "1 to 1024 GiB"},
+		{"1048576MiB", "1048577MiB", "1 to 1048576 MiB"},
+	} {
+		if r, err := ParseRetention(tt.at); err != nil || r.MaxBytes != 1<<40 {
+			t.Errorf("ParseRetention(%q) = %+v, %v: want 1 TiB", tt.at, r, err)
+		}
+		if _, err := ParseRetention(tt.past); err == nil || !strings.Contains(err.Error(), tt.bound) {
+			t.Errorf("ParseRetention(%q): %v; want it refused, naming %q", tt.past, err, tt.bound)
+		}
+	}
+}

@@ -593,6 +593,12 @@ const jobTooLarge = "this run's program, standard input and arguments come to %d
 const inputTooLarge = "this run's standard input is larger than %d bytes, the most a pooled " +
 	"run is given: send less, or have the program read the rest from a granted file; nothing ran"
 
+// inputTooLargeDo is what to do about it: a door's client meets it, for
+// whom the command line's advice (E301's) names nothing it can change.
+const inputTooLargeDo = "Send at most 4 MiB of standard input to a pooled run (a run of " +
+	"sabline serve or sabline mcp is one), and have the program read the rest from a file " +
+	"it is granted. Nothing ran."
+
 // readInput reads a pooled run's standard input whole, refusing (E301)
 // one past wire.MaxPoolInputBytes or that cannot be read. A reader in
 // memory is read at once; any other is read by a goroutine of its own,
@@ -625,7 +631,9 @@ func readInput(ctx context.Context, r io.Reader) ([]byte, error) {
 		return nil, codes.Errorf(codes.E301, "this run's standard input: %w; nothing ran", err)
 	}
 	if len(in) > wire.MaxPoolInputBytes {
-		return nil, codes.Errorf(codes.E301, inputTooLarge, wire.MaxPoolInputBytes)
+		e := codes.Errorf(codes.E301, inputTooLarge, wire.MaxPoolInputBytes)
+		e.Do = inputTooLargeDo
+		return nil, e
 	}
 	return in, nil
 }

@@ -16,8 +16,8 @@ import (
 // TestPoolReceiptOfALargeResult: a run that may make raw system calls
 // writes a result line of its own, some 2 MiB, of characters a receipt
 // writes escaped (six bytes for "<"), and ends its worker before the
-// worker's own line: two effects naming no grant of its budget, or 4,000
-// files. Its receipt came to 13 MB, past what the journal keeps: the run
+// worker's own line: two effects naming no grant of its budget, or 1,024
+// files (program.MaxFiles; 4,000 before that bound). Its receipt came to 13 MB, past what the journal keeps: the run
 // returned E327 and its receipt was left the skeleton that reads
 // unfinished. Now effects that count no grant of the run's budget are
 // not ones the worker could have sent (E310), and a receipt past the
@@ -31,7 +31,7 @@ if ARGS[0] == "effects":
     said = '"effects":[{"grant":"' + big + '","uses":1},{"grant":"' + big + '","uses":1}]'
 elif ARGS[0] == "files":
     one = '{"path":"/' + big + '","sha256":"00"}'
-    said = '"files":[' + ",".join([one] * 4000) + ']'
+    said = '"files":[' + ",".join([one] * 1024) + ']'
 else:
     said = '"effects":[{"grant":"io","uses":7}]'
 r = '{"outcome":{"status":"ok","exit_status":0},' + said + '}\n'
@@ -47,8 +47,8 @@ c.syscall("exit_group", 0)
 	}{
 		{name: "effects of no grant of the budget", said: "effects", size: "1126400", wantCode: "E310",
 			wantMsg: "effect 0 is not a count of a grant of the run's budget"},
-		{name: "4,000 files", said: "files", size: "560",
-			wantCut: "program.files: the digests of the 3999 files the program loaded"},
+		{name: "1,024 files", said: "files", size: "2200",
+			wantCut: "program.files: the digests of the 1023 files the program loaded"},
 		{name: "the control: a count of a grant of the budget", said: "io", size: "0", wantUses: 7},
 	}
 	for _, tt := range tests {

@@ -106,7 +106,9 @@ const (
 	MaxCrashReportBytes = 64 << 10
 	// MaxTempDirBytes and MaxTempDirEntries bound the run's private
 	// temporary directory (apparent sizes, so a sparse file counts in
-	// full); a worker whose directory passes either is stopped (E330).
+	// full; the entries made in it, not the directory itself nor the
+	// worker's crash file); a worker whose directory passes either is
+	// stopped (E330).
 	MaxTempDirBytes   = 512 << 20
 	MaxTempDirEntries = 10000
 	// resultGrace is how long the supervisor waits, after the worker has
@@ -843,7 +845,8 @@ func tempDirWithin(dir string, pid int) error {
 		size = hidden
 	}
 	var unmeasured error
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+	crash := filepath.Join(dir, wire.CrashFile)
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		var fi fs.FileInfo
 		if err == nil {
 			fi, err = d.Info()
@@ -855,8 +858,12 @@ func tempDirWithin(dir string, pid int) error {
 			unmeasured = err
 			return errStopWalk
 		}
-		if n++; n > MaxTempDirEntries {
-			return errStopWalk
+		// The directory and the worker's crash file are Sabline's own:
+		// the bound is of the entries made in it beside them.
+		if path != dir && path != crash {
+			if n++; n > MaxTempDirEntries {
+				return errStopWalk
+			}
 		}
 		if fi.Mode().IsRegular() {
 			size += fi.Size()

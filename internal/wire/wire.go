@@ -153,8 +153,8 @@ type Record struct {
 
 // Bounds of one Record, beside MaxResultBytes for all of them.
 const (
-	maxResultFiles   = 4096
-	maxResultEffects = 4096
+	maxResultFiles   = program.MaxFiles
+	maxResultEffects = budget.MaxItems
 	maxResultFaults  = 64
 	maxResultLayers  = 16
 )
@@ -243,8 +243,9 @@ type JobResult struct {
 const MaxPoolOutputBytes = 1 << 20
 
 // MaxPoolInputBytes is the most standard input a pooled run is given:
-// it travels in the job, whole, before the program starts. It is above
-// the largest body a door reads, so that only a library caller meets it.
+// it travels in the job, whole, before the program starts. It is below
+// the largest body a door reads: a door's client meets it too (E301,
+// with its receipt).
 const MaxPoolInputBytes = 4 << 20
 
 // MaxJobResultBytes bounds one result line of a pool worker: the output,

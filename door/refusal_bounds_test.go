@@ -1,0 +1,141 @@
+package door
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline"
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/program"
+)
+
+// TestLongAllowKeepsItsReceipt: a request's allow is held to the
+// budget's bounds (budget.MaxBytes), and its refusal keeps the receipt
+// it names. An item whose canonical text is exactly the bound, wider
+// than the server's budget, is refused E328 with its receipt (the
+// control); one of 9 MiB, within the body's bound, is refused E301
+// naming the bound, with its receipt, and advice that is not the
+// command line's. Before, it was refused E328, quoting the 9 MiB item
+// twice, and named a receipt the journal never held (a record past its
+// 8 MiB bound): the client read 404 for the run id its refusal gave.
+func TestLongAllowKeepsItsReceipt(t *testing.T) {
+	root, rc := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "hello.vel"), []byte("print(1)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"),
+		Receipts: rc})
+	_, ts := newTestServer(t, Config{Runner: r})
+	item := func(size int) string {
+		const head = "fs:read:/x/"
+		return head + strings.Repeat("a", size-len(head))
+	}
+	for _, tt := range []struct {
+		name       string
+		item       string
+		wantStatus int
+		wantCode   codes.Code
+	}{
+		{"at the bound", item(budget.MaxBytes), http.StatusForbidden, codes.E328},
+		{"9 MiB", item(9 << 20), http.StatusBadRequest, codes.E301},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body, _ := json.Marshal(map[string]any{"path": "hello.vel", "allow": []string{tt.item}})
+			resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+testToken, string(body))
+			code, msg := errCode(v)
+			detail, _ := v["error"].(map[string]any)
+			id, _ := detail["run_id"].(string)
+			advice, _ := detail["do"].(string)
+			if resp.StatusCode != tt.wantStatus || code != string(tt.wantCode) || id == "" ||
+				strings.Contains(advice, "--help") {
+				t.Fatalf("status %d, code %s (%.200s), run_id %q, do %q: want %d, %s, a run id, "+
+					"and advice for a client", resp.StatusCode, code, msg, id, advice,
+					tt.wantStatus, tt.wantCode)
+			}
+			resp, rec := do(t, ts, "GET", "/v1/receipts/"+id, "Bearer "+testToken, "")
+			outcome, _ := rec["outcome"].(map[string]any)
+			if resp.StatusCode != http.StatusOK || outcome["code"] != string(tt.wantCode) {
+				t.Fatalf("its receipt %s: status %d, outcome %v; want 200, %s", id,
+					resp.StatusCode, outcome, tt.wantCode)
+			}
+		})
+	}
+}
+
+// TestStdinPastItsBound: a run request's stdin is at most 4 MiB
+// (wire.MaxPoolInputBytes, below the body's bound): at the bound the run
+// reads it all (the control); a byte more is refused E301 with its
+// receipt, and the advice names the bound and what a client can do.
+// Before, the advice was the command line's ("`sabline --help` shows the
+// flags"), which names nothing a door's client can change, and
+// docs/serve.md named no bound.
+func TestStdinPastItsBound(t *testing.T) {
+	root, rc := t.TempDir(), t.TempDir()
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"),
+		Receipts: rc})
+	_, ts := newTestServer(t, Config{Runner: r})
+	const bound = 4 << 20
+	for _, n := range []int{bound, bound + 1} {
+		body, _ := json.Marshal(map[string]any{"source": "print(len(io.read_all()))",
+			"stdin": strings.Repeat("x", n)})
+		resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+testToken, string(body))
+		if n == bound {
+			if out, _ := v["stdout"].(string); resp.StatusCode != http.StatusOK ||
+				strings.TrimSpace(out) != "4194304" {
+				t.Fatalf("stdin of %d bytes: status %d, printed %q (%v); want it read whole", n,
+					resp.StatusCode, out, v["message"])
+			}
+			continue
+		}
+		code, msg := errCode(v)
+		detail, _ := v["error"].(map[string]any)
+		id, _ := detail["run_id"].(string)
+		advice, _ := detail["do"].(string)
+		if resp.StatusCode != http.StatusBadRequest || code != string(codes.E301) || id == "" ||
+			strings.Contains(advice, "--help") || !strings.Contains(advice, "4 MiB") {
+			t.Fatalf("stdin of %d bytes: status %d, code %s (%s), run_id %q, do %q: want 400, "+
+				"E301, a run id, and advice naming the bound", n, resp.StatusCode, code, msg, id,
+				advice)
+		}
+		resp, rec := do(t, ts, "GET", "/v1/receipts/"+id, "Bearer "+testToken, "")
+		if outcome, _ := rec["outcome"].(map[string]any); resp.StatusCode != http.StatusOK ||
+			outcome["code"] != string(codes.E301) {
+			t.Fatalf("its receipt %s: status %d, outcome %v; want 200, E301", id, resp.StatusCode,
+				outcome)
+		}
+	}
+}
+
+// TestAuditHoldsTheProgramBound: /v1/audit holds a program's text to
+// program.MaxBytes, as a run of it and sabline audit do: at the bound it
+// is audited (the control), a byte past it is refused E316. Before, the
+// door audited it, and said a run of it would be admitted, which it was
+// not (E316).
+func TestAuditHoldsTheProgramBound(t *testing.T) {
+	root := t.TempDir()
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"),
+		Receipts: t.TempDir()})
+	_, ts := newTestServer(t, Config{Runner: r})
+	for _, n := range []int{program.MaxBytes, program.MaxBytes + 1} {
+		src := "# allow: io\n#" + strings.Repeat("a", n-len("# allow: io\n#\n")) + "\n"
+		body, _ := json.Marshal(map[string]any{"source": src})
+		resp, v := do(t, ts, "POST", "/v1/audit", "Bearer "+testToken, string(body))
+		code, msg := errCode(v)
+		if n == program.MaxBytes {
+			if resp.StatusCode != http.StatusOK || v["budget"] != "io" {
+				t.Errorf("a program of %d bytes: status %d, %v %s; want it audited", n,
+					resp.StatusCode, code, msg)
+			}
+			continue
+		}
+		if resp.StatusCode != http.StatusForbidden || code != string(codes.E316) {
+			t.Errorf("a program of %d bytes: status %d, %q %s; want 403, E316", n,
+				resp.StatusCode, code, msg)
+		}
+	}
+}

@@ -107,7 +107,11 @@ type Server struct {
 	handler   http.Handler
 	stopping  chan struct{}
 	stopOnce  sync.Once
-	ready     readyLog
+	// halted is cancelled by Halt: every run in flight is cancelled with
+	// it (haltable).
+	halted context.Context
+	halt   context.CancelFunc
+	ready  readyLog
 	// readHeaderTimeout is ReadHeaderTimeout; tests change it.
 	readHeaderTimeout time.Duration
 	// progressEvery is ProgressInterval; tests shorten it.
@@ -167,6 +171,7 @@ func New(cfg Config) (*Server, error) {
 	s.gate = newGate(cfg.Workers, cfg.Queue, s.stopping)
 	s.lookups = newGate(cfg.Workers, cfg.Workers, s.stopping)
 	s.conns = newConns(cfg.MaxConns, cfg.MaxPendingConns)
+	s.halted, s.halt = context.WithCancel(context.Background())
 	s.ledger = newLedger()
 	s.metrics = s.newMetrics(cfg.Shipping)
 	s.mcp = s.newMCPServer()
@@ -188,6 +193,28 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 // 503, and a run waiting in the queue is answered 503 too; runs already
 // running finish.
 func (s *Server) Stop() { s.stopOnce.Do(func() { close(s.stopping) }) }
+
+// Halt ends the door's shutdown at once: it stops the door, as Stop
+// does, and cancels every run in flight, whose receipt then ends E307
+// saying the server was halted, and whose client is answered so.
+func (s *Server) Halt() {
+	s.Stop()
+	s.halt()
+}
+
+// errHalted is why a run ends when its server is halted (Halt): the
+// cause its receipt's E307 names.
+var errHalted = errors.New("the server was halted: its operator stopped it at once")
+
+// haltable is ctx, cancelled with errHalted when the server is halted.
+func (s *Server) haltable(ctx context.Context) (context.Context, func()) {
+	run, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(s.halted, func() { cancel(errHalted) })
+	return run, func() {
+		stop()
+		cancel(nil)
+	}
+}
 
 // The HTTP server's bounds: a client that sends its headers or body slowly
 // is cut off, and an idle keep-alive connection is closed. A connection
@@ -835,6 +862,8 @@ func (s *Server) runHeld(ctx context.Context, door, client string, t *tenantStat
 		req.Tenant, req.Ceiling = t.Name, t.Ceiling
 	}
 	start := time.Now()
+	ctx, stop := s.haltable(ctx)
+	defer stop()
 	reply, err := s.cfg.Runner.Run(ctx, req)
 	s.ledger.add(client, t != nil, reply)
 	if err != nil {

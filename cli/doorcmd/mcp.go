@@ -1,12 +1,10 @@
 package doorcmd
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -16,7 +14,6 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/door"
 	"github.com/sabline/sabline/internal/brokenpipe"
-	"github.com/sabline/sabline/internal/run"
 )
 
 // mcpCmd: sabline mcp --import-root DIR [run flags]: the MCP door on
@@ -77,9 +74,9 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "sabline mcp: %s\n", codes.TerminalSafe(holdServer(o)))
 	// A hangup (the client's terminal gone) stops it as SIGTERM does: the
 	// runs in flight end with their receipts, not cut off unfinished.
-	ctx, stop := signal.NotifyContext(context.Background(),
-		run.Heeded(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)...)
-	defer stop()
+	ctx, _, release := stopOnSignals("mcp", stderr, srv.Halt,
+		os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer release()
 	fmt.Fprintf(stderr,
 		"sabline mcp: serving on standard input and output (import root %s, budget %s, %d workers, "+
 			"queue %d)\n",

@@ -25,14 +25,21 @@ import (
 // run's receipt finished on the disk. Before, the signal closed the
 // session at once: the run went on to its end answered to no one, and
 // the client read the end of the output with no answer. The control is
-// the same exchange ended by the client closing its input.
+// the same exchange ended by the client closing its input. A second
+// SIGTERM ends the run now (E307 naming the halt), its receipt kept.
 func TestMCPSignalAnswersTheRunInFlight(t *testing.T) {
 	bin := sablineBin(t)
-	for _, end := range []string{"SIGTERM", "SIGINT", "SIGHUP", "input closed"} {
+	for _, end := range []string{"SIGTERM", "SIGINT", "SIGHUP", "input closed", "SIGTERM twice"} {
 		t.Run(end, func(t *testing.T) {
 			rc := filepath.Join(t.TempDir(), "receipts")
+			timeout := "3s"
+			if end == "SIGTERM twice" {
+				timeout = "10m" // the run ends at the second signal, not at its timeout
+			}
 			cmd := exec.Command(bin, "mcp", "--import-root", t.TempDir(), "--allow", "io",
-				"--receipts", rc, "--workers", "1", "--timeout", "3s")
+				"--receipts", rc, "--workers", "1", "--timeout", timeout)
+			var stderr testkit.LockedBuffer
+			cmd.Stderr = &stderr
 			in, err := cmd.StdinPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -86,6 +93,19 @@ func TestMCPSignalAnswersTheRunInFlight(t *testing.T) {
 				err = cmd.Process.Signal(syscall.SIGINT)
 			case "SIGHUP":
 				err = cmd.Process.Signal(syscall.SIGHUP)
+			case "SIGTERM twice":
+				// The second once the first is taken: two sent at once may
+				// reach the process as one.
+				if err = cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					break
+				}
+				for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); !strings.Contains(
+					stderr.String(), "a second SIGINT or SIGTERM ends them now"); time.Sleep(20 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatalf("no word of stopping: %q", stderr.String())
+					}
+				}
+				err = cmd.Process.Signal(syscall.SIGTERM)
 			default:
 				err = in.Close()
 			}
@@ -95,8 +115,9 @@ func TestMCPSignalAnswersTheRunInFlight(t *testing.T) {
 			var answer struct {
 				Result struct {
 					Structured struct {
-						RunID  string `json:"run_id"`
-						Status string `json:"status"`
+						RunID   string `json:"run_id"`
+						Status  string `json:"status"`
+						Message string `json:"message"`
 					} `json:"structuredContent"`
 				} `json:"result"`
 			}
@@ -117,6 +138,10 @@ func TestMCPSignalAnswersTheRunInFlight(t *testing.T) {
 			got := answer.Result.Structured
 			if got.RunID == "" || got.Status != "timeout" {
 				t.Fatalf("the run's answer %+v, want its run id and its timeout; read %.2000q", got, seen)
+			}
+			if halted := strings.Contains(got.Message, "halted"); halted != (end == "SIGTERM twice") {
+				t.Errorf("the run's message %q: naming the halt %v, want %v", got.Message, halted,
+					!halted)
 			}
 			runs, _, err := receipt.Scan(rc)
 			if err != nil {

@@ -1,7 +1,6 @@
 package doorcmd
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
@@ -346,9 +344,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	// The signals are taken before the server says where it listens: a
 	// SIGTERM sent once it has said so takes the stop path.
-	ctx, stop := signal.NotifyContext(context.Background(),
-		run.Heeded(os.Interrupt, syscall.SIGTERM)...)
-	defer stop()
+	ctx, stop, release := stopOnSignals("serve", stderr, srv.Halt, os.Interrupt, syscall.SIGTERM)
+	defer release()
 	fmt.Fprintf(stderr,
 		"sabline serve: listening on %s (import root %s, budget %s, %d workers, queue %d)\n", ln.Addr(),
 		codes.TerminalSafe(o.ImportRoot), codes.TerminalSafe(ceilingText(o.Ceiling)), o.Workers, o.Queue)

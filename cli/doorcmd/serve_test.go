@@ -358,6 +358,95 @@ func TestServeStops(t *testing.T) {
 	}
 }
 
+// TestServeHaltsAtTheSecondSignal: a second SIGTERM ends the runs in
+// flight now: the request in flight is answered E307 naming the halt,
+// its receipt is kept (never left unfinished), and the server exits 0.
+// At the first, the server says how it stops and that a second would end
+// the runs (TestServeStops: the first alone lets the run end as it
+// would). Before, a second signal did nothing: the run went on to its
+// timeout.
+func TestServeHaltsAtTheSecondSignal(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("SIGTERM is a POSIX signal")
+	}
+	s := startServe(t, "--timeout", "10m")
+	if err := os.WriteFile(filepath.Join(s.root, "loop.vel"), []byte(loopAt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		status int
+		reply  map[string]any
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", s.url+"/v1/run", strings.NewReader(`{"path":"loop.vel"}`))
+		req.Header.Set("Authorization", "Bearer "+s.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- answer{}
+			return
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&v)
+		answered <- answer{resp.StatusCode, v}
+	}()
+	said := func(what string) bool {
+		for _, l := range s.lines() {
+			if strings.Contains(l, what) {
+				return true
+			}
+		}
+		return false
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); !ok(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s; the server said %q", what, s.lines())
+			}
+		}
+	}
+	waitFor("the run never started", func() bool {
+		_, h := s.do(t, "GET", "/v1/health", s.token, "")
+		return h["running"] == float64(1)
+	})
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("no word of stopping", func() bool { return said("a second SIGINT or SIGTERM ends them now") })
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var a answer
+	select {
+	case a = <-answered:
+	case <-time.After(testkit.Bound(30 * time.Second)):
+		t.Fatalf("the run in flight was not ended by the second SIGTERM; the server said %q", s.lines())
+	}
+	msg, _ := a.reply["message"].(string)
+	if a.status != 200 || a.reply["code"] != "E307" || !strings.Contains(msg, "halted") {
+		t.Errorf("the request in flight got %d %v; want 200, E307 naming the halt", a.status, a.reply)
+	}
+	if !said("halting: the runs in flight end now") {
+		t.Errorf("the server did not say it was halting: %q", s.lines())
+	}
+	select {
+	case err := <-s.exited:
+		if err != nil {
+			t.Errorf("sabline serve after a second SIGTERM: %v, want exit 0", err)
+		}
+		s.exited <- nil // for the cleanup
+	case <-time.After(testkit.Bound(30 * time.Second)):
+		t.Fatal("sabline serve did not exit after a second SIGTERM")
+	}
+	id, _ := a.reply["run_id"].(string)
+	if got, err := receipt.Find(s.rc, id); err != nil || got.Outcome.Code != "E307" ||
+		!strings.Contains(got.Outcome.Message, "halted") {
+		t.Errorf("the halted run's receipt: %+v (%v), want it kept, E307 naming the halt", got.Receipt.Outcome, err)
+	}
+}
+
 // TestServeRefusesToStart: settings that cannot be served are refused at
 // start, exit 2, with the code.
 func TestServeRefusesToStart(t *testing.T) {

@@ -367,3 +367,134 @@ func TestNoTenantTakesEveryLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectionChargedToItsLatestTenant: a connection is charged to the
+// tenant whose token its latest request carried: once beta's connection
+// carries acme's token it is acme's, and acme, at its bound of one, is
+// refused another (it was beta's still, and acme held two). The control:
+// acme's first connection, before, is answered.
+func TestConnectionChargedToItsLatestTenant(t *testing.T) {
+	s, err := New(Config{Runner: &fakeRunner{}, Tenants: []tenant.Tenant{
+		{Name: "acme", TokenSHA256: digest(tokenAcme), Connections: 1},
+		{Name: "beta", TokenSHA256: digest(tokenBeta)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveOn(t, s).addr
+	first := dialRaw(t, addr)
+	if st := first.get(t, "/v1/health", tokenAcme); st != 200 {
+		t.Fatalf("the control, acme's first connection: %d, want 200", st)
+	}
+	first.c.Close()
+	waitFor(t, func() bool { return s.conns.heldBy("acme") == 0 })
+	shared := dialRaw(t, addr)
+	for _, tok := range []string{tokenBeta, tokenAcme} {
+		if st := shared.get(t, "/v1/health", tok); st != 200 {
+			t.Fatalf("the shared connection: %d, want 200", st)
+		}
+	}
+	if a, b := s.conns.heldBy("acme"), s.conns.heldBy("beta"); a != 1 || b != 0 {
+		t.Errorf("held: acme %d, beta %d; want 1 and 0", a, b)
+	}
+	c := dialRaw(t, addr)
+	if st := c.get(t, "/v1/health", tokenAcme); st != http.StatusTooManyRequests {
+		t.Errorf("acme's second connection beside the one it took from beta: %d, want 429", st)
+	}
+}
+
+// TestBusyConnectionIsNotTakenBack: when every slot is taken, the
+// connection taken back from the tenant holding most is an idle one,
+// never one whose request is in flight: acme's run, on the connection it
+// made last, is answered, and its longest idle connection is closed. The
+// control: with acme holding every slot but one more than beta, beta is
+// refused a second (taking one back would leave acme the fewer).
+func TestBusyConnectionIsNotTakenBack(t *testing.T) {
+	fake := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 1)}
+	s, err := New(Config{Runner: fake, MaxConns: 4, Tenants: []tenant.Tenant{
+		{Name: "acme", TokenSHA256: digest(tokenAcme)},
+		{Name: "beta", TokenSHA256: digest(tokenBeta)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveOn(t, s).addr
+	var idle []*rawConn
+	for i := range 3 {
+		c := dialRaw(t, addr)
+		if st := c.get(t, "/v1/health", tokenAcme); st != 200 {
+			t.Fatalf("acme's connection %d: %d", i+1, st)
+		}
+		idle = append(idle, c)
+		waitFor(t, func() bool { return s.conns.idleOf("acme") == i+1 })
+	}
+	busy := dialRaw(t, addr)
+	req, _ := http.NewRequest(http.MethodPost, "http://door/v1/run",
+		strings.NewReader(`{"source":"print(1)"}`))
+	req.Host = busy.c.RemoteAddr().String()
+	req.Header.Set("Authorization", "Bearer "+tokenAcme)
+	req.Header.Set("Content-Type", "application/json")
+	if err := req.Write(busy.c); err != nil {
+		t.Fatal(err)
+	}
+	<-fake.start // acme's run is in flight on its fourth connection
+	if st := dialRaw(t, addr).get(t, "/v1/health", tokenBeta); st != 200 {
+		t.Errorf("beta's connection while acme holds every slot: %d, want 200", st)
+	}
+	close(fake.block)
+	_ = busy.c.SetReadDeadline(time.Now().Add(time.Minute))
+	if resp, err := http.ReadResponse(busy.r, req); err != nil || resp.StatusCode != 200 {
+		t.Errorf("acme's run in flight as beta took a slot: %v, %v; want 200", resp, err)
+	}
+	if !idle[0].closed(time.Minute) {
+		t.Error("acme's longest idle connection was not closed")
+	}
+	for i, c := range idle[1:] {
+		if c.closed(50 * time.Millisecond) {
+			t.Errorf("acme's idle connection %d was closed", i+2)
+		}
+	}
+}
+
+// TestNoConnectionTakenBackForOneMore: when every slot is taken and the
+// tenant holding most holds one more than the one asking, none is taken
+// back (it would leave the other the fewer): beta is refused a second,
+// and acme's connections stay open. The control: with one slot more,
+// beta is given it.
+func TestNoConnectionTakenBackForOneMore(t *testing.T) {
+	for _, slots := range []int{3, 4} {
+		s, err := New(Config{Runner: &fakeRunner{}, MaxConns: slots, Tenants: []tenant.Tenant{
+			{Name: "acme", TokenSHA256: digest(tokenAcme)},
+			{Name: "beta", TokenSHA256: digest(tokenBeta)},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := serveOn(t, s).addr
+		var acme []*rawConn
+		for i := range 2 {
+			c := dialRaw(t, addr)
+			if st := c.get(t, "/v1/health", tokenAcme); st != 200 {
+				t.Fatalf("acme's connection %d: %d", i+1, st)
+			}
+			acme = append(acme, c)
+			waitFor(t, func() bool { return s.conns.idleOf("acme") == i+1 })
+		}
+		if st := dialRaw(t, addr).get(t, "/v1/health", tokenBeta); st != 200 {
+			t.Fatalf("%d slots: beta's first connection: %d", slots, st)
+		}
+		want := http.StatusTooManyRequests
+		if slots == 4 {
+			want = 200
+		}
+		if st := dialRaw(t, addr).get(t, "/v1/health", tokenBeta); st != want {
+			t.Errorf("%d slots: beta's second connection, acme holding 2: %d, want %d", slots, st,
+				want)
+		}
+		for i, c := range acme {
+			if c.closed(50 * time.Millisecond) {
+				t.Errorf("%d slots: acme's connection %d was closed", slots, i+1)
+			}
+		}
+	}
+}

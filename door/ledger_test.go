@@ -181,3 +181,26 @@ func TestLedgerSessionsBesideTenants(t *testing.T) {
 			maxClients, maxClients+10)
 	}
 }
+
+// TestLedgerSameRunTwice: a run a Runner answers twice is one run of its
+// client, as the newer answer says it, its receipt counted once; the
+// control, another run, is a run of its own.
+func TestLedgerSameRunTwice(t *testing.T) {
+	l := newLedger()
+	const id, other = "00000000000000aa", "00000000000000bb"
+	l.add("c", false, RunReply{RunID: id, Status: "ok", Receipt: receiptOfSize(100)})
+	l.add("c", false, RunReply{RunID: id, Status: "failed", Receipt: receiptOfSize(200)})
+	runs := l.runs("c")
+	if len(runs) != 1 || runs[0].ID != id || runs[0].Status != "failed" {
+		t.Errorf("runs %+v, want the one, as the newer answer says it", runs)
+	}
+	if rec, ours := l.get("c", id); !ours || len(rec) != 200 || l.bytes != 200 {
+		t.Errorf("the run: ours %v, %d bytes, %d bytes kept; want ours, the newer 200, 200",
+			ours, len(rec), l.bytes)
+	}
+	l.add("c", false, RunReply{RunID: other, Status: "ok", Receipt: receiptOfSize(50)})
+	if runs := l.runs("c"); len(runs) != 2 || runs[0].ID != other || l.bytes != 250 {
+		t.Errorf("another run: runs %+v, %d bytes kept; want two, the newest first, 250", runs,
+			l.bytes)
+	}
+}

@@ -492,3 +492,93 @@ func TestPoolRunnerNamesNoGrantOfTheServers(t *testing.T) {
 		t.Errorf("allow of the server's directory in full: %v; want it run", err)
 	}
 }
+
+// TestPoolRunnerImportRootThroughALink: a door whose import root is
+// given as a link runs a path and a text beneath it, as a door given
+// the directory itself does (the control): the pool holds its programs to
+// the root as it resolves, and the door named them beneath the link, so
+// that every run was refused E316. Each reply, a load's failure named on
+// standard error among it, names neither the link nor the directory.
+func TestPoolRunnerImportRootThroughALink(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "operator-root-sentinel-77a1")
+	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "operator-link-sentinel-2f90")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"hello.vel": "print(\"hi\")\n",
+		"lib/loads.vel": "load(\"lib/nosuch.vel\", \"greet\")\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, root := range []string{dir, link} {
+		r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root,
+			Budget: budget.MustParse(root, "io"), Receipts: t.TempDir()})
+		for _, tt := range []struct {
+			req                  RunRequest
+			wantStdout, wantCode string
+		}{
+			{RunRequest{Path: "hello.vel"}, "hi\n", ""},
+			{RunRequest{Source: "print(2)"}, "2\n", ""},
+			{RunRequest{Path: "lib/loads.vel"}, "", string(codes.E306)},
+		} {
+			reply, err := r.Run(t.Context(), tt.req)
+			if err != nil || reply.Stdout != tt.wantStdout || reply.Code != tt.wantCode {
+				t.Errorf("root %s, %+v: %q %s, %v; want %q %s", root, tt.req, reply.Stdout,
+					reply.Code, err, tt.wantStdout, tt.wantCode)
+				continue
+			}
+			sent, err := json.Marshal(runJSON{runOutputOf(reply), reply.Receipt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []string{"operator-root-sentinel", "operator-link-sentinel"} {
+				if strings.Contains(string(sent), s) {
+					t.Errorf("root %s, %+v: the reply names %q: %s", root, tt.req, s, sent)
+				}
+			}
+			if tt.wantCode != "" && !strings.Contains(reply.Stderr, RedactedImportRoot) {
+				t.Errorf("root %s, %+v: standard error %q does not say the import root",
+					root, tt.req, reply.Stderr)
+			}
+		}
+	}
+}
+
+// TestHostFactsFormsOfALink: an import root given as a link is redacted
+// in both its forms, as given and as it resolves, each wherever it is
+// found: a file beneath either is named relative to the root. A root
+// whose link leads to its own parent has the longer form, the link's,
+// redacted first: the shorter first left the link's name ("root/x.vel").
+func TestHostFactsFormsOfALink(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "dir-sentinel")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	toDir := filepath.Join(parent, "link-sentinel")
+	toParent := filepath.Join(dir, "up-sentinel")
+	for _, l := range []struct{ target, name string }{{dir, toDir}, {"..", toParent}} {
+		if err := os.Symlink(l.target, l.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		root, in, want string
+	}{
+		{dir, dir + "/x.vel", "x.vel"}, // the control: no link
+		{toDir, toDir + "/x.vel", "x.vel"},
+		{toDir, dir + "/x.vel", "x.vel"},
+		{toDir, "beneath " + dir, "beneath " + RedactedImportRoot},
+		{toParent, toParent + "/x.vel", "x.vel"},
+		{toParent, parent + "/x.vel", "x.vel"},
+		{toParent, toParent + "/dir-sentinel/x.vel", "dir-sentinel/x.vel"},
+	} {
+		if got := newHostFacts(tt.root, "").text(tt.in); got != tt.want {
+			t.Errorf("root %s: text(%q) = %q, want %q", tt.root, tt.in, got, tt.want)
+		}
+	}
+}

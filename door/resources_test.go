@@ -392,3 +392,70 @@ func TestTenantRunsOutliveOtherTenants(t *testing.T) {
 		t.Errorf("other-0, still in the tenants file, has %d runs remembered, want 1", len(runs))
 	}
 }
+
+// TestMCPMountedElsewhereKeepsNoAnonymousRun: the MCP door an embedder
+// mounts on a handler of its own, where a request carries no token of
+// the server's, cannot tell one client from another: it remembers none
+// of their runs, so that a client lists and reads none of another's (both
+// over HTTP, with no session the door names). The control: the door's
+// own /mcp, with the token, lists and reads its run.
+func TestMCPMountedElsewhereKeepsNoAnonymousRun(t *testing.T) {
+	s, door := newTestServer(t, Config{Runner: &fakeRunner{}})
+	elsewhere := httptest.NewServer(mcp.NewStreamableHTTPHandler(
+		func(*http.Request) *mcp.Server { return s.MCP() }, nil))
+	t.Cleanup(elsewhere.Close)
+	connect := func() *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(
+			t.Context(), &mcp.StreamableClientTransport{Endpoint: elsewhere.URL}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	a, b := connect(), connect()
+	id := runMCP(t, a)
+	clients := map[string]*mcp.ClientSession{"the client that ran it": a, "another": b}
+	for name, cs := range clients {
+		if got := listed(t, cs); len(got) != 0 {
+			t.Errorf("%s lists %v, want none", name, got)
+		}
+		if text, err := readReceipt(cs, id); err == nil {
+			t.Errorf("%s reads the run's receipt: %s", name, text)
+		}
+	}
+	own := connectHTTP(t, door, testToken)
+	id = runMCP(t, own)
+	if got := listed(t, own); !slices.Equal(got, []string{id}) {
+		t.Errorf("the door's own /mcp lists %v, want [%s]", got, id)
+	}
+	if _, err := readReceipt(own, id); err != nil {
+		t.Errorf("the door's own /mcp reads its run: %v", err)
+	}
+}
+
+// TestEndedSessionForgotten: the runs of an MCP session that ended are
+// forgotten with it, their receipts' bytes given back; the control, a
+// session still open beside it, keeps its run.
+func TestEndedSessionForgotten(t *testing.T) {
+	s, err := New(Config{Runner: &fakeRunner{}, Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, ended := connectMemory(t, s), connectMemory(t, s)
+	kept := runMCP(t, open)
+	runMCP(t, ended)
+	clients := func() int {
+		s.ledger.mu.Lock()
+		defer s.ledger.mu.Unlock()
+		return len(s.ledger.clients)
+	}
+	if n := clients(); n != 2 {
+		t.Fatalf("%d clients remembered, want the 2 sessions", n)
+	}
+	ended.Close()
+	waitFor(t, func() bool { return clients() == 1 })
+	if got := listed(t, open); !slices.Equal(got, []string{kept}) {
+		t.Errorf("the open session lists %v, want [%s]", got, kept)
+	}
+}

@@ -66,8 +66,17 @@ func NewPoolRunner(pool *sabline.Pool) (*PoolRunner, error) {
 		return nil, codes.Errorf(codes.E301,
 			"a door's pool needs an import root: the directory a request's path is read under")
 	}
+	host := newHostFacts(o.ImportRoot, o.Receipts) // the root as given and as it resolves
+	// The pool holds its programs to the root as it resolves (a link
+	// followed): a path named beneath the root as given, a link to it,
+	// lay beneath no root of the pool's, and every run was refused E316.
+	if abs, err := filepath.Abs(o.ImportRoot); err == nil {
+		if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+			o.ImportRoot = resolved
+		}
+	}
 	root, _ := os.Stat(o.ImportRoot)
-	return &PoolRunner{pool: pool, o: o, host: newHostFacts(o.ImportRoot, o.Receipts), root: root}, nil
+	return &PoolRunner{pool: pool, o: o, host: host, root: root}, nil
 }
 
 // Run refuses a request the operator's settings do not admit (E301, E316,

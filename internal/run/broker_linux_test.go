@@ -3,8 +3,11 @@ package run
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +16,7 @@ import (
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -110,5 +114,164 @@ func TestPoolBrokered(t *testing.T) {
 	if !strings.Contains(res.Receipt.RunParameters.ConfinementReason, "supervisor makes each") {
 		t.Errorf("the reason does not say the supervisor connects: %s",
 			res.Receipt.RunParameters.ConfinementReason)
+	}
+}
+
+// TestPoolWorkerHoldsNoSocketOfARun: a connection the program left open
+// is closed in the pooled worker too once its run ended, not only shut
+// down by the supervisor: the worker's /proc/PID/fd holds as many
+// sockets after the run as before it (its broker channel), where, the
+// control, it held one more while the run had the connection open.
+func TestPoolWorkerHoldsNoSocketOfARun(t *testing.T) {
+	held := make(chan struct{})
+	answer := make(chan struct{})
+	port := testkit.Serve(t, func(c net.Conn) {
+		defer c.Close()
+		r := bufio.NewReader(c)
+		if _, err := r.ReadString('\n'); err != nil {
+			return
+		}
+		held <- struct{}{}
+		<-answer
+		io.WriteString(c, "answer\n")
+		io.Copy(io.Discard, r)
+	})
+	dir := t.TempDir()
+	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io", "net:127.0.0.1:"+port),
+		Workers: 1, Confine: core.ModeDefault, Cwd: dir, Timeout: time.Minute})
+	if err != nil {
+		t.Fatalf("StartPool: %v", err)
+	}
+	defer p.Close()
+	var pid int
+	waitUntil(t, func() bool {
+		if w := p.Workers(); len(w) == 1 {
+			pid = w[0]
+		}
+		return pid != 0
+	})
+	sockets := func() int {
+		fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, fd := range fds {
+			if to, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil &&
+				strings.HasPrefix(to, "socket:") {
+				n++
+			}
+		}
+		return n
+	}
+	before := sockets()
+	src := "c = net.connect(\"127.0.0.1\", " + port + ")\nc.send(\"hi\\n\")\n" +
+		"print(c.recv(64).strip())\n"
+	done := make(chan error, 1)
+	var res *PoolResult
+	go func() {
+		var err error
+		res, err = p.Run(context.Background(), PoolRun{Program: "left.vel", Source: []byte(src)})
+		done <- err
+	}()
+	<-held
+	during := sockets()
+	close(answer)
+	if err := <-done; err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+		t.Fatalf("run: %v, %+v", err, res.Receipt.Outcome)
+	}
+	if w := p.Workers(); len(w) != 1 || w[0] != pid {
+		t.Fatalf("workers %v after the run, want %d, which serves the next", w, pid)
+	}
+	if after := sockets(); during != before+1 || after != before {
+		t.Errorf("worker %d holds %d sockets before the run, %d during it, %d after it; want "+
+			"%d, %d, %d", pid, before, during, after, before, before+1, before)
+	}
+}
+
+// TestPoolWorkerEmptiesItsTempDirBetweenRuns: what is left in a pooled
+// worker's temporary directory while a run holds it (written there from
+// outside, as a host module or the worker would) is gone before the next
+// run on the same worker ends: the directory, found from outside as
+// where the worker's standard error (its crash file) lies, holds the
+// crash file alone. The control: while the run held it, the directory
+// held what was written.
+func TestPoolWorkerEmptiesItsTempDirBetweenRuns(t *testing.T) {
+	held := make(chan struct{})
+	answer := make(chan struct{})
+	port := testkit.Serve(t, func(c net.Conn) {
+		defer c.Close()
+		r := bufio.NewReader(c)
+		if _, err := r.ReadString('\n'); err != nil {
+			return
+		}
+		held <- struct{}{}
+		<-answer
+		io.WriteString(c, "answer\n")
+		io.Copy(io.Discard, r)
+	})
+	dir := t.TempDir()
+	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io", "net:127.0.0.1:"+port),
+		Workers: 1, Confine: core.ModeDefault, Cwd: dir, Timeout: time.Minute})
+	if err != nil {
+		t.Fatalf("StartPool: %v", err)
+	}
+	defer p.Close()
+	var pid int
+	waitUntil(t, func() bool {
+		if w := p.Workers(); len(w) == 1 {
+			pid = w[0]
+		}
+		return pid != 0
+	})
+	crash, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/2", pid))
+	if err != nil || filepath.Base(crash) != wire.CrashFile {
+		t.Fatalf("worker %d's standard error is %q (%v), want its crash file", pid, crash, err)
+	}
+	tmp := filepath.Dir(crash)
+	src := "c = net.connect(\"127.0.0.1\", " + port + ")\nc.send(\"hi\\n\")\n" +
+		"print(c.recv(64).strip())\n"
+	done := make(chan error, 1)
+	go func() {
+		res, err := p.Run(context.Background(), PoolRun{Program: "holds.vel", Source: []byte(src)})
+		if err == nil && res.Receipt.Outcome.Status != receipt.StatusOK {
+			err = fmt.Errorf("%+v", res.Receipt.Outcome)
+		}
+		done <- err
+	}()
+	<-held
+	left := []string{"left.txt", ".hidden", filepath.Join("sub", "deep.txt")}
+	for _, name := range left {
+		testkit.WriteFile(t, filepath.Join(tmp, name), "the earlier run's\n")
+	}
+	names := func() []string {
+		entries, err := os.ReadDir(tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	during := names()
+	close(answer)
+	if err := <-done; err != nil {
+		t.Fatalf("the run: %v", err)
+	}
+	res, err := p.Run(context.Background(),
+		PoolRun{Program: "next.vel", Source: []byte("print(1)\n")})
+	if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+		t.Fatalf("the next run: %v, %+v", err, res)
+	}
+	if w := p.Workers(); len(w) != 1 || w[0] != pid {
+		t.Fatalf("workers %v, want %d, which served both runs", w, pid)
+	}
+	after := names()
+	if len(during) != 1+len(left) || len(after) != 1 || after[0] != wire.CrashFile {
+		t.Errorf("worker %d's %s held %v while the run did, %v after the next; want the %d "+
+			"written and the crash file, then the crash file alone", pid, tmp, during, after,
+			len(left))
 	}
 }

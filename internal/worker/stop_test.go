@@ -61,6 +61,17 @@ func TestStopperBeforeTheFirstStatement(t *testing.T) {
 				s.took()
 				return s
 			}},
+		{name: "a pool worker asked once its next job was read, after one ran",
+			wantCode: codes.E307, stopper: func() *stopper {
+				s := &stopper{}
+				s.done()
+				s.took()
+				runJob(t, s)
+				s.done()
+				s.took()
+				s.ask()
+				return s
+			}},
 		{name: "neither an ask nor a deadline", wantOut: "ran\n",
 			stopper: func() *stopper { return &stopper{} }},
 		{name: "a stop on its pipe before the run", wantCode: codes.E307, linux: true,
@@ -98,6 +109,21 @@ func TestStopperBeforeTheFirstStatement(t *testing.T) {
 					out.String(), tt.wantCode, tt.wantOut)
 			}
 		})
+	}
+}
+
+// runJob runs a job that prints under s, as a pool worker runs one, and
+// fails unless it ran.
+func runJob(t *testing.T, s *stopper) {
+	t.Helper()
+	dir := t.TempDir()
+	var out bytes.Buffer
+	cfg := lang.Config{Budget: budget.MustParse(dir, "io"), Cwd: dir, Stdout: &out}
+	p := job.Program{Path: filepath.Join(dir, "main.vel"), Source: []byte(`print("ran")`),
+		Root: dir}
+	_, err := job.Run(cfg, p, job.Hooks{Running: s.running})
+	if err != nil || out.String() != "ran\n" {
+		t.Fatalf("the job before: %v, printed %q", err, out.String())
 	}
 }
 

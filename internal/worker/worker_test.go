@@ -38,7 +38,7 @@ func TestWorkerAppliesOnlyTheSentPolicy(t *testing.T) {
 // TestClearTemp: between two pooled runs the worker's temporary directory
 // is emptied, the crash file too: what one run wrote there (the crash
 // file was left as it was, and one client read what another wrote in it),
-// the next never sees. The crash file stays the worker's standard error,
+// a dot-file and a dot-directory among it, the next never sees. The crash file stays the worker's standard error,
 // open to append, so what is written next starts at its beginning.
 func TestClearTemp(t *testing.T) {
 	dir := testkit.Scratch(t)
@@ -52,6 +52,8 @@ func TestClearTemp(t *testing.T) {
 	}
 	testkit.WriteFile(t, filepath.Join(dir, "left", "by", "it.txt"), "x")
 	testkit.WriteFile(t, filepath.Join(dir, "also.txt"), "x")
+	testkit.WriteFile(t, filepath.Join(dir, ".hidden"), "x")
+	testkit.WriteFile(t, filepath.Join(dir, ".config", "left.txt"), "x")
 	(&tempDir{name: dir}).clear(crash)
 	entries, err := os.ReadDir(dir)
 	if err != nil {

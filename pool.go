@@ -50,7 +50,9 @@ type PoolOptions struct {
 	// With it, a program named by path must lie beneath it and the
 	// operating system holds the workers' reads to it: the level can be
 	// full. Without it, reads are not held and the level is partial at
-	// best, saying so.
+	// best, saying so. A root named through a link is where the link led
+	// when the pool started, and a program named beneath the link is
+	// read from there.
 	ImportRoot string
 	// Receipts is the receipts directory; "" is the command line's
 	// default (receipt.DefaultDir), as for Run.

@@ -1,6 +1,7 @@
 package sabline_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -1216,5 +1217,49 @@ func TestPoolClosesWhatARunLeftOpen(t *testing.T) {
 	if len(worker) != 1 || !slices.Equal(p.Workers(), worker) {
 		t.Errorf("workers %v after the run, then %v: want the one that serves the next run", worker,
 			p.Workers())
+	}
+}
+
+// TestPoolImportRootThroughALink: a pool whose import root is named
+// through a link (a deployment's current -> releases/42) runs a program
+// named beneath the link, by a relative or an absolute path, as it runs
+// one named beneath the directory itself; a program beside the root, by
+// the link's parent, is still refused (E316). Before, the absolute path
+// through the link was refused E316: the pool holds programs to the
+// root as it resolves.
+func TestPoolImportRootThroughALink(t *testing.T) {
+	root := importRoot(t)
+	link := filepath.Join(t.TempDir(), "current")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(link), "beside.vel"), []byte(hello), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 1, ImportRoot: link,
+		Timeout: time.Minute, Receipts: t.TempDir()})
+	for _, tt := range []struct {
+		name     string
+		path     string
+		wantCode string
+	}{
+		{name: "the directory itself", path: filepath.Join(root, "hello.vel")},
+		{name: "relative", path: "hello.vel"},
+		{name: "through the link", path: filepath.Join(link, "hello.vel")},
+		{name: "through the link, cleaned", path: filepath.Join(link, "x", "..", "hello.vel")},
+		{name: "beside the link", path: filepath.Join(filepath.Dir(link), "beside.vel"), wantCode: "E316"},
+		{name: "out of the link", path: filepath.Join(link, "..", "beside.vel"), wantCode: "E316"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, _ := p.Run(context.Background(), sabline.File(tt.path), sabline.RunOptions{})
+			if res == nil {
+				t.Fatal("no result")
+			}
+			o := res.Receipt.Outcome
+			if string(o.Code) != tt.wantCode || (tt.wantCode == "" && string(res.Stdout) != "hello\n") {
+				t.Errorf("%s: %s %s %q, stdout %q; want %q", tt.path, o.Status, o.Code, o.Message,
+					res.Stdout, cmp.Or(tt.wantCode, "ok"))
+			}
+		})
 	}
 }

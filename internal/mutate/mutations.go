@@ -187,6 +187,20 @@ var mutations = []Mutation{
 		CaughtBy: "TestServeHaltsAtTheSecondSignal (the run in flight was not ended by the second SIGTERM)",
 	},
 	{
+		Name: "pool-root-link-not-followed", File: "internal/run/pool.go",
+		Old:      "\t\tname = filepath.Join(p.cfg.ImportRoot, rel) // named through the link",
+		New:      "\t\t_ = rel // named through the link",
+		Packages: rootPkg, Run: "^TestPoolImportRootThroughALink$",
+		CaughtBy: "TestPoolImportRootThroughALink/through_the_link",
+	},
+	{
+		Name: "pool-root-link-climbs-out", File: "internal/run/pool.go",
+		Old:      "err == nil &&\n\t\tfilepath.IsLocal(rel) {",
+		New:      "err == nil &&\n\t\trel != \"\" {",
+		Packages: rootPkg, Run: "^TestPoolImportRootThroughALink$",
+		CaughtBy: "TestPoolImportRootThroughALink/the_directory_itself (led elsewhere by its \"..\")",
+	},
+	{
 		Name: "fault-env-in-worker", File: "internal/run/supervisor.go",
 		Old: `if name == fault.Env {`, New: `if name == "" {`,
 		Packages: checksPkg, Focus: "fault-injection hook's variable never reaches",

@@ -61,8 +61,9 @@ type installer struct {
 	// abiAtMost is the Landlock ABI LandlockABIEnv names; 0 for the
 	// kernel's own.
 	abiAtMost int
-	// err says why a knock-out switch named no layer; its words are a
-	// problem of the Result, and every layer is installed.
+	// err says why a knock-out switch named no layer, or no ABI; its
+	// words are a problem of the Result, and every layer is installed,
+	// Landlock at the kernel's ABI.
 	err error
 }
 

@@ -110,26 +110,23 @@ type PoolResult struct {
 // raw system calls, the host's os module, a module that widens the policy
 // to nothing). Every run leaves a receipt.
 type Pool struct {
-	cfg PoolConfig
-	// rootAsNamed is the import root as the pool was given it, absolute;
-	// cfg.ImportRoot is where it led when the pool started. A program
-	// named beneath the one is run from beneath the other.
-	rootAsNamed string
-	policy      core.Policy       // derived once
-	digest      string            // its sha256, as every receipt records it
-	guard       *guard.Set        // what no grant reaches, resolved when the pool started
-	resolved    map[string]string // the ceiling's granted paths as they resolved when the pool started
-	held        core.Result       // what the first worker reported
-	store       *receipt.Store    // the receipts' journal; nil when receipts are not kept
-	slots       chan *slot        // the free ones
-	stop        chan struct{}
-	wg          sync.WaitGroup // retirements and trial starts under way
-	admitted    sync.WaitGroup // runs admitted and not yet answered: Close drains them
-	mu          sync.Mutex
-	pids        map[int]bool
-	idle        int // workers waiting for a run
-	closed      bool
-	stopped     sync.Once
+	cfg      PoolConfig
+	policy   core.Policy       // derived once
+	digest   string            // its sha256, as every receipt records it
+	guard    *guard.Set        // what no grant reaches, resolved when the pool started
+	resolved map[string]string // the ceiling's granted paths as they resolved when the pool started
+	named    string            // the import root as given, absolute: cfg.ImportRoot is where it led
+	held     core.Result       // what the first worker reported
+	store    *receipt.Store    // the receipts' journal; nil when receipts are not kept
+	slots    chan *slot        // the free ones
+	stop     chan struct{}
+	wg       sync.WaitGroup // retirements and trial starts under way
+	admitted sync.WaitGroup // runs admitted and not yet answered: Close drains them
+	mu       sync.Mutex
+	pids     map[int]bool
+	idle     int // workers waiting for a run
+	closed   bool
+	stopped  sync.Once
 
 	// present are the granted paths of the workers' policy (the import
 	// root among them) that existed when the pool started: one gone since
@@ -239,7 +236,7 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	if err := refuseInWorker("StartPool"); err != nil {
 		return nil, err
 	}
-	p := &Pool{cfg: cfg, rootAsNamed: given, slots: make(chan *slot, cfg.Workers),
+	p := &Pool{cfg: cfg, named: given, slots: make(chan *slot, cfg.Workers),
 		stop: make(chan struct{}), pids: map[int]bool{}, retryEvery: retryRefusedEvery}
 	p.trial = p.tryStart
 	if cfg.Receipts != "" {
@@ -460,7 +457,7 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 		name = filepath.Join(base, name)
 	}
 	name = filepath.Clean(name)
-	if rel, err := filepath.Rel(p.rootAsNamed, name); p.rootAsNamed != "" && err == nil &&
+	if rel, err := filepath.Rel(p.named, name); p.named != "" && err == nil &&
 		filepath.IsLocal(rel) {
 		name = filepath.Join(p.cfg.ImportRoot, rel) // named through the link the root was given as
 	}

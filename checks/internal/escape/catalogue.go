@@ -23,7 +23,9 @@ import (
 //	$ABSTRACT  the name of a listening abstract Unix socket
 //	$MISSING   Missing, a path that does not exist: raw calls that would
 //	           act on a path name one beneath it, so as to fail first
-//	$MQ        the name of a POSIX message queue the harness made
+//	$MQ        the name of a POSIX message queue the harness made, of one
+//	           message of one byte (a queue of the system's default size
+//	           takes a tenth of what all the user's queues may)
 //	$MQNEW     the name of a POSIX message queue that does not exist
 //	$IPCKEY    a System V IPC key no object has
 //	$KEYDESC   the description of a key no keyring holds
@@ -1661,7 +1663,8 @@ else:
 	// whatever bears these names when the run ends.
 	kernelObject("kern-mq-open-create", WitnessMqueue,
 		"make a POSIX message queue, which Landlock does not see being made",
-		`ctypes.syscall("mq_open", "$MQNEW", 0o102, 0o600, None)  # O_RDWR|O_CREAT`),
+		`ctypes.syscall("mq_open", "$MQNEW", 0o102, 0o600, le(0, 8) + le(1, 8) + le(1, 8) + `+
+			`le(0, 40))  # O_RDWR|O_CREAT; mq_attr: one message of one byte, as the harness's own`),
 	kernelObject("kern-mq-unlink", WitnessMqueue, "remove a POSIX message queue another process made",
 		`ctypes.syscall("mq_unlink", "$MQ")`),
 	kernelObject("kern-shmget-create", WitnessSysV,

@@ -60,8 +60,7 @@ var markerPrefix = []byte("marker ")
 
 // startShared binds the receiver, dials the senders and starts sending.
 func startShared() (*sharedPort, error) {
-	lc := net.ListenConfig{Control: shareable}
-	recv, err := lc.ListenPacket(context.Background(), "udp4", "127.0.0.1:0")
+	recv, err := listenShared()
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +79,43 @@ func startShared() (*sharedPort, error) {
 	go sp.receive()
 	go sp.send()
 	return sp, nil
+}
+
+// sharedChoosing is held while a receiver chooses its port and binds it.
+var sharedChoosing sync.Mutex
+
+// sharedBinds bounds the receiver's attempts to bind the port chosen
+// for it, each of which another process may take first.
+const sharedBinds = 8
+
+// listenShared binds a receiver, shareable, to a port of 127.0.0.1 no
+// other socket holds. A socket with SO_REUSEADDR or SO_REUSEPORT set,
+// bound to port 0, may be given a port that other such sockets of the
+// user hold (Linux counts it free to share): two receivers made at once,
+// by runs side by side, would share one port, each taking some of the
+// other's datagrams, a change of the witness no run made. The port is
+// chosen by a socket with neither set, which is given a port no socket
+// holds, and the receiver bound to it once that socket is closed; no
+// other receiver of the harness chooses a port in between (sharedChoosing).
+func listenShared() (net.PacketConn, error) {
+	sharedChoosing.Lock()
+	defer sharedChoosing.Unlock()
+	lc := net.ListenConfig{Control: shareable}
+	var err error
+	for range sharedBinds {
+		var probe net.PacketConn
+		probe, err = net.ListenPacket("udp4", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("witness: $SHARED: choose a port: %w", err)
+		}
+		addr := probe.LocalAddr().String()
+		_ = probe.Close()
+		var recv net.PacketConn
+		if recv, err = lc.ListenPacket(context.Background(), "udp4", addr); err == nil {
+			return recv, nil
+		}
+	}
+	return nil, fmt.Errorf("witness: $SHARED: bind the port chosen: %w", err)
 }
 
 // port is the shared port's number.

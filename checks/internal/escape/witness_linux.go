@@ -158,15 +158,32 @@ func (s *Scratch) makeObject(p string) (string, error) {
 	return "", errors.New("unknown placeholder")
 }
 
+// mqAttr is the kernel's struct mq_attr: four longs, and four reserved.
+type mqAttr struct {
+	flags, maxMsg, msgSize, curMsgs int
+	_                               [4]int
+}
+
+// mqSmall is the size of a queue mqOpen makes: one message of one byte.
+// Every queue of a user is charged its messages' room against the user's
+// RLIMIT_MSGQUEUE (800 KiB by default), which every process of the user
+// shares: one of the system's default size (ten messages of 8 KiB) takes
+// a tenth of it, and a tenth queue of that size, made while the runs side
+// by side (or another process of the user) held nine, was refused with
+// EMFILE. One of this size takes about a hundred bytes.
+var mqSmall = mqAttr{maxMsg: 1, msgSize: 1}
+
 // mqOpen opens a POSIX message queue by its name (no leading slash, as
-// the system call takes it).
+// the system call takes it); with O_CREAT, one it makes is of mqSmall's
+// size.
 func mqOpen(name string, flags int) (int, error) {
 	p, err := unix.BytePtrFromString(name)
 	if err != nil {
 		return -1, err
 	}
+	attr := mqSmall
 	fd, _, errno := unix.Syscall6(unix.SYS_MQ_OPEN, uintptr(unsafe.Pointer(p)), uintptr(flags), 0o600,
-		0, 0, 0)
+		uintptr(unsafe.Pointer(&attr)), 0, 0)
 	if errno != 0 {
 		return -1, errno
 	}

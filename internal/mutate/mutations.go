@@ -201,6 +201,15 @@ var mutations = []Mutation{
 		CaughtBy: "TestPoolImportRootThroughALink/the_directory_itself (led elsewhere by its \"..\")",
 	},
 	{
+		Name: "pool-taken-after-its-receipt", File: "internal/run/pool.go",
+		Old: "\tp.admitted.Add(1)\n\tp.mu.Unlock()\n",
+		New: "\tp.mu.Unlock()\n\tif p.reserved != nil {\n\t\tp.reserved()\n\t}\n\tp.mu.Lock()\n" +
+			"\tif p.closed {\n\t\tp.mu.Unlock()\n\t\treturn refuse(closedRefusal(\"\"))\n\t}\n" +
+			"\tp.admitted.Add(1)\n\tp.mu.Unlock()\n",
+		Packages: runPkg, Run: "^TestPoolCloseAfterAReceiptIsReserved$",
+		CaughtBy: "TestPoolCloseAfterAReceiptIsReserved (the run refused, its receipt crashed)",
+	},
+	{
 		Name: "fault-env-in-worker", File: "internal/run/supervisor.go",
 		Old: `if name == fault.Env {`, New: `if name == "" {`,
 		Packages: checksPkg, Focus: "fault-injection hook's variable never reaches",

@@ -143,6 +143,7 @@ type Pool struct {
 	retrying     bool          // a trial start is under way (Refusing)
 	retryEvery   time.Duration // retryRefusedEvery, but in tests
 	trial        func()        // tryStart, but in tests
+	reserved     func()        // nil, but in tests: called once a run's receipt is reserved
 }
 
 // retryRefusedEvery is how long after a worker start refused at the
@@ -520,17 +521,24 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	if len(j.job) > wire.MaxJobBytes {
 		return refuse(codes.Errorf(codes.E301, jobTooLarge, len(j.job), wire.MaxJobBytes))
 	}
-	if err := p.reserve(j.rec); err != nil {
-		j.rec.Outcome = receipt.OutcomeOf(err)
-		return j, err
-	}
-	// Taken: Close now waits for this run to be answered.
+	// Taken: Close now waits for this run to be answered. It is taken
+	// before its receipt is reserved: a run whose receipt is in the
+	// journal, unfinished, is one Close waits for, never one it refuses.
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.closed {
+		p.mu.Unlock()
 		return refuse(closedRefusal(": the run was not started"))
 	}
 	p.admitted.Add(1)
+	p.mu.Unlock()
+	if err := p.reserve(j.rec); err != nil {
+		p.admitted.Done()
+		j.rec.Outcome = receipt.OutcomeOf(err)
+		return j, err
+	}
+	if p.reserved != nil {
+		p.reserved()
+	}
 	return j, nil
 }
 

@@ -211,7 +211,8 @@ const spin = "for i in range(1000000000):\n    pass\n"
 // TestTimeoutBeforeTheFirstStatement: a command-line run whose deadline
 // passes while its worker starts (a timeout of 1 ms) ends E307 and its
 // program never ran: the file its first statement writes is not there,
-// and the worker says it stopped there. The control, the same program
+// and the worker says it stopped there, or, on a loaded machine, while
+// it read the program (CI met that once). The control, the same program
 // with a minute's timeout, writes it.
 func TestTimeoutBeforeTheFirstStatement(t *testing.T) {
 	tests := []struct {
@@ -247,9 +248,13 @@ func TestTimeoutBeforeTheFirstStatement(t *testing.T) {
 				t.Errorf("outcome %s, the first statement's file written %v; want %s and %v",
 					o.Code, written, tt.wantCode, tt.wantWritten)
 			}
-			if o.Code == codes.E307 && !strings.HasSuffix(o.Position, "p.vel:1:1") {
-				t.Errorf("stopped at %q (%q), want at the first statement, p.vel:1:1",
-					o.Position, o.Message)
+			// Stopped at the first statement, or, where the deadline
+			// passed sooner (a loaded machine), while the worker read the
+			// program, which the message then says, with no position.
+			before := o.Position == "" && strings.Contains(o.Message, "reading its program")
+			if o.Code == codes.E307 && !strings.HasSuffix(o.Position, "p.vel:1:1") && !before {
+				t.Errorf("stopped at %q (%q), want at the first statement, p.vel:1:1, or "+
+					"while reading the program", o.Position, o.Message)
 			}
 		})
 	}

@@ -123,33 +123,8 @@ func TestPoolBrokered(t *testing.T) {
 // sockets after the run as before it (its broker channel), where, the
 // control, it held one more while the run had the connection open.
 func TestPoolWorkerHoldsNoSocketOfARun(t *testing.T) {
-	held := make(chan struct{})
-	answer := make(chan struct{})
-	port := testkit.Serve(t, func(c net.Conn) {
-		defer c.Close()
-		r := bufio.NewReader(c)
-		if _, err := r.ReadString('\n'); err != nil {
-			return
-		}
-		held <- struct{}{}
-		<-answer
-		io.WriteString(c, "answer\n")
-		io.Copy(io.Discard, r)
-	})
-	dir := t.TempDir()
-	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io", "net:127.0.0.1:"+port),
-		Workers: 1, Confine: core.ModeDefault, Cwd: dir, Timeout: time.Minute})
-	if err != nil {
-		t.Fatalf("StartPool: %v", err)
-	}
-	defer p.Close()
-	var pid int
-	waitUntil(t, func() bool {
-		if w := p.Workers(); len(w) == 1 {
-			pid = w[0]
-		}
-		return pid != 0
-	})
+	h := startHeldPool(t)
+	p, pid, held, answer, port := h.pool, h.pid, h.held, h.answer, h.port
 	sockets := func() int {
 		fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 		if err != nil {
@@ -197,33 +172,8 @@ func TestPoolWorkerHoldsNoSocketOfARun(t *testing.T) {
 // crash file alone. The control: while the run held it, the directory
 // held what was written.
 func TestPoolWorkerEmptiesItsTempDirBetweenRuns(t *testing.T) {
-	held := make(chan struct{})
-	answer := make(chan struct{})
-	port := testkit.Serve(t, func(c net.Conn) {
-		defer c.Close()
-		r := bufio.NewReader(c)
-		if _, err := r.ReadString('\n'); err != nil {
-			return
-		}
-		held <- struct{}{}
-		<-answer
-		io.WriteString(c, "answer\n")
-		io.Copy(io.Discard, r)
-	})
-	dir := t.TempDir()
-	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io", "net:127.0.0.1:"+port),
-		Workers: 1, Confine: core.ModeDefault, Cwd: dir, Timeout: time.Minute})
-	if err != nil {
-		t.Fatalf("StartPool: %v", err)
-	}
-	defer p.Close()
-	var pid int
-	waitUntil(t, func() bool {
-		if w := p.Workers(); len(w) == 1 {
-			pid = w[0]
-		}
-		return pid != 0
-	})
+	h := startHeldPool(t)
+	p, pid, held, answer, port := h.pool, h.pid, h.held, h.answer, h.port
 	crash, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/2", pid))
 	if err != nil || filepath.Base(crash) != wire.CrashFile {
 		t.Fatalf("worker %d's standard error is %q (%v), want its crash file", pid, crash, err)
@@ -274,4 +224,46 @@ func TestPoolWorkerEmptiesItsTempDirBetweenRuns(t *testing.T) {
 			"written and the crash file, then the crash file alone", pid, tmp, during, after,
 			len(left))
 	}
+}
+
+// heldPool is a pool of one worker granted a loopback listener that
+// holds each connection once it has read a line: held is sent then, and
+// the listener answers once answer is.
+type heldPool struct {
+	pool         *Pool
+	pid          int // the worker's
+	held, answer chan struct{}
+	port         string
+}
+
+// startHeldPool starts a heldPool, closed when t ends.
+func startHeldPool(t *testing.T) heldPool {
+	t.Helper()
+	h := heldPool{held: make(chan struct{}), answer: make(chan struct{})}
+	h.port = testkit.Serve(t, func(c net.Conn) {
+		defer c.Close()
+		r := bufio.NewReader(c)
+		if _, err := r.ReadString('\n'); err != nil {
+			return
+		}
+		h.held <- struct{}{}
+		<-h.answer
+		io.WriteString(c, "answer\n")
+		io.Copy(io.Discard, r)
+	})
+	dir := t.TempDir()
+	var err error
+	h.pool, err = StartPool(PoolConfig{Budget: budget.MustParse(dir, "io", "net:127.0.0.1:"+h.port),
+		Workers: 1, Confine: core.ModeDefault, Cwd: dir, Timeout: time.Minute})
+	if err != nil {
+		t.Fatalf("StartPool: %v", err)
+	}
+	t.Cleanup(func() { h.pool.Close() })
+	waitUntil(t, func() bool {
+		if w := h.pool.Workers(); len(w) == 1 {
+			h.pid = w[0]
+		}
+		return h.pid != 0
+	})
+	return h
 }

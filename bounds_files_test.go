@@ -16,31 +16,6 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
-// loadingFiles writes, in dir, the files of a program dir/main.vel of n
-// files whose paths come to total bytes, and returns the program's
-// text, which loads each of them and prints how many it loaded.
-func loadingFiles(t *testing.T, dir string, n, total int) string {
-	t.Helper()
-	k := n - 1
-	rest := total - len(filepath.Join(dir, "main.vel")) - k*(len(dir)+1)
-	if rest/k < 9 || rest/k+1 > 255 {
-		t.Skipf("the scratch directory %s cannot hold %d files of %d bytes of paths", dir, n,
-			total)
-	}
-	var src strings.Builder
-	for i := range k {
-		size := rest / k
-		if i < rest%k {
-			size++
-		}
-		name := fmt.Sprintf("f%04d", i)
-		name += strings.Repeat("x", size-len(name)-len(".vel")) + ".vel"
-		testkit.WriteFile(t, filepath.Join(dir, name), "v = 1\n")
-		fmt.Fprintf(&src, "load(%q, v%d = \"v\")\n", name, i)
-	}
-	return src.String() + fmt.Sprintf("print(%d)\n", n)
-}
-
 // budgetOf is a budget of n items whose canonical text is size bytes:
 // io, then net grants of hosts named to make up the size.
 func budgetOf(t *testing.T, n, size int) budget.Budget {
@@ -83,7 +58,8 @@ func budgetOf(t *testing.T, n, size int) budget.Budget {
 func TestRunFilesAndBudgetBounds(t *testing.T) {
 	dir := t.TempDir()
 	receipts := filepath.Join(t.TempDir(), "receipts")
-	src := loadingFiles(t, dir, program.MaxFiles, program.MaxPathBytes)
+	src := testkit.Loads(t, dir, program.MaxFiles, program.MaxPathBytes) +
+		fmt.Sprintf("print(%d)\n", program.MaxFiles)
 	prog := sabline.Source(filepath.Join(dir, "main.vel"), []byte(src))
 	b := budgetOf(t, budget.MaxItems, budget.MaxBytes)
 	opts := sabline.Options{Budget: b, Cwd: dir, Timeout: testkit.Bound(2 * time.Minute),
@@ -118,7 +94,8 @@ func TestRunFilesAndBudgetBounds(t *testing.T) {
 
 	// A file more.
 	more := t.TempDir()
-	src = loadingFiles(t, more, program.MaxFiles+1, program.MaxPathBytes)
+	src = testkit.Loads(t, more, program.MaxFiles+1, program.MaxPathBytes) +
+		fmt.Sprintf("print(%d)\n", program.MaxFiles+1)
 	prog = sabline.Source(filepath.Join(more, "main.vel"), []byte(src))
 	opts.Cwd = more
 	res, _ := sabline.Run(context.Background(), prog, opts)

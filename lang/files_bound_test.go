@@ -12,31 +12,6 @@ import (
 	"github.com/sabline/sabline/program"
 )
 
-// filesOf writes, in dir, n-1 files for a program dir/main.vel to load,
-// named so that the n paths come to total bytes, and returns the
-// program's text: it loads each of them.
-func filesOf(t *testing.T, dir string, n, total int) string {
-	t.Helper()
-	k := n - 1
-	rest := total - len(filepath.Join(dir, "main.vel")) - k*(len(dir)+1)
-	if rest/k < 9 || rest/k+1 > 255 {
-		t.Skipf("the scratch directory %s cannot hold %d files of %d bytes of paths", dir, n,
-			total)
-	}
-	var src strings.Builder
-	for i := range k {
-		size := rest / k
-		if i < rest%k {
-			size++
-		}
-		name := fmt.Sprintf("f%04d", i)
-		name += strings.Repeat("x", size-len(name)-len(".vel")) + ".vel"
-		testkit.WriteFile(t, filepath.Join(dir, name), "v = 1\n")
-		fmt.Fprintf(&src, "load(%q, v%d = \"v\")\n", name, i)
-	}
-	return src.String() + "print(\"loaded\")\n"
-}
-
 // TestCompileFilesBound: a program and the files it loads are at most
 // program.MaxFiles files, their paths program.MaxPathBytes in all. At
 // both bounds the program compiles (the control); a file more, or a
@@ -57,7 +32,7 @@ func TestCompileFilesBound(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := testkit.Scratch(t)
-			src := filesOf(t, dir, tt.files, tt.bytes)
+			src := testkit.Loads(t, dir, tt.files, tt.bytes) + "print(\"loaded\")\n"
 			main := filepath.Join(dir, "main.vel")
 			c, err := in.CompileSource(main, []byte(src), dir, in.Predeclared())
 			if tt.ok {

@@ -368,13 +368,7 @@ func TestDisagreementsOfTheI386Entry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			disagree, uncompared := Disagreements(tt.committed, tt.fresh)
-			if !reflect.DeepEqual(disagree, tt.wantDisagree) {
-				t.Errorf("disagreements %q, want %q", disagree, tt.wantDisagree)
-			}
-			if !reflect.DeepEqual(uncompared, tt.wantUncompared) {
-				t.Errorf("not compared %q, want %q", uncompared, tt.wantUncompared)
-			}
+			wantDisagreements(t, tt.committed, tt.fresh, tt.wantDisagree, tt.wantUncompared)
 		})
 	}
 }
@@ -412,13 +406,7 @@ func TestDisagreementsAcrossABIs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			disagree, uncompared := Disagreements(tt.committed, tt.fresh)
-			if !reflect.DeepEqual(disagree, tt.wantDisagree) {
-				t.Errorf("disagreements %q, want %q", disagree, tt.wantDisagree)
-			}
-			if !reflect.DeepEqual(uncompared, tt.wantUncompared) {
-				t.Errorf("not compared %q, want %q", uncompared, tt.wantUncompared)
-			}
+			wantDisagreements(t, tt.committed, tt.fresh, tt.wantDisagree, tt.wantUncompared)
 		})
 	}
 }
@@ -484,5 +472,17 @@ func TestEnviron(t *testing.T) {
 			name == "SABLINE_FAULT_INJECT" {
 			t.Errorf("Environ passes on the harness's %s", kv)
 		}
+	}
+}
+
+// wantDisagreements checks what Disagreements says of two reports.
+func wantDisagreements(t *testing.T, committed, fresh Report, wantDisagree, wantUncompared []string) {
+	t.Helper()
+	disagree, uncompared := Disagreements(committed, fresh)
+	if !reflect.DeepEqual(disagree, wantDisagree) {
+		t.Errorf("disagreements %q, want %q", disagree, wantDisagree)
+	}
+	if !reflect.DeepEqual(uncompared, wantUncompared) {
+		t.Errorf("not compared %q, want %q", uncompared, wantUncompared)
 	}
 }

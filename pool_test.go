@@ -1220,6 +1220,32 @@ func TestPoolClosesWhatARunLeftOpen(t *testing.T) {
 	}
 }
 
+// TestPoolImportRootRelativeThroughALink: a pool whose import root is a
+// relative name of a link runs a program named beneath the link by its
+// absolute path, as it runs one named beneath the directory itself (the
+// control): the root as named is made absolute before it is compared.
+func TestPoolImportRootRelativeThroughALink(t *testing.T) {
+	root := importRoot(t)
+	link := filepath.Join(t.TempDir(), "current")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Dir(link))
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 1,
+		ImportRoot: "current", Timeout: time.Minute, Receipts: t.TempDir()})
+	for _, path := range []string{filepath.Join(root, "hello.vel"),
+		filepath.Join(link, "hello.vel")} {
+		res, _ := p.Run(context.Background(), sabline.File(path), sabline.RunOptions{})
+		if res == nil {
+			t.Fatalf("%s: no result", path)
+		}
+		if o := res.Receipt.Outcome; o.Code != "" || string(res.Stdout) != "hello\n" {
+			t.Errorf("%s: %s %s %q, stdout %q; want it run", path, o.Status, o.Code, o.Message,
+				res.Stdout)
+		}
+	}
+}
+
 // TestPoolImportRootThroughALink: a pool whose import root is named
 // through a link (a deployment's current -> releases/42) runs a program
 // named beneath the link, by a relative or an absolute path, as it runs

@@ -73,3 +73,24 @@ func TestHaltEndsTheRunsInFlight(t *testing.T) {
 		})
 	}
 }
+
+// TestHaltAloneStops: Halt stops the door as Stop does, whether or not
+// Stop came first: a run asked for after it is refused, 503. The control
+// is the same run asked for before it, answered.
+func TestHaltAloneStops(t *testing.T) {
+	s, err := New(Config{Runner: &fakeRunner{}, Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	addr := ts.Listener.Addr().String()
+	if got, body := postRead(t, addr, testToken, `{"source":"print(1)"}`); got != http.StatusOK {
+		t.Fatalf("a run before Halt: %d %.300s, want 200", got, body)
+	}
+	s.Halt()
+	got, body := postRead(t, addr, testToken, `{"source":"print(1)"}`)
+	if got != http.StatusServiceUnavailable {
+		t.Errorf("a run asked for after Halt alone: %d %.300s, want 503", got, body)
+	}
+}

@@ -62,3 +62,57 @@ func TestStreamLineAtItsBound(t *testing.T) {
 		t.Errorf("the ping after them: answered %+v, want its result (answers: %q)", a, lines)
 	}
 }
+
+// TestStreamLineLastAtItsBound: the last line of a stream, which ends
+// without a newline, is held to the same bound: at maxLineBytes it is
+// answered (the control), a byte longer it is refused, -32600. Only a
+// newline is not counted, and this line has none.
+func TestStreamLineLastAtItsBound(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		size int
+		ok   bool
+	}{
+		{"at the bound", maxLineBytes, true},
+		{"a byte past it", maxLineBytes + 1, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := New(Config{Runner: &fakeRunner{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg := `{"jsonrpc":"2.0","id":"last","method":"ping"}`
+			last := msg + strings.Repeat(" ", tt.size-len(msg))
+			in := initLine + "\n" + initializedLine + "\n" + last // no newline after it
+			var out strings.Builder
+			_ = s.MCP().Run(context.Background(), StreamTransport(strings.NewReader(in), &out))
+			type answer struct {
+				ID    any `json:"id"`
+				Error *struct {
+					Code float64 `json:"code"`
+				} `json:"error"`
+			}
+			var got *answer
+			for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				var a answer
+				if err := json.Unmarshal([]byte(l), &a); err != nil {
+					t.Fatalf("answer %q: %v", l, err)
+				}
+				if a.ID == "last" || a.ID == nil {
+					got = &a
+				}
+			}
+			switch {
+			case got == nil:
+				t.Fatalf("a last line of %d bytes: no answer (answers: %.2000s)", tt.size,
+					out.String())
+			case tt.ok && (got.ID != "last" || got.Error != nil):
+				t.Errorf("a last line of %d bytes: answered %+v, want the ping's result", tt.size,
+					got)
+			case !tt.ok && (got.ID != nil || got.Error == nil || got.Error.Code != -32600):
+				t.Errorf("a last line of %d bytes: answered %+v, want -32600 with the id null",
+					tt.size, got)
+			}
+		})
+	}
+}

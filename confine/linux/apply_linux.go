@@ -74,19 +74,24 @@ func everyLayer() installer {
 }
 
 // buildInstaller is the installer of this build: every layer, or in a
-// knock-out build (layersOnly) the one LayersOnlyEnv names alone, and
-// Landlock at the ABI LandlockABIEnv names at most (landlockABIAtMost).
+// knock-out build (knockoutSwitches) the one LayersOnlyEnv names alone,
+// and Landlock at the ABI LandlockABIEnv names at most.
 // A switch that names no layer installs every layer, one that names no
 // ABI leaves the kernel's, and each says so.
-func buildInstaller() installer {
+func buildInstaller() installer { return installerFor(knockoutSwitches()) }
+
+// installerFor is the installer the knock-out switches' values ask for
+// (parseLayersOnly, parseLandlockABI): every layer, Landlock at the
+// kernel's ABI, for "", "".
+func installerFor(layers, abiAtMost string) installer {
 	in := everyLayer()
-	only, err := layersOnly()
+	only, err := parseLayersOnly(layers)
 	if err != nil {
 		in.err = err
 	} else {
 		in = in.onlyLayer(only)
 	}
-	abi, err := landlockABIAtMost()
+	abi, err := parseLandlockABI(abiAtMost)
 	if err != nil {
 		in.err = errors.Join(in.err, err)
 	}

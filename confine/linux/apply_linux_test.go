@@ -351,3 +351,40 @@ func capEff(t *testing.T, pid int) uint64 {
 	}
 	return v
 }
+
+// TestInstallerForSaysBoth: knock-out switches naming a layer that is no
+// layer and an ABI that is no ABI are both said, in the words the
+// Result carries as a problem; each alone is the control, and values
+// that name a layer and an ABI are taken with no problem.
+func TestInstallerForSaysBoth(t *testing.T) {
+	tests := []struct {
+		name, layers, abi string
+		want              []string
+		wantOnly          string
+		wantABI           int
+	}{
+		{name: "no layer", layers: "landlock,seccomp", want: []string{LayersOnlyEnv}},
+		{name: "no ABI", abi: "0", want: []string{LandlockABIEnv}},
+		{name: "neither", layers: "landlock,seccomp", abi: "0",
+			want: []string{LayersOnlyEnv, LandlockABIEnv}},
+		{name: "a layer and an ABI", layers: "seccomp", abi: "2", wantOnly: layerSeccompOnly,
+			wantABI: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := installerFor(tt.layers, tt.abi)
+			if (in.err != nil) != (len(tt.want) > 0) {
+				t.Fatalf("problem %v; want one naming %q", in.err, tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(in.err.Error(), w+"=") {
+					t.Errorf("the problem %q does not name %s", in.err, w)
+				}
+			}
+			if in.only != tt.wantOnly || in.abiAtMost != tt.wantABI {
+				t.Errorf("only %q, ABI at most %d; want %q, %d", in.only, in.abiAtMost,
+					tt.wantOnly, tt.wantABI)
+			}
+		})
+	}
+}

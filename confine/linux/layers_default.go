@@ -2,10 +2,7 @@
 
 package linux
 
-// layersOnly is "": every layer is applied. Only a knock-out build reads
-// LayersOnlyEnv (layers_knockout.go).
-func layersOnly() (string, error) { return "", nil }
-
-// landlockABIAtMost is 0: Landlock is applied at the kernel's ABI. Only a
-// knock-out build reads LandlockABIEnv (layers_knockout.go).
-func landlockABIAtMost() (int, error) { return 0, nil }
+// knockoutSwitches are "", "": every layer is applied, Landlock at the
+// kernel's ABI. Only a knock-out build reads LayersOnlyEnv and
+// LandlockABIEnv (layers_knockout.go).
+func knockoutSwitches() (layers, abi string) { return "", "" }

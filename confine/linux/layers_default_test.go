@@ -4,13 +4,14 @@ package linux
 
 import "testing"
 
-// TestLayersOnly checks that a build without the knock-out tag never reads
-// LayersOnlyEnv: every layer is applied whatever it says.
-func TestLayersOnly(t *testing.T) {
-	for _, v := range []string{layerLandlockOnly, layerSeccompOnly, layerCapabilitiesOnly, "bogus"} {
-		t.Setenv(LayersOnlyEnv, v)
-		if only, err := layersOnly(); only != "" || err != nil {
-			t.Errorf("%s=%s: layersOnly() = %q, %v; want every layer in a build without sabline_knockout", LayersOnlyEnv, v, only, err)
-		}
+// TestKnockoutSwitchesUnread: a build without the knock-out tag never
+// reads LayersOnlyEnv or LandlockABIEnv: every layer is applied, Landlock
+// at the kernel's ABI, whatever they say.
+func TestKnockoutSwitchesUnread(t *testing.T) {
+	t.Setenv(LayersOnlyEnv, layerSeccompOnly)
+	t.Setenv(LandlockABIEnv, "1")
+	if layers, abi := knockoutSwitches(); layers != "" || abi != "" {
+		t.Errorf("knockoutSwitches() = %q, %q; want every layer at the kernel's ABI in a build "+
+			"without sabline_knockout", layers, abi)
 	}
 }

@@ -4,30 +4,13 @@ package linux
 
 import "testing"
 
-// TestLayersOnly checks that a knock-out build reads LayersOnlyEnv: one
-// layer by its name, every layer when it is unset, and an error (every
-// layer) for a name that is no layer.
-func TestLayersOnly(t *testing.T) {
-	tests := []struct {
-		name     string
-		value    string
-		wantOnly string
-		wantErr  bool
-	}{
-		{name: "unset", value: ""},
-		{name: "landlock", value: "landlock", wantOnly: layerLandlockOnly},
-		{name: "seccomp", value: "seccomp", wantOnly: layerSeccompOnly},
-		{name: "capabilities", value: "capabilities", wantOnly: layerCapabilitiesOnly},
-		{name: "a layer name of a receipt", value: "capabilities-dropped", wantErr: true},
-		{name: "two layers", value: "landlock,seccomp", wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(LayersOnlyEnv, tt.value)
-			only, err := layersOnly()
-			if only != tt.wantOnly || (err != nil) != tt.wantErr {
-				t.Errorf("layersOnly() = %q, %v; want %q, error %v", only, err, tt.wantOnly, tt.wantErr)
-			}
-		})
+// TestKnockoutSwitchesRead: a knock-out build reads LayersOnlyEnv and
+// LandlockABIEnv when the policy is applied (parseLayersOnly and
+// parseLandlockABI read their values).
+func TestKnockoutSwitchesRead(t *testing.T) {
+	t.Setenv(LayersOnlyEnv, layerSeccompOnly)
+	t.Setenv(LandlockABIEnv, "1")
+	if layers, abi := knockoutSwitches(); layers != layerSeccompOnly || abi != "1" {
+		t.Errorf("knockoutSwitches() = %q, %q; want %q, %q", layers, abi, layerSeccompOnly, "1")
 	}
 }

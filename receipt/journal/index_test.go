@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -127,6 +128,29 @@ func TestIndexFind(t *testing.T) {
 	}
 	if x.scans != 0 {
 		t.Errorf("the lookups scanned the journal whole %d times, want none", x.scans)
+	}
+}
+
+// TestIndexTakesALargeRecord: a record past the scanner's window, read
+// by a read of its own, is counted among the bytes the index took from
+// the file, as the small records around it are (the control): each byte
+// of the journal taken once.
+func TestIndexTakesALargeRecord(t *testing.T) {
+	dir := t.TempDir()
+	j := mustOpen(t, dir, Options{})
+	defer j.Close()
+	written := appendRuns(t, j, "1", "a")
+	key, payload := "run-large.json", bytes.Repeat([]byte("x"), 2*windowSize)
+	if err := j.AppendSync(key, payload); err != nil {
+		t.Fatal(err)
+	}
+	written += int64(headerSize + len(key) + len(payload))
+	written += appendRuns(t, j, "1", "b")
+	x := NewIndex(runName, 1<<10)
+	checkFind(t, x, dir, time.Time{}, "a", "large", "b")
+	if x.read != written || x.taken != written {
+		t.Errorf("the lookups indexed %d bytes and took %d from the files, want the journal's %d",
+			x.read, x.taken, written)
 	}
 }
 

@@ -217,6 +217,8 @@ func (s *scanner) at(off int64, n int) ([]byte, error) {
 }
 
 // body returns the n bytes at off, through the window when they fit in it.
+// A record past the window takes from the window what it holds of it
+// already, and reads the rest: each byte is read once.
 func (s *scanner) body(off int64, n int) ([]byte, error) {
 	if n <= windowSize {
 		return s.at(off, n)
@@ -225,10 +227,14 @@ func (s *scanner) body(off int64, n int) ([]byte, error) {
 		s.rec = make([]byte, n)
 	}
 	b := s.rec[:n]
-	m, err := s.r.ReadAt(b, off)
+	held := 0
+	if off >= s.winOff && off < s.winOff+int64(s.winLen) {
+		held = copy(b, s.win[off-s.winOff:s.winLen])
+	}
+	m, err := s.r.ReadAt(b[held:], off+int64(held))
 	s.budget -= int64(m)
 	s.read += int64(m)
-	if m < n {
+	if m += held; m < n {
 		if err == nil || err == io.EOF {
 			s.size, err = off+int64(m), errShrunk
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/confine/linux"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/kernelreport"
 )
@@ -255,7 +256,11 @@ func TestValidateOlder(t *testing.T) {
 			wantErr: "below ABI 1"},
 		{name: "past the newest", older: []Older{{Below: 8, Expect: seccomp("EPERM"), Why: "w"}},
 			wantErr: "below ABI 8"},
+		{name: "below the newest", older: []Older{{Below: linux.LandlockMaxABI,
+			Expect: seccomp("EPERM"), Why: "w"}}},
 		{name: "out of order", older: []Older{{Below: 4, Expect: seccomp("EPERM"), Why: "w"},
+			{Below: 3, Expect: languageOnly, Why: "w"}}, wantErr: "rising order"},
+		{name: "one bound twice", older: []Older{{Below: 3, Expect: seccomp("EPERM"), Why: "w"},
 			{Below: 3, Expect: languageOnly, Why: "w"}}, wantErr: "rising order"},
 		{name: "no why", older: []Older{{Below: 3, Expect: seccomp("EPERM")}}, wantErr: "no why"},
 		{name: "no layer", older: []Older{{Below: 3, Expect: Outcome{StoppedBy: ByUnknown}, Why: "w"}},
@@ -403,6 +408,9 @@ func TestDisagreementsAcrossABIs(t *testing.T) {
 			committed: report(7, eacces, eperm), fresh: report(2, eperm, Outcome{StoppedBy: ByLanguage}),
 			wantDisagree:   []string{"other: observed language, the committed report says seccomp EPERM"},
 			wantUncompared: []string{"truncate: expected seccomp EPERM at Landlock ABI 2, landlock EACCES at ABI 7"}},
+		{name: "an older ABI, and a target the committed report lacks",
+			committed: report(7, eacces, eperm), fresh: withNew(report(2, eacces, eperm)),
+			wantDisagree: []string{"new: not in the committed report"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -485,4 +493,12 @@ func wantDisagreements(t *testing.T, committed, fresh Report, wantDisagree, want
 	if !reflect.DeepEqual(uncompared, wantUncompared) {
 		t.Errorf("not compared %q, want %q", uncompared, wantUncompared)
 	}
+}
+
+// withNew is r with one more target, "new", expected and observed as
+// seccomp EPERM.
+func withNew(r Report) Report {
+	e := seccomp("EPERM")
+	r.Targets = append(r.Targets, ReportTarget{ID: "new", Expected: &e, Observed: e})
+	return r
 }

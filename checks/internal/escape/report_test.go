@@ -101,3 +101,18 @@ func TestCommittedReportSeccompAlone(t *testing.T) {
 			"want some of each", held, other)
 	}
 }
+
+// TestReportExpectsOnLinuxOnly: a report records a target's expected
+// outcome on Linux (the control) and none on another system, whose
+// layers the outcomes do not name.
+func TestReportExpectsOnLinuxOnly(t *testing.T) {
+	tg := Target{ID: "t", Expect: landlock("EACCES")}
+	for _, system := range []string{"linux", "darwin", "windows"} {
+		var r Report
+		r.OS, r.LandlockABI = system, 7
+		r.Add(tg, tg.Expect, Run{}, nil, nil)
+		if got := r.Targets[0].Expected; (got != nil) != (system == "linux") {
+			t.Errorf("a report of %s: expected %v, want one on linux alone", system, got)
+		}
+	}
+}

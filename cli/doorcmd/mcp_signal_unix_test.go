@@ -100,7 +100,7 @@ func TestMCPSignalAnswersTheRunInFlight(t *testing.T) {
 					break
 				}
 				for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); !strings.Contains(
-					stderr.String(), "a second SIGINT or SIGTERM ends them now"); time.Sleep(20 * time.Millisecond) {
+					stderr.String(), "a second SIGINT, SIGTERM or SIGHUP ends them now"); time.Sleep(20 * time.Millisecond) {
 					if time.Now().After(deadline) {
 						t.Fatalf("no word of stopping: %q", stderr.String())
 					}

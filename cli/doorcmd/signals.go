@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
+	"syscall"
 
 	"github.com/sabline/sabline/internal/run"
 )
@@ -14,7 +16,7 @@ import (
 // halting at the second: command names the door.
 const (
 	stopping = "sabline %s: stopping: the runs in flight end as they would; " +
-		"a second SIGINT or SIGTERM ends them now, each with its receipt\n"
+		"a second %s ends them now, each with its receipt\n"
 	halting = "sabline %s: halting: the runs in flight end now (E307), each with its receipt\n"
 )
 
@@ -29,12 +31,13 @@ func stopOnSignals(command string, stderr io.Writer, halt func(),
 	sigs ...os.Signal) (ctx context.Context, stop, release func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, run.Heeded(sigs...)...)
+	heeded := run.Heeded(sigs...)
+	signal.Notify(ch, heeded...)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-ch:
-			fmt.Fprintf(stderr, stopping, command)
+			fmt.Fprintf(stderr, stopping, command, signalNames(heeded))
 			cancel()
 		case <-ctx.Done(): // stopped another way: a signal still halts
 		case <-done:
@@ -52,4 +55,25 @@ func stopOnSignals(command string, stderr io.Writer, halt func(),
 		close(done)
 		cancel()
 	}
+}
+
+// signalNames names sigs as a shell does, "SIGINT, SIGTERM or SIGHUP".
+func signalNames(sigs []os.Signal) string {
+	var names []string
+	for _, s := range sigs {
+		switch s {
+		case os.Interrupt:
+			names = append(names, "SIGINT")
+		case syscall.SIGTERM:
+			names = append(names, "SIGTERM")
+		case syscall.SIGHUP:
+			names = append(names, "SIGHUP")
+		default:
+			names = append(names, s.String())
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -1460,8 +1460,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "doors-heed-an-ignored-interrupt", File: "cli/doorcmd/signals.go",
-		Old:      "signal.Notify(ch, run.Heeded(sigs...)...)",
-		New:      "signal.Notify(ch, append(run.Heeded(), sigs...)...)",
+		Old:      "heeded := run.Heeded(sigs...)",
+		New:      "heeded := append(run.Heeded(), sigs...)",
 		Packages: []string{"./cli/doorcmd/"}, Run: "^TestDoorsKeepAnIgnoredInterrupt$",
 		CaughtBy: "TestDoorsKeepAnIgnoredInterrupt (SigCgt)",
 	},
@@ -3701,8 +3701,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "first-signal-halts", File: "cli/doorcmd/signals.go",
-		Old:      "\t\t\tfmt.Fprintf(stderr, stopping, command)\n\t\t\tcancel()\n",
-		New:      "\t\t\tfmt.Fprintf(stderr, stopping, command)\n\t\t\tcancel()\n\t\t\thalt()\n",
+		Old:      "\t\t\tfmt.Fprintf(stderr, stopping, command, signalNames(heeded))\n\t\t\tcancel()\n",
+		New:      "\t\t\tfmt.Fprintf(stderr, stopping, command, signalNames(heeded))\n\t\t\tcancel()\n\t\t\thalt()\n",
 		Packages: []string{"./cli/doorcmd/"}, Run: "^(TestServeStops|TestStopOnSignals)$",
 		CaughtBy: "TestStopOnSignals/a_first_signal,_then_a_second",
 	},

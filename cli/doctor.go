@@ -138,8 +138,11 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "system:        %s %s\n", m.OS, m.Kernel)
 	if m.OS == string(confine.Linux) {
 		ll := fmt.Sprintf("ABI %d", m.LandlockABI)
-		if m.LandlockABI == 0 {
+		switch {
+		case m.LandlockABI == 0:
 			ll = "not offered: " + m.LandlockNote
+		case m.LandlockNote != "": // taken at a lower ABI than the kernel's: why
+			ll += ": " + m.LandlockNote
 		}
 		fmt.Fprintf(stdout, "landlock:      %s\n", ll)
 		for _, o := range confine.LandlockOffers(m.LandlockABI) {

@@ -14,7 +14,7 @@ type Machine struct {
 	OS           string `json:"os"`
 	Kernel       string `json:"kernel,omitempty"`
 	LandlockABI  int    `json:"landlock_abi"`
-	LandlockNote string `json:"landlock_note,omitempty"`
+	LandlockNote string `json:"landlock_note,omitempty"` // why LandlockABI is 0, or below the kernel's own
 	Seccomp      bool   `json:"seccomp"`
 	SeccompNote  string `json:"seccomp_note,omitempty"`
 	// SeccompMode and NoNewPrivs are this process's own state: a filter

@@ -28,7 +28,7 @@ func Probe() Machine {
 	if abi, err := linux.LandlockABI(); err != nil {
 		m.LandlockNote = err.Error()
 	} else {
-		m.LandlockABI = abi
+		m.LandlockABI, m.LandlockNote = abi, linux.LandlockABILowered()
 	}
 	// PR_GET_SECCOMP fails with EINVAL on a kernel built without seccomp.
 	if _, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err != nil {

@@ -31,25 +31,56 @@ const landlockErratumSignalScope = 1 << 1
 // cannot be read; the error wraps ENOSYS when the kernel was built without
 // Landlock and EOPNOTSUPP when it was not enabled at boot.
 func LandlockABI() (int, error) {
+	abi, _, err := landlockABIWhy()
+	return abi, err
+}
+
+// LandlockABILowered says why LandlockABI is below the kernel's own ABI:
+// the signal-scoping fix the kernel's errata lack, or errata that cannot
+// be read; "" where it is not lowered, or the kernel has no Landlock.
+func LandlockABILowered() string {
+	_, why, _ := landlockABIWhy()
+	return why
+}
+
+// landlockABIWhy is LandlockABI, and why it is lowered (scopedABI).
+func landlockABIWhy() (int, string, error) {
 	abi, err := llsyscall.LandlockGetABIVersion()
 	switch {
 	case errors.Is(err, syscall.ENOSYS):
-		return 0, fmt.Errorf("landlock_create_ruleset(version): the kernel has no Landlock: %w", err)
+		return 0, "", fmt.Errorf("landlock_create_ruleset(version): the kernel has no Landlock: %w",
+			err)
 	case errors.Is(err, syscall.EOPNOTSUPP):
-		return 0, fmt.Errorf("landlock_create_ruleset(version): Landlock is not "+
+		return 0, "", fmt.Errorf("landlock_create_ruleset(version): Landlock is not "+
 			"enabled at boot (see lsm= on the kernel command line): %w", err)
 	case err != nil:
-		return 0, fmt.Errorf("landlock_create_ruleset(version): %w", err)
+		return 0, "", fmt.Errorf("landlock_create_ruleset(version): %w", err)
 	}
-	if abi >= landlockABIScopes {
-		// A kernel whose errata cannot be read has fixed none, as far as
-		// anyone can tell.
-		errata, err := llsyscall.LandlockGetErrata()
-		if err != nil || errata&landlockErratumSignalScope == 0 {
-			abi = landlockABIScopes - 1
-		}
+	if abi < landlockABIScopes {
+		return abi, "", nil
 	}
-	return abi, nil
+	used, why := scopedABI(abi, llsyscall.LandlockGetErrata)
+	return used, why, nil
+}
+
+// scopedABI is the ABI Sabline works at on a kernel of abi (landlockABIScopes
+// or later) whose errata errata reads, and why it is lower where it is: a
+// kernel whose errata lack the signal-scoping fix, or cannot be read (it
+// has fixed none, as far as anyone can tell), is taken at the ABI before
+// the scopes, as go-landlock takes it.
+func scopedABI(abi int, errata func() (int, error)) (int, string) {
+	e, err := errata()
+	switch {
+	case err != nil:
+		return landlockABIScopes - 1, fmt.Sprintf("the kernel offers ABI %d, but its Landlock "+
+			"errata could not be read (%v): taken as ABI %d, signals held by seccomp alone",
+			abi, err, landlockABIScopes-1)
+	case e&landlockErratumSignalScope == 0:
+		return landlockABIScopes - 1, fmt.Sprintf("the kernel offers ABI %d, but its Landlock "+
+			"errata lack the signal-scoping fix (erratum 2): taken as ABI %d, signals held by "+
+			"seccomp alone", abi, landlockABIScopes-1)
+	}
+	return abi, ""
 }
 
 // LandlockApplied is what ApplyLandlock held.

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -433,4 +434,40 @@ func runBeneathFileChild(t *testing.T, base string) {
 	}
 	expect("read beside the file, beneath the directory that holds the grant", read(path("d/beside.txt")), 0)
 	expect("read outside", read(path("outside/secret.txt")), syscall.EACCES)
+}
+
+// TestScopedABI: a kernel of the scopes' ABI or later is taken at it
+// where its errata say signal scoping is fixed (the control), and at the
+// ABI before it, saying why, where they lack the fix or cannot be read.
+// Before, the doctor printed the lower ABI with no word of why.
+func TestScopedABI(t *testing.T) {
+	fixed := func() (int, error) { return landlockErratumSignalScope, nil }
+	unfixed := func() (int, error) { return 1, nil } // another erratum alone
+	unread := func() (int, error) { return 0, syscall.EINVAL }
+	tests := []struct {
+		name    string
+		abi     int
+		errata  func() (int, error)
+		wantABI int
+		wantWhy string
+	}{
+		{name: "fixed", abi: LandlockMaxABI, errata: fixed, wantABI: LandlockMaxABI},
+		{name: "not fixed", abi: LandlockMaxABI, errata: unfixed, wantABI: landlockABIScopes - 1,
+			wantWhy: "lack the signal-scoping fix"},
+		{name: "not read", abi: landlockABIScopes, errata: unread, wantABI: landlockABIScopes - 1,
+			wantWhy: "could not be read (invalid argument)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			abi, why := scopedABI(tt.abi, tt.errata)
+			if abi != tt.wantABI || (tt.wantWhy == "") != (why == "") ||
+				!strings.Contains(why, tt.wantWhy) {
+				t.Errorf("scopedABI(%d) = %d, %q; want %d, saying %q", tt.abi, abi, why, tt.wantABI,
+					tt.wantWhy)
+			}
+			if why != "" && !strings.Contains(why, fmt.Sprintf("offers ABI %d", tt.abi)) {
+				t.Errorf("%q does not name the kernel's own ABI %d", why, tt.abi)
+			}
+		})
+	}
 }

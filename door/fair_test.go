@@ -101,14 +101,7 @@ func TestRequestsCountAgainstTheirTenant(t *testing.T) {
 // is refused a slot more (none is taken back from itself), and its other
 // connections stay open.
 func TestIdleConnectionsAreTakenBackFairly(t *testing.T) {
-	s, err := New(Config{Runner: &fakeRunner{}, MaxConns: 4, Tenants: []tenant.Tenant{
-		{Name: "acme", TokenSHA256: digest(tokenAcme)},
-		{Name: "beta", TokenSHA256: digest(tokenBeta)},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := serveOn(t, s).addr
+	s, addr := fourConnsTwoTenants(t, &fakeRunner{})
 	var held []*rawConn
 	for i := range 4 {
 		c := dialRaw(t, addr)
@@ -411,14 +404,7 @@ func TestConnectionChargedToItsLatestTenant(t *testing.T) {
 // refused a second (taking one back would leave acme the fewer).
 func TestBusyConnectionIsNotTakenBack(t *testing.T) {
 	fake := &fakeRunner{block: make(chan struct{}), start: make(chan struct{}, 1)}
-	s, err := New(Config{Runner: fake, MaxConns: 4, Tenants: []tenant.Tenant{
-		{Name: "acme", TokenSHA256: digest(tokenAcme)},
-		{Name: "beta", TokenSHA256: digest(tokenBeta)},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := serveOn(t, s).addr
+	s, addr := fourConnsTwoTenants(t, fake)
 	var idle []*rawConn
 	for i := range 3 {
 		c := dialRaw(t, addr)
@@ -497,4 +483,18 @@ func TestNoConnectionTakenBackForOneMore(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fourConnsTwoTenants serves a door of r with room for four connections
+// and two tenants, acme and beta, and returns it and its address.
+func fourConnsTwoTenants(t *testing.T, r Runner) (*Server, string) {
+	t.Helper()
+	s, err := New(Config{Runner: r, MaxConns: 4, Tenants: []tenant.Tenant{
+		{Name: "acme", TokenSHA256: digest(tokenAcme)},
+		{Name: "beta", TokenSHA256: digest(tokenBeta)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, serveOn(t, s).addr
 }

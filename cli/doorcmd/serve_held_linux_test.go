@@ -5,8 +5,6 @@ package doorcmd
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -203,25 +201,7 @@ func TestServeWorkerKilled(t *testing.T) {
 	needLandlock(t)
 	s := startServe(t, "--workers", "2", "--timeout", "60s")
 	first := s.waitWorkers(t, 2)
-	type answer struct {
-		status int
-		v      map[string]any
-	}
-	answered := make(chan answer, 1)
-	go func() {
-		body := `{"source":"def spin():\n    n = 0\n    for i in range(2000000000):\n        n += i\n    return n\nprint(spin())\n"}`
-		req, _ := http.NewRequest("POST", s.url+"/v1/run", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+s.token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			answered <- answer{}
-			return
-		}
-		defer resp.Body.Close()
-		var v map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&v)
-		answered <- answer{resp.StatusCode, v}
-	}()
+	answered := s.runAsync(`{"source":"def spin():\n    n = 0\n    for i in range(2000000000):\n        n += i\n    return n\nprint(spin())\n"}`)
 	// The busy worker is the one whose CPU time grows.
 	var busy int
 	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); busy == 0; {
@@ -244,16 +224,16 @@ func TestServeWorkerKilled(t *testing.T) {
 	if err := syscall.Kill(busy, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	var a answer
+	var a runAnswer
 	select {
 	case a = <-answered:
 	case <-time.After(testkit.Bound(30 * time.Second)):
 		t.Fatal("the request whose worker was killed got no answer")
 	}
-	if a.status != 200 || a.v["status"] != "killed" || a.v["code"] != "E309" {
-		t.Fatalf("the request whose worker was killed: %d %v %v %v, want 200 killed E309", a.status, a.v["status"], a.v["code"], a.v["message"])
+	if a.status != 200 || a.reply["status"] != "killed" || a.reply["code"] != "E309" {
+		t.Fatalf("the request whose worker was killed: %d %v %v %v, want 200 killed E309", a.status, a.reply["status"], a.reply["code"], a.reply["message"])
 	}
-	id, _ := a.v["run_id"].(string)
+	id, _ := a.reply["run_id"].(string)
 	if got, err := receipt.Find(s.rc, id); err != nil || got.RunID != id || got.Outcome.Status != "killed" {
 		t.Errorf("the killed run %s: its stored receipt %v (%v), want it there, saying killed", id, got.Receipt, err)
 	}

@@ -54,6 +54,33 @@ func (s *served) lines() []string {
 	return append([]string(nil), s.said...)
 }
 
+// runAnswer is a run's reply as runAsync reads it: its HTTP status (0
+// when the request failed) and its body.
+type runAnswer struct {
+	status int
+	reply  map[string]any
+}
+
+// runAsync sends body to s's /v1/run from a goroutine of its own, and
+// sends its reply on the channel it returns once it comes.
+func (s *served) runAsync(body string) <-chan runAnswer {
+	answered := make(chan runAnswer, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", s.url+"/v1/run", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+s.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- runAnswer{}
+			return
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&v)
+		answered <- runAnswer{resp.StatusCode, v}
+	}()
+	return answered
+}
+
 // startServe starts sabline serve on 127.0.0.1:0 with an import root
 // holding hello.vel, and reads the address it bound from
 // its standard error.
@@ -308,22 +335,7 @@ func TestServeStops(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.root, "wait.vel"), []byte(wait), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	answered := make(chan int, 1)
-	var endStatus, endID any
-	go func() {
-		req, _ := http.NewRequest("POST", s.url+"/v1/run", strings.NewReader(`{"path":"wait.vel"}`))
-		req.Header.Set("Authorization", "Bearer "+s.token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			answered <- 0
-			return
-		}
-		defer resp.Body.Close()
-		var v map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&v)
-		endStatus, endID = v["status"], v["run_id"]
-		answered <- resp.StatusCode
-	}()
+	answered := s.runAsync(`{"path":"wait.vel"}`)
 	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; time.Sleep(20 * time.Millisecond) {
 		_, h := s.do(t, "GET", "/v1/health", s.token, "")
 		if h["running"] == float64(1) {
@@ -339,8 +351,9 @@ func TestServeStops(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(gate, "open"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if st := <-answered; st != 200 || endStatus != "ok" {
-		t.Errorf("the request in flight got %d, status %v; want 200, ok: a stopping server lets its runs end", st, endStatus)
+	a := <-answered
+	if a.status != 200 || a.reply["status"] != "ok" {
+		t.Errorf("the request in flight got %d, status %v; want 200, ok: a stopping server lets its runs end", a.status, a.reply["status"])
 	}
 	select {
 	case err := <-s.exited:
@@ -352,7 +365,7 @@ func TestServeStops(t *testing.T) {
 	case <-time.After(testkit.Bound(30 * time.Second)):
 		t.Fatal("sabline serve did not exit after SIGTERM")
 	}
-	id, _ := endID.(string)
+	id, _ := a.reply["run_id"].(string)
 	if got, err := receipt.Find(s.rc, id); err != nil || got.Outcome.Status != "ok" {
 		t.Errorf("the run in flight's receipt: %v (%v), want it kept, ok", got.Receipt, err)
 	}
@@ -373,24 +386,7 @@ func TestServeHaltsAtTheSecondSignal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.root, "loop.vel"), []byte(loopAt), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	type answer struct {
-		status int
-		reply  map[string]any
-	}
-	answered := make(chan answer, 1)
-	go func() {
-		req, _ := http.NewRequest("POST", s.url+"/v1/run", strings.NewReader(`{"path":"loop.vel"}`))
-		req.Header.Set("Authorization", "Bearer "+s.token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			answered <- answer{}
-			return
-		}
-		defer resp.Body.Close()
-		var v map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&v)
-		answered <- answer{resp.StatusCode, v}
-	}()
+	answered := s.runAsync(`{"path":"loop.vel"}`)
 	said := func(what string) bool {
 		for _, l := range s.lines() {
 			if strings.Contains(l, what) {
@@ -418,7 +414,7 @@ func TestServeHaltsAtTheSecondSignal(t *testing.T) {
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	var a answer
+	var a runAnswer
 	select {
 	case a = <-answered:
 	case <-time.After(testkit.Bound(30 * time.Second)):

@@ -99,6 +99,10 @@ const (
 	Killed = "killed"
 )
 
+// victimEnded is the attempt's result when the victim process exited by
+// itself, no signal ending it: no attempt's doing (Scratch.Victim).
+const victimEnded = "victim-ended"
+
 // Target is one attempt to get out of a run.
 type Target struct {
 	ID     string // stable: reports and messages name targets by it

@@ -3,6 +3,7 @@
 package escape
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -16,4 +17,10 @@ func ownGroup(cmd *exec.Cmd) {
 // whatever it started that stayed in its group.
 func killGroup(cmd *exec.Cmd) {
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group may be empty already
+}
+
+// signaled reports whether a signal ended the process whose state is ps.
+func signaled(ps *os.ProcessState) bool {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
 }

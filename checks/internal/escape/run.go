@@ -101,7 +101,7 @@ type Run struct {
 	// Refusal is what the normal build's refusal should name in this run:
 	// the target's Language, its placeholders expanded.
 	Refusal string
-	Victim  string // what became of the victim: "", "alive" or Killed
+	Victim  string // what became of the victim: "", "alive", Killed or victimEnded
 	// Changed is what the run made, changed or removed outside the
 	// worker, as Diff prints it: every witness the harness reads.
 	Changed []string
@@ -116,12 +116,13 @@ type Run struct {
 }
 
 // Attempt is the run's result in one word: Killed when the victim died
-// of it, Went when it went through, else the errno it met, or "" when no
-// attempt was made.
+// of it (victimEnded when it ended by itself, which no expectation
+// names), Went when it went through, else the errno it met, or "" when
+// no attempt was made.
 func (r Run) Attempt() string {
 	switch {
-	case r.Victim == Killed:
-		return Killed
+	case r.Victim == Killed, r.Victim == victimEnded:
+		return r.Victim
 	case r.Went:
 		return Went
 	}

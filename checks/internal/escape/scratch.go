@@ -137,7 +137,7 @@ func (s *Scratch) make(p string) (string, error) {
 		s.receiptsWatched = true
 		return s.Receipts(), os.MkdirAll(s.Receipts(), 0o700)
 	case "$VICTIM":
-		cmd := exec.Command("sleep", "300")
+		cmd := exec.Command(victimCommand[0], victimCommand[1:]...)
 		if err := cmd.Start(); err != nil {
 			return "", err
 		}
@@ -229,16 +229,21 @@ func (s *Scratch) Accepted() int {
 	return s.accepted
 }
 
+// victimCommand is the victim: a process that waits to be killed, and
+// ends by itself after 300 s should a harness that died leave it behind.
+var victimCommand = []string{"sleep", "300"}
+
 // Victim says what became of the victim process: "" when there is none,
 // Killed when a signal ended it or is on its way to (victimDying: it is
-// then waited for, up to runLimit), "alive" otherwise.
+// then waited for, up to runLimit), victimEnded when it exited by itself,
+// "alive" otherwise.
 func (s *Scratch) Victim() string {
 	if s.victim == nil {
 		return ""
 	}
 	select {
 	case <-s.exited:
-		return Killed
+		return s.victimEnd()
 	default:
 	}
 	if !s.victimDying() {
@@ -246,10 +251,20 @@ func (s *Scratch) Victim() string {
 	}
 	select {
 	case <-s.exited:
-		return Killed
+		return s.victimEnd()
 	case <-time.After(runLimit()):
 		return "alive"
 	}
+}
+
+// victimEnd is how the victim, which has exited, ended: Killed by a
+// signal, victimEnded by itself (its wait outlasted the run's), which no
+// attempt made: a control that expects Killed must not pass on it.
+func (s *Scratch) victimEnd() string {
+	if signaled(s.victim.ProcessState) {
+		return Killed
+	}
+	return victimEnded
 }
 
 // Close stops the victim and the listeners, removes the kernel objects

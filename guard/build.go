@@ -40,6 +40,13 @@ type Inputs struct {
 	// Sabline are Sabline's own files: the receipts directory, and what
 	// was made for it, a server's token file.
 	Sabline []string
+	// Owned are those of Sabline that another user's register entry
+	// named, each with that user's uid (Registered.Owners): each is
+	// guarded at a path only where that user owns what is there as the
+	// set is built (Location.Owner), so that a link retargeted, or a
+	// directory swapped for one, after the register was read guards
+	// nothing of another's.
+	Owned map[string]int
 	// Credentials are more credential locations: the operator's
 	// (OperatorCredentials).
 	Credentials []string
@@ -141,11 +148,12 @@ func Build(in Inputs, m Machine) *Set {
 // carves one that exists), each home of s and each made since guarded as
 // Build guards a home, and in's (the register's locations, the kernel
 // surfaces the mount table has now) as Build adds them. Nothing of s is
-// dropped: each location keeps its kind and whether it was lent, and each
-// carve-out stays, beside the new ones (a directory expanded because a
-// location in it did not exist stays expanded once it does), so that
-// what m no longer shows (a directory the process cannot list now) is held
-// as it was.
+// dropped (but a location another user's register entry named, where
+// that user no longer owns what is there: Location.Owner): each location
+// keeps its kind and whether it was lent, and each carve-out stays,
+// beside the new ones (a directory expanded because a location in it did
+// not exist stays expanded once it does), so that what m no longer shows
+// (a directory the process cannot list now) is held as it was.
 //
 // # Why
 //
@@ -189,7 +197,8 @@ func (b *builder) build(in Inputs, known []string) []string {
 		return slices.ContainsFunc(lent, func(l string) bool { return Within(l, p) })
 	}
 	for _, p := range in.Sabline {
-		b.add(Location{Path: p, Kind: Sabline, Holds: "Sabline's receipts and tokens"})
+		b.add(Location{Path: p, Kind: Sabline, Holds: "Sabline's receipts and tokens",
+			Owner: in.Owned[p]})
 	}
 	for _, k := range kernelSurfaces {
 		if slices.Contains(k.OS, goruntime.GOOS) {
@@ -369,7 +378,8 @@ func (b *builder) forms(p string) []string {
 
 // add guards l as written, beneath its directory as that resolves, and,
 // where it is a link, as it resolves itself; and carves out each of those
-// that exists now (each match of a pattern).
+// that exists now (each match of a pattern). A location with an Owner is
+// guarded only at the paths that exist and that user owns (ownedBy).
 func (b *builder) add(l Location) {
 	if !filepath.IsAbs(l.Path) {
 		return
@@ -380,7 +390,7 @@ func (b *builder) add(l Location) {
 	for _, d := range b.forms(dir) {
 		at := l
 		at.Path = filepath.Join(d, base)
-		if !b.once(at) {
+		if !ownedBy(at.Path, l.Owner) || !b.once(at) {
 			continue
 		}
 		b.locs = append(b.locs, at)
@@ -409,13 +419,29 @@ func (b *builder) add(l Location) {
 		// A link: where it leads is guarded as the location is.
 		to := at
 		to.Path = b.resolve(at.Path)
-		if filepath.IsAbs(to.Path) && b.once(to) {
+		if filepath.IsAbs(to.Path) && ownedBy(to.Path, l.Owner) && b.once(to) {
 			b.locs = append(b.locs, to)
 			if _, ok := b.lstat(to.Path); ok {
 				b.carve(CarveOut{Path: to.Path, Allowed: to.Allowed, Named: to.namedOnly()})
 			}
 		}
 	}
+}
+
+// ownedBy reports whether a location of the user uid may be guarded at
+// p, the path as this set resolved it: always for uid 0 (no owner);
+// else only when p exists, and it, and where it leads, are that user's
+// on this machine now (pathOwnersOf). Another user's register entry was
+// judged by its owners when the register was read; the paths the set
+// guards for it are judged again here, as resolved, so that a link of
+// that user's retargeted since (or a directory of theirs swapped for a
+// link) guards no path of anyone else's.
+func ownedBy(p string, uid int) bool {
+	if uid <= 0 {
+		return true
+	}
+	uids, ok := pathOwnersOf(p)
+	return ok && !slices.ContainsFunc(uids, func(u int) bool { return u != uid })
 }
 
 // expandNearest expands the nearest directory that exists at dir or

@@ -93,6 +93,11 @@ type Location struct {
 	// Lent is true for a credential location the operator lent: a grant
 	// that names it reaches it.
 	Lent bool `json:"lent,omitempty"`
+	// Owner, for a location another user's register entry named, is
+	// that user's uid (Inputs.Owned): it is guarded at a path, as written
+	// or as it resolves, only where that user owns what is there when
+	// the set is built; 0 for any owner.
+	Owner int `json:"owner,omitempty"`
 }
 
 // namedOnly reports whether a grant that names l reaches it.

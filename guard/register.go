@@ -35,8 +35,9 @@ package guard
 // on the machine may write entries, so the reader is bounded
 // (MaxRegisterEntries, MaxRegisterEntryBytes, maxRegisterNames,
 // maxSubdirNames) and honours an entry only when the path it names is
-// owned by the entry's owner (root's entries name anything): a user
-// cannot make another user's files unreachable. An entry can only narrow
+// owned by the entry's owner (root's entries name anything, and the
+// reading user's own narrow only its runs): a user cannot make another
+// user's files unreachable. An entry can only narrow
 // what runs reach, never widen it. The reader reads this user's
 // subdirectory and root's first, each found by its name (never by listing the register) and read whole
 // within its own bounds: only their owners can fill them, so no other
@@ -207,6 +208,11 @@ type Registered struct {
 	Dir string
 	// Paths are the locations honoured: absolute, clean, each once.
 	Paths []string
+	// Owners are those of Paths honoured as another user's own (neither
+	// root's entry nor this user's), each with that user's uid: a set
+	// guards them only where that user owns what is there when it is
+	// built (Inputs.Owned).
+	Owners map[string]int
 	// Refused are the entries passed over, each with why.
 	Refused []RefusedEntry
 	// Missing counts the entries naming a path that does not exist now.
@@ -261,9 +267,11 @@ func (r Registered) Warning() string {
 // path and a newline, is not named for that path (entryName, or entryName
 // and "-" and hexadecimal digits), or names a path owned by another user
 // than the entry's owner (root's entries name anything); and it counts
-// (Missing) an entry naming a path that does not exist. A name beginning
-// with "." is an entry being written, and is skipped.
-func parseRegister(entries []registerEntry, owners pathOwners) Registered {
+// (Missing) an entry naming a path that does not exist. An entry of me,
+// the user reading, is honoured whoever owns its path: it narrows only
+// that user's own runs (a store of its own in a directory root made).
+// A name beginning with "." is an entry being written, and is skipped.
+func parseRegister(entries []registerEntry, owners pathOwners, me int) Registered {
 	var r Registered
 	seen := map[string]bool{}
 	read := 0
@@ -286,7 +294,8 @@ func parseRegister(entries []registerEntry, owners pathOwners) Registered {
 			r.Missing++
 			continue
 		}
-		if e.Owner > 0 {
+		theirs := e.Owner > 0 && e.Owner != me // judged by the path's owners
+		if theirs {
 			if i := slices.IndexFunc(uids, func(u int) bool { return u != e.Owner }); i >= 0 {
 				r.Refused = append(r.Refused, RefusedEntry{Name: e.at(),
 					Why: fmt.Sprintf("names %s, owned by uid %d, not by the entry's owner (uid %d)", p, uids[i],
@@ -297,9 +306,21 @@ func parseRegister(entries []registerEntry, owners pathOwners) Registered {
 		if !seen[p] {
 			seen[p] = true
 			r.Paths = append(r.Paths, p)
+			if theirs {
+				r.Owners = addOwner(r.Owners, p, e.Owner)
+			}
 		}
 	}
 	return r
+}
+
+// addOwner is owners with p owned by uid.
+func addOwner(owners map[string]int, p string, uid int) map[string]int {
+	if owners == nil {
+		owners = map[string]int{}
+	}
+	owners[p] = uid
+	return owners
 }
 
 // at is where e is in the register: its name, after its user's
@@ -351,7 +372,8 @@ func namedFor(name, p string) bool {
 // RegisteredLocations are what a run guards as Sabline's from the
 // register of this machine (RegisterDir): the register itself, when it
 // exists, and each location ReadRegister honours; and what the read
-// found. On an error the register's own directory is still among them.
+// found, whose Owners a set is built with (Inputs.Owned). On an error
+// the register's own directory is still among them.
 func RegisteredLocations() ([]string, Registered, error) {
 	dir, err := RegisterDir()
 	if err != nil {
@@ -389,6 +411,9 @@ func ReadRegister(dir string) (Registered, error) {
 			if !seen[p] {
 				seen[p] = true
 				r.Paths = append(r.Paths, p)
+				if uid, ok := got.Owners[p]; ok {
+					r.Owners = addOwner(r.Owners, p, uid)
+				}
 			}
 		}
 		r.Refused = append(r.Refused, got.Refused...)
@@ -419,7 +444,7 @@ func ReadRegister(dir string) (Registered, error) {
 			continue
 		}
 		loadEntries(dir, entries)
-		add(parseRegister(entries, pathOwnersOf), more)
+		add(parseRegister(entries, pathOwnersOf, me), more)
 	}
 
 	// The rest, within one read's bounds: the register's top, and the
@@ -499,7 +524,7 @@ func ReadRegister(dir string) (Registered, error) {
 	}
 	rest = append(rest, top[theirs:]...)
 	loadEntries(dir, rest)
-	add(parseRegister(rest, pathOwnersOf), unlisted)
+	add(parseRegister(rest, pathOwnersOf, me), unlisted)
 	return r, nil
 }
 

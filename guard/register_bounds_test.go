@@ -44,7 +44,7 @@ func TestRegisterEntryBounds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := registerEntry{Name: entryName(tt.p) + tt.suffix, Mode: 0o644, Owner: tt.owner, Data: []byte(tt.p + "\n")}
-			got := parseRegister([]registerEntry{e}, owned(tt.pathOwner))
+			got := parseRegister([]registerEntry{e}, owned(tt.pathOwner), reader)
 			if read := len(got.Paths) == 1 && got.Paths[0] == tt.p; read != tt.wantRead {
 				t.Errorf("read %v (%q, refused %+v), want %v", read, got.Paths, got.Refused, tt.wantRead)
 			}

@@ -60,13 +60,19 @@ func guardedByARun(t *testing.T, dir, file string) (bool, Registered) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := Build(Inputs{Sabline: locs}, OS())
+	return guards(t, Build(Inputs{Sabline: locs, Owned: r.Owners}, OS()), dir, file), r
+}
+
+// guards reports whether set refuses a grant of fs:read of dir and keeps
+// the file in it from a grant of dir.
+func guards(t *testing.T, set *Set, dir, file string) bool {
+	t.Helper()
 	admitErr := set.Admit(budget.MustParse(dir, "fs:read:"+dir), Resolved)
 	_, refused := set.Refuses(file, dir)
 	if (admitErr != nil) != refused {
 		t.Errorf("%s: admitted %v (%v), but %s refused %v", dir, admitErr == nil, admitErr, file, refused)
 	}
-	return admitErr != nil && refused, r
+	return admitErr != nil && refused
 }
 
 // TestRegisterFloodedKeepsOurEntries: a register flooded by another user,
@@ -411,5 +417,148 @@ func TestReadRegisterPassesOverASubdirOthersMayWrite(t *testing.T) {
 					got.Refused)
 			}
 		})
+	}
+}
+
+// TestRegisterOurEntryForRootsPath: a store of a user's own kept in a
+// directory root made (mode 0777, as a Kubernetes emptyDir is), which
+// the store trusts, is guarded by that user's runs once its entry is in
+// the user's subdirectory: a grant of fs:read of it is refused, and the
+// file in it kept. Before, every reader passed the entry over (the path
+// is root's, not the entry owner's), and another Sabline of the same user
+// read the server's token there. The controls: another user's runs do not
+// honour the entry (no user makes root's files unreachable to others),
+// and a directory of root's that no entry names is granted. Run as root
+// (chown).
+func TestRegisterOurEntryForRootsPath(t *testing.T) {
+	rootOnly(t)
+	const me = 4343
+	dir := t.TempDir()
+	reg := useRegister(t, dir)
+	mkSticky(t, reg)
+	place := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Mkdir(p, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, 0o777); err != nil { // whatever the umask
+			t.Fatal(err)
+		}
+		f := filepath.Join(p, "serve.token")
+		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		chownAll(t, me, f)
+		return p
+	}
+	store, plain := place("store"), place("plain") // root's directories
+	sub := filepath.Join(reg, subdirName(me))
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writeEntry(sub, store); err != nil { // as uid 4343's Join writes it
+		t.Fatal(err)
+	}
+	chownAll(t, me, sub, filepath.Join(sub, entryName(store)))
+	t.Cleanup(func() { currentUser = os.Geteuid })
+
+	currentUser = func() int { return me }
+	if ok, r := guardedByARun(t, store, filepath.Join(store, "serve.token")); !ok {
+		t.Errorf("uid %d's own entry for %s (root's): not guarded by its runs (read %q, refused %+v)",
+			me, store, r.Paths, r.Refused)
+	}
+	if ok, _ := guardedByARun(t, plain, filepath.Join(plain, "serve.token")); ok {
+		t.Errorf("the control: %s, named by no entry, is guarded", plain)
+	}
+	currentUser = func() int { return flooder }
+	if ok, r := guardedByARun(t, store, filepath.Join(store, "serve.token")); ok {
+		t.Errorf("the control: uid %d's runs honour uid %d's entry for root's %s (read %q)",
+			flooder, me, store, r.Paths)
+	}
+}
+
+// TestRegisterRetargetedLinkGuardsNothingOfAnothers: another user's
+// entries, honoured when the register is read (a link of theirs to a
+// directory of theirs, and a directory of theirs), are guarded by the set
+// built after only where that user still owns what is there: the link
+// retargeted to root's directory, and the directory swapped for such a
+// link, between the read and the build (or a pool worker's Refresh), guard
+// nothing of root's. Before, the set resolved them again and guarded
+// root's directory: with the link flipped in a loop beside them, one run
+// of root's in ten granted fs:read of it was refused (E329, "names /
+// (Sabline's receipts and tokens)" for a link to /). The control: before
+// the change, the other user's directories are guarded, root's granted.
+// Run as root (chown).
+func TestRegisterRetargetedLinkGuardsNothingOfAnothers(t *testing.T) {
+	rootOnly(t)
+	dir := t.TempDir()
+	reg := useRegister(t, dir)
+	mkSticky(t, reg)
+	place := func(name string, uid int) string {
+		p := filepath.Join(dir, name)
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(p, "secret.txt")
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		chownAll(t, uid, p, f)
+		return p
+	}
+	victim, own, swap := place("victim", 0), place("own", flooder), place("swap", flooder)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(own, link); err != nil {
+		t.Fatal(err)
+	}
+	chownAll(t, flooder, link)
+	sub := filepath.Join(reg, subdirName(flooder))
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	chownAll(t, flooder, sub)
+	for _, p := range []string{link, swap} { // as uid 4242's Join writes them
+		if _, err := writeEntry(sub, p); err != nil {
+			t.Fatal(err)
+		}
+		chownAll(t, flooder, filepath.Join(sub, entryName(p)))
+	}
+	locs, r, err := RegisteredLocations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Owners[link] != flooder || r.Owners[swap] != flooder {
+		t.Fatalf("read %q, owners %v; want %s and %s, uid %d's", r.Paths, r.Owners, link, swap, flooder)
+	}
+	in := Inputs{Sabline: locs, Owned: r.Owners}
+	before := Build(in, OS())
+	for _, p := range []string{own, swap} {
+		if !guards(t, before, p, filepath.Join(p, "secret.txt")) {
+			t.Errorf("the control: uid %d's %s not guarded", flooder, p)
+		}
+	}
+	if guards(t, before, victim, filepath.Join(victim, "secret.txt")) {
+		t.Errorf("the control: root's %s guarded", victim)
+	}
+
+	// Between the read and the build: the link now leads to root's
+	// directory, and the directory is such a link.
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(swap, swap+".was"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{link, swap} {
+		if err := os.Symlink(victim, p); err != nil {
+			t.Fatal(err)
+		}
+		chownAll(t, flooder, p)
+	}
+	if guards(t, Build(in, OS()), victim, filepath.Join(victim, "secret.txt")) {
+		t.Errorf("built after the change: root's %s guarded by uid %d's entries", victim, flooder)
+	}
+	if guards(t, before.Refresh(Inputs{}, OS()), victim, filepath.Join(victim, "secret.txt")) {
+		t.Errorf("refreshed after the change: root's %s guarded by uid %d's entries", victim, flooder)
 	}
 }

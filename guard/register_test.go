@@ -17,6 +17,10 @@ func entry(p string, uid int) registerEntry {
 	return registerEntry{Name: entryName(p), Mode: 0o644, Owner: uid, Data: []byte(p + "\n")}
 }
 
+// reader is the uid reading the tables' entries: none of them is its
+// own.
+const reader = 5005
+
 // fakeOwners is a machine whose paths are owned as the map says; a path
 // not in it does not exist.
 func fakeOwners(m map[string][]int) pathOwners {
@@ -50,6 +54,10 @@ func TestParseRegister(t *testing.T) {
 			wantRefused: []string{"owned by uid 1001, not by the entry's owner (uid 1000)"}},
 		{name: "a root-owned path, named by a user", entries: []registerEntry{entry("/srv/root", 1000)},
 			wantRefused: []string{"owned by uid 0"}},
+		{name: "a root-owned path, named by the reader", entries: []registerEntry{entry("/srv/root", reader)},
+			wantPaths: []string{"/srv/root"}},
+		{name: "another user's path, named by the reader", entries: []registerEntry{entry("/srv/b/token", reader)},
+			wantPaths: []string{"/srv/b/token"}},
 		{name: "a link to another user's file", entries: []registerEntry{entry("/srv/link", 1000)},
 			wantRefused: []string{"owned by uid 1001"}},
 		{name: "owners not compared (Windows)", entries: []registerEntry{entry("/srv/b/token", -1)},
@@ -86,7 +94,7 @@ func TestParseRegister(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := parseRegister(tt.entries, owners)
+			got := parseRegister(tt.entries, owners, reader)
 			if !slices.Equal(got.Paths, tt.wantPaths) {
 				t.Errorf("paths %q, want %q", got.Paths, tt.wantPaths)
 			}
@@ -116,7 +124,7 @@ func TestParseRegisterBound(t *testing.T) {
 		paths[p] = []int{1000}
 		entries = append(entries, entry(p, 1000), registerEntry{Name: ".tmp-" + fmt.Sprint(i), Mode: 0o644})
 	}
-	got := parseRegister(entries, fakeOwners(paths))
+	got := parseRegister(entries, fakeOwners(paths), reader)
 	if len(got.Paths) != MaxRegisterEntries || got.Unread != 5 {
 		t.Fatalf("%d paths, %d unread; want %d and 5", len(got.Paths), got.Unread, MaxRegisterEntries)
 	}
@@ -128,7 +136,7 @@ func TestParseRegisterBound(t *testing.T) {
 		t.Errorf("warning %q", w)
 	}
 	// Control: at the bound, nothing is left unread and nothing is said.
-	if got := parseRegister(entries[:2*MaxRegisterEntries], fakeOwners(paths)); got.Unread != 0 || got.Warning() != "" {
+	if got := parseRegister(entries[:2*MaxRegisterEntries], fakeOwners(paths), reader); got.Unread != 0 || got.Warning() != "" {
 		t.Errorf("at the bound: %d unread, warning %q", got.Unread, got.Warning())
 	}
 }

@@ -465,11 +465,12 @@ func guardedWhat(l guard.Location) string {
 // the mount table says they are mounted, resolved now.
 func DefaultGuard() *guard.Set {
 	home, _ := os.UserHomeDir()
-	sabline, _, _ := guard.RegisteredLocations()
+	sabline, r, _ := guard.RegisteredLocations()
 	mounts, _ := guard.ReadMounts()
 	return guard.Build(guard.Inputs{
 		Home:        home,
 		Sabline:     sabline,
+		Owned:       r.Owners,
 		Credentials: guard.OperatorCredentials(),
 		Mounts:      mounts,
 	}, guard.OS())

@@ -2368,9 +2368,22 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "register-entry-owner-unchecked", File: "guard/register.go",
-		Old: "\t\tif e.Owner > 0 {\n", New: "\t\tif false {\n",
+		Old: "theirs := e.Owner > 0 && e.Owner != me", New: "theirs := false",
 		Packages: guardPkg, Run: "^(TestParseRegister|TestRegisterOwners)$",
 		CaughtBy: "TestRegisterOwners (a user's entry naming another's file passed over)",
+	},
+	{
+		Name: "register-owner-not-judged-at-build", File: "guard/build.go",
+		Old:      "return ok && !slices.ContainsFunc(uids, func(u int) bool { return u != uid })",
+		New:      "return ok || uids == nil || !ok",
+		Packages: guardPkg, Run: "^TestRegisterRetargetedLinkGuardsNothingOfAnothers$",
+		CaughtBy: "TestRegisterRetargetedLinkGuardsNothingOfAnothers (another user's link retargeted to root's)",
+	},
+	{
+		Name: "register-own-entry-owner-checked", File: "guard/register.go",
+		Old: "theirs := e.Owner > 0 && e.Owner != me", New: "theirs := e.Owner > 0",
+		Packages: guardPkg, Run: "^(TestParseRegister|TestRegisterOurEntryForRootsPath)$",
+		CaughtBy: "TestRegisterOurEntryForRootsPath (a store in root's directory guarded from its user's runs)",
 	},
 	{
 		Name: "register-link-target-owner-unread", File: "guard/register.go",

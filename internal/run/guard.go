@@ -26,10 +26,12 @@ func Guard(sabline, lend []string) *guard.Set {
 	if runs, err := runsDir(); err == nil {
 		sabline = append(slices.Clip(sabline), runs)
 	}
-	sabline = append(slices.Clip(sabline), registered()...) // every Sabline's on this machine
+	reg, owned := registered() // every Sabline's on this machine
+	sabline = append(slices.Clip(sabline), reg...)
 	return guard.Build(guard.Inputs{
 		Home:        home,
 		Sabline:     sabline,
+		Owned:       owned,
 		Credentials: guard.OperatorCredentials(),
 		Lent:        lend,
 		Mounts:      mounts,

@@ -36,15 +36,17 @@ func warnOnce(msg string) {
 
 // registered are the locations the register names, to be guarded as
 // Sabline's own, and the register's directory itself when it exists
-// (guard.RegisteredLocations). A register that cannot be read, or holds
-// more entries than one read takes, is said on standard error, once: the
-// run then guards its own locations and what was read.
-func registered() []string {
+// (guard.RegisteredLocations); and those of them another user's entry
+// named, with that user's uid (guard.Inputs.Owned). A register that
+// cannot be read, or holds more entries than one read takes, is said on
+// standard error, once: the run then guards its own locations and what
+// was read.
+func registered() ([]string, map[string]int) {
 	paths, r, err := guard.RegisteredLocations()
 	if err != nil {
 		warnOnce(fmt.Sprintf("%v: this run guards only its own locations", err))
 	} else if w := r.Warning(); w != "" {
 		warnOnce(w)
 	}
-	return paths
+	return paths, r.Owners
 }

@@ -561,6 +561,8 @@ func (d *decoder) location(l *guard.Location) {
 			l.Allowed = d.strings()
 		case "lent":
 			l.Lent = d.boolean()
+		case "owner":
+			l.Owner = d.num()
 		default:
 			d.unknown(name)
 		}

@@ -123,9 +123,9 @@ func Main(args []string) int {
 // the pool's set holds what they held then.
 func since() guard.Inputs {
 	home, _ := os.UserHomeDir()
-	sabline, _, _ := guard.RegisteredLocations()
+	sabline, r, _ := guard.RegisteredLocations()
 	mounts, _ := guard.ReadMounts()
-	return guard.Inputs{Home: home, Sabline: sabline, Mounts: mounts}
+	return guard.Inputs{Home: home, Sabline: sabline, Owned: r.Owners, Mounts: mounts}
 }
 
 // requestBuffer is the request pipe's read buffer: a request with a

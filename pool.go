@@ -19,7 +19,6 @@ import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/internal/run"
-	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -118,6 +117,9 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 	if err := CheckModules("PoolOptions.Budget", opts.Budget); err != nil {
 		return nil, err // as Run's: the workers would hold nothing for a typo
 	}
+	if err := run.CheckLend("PoolOptions.LendCredentials", opts.LendCredentials); err != nil {
+		return nil, err // as Run's: each receipt keeps them
+	}
 	p, err := run.StartPool(run.PoolConfig{
 		Budget: opts.Budget, Workers: opts.Workers, Confine: opts.Confine, Require: opts.Require,
 		Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, ImportRoot: opts.ImportRoot,
@@ -154,7 +156,9 @@ func (p *Pool) Run(ctx context.Context, program Program, opts RunOptions) (*Resu
 	}
 	res := &Result{Receipt: r.Receipt, Stdout: r.Stdout}
 	if r.Clipped {
-		res.Stderr = fmt.Appendf(nil, clippedNote, wire.MaxPoolOutputBytes)
+		var said bytes.Buffer
+		sayCut(&said, r.Receipt, true)
+		res.Stderr = said.Bytes()
 	}
 	if err == nil && r.Receipt.Outcome.Status != receipt.StatusOK {
 		o := r.Receipt.Outcome

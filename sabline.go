@@ -153,9 +153,11 @@ type Options struct {
 type kept struct {
 	buf     bytes.Buffer
 	dropped bool
+	n       int64 // every byte written, kept or not
 }
 
 func (k *kept) Write(p []byte) (int, error) {
+	k.n += int64(len(p))
 	if room := wire.MaxPoolOutputBytes - k.buf.Len(); len(p) > room {
 		k.dropped = true
 		k.buf.Write(p[:max(room, 0)])
@@ -165,8 +167,32 @@ func (k *kept) Write(p []byte) (int, error) {
 }
 
 // clippedNote says that a run's output kept for its caller was cut at
-// its bound (%d).
+// its bound (%d), where its receipt does not say how much (StdoutLine).
 const clippedNote = "sabline: the program printed more than %d bytes; the rest was dropped\n"
+
+// sayCut writes to w the line that says how much of a run's output its
+// caller was given, from its receipt (receipt.Receipt.StdoutLine), else,
+// where the receipt does not say (cut), clippedNote.
+func sayCut(w io.Writer, rec *receipt.Receipt, cut bool) {
+	line := ""
+	if rec != nil {
+		line = rec.StdoutLine()
+	}
+	if line != "" {
+		fmt.Fprintf(w, "sabline: %s\n", line)
+	} else if cut {
+		fmt.Fprintf(w, clippedNote, wire.MaxPoolOutputBytes)
+	}
+}
+
+// keptBound is the most of a run's output its Result keeps (kept), when
+// it keeps it; 0 when the caller's own writer takes all of it.
+func keptBound(keep bool) int64 {
+	if keep {
+		return wire.MaxPoolOutputBytes
+	}
+	return 0
+}
 
 // Result is a run that has its receipt, however it ended.
 type Result struct {
@@ -230,7 +256,7 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 	}
 	defer func() {
 		if out.dropped {
-			fmt.Fprintf(opts.Stderr, clippedNote, wire.MaxPoolOutputBytes)
+			sayCut(opts.Stderr, res.Receipt, true)
 		}
 		if keepOut {
 			res.Stdout = out.buf.Bytes()
@@ -265,7 +291,7 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 			MaxMemoryMB: opts.MaxMemoryMB, Receipts: opts.Receipts,
 			Guarded: guardedPaths(opts.Receipts, nil), Lend: opts.LendCredentials,
 			Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr, Durability: opts.Durability,
-			Undelivered: true,
+			Undelivered: true, StdoutKept: keptBound(keepOut),
 		})
 		if _, err := res.Receipt.Stored(); err != nil {
 			return res, err
@@ -327,6 +353,9 @@ func checkOptions(o Options) error {
 	if _, err := receipt.ParseDurability("Durability", string(o.Durability)); err != nil {
 		return err
 	}
+	if err := run.CheckLend("Options.LendCredentials", o.LendCredentials); err != nil {
+		return err
+	}
 	// As the command line's --allow: a typo would turn the operating
 	// system layer off for nothing (TestRunRefusesUnregisteredModules).
 	return CheckModules("Options.Budget", o.Budget)
@@ -358,7 +387,9 @@ func unstarted(path string, src []byte, o Options, err error) *receipt.Receipt {
 func setParameters(rec *receipt.Receipt, o Options) *receipt.Receipt {
 	rec.Timings.Started = time.Now().UTC()
 	rec.RunParameters.Asked(o.Confine, o.Require, o.Timeout, policyDigest(o.Budget, o.Confine))
-	rec.RunParameters.CredentialsLent = o.LendCredentials
+	if run.CheckLend("", o.LendCredentials) == nil { // else refused for them, and kept by none
+		rec.RunParameters.CredentialsLent = o.LendCredentials
+	}
 	rec.RunParameters.Durability = o.Durability
 	return rec
 }
@@ -479,6 +510,9 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 		sayOutcome(o.Stderr, e.Code, e.Msg)
 	}
 	rec.Timings.WallMS = receipt.MS(time.Since(started))
+	if k, ok := o.Stdout.(*kept); ok {
+		rec.StdoutCut = receipt.CutStdout(k.n, int64(k.buf.Len()))
+	}
 	s.Finish(rec)
 	_, err = rec.Stored() // E327: it ran, and its receipt was not finished
 	if err != nil {

@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -776,39 +778,84 @@ func TestReceiptsAreGuarded(t *testing.T) {
 	}
 }
 
-// TestRunKeepsABoundedOutput: a run whose output is kept in its Result
-// (Options.Stdout nil) keeps the first MiB of it, as a pool's run does,
-// and its messages say the rest was dropped: a program that prints
-// without end no longer fills its caller's memory. The control: an
-// output within the bound is kept whole, and nothing is said of it.
+// TestRunKeepsABoundedOutput: a run's output kept for its caller (Run
+// with no Stdout, in a worker and in this process, and a pool's run) is
+// its first MiB, and past it the receipt, the one returned and the one on
+// the disk alike, says how much the program printed and how much was kept
+// (stdout_cut), as the run's messages do; within the bound it says
+// nothing of a cut. Before, a pool's receipt said nothing of it, and a
+// run's messages not how much was dropped.
 func TestRunKeepsABoundedOutput(t *testing.T) {
 	dir := t.TempDir()
 	const bound = 1 << 20
+	type runFunc func(t *testing.T, receipts, src string) *sabline.Result
+	runner := func(inProcess bool) runFunc {
+		return func(t *testing.T, receipts, src string) *sabline.Result {
+			res, err := sabline.Run(context.Background(), sabline.Source(filepath.Join(dir, "p.vel"),
+				[]byte(src)), sabline.Options{Budget: budget.MustParse(dir, "io"), Cwd: dir,
+				Receipts: receipts, InProcess: inProcess})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+	}
 	for _, where := range []struct {
-		name      string
-		inProcess bool
-	}{{"in this process", true}, {"in a worker", false}} {
+		name string
+		run  runFunc
+	}{
+		{"in this process", runner(true)},
+		{"in a worker", runner(false)},
+		{"in a pool", func(t *testing.T, receipts, src string) *sabline.Result {
+			p, err := sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(dir, "io"),
+				ImportRoot: dir, Receipts: receipts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			res, err := p.Run(context.Background(), sabline.Source("p.vel", []byte(src)),
+				sabline.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}},
+	} {
 		for _, tc := range []struct {
-			name        string
-			n           int
-			wantStdout  int
-			wantDropped bool
+			name       string
+			n          int
+			wantStdout int
+			wantCut    *receipt.StdoutCut
 		}{
-			{name: "past the bound", n: 3 * bound, wantStdout: bound, wantDropped: true},
+			{name: "past the bound", n: 3 * bound, wantStdout: bound,
+				wantCut: &receipt.StdoutCut{Bytes: 3*bound + 1, KeptBytes: bound}},
+			{name: "at the bound", n: bound - 1, wantStdout: bound},
 			{name: "within it", n: 1000, wantStdout: 1001},
 		} {
 			t.Run(where.name+"/"+tc.name, func(t *testing.T) {
-				src := fmt.Sprintf("print(\"x\" * %d)\n", tc.n)
-				res, err := sabline.Run(context.Background(), sabline.Source(filepath.Join(dir, "p.vel"),
-					[]byte(src)), sabline.Options{Budget: budget.MustParse(dir, "io"), Cwd: dir,
-					Receipts: t.TempDir(), InProcess: where.inProcess})
+				receipts := t.TempDir()
+				res := where.run(t, receipts, fmt.Sprintf("print(\"x\" * %d)\n", tc.n))
+				if len(res.Stdout) != tc.wantStdout {
+					t.Errorf("kept %d bytes of %d; want %d", len(res.Stdout), tc.n+1, tc.wantStdout)
+				}
+				stored, err := receipt.Find(receipts, res.Receipt.RunID)
 				if err != nil {
 					t.Fatal(err)
 				}
-				said := strings.Contains(string(res.Stderr), "printed more than 1048576 bytes")
-				if len(res.Stdout) != tc.wantStdout || said != tc.wantDropped {
-					t.Errorf("kept %d bytes of %d, the rest said dropped %v (%q); want %d, %v",
-						len(res.Stdout), tc.n+1, said, res.Stderr, tc.wantStdout, tc.wantDropped)
+				for _, got := range []struct {
+					what string
+					cut  *receipt.StdoutCut
+				}{{"the receipt returned", res.Receipt.StdoutCut}, {"the receipt stored", stored.StdoutCut}} {
+					if !reflect.DeepEqual(got.cut, tc.wantCut) {
+						t.Errorf("%s has stdout_cut %+v; want %+v", got.what, got.cut, tc.wantCut)
+					}
+				}
+				said := strings.Contains(string(res.Stderr), "sabline: stdout: CUT: ")
+				if tc.wantCut != nil && !strings.Contains(string(res.Stderr),
+					fmt.Sprintf("printed %d bytes; the caller was given the first %d", tc.wantCut.Bytes,
+						tc.wantCut.KeptBytes)) || tc.wantCut == nil && said {
+					t.Errorf("the run's messages are %q; want them to say the cut %+v", res.Stderr,
+						tc.wantCut)
 				}
 			})
 		}
@@ -870,6 +917,52 @@ func TestRunSaysHowItFailed(t *testing.T) {
 							res.Receipt.Outcome.Status, res.Receipt.Outcome.Code, want, tt.wantSaid)
 					}
 				})
+			}
+		})
+	}
+}
+
+// TestLendCredentialsBounded: the credential locations a library lends
+// are held to a budget's bounds, as the command line's are: Run refuses
+// more (E301) with a receipt that stays readable (the locations, which a
+// receipt keeps whole, left out of it), and NewPool refuses them. The
+// control: one location lent, which runs, its receipt naming it.
+func TestLendCredentialsBounded(t *testing.T) {
+	dir := t.TempDir()
+	many := slices.Repeat([]string{filepath.Join(dir, strings.Repeat("k", 4000))}, 20)
+	one := []string{filepath.Join(dir, "key")}
+	for _, tc := range []struct {
+		name    string
+		lend    []string
+		wantErr bool
+	}{{"past the bound", many, true}, {"within it", one, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			receipts := t.TempDir()
+			res, err := sabline.Run(context.Background(), sabline.Source("p.vel", []byte("print(1)\n")),
+				sabline.Options{Budget: budget.MustParse(dir, "io"), Cwd: dir, Receipts: receipts,
+					LendCredentials: tc.lend})
+			if (codes.CodeOf(err) == codes.E301) != tc.wantErr || res == nil {
+				t.Fatalf("Run: %v; want E301 %v", err, tc.wantErr)
+			}
+			stored, ferr := receipt.Find(receipts, res.Receipt.RunID)
+			if ferr != nil {
+				t.Fatal(ferr)
+			}
+			wantLent := tc.lend
+			if tc.wantErr {
+				wantLent = nil
+			}
+			if !slices.Equal(stored.RunParameters.CredentialsLent, wantLent) {
+				t.Errorf("its receipt lends %d locations; want %d", len(stored.RunParameters.CredentialsLent),
+					len(wantLent))
+			}
+			p, err := sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(dir, "io"),
+				Receipts: receipts, LendCredentials: tc.lend, OnDemand: true})
+			if err == nil {
+				p.Close()
+			}
+			if (codes.CodeOf(err) == codes.E301) != tc.wantErr {
+				t.Errorf("NewPool: %v; want E301 %v", err, tc.wantErr)
 			}
 		})
 	}

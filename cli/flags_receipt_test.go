@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt"
 )
@@ -72,5 +75,116 @@ func TestRefusedValuesLeaveAReceipt(t *testing.T) {
 	}
 	if runs, _ := receipt.List(rc); len(runs) != 0 {
 		t.Errorf("no program, a refused value: %d receipts, want none", len(runs))
+	}
+}
+
+// TestRefusalReceiptKeepsABoundedBudget: a command line refused for its
+// --allow items leaves a receipt that keeps the items as given within a
+// budget's bound (budget.MaxBytes), and past it their beginning and a
+// note of how many bytes were left out, as a message is cut: before, it
+// kept them whole, and 2 MiB of control characters made a receipt of
+// 11 MB, past what a receipt file may be (receipt.MaxBytes), which
+// sabline receipts then passed over as no receipt. The control: items
+// within the bound are kept whole, saying nothing of a cut.
+func TestRefusalReceiptKeepsABoundedBudget(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "hello.vel")
+	if err := os.WriteFile(prog, []byte("print(\"hello\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// As many as a command line takes: an argument is at most 128 KiB
+	// on Linux, 2 MiB of them in all.
+	long := strings.Repeat("\x01", 128<<10-1)
+	for _, tc := range []struct {
+		name  string
+		items []string
+	}{
+		{name: "past the bound", items: slices.Repeat([]string{long}, 16)},
+		{name: "within it", items: []string{"io,\x01fs:frob"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := t.TempDir()
+			args := []string{"--receipts", rc}
+			for _, it := range tc.items {
+				args = append(args, "--allow", it)
+			}
+			var stderr bytes.Buffer
+			if status := Main(append(args, prog), strings.NewReader(""), &bytes.Buffer{},
+				&stderr); status != codes.ExitUsage {
+				t.Fatalf("status %d; want %d (E301)", status, codes.ExitUsage)
+			}
+			runs, err := receipt.List(rc) // what sabline receipts reads
+			if err != nil || len(runs) != 1 {
+				t.Fatalf("%d receipts (%v); want the refusal's", len(runs), err)
+			}
+			given := strings.Join(tc.items, ",")
+			got := runs[0].Budget
+			if len(given) <= budget.MaxBytes {
+				if got != given {
+					t.Errorf("budget %q; want the items whole, %q", got, given)
+				}
+				return
+			}
+			kept, more, ok := strings.Cut(got, "... (")
+			if len(got) > budget.MaxBytes || !ok || !strings.HasPrefix(given, kept) ||
+				more != fmt.Sprintf("%d bytes more)", len(given)-len(kept)) {
+				t.Errorf("budget of %d bytes ending %q; want at most %d, the first of the %d given "+
+					"and how many were left out", len(got), got[max(0, len(got)-40):],
+					budget.MaxBytes, len(given))
+			}
+		})
+	}
+}
+
+// TestLendCredentialsBounded: the credential locations a command line
+// lends are held to a budget's bounds (budget.MaxItems of them,
+// budget.MaxBytes in all), since the run's receipt keeps every one, for a
+// replay to lend again: past them the run is refused (E301) with a
+// receipt sabline receipts reads. Before, 2 MiB of them ran, ok, and
+// left a receipt of 11 MB, past what a receipt file may be
+// (receipt.MaxBytes), which sabline receipts passed over as no receipt.
+// The control: one location lent, which runs, its receipt naming it.
+func TestLendCredentialsBounded(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "hello.vel")
+	if err := os.WriteFile(prog, []byte("print(\"hello\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(dir, strings.Repeat("\x01", 128<<10-len(dir)-8))
+	for _, tc := range []struct {
+		name string
+		lend []string
+		want int // the exit status
+	}{
+		{name: "past the bound", lend: slices.Repeat([]string{long}, 16), want: codes.ExitUsage},
+		{name: "within it", lend: []string{filepath.Join(dir, "key\x01")}, want: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := t.TempDir()
+			args := []string{"--receipts", rc, "--allow", "io"}
+			for _, p := range tc.lend {
+				args = append(args, "--lend-credential", p)
+			}
+			var stdout, stderr bytes.Buffer
+			status := Main(append(args, prog), strings.NewReader(""), &stdout, &stderr)
+			runs, err := receipt.List(rc) // what sabline receipts reads
+			if status != tc.want || err != nil || len(runs) != 1 {
+				t.Fatalf("status %d, %d receipts (%v); want %d and one receipt; stderr %.300s",
+					status, len(runs), err, tc.want, stderr.String())
+			}
+			rp, o := runs[0].RunParameters, runs[0].Outcome
+			if tc.want == 0 {
+				if stdout.String() != "hello\n" || !slices.Equal(rp.CredentialsLent, tc.lend) {
+					t.Errorf("stdout %q, lent %q; want it run, lending %q", stdout.String(),
+						rp.CredentialsLent, tc.lend)
+				}
+				return
+			}
+			if o.Code != codes.E301 || !strings.Contains(o.Message, "--lend-credential") ||
+				stdout.Len() != 0 {
+				t.Errorf("outcome %+v, stdout %q: want E301 naming --lend-credential, nothing run",
+					o, stdout.String())
+			}
+		})
 	}
 }

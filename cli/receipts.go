@@ -137,8 +137,10 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		// Which fields the worker reported, and whether they are
 		// testimony, beside the receipt, which says it too.
 		fmt.Fprintf(stderr, "sabline: run %s: %s\n", terminalSafe(r.RunID), terminalSafe(r.Parts()))
-		if line := r.ArgsLine(); line != "" {
-			fmt.Fprintf(stderr, "sabline: run %s: %s\n", terminalSafe(r.RunID), terminalSafe(line))
+		for _, line := range []string{r.ArgsLine(), r.StdoutLine()} {
+			if line != "" {
+				fmt.Fprintf(stderr, "sabline: run %s: %s\n", terminalSafe(r.RunID), terminalSafe(line))
+			}
 		}
 		for _, line := range r.ConnectionLines() {
 			// Seen by the supervisor, which made each connection.

@@ -163,7 +163,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// refusal: the run that never started is accounted for.
 	refuse := func(err error) int {
 		rec := receipt.New(absProgram(cwd, r.Program), budget.Budget{}, progArgs)
-		rec.Budget = f.allow.String()
+		// The items as given, which may be no budget: kept to a
+		// budget's bound, and past it their beginning and the count of
+		// bytes left out (codes.Clip), so that the receipt stays one
+		// Load reads however long the command line was.
+		rec.Budget = codes.Clip(f.allow.String(), budget.MaxBytes)
 		rec.Outcome = receipt.OutcomeOf(err)
 		rec.RunParameters.RequireConfinement = r.Require
 		rec.Timings.Started = time.Now().UTC()
@@ -192,6 +196,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return refuse(codes.Errorf(codes.E301, "--allow: %w", err))
 	}
 	r.Lend = f.lent(cwd)
+	if err := run.CheckLend("--lend-credential", r.Lend); err != nil {
+		return refuse(err)
+	}
 	if err := registered(r.Budget); err != nil {
 		return refuse(err)
 	}

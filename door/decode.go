@@ -335,10 +335,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// clip cuts s to at most n bytes, for messages that quote a client's text.
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
-}
+// clip cuts s to at most n bytes (at least 64), for messages that quote
+// a client's text, saying how many bytes were left out as a receipt's
+// message does (codes.Clip).
+func clip(s string, n int) string { return codes.Clip(s, n) }

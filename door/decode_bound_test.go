@@ -75,3 +75,28 @@ func TestDecodeHoldsWhatItReads(t *testing.T) {
 			len(req.Args), req.Stdin, len(req.Allow))
 	}
 }
+
+// TestRefusalSaysWhatItQuotesLeftOut: a refusal that quotes a client's
+// text (a field the request has not) quotes its beginning and says how
+// many bytes it left out, in the words a receipt's message uses
+// (codes.Clip); before, it ended "..." and said nothing of how much.
+// The control: a short name, quoted whole.
+func TestRefusalSaysWhatItQuotesLeftOut(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  string
+		want string
+	}{
+		{"a long name", strings.Repeat("z", 1000),
+			`no field "` + strings.Repeat("z", 43) + `... (957 bytes more)":`},
+		{"a short name", "zz", `no field "zz":`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := decodeRunRequest([]byte(`{"source":"print(1)","` + tc.key + `":1}`))
+			e, ok := err.(*codes.Error)
+			if !ok || e.Code != codes.E301 || !strings.Contains(e.Msg, tc.want) {
+				t.Errorf("%v; want E301 saying %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -159,7 +159,11 @@ type errorDetail struct {
 func detailOf(err error) errorDetail {
 	var e *codes.Error
 	if errors.As(err, &e) {
-		return errorDetail{Code: string(e.Code), Message: e.Msg, Do: e.Hint()}
+		// Bounded as the receipt's outcome is (codes.Error.Bounded): a
+		// message that quotes a client's text says what it left out, in
+		// the same words as the receipt.
+		return errorDetail{Code: string(e.Code), Message: codes.Clip(e.Msg, codes.MaxMessageBytes),
+			Do: e.Hint()}
 	}
 	return errorDetail{Code: CodeInternal, Message: err.Error()}
 }

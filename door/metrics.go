@@ -220,7 +220,9 @@ func (s *Server) refused(ctx context.Context, door string, t *tenantState, reaso
 	}
 	tenant := tenantLabel(t)
 	s.metrics.refusals.With(reason, tenant).Inc()
-	msg = codes.TerminalSafe(msg)
+	// A message that quotes a request is kept to a message's bound, as
+	// the reply and the receipt keep it, saying what it left out.
+	msg = codes.TerminalSafe(codes.Clip(msg, codes.MaxMessageBytes))
 	if s.cfg.Logger == nil {
 		s.cfg.Logf("%s: refused: %s", door, msg)
 		return

@@ -2,10 +2,12 @@ package door
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sabline/sabline"
@@ -137,5 +139,77 @@ func TestAuditHoldsTheProgramBound(t *testing.T) {
 			t.Errorf("a program of %d bytes: status %d, %q %s; want 403, E316", n,
 				resp.StatusCode, code, msg)
 		}
+	}
+}
+
+// TestRefusalMessageAsItsReceipt: a refusal's reply says what its
+// receipt's outcome says, the message within the bound a receipt keeps
+// (codes.MaxMessageBytes), and past it the same beginning and the same
+// count of bytes left out. An item of 60,000 control characters, within
+// the budget's bound, is quoted escaped, in 480,000 bytes: before, the
+// reply quoted all of them where the receipt said it cut them. The
+// control: a short malformed item, quoted whole in both. The server's
+// log line of the refusal is bounded alike: it was the 480,000 bytes too.
+func TestRefusalMessageAsItsReceipt(t *testing.T) {
+	root, rc := t.TempDir(), t.TempDir()
+	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"),
+		Receipts: rc})
+	var mu sync.Mutex
+	var logged []string
+	_, ts := newTestServer(t, Config{Runner: r, Logf: func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, fmt.Sprintf(f, a...))
+	}})
+	for _, tt := range []struct {
+		name    string
+		item    string
+		wantCut bool
+	}{
+		{"quoted past the bound", strings.Repeat("\x01", 60000), true},
+		{"quoted whole", "fs:frob", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			logged = nil
+			mu.Unlock()
+			body, _ := json.Marshal(map[string]any{"source": "print(1)", "allow": []string{tt.item}})
+			resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+testToken, string(body))
+			code, msg := errCode(v)
+			detail, _ := v["error"].(map[string]any)
+			id, _ := detail["run_id"].(string)
+			if resp.StatusCode != http.StatusBadRequest || code != string(codes.E301) || id == "" {
+				t.Fatalf("status %d, code %s, run_id %q: want 400, E301 and a run id",
+					resp.StatusCode, code, id)
+			}
+			resp, rec := do(t, ts, "GET", "/v1/receipts/"+id, "Bearer "+testToken, "")
+			outcome, _ := rec["outcome"].(map[string]any)
+			kept, _ := outcome["message"].(string)
+			cut := strings.HasSuffix(msg, " bytes more)")
+			if resp.StatusCode != http.StatusOK || msg != kept || len(msg) > codes.MaxMessageBytes ||
+				cut != tt.wantCut {
+				t.Errorf("a reply's message of %d bytes ending %q, its receipt's of %d ending %q: "+
+					"want the same, at most %d bytes, cut %v", len(msg), msg[max(0, len(msg)-30):],
+					len(kept), kept[max(0, len(kept)-30):], codes.MaxMessageBytes, tt.wantCut)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			said := 0
+			for _, line := range logged {
+				if !strings.Contains(line, "refused: E301") {
+					continue
+				}
+				said++
+				if len(line) > 4*codes.MaxMessageBytes ||
+					strings.Contains(line, " bytes more)") != tt.wantCut {
+					t.Errorf("the log's line of the refusal is %d bytes, ending %q: want at most %d, "+
+						"cut %v", len(line), line[max(0, len(line)-30):], 4*codes.MaxMessageBytes,
+						tt.wantCut)
+				}
+			}
+			if said != 1 {
+				t.Errorf("the log has %d lines of the refusal; want 1: %.300q", said, logged)
+			}
+		})
 	}
 }

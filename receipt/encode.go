@@ -120,6 +120,13 @@ func (r *Receipt) encode(e *jsonenc.Encoder) {
 	r.RunParameters.encode(e)
 	e.Name("observed")
 	r.Observed.encode(e)
+	if c := r.StdoutCut; c != nil {
+		e.Name("stdout_cut")
+		e.Open()
+		e.Int("bytes", c.Bytes)
+		e.Int("kept_bytes", c.KeptBytes)
+		e.Close()
+	}
 	if p := r.Reported; p != nil {
 		e.Name("reported")
 		e.Open()

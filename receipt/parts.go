@@ -113,11 +113,14 @@ const (
 	FieldFiles = "program.files"
 	// the worker's own phases
 	FieldWorkerTimings = "timings.worker"
+	// how much of its output a pool's run printed, and was cut to
+	FieldStdoutCut = "stdout_cut"
 )
 
 // reportable are the fields Reported may name: a receipt that names
 // another is not one a supervisor wrote.
-var reportable = []string{FieldOutcome, FieldPosition, FieldEffects, FieldFiles, FieldWorkerTimings}
+var reportable = []string{FieldOutcome, FieldPosition, FieldEffects, FieldFiles, FieldWorkerTimings,
+	FieldStdoutCut}
 
 // check says why r is not a Reported a supervisor could have written.
 func (r *Reported) check() error {

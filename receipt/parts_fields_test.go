@@ -42,6 +42,9 @@ var receiptParts = map[string]string{
 	// Made, or refused, by the supervisor: the host and port are what the
 	// program asked for, the rest is the supervisor's and the kernel's.
 	"observed.connections": notReported, "observed.connections_unlisted": notReported,
+	// A pool's worker keeps the output it sends back, and counts it; a
+	// run of its own the supervisor counts, as it relays it.
+	"stdout_cut.bytes": FieldStdoutCut, "stdout_cut.kept_bytes": FieldStdoutCut,
 	"reported.fields": notReported, "reported.testimony": notReported,
 	"outcome.status": FieldOutcome, "outcome.code": FieldOutcome, "outcome.message": FieldOutcome,
 	"outcome.exit_status": FieldOutcome,

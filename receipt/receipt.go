@@ -54,13 +54,17 @@ type Receipt struct {
 	// Observed is what the supervisor saw of the worker, and Reported
 	// names the fields the worker reported once the program had started,
 	// and says when they are testimony (parts.go).
-	Observed Observed       `json:"observed"`
-	Reported *Reported      `json:"reported"`
-	Outcome  Outcome        `json:"outcome"`
-	Effects  []budget.Usage `json:"effects"`
-	Faults   []FaultAttempt `json:"fault_injection,omitempty"`
-	Timings  Timings        `json:"timings"`
-	Platform Platform       `json:"platform"`
+	Observed Observed `json:"observed"`
+	// StdoutCut says how much of the program's standard output its
+	// caller was given, when not all of it (StdoutLine); a pool's worker
+	// reports it (FieldStdoutCut).
+	StdoutCut *StdoutCut     `json:"stdout_cut,omitempty"`
+	Reported  *Reported      `json:"reported"`
+	Outcome   Outcome        `json:"outcome"`
+	Effects   []budget.Usage `json:"effects"`
+	Faults    []FaultAttempt `json:"fault_injection,omitempty"`
+	Timings   Timings        `json:"timings"`
+	Platform  Platform       `json:"platform"`
 	// CrashReport is where the supervisor kept the worker's own crash
 	// report (at most MaxCrashReportBytes of it), beside the receipt.
 	CrashReport string `json:"crash_report,omitempty"`

@@ -749,8 +749,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "pool-files-not-reportable", File: "receipt/parts.go",
-		Old:      `var reportable = []string{FieldOutcome, FieldPosition, FieldEffects, FieldFiles, FieldWorkerTimings}`,
-		New:      `var reportable = []string{FieldOutcome, FieldPosition, FieldEffects, FieldWorkerTimings}`,
+		Old:      `FieldEffects, FieldFiles, FieldWorkerTimings,`,
+		New:      `FieldEffects, FieldWorkerTimings,`,
 		Packages: receiptPkg, Run: "^TestEveryReportedFieldIsMarked$",
 		CaughtBy: "TestEveryReportedFieldIsMarked (program.files is the worker's word but cannot be marked)",
 	},
@@ -1248,7 +1248,7 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "library-undelivered-unset", File: "sabline.go",
-		Old: "\t\t\tUndelivered: true,\n", New: "\t\t\tUndelivered: false,\n",
+		Old: "\t\t\tUndelivered: true, StdoutKept", New: "\t\t\tUndelivered: false, StdoutKept",
 		Packages: rootPkg, Run: "^TestRunOutputRefused$",
 		CaughtBy: "TestRunOutputRefused/one line, in a worker",
 	},

@@ -74,3 +74,22 @@ func admitted(b budget.Budget) map[string]string {
 	}
 	return out
 }
+
+// CheckLend refuses (E301) credential locations to lend past a budget's
+// bounds (budget.MaxItems of them, budget.MaxBytes in all), where named
+// is the setting that gave them: a receipt keeps every one, so that a
+// replay lends them again, and past them a receipt grew past the size a
+// receipt file may be (receipt.MaxBytes), which sabline receipts passed
+// over as no receipt. Lend a directory above many instead.
+func CheckLend(named string, lend []string) error {
+	n := 0
+	for _, p := range lend {
+		n += len(p)
+	}
+	if len(lend) > budget.MaxItems || n > budget.MaxBytes {
+		return codes.Errorf(codes.E301, "%s: %d credential locations, %d bytes in all: more than "+
+			"%d of them or %d bytes; lend a directory above many instead", named, len(lend), n,
+			budget.MaxItems, budget.MaxBytes)
+	}
+	return nil
+}

@@ -1307,7 +1307,11 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 		rec.Effects = r.Effects
 	}
 	rec.Timings.Worker = r.Timings
-	reported(rec, j.b, said, receipt.FieldEffects, files, receipt.FieldWorkerTimings)
+	cut := ""
+	if rec.StdoutCut = receipt.CutStdout(r.StdoutBytes, int64(len(r.Stdout))); rec.StdoutCut != nil {
+		cut = receipt.FieldStdoutCut
+	}
+	reported(rec, j.b, said, receipt.FieldEffects, files, receipt.FieldWorkerTimings, cut)
 	kept := !stopped && !widens(j.b) && r.Outcome.Code != codes.E308 &&
 		r.Outcome.Code != codes.E310 && r.Outcome.Code != codes.E330
 	rec.Observed = w.observe()

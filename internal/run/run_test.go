@@ -533,6 +533,14 @@ while True:  # the signal is asynchronous: wait for it here (the run's timeout b
 		if fi.Size() > MaxCrashReportBytes {
 			t.Fatalf("the kept crash report is %d bytes, more than %d", fi.Size(), MaxCrashReportBytes)
 		}
+		// and it says it was cut: before, it ended in the middle of the
+		// program's bytes, saying nothing of the rest.
+		kept, err := os.ReadFile(r.CrashReport)
+		if want := fmt.Sprintf(crashReportCut, MaxCrashReportBytes); err != nil ||
+			!strings.HasSuffix(string(kept), want) {
+			t.Fatalf("the kept crash report ends %q (%v); want it to end %q",
+				kept[max(0, len(kept)-80):], err, want)
+		}
 		if strings.Contains(s.stderr, "goroutine ") || strings.Contains(s.stderr, "yyyy") {
 			t.Fatalf("the crash report reached standard error: %.200s", s.stderr)
 		}

@@ -62,6 +62,10 @@ type Run struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// StdoutKept is, when above zero, the most of what Stdout takes that
+	// its caller keeps (sabline.Run's Result): a run that printed more
+	// has its receipt say what was kept (receipt.StdoutCut).
+	StdoutKept int64
 	// Source, when set, is the program's text, and Program only names it:
 	// the worker compiles these bytes, with its loads resolved beneath
 	// Program's directory.
@@ -294,6 +298,9 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	}
 	c.rec.Observed = w.observe()
 	c.rec.Observed.Made = c.made
+	if n := c.rec.Observed.StdoutBytes; n != nil && r.StdoutKept > 0 {
+		c.rec.StdoutCut = receipt.CutStdout(*n, r.StdoutKept)
+	}
 	switch {
 	case after: // else all the worker said, it said before the program's first statement
 		reported(c.rec, r.Budget, said, receipt.FieldEffects, receipt.FieldWorkerTimings)
@@ -741,16 +748,28 @@ func memoryGap(mb int, hold core.MemoryHold, outside, addressSpace bool) core.Ga
 }
 
 // readCrashReport reads at most MaxCrashReportBytes of the crash report in
-// tmp: a regular file only, never through a link the worker put there.
+// tmp: a regular file only, never through a link the worker put there. A
+// longer one keeps its beginning and ends in a line that says it was cut
+// (crashReportCut), MaxCrashReportBytes in all, as its copy beside the
+// receipt does.
 func readCrashReport(tmp string) string {
 	f, err := openRegular(filepath.Join(tmp, wire.CrashFile))
 	if err != nil {
 		return "" // none when the worker died before it could make one
 	}
 	defer f.Close()
-	b, _ := bounded.Read(f, MaxCrashReportBytes)
+	b, over := bounded.Read(f, MaxCrashReportBytes)
+	if over {
+		note := fmt.Sprintf(crashReportCut, MaxCrashReportBytes)
+		b = append(b[:MaxCrashReportBytes-len(note)], note...)
+	}
 	return string(b)
 }
+
+// crashReportCut is the line that ends a crash report longer than its
+// bound (%d): the supervisor read no more of it.
+const crashReportCut = "\nsabline: the crash report was cut here: it is longer than %d bytes, " +
+	"and the rest was not read\n"
 
 // openRegular opens path for reading only if it is a regular file and not
 // a link.

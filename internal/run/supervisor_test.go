@@ -1,12 +1,17 @@
 package run
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/linux"
+	"github.com/sabline/sabline/internal/wire"
 )
 
 // TestAllocatorThrew tells a crash report of the Go allocator giving up
@@ -122,6 +127,40 @@ func TestReceiptConfinementIsItsGaps(t *testing.T) {
 			again := core.Result{Level: held.Level, Layers: held.Layers}.With(held.Gaps...)
 			if held.Level != core.None || again.Reason != held.Reason {
 				t.Errorf("recorded %s %q; its gaps make %s %q", held.Level, held.Reason, again.Level, again.Reason)
+			}
+		})
+	}
+}
+
+// TestReadCrashReportSaysItsCut: a crash report past its bound is kept to
+// MaxCrashReportBytes, its beginning then a line saying it was cut;
+// before, it was kept cut with nothing to say so. The control: one at the
+// bound, and a short one, kept whole.
+func TestReadCrashReportSaysItsCut(t *testing.T) {
+	note := fmt.Sprintf(crashReportCut, MaxCrashReportBytes)
+	for _, tc := range []struct {
+		name    string
+		size    int
+		wantCut bool
+	}{
+		{"past the bound", MaxCrashReportBytes + 1, true},
+		{"at the bound", MaxCrashReportBytes, false},
+		{"short", 100, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			report := strings.Repeat("y", tc.size)
+			if err := os.WriteFile(filepath.Join(tmp, wire.CrashFile), []byte(report), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got := readCrashReport(tmp)
+			want := report
+			if tc.wantCut {
+				want = report[:MaxCrashReportBytes-len(note)] + note
+			}
+			if got != want || len(got) > MaxCrashReportBytes {
+				t.Errorf("read %d bytes ending %q; want %d ending %q", len(got),
+					got[max(0, len(got)-60):], len(want), want[max(0, len(want)-60):])
 			}
 		})
 	}

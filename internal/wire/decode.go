@@ -735,6 +735,8 @@ func (d *decoder) jobResult(r *JobResult) {
 			r.Stdout = d.bytes()
 		case "clipped":
 			r.Clipped = d.boolean()
+		case "stdout_bytes":
+			r.StdoutBytes = d.integer(64)
 		case "timings":
 			d.timings(&r.Timings)
 		default:

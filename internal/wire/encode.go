@@ -63,6 +63,7 @@ func AppendJobResult(b []byte, r *JobResult) ([]byte, error) {
 		e.Bytes("stdout", r.Stdout)
 	}
 	e.BoolOmit("clipped", r.Clipped)
+	e.IntOmit("stdout_bytes", r.StdoutBytes)
 	timings(e, &r.Timings)
 	e.Close()
 	if e.Err != nil {

@@ -234,8 +234,11 @@ type JobResult struct {
 	Effects []budget.Usage       `json:"effects,omitempty"`
 	Stdout  []byte               `json:"stdout,omitempty"`
 	// the program printed more than MaxPoolOutputBytes
-	Clipped bool                  `json:"clipped,omitempty"`
-	Timings receipt.WorkerTimings `json:"timings"`
+	Clipped bool `json:"clipped,omitempty"`
+	// StdoutBytes is, with Clipped, what the program printed in all, of
+	// which Stdout holds the first MaxPoolOutputBytes (receipt.StdoutCut).
+	StdoutBytes int64                 `json:"stdout_bytes,omitempty"`
+	Timings     receipt.WorkerTimings `json:"timings"`
 }
 
 // MaxPoolOutputBytes is the most of a pooled run's standard output the
@@ -261,6 +264,11 @@ func (r *JobResult) Check() error {
 	}
 	if len(r.Stdout) > MaxPoolOutputBytes {
 		return fmt.Errorf("%d bytes of output, more than %d", len(r.Stdout), MaxPoolOutputBytes)
+	}
+	if r.Clipped != (r.StdoutBytes > int64(len(r.Stdout))) || r.StdoutBytes < 0 ||
+		r.Clipped && len(r.Stdout) != MaxPoolOutputBytes {
+		return fmt.Errorf("%d bytes of output of %d printed, clipped %t: not what a worker keeps",
+			len(r.Stdout), r.StdoutBytes, r.Clipped)
 	}
 	return w.Check()
 }

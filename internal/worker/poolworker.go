@@ -90,6 +90,9 @@ func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader, page *os.File)
 		mem.End()
 		r.Outcome = receipt.OutcomeOf(err)
 		r.Stdout, r.Clipped = out.Bytes(), out.Cut()
+		if r.Clipped {
+			r.StdoutBytes = out.Written()
+		}
 		line, err = wire.AppendJobResult(nil, &r)
 		if err := w.write(line, err, false); err != nil {
 			fmt.Fprintln(os.Stderr, "sabline: pool worker: write result:", err)

@@ -182,28 +182,31 @@ func marshalReply(v any) ([]byte, error) {
 }
 
 // runReplyJSON is the reply of /v1/run for r, to be encoded by
-// marshalReply: runJSON, or, when r's receipt is the one hostFacts.reply
-// redacted, runJSON without it encoded and the receipt's bytes put in
-// as its last field, as they are. json.Marshal would compact and check
-// every byte of the receipt again, and escape the < and > of the words
-// the redaction writes (RedactedImportRoot) as \u003c and \u003e: the
-// same JSON value, where the reply now has the receipt's bytes as the
-// ledger keeps them and a lookup answers them.
+// marshalReply: runJSON written in room made for it once
+// (RunOutput.appendJSON), and, when r's receipt is the one
+// hostFacts.reply redacted, the receipt's bytes put in as its last
+// field, as they are. json.Marshal would compact and check every byte
+// of the receipt again, and escape the < and > of the words the
+// redaction writes (RedactedImportRoot) as \u003c and \u003e: the same
+// JSON value, where the reply now has the receipt's bytes as the
+// ledger keeps them and a lookup answers them. A receipt of a Runner of
+// another package is compacted and checked as json.Marshal does.
 func runReplyJSON(r RunReply) any {
-	if len(r.Receipt) == 0 || !sameBytes(r.Receipt, r.redacted) {
-		return runJSON{runOutputOf(r), r.Receipt}
-	}
-	head, err := json.Marshal(runJSON{RunOutput: runOutputOf(r)})
-	if err != nil || len(head) < 2 || head[len(head)-1] != '}' {
-		return runJSON{runOutputOf(r), r.Receipt}
+	rec := r.Receipt
+	if len(rec) > 0 && !sameBytes(rec, r.redacted) {
+		var err error
+		if rec, err = json.Marshal(rec); err != nil {
+			return runJSON{runOutputOf(r), r.Receipt} // its encoding fails as it did
+		}
 	}
 	const field = `,"receipt":`
+	out := runOutputOf(r)
 	// Room for the reply whole, and the newline writeJSON ends it with.
-	out := make([]byte, 0, len(head)+len(field)+len(r.Receipt)+1)
-	out = append(out, head[:len(head)-1]...)
-	out = append(out, field...)
-	out = append(out, r.Receipt...)
-	return encodedJSON(append(out, '}'))
+	data := out.appendJSON(make([]byte, 0, out.jsonSize()+len(field)+len(rec)+1))
+	if len(rec) > 0 {
+		data = append(append(append(data[:len(data)-1], field...), rec...), '}')
+	}
+	return encodedJSON(data)
 }
 
 // sameBytes reports whether a and b are one slice: the same length from

@@ -31,13 +31,15 @@ type fakeRunner struct {
 	stdout   string            // when set, every run's standard output
 	pad      int               // when set, every receipt holds a field of that many bytes more
 	auditPad int               // when set, every audit's budget is that many bytes more
+	redact   bool              // replies carry their receipt as PoolRunner's, redacted (RunReply.redacted)
 	audited  atomic.Int64      // audits answered (a reply, not a refusal)
 
-	mu     sync.Mutex
-	last   RunRequest
-	stored map[string]json.RawMessage
-	tenant map[string]string // the tenant of each stored run
-	ended  []RunReply        // the runs that held until cancelled
+	mu        sync.Mutex
+	last      RunRequest
+	lastReply RunReply // the reply of the last run
+	stored    map[string]json.RawMessage
+	tenant    map[string]string // the tenant of each stored run
+	ended     []RunReply        // the runs that held until cancelled
 }
 
 const fakeRunID = "0123456789abcdef"
@@ -86,6 +88,12 @@ func (f *fakeRunner) Run(ctx context.Context, req RunRequest) (RunReply, error) 
 	if f.bare {
 		reply.Receipt = nil
 	}
+	if f.redact {
+		reply.redacted = reply.Receipt
+	}
+	f.mu.Lock()
+	f.lastReply = reply
+	f.mu.Unlock()
 	return reply, nil
 }
 

@@ -99,6 +99,7 @@ func (s *Server) newMCPServer() *mcp.Server {
 		OutputSchema: mustSchema[AuditOutput](),
 	}, s.mcpAudit)
 	s.addReceiptResources(srv)
+	srv.AddReceivingMiddleware(encodedResults)
 	return srv
 }
 
@@ -152,7 +153,8 @@ func (s *Server) mcpRun(ctx context.Context,
 	if err != nil {
 		return s.toolRefusal(err, reply.RunID), nil
 	}
-	return toolResult(runOutputOf(reply))
+	out := runOutputOf(reply)
+	return toolResultOf(out.appendJSON(nil)), nil
 }
 
 // errCallCancelled is why a run ends when its tools/call is cancelled:
@@ -257,16 +259,13 @@ func (s *Server) toolRefusal(err error, runID string) *mcp.CallToolResult {
 }
 
 // toolResult is a tool's result: the structured output, and its JSON as
-// the text content for clients that read only text.
+// the text content for clients that read only text (toolResultOf).
 func toolResult(out any) (*mcp.CallToolResult, error) {
 	data, err := json.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("encode the tool's result: %w", err)
 	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
-		StructuredContent: json.RawMessage(data),
-	}, nil
+	return toolResultOf(data), nil
 }
 
 // toolError is a refusal as a tool error: IsError, with the error body the

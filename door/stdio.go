@@ -350,12 +350,16 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if isResp {
 		msg = withCode(resp)
 	}
-	data, err := encode(msg)
+	parts, err := onTheLine(msg)
 	if err != nil {
 		return fmt.Errorf("encode a message: %w", err)
 	}
 	c.wmu.Lock()
-	_, err = c.w.Write(append(data, '\n'))
+	for _, p := range parts {
+		if _, err = c.w.Write(p); err != nil {
+			break
+		}
+	}
 	c.wmu.Unlock()
 	if isResp && resp.ID.IsValid() {
 		c.mu.Lock()
@@ -372,6 +376,36 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	return err
 }
+
+// onTheLine is msg on the wire, its newline after it, in parts written
+// in turn. A result past oneWrite is written as it is between the bytes
+// of the response around it, as jsonrpc.EncodeMessage would write the
+// response: it compacts the result, which the SDK encoded compact (the
+// same bytes), into a buffer it then copies, twice the size of a
+// tool's result, which may be 27 MB. A smaller one is joined to them,
+// a line in one write.
+func onTheLine(msg jsonrpc.Message) ([][]byte, error) {
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil && len(resp.Result) > 0 {
+		around, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID})
+		if err == nil && bytes.HasSuffix(around, []byte("}")) {
+			parts := [][]byte{around[:len(around)-1], []byte(`,"result":`), resp.Result,
+				[]byte("}\n")}
+			if len(resp.Result) <= oneWrite {
+				return [][]byte{bytes.Join(parts, nil)}, nil
+			}
+			return parts, nil
+		}
+	}
+	data, err := encode(msg)
+	if err != nil {
+		return nil, err
+	}
+	return [][]byte{append(data, '\n')}, nil
+}
+
+// oneWrite is the largest result onTheLine joins to the rest of its
+// response, to write the line in one system call.
+const oneWrite = 64 << 10
 
 // encode is msg on the wire; an error answering no request that could be
 // read carries the id null, as JSON-RPC has it.

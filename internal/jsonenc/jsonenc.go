@@ -289,6 +289,40 @@ var htmlSafe = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendString appends s quoted as encoding/json writes it, as [Encoder.Str]
+// writes a field's value.
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }
+
+// QuotedLen is the length of s quoted as encoding/json writes it
+// (AppendString), its quotes counted: a caller makes room for a large
+// value once, where appending it grew its buffer a quarter at a time.
+func QuotedLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case htmlSafe[c]:
+				n++
+			case c == '\\' || c == '"' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			default:
+				n += len(`\u0000`)
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == '\u2028' || r == '\u2029' || r == utf8.RuneError && w == 1 {
+			n += len(`\u0000`) // \u2028, \u2029, \ufffd
+		} else {
+			n += w
+		}
+		i += w
+	}
+	return n
+}
+
 // appendString appends s quoted as encoding/json writes it: invalid
 // UTF-8 as U+FFFD, and U+2028 and U+2029 escaped.
 func appendString(b []byte, s string) []byte {

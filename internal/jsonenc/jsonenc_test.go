@@ -73,7 +73,38 @@ func FuzzEncoder(f *testing.F) {
 		if e.Err == nil && !bytes.Equal(e.B, append([]byte("x"), want...)) {
 			t.Fatalf("the Encoder writes\n%q\nencoding/json\n%q", e.B, want)
 		}
+		if got, want := QuotedLen(s), len(AppendString(nil, s)); got != want {
+			t.Fatalf("QuotedLen(%q) = %d, AppendString writes %d bytes", s, got, want)
+		}
 	})
+}
+
+// TestQuotedLen: QuotedLen is the length AppendString writes, and
+// AppendString writes what encoding/json writes, for every byte alone,
+// each class of byte (fill.TrickyText), a rune cut short and a lone
+// surrogate. The control: text that needs no escape is its length and
+// its quotes.
+func TestQuotedLen(t *testing.T) {
+	texts := []string{"", "hello, world", fill.TrickyText, "\xe2\x80", "\xed\xa0\x80",
+		strings.Repeat("\u2028\x01\xff", 3)}
+	for c := range 256 {
+		texts = append(texts, string([]byte{byte(c)}))
+	}
+	for _, s := range texts {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Errorf("AppendString(%q) = %s, encoding/json %s", s, got, want)
+		}
+		if n := QuotedLen(s); n != len(want) {
+			t.Errorf("QuotedLen(%q) = %d, encoding/json writes %d bytes", s, n, len(want))
+		}
+	}
+	if n := QuotedLen("plain text"); n != len("plain text")+2 {
+		t.Errorf("QuotedLen of plain text = %d, want %d", n, len("plain text")+2)
+	}
 }
 
 // TestEncoderFloatBounds: a float at either bound of encoding/json's

@@ -54,6 +54,9 @@ type Interp struct {
 	// open are the run's connections (net.connect, net.udp) it has not
 	// closed: Exec closes them as the program ends.
 	open map[*conn]struct{}
+	// made counts the connections a run that dials itself has made
+	// (counted).
+	made int
 	// writeGrants are the paths fs:write:PATH (or fs:PATH) items name:
 	// each a directory, made before the run when it did not exist.
 	writeGrants []string

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/reach"
 	"github.com/sabline/sabline/internal/testkit"
 	"golang.org/x/net/dns/dnsmessage"
 )
@@ -352,6 +353,86 @@ func TestExecClosesWhatItLeftOpen(t *testing.T) {
 				t.Errorf("the datagram socket the program left is still bound to %s: %v", from, err)
 			} else {
 				again.Close()
+			}
+		})
+	}
+}
+
+// TestOwnDialBounded: a run that dials itself (no Config.Dial: under
+// --no-confine, in the caller's process, on a system with no broker)
+// holds at most reach.MaxOpen connections open at once and makes at most
+// reach.MaxConnections, as a confined worker's supervisor holds a run
+// (internal/broker): past either, E335. Before, such a run held as many
+// as the process's descriptors let it: 9,000 under --no-confine, until
+// its supervisor stopped it for the descriptors it held (E330, which
+// names the private temporary directory), and 2,500 of the caller's
+// own in its process. The controls: as many as the bounds let it, each
+// closed when the bound is on the open ones, the listener counting each.
+func TestOwnDialBounded(t *testing.T) {
+	// open makes ARGS[0] connections, closing each when ARGS[1] says so.
+	const open = `cs = []
+for i in range(int(ARGS[0])):
+    c = net.connect("127.0.0.1", PORT)
+    if ARGS[1] == "close":
+        c.close()
+    else:
+        cs.append(c)
+print("made %d" % int(ARGS[0]))
+`
+	for _, tt := range []struct {
+		name  string
+		n     int
+		close string
+		want  codes.Code
+	}{
+		{name: "one past those open at once", n: reach.MaxOpen + 1, close: "keep", want: codes.E335},
+		{name: "the control: as many open as the bound", n: reach.MaxOpen, close: "keep"},
+		{name: "one past those made", n: reach.MaxConnections + 1, close: "close", want: codes.E335},
+		{name: "the control: as many made as the bound", n: reach.MaxConnections, close: "close"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var accepted atomic.Int64
+			var peers sync.WaitGroup
+			peers.Add(1)
+			go func() {
+				defer peers.Done()
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					accepted.Add(1)
+					c.Close()
+				}
+			}()
+			defer peers.Wait()
+			defer ln.Close()
+			port := ln.Addr().(*net.TCPAddr).Port
+			b := budget.MustParse("/", fmt.Sprintf("io,net:127.0.0.1:%d", port))
+			r := runSrc(t, Config{Budget: b, Cwd: testkit.Scratch(t), Args: []string{fmt.Sprint(tt.n),
+				tt.close}}, strings.ReplaceAll(open, "PORT", fmt.Sprint(port)))
+			made := tt.n
+			if tt.want != "" {
+				if codes.CodeOf(r.err) != tt.want || !strings.Contains(r.err.Error(),
+					fmt.Sprintf("a run makes at most %d, %d at once", reach.MaxConnections, reach.MaxOpen)) {
+					t.Fatalf("run: %q, %v; want %s, the connection past the bound refused", r.stdout,
+						r.err, tt.want)
+				}
+				made--
+			} else if r.err != nil || r.stdout != fmt.Sprintf("made %d\n", tt.n) {
+				t.Fatalf("run: %q, %v; want every connection made", r.stdout, r.err)
+			}
+			// Bounded by what it waits for: the listener's count of them.
+			deadline := time.Now().Add(testkit.Bound(10 * time.Second))
+			for accepted.Load() < int64(made) && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			if got := accepted.Load(); got != int64(made) {
+				t.Errorf("the listener took %d connections; want %d", got, made)
 			}
 		})
 	}

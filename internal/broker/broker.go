@@ -40,6 +40,7 @@ import (
 	"unicode"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/reach"
 )
 
 // MaxMessageBytes bounds a request and a reply: a host name is at most 253
@@ -52,10 +53,11 @@ const HandshakeTimeout = 10 * time.Second
 
 // MaxConnections is the most connections the supervisor makes for one
 // run, and MaxOpen the most it holds open for it at once; past either, a
-// request is refused (E335).
+// request is refused (E335): a run's bounds however it connects
+// (package reach).
 const (
-	MaxConnections = 1024
-	MaxOpen        = 64
+	MaxConnections = reach.MaxConnections
+	MaxOpen        = reach.MaxOpen
 )
 
 // MaxRequests is the most requests, made or refused, the broker takes

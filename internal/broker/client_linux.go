@@ -86,6 +86,16 @@ func (c *Client) Dial(ctx context.Context, network, address string) (net.Conn, e
 		}
 		fds := rights(oob[:oobn])
 		rep, err := ParseReply(buf[:n])
+		if err == nil && flags&unix.MSG_CTRUNC != 0 && len(fds) == 0 && rep.ID == req.ID &&
+			rep.Code == "" && c.full() {
+			// The kernel could not put the socket in the worker's table
+			// of descriptors, which the run filled: its own doing, as
+			// the same run's own dial would have met (E315), not a reply
+			// of the supervisor's cut short (E310, "report it").
+			return nil, codes.Errorf(codes.E315, "the supervisor connected to %s, but the run "+
+				"holds as many descriptors as it may, and could take no more: %v", address,
+				unix.EMFILE)
+		}
 		if err == nil && flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 {
 			err = fmt.Errorf("a reply cut short")
 		}
@@ -107,6 +117,19 @@ func (c *Client) Dial(ctx context.Context, network, address string) (net.Conn, e
 		}
 		return c.take(fds[0], address)
 	}
+}
+
+// full reports whether the worker holds as many descriptors as it may
+// (RLIMIT_NOFILE): a duplicate of the channel's own fails with EMFILE.
+func (c *Client) full() bool {
+	var err error
+	control(c.conn, func(fd int) {
+		var dup int
+		if dup, err = unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0); err == nil {
+			unix.Close(dup)
+		}
+	})
+	return err == unix.EMFILE
 }
 
 // take makes the descriptor fd the supervisor handed over a connection

@@ -15,6 +15,15 @@ import (
 	"github.com/sabline/sabline/codes"
 )
 
+// MaxConnections is the most connections one run makes, and MaxOpen the
+// most it holds open at once, whoever makes them: the supervisor's broker
+// for a confined run on Linux, the language for a run that dials itself;
+// past either, a connection is refused (E335).
+const (
+	MaxConnections = 1024
+	MaxOpen        = 64
+)
+
 // Reachable returns those of addrs, the addresses host was looked up to,
 // that a connection granted by naming host may go to, in their order:
 //

@@ -267,3 +267,63 @@ func startHeldPool(t *testing.T) heldPool {
 	})
 	return h
 }
+
+// TestBrokeredConnectionPastTheDescriptors: a strict run granted
+// ffi:ctypes (level full) fills its table of descriptors with raw
+// copies until it may hold no more (EMFILE), then connects through its
+// supervisor, which makes the connection and hands it over: the kernel
+// cannot put it in the table. That is the run's own doing, E315, as a
+// run that dials itself meets it; before, it was E310 ("a reply cut
+// short"), whose advice is to report a fault of Sabline's. The control:
+// the same run, eight of its copies closed first, is handed its
+// connection and the peer reads the line it sends.
+func TestBrokeredConnectionPastTheDescriptors(t *testing.T) {
+	port, _ := echoes(t)
+	src := `c = ffi.module("ctypes")
+last = []
+for i in range(8192):
+    r = c.syscall("fcntl", 1, 0, 0)  # F_DUPFD of standard output
+    if r.errno:
+        print("copies end with %s" % r.errno)
+        break
+    last = (last + [r.ret])[-8:]
+if ARGS[0] == "close":
+    for fd in last:
+        c.syscall("close", fd)
+n = net.connect("127.0.0.1", ` + port + `)
+n.send("hi\n")
+print(n.recv(64).strip())
+`
+	for _, tt := range []struct {
+		name, close string
+		want        codes.Code
+	}{
+		{name: "every descriptor held", close: "keep", want: codes.E315},
+		{name: "the control: eight closed first", close: "close"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := superviseProgram(t, src, []string{"io", "ffi:ctypes", "net:127.0.0.1:" + port},
+				func(r *Run) {
+					r.Args = []string{tt.close}
+					r.Confine = core.ModeStrict
+				})
+			t.Logf("outcome %s %q, level %s, stdout %q", s.rec.Outcome.Code, s.rec.Outcome.Message,
+				s.rec.RunParameters.Confinement, s.stdout)
+			if lvl := s.rec.RunParameters.Confinement; lvl != core.Full {
+				t.Skipf("level %s (%s): no broker and no descriptor limit to fill", lvl,
+					s.rec.RunParameters.ConfinementReason)
+			}
+			if !strings.Contains(s.stdout, "copies end with EMFILE") {
+				t.Fatalf("stdout %q: want the copies to end at the descriptor limit", s.stdout)
+			}
+			if tt.want == "" {
+				if s.rec.Outcome.Status != receipt.StatusOK || !strings.Contains(s.stdout, "echo: hi") {
+					t.Fatalf("outcome %+v, stdout %q: want the connection handed over", s.rec.Outcome,
+						s.stdout)
+				}
+				return
+			}
+			wantCode(t, s, tt.want, "holds as many descriptors as it may")
+		})
+	}
+}

@@ -672,6 +672,16 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool,
 			"the worker ran out of memory under its memory limit of %d MB: the address-space "+
 				"limit stopped an allocation%s", memHeld, where)), true
 	}
+	if interpreterOverflowed(crash) {
+		// The interpreter recursed once for each level of a value the
+		// program made (hashing it, printing it), past the Go runtime's
+		// stack limit: the program's doing, as a call nested past
+		// Starlark's own bound is (E305), not a fault of Sabline's.
+		return receipt.OutcomeOf(codes.Errorf(codes.E305,
+			"the program nested a value deeper than the worker's stack holds: the interpreter "+
+				"went down it one level at a time (to hash or print it) past the Go runtime's "+
+				"stack limit; nest it less%s", where)), true
+	}
 	if sig, ok := sentSignal(crash); ok {
 		// Another process sent it a signal its Go runtime catches (kill
 		// -SEGV, -QUIT, -ABRT), or the run's own program did through raw
@@ -809,6 +819,24 @@ func allocatorThrew(crash string) bool {
 	return strings.Contains(frames, "runtime.mallocgc") ||
 		strings.Contains(frames, "runtime.(*mheap)") ||
 		strings.Contains(frames, "runtime.(*mcache)")
+}
+
+// interpreterOverflowed reports whether a Go crash report is the
+// runtime's stack limit passed by the interpreter itself
+// (go.starlark.net): the frame that overflowed is the first of the
+// goroutine the report names first. A tuple nested 12 million deep, made
+// in a few lines and hashed as a key, overflowed it so, and the run was
+// E310, "a fault in Sabline" (TestDeathOfADeepValue).
+func interpreterOverflowed(crash string) bool {
+	if !strings.Contains(crash, "fatal error: stack overflow") {
+		return false
+	}
+	_, g, ok := strings.Cut(crash, "\ngoroutine ")
+	if !ok {
+		return false
+	}
+	_, frames, _ := strings.Cut(g, "\n")
+	return strings.HasPrefix(frames, "go.starlark.net/")
 }
 
 var errStopWalk = errors.New("stop")

@@ -49,7 +49,11 @@ package guard
 // removes the entries naming nothing that its process may remove (in its
 // own subdirectory; at the register's top, its user's, and root's any):
 // the register holds what is there, not every location a Sabline ever
-// made.
+// made. A path missing to one process may be there for another in
+// another mount namespace, so a Join also holds the entries it joins for
+// its view (viewTag: its boot and mount namespace), a link to each in its
+// subdirectory's ".held" (hold), and an entry another view holds is left
+// (letGo): removed by that view's next Join, or once its boot is gone.
 //
 // Limits: every Sabline that must guard the others has to read the same
 // register (the same SABLINE_REGISTER, and no private /var/tmp such as
@@ -608,9 +612,11 @@ func readEntry(p string, owner int) []byte {
 // when it does not exist (mode 01777) and this user's subdirectory of it
 // (userDir), where it writes: every run on this machine that builds its
 // guard set after this guards them as Sabline's own. A path that does not
-// exist is passed over; an entry already there is kept. A Join that adds
-// an entry removes those that name nothing now (prune): the register
-// grows only by what is there. The error says which register and why,
+// exist is passed over; an entry already there is kept. Each entry is
+// held for this process's view (hold), so that a Join in another mount
+// namespace, which may not see its path, leaves it. A Join that adds an
+// entry removes those that name nothing now and no other view holds
+// (prune): the register grows only by what is there. The error says which register and why,
 // and wraps errUntrustedRegister for a register that is not one to rely
 // on, errPlantedSubdir for a subdirectory of this user's name that is not
 // this user's alone.
@@ -643,6 +649,11 @@ func Join(paths ...string) error {
 			return fmt.Errorf("join the register %s with %s: %w", dir, p, err)
 		}
 		added = added || wrote
+		if at != dir {
+			if err := hold(at, p); err != nil {
+				return fmt.Errorf("join the register %s with %s: hold its entry: %w", dir, p, err)
+			}
+		}
 	}
 	if added {
 		prune(dir)
@@ -657,11 +668,15 @@ func Join(paths ...string) error {
 // own user's; any, for root, and where owners are not compared): such an
 // entry guards nothing, and left there it costs every run's guard a read
 // and takes a place of the bounded read (ReadRegister) from an entry that
-// does guard. Another user's subdirectory is theirs to prune. It returns
-// how many entries it removed.
+// does guard. Another user's subdirectory is theirs to prune. An entry
+// held by another view (hold: a Sabline in another mount namespace, which
+// may see a path this process does not) is left; the holds of an earlier
+// boot go first (dropStale), as every view they stood for is gone. It
+// returns how many entries it removed.
 func prune(dir string) int {
 	removed := 0
 	if me := currentUser(); me >= 0 {
+		dropStale(filepath.Join(dir, subdirName(me)))
 		removed += pruneIn(filepath.Join(dir, subdirName(me)))
 	}
 	return removed + pruneIn(dir)
@@ -703,7 +718,7 @@ func pruneIn(at string) int {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if os.Remove(entry) != nil {
+		if !letGo(at, name) {
 			continue
 		}
 		removed++
@@ -718,6 +733,159 @@ func pruneIn(at string) int {
 // pruned is told of each path whose entry prune removed, before it looks
 // the path up again; a test makes the path there.
 var pruned = func(string) {}
+
+// heldName is the directory, in a user's subdirectory of the register, of
+// the holds: in it, a directory for each view (viewTag) holding a link to
+// each entry its Sablines joined, under the entry's name. The name begins
+// with ".": readers pass it over.
+const heldName = ".held"
+
+// heldDir is the directory of the holds of the view tag in this user's
+// subdirectory at of the register.
+func heldDir(at, tag string) string { return filepath.Join(at, heldName, tag) }
+
+// hold links this user's entry for p in its subdirectory at of the
+// register into the holds of this process's view (heldDir), so that a
+// prune in another view, where p may be hidden (a tmpfs over its parent,
+// a private /tmp, a container), leaves the entry (letGo). An entry removed
+// meanwhile is written again. Nothing where the view cannot be told
+// (viewTag ""), or the entry is not this user's own (a name another took).
+func hold(at, p string) error {
+	tag := viewTag()
+	if tag == "" {
+		return nil
+	}
+	held := heldDir(at, tag)
+	if err := os.MkdirAll(held, 0o700); err != nil {
+		return err
+	}
+	name := entryName(p)
+	entry, link := filepath.Join(at, name), filepath.Join(held, name)
+	for range 8 {
+		f, err := openNoFollow(entry)
+		if errors.Is(err, fs.ErrNotExist) { // let go by another view meanwhile
+			if _, err := writeEntry(at, p); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		fi, err := f.Stat()
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if fileOwner(fi) != currentUser() || string(readEntry(entry, fileOwner(fi))) != p+"\n" {
+			return nil // not ours to hold
+		}
+		if lfi, err := os.Lstat(link); err == nil && os.SameFile(fi, lfi) {
+			return nil
+		}
+		_ = os.Remove(link) // a hold of an entry since replaced
+		if err := os.Link(entry, link); err != nil && !errors.Is(err, fs.ErrNotExist) &&
+			!errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// letGo removes the entry name in the directory at of the register,
+// whose path this process finds missing, unless a Sabline of another
+// view holds it (hold), to whom the path may still be there: this view's
+// own hold goes first. Where the view cannot be told, it removes the
+// entry. It reports whether it removed it.
+func letGo(at, name string) bool {
+	entry := filepath.Join(at, name)
+	tag := viewTag()
+	if tag == "" {
+		return os.Remove(entry) == nil
+	}
+	f, err := openNoFollow(entry)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	own := filepath.Join(heldDir(at, tag), name)
+	if lfi, err := os.Lstat(own); err == nil && os.SameFile(fi, lfi) && os.Remove(own) != nil {
+		return false
+	}
+	if holders(f, true) > 0 || os.Remove(entry) != nil {
+		return false
+	}
+	if holders(f, false) > 0 { // held by another view meanwhile: put it back
+		relink(at, name, f)
+		return false
+	}
+	return true
+}
+
+// holders is how many links the entry open as f has besides its name in
+// the register (named: the name is still there): the holds of the views
+// that joined its path; as many as may be when it cannot be told.
+func holders(f *os.File, named bool) int {
+	fi, err := f.Stat()
+	if err != nil {
+		return MaxRegisterEntries
+	}
+	n := linkCount(fi)
+	if named {
+		n--
+	}
+	return n
+}
+
+// relink gives back the name name in the directory at of the register to
+// the entry open as f, from the hold of a view that holds it.
+func relink(at, name string, f *os.File) {
+	fi, err := f.Stat()
+	if err != nil {
+		return
+	}
+	views, _ := readNames(filepath.Join(at, heldName), maxSubdirNames)
+	for _, v := range views {
+		link := filepath.Join(at, heldName, v, name)
+		if lfi, err := os.Lstat(link); err == nil && os.SameFile(fi, lfi) {
+			_ = os.Link(link, filepath.Join(at, name)) // or written again meanwhile
+			return
+		}
+	}
+}
+
+// dropStale removes from this user's subdirectory at of the register the
+// holds of the views of an earlier boot (viewTag): their mount namespaces
+// are gone, and the Sablines of this boot that rely on a path have held
+// its entry again as they joined it.
+func dropStale(at string) {
+	tag := viewTag()
+	boot, _, ok := strings.Cut(tag, "-")
+	if !ok {
+		return
+	}
+	views, _ := readNames(filepath.Join(at, heldName), maxSubdirNames)
+	for _, v := range views {
+		if !strings.HasPrefix(v, boot+"-") {
+			_ = os.RemoveAll(filepath.Join(at, heldName, v))
+		}
+	}
+}
+
+// readNames lists at most limit names of the directory at p, opened
+// without following a link.
+func readNames(p string, limit int) ([]string, error) {
+	f, err := openNoFollow(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(limit)
+}
 
 // JoinAs is Join, its error E331 saying what (the receipts directory
 // DIR, say) could not be made known, and what to do: a pool or server

@@ -221,8 +221,7 @@ func TestJoinPrunes(t *testing.T) {
 	}
 	have := map[string]bool{}
 	for _, d := range []string{reg, ownSub(reg)} {
-		entries, _ := os.ReadDir(d)
-		for _, e := range entries {
+		for _, e := range entriesOf(d) {
 			have[filepath.Join(strings.TrimPrefix(d, reg), e.Name())] = true
 		}
 	}
@@ -283,6 +282,68 @@ func TestPruneGivesBackAnEntryMadeMeanwhile(t *testing.T) {
 			got, err := ReadRegister(reg)
 			if err != nil || slices.Contains(got.Paths, p) != tc.makeAgain {
 				t.Errorf("ReadRegister = %+v, %v; want %s guarded %v", got, err, p, tc.makeAgain)
+			}
+		})
+	}
+}
+
+// TestPruneLeavesWhatAnotherViewHolds: an entry whose path a Join does
+// not find is left when a Sabline of another view (another mount
+// namespace, where the path may be hidden from this one: a tmpfs over its
+// parent) holds it, and removed by the next Join of the view that holds
+// it, or by any once the boot that held it is gone: the register stays
+// bounded. Before, a Join in any view removed it.
+func TestPruneLeavesWhatAnotherViewHolds(t *testing.T) {
+	unixOnly(t)
+	const boot, earlier = "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"
+	as := func(tag string) { viewTag = func() string { return tag } }
+	was := viewTag
+	t.Cleanup(func() { viewTag = was })
+	for _, tc := range []struct {
+		name        string
+		holder, by  string // the views that join the path, then another
+		wantKept    bool
+		thenByOwner bool // the holder's view joins again: the entry goes
+	}{
+		{name: "held by another view of this boot", holder: boot + "-1", by: boot + "-2", wantKept: true,
+			thenByOwner: true},
+		{name: "held by this view (the control)", holder: boot + "-2", by: boot + "-2"},
+		{name: "held by a view of an earlier boot", holder: earlier + "-1", by: boot + "-2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			reg := useRegister(t, dir)
+			store := filepath.Join(dir, "store")
+			for _, d := range []string{store, filepath.Join(dir, "a"), filepath.Join(dir, "b")} {
+				if err := os.Mkdir(d, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			as(tc.holder)
+			if err := Join(store); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(store); err != nil { // not there for the view that joins next
+				t.Fatal(err)
+			}
+			entry := filepath.Join(ownSub(reg), entryName(store))
+			as(tc.by)
+			if err := Join(filepath.Join(dir, "a")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Lstat(entry); (err == nil) != tc.wantKept {
+				t.Fatalf("the entry of %s, joined in view %s, after a Join in view %s: kept %v, want %v",
+					store, tc.holder, tc.by, err == nil, tc.wantKept)
+			}
+			if !tc.thenByOwner {
+				return
+			}
+			as(tc.holder)
+			if err := Join(filepath.Join(dir, "b")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Lstat(entry); err == nil {
+				t.Errorf("the entry of %s is kept after a Join in the view that held it", store)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 )
 
@@ -24,6 +25,40 @@ func fileOwner(fi fs.FileInfo) int {
 
 // currentUser is the uid Sabline runs as; a test sets another.
 var currentUser = os.Geteuid
+
+// linkCount is how many names the file fi describes has.
+func linkCount(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Nlink)
+	}
+	return 1
+}
+
+// viewTag names the view this process has of the machine's paths, as
+// "BOOT-NS": the boot it runs in (/proc/sys/kernel/random/boot_id, in
+// hexadecimal) and its mount namespace (the number of /proc/self/ns/mnt).
+// Two processes of one boot and namespace see the same paths; in another
+// namespace, a path may be hidden (a tmpfs over its parent, a private
+// /tmp, a container's own root). It is "" where they cannot be read (no
+// mount namespaces to tell apart). A test sets another.
+var viewTag = func() string {
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	ns, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		return ""
+	}
+	b := strings.ReplaceAll(strings.TrimSpace(string(boot)), "-", "")
+	n, ok := strings.CutPrefix(ns, "mnt:[")
+	n, ok2 := strings.CutSuffix(n, "]")
+	if !ok || !ok2 || len(b) != 32 || strings.Trim(b, "0123456789abcdef") != "" || n == "" ||
+		strings.Trim(n, "0123456789") != "" {
+		return ""
+	}
+	return b + "-" + n
+}
 
 // openNoFollow opens the file at p for reading, refusing a link.
 func openNoFollow(p string) (*os.File, error) {

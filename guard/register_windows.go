@@ -28,6 +28,13 @@ func fileOwner(fs.FileInfo) int { return -1 }
 // currentUser is -1, as fileOwner is; a test sets another.
 var currentUser = func() int { return -1 }
 
+// linkCount is 1: on Windows no view holds an entry (viewTag).
+func linkCount(fs.FileInfo) int { return 1 }
+
+// viewTag is "": Windows has no mount namespaces to tell apart, and its
+// entries are at the register's top, where no view holds them.
+var viewTag = func() string { return "" }
+
 // openNoFollow opens the file at p for reading; ReadRegister has checked
 // with Lstat that it is a regular file, and readEntry checks it again on
 // the open file.

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sabline/sabline/receipt"
@@ -276,6 +278,32 @@ func toolError(d errorDetail) *mcp.CallToolResult {
 		IsError: true,
 		Content: []mcp.Content{&mcp.TextContent{Text: string(data)}},
 	}
+}
+
+// mcpMethods are the MCP requests the door answers, on standard input and
+// on /mcp: its tools, its receipts as resources and their completion,
+// and what every MCP server takes (initialize, ping; prompts/list and
+// logging/setLevel, which clients send whatever a server declares, and
+// prompts/get, which answers that no prompt is known).
+var mcpMethods = []string{
+	"initialize", "ping", "tools/list", "tools/call", "resources/list", "resources/read",
+	"resources/templates/list", "completion/complete", "prompts/list", "prompts/get",
+	"logging/setLevel",
+}
+
+// methodNotFound is the answer (-32601, with the request's id) of a
+// request whose method is none of mcpMethods, or nil when it is one.
+// Over /mcp the MCP SDK refused such a request 400, as a message it
+// could not take (-32600, id null), where it answers one on standard
+// input -32601 with its id: a client saw a failed transport, not a
+// method the server does not have.
+func methodNotFound(req *jsonrpc.Request) *jsonrpc.Response {
+	if !req.IsCall() || slices.Contains(mcpMethods, req.Method) {
+		return nil
+	}
+	return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+		Message: fmt.Sprintf("method not found: %s: the methods this server answers are %s",
+			clip(strconv.Quote(req.Method), 64), strings.Join(mcpMethods, ", "))}}
 }
 
 // maxID bounds a JSON-RPC id that is a number: the SDK reads it as a

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,7 +26,12 @@ const batchRefusal = "a batch: send one JSON-RPC message a request"
 // JSON-RPC batch is refused (-32600), as on standard input.
 // Replies are JSON, but for a tools/call that asks for progress (a
 // progress token), whose reply is an event stream that carries the
-// progress before the result. A body that is not JSON, and every refusal
+// progress before the result. A request whose method is none the door
+// answers is answered -32601 with its id (notFound), as on standard
+// input. A tools/call its client cancels
+// (notifications/cancelled, in a request of its own) is answered with
+// nothing, as MCP has it: its reply is an event stream that ends with
+// no answer (unanswered). A body that is not JSON, and every refusal
 // the SDK answers in plain text, is answered with a JSON-RPC error.
 func (s *Server) mcpHandler() http.Handler {
 	opts := mcp.StreamableHTTPOptions{
@@ -76,6 +82,13 @@ func (s *Server) mcpHandler() http.Handler {
 				writeRPCError(jw, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, msg)
 				return
 			}
+			if resp := notFound(body, m); resp != nil {
+				data, _ := encode(resp)
+				jw.Header().Set("Content-Type", "application/json")
+				jw.WriteHeader(http.StatusOK)
+				_, _ = jw.Write(append(data, '\n'))
+				return
+			}
 			if m.Method == "tools/call" && m.Params.Meta["progressToken"] != nil {
 				h = streams
 			}
@@ -92,6 +105,9 @@ func (s *Server) mcpHandler() http.Handler {
 			defer done()
 		}
 		h.ServeHTTP(jw, r.WithContext(context.WithValue(ctx, requestKey{}, ctx)))
+		if errors.Is(context.Cause(ctx), errCallCancelled) {
+			jw.unanswered()
+		}
 	})
 }
 
@@ -111,6 +127,21 @@ func peek(body []byte) message {
 	var m message
 	_ = json.Unmarshal(body, &m)
 	return m
+}
+
+// notFound is the answer (methodNotFound) of a body that is a request
+// whose method, m's, is none the door answers, or nil: answered as on
+// standard input, -32601 with its id, status 200, as the SDK answers one
+// it knows and has no handler for (resources/subscribe).
+func notFound(body []byte, m message) *jsonrpc.Response {
+	if len(m.ID) == 0 || slices.Contains(mcpMethods, m.Method) {
+		return nil // read only for a request the door does not answer
+	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil {
+		return methodNotFound(req)
+	}
+	return nil
 }
 
 // httpCalls are the tools/call requests in flight on /mcp, by client and
@@ -316,6 +347,25 @@ func (w *jsonrpcErrors) Write(p []byte) (int, error) {
 		}
 	}
 	return w.ResponseWriter.Write(p)
+}
+
+// unanswered ends the reply of a call its client cancelled, if nothing
+// of it was written (the SDK writes a JSON reply whole, at its end), as
+// an event stream with no event: MCP's receiver of a cancel should not
+// answer the request, and over HTTP a request is answered with JSON or
+// an event stream. Before, it went out as 200 application/json with an
+// empty body, which a client fails to read ("Unexpected end of JSON
+// input", the TypeScript SDK's).
+func (w *jsonrpcErrors) unanswered() {
+	if w.started {
+		return
+	}
+	w.started = true
+	h := w.Header()
+	h.Del("Content-Length")
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.ResponseWriter.WriteHeader(http.StatusOK)
 }
 
 // finish writes the refusal held back, as a JSON-RPC error.

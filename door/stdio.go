@@ -49,7 +49,11 @@ const (
 // of a request not yet answered is answered with the id null, as is a
 // request whose id is null (an MCP request's id is a string or an
 // integer; a notification has none): either answer, with that id, would
-// be taken for another's.
+// be taken for another's. A request whose method is none the door
+// answers (mcpMethods) is answered -32601 with its id. A request its
+// client cancels (notifications/cancelled) while it is not yet answered
+// is answered with nothing, as MCP has it: its answer, when its handler
+// ends, counts it answered and is not written.
 func StreamTransport(r io.Reader, w io.Writer) mcp.Transport {
 	return &streamTransport{r: r, w: w}
 }
@@ -65,7 +69,8 @@ type streamTransport struct {
 
 func (t *streamTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c := &lineConn{w: t.w, lines: make(chan lineOrErr), pending: map[any]int{},
-		answered: make(chan struct{}, 1), closed: make(chan struct{}), stop: t.stop}
+		cancelled: map[any]bool{}, answered: make(chan struct{}, 1),
+		closed: make(chan struct{}), stop: t.stop}
 	go c.readLines(t.r)
 	return c, nil
 }
@@ -105,8 +110,11 @@ type lineConn struct {
 	mu sync.Mutex
 	// pending holds the requests read and not answered: each id, with the
 	// size of its line, and bytes the sizes' sum.
-	pending   map[any]int
-	bytes     int
+	pending map[any]int
+	bytes   int
+	// cancelled holds the requests pending that their client cancelled:
+	// their answers are not written.
+	cancelled map[any]bool
 	answered  chan struct{}
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -189,6 +197,10 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 			continue
 		}
+		if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() &&
+			req.Method == "notifications/cancelled" {
+			c.cancel(req.Params)
+		}
 		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 			c.mu.Lock()
 			_, inUse := c.pending[req.ID.Raw()]
@@ -205,6 +217,29 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 		}
 		return msg, nil
+	}
+}
+
+// cancel marks the request a cancel's params name, if it is read and not
+// yet answered, as cancelled by its client: MCP's receiver of a cancel
+// should not answer the request, and its sender ignores an answer that
+// comes after (the TypeScript SDK's client reports it as an error, "a
+// response for an unknown message ID"). The SDK stops its handler.
+func (c *lineConn) cancel(params json.RawMessage) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	id, err := jsonrpc.MakeID(p.RequestID)
+	if err != nil || !id.IsValid() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.pending[id.Raw()]; ok {
+		c.cancelled[id.Raw()] = true
 	}
 }
 
@@ -322,6 +357,11 @@ func decodeLine(l lineOrErr) (jsonrpc.Message, *jsonrpc.Response) {
 	if err != nil {
 		return refuse(jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 request or notification: %v", err)
 	}
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		if resp := methodNotFound(req); resp != nil {
+			return nil, resp
+		}
+	}
 	return msg, nil
 }
 
@@ -354,13 +394,21 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encode a message: %w", err)
 	}
-	c.wmu.Lock()
-	for _, p := range parts {
-		if _, err = c.w.Write(p); err != nil {
-			break
-		}
+	unasked := false // the answer of a request its client cancelled
+	if isResp && resp.ID.IsValid() {
+		c.mu.Lock()
+		unasked = c.cancelled[resp.ID.Raw()]
+		c.mu.Unlock()
 	}
-	c.wmu.Unlock()
+	if !unasked {
+		c.wmu.Lock()
+		for _, p := range parts {
+			if _, err = c.w.Write(p); err != nil {
+				break
+			}
+		}
+		c.wmu.Unlock()
+	}
 	if isResp && resp.ID.IsValid() {
 		c.mu.Lock()
 		id := resp.ID.Raw()
@@ -368,6 +416,7 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			c.bytes -= size
 			delete(c.pending, id)
 		}
+		delete(c.cancelled, id)
 		c.mu.Unlock()
 		select {
 		case c.answered <- struct{}{}:

@@ -542,7 +542,8 @@ func waitForWaiting(t *testing.T, s *Server, n int) {
 // Before, the SDK read 2.5, or 2.0, as 2, and stopped the call of the id
 // 2, which the cancel did not name (over /mcp, which matches the id as
 // sent, it stopped nothing). The control is a cancel naming 2, which
-// stops the call.
+// stops the call (and leaves it unanswered,
+// TestStreamCancelledCallIsNotAnswered).
 func TestStreamCancelNamesOnlyItsCall(t *testing.T) {
 	runner := &fakeRunner{start: make(chan struct{}, 1)}
 	runner.hold.Store(true)
@@ -561,9 +562,21 @@ func TestStreamCancelNamesOnlyItsCall(t *testing.T) {
 			t.Fatalf("a cancel naming %s: %.300s, want -32600 with the id null, naming the bound", id, l)
 		}
 	}
+	runner.mu.Lock()
+	stopped := len(runner.ended)
+	runner.mu.Unlock()
+	if stopped != 0 {
+		t.Fatalf("%d runs stopped by cancels naming no call", stopped)
+	}
 	p.send(t, fmt.Sprintf(cancel, `2`))
-	if l := p.next(t); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":2,"result":{`) ||
-		!strings.Contains(l, "cancelled") {
-		t.Fatalf("the call once cancelled by its id: %.300s, want its run's end", l)
+	waitFor(t, func() bool {
+		runner.mu.Lock()
+		defer runner.mu.Unlock()
+		return len(runner.ended) == 1
+	})
+	runner.mu.Lock()
+	defer runner.mu.Unlock()
+	if got := runner.ended[0].Message; !strings.Contains(got, errCallCancelled.Error()) {
+		t.Errorf("the call once cancelled by its id ended %q, want it to say %q", got, errCallCancelled)
 	}
 }

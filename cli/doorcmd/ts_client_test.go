@@ -26,7 +26,10 @@ import (
 // two notifications, reads the run's receipt as its resource, and tries
 // to read a run that is not its own (a command-line run in the same
 // store). The run must have stopped, E307, its receipt saying the client
-// cancelled it; the progress must rise; the other run must not be found.
+// cancelled it; the progress must rise; the other run must not be found;
+// and the client must report no error: the cancelled call is answered
+// with nothing (before, standard input answered it, which the client
+// reported as "a response for an unknown message ID").
 func TestTypeScriptClient(t *testing.T) {
 	dir := npmClients(t)
 	bin := sablineBin(t)
@@ -65,6 +68,7 @@ func TestTypeScriptClient(t *testing.T) {
 				Listed  []string        `json:"listed"`
 				Receipt receipt.Receipt `json:"receipt"`
 				Other   string          `json:"other"`
+				Errors  []string        `json:"errors"`
 			}
 			if err := json.Unmarshal(out, &seen); err != nil {
 				t.Fatalf("client.mjs printed %q: %v", out, err)
@@ -80,6 +84,9 @@ func TestTypeScriptClient(t *testing.T) {
 				!strings.Contains(o.Message, "the client cancelled the tools/call") {
 				t.Errorf("listed %v, the newest's outcome %+v: want the cancelled run, E307, "+
 					"saying the client cancelled it", seen.Listed, o)
+			}
+			if len(seen.Errors) > 0 {
+				t.Errorf("the client reported errors: %q", seen.Errors)
 			}
 			if !strings.Contains(seen.Other, "Resource not found") {
 				t.Errorf("reading %s, another's run in the same store: %q, want Resource not found",

@@ -3,7 +3,8 @@
 // It calls run with a progress handler on a program that never ends,
 // cancels the call after two progress notifications, reads the run's
 // receipt as its resource, tries to read the run OTHER_ID (another
-// client's) and prints what it saw as one line of JSON.
+// client's) and prints what it saw as one line of JSON, with the errors
+// the client reported (an answer to the cancelled call among them).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -18,9 +19,10 @@ const transport = mode === 'stdio'
     requestInit: { headers: { Authorization: `Bearer ${process.env.SABLINE_TOKEN}` } },
   });
 const client = new Client({ name: 'sabline-ts-test', version: '1.0.0' });
+const out = { progress: [], errors: [] };
+client.onerror = (e) => out.errors.push(String(e));
 await client.connect(transport);
 
-const out = { progress: [] };
 const abort = new AbortController();
 try {
   await client.callTool(
@@ -59,5 +61,6 @@ if (process.env.OTHER_ID) {
     out.other = String(e);
   }
 }
+await client.ping(); // what was sent before its answer has come
 console.log(JSON.stringify(out));
 await client.close();

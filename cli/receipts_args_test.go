@@ -47,7 +47,7 @@ func TestReceiptsShowCutArgs(t *testing.T) {
 			if tt.wantCut && !strings.Contains(stderr.String(), rec.ArgsCut.SHA256) {
 				t.Errorf("the line does not give the digest %s: %s", rec.ArgsCut.SHA256, stderr.String())
 			}
-			_, err := replayRun(rec, &runFlags{}, rc)
+			_, err := replayRun(rec, &runFlags{}, rc, true)
 			if (err != nil && strings.Contains(err.Error(), "arguments whole")) != tt.wantCut {
 				t.Errorf("replay of the receipt: %v; want it refused only when the args were cut", err)
 			}

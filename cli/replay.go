@@ -3,9 +3,11 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,6 +52,29 @@ const replayTestimonyDo = "Run the program again by its path (sabline PROGRAM.ve
 // be replayed.
 const replayNoDigest = "receipt of run %s records no digest of its program %s (the program was " +
 	"never read, or was sent as text to a server): there are no bytes to check it against"
+
+// replayForeignDo is what to do about a receipt file from outside the
+// receipts directory that asks for grants the command line does not name.
+const replayForeignDo = "A receipt file from outside your receipts directory is its author's " +
+	"word, not yours: a replay of it grants only what you name. Read the file, then give " +
+	"--allow with the items you grant, within its budget, and --lend-credential for each " +
+	"credential you lend. Nothing ran."
+
+// replayNotReceiptDo is what to do about a RECEIPT that names no receipt.
+const replayNotReceiptDo = "Give a run id (sabline receipts list prints them), a prefix of " +
+	"one, last, or a receipt file Sabline wrote. Nothing ran."
+
+// replayValuesDo is what to do about a receipt whose run parameters hold
+// values no Sabline writes.
+const replayValuesDo = "The receipt was edited or made by hand: replay a receipt of your own " +
+	"(sabline receipts list), or run the program with sabline run and the flags you mean. " +
+	"Nothing ran."
+
+// replayRelative says why a receipt that names its program by a relative
+// path cannot be replayed: no Sabline writes one, and it would name a
+// file of wherever the replay runs.
+const replayRelative = "receipt of run %s names its program by the relative path %s, which no " +
+	"Sabline writes: there is no file to check its digest against"
 
 // replayFlagSet is the flags of sabline replay: a run's but --tool-fd
 // (a replay has no tool channel), each of which may narrow the receipt's
@@ -98,12 +123,12 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cmdline.Report(stderr, err, "")
 		}
 	}
-	orig, err := findReceipt(dir, positional[0])
+	orig, own, err := findReceipt(dir, positional[0])
 	if err != nil {
 		return cmdline.Report(stderr, err, "")
 	}
 	// A refused replay has no receipt of its own: nothing ran.
-	r, err := replayOf(orig, f, cwd)
+	r, err := replayOf(orig, f, cwd, own)
 	if err != nil {
 		return cmdline.Report(stderr, err, "")
 	}
@@ -112,9 +137,10 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if abs, err := filepath.Abs(dir); err == nil {
 		r.Guarded = []string{abs} // a broad grant never reaches the receipts
 	}
-	fmt.Fprintf(stderr, "sabline: replaying run %s: %s under %q, timeout %s, memory %s\n",
-		terminalSafe(orig.RunID), terminalSafe(r.Program), terminalSafe(r.Budget.String()),
-		timeoutText(r.Timeout.Milliseconds()), limitText(int64(r.MaxMemoryMB), " MB"))
+	fmt.Fprintf(stderr, "sabline: replaying run %s: %s under %q, timeout %s, memory %s, "+
+		"credentials lent %s\n", terminalSafe(orig.RunID), terminalSafe(r.Program),
+		terminalSafe(r.Budget.String()), timeoutText(r.Timeout.Milliseconds()),
+		limitText(int64(r.MaxMemoryMB), " MB"), terminalSafe(listOrNone(r.Lend)))
 	if r.Confine == core.ModeOff {
 		fmt.Fprintln(stderr, noConfineWarning)
 	}
@@ -137,13 +163,14 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // replayOf is the run a replay of orig asks for (replayRun), once its
 // program is checked (sameProgram): the run compiles the program's bytes
 // the check read, never the file read again, which may have changed
-// between the two reads.
-func replayOf(orig receipt.StoredReceipt, f *runFlags, cwd string) (run.Run, error) {
+// between the two reads. own says orig is a receipt of the operator's
+// receipts directory.
+func replayOf(orig receipt.StoredReceipt, f *runFlags, cwd string, own bool) (run.Run, error) {
 	src, err := sameProgram(orig)
 	if err != nil {
 		return run.Run{}, err
 	}
-	r, err := replayRun(orig.Receipt, f, cwd)
+	r, err := replayRun(orig.Receipt, f, cwd, own)
 	if err != nil {
 		return run.Run{}, err
 	}
@@ -153,16 +180,33 @@ func replayOf(orig receipt.StoredReceipt, f *runFlags, cwd string) (run.Run, err
 
 // findReceipt reads the receipt ref names: a run id, a prefix of one or
 // receipt.LastRun, found in dir as receipts show finds it (receipt.Find);
-// anything else is the path of a receipt file.
-func findReceipt(dir, ref string) (receipt.StoredReceipt, error) {
+// anything else is the path of a receipt file. own reports whether the
+// receipt is dir's: found there by its run id, or a file in dir itself.
+// A receipt file elsewhere is anyone's to have written.
+func findReceipt(dir, ref string) (rec receipt.StoredReceipt, own bool, err error) {
 	if ref == receipt.LastRun || receipt.ValidRunID(ref) {
-		return receipt.Find(dir, ref)
+		rec, err = receipt.Find(dir, ref)
+		return rec, true, err
 	}
-	rec, err := receipt.Load(ref)
+	loaded, err := receipt.Load(ref)
 	if err != nil {
-		return receipt.StoredReceipt{}, err
+		if e := (*codes.Error)(nil); errors.As(err, &e) && e.Code == codes.E317 {
+			e.Do = replayNotReceiptDo // not the receipts directory's fault
+		}
+		return receipt.StoredReceipt{}, false, err
 	}
-	return receipt.StoredReceipt{Path: ref, Receipt: rec}, nil
+	return receipt.StoredReceipt{Path: ref, Receipt: loaded}, inDir(ref, dir), nil
+}
+
+// inDir reports whether the file at path is directly in the directory
+// dir, as the file system says (through any link to either).
+func inDir(path, dir string) bool {
+	in, err := os.Stat(filepath.Dir(path))
+	if err != nil {
+		return false
+	}
+	d, err := os.Stat(dir)
+	return err == nil && os.SameFile(in, d)
 }
 
 // sameProgram checks that the program orig records, and every file it
@@ -173,7 +217,10 @@ func sameProgram(orig receipt.StoredReceipt) ([]byte, error) {
 	p := orig.Program
 	if p.SHA256 == "" || !filepath.IsAbs(p.Path) {
 		e := codes.Errorf(codes.E334, replayNoDigest, orig.RunID, p.Path)
-		e.Do = replayChangedDo
+		if p.SHA256 != "" {
+			e = codes.Errorf(codes.E334, replayRelative, orig.RunID, p.Path)
+		}
+		e.Do = replayTestimonyDo // no file to restore: the program is run by its path
 		return nil, e
 	}
 	files := []program.FileDigest{{Path: p.Path, SHA256: p.SHA256}}
@@ -236,9 +283,22 @@ func fileBytes(path string) ([]byte, error) {
 // arguments, budget, timeout, memory bound, confinement and lent
 // credentials, each narrowed where f gives a narrower one. A flag that
 // would widen one is E328 naming it; flags that contradict each other
-// are E301, as in a run.
-func replayRun(rec *receipt.Receipt, f *runFlags, cwd string) (run.Run, error) {
+// are E301, as in a run; run parameters no Sabline writes are E317
+// (replayValues). A receipt that records no memory bound replays under
+// a run's default one, unless f lifts it (--no-memory-limit): a bound
+// held by the worker's watch alone is not recorded.
+//
+// A receipt that is not own (a file from outside the receipts
+// directory, anyone's to have written) grants nothing of its own: its
+// budget and lent credentials only bound what f names (--allow, which
+// must be given where that budget grants anything, else E328, and
+// --lend-credential), and it turns no confinement off: its mode off is
+// the default unless f asks for --no-confine too.
+func replayRun(rec *receipt.Receipt, f *runFlags, cwd string, own bool) (run.Run, error) {
 	rp := rec.RunParameters
+	if err := replayValues(rp); err != nil {
+		return run.Run{}, err
+	}
 	if !rec.ArgsWhole() {
 		return run.Run{}, codes.Errorf(codes.E334, "replay: the receipt does not keep the run's "+
 			"arguments whole, so the run cannot be asked for again: %s", rec.ArgsLine())
@@ -250,6 +310,20 @@ func replayRun(rec *receipt.Receipt, f *runFlags, cwd string) (run.Run, error) {
 			err)
 	}
 	r.Budget = was
+	if !own {
+		if len(f.allow) == 0 && (was.String() != "" || len(rp.CredentialsLent) > 0) {
+			e := codes.Errorf(codes.E328, "replay: the receipt is a file from outside your "+
+				"receipts directory, and asks for budget %q and credentials lent %s: a replay of "+
+				"it grants only what --allow names, and none was given", rec.Budget,
+				listOrNone(rp.CredentialsLent))
+			e.Do = replayForeignDo
+			return run.Run{}, e
+		}
+		r.Lend = nil // only what --lend-credential lends, below
+		if rp.Confine == core.ModeOff && !f.noConfine {
+			rp.Confine = core.ModeDefault
+		}
+	}
 	if len(f.allow) > 0 {
 		if r.Budget, err = budget.Parse(f.allow, cwd); err != nil {
 			return run.Run{}, codes.Errorf(codes.E301, "--allow: %w", err)
@@ -287,8 +361,47 @@ func replayRun(rec *receipt.Receipt, f *runFlags, cwd string) (run.Run, error) {
 	return r, nil
 }
 
+// replayValues refuses (E317) run parameters no Sabline writes, which a
+// replay would otherwise take as its own: a timeout below zero or past
+// what a duration holds, a memory bound below zero or past
+// run.MaxMemoryMB, a confine mode or required level Sabline does not
+// know, or a required level with no confinement.
+func replayValues(rp receipt.RunParameters) error {
+	var err error
+	mode := rp.Confine
+	if mode == "" {
+		mode = core.ModeDefault // a refused run's receipt records none
+	}
+	switch {
+	case rp.TimeoutMS < 0 || rp.TimeoutMS > math.MaxInt64/int64(time.Millisecond):
+		err = fmt.Errorf("timeout_ms %d is below zero or past what a timeout holds", rp.TimeoutMS)
+	case rp.MaxMemoryMB < 0 || rp.MaxMemoryMB > run.MaxMemoryMB:
+		err = fmt.Errorf("max_memory_mb %d is below zero or past the %d a run may be given",
+			rp.MaxMemoryMB, run.MaxMemoryMB)
+	default:
+		err = run.CheckConfine(mode, rp.RequireConfinement)
+	}
+	if err == nil {
+		return nil
+	}
+	e := codes.Errorf(codes.E317, "replay: the receipt's run parameters hold a value no Sabline "+
+		"writes: %s", codes.TerminalSafe(errMessage(err)))
+	e.Do = replayValuesDo
+	return e
+}
+
+// errMessage is err's message without its code, when it has one.
+func errMessage(err error) string {
+	if e := (*codes.Error)(nil); errors.As(err, &e) {
+		return e.Msg
+	}
+	return err.Error()
+}
+
 // replayMemory is the memory bound of a replay of a run held to was MB (0
-// for none): was, or the narrower bound f gives.
+// for none recorded): was, or the narrower bound f gives; for none
+// recorded, the bound f gives, else a run's default, and none only with
+// --no-memory-limit.
 func replayMemory(was int, f *runFlags) (int, error) {
 	if _, err := f.memory(); err != nil {
 		return 0, err // both --max-memory-mb and --no-memory-limit
@@ -300,6 +413,8 @@ func replayMemory(was int, f *runFlags) (int, error) {
 		return 0, wider("--max-memory-mb %d is more than the receipt's %d", f.maxMemoryMB, was)
 	case f.maxMemoryMB > 0:
 		return f.maxMemoryMB, nil
+	case was == 0 && !f.noMemory:
+		return defaultRunMemoryMB, nil // none recorded lifts no bound by itself
 	}
 	return was, nil
 }

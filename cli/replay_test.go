@@ -186,7 +186,7 @@ func TestReplayRunsTheBytesItChecked(t *testing.T) {
 	if err := fs.Parse(nil); err != nil {
 		t.Fatal(err)
 	}
-	r, err := replayOf(orig, f, fx.dir)
+	r, err := replayOf(orig, f, fx.dir, true)
 	if err != nil {
 		t.Fatalf("replayOf: %v", err)
 	}
@@ -205,7 +205,7 @@ func TestReplayRunsTheBytesItChecked(t *testing.T) {
 		t.Errorf("the replay's receipt records sha256 %s, want the original's %s",
 			rec.Program.SHA256, orig.Program.SHA256)
 	}
-	if _, err := replayOf(orig, f, fx.dir); codes.CodeOf(err) != codes.E334 {
+	if _, err := replayOf(orig, f, fx.dir, true); codes.CodeOf(err) != codes.E334 {
 		t.Errorf("replayOf the changed file: %v, want E334", err)
 	}
 }
@@ -360,7 +360,7 @@ func TestReplayNarrows(t *testing.T) {
 
 // TestReplayRun: what a replay asks for, without running it: the
 // receipt's parameters, or narrower ones; a run with no timeout or
-// memory bound takes any.
+// memory bound takes any, and with no flag a run's default memory bound.
 func TestReplayRun(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "p.vel")
@@ -369,18 +369,18 @@ func TestReplayRun(t *testing.T) {
 	rec.RunParameters.RequireConfinement = core.Partial
 	rec.RunParameters.CredentialsLent = []string{filepath.Join(dir, "key.pem")}
 	var f runFlags
-	r, err := replayRun(rec, &f, dir)
+	r, err := replayRun(rec, &f, dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Budget.String() != "io,env" || r.Timeout != 0 || r.MaxMemoryMB != 0 ||
+	if r.Budget.String() != "io,env" || r.Timeout != 0 || r.MaxMemoryMB != defaultRunMemoryMB ||
 		r.Confine != core.ModeDefault || r.Require != core.Partial ||
 		strings.Join(r.Args, " ") != "a b" || len(r.Lend) != 1 || r.Program != prog {
 		t.Errorf("no flags: %+v, want the receipt's", r)
 	}
 	f = runFlags{timeout: time.Hour, maxMemoryMB: 64, require: "full", allow: cmdline.List{"env"},
 		lend: cmdline.List{"key.pem"}}
-	if r, err = replayRun(rec, &f, dir); err != nil {
+	if r, err = replayRun(rec, &f, dir, true); err != nil {
 		t.Fatal(err)
 	}
 	if r.Budget.String() != "env" || r.Timeout != time.Hour || r.MaxMemoryMB != 64 ||
@@ -389,12 +389,12 @@ func TestReplayRun(t *testing.T) {
 	}
 	f = runFlags{require: "partial"}
 	rec.RunParameters.RequireConfinement = core.Full
-	if _, err := replayRun(rec, &f, dir); codes.CodeOf(err) != codes.E328 ||
+	if _, err := replayRun(rec, &f, dir, true); codes.CodeOf(err) != codes.E328 ||
 		!strings.Contains(err.Error(), "--require-confinement partial is below the receipt's full") {
 		t.Errorf("a lower required level: %v, want E328", err)
 	}
 	f = runFlags{noMemory: true, maxMemoryMB: 64}
-	if _, err := replayRun(rec, &f, dir); codes.CodeOf(err) != codes.E301 {
+	if _, err := replayRun(rec, &f, dir, true); codes.CodeOf(err) != codes.E301 {
 		t.Errorf("--max-memory-mb with --no-memory-limit: %v, want E301", err)
 	}
 }
@@ -488,15 +488,17 @@ func TestReplayReadsNoTestimonyFiles(t *testing.T) {
 		})
 	}
 	// The control: a testimony receipt that names no file but the
-	// program, which the supervisor read itself, replays: the program is
-	// read, as it is for every receipt.
+	// program, which the supervisor read itself, replays, under the
+	// grants the command line names: the program is read, as it is for
+	// every receipt.
 	t.Run("testimony, the program alone", func(t *testing.T) {
 		rec := *orig.Receipt // a copy: each case forges its own
 		rec.Program.Files = nil
 		rec.Reported = &receipt.Reported{Fields: []string{receipt.FieldOutcome, receipt.FieldFiles},
 			Testimony: "ffi:ctypes is granted: host code ran beside the program"}
-		forged := receiptFile(t, &rec)
-		if status, stdout, stderr := fx.main(t, "replay", forged); status != 0 ||
+		forged := receiptFile(t, &rec) // a file of no store: it grants what --allow names
+		if status, stdout, stderr := fx.main(t, "replay", forged, "--allow",
+			"io,fs:write:out"); status != 0 ||
 			!strings.Contains(stdout, "hello, world\n") {
 			t.Errorf("status %d, stdout %q, stderr %s: want the program run again", status, stdout,
 				stderr)

@@ -139,7 +139,8 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sabline: run %s: %s\n", terminalSafe(r.RunID), terminalSafe(r.Parts()))
 		for _, line := range []string{r.ArgsLine(), r.StdoutLine()} {
 			if line != "" {
-				fmt.Fprintf(stderr, "sabline: run %s: %s\n", terminalSafe(r.RunID), terminalSafe(line))
+				fmt.Fprintf(stderr, "sabline: run %s: %s\n", terminalSafe(r.RunID),
+					terminalSafe(line))
 			}
 		}
 		for _, line := range r.ConnectionLines() {

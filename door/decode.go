@@ -257,7 +257,8 @@ func decodeObject(data []byte, allowed []string,
 	}
 	for _, f := range fields {
 		if strings.Contains(strings.ToLower(f.key), "confin") {
-			e := codes.Errorf(codes.E301, confinementNamed, codes.TerminalSafe(clip(f.key, 64)))
+			e := codes.Errorf(codes.E301, confinementNamed,
+				codes.TerminalSafe(codes.Clip(f.key, 64)))
 			e.Do = confinementDo
 			return e
 		}
@@ -270,7 +271,7 @@ func decodeObject(data []byte, allowed []string,
 	for _, f := range fields {
 		if !contains(allowed, f.key) {
 			return malformed("the request has no field %q: the fields are %s",
-				codes.TerminalSafe(clip(f.key, 64)), strings.Join(allowed, ", "))
+				codes.TerminalSafe(codes.Clip(f.key, 64)), strings.Join(allowed, ", "))
 		}
 		if seen[f.key] {
 			return malformed("the request gives %s twice", f.key)
@@ -334,8 +335,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
-// clip cuts s to at most n bytes (at least 64), for messages that quote
-// a client's text, saying how many bytes were left out as a receipt's
-// message does (codes.Clip).
-func clip(s string, n int) string { return codes.Clip(s, n) }

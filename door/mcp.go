@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -293,9 +294,9 @@ var mcpMethods = []string{
 
 // methodNotFound is the answer (-32601, with the request's id) of a
 // request whose method is none of mcpMethods, or nil when it is one.
-// Over /mcp the MCP SDK refused such a request 400, as a message it
-// could not take (-32600, id null), where it answers one on standard
-// input -32601 with its id: a client saw a failed transport, not a
+// Over /mcp the MCP SDK refuses such a request 400, as a message it
+// cannot take (-32600, id null), where it answers one on standard
+// input -32601 with its id: a client would see a failed transport, not a
 // method the server does not have.
 func methodNotFound(req *jsonrpc.Request) *jsonrpc.Response {
 	if !req.IsCall() || slices.Contains(mcpMethods, req.Method) {
@@ -303,7 +304,7 @@ func methodNotFound(req *jsonrpc.Request) *jsonrpc.Response {
 	}
 	return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 		Message: fmt.Sprintf("method not found: %s: the methods this server answers are %s",
-			clip(strconv.Quote(req.Method), 64), strings.Join(mcpMethods, ", "))}}
+			codes.Clip(strconv.Quote(req.Method), 64), strings.Join(mcpMethods, ", "))}}
 }
 
 // maxID bounds a JSON-RPC id that is a number: the SDK reads it as a
@@ -326,7 +327,7 @@ func idRefusal(raw json.RawMessage) string {
 	}
 	return fmt.Sprintf("the id %s is not a string of text (UTF-8, no U+FFFD) or an integer "+
 		"within ±%d: its answer would carry another id; give such a string or integer",
-		clip(string(raw), 64), maxID)
+		codes.Clip(string(raw), 64), maxID)
 }
 
 // tokenRefusal says why a request whose progress token
@@ -344,7 +345,7 @@ func tokenRefusal(raw json.RawMessage) string {
 	}
 	return fmt.Sprintf("the progress token %s is not a string of text (UTF-8, no U+FFFD) or an "+
 		"integer within ±%d: the notifications of its progress would carry another token; give "+
-		"such a string or integer", clip(string(raw), 64), maxID)
+		"such a string or integer", codes.Clip(string(raw), 64), maxID)
 }
 
 // carried reports whether a JSON-RPC id or progress token, raw as it was

@@ -353,9 +353,9 @@ func (w *jsonrpcErrors) Write(p []byte) (int, error) {
 // of it was written (the SDK writes a JSON reply whole, at its end), as
 // an event stream with no event: MCP's receiver of a cancel should not
 // answer the request, and over HTTP a request is answered with JSON or
-// an event stream. Before, it went out as 200 application/json with an
-// empty body, which a client fails to read ("Unexpected end of JSON
-// input", the TypeScript SDK's).
+// an event stream: 200 application/json with an empty body, as the SDK
+// leaves it, a client fails to read ("Unexpected end of JSON input", the
+// TypeScript SDK's).
 func (w *jsonrpcErrors) unanswered() {
 	if w.started {
 		return

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/sabline/sabline/codes"
 )
 
 // CodeForeignOrigin is the code of a request refused because its Host or
@@ -112,7 +114,8 @@ func (s *Server) sameOrigin(next http.Handler) http.Handler {
 		host, ok := parseHost(r.Host)
 		if !ok || !s.ours(host, local) {
 			s.refuseOrigin(w,
-				fmt.Sprintf("the request's Host %q is not an address of this server", clip(r.Host, 256)))
+				fmt.Sprintf("the request's Host %q is not an address of this server",
+					codes.Clip(r.Host, 256)))
 			return
 		}
 		if values, sent := r.Header["Origin"]; sent {
@@ -120,7 +123,7 @@ func (s *Server) sameOrigin(next http.Handler) http.Handler {
 			if !ok || !s.ours(o, local) {
 				s.refuseOrigin(w,
 					fmt.Sprintf("the request's Origin %q is not this server or an origin its operator named",
-						clip(strings.Join(values, ","), 256)))
+						codes.Clip(strings.Join(values, ","), 256)))
 				return
 			}
 		}

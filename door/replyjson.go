@@ -13,14 +13,13 @@ import (
 // A run's reply is as large as what it printed: up to 1 MiB of each
 // stream, any bytes, each control byte or byte of invalid UTF-8 six in
 // JSON, and, as an MCP tool's result, its JSON once more as text, each
-// quote and backslash two. The doors write each reply into room made
-// for it once. Before, json.Marshal grew its buffer a quarter at a time
-// (some five times the bytes it wrote, allocated), and the MCP SDK
-// encoded a tool's result at four levels, escaping its text twice and
-// copying the whole at each: one reply of a run that printed 1 MiB of
-// invalid UTF-8 (13.6 MB over MCP) allocated 185 MB in the door, and
-// 46 MB over /v1/run (a reply of 6.3 MB). TestReplyAllocations holds
-// what one such reply allocates now, in each door.
+// quote and backslash two: a reply of a run that printed 1 MiB of
+// invalid UTF-8 is 13.6 MB over MCP, 6.3 MB over /v1/run. The doors
+// write each reply into room made for it once, where json.Marshal grows
+// its buffer a quarter at a time (some five times the bytes it writes,
+// allocated), and the MCP SDK encodes a tool's result at four levels,
+// escaping its text twice and copying the whole at each.
+// TestReplyAllocations holds what one such reply allocates in each door.
 
 // appendJSON appends o as json.Marshal writes it, without reflection
 // (package jsonenc), into room made for it once (jsonSize).

@@ -745,7 +745,7 @@ func (s *Server) handleAlive(w http.ResponseWriter, r *http.Request) {
 
 func malformedID(id string) error {
 	e := codes.Errorf(codes.E301, "%q is not a run id: a run id is %s",
-		codes.TerminalSafe(clip(id, 64)), receipt.RunIDForm)
+		codes.TerminalSafe(codes.Clip(id, 64)), receipt.RunIDForm)
 	e.Do = "Give the run_id a run's reply named."
 	return e
 }

@@ -127,7 +127,7 @@ func (s *Server) logState(ctx context.Context, level slog.Level, msg, reason str
 // a store's reply can be long.
 const maxLogBytes = 4096
 
-func clipLog(msg string) string { return clip(codes.TerminalSafe(msg), maxLogBytes) }
+func clipLog(msg string) string { return codes.Clip(codes.TerminalSafe(msg), maxLogBytes) }
 
 // handleReady is /readyz: 200 when the server may be sent traffic; 503,
 // with one word of ReadyReasons, when Config.Ready says it should not, or

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sabline/sabline/codes"
 )
 
 // maxLineBytes bounds one line of the MCP door on a stream: the largest
@@ -348,8 +350,8 @@ func decodeLine(l lineOrErr) (jsonrpc.Message, *jsonrpc.Response) {
 				// call of another id (2.5 or 2.0 that of 2).
 				return refuse(jsonrpc.CodeInvalidRequest, "the cancel names the request id %s, "+
 					"which is not a string of text or an integer within ±%d: it would stop "+
-					"another request; name the id the request was sent with", clip(string(id), 64),
-					maxID)
+					"another request; name the id the request was sent with",
+					codes.Clip(string(id), 64), maxID)
 			}
 		}
 	}

@@ -214,11 +214,11 @@ func (in *Interp) netCheck(e budget.Effect) (DialFunc, error) {
 
 // counted is dial for a run that dials itself, held to the bounds a
 // confined worker's supervisor holds a run to (reach.MaxConnections,
-// reach.MaxOpen): past either, E335, as the broker says it. Before, a
-// run under --no-confine held 9,000 connections, until its supervisor
-// stopped it for the descriptors it held (E330, which names the private
-// temporary directory), and a run in the caller's process held 2,500 of
-// the caller's descriptors (TestOwnDialBounded).
+// reach.MaxOpen): past either, E335, as the broker says it. Without
+// them, a run under --no-confine would hold connections until its
+// supervisor stopped it for the descriptors it held (E330, which names
+// the private temporary directory), and a run in the caller's process
+// would hold the caller's descriptors (TestOwnDialBounded).
 func (in *Interp) counted(dial DialFunc) DialFunc {
 	return func(ctx context.Context, network, address string) (net.Conn, error) {
 		if in.made >= reach.MaxConnections || len(in.open) >= reach.MaxOpen {

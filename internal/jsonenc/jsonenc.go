@@ -295,7 +295,7 @@ func AppendString(b []byte, s string) []byte { return appendString(b, s) }
 
 // QuotedLen is the length of s quoted as encoding/json writes it
 // (AppendString), its quotes counted: a caller makes room for a large
-// value once, where appending it grew its buffer a quarter at a time.
+// value once, rather than grow its buffer as it appends.
 func QuotedLen(s string) int {
 	n := 2
 	for i := 0; i < len(s); {
@@ -304,7 +304,8 @@ func QuotedLen(s string) int {
 			switch {
 			case htmlSafe[c]:
 				n++
-			case c == '\\' || c == '"' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			case c == '\\' || c == '"' || c == '\b' || c == '\f' || c == '\n' || c == '\r' ||
+				c == '\t':
 				n += 2
 			default:
 				n += len(`\u0000`)

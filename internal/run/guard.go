@@ -78,9 +78,9 @@ func admitted(b budget.Budget) map[string]string {
 // CheckLend refuses (E301) credential locations to lend past a budget's
 // bounds (budget.MaxItems of them, budget.MaxBytes in all), where named
 // is the setting that gave them: a receipt keeps every one, so that a
-// replay lends them again, and past them a receipt grew past the size a
-// receipt file may be (receipt.MaxBytes), which sabline receipts passed
-// over as no receipt. Lend a directory above many instead.
+// replay lends them again, and past them a receipt would grow past the
+// size a receipt file may be (receipt.MaxBytes), which sabline receipts
+// passes over as no receipt. Lend a directory above many instead.
 func CheckLend(named string, lend []string) error {
 	n := 0
 	for _, p := range lend {

@@ -1308,7 +1308,8 @@ func (w *poolWorker) do(p *Pool, j *pooled) (*PoolResult, bool) {
 	}
 	rec.Timings.Worker = r.Timings
 	cut := ""
-	if rec.StdoutCut = receipt.CutStdout(r.StdoutBytes, int64(len(r.Stdout))); rec.StdoutCut != nil {
+	rec.StdoutCut = receipt.CutStdout(r.StdoutBytes, int64(len(r.Stdout)))
+	if rec.StdoutCut != nil {
 		cut = receipt.FieldStdoutCut
 	}
 	reported(rec, j.b, said, receipt.FieldEffects, files, receipt.FieldWorkerTimings, cut)

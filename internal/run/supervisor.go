@@ -825,8 +825,8 @@ func allocatorThrew(crash string) bool {
 // runtime's stack limit passed by the interpreter itself
 // (go.starlark.net): the frame that overflowed is the first of the
 // goroutine the report names first. A tuple nested 12 million deep, made
-// in a few lines and hashed as a key, overflowed it so, and the run was
-// E310, "a fault in Sabline" (TestDeathOfADeepValue).
+// in a few lines and hashed as a key, overflows it so: the program's
+// doing, E305, not E310, "a fault in Sabline" (TestDeathOfADeepValue).
 func interpreterOverflowed(crash string) bool {
 	if !strings.Contains(crash, "fatal error: stack overflow") {
 		return false

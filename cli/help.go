@@ -138,7 +138,7 @@ var helpTopics = []helpTopic{
 			"again, with its arguments, under its budget and limits, and prints the receipts diff " +
 			"of the two runs (docs/language.md). Refused (E334) when the program's bytes are not " +
 			"those the receipt recorded; a flag may narrow the run and never widen it (E328). A " +
-			"receipt file from outside the receipts directory grants only what --allow and " +
+			"receipt file named by its path grants only what --allow and " +
 			"--lend-credential name (E328 without --allow).",
 		flags: setOf(replayFlagSet)},
 	{name: "modules", short: "the host modules this build registers", synopsis: "sabline modules",

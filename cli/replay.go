@@ -53,12 +53,12 @@ const replayTestimonyDo = "Run the program again by its path (sabline PROGRAM.ve
 const replayNoDigest = "receipt of run %s records no digest of its program %s (the program was " +
 	"never read, or was sent as text to a server): there are no bytes to check it against"
 
-// replayForeignDo is what to do about a receipt file from outside the
-// receipts directory that asks for grants the command line does not name.
-const replayForeignDo = "A receipt file from outside your receipts directory is its author's " +
-	"word, not yours: a replay of it grants only what you name. Read the file, then give " +
-	"--allow with the items you grant, within its budget, and --lend-credential for each " +
-	"credential you lend. Nothing ran."
+// replayForeignDo is what to do about a receipt file named by its path
+// that asks for grants the command line does not name.
+const replayForeignDo = "A receipt file named by its path is its author's word, not yours: a " +
+	"replay of it grants only what you name. Read the file, then give --allow with the items " +
+	"you grant, within its budget, and --lend-credential for each credential you lend; or " +
+	"replay a run of your own by its run id. Nothing ran."
 
 // replayNotReceiptDo is what to do about a RECEIPT that names no receipt.
 const replayNotReceiptDo = "Give a run id (sabline receipts list prints them), a prefix of " +
@@ -164,7 +164,7 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // program is checked (sameProgram): the run compiles the program's bytes
 // the check read, never the file read again, which may have changed
 // between the two reads. own says orig is a receipt of the operator's
-// receipts directory.
+// receipts directory, found there by its run id.
 func replayOf(orig receipt.StoredReceipt, f *runFlags, cwd string, own bool) (run.Run, error) {
 	src, err := sameProgram(orig)
 	if err != nil {
@@ -181,8 +181,9 @@ func replayOf(orig receipt.StoredReceipt, f *runFlags, cwd string, own bool) (ru
 // findReceipt reads the receipt ref names: a run id, a prefix of one or
 // receipt.LastRun, found in dir as receipts show finds it (receipt.Find);
 // anything else is the path of a receipt file. own reports whether the
-// receipt is dir's: found there by its run id, or a file in dir itself.
-// A receipt file elsewhere is anyone's to have written.
+// receipt is dir's, found there by its run id: a file named by its path
+// is anyone's to have written, wherever it lies (where it lies, judged
+// after the read, could be a directory swapped for a link meanwhile).
 func findReceipt(dir, ref string) (rec receipt.StoredReceipt, own bool, err error) {
 	if ref == receipt.LastRun || receipt.ValidRunID(ref) {
 		rec, err = receipt.Find(dir, ref)
@@ -195,18 +196,7 @@ func findReceipt(dir, ref string) (rec receipt.StoredReceipt, own bool, err erro
 		}
 		return receipt.StoredReceipt{}, false, err
 	}
-	return receipt.StoredReceipt{Path: ref, Receipt: loaded}, inDir(ref, dir), nil
-}
-
-// inDir reports whether the file at path is directly in the directory
-// dir, as the file system says (through any link to either).
-func inDir(path, dir string) bool {
-	in, err := os.Stat(filepath.Dir(path))
-	if err != nil {
-		return false
-	}
-	d, err := os.Stat(dir)
-	return err == nil && os.SameFile(in, d)
+	return receipt.StoredReceipt{Path: ref, Receipt: loaded}, false, nil
 }
 
 // sameProgram checks that the program orig records, and every file it
@@ -288,8 +278,8 @@ func fileBytes(path string) ([]byte, error) {
 // a run's default one, unless f lifts it (--no-memory-limit): a bound
 // held by the worker's watch alone is not recorded.
 //
-// A receipt that is not own (a file from outside the receipts
-// directory, anyone's to have written) grants nothing of its own: its
+// A receipt that is not own (a file named by its path, anyone's to have
+// written) grants nothing of its own: its
 // budget and lent credentials only bound what f names (--allow, which
 // must be given where that budget grants anything, else E328, and
 // --lend-credential), and it turns no confinement off: its mode off is
@@ -312,9 +302,9 @@ func replayRun(rec *receipt.Receipt, f *runFlags, cwd string, own bool) (run.Run
 	r.Budget = was
 	if !own {
 		if len(f.allow) == 0 && (was.String() != "" || len(rp.CredentialsLent) > 0) {
-			e := codes.Errorf(codes.E328, "replay: the receipt is a file from outside your "+
-				"receipts directory, and asks for budget %q and credentials lent %s: a replay of "+
-				"it grants only what --allow names, and none was given", rec.Budget,
+			e := codes.Errorf(codes.E328, "replay: the receipt is a file named by its path, "+
+				"and asks for budget %q and credentials lent %s: a replay of it grants only "+
+				"what --allow names, and none was given", rec.Budget,
 				listOrNone(rp.CredentialsLent))
 			e.Do = replayForeignDo
 			return run.Run{}, e

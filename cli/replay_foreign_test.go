@@ -85,7 +85,7 @@ func TestReplayOfAForeignFileGrantsWhatTheOperatorNames(t *testing.T) {
 
 	status, stdout, stderr := fx.main(t, "replay", fx.forged)
 	if status != codes.ExitUsage || !strings.Contains(stderr, "E328: replay: the receipt is a "+
-		"file from outside your receipts directory") || !strings.Contains(stderr, fx.keys) ||
+		"file named by its path") || !strings.Contains(stderr, fx.keys) ||
 		!strings.Contains(stderr, "--allow with the items you grant") || stdout != "" {
 		t.Errorf("no flags: status %d, stdout %q, stderr %s; want E328, nothing run", status,
 			stdout, stderr)
@@ -121,27 +121,46 @@ func TestReplayOfAForeignFileGrantsWhatTheOperatorNames(t *testing.T) {
 	}
 }
 
-// TestReplayOfAStoreFileTakesItsGrants: the control of the rule above, a
-// receipt file in the operator's receipts directory named by its path,
-// is the operator's own: it replays under its grants with no flag.
-func TestReplayOfAStoreFileTakesItsGrants(t *testing.T) {
+// TestReplayByPathOrByRunID: a receipt is the operator's own only when
+// found by its run id; a file named by its path is its author's word
+// even in the receipts directory (where it lies, judged after the read,
+// could have been a directory swapped for a link meanwhile): refused
+// E328 with no --allow, nothing run. The control: a run of the
+// operator's own, replayed by its run id with no flag, runs under its
+// grants (its fs:write makes the marker again).
+func TestReplayByPathOrByRunID(t *testing.T) {
 	fx := newForeignFixture(t)
 	if err := os.MkdirAll(fx.receipts, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	own := filepath.Join(fx.receipts, "kept.json")
+	kept := filepath.Join(fx.receipts, "kept.json")
 	data, err := os.ReadFile(fx.forged)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(own, data, 0o600); err != nil {
+	if err := os.WriteFile(kept, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	status, stdout, stderr := fx.main(t, "replay", own)
-	if status != 0 || !strings.Contains(stdout, "SECRET-KEY") {
-		t.Errorf("status %d, stdout %q, stderr %s; want the program run", status, stdout, stderr)
+	status, stdout, stderr := fx.main(t, "replay", kept)
+	if status != codes.ExitUsage || !strings.Contains(stderr, "E328: replay: the receipt is a "+
+		"file named by its path") || stdout != "" {
+		t.Errorf("a file in the receipts directory: status %d, stdout %q, stderr %s; want E328, "+
+			"nothing run", status, stdout, stderr)
 	}
-	fx.canaryIs(t, "written by the receipt's author\n")
+	fx.canaryIs(t, canaryText)
+
+	own := newReplayFixture(t)
+	orig := own.original(t, "--allow", "io,fs:write:out")
+	if err := os.Remove(own.marker); err != nil {
+		t.Fatal(err)
+	}
+	status, _, stderr = own.main(t, "replay", orig.RunID)
+	if status != 0 {
+		t.Errorf("the operator's own run by its id: status %d, %s; want it run", status, stderr)
+	}
+	if _, err := os.Stat(own.marker); err != nil {
+		t.Errorf("the replay by run id did not write its marker: %v", err)
+	}
 }
 
 // TestReplayRefusesValuesNoSablineWrites: run parameters no Sabline

@@ -88,7 +88,7 @@ func (fx replayFixture) original(t *testing.T, flags ...string) receipt.StoredRe
 	return runs[0]
 }
 
-// TestReplayMatches: a replay named by its receipt's file runs the
+// TestReplayMatches: a replay named by its receipt's run id runs the
 // program again, with the receipt's arguments, budget and timeout, leaves
 // a second receipt of the same program, and prints the diff of the two.
 func TestReplayMatches(t *testing.T) {
@@ -97,7 +97,7 @@ func TestReplayMatches(t *testing.T) {
 	if err := os.Remove(fx.marker); err != nil {
 		t.Fatal(err)
 	}
-	status, stdout, stderr := fx.main(t, "replay", orig.Path)
+	status, stdout, stderr := fx.main(t, "replay", orig.RunID)
 	if status != 0 {
 		t.Fatalf("replay: status %d, stderr %s", status, stderr)
 	}

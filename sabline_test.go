@@ -1,6 +1,7 @@
 package sabline_test
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -782,9 +783,10 @@ func TestReceiptsAreGuarded(t *testing.T) {
 // with no Stdout, in a worker and in this process, and a pool's run) is
 // its first MiB, and past it the receipt, the one returned and the one on
 // the disk alike, says how much the program printed and how much was kept
-// (stdout_cut), as the run's messages do; within the bound it says
-// nothing of a cut. Before, a pool's receipt said nothing of it, and a
-// run's messages not how much was dropped.
+// (stdout_cut), as the run's messages do, a pool's marking it as its
+// worker's word; within the bound it says nothing of a cut. Before, a
+// pool's receipt said nothing of it, and a run's messages not how much
+// was dropped.
 func TestRunKeepsABoundedOutput(t *testing.T) {
 	dir := t.TempDir()
 	const bound = 1 << 20
@@ -850,12 +852,68 @@ func TestRunKeepsABoundedOutput(t *testing.T) {
 						t.Errorf("%s has stdout_cut %+v; want %+v", got.what, got.cut, tc.wantCut)
 					}
 				}
+				// A pool's worker counts what its program printed: its word,
+				// marked as the worker's (receipt.FieldStdoutCut); a run of
+				// its own the supervisor counts as it relays it.
+				marked := stored.Reported != nil &&
+					slices.Contains(stored.Reported.Fields, receipt.FieldStdoutCut)
+				if want := where.name == "in a pool" && tc.wantCut != nil; marked != want {
+					t.Errorf("the receipt stored marks stdout_cut as the worker's %v (%+v); want %v",
+						marked, stored.Reported, want)
+				}
 				said := strings.Contains(string(res.Stderr), "sabline: stdout: CUT: ")
 				if tc.wantCut != nil && !strings.Contains(string(res.Stderr),
 					fmt.Sprintf("printed %d bytes; the caller was given the first %d", tc.wantCut.Bytes,
 						tc.wantCut.KeptBytes)) || tc.wantCut == nil && said {
 					t.Errorf("the run's messages are %q; want them to say the cut %+v", res.Stderr,
 						tc.wantCut)
+				}
+			})
+		}
+	}
+}
+
+// TestRunGivenAWriterSaysNoCut: a run whose output goes to its caller's
+// own writer (Options.Stdout), which takes all of it, has a receipt, the
+// one returned and the one on the disk, that says no cut (stdout_cut)
+// however much it printed, and messages that say none, in a worker and in
+// this process. The control: the same run with its output kept in its
+// Result (no Stdout) says the cut.
+func TestRunGivenAWriterSaysNoCut(t *testing.T) {
+	dir := t.TempDir()
+	const n = 3 << 20
+	src := fmt.Sprintf("print(\"x\" * %d)\n", n)
+	for _, inProcess := range []bool{true, false} {
+		for _, own := range []bool{true, false} {
+			t.Run(fmt.Sprintf("in process %v, own writer %v", inProcess, own), func(t *testing.T) {
+				receipts := t.TempDir()
+				var out, stderr bytes.Buffer
+				opts := sabline.Options{Budget: budget.MustParse(dir, "io"), Cwd: dir,
+					Receipts: receipts, InProcess: inProcess, Stderr: &stderr}
+				if own {
+					opts.Stdout = &out
+				}
+				res, err := sabline.Run(context.Background(), sabline.Source(filepath.Join(dir, "p.vel"),
+					[]byte(src)), opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				stored, err := receipt.Find(receipts, res.Receipt.RunID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				said := strings.Contains(stderr.String()+string(res.Stderr), "stdout: CUT")
+				if own {
+					if out.Len() != n+1 || res.Receipt.StdoutCut != nil || stored.StdoutCut != nil || said {
+						t.Errorf("given %d bytes of %d; stdout_cut %+v, stored %+v, said %v; want all "+
+							"given and no cut said", out.Len(), n+1, res.Receipt.StdoutCut,
+							stored.StdoutCut, said)
+					}
+					return
+				}
+				if res.Receipt.StdoutCut == nil || stored.StdoutCut == nil || !said {
+					t.Errorf("the control: stdout_cut %+v, stored %+v, said %v; want the cut said",
+						res.Receipt.StdoutCut, stored.StdoutCut, said)
 				}
 			})
 		}

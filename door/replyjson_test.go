@@ -472,3 +472,73 @@ func TestStreamWritesAResultAsEncoded(t *testing.T) {
 		}
 	}
 }
+
+// replySink keeps what TestRunReplyRoomMadeOnce writes, so that none of
+// it is left unwritten.
+var replySink []byte
+
+// TestRunReplyRoomMadeOnce: the reply of /v1/run, a receipt of 64 KiB put
+// in as it is and the newline writeJSON ends it with, is written in room
+// made for it once: no more allocations than the same reply without a
+// receipt (the control), where making no room for the receipt grew the
+// reply, a copy of it whole, once it was written.
+func TestRunReplyRoomMadeOnce(t *testing.T) {
+	pad := strings.Repeat("a", 64<<10)
+	rec := json.RawMessage(`{"schema":"sabline.receipt/1","pad":"` + pad + `"}`)
+	allocs := func(r RunReply) float64 {
+		return testing.AllocsPerRun(5, func() {
+			data, err := marshalReply(runReplyJSON(r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			replySink = append(data, '\n')
+		})
+	}
+	with := RunReply{RunID: "r1", Status: "ok", Level: "full", Stdout: strings.Repeat("\x01", 1<<20),
+		Receipt: rec}
+	with.redacted = with.Receipt
+	without := with
+	without.Receipt, without.redacted = nil, nil
+	if a, b := allocs(with), allocs(without); a > b {
+		t.Errorf("the reply with its receipt: %.0f allocations; without it: %.0f", a, b)
+	}
+	if !bytes.HasSuffix(replySink, []byte("}\n")) {
+		t.Errorf("the reply ends %q", replySink[max(0, len(replySink)-20):])
+	}
+}
+
+// TestStreamSmallResultOneWrite: a response whose result is at most
+// oneWrite bytes goes on the line in one write, its newline with it, so
+// that a small stdio reply is one system call; a larger one is written
+// in parts, around its result, without a copy of it (the control). Both
+// are the bytes jsonrpc.EncodeMessage writes.
+func TestStreamSmallResultOneWrite(t *testing.T) {
+	id, _ := jsonrpc.MakeID(float64(1))
+	for _, tc := range []struct {
+		name  string
+		size  int
+		parts int
+	}{
+		{name: "small", size: 100, parts: 1},
+		{name: "at oneWrite", size: oneWrite, parts: 1},
+		{name: "past oneWrite (the control)", size: oneWrite + 1, parts: 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			result := json.RawMessage(`"` + strings.Repeat("a", tc.size-2) + `"`)
+			msg := &jsonrpc.Response{ID: id, Result: result}
+			want, err := jsonrpc.EncodeMessage(msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts, err := onTheLine(msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := bytes.Join(parts, nil)
+			if len(parts) != tc.parts || !bytes.Equal(got, append(want, '\n')) {
+				t.Errorf("a result of %d bytes in %d writes (%.60q...); want %d, as EncodeMessage "+
+					"writes it", tc.size, len(parts), got, tc.parts)
+			}
+		})
+	}
+}

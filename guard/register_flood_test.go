@@ -562,3 +562,75 @@ func TestRegisterRetargetedLinkGuardsNothingOfAnothers(t *testing.T) {
 		t.Errorf("refreshed after the change: root's %s guarded by uid %d's entries", victim, flooder)
 	}
 }
+
+// TestRegisterPathMissingAtTheBuildGuardsNothingOfAnothers: another
+// user's entries, honoured when the register is read, guard in the set
+// built after no path that is not there as it is built: a directory of
+// theirs removed since the read, and where a link of theirs leads when
+// nothing is there (a link to a name in root's directory). Root makes
+// each after the build, its own, and the set does not keep a grant of
+// fs:read of it from root's runs. The control: a directory of theirs
+// that is there as the set is built is guarded. Run as root (chown).
+func TestRegisterPathMissingAtTheBuildGuardsNothingOfAnothers(t *testing.T) {
+	rootOnly(t)
+	dir := t.TempDir()
+	reg := useRegister(t, dir)
+	mkSticky(t, reg)
+	place := func(p string, uid int) {
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(p, "secret.txt")
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		chownAll(t, uid, p, f)
+	}
+	roots := filepath.Join(dir, "roots")
+	place(roots, 0)
+	gone, kept := filepath.Join(dir, "gone"), filepath.Join(dir, "kept")
+	place(gone, flooder)
+	place(kept, flooder)
+	later := filepath.Join(roots, "later") // nothing there yet
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(later, link); err != nil {
+		t.Fatal(err)
+	}
+	chownAll(t, flooder, link)
+	sub := filepath.Join(reg, subdirName(flooder))
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	chownAll(t, flooder, sub)
+	for _, p := range []string{gone, kept, link} { // as uid 4242's Join writes them
+		if _, err := writeEntry(sub, p); err != nil {
+			t.Fatal(err)
+		}
+		chownAll(t, flooder, filepath.Join(sub, entryName(p)))
+	}
+	locs, r, err := RegisteredLocations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{gone, kept, link} {
+		if r.Owners[p] != flooder {
+			t.Fatalf("read %q, owners %v; want %s among them, uid %d's", r.Paths, r.Owners, p, flooder)
+		}
+	}
+	// Between the read and the build: the directory is removed.
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+	set := Build(Inputs{Sabline: locs, Owned: r.Owners}, OS())
+	// After the build, root makes both places, its own.
+	place(gone, 0)
+	place(later, 0)
+	for _, p := range []string{gone, later} {
+		if guards(t, set, p, filepath.Join(p, "secret.txt")) {
+			t.Errorf("root's %s, made after the build, guarded by uid %d's entries", p, flooder)
+		}
+	}
+	if !guards(t, set, kept, filepath.Join(kept, "secret.txt")) {
+		t.Errorf("the control: uid %d's %s, there as the set is built, not guarded", flooder, kept)
+	}
+}

@@ -366,8 +366,10 @@ func TestExecClosesWhatItLeftOpen(t *testing.T) {
 // as the process's descriptors let it: 9,000 under --no-confine, until
 // its supervisor stopped it for the descriptors it held (E330, which
 // names the private temporary directory), and 2,500 of the caller's
-// own in its process. The controls: as many as the bounds let it, each
-// closed when the bound is on the open ones, the listener counting each.
+// own in its process. The bounds hold under a grant of any host too,
+// whose connections go to the addresses the program names. The controls:
+// as many as the bounds let it, each closed when the bound is on the
+// open ones, the listener counting each.
 func TestOwnDialBounded(t *testing.T) {
 	// open makes ARGS[0] connections, closing each when ARGS[1] says so.
 	const open = `cs = []
@@ -384,11 +386,16 @@ print("made %d" % int(ARGS[0]))
 		n     int
 		close string
 		want  codes.Code
+		any   bool // a grant of any host, not of the listener's address
 	}{
 		{name: "one past those open at once", n: reach.MaxOpen + 1, close: "keep", want: codes.E335},
 		{name: "the control: as many open as the bound", n: reach.MaxOpen, close: "keep"},
 		{name: "one past those made", n: reach.MaxConnections + 1, close: "close", want: codes.E335},
 		{name: "the control: as many made as the bound", n: reach.MaxConnections, close: "close"},
+		{name: "one past those open at once, any host", n: reach.MaxOpen + 1, close: "keep",
+			want: codes.E335, any: true},
+		{name: "the control: as many open as the bound, any host", n: reach.MaxOpen, close: "keep",
+			any: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -412,7 +419,11 @@ print("made %d" % int(ARGS[0]))
 			defer peers.Wait()
 			defer ln.Close()
 			port := ln.Addr().(*net.TCPAddr).Port
-			b := budget.MustParse("/", fmt.Sprintf("io,net:127.0.0.1:%d", port))
+			grant := fmt.Sprintf("net:127.0.0.1:%d", port)
+			if tt.any {
+				grant = "net"
+			}
+			b := budget.MustParse("/", "io,"+grant)
 			r := runSrc(t, Config{Budget: b, Cwd: testkit.Scratch(t), Args: []string{fmt.Sprint(tt.n),
 				tt.close}}, strings.ReplaceAll(open, "PORT", fmt.Sprint(port)))
 			made := tt.n

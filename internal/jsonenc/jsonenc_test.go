@@ -81,11 +81,11 @@ func FuzzEncoder(f *testing.F) {
 
 // TestQuotedLen: QuotedLen is the length AppendString writes, and
 // AppendString writes what encoding/json writes, for every byte alone,
-// each class of byte (fill.TrickyText), a rune cut short and a lone
-// surrogate. The control: text that needs no escape is its length and
-// its quotes.
+// each class of byte (fill.TrickyText), a rune cut short, a lone
+// surrogate and a U+FFFD that is one (written as it is). The control:
+// text that needs no escape is its length and its quotes.
 func TestQuotedLen(t *testing.T) {
-	texts := []string{"", "hello, world", fill.TrickyText, "\xe2\x80", "\xed\xa0\x80",
+	texts := []string{"", "hello, world", fill.TrickyText, "\xe2\x80", "\xed\xa0\x80", "\ufffd",
 		strings.Repeat("\u2028\x01\xff", 3)}
 	for c := range 256 {
 		texts = append(texts, string([]byte{byte(c)}))

@@ -67,8 +67,10 @@ main.module.func1()
 // memory limit of 3,000 MB: the report's head below, as that run's
 // worker wrote it), ended by the program's doing, E305, which says to
 // nest it less; it was E310, whose advice is to report a fault of
-// Sabline's. The control: a stack overflowed elsewhere (a host module's
-// own recursion) is still E310, quoting the report's first line.
+// Sabline's. The controls: a stack overflowed elsewhere (a host module's
+// own recursion, alone or called from the interpreter) is still E310,
+// quoting the report's first line, and so is another fatal error of the
+// runtime met in the interpreter.
 func TestDeathOfADeepValue(t *testing.T) {
 	const head = `runtime: goroutine stack exceeds 1000000000-byte limit
 runtime: sp=0xea6cb0e0380 stack=[0xea6cb0e0000, 0xea6eb0e0000]
@@ -94,6 +96,15 @@ go.starlark.net/starlark.Tuple.Hash({0xea69c074240?, 0x1, 0x0?})
 main.module.func1(0x1?)
 	/src/module.go:12 +0x1d
 `
+	const called = module + `go.starlark.net/starlark.Call(0xea69c073638?)
+	/go/pkg/mod/go.starlark.net@v0.0.0/starlark/eval.go:1200 +0x87
+`
+	const other = `fatal error: concurrent map writes
+
+goroutine 1 gp=0xea68d6ac1e0 m=2 mp=0xea68d6e0808 [running]:
+go.starlark.net/starlark.(*Dict).SetKey(0xea69c073638?)
+	/go/pkg/mod/go.starlark.net@v0.0.0/starlark/hashtable.go:80 +0x3c
+`
 	exited := exec.Command(os.Args[0], "-test.run=^$")
 	if err := exited.Run(); err != nil {
 		t.Fatal(err)
@@ -108,6 +119,10 @@ main.module.func1(0x1?)
 			msg: "nested a value deeper than the worker's stack holds"},
 		{name: "the control: a host module's own recursion", crash: module, want: codes.E310,
 			msg: "runtime: goroutine stack exceeds 1000000000-byte limit"},
+		{name: "the control: a host module's recursion, called from the interpreter", crash: called,
+			want: codes.E310, msg: "runtime: goroutine stack exceeds 1000000000-byte limit"},
+		{name: "the control: another fatal error, in the interpreter", crash: other, want: codes.E310,
+			msg: "fatal error: concurrent map writes"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			o, told := deathOutcome(exited.ProcessState, 3000, 3000, false, tt.crash, "", tmp)

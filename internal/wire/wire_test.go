@@ -265,3 +265,40 @@ func record(t *testing.T, rs ...Record) []byte {
 	}
 	return out
 }
+
+// TestJobResultCutChecked: a pool worker's result says how much its
+// program printed (StdoutBytes) only when it kept less than that, and
+// then it kept MaxPoolOutputBytes: one that says a cut of nothing, a
+// count without a cut, a cut short of the bound or a negative count is
+// not a result a worker could have sent, and the receipt would say a cut
+// that did not happen. The controls: a result cut at the bound, with
+// what was printed, and one kept whole, are taken.
+func TestJobResultCutChecked(t *testing.T) {
+	ok := receipt.Outcome{Status: receipt.StatusOK}
+	full := bytes.Repeat([]byte("x"), MaxPoolOutputBytes)
+	for _, tc := range []struct {
+		name    string
+		r       JobResult
+		refused bool
+	}{
+		{name: "kept whole", r: JobResult{Outcome: ok, Stdout: []byte("hello\n")}},
+		{name: "cut at the bound", r: JobResult{Outcome: ok, Stdout: full, Clipped: true,
+			StdoutBytes: 3 * MaxPoolOutputBytes}},
+		{name: "a cut of nothing", r: JobResult{Outcome: ok, Stdout: full, Clipped: true,
+			StdoutBytes: MaxPoolOutputBytes}, refused: true},
+		{name: "a count without a cut", r: JobResult{Outcome: ok, Stdout: []byte("hello\n"),
+			StdoutBytes: 100}, refused: true},
+		{name: "a cut short of the bound", r: JobResult{Outcome: ok, Stdout: full[:100], Clipped: true,
+			StdoutBytes: 3 * MaxPoolOutputBytes}, refused: true},
+		{name: "a negative count", r: JobResult{Outcome: ok, Stdout: []byte("hello\n"),
+			StdoutBytes: -1}, refused: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.r.Check()
+			if (err != nil) != tc.refused || err != nil && !strings.Contains(err.Error(),
+				"not what a worker keeps") {
+				t.Errorf("Check: %v; want it refused as not what a worker keeps: %v", err, tc.refused)
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package door
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -88,17 +87,8 @@ func TestMCPMethodNotFound(t *testing.T) {
 	t.Run("http", func(t *testing.T) {
 		_, ts := newTestServer(t, Config{Runner: &fakeRunner{}})
 		ask := func(method, params string) rpcAnswer {
-			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(
-				`{"jsonrpc":"2.0","id":7,"method":"`+method+`","params":`+params+`}`))
-			req.Header.Set("Authorization", bearer)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			resp, err := ts.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			body, _ := io.ReadAll(resp.Body)
+			resp, body := postMCP(t, ts.URL, bearer,
+				`{"jsonrpc":"2.0","id":7,"method":"`+method+`","params":`+params+`}`)
 			var a rpcAnswer
 			if resp.StatusCode != http.StatusOK ||
 				!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") ||

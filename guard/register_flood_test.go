@@ -154,18 +154,7 @@ func TestRegisterFloodedKeepsThisUsersAndRoots(t *testing.T) {
 	dir := t.TempDir()
 	reg := useRegister(t, dir)
 	mkSticky(t, reg)
-	place := func(name string, uid int) string {
-		p := filepath.Join(dir, name)
-		if err := os.Mkdir(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		f := filepath.Join(p, "secret.txt")
-		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		chownAll(t, uid, p, f)
-		return p
-	}
+	place := func(name string, uid int) string { return placeOwned(t, dir, name, uid, 0o600) }
 	roots, mine, theirs := place("roots", 0), place("mine", me), place("theirs", flooder)
 	if err := Join(roots); err != nil { // as root: in u0
 		t.Fatal(err)
@@ -494,18 +483,7 @@ func TestRegisterRetargetedLinkGuardsNothingOfAnothers(t *testing.T) {
 	dir := t.TempDir()
 	reg := useRegister(t, dir)
 	mkSticky(t, reg)
-	place := func(name string, uid int) string {
-		p := filepath.Join(dir, name)
-		if err := os.Mkdir(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		f := filepath.Join(p, "secret.txt")
-		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		chownAll(t, uid, p, f)
-		return p
-	}
+	place := func(name string, uid int) string { return placeOwned(t, dir, name, uid, 0o644) }
 	victim, own, swap := place("victim", 0), place("own", flooder), place("swap", flooder)
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(own, link); err != nil {
@@ -633,4 +611,20 @@ func TestRegisterPathMissingAtTheBuildGuardsNothingOfAnothers(t *testing.T) {
 	if !guards(t, set, kept, filepath.Join(kept, "secret.txt")) {
 		t.Errorf("the control: uid %d's %s, there as the set is built, not guarded", flooder, kept)
 	}
+}
+
+// placeOwned makes the directory name in dir holding secret.txt (of
+// mode), both owned by uid, and returns the directory.
+func placeOwned(t *testing.T, dir, name string, uid int, mode os.FileMode) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.Mkdir(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(p, "secret.txt")
+	if err := os.WriteFile(f, []byte("x"), mode); err != nil {
+		t.Fatal(err)
+	}
+	chownAll(t, uid, p, f)
+	return p
 }

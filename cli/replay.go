@@ -228,7 +228,7 @@ func sameProgram(orig receipt.StoredReceipt) ([]byte, error) {
 	}
 	var src []byte
 	for i, fd := range files {
-		data, err := fileBytes(fd.Path)
+		data, err := program.ReadFile(fd.Path) // as the supervisor reads a program
 		sum := sha256.Sum256(data)
 		now := hex.EncodeToString(sum[:])
 		if err == nil && now == fd.SHA256 {
@@ -249,24 +249,6 @@ func sameProgram(orig receipt.StoredReceipt) ([]byte, error) {
 		return nil, e
 	}
 	return src, nil
-}
-
-// fileBytes is the regular file at path, read to at most
-// program.MaxBytes, as the supervisor reads a program.
-func fileBytes(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (mode %s)", fi.Mode().Type())
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return program.Read(f, fi.Size())
 }
 
 // replayRun is the run a replay of rec asks for: rec's program,

@@ -76,6 +76,26 @@ func readRoot(root, rel string) ([]byte, error) {
 	return Read(f, fi.Size())
 }
 
+// ReadFile reads the program at path, through any link: a regular file
+// of at most MaxBytes, judged on the file opened, so that a named pipe
+// put in its place after a check is opened without waiting and refused
+// (ErrNotRegular), never waited on.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (mode %s)", ErrNotRegular, fi.Mode().Type())
+	}
+	return Read(f, fi.Size())
+}
+
 // Read reads a program from r to its end: ErrTooLarge past MaxBytes, and
 // a read's error as it is (a program cut short by one is not run). size
 // is what r held when it was looked at, where r is a regular file (its

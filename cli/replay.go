@@ -137,8 +137,11 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if abs, err := filepath.Abs(dir); err == nil {
 		r.Guarded = []string{abs} // a broad grant never reaches the receipts
 	}
-	fmt.Fprintf(stderr, "sabline: replaying run %s: %s under %q, timeout %s, memory %s, "+
+	// What the replay takes from the receipt, said before the program
+	// runs: the arguments too, which a receipt file's author chose.
+	fmt.Fprintf(stderr, "sabline: replaying run %s: %s %s under %q, timeout %s, memory %s, "+
 		"credentials lent %s\n", terminalSafe(orig.RunID), terminalSafe(r.Program),
+		terminalSafe(codes.Clip(fmt.Sprintf("%q", r.Args), maxArgsShown)),
 		terminalSafe(r.Budget.String()), timeoutText(r.Timeout.Milliseconds()),
 		limitText(int64(r.MaxMemoryMB), " MB"), terminalSafe(listOrNone(r.Lend)))
 	if r.Confine == core.ModeOff {
@@ -159,6 +162,10 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return rec.Outcome.ExitStatus
 }
+
+// maxArgsShown bounds the arguments the replay's first line shows, as
+// Go quotes them; past it, their beginning and the count left out.
+const maxArgsShown = 1024
 
 // replayOf is the run a replay of orig asks for (replayRun), once its
 // program is checked (sameProgram): the run compiles the program's bytes

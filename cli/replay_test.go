@@ -101,6 +101,9 @@ func TestReplayMatches(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("replay: status %d, stderr %s", status, stderr)
 	}
+	if !strings.Contains(stderr, `main.vel ["world"] under "io,fs:write:`) {
+		t.Errorf("the replay's first line does not name its arguments before it runs: %s", stderr)
+	}
 	for _, want := range []string{"hello, world\n", "replay of run " + orig.RunID + ": run ",
 		"2 runs: every run had a level", "outcome: ok (was ok)\n"} {
 		if !strings.Contains(stdout, want) {

@@ -34,6 +34,7 @@ import (
 	"syscall"
 
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
 )
 
@@ -331,16 +332,9 @@ func validName(s string) bool {
 	return true
 }
 
-// clip is s, of a name's length at most, for a refusal to quote.
-func clip(s string) string { return clipTo(s, MaxNameBytes) }
-
-// clipTo is s cut to n bytes, said to be cut.
-func clipTo(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
-}
+// clip is s, of a name's length at most, for a refusal to quote, saying
+// how much it left out (codes.Clip).
+func clip(s string) string { return codes.Clip(s, MaxNameBytes) }
 
 // maxDescribeBytes bounds what describe says of a decoding error: one
 // that quotes the file (an unknown field's name) quotes at most this.
@@ -366,7 +360,7 @@ func describe(data []byte, err error) string {
 			err = fmt.Errorf("%s: want %s, not a JSON %s", field, want, clip(te.Value))
 		}
 	}
-	msg := clipTo(err.Error(), maxDescribeBytes)
+	msg := codes.Clip(err.Error(), maxDescribeBytes)
 	if off < 0 || off > int64(len(data)) {
 		return msg
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/sabline/sabline/codes"
 )
 
 // Bounds on what ReadResponse reads besides the body.
@@ -501,9 +503,6 @@ func quote(b []byte) string {
 	return strconv.Quote(clip(string(b)))
 }
 
-func clip(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "..."
-	}
-	return s
-}
+// clip is s cut to 64 bytes for an error to quote, saying how much it
+// left out (codes.Clip).
+func clip(s string) string { return codes.Clip(s, 64) }

@@ -270,3 +270,25 @@ func TestValue(t *testing.T) {
 		t.Errorf("Value(Content-Type) = %q, %v, want none", v, ok)
 	}
 }
+
+// TestQuoteSaysWhatItLeftOut: a response's bytes quoted in an error are
+// cut to 64 bytes saying how many were left out, as every message of
+// Sabline's that quotes untrusted text does; the control, 64 bytes,
+// whole.
+func TestQuoteSaysWhatItLeftOut(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   string
+		want string
+	}{
+		{name: "past the bound", in: strings.Repeat("x", 100),
+			want: `"` + strings.Repeat("x", 44) + `... (56 bytes more)"`},
+		{name: "at the bound", in: strings.Repeat("x", 64), want: `"` + strings.Repeat("x", 64) + `"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := quote([]byte(tt.in)); got != tt.want {
+				t.Errorf("quote = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

@@ -72,7 +72,8 @@ func TestWorkerThreadsBounded(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skipf("the threads' code is amd64's, not %s's", runtime.GOARCH)
 	}
-	hold := fmt.Sprint(int(testkit.Bound(50 * BoundsWatchEvery).Seconds())) // the watch's 50 reads
+	hold, timeout := holdFor()
+	secs := fmt.Sprint(int(hold.Seconds()))
 	for _, tt := range []struct {
 		name    string
 		threads int
@@ -83,8 +84,8 @@ func TestWorkerThreadsBounded(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := superviseProgram(t, rawThreads, []string{"io", "ffi:ctypes", "ffi:os"}, func(r *Run) {
-				r.Args = []string{fmt.Sprint(tt.threads), hold}
-				r.Confine = core.ModeStrict
+				r.Args = []string{fmt.Sprint(tt.threads), secs}
+				r.Confine, r.Timeout = core.ModeStrict, timeout
 			})
 			t.Logf("outcome %s %q, level %s, stdout %q", s.rec.Outcome.Code, s.rec.Outcome.Message,
 				s.rec.RunParameters.Confinement, s.stdout)
@@ -145,7 +146,8 @@ print("held")
 		// and CLONE_FILES: the Go runtime's flags
 		sharedTable = ownTable | 0x400
 	)
-	hold := fmt.Sprint(int(testkit.Bound(50 * BoundsWatchEvery).Seconds())) // the watch's 50 reads
+	hold, timeout := holdFor()
+	secs := fmt.Sprint(int(hold.Seconds()))
 	for _, tt := range []struct {
 		name  string
 		flags int
@@ -158,8 +160,8 @@ print("held")
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := superviseProgram(t, hide, []string{"io", "ffi:ctypes", "ffi:os"}, func(r *Run) {
-				r.Args = []string{fmt.Sprint(tt.flags), tt.keep, hold}
-				r.Confine = core.ModeStrict
+				r.Args = []string{fmt.Sprint(tt.flags), tt.keep, secs}
+				r.Confine, r.Timeout = core.ModeStrict, timeout
 			})
 			t.Logf("outcome %s %q, level %s, stdout %q", s.rec.Outcome.Code, s.rec.Outcome.Message,
 				s.rec.RunParameters.Confinement, s.stdout)
@@ -214,7 +216,7 @@ print("futex errno=%s." % f.errno)
 		futexLockPI      = 6   // FUTEX_LOCK_PI: its timeout is a time of CLOCK_REALTIME
 		futexWaitPrivate = 128 // FUTEX_WAIT|FUTEX_PRIVATE_FLAG: its timeout is a length
 	)
-	hold := testkit.Bound(50 * BoundsWatchEvery)
+	hold, timeout := holdFor()
 	for _, tt := range []struct {
 		name    string
 		op      int
@@ -259,7 +261,7 @@ print("futex errno=%s." % f.errno)
 			}()
 			s := superviseProgram(t, lock, []string{"io", "ffi:ctypes", "ffi:os"}, func(r *Run) {
 				r.Args = []string{fmt.Sprint(pid), fmt.Sprint(tt.op), fmt.Sprint(tt.timeout())}
-				r.Confine = core.ModeStrict
+				r.Confine, r.Timeout = core.ModeStrict, timeout
 			})
 			close(done)
 			low := <-lowest
@@ -333,4 +335,15 @@ func TestThreadsWithinItsBound(t *testing.T) {
 	if err := threadsWithin(pid); err != nil {
 		t.Errorf("a process waited for, a bound of 0: %v; want nothing said", err)
 	}
+}
+
+// holdFor is how long a program of these tests holds what the
+// supervisor's watch must see (the watch's 50 reads), scaled by the
+// machine's load (testkit.Bound), and the run's timeout: the hold and a
+// minute more. With the runs' fixed timeout of a minute, a load of 24 on
+// two processors made the hold alone a minute, and the run ended E307
+// before the program did.
+func holdFor() (hold, timeout time.Duration) {
+	hold = testkit.Bound(50 * BoundsWatchEvery)
+	return hold, hold + time.Minute
 }

@@ -161,18 +161,8 @@ func TestRegisterFloodedKeepsThisUsersAndRoots(t *testing.T) {
 	}
 	// uid 4343's subdirectory and entry, and uid 4242's, as their Joins
 	// make them.
-	entryOf := func(uid int, p string) {
-		sub := filepath.Join(reg, subdirName(uid))
-		if err := os.Mkdir(sub, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-			t.Fatal(err)
-		}
-		if _, err := writeEntry(sub, p); err != nil {
-			t.Fatal(err)
-		}
-		chownAll(t, uid, sub, filepath.Join(sub, entryName(p)))
-	}
-	entryOf(me, mine)
-	entryOf(flooder, theirs)
+	entriesAs(t, reg, me, mine)
+	entriesAs(t, reg, flooder, theirs)
 	t.Cleanup(func() { currentUser = os.Geteuid })
 	currentUser = func() int { return me }
 
@@ -441,14 +431,7 @@ func TestRegisterOurEntryForRootsPath(t *testing.T) {
 		return p
 	}
 	store, plain := place("store"), place("plain") // root's directories
-	sub := filepath.Join(reg, subdirName(me))
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := writeEntry(sub, store); err != nil { // as uid 4343's Join writes it
-		t.Fatal(err)
-	}
-	chownAll(t, me, sub, filepath.Join(sub, entryName(store)))
+	entriesAs(t, reg, me, store)
 	t.Cleanup(func() { currentUser = os.Geteuid })
 
 	currentUser = func() int { return me }
@@ -490,17 +473,7 @@ func TestRegisterRetargetedLinkGuardsNothingOfAnothers(t *testing.T) {
 		t.Fatal(err)
 	}
 	chownAll(t, flooder, link)
-	sub := filepath.Join(reg, subdirName(flooder))
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	chownAll(t, flooder, sub)
-	for _, p := range []string{link, swap} { // as uid 4242's Join writes them
-		if _, err := writeEntry(sub, p); err != nil {
-			t.Fatal(err)
-		}
-		chownAll(t, flooder, filepath.Join(sub, entryName(p)))
-	}
+	entriesAs(t, reg, flooder, link, swap)
 	locs, r, err := RegisteredLocations()
 	if err != nil {
 		t.Fatal(err)
@@ -554,38 +527,15 @@ func TestRegisterPathMissingAtTheBuildGuardsNothingOfAnothers(t *testing.T) {
 	dir := t.TempDir()
 	reg := useRegister(t, dir)
 	mkSticky(t, reg)
-	place := func(p string, uid int) {
-		if err := os.Mkdir(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		f := filepath.Join(p, "secret.txt")
-		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		chownAll(t, uid, p, f)
-	}
-	roots := filepath.Join(dir, "roots")
-	place(roots, 0)
-	gone, kept := filepath.Join(dir, "gone"), filepath.Join(dir, "kept")
-	place(gone, flooder)
-	place(kept, flooder)
+	place := func(name string, uid int) string { return placeOwned(t, dir, name, uid, 0o644) }
+	roots, gone, kept := place("roots", 0), place("gone", flooder), place("kept", flooder)
 	later := filepath.Join(roots, "later") // nothing there yet
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(later, link); err != nil {
 		t.Fatal(err)
 	}
 	chownAll(t, flooder, link)
-	sub := filepath.Join(reg, subdirName(flooder))
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	chownAll(t, flooder, sub)
-	for _, p := range []string{gone, kept, link} { // as uid 4242's Join writes them
-		if _, err := writeEntry(sub, p); err != nil {
-			t.Fatal(err)
-		}
-		chownAll(t, flooder, filepath.Join(sub, entryName(p)))
-	}
+	entriesAs(t, reg, flooder, gone, kept, link)
 	locs, r, err := RegisteredLocations()
 	if err != nil {
 		t.Fatal(err)
@@ -601,8 +551,9 @@ func TestRegisterPathMissingAtTheBuildGuardsNothingOfAnothers(t *testing.T) {
 	}
 	set := Build(Inputs{Sabline: locs, Owned: r.Owners}, OS())
 	// After the build, root makes both places, its own.
-	place(gone, 0)
-	place(later, 0)
+	for _, p := range []string{gone, later} {
+		placeOwned(t, filepath.Dir(p), filepath.Base(p), 0, 0o644)
+	}
 	for _, p := range []string{gone, later} {
 		if guards(t, set, p, filepath.Join(p, "secret.txt")) {
 			t.Errorf("root's %s, made after the build, guarded by uid %d's entries", p, flooder)
@@ -627,4 +578,22 @@ func placeOwned(t *testing.T, dir, name string, uid int, mode os.FileMode) strin
 	}
 	chownAll(t, uid, p, f)
 	return p
+}
+
+// entriesAs writes, as uid's Join writes them, the entries of paths in
+// that user's subdirectory of the register reg (made when missing), all
+// owned by uid.
+func entriesAs(t *testing.T, reg string, uid int, paths ...string) {
+	t.Helper()
+	sub := filepath.Join(reg, subdirName(uid))
+	if err := os.Mkdir(sub, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		t.Fatal(err)
+	}
+	chownAll(t, uid, sub)
+	for _, p := range paths {
+		if _, err := writeEntry(sub, p); err != nil {
+			t.Fatal(err)
+		}
+		chownAll(t, uid, filepath.Join(sub, entryName(p)))
+	}
 }

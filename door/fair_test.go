@@ -136,14 +136,7 @@ func TestIdleConnectionsAreTakenBackFairly(t *testing.T) {
 // a connection past it, naming the bound, while another tenant is given
 // one (the server's slots are far from full).
 func TestTenantConnectionsBound(t *testing.T) {
-	s, err := New(Config{Runner: &fakeRunner{}, Tenants: []tenant.Tenant{
-		{Name: "acme", TokenSHA256: digest(tokenAcme), Connections: 2},
-		{Name: "beta", TokenSHA256: digest(tokenBeta)},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := serveOn(t, s).addr
+	_, addr := acmeBoundOn(t, 2)
 	for i := range 2 {
 		if st := dialRaw(t, addr).get(t, "/v1/health", tokenAcme); st != 200 {
 			t.Fatalf("acme's connection %d within its bound: %d", i+1, st)
@@ -367,14 +360,7 @@ func TestNoTenantTakesEveryLookup(t *testing.T) {
 // refused another (it was beta's still, and acme held two). The control:
 // acme's first connection, before, is answered.
 func TestConnectionChargedToItsLatestTenant(t *testing.T) {
-	s, err := New(Config{Runner: &fakeRunner{}, Tenants: []tenant.Tenant{
-		{Name: "acme", TokenSHA256: digest(tokenAcme), Connections: 1},
-		{Name: "beta", TokenSHA256: digest(tokenBeta)},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := serveOn(t, s).addr
+	s, addr := acmeBoundOn(t, 1)
 	first := dialRaw(t, addr)
 	if st := first.get(t, "/v1/health", tokenAcme); st != 200 {
 		t.Fatalf("the control, acme's first connection: %d, want 200", st)
@@ -491,6 +477,20 @@ func fourConnsTwoTenants(t *testing.T, r Runner) (*Server, string) {
 	t.Helper()
 	s, err := New(Config{Runner: r, MaxConns: 4, Tenants: []tenant.Tenant{
 		{Name: "acme", TokenSHA256: digest(tokenAcme)},
+		{Name: "beta", TokenSHA256: digest(tokenBeta)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, serveOn(t, s).addr
+}
+
+// acmeBoundOn serves two tenants, acme held to conns connections of its
+// own and beta to none, and returns the server and its address.
+func acmeBoundOn(t *testing.T, conns int) (*Server, string) {
+	t.Helper()
+	s, err := New(Config{Runner: &fakeRunner{}, Tenants: []tenant.Tenant{
+		{Name: "acme", TokenSHA256: digest(tokenAcme), Connections: conns},
 		{Name: "beta", TokenSHA256: digest(tokenBeta)},
 	}})
 	if err != nil {

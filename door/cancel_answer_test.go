@@ -87,18 +87,7 @@ func TestMCPHTTPCancelledCallIsNotAnswered(t *testing.T) {
 			s.progressEvery = 20 * time.Millisecond
 			ts := httptest.NewServer(s.Handler())
 			defer ts.Close()
-			post := func(ctx context.Context, body string) *http.Response {
-				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp",
-					strings.NewReader(body))
-				req.Header.Set("Authorization", bearer)
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				resp, err := ts.Client().Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return resp
-			}
+			post := mcpPoster(t, ts)
 			meta := ""
 			if mode == "progress" {
 				meta = `,"_meta":{"progressToken":"p"}`

@@ -192,17 +192,7 @@ func TestCancelOverHTTPByNotification(t *testing.T) {
 	s, fake := holdingServer(t)
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
-	post := func(ctx context.Context, body string) *http.Response {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
-		req.Header.Set("Authorization", bearer)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
-	}
+	post := mcpPoster(t, ts)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	call := post(ctx, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run","arguments":{"source":"while True: pass"},"_meta":{"progressToken":1}}}`)
@@ -315,4 +305,21 @@ func TestCancelOverHTTPReachesEveryCallOfItsID(t *testing.T) {
 	}
 	other()
 	waitFor(t, func() bool { return len(ended()) == 5 })
+}
+
+// mcpPoster is a function that posts one JSON-RPC message to ts's /mcp
+// with the test's token, under ctx, and returns the response unread.
+func mcpPoster(t *testing.T, ts *httptest.Server) func(context.Context, string) *http.Response {
+	return func(ctx context.Context, body string) *http.Response {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/mcp",
+			strings.NewReader(body))
+		req.Header.Set("Authorization", bearer)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
 }

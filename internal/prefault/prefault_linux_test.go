@@ -15,11 +15,14 @@ import (
 	"unsafe"
 
 	"github.com/sabline/sabline/internal/sysno"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
+// TestMain runs the package's tests apart (the sabline binaries they
+// start join a register of their own) and removes the binaries built.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testkit.RunApart(m)
 	buildbin.Cleanup()
 	os.Exit(code)
 }

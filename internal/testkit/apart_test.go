@@ -1,6 +1,9 @@
 package testkit_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -107,4 +110,90 @@ func moduleRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return filepath.Dir(strings.TrimSpace(string(out)))
+}
+
+// startsSabline are the packages a test binary links when its tests start
+// Sabline's runs: the supervisor, which starts workers, or the builder of
+// the sabline binaries, which the tests then run. A run joins the
+// register of the store it writes to.
+var startsSabline = []string{
+	"github.com/sabline/sabline/internal/run",
+	"github.com/sabline/sabline/internal/testkit/buildbin",
+}
+
+// TestTestsThatStartSablineRunApart: every package of the module whose
+// tests link what starts Sabline (startsSabline) has a TestMain and calls
+// RunApart, or PrivateRegister where its tests make a home of their own,
+// so that no run its tests start writes a receipt, a runs directory or
+// an entry in the machine's register. The controls: cli's tests are
+// named, codes's are not, and codes's tests call neither.
+func TestTestsThatStartSablineRunApart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short: it lists every package of the module with the go command")
+	}
+	root := moduleRoot(t)
+	cmd := exec.Command("go", "list", "-test", "-f",
+		`{{if .ForTest}}{{.ForTest}}|{{.Dir}}|{{join .Deps ","}}{{end}}`, "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	starting := map[string]string{} // package path: its directory
+	for line := range strings.Lines(string(out)) {
+		pkg, rest, _ := strings.Cut(strings.TrimSpace(line), "|")
+		dir, deps, _ := strings.Cut(rest, "|")
+		for _, dep := range strings.Split(deps, ",") {
+			if slices.Contains(startsSabline, dep) {
+				starting[pkg] = dir
+			}
+		}
+	}
+	const module = "github.com/sabline/sabline/"
+	if _, ok := starting[module+"cli"]; !ok {
+		t.Errorf("the control: cli's tests start Sabline, and are not among %d packages",
+			len(starting))
+	}
+	if _, ok := starting[module+"codes"]; ok {
+		t.Errorf("the control: codes's tests start no Sabline, and are listed")
+	}
+	if runsApart(t, filepath.Join(root, "codes")) {
+		t.Errorf("the control: codes's tests are read as calling RunApart")
+	}
+	for pkg, dir := range starting {
+		if !runsApart(t, dir) {
+			t.Errorf("%s: its tests start Sabline, and no TestMain of theirs runs them apart "+
+				"(testkit.RunApart)", pkg)
+		}
+	}
+}
+
+// runsApart reports whether the test files in dir have a TestMain and
+// call RunApart or PrivateRegister.
+func runsApart(t *testing.T, dir string) bool {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var main, apart bool
+	for _, name := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				main = main || (n.Name.Name == "TestMain" && n.Recv == nil)
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok &&
+					(sel.Sel.Name == "RunApart" || sel.Sel.Name == "PrivateRegister") {
+					apart = true
+				}
+			}
+			return true
+		})
+	}
+	return main && apart
 }

@@ -355,7 +355,9 @@ func enforcesTable() []Row {
 				Linux: Cell{HoldsNo, "not held by the kernel, which cannot hold memory the worker already " +
 					"has: held by the supervisor instead, which starts a worker without env with an environment " +
 					"of its own making (PATH, TZ, where the TLS roots are, and the Go runtime's settings), so a " +
-					"program that gets past the language finds none of the operator's variables; with env, the " +
+					"program that gets past the language finds none of the operator's variables in the " +
+					"worker's memory (a granted module that turns the layers off reads its supervisor's in " +
+					"/proc/PID/environ, as any process of the user may: THREAT_MODEL.md); with env, the " +
 					"operator's whole environment is in the worker", nil},
 				Darwin: Cell{HoldsNo,
 					"not held by the kernel; the supervisor's environment of its own making, as Linux", nil},

@@ -106,7 +106,10 @@ func EnforcesMarkdown() []byte {
 		"executable (the file the worker runs, and only while its path names that file), "+
 			"/dev/null, /dev/urandom, the time zone "+
 			"data and the run's private temporary directory, ",
-		"and under a net grant only the TLS root certificates (the resolver's configuration is ",
+		"and under a net grant only the TLS root certificates, in the system's places and in ",
+		"what the operator's SSL_CERT_FILE and SSL_CERT_DIR name, where Go's TLS reads them ",
+		"(those held as grants are, never where no grant may reach) ",
+		"(the resolver's configuration is ",
 		"its supervisor's to read, which looks names up for it; macOS's worker reads it).")
 	line()
 	line("Under those layers, on Linux the worker runs in a "+

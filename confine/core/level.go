@@ -85,6 +85,10 @@ type Needs struct {
 	TZData     []string // time zone database directories or files
 	Resolver   []string // resolver configuration files (net grants only)
 	TLSRoots   []string // TLS root certificate files and directories (net grants only)
+	// OperatorTLSRoots are the TLS roots the operator's environment names
+	// (SSL_CERT_FILE, SSL_CERT_DIR), under a net grant only: a path no
+	// grant may reach is not held for them either (NeedPath.Operator).
+	OperatorTLSRoots []string
 }
 
 // ErrUnsupported is returned by confine.Apply on a system for which

@@ -6,6 +6,11 @@ type NeedPath struct {
 	Path  string
 	Write bool // read and written; read only otherwise
 	File  bool // known to be a file, not a directory
+	// Operator is true for a path the operator's environment names rather
+	// than one Sabline knows (Needs.OperatorTLSRoots): it is held as a
+	// grant is, on an entry of a data file system and nowhere no grant
+	// may reach, and skipped where it does not exist.
+	Operator bool
 }
 
 // NeedPaths resolves the needs p.Interpreter names through n, in the
@@ -18,6 +23,13 @@ func NeedPaths(p Policy, n Needs) []NeedPath {
 		for _, path := range paths {
 			if path != "" {
 				out = append(out, NeedPath{Need: need, Path: path, Write: write, File: file})
+			}
+		}
+	}
+	operator := func(need string, paths []string) {
+		for _, path := range paths {
+			if path != "" {
+				out = append(out, NeedPath{Need: need, Path: path, Operator: true})
 			}
 		}
 	}
@@ -37,6 +49,7 @@ func NeedPaths(p Policy, n Needs) []NeedPath {
 			add(need, n.Resolver, false, true)
 		case NeedTLSRoots:
 			add(need, n.TLSRoots, false, false)
+			operator(need, n.OperatorTLSRoots)
 		}
 	}
 	return out

@@ -80,7 +80,7 @@ func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 	var c Carving
 	expanded := map[string]bool{}
 	for _, r := range plan.Rules {
-		if r.Grant && unreachable(carveOuts, r.Path) {
+		if (r.Grant || r.Operator) && unreachable(carveOuts, r.Path) {
 			c.Withheld = append(c.Withheld, r.Path)
 			continue
 		}
@@ -213,7 +213,7 @@ func (k *carver) add(path string, access uint64, why string) bool {
 		return false
 	}
 	k.rules = append(k.rules, LandlockRule{Path: path, Access: access, Grant: k.rule.Grant, Why: why,
-		Carved: true, Image: k.rule.Image})
+		Carved: true, Image: k.rule.Image, Operator: k.rule.Operator})
 	return true
 }
 

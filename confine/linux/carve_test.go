@@ -289,7 +289,8 @@ func TestCarveLandlockAllowedEntries(t *testing.T) {
 
 // TestCarveLandlockWithheld: a grant whose path lies in a guarded
 // location that no grant reaches (one that became a link into it after
-// the run was admitted) is left out of the ruleset, and said; the
+// the run was admitted), or a TLS root the operator's environment named
+// there, is left out of the ruleset, and said; the
 // controls are a grant that lies in a location a naming grant reaches (a
 // dot-entry), a grant of a device /dev allows, and a need (the
 // interpreter's) in a guarded location, which stay as they are.
@@ -307,6 +308,12 @@ func TestCarveLandlockWithheld(t *testing.T) {
 		{name: "a grant in a dot-entry (the control)", rule: LandlockRule{Path: "/root/.config/app", Grant: true}},
 		{name: "a grant of a device /dev allows (the control)", rule: LandlockRule{Path: "/dev/urandom", Grant: true}},
 		{name: "a need in a guarded location (the control)", rule: LandlockRule{Path: "/proc/sys/kernel"}},
+		{name: "an operator's TLS root in a credential location",
+			rule: LandlockRule{Path: "/root/.ssh/ca.pem", Operator: true}, wantWithheld: true},
+		{name: "an operator's TLS root of a kernel file",
+			rule: LandlockRule{Path: "/proc/sys/kernel", Operator: true}, wantWithheld: true},
+		{name: "an operator's TLS root beside (the control)",
+			rule: LandlockRule{Path: "/root/notes.txt", Operator: true}},
 		{name: "a grant beside (the control)", rule: LandlockRule{Path: "/root/notes.txt", Grant: true}},
 	}
 	for _, tt := range tests {

@@ -115,6 +115,11 @@ type LandlockRule struct {
 	// it out where the path names anything else since (a directory or a
 	// link put in the image's place, whose rule would reach what they hold).
 	Image bool
+	// Operator is true for a path the operator's environment names
+	// (core.NeedPath.Operator): withheld, as a grant is, where no grant
+	// may reach and where it is no entry of a data file system; skipped,
+	// as a need is, where it does not exist.
+	Operator bool
 }
 
 // LandlockRuleset is the Landlock plan for a policy at one ABI: what the
@@ -205,7 +210,7 @@ func LandlockPlan(p core.Policy, n core.Needs, abi int) (LandlockRuleset, error)
 			access &= landlockFileRights
 		}
 		r := LandlockRule{Path: np.Path, Access: access, Why: "interpreter: " + np.Need,
-			Image: np.Need == core.NeedExecutable}
+			Image: np.Need == core.NeedExecutable, Operator: np.Operator}
 		if err := add(r); err != nil {
 			return LandlockRuleset{}, err
 		}

@@ -190,7 +190,7 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 			path = resolved
 		}
 		targets.Rules = append(targets.Rules, LandlockRule{Path: path, Access: access, Grant: r.Grant,
-			Why: r.Why, Image: r.Image})
+			Why: r.Why, Image: r.Image, Operator: r.Operator})
 	}
 	carved, carving := CarveLandlock(targets, carveOuts, guard.ReadDir, MaxCarvedRules)
 	carving.Withheld = compactSorted(append(carving.Withheld, moved...))
@@ -287,7 +287,7 @@ func buildLandlock(plan LandlockRuleset) (landlockBuild, error) {
 		if err != nil {
 			return landlockBuild{}, err
 		}
-		if !added && r.Grant && !r.Carved {
+		if !added && (r.Grant || r.Operator) && !r.Carved {
 			b.withheld = append(b.withheld, r.Path)
 		}
 	}
@@ -394,20 +394,22 @@ func (e landlockEntry) check(fd int) error {
 }
 
 // openRule opens the path of rule r as a path only: a grant's and a
-// carved entry's as they resolved, through no link (openNoLinks); a
-// need's as it resolves, links followed, as the plan's target was found.
+// carved entry's (and one the operator named) as they resolved, through
+// no link (openNoLinks); a need's as it resolves, links followed, as the
+// plan's target was found.
 func openRule(r LandlockRule) (int, error) {
-	if r.Carved || r.Grant {
+	if r.Carved || r.Grant || r.Operator {
 		return openNoLinks(r.Path)
 	}
 	return unix.Open(r.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
 }
 
 // resolveRule is the entry the path of rule r names, opened by openRule
-// and closed: for a grant's and a carved entry's, pinned (fsKinds.pin),
-// false when that cannot be done; a need's, any entry.
+// and closed: for a grant's, a carved entry's and one the operator named,
+// pinned (fsKinds.pin), false when that cannot be done; a need's, any
+// entry.
 func resolveRule(r LandlockRule, kinds fsKinds) (landlockEntry, bool, error) {
-	if r.Carved || r.Grant {
+	if r.Carved || r.Grant || r.Operator {
 		e, ok := kinds.pin(r.Path)
 		return e, ok, nil
 	}

@@ -1101,6 +1101,72 @@ func TestPoolReceiptNotFinished(t *testing.T) {
 	}
 }
 
+// TestPoolReceiptsDirectoryRemoved: a receipts directory removed while
+// a pool keeps its receipts there (an rm -r, a clean-up) left the pool
+// appending to a journal that no directory named: every later run ran,
+// wrote its file and returned no error, its receipt kept where no reader
+// could find it and lost when the process ended (sabline serve and
+// sabline mcp answered such runs ok). Now a run reserved there is
+// refused E317, its program not run, with what to do; and a run whose
+// directory is removed while it runs ends E327. The control, the same
+// program before the removal, runs and its receipt is listed.
+func TestPoolReceiptsDirectoryRemoved(t *testing.T) {
+	root := importRoot(t)
+	out := t.TempDir()
+	rc := filepath.Join(t.TempDir(), "receipts")
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:write:"+out),
+		Workers: 1, ImportRoot: root, Timeout: time.Minute, Receipts: rc})
+	write := func(name string) (*sabline.Result, error) {
+		src := fmt.Sprintf("fs.write(%q, \"x\")\n", filepath.Join(out, name))
+		return p.Run(context.Background(), sabline.Source(name+".vel", []byte(src)),
+			sabline.RunOptions{})
+	}
+	res, err := write("before")
+	if err != nil {
+		t.Fatalf("the control, before the removal: %v", err)
+	}
+	if stored, err := receipt.List(rc); err != nil || len(stored) != 1 ||
+		stored[0].RunID != res.Receipt.RunID {
+		t.Fatalf("the control's receipt: %+v, %v; want it listed", stored, err)
+	}
+	if err := os.RemoveAll(rc); err != nil {
+		t.Fatal(err)
+	}
+	_, err = write("after")
+	if codes.CodeOf(err) != codes.E317 {
+		t.Errorf("a run after its receipts directory was removed: %v; want E317", err)
+	}
+	var ce *codes.Error
+	if !errors.As(err, &ce) || !strings.Contains(ce.Do, "Restart the process") {
+		t.Errorf("what to do: %v; want it to say to restart the process", err)
+	}
+	if _, serr := os.Lstat(filepath.Join(out, "after")); !errors.Is(serr, fs.ErrNotExist) {
+		t.Errorf("the refused run's program ran (its file: %v)", serr)
+	}
+
+	// Removed while the run runs: the program ran, its receipt is
+	// nowhere to be read, and the run says so (E327).
+	rc2 := filepath.Join(t.TempDir(), "receipts")
+	port, answered := testkit.Gate(t, func() {
+		if err := os.RemoveAll(rc2); err != nil {
+			t.Error(err)
+		}
+	})
+	p2 := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,net:127.0.0.1:"+port),
+		Workers: 1, ImportRoot: root, Timeout: time.Minute, Receipts: rc2})
+	gated := sabline.Source("wait.vel", []byte(testkit.GatedSource))
+	res, err = p2.Run(context.Background(), gated, sabline.RunOptions{Args: []string{port}})
+	if aerr := answered(); aerr != nil {
+		t.Fatal(aerr)
+	}
+	if res == nil || res.Receipt.Outcome.Status != receipt.StatusOK {
+		t.Fatalf("the gated run: %+v, %v; want it run to its end", res, err)
+	}
+	if codes.CodeOf(err) != codes.E327 {
+		t.Errorf("a run whose receipts directory was removed while it ran: %v; want E327", err)
+	}
+}
+
 // TestPoolRunCancelledBefore: a run whose context is done before it is
 // sent runs nothing, though a worker is free: select took the free slot
 // as often as the done context, and then the program ran, wrote its

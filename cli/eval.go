@@ -118,8 +118,12 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		Receipts:    dir,
 	})
 	var stopped *eval.Stopped // the grades so far are printed, then why it stopped
-	if err != nil && !errors.As(err, &stopped) {
+	var halted *eval.Halted   // likewise, a receipt that could not be kept
+	if err != nil && !errors.As(err, &stopped) && !errors.As(err, &halted) {
 		return cmdline.Report(stderr, err, "")
+	}
+	if halted != nil && len(results) == 0 {
+		return cmdline.Report(stderr, halted.Err, "")
 	}
 	if *asJSON {
 		printJSON(stdout, results)
@@ -140,6 +144,11 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	if stopped != nil {
 		fmt.Fprintf(stderr, "sabline: %v\n", stopped)
 		return stopped.ExitStatus()
+	}
+	if halted != nil {
+		fmt.Fprintf(stderr, "sabline: eval: stopped: %d .vel files of the directory not run\n",
+			halted.NotRun)
+		return cmdline.Report(stderr, halted.Err, "")
 	}
 	for _, r := range results {
 		if r.Grade != eval.GradePass {

@@ -74,7 +74,9 @@ too, written by the supervisor.
 Before the worker starts, the supervisor makes the receipts directory and
 reserves the run's receipt in it: a file of ` + "`ReceiptReserve`" + ` bytes (64 KiB)
 whose outcome is ` + "`unfinished`" + ` (E327). If that fails, nothing runs: E317,
-exit 2, and the program's effects never happen. When the run ends the
+exit 2, and the program's effects never happen; where it failed for want of
+room (a file system with no space or no inodes left, a quota used up), what
+to do says so, and to free room there or name another directory. When the run ends the
 receipt is finished in place of the reservation; on a file system the run
 filled meanwhile it is written into the reserved space. A receipt that still
 says ` + "`unfinished`" + ` belongs to a run whose supervisor was killed or could not

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sabline/sabline/confine/core"
@@ -257,7 +258,7 @@ func DefaultDir() (string, error) {
 // neither this one nor root owns is E317, and nothing is written there.
 func (rec *Receipt) Write(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)
+		return "", roomless(codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err), err)
 	}
 	if err := checkDirOwner(dir); err != nil {
 		return "", err
@@ -268,7 +269,7 @@ func (rec *Receipt) Write(dir string) (string, error) {
 	}
 	final := filepath.Join(dir, rec.fileName())
 	if err := writeAtomic(final, append(data, '\n')); err != nil {
-		return "", codes.Errorf(codes.E317, "write receipt %s: %w", final, err)
+		return "", roomless(codes.Errorf(codes.E317, "write receipt %s: %w", final, err), err)
 	}
 	return final, nil
 }
@@ -402,7 +403,8 @@ func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 		}
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return nil, codes.Errorf(codes.E317, "receipts directory %s: %w: nothing ran", dir, err)
+		return nil, roomless(codes.Errorf(codes.E317, "receipts directory %s: %w: nothing ran",
+			dir, err), err)
 	}
 	if err := checkDirOwner(abs); err != nil {
 		e := err.(*codes.Error)
@@ -422,7 +424,8 @@ func (rec *Receipt) Reserve(dir string) (made []string, err error) {
 	// it there); the skeleton starts for the disk while the run goes on.
 	final := filepath.Join(abs, rec.fileName())
 	if err := writeReceiptFile(final, first, rec.reserved, startWriteback); err != nil {
-		return nil, codes.Errorf(codes.E317, "reserve receipt %s: %w: nothing ran", final, err)
+		return nil, roomless(codes.Errorf(codes.E317, "reserve receipt %s: %w: nothing ran",
+			final, err), err)
 	}
 	rec.path = final
 	return made, nil
@@ -791,6 +794,25 @@ type StoredReceipt struct {
 type SkippedFile struct {
 	Path string `json:"path"`
 	Why  string `json:"why"`
+}
+
+// fullDo is what to do when a receipt cannot be written for want of room
+// on its file system (roomless): the directory is writable, and every run
+// would be refused again until there is room.
+const fullDo = "The file system that holds the receipts directory is full (no space or no " +
+	"inodes left, or your quota used up): free room there, or name another directory with " +
+	"--receipts (or SABLINE_RECEIPTS). Nothing ran."
+
+// roomless sets e's Do to fullDo when err is the file system's having no
+// room for the receipt (ENOSPC, EDQUOT, or a journal's record cut short:
+// a write to a regular file is short where the file system had room for
+// part of it), and returns e.
+func roomless(e *codes.Error, err error) *codes.Error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
+		errors.Is(err, io.ErrShortWrite) {
+		e.Do = fullDo
+	}
+	return e
 }
 
 // listHint is what to do when a receipts directory cannot be read.

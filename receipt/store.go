@@ -76,7 +76,7 @@ func OpenStore(dir string) (*Store, error) {
 		return s, nil
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return nil, codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)
+		return nil, roomless(codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err), err)
 	}
 	if err := checkDirOwner(abs); err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func OpenStore(dir string) (*Store, error) {
 	}
 	jdir, lock, err := ownJournal(abs)
 	if err != nil {
-		e := codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)
+		e := roomless(codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err), err)
 		if errors.Is(err, errAnotherOwner) {
 			e.Do = anotherOwnerDo
 		}
@@ -98,7 +98,7 @@ func OpenStore(dir string) (*Store, error) {
 	j, err := journal.Open(jdir, journal.Options{Exclusive: true})
 	if err != nil {
 		lock.Unlock()
-		return nil, codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err)
+		return nil, roomless(codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err), err)
 	}
 	s := &Store{dir: abs, at: journalPath(abs, ""), j: j, lock: lock,
 		inFlight: map[string]struct{}{}}
@@ -117,7 +117,11 @@ func (s *Store) Reserve(rec *Receipt) error {
 	s.mu.Unlock()
 	if err := s.append(&skeleton, key, false); err != nil {
 		s.settle(key)
-		rec.storeErr = codes.Errorf(codes.E317, "reserve receipt: %w: nothing ran", err)
+		e := roomless(codes.Errorf(codes.E317, "reserve receipt: %w: nothing ran", err), err)
+		if errors.Is(err, journal.ErrRemoved) {
+			e.Do = removedDo
+		}
+		rec.storeErr = e
 		return rec.storeErr
 	}
 	rec.path = s.recordPath(key)
@@ -148,11 +152,30 @@ func (s *Store) Finish(rec *Receipt) {
 		err = s.append(rec, key, true)
 	}
 	if err != nil {
-		rec.storeErr = codes.Errorf(codes.E327, "finish receipt: %w", err)
+		e := codes.Errorf(codes.E327, "finish receipt: %w", err)
+		if errors.Is(err, journal.ErrRemoved) {
+			e.Do = removedRunDo
+		}
+		rec.storeErr = e
 		return
 	}
 	rec.path = s.recordPath(key)
 }
+
+// removedDo and removedRunDo are what to do when the journal a store
+// appends to was removed (journal.ErrRemoved): before a run, which is
+// refused, and after one that ran.
+const (
+	removedDo = "The receipts directory, or this process's journal in it, was removed " +
+		"while this process kept its receipts there: a receipt appended now would be read by " +
+		"no one, so no run starts. Restart the process (the server, or the program that runs " +
+		"the pool), which makes its journal again, and keep the receipts directory in place " +
+		"while Sabline runs."
+	removedRunDo = "The program did run, but its receipt is kept nowhere: the receipts " +
+		"directory, or this process's journal in it, was removed while it ran. Check the " +
+		"program's effects by hand, and restart the process (the server, or the program that " +
+		"runs the pool), which makes its journal again."
+)
 
 // settle marks the receipt of key (Receipt.Key) as no longer in flight
 // here.
@@ -341,6 +364,12 @@ func (s *Store) append(rec *Receipt, key string, finished bool) error {
 		encodeBufs.Put(bp)
 	}()
 	if err != nil {
+		return err
+	}
+	// A journal whose directory was removed takes every record and keeps
+	// none where a reader looks: the run is refused (or, finished, says
+	// its receipt was not kept) rather than run with no receipt.
+	if err := s.j.Linked(); err != nil {
 		return err
 	}
 	switch d := rec.RunParameters.Durability.orFlush(); {

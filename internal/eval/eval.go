@@ -86,7 +86,9 @@ const OutputLimit = 1 << 20
 // A stopping signal (SIGINT, SIGTERM, SIGHUP) stops the run it comes in
 // (E309, with its receipt) and the grading: no program after it runs, and
 // Run returns what it graded with a *Stopped error. One that comes
-// between two runs stops the next from starting.
+// between two runs stops the next from starting. A receipt that cannot be
+// kept (E317, E327) stops the grading too: Run returns what it graded
+// with a *Halted error.
 func Run(dir string, opts Options) ([]Result, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -143,7 +145,7 @@ func Run(dir string, opts Options) ([]Result, error) {
 		if err != nil {
 			r, err := evalRefused(path, opts, codes.Errorf(codes.E316, "eval: %v: nothing ran", err))
 			if err != nil {
-				return out, err
+				return out, &Halted{Err: err, NotRun: len(names) - i}
 			}
 			out = append(out, r)
 			continue
@@ -175,7 +177,11 @@ func Run(dir string, opts Options) ([]Result, error) {
 		}
 		if opts.Receipts != "" {
 			if r.Receipt, err = rec.Stored(); err != nil {
-				return out, err
+				if codes.CodeOf(err) != codes.E327 {
+					return out, &Halted{Err: err, NotRun: len(names) - i} // it did not run
+				}
+				// It ran, and is graded; its receipt says it was not finished.
+				return append(out, r), &Halted{Err: err, NotRun: len(names) - i - 1}
 			}
 		}
 		out = append(out, r)
@@ -186,6 +192,23 @@ func Run(dir string, opts Options) ([]Result, error) {
 	}
 	return out, nil
 }
+
+// Halted is the error of a grading that a run's receipt ended (Run): one
+// that could not be reserved (E317, a full file system, say: that
+// program did not run) or finished (E327: it ran, and is graded). The
+// programs graded before it are Run's results; Err says why, with what
+// to do.
+type Halted struct {
+	Err    error
+	NotRun int // the .vel files of the directory not run since
+}
+
+func (h *Halted) Error() string {
+	return fmt.Sprintf("eval: stopped: %d .vel files of the directory not run: %v",
+		h.NotRun, h.Err)
+}
+
+func (h *Halted) Unwrap() error { return h.Err }
 
 // Stopped is the error of a grading a stopping signal ended (Run): the
 // programs graded before it are Run's results, the run it stopped among

@@ -1516,9 +1516,36 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "eval-stopped-grades-unprinted", File: "cli/eval.go",
-		Old: "if err != nil && !errors.As(err, &stopped) {", New: "if err != nil || errors.As(err, &stopped) {",
+		Old:      "if err != nil && !errors.As(err, &stopped) && !errors.As(err, &halted) {",
+		New:      "if err != nil || errors.As(err, &stopped) {",
 		Packages: cliPkg, Run: "^TestEvalStoppedBySignal$",
 		CaughtBy: "TestEvalStoppedBySignal (no grade of a.vel)",
+	},
+	{
+		Name: "eval-halted-grades-unprinted", File: "internal/eval/eval.go",
+		Old: "\t\t\t\t\treturn out, &Halted{Err: err, NotRun: len(names) - i} " +
+			"// it did not run\n",
+		New:      "\t\t\t\t\treturn out, err\n",
+		Packages: cliPkg, Run: "^TestEvalReceiptsFillMidway$",
+		CaughtBy: "TestEvalReceiptsFillMidway (no grade of a.vel, nothing said of b and c)",
+	},
+	{
+		Name: "store-journal-removed-unchecked", File: "receipt/store.go",
+		Old: "\tif err := s.j.Linked(); err != nil {\n\t\treturn err\n\t}\n", New: "",
+		Packages: rootPkg, Run: "^TestPoolReceiptsDirectoryRemoved$",
+		CaughtBy: "TestPoolReceiptsDirectoryRemoved (the run after the removal ran, no error)",
+	},
+	{
+		Name: "journal-removed-segment-linked", File: "receipt/journal/sys_unix.go",
+		Old: "\treturn st.Nlink > 0, nil\n", New: "\treturn true, nil\n",
+		Packages: journalPkg, Run: "^TestLinked$",
+		CaughtBy: "TestLinked (a journal whose directory was removed: nil)",
+	},
+	{
+		Name: "receipts-full-general-advice", File: "receipt/receipt.go",
+		Old: "\t\te.Do = fullDo\n", New: "",
+		Packages: receiptPkg, Run: "^TestReceiptsFileSystemFull$",
+		CaughtBy: "TestReceiptsFileSystemFull (check the directory can be written)",
 	},
 	{
 		Name: "run-done-context-runs", File: "sabline.go",

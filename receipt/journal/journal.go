@@ -40,6 +40,11 @@ const segmentExt = ".journal"
 // Journal, and of a second Close.
 var ErrClosed = errors.New("journal: closed")
 
+// ErrRemoved is the error of Journal.Linked once the segment the journal
+// appends to is no longer in its directory.
+var ErrRemoved = errors.New("journal: its segment was removed from its directory: " +
+	"records appended to it are read by no one")
+
 // Options tune a Journal; the zero value of a field is its default.
 type Options struct {
 	// SegmentBytes is the size past which the journal goes on in a new
@@ -598,6 +603,28 @@ func (j *Journal) Err() error {
 		return ErrClosed
 	case j.err != nil:
 		return fmt.Errorf("journal: a sync failed: %w", j.err)
+	}
+	return nil
+}
+
+// Linked returns nil while the segment the journal appends to is still
+// in the journal's directory, and ErrRemoved, naming it, once it is not
+// (its directory, or one above it, removed while the journal was open, or
+// the segment itself): Append goes on writing to the open file, where no
+// reader finds a record and the process's end loses them all. A closed
+// journal is nil: its appends fail as closed.
+func (j *Journal) Linked() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return nil
+	}
+	ok, err := j.seg.linked(j.dir)
+	if err != nil {
+		return fmt.Errorf("journal check of %s: %w", j.seg.name(j.dir), err)
+	}
+	if !ok {
+		return fmt.Errorf("%s: %w", j.seg.name(j.dir), ErrRemoved)
 	}
 	return nil
 }

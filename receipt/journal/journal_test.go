@@ -289,6 +289,47 @@ func TestClosed(t *testing.T) {
 	}
 }
 
+// TestLinked: a journal whose directory was removed while it was open
+// took every append and kept each where no reader finds it; Linked says
+// so (ErrRemoved), where it says nothing of the same journal in place, of
+// a journal that went on in a new segment, or of a closed one.
+func TestLinked(t *testing.T) {
+	for _, exclusive := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "j")
+			j, err := Open(dir, Options{Exclusive: exclusive})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			if err := j.Append("k", []byte("v")); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Linked(); err != nil {
+				t.Fatalf("a journal in place: %v", err)
+			}
+			if _, err := j.Seal(); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Linked(); err != nil {
+				t.Fatalf("a journal gone on in a new segment: %v", err)
+			}
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Linked(); !errors.Is(err, ErrRemoved) {
+				t.Fatalf("a journal whose directory was removed: %v; want ErrRemoved", err)
+			}
+			if err := j.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Linked(); err != nil {
+				t.Errorf("a closed journal: %v; want nil (its appends say it is closed)", err)
+			}
+		})
+	}
+}
+
 // TestConcurrentAppenders has goroutines append with and without waiting,
 // across many segment rotations: every record is read once, whole.
 func TestConcurrentAppenders(t *testing.T) {

@@ -2,7 +2,11 @@
 
 package journal
 
-import "os"
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
 
 // openFlags are added to every open of a segment (none here).
 const openFlags = 0
@@ -20,3 +24,20 @@ func writeOnce(f *os.File, b []byte, off int64) (int, error) {
 // SyncDir does nothing: a directory cannot be synced through os here, and
 // NTFS journals its metadata.
 func SyncDir(dir string) error { return nil }
+
+// linked reports whether the segment's name, in the journal's directory
+// dir, is still its file: a segment removed while open has no name, or
+// another file has it.
+func (s *segment) linked(dir string) (bool, error) {
+	fi, err := s.f.Stat()
+	if err != nil {
+		return false, err
+	}
+	at, err := os.Stat(s.name(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return os.SameFile(fi, at), nil
+}

@@ -74,3 +74,22 @@ func SyncDir(dir string) error {
 	}
 	return err
 }
+
+// linked reports whether the segment, in the journal's directory dir,
+// still has a name: a file removed while open has none (its link count
+// is zero).
+func (s *segment) linked(dir string) (bool, error) {
+	rc, err := s.f.SyscallConn()
+	if err != nil {
+		return false, err
+	}
+	var st syscall.Stat_t
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = syscall.Fstat(int(fd), &st) }); err != nil {
+		return false, err
+	}
+	if serr != nil {
+		return false, serr
+	}
+	return st.Nlink > 0, nil
+}

@@ -2,6 +2,7 @@ package sabline_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 )
 
@@ -24,21 +26,30 @@ import (
 // writes its own standard error as it starts (GODEBUG=inittrace=1), into
 // the same writer as the supervisor's line. The control: the same run
 // beneath a parent that is not immutable makes the directory, says
-// nothing and is full.
+// nothing and is full. A directory whose name holds what a terminal acts
+// on (an escape sequence, a carriage return, a newline and a line that
+// reads as Sabline's, a bidirectional override) is named escaped: the
+// line was written raw, and the terminal ran the sequence.
 func TestGrantedDirectoryNotMade(t *testing.T) {
 	if confine.Probe().LandlockABI < 1 {
 		t.Skipf("skipped: full is a Linux kernel's with Landlock; Landlock ABI %d here",
 			confine.Probe().LandlockABI)
 	}
 	t.Setenv("GODEBUG", "inittrace=1")
+	const controls = "out\x1b]0;title\a\x1b[2J\r\nsabline: a line of its own\u202e"
 	for _, tt := range []struct {
 		name      string
 		immutable bool
+		base      string // the granted directory's name; "" for "out"
 		wantLevel string
 		wantMade  bool
 	}{
 		{name: "parent immutable", immutable: true, wantLevel: "partial"},
 		{name: "control: parent writable", wantLevel: "full", wantMade: true},
+		{name: "parent immutable: a name with control characters", immutable: true, base: controls,
+			wantLevel: "partial"},
+		{name: "control: parent writable and the same name", base: controls, wantLevel: "full",
+			wantMade: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -49,7 +60,7 @@ func TestGrantedDirectoryNotMade(t *testing.T) {
 			if tt.immutable {
 				makeImmutable(t, parent)
 			}
-			out := filepath.Join(parent, "out")
+			out := filepath.Join(parent, cmp.Or(tt.base, "out"))
 			var stderr bytes.Buffer
 			res, err := sabline.Run(context.Background(), sabline.Source("p.vel", []byte("print(\"ran\")\n")),
 				sabline.Options{Budget: budget.MustParse(dir, "io", "fs:write:"+out), Cwd: dir,
@@ -60,10 +71,16 @@ func TestGrantedDirectoryNotMade(t *testing.T) {
 			if err != nil || string(res.Stdout) != "ran\n" {
 				t.Fatalf("the run: %v, output %q; want it to run\n%s", err, res.Stdout, stderr.String())
 			}
-			said := strings.Contains(stderr.String(), "sabline: make the granted directory "+out)
+			said := strings.Contains(stderr.String(),
+				"sabline: make the granted directory "+codes.TerminalSafe(out))
 			if said == tt.wantMade {
-				t.Errorf("standard error says it could not make %s: %v, want %v\n%s", out, said,
+				t.Errorf("standard error says it could not make %q: %v, want %v\n%s", out, said,
 					!tt.wantMade, stderr.String())
+			}
+			if strings.ContainsAny(stderr.String(), "\x1b\r\u202e") ||
+				strings.Contains(stderr.String(), "\nsabline: a line of its own") {
+				t.Errorf("standard error holds the name's control characters raw: %q",
+					stderr.String())
 			}
 			if _, err := os.Stat(out); (err == nil) != tt.wantMade {
 				t.Errorf("%s: %v, want made: %v", out, err, tt.wantMade)

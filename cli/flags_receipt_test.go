@@ -188,3 +188,48 @@ func TestLendCredentialsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusalPrintsTheMessageItsReceiptKeeps: a refused command line
+// prints the message its receipt records, escaped, within the receipt's
+// bound (codes.MaxMessageBytes) and saying how much it left out: an
+// --allow item of 100 KB, quoted twice by its E301, was printed whole,
+// 200 KB on one line, where the receipt kept 8 KiB. The control: a
+// short item's message is printed whole, as its receipt keeps it.
+func TestRefusalPrintsTheMessageItsReceiptKeeps(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "hello.vel")
+	if err := os.WriteFile(prog, []byte("print(\"hello\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, item string
+		cut        bool
+	}{
+		{name: "an item of 100 KB", item: "frob\x1b" + strings.Repeat("a", 100_000), cut: true},
+		{name: "a short item (the control)", item: "frob\x1b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := t.TempDir()
+			var stderr bytes.Buffer
+			if status := Main([]string{"--receipts", rc, "--allow", "io," + tc.item, prog},
+				strings.NewReader(""), &bytes.Buffer{}, &stderr); status != codes.ExitUsage {
+				t.Fatalf("status %d; want %d (E301)", status, codes.ExitUsage)
+			}
+			runs, err := receipt.List(rc)
+			if err != nil || len(runs) != 1 {
+				t.Fatalf("%d receipts (%v); want the refusal's", len(runs), err)
+			}
+			kept := runs[0].Outcome.Message
+			if cut := strings.HasSuffix(kept, " bytes more)"); cut != tc.cut {
+				t.Fatalf("the receipt's message is cut: %v, want %v: %q", cut, tc.cut,
+					kept[max(0, len(kept)-60):])
+			}
+			first, _, _ := strings.Cut(stderr.String(), "\n")
+			if want := "sabline: E301: " + codes.TerminalSafe(kept); first != want {
+				t.Errorf("printed a first line of %d bytes ending %q; want the receipt's "+
+					"message, %d bytes ending %q", len(first), first[max(0, len(first)-60):],
+					len(want), want[max(0, len(want)-60):])
+			}
+		})
+	}
+}

@@ -22,11 +22,16 @@ path of the run's receipt; the receipt's ` + "`outcome`" + ` records the same co
 message, position and ` + "`stack`" + `, within bounds whatever the program did: a
 message is kept to 8 KiB and a position or a frame to 1 KiB, and a stack
 deeper than 32 frames keeps the innermost 24 and the outermost 7, with a
-line between that counts the calls left out. A message can quote the
+line between that counts the calls left out. The command prints them
+within the same bounds, a refusal that left no receipt too (a message
+quoting a command line's item or a receipt file's path of megabytes ends
+` + "`... (N bytes more)`" + `). A message can quote the
 program's own text (a path, a host, a value it raised): every control
 character in it is printed escaped (` + "`\\x1b`" + `, ` + "`\\r`" + `, ` + "`\\u202e`" + `), so
 that nothing a program chose reaches the terminal raw. The program's own
-standard output is not escaped.
+standard output is not escaped, nor what a program granted ` + "`ffi`" + ` writes on
+its worker's standard error, which a command-line run relays as it is:
+both are the program's output.
 
 This file is generated from ` + "`codes.Codes`" + ` by ` + "`go generate ./codes`" + `;
 ` + "`go test ./codes`" + ` fails when the two differ.

@@ -28,6 +28,7 @@ import (
 	_ "gocloud.dev/blob/s3blob"
 	"gocloud.dev/gcerrors"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/receipt/bucket"
 	// The code mapped at start: this process is started often.
@@ -48,22 +49,33 @@ const checkTimeout = 30 * time.Second
 func main() {
 	url, err := storeURL(os.Args[1:])
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "sabline-store: %v\n%s\n", err, usage)
+		say("%v", err)
+		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
 	ctx := context.Background()
-	b, err := start(ctx, url, checkTimeout, func(format string, args ...any) {
-		fmt.Fprintf(os.Stderr, "sabline-store: "+format+"\n", args...)
-	})
+	b, err := start(ctx, url, checkTimeout, say)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "sabline-store:", err)
+		say("%v", err)
 		os.Exit(1)
 	}
 	defer b.Close()
 	if err := bucket.ServeAgent(ctx, os.Stdin, os.Stdout, b); err != nil {
-		fmt.Fprintln(os.Stderr, "sabline-store:", err)
+		say("%v", err)
 		os.Exit(1)
 	}
+}
+
+// say writes one line of the agent's to its standard error, which sabline
+// serve and sabline receipts pass on to their own (a server's log): its
+// text kept to a message's bound (codes.Clip) and escaped as
+// codes.TerminalSafe escapes it, since an error can quote what the store
+// answered (an S3 error's message, of megabytes, newlines and all), so
+// that no store can write to the operator's terminal or start a line of
+// the log that reads as the server's.
+func say(format string, args ...any) {
+	msg := codes.Clip(fmt.Sprintf(format, args...), codes.MaxMessageBytes)
+	fmt.Fprintf(os.Stderr, "sabline-store: %s\n", codes.TerminalSafe(msg))
 }
 
 // storeURL is the one argument the agent takes: a URL, or an absolute

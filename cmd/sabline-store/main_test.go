@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	neturl "net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
+	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/receipt/bucket"
 )
 
@@ -54,6 +57,14 @@ func (d *s3Double) start(t *testing.T) string {
 		store.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
+	d.url = srv.URL
+	return s3URL(t, srv.URL)
+}
+
+// s3URL is the URL of the bucket "receipts" of an S3-compatible store
+// at endpoint, with credentials and a region in the environment and no
+// shared configuration files nor instance metadata.
+func s3URL(t *testing.T, endpoint string) string {
 	empty := filepath.Join(t.TempDir(), "aws-empty")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -63,8 +74,8 @@ func (d *s3Double) start(t *testing.T) string {
 		"AWS_SHARED_CREDENTIALS_FILE": empty} {
 		t.Setenv(k, v)
 	}
-	d.url = srv.URL
-	q := neturl.Values{"endpoint": {srv.URL}, "region": {"us-east-1"}, "use_path_style": {"true"}, "disable_https": {"true"}}
+	q := neturl.Values{"endpoint": {endpoint}, "region": {"us-east-1"}, "use_path_style": {"true"},
+		"disable_https": {"true"}}
 	return "s3://receipts?" + q.Encode()
 }
 
@@ -282,5 +293,69 @@ func TestReadPastTheBound(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprint(bucket.MaxObjectBytes)) {
 		t.Errorf("a read of an object of %d bytes = %d bytes, %v; want an error naming the bound",
 			2*bucket.MaxObjectBytes, len(got), err)
+	}
+}
+
+// TestSaysTheStoresWordsEscaped: what the agent says on its standard
+// error, which sabline serve writes into its log, can quote the store's
+// answer: an S3 store that refuses every call with a message holding a
+// newline, a line that reads as the server's, a bidirectional override
+// and a C1 control had them all written raw, and the log showed the
+// store's line as sabline serve's own. Each is escaped now, and every
+// line the agent writes begins with its name; a message of 64 KiB,
+// said whole before, is kept to a message's bound, saying how much it
+// left out. The control: a store refusing with a plain message has it
+// said as it is.
+func TestSaysTheStoresWordsEscaped(t *testing.T) {
+	for _, tt := range []struct {
+		name, msg string
+		cut       bool
+	}{
+		{name: "a message with a line of its own", msg: "slow down\nsabline serve: listening on " +
+			"0.0.0.0:80\u202e\u009b31m"},
+		{name: "a message of 64 KiB", msg: "slow down " + strings.Repeat("a", 64<<10), cut: true},
+		{name: "a plain message (the control)", msg: "slow down"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>AccessDenied</Code>" +
+				"<Message>" + tt.msg + "</Message><RequestId>1</RequestId></Error>"
+			refuse := func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/xml")
+				w.WriteHeader(http.StatusForbidden)
+				if r.Method != http.MethodHead {
+					_, _ = w.Write([]byte(body))
+				}
+			}
+			srv := httptest.NewServer(http.HandlerFunc(refuse))
+			defer srv.Close()
+			cmd := exec.Command(os.Args[0], s3URL(t, srv.URL)) // no input: it serves, then ends
+			cmd.Env = append(os.Environ(), asMain+"=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			_ = cmd.Run() // how it ended is not what is judged: what it said is
+			said := stderr.String()
+			want := "api error AccessDenied: " + codes.TerminalSafe(tt.msg) + "): serving"
+			if tt.cut {
+				want = "api error AccessDenied: slow down aaaa"
+				if len(said) > codes.MaxMessageBytes+len("sabline-store: \n") ||
+					!strings.HasSuffix(said, " bytes more)\n") {
+					t.Errorf("the agent said %d bytes ending %q; want at most a message's %d, "+
+						"saying how much it left out", len(said), said[max(0, len(said)-60):],
+						codes.MaxMessageBytes)
+				}
+			}
+			if !strings.Contains(said, want) {
+				t.Errorf("the agent said %q; want the store's message as %q",
+					codes.Clip(said, 1024), want)
+			}
+			for _, line := range strings.SplitAfter(strings.TrimSuffix(said, "\n"), "\n") {
+				line = strings.TrimSuffix(line, "\n")
+				if !strings.HasPrefix(line, "sabline-store: ") ||
+					codes.TerminalSafe(line) != line {
+					t.Errorf("the agent wrote the line %q: want each begun with its name, "+
+						"and nothing a terminal acts on", line)
+				}
+			}
+		})
 	}
 }

@@ -785,10 +785,18 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "granted-dir-failure-unsaid", File: "internal/run/supervisor.go",
-		Old:      "\t\tfmt.Fprintf(c.r.Stderr, \"sabline: %v\\n\", err)\n",
+		Old: "\t\tfmt.Fprintf(c.r.Stderr, \"sabline: %s\\n\", " +
+			"codes.TerminalSafe(err.Error()))\n",
 		New:      "\t\t_ = err\n",
 		Packages: rootPkg, Run: "^TestGrantedDirectoryNotMade$",
 		CaughtBy: "TestGrantedDirectoryNotMade/parent_immutable (nothing said)",
+	},
+	{
+		Name: "granted-dir-failure-unescaped", File: "internal/run/supervisor.go",
+		Old:      "\"sabline: %s\\n\", codes.TerminalSafe(err.Error()))",
+		New:      "\"sabline: %s\\n\", err.Error())",
+		Packages: rootPkg, Run: "^TestGrantedDirectoryNotMade$",
+		CaughtBy: "TestGrantedDirectoryNotMade/parent_immutable:_a_name_with_control_characters",
 	},
 	{
 		Name: "library-in-process-without-limits", File: "sabline.go",
@@ -1092,12 +1100,6 @@ var mutations = []Mutation{
 		CaughtBy: "TestPoolRelaysBoundedWorkerMessages (8 MiB relayed)",
 	},
 	{
-		Name: "worker-messages-unlabelled", File: "internal/run/relay.go",
-		Old: "\t\tif !m.mid {\n\t\t\tout = append(out, workerLabel...)\n\t\t}\n", New: "",
-		Packages: runPkg, Run: "^TestPoolRelaysBoundedWorkerMessages$|^TestWorkerMessagesLabelEachLine$",
-		CaughtBy: "TestPoolRelaysBoundedWorkerMessages/one_line_(the_control) (the line unlabelled)",
-	},
-	{
 		Name: "temp-dir-unmeasured-passed-over", File: "internal/run/supervisor.go",
 		Old: "\t\t\tunmeasured = err\n\t\t\treturn errStopWalk\n", New: "\t\t\treturn nil\n",
 		Packages: runPkg, Run: "^TestTempDirCountsWhatLiesDeep$",
@@ -1289,7 +1291,7 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "worker-lines-unlabelled", File: "internal/run/relay.go",
-		Old: "\t\t\tout = append(out, workerLabel...)\n", New: "",
+		Old: "\t\tout = append(out, workerLabel...)\n", New: "",
 		Packages: runPkg, Run: "^(TestWorkerMessagesLabelEachLine|TestPoolRelaysBoundedWorkerMessages)$",
 		CaughtBy: "TestWorkerMessagesLabelEachLine, TestPoolRelaysBoundedWorkerMessages/one_line",
 	},
@@ -1300,10 +1302,12 @@ var mutations = []Mutation{
 		CaughtBy: "TestWorkerMessagesLabelEachLine/an_escape_sequence",
 	},
 	{
-		Name: "worker-label-each-write", File: "internal/run/relay.go",
-		Old: "m.mid, p = !ended, rest", New: "m.mid, p = false, rest",
+		Name: "worker-line-left-unended", File: "internal/run/relay.go",
+		Old: "\t\tout = append(out, '\\n')\n\t\tp = rest\n",
+		New: "\t\tout = append(out, p[len(line):min(len(p), len(line)+1)]...)\n" +
+			"\t\tp = rest\n",
 		Packages: runPkg, Run: "^TestWorkerMessagesLabelEachLine$",
-		CaughtBy: "TestWorkerMessagesLabelEachLine/lines_cut_across_writes",
+		CaughtBy: "TestWorkerMessagesLabelEachLine/a_line_never_ended",
 	},
 	{
 		Name: "worker-messages-bound-before-labels", File: "internal/run/relay.go",
@@ -1915,6 +1919,25 @@ var mutations = []Mutation{
 		Old: "errors.Is(err, errOverBounds) {", New: "false && errors.Is(err, errOverBounds) {",
 		Packages: bucketPkg, Run: "^TestAgentListPastTheBound$",
 		CaughtBy: "TestAgentListPastTheBound/past_the_bound",
+	},
+	{
+		Name: "report-message-unbounded", File: "cli/internal/cmdline/report.go",
+		Old: "\te = e.Bounded()\n", New: "",
+		Packages: cliPkg, Run: "^TestRefusalPrintsTheMessageItsReceiptKeeps$",
+		CaughtBy: "TestRefusalPrintsTheMessageItsReceiptKeeps/an_item_of_100_KB",
+	},
+	{
+		Name: "store-words-unescaped", File: "cmd/sabline-store/main.go",
+		Old: "codes.TerminalSafe(msg))", New: "msg)",
+		Packages: storePkg, Run: "^TestSaysTheStoresWordsEscaped$",
+		CaughtBy: "TestSaysTheStoresWordsEscaped/a_message_with_a_line_of_its_own",
+	},
+	{
+		Name: "store-words-unbounded", File: "cmd/sabline-store/main.go",
+		Old:      "codes.Clip(fmt.Sprintf(format, args...), codes.MaxMessageBytes)",
+		New:      "fmt.Sprintf(format, args...)",
+		Packages: storePkg, Run: "^TestSaysTheStoresWordsEscaped$",
+		CaughtBy: "TestSaysTheStoresWordsEscaped/a_message_of_64_KiB",
 	},
 	{
 		Name: "store-read-cut-at-the-bound", File: "cmd/sabline-store/main.go",

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -146,5 +147,101 @@ func TestPoolWritesItsStderrOneAtATime(t *testing.T) {
 	p.Close() // every relay of the pool's has ended
 	if got := strings.Count(string(stderr.buf), "a line of the program's own \\x1b[2J\n"); got != 2 {
 		t.Errorf("the pool's Stderr holds %q, want each run's line whole", stderr.buf)
+	}
+}
+
+// writesALineInTwo is a program that writes "x" on its worker's standard
+// error (found as writesItsWorkersStderr finds it), leaving the line
+// unfinished, waits until the file ARGS[0] exists, then writes the rest
+// of the line: text that reads as a line of the pool's own.
+const writesALineInTwo = `c = ffi.module("ctypes")
+found = []
+for fd in range(6, 64):
+    if c.syscall("lseek", fd, 0, 0).errno == "ESPIPE":
+        found.append(fd)
+for fd in found:
+    c.syscall("write", fd, "x", 1)
+waited = 0
+while not fs.exists(ARGS[0]):
+    waited += 1
+line = "sabline: pool: a line of the program's own\n"
+for fd in found:
+    c.syscall("write", fd, line, len(line))
+print("found", found)
+`
+
+// TestPoolWorkerLineBetweenAnothersLines: a pool's Stderr (a server's
+// log) takes other writers' lines too, the server's among them. A run
+// that may make raw system calls wrote "x" on its worker's standard
+// error, left the line unfinished, waited for another writer's line, and
+// wrote the rest: the pool relayed the rest unlabelled after the other
+// line's newline, so that "sabline: pool: a line of the program's own"
+// began a line of the log as one of the pool's would. Now the pool ends
+// each line it relays, and labels the rest as a line of its own. The
+// control: with no other line between, the program's text reaches the
+// log labelled too.
+func TestPoolWorkerLineBetweenAnothersLines(t *testing.T) {
+	const another = "sabline serve: a line of another writer's\n"
+	const text = "sabline: pool: a line of the program's own"
+	for _, tt := range []struct {
+		name    string
+		between bool // another writer's line comes between the program's two writes
+	}{
+		{name: "another writer's line between", between: true},
+		{name: "no line between (the control)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			flag := filepath.Join(dir, "go")
+			var stderr testkit.LockedBuffer
+			p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io", "ffi:ctypes",
+				"fs:read:"+dir), Workers: 1, Confine: core.ModeStrict, ImportRoot: dir,
+				Timeout: time.Minute, Stderr: &stderr})
+			if err != nil {
+				t.Fatalf("StartPool: %v", err)
+			}
+			t.Cleanup(func() { p.Close() })
+			// Run before p.Close, so that a test that stops early lets
+			// the program end rather than spin until its timeout.
+			t.Cleanup(func() { _ = os.WriteFile(flag, nil, 0o600) })
+			type ran struct {
+				res *PoolResult
+				err error
+			}
+			done := make(chan ran, 1)
+			go func() {
+				res, err := p.Run(context.Background(), PoolRun{Program: "w.vel",
+					Source: []byte(writesALineInTwo), Args: []string{flag}})
+				done <- ran{res, err}
+			}()
+			waitUntil(t, func() bool { return strings.Contains(stderr.String(), workerLabel+"x") })
+			if tt.between {
+				_, _ = stderr.Write([]byte(another))
+			}
+			testkit.WriteFile(t, flag, "")
+			r := <-done
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if o := r.res.Receipt.Outcome; o.Status != receipt.StatusOK ||
+				string(r.res.Stdout) == "found []\n" {
+				t.Fatalf("the run: %s %s %q, output %q; want ok, its worker's standard error "+
+					"found", o.Status, o.Code, o.Message, r.res.Stdout)
+			}
+			p.Close() // every relay of the pool's has ended
+			got := stderr.String()
+			if !strings.Contains(got, text) {
+				t.Errorf("the pool's Stderr holds %q; want the program's text in it", got)
+			}
+			for _, line := range strings.SplitAfter(got, "\n") {
+				if line != "" && line != another && !strings.HasPrefix(line, workerLabel) {
+					t.Errorf("the pool's Stderr holds the line %q, not labelled as the "+
+						"worker's: %q", line, got)
+				}
+			}
+		})
 	}
 }

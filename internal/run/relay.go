@@ -230,12 +230,15 @@ const workerLabel = "sabline: pool worker: "
 // write on that descriptor too, as much as it likes and whatever it
 // likes, a line that reads as the pool's or the server's among them.
 // What is dropped is still read, so that no write of the worker's waits
-// for it.
+// for it. Each write to dst is whole lines: a line the worker left
+// unfinished is ended there, and what follows it is labelled as a line
+// of its own, since dst (a server's log) takes other writers' lines
+// between two of the worker's writes, and the rest of the worker's line
+// would otherwise begin a line of the log, unlabelled.
 type workerMessages struct {
 	dst  io.Writer
 	left int  // what may still be written to dst
 	cut  bool // the line that says the rest was dropped is written
-	mid  bool // the last byte relayed ended no line
 }
 
 func newWorkerMessages(dst io.Writer) *workerMessages {
@@ -266,20 +269,17 @@ func (m *workerMessages) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// labelled is p with each line that begins in it begun by workerLabel and
-// its bytes escaped as codes.TerminalSafe escapes them.
+// labelled is p as whole lines, each begun by workerLabel, its bytes
+// escaped as codes.TerminalSafe escapes them, and ended by a newline,
+// the last too where p left it unfinished.
 func (m *workerMessages) labelled(p []byte) []byte {
 	var out []byte
 	for len(p) > 0 {
-		if !m.mid {
-			out = append(out, workerLabel...)
-		}
-		line, rest, ended := bytes.Cut(p, []byte{'\n'})
+		line, rest, _ := bytes.Cut(p, []byte{'\n'})
+		out = append(out, workerLabel...)
 		out = append(out, codes.TerminalSafe(string(line))...)
-		if ended {
-			out = append(out, '\n')
-		}
-		m.mid, p = !ended, rest
+		out = append(out, '\n')
+		p = rest
 	}
 	return out
 }

@@ -70,8 +70,10 @@ func TestRelayWritesOnlyWhatTheWorkerWrote(t *testing.T) {
 }
 
 // TestWorkerMessagesLabelEachLine: each line of a pool worker's standard
-// error begins with workerLabel in the pool's Stderr, however the
-// worker's writes cut it, and its bytes are escaped.
+// error begins with workerLabel in the pool's Stderr, and its bytes are
+// escaped; a line one write leaves unfinished is ended, and its rest in
+// the next write is labelled too (another writer's line can come between
+// the two: TestPoolWorkerLineBetweenAnothersLines).
 func TestWorkerMessagesLabelEachLine(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -80,7 +82,10 @@ func TestWorkerMessagesLabelEachLine(t *testing.T) {
 	}{
 		{name: "one line", writes: []string{"a\n"}, want: workerLabel + "a\n"},
 		{name: "lines cut across writes", writes: []string{"a\nb", "c\n", "\n"},
-			want: workerLabel + "a\n" + workerLabel + "bc\n" + workerLabel + "\n"},
+			want: workerLabel + "a\n" + workerLabel + "b\n" + workerLabel + "c\n" +
+				workerLabel + "\n"},
+		{name: "a line never ended", writes: []string{"sabline: pool: x"},
+			want: workerLabel + "sabline: pool: x\n"},
 		{name: "an escape sequence", writes: []string{"\x1b[2Jx\r\n"},
 			want: workerLabel + `\x1b[2Jx\r` + "\n"},
 	}

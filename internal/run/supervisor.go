@@ -496,15 +496,17 @@ func (c *commandRun) request(w *workerProc, g *guard.Set, f waitFor) (*wire.Requ
 // it. Each is made where it resolved when the run was admitted (adm),
 // never through a link made on its way since. One that cannot be made is
 // said on the run's standard error, under the lock the relay holds for
-// each of the worker's writes there (the worker has started), and left to
-// the level, which says where it is held.
+// each of the worker's writes there (the worker has started), escaped
+// (codes.TerminalSafe: the path is the grant's as it resolved, whose
+// names another may have chosen), and left to the level, which says
+// where it is held.
 func (c *commandRun) makeGranted(rl *relay, adm map[string]string) {
 	made, err := confine.MakeGranted(c.derived, adm)
 	c.made = made
 	if err != nil {
 		rl.std.Lock()
 		defer rl.std.Unlock()
-		fmt.Fprintf(c.r.Stderr, "sabline: %v\n", err)
+		fmt.Fprintf(c.r.Stderr, "sabline: %s\n", codes.TerminalSafe(err.Error()))
 	}
 }
 

@@ -62,10 +62,14 @@ func ParseConfine(v string) (core.Mode, error) {
 // message, the position (with the call stack, innermost first, when the
 // error happened inside a function), what to do, and the receipt. Every
 // part goes through codes.TerminalSafe, since a message can quote the program's
-// own text. It returns the exit status the code carries.
+// own text, and is kept to the bounds a receipt keeps it to
+// (codes.Error.Bounded), since it can quote text of any length (a
+// command line's item, a receipt file's path). It returns the exit status
+// the code carries.
 func Report(w io.Writer, err error, receipt string) int {
 	e := &codes.Error{Code: codes.E301, Msg: err.Error()}
 	errors.As(err, &e)
+	e = e.Bounded()
 	fmt.Fprintf(w, "sabline: %s: %s\n", e.Code, codes.TerminalSafe(e.Msg))
 	switch {
 	case len(e.Stack) > 1:

@@ -2066,6 +2066,27 @@ var mutations = []Mutation{
 		CaughtBy: "TestWorkerThreadsBounded/twice_the_bound",
 	},
 	{
+		Name: "tempdir-measure-unpaced", File: "internal/run/pace.go",
+		Old:      "\tp.next = began.Add(measureShare * clock().Sub(began))\n",
+		New:      "\t_ = began\n",
+		Packages: runPkg, Run: "^TestTempDirMeasurePaced$",
+		CaughtBy: "TestTempDirMeasurePaced (measures of 250 ms: 34 of them took 8.5s of 10s)",
+	},
+	{
+		Name: "pool-result-lines-read-anew", File: "internal/run/pool.go",
+		Old:      "l, err = wire.AppendLine(l[:0], w.res, wire.MaxJobResultBytes)",
+		New:      "l, err = wire.ReadLine(w.res, wire.MaxJobResultBytes)",
+		Packages: runPkg, Run: "^TestReadLastReadsIntoOneBuffer$",
+		CaughtBy: "TestReadLastReadsIntoOneBuffer (20 lines took 252 MB of allocations)",
+	},
+	{
+		Name: "pool-result-line-kept-in-the-read-buffer", File: "internal/run/pool.go",
+		Old:      "last, l = l, last // kept",
+		New:      "last = l // kept",
+		Packages: runPkg, Run: "^TestReadLastReadsIntoOneBuffer$",
+		CaughtBy: "TestReadLastReadsIntoOneBuffer (a result before a short line: overwritten)",
+	},
+	{
 		Name: "worker-threads-bound-off-by-one", File: "internal/run/supervisor.go",
 		Old: "\tif !ok || n <= workerThreads {", New: "\tif !ok || n < workerThreads {",
 		Packages: runPkg, Run: "^TestThreadsWithinItsBound$",

@@ -57,6 +57,9 @@ type workerProc struct {
 	// its threads (threadsWithin) and, under a memory limit, its memory
 	// (memoryWithin).
 	bounds *watch.Watch
+	// tempDirPace paces the measures of its temporary directory
+	// (measureShare), which its bounds watch makes.
+	tempDirPace pace
 	// status is its status file, which tells the memory it holds (nil
 	// with no memory limit, or where there is none: package resident).
 	status  *resident.Status
@@ -201,7 +204,10 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		}
 	}
 	w.bounds = watch.New(BoundsWatchEvery, func() func() {
-		err := tempDirWithin(w.tmp, w.pid)
+		// Its threads and memory are read at every tick; its temporary
+		// directory, whose measure a program can make dear, as its cost
+		// allows (pace).
+		err := w.tempDirPace.measure(func() error { return tempDirWithin(w.tmp, w.pid) })
 		if err == nil {
 			err = threadsWithin(w.pid)
 		}

@@ -129,7 +129,9 @@ const (
 	stopGrace = 500 * time.Millisecond
 	// BoundsWatchEvery is how often the worker's temporary directory, its
 	// threads and its memory are measured from outside while a step is
-	// awaited (the root package's TestMemoryHeldFromOutside reads it).
+	// awaited (the root package's TestMemoryHeldFromOutside reads it); the
+	// temporary directory no more often than its measure's cost allows
+	// (measureShare).
 	BoundsWatchEvery = 100 * time.Millisecond
 )
 
@@ -869,7 +871,9 @@ func threadsWithin(pid int) error {
 // worker pid, and says when it is past MaxTempDirBytes or
 // MaxTempDirEntries. The walk itself stops at the entry bound, so a
 // directory of a million files costs the supervisor no more than one of
-// MaxTempDirEntries. The files on dir's disk that the worker holds and no
+// MaxTempDirEntries, which still cost some 250 ms here when they are
+// directories: the bounds watch paces it by what it takes (measureShare).
+// The files on dir's disk that the worker holds and no
 // directory lists (unlinkedHeld) count with what the walk finds: a file
 // removed while open takes its disk as it did before (a program that
 // removed its crash file and wrote 700 MiB into it ended ok). A worker

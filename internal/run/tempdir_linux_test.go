@@ -309,3 +309,64 @@ print("held")
 		})
 	}
 }
+
+// TestTempDirBoundHeldWhenDear: a run whose private temporary directory
+// is dear to measure (9,990 empty directories, made by raw calls: 250 ms
+// a measure here, which the supervisor now makes less often, at most a
+// tenth of its time: measureShare) is still held to the directory's
+// bound: a file grown past it there is E330, however long the program
+// would hold it. The control: the same directories and a file of 1 MiB
+// are held for 50 of the watch's ticks, to the program's end, ok.
+func TestTempDirBoundHeldWhenDear(t *testing.T) {
+	const dear = `c = ffi.module("ctypes")
+tmp = ffi.module("os").getenv("TMPDIR")
+d = c.syscall("openat", -100, tmp, 0x10000, 0).ret  # O_RDONLY|O_DIRECTORY
+for i in range(9990):
+    m = c.syscall("mkdirat", d, "d%d" % i, 448)
+    if m.errno:
+        print("mkdirat errno=%s" % m.errno)
+        break
+f = c.syscall("openat", d, "file", 66, 384)  # O_RDWR|O_CREAT, 0600
+t = c.syscall("ftruncate", f.ret, int(ARGS[0]))
+print("openat errno=%s ftruncate errno=%s" % (f.errno, t.errno))
+t0 = clock.now()
+while clock.now() - t0 < float(ARGS[1]):
+    c.syscall("poll", 0, 0, 100)
+print("held")
+`
+	for _, tt := range []struct {
+		name string
+		size int
+		hold time.Duration // how long the program holds its file
+		want codes.Code
+	}{
+		// Held until stopped: the run's timeout is past the hold.
+		{name: "1 GiB beside 9,990 directories", size: 1 << 30, hold: testkit.Bound(120 * time.Second),
+			want: codes.E330},
+		{name: "the control: 1 MiB beside 9,990 directories", size: 1 << 20,
+			hold: 50 * BoundsWatchEvery},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := superviseProgram(t, dear, []string{"io", "clock", "ffi:ctypes", "ffi:os"}, func(r *Run) {
+				r.Args = []string{fmt.Sprint(tt.size), fmt.Sprint(tt.hold.Seconds())}
+				r.Timeout = tt.hold + testkit.Bound(60*time.Second)
+			})
+			t.Logf("outcome %s %q in %v, stdout %q", s.rec.Outcome.Code, s.rec.Outcome.Message,
+				s.wall, s.stdout)
+			if strings.Contains(s.stdout, "errno=E") {
+				t.Fatalf("a call failed: %q (stderr %s)", s.stdout, s.stderr)
+			}
+			if tt.want == "" {
+				if s.rec.Outcome.Status != receipt.StatusOK || !strings.Contains(s.stdout, "held") {
+					t.Fatalf("outcome %+v, stdout %q: want the file held to the end", s.rec.Outcome,
+						s.stdout)
+				}
+				return
+			}
+			wantCode(t, s, tt.want, "grew past 512 MB")
+			if strings.Contains(s.stdout, "held") {
+				t.Fatalf("stdout %q: the program held the file to its end", s.stdout)
+			}
+		})
+	}
+}

@@ -15,7 +15,8 @@ import (
 // twice as many descriptors as a confined worker may hold
 // (linux.MaxDescriptors), so that only a run with raw calls, which keeps
 // the host's limit, can pass it. Each costs a stat through /proc, 6 to 12
-// µs here: some 50 to 100 ms of processor time a tick at the bound. A worker
+// µs here: some 50 to 100 ms of processor time a measure at the bound, which
+// the bounds watch then makes less often (measureShare). A worker
 // holding more is not measured whole, and its run is stopped
 // (tempDirWithin): a file removed while held past the bound (a program
 // with raw calls that first held 4,100 descriptors, when the bound was

@@ -225,11 +225,12 @@ const InProcessReason = "the run was in the caller's own process (Options.InProc
 func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 	// Absolute, as the worker is given it: a relative one is the
 	// caller's working directory's ("" is that directory itself).
-	cwd, err := filepath.Abs(opts.Cwd)
-	if err != nil {
-		return nil, codes.Errorf(codes.E301, "the run's working directory: %w", err)
+	// A caller's working directory that was removed (or cannot be read)
+	// is refused below, with a receipt, as every refusal is.
+	cwd, cwdErr := filepath.Abs(opts.Cwd)
+	if cwdErr == nil {
+		opts.Cwd = cwd
 	}
-	opts.Cwd = cwd
 	if opts.Confine == "" {
 		opts.Confine = ConfineDefault
 	}
@@ -269,6 +270,11 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 		opts.Stdin = strings.NewReader("")
 	}
 	path := program.Path
+	if cwdErr != nil {
+		err := codes.Errorf(codes.E301, "the run's working directory: %w: nothing ran", cwdErr)
+		res.Receipt = refused(path, program.Source, opts, err)
+		return res, err
+	}
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(opts.Cwd, path)
 	}

@@ -143,11 +143,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				"want one program to run, got %d: %s (the program's own arguments go after --)",
 				len(positional), strings.Join(positional, " ")), "")
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		fmt.Fprintln(stderr, "sabline:", err)
-		return codes.ExitUsage
-	}
+	// A working directory removed by the caller (or one it may not
+	// read) is refused below, with the code and the receipt of every
+	// refusal, not left to a bare message: relative paths, the program's
+	// and the grants', have nothing to be made absolute against.
+	cwd, cwdErr := os.Getwd()
 	r := run.Run{
 		Program: positional[0], Args: progArgs, Cwd: cwd,
 		Timeout: f.timeout,
@@ -188,6 +188,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				return refuse(err)
 			}
 		}
+	}
+	if cwdErr != nil {
+		e := codes.Errorf(codes.E301, "the working directory: %w: nothing ran", cwdErr)
+		e.Do = cwdDo
+		return refuse(e)
 	}
 	if bad != nil {
 		return refuse(bad.Err)
@@ -253,6 +258,10 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return rec.Outcome.ExitStatus
 }
+
+// cwdDo is what to do when the working directory cannot be read.
+const cwdDo = "Start sabline in a working directory that exists and that you may read: the " +
+	"program's path and the grants are made absolute against it. Nothing ran."
 
 func absProgram(cwd, p string) string {
 	if filepath.IsAbs(p) {

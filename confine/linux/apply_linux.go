@@ -146,7 +146,9 @@ func applyWith(p core.Policy, o ApplyOptions, in installer) (core.Result, error)
 		held.Problems = append(held.Problems, core.Gap{Layer: layer, Kind: core.GapUnheld, Text: problem})
 	}
 	if o.MaxMemoryMB > 0 {
-		if err := in.addressSpace(o.MaxMemoryMB); err != nil {
+		// A caller's lower limit is kept, and holds (limitAddressSpace).
+		err := in.addressSpace(o.MaxMemoryMB)
+		if err != nil && !errors.Is(err, core.ErrCallerMemoryLimit) {
 			fail(err, core.LayerMemory, "the memory limit could not be set: "+err.Error())
 		}
 	}
@@ -340,13 +342,28 @@ const addressSpaceSlack = 256 << 20
 // limitAddressSpace sets RLIMIT_AS to what the process maps now, plus
 // twice the limit, plus addressSpaceSlack: a backstop the kernel holds
 // under the worker's own watch of its memory, which ends the run at the
-// limit itself.
+// limit itself. It lowers the soft and hard limits the caller set, as
+// limitDescriptors does, and never raises them: one already lower is
+// kept, and the error then wraps core.ErrCallerMemoryLimit, the limit
+// held all the same.
 func limitAddressSpace(mb int) error {
 	limit, err := addressSpaceLimit(mb)
 	if err != nil {
 		return err
 	}
-	return setAddressSpace(unix.Rlimit{Cur: limit, Max: limit})
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_AS, &rl); err != nil {
+		return fmt.Errorf("getrlimit(RLIMIT_AS): %w", err)
+	}
+	rl.Cur, rl.Max = min(rl.Cur, limit), min(rl.Max, limit)
+	if err := setAddressSpace(rl); err != nil {
+		return err
+	}
+	if rl.Cur < limit {
+		return fmt.Errorf("%w: %d MB (ulimit -v), below the %d MB this memory limit sets",
+			core.ErrCallerMemoryLimit, rl.Cur>>20, limit>>20)
+	}
+	return nil
 }
 
 // addressSpaceLimit is the RLIMIT_AS limitAddressSpace sets for mb

@@ -1559,10 +1559,49 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "run-relative-cwd-kept", File: "sabline.go",
-		Old:      "\tcwd, err := filepath.Abs(opts.Cwd)\n",
-		New:      "\tcwd, err := opts.Cwd, error(nil)\n\tif cwd == \"\" {\n\t\tcwd, err = os.Getwd()\n\t}\n",
+		Old:      "\tcwd, cwdErr := filepath.Abs(opts.Cwd)\n",
+		New:      "\tcwd, cwdErr := opts.Cwd, error(nil)\n\tif cwd == \"\" {\n\t\tcwd, cwdErr = os.Getwd()\n\t}\n",
 		Packages: rootPkg, Run: "^TestRunRelativeCwd$",
 		CaughtBy: "TestRunRelativeCwd (a relative Cwd in a worker: E316)",
+	},
+	{
+		Name: "run-removed-cwd-no-receipt", File: "sabline.go",
+		Old: "\t\tres.Receipt = refused(path, program.Source, opts, err)\n" +
+			"\t\treturn res, err\n\t}\n\tif !filepath.IsAbs(path) {",
+		New:      "\t\treturn nil, err\n\t}\n\tif !filepath.IsAbs(path) {",
+		Packages: rootPkg, Run: "^TestRunInARemovedWorkingDirectory$",
+		CaughtBy: "TestRunInARemovedWorkingDirectory (a nil Result, no receipt kept)",
+	},
+	{
+		Name: "cli-removed-cwd-no-receipt", File: "cli/run.go",
+		Old:      "\t\te.Do = cwdDo\n\t\treturn refuse(e)\n",
+		New:      "\t\te.Do = cwdDo\n\t\treturn cmdline.Report(stderr, e, \"\")\n",
+		Packages: cliPkg, Run: "^TestRunInARemovedWorkingDirectory$",
+		CaughtBy: "TestRunInARemovedWorkingDirectory (no receipt of the refusal)",
+	},
+	{
+		Name: "address-space-raises-callers-limit", File: "confine/linux/apply_linux.go",
+		Old:      "\trl.Cur, rl.Max = min(rl.Cur, limit), min(rl.Max, limit)\n",
+		New:      "\trl.Cur, rl.Max = limit, limit\n",
+		Packages: cliPkg, Run: "^TestRunUnderTheCallersAddressSpaceLimit$",
+		CaughtBy: "TestRunUnderTheCallersAddressSpaceLimit (E310 without CAP_SYS_RESOURCE; " +
+			"with it, " +
+			"the caller's limit raised and 3.6 GB allocated)",
+	},
+	{
+		Name: "runs-dir-relative-tmpdir", File: "internal/run/tempdir.go",
+		Old:      "\tif !filepath.IsAbs(tmp) && filepath.Separator == '/' {\n",
+		New:      "\tif false {\n",
+		Packages: cliPkg, Run: "^TestRunWithARelativeTMPDIR$",
+		CaughtBy: "TestRunWithARelativeTMPDIR (E331, and TMPDIR/sabline-runs-UID made in the " +
+			"working directory)",
+	},
+	{
+		Name: "journal-size-limit-no-new-segment", File: "receipt/journal/journal.go",
+		Old:      "\tif err != nil && j.cutBySizeLimit(seg, at, n, err) {\n",
+		New:      "\tif false {\n",
+		Packages: journalPkg, Run: "^TestFileSizeLimit$",
+		CaughtBy: "TestFileSizeLimit (the child's append fails at the limit: short write)",
 	},
 	{
 		Name: "run-unregistered-module-admitted", File: "sabline.go",
@@ -3089,7 +3128,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "journal-short-write-taken", File: "receipt/journal/journal.go",
-		Old: "if err == nil && n != len(buf) {", New: "if false && n != len(buf) {",
+		Old:      "\tn, err := writeOnce(seg.f, buf, at)\n\tif err == nil && n != len(buf) {",
+		New:      "\tn, err := writeOnce(seg.f, buf, at)\n\tif false && n != len(buf) {",
 		Packages: journalPkg, Run: "^TestWriteFaults$",
 		CaughtBy: "TestWriteFaults",
 	},

@@ -674,7 +674,8 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool,
 	if memHeld > 0 && allocatorThrew(crash) {
 		return receipt.OutcomeOf(codes.Errorf(codes.E308,
 			"the worker ran out of memory under its memory limit of %d MB: the address-space "+
-				"limit stopped an allocation%s", memHeld, where)), true
+				"limit stopped an allocation (the worker's own, or the lower one its caller set, "+
+				"ulimit -v, which its standard error names)%s", memHeld, where)), true
 	}
 	if interpreterOverflowed(crash) {
 		// The interpreter recursed once for each level of a value the

@@ -46,13 +46,21 @@ var runsDir = sync.OnceValues(func() (string, error) {
 	return "", fmt.Errorf("no directory for the runs' temporary directories: %v", tried)
 })
 
-// runsDirs are the places runsDir tries, in turn.
+// runsDirs are the places runsDir tries, in turn. A relative TMPDIR (a
+// caller's TMPDIR=tmp) names no system's temporary directory, only a
+// place beneath whatever the working directory is: it is passed over for
+// the system's default (/tmp, as os.TempDir gives without TMPDIR), as a
+// relative cache directory is passed over. Windows' is always absolute.
 func runsDirs() []string {
 	var out []string
 	if cache, err := os.UserCacheDir(); err == nil && filepath.IsAbs(cache) {
 		out = append(out, filepath.Join(cache, filepath.FromSlash(runsDirName)))
 	}
-	return append(out, filepath.Join(os.TempDir(), "sabline-runs-"+strconv.Itoa(os.Geteuid())))
+	tmp := os.TempDir()
+	if !filepath.IsAbs(tmp) && filepath.Separator == '/' {
+		tmp = "/tmp"
+	}
+	return append(out, filepath.Join(tmp, "sabline-runs-"+strconv.Itoa(os.Geteuid())))
 }
 
 // privateDir makes dir, and its parents, unless it exists, and checks it

@@ -299,11 +299,18 @@ func (w *worker) prepare(req *wire.Request, res *wire.Record) {
 	// the worker is confined.
 	if req.MaxMemoryMB > 0 {
 		w.memory = memoryGauge()
-		if err := confine.LimitMemory(req.MaxMemoryMB); err != nil {
+		switch err := confine.LimitMemory(req.MaxMemoryMB); {
+		case err == nil:
+			res.MemoryLimitHeld = req.MaxMemoryMB
+		case errors.Is(err, core.ErrCallerMemoryLimit):
+			// Held, more tightly than the run asks: say so, since what
+			// the program may allocate is less than its limit.
+			fmt.Fprintf(os.Stderr, "sabline: the memory limit of %d MB: %v; an allocation past "+
+				"it ends the run (E308)\n", req.MaxMemoryMB, err)
+			res.MemoryLimitHeld = req.MaxMemoryMB
+		default:
 			fmt.Fprintf(os.Stderr, "sabline: the memory limit of %d MB: the address-space limit "+
 				"is not held (%v); only the worker's watch of its memory is\n", req.MaxMemoryMB, err)
-		} else {
-			res.MemoryLimitHeld = req.MaxMemoryMB
 		}
 		if limit := int64(req.MaxMemoryMB) << 20; limit < debug.SetMemoryLimit(-1) {
 			debug.SetMemoryLimit(limit)

@@ -286,14 +286,36 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 		at = seg.size // in place
 	}
 	n, err := writeOnce(seg.f, buf, at)
+	if err == nil && n != len(buf) {
+		err = io.ErrShortWrite
+	}
+	if err != nil && j.cutBySizeLimit(seg, at, n, err) {
+		// The process's file size limit (a caller's ulimit -f), far
+		// below a segment's bound: the record goes whole into a new
+		// segment, where it fits, rather than every record after it
+		// failing for the life of the journal. In an Exclusive journal
+		// the fragment is given back with the zeros past the records.
+		if j.opt.Exclusive {
+			seg.laid = max(seg.laid, at+int64(n))
+			n = 0
+		}
+		if rerr := j.rotate(); rerr == nil {
+			signal(j.kick)
+			seg = j.seg
+			if j.opt.Exclusive {
+				at = seg.size
+			}
+			n, err = writeOnce(seg.f, buf, at)
+			if err == nil && n != len(buf) {
+				err = io.ErrShortWrite
+			}
+		}
+	}
 	if j.opt.Exclusive {
 		// The next record goes after what this one wrote, whole or cut
 		// short, as it would at the end of the file.
 		seg.size += int64(n)
 		seg.laid = max(seg.laid, seg.size)
-	}
-	if err == nil && n != len(buf) {
-		err = io.ErrShortWrite
 	}
 	if err != nil {
 		if n > 0 {
@@ -337,6 +359,30 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 		signal(j.urgent)
 	}
 	return t, nil
+}
+
+// cutBySizeLimit reports whether a write of a record to seg at (below
+// zero: at the end of the file) that wrote n bytes and failed with err was
+// refused or cut short by the process's file size limit (RLIMIT_FSIZE),
+// and whether the record could fit in a new segment. The caller holds
+// j.mu.
+func (j *Journal) cutBySizeLimit(seg *segment, at int64, n int, err error) bool {
+	limit, ok := fileSizeLimit()
+	if !ok {
+		return false
+	}
+	end := at + int64(n)
+	if at < 0 {
+		off, serr := seg.f.Seek(0, io.SeekCurrent)
+		if serr != nil {
+			return false
+		}
+		end = off
+	}
+	// A record cut at the limit wrote up to it; one written from it or
+	// past it wrote nothing (EFBIG). A segment that held nothing before
+	// would be no better for a new one.
+	return (errors.Is(err, errFileTooLarge) || end >= limit) && end-int64(n) > 0
 }
 
 // layLength is how many bytes of zeros the committer lays past seg's

@@ -83,6 +83,21 @@ func child(spec string) error {
 			return err
 		}
 		select {} // the kill ends the process
+	case (len(f) == 3 || len(f) == 4 && f[3] == "exclusive") && f[0] == "limited":
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return err
+		}
+		j, err := Open(f[1], Options{Exclusive: len(f) == 4})
+		if err != nil {
+			return err
+		}
+		for i := range n {
+			if err := appendOf(j, i)(keyOf("k", i), payloadOf("k", i)); err != nil {
+				return err
+			}
+		}
+		return j.Close()
 	case len(f) == 4 && f[0] == "count":
 		n, err := strconv.Atoi(f[3])
 		if err != nil {

@@ -11,6 +11,12 @@ import (
 // openFlags are added to every open of a segment (none here).
 const openFlags = 0
 
+// errFileTooLarge: no such limit here.
+var errFileTooLarge = errors.New("journal: no file size limit on this system")
+
+// fileSizeLimit: this system has no file size limit of a process's.
+func fileSizeLimit() (int64, bool) { return 0, false }
+
 // writeOnce writes b to f, at its end when off is below zero and at off
 // otherwise. Outside Unix the journal is written by one process at a
 // time: File.Write and File.WriteAt are enough.

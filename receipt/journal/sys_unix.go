@@ -49,6 +49,19 @@ func writeOnce(f *os.File, b []byte, off int64) (int, error) {
 	return max(n, 0), werr
 }
 
+// errFileTooLarge is a write's error past the file size limit.
+const errFileTooLarge = syscall.EFBIG
+
+// fileSizeLimit is the process's file size limit (RLIMIT_FSIZE, soft),
+// and whether it has one.
+func fileSizeLimit() (int64, bool) {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &rl); err != nil || rl.Cur >= 1<<62 {
+		return 0, false
+	}
+	return int64(rl.Cur), true
+}
+
 // sysWrite is write(2) when off is below zero and pwrite(2) at off
 // otherwise; tests replace it to make a write short or interrupted.
 var sysWrite = writeAt

@@ -1,0 +1,67 @@
+//go:build unix
+
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/receipt"
+)
+
+// TestRunWithARelativeTMPDIR: a caller with no cache directory (no HOME,
+// no XDG_CACHE_HOME: a bare systemd unit, a container) and a relative
+// TMPDIR runs, its runs' directory in the system's temporary directory,
+// and nothing made in its working directory. Before, the run was refused
+// E331, "make the register as root", and left TMPDIR/sabline-runs-UID
+// beneath the working directory, made by a run that did not run. The
+// control is an absolute TMPDIR, where the runs' directory is made.
+func TestRunWithARelativeTMPDIR(t *testing.T) {
+	bin := sablineBin(t)
+	root := t.TempDir()
+	prog := filepath.Join(root, "hello.vel")
+	if err := os.WriteFile(prog, []byte("print(\"hello\")\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		abs  bool
+	}{{"relative", false}, {"absolute", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			wd, rc := filepath.Join(dir, "wd"), filepath.Join(dir, "receipts")
+			if err := os.Mkdir(wd, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			tmp := "tmp"
+			if tt.abs {
+				tmp = filepath.Join(dir, "tmp")
+			}
+			cmd := exec.Command(bin, prog, "--allow", "io", "--receipts", rc)
+			cmd.Dir = wd
+			for _, e := range os.Environ() {
+				if k, _, _ := strings.Cut(e, "="); k != "HOME" && k != "XDG_CACHE_HOME" && k != "TMPDIR" {
+					cmd.Env = append(cmd.Env, e)
+				}
+			}
+			cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+			out, _ := cmd.CombinedOutput()
+			runs, err := receipt.List(rc)
+			if err != nil || len(runs) != 1 || runs[0].Receipt.Outcome.Status != "ok" {
+				t.Fatalf("want one receipt, ok, in %s: %d (%v); the command said:\n%s", rc, len(runs), err, out)
+			}
+			if entries, _ := os.ReadDir(wd); len(entries) != 0 {
+				t.Fatalf("the run made %s in its working directory", entries[0].Name())
+			}
+			if tt.abs {
+				if _, err := os.Stat(filepath.Join(tmp, "sabline-runs-"+strconv.Itoa(os.Geteuid()))); err != nil {
+					t.Fatalf("the runs' directory is not in the absolute TMPDIR: %v", err)
+				}
+			}
+		})
+	}
+}

@@ -69,3 +69,45 @@ func TestRunUnderTheCallersAddressSpaceLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestRunUnderTooFewDescriptors: a caller whose descriptor limit leaves
+// too few for a worker's start (ulimit -n of 8 to 24: its pipes, then
+// its fork, failed EMFILE) gets E310 with a receipt, saying to raise the
+// limit, where E310's general advice called anything unnamed a fault in
+// Sabline. The control: the same program under a limit of 1024 runs.
+// The limit is set by the shell that starts sabline.
+func TestRunUnderTooFewDescriptors(t *testing.T) {
+	bin := sablineBin(t)
+	prog := filepath.Join(t.TempDir(), "hello.vel")
+	if err := os.WriteFile(prog, []byte("print(\"hi\")\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, limit, wantOutcome string
+	}{
+		{name: "8", limit: "8", wantOutcome: "crashed E310"},
+		{name: "16", limit: "16", wantOutcome: "crashed E310"},
+		{name: "the control: 1024", limit: "1024", wantOutcome: "ok "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rc := filepath.Join(t.TempDir(), "receipts")
+			cmd := exec.Command("/bin/sh", "-c", `ulimit -n "$1" && exec "$2" "$3" --allow io `+
+				`--receipts "$4"`, "sh", tt.limit, bin, prog, rc)
+			out, _ := cmd.CombinedOutput()
+			runs, err := receipt.List(rc)
+			if err != nil || len(runs) != 1 {
+				t.Fatalf("want one receipt in %s, got %d (%v); the command said:\n%s", rc,
+					len(runs), err, out)
+			}
+			o := runs[0].Receipt.Outcome
+			if got := o.Status + " " + string(o.Code); got != tt.wantOutcome {
+				t.Fatalf("outcome %q (%s), want %q; the command said:\n%s", got, o.Message,
+					tt.wantOutcome, out)
+			}
+			advised := strings.Contains(string(out), "ran out of file descriptors")
+			if advised != (tt.wantOutcome != "ok ") {
+				t.Errorf("said to raise the descriptor limit: %v; the command said:\n%s", advised, out)
+			}
+		})
+	}
+}

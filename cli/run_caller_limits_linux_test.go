@@ -111,3 +111,41 @@ func TestRunUnderTooFewDescriptors(t *testing.T) {
 		})
 	}
 }
+
+// TestRunUnderAFileSizeLimit: a caller's file size limit below a
+// receipt file's reservation (ulimit -f 32: 32 KiB, where a receipt file
+// is reserved at 64 KiB) refuses the run E317, nothing run, saying to
+// raise the limit, where its advice was to check that the receipts
+// directory can be written, which it could. The control: the same run
+// with no limit is ok.
+func TestRunUnderAFileSizeLimit(t *testing.T) {
+	bin := sablineBin(t)
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "hello.vel")
+	if err := os.WriteFile(prog, []byte("print(\"hi\")\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, limit string
+		wantOK      bool
+	}{
+		{name: "32 KiB", limit: "32"},
+		{name: "the control: none", limit: "unlimited", wantOK: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rc := filepath.Join(t.TempDir(), "receipts")
+			cmd := exec.Command("/bin/sh", "-c", `ulimit -f "$1" && exec "$2" "$3" --allow io `+
+				`--receipts "$4"`, "sh", tt.limit, bin, prog, rc)
+			out, err := cmd.CombinedOutput()
+			if ok := err == nil && strings.Contains(string(out), "hi\n"); ok != tt.wantOK {
+				t.Fatalf("ran ok: %v (%v), want %v; the command said:\n%s", ok, err, tt.wantOK, out)
+			}
+			if tt.wantOK {
+				return
+			}
+			if !strings.Contains(string(out), "E317") || !strings.Contains(string(out), "ulimit -f") {
+				t.Errorf("want E317 saying to raise the file size limit; the command said:\n%s", out)
+			}
+		})
+	}
+}

@@ -806,14 +806,27 @@ const fullDo = "The file system that holds the receipts directory is full (no sp
 // roomless sets e's Do to fullDo when err is the file system's having no
 // room for the receipt (ENOSPC, EDQUOT, or a journal's record cut short:
 // a write to a regular file is short where the file system had room for
-// part of it), and returns e.
+// part of it), or to sizeLimitDo when it is the process's file size
+// limit's (EFBIG), and returns e.
 func roomless(e *codes.Error, err error) *codes.Error {
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
-		errors.Is(err, io.ErrShortWrite) {
+	switch {
+	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
+		errors.Is(err, io.ErrShortWrite):
 		e.Do = fullDo
+	case errors.Is(err, syscall.EFBIG):
+		e.Do = sizeLimitDo
 	}
 	return e
 }
+
+// sizeLimitDo is what to do when a receipt cannot be written past the
+// process's file size limit (EFBIG: a caller's ulimit -f below the 64
+// KiB a receipt file is reserved with), which roomless tells from a full
+// file system: the directory has room, and every run would be refused
+// again under the same limit.
+const sizeLimitDo = "The file size limit this process was started with (ulimit -f, a unit's " +
+	"LimitFSIZE) is below what a receipt takes (a receipt file is reserved at 64 KiB): raise " +
+	"or lift the limit. Nothing ran."
 
 // listHint is what to do when a receipts directory cannot be read.
 const listHint = "Check --receipts (or SABLINE_RECEIPTS) names a directory you can read."

@@ -20,17 +20,35 @@ import (
 // body the door reads, and room for the JSON-RPC envelope around it.
 const maxLineBytes = MaxBodyBytes + 64<<10
 
-// The most a stream's client may have asked and not yet been answered:
-// past either bound, no further line is read until an answer goes out.
-// A client that stops reading its answers while it writes requests
-// holds the server's memory to these (each request read is held, with
-// its answer, until the answer is written: some 3.5 MB for a request of
-// 1 MB stdin). A request is never refused for them, only read later; a
-// client whose runs fill the server's workers and queue is answered well
-// within them.
+// The bounds of what a stream's client may leave the server holding
+// (docs/mcp.md has this table): past any of them, no further line is
+// read until an answer goes out.
+//
+//	maxPending       requests read and not yet answered
+//	maxPendingBytes  their lines' bytes
+//	maxWaiting       messages made and not yet written (answers, and
+//	                 notifications of progress): their client reads
+//	                 none of them, or is still reading those before them
+//	maxWaitingBytes  their bytes on the line
+//
+// And while a message waits to be written, no further line is read until
+// each request read has its answer made: a request read may be a run,
+// and its answer, up to 13.6 MB for a request of a few bytes (a run that
+// printed 1 MiB of control bytes), is not counted until it is made. So a
+// client that stops reading its answers while it writes requests leaves
+// the server holding at most maxWaitingBytes of answers and the last one
+// made, and those of the requests it sent before its first answer waited
+// (each run within the server's workers and queue, or refused busy);
+// before, it held each answer until maxPending requests were read
+// (3.5 GB for 256 answers of 13.6 MB). A request is never refused for these
+// bounds, only read later, and an answer is never dropped: each is
+// written once its client reads again. A client that reads its answers
+// as they come is answered well within them.
 const (
 	maxPending      = 256
 	maxPendingBytes = 64 << 20
+	maxWaiting      = 64
+	maxWaitingBytes = 64 << 20
 )
 
 // StreamTransport is the MCP door's transport on a pair of streams
@@ -39,23 +57,25 @@ const (
 // message (not JSON, not a request or notification, past the bound, a
 // batch) is answered with a JSON-RPC error (-32700 or -32600, with the
 // line's id when it is JSON that has one; a line past the bound, read no
-// further, has none) and the next line is read: one bad line
-// loses nothing. An error the MCP server answers without a JSON-RPC code
-// is sent as -32600 (invalid request). When the input ends, the requests
+// further, has none) and the next line is read: one bad line loses
+// nothing. An error the MCP server answers without a JSON-RPC code is
+// sent as -32600 (invalid request). When the input ends, the requests
 // already read are answered before the connection closes: a client that
 // writes its requests and closes its end gets every answer. A request
 // whose id is that of one read and not yet answered is refused (-32600,
 // id null): its answer could not be told from the other's. While
-// maxPending requests, or maxPendingBytes of them, are unanswered, no
-// further line is read. A line that is not a message and carries the id
-// of a request not yet answered is answered with the id null, as is a
-// request whose id is null (an MCP request's id is a string or an
-// integer; a notification has none): either answer, with that id, would
-// be taken for another's. A request whose method is none the door
-// answers (mcpMethods) is answered -32601 with its id. A request its
-// client cancels (notifications/cancelled) while it is not yet answered
-// is answered with nothing, as MCP has it: its answer, when its handler
-// ends, counts it answered and is not written.
+// maxPending requests, or maxPendingBytes of them, are unanswered, or
+// maxWaiting messages, or maxWaitingBytes of them, wait to be written
+// (their client reads none), no further line is read; nor, while any
+// waits, until each request read has its answer made. A line that is not
+// a message and carries the id of a request not yet answered is answered
+// with the id null, as is a request whose id is null (an MCP request's
+// id is a string or an integer; a notification has none): either answer,
+// with that id, would be taken for another's. A request whose method is
+// none the door answers (mcpMethods) is answered -32601 with its id. A
+// request its client cancels (notifications/cancelled) while it is not
+// yet answered is answered with nothing, as MCP has it: its answer, when
+// its handler ends, counts it answered and is not written.
 func StreamTransport(r io.Reader, w io.Writer) mcp.Transport {
 	return &streamTransport{r: r, w: w}
 }
@@ -114,6 +134,13 @@ type lineConn struct {
 	// size of its line, and bytes the sizes' sum.
 	pending map[any]int
 	bytes   int
+	// waiting counts the messages Write has made and not yet written
+	// (their client reads nothing, or those before them are still being
+	// written), and waitingBytes their bytes on the line; made counts the
+	// requests pending whose answers Write has been handed.
+	waiting      int
+	waitingBytes int
+	made         int
 	// cancelled holds the requests pending that their client cancelled:
 	// their answers are not written.
 	cancelled map[any]bool
@@ -254,14 +281,20 @@ func (c *lineConn) inUse(id jsonrpc.ID) bool {
 }
 
 // room waits until fewer than maxPending requests, of fewer than
-// maxPendingBytes in all, are read and not answered; once the input is
-// stopped, it waits for every answer and returns io.EOF.
+// maxPendingBytes in all, are read and not answered, and fewer than
+// maxWaiting messages, of fewer than maxWaitingBytes in all, wait to be
+// written, and, while any waits, each request read has its answer made;
+// once the input is stopped, it waits for every answer and returns
+// io.EOF.
 func (c *lineConn) room(ctx context.Context) error {
 	for {
 		c.mu.Lock()
 		n, b := len(c.pending), c.bytes
+		w, wb := c.waiting, c.waitingBytes
+		behind := w > 0 && c.made < n // answers wait, and runs whose answers are not made
 		c.mu.Unlock()
-		if n < maxPending && b < maxPendingBytes {
+		if n < maxPending && b < maxPendingBytes && w < maxWaiting && wb < maxWaitingBytes &&
+			!behind {
 			return nil
 		}
 		select {
@@ -396,12 +429,26 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encode a message: %w", err)
 	}
-	unasked := false // the answer of a request its client cancelled
-	if isResp && resp.ID.IsValid() {
-		c.mu.Lock()
-		unasked = c.cancelled[resp.ID.Raw()]
-		c.mu.Unlock()
+	onLine := 0 // the message's bytes
+	for _, p := range parts {
+		onLine += len(p)
 	}
+	unasked := false // the answer of a request its client cancelled
+	c.mu.Lock()
+	if isResp && resp.ID.IsValid() {
+		unasked = c.cancelled[resp.ID.Raw()]
+		if _, ok := c.pending[resp.ID.Raw()]; ok {
+			c.made++
+		}
+	}
+	if !unasked {
+		// Counted waiting until written: while its client reads none of
+		// them, room reads no further request.
+		c.waiting++
+		c.waitingBytes += onLine
+	}
+	c.mu.Unlock()
+	c.signal()
 	if !unasked {
 		c.wmu.Lock()
 		for _, p := range parts {
@@ -410,22 +457,33 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			}
 		}
 		c.wmu.Unlock()
+		c.mu.Lock()
+		c.waiting--
+		c.waitingBytes -= onLine
+		c.mu.Unlock()
 	}
 	if isResp && resp.ID.IsValid() {
 		c.mu.Lock()
 		id := resp.ID.Raw()
 		if size, ok := c.pending[id]; ok {
 			c.bytes -= size
+			c.made--
 			delete(c.pending, id)
 		}
 		delete(c.cancelled, id)
 		c.mu.Unlock()
-		select {
-		case c.answered <- struct{}{}:
-		default:
-		}
 	}
+	c.signal()
 	return err
+}
+
+// signal wakes room or drain, if either waits, to look again at what is
+// pending and waiting.
+func (c *lineConn) signal() {
+	select {
+	case c.answered <- struct{}{}:
+	default:
+	}
 }
 
 // onTheLine is msg on the wire, its newline after it, in parts written

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/sabline/sabline/internal/testkit"
 )
 
@@ -161,16 +163,34 @@ func TestMCPHTTPErrors(t *testing.T) {
 type streamPeer struct {
 	in    *io.PipeWriter
 	lines chan string
-	done  chan error // Run's end
+	done  chan error     // Run's end
+	conns chan *lineConn // the connection, once made
+	conn  *lineConn
+}
+
+// capture is a StreamTransport that hands its connection to conns, for
+// a test to read its counts.
+type capture struct {
+	mcp.Transport
+	conns chan *lineConn
+}
+
+func (c capture) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := c.Transport.Connect(ctx)
+	if lc, ok := conn.(*lineConn); ok {
+		c.conns <- lc
+	}
+	return conn, err
 }
 
 func newStreamPeer(t *testing.T, s *Server, read bool) (*streamPeer, *io.PipeReader) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	p := &streamPeer{in: inW, lines: make(chan string, 1<<12), done: make(chan error, 1)}
+	p := &streamPeer{in: inW, lines: make(chan string, 1<<12), done: make(chan error, 1),
+		conns: make(chan *lineConn, 1)}
 	go func() {
-		p.done <- s.MCP().Run(context.Background(), StreamTransport(inR, outW))
+		p.done <- s.MCP().Run(context.Background(), capture{StreamTransport(inR, outW), p.conns})
 		outW.Close()
 	}()
 	t.Cleanup(func() { inW.Close(); outR.Close() })
@@ -291,22 +311,29 @@ func TestStreamRefusesAnIDInUse(t *testing.T) {
 // the client reads again, the bytes of those answered given back (the
 // control: nothing is lost, and the server reads on past either bound).
 // Before, the server read every request, each held with its answer: some
-// 3.5 MB for each of 1 MB, without bound.
+// 3.5 MB for each of 1 MB, without bound. The requests of "many small"
+// are runs that wait, answered only once the client reads again: pings,
+// answered at once, would wait as answers, held by maxWaiting first.
 func TestStreamHoldsAClientThatStopsReading(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		pad  int // each ping's padding
-		held int // the requests read before the server reads no further
-		past int // the requests written past the bound
+		line string // the request, %d its id and %q its padding
+		pad  int    // each request's padding
+		held int    // the requests read before the server reads no further
+		past int    // the requests written past the bound
 	}{
-		// Each ping is longer than the server's read buffer, so that what
-		// it read ahead is at most a line or two.
-		{name: "many small", pad: 80 << 10, held: maxPending, past: 64},
-		// Fewer than maxPending, of maxPendingBytes in all.
-		{name: "few large", pad: 1 << 20, held: maxPendingBytes/(1<<20+80) + 1, past: 8},
+		// Each request is longer than the server's read buffer, so that
+		// what it read ahead is at most a line or two.
+		{name: "many small", line: paddedRun, pad: 80 << 10, held: maxPending, past: 64},
+		// Fewer than maxPending (and than maxWaiting), of maxPendingBytes
+		// in all.
+		{name: "few large", line: paddedPing, pad: 2 << 20,
+			held: maxPendingBytes/(2<<20+80) + 1, past: 8},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := New(Config{Runner: &fakeRunner{}})
+			runner := &fakeRunner{block: make(chan struct{})}
+			// A place for each run, that none is refused busy.
+			s, err := New(Config{Runner: runner, Workers: maxPending + tt.past})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -322,19 +349,18 @@ func TestStreamHoldsAClientThatStopsReading(t *testing.T) {
 			var written atomic.Int64
 			go func() {
 				for i := range total {
-					line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping",`+
-						`"params":{"_meta":{"pad":%q}}}`, i, pad)
-					if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+					if _, err := io.WriteString(p.in, fmt.Sprintf(tt.line, i, pad)+"\n"); err != nil {
 						return
 					}
 					written.Add(1)
 				}
 			}()
-			waitUntilHeld(t)
-			if n := written.Load(); n < int64(tt.held) || n > int64(tt.held)+2 {
+			p.waitUntilHeld(t)
+			if n := counted(&written, tt.held); n < int64(tt.held) || n > int64(tt.held)+2 {
 				t.Fatalf("the server took %d requests of a client that reads nothing, want %d to %d",
 					n, tt.held, tt.held+2)
 			}
+			close(runner.block)
 			answered := make(chan int, 1)
 			go func() {
 				n := 0
@@ -356,25 +382,309 @@ func TestStreamHoldsAClientThatStopsReading(t *testing.T) {
 	}
 }
 
-// waitUntilHeld waits until the stream's reading waits for room
-// (lineConn.room), within a bound the machine's load sets: a goroutine
-// blocked in room's select, not one passing through room on its way to
-// the next read, which it does before each (a snapshot that caught it
-// there read the count of requests taken while it was still reading).
-func waitUntilHeld(t *testing.T) {
-	t.Helper()
-	buf := make([]byte, 8<<20)
+// paddedPing and paddedRun are a ping and a tools/call of id %d padded
+// with %q (in _meta, which the door reads and lets be).
+const (
+	paddedPing = `{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"_meta":{"pad":%q}}}`
+	paddedRun  = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"run",` +
+		`"arguments":{"source":"print(1)"},"_meta":{"pad":%q}}}`
+)
+
+// TestStreamHoldsAClientThatReadsNoAnswer: a client that writes requests
+// and reads none of their answers is read no further once maxWaiting
+// answers, or maxWaitingBytes of them, wait to be written, though each
+// of its requests was answered: the server holds no more of its answers
+// than these. Its first answer (a ping's) waits before its calls are
+// sent: the calls read before it, as many as came before an answer was
+// made, are the server's workers' and queue's to bound. Each call is
+// sent once the run of the one before has begun, as a client whose runs
+// end before its next call is sent, so that none is refused busy. Every
+// request is answered once the client reads again, whole and once, and
+// each run ran once (the control: nothing is lost, and the server reads
+// on past either bound). Before, the server read on to maxPending
+// requests, each held with its answer, which the bound on the server's
+// places does not hold (a run's place is given back when its answer is
+// made): 256 answers of 13.6 MB each (runs that printed 1 MiB of control
+// bytes) took it to 3.5 GB, and here each request written was taken.
+func TestStreamHoldsAClientThatReadsNoAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		stdout  int // each run's output, in bytes
+		total   int // the requests written
+		atLeast int // the requests taken before the server reads no further, at least
+	}{
+		// Small answers: fewer bytes than maxWaitingBytes; the ping's is
+		// one of maxWaiting.
+		{name: "many answers", stdout: 16, total: maxWaiting + 32, atLeast: maxWaiting - 1},
+		// Answers of 4 MiB and a few bytes: fewer than maxWaiting.
+		{name: "large answers", stdout: 2 << 20, total: 40, atLeast: maxWaitingBytes / (4 << 20)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			runner := &fakeRunner{start: make(chan struct{}),
+				stdout: strings.Repeat("x", tt.stdout-1) + "\n"}
+			s, err := New(Config{Runner: runner, Workers: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, out := newStreamPeer(t, s, false)
+			sc := bufio.NewScanner(out)
+			sc.Buffer(nil, 8<<20)
+			p.send(t, initLine)
+			if !sc.Scan() {
+				t.Fatal("no answer to initialize")
+			}
+			p.send(t, initializedLine)
+			p.send(t, `{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
+			p.waitUntil(t, "the ping's answer waits", func(c *lineConn) bool { return c.waiting == 1 })
+			var written atomic.Int64
+			go func() {
+				for i := range tt.total {
+					if _, err := fmt.Fprintf(p.in, runCall+"\n", i); err != nil {
+						return
+					}
+					written.Add(1)
+					<-runner.start
+				}
+			}()
+			if !p.heldUnless(t, func() bool { return written.Load() == int64(tt.total) }) {
+				t.Fatalf("the server took each of %d requests of a client that reads none of "+
+					"their answers, want it to read no further past %d answers or %d bytes of "+
+					"them waiting", tt.total, maxWaiting, maxWaitingBytes)
+			}
+			// The line after the last taken may have been read, and wait
+			// for room.
+			n := counted(&written, tt.atLeast)
+			if n < int64(tt.atLeast) || n > int64(tt.atLeast)+2 {
+				t.Fatalf("the server took %d requests of a client that reads nothing, "+
+					"want %d to %d", n, tt.atLeast, tt.atLeast+2)
+			}
+			t.Logf("the server took %d requests of %d, then read no further", n, tt.total)
+			answered := make(chan map[string]int, 1)
+			go func() {
+				ids := map[string]int{}
+				if !sc.Scan() || !strings.HasPrefix(sc.Text(), `{"jsonrpc":"2.0","id":"ping","result":`) {
+					ids["the ping's answer first: "+sc.Text()]++
+				}
+				for n := 0; n < tt.total && sc.Scan(); n++ {
+					var a struct {
+						ID     json.RawMessage `json:"id"`
+						Result struct {
+							Structured RunOutput `json:"structuredContent"`
+						} `json:"result"`
+					}
+					if json.Unmarshal(sc.Bytes(), &a) != nil ||
+						len(a.Result.Structured.Stdout) != tt.stdout {
+						ids["not whole: "+string(sc.Bytes()[:min(200, len(sc.Bytes()))])]++
+						continue
+					}
+					ids[string(a.ID)]++
+				}
+				answered <- ids
+			}()
+			select {
+			case ids := <-answered:
+				for i := range tt.total {
+					if n := ids[fmt.Sprint(i)]; n != 1 {
+						t.Errorf("the request %d answered %d times with its run's whole result, "+
+							"want once", i, n)
+					}
+				}
+				if len(ids) != tt.total {
+					t.Errorf("answers %v, want one for each of %d requests", ids, tt.total)
+				}
+			case <-time.After(testkit.Bound(60 * time.Second)):
+				t.Fatalf("the server stopped answering once the client read again: %d requests "+
+					"taken of %d", written.Load(), tt.total)
+			}
+			if n := runner.ran.Load(); n != int64(tt.total) {
+				t.Errorf("%d runs, want %d, one for each request", n, tt.total)
+			}
+		})
+	}
+}
+
+// TestStreamReadsNoFurtherWhileBehind: while an answer waits to be
+// written (its client reads nothing), a request is read only once each
+// request read before it has its answer made: a run in flight would
+// make an answer the bounds on those waiting do not yet count. A ping is
+// answered and its answer waits; a call read after it runs and waits for
+// the test; the call after that is not read until the first ends, and
+// then is (the control), the client still reading nothing; each is
+// answered once the client reads. Before, every request was read while
+// the answers waiting were within their bounds, and the answers of the
+// runs in flight passed them: a client whose runs end before their
+// answers are made had each request it sent taken, up to maxPending.
+func TestStreamReadsNoFurtherWhileBehind(t *testing.T) {
+	runner := &fakeRunner{block: make(chan struct{}), start: make(chan struct{})}
+	s, err := New(Config{Runner: runner, Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, out := newStreamPeer(t, s, false)
+	sc := bufio.NewScanner(out)
+	p.send(t, initLine)
+	if !sc.Scan() {
+		t.Fatal("no answer to initialize")
+	}
+	p.send(t, initializedLine)
+	p.send(t, `{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
+	p.waitUntil(t, "the ping's answer waits", func(c *lineConn) bool { return c.waiting == 1 })
 	deadline := time.Now().Add(testkit.Bound(20 * time.Second))
-	for time.Now().Before(deadline) {
+	state := func() (pending, waiting int) {
+		p.conn.mu.Lock()
+		defer p.conn.mu.Unlock()
+		return len(p.conn.pending), p.conn.waiting
+	}
+	until := func(what string, ok func() bool) {
+		t.Helper()
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: never", what)
+			}
+			runtime.Gosched()
+		}
+	}
+	p.send(t, fmt.Sprintf(runCall, 1))
+	<-runner.start // the call 1 runs, and waits for the test
+	sent := make(chan struct{})
+	go func() {
+		// Taken by the reading of lines, which waits for room to hand it on.
+		_, _ = fmt.Fprintf(p.in, runCall+"\n", 2)
+		close(sent)
+	}()
+	<-sent
+	buf := make([]byte, 8<<20)
+	until("reading waits for room, or takes the call 2", func() bool {
+		if n, _ := state(); n > 2 {
+			return true
+		}
 		for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
 			header, _, _ := strings.Cut(g, "\n")
 			if strings.Contains(header, "[select") && strings.Contains(g, "door.(*lineConn).room(") {
-				return
+				return true
 			}
+		}
+		return false
+	})
+	if n, _ := state(); n != 2 {
+		t.Fatalf("%d requests taken while the ping's answer waits and the call 1 runs, want 2: "+
+			"the call 2 read before the answer of the call 1 was made", n)
+	}
+	close(runner.block)
+	select {
+	case <-runner.start: // the call 2 read once the call 1's answer was made
+	case <-time.After(time.Until(deadline)):
+		t.Fatal("the call 2 was never read once the call 1 had its answer made")
+	}
+	answers := map[string]int{}
+	for range 3 {
+		if !sc.Scan() {
+			t.Fatalf("the answers ended: %v", answers)
+		}
+		var a struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(sc.Bytes(), &a)
+		answers[string(a.ID)]++
+	}
+	if len(answers) != 3 || answers[`"ping"`] != 1 || answers["1"] != 1 || answers["2"] != 1 {
+		t.Errorf("answers %v, want the ping, the call 1 and the call 2 answered once each", answers)
+	}
+}
+
+// counted is the count of requests a client's writer has written, once
+// it is at least least or a bound the machine's load sets has passed:
+// a request the server took was written, but its writer may not yet
+// have counted it.
+func counted(written *atomic.Int64, least int) int64 {
+	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
+	for written.Load() < int64(least) && time.Now().Before(deadline) {
+		runtime.Gosched()
+	}
+	return written.Load()
+}
+
+// waitUntil waits until ok holds of the stream's connection, its lock
+// held, within a bound the machine's load sets.
+func (p *streamPeer) waitUntil(t *testing.T, what string, ok func(c *lineConn) bool) {
+	t.Helper()
+	deadline := time.Now().Add(testkit.Bound(20 * time.Second))
+	if p.conn == nil {
+		select {
+		case p.conn = <-p.conns:
+		case <-time.After(time.Until(deadline)):
+			t.Fatal("the stream was never connected")
+		}
+	}
+	for {
+		p.conn.mu.Lock()
+		done := ok(p.conn)
+		p.conn.mu.Unlock()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: never", what)
+		}
+		runtime.Gosched()
+	}
+}
+
+// waitUntilHeld waits until the stream's reading waits for room
+// (lineConn.room) at one of its bounds, within a bound the machine's
+// load sets: a goroutine blocked in room's select, not one passing
+// through room on its way to the next read, which it does before each (a
+// snapshot that caught it there read the count of requests taken while
+// it was still reading), nor one waiting for the answers of the requests
+// in flight to be made, which it does while an answer waits.
+func (p *streamPeer) waitUntilHeld(t *testing.T) {
+	t.Helper()
+	if !p.heldUnless(t, func() bool { return false }) {
+		t.Fatal("the server never stopped reading a client that reads nothing")
+	}
+}
+
+// heldUnless waits as waitUntilHeld does, and reports whether the
+// stream's reading came to wait for room at one of its bounds; false
+// once past, the client has written each of its requests (the server
+// took them all).
+func (p *streamPeer) heldUnless(t *testing.T, past func() bool) bool {
+	t.Helper()
+	deadline := time.Now().Add(testkit.Bound(20 * time.Second))
+	if p.conn == nil {
+		select {
+		case p.conn = <-p.conns:
+		case <-time.After(time.Until(deadline)):
+			t.Fatal("the stream was never connected")
+		}
+	}
+	// At a bound, and not waiting for the answers of requests in flight,
+	// which would let it read on once they are made.
+	atBound := func() bool {
+		c := p.conn
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		n := len(c.pending)
+		return (n >= maxPending || c.bytes >= maxPendingBytes || c.waiting >= maxWaiting ||
+			c.waitingBytes >= maxWaitingBytes) && (c.waiting == 0 || c.made == n)
+	}
+	buf := make([]byte, 8<<20)
+	for time.Now().Before(deadline) {
+		if atBound() {
+			for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+				header, _, _ := strings.Cut(g, "\n")
+				if strings.Contains(header, "[select") && strings.Contains(g, "door.(*lineConn).room(") {
+					return true
+				}
+			}
+		}
+		if past() {
+			return false
 		}
 		runtime.Gosched()
 	}
 	t.Fatal("the server never stopped reading a client that reads nothing")
+	return false
 }
 
 // TestStreamAnswersANullID: a request whose id is null is answered

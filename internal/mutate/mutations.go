@@ -1369,15 +1369,39 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "mcp-stream-pending-count-unbounded", File: "door/stdio.go",
-		Old: "if n < maxPending && b < maxPendingBytes {", New: "if n >= 0 && b < maxPendingBytes {",
+		Old: "if n < maxPending && b < maxPendingBytes &&", New: "if n >= 0 && b < maxPendingBytes &&",
 		Packages: doorPkg, Run: "^TestStreamHoldsAClientThatStopsReading$",
 		CaughtBy: "TestStreamHoldsAClientThatStopsReading/many_small",
 	},
 	{
 		Name: "mcp-stream-pending-bytes-unbounded", File: "door/stdio.go",
-		Old: "if n < maxPending && b < maxPendingBytes {", New: "if n < maxPending && b >= 0 {",
+		Old: "if n < maxPending && b < maxPendingBytes &&", New: "if n < maxPending && b >= 0 &&",
 		Packages: doorPkg, Run: "^TestStreamHoldsAClientThatStopsReading$",
 		CaughtBy: "TestStreamHoldsAClientThatStopsReading/few_large",
+	},
+	{
+		Name: "mcp-stream-waiting-count-unbounded", File: "door/stdio.go",
+		Old: "&& w < maxWaiting &&", New: "&& w >= 0 &&",
+		Packages: doorPkg, Run: "^TestStreamHoldsAClientThatReadsNoAnswer$",
+		CaughtBy: "TestStreamHoldsAClientThatReadsNoAnswer/many_answers",
+	},
+	{
+		Name: "mcp-stream-waiting-bytes-unbounded", File: "door/stdio.go",
+		Old: "&& wb < maxWaitingBytes &&", New: "&& wb >= 0 &&",
+		Packages: doorPkg, Run: "^TestStreamHoldsAClientThatReadsNoAnswer$",
+		CaughtBy: "TestStreamHoldsAClientThatReadsNoAnswer/large_answers",
+	},
+	{
+		Name: "mcp-stream-read-on-while-behind", File: "door/stdio.go",
+		Old: "behind := w > 0 && c.made < n", New: "behind := w < 0 && c.made < n",
+		Packages: doorPkg, Run: "^TestStreamReadsNoFurtherWhileBehind$",
+		CaughtBy: "TestStreamReadsNoFurtherWhileBehind (the call 2 read while the call 1 runs)",
+	},
+	{
+		Name: "mcp-stream-written-frees-no-bytes", File: "door/stdio.go",
+		Old: "\t\tc.waitingBytes -= onLine\n", New: "\t\t_ = onLine\n",
+		Packages: doorPkg, Run: "^TestStreamHoldsAClientThatReadsNoAnswer$",
+		CaughtBy: "TestStreamHoldsAClientThatReadsNoAnswer/large_answers (read no further once read)",
 	},
 	{
 		Name: "mcp-stream-answer-frees-no-bytes", File: "door/stdio.go",

@@ -1107,8 +1107,9 @@ func TestPoolReceiptNotFinished(t *testing.T) {
 // wrote its file and returned no error, its receipt kept where no reader
 // could find it and lost when the process ended (sabline serve and
 // sabline mcp answered such runs ok). Now a run reserved there is
-// refused E317, its program not run, with what to do; and a run whose
-// directory is removed while it runs ends E327. The control, the same
+// refused E317, its program not run, with what to do (that no run
+// starts); and a run whose directory is removed while it runs ends E327,
+// saying that its program did run. The control, the same
 // program before the removal, runs and its receipt is listed.
 func TestPoolReceiptsDirectoryRemoved(t *testing.T) {
 	root := importRoot(t)
@@ -1137,8 +1138,10 @@ func TestPoolReceiptsDirectoryRemoved(t *testing.T) {
 		t.Errorf("a run after its receipts directory was removed: %v; want E317", err)
 	}
 	var ce *codes.Error
-	if !errors.As(err, &ce) || !strings.Contains(ce.Do, "Restart the process") {
-		t.Errorf("what to do: %v; want it to say to restart the process", err)
+	if !errors.As(err, &ce) || !strings.Contains(ce.Do, "Restart the process") ||
+		!strings.Contains(ce.Do, "no run starts") || strings.Contains(ce.Do, "did run") {
+		t.Errorf("what to do: %v; want it to say to restart the process, and that no run "+
+			"starts (its program did not run)", err)
 	}
 	if _, serr := os.Lstat(filepath.Join(out, "after")); !errors.Is(serr, fs.ErrNotExist) {
 		t.Errorf("the refused run's program ran (its file: %v)", serr)
@@ -1164,6 +1167,11 @@ func TestPoolReceiptsDirectoryRemoved(t *testing.T) {
 	}
 	if codes.CodeOf(err) != codes.E327 {
 		t.Errorf("a run whose receipts directory was removed while it ran: %v; want E327", err)
+	}
+	if !errors.As(err, &ce) || !strings.Contains(ce.Do, "did run") ||
+		!strings.Contains(ce.Do, "Check the program's effects") {
+		t.Errorf("what to do: %v; want it to say the program did run, its receipt kept "+
+			"nowhere, and to check its effects", err)
 	}
 }
 

@@ -2,8 +2,12 @@ package receipt
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,8 +20,9 @@ import (
 // of room (a full file system) was E317 saying to check that the
 // directory can be written, which it could: the operator was sent to
 // the wrong place. Now a reservation refused for want of room, in a
-// receipts file or a store's journal, says the file system is full and
-// to free room there. The controls: the same reservations on the same
+// receipts file or a store's journal, or a receipt written whole (a
+// refusal's, Receipt.Write), says the file system is full and to free
+// room there. The controls: the same reservations on the same
 // file system with room succeed, and a reservation refused for another
 // reason (a receipts directory that is a file) keeps the general advice.
 func TestReceiptsFileSystemFull(t *testing.T) {
@@ -55,7 +60,11 @@ func TestReceiptsFileSystemFull(t *testing.T) {
 	}
 	fill.Close()
 	ferr, jerr := reserve()
-	for what, err := range map[string]error{"a receipt file": ferr, "the journal": jerr} {
+	whole := NewForSource("/p.vel", []byte("print(1)\n"), budget.Budget{}, nil)
+	whole.Timings.Started = time.Now().UTC()
+	_, werr := whole.Write(dir) // a receipt written whole, as sabline run writes a refusal's
+	for what, err := range map[string]error{"a receipt file": ferr, "the journal": jerr,
+		"a receipt written whole": werr} {
 		var e *codes.Error
 		if !errors.As(err, &e) || e.Code != codes.E317 || e.Hint() != fullDo {
 			t.Errorf("%s reserved on a full file system: %v (what to do: %q); want E317 saying "+
@@ -78,4 +87,40 @@ func hintOf(err error) string {
 		return ""
 	}
 	return e.Hint()
+}
+
+// TestRoomless: each error that says the file system has no room for a
+// receipt (no space, a quota used up, a journal's record cut short), as
+// the calls that meet them wrap them, is given what to do when it is
+// full, and one past the process's file size limit what to do about
+// that; any other keeps what it said. A quota is not provoked here: root,
+// which the tests run as, passes its limits (CAP_SYS_RESOURCE).
+func TestRoomless(t *testing.T) {
+	const general = "Check --receipts names a directory you can write."
+	for _, tt := range []struct {
+		name   string
+		err    error
+		wantDo string
+	}{
+		{name: "no space", err: &fs.PathError{Op: "write", Path: "/r", Err: syscall.ENOSPC},
+			wantDo: fullDo},
+		{name: "a quota used up", err: &fs.PathError{Op: "write", Path: "/r", Err: syscall.EDQUOT},
+			wantDo: fullDo},
+		{name: "a record cut short", err: fmt.Errorf("journal append: %w", io.ErrShortWrite),
+			wantDo: fullDo},
+		{name: "the file size limit", err: &fs.PathError{Op: "write", Path: "/r", Err: syscall.EFBIG},
+			wantDo: sizeLimitDo},
+		{name: "permission denied (the control)",
+			err: &fs.PathError{Op: "open", Path: "/r", Err: syscall.EACCES}, wantDo: general},
+		{name: "no such directory (the control)",
+			err: &fs.PathError{Op: "open", Path: "/r", Err: syscall.ENOENT}, wantDo: general},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := codes.Errorf(codes.E317, "reserve receipt: %w: nothing ran", tt.err)
+			e.Do = general
+			if got := roomless(e, tt.err); got.Do != tt.wantDo {
+				t.Errorf("what to do for %v: %q, want %q", tt.err, got.Do, tt.wantDo)
+			}
+		})
+	}
 }

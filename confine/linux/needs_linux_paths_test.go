@@ -10,8 +10,8 @@ import (
 // TestLinuxNeedsOperatorTLSRoots: under a net grant the TLS roots are the
 // system's places and, marked as the operator's (held as a grant is), the
 // absolute paths SSL_CERT_FILE and SSL_CERT_DIR name, as Go's crypto/x509
-// reads them; a relative one (the worker's working directory is not its
-// server's) is left out, and so is every one where the policy needs no
+// reads them; a relative one of either (the worker's working directory is
+// not its server's) is left out, and so is every one where the policy needs no
 // roots (the control).
 func TestLinuxNeedsOperatorTLSRoots(t *testing.T) {
 	t.Setenv("SSL_CERT_FILE", "/opt/corp/ca.pem")
@@ -33,6 +33,14 @@ func TestLinuxNeedsOperatorTLSRoots(t *testing.T) {
 	}
 	if !slices.Equal(operator, want) {
 		t.Errorf("the operator's need paths %q, want %q", operator, want)
+	}
+	// A relative SSL_CERT_FILE, the only one named: left out, as the
+	// directory of SSL_CERT_DIR is (crypto/x509 would read it in the
+	// worker's working directory, which is not its server's).
+	t.Setenv("SSL_CERT_FILE", "ca.pem")
+	t.Setenv("SSL_CERT_DIR", "")
+	if n := LinuxNeeds(net, "/bin/sabline", "/tmp/run"); n.OperatorTLSRoots != nil {
+		t.Errorf("a relative SSL_CERT_FILE: the operator's roots %q, want none", n.OperatorTLSRoots)
 	}
 	if n := LinuxNeeds(core.Policy{Interpreter: []string{core.NeedTZData}}, "/bin/sabline",
 		"/tmp/run"); n.TLSRoots != nil || n.OperatorTLSRoots != nil {

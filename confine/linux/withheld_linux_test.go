@@ -76,10 +76,14 @@ const withheldChildEnv = "SABLINE_TEST_WITHHELD_CHILD"
 // out of the ruleset and named where the receipt's reason says so:
 //
 //   - "apply": ApplyLandlock with a grant of a block device (left out by
-//     the pinning, buildLandlock) and a grant of a directory that
+//     the pinning, buildLandlock), a grant of a directory that
 //     became, after the run was admitted, a link into a guarded one
-//     (Moved): Carving.Withheld lists both, and Assess's reason
-//     names both; the guarded file cannot be read through the link.
+//     (Moved), and a TLS root the operator's environment named that is
+//     a character device made outside /dev (a /dev/zero: held as a
+//     grant is, LandlockRule.Operator, never as a need, which any entry
+//     can be): Carving.Withheld lists the three, and Assess's reason
+//     names them; the guarded file cannot be read through the link, nor
+//     the device opened, which the child opens before it applies.
 //   - "restrict": buildLandlock, then installLandlock, with a grant
 //     whose path has a link on its way (a directory swapped for one
 //     after its path was resolved): the build says it is withheld, and
@@ -111,6 +115,10 @@ func TestWithheldOnTheKernel(t *testing.T) {
 		}
 	}
 	mkBlockDevice(t, filepath.Join(base, "disk"))
+	zero := filepath.Join(base, "zero")
+	if err := unix.Mknod(zero, unix.S_IFCHR|0o600, int(unix.Mkdev(1, 5))); err != nil {
+		t.Fatalf("mknod of a character device, where a block device could be made: %v", err)
+	}
 	for link, to := range map[string]string{"work": "guarded", "swapped": "guarded"} {
 		if err := os.Symlink(to, filepath.Join(base, link)); err != nil {
 			t.Fatal(err)
@@ -140,19 +148,30 @@ func runWithheldChild(t *testing.T, which, base string) {
 	}
 	checks, expect := errnoChecks(t)
 	read := func(path string) error { _, err := os.ReadFile(path); return err }
+	open := func(path string) error { // a device of zeros is opened, never read to its end
+		f, err := os.Open(path)
+		if err == nil {
+			f.Close()
+		}
+		return err
+	}
 	expect("before: read the guarded file", read(p("guarded/k")), 0)
+	expect("before: open the character device", open(p("zero")), 0)
 
 	switch which {
 	case "apply":
 		plan.Rules = append(plan.Rules,
 			LandlockRule{Path: p("disk"), Access: LandlockFSReadFile, Grant: true, Why: "a grant of a block device"},
-			LandlockRule{Path: p("work"), Access: landlockReadRights, Grant: true, Why: "a grant that became a link"})
+			LandlockRule{Path: p("work"), Access: landlockReadRights, Grant: true,
+				Why: "a grant that became a link"},
+			LandlockRule{Path: p("zero"), Access: LandlockFSReadFile, Operator: true,
+				Why: "interpreter: " + core.NeedTLSRoots})
 		// work was a directory of its own when the run was admitted.
 		applied, err := ApplyLandlock(plan, nil, map[string]string{p("work"): p("work")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{p("disk"), p("work")}
+		want := []string{p("disk"), p("work"), p("zero")}
 		*checks++
 		if !slices.Equal(applied.Carving.Withheld, want) {
 			t.Errorf("withheld %q, want %q", applied.Carving.Withheld, want)
@@ -165,6 +184,7 @@ func runWithheldChild(t *testing.T, which, base string) {
 			}
 		}
 		expect("read the guarded file through the grant that became a link", read(p("work/k")), syscall.EACCES)
+		expect("open the operator's character device", open(p("zero")), syscall.EACCES)
 	case "restrict":
 		plan.Rules = append(plan.Rules,
 			LandlockRule{Path: p("swapped/sub"), Access: landlockReadRights, Grant: true, Why: "a grant with a link on its way"})

@@ -4358,6 +4358,256 @@ var mutations = []Mutation{
 		Packages: runPkg, Run: "^TestDeathOfADeepValue$",
 		CaughtBy: "TestDeathOfADeepValue/the_control:_another_fatal_error,_in_the_interpreter",
 	},
+	// What a mutation review of the changes since 2be47ee made: the TLS
+	// roots the operator's SSL_CERT_FILE and SSL_CERT_DIR name, held as
+	// grants are; a store whose journal was removed; a full file system
+	// said as such; eval's grades kept; text escaped and bounded; the
+	// temporary directory's measure paced; a pool's result lines read
+	// into one buffer.
+	{
+		Name: "operator-tls-file-relative-taken", File: "confine/linux/needs_linux_paths.go",
+		Old:      `if f := getenv("SSL_CERT_FILE"); filepath.IsAbs(f) {`,
+		New:      `if f := getenv("SSL_CERT_FILE"); f != "" {`,
+		Packages: linuxPkg, Run: "^TestLinuxNeedsOperatorTLSRoots$",
+		CaughtBy: "TestLinuxNeedsOperatorTLSRoots (a relative SSL_CERT_FILE held)",
+	},
+	{
+		Name: "operator-tls-dir-unsplit", File: "confine/linux/needs_linux_paths.go",
+		Old: `strings.Split(d, ":")`, New: `strings.SplitN(d, ":", 1)`,
+		Packages: linuxPkg, Run: "^TestLinuxNeedsOperatorTLSRoots$",
+		CaughtBy: "TestLinuxNeedsOperatorTLSRoots (SSL_CERT_DIR of three taken as one path)",
+	},
+	{
+		Name: "operator-tls-dir-relative-taken", File: "confine/linux/needs_linux_paths.go",
+		Old:      "\t\t\tif filepath.IsAbs(dir) {\n",
+		New:      "\t\t\tif dir != \"\" {\n",
+		Packages: linuxPkg, Run: "^TestLinuxNeedsOperatorTLSRoots$",
+		CaughtBy: "TestLinuxNeedsOperatorTLSRoots (a relative directory of SSL_CERT_DIR held)",
+	},
+	{
+		Name: "operator-need-unmarked", File: "confine/core/needs.go",
+		Old: "NeedPath{Need: need, Path: path, Operator: true}", New: "NeedPath{Need: need, Path: path}",
+		Packages: runPkg, Run: "^TestOperatorTLSRootsReachNoGuardedLocation$",
+		CaughtBy: "TestOperatorTLSRootsReachNoGuardedLocation (the store's file printed)",
+	},
+	{
+		Name: "operator-flag-dropped-in-the-plan", File: "confine/linux/landlock.go",
+		Old:      "Image: np.Need == core.NeedExecutable, Operator: np.Operator}",
+		New:      "Image: np.Need == core.NeedExecutable}",
+		Packages: runPkg, Run: "^TestOperatorTLSRootsReachNoGuardedLocation$",
+		CaughtBy: "TestOperatorTLSRootsReachNoGuardedLocation (the store's file printed)",
+	},
+	{
+		Name: "operator-flag-dropped-at-the-target", File: "confine/linux/landlock_linux.go",
+		Old:      "\t\t\tWhy: r.Why, Image: r.Image, Operator: r.Operator})\n",
+		New:      "\t\t\tWhy: r.Why, Image: r.Image})\n",
+		Packages: runPkg, Run: "^TestOperatorTLSRootsReachNoGuardedLocation$",
+		CaughtBy: "TestOperatorTLSRootsReachNoGuardedLocation (the store's file printed)",
+	},
+	{
+		Name: "operator-root-in-guarded-kept", File: "confine/linux/carve.go",
+		Old:      `		if (r.Grant || r.Operator) && unreachable(carveOuts, r.Path) {`,
+		New:      `		if r.Grant && unreachable(carveOuts, r.Path) {`,
+		Packages: linuxPkg, Run: "^TestCarveLandlockWithheld$",
+		CaughtBy: "TestCarveLandlockWithheld/an_operator's_TLS_root_in_a_credential_location",
+	},
+	{
+		Name: "operator-withheld-unsaid", File: "confine/linux/landlock_linux.go",
+		Old:      "if !added && (r.Grant || r.Operator) && !r.Carved {",
+		New:      "if !added && r.Grant && !r.Carved {",
+		Packages: linuxPkg, Run: "^TestWithheldOnTheKernel$",
+		CaughtBy: "TestWithheldOnTheKernel/apply (an operator's root on a device, not said withheld)",
+	},
+	{
+		Name: "operator-root-resolved-as-a-need", File: "confine/linux/landlock_linux.go",
+		Old:      "\tif r.Carved || r.Grant || r.Operator {\n\t\te, ok := kinds.pin(r.Path)\n",
+		New:      "\tif r.Carved || r.Grant {\n\t\te, ok := kinds.pin(r.Path)\n",
+		Packages: linuxPkg, Run: "^TestWithheldOnTheKernel$",
+		CaughtBy: "TestWithheldOnTheKernel/apply (an operator's /dev/zero made elsewhere read)",
+	},
+	{
+		Name: "journal-linked-closed-checked", File: "receipt/journal/journal.go",
+		Old:      "\tif j.closed {\n\t\treturn nil\n\t}\n\tok, err := j.seg.linked(j.dir)\n",
+		New:      "\tok, err := j.seg.linked(j.dir)\n",
+		Packages: journalPkg, Run: "^TestLinked$",
+		CaughtBy: "TestLinked (a closed journal: an error)",
+	},
+	{
+		Name: "store-removed-reserve-general-advice", File: "receipt/store.go",
+		Old: "\t\t\te.Do = removedDo\n", New: "",
+		Packages: rootPkg, Run: "^TestPoolReceiptsDirectoryRemoved$",
+		CaughtBy: "TestPoolReceiptsDirectoryRemoved (what to do: not to restart)",
+	},
+	{
+		Name: "store-removed-reserve-says-it-ran", File: "receipt/store.go",
+		Old: "\t\t\te.Do = removedDo\n", New: "\t\t\te.Do = removedRunDo\n",
+		Packages: rootPkg, Run: "^TestPoolReceiptsDirectoryRemoved$",
+		CaughtBy: "TestPoolReceiptsDirectoryRemoved (a refused run said to have run)",
+	},
+	{
+		Name: "store-removed-finish-general-advice", File: "receipt/store.go",
+		Old: "\t\t\te.Do = removedRunDo\n", New: "",
+		Packages: rootPkg, Run: "^TestPoolReceiptsDirectoryRemoved$",
+		CaughtBy: "TestPoolReceiptsDirectoryRemoved (E327 not saying the program ran)",
+	},
+	{
+		Name: "store-removed-checked-when-finished-only", File: "receipt/store.go",
+		Old:      "\tif err := s.j.Linked(); err != nil {\n",
+		New:      "\tif err := s.j.Linked(); finished && err != nil {\n",
+		Packages: rootPkg, Run: "^TestPoolReceiptsDirectoryRemoved$",
+		CaughtBy: "TestPoolReceiptsDirectoryRemoved (the run after the removal ran)",
+	},
+	{
+		Name: "store-removed-checked-at-reserve-only", File: "receipt/store.go",
+		Old:      "\tif err := s.j.Linked(); err != nil {\n",
+		New:      "\tif err := s.j.Linked(); !finished && err != nil {\n",
+		Packages: rootPkg, Run: "^TestPoolReceiptsDirectoryRemoved$",
+		CaughtBy: "TestPoolReceiptsDirectoryRemoved (removed while it ran: no E327)",
+	},
+	{
+		Name: "roomless-quota-unsaid", File: "receipt/receipt.go",
+		Old:      "errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||",
+		New:      "errors.Is(err, syscall.ENOSPC) ||",
+		Packages: receiptPkg, Run: "^TestRoomless$",
+		CaughtBy: "TestRoomless (EDQUOT given the general advice)",
+	},
+	{
+		Name: "roomless-short-write-unsaid", File: "receipt/receipt.go",
+		Old: "\t\terrors.Is(err, io.ErrShortWrite):\n", New: "\t\tfalse:\n",
+		Packages: receiptPkg, Run: "^(TestReceiptsFileSystemFull|TestRoomless)$",
+		CaughtBy: "TestReceiptsFileSystemFull (the journal's record cut short)",
+	},
+	{
+		Name: "roomless-any-error", File: "receipt/receipt.go",
+		Old:      "\tcase errors.Is(err, syscall.ENOSPC) ||",
+		New:      "\tcase true || errors.Is(err, syscall.ENOSPC) ||",
+		Packages: receiptPkg, Run: "^TestReceiptsFileSystemFull$",
+		CaughtBy: "TestReceiptsFileSystemFull (a directory that is a file said full)",
+	},
+	{
+		Name: "roomless-size-limit-unsaid", File: "receipt/receipt.go",
+		Old:      "\tcase errors.Is(err, syscall.EFBIG):\n",
+		New:      "\tcase false:\n",
+		Packages: receiptPkg, Run: "^TestRoomless$",
+		CaughtBy: "TestRoomless/the_file_size_limit (the general advice)",
+	},
+	{
+		Name: "roomless-reservation-file-unsaid", File: "receipt/receipt.go",
+		Old: "\t\treturn nil, roomless(codes.Errorf(codes.E317, " +
+			"\"reserve receipt %s: %w: nothing ran\",\n" +
+			"\t\t\tfinal, err), err)\n",
+		New: "\t\treturn nil, codes.Errorf(codes.E317, \"reserve receipt %s: %w: nothing ran\",\n" +
+			"\t\t\tfinal, err)\n",
+		Packages: receiptPkg, Run: "^TestReceiptsFileSystemFull$",
+		CaughtBy: "TestReceiptsFileSystemFull (a receipt file)",
+	},
+	{
+		Name: "roomless-store-reservation-unsaid", File: "receipt/store.go",
+		Old: "\t\te := roomless(codes.Errorf(codes.E317, " +
+			"\"reserve receipt: %w: nothing ran\", err), err)\n",
+		New:      "\t\te := codes.Errorf(codes.E317, \"reserve receipt: %w: nothing ran\", err)\n",
+		Packages: receiptPkg, Run: "^TestReceiptsFileSystemFull$",
+		CaughtBy: "TestReceiptsFileSystemFull (the journal)",
+	},
+	{
+		Name: "roomless-directory-unsaid", File: "receipt/receipt.go",
+		Old: "\t\treturn nil, roomless(codes.Errorf(codes.E317, " +
+			"\"receipts directory %s: %w: nothing ran\",\n" +
+			"\t\t\tdir, err), err)\n",
+		New: "\t\treturn nil, codes.Errorf(codes.E317, \"receipts directory %s: %w: nothing ran\",\n" +
+			"\t\t\tdir, err)\n",
+		Packages: receiptPkg, Run: "^TestReceiptsDirectoryWithoutInodes$",
+		CaughtBy: "TestReceiptsDirectoryWithoutInodes (reserved: the general advice)",
+	},
+	{
+		Name: "roomless-written-receipt-unsaid", File: "receipt/receipt.go",
+		Old: "\t\treturn \"\", roomless(codes.Errorf(codes.E317, " +
+			"\"write receipt %s: %w\", final, err), err)\n",
+		New:      "\t\treturn \"\", codes.Errorf(codes.E317, \"write receipt %s: %w\", final, err)\n",
+		Packages: receiptPkg, Run: "^TestReceiptsFileSystemFull$",
+		CaughtBy: "TestReceiptsFileSystemFull (a receipt written whole)",
+	},
+	{
+		Name: "eval-halted-unfinished-counted-unrun", File: "internal/eval/eval.go",
+		Old:      "&Halted{Err: err, NotRun: len(names) - i - 1}",
+		New:      "&Halted{Err: err, NotRun: len(names) - i}",
+		Packages: cliPkg, Run: "^TestEvalReceiptUnfinished$",
+		CaughtBy: "TestEvalReceiptUnfinished (3 files said not run, of which a.vel ran)",
+	},
+	{
+		Name: "eval-halted-unfinished-grade-dropped", File: "internal/eval/eval.go",
+		Old: "\t\t\t\treturn append(out, r), &Halted{", New: "\t\t\t\treturn out, &Halted{",
+		Packages: cliPkg, Run: "^TestEvalReceiptUnfinished$",
+		CaughtBy: "TestEvalReceiptUnfinished (no grade of a.vel, which ran)",
+	},
+	{
+		Name: "eval-halted-unreserved-counted-one-short", File: "internal/eval/eval.go",
+		Old:      "NotRun: len(names) - i} // it did not run",
+		New:      "NotRun: len(names) - i - 1} // it did not run",
+		Packages: cliPkg, Run: "^TestEvalReceiptsFillMidway$",
+		CaughtBy: "TestEvalReceiptsFillMidway (1 .vel file said not run, not 2)",
+	},
+	{
+		Name: "eval-halted-at-once-prints-no-grades", File: "cli/eval.go",
+		Old: "\tif halted != nil && len(results) == 0 {\n", New: "\tif false {\n",
+		Packages: cliPkg, Run: "^TestEvalReceiptsRefusedAtOnce$",
+		CaughtBy: "TestEvalReceiptsRefusedAtOnce (a summary of no grades printed)",
+	},
+	{
+		Name: "worker-label-once-a-write", File: "internal/run/relay.go",
+		Old: "\tvar out []byte\n\tfor len(p) > 0 {\n\t\tline, rest, _ := bytes.Cut(p, []byte{'\\n'})\n" +
+			"\t\tout = append(out, workerLabel...)\n",
+		New: "\tout := []byte(workerLabel)\n\tfor len(p) > 0 {\n" +
+			"\t\tline, rest, _ := bytes.Cut(p, []byte{'\\n'})\n",
+		Packages: runPkg, Run: "^TestWorkerMessagesLabelEachLine$",
+		CaughtBy: "TestWorkerMessagesLabelEachLine (the second line of a write unlabelled)",
+	},
+	{
+		Name: "pace-share-one-short", File: "internal/run/pace.go",
+		Old:      "p.next = began.Add(measureShare * clock().Sub(began))",
+		New:      "p.next = began.Add((measureShare - 1) * clock().Sub(began))",
+		Packages: runPkg, Run: "^TestTempDirMeasurePaced$",
+		CaughtBy: "TestTempDirMeasurePaced (a measure made 9 times its cost after the last)",
+	},
+	{
+		Name: "pace-from-the-end", File: "internal/run/pace.go",
+		Old:      "p.next = began.Add(measureShare * clock().Sub(began))",
+		New:      "p.next = clock().Add(measureShare * clock().Sub(began))",
+		Packages: runPkg, Run: "^TestTempDirMeasurePaced$",
+		CaughtBy: "TestTempDirMeasurePaced (a measure made 11 times its cost after the last)",
+	},
+	{
+		Name: "pace-at-its-time-skipped", File: "internal/run/pace.go",
+		Old: "\tif began.Before(p.next) {\n", New: "\tif !began.After(p.next) && !p.next.IsZero() {\n",
+		Packages: runPkg, Run: "^TestTempDirMeasurePaced$",
+		CaughtBy: "TestTempDirMeasurePaced (the tick at the measure's time passed over)",
+	},
+	{
+		Name: "pace-forgotten-between-ticks", File: "internal/run/life.go",
+		Old: "err := w.tempDirPace.measure(func() error", New: "err := (&pace{}).measure(func() error",
+		Packages: runPkg, Run: "^TestTempDirBoundHeldWhenDear$/the_control",
+		CaughtBy: "TestTempDirBoundHeldWhenDear/the_control (the supervisor took the run's whole time)",
+	},
+	{
+		Name: "append-line-bound-counts-the-prefix", File: "internal/wire/wire.go",
+		Old: "\tstart := len(line)\n", New: "\tstart := 0\n",
+		Packages: wirePkg, Run: "^TestAppendLineBound$",
+		CaughtBy: "TestAppendLineBound (a line at the bound after another refused)",
+	},
+	{
+		Name: "worker-messages-cut-line-unended", File: "internal/run/relay.go",
+		Old: "\t\tout = out[:n]\n",
+		New: "\t\tif _, err := m.dst.Write(out[:n]); err != nil {\n\t\t\treturn 0, err\n\t\t}\n" +
+			"\t\tout = nil\n",
+		Packages: runPkg, Run: "^TestPoolRelaysBoundedWorkerMessages$",
+		CaughtBy: "TestPoolRelaysBoundedWorkerMessages/8_MiB (the write the bound cut ends mid-line)",
+	},
+	{
+		Name: "pool-result-buffer-not-emptied", File: "internal/run/pool.go",
+		Old: "wire.AppendLine(l[:0], w.res,", New: "wire.AppendLine(l, w.res,",
+		Packages: runPkg, Run: "^TestReadLastReadsIntoOneBuffer$",
+		CaughtBy: "TestReadLastReadsIntoOneBuffer (the lines run together past the bound)",
+	},
 }
 
 // allowedAfter is the rule after which a mutation adds one to the allow-list.

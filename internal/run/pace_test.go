@@ -15,14 +15,18 @@ import (
 // measure is (measureShare): 250 ms a measure, what 9,990 empty
 // directories took here, was a whole processor's time when each tick
 // measured (the ticks a measure outlasts are dropped, as a
-// time.Ticker's are): 34 measures, 8.5 s of the 10. The controls: a measure
+// time.Ticker's are): 34 measures, 8.5 s of the 10. Each is made at the
+// first tick that comes ten times what the one before took after that
+// one began, no sooner and no later. The controls: a measure
 // of 1 ms, a run's few files, is made at every one of the 100 ticks; and
 // a measure's bound, once it is made, is what the watch is told.
 func TestTempDirMeasurePaced(t *testing.T) {
 	const span = 10 * time.Second
+	var began []time.Duration // when each measure of the last ticks began, from the epoch
 	ticks := func(cost time.Duration, err error) (measures int, spent time.Duration, told int) {
 		epoch := time.Unix(0, 0)
 		now := epoch
+		began = nil
 		p := pace{now: func() time.Time { return now }}
 		for at := BoundsWatchEvery; at <= span; at += BoundsWatchEvery {
 			if now.After(epoch.Add(at)) {
@@ -32,6 +36,7 @@ func TestTempDirMeasurePaced(t *testing.T) {
 			if p.measure(func() error {
 				measures++
 				spent += cost
+				began = append(began, now.Sub(epoch))
 				now = now.Add(cost)
 				return err
 			}) != nil {
@@ -47,6 +52,19 @@ func TestTempDirMeasurePaced(t *testing.T) {
 			span, most)
 	}
 	t.Logf("measures of 250 ms: %d, %v of %v", measures, spent, span)
+	// Each is made at the first tick no sooner than measureShare times
+	// what the one before took after it began: 2.5 s after, at its own
+	// tick (2.6 s, not 2.7), never 2.3 s (nine times) nor 2.8 s (ten
+	// times from its end), so that a run past its bound is stopped no
+	// later than the doc says.
+	for i := 1; i < len(began); i++ {
+		gap, least := began[i]-began[i-1], measureShare*250*time.Millisecond
+		if gap < least || gap >= least+BoundsWatchEvery {
+			t.Errorf("measures of 250 ms began at %v: %v apart, want at the first tick %v "+
+				"after the one before began", began, gap, least)
+			break
+		}
+	}
 
 	if measures, _, _ := ticks(time.Millisecond, nil); measures != int(span/BoundsWatchEvery) {
 		t.Errorf("measures of 1 ms: %d made, want one at each of the %d ticks", measures,

@@ -40,7 +40,12 @@ print("found", found)
 // messages, their standard error, to its Stderr (a server's log), and a
 // run that may make raw system calls can write on that descriptor: of 8
 // MiB, the pool relays at most maxWorkerMessageBytes, then says the rest
-// was dropped, and the run ends as it would have. The control: one line
+// was dropped, and the run ends as it would have. Each write to the
+// Stderr is whole lines, the one that reaches the bound too: it wrote
+// the bound's part of a line of 1 MiB, unended, then the line saying the
+// rest was dropped in a write of its own, and another writer's line
+// coming between the two (the pool's, another worker's) would have
+// joined the worker's line. The control: one line
 // of the program's reaches the pool's Stderr, labelled as the worker's
 // (it cannot pass for one of the pool's own) and its escape sequence
 // escaped.
@@ -62,7 +67,7 @@ func TestPoolRelaysBoundedWorkerMessages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var stderr testkit.LockedBuffer
+			var stderr writesWriter
 			p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io", "ffi:ctypes"), Workers: 1,
 				Confine: core.ModeStrict, ImportRoot: dir, Timeout: time.Minute, Stderr: &stderr})
 			if err != nil {
@@ -81,7 +86,14 @@ func TestPoolRelaysBoundedWorkerMessages(t *testing.T) {
 					o.Status, o.Code, o.Message, res.Stdout)
 			}
 			got := stderr.String()
-			t.Logf("the pool's Stderr holds %d bytes", len(got))
+			t.Logf("the pool's Stderr holds %d bytes, in %d writes", len(got), len(stderr.writes))
+			for i, w := range stderr.writes {
+				if !strings.HasSuffix(w, "\n") {
+					t.Errorf("write %d of %d to the pool's Stderr ends %q, in the midst of a line: "+
+						"another writer's line would join it", i+1, len(stderr.writes),
+						w[max(0, len(w)-40):])
+				}
+			}
 			if tt.wantCut {
 				if bound := maxWorkerMessageBytes + len(note) + 1; len(got) > bound {
 					t.Errorf("the pool's Stderr holds %d bytes, want at most %d", len(got), bound)
@@ -99,6 +111,26 @@ func TestPoolRelaysBoundedWorkerMessages(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writesWriter keeps each write it is given, one at a time.
+type writesWriter struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (w *writesWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes = append(w.writes, string(p))
+	return len(p), nil
+}
+
+// String is every write, in order.
+func (w *writesWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.writes, "")
 }
 
 // unlockedWriter is a writer that takes no lock of its own, as a

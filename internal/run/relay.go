@@ -246,23 +246,30 @@ func newWorkerMessages(dst io.Writer) *workerMessages {
 }
 
 // Write relays what of p, labelled, is within the bound, and takes the
-// rest.
+// rest. The write that reaches the bound ends with the line that says the
+// rest was dropped, in the same write to dst, so that the line the bound
+// cut is ended there, and no other writer's line joins it.
 func (m *workerMessages) Write(p []byte) (int, error) {
+	var out []byte
 	if m.left > 0 {
-		out := m.labelled(p)
+		out = m.labelled(p)
 		n := min(len(out), m.left)
 		m.left -= n
-		if _, err := m.dst.Write(out[:n]); err != nil {
-			return 0, err
-		}
 		if n == len(out) {
+			if _, err := m.dst.Write(out); err != nil {
+				return 0, err
+			}
 			return len(p), nil
 		}
+		out = out[:n]
 	}
 	if !m.cut {
 		m.cut = true
-		if _, err := fmt.Fprintf(m.dst, "\nsabline: pool: a worker's standard error passed %d "+
-			"bytes; the rest was dropped\n", maxWorkerMessageBytes); err != nil {
+		out = fmt.Appendf(out, "\nsabline: pool: a worker's standard error passed %d "+
+			"bytes; the rest was dropped\n", maxWorkerMessageBytes)
+	}
+	if len(out) > 0 {
+		if _, err := m.dst.Write(out); err != nil {
 			return 0, err
 		}
 	}

@@ -316,7 +316,11 @@ print("held")
 // tenth of its time: measureShare) is still held to the directory's
 // bound: a file grown past it there is E330, however long the program
 // would hold it. The control: the same directories and a file of 1 MiB
-// are held for 50 of the watch's ticks, to the program's end, ok.
+// are held for 50 of the watch's ticks, to the program's end, ok, and
+// the supervisor (this process) takes no more than a third of the run's
+// time on its processors, where a watch that measured at every tick
+// (the worker's pace not kept from one tick to the next) took the
+// run's whole time.
 func TestTempDirBoundHeldWhenDear(t *testing.T) {
 	const dear = `c = ffi.module("ctypes")
 tmp = ffi.module("os").getenv("TMPDIR")
@@ -347,12 +351,14 @@ print("held")
 			hold: 50 * BoundsWatchEvery},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			cpu := supervisorCPU(t)
 			s := superviseProgram(t, dear, []string{"io", "clock", "ffi:ctypes", "ffi:os"}, func(r *Run) {
 				r.Args = []string{fmt.Sprint(tt.size), fmt.Sprint(tt.hold.Seconds())}
 				r.Timeout = tt.hold + testkit.Bound(60*time.Second)
 			})
-			t.Logf("outcome %s %q in %v, stdout %q", s.rec.Outcome.Code, s.rec.Outcome.Message,
-				s.wall, s.stdout)
+			spent := cpu()
+			t.Logf("outcome %s %q in %v, stdout %q; the supervisor's processor time %v",
+				s.rec.Outcome.Code, s.rec.Outcome.Message, s.wall, s.stdout, spent)
 			if strings.Contains(s.stdout, "errno=E") {
 				t.Fatalf("a call failed: %q (stderr %s)", s.stdout, s.stderr)
 			}
@@ -360,6 +366,14 @@ print("held")
 				if s.rec.Outcome.Status != receipt.StatusOK || !strings.Contains(s.stdout, "held") {
 					t.Fatalf("outcome %+v, stdout %q: want the file held to the end", s.rec.Outcome,
 						s.stdout)
+				}
+				// Paced, its measures take at most a tenth of the run's
+				// time, and a measure more; each tick's took it all
+				// (a processor's whole time, as long as a processor was
+				// to be had).
+				if spent > s.wall/3 {
+					t.Errorf("the supervisor took %v of processor time in a run of %v: more than "+
+						"a third, where its measures are paced to a tenth", spent, s.wall)
 				}
 				return
 			}
@@ -369,4 +383,20 @@ print("held")
 			}
 		})
 	}
+}
+
+// supervisorCPU returns a function that says the processor time this
+// process, a run's supervisor, has taken since it was called (user and
+// system, every thread's).
+func supervisorCPU(t *testing.T) func() time.Duration {
+	t.Helper()
+	taken := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			t.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	before := taken()
+	return func() time.Duration { return taken() - before }
 }

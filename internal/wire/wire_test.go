@@ -302,3 +302,23 @@ func TestJobResultCutChecked(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendLineBound: AppendLine holds the line it reads, not what it
+// is appended to, to the bound: after a line kept in the same buffer, a
+// line at the bound is read, and one past it refused, as ReadLine does.
+func TestAppendLineBound(t *testing.T) {
+	kept := []byte("a line read before\n")
+	for _, tt := range []struct {
+		name    string
+		n       int
+		wantErr bool
+	}{{name: "at the bound", n: 100}, {name: "past it", n: 101, wantErr: true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			line := strings.Repeat("x", tt.n-1) + "\n"
+			got, err := AppendLine(bytes.Clone(kept), bufio.NewReaderSize(strings.NewReader(line), 16), 100)
+			if (err != nil) != tt.wantErr || (err == nil && string(got) != string(kept)+line) {
+				t.Errorf("AppendLine: %q, %v; want error %v", got, err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -1565,9 +1565,17 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "journal-removed-segment-linked", File: "receipt/journal/sys_unix.go",
-		Old: "\treturn st.Nlink > 0, nil\n", New: "\treturn true, nil\n",
-		Packages: journalPkg, Run: "^TestLinked$",
-		CaughtBy: "TestLinked (a journal whose directory was removed: nil)",
+		Old:      "\tif fi.Sys().(*syscall.Stat_t).Nlink == 0 {\n\t\treturn false, nil\n\t}\n\tj.dirMod = mod\n",
+		New:      "\t_ = fi\n\tj.dirMod = mod\n",
+		Packages: journalPkg, Run: "^TestLinked",
+		CaughtBy: "TestLinkedSegmentRemoved (a journal whose segment was removed: nil)",
+	},
+	{
+		Name: "journal-linked-directory-unchanged-always", File: "receipt/journal/sys_unix.go",
+		Old:      "!j.dirMod.IsZero() && mod.Equal(j.dirMod) {",
+		New:      "true {",
+		Packages: journalPkg, Run: "^TestLinked",
+		CaughtBy: "TestLinkedSegmentRemoved (a journal whose segment was removed: nil)",
 	},
 	{
 		Name: "receipts-full-general-advice", File: "receipt/receipt.go",
@@ -4427,8 +4435,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "journal-linked-closed-checked", File: "receipt/journal/journal.go",
-		Old:      "\tif j.closed {\n\t\treturn nil\n\t}\n\tok, err := j.seg.linked(j.dir)\n",
-		New:      "\tok, err := j.seg.linked(j.dir)\n",
+		Old:      "\tif j.closed {\n\t\treturn nil\n\t}\n\tok, err := j.linked()\n",
+		New:      "\tok, err := j.linked()\n",
 		Packages: journalPkg, Run: "^TestLinked$",
 		CaughtBy: "TestLinked (a closed journal: an error)",
 	},

@@ -115,6 +115,14 @@ type Journal struct {
 	stopped chan struct{} // closed by the committer when it returns
 
 	appends, syncs atomic.Uint64
+
+	// dirf is the journal's directory, open where the system lets a
+	// directory be removed while open (openDir; nil elsewhere, or where
+	// it could not be opened), and dirMod its modification time when
+	// Linked last found the segment named: Linked reads the segment
+	// itself only once the directory's entries have changed since.
+	dirf   *os.File
+	dirMod time.Time
 }
 
 // segment is one open segment file.
@@ -163,6 +171,7 @@ func Open(dir string, opt Options) (*Journal, error) {
 		stopped: make(chan struct{}),
 	}
 	j.cond.L = &j.mu
+	j.dirf = openDir(dir)
 	seg, err := j.openNewest(0)
 	if err != nil {
 		// No new segment can be made after a full one (the last number
@@ -171,6 +180,9 @@ func Open(dir string, opt Options) (*Journal, error) {
 			seg, _ = openSegment(dir, nums[len(nums)-1], false, opt.Exclusive)
 		}
 		if seg == nil {
+			if j.dirf != nil {
+				j.dirf.Close()
+			}
 			return nil, fmt.Errorf("journal open %s: %w", dir, err)
 		}
 		seg.retryAt = seg.size + opt.SegmentBytes/64 + 1
@@ -577,6 +589,9 @@ func (j *Journal) Close() error {
 	j.retired = nil
 	j.seg.laying = false // the committer, which lays, has returned
 	j.seg.cut()
+	if j.dirf != nil {
+		j.dirf.Close()
+	}
 	if cerr := j.seg.f.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -665,7 +680,7 @@ func (j *Journal) Linked() error {
 	if j.closed {
 		return nil
 	}
-	ok, err := j.seg.linked(j.dir)
+	ok, err := j.linked()
 	if err != nil {
 		return fmt.Errorf("journal check of %s: %w", j.seg.name(j.dir), err)
 	}

@@ -345,6 +345,34 @@ func TestLinked(t *testing.T) {
 	}
 }
 
+// TestLinkedSegmentRemoved: the segment a journal appends to removed
+// alone, its directory in place, is found (ErrRemoved), however many
+// times Linked found it named before (where the directory's entries had
+// not changed, Linked reads the directory alone); the control is the
+// same journal before the removal, read twice.
+func TestLinkedSegmentRemoved(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "j")
+	j, err := Open(dir, Options{Exclusive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := j.Append("k", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := j.Linked(); err != nil {
+			t.Fatalf("a journal in place: %v", err)
+		}
+	}
+	if err := os.Remove(j.seg.name(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Linked(); !errors.Is(err, ErrRemoved) {
+		t.Fatalf("a journal whose segment was removed: %v; want ErrRemoved", err)
+	}
+}
+
 // TestConcurrentAppenders has goroutines append with and without waiting,
 // across many segment rotations: every record is read once, whole.
 func TestConcurrentAppenders(t *testing.T) {

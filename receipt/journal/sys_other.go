@@ -31,10 +31,15 @@ func writeOnce(f *os.File, b []byte, off int64) (int, error) {
 // NTFS journals its metadata.
 func SyncDir(dir string) error { return nil }
 
-// linked reports whether the segment's name, in the journal's directory
-// dir, is still its file: a segment removed while open has no name, or
-// another file has it.
-func (s *segment) linked(dir string) (bool, error) {
+// openDir opens nothing here: a directory open on Windows cannot be
+// removed, and Linked reads the segment's name instead.
+func openDir(string) *os.File { return nil }
+
+// linked reports whether the segment's name, in the journal's directory,
+// is still its file: a segment removed while open has no name, or another
+// file has it. The caller holds j.mu.
+func (j *Journal) linked() (bool, error) {
+	s, dir := j.seg, j.dir
 	fi, err := s.f.Stat()
 	if err != nil {
 		return false, err

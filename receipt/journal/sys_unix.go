@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"syscall"
+	"time"
 )
 
 // openFlags are added to every open of a segment: a symbolic link is not
@@ -88,21 +89,50 @@ func SyncDir(dir string) error {
 	return err
 }
 
-// linked reports whether the segment, in the journal's directory dir,
-// still has a name: a file removed while open has none (its link count
-// is zero).
-func (s *segment) linked(dir string) (bool, error) {
-	rc, err := s.f.SyscallConn()
+// openDir opens the journal's directory dir for Linked to read, nil
+// where it cannot be.
+func openDir(dir string) *os.File {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// linked reports whether the segment appends go to still has a name in
+// the journal's directory. The directory is read first (j.dirf): one
+// removed (an rm -r of the receipts) has no link left, and the segment
+// went with it; one whose entries have not changed since the segment was
+// last found named (its modification time) still names it. Only when
+// they changed (a rotation, another process's segment, a removal) is the
+// segment read: a file removed while open has no link. An fstat of the
+// file the journal syncs, between its records, made each fdatasync 20 to
+// 80 µs slower on this project's machine (a flushed run 18 % slower, a
+// flushing pool's rate 21 % lower); one of its directory does not. A
+// segment removed alone within the directory's timestamp granularity
+// of a change Linked saw is found at the directory's next change. The
+// caller holds j.mu.
+func (j *Journal) linked() (bool, error) {
+	var mod time.Time
+	if j.dirf != nil {
+		fi, err := j.dirf.Stat()
+		if err != nil {
+			return false, err
+		}
+		if fi.Sys().(*syscall.Stat_t).Nlink == 0 {
+			return false, nil
+		}
+		if mod = fi.ModTime(); !j.dirMod.IsZero() && mod.Equal(j.dirMod) {
+			return true, nil
+		}
+	}
+	fi, err := j.seg.f.Stat()
 	if err != nil {
 		return false, err
 	}
-	var st syscall.Stat_t
-	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = syscall.Fstat(int(fd), &st) }); err != nil {
-		return false, err
+	if fi.Sys().(*syscall.Stat_t).Nlink == 0 {
+		return false, nil
 	}
-	if serr != nil {
-		return false, serr
-	}
-	return st.Nlink > 0, nil
+	j.dirMod = mod
+	return true, nil
 }

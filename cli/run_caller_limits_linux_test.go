@@ -45,11 +45,8 @@ func TestRunUnderTheCallersAddressSpaceLimit(t *testing.T) {
 			if err := os.WriteFile(prog, []byte(tt.src), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			rc := filepath.Join(t.TempDir(), "receipts")
-			cmd := exec.Command("/bin/sh", "-c", `ulimit -v "$1" && exec "$2" "$3" --allow io `+
-				`--max-memory-mb 4096 --timeout 2m --receipts "$4"`,
-				"sh", strconv.Itoa(callerAddressSpaceKB), bin, prog, rc)
-			out, _ := cmd.CombinedOutput()
+			out, rc, _ := underUlimit(bin, "-v", strconv.Itoa(callerAddressSpaceKB), prog, t.TempDir(),
+				"--max-memory-mb", "4096", "--timeout", "2m")
 			runs, err := receipt.List(rc)
 			if err != nil || len(runs) != 1 {
 				t.Fatalf("want one receipt in %s, got %d (%v); the command said:\n%s", rc, len(runs), err, out)
@@ -77,11 +74,7 @@ func TestRunUnderTheCallersAddressSpaceLimit(t *testing.T) {
 // Sabline. The control: the same program under a limit of 1024 runs.
 // The limit is set by the shell that starts sabline.
 func TestRunUnderTooFewDescriptors(t *testing.T) {
-	bin := sablineBin(t)
-	prog := filepath.Join(t.TempDir(), "hello.vel")
-	if err := os.WriteFile(prog, []byte("print(\"hi\")\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	bin, prog := sablineBin(t), hiProgram(t)
 	for _, tt := range []struct {
 		name, limit, wantOutcome string
 	}{
@@ -90,10 +83,7 @@ func TestRunUnderTooFewDescriptors(t *testing.T) {
 		{name: "the control: 1024", limit: "1024", wantOutcome: "ok "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rc := filepath.Join(t.TempDir(), "receipts")
-			cmd := exec.Command("/bin/sh", "-c", `ulimit -n "$1" && exec "$2" "$3" --allow io `+
-				`--receipts "$4"`, "sh", tt.limit, bin, prog, rc)
-			out, _ := cmd.CombinedOutput()
+			out, rc, _ := underUlimit(bin, "-n", tt.limit, prog, t.TempDir())
 			runs, err := receipt.List(rc)
 			if err != nil || len(runs) != 1 {
 				t.Fatalf("want one receipt in %s, got %d (%v); the command said:\n%s", rc,
@@ -119,12 +109,7 @@ func TestRunUnderTooFewDescriptors(t *testing.T) {
 // directory can be written, which it could. The control: the same run
 // with no limit is ok.
 func TestRunUnderAFileSizeLimit(t *testing.T) {
-	bin := sablineBin(t)
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "hello.vel")
-	if err := os.WriteFile(prog, []byte("print(\"hi\")\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	bin, prog := sablineBin(t), hiProgram(t)
 	for _, tt := range []struct {
 		name, limit string
 		wantOK      bool
@@ -133,10 +118,7 @@ func TestRunUnderAFileSizeLimit(t *testing.T) {
 		{name: "the control: none", limit: "unlimited", wantOK: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rc := filepath.Join(t.TempDir(), "receipts")
-			cmd := exec.Command("/bin/sh", "-c", `ulimit -f "$1" && exec "$2" "$3" --allow io `+
-				`--receipts "$4"`, "sh", tt.limit, bin, prog, rc)
-			out, err := cmd.CombinedOutput()
+			out, _, err := underUlimit(bin, "-f", tt.limit, prog, t.TempDir())
 			if ok := err == nil && strings.Contains(string(out), "hi\n"); ok != tt.wantOK {
 				t.Fatalf("ran ok: %v (%v), want %v; the command said:\n%s", ok, err, tt.wantOK, out)
 			}
@@ -148,4 +130,27 @@ func TestRunUnderAFileSizeLimit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// underUlimit runs sabline bin on prog (--allow io, then args) from a
+// shell that first sets ulimit flag to value, never this process's own,
+// its receipts kept in rc beneath dir, and returns what it printed, rc
+// and how it ended.
+func underUlimit(bin, flag, value, prog, dir string, args ...string) ([]byte, string, error) {
+	rc := filepath.Join(dir, "receipts")
+	cmd := exec.Command("/bin/sh", append([]string{"-c",
+		`ulimit "$1" "$2" && shift 2 && exec "$@"`, "sh", flag, value, bin, prog, "--allow", "io",
+		"--receipts", rc}, args...)...)
+	out, err := cmd.CombinedOutput()
+	return out, rc, err
+}
+
+// hiProgram is a program that prints "hi", in a directory of the test's.
+func hiProgram(t *testing.T) string {
+	t.Helper()
+	prog := filepath.Join(t.TempDir(), "hello.vel")
+	if err := os.WriteFile(prog, []byte("print(\"hi\")\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return prog
 }

@@ -807,7 +807,8 @@ const fullDo = "The file system that holds the receipts directory is full (no sp
 // room for the receipt (ENOSPC, EDQUOT, or a journal's record cut short:
 // a write to a regular file is short where the file system had room for
 // part of it), or to sizeLimitDo when it is the process's file size
-// limit's (EFBIG), and returns e.
+// limit's (EFBIG, as the journal says a record it cut short too), and
+// returns e.
 func roomless(e *codes.Error, err error) *codes.Error {
 	switch {
 	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||

@@ -1630,7 +1630,7 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "journal-size-limit-no-new-segment", File: "receipt/journal/journal.go",
-		Old:      "\tif err != nil && j.cutBySizeLimit(seg, at, n, err) {\n",
+		Old:      "\tif err != nil && j.cutBySizeLimit(seg, at, n, len(buf), err) {\n",
 		New:      "\tif false {\n",
 		Packages: journalPkg, Run: "^TestFileSizeLimit$",
 		CaughtBy: "TestFileSizeLimit (the child's append fails at the limit: short write)",

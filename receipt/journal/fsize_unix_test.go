@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -67,6 +68,50 @@ func TestFileSizeLimit(t *testing.T) {
 					if fi, err := os.Stat(seg); err != nil || fi.Size() > limitedBlocks*512 {
 						t.Errorf("%s: %v, past the limit of %d bytes", seg, err, limitedBlocks*512)
 					}
+				}
+			})
+		}
+	}
+}
+
+// TestRecordPastFileSizeLimit: a record longer than the process's file
+// size limit (a caller's ulimit -f of 1 KiB) fits in no segment: its
+// append's error is the limit's (EFBIG), which a store says as such
+// (raise the limit), not a short write, which it says as a full file
+// system (free room there, on a file system with room), and no new
+// segment is made for it, whose file would be one more at each record
+// refused. The control: records within the limit are appended, under the
+// same limit.
+func TestRecordPastFileSizeLimit(t *testing.T) {
+	const blocks = 2 // 1 KiB
+	for _, exclusive := range []string{"", " exclusive"} {
+		for _, size := range []int{256, 4 << 10} {
+			t.Run(fmt.Sprintf("size=%d%s", size, exclusive), func(t *testing.T) {
+				dir := t.TempDir()
+				cmd := exec.Command("/bin/sh", "-c", fmt.Sprintf(`ulimit -f %d && exec "$0"`, blocks),
+					os.Args[0])
+				cmd.Env = append(os.Environ(),
+					fmt.Sprintf("%s=oversize %s %d%s", childEnv, dir, size, exclusive))
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("the child: %v: %s", err, out)
+				}
+				want := "efbig=false <nil>"
+				if size > blocks*512 {
+					want = "efbig=true "
+				}
+				lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+				for _, l := range lines {
+					if !strings.HasPrefix(l, want) {
+						t.Errorf("a record of %d bytes under a limit of %d: %s; want %q", size,
+							blocks*512, l, want)
+					}
+				}
+				if len(lines) != 3 {
+					t.Errorf("the child said %q; want a line for each of 3 records", out)
+				}
+				if segs, _ := filepath.Glob(filepath.Join(dir, "*"+segmentExt)); len(segs) != 1 {
+					t.Errorf("%d segments, want 1: %v", len(segs), segs)
 				}
 			})
 		}

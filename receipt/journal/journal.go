@@ -301,7 +301,7 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 	if err == nil && n != len(buf) {
 		err = io.ErrShortWrite
 	}
-	if err != nil && j.cutBySizeLimit(seg, at, n, err) {
+	if err != nil && j.cutBySizeLimit(seg, at, n, len(buf), err) {
 		// The process's file size limit (a caller's ulimit -f), far
 		// below a segment's bound: the record goes whole into a new
 		// segment, where it fits, rather than every record after it
@@ -321,6 +321,13 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 			if err == nil && n != len(buf) {
 				err = io.ErrShortWrite
 			}
+		}
+	}
+	if errors.Is(err, io.ErrShortWrite) {
+		if end, limit, ok := sizeLimited(seg, at, n); ok && end >= limit {
+			// Cut at the file size limit, not for want of room on the
+			// file system: said as a write past the limit is (EFBIG).
+			err = errFileTooLarge
 		}
 	}
 	if j.opt.Exclusive {
@@ -373,28 +380,37 @@ func (j *Journal) append(key string, payload []byte, by commitBy) (uint64, error
 	return t, nil
 }
 
-// cutBySizeLimit reports whether a write of a record to seg at (below
-// zero: at the end of the file) that wrote n bytes and failed with err was
-// refused or cut short by the process's file size limit (RLIMIT_FSIZE),
-// and whether the record could fit in a new segment. The caller holds
-// j.mu.
-func (j *Journal) cutBySizeLimit(seg *segment, at int64, n int, err error) bool {
-	limit, ok := fileSizeLimit()
-	if !ok {
-		return false
+// cutBySizeLimit reports whether a write of a record of size bytes to
+// seg at (below zero: at the end of the file) that wrote n bytes and
+// failed with err was refused or cut short by the process's file size
+// limit (RLIMIT_FSIZE), and whether the record could fit in a new
+// segment. The caller holds j.mu.
+func (j *Journal) cutBySizeLimit(seg *segment, at int64, n, size int, err error) bool {
+	end, limit, ok := sizeLimited(seg, at, n)
+	// A record cut at the limit wrote up to it; one written from it or
+	// past it wrote nothing (EFBIG). A segment that held nothing before
+	// would be no better for a new one, nor would any for a record longer
+	// than the limit.
+	return ok && (end >= limit || errors.Is(err, errFileTooLarge)) && end-int64(n) > 0 &&
+		int64(size) <= limit
+}
+
+// sizeLimited is where a write of n bytes to seg at (below zero: at the
+// end of the file) ended, and the process's file size limit
+// (RLIMIT_FSIZE); false where there is no limit or the end cannot be read.
+func sizeLimited(seg *segment, at int64, n int) (end, limit int64, ok bool) {
+	if limit, ok = fileSizeLimit(); !ok {
+		return 0, 0, false
 	}
-	end := at + int64(n)
+	end = at + int64(n)
 	if at < 0 {
-		off, serr := seg.f.Seek(0, io.SeekCurrent)
-		if serr != nil {
-			return false
+		off, err := seg.f.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return 0, 0, false
 		}
 		end = off
 	}
-	// A record cut at the limit wrote up to it; one written from it or
-	// past it wrote nothing (EFBIG). A segment that held nothing before
-	// would be no better for a new one.
-	return (errors.Is(err, errFileTooLarge) || end >= limit) && end-int64(n) > 0
+	return end, limit, true
 }
 
 // layLength is how many bytes of zeros the committer lays past seg's

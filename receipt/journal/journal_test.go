@@ -39,7 +39,8 @@ func TestMain(m *testing.M) {
 // syncing; with Options.Exclusive when asked, and then every 16th record
 // synced, appendOf), "killself DIR N
 // [exclusive]" (the same for N records, then SIGKILL itself),
-// or
+// "oversize DIR SIZE [exclusive]" (append three records of SIZE bytes,
+// and print for each whether its error is EFBIG, and the error), or
 // "count DIR NAME N" (append N records named NAME-i to a journal of small
 // segments, then close).
 func child(spec string) error {
@@ -98,6 +99,21 @@ func child(spec string) error {
 			}
 		}
 		return j.Close()
+	case (len(f) == 3 || len(f) == 4 && f[3] == "exclusive") && f[0] == "oversize":
+		size, err := strconv.Atoi(f[2])
+		if err != nil {
+			return err
+		}
+		j, err := Open(f[1], Options{Exclusive: len(f) == 4})
+		if err != nil {
+			return err
+		}
+		defer j.Close()
+		for i := range 3 {
+			err = j.Append(keyOf("k", i), bytes.Repeat([]byte("x"), size))
+			fmt.Printf("efbig=%v %v\n", errors.Is(err, errFileTooLarge), err)
+		}
+		return nil
 	case len(f) == 4 && f[0] == "count":
 		n, err := strconv.Atoi(f[3])
 		if err != nil {

@@ -366,12 +366,6 @@ func (s *Store) append(rec *Receipt, key string, finished bool) error {
 	if err != nil {
 		return err
 	}
-	// A journal whose directory was removed takes every record and keeps
-	// none where a reader looks: the run is refused (or, finished, says
-	// its receipt was not kept) rather than run with no receipt.
-	if err := s.j.Linked(); err != nil {
-		return err
-	}
 	switch d := rec.RunParameters.Durability.orFlush(); {
 	case d == None, d == Flush && !finished:
 		err = s.j.AppendUnsynced(key, data)
@@ -379,6 +373,13 @@ func (s *Store) append(rec *Receipt, key string, finished bool) error {
 		err = s.j.AppendSync(key, data)
 	default:
 		err = s.j.Append(key, data)
+	}
+	// A journal whose directory was removed takes every record and keeps
+	// none where a reader looks: the run is refused (or, finished, says
+	// its receipt was not kept) rather than run with no receipt. Asked
+	// after the append, so that a removal between the two is seen too.
+	if err == nil {
+		err = s.j.Linked()
 	}
 	if err == nil && finished {
 		rec.stored = bytes.Clone(data)

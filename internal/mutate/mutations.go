@@ -1559,7 +1559,7 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "store-journal-removed-unchecked", File: "receipt/store.go",
-		Old: "\tif err := s.j.Linked(); err != nil {\n\t\treturn err\n\t}\n", New: "",
+		Old: "\tif err == nil {\n\t\terr = s.j.Linked()\n\t}\n", New: "",
 		Packages: rootPkg, Run: "^TestPoolReceiptsDirectoryRemoved$",
 		CaughtBy: "TestPoolReceiptsDirectoryRemoved (the run after the removal ran, no error)",
 	},
@@ -4460,15 +4460,15 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "store-removed-checked-when-finished-only", File: "receipt/store.go",
-		Old:      "\tif err := s.j.Linked(); err != nil {\n",
-		New:      "\tif err := s.j.Linked(); finished && err != nil {\n",
+		Old:      "\tif err == nil {\n\t\terr = s.j.Linked()\n",
+		New:      "\tif err == nil && finished {\n\t\terr = s.j.Linked()\n",
 		Packages: rootPkg, Run: "^TestPoolReceiptsDirectoryRemoved$",
 		CaughtBy: "TestPoolReceiptsDirectoryRemoved (the run after the removal ran)",
 	},
 	{
 		Name: "store-removed-checked-at-reserve-only", File: "receipt/store.go",
-		Old:      "\tif err := s.j.Linked(); err != nil {\n",
-		New:      "\tif err := s.j.Linked(); !finished && err != nil {\n",
+		Old:      "\tif err == nil {\n\t\terr = s.j.Linked()\n",
+		New:      "\tif err == nil && !finished {\n\t\terr = s.j.Linked()\n",
 		Packages: rootPkg, Run: "^TestPoolReceiptsDirectoryRemoved$",
 		CaughtBy: "TestPoolReceiptsDirectoryRemoved (removed while it ran: no E327)",
 	},

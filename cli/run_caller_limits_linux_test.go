@@ -74,7 +74,7 @@ func TestRunUnderTheCallersAddressSpaceLimit(t *testing.T) {
 // Sabline. The control: the same program under a limit of 1024 runs.
 // The limit is set by the shell that starts sabline.
 func TestRunUnderTooFewDescriptors(t *testing.T) {
-	bin, prog := sablineBin(t), hiProgram(t)
+	bin, prog := sablineBin(t), helloProgram(t)
 	for _, tt := range []struct {
 		name, limit, wantOutcome string
 	}{
@@ -109,7 +109,7 @@ func TestRunUnderTooFewDescriptors(t *testing.T) {
 // directory can be written, which it could. The control: the same run
 // with no limit is ok.
 func TestRunUnderAFileSizeLimit(t *testing.T) {
-	bin, prog := sablineBin(t), hiProgram(t)
+	bin, prog := sablineBin(t), helloProgram(t)
 	for _, tt := range []struct {
 		name, limit string
 		wantOK      bool
@@ -119,7 +119,7 @@ func TestRunUnderAFileSizeLimit(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, _, err := underUlimit(bin, "-f", tt.limit, prog, t.TempDir())
-			if ok := err == nil && strings.Contains(string(out), "hi\n"); ok != tt.wantOK {
+			if ok := err == nil && strings.Contains(string(out), "hello\n"); ok != tt.wantOK {
 				t.Fatalf("ran ok: %v (%v), want %v; the command said:\n%s", ok, err, tt.wantOK, out)
 			}
 			if tt.wantOK {
@@ -143,14 +143,4 @@ func underUlimit(bin, flag, value, prog, dir string, args ...string) ([]byte, st
 		"--receipts", rc}, args...)...)
 	out, err := cmd.CombinedOutput()
 	return out, rc, err
-}
-
-// hiProgram is a program that prints "hi", in a directory of the test's.
-func hiProgram(t *testing.T) string {
-	t.Helper()
-	prog := filepath.Join(t.TempDir(), "hello.vel")
-	if err := os.WriteFile(prog, []byte("print(\"hi\")\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return prog
 }

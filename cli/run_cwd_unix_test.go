@@ -23,11 +23,7 @@ import (
 // sabline, never by this process, whose own directory stays.
 func TestRunInARemovedWorkingDirectory(t *testing.T) {
 	bin := sablineBin(t)
-	root := t.TempDir()
-	prog := filepath.Join(root, "hello.vel")
-	if err := os.WriteFile(prog, []byte("print(\"hello\")\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	prog := helloProgram(t)
 	for _, tt := range []struct {
 		name, script, wantOutcome string
 	}{
@@ -63,4 +59,15 @@ func TestRunInARemovedWorkingDirectory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// helloProgram is a program that prints "hello", in a directory of the
+// test's own.
+func helloProgram(t *testing.T) string {
+	t.Helper()
+	prog := filepath.Join(t.TempDir(), "hello.vel")
+	if err := os.WriteFile(prog, []byte("print(\"hello\")\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return prog
 }

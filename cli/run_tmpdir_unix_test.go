@@ -22,11 +22,7 @@ import (
 // control is an absolute TMPDIR, where the runs' directory is made.
 func TestRunWithARelativeTMPDIR(t *testing.T) {
 	bin := sablineBin(t)
-	root := t.TempDir()
-	prog := filepath.Join(root, "hello.vel")
-	if err := os.WriteFile(prog, []byte("print(\"hello\")\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	prog := helloProgram(t)
 	for _, tt := range []struct {
 		name string
 		abs  bool

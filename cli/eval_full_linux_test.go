@@ -33,24 +33,9 @@ func TestEvalReceiptsFillMidway(t *testing.T) {
 				fillFS(t, mnt)
 			}
 		})
-		suite := t.TempDir()
-		testkit.WriteFile(t, filepath.Join(suite, "a.vel"), fmt.Sprintf(
-			"c = net.connect(\"127.0.0.1\", %s)\nc.recv(3)\nc.close()\nprint(\"done\")\n", port))
-		for _, name := range []string{"b", "c"} {
-			testkit.WriteFile(t, filepath.Join(suite, name+".vel"), "print(\"done\")\n")
-		}
-		for _, name := range []string{"a", "b", "c"} {
-			testkit.WriteFile(t, filepath.Join(suite, name+".out"), "done\n")
-		}
 		rc := filepath.Join(mnt, "receipts")
-		cmd := exec.Command(bin, "eval", suite, "--allow", "io,net:127.0.0.1:"+port,
-			"--timeout", "60s", "--receipts", rc)
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		got, code, runs := evalEnded(t, cmd, &out, rc)
+		cmd, out := startGatedEval(t, bin, port, rc)
+		got, code, runs := evalEnded(t, cmd, out, rc)
 		if err := answered(); err != nil {
 			t.Fatal(err)
 		}
@@ -73,6 +58,31 @@ func TestEvalReceiptsFillMidway(t *testing.T) {
 	if code != 2 {
 		t.Errorf("exit %d, want 2 (E317)", code)
 	}
+}
+
+// startGatedEval starts sabline eval (bin) on a suite of three programs,
+// each expected to print "done", the first of which waits for the gate on
+// port before it prints; their receipts go to rc. Its output is written
+// to the builder returned.
+func startGatedEval(t *testing.T, bin, port, rc string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	suite := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(suite, "a.vel"), fmt.Sprintf(
+		"c = net.connect(\"127.0.0.1\", %s)\nc.recv(3)\nc.close()\nprint(\"done\")\n", port))
+	for _, name := range []string{"b", "c"} {
+		testkit.WriteFile(t, filepath.Join(suite, name+".vel"), "print(\"done\")\n")
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		testkit.WriteFile(t, filepath.Join(suite, name+".out"), "done\n")
+	}
+	cmd := exec.Command(bin, "eval", suite, "--allow", "io,net:127.0.0.1:"+port,
+		"--timeout", "60s", "--receipts", rc)
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, out
 }
 
 // fillFS writes a file in dir, a small file system the test mounted,
@@ -116,22 +126,7 @@ func TestEvalReceiptUnfinished(t *testing.T) {
 				}
 			}
 		})
-		suite := t.TempDir()
-		testkit.WriteFile(t, filepath.Join(suite, "a.vel"), fmt.Sprintf(
-			"c = net.connect(\"127.0.0.1\", %s)\nc.recv(3)\nc.close()\nprint(\"done\")\n", port))
-		for _, name := range []string{"b", "c"} {
-			testkit.WriteFile(t, filepath.Join(suite, name+".vel"), "print(\"done\")\n")
-		}
-		for _, name := range []string{"a", "b", "c"} {
-			testkit.WriteFile(t, filepath.Join(suite, name+".out"), "done\n")
-		}
-		cmd := exec.Command(bin, "eval", suite, "--allow", "io,net:127.0.0.1:"+port,
-			"--timeout", "60s", "--receipts", rc)
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, out := startGatedEval(t, bin, port, rc)
 		if !endedWithin(cmd, 60*time.Second) {
 			t.Fatalf("sabline eval did not end: killed; it printed %q", out.String())
 		}

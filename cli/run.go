@@ -251,6 +251,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			Msg:   rec.Outcome.Message,
 			Pos:   rec.Outcome.Position,
 			Stack: rec.Outcome.Stack,
+			Do:    rec.Outcome.Do,
 		}, path)
 	}
 	if werr != nil {

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"syscall"
 	"unicode"
 	"unicode/utf8"
 )
@@ -246,9 +245,6 @@ func (e *Error) Hint() string {
 	if do := undefinedHint(e); do != "" {
 		return do
 	}
-	if do := descriptorsHint(e); do != "" {
-		return do
-	}
 	info, _ := Info(e.Code)
 	return info.Do
 }
@@ -283,31 +279,6 @@ func undefinedHint(e *Error) string {
 	return fmt.Sprintf("%s is not defined where it is used: check its spelling, define it first, or "+
 		"load() it from the file that defines it (the effect modules, print, ARGS and declassify are "+
 		"always defined).", name)
-}
-
-// descriptorsDo is what to do when a worker could not be started for
-// want of descriptors (descriptorsHint).
-const descriptorsDo = "This process ran out of file descriptors starting the worker: its " +
-	"limit (ulimit -n), or the system's, is too low for a run, which takes some 20 beside " +
-	"those the process holds. Raise the limit (ulimit -n 1024, a unit's LimitNOFILE) or close " +
-	"what the caller holds open, and run it again."
-
-// descriptorsHint is what to do about an E310 whose cause, the last part
-// of its message, is a system call's EMFILE or ENFILE: a worker's pipes
-// or its start refused by the descriptor limit of the process that
-// starts it (a caller's ulimit -n of 8 to 24 refused every run so), no
-// fault of Sabline's as E310's general advice would have it. "" for any
-// other.
-func descriptorsHint(e *Error) string {
-	if e.Code != E310 {
-		return ""
-	}
-	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE} {
-		if strings.HasSuffix(e.Msg, ": "+errno.Error()) {
-			return descriptorsDo
-		}
-	}
-	return ""
 }
 
 // TerminalSafe returns s with every rune a terminal could take for a

@@ -2,13 +2,11 @@ package codes
 
 import (
 	"strings"
-	"syscall"
 	"testing"
 )
 
 // TestHint checks what to do for an error: its own Do, the words for a
-// name with no definition (which is no syntax error), the words for a
-// worker's start out of descriptors (no fault of Sabline's), else the
+// name with no definition (which is no syntax error), else the
 // catalogue's.
 func TestHint(t *testing.T) {
 	tests := []struct {
@@ -21,10 +19,6 @@ func TestHint(t *testing.T) {
 		{name: "an undefined name in a loaded file", err: &Error{Code: E306, Msg: "undefined: x (did you mean y?)"}, wantDo: "x is not defined where it is used"},
 		{name: "the words only for compile errors", err: &Error{Code: E305, Msg: "undefined: x"}, wantDo: "the program itself raised the error"},
 		{name: "the error's own", err: &Error{Code: E317, Msg: "m", Do: "Give more of the run id."}, wantDo: "Give more of the run id."},
-		{name: "a worker's start out of descriptors", err: &Error{Code: E310, Msg: "request pipe: pipe2: " + syscall.EMFILE.Error()}, wantDo: "ran out of file descriptors"},
-		{name: "the system's descriptors", err: &Error{Code: E310, Msg: "start the worker: fork/exec x: " + syscall.ENFILE.Error()}, wantDo: "ran out of file descriptors"},
-		{name: "another E310 (the control)", err: &Error{Code: E310, Msg: "request pipe: pipe2: " + syscall.EACCES.Error()}, wantDo: "anything else is a fault in Sabline"},
-		{name: "the words only for E310", err: &Error{Code: E305, Msg: "open: " + syscall.EMFILE.Error()}, wantDo: "the program itself raised the error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -200,6 +200,23 @@ func newStreamPeer(t *testing.T, s *Server, read bool) (*streamPeer, *io.PipeRea
 	return p, outR
 }
 
+// initializedUnread is a peer of s whose answers the test reads itself,
+// through the scanner returned (lines of up to max bytes), once it has
+// been initialized: the initialize answer read, the initialized
+// notification sent.
+func initializedUnread(t *testing.T, s *Server, max int) (*streamPeer, *bufio.Scanner) {
+	t.Helper()
+	p, out := newStreamPeer(t, s, false)
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, max)
+	p.send(t, initLine)
+	if !sc.Scan() {
+		t.Fatal("no answer to initialize")
+	}
+	p.send(t, initializedLine)
+	return p, sc
+}
+
 // readAll reads the server's answers into p.lines until they end.
 func (p *streamPeer) readAll(out io.Reader) {
 	sc := bufio.NewScanner(out)
@@ -337,13 +354,7 @@ func TestStreamHoldsAClientThatStopsReading(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, out := newStreamPeer(t, s, false)
-			sc := bufio.NewScanner(out)
-			p.send(t, initLine)
-			if !sc.Scan() {
-				t.Fatal("no answer to initialize")
-			}
-			p.send(t, initializedLine)
+			p, sc := initializedUnread(t, s, bufio.MaxScanTokenSize)
 			pad := strings.Repeat("x", tt.pad)
 			total := tt.held + tt.past
 			var written atomic.Int64
@@ -426,14 +437,7 @@ func TestStreamHoldsAClientThatReadsNoAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, out := newStreamPeer(t, s, false)
-			sc := bufio.NewScanner(out)
-			sc.Buffer(nil, 8<<20)
-			p.send(t, initLine)
-			if !sc.Scan() {
-				t.Fatal("no answer to initialize")
-			}
-			p.send(t, initializedLine)
+			p, sc := initializedUnread(t, s, 8<<20)
 			p.send(t, `{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
 			p.waitUntil(t, "the ping's answer waits", func(c *lineConn) bool { return c.waiting == 1 })
 			var written atomic.Int64
@@ -520,13 +524,7 @@ func TestStreamReadsNoFurtherWhileBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, out := newStreamPeer(t, s, false)
-	sc := bufio.NewScanner(out)
-	p.send(t, initLine)
-	if !sc.Scan() {
-		t.Fatal("no answer to initialize")
-	}
-	p.send(t, initializedLine)
+	p, sc := initializedUnread(t, s, bufio.MaxScanTokenSize)
 	p.send(t, `{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
 	p.waitUntil(t, "the ping's answer waits", func(c *lineConn) bool { return c.waiting == 1 })
 	deadline := time.Now().Add(testkit.Bound(20 * time.Second))

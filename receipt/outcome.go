@@ -34,6 +34,10 @@ type Outcome struct {
 	// Stack is the call stack of a run error, innermost first: one
 	// "file:line:col in FUNCTION" per frame (Error.Stack).
 	Stack []string `json:"stack,omitempty"`
+	// Do is what to do about the error, where the error said it itself
+	// (codes.Error.Do): for the process that ran the run to print, never
+	// written in a receipt, whose readers have the code's own advice.
+	Do string `json:"-"`
 }
 
 // Statuses are every status a finished run can have: a worker's record
@@ -89,6 +93,7 @@ func OutcomeOf(err error) Outcome {
 		Position:   e.Pos,
 		ExitStatus: info.Exit,
 		Stack:      e.Stack,
+		Do:         e.Do,
 	}
 }
 

@@ -99,6 +99,25 @@ type workerSpec struct {
 	began *os.File
 }
 
+// descriptorsDo is what to do when a worker could not be started for
+// want of descriptors (startRefusedBy).
+const descriptorsDo = "This process ran out of file descriptors starting the worker: its " +
+	"limit (ulimit -n), or the system's, is too low for a run, which takes some 20 beside " +
+	"those the process holds. Raise the limit (ulimit -n 1024, a unit's LimitNOFILE) or close " +
+	"what the caller holds open, and run it again."
+
+// startRefusedBy is err, the error of a worker's start, with what to do
+// where the system refused it descriptors (EMFILE, ENFILE: a caller's
+// ulimit -n of 8 to 24 refused every run so), which is no fault of
+// Sabline's, as E310's general advice would have it.
+func startRefusedBy(err error) error {
+	var e *codes.Error
+	if errors.As(err, &e) && (errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)) {
+		e.Do = descriptorsDo
+	}
+	return err
+}
+
 // startWorker makes the worker's private temporary directory and pipes
 // and starts it, held by its supervisor's side of confinement
 // (PrepareWorker). The worker runs nothing until its request comes.
@@ -112,10 +131,13 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	}
 	tmp, unlock, err := newTempDir()
 	if codes.CodeOf(err) == codes.E331 {
-		return nil, err // the register could not be told of the runs directory: no fault of Sabline's
+		// The register could not be told of the runs directory: no fault
+		// of Sabline's (nor the register's, where descriptors ran out).
+		return nil, startRefusedBy(err)
 	}
 	if err != nil {
-		return nil, codes.Errorf(codes.E310, "the worker's private temporary directory: %w", err)
+		return nil, startRefusedBy(codes.Errorf(codes.E310,
+			"the worker's private temporary directory: %w", err))
 	}
 	w := &workerProc{
 		tmp:      tmp,
@@ -128,7 +150,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 	}
 	fail := func(err error) (*workerProc, error) {
 		w.retire()
-		return nil, err
+		return nil, startRefusedBy(err)
 	}
 	// The worker's ends of its pipes: closed here once it holds them, or
 	// once it could not be started.

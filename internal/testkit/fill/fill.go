@@ -20,16 +20,22 @@ import (
 // the two separators JavaScript does not take, and text beyond ASCII.
 const TrickyText = "a\"\\/<>&\b\f\n\r\t\x00\x1f\x7f\xff\xc3 \u2028\u2029é😀"
 
-// Filled is a value of type T with every exported field set, nested ones
-// too, for variant bit. A kind it has no value for fails t.
+// written reports whether encoding/json writes the field f: exported,
+// and not tagged "-".
+func written(f reflect.StructField) bool {
+	return f.IsExported() && f.Tag.Get("json") != "-"
+}
+
+// Filled is a value of type T with every field encoding/json writes set
+// (written), nested ones too, for variant bit. A kind it has no value for fails t.
 func Filled[T any](t testing.TB, bit uint) T {
 	var v T
 	(&filler{bit: bit, t: t}).fill(reflect.ValueOf(&v).Elem())
 	return v
 }
 
-// Emptied replaces every list and map in v, nested ones too, with an
-// empty one: [] and {}, which encoding/json tells from nil.
+// Emptied replaces every list and map in v that encoding/json writes,
+// nested ones too, with an empty one: [] and {}, which encoding/json tells from nil.
 func Emptied(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer:
@@ -38,7 +44,7 @@ func Emptied(v reflect.Value) {
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
+			if written(v.Type().Field(i)) {
 				Emptied(v.Field(i))
 			}
 		}
@@ -74,7 +80,7 @@ func (f *filler) fill(v reflect.Value) {
 		f.fill(v.Elem())
 	case reflect.Struct:
 		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
+			if written(v.Type().Field(i)) {
 				f.fill(v.Field(i))
 			}
 		}

@@ -279,6 +279,7 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 		path = filepath.Join(opts.Cwd, path)
 	}
 	if err := checkOptions(opts); err != nil {
+		err = optionsRefused(err)
 		res.Receipt = refused(path, program.Source, opts, err)
 		return res, err
 	}
@@ -348,7 +349,8 @@ func checkOptions(o Options) error {
 		return err
 	}
 	if o.Timeout < 0 || o.MaxMemoryMB < 0 {
-		return codes.Errorf(codes.E301, "a timeout and a memory limit are above zero, or zero for none")
+		return codes.Errorf(codes.E301, "Options.Timeout (%v) and Options.MaxMemoryMB (%d) are above "+
+			"zero, or zero for none", o.Timeout, o.MaxMemoryMB)
 	}
 	if o.InProcess && (o.Timeout > 0 || o.MaxMemoryMB > 0) {
 		return codes.Errorf(codes.E301, "%s", inProcessLimits)
@@ -365,6 +367,22 @@ func checkOptions(o Options) error {
 	// As the command line's --allow: a typo would turn the operating
 	// system layer off for nothing (TestRunRefusesUnregisteredModules).
 	return CheckModules("Options.Budget", o.Budget)
+}
+
+// optionsDo is what to do about Options that checkOptions refuses: the
+// catalogue's words for E301 name the command line's flags and its
+// --help, which a library caller has none of.
+const optionsDo = "Fix the field of Options the message names (docs/library.md says what each " +
+	"takes). Nothing ran."
+
+// optionsRefused is err, a refusal of checkOptions, with optionsDo as what
+// to do when it says nothing of its own.
+func optionsRefused(err error) error {
+	var e *codes.Error
+	if errors.As(err, &e) && e.Do == "" {
+		e.Do = optionsDo
+	}
+	return err
 }
 
 // refused is the receipt of a run refused before it started, stored in

@@ -85,7 +85,8 @@ var Codes = []CodeInfo{
 		"Fix the flag or item the message names; `sabline --help` shows the flags and the grammar. " +
 			"Nothing ran."},
 	{E302, "an effect the budget does not grant", ExitFailed,
-		"If the program should be allowed this, add the item the message names to --allow."},
+		"If the program should be allowed this, add the item the message names to the budget " +
+			"(--allow, Options.Budget)."},
 	{E303, "an item's @N count is used up", ExitFailed,
 		"Raise N on the item the message names, or drop the count."},
 	{E304, "the program does not compile", ExitFailed,
@@ -125,7 +126,7 @@ var Codes = []CodeInfo{
 		"Check the path (a program is a .vel file), or, for a program sent as text, send a shorter one " +
 			"(at most 16 MiB)."},
 	{E317, "receipts cannot be written or read", ExitUsage,
-		"Check --receipts (or SABLINE_RECEIPTS) names a directory you can write."},
+		"Check --receipts (or SABLINE_RECEIPTS, Options.Receipts) names a directory you can write."},
 	{E318, "a guarded location under a broad grant", ExitFailed,
 		"A broader grant never reaches a credential location, a dot-entry of a home, Sabline's " +
 			"receipts or the kernel's files. Name a dot-entry in a grant of its own " +

@@ -139,8 +139,8 @@ func (r *PoolRunner) run(ctx context.Context, req RunRequest) (RunReply, error) 
 		// not refused, so that it does not send the run again.
 		err = nil
 	}
-	if res == nil || res.Receipt == nil {
-		return RunReply{}, err
+	if res == nil || res.Receipt == nil || (err != nil && !kept(res.Receipt)) {
+		return RunReply{}, cannotKeep(err)
 	}
 	reply, rerr := r.replyOf(res)
 	if err != nil {
@@ -221,8 +221,41 @@ func (r *PoolRunner) refused(prog sabline.Program, req RunRequest, err error) (R
 	if s, serr := receipt.OpenStore(r.o.Receipts); serr == nil {
 		s.Finish(rec)
 	}
+	if !kept(rec) {
+		return RunReply{}, err // no run to name: its receipt is nowhere
+	}
 	reply, _ := r.replyOf(&sabline.Result{Receipt: rec})
 	return reply, err
+}
+
+// kept says whether rec is in the receipts directory: reserved or
+// finished there (receipt.Receipt.Stored names where). A refusal whose
+// receipt could not be kept (the journal removed, its file system full)
+// names no run: the client would be told of a receipt that neither this
+// server's receipts directory nor a lookup of it holds.
+func kept(rec *receipt.Receipt) bool {
+	path, _ := rec.Stored()
+	return path != ""
+}
+
+// cannotKeepDo is what a door's client is told when the server cannot
+// keep receipts (E317): the cause and its mending (the receipts
+// directory, a flag, a restart) are the operator's, said on the server's
+// log, and a client can only send the run again.
+const cannotKeepDo = "The server cannot keep receipts now, so it runs nothing: send the run " +
+	"again later. Its operator is told why on the server's log. Nothing ran."
+
+// cannotKeep is err with cannotKeepDo as what to do when it is E317, as
+// a pool refuses a run it cannot reserve a receipt for; any other err
+// as it is.
+func cannotKeep(err error) error {
+	var e *codes.Error
+	if !errors.As(err, &e) || e.Code != codes.E317 {
+		return err
+	}
+	out := *e
+	out.Do = cannotKeepDo
+	return &out
 }
 
 // Audit reads the program's declared budget and says what each system,

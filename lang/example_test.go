@@ -79,5 +79,5 @@ func ExampleInterp_Exec() {
 	// before
 	// E302 clock: not granted: add clock to the budget
 	// clock.vel:3:16
-	// If the program should be allowed this, add the item the message names to --allow.
+	// If the program should be allowed this, add the item the message names to the budget (--allow, Options.Budget).
 }

@@ -1028,6 +1028,11 @@ func TestPoolJobBound(t *testing.T) {
 		if _, err := receipt.Find(rc, res.Receipt.RunID); err != nil {
 			t.Errorf("receipt %s not kept: %v", res.Receipt.RunID, err)
 		}
+		if e := (*codes.Error)(nil); wantCode != "" &&
+			(!errors.As(err, &e) || strings.Contains(e.Hint(), "--help")) {
+			t.Errorf("an argument of %d bytes: %v; want advice a pool's caller can take, "+
+				"not the command line's --help", arg, err)
+		}
 		want := ""
 		if wantCode == "" {
 			want = fmt.Sprintf("%d\n", arg)

@@ -519,7 +519,9 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 		Stdin: in, Budget: b, Cwd: p.cfg.Cwd, Keep: r.Source == nil})
 	*j.line = j.job
 	if len(j.job) > wire.MaxJobBytes {
-		return refuse(codes.Errorf(codes.E301, jobTooLarge, len(j.job), wire.MaxJobBytes))
+		e := codes.Errorf(codes.E301, jobTooLarge, len(j.job), wire.MaxJobBytes)
+		e.Do = jobTooLargeDo
+		return refuse(e)
 	}
 	// Taken: Close now waits for this run to be answered. It is taken
 	// before its receipt is reserved: a run whose receipt is in the
@@ -601,6 +603,12 @@ func (p *Pool) open() error {
 // and the bound, in bytes).
 const jobTooLarge = "this run's program, standard input and arguments come to %d bytes as a " +
 	"worker is sent them, more than %d: send shorter arguments or less input; nothing ran"
+
+// jobTooLargeDo is what to do about it: as for input past its bound
+// (inputTooLargeDo), the caller is a library's or a door's, whom the
+// command line's advice names nothing it can change.
+const jobTooLargeDo = "Send shorter arguments, or less standard input, to the pooled run, and " +
+	"have the program read the rest from a file it is granted. Nothing ran."
 
 // inputTooLarge says what to do about a pooled run's input past its
 // bound (%d: the bound in bytes).

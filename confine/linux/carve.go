@@ -118,10 +118,11 @@ func CarveLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 	return out, c
 }
 
-// Moved returns plan without the grants whose path resolves now (resolve)
-// otherwise than it did when the run was admitted (admitted, by the path
-// as written), and those paths, sorted. A grant the run's admission did
-// not resolve is kept. A granted directory that another process swapped
+// Moved returns plan without the grants (and the operator's paths, held
+// as grants are) whose path resolves now (resolve) otherwise than it did
+// when the run was admitted (admitted, by the path as written), and
+// those paths, sorted. A grant the run's admission did not resolve is
+// kept. A granted directory that another process swapped
 // for a link after the supervisor checked it (a link into a guarded
 // location, or anywhere the grant never named) is so held out of the
 // kernel's ruleset: the kernel refuses what lies there. A deploy link
@@ -136,7 +137,7 @@ func Moved(plan LandlockRuleset, admitted map[string]string,
 	out.Rules = nil
 	var moved []string
 	for _, r := range plan.Rules {
-		if was, ok := admitted[r.Path]; ok && r.Grant && resolve(r.Path) != was {
+		if was, ok := admitted[r.Path]; ok && (r.Grant || r.Operator) && resolve(r.Path) != was {
 			moved = append(moved, r.Path)
 			continue
 		}

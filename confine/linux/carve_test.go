@@ -496,8 +496,9 @@ func TestCarveLandlockProperty(t *testing.T) {
 	t.Logf("%d paths of %d worlds checked", checked, worlds)
 }
 
-// TestMoved: a grant that resolves, when the worker starts, otherwise than
-// when the run was admitted is withheld; one that resolves as it did, one
+// TestMoved: a grant (or the operator's TLS root, held as a grant is)
+// that resolves, when the worker starts, otherwise than when the run was
+// admitted is withheld; one that resolves as it did, one
 // the admission did not resolve and a rule that is no grant are kept.
 func TestMoved(t *testing.T) {
 	now := map[string]string{"/w/sub": "/home/ana/.ssh", "/w/same": "/w/same", "/srv/current": "/srv/releases/8"}
@@ -512,6 +513,8 @@ func TestMoved(t *testing.T) {
 			admitted: map[string]string{"/w/sub": "/w/sub"}, wantMoved: true},
 		{name: "a deploy link moved", rule: LandlockRule{Path: "/srv/current", Grant: true},
 			admitted: map[string]string{"/srv/current": "/srv/releases/7"}, wantMoved: true},
+		{name: "the operator's TLS root swapped for a link", rule: LandlockRule{Path: "/w/sub", Operator: true},
+			admitted: map[string]string{"/w/sub": "/w/sub"}, wantMoved: true},
 		{name: "control: resolves as admitted", rule: LandlockRule{Path: "/w/same", Grant: true},
 			admitted: map[string]string{"/w/same": "/w/same"}},
 		{name: "control: not resolved at admission", rule: LandlockRule{Path: "/w/sub", Grant: true},

@@ -1,10 +1,10 @@
 package linux
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -38,9 +38,15 @@ const (
 //     and holds: a file under a carved rule is read, the guarded one and
 //     one outside the grant are refused.
 //   - "swapped": a ruleset built on a granted directory that is then
-//     renamed away and replaced by another: the install refuses it
-//     (errSwapped), no thread is restricted, and applyWith's Result says
-//     Landlock was not applied and why.
+//     renamed away and replaced by another: the install leaves that
+//     grant's rule out and says so (gone), and restricts every thread to
+//     the rest: the directory now at the path, the one renamed away and
+//     what lies outside every grant are refused, the other grant read
+//     (the control). It refused the whole ruleset before, and the worker
+//     went on with no Landlock at all.
+//   - "linked": the same, the granted directory replaced by a link to a
+//     directory no grant names: its rule is left out, and what the link
+//     leads to is refused.
 func TestInstallLandlockOnTheKernel(t *testing.T) {
 	if v := os.Getenv(installChildEnv); v != "" {
 		testkit.EndChildBeforeCoverage(t)
@@ -55,7 +61,7 @@ func TestInstallLandlockOnTheKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []string{"outside.txt", "many/.ssh/id_test", "real/f", "swap/f"}
+	files := []string{"outside.txt", "many/.ssh/id_test", "real/f", "swap/f", "link/f", "beside/f"}
 	for i := range installFiles {
 		files = append(files, fmt.Sprintf("many/f%03d", i))
 	}
@@ -68,7 +74,7 @@ func TestInstallLandlockOnTheKernel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, which := range []string{"rlimit", "swapped"} {
+	for _, which := range []string{"rlimit", "swapped", "linked"} {
 		t.Run(which, func(t *testing.T) {
 			childChecks(t, "TestInstallLandlockOnTheKernel", installChildEnv, which+":"+base, "install")
 		})
@@ -122,13 +128,15 @@ func runInstallChild(t *testing.T, which, base string) {
 		expect("read the last file under a carved rule", read(p(fmt.Sprintf("many/f%03d", installFiles-1))), 0)
 		expect("read the guarded file", read(p("many/.ssh/id_test")), syscall.EACCES)
 		expect("read a file outside the grant", read(p("outside.txt")), syscall.EACCES)
-	case "swapped":
-		policy := core.OSPolicy(budget.MustParse("/", "io,fs:read:"+p("real")+",fs:read:"+p("swap")), core.Options{})
+	case "swapped", "linked":
+		policy := core.OSPolicy(budget.MustParse("/", "io,fs:read:"+p("real")+",fs:read:"+p(which[:4])),
+			core.Options{})
 		landlockOnly := everyLayer().onlyLayer(layerLandlockOnly)
+		var gone []string
 		var swapErr error
 		landlockOnly.landlock = func(plan LandlockRuleset, carveOuts []guard.CarveOut,
 			admitted map[string]string) (LandlockApplied, error) {
-			carved, _, err := targetLandlock(plan, carveOuts, admitted)
+			carved, applied, err := targetLandlock(plan, carveOuts, admitted)
 			if err != nil {
 				return LandlockApplied{}, err
 			}
@@ -137,34 +145,47 @@ func runInstallChild(t *testing.T, which, base string) {
 				return LandlockApplied{}, err
 			}
 			// Between the build and the install, the granted directory
-			// is renamed away and another made at its path.
-			if err := os.Rename(p("swap"), p("swapped-away")); err != nil {
+			// is renamed away and another entry put at its path: a
+			// directory, or a link to one no grant names.
+			if err := os.Rename(p(which[:4]), p(which[:4]+"-away")); err != nil {
 				return LandlockApplied{}, err
 			}
-			if err := os.Mkdir(p("swap"), 0o755); err != nil {
+			if which == "swapped" {
+				err = os.Mkdir(p("swap"), 0o755)
+			} else {
+				err = os.Symlink(p("beside"), p("link"))
+			}
+			if err != nil {
 				return LandlockApplied{}, err
 			}
-			_, swapErr = installLandlock(b)
-			return LandlockApplied{}, swapErr
+			if which == "swapped" {
+				if err := os.WriteFile(p("swap/f"), []byte("data"), 0o644); err != nil {
+					return LandlockApplied{}, err
+				}
+			}
+			gone, swapErr = installLandlock(b)
+			applied.Carving.Withheld = gone
+			return applied, swapErr
 		}
 		res, err := applyWith(policy, ApplyOptions{}, landlockOnly)
 		*checks++
-		if !errors.Is(swapErr, errSwapped) || !errors.Is(err, errSwapped) {
-			t.Errorf("install after the swap: %v, apply: %v; want both %v", swapErr, err, errSwapped)
+		if swapErr != nil || err != nil {
+			t.Errorf("install after the swap: %v, apply: %v; want the grant left out", swapErr, err)
 		}
 		*checks++
-		if swapErr == nil || !strings.Contains(swapErr.Error(), p("swap")) {
-			t.Errorf("the refusal %q does not name %s", swapErr, p("swap"))
+		if !slices.Equal(gone, []string{p(which[:4])}) {
+			t.Errorf("the install left out %q, want %s", gone, p(which[:4]))
 		}
 		*checks++
-		if res.Level != core.None || !strings.Contains(res.Reason, "Landlock was not applied") ||
-			!strings.Contains(res.Reason, errSwapped.Error()) {
-			t.Errorf("Result %v: %q; want level none, saying Landlock was not applied and %q",
-				res.Level, res.Reason, errSwapped)
+		if res.Level == core.None || strings.Contains(res.Reason, "Landlock was not applied") ||
+			!strings.Contains(res.Reason, "left out of the kernel's ruleset") {
+			t.Errorf("Result %v: %q; want Landlock applied, %s left out", res.Level, res.Reason,
+				p(which[:4]))
 		}
-		// No thread was restricted: what lies outside every grant is read.
-		expect("read a file outside the grants", read(p("outside.txt")), 0)
-		expect("read the directory renamed away", read(p("swapped-away/f")), 0)
+		expect("read the other grant (the control)", read(p("real/f")), 0)
+		expect("read a file outside the grants", read(p("outside.txt")), syscall.EACCES)
+		expect("read what is at the swapped grant's path", read(p(which[:4]+"/f")), syscall.EACCES)
+		expect("read the directory renamed away", read(p(which[:4]+"-away/f")), syscall.EACCES)
 	default:
 		t.Fatalf("no case %q", which)
 	}

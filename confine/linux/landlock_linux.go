@@ -105,7 +105,10 @@ type LandlockApplied struct {
 // nearest existing parent and reported in Missing; an interpreter need
 // that does not exist (no time zone database, say) is skipped.
 //
-// A path is looked at (stat) and resolved before the ruleset is built.
+// A path is looked at (stat) and resolved before the ruleset is built,
+// and a grant's resolution is checked against its admission then, on
+// the path its rule is held at (a directory swapped for a link just
+// after Moved looked leaves it out too).
 // A grant's rule, and a carved entry's, is added on its path as it
 // resolved, opened through no link (openNoLinks): a link made on its way
 // since (by another run, say) leaves the rule out, and so does a file
@@ -116,13 +119,13 @@ type LandlockApplied struct {
 // otherwise than it did when the run was admitted (Moved, by admitted);
 // a carved entry gone or swapped is not. A need of the interpreter is
 // opened again, links followed; the executable's is left out unless it
-// is the file this process runs (LandlockRule.Image). A directory
-// replaced by a file in between makes the apply fail: the kernel refuses
-// directory rights on a file. Between
-// the build and the install, a path that comes to name another entry
-// (another device, inode or type) makes the apply fail, nothing
-// installed; one gone leaves its rule out, and a grant so left out is
-// reported in Carving.Withheld.
+// is the file this process runs (LandlockRule.Image). Between the build
+// and the install, a path that comes to name another entry (another
+// device, inode or type), that a link now lies on the way to, or that is
+// gone leaves its rule out, which only narrows the ruleset; a grant so
+// left out is reported in Carving.Withheld. It failed the apply before,
+// and the worker went on with no Landlock at all: a swap by another run
+// turned the whole ruleset off.
 //
 // The ruleset handles exactly the rights the plan handles, not in a
 // best-effort mode: the plan was made for the kernel's ABI. Each rule is
@@ -134,8 +137,8 @@ type LandlockApplied struct {
 // entry its path names (its device and inode), a value a test reads that
 // holds no descriptor, and installLandlock opens each path again, one at
 // a time, checks that it names the entry the build resolved, and makes
-// the Landlock calls on it. A path swapped in between fails the apply:
-// nothing is installed.
+// the Landlock calls on it. A path swapped in between leaves its rule
+// out.
 func ApplyLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 	admitted map[string]string) (LandlockApplied, error) {
 	carved, applied, err := targetLandlock(plan, carveOuts, admitted)
@@ -181,14 +184,25 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 		if path == "" || access == 0 {
 			continue
 		}
+		// The carving compares paths as they resolve: the guarded
+		// locations are listed in both forms.
+		resolved := path
+		if p, err := filepath.EvalSymlinks(path); err == nil {
+			resolved = p
+		}
+		// A grant (or the operator's path) is held where this
+		// resolution leads, so this one is checked against its
+		// admission too: Moved's, made before it, may have met the
+		// directory that a link replaced since.
+		if was, ok := admitted[r.Path]; ok && (r.Grant || r.Operator) &&
+			rejoin(resolved, path, r.Path) != was {
+			moved = append(moved, r.Path)
+			continue
+		}
 		if path != r.Path && !slices.Contains(applied.Missing, r.Path) {
 			applied.Missing = append(applied.Missing, r.Path)
 		}
-		// The carving compares paths as they resolve: the guarded
-		// locations are listed in both forms.
-		if resolved, err := filepath.EvalSymlinks(path); err == nil {
-			path = resolved
-		}
+		path = resolved
 		targets.Rules = append(targets.Rules, LandlockRule{Path: path, Access: access, Grant: r.Grant,
 			Why: r.Why, Image: r.Image, Operator: r.Operator})
 	}
@@ -196,6 +210,16 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 	carving.Withheld = compactSorted(append(carving.Withheld, moved...))
 	applied.Carving = carving
 	return carved, applied, nil
+}
+
+// rejoin is the path p resolves to, where at, p itself or a directory
+// above it, resolved to resolved: what lies beneath at kept as written.
+func rejoin(resolved, at, p string) string {
+	rest, err := filepath.Rel(at, p)
+	if err != nil {
+		return p
+	}
+	return filepath.Join(resolved, rest)
 }
 
 // landlockBuild is a Landlock ruleset as installLandlock installs it: the
@@ -320,10 +344,11 @@ func runningImage() (fileID, error) {
 // syscall.AllThreadsSyscall (psx). Each rule's path is opened again as
 // the build opened it (openRule), one at a time, and its rule added on
 // that descriptor only where it names the entry the build resolved
-// (landlockEntry.check); a path now naming another entry, or that cannot
-// be opened but for being gone, fails the install before any thread is
-// restricted (errSwapped). A path gone since the build leaves its rule
-// out, which only narrows the ruleset: gone are the grants so left out.
+// (landlockEntry.check). A path gone since the build, now naming another
+// entry (errSwapped), or with a link now on its way (swappedSince), leaves
+// its rule out, which only narrows the ruleset: gone are the grants (and
+// the operator's paths) so left out. A path that cannot be opened for
+// another reason fails the install before any thread is restricted.
 // What each rule holds was decided by buildLandlock.
 func installLandlock(b landlockBuild) (gone []string, err error) {
 	ruleset, err := llsyscall.LandlockCreateRuleset(&b.attr, 0)
@@ -333,8 +358,14 @@ func installLandlock(b landlockBuild) (gone []string, err error) {
 	defer unix.Close(ruleset)
 	for _, r := range b.rules {
 		fd, err := openRule(r.rule)
-		if errors.Is(err, unix.ENOENT) {
-			if r.rule.Grant && !r.rule.Carved {
+		if err == nil {
+			err = r.entry.check(fd)
+			if err != nil {
+				unix.Close(fd)
+			}
+		}
+		if swappedSince(err) {
+			if (r.rule.Grant || r.rule.Operator) && !r.rule.Carved {
 				gone = append(gone, r.rule.Path)
 			}
 			continue
@@ -342,16 +373,11 @@ func installLandlock(b landlockBuild) (gone []string, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: opened again to be installed: %w", r.rule.Why, r.rule.Path, err)
 		}
-		err = r.entry.check(fd)
-		if err == nil {
-			attr := llsyscall.PathBeneathAttr{ParentFd: fd, AllowedAccess: r.access}
-			if err = llsyscall.LandlockAddPathBeneathRule(ruleset, &attr, 0); err != nil {
-				err = fmt.Errorf("landlock_add_rule: %w", err)
-			}
-		}
+		attr := llsyscall.PathBeneathAttr{ParentFd: fd, AllowedAccess: r.access}
+		err = llsyscall.LandlockAddPathBeneathRule(ruleset, &attr, 0)
 		unix.Close(fd)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", r.rule.Why, r.rule.Path, err)
+			return nil, fmt.Errorf("%s %s: landlock_add_rule: %w", r.rule.Why, r.rule.Path, err)
 		}
 	}
 	for _, port := range b.ports {
@@ -368,6 +394,15 @@ func installLandlock(b landlockBuild) (gone []string, err error) {
 	}
 	landlocked.Store(true)
 	return gone, nil
+}
+
+// swappedSince reports whether err says a rule's path no longer names the entry
+// the build resolved it to: it is gone, a link now lies on its way (a
+// path opened through no link: ELOOP from openat2, ENOTDIR one component
+// at a time), or it names another entry (errSwapped).
+func swappedSince(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP) ||
+		errors.Is(err, unix.ENOTDIR) || errors.Is(err, errSwapped)
 }
 
 // check reports, as an error wrapping errSwapped, where the file open at

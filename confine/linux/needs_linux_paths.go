@@ -42,6 +42,12 @@ func LinuxNeeds(p core.Policy, exe, tempDir string) core.Needs {
 	return n
 }
 
+// OperatorTLSRoots are the TLS roots this process's environment names
+// (operatorTLSRoots), for the supervisor to admit as it admits the
+// grants: a worker withholds one that resolves otherwise when it starts
+// (Moved).
+func OperatorTLSRoots() []string { return operatorTLSRoots(os.Getenv) }
+
 // operatorTLSRoots are the TLS roots the operator names, which Go's
 // crypto/x509 reads in place of the system's places: the file
 // SSL_CERT_FILE names and each directory of SSL_CERT_DIR (":" between

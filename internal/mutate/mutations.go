@@ -78,14 +78,14 @@ var mutations = []Mutation{
 	// against the entry the build resolved, and closed.
 	{
 		Name: "landlock-install-identity-unchecked", File: "confine/linux/landlock_linux.go",
-		Old: "\t\terr = r.entry.check(fd)\n", New: "\t\terr = nil\n",
+		Old: "\t\t\terr = r.entry.check(fd)\n", New: "\t\t\terr = nil\n",
 		Packages: linuxPkg, Run: "^TestInstallLandlockOnTheKernel$",
 		CaughtBy: "TestInstallLandlockOnTheKernel/swapped (a granted directory renamed and made again)",
 	},
 	{
 		Name: "landlock-install-descriptor-kept", File: "confine/linux/landlock_linux.go",
-		Old:      "\t\tunix.Close(fd)\n\t\tif err != nil {\n\t\t\treturn nil, fmt.Errorf(\"%s %s: %w\", r.rule.Why",
-		New:      "\t\tif err != nil {\n\t\t\treturn nil, fmt.Errorf(\"%s %s: %w\", r.rule.Why",
+		Old:      "\t\tunix.Close(fd)\n\t\tif err != nil {\n\t\t\treturn nil, fmt.Errorf(\"%s %s: landlock_add_rule",
+		New:      "\t\tif err != nil {\n\t\t\treturn nil, fmt.Errorf(\"%s %s: landlock_add_rule",
 		Packages: linuxPkg, Run: "^TestInstallLandlockOnTheKernel$",
 		CaughtBy: "TestInstallLandlockOnTheKernel/rlimit (404 rules under a soft limit of 64 descriptors)",
 	},
@@ -451,9 +451,30 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "moved-grant-kept", File: "confine/linux/carve.go",
-		Old:      `ok && r.Grant && resolve(r.Path) != was {`,
-		New:      `ok && r.Grant && resolve(r.Path) != was && false {`,
-		Packages: linuxPkg, Run: "^TestMoved$", CaughtBy: "TestMoved, TestPoolGrantSwappedForALink (into a plain directory)",
+		Old:      `ok && (r.Grant || r.Operator) && resolve(r.Path) != was {`,
+		New:      `ok && (r.Grant || r.Operator) && resolve(r.Path) != was && false {`,
+		Packages: linuxPkg, Run: "^TestMoved$", CaughtBy: "TestMoved",
+	},
+	{
+		Name: "target-moved-kept", File: "confine/linux/landlock_linux.go",
+		Old:      `			rejoin(resolved, path, r.Path) != was {`,
+		New:      `			rejoin(resolved, path, r.Path) != was && false {`,
+		Packages: linuxPkg, Run: "^TestTargetLandlockRaced$",
+		CaughtBy: "TestTargetLandlockRaced (a grant held beside it, where a link led the second resolution)",
+	},
+	{
+		Name: "operator-tls-roots-not-admitted", File: "internal/run/guard.go",
+		Old:      "\tif b.Has(budget.Net) {\n\t\tfor _, p := range linux.OperatorTLSRoots() {",
+		New:      "\tif b.Has(budget.Net) && false {\n\t\tfor _, p := range linux.OperatorTLSRoots() {",
+		Packages: rootPkg, Run: "^TestPoolOperatorTLSRootSwappedForALink$",
+		CaughtBy: "TestPoolOperatorTLSRootSwappedForALink (the next run read where the link led)",
+	},
+	{
+		Name: "install-swapped-fails-whole", File: "confine/linux/landlock_linux.go",
+		Old:      "\t\tif swappedSince(err) {\n",
+		New:      "\t\tif errors.Is(err, unix.ENOENT) {\n",
+		Packages: linuxPkg, Run: "^TestInstallLandlockOnTheKernel$",
+		CaughtBy: "TestInstallLandlockOnTheKernel/swapped and /linked (the whole ruleset refused, no Landlock)",
 	},
 	{
 		Name: "unlisted-directory-carved-whole", File: "confine/linux/carve.go",

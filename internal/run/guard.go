@@ -6,6 +6,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine/linux"
 	"github.com/sabline/sabline/guard"
 )
 
@@ -63,10 +64,18 @@ func admitAs(g *guard.Set, b budget.Budget, adm map[string]string) error {
 }
 
 // admitted is each granted path of b as it resolves now, when the run is
-// admitted: its worker withholds a grant that resolves otherwise when it
-// starts (linux.Moved).
+// admitted, and each TLS root the operator's environment names (held as
+// a grant is, under a net grant: linux.OperatorTLSRoots): its worker
+// withholds one that resolves otherwise when it starts (linux.Moved): a
+// root swapped for a link after a pool started, by a process that may
+// write beside it, led the next worker's rule wherever the link led.
 func admitted(b budget.Budget) map[string]string {
 	out := map[string]string{}
+	if b.Has(budget.Net) {
+		for _, p := range linux.OperatorTLSRoots() {
+			out[p] = resolve(p)
+		}
+	}
 	for _, it := range b.Of(budget.FS) {
 		if it.Path != "" {
 			out[it.Path] = resolve(it.Path)

@@ -60,11 +60,13 @@ func TestFindRun(t *testing.T) {
 }
 
 // TestFindRunReadsSegmentsSinceTheRun: a lookup of an id that says when
-// its run was made reads only the segments written since then (less the
-// clock's slack). Seen from outside: a record planted in a segment whose
-// modification time is set before its id's time is not found, and is
-// found once that time is after it; an id of the earlier form, which says
-// no time, is found wherever it is.
+// its run was made reads first the segments written since then (less the
+// clock's slack), then, when none of them holds the run, the others
+// (TestFindRunAfterTheClockSteppedBack): a record in a segment whose
+// modification time is set before its id's time is found all the same;
+// an id of the earlier form, which says no time, is found wherever it is.
+// That the segments before are passed over when the run is found after
+// them is journal.TestIndexSince's.
 func TestFindRunReadsSegmentsSinceTheRun(t *testing.T) {
 	dir := t.TempDir()
 	s, err := OpenStore(dir)
@@ -94,7 +96,7 @@ func TestFindRunReadsSegmentsSinceTheRun(t *testing.T) {
 	}{
 		{name: "written after the run was made", mtime: at.Add(time.Second), wantFound: true},
 		{name: "within the clock's slack", mtime: at.Add(-clockSlack / 2), wantFound: true},
-		{name: "written before the run was made", mtime: at.Add(-time.Minute)},
+		{name: "written before the run was made", mtime: at.Add(-time.Minute), wantFound: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if err := os.Chtimes(seg, tt.mtime, tt.mtime); err != nil {
@@ -106,6 +108,72 @@ func TestFindRunReadsSegmentsSinceTheRun(t *testing.T) {
 			}
 			if got, err := FindRun(dir, untimed); err != nil || got.RunID != untimed {
 				t.Errorf("FindRun(%s), an id with no time: %v, want found", untimed, err)
+			}
+		})
+	}
+}
+
+// TestFindRunAfterTheClockSteppedBack: a run's records were appended
+// after its id was made, but a wall clock stepped back an hour between the
+// two (an NTP step, an operator's date) stamps their segment an hour
+// before the id's time. Seen from outside, the segments' times set so
+// (os.Chtimes): the run is found, finished, whether its records are in
+// one segment or its reserved record is in one written before the step
+// and its finished record in the next. The controls: the same runs with
+// their segments' times as written are found, and an id made now of no
+// run is not found.
+func TestFindRunAfterTheClockSteppedBack(t *testing.T) {
+	stepped := time.Now().Add(-time.Hour)
+	for _, tt := range []struct {
+		name  string
+		seal  bool // seal the segment between the reserved and finished records
+		touch bool // set the last segment's time an hour back
+	}{
+		{name: "one segment, stamped an hour back", touch: true},
+		{name: "finished in the next segment, stamped an hour back", seal: true, touch: true},
+		{name: "one segment, as written (control)"},
+		{name: "finished in the next segment, as written (control)", seal: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := OpenStore(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := NewForSource("/p.vel", []byte("print(1)\n"), budget.Budget{}, nil)
+			rec.Timings.Started = time.Now().UTC()
+			if err := s.Reserve(rec); err != nil {
+				t.Fatal(err)
+			}
+			if tt.seal {
+				if _, err := s.Journal().Seal(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rec.Outcome = OutcomeOf(nil)
+			s.Finish(rec)
+			if _, err := rec.Stored(); err != nil {
+				t.Fatal(err)
+			}
+			if tt.touch {
+				seg := s.Journal().Stats().Segment
+				if err := os.Chtimes(seg, stepped, stepped); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := FindRun(dir, rec.RunID)
+			if err != nil || got.RunID != rec.RunID || got.Outcome.Status != StatusOK {
+				status := ""
+				if got.Receipt != nil {
+					status = got.Outcome.Status
+				}
+				t.Errorf("FindRun(%s): status %q, %v; want the run, %s", rec.RunID, status, err,
+					StatusOK)
+			}
+			none := NewForSource("/p.vel", nil, budget.Budget{}, nil).RunID
+			if _, err := FindRun(dir, none); codes.CodeOf(err) != codes.E317 ||
+				!errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("FindRun(%s), no such run: %v, want E317 not found", none, err)
 			}
 		})
 	}

@@ -969,7 +969,9 @@ func PickIn(dir string, runs []StoredReceipt, id string) (StoredReceipt, error) 
 // are found through an index of the run ids in each segment (runIndex),
 // which reads each segment once and then what was appended to it; for an
 // id that says when it was made (RunIDOrigin), segments last written
-// before then are passed over. A file or record under the run's name that
+// before then are passed over, unless none of the others holds the run
+// (a wall clock stepped back stamps a segment written after the id
+// before the id's time). A file or record under the run's name that
 // is another run's receipt is passed over (the journal's last record
 // before it under that name is read in its place), and so is one another
 // user owns (neither this one nor root); a receipts directory such a user
@@ -1022,11 +1024,39 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 		jdirs = nil
 	}
 	// A run's records were appended after its id was made: a segment last
-	// written before then holds none of them, and is passed over.
+	// written before then holds none of them, and is passed over; but the
+	// two times are the wall clock's, and one stepped back between them (an
+	// NTP step, an operator's date) stamps the segment before the id's
+	// time. So a lookup that finds nothing in the segments written since
+	// reads the others too: the time only orders the reading.
 	var since time.Time
 	if _, ms, ok := RunIDOrigin(id); ok {
 		since = time.UnixMilli(ms).Add(-clockSlack)
 	}
+	run, err := findInJournals(dir, jdirs, id, since, &passed)
+	if err == nil && run.Receipt == nil && !since.IsZero() {
+		run, err = findInJournals(dir, jdirs, id, time.Time{}, &passed)
+	}
+	if err != nil {
+		return StoredReceipt{}, err
+	}
+	if run.Receipt != nil {
+		return run, nil
+	}
+	if passed != nil && codes.CodeOf(notFound) != codes.E337 {
+		return StoredReceipt{}, codes.Errorf(codes.E317, "no receipt %s in %s: passed over %s: %w",
+			codes.TerminalSafe(id), dir, passed.(*codes.Error).Msg, fs.ErrNotExist)
+	}
+	return StoredReceipt{}, notFound
+}
+
+// findInJournals is FindRun's lookup of run id in the journals jdirs of
+// the receipts directory dir, passing over the segments of each last
+// written before since (journal.Index.Find): the run's receipt, none
+// (nil), or an error. A record under the run's name that is another
+// run's is passed over, and noted in passed.
+func findInJournals(dir string, jdirs []string, id string, since time.Time,
+	passed *error) (StoredReceipt, error) {
 	readFailed := func(err error) (StoredReceipt, error) {
 		e := codes.Errorf(codes.E317, "read the receipts journal: %w", err)
 		e.Do = listHint
@@ -1047,7 +1077,7 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 		if errors.Is(err, errOtherRun) {
 			// The last record under the run's name is another run's: the
 			// run's own is the last before it, read whole.
-			passed = err
+			*passed = err
 			if k, r, err = lastOwnRecord(jdir, since, id); err != nil {
 				return readFailed(err)
 			}
@@ -1061,14 +1091,7 @@ func FindRun(dir, id string) (StoredReceipt, error) {
 	if runErr != nil {
 		return StoredReceipt{}, runErr
 	}
-	if run.Receipt != nil {
-		return run, nil
-	}
-	if passed != nil && codes.CodeOf(notFound) != codes.E337 {
-		return StoredReceipt{}, codes.Errorf(codes.E317, "no receipt %s in %s: passed over %s: %w",
-			codes.TerminalSafe(id), dir, passed.(*codes.Error).Msg, fs.ErrNotExist)
-	}
-	return StoredReceipt{}, notFound
+	return run, nil
 }
 
 // lastOwnRecord reads the journal jdir for the last record under run

@@ -226,10 +226,16 @@ func (s *Store) Shipped(n int) {
 // retention keeps. Before removing any, it notes in the journal's
 // directory what was removed (removed.json), so that a lookup of a
 // receipt it held says it is no longer kept (E337), not that it never
-// was. With no retention set, or RetainAll, nothing goes. Without
-// shipping it seals the segment appended to once it holds an eighth of
-// the retention (its age or its size), so that the segments removed are
-// not much older or larger than what is kept.
+// was. With no retention set, or RetainAll, nothing goes. An age is
+// counted on the monotonic clock from when a Prune first found the
+// segment sealed (every segment of the journal is this process's, and
+// Prune runs every pruneEvery), not from its modification time: that is
+// the wall clock's, which a step forward (NTP at a boot that began at
+// 1970, an operator's date) makes years old at once, and a step back
+// makes younger than it is. Without shipping it seals the segment
+// appended to once it holds an eighth of the retention (its age or its
+// size), so that the segments removed are not much older or larger than
+// what is kept.
 func (s *Store) Prune() (int, error) {
 	s.mu.Lock()
 	r, shipping, shipped := s.retain, s.shipping, s.shipped
@@ -248,14 +254,20 @@ func (s *Store) Prune() (int, error) {
 		return 0, codes.Errorf(codes.E317, "prune the receipts journal: %w", err)
 	}
 	st := s.j.Stats() // the segment appended to, and what its records hold, at once
-	current, now := st.SegmentNum, time.Now()
+	current := st.SegmentNum
 	var total int64
+	s.mu.Lock()
+	now := s.now()
 	for _, in := range infos {
 		if in.Num == current {
 			in.Size = st.Held // not the zeros laid past its records
 		}
+		if _, seen := s.sealed[in.Num]; !seen && in.Num < current {
+			s.sealed[in.Num] = now
+		}
 		total += in.Size
 	}
+	s.mu.Unlock()
 	why := "past the retention kept (" + r.String() + ")"
 	if shipping {
 		why = "shipped to the fleet's store, and " + why
@@ -271,7 +283,9 @@ func (s *Store) Prune() (int, error) {
 		out := r.shippedOnly()
 		switch {
 		case r.MaxAge > 0:
-			out = now.Sub(in.Modified) > r.MaxAge
+			s.mu.Lock()
+			out = now.Sub(s.sealed[in.Num]) > r.MaxAge
+			s.mu.Unlock()
 		case r.MaxBytes > 0:
 			out = total > r.MaxBytes
 		}
@@ -291,6 +305,9 @@ func (s *Store) Prune() (int, error) {
 		if err := journal.Remove(dir, in.Num); err != nil {
 			return removed, codes.Errorf(codes.E317, "prune the receipts journal: %w", err)
 		}
+		s.mu.Lock()
+		delete(s.sealed, in.Num)
+		s.mu.Unlock()
 		total -= in.Size
 		removed++
 	}

@@ -211,10 +211,11 @@ func TestPruneKeepsRunsInFlight(t *testing.T) {
 }
 
 // TestPruneWithoutStore: with no store to ship to, the operator's
-// retention lets segments go: by age (a segment last written 8 days ago
-// goes under 7d, one written now stays) and by size (the oldest go until
-// the journal fits). Keeping nothing past shipping without shipping is
-// refused, and the default, RetainAll, removes nothing.
+// retention lets segments go: by age (a segment sealed 8 days ago, on
+// the store's clock, goes under 7d, one sealed now stays) and by size
+// (the oldest go until the journal fits). Keeping nothing past shipping
+// without shipping is refused, and the default, RetainAll, removes
+// nothing.
 func TestPruneWithoutStore(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		s := openStore(t, t.TempDir())
@@ -227,11 +228,6 @@ func TestPruneWithoutStore(t *testing.T) {
 		s := openStore(t, dir)
 		jdir := s.Journal().Dir()
 		r1, n1 := finishedIn(t, s)
-		r2, n2 := finishedIn(t, s)
-		old := time.Now().Add(-8 * 24 * time.Hour)
-		if err := os.Chtimes(filepath.Join(jdir, segName(n1)), old, old); err != nil {
-			t.Fatal(err)
-		}
 		if err := s.Retain(Retention{All: true}, false); err != nil {
 			t.Fatal(err)
 		}
@@ -241,8 +237,13 @@ func TestPruneWithoutStore(t *testing.T) {
 		if err := s.Retain(Retention{MaxAge: 7 * 24 * time.Hour}, false); err != nil {
 			t.Fatal(err)
 		}
+		if n, err := s.Prune(); n != 0 || err != nil {
+			t.Fatalf("7d, sealed now: pruned %d (%v), want none", n, err)
+		}
+		r2, n2 := finishedIn(t, s)
+		advance(s, 8*24*time.Hour)
 		if n, err := s.Prune(); n != 1 || err != nil {
-			t.Fatalf("7d: pruned %d (%v), want the 8-day-old segment", n, err)
+			t.Fatalf("7d: pruned %d (%v), want the segment sealed 8 days ago", n, err)
 		}
 		if got := segmentFiles(t, jdir); slices.Contains(got, segName(n1)) ||
 			!slices.Contains(got, segName(n2)) {
@@ -287,6 +288,62 @@ func TestPruneWithoutStore(t *testing.T) {
 			t.Fatalf("segments on disk %q: want the two oldest of %v gone, the rest kept", got, nums)
 		}
 	})
+}
+
+// advance moves the clock s ages its segments by (Store.now) d ahead,
+// as d passing would: a monotonic reading moves with it.
+func advance(s *Store, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.now = func() time.Time { return time.Now().Add(d) }
+}
+
+// TestPruneAgeIsNotTheWallClocks: a retention by age counts a segment's
+// age on the store's own clock from when it was sealed, not from its
+// modification time, which is the wall clock's: a segment sealed now
+// whose time says 2 years ago (the clock stepped forward since, as NTP
+// steps one that began at 1970 or an RTC a year behind) stays under 7d,
+// its receipt found; one whose time says a day ahead (the clock stepped
+// back since) is not kept past 7d for it. The control, in each: once 8
+// days pass on the store's clock, the segment goes and its receipt is
+// E337.
+func TestPruneAgeIsNotTheWallClocks(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		mtime time.Time
+	}{
+		{name: "stamped 2 years back", mtime: time.Now().AddDate(-2, 0, 0)},
+		{name: "stamped a day ahead", mtime: time.Now().Add(24 * time.Hour)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := openStore(t, dir)
+			jdir := s.Journal().Dir()
+			r1, n1 := finishedIn(t, s)
+			if err := os.Chtimes(filepath.Join(jdir, segName(n1)), tt.mtime, tt.mtime); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Retain(Retention{MaxAge: 7 * 24 * time.Hour}, false); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := s.Prune(); n != 0 || err != nil {
+				t.Fatalf("7d, sealed now: pruned %d (%v), want none", n, err)
+			}
+			if got := segmentFiles(t, jdir); !slices.Contains(got, segName(n1)) {
+				t.Fatalf("segments on disk %q: want %s kept", got, segName(n1))
+			}
+			if _, err := FindRun(dir, r1.RunID); err != nil {
+				t.Fatalf("FindRun of the kept receipt: %v", err)
+			}
+			advance(s, 8*24*time.Hour)
+			if n, err := s.Prune(); n != 1 || err != nil {
+				t.Fatalf("7d, sealed 8 days ago: pruned %d (%v), want the segment", n, err)
+			}
+			if _, err := FindRun(dir, r1.RunID); codes.CodeOf(err) != codes.E337 {
+				t.Fatalf("FindRun of the removed receipt: %v, want E337", err)
+			}
+		})
+	}
 }
 
 // FuzzReadRemoved feeds readRemoved a journal's removed.json holding

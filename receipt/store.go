@@ -44,6 +44,11 @@ type Store struct {
 	shipped  int                 // every segment up to this one is in the fleet's store
 	sealedAt time.Time           // when Prune last sealed for the retention
 	pruning  sync.Once           // starts pruneOften at the first Retain
+	// sealed holds, for each segment Prune found sealed, when it first
+	// did, on the monotonic clock: the segment's age, which its
+	// modification time, the wall clock's, does not tell (Prune).
+	sealed map[int]time.Time
+	now    func() time.Time // the clock sealed is read from: time.Now, but in tests
 }
 
 var (
@@ -101,7 +106,7 @@ func OpenStore(dir string) (*Store, error) {
 		return nil, roomless(codes.Errorf(codes.E317, "receipts journal in %s: %w", dir, err), err)
 	}
 	s := &Store{dir: abs, at: journalPath(abs, ""), j: j, lock: lock,
-		inFlight: map[string]struct{}{}}
+		inFlight: map[string]struct{}{}, sealed: map[int]time.Time{}, now: time.Now}
 	go s.sealOnRequest()
 	stores[abs] = s
 	return s, nil

@@ -144,6 +144,10 @@ type Pool struct {
 	retryEvery   time.Duration // retryRefusedEvery, but in tests
 	trial        func()        // tryStart, but in tests
 	reserved     func()        // nil, but in tests: called once a run's receipt is reserved
+	// wallClock, when set, is the clock a run's receipt reads its start
+	// from (Timings.Started) in place of time.Now: a test's, stepped as
+	// NTP or an operator's date steps the machine's.
+	wallClock func() time.Time
 }
 
 // retryRefusedEvery is how long after a worker start refused at the
@@ -156,6 +160,12 @@ const retryRefusedEvery = 10 * time.Second
 type pooled struct {
 	ctx context.Context
 	b   budget.Budget
+	// started is when the pool took the run, on the monotonic clock: its
+	// receipt's wall_ms runs from it. The receipt's Timings.Started is
+	// the wall clock's, in UTC, which has no monotonic reading: a step of
+	// the wall clock during the run (NTP, an operator's date) would be
+	// counted in wall_ms, an hour's step back making it negative.
+	started time.Time
 	// job is the line its worker is sent (wire.AppendJob): the program,
 	// its input, its arguments; kept while the run waits only when it
 	// could be sent again (resendBytes).
@@ -429,7 +439,7 @@ func (p *Pool) Run(ctx context.Context, r PoolRun) (*PoolResult, error) {
 	}
 	// The receipt is finished once the run is out of its slot, and the
 	// caller is answered once the receipt is in the journal.
-	p.finish(j.rec)
+	p.finish(j)
 	return res, j.err
 }
 
@@ -465,7 +475,11 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	j := &pooled{ctx: ctx, b: b}
 	j.rec = receipt.NewForSource(name, nil, b, r.Args)
 	j.rec.Tenant = r.Tenant
-	j.rec.Timings.Started = time.Now().UTC()
+	j.started = time.Now()
+	j.rec.Timings.Started = j.started.UTC()
+	if p.wallClock != nil {
+		j.rec.Timings.Started = p.wallClock().UTC()
+	}
 	p.setParameters(j.rec)
 	refuse := func(err error) (*pooled, error) {
 		j.rec.Outcome = receipt.OutcomeOf(err)
@@ -703,17 +717,19 @@ func (p *Pool) keep(rec *receipt.Receipt) {
 // unstarted ends a run no worker took.
 func (p *Pool) unstarted(j *pooled, err error) *PoolResult {
 	j.rec.Outcome = receipt.OutcomeOf(err)
-	p.finish(j.rec)
+	p.finish(j)
 	return &PoolResult{Receipt: j.rec}
 }
 
-// finish finishes a reserved receipt. One that cannot be appended
-// (E327: the journal failed, or its file system is full) stays the
-// skeleton that says the run was not finished; the pool says so on its
-// Stderr, as it does of a refused run's receipt it cannot keep, and
+// finish finishes the reserved receipt of run j, its wall_ms measured
+// from when the pool took it (pooled.started). One that cannot be
+// appended (E327: the journal failed, or its file system is full) stays
+// the skeleton that says the run was not finished; the pool says so on
+// its Stderr, as it does of a refused run's receipt it cannot keep, and
 // Stored says so to the caller.
-func (p *Pool) finish(rec *receipt.Receipt) {
-	rec.Timings.WallMS = receipt.MS(time.Since(rec.Timings.Started))
+func (p *Pool) finish(j *pooled) {
+	rec := j.rec
+	rec.Timings.WallMS = receipt.MS(time.Since(j.started))
 	if p.store != nil {
 		p.store.Finish(rec)
 		if _, err := rec.Stored(); err != nil {

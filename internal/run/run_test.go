@@ -229,8 +229,10 @@ f(%d)
 }
 
 // TestSweepTempDirs: a leftover directory whose supervisor is gone is
-// removed; a live run's (its lock held), a fresh one and another program's
-// are not.
+// removed, and so is one whose modification time is an hour ahead (made
+// before the wall clock was stepped back an hour: it stayed until the
+// clock caught up); a live run's (its lock held, its time old or ahead),
+// a fresh one and another program's are not.
 func TestSweepTempDirs(t *testing.T) {
 	if goruntime.GOOS == "windows" {
 		t.Skip("no lock on Windows: nothing is swept there")
@@ -250,19 +252,27 @@ func TestSweepTempDirs(t *testing.T) {
 		}
 		return d
 	}
+	ahead := time.Now().Add(time.Hour)
 	stale := mk(tempPrefix+"stale", old)
+	staleAhead := mk(tempPrefix+"stale-ahead", ahead)
 	live := mk(tempPrefix+"live", old)
+	liveAhead := mk(tempPrefix+"live-ahead", ahead)
 	fresh := mk(tempPrefix+"fresh", time.Now())
 	older := mk("sabline-run-123", old) // an older sabline's: no lock, never swept
 	unlock, err := lockDir(live)
 	if err != nil {
 		t.Fatal(err)
 	}
-	removed := sweepTempDirs(parent, time.Now())
-	if len(removed) != 1 || removed[0] != stale {
-		t.Fatalf("removed %q, want only %s", removed, stale)
+	unlockAhead, err := lockDir(liveAhead)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, d := range []string{live, fresh, older} {
+	defer unlockAhead()
+	removed := sweepTempDirs(parent, time.Now())
+	if slices.Sort(removed); !slices.Equal(removed, []string{stale, staleAhead}) {
+		t.Fatalf("removed %q, want only %s and %s", removed, stale, staleAhead)
+	}
+	for _, d := range []string{live, liveAhead, fresh, older} {
 		if _, err := os.Stat(d); err != nil {
 			t.Fatalf("%s: %v, want it kept", d, err)
 		}

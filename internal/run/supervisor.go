@@ -960,6 +960,9 @@ const tempPrefix = "sabline-worker-"
 
 // staleAfter is how old a temporary directory must be before a later run
 // may sweep it: a supervisor locks its directory just after making it.
+// Its age is read from its modification time, the wall clock's: one more
+// than staleAfter ahead of the clock was not just made, but made before
+// the clock was stepped back, and is as old.
 const staleAfter = 2 * time.Second
 
 // maxSweep is the most leftover directories one run removes.
@@ -984,7 +987,8 @@ func makeTempDir(parent string) (dir string, unlock func(), err error) {
 
 // sweepTempDirs removes the private temporary directories that runs whose
 // supervisor was killed outright left in parent: directories (never links)
-// named like one, older than staleAfter, whose lock no live supervisor
+// named like one, older than staleAfter (or as far ahead of now: made
+// before the wall clock was stepped back), whose lock no live supervisor
 // holds. It removes at most maxSweep of them.
 func sweepTempDirs(parent string, now time.Time) (removed []string) {
 	entries, err := os.ReadDir(parent)
@@ -999,8 +1003,12 @@ func sweepTempDirs(parent string, now time.Time) (removed []string) {
 			continue
 		}
 		dir := filepath.Join(parent, e.Name())
-		if fi, err := e.Info(); err != nil || now.Sub(fi.ModTime()) < staleAfter {
+		fi, err := e.Info()
+		if err != nil {
 			continue
+		}
+		if age := now.Sub(fi.ModTime()); age < staleAfter && age > -staleAfter {
+			continue // just made: its supervisor may not have locked it yet
 		}
 		unlock, ok := tryLockDir(dir)
 		if !ok {

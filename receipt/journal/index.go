@@ -87,8 +87,9 @@ func NewIndex(name func(key string) (string, bool), max int) *Index {
 
 // Find returns the key and a copy of the payload of the last record in
 // the journal dir whose key names name, passing over each segment last
-// written before since (the zero since passes over none), as ScanSince
-// would find it; ErrNotFound when there is none. Entries in dir that are
+// written before since and before every segment it reads (the zero since
+// passes over none), as ScanSince would find it; ErrNotFound when there
+// is none. Entries in dir that are
 // not regular files are passed over, as Scan passes them over.
 func (x *Index) Find(dir string, since time.Time, name string) (string, []byte, error) {
 	dir = filepath.Clean(dir)
@@ -113,6 +114,7 @@ func (x *Index) Find(dir string, since time.Time, name string) (string, []byte, 
 		if err != nil {
 			return "", nil, err
 		}
+		since = sinceRead(since, e != nil)
 		if e == nil {
 			continue
 		}

@@ -212,6 +212,58 @@ func TestIndexSince(t *testing.T) {
 	}
 }
 
+// TestSinceAfterTheClockSteppedBack: a segment after one that is read is
+// read whatever its modification time, by Find and by ScanSince alike: a
+// name's first record in segment 1, written after since, and its last in
+// segment 2, stamped before since as a wall clock stepped back between
+// the two stamps it; the last is found, not the first. The control: the
+// same two segments, the first stamped before since as well, are both
+// passed over, and nothing is found.
+func TestSinceAfterTheClockSteppedBack(t *testing.T) {
+	dir := t.TempDir()
+	j := mustOpen(t, dir, Options{})
+	appendRuns(t, j, "1", "a")
+	if _, err := j.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	appendRuns(t, j, "2", "a")
+	j.Close()
+	since := time.Now().Add(-time.Minute)
+	stepped := since.Add(-time.Hour)
+	for _, tt := range []struct {
+		name     string
+		first    time.Time // segment 1's modification time
+		want     string    // the payload found, "" for none
+		segsRead int
+	}{
+		{name: "the first written after since", first: since.Add(time.Second), want: "a@2",
+			segsRead: 2},
+		{name: "both stamped before since (control)", first: stepped.Add(-time.Second)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for n, mtime := range map[int]time.Time{1: tt.first, 2: stepped} {
+				if err := os.Chtimes(filepath.Join(dir, segmentName(n)), mtime, mtime); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x := NewIndex(runName, 1<<10)
+			_, payload, err := x.Find(dir, since, "a")
+			if got := string(payload); got != tt.want || (tt.want == "") != errors.Is(err, ErrNotFound) {
+				t.Errorf("Find: %q, %v; want %q", got, err, tt.want)
+			}
+			var scanned string
+			rep, err := ScanSince(dir, since, func(k string, p []byte) error {
+				scanned = string(p)
+				return nil
+			})
+			if err != nil || scanned != tt.want || rep.Segments != tt.segsRead {
+				t.Errorf("ScanSince: last %q of %d segments (%v); want %q of %d", scanned,
+					rep.Segments, err, tt.want, tt.segsRead)
+			}
+		})
+	}
+}
+
 // TestIndexTornTail: a record being written (its first bytes only) is not
 // found, and is found once whole, its first bytes read again.
 func TestIndexTornTail(t *testing.T) {

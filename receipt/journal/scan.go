@@ -77,9 +77,12 @@ func Scan(dir string, fn func(key string, payload []byte) error) (Report, error)
 }
 
 // ScanSince is Scan that passes over every segment last written before
-// since (its modification time, read once it is open): a record appended
-// at or after since is in none of them. The zero since reads them all.
-// Report.Segments counts the segments read.
+// since (its modification time, read once it is open) and before every
+// segment it reads: a record appended at or after since is in none of
+// them. A segment after one it reads is read whatever its time: segments
+// are written in the order of their numbers, and a wall clock stepped
+// back stamps a later write with an earlier time (sinceRead). The zero
+// since reads them all. Report.Segments counts the segments read.
 func ScanSince(dir string, since time.Time,
 	fn func(key string, payload []byte) error) (Report, error) {
 	var rep Report
@@ -92,27 +95,44 @@ func ScanSince(dir string, since time.Time,
 	}
 	s := newScanner(&rep)
 	for _, n := range nums {
-		if err := s.file(filepath.Join(dir, segmentName(n)), since, fn); err != nil {
+		read, err := s.file(filepath.Join(dir, segmentName(n)), since, fn)
+		if err != nil {
 			return rep, err
 		}
+		since = sinceRead(since, read)
 	}
 	return rep, nil
 }
 
+// sinceRead is the since that passes over the segments after one, given
+// the since that passed over those before it, and whether that one was
+// read: once a segment is read, none after it is passed over, whatever
+// its modification time. A segment's records were appended after those
+// of every segment numbered before it, but a wall clock stepped back
+// between the two stamps it with an earlier time: a run's finished
+// record would be passed over, and its reserved one found.
+func sinceRead(since time.Time, read bool) time.Time {
+	if read {
+		return time.Time{}
+	}
+	return since
+}
+
 // file reads the segment at path, unless it was last written before
 // since: one removed since the listing, or not a regular file, holds no
-// records.
-func (s *scanner) file(path string, since time.Time, fn func(string, []byte) error) error {
+// records. It reports whether it read it.
+func (s *scanner) file(path string, since time.Time,
+	fn func(string, []byte) error) (bool, error) {
 	f, fi, err := openToRead(path, "journal scan")
 	if f == nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	if !fi.Mode().IsRegular() || fi.ModTime().Before(since) {
-		return nil
+		return false, nil
 	}
 	s.rep.Segments++
-	return s.segment(f, fi.Size(), path, fn)
+	return true, s.segment(f, fi.Size(), path, fn)
 }
 
 // openToRead opens the segment at path to read it, and stats it; a nil
@@ -481,7 +501,7 @@ func ScanSegment(dir string, num int,
 	fn func(key string, payload []byte, off, n int64) error) (Report, error) {
 	var rep Report
 	s := newScanner(&rep)
-	err := s.file(filepath.Join(dir, segmentName(num)), time.Time{}, s.located(fn))
+	_, err := s.file(filepath.Join(dir, segmentName(num)), time.Time{}, s.located(fn))
 	return rep, err
 }
 

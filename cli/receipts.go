@@ -130,7 +130,7 @@ func receiptsCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	case "show":
-		r, err := receipt.PickIn(*dir, runs, positional[0])
+		r, err := receipt.PickIn(*dir, runs, skipped, positional[0])
 		if err != nil {
 			return cmdline.Report(stderr, err, "")
 		}

@@ -54,6 +54,12 @@ package guard
 // its view (viewTag: its boot and mount namespace), a link to each in its
 // subdirectory's ".held" (hold), and an entry another view holds is left
 // (letGo): removed by that view's next Join, or once its boot is gone.
+// A Sabline older than the holds removes an entry's name whatever holds
+// it, so a read also takes the holds of this boot's views in this user's
+// subdirectory and root's, whose names are gone, as entries (heldOnly);
+// and it holds nothing, so a prune leaves an entry no view holds that was
+// written in this boot (unheldOfThisBoot): such a Sabline may see its
+// path in a mount namespace of its own.
 //
 // Limits: every Sabline that must guard the others has to read the same
 // register (the same SABLINE_REGISTER, and no private /var/tmp such as
@@ -447,6 +453,7 @@ func ReadRegister(dir string) (Registered, error) {
 			refuse(uid, why)
 			continue
 		}
+		entries = append(entries, heldOnly(dir, uid, entries, maxSubdirNames)...)
 		loadEntries(dir, entries)
 		add(parseRegister(entries, pathOwnersOf, me), more)
 	}
@@ -580,6 +587,88 @@ func readSubdir(dir string, uid, limit int) (entries []registerEntry, listed int
 			Owner: fileOwner(fi)})
 	}
 	return entries, len(names), more, ""
+}
+
+// heldOnly are the entries of the subdirectory of uid in the register dir
+// that only a hold of a view of this boot keeps (hold): a link in
+// .held/VIEW whose name the subdirectory no longer lists, among listed
+// (readSubdir's entries of it). A Sabline older than the holds prunes an
+// entry whose path it does not see (in a mount namespace of its own,
+// where a tmpfs hides it) and leaves the hold, which it does not know of;
+// the view that holds it still relies on the path, so it is read as the
+// entry it was. .held and each view's directory are trusted as the
+// subdirectory is (judgeSubdir); at most limit names are listed, over
+// every view. Nothing where the view cannot be told (viewTag "").
+func heldOnly(dir string, uid int, listed []registerEntry, limit int) []registerEntry {
+	boot, _, ok := strings.Cut(viewTag(), "-")
+	if !ok {
+		return nil
+	}
+	sub := filepath.Join(subdirName(uid), heldName)
+	views, why := readOwnedDir(filepath.Join(dir, sub), uid, limit)
+	if why != "" {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, e := range listed {
+		seen[e.Name] = true
+	}
+	limit -= len(views)
+	var out []registerEntry
+	for _, v := range views {
+		if limit <= 0 {
+			break
+		}
+		if b, _, _ := strings.Cut(v, "-"); b != boot {
+			continue // an earlier boot's view: gone, with what it relied on
+		}
+		at := filepath.Join(sub, v)
+		names, why := readOwnedDir(filepath.Join(dir, at), uid, limit)
+		if why != "" {
+			continue
+		}
+		limit -= len(names)
+		for _, n := range names {
+			if seen[n] || strings.HasPrefix(n, ".") {
+				continue
+			}
+			fi, err := os.Lstat(filepath.Join(dir, at, n))
+			if err != nil {
+				continue // let go since it was listed
+			}
+			seen[n] = true
+			out = append(out, registerEntry{Sub: at, Name: n, Mode: fi.Mode(),
+				Owner: fileOwner(fi)})
+		}
+	}
+	return out
+}
+
+// readOwnedDir lists at most limit names, sorted, of the directory p of
+// the register, opened without following a link, when it is one to rely
+// on as uid's (judgeSubdir, as listed and as opened); else why not.
+func readOwnedDir(p string, uid, limit int) ([]string, string) {
+	if limit <= 0 {
+		return nil, "" // Readdirnames would list them all
+	}
+	f, err := openNoFollow(p)
+	if err != nil {
+		return nil, "cannot be opened: " + err.Error()
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, "cannot be read: " + err.Error()
+	}
+	if why := judgeSubdir(fi, uid); why != "" {
+		return nil, why
+	}
+	names, err := f.Readdirnames(limit)
+	if err != nil && err != io.EOF {
+		return nil, "cannot be read: " + err.Error()
+	}
+	slices.Sort(names)
+	return names, ""
 }
 
 // loadEntries reads what each of the first MaxRegisterEntries entries
@@ -795,8 +884,12 @@ func hold(at, p string) error {
 // letGo removes the entry name in the directory at of the register,
 // whose path this process finds missing, unless a Sabline of another
 // view holds it (hold), to whom the path may still be there: this view's
-// own hold goes first. Where the view cannot be told, it removes the
-// entry. It reports whether it removed it.
+// own hold goes first. An entry no view holds, that this view did not
+// hold either, is left when it was written in this boot (unheldOfThisBoot):
+// a Sabline older than the holds, beside this one during an upgrade,
+// holds nothing, and may see the path in a mount namespace of its own.
+// Where the view cannot be told, it removes the entry. It reports
+// whether it removed it.
 func letGo(at, name string) bool {
 	entry := filepath.Join(at, name)
 	tag := viewTag()
@@ -813,10 +906,14 @@ func letGo(at, name string) bool {
 		return false
 	}
 	own := filepath.Join(heldDir(at, tag), name)
-	if lfi, err := os.Lstat(own); err == nil && os.SameFile(fi, lfi) && os.Remove(own) != nil {
-		return false
+	held := false
+	if lfi, err := os.Lstat(own); err == nil && os.SameFile(fi, lfi) {
+		if os.Remove(own) != nil {
+			return false
+		}
+		held = true
 	}
-	if holders(f, true) > 0 || os.Remove(entry) != nil {
+	if holders(f, true) > 0 || !held && unheldOfThisBoot(fi) || os.Remove(entry) != nil {
 		return false
 	}
 	if holders(f, false) > 0 { // held by another view meanwhile: put it back
@@ -824,6 +921,17 @@ func letGo(at, name string) bool {
 		return false
 	}
 	return true
+}
+
+// unheldOfThisBoot reports whether the entry fi describes, which no view
+// holds, was written in this boot (its modification time not before the
+// boot's start, bootTime): by a Sabline that holds nothing (one older
+// than the holds), which may still rely on it. An entry of an earlier
+// boot was written by a Sabline that is gone. False where the boot's
+// start cannot be read.
+func unheldOfThisBoot(fi fs.FileInfo) bool {
+	boot, ok := bootTime()
+	return ok && !fi.ModTime().Before(boot)
 }
 
 // holders is how many links the entry open as f has besides its name in

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestReadEmptyRegister: a register that is there and trusted, and holds
@@ -155,7 +156,9 @@ func TestJoinLeavesAnotherUsersFile(t *testing.T) {
 
 // TestJoinPrunes: a Join that adds an entry removes the entries that
 // name nothing now, in its subdirectory and at the register's top (as
-// older Sablines wrote them), and only those: an entry of a path still
+// older Sablines wrote them, in an earlier boot: one of this boot no view
+// holds is left, TestPruneLeavesAnUnheldEntryOfThisBoot), and only those:
+// an entry of a path still
 // there stays (the control), as does a file that is not an entry; a Join
 // that adds nothing reads no more of the register, and removes nothing.
 // Run as root, another user's entry naming nothing at the top is removed
@@ -174,13 +177,14 @@ func TestJoinPrunes(t *testing.T) {
 	if err := Join(kept, gone); err != nil {
 		t.Fatal(err)
 	}
-	oldGone := filepath.Join(dir, "old-gone") // an older Sabline's, at the top
+	oldGone := filepath.Join(dir, "old-gone") // an older Sabline's, at the top, of an earlier boot
 	if err := os.Mkdir(oldGone, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := writeEntry(reg, oldGone); err != nil {
 		t.Fatal(err)
 	}
+	writtenBeforeThisBoot(t, filepath.Join(reg, entryName(oldGone)))
 	if err := os.Remove(oldGone); err != nil {
 		t.Fatal(err)
 	}
@@ -201,6 +205,7 @@ func TestJoinPrunes(t *testing.T) {
 		if err := os.Chown(at, 4242, 4242); err != nil {
 			t.Fatal(err)
 		}
+		writtenBeforeThisBoot(t, at)
 		missing++
 	}
 	before, err := ReadRegister(reg)
@@ -327,6 +332,9 @@ func TestPruneLeavesWhatAnotherViewHolds(t *testing.T) {
 				t.Fatal(err)
 			}
 			entry := filepath.Join(ownSub(reg), entryName(store))
+			if !strings.HasPrefix(tc.holder, boot) {
+				writtenBeforeThisBoot(t, entry) // joined in that boot
+			}
 			as(tc.by)
 			if err := Join(filepath.Join(dir, "a")); err != nil {
 				t.Fatal(err)
@@ -344,6 +352,163 @@ func TestPruneLeavesWhatAnotherViewHolds(t *testing.T) {
 			}
 			if _, err := os.Lstat(entry); err == nil {
 				t.Errorf("the entry of %s is kept after a Join in the view that held it", store)
+			}
+		})
+	}
+}
+
+// TestReadHonoursAnEntryAnOlderSablinePruned: a Sabline older than the
+// holds, beside this one on the register, prunes an entry whose path it
+// does not see (in a mount namespace of its own, where a tmpfs hides it)
+// by removing its name, and leaves the hold it does not know of. The view
+// that holds the entry still relies on its path: a read of the register
+// guards it. Before, the read listed only the names, and the path went
+// unguarded. The controls: an entry with no hold (joined where the view
+// cannot be told), or held only by a view of an earlier boot, is not read
+// back once its name is gone; an entry still named is read once.
+func TestReadHonoursAnEntryAnOlderSablinePruned(t *testing.T) {
+	unixOnly(t)
+	const boot, earlier = "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"
+	as := func(tag string) { viewTag = func() string { return tag } }
+	was := viewTag
+	t.Cleanup(func() { viewTag = was })
+	for _, tc := range []struct {
+		name     string
+		holder   string // the view that joins the store; "" where none can be told
+		unnamed  bool   // its name removed, as an older Sabline's prune removes it
+		wantRead bool
+	}{
+		{name: "held by a view of this boot, its name pruned", holder: boot + "-1", unnamed: true,
+			wantRead: true},
+		{name: "held by a view of this boot, still named (the control)", holder: boot + "-1",
+			wantRead: true},
+		{name: "held by no view, its name pruned", unnamed: true},
+		{name: "held by a view of an earlier boot, its name pruned", holder: earlier + "-1",
+			unnamed: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			reg := useRegister(t, dir)
+			store := filepath.Join(dir, "store")
+			if err := os.Mkdir(store, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			as(tc.holder)
+			if err := Join(store); err != nil {
+				t.Fatal(err)
+			}
+			entry := filepath.Join(ownSub(reg), entryName(store))
+			if tc.unnamed {
+				// What a Sabline before the holds did of an entry whose
+				// path it did not find: os.Remove of its name.
+				if err := os.Remove(entry); err != nil {
+					t.Fatal(err)
+				}
+			}
+			as(boot + "-2") // the reader: this boot, another mount namespace
+			got, err := ReadRegister(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, p := range got.Paths {
+				if p == store {
+					n++
+				}
+			}
+			if want := map[bool]int{true: 1}[tc.wantRead]; n != want {
+				t.Errorf("ReadRegister guards %s %d times, want %d (paths %q, refused %+v)",
+					store, n, want, got.Paths, got.Refused)
+			}
+			if len(got.Refused) != 0 {
+				t.Errorf("ReadRegister refused %+v, want nothing", got.Refused)
+			}
+		})
+	}
+}
+
+// writtenBeforeThisBoot sets the modification time of the register's
+// entry at p to a day before this boot began (bootTime), as an entry
+// written in an earlier boot has it.
+func writtenBeforeThisBoot(t *testing.T, p string) {
+	t.Helper()
+	boot, ok := bootTime()
+	if !ok {
+		boot = time.Now()
+	}
+	was := boot.Add(-24 * time.Hour)
+	if err := os.Chtimes(p, was, was); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPruneLeavesAnUnheldEntryOfThisBoot: an entry no view holds,
+// written in this boot, is an older Sabline's (one that holds nothing,
+// beside this one during an upgrade), which may see its path in a mount
+// namespace of its own: a prune that does not find the path leaves it,
+// in a user's subdirectory and at the register's top alike. Before, it
+// removed it, and the older Sabline's store went unguarded. The
+// controls: such an entry written in an earlier boot, and one this view
+// joined and held, are removed.
+func TestPruneLeavesAnUnheldEntryOfThisBoot(t *testing.T) {
+	unixOnly(t)
+	if _, ok := bootTime(); !ok {
+		t.Skip("this system's boot time cannot be read")
+	}
+	const boot = "0123456789abcdef0123456789abcdef"
+	was := viewTag
+	t.Cleanup(func() { viewTag = was })
+	viewTag = func() string { return boot + "-2" }
+	for _, tc := range []struct {
+		name     string
+		top      bool // at the register's top, as a Sabline before the subdirectories wrote it
+		earlier  bool // written in an earlier boot
+		joined   bool // joined, and held, by this view
+		wantKept bool
+	}{
+		{name: "an older Sabline's, of this boot", wantKept: true},
+		{name: "an older Sabline's at the top, of this boot", top: true, wantKept: true},
+		{name: "an older Sabline's, of an earlier boot", earlier: true},
+		{name: "an older Sabline's at the top, of an earlier boot", top: true, earlier: true},
+		{name: "joined and held by this view", joined: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			reg := useRegister(t, dir)
+			store := filepath.Join(dir, "store")
+			for _, d := range []string{store, filepath.Join(dir, "a"), filepath.Join(dir, "b")} {
+				if err := os.Mkdir(d, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The register, and our subdirectory of it.
+			if err := Join(filepath.Join(dir, "a")); err != nil {
+				t.Fatal(err)
+			}
+			at := ownSub(reg)
+			if tc.top {
+				at = reg
+			}
+			if tc.joined {
+				if err := Join(store); err != nil {
+					t.Fatal(err)
+				}
+			} else if _, err := writeEntry(at, store); err != nil { // no hold: an older Sabline's
+				t.Fatal(err)
+			}
+			entry := filepath.Join(at, entryName(store))
+			if tc.earlier {
+				writtenBeforeThisBoot(t, entry)
+			}
+			if err := os.Remove(store); err != nil { // not there for this view
+				t.Fatal(err)
+			}
+			if err := Join(filepath.Join(dir, "b")); err != nil { // adds an entry: prunes
+				t.Fatal(err)
+			}
+			if _, err := os.Lstat(entry); (err == nil) != tc.wantKept {
+				t.Errorf("the entry of %s after a prune that did not find it: kept %v, want %v",
+					store, err == nil, tc.wantKept)
 			}
 		})
 	}

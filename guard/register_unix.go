@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // defaultRegisterDir is the register every Sabline on this machine agrees
@@ -59,6 +62,25 @@ var viewTag = func() string {
 	}
 	return b + "-" + n
 }
+
+// bootTime is when this boot began (the btime of /proc/stat), and
+// whether it could be read; read once.
+var bootTime = sync.OnceValues(func() (time.Time, bool) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}, false
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "btime "); ok {
+			sec, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || sec <= 0 {
+				return time.Time{}, false
+			}
+			return time.Unix(sec, 0), true
+		}
+	}
+	return time.Time{}, false
+})
 
 // openNoFollow opens the file at p for reading, refusing a link.
 func openNoFollow(p string) (*os.File, error) {

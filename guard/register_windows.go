@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // defaultRegisterDir is the register every Sabline on this machine agrees
@@ -34,6 +35,10 @@ func linkCount(fs.FileInfo) int { return 1 }
 // viewTag is "": Windows has no mount namespaces to tell apart, and its
 // entries are at the register's top, where no view holds them.
 var viewTag = func() string { return "" }
+
+// bootTime is not read: on Windows no view holds an entry, and letGo
+// removes one without asking.
+var bootTime = func() (time.Time, bool) { return time.Time{}, false }
 
 // openNoFollow opens the file at p for reading; ReadRegister has checked
 // with Lstat that it is a regular file, and readEntry checks it again on

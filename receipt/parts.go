@@ -129,8 +129,8 @@ func (r *Reported) check() error {
 	}
 	for _, f := range r.Fields {
 		if !slices.Contains(reportable, f) {
-			return fmt.Errorf("its reported fields name %q, which a worker does not report",
-				codes.Clip(f, 40))
+			return fmt.Errorf("its reported fields name %q, which no worker of this build "+
+				"reports (a newer Sabline's receipt, or not one Sabline wrote)", codes.Clip(f, 40))
 		}
 	}
 	return nil

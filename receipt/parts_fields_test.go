@@ -141,7 +141,7 @@ func TestEveryReportedFieldIsMarked(t *testing.T) {
 	tests := []partsCase{{name: "every reported field, as testimony", fields: slices.Sorted(maps.Keys(reportedBy)), wantTestimony: true}}
 	for _, p := range leaves {
 		if f, ok := receiptParts[p]; ok && f == notReported {
-			tests = append(tests, partsCase{name: "not the worker's report: " + p, fields: []string{p}, wantErr: "which a worker does not report"})
+			tests = append(tests, partsCase{name: "not the worker's report: " + p, fields: []string{p}, wantErr: "which no worker of this build reports"})
 		}
 	}
 	for _, tt := range tests {

@@ -39,7 +39,7 @@ func TestParseParts(t *testing.T) {
 		{name: "testimony of nothing is no mark", json: head + `"reported":{"fields":[],"testimony":"ffi:ctypes is granted"}}`,
 			wantParts: "every field is what the supervisor saw"},
 		{name: "a field no worker reports", json: head + `"reported":{"fields":["outcome","run_parameters.confinement"]}}`,
-			wantErr: `its reported fields name "run_parameters.confinement", which a worker does not report`},
+			wantErr: `its reported fields name "run_parameters.confinement", which no worker of this build reports`},
 		{name: "fields of another type", json: head + `"reported":{"fields":"outcome"}}`,
 			wantErr: "cannot unmarshal string"},
 	}

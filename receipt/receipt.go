@@ -942,26 +942,45 @@ func Find(dir, id string) (StoredReceipt, error) {
 	if id == "" {
 		return Pick(nil, id)
 	}
-	runs, err := List(dir)
+	runs, skipped, err := Scan(dir)
 	if err != nil {
 		return StoredReceipt{}, err
 	}
-	return PickIn(dir, runs, id)
+	return PickIn(dir, runs, skipped, id)
 }
 
-// PickIn is Pick of runs, the receipts Scan read in dir; when no run is
-// or begins with id and the directory's journal had segments removed
-// (Store.Prune), it is E337, saying the receipt may no longer be kept.
-func PickIn(dir string, runs []StoredReceipt, id string) (StoredReceipt, error) {
+// PickIn is Pick of runs, the receipts Scan read in dir, beside skipped,
+// the files it passed over. When no run is or begins with id, a receipt
+// of such a run among skipped is E317 saying it is there and why it
+// cannot be read (unreadableDo), not that there is no such run; else,
+// when the directory's journal had segments removed (Store.Prune), it is
+// E337, saying the receipt may no longer be kept.
+func PickIn(dir string, runs []StoredReceipt, skipped []SkippedFile, id string) (StoredReceipt,
+	error) {
 	r, err := Pick(runs, id)
 	if err != nil && id != "" && id != LastRun && !slices.ContainsFunc(runs,
 		func(r StoredReceipt) bool { return strings.HasPrefix(r.RunID, id) }) {
+		for _, s := range skipped {
+			if run, ok := RunIDOfKey(filepath.Base(s.Path)); ok && strings.HasPrefix(run, id) {
+				e := codes.Errorf(codes.E317,
+					"the receipt of run %s is in %s and cannot be read: %s", run,
+					codes.TerminalSafe(s.Path), codes.TerminalSafe(s.Why))
+				e.Do = unreadableDo
+				return StoredReceipt{}, e
+			}
+		}
 		if e := noLongerKept(dir, id); e != nil {
 			return StoredReceipt{}, e
 		}
 	}
 	return r, err
 }
+
+// unreadableDo is what to do about a receipt of the run asked for that
+// this build cannot read (PickIn).
+const unreadableDo = "A Sabline newer than this one, beside it on the receipts directory " +
+	"(during an upgrade), may have written what this build does not know: read the receipt with " +
+	"that build's `sabline receipts show`. Otherwise it was damaged, or not written by Sabline."
 
 // FindRun returns the receipt in dir of the run whose id is id, the whole
 // id: the receipt file, or the journal's last record, whose name ends in

@@ -291,3 +291,64 @@ func TestParseBound(t *testing.T) {
 		})
 	}
 }
+
+// TestFindSaysAReceiptItCannotRead: during an upgrade a newer Sabline
+// beside this one keeps its receipts in the same directory, and names in
+// them what this build does not know: a field its workers report (as
+// stdout_cut was to the builds before it, which passed over every such
+// receipt). Asked for that run, receipts show and replay (Find, PickIn)
+// say its receipt is there and cannot be read, why, and to read it with
+// the newer build: E317. Before, they said no run had that id, or that
+// the directory held none and to give another. The receipt is a record
+// of the store's journal, reserved and finished as a pool's, and a
+// receipt file, as the command line writes; the control, a run beside
+// each, is found.
+func TestFindSaysAReceiptItCannotRead(t *testing.T) {
+	dir := testkit.Scratch(t)
+	s, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := func(id string) *Receipt {
+		r := receipt("/p/a.vel", id, 1, core.Full, StatusOK)
+		r.Reported = &Reported{Fields: []string{FieldOutcome, "stdout_tail"}}
+		return r
+	}
+	const inJournal, inFile = "a000000000000000", "b000000000000000"
+	const readJournal, readFile = "c000000000000000", "d000000000000000"
+	for _, r := range []*Receipt{newer(inJournal), receipt("/p/a.vel", readJournal, 2, core.Full,
+		StatusOK)} {
+		if err := s.Reserve(r); err != nil {
+			t.Fatal(err)
+		}
+		s.Finish(r)
+		if _, err := r.Stored(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range []*Receipt{newer(inFile), receipt("/p/a.vel", readFile, 3, core.Full,
+		StatusOK)} {
+		if _, err := r.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{inJournal, inFile, inFile[:4]} {
+		_, err := Find(dir, id)
+		testkit.WantError(t, err, codes.E317, "", "cannot be read: its reported fields name "+
+			`"stdout_tail", which no worker of this build reports`)
+		if e, _ := err.(*codes.Error); e != nil && !strings.Contains(e.Hint(),
+			"A Sabline newer than this one") {
+			t.Errorf("Find(%s): what to do %q, want it to name a newer Sabline", id, e.Hint())
+		}
+		if err != nil && !strings.Contains(err.Error(), "receipt of run "+id[:4]) {
+			t.Errorf("Find(%s) = %v, want it to name the run", id, err)
+		}
+	}
+	for _, id := range []string{readJournal, readFile} {
+		if got, err := Find(dir, id); err != nil || got.RunID != id {
+			t.Errorf("control: Find(%s) = %s, %v; want it found", id, got.RunID, err)
+		}
+	}
+	_, err = Find(dir, "e0")
+	testkit.WantError(t, err, codes.E317, "", `no run id is or begins with "e0"`)
+}

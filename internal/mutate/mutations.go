@@ -4193,7 +4193,7 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "let-go-own-hold-kept", File: "guard/register.go",
-		Old: "os.SameFile(fi, lfi) && os.Remove(own) != nil {", New: "os.SameFile(fi, lfi) && own == \"\" {",
+		Old: "\t\tif os.Remove(own) != nil {\n", New: "\t\tif own == \"\" {\n",
 		Packages: guardPkg, Run: "^(TestPruneLeavesWhatAnotherViewHolds|TestJoinPrunes)$",
 		CaughtBy: "TestPruneLeavesWhatAnotherViewHolds/held_by_this_view_(the_control)",
 	},
@@ -4205,8 +4205,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "holders-one-past", File: "guard/register.go",
-		Old:      "if holders(f, true) > 0 || os.Remove(entry) != nil {",
-		New:      "if holders(f, true) > 1 || os.Remove(entry) != nil {",
+		Old:      "if holders(f, true) > 0 || !held && unheldOfThisBoot(fi) ||",
+		New:      "if holders(f, true) > 1 || !held && unheldOfThisBoot(fi) ||",
 		Packages: guardPkg, Run: "^TestPruneLeaves(WhatAnotherViewHolds|AHeldEntryInPlace)$",
 		CaughtBy: "TestPruneLeavesAHeldEntryInPlace (taken out of the register and given back)",
 	},
@@ -4227,6 +4227,38 @@ var mutations = []Mutation{
 		Old: "if !strings.HasPrefix(v, boot+\"-\") {", New: "if v != boot {",
 		Packages: guardPkg, Run: "^TestPruneLeavesWhatAnotherViewHolds$",
 		CaughtBy: "TestPruneLeavesWhatAnotherViewHolds/held_by_another_view_of_this_boot",
+	},
+	{
+		Name: "held-only-unread", File: "guard/register.go",
+		Old:      "\t\tentries = append(entries, heldOnly(dir, uid, entries, maxSubdirNames)...)\n",
+		New:      "",
+		Packages: guardPkg, Run: "^TestReadHonoursAnEntryAnOlderSablinePruned$",
+		CaughtBy: "TestReadHonoursAnEntryAnOlderSablinePruned/held_by_a_view_of_this_boot,_its_name_pruned",
+	},
+	{
+		Name: "held-only-of-every-boot", File: "guard/register.go",
+		Old:      "if b, _, _ := strings.Cut(v, \"-\"); b != boot {",
+		New:      "if b, _, _ := strings.Cut(v, \"-\"); b == \"\" && b != boot {",
+		Packages: guardPkg, Run: "^TestReadHonoursAnEntryAnOlderSablinePruned$",
+		CaughtBy: "TestReadHonoursAnEntryAnOlderSablinePruned/held_by_a_view_of_an_earlier_boot,_its_name_pruned",
+	},
+	{
+		Name: "unheld-of-this-boot-let-go", File: "guard/register.go",
+		Old: "!held && unheldOfThisBoot(fi)", New: "!held && false",
+		Packages: guardPkg, Run: "^TestPruneLeavesAnUnheldEntryOfThisBoot$",
+		CaughtBy: "TestPruneLeavesAnUnheldEntryOfThisBoot/an_older_Sabline's,_of_this_boot",
+	},
+	{
+		Name: "unheld-of-every-boot-kept", File: "guard/register.go",
+		Old: "return ok && !fi.ModTime().Before(boot)", New: "return ok && !boot.IsZero()",
+		Packages: guardPkg, Run: "^TestPruneLeavesAnUnheldEntryOfThisBoot$",
+		CaughtBy: "TestPruneLeavesAnUnheldEntryOfThisBoot/an_older_Sabline's,_of_an_earlier_boot",
+	},
+	{
+		Name: "unreadable-receipt-not-named", File: "receipt/receipt.go",
+		Old: "\t\tfor _, s := range skipped {\n", New: "\t\tfor _, s := range skipped[:0] {\n",
+		Packages: receiptPkg, Run: "^TestFindSaysAReceiptItCannotRead$",
+		CaughtBy: "TestFindSaysAReceiptItCannotRead (no run id is or begins with)",
 	},
 	{
 		Name: "view-tag-never-told", File: "guard/register_unix.go",

@@ -3,6 +3,7 @@ package sabline_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -101,5 +102,55 @@ func tooFast(t *testing.T, rec *receipt.Receipt) {
 	if rec.Outcome.Status == receipt.StatusOK && ran < 2*run.BoundsWatchEvery {
 		t.Skipf("the string was made in %v, within two of the supervisor's reads (%v): "+
 			"this machine makes it too fast to show a read during it", ran, run.BoundsWatchEvery)
+	}
+}
+
+// TestPoolMemoryAnEarlierRunLeft: what a pooled run left in its worker's
+// memory is not the next run's. A run that makes a string of 44 MiB
+// under its pool's limit of 64 MB ends ok, and leaves the string in the
+// worker, resident, as garbage: the collector takes it only when the
+// next run allocates, and the runtime gives it back later still. The
+// next run on the same worker, which makes a string of 40 MiB in one
+// operation and ends ok on a worker that ran nothing before it (the
+// control), was stopped behind it, E308 "the run used 84 MB ... read by
+// the supervisor", whose reads from outside, where no garbage can be
+// given back, counted the earlier run's string as its own: one tenant's
+// run ended another's. Each pair is tried a few times, since a read
+// must fall while both strings are resident.
+func TestPoolMemoryAnEarlierRunLeft(t *testing.T) {
+	const limitMB = 64
+	program := func(mib int) sabline.Program {
+		return sabline.Source("big.vel",
+			fmt.Appendf(nil, "s = \"x\" * (%d*1024*1024)\nprint(len(s))\n", mib))
+	}
+	leave, look := 44, 40
+	root := importRoot(t)
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 1,
+		MaxMemoryMB: limitMB, ImportRoot: root, Timeout: time.Minute,
+		Receipts: t.TempDir(), Durability: receipt.None})
+	run := func(what string, mib int) {
+		t.Helper()
+		res, err := p.Run(context.Background(), program(mib), sabline.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := res.Receipt.Outcome; o.Status != receipt.StatusOK ||
+			string(res.Stdout) != fmt.Sprintln(mib<<20) {
+			t.Errorf("%s, a string of %d MiB under a limit of %d MB: %s %s (%s), output %q; "+
+				"want it made and printed", what, mib, limitMB, o.Status, o.Code, o.Message,
+				res.Stdout)
+		}
+	}
+	run("the control, the looking run on a worker that ran nothing", look)
+	pids := p.Workers()
+	for i := range 6 {
+		run(fmt.Sprintf("try %d, the leaving run", i), leave)
+		run(fmt.Sprintf("try %d, the looking run after it", i), look)
+		if t.Failed() {
+			return
+		}
+	}
+	if after := p.Workers(); !slices.Equal(pids, after) {
+		t.Errorf("workers %v, then %v: the runs did not share their worker", pids, after)
 	}
 }

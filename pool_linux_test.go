@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -557,5 +558,70 @@ func TestPoolNarrowerRunGetsNoEnvironment(t *testing.T) {
 				t.Errorf("the operator's variable seen %v, want %v: %q", seen, tt.wantSeen, res.Stdout)
 			}
 		})
+	}
+}
+
+// TestPoolKeepsNoDirectoryOfAnEarlierRun: the directories a pooled run
+// walks its file effects from (one held open for each directory its
+// budget grants) are closed as it ends, not left to the next collection
+// of the worker's garbage: a run granted 500 directories left its worker
+// holding 500 descriptors of them while it waited (read from
+// /proc/PID/fd), and one granted 1,500 held them through the next
+// caller's run there. The control: the run reads a file beneath its
+// last grant, and the next run on the same worker runs.
+func TestPoolKeepsNoDirectoryOfAnEarlierRun(t *testing.T) {
+	const grants = 500
+	root := importRoot(t)
+	granted := filepath.Join(t.TempDir(), "g")
+	items := []string{"io"}
+	for i := range grants {
+		dir := filepath.Join(granted, fmt.Sprint(i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, "fs:read:"+dir)
+	}
+	last := filepath.Join(granted, fmt.Sprint(grants-1), "f.txt")
+	if err := os.WriteFile(last, []byte("last"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:read:"+granted),
+		Workers: 1, ImportRoot: root, Timeout: time.Minute, Receipts: t.TempDir(),
+		Durability: receipt.None})
+	pids := p.Workers()
+	if len(pids) != 1 {
+		t.Fatalf("workers %v, want one", pids)
+	}
+	held := func() (n int) {
+		fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pids[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range fds {
+			to, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pids[0], fd.Name()))
+			if strings.HasPrefix(to, granted+string(filepath.Separator)) {
+				n++
+			}
+		}
+		return n
+	}
+	many := budget.MustParse(root, strings.Join(items, ","))
+	res, err := p.Run(context.Background(), sabline.Source("read.vel",
+		fmt.Appendf(nil, "print(fs.read(%q))\n", last)), sabline.RunOptions{Budget: &many})
+	if err != nil || res.Receipt.Outcome.Status != receipt.StatusOK ||
+		string(res.Stdout) != "last\n" {
+		t.Fatalf("a run granted %d directories, reading beneath the last: %v, %+v, output %q",
+			grants, err, res.Receipt.Outcome, res.Stdout)
+	}
+	if n := held(); n != 0 {
+		t.Errorf("the worker holds %d descriptors of the %d directories the run it ended was "+
+			"granted, want none", n, grants)
+	}
+	res, err = p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
+	if err != nil || string(res.Stdout) != "hello\n" {
+		t.Errorf("the next run: %v, output %q", err, res.Stdout)
+	}
+	if after := p.Workers(); !slices.Equal(pids, after) {
+		t.Errorf("workers %v, then %v: the runs did not share their worker", pids, after)
 	}
 }

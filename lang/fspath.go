@@ -96,6 +96,9 @@ type fsTree struct {
 	dirs    []string  // the directories to anchor, beside their roots
 	opened  sync.Once // the anchors are opened (open)
 	anchors []anchor  // deepest first; the root last
+	// cleanup closes the anchors once the tree is garbage, when the run
+	// did not (close): one that was compiled and never run.
+	cleanup goruntime.Cleanup
 	// own are the files the run's standard descriptors (std) are open
 	// on, and the caller's files a worker's are relayed to (relayed), but
 	// the null device: read when a file effect first asks (openOnOwn), so
@@ -185,8 +188,21 @@ func (t *fsTree) open() {
 		sort.SliceStable(t.anchors,
 			func(i, j int) bool { return len(t.anchors[i].path) > len(t.anchors[j].path) })
 		// a run in a process that goes on (a pool, a test) does not keep them
-		goruntime.AddCleanup(t, closeAnchors, t.anchors)
+		t.cleanup = goruntime.AddCleanup(t, closeAnchors, t.anchors)
 	})
+}
+
+// close closes the anchors as the run ends (Interp.Exec), and opens none
+// after: a walk after it starts from the root. Left to the cleanup, they
+// stayed open until the next collection of the process's garbage: a
+// pool's worker that ran a program granted 500 directories held 500
+// descriptors of them while it waited for the next caller's run, and
+// through it (TestPoolKeepsNoDirectoryOfAnEarlierRun).
+func (t *fsTree) close() {
+	t.opened.Do(func() {})
+	t.cleanup.Stop()
+	closeAnchors(t.anchors)
+	t.anchors = nil
 }
 
 // rootOf is the root of p's volume: "/" but on Windows.

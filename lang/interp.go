@@ -302,6 +302,7 @@ func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) (err error)
 	// ran it: a pool's worker runs the next caller's program, and the
 	// caller's own process goes on (TestExecClosesWhatItLeftOpen).
 	defer in.closeOpen()
+	defer in.fs.close() // nor the directories its file effects walk from
 	defer func() {
 		if r := recover(); r != nil {
 			err = codes.Errorf(codes.E310, "internal error: %v", r)

@@ -50,6 +50,7 @@ func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader, page *os.File)
 	w.send(res, false)
 	w.stop.hear() // ready for jobs: a stop from now on is a job's, or dropped
 	mem := w.watchMemory(req, res.MemoryLimitHeld)
+	left := w.leftover(req)
 	temp := &tempDir{name: req.TempDir}
 	var yield yielder
 
@@ -88,6 +89,7 @@ func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader, page *os.File)
 		r := wire.JobResult{Files: ran.Files, Effects: ran.Effects}
 		r.Timings.CompileMS, r.Timings.RunMS = receipt.MS(ran.Compile), receipt.MS(ran.Run)
 		mem.End()
+		left.giveBack() // before the result: the next job is sent once it is read
 		r.Outcome = receipt.OutcomeOf(err)
 		r.Stdout, r.Clipped = out.Bytes(), out.Cut()
 		if r.Clipped {

@@ -410,12 +410,22 @@ const maxGiveBacks = 8
 
 // giveBack collects the garbage the job that ended left and gives it
 // back to the system (debug.FreeOSMemory), while the worker holds more
-// than its floor, at most maxGiveBacks times: the next job starts with
-// about what the worker held before the last, as a job on a new worker
-// would.
+// than its floor, at most maxGiveBacks times, and only while each time
+// gives some back: the next job starts with about what the worker held
+// before the last, as a job on a new worker would, and what a worker
+// comes to hold for good (the files kept compiled) costs at most one
+// collection a job.
 func (l *leftover) giveBack() {
-	for i := 0; l != nil && i < maxGiveBacks && l.held() > l.floor; i++ {
+	if l == nil {
+		return
+	}
+	held := l.held()
+	for i := 0; i < maxGiveBacks && held > l.floor; i++ {
 		debug.FreeOSMemory()
+		was := held
+		if held = l.held(); held >= was {
+			return
+		}
 	}
 }
 

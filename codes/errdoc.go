@@ -84,8 +84,9 @@ room (a file system with no space or no inodes left, a quota used up), what
 to do says so, and to free room there or name another directory. When the run ends the
 receipt is finished in place of the reservation; on a file system the run
 filled meanwhile it is written into the reserved space. A receipt that still
-says ` + "`unfinished`" + ` belongs to a run whose supervisor was killed or could not
-write: the program did run. What its worker applied is not recorded, and
+says ` + "`unfinished`" + ` belongs to a run still in flight (in this process or
+another beside it on the directory), or one whose supervisor was killed or
+could not write: the program did run. What its worker applied is not recorded, and
 its confinement says so ("not known", level ` + "`none`" + `, which says nothing of
 the run; ` + "`sabline receipts list`" + ` shows its level as ` + "`-`" + `), never that the
 run ended before its policy was applied. The receipts directory, and the directories the

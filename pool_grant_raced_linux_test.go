@@ -5,15 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/linux"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // poolRacedRuns is how many runs TestPoolGrantSwappedAsTheWorkerStarts
@@ -41,20 +38,7 @@ func TestPoolGrantSwappedAsTheWorkerStarts(t *testing.T) {
 	if _, err := linux.LandlockABI(); err != nil {
 		t.Skipf("no Landlock here: %v", err)
 	}
-	work, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, beside := filepath.Join(work, "sub"), filepath.Join(work, "beside")
-	link := filepath.Join(work, "link")
-	for _, d := range []string{sub, beside} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink(beside, link); err != nil {
-		t.Fatal(err)
-	}
+	sub, beside, link := testkit.LinkBeside(t)
 	root := importRoot(t)
 	p := newPool(t, sabline.PoolOptions{
 		Budget:  budget.MustParse(root, "io,fs:write:"+sub+",ffi:pathlib"),
@@ -80,22 +64,7 @@ func TestPoolGrantSwappedAsTheWorkerStarts(t *testing.T) {
 		t.Fatalf("the control: %v", err)
 	}
 
-	var stop atomic.Bool
-	var swaps atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for !stop.Load() {
-			err := unix.Renameat2(unix.AT_FDCWD, sub, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
-			if err != nil {
-				t.Errorf("exchange %s and %s: %v", sub, link, err)
-				return
-			}
-			swaps.Add(1)
-		}
-	}()
-	defer func() { stop.Store(true); wg.Wait() }()
+	stop := testkit.Exchanging(t, sub, link)
 	witness := filepath.Join(beside, "planted")
 	won, withheld := 0, 0
 	for i := range poolRacedRuns {
@@ -115,5 +84,5 @@ func TestPoolGrantSwappedAsTheWorkerStarts(t *testing.T) {
 		}
 	}
 	t.Logf("%d runs beside %d swaps: %d planted beside the grant, %d with the grant withheld",
-		poolRacedRuns, swaps.Load(), won, withheld)
+		poolRacedRuns, stop(), won, withheld)
 }

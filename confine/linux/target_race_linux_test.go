@@ -1,17 +1,12 @@
 package linux
 
 import (
-	"os"
-	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // targetTries is how many times TestTargetLandlockRaced resolves its
@@ -35,20 +30,7 @@ func TestTargetLandlockRaced(t *testing.T) {
 	if err != nil {
 		t.Skipf("the kernel has no Landlock: %v", err)
 	}
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, beside := filepath.Join(base, "sub"), filepath.Join(base, "beside")
-	link := filepath.Join(base, "link")
-	for _, d := range []string{sub, beside} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink(beside, link); err != nil {
-		t.Fatal(err)
-	}
+	sub, beside, link := testkit.LinkBeside(t)
 	policy := core.OSPolicy(budget.MustParse("/", "io,fs:write:"+sub), core.Options{})
 	plan, err := LandlockPlan(policy, core.Needs{}, abi)
 	if err != nil {
@@ -79,28 +61,12 @@ func TestTargetLandlockRaced(t *testing.T) {
 		t.Fatalf("the control, no swap: the grant is %s, want held on %s", got, sub)
 	}
 
-	var stop atomic.Bool
-	var swaps atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for !stop.Load() {
-			err := unix.Renameat2(unix.AT_FDCWD, sub, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
-			if err != nil {
-				t.Errorf("exchange %s and %s: %v", sub, link, err)
-				return
-			}
-			swaps.Add(1)
-		}
-	}()
+	stop := testkit.Exchanging(t, sub, link)
 	seen := map[string]int{}
 	for range targetTries {
 		seen[held()]++
 	}
-	stop.Store(true)
-	wg.Wait()
-	t.Logf("%d tries beside %d swaps: %v", targetTries, swaps.Load(), seen)
+	t.Logf("%d tries beside %d swaps: %v", targetTries, stop(), seen)
 	if seen["beside"] > 0 {
 		t.Errorf("%d of %d tries held the write grant of %s on %s, where a link led it",
 			seen["beside"], targetTries, sub, beside)

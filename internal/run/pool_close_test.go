@@ -23,14 +23,7 @@ import (
 // goes on once the pool is closed to new runs. The control: a run sent
 // after Close is refused, and runs nothing.
 func TestPoolCloseAfterAReceiptIsReserved(t *testing.T) {
-	dir := t.TempDir()
-	testkit.WriteFile(t, filepath.Join(dir, "hello.vel"), "print(\"hello\")\n")
-	rc := t.TempDir()
-	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io"), Workers: 1,
-		Confine: core.ModeOff, ImportRoot: dir, Receipts: rc})
-	if err != nil {
-		t.Fatalf("StartPool: %v", err)
-	}
+	p, rc := helloPool(t)
 	closed := make(chan error, 1)
 	p.reserved = func() {
 		p.reserved = nil
@@ -74,4 +67,21 @@ func TestPoolCloseAfterAReceiptIsReserved(t *testing.T) {
 	if ok != 1 {
 		t.Errorf("%d receipts ok of %d, want the one run's", ok, len(stored))
 	}
+}
+
+// helloPool starts a pool of one unconfined worker whose import root
+// holds hello.vel, keeping its receipts in rc, a directory of the
+// test's; the test closes it (Close may be called again).
+func helloPool(t *testing.T) (p *Pool, rc string) {
+	t.Helper()
+	dir := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(dir, "hello.vel"), "print(\"hello\")\n")
+	rc = t.TempDir()
+	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io"), Workers: 1,
+		Confine: core.ModeOff, ImportRoot: dir, Receipts: rc})
+	if err != nil {
+		t.Fatalf("StartPool: %v", err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p, rc
 }

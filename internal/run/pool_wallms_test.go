@@ -2,13 +2,9 @@ package run
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/sabline/sabline/budget"
-	"github.com/sabline/sabline/confine/core"
-	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -23,15 +19,7 @@ import (
 // the disk. The control: the clock as it is. In each, wall_ms is within
 // the time the test saw the run take.
 func TestPoolWallMSIsNotTheWallClocks(t *testing.T) {
-	dir := t.TempDir()
-	testkit.WriteFile(t, filepath.Join(dir, "hello.vel"), "print(\"hello\")\n")
-	rc := t.TempDir()
-	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io"), Workers: 1,
-		Confine: core.ModeOff, ImportRoot: dir, Receipts: rc})
-	if err != nil {
-		t.Fatalf("StartPool: %v", err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
+	p, rc := helloPool(t)
 	for _, tt := range []struct {
 		name string
 		step time.Duration // how far the wall clock is stepped during the run

@@ -118,7 +118,7 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 		return nil, err // as Run's: the workers would hold nothing for a typo
 	}
 	if err := run.CheckLend("PoolOptions.LendCredentials", opts.LendCredentials); err != nil {
-		return nil, err // as Run's: each receipt keeps them
+		return nil, optionsRefused(err, poolOptionsDo) // as Run's: each receipt keeps them
 	}
 	p, err := run.StartPool(run.PoolConfig{
 		Budget: opts.Budget, Workers: opts.Workers, Confine: opts.Confine, Require: opts.Require,
@@ -127,6 +127,12 @@ func NewPool(opts PoolOptions) (*Pool, error) {
 		Guarded: guardedPaths(opts.Receipts, opts.Guarded), Lend: opts.LendCredentials,
 		Receipts: opts.Receipts, Stderr: opts.Stderr, Durability: opts.Durability,
 	})
+	if codes.CodeOf(err) == codes.E301 {
+		// Its options refused: said to a library's caller, whom the
+		// catalogue's advice (the command line's --help) names nothing
+		// it can change. sabline serve checks its flags before.
+		return nil, optionsRefused(err, poolOptionsDo)
+	}
 	if err != nil {
 		return nil, err
 	}

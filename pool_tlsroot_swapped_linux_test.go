@@ -95,3 +95,52 @@ func TestPoolOperatorTLSRootSwappedForALink(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolOperatorTLSRootALinkFromTheStart: the operator's SSL_CERT_DIR
+// names a link to a directory (as /etc/ssl/certs is on some systems)
+// from before the pool started, and it is not swapped: the pool admits
+// the root where the link led, and its worker, which finds it leading
+// there still, holds it, so a run reads a file in it, and the receipt
+// says nothing was withheld. A root admitted as written, unresolved,
+// would be withheld from every worker whenever it is a link. The
+// control is TestPoolOperatorTLSRootSwappedForALink's: a root swapped
+// for a link after the pool started is withheld.
+func TestPoolOperatorTLSRootALinkFromTheStart(t *testing.T) {
+	if _, err := linux.LandlockABI(); err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	const content = "bytes-of-a-file"
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, certs := filepath.Join(work, "real-certs"), filepath.Join(work, "certs")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "f.pem"), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, certs); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SSL_CERT_DIR", certs)
+	t.Setenv("SSL_CERT_FILE", "")
+	root := importRoot(t)
+	p := newPool(t, sabline.PoolOptions{
+		Budget:  budget.MustParse(root, "io,net:127.0.0.1:9,ffi:pathlib"),
+		Confine: sabline.ConfineStrict, ImportRoot: root, OnDemand: true, Receipts: t.TempDir()})
+	res, err := p.Run(context.Background(), sabline.Source("read.vel", []byte(readRoot)),
+		sabline.RunOptions{Args: []string{filepath.Join(certs, "f.pem")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := res.Receipt.RunParameters
+	if !strings.Contains(string(res.Stdout), content) {
+		t.Errorf("a run read %q (%s %q), want the root's file", res.Stdout, res.Receipt.Outcome.Code,
+			res.Receipt.Outcome.Message)
+	}
+	if strings.Contains(params.ConfinementReason, "left out of the kernel's ruleset") {
+		t.Errorf("the receipt says a path was withheld: %s", params.ConfinementReason)
+	}
+}

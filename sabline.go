@@ -279,7 +279,7 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 		path = filepath.Join(opts.Cwd, path)
 	}
 	if err := checkOptions(opts); err != nil {
-		err = optionsRefused(err)
+		err = optionsRefused(err, optionsDo)
 		res.Receipt = refused(path, program.Source, opts, err)
 		return res, err
 	}
@@ -375,12 +375,19 @@ func checkOptions(o Options) error {
 const optionsDo = "Fix the field of Options the message names (docs/library.md says what each " +
 	"takes). Nothing ran."
 
-// optionsRefused is err, a refusal of checkOptions, with optionsDo as what
-// to do when it says nothing of its own.
-func optionsRefused(err error) error {
+// poolOptionsDo is optionsDo for the PoolOptions that NewPool refuses
+// (E301): the message names the setting by what it is, a pool's timeout
+// say, and here its field.
+const poolOptionsDo = "Fix the field of PoolOptions the message names (a pool's workers, " +
+	"timeout, memory limit and idle timeout are its Workers, Timeout, MaxMemoryMB and " +
+	"IdleTimeout; docs/library.md says what each takes). Nothing ran."
+
+// optionsRefused is err, a refusal of checkOptions (or of NewPool's
+// options), with do as what to do when it says nothing of its own.
+func optionsRefused(err error, do string) error {
 	var e *codes.Error
 	if errors.As(err, &e) && e.Do == "" {
-		e.Do = optionsDo
+		e.Do = do
 	}
 	return err
 }

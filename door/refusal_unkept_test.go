@@ -18,11 +18,13 @@ import (
 // TestRefusalWithNoReceiptNamesNone: a refusal whose receipt the server
 // could not keep (its journal takes no records: the receipts directory
 // removed, its file system full) names no run, over /v1/run and /mcp: a
-// run that could not reserve its receipt (E317) and a malformed allow
-// (E301) alike. Before, each named the run id of a receipt that was
-// nowhere on the disk, and the server answered a lookup of it from its
-// memory as if it were kept. E317's advice is the client's, naming no
-// flag of the server's (--receipts). The control, before the journal
+// run that could not reserve its receipt (E317), a malformed allow
+// (E301) and an allow the pool refuses as wider than its budget (E328)
+// alike. Before, each named the run id of a receipt that was nowhere on
+// the disk, and the server answered a lookup of it from its memory as
+// if it were kept. E317's advice is the client's, naming no flag of the
+// server's (--receipts); another code's advice is its own, not E317's
+// (cannotKeep). The control, before the journal
 // fails: the same requests run and are refused, each naming its run,
 // whose receipt is on the disk.
 func TestRefusalWithNoReceiptNamesNone(t *testing.T) {
@@ -37,6 +39,7 @@ func TestRefusalWithNoReceiptNamesNone(t *testing.T) {
 	const (
 		run       = `{"path":"hello.vel"}`
 		malformed = `{"path":"hello.vel","allow":["bogus:x"]}`
+		wider     = `{"path":"hello.vel","allow":["io","net:127.0.0.1:9"]}`
 	)
 	onDisk := func(id string) string {
 		t.Helper()
@@ -58,6 +61,12 @@ func TestRefusalWithNoReceiptNamesNone(t *testing.T) {
 		onDisk(id) != string(codes.E301) {
 		t.Fatalf("the control refusal: %d %v", resp.StatusCode, v)
 	}
+	resp, v = do(t, ts, "POST", "/v1/run", bearer, wider)
+	detail, _ = v["error"].(map[string]any)
+	if id, _ := detail["run_id"].(string); resp.StatusCode != http.StatusForbidden || id == "" ||
+		onDisk(id) != string(codes.E328) {
+		t.Fatalf("the control refusal by the pool: %d %v", resp.StatusCode, v)
+	}
 
 	store, err := receipt.OpenStore(rc) // the pool's: one store a directory in a process
 	if err != nil {
@@ -71,6 +80,7 @@ func TestRefusalWithNoReceiptNamesNone(t *testing.T) {
 	}{
 		{run, http.StatusInternalServerError, codes.E317},
 		{malformed, http.StatusBadRequest, codes.E301},
+		{wider, http.StatusForbidden, codes.E328},
 	} {
 		resp, v := do(t, ts, "POST", "/v1/run", bearer, tt.body)
 		detail, _ := v["error"].(map[string]any)
@@ -84,6 +94,8 @@ func TestRefusalWithNoReceiptNamesNone(t *testing.T) {
 		if do, _ := detail["do"].(string); tt.wantCode == codes.E317 &&
 			(do != cannotKeepDo || strings.Contains(do, "--")) {
 			t.Errorf("%s: what to do %q: want the client's %q", tt.body, do, cannotKeepDo)
+		} else if tt.wantCode != codes.E317 && do == cannotKeepDo {
+			t.Errorf("%s: what to do %q: want %s's own, not a receipt's", tt.body, do, tt.wantCode)
 		}
 		_, body := postMCP(t, ts.URL, bearer, `{"jsonrpc":"2.0","id":1,"method":"tools/call",`+
 			`"params":{"name":"run","arguments":`+tt.body+`}}`)

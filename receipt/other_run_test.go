@@ -78,6 +78,18 @@ func TestAnotherRunUnderARunsName(t *testing.T) {
 		t.Errorf("FindRun of a run whose name holds another's receipt: %v; want E317 not found, "+
 			"naming it", err)
 	}
+
+	// The same in a journal: a record under the name of a run that has no
+	// receipt, holding b's, is named by the lookup that found nothing.
+	planted := t.TempDir()
+	plant(t, filepath.Join(planted, journalDir, ownJournalPrefix+"dddddddddddddddd"),
+		c.fileName(), b.StoredJSON())
+	_, err = FindRun(planted, c.RunID)
+	if codes.CodeOf(err) != codes.E317 || !errors.Is(err, fs.ErrNotExist) ||
+		!strings.Contains(err.Error(), "its content run "+b.RunID) {
+		t.Errorf("FindRun of a run whose journal record holds another's receipt: %v; want E317 "+
+			"not found, naming it", err)
+	}
 }
 
 // plant appends a record of key and payload to the journal in jdir.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sabline/sabline/confine/core"
 
@@ -351,4 +352,17 @@ func TestFindSaysAReceiptItCannotRead(t *testing.T) {
 	}
 	_, err = Find(dir, "e0")
 	testkit.WantError(t, err, codes.E317, "", `no run id is or begins with "e0"`)
+
+	// Once the journal had segments removed (Store.Prune), a receipt that
+	// is there is still said to be there, not to be no longer kept; the
+	// control: a run of no receipt is now said to be no longer kept.
+	if err := noteRemoved(s.Journal().Dir(), time.Now(), "past the retention kept"); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{inJournal, inFile} {
+		_, err := Find(dir, id)
+		testkit.WantError(t, err, codes.E317, "", "cannot be read: its reported fields name")
+	}
+	_, err = Find(dir, "e0")
+	testkit.WantError(t, err, codes.E337, "", "no longer kept here")
 }

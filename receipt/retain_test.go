@@ -346,6 +346,56 @@ func TestPruneAgeIsNotTheWallClocks(t *testing.T) {
 	}
 }
 
+// TestPruneAgeFromItsSeal: a segment's age under a retention by age runs
+// from when a Prune first found it sealed, not from when it was first
+// seen at all: the segment appended to is not aged while it is written
+// (its receipts are younger than the time it has been open), and one
+// exactly as old as the retention is kept, as a segment whose
+// modification time said so was before. The store's clock is set, not
+// waited on. The control: a moment past the retention, it goes, and its
+// receipt is said to be no longer kept.
+func TestPruneAgeFromItsSeal(t *testing.T) {
+	const day, maxAge = 24 * time.Hour, 7 * 24 * time.Hour
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	t0 := time.Now()
+	at := func(d time.Duration) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.now = func() time.Time { return t0.Add(d) }
+	}
+	prune := func(when string, want int) {
+		t.Helper()
+		if n, err := s.Prune(); n != want || err != nil {
+			t.Fatalf("%s: pruned %d (%v), want %d", when, n, err, want)
+		}
+	}
+	at(0)
+	r1 := finished(t, s)
+	if err := s.Retain(Retention{MaxAge: maxAge}, false); err != nil {
+		t.Fatal(err)
+	}
+	prune("day 0, the segment appended to", 0)
+	at(6 * day)
+	if _, err := s.Journal().Seal(); err != nil {
+		t.Fatal(err)
+	}
+	finished(t, s)
+	prune("day 6, sealed now", 0)
+	at(8 * day)
+	prune("day 8, sealed 2 days ago (opened 8 days ago)", 0)
+	at(6*day + maxAge)
+	prune("sealed exactly 7 days ago", 0)
+	if _, err := FindRun(dir, r1.RunID); err != nil {
+		t.Fatalf("FindRun of the kept receipt: %v", err)
+	}
+	at(6*day + maxAge + time.Nanosecond)
+	prune("a moment past 7 days since sealed", 1)
+	if _, err := FindRun(dir, r1.RunID); codes.CodeOf(err) != codes.E337 {
+		t.Fatalf("FindRun of the removed receipt: %v, want E337", err)
+	}
+}
+
 // FuzzReadRemoved feeds readRemoved a journal's removed.json holding
 // arbitrary bytes (a file a program could have written there): it must
 // not panic, and what it accepts counts at least one segment removed;

@@ -47,6 +47,12 @@ const (
 //   - "linked": the same, the granted directory replaced by a link to a
 //     directory no grant names: its rule is left out, and what the link
 //     leads to is refused.
+//   - "operator": the same, of a path the operator's environment names (a
+//     TLS root, LandlockRule.Operator) in place of a grant: it is left
+//     out and said to be, as a grant is.
+//   - "parent": the same, the granted directory's parent replaced by a
+//     link, so that a link lies on the way to the grant (ELOOP): its rule
+//     is left out, not the ruleset.
 func TestInstallLandlockOnTheKernel(t *testing.T) {
 	if v := os.Getenv(installChildEnv); v != "" {
 		testkit.EndChildBeforeCoverage(t)
@@ -61,7 +67,8 @@ func TestInstallLandlockOnTheKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []string{"outside.txt", "many/.ssh/id_test", "real/f", "swap/f", "link/f", "beside/f"}
+	files := []string{"outside.txt", "many/.ssh/id_test", "real/f", "swap/f", "link/f", "oper/f",
+		"pare/in/f", "beside/f", "beside/in/f"}
 	for i := range installFiles {
 		files = append(files, fmt.Sprintf("many/f%03d", i))
 	}
@@ -74,7 +81,7 @@ func TestInstallLandlockOnTheKernel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, which := range []string{"rlimit", "swapped", "linked"} {
+	for _, which := range []string{"rlimit", "swapped", "linked", "operator", "parent"} {
 		t.Run(which, func(t *testing.T) {
 			childChecks(t, "TestInstallLandlockOnTheKernel", installChildEnv, which+":"+base, "install")
 		})
@@ -128,8 +135,14 @@ func runInstallChild(t *testing.T, which, base string) {
 		expect("read the last file under a carved rule", read(p(fmt.Sprintf("many/f%03d", installFiles-1))), 0)
 		expect("read the guarded file", read(p("many/.ssh/id_test")), syscall.EACCES)
 		expect("read a file outside the grant", read(p("outside.txt")), syscall.EACCES)
-	case "swapped", "linked":
-		policy := core.OSPolicy(budget.MustParse("/", "io,fs:read:"+p("real")+",fs:read:"+p(which[:4])),
+	case "swapped", "linked", "operator", "parent":
+		// grant is the granted directory; at, the entry swapped: it, or
+		// its parent.
+		grant, at := p(which[:4]), p(which[:4])
+		if which == "parent" {
+			grant = p("pare/in")
+		}
+		policy := core.OSPolicy(budget.MustParse("/", "io,fs:read:"+p("real")+",fs:read:"+grant),
 			core.Options{})
 		landlockOnly := everyLayer().onlyLayer(layerLandlockOnly)
 		var gone []string
@@ -140,6 +153,11 @@ func runInstallChild(t *testing.T, which, base string) {
 			if err != nil {
 				return LandlockApplied{}, err
 			}
+			for i, r := range carved.Rules {
+				if which == "operator" && r.Path == p("oper") {
+					carved.Rules[i].Grant, carved.Rules[i].Operator = false, true
+				}
+			}
 			b, err := buildLandlock(carved)
 			if err != nil {
 				return LandlockApplied{}, err
@@ -147,13 +165,13 @@ func runInstallChild(t *testing.T, which, base string) {
 			// Between the build and the install, the granted directory
 			// is renamed away and another entry put at its path: a
 			// directory, or a link to one no grant names.
-			if err := os.Rename(p(which[:4]), p(which[:4]+"-away")); err != nil {
+			if err := os.Rename(at, at+"-away"); err != nil {
 				return LandlockApplied{}, err
 			}
 			if which == "swapped" {
 				err = os.Mkdir(p("swap"), 0o755)
 			} else {
-				err = os.Symlink(p("beside"), p("link"))
+				err = os.Symlink(p("beside"), at)
 			}
 			if err != nil {
 				return LandlockApplied{}, err
@@ -173,19 +191,20 @@ func runInstallChild(t *testing.T, which, base string) {
 			t.Errorf("install after the swap: %v, apply: %v; want the grant left out", swapErr, err)
 		}
 		*checks++
-		if !slices.Equal(gone, []string{p(which[:4])}) {
-			t.Errorf("the install left out %q, want %s", gone, p(which[:4]))
+		if !slices.Equal(gone, []string{grant}) {
+			t.Errorf("the install left out %q, want %s", gone, grant)
 		}
 		*checks++
 		if res.Level == core.None || strings.Contains(res.Reason, "Landlock was not applied") ||
 			!strings.Contains(res.Reason, "left out of the kernel's ruleset") {
 			t.Errorf("Result %v: %q; want Landlock applied, %s left out", res.Level, res.Reason,
-				p(which[:4]))
+				grant)
 		}
 		expect("read the other grant (the control)", read(p("real/f")), 0)
 		expect("read a file outside the grants", read(p("outside.txt")), syscall.EACCES)
-		expect("read what is at the swapped grant's path", read(p(which[:4]+"/f")), syscall.EACCES)
-		expect("read the directory renamed away", read(p(which[:4]+"-away/f")), syscall.EACCES)
+		rest := strings.TrimPrefix(grant, at)
+		expect("read what is at the swapped grant's path", read(grant+"/f"), syscall.EACCES)
+		expect("read the directory renamed away", read(at+"-away"+rest+"/f"), syscall.EACCES)
 	default:
 		t.Fatalf("no case %q", which)
 	}

@@ -4669,6 +4669,220 @@ var mutations = []Mutation{
 		Packages: runPkg, Run: "^TestReadLastReadsIntoOneBuffer$",
 		CaughtBy: "TestReadLastReadsIntoOneBuffer (the lines run together past the bound)",
 	},
+	// A mutation review of the changes since b3b6959: a swapped rule left
+	// out of Landlock, durations on the monotonic clock, the register
+	// during an upgrade, an unreadable receipt, a refusal not kept, and
+	// a library caller's advice.
+	{
+		Name: "target-moved-operator-unchecked", File: "confine/linux/landlock_linux.go",
+		Old:      "ok && (r.Grant || r.Operator) &&\n\t\t\trejoin(resolved, path, r.Path) != was {",
+		New:      "ok && r.Grant &&\n\t\t\trejoin(resolved, path, r.Path) != was {",
+		Packages: linuxPkg, Run: "^TestTargetLandlockRaced$",
+		CaughtBy: "TestTargetLandlockRaced/the_operator's_TLS_root (held where the link led)",
+	},
+	{
+		Name: "target-moved-not-rejoined", File: "confine/linux/landlock_linux.go",
+		Old: "\t\t\trejoin(resolved, path, r.Path) != was {", New: "\t\t\tresolved != was {",
+		Packages: linuxPkg, Run: "^TestTargetLandlockMissingGrantAdmitted$",
+		CaughtBy: "TestTargetLandlockMissingGrantAdmitted/admitted_where_it_resolves (a missing grant withheld)",
+	},
+	{
+		Name: "target-withheld-said-missing", File: "confine/linux/landlock_linux.go",
+		Old: "\t\tif was, ok := admitted[r.Path]; ok && (r.Grant || r.Operator) &&\n",
+		New: "\t\tif path != r.Path && !slices.Contains(applied.Missing, r.Path) {\n" +
+			"\t\t\tapplied.Missing = append(applied.Missing, r.Path)\n\t\t}\n" +
+			"\t\tif was, ok := admitted[r.Path]; ok && (r.Grant || r.Operator) &&\n",
+		Packages: linuxPkg, Run: "^(TestTargetLandlockRaced|TestTargetLandlockMissingGrantAdmitted)$",
+		CaughtBy: "none: equivalent but under a race (a withheld grant also listed in Missing)",
+	},
+	{
+		Name: "install-gone-operator-unsaid", File: "confine/linux/landlock_linux.go",
+		Old:      "\t\t\tif (r.rule.Grant || r.rule.Operator) && !r.rule.Carved {\n",
+		New:      "\t\t\tif r.rule.Grant && !r.rule.Carved {\n",
+		Packages: linuxPkg, Run: "^TestInstallLandlockOnTheKernel$",
+		CaughtBy: "TestInstallLandlockOnTheKernel/operator (the TLS root left out, not said)",
+	},
+	{
+		Name: "install-gone-carved-said", File: "confine/linux/landlock_linux.go",
+		Old:      "\t\t\tif (r.rule.Grant || r.rule.Operator) && !r.rule.Carved {\n",
+		New:      "\t\t\tif r.rule.Grant || r.rule.Operator || r.rule.Carved {\n",
+		Packages: linuxPkg, Run: "^TestInstallLandlockOnTheKernel$",
+		CaughtBy: "none: a gap (a carved entry swapped between build and install said withheld)",
+	},
+	{
+		Name: "swapped-since-link-fails-whole", File: "confine/linux/landlock_linux.go",
+		Old:      "errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP) ||",
+		New:      "errors.Is(err, unix.ENOENT) ||",
+		Packages: linuxPkg, Run: "^TestInstallLandlockOnTheKernel$",
+		CaughtBy: "TestInstallLandlockOnTheKernel/parent (a link on the way: the whole ruleset refused)",
+	},
+	{
+		Name: "swapped-since-enotdir-fails-whole", File: "confine/linux/landlock_linux.go",
+		Old:      "\t\terrors.Is(err, unix.ENOTDIR) || errors.Is(err, errSwapped)",
+		New:      "\t\terrors.Is(err, errSwapped)",
+		Packages: linuxPkg, Run: "^TestInstallLandlockOnTheKernel$",
+		CaughtBy: "none here: ENOTDIR comes of openEachNoLink, where openat2 is refused",
+	},
+	{
+		Name: "install-swapped-descriptor-kept", File: "confine/linux/landlock_linux.go",
+		Old:      "\t\t\terr = r.entry.check(fd)\n\t\t\tif err != nil {\n\t\t\t\tunix.Close(fd)\n",
+		New:      "\t\t\terr = r.entry.check(fd)\n\t\t\tif err != nil {\n",
+		Packages: linuxPkg, Run: "^TestInstallLandlockOnTheKernel$",
+		CaughtBy: "none: a gap (one O_PATH descriptor left open a swapped rule)",
+	},
+	{
+		Name: "admitted-tls-root-unresolved", File: "internal/run/guard.go",
+		Old: "\t\t\tout[p] = resolve(p)\n", New: "\t\t\tout[p] = p\n",
+		Packages: rootPkg, Run: "^TestPoolOperatorTLSRoot(SwappedForALink|ALinkFromTheStart)$",
+		CaughtBy: "TestPoolOperatorTLSRootALinkFromTheStart (a root that was a link all along withheld)",
+	},
+	{
+		Name: "pool-wall-ms-from-the-wall-clock", File: "internal/run/pool.go",
+		Old:      "rec.Timings.WallMS = receipt.MS(time.Since(j.started))",
+		New:      "rec.Timings.WallMS = receipt.MS(time.Since(rec.Timings.Started))",
+		Packages: runPkg, Run: "^TestPoolWallMSIsNotTheWallClocks$",
+		CaughtBy: "TestPoolWallMSIsNotTheWallClocks",
+	},
+	{
+		Name: "pool-job-too-large-advice-unset", File: "internal/run/pool.go",
+		Old: "\t\te.Do = jobTooLargeDo\n", New: "",
+		Packages: rootPkg, Run: "^TestPoolJobBound$",
+		CaughtBy: "TestPoolJobBound",
+	},
+	{
+		Name: "scan-since-kept-after-a-read", File: "receipt/journal/scan.go",
+		Old: "\t\tsince = sinceRead(since, read)\n", New: "\t\t_ = read\n",
+		Packages: journalPkg, Run: "^TestSinceAfterTheClockSteppedBack$",
+		CaughtBy: "TestSinceAfterTheClockSteppedBack",
+	},
+	{
+		Name: "index-since-kept-after-a-read", File: "receipt/journal/index.go",
+		Old: "\t\tsince = sinceRead(since, e != nil)\n", New: "",
+		Packages: journalPkg, Run: "^TestSinceAfterTheClockSteppedBack$",
+		CaughtBy: "TestSinceAfterTheClockSteppedBack",
+	},
+	{
+		Name: "scan-passed-over-said-read", File: "receipt/journal/scan.go",
+		Old:      "\tif !fi.Mode().IsRegular() || fi.ModTime().Before(since) {\n\t\treturn false, nil\n",
+		New:      "\tif !fi.Mode().IsRegular() || fi.ModTime().Before(since) {\n\t\treturn true, nil\n",
+		Packages: journalPkg, Run: "^(TestSinceAfterTheClockSteppedBack|TestIndexSince)$",
+		CaughtBy: "TestSinceAfterTheClockSteppedBack/both_stamped_before_since_(control)",
+	},
+	{
+		Name: "find-run-since-only", File: "receipt/receipt.go",
+		Old:      "\tif err == nil && run.Receipt == nil && !since.IsZero() {\n",
+		New:      "\tif false {\n",
+		Packages: receiptPkg, Run: "^TestFindRunAfterTheClockSteppedBack$",
+		CaughtBy: "TestFindRunAfterTheClockSteppedBack",
+	},
+	{
+		Name: "find-in-journals-passed-unnoted", File: "receipt/receipt.go",
+		Old: "\t\t\t*passed = err\n", New: "\t\t\tpassed = new(error)\n",
+		Packages: receiptPkg, Run: "^TestAnotherRunUnderARunsName$",
+		CaughtBy: "TestAnotherRunUnderARunsName (a journal record of another run not named)",
+	},
+	{
+		Name: "unreadable-receipt-whole-id-only", File: "receipt/receipt.go",
+		Old:      "ok && strings.HasPrefix(run, id) {",
+		New:      "ok && run == id {",
+		Packages: receiptPkg, Run: "^TestFindSaysAReceiptItCannotRead$",
+		CaughtBy: "TestFindSaysAReceiptItCannotRead (Find of a prefix)",
+	},
+	{
+		Name: "unreadable-receipt-after-removed", File: "receipt/receipt.go",
+		Old: "\t\tfor _, s := range skipped {\n\t\t\tif run, ok",
+		New: "\t\tif e := noLongerKept(dir, id); e != nil {\n\t\t\treturn StoredReceipt{}, e\n\t\t}\n" +
+			"\t\tfor _, s := range skipped {\n\t\t\tif run, ok",
+		Packages: receiptPkg, Run: "^TestFindSaysAReceiptItCannotRead$",
+		CaughtBy: "TestFindSaysAReceiptItCannotRead (a receipt that is there said no longer kept)",
+	},
+	{
+		Name: "prune-current-aged-unsealed", File: "receipt/retain.go",
+		Old: "!seen && in.Num < current {", New: "!seen && in.Num <= current {",
+		Packages: receiptPkg, Run: "^(TestPruneWithoutStore|TestPruneAgeFromItsSeal)$",
+		CaughtBy: "TestPruneWithoutStore/age, TestPruneAgeFromItsSeal",
+	},
+	{
+		Name: "prune-sealed-age-reset", File: "receipt/retain.go",
+		Old: "!seen && in.Num < current {", New: "(!seen || seen) && in.Num < current {",
+		Packages: receiptPkg, Run: "^TestPruneAgeIsNotTheWallClocks$",
+		CaughtBy: "TestPruneAgeIsNotTheWallClocks",
+	},
+	{
+		Name: "prune-age-at-the-bound", File: "receipt/retain.go",
+		Old: "out = now.Sub(s.sealed[in.Num]) > r.MaxAge", New: "out = now.Sub(s.sealed[in.Num]) >= r.MaxAge",
+		Packages: receiptPkg, Run: "^TestPruneAgeFromItsSeal$",
+		CaughtBy: "TestPruneAgeFromItsSeal (a segment sealed exactly 7 days ago removed)",
+	},
+	{
+		Name: "sweep-ahead-never-swept", File: "internal/run/supervisor.go",
+		Old: "age < staleAfter && age > -staleAfter {", New: "age < staleAfter {",
+		Packages: runPkg, Run: "^TestSweepTempDirs$",
+		CaughtBy: "TestSweepTempDirs (the stale directory an hour ahead kept)",
+	},
+	{
+		Name: "sweep-just-ahead-swept", File: "internal/run/supervisor.go",
+		Old: "age < staleAfter && age > -staleAfter {", New: "age < staleAfter && age >= 0 {",
+		Packages: runPkg, Run: "^TestSweepTempDirsJustMade$",
+		CaughtBy: "TestSweepTempDirsJustMade (a directory made a moment ahead swept)",
+	},
+	{
+		Name: "held-only-unbounded", File: "guard/register.go",
+		Old: "\t\tlimit -= len(names)\n", New: "",
+		Packages: guardPkg, Run: "^TestHeldOnlyBounded$",
+		CaughtBy: "TestHeldOnlyBounded (6 held entries read under a limit of 5 over 3 views)",
+	},
+	{
+		Name: "held-view-unjudged", File: "guard/register.go",
+		Old: "\tif why := judgeSubdir(fi, uid); why != \"\" {\n\t\treturn nil, why\n\t}\n" +
+			"\tnames, err := f.Readdirnames(limit)\n",
+		New: "\tif why := judgeSubdir(fi, uid); why == \"-\" {\n\t\treturn nil, why\n\t}\n" +
+			"\tnames, err := f.Readdirnames(limit)\n",
+		Packages: guardPkg, Run: "^TestHeldOnlyTrustsNoViewOthersMayWrite$",
+		CaughtBy: "TestHeldOnlyTrustsNoViewOthersMayWrite/mode_0777 (a planted hold read)",
+	},
+	{
+		Name: "let-go-own-hold-not-noted", File: "guard/register.go",
+		Old: "\t\theld = true\n", New: "",
+		Packages: guardPkg, Run: "^(TestPruneLeavesAnUnheldEntryOfThisBoot|TestJoinPrunes)$",
+		CaughtBy: "TestPruneLeavesAnUnheldEntryOfThisBoot/joined_and_held_by_this_view",
+	},
+	{
+		Name: "boot-time-in-milliseconds", File: "guard/register_unix.go",
+		Old: "\t\t\treturn time.Unix(sec, 0), true\n", New: "\t\t\treturn time.UnixMilli(sec), true\n",
+		Packages: guardPkg, Run: "^TestBootTimeIsThisBoots$",
+		CaughtBy: "TestBootTimeIsThisBoots (the boot read at 1970)",
+	},
+	{
+		Name: "door-refused-unkept-named", File: "door/runner.go",
+		Old: "\tif !kept(rec) {\n", New: "\tif false {\n",
+		Packages: doorPkg, Run: "^TestRefusalWithNoReceiptNamesNone$",
+		CaughtBy: "TestRefusalWithNoReceiptNamesNone",
+	},
+	{
+		Name: "door-run-unkept-named", File: "door/runner.go",
+		Old: " || (err != nil && !kept(res.Receipt)) {", New: " {",
+		Packages: doorPkg, Run: "^TestRefusalWithNoReceiptNamesNone$",
+		CaughtBy: "TestRefusalWithNoReceiptNamesNone",
+	},
+	{
+		Name: "cannot-keep-every-code", File: "door/runner.go",
+		Old: "\tif !errors.As(err, &e) || e.Code != codes.E317 {\n", New: "\tif !errors.As(err, &e) {\n",
+		Packages: doorPkg, Run: "^TestRefusalWithNoReceiptNamesNone$",
+		CaughtBy: "TestRefusalWithNoReceiptNamesNone (E328 told to send the run again later)",
+	},
+	{
+		Name: "options-advice-over-their-own", File: "sabline.go",
+		Old: "if errors.As(err, &e) && e.Do == \"\" {", New: "if errors.As(err, &e) {",
+		Packages: rootPkg, Run: "^TestLibraryAdviceNamesItsOptions$",
+		CaughtBy: "TestLibraryAdviceNamesItsOptions/a_module_no_one_registered",
+	},
+	{
+		Name: "options-advice-unset", File: "sabline.go",
+		Old: "\t\terr = optionsRefused(err, optionsDo)\n", New: "",
+		Packages: rootPkg, Run: "^TestLibraryAdviceNamesItsOptions$",
+		CaughtBy: "TestLibraryAdviceNamesItsOptions/a_timeout_below_zero",
+	},
 }
 
 // allowedAfter is the rule after which a mutation adds one to the allow-list.

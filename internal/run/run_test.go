@@ -283,6 +283,44 @@ func TestSweepTempDirs(t *testing.T) {
 	}
 }
 
+// TestSweepTempDirsJustMade: a leftover directory is swept only once its
+// time is more than staleAfter from now, behind or ahead: one made a
+// moment ago by a supervisor whose clock read a little ahead of this
+// run's (its time less than staleAfter ahead of now) may not be locked
+// yet, and is kept, as one made less than staleAfter ago is. The
+// controls: the same directories more than staleAfter behind or ahead of
+// now are swept. Now is the sweep's argument: the test waits on no clock.
+func TestSweepTempDirsJustMade(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("no lock on Windows: nothing is swept there")
+	}
+	parent := t.TempDir()
+	now := time.Now()
+	mk := func(name string, mtime time.Time) string {
+		d := filepath.Join(parent, tempPrefix+name)
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(d, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	justAhead := mk("just-ahead", now.Add(staleAfter/2))
+	justBehind := mk("just-behind", now.Add(-staleAfter/2))
+	farAhead := mk("far-ahead", now.Add(2*staleAfter))
+	farBehind := mk("far-behind", now.Add(-2*staleAfter))
+	removed := sweepTempDirs(parent, now)
+	if slices.Sort(removed); !slices.Equal(removed, []string{farAhead, farBehind}) {
+		t.Errorf("removed %q, want only %s and %s", removed, farAhead, farBehind)
+	}
+	for _, d := range []string{justAhead, justBehind} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s: %v, want it kept", d, err)
+		}
+	}
+}
+
 // TestWorkerEnv: without the env grant the worker starts with the one list
 // of variables alone; with it, the operator's environment; never the
 // fault-injection variable; and a GODEBUG ending with madvdontneed=1,

@@ -147,6 +147,7 @@ func runInstallChild(t *testing.T, which, base string) {
 		landlockOnly := everyLayer().onlyLayer(layerLandlockOnly)
 		var gone []string
 		var swapErr error
+		var leaked int // descriptors the install left open
 		landlockOnly.landlock = func(plan LandlockRuleset, carveOuts []guard.CarveOut,
 			admitted map[string]string) (LandlockApplied, error) {
 			carved, applied, err := targetLandlock(plan, carveOuts, admitted)
@@ -181,7 +182,9 @@ func runInstallChild(t *testing.T, which, base string) {
 					return LandlockApplied{}, err
 				}
 			}
+			before := openDescriptors()
 			gone, swapErr = installLandlock(b)
+			leaked = openDescriptors() - before
 			applied.Carving.Withheld = gone
 			return applied, swapErr
 		}
@@ -189,6 +192,11 @@ func runInstallChild(t *testing.T, which, base string) {
 		*checks++
 		if swapErr != nil || err != nil {
 			t.Errorf("install after the swap: %v, apply: %v; want the grant left out", swapErr, err)
+		}
+		*checks++
+		if leaked != 0 {
+			t.Errorf("the install left %d descriptors open, want none: the rule it left out "+
+				"is closed too", leaked)
 		}
 		*checks++
 		if !slices.Equal(gone, []string{grant}) {
@@ -209,4 +217,17 @@ func runInstallChild(t *testing.T, which, base string) {
 		t.Fatalf("no case %q", which)
 	}
 	t.Logf("install child: %d checks", *checks)
+}
+
+// openDescriptors counts the process's open descriptors below 1,024 by
+// asking each number for its flags (fcntl F_GETFD): no file is opened,
+// and none is read, which Landlock could refuse.
+func openDescriptors() int {
+	n := 0
+	for fd := range 1024 {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
+			n++
+		}
+	}
+	return n
 }

@@ -4728,7 +4728,7 @@ var mutations = []Mutation{
 		Old:      "\t\t\terr = r.entry.check(fd)\n\t\t\tif err != nil {\n\t\t\t\tunix.Close(fd)\n",
 		New:      "\t\t\terr = r.entry.check(fd)\n\t\t\tif err != nil {\n",
 		Packages: linuxPkg, Run: "^TestInstallLandlockOnTheKernel$",
-		CaughtBy: "none: a gap (one O_PATH descriptor left open a swapped rule)",
+		CaughtBy: "TestInstallLandlockOnTheKernel (swapped, linked, operator: the descriptors the install left open)",
 	},
 	{
 		Name: "admitted-tls-root-unresolved", File: "internal/run/guard.go",

@@ -285,6 +285,143 @@ func TestEvalStoppedBySignal(t *testing.T) {
 	}
 }
 
+// TestEvalStoppedInItsLastProgram: a Ctrl-C while eval runs the last
+// program it grades (alone, or before a library it does not grade) stops
+// the grading as one in any other run does: the grade of the run it
+// stopped (E309), the line saying so, exit 130. It exited 1, as a suite
+// with a program in error, with no word of the signal, because the
+// signal was looked for only before the next graded program. The
+// control: the same suites given no signal, their program printing what
+// is expected, pass (exit 0).
+func TestEvalStoppedInItsLastProgram(t *testing.T) {
+	bin := sablineBin(t)
+	eval := func(src string, library, stop bool) (string, int, []receipt.StoredReceipt) {
+		suite, rc := t.TempDir(), t.TempDir()
+		testkit.WriteFile(t, filepath.Join(suite, "a.vel"), src)
+		testkit.WriteFile(t, filepath.Join(suite, "a.out"), "done\n")
+		if library {
+			testkit.WriteFile(t, filepath.Join(suite, "z.vel"), "def f():\n    return 1\n")
+		}
+		cmd := exec.Command(bin, "eval", suite, "--allow", "io", "--timeout", "60s", "--receipts", rc)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if stop {
+			signalOnceWorking(t, cmd, syscall.SIGINT)
+		}
+		return evalEnded(t, cmd, &out, rc)
+	}
+	for _, library := range []bool{false, true} {
+		if out, code, runs := eval("print(\"done\")\n", library, false); code != 0 || len(runs) != 1 ||
+			!strings.Contains(out, "PASS  a.vel") {
+			t.Fatalf("the control (library %v): exit %d, %d receipts, %q; want 0, one pass", library,
+				code, len(runs), out)
+		}
+		out, code, runs := eval("while True:\n    pass\n", library, true)
+		notRun := "stopped by interrupt: 0 .vel files"
+		if library {
+			notRun = "stopped by interrupt: 1 .vel files"
+		}
+		if code != 128+int(syscall.SIGINT) || len(runs) != 1 || runs[0].Outcome.Code != "E309" ||
+			!strings.Contains(out, "ERROR a.vel") || !strings.Contains(out, notRun) {
+			t.Errorf("the eval stopped in its last program (library %v): exit %d, %d receipts, %q; "+
+				"want 130, one receipt (E309), the grade of a.vel and %q", library, code, len(runs), out,
+				notRun)
+		}
+	}
+}
+
+// TestEvalStoppedByCtrlBackslash: a terminal's Ctrl-\ (SIGQUIT), which
+// stops a run as Ctrl-C does, stops the grading as Ctrl-C does: the run
+// it comes in is E309 and no program after it runs; one that comes while
+// eval grades programs it refuses (an expected output that leads out of
+// the suite) leaves the grades so far printed. Eval took SIGQUIT only
+// inside a run: there it failed that program (E309) and went on to the
+// next, exit 1; between runs the Go runtime's default ended it with its
+// goroutines printed, exit 2, and no grade. The control: the suites given
+// no signal are graded whole.
+func TestEvalStoppedByCtrlBackslash(t *testing.T) {
+	bin := sablineBin(t)
+	outside := filepath.Join(t.TempDir(), "answer.out")
+	testkit.WriteFile(t, outside, "done\n")
+	eval := func(refused int, stop func(cmd *exec.Cmd, rc string)) (string, int,
+		[]receipt.StoredReceipt) {
+		suite, rc := t.TempDir(), t.TempDir()
+		limit := "0"
+		if stop != nil && refused == 0 {
+			limit = "1000000000000" // a.vel spins till stopped
+		}
+		testkit.WriteFile(t, filepath.Join(suite, "a.vel"),
+			"x = 0\nwhile x < "+limit+":\n    x += 1\nprint(\"done\")\n")
+		testkit.WriteFile(t, filepath.Join(suite, "a.out"), "done\n")
+		for _, name := range []string{"b", "c"} {
+			testkit.WriteFile(t, filepath.Join(suite, name+".vel"), "print(\"done\")\n")
+			testkit.WriteFile(t, filepath.Join(suite, name+".out"), "done\n")
+		}
+		for i := range refused {
+			name := filepath.Join(suite, "r"+strconv.Itoa(i))
+			testkit.WriteFile(t, name+".vel", "print(\"done\")\n")
+			if err := os.Symlink(outside, name+".out"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(bin, "eval", suite, "--allow", "io", "--timeout", "60s", "--receipts", rc)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if stop != nil {
+			stop(cmd, rc)
+		}
+		return evalEnded(t, cmd, &out, rc)
+	}
+	const refused = 3000
+	for _, n := range []int{0, refused} {
+		wantCode := 0
+		if n > 0 {
+			wantCode = 1
+		}
+		if out, code, runs := eval(n, nil); code != wantCode || len(runs) != 3+n ||
+			!strings.Contains(out, "eval: 3 passed, 0 failed, "+strconv.Itoa(n)+" errors") {
+			t.Fatalf("the control (%d refused): exit %d, %d receipts, %.300q; want %d, %d receipts, "+
+				"3 passed", n, code, len(runs), out, wantCode, 3+n)
+		}
+	}
+	// In a run: once a.vel's worker spins.
+	out, code, runs := eval(0, func(cmd *exec.Cmd, _ string) {
+		signalOnceWorking(t, cmd, syscall.SIGQUIT)
+	})
+	if code != 128+int(syscall.SIGQUIT) || len(runs) != 1 || runs[0].Outcome.Code != "E309" ||
+		!strings.Contains(out, "ERROR a.vel") ||
+		!strings.Contains(out, "stopped by quit: 2 .vel files") {
+		t.Errorf("Ctrl-\\ in a run: exit %d, %d receipts, %q; want 131, one receipt (E309), the grade "+
+			"of a.vel and the 2 files not run", code, len(runs), out)
+	}
+	// Among the refusals: once some of them have their receipts, after
+	// those of a, b and c.
+	out, code, runs = eval(refused, func(cmd *exec.Cmd, rc string) {
+		deadline := time.Now().Add(testkit.Bound(10 * time.Second))
+		for time.Now().Before(deadline) {
+			if entries, _ := os.ReadDir(rc); len(entries) >= 10 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if err := cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if code != 128+int(syscall.SIGQUIT) || len(runs) >= 3+refused ||
+		!strings.Contains(out, "PASS  c.vel") || !strings.Contains(out, "eval: 3 passed") ||
+		!strings.Contains(out, "stopped by quit") || strings.Contains(out, "goroutine") {
+		t.Errorf("Ctrl-\\ among the refusals: exit %d, %d receipts, %.300q; want 131, the grades "+
+			"so far, no goroutines", code, len(runs), out)
+	}
+}
+
 // evalEnded waits, within a bound, for cmd, a sabline eval the test
 // started, writing to out, and keeping its receipts in rc; it returns
 // what the eval printed, its exit status and the receipts.

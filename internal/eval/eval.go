@@ -14,10 +14,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sabline/sabline/confine/core"
 
@@ -59,6 +61,12 @@ type Result struct {
 	// what the program printed, for a fail: at most OutputLimit bytes past
 	// the expected output's size
 	Actual *string `json:"actual,omitempty"`
+	// ExpectedRaw and ActualRaw are Expected and Actual as bytes (in JSON,
+	// base64), each only where it is not UTF-8: a JSON string holds each
+	// byte that is not as U+FFFD, so that two outputs that differ read the
+	// same there.
+	ExpectedRaw []byte `json:"expected_raw,omitempty"`
+	ActualRaw   []byte `json:"actual_raw,omitempty"`
 	// OutputBytes is how much the program printed on standard output, and
 	// OutputCut is true when that was more than eval kept.
 	OutputBytes int64 `json:"output_bytes"`
@@ -83,19 +91,23 @@ const OutputLimit = 1 << 20
 // opts.Require, and never below partial, is not run: it is an error with
 // E326.
 //
-// A stopping signal (SIGINT, SIGTERM, SIGHUP) stops the run it comes in
-// (E309, with its receipt) and the grading: no program after it runs, and
-// Run returns what it graded with a *Stopped error. One that comes
-// between two runs stops the next from starting. A receipt that cannot be
-// kept (E317, E327) stops the grading too: Run returns what it graded
-// with a *Halted error.
+// A stopping signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT: the signals a run
+// takes) stops the run it comes in (E309, with its receipt) and the
+// grading: no program after it runs, and Run returns what it graded with
+// a *Stopped error. One that comes between two runs stops the next from
+// starting (and a refused program from being graded); one that comes in
+// the last run, or after it, is a *Stopped error all the same. A receipt
+// that cannot be kept (E317, E327) stops the grading too: Run returns
+// what it graded with a *Halted error.
 func Run(dir string, opts Options) ([]Result, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, codes.Errorf(codes.E316, "eval: %w", err)
 	}
 	var names []string
+	listed := map[string]bool{}
 	for _, e := range entries {
+		listed[e.Name()] = true
 		if !e.IsDir() && strings.HasSuffix(e.Name(), ".vel") {
 			names = append(names, e.Name())
 		}
@@ -109,11 +121,30 @@ func Run(dir string, opts Options) ([]Result, error) {
 	if require.Rank() < core.Partial.Rank() {
 		require = core.Partial // eval never runs a program at level none
 	}
-	var guarded []string
+	// The expected outputs are the grader's, as the receipts are: no grant
+	// reaches one, so that no program reads its answer or writes another's.
+	guarded := []string{filepath.Join(cwd, "*.out")}
 	if opts.Receipts != "" {
 		if abs, err := filepath.Abs(opts.Receipts); err == nil {
-			guarded = []string{abs}
+			guarded = append(guarded, abs)
 		}
+	}
+	// Nor, in its run, the other programs graded: no program loads, reads
+	// or writes another's (a library, a .vel with no .out, is loaded).
+	var graded []string
+	for _, name := range names {
+		if listed[strings.TrimSuffix(name, ".vel")+".out"] {
+			graded = append(graded, name)
+		}
+	}
+	guardedFor := func(self string) []string {
+		g := slices.Clip(guarded)
+		for _, name := range graded {
+			if name != self {
+				g = append(g, filepath.Join(cwd, literal(name)))
+			}
+		}
+		return g
 	}
 	suite, err := os.OpenRoot(cwd)
 	if err != nil {
@@ -121,7 +152,8 @@ func Run(dir string, opts Options) ([]Result, error) {
 	}
 	defer suite.Close()
 	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, run.Heeded(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)...)
+	heeded := run.Heeded(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	signal.Notify(signals, heeded...)
 	defer signal.Stop(signals)
 	stopped := func(i int) error {
 		select {
@@ -133,6 +165,9 @@ func Run(dir string, opts Options) ([]Result, error) {
 	}
 	var out []Result
 	for i, name := range names {
+		if err := stopped(i); err != nil {
+			return out, err
+		}
 		want, err := suiteFile(suite, strings.TrimSuffix(name, ".vel")+".out", MaxExpectedBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // no expected output: not a graded program (a library it loads, say)
@@ -150,15 +185,13 @@ func Run(dir string, opts Options) ([]Result, error) {
 			out = append(out, r)
 			continue
 		}
-		if err := stopped(i); err != nil {
-			return out, err
-		}
 		stdout := &bounded.Writer{Max: len(want) + OutputLimit}
 		rec := run.Supervise(run.Run{
 			Program: path, Source: src, Budget: opts.Budget, Cwd: cwd,
 			Confine: opts.Confine, Require: require,
-			Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, Guarded: guarded, Receipts: opts.Receipts,
-			Stdin: bytes.NewReader(nil), Stdout: stdout, Stderr: io.Discard, Signals: true,
+			Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, Receipts: opts.Receipts,
+			Guarded: guardedFor(name), Stdin: bytes.NewReader(nil), Stdout: stdout,
+			Stderr: io.Discard, Signals: true,
 		})
 		r := Result{
 			Program: name, Outcome: rec.Outcome,
@@ -174,6 +207,7 @@ func Run(dir string, opts Options) ([]Result, error) {
 			r.Grade = GradeFail
 			expected, actual := string(want), string(stdout.Bytes())
 			r.Expected, r.Actual = &expected, &actual
+			r.ExpectedRaw, r.ActualRaw = notUTF8(want), notUTF8(stdout.Bytes())
 		}
 		if opts.Receipts != "" {
 			if r.Receipt, err = rec.Stored(); err != nil {
@@ -185,6 +219,9 @@ func Run(dir string, opts Options) ([]Result, error) {
 			}
 		}
 		out = append(out, r)
+	}
+	if err := stopped(len(names)); err != nil {
+		return out, err // the signal came in the last run, or after it
 	}
 	if len(out) == 0 {
 		return nil, codes.Errorf(codes.E316, "eval: %s has no PROGRAM.vel with a PROGRAM.out beside it",
@@ -273,6 +310,36 @@ func suiteFile(suite *os.Root, name string, max int64) ([]byte, error) {
 		return nil, err // a read's error names the file
 	}
 	return data, nil
+}
+
+// notUTF8 is b where it is not UTF-8, else nil.
+func notUTF8(b []byte) []byte {
+	if utf8.Valid(b) {
+		return nil
+	}
+	return b
+}
+
+// literal is name as guard reads it when it names name alone: a last
+// element with *, ? or [ is a pattern there (path.Match), and in such a
+// name each of those is put in a class of its own ([*]), and a backslash
+// (which no Windows name holds, where it would part the path) escaped.
+func literal(name string) string {
+	if !strings.ContainsAny(name, "*?[") {
+		return name
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); i++ { // by byte: a name need not be UTF-8
+		switch c := name[i]; c {
+		case '*', '?', '[':
+			b.WriteString("[" + string(c) + "]")
+		case '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // evalRefused is the grade of a program eval did not run, refused by err,

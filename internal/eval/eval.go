@@ -105,11 +105,23 @@ func Run(dir string, opts Options) ([]Result, error) {
 		return nil, codes.Errorf(codes.E316, "eval: %w", err)
 	}
 	var names []string
-	listed := map[string]bool{}
+	listed := map[string]os.DirEntry{}
 	for _, e := range entries {
-		listed[e.Name()] = true
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".vel") {
-			names = append(names, e.Name())
+		listed[e.Name()] = e
+	}
+	for _, e := range entries {
+		n := e.Name()
+		switch {
+		case !e.IsDir() && strings.HasSuffix(n, ".vel"):
+			names = append(names, n)
+		case !e.IsDir() && strings.HasSuffix(n, ".out"):
+			// An expected output whose program is not there (a
+			// submission missing, or a directory in its place) is graded
+			// an error, not passed over: a class of four would read "3
+			// passed" and exit 0.
+			if v := strings.TrimSuffix(n, ".out") + ".vel"; !isFile(listed, v) {
+				names = append(names, v)
+			}
 		}
 	}
 	sort.Strings(names)
@@ -133,7 +145,7 @@ func Run(dir string, opts Options) ([]Result, error) {
 	// or writes another's (a library, a .vel with no .out, is loaded).
 	var graded []string
 	for _, name := range names {
-		if listed[strings.TrimSuffix(name, ".vel")+".out"] {
+		if listed[strings.TrimSuffix(name, ".vel")+".out"] != nil {
 			graded = append(graded, name)
 		}
 	}
@@ -178,6 +190,10 @@ func Run(dir string, opts Options) ([]Result, error) {
 		}
 		path := filepath.Join(cwd, name)
 		if err != nil {
+			if !isFile(listed, name) {
+				err = fmt.Errorf("%s expects %s, which is not a file of the directory (a "+
+					"submission missing?)", strings.TrimSuffix(name, ".vel")+".out", name)
+			}
 			r, err := evalRefused(path, opts, codes.Errorf(codes.E316, "eval: %v: nothing ran", err))
 			if err != nil {
 				return out, &Halted{Err: err, NotRun: len(names) - i}
@@ -310,6 +326,13 @@ func suiteFile(suite *os.Root, name string, max int64) ([]byte, error) {
 		return nil, err // a read's error names the file
 	}
 	return data, nil
+}
+
+// isFile reports whether listed, a directory's entries by name, holds
+// name as anything but a directory.
+func isFile(listed map[string]os.DirEntry, name string) bool {
+	e := listed[name]
+	return e != nil && !e.IsDir()
 }
 
 // notUTF8 is b where it is not UTF-8, else nil.

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/receipt"
+)
+
+// TestEvalMissingSubmission: an expected output whose program is not in
+// the directory (a student who submitted nothing), or has a directory in
+// its place, is graded an error, E316, with its receipt. Before, eval
+// passed over such a .out as it passes over a library, and a class of
+// three of whom two submitted nothing read "1 passed" and exited 0. The
+// control: the one submission alone passes, exit 0.
+func TestEvalMissingSubmission(t *testing.T) {
+	bin := sablineBin(t)
+	eval := func(missing bool) (string, int, []receipt.StoredReceipt) {
+		suite, rc := t.TempDir(), t.TempDir()
+		testkit.WriteFile(t, filepath.Join(suite, "a.vel"), "print(\"done\")\n")
+		testkit.WriteFile(t, filepath.Join(suite, "a.out"), "done\n")
+		testkit.WriteFile(t, filepath.Join(suite, "lib.vel"), "def f():\n    return 1\n")
+		if missing {
+			testkit.WriteFile(t, filepath.Join(suite, "b.out"), "done\n")
+			testkit.WriteFile(t, filepath.Join(suite, "c.out"), "done\n")
+			if err := os.Mkdir(filepath.Join(suite, "c.vel"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(bin, "eval", suite, "--allow", "io", "--receipts", rc)
+		out, err := cmd.CombinedOutput()
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatal(err)
+		}
+		runs, err := receipt.List(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), cmd.ProcessState.ExitCode(), runs
+	}
+	if out, code, runs := eval(false); code != 0 || len(runs) != 1 ||
+		!strings.Contains(out, "eval: 1 passed, 0 failed, 0 errors") {
+		t.Fatalf("the control: exit %d, %d receipts, %q; want 0, one pass", code, len(runs), out)
+	}
+	out, code, runs := eval(true)
+	if code != 1 || !strings.Contains(out, "eval: 1 passed, 0 failed, 2 errors") {
+		t.Errorf("two submissions missing: exit %d, %q; want 1, two errors", code, out)
+	}
+	for _, name := range []string{"b.vel", "c.vel"} {
+		if !strings.Contains(out, "ERROR "+name) {
+			t.Errorf("%s is not graded an error: %q", name, out)
+		}
+	}
+	refused := 0
+	for _, r := range runs {
+		if r.Outcome.Code == "E316" && strings.Contains(r.Outcome.Message, "submission missing") {
+			refused++
+		}
+	}
+	if len(runs) != 3 || refused != 2 {
+		t.Errorf("%d receipts, %d of them E316 for a missing submission; want 3 and 2", len(runs),
+			refused)
+	}
+}

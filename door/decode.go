@@ -65,10 +65,11 @@ func malformed(format string, args ...any) error {
 
 // decodeRunRequest reads a run request body: one JSON object whose fields
 // are exactly the snake_case names source, path, args, stdin and allow,
-// each at most once, none null, with exactly one of source and path, and
-// nothing after the object. A field that names a confinement setting (any
-// key containing "confin", in any case) is refused first, whatever else
-// the body holds: the confinement is the operator's. Every refusal is E301.
+// each at most once, none null (nor an item of args or allow), with
+// exactly one of source and path, and nothing after the object. A field
+// that names a confinement setting (any key containing "confin", in any
+// case) is refused first, whatever else the body holds: the confinement
+// is the operator's. Every refusal is E301.
 // The caller bounds data (MaxBodyBytes).
 func decodeRunRequest(data []byte) (RunRequest, error) {
 	var req RunRequest
@@ -299,8 +300,8 @@ func decodeString(key string, raw json.RawMessage, dst **string) error {
 	return nil
 }
 
-// decodeList decodes raw, a JSON list of at most max strings, into *dst.
-// It stops at the first item past max: a list of millions of empty
+// decodeList decodes raw, a JSON list of at most max strings, none
+// null, into *dst. It stops at the first item past max: a list of millions of empty
 // strings (17 MiB of "",) decoded whole would take some 360 MB and 3 s
 // of the server's before it was refused.
 func decodeList(key string, raw json.RawMessage, max int, dst *[]string) error {
@@ -314,11 +315,17 @@ func decodeList(key string, raw json.RawMessage, max int, dst *[]string) error {
 		if len(l) == max {
 			return malformed("%s: more than %d items", key, max)
 		}
-		var item string
+		// A null item is refused, as a null field is: decoded into a
+		// string, it would be "", an argument or budget item the client
+		// never sent.
+		var item *string
 		if err := dec.Decode(&item); err != nil {
 			return notList()
 		}
-		l = append(l, item)
+		if item == nil {
+			return malformed("%s: item %d is null: want a list of strings", key, len(l))
+		}
+		l = append(l, *item)
 	}
 	if _, err := dec.Token(); err != nil {
 		return notList()

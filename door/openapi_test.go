@@ -1,9 +1,13 @@
 package door
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +18,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/sabline/sabline/codes"
@@ -45,6 +50,49 @@ func at(v any, keys ...string) map[string]any {
 	}
 	m, _ := v.(map[string]any)
 	return m
+}
+
+// resolve is schema, a schema of the spec's (or a $ref to one), made one
+// JSON Schema 2020-12 a validator takes: the spec's component schemas are
+// its $defs, and each $ref to one points there.
+func (s spec) resolve(t *testing.T, schema map[string]any) *jsonschema.Resolved {
+	t.Helper()
+	defs, err := json.Marshal(at(map[string]any(s), "components", "schemas"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := json.Marshal(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewrite := func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(`"#/components/schemas/`), []byte(`"#/$defs/`))
+	}
+	var js jsonschema.Schema
+	if err := json.Unmarshal(rewrite(root), &js); err != nil {
+		t.Fatalf("a schema of docs/openapi.yaml: %v", err)
+	}
+	if err := json.Unmarshal(rewrite(defs), &js.Defs); err != nil {
+		t.Fatalf("the schemas of docs/openapi.yaml: %v", err)
+	}
+	r, err := js.Resolve(nil)
+	if err != nil {
+		t.Fatalf("a schema of docs/openapi.yaml: %v", err)
+	}
+	return r
+}
+
+// response is the spec's response of op (its path's, for the method op
+// names) with status, a reference to components followed; nil for none.
+func (s spec) response(op string, status int) map[string]any {
+	method, path, _ := strings.Cut(op, " ")
+	r := at(map[string]any(s), "paths", path, strings.ToLower(method), "responses",
+		strconv.Itoa(status))
+	if ref, ok := r["$ref"].(string); ok {
+		name := strings.TrimPrefix(ref, "#/components/responses/")
+		r = at(map[string]any(s), "components", "responses", name)
+	}
+	return r
 }
 
 // operations are the spec's "METHOD path" keys.
@@ -179,6 +227,86 @@ func TestOpenAPISchemas(t *testing.T) {
 	}
 }
 
+// TestOpenAPIRequests: a request body the spec's schema takes is one the
+// door's decoder takes, and one the schema refuses (a null, an empty
+// program, a wrong type, a list past its bound, a field it does not name)
+// the decoder refuses, E301. "Exactly one of source and path" and the
+// bounds the schema cannot say (bytes, budget items) are the decoder's
+// alone, and are not among these bodies.
+func TestOpenAPIRequests(t *testing.T) {
+	sp := loadSpec(t)
+	schemas := at(map[string]any(sp), "components", "schemas")
+	decoders := map[string]func([]byte) error{
+		"RunRequest": func(b []byte) error { _, err := decodeRunRequest(b); return err },
+		"AuditRequest": func(b []byte) error {
+			_, err := decodeAuditRequest(b)
+			return err
+		},
+	}
+	list := func(n int, item string) string {
+		return "[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]"
+	}
+	bodies := map[string][]string{
+		"RunRequest": {
+			`{"source":"print(1)"}`,
+			`{"path":"a.vel","args":["a",""],"stdin":"","allow":["io","fs:read:/x"]}`,
+			`{"source":"print(1)","args":` + list(maxArgs, `"a"`) + `}`,
+			`{"source":"print(1)","args":` + list(maxArgs+1, `"a"`) + `}`,
+			`{"source":"print(1)","allow":` + list(maxAllow, `"io"`) + `}`,
+			`{"source":"print(1)","allow":` + list(maxAllow+1, `"io"`) + `}`,
+			`{"source":"print(1)","args":[null]}`,
+			`{"source":"print(1)","args":["a",null]}`,
+			`{"source":"print(1)","allow":[null]}`,
+			`{"source":"print(1)","allow":["io",null]}`,
+			`{"source":"print(1)","args":[1]}`,
+			`{"source":"print(1)","args":"a"}`,
+			`{"source":"print(1)","allow":"io"}`,
+			`{"source":"print(1)","stdin":1}`,
+			`{"source":"print(1)","stdin":null}`,
+			`{"source":null,"path":"a.vel"}`,
+			`{"source":""}`,
+			`{"path":""}`,
+			`{"Source":"print(1)"}`,
+			`{"source":"print(1)","x":1}`,
+			`[]`,
+		},
+		"AuditRequest": {
+			`{"source":"print(1)"}`,
+			`{"path":"a.vel"}`,
+			`{"source":""}`,
+			`{"path":""}`,
+			`{"source":"print(1)","args":[]}`,
+			`{"path":null,"source":"print(1)"}`,
+			`{"source":1}`,
+		},
+	}
+	for name, list := range bodies {
+		r := sp.resolve(t, schemas[name].(map[string]any))
+		for _, body := range list {
+			var v any
+			if err := json.Unmarshal([]byte(body), &v); err != nil {
+				t.Fatal(err)
+			}
+			docErr, doorErr := r.Validate(v), decoders[name]([]byte(body))
+			if (docErr == nil) != (doorErr == nil) {
+				t.Errorf("%s %.80s: docs/openapi.yaml says %v, the door %v", name, body,
+					orTaken(docErr), orTaken(doorErr))
+			}
+			if doorErr != nil && codes.CodeOf(doorErr) != codes.E301 {
+				t.Errorf("%s %.80s: the door refused it %v, not E301", name, body, doorErr)
+			}
+		}
+	}
+}
+
+// orTaken is err, or "taken" for none.
+func orTaken(err error) any {
+	if err == nil {
+		return "taken"
+	}
+	return err
+}
+
 // condition is a state of the server or a way of sending a request, under
 // which the door answers with a status of its own.
 type condition struct {
@@ -299,7 +427,7 @@ func TestOpenAPIStatuses(t *testing.T) {
 		t.Run(op, func(t *testing.T) {
 			seen := map[int][]string{}
 			for _, c := range conditions {
-				status := probe(t, op, c)
+				status := probe(t, sp, op, c)
 				seen[status] = append(seen[status], c.name)
 			}
 			want := sp.statuses(op)
@@ -318,8 +446,10 @@ func TestOpenAPIStatuses(t *testing.T) {
 }
 
 // probe sends op under c to a server of its own, through Serve, after a
-// run that makes the receipt op may ask for, and returns the status.
-func probe(t *testing.T, op string, c condition) int {
+// run that makes the receipt op may ask for, checks the reply against
+// what the spec says of op's reply with its status (checkReply), and
+// returns the status.
+func probe(t *testing.T, sp spec, op string, c condition) int {
 	t.Helper()
 	fake := &fakeRunner{bare: true} // a receipt is read from the Runner
 	cfg := Config{Runner: fake, Token: testToken}
@@ -331,7 +461,8 @@ func probe(t *testing.T, op string, c condition) int {
 		t.Fatal(err)
 	}
 	addr := serveOn(t, s).addr
-	send := func(tr *http.Transport, method, path, body string, h http.Header) int {
+	send := func(tr *http.Transport, method, path, body string, h http.Header) (int, http.Header,
+		[]byte) {
 		req, err := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
@@ -341,15 +472,20 @@ func probe(t *testing.T, op string, c condition) int {
 		if err != nil {
 			t.Fatalf("%s %s: %v", method, path, err)
 		}
-		io.Copy(io.Discard, resp.Body)
+		data, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		return resp.StatusCode
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		return resp.StatusCode, resp.Header, data
 	}
 	// The first run's connection, which sent the token, stays open: with
 	// one slot, it holds it.
 	first := &http.Transport{}
 	defer first.CloseIdleConnections()
-	if st := send(first, http.MethodPost, "/v1/run", `{"source":"print(1)"}`, http.Header{"Authorization": {bearer}}); st != 200 {
+	st, _, _ := send(first, http.MethodPost, "/v1/run", `{"source":"print(1)"}`,
+		http.Header{"Authorization": {bearer}})
+	if st != 200 {
 		t.Fatalf("the first run: %d", st)
 	}
 	if c.before != nil {
@@ -373,5 +509,64 @@ func probe(t *testing.T, op string, c condition) int {
 	}
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
-	return send(tr, method, path, body, h)
+	status, header, reply := send(tr, method, path, body, h)
+	if err := checkReply(t, sp, op, status, header, reply); err != nil {
+		t.Errorf("%s (%s): %d: %v", op, c.name, status, err)
+	}
+	return status
+}
+
+// checkReply checks a reply of op with status against the spec: every
+// header the spec gives the reply is there; its Content-Type is a media
+// type the spec gives it (and no body where it gives none); a JSON body
+// is valid under the spec's schema; an error's code is an E3xx code or
+// one ErrorDetail.code names. A receipt is not checked: the fake
+// Runner's are not whole.
+func checkReply(t *testing.T, sp spec, op string, status int, header http.Header,
+	body []byte) error {
+	t.Helper()
+	r := sp.response(op, status)
+	if r == nil {
+		return nil // TestOpenAPIStatuses says so
+	}
+	for name := range at(r, "headers") {
+		if header.Get(name) == "" {
+			return fmt.Errorf("no %s header, which docs/openapi.yaml gives the reply", name)
+		}
+	}
+	content := at(r, "content")
+	if content == nil {
+		if len(body) > 0 {
+			return fmt.Errorf("a body (%.80q), where docs/openapi.yaml gives none", body)
+		}
+		return nil
+	}
+	media, _, err := mime.ParseMediaType(header.Get("Content-Type"))
+	if err != nil || content[media] == nil {
+		return fmt.Errorf("Content-Type %q, not one docs/openapi.yaml gives", header.Get("Content-Type"))
+	}
+	schema := at(content, media, "schema")
+	if media != "application/json" || schema["$ref"] == "#/components/schemas/Receipt" {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return fmt.Errorf("the body is not JSON: %v", err)
+	}
+	if err := sp.resolve(t, schema).Validate(v); err != nil {
+		return fmt.Errorf("the body %.200s: %v", body, err)
+	}
+	code, _ := at(v, "error")["code"].(string)
+	named := at(map[string]any(sp), "components", "schemas", "ErrorDetail", "properties",
+		"code")["description"].(string)
+	_, e3xx := codes.Info(codes.Code(code))
+	if code != "" && !e3xx && !slices.Contains(wordsOf(named), code) {
+		return fmt.Errorf("the error code %q is no E3xx code, nor one ErrorDetail.code names", code)
+	}
+	return nil
+}
+
+// wordsOf is the words of s, split at spaces, commas and brackets.
+func wordsOf(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" ,()\n.:", r) })
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -15,8 +16,10 @@ import (
 // the directory (a student who submitted nothing), or has a directory in
 // its place, is graded an error, E316, with its receipt. Before, eval
 // passed over such a .out as it passes over a library, and a class of
-// three of whom two submitted nothing read "1 passed" and exited 0. The
-// control: the one submission alone passes, exit 0.
+// three of whom two submitted nothing read "1 passed" and exited 0. A
+// submission that is there and refused (d.vel, past program.MaxBytes) is
+// an error that says why, not a submission missing. The control: the one
+// submission alone passes, exit 0.
 func TestEvalMissingSubmission(t *testing.T) {
 	bin := sablineBin(t)
 	eval := func(missing bool) (string, int, []receipt.StoredReceipt) {
@@ -28,6 +31,12 @@ func TestEvalMissingSubmission(t *testing.T) {
 			testkit.WriteFile(t, filepath.Join(suite, "b.out"), "done\n")
 			testkit.WriteFile(t, filepath.Join(suite, "c.out"), "done\n")
 			if err := os.Mkdir(filepath.Join(suite, "c.vel"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			testkit.WriteFile(t, filepath.Join(suite, "d.out"), "done\n")
+			testkit.WriteFile(t, filepath.Join(suite, "d.vel"), "")
+			err := os.Truncate(filepath.Join(suite, "d.vel"), program.MaxBytes+1) // sparse
+			if err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -47,22 +56,27 @@ func TestEvalMissingSubmission(t *testing.T) {
 		t.Fatalf("the control: exit %d, %d receipts, %q; want 0, one pass", code, len(runs), out)
 	}
 	out, code, runs := eval(true)
-	if code != 1 || !strings.Contains(out, "eval: 1 passed, 0 failed, 2 errors") {
-		t.Errorf("two submissions missing: exit %d, %q; want 1, two errors", code, out)
+	if code != 1 || !strings.Contains(out, "eval: 1 passed, 0 failed, 3 errors") {
+		t.Errorf("two submissions missing, one too large: exit %d, %q; want 1, three errors",
+			code, out)
 	}
-	for _, name := range []string{"b.vel", "c.vel"} {
+	for _, name := range []string{"b.vel", "c.vel", "d.vel"} {
 		if !strings.Contains(out, "ERROR "+name) {
 			t.Errorf("%s is not graded an error: %q", name, out)
 		}
 	}
-	refused := 0
+	refused, large := 0, 0
 	for _, r := range runs {
-		if r.Outcome.Code == "E316" && strings.Contains(r.Outcome.Message, "submission missing") {
+		switch {
+		case r.Outcome.Code != "E316":
+		case strings.Contains(r.Outcome.Message, "submission missing"):
 			refused++
+		case strings.Contains(r.Outcome.Message, "d.vel is larger than"):
+			large++
 		}
 	}
-	if len(runs) != 3 || refused != 2 {
-		t.Errorf("%d receipts, %d of them E316 for a missing submission; want 3 and 2", len(runs),
-			refused)
+	if len(runs) != 4 || refused != 2 || large != 1 {
+		t.Errorf("%d receipts, %d of them E316 for a missing submission, %d for d.vel too "+
+			"large; want 4, 2 and 1", len(runs), refused, large)
 	}
 }

@@ -4925,6 +4925,109 @@ var mutations = []Mutation{
 		Packages: rootPkg, Run: "^TestLibraryAdviceNamesItsOptions$",
 		CaughtBy: "TestLibraryAdviceNamesItsOptions/a_timeout_below_zero",
 	},
+	// A mutation review of the changes since e0b0925: eval's guards, its
+	// stopped checks and a .out whose program is missing, a pool worker's
+	// give-back, the run's anchors closed as it ends, and the door's null
+	// list items.
+	{
+		Name: "eval-missing-program-passed-over", File: "internal/eval/eval.go",
+		Old:      "\t\t\tif v := strings.TrimSuffix(n, \".out\") + \".vel\"; !isFile(listed, v) {\n",
+		New:      "\t\t\tif v := strings.TrimSuffix(n, \".out\") + \".vel\"; false && !isFile(listed, v) {\n",
+		Packages: cliPkg, Run: "^TestEvalMissingSubmission$",
+		CaughtBy: "TestEvalMissingSubmission (a class of three read 1 passed, exit 0)",
+	},
+	{
+		Name: "eval-is-file-takes-a-directory", File: "internal/eval/eval.go",
+		Old: "\treturn e != nil && !e.IsDir()\n", New: "\treturn e != nil\n",
+		Packages: cliPkg, Run: "^TestEvalMissingSubmission$",
+		CaughtBy: "TestEvalMissingSubmission (c.vel, a directory, passed over)",
+	},
+	{
+		Name: "eval-missing-said-of-every-refusal", File: "internal/eval/eval.go",
+		Old: "\t\t\tif !isFile(listed, name) {\n", New: "\t\t\tif true {\n",
+		Packages: cliPkg, Run: "^TestEvalMissingSubmission$",
+		CaughtBy: "TestEvalMissingSubmission (d.vel, too large, said missing)",
+	},
+	{
+		Name: "eval-receipts-replace-the-out-guard", File: "internal/eval/eval.go",
+		Old: "\t\t\tguarded = append(guarded, abs)\n", New: "\t\t\tguarded = []string{abs}\n",
+		Packages: cliPkg, Run: "^TestEvalExpectedOutputsNoGrantReaches$",
+		CaughtBy: "TestEvalExpectedOutputsNoGrantReaches (with --receipts, a .out read)",
+	},
+	{
+		Name: "eval-libraries-guarded-too", File: "internal/eval/eval.go",
+		Old:      "\t\tif listed[strings.TrimSuffix(name, \".vel\")+\".out\"] != nil {\n",
+		New:      "\t\tif true {\n",
+		Packages: cliPkg, Run: "^TestEvalProgramsDoNotReachEachOther$",
+		CaughtBy: "TestEvalProgramsDoNotReachEachOther (d_lib.vel's load of a1.vel refused)",
+	},
+	{
+		Name: "eval-literal-last-byte-dropped", File: "internal/eval/eval.go",
+		Old:      "\tfor i := 0; i < len(name); i++ { // by byte",
+		New:      "\tfor i := 0; i < len(name)-1; i++ { // by byte",
+		Packages: []string{"./internal/eval/"}, Run: "^TestLiteral$",
+		CaughtBy: "TestLiteral (a[1].vel as a[[]1].ve matches nothing)",
+	},
+	{
+		Name: "eval-literal-backslash-unescaped", File: "internal/eval/eval.go",
+		Old: "\t\tcase '\\\\':\n\t\t\tb.WriteString(`\\\\`)\n", New: "",
+		Packages: []string{"./internal/eval/"}, Run: "^TestLiteral$",
+		CaughtBy: "TestLiteral (b\\*.vel read as b, an escaped *)",
+	},
+	{
+		Name: "eval-raw-kept-where-utf8", File: "internal/eval/eval.go",
+		Old: "\tif utf8.Valid(b) {\n\t\treturn nil\n", New: "\tif !utf8.Valid(b) {\n\t\treturn nil\n",
+		Packages: cliPkg, Run: "^TestEvalJSONKeepsBytesNotUTF8$",
+		CaughtBy: "TestEvalJSONKeepsBytesNotUTF8 (the cut output has no actual_raw)",
+	},
+	{
+		Name: "eval-stopped-after-the-refusal", File: "internal/eval/eval.go",
+		Old: "\tfor i, name := range names {\n\t\tif err := stopped(i); err != nil {\n" +
+			"\t\t\treturn out, err\n\t\t}\n",
+		New:      "\tfor i, name := range names {\n",
+		Packages: cliPkg, Run: "^(TestEvalStoppedBySignal|TestEvalStoppedByCtrlBackslash)$",
+		CaughtBy: "TestEvalStoppedByCtrlBackslash (a signal between runs: the next program ran)",
+	},
+	{
+		Name: "door-list-null-item-taken-as-empty", File: "door/decode.go",
+		Old: "\t\tif item == nil {\n\t\t\treturn malformed(",
+		New: "\t\tif item == nil {\n\t\t\titem = new(string)\n\t\t}\n" +
+			"\t\tif false {\n\t\t\treturn malformed(",
+		Packages: doorPkg, Run: "^TestOpenAPIRequests$",
+		CaughtBy: "TestOpenAPIRequests ({\"args\":[null]} taken)",
+	},
+	{
+		Name: "pool-worker-never-gives-back", File: "internal/worker/poolworker.go",
+		Old: "\t\tleft.giveBack() // before the result", New: "\t\t_ = left // before the result",
+		Packages: rootPkg, Run: "^TestPoolMemoryAnEarlierRunLeft$",
+		CaughtBy: "TestPoolMemoryAnEarlierRunLeft (the second run stopped E308)",
+	},
+	{
+		Name: "give-back-once", File: "internal/worker/worker.go",
+		Old:      "\tfor i := 0; i < maxGiveBacks && held > l.floor; i++ {\n",
+		New:      "\tfor i := 0; i < 1 && held > l.floor; i++ {\n",
+		Packages: workerPkg, Run: "^TestGiveBackWhileItGivesBack$",
+		CaughtBy: "TestGiveBackWhileItGivesBack/each_collection_gives_back (2 reads, not 9)",
+	},
+	{
+		Name: "runtime-gauge-counts-released", File: "internal/worker/worker.go",
+		Old:      "\t\treturn samples[0].Value.Uint64() - samples[1].Value.Uint64()\n",
+		New:      "\t\treturn samples[0].Value.Uint64()\n",
+		Packages: workerPkg, Run: "^TestRuntimeGaugeFallsWhenGivenBack$",
+		CaughtBy: "TestRuntimeGaugeFallsWhenGivenBack (nothing given back read)",
+	},
+	{
+		Name: "fs-tree-close-leaves-anchors", File: "lang/fspath.go",
+		Old: "\tt.cleanup.Stop()\n\tcloseAnchors(t.anchors)\n", New: "\tt.cleanup.Stop()\n",
+		Packages: rootPkg, Run: "^TestPoolKeepsNoDirectoryOfAnEarlierRun$",
+		CaughtBy: "TestPoolKeepsNoDirectoryOfAnEarlierRun (the granted directories held open)",
+	},
+	{
+		Name: "exec-leaves-the-fs-tree-open", File: "lang/interp.go",
+		Old: "\tdefer in.fs.close() // nor the directories", New: "\t// in.fs.close() // nor the directories",
+		Packages: rootPkg, Run: "^TestPoolKeepsNoDirectoryOfAnEarlierRun$",
+		CaughtBy: "TestPoolKeepsNoDirectoryOfAnEarlierRun (the granted directories held open)",
+	},
 }
 
 // allowedAfter is the rule after which a mutation adds one to the allow-list.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/receipt"
 )
 
 // TestEvalExpectedOutputsNoGrantReaches: under a budget that grants
@@ -44,24 +45,8 @@ func TestEvalExpectedOutputsNoGrantReaches(t *testing.T) {
 		testkit.WriteFile(t, filepath.Join(suite, name), text)
 	}
 	allow := "io,fs:read:" + suite + ",fs:write:" + suite
-	cmd := exec.Command(bin, "eval", suite, "--json", "--allow", allow, "--receipts", rc)
-	var out, errs strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	_, code, runs := evalEnded(t, cmd, &errs, rc)
-	var results []struct {
-		Program, Grade string
-		Outcome        struct{ Code string }
-	}
-	if err := json.Unmarshal([]byte(out.String()), &results); err != nil {
-		t.Fatalf("eval's JSON: %v; it printed %q, %q", err, out.String(), errs.String())
-	}
-	got := map[string]string{}
-	for _, r := range results {
-		got[r.Program] = strings.TrimSpace(r.Grade + " " + r.Outcome.Code)
-	}
+	got, code, runs := evalGrades(t, exec.Command(bin, "eval", suite, "--json", "--allow", allow,
+		"--receipts", rc), rc)
 	want := map[string]string{
 		"a_cheat.vel": "error E318", "b_saboteur.vel": "error E318",
 		"c_victim.vel": "pass", "d_honest.vel": "pass",
@@ -82,6 +67,32 @@ func TestEvalExpectedOutputsNoGrantReaches(t *testing.T) {
 	if err != nil || string(data) != "x" {
 		t.Errorf("the honest program's write: %q, %v", data, err)
 	}
+}
+
+// evalGrades runs cmd, a sabline eval --json the test made, keeping its
+// receipts in rc, and returns each program's grade and code ("pass",
+// "error E318"), its exit status and the receipts.
+func evalGrades(t *testing.T, cmd *exec.Cmd, rc string) (map[string]string, int,
+	[]receipt.StoredReceipt) {
+	t.Helper()
+	var out, errs strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_, code, runs := evalEnded(t, cmd, &errs, rc)
+	var results []struct {
+		Program, Grade string
+		Outcome        struct{ Code string }
+	}
+	if err := json.Unmarshal([]byte(out.String()), &results); err != nil {
+		t.Fatalf("eval's JSON: %v; it printed %q, %q", err, out.String(), errs.String())
+	}
+	got := map[string]string{}
+	for _, r := range results {
+		got[r.Program] = strings.TrimSpace(r.Grade + " " + r.Outcome.Code)
+	}
+	return got, code, runs
 }
 
 // TestEvalProgramsDoNotReachEachOther: a program eval grades reaches no
@@ -123,23 +134,7 @@ func TestEvalProgramsDoNotReachEachOther(t *testing.T) {
 			}
 			cmd := exec.Command(bin, "eval", ".", "--json", "--allow", tt.allow, "--receipts", rc)
 			cmd.Dir = suite
-			var out, errs strings.Builder
-			cmd.Stdout, cmd.Stderr = &out, &errs
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			_, _, runs := evalEnded(t, cmd, &errs, rc)
-			var results []struct {
-				Program, Grade string
-				Outcome        struct{ Code string }
-			}
-			if err := json.Unmarshal([]byte(out.String()), &results); err != nil {
-				t.Fatalf("eval's JSON: %v; it printed %q, %q", err, out.String(), errs.String())
-			}
-			got := map[string]string{}
-			for _, r := range results {
-				got[r.Program] = strings.TrimSpace(r.Grade + " " + r.Outcome.Code)
-			}
+			got, _, runs := evalGrades(t, cmd, rc)
 			for name, w := range tt.want {
 				if got[name] != w {
 					t.Errorf("%s graded %q, want %q", name, got[name], w)

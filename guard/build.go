@@ -185,6 +185,13 @@ func (s *Set) Refresh(in Inputs, m Machine) *Set {
 	return b.set(b.build(in, s.homes))
 }
 
+// sablineHolds is what a location of Inputs.Sabline holds, as a refusal
+// names it: Sabline's own files, or what its operator, or eval (each
+// expected output, and the other programs it grades), keeps out of every
+// grant beside them.
+const sablineHolds = "Sabline's receipts and tokens, or what its operator keeps out of " +
+	"every grant"
+
 // build adds in's locations, the tables and every home (known, those of
 // in and those in the system's homes directories) to b, and returns the
 // homes.
@@ -197,7 +204,7 @@ func (b *builder) build(in Inputs, known []string) []string {
 		return slices.ContainsFunc(lent, func(l string) bool { return Within(l, p) })
 	}
 	for _, p := range in.Sabline {
-		b.add(Location{Path: p, Kind: Sabline, Holds: "Sabline's receipts and tokens",
+		b.add(Location{Path: p, Kind: Sabline, Holds: sablineHolds,
 			Owner: in.Owned[p]})
 	}
 	for _, k := range kernelSurfaces {

@@ -458,7 +458,7 @@ func TestRegisterOurEntryForRootsPath(t *testing.T) {
 // nothing of root's. Before, the set resolved them again and guarded
 // root's directory: with the link flipped in a loop beside them, one run
 // of root's in ten granted fs:read of it was refused (E329, "names /
-// (Sabline's receipts and tokens)" for a link to /). The control: before
+// (Sabline's receipts and tokens, ...)" for a link to /). The control: before
 // the change, the other user's directories are guarded, root's granted.
 // Run as root (chown).
 func TestRegisterRetargetedLinkGuardsNothingOfAnothers(t *testing.T) {

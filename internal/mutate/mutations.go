@@ -4174,8 +4174,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "sabline-location-owner-unpassed", File: "guard/build.go",
-		Old:      "Holds: \"Sabline's receipts and tokens\",\n\t\t\tOwner: in.Owned[p]})",
-		New:      "Holds: \"Sabline's receipts and tokens\"})",
+		Old:      "Holds: sablineHolds,\n\t\t\tOwner: in.Owned[p]})",
+		New:      "Holds: sablineHolds})",
 		Packages: guardPkg, Run: "^TestRegisterRetargetedLinkGuardsNothingOfAnothers$",
 		CaughtBy: "TestRegisterRetargetedLinkGuardsNothingOfAnothers (Inputs.Owned left out)",
 	},

@@ -348,7 +348,7 @@ func TestLoadReadsProgramsOnly(t *testing.T) {
 		{name: "a dot-entry of the home the program is kept in", load: ".config/app/conf.vel", wantCode: codes.E318,
 			wantMsg: "a dot-entry of a home"},
 		{name: "Sabline's receipts beneath the program's directory", load: "receipts/r.vel", wantCode: codes.E318,
-			wantMsg: "Sabline's own receipts"},
+			wantMsg: "Sabline's receipts and tokens"},
 		{name: "a .vel file in a directory of its own", load: "notes/n.vel"},
 	}
 	home := testkit.Scratch(t)

@@ -109,7 +109,8 @@ func TestPathRefusals(t *testing.T) {
 			stmt: `v = fs.exists("/etc/ssh/ssh_host_ed25519_key")`, wantCode: codes.E318, wantMsg: "/etc/ssh/ssh_host_ed25519_key, a credential location"},
 		// The receipts directory.
 		{name: "receipts listed", grant: "fs",
-			stmt: `v = fs.list("$R")`, wantCode: codes.E318, wantMsg: "$R, Sabline's own receipts and tokens"},
+			stmt: `v = fs.list("$R")`, wantCode: codes.E318, wantMsg: "$R, Sabline's receipts and tokens, or what its " +
+				"operator keeps out of every grant"},
 		{name: "a receipt removed", grant: "fs",
 			stmt: `fs.remove("$R/r.json")`, wantCode: codes.E318},
 		{name: "a receipt forged", grant: "fs:write",

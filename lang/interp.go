@@ -455,8 +455,6 @@ func guardedWhat(l guard.Location) string {
 			"names it"
 	case guard.DotEntry:
 		return "a dot-entry of a home: a grant reaches it only by naming it (fs:read:" + l.Path + ")"
-	case guard.Sabline:
-		return "Sabline's own receipts and tokens, which no grant reaches"
 	}
 	return l.Holds + ", which no grant reaches"
 }

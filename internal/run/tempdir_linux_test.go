@@ -73,7 +73,7 @@ func TestRunsDoNotShareATempDir(t *testing.T) {
 		wantMsg  string
 	}{
 		{name: "under a grant of every path", src: `fs.write(ARGS[0] + "/planted", "x")`, allow: []string{"fs:write"},
-			dir: victim, wantCode: codes.E318, wantMsg: "Sabline's own"},
+			dir: victim, wantCode: codes.E318, wantMsg: "Sabline's receipts and tokens"},
 		{name: "many files under a grant of every path", src: "for i in range(10050):\n    fs.write(ARGS[0] + \"/f\" + str(i), \"x\")\n",
 			allow: []string{"fs:write"}, dir: victim, wantCode: codes.E318},
 		{name: "under a grant that names it", src: `fs.write(ARGS[0] + "/planted", "x")`, allow: []string{"fs:write:" + victim},

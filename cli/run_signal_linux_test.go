@@ -262,16 +262,11 @@ func TestEvalStoppedBySignal(t *testing.T) {
 			testkit.WriteFile(t, filepath.Join(suite, name+".vel"), src)
 			testkit.WriteFile(t, filepath.Join(suite, name+".out"), "done\n")
 		}
-		cmd := exec.Command(bin, "eval", suite, "--allow", "io", "--timeout", "60s", "--receipts", rc)
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, out := startEval(t, bin, suite, rc)
 		if stop {
 			signalOnceWorking(t, cmd, syscall.SIGTERM)
 		}
-		return evalEnded(t, cmd, &out, rc)
+		return evalEnded(t, cmd, out, rc)
 	}
 	if out, code, runs := eval("print(\"done\")\n", false); code != 0 || len(runs) != 3 {
 		t.Fatalf("the control: exit %d, %d receipts, %q; want 0 and 3", code, len(runs), out)
@@ -302,16 +297,11 @@ func TestEvalStoppedInItsLastProgram(t *testing.T) {
 		if library {
 			testkit.WriteFile(t, filepath.Join(suite, "z.vel"), "def f():\n    return 1\n")
 		}
-		cmd := exec.Command(bin, "eval", suite, "--allow", "io", "--timeout", "60s", "--receipts", rc)
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, out := startEval(t, bin, suite, rc)
 		if stop {
 			signalOnceWorking(t, cmd, syscall.SIGINT)
 		}
-		return evalEnded(t, cmd, &out, rc)
+		return evalEnded(t, cmd, out, rc)
 	}
 	for _, library := range []bool{false, true} {
 		if out, code, runs := eval("print(\"done\")\n", library, false); code != 0 || len(runs) != 1 ||
@@ -367,16 +357,11 @@ func TestEvalStoppedByCtrlBackslash(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		cmd := exec.Command(bin, "eval", suite, "--allow", "io", "--timeout", "60s", "--receipts", rc)
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, out := startEval(t, bin, suite, rc)
 		if stop != nil {
 			stop(cmd, rc)
 		}
-		return evalEnded(t, cmd, &out, rc)
+		return evalEnded(t, cmd, out, rc)
 	}
 	const refused = 3000
 	for _, n := range []int{0, refused} {
@@ -420,6 +405,20 @@ func TestEvalStoppedByCtrlBackslash(t *testing.T) {
 		t.Errorf("Ctrl-\\ among the refusals: exit %d, %d receipts, %.300q; want 131, the grades "+
 			"so far, no goroutines", code, len(runs), out)
 	}
+}
+
+// startEval starts sabline eval of suite under --allow io, each run
+// given a minute, its receipts kept in rc, and returns the command and
+// what it prints on both its streams.
+func startEval(t *testing.T, bin, suite, rc string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(bin, "eval", suite, "--allow", "io", "--timeout", "60s", "--receipts", rc)
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, out
 }
 
 // evalEnded waits, within a bound, for cmd, a sabline eval the test

@@ -17,9 +17,7 @@ import (
 // away moves it, on this file system, as a prune that took it out would.
 func TestPruneLeavesAHeldEntryInPlace(t *testing.T) {
 	const boot = "0123456789abcdef0123456789abcdef"
-	was := viewTag
-	t.Cleanup(func() { viewTag = was })
-	as := func(tag string) { viewTag = func() string { return tag } }
+	as := asView(t)
 	dir := t.TempDir()
 	reg := useRegister(t, dir)
 	store := filepath.Join(dir, "store")

@@ -301,9 +301,7 @@ func TestPruneGivesBackAnEntryMadeMeanwhile(t *testing.T) {
 func TestPruneLeavesWhatAnotherViewHolds(t *testing.T) {
 	unixOnly(t)
 	const boot, earlier = "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"
-	as := func(tag string) { viewTag = func() string { return tag } }
-	was := viewTag
-	t.Cleanup(func() { viewTag = was })
+	as := asView(t)
 	for _, tc := range []struct {
 		name        string
 		holder, by  string // the views that join the path, then another
@@ -369,9 +367,7 @@ func TestPruneLeavesWhatAnotherViewHolds(t *testing.T) {
 func TestReadHonoursAnEntryAnOlderSablinePruned(t *testing.T) {
 	unixOnly(t)
 	const boot, earlier = "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"
-	as := func(tag string) { viewTag = func() string { return tag } }
-	was := viewTag
-	t.Cleanup(func() { viewTag = was })
+	as := asView(t)
 	for _, tc := range []struct {
 		name     string
 		holder   string // the view that joins the store; "" where none can be told
@@ -512,4 +508,13 @@ func TestPruneLeavesAnUnheldEntryOfThisBoot(t *testing.T) {
 			}
 		})
 	}
+}
+
+// asView returns a function that has this process take the view tag
+// given (viewTag), as a Sabline of that boot and mount namespace would;
+// the test's end puts the process's own back.
+func asView(t *testing.T) func(tag string) {
+	was := viewTag
+	t.Cleanup(func() { viewTag = was })
+	return func(tag string) { viewTag = func() string { return tag } }
 }

@@ -92,9 +92,10 @@ func hintOf(err error) string {
 // TestRoomless: each error that says the file system has no room for a
 // receipt (no space, a quota used up, a journal's record cut short), as
 // the calls that meet them wrap them, is given what to do when it is
-// full, and one past the process's file size limit what to do about
-// that; any other keeps what it said. A quota is not provoked here: root,
-// which the tests run as, passes its limits (CAP_SYS_RESOURCE).
+// full, one past the process's file size limit or its descriptor limit
+// what to do about that; any other keeps what it said. A quota is not
+// provoked here: root, which the tests run as, passes its limits
+// (CAP_SYS_RESOURCE).
 func TestRoomless(t *testing.T) {
 	const general = "Check --receipts names a directory you can write."
 	for _, tt := range []struct {
@@ -110,6 +111,10 @@ func TestRoomless(t *testing.T) {
 			wantDo: fullDo},
 		{name: "the file size limit", err: &fs.PathError{Op: "write", Path: "/r", Err: syscall.EFBIG},
 			wantDo: sizeLimitDo},
+		{name: "the descriptor limit", err: &fs.PathError{Op: "open", Path: "/r", Err: syscall.EMFILE},
+			wantDo: codes.DescriptorsDo("writing a receipt")},
+		{name: "the system's descriptors", err: &fs.PathError{Op: "open", Path: "/r",
+			Err: syscall.ENFILE}, wantDo: codes.DescriptorsDo("writing a receipt")},
 		{name: "permission denied (the control)",
 			err: &fs.PathError{Op: "open", Path: "/r", Err: syscall.EACCES}, wantDo: general},
 		{name: "no such directory (the control)",

@@ -381,13 +381,10 @@ const ReserveBytes = 64 << 10
 // the topmost one only: the run's grants never reach it. A failure is
 // E317, and then nothing runs; so is a receipts directory that a user who
 // is neither this one nor root owns (made first at a shared place, it is
-// theirs to empty and fill).
+// theirs to empty and fill). A Reserve that succeeds after one that failed
+// leaves rec stored as it says.
 func (rec *Receipt) Reserve(dir string) (made []string, err error) {
-	defer func() {
-		if err != nil {
-			rec.storeErr = err
-		}
-	}()
+	defer func() { rec.storeErr = err }()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, codes.Errorf(codes.E317, "receipts directory %s: %w", dir, err)
@@ -807,8 +804,9 @@ const fullDo = "The file system that holds the receipts directory is full (no sp
 // room for the receipt (ENOSPC, EDQUOT, or a journal's record cut short:
 // a write to a regular file is short where the file system had room for
 // part of it), or to sizeLimitDo when it is the process's file size
-// limit's (EFBIG, as the journal says a record it cut short too), and
-// returns e.
+// limit's (EFBIG, as the journal says a record it cut short too), or to
+// what to do about the descriptor limit when it is that (EMFILE, ENFILE),
+// and returns e.
 func roomless(e *codes.Error, err error) *codes.Error {
 	switch {
 	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
@@ -816,6 +814,8 @@ func roomless(e *codes.Error, err error) *codes.Error {
 		e.Do = fullDo
 	case errors.Is(err, syscall.EFBIG):
 		e.Do = sizeLimitDo
+	case codes.OutOfDescriptors(err):
+		e.Do = codes.DescriptorsDo("writing a receipt")
 	}
 	return e
 }

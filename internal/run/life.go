@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -76,6 +77,10 @@ type workerProc struct {
 	// answered (the command line's worker, a pool's whose run may make
 	// raw system calls), and how it exits must agree with its answer.
 	last bool
+	// retired makes retire's second call (a run that retired its
+	// worker early, then its deferred call) do nothing: what it closes
+	// it closes once.
+	retired sync.Once
 }
 
 // workerSpec is how a worker is started.
@@ -99,21 +104,14 @@ type workerSpec struct {
 	began *os.File
 }
 
-// descriptorsDo is what to do when a worker could not be started for
-// want of descriptors (startRefusedBy).
-const descriptorsDo = "This process ran out of file descriptors starting the worker: its " +
-	"limit (ulimit -n), or the system's, is too low for a run, which takes some 20 beside " +
-	"those the process holds. Raise the limit (ulimit -n 1024, a unit's LimitNOFILE) or close " +
-	"what the caller holds open, and run it again."
-
 // startRefusedBy is err, the error of a worker's start, with what to do
-// where the system refused it descriptors (EMFILE, ENFILE: a caller's
-// ulimit -n of 8 to 24 refused every run so), which is no fault of
-// Sabline's, as E310's general advice would have it.
+// where the system refused it descriptors (codes.OutOfDescriptors: a
+// caller's ulimit -n of 8 to 24 refused every run so), which is no fault
+// of Sabline's, as E310's general advice would have it.
 func startRefusedBy(err error) error {
 	var e *codes.Error
-	if errors.As(err, &e) && (errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)) {
-		e.Do = descriptorsDo
+	if errors.As(err, &e) && codes.OutOfDescriptors(err) {
+		e.Do = codes.DescriptorsDo("starting the worker")
 	}
 	return err
 }
@@ -781,8 +779,11 @@ func (w *workerProc) death(keep func(report string) string) (o receipt.Outcome, 
 // retire ends the worker: its request pipe closes, which a pool worker
 // takes as the end of its jobs; one that has not exited within stopGrace
 // is killed, with everything it started. Its temporary directory is
-// removed.
-func (w *workerProc) retire() {
+// removed. A second call does nothing.
+func (w *workerProc) retire() { w.retired.Do(w.retireOnce) }
+
+// retireOnce is retire's work.
+func (w *workerProc) retireOnce() {
 	if w.reqW != nil {
 		w.reqW.Close()
 	}

@@ -180,7 +180,11 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	// What the supervisor's side of confinement reads of this process
 	// before a worker starts, it reads beside the worker's temporary
 	// directory, pipes and environment (startWorker).
-	go confine.LearnWorkerHolds(pol, r.MaxMemoryMB)
+	c.beside = make(chan struct{})
+	go func() {
+		defer close(c.beside)
+		confine.LearnWorkerHolds(pol, r.MaxMemoryMB)
+	}()
 	// A supervisor told to stop takes its worker, and all the worker
 	// started, down with it; the worker is in a session of its own and
 	// would not get a terminal's signal. The signals are taken before the
@@ -216,6 +220,13 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	if err != nil {
 		// Nothing runs without a place for its receipt.
 		w.kill()
+		if codes.OutOfDescriptors(err) {
+			// The worker's pipes held descriptors the reservation
+			// wanted: ended, they hold none, and the refusal has its
+			// receipt where there is one to be had now (finish).
+			w.retire()
+			return c.finish(receipt.OutcomeOf(err))
+		}
 		c.rec.Outcome = receipt.OutcomeOf(err)
 		return c.rec
 	}
@@ -342,6 +353,10 @@ type commandRun struct {
 	derived core.Policy
 	started time.Time
 	made    []string // the granted directories made for the run (makeGranted)
+	// beside is closed once what the supervisor's side of confinement
+	// reads beside the worker's start (confine.LearnWorkerHolds) is
+	// read; nil before it is begun.
+	beside chan struct{}
 }
 
 func newCommandRun(r Run) *commandRun {
@@ -394,8 +409,17 @@ func (c *commandRun) finish(o receipt.Outcome) *receipt.Receipt {
 	c.rec.Outcome = o
 	c.rec.Timings.WallMS = receipt.MS(time.Since(c.started))
 	if c.r.Receipts != "" {
-		if path, err := c.rec.Stored(); path == "" && err == nil {
-			if _, err := c.rec.Reserve(c.r.Receipts); err != nil {
+		if path, _ := c.rec.Stored(); path == "" {
+			_, err := c.rec.Reserve(c.r.Receipts)
+			if codes.OutOfDescriptors(err) && c.beside != nil {
+				// What is read beside the worker's start held the
+				// descriptors it wanted (a caller's ulimit -n of 8
+				// refused a run's receipt so, now and then): once it is
+				// read, it holds none.
+				<-c.beside
+				_, err = c.rec.Reserve(c.r.Receipts)
+			}
+			if err != nil {
 				return c.rec
 			}
 		}

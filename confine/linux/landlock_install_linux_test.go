@@ -68,7 +68,7 @@ func TestInstallLandlockOnTheKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := []string{"outside.txt", "many/.ssh/id_test", "real/f", "swap/f", "link/f", "oper/f",
-		"pare/in/f", "beside/f", "beside/in/f"}
+		"pare/in/f", "beside/f", "beside/in/f", "carv/.ssh/id_test", "carv/sub/f", "carv/g/f"}
 	for i := range installFiles {
 		files = append(files, fmt.Sprintf("many/f%03d", i))
 	}
@@ -81,7 +81,7 @@ func TestInstallLandlockOnTheKernel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, which := range []string{"rlimit", "swapped", "linked", "operator", "parent"} {
+	for _, which := range []string{"rlimit", "swapped", "linked", "operator", "parent", "carved"} {
 		t.Run(which, func(t *testing.T) {
 			childChecks(t, "TestInstallLandlockOnTheKernel", installChildEnv, which+":"+base, "install")
 		})
@@ -135,13 +135,24 @@ func runInstallChild(t *testing.T, which, base string) {
 		expect("read the last file under a carved rule", read(p(fmt.Sprintf("many/f%03d", installFiles-1))), 0)
 		expect("read the guarded file", read(p("many/.ssh/id_test")), syscall.EACCES)
 		expect("read a file outside the grant", read(p("outside.txt")), syscall.EACCES)
-	case "swapped", "linked", "operator", "parent":
+	case "swapped", "linked", "operator", "parent", "carved":
 		// grant is the granted directory; at, the entry swapped: it, or
-		// its parent.
+		// its parent, or, carved, an entry the carving of a guarded
+		// location beneath the grant listed, which, gone, leaves its
+		// rule out and nothing withheld: what the grant reaches there
+		// is narrowed, never widened.
 		grant, at := p(which[:4]), p(which[:4])
-		if which == "parent" {
+		var opts ApplyOptions
+		wantGone := []string{grant}
+		switch which {
+		case "parent":
 			grant = p("pare/in")
+			wantGone = []string{grant}
+		case "carved":
+			at, wantGone = p("carv/sub"), nil
+			opts.CarveOuts = []guard.CarveOut{{Path: p("carv/.ssh")}}
 		}
+		swapped := which == "swapped" || which == "carved"
 		policy := core.OSPolicy(budget.MustParse("/", "io,fs:read:"+p("real")+",fs:read:"+grant),
 			core.Options{})
 		landlockOnly := everyLayer().onlyLayer(layerLandlockOnly)
@@ -169,16 +180,16 @@ func runInstallChild(t *testing.T, which, base string) {
 			if err := os.Rename(at, at+"-away"); err != nil {
 				return LandlockApplied{}, err
 			}
-			if which == "swapped" {
-				err = os.Mkdir(p("swap"), 0o755)
+			if swapped {
+				err = os.Mkdir(at, 0o755)
 			} else {
 				err = os.Symlink(p("beside"), at)
 			}
 			if err != nil {
 				return LandlockApplied{}, err
 			}
-			if which == "swapped" {
-				if err := os.WriteFile(p("swap/f"), []byte("data"), 0o644); err != nil {
+			if swapped {
+				if err := os.WriteFile(at+"/f", []byte("data"), 0o644); err != nil {
 					return LandlockApplied{}, err
 				}
 			}
@@ -188,7 +199,7 @@ func runInstallChild(t *testing.T, which, base string) {
 			applied.Carving.Withheld = gone
 			return applied, swapErr
 		}
-		res, err := applyWith(policy, ApplyOptions{}, landlockOnly)
+		res, err := applyWith(policy, opts, landlockOnly)
 		*checks++
 		if swapErr != nil || err != nil {
 			t.Errorf("install after the swap: %v, apply: %v; want the grant left out", swapErr, err)
@@ -199,17 +210,24 @@ func runInstallChild(t *testing.T, which, base string) {
 				"is closed too", leaked)
 		}
 		*checks++
-		if !slices.Equal(gone, []string{grant}) {
-			t.Errorf("the install left out %q, want %s", gone, grant)
+		if !slices.Equal(gone, wantGone) {
+			t.Errorf("the install left out %q, want %q", gone, wantGone)
 		}
 		*checks++
 		if res.Level == core.None || strings.Contains(res.Reason, "Landlock was not applied") ||
-			!strings.Contains(res.Reason, "left out of the kernel's ruleset") {
-			t.Errorf("Result %v: %q; want Landlock applied, %s left out", res.Level, res.Reason,
-				grant)
+			strings.Contains(res.Reason, "left out of the kernel's ruleset") != (wantGone != nil) {
+			t.Errorf("Result %v: %q; want Landlock applied, %q left out", res.Level, res.Reason,
+				wantGone)
 		}
 		expect("read the other grant (the control)", read(p("real/f")), 0)
 		expect("read a file outside the grants", read(p("outside.txt")), syscall.EACCES)
+		if which == "carved" {
+			expect("read beside the carved entry (the control)", read(p("carv/g/f")), 0)
+			expect("read the guarded file", read(p("carv/.ssh/id_test")), syscall.EACCES)
+			expect("read what is at the carved entry's path", read(at+"/f"), syscall.EACCES)
+			expect("read the carved entry renamed away", read(at+"-away/f"), syscall.EACCES)
+			break
+		}
 		rest := strings.TrimPrefix(grant, at)
 		expect("read what is at the swapped grant's path", read(grant+"/f"), syscall.EACCES)
 		expect("read the directory renamed away", read(at+"-away"+rest+"/f"), syscall.EACCES)

@@ -32,11 +32,8 @@ func HTML(reports []Named) ([]byte, error) {
 		w(reportsHead)
 		for _, r := range p.Reports {
 			w("\n<tr><td>", esc(r.Title), "</td><td>", esc(r.Kernel), "</td><td>",
-				strconv.Itoa(r.LandlockABI), "</td><td>", esc(orDash(r.I386)), "</td>\n<td>sabline ",
-				esc(r.Build.Sabline), ", ", esc(r.Build.Go), ", ", esc(r.Build.Arch))
-			if r.Build.Knockout {
-				w(", knock-out")
-			}
+				strconv.Itoa(r.LandlockABI), "</td><td>", esc(orDash(r.I386)), "</td>\n<td>",
+				esc(buildText(r.Build)))
 			w("</td>\n<td><code>", esc(r.Schema), "</code></td><td>", esc(orDash(r.Source)),
 				"</td></tr>")
 		}

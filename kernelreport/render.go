@@ -312,7 +312,14 @@ func Markdown(reports []Named) []byte {
 
 // buildText says what the report was made with.
 func buildText(b Build) string {
-	s := fmt.Sprintf("sabline %s, %s, %s", b.Sabline, b.Go, b.Arch)
+	s := "sabline " + b.Sabline
+	if b.Commit != "" {
+		s += " commit " + b.Commit
+		if b.Modified {
+			s += " with changes not committed"
+		}
+	}
+	s += ", " + b.Go + ", " + b.Arch
 	if b.Knockout {
 		s += ", knock-out"
 	}

@@ -95,10 +95,14 @@ type Named struct {
 
 // Build is the binary the report was made with.
 type Build struct {
-	Sabline  string `json:"sabline"`  // runtime.Version
+	Sabline  string `json:"sabline"`  // Sabline's version (receipt.Version)
 	Knockout bool   `json:"knockout"` // always true: only the kernel holds the runs
 	Go       string `json:"go"`
 	Arch     string `json:"arch"`
+	// Commit and Modified are the source the binary was built from, as
+	// the Go command stamped it (receipt.Build): empty where it was not.
+	Commit   string `json:"commit,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
 }
 
 // Target is one target's line.

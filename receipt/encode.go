@@ -97,6 +97,8 @@ func (r *Receipt) encode(e *jsonenc.Encoder) {
 	e.Open()
 	e.Str("version", r.Sabline.Version)
 	e.Bool("knockout", r.Sabline.Knockout)
+	e.StrOmit("commit", r.Sabline.Commit)
+	e.BoolOmit("modified", r.Sabline.Modified)
 	e.Close()
 	e.Name("program")
 	e.Open()

@@ -26,6 +26,7 @@ var receiptParts = map[string]string{
 	"args_cut.sha256": notReported, "args_cut.count": notReported, "args_cut.bytes": notReported,
 	"args_cut.kept_count": notReported, "args_cut.kept_bytes": notReported,
 	"sabline.version": notReported, "sabline.knockout": notReported,
+	"sabline.commit": notReported, "sabline.modified": notReported,
 	"program.path": notReported, "program.sha256": notReported,
 	"program.files":              FieldFiles, // a pool's worker sends them with its result
 	"run_parameters.confinement": notReported, "run_parameters.confinement_reason": notReported,

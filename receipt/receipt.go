@@ -84,12 +84,6 @@ type Receipt struct {
 	stored   []byte // the JSON a Store appended as it finished it (StoredJSON)
 }
 
-// Build says which binary made the receipt.
-type Build struct {
-	Version  string `json:"version"`
-	Knockout bool   `json:"knockout"` // built with -tags sabline_knockout: no budget checks
-}
-
 // ProgramInfo names the program and the digests of its files.
 type ProgramInfo struct {
 	Path   string               `json:"path"`
@@ -153,18 +147,6 @@ type Platform struct {
 	Go     string `json:"go"`
 }
 
-// Version is Sabline's version.
-const Version = "0.1.0"
-
-// VersionString is what --version prints.
-func VersionString() string {
-	s := "sabline " + Version + " (" + goruntime.GOOS + "/" + goruntime.GOARCH + ")"
-	if program.Knockout {
-		s += " KNOCK-OUT BUILD: every budget check passes"
-	}
-	return s
-}
-
 // New starts the receipt of a run of the program at path under b. The
 // program's digest is taken here, so a run that never starts still names
 // the bytes it was asked to run.
@@ -191,7 +173,7 @@ func NewForSource(path string, src []byte, b budget.Budget, args []string) *Rece
 	r := &Receipt{
 		Schema:   Schema,
 		RunID:    makeRunID(),
-		Sabline:  Build{Version: Version, Knockout: program.Knockout},
+		Sabline:  ThisBuild(),
 		Program:  ProgramInfo{Path: path},
 		Budget:   b.String(),
 		Effects:  []budget.Usage{},

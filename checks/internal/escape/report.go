@@ -2,6 +2,7 @@ package escape
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -66,6 +67,13 @@ func Machine(bin string) (Report, error) {
 		},
 		Targets: []ReportTarget{},
 	}}
+	// The source bin was built from, as the Go command stamped it: the
+	// report names the build that ran its targets.
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return Report{}, fmt.Errorf("read the build information of %s: %w", bin, err)
+	}
+	r.Build.Commit, r.Build.Modified = receipt.SourceOf(bi)
 	if goruntime.GOOS == "linux" && goruntime.GOARCH == "amd64" {
 		present, err := I386Entry(bin)
 		if err != nil {

@@ -37,6 +37,7 @@ package buildbin
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -138,7 +139,7 @@ func Build(pkg, name string, tags ...string) (string, error) {
 			return "", err
 		}
 		out = filepath.Join(sub, name)
-		if err := goBuild(pkg, out, tags); err != nil {
+		if err := goBuild(pkg, out, tags, unstamped); err != nil {
 			return "", err
 		}
 	}
@@ -183,7 +184,7 @@ func buildShared(pkg, out string, tags []string) error {
 	}
 	defer os.RemoveAll(tmp)
 	part := filepath.Join(tmp, filepath.Base(out))
-	if err := goBuild(pkg, part, tags); err != nil {
+	if err := goBuild(pkg, part, tags, unstamped); err != nil {
 		return err
 	}
 	if err := os.Rename(part, out); err != nil {
@@ -262,11 +263,38 @@ func contentOf(pkg string, tags []string, list []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// goBuild runs go build with CGO_ENABLED=0.
-func goBuild(pkg, out string, tags []string) error {
-	// No VCS stamp: a binary is shared by the content it is built from,
-	// which the repository's state is not part of.
-	args := []string{"build", "-buildvcs=false", "-o", out}
+// unstamped is goBuild's flag for a binary with no VCS stamp: a binary
+// is shared by the content it is built from, which the repository's
+// state is not part of.
+const unstamped = "-buildvcs=false"
+
+// ErrNoCheckout is SablineStamped's error where the tests do not run in
+// a git checkout, or git is not there: there is no commit to stamp.
+var ErrNoCheckout = errors.New("buildbin: not in a git checkout, or no git")
+
+// SablineStamped builds cmd/sabline into out with the commit of the
+// repository it is built in stamped (-buildvcs=true), as a release's `go
+// build` is, for the tests of what a build says of its source: built each
+// time, never shared, since the repository's state is not part of a
+// shared binary's name. It returns the commit and whether the tree had
+// changes not committed, as git says them (what the stamp should say),
+// and ErrNoCheckout where there is no commit to stamp.
+func SablineStamped(out string) (commit string, modified bool, err error) {
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "", false, fmt.Errorf("%w: %v", ErrNoCheckout, err)
+	}
+	status, err := exec.Command("git", "status", "--porcelain").Output()
+	if err != nil {
+		return "", false, fmt.Errorf("buildbin: git status: %w", err)
+	}
+	err = goBuild("github.com/sabline/sabline/cmd/sabline", out, nil, "-buildvcs=true")
+	return strings.TrimSpace(string(head)), len(strings.TrimSpace(string(status))) > 0, err
+}
+
+// goBuild runs go build with CGO_ENABLED=0 and the flag vcs.
+func goBuild(pkg, out string, tags []string, vcs string) error {
+	args := []string{"build", vcs, "-o", out}
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
 	}

@@ -100,18 +100,6 @@ func TestFeedEnds(t *testing.T) {
 	}
 }
 
-// waitUntil waits, bounded, until cond holds.
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("waited too long")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // TestToolPairClosedOnExec: both ends of the tool channel's socket pair
 // are closed on exec, so no process a host module starts holds either:
 // the worker's end reaches the worker only as passPipes passes it.

@@ -172,6 +172,9 @@ func (rl *relay) copy(dst io.Writer, src *os.File, mu *sync.Mutex, n *atomic.Int
 	go func() {
 		defer rl.copies.Done()
 		defer src.Close()
+		if h, ok := dst.(lineHolder); ok {
+			defer h.endHeld() // the stream's end ends the line it left
+		}
 		buf := make([]byte, relayBuffer)
 		for {
 			if rl.gone.Load() {
@@ -192,6 +195,10 @@ func (rl *relay) copy(dst io.Writer, src *os.File, mu *sync.Mutex, n *atomic.Int
 		}
 	}()
 }
+
+// lineHolder is a copy's destination that holds a line the worker left
+// unfinished (workerMessages): its copy ends it once the stream ends.
+type lineHolder interface{ endHeld() }
 
 // deliver writes p to dst, holding mu, counts it in n, and returns dst's
 // error: nil when it took it all.
@@ -230,36 +237,88 @@ const workerLabel = "sabline: pool worker: "
 // write on that descriptor too, as much as it likes and whatever it
 // likes, a line that reads as the pool's or the server's among them.
 // What is dropped is still read, so that no write of the worker's waits
-// for it. Each write to dst is whole lines: a line the worker left
-// unfinished is ended there, and what follows it is labelled as a line
-// of its own, since dst (a server's log) takes other writers' lines
-// between two of the worker's writes, and the rest of the worker's line
-// would otherwise begin a line of the log, unlabelled.
+// for it.
+//
+// Each write to dst is whole lines, since dst (a server's log) takes
+// other writers' lines between two of the worker's writes, and the rest
+// of a line the worker left unfinished would otherwise begin a line of
+// the log, unlabelled. An unfinished line is held until the worker ends
+// it, for at most unfinishedWait and unfinishedBytes, and then ended
+// there, its rest labelled as a line of its own: the Go runtime writes
+// a trace a few bytes at a time (a panic before the worker's start), and
+// each piece was a labelled line of its own.
 type workerMessages struct {
 	dst  io.Writer
-	left int  // what may still be written to dst
-	cut  bool // the line that says the rest was dropped is written
+	mu   sync.Mutex // held by Write, and by the timer that ends a held line
+	left int        // what may still be written to dst
+	cut  bool       // the line that says the rest was dropped is written
+	held []byte     // the worker's unfinished line, not yet written to dst
+	// ending is the timer that ends held, nil while none is set.
+	ending *time.Timer
 }
+
+// unfinishedWait and unfinishedBytes bound how long, and how much of, a
+// worker's unfinished line workerMessages holds before it ends the line
+// itself.
+const (
+	unfinishedWait  = 50 * time.Millisecond
+	unfinishedBytes = 4 << 10
+)
 
 func newWorkerMessages(dst io.Writer) *workerMessages {
 	return &workerMessages{dst: dst, left: maxWorkerMessageBytes}
 }
 
-// Write relays what of p, labelled, is within the bound, and takes the
-// rest. The write that reaches the bound ends with the line that says the
-// rest was dropped, in the same write to dst, so that the line the bound
-// cut is ended there, and no other writer's line joins it.
+// Write relays the lines p ends, within the bound, and holds the line it
+// leaves unfinished (see workerMessages).
 func (m *workerMessages) Write(p []byte) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	whole := append(m.held, p...)
+	m.held = nil
+	if end := bytes.LastIndexByte(whole, '\n') + 1; len(whole)-end <= unfinishedBytes {
+		m.held = bytes.Clone(whole[end:])
+		whole = whole[:end]
+	}
+	if len(m.held) > 0 && m.ending == nil {
+		m.ending = time.AfterFunc(unfinishedWait, m.endHeld)
+	}
+	if err := m.relay(whole); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// endHeld writes the line held unfinished, ended: its time is up, or the
+// worker's standard error ended. dst's error is the next Write's to say.
+func (m *workerMessages) endHeld() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ending != nil {
+		m.ending.Stop()
+		m.ending = nil
+	}
+	held := m.held
+	m.held = nil
+	_ = m.relay(held)
+}
+
+// relay writes p, labelled, within the bound, to dst. The write that
+// reaches the bound ends with the line that says the rest was dropped,
+// in the same write to dst, so that the line the bound cut is ended
+// there, and no other writer's line joins it.
+func (m *workerMessages) relay(p []byte) error {
+	if len(p) == 0 {
+		return nil
+	}
 	var out []byte
 	if m.left > 0 {
 		out = m.labelled(p)
 		n := min(len(out), m.left)
 		m.left -= n
 		if n == len(out) {
-			if _, err := m.dst.Write(out); err != nil {
-				return 0, err
-			}
-			return len(p), nil
+			_, err := m.dst.Write(out)
+			return err
 		}
 		out = out[:n]
 	}
@@ -270,10 +329,10 @@ func (m *workerMessages) Write(p []byte) (int, error) {
 	}
 	if len(out) > 0 {
 		if _, err := m.dst.Write(out); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	return len(p), nil
+	return nil
 }
 
 // labelled is p as whole lines, each begun by workerLabel, its bytes

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/sabline/sabline/internal/testkit"
 )
 
 // writeCalls is a caller's writer that keeps each Write it is given: one
@@ -71,37 +75,88 @@ func TestRelayWritesOnlyWhatTheWorkerWrote(t *testing.T) {
 
 // TestWorkerMessagesLabelEachLine: each line of a pool worker's standard
 // error begins with workerLabel in the pool's Stderr, and its bytes are
-// escaped; a line one write leaves unfinished is ended, and its rest in
-// the next write is labelled too (another writer's line can come between
-// the two: TestPoolWorkerLineBetweenAnothersLines).
+// escaped; each write to the Stderr is whole lines. A line one write
+// leaves unfinished is held until a later write ends it (the Go runtime
+// writes a trace a few bytes at a time, and each piece was a labelled line
+// of its own), or it is ended where the stream ends, or past
+// unfinishedBytes (another writer's line can come between two writes:
+// TestPoolWorkerLineBetweenAnothersLines).
 func TestWorkerMessagesLabelEachLine(t *testing.T) {
+	long := strings.Repeat("y", unfinishedBytes+1)
 	tests := []struct {
-		name   string
-		writes []string
-		want   string
+		name       string
+		writes     []string
+		wantWrites []string // each write the Stderr was given, the stream ended
 	}{
-		{name: "one line", writes: []string{"a\n"}, want: workerLabel + "a\n"},
-		{name: "lines cut across writes", writes: []string{"a\nb", "c\n", "\n"},
-			want: workerLabel + "a\n" + workerLabel + "b\n" + workerLabel + "c\n" +
-				workerLabel + "\n"},
-		{name: "a line never ended", writes: []string{"sabline: pool: x"},
-			want: workerLabel + "sabline: pool: x\n"},
+		{name: "one line", writes: []string{"a\n"}, wantWrites: []string{workerLabel + "a\n"}},
+		{name: "a line cut across writes, joined", writes: []string{"a\nb", "c", "d\n", "\n"},
+			wantWrites: []string{workerLabel + "a\n", workerLabel + "bcd\n", workerLabel + "\n"}},
+		{name: "the runtime's trace, a few bytes a write",
+			writes:     []string{"panic: ", "boom", "\n\ngoroutine 1", " [running]:\n"},
+			wantWrites: []string{workerLabel + "panic: boom\n" + workerLabel + "\n", workerLabel + "goroutine 1 [running]:\n"}},
+		{name: "a line never ended, ended at the stream's end", writes: []string{"sabline: pool: x"},
+			wantWrites: []string{workerLabel + "sabline: pool: x\n"}},
+		{name: "an unfinished line past the bound, ended", writes: []string{long, "z\n"},
+			wantWrites: []string{workerLabel + long + "\n", workerLabel + "z\n"}},
 		{name: "an escape sequence", writes: []string{"\x1b[2Jx\r\n"},
-			want: workerLabel + `\x1b[2Jx\r` + "\n"},
+			wantWrites: []string{workerLabel + `\x1b[2Jx\r` + "\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var dst strings.Builder
+			var dst writeCalls
 			m := newWorkerMessages(&dst)
 			for _, w := range tt.writes {
 				if n, err := m.Write([]byte(w)); n != len(w) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", w, n, err)
 				}
 			}
-			if dst.String() != tt.want {
-				t.Errorf("relayed %q, want %q", dst.String(), tt.want)
+			m.endHeld() // as the stream's end does (relay.copy)
+			var got []string
+			for _, c := range dst.calls {
+				got = append(got, string(c))
+			}
+			if !slices.Equal(got, tt.wantWrites) {
+				t.Errorf("relayed %q, want %q", got, tt.wantWrites)
 			}
 		})
+	}
+}
+
+// TestWorkerMessagesEndAHeldLineInTime: a line the worker left
+// unfinished, and the stream open, reaches the Stderr once unfinishedWait
+// has passed, ended, and what the worker writes after it is a line of
+// its own. The control: before that, nothing of it is written.
+func TestWorkerMessagesEndAHeldLineInTime(t *testing.T) {
+	var dst testkit.LockedBuffer
+	m := newWorkerMessages(&dst)
+	began := time.Now()
+	if _, err := m.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if got := dst.String(); got != "" && time.Since(began) < unfinishedWait {
+		t.Fatalf("the Stderr holds %q before the line's wait passed, want nothing", got)
+	}
+	waitUntil(t, func() bool { return dst.String() != "" })
+	if got := dst.String(); got != workerLabel+"x\n" {
+		t.Fatalf("the Stderr holds %q, want the held line ended", got)
+	}
+	if _, err := m.Write([]byte("y\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := dst.String(), workerLabel+"x\n"+workerLabel+"y\n"; got != want {
+		t.Errorf("the Stderr holds %q, want %q", got, want)
+	}
+}
+
+// waitUntil waits, bounded, until cond holds.
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(testkit.Bound(10 * time.Second))
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("waited too long")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

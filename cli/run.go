@@ -16,7 +16,6 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/brokenpipe"
 	"github.com/sabline/sabline/internal/fault"
 	"github.com/sabline/sabline/internal/run"
@@ -178,16 +177,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdline.Report(stderr, err, path)
 	}
 	if abs, err := filepath.Abs(dir); err == nil {
-		r.Guarded = []string{abs} // a broad grant never reaches the receipts
-		// Made now and known to the register, as a store's directory is
-		// (receipt.OpenStore): no run of another Sabline on this machine
-		// reaches it either. A directory that cannot be made is refused
-		// when the receipt is reserved.
-		if os.MkdirAll(abs, 0o700) == nil {
-			if err := guard.JoinAs("the receipts directory "+abs, abs); err != nil {
-				return refuse(err)
-			}
-		}
+		// A broad grant never reaches the receipts; the supervisor makes
+		// their directory known to the register once the receipt is
+		// reserved, so that no run of another Sabline on this machine
+		// reaches it either.
+		r.Guarded = []string{abs}
 	}
 	if cwdErr != nil {
 		e := codes.Errorf(codes.E301, "the working directory: %w: nothing ran", cwdErr)

@@ -37,6 +37,10 @@ type Inputs struct {
 	// home and every home under the system's homes directory (/home,
 	// /Users, C:\Users) are guarded too.
 	Home string
+	// AccountHome is the home the user database gives that user
+	// (AccountHome), guarded as Home is where HOME names another place;
+	// "" for none.
+	AccountHome string
 	// Sabline are Sabline's own files: the receipts directory, and what
 	// was made for it, a server's token file.
 	Sabline []string
@@ -216,7 +220,7 @@ func (b *builder) build(in Inputs, known []string) []string {
 		b.add(l)
 	}
 	homes := slices.Clone(known)
-	for _, h := range b.homes(in.Home) {
+	for _, h := range b.homes(in.Home, in.AccountHome) {
 		if !slices.Contains(homes, h) {
 			homes = append(homes, h)
 		}
@@ -506,9 +510,10 @@ func (b *builder) carve(c CarveOut) {
 	b.concrete = append(b.concrete, c)
 }
 
-// homes are in's home, root's, and every directory in the system's homes
-// directories, each as written and as it resolves.
-func (b *builder) homes(home string) []string {
+// homes are in's home, the account's (where HOME named another place),
+// root's, and every directory in the system's homes directories, each as
+// written and as it resolves.
+func (b *builder) homes(home, account string) []string {
 	var out []string
 	seen := map[string]bool{}
 	addHome := func(h string) {
@@ -521,6 +526,9 @@ func (b *builder) homes(home string) []string {
 	}
 	if home != "" {
 		addHome(home)
+	}
+	if account != "" {
+		addHome(account)
 	}
 	if goruntime.GOOS != "windows" {
 		addHome("/root")

@@ -460,7 +460,8 @@ func guardedWhat(l guard.Location) string {
 }
 
 // DefaultGuard is what an Interp without Config.Guard guards: the
-// locations of the tables, the home of the user running it, the
+// locations of the tables, the home of the user running it (HOME's, and
+// the user database's where HOME names another place), the
 // operator's SABLINE_CREDENTIALS, and every Sabline's own locations the
 // register of this machine names (guard.RegisteredLocations; a register
 // that cannot be read adds none), and the kernel's file systems wherever
@@ -471,6 +472,7 @@ func DefaultGuard() *guard.Set {
 	mounts, _ := guard.ReadMounts()
 	return guard.Build(guard.Inputs{
 		Home:        home,
+		AccountHome: guard.AccountHome(),
 		Sabline:     sabline,
 		Owned:       r.Owners,
 		Credentials: guard.OperatorCredentials(),

@@ -211,16 +211,24 @@ func (rec *Receipt) SetConfinement(held core.Result) {
 // DefaultDir is where receipts go unless SABLINE_RECEIPTS or
 // --receipts says otherwise: the user's state directory
 // ($XDG_STATE_HOME/sabline/receipts, ~/.local/state/sabline/receipts), or
-// on macOS and Windows the user's configuration directory.
+// on macOS and Windows the user's configuration directory. A relative
+// XDG_STATE_HOME is passed over, as the XDG base directory specification
+// says and as Go passes over a relative XDG_CACHE_HOME; a relative HOME
+// is E317: each named a place beneath whatever the working directory
+// was, and each run from another one kept its receipt, and found the
+// last, somewhere else.
 func DefaultDir() (string, error) {
 	if d := os.Getenv(DirEnv); d != "" {
 		return d, nil
 	}
 	if goruntime.GOOS != "darwin" && goruntime.GOOS != "windows" {
-		if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
 			return filepath.Join(d, "sabline", "receipts"), nil
 		}
 		home, err := os.UserHomeDir()
+		if err == nil && !filepath.IsAbs(home) {
+			err = fmt.Errorf("$HOME is not an absolute path: %q", home)
+		}
 		if err != nil {
 			return "", codes.Errorf(codes.E317, "no home directory for receipts (set %s): %w", DirEnv, err)
 		}

@@ -76,7 +76,8 @@ func Run(mode core.Mode, memoryMB int) (*Report, error) {
 	}
 	sleeper := sleepCommand()
 	if err := sleeper.Start(); err != nil {
-		return nil, fmt.Errorf("probe: start a process to signal: %w", err)
+		return nil, fmt.Errorf("probe: start a process to signal (sleep, on PATH or in /usr/bin "+
+			"or /bin): %w", err)
 	}
 	defer func() {
 		_ = sleeper.Process.Kill() // it may be gone already: that is the signal arriving

@@ -11,7 +11,8 @@ import (
 )
 
 // Guard resolves, now, what no grant of a run reaches: the tables, the
-// home of the user running Sabline, the operator's SABLINE_CREDENTIALS,
+// home of the user running Sabline (HOME's, and the user database's where
+// HOME names another place), the operator's SABLINE_CREDENTIALS,
 // Sabline's own files (sabline: the receipts directory and what was made
 // for it, a server's token; and always the runs' private temporary
 // directories, runsDir; and every location the register of this machine
@@ -31,6 +32,7 @@ func Guard(sabline, lend []string) *guard.Set {
 	sabline = append(slices.Clip(sabline), reg...)
 	return guard.Build(guard.Inputs{
 		Home:        home,
+		AccountHome: guard.AccountHome(),
 		Sabline:     sabline,
 		Owned:       owned,
 		Credentials: guard.OperatorCredentials(),

@@ -12,6 +12,7 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -230,6 +231,10 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		c.rec.Outcome = receipt.OutcomeOf(err)
 		return c.rec
 	}
+	if err := c.joinReceipts(); err != nil {
+		w.kill()
+		return c.finish(receipt.OutcomeOf(err))
+	}
 	phase.Mark("guard built")
 	req, err := c.request(w, g, f)
 	if err != nil {
@@ -357,6 +362,9 @@ type commandRun struct {
 	// reads beside the worker's start (confine.LearnWorkerHolds) is
 	// read; nil before it is begun.
 	beside chan struct{}
+	// receiptsMade is true when the reservation made the receipts
+	// directory, or a directory above it (reserve).
+	receiptsMade bool
 }
 
 func newCommandRun(r Run) *commandRun {
@@ -451,10 +459,44 @@ func (c *commandRun) reserve() (*guard.Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.receiptsMade = len(made) > 0
 	if len(made) > 0 {
 		g = Guard(slices.Concat(guarded, made), c.r.Lend)
 	}
 	return g, nil
+}
+
+// joinedReceipts are the receipts directories this process's runs made
+// known to a register (joinReceipts), each keyed by the register and its
+// absolute path.
+var joinedReceipts sync.Map
+
+// joinReceipts makes the directory the run's receipt was reserved in known
+// to the register of this machine (guard.JoinAs), as a store's directory
+// is (receipt.OpenStore): no run of another Sabline on the machine then
+// reaches it. The command line joined its own before; sabline.Run, eval
+// and replay join theirs here, where their receipts directory, never
+// registered, was read and written by another Sabline's run granted a
+// directory above it. A directory is joined once a process, and again
+// when the reservation made it (removed since, its entry may have been
+// pruned). One that cannot be is E331: the receipt says so, and nothing
+// runs.
+func (c *commandRun) joinReceipts() error {
+	path, _ := c.rec.Stored()
+	if path == "" {
+		return nil // no receipt kept
+	}
+	dir := filepath.Dir(path)
+	reg, _ := guard.RegisterDir() // JoinAs says why there is none
+	key := reg + "\x00" + dir
+	if _, ok := joinedReceipts.Load(key); ok && !c.receiptsMade {
+		return nil
+	}
+	if err := guard.JoinAs("the receipts directory "+dir, dir); err != nil {
+		return err
+	}
+	joinedReceipts.Store(key, true)
+	return nil
 }
 
 // request refuses a budget that names what no grant reaches, reads the

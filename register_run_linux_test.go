@@ -1,0 +1,93 @@
+package sabline_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline"
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine/linux"
+	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit"
+)
+
+// TestRunJoinsItsReceiptsDirectory: the receipts directory a sabline.Run
+// makes joins the register, as a store's and a command line's do, so that
+// a run of another Sabline on the machine, granted a directory above it,
+// plants nothing there: the language refuses it (E318) and, through a
+// host module's own I/O, the kernel (E319). It never joined: both
+// plants went through, each witness read from outside the worker. The
+// control, a register the first run never joined, plants both.
+func TestRunJoinsItsReceiptsDirectory(t *testing.T) {
+	if _, err := linux.LandlockABI(); err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	shared := testkit.NewRegister(t)
+	t.Setenv(guard.RegisterEnv, shared)
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(top, "other", "receipts")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := sabline.Run(ctx, sabline.Program{Path: filepath.Join(top, "hello.vel"),
+		Source: []byte(hello)}, sabline.Options{Budget: budget.MustParse(top, "io"), Receipts: store,
+		Cwd: top})
+	if err != nil || res.Err() != nil {
+		t.Fatalf("the other Sabline's run: %v, %v", err, res.Err())
+	}
+	attacks := []struct{ name, src, want string }{
+		{name: "the language", src: "fs.write(ARGS[0], \"{}\")\n", want: "E318"},
+		{name: "the kernel", src: "ffi.module(\"pathlib\").write_text(ARGS[0], \"{}\")\n",
+			want: "E319"},
+	}
+	planted := func(tag string, i int) string {
+		return filepath.Join(store, tag+"-planted-"+attacks[i].want+".json")
+	}
+	attack := func(t *testing.T, register, tag string) []error {
+		t.Setenv(guard.RegisterEnv, register)
+		var errs []error
+		for i, a := range attacks {
+			res, err := sabline.Run(ctx, sabline.Program{Path: filepath.Join(top, "plant.vel"),
+				Source: []byte(a.src)}, sabline.Options{
+				Budget:   budget.MustParse(top, "io,fs:read:"+top+",fs:write:"+top+",ffi:pathlib"),
+				Receipts: filepath.Join(top, "own", "receipts"), Cwd: top,
+				Args: []string{planted(tag, i)}})
+			if err == nil {
+				err = res.Err()
+			}
+			errs = append(errs, err)
+		}
+		return errs
+	}
+	t.Run("joined", func(t *testing.T) {
+		for i, err := range attack(t, shared, "joined") {
+			if code := codes.CodeOf(err); code != codes.Code(attacks[i].want) {
+				t.Errorf("%s: %v (%s); want it refused, %s", attacks[i].name, err, code,
+					attacks[i].want)
+			}
+			if _, err := os.Lstat(planted("joined", i)); err == nil {
+				t.Errorf("%s: %s was planted", attacks[i].name, planted("joined", i))
+			}
+		}
+	})
+	t.Run("control: a register it never joined", func(t *testing.T) {
+		other := testkit.NewRegister(t)
+		for i, err := range attack(t, other, "control") {
+			if _, serr := os.Lstat(planted("control", i)); serr != nil {
+				t.Errorf("%s: nothing was planted (%v): the test proves nothing", attacks[i].name,
+					err)
+			}
+		}
+	})
+	if got, err := guard.ReadRegister(shared); err != nil ||
+		!strings.Contains(strings.Join(got.Paths, "\n"), store) {
+		t.Errorf("the register holds %q (%v), want %s among its paths", got.Paths, err, store)
+	}
+}

@@ -1368,3 +1368,46 @@ func TestPoolImportRootThroughALink(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolRefusesNamesNotUTF8: a pooled run whose program name or
+// argument is not UTF-8 is refused before a worker takes it, E316 for
+// the name and E301 for the argument, with its receipt. The job is
+// handed to the worker as JSON, and before such a byte reached it as
+// U+FFFD: the argument x\xffy reached the program as the five bytes
+// "x\ufffdy". The control of each is the same run with a name in UTF-8
+// beyond ASCII (é), which runs.
+func TestPoolRefusesNamesNotUTF8(t *testing.T) {
+	root := importRoot(t)
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io"), Workers: 1,
+		ImportRoot: root, Receipts: t.TempDir()})
+	text := []byte("print(ARGS[0], len(ARGS[0]))\n")
+	for _, tt := range []struct {
+		name, prog, arg string
+		wantCode        codes.Code // "" when it runs
+		wantOut         string
+	}{
+		{name: "argument", prog: "args.vel", arg: "x\xffy", wantCode: codes.E301},
+		{name: "argument in UTF-8", prog: "args.vel", arg: "x\u00e9y", wantOut: "x\u00e9y 4\n"},
+		{name: "program name", prog: "p\xff.vel", arg: "a", wantCode: codes.E316},
+		{name: "program name in UTF-8", prog: "p\u00e9.vel", arg: "a", wantOut: "a 1\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := p.Run(context.Background(), sabline.Source(tt.prog, text),
+				sabline.RunOptions{Args: []string{tt.arg}})
+			if tt.wantCode == "" {
+				if err != nil || string(res.Stdout) != tt.wantOut {
+					t.Fatalf("the control: %v, stdout %q, want %q", err, res.Stdout, tt.wantOut)
+				}
+				return
+			}
+			if codes.CodeOf(err) != tt.wantCode || !strings.Contains(err.Error(), "is not UTF-8") ||
+				len(res.Stdout) != 0 {
+				t.Fatalf("%v, stdout %q: want %s naming what is not UTF-8, nothing run", err,
+					res.Stdout, tt.wantCode)
+			}
+			if res.Receipt == nil || res.Receipt.Outcome.Code != tt.wantCode {
+				t.Fatalf("receipt %+v, want the refusal's", res.Receipt)
+			}
+		})
+	}
+}

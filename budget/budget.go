@@ -39,6 +39,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -342,6 +343,19 @@ func ParseItem(s, cwd string) (Item, error) {
 			return bad("a path ending in @ and digits cannot be told from a count",
 				"grant the directory above it")
 		}
+		// The canonical text (Budget.String) is what a receipt keeps and
+		// a replay reads back with Parse, which splits it at commas and
+		// trims blanks: a path that text would not give back whole (a
+		// working directory /srv/q,fs joined to fs:read:., read back as
+		// fs:read:/srv/q and fs) is refused, not widened on its way back.
+		if strings.ContainsRune(path, ',') {
+			return bad("names a path holding a comma ("+strconv.Quote(path)+
+				"), which separates budget items", notSplit)
+		}
+		if strings.TrimRightFunc(path, unicode.IsSpace) != path {
+			return bad("names a path ending in a blank ("+strconv.Quote(path)+
+				"), which a budget item loses when it is read", notSplit)
+		}
 		it.Path = path
 	case Net:
 		if !hasRest {
@@ -396,6 +410,11 @@ func ParseItem(s, cwd string) (Item, error) {
 // is written as JSON, which holds only UTF-8, and a path that would be
 // written otherwise could not be held by the kernel as granted.
 const notUTF8 = "grant a directory above it whose path is UTF-8, or rename it"
+
+// notSplit says what to do about a path the budget's text cannot hold
+// whole: a comma separates items, and blanks around one are trimmed.
+const notSplit = "grant a directory above it whose path has no comma and no blank at its end, " +
+	"or rename it"
 
 func isDigits(s string) bool {
 	for _, r := range s {

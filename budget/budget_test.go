@@ -60,6 +60,9 @@ var validItems = []struct {
 	{name: "at sign and digits inside path", s: "fs:read:/srv/v@2/x", want: budget.Item{Kind: budget.FS, Access: budget.Read, Path: "/srv/v@2/x"}},
 	{name: "at sign ending path", s: "fs:read:/srv/a@", want: budget.Item{Kind: budget.FS, Access: budget.Read, Path: "/srv/a@"}},
 	{name: "at sign in path and count", s: "fs:read:/srv/a@b@2", want: budget.Item{Kind: budget.FS, Access: budget.Read, Path: "/srv/a@b", Limit: 2}},
+	// A working directory with blanks, a colon, an equals sign and a tab
+	// inside: its canonical text reads back whole.
+	{name: "working directory with separators inside", s: "fs:read:.", cwd: "/srv/a b:c=d\te", want: budget.Item{Kind: budget.FS, Access: budget.Read, Path: "/srv/a b:c=d\te"}},
 
 	{name: "host", s: "net:localhost", want: budget.Item{Kind: budget.Net, Host: "localhost"}},
 	{name: "host and port", s: "net:localhost:8080", want: budget.Item{Kind: budget.Net, Host: "localhost", Port: 8080}},
@@ -170,6 +173,13 @@ func TestParseItemErrors(t *testing.T) {
 		{name: "a path not UTF-8", s: "fs:read:/srv/a\xffb"},
 		{name: "a relative path in a working directory not UTF-8", s: "fs:read:data", cwd: "/srv/\xff"},
 		{name: "a host not UTF-8", s: "net:\xc3"},
+		// Paths the canonical text would not give back whole: a comma
+		// separates items, and blanks around an item are trimmed.
+		{name: "a path with a comma", s: "fs:read:/srv/a,b"},
+		{name: "a relative path in a working directory with a comma", s: "fs:read:.", cwd: "/srv/q,fs"},
+		{name: "a relative path in a working directory ending in a blank", s: "fs:write:.", cwd: "/srv/out "},
+		{name: "a relative path in a working directory ending in a no-break space", s: "fs:write:.", cwd: "/srv/out\u00a0"},
+		{name: "a relative path in a working directory ending in a newline", s: "fs:read:data/..", cwd: "/srv/out\n"},
 
 		{name: "net empty", s: "net:"},
 		{name: "empty port", s: "net:localhost:"},

@@ -10,7 +10,8 @@ import (
 
 // FuzzParseItem checks that ParseItem, for any item and working directory,
 // either refuses the item with an *ItemError that names it, or returns an
-// item whose canonical form parses back to the same item. The seeds are in
+// item whose canonical form parses back to the same item, alone and as a
+// budget. The seeds are in
 // testdata/fuzz/FuzzParseItem; run it with
 //
 //	go test -run XXX -fuzz FuzzParseItem -fuzztime 20s ./budget
@@ -30,6 +31,12 @@ func FuzzParseItem(f *testing.F) {
 		again, err := budget.ParseItem(it.String(), cwd)
 		if err != nil || again != it {
 			t.Fatalf("ParseItem(%q, %q) = %#v, which prints as %q and parses back as %#v, %v", s, cwd, it, it.String(), again, err)
+		}
+		// And read as a budget, as a receipt's budget is read back by a
+		// replay: the one item, not others split from it.
+		b, err := budget.Parse([]string{it.String()}, cwd)
+		if err != nil || len(b.Items) != 1 || b.Items[0] != it {
+			t.Fatalf("ParseItem(%q, %q) = %#v, which prints as %q and reads back as the budget %q, %v", s, cwd, it, it.String(), b.String(), err)
 		}
 	})
 }

@@ -288,6 +288,14 @@ func replayRun(rec *receipt.Receipt, f *runFlags, cwd string, own bool) (run.Run
 		return run.Run{}, codes.Errorf(codes.E301, "replay: the receipt's budget %q: %w", rec.Budget,
 			err)
 	}
+	// A run's receipt keeps its budget's canonical text, which reads back
+	// as written. One that does not is not taken as the other budget it
+	// reads as: a path with a comma, kept before budget.ParseItem refused
+	// one, read "io,fs:read:/srv/q,fs" back as io, fs and fs:read:/srv/q.
+	if was.String() != rec.Budget {
+		return run.Run{}, codes.Errorf(codes.E301, "replay: the receipt's budget %q reads back "+
+			"as %q, another budget: nothing ran", rec.Budget, was.String())
+	}
 	r.Budget = was
 	if !own {
 		if len(f.allow) == 0 && (was.String() != "" || len(rp.CredentialsLent) > 0) {

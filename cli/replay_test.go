@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -507,4 +508,95 @@ func TestReplayReadsNoTestimonyFiles(t *testing.T) {
 				stderr)
 		}
 	})
+}
+
+// TestReplayRefusesABudgetThatReadsBackOtherwise: a receipt's budget is
+// taken only as written. A receipt an earlier Sabline kept for a run in
+// a working directory with a comma in its path (fs:read:. in /srv/q,fs)
+// holds "fs:read:/srv/q,fs", which reads back as fs:read:/srv/q and fs:
+// replayed, the program read a file outside its directory that the run
+// itself was refused. It is refused, E301, before anything runs, and
+// leaves no receipt. The control: the same receipt with a budget that
+// reads back as written is replayed, and reads the file it grants.
+func TestReplayRefusesABudgetThatReadsBackOtherwise(t *testing.T) {
+	fx := newReplayFixture(t)
+	src := []byte("print(fs.read(ARGS[0]))\n")
+	prog := filepath.Join(fx.dir, "peek.vel")
+	outside := filepath.Join(fx.dir, "outside.txt")
+	inside := filepath.Join(fx.dir, "q,fs", "inside.txt")
+	if err := os.Mkdir(filepath.Dir(inside), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, text := range map[string]string{prog: string(src), outside: "OUTSIDE",
+		inside: "INSIDE"} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := func(budgetText, arg string) string {
+		rec := receipt.NewForSource(prog, src, budget.Budget{}, []string{arg})
+		rec.Budget = budgetText
+		if _, err := rec.Write(fx.receipts); err != nil {
+			t.Fatal(err)
+		}
+		return rec.RunID
+	}
+	split := kept("io,fs:read:"+filepath.Dir(inside), outside)
+	status, stdout, stderr := fx.main(t, "replay", split)
+	if status != codes.ExitUsage || !strings.Contains(stderr, "E301: replay: the receipt's budget") ||
+		!strings.Contains(stderr, "reads back as") || strings.Contains(stdout, "OUTSIDE") {
+		t.Errorf("a budget that reads back as another: status %d, stdout %q, stderr %s: want "+
+			"E301, nothing run", status, stdout, stderr)
+	}
+	if n := len(fx.runs(t)); n != 1 {
+		t.Errorf("%d receipts after the refused replay, want the one kept", n)
+	}
+	whole := kept("io,fs:read:"+fx.dir, inside)
+	status, stdout, stderr = fx.main(t, "replay", whole)
+	if status != 0 || !strings.Contains(stdout, "INSIDE\n") {
+		t.Errorf("the control, a budget that reads back as written: status %d, stdout %q, "+
+			"stderr %s: want the file it grants read", status, stdout, stderr)
+	}
+}
+
+// TestReplayRefusesAReceiptsDirectoryUnknownToTheRegister: a replay whose
+// receipts directory cannot be made known to the register of this
+// machine (a name that holds a newline, which the register cannot hold)
+// is refused, E331, as a run in that directory is, and runs nothing, its
+// refusal kept beside the receipt it replays: it ran the program before,
+// its directory unknown to every other Sabline on the machine. The
+// control: the same replay in a directory whose name holds a blank runs.
+func TestReplayRefusesAReceiptsDirectoryUnknownToTheRegister(t *testing.T) {
+	for _, name := range []string{"receipts\nx", "receipts x"} {
+		t.Run(strconv.Quote(name), func(t *testing.T) {
+			fx := newReplayFixture(t)
+			fx.receipts = filepath.Join(fx.dir, name)
+			src, err := os.ReadFile(fx.prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := receipt.NewForSource(fx.prog, src, budget.MustParse(fx.dir, "io,fs:write:out"),
+				[]string{"world"})
+			if _, err := rec.Write(fx.receipts); err != nil {
+				t.Fatal(err)
+			}
+			status, stdout, stderr := fx.main(t, "replay", rec.RunID)
+			_, ran := os.Stat(fx.marker)
+			if !strings.Contains(name, "\n") {
+				if status != 0 || ran != nil || !strings.Contains(stdout, "hello, world\n") {
+					t.Fatalf("the control: status %d, the marker %v, stdout %q, stderr %s", status,
+						ran, stdout, stderr)
+				}
+				return
+			}
+			if status != codes.ExitUsage || !strings.Contains(stderr, "E331: the receipts directory") ||
+				strings.Contains(stderr, "\n"+"x") || ran == nil || strings.Contains(stdout, "hello") {
+				t.Errorf("status %d, the marker %v, stdout %q, stderr %s: want E331, the name "+
+					"escaped, nothing run", status, ran, stdout, stderr)
+			}
+			if n := len(fx.runs(t)); n != 2 {
+				t.Errorf("%d receipts, want the one kept and the refusal's", n)
+			}
+		})
+	}
 }

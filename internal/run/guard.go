@@ -3,6 +3,7 @@ package run
 import (
 	"os"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
@@ -59,8 +60,32 @@ func admitAs(g *guard.Set, b budget.Budget, adm map[string]string) error {
 		}
 		return resolve(p)
 	}
+	if err := resolvedUTF8(b, at); err != nil {
+		return err
+	}
 	if err := admits(g, b, at); err != nil {
 		return codes.Errorf(codes.E329, "%v: nothing ran", err)
+	}
+	return nil
+}
+
+// resolvedUTF8 refuses (E301) a budget with a granted path that resolves,
+// as at says, to a path that is not UTF-8: a grant of a link whose target
+// is. The worker is handed where each grant resolved in a JSON string,
+// which holds only UTF-8, and such a byte reached it as U+FFFD: it found
+// the grant resolving elsewhere, withheld it from the kernel's ruleset
+// and said "a link was made on its way after the run was admitted",
+// which no one had made (the program's writes there were then E319).
+func resolvedUTF8(b budget.Budget, at func(string) string) error {
+	for _, it := range b.Of(budget.FS) {
+		if it.Path == "" {
+			continue
+		}
+		if r := at(it.Path); !utf8.ValidString(r) {
+			return codes.Errorf(codes.E301, "the grant %q leads to %q, a path that is not UTF-8, "+
+				"which the worker cannot be handed as it is: grant a directory above it whose "+
+				"path is UTF-8, or rename it; nothing ran", it.String(), r)
+		}
 	}
 	return nil
 }

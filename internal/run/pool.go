@@ -495,6 +495,9 @@ func (p *Pool) admit(ctx context.Context, r PoolRun) (*pooled, error) {
 	if err := p.Admits(b); err != nil {
 		return refuse(err)
 	}
+	if err := checkNames(name, p.cfg.Cwd, r.Args); err != nil {
+		return refuse(err)
+	}
 	root := filepath.Dir(name) // where its loads are read beneath
 	if p.cfg.ImportRoot != "" {
 		root = p.cfg.ImportRoot
@@ -589,7 +592,7 @@ func (p *Pool) Admits(b budget.Budget) error {
 	if err != nil {
 		return codes.Errorf(codes.E328, "this run's budget %q: %v: nothing ran", b.String(), err)
 	}
-	return nil
+	return resolvedUTF8(b, resolve)
 }
 
 // narrows checks that b narrows the pool's ceiling onto no guarded

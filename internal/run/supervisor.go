@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sabline/sabline/confine/core"
 
@@ -152,6 +153,34 @@ func checkMemory(mb int) error {
 	return nil
 }
 
+// checkNames refuses a run whose program path, working directory or
+// argument is not UTF-8. The worker is handed each in a JSON string,
+// which holds only UTF-8, and a byte that is not would reach it as
+// U+FFFD: the worker opened another file than the one named (E316 "no
+// such file or directory", of a file that was there), took its relative
+// paths against another directory, and gave the program another
+// argument than the caller's, and the receipt kept that other name. The
+// path is E316 and the rest E301, each quoted (%q) so that the message
+// keeps the bytes, as a budget item that is not UTF-8 is refused.
+func checkNames(program, cwd string, args []string) error {
+	if !utf8.ValidString(program) {
+		return codes.Errorf(codes.E316, "program %q: its path is not UTF-8, which the worker "+
+			"cannot be handed as it is: rename it; nothing ran", program)
+	}
+	if !utf8.ValidString(cwd) {
+		return codes.Errorf(codes.E301, "the working directory %q is not UTF-8, which the worker "+
+			"cannot be handed as it is: run from a directory whose path is; nothing ran", cwd)
+	}
+	for i, a := range args {
+		if !utf8.ValidString(a) {
+			return codes.Errorf(codes.E301, "argument %d, %q, is not UTF-8, which the program "+
+				"cannot be handed as it is: pass bytes on its standard input; nothing ran", i+1,
+				codes.Clip(a, codes.MaxFrameBytes))
+		}
+	}
+	return nil
+}
+
 // Supervise runs r in a worker process and returns its receipt, whose
 // Outcome.ExitStatus is the status the command exits with. The supervisor
 // reads the program once, reserves the receipt (when r.Receipts is set)
@@ -169,6 +198,9 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		return c.finish(receipt.OutcomeOf(err))
 	}
 	if err := checkMemory(r.MaxMemoryMB); err != nil {
+		return c.finish(receipt.OutcomeOf(err))
+	}
+	if err := checkNames(c.abs, r.Cwd, r.Args); err != nil {
 		return c.finish(receipt.OutcomeOf(err))
 	}
 	if err := c.unenforced(); err != nil {

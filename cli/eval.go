@@ -87,7 +87,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return cmdline.Report(stderr, codes.Errorf(codes.E301, "eval: the working directory: %w", err), "")
+		return cmdline.Report(stderr, workingDirError("eval", err), "")
 	}
 	b, err := budget.Parse(f.allow, cwd)
 	if err != nil {

@@ -115,7 +115,7 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return cmdline.Report(stderr, codes.Errorf(codes.E301, "replay: %w", err), "")
+		return cmdline.Report(stderr, workingDirError("replay", err), "")
 	}
 	dir := f.receipts
 	if dir == "" {

@@ -184,9 +184,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		r.Guarded = []string{abs}
 	}
 	if cwdErr != nil {
-		e := codes.Errorf(codes.E301, "the working directory: %w: nothing ran", cwdErr)
-		e.Do = cwdDo
-		return refuse(e)
+		return refuse(workingDirError("", cwdErr))
 	}
 	if bad != nil {
 		return refuse(bad.Err)
@@ -257,6 +255,19 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // cwdDo is what to do when the working directory cannot be read.
 const cwdDo = "Start sabline in a working directory that exists and that you may read: the " +
 	"program's path and the grants are made absolute against it. Nothing ran."
+
+// workingDirError is E301 for a working directory that cannot be read
+// (err, os.Getwd's: it was removed, say), of the command cmd ("" for a
+// run), saying what to do (cwdDo) where the general advice would have the
+// caller fix a flag.
+func workingDirError(cmd string, err error) *codes.Error {
+	if cmd != "" {
+		cmd += ": "
+	}
+	e := codes.Errorf(codes.E301, "%sthe working directory: %w: nothing ran", cmd, err)
+	e.Do = cwdDo
+	return e
+}
 
 func absProgram(cwd, p string) string {
 	if filepath.IsAbs(p) {

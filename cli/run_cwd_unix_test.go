@@ -71,3 +71,55 @@ func helloProgram(t *testing.T) string {
 	}
 	return prog
 }
+
+// TestEvalAndReplayInARemovedWorkingDirectory: eval and replay, started
+// in a working directory that was removed, are refused E301 saying what
+// to do about the directory (cwdDo), where their advice was to fix a
+// flag or item, which none of theirs was. The control: the same command
+// in a directory that is there runs.
+func TestEvalAndReplayInARemovedWorkingDirectory(t *testing.T) {
+	bin := sablineBin(t)
+	prog := helloProgram(t)
+	dir := t.TempDir()
+	class, rc := filepath.Join(dir, "class"), filepath.Join(dir, "receipts")
+	if err := os.Mkdir(class, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"a.vel": "print(\"hello\")\n", "a.out": "hello\n"} {
+		if err := os.WriteFile(filepath.Join(class, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command(bin, prog, "--allow", "io", "--receipts", rc).CombinedOutput(); err != nil {
+		t.Fatalf("the run to replay: %v\n%s", err, out)
+	}
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		removed bool
+	}{
+		{name: "eval, removed", args: []string{"eval", class, "--allow", "io"}, removed: true},
+		{name: "replay, removed", args: []string{"replay", "last", "--receipts", rc}, removed: true},
+		{name: "eval, there (the control)", args: []string{"eval", class, "--allow", "io"}},
+		{name: "replay, there (the control)", args: []string{"replay", "last", "--receipts", rc}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wd := filepath.Join(t.TempDir(), "wd")
+			if err := os.Mkdir(wd, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			script := `cd "$1" && shift && exec "$@"`
+			if tt.removed {
+				script = `cd "$1" && rmdir "$1" && shift && exec "$@"`
+			}
+			out, err := exec.Command("/bin/sh", append([]string{"-c", script, "sh", wd, bin},
+				tt.args...)...).CombinedOutput()
+			said := strings.Contains(string(out), "the working directory") &&
+				strings.Contains(string(out), cwdDo)
+			if said != tt.removed || tt.removed == (err == nil) {
+				t.Errorf("%s: %v, said what to do about the working directory: %v, want %v; "+
+					"it said:\n%s", tt.args[0], err, said, tt.removed, out)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package confine
 import (
 	"os"
 	"os/exec"
+	"sync"
 
 	"github.com/sabline/sabline/confine/core"
 )
@@ -34,9 +35,9 @@ type WorkerOptions struct {
 // Started is the supervisor's hold on a worker PrepareWorker prepared.
 // The supervisor calls, in order: Start (not cmd.Start), then AfterStart
 // with the worker's pid before it writes the request (the worker runs
-// nothing of the program before it reads the request), then cmd.Wait,
-// and, once the worker has exited or must be stopped, Kill if it must,
-// and Close always.
+// nothing of the program before it reads the request), then Wait (not
+// cmd.Wait), and, once the worker has exited or must be stopped, Kill if
+// it must, and Close always.
 type Started interface {
 	// Start starts cmd. It is cmd.Start() but where the worker goes into
 	// an AppContainer (Windows), whose process is made here and given to
@@ -47,6 +48,14 @@ type Started interface {
 	// it puts the worker in its job object. The worker checks its job
 	// itself, so a failure here leaves the layer out of its Result.
 	AfterStart(pid int) error
+	// Wait waits for the worker to exit, ends what it left in its
+	// process group, and reaps it (cmd.Wait), in that order where the
+	// system can wait without reaping (Linux): the group's id is the
+	// worker's pid, which, once reaped, the kernel may give to any
+	// process, and a process that took it and led a group of its own
+	// (another worker, in a session of its own) was killed with it. Once
+	// the worker is reaped, Kill signals its group no more.
+	Wait() error
 	// Kill ends the worker and everything it started: its process group
 	// on Linux and macOS, its job on Windows; on Linux, first, every
 	// descendant of a worker still alive, wherever it went (the worker
@@ -91,10 +100,17 @@ func LearnWorkerHolds(p core.Policy, memoryMB int) { learnWorkerHolds(p, memoryM
 // supervisor after it starts but, for a memory limit, a cgroup to be put
 // in (Linux).
 type processStarted struct {
-	cmd    *exec.Cmd
-	start  func(*exec.Cmd) error // how cmd is started; nil for cmd.Start
-	kill   func(pid int) error   // the group's kill, or nil
-	cgroup workerCgroup          // nil for none
+	cmd   *exec.Cmd
+	start func(*exec.Cmd) error // how cmd is started; nil for cmd.Start
+	kill  func(pid int) error   // the group's kill, or nil
+	// exited waits for pid to exit without reaping it (waitid(2) with
+	// WNOWAIT), nil where the system cannot.
+	exited func(pid int) error
+	// mu holds the group's kill and the reaping apart: while the worker
+	// is not reaped (reaped false, under mu), its pid is its own.
+	mu     sync.Mutex
+	reaped bool
+	cgroup workerCgroup // nil for none
 	memory core.MemoryHold
 }
 
@@ -130,12 +146,40 @@ func (s *processStarted) Memory() core.MemoryHold { return s.memory }
 
 func (s *processStarted) OutOfMemory() bool { return s.cgroup != nil && s.cgroup.OutOfMemory() }
 
+// Wait waits for the worker to exit. Where the system can wait without
+// reaping, it kills the worker's group while the worker's pid is still
+// its own, then reaps it. Elsewhere it kills the group once the worker is
+// reaped, as soon as it can, and never after: a later Kill's signal
+// could reach a group another process leads by then.
+func (s *processStarted) Wait() error {
+	if s.cmd.Process == nil || s.kill == nil {
+		return s.cmd.Wait()
+	}
+	held := s.exited != nil && s.exited(s.cmd.Process.Pid) == nil
+	var err error
+	if !held {
+		err = s.cmd.Wait() // reaped: its group is killed next, and never after
+	}
+	s.mu.Lock()
+	_ = s.kill(s.cmd.Process.Pid) // the group may be gone already
+	s.reaped = true
+	s.mu.Unlock()
+	if held {
+		err = s.cmd.Wait()
+	}
+	return err
+}
+
 func (s *processStarted) Kill() error {
 	if s.cmd.Process == nil {
 		return nil
 	}
 	if s.kill != nil {
-		_ = s.kill(s.cmd.Process.Pid) // the group may be gone already
+		s.mu.Lock()
+		if !s.reaped {
+			_ = s.kill(s.cmd.Process.Pid) // the group may be gone already
+		}
+		s.mu.Unlock()
 	}
 	if err := s.cmd.Process.Kill(); err != nil && err != os.ErrProcessDone {
 		return err

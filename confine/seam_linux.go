@@ -3,10 +3,13 @@
 package confine
 
 import (
+	"fmt"
 	"os/exec"
 	"runtime"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/confine/linux"
@@ -35,6 +38,7 @@ func prepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, erro
 		}
 		return killGroup(pid)
 	}
+	s.exited = exitedUnreaped
 	s.start = startFromLastingThread
 	linux.MountNamespace(cmd, p)
 	if o.MaxMemoryMB > 0 {
@@ -45,6 +49,22 @@ func prepareWorker(cmd *exec.Cmd, p core.Policy, o WorkerOptions) (Started, erro
 		}
 	}
 	return s, nil
+}
+
+// exitedUnreaped waits for pid, a child of this process, to exit, and
+// leaves it to be reaped (waitid(2) with WNOWAIT): until it is, its pid
+// and its group's id are its own, and no other process's.
+func exitedUnreaped(pid int) error {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			if err != nil {
+				return fmt.Errorf("waitid: %w", err)
+			}
+			return nil
+		}
+	}
 }
 
 // learnWorkerHolds learns whether this process can start a worker in a

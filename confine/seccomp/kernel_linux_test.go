@@ -1615,7 +1615,6 @@ func seccompScenarios() []seccompScenario {
 // Futex values of linux/futex.h the checks use beside the filter's own.
 const (
 	futexTrylockPI     = 8
-	futexPrivateFlag   = 128
 	futexClockRealtime = 256
 )
 

@@ -239,8 +239,9 @@ func ruleBlock(r rule, c Config) block {
 		}
 		return block{result: actAllow, tests: tests}
 	case waitWake:
-		return block{result: actAllow, tests: []argTest{{arg: 1, mask: futexCmdMask,
-			values: futexCommandValues(), action: actEPERM}}}
+		return block{result: actAllow, tests: []argTest{
+			{arg: 1, mask: futexPrivateFlag, values: []uint32{futexPrivateFlag}, action: actEPERM},
+			{arg: 1, mask: futexCmdMask, values: futexCommandValues(), action: actEPERM}}}
 	case answerENOSYS:
 		return block{result: actENOSYS}
 	}

@@ -455,6 +455,8 @@ func TestSeccompCases(t *testing.T) {
 		{name: "futex FUTEX_WAIT_PRIVATE allowed", arch: archAMD64, policy: closed, call: "futex", args: [6]uint64{testPointer, 128}, want: actAllow},
 		{name: "futex FUTEX_WAKE_PRIVATE allowed on arm64", arch: archARM64, policy: handed, call: "futex", args: [6]uint64{testPointer, 129}, want: actAllow},
 		{name: "futex FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME allowed, as glibc waits", arch: archAMD64, policy: handed, call: "futex", args: [6]uint64{testPointer, 9 | 128 | 256}, want: actAllow},
+		{name: "futex FUTEX_WAKE refused, a word of any process's that maps its page", arch: archAMD64, policy: closed, call: "futex", args: [6]uint64{testPointer, 1}, want: eperm},
+		{name: "futex FUTEX_CMP_REQUEUE refused on arm64", arch: archARM64, policy: handed, call: "futex", args: [6]uint64{testPointer, 4}, want: eperm},
 		{name: "futex FUTEX_LOCK_PI refused", arch: archAMD64, policy: closed, call: "futex", args: [6]uint64{testPointer, 6}, want: eperm},
 		{name: "futex FUTEX_LOCK_PI_PRIVATE refused on arm64", arch: archARM64, policy: closed, call: "futex", args: [6]uint64{testPointer, 6 | 128}, want: eperm},
 		{name: "futex FUTEX_TRYLOCK_PI refused", arch: archAMD64, policy: handed, call: "futex", args: [6]uint64{testPointer, 8}, want: eperm},
@@ -768,7 +770,7 @@ func TestSeccompRuntimeCalls(t *testing.T) {
 		"read", "write", "pread64", "lseek", "close", "newfstatat", "fstat", "getdents64", "fstatfs",
 		"ftruncate",
 		"mkdirat", "unlinkat", "renameat", "renameat2", "readlinkat",
-		"munmap", "madvise", "futex", "sched_yield", "gettid", "getpid", "exit", "exit_group",
+		"munmap", "madvise", "sched_yield", "gettid", "getpid", "exit", "exit_group",
 		"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "restart_syscall", "sigaltstack",
 		"clock_gettime", "nanosleep", "getrandom",
 		"epoll_ctl", "epoll_pwait", "geteuid", "getuid",
@@ -787,6 +789,9 @@ func TestSeccompRuntimeCalls(t *testing.T) {
 		// mappings.
 		call{"mmap", [6]uint64{0, 1 << 26, 0, testMapPrivAnon, ^uint64(0)}},
 		call{"clone", [6]uint64{goThreadFlags, testPointer}},
+		// Its threads parked and woken: FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE.
+		call{"futex", [6]uint64{testPointer, futexPrivateFlag}},
+		call{"futex", [6]uint64{testPointer, futexWake | futexPrivateFlag, 1}},
 		call{"arch_prctl", [6]uint64{0x1002, testPointer}},
 		call{"prctl", [6]uint64{testPrSetVMA, 0, testPointer, 1 << 26, testPointer}},
 		// The runtime's count of its CPUs, at start and from sysmon; its
@@ -1230,7 +1235,7 @@ func TestSeccompSummary(t *testing.T) {
 		for _, tc := range testConfigs {
 			n := 0
 			for _, nr := range a.Table {
-				for _, args := range [][6]uint64{{}, {testPid}, {goThreadFlags}, {afInet, sockStream}, {0, fGetfl}, {1, testTCGETS}, {testPrSetVMA}, {0x1002},
+				for _, args := range [][6]uint64{{}, {testPid}, {goThreadFlags}, {afInet, sockStream}, {0, fGetfl}, {1, testTCGETS}, {testPrSetVMA}, {0x1002}, {0, futexPrivateFlag},
 					{3, solSocket, soType}, {3, solSocket, soKeepalive}} {
 					if verdict(tc.config(), a, a.AuditArch, nr, args) == actAllow {
 						n++

@@ -109,8 +109,9 @@ const (
 	// answerENOSYS: never run, answered ENOSYS as by a kernel without the
 	// call, so that the caller falls back to one the filter reads.
 	answerENOSYS
-	// waitWake (futex): the operation, FUTEX_PRIVATE_FLAG and
-	// FUTEX_CLOCK_REALTIME masked off, is one of futexCommands.
+	// waitWake (futex): the operation has FUTEX_PRIVATE_FLAG, and,
+	// FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME masked off, is one of
+	// futexCommands.
 	waitWake
 )
 
@@ -152,8 +153,10 @@ var rules = []rule{
 		why: "a new thread sets its TLS base (ARCH_SET_FS) on amd64"},
 	{name: "futex", group: groupThreads, args: waitWake, by: byRuntime | byCgo,
 		why: "the runtime parks and wakes its threads (FUTEX_WAIT, FUTEX_WAKE), as a libc's " +
-			"locks and condition variables do; a priority-inheritance lock, which names any " +
-			"process's thread as its owner and lends it the caller's priority, is refused"},
+			"locks and condition variables do, on its own memory (FUTEX_PRIVATE_FLAG): a shared " +
+			"futex, known by the file page it lies in, is another process's too, and a " +
+			"priority-inheritance lock names any process's thread as its owner and lends it " +
+			"the caller's priority; both are refused"},
 	{name: "sched_yield", group: groupThreads, by: byRuntime,
 		why: "the runtime's spinning locks yield the CPU"},
 	{name: "sched_getaffinity", group: groupThreads, args: selfOrOwn, by: byRuntime,
@@ -325,13 +328,19 @@ var subCommands = map[string][]command{
 // the word is found and which clock a wait reads, masked off): waiting on
 // a word of its memory and waking its waiters, as the Go runtime (its
 // private FUTEX_WAIT and FUTEX_WAKE) and a libc (the bitset, requeue and
-// wake-op forms too) do. The priority-inheritance operations
-// (FUTEX_LOCK_PI, FUTEX_LOCK_PI2, FUTEX_TRYLOCK_PI, FUTEX_UNLOCK_PI and the
-// requeue-PI pair) are refused: a word holding the thread id of any
-// process of the machine made FUTEX_LOCK_PI take that thread as the lock's
-// owner and raise its priority to the worker's (a nice 19 sleep of another
-// process read priority 20, not 39, in its /proc/PID/stat while the worker
-// waited: internal/run's TestWorkerLendsNoPriority).
+// wake-op forms too) do. Each with FUTEX_PRIVATE_FLAG only, which finds
+// the word in the worker's own memory: without it a word is known by the
+// file page it lies in, and a file the worker may only read was another
+// process's lock (its waiters moved off it with FUTEX_CMP_REQUEUE, and
+// its own wake then woke none: internal/run's
+// TestWorkerTakesNoFutexWaiterOfAnotherProcess). The priority-inheritance
+// operations (FUTEX_LOCK_PI, FUTEX_LOCK_PI2, FUTEX_TRYLOCK_PI,
+// FUTEX_UNLOCK_PI and the requeue-PI pair) are refused: a word holding the
+// thread id of any process of the machine made FUTEX_LOCK_PI take that
+// thread as the lock's owner and raise its priority to the worker's (a
+// nice 19 sleep of another process read priority 20, not 39, in its
+// /proc/PID/stat while the worker waited: internal/run's
+// TestWorkerLendsNoPriority).
 var futexCommands = []command{
 	{futexWait, "FUTEX_WAIT"}, {futexWake, "FUTEX_WAKE"},
 	{futexRequeue, "FUTEX_REQUEUE"}, {futexCmpRequeue, "FUTEX_CMP_REQUEUE"},
@@ -468,4 +477,7 @@ const (
 	// futexCmdMask is FUTEX_CMD_MASK: every bit of the operation but
 	// FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256).
 	futexCmdMask = ^uint32(128 | 256)
+	// futexPrivateFlag is FUTEX_PRIVATE_FLAG: the word is the caller's
+	// own memory's, not the page's of whatever maps it.
+	futexPrivateFlag = 128
 )

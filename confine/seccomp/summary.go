@@ -102,7 +102,8 @@ func restriction(r rule) string {
 		}
 		return only(names)
 	case waitWake:
-		return " waiting and waking only (no priority-inheritance lock)"
+		return " waiting and waking on its own memory only (no shared futex, no " +
+			"priority-inheritance lock)"
 	case answerENOSYS:
 		return " answered ENOSYS, so the caller falls back"
 	case anyArgs:

@@ -118,9 +118,10 @@ func argVerdict(r rule, args [6]uint64, c Config) filterAction {
 		}))
 	case waitWake:
 		// futex(uaddr, op, ...): the kernel takes op's command with
-		// FUTEX_CMD_MASK, an int.
+		// FUTEX_CMD_MASK, an int; a word of the worker's own memory only.
 		cmd := arg(1) &^ (128 | 256)
-		return allowIf(slices.ContainsFunc(futexCommands, func(c command) bool { return c.value == cmd }))
+		return allowIf(arg(1)&futexPrivateFlag != 0 &&
+			slices.ContainsFunc(futexCommands, func(c command) bool { return c.value == cmd }))
 	case answerENOSYS:
 		return actENOSYS
 	}

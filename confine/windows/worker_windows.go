@@ -198,6 +198,15 @@ func (s *Worker) AfterStart(pid int) error {
 	return nil
 }
 
+// Wait waits for the worker to exit, then ends what is left of its job.
+// The job is held by its handle, never by a number another process could
+// be given, so the order is the one a wait allows.
+func (s *Worker) Wait() error {
+	err := s.cmd.Wait()
+	_ = s.Kill()
+	return err
+}
+
 // Kill ends every process of the job, and the worker itself when it
 // never joined it.
 func (s *Worker) Kill() error {

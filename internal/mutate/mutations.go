@@ -583,7 +583,15 @@ var mutations = []Mutation{
 		Old:      "values: futexCommandValues(), action: actEPERM}}}",
 		New:      "values: append(futexCommandValues(), 6), action: actEPERM}}}",
 		Packages: seccompPkg, Run: "^TestSeccompCases$",
-		CaughtBy: "TestSeccompCases/futex_FUTEX_LOCK_PI_refused",
+		CaughtBy: "TestSeccompCases/futex_FUTEX_LOCK_PI_PRIVATE_refused_on_arm64",
+	},
+	{
+		Name: "seccomp-futex-shared-allowed", File: "confine/seccomp/program.go",
+		Old: "\t\t\t{arg: 1, mask: futexPrivateFlag, values: []uint32{futexPrivateFlag}, " +
+			"action: actEPERM},\n",
+		New:      "",
+		Packages: seccompPkg, Run: "^TestSeccompCases$",
+		CaughtBy: "TestSeccompCases/futex_FUTEX_WAKE_refused,_a_word_of_any_process's_that_maps_its_page",
 	},
 	{
 		Name: "seccomp-poller-not-made", File: "confine/seccomp/install_linux.go",
@@ -788,6 +796,14 @@ var mutations = []Mutation{
 		Old:      `case c == '[' || c == '{':`,
 		New:      `case c == '[':`,
 		Packages: langPkg, Run: "^TestBoundedConversions$", CaughtBy: "TestBoundedConversions/json.decode_of_objects_too_deep",
+	},
+	// The worker's process group killed while its pid is its own: before
+	// it is reaped, never after.
+	{
+		Name: "worker-group-killed-once-reaped", File: "confine/seam.go",
+		Old: "\t\tif !s.reaped {\n", New: "\t\tif !s.reaped || true {\n",
+		Packages: runPkg, Run: "^TestNoGroupKilledOnceItsPidIsGivenBack$",
+		CaughtBy: "TestNoGroupKilledOnceItsPidIsGivenBack/a_process_given_the_dead_worker's_pid_lives_on",
 	},
 	// A granted directory made before the worker starts, and the library
 	// confined by default.

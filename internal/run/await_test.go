@@ -21,6 +21,7 @@ type counted struct{ kills atomic.Int32 }
 
 func (c *counted) Start() error            { return nil }
 func (c *counted) AfterStart(int) error    { return nil }
+func (c *counted) Wait() error             { return nil }
 func (c *counted) Kill() error             { c.kills.Add(1); return nil }
 func (c *counted) Close() error            { return nil }
 func (c *counted) Memory() core.MemoryHold { return core.MemoryHold{} }

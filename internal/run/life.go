@@ -240,10 +240,11 @@ func startWorker(s workerSpec) (*workerProc, error) {
 		return nil
 	})
 	go func() {
-		_ = w.cmd.Wait()
-		// Anything it left in its session goes with it, and with it
-		// any hold on its pipes; then the relay delivers what is left.
-		_ = w.started.Kill()
+		// Anything it left in its process group goes with it, before it
+		// is reaped (its pid, the group's id, is its own until then), and
+		// with it any hold on its pipes; then the relay delivers what is
+		// left.
+		_ = w.started.Wait()
 		w.relay.end()
 		w.exit()
 	}()

@@ -28,10 +28,11 @@ tmp = ffi.module("os").getenv("TMPDIR")
 base = 0x300000000000
 def le(v):
     return bytes([(v >> (8 * i)) & 0xff for i in range(8)])
-# loop: mov eax, 202 (futex); movabs rdi, base+0xf00; xor esi, esi;
-# xor edx, edx; xor r10d, r10d; syscall; jmp loop
+# loop: mov eax, 202 (futex); movabs rdi, base+0xf00;
+# mov esi, 128 (FUTEX_WAIT_PRIVATE); xor edx, edx; xor r10d, r10d; syscall;
+# jmp loop
 code = b"\xb8\xca\x00\x00\x00\x48\xbf" + le(base + 0xf00)
-code += b"\x31\xf6\x31\xd2\x45\x31\xd2\x0f\x05\xeb\xe6"
+code += b"\xbe\x80\x00\x00\x00\x31\xd2\x45\x31\xd2\x0f\x05\xeb\xe3"
 page = code + b"\x00" * (0x800 - len(code)) + le(base) + b"\x00" * (0x1000 - 0x808)
 fd = c.syscall("openat", -100, tmp + "/loop", 0x42, 384)  # O_RDWR|O_CREAT, 0600
 w = c.syscall("write", fd.ret, page, len(page))

@@ -27,7 +27,7 @@ func TestMkdirCountedHoweverItEnds(t *testing.T) {
 		wantUses int
 	}{
 		{
-			name:     "made parents, then failed",
+			name:     "made parents then failed",
 			src:      "fs.mkdir(\"out/a/b/" + long + "\")\n",
 			code:     codes.E314,
 			made:     []string{"a", "a/b"},

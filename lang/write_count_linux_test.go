@@ -44,14 +44,14 @@ func TestWriteCountedHoweverItEnds(t *testing.T) {
 		wantUses int
 	}{
 		{
-			name:     "made the file and part of its data, then failed",
+			name:     "made the file and part of its data then failed",
 			src:      `fs.write("out/f", BIG)`,
 			code:     codes.E314,
 			wantSize: limit,
 			wantUses: 1,
 		},
 		{
-			name:     "emptied the file, then failed",
+			name:     "emptied the file then failed",
 			src:      `fs.write("out/f", BIG)`,
 			before:   "kept",
 			code:     codes.E314,
@@ -59,7 +59,7 @@ func TestWriteCountedHoweverItEnds(t *testing.T) {
 			wantUses: 1,
 		},
 		{
-			name:     "appended part, then failed",
+			name:     "appended part then failed",
 			src:      `fs.append("out/f", BIG)`,
 			before:   "kept",
 			code:     codes.E314,

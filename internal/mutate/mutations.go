@@ -1643,8 +1643,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "cli-removed-cwd-no-receipt", File: "cli/run.go",
-		Old:      "\t\te.Do = cwdDo\n\t\treturn refuse(e)\n",
-		New:      "\t\te.Do = cwdDo\n\t\treturn cmdline.Report(stderr, e, \"\")\n",
+		Old:      "\t\treturn refuse(workingDirError(\"\", cwdErr))\n",
+		New:      "\t\treturn cmdline.Report(stderr, workingDirError(\"\", cwdErr), \"\")\n",
 		Packages: cliPkg, Run: "^TestRunInARemovedWorkingDirectory$",
 		CaughtBy: "TestRunInARemovedWorkingDirectory (no receipt of the refusal)",
 	},

@@ -1411,3 +1411,59 @@ func TestPoolRefusesNamesNotUTF8(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolRefusesAGrantThroughALinkNotUTF8: a pooled run whose budget
+// grants a link whose target's path is not UTF-8 is refused before a
+// worker takes it, E301 naming where the grant leads, with its receipt,
+// and the program writes nothing (Pool.Admits, which a door's audit asks
+// too), as a run of the command line's is (TestRunGrantThroughALinkNotUTF8):
+// the worker is handed where each grant resolved in a JSON string, which
+// holds only UTF-8. The control: the same grant of a link to a directory
+// in UTF-8 beyond ASCII (é), where the write lands.
+func TestPoolRefusesAGrantThroughALinkNotUTF8(t *testing.T) {
+	root := importRoot(t)
+	p := newPool(t, sabline.PoolOptions{Budget: budget.MustParse(root, "io,fs:write:"+root),
+		Workers: 1, ImportRoot: root, Receipts: t.TempDir()})
+	for _, odd := range []string{"\xff", "\u00e9"} {
+		control := odd != "\xff"
+		name := "not UTF-8"
+		if control {
+			name = "the control: in UTF-8"
+		}
+		t.Run(name, func(t *testing.T) {
+			dir, err := os.MkdirTemp(root, "g")
+			if err != nil {
+				t.Fatal(err)
+			}
+			target, link := filepath.Join(dir, "t"+odd), filepath.Join(dir, "lnk")
+			if err := os.Mkdir(target, 0o700); err != nil {
+				t.Skipf("this file system takes no name %q: %v", "t"+odd, err)
+			}
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			b := budget.MustParse(root, "io,fs:write:"+link)
+			text := "fs.write(\"" + link + "/f.txt\", \"x\")\nprint(\"wrote\")\n"
+			res, err := p.Run(context.Background(), sabline.Source("w.vel", []byte(text)),
+				sabline.RunOptions{Budget: &b})
+			_, statErr := os.Stat(filepath.Join(target, "f.txt"))
+			if control {
+				if err != nil || string(res.Stdout) != "wrote\n" || statErr != nil {
+					t.Fatalf("the control: %v, stdout %q, the file: %v", err, res.Stdout, statErr)
+				}
+				return
+			}
+			if codes.CodeOf(err) != codes.E301 || len(res.Stdout) != 0 ||
+				!strings.Contains(fmt.Sprint(err), "a path that is not UTF-8") {
+				t.Fatalf("%v, stdout %q: want E301 naming where the grant leads, nothing run", err,
+					res.Stdout)
+			}
+			if res.Receipt == nil || res.Receipt.Outcome.Code != codes.E301 {
+				t.Errorf("receipt %+v, want the refusal's", res.Receipt)
+			}
+			if !os.IsNotExist(statErr) {
+				t.Errorf("the file the program writes: %v, want none", statErr)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,4 +91,73 @@ func TestRunJoinsItsReceiptsDirectory(t *testing.T) {
 		!strings.Contains(strings.Join(got.Paths, "\n"), store) {
 		t.Errorf("the register holds %q (%v), want %s among its paths", got.Paths, err, store)
 	}
+}
+
+// TestRunJoinsItsReceiptsDirectoryAgain: a receipts directory a run made
+// joins the register again where an earlier run of this process had
+// joined it, since it was removed and its entry pruned, and a directory
+// joins each register its runs name (SABLINE_REGISTER), not only the
+// first. Either was left out of the register, so that another Sabline's
+// run granted a directory above it reached it: each is judged from the
+// register's entries on disk. The controls: the entry there after the
+// first run, and gone after the prune.
+func TestRunJoinsItsReceiptsDirectoryAgain(t *testing.T) {
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := func(t *testing.T, register, store string) {
+		t.Helper()
+		t.Setenv(guard.RegisterEnv, register)
+		res, err := sabline.Run(ctx, sabline.Program{Path: filepath.Join(top, "hello.vel"),
+			Source: []byte(hello)}, sabline.Options{Budget: budget.MustParse(top, "io"),
+			Receipts: store, Cwd: top})
+		if err != nil || res.Err() != nil {
+			t.Fatalf("the run: %v, %v", err, res.Err())
+		}
+	}
+	holds := func(t *testing.T, register, store string) bool {
+		t.Helper()
+		got, err := guard.ReadRegister(register)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Contains(got.Paths, store)
+	}
+	t.Run("made again after its entry was pruned", func(t *testing.T) {
+		reg, store := testkit.NewRegister(t), filepath.Join(top, "again", "receipts")
+		run(t, reg, store)
+		if !holds(t, reg, store) {
+			t.Fatalf("the control: the register %s does not hold %s after the first run", reg,
+				store)
+		}
+		if err := os.RemoveAll(filepath.Dir(store)); err != nil {
+			t.Fatal(err)
+		}
+		// A join that adds an entry prunes those that name nothing now.
+		if err := guard.Join(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+		if holds(t, reg, store) {
+			t.Fatalf("the control: the register %s holds %s after the prune", reg, store)
+		}
+		run(t, reg, store)
+		if !holds(t, reg, store) {
+			t.Errorf("the register %s does not hold %s, made again by a run", reg, store)
+		}
+	})
+	t.Run("a second register", func(t *testing.T) {
+		first, second := testkit.NewRegister(t), testkit.NewRegister(t)
+		store := filepath.Join(top, "two", "receipts")
+		run(t, first, store)
+		run(t, second, store)
+		for _, reg := range []string{first, second} {
+			if !holds(t, reg, store) {
+				t.Errorf("the register %s does not hold %s, a run's receipts directory", reg,
+					store)
+			}
+		}
+	})
 }

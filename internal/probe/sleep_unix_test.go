@@ -3,7 +3,9 @@
 package probe
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -32,6 +34,63 @@ func TestSleepCommandWithoutPATH(t *testing.T) {
 			cmd := sleepCommand()
 			if err := cmd.Start(); err != nil {
 				t.Fatalf("PATH=%q: start %v: %v", tc.path, cmd.Args, err)
+			}
+			if err := cmd.Process.Kill(); err != nil {
+				t.Error(err)
+			}
+			_ = cmd.Wait()
+		})
+	}
+}
+
+// TestSleepCommandPassesOverANonExecutable: with PATH empty, a file named
+// sleep that no one may execute, in the first of the system's
+// directories, is passed over for the sleep(1) of the next, where the
+// probe's start failed ("permission denied"). The control: an executable
+// sleep there is the one started.
+func TestSleepCommandPassesOverANonExecutable(t *testing.T) {
+	found := ""
+	for _, d := range systemPath {
+		if p, err := exec.LookPath(d + "/sleep"); err == nil {
+			found = p
+			break
+		}
+	}
+	if found == "" {
+		t.Skipf("no sleep(1) in %v on this machine to start", systemPath)
+	}
+	for _, tc := range []struct {
+		name string
+		mode os.FileMode
+		want string // the sleep started: "first" for the one in the first directory
+	}{
+		{name: "not executable", mode: 0o644, want: found},
+		{name: "control: executable", mode: 0o755, want: "first"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			first := t.TempDir()
+			decoy := filepath.Join(first, "sleep")
+			text := "#!/bin/sh\nexec " + found + " \"$@\"\n"
+			if err := os.WriteFile(decoy, []byte(text), tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(decoy, tc.mode); err != nil { // past the umask
+				t.Fatal(err)
+			}
+			was := systemPath
+			systemPath = append([]string{first}, was...)
+			t.Cleanup(func() { systemPath = was })
+			t.Setenv("PATH", "")
+			cmd := sleepCommand()
+			want := tc.want
+			if want == "first" {
+				want = decoy
+			}
+			if cmd.Path != want {
+				t.Errorf("sleepCommand starts %s, want %s", cmd.Path, want)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatalf("start %v: %v", cmd.Args, err)
 			}
 			if err := cmd.Process.Kill(); err != nil {
 				t.Error(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/internal/testkit/nobody"
+	"github.com/sabline/sabline/lang"
 )
 
 // accountChildEnv names the account home the child of
@@ -24,7 +25,8 @@ const accountChildEnv = "SABLINE_TEST_ACCOUNT_HOME"
 // postgres), started with HOME naming another place (a CI job's scratch
 // directory), a run's guard still holds that home as a home: its SSH keys
 // refused to a grant of the home, its dot-entries held out of the kernel's
-// rules (the home expanded, Dots). It guarded HOME's alone: a run granted
+// rules (the home expanded, Dots), and so does lang.DefaultGuard, an
+// Interp's in the caller's process. It guarded HOME's alone: a run granted
 // fs:read of the account home's parent printed ~/.ssh/id_ed25519, in the
 // language and under Landlock. The controls: the same child with HOME at
 // the account home, and a plain file of the home, which a grant of it
@@ -38,8 +40,11 @@ func TestGuardHoldsTheAccountHome(t *testing.T) {
 		for _, c := range g.CarveOuts() {
 			expanded = expanded || c.Path == guard.Resolved(home) && c.Expand && c.Dots
 		}
+		// An Interp without Config.Guard (the caller's process) guards it too.
+		_, lang := lang.DefaultGuard().Refuses(filepath.Join(home, ".ssh", "id_ed25519"), home)
 		os.Stdout.WriteString("ssh\t" + strconv.FormatBool(ssh) + "\nnotes\t" +
-			strconv.FormatBool(notes) + "\nexpanded\t" + strconv.FormatBool(expanded) + "\n")
+			strconv.FormatBool(notes) + "\nexpanded\t" + strconv.FormatBool(expanded) +
+			"\nlang\t" + strconv.FormatBool(lang) + "\n")
 		return
 	}
 	if os.Geteuid() != 0 {
@@ -83,10 +88,11 @@ func TestGuardHoldsTheAccountHome(t *testing.T) {
 					said[k] = v
 				}
 			}
-			if said["ssh"] != "true" || said["expanded"] != "true" {
-				t.Errorf("uid %d, HOME=%s: %s/.ssh/id_ed25519 refused %s, the home expanded "+
-					"without its dot-entries %s; want both true (the child said %q)", uid, tc.home,
-					home, said["ssh"], said["expanded"], out.String())
+			if said["ssh"] != "true" || said["expanded"] != "true" || said["lang"] != "true" {
+				t.Errorf("uid %d, HOME=%s: %s/.ssh/id_ed25519 refused %s (lang.DefaultGuard: %s), "+
+					"the home expanded without its dot-entries %s; want each true (the child "+
+					"said %q)", uid, tc.home, home, said["ssh"], said["lang"], said["expanded"],
+					out.String())
 			}
 			if said["notes"] != "false" {
 				t.Errorf("uid %d: %s/notes.txt refused to a grant of the home: %s, want false",

@@ -83,6 +83,7 @@ func TestRelayWritesOnlyWhatTheWorkerWrote(t *testing.T) {
 // TestPoolWorkerLineBetweenAnothersLines).
 func TestWorkerMessagesLabelEachLine(t *testing.T) {
 	long := strings.Repeat("y", unfinishedBytes+1)
+	full := strings.Repeat("y", unfinishedBytes)
 	tests := []struct {
 		name       string
 		writes     []string
@@ -98,6 +99,8 @@ func TestWorkerMessagesLabelEachLine(t *testing.T) {
 			wantWrites: []string{workerLabel + "sabline: pool: x\n"}},
 		{name: "an unfinished line past the bound, ended", writes: []string{long, "z\n"},
 			wantWrites: []string{workerLabel + long + "\n", workerLabel + "z\n"}},
+		{name: "an unfinished line at the bound, held", writes: []string{full, "z\n"},
+			wantWrites: []string{workerLabel + full + "z\n"}},
 		{name: "an escape sequence", writes: []string{"\x1b[2Jx\r\n"},
 			wantWrites: []string{workerLabel + `\x1b[2Jx\r` + "\n"}},
 	}
@@ -125,7 +128,8 @@ func TestWorkerMessagesLabelEachLine(t *testing.T) {
 // TestWorkerMessagesEndAHeldLineInTime: a line the worker left
 // unfinished, and the stream open, reaches the Stderr once unfinishedWait
 // has passed, ended, and what the worker writes after it is a line of
-// its own. The control: before that, nothing of it is written.
+// its own; so does the next line it leaves unfinished, in its own time.
+// The control: before that, nothing of it is written.
 func TestWorkerMessagesEndAHeldLineInTime(t *testing.T) {
 	var dst testkit.LockedBuffer
 	m := newWorkerMessages(&dst)
@@ -145,6 +149,47 @@ func TestWorkerMessagesEndAHeldLineInTime(t *testing.T) {
 	}
 	if got, want := dst.String(), workerLabel+"x\n"+workerLabel+"y\n"; got != want {
 		t.Errorf("the Stderr holds %q, want %q", got, want)
+	}
+	if _, err := m.Write([]byte("z")); err != nil {
+		t.Fatal(err)
+	}
+	want := workerLabel + "x\n" + workerLabel + "y\n" + workerLabel + "z\n"
+	waitUntil(t, func() bool { return dst.String() != workerLabel+"x\n"+workerLabel+"y\n" })
+	if got := dst.String(); got != want {
+		t.Errorf("the Stderr holds %q, want %q: the second line held ended in its time", got, want)
+	}
+}
+
+// TestWorkerMessagesEndAHeldLineWithTheStream: a line a pool worker left
+// unfinished as its standard error ended is written, ended, by the time
+// the copy of that stream has ended (what a pool's Close waits for), not
+// unfinishedWait later, when the caller may have taken its Stderr back.
+// The control: a line the worker ended is written as it is.
+func TestWorkerMessagesEndAHeldLineWithTheStream(t *testing.T) {
+	for _, tc := range []struct{ name, write, want string }{
+		{name: "a line left unfinished", write: "x", want: workerLabel + "x\n"},
+		{name: "control: a line ended", write: "x\n", want: workerLabel + "x\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, w := pipe(t)
+			var rl relay
+			var dst testkit.LockedBuffer
+			began := time.Now()
+			rl.copy(newWorkerMessages(&dst), r, nil, nil, nil)
+			if _, err := w.WriteString(tc.write); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			waitCopies(t, &rl, "the copy did not end with the worker's stream")
+			got := dst.String()
+			if time.Since(began) >= unfinishedWait {
+				t.Skipf("the copy took %v, past unfinishedWait: its timer may have ended the "+
+					"line", time.Since(began))
+			}
+			if got != tc.want {
+				t.Errorf("once the copy ended, the Stderr holds %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -269,8 +269,10 @@ func contentOf(pkg string, tags []string, list []byte) string {
 const unstamped = "-buildvcs=false"
 
 // ErrNoCheckout is SablineStamped's error where the tests do not run in
-// a git checkout, or git is not there: there is no commit to stamp.
-var ErrNoCheckout = errors.New("buildbin: not in a git checkout, or no git")
+// a git checkout, or git is not there, or the checkout is a linked
+// worktree (its .git a file), which the Go command does not take for a
+// repository (golang/go#58218): there is no commit it would stamp.
+var ErrNoCheckout = errors.New("buildbin: not in a git checkout the Go command stamps, or no git")
 
 // SablineStamped builds cmd/sabline into out with the commit of the
 // repository it is built in stamped (-buildvcs=true), as a release's `go
@@ -283,6 +285,18 @@ func SablineStamped(out string) (commit string, modified bool, err error) {
 	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
 		return "", false, fmt.Errorf("%w: %v", ErrNoCheckout, err)
+	}
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return "", false, fmt.Errorf("%w: %v", ErrNoCheckout, err)
+	}
+	// The Go command looks for a .git directory: a linked worktree's
+	// .git, a file, builds with no stamp at all, or the stamp of a
+	// repository around it.
+	dotGit := filepath.Join(strings.TrimSpace(string(top)), ".git")
+	if fi, err := os.Stat(dotGit); err != nil || !fi.IsDir() {
+		return "", false, fmt.Errorf("%w: %s is not a directory (a linked worktree?)",
+			ErrNoCheckout, dotGit)
 	}
 	status, err := exec.Command("git", "status", "--porcelain").Output()
 	if err != nil {

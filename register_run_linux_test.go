@@ -161,3 +161,85 @@ func TestRunJoinsItsReceiptsDirectoryAgain(t *testing.T) {
 		}
 	})
 }
+
+// TestRunJoinsItsReceiptsDirectoryMadeAgain: a receipts directory this
+// process's runs made known to the register, then removed (its entry
+// pruned by the next Join that found it missing) and made again by
+// another process, is made known again by the next run that keeps a
+// receipt there, so that a run of another Sabline granted a directory
+// above it plants nothing there (E318). It was joined once a process:
+// the run made nothing, so it joined nothing, and the plant went through,
+// the witness read from outside the worker. The control: before the
+// directory is removed, the register names it and the plant is refused.
+func TestRunJoinsItsReceiptsDirectoryMadeAgain(t *testing.T) {
+	if _, err := linux.LandlockABI(); err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	shared := testkit.NewRegister(t)
+	t.Setenv(guard.RegisterEnv, shared)
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(top, "other", "receipts")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	keep := func(t *testing.T) {
+		t.Helper()
+		res, err := sabline.Run(ctx, sabline.Program{Path: filepath.Join(top, "hello.vel"),
+			Source: []byte(hello)}, sabline.Options{Budget: budget.MustParse(top, "io"),
+			Receipts: store, Cwd: top})
+		if err != nil || res.Err() != nil {
+			t.Fatalf("the run that keeps its receipt in %s: %v, %v", store, err, res.Err())
+		}
+	}
+	known := func() bool {
+		got, err := guard.ReadRegister(shared)
+		return err == nil && slices.Contains(got.Paths, store)
+	}
+	plant := func(t *testing.T, tag string) (error, bool) {
+		t.Helper()
+		witness := filepath.Join(store, tag+"-planted.json")
+		res, err := sabline.Run(ctx, sabline.Program{Path: filepath.Join(top, "plant.vel"),
+			Source: []byte("fs.write(ARGS[0], \"{}\")\n")}, sabline.Options{
+			Budget:   budget.MustParse(top, "io,fs:write:"+top),
+			Receipts: filepath.Join(top, "own", "receipts"), Cwd: top, Args: []string{witness}})
+		if err == nil {
+			err = res.Err()
+		}
+		_, serr := os.Lstat(witness)
+		return err, serr == nil
+	}
+	keep(t)
+	t.Run("control: joined", func(t *testing.T) {
+		if !known() {
+			t.Fatalf("the register does not name %s after a run kept its receipt there", store)
+		}
+		if err, planted := plant(t, "control"); planted || codes.CodeOf(err) != codes.E318 {
+			t.Fatalf("the plant: %v, planted %v; want E318, nothing planted", err, planted)
+		}
+	})
+	if err := os.RemoveAll(store); err != nil {
+		t.Fatal(err)
+	}
+	// The next Join that adds an entry prunes the one whose path is gone.
+	if err := guard.Join(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if known() {
+		t.Fatalf("the register still names %s, removed: the prune the test relies on did not "+
+			"happen", store)
+	}
+	if err := os.MkdirAll(store, 0o700); err != nil { // another process's
+		t.Fatal(err)
+	}
+	keep(t)
+	if !known() {
+		t.Errorf("the register does not name %s, made again, after a run kept its receipt there",
+			store)
+	}
+	if err, planted := plant(t, "again"); planted || codes.CodeOf(err) != codes.E318 {
+		t.Errorf("the plant in the directory made again: %v, planted %v; want E318, nothing "+
+			"planted", err, planted)
+	}
+}

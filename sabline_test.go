@@ -1025,3 +1025,44 @@ func TestLendCredentialsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestRunRefusesAWorkingDirectoryWithANUL: a run whose working directory
+// holds a NUL byte is refused, E301 naming it, with the receipt of its
+// refusal, and nothing runs: the worker's start failed on it, E310
+// ("fork/exec: invalid argument"), whose advice calls that a fault in
+// Sabline. The control: the same run in the directory itself runs.
+func TestRunRefusesAWorkingDirectoryWithANUL(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, cwd string
+		want      codes.Code // "" when it runs
+	}{
+		{name: "a NUL", cwd: filepath.Join(dir, "a\x00b"), want: codes.E301},
+		{name: "control: the directory itself", cwd: dir},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := filepath.Join(t.TempDir(), "receipts")
+			res, err := sabline.Run(context.Background(), sabline.Source(filepath.Join(dir, "p.vel"),
+				[]byte(hello)), sabline.Options{Budget: budget.MustParse(dir, "io"), Cwd: tc.cwd,
+				Receipts: rc})
+			if err == nil {
+				err = res.Err()
+			}
+			if tc.want == "" {
+				if err != nil || string(res.Stdout) != "hello\n" {
+					t.Fatalf("the control: %v, stdout %q", err, res.Stdout)
+				}
+				return
+			}
+			if codes.CodeOf(err) != tc.want || !strings.Contains(err.Error(), "holds a NUL") ||
+				len(res.Stdout) != 0 {
+				t.Fatalf("%v, stdout %q: want %s naming the NUL, nothing run", err, res.Stdout,
+					tc.want)
+			}
+			if runs, err := receipt.List(rc); err != nil || len(runs) != 1 ||
+				runs[0].Receipt.Outcome.Code != tc.want {
+				t.Fatalf("receipts %+v (%v), want the refusal's, %s", runs, err, tc.want)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/receipt"
 )
 
 // What the rendered report says around its tables.
@@ -312,14 +313,8 @@ func Markdown(reports []Named) []byte {
 
 // buildText says what the report was made with.
 func buildText(b Build) string {
-	s := "sabline " + b.Sabline
-	if b.Commit != "" {
-		s += " commit " + b.Commit
-		if b.Modified {
-			s += " with changes not committed"
-		}
-	}
-	s += ", " + b.Go + ", " + b.Arch
+	s := receipt.Build{Version: b.Sabline, Commit: b.Commit, Modified: b.Modified}.String() +
+		", " + b.Go + ", " + b.Arch
 	if b.Knockout {
 		s += ", knock-out"
 	}

@@ -15,9 +15,11 @@ const Version = "0.1.0"
 // is a knock-out build, and, where the Go command stamped the binary with
 // it (a `go build` inside the repository; not `go run`, nor a build with
 // -buildvcs=false), the commit its source was at and whether that source
-// had changes not committed. Two builds of one version are told apart by
-// their commit alone; a receipt or a kernel report with none names no
-// source exactly.
+// had changes not committed. A linked git worktree is no repository to
+// the Go command (golang/go#58218): a build there names no commit, or,
+// where the worktree lies in another checkout's work tree, that one's.
+// Two builds of one version are told apart by their commit alone; a
+// receipt or a kernel report with none names no source exactly.
 type Build struct {
 	Version  string `json:"version"`
 	Knockout bool   `json:"knockout"` // built with -tags sabline_knockout: no budget checks

@@ -5120,25 +5120,11 @@ var mutations = []Mutation{
 		CaughtBy: "TestRunJoinsItsReceiptsDirectory/joined (both plants went through)",
 	},
 	{
-		Name: "join-receipts-once-though-made", File: "internal/run/supervisor.go",
-		Old:      "\tif _, ok := joinedReceipts.Load(key); ok && !c.receiptsMade {\n",
-		New:      "\tif _, ok := joinedReceipts.Load(key); ok {\n",
-		Packages: rootPkg, Run: "^TestRunJoinsItsReceiptsDirectory",
-		CaughtBy: "TestRunJoinsItsReceiptsDirectoryAgain/made_again_after_its_entry_was_pruned",
-	},
-	{
 		Name: "join-receipts-refusal-ignored", File: "internal/run/supervisor.go",
-		Old:      "\t\treturn err\n\t}\n\tjoinedReceipts.Store(key, true)\n",
-		New:      "\t\treturn nil\n\t}\n\tjoinedReceipts.Store(key, true)\n",
+		Old:      "\treturn guard.JoinAs(\"the receipts directory \"+dir, dir)\n",
+		New:      "\t_ = guard.JoinAs(\"the receipts directory \"+dir, dir)\n\treturn nil\n",
 		Packages: cliPkg, Run: "^TestReplayRefusesAReceiptsDirectoryUnknownToTheRegister$",
 		CaughtBy: "TestReplayRefusesAReceiptsDirectoryUnknownToTheRegister (the replay ran)",
-	},
-	{
-		Name: "join-receipts-key-without-register", File: "internal/run/supervisor.go",
-		Old:      "\tkey := reg + \"\\x00\" + dir\n",
-		New:      "\tkey := dir\n\t_ = reg\n",
-		Packages: rootPkg, Run: "^TestRunJoinsItsReceiptsDirectory",
-		CaughtBy: "TestRunJoinsItsReceiptsDirectoryAgain/a_second_register",
 	},
 	{
 		Name: "held-line-not-ended-at-stream-end", File: "internal/run/relay.go",

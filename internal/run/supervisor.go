@@ -12,7 +12,6 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -161,7 +160,9 @@ func checkMemory(mb int) error {
 // paths against another directory, and gave the program another
 // argument than the caller's, and the receipt kept that other name. The
 // path is E316 and the rest E301, each quoted (%q) so that the message
-// keeps the bytes, as a budget item that is not UTF-8 is refused.
+// keeps the bytes, as a budget item that is not UTF-8 is refused. A
+// working directory holding a NUL is E301 too: the worker's start failed
+// on it, E310, whose advice calls that a fault in Sabline.
 func checkNames(program, cwd string, args []string) error {
 	if !utf8.ValidString(program) {
 		return codes.Errorf(codes.E316, "program %q: its path is not UTF-8, which the worker "+
@@ -170,6 +171,10 @@ func checkNames(program, cwd string, args []string) error {
 	if !utf8.ValidString(cwd) {
 		return codes.Errorf(codes.E301, "the working directory %q is not UTF-8, which the worker "+
 			"cannot be handed as it is: run from a directory whose path is; nothing ran", cwd)
+	}
+	if strings.IndexByte(cwd, 0) >= 0 {
+		return codes.Errorf(codes.E301, "the working directory %q holds a NUL byte, which no path "+
+			"holds: nothing ran", cwd)
 	}
 	for i, a := range args {
 		if !utf8.ValidString(a) {
@@ -394,9 +399,6 @@ type commandRun struct {
 	// reads beside the worker's start (confine.LearnWorkerHolds) is
 	// read; nil before it is begun.
 	beside chan struct{}
-	// receiptsMade is true when the reservation made the receipts
-	// directory, or a directory above it (reserve).
-	receiptsMade bool
 }
 
 func newCommandRun(r Run) *commandRun {
@@ -491,17 +493,11 @@ func (c *commandRun) reserve() (*guard.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.receiptsMade = len(made) > 0
 	if len(made) > 0 {
 		g = Guard(slices.Concat(guarded, made), c.r.Lend)
 	}
 	return g, nil
 }
-
-// joinedReceipts are the receipts directories this process's runs made
-// known to a register (joinReceipts), each keyed by the register and its
-// absolute path.
-var joinedReceipts sync.Map
 
 // joinReceipts makes the directory the run's receipt was reserved in known
 // to the register of this machine (guard.JoinAs), as a store's directory
@@ -509,26 +505,18 @@ var joinedReceipts sync.Map
 // reaches it. The command line joined its own before; sabline.Run, eval
 // and replay join theirs here, where their receipts directory, never
 // registered, was read and written by another Sabline's run granted a
-// directory above it. A directory is joined once a process, and again
-// when the reservation made it (removed since, its entry may have been
-// pruned). One that cannot be is E331: the receipt says so, and nothing
-// runs.
+// directory above it. Every run joins, since a directory removed and made
+// again by another process may have had its entry pruned meanwhile (a
+// join once a process left it unknown: TestRunJoinsItsReceiptsDirectoryMadeAgain);
+// an entry already there is kept as it is. One that cannot be is E331:
+// the receipt says so, and nothing runs.
 func (c *commandRun) joinReceipts() error {
 	path, _ := c.rec.Stored()
 	if path == "" {
 		return nil // no receipt kept
 	}
 	dir := filepath.Dir(path)
-	reg, _ := guard.RegisterDir() // JoinAs says why there is none
-	key := reg + "\x00" + dir
-	if _, ok := joinedReceipts.Load(key); ok && !c.receiptsMade {
-		return nil
-	}
-	if err := guard.JoinAs("the receipts directory "+dir, dir); err != nil {
-		return err
-	}
-	joinedReceipts.Store(key, true)
-	return nil
+	return guard.JoinAs("the receipts directory "+dir, dir)
 }
 
 // request refuses a budget that names what no grant reaches, reads the

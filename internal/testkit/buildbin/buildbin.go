@@ -306,6 +306,17 @@ func SablineStamped(out string) (commit string, modified bool, err error) {
 	return strings.TrimSpace(string(head)), len(strings.TrimSpace(string(status))) > 0, err
 }
 
+// sameDir reports whether a and b (b relative to the working directory,
+// as git may print it) name one directory.
+func sameDir(a, b string) bool {
+	ai, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Stat(b)
+	return err == nil && os.SameFile(ai, bi)
+}
+
 // goBuild runs go build with CGO_ENABLED=0 and the flag vcs.
 func goBuild(pkg, out string, tags []string, vcs string) error {
 	args := []string{"build", vcs, "-o", out}

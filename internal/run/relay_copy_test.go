@@ -193,35 +193,6 @@ func TestWorkerMessagesEndAHeldLineWithTheStream(t *testing.T) {
 	}
 }
 
-// TestRelayEndsAHeldLineWithTheStream: a line a pool worker left
-// unfinished when its standard error ended (a worker killed mid-line) is
-// in the pool's Stderr, ended, once the copy is done, not up to
-// unfinishedWait later, after the run (or Close) returned and its caller
-// read the Stderr. The control: a line the worker ended is there too.
-func TestRelayEndsAHeldLineWithTheStream(t *testing.T) {
-	for _, tc := range []struct{ name, write string }{
-		{name: "a line left unfinished", write: "a\nb"},
-		{name: "control: the line ended", write: "a\nb\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r, w := pipe(t)
-			var rl relay
-			var dst testkit.LockedBuffer
-			rl.copy(newWorkerMessages(&dst), r, &rl.std, nil, nil)
-			if _, err := w.WriteString(tc.write); err != nil {
-				t.Fatal(err)
-			}
-			w.Close()
-			began := time.Now()
-			waitCopies(t, &rl, "the copy did not end with the worker's stream")
-			got, want := dst.String(), workerLabel+"a\n"+workerLabel+"b\n"
-			if got != want && time.Since(began) < unfinishedWait {
-				t.Errorf("the Stderr holds %q once the copy is done, want %q", got, want)
-			}
-		})
-	}
-}
-
 // waitUntil waits, bounded, until cond holds.
 func waitUntil(t *testing.T, cond func() bool) {
 	t.Helper()

@@ -502,12 +502,12 @@ func (c *commandRun) reserve() (*guard.Set, error) {
 // joinReceipts makes the directory the run's receipt was reserved in known
 // to the register of this machine (guard.JoinAs), as a store's directory
 // is (receipt.OpenStore): no run of another Sabline on the machine then
-// reaches it. The command line joined its own before; sabline.Run, eval
-// and replay join theirs here, where their receipts directory, never
-// registered, was read and written by another Sabline's run granted a
-// directory above it. Every run joins, since a directory removed and made
-// again by another process may have had its entry pruned meanwhile (a
-// join once a process left it unknown: TestRunJoinsItsReceiptsDirectoryMadeAgain);
+// reaches it. Every out-of-process run joins here, the command line's,
+// sabline.Run's, eval's and replay's (the last three never joined, and
+// another Sabline's run granted a directory above theirs read and wrote
+// it), and every run, since a directory removed and made again by
+// another process may have had its entry pruned meanwhile (a join once a
+// process left it unknown: TestRunJoinsItsReceiptsDirectoryMadeAgain);
 // an entry already there is kept as it is. One that cannot be is E331:
 // the receipt says so, and nothing runs.
 func (c *commandRun) joinReceipts() error {

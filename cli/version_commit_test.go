@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,14 +19,7 @@ import (
 // build (-buildvcs=false) names no commit. Outside a git checkout, or
 // without git, it is skipped, saying so.
 func TestBuildNamesItsCommit(t *testing.T) {
-	stamped := filepath.Join(t.TempDir(), "sabline")
-	commit, modified, err := buildbin.SablineStamped(stamped)
-	if errors.Is(err, buildbin.ErrNoCheckout) {
-		t.Skipf("no commit to stamp: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	stamped, commit, modified := buildbin.StampedFor(t)
 	for _, tt := range []struct {
 		name, bin    string
 		wantCommit   string

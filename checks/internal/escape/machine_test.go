@@ -1,7 +1,6 @@
 package escape
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,14 +16,7 @@ import (
 // (-buildvcs=false), names none. Outside a git checkout it is skipped,
 // saying so.
 func TestMachineNamesTheBuildsCommit(t *testing.T) {
-	stamped := filepath.Join(t.TempDir(), "sabline")
-	commit, modified, err := buildbin.SablineStamped(stamped)
-	if errors.Is(err, buildbin.ErrNoCheckout) {
-		t.Skipf("no commit to stamp: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	stamped, commit, modified := buildbin.StampedFor(t)
 	plain, err := buildbin.Sabline()
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -306,15 +307,21 @@ func SablineStamped(out string) (commit string, modified bool, err error) {
 	return strings.TrimSpace(string(head)), len(strings.TrimSpace(string(status))) > 0, err
 }
 
-// sameDir reports whether a and b (b relative to the working directory,
-// as git may print it) name one directory.
-func sameDir(a, b string) bool {
-	ai, err := os.Stat(a)
-	if err != nil {
-		return false
+// StampedFor is SablineStamped into a directory of t's own: the binary,
+// and the commit and changes its stamp should say. t is skipped, saying
+// why, where there is no commit to stamp (ErrNoCheckout), and fails where
+// the build does.
+func StampedFor(t testing.TB) (bin, commit string, modified bool) {
+	t.Helper()
+	bin = filepath.Join(t.TempDir(), "sabline")
+	commit, modified, err := SablineStamped(bin)
+	if errors.Is(err, ErrNoCheckout) {
+		t.Skipf("no commit to stamp: %v", err)
 	}
-	bi, err := os.Stat(b)
-	return err == nil && os.SameFile(ai, bi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin, commit, modified
 }
 
 // goBuild runs go build with CGO_ENABLED=0 and the flag vcs.

@@ -109,7 +109,7 @@ var Codes = []CodeInfo{
 		"Read the message: a bound the program broke (the worker's threads, the size of what it " +
 			"handed back) is its own doing, and a place the machine did not give (a directory " +
 			"another user made, a pipe) is named there; anything else is a fault in Sabline or in " +
-			"a host module: report it with the receipt."},
+			"a host module: report it, with the receipt where one was kept."},
 	{E311, "SABLINE_FAULT_INJECT is malformed", ExitUsage,
 		"Write it as OP=TARGET;... with OP read, write, connect, exec or signal (docs/errors.md). " +
 			"Nothing ran."},

@@ -25,16 +25,7 @@ import (
 // plants went through, each witness read from outside the worker. The
 // control, a register the first run never joined, plants both.
 func TestRunJoinsItsReceiptsDirectory(t *testing.T) {
-	if _, err := linux.LandlockABI(); err != nil {
-		t.Skipf("no Landlock here: %v", err)
-	}
-	shared := testkit.NewRegister(t)
-	t.Setenv(guard.RegisterEnv, shared)
-	top, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := filepath.Join(top, "other", "receipts")
+	shared, top, store := joinFixture(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := sabline.Run(ctx, sabline.Program{Path: filepath.Join(top, "hello.vel"),
@@ -172,16 +163,7 @@ func TestRunJoinsItsReceiptsDirectoryAgain(t *testing.T) {
 // the witness read from outside the worker. The control: before the
 // directory is removed, the register names it and the plant is refused.
 func TestRunJoinsItsReceiptsDirectoryMadeAgain(t *testing.T) {
-	if _, err := linux.LandlockABI(); err != nil {
-		t.Skipf("no Landlock here: %v", err)
-	}
-	shared := testkit.NewRegister(t)
-	t.Setenv(guard.RegisterEnv, shared)
-	top, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := filepath.Join(top, "other", "receipts")
+	shared, top, store := joinFixture(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	keep := func(t *testing.T) {
@@ -242,4 +224,21 @@ func TestRunJoinsItsReceiptsDirectoryMadeAgain(t *testing.T) {
 		t.Errorf("the plant in the directory made again: %v, planted %v; want E318, nothing "+
 			"planted", err, planted)
 	}
+}
+
+// joinFixture skips t, saying why, where the kernel has no Landlock, and
+// makes a register of t's own (set for the runs t starts), a directory
+// top and the path of a receipts directory beneath it, not made.
+func joinFixture(t *testing.T) (shared, top, store string) {
+	t.Helper()
+	if _, err := linux.LandlockABI(); err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	shared = testkit.NewRegister(t)
+	t.Setenv(guard.RegisterEnv, shared)
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return shared, top, filepath.Join(top, "other", "receipts")
 }

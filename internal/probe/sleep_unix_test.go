@@ -14,16 +14,7 @@ import (
 // doctor failed (E310, "sleep": executable file not found in $PATH); the
 // control, PATH naming sleep's directory, starts it as before.
 func TestSleepCommandWithoutPATH(t *testing.T) {
-	found := ""
-	for _, d := range systemPath {
-		if p, err := exec.LookPath(d + "/sleep"); err == nil {
-			found = p
-			break
-		}
-	}
-	if found == "" {
-		t.Skipf("no sleep(1) in %v on this machine to start", systemPath)
-	}
+	systemSleep(t) // skipped where the system has none
 	for _, tc := range []struct{ name, path string }{
 		{name: "PATH empty", path: ""},
 		{name: "PATH naming nothing", path: t.TempDir()},
@@ -49,16 +40,7 @@ func TestSleepCommandWithoutPATH(t *testing.T) {
 // probe's start failed ("permission denied"). The control: an executable
 // sleep there is the one started.
 func TestSleepCommandPassesOverANonExecutable(t *testing.T) {
-	found := ""
-	for _, d := range systemPath {
-		if p, err := exec.LookPath(d + "/sleep"); err == nil {
-			found = p
-			break
-		}
-	}
-	if found == "" {
-		t.Skipf("no sleep(1) in %v on this machine to start", systemPath)
-	}
+	found := systemSleep(t)
 	for _, tc := range []struct {
 		name string
 		mode os.FileMode
@@ -98,4 +80,17 @@ func TestSleepCommandPassesOverANonExecutable(t *testing.T) {
 			_ = cmd.Wait()
 		})
 	}
+}
+
+// systemSleep is the sleep(1) of the first of the system's directories
+// that has one; t is skipped, saying why, where none has.
+func systemSleep(t *testing.T) string {
+	t.Helper()
+	for _, d := range systemPath {
+		if p, err := exec.LookPath(d + "/sleep"); err == nil {
+			return p
+		}
+	}
+	t.Skipf("no sleep(1) in %v on this machine to start", systemPath)
+	return ""
 }

@@ -44,7 +44,10 @@ type PoolOptions struct {
 	Timeout     time.Duration // per run; 0 for none (below zero is E301, as for Run)
 	MaxMemoryMB int           // per worker; 0 for none (below zero is E301)
 	Confine     Confine       // "" is ConfineDefault
-	Require     core.Level    // a pool held below it starts no worker (E326)
+	// Require is the least level of the pool's workers: a pool held below
+	// it starts no worker (E326). "" is the level this machine holds the
+	// pool's policy at, none no least level (Options.Require).
+	Require core.Level
 	// ImportRoot is the directory programs and their loads are read from.
 	// With it, a program named by path must lie beneath it and the
 	// operating system holds the workers' reads to it: the level can be

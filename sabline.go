@@ -8,7 +8,18 @@
 // on Linux), whatever its settings: the zero Options are a confined run.
 // Running in the caller's own process is a choice a caller names
 // (Options.InProcess): Sabline never confines that process, so such a
-// run's level is none, and one that requires a level is refused (E326).
+// run's level is none, and one that requires full or partial is refused
+// (E326).
+//
+// # Levels
+//
+// A run that asks for no level (Options.Require "") must be held at the
+// level this machine holds its budget at: where a layer the kernel offers
+// fails to install in the worker (a Landlock ruleset the kernel refuses,
+// a filter it cannot load), the run is refused before its first statement
+// (E326) with its receipt, rather than run held less. Require names the
+// least level itself: full or partial, or none to run however little the
+// system holds.
 //
 // The worker is the caller's own binary, started again. A program that
 // embeds Sabline therefore hands control over first thing in main:
@@ -128,8 +139,12 @@ type Options struct {
 	// no ConfineStrict (nothing holds a granted host module there).
 	// Without it, the run is in a confined worker.
 	InProcess bool
-	Confine   Confine    // "" is ConfineDefault
-	Require   core.Level // refuse to run below this level; "" for none
+	Confine   Confine // "" is ConfineDefault
+	// Require refuses a run held below it (E326). "" is the level this
+	// machine holds the budget at (confine.Expected): a layer the kernel
+	// offers that fails to install refuses the run; none runs it however
+	// little is held. An InProcess run takes "" or none.
+	Require core.Level
 	// Receipts is the receipts directory; "" is the command line's
 	// default (receipt.DefaultDir: $SABLINE_RECEIPTS, else the user's
 	// state directory), so that every run leaves a receipt a user can
@@ -312,7 +327,7 @@ func Run(ctx context.Context, program Program, opts Options) (*Result, error) {
 		}
 		return res, nil
 	}
-	if opts.Require != "" {
+	if opts.Require.Rank() > core.None.Rank() {
 		err := codes.Errorf(codes.E326, "required level %s: this run would be in the caller's own "+
 			"process, at level none (%s); it was refused before its first statement",
 			opts.Require, InProcessReason)

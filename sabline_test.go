@@ -36,6 +36,10 @@ import (
 // A run that names no receipts directory keeps its receipt in the default
 // store, which the tests point at a directory of their own.
 func TestMain(m *testing.M) {
+	if err := testkit.StackedExec(); err != nil {
+		fmt.Fprintln(os.Stderr, "a process held by stacked Landlock domains:", err)
+		os.Exit(1)
+	}
 	sabline.HandOver()
 	os.Exit(testkit.RunApart(m)) // its stores, cache and runs apart from the user's
 }

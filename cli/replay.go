@@ -333,7 +333,7 @@ func replayRun(rec *receipt.Receipt, f *runFlags, cwd string, own bool) (run.Run
 	if r.MaxMemoryMB, err = replayMemory(rp.MaxMemoryMB, f); err != nil {
 		return run.Run{}, err
 	}
-	if r.Confine, r.Require, err = replayConfine(rp, f); err != nil {
+	if r.Confine, r.Require, err = replayConfine(rp, r.Budget, f); err != nil {
 		return run.Run{}, err
 	}
 	if len(f.lend) > 0 {
@@ -412,8 +412,9 @@ var modeRank = map[core.Mode]int{core.ModeOff: 0, core.ModeDefault: 1,
 	core.ModeStrict: 2}
 
 // replayConfine is the confine mode and required level of a replay of a
-// run asked for with rp: rp's, or the stricter ones f gives.
-func replayConfine(rp receipt.RunParameters, f *runFlags) (core.Mode, core.Level, error) {
+// run asked for with rp under b: rp's, or the stricter ones f gives.
+func replayConfine(rp receipt.RunParameters, b budget.Budget, f *runFlags) (core.Mode,
+	core.Level, error) {
 	mode, req, err := f.mode()
 	if err != nil {
 		return "", "", err
@@ -427,9 +428,18 @@ func replayConfine(rp receipt.RunParameters, f *runFlags) (core.Mode, core.Level
 	} else if modeRank[mode] < modeRank[was] {
 		return "", "", wider("confine mode %s is below the receipt's %s", mode, was)
 	}
-	if req == "" {
+	switch {
+	case req == "":
 		req = rp.RequireConfinement
-	} else if rp.RequireConfinement != "" && req.Rank() < rp.RequireConfinement.Rank() {
+	case rp.RequireConfinement == "":
+		// The run asked for no level: the one this machine holds the
+		// budget at (run.Required), which the flag may not be below.
+		p := core.OSPolicy(b, core.Options{Mode: mode})
+		if held, _ := run.Required("", mode, p); req.Rank() < held.Rank() {
+			return "", "", wider("--require-confinement %s is below the receipt's, the level "+
+				"this machine holds the budget at, %s", req, held)
+		}
+	case req.Rank() < rp.RequireConfinement.Rank():
 		return "", "", wider("--require-confinement %s is below the receipt's %s", req,
 			rp.RequireConfinement)
 	}

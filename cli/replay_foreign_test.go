@@ -190,8 +190,6 @@ func TestReplayRefusesValuesNoSablineWrites(t *testing.T) {
 			`confine "\x1b[2Jbogus"`},
 		{"unknown level", func(p *receipt.RunParameters) { p.RequireConfinement = "most" },
 			`required level "most"`},
-		{"level none", func(p *receipt.RunParameters) { p.RequireConfinement = core.None },
-			`required level "none"`},
 		{"a level of no confinement", func(p *receipt.RunParameters) {
 			p.Confine, p.RequireConfinement = core.ModeOff, core.Full
 		}, "confine off asks for no confinement"},

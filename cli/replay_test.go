@@ -397,6 +397,25 @@ func TestReplayRun(t *testing.T) {
 		!strings.Contains(err.Error(), "--require-confinement partial is below the receipt's full") {
 		t.Errorf("a lower required level: %v, want E328", err)
 	}
+	// A run that asked for no level asked for its machine's: a level
+	// below it is refused, the machine's own asked for as it is.
+	rec.RunParameters.RequireConfinement = ""
+	held, _ := run.Required("", core.ModeDefault,
+		core.OSPolicy(budget.MustParse(dir, "io,env"), core.Options{}))
+	for _, l := range []core.Level{core.None, core.Partial, core.Full} {
+		f = runFlags{require: string(l)}
+		r, err := replayRun(rec, &f, dir, true)
+		if l.Rank() < held.Rank() {
+			if codes.CodeOf(err) != codes.E328 || !strings.Contains(err.Error(),
+				"--require-confinement "+string(l)+" is below the receipt's") {
+				t.Errorf("%s where no level was asked, this machine's %q: %v, want E328", l, held,
+					err)
+			}
+		} else if err != nil || r.Require != l {
+			t.Errorf("%s where no level was asked, this machine's %q: %v, %v; want it asked", l,
+				held, err, r.Require)
+		}
+	}
 	f = runFlags{noMemory: true, maxMemoryMB: 64}
 	if _, err := replayRun(rec, &f, dir, true); codes.CodeOf(err) != codes.E301 {
 		t.Errorf("--max-memory-mb with --no-memory-limit: %v, want E301", err)

@@ -70,7 +70,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.confine, "confine", "", "strict, the one `mode`: granted modules widen nothing")
 	fs.BoolVar(&f.noConfine, "no-confine", false, "ask the operating system for nothing")
 	fs.StringVar(&f.require, "require-confinement", "",
-		"refuse to run below this `level` (full or partial)")
+		"refuse to run below this `level`: full, partial or none (default: the level this "+
+			"machine holds the budget at)")
 	fs.StringVar(&f.receipts, "receipts", "", "receipts `directory`")
 	fs.Var(&f.lend, "lend-credential",
 		"let a grant that names this credential `path` reach it (repeatable)")

@@ -137,7 +137,8 @@ var Codes = []CodeInfo{
 			"lacks a grant the program's host modules need, or something tried to escape."},
 	{E326, "the confinement applied is below the required level", ExitRefused,
 		"The message gives the level and why; run where the kernel can hold more, narrow the budget, " +
-			"or lower the requirement."},
+			"or ask for a lower level (--require-confinement partial or none: a run that asks for " +
+			"none is asked, on Linux, for the level this machine holds its budget at)."},
 	{E327, "the run ran, but its reserved receipt could not be finished", ExitReceipt,
 		"The program did run: its receipt file says the run started and was not finished. Free space " +
 			"where the receipts live and check the program's effects by hand."},

@@ -460,14 +460,21 @@ func enforcesTable() []Row {
 		},
 		{
 			ID:   "require-confinement",
-			Item: "--require-confinement full or partial (never a budget item)",
+			Item: "--require-confinement full, partial or none (never a budget item)",
 			Cells: map[System]Cell{
 				Linux: Cell{HoldsYes, "a run whose level, once the policy is applied, is below the one asked " +
-					"for is refused before its first statement, and its receipt records the level it got", nil},
-				Darwin: Cell{HoldsYes, "as Linux; every run is partial here at best, since Apple has " +
-					"deprecated sandbox profiles, so full refuses every run", nil},
-				Windows: Cell{HoldsYes, "as Linux; a budget that restricts reads, writes or the network is " +
-					"full only inside the container, so full refuses a run whose container is left off", nil},
+					"for is refused before its first statement, and its receipt records the level it got. " +
+					"Where none is asked, the level asked is the one this machine holds the budget at, its " +
+					"granted paths as they are when the worker starts: a layer the kernel offers that fails " +
+					"to install (a Landlock ruleset the kernel refuses) refuses the run; none asks for no " +
+					"level", nil},
+				Darwin: Cell{HoldsYes, "as Linux, but where none is asked no level is: the level here is " +
+					"a plan no run has been checked against. Every run is partial here at best, since " +
+					"Apple has deprecated sandbox profiles, so full refuses every run", nil},
+				Windows: Cell{HoldsYes, "as Linux, but where none is asked no level is: the level here is " +
+					"a plan no run has been checked against. A budget that restricts reads, writes or the " +
+					"network is full only inside the container, so full refuses a run whose container is " +
+					"left off", nil},
 			},
 		},
 		{

@@ -43,7 +43,7 @@ func TestEnforcesRowsInOrder(t *testing.T) {
 		{"deny-list", "every other system call (never a budget item)"},
 		{"ffi-module", "ffi:MODULE"},
 		{"ffi-strict", "ffi:MODULE under --confine strict"},
-		{"require-confinement", "--require-confinement full or partial (never a budget item)"},
+		{"require-confinement", "--require-confinement full, partial or none (never a budget item)"},
 		{"limits", "time and memory limits"},
 	}
 	if len(Enforces()) != len(want) {

@@ -249,7 +249,10 @@ func EnforcesMarkdown() []byte {
 	line()
 	line("`--require-confinement full` (or `partial`) refuses, "+
 		"before its first statement, a run whose level ",
-		"is below the one asked for. The levels a few budgets "+
+		"is below the one asked for. On Linux a run that asks for no level is refused "+
+			"so below the level this machine holds its budget at (a layer the kernel offers "+
+			"that failed to install); `--require-confinement none` runs it however little is "+
+			"held. The levels a few budgets "+
 			"get where every layer of the system is present:")
 	line()
 	line(tableHead("Budget"))

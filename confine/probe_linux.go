@@ -43,19 +43,26 @@ func Probe() Machine {
 }
 
 // OnThisMachine is the confinement a run under p would get here, from
-// what Probe finds, without applying anything. A run's receipt says what
-// was actually held.
+// what Probe finds, without applying anything; a granted directory the
+// supervisor makes before the worker starts (its parent there) counted as
+// made. A run's receipt says what was actually held.
 func OnThisMachine(p core.Policy) core.Result {
 	if !p.Enforced {
 		return core.OffResult(p)
 	}
+	return holdsNow(p, toMake(p, os.Lstat, os.Stat))
+}
+
+// holdsNow is the confinement of an enforced policy p here, each granted
+// path that is not there held beneath the directory above it, but for
+// those in made.
+func holdsNow(p core.Policy, made []string) core.Result {
 	m := Probe()
 	held := linux.Held{LandlockABI: min(m.LandlockABI, linux.LandlockMaxABI), Seccomp: m.Seccomp,
 		CapabilitiesDropped: true}
 	// As a worker's Apply finds them: the device nodes beneath the grants
 	// that no nodev mount holds, where no mount namespace can be made.
 	held.DeviceNodes, held.DeviceNodesWhy = linux.DeviceNodesHere(p)
-	made := toMake(p, os.Lstat, os.Stat) // the supervisor makes these before the worker starts
 	for _, dir := range append(append([]string{}, p.Read.Paths...), p.Write.Paths...) {
 		if _, err := os.Stat(dir); err != nil && !slices.Contains(made, dir) &&
 			!slices.Contains(held.Missing, dir) {
@@ -63,4 +70,19 @@ func OnThisMachine(p core.Policy) core.Result {
 		}
 	}
 	return linux.Assess(p, held)
+}
+
+// Expected is the level a run under p must be held at where no level was
+// asked for: the one this machine holds p at, its granted paths as they
+// are now (a supervisor asks once it has made those it makes), so that a
+// layer the kernel offers and that fails to install in the worker (a
+// Landlock ruleset the kernel refuses, a filter that cannot be loaded),
+// or a granted path gone before the worker holds it, refuses the run
+// rather than let it run held less. "" for a policy that holds nothing,
+// which no run of it could fall below.
+func Expected(p core.Policy) core.Level {
+	if !p.Enforced {
+		return ""
+	}
+	return holdsNow(p, nil).Level
 }

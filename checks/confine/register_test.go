@@ -18,6 +18,12 @@ const execMarkerEnv = "SABLINE_CHECKS_EXEC_MARKER"
 // stores, tokens and runs directories they make (and the sabline
 // processes they start, which inherit it) join it, never this machine's.
 func TestMain(m *testing.M) {
+	// The stacked domains' spec (require_test.go) runs sabline held by
+	// them: this binary stacks them and executes it in its place.
+	if err := testkit.StackedExec(); err != nil {
+		fmt.Fprintln(os.Stderr, "a process held by stacked Landlock domains:", err)
+		os.Exit(1)
+	}
 	if p := os.Getenv(execMarkerEnv); p != "" {
 		if err := os.WriteFile(p, []byte("executed\n"), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -1,6 +1,7 @@
 package confinecheck
 
 import (
+	"os"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -45,6 +47,42 @@ var _ = Describe("--require-confinement", cellLabel("require-confinement"), func
 		Entry("full, under io, whose level is full: run", "full", "io", true, core.Full),
 		Entry("partial, under a read grant of a directory not made yet: run", "partial", "io,fs:read:$GRANT/missing", true, core.Partial),
 		Entry("partial, under io,ffi:os, whose level is none on every system: refused", "partial", "io,ffi:os", false, core.None),
+	)
+
+	DescribeTable("with no level asked, runs a program held at the level this machine holds its budget at, and refuses one held less (E326) before the first statement",
+		func(require string, stacked bool, wantLevel core.Level, wantRun bool) {
+			if !confined() || doctor.Machine.LandlockABI < 2 {
+				Skip("a Landlock ruleset the kernel refuses needs Landlock ABI 2 and later")
+			}
+			s := newScratch()
+			args := []string{"--allow", "io", s.file("prog.vel", started)}
+			if require != "" {
+				args = append([]string{"--require-confinement", require}, args...)
+			}
+			c := call{args: args}
+			if stacked {
+				// This test binary, held by as many Landlock domains as
+				// the kernel stacks, executes sabline in its place: the
+				// worker's own ruleset is refused (E2BIG).
+				c.bin, c.env = os.Args[0], []string{testkit.StackedExecEnv + "=" + sabline}
+			}
+			r := s.runWith(c)
+			rec := s.receipt()
+			Expect(rec.RunParameters.Confinement).To(Equal(wantLevel), "%s", r)
+			if wantRun {
+				Expect(r.exit).To(Equal(0), "%s", r)
+				Expect(r.stdout).To(Equal("started\n"))
+				return
+			}
+			Expect(r.exit).To(Equal(3), "%s", r)
+			Expect(r.stdout).To(BeEmpty(), "the first statement ran")
+			Expect(rec.Outcome.Code).To(Equal(codes.E326))
+			Expect(rec.Outcome.Message).To(And(ContainSubstring("this machine holds such a run at level full"),
+				ContainSubstring("landlock_restrict_self"), ContainSubstring("--require-confinement partial")))
+		},
+		Entry("nothing asked, every layer installed: run in full", "", false, core.Full, true),
+		Entry("nothing asked, the kernel refusing the worker's Landlock ruleset: refused", "", true, core.Partial, false),
+		Entry("none asked, the kernel refusing the worker's Landlock ruleset: run at partial", "none", true, core.Partial, true),
 	)
 
 	It("never tries the fault-injection hook in a run it refuses", func() {

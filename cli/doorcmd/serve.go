@@ -41,7 +41,7 @@ type doorOptions struct {
 	ImportRoot  string
 	Ceiling     budget.Budget      // --allow: the most a run may be granted
 	Confine     core.Mode          // core.ModeDefault or ModeStrict
-	Require     core.Level         // --require-confinement, "" for none
+	Require     core.Level         // --require-confinement; "" for this machine's
 	Workers     int                // runs at once
 	MaxIdle     int                // idle workers kept however long they wait; negative for none
 	IdleTimeout time.Duration      // how long a worker past MaxIdle waits for a run
@@ -95,7 +95,8 @@ func (f *doorFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.importRoot, "import-root", "", "the `directory` a request's path is read under")
 	fs.Var(&f.allow, "allow", "the most a run may be granted: budget `items` (repeatable)")
 	fs.StringVar(&f.confine, "confine", "", "strict, the one `mode`: granted modules widen nothing")
-	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`")
+	fs.StringVar(&f.require, "require-confinement", "", "refuse to run below this `level`: "+
+		"full, partial or none (default: the level this machine holds the budget at)")
 	fs.IntVar(&f.workers, "workers", f.workers, "`N` runs at once, at least 1")
 	fs.IntVar(&f.maxIdle, "max-idle", f.maxIdle, "keep `N` idle workers however long they wait")
 	fs.Var((*cmdline.Duration)(&f.idle), "idle-timeout",

@@ -33,9 +33,12 @@ import (
 
 // Options are how `sabline eval` grades a directory.
 type Options struct {
-	Budget      budget.Budget
-	Confine     core.Mode     // core.ModeDefault or ModeStrict; eval never runs unconfined
-	Require     core.Level    // the least level a run may have: partial (the default) or full
+	Budget  budget.Budget
+	Confine core.Mode // core.ModeDefault or ModeStrict; eval never runs unconfined
+	// Require is the least level a run may have, partial at least: ""
+	// is the level this machine holds the budget at (run.Required), or
+	// partial where that is lower.
+	Require     core.Level
 	Timeout     time.Duration // per program
 	MaxMemoryMB int
 	Receipts    string // directory for each run's receipt; "" writes none
@@ -129,9 +132,17 @@ func Run(dir string, opts Options) ([]Result, error) {
 	if err != nil {
 		return nil, codes.Errorf(codes.E316, "eval: %w", err)
 	}
+	// Eval never runs a program at level none. Where no level is asked,
+	// each run asks for the level this machine holds the budget at
+	// (run.Required) where that is partial at least.
 	require := opts.Require
-	if require.Rank() < core.Partial.Rank() {
-		require = core.Partial // eval never runs a program at level none
+	if require == "" {
+		p := core.OSPolicy(opts.Budget, core.Options{Mode: opts.Confine})
+		if l, _ := run.Required("", opts.Confine, p); l.Rank() < core.Partial.Rank() {
+			require = core.Partial
+		}
+	} else if require.Rank() < core.Partial.Rank() {
+		require = core.Partial
 	}
 	// The expected outputs are the grader's, as the receipts are: no grant
 	// reaches one, so that no program reads its answer or writes another's.

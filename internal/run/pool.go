@@ -32,10 +32,13 @@ import (
 // PoolConfig is how a pool's workers are started and what holds every run
 // sent to it. It is the operator's: nothing a run asks for changes it.
 type PoolConfig struct {
-	Budget      budget.Budget // the ceiling: a run may ask for this or less
-	Workers     int           // runs at once: at least 1
-	Confine     core.Mode     // core.ModeDefault, ModeStrict or ModeOff
-	Require     core.Level    // "" for none; a pool held below it starts no worker
+	Budget  budget.Budget // the ceiling: a run may ask for this or less
+	Workers int           // runs at once: at least 1
+	Confine core.Mode     // core.ModeDefault, ModeStrict or ModeOff
+	// Require is the least level of the pool's workers: a pool held
+	// below it starts no worker (E326). "" is the level this machine
+	// holds the pool's policy at (confine.Expected), none no least level.
+	Require     core.Level
 	Timeout     time.Duration // per run; 0 for none
 	MaxMemoryMB int           // per worker; 0 for none
 	// MaxIdle is how many idle workers the pool keeps however long they
@@ -117,16 +120,23 @@ type Pool struct {
 	resolved map[string]string // the ceiling's granted paths as they resolved when the pool started
 	named    string            // the import root as given, absolute: cfg.ImportRoot is where it led
 	held     core.Result       // what the first worker reported
-	store    *receipt.Store    // the receipts' journal; nil when receipts are not kept
-	slots    chan *slot        // the free ones
-	stop     chan struct{}
-	wg       sync.WaitGroup // retirements and trial starts under way
-	admitted sync.WaitGroup // runs admitted and not yet answered: Close drains them
-	mu       sync.Mutex
-	pids     map[int]bool
-	idle     int // workers waiting for a run
-	closed   bool
-	stopped  sync.Once
+	// require is the least level of the pool's workers, as the pool
+	// judges them (below): the one asked for (cfg.Require), or, with
+	// expected, the one this machine holds the pool's policy at
+	// (Required), the pool's own gaps added (heldOf); workerRequire is
+	// what each worker is sent, which judges its confinement alone.
+	require, workerRequire core.Level
+	expected               bool
+	store                  *receipt.Store // the receipts' journal; nil when receipts are not kept
+	slots                  chan *slot     // the free ones
+	stop                   chan struct{}
+	wg                     sync.WaitGroup // retirements and trial starts under way
+	admitted               sync.WaitGroup // runs admitted and not yet answered: Close drains them
+	mu                     sync.Mutex
+	pids                   map[int]bool
+	idle                   int // workers waiting for a run
+	closed                 bool
+	stopped                sync.Once
 
 	// present are the granted paths of the workers' policy (the import
 	// root among them) that existed when the pool started: one gone since
@@ -274,6 +284,11 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	p.present = existing(p.osBudget())
 	p.policy = core.OSPolicy(p.osBudget(), core.Options{Mode: cfg.Confine})
 	p.digest = p.policy.SHA256()
+	p.workerRequire, p.expected = Required(cfg.Require, cfg.Confine, p.policy)
+	p.require = p.workerRequire
+	if p.expected {
+		p.require = p.heldOf(confine.OnThisMachine(p.policy)).Level
+	}
 	if cfg.OnDemand {
 		if err := p.below(p.heldOf(confine.OnThisMachine(p.policy)),
 			"this machine would hold it at"); err != nil {
@@ -329,15 +344,27 @@ func (p *Pool) Confinement() core.Result {
 	return p.held
 }
 
-// below refuses (E326) a level under the pool's Require; saying is how
-// the message introduces the level.
+// below refuses (E326) a level under the pool's least one (require);
+// saying is how the message introduces the level.
 func (p *Pool) below(held core.Result, saying string) error {
-	if p.cfg.Require == "" || held.Level.Rank() >= p.cfg.Require.Rank() {
+	if p.require == "" || held.Level.Rank() >= p.require.Rank() {
 		return nil
 	}
-	return codes.Errorf(codes.E326, "required level %s: %s %s (%s)", p.cfg.Require, saying,
+	if p.expected {
+		return codes.Errorf(codes.E326, poolBelowExpected, p.require, saying, held.Level,
+			held.Reason, held.Level)
+	}
+	return codes.Errorf(codes.E326, "required level %s: %s %s (%s)", p.require, saying,
 		held.Level, held.Reason)
 }
+
+// poolBelowExpected is the refusal of a pool's worker held below the level
+// this machine holds the pool's policy at, which the pool did not ask for:
+// a layer the kernel offers failed to install, or a granted path changed
+// since the pool started; the reason says which.
+const poolBelowExpected = "this machine holds such a pool at level %s, and %s %s (%s): held " +
+	"less than that, it runs nothing; to run it held so, ask for that level (Require, or a " +
+	"server's --require-confinement, %s)"
 
 // unstartable is the error of a run no worker could be started for, with
 // the start's own code (E326 for a worker held below Require), or E310.
@@ -1043,8 +1070,9 @@ func (p *Pool) start(b budget.Budget, pol core.Policy, digest string, adm map[st
 	}
 	req := wire.Request{
 		Pool: true, Budget: b, Cwd: p.cfg.Cwd, Guard: p.guard.Wire(), Admitted: adm,
-		Confine: p.cfg.Confine, Require: p.cfg.Require, MaxMemoryMB: p.cfg.MaxMemoryMB,
-		TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
+		Confine: p.cfg.Confine, Require: p.workerRequire, Expected: p.expected,
+		MaxMemoryMB: p.cfg.MaxMemoryMB,
+		TempDir:     w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
 	if p.cfg.Confine != core.ModeOff {
 		req.Policy, req.PolicySHA256 = &pol, digest
@@ -1127,10 +1155,10 @@ func (p *Pool) tryStart() {
 // level clears it); else what the most recent worker to start at the
 // level reported, with each granted path that existed when the pool
 // started and is gone now held beneath the nearest directory above it,
-// as a worker started now holds it. A pool with no required level
-// refuses nothing for its level.
+// as a worker started now holds it. A pool that asked for level none, or
+// whose policy holds nothing, refuses nothing for its level.
 func (p *Pool) Refusing() error {
-	if p.cfg.Require == "" {
+	if p.require.Rank() <= core.None.Rank() {
 		return nil
 	}
 	gone := p.gone()

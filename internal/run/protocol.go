@@ -3,13 +3,14 @@ package run
 import (
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/confine/core"
 	"github.com/sabline/sabline/program"
 )
 
 // CheckConfine refuses (E301) a confinement mode that is not one of the
-// three, a required level that is not full or partial, and a required
-// level beside core.ModeOff, which asks for none.
+// three, a required level that is not full, partial or none, and full or
+// partial beside core.ModeOff, which asks for no confinement.
 func CheckConfine(mode core.Mode, require core.Level) error {
 	switch mode {
 	case core.ModeDefault, core.ModeStrict, core.ModeOff:
@@ -20,15 +21,32 @@ func CheckConfine(mode core.Mode, require core.Level) error {
 	if require == "" {
 		return nil
 	}
-	if l, err := core.ParseLevel(string(require)); err != nil || l == core.None {
-		return codes.Errorf(codes.E301, "required level %q: want full or partial", require)
+	l, err := core.ParseLevel(string(require))
+	if err != nil {
+		return codes.Errorf(codes.E301, "required level %q: want full, partial or none", require)
 	}
-	if mode == core.ModeOff {
+	if mode == core.ModeOff && l != core.None {
 		return codes.Errorf(codes.E301,
 			"confine %s asks for no confinement, and the required level %s for some: give one or the other",
 			core.ModeOff, require)
 	}
 	return nil
+}
+
+// Required is the least level a run's worker must be held at under p in
+// mode, and whether it is the level this machine holds p at rather than
+// one asked for. A level asked for is taken as it is (none: no least
+// level), and so is core.ModeOff's none.
+// Where none was asked, it is confine.Expected: a layer the kernel offers
+// that fails to install refuses the run, where it would otherwise run
+// held less than this machine holds such a run; in a knock-out build,
+// whose runs are held less on purpose, there is none.
+func Required(asked core.Level, mode core.Mode, p core.Policy) (core.Level, bool) {
+	if asked != "" || mode == core.ModeOff || program.Knockout {
+		return asked, false
+	}
+	l := confine.Expected(p)
+	return l, l != ""
 }
 
 // knockoutTestimony is the testimony of a run in a knock-out build.

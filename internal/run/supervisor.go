@@ -40,7 +40,7 @@ type Run struct {
 	Budget      budget.Budget     // parsed --allow
 	Cwd         string            // absolute
 	Confine     core.Mode         // core.ModeDefault, ModeStrict or ModeOff
-	Require     core.Level        // --require-confinement, "" for none
+	Require     core.Level        // --require-confinement; "" for this machine's (required)
 	Faults      []receipt.FaultOp // SABLINE_FAULT_INJECT, parsed
 	Timeout     time.Duration     // 0 for none
 	MaxMemoryMB int               // 0 for none; at most MaxMemoryMB
@@ -424,7 +424,8 @@ func newCommandRun(r Run) *commandRun {
 // reason is said once, and the receipt says what the run would have been
 // held at.
 func (c *commandRun) unenforced() error {
-	if c.r.Require == "" || c.r.Confine == core.ModeOff || c.derived.Enforced {
+	if c.r.Require.Rank() <= core.None.Rank() || c.r.Confine == core.ModeOff ||
+		c.derived.Enforced {
 		return nil
 	}
 	held := core.NotConfined(c.derived.OffReason())
@@ -556,9 +557,10 @@ func (c *commandRun) request(w *workerProc, g *guard.Set, f waitFor) (*wire.Requ
 	req := &wire.Request{
 		Program: c.abs, SHA256: c.rec.Program.SHA256, Args: r.Args, Budget: r.Budget, Cwd: r.Cwd,
 		Guard: g.Wire(), Admitted: adm,
-		Confine: r.Confine, Require: r.Require, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB,
+		Confine: r.Confine, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB,
 		TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
+	req.Require, req.Expected = Required(r.Require, r.Confine, c.derived)
 	if r.Confine != core.ModeOff {
 		req.Policy, req.PolicySHA256 = &c.derived, c.rec.RunParameters.OSPolicySHA256
 	}

@@ -2,7 +2,8 @@
 // directories with their links resolved, files written with their
 // directories, the check of a coded error, the bound of a wait scaled to
 // how loaded the machine is (Patience), the user's files kept apart
-// (RunApart), a test run again in a process of its own (Rerun), the
+// (RunApart), a test run again in a process of its own (Rerun), a process
+// held by as many Landlock domains as the kernel stacks (StackedExec), the
 // packages a command links (Linked), a program slow to compile
 // (SlowToCompile), to tell a compile spared from one made, and a program
 // that waits mid-run for the test (Gate).

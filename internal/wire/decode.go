@@ -449,6 +449,8 @@ func (d *decoder) request(r *Request) {
 			r.Confine = core.Mode(d.str())
 		case "require":
 			r.Require = core.Level(d.str())
+		case "expected":
+			r.Expected = d.boolean()
 		case "faults":
 			r.Faults = list(d, d.faultOp)
 		case "max_memory_mb":

@@ -93,9 +93,17 @@ type Request struct {
 	// ruleset a grant that resolves otherwise when it starts.
 	Admitted map[string]string `json:"admitted,omitempty"`
 	// core.ModeDefault, ModeStrict or ModeOff
-	Confine     core.Mode         `json:"confine"`
-	Require     core.Level        `json:"require,omitempty"` // --require-confinement; "" for none
-	Faults      []receipt.FaultOp `json:"faults,omitempty"`  // SABLINE_FAULT_INJECT, parsed
+	Confine core.Mode `json:"confine"`
+	// Require is the least level the worker must be held at before the
+	// program's first statement: the one asked for (--require-confinement),
+	// or, with Expected, the one this machine holds the policy at
+	// (confine.Expected); "" or none for no least level.
+	Require core.Level `json:"require,omitempty"`
+	// Expected says Require is the level this machine holds the policy
+	// at, which the run did not ask for: the refusal says how to run it
+	// held less.
+	Expected    bool              `json:"expected,omitempty"`
+	Faults      []receipt.FaultOp `json:"faults,omitempty"` // SABLINE_FAULT_INJECT, parsed
 	MaxMemoryMB int               `json:"max_memory_mb,omitempty"`
 	// TempDir is the run's private temporary directory, made and removed
 	// by the supervisor: a confined worker may not remove it from its parent.

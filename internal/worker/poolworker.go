@@ -42,10 +42,9 @@ func (w *worker) servePool(req *wire.Request, jobs *bufio.Reader, page *os.File)
 	t0 := time.Now()
 	res.Confinement = w.confine(req)
 	res.Timings.ConfineMS = receipt.MS(time.Since(t0))
-	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
-		return w.finish(res, codes.Errorf(codes.E326,
-			"required level %s: the pool's confinement is %s (%s)",
-			req.Require, res.Confinement.Level, res.Confinement.Reason))
+	if err := below(req, res.Confinement, "the pool's confinement is",
+		"the worker serves no run"); err != nil {
+		return w.finish(res, err)
 	}
 	w.send(res, false)
 	w.stop.hear() // ready for jobs: a stop from now on is a job's, or dropped

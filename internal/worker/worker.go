@@ -258,11 +258,9 @@ func (w *worker) ready(req *wire.Request, res *wire.Record, in *lang.Interp,
 	res.Confinement = w.confine(req)
 	res.Timings.ConfineMS = receipt.MS(time.Since(t1))
 	phase.Mark("confined")
-	if req.Require != "" && res.Confinement.Level.Rank() < req.Require.Rank() {
-		return codes.Errorf(codes.E326,
-			"required level %s: this run's confinement is %s (%s); it was refused before its "+
-				"first statement",
-			req.Require, res.Confinement.Level, res.Confinement.Reason)
+	if err := below(req, res.Confinement, "this run's confinement is",
+		"it was refused before its first statement"); err != nil {
+		return err
 	}
 	in.Hold(res.Confinement.Layers)
 	if len(req.Faults) > 0 {
@@ -275,6 +273,29 @@ func (w *worker) ready(req *wire.Request, res *wire.Record, in *lang.Interp,
 	phase.Mark("first record sent")
 	return nil
 }
+
+// below refuses (E326) a confinement held below the request's required
+// level: the one asked for, or the one this machine holds the policy at
+// (Request.Expected), with how to run it held less. whose says whose
+// confinement it is and then what became of the run.
+func below(req *wire.Request, held core.Result, whose, then string) error {
+	if req.Require == "" || held.Level.Rank() >= req.Require.Rank() {
+		return nil
+	}
+	if req.Expected {
+		return codes.Errorf(codes.E326, belowExpected, req.Require, whose, held.Level,
+			held.Reason, then, held.Level)
+	}
+	return codes.Errorf(codes.E326, "required level %s: %s %s (%s); %s", req.Require, whose,
+		held.Level, held.Reason, then)
+}
+
+// belowExpected is the refusal of a run held below the level this machine
+// holds its policy at, which it did not ask for: a layer the kernel offers
+// failed to install, or a granted path changed since the level was read;
+// the reason says which.
+const belowExpected = "this machine holds such a run at level %s, and %s %s (%s): held " +
+	"less than that, %s; to run it held so, ask for that level (--require-confinement %s)"
 
 // prepare readies the worker's process before the policy is applied: its
 // temporary directory, the crash file, and the memory limit.

@@ -32,14 +32,14 @@ func Mode(confine string, noConfine bool, require string) (core.Mode, core.Level
 	var req core.Level
 	if require != "" {
 		l, err := core.ParseLevel(require)
-		if err != nil || l == core.None {
-			return "", "", codes.Errorf(codes.E301, "--require-confinement %q: want full or partial",
-				require)
+		if err != nil {
+			return "", "", codes.Errorf(codes.E301,
+				"--require-confinement %q: want full, partial or none", require)
 		}
 		req = l
 	}
 	if noConfine {
-		if mode == core.ModeStrict || req != "" {
+		if mode == core.ModeStrict || req.Rank() > core.None.Rank() {
 			return "", "", codes.Errorf(codes.E301, noConfineWithConfine)
 		}
 		mode = core.ModeOff

@@ -186,6 +186,7 @@ func Assess(p core.Policy, h Held) core.Result {
 	}
 	carved(expandedNote, h.Carving.Expanded)
 	carved(withheldNote, h.Carving.Withheld)
+	carved(needsWithheldNote, h.Carving.NeedsWithheld)
 	carved(unlistedNote, h.Carving.Unlisted)
 	if h.CapabilitiesFailure != "" {
 		gaps = append(gaps, core.Gap{Layer: core.LayerCapabilities, Kind: core.GapHeld,
@@ -216,6 +217,11 @@ const unlistedNote = "Directories on the way to a guarded location that could no
 const withheldNote = "Granted paths left out of the kernel's ruleset, so that the kernel refuses " +
 	"them: each lay, as it resolved when the worker started, in a location no " +
 	"grant reaches, or a link was made on its way after the run was admitted"
+
+// needsWithheldNote says what Carving.NeedsWithheld means to a run.
+const needsWithheldNote = "Paths the interpreter reads left out of the kernel's ruleset, so " +
+	"that the kernel refuses them: each led, through a link on its way when the worker started, " +
+	"into a location no grant reaches or a home's dot-entry"
 
 // Predict returns the level a run of p gets where every Linux layer is
 // present: Landlock at LandlockMaxABI, seccomp and the capability drop,

@@ -61,6 +61,11 @@ type Carving struct {
 	// no rule, so that nothing in it is reached through the grant above
 	// it, sorted.
 	Unlisted []string
+	// NeedsWithheld are the paths of the interpreter's needs left out of
+	// the ruleset, as written, sorted: each resolved, through a link on
+	// its way, into a place only a grant that names it reaches
+	// (outOfReach), where its path as written lies in none.
+	NeedsWithheld []string
 }
 
 // CarveLandlock returns plan with every rule whose path lies above one of
@@ -154,6 +159,27 @@ func unreachable(carveOuts []guard.CarveOut, p string) bool {
 			!slices.ContainsFunc(c.Allowed, func(a string) bool {
 				return guard.Within(p, filepath.Join(c.Path, a))
 			})
+	})
+}
+
+// outOfReach reports whether p lies where only a grant that names it
+// reaches: in a guarded location, Named or not, and not in one of the
+// names it allows, or in a dot-entry of a home (a carve-out with Dots).
+// A need of the interpreter held there, through a link made at its path
+// (a /usr/share/zoneinfo made a link to ~/.ssh by a run that may write in
+// /usr/share), would reach what no grant of the run names.
+func outOfReach(carveOuts []guard.CarveOut, p string) bool {
+	return slices.ContainsFunc(carveOuts, func(c guard.CarveOut) bool {
+		if c.Expand {
+			if !c.Dots || p == c.Path || !guard.Within(p, c.Path) {
+				return false
+			}
+			rel, err := filepath.Rel(c.Path, p)
+			return err == nil && strings.HasPrefix(rel, ".")
+		}
+		return guard.Within(p, c.Path) && !slices.ContainsFunc(c.Allowed, func(a string) bool {
+			return guard.Within(p, filepath.Join(c.Path, a))
+		})
 	})
 }
 

@@ -537,3 +537,37 @@ func TestMoved(t *testing.T) {
 		})
 	}
 }
+
+// TestOutOfReach shows where a need's links may not lead: a guarded
+// location, Named or not, but the names it allows, and a home's
+// dot-entry. The controls are the home itself, its plain entries, an
+// allowed device and a path beside every carve-out.
+func TestOutOfReach(t *testing.T) {
+	carveOuts := []guard.CarveOut{
+		{Path: "/root", Expand: true, Dots: true},
+		{Path: "/root/.ssh"},
+		{Path: "/home", Expand: true},
+		{Path: "/srv/keys", Named: true},
+		{Path: "/dev", Allowed: []string{"null"}},
+	}
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"/root/.ssh/id_ed25519", true},
+		{"/root/.config/app", true},
+		{"/root/.bashrc", true},
+		{"/srv/keys/k", true},
+		{"/dev/sda", true},
+		{"/root", false},
+		{"/root/notes", false},
+		{"/home/ana", false},
+		{"/dev/null", false},
+		{"/usr/share/zoneinfo", false},
+	}
+	for _, tt := range tests {
+		if got := outOfReach(carveOuts, tt.path); got != tt.want {
+			t.Errorf("outOfReach(%s) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}

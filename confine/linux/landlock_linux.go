@@ -119,7 +119,10 @@ type LandlockApplied struct {
 // otherwise than it did when the run was admitted (Moved, by admitted);
 // a carved entry gone or swapped is not. A need of the interpreter is
 // opened again, links followed; the executable's is left out unless it
-// is the file this process runs (LandlockRule.Image). Between the build
+// is the file this process runs (LandlockRule.Image), and any need whose
+// links lead into a guarded location or a home's dot-entry, where its
+// path as written lies in none, is left out and reported in
+// Carving.NeedsWithheld (outOfReach). Between the build
 // and the install, a path that comes to name another entry (another
 // device, inode or type), that a link now lies on the way to, or that is
 // gone leaves its rule out, which only narrows the ruleset; a grant so
@@ -176,6 +179,7 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 	plan, moved := Moved(plan, admitted, guard.Resolved)
 	targets := plan
 	targets.Rules = nil
+	var needsOut []string // needs led by a link out of every grant's reach
 	for _, r := range plan.Rules {
 		path, access, err := landlockTarget(r)
 		if err != nil {
@@ -199,6 +203,16 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 			moved = append(moved, r.Path)
 			continue
 		}
+		// A need is held where its links lead, which no admission
+		// checked: one led into a place only a grant that names it
+		// reaches (a guarded location, a home's dot-entry) is left out.
+		// The private temporary directory lies in the runs' directory
+		// as written, and is kept.
+		if !r.Grant && !r.Operator && outOfReach(carveOuts, resolved) &&
+			!outOfReach(carveOuts, path) {
+			needsOut = append(needsOut, r.Path)
+			continue
+		}
 		if path != r.Path && !slices.Contains(applied.Missing, r.Path) {
 			applied.Missing = append(applied.Missing, r.Path)
 		}
@@ -208,6 +222,7 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 	}
 	carved, carving := CarveLandlock(targets, carveOuts, guard.ReadDir, MaxCarvedRules)
 	carving.Withheld = compactSorted(append(carving.Withheld, moved...))
+	carving.NeedsWithheld = compactSorted(needsOut)
 	applied.Carving = carving
 	return carved, applied, nil
 }

@@ -1,0 +1,122 @@
+package linux
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
+	"github.com/sabline/sabline/internal/testkit"
+)
+
+// needGuardedChildEnv carries the scratch tree to the test binary re-run
+// as the child that applies the ruleset.
+const needGuardedChildEnv = "SABLINE_TEST_NEED_GUARDED_CHILD"
+
+// TestNeedLinkedIntoGuarded applies, in a child, the ruleset of a budget
+// of io alone whose time zone needs are links made where the interpreter
+// looks for them: one to a home's ~/.ssh, a guarded location, and one to
+// a file in a home's dot-entry, as a run that may write in /usr/share
+// makes /usr/share/zoneinfo a link for every later run to follow. Each
+// need is left out of the ruleset (Carving.NeedsWithheld, named in the
+// reason), and the key and the settings are refused through the links
+// and by their own paths, as the child read them before it applied the
+// ruleset. Before, each need was held where its link led, and a later
+// run with raw calls and no file grant read the key at level full.
+//
+// The controls are a time zone directory that is no link, read, and the
+// private temporary directory, which lies in the runs' directory as
+// written, a location no grant reaches: written and read back.
+func TestNeedLinkedIntoGuarded(t *testing.T) {
+	if base := os.Getenv(needGuardedChildEnv); base != "" {
+		testkit.EndChildBeforeCoverage(t)
+		runNeedGuardedChild(t, base)
+		return
+	}
+	if _, err := LandlockABI(); err != nil {
+		t.Skipf("the kernel has no Landlock: %v", err)
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"home/.ssh/key", "home/.config/app/settings", "tz/zone"} {
+		p := filepath.Join(base, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("data"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(base, "runs/tmp"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"zoneinfo": "home/.ssh",
+		"localtime": "home/.config/app/settings"} {
+		if err := os.Symlink(filepath.Join(base, to), filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	childChecks(t, "TestNeedLinkedIntoGuarded", needGuardedChildEnv, base, "need guarded")
+}
+
+func runNeedGuardedChild(t *testing.T, base string) {
+	abi, err := LandlockABI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := func(rel string) string { return filepath.Join(base, rel) }
+	policy := core.OSPolicy(budget.MustParse("/", "io"), core.Options{})
+	needs := core.Needs{Executable: exe, TempDir: p("runs/tmp"),
+		TZData: []string{p("tz"), p("zoneinfo"), p("localtime")}}
+	plan, err := LandlockPlan(policy, needs, abi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	carveOuts := []guard.CarveOut{
+		{Path: p("home"), Expand: true, Dots: true},
+		{Path: p("home/.ssh")},
+		{Path: p("runs")},
+	}
+	checks, expect := errnoChecks(t)
+	read := func(path string) error { _, err := os.ReadFile(path); return err }
+	expect("before: read the key", read(p("home/.ssh/key")), 0)
+	expect("before: read the settings", read(p("home/.config/app/settings")), 0)
+
+	applied, err := ApplyLandlock(plan, carveOuts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{p("localtime"), p("zoneinfo")}
+	*checks++
+	if !slices.Equal(applied.Carving.NeedsWithheld, want) {
+		t.Errorf("needs withheld %q, want %q", applied.Carving.NeedsWithheld, want)
+	}
+	reason := Assess(policy, Held{LandlockABI: applied.ABI, Seccomp: true,
+		Carving: applied.Carving}).Reason
+	for _, w := range want {
+		*checks++
+		if !strings.Contains(reason, w) {
+			t.Errorf("the reason %q does not name %s", reason, w)
+		}
+	}
+	expect("read the key through the need's link", read(p("zoneinfo/key")), syscall.EACCES)
+	expect("read the key", read(p("home/.ssh/key")), syscall.EACCES)
+	expect("read the settings through the need's link", read(p("localtime")), syscall.EACCES)
+	expect("read the settings", read(p("home/.config/app/settings")), syscall.EACCES)
+	expect("read the time zone that is no link (the control)", read(p("tz/zone")), 0)
+	expect("write in the private temporary directory (the control)",
+		os.WriteFile(p("runs/tmp/f"), []byte("x"), 0o600), 0)
+	expect("read it back (the control)", read(p("runs/tmp/f")), 0)
+	t.Logf("need guarded child: %d checks", *checks)
+}

@@ -272,6 +272,11 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	if _, err := runsDir(); err != nil {
 		return nil, err
 	}
+	// What runs whose supervisor was killed outright left there (a server
+	// killed with its pool, restarted) is swept beside the pool's start,
+	// as each command-line run sweeps it: a process that only ever holds
+	// pools swept nothing, and its killed runs' directories stayed.
+	go sweepRuns()
 	sabline := append([]string(nil), cfg.Guarded...)
 	if cfg.Receipts != "" {
 		sabline = append(sabline, cfg.Receipts)

@@ -296,7 +296,9 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 			req.Deadline = now + int64(r.Timeout)
 		}
 	}
+	swept := make(chan struct{})
 	go func() {
+		defer close(swept)
 		_ = w.sendRequest(req) // a worker that died early is seen by its wait
 		w.reqW.Close()
 		phase.Mark("request sent")
@@ -365,7 +367,15 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		// written that file.
 		reported(c.rec, r.Budget, said)
 	}
-	return c.finish(o)
+	rec := c.finish(o)
+	// The sweep ends with the run, for at most resultGrace more: a
+	// command line whose program ended first exited in the middle of it,
+	// and what it had not yet ended or removed stayed until a later run.
+	select {
+	case <-swept:
+	case <-time.After(resultGrace):
+	}
+	return rec
 }
 
 // undeliveredOutcome is o, the outcome of a run whose output the
@@ -1077,14 +1087,17 @@ func makeTempDir(parent string) (dir string, unlock func(), err error) {
 // supervisor was killed outright left in parent: directories (never links)
 // named like one, older than staleAfter (or as far ahead of now: made
 // before the wall clock was stepped back), whose lock no live supervisor
-// holds. It removes at most maxSweep of them.
+// holds. What those runs' workers started and left running is ended first
+// (endLeftovers). It removes at most maxSweep of them.
 func sweepTempDirs(parent string, now time.Time) (removed []string) {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return nil
 	}
+	var stale, named []string
+	var unlocks []func()
 	for _, e := range entries {
-		if len(removed) == maxSweep {
+		if len(stale) == maxSweep {
 			break
 		}
 		if !strings.HasPrefix(e.Name(), tempPrefix) || e.Type()&fs.ModeType != fs.ModeDir {
@@ -1102,10 +1115,17 @@ func sweepTempDirs(parent string, now time.Time) (removed []string) {
 		if !ok {
 			continue // its supervisor is alive
 		}
+		stale, unlocks, named = append(stale, dir), append(unlocks, unlock), append(named, dir)
+		if resolved, err := filepath.EvalSymlinks(dir); err == nil && resolved != dir {
+			named = append(named, resolved) // the worker's TMPDIR, made through a link
+		}
+	}
+	endLeftovers(named)
+	for i, dir := range stale {
 		if os.RemoveAll(dir) == nil {
 			removed = append(removed, dir)
 		}
-		unlock()
+		unlocks[i]()
 	}
 	return removed
 }

@@ -1,0 +1,111 @@
+package run
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// maxLeftoverRounds bounds endLeftovers' scans: each ends what it finds,
+// and one that found a process may have missed a child it made meanwhile.
+const maxLeftoverRounds = 16
+
+// endLeftovers ends (SIGKILL) every process whose environment names one
+// of dirs, the temporary directories of runs whose supervisor is gone, as
+// its TMPDIR, and returns how many it ended. A worker hands its TMPDIR to
+// every process it starts (a host module's os.system, subprocess.run),
+// and those hand it on; when the supervisor is killed outright, the
+// kernel's parent-death signal ends the worker alone, and what it started
+// lived on, outside every run, its process group's leader gone: a
+// sleep 3600 that os.system left in the background, a daemon in a session
+// of its own. Each process is held by a pidfd before its environment is
+// read, so that the signal reaches the process read and no other that
+// took its pid since. What changed its environment, or is another
+// user's, is not found.
+func endLeftovers(dirs []string) int {
+	if len(dirs) == 0 {
+		return 0
+	}
+	want := make(map[string]bool, len(dirs))
+	for _, d := range dirs {
+		want["TMPDIR="+d] = true
+	}
+	ended := map[int]bool{}
+	for range maxLeftoverRounds {
+		found := leftovers(want, ended)
+		if len(found) == 0 {
+			break
+		}
+		for _, fd := range found {
+			// Stopped first, so that it starts nothing more; a pidfd's
+			// signal never reaches a process that took its pid since.
+			_ = unix.PidfdSendSignal(fd, unix.SIGSTOP, nil, 0)
+		}
+		for pid, fd := range found {
+			if unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil {
+				ended[pid] = true
+			}
+			unix.Close(fd)
+		}
+	}
+	return len(ended)
+}
+
+// leftovers returns, by pid, a pidfd of each living process but this one
+// and those in ended whose environment holds an entry in want.
+func leftovers(want map[string]bool, ended map[int]bool) map[int]int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	self := os.Getpid()
+	found := map[int]int{}
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid == self || ended[pid] {
+			continue
+		}
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			continue // gone since it was listed
+		}
+		if environHolds(pid, want) {
+			found[pid] = fd
+		} else {
+			unix.Close(fd)
+		}
+	}
+	return found
+}
+
+// environHolds reports whether the environment of pid holds an entry in
+// want, read an entry at a time: an entry longer than the reader's buffer
+// (a TMPDIR is one path) is passed over, so that a process's environment
+// of megabytes costs no more memory than a short one.
+func environHolds(pid int, want map[string]bool) bool {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false // another user's, or gone
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 2*unix.PathMax)
+	for {
+		entry, err := r.ReadSlice(0)
+		long := false
+		for err == bufio.ErrBufferFull {
+			long = true
+			_, err = r.ReadSlice(0)
+		}
+		if !long && want[string(bytes.TrimSuffix(entry, []byte{0}))] {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+}

@@ -1,0 +1,248 @@
+package run
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/budget"
+	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/buildbin"
+	"github.com/sabline/sabline/receipt"
+)
+
+// leftoverProgram starts, under ffi:os, a daemon in a session of its own
+// and a process left in the background, each writing its pid to NAME.d
+// and NAME.b, then waits in a third (NAME.f) that never ends by itself.
+const leftoverProgram = `os = ffi.module("os")
+os.system("setsid sh -c 'echo $$ > NAME.d.tmp && mv NAME.d.tmp NAME.d && exec sleep 3600' </dev/null >/dev/null 2>&1 &")
+os.system("sh -c 'echo $$ > NAME.b.tmp && mv NAME.b.tmp NAME.b && exec sleep 3600' </dev/null >/dev/null 2>&1 &")
+os.system("sh -c 'echo $$ > NAME.f.tmp && mv NAME.f.tmp NAME.f && exec sleep 3600' </dev/null >/dev/null 2>&1")
+`
+
+// waitPids waits for the pid files of leftoverProgram's three processes
+// named by name, and returns their pids.
+func waitPids(t *testing.T, name string) []int {
+	t.Helper()
+	var pids []int
+	for _, ext := range []string{".d", ".b", ".f"} {
+		p := name + ext
+		for deadline := time.Now().Add(testkit.Bound(20 * time.Second)); ; time.Sleep(20 * time.Millisecond) {
+			b, err := os.ReadFile(p)
+			if pid, aerr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && aerr == nil {
+				pids = append(pids, pid)
+				t.Cleanup(func() {
+					if sleeping(pid) {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+				})
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no pid in %s", p)
+			}
+		}
+	}
+	return pids
+}
+
+// gone waits for every pid of pids to be neither a sleep nor alive, and
+// returns those that are still, once the bound has passed.
+func gone(pids []int) (alive []int) {
+	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; time.Sleep(20 * time.Millisecond) {
+		alive = slices.DeleteFunc(slices.Clone(pids), func(pid int) bool { return !sleeping(pid) })
+		if len(alive) == 0 || time.Now().After(deadline) {
+			return alive
+		}
+	}
+}
+
+// workerOf is the worker the supervisor pid started, as its threads'
+// children files say, 0 for none.
+func workerOf(pid int) int {
+	tids, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	for _, tid := range tids {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + tid.Name() + "/children")
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				return c
+			}
+		}
+	}
+	return 0
+}
+
+// TestSupervisorKilledLeavesNoProcess: a supervisor killed outright
+// (SIGKILL) takes its worker down by the parent-death signal, and what the
+// worker started lived on: a process left in the background, the one the
+// program was waiting in, and a daemon in a session of its own, each a
+// sleep 3600 reparented to init, outside every run, and the next run swept
+// the run's directory and left them running. The next run ends them with
+// the directory. Each is judged from /proc. The control: a run whose
+// supervisor lives keeps its processes through the same sweep, its
+// directory as old.
+func TestSupervisorKilledLeavesNoProcess(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid(1) to start a daemon with:", err)
+	}
+	bin, err := buildbin.Sabline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cache, receipts := filepath.Join(dir, "cache"), filepath.Join(dir, "receipts")
+	runs := filepath.Join(cache, filepath.FromSlash(runsDirName))
+	env := append(os.Environ(), "XDG_CACHE_HOME="+cache, receipt.DirEnv+"="+receipts)
+	start := func(name string) (*exec.Cmd, []int) {
+		prog := filepath.Join(dir, name+".vel")
+		src := strings.ReplaceAll(leftoverProgram, "NAME", filepath.Join(dir, name))
+		if err := os.WriteFile(prog, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, prog, "--allow", "io,ffi:os", "--timeout", "1h")
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+		return cmd, waitPids(t, filepath.Join(dir, name))
+	}
+	killed, left := start("killed")
+	worker := workerOf(killed.Process.Pid)
+	if worker == 0 {
+		t.Fatal("the supervisor has no worker")
+	}
+	live, kept := start("live")
+	if err := killed.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed.Wait()
+	// The worker goes by the parent-death signal: its pid is no
+	// process's, or a zombie's until init reaps it.
+	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; time.Sleep(20 * time.Millisecond) {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(worker) + "/stat")
+		if i := strings.LastIndexByte(string(stat), ')'); err != nil || (i > 0 && stat[i+2] == 'Z') {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the worker %d outlived its supervisor killed outright", worker)
+		}
+	}
+	for _, pid := range left {
+		if !sleeping(pid) {
+			t.Fatalf("process %d the killed run started is gone before the next run: the test "+
+				"proves nothing of the sweep", pid)
+		}
+	}
+	// Both directories are made old, past staleAfter: only a lock held
+	// tells them apart.
+	entries, err := os.ReadDir(runs)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("the runs directory holds %d entries (%v), want the two runs'", len(entries), err)
+	}
+	old := time.Now().Add(-time.Minute)
+	for _, e := range entries {
+		os.Chtimes(filepath.Join(runs, e.Name()), old, old)
+	}
+	quick := filepath.Join(dir, "quick.vel")
+	os.WriteFile(quick, []byte("x = 1\n"), 0o600)
+	next := exec.Command(bin, quick)
+	next.Env = env
+	if out, err := next.CombinedOutput(); err != nil {
+		t.Fatalf("the next run: %v: %s", err, out)
+	}
+	if alive := gone(left); len(alive) > 0 {
+		t.Errorf("processes %v of the %v the killed run started (a daemon, one in the background, "+
+			"the one it waited in) are alive after the next run swept its directory", alive, left)
+	}
+	if entries, _ := os.ReadDir(runs); len(entries) != 1 {
+		t.Errorf("the runs directory holds %d entries after the sweep, want the live run's", len(entries))
+	}
+	for _, pid := range kept {
+		if !sleeping(pid) {
+			t.Errorf("process %d of the live run was ended by the sweep", pid)
+		}
+	}
+	if live.ProcessState != nil {
+		t.Fatal("the live run ended before the sweep: the test proves nothing of it")
+	}
+}
+
+// TestPoolSweepsRunsLeftovers: a pool's start sweeps the runs directory
+// as a command-line run does, and ends the processes left running with
+// the directory of a run whose supervisor was killed outright (a process
+// whose TMPDIR is that directory): a process that held pools alone (a
+// server, restarted after it was killed) swept nothing, and its killed
+// runs' directories and what their workers started stayed. The control: a
+// directory as old whose lock is held, as a live supervisor holds its
+// run's, is kept, and so is its process.
+func TestPoolSweepsRunsLeftovers(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep(1) to leave running:", err)
+	}
+	parent, err := runsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale, err := os.MkdirTemp(parent, tempPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(stale) })
+	held, unlock, err := makeTempDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unlock(); os.RemoveAll(held) })
+	old := time.Now().Add(-time.Minute)
+	leave := func(tmp string) *exec.Cmd {
+		os.Chtimes(tmp, old, old)
+		cmd := exec.Command(sleep, "3600")
+		cmd.Env = []string{"TMPDIR=" + tmp}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	left, kept := leave(stale), leave(held)
+	waited := make(chan struct{})
+	go func() { left.Wait(); close(waited) }()
+
+	dir := t.TempDir()
+	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io"), Workers: 1,
+		Confine: core.ModeOff, Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	select {
+	case <-waited:
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Fatalf("the process left with the stale directory %s is alive after the pool started", stale)
+	}
+	// The directory is removed once its process is ended.
+	for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(stale); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stale directory %s is there after the pool started, want it swept", stale)
+		}
+	}
+	if _, err := os.Stat(held); err != nil {
+		t.Errorf("the held directory after the pool started: %v, want it kept", err)
+	}
+	if !sleeping(kept.Process.Pid) {
+		t.Errorf("the held directory's process %d was ended", kept.Process.Pid)
+	}
+}

@@ -18,15 +18,17 @@ import (
 // TMPDIR runs, its runs' directory in the system's temporary directory,
 // and nothing made in its working directory. Before, the run was refused
 // E331, "make the register as root", and left TMPDIR/sabline-runs-UID
-// beneath the working directory, made by a run that did not run. The
-// control is an absolute TMPDIR, where the runs' directory is made.
+// beneath the working directory, made by a run that did not run. So does
+// an absolute TMPDIR that is not there, which is not made (a run made
+// TMPDIR=/nonexistent with the runs' directory in it). The control is an
+// absolute TMPDIR that is there, where the runs' directory is made.
 func TestRunWithARelativeTMPDIR(t *testing.T) {
 	bin := sablineBin(t)
 	prog := helloProgram(t)
 	for _, tt := range []struct {
-		name string
-		abs  bool
-	}{{"relative", false}, {"absolute", true}} {
+		name      string
+		abs, made bool // an absolute TMPDIR; made before the run
+	}{{"relative", false, false}, {"absolute, not there", true, false}, {"absolute", true, true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			wd, rc := filepath.Join(dir, "wd"), filepath.Join(dir, "receipts")
@@ -36,6 +38,11 @@ func TestRunWithARelativeTMPDIR(t *testing.T) {
 			tmp := "tmp"
 			if tt.abs {
 				tmp = filepath.Join(dir, "tmp")
+			}
+			if tt.made {
+				if err := os.Mkdir(tmp, 0o700); err != nil {
+					t.Fatal(err)
+				}
 			}
 			cmd := exec.Command(bin, prog, "--allow", "io", "--receipts", rc)
 			cmd.Dir = wd
@@ -53,9 +60,12 @@ func TestRunWithARelativeTMPDIR(t *testing.T) {
 			if entries, _ := os.ReadDir(wd); len(entries) != 0 {
 				t.Fatalf("the run made %s in its working directory", entries[0].Name())
 			}
-			if tt.abs {
-				if _, err := os.Stat(filepath.Join(tmp, "sabline-runs-"+strconv.Itoa(os.Geteuid()))); err != nil {
-					t.Fatalf("the runs' directory is not in the absolute TMPDIR: %v", err)
+			switch _, err := os.Stat(filepath.Join(tmp, "sabline-runs-"+strconv.Itoa(os.Geteuid()))); {
+			case tt.made && err != nil:
+				t.Fatalf("the runs' directory is not in the absolute TMPDIR: %v", err)
+			case tt.abs && !tt.made:
+				if _, err := os.Lstat(tmp); !os.IsNotExist(err) {
+					t.Fatalf("%s, not there before the run: %v, want it never made", tmp, err)
 				}
 			}
 		})

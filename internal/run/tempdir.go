@@ -31,36 +31,69 @@ const runsDirName = "sabline/runs"
 // known to the register of this machine (guard.JoinAs), so that no run of
 // another Sabline reaches it either. A directory the register cannot be
 // told of is E331, and no run starts.
-var runsDir = sync.OnceValues(func() (string, error) {
+var runsDir = sync.OnceValues(func() (string, error) { return firstRunsDir(runsDirs()) })
+
+// firstRunsDir makes the first of places it can (privateDir) and makes it
+// known to the register, passing over one whose base is not a directory
+// already: a TMPDIR or a cache directory that names a place that is not
+// there is the caller's mistake, and a runs directory made there made
+// every directory above it too (TMPDIR=/nonexistent made
+// /nonexistent/sabline-runs-0).
+func firstRunsDir(places []runsPlace) (string, error) {
 	var tried []string
-	for _, d := range runsDirs() {
-		err := privateDir(d)
+	for _, pl := range places {
+		if fi, err := os.Stat(pl.base); err != nil || !fi.IsDir() {
+			tried = append(tried, fmt.Sprintf("%s: %s is not a directory, and no runs directory "+
+				"is made with it", pl.dir, pl.base))
+			continue
+		}
+		err := privateDir(pl.dir)
 		if err == nil {
-			if err := guard.JoinAs("the runs directory "+d, d); err != nil {
+			if err := guard.JoinAs("the runs directory "+pl.dir, pl.dir); err != nil {
 				return "", err
 			}
-			return d, nil
+			return pl.dir, nil
 		}
 		tried = append(tried, err.Error())
 	}
 	return "", fmt.Errorf("no directory for the runs' temporary directories: %v", tried)
-})
+}
 
-// runsDirs are the places runsDir tries, in turn. A relative TMPDIR (a
-// caller's TMPDIR=tmp) names no system's temporary directory, only a
-// place beneath whatever the working directory is: it is passed over for
-// the system's default (/tmp, as os.TempDir gives without TMPDIR), as a
-// relative cache directory is passed over. Windows' is always absolute.
-func runsDirs() []string {
-	var out []string
+// A runsPlace is a place for the runs directory: dir, made with the
+// directories above it up to base, which must be one already.
+type runsPlace struct{ base, dir string }
+
+// runsDirs are the places runsDir tries, in turn: the user's cache
+// directory (its base the home, where the cache directory lies in it, as
+// ~/.cache does, not made yet on a new account), then the system's
+// temporary directory. A relative TMPDIR (a caller's TMPDIR=tmp) names no
+// system's temporary directory, only a place beneath whatever the
+// working directory is: it is passed over for the system's default
+// (/tmp, as os.TempDir gives without TMPDIR), as a relative cache
+// directory is passed over, and so is one that is not a directory
+// (firstRunsDir). Windows' is always absolute.
+func runsDirs() []runsPlace {
+	var out []runsPlace
 	if cache, err := os.UserCacheDir(); err == nil && filepath.IsAbs(cache) {
-		out = append(out, filepath.Join(cache, filepath.FromSlash(runsDirName)))
+		base := cache
+		if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) &&
+			filepath.Dir(cache) == filepath.Clean(home) {
+			base = home
+		}
+		out = append(out, runsPlace{base, filepath.Join(cache, filepath.FromSlash(runsDirName))})
 	}
+	name := "sabline-runs-" + strconv.Itoa(os.Geteuid())
 	tmp := os.TempDir()
 	if !filepath.IsAbs(tmp) && filepath.Separator == '/' {
 		tmp = "/tmp"
 	}
-	return append(out, filepath.Join(tmp, "sabline-runs-"+strconv.Itoa(os.Geteuid())))
+	out = append(out, runsPlace{tmp, filepath.Join(tmp, name)})
+	if tmp != "/tmp" && filepath.Separator == '/' {
+		// A TMPDIR that is not there is passed over for the system's
+		// default, as a relative one is.
+		out = append(out, runsPlace{"/tmp", filepath.Join("/tmp", name)})
+	}
+	return out
 }
 
 // privateDir makes dir, and its parents, unless it exists, and checks it

@@ -5065,17 +5065,10 @@ var mutations = []Mutation{
 		CaughtBy: "none: a race (refused only while LearnWorkerHolds holds fds)",
 	},
 	{
-		Name: "finish-reserve-not-retried", File: "internal/run/supervisor.go",
-		Old:      "\t\t\tif codes.OutOfDescriptors(err) && c.beside != nil {\n",
-		New:      "\t\t\tif false && codes.OutOfDescriptors(err) && c.beside != nil {\n",
+		Name: "finish-before-beside-read", File: "internal/run/supervisor.go",
+		Old: "\t\t\t<-c.beside\n", New: "",
 		Packages: cliPkg, Run: "^TestRunUnderTooFewDescriptors$",
 		CaughtBy: "TestRunUnderTooFewDescriptors/8, now and then (a race)",
-	},
-	{
-		Name: "finish-retry-before-beside-read", File: "internal/run/supervisor.go",
-		Old: "\t\t\t\t<-c.beside\n", New: "",
-		Packages: cliPkg, Run: "^TestRunUnderTooFewDescriptors$",
-		CaughtBy: "TestRunUnderTooFewDescriptors/8, now and then (8/13 of 20 once)",
 	},
 	{
 		Name: "finish-after-a-refused-reserve-unstored", File: "internal/run/supervisor.go",

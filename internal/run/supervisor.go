@@ -462,17 +462,15 @@ func (c *commandRun) finish(o receipt.Outcome) *receipt.Receipt {
 	c.rec.Outcome = o
 	c.rec.Timings.WallMS = receipt.MS(time.Since(c.started))
 	if c.r.Receipts != "" {
+		if c.beside != nil {
+			// What is read beside the worker's start holds descriptors
+			// while it reads (a caller's ulimit -n of 8 had the receipt
+			// of a run whose start failed refused them, reserved or
+			// finished, now and then): once it is read, it holds none.
+			<-c.beside
+		}
 		if path, _ := c.rec.Stored(); path == "" {
-			_, err := c.rec.Reserve(c.r.Receipts)
-			if codes.OutOfDescriptors(err) && c.beside != nil {
-				// What is read beside the worker's start held the
-				// descriptors it wanted (a caller's ulimit -n of 8
-				// refused a run's receipt so, now and then): once it is
-				// read, it holds none.
-				<-c.beside
-				_, err = c.rec.Reserve(c.r.Receipts)
-			}
-			if err != nil {
+			if _, err := c.rec.Reserve(c.r.Receipts); err != nil {
 				return c.rec
 			}
 		}

@@ -94,6 +94,17 @@ const (
 	MaxBytes = 64 << 10
 )
 
+// The longest path a grant may name, and the longest name in it: one past
+// them can never be opened (ENAMETOOLONG), so a grant of it could never
+// be held, in the language or by the kernel, beneath it or above.
+const (
+	maxPathBytes = 4095 // PATH_MAX less its NUL
+	maxNameBytes = 255  // NAME_MAX
+)
+
+// neverThere is the hint of a grant of a path that can never exist.
+const neverThere = "no file or directory can have that path: grant the directory it would be in"
+
 // Item is one grant of a budget.
 type Item struct {
 	Kind   Kind
@@ -355,6 +366,16 @@ func ParseItem(s, cwd string) (Item, error) {
 		if strings.TrimRightFunc(path, unicode.IsSpace) != path {
 			return bad("names a path ending in a blank ("+strconv.Quote(path)+
 				"), which a budget item loses when it is read", notSplit)
+		}
+		if len(path) > maxPathBytes {
+			return bad(fmt.Sprintf("names a path of %d bytes, past the %d a system call takes "+
+				"whole", len(path), maxPathBytes), neverThere)
+		}
+		for _, name := range strings.Split(path, string(filepath.Separator)) {
+			if len(name) > maxNameBytes {
+				return bad(fmt.Sprintf("names a path with a name of %d bytes, past the %d a "+
+					"file system keeps", len(name), maxNameBytes), neverThere)
+			}
 		}
 		it.Path = path
 	case Net:

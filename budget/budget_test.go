@@ -15,6 +15,9 @@ const job = "/home/ana/job"
 
 // validItems are well-formed items and the grant each one reads as. The
 // round-trip and fuzz properties are checked on every one of them too.
+// longestPath is an absolute path of 4,095 bytes, each name in it 200.
+var longestPath = strings.Repeat("/"+strings.Repeat("p", 200), 20) + "/" + strings.Repeat("q", 74)
+
 var validItems = []struct {
 	name string
 	s    string
@@ -36,6 +39,12 @@ var validItems = []struct {
 	{name: "fs read path", s: "fs:read:/srv/in", want: budget.Item{Kind: budget.FS, Access: budget.Read, Path: "/srv/in"}},
 	{name: "fs write path", s: "fs:write:/srv/out", want: budget.Item{Kind: budget.FS, Access: budget.Write, Path: "/srv/out"}},
 	{name: "root", s: "fs:read:/", want: budget.Item{Kind: budget.FS, Access: budget.Read, Path: "/"}},
+	// The longest a path and a name in it may be: one byte more is
+	// refused (TestParseItemErrors).
+	{name: "a name of 255 bytes", s: "fs:write:/srv/" + strings.Repeat("n", 255),
+		want: budget.Item{Kind: budget.FS, Access: budget.Write, Path: "/srv/" + strings.Repeat("n", 255)}},
+	{name: "a path of 4095 bytes", s: "fs:read:" + longestPath,
+		want: budget.Item{Kind: budget.FS, Access: budget.Read, Path: longestPath}},
 	{name: "absolute path ignores cwd", s: "fs:read:/srv/in", cwd: job, want: budget.Item{Kind: budget.FS, Access: budget.Read, Path: "/srv/in"}},
 	{name: "absolute path with a relative cwd", s: "fs:read:/srv/in", cwd: "job", want: budget.Item{Kind: budget.FS, Access: budget.Read, Path: "/srv/in"}},
 
@@ -180,6 +189,11 @@ func TestParseItemErrors(t *testing.T) {
 		{name: "a relative path in a working directory ending in a blank", s: "fs:write:.", cwd: "/srv/out "},
 		{name: "a relative path in a working directory ending in a no-break space", s: "fs:write:.", cwd: "/srv/out\u00a0"},
 		{name: "a relative path in a working directory ending in a newline", s: "fs:read:data/..", cwd: "/srv/out\n"},
+		// Paths that can never exist.
+		{name: "a name of 256 bytes", s: "fs:write:/srv/" + strings.Repeat("n", 256)},
+		{name: "a path of 4096 bytes", s: "fs:read:" + longestPath + "q"},
+		{name: "a relative path past 4095 bytes in its working directory", s: "fs:read:x",
+			cwd: longestPath},
 
 		{name: "net empty", s: "net:"},
 		{name: "empty port", s: "net:localhost:"},

@@ -61,7 +61,13 @@ func MountNamespace(cmd *exec.Cmd, p core.Policy) {
 // namespace of its own (mountNamespaceEnv's value): mountNamespaceOwn
 // where this process can start it in one, else why not.
 func namespaceTold() string {
-	if why := workerNamespaceNeeded(); why != "" {
+	return namespaceToldBy(guard.ReadMounts())
+}
+
+// namespaceToldBy is namespaceTold of this process's mount table as
+// mounts, read with err.
+func namespaceToldBy(mounts []guard.Mount, err error) string {
+	if why := workerNamespaceNeededBy(mounts, err); why != "" {
 		return mountNamespaceWhy(why)
 	}
 	if why := canUnshareMounts(); why != "" {
@@ -86,8 +92,8 @@ func DeviceNodesHere(p core.Policy) ([]string, string) {
 	if !ownMountsWanted(p) {
 		return nil, ""
 	}
-	told := namespaceTold()
 	mounts, err := guard.ReadMounts()
+	told := namespaceToldBy(mounts, err)
 	if told == mountNamespaceOwn && err == nil {
 		return nil, "" // the remounts a worker makes are held by its own tests (TestHoldDevices)
 	}
@@ -115,10 +121,16 @@ func DeviceNodesHere(p core.Policy) ([]string, string) {
 // EnterNodevNamespace), and none can be made once this process holds
 // itself with Landlock, which refuses the mount a new namespace needs.
 func workerNamespaceNeeded() string {
+	return workerNamespaceNeededBy(guard.ReadMounts())
+}
+
+// workerNamespaceNeededBy is workerNamespaceNeeded of this process's mount
+// table as mounts, read with err.
+func workerNamespaceNeededBy(mounts []guard.Mount, err error) string {
 	if landlocked.Load() {
 		return "the supervisor holds itself with Landlock, which refuses the mounts a namespace needs"
 	}
-	if mounts, err := guard.ReadMounts(); err == nil && len(remountPlan(mounts)) == 0 {
+	if err == nil && len(remountPlan(mounts)) == 0 {
 		return "every mount outside /dev is nodev already: " + sharedNodev
 	}
 	return ""

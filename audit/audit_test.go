@@ -93,6 +93,37 @@ func TestAuditIgnoresTheMachine(t *testing.T) {
 	}
 }
 
+// TestAuditAllowReplacesTheDeclared: --allow, of one item or more, is the
+// budget audited in place of the program's own # allow: line, and the
+// safe command grants it; the control, no --allow, audits the declared
+// one. A golden alone (TestAuditGolden) holds this only as bytes to
+// regenerate.
+func TestAuditAllowReplacesTheDeclared(t *testing.T) {
+	src := []byte("# allow: io,fs:read:data\nprint(1)\n")
+	for _, tt := range []struct {
+		name  string
+		allow []string
+		want  string
+	}{
+		{name: "one item", allow: []string{"io"}, want: "io"},
+		{name: "two items", allow: []string{"io", "clock"}, want: "io,clock"},
+		{name: "none: the declared (the control)", want: "io,fs:read:data"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := MakeAudit("p.vel", src, tt.allow, core.ModeDefault)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Audited != tt.want || a.Declared != "io,fs:read:data" ||
+				a.SafeCommand != "sabline p.vel --allow "+ShellQuote(tt.want) {
+				t.Fatalf("audited %q, declared %q, safe command %q; want %s audited, the "+
+					"declared kept, and the command granting it", a.Audited, a.Declared,
+					a.SafeCommand, tt.want)
+			}
+		})
+	}
+}
+
 func TestDeclaredBudget(t *testing.T) {
 	tests := []struct {
 		name     string

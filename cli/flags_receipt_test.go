@@ -41,6 +41,8 @@ func TestRefusedValuesLeaveAReceipt(t *testing.T) {
 		{name: "item malformed", args: []string{"--allow", "io,fs:frob:x:y"}, wantMsg: `--allow`},
 		{name: "module unregistered", args: []string{"--allow", "io,ffi:jsno"}, wantMsg: `no host module "jsno"`},
 		{name: "tool channel on stdout", args: []string{"--tool-fd", "1"}, wantMsg: `--tool-fd 1`},
+		{name: "tool channel on stdin", args: []string{"--tool-fd", "0"}, wantMsg: `--tool-fd 0`},
+		{name: "tool channel on stderr", args: []string{"--tool-fd", "2"}, wantMsg: `--tool-fd 2`},
 		{name: "two refused: the first is said", args: []string{"--timeout", "abc", "--max-memory-mb", "1"}, wantMsg: `--timeout "abc"`},
 		{name: "the values written right", args: []string{"--timeout", "10s", "--max-memory-mb", "64", "--confine", "strict"}},
 	}

@@ -75,7 +75,8 @@ func helloProgram(t *testing.T) string {
 // TestEvalAndReplayInARemovedWorkingDirectory: eval and replay, started
 // in a working directory that was removed, are refused E301 saying what
 // to do about the directory (cwdDo), where their advice was to fix a
-// flag or item, which none of theirs was. The control: the same command
+// flag or item, which none of theirs was; the message names the command
+// it refuses. The control: the same command
 // in a directory that is there runs.
 func TestEvalAndReplayInARemovedWorkingDirectory(t *testing.T) {
 	bin := sablineBin(t)
@@ -114,7 +115,7 @@ func TestEvalAndReplayInARemovedWorkingDirectory(t *testing.T) {
 			}
 			out, err := exec.Command("/bin/sh", append([]string{"-c", script, "sh", wd, bin},
 				tt.args...)...).CombinedOutput()
-			said := strings.Contains(string(out), "the working directory") &&
+			said := strings.Contains(string(out), tt.args[0]+": the working directory") &&
 				strings.Contains(string(out), cwdDo)
 			if said != tt.removed || tt.removed == (err == nil) {
 				t.Errorf("%s: %v, said what to do about the working directory: %v, want %v; "+

@@ -280,3 +280,81 @@ func TestLastingThreadsSideBySide(t *testing.T) {
 		}
 	}
 }
+
+// procState is the state letter /proc/PID/stat gives pid ("Z" for a
+// process that ended and was not reaped), or "gone" where there is none.
+func procState(pid int) string {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "gone"
+	}
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	if len(f) == 0 {
+		return "gone"
+	}
+	return f[0]
+}
+
+// TestWaitKillsTheGroupBeforeTheReap: Wait kills the worker's process
+// group while the worker has ended and is not yet reaped (a zombie, state
+// Z in /proc/PID/stat), when its pid, the group's id, is no other
+// process's; then it reaps it, with the worker's own status, and a Kill
+// after that signals no group: the kernel may have given the pid to
+// another process's group by then. The control: what the worker left in
+// its group is killed by the Wait alone.
+func TestWaitKillsTheGroupBeforeTheReap(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "sleep 60 & echo $!")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, err := PrepareWorker(cmd, core.Policy{Enforced: true}, WorkerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := started.(*processStarted)
+	if !ok {
+		t.Fatalf("PrepareWorker gave a %T, not the process's own Started", started)
+	}
+	kill := s.kill
+	var killedAt []string // the worker's state at each kill of its group
+	s.kill = func(pid int) error {
+		killedAt = append(killedAt, procState(pid))
+		return kill(pid)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AfterStart(cmd.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("the worker said %q, not its child's pid", line)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
+	if err := s.Wait(); err != nil {
+		t.Fatalf("Wait: %v, want the worker's own exit, 0", err)
+	}
+	if len(killedAt) != 1 || killedAt[0] != "Z" {
+		t.Fatalf("the worker's group was killed with the worker %q, want once, while it was "+
+			"ended and not reaped (Z)", killedAt)
+	}
+	if !gone(child) {
+		t.Errorf("the worker's child %d, in its group, outlived Wait", child)
+	}
+	killedAt = nil
+	if err := s.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if len(killedAt) != 0 {
+		t.Errorf("Kill after the worker was reaped killed the group its pid named (%q)", killedAt)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

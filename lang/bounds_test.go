@@ -48,6 +48,12 @@ func TestBoundedConversions(t *testing.T) {
 			src: "s = \"x\" * 1048576\ntool.call(\"t\", [s] * 65)\n", wantCode: codes.E305, wantMsg: "more than 67108864 bytes of strings"},
 		{name: "strings of a dict's values past 64 MiB in all", grant: "tool",
 			src: "s = \"x\" * 1048576\ntool.call(\"t\", {str(i): s for i in range(65)})\n", wantCode: codes.E305, wantMsg: "bytes of strings"},
+		{name: "strings of a dict's keys past 64 MiB in all", grant: "tool",
+			src:      "s = \"x\" * 1048576\ntool.call(\"t\", {s + str(i): 0 for i in range(65)})\n",
+			wantCode: codes.E305, wantMsg: "bytes of strings"},
+		{name: "strings of a dict's keys within 64 MiB", grant: "tool",
+			src: "s = \"x\" * 1048576\nv = tool.call(\"t\", {s + str(i): 0 for i in range(8)})\n" +
+				"if v != {\"ok\": True}: fail(v)\n"},
 		{name: "strings within 64 MiB", grant: "tool",
 			src: "s = \"x\" * 1048576\nv = tool.call(\"t\", [s] * 8)\nif v != {\"ok\": True}: fail(v)\n"},
 		{name: "brackets in a string do not nest", grant: "ffi:json",
@@ -65,6 +71,38 @@ func TestBoundedConversions(t *testing.T) {
 			var e *codes.Error
 			if !errors.As(r.err, &e) || e.Code != tt.wantCode || !strings.Contains(e.Msg, tt.wantMsg) {
 				t.Fatalf("error %v, want %s naming %q", r.err, tt.wantCode, tt.wantMsg)
+			}
+		})
+	}
+}
+
+// TestRandBytesBounded: rand.bytes makes at most 1 MiB, the bound its
+// refusal names; one byte past it is refused before anything is made
+// (unbounded, a program's rand.bytes(1 << 40) asks the process for a
+// terabyte, and the process ends, out of memory), and the bound itself
+// is made whole (the control).
+func TestRandBytesBounded(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want bool // refused
+	}{
+		{name: "at the bound", src: "v = rand.bytes(1048576)\nif len(v) != 1048576: fail(len(v))\n"},
+		{name: "a byte past it", src: "rand.bytes(1048577)\n", want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runSrc(t, Config{Budget: budget.MustParse("/", "rand"), Cwd: "/"}, tt.src)
+			if !tt.want {
+				if r.err != nil {
+					t.Fatal(r.err)
+				}
+				return
+			}
+			var e *codes.Error
+			if !errors.As(r.err, &e) || e.Code != codes.E305 ||
+				!strings.Contains(e.Msg, "from 0 to 1048576") {
+				t.Fatalf("error %v, want E305 naming the bound, from 0 to 1048576", r.err)
 			}
 		})
 	}

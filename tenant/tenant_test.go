@@ -161,9 +161,11 @@ func TestScopeHold(t *testing.T) {
 		name        string
 		allow       []string
 		wantCeiling string // "" for none (the server's)
+		wantEmpty   bool   // a ceiling of no items: the tenant may run with nothing granted
 		wantErr     string
 	}{
 		{name: "no allow list", allow: nil},
+		{name: "an empty allow list: nothing, not the server's", allow: []string{}, wantEmpty: true},
 		{name: "narrower", allow: []string{"io"}, wantCeiling: "io"},
 		{name: "a relative path from the scope", allow: []string{"fs:read:data"},
 			wantCeiling: "fs:read:" + filepath.Join(dir, "data")},
@@ -186,6 +188,9 @@ func TestScopeHold(t *testing.T) {
 				t.Fatalf("Hold: %v", err)
 			}
 			switch c := ts[0].Ceiling; {
+			case tt.wantEmpty && (c == nil || len(c.Items) != 0):
+				t.Errorf("ceiling %v, want one of no items (the operator's --allow is wider)", c)
+			case tt.wantEmpty:
 			case tt.wantCeiling == "" && c != nil:
 				t.Errorf("ceiling %s, want none", c)
 			case tt.wantCeiling != "" && (c == nil || c.String() != tt.wantCeiling):

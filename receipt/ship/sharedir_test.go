@@ -108,6 +108,52 @@ func TestShipperAfterAnEndedReplica(t *testing.T) {
 	}
 }
 
+// TestShipperAfterAnEndedReplicaItsObjectsGone: the journal of a replica
+// that ended is marked as far as it shipped, and the next replica goes on
+// from the mark: what was shipped is not shipped again where the bucket
+// no longer holds it (a retention rule removed it), and the run kept after
+// the ship (the control) is.
+func TestShipperAfterAnEndedReplicaItsObjectsGone(t *testing.T) {
+	dir := t.TempDir()
+	first := pool(t, dir) // replica r1, in a process of its own
+	ids := []string{first.do(t, "ok"), first.do(t, "ok")}
+	if _, err := first.stdin.Write([]byte("ship\n")); err != nil {
+		t.Fatal(err)
+	}
+	w, objects := first.answer(t)
+	if w != "shipped" {
+		t.Fatalf("child said %q, want shipped", w)
+	}
+	var shippedByFirst map[string][]byte
+	if err := json.Unmarshal([]byte(objects), &shippedByFirst); err != nil {
+		t.Fatal(err)
+	}
+	ids = append(ids, first.do(t, "ok")) // kept after the ship: the next replica ships it
+	first.end(t, false)
+
+	if len(shippedByFirst) == 0 {
+		t.Fatal("the first replica shipped nothing")
+	}
+	// The objects it shipped are gone from the bucket (its retention
+	// removed them): the bucket the next replica lists holds none.
+	b := bucket.NewMemory()
+	ctx := context.Background()
+	store, err := receipt.OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := start(t, store, b, "r2")
+	if err := sh.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	count, _ := shipped(t, b)
+	for i, id := range ids {
+		if want := min(i/2, 1); count[id] != want {
+			t.Errorf("run %s: %d records in the bucket, want %d", id, count[id], want)
+		}
+	}
+}
+
 // TestShipperAfterAReplicaKilledWhileWriting: a replica (r1, a process
 // of its own) is killed while its store agent writes an object of its
 // journal, and never marks the segment shipped; the agent finishes the

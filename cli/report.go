@@ -107,14 +107,22 @@ func reportDiffCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// counted is n things, "1 target" or "2 targets".
+func counted(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
 // regressions counts them for the message of E332.
 func regressions(targets, cells int) string {
 	var parts []string
 	if targets > 0 {
-		parts = append(parts, fmt.Sprintf("%d targets", targets))
+		parts = append(parts, counted(targets, "target"))
 	}
 	if cells > 0 {
-		parts = append(parts, fmt.Sprintf("%d enforcement cells", cells))
+		parts = append(parts, counted(cells, "enforcement cell"))
 	}
 	return strings.Join(parts, " and ") + " regressed (the lines marked REGRESSED)"
 }

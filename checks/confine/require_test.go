@@ -1,6 +1,7 @@
 package confinecheck
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
+	"github.com/sabline/sabline/internal/probe"
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/receipt"
 )
@@ -84,6 +86,22 @@ var _ = Describe("--require-confinement", cellLabel("require-confinement"), func
 		Entry("nothing asked, the kernel refusing the worker's Landlock ruleset: refused", "", true, core.Partial, false),
 		Entry("none asked, the kernel refusing the worker's Landlock ruleset: run at partial", "none", true, core.Partial, true),
 	)
+
+	It("lets eval --confinement-probe, asking for no level, make its attempts where a layer failed to install", func() {
+		if !confined() || doctor.Machine.LandlockABI < 2 {
+			Skip("a Landlock ruleset the kernel refuses needs Landlock ABI 2 and later")
+		}
+		s := newScratch()
+		r := s.runWith(call{bin: os.Args[0], args: []string{"eval", "--confinement-probe", "--json"},
+			env: []string{testkit.StackedExecEnv + "=" + sabline}})
+		Expect(r.exit).To(Equal(0), "%s", r)
+		var rep probe.Report
+		Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed(), "%s", r)
+		Expect(rep.Confinement.Level).To(Equal(core.Partial), "%s", r)
+		Expect(rep.Confinement.Reason).To(ContainSubstring("landlock_restrict_self"))
+		Expect(rep.Outcome.Code).NotTo(Equal(codes.E326), "the probe's run was refused: %+v", rep.Outcome)
+		Expect(rep.Attempts).To(HaveLen(5), "%s", r)
+	})
 
 	It("never tries the fault-injection hook in a run it refuses", func() {
 		if !confined() {

@@ -90,8 +90,13 @@ func Run(mode core.Mode, memoryMB int) (*Report, error) {
 		{Op: "exec", Target: target},
 		{Op: "signal", Target: fmt.Sprint(sleeper.Process.Pid)},
 	}
+	// The probe reports what is held, however little: it asks for level
+	// none. A run that asks for no level is held to this machine's, and
+	// a layer that failed to install would refuse it before the attempts
+	// that show what the other layers hold.
 	rec := run.Supervise(run.Run{
-		Program: prog, Budget: budget.Budget{}, Cwd: dir, Confine: mode, Faults: ops,
+		Program: prog, Budget: budget.Budget{}, Cwd: dir, Confine: mode, Require: core.None,
+		Faults:      ops,
 		MaxMemoryMB: memoryMB, Timeout: 30 * time.Second, Stdin: bytes.NewReader(nil),
 		Stdout: io.Discard, Stderr: io.Discard,
 	})

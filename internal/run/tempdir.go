@@ -64,9 +64,10 @@ func firstRunsDir(places []runsPlace) (string, error) {
 type runsPlace struct{ base, dir string }
 
 // runsDirs are the places runsDir tries, in turn: the user's cache
-// directory (its base the home, where the cache directory lies in it, as
-// ~/.cache does, not made yet on a new account), then the system's
-// temporary directory. A relative TMPDIR (a caller's TMPDIR=tmp) names no
+// directory (its base the directory above it, so that the cache directory
+// itself is made where it is not yet, as XDG_CACHE_HOME's specification
+// asks and ~/.cache on a new account needs, but nothing above it), then
+// the system's temporary directory. A relative TMPDIR (a caller's TMPDIR=tmp) names no
 // system's temporary directory, only a place beneath whatever the
 // working directory is: it is passed over for the system's default
 // (/tmp, as os.TempDir gives without TMPDIR), as a relative cache
@@ -75,12 +76,8 @@ type runsPlace struct{ base, dir string }
 func runsDirs() []runsPlace {
 	var out []runsPlace
 	if cache, err := os.UserCacheDir(); err == nil && filepath.IsAbs(cache) {
-		base := cache
-		if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) &&
-			filepath.Dir(cache) == filepath.Clean(home) {
-			base = home
-		}
-		out = append(out, runsPlace{base, filepath.Join(cache, filepath.FromSlash(runsDirName))})
+		out = append(out, runsPlace{filepath.Dir(cache),
+			filepath.Join(cache, filepath.FromSlash(runsDirName))})
 	}
 	name := "sabline-runs-" + strconv.Itoa(os.Geteuid())
 	tmp := os.TempDir()

@@ -14,10 +14,11 @@
 // # Levels
 //
 // A run that asks for no level (Options.Require "") must be held at the
-// level this machine holds its budget at: where a layer the kernel offers
-// fails to install in the worker (a Landlock ruleset the kernel refuses,
-// a filter it cannot load), the run is refused before its first statement
-// (E326) with its receipt, rather than run held less. Require names the
+// level this machine holds its budget at, the limits the language alone
+// holds aside, and by each layer that holds it there: where a layer the
+// kernel offers fails to install in the worker (a Landlock ruleset the
+// kernel refuses, a filter it cannot load), the run is refused before its
+// first statement (E326) with its receipt, rather than run held less. Require names the
 // least level itself: full or partial, or none to run however little the
 // system holds.
 //

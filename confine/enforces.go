@@ -465,9 +465,11 @@ func enforcesTable() []Row {
 				Linux: Cell{HoldsYes, "a run whose level, once the policy is applied, is below the one asked " +
 					"for is refused before its first statement, and its receipt records the level it got. " +
 					"Where none is asked, the level asked is the one this machine holds the budget at, its " +
-					"granted paths as they are when the worker starts: a layer the kernel offers that fails " +
-					"to install (a Landlock ruleset the kernel refuses) refuses the run; none asks for no " +
-					"level", nil},
+					"granted paths as they are when the worker starts and the limits the language alone " +
+					"holds aside (device nodes no nodev mount holds, a guarded location beneath a grant " +
+					"too large to carve), with each layer that holds it there: a layer the kernel offers " +
+					"that fails to install (a Landlock ruleset the kernel refuses) refuses the run, where " +
+					"that level is partial too; none asks for no level", nil},
 				Darwin: Cell{HoldsYes, "as Linux, but where none is asked no level is: the level here is " +
 					"a plan no run has been checked against. Every run is partial here at best, since " +
 					"Apple has deprecated sandbox profiles, so full refuses every run", nil},

@@ -250,7 +250,8 @@ func EnforcesMarkdown() []byte {
 	line("`--require-confinement full` (or `partial`) refuses, "+
 		"before its first statement, a run whose level ",
 		"is below the one asked for. On Linux a run that asks for no level is refused "+
-			"so below the level this machine holds its budget at (a layer the kernel offers "+
+			"so below the level this machine holds its budget at, the limits the language alone "+
+			"holds aside, or without a layer that holds it there (a layer the kernel offers "+
 			"that failed to install); `--require-confinement none` runs it however little is "+
 			"held. The levels a few budgets "+
 			"get where every layer of the system is present:")

@@ -86,17 +86,22 @@ func holdsNow(p core.Policy, made []string) core.Result {
 	return linux.Assess(p, held)
 }
 
-// Expected is the level a run under p must be held at where no level was
-// asked for: the one this machine holds p at, its granted paths as they
-// are now (a supervisor asks once it has made those it makes), so that a
-// layer the kernel offers and that fails to install in the worker (a
-// Landlock ruleset the kernel refuses, a filter that cannot be loaded),
-// or a granted path gone before the worker holds it, refuses the run
-// rather than let it run held less. "" for a policy that holds nothing,
-// which no run of it could fall below.
-func Expected(p core.Policy) core.Level {
+// Expected is what a run under p must be held with where no level was
+// asked for: the confinement this machine holds p with, its granted paths
+// as they are now (a supervisor asks once it has made those it makes),
+// so that a layer the kernel offers and that fails to install in the
+// worker (a Landlock ruleset the kernel refuses, a filter that cannot be
+// loaded), or a granted path gone before the worker holds it, refuses
+// the run rather than let it run held less. The limits the language
+// alone holds (core.LayerLanguage: device nodes beneath a grant no nodev
+// mount holds, guarded locations beneath a grant too large to carve) are
+// left out of it, its level made again without them: no layer's install
+// decides them, and another user's files may change them between this
+// look and the worker's start. The zero Result for a policy that holds
+// nothing, which no run of it could fall below.
+func Expected(p core.Policy) core.Result {
 	if !p.Enforced {
-		return ""
+		return core.Result{}
 	}
-	return holdsNow(p, nil).Level
+	return holdsNow(p, nil).Except(core.LayerLanguage)
 }

@@ -29,8 +29,9 @@ func OnThisMachine(p core.Policy) core.Result {
 	return unsupported()
 }
 
-// Expected is the level a run under p must be held at where no level was
-// asked for: on this system, none. Its prediction (Predict) is a plan no
-// run here has been checked against, so a level it names is not required
-// of a run that did not ask for it; a run's receipt says what was held.
-func Expected(core.Policy) core.Level { return "" }
+// Expected is what a run under p must be held with where no level was
+// asked for: on this system, nothing (the zero Result). Its prediction
+// (Predict) is a plan no run here has been checked against, so a level it
+// names is not required of a run that did not ask for it; a run's receipt
+// says what was held.
+func Expected(core.Policy) core.Result { return core.Result{} }

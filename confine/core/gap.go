@@ -212,6 +212,27 @@ func (r Result) Except(layer string) Result {
 	return ResultOf(r.Level != None, r.Layers, r.Without(layer))
 }
 
+// HoldsAsExpected reports whether r holds a run as this machine was
+// expected to (a run that asked for no level): at least level, the limits
+// the language alone holds aside (Except LayerLanguage), and with each of
+// layers among its own.
+func (r Result) HoldsAsExpected(level Level, layers []string) bool {
+	for _, l := range layers {
+		if !slices.Contains(r.Layers, l) {
+			return false
+		}
+	}
+	return r.Except(LayerLanguage).Level.Rank() >= level.Rank()
+}
+
+// LayersText names layers for a message: "no layer" for none.
+func LayersText(layers []string) string {
+	if len(layers) == 0 {
+		return "no layer"
+	}
+	return JoinAnd(layers)
+}
+
 // Check reports whether r is one its gaps could have made: at most
 // maxGaps, each of a known kind, and the level theirs. A Result read from
 // a worker or a receipt is checked before it is believed.

@@ -120,3 +120,34 @@ func TestNotApplied(t *testing.T) {
 		})
 	}
 }
+
+func TestHoldsAsExpected(t *testing.T) {
+	landlock, seccomp := LayerLandlock(7), LayerSeccomp
+	full := ResultOf(true, []string{landlock, seccomp}, nil)
+	devices := full.With(Gap{Layer: LayerLanguage, Kind: GapUnheld, Text: "device nodes"})
+	noLandlock := ResultOf(true, []string{seccomp},
+		[]Gap{{Layer: LayerLandlockFamily, Kind: GapUnheld, Text: "the ruleset was refused"}})
+	for _, tt := range []struct {
+		name   string
+		held   Result
+		level  Level
+		layers []string
+		want   bool
+	}{
+		{name: "full, every layer", held: full, level: Full, layers: []string{landlock, seccomp},
+			want: true},
+		{name: "a limit the language alone holds, aside", held: devices, level: Full,
+			layers: []string{landlock, seccomp}, want: true},
+		{name: "a layer missing, at the level expected", held: noLandlock, level: Partial,
+			layers: []string{landlock, seccomp}},
+		{name: "below the level", held: noLandlock, level: Full, layers: []string{seccomp}},
+		{name: "the layers held, none asked", held: noLandlock, level: Partial, want: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.held.HoldsAsExpected(tt.level, tt.layers); got != tt.want {
+				t.Errorf("HoldsAsExpected(%s, %v) of %s %v: %v, want %v", tt.level, tt.layers,
+					tt.held.Level, tt.held.Layers, got, tt.want)
+			}
+		})
+	}
+}

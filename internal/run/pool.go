@@ -125,8 +125,11 @@ type Pool struct {
 	// expected, the one this machine holds the pool's policy at
 	// (Required), the pool's own gaps added (heldOf); workerRequire is
 	// what each worker is sent, which judges its confinement alone.
+	// With expected, layers are the layers that hold it there (holding),
+	// which each worker must hold too.
 	require, workerRequire core.Level
 	expected               bool
+	layers                 []string
 	store                  *receipt.Store // the receipts' journal; nil when receipts are not kept
 	slots                  chan *slot     // the free ones
 	stop                   chan struct{}
@@ -289,10 +292,12 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	p.present = existing(p.osBudget())
 	p.policy = core.OSPolicy(p.osBudget(), core.Options{Mode: cfg.Confine})
 	p.digest = p.policy.SHA256()
-	p.workerRequire, p.expected = Required(cfg.Require, cfg.Confine, p.policy)
-	p.require = p.workerRequire
-	if p.expected {
-		p.require = p.heldOf(confine.OnThisMachine(p.policy)).Level
+	need, expected := required(cfg.Require, cfg.Confine, p.policy)
+	p.workerRequire, p.require, p.expected = need.Level, need.Level, expected
+	if expected {
+		// As a worker holds the policy: a pool makes no granted
+		// directory, so one not there is held beneath the one above it.
+		p.require, p.layers = p.heldOf(need).Level, holding(need)
 	}
 	if cfg.OnDemand {
 		if err := p.below(p.heldOf(confine.OnThisMachine(p.policy)),
@@ -351,13 +356,19 @@ func (p *Pool) Confinement() core.Result {
 
 // below refuses (E326) a level under the pool's least one (require);
 // saying is how the message introduces the level.
+// Against the level this machine holds the pool's policy at (expected),
+// held is judged as that level was, the limits the language alone holds
+// aside, and must hold each of the pool's layers.
 func (p *Pool) below(held core.Result, saying string) error {
+	if p.expected {
+		if held.HoldsAsExpected(p.require, p.layers) {
+			return nil
+		}
+		return codes.Errorf(codes.E326, poolBelowExpected, p.require, core.LayersText(p.layers),
+			saying, held.Level, core.LayersText(held.Layers), held.Reason, held.Level)
+	}
 	if p.require == "" || held.Level.Rank() >= p.require.Rank() {
 		return nil
-	}
-	if p.expected {
-		return codes.Errorf(codes.E326, poolBelowExpected, p.require, saying, held.Level,
-			held.Reason, held.Level)
 	}
 	return codes.Errorf(codes.E326, "required level %s: %s %s (%s)", p.require, saying,
 		held.Level, held.Reason)
@@ -367,9 +378,18 @@ func (p *Pool) below(held core.Result, saying string) error {
 // this machine holds the pool's policy at, which the pool did not ask for:
 // a layer the kernel offers failed to install, or a granted path changed
 // since the pool started; the reason says which.
-const poolBelowExpected = "this machine holds such a pool at level %s, and %s %s (%s): held " +
-	"less than that, it runs nothing; to run it held so, ask for that level (Require, or a " +
-	"server's --require-confinement, %s)"
+const poolBelowExpected = "this machine holds such a pool at level %s, with %s (the limits " +
+	"the language alone holds aside), and %s %s, with %s (%s): held less than that, it runs " +
+	"nothing; to run it held so, ask for that level (Require, or a server's " +
+	"--require-confinement, %s)"
+
+// layersText names layers for a refusal: "no layer" for none.
+func layersText(layers []string) string {
+	if len(layers) == 0 {
+		return "no layer"
+	}
+	return core.JoinAnd(layers)
+}
 
 // unstartable is the error of a run no worker could be started for, with
 // the start's own code (E326 for a worker held below Require), or E310.
@@ -1075,9 +1095,8 @@ func (p *Pool) start(b budget.Budget, pol core.Policy, digest string, adm map[st
 	}
 	req := wire.Request{
 		Pool: true, Budget: b, Cwd: p.cfg.Cwd, Guard: p.guard.Wire(), Admitted: adm,
-		Confine: p.cfg.Confine, Require: p.workerRequire, Expected: p.expected,
-		MaxMemoryMB: p.cfg.MaxMemoryMB,
-		TempDir:     w.tmp, Procs: w.procs, Relayed: w.relayed,
+		Confine: p.cfg.Confine, Require: p.workerRequire, Expected: p.expected, Layers: p.layers,
+		MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
 	if p.cfg.Confine != core.ModeOff {
 		req.Policy, req.PolicySHA256 = &pol, digest

@@ -37,16 +37,38 @@ func CheckConfine(mode core.Mode, require core.Level) error {
 // mode, and whether it is the level this machine holds p at rather than
 // one asked for. A level asked for is taken as it is (none: no least
 // level), and so is core.ModeOff's none.
-// Where none was asked, it is confine.Expected: a layer the kernel offers
-// that fails to install refuses the run, where it would otherwise run
-// held less than this machine holds such a run; in a knock-out build,
+// Where none was asked, it is confine.Expected's: a layer the kernel
+// offers that fails to install refuses the run, where it would otherwise
+// run held less than this machine holds such a run; in a knock-out build,
 // whose runs are held less on purpose, there is none.
 func Required(asked core.Level, mode core.Mode, p core.Policy) (core.Level, bool) {
+	r, expected := required(asked, mode, p)
+	return r.Level, expected
+}
+
+// required is Required with, where the level is the one this machine
+// holds p at, what holds it there (confine.Expected): each of its layers
+// that holds a limit (holding) must hold the worker too, whatever its
+// level, since a level another gap lowered already (a granted path gone)
+// would otherwise let a layer that failed to install go unrefused.
+func required(asked core.Level, mode core.Mode, p core.Policy) (core.Result, bool) {
 	if asked != "" || mode == core.ModeOff || program.Knockout {
-		return asked, false
+		return core.Result{Level: asked}, false
 	}
-	l := confine.Expected(p)
-	return l, l != ""
+	r := confine.Expected(p)
+	return r, r.Level != ""
+}
+
+// holding are r's layers that hold a limit of a budget: every one but the
+// capability drop, which hardens the others and on which no limit rests.
+func holding(r core.Result) []string {
+	var out []string
+	for _, l := range r.Layers {
+		if l != core.LayerCapabilities {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // knockoutTestimony is the testimony of a run in a knock-out build.

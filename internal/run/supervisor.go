@@ -568,7 +568,11 @@ func (c *commandRun) request(w *workerProc, g *guard.Set, f waitFor) (*wire.Requ
 		Confine: r.Confine, Faults: r.Faults, MaxMemoryMB: r.MaxMemoryMB,
 		TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
-	req.Require, req.Expected = Required(r.Require, r.Confine, c.derived)
+	need, expected := required(r.Require, r.Confine, c.derived)
+	req.Require, req.Expected = need.Level, expected
+	if expected {
+		req.Layers = holding(need)
+	}
 	if r.Confine != core.ModeOff {
 		req.Policy, req.PolicySHA256 = &c.derived, c.rec.RunParameters.OSPolicySHA256
 	}

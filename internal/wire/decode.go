@@ -451,6 +451,8 @@ func (d *decoder) request(r *Request) {
 			r.Require = core.Level(d.str())
 		case "expected":
 			r.Expected = d.boolean()
+		case "layers":
+			r.Layers = d.strings()
 		case "faults":
 			r.Faults = list(d, d.faultOp)
 		case "max_memory_mb":

@@ -100,9 +100,15 @@ type Request struct {
 	// (confine.Expected); "" or none for no least level.
 	Require core.Level `json:"require,omitempty"`
 	// Expected says Require is the level this machine holds the policy
-	// at, which the run did not ask for: the refusal says how to run it
+	// at, which the run did not ask for: the limits the language alone
+	// holds are left out of it (confine.Expected), and out of the
+	// worker's level it is judged against; the refusal says how to run it
 	// held less.
-	Expected    bool              `json:"expected,omitempty"`
+	Expected bool `json:"expected,omitempty"`
+	// Layers are, with Expected, the layers that hold a limit this
+	// machine holds the policy with (Landlock at its ABI, seccomp): one
+	// the worker does not hold refuses it, whatever its level.
+	Layers      []string          `json:"layers,omitempty"`
 	Faults      []receipt.FaultOp `json:"faults,omitempty"` // SABLINE_FAULT_INJECT, parsed
 	MaxMemoryMB int               `json:"max_memory_mb,omitempty"`
 	// TempDir is the run's private temporary directory, made and removed

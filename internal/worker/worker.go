@@ -276,26 +276,40 @@ func (w *worker) ready(req *wire.Request, res *wire.Record, in *lang.Interp,
 
 // below refuses (E326) a confinement held below the request's required
 // level: the one asked for, or the one this machine holds the policy at
-// (Request.Expected), with how to run it held less. whose says whose
-// confinement it is and then what became of the run.
+// (Request.Expected), with how to run it held less. Against the latter,
+// held is judged as the machine's level was, the limits the language
+// alone holds aside, and it must hold each of the request's Layers too.
+// whose says whose confinement it is and then what became of the run.
 func below(req *wire.Request, held core.Result, whose, then string) error {
+	if req.Expected {
+		if held.HoldsAsExpected(req.Require, req.Layers) {
+			return nil
+		}
+		return codes.Errorf(codes.E326, belowExpected, req.Require, core.LayersText(req.Layers),
+			whose, held.Level, core.LayersText(held.Layers), held.Reason, then, held.Level)
+	}
 	if req.Require == "" || held.Level.Rank() >= req.Require.Rank() {
 		return nil
-	}
-	if req.Expected {
-		return codes.Errorf(codes.E326, belowExpected, req.Require, whose, held.Level,
-			held.Reason, then, held.Level)
 	}
 	return codes.Errorf(codes.E326, "required level %s: %s %s (%s); %s", req.Require, whose,
 		held.Level, held.Reason, then)
 }
 
 // belowExpected is the refusal of a run held below the level this machine
-// holds its policy at, which it did not ask for: a layer the kernel offers
-// failed to install, or a granted path changed since the level was read;
-// the reason says which.
-const belowExpected = "this machine holds such a run at level %s, and %s %s (%s): held " +
-	"less than that, %s; to run it held so, ask for that level (--require-confinement %s)"
+// holds its policy at, which it did not ask for, or without a layer that
+// holds it there: a layer the kernel offers failed to install, or a
+// granted path changed since the level was read; the reason says which.
+const belowExpected = "this machine holds such a run at level %s, with %s (the limits the " +
+	"language alone holds aside), and %s %s, with %s (%s): held less than that, %s; to run " +
+	"it held so, ask for that level (--require-confinement %s)"
+
+// layersText names layers for a refusal: "no layer" for none.
+func layersText(layers []string) string {
+	if len(layers) == 0 {
+		return "no layer"
+	}
+	return core.JoinAnd(layers)
+}
 
 // prepare readies the worker's process before the policy is applied: its
 // temporary directory, the crash file, and the memory limit.

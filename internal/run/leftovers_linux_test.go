@@ -246,3 +246,89 @@ func TestPoolSweepsRunsLeftovers(t *testing.T) {
 		t.Errorf("the held directory's process %d was ended", kept.Process.Pid)
 	}
 }
+
+// TestSweepEndsLeftoversWhateverTheirTMPDIRsSpelling: a killed run's
+// worker hands on its TMPDIR as its supervisor spelled the runs directory
+// (through a link: a HOME that is a link to where the home is), and a
+// sweeper that spells it otherwise (the home as it resolves) read every
+// process's environment for its own spelling alone: it found none, removed
+// the directory, and what the worker left ran on for good, no later sweep
+// to find it. The leftover is found by the directory its TMPDIR names.
+// The controls: a process whose TMPDIR names, by the same link, a
+// directory whose lock is held (a live run's) is kept; so is one whose
+// TMPDIR has the stale directory's name in another place.
+func TestSweepEndsLeftoversWhateverTheirTMPDIRsSpelling(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep(1) to leave running:", err)
+	}
+	dir := t.TempDir()
+	parent, link := filepath.Join(dir, "runs"), filepath.Join(dir, "link")
+	if err := os.Mkdir(parent, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(parent, link); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := os.MkdirTemp(parent, tempPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, unlock, err := makeTempDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
+	elsewhere := filepath.Join(dir, "elsewhere", filepath.Base(stale))
+	if err := os.MkdirAll(elsewhere, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	for _, d := range []string{stale, held} {
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leave := func(tmp string) *exec.Cmd {
+		cmd := exec.Command(sleep, "3600")
+		cmd.Env = []string{"TMPDIR=" + tmp}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	left := leave(filepath.Join(link, filepath.Base(stale)))
+	kept := leave(filepath.Join(link, filepath.Base(held)))
+	namesake := leave(elsewhere)
+	for _, c := range []*exec.Cmd{left, kept, namesake} {
+		for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); !sleeping(c.Process.Pid); {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d is not a sleep before the sweep: the test proves nothing",
+					c.Process.Pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waited := make(chan struct{})
+	go func() { left.Wait(); close(waited) }()
+
+	removed := sweepTempDirs(parent, time.Now())
+	if !slices.Equal(removed, []string{stale}) {
+		t.Fatalf("the sweep removed %q, want the stale directory %s alone", removed, stale)
+	}
+	select {
+	case <-waited:
+	case <-time.After(testkit.Bound(5 * time.Second)): // sent SIGKILL before the sweep returned
+		t.Errorf("process %d, whose TMPDIR names the swept directory %s through the link %s, is "+
+			"alive after the sweep", left.Process.Pid, stale, link)
+	}
+	if !sleeping(kept.Process.Pid) {
+		t.Errorf("process %d of the held directory %s was ended", kept.Process.Pid, held)
+	}
+	if !sleeping(namesake.Process.Pid) {
+		t.Errorf("process %d, whose TMPDIR %s has the swept directory's name in another place, was "+
+			"ended", namesake.Process.Pid, elsewhere)
+	}
+}

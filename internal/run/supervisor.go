@@ -1096,7 +1096,7 @@ func sweepTempDirs(parent string, now time.Time) (removed []string) {
 	if err != nil {
 		return nil
 	}
-	var stale, named []string
+	var stale []string
 	var unlocks []func()
 	for _, e := range entries {
 		if len(stale) == maxSweep {
@@ -1117,12 +1117,11 @@ func sweepTempDirs(parent string, now time.Time) (removed []string) {
 		if !ok {
 			continue // its supervisor is alive
 		}
-		stale, unlocks, named = append(stale, dir), append(unlocks, unlock), append(named, dir)
-		if resolved, err := filepath.EvalSymlinks(dir); err == nil && resolved != dir {
-			named = append(named, resolved) // the worker's TMPDIR, made through a link
-		}
+		stale, unlocks = append(stale, dir), append(unlocks, unlock)
 	}
-	endLeftovers(named)
+	// Their workers' TMPDIRs are found as they lead, whatever the
+	// spelling of parent the killed supervisors had (a link, say).
+	endLeftovers(stale)
 	for i, dir := range stale {
 		if os.RemoveAll(dir) == nil {
 			removed = append(removed, dir)

@@ -84,6 +84,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sabline/sabline/codes"
@@ -829,6 +830,16 @@ var pruned = func(string) {}
 // with ".": readers pass it over.
 const heldName = ".held"
 
+// linkAcrossRefused says why a hold's link, from the user's subdirectory
+// into its view's, was refused as across devices where both lie in one
+// directory tree: a Landlock domain holding this process that does not
+// handle the right to refer (LANDLOCK_ACCESS_FS_REFER) refuses every link
+// from one directory into another so.
+const linkAcrossRefused = "a link from one directory into another was refused; a Landlock " +
+	"sandbox that holds this process and does not let it make such links (Landlock's refer " +
+	"right) refuses them so: run Sabline outside that sandbox, or have it allow refer beneath " +
+	"the register"
+
 // heldDir is the directory of the holds of the view tag in this user's
 // subdirectory at of the register.
 func heldDir(at, tag string) string { return filepath.Join(at, heldName, tag) }
@@ -873,8 +884,11 @@ func hold(at, p string) error {
 			return nil
 		}
 		_ = os.Remove(link) // a hold of an entry since replaced
-		if err := os.Link(entry, link); err != nil && !errors.Is(err, fs.ErrNotExist) &&
-			!errors.Is(err, fs.ErrExist) {
+		err = os.Link(entry, link)
+		switch {
+		case errors.Is(err, syscall.EXDEV):
+			return fmt.Errorf("%w: %s", err, linkAcrossRefused)
+		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist):
 			return err
 		}
 	}

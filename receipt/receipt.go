@@ -657,7 +657,7 @@ func (rec *Receipt) KeepCrashReport(dir, report string) string {
 	if strings.TrimSpace(report) == "" {
 		return ""
 	}
-	path := filepath.Join(dir, strings.TrimSuffix(rec.fileName(), ".json")+".crash.txt")
+	path := filepath.Join(dir, crashReportName(rec.fileName()))
 	if err := writeAtomic(path, []byte(report)); err != nil {
 		return ""
 	}
@@ -666,6 +666,12 @@ func (rec *Receipt) KeepCrashReport(dir, report string) string {
 	}
 	rec.CrashReport = path
 	return path
+}
+
+// crashReportName is the name of the crash report kept beside the
+// receipt whose key is key (KeepCrashReport).
+func crashReportName(key string) string {
+	return strings.TrimSuffix(key, ".json") + ".crash.txt"
 }
 
 // MaxBytes bounds the size of a receipt file Load reads. A

@@ -292,7 +292,7 @@ func (s *Store) Prune() (int, error) {
 		if !out {
 			break
 		}
-		newest, inFlight, err := s.segmentRuns(dir, in.Num)
+		newest, inFlight, keys, err := s.segmentRuns(dir, in.Num)
 		if err != nil {
 			return removed, err
 		}
@@ -305,6 +305,7 @@ func (s *Store) Prune() (int, error) {
 		if err := journal.Remove(dir, in.Num); err != nil {
 			return removed, codes.Errorf(codes.E317, "prune the receipts journal: %w", err)
 		}
+		s.removeCrashReports(keys)
 		s.mu.Lock()
 		delete(s.sealed, in.Num)
 		s.mu.Unlock()
@@ -338,8 +339,11 @@ func (s *Store) sealFor(r Retention) error {
 }
 
 // segmentRuns reads segment num of the journal in dir: the newest start
-// among its receipts' keys, and whether one of them is in flight here.
-func (s *Store) segmentRuns(dir string, num int) (newest time.Time, inFlight bool, err error) {
+// among its receipts' keys, whether one of them is in flight here, and
+// the keys, each once.
+func (s *Store) segmentRuns(dir string, num int) (newest time.Time, inFlight bool, keys []string,
+	err error) {
+	seen := map[string]bool{}
 	_, err = journal.ScanSegment(dir, num, func(key string, _ []byte, _, _ int64) error {
 		if s.InFlight(key) {
 			inFlight = true
@@ -347,12 +351,36 @@ func (s *Store) segmentRuns(dir string, num int) (newest time.Time, inFlight boo
 		if t, ok := startOfKey(key); ok && t.After(newest) {
 			newest = t
 		}
+		if !seen[key] {
+			seen[key] = true
+			keys = append(keys, key)
+		}
 		return nil
 	})
 	if err != nil {
-		return time.Time{}, false, codes.Errorf(codes.E317, "prune the receipts journal: %w", err)
+		return time.Time{}, false, nil, codes.Errorf(codes.E317, "prune the receipts journal: %w", err)
 	}
-	return newest, inFlight, nil
+	return newest, inFlight, keys, nil
+}
+
+// removeCrashReports removes the crash reports kept beside the receipts
+// keys name (KeepCrashReport), once the segment that held those receipts
+// is gone: a report is part of its receipt, and goes with it. Before, the
+// retention removed the segments and left the reports, a file of up to
+// 64 KiB for each run that crashed or ran out of memory, kept for ever
+// in the receipts directory whatever --keep-receipts said. Only a key of
+// a receipt's form names a file here; a report already gone, or one that
+// cannot be removed, is passed over.
+func (s *Store) removeCrashReports(keys []string) {
+	for _, key := range keys {
+		if _, ok := startOfKey(key); !ok || filepath.Base(key) != key {
+			continue
+		}
+		if _, ok := RunIDOfKey(key); !ok {
+			continue
+		}
+		_ = os.Remove(filepath.Join(s.dir, crashReportName(key)))
+	}
 }
 
 // keyTimeLayout is how a receipt's key (fileName) begins: its start.

@@ -14,12 +14,16 @@ var goSamples = []struct{ name, help, kind, from string }{
 	{"go_memstats_sys_bytes", "Bytes of memory the Go runtime holds from the system.", "gauge",
 		"/memory/classes/total:bytes"},
 	{"go_gc_cycles_total", "Garbage collections completed.", "counter", "/gc/cycles/total:gc-cycles"},
-	{"process_cpu_seconds_total", "CPU time the process used, as the Go runtime estimates it.",
-		"counter", "/cpu/classes/total:cpu-seconds"},
 }
 
 // GoRuntime adds the process's start time and the Go runtime's
-// goroutines, memory, collections and CPU time, each read when scraped.
+// goroutines, memory and collections, each read when scraped, and the
+// processor time the process used (process_cpu_seconds_total), user and
+// system, as the kernel counts it (processCPU), where the system says.
+// That is not the Go runtime's /cpu/classes/total:cpu-seconds, which is
+// GOMAXPROCS times the time the process has lived, busy or idle: read as
+// the process's time, a server that ran nothing for a week read as two
+// processors busy all week.
 func (r *Registry) GoRuntime() {
 	start := float64(time.Now().UnixNano()) / 1e9
 	r.GaugeFunc("process_start_time_seconds",
@@ -42,5 +46,12 @@ func (r *Registry) GoRuntime() {
 		} else {
 			r.GaugeFunc(g.name, g.help, read)
 		}
+	}
+	if _, ok := processCPU(); ok {
+		r.CounterFunc("process_cpu_seconds_total", "CPU time the process used, user and system.",
+			func() float64 {
+				d, _ := processCPU()
+				return d.Seconds()
+			})
 	}
 }

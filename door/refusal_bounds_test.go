@@ -18,11 +18,10 @@ import (
 
 // TestLongAllowKeepsItsReceipt: a request's allow is held to the
 // budget's bounds (budget.MaxBytes), and its refusal keeps the receipt
-// it names. An item whose canonical text is exactly the bound, wider
-// than the server's budget, is refused E328 with its receipt (the
-// control); one of 9 MiB, within the body's bound, is refused E301
-// naming the bound, with its receipt, and advice that is not the
-// command line's. Before, it was refused E328, quoting the 9 MiB item
+// it names. Items whose canonical text is exactly the bound, wider than
+// the server's budget, are refused E328 with their receipt (the
+// control); an item of 9 MiB, within the body's bound, is refused E301,
+// with its receipt, and advice that is not the command line's. Before, it was refused E328, quoting the 9 MiB item
 // twice, and named a receipt the journal never held (a record past its
 // 8 MiB bound): the client read 404 for the run id its refusal gave.
 func TestLongAllowKeepsItsReceipt(t *testing.T) {
@@ -33,21 +32,42 @@ func TestLongAllowKeepsItsReceipt(t *testing.T) {
 	r := newPoolRunner(t, sabline.PoolOptions{ImportRoot: root, Budget: budget.MustParse(root, "io"),
 		Receipts: rc})
 	_, ts := newTestServer(t, Config{Runner: r})
-	item := func(size int) string {
-		const head = "fs:read:/x/"
-		return head + strings.Repeat("a", size-len(head))
+	// items are distinct read grants whose canonical text, joined by
+	// commas, is size bytes: each a path within the bounds a path may
+	// have (names of 200 bytes, 4,000 bytes in all at most).
+	items := func(size int) []string {
+		const most = 4000
+		n := (size+1)/(most+1) + 1
+		var out []string
+		for i := range n {
+			head := fmt.Sprintf("fs:read:/x/%d", i)
+			q, r := (size-(n-1))/n, (size-(n-1))%n
+			l := q
+			if i < r {
+				l++
+			}
+			path := strings.Repeat("/"+strings.Repeat("a", 199), most/200+1)[:l-len(head)]
+			path = strings.TrimRight(path, "/")
+			out = append(out, head+path+strings.Repeat("b", l-len(head)-len(path)))
+		}
+		return out
 	}
 	for _, tt := range []struct {
 		name       string
-		item       string
+		items      []string
 		wantStatus int
 		wantCode   codes.Code
 	}{
-		{"at the bound", item(budget.MaxBytes), http.StatusForbidden, codes.E328},
-		{"9 MiB", item(9 << 20), http.StatusBadRequest, codes.E301},
+		{"at the bound", items(budget.MaxBytes), http.StatusForbidden, codes.E328},
+		{"9 MiB", []string{"fs:read:/x/" + strings.Repeat("a", 9<<20)}, http.StatusBadRequest,
+			codes.E301},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			body, _ := json.Marshal(map[string]any{"path": "hello.vel", "allow": []string{tt.item}})
+			if got := len(strings.Join(tt.items, ",")); tt.wantCode == codes.E328 &&
+				got != budget.MaxBytes {
+				t.Fatalf("the items are %d bytes as written, want %d", got, budget.MaxBytes)
+			}
+			body, _ := json.Marshal(map[string]any{"path": "hello.vel", "allow": tt.items})
 			resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+testToken, string(body))
 			code, msg := errCode(v)
 			detail, _ := v["error"].(map[string]any)

@@ -4,16 +4,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/sabline/sabline/cli/internal/cmdline"
 
 	"github.com/sabline/sabline/confine/core"
 
+	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine"
 	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/probe"
+	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/receipt"
 )
 
@@ -128,7 +131,8 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	reg, regAdvice := readRegister()
 	rep := doctorReport{Machine: m, Default: probe.Confinement, Register: reg,
-		Advice: append(append(m.Advice(), regAdvice...), receiptsAdvice()...)}
+		Advice: slices.Concat(m.Advice(), heldLess(probe.Confinement), regAdvice,
+			receiptsAdvice())}
 	if rep.Advice == nil {
 		rep.Advice = []string{}
 	}
@@ -173,3 +177,23 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// heldLess is doctor's advice where a run that asks for no level is
+// refused here: got, the probe's run under the default budget (which asks
+// for level none), was held below what this machine holds that budget at
+// (run.Required), as a layer that fails to install leaves it.
+func heldLess(got core.Result) []string {
+	level, layers, expected := run.Required("", core.ModeDefault,
+		core.OSPolicy(budget.Budget{}, core.Options{}))
+	if !expected || got.HoldsAsExpected(level, layers) {
+		return nil
+	}
+	return []string{fmt.Sprintf(heldLessAdvice, level, core.LayersText(layers), got.Level,
+		core.LayersText(got.Layers))}
+}
+
+// heldLessAdvice is heldLess's advice.
+const heldLessAdvice = "every run that asks for no level is refused here (E326): this machine " +
+	"holds such a run at %s with %s, and a worker here got %s with %s (default budget says " +
+	"why: a layer failed to install); run where it installs, or ask for less " +
+	"(--require-confinement partial or none)"

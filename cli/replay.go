@@ -435,7 +435,7 @@ func replayConfine(rp receipt.RunParameters, b budget.Budget, f *runFlags) (core
 		// The run asked for no level: the one this machine holds the
 		// budget at (run.Required), which the flag may not be below.
 		p := core.OSPolicy(b, core.Options{Mode: mode})
-		if held, _ := run.Required("", mode, p); req.Rank() < held.Rank() {
+		if held, _, _ := run.Required("", mode, p); req.Rank() < held.Rank() {
 			return "", "", wider("--require-confinement %s is below the receipt's, the level "+
 				"this machine holds the budget at, %s", req, held)
 		}

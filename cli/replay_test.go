@@ -400,7 +400,7 @@ func TestReplayRun(t *testing.T) {
 	// A run that asked for no level asked for its machine's: a level
 	// below it is refused, the machine's own asked for as it is.
 	rec.RunParameters.RequireConfinement = ""
-	held, _ := run.Required("", core.ModeDefault,
+	held, _, _ := run.Required("", core.ModeDefault,
 		core.OSPolicy(budget.MustParse(dir, "io,env"), core.Options{}))
 	for _, l := range []core.Level{core.None, core.Partial, core.Full} {
 		f = runFlags{require: string(l)}

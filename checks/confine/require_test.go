@@ -103,6 +103,25 @@ var _ = Describe("--require-confinement", cellLabel("require-confinement"), func
 		Expect(rep.Attempts).To(HaveLen(5), "%s", r)
 	})
 
+	It("has doctor say, where a layer fails to install, that a run asking for no level is refused", func() {
+		if !confined() || doctor.Machine.LandlockABI < 2 {
+			Skip("a Landlock ruleset the kernel refuses needs Landlock ABI 2 and later")
+		}
+		const says = "every run that asks for no level is refused here"
+		var rep struct{ Advice []string }
+		s := newScratch()
+		r := s.run("doctor", "--json")
+		Expect(r.exit).To(Equal(0), "%s", r)
+		Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed(), "%s", r)
+		Expect(rep.Advice).NotTo(ContainElement(ContainSubstring(says)), "the control, every layer installed")
+		r = s.runWith(call{bin: os.Args[0], args: []string{"doctor", "--json"},
+			env: []string{testkit.StackedExecEnv + "=" + sabline}})
+		Expect(r.exit).To(Equal(0), "%s", r)
+		Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed(), "%s", r)
+		Expect(rep.Advice).To(ContainElement(And(ContainSubstring(says),
+			ContainSubstring("--require-confinement partial or none"))), "%s", r)
+	})
+
 	It("never tries the fault-injection hook in a run it refuses", func() {
 		if !confined() {
 			Skip(noConfinement())

@@ -138,7 +138,7 @@ func Run(dir string, opts Options) ([]Result, error) {
 	require := opts.Require
 	if require == "" {
 		p := core.OSPolicy(opts.Budget, core.Options{Mode: opts.Confine})
-		if l, _ := run.Required("", opts.Confine, p); l.Rank() < core.Partial.Rank() {
+		if l, _, _ := run.Required("", opts.Confine, p); l.Rank() < core.Partial.Rank() {
 			require = core.Partial
 		}
 	} else if require.Rank() < core.Partial.Rank() {

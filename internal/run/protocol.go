@@ -34,16 +34,22 @@ func CheckConfine(mode core.Mode, require core.Level) error {
 }
 
 // Required is the least level a run's worker must be held at under p in
-// mode, and whether it is the level this machine holds p at rather than
-// one asked for. A level asked for is taken as it is (none: no least
-// level), and so is core.ModeOff's none.
-// Where none was asked, it is confine.Expected's: a layer the kernel
-// offers that fails to install refuses the run, where it would otherwise
-// run held less than this machine holds such a run; in a knock-out build,
-// whose runs are held less on purpose, there is none.
-func Required(asked core.Level, mode core.Mode, p core.Policy) (core.Level, bool) {
+// mode, the layers that must hold it, and whether it is the level this
+// machine holds p at rather than one asked for. A level asked for is
+// taken as it is (none: no least level), and so is core.ModeOff's none,
+// with no layers. Where none was asked, it is confine.Expected's, with
+// each of its layers that holds a limit (a worker's confinement is judged
+// by core.Result.HoldsAsExpected): a layer the kernel offers that fails
+// to install refuses the run, where it would otherwise run held less
+// than this machine holds such a run; in a knock-out build, whose runs
+// are held less on purpose, there is none.
+func Required(asked core.Level, mode core.Mode, p core.Policy) (level core.Level, layers []string,
+	expected bool) {
 	r, expected := required(asked, mode, p)
-	return r.Level, expected
+	if expected {
+		layers = holding(r)
+	}
+	return r.Level, layers, expected
 }
 
 // required is Required with, where the level is the one this machine

@@ -61,7 +61,7 @@ func TestRequired(t *testing.T) {
 					t.Skip("this system requires no level of a run that asks for none")
 				}
 			}
-			level, expected := Required(tt.asked, tt.mode, p)
+			level, _, expected := Required(tt.asked, tt.mode, p)
 			if level != want || expected != tt.wantExpected {
 				t.Errorf("Required: %q, expected %v; want %q, %v", level, expected, want,
 					tt.wantExpected)

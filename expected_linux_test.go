@@ -32,13 +32,14 @@ const stackedPart = "held by stacked domains"
 // process inside other sandboxes may), a worker's own ruleset is refused
 // by the kernel: the run is refused before its first statement (E326),
 // with its receipt, and the file it would write is not there. Asked for
-// none, the same run runs at partial and writes it, and so does a pool;
-// a pool that asks for nothing starts no worker. So too where this
-// machine's level is partial already, for what the language alone holds
-// (device nodes beneath a grant no nodev mount holds, where the process
-// can make no mount namespace) or for a granted path that is not there:
-// the layer that failed is refused all the same. The control: the runs
-// outside the stack, held in full, write the file.
+// none, the same run runs at partial and writes it, and so does a pool
+// and a run's own worker (a narrower budget that may make raw calls);
+// a pool, or a run's own worker, that asks for nothing is refused. So
+// too where this machine's level is partial already, for what the
+// language alone holds (device nodes beneath a grant no nodev mount
+// holds, where the process can make no mount namespace) or for a granted
+// path that is not there: the layer that failed is refused all the same.
+// The control: the runs outside the stack, held in full, write the file.
 func TestRunHeldAsThisMachineHoldsIt(t *testing.T) {
 	if confine.Probe().LandlockABI < 2 {
 		t.Skip("domains stacked that let links and renames be made need Landlock ABI 2 and later")
@@ -189,6 +190,33 @@ func heldBelowThisMachine(t *testing.T, nodev string) {
 	if err != nil || r.Receipt.Outcome.Status != receipt.StatusOK ||
 		r.Receipt.RunParameters.Confinement != core.Partial {
 		t.Errorf("a pool asking for none: %v, %+v; want hello run at partial", err, r.Receipt)
+	}
+
+	// A run's own worker (a narrower budget that may make raw calls) is
+	// held to the level this machine holds its own budget at: refused
+	// too, where its Landlock is. The pool (strict: a granted ffi:ctypes
+	// widens nothing) starts no worker of its own until a run comes
+	// (OnDemand).
+	opts = sabline.PoolOptions{Budget: budget.MustParse(root, "io", "ffi:ctypes",
+		"fs:write:"+root), Confine: sabline.ConfineStrict, Workers: 1, ImportRoot: root,
+		Receipts: t.TempDir(), OnDemand: true}
+	own := budget.MustParse(root, "io", "ffi:ctypes")
+	for _, require := range []core.Level{"", core.None} {
+		opts.Require = require
+		p := newPool(t, opts)
+		r, err := p.Run(context.Background(), sabline.File("hello.vel"),
+			sabline.RunOptions{Budget: &own})
+		if require == "" {
+			if codes.CodeOf(err) != codes.E326 {
+				t.Errorf("a run's own worker asking for no level: %v, want E326", err)
+			}
+			continue
+		}
+		if err != nil || r.Receipt.Outcome.Status != receipt.StatusOK ||
+			r.Receipt.RunParameters.Confinement != core.Partial {
+			t.Errorf("a run's own worker asking for none: %v, %+v; want hello run at partial",
+				err, r.Receipt.RunParameters)
+		}
 	}
 }
 

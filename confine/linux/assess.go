@@ -221,7 +221,7 @@ const withheldNote = "Granted paths left out of the kernel's ruleset, so that th
 // needsWithheldNote says what Carving.NeedsWithheld means to a run.
 const needsWithheldNote = "Paths the interpreter reads left out of the kernel's ruleset, so " +
 	"that the kernel refuses them: each led, through a link on its way when the worker started, " +
-	"into a location no grant reaches or a home's dot-entry"
+	"into a location no grant reaches or a home's dot-entry, or to a directory above one"
 
 // Predict returns the level a run of p gets where every Linux layer is
 // present: Landlock at LandlockMaxABI, seccomp and the capability drop,

@@ -64,7 +64,8 @@ type Carving struct {
 	// NeedsWithheld are the paths of the interpreter's needs left out of
 	// the ruleset, as written, sorted: each resolved, through a link on
 	// its way, into a place only a grant that names it reaches
-	// (outOfReach), where its path as written lies in none.
+	// (outOfReach), or to a directory above one (aboveCarveOut), where
+	// its path as written lies in none.
 	NeedsWithheld []string
 }
 
@@ -181,6 +182,15 @@ func outOfReach(carveOuts []guard.CarveOut, p string) bool {
 			return guard.Within(p, filepath.Join(c.Path, a))
 		})
 	})
+}
+
+// aboveCarveOut reports whether p is a directory a rule at which is
+// carved (CarveLandlock): one above a carve-out, or one expanded itself (a
+// home). Past MaxCarvedRules its rule is kept whole, and what lies in the
+// carve-outs beneath it is held by the language alone.
+func aboveCarveOut(carveOuts []guard.CarveOut, p string) bool {
+	_, expand := expansion(carveOuts, p)
+	return expand || len(strictlyBeneath(carveOuts, p)) > 0
 }
 
 func compactSorted(s []string) []string {

@@ -120,9 +120,9 @@ type LandlockApplied struct {
 // a carved entry gone or swapped is not. A need of the interpreter is
 // opened again, links followed; the executable's is left out unless it
 // is the file this process runs (LandlockRule.Image), and any need whose
-// links lead into a guarded location or a home's dot-entry, where its
-// path as written lies in none, is left out and reported in
-// Carving.NeedsWithheld (outOfReach). Between the build
+// links lead into a guarded location or a home's dot-entry, or to a
+// directory above one, where its path as written lies in none, is left
+// out and reported in Carving.NeedsWithheld (outOfReach, aboveCarveOut). Between the build
 // and the install, a path that comes to name another entry (another
 // device, inode or type), that a link now lies on the way to, or that is
 // gone leaves its rule out, which only narrows the ruleset; a grant so
@@ -205,11 +205,13 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 		}
 		// A need is held where its links lead, which no admission
 		// checked: one led into a place only a grant that names it
-		// reaches (a guarded location, a home's dot-entry) is left out.
-		// The private temporary directory lies in the runs' directory
-		// as written, and is kept.
-		if !r.Grant && !r.Operator && outOfReach(carveOuts, resolved) &&
-			!outOfReach(carveOuts, path) {
+		// reaches (a guarded location, a home's dot-entry), or to a
+		// directory above one, whose carving may be past MaxCarvedRules
+		// and its rule kept whole, is left out. The private temporary
+		// directory lies in the runs' directory as written, and is kept.
+		if !r.Grant && !r.Operator && !outOfReach(carveOuts, path) &&
+			(outOfReach(carveOuts, resolved) ||
+				aboveCarveOut(carveOuts, resolved) && !aboveCarveOut(carveOuts, path)) {
 			needsOut = append(needsOut, r.Path)
 			continue
 		}

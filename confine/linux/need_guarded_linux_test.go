@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,4 +120,95 @@ func runNeedGuardedChild(t *testing.T, base string) {
 		os.WriteFile(p("runs/tmp/f"), []byte("x"), 0o600), 0)
 	expect("read it back (the control)", read(p("runs/tmp/f")), 0)
 	t.Logf("need guarded child: %d checks", *checks)
+}
+
+// needAboveChildEnv carries the scratch tree to the test binary re-run as
+// the child that applies the ruleset of TestNeedLinkedAboveGuarded.
+const needAboveChildEnv = "SABLINE_TEST_NEED_ABOVE_CHILD"
+
+// TestNeedLinkedAboveGuarded applies, in a child, the ruleset of a budget
+// of io alone whose time zone need is a link made where the interpreter
+// looks for it, to a directory a guarded location lies in, as a run that
+// may write in /etc makes /etc/localtime a link to /etc, and fills /etc
+// with more entries than the carving of a ruleset adds rules for
+// (MaxCarvedRules): the need is left out of the ruleset
+// (Carving.NeedsWithheld), and the key in the guarded location is refused
+// through the link and by its own path. Before, the need's rule, too
+// large to carve, was kept whole, the location left to the language,
+// which holds no raw call: a later run with raw calls and no file grant
+// read the key.
+//
+// The controls are a need linked to a directory no guarded location lies
+// in, read through its link, and a time zone directory that is no link.
+func TestNeedLinkedAboveGuarded(t *testing.T) {
+	if base := os.Getenv(needAboveChildEnv); base != "" {
+		testkit.EndChildBeforeCoverage(t)
+		runNeedAboveChild(t, base)
+		return
+	}
+	if _, err := LandlockABI(); err != nil {
+		t.Skipf("the kernel has no Landlock: %v", err)
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"etc/secret/key", "zones/zone", "tz/zone"} {
+		testkit.WriteFile(t, filepath.Join(base, f), "data")
+	}
+	for i := range MaxCarvedRules + 1 {
+		f, err := os.Create(filepath.Join(base, "etc", fmt.Sprintf("e%05d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if err := os.MkdirAll(filepath.Join(base, "runs/tmp"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"localtime": "etc", "zoneinfo": "zones"} {
+		if err := os.Symlink(filepath.Join(base, to), filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	childChecks(t, "TestNeedLinkedAboveGuarded", needAboveChildEnv, base, "need above")
+}
+
+func runNeedAboveChild(t *testing.T, base string) {
+	abi, err := LandlockABI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := func(rel string) string { return filepath.Join(base, rel) }
+	policy := core.OSPolicy(budget.MustParse("/", "io"), core.Options{})
+	needs := core.Needs{Executable: exe, TempDir: p("runs/tmp"),
+		TZData: []string{p("tz"), p("zoneinfo"), p("localtime")}}
+	plan, err := LandlockPlan(policy, needs, abi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	carveOuts := []guard.CarveOut{{Path: p("etc/secret")}, {Path: p("runs")}}
+	checks, expect := errnoChecks(t)
+	read := func(path string) error { _, err := os.ReadFile(path); return err }
+	expect("before: read the key", read(p("etc/secret/key")), 0)
+
+	applied, err := ApplyLandlock(plan, carveOuts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	*checks++
+	if want := []string{p("localtime")}; !slices.Equal(applied.Carving.NeedsWithheld, want) {
+		t.Errorf("needs withheld %q, want %q", applied.Carving.NeedsWithheld, want)
+	}
+	expect("read the key through the need's link", read(p("localtime/secret/key")),
+		syscall.EACCES)
+	expect("read the key", read(p("etc/secret/key")), syscall.EACCES)
+	expect("read through a need's link to no guarded location (the control)",
+		read(p("zoneinfo/zone")), 0)
+	expect("read the time zone that is no link (the control)", read(p("tz/zone")), 0)
+	t.Logf("need above child: %d checks", *checks)
 }

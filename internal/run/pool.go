@@ -120,26 +120,17 @@ type Pool struct {
 	resolved map[string]string // the ceiling's granted paths as they resolved when the pool started
 	named    string            // the import root as given, absolute: cfg.ImportRoot is where it led
 	held     core.Result       // what the first worker reported
-	// require is the least level of the pool's workers, as the pool
-	// judges them (below): the one asked for (cfg.Require), or, with
-	// expected, the one this machine holds the pool's policy at
-	// (Required), the pool's own gaps added (heldOf); workerRequire is
-	// what each worker is sent, which judges its confinement alone.
-	// With expected, layers are the layers that hold it there (holding),
-	// which each worker must hold too.
-	require, workerRequire core.Level
-	expected               bool
-	layers                 []string
-	store                  *receipt.Store // the receipts' journal; nil when receipts are not kept
-	slots                  chan *slot     // the free ones
-	stop                   chan struct{}
-	wg                     sync.WaitGroup // retirements and trial starts under way
-	admitted               sync.WaitGroup // runs admitted and not yet answered: Close drains them
-	mu                     sync.Mutex
-	pids                   map[int]bool
-	idle                   int // workers waiting for a run
-	closed                 bool
-	stopped                sync.Once
+	least    least             // of the workers held to the pool's policy (leastOf)
+	store    *receipt.Store    // the receipts' journal; nil when receipts are not kept
+	slots    chan *slot        // the free ones
+	stop     chan struct{}
+	wg       sync.WaitGroup // retirements and trial starts under way
+	admitted sync.WaitGroup // runs admitted and not yet answered: Close drains them
+	mu       sync.Mutex
+	pids     map[int]bool
+	idle     int // workers waiting for a run
+	closed   bool
+	stopped  sync.Once
 
 	// present are the granted paths of the workers' policy (the import
 	// root among them) that existed when the pool started: one gone since
@@ -292,15 +283,9 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	p.present = existing(p.osBudget())
 	p.policy = core.OSPolicy(p.osBudget(), core.Options{Mode: cfg.Confine})
 	p.digest = p.policy.SHA256()
-	need, expected := required(cfg.Require, cfg.Confine, p.policy)
-	p.workerRequire, p.require, p.expected = need.Level, need.Level, expected
-	if expected {
-		// As a worker holds the policy: a pool makes no granted
-		// directory, so one not there is held beneath the one above it.
-		p.require, p.layers = p.heldOf(need).Level, holding(need)
-	}
+	p.least = p.leastOf(p.policy)
 	if cfg.OnDemand {
-		if err := p.below(p.heldOf(confine.OnThisMachine(p.policy)),
+		if err := p.below(p.least, p.heldOf(confine.OnThisMachine(p.policy)),
 			"this machine would hold it at"); err != nil {
 			return nil, err
 		}
@@ -354,23 +339,50 @@ func (p *Pool) Confinement() core.Result {
 	return p.held
 }
 
-// below refuses (E326) a level under the pool's least one (require);
-// saying is how the message introduces the level.
-// Against the level this machine holds the pool's policy at (expected),
-// held is judged as that level was, the limits the language alone holds
-// aside, and must hold each of the pool's layers.
-func (p *Pool) below(held core.Result, saying string) error {
-	if p.expected {
-		if held.HoldsAsExpected(p.require, p.layers) {
+// least is the least level of the workers held to one policy.
+type least struct {
+	// level is as the pool judges them (below): the one asked for
+	// (cfg.Require), or, with expected, the one this machine holds the
+	// policy at (Required), the pool's own gaps added (heldOf); worker is
+	// what each is sent, which judges its confinement alone. With
+	// expected, layers are the layers that hold it there (holding), which
+	// each must hold too.
+	level, worker core.Level
+	expected      bool
+	layers        []string
+}
+
+// leastOf is the least level of the pool's workers held to pol: the
+// pool's own, or a run's own worker held to its narrower budget
+// (startRunWorker), which this machine may hold at another level (a
+// granted directory not there yet, held beneath the one above it).
+func (p *Pool) leastOf(pol core.Policy) least {
+	need, expected := required(p.cfg.Require, p.cfg.Confine, pol)
+	l := least{level: need.Level, worker: need.Level, expected: expected}
+	if expected {
+		// As a worker holds the policy: a pool makes no granted
+		// directory, so one not there is held beneath the one above it.
+		l.level, l.layers = p.heldOf(need).Level, holding(need)
+	}
+	return l
+}
+
+// below refuses (E326) a level under l; saying is how the message
+// introduces the level. Against the level this machine holds the
+// policy at (expected), held is judged as that level was, the limits
+// the language alone holds aside, and must hold each of l's layers.
+func (p *Pool) below(l least, held core.Result, saying string) error {
+	if l.expected {
+		if held.HoldsAsExpected(l.level, l.layers) {
 			return nil
 		}
-		return codes.Errorf(codes.E326, poolBelowExpected, p.require, core.LayersText(p.layers),
+		return codes.Errorf(codes.E326, poolBelowExpected, l.level, core.LayersText(l.layers),
 			saying, held.Level, core.LayersText(held.Layers), held.Reason, held.Level)
 	}
-	if p.require == "" || held.Level.Rank() >= p.require.Rank() {
+	if l.level == "" || held.Level.Rank() >= l.level.Rank() {
 		return nil
 	}
-	return codes.Errorf(codes.E326, "required level %s: %s %s (%s)", p.require, saying,
+	return codes.Errorf(codes.E326, "required level %s: %s %s (%s)", l.level, saying,
 		held.Level, held.Reason)
 }
 
@@ -382,14 +394,6 @@ const poolBelowExpected = "this machine holds such a pool at level %s, with %s (
 	"the language alone holds aside), and %s %s, with %s (%s): held less than that, it runs " +
 	"nothing; to run it held so, ask for that level (Require, or a server's " +
 	"--require-confinement, %s)"
-
-// layersText names layers for a refusal: "no layer" for none.
-func layersText(layers []string) string {
-	if len(layers) == 0 {
-		return "no layer"
-	}
-	return core.JoinAnd(layers)
-}
 
 // unstartable is the error of a run no worker could be started for, with
 // the start's own code (E326 for a worker held below Require), or E310.
@@ -1051,7 +1055,8 @@ func (p *Pool) startRunWorker(b budget.Budget) (*poolWorker, error) {
 // start starts one worker held to b by pol (whose sha256 is digest), its
 // granted paths admitted as adm says they resolved, and waits for it to
 // report the policy it applied. A worker of the pool's own (pooled) has
-// its start count towards the pool's level (Refusing).
+// its start count towards the pool's level (Refusing); a run's own is
+// held to the least level of pol (leastOf), not the pool's.
 func (p *Pool) start(b budget.Budget, pol core.Policy, digest string, adm map[string]string,
 	pooled bool) (*poolWorker, error) {
 	if p.cfg.Confine == core.ModeOff {
@@ -1093,9 +1098,13 @@ func (p *Pool) start(b budget.Budget, pol core.Policy, digest string, adm map[st
 			return fail(err)
 		}
 	}
+	l := p.least
+	if !pooled {
+		l = p.leastOf(pol)
+	}
 	req := wire.Request{
 		Pool: true, Budget: b, Cwd: p.cfg.Cwd, Guard: p.guard.Wire(), Admitted: adm,
-		Confine: p.cfg.Confine, Require: p.workerRequire, Expected: p.expected, Layers: p.layers,
+		Confine: p.cfg.Confine, Require: l.worker, Expected: l.expected, Layers: l.layers,
 		MaxMemoryMB: p.cfg.MaxMemoryMB, TempDir: w.tmp, Procs: w.procs, Relayed: w.relayed,
 	}
 	if p.cfg.Confine != core.ModeOff {
@@ -1131,7 +1140,7 @@ func (p *Pool) start(b budget.Budget, pol core.Policy, digest string, adm map[st
 	if !pooled {
 		saying = "the worker held to this run's budget is at"
 	}
-	if err := p.below(w.held, saying); err != nil {
+	if err := p.below(l, w.held, saying); err != nil {
 		return fail(err)
 	}
 	p.mu.Lock()
@@ -1182,7 +1191,7 @@ func (p *Pool) tryStart() {
 // as a worker started now holds it. A pool that asked for level none, or
 // whose policy holds nothing, refuses nothing for its level.
 func (p *Pool) Refusing() error {
-	if p.require.Rank() <= core.None.Rank() {
+	if p.least.level.Rank() <= core.None.Rank() {
 		return nil
 	}
 	gone := p.gone()
@@ -1203,7 +1212,7 @@ func (p *Pool) Refusing() error {
 			Text: g + " no longer exists: a worker started now holds it beneath the nearest " +
 				"directory above it that does"})
 	}
-	return p.below(held, "a worker started now would hold")
+	return p.below(p.least, held, "a worker started now would hold")
 }
 
 // retryRefused starts a worker in the background, under p.mu, once the

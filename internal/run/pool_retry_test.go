@@ -21,7 +21,8 @@ import (
 // that records what a real start records (refuse, atLevel): that a
 // real start refused for its level records E326 is TestPoolRefusing's.
 func TestPoolRetriesARefusedStart(t *testing.T) {
-	p := &Pool{cfg: PoolConfig{Require: core.Full}, require: core.Full, retryEvery: time.Hour}
+	p := &Pool{cfg: PoolConfig{Require: core.Full}, least: least{level: core.Full},
+		retryEvery: time.Hour}
 	var trials, inFlight, overlapped atomic.Int32
 	var cleared atomic.Bool
 	refusal := codes.Errorf(codes.E326, "required level full: the worker holds partial")

@@ -34,19 +34,24 @@ func CheckConfine(mode core.Mode, require core.Level) error {
 }
 
 // Required is the least level a run's worker must be held at under p in
-// mode, the layers that must hold it, and whether it is the level this
-// machine holds p at rather than one asked for. A level asked for is
-// taken as it is (none: no least level), and so is core.ModeOff's none,
-// with no layers. Where none was asked, it is confine.Expected's, with
-// each of its layers that holds a limit (a worker's confinement is judged
-// by core.Result.HoldsAsExpected): a layer the kernel offers that fails
-// to install refuses the run, where it would otherwise run held less
-// than this machine holds such a run; in a knock-out build, whose runs
-// are held less on purpose, there is none.
+// mode, asked before the run starts, the layers that must hold it, and
+// whether it is the level this machine holds p at rather than one asked
+// for. A level asked for is taken as it is (none: no least level), and so
+// is core.ModeOff's none, with no layers. Where none was asked, it is
+// confine.Expected's, with each of its layers that holds a limit (a
+// worker's confinement is judged by core.Result.HoldsAsExpected): a layer
+// the kernel offers that fails to install refuses the run, where it would
+// otherwise run held less than this machine holds such a run; in a
+// knock-out build, whose runs are held less on purpose, there is none. A
+// granted directory the run's supervisor makes (its parent there) is
+// counted made, as the supervisor counts it once it has made it
+// (confine.OnThisMachine): one removed since an earlier run made it
+// lowers the level no further.
 func Required(asked core.Level, mode core.Mode, p core.Policy) (level core.Level, layers []string,
 	expected bool) {
 	r, expected := required(asked, mode, p)
 	if expected {
+		r = confine.OnThisMachine(p).Except(core.LayerLanguage)
 		layers = holding(r)
 	}
 	return r.Level, layers, expected

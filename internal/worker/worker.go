@@ -303,14 +303,6 @@ const belowExpected = "this machine holds such a run at level %s, with %s (the l
 	"language alone holds aside), and %s %s, with %s (%s): held less than that, %s; to run " +
 	"it held so, ask for that level (--require-confinement %s)"
 
-// layersText names layers for a refusal: "no layer" for none.
-func layersText(layers []string) string {
-	if len(layers) == 0 {
-		return "no layer"
-	}
-	return core.JoinAnd(layers)
-}
-
 // prepare readies the worker's process before the policy is applied: its
 // temporary directory, the crash file, and the memory limit.
 func (w *worker) prepare(req *wire.Request, res *wire.Record) {

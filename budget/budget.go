@@ -94,9 +94,11 @@ const (
 	MaxBytes = 64 << 10
 )
 
-// The longest path a grant may name, and the longest name in it: one past
-// them can never be opened (ENAMETOOLONG), so a grant of it could never
-// be held, in the language or by the kernel, beneath it or above.
+// The longest path a grant may name, and the longest name in it: on Linux
+// one past them can never be opened (ENAMETOOLONG), so a grant of it could
+// never be held, in the language or by the kernel, beneath it or above.
+// Other systems' bounds differ (macOS's PATH_MAX is 1,024): a grant within
+// these that such a system cannot open is held as a path that is not there.
 const (
 	maxPathBytes = 4095 // PATH_MAX less its NUL
 	maxNameBytes = 255  // NAME_MAX

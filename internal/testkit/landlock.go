@@ -1,10 +1,6 @@
 package testkit
 
-// MaxLandlockDomains is the most Landlock domains a Linux kernel stacks on
-// a thread (LANDLOCK_MAX_NUM_LAYERS): one more is refused with E2BIG.
-const MaxLandlockDomains = 16
-
 // StackedExecEnv, set in a test binary's environment, names a binary
 // that the test binary executes in its place (StackedExec), with its own
-// arguments, once it holds MaxLandlockDomains Landlock domains.
+// arguments, once it holds as many Landlock domains as the kernel stacks.
 const StackedExecEnv = "SABLINE_TEST_STACKED_EXEC"

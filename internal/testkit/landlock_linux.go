@@ -11,7 +11,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// StackLandlock holds the calling thread with MaxLandlockDomains Landlock
+// maxLandlockDomains is the most Landlock domains a Linux kernel stacks on
+// a thread (LANDLOCK_MAX_NUM_LAYERS): one more is refused with E2BIG.
+const maxLandlockDomains = 16
+
+// stackLandlock holds the calling thread with maxLandlockDomains Landlock
 // domains, as a process inside other sandboxes may be held, so that the
 // kernel refuses any ruleset a process started from it restricts itself
 // with. Each domain refuses the making of block devices alone (REFER,
@@ -20,7 +24,7 @@ import (
 // alone the domains are: a process this thread executes holds them on
 // every thread. It checks that the kernel refuses one more domain, and
 // needs Landlock ABI 2 and later.
-func StackLandlock() error {
+func stackLandlock() error {
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
@@ -49,20 +53,20 @@ func StackLandlock() error {
 		}
 		return nil
 	}
-	for i := range MaxLandlockDomains {
+	for i := range maxLandlockDomains {
 		if err := restrict(); err != nil {
 			return fmt.Errorf("landlock_restrict_self, domain %d: %w", i+1, err)
 		}
 	}
 	if err := restrict(); !errors.Is(err, syscall.E2BIG) {
 		return fmt.Errorf("landlock_restrict_self past %d domains: %v, want E2BIG",
-			MaxLandlockDomains, err)
+			maxLandlockDomains, err)
 	}
 	return nil
 }
 
 // StackedExec, where StackedExecEnv names a binary, holds this process
-// with MaxLandlockDomains Landlock domains (StackLandlock) and executes
+// with maxLandlockDomains Landlock domains (stackLandlock) and executes
 // that binary in its place, with this one's arguments and environment,
 // the variable left out; it returns only to say why it could not. Where
 // the variable is unset it returns nil at once. Call it first thing in
@@ -75,7 +79,7 @@ func StackedExec() error {
 	if err := os.Unsetenv(StackedExecEnv); err != nil {
 		return err
 	}
-	if err := StackLandlock(); err != nil {
+	if err := stackLandlock(); err != nil {
 		return err
 	}
 	return syscall.Exec(bin, append([]string{bin}, os.Args[1:]...), os.Environ())

@@ -7,11 +7,8 @@ import (
 	"os"
 )
 
-// errNoLandlock is StackLandlock's error where there is no Landlock.
+// errNoLandlock is StackedExec's error where there is no Landlock.
 var errNoLandlock = errors.New("Landlock domains are Linux's")
-
-// StackLandlock fails: Landlock domains are Linux's.
-func StackLandlock() error { return errNoLandlock }
 
 // StackedExec fails where StackedExecEnv is set, and is nil otherwise:
 // Landlock domains are Linux's.

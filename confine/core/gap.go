@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -223,6 +224,19 @@ func (r Result) HoldsAsExpected(level Level, layers []string) bool {
 		}
 	}
 	return r.Except(LayerLanguage).Level.Rank() >= level.Rank()
+}
+
+// BelowExpected says why r, the confinement whose names, is refused: it
+// does not hold a subject ("run", "pool") as this machine holds such a
+// subject, at level with layers (HoldsAsExpected), which it did not ask
+// for. then says what became of it, and ask where a level is asked for,
+// which the text ends naming r's.
+func (r Result) BelowExpected(subject string, level Level, layers []string, whose, then,
+	ask string) string {
+	return fmt.Sprintf("this machine holds such a %s at level %s, with %s (the limits the "+
+		"language alone holds aside), and %s %s, with %s (%s): held less than that, %s; to "+
+		"run it held so, ask for that level (%s %s)", subject, level, LayersText(layers), whose,
+		r.Level, LayersText(r.Layers), r.Reason, then, ask, r.Level)
 }
 
 // LayersText names layers for a message: "no layer" for none.

@@ -68,22 +68,7 @@ func TestNeedLinkedIntoGuarded(t *testing.T) {
 }
 
 func runNeedGuardedChild(t *testing.T, base string) {
-	abi, err := LandlockABI()
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := func(rel string) string { return filepath.Join(base, rel) }
-	policy := core.OSPolicy(budget.MustParse("/", "io"), core.Options{})
-	needs := core.Needs{Executable: exe, TempDir: p("runs/tmp"),
-		TZData: []string{p("tz"), p("zoneinfo"), p("localtime")}}
-	plan, err := LandlockPlan(policy, needs, abi)
-	if err != nil {
-		t.Fatal(err)
-	}
+	policy, plan, p := tzNeedsPlan(t, base)
 	carveOuts := []guard.CarveOut{
 		{Path: p("home"), Expand: true, Dots: true},
 		{Path: p("home/.ssh")},
@@ -175,22 +160,7 @@ func TestNeedLinkedAboveGuarded(t *testing.T) {
 }
 
 func runNeedAboveChild(t *testing.T, base string) {
-	abi, err := LandlockABI()
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := func(rel string) string { return filepath.Join(base, rel) }
-	policy := core.OSPolicy(budget.MustParse("/", "io"), core.Options{})
-	needs := core.Needs{Executable: exe, TempDir: p("runs/tmp"),
-		TZData: []string{p("tz"), p("zoneinfo"), p("localtime")}}
-	plan, err := LandlockPlan(policy, needs, abi)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, plan, p := tzNeedsPlan(t, base)
 	carveOuts := []guard.CarveOut{{Path: p("etc/secret")}, {Path: p("runs")}}
 	checks, expect := errnoChecks(t)
 	read := func(path string) error { _, err := os.ReadFile(path); return err }
@@ -211,4 +181,30 @@ func runNeedAboveChild(t *testing.T, base string) {
 		read(p("zoneinfo/zone")), 0)
 	expect("read the time zone that is no link (the control)", read(p("tz/zone")), 0)
 	t.Logf("need above child: %d checks", *checks)
+}
+
+// tzNeedsPlan is, for a child of this file's tests, the ruleset of a
+// budget of io alone planned at this kernel's ABI, its time zone needs tz,
+// zoneinfo and localtime beneath base and its temporary directory
+// runs/tmp, with the policy and p, the path of a name beneath base.
+func tzNeedsPlan(t *testing.T, base string) (core.Policy, LandlockRuleset,
+	func(string) string) {
+	t.Helper()
+	abi, err := LandlockABI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := func(rel string) string { return filepath.Join(base, rel) }
+	policy := core.OSPolicy(budget.MustParse("/", "io"), core.Options{})
+	needs := core.Needs{Executable: exe, TempDir: p("runs/tmp"),
+		TZData: []string{p("tz"), p("zoneinfo"), p("localtime")}}
+	plan, err := LandlockPlan(policy, needs, abi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return policy, plan, p
 }

@@ -376,8 +376,8 @@ func (p *Pool) below(l least, held core.Result, saying string) error {
 		if held.HoldsAsExpected(l.level, l.layers) {
 			return nil
 		}
-		return codes.Errorf(codes.E326, poolBelowExpected, l.level, core.LayersText(l.layers),
-			saying, held.Level, core.LayersText(held.Layers), held.Reason, held.Level)
+		return codes.Errorf(codes.E326, "%s", held.BelowExpected("pool", l.level, l.layers,
+			saying, "it runs nothing", "Require, or a server's --require-confinement,"))
 	}
 	if l.level == "" || held.Level.Rank() >= l.level.Rank() {
 		return nil
@@ -385,15 +385,6 @@ func (p *Pool) below(l least, held core.Result, saying string) error {
 	return codes.Errorf(codes.E326, "required level %s: %s %s (%s)", l.level, saying,
 		held.Level, held.Reason)
 }
-
-// poolBelowExpected is the refusal of a pool's worker held below the level
-// this machine holds the pool's policy at, which the pool did not ask for:
-// a layer the kernel offers failed to install, or a granted path changed
-// since the pool started; the reason says which.
-const poolBelowExpected = "this machine holds such a pool at level %s, with %s (the limits " +
-	"the language alone holds aside), and %s %s, with %s (%s): held less than that, it runs " +
-	"nothing; to run it held so, ask for that level (Require, or a server's " +
-	"--require-confinement, %s)"
 
 // unstartable is the error of a run no worker could be started for, with
 // the start's own code (E326 for a worker held below Require), or E310.

@@ -285,8 +285,8 @@ func below(req *wire.Request, held core.Result, whose, then string) error {
 		if held.HoldsAsExpected(req.Require, req.Layers) {
 			return nil
 		}
-		return codes.Errorf(codes.E326, belowExpected, req.Require, core.LayersText(req.Layers),
-			whose, held.Level, core.LayersText(held.Layers), held.Reason, then, held.Level)
+		return codes.Errorf(codes.E326, "%s", held.BelowExpected("run", req.Require, req.Layers,
+			whose, then, "--require-confinement"))
 	}
 	if req.Require == "" || held.Level.Rank() >= req.Require.Rank() {
 		return nil
@@ -294,14 +294,6 @@ func below(req *wire.Request, held core.Result, whose, then string) error {
 	return codes.Errorf(codes.E326, "required level %s: %s %s (%s); %s", req.Require, whose,
 		held.Level, held.Reason, then)
 }
-
-// belowExpected is the refusal of a run held below the level this machine
-// holds its policy at, which it did not ask for, or without a layer that
-// holds it there: a layer the kernel offers failed to install, or a
-// granted path changed since the level was read; the reason says which.
-const belowExpected = "this machine holds such a run at level %s, with %s (the limits the " +
-	"language alone holds aside), and %s %s, with %s (%s): held less than that, %s; to run " +
-	"it held so, ask for that level (--require-confinement %s)"
 
 // prepare readies the worker's process before the policy is applied: its
 // temporary directory, the crash file, and the memory limit.

@@ -201,7 +201,7 @@ func receiptsFlagSet(verb string) (*flag.FlagSet, *receiptsFlags) {
 		"read the shared store at `URL` instead (see sabline serve --receipts-url)")
 	fs.StringVar(&f.tenant, "tenant", "", "with --receipts-url, the receipts of this `tenant` only")
 	fs.StringVar(&f.agent, "store-agent", "",
-		"the store agent's `executable` (default: "+cmdline.StoreAgentName+" beside sabline, else on PATH)")
+		"the store agent's `executable` (default: "+bucket.AgentName+" beside sabline, else on PATH)")
 	if verb == "list" {
 		fs.BoolVar(&f.json, "json", false, "print JSON")
 	}

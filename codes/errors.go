@@ -391,15 +391,20 @@ func IsStackGap(line string) bool {
 // Clip returns s if it is at most max bytes, else its first bytes, cut on
 // a rune's boundary, and a note of how many bytes were left out, max
 // bytes in all. max is at least 64.
-func Clip(s string, max int) string {
-	if len(s) <= max {
-		return s
+func Clip(s string, max int) string { return ClipOf(s, len(s), max) }
+
+// ClipOf is Clip of a text of n bytes that head begins (the whole text
+// when len(head) == n, else at least its first max bytes), for a reader
+// that keeps no more of a long text than it will write.
+func ClipOf(head string, n, max int) string {
+	if n <= max {
+		return head
 	}
 	// at least the count left out: the note itself is short
-	note := fmt.Sprintf("... (%d bytes more)", len(s))
+	note := fmt.Sprintf("... (%d bytes more)", n)
 	cut := max - len(note)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(head[cut]) {
 		cut--
 	}
-	return s[:cut] + fmt.Sprintf("... (%d bytes more)", len(s)-cut)
+	return head[:cut] + fmt.Sprintf("... (%d bytes more)", n-cut)
 }

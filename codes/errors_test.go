@@ -237,3 +237,33 @@ func TestBounded(t *testing.T) {
 		t.Error("a frame taken for the line that counts calls left out")
 	}
 }
+
+// TestClipOf: the clip of a long text from its first bytes alone is the
+// clip of the whole text, however many more of them were kept; a text
+// within the bound (the control) is itself.
+func TestClipOf(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		s    string
+		max  int
+	}{
+		{name: "two-byte runes", s: strings.Repeat("é", 5000), max: MaxMessageBytes},
+		{name: "bytes", s: strings.Repeat("a", 100000), max: 100},
+		{name: "within the bound", s: "slow down", max: 64},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want := Clip(tt.s, tt.max)
+			for _, kept := range []int{tt.max, tt.max + 1, tt.max + 3, len(tt.s)} {
+				head := tt.s[:min(kept, len(tt.s))]
+				if got := ClipOf(head, len(tt.s), tt.max); got != want {
+					t.Errorf("ClipOf of the first %d bytes = ...%q; want ...%q", kept,
+						got[max(0, len(got)-30):], want[max(0, len(want)-30):])
+				}
+			}
+			if (len(tt.s) <= tt.max) != (want == tt.s) || len(want) > tt.max {
+				t.Errorf("Clip = %d bytes; want the text itself within the bound, else at most %d",
+					len(want), tt.max)
+			}
+		})
+	}
+}

@@ -45,7 +45,7 @@ func (f *fleetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.replica, "replica", "",
 		"this replica's `id` in the fleet (default: the host's name)")
 	fs.StringVar(&f.agent, "store-agent", "",
-		"the store agent's `executable` (default: "+cmdline.StoreAgentName+" beside sabline, else on PATH)")
+		"the store agent's `executable` (default: "+bucket.AgentName+" beside sabline, else on PATH)")
 	fs.Var((*cmdline.Duration)(&f.shipEvery), "ship-every",
 		"seal and ship receipts every `duration`")
 	fs.Var((*cmdline.Duration)(&f.maxLag), "ready-max-lag",

@@ -75,7 +75,7 @@ func main() {
 // the log that reads as the server's.
 func say(format string, args ...any) {
 	msg := codes.Clip(fmt.Sprintf(format, args...), codes.MaxMessageBytes)
-	fmt.Fprintf(os.Stderr, "sabline-store: %s\n", codes.TerminalSafe(msg))
+	fmt.Fprintf(os.Stderr, "%s: %s\n", bucket.AgentName, codes.TerminalSafe(msg))
 }
 
 // storeURL is the one argument the agent takes: a URL, or an absolute

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	neturl "net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -302,10 +301,11 @@ func TestReadPastTheBound(t *testing.T) {
 // newline, a line that reads as the server's, a bidirectional override
 // and a C1 control had them all written raw, and the log showed the
 // store's line as sabline serve's own. Each is escaped now, and every
-// line the agent writes begins with its name; a message of 64 KiB,
-// said whole before, is kept to a message's bound, saying how much it
-// left out. The control: a store refusing with a plain message has it
-// said as it is.
+// line of the agent's process in the log begins with its name (the
+// SDK's own warnings too, which it writes there itself); a message of
+// 64 KiB, said whole before, is kept to a message's bound, saying how
+// much it left out. The control: a store refusing with a plain message
+// has it said as it is.
 func TestSaysTheStoresWordsEscaped(t *testing.T) {
 	for _, tt := range []struct {
 		name, msg string
@@ -328,21 +328,18 @@ func TestSaysTheStoresWordsEscaped(t *testing.T) {
 			}
 			srv := httptest.NewServer(http.HandlerFunc(refuse))
 			defer srv.Close()
-			cmd := exec.Command(os.Args[0], s3URL(t, srv.URL)) // no input: it serves, then ends
-			cmd.Env = append(os.Environ(), asMain+"=1")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			_ = cmd.Run() // how it ended is not what is judged: what it said is
-			said := stderr.String()
+			url := s3URL(t, srv.URL)
+			t.Setenv(asMain, "1")
+			var log bytes.Buffer
+			a, err := bucket.StartAgent(os.Args[0], url, &log) // it serves, though refused
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Close() // and ends: what it said is in the log
+			said := log.String()
 			want := "api error AccessDenied: " + codes.TerminalSafe(tt.msg) + "): serving"
 			if tt.cut {
 				want = "api error AccessDenied: slow down aaaa"
-				if len(said) > codes.MaxMessageBytes+len("sabline-store: \n") ||
-					!strings.HasSuffix(said, " bytes more)\n") {
-					t.Errorf("the agent said %d bytes ending %q; want at most a message's %d, "+
-						"saying how much it left out", len(said), said[max(0, len(said)-60):],
-						codes.MaxMessageBytes)
-				}
 			}
 			if !strings.Contains(said, want) {
 				t.Errorf("the agent said %q; want the store's message as %q",
@@ -350,10 +347,17 @@ func TestSaysTheStoresWordsEscaped(t *testing.T) {
 			}
 			for _, line := range strings.SplitAfter(strings.TrimSuffix(said, "\n"), "\n") {
 				line = strings.TrimSuffix(line, "\n")
-				if !strings.HasPrefix(line, "sabline-store: ") ||
+				if !strings.HasPrefix(line, bucket.AgentName+": ") ||
 					codes.TerminalSafe(line) != line {
 					t.Errorf("the agent wrote the line %q: want each begun with its name, "+
 						"and nothing a terminal acts on", line)
+				}
+				if tt.cut && strings.Contains(line, want) &&
+					(len(line) > codes.MaxMessageBytes+len(bucket.AgentName+": ") ||
+						!strings.HasSuffix(line, " bytes more)")) {
+					t.Errorf("the agent said %d bytes ending %q; want at most a message's %d, "+
+						"saying how much it left out", len(line), line[max(0, len(line)-60):],
+						codes.MaxMessageBytes)
 				}
 			}
 		})

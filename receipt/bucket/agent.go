@@ -180,6 +180,7 @@ func do(ctx context.Context, b Bucket, req request, body []byte) (reply, []byte)
 // to the agent's owner.
 type Agent struct {
 	cmd    *exec.Cmd
+	log    *agentLog // its standard error, written into the caller's
 	stdin  io.WriteCloser
 	exited chan struct{} // closed once cmd is waited for
 	// writing is taken while a message is written, one at a time: a
@@ -201,11 +202,17 @@ type result struct {
 	err  error
 }
 
-// StartAgent starts the store agent at path for the bucket url (its
-// standard error goes to stderr), and returns the Bucket it serves.
+// StartAgent starts the store agent at path for the bucket url, and
+// returns the Bucket it serves. Its standard error is written to stderr
+// a line at a time, each bounded, escaped and begun with AgentName
+// (whatever in the agent's process wrote it).
 func StartAgent(path, url string, stderr io.Writer) (*Agent, error) {
 	cmd := exec.Command(path, url)
-	cmd.Stderr = stderr
+	log := &agentLog{w: stderr}
+	cmd.Stderr = log
+	// A process the agent started that keeps its standard error (a
+	// credential helper) holds the agent's end no longer than this.
+	cmd.WaitDelay = 5 * time.Second
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("bucket: start the store agent: %w", err)
@@ -217,7 +224,7 @@ func StartAgent(path, url string, stderr io.Writer) (*Agent, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("bucket: start the store agent %s: %w", path, err)
 	}
-	a := &Agent{cmd: cmd, stdin: stdin, exited: make(chan struct{}), writing: make(chan struct{}, 1),
+	a := &Agent{cmd: cmd, log: log, stdin: stdin, exited: make(chan struct{}), writing: make(chan struct{}, 1),
 		pending: map[uint64]chan result{}}
 	go a.replies(bufio.NewReaderSize(stdout, 64<<10))
 	return a, nil
@@ -260,6 +267,7 @@ func (a *Agent) replies(r io.Reader) {
 	}
 	a.cmd.Process.Kill()
 	werr := a.cmd.Wait()
+	a.log.end()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.ended = fmt.Errorf("bucket: the store agent ended (%v): %v", werr, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -23,6 +24,12 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 		os.Exit(0)
+	case "talk":
+		// what a store's library can write on the agent's standard error
+		fmt.Fprint(os.Stderr, "SDK WARN the store said \x1b[2J\u202e\nsabline serve: listening\n")
+		_ = ServeAgent(context.Background(), os.Stdin, os.Stdout, NewMemory())
+		fmt.Fprint(os.Stderr, "panic: a last line without its end")
+		os.Exit(2)
 	case "die":
 		var b [1]byte
 		os.Stdin.Read(b[:])
@@ -33,12 +40,19 @@ func TestMain(m *testing.M) {
 
 func startTestAgent(t *testing.T, mode string) *Agent {
 	t.Helper()
+	return startTestAgentLogging(t, mode, os.Stderr)
+}
+
+// startTestAgentLogging starts the test binary as an agent in mode, its
+// standard error written to stderr.
+func startTestAgentLogging(t *testing.T, mode string, stderr io.Writer) *Agent {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv(agentEnv, mode)
-	a, err := StartAgent(exe, "mem://", os.Stderr)
+	a, err := StartAgent(exe, "mem://", stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,6 +158,27 @@ func TestAgentEnds(t *testing.T) {
 	}
 	if err := b.Err(); err != nil {
 		t.Errorf("Err after Close = %v, want nil", err)
+	}
+}
+
+// TestAgentsWordsAreItsOwn: what the agent's process writes on its
+// standard error, its own or a library's, and a last line it did not
+// end, reaches the caller's log each as a line begun with the agent's
+// name, escaped; the agent serves meanwhile (the control).
+func TestAgentsWordsAreItsOwn(t *testing.T) {
+	var log bytes.Buffer
+	a := startTestAgentLogging(t, "talk", &log)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := a.Create(ctx, "k", []byte("v")); err != nil {
+		t.Fatalf("a call to the agent: %v", err)
+	}
+	a.Close()
+	want := "sabline-store: SDK WARN the store said \\x1b[2J\\u202e\n" +
+		"sabline-store: sabline serve: listening\n" +
+		"sabline-store: panic: a last line without its end\n"
+	if got := log.String(); got != want {
+		t.Errorf("the caller's log got %q; want %q", got, want)
 	}
 }
 

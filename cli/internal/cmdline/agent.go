@@ -8,10 +8,6 @@ import (
 	"github.com/sabline/sabline/receipt/bucket"
 )
 
-// StoreAgentName is the store agent's command (cmd/sabline-store): it
-// alone links the cloud drivers.
-const StoreAgentName = "sabline-store"
-
 // storeAgentDo is what to do about a store agent not found.
 const storeAgentDo = "Build it beside sabline (go build -o DIR ./cmd/sabline-store), " +
 	"or name it with --store-agent."
@@ -30,7 +26,7 @@ func StartAgent(url, path string, stderr io.Writer) (*bucket.Agent, error) {
 	}
 	if path == "" {
 		var err error
-		if path, err = Beside(StoreAgentName); err != nil {
+		if path, err = Beside(bucket.AgentName); err != nil {
 			e := codes.Errorf(codes.E317, "--receipts-url %s: %w", named, err)
 			e.Do = storeAgentDo
 			return nil, e

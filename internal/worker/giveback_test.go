@@ -38,14 +38,14 @@ func TestGiveBackWhileItGivesBack(t *testing.T) {
 	}
 }
 
-// TestRuntimeGaugeFallsWhenGivenBack: what runtimeGauge reads falls when
-// the runtime gives memory back to the system: giveBack stops once a
+// TestHeldGaugeFallsWhenGivenBack: what heldGauge reads falls when the
+// runtime gives memory back to the system: giveBack stops once a
 // collection gives nothing back by it, so a gauge that counted what was
 // given back stopped at the first collection. The control: it rises by
 // what a live allocation holds.
-func TestRuntimeGaugeFallsWhenGivenBack(t *testing.T) {
+func TestHeldGaugeFallsWhenGivenBack(t *testing.T) {
 	const size = 64 << 20
-	gauge := runtimeGauge()
+	gauge := heldGauge()
 	debug.FreeOSMemory()
 	before := gauge()
 	b := make([]byte, size)

@@ -119,9 +119,10 @@ func TestMemoryGaugeStandsIn(t *testing.T) {
 }
 
 // BenchmarkMemoryGauge: one read of each measure the watch could take
-// every 5 ms: the status file's (the Linux watch's), runtime/metrics'
-// (the watch's elsewhere, as memory_other.go reads it) and ReadMemStats'
-// (the stand-in, which stops the world).
+// every 5 ms, or a pool worker after each job: the status file's (the
+// Linux watch's), statm's (a Linux pool worker's, heldGauge),
+// runtime/metrics' (both elsewhere, as memory_other.go reads it) and
+// ReadMemStats' (the stand-in, which stops the world).
 func BenchmarkMemoryGauge(b *testing.B) {
 	samples := []metrics.Sample{
 		{Name: "/memory/classes/total:bytes"},
@@ -132,6 +133,7 @@ func BenchmarkMemoryGauge(b *testing.B) {
 		gauge func() uint64
 	}{
 		{"status", statusGauge(statusPath, io.Discard)},
+		{"statm", heldGauge()},
 		{"runtime-metrics", func() uint64 {
 			metrics.Read(samples)
 			return samples[0].Value.Uint64() - samples[1].Value.Uint64()
@@ -143,6 +145,33 @@ func BenchmarkMemoryGauge(b *testing.B) {
 				if bb.gauge() == 0 {
 					b.Fatal("no memory read")
 				}
+			}
+		})
+	}
+}
+
+// TestStatmHeld: a statm line gives its resident and shared pages; a line
+// cut short, not numbers, or saying more shared pages than resident ones
+// is not read (what the Go runtime holds stands in).
+func TestStatmHeld(t *testing.T) {
+	for _, tt := range []struct {
+		name                     string
+		line                     string
+		wantResident, wantShared uint64
+		wantOK                   bool
+	}{
+		{name: "a line as the kernel writes it", line: "3141 1200 450 291 0 2000 0\n",
+			wantResident: 1200, wantShared: 450, wantOK: true},
+		{name: "cut short", line: "3141 1200"},
+		{name: "not numbers", line: "3141 x 450 291 0 2000 0\n"},
+		{name: "more shared than resident", line: "3141 400 450 291 0 2000 0\n"},
+		{name: "empty", line: ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, s, ok := statmHeld([]byte(tt.line))
+			if r != tt.wantResident || s != tt.wantShared || ok != tt.wantOK {
+				t.Errorf("statmHeld(%q) = %d, %d, %v; want %d, %d, %v", tt.line, r, s, ok,
+					tt.wantResident, tt.wantShared, tt.wantOK)
 			}
 		})
 	}

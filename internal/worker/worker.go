@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 	"time"
 
@@ -148,6 +147,9 @@ type worker struct {
 	// memory is the memory watch's measure (memoryGauge); nil when the
 	// request sets no memory limit.
 	memory func() uint64
+	// held is a pool worker's measure of what a job left (heldGauge);
+	// nil when the request sets no memory limit.
+	held func() uint64
 	// stop is how the supervisor's stop reaches the program; never nil.
 	stop *stopper
 	// pool is true for a pool worker: what it writes while a job runs is
@@ -318,7 +320,7 @@ func (w *worker) prepare(req *wire.Request, res *wire.Record) {
 	// runs only while a job does, and its measure is made here, before
 	// the worker is confined.
 	if req.MaxMemoryMB > 0 {
-		w.memory = memoryGauge()
+		w.memory, w.held = memoryGauge(), heldGauge()
 		switch err := confine.LimitMemory(req.MaxMemoryMB); {
 		case err == nil:
 			res.MemoryLimitHeld = req.MaxMemoryMB
@@ -390,36 +392,21 @@ const leftSlack = 8 << 20
 // cannot, and counted it as the next job's: a job that made a string of
 // 44 MiB under a limit of 64 MB had the next one, which made 40 MiB in
 // one operation, stopped E308, "the run used 84 MB"
-// (TestPoolMemoryAnEarlierRunLeft). What the worker holds is read from
-// the Go runtime (runtimeGauge), which a job's garbage is part of, and
-// not from the kernel as the watch reads it: a read of /proc/self/status
-// after every job took some 8 to 23 µs, a third of a hello's job.
+// (TestPoolMemoryAnEarlierRunLeft). What the worker holds is read with
+// heldGauge, of which a job's garbage is part: not the watch's status
+// file, whose read after every job took some 8 to 23 µs, a third of a
+// hello's job.
 type leftover struct {
-	held  func() uint64 // runtimeGauge
+	held  func() uint64 // heldGauge
 	floor uint64        // what the worker held once ready, and leftSlack
 }
 
 // leftover reads what the worker holds now, ready for its first job.
 func (w *worker) leftover(req *wire.Request) *leftover {
-	if req.MaxMemoryMB <= 0 {
+	if req.MaxMemoryMB <= 0 || w.held == nil {
 		return nil
 	}
-	held := runtimeGauge()
-	return &leftover{held: held, floor: held() + leftSlack}
-}
-
-// runtimeGauge returns a measure of what the Go runtime holds from the
-// system less what it gave back, the total its soft limit counts
-// (runtime/metrics, which stops no goroutine and makes no system call).
-func runtimeGauge() func() uint64 {
-	samples := []metrics.Sample{
-		{Name: "/memory/classes/total:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"},
-	}
-	return func() uint64 {
-		metrics.Read(samples)
-		return samples[0].Value.Uint64() - samples[1].Value.Uint64()
-	}
+	return &leftover{held: w.held, floor: w.held() + leftSlack}
 }
 
 // maxGiveBacks bounds the collections giveBack makes after one job: a

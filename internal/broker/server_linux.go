@@ -104,7 +104,9 @@ func (b *Broker) Begin(g Grants) {
 }
 
 // End ends the run Begin started: a connection still being made is
-// abandoned, and every socket handed over is shut down, so that nothing
+// abandoned, a request the worker sent that is still unread is refused
+// (E335) as the run's, not left to be answered under the next run's
+// grants, and every socket handed over is shut down, so that nothing
 // the worker kept of it reaches its peer any more, and read (what the
 // kernel counted on it). It returns the run's connections, those made
 // and those refused, and the count of those past the list's bound.
@@ -125,6 +127,7 @@ func (b *Broker) End() ([]receipt.Connection, int) {
 	if r == nil {
 		return nil, 0
 	}
+	b.drain(r)
 	for _, h := range r.held {
 		r.release(h)
 	}
@@ -174,25 +177,103 @@ func (b *Broker) Close() error {
 	return b.conn.Close()
 }
 
-// serve answers requests until the channel closes.
+// serve answers requests until the channel closes. Each request is
+// taken from the channel with b.mu held, and answered under the run
+// that is under way then: a request the worker sent before a run
+// ended is that run's (End refuses those it finds unread), never the
+// next run's.
 func (b *Broker) serve() {
+	rc, err := b.conn.SyscallConn()
+	if err != nil {
+		return
+	}
 	buf := make([]byte, MaxMessageBytes+1)
 	oob := make([]byte, unix.CmsgSpace(16*4))
 	for {
-		n, oobn, flags, _, err := b.conn.ReadMsgUnix(buf, oob)
-		if err != nil || n == 0 && oobn == 0 {
+		var rep Reply
+		var c net.Conn
+		closed := false
+		err := rc.Read(func(fd uintptr) bool {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			msg, ok, end := take(int(fd), buf, oob)
+			switch {
+			case !ok:
+				return false // nothing to read yet: wait for the next request
+			case end:
+				closed = true
+			default:
+				rep, c = b.answer(msg)
+			}
+			return true
+		})
+		if err != nil || closed || !b.send(rep, c) {
 			return // closed, by either side
 		}
-		closeRights(oob[:oobn]) // a worker sends no descriptor: any it did is closed
-		msg := buf[:n]
-		if flags&unix.MSG_TRUNC != 0 {
-			msg = buf[:MaxMessageBytes+1] // too long: ParseRequest refuses it
-		}
-		rep, c := b.answer(msg)
-		if !b.send(rep, c) {
-			return
-		}
 	}
+}
+
+// take reads the next request from the channel fd without waiting: ok
+// is false when none is there, and end is true when the worker closed
+// its end. Any descriptor the request came with is closed: a worker
+// sends none. An empty request is a request (ParseRequest refuses it),
+// not the channel's end, which a read of nothing from a worker that
+// hung up is.
+func take(fd int, buf, oob []byte) (msg []byte, ok, end bool) {
+	for {
+		n, oobn, flags, _, err := unix.Recvmsg(fd, buf, oob,
+			unix.MSG_DONTWAIT|unix.MSG_CMSG_CLOEXEC)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return nil, false, false
+		case err != nil:
+			return nil, true, true
+		}
+		closeRights(oob[:oobn])
+		if n == 0 && oobn == 0 && hungUp(fd) {
+			return nil, true, true
+		}
+		if flags&unix.MSG_TRUNC != 0 {
+			return buf[:MaxMessageBytes+1], true, false // too long: ParseRequest refuses it
+		}
+		return buf[:n], true, false
+	}
+}
+
+// hungUp reports whether the peer of the socket fd closed its end.
+func hungUp(fd int) bool {
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+	n, err := unix.Poll(p, 0)
+	return err == nil && n == 1 && p[0].Revents&(unix.POLLHUP|unix.POLLRDHUP) != 0
+}
+
+// drain refuses, as r's, every request the worker sent while r was
+// under way that is still unread as r ends (E335), so that none is
+// answered under the grants of the run Begin starts next. b.mu is held.
+// Each refusal is answered if the channel takes it at once, and listed
+// as answer lists one; past MaxRequests, a request is read and nothing
+// more. At most MaxRequests are read: more than the channel holds.
+func (b *Broker) drain(r *runState) {
+	buf := make([]byte, MaxMessageBytes+1)
+	oob := make([]byte, unix.CmsgSpace(16*4))
+	control(b.conn, func(fd int) {
+		for range MaxRequests {
+			msg, ok, end := take(fd, buf, oob)
+			if !ok || end {
+				return
+			}
+			if r.requests++; r.requests > MaxRequests {
+				continue
+			}
+			req, _ := ParseRequest(msg)
+			row := receipt.Connection{Network: req.Network, Host: req.Host, Port: req.Port}
+			rep := r.refuse(req.ID, row, codes.Errorf(codes.E335, "the run ended before "+
+				"the supervisor read the request"))
+			_ = unix.Sendmsg(fd, rep.encode(), nil, nil, unix.MSG_DONTWAIT)
+		}
+	})
 }
 
 // send writes rep, with c's socket attached when there is one. It
@@ -210,9 +291,8 @@ func (b *Broker) send(rep Reply, c net.Conn) bool {
 }
 
 // answer is the reply to one request, and the socket it hands over.
+// b.mu is held.
 func (b *Broker) answer(msg []byte) (Reply, net.Conn) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	r := b.run
 	req, err := ParseRequest(msg)
 	if r == nil {

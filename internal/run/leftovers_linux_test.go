@@ -332,3 +332,55 @@ func TestSweepEndsLeftoversWhateverTheirTMPDIRsSpelling(t *testing.T) {
 			"ended", namesake.Process.Pid, elsewhere)
 	}
 }
+
+// TestPoolCloseWaitsForItsSweep: a pool closed at once ended its
+// program in the middle of the start's sweep, and what a killed run
+// left stayed until a later run or pool of the same user; Close waits
+// for the sweep (at most resultGrace). The sweep is held at its start
+// for a moment (sweepBegins), so that it is under way as Close is
+// called.
+func TestPoolCloseWaitsForItsSweep(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep(1) to leave running:", err)
+	}
+	parent, err := runsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale, err := os.MkdirTemp(parent, tempPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(stale) })
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(stale, old, old)
+	cmd := exec.Command(sleep, "3600")
+	cmd.Env = []string{"TMPDIR=" + stale}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	waited := make(chan struct{})
+	go func() { cmd.Wait(); close(waited) }()
+	was := sweepBegins
+	t.Cleanup(func() { sweepBegins = was })
+	sweepBegins = func() { time.Sleep(resultGrace / 2) } // under way as Close is called
+
+	dir := t.TempDir()
+	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io"), Workers: 1,
+		Confine: core.ModeOff, Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale directory %s once the pool closed: %v, want it swept", stale, err)
+	}
+	select { // ended by the sweep: reaped here once it is
+	case <-waited:
+	case <-time.After(testkit.Bound(10 * time.Second)):
+		t.Errorf("the process left with the stale directory is alive after the pool closed")
+	}
+}

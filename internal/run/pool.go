@@ -124,6 +124,7 @@ type Pool struct {
 	store    *receipt.Store    // the receipts' journal; nil when receipts are not kept
 	slots    chan *slot        // the free ones
 	stop     chan struct{}
+	swept    chan struct{}  // closed once the start's sweep (sweepRuns) is done
 	wg       sync.WaitGroup // retirements and trial starts under way
 	admitted sync.WaitGroup // runs admitted and not yet answered: Close drains them
 	mu       sync.Mutex
@@ -252,7 +253,8 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 		return nil, err
 	}
 	p := &Pool{cfg: cfg, named: given, slots: make(chan *slot, cfg.Workers),
-		stop: make(chan struct{}), pids: map[int]bool{}, retryEvery: retryRefusedEvery}
+		stop: make(chan struct{}), swept: make(chan struct{}), pids: map[int]bool{},
+		retryEvery: retryRefusedEvery}
 	p.trial = p.tryStart
 	if cfg.Receipts != "" {
 		s, err := receipt.OpenStore(cfg.Receipts)
@@ -270,7 +272,11 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	// killed with its pool, restarted) is swept beside the pool's start,
 	// as each command-line run sweeps it: a process that only ever holds
 	// pools swept nothing, and its killed runs' directories stayed.
-	go sweepRuns()
+	// Close waits for it, as a command line does (resultGrace).
+	go func() {
+		defer close(p.swept)
+		sweepRuns()
+	}()
 	sabline := append([]string(nil), cfg.Guarded...)
 	if cfg.Receipts != "" {
 		sabline = append(sabline, cfg.Receipts)
@@ -974,6 +980,13 @@ func (p *Pool) Close() error {
 		}
 	})
 	p.wg.Wait()
+	// A pool closed at once had its program exit in the middle of the
+	// start's sweep: what it had not ended or removed stayed until a
+	// later run or pool of the same user.
+	select {
+	case <-p.swept:
+	case <-time.After(resultGrace):
+	}
 	if p.store != nil {
 		return p.store.Sync()
 	}

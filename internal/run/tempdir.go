@@ -126,6 +126,7 @@ func newTempDir() (dir string, unlock func(), err error) {
 // sweepRuns removes what runs whose supervisor was killed outright left in
 // runsDir (sweepTempDirs).
 func sweepRuns() {
+	sweepBegins()
 	if parent, err := runsDir(); err == nil {
 		sweepTempDirs(parent, time.Now())
 	}
@@ -136,3 +137,6 @@ func sweepRuns() {
 // holds itself to a Landlock domain must keep the right to make, watch and
 // remove its workers' directories there.
 func RunsDir() (string, error) { return runsDir() }
+
+// sweepBegins is called as sweepRuns begins; a test holds the sweep there.
+var sweepBegins = func() {}

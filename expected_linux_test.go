@@ -349,3 +349,39 @@ func TestRunAsksNoLevelPastTheCarvingBound(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolAsksNoLevelWithoutAnImportRoot: a pool with no import root,
+// whose workers may read any file (a limit the pool itself leaves
+// unheld), asks of them, where it asks for no level, the level this
+// machine holds its policy at with that limit unheld too: it starts, its
+// runs at partial, as it does asking for none. Held to the policy's level
+// alone (full), every such pool was refused (E326). The control: asking
+// for full, it starts no worker (E326).
+func TestPoolAsksNoLevelWithoutAnImportRoot(t *testing.T) {
+	for _, require := range []core.Level{"", core.None, core.Full} {
+		opts := sabline.PoolOptions{Budget: budget.MustParse(t.TempDir(), "io"), Workers: 1,
+			Receipts: t.TempDir(), Require: require}
+		p, err := sabline.NewPool(opts)
+		if require == core.Full {
+			if codes.CodeOf(err) != codes.E326 {
+				t.Errorf("asking for full: %v, want E326", err)
+			}
+			if err == nil {
+				p.Close()
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("asking for %q: %v; want the pool started", require, err)
+			continue
+		}
+		r, err := p.Run(context.Background(), sabline.Source("hello.vel", []byte(hello)),
+			sabline.RunOptions{})
+		if err != nil || r.Receipt.RunParameters.Confinement != core.Partial ||
+			!strings.Contains(r.Receipt.RunParameters.ConfinementReason, "no import root") {
+			t.Errorf("asking for %q: %v, %+v; want hello run at partial, for want of an import "+
+				"root", require, err, r.Receipt.RunParameters)
+		}
+		p.Close()
+	}
+}

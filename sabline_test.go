@@ -161,6 +161,7 @@ func TestRunRefusals(t *testing.T) {
 		{name: "an unknown durability", opts: sabline.Options{Durability: "eventually"}, wantCode: codes.E301},
 		{name: "an unknown durability in this process", opts: sabline.Options{Durability: "eventually", InProcess: true}, wantCode: codes.E301},
 		{name: "in this process, nothing required", opts: sabline.Options{InProcess: true}},
+		{name: "in this process, none required", opts: sabline.Options{Require: core.None, InProcess: true}},
 		{name: "in this process, kept with none", opts: sabline.Options{InProcess: true, Durability: receipt.None}},
 		{name: "in a worker, kept in the background", opts: sabline.Options{Durability: receipt.Background}},
 		{name: "the zero options: a worker", opts: sabline.Options{}},

@@ -67,3 +67,49 @@ func TestPruneTakesTheCrashReports(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneTakesNoFileOutsideItsDirectory: a key in a pruned segment that
+// begins as a receipt's and ends as one but names a path (a journal
+// another process of the user wrote, or one damaged) removes nothing:
+// the crash report its name leads to lies outside the receipts
+// directory, and stays. The control: the report of a receipt beside it,
+// in the same segment, is removed with the segment.
+func TestPruneTakesNoFileOutsideItsDirectory(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "receipts")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const id = "0123456789abcdef0123456789abcdef0123"
+	victim := filepath.Join(top, "victim-"+id+".crash.txt")
+	if err := os.WriteFile(victim, []byte("not the store's\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, dir)
+	if err := s.Retain(Retention{MaxAge: 7 * 24 * time.Hour}, false); err != nil {
+		t.Fatal(err)
+	}
+	climbing := "20200101T000000.000000000Z/../../victim-" + id + ".json"
+	if _, ok := RunIDOfKey(climbing); !ok {
+		t.Fatalf("%s reads as no receipt's key: the test proves nothing", climbing)
+	}
+	if err := s.Journal().Append(climbing, []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	report, _ := crashedIn(t, s, dir)
+	if n, err := s.Prune(); n != 0 || err != nil { // the segment is found sealed now
+		t.Fatalf("pruned %d (%v), want none yet", n, err)
+	}
+	advance(s, 8*24*time.Hour)
+	if n, err := s.Prune(); n != 1 || err != nil {
+		t.Fatalf("pruned %d (%v), want the segment sealed 8 days ago", n, err)
+	}
+	if _, err := os.Lstat(victim); err != nil {
+		t.Errorf("a file outside the receipts directory, named by a key in a pruned segment, "+
+			"was removed: %v", err)
+	}
+	if _, err := os.Lstat(report); !os.IsNotExist(err) {
+		t.Errorf("the crash report of a receipt in the pruned segment is still there (%v): %s",
+			err, report)
+	}
+}

@@ -62,6 +62,11 @@ func endLeftovers(dirs []string) int {
 	return len(ended)
 }
 
+// listed is called once a round of endLeftovers has listed the processes
+// (a test's hook: a process a leftover starts at that moment is found by
+// the next round).
+var listed = func() {}
+
 // tmpDirs are the directories whose processes endLeftovers ends, by name.
 type tmpDirs map[string][]fs.FileInfo
 
@@ -99,6 +104,7 @@ func leftovers(want tmpDirs, ended map[int]bool) map[int]int {
 	}
 	names, _ := d.Readdirnames(-1)
 	d.Close()
+	listed()
 	self := os.Getpid()
 	found := map[int]int{}
 	for _, name := range names {

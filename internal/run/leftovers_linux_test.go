@@ -384,3 +384,150 @@ func TestPoolCloseWaitsForItsSweep(t *testing.T) {
 		t.Errorf("the process left with the stale directory is alive after the pool closed")
 	}
 }
+
+// TestSweepEndsALeftoverStartedMeanwhile: a process a killed run's
+// worker left can start another between the sweep's listing of the
+// processes and its signals (a shell's loop, a daemon's helper); the new
+// one, not in the listing, is found by the next round and ended with the
+// rest. It is started here at that moment, through the listing's hook.
+// The control: a process whose TMPDIR is a directory whose lock is held
+// (a live run's) is kept through every round.
+func TestSweepEndsALeftoverStartedMeanwhile(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep(1) to leave running:", err)
+	}
+	parent := t.TempDir()
+	stale, err := os.MkdirTemp(parent, tempPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, unlock, err := makeTempDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
+	old := time.Now().Add(-time.Minute)
+	for _, d := range []string{stale, held} {
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leave := func(tmp string) (*exec.Cmd, chan struct{}) {
+		cmd := exec.Command(sleep, "3600")
+		cmd.Env = []string{"TMPDIR=" + tmp}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waited := make(chan struct{})
+		go func() { cmd.Wait(); close(waited) }()
+		t.Cleanup(func() { cmd.Process.Kill(); <-waited })
+		// Its environment is its own once it is the sleep.
+		for deadline := time.Now().Add(testkit.Bound(10 * time.Second)); !sleeping(cmd.Process.Pid); {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d is not a sleep: the test proves nothing", cmd.Process.Pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return cmd, waited
+	}
+	first, firstGone := leave(stale)
+	kept, _ := leave(held)
+	var late *exec.Cmd
+	var lateGone chan struct{}
+	rounds := 0
+	listed = func() {
+		if rounds++; rounds == 1 {
+			late, lateGone = leave(stale)
+		}
+	}
+	t.Cleanup(func() { listed = func() {} })
+
+	if removed := sweepTempDirs(parent, time.Now()); !slices.Equal(removed, []string{stale}) {
+		t.Fatalf("the sweep removed %q, want the stale directory %s alone", removed, stale)
+	}
+	if late == nil {
+		t.Fatal("the sweep listed no processes: the test proves nothing")
+	}
+	for _, c := range []struct {
+		what   string
+		pid    int
+		waited chan struct{}
+	}{{"listed", first.Process.Pid, firstGone}, {"started after the listing", late.Process.Pid,
+		lateGone}} {
+		select {
+		case <-c.waited:
+		case <-time.After(testkit.Bound(5 * time.Second)): // sent SIGKILL before the sweep returned
+			t.Errorf("process %d of the swept directory, %s, is alive after the sweep (%d rounds)",
+				c.pid, c.what, rounds)
+		}
+	}
+	if !sleeping(kept.Process.Pid) {
+		t.Errorf("process %d of the held directory %s was ended", kept.Process.Pid, held)
+	}
+}
+
+// TestCommandLineWaitsForItsSweep: a command-line run sweeps what killed
+// runs left beside its own start, and waits for that sweep before it
+// exits (for at most resultGrace more): a run whose program ended first
+// exited in the middle of it, and what the sweep had not yet ended or
+// removed stayed until a later run. The killed run's directory here holds
+// many files, so that its removal outlasts a program that ends at once:
+// once the command has exited, the directory is gone. A command that took
+// resultGrace or more proves nothing (the sweep may have been given up
+// by design), and the test says so.
+func TestCommandLineWaitsForItsSweep(t *testing.T) {
+	bin, err := buildbin.Sabline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cache, receipts := filepath.Join(dir, "cache"), filepath.Join(dir, "receipts")
+	runs := filepath.Join(cache, filepath.FromSlash(runsDirName))
+	env := append(os.Environ(), "XDG_CACHE_HOME="+cache, receipt.DirEnv+"="+receipts)
+	quick := filepath.Join(dir, "quick.vel")
+	if err := os.WriteFile(quick, []byte("x = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func() time.Duration {
+		t.Helper()
+		cmd := exec.Command(bin, quick)
+		cmd.Env = env
+		t0 := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("the run: %v: %s", err, out)
+		}
+		return time.Since(t0)
+	}
+	run() // makes the runs directory
+	stale, err := os.MkdirTemp(runs, tempPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(stale) })
+	const files = 15000
+	for i := range files {
+		if err := os.WriteFile(filepath.Join(stale, strconv.Itoa(i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	took := run()
+	_, err = os.Lstat(stale)
+	switch {
+	case os.IsNotExist(err):
+		t.Logf("the command exited after %v, the directory of %d files swept", took, files)
+	case took >= resultGrace:
+		t.Skipf("the run took %v, past the %v it waits for its sweep: on a machine this loaded "+
+			"the sweep may be given up by design, and the test proves nothing", took, resultGrace)
+	default:
+		left, _ := os.ReadDir(stale)
+		t.Errorf("the command exited after %v with the killed run's directory %s there (%v), "+
+			"%d of its %d files left: it did not wait for its sweep", took, stale, err, len(left),
+			files)
+	}
+}

@@ -3,6 +3,7 @@ package bucket
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -53,6 +54,8 @@ func TestAgentLogLines(t *testing.T) {
 		{name: "nothing written is nothing", writes: nil, want: ""},
 		{name: "a long line is cut, saying how much", writes: []string{long[:70000], long[70000:] + "\n"},
 			want: agentPrefix + codes.Clip(long, agentLineBytes) + "\n"},
+		{name: "a short line after a long one is whole", writes: []string{long + "\nb\n"},
+			want: agentPrefix + codes.Clip(long, agentLineBytes) + "\n" + agentPrefix + "b\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var writes [][]byte
@@ -63,6 +66,25 @@ func TestAgentLogLines(t *testing.T) {
 				t.Errorf("logged %q; want %q", codes.Clip(got, 200), codes.Clip(tt.want, 200))
 			}
 		})
+	}
+}
+
+// TestAgentLogHoldsALineToItsBound: of a line the agent's process writes
+// without end, in writes of any size, no more than the line's bound
+// (agentLineBytes) is held, however long the line grows: a store's
+// library that writes megabytes with no newline costs the caller no
+// more memory than a line it writes.
+func TestAgentLogHoldsALineToItsBound(t *testing.T) {
+	l := &agentLog{w: io.Discard}
+	chunk := bytes.Repeat([]byte("a"), 64<<10)
+	for range 64 { // 4 MiB
+		if n, err := l.Write(chunk); n != len(chunk) || err != nil {
+			t.Fatalf("Write took %d of %d bytes: %v", n, len(chunk), err)
+		}
+	}
+	if len(l.head) > agentLineBytes || l.n != 64*len(chunk) {
+		t.Errorf("a line of %d bytes holds %d of them, counted %d; want at most %d held, all "+
+			"counted", 64*len(chunk), len(l.head), l.n, agentLineBytes)
 	}
 }
 

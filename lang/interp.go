@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -292,7 +294,8 @@ var predeclared = map[string]func(in *Interp) starlark.Value{
 
 // Exec runs the compiled program's first statement and the rest. It
 // returns nil when the program ends normally. A panic in a builtin or a
-// host module ends the run with E310, not the process that runs it; a
+// host module ends the run with E310 (E305 for a value the program asked
+// for past any memory: panicError), not the process that runs it; a
 // fatal error of the runtime does end the process (a value nested
 // millions deep, printed, passes Go's stack limit in go.starlark.net's
 // writeValue, which bounds no depth), which is why a run of a program
@@ -305,7 +308,7 @@ func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) (err error)
 	defer in.fs.close() // nor the directories its file effects walk from
 	defer func() {
 		if r := recover(); r != nil {
-			err = codes.Errorf(codes.E310, "internal error: %v", r)
+			err = panicError(r, panicSite())
 		}
 	}()
 	cache := map[string]starlark.StringDict{}
@@ -337,6 +340,73 @@ func (in *Interp) Exec(c *Compiled, predeclared starlark.StringDict) (err error)
 	}
 	_, initErr := c.Files[c.Main].Init(thread, predeclared)
 	return in.runError(initErr)
+}
+
+// panicError is the error of a run a panic ended, raised in the call of
+// the function site (panicSite). go.starlark.net makes room at once for
+// a length the program gives it (list(range(1 << 61)), enumerate, zip,
+// sorted, a split's count, a replace's result), and the Go runtime
+// refuses a size past what a process can address with a panic: that is
+// the program asking for a value larger than any memory holds, its own
+// doing (E305, as Starlark's own refusal of a repeat past its bound is),
+// not a fault of Sabline's. Any other panic is a fault in Sabline or in a
+// host module (E310).
+func panicError(r any, site string) error {
+	if e, ok := r.(goruntime.Error); ok && strings.HasPrefix(site, "go.starlark.net/") &&
+		sizePanic(e.Error()) {
+		return codes.Errorf(codes.E305, "the program asked for a value larger than any memory "+
+			"holds (%v); where it was is not known: the panic unwound the interpreter's calls", e)
+	}
+	return codes.Errorf(codes.E310, "internal error: %v", r)
+}
+
+// sizePanic reports whether msg is the Go runtime's refusal of a slice's
+// size: too large to make, or to grow to.
+func sizePanic(msg string) bool {
+	for _, p := range []string{"runtime error: makeslice: ", "runtime error: growslice: "} {
+		if strings.HasPrefix(msg, p) && strings.HasSuffix(msg, " out of range") {
+			return true
+		}
+	}
+	return false
+}
+
+// panicSite is the function whose call panicked, for the deferred
+// function that recovered the panic: the first frame below the runtime's
+// panic that is not Go's own (the runtime's or the standard library's,
+// through which a program's size reaches the runtime too: a replace
+// whose result is past any memory, in strings.Replace); "" when none is
+// found.
+func panicSite() string {
+	pcs := make([]uintptr, 64)
+	frames := goruntime.CallersFrames(pcs[:goruntime.Callers(2, pcs)])
+	panicked := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			panicked = true
+		case panicked && !standard(f.Function):
+			return f.Function
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// standard reports whether fn, a function's full name, is of Go's
+// standard library, the runtime among it: the first element of its
+// package's path holds no dot. A main package's (an embedder's host
+// module) is not.
+func standard(fn string) bool {
+	dir, name := "", fn
+	if i := strings.LastIndex(fn, "/"); i >= 0 {
+		dir, name = fn[:i+1], fn[i+1:]
+	}
+	pkg, _, _ := strings.Cut(name, ".")
+	first, _, _ := strings.Cut(dir+pkg, "/")
+	return dir+pkg != "main" && !strings.Contains(first, ".")
 }
 
 // Stop ends the running program at its next step, with E307 and the

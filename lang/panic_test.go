@@ -46,3 +46,81 @@ func TestExecRecoversAPanic(t *testing.T) {
 		})
 	}
 }
+
+// TestValuePastAnyMemory: a value the program asks for past what any
+// process can address (go.starlark.net makes room at once for the length
+// it is told, and the Go runtime refuses the size with a panic) is the
+// program's own failure, E305 saying so, where it was E310, "internal
+// error", a fault in Sabline to report; the same builtins on a length
+// that fits run. A host module's own panic on a size (a fault of its
+// own) stays E310.
+func TestValuePastAnyMemory(t *testing.T) {
+	reg := NewRegistry()
+	reg.Register("sized", func() starlark.Value {
+		return module("sized", map[string]builtinFn{
+			"make": func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
+				kwargs []starlark.Tuple) (starlark.Value, error) {
+				var n int
+				if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &n); err != nil {
+					return nil, err
+				}
+				return starlark.Bytes(make([]byte, n)), nil
+			},
+		})
+	})
+	dir := testkit.Scratch(t)
+	for _, tt := range []struct {
+		name, expr string
+		wantCode   codes.Code
+	}{
+		{name: "list", expr: "list(range(1 << 61))", wantCode: codes.E305},
+		{name: "tuple", expr: "tuple(range(1 << 61))", wantCode: codes.E305},
+		{name: "sorted", expr: "sorted(range(1 << 61))", wantCode: codes.E305},
+		{name: "enumerate", expr: "enumerate(range(1 << 62))", wantCode: codes.E305},
+		{name: "zip", expr: "zip(range(1 << 60), range(1 << 60))", wantCode: codes.E305},
+		{name: "rsplit", expr: `" a b".rsplit(None, 1 << 61)`, wantCode: codes.E305},
+		{name: "replace", expr: `("a" * (1 << 25)).replace("", "b" * (1 << 25))`, wantCode: codes.E305},
+		{name: "a host module's own", expr: `ffi.module("sized").make(-1)`, wantCode: codes.E310},
+		{name: "list, the control", expr: "list(range(3))"},
+		{name: "zip, the control", expr: "zip(range(3), range(3))"},
+		{name: "rsplit, the control", expr: `" a b".rsplit(None, 1)`},
+		{name: "replace, the control", expr: `"aa".replace("", "b")`},
+		{name: "a host module's own, the control", expr: `ffi.module("sized").make(3)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runSrc(t, Config{Budget: budget.MustParse(dir, "io,ffi:sized"), Cwd: dir, Registry: reg},
+				"x = "+tt.expr+"\nprint(len(x))\n")
+			if codes.CodeOf(r.err) != tt.wantCode {
+				t.Fatalf("%s: error %v, want code %q", tt.expr, r.err, tt.wantCode)
+			}
+			switch {
+			case tt.wantCode == codes.E305 && !strings.Contains(r.err.Error(), "larger than any memory"):
+				t.Errorf("%s: error %v, want it to say the value is larger than any memory holds",
+					tt.expr, r.err)
+			case tt.wantCode == "" && r.stdout == "":
+				t.Errorf("%s: printed nothing, want its length", tt.expr)
+			}
+		})
+	}
+}
+
+// TestStandardNamesGoOwnOnly: the frames panicSite passes over are the
+// runtime's and the standard library's; go.starlark.net's, Sabline's and
+// a main package's (an embedder's host module) are not.
+func TestStandardNamesGoOwnOnly(t *testing.T) {
+	for fn, want := range map[string]bool{
+		"runtime.panicmakeslicelen":                  true,
+		"strings.(*Builder).grow":                    true,
+		"internal/bytealg.MakeNoZero":                true,
+		"encoding/json.appendIndent":                 true,
+		"go.starlark.net/starlark.list":              false,
+		"go.starlark.net/starlark.(*Thread).Cancel":  false,
+		"github.com/sabline/sabline/lang.panicError": false,
+		"main.geoModule.func1":                       false,
+		"example.com/geo.near":                       false,
+	} {
+		if got := standard(fn); got != want {
+			t.Errorf("standard(%q) = %v, want %v", fn, got, want)
+		}
+	}
+}

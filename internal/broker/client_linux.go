@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -61,6 +62,9 @@ func (c *Client) Dial(ctx context.Context, network, address string) (net.Conn, e
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", address, err)
 	}
+	if ctx.Err() != nil { // asked for nothing: the supervisor makes no connection for it
+		return nil, fmt.Errorf("ask the supervisor for %s: %w", address, context.Cause(ctx))
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.next++
@@ -77,10 +81,14 @@ func (c *Client) Dial(ctx context.Context, network, address string) (net.Conn, e
 		deadline = d
 	}
 	_ = c.conn.SetReadDeadline(deadline)
+	defer c.endWithin(ctx)()
 	buf := make([]byte, MaxMessageBytes+1)
 	oob := make([]byte, unix.CmsgSpace(4))
 	for {
 		n, oobn, flags, _, err := c.conn.ReadMsgUnix(buf, oob)
+		if err != nil && errors.Is(ctx.Err(), context.Canceled) { // its deadline is the read's
+			return nil, fmt.Errorf("the supervisor's answer for %s: %w", address, context.Cause(ctx))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("the supervisor's answer for %s: %w", address, err)
 		}
@@ -116,6 +124,28 @@ func (c *Client) Dial(ctx context.Context, network, address string) (net.Conn, e
 				"descriptors, not one", address, len(fds))
 		}
 		return c.take(fds[0], address)
+	}
+}
+
+// endWithin ends the wait for a reply once ctx is done, not at the
+// wait's deadline alone: a run stopped while the supervisor makes its
+// connection (a peer that drops the SYN) ends at that call, as its own
+// dial's would, where it waited up to HandshakeTimeout, was killed
+// after the stop's grace, and its position was lost. The reply that
+// comes later is dropped by the next request (a late answer). It
+// returns what the caller calls once its wait is over, before the next
+// request sets its own deadline: the deadline ctx put in the past is
+// then put there before, never after.
+func (c *Client) endWithin(ctx context.Context) (stop func()) {
+	ended := make(chan struct{})
+	stopEnding := context.AfterFunc(ctx, func() {
+		defer close(ended)
+		_ = c.conn.SetReadDeadline(time.Unix(1, 0))
+	})
+	return func() {
+		if !stopEnding() {
+			<-ended
+		}
 	}
 }
 

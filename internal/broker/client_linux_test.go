@@ -228,3 +228,91 @@ func within(t *testing.T, sup *net.UnixConn, done <-chan error) error {
 		return nil
 	}
 }
+
+// TestClientEndsWhenItsContextIs: a Dial whose context is cancelled while
+// the supervisor makes its connection (a stop of the run, a peer that
+// drops the SYN) returns at once, with the context's error, where it
+// waited for its deadline (HandshakeTimeout and replyGrace: 15 s), and a
+// stopped worker was killed with where its program was unknown; the
+// next Dial, given a live context, takes its own answer. A context done
+// before Dial asks for nothing. The control of each: the same Dial with
+// its context live is answered with a connection, and asks.
+func TestClientEndsWhenItsContextIs(t *testing.T) {
+	c, sup := supervisorEnd(t)
+	l, _ := listener(t)
+	// Its own deadline, HandshakeTimeout and replyGrace from the request,
+	// is what a Dial deaf to its context ends at: one that returns a
+	// second before it was ended by something else.
+	waitedOut := HandshakeTimeout + replyGrace - time.Second
+	for _, cancelled := range []bool{true, false} {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		asked := time.Now()
+		go func() {
+			conn, err := c.Dial(ctx, "tcp", "localhost:80")
+			if err == nil {
+				conn.Close()
+			}
+			done <- err
+		}()
+		req := request(t, sup)
+		if cancelled {
+			cancel()
+		} else {
+			ours, _ := dialed(t, l)
+			answer(t, sup, req.ID, ours)
+			ours.Close()
+		}
+		select {
+		case err := <-done:
+			switch {
+			case time.Since(asked) > waitedOut:
+				t.Errorf("cancelled %v: Dial returned %v after %v, at its own deadline", cancelled,
+					err, time.Since(asked))
+			case cancelled && !errors.Is(err, context.Canceled):
+				t.Errorf("cancelled: %v, want the context's error", err)
+			case !cancelled && err != nil:
+				t.Errorf("the control, answered: %v", err)
+			}
+		case <-time.After(waitedOut + testkit.Bound(5*time.Second)):
+			sup.Close()
+			<-done
+			t.Fatalf("cancelled %v: Dial went on waiting for the supervisor past its deadline",
+				cancelled)
+		}
+		cancel()
+	}
+
+	for _, live := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if !live {
+			cancel()
+		}
+		done := make(chan error, 1)
+		go func() {
+			conn, err := c.Dial(ctx, "tcp", "localhost:80")
+			if err == nil {
+				conn.Close()
+			}
+			done <- err
+		}()
+		if !live {
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Errorf("a context done before Dial: %v, want the context's error", err)
+			}
+			_ = sup.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+			if n, err := sup.Read(make([]byte, MaxMessageBytes+1)); err == nil {
+				t.Errorf("a context done before Dial: the supervisor was asked %d bytes", n)
+			}
+			continue
+		}
+		req := request(t, sup)
+		ours, _ := dialed(t, l)
+		answer(t, sup, req.ID, ours)
+		ours.Close()
+		if err := within(t, sup, done); err != nil {
+			t.Errorf("the control, a live context asked and answered: %v", err)
+		}
+	}
+}

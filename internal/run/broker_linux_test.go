@@ -8,14 +8,19 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/internal/broker"
 	"github.com/sabline/sabline/internal/testkit"
+	"github.com/sabline/sabline/internal/testkit/backlog"
 	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/receipt"
 )
@@ -324,6 +329,67 @@ print(n.recv(64).strip())
 				return
 			}
 			wantCode(t, s, tt.want, "holds as many descriptors as it may")
+		})
+	}
+}
+
+// TestRunStoppedInABrokeredDial: a confined run stopped while its
+// supervisor makes the connection it asked for (a peer whose backlog is
+// full drops the SYN, so the connect waits) ends at once at that call,
+// E307 with its position, as a run that dials itself does; it waited on
+// the broker's answer, did not answer the stop, and was killed after the
+// stop's grace, where it was not known. The control: the same program
+// against a peer that answers runs to its end.
+func TestRunStoppedInABrokeredDial(t *testing.T) {
+	answering, _ := echoes(t)
+	full := backlog.Listen(t, unix.AF_INET, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}, 0)
+	sa, err := unix.Getsockname(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropping := strconv.Itoa(sa.(*unix.SockaddrInet4).Port)
+	for i := 0; i < 4; i++ { // the backlog filled: the next SYN to it is dropped
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unix.Close(fd) })
+		_ = unix.Connect(fd, sa)
+	}
+	for _, tt := range []struct{ name, port string }{
+		{"a peer that drops the SYN", dropping},
+		{"the control: a peer that answers", answering},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "print(\"asking\")\nc = net.connect(\"127.0.0.1\", " + tt.port + ")\n" +
+				"c.send(\"hi\\n\")\nprint(c.recv(64).strip())\n"
+			// The stop must come before the connection's own bound (the
+			// supervisor's HandshakeTimeout, as long as the language's),
+			// which would end it E315.
+			timeout := min(testkit.Bound(2*time.Second), broker.HandshakeTimeout-2*time.Second)
+			s := superviseProgram(t, src, []string{"io", "net:127.0.0.1:" + tt.port}, func(r *Run) {
+				r.Confine = core.ModeDefault
+				r.Timeout = timeout
+			})
+			if got := s.stored(t).Observed.Connections; len(got) == 0 {
+				t.Skipf("level %s (%s), no connection listed: no broker made it",
+					s.rec.RunParameters.Confinement, s.rec.RunParameters.ConfinementReason)
+			}
+			if tt.port == answering {
+				if s.rec.Outcome.Status != receipt.StatusOK || !strings.Contains(s.stdout, "echo: hi") {
+					t.Fatalf("outcome %+v, stdout %q: want the answer", s.rec.Outcome, s.stdout)
+				}
+				return
+			}
+			if !strings.Contains(s.stdout, "asking") {
+				t.Skipf("stopped after %v, before the program asked for its connection (timeout %v): "+
+					"%q", s.wall, timeout, s.rec.Outcome.Message)
+			}
+			wantCode(t, s, codes.E307, "longer than its timeout")
+			if want := filepath.Join(s.dir, "p.vel") + ":2:16"; s.rec.Outcome.Position != want {
+				t.Errorf("outcome %q at %q, want it stopped at the connect, %s", s.rec.Outcome.Message,
+					s.rec.Outcome.Position, want)
+			}
 		})
 	}
 }

@@ -66,6 +66,16 @@ type held struct {
 // (nil for the system's resolver) resolves names for. Close the
 // worker's end once the worker holds it.
 func Pair(lookup LookupFunc) (theirs *os.File, b *Broker, err error) {
+	theirs, b, err = unserved(lookup)
+	if err != nil {
+		return nil, nil, err
+	}
+	go b.serve()
+	return theirs, b, nil
+}
+
+// unserved is Pair with no request read yet: the caller starts b.serve.
+func unserved(lookup LookupFunc) (theirs *os.File, b *Broker, err error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("broker channel: socketpair: %w", err)
@@ -81,9 +91,7 @@ func Pair(lookup LookupFunc) (theirs *os.File, b *Broker, err error) {
 	if lookup == nil {
 		lookup = systemLookup
 	}
-	b = &Broker{conn: c.(*net.UnixConn), lookup: lookup}
-	go b.serve()
-	return theirs, b, nil
+	return theirs, &Broker{conn: c.(*net.UnixConn), lookup: lookup}, nil
 }
 
 // Begin starts a run under g: the requests that come until End are

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	neturl "net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -336,28 +337,42 @@ func TestSaysTheStoresWordsEscaped(t *testing.T) {
 				t.Fatal(err)
 			}
 			a.Close() // and ends: what it said is in the log
-			said := log.String()
+			// And what it says itself, started by hand: its own line
+			// escaped (a library's lines are the server's to escape).
+			direct := exec.Command(os.Args[0], url) // no input: it serves, then ends
+			direct.Env = append(os.Environ(), asMain+"=1")
+			var own bytes.Buffer
+			direct.Stderr = &own
+			_ = direct.Run() // how it ended is not what is judged: what it said is
 			want := "api error AccessDenied: " + codes.TerminalSafe(tt.msg) + "): serving"
 			if tt.cut {
 				want = "api error AccessDenied: slow down aaaa"
 			}
-			if !strings.Contains(said, want) {
-				t.Errorf("the agent said %q; want the store's message as %q",
-					codes.Clip(said, 1024), want)
-			}
-			for _, line := range strings.SplitAfter(strings.TrimSuffix(said, "\n"), "\n") {
-				line = strings.TrimSuffix(line, "\n")
-				if !strings.HasPrefix(line, bucket.AgentName+": ") ||
-					codes.TerminalSafe(line) != line {
-					t.Errorf("the agent wrote the line %q: want each begun with its name, "+
-						"and nothing a terminal acts on", line)
+			for _, src := range []struct {
+				name, said string
+				every      bool // every line judged, not the agent's own alone
+			}{{"the server's log", log.String(), true}, {"its own standard error", own.String(), false}} {
+				if !strings.Contains(src.said, want) {
+					t.Errorf("%s: the agent said %q; want the store's message as %q", src.name,
+						codes.Clip(src.said, 1024), want)
 				}
-				if tt.cut && strings.Contains(line, want) &&
-					(len(line) > codes.MaxMessageBytes+len(bucket.AgentName+": ") ||
-						!strings.HasSuffix(line, " bytes more)")) {
-					t.Errorf("the agent said %d bytes ending %q; want at most a message's %d, "+
-						"saying how much it left out", len(line), line[max(0, len(line)-60):],
-						codes.MaxMessageBytes)
+				for _, line := range strings.SplitAfter(strings.TrimSuffix(src.said, "\n"), "\n") {
+					line = strings.TrimSuffix(line, "\n")
+					if !src.every && !strings.Contains(line, "api error") {
+						continue
+					}
+					if !strings.HasPrefix(line, bucket.AgentName+": ") ||
+						codes.TerminalSafe(line) != line {
+						t.Errorf("%s: the agent wrote the line %q: want each begun with its name, "+
+							"and nothing a terminal acts on", src.name, line)
+					}
+					if tt.cut && strings.Contains(line, want) &&
+						(len(line) > codes.MaxMessageBytes+len(bucket.AgentName+": ") ||
+							!strings.HasSuffix(line, " bytes more)")) {
+						t.Errorf("%s: the agent said %d bytes ending %q; want at most a message's "+
+							"%d, saying how much it left out", src.name, len(line),
+							line[max(0, len(line)-60):], codes.MaxMessageBytes)
+					}
 				}
 			}
 		})

@@ -148,7 +148,8 @@ type worker struct {
 	// request sets no memory limit.
 	memory func() uint64
 	// held is a pool worker's measure of what a job left (heldGauge);
-	// nil when the request sets no memory limit.
+	// nil when the request sets no memory limit, and in a worker of one
+	// run.
 	held func() uint64
 	// stop is how the supervisor's stop reaches the program; never nil.
 	stop *stopper
@@ -320,7 +321,10 @@ func (w *worker) prepare(req *wire.Request, res *wire.Record) {
 	// runs only while a job does, and its measure is made here, before
 	// the worker is confined.
 	if req.MaxMemoryMB > 0 {
-		w.memory, w.held = memoryGauge(), heldGauge()
+		w.memory = memoryGauge()
+		if w.pool { // what a job left is read between jobs: a pool's alone
+			w.held = heldGauge()
+		}
 		switch err := confine.LimitMemory(req.MaxMemoryMB); {
 		case err == nil:
 			res.MemoryLimitHeld = req.MaxMemoryMB

@@ -202,21 +202,8 @@ func TestPoolSweepsRunsLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unlock(); os.RemoveAll(held) })
-	old := time.Now().Add(-time.Minute)
-	leave := func(tmp string) *exec.Cmd {
-		os.Chtimes(tmp, old, old)
-		cmd := exec.Command(sleep, "3600")
-		cmd.Env = []string{"TMPDIR=" + tmp}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		return cmd
-	}
-	left, kept := leave(stale), leave(held)
-	waited := make(chan struct{})
-	go func() { left.Wait(); close(waited) }()
+	_, waited := leaveSleeping(t, sleep, stale)
+	kept, _ := leaveSleeping(t, sleep, held)
 
 	dir := t.TempDir()
 	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io"), Workers: 1,
@@ -333,6 +320,26 @@ func TestSweepEndsLeftoversWhateverTheirTMPDIRsSpelling(t *testing.T) {
 	}
 }
 
+// leaveSleeping starts sleep in a session of its own with TMPDIR tmp, as
+// a killed run's worker may leave a process behind, tmp's times set a
+// minute back (past staleAfter); waited is closed once it is reaped, and
+// the test's end kills it.
+func leaveSleeping(t *testing.T, sleep, tmp string) (cmd *exec.Cmd, waited <-chan struct{}) {
+	t.Helper()
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(tmp, old, old)
+	cmd = exec.Command(sleep, "3600")
+	cmd.Env = []string{"TMPDIR=" + tmp}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	return cmd, done
+}
+
 // TestPoolCloseWaitsForItsSweep: a pool closed at once ended its
 // program in the middle of the start's sweep, and what a killed run
 // left stayed until a later run or pool of the same user; Close waits
@@ -353,17 +360,7 @@ func TestPoolCloseWaitsForItsSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(stale) })
-	old := time.Now().Add(-time.Minute)
-	os.Chtimes(stale, old, old)
-	cmd := exec.Command(sleep, "3600")
-	cmd.Env = []string{"TMPDIR=" + stale}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() })
-	waited := make(chan struct{})
-	go func() { cmd.Wait(); close(waited) }()
+	_, waited := leaveSleeping(t, sleep, stale)
 	was := sweepBegins
 	t.Cleanup(func() { sweepBegins = was })
 	sweepBegins = func() { time.Sleep(resultGrace / 2) } // under way as Close is called

@@ -224,8 +224,8 @@ func StartAgent(path, url string, stderr io.Writer) (*Agent, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("bucket: start the store agent %s: %w", path, err)
 	}
-	a := &Agent{cmd: cmd, log: log, stdin: stdin, exited: make(chan struct{}), writing: make(chan struct{}, 1),
-		pending: map[uint64]chan result{}}
+	a := &Agent{cmd: cmd, log: log, stdin: stdin, exited: make(chan struct{}),
+		writing: make(chan struct{}, 1), pending: map[uint64]chan result{}}
 	go a.replies(bufio.NewReaderSize(stdout, 64<<10))
 	return a, nil
 }

@@ -271,9 +271,26 @@ func TestPoolAsksNoLevelOfADirectoryNotMadeYet(t *testing.T) {
 	root := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(root, "hello.vel"), hello)
 	out := filepath.Join(t.TempDir(), "not-made")
+	opts := sabline.PoolOptions{Budget: budget.MustParse(root, "io", "fs:write:"+out),
+		Workers: 1, ImportRoot: root, Receipts: t.TempDir()}
+	eachLevelAsked(t, opts, sabline.File("hello.vel"),
+		func(require core.Level, r *sabline.Result, err error) {
+			if err != nil || r.Receipt.RunParameters.Confinement != core.Partial ||
+				r.Receipt.RunParameters.RequireConfinement != require {
+				t.Errorf("asking for %q: %v, %+v; want hello run at partial, the level asked "+
+					"for recorded", require, err, r.Receipt.RunParameters)
+			}
+		})
+}
+
+// eachLevelAsked starts a pool with opts asking for no level, for none
+// and for full: asking for full it starts no worker (E326: the control);
+// asking for the others it starts, and ran is told of a run of program.
+func eachLevelAsked(t *testing.T, opts sabline.PoolOptions, program sabline.Program,
+	ran func(require core.Level, r *sabline.Result, err error)) {
+	t.Helper()
 	for _, require := range []core.Level{"", core.None, core.Full} {
-		opts := sabline.PoolOptions{Budget: budget.MustParse(root, "io", "fs:write:"+out),
-			Workers: 1, ImportRoot: root, Receipts: t.TempDir(), Require: require}
+		opts.Require = require
 		p, err := sabline.NewPool(opts)
 		if require == core.Full {
 			if codes.CodeOf(err) != codes.E326 {
@@ -288,12 +305,8 @@ func TestPoolAsksNoLevelOfADirectoryNotMadeYet(t *testing.T) {
 			t.Errorf("asking for %q: %v; want the pool started", require, err)
 			continue
 		}
-		r, err := p.Run(context.Background(), sabline.File("hello.vel"), sabline.RunOptions{})
-		if err != nil || r.Receipt.RunParameters.Confinement != core.Partial ||
-			r.Receipt.RunParameters.RequireConfinement != require {
-			t.Errorf("asking for %q: %v, %+v; want hello run at partial, the level asked for "+
-				"recorded", require, err, r.Receipt.RunParameters)
-		}
+		r, err := p.Run(context.Background(), program, sabline.RunOptions{})
+		ran(require, r, err)
 		p.Close()
 	}
 }
@@ -358,30 +371,14 @@ func TestRunAsksNoLevelPastTheCarvingBound(t *testing.T) {
 // alone (full), every such pool was refused (E326). The control: asking
 // for full, it starts no worker (E326).
 func TestPoolAsksNoLevelWithoutAnImportRoot(t *testing.T) {
-	for _, require := range []core.Level{"", core.None, core.Full} {
-		opts := sabline.PoolOptions{Budget: budget.MustParse(t.TempDir(), "io"), Workers: 1,
-			Receipts: t.TempDir(), Require: require}
-		p, err := sabline.NewPool(opts)
-		if require == core.Full {
-			if codes.CodeOf(err) != codes.E326 {
-				t.Errorf("asking for full: %v, want E326", err)
+	opts := sabline.PoolOptions{Budget: budget.MustParse(t.TempDir(), "io"), Workers: 1,
+		Receipts: t.TempDir()}
+	eachLevelAsked(t, opts, sabline.Source("hello.vel", []byte(hello)),
+		func(require core.Level, r *sabline.Result, err error) {
+			if err != nil || r.Receipt.RunParameters.Confinement != core.Partial ||
+				!strings.Contains(r.Receipt.RunParameters.ConfinementReason, "no import root") {
+				t.Errorf("asking for %q: %v, %+v; want hello run at partial, for want of an "+
+					"import root", require, err, r.Receipt.RunParameters)
 			}
-			if err == nil {
-				p.Close()
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("asking for %q: %v; want the pool started", require, err)
-			continue
-		}
-		r, err := p.Run(context.Background(), sabline.Source("hello.vel", []byte(hello)),
-			sabline.RunOptions{})
-		if err != nil || r.Receipt.RunParameters.Confinement != core.Partial ||
-			!strings.Contains(r.Receipt.RunParameters.ConfinementReason, "no import root") {
-			t.Errorf("asking for %q: %v, %+v; want hello run at partial, for want of an import "+
-				"root", require, err, r.Receipt.RunParameters)
-		}
-		p.Close()
-	}
+		})
 }

@@ -60,13 +60,7 @@ func TestInstallLandlockOnTheKernel(t *testing.T) {
 		runInstallChild(t, which, base)
 		return
 	}
-	if _, err := LandlockABI(); err != nil {
-		t.Skipf("the kernel has no Landlock: %v", err)
-	}
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := landlockScratch(t)
 	files := []string{"outside.txt", "many/.ssh/id_test", "real/f", "swap/f", "link/f", "oper/f",
 		"pare/in/f", "beside/f", "beside/in/f", "carv/.ssh/id_test", "carv/sub/f", "carv/g/f"}
 	for i := range installFiles {

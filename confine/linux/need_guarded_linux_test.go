@@ -39,13 +39,7 @@ func TestNeedLinkedIntoGuarded(t *testing.T) {
 		runNeedGuardedChild(t, base)
 		return
 	}
-	if _, err := LandlockABI(); err != nil {
-		t.Skipf("the kernel has no Landlock: %v", err)
-	}
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := landlockScratch(t)
 	for _, f := range []string{"home/.ssh/key", "home/.config/app/settings", "tz/zone"} {
 		p := filepath.Join(base, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -131,13 +125,7 @@ func TestNeedLinkedAboveGuarded(t *testing.T) {
 		runNeedAboveChild(t, base)
 		return
 	}
-	if _, err := LandlockABI(); err != nil {
-		t.Skipf("the kernel has no Landlock: %v", err)
-	}
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := landlockScratch(t)
 	for _, f := range []string{"etc/secret/key", "zones/zone", "tz/zone"} {
 		testkit.WriteFile(t, filepath.Join(base, f), "data")
 	}
@@ -207,4 +195,19 @@ func tzNeedsPlan(t *testing.T, base string) (core.Policy, LandlockRuleset,
 		t.Fatal(err)
 	}
 	return policy, plan, p
+}
+
+// landlockScratch is a temporary directory of the test's, as it resolves
+// (the kernel's rules name it so), for a test that applies a ruleset in
+// a child; it skips the test where the kernel has no Landlock.
+func landlockScratch(t *testing.T) string {
+	t.Helper()
+	if _, err := LandlockABI(); err != nil {
+		t.Skipf("the kernel has no Landlock: %v", err)
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base
 }

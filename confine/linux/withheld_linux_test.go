@@ -98,13 +98,7 @@ func TestWithheldOnTheKernel(t *testing.T) {
 		runWithheldChild(t, which, base)
 		return
 	}
-	if _, err := LandlockABI(); err != nil {
-		t.Skipf("the kernel has no Landlock: %v", err)
-	}
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := landlockScratch(t)
 	for _, f := range []string{"real/f", "guarded/k", "guarded/sub/k"} {
 		p := filepath.Join(base, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

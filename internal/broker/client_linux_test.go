@@ -188,14 +188,7 @@ func TestClientWaitsNoLongerThanItsContext(t *testing.T) {
 	l, _ := listener(t)
 	for _, answered := range []bool{false, true} {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		done := make(chan error, 1)
-		go func() {
-			conn, err := c.Dial(ctx, "tcp", "localhost:80")
-			if err == nil {
-				conn.Close()
-			}
-			done <- err
-		}()
+		done := dialing(ctx, c)
 		req := request(t, sup)
 		if answered {
 			ours, _ := dialed(t, l)
@@ -211,6 +204,20 @@ func TestClientWaitsNoLongerThanItsContext(t *testing.T) {
 		}
 		cancel()
 	}
+}
+
+// dialing starts c.Dial of localhost:80 under ctx, and sends what it
+// returned on the channel it gives, closing a connection it was given.
+func dialing(ctx context.Context, c *Client) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		conn, err := c.Dial(ctx, "tcp", "localhost:80")
+		if err == nil {
+			conn.Close()
+		}
+		done <- err
+	}()
+	return done
 }
 
 // within is what a Dial sent on done, which must come within a bound
@@ -289,14 +296,7 @@ func TestClientEndsWhenItsContextIs(t *testing.T) {
 		if !live {
 			cancel()
 		}
-		done := make(chan error, 1)
-		go func() {
-			conn, err := c.Dial(ctx, "tcp", "localhost:80")
-			if err == nil {
-				conn.Close()
-			}
-			done <- err
-		}()
+		done := dialing(ctx, c)
 		if !live {
 			if err := <-done; !errors.Is(err, context.Canceled) {
 				t.Errorf("a context done before Dial: %v, want the context's error", err)

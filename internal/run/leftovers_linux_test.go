@@ -184,19 +184,7 @@ func TestSupervisorKilledLeavesNoProcess(t *testing.T) {
 // directory as old whose lock is held, as a live supervisor holds its
 // run's, is kept, and so is its process.
 func TestPoolSweepsRunsLeftovers(t *testing.T) {
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep(1) to leave running:", err)
-	}
-	parent, err := runsDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stale, err := os.MkdirTemp(parent, tempPrefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(stale) })
+	parent, stale, sleep := staleRun(t)
 	held, unlock, err := makeTempDir(parent)
 	if err != nil {
 		t.Fatal(err)
@@ -320,6 +308,26 @@ func TestSweepEndsLeftoversWhateverTheirTMPDIRsSpelling(t *testing.T) {
 	}
 }
 
+// staleRun makes in the runs directory (parent) the directory of a run
+// whose supervisor was killed, stale, removed at the test's end, and
+// finds sleep(1) to leave running there; it skips the test where there
+// is none.
+func staleRun(t *testing.T) (parent, stale, sleep string) {
+	t.Helper()
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep(1) to leave running:", err)
+	}
+	if parent, err = runsDir(); err != nil {
+		t.Fatal(err)
+	}
+	if stale, err = os.MkdirTemp(parent, tempPrefix); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(stale) })
+	return parent, stale, sleep
+}
+
 // leaveSleeping starts sleep in a session of its own with TMPDIR tmp, as
 // a killed run's worker may leave a process behind, tmp's times set a
 // minute back (past staleAfter); waited is closed once it is reaped, and
@@ -347,23 +355,11 @@ func leaveSleeping(t *testing.T, sleep, tmp string) (cmd *exec.Cmd, waited <-cha
 // for a moment (sweepBegins), so that it is under way as Close is
 // called.
 func TestPoolCloseWaitsForItsSweep(t *testing.T) {
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep(1) to leave running:", err)
-	}
-	parent, err := runsDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stale, err := os.MkdirTemp(parent, tempPrefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(stale) })
+	_, stale, sleep := staleRun(t)
 	_, waited := leaveSleeping(t, sleep, stale)
 	was := sweepBegins
 	t.Cleanup(func() { sweepBegins = was })
-	sweepBegins = func() { time.Sleep(resultGrace / 2) } // under way as Close is called
+	sweepBegins = func() { time.Sleep(resultGrace / 4) } // under way as Close is called
 
 	dir := t.TempDir()
 	p, err := StartPool(PoolConfig{Budget: budget.MustParse(dir, "io"), Workers: 1,

@@ -57,6 +57,29 @@ func TestTwoShippersOneDirectory(t *testing.T) {
 	}
 }
 
+// shipThenEnd has a replica r1, in a process of its own, on the receipts
+// directory dir run twice, ship, run once more (kept after the ship: the
+// next replica ships it) and end: the three runs' ids, and the objects it
+// shipped.
+func shipThenEnd(t *testing.T, dir string) (ids []string, shipped map[string][]byte) {
+	t.Helper()
+	first := pool(t, dir)
+	ids = []string{first.do(t, "ok"), first.do(t, "ok")}
+	if _, err := first.stdin.Write([]byte("ship\n")); err != nil {
+		t.Fatal(err)
+	}
+	w, objects := first.answer(t)
+	if w != "shipped" {
+		t.Fatalf("child said %q, want shipped", w)
+	}
+	if err := json.Unmarshal([]byte(objects), &shipped); err != nil {
+		t.Fatal(err)
+	}
+	ids = append(ids, first.do(t, "ok"))
+	first.end(t, false)
+	return ids, shipped
+}
+
 // TestShipperAfterAnEndedReplica: a replica ships its journal under its
 // id and ends; the replica started after it on the same receipts
 // directory under another id (a pod's new name) takes the journal it
@@ -66,21 +89,7 @@ func TestTwoShippersOneDirectory(t *testing.T) {
 // again.
 func TestShipperAfterAnEndedReplica(t *testing.T) {
 	dir := t.TempDir()
-	first := pool(t, dir) // replica r1, in a process of its own
-	ids := []string{first.do(t, "ok"), first.do(t, "ok")}
-	if _, err := first.stdin.Write([]byte("ship\n")); err != nil {
-		t.Fatal(err)
-	}
-	w, objects := first.answer(t)
-	if w != "shipped" {
-		t.Fatalf("child said %q, want shipped", w)
-	}
-	var shippedByFirst map[string][]byte
-	if err := json.Unmarshal([]byte(objects), &shippedByFirst); err != nil {
-		t.Fatal(err)
-	}
-	ids = append(ids, first.do(t, "ok")) // kept after the ship: the next replica ships it
-	first.end(t, false)
+	ids, shippedByFirst := shipThenEnd(t, dir)
 
 	b := bucket.NewMemory()
 	ctx := context.Background()
@@ -115,21 +124,7 @@ func TestShipperAfterAnEndedReplica(t *testing.T) {
 // the ship (the control) is.
 func TestShipperAfterAnEndedReplicaItsObjectsGone(t *testing.T) {
 	dir := t.TempDir()
-	first := pool(t, dir) // replica r1, in a process of its own
-	ids := []string{first.do(t, "ok"), first.do(t, "ok")}
-	if _, err := first.stdin.Write([]byte("ship\n")); err != nil {
-		t.Fatal(err)
-	}
-	w, objects := first.answer(t)
-	if w != "shipped" {
-		t.Fatalf("child said %q, want shipped", w)
-	}
-	var shippedByFirst map[string][]byte
-	if err := json.Unmarshal([]byte(objects), &shippedByFirst); err != nil {
-		t.Fatal(err)
-	}
-	ids = append(ids, first.do(t, "ok")) // kept after the ship: the next replica ships it
-	first.end(t, false)
+	ids, shippedByFirst := shipThenEnd(t, dir)
 
 	if len(shippedByFirst) == 0 {
 		t.Fatal("the first replica shipped nothing")

@@ -183,8 +183,8 @@ var Codes = []CodeInfo{
 			"its own. Nothing ran."},
 	{E335, "the supervisor would not make a connection the budget grants", ExitFailed,
 		"A confined run's connections are made by its supervisor, which resolves the name itself: " +
-			"a name granted by name reaches public addresses only (a private or loopback address behind " +
-			"it could be a rebinding), and a run makes a bounded number of connections. Grant the " +
+			"a name granted by name reaches public addresses only, none of this machine's own (a private, " +
+			"loopback or own address behind it could be a rebinding), and a run makes a bounded number of connections. Grant the " +
 			"address itself (net:10.0.0.2:5432) to reach a private one, or connect fewer times."},
 	{E336, "a request's arguments are larger than a door accepts", ExitUsage,
 		"A server's door takes at most 64 KiB of arguments, and at most 4,096 of them, in one request " +

@@ -238,9 +238,9 @@ func (in *Interp) counted(dial DialFunc) DialFunc {
 // dials itself (no Config.Dial: in the caller's own process, under
 // --no-confine, on a system with no broker) to a host a grant names: the
 // host is looked up with resolver (an address is taken as it is), and
-// only the addresses a grant of that name reaches (reach.Reachable: a
-// name's public addresses, localhost's loopback ones) are dialled, in
-// their order. Under a grant of a name that answers with a loopback or
+// only the addresses a grant of that name reaches (reach.Check: a name's
+// public addresses but this machine's own, localhost's loopback ones) are
+// dialled, in their order. Under a grant of a name that answers with a loopback or
 // a private address, a run that dialled itself once connected there,
 // where the same run confined was refused (E335).
 func reachDial(ctx context.Context, network, address string) (net.Conn, error) {
@@ -254,7 +254,7 @@ func reachDial(ctx context.Context, network, address string) (net.Conn, error) {
 	} else if addrs, err = resolver.LookupNetIP(ctx, "ip", host); err != nil {
 		return nil, codes.Errorf(codes.E315, "look up %s: %v", host, err)
 	}
-	if addrs, err = reach.Reachable(host, addrs); err != nil {
+	if addrs, err = reach.Check(host, addrs); err != nil {
 		return nil, err
 	}
 	var last error

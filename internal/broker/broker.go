@@ -4,7 +4,7 @@
 // TCP connect and bind): it asks its supervisor over a Unix socket the two
 // share, one [Request] per connection. The supervisor's [Broker] checks
 // the run's grants ([Grants], counted with their @N), looks the name up
-// itself, keeps to the addresses the grant reaches ([reach.Reachable]), connects,
+// itself, keeps to the addresses the grant reaches ([reach.Check]), connects,
 // and hands the connected socket back with SCM_RIGHTS beside its [Reply].
 // A UDP grant gets a connected datagram socket.
 //

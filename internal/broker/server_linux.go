@@ -374,7 +374,7 @@ func (r *runState) add(row receipt.Connection) int {
 
 // connect looks req's host up (an address is taken as it is) and
 // connects to the first of its addresses that answers, among those the
-// grant reaches (Reachable when it named the host, any otherwise), all
+// grant reaches (reach.Check when it named the host, any otherwise), all
 // within HandshakeTimeout.
 func (b *Broker) connect(ctx context.Context, req Request, named bool) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, HandshakeTimeout)
@@ -391,7 +391,7 @@ func (b *Broker) connect(ctx context.Context, req Request, named bool) (net.Conn
 	}
 	if named {
 		var err error
-		if addrs, err = reach.Reachable(req.Host, addrs); err != nil {
+		if addrs, err = reach.Check(req.Host, addrs); err != nil {
 			return nil, err
 		}
 	}

@@ -8,7 +8,9 @@ package reach
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/sabline/sabline/budget"
@@ -25,50 +27,123 @@ const (
 )
 
 // Reachable returns those of addrs, the addresses host was looked up to,
-// that a connection granted by naming host may go to, in their order:
+// that a connection granted by naming host may go to, in their order,
+// where own are this machine's addresses (Own):
 //
 //   - host is an address: that address, which the grant names;
 //   - host is localhost, or a name beneath .localhost: loopback
 //     addresses only;
-//   - any other name: public addresses only. A private, loopback,
-//     link-local, shared (100.64.0.0/10), unspecified or multicast address
-//     behind a name could be a rebinding (a name that answers with an
-//     address inside the operator's network), so it is reached only where
-//     a grant names the address itself. An IPv6 address reaches only
-//     global unicast space, and one that embeds an IPv4 address for a
-//     NAT64 gateway or a 6to4 relay is judged by the IPv4 address (public).
+//   - any other name: public addresses only, none of them this
+//     machine's own. A private, loopback, link-local, shared
+//     (100.64.0.0/10), unspecified or multicast address behind a name
+//     could be a rebinding (a name that answers with an address inside
+//     the operator's network), and so could one of this machine's own
+//     public addresses, which reaches every service it listens with on
+//     all its addresses; each is reached only where a grant names the
+//     address itself. An IPv6 address reaches only global unicast space,
+//     and one that embeds an IPv4 address for a NAT64 gateway or a 6to4
+//     relay is judged by the IPv4 address (public, not this machine's).
 //
 // None left is an E335 that says which addresses were refused and how
-// to grant one.
-func Reachable(host string, addrs []netip.Addr) ([]netip.Addr, error) {
+// to grant one. Check is Reachable with own read from this machine.
+func Reachable(host string, addrs, own []netip.Addr) ([]netip.Addr, error) {
 	if a, err := netip.ParseAddr(TrimBrackets(host)); err == nil {
 		return []netip.Addr{a.Unmap()}, nil
 	}
-	const sub = ".localhost"
-	local := budget.SameHost(host, "localhost") ||
-		len(host) > len(sub) && budget.SameHost(host[len(host)-len(sub):], sub)
-	var out, refused []netip.Addr
+	local := isLocal(host)
+	var out, refused, mine []netip.Addr
 	for _, a := range addrs {
 		a = a.Unmap()
-		if local && a.IsLoopback() || !local && public(a) {
+		switch {
+		case local && a.IsLoopback():
 			out = append(out, a)
-		} else {
+		case !local && public(a) && !ownOrCarried(a, own):
+			out = append(out, a)
+		case !local && public(a):
+			mine = append(mine, a)
+		default:
 			refused = append(refused, a)
 		}
 	}
 	if len(out) > 0 {
 		return out, nil
 	}
-	if len(refused) == 0 {
+	if len(refused)+len(mine) == 0 {
 		return nil, codes.Errorf(codes.E315, "%s has no address", host)
 	}
 	if local {
 		return nil, codes.Errorf(codes.E335, "%s resolved to %s, not a loopback address: "+
 			"localhost reaches this machine only", host, refused[0])
 	}
+	if len(refused) == 0 {
+		return nil, codes.Errorf(codes.E335, "%s resolved to %s only, this machine's own, which a "+
+			"grant of a name does not reach (a name that leads to this machine could be a "+
+			"rebinding, and reaches every service it listens with): grant the address itself, as "+
+			"net:%s, to reach it", host, joinAddrs(mine), hostForm(mine[0]))
+	}
 	return nil, codes.Errorf(codes.E335, "%s resolved to %s only, which a grant of a name does not "+
 		"reach (a private or loopback address behind a name could be a rebinding): grant the "+
-		"address itself, as net:%s, to reach it", host, joinAddrs(refused), hostForm(refused[0]))
+		"address itself, as net:%s, to reach it", host, joinAddrs(append(refused, mine...)),
+		hostForm(refused[0]))
+}
+
+// Check is Reachable judged against this machine's addresses as they are
+// now (Own), read only where host is a name whose addresses are judged.
+// A machine whose addresses cannot be read reaches no address behind a
+// name (E335): a refusal that names the address to grant rather than a
+// connection to the machine itself.
+func Check(host string, addrs []netip.Addr) ([]netip.Addr, error) {
+	if _, err := netip.ParseAddr(TrimBrackets(host)); err == nil || isLocal(host) {
+		return Reachable(host, addrs, nil)
+	}
+	own, err := Own()
+	if err != nil {
+		return nil, codes.Errorf(codes.E335, "%s: this machine's own addresses could not be read "+
+			"(%v), so none behind a name is reached: grant the address itself", host, err)
+	}
+	return Reachable(host, addrs, own)
+}
+
+// Own returns the addresses of this machine's network interfaces, as
+// they are now, every scope among them.
+func Own() ([]netip.Addr, error) {
+	as, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil, fmt.Errorf("read this machine's addresses: %w", err)
+	}
+	out := make([]netip.Addr, 0, len(as))
+	for _, a := range as {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, p.Addr().Unmap())
+		}
+	}
+	return out, nil
+}
+
+// isLocal reports whether host is localhost or a name beneath .localhost.
+func isLocal(host string) bool {
+	const sub = ".localhost"
+	return budget.SameHost(host, "localhost") ||
+		len(host) > len(sub) && budget.SameHost(host[len(host)-len(sub):], sub)
+}
+
+// ownOrCarried reports whether a is one of own, or an address that
+// carries one of own for a NAT64 gateway or a 6to4 relay.
+func ownOrCarried(a netip.Addr, own []netip.Addr) bool {
+	v4, ok := carried(a)
+	return slices.Contains(own, a) || ok && slices.Contains(own, v4)
+}
+
+// carried is the IPv4 address a carries for a NAT64 gateway or a 6to4
+// relay (embedsIPv4), if it carries one.
+func carried(a netip.Addr) (netip.Addr, bool) {
+	for _, e := range embedsIPv4 {
+		if e.prefix.Contains(a) {
+			b := a.As16()
+			return netip.AddrFrom4([4]byte(b[e.at : e.at+4])), true
+		}
+	}
+	return netip.Addr{}, false
 }
 
 // public reports whether a is an address of the public internet, one a
@@ -91,11 +166,8 @@ func public(a netip.Addr) bool {
 		}
 		return !inAny(notPublic4, a)
 	}
-	for _, e := range embedsIPv4 {
-		if e.prefix.Contains(a) {
-			b := a.As16()
-			return public(netip.AddrFrom4([4]byte(b[e.at : e.at+4])))
-		}
+	if v4, ok := carried(a); ok {
+		return public(v4)
 	}
 	return globalUnicast6.Contains(a) && !inAny(notPublic6, a)
 }

@@ -2,6 +2,7 @@ package reach
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,6 +22,7 @@ func TestReachable(t *testing.T) {
 		name     string
 		host     string
 		addrs    []netip.Addr
+		own      []netip.Addr // this machine's addresses
 		want     []netip.Addr
 		wantCode codes.Code
 	}{
@@ -93,10 +95,30 @@ func TestReachable(t *testing.T) {
 		{name: "global unicast beside the reserved blocks is public", host: "api.example.com",
 			addrs: addrs("2001:200::1", "2001:db9::1", "3ffe::1", "198.20.0.1"),
 			want:  addrs("2001:200::1", "2001:db9::1", "3ffe::1", "198.20.0.1")},
+		// This machine's own public addresses reach every service it
+		// listens with on all its addresses: behind a name, a rebinding.
+		{name: "a name behind this machine's own public address", host: "api.example.com",
+			addrs: addrs("198.51.100.7", "2a01:4f8::7"), own: addrs("127.0.0.1", "198.51.100.7",
+				"2a01:4f8::7"), wantCode: codes.E335},
+		{name: "a name keeps its public addresses but this machine's", host: "api.example.com",
+			addrs: addrs("198.51.100.7", "93.184.215.14"), own: addrs("198.51.100.7"),
+			want: addrs("93.184.215.14")},
+		{name: "NAT64 of this machine's address", host: "api.example.com",
+			addrs: addrs("64:ff9b::198.51.100.7"), own: addrs("198.51.100.7"), wantCode: codes.E335},
+		{name: "6to4 of this machine's address", host: "api.example.com",
+			addrs: addrs("2002:c633:6407::1"), own: addrs("198.51.100.7"), wantCode: codes.E335},
+		{name: "this machine's own 6to4 address", host: "api.example.com",
+			addrs: addrs("2002:c633:6407::1"), own: addrs("2002:c633:6407::1"), wantCode: codes.E335},
+		{name: "a mapped form of this machine's address", host: "api.example.com",
+			addrs: addrs("::ffff:198.51.100.7"), own: addrs("198.51.100.7"), wantCode: codes.E335},
+		{name: "this machine's address granted as the address", host: "198.51.100.7",
+			own: addrs("198.51.100.7"), want: addrs("198.51.100.7")},
+		{name: "localhost is this machine's by its grant", host: "localhost",
+			addrs: addrs("127.0.0.1"), own: addrs("127.0.0.1"), want: addrs("127.0.0.1")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Reachable(tc.host, tc.addrs)
+			got, err := Reachable(tc.host, tc.addrs, tc.own)
 			if tc.wantCode != "" {
 				if codes.CodeOf(err) != tc.wantCode {
 					t.Fatalf("Reachable = %v, %v; want %s", got, err, tc.wantCode)
@@ -116,10 +138,38 @@ func TestReachable(t *testing.T) {
 }
 
 func TestReachableSaysWhatToGrant(t *testing.T) {
-	_, err := Reachable("db.example.com", addrs("10.0.0.2", "fd00::1"))
+	_, err := Reachable("db.example.com", addrs("10.0.0.2", "fd00::1"), nil)
 	for _, want := range []string{"10.0.0.2 and fd00::1", "grant the address itself, as net:10.0.0.2"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v; want it to say %q", err, want)
 		}
+	}
+	_, err = Reachable("db.example.com", addrs("2a01:4f8::7"), addrs("2a01:4f8::7"))
+	for _, want := range []string{"2a01:4f8::7 only, this machine's own",
+		"grant the address itself, as net:[2a01:4f8::7]"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v; want it to say %q", err, want)
+		}
+	}
+}
+
+// TestOwnReadsThisMachine: Own lists this machine's addresses, loopback
+// among them wherever a loopback interface is up, and Check reads it
+// for a name alone.
+func TestOwnReadsThisMachine(t *testing.T) {
+	own, err := Own()
+	if err != nil {
+		t.Fatalf("Own: %v", err)
+	}
+	if !slices.ContainsFunc(own, netip.Addr.IsLoopback) {
+		t.Skipf("no loopback address among this machine's %v: nothing to compare with", own)
+	}
+	// A name behind an address of this machine's is refused by Check,
+	// and the same address granted by itself is reached.
+	if _, err := Check("api.example.com", own); codes.CodeOf(err) != codes.E335 {
+		t.Errorf("Check(a name, %v) = %v; want E335", own, err)
+	}
+	if got, err := Check(own[0].String(), nil); err != nil || len(got) != 1 || got[0] != own[0] {
+		t.Errorf("Check(%s) = %v, %v; want the address itself", own[0], got, err)
 	}
 }

@@ -289,6 +289,8 @@ var predeclared = map[string]func(in *Interp) starlark.Value{
 	"struct": func(*Interp) starlark.Value {
 		return starlark.NewBuiltin("struct", starlarkstruct.Make)
 	},
+	// The language's own range, in place of go.starlark.net's (rangeval.go).
+	"range":  func(*Interp) starlark.Value { return rangeFunc },
 	loopTrue: func(*Interp) starlark.Value { return starlark.True },
 }
 

@@ -88,7 +88,7 @@ func TestPredeclaredFor(t *testing.T) {
 // may use, are these and no others.
 func TestPredeclaredNames(t *testing.T) {
 	want := []string{"ARGS", loopTrue, "clock", "declassify", "env", "ffi", "fs", "io", "net",
-		"print", "rand", "struct", "tool"}
+		"print", "rand", "range", "struct", "tool"}
 	slices.Sort(want)
 	if got := slices.Sorted(maps.Keys(PredeclaredNames())); !slices.Equal(got, want) {
 		t.Errorf("PredeclaredNames %q, want %q", got, want)

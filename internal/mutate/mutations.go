@@ -940,6 +940,28 @@ var mutations = []Mutation{
 		CaughtBy: "TestPoolInput/a_pipe_nobody_writes,_cancelled (Run still waits on its input)",
 	},
 	{
+		Name: "range-counts-in-ints", File: "lang/rangeval.go",
+		Old:      "\treturn (span-1)/mag + 1\n",
+		New:      "\treturn uint64((int(span)-1)/int(mag) + 1)\n",
+		Packages: langPkg, Run: "^TestRange",
+		CaughtBy: "TestRangeBeyondInt32/four_elements_2^62_apart, " +
+			"TestRangeBeyondInt32/the_least_step",
+	},
+	{
+		Name: "range-float-truncated", File: "lang/rangeval.go",
+		Old:      "\t\tif f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {\n",
+		New:      "\t\tif f < math.MinInt64 || f >= math.MaxInt64 {\n",
+		Packages: langPkg, Run: "^TestRange",
+		CaughtBy: "TestRangeBeyondInt32/a_float_with_a_fraction_is_no_element",
+	},
+	{
+		Name: "range-slice-step-ignored", File: "lang/rangeval.go",
+		Old:      "\ts := rangeValue{mag: mag, neg: r.neg != (step < 0), n: int(n)}\n",
+		New:      "\ts := rangeValue{mag: r.mag | mag&0, neg: r.neg != (step < 0), n: int(n)}\n",
+		Packages: langPkg, Run: "^TestRange",
+		CaughtBy: "TestRangeAsStarlarks (r[::3])",
+	},
+	{
 		Name: "stop-halts-nothing", File: "lang/interp.go",
 		Old: "\t\tt.Cancel(why)\n\t}\n\tin.halt()\n", New: "\t\tt.Cancel(why)\n\t}\n",
 		Packages: langPkg, Run: "^TestStopEnds",

@@ -100,7 +100,9 @@ var Codes = []CodeInfo{
 		"Raise the timeout (--timeout, Options.Timeout), or find out why the program does not finish; " +
 			"a cancelled run was stopped by whoever asked for it."},
 	{E308, "the run used more memory than its memory limit", ExitMemory,
-		"Raise the memory limit (--max-memory-mb, Options.MaxMemoryMB), or make the program use less."},
+		"Raise the memory limit (--max-memory-mb, Options.MaxMemoryMB), or make the program use less. " +
+			"A run with no limit held (--no-memory-limit) that the machine refused memory ends so " +
+			"too: set a limit."},
 	{E309, "the worker was killed by a signal", ExitSignaled,
 		"Read the message: it names the signal. One from outside the run (Ctrl-C, kill, the " +
 			"system's out-of-memory killer) ended it: run it again; a program granted ffi may " +

@@ -777,6 +777,12 @@ func deathOutcome(ps *os.ProcessState, memoryMB, memHeld int, oom bool,
 				"limit stopped an allocation (the worker's own, or the lower one its caller set, "+
 				"ulimit -v, which its standard error names)%s", memHeld, where)), true
 	}
+	if memHeld == 0 && outOfMemory(crash) {
+		// No address-space limit held the run (--no-memory-limit, or one
+		// the kernel would not set): the machine refused the runtime an
+		// allocation, the program's doing as much as under a limit.
+		return receipt.OutcomeOf(codes.Errorf(codes.E308, "%s%s", noLimitHeldOOM, where)), true
+	}
 	if interpreterOverflowed(crash) {
 		// The interpreter recursed once for each level of a value the
 		// program made (hashing it, printing it), past the Go runtime's
@@ -911,8 +917,7 @@ func openRegular(path string) (*os.File, error) {
 // up inside its allocator: what an allocation refused by the address-space
 // limit looks like.
 func allocatorThrew(crash string) bool {
-	if strings.Contains(crash, "fatal error: out of memory") ||
-		strings.Contains(crash, "fatal error: runtime: out of memory") {
+	if outOfMemory(crash) {
 		return true
 	}
 	before, _, ok := strings.Cut(crash, "runtime.throw(")
@@ -925,6 +930,19 @@ func allocatorThrew(crash string) bool {
 		strings.Contains(frames, "runtime.(*mheap)") ||
 		strings.Contains(frames, "runtime.(*mcache)")
 }
+
+// outOfMemory reports whether a Go crash report is the runtime's own
+// word that the system refused it memory.
+func outOfMemory(crash string) bool {
+	return strings.Contains(crash, "fatal error: out of memory") ||
+		strings.Contains(crash, "fatal error: runtime: out of memory")
+}
+
+// noLimitHeldOOM is the outcome of a run that no address-space limit
+// held, whose worker the machine refused memory.
+const noLimitHeldOOM = "the worker ran out of memory with no memory limit held: the machine " +
+	"refused an allocation; run it with a memory limit (--max-memory-mb) to have the run " +
+	"refused within it, before the machine's memory runs short"
 
 // interpreterOverflowed reports whether a Go crash report is the
 // runtime's stack limit passed by the interpreter itself

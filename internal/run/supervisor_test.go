@@ -134,6 +134,50 @@ go.starlark.net/starlark.(*Dict).SetKey(0xea69c073638?)
 	}
 }
 
+// TestDeathOutOfMemoryWithNoLimit: a worker with no address-space limit
+// held (--no-memory-limit) that the machine refused memory (the report's
+// head below, as a run of list(range(1 << 41)) under --no-memory-limit
+// wrote it) ended E308, which says to set a limit; it was E310, whose
+// advice is to report a fault of Sabline's. The controls: under a limit
+// held, the limit's own E308; another fatal error with no limit, E310.
+func TestDeathOutOfMemoryWithNoLimit(t *testing.T) {
+	const refused = `fatal error: runtime: out of memory
+
+runtime stack:
+runtime.throw({0x8c22d9?, 0x29e1?})
+	/usr/local/go/src/runtime/panic.go:1229 +0x48
+runtime.sysMapOS(0x2787ef800000, 0x200000000000, {0x8b861b, 0x4})
+	/usr/local/go/src/runtime/mem_linux.go:175 +0x13b
+`
+	exited := exec.Command(os.Args[0], "-test.run=^$")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	for _, tt := range []struct {
+		name        string
+		crash       string
+		limit, held int
+		want        codes.Code
+		msg         string
+	}{
+		{name: "no limit", crash: refused, want: codes.E308, msg: noLimitHeldOOM},
+		{name: "a limit asked for and not held", crash: refused, limit: 64, want: codes.E308,
+			msg: noLimitHeldOOM},
+		{name: "the control: a limit held", crash: refused, limit: 64, held: 64, want: codes.E308,
+			msg: "under its memory limit of 64 MB"},
+		{name: "the control: another fatal error", crash: "fatal error: concurrent map writes\n",
+			want: codes.E310, msg: "fatal error: concurrent map writes"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o, _ := deathOutcome(exited.ProcessState, tt.limit, tt.held, false, tt.crash, "", tmp)
+			if o.Code != tt.want || !strings.Contains(o.Message, tt.msg) {
+				t.Fatalf("outcome %s %q; want %s containing %q", o.Code, o.Message, tt.want, tt.msg)
+			}
+		})
+	}
+}
+
 // TestMemoryGap: what a run's reason says holds its memory limit, a fact
 // of the memory layer that leaves the level as it is.
 func TestMemoryGap(t *testing.T) {

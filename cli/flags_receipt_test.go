@@ -27,6 +27,13 @@ func TestRefusedValuesLeaveAReceipt(t *testing.T) {
 	if err := os.WriteFile(prog, []byte("print(\"hello\")\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An open descriptor of this process, for the control's --tool-fd.
+	channel, err := os.CreateTemp(dir, "channel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer channel.Close()
+	toolFD := fmt.Sprint(channel.Fd())
 	tests := []struct {
 		name    string
 		args    []string
@@ -43,8 +50,11 @@ func TestRefusedValuesLeaveAReceipt(t *testing.T) {
 		{name: "tool channel on stdout", args: []string{"--tool-fd", "1"}, wantMsg: `--tool-fd 1`},
 		{name: "tool channel on stdin", args: []string{"--tool-fd", "0"}, wantMsg: `--tool-fd 0`},
 		{name: "tool channel on stderr", args: []string{"--tool-fd", "2"}, wantMsg: `--tool-fd 2`},
+		{name: "tool channel below zero", args: []string{"--tool-fd", "-5"}, wantMsg: `--tool-fd "-5": not a descriptor`},
+		{name: "tool channel not a number", args: []string{"--tool-fd", "three"}, wantMsg: `--tool-fd "three"`},
 		{name: "two refused: the first is said", args: []string{"--timeout", "abc", "--max-memory-mb", "1"}, wantMsg: `--timeout "abc"`},
-		{name: "the values written right", args: []string{"--timeout", "10s", "--max-memory-mb", "64", "--confine", "strict"}},
+		{name: "the values written right", args: []string{"--timeout", "10s", "--max-memory-mb", "64",
+			"--confine", "strict", "--tool-fd", toolFD}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -57,6 +57,7 @@ var helpCases = []struct {
 	{"report diff", []string{"report", "diff", "--bogus"}},
 	{"os-policy", []string{"os-policy", "--bogus"}},
 	{"run", []string{"run", "--bogus"}},
+	{"replay", []string{"replay", "--bogus"}},
 	{"receipts list", []string{"receipts", "list", "--bogus"}},
 	{"receipts show", []string{"receipts", "show", "--bogus"}},
 	{"receipts diff", []string{"receipts", "diff", "--bogus"}},
@@ -137,6 +138,43 @@ func TestHelpExitStatuses(t *testing.T) {
 		if !strings.Contains(" "+text, " "+want) {
 			t.Errorf("the general usage's exit statuses do not name %s's %q: %s",
 				c.Code, strings.TrimSpace(want), text)
+		}
+	}
+}
+
+// flagUsage is the usage text help shows for the flag name, on one line.
+func flagUsage(help, name string) string {
+	_, rest, ok := strings.Cut(help, "\n  --"+name+" ")
+	if !ok {
+		_, rest, _ = strings.Cut(help, "\n  --"+name+"\n")
+	}
+	use, _, _ := strings.Cut(rest, "\n  --")
+	return strings.Join(strings.Fields(use), " ")
+}
+
+// TestReplayHelpSaysTheReceiptsDefaults: sabline help replay says that
+// each limit a replay takes from its receipt defaults to the receipt's,
+// and shows none of a run's own defaults, which a replay does not take
+// (a receipt of --max-memory-mb 2000 replays under 2000, not 1024; one
+// of --require-confinement partial under partial). Its control: a run's
+// help shows a run's defaults.
+func TestReplayHelpSaysTheReceiptsDefaults(t *testing.T) {
+	_, replay, _ := mainOut("help", "replay")
+	_, runHelp, _ := mainOut("help", "run")
+	for _, name := range []string{"timeout", "max-memory-mb", "confine", "require-confinement"} {
+		use := flagUsage(replay, name)
+		if !strings.Contains(use, "(default: the receipt's") {
+			t.Errorf("sabline help replay, --%s: %q: says not that its default is the receipt's",
+				name, use)
+		}
+		if strings.Contains(use, "this machine holds") || strings.Contains(use, "(default 1024") {
+			t.Errorf("sabline help replay, --%s: %q: shows a run's default", name, use)
+		}
+	}
+	for name, want := range map[string]string{"max-memory-mb": "(default 1024",
+		"require-confinement": "(default: the level this machine holds"} {
+		if use := flagUsage(runHelp, name); !strings.Contains(use, want) {
+			t.Errorf("the control: sabline help run, --%s: %q, want %q", name, use, want)
 		}
 	}
 }

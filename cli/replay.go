@@ -83,7 +83,33 @@ func replayFlagSet() (*flag.FlagSet, *runFlags) {
 	fs := cmdline.NewFlagSet("replay")
 	f := &runFlags{}
 	f.register(fs)
+	for name, use := range replayUsage {
+		fs.Lookup(name).Usage = use
+	}
 	return fs, f
+}
+
+// replayUsage is the help of the flags a replay reads otherwise than a
+// run: each narrows what the receipt recorded, which is its default (a
+// run's own default, 1024 MB, only where the receipt records no memory
+// bound).
+var replayUsage = map[string]string{
+	"allow": "narrow the receipt's budget to these `items` (repeatable); a receipt file " +
+		"named by its path grants only these",
+	"timeout": "stop the run after this `duration`, no longer than the receipt's " +
+		"(default: the receipt's)",
+	"max-memory-mb": fmt.Sprintf("stop the run past this many `MB`, at least %d and no more "+
+		"than the receipt's (default: the receipt's, or %d where it records none)",
+		cmdline.MinMemoryMB, defaultRunMemoryMB),
+	"no-memory-limit": "lift the memory bound, where the receipt records none",
+	"confine": "strict, the one `mode`: granted modules widen nothing (default: the " +
+		"receipt's)",
+	"no-confine": "ask the operating system for nothing, where the receipt's run asked " +
+		"for nothing",
+	"require-confinement": "refuse to run below this `level`: full, partial or none, no " +
+		"lower than the receipt's (default: the receipt's)",
+	"lend-credential": "lend again this credential `path`, one the receipt's run was lent " +
+		"(repeatable)",
 }
 
 // replayCmd: sabline replay RECEIPT [--receipts DIR] [the flags of a run

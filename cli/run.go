@@ -101,7 +101,9 @@ func runFlagSet() (*flag.FlagSet, *runFlags) {
 	fs := cmdline.NewFlagSet("sabline")
 	f := &runFlags{}
 	f.register(fs)
-	fs.IntVar(&f.toolFD, "tool-fd", -1, "the `descriptor` of the host's tool channel (docs/tools.md)")
+	f.toolFD = -1 // none unless given
+	fs.Var((*cmdline.Descriptor)(&f.toolFD), "tool-fd",
+		"the `descriptor` of the host's tool channel (docs/tools.md)")
 	return fs, f
 }
 

@@ -200,7 +200,7 @@ var Codes = []CodeInfo{
 	{E338, "the doors' command is missing or of another build", ExitUsage,
 		"sabline serve and sabline mcp run the sabline-door command, which links the HTTP server " +
 			"and the MCP SDK that no other sabline process needs. Build it from the same source " +
-			"beside sabline (go build -o DIR ./cmd/sabline ./cmd/sabline-door), or put that build on " +
+			"beside sabline (go build -o DIR/ ./cmd/sabline ./cmd/sabline-door), or put that build on " +
 			"PATH; the message says which one was found and what it is."},
 }
 

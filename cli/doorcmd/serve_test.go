@@ -609,6 +609,71 @@ func TestServeDocAudit(t *testing.T) {
 	}
 }
 
+// TestServeDocRun sends the page's first /v1/run request (docs/serve.md,
+// Requests) to a server of the budget io (the page's, but its
+// /srv/data, which this machine may not have: a grant of a directory not
+// there is held partial), and holds what the page shows of the answer
+// to what the server answers: each field it gives (not those shown as
+// {...}), a string shown ending "..." by its beginning, and the level and
+// reason where this machine's Linux has Landlock, as the page's has. The
+// page showed a reason a door's run never has: each says too that its
+// workers may read the import root.
+func TestServeDocRun(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "serve.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, s := string(data), startServe(t)
+	_, requests, ok := strings.Cut(doc, "## Requests")
+	if !ok {
+		t.Fatal("docs/serve.md has no section Requests")
+	}
+	lines := strings.Split(requests, "\n")
+	i := slices.IndexFunc(lines, func(l string) bool {
+		return strings.HasPrefix(l, "$ curl ") && strings.Contains(l, "/v1/run")
+	})
+	if i < 0 || i+1 == len(lines) {
+		t.Fatal("no curl of /v1/run, with its answer, in the section Requests")
+	}
+	_, body, _ := strings.Cut(lines[i], " -d '")
+	body, _, _ = strings.Cut(body, "' ")
+	var shown map[string]any
+	answer := strings.ReplaceAll(lines[i+1], "{...}", "null")
+	if err := json.Unmarshal([]byte(answer), &shown); err != nil {
+		t.Fatalf("the answer shown after %q: %v", lines[i], err)
+	}
+	status, got := s.do(t, http.MethodPost, "/v1/run", s.token, body)
+	if status != http.StatusOK {
+		t.Fatalf("%s: status %d, %v", body, status, got)
+	}
+	landlock := goruntime.GOOS == "linux" && confine.Probe().LandlockABI >= 1
+	n := 0
+	for k, v := range shown {
+		switch {
+		case v == nil || k == "run_id":
+			continue // shown as {...}, or this run's own
+		case !landlock && (k == "level" || k == "reason"):
+			continue // the page's machine, not this one
+		}
+		n++
+		if w, ok := v.(string); ok && strings.HasSuffix(w, "...") {
+			if have, _ := got[k].(string); !strings.HasPrefix(have, strings.TrimSuffix(w, "...")) {
+				t.Errorf("/v1/run %s: %s is %q, the page shows it begins %q", body, k, have,
+					strings.TrimSuffix(w, "..."))
+			}
+			continue
+		}
+		want, _ := json.Marshal(v)
+		have, _ := json.Marshal(got[k])
+		if string(have) != string(want) {
+			t.Errorf("/v1/run %s: %s is %s, the page shows %s", body, k, have, want)
+		}
+	}
+	if n == 0 {
+		t.Error("the page's answer gives no field this test compares")
+	}
+}
+
 // heldPlaces are the paths a server's first line says it reads and
 // writes, each by its last element (a machine's own directories differ).
 func heldPlaces(t *testing.T, line string) (reads, writes []string) {

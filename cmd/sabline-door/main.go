@@ -4,7 +4,7 @@
 // which starts it in its place for those two commands, so that no other
 // sabline process links the HTTP server and the MCP SDK:
 //
-//	go build -o DIR ./cmd/sabline ./cmd/sabline-door
+//	go build -o DIR/ ./cmd/sabline ./cmd/sabline-door
 //	DIR/sabline serve --import-root ROOT
 //
 // Every other command line it runs as sabline does.

@@ -9,7 +9,7 @@ import (
 )
 
 // storeAgentDo is what to do about a store agent not found.
-const storeAgentDo = "Build it beside sabline (go build -o DIR ./cmd/sabline-store), " +
+const storeAgentDo = "Build it beside sabline (go build -o DIR/ ./cmd/sabline-store), " +
 	"or name it with --store-agent."
 
 // StartAgent starts the store agent for url, a path alone made absolute

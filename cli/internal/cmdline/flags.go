@@ -161,6 +161,25 @@ func (d *Duration) Set(v string) error {
 	return nil
 }
 
+// Descriptor is a --tool-fd: the number of a descriptor the caller
+// opened, never below zero. Left out, it is -1: no descriptor.
+type Descriptor int
+
+func (d *Descriptor) String() string { return strconv.Itoa(int(*d)) }
+
+func (d *Descriptor) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil:
+		return errors.New("not a descriptor: give the number of one the host opened")
+	case n < 0:
+		return errors.New("not a descriptor: a descriptor's number is 0 or more; leave the " +
+			"flag out for no tool channel")
+	}
+	*d = Descriptor(n)
+	return nil
+}
+
 // Memory is a --max-memory-mb: a whole number of megabytes, at least
 // MinMemoryMB.
 type Memory int

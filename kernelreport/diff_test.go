@@ -198,3 +198,81 @@ func TestCellKindOfUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffOfATargetNowUnknown: a target the older report's kernel
+// refused whose run now fails in a way no layer explains (it timed out)
+// regressed: nothing shows it is stopped any more, and a target that
+// names no row has no cell to regress for it, so that `sabline report
+// diff` exited 0. The control: refused by another layer, it changed.
+func TestDiffOfATargetNowUnknown(t *testing.T) {
+	unknown := Outcome{StoppedBy: ByUnknown}
+	for _, tt := range []struct {
+		name string
+		now  Outcome
+		want Kind
+	}{
+		{name: "now unknown", now: unknown, want: Regressed},
+		{name: "the control: refused by another layer", now: eacces, want: Changed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Diff(Named{Report: linux(tgt("a", "", eperm, eperm))},
+				Named{Report: linux(tgt("a", "", eperm, tt.now))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Targets) != 1 || c.Targets[0].Kind != tt.want || len(c.Cells) != 0 {
+				t.Fatalf("want the target %s, no cell:\n%s", tt.want, c.Text())
+			}
+			if c.regressed() != (tt.want == Regressed) {
+				t.Errorf("regressed() = %v:\n%s", c.regressed(), c.Text())
+			}
+		})
+	}
+}
+
+// TestDiffOfATargetNoLongerMade: a target the older report's kernel
+// refused that the newer report could not make is not compared only
+// where the two machines cannot both make it (the i386 entry one of
+// them lacks, for a target made through it; another architecture);
+// on machines that can, it regressed: its evidence is gone.
+func TestDiffOfATargetNoLongerMade(t *testing.T) {
+	yes, no := true, false
+	i386 := func(t Target) Target { t.Entry = EntryI386; return t }
+	for _, tt := range []struct {
+		name      string
+		entry     func(Target) Target
+		newI386   *bool
+		newArch   string
+		want      Kind
+		regressed bool
+	}{
+		{name: "one machine", entry: func(t Target) Target { return t }, newI386: &yes,
+			want: Regressed, regressed: true},
+		{name: "the i386 entry differs, a target of the architecture's own",
+			entry: func(t Target) Target { return t }, newI386: &no, want: Regressed,
+			regressed: true},
+		{name: "the control: the i386 entry differs, a target made through it", entry: i386,
+			newI386: &no, want: Uncompared},
+		{name: "the control: another architecture", entry: func(t Target) Target { return t },
+			newI386: &yes, newArch: "arm64", want: Uncompared},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			old := linux(tt.entry(tgt("a", "", eperm, eperm)))
+			new := linux(tt.entry(tgt("a", "", eperm, notMade)))
+			new.I386Entry = tt.newI386
+			if tt.newArch != "" {
+				new.Build.Arch = tt.newArch
+			}
+			c, err := Diff(Named{Report: old}, Named{Report: new})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Targets) != 1 || c.Targets[0].Kind != tt.want {
+				t.Fatalf("want the target %s:\n%s", tt.want, c.Text())
+			}
+			if c.regressed() != tt.regressed {
+				t.Errorf("regressed() = %v, want %v:\n%s", c.regressed(), tt.regressed, c.Text())
+			}
+		})
+	}
+}

@@ -279,3 +279,24 @@ func TestHTMLStylesWhatItShows(t *testing.T) {
 		t.Errorf("the summary does not say %q", said)
 	}
 }
+
+// TestSummaryCountsCellsByEvidence: the summary counts each enforcement
+// cell by what its system's report shows of it: a row with a target not
+// stopped is counted with targets not stopped, never with every target
+// stopped, and likewise a row with one unknown, or one that could not be
+// made. The control: a row whose targets all stopped is counted so.
+func TestSummaryCountsCellsByEvidence(t *testing.T) {
+	unknown := Outcome{StoppedBy: ByUnknown}
+	r := linux(
+		tgt("a", "no-fs", eacces, eacces), tgt("b", "no-fs", eacces, went),
+		tgt("c", "no-net", eperm, eperm),
+		tgt("d", "deny-list", eperm, unknown),
+		tgt("e", "fs-any", eacces, notMade),
+	)
+	rows, systems := len(confine.Enforces()), len(confine.Systems())
+	want := fmt.Sprintf("Their evidence: 1 %s, 1 %s, 1 %s, 1 %s, %d %s, %d %s.", kindStopped,
+		kindMissed, kindUnknown, kindNotMade, rows-4, kindUntested, rows*(systems-1), kindNoReport)
+	if got := newPage([]Named{{Report: r}}).Summary[1]; got != want {
+		t.Errorf("the summary says\n%s\nwant\n%s", got, want)
+	}
+}

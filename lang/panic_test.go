@@ -124,3 +124,40 @@ func TestStandardNamesGoOwnOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestPanicErrorOfTheRuntime: of the Go runtime's panics in
+// go.starlark.net, only its refusal of a size past any memory is the
+// program's own doing (E305); any other (an index past the end, a nil
+// map written) is a fault in the interpreter, E310, "internal error", to
+// be reported, never said to be the program's asking for too much. The
+// control: the refusal of a size there is E305.
+func TestPanicErrorOfTheRuntime(t *testing.T) {
+	panicked := func(f func()) (r any) {
+		defer func() { r = recover() }()
+		f()
+		return nil
+	}
+	n := -1 + len(t.Name())*0 // not a constant: the compiler would refuse it
+	const site = "go.starlark.net/starlark.(*List).Index"
+	for _, tt := range []struct {
+		name string
+		r    any
+		want codes.Code
+	}{
+		{name: "the control: a size past any memory", want: codes.E305,
+			r: panicked(func() { _ = make([]byte, n) })},
+		{name: "an index past the end, in go.starlark.net", want: codes.E310,
+			r: panicked(func() { _ = []int{}[n+1] })},
+		{name: "a nil map written, in go.starlark.net", want: codes.E310,
+			r: panicked(func() { var m map[int]int; m[n] = 1 })},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, ok := tt.r.(interface{ RuntimeError() }); !ok {
+				t.Fatalf("the panic %v is not the runtime's", tt.r)
+			}
+			if err := panicError(tt.r, site); codes.CodeOf(err) != tt.want {
+				t.Errorf("panicError(%v) = %v, want %s", tt.r, err, tt.want)
+			}
+		})
+	}
+}

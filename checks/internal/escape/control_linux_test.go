@@ -1,9 +1,11 @@
 package escape
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/confine/linux"
 	"github.com/sabline/sabline/internal/testkit/buildbin"
 )
 
@@ -174,5 +176,55 @@ func TestI386EntryIgnoresTheHarnessEnvironment(t *testing.T) {
 	if got, err := I386Entry(bin); got != want || err != nil {
 		t.Errorf("the probe with SABLINE_FAULT_INJECT set: %v, %v; want %v, no error", got, err,
 			want)
+	}
+}
+
+// TestExecuteAsksItsMode runs files-truncate-outside, whose truncation
+// Landlock refuses from ABI 3 and the filter below it, on the knock-out
+// build in the mode AtABI(2): the run is held by Landlock at ABI 2, as
+// its receipt says, the truncation is refused by seccomp (EPERM), as the
+// catalogue expects at that ABI, and the file is read unchanged from
+// outside the worker. The controls: the same target confined at the
+// kernel's ABI is refused by Landlock (EACCES), the file unchanged, and
+// unconfined it truncates the file. A harness that did not ask the
+// build for the older ABI ran every older-ABI run at the kernel's: the
+// sandbox suite then compared nothing below it.
+func TestExecuteAsksItsMode(t *testing.T) {
+	bins, target := knockoutTarget(t, "files-truncate-outside")
+	if abi, err := linux.LandlockABI(); err != nil || abi < 3 {
+		t.Skipf("this kernel's Landlock ABI is %d (%v): the truncation is held alike below 3 "+
+			"and at it", abi, err)
+	}
+	run := executor(t, bins)
+	control := run(target, Unconfined)
+	if len(control.Witnessed) == 0 {
+		t.Fatalf("the control did not truncate the file\n%s", control.Stderr)
+	}
+	for _, tt := range []struct {
+		name   string
+		mode   Mode
+		abi    int
+		layer  string // a layer the receipt names
+		expect Outcome
+	}{
+		{name: "at Landlock ABI 2", mode: AtABI(2), abi: 2, layer: "landlock-abi2",
+			expect: seccomp("EPERM")},
+		{name: "the control: at the kernel's ABI", mode: Confined, abi: linux.LandlockMaxABI,
+			expect: landlock("EACCES")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(target, tt.mode)
+			if tt.layer != "" && !slices.Contains(r.Layers, tt.layer) {
+				t.Errorf("the receipt names the layers %q, want %s among them", r.Layers, tt.layer)
+			}
+			if len(r.Witnessed) != 0 {
+				t.Errorf("the file was changed: %q", r.Witnessed)
+			}
+			got := Observe(target, r, &control, "linux")
+			if got != tt.expect || got != target.ExpectAt(tt.abi) {
+				t.Errorf("Observe = %v, want %v (the catalogue's at ABI %d: %v)\n%s", got,
+					tt.expect, tt.abi, target.ExpectAt(tt.abi), r.Stderr)
+			}
+		})
 	}
 }

@@ -179,6 +179,11 @@ func TestObserve(t *testing.T) {
 		{name: "a Unix name on Windows", confined: refused("EPERM"), unconfined: &went, goos: "windows", want: Outcome{StoppedBy: ByUnknown, Errno: "EPERM"}},
 		{name: "EPROTONOSUPPORT, which no layer answers", confined: refused("EPROTONOSUPPORT"), unconfined: &went,
 			goos: "linux", want: Outcome{StoppedBy: ByUnknown, Errno: "EPROTONOSUPPORT"}},
+		{name: "no attempt confined, the victim alive: no scope kept it",
+			target:     Target{Witness: WitnessVictim},
+			confined:   Run{Code: "E310", Witnessed: []string{}},
+			unconfined: &Run{Went: true, Victim: Killed, Witnessed: []string{"victim: alive"}},
+			goos:       "linux", want: Outcome{StoppedBy: ByUnknown}},
 		{name: "a victim kept alive off Linux is not credited to a scope", target: Target{Witness: WitnessVictim},
 			confined: Run{Went: true, Witnessed: []string{}}, unconfined: &Run{Went: true, Victim: Killed, Witnessed: []string{"victim: alive"}},
 			goos: "darwin", want: Outcome{StoppedBy: ByUnknown}},
@@ -238,6 +243,50 @@ func TestExpectAt(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := tt.t.ExpectAt(tt.abi); got != tt.want {
 				t.Errorf("ExpectAt(%d) = %s, want %s", tt.abi, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestValidateTarget: a target whose expectation the sandbox suite could
+// not hold it to is refused by Validate, which the catalogue's spec runs
+// on every target: a gap credited to a layer (the report would say the
+// kernel stops what it lets through), a witness with no control to show
+// it can change (the confined run would be judged stopped by a witness
+// that sees nothing), and both a control and the reason there is none.
+// The controls: the same target with its gap only the language holds,
+// its witness beside its control, and the control alone, each valid.
+func TestValidateTarget(t *testing.T) {
+	base := Target{ID: "x", Group: GroupFiles, Threat: "t", Program: "p", Language: "io",
+		Expect: languageOnly, Unconfined: Went}
+	tests := []struct {
+		name    string
+		change  func(*Target)
+		wantErr string
+	}{
+		{name: "a gap only the language holds", change: func(t *Target) { t.Gap = "g" }},
+		{name: "a gap a layer stops", wantErr: "a gap is something only the language holds",
+			change: func(t *Target) { t.Gap, t.Expect = "g", seccomp("EPERM") }},
+		{name: "a witness beside its control", change: func(t *Target) { t.Witness = WitnessFiles }},
+		{name: "a witness without a control", wantErr: "a witness needs the control",
+			change: func(t *Target) { t.Witness, t.Unconfined, t.NoControl = WitnessFiles, "", "n" }},
+		{name: "no control, and the reason",
+			change: func(t *Target) { t.Unconfined, t.NoControl = "", "n" }},
+		{name: "a control and the reason there is none", wantErr: "want either an unconfined result",
+			change: func(t *Target) { t.NoControl = "n" }},
+		{name: "neither a control nor the reason", wantErr: "want either an unconfined result",
+			change: func(t *Target) { t.Unconfined = "" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tg := base
+			tt.change(&tg)
+			err := tg.Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("Validate() = %v, want nil", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("Validate() = %v, want an error saying %q", err, tt.wantErr)
 			}
 		})
 	}

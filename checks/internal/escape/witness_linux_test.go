@@ -169,6 +169,16 @@ func TestWitnessSeesEachChange(t *testing.T) {
 			}
 			return fmt.Errorf("bind: %v, want EADDRINUSE", err)
 		}},
+		// A run's own receipt is what every run writes, confined or not:
+		// the receipts witness counts what else the directory gets.
+		{name: "nothing: a receipt a run wrote", change: func(s *Scratch) error {
+			return os.WriteFile(filepath.Join(s.Receipts(),
+				"20260101T000000.000000000Z-0123456789abcdef.json"), []byte("{}\n"), 0o600)
+		}},
+		{name: "a file planted among the receipts", wantEntry: "receipts:planted.json", wantField: "made",
+			change: func(s *Scratch) error {
+				return os.WriteFile(filepath.Join(s.Receipts(), "planted.json"), []byte("{}\n"), 0o600)
+			}},
 		{name: "the victim killed", wantEntry: "victim", wantField: "alive",
 			change: func(s *Scratch) error {
 				if err := s.victim.Process.Kill(); err != nil {
@@ -185,7 +195,7 @@ func TestWitnessSeesEachChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			if _, err := s.Expand("$MQ $MQNEW $IPCKEY $KEYDESC $VICTIM $SHARED"); err != nil {
+			if _, err := s.Expand("$MQ $MQNEW $IPCKEY $KEYDESC $VICTIM $SHARED $RECEIPTS"); err != nil {
 				t.Fatal(err)
 			}
 			before, err := s.Witness()

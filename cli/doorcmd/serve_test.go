@@ -572,28 +572,7 @@ func TestServeDocRefusals(t *testing.T) {
 // (ABI 4).
 func TestServeDocAudit(t *testing.T) {
 	doc, s := serveAsTheDoc(t)
-	_, requests, ok := strings.Cut(doc, "## Requests")
-	if !ok {
-		t.Fatal("docs/serve.md has no section Requests")
-	}
-	lines := strings.Split(requests, "\n")
-	i := slices.IndexFunc(lines, func(l string) bool {
-		return strings.HasPrefix(l, "$ curl ") && strings.Contains(l, "/v1/audit")
-	})
-	if i < 0 || i+1 == len(lines) {
-		t.Fatal("no curl of /v1/audit, with its answer, in the section Requests")
-	}
-	_, body, _ := strings.Cut(lines[i], " -d '")
-	body, _, _ = strings.Cut(body, "' ")
-	var shown map[string]any
-	answer := strings.ReplaceAll(lines[i+1], "{...}", "null")
-	if err := json.Unmarshal([]byte(answer), &shown); err != nil {
-		t.Fatalf("the answer shown after %q: %v", lines[i], err)
-	}
-	status, got := s.do(t, http.MethodPost, "/v1/audit", s.token, body)
-	if status != http.StatusOK {
-		t.Fatalf("%s: status %d, %v", body, status, got)
-	}
+	body, shown, got := askAsTheDoc(t, doc, s, "/v1/audit")
 	for k, v := range shown {
 		if v == nil {
 			continue // shown as {...}
@@ -607,6 +586,37 @@ func TestServeDocAudit(t *testing.T) {
 			t.Errorf("/v1/audit %s: %s is %s, the page shows %s", body, k, have, want)
 		}
 	}
+}
+
+// askAsTheDoc sends s the request the section Requests of docs/serve.md
+// (doc) shows first for path, as its curl line writes it, and returns the
+// request's body, the answer the page shows after it ({...} as null) and
+// the server's.
+func askAsTheDoc(t *testing.T, doc string, s *served, path string) (body string, shown,
+	got map[string]any) {
+	t.Helper()
+	_, requests, ok := strings.Cut(doc, "## Requests")
+	if !ok {
+		t.Fatal("docs/serve.md has no section Requests")
+	}
+	lines := strings.Split(requests, "\n")
+	i := slices.IndexFunc(lines, func(l string) bool {
+		return strings.HasPrefix(l, "$ curl ") && strings.Contains(l, path)
+	})
+	if i < 0 || i+1 == len(lines) {
+		t.Fatalf("no curl of %s, with its answer, in the section Requests", path)
+	}
+	_, body, _ = strings.Cut(lines[i], " -d '")
+	body, _, _ = strings.Cut(body, "' ")
+	answer := strings.ReplaceAll(lines[i+1], "{...}", "null")
+	if err := json.Unmarshal([]byte(answer), &shown); err != nil {
+		t.Fatalf("the answer shown after %q: %v", lines[i], err)
+	}
+	status, got := s.do(t, http.MethodPost, path, s.token, body)
+	if status != http.StatusOK {
+		t.Fatalf("%s: status %d, %v", body, status, got)
+	}
+	return body, shown, got
 }
 
 // TestServeDocRun sends the page's first /v1/run request (docs/serve.md,
@@ -624,28 +634,7 @@ func TestServeDocRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc, s := string(data), startServe(t)
-	_, requests, ok := strings.Cut(doc, "## Requests")
-	if !ok {
-		t.Fatal("docs/serve.md has no section Requests")
-	}
-	lines := strings.Split(requests, "\n")
-	i := slices.IndexFunc(lines, func(l string) bool {
-		return strings.HasPrefix(l, "$ curl ") && strings.Contains(l, "/v1/run")
-	})
-	if i < 0 || i+1 == len(lines) {
-		t.Fatal("no curl of /v1/run, with its answer, in the section Requests")
-	}
-	_, body, _ := strings.Cut(lines[i], " -d '")
-	body, _, _ = strings.Cut(body, "' ")
-	var shown map[string]any
-	answer := strings.ReplaceAll(lines[i+1], "{...}", "null")
-	if err := json.Unmarshal([]byte(answer), &shown); err != nil {
-		t.Fatalf("the answer shown after %q: %v", lines[i], err)
-	}
-	status, got := s.do(t, http.MethodPost, "/v1/run", s.token, body)
-	if status != http.StatusOK {
-		t.Fatalf("%s: status %d, %v", body, status, got)
-	}
+	body, shown, got := askAsTheDoc(t, doc, s, "/v1/run")
 	landlock := goruntime.GOOS == "linux" && confine.Probe().LandlockABI >= 1
 	n := 0
 	for k, v := range shown {

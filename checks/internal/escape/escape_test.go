@@ -281,14 +281,21 @@ func TestValidateTarget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tg := base
 			tt.change(&tg)
-			err := tg.Validate()
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("Validate() = %v, want nil", err)
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("Validate() = %v, want an error saying %q", err, tt.wantErr)
-			}
+			validates(t, tg, tt.wantErr)
 		})
+	}
+}
+
+// validates fails unless tg.Validate() says nothing where wantErr is
+// "", and an error saying wantErr otherwise.
+func validates(t *testing.T, tg Target, wantErr string) {
+	t.Helper()
+	err := tg.Validate()
+	switch {
+	case wantErr == "" && err != nil:
+		t.Fatalf("Validate() = %v, want nil", err)
+	case wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)):
+		t.Fatalf("Validate() = %v, want an error saying %q", err, wantErr)
 	}
 }
 
@@ -319,13 +326,7 @@ func TestValidateOlder(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tg := base
 			tg.Older = tt.older
-			err := tg.Validate()
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("Validate() = %v, want nil", err)
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("Validate() = %v, want an error saying %q", err, tt.wantErr)
-			}
+			validates(t, tg, tt.wantErr)
 		})
 	}
 }

@@ -105,6 +105,23 @@ func (e *Encoder) IntOmit(n string, v int64) {
 	}
 }
 
+// Key writes a map's key k as the name of the value that follows, quoted
+// as encoding/json quotes it (AppendString): a key is data, a field's
+// name is not.
+func (e *Encoder) Key(k string) {
+	if e.comma {
+		e.B = append(e.B, ',')
+	}
+	e.B = append(appendString(e.B, k), ':')
+	e.comma = true
+}
+
+// Uint writes an unsigned integer field.
+func (e *Encoder) Uint(n string, v uint64) {
+	e.Name(n)
+	e.B = strconv.AppendUint(e.B, v, 10)
+}
+
 // Bool writes a bool field.
 func (e *Encoder) Bool(n string, v bool) {
 	e.Name(n)

@@ -3,7 +3,6 @@ package run
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -254,11 +253,7 @@ func startWorker(s workerSpec) (*workerProc, error) {
 // sendRequest writes the worker's request, one JSON line, on the
 // request pipe.
 func (w *workerProc) sendRequest(req *wire.Request) error {
-	line, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
-	return w.send(append(line, '\n'))
+	return w.send(wire.AppendRequest(nil, req))
 }
 
 // askToStop writes the stop line (wire.StopLine) on the stop pipe, from a

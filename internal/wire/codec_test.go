@@ -44,6 +44,37 @@ func TestDecodeRequestEveryField(t *testing.T) {
 	}
 }
 
+// TestAppendRequestEveryField: every field of a Request, nested ones
+// too, written as encoding/json writes it: filled, emptied, and with
+// every byte class in its strings and in a key of Admitted.
+func TestAppendRequestEveryField(t *testing.T) {
+	vs := requestVariants(t)
+	r := fill.Filled[Request](t, 1)
+	r.Args[0], r.Guard.Locations[0].Path, r.Budget.Items[0].Path = fill.TrickyText,
+		fill.TrickyText, fill.TrickyText
+	r.Admitted[fill.TrickyText] = fill.TrickyText
+	r.Relayed[0].Ino = math.MaxUint64
+	vs["tricky"] = r
+	for name, r := range vs {
+		t.Run(name, func(t *testing.T) {
+			wantWritten(t, &r)
+		})
+	}
+}
+
+// wantWritten fails unless AppendRequest writes r as encoding/json does,
+// after what b held.
+func wantWritten(t *testing.T, r *Request) {
+	t.Helper()
+	want, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := AppendRequest([]byte("x"), r); string(got) != "x"+string(want)+"\n" {
+		t.Fatalf("AppendRequest writes\n%s\nencoding/json\n%s", got, want)
+	}
+}
+
 // TestDecodeJobEveryField: every field of a Job, and of a JobResult,
 // read back as encoding/json wrote it (TestDecodeRequestEveryField).
 func TestDecodeJobEveryField(t *testing.T) {
@@ -208,6 +239,11 @@ func FuzzDecodeRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		differential(t, in, DecodeRequest)
 		differential(t, in, DecodeJob)
+		// What the supervisor would write of a request read, written as
+		// encoding/json writes it.
+		if r, err := DecodeRequest(in); err == nil {
+			wantWritten(t, &r)
+		}
 	})
 }
 

@@ -2,10 +2,14 @@ package wire
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/jsonenc"
+	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/program"
 	"github.com/sabline/sabline/receipt"
 )
@@ -31,6 +35,96 @@ func AppendRecord(b []byte, r *Record) ([]byte, error) {
 		return b, fmt.Errorf("encode record: %w", e.Err)
 	}
 	return append(e.B, '\n'), nil
+}
+
+// AppendRequest appends r as one JSON line, the bytes encoding/json
+// writes for it (TestAppendRequestEveryField, FuzzDecodeRequest), without
+// reflection: a command-line run's supervisor sends it in a process
+// where encoding/json has met none of its types, on the path to the
+// program's first statement.
+func AppendRequest(b []byte, r *Request) []byte {
+	e := &jsonenc.Encoder{B: b}
+	e.Open()
+	e.Str("program", r.Program)
+	e.Str("sha256", r.SHA256)
+	e.BoolOmit("piped", r.Piped)
+	e.Strings("args", r.Args)
+	e.Name("budget")
+	e.Budget(&r.Budget)
+	e.Str("cwd", r.Cwd)
+	e.Name("guard")
+	appendGuard(e, r.Guard)
+	if len(r.Admitted) > 0 {
+		e.Name("admitted")
+		e.Open()
+		for _, k := range slices.Sorted(maps.Keys(r.Admitted)) { // as encoding/json orders them
+			e.Key(k)
+			e.B = jsonenc.AppendString(e.B, r.Admitted[k])
+		}
+		e.Close()
+	}
+	e.Str("confine", string(r.Confine))
+	e.StrOmit("require", string(r.Require))
+	e.BoolOmit("expected", r.Expected)
+	e.StringsOmit("layers", r.Layers)
+	jsonenc.Each(e, "faults", true, r.Faults, func(f *receipt.FaultOp) {
+		e.Open()
+		e.Str("op", f.Op)
+		e.Str("target", f.Target)
+		e.Close()
+	})
+	e.IntOmit("max_memory_mb", int64(r.MaxMemoryMB))
+	e.Str("temp_dir", r.TempDir)
+	if r.Policy != nil {
+		e.Name("policy")
+		e.B = appendPolicy(e.B, r.Policy)
+	}
+	e.StrOmit("policy_sha256", r.PolicySHA256)
+	e.BoolOmit("pool", r.Pool)
+	if len(r.Source) > 0 {
+		e.Bytes("source", r.Source)
+	}
+	e.IntOmit("procs", int64(r.Procs))
+	e.IntOmit("deadline_ns", r.Deadline)
+	jsonenc.Each(e, "relayed", true, r.Relayed, func(f *lang.FileID) {
+		e.Open()
+		e.Uint("dev", f.Dev)
+		e.Uint("ino", f.Ino)
+		e.Close()
+	})
+	e.Close()
+	return append(e.B, '\n')
+}
+
+// appendGuard writes the guard's set as its worker reads it: null for
+// none.
+func appendGuard(e *jsonenc.Encoder, w *guard.Wire) {
+	if w == nil {
+		e.B = append(e.B, "null"...)
+		return
+	}
+	e.Open()
+	jsonenc.Each(e, "locations", false, w.Locations, func(l *guard.Location) {
+		e.Open()
+		e.Str("path", l.Path)
+		e.Str("kind", string(l.Kind))
+		e.Str("holds", l.Holds)
+		e.StringsOmit("allowed", l.Allowed)
+		e.BoolOmit("lent", l.Lent)
+		e.IntOmit("owner", int64(l.Owner))
+		e.Close()
+	})
+	e.Strings("homes", w.Homes)
+	jsonenc.Each(e, "carve_outs", false, w.CarveOuts, func(c *guard.CarveOut) {
+		e.Open()
+		e.Str("path", c.Path)
+		e.StringsOmit("allowed", c.Allowed)
+		e.BoolOmit("named", c.Named)
+		e.BoolOmit("expand", c.Expand)
+		e.BoolOmit("dots", c.Dots)
+		e.Close()
+	})
+	e.Close()
 }
 
 // AppendJob appends j as one JSON line, the bytes encoding/json writes

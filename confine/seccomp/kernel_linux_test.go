@@ -860,6 +860,37 @@ func schedulingChecks() []kernelCheck {
 			checks = append(checks, c)
 		}
 	}
+	// CPU clocks, by whose they are: the kernel answers a process's for
+	// any pid, without a permission check. The caller's and the child's
+	// are read; another thread's, and the sleep's, refused. The machine's
+	// clocks are read whatever the rest of the word.
+	clock := func(id func(*childEnv) uintptr) func(*childEnv) error {
+		return func(e *childEnv) error {
+			_, err := rawCall(unix.SYS_CLOCK_GETTIME, id(e), e.buf)
+			return err
+		}
+	}
+	cpuClock := func(pid int, which int32) uintptr { return uintptr(testCPUClock(int32(pid), which)) }
+	checks = append(checks,
+		kernelCheck{name: "clock_gettime(CLOCK_MONOTONIC)", call: clock(func(*childEnv) uintptr { return unix.CLOCK_MONOTONIC })},
+		kernelCheck{name: "clock_gettime(1<<32|CLOCK_MONOTONIC)", call: clock(func(*childEnv) uintptr {
+			return uintptr(testHigh) | unix.CLOCK_MONOTONIC
+		})},
+		kernelCheck{name: "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)", call: clock(func(*childEnv) uintptr {
+			return unix.CLOCK_PROCESS_CPUTIME_ID
+		})},
+		kernelCheck{name: "clock_gettime(the CPU clock of pid 0)", call: clock(func(*childEnv) uintptr { return cpuClock(0, 2) })},
+		kernelCheck{name: "clock_gettime(the CPU clock of own pid)", call: clock(func(e *childEnv) uintptr { return cpuClock(e.pid, 2) })},
+		kernelCheck{name: "clock_gettime(the calling thread's CPU clock, tid 0)", locked: true, call: clock(func(*childEnv) uintptr {
+			return cpuClock(0, 6)
+		})},
+		kernelCheck{name: "clock_gettime(the CPU clock of another thread of the child)", want: eperm, works: true,
+			call: clock(func(e *childEnv) uintptr { return cpuClock(e.thread, 6) })},
+		kernelCheck{name: "clock_gettime(the sleep's CPU clock)", want: eperm, works: true,
+			call: clock(func(e *childEnv) uintptr { return cpuClock(e.other, 2) })},
+		kernelCheck{name: "clock_gettime(the sleep's CPU clock, 1<<32 above)", want: eperm, works: true,
+			call: clock(func(e *childEnv) uintptr { return uintptr(testHigh) | uintptr(uint32(cpuClock(e.other, 0))) })},
+	)
 	// A process group and a user are other processes too.
 	for _, which := range []int{unix.PRIO_PGRP, unix.PRIO_USER} {
 		checks = append(checks, kernelCheck{name: fmt.Sprintf("getpriority(%d, 0)", which), want: eperm, works: true,

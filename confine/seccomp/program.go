@@ -242,11 +242,23 @@ func ruleBlock(r rule, c Config) block {
 		return block{result: actAllow, tests: []argTest{
 			{arg: 1, mask: futexPrivateFlag, values: []uint32{futexPrivateFlag}, action: actEPERM},
 			{arg: 1, mask: futexCmdMask, values: futexCommandValues(), action: actEPERM}}}
+	case ownClock:
+		// A clock id from 0 is cleared; a negative one must name the
+		// caller (0) or the worker in the bits above its low three.
+		return block{result: actAllow, tests: []argTest{
+			{arg: 0, mask: clockNegative, values: []uint32{0}, onMatch: true, action: actAllow},
+			{arg: 0, mask: ^uint32(clockTypeMask), values: []uint32{cpuClockOf(0), cpuClockOf(pid)},
+				action: actEPERM},
+		}}
 	case answerENOSYS:
 		return block{result: actENOSYS}
 	}
 	return block{result: actAllow}
 }
+
+// cpuClockOf is the clock id of pid's CPU clocks with its low three
+// bits clear: MAKE_PROCESS_CPUCLOCK(pid, 0), ~pid shifted left by three.
+func cpuClockOf(pid uint32) uint32 { return ^pid << 3 }
 
 // openFlagsArg is the argument of the open flags of each call with the
 // noSetID rule; the mode is the argument after it.

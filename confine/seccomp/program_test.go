@@ -120,6 +120,12 @@ const (
 	testPointer = uint64(0xc000012340)
 )
 
+// testCPUClock is the clock id of pid's CPU clock which (CPUCLOCK_PROF 0,
+// CPUCLOCK_VIRT 1, CPUCLOCK_SCHED 2, a thread's with 4 added; CLOCKFD 3
+// names descriptor pid's clock), as the kernel's MAKE_PROCESS_CPUCLOCK
+// makes it, sign-extended as a C int passed in a register is.
+func testCPUClock(pid, which int32) uint64 { return uint64(int64(^pid<<3 | which)) }
+
 // goThreadFlags are the flags the Go runtime starts a thread with.
 const goThreadFlags = testCloneVM | testCloneFS | testCloneFiles | testCloneSighand | testCloneSysvsem | cloneThread
 
@@ -192,6 +198,10 @@ func TestSeccompSimulation(t *testing.T) {
 		// a bit set above its low 16: commands the kernel does not take for
 		// those, and nor may the filter.
 		testHigh | testTCGETS, tcsets2 ^ 0x40000, tcsets | 0x10000,
+		// CPU clocks: the caller's (0), the worker's, another process's
+		// and another thread's, and another's in the low word alone.
+		testCPUClock(0, 2), testCPUClock(testPid, 2), testCPUClock(testOtherPid, 2),
+		testCPUClock(testOtherPid, 6), testHigh | uint64(uint32(testCPUClock(testOtherPid, 0))),
 	}
 	// Every ioctl command the filter refuses, and with its high word set.
 	for _, v := range testIoctlRefused {
@@ -609,6 +619,17 @@ func TestSeccompCases(t *testing.T) {
 		{name: "setgroups refused", arch: archAMD64, policy: handed, call: "setgroups", want: eperm},
 		{name: "setfsuid refused on arm64", arch: archARM64, policy: closed, call: "setfsuid", want: eperm},
 		{name: "setpgid(0, 0) refused", arch: archAMD64, policy: closed, call: "setpgid", want: eperm},
+		{name: "clock_gettime(CLOCK_MONOTONIC) allowed: the runtime's clock past the vDSO", arch: archAMD64, policy: closed, call: "clock_gettime", args: [6]uint64{1, testPointer}, want: actAllow},
+		{name: "clock_gettime(CLOCK_PROCESS_CPUTIME_ID) allowed on arm64", arch: archARM64, policy: handed, call: "clock_gettime", args: [6]uint64{2, testPointer}, want: actAllow},
+		{name: "clock_gettime(1<<32|CLOCK_REALTIME) allowed: the kernel sees CLOCK_REALTIME", arch: archAMD64, policy: closedNT, call: "clock_gettime", args: [6]uint64{testHigh, testPointer}, want: actAllow},
+		{name: "clock_gettime(the worker's CPU clock by pid 0) allowed", arch: archAMD64, policy: closed, call: "clock_gettime", args: [6]uint64{testCPUClock(0, 2), testPointer}, want: actAllow},
+		{name: "clock_gettime(the worker's CPU clock by its pid) allowed on arm64", arch: archARM64, policy: closed, call: "clock_gettime", args: [6]uint64{testCPUClock(testPid, 0), testPointer}, want: actAllow},
+		{name: "clock_gettime(the calling thread's CPU clock by tid 0) allowed", arch: archAMD64, policy: handed, call: "clock_gettime", args: [6]uint64{testCPUClock(0, 6), testPointer}, want: actAllow},
+		{name: "clock_gettime(another process's CPU clock) refused: the kernel answers it for any pid", arch: archAMD64, policy: closed, call: "clock_gettime", args: [6]uint64{testCPUClock(testOtherPid, 2), testPointer}, want: eperm},
+		{name: "clock_gettime(another process's CPU clock) refused on arm64", arch: archARM64, policy: handedNT, call: "clock_gettime", args: [6]uint64{testCPUClock(testOtherPid, 1), testPointer}, want: eperm},
+		{name: "clock_gettime(another process's CPU clock in the low word, 1<<32 above) refused", arch: archAMD64, policy: handed, call: "clock_gettime", args: [6]uint64{testHigh | uint64(uint32(testCPUClock(testOtherPid, 2))), testPointer}, want: eperm},
+		{name: "clock_gettime(the CPU clock of a thread by its id) refused", arch: archAMD64, policy: closed, call: "clock_gettime", args: [6]uint64{testCPUClock(testOtherPid, 6), testPointer}, want: eperm},
+		{name: "clock_gettime(a descriptor's clock) refused", arch: archARM64, policy: closed, call: "clock_gettime", args: [6]uint64{testCPUClock(3, 3), testPointer}, want: eperm},
 		{name: "mlock refused", arch: archAMD64, policy: closed, call: "mlock", args: [6]uint64{testPointer, 4096}, want: eperm},
 		{name: "mlockall refused on arm64", arch: archARM64, policy: handed, call: "mlockall", args: [6]uint64{1}, want: eperm},
 		{name: "memfd_secret refused", arch: archAMD64, policy: closed, call: "memfd_secret", want: eperm},
@@ -800,6 +821,8 @@ func TestSeccompRuntimeCalls(t *testing.T) {
 		call{"tgkill", [6]uint64{testPid, testPid + 3, 23}},
 		call{"kill", [6]uint64{testPid, 6}},
 		call{"prlimit64", [6]uint64{0, testRlimitAS, 0, testPointer}},
+		// The monotonic clock, where the vDSO does not answer.
+		call{"clock_gettime", [6]uint64{1, testPointer}},
 		// The poller's descriptor flags.
 		call{"fcntl", [6]uint64{3, testFSetfl, 0o4000}},
 		call{"fcntl", [6]uint64{3, fGetfl}},

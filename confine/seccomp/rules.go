@@ -113,6 +113,11 @@ const (
 	// FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME masked off, is one of
 	// futexCommands.
 	waitWake
+	// ownClock (clock_gettime): the clock id, on its low 32 bits, is not
+	// negative (a clock of the machine's, or the caller's own CPU clock),
+	// or is a CPU clock whose process or thread id, the bits above its
+	// low three, names the caller (0) or the worker's pid.
+	ownClock
 )
 
 // rule allows one call.
@@ -189,8 +194,10 @@ var rules = []rule{
 		why: "the runtime names its own process to tgkill and kill"},
 
 	// Time and randomness.
-	{name: "clock_gettime", group: groupTime, by: byRuntime | byLanguage,
-		why: "the clock, when the vDSO does not answer (clock.now, deadlines)"},
+	{name: "clock_gettime", group: groupTime, args: ownClock, by: byRuntime | byLanguage,
+		why: "the clock, when the vDSO does not answer (clock.now, deadlines); the CPU " +
+			"clock of another process, which the kernel reads for any pid without a " +
+			"permission check, is refused"},
 	{name: "nanosleep", group: groupTime, by: byRuntime, why: "the runtime's short sleeps (usleep)"},
 	{name: "getrandom", group: groupTime, by: byRuntime | byLanguage,
 		why: "rand, the runtime's seeds and crypto/rand"},
@@ -466,6 +473,14 @@ const (
 	modeSetID = 0o6000
 
 	mapLocked = 0x2000 // MAP_LOCKED
+
+	// clockNegative is the sign bit of a clock id (clockid_t, an int): a
+	// negative id names a CPU clock, of the process or thread whose id
+	// is ~(id >> 3) (CPUCLOCK_PID), or a descriptor's clock (CLOCKFD).
+	// clockTypeMask is its low three bits (CLOCKFD_MASK): which CPU clock,
+	// and whether of a thread.
+	clockNegative = 0x80000000
+	clockTypeMask = 0x7
 
 	futexWait       = 0  // FUTEX_WAIT
 	futexWake       = 1  // FUTEX_WAKE

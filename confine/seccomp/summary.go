@@ -104,6 +104,8 @@ func restriction(r rule) string {
 	case waitWake:
 		return " waiting and waking on its own memory only (no shared futex, no " +
 			"priority-inheritance lock)"
+	case ownClock:
+		return " of the machine and of the worker only (no other process's CPU clock)"
 	case answerENOSYS:
 		return " answered ENOSYS, so the caller falls back"
 	case anyArgs:

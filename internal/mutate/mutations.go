@@ -2276,6 +2276,20 @@ var mutations = []Mutation{
 		CaughtBy: "TestWorkerThreadsBounded/twice_the_bound",
 	},
 	{
+		Name: "seccomp-clock-of-any-pid", File: "confine/seccomp/rules.go",
+		Old:      "\t{name: \"clock_gettime\", group: groupTime, args: ownClock, by: byRuntime | byLanguage,\n",
+		New:      "\t{name: \"clock_gettime\", group: groupTime, by: byRuntime | byLanguage,\n",
+		Packages: seccompPkg, Run: "^TestSeccomp(Cases|Kernel)$",
+		CaughtBy: "TestSeccompCases (another process's CPU clock allowed), TestSeccompKernel",
+	},
+	{
+		Name: "seccomp-clock-bpf-any-pid", File: "confine/seccomp/program.go",
+		Old:      "\t\t\t{arg: 0, mask: ^uint32(clockTypeMask), values: []uint32{cpuClockOf(0), cpuClockOf(pid)},\n\t\t\t\taction: actEPERM},\n",
+		New:      "",
+		Packages: seccompPkg, Run: "^TestSeccomp(Cases|Kernel|Program)",
+		CaughtBy: "TestSeccompCases (the program answers other than its spec)",
+	},
+	{
 		Name: "seccomp-futex-any-op", File: "confine/seccomp/rules.go",
 		Old: "args: waitWake, by: byRuntime | byCgo,", New: "by: byRuntime | byCgo,",
 		Packages: seccompPkg, Run: "^TestSeccompCases$",

@@ -1400,6 +1400,17 @@ report(ctypes.syscall("getpriority", 0, $VICTIM))  # PRIO_PROCESS
 		Expect: seccomp("EPERM"), Unconfined: Went,
 	},
 	{
+		ID: "proc-cpuclock-victim", Group: GroupProcesses,
+		Threat: "read another process's processor time, to the nanosecond",
+		Budget: "io",
+		Program: `ctypes = ffi.module("ctypes")
+m = ctypes.syscall("mmap", 0, 4096, 3, 0x22, -1, 0)  # PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS
+report(ctypes.syscall("clock_gettime", ((~$VICTIM) << 3) | 2, m.ret))  # its CPUCLOCK_SCHED
+`,
+		Row: "deny-list", Language: ctypes,
+		Expect: seccomp("EPERM"), Unconfined: Went,
+	},
+	{
 		ID: "proc-getsid-victim", Group: GroupProcesses,
 		Threat: "read another process's session",
 		Budget: "io",

@@ -242,7 +242,8 @@ func NewPoolRegistry(bound int) *PoolRegistry {
 
 // Key is the registry's name for a pool's options: two options with the
 // same key share a pool. Every option is in it but Stderr, which the
-// pool made first keeps.
+// pool made first keeps; a list of locations is quoted, each location
+// whole, since a path may hold any byte but NUL.
 func (o PoolOptions) Key() string {
 	conf := o.Confine
 	if conf == "" {
@@ -256,8 +257,8 @@ func (o PoolOptions) Key() string {
 	}
 	return strings.Join([]string{o.Budget.String(), fmt.Sprint(max(o.Workers, 1)),
 		o.Timeout.String(), fmt.Sprint(o.MaxMemoryMB),
-		string(conf), string(o.Require), o.ImportRoot, o.Receipts, strings.Join(o.Guarded, "\x01"),
-		strings.Join(o.LendCredentials, "\x01"), fmt.Sprint(o.MaxIdle), o.IdleTimeout.String(),
+		string(conf), string(o.Require), o.ImportRoot, o.Receipts, fmt.Sprintf("%q", o.Guarded),
+		fmt.Sprintf("%q", o.LendCredentials), fmt.Sprint(o.MaxIdle), o.IdleTimeout.String(),
 		fmt.Sprint(o.OnDemand), string(o.Durability)}, "\x00")
 }
 

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"os/exec"
@@ -196,6 +197,7 @@ func TestShellQuote(t *testing.T) {
 	}{
 		{name: "plain", s: "hello.vel", want: "hello.vel"},
 		{name: "space and quote", s: "it's here", want: `'it'\''s here'`},
+		{name: "space", s: "my program.vel", want: `'my program.vel'`},
 		{name: "escape", s: "a\x1b[2Jb.vel", want: `$'a\x1b[2Jb.vel'`},
 		{name: "newline, backslash and quote", s: "a\nb\\c'd", want: `$'a\x0ab\\c\'d'`},
 		{name: "not UTF-8", s: "a\xffb"},
@@ -218,6 +220,53 @@ func TestShellQuote(t *testing.T) {
 			out, err := exec.Command(bash, "-c", "printf %s "+q).Output()
 			if err != nil || string(out) != tt.s {
 				t.Errorf("bash read %s as %q (%v), want %q", q, out, err, tt.s)
+			}
+		})
+	}
+}
+
+// TestAuditStrictSaysSo: an audit in strict mode says it in each part an
+// operator acts on, beside the same audit in the default mode (the
+// control): the command that grants the budget asks for strict, so that
+// the run it starts is held as audited, and the OS policy is strict's,
+// which a granted module widens nothing of. Before, only the golden of
+// report-strict-ffi held either, and a golden is regenerated whenever a
+// change is meant.
+func TestAuditStrictSaysSo(t *testing.T) {
+	src := []byte("# allow: io,ffi:pathlib\nprint(1)\n")
+	const allow = "io,fs:read:data,ffi:pathlib"
+	for _, tt := range []struct {
+		mode    core.Mode
+		strict  bool
+		widened bool
+	}{
+		{mode: core.ModeStrict, strict: true},
+		{mode: core.ModeDefault, widened: true},
+	} {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			a, err := MakeAudit("p.vel", src, []string{allow}, tt.mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.HasSuffix(a.SafeCommand, " --confine strict"); got != tt.strict {
+				t.Errorf("safe command %q: asks for strict %v, want %v", a.SafeCommand, got,
+					tt.strict)
+			}
+			if a.Strict != tt.strict {
+				t.Errorf("strict %v, want %v", a.Strict, tt.strict)
+			}
+			var p struct {
+				Strict    bool              `json:"strict"`
+				WidenedBy []json.RawMessage `json:"widened_by"`
+			}
+			if err := json.Unmarshal(a.OSPolicy, &p); err != nil {
+				t.Fatal(err)
+			}
+			if p.Strict != tt.strict || (len(p.WidenedBy) > 0) != tt.widened ||
+				(len(a.WidenedBy) > 0) != tt.widened {
+				t.Errorf("the OS policy: strict %v, widened by %d modules (the audit says %d); "+
+					"want strict %v, widened %v", p.Strict, len(p.WidenedBy), len(a.WidenedBy),
+					tt.strict, tt.widened)
 			}
 		})
 	}

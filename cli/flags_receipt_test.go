@@ -51,6 +51,7 @@ func TestRefusedValuesLeaveAReceipt(t *testing.T) {
 		{name: "tool channel on stdin", args: []string{"--tool-fd", "0"}, wantMsg: `--tool-fd 0`},
 		{name: "tool channel on stderr", args: []string{"--tool-fd", "2"}, wantMsg: `--tool-fd 2`},
 		{name: "tool channel below zero", args: []string{"--tool-fd", "-5"}, wantMsg: `--tool-fd "-5": not a descriptor`},
+		{name: "tool channel minus one", args: []string{"--tool-fd", "-1"}, wantMsg: `--tool-fd "-1": not a descriptor`},
 		{name: "tool channel not a number", args: []string{"--tool-fd", "three"}, wantMsg: `--tool-fd "three"`},
 		{name: "two refused: the first is said", args: []string{"--timeout", "abc", "--max-memory-mb", "1"}, wantMsg: `--timeout "abc"`},
 		{name: "the values written right", args: []string{"--timeout", "10s", "--max-memory-mb", "64",

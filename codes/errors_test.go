@@ -239,8 +239,10 @@ func TestBounded(t *testing.T) {
 }
 
 // TestClipOf: the clip of a long text from its first bytes alone is the
-// clip of the whole text, however many more of them were kept; a text
-// within the bound (the control) is itself.
+// clip of the whole text, however many more of them were kept, and is
+// cut on a rune's boundary, UTF-8 still (three-byte runes cut where the
+// note leaves 8,170 bytes); a text within the bound (the control) is
+// itself.
 func TestClipOf(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -248,6 +250,7 @@ func TestClipOf(t *testing.T) {
 		max  int
 	}{
 		{name: "two-byte runes", s: strings.Repeat("é", 5000), max: MaxMessageBytes},
+		{name: "three-byte runes", s: strings.Repeat("€", 5000), max: MaxMessageBytes},
 		{name: "bytes", s: strings.Repeat("a", 100000), max: 100},
 		{name: "within the bound", s: "slow down", max: 64},
 	} {
@@ -263,6 +266,9 @@ func TestClipOf(t *testing.T) {
 			if (len(tt.s) <= tt.max) != (want == tt.s) || len(want) > tt.max {
 				t.Errorf("Clip = %d bytes; want the text itself within the bound, else at most %d",
 					len(want), tt.max)
+			}
+			if !utf8.ValidString(want) {
+				t.Errorf("Clip = ...%q: a rune cut in two", want[max(0, len(want)-30):])
 			}
 		})
 	}

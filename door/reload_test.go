@@ -131,3 +131,81 @@ func TestReloadKeepsRunsInFlight(t *testing.T) {
 		})
 	}
 }
+
+// TestReloadForgetsARemovedTenantsRuns: a reload whose tenants no longer
+// name a tenant lets its runs go from the ledger, and the bytes of their
+// receipts held in memory: a tenant no longer named sends no request
+// again, and the ledger never forgets a tenant for room, so what it kept
+// of each tenant a reload removed stayed for the life of the server.
+// The control: a tenant the reload keeps keeps its runs.
+func TestReloadForgetsARemovedTenantsRuns(t *testing.T) {
+	acme := tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme)}
+	beta := tenant.Tenant{Name: "beta", TokenSHA256: digest(tokenBeta)}
+	s, ts, _ := tenantServer(t, &fakeRunner{}, acme, beta)
+	for _, tok := range []string{tokenAcme, tokenBeta} {
+		if resp, v := do(t, ts, "POST", "/v1/run", "Bearer "+tok, `{"source":"print(1)"}`); resp.StatusCode != 200 {
+			t.Fatalf("a run: %d %v", resp.StatusCode, v)
+		}
+	}
+	if err := s.SetTenants([]tenant.Tenant{beta}); err != nil {
+		t.Fatal(err)
+	}
+	if runs := s.ledger.runs("tenant acme"); len(runs) != 0 {
+		t.Errorf("the ledger keeps %d runs of acme, which the reload removed", len(runs))
+	}
+	if runs := s.ledger.runs("tenant beta"); len(runs) != 1 {
+		t.Errorf("the control: the ledger keeps %d runs of beta, which the reload kept; want 1",
+			len(runs))
+	}
+	s.ledger.mu.Lock()
+	held := s.ledger.held.Len()
+	s.ledger.mu.Unlock()
+	if held != 1 {
+		t.Errorf("the ledger holds %d receipts in memory; want beta's alone", held)
+	}
+}
+
+// TestReloadChangesTheRequestsBound: a reload that changes a tenant's
+// bound of requests holds its requests to the new one from then on, as
+// a reload that changes its rate of runs does (TestReloadChangesTheRate):
+// a bound raised lets through what the old one refused, a bound lowered
+// refuses what the old one let through. The control is a reload that
+// changes nothing, after which the requests the tenant spent still count.
+func TestReloadChangesTheRequestsBound(t *testing.T) {
+	tests := []struct {
+		name                  string
+		requests, newRequests float64
+		wantBefore, wantAfter []int // the status of each request before the reload, and after
+	}{
+		{name: "the bound raised", requests: 0.01, newRequests: fastRate,
+			wantBefore: []int{200, 429}, wantAfter: []int{200, 200, 200}},
+		{name: "the bound lowered", requests: fastRate, newRequests: 0.01,
+			wantBefore: []int{200, 200, 200}, wantAfter: []int{200, 429}},
+		{name: "nothing changed", requests: 0.01, newRequests: 0.01,
+			wantBefore: []int{200, 429}, wantAfter: []int{429}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			acme := tenant.Tenant{Name: "acme", TokenSHA256: digest(tokenAcme),
+				Requests: tt.requests, RequestBurst: 1}
+			s, ts, _ := tenantServer(t, &fakeRunner{}, acme)
+			requests := func(when string, want []int) {
+				t.Helper()
+				for i, w := range want {
+					resp, v := do(t, ts, "GET", "/v1/health", "Bearer "+tokenAcme, "")
+					if resp.StatusCode != w {
+						code, msg := errCode(v)
+						t.Errorf("request %d %s: %d %s %q, want %d", i+1, when, resp.StatusCode,
+							code, msg, w)
+					}
+				}
+			}
+			requests("before the reload", tt.wantBefore)
+			acme.Requests = tt.newRequests
+			if err := s.SetTenants([]tenant.Tenant{acme}); err != nil {
+				t.Fatal(err)
+			}
+			requests("after the reload", tt.wantAfter)
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/tenant"
+	"golang.org/x/time/rate"
 )
 
 const (
@@ -307,5 +308,25 @@ func TestHoldFor(t *testing.T) {
 				t.Errorf("held %v, but the reply says Retry-After %v", got, header)
 			}
 		})
+	}
+}
+
+// TestRefusalSpendsNoTurn: a run refused for its tenant's rate spends
+// no turn of it, however many are refused: each refusal's Retry-After is
+// the wait for the next turn, a second at a rate of one a second, not a
+// second more for each refusal before it (a client that sent again at
+// once, refused, was put off further each time). The control: the first
+// run, within the burst, takes its turn.
+func TestRefusalSpendsNoTurn(t *testing.T) {
+	ts := &tenantState{Tenant: tenant.Tenant{Name: "acme", Rate: 1, Burst: 1},
+		limiter: rate.NewLimiter(1, 1)}
+	if err := ts.rate(); err != nil {
+		t.Fatalf("the first run, within the burst: %v", err)
+	}
+	for i := range 5 {
+		var le *limitError
+		if err := ts.rate(); !errors.As(err, &le) || le.retryAfter > time.Second {
+			t.Fatalf("run %d past the rate: %v; want refused, to wait a second at most", i+2, err)
+		}
 	}
 }

@@ -45,6 +45,15 @@ func TestRangeBeyondInt32(t *testing.T) {
 			want: "[9223372036854775807, -1]"},
 		{name: "a float with a fraction is no element", expr: "[2.5 in range(5), 2.0 in range(5), " +
 			"-0.5 in range(1)]", want: "[False, True, False]"}, // 2.5 and -0.5 were in
+		{name: "a float of 2^63 is no element",
+			expr: "[float(1 << 63) in range(-(1 << 63), -(1 << 63) + 1), " +
+				"float(1 << 63) in range((1 << 63) - 1, (1 << 63) - 2, -1), " +
+				"float(1 << 62) in range(1 << 62, (1 << 62) + 1)]",
+			want: "[False, False, True]"}, // past the ints, where no element is
+		{name: "ranges of the same first element the other way are not equal",
+			expr: "[range(5, -5, -2) == range(5, 15, 2), range(5, -5, -2) == range(5, -4, -2), " +
+				"range(0, 10, 20) == range(0, -10, -20)]",
+			want: "[False, True, True]"}, // 5, 3, 1, -1, -3 against 5, 7, 9, 11, 13
 		// The controls: what go.starlark.net's range gave right, the same.
 		{name: "a small range", expr: "[list(range(5)), range(10)[2:8:2], range(0, 10, 3)[::-1]]",
 			want: "[[0, 1, 2, 3, 4], range(2, 8, 2), range(9, -3, -3)]"},

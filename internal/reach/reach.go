@@ -107,7 +107,7 @@ func Check(host string, addrs []netip.Addr) ([]netip.Addr, error) {
 // Own returns the addresses of this machine's network interfaces, as
 // they are now, every scope among them.
 func Own() ([]netip.Addr, error) {
-	as, err := net.InterfaceAddrs()
+	as, err := interfaceAddrs()
 	if err != nil {
 		return nil, fmt.Errorf("read this machine's addresses: %w", err)
 	}
@@ -119,6 +119,10 @@ func Own() ([]netip.Addr, error) {
 	}
 	return out, nil
 }
+
+// interfaceAddrs is net.InterfaceAddrs; a test puts a machine whose
+// addresses cannot be read in its place.
+var interfaceAddrs = net.InterfaceAddrs
 
 // isLocal reports whether host is localhost or a name beneath .localhost.
 func isLocal(host string) bool {

@@ -1,6 +1,8 @@
 package reach
 
 import (
+	"errors"
+	"net"
 	"net/netip"
 	"slices"
 	"strings"
@@ -171,5 +173,33 @@ func TestOwnReadsThisMachine(t *testing.T) {
 	}
 	if got, err := Check(own[0].String(), nil); err != nil || len(got) != 1 || got[0] != own[0] {
 		t.Errorf("Check(%s) = %v, %v; want the address itself", own[0], got, err)
+	}
+}
+
+// TestCheckRefusesWhereOwnCannotBeRead: where this machine's addresses
+// cannot be read, a name's public address is refused (E335), since it
+// could be one of them; the controls: the same address granted by itself
+// is reached, localhost reaches its loopback address, and the same name
+// is reached once the addresses are read and hold none of its.
+func TestCheckRefusesWhereOwnCannotBeRead(t *testing.T) {
+	public := addrs("93.184.215.14")
+	t.Cleanup(func() { interfaceAddrs = net.InterfaceAddrs })
+	interfaceAddrs = func() ([]net.Addr, error) {
+		return nil, errors.New("netlink: a refusal of the test's")
+	}
+	if got, err := Check("api.example.com", public); codes.CodeOf(err) != codes.E335 {
+		t.Errorf("Check(a name) with no addresses read = %v, %v; want E335", got, err)
+	}
+	if got, err := Check("93.184.215.14", nil); err != nil || len(got) != 1 {
+		t.Errorf("Check(the address itself) = %v, %v; want it", got, err)
+	}
+	if got, err := Check("localhost", addrs("127.0.0.1")); err != nil || len(got) != 1 {
+		t.Errorf("Check(localhost) = %v, %v; want 127.0.0.1", got, err)
+	}
+	interfaceAddrs = func() ([]net.Addr, error) {
+		return []net.Addr{&net.IPNet{IP: net.ParseIP("192.0.2.7"), Mask: net.CIDRMask(24, 32)}}, nil
+	}
+	if got, err := Check("api.example.com", public); err != nil || len(got) != 1 {
+		t.Errorf("Check(a name) with the addresses read = %v, %v; want its address", got, err)
 	}
 }

@@ -137,9 +137,11 @@ go.starlark.net/starlark.(*Dict).SetKey(0xea69c073638?)
 // TestDeathOutOfMemoryWithNoLimit: a worker with no address-space limit
 // held (--no-memory-limit) that the machine refused memory (the report's
 // head below, as a run of list(range(1 << 41)) under --no-memory-limit
-// wrote it) ended E308, which says to set a limit; it was E310, whose
-// advice is to report a fault of Sabline's. The controls: under a limit
-// held, the limit's own E308; another fatal error with no limit, E310.
+// wrote it, or the allocator's own "out of memory") ended E308, which
+// says to set a limit; it was E310, whose advice is to report a fault of
+// Sabline's. Each is drawn from the worker's crash report, and so is
+// the worker's word (told). The controls: under a limit held, the
+// limit's own E308; another fatal error with no limit, E310.
 func TestDeathOutOfMemoryWithNoLimit(t *testing.T) {
 	const refused = `fatal error: runtime: out of memory
 
@@ -148,6 +150,15 @@ runtime.throw({0x8c22d9?, 0x29e1?})
 	/usr/local/go/src/runtime/panic.go:1229 +0x48
 runtime.sysMapOS(0x2787ef800000, 0x200000000000, {0x8b861b, 0x4})
 	/usr/local/go/src/runtime/mem_linux.go:175 +0x13b
+`
+	// The allocator's own throw, of a span it could not get (mallocgc).
+	const allocator = `fatal error: out of memory
+
+goroutine 1 gp=0xc000002380 m=0 mp=0x9b3f40 [running]:
+runtime.throw({0x8c22d9?, 0x0?})
+	/usr/local/go/src/runtime/panic.go:1229 +0x48
+runtime.(*mcache).refill(0x7f3c5a1c0108, 0x1d)
+	/usr/local/go/src/runtime/mcache.go:195 +0x2bd
 `
 	exited := exec.Command(os.Args[0], "-test.run=^$")
 	if err := exited.Run(); err != nil {
@@ -162,6 +173,8 @@ runtime.sysMapOS(0x2787ef800000, 0x200000000000, {0x8b861b, 0x4})
 		msg         string
 	}{
 		{name: "no limit", crash: refused, want: codes.E308, msg: noLimitHeldOOM},
+		{name: "no limit, the allocator's own words", crash: allocator, want: codes.E308,
+			msg: noLimitHeldOOM},
 		{name: "a limit asked for and not held", crash: refused, limit: 64, want: codes.E308,
 			msg: noLimitHeldOOM},
 		{name: "the control: a limit held", crash: refused, limit: 64, held: 64, want: codes.E308,
@@ -170,9 +183,11 @@ runtime.sysMapOS(0x2787ef800000, 0x200000000000, {0x8b861b, 0x4})
 			want: codes.E310, msg: "fatal error: concurrent map writes"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			o, _ := deathOutcome(exited.ProcessState, tt.limit, tt.held, false, tt.crash, "", tmp)
-			if o.Code != tt.want || !strings.Contains(o.Message, tt.msg) {
-				t.Fatalf("outcome %s %q; want %s containing %q", o.Code, o.Message, tt.want, tt.msg)
+			o, told := deathOutcome(exited.ProcessState, tt.limit, tt.held, false, tt.crash, "",
+				tmp)
+			if o.Code != tt.want || !strings.Contains(o.Message, tt.msg) || !told {
+				t.Fatalf("outcome %s %q (the worker's word: %v); want %s containing %q, the "+
+					"worker's word", o.Code, o.Message, told, tt.want, tt.msg)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package door
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -134,6 +135,67 @@ func TestMCPHTTPCancelledCallIsNotAnswered(t *testing.T) {
 			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") ||
 				!strings.Contains(string(body), `"id":8,"result":{`) {
 				t.Errorf("a call not cancelled: %s, %.300s: want its result as JSON", ct, body)
+			}
+		})
+	}
+}
+
+// TestMCPHTTPAnswerMadeAfterTheCancel: the SDK writes a call's answer on
+// /mcp once its run ends, and stops waiting for it once the request's
+// context is done; a cancel (notifications/cancelled) does both, and on a
+// loaded machine the run's end came first: the cancelled call was
+// answered 200 application/json with its E307, now and then
+// (TestMCPHTTPCancelledCallIsNotAnswered). Here the answer is written
+// after the cancel, as the SDK wrote it then: nothing of it goes out, and
+// the reply is an event stream with no event; on a stream (a progress
+// token), the progress written before the cancel goes out, and nothing
+// after it. The control is the same answer to a call not cancelled,
+// written whole as JSON.
+func TestMCPHTTPAnswerMadeAfterTheCancel(t *testing.T) {
+	const answer = `{"jsonrpc":"2.0","id":7,"result":{"content":[],"structuredContent":` +
+		`{"status":"timeout","code":"E307"}}}`
+	const progress = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":" +
+		"\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1}}\n\n"
+	for _, tt := range []struct {
+		name      string
+		stream    bool // a progress token: the SDK answers with an event stream
+		cancelled bool
+		wantType  string
+		wantBody  string
+	}{
+		{name: "json, cancelled", cancelled: true, wantType: "text/event-stream"},
+		{name: "stream, cancelled", stream: true, cancelled: true,
+			wantType: "text/event-stream", wantBody: progress},
+		{name: "json, not cancelled (the control)", wantType: "application/json",
+			wantBody: answer},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			jw := &jsonrpcErrors{ResponseWriter: rec}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			jw.cancelled = func() bool { return errors.Is(context.Cause(ctx), errCallCancelled) }
+			if tt.stream {
+				jw.Header().Set("Content-Type", "text/event-stream")
+				_, _ = jw.Write([]byte(progress))
+			} else {
+				jw.Header().Set("Content-Type", "application/json")
+			}
+			if tt.cancelled {
+				cancel(errCallCancelled)
+			}
+			data := []byte(answer)
+			if tt.stream {
+				data = []byte("event: message\ndata: " + answer + "\n\n")
+			}
+			if n, err := jw.Write(data); n != len(data) || err != nil {
+				t.Errorf("the answer's write: %d of %d bytes, %v", n, len(data), err)
+			}
+			jw.finish()
+			if ct := rec.Header().Get("Content-Type"); rec.Code != http.StatusOK ||
+				!strings.HasPrefix(ct, tt.wantType) || rec.Body.String() != tt.wantBody {
+				t.Errorf("%d, %s, %q: want 200, %s, %q", rec.Code, ct, rec.Body.String(),
+					tt.wantType, tt.wantBody)
 			}
 		})
 	}

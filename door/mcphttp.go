@@ -103,6 +103,8 @@ func (s *Server) mcpHandler() http.Handler {
 			var done func()
 			ctx, done = s.calls.track(ctx, tenantFrom(r.Context()).client(), m)
 			defer done()
+			call := ctx
+			jw.cancelled = func() bool { return errors.Is(context.Cause(call), errCallCancelled) }
 		}
 		h.ServeHTTP(jw, r.WithContext(context.WithValue(ctx, requestKey{}, ctx)))
 		if errors.Is(context.Cause(ctx), errCallCancelled) {
@@ -297,9 +299,12 @@ func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
 type jsonrpcErrors struct {
 	http.ResponseWriter
 	deadline time.Duration // each write's, when not 0
-	started  bool
-	status   int          // the status of a refusal held back, 0 if none
-	text     bytes.Buffer // its text, the first 4 KiB
+	// cancelled reports whether the client cancelled the call the reply
+	// answers (notifications/cancelled); nil for a request that is none.
+	cancelled func() bool
+	started   bool
+	status    int          // the status of a refusal held back, 0 if none
+	text      bytes.Buffer // its text, the first 4 KiB
 }
 
 func (w *jsonrpcErrors) WriteHeader(status int) {
@@ -326,6 +331,15 @@ func (w *jsonrpcErrors) extend() {
 }
 
 func (w *jsonrpcErrors) Write(p []byte) (int, error) {
+	if w.status == 0 && w.cancelled != nil && w.cancelled() {
+		// The SDK writes each message whole, in one Write: the answer,
+		// or an event of the stream. Once the client has cancelled the
+		// call, none is written, however the SDK's wait for the request's
+		// end and the run's end came in turn: its answer made after the
+		// cancel reached the client when the run ended first.
+		w.unanswered()
+		return len(p), nil
+	}
 	if !w.started {
 		w.WriteHeader(http.StatusOK)
 	}

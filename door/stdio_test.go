@@ -408,8 +408,12 @@ const (
 // than these. Its first answer (a ping's) waits before its calls are
 // sent: the calls read before it, as many as came before an answer was
 // made, are the server's workers' and queue's to bound. Each call is
-// sent once the run of the one before has begun, as a client whose runs
-// end before its next call is sent, so that none is refused busy. Every
+// sent once the run of the one before has begun. Once the client reads
+// again, nothing holds the server to a run at a time, and on a loaded
+// machine runs that began and have not yet given their places back pass
+// the server's four workers: its queue holds every call, so that none is
+// refused busy (a call refused never begins, and the client, which waits
+// for its run to begin before it sends the next, waited for ever). Every
 // request is answered once the client reads again, whole and once, and
 // each run ran once (the control: nothing is lost, and the server reads
 // on past either bound). Before, the server read on to maxPending
@@ -433,7 +437,7 @@ func TestStreamHoldsAClientThatReadsNoAnswer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			runner := &fakeRunner{start: make(chan struct{}),
 				stdout: strings.Repeat("x", tt.stdout-1) + "\n"}
-			s, err := New(Config{Runner: runner, Workers: 4})
+			s, err := New(Config{Runner: runner, Workers: 4, Queue: tt.total})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5647,13 +5647,29 @@ var mutations = []Mutation{
 	{
 		Name: "sweep-removes-before-the-leftovers-end", File: "internal/run/supervisor.go",
 		Old: "\tendLeftovers(stale)\n\tfor i, dir := range stale {\n" +
-			"\t\tif os.RemoveAll(dir) == nil {\n\t\t\tremoved = append(removed, dir)\n\t\t}\n" +
+			"\t\tif removeTree(dir) == nil {\n\t\t\tremoved = append(removed, dir)\n\t\t}\n" +
 			"\t\tunlocks[i]()\n\t}\n",
 		New: "\tfor i, dir := range stale {\n" +
-			"\t\tif os.RemoveAll(dir) == nil {\n\t\t\tremoved = append(removed, dir)\n\t\t}\n" +
+			"\t\tif removeTree(dir) == nil {\n\t\t\tremoved = append(removed, dir)\n\t\t}\n" +
 			"\t\tunlocks[i]()\n\t}\n\tendLeftovers(stale)\n",
 		Packages: runPkg, Run: "^(TestSweepEndsLeftovers.*|TestPoolSweepsRunsLeftovers)$",
 		CaughtBy: "TestSweepEndsLeftoversWhateverTheirTMPDIRsSpelling (the directory gone, none found)",
+	},
+	{
+		Name: "temp-dir-removal-opens-nothing-up", File: "internal/run/proc_unix.go",
+		Old:      "\topenUp(fd)\n\treturn os.RemoveAll(dir)\n",
+		New:      "\tunix.Close(fd)\n\treturn err\n",
+		Packages: runPkg, Run: "^TestTempDirRemovedWhateverItsModes$",
+		CaughtBy: "TestTempDirRemovedWhateverItsModes (a run's directory, and a killed " +
+			"supervisor's, left where a directory beneath it is mode 0300)",
+	},
+	{
+		Name: "worker-umask-inherited", File: "internal/worker/worker.go",
+		Old:      "\tnarrowUmask()\n",
+		New:      "",
+		Packages: runPkg, Run: "^TestRunMakesNothingOthersMayWrite$",
+		CaughtBy: "TestRunMakesNothingOthersMayWrite (a directory 0777 and a file 0666 made " +
+			"under an operator's umask of 0)",
 	},
 	{
 		Name: "pool-start-sweeps-nothing", File: "internal/run/pool.go",

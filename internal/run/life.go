@@ -810,7 +810,7 @@ func (w *workerProc) retireOnce() {
 		// closers above have ended (wake, and each feed's destination).
 		w.relay.woken.Close()
 	}
-	os.RemoveAll(w.tmp)
+	removeTree(w.tmp)
 	if w.unlock != nil {
 		w.unlock()
 	}

@@ -107,6 +107,55 @@ func tryLockDir(dir string) (unlock func(), ok bool) {
 	return func() { f.Close() }, true
 }
 
+// removeTree removes a run's private temporary directory, dir, and all it
+// holds, as os.RemoveAll does, and what os.RemoveAll leaves: a directory
+// beneath it that its owner may not list, search or write, which a run
+// that makes raw system calls makes with mkdirat(2)'s mode (0300, a file
+// made in it after). A supervisor that is not root could not list it
+// (EACCES), and the run's directory stayed, with all it held, for every
+// later sweep to fail on too. Such a directory is given its owner's
+// rights (openUp), and the removal tried again; it returns the last
+// removal's error. It is called once the worker, and what it started,
+// has ended: nothing else of this user's changes the directory meanwhile.
+func removeTree(dir string) error {
+	err := os.RemoveAll(dir)
+	if err == nil {
+		return nil
+	}
+	fd, oerr := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if oerr != nil {
+		return err
+	}
+	openUp(fd)
+	return os.RemoveAll(dir)
+}
+
+// openUp gives each directory beneath the directory fd holds that lacks
+// one of its owner's rights (read, write, search) those rights, found by
+// its parent's descriptor as what it is (never a link), opens it without
+// following a link, does the same beneath it, and closes fd. Each level
+// holds one descriptor, as os.RemoveAll's walk does.
+func openUp(fd int) {
+	f := os.NewFile(uintptr(fd), "")
+	defer f.Close()
+	names, _ := f.Readdirnames(-1)
+	for _, name := range names {
+		var st unix.Stat_t
+		if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
+			st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			continue
+		}
+		if st.Mode&0o700 != 0o700 {
+			_ = unix.Fchmodat(fd, name, uint32(st.Mode&0o7777|0o700), 0)
+		}
+		child, err := unix.Openat(fd, name,
+			unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err == nil {
+			openUp(child)
+		}
+	}
+}
+
 // ownedPrivate checks that dir, as fi says, belongs to this user, and
 // makes it enterable by this user alone.
 func ownedPrivate(dir string, fi os.FileInfo) error {

@@ -47,6 +47,10 @@ func lockDir(string) (func(), error) { return func() {}, nil }
 
 func tryLockDir(string) (func(), bool) { return nil, false }
 
+// removeTree: no run on Windows makes the raw system calls (ctypes is
+// Linux's) that made, elsewhere, a directory os.RemoveAll leaves.
+func removeTree(dir string) error { return os.RemoveAll(dir) }
+
 // ownedPrivate: a directory made in the user's own profile is the user's;
 // Windows holds it by its ACL, which MkdirAll inherits from the profile.
 func ownedPrivate(string, os.FileInfo) error { return nil }

@@ -1141,7 +1141,7 @@ func sweepTempDirs(parent string, now time.Time) (removed []string) {
 	// spelling of parent the killed supervisors had (a link, say).
 	endLeftovers(stale)
 	for i, dir := range stale {
-		if os.RemoveAll(dir) == nil {
+		if removeTree(dir) == nil {
 			removed = append(removed, dir)
 		}
 		unlocks[i]()

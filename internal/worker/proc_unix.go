@@ -65,6 +65,23 @@ func closeInherited() error {
 	return nil
 }
 
+// umaskAtLeast is the least umask a worker runs with: no file or
+// directory a run makes is writable by its group or by others, whatever
+// mode it asks for. The language makes files 0644 and directories 0755,
+// but a raw mkdirat(2) or openat(2) names its own mode: under an
+// operator's umask of 0 a strict run at full made a directory 0777 and a
+// file 0666 in its granted directory, and another user then put a file
+// in the one and wrote in the other, for the operator's next run to read.
+const umaskAtLeast = 0o022
+
+// narrowUmask adds umaskAtLeast to the umask the worker inherited, before
+// the program and anything a host module starts. It runs before the
+// policy is applied.
+func narrowUmask() {
+	old := unix.Umask(umaskAtLeast)
+	unix.Umask(old | umaskAtLeast)
+}
+
 // closeOnExec keeps the worker's pipes from any process a host module
 // starts.
 func closeOnExec(fd uintptr) { syscall.CloseOnExec(int(fd)) }

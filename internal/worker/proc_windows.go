@@ -16,6 +16,10 @@ func crashToFile(f *os.File) error { return debug.SetCrashOutput(f, debug.CrashO
 func closeInherited() error { return nil }
 func closeOnExec(uintptr)   {}
 
+// narrowUmask: Windows has no umask; a file a run makes takes its
+// directory's ACL.
+func narrowUmask() {}
+
 // pollable: a Windows worker's pipe is read by a thread that waits in the
 // read; nothing to change.
 func pollable(uintptr) {}

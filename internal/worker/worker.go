@@ -69,6 +69,7 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "sabline: worker:", err)
 		return codes.ExitCrashed
 	}
+	narrowUmask()
 	var tool io.ReadWriter // none unless the host passed one
 	if got.tool != nil {
 		tool = got.tool

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
@@ -94,7 +95,8 @@ func TestRangeAsStarlarks(t *testing.T) {
 		if err != nil {
 			return "error: " + err.Error()
 		}
-		v, err := starlark.Eval(th, "q", q, starlark.StringDict{"r": r, "range": fn})
+		v, err := starlark.EvalOptions(&syntax.FileOptions{}, th, "q", q,
+			starlark.StringDict{"r": r, "range": fn})
 		if err != nil {
 			return "error: " + err.Error()
 		}

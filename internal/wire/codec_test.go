@@ -11,6 +11,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit/fill"
 	"github.com/sabline/sabline/lang"
 	"github.com/sabline/sabline/receipt"
@@ -58,6 +59,31 @@ func TestAppendRequestEveryField(t *testing.T) {
 	for name, r := range vs {
 		t.Run(name, func(t *testing.T) {
 			wantWritten(t, &r)
+		})
+	}
+}
+
+// TestRequestSizeCoversWhatIsWritten: the room AppendRequest makes at
+// once (requestSize) holds every request written whose text needs no
+// escaping, filled or empty, so its buffer is made once; a request
+// whose text does need it is written whole all the same (the tricky
+// variant of TestAppendRequestEveryField).
+func TestRequestSizeCoversWhatIsWritten(t *testing.T) {
+	vs := requestVariants(t)
+	r := fill.Filled[Request](t, 0)
+	for i := range 300 { // a guard of a machine with many Sablines on it
+		r.Guard.Locations = append(r.Guard.Locations, guard.Location{
+			Path: fmt.Sprintf("/var/tmp/sabline-guarded/u0/%032x", i), Kind: guard.Sabline,
+			Holds: "another Sabline's receipts"})
+		r.Guard.CarveOuts = append(r.Guard.CarveOuts,
+			guard.CarveOut{Path: fmt.Sprintf("/tmp/rc.%d", i), Named: i%2 == 0})
+	}
+	vs["a guard of 300 locations"] = r
+	for name, r := range vs {
+		t.Run(name, func(t *testing.T) {
+			if n, size := len(AppendRequest(nil, &r)), requestSize(&r); n > size {
+				t.Errorf("the request written is %d bytes, requestSize %d", n, size)
+			}
 		})
 	}
 }

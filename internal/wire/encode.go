@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/confine/core"
@@ -43,7 +44,7 @@ func AppendRecord(b []byte, r *Record) ([]byte, error) {
 // where encoding/json has met none of its types, on the path to the
 // program's first statement.
 func AppendRequest(b []byte, r *Request) []byte {
-	e := &jsonenc.Encoder{B: b}
+	e := &jsonenc.Encoder{B: slices.Grow(b, requestSize(r))}
 	e.Open()
 	e.Str("program", r.Program)
 	e.Str("sha256", r.SHA256)
@@ -94,6 +95,51 @@ func AppendRequest(b []byte, r *Request) []byte {
 	})
 	e.Close()
 	return append(e.B, '\n')
+}
+
+// requestSize is about the length of r written (AppendRequest), no less
+// for text that needs no escaping: the buffer is made once. Grown as it
+// was written, a request of 21 KB (a guard of some 30 locations) took
+// 0.58 ms of a new process's time, its buffer made ten times over and
+// each new page faulted in, against 0.17 ms made once (bench/phases).
+func requestSize(r *Request) int {
+	n := 512 + len(r.Program) + len(r.Cwd) + len(r.TempDir) + len(r.PolicySHA256) +
+		(len(r.Source)+2)/3*4 + 48*(len(r.Faults)+len(r.Relayed))
+	for _, s := range slices.Concat(r.Args, r.Layers) {
+		n += len(s) + 3
+	}
+	for _, it := range r.Budget.Items {
+		n += 112 + len(it.Path) + len(it.Host) + len(it.Module)
+	}
+	for k, v := range r.Admitted {
+		n += len(k) + len(v) + 6
+	}
+	for _, f := range r.Faults {
+		n += len(f.Op) + len(f.Target)
+	}
+	if g := r.Guard; g != nil {
+		for _, l := range g.Locations {
+			n += 64 + len(l.Path) + len(l.Holds) + len(strings.Join(l.Allowed, "")) +
+				3*len(l.Allowed)
+		}
+		for _, c := range g.CarveOuts {
+			n += 64 + len(c.Path) + len(strings.Join(c.Allowed, "")) + 3*len(c.Allowed)
+		}
+		for _, h := range g.Homes {
+			n += len(h) + 3
+		}
+	}
+	if p := r.Policy; p != nil {
+		n += 256
+		for _, s := range slices.Concat(p.Read.Paths, p.Write.Paths, p.Interpreter) {
+			n += len(s) + 3
+		}
+		n += 64 * (len(p.Network.Hosts) + len(p.Network.UDP) + len(p.WidenedBy))
+		for _, h := range slices.Concat(p.Network.Hosts, p.Network.UDP) {
+			n += len(h.Host)
+		}
+	}
+	return n
 }
 
 // appendGuard writes the guard's set as its worker reads it: null for

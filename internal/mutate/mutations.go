@@ -848,9 +848,9 @@ var mutations = []Mutation{
 		CaughtBy: "TestBrokerRefuses/a_public_name_on_loopback (the listener gets the connection)",
 	},
 	{
-		Name: "broker-reaches-this-machine", File: "internal/broker/server_linux.go",
-		Old:      "\t\tif addrs, err = reach.Check(req.Host, addrs); err != nil {\n",
-		New:      "\t\tif addrs, err = reach.Reachable(req.Host, addrs, nil); err != nil {\n",
+		Name: "broker-reaches-this-machine", File: "internal/reach/reach.go",
+		Old:      "\treturn reachable(host, addrs, own)\n",
+		New:      "\treturn reachable(host, addrs, own[:0])\n",
 		Packages: brokerPkg, Run: "^TestBrokerRefusesThisMachinesAddress$",
 		CaughtBy: "TestBrokerRefusesThisMachinesAddress (the listener on the namespace's own " +
 			"public address gets the connection)",
@@ -6465,8 +6465,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "reach-unread-addresses-reach", File: "internal/reach/reach.go",
-		Old:      "\town, err := Own()\n\tif err != nil {\n",
-		New:      "\town, err := Own()\n\tif err != nil && false {\n",
+		Old:      "\town, err := ownAddrs()\n\tif err != nil {\n",
+		New:      "\town, err := ownAddrs()\n\tif err != nil && false {\n",
 		Packages: []string{"./internal/reach/"}, Run: "^TestCheck",
 		CaughtBy: "TestCheckRefusesWhereOwnCannotBeRead",
 	},

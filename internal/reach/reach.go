@@ -26,9 +26,9 @@ const (
 	MaxOpen        = 64
 )
 
-// Reachable returns those of addrs, the addresses host was looked up to,
+// reachable returns those of addrs, the addresses host was looked up to,
 // that a connection granted by naming host may go to, in their order,
-// where own are this machine's addresses (Own):
+// where own are this machine's addresses (ownAddrs):
 //
 //   - host is an address: that address, which the grant names;
 //   - host is localhost, or a name beneath .localhost: loopback
@@ -45,8 +45,8 @@ const (
 //     relay is judged by the IPv4 address (public, not this machine's).
 //
 // None left is an E335 that says which addresses were refused and how
-// to grant one. Check is Reachable with own read from this machine.
-func Reachable(host string, addrs, own []netip.Addr) ([]netip.Addr, error) {
+// to grant one. Check is reachable with own read from this machine.
+func reachable(host string, addrs, own []netip.Addr) ([]netip.Addr, error) {
 	if a, err := netip.ParseAddr(TrimBrackets(host)); err == nil {
 		return []netip.Addr{a.Unmap()}, nil
 	}
@@ -87,26 +87,26 @@ func Reachable(host string, addrs, own []netip.Addr) ([]netip.Addr, error) {
 		hostForm(refused[0]))
 }
 
-// Check is Reachable judged against this machine's addresses as they are
-// now (Own), read only where host is a name whose addresses are judged.
+// Check is reachable judged against this machine's addresses as they are
+// now (ownAddrs), read only where host is a name whose addresses are judged.
 // A machine whose addresses cannot be read reaches no address behind a
 // name (E335): a refusal that names the address to grant rather than a
 // connection to the machine itself.
 func Check(host string, addrs []netip.Addr) ([]netip.Addr, error) {
 	if _, err := netip.ParseAddr(TrimBrackets(host)); err == nil || isLocal(host) {
-		return Reachable(host, addrs, nil)
+		return reachable(host, addrs, nil)
 	}
-	own, err := Own()
+	own, err := ownAddrs()
 	if err != nil {
 		return nil, codes.Errorf(codes.E335, "%s: this machine's own addresses could not be read "+
 			"(%v), so none behind a name is reached: grant the address itself", host, err)
 	}
-	return Reachable(host, addrs, own)
+	return reachable(host, addrs, own)
 }
 
-// Own returns the addresses of this machine's network interfaces, as
+// ownAddrs returns the addresses of this machine's network interfaces, as
 // they are now, every scope among them.
-func Own() ([]netip.Addr, error) {
+func ownAddrs() ([]netip.Addr, error) {
 	as, err := interfaceAddrs()
 	if err != nil {
 		return nil, fmt.Errorf("read this machine's addresses: %w", err)

@@ -120,19 +120,19 @@ func TestReachable(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Reachable(tc.host, tc.addrs, tc.own)
+			got, err := reachable(tc.host, tc.addrs, tc.own)
 			if tc.wantCode != "" {
 				if codes.CodeOf(err) != tc.wantCode {
-					t.Fatalf("Reachable = %v, %v; want %s", got, err, tc.wantCode)
+					t.Fatalf("reachable = %v, %v; want %s", got, err, tc.wantCode)
 				}
 				return
 			}
 			if err != nil || len(got) != len(tc.want) {
-				t.Fatalf("Reachable = %v, %v; want %v", got, err, tc.want)
+				t.Fatalf("reachable = %v, %v; want %v", got, err, tc.want)
 			}
 			for i := range got {
 				if got[i] != tc.want[i] {
-					t.Fatalf("Reachable = %v; want %v", got, tc.want)
+					t.Fatalf("reachable = %v; want %v", got, tc.want)
 				}
 			}
 		})
@@ -140,13 +140,13 @@ func TestReachable(t *testing.T) {
 }
 
 func TestReachableSaysWhatToGrant(t *testing.T) {
-	_, err := Reachable("db.example.com", addrs("10.0.0.2", "fd00::1"), nil)
+	_, err := reachable("db.example.com", addrs("10.0.0.2", "fd00::1"), nil)
 	for _, want := range []string{"10.0.0.2 and fd00::1", "grant the address itself, as net:10.0.0.2"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v; want it to say %q", err, want)
 		}
 	}
-	_, err = Reachable("db.example.com", addrs("2a01:4f8::7"), addrs("2a01:4f8::7"))
+	_, err = reachable("db.example.com", addrs("2a01:4f8::7"), addrs("2a01:4f8::7"))
 	for _, want := range []string{"2a01:4f8::7 only, this machine's own",
 		"grant the address itself, as net:[2a01:4f8::7]"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -155,13 +155,13 @@ func TestReachableSaysWhatToGrant(t *testing.T) {
 	}
 }
 
-// TestOwnReadsThisMachine: Own lists this machine's addresses, loopback
+// TestOwnReadsThisMachine: ownAddrs lists this machine's addresses, loopback
 // among them wherever a loopback interface is up, and Check reads it
 // for a name alone.
 func TestOwnReadsThisMachine(t *testing.T) {
-	own, err := Own()
+	own, err := ownAddrs()
 	if err != nil {
-		t.Fatalf("Own: %v", err)
+		t.Fatalf("ownAddrs: %v", err)
 	}
 	if !slices.ContainsFunc(own, netip.Addr.IsLoopback) {
 		t.Skipf("no loopback address among this machine's %v: nothing to compare with", own)

@@ -185,11 +185,7 @@ func TestSupervisorKilledLeavesNoProcess(t *testing.T) {
 // run's, is kept, and so is its process.
 func TestPoolSweepsRunsLeftovers(t *testing.T) {
 	parent, stale, sleep := staleRun(t)
-	held, unlock, err := makeTempDir(parent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { unlock(); os.RemoveAll(held) })
+	held := liveRun(t, parent)
 	_, waited := leaveSleeping(t, sleep, stale)
 	kept, _ := leaveSleeping(t, sleep, held)
 
@@ -249,11 +245,7 @@ func TestSweepEndsLeftoversWhateverTheirTMPDIRsSpelling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, unlock, err := makeTempDir(parent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(unlock)
+	held := liveRun(t, parent)
 	elsewhere := filepath.Join(dir, "elsewhere", filepath.Base(stale))
 	if err := os.MkdirAll(elsewhere, 0o700); err != nil {
 		t.Fatal(err)
@@ -328,6 +320,18 @@ func staleRun(t *testing.T) (parent, stale, sleep string) {
 	return parent, stale, sleep
 }
 
+// liveRun makes a run's directory in parent whose lock is held until the
+// test ends, as a live supervisor holds its run's: the sweep keeps it.
+func liveRun(t *testing.T, parent string) string {
+	t.Helper()
+	held, unlock, err := makeTempDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unlock(); os.RemoveAll(held) })
+	return held
+}
+
 // leaveSleeping starts sleep in a session of its own with TMPDIR tmp, as
 // a killed run's worker may leave a process behind, tmp's times set a
 // minute back (past staleAfter); waited is closed once it is reaped, and
@@ -395,11 +399,7 @@ func TestSweepEndsALeftoverStartedMeanwhile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, unlock, err := makeTempDir(parent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(unlock)
+	held := liveRun(t, parent)
 	old := time.Now().Add(-time.Minute)
 	for _, d := range []string{stale, held} {
 		if err := os.Chtimes(d, old, old); err != nil {

@@ -289,9 +289,11 @@ var predeclared = map[string]func(in *Interp) starlark.Value{
 	"struct": func(*Interp) starlark.Value {
 		return starlark.NewBuiltin("struct", starlarkstruct.Make)
 	},
-	// The language's own range, in place of go.starlark.net's (rangeval.go).
-	"range":  func(*Interp) starlark.Value { return rangeFunc },
-	loopTrue: func(*Interp) starlark.Value { return starlark.True },
+	// The language's own range and enumerate, in place of go.starlark.net's
+	// (rangeval.go, enumerate.go).
+	"range":     func(*Interp) starlark.Value { return rangeFunc },
+	"enumerate": func(*Interp) starlark.Value { return enumerateFunc },
+	loopTrue:    func(*Interp) starlark.Value { return starlark.True },
 }
 
 // Exec runs the compiled program's first statement and the rest. It

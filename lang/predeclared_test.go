@@ -87,8 +87,8 @@ func TestPredeclaredFor(t *testing.T) {
 // TestPredeclaredNames: the names a program compiles against, and so
 // may use, are these and no others.
 func TestPredeclaredNames(t *testing.T) {
-	want := []string{"ARGS", loopTrue, "clock", "declassify", "env", "ffi", "fs", "io", "net",
-		"print", "rand", "range", "struct", "tool"}
+	want := []string{"ARGS", loopTrue, "clock", "declassify", "enumerate", "env", "ffi", "fs",
+		"io", "net", "print", "rand", "range", "struct", "tool"}
 	slices.Sort(want)
 	if got := slices.Sorted(maps.Keys(PredeclaredNames())); !slices.Equal(got, want) {
 		t.Errorf("PredeclaredNames %q, want %q", got, want)

@@ -1773,8 +1773,8 @@ var mutations = []Mutation{
 	// objects planted in a bucket and the tenants file's field names.
 	{
 		Name: "terminal-unfollowed", File: "internal/run/supervisor.go",
-		Old:      "\tif r.Signals {\n\t\tdefer followTerminal(w)()\n",
-		New:      "\tif false {\n\t\tdefer followTerminal(w)()\n",
+		Old:      "\tif r.Signals {\n\t\tdefer followTerminal(w, term)()\n",
+		New:      "\tif false {\n\t\tdefer followTerminal(w, term)()\n",
 		Packages: cliPkg, Run: "^TestRunStopsWithItsTerminal$",
 		CaughtBy: "TestRunStopsWithItsTerminal (the worker runs on while its " +
 			"supervisor is stopped)",

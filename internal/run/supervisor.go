@@ -198,6 +198,38 @@ func Supervise(r Run) *receipt.Receipt { return SuperviseContext(context.Backgro
 // its timeout does (E307), with its receipt. The run is a worker with one
 // job (see workerProc): its first record, then its program's end.
 func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
+	// A supervisor told to stop takes its worker, and all the worker
+	// started, down with it; the worker is in a session of its own and
+	// would not get a terminal's signal. The signals are taken before the
+	// worker starts: one that comes meanwhile stops the run at its first
+	// wait, with its receipt. One stopped before the request is sent has
+	// sent none: its worker reads the end of the pipe and exits (on Linux
+	// the parent-death signal ends it first). A terminal's stops are taken
+	// with them (followTerminal). They are asked for first, beside the
+	// checks below, and waited for before the worker starts: signal.Notify
+	// hands the runtime's signal thread one signal at a time and waits for
+	// its answer each time, seven round trips between threads that took
+	// some 2 ms, more than the checks, where a thread's wake-up is dear.
+	f := waitFor{ctx: ctx, timeout: r.Timeout}
+	taken := func() {}
+	var term chan os.Signal
+	if r.Signals {
+		f.signals = make(chan os.Signal, 1)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			signal.Notify(f.signals, Heeded(stopSignals...)...)
+			term = takeTerminal()
+		}()
+		taken = func() { <-done }
+		defer func() {
+			<-done
+			signal.Stop(f.signals)
+			if term != nil {
+				signal.Stop(term)
+			}
+		}()
+	}
 	c := newCommandRun(r)
 	if err := refuseInWorker("Supervise"); err != nil {
 		return c.finish(receipt.OutcomeOf(err))
@@ -223,19 +255,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 		defer close(c.beside)
 		confine.LearnWorkerHolds(pol, r.MaxMemoryMB)
 	}()
-	// A supervisor told to stop takes its worker, and all the worker
-	// started, down with it; the worker is in a session of its own and
-	// would not get a terminal's signal. The signals are taken before the
-	// worker starts: one that comes meanwhile stops the run at its first
-	// wait, with its receipt. One stopped before the request is sent has
-	// sent none: its worker reads the end of the pipe and exits (on Linux
-	// the parent-death signal ends it first).
-	f := waitFor{ctx: ctx, timeout: r.Timeout}
-	if r.Signals {
-		f.signals = make(chan os.Signal, 1)
-		signal.Notify(f.signals, Heeded(stopSignals...)...)
-		defer signal.Stop(f.signals)
-	}
+	taken()
 	// The worker starts first: its runtime starts while the supervisor
 	// takes the receipt's parameters, reserves it and reads the program.
 	// It runs nothing until the request comes, and gets none when either
@@ -249,7 +269,7 @@ func SuperviseContext(ctx context.Context, r Run) *receipt.Receipt {
 	}
 	defer w.retire()
 	if r.Signals {
-		defer followTerminal(w)()
+		defer followTerminal(w, term)()
 	}
 	phase.Mark("worker started")
 	c.takeParameters()

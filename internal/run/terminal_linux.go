@@ -15,6 +15,14 @@ import (
 // background (SIGTTIN, SIGTTOU).
 var terminalStops = []os.Signal{syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU}
 
+// takeTerminal takes terminalStops from now on, for followTerminal, and
+// returns where they come; signal.Stop of it gives them back.
+func takeTerminal() chan os.Signal {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, terminalStops...)
+	return sigs
+}
+
 // followTerminal has the worker w stop and go on with its supervisor, a
 // command line's, until the returned function is called. A terminal's
 // stop reaches the supervisor's process group alone: the worker, in a
@@ -24,13 +32,10 @@ var terminalStops = []os.Signal{syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTO
 // or ignore), then itself, as it would have stopped without taking the
 // signal (stopWith); once it is continued (SIGCONT: a shell's fg or bg),
 // it continues the worker's group. The time stopped counts toward the
-// timeout, which is the run's wall-clock time. A stop that comes while
-// the worker starts, before this follows it, stops the supervisor alone,
-// at the signal's default: the worker runs nothing until the supervisor,
-// continued, sends it the program.
-func followTerminal(w *workerProc) (stop func()) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, terminalStops...)
+// timeout, which is the run's wall-clock time. sigs are the stops taken
+// before the worker started (takeTerminal): one that came while it
+// started waits there, and stops the worker and the supervisor now.
+func followTerminal(w *workerProc, sigs chan os.Signal) (stop func()) {
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)

@@ -197,11 +197,14 @@ func enforcesTable() []Row {
 					"before the worker starts if its parent exists (the receipt's observed made says " +
 					"so); otherwise beneath the nearest directory above it that does, and the level is " +
 					"partial", []string{core.LayerLandlockFamily}},
-				Darwin: Cell{HoldsYes, "writes beneath DIR allowed, and refused everywhere else but the " +
-					"private temporary directory and /dev/null", []string{core.LayerSandboxProfile}},
-				Windows: Cell{HoldsYes, "AppContainer: an ACE for DIR carrying read, write and delete, so " +
-					"the grant can be read back here, as the language does not allow; the integrity level stays " +
-					"medium, since the ACE is what holds the write; where the container is left off, not held",
+				Darwin: Cell{HoldsPartly, "writes beneath DIR allowed, and refused everywhere else but the " +
+					"private temporary directory and /dev/null; a read back beneath DIR, which the grant does " +
+					"not give, is refused only under the home directory and /Volumes",
+					[]string{core.LayerSandboxProfile}},
+				Windows: Cell{HoldsPartly, "AppContainer: an ACE for DIR carrying read, write and delete, " +
+					"so a read back beneath DIR, which the grant does not give, is held by the language " +
+					"alone and the level is partial; the integrity level stays medium, since the ACE is what " +
+					"holds the write; where the container is left off, not held",
 					[]string{core.LayerAppContainer}},
 			},
 			Ops:    []string{OpWrite},

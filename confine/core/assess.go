@@ -77,6 +77,26 @@ func HostGaps(p Policy) []Gap {
 	return out
 }
 
+// GuardedGaps names, on a system where no layer holds the guarded
+// locations out of a grant of every path (a sandbox profile, a run whose
+// container is off), the directions p leaves unrestricted: there the
+// guarded locations, which Landlock holds out of such a grant, are the
+// language's alone. because says why, as the reason ends it.
+func GuardedGaps(p Policy, because string) []Gap {
+	var dirs []string
+	if p.Read.Unrestricted {
+		dirs = append(dirs, "reads")
+	}
+	if p.Write.Unrestricted {
+		dirs = append(dirs, "writes")
+	}
+	if len(dirs) == 0 {
+		return nil
+	}
+	return []Gap{{Layer: LayerLanguage, Kind: GapUnheld, Text: JoinAnd(dirs) +
+		" of the guarded locations are held by the language alone: " + because}}
+}
+
 // JoinAnd joins phrases as a list in a sentence: "a", "a and b",
 // "a, b and c".
 func JoinAnd(phrases []string) string {

@@ -27,6 +27,7 @@ func Assess(p core.Policy, h Held) core.Result {
 	if !p.Read.Unrestricted {
 		gaps = append(gaps, profile("reads are held only under the home directory and /Volumes"))
 	}
+	gaps = append(gaps, core.GuardedGaps(p, "the profile does not refuse them")...)
 	gaps = append(gaps, core.HostGaps(p)...)
 	if p.Network.Mode != core.NetClosed {
 		gaps = append(gaps, profile("the profile leaves the network open: Unix sockets are not held"))

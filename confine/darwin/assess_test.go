@@ -1,6 +1,7 @@
 package darwin
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sabline/sabline/confine/core"
@@ -14,18 +15,29 @@ func TestAssessDarwin(t *testing.T) {
 		held      Held
 		wantLevel core.Level
 		want      []string
+		wantNot   string // what the reason does not say
 	}{
 		{name: "no grant", allow: "io", held: Held{Profile: true}, wantLevel: core.Partial,
 			want: []string{"Apple has deprecated sandbox profiles", "reads are held only under the home directory and /Volumes"}},
 		{name: "reads granted everywhere", allow: "io,fs:read", held: Held{Profile: true}, wantLevel: core.Partial,
-			want: []string{"Apple has deprecated sandbox profiles"}},
+			want: []string{"Apple has deprecated sandbox profiles", "reads of the guarded locations are held " +
+				"by the language alone: the profile does not refuse them"}},
+		{name: "every path granted", allow: "io,fs", held: Held{Profile: true}, wantLevel: core.Partial,
+			want: []string{"deprecated", "reads and writes of the guarded locations are held by the " +
+				"language alone"}},
+		{name: "a directory granted", allow: "io,fs:read:/srv,fs:write:/srv/out", held: Held{Profile: true},
+			wantLevel: core.Partial, want: []string{"deprecated", "reads are held only under the home directory"},
+			wantNot: "guarded"},
 		{name: "a named host", allow: "io,fs,net:example.org:443", held: Held{Profile: true}, wantLevel: core.Partial,
-			want: []string{"deprecated", "the host and port in net:example.org:443", "UDP, which no grant allows, is held by the language alone",
+			want: []string{"deprecated", "reads and writes of the guarded locations",
+				"the host and port in net:example.org:443", "UDP, which no grant allows, is held by the language alone",
 				"Unix sockets are not held"}},
 		{name: "a host module opens the network", allow: "io,fs,ffi:socket", held: Held{Profile: true}, wantLevel: core.Partial,
-			want: []string{"deprecated", "UDP, which no grant allows", "Unix sockets are not held"}},
+			want: []string{"deprecated", "reads and writes of the guarded locations",
+				"UDP, which no grant allows", "Unix sockets are not held"}},
 		{name: "a UDP grant", allow: "io,fs,net:udp:10.0.0.2:514", held: Held{Profile: true}, wantLevel: core.Partial,
-			want: []string{"deprecated", "the host and port in net:udp:10.0.0.2:514", "binding a UDP port", "Unix sockets are not held"}},
+			want: []string{"deprecated", "reads and writes of the guarded locations",
+				"the host and port in net:udp:10.0.0.2:514", "binding a UDP port", "Unix sockets are not held"}},
 		{name: "no profile", allow: "io", held: Held{}, wantLevel: core.None,
 			want: []string{"the sandbox profile was not applied"}},
 		{name: "off", allow: "io,ffi", held: Held{Profile: true}, wantLevel: core.None,
@@ -36,7 +48,11 @@ func TestAssessDarwin(t *testing.T) {
 			if tc.held.Profile && tc.wantLevel != core.None {
 				layers = []string{core.LayerSandboxProfile}
 			}
-			confinetest.CheckResult(t, Assess(confinetest.PolicyOf(tc.allow, false), tc.held), tc.wantLevel, layers, tc.want)
+			r := Assess(confinetest.PolicyOf(tc.allow, false), tc.held)
+			confinetest.CheckResult(t, r, tc.wantLevel, layers, tc.want)
+			if tc.wantNot != "" && strings.Contains(r.Reason, tc.wantNot) {
+				t.Errorf("reason %q says %q", r.Reason, tc.wantNot)
+			}
 		})
 	}
 }

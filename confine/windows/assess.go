@@ -1,6 +1,7 @@
 package windows
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,10 @@ type Held struct {
 // the closed network are held only by the container; writes by the
 // container, or by the low integrity level when nothing is granted to
 // write, but to what is labelled low. A guarded location an ACE reaches
-// (h.Guarded) is held by the language alone, and the level is partial.
+// (h.Guarded) is held by the language alone, and the level is partial;
+// so is a read back beneath a write grant no read grant holds, since the
+// container's ACE for a write grant carries read, and, with the container
+// off, the guarded locations in a direction the budget leaves open.
 func Assess(p core.Policy, h Held) core.Result {
 	if !p.Enforced {
 		return core.OffResult(p)
@@ -72,6 +76,16 @@ func Assess(p core.Policy, h Held) core.Result {
 			gaps = append(gaps, core.Gap{Layer: core.LayerAppContainer, Kind: core.GapUnheld,
 				Text: why + ": " + core.JoinAnd(lost) + " are not held"})
 		}
+		gaps = append(gaps, core.GuardedGaps(p, "the AppContainer is off")...)
+	}
+	if w := readBackWrites(p); h.AppContainer && len(w) > 0 {
+		grants := "the write grant " + w[0]
+		if len(w) > 1 {
+			grants = "the write grants " + guardedList(w)
+		}
+		gaps = append(gaps, core.Gap{Layer: core.LayerLanguage, Kind: core.GapUnheld,
+			Text: "reads beneath " + grants + " are held by the language alone: the container's " +
+				"ACE for a write grant carries read"})
 	}
 	if len(h.Guarded) > 0 {
 		gaps = append(gaps, core.Gap{Layer: core.LayerLanguage, Kind: core.GapUnheld,
@@ -111,6 +125,23 @@ func Predict(p core.Policy) core.Result {
 		AppContainer:       plan.AppContainer,
 		ContainerOffReason: plan.ContainerOffReason,
 	})
+}
+
+// readBackWrites returns the write grants of p that no read grant holds:
+// the container's ACE for each carries read (PlanFor), so that a read
+// back beneath it, which Landlock refuses and the language refuses, is the
+// language's alone on Windows. None where reads are not restricted.
+func readBackWrites(p core.Policy) []string {
+	if p.Read.Unrestricted {
+		return nil
+	}
+	var out []string
+	for _, w := range p.Write.Paths {
+		if !slices.ContainsFunc(p.Read.Paths, func(r string) bool { return windowsWithin(w, r) }) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // guardedList names the first four of items, and how many more.

@@ -26,8 +26,23 @@ func TestAssessWindows(t *testing.T) {
 	}{
 		{name: "every layer", allow: "io", held: all, wantLevel: core.Full,
 			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer}},
-		{name: "a write grant inside the container", allow: "io,fs:write:/srv/out", held: medium, wantLevel: core.Full,
+		// The container's ACE for a write grant carries read: a read
+		// back there is the language's alone, as it is not on Linux.
+		{name: "a write grant inside the container", allow: "io,fs:write:/srv/out", held: medium,
+			wantLevel:  core.Partial,
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer},
+			want: []string{"reads beneath the write grant /srv/out are held by the language alone: the " +
+				"container's ACE for a write grant carries read"}},
+		{name: "a write grant granted for reading too", allow: "io,fs:read:/srv/out,fs:write:/srv/out",
+			held: medium, wantLevel: core.Full,
 			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer}},
+		{name: "a write grant beneath a read grant", allow: "io,fs:read:/srv,fs:write:/srv/out",
+			held: medium, wantLevel: core.Full,
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer}},
+		{name: "a read grant beneath a write grant", allow: "io,fs:read:/srv/in,fs:write:/srv",
+			held: medium, wantLevel: core.Partial,
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer},
+			want:       []string{"reads beneath the write grant /srv are held by the language alone"}},
 		// A low token still writes to what is labelled low, as
 		// AppData\LocalLow is: the reason does not say writes are held.
 		{name: "container off, low integrity holds writes but to what is low", allow: "io", held: off(all, "a loopback host is granted"),
@@ -39,10 +54,20 @@ func TestAssessWindows(t *testing.T) {
 			want: []string{"the AppContainer was not applied: reads, writes and network connections are not held"}},
 		{name: "container off with nothing it would hold", allow: "io,fs,net,net:udp", held: off(medium, "the budget restricts neither reads nor writes"),
 			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
-			want: []string{"binding a UDP port is held by the language alone"}},
+			want: []string{"reads and writes of the guarded locations", "binding a UDP port is held by the language alone"}},
 		{name: "TCP granted, UDP not held", allow: "io,fs,net", held: off(medium, "the budget restricts neither reads nor writes"),
 			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
-			want: []string{"UDP, which no grant allows, is held by the language alone"}},
+			want: []string{"reads and writes of the guarded locations", "UDP, which no grant allows, is held by the language alone"}},
+		// fs reaches no guarded location in the language, and Landlock
+		// holds them out of it: with the container off, nothing here does.
+		{name: "every path granted, the container off", allow: "io,fs",
+			held: off(medium, "the budget restricts neither reads nor writes"), wantLevel: core.Partial,
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
+			want: []string{"network connections are not held", "reads and writes of the guarded locations " +
+				"are held by the language alone: the AppContainer is off"}},
+		{name: "reads granted everywhere, the container on", allow: "io,fs:read", held: all,
+			wantLevel:  core.Full,
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer}},
 		{name: "a named host", allow: "io,net:example.org", held: all, wantLevel: core.Partial,
 			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer},
 			want:       []string{"the host in net:example.org is held by the language alone", "UDP, which no grant allows, is held by the language alone"}},

@@ -31,12 +31,13 @@ func TestWindowsGuardedBeneathACE(t *testing.T) {
 	tests := []struct {
 		name        string
 		allow       string
+		resolve     map[string]string // where a granted link leads
 		wantLevel   core.Level
 		wantReasons []string
 	}{
 		{name: "a grant beside every guarded location", allow: "io,fs:read:/srv/data", wantLevel: core.Full},
-		{name: "a grant beneath the home, beside its dot-entries", allow: "io,fs:write:/Users/ana/job",
-			wantLevel: core.Full},
+		{name: "a grant beneath the home, beside its dot-entries",
+			allow: "io,fs:read:/Users/ana/job,fs:write:/Users/ana/job", wantLevel: core.Full},
 		{name: "a grant that names a lent credential", allow: "io,fs:read:/Users/ana/.aws",
 			wantLevel: core.Full},
 		{name: "the home granted", allow: "io,fs:read:/Users/ana", wantLevel: core.Partial,
@@ -46,6 +47,23 @@ func TestWindowsGuardedBeneathACE(t *testing.T) {
 			wantReasons: []string{"/srv/work/receipts are held by the language alone"}},
 		{name: "where a guarded location would be made", allow: "io,fs:write:/srv", wantLevel: core.Partial,
 			wantReasons: []string{"/srv/work/receipts", "what is made in /srv/state"}},
+		// An ACE is written where its path leads: a junction to the
+		// home (C:\Documents and Settings is one to C:\Users) reaches
+		// what the home holds, as Landlock's rule at the resolved path
+		// would, were it not carved.
+		{name: "a link to the home granted", allow: "io,fs:read:/Documents and Settings/ana",
+			resolve:   map[string]string{"/Documents and Settings/ana": "/Users/ana"},
+			wantLevel: core.Partial, wantReasons: []string{"the dot-entries of /Users/ana", "/Users/ana/.ssh"}},
+		{name: "a link to a receipts store's parent granted", allow: "io,fs:write:/data/work",
+			resolve:   map[string]string{"/data/work": "/srv/work"},
+			wantLevel: core.Partial, wantReasons: []string{"/srv/work/receipts are held by the language alone"}},
+		{name: "the home by its short (8.3) name", allow: "io,fs:read:/Users/ANA~1",
+			resolve:   map[string]string{"/Users/ANA~1": "/Users/ana"},
+			wantLevel: core.Partial, wantReasons: []string{"/Users/ana/.ssh"}},
+		{name: "a link beside every guarded location", allow: "io,fs:read:/data/ana",
+			resolve: map[string]string{"/data/ana": "/srv/data"}, wantLevel: core.Full},
+		{name: "a link to a lent credential, named", allow: "io,fs:read:/data/aws",
+			resolve: map[string]string{"/data/aws": "/Users/ana/.aws"}, wantLevel: core.Full},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,7 +75,7 @@ func TestWindowsGuardedBeneathACE(t *testing.T) {
 			job, _ := windowsJobLimits(plan)
 			o := windowsObserved{Job: job, Privileges: []string{"SeChangeNotifyPrivilege"},
 				IntegrityRID: lowIntegrityRID, ContainerTold: sidA, IsContainer: true, ContainerSID: sidA,
-				CarveOuts: testCarveOuts}
+				CarveOuts: testCarveOuts, Resolve: func(p string) string { return tt.resolve[p] }}
 			r := windowsResult(p, plan, o)
 			if r.Level != tt.wantLevel {
 				t.Fatalf("level %s (%s), want %s", r.Level, r.Reason, tt.wantLevel)

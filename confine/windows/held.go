@@ -166,6 +166,10 @@ type windowsObserved struct {
 	// CarveOuts are the guarded locations of the run (guard.Set.CarveOuts),
 	// as the worker was handed them.
 	CarveOuts []guard.CarveOut
+	// Resolve is the path the system opens for an ACE's path, its links,
+	// junctions and short names followed, as the ACE written there lands
+	// on it; "" where it cannot be told. nil resolves nothing.
+	Resolve func(path string) string
 }
 
 // windowsResult is the Result of a Windows worker: each layer is claimed
@@ -217,7 +221,7 @@ func windowsResult(p core.Policy, plan Plan, o windowsObserved) core.Result {
 		problem(core.LayerAppContainer, claim)
 	}
 	if held.AppContainer {
-		held.Guarded = guardedBeneath(plan.ACEs, o.CarveOuts)
+		held.Guarded = guardedBeneath(plan.ACEs, o.CarveOuts, o.Resolve)
 	} else {
 		held.ContainerOffReason = o.ContainerOff
 		if held.ContainerOffReason == "" && o.ContainerTold == "" {
@@ -235,11 +239,25 @@ func windowsResult(p core.Policy, plan Plan, o windowsObserved) core.Result {
 // made in a directory to expand at or beneath it (where a guarded location
 // not there yet would be made). Names are compared as Windows compares
 // them: without case, either slash a separator, a \\?\ prefix dropped.
-func guardedBeneath(aces []windowsACE, carveOuts []guard.CarveOut) []string {
+// Each ACE's path is taken as written and as resolve resolves it (nil for
+// as written only): an ACE given to a link or a junction may land on what
+// it leads to, as Landlock's rules and their carving are resolved too.
+func guardedBeneath(aces []windowsACE, carveOuts []guard.CarveOut,
+	resolve func(string) string) []string {
+	var paths []string
+	for _, a := range aces {
+		paths = append(paths, a.Path)
+		if resolve == nil {
+			continue
+		}
+		if r := resolve(a.Path); r != "" && r != a.Path {
+			paths = append(paths, r)
+		}
+	}
 	var out []string
 	for _, c := range carveOuts {
-		reached := slices.ContainsFunc(aces, func(a windowsACE) bool {
-			return windowsWithin(c.Path, a.Path) && !(c.Named && !c.Expand && windowsWithin(a.Path, c.Path))
+		reached := slices.ContainsFunc(paths, func(p string) bool {
+			return windowsWithin(c.Path, p) && !(c.Named && !c.Expand && windowsWithin(p, c.Path))
 		})
 		switch {
 		case !reached:

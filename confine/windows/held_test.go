@@ -192,7 +192,9 @@ func TestWindowsResult(t *testing.T) {
 		{
 			name: "a write grant is not lowered, nor claimed low", p: writes,
 			change:    func(o *windowsObserved) { o.IntegrityErr = errors.New("must not be read") },
-			wantLevel: core.Full, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer},
+			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer},
+			wantReasons: []string{"reads beneath the write grant /srv/out are held by the language alone"},
+			wantNot:     "integrity",
 		},
 		{
 			name: "nothing held is none", p: readOnly,

@@ -49,7 +49,7 @@ const (
 // run's guarded locations, which the container's ACEs may reach.
 func Apply(p core.Policy, maxMemoryMB int, carveOuts []guard.CarveOut) (core.Result, error) {
 	plan := PlanFor(p, core.Needs{}, func(string) int { return 0 }, maxMemoryMB)
-	obs := windowsObserved{CarveOuts: carveOuts}
+	obs := windowsObserved{CarveOuts: carveOuts, Resolve: aceTarget}
 	obs.Job, obs.JobErr = ownJob()
 	obs.Privileges, obs.PrivErr = removePrivileges(plan.PrivilegesKept)
 	if plan.IntegrityLevel == integrityLow {
@@ -62,6 +62,17 @@ func Apply(p core.Policy, maxMemoryMB int, carveOuts []guard.CarveOut) (core.Res
 	}
 	err := errors.Join(obs.JobErr, obs.PrivErr, obs.IntegrityErr, obs.ContainerErr)
 	return windowsResult(p, plan, obs), err
+}
+
+// aceTarget is what the system opens for an ACE's path, its links,
+// junctions and short names followed (finalPath); "" where it cannot be
+// opened.
+func aceTarget(path string) string {
+	p, err := finalPath(path)
+	if err != nil {
+		return ""
+	}
+	return p
 }
 
 // ownJob reads the limits of the job the worker is in:

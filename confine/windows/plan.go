@@ -76,9 +76,9 @@ type Plan struct {
 // The AppContainer reaches only what it has an ACE for: read for a read
 // grant, read-write for a write grant and the private temporary directory
 // (a write grant is not write-only on Windows, as it is in the language
-// and under Landlock). A low integrity token writes only to objects
-// labelled low, so the private temporary directory, Sabline's own, must
-// be. /dev/null and /dev/urandom need no ACE on Windows.
+// and under Landlock: Assess says a read back there is the language's).
+// A low integrity token writes only to objects labelled low, so the
+// private temporary directory, Sabline's own, must be. /dev/null and /dev/urandom need no ACE on Windows.
 //
 // The container is left off, and ContainerOffReason gives the first of
 // these reasons in the words a receipt shows, where it would refuse what

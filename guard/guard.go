@@ -57,6 +57,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/sabline/sabline/budget"
 )
@@ -165,12 +166,33 @@ func (s *Set) Homes() []string {
 
 // Within reports whether the absolute, clean path p is dir or lies
 // beneath it; names are compared without case where the file system
-// ignores it (FoldCase).
+// ignores it (FoldCase), as Fold folds them.
 func Within(p, dir string) bool {
 	if FoldCase {
-		p, dir = strings.ToLower(p), strings.ToLower(dir)
+		p, dir = Fold(p), Fold(dir)
 	}
 	return budget.Within(p, dir)
+}
+
+// Fold is s as a file system that ignores case may take it: each rune
+// its upper case, then the least rune of that one's case-folding orbit
+// (unicode.SimpleFold). Names a file system may take for one fold to
+// one string: S, s and ſ (U+017F), whose upper case is S; I, i and ı
+// (U+0131), which NTFS's table of upper cases maps to I; K, k and the
+// Kelvin sign (U+212A). strings.ToLower, which compared them before,
+// leaves ſ and ı as they are, so that a program's ~/.config/ſops or
+// ~/.ſsh passed for a name other than a guarded ~/.config/sops or
+// ~/.ssh where the file system took them for it. It errs toward one
+// name: a guard compares with it.
+func Fold(s string) string {
+	return strings.Map(func(r rune) rune {
+		u := unicode.ToUpper(r)
+		least := u
+		for f := unicode.SimpleFold(u); f != u; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
 }
 
 // FoldCase is true where file names are compared without case: macOS
@@ -201,7 +223,7 @@ func (l Location) in(p string) (string, bool) {
 	name, _, _ := strings.Cut(rest, string(filepath.Separator))
 	pattern := base
 	if FoldCase {
-		name, pattern = strings.ToLower(name), strings.ToLower(pattern)
+		name, pattern = Fold(name), Fold(pattern)
 	}
 	if ok, _ := path.Match(pattern, name); !ok {
 		return "", false

@@ -112,6 +112,13 @@ func TestWindowsWithin(t *testing.T) {
 		{`C:\Users\ana\.ssh\id_ed25519`, `C:\Users\ana\.ssh::$INDEX_ALLOCATION`, true},
 		{`C:\Users\ana\.ssh`, `C:\Users\ana\.ssh. .`, true},
 		{`C:\Users\ana\.ssh`, `C:\Users\ana.\`, true},
+		// Names NTFS's table of upper cases takes for one: ſ and ı are S
+		// and I there, and ToLower left them as they are.
+		{`C:\Users\ana\.config\ſops\age`, `C:\Users\ana\.config\sops`, true},
+		{`C:\Users\ana\.ssh`, `C:\Users\ana\.SſH`, true},
+		{`C:\Users\ana\.fıle`, `C:\Users\ana\.FILE`, true},
+		{`C:\Users\ana\.kube`, `C:\Users\ana\.Kube`, true}, // the Kelvin sign
+		{`C:\Users\ana\.config\tops`, `C:\Users\ana\.config\sops`, false},
 		{`C:\Users\anabel`, `C:\Users\ana`, false},
 		{`C:\Users`, `C:\Users\ana`, false},
 		{`D:\Users\ana`, `C:\Users\ana`, false},

@@ -274,9 +274,9 @@ func guardedBeneath(aces []windowsACE, carveOuts []guard.CarveOut,
 
 // windowsWithin is budget.Within for Windows paths, on any system, and
 // errs toward within: p is dir or lies beneath it, each compared as
-// Windows may name the same file: names without case, / and \ both
-// separators, a \\?\, \\.\ or \??\ prefix dropped (UNC\ after one is
-// \\), and in each name a stream (name:stream, name::$INDEX_ALLOCATION)
+// Windows may name the same file: names without case (guard.Fold), / and
+// \ both separators, a \\?\, \\.\ or \??\ prefix dropped (UNC\ after one
+// is \\), and in each name a stream (name:stream, name::$INDEX_ALLOCATION)
 // and trailing dots and spaces dropped, as Win32 drops them.
 func windowsWithin(p, dir string) bool {
 	p, dir = windowsNorm(p), strings.TrimSuffix(windowsNorm(dir), `\`)
@@ -285,7 +285,7 @@ func windowsWithin(p, dir string) bool {
 
 // windowsNorm is p as windowsWithin compares it.
 func windowsNorm(p string) string {
-	p = strings.ToLower(strings.ReplaceAll(p, "/", `\`))
+	p = strings.ToLower(guard.Fold(strings.ReplaceAll(p, "/", `\`)))
 	for _, prefix := range []string{`\\?\`, `\\.\`, `\??\`} {
 		if rest, ok := strings.CutPrefix(p, prefix+`unc\`); ok {
 			p = `\\` + rest

@@ -7,7 +7,8 @@ import (
 	"github.com/sabline/sabline/confine/darwin"
 )
 
-// apply holds the process to p with the sandbox profile (darwin.Apply).
+// apply holds the process to p with the sandbox profile (darwin.Apply),
+// naming the guarded locations its grants' allowances reach.
 func apply(p core.Policy, o ApplyOptions) (core.Result, error) {
-	return darwin.Apply(p, o.TempDir, o.MaxMemoryMB)
+	return darwin.Apply(p, o.TempDir, o.MaxMemoryMB, o.CarveOuts)
 }

@@ -423,6 +423,34 @@ type CarveOut struct {
 	Dots bool `json:"dots,omitempty"`
 }
 
+// Reached returns, in words, the guarded locations of carveOuts that a
+// rule at each of paths reaches on a system whose rule on a directory
+// holds for everything beneath it, with no carving (a Windows ACE, a
+// macOS sandbox profile's subpath): a location at or beneath one of
+// paths (but a Named one at or above the path, which a grant naming it
+// reaches), the dot-entries of a home at or beneath one, and what is made
+// in a directory to expand at or beneath one (where a guarded location
+// not there yet would be made). within compares two paths as that
+// system does.
+func Reached(carveOuts []CarveOut, paths []string, within func(p, dir string) bool) []string {
+	var out []string
+	for _, c := range carveOuts {
+		reached := slices.ContainsFunc(paths, func(p string) bool {
+			return within(c.Path, p) && !(c.Named && !c.Expand && within(p, c.Path))
+		})
+		switch {
+		case !reached:
+		case c.Expand && c.Dots:
+			out = append(out, "the dot-entries of "+c.Path)
+		case c.Expand:
+			out = append(out, "what is made in "+c.Path)
+		default:
+			out = append(out, c.Path)
+		}
+	}
+	return out
+}
+
 // CarveOuts lists, for confine to hold out of every Landlock rule above
 // them, the locations that exist, as written and as they resolve,
 // patterns matched and the links among homes' dot-entries followed when

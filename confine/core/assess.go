@@ -1,6 +1,7 @@
 package core
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/sabline/sabline/budget"
@@ -95,6 +96,28 @@ func GuardedGaps(p Policy, because string) []Gap {
 	}
 	return []Gap{{Layer: LayerLanguage, Kind: GapUnheld, Text: JoinAnd(dirs) +
 		" of the guarded locations are held by the language alone: " + because}}
+}
+
+// ReachedGaps names the guarded locations that a rule on a directory
+// above them reaches (guard.Reached) as held by the language alone, at
+// most four of them (JoinSome); because says how the rule reaches them.
+func ReachedGaps(reached []string, because string) []Gap {
+	if len(reached) == 0 {
+		return nil
+	}
+	return []Gap{{Layer: LayerLanguage, Kind: GapUnheld, Text: "the guarded locations " +
+		JoinSome(reached) + " are held by the language alone: " + because}}
+}
+
+// JoinSome joins the first four of items as JoinAnd does, then says how
+// many more there are, so that a reason names a line of them, not a
+// great many.
+func JoinSome(items []string) string {
+	const n = 4
+	if len(items) <= n {
+		return JoinAnd(items)
+	}
+	return strings.Join(items[:n], ", ") + " and " + strconv.Itoa(len(items)-n) + " more"
 }
 
 // JoinAnd joins phrases as a list in a sentence: "a", "a and b",

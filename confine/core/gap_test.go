@@ -151,3 +151,23 @@ func TestHoldsAsExpected(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinSome: a level's reason names at most four of the guarded
+// locations a rule reaches, then how many more, so that a grant of a
+// home with a great many of them beneath it says a line, not all of
+// them.
+func TestJoinSome(t *testing.T) {
+	tests := []struct {
+		items []string
+		want  string
+	}{
+		{items: []string{"a"}, want: "a"},
+		{items: []string{"a", "b", "c", "d"}, want: "a, b, c and d"},
+		{items: []string{"a", "b", "c", "d", "e", "f"}, want: "a, b, c, d and 2 more"},
+	}
+	for _, tt := range tests {
+		if got := JoinSome(tt.items); got != tt.want {
+			t.Errorf("JoinSome(%q) = %q, want %q", tt.items, got, tt.want)
+		}
+	}
+}

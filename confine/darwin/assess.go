@@ -6,11 +6,15 @@ import "github.com/sabline/sabline/confine/core"
 type Held struct {
 	Profile  bool       // the sandbox profile was applied
 	Problems []core.Gap // what the apply could not do, each a limit not held
+	// Guarded names the guarded locations a grant's allowance reaches
+	// (guardedBeneath): held by the language alone.
+	Guarded []string
 }
 
 // Assess returns the level of a run held by the sandbox profile as h
 // says. It is partial at best: Apple has deprecated sandbox profiles, and
-// the profile refuses reads only under the home directory and /Volumes.
+// the profile refuses reads only under the home directory and /Volumes;
+// it names the guarded locations a grant reaches (h.Guarded).
 func Assess(p core.Policy, h Held) core.Result {
 	if !p.Enforced {
 		return core.OffResult(p)
@@ -28,6 +32,8 @@ func Assess(p core.Policy, h Held) core.Result {
 		gaps = append(gaps, profile("reads are held only under the home directory and /Volumes"))
 	}
 	gaps = append(gaps, core.GuardedGaps(p, "the profile does not refuse them")...)
+	gaps = append(gaps, core.ReachedGaps(h.Guarded,
+		"the profile's allowance of a directory above them reaches them")...)
 	gaps = append(gaps, core.HostGaps(p)...)
 	if p.Network.Mode != core.NetClosed {
 		gaps = append(gaps, profile("the profile leaves the network open: Unix sockets are not held"))

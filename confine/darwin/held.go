@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
 )
 
 // What macOS needs of the machine, and what its Apply made of it, as
@@ -127,8 +129,8 @@ func needsOf(p core.Policy, exe, tempDir string) core.Needs {
 // result is the core.Result of a macOS Apply: Assess of what
 // sandbox_init did (profileErr nil when it applied the profile), with a
 // gap for each failure, sandbox_init's own words included.
-func result(p core.Policy, profileErr, limitErr error) core.Result {
-	h := Held{Profile: profileErr == nil}
+func result(p core.Policy, profileErr, limitErr error, guarded []string) core.Result {
+	h := Held{Profile: profileErr == nil, Guarded: guarded}
 	if profileErr != nil {
 		h.Problems = append(h.Problems, core.Gap{Layer: core.LayerSandboxProfile, Kind: core.GapUnheld,
 			Text: "the sandbox profile was refused: " + profileErr.Error()})
@@ -138,4 +140,19 @@ func result(p core.Policy, profileErr, limitErr error) core.Result {
 			Text: "the memory limit could not be set: " + limitErr.Error()})
 	}
 	return Assess(p, h)
+}
+
+// guardedBeneath returns, in words, the guarded locations of carveOuts
+// that the profile reaches: its allowance of a granted directory holds
+// for everything beneath it, with no carving (guard.Reached). Each grant
+// is taken as written and as the profile names it, its links resolved
+// by eval; names are compared as guard.Fold folds them, since APFS
+// ignores case unless it was made to keep it.
+func guardedBeneath(p core.Policy, carveOuts []guard.CarveOut,
+	eval func(string) (string, error)) []string {
+	rp, _ := resolved(p, core.Needs{}, eval)
+	paths := slices.Concat(p.Read.Paths, p.Write.Paths, rp.Read.Paths, rp.Write.Paths)
+	return guard.Reached(carveOuts, paths, func(a, dir string) bool {
+		return posixWithin(guard.Fold(a), guard.Fold(dir))
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/testkit/confinetest"
 )
 
@@ -110,7 +111,7 @@ func TestDarwinResult(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := result(tt.p, tt.profileErr, tt.limitErr)
+			r := result(tt.p, tt.profileErr, tt.limitErr, nil)
 			if r.Level != tt.wantLevel || !slices.Equal(r.Layers, tt.wantLayers) {
 				t.Fatalf("Result = %+v; want level %s, layers %v", r, tt.wantLevel, tt.wantLayers)
 			}
@@ -206,4 +207,53 @@ func TestDarwinProfileOnAWorkerWithoutHOME(t *testing.T) {
 			t.Errorf("the profile does not refuse reads under %s:\n%s", u.HomeDir, profile)
 		}
 	})
+}
+
+// TestDarwinGuardedBeneath: a run's reason names the guarded locations a
+// grant's allowance reaches, since the profile holds everything beneath
+// a granted directory and carves nothing out, as Linux's Landlock does:
+// a grant of the home, or of a link or a spelling of it that APFS takes
+// for it, reaches its dot-entries and the credentials in them, a lent
+// one too. The controls: a grant beside them, and one naming the lent
+// credential, reach none.
+func TestDarwinGuardedBeneath(t *testing.T) {
+	carveOuts := []guard.CarveOut{
+		{Path: "/Users/ana", Expand: true, Dots: true},
+		{Path: "/Users/ana/.ssh"},
+		{Path: "/Users/ana/.aws", Named: true},
+		{Path: "/private/var/tmp/sabline-runs-501"},
+	}
+	links := func(p string) (string, error) {
+		if rest, ok := strings.CutPrefix(p, "/Users/link"); ok {
+			return "/Users/ana" + rest, nil
+		}
+		return macLinks("/Users", "/Users/ana", "/Users/ana/src", "/Users/ana/.aws",
+			"/private/var", "/private/var/tmp")(p)
+	}
+	home := []string{"the dot-entries of /Users/ana", "/Users/ana/.ssh", "/Users/ana/.aws"}
+	for _, tt := range []struct {
+		name, allow string
+		want        []string
+	}{
+		{name: "the home granted", allow: "io,fs:read:/Users/ana", want: home},
+		{name: "the home by a link", allow: "io,fs:write:/Users/link", want: home},
+		{name: "the home in other cases", allow: "io,fs:read:/users/ANA", want: home},
+		{name: "the runs directory through /var", allow: "io,fs:read:/var/tmp",
+			want: []string{"/private/var/tmp/sabline-runs-501"}},
+		{name: "a directory beside them, the control", allow: "io,fs:read:/Users/ana/src"},
+		{name: "a lent credential named, the control", allow: "io,fs:read:/Users/ana/.aws"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := guardedBeneath(confinetest.PolicyOf(tt.allow, false), carveOuts, links)
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("guardedBeneath = %q, want %q", got, tt.want)
+			}
+			r := result(confinetest.PolicyOf(tt.allow, false), nil, nil, got)
+			if says := strings.Contains(r.Reason, "are held by the language alone: the profile's "+
+				"allowance"); says != (len(tt.want) > 0) {
+				t.Errorf("reason %q: names the guarded locations %v, want %v", r.Reason, says,
+					len(tt.want) > 0)
+			}
+		})
+	}
 }

@@ -15,13 +15,15 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/confine/core"
+	"github.com/sabline/sabline/guard"
 )
 
 // Apply holds the process to p with the sandbox profile Profile builds,
 // compiled and applied by sandbox_init, after a best-effort RLIMIT_AS of
 // maxMemoryMB (0 for none). tempDir is the run's private temporary
 // directory. The level is partial at best (Assess says why).
-func Apply(p core.Policy, tempDir string, maxMemoryMB int) (core.Result, error) {
+func Apply(p core.Policy, tempDir string, maxMemoryMB int,
+	carveOuts []guard.CarveOut) (core.Result, error) {
 	var limitErr error
 	if maxMemoryMB > 0 {
 		limitErr = limitAddressSpace(maxMemoryMB)
@@ -37,7 +39,7 @@ func Apply(p core.Policy, tempDir string, maxMemoryMB int) (core.Result, error) 
 	if firstErr == nil {
 		firstErr = limitErr
 	}
-	return result(p, err, limitErr), firstErr
+	return result(p, err, limitErr, guardedBeneath(p, carveOuts, filepath.EvalSymlinks)), firstErr
 }
 
 // darwinAddressSlack is room above twice the limit for the Go runtime's

@@ -2,8 +2,6 @@ package windows
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/sabline/sabline/confine/core"
 )
@@ -81,17 +79,14 @@ func Assess(p core.Policy, h Held) core.Result {
 	if w := readBackWrites(p); h.AppContainer && len(w) > 0 {
 		grants := "the write grant " + w[0]
 		if len(w) > 1 {
-			grants = "the write grants " + guardedList(w)
+			grants = "the write grants " + core.JoinSome(w)
 		}
 		gaps = append(gaps, core.Gap{Layer: core.LayerLanguage, Kind: core.GapUnheld,
 			Text: "reads beneath " + grants + " are held by the language alone: the container's " +
 				"ACE for a write grant carries read"})
 	}
-	if len(h.Guarded) > 0 {
-		gaps = append(gaps, core.Gap{Layer: core.LayerLanguage, Kind: core.GapUnheld,
-			Text: "the guarded locations " + guardedList(h.Guarded) + " are held by the language " +
-				"alone: the container's ACE on a directory above them reaches them"})
-	}
+	gaps = append(gaps, core.ReachedGaps(h.Guarded,
+		"the container's ACE on a directory above them reaches them")...)
 	// The container has internetClient under any net grant: it admits
 	// every host, and nothing on Windows holds a port.
 	gaps = append(gaps, core.HostGaps(p)...)
@@ -142,13 +137,4 @@ func readBackWrites(p core.Policy) []string {
 		}
 	}
 	return out
-}
-
-// guardedList names the first four of items, and how many more.
-func guardedList(items []string) string {
-	const n = 4
-	if len(items) <= n {
-		return core.JoinAnd(items)
-	}
-	return strings.Join(items[:n], ", ") + " and " + strconv.Itoa(len(items)-n) + " more"
 }

@@ -233,15 +233,11 @@ func windowsResult(p core.Policy, plan Plan, o windowsObserved) core.Result {
 
 // guardedBeneath returns, in words, the guarded locations of carveOuts
 // that the container reaches through aces, since an ACE on a directory
-// is inherited by everything beneath it: a location at or beneath an
-// ACE's path (but a Named one at or above the path, which a grant naming
-// it reaches), the dot-entries of a home at or beneath it, and what is
-// made in a directory to expand at or beneath it (where a guarded location
-// not there yet would be made). Names are compared as Windows compares
-// them: without case, either slash a separator, a \\?\ prefix dropped.
-// Each ACE's path is taken as written and as resolve resolves it (nil for
-// as written only): an ACE given to a link or a junction may land on what
-// it leads to, as Landlock's rules and their carving are resolved too.
+// is inherited by everything beneath it (guard.Reached). Names are
+// compared as Windows compares them (windowsWithin). Each ACE's path is
+// taken as written and as resolve resolves it (nil for as written only):
+// an ACE given to a link or a junction may land on what it leads to, as
+// Landlock's rules and their carving are resolved too.
 func guardedBeneath(aces []windowsACE, carveOuts []guard.CarveOut,
 	resolve func(string) string) []string {
 	var paths []string
@@ -254,22 +250,7 @@ func guardedBeneath(aces []windowsACE, carveOuts []guard.CarveOut,
 			paths = append(paths, r)
 		}
 	}
-	var out []string
-	for _, c := range carveOuts {
-		reached := slices.ContainsFunc(paths, func(p string) bool {
-			return windowsWithin(c.Path, p) && !(c.Named && !c.Expand && windowsWithin(p, c.Path))
-		})
-		switch {
-		case !reached:
-		case c.Expand && c.Dots:
-			out = append(out, "the dot-entries of "+c.Path)
-		case c.Expand:
-			out = append(out, "what is made in "+c.Path)
-		default:
-			out = append(out, c.Path)
-		}
-	}
-	return out
+	return guard.Reached(carveOuts, paths, windowsWithin)
 }
 
 // windowsWithin is budget.Within for Windows paths, on any system, and

@@ -99,3 +99,71 @@ func holdAddress(addr string) error {
 	}
 	return nil
 }
+
+// TestBrokerRefusesAnAddressRoutedHere: a prefix the kernel routes to
+// this machine (ip route add local 198.51.100.0/24 dev lo, as anycast and
+// transparent proxies set up) makes each of its addresses this machine's
+// own, though no interface lists them: a name that answered 198.51.100.9
+// reached a listener on all this machine's addresses under a grant of the
+// name. In a network namespace of the test's own, that listener now sees
+// no connection under a grant of the name (E335), and one under a grant
+// of the address itself; a name answering an address outside the prefix
+// (routed nowhere here) is not refused as this machine's: its connection
+// fails (E315).
+func TestBrokerRefusesAnAddressRoutedHere(t *testing.T) {
+	const routed, inside, outside = "198.51.100.0/24", "198.51.100.9", "198.51.101.9"
+	if os.Getenv(testkit.OwnProcessEnv) != "routed here" {
+		if os.Geteuid() != 0 {
+			t.Skip("a network namespace of the test's own needs root here")
+		}
+		testkit.Rerun(t, "routed here", func(c *exec.Cmd) {
+			c.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+		})
+		return
+	}
+	ip, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skipf("no ip command (iproute2) to route a prefix to this namespace: %v", err)
+	}
+	for _, args := range [][]string{{"link", "set", "lo", "up"},
+		{"route", "add", "local", routed, "dev", "lo"}} {
+		if out, err := exec.Command(ip, args...).CombinedOutput(); err != nil {
+			t.Skipf("ip %v: %v\n%s", args, err, out)
+		}
+	}
+	l, err := net.Listen("tcp", ":0") // every address of this machine's
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	b, c := channel(t, map[string][]netip.Addr{"api.example.com": addrs(inside),
+		"far.example.com": addrs(outside)})
+
+	// The name: refused, and nothing arrived.
+	begin(b, "io,net:api.example.com:"+port)
+	conn, err := dial(c, "tcp", "api.example.com:"+port)
+	if err == nil {
+		conn.Close()
+	}
+	if codes.CodeOf(err) != codes.E335 {
+		t.Fatalf("Dial of a name behind %s, of the prefix routed here = %v; want E335", inside,
+			err)
+	}
+	nothingArrived(t, l)
+	b.End()
+
+	// The controls: the address granted by itself is reached; a name
+	// outside the prefix is dialled, and fails as the route does.
+	begin(b, "io,net:"+inside+":"+port)
+	connects(t, c, l, inside+":"+port)
+	b.End()
+	begin(b, "io,net:far.example.com:"+port)
+	if conn, err = dial(c, "tcp", "far.example.com:"+port); err == nil {
+		conn.Close()
+	}
+	if codes.CodeOf(err) != codes.E315 {
+		t.Fatalf("Dial of a name behind %s, routed nowhere = %v; want E315", outside, err)
+	}
+	b.End()
+}

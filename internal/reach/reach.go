@@ -88,7 +88,8 @@ func reachable(host string, addrs, own []netip.Addr) ([]netip.Addr, error) {
 }
 
 // Check is reachable judged against this machine's addresses as they are
-// now (ownAddrs), read only where host is a name whose addresses are judged.
+// now (ownAddrs, and those of addrs the kernel routes to it: routedHere),
+// read only where host is a name whose addresses are judged.
 // A machine whose addresses cannot be read reaches no address behind a
 // name (E335): a refusal that names the address to grant rather than a
 // connection to the machine itself.
@@ -101,6 +102,15 @@ func Check(host string, addrs []netip.Addr) ([]netip.Addr, error) {
 		return nil, codes.Errorf(codes.E335, "%s: this machine's own addresses could not be read "+
 			"(%v), so none behind a name is reached: grant the address itself", host, err)
 	}
+	// An address no interface holds is this machine's too where the
+	// kernel routes it here (routedHere).
+	here, err := routedHere(addrs)
+	if err != nil {
+		return nil, codes.Errorf(codes.E335, "%s: whether the kernel routes its addresses to "+
+			"this machine could not be read (%v), so none behind a name is reached: grant the "+
+			"address itself", host, err)
+	}
+	own = append(own, here...)
 	return reachable(host, addrs, own)
 }
 

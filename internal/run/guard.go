@@ -2,6 +2,7 @@ package run
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"unicode/utf8"
 
@@ -63,6 +64,9 @@ func admitAs(g *guard.Set, b budget.Budget, adm map[string]string) error {
 	if err := resolvedUTF8(b, at); err != nil {
 		return err
 	}
+	if err := guardedUTF8(g, b, at); err != nil {
+		return err
+	}
 	if err := admits(g, b, at); err != nil {
 		return codes.Errorf(codes.E329, "%v: nothing ran", err)
 	}
@@ -85,6 +89,46 @@ func resolvedUTF8(b budget.Budget, at func(string) string) error {
 			return codes.Errorf(codes.E301, "the grant %q leads to %q, a path that is not UTF-8, "+
 				"which the worker cannot be handed as it is: grant a directory above it whose "+
 				"path is UTF-8, or rename it; nothing ran", it.String(), r)
+		}
+	}
+	return nil
+}
+
+// guardedUTF8 refuses (E301) a budget with a granted path that leads, as
+// at says, to a directory holding a location no grant reaches, or a home
+// whose dot-entries are guarded, whose path is not UTF-8, or with a grant
+// of every path where there is such a location. The worker is
+// handed the guard's paths in JSON strings too, and such a byte reached
+// it as U+FFFD: it guarded a path that is not there, and a run granted
+// fs:write of the directory above a receipts directory named r\xe9c wrote
+// in it, ok at full, where the same run beside one named rec was E318.
+func guardedUTF8(g *guard.Set, b budget.Budget, at func(string) string) error {
+	var odd []string
+	for _, l := range g.Locations() {
+		if !utf8.ValidString(l.Path) {
+			odd = append(odd, l.Path)
+		}
+	}
+	for _, h := range g.Homes() {
+		if !utf8.ValidString(h) {
+			odd = append(odd, h)
+		}
+	}
+	if len(odd) == 0 {
+		return nil
+	}
+	for _, it := range b.Of(budget.FS) {
+		r := string(filepath.Separator) // a grant of every path holds them all
+		if it.Path != "" {
+			r = at(it.Path)
+		}
+		for _, p := range odd {
+			if guard.Within(p, r) {
+				return codes.Errorf(codes.E301, "the grant %q holds %q, which no grant reaches, "+
+					"in a path that is not UTF-8, which the worker cannot be handed as it is to "+
+					"guard: grant a directory beside it, or rename it; nothing ran",
+					it.String(), p)
+			}
 		}
 	}
 	return nil

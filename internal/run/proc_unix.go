@@ -132,9 +132,10 @@ func removeTree(dir string) error {
 
 // openUp gives each directory beneath the directory fd holds that lacks
 // one of its owner's rights (read, write, search) those rights, found by
-// its parent's descriptor as what it is (never a link), opens it without
-// following a link, does the same beneath it, and closes fd. Each level
-// holds one descriptor, as os.RemoveAll's walk does.
+// its parent's descriptor as what it is and changed without following a
+// link (ownerRights: a kernel that cannot leaves such a directory), opens
+// it without following a link, does the same beneath it, and closes fd. Each level holds one descriptor, as
+// os.RemoveAll's walk does.
 func openUp(fd int) {
 	f := os.NewFile(uintptr(fd), "")
 	defer f.Close()
@@ -146,7 +147,7 @@ func openUp(fd int) {
 			continue
 		}
 		if st.Mode&0o700 != 0o700 {
-			_ = unix.Fchmodat(fd, name, uint32(st.Mode&0o7777|0o700), 0)
+			_ = ownerRights(fd, name, uint32(st.Mode))
 		}
 		child, err := unix.Openat(fd, name,
 			unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
@@ -154,6 +155,16 @@ func openUp(fd int) {
 			openUp(child)
 		}
 	}
+}
+
+// ownerRights gives the entry name of the directory fd holds its owner's
+// rights (read, write, search) beside those of mode, its mode when it was
+// looked at, never through a link: the entry may have been swapped for
+// one since, and the mode of what it leads to would change
+// (TestOwnerRightsFollowNoLink). On Linux that is fchmodat2, from 6.6;
+// an older kernel changes no mode.
+func ownerRights(fd int, name string, mode uint32) error {
+	return unix.Fchmodat(fd, name, mode&0o7777|0o700, unix.AT_SYMLINK_NOFOLLOW)
 }
 
 // ownedPrivate checks that dir, as fi says, belongs to this user, and

@@ -208,8 +208,14 @@ func (bb *blobBucket) Read(ctx context.Context, key string, off, n int64) ([]byt
 	defer r.Close()
 	// A byte past the bound is read, so that an object larger than a reply
 	// can carry is refused, naming the bound (bucket.ServeAgent), not cut
-	// short without a word.
-	return io.ReadAll(io.LimitReader(r, bucket.MaxObjectBytes+1))
+	// short without a word. No more than n is read of a range: a store that
+	// ignores the range and answers the whole object (or any body, of any
+	// length) is read no further than what was asked.
+	limit := int64(bucket.MaxObjectBytes) + 1
+	if n >= 0 && n < limit {
+		limit = n
+	}
+	return io.ReadAll(io.LimitReader(r, limit))
 }
 
 func (bb *blobBucket) List(ctx context.Context, prefix string) ([]string, error) {

@@ -491,14 +491,16 @@ func (s *Shipper) failed(err error) error {
 
 // put writes segment n's object once; an object already under its key is
 // this replica's own from an earlier attempt when it holds the same
-// receipts (then nothing is written), and a fault otherwise.
+// receipts (then nothing is written), and a fault otherwise. A write the
+// store answered is read back (heldAfterWrite) before the segment counts
+// as shipped: the journal lets a shipped segment go.
 func (s *Shipper) put(ctx context.Context, key string, obj []byte) error {
 	err := s.b.Create(ctx, key, obj)
-	if err == nil || !errors.Is(err, bucket.ErrExist) {
-		if err != nil {
-			return fmt.Errorf("ship: write %s: %w", key, err)
-		}
-		return nil
+	if err == nil {
+		return heldAfterWrite(ctx, s.b, key, obj)
+	}
+	if !errors.Is(err, bucket.ErrExist) {
+		return fmt.Errorf("ship: write %s: %w", key, err)
 	}
 	theirs, err := readIndex(ctx, s.b, key)
 	if err != nil {
@@ -514,6 +516,33 @@ func (s *Shipper) put(ctx context.Context, key string, obj []byte) error {
 		s.mu.Unlock()
 		return fmt.Errorf("ship: %s is in the bucket already with other receipts (a key collision, "+
 			"left as it was): does another replica run with the id %s?", key, s.o.Replica)
+	}
+	return nil
+}
+
+// heldAfterWrite reads back the index record of the object obj, which
+// the store answered a write of under key: nil when it holds it as
+// written. A store that answers a write without keeping it (a store, or a
+// gateway before it, that answers 200 and drops the object) would
+// otherwise have the segment counted shipped, and let go from the
+// journal by a store that keeps receipts until shipped (sabline serve's
+// default with --receipts-url), its receipts then in neither place; left
+// unshipped, the segment is written again at the next round.
+func heldAfterWrite(ctx context.Context, b bucket.Bucket, key string, obj []byte) error {
+	_, base, err := parseObjectIndex(obj)
+	if err != nil {
+		return err
+	}
+	got, err := b.Read(ctx, key, 0, base)
+	switch {
+	case errors.Is(err, bucket.ErrNotExist):
+		return fmt.Errorf("ship: the store answered the write of %s, and does not hold it: left "+
+			"unshipped, to be written again: %w", key, err)
+	case err != nil:
+		return fmt.Errorf("ship: read back %s, which the store answered written: %w", key, err)
+	case !bytes.Equal(got, obj[:base]):
+		return fmt.Errorf("ship: the store answered the write of %s, and holds other bytes there "+
+			"(%d where the index written was %d): left unshipped", key, len(got), base)
 	}
 	return nil
 }

@@ -1,0 +1,95 @@
+package ship
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/sabline/sabline/receipt"
+	"github.com/sabline/sabline/receipt/bucket"
+)
+
+// forgettingBucket is a Memory bucket that, while forget is set, answers
+// the write of an object of receipts (under Prefix or LegacyPrefix) as
+// done and keeps nothing of it: a store that answers success without
+// storing. Its locators and probe keys it keeps.
+type forgettingBucket struct {
+	*bucket.Memory
+	forget  atomic.Bool
+	dropped atomic.Int64
+}
+
+func (b *forgettingBucket) Create(ctx context.Context, key string, data []byte) error {
+	if b.forget.Load() && (strings.HasPrefix(key, Prefix) || strings.HasPrefix(key, LegacyPrefix)) {
+		b.dropped.Add(1)
+		return nil
+	}
+	return b.Memory.Create(ctx, key, data)
+}
+
+// TestShippedOnlyOnceTheStoreHoldsIt: a store that answers the write of
+// an object as done and keeps nothing of it had the segment counted
+// shipped, and a store keeping receipts until shipped (sabline serve's
+// default with --receipts-url) let it go from the disk at its next prune:
+// the receipt was then in neither the bucket nor the journal. The object
+// is read back now: the round fails, saying so, the segment stays on the
+// disk (seen from outside: its file) and its receipt reads from there.
+// The control: the same store keeping the object, the next round ships
+// it once, and the segment goes.
+func TestShippedOnlyOnceTheStoreHoldsIt(t *testing.T) {
+	ctx := context.Background()
+	store, err := receipt.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Retain(receipt.Retention{}, true); err != nil {
+		t.Fatal(err)
+	}
+	b := &forgettingBucket{Memory: bucket.NewMemory()}
+	b.forget.Store(true)
+	sh := start(t, store, b, "r1")
+	run := newRun("t1")
+	if err := store.Reserve(run); err != nil {
+		t.Fatal(err)
+	}
+	finish(store, run)
+	segment := filepath.Join(store.Journal().Dir(), "00000001.journal")
+
+	left, err := sh.round(ctx)
+	if err == nil || !errors.Is(err, bucket.ErrNotExist) || left != 1 {
+		t.Fatalf("a round over a store that kept nothing it answered written (%d writes dropped): "+
+			"%d left, %v; want the segment left, and the store said not to hold it",
+			b.dropped.Load(), left, err)
+	}
+	if n, err := store.Prune(); n != 0 || err != nil {
+		t.Fatalf("prune after that round: %d removed (%v), want none", n, err)
+	}
+	if _, err := os.Stat(segment); err != nil {
+		t.Fatalf("the segment on the disk after that round and a prune: %v", err)
+	}
+	if _, err := receipt.FindRun(store.Dir(), run.RunID); err != nil {
+		t.Fatalf("the receipt from the journal after that round: %v", err)
+	}
+	t.Logf("over a store that keeps nothing: %v", err)
+
+	b.forget.Store(false)
+	if left, err := sh.round(ctx); left != 0 || err != nil {
+		t.Fatalf("a round once the store keeps what it is sent: %d left, %v", left, err)
+	}
+	if count, _ := shipped(t, b); count[run.RunID] != 1 || len(count) != 1 {
+		t.Fatalf("the bucket holds %v, want the one receipt once", count)
+	}
+	if n, err := store.Prune(); n != 1 || err != nil {
+		t.Fatalf("prune once shipped: %d removed (%v), want the segment", n, err)
+	}
+	if _, err := os.Stat(segment); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the shipped segment on the disk after a prune: %v, want it gone", err)
+	}
+	if got, err := NewReader(b).Find(ctx, "t1", run.RunID); err != nil || got.RunID != run.RunID {
+		t.Fatalf("the receipt from the bucket: %v", err)
+	}
+}

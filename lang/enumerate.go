@@ -46,9 +46,11 @@ func enumerateBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	one := starlark.MakeInt(1)
 	var x starlark.Value
 	for i := start; iter.Next(&x); i = i.Add(one) {
-		pair := starlark.Tuple{nil, nil}
+		var pair starlark.Tuple
 		if len(array) >= 2 {
 			pair, array = array[:2:2], array[2:]
+		} else {
+			pair = make(starlark.Tuple, 2) // a length not known, or one that grew
 		}
 		pair[0], pair[1] = i, x
 		pairs = append(pairs, pair)

@@ -556,6 +556,10 @@ func inProcess(ctx context.Context, path string, src []byte, o Options) (*receip
 	if errors.As(err, &e) {
 		sayOutcome(o.Stderr, e.Code, e.Msg)
 	}
+	// Its phases, as a worker reports its own: this process ran them,
+	// and confined nothing.
+	rec.Timings.Worker.CompileMS = receipt.MS(ran.Compile)
+	rec.Timings.Worker.RunMS = receipt.MS(ran.Run)
 	rec.Timings.WallMS = receipt.MS(time.Since(started))
 	if k, ok := o.Stdout.(*kept); ok {
 		rec.StdoutCut = receipt.CutStdout(k.n, int64(k.buf.Len()))

@@ -27,3 +27,30 @@ func TestFold(t *testing.T) {
 		})
 	}
 }
+
+// TestFoldDecomposed: names APFS takes for one, a letter written composed
+// and decomposed, are one once decomposed and folded, as the guard
+// compares them on macOS; names that differ by an accent stay two.
+func TestFoldDecomposed(t *testing.T) {
+	if Fold("é") == Fold("e\u0301") {
+		t.Fatal("é composed and decomposed fold to one without decomposing: the cases prove nothing")
+	}
+	for _, tt := range []struct {
+		name, a, b string
+		wantSame   bool
+	}{
+		{name: "composed and decomposed", a: "/Users/José/.ssh", b: "/Users/Jose\u0301/.ssh",
+			wantSame: true},
+		{name: "and in other cases", a: "/Users/JOSÉ/.SSH", b: "/users/jose\u0301/.ssh",
+			wantSame: true},
+		{name: "a letter without its accent", a: "/Users/José/.ssh", b: "/Users/Jose/.ssh"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fa, fb := Fold(decompose(tt.a)), Fold(decompose(tt.b))
+			if same := fa == fb; same != tt.wantSame {
+				t.Errorf("%q and %q: %q and %q, the same %v, want %v", tt.a, tt.b, fa, fb, same,
+					tt.wantSame)
+			}
+		})
+	}
+}

@@ -59,6 +59,8 @@ import (
 	"sync"
 	"unicode"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/sabline/sabline/budget"
 )
 
@@ -169,10 +171,27 @@ func (s *Set) Homes() []string {
 // ignores it (FoldCase), as Fold folds them.
 func Within(p, dir string) bool {
 	if FoldCase {
-		p, dir = Fold(p), Fold(dir)
+		p, dir = fsName(p), fsName(dir)
 	}
 	return budget.Within(p, dir)
 }
+
+// fsName is p as this system's file system compares names: folded
+// (Fold) and, on macOS, decomposed too (decompose).
+func fsName(p string) string {
+	if goruntime.GOOS == "darwin" {
+		p = decompose(p)
+	}
+	return Fold(p)
+}
+
+// decompose is s in Unicode's canonical decomposition (NFD): APFS, and
+// HFS+ before it, take a name written composed (é, U+00E9) and one
+// written decomposed (e and U+0301) for one, so that under a grant of the
+// directory above a home whose name has such a letter, the program's
+// /Users/Jose\u0301/.ssh is the guarded /Users/José/.ssh
+// (TestFoldDecomposed). NTFS takes them for two names.
+func decompose(s string) string { return norm.NFD.String(s) }
 
 // Fold is s as a file system that ignores case may take it: each rune
 // its upper case, then the least rune of that one's case-folding orbit
@@ -223,7 +242,7 @@ func (l Location) in(p string) (string, bool) {
 	name, _, _ := strings.Cut(rest, string(filepath.Separator))
 	pattern := base
 	if FoldCase {
-		name, pattern = Fold(name), Fold(pattern)
+		name, pattern = fsName(name), fsName(pattern)
 	}
 	if ok, _ := path.Match(pattern, name); !ok {
 		return "", false

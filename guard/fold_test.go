@@ -46,7 +46,7 @@ func TestFoldDecomposed(t *testing.T) {
 		{name: "a letter without its accent", a: "/Users/José/.ssh", b: "/Users/Jose/.ssh"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			fa, fb := Fold(decompose(tt.a)), Fold(decompose(tt.b))
+			fa, fb := APFSName(tt.a), APFSName(tt.b)
 			if same := fa == fb; same != tt.wantSame {
 				t.Errorf("%q and %q: %q and %q, the same %v, want %v", tt.a, tt.b, fa, fb, same,
 					tt.wantSame)

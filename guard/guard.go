@@ -177,13 +177,18 @@ func Within(p, dir string) bool {
 }
 
 // fsName is p as this system's file system compares names: folded
-// (Fold) and, on macOS, decomposed too (decompose).
+// (Fold) and, on macOS, decomposed too (APFSName).
 func fsName(p string) string {
 	if goruntime.GOOS == "darwin" {
-		p = decompose(p)
+		return APFSName(p)
 	}
 	return Fold(p)
 }
+
+// APFSName is p as APFS compares names, on any system: decomposed
+// (decompose), then folded (Fold). The macOS plan's judgement of what a
+// grant reaches compares so.
+func APFSName(p string) string { return Fold(decompose(p)) }
 
 // decompose is s in Unicode's canonical decomposition (NFD): APFS, and
 // HFS+ before it, take a name written composed (é, U+00E9) and one

@@ -146,13 +146,13 @@ func result(p core.Policy, profileErr, limitErr error, guarded []string) core.Re
 // that the profile reaches: its allowance of a granted directory holds
 // for everything beneath it, with no carving (guard.Reached). Each grant
 // is taken as written and as the profile names it, its links resolved
-// by eval; names are compared as guard.Fold folds them, since APFS
-// ignores case unless it was made to keep it.
+// by eval; names are compared as APFS compares them (guard.APFSName),
+// without case unless it was made to keep it.
 func guardedBeneath(p core.Policy, carveOuts []guard.CarveOut,
 	eval func(string) (string, error)) []string {
 	rp, _ := resolved(p, core.Needs{}, eval)
 	paths := slices.Concat(p.Read.Paths, p.Write.Paths, rp.Read.Paths, rp.Write.Paths)
 	return guard.Reached(carveOuts, paths, func(a, dir string) bool {
-		return posixWithin(guard.Fold(a), guard.Fold(dir))
+		return posixWithin(guard.APFSName(a), guard.APFSName(dir))
 	})
 }

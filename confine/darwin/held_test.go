@@ -218,6 +218,7 @@ func TestDarwinProfileOnAWorkerWithoutHOME(t *testing.T) {
 // credential, reach none.
 func TestDarwinGuardedBeneath(t *testing.T) {
 	carveOuts := []guard.CarveOut{
+		{Path: "/Users/José", Expand: true, Dots: true},
 		{Path: "/Users/ana", Expand: true, Dots: true},
 		{Path: "/Users/ana/.ssh"},
 		{Path: "/Users/ana/.aws", Named: true},
@@ -227,7 +228,7 @@ func TestDarwinGuardedBeneath(t *testing.T) {
 		if rest, ok := strings.CutPrefix(p, "/Users/link"); ok {
 			return "/Users/ana" + rest, nil
 		}
-		return macLinks("/Users", "/Users/ana", "/Users/ana/src", "/Users/ana/.aws",
+		return macLinks("/Users", "/Users/ana", "/Users/ana/src", "/Users/ana/.aws", "/Users/José",
 			"/private/var", "/private/var/tmp")(p)
 	}
 	home := []string{"the dot-entries of /Users/ana", "/Users/ana/.ssh", "/Users/ana/.aws"}
@@ -238,6 +239,8 @@ func TestDarwinGuardedBeneath(t *testing.T) {
 		{name: "the home granted", allow: "io,fs:read:/Users/ana", want: home},
 		{name: "the home by a link", allow: "io,fs:write:/Users/link", want: home},
 		{name: "the home in other cases", allow: "io,fs:read:/users/ANA", want: home},
+		{name: "a home named in another form", allow: "io,fs:read:/Users/Jose\u0301",
+			want: []string{"the dot-entries of /Users/José"}},
 		{name: "the runs directory through /var", allow: "io,fs:read:/var/tmp",
 			want: []string{"/private/var/tmp/sabline-runs-501"}},
 		{name: "a directory beside them, the control", allow: "io,fs:read:/Users/ana/src"},

@@ -2,15 +2,12 @@ package lang
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
-	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/internal/testkit"
 )
 
 // TestEnumeratePastTheInts: enumerate numbers its pairs past 2⁶³ − 1 as
@@ -41,20 +38,7 @@ func TestEnumeratePastTheInts(t *testing.T) {
 		{name: "empty", expr: "enumerate([], 1 << 63)", want: "[]"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := testkit.Scratch(t)
-			r := runSrc(t, Config{Budget: budget.MustParse(dir, "io"), Cwd: dir},
-				"print("+tt.expr+")\n")
-			if tt.wantCode != "" {
-				if codes.CodeOf(r.err) != tt.wantCode || !strings.Contains(fmt.Sprint(r.err),
-					tt.wantSays) {
-					t.Fatalf("%s: %v, printed %q; want %s saying %q", tt.expr, r.err, r.stdout,
-						tt.wantCode, tt.wantSays)
-				}
-				return
-			}
-			if r.err != nil || r.stdout != tt.want+"\n" {
-				t.Fatalf("%s printed %q, %v; want %q", tt.expr, r.stdout, r.err, tt.want)
-			}
+			printsAsPython(t, tt.expr, tt.want, tt.wantCode, tt.wantSays)
 		})
 	}
 }

@@ -62,21 +62,27 @@ func TestRangeBeyondInt32(t *testing.T) {
 			wantSays: "step argument must not be zero"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := testkit.Scratch(t)
-			r := runSrc(t, Config{Budget: budget.MustParse(dir, "io"), Cwd: dir},
-				"print("+tt.expr+")\n")
-			if tt.wantCode != "" {
-				if codes.CodeOf(r.err) != tt.wantCode || !strings.Contains(fmt.Sprint(r.err),
-					tt.wantSays) {
-					t.Fatalf("%s: %v, printed %q; want %s saying %q", tt.expr, r.err, r.stdout,
-						tt.wantCode, tt.wantSays)
-				}
-				return
-			}
-			if r.err != nil || r.stdout != tt.want+"\n" {
-				t.Fatalf("%s printed %q, %v; want %q", tt.expr, r.stdout, r.err, tt.want)
-			}
+			printsAsPython(t, tt.expr, tt.want, tt.wantCode, tt.wantSays)
 		})
+	}
+}
+
+// printsAsPython runs print(expr) and fails t unless it printed want, or,
+// where wantCode is not empty, was refused with that code saying
+// wantSays.
+func printsAsPython(t *testing.T, expr, want string, wantCode codes.Code, wantSays string) {
+	t.Helper()
+	dir := testkit.Scratch(t)
+	r := runSrc(t, Config{Budget: budget.MustParse(dir, "io"), Cwd: dir}, "print("+expr+")\n")
+	if wantCode != "" {
+		if codes.CodeOf(r.err) != wantCode || !strings.Contains(fmt.Sprint(r.err), wantSays) {
+			t.Fatalf("%s: %v, printed %q; want %s saying %q", expr, r.err, r.stdout, wantCode,
+				wantSays)
+		}
+		return
+	}
+	if r.err != nil || r.stdout != want+"\n" {
+		t.Fatalf("%s printed %q, %v; want %q", expr, r.stdout, r.err, want)
 	}
 }
 

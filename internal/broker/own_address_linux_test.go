@@ -20,6 +20,23 @@ import (
 // network namespace of its own: a documentation address, routed nowhere.
 const ownAddress = "198.51.100.7"
 
+// inNetworkOfItsOwn reports whether the test runs in a network namespace
+// of its own; where it does not, it runs it again, as the process named
+// by name, in a new one (as root), and the caller returns.
+func inNetworkOfItsOwn(t *testing.T, name string) bool {
+	t.Helper()
+	if os.Getenv(testkit.OwnProcessEnv) == name {
+		return true
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("a network namespace of the test's own needs root here")
+	}
+	testkit.Rerun(t, name, func(c *exec.Cmd) {
+		c.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+	})
+	return false
+}
+
 // TestBrokerRefusesThisMachinesAddress: a name that answers with one of
 // this machine's own public addresses would reach every service it
 // listens with on all its addresses, as loopback would. In a network
@@ -27,13 +44,7 @@ const ownAddress = "198.51.100.7"
 // public address, a listener on that address sees no connection under
 // a grant of the name, and sees one under a grant of the address itself.
 func TestBrokerRefusesThisMachinesAddress(t *testing.T) {
-	if os.Getenv(testkit.OwnProcessEnv) != "own address" {
-		if os.Geteuid() != 0 {
-			t.Skip("a network namespace of the test's own needs root here")
-		}
-		testkit.Rerun(t, "own address", func(c *exec.Cmd) {
-			c.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
-		})
+	if !inNetworkOfItsOwn(t, "own address") {
 		return
 	}
 	if err := holdAddress(ownAddress); err != nil {
@@ -112,13 +123,7 @@ func holdAddress(addr string) error {
 // fails (E315).
 func TestBrokerRefusesAnAddressRoutedHere(t *testing.T) {
 	const routed, inside, outside = "198.51.100.0/24", "198.51.100.9", "198.51.101.9"
-	if os.Getenv(testkit.OwnProcessEnv) != "routed here" {
-		if os.Geteuid() != 0 {
-			t.Skip("a network namespace of the test's own needs root here")
-		}
-		testkit.Rerun(t, "routed here", func(c *exec.Cmd) {
-			c.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
-		})
+	if !inNetworkOfItsOwn(t, "routed here") {
 		return
 	}
 	ip, err := exec.LookPath("ip")

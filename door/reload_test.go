@@ -58,17 +58,20 @@ const fastRate = 1e6
 
 // TestReloadKeepsRunsInFlight: a tenant at its limit of runs at once, a
 // run in flight, is held to it across a reload, whatever the reload
-// changed of the tenant: the next run is refused 429 concurrency-limit
-// and never reaches the runner; a limit raised lets that many more
-// through, no more. The control is the refusal before the reload, and a
+// changed of the tenant, and across two that removed it and named it
+// again (counted from zero, it had two runs in flight): the next run is
+// refused 429 concurrency-limit and never reaches the runner; a limit
+// raised lets that many more through, no more. The control is the refusal before the reload, and a
 // run that is let through once every run has ended.
 func TestReloadKeepsRunsInFlight(t *testing.T) {
 	tests := []struct {
 		name     string
 		after    tenant.Tenant // acme's limits after the reload
 		wantMore int           // runs that start after the reload, before one is refused
+		removed  bool          // a reload that names beta alone comes first
 	}{
 		{name: "the same limits", after: tenant.Tenant{Concurrency: 1}},
+		{name: "removed, then named again", after: tenant.Tenant{Concurrency: 1}, removed: true},
 		{name: "a rate given", after: tenant.Tenant{Concurrency: 1, Rate: fastRate}},
 		{name: "the limit raised to 2", after: tenant.Tenant{Concurrency: 2}, wantMore: 1},
 	}
@@ -110,6 +113,12 @@ func TestReloadKeepsRunsInFlight(t *testing.T) {
 			}
 			after := tt.after
 			after.Name, after.TokenSHA256 = acme.Name, acme.TokenSHA256
+			if tt.removed {
+				beta := tenant.Tenant{Name: "beta", TokenSHA256: digest(tokenBeta)}
+				if err := s.SetTenants([]tenant.Tenant{beta}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if err := s.SetTenants([]tenant.Tenant{after}); err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,7 +82,8 @@ var errUnheld = errors.New("an allow list with no ceiling: " +
 // SetTenants replaces the door's tenants (a tenants file read again):
 // from its return a request is held to the new ones. A tenant whose rate
 // and burst did not change keeps what its limiter counted; every tenant
-// keeps its count of runs in flight; a tenant marked the operator's, or
+// keeps its count of runs in flight, one the file stops naming too, for a
+// later reload that names it again; a tenant marked the operator's, or
 // no longer, is answered so from its next request (/v1/health). A tenant
 // out of a tenants file's bounds (tenant.Tenant.Check), or whose allow
 // list was never held to the server's ceiling (tenant.Scope.Hold), is
@@ -145,12 +147,25 @@ func (s *Server) SetTenants(ts []tenant.Tenant) error {
 		next.running[t.Name], next.lookups[t.Name] = st.running, st.lookups
 		next.list = append(next.list, st)
 	}
+	if old != nil {
+		// A tenant the file no longer names, with runs or lookups in
+		// flight, keeps their counts for a reload that names it again:
+		// counted from zero, it had twice its bound in flight a while.
+		for name, r := range old.running {
+			if _, listed := next.running[name]; !listed &&
+				(r.Load() > 0 || old.lookups[name].Load() > 0) {
+				next.running[name], next.lookups[name] = r, old.lookups[name]
+			}
+		}
+	}
 	s.tenants.Store(next)
 	if old != nil {
 		// The ledger keeps every tenant's runs (ledger.client): those of
 		// a tenant the file no longer names are let go.
 		for _, o := range old.list {
-			if _, still := next.running[o.Name]; !still {
+			if !slices.ContainsFunc(next.list, func(st *tenantState) bool {
+				return st.Name == o.Name
+			}) {
 				s.ledger.forget(o.client())
 			}
 		}

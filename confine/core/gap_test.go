@@ -163,6 +163,7 @@ func TestJoinSome(t *testing.T) {
 	}{
 		{items: []string{"a"}, want: "a"},
 		{items: []string{"a", "b", "c", "d"}, want: "a, b, c and d"},
+		{items: []string{"a", "b", "c", "d", "e"}, want: "a, b, c, d and 1 more"}, // one past four
 		{items: []string{"a", "b", "c", "d", "e", "f"}, want: "a, b, c, d and 2 more"},
 	}
 	for _, tt := range tests {

@@ -28,6 +28,16 @@ func TestAssessDarwin(t *testing.T) {
 		{name: "a directory granted", allow: "io,fs:read:/srv,fs:write:/srv/out", held: Held{Profile: true},
 			wantLevel: core.Partial, want: []string{"deprecated", "reads are held only under the home directory"},
 			wantNot: "guarded"},
+		// The guarded locations a grant's allowance reaches (guardedBeneath)
+		// are named, five of them as four and one more.
+		{name: "the home granted, its dot-entries reached", allow: "io,fs:read:/Users/ana",
+			held: Held{Profile: true, Guarded: []string{"the dot-entries of /Users/ana",
+				"/Users/ana/.ssh", "/Users/ana/.aws", "/Users/ana/.kube", "/Users/ana/.gnupg"}},
+			wantLevel: core.Partial, want: []string{"deprecated", "reads are held only under the home",
+				"the guarded locations the " +
+					"dot-entries of /Users/ana, /Users/ana/.ssh, /Users/ana/.aws, /Users/ana/.kube and 1 " +
+					"more are held by the language alone: the profile's allowance of a directory above " +
+					"them reaches them"}},
 		{name: "a named host", allow: "io,fs,net:example.org:443", held: Held{Profile: true}, wantLevel: core.Partial,
 			want: []string{"deprecated", "reads and writes of the guarded locations",
 				"the host and port in net:example.org:443", "UDP, which no grant allows, is held by the language alone",

@@ -65,6 +65,11 @@ func TestAssessWindows(t *testing.T) {
 			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
 			want: []string{"network connections are not held", "reads and writes of the guarded locations " +
 				"are held by the language alone: the AppContainer is off"}},
+		// Reads granted everywhere hold every write grant for reading: none
+		// is read back beyond its grant.
+		{name: "reads granted everywhere beside a write grant", allow: "io,fs:read,fs:write:/srv/out",
+			held: medium, wantLevel: core.Full,
+			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerAppContainer}},
 		{name: "reads granted everywhere, the container on", allow: "io,fs:read", held: all,
 			wantLevel:  core.Full,
 			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs, core.LayerLowIntegrity, core.LayerAppContainer}},

@@ -118,9 +118,12 @@ func holdAddress(addr string) error {
 // reached a listener on all this machine's addresses under a grant of the
 // name. In a network namespace of the test's own, that listener now sees
 // no connection under a grant of the name (E335), and one under a grant
-// of the address itself; a name answering an address outside the prefix
-// (routed nowhere here) is not refused as this machine's: its connection
-// fails (E315).
+// of the address itself; so do names answering the address in its
+// IPv4-mapped form (::ffff:198.51.100.9, which the kernel is asked as the
+// IPv4 address) and a 6to4 address that carries it (2002:c633:6409::1,
+// judged by the address it carries). A name answering an address outside
+// the prefix (routed nowhere here) is not refused as this machine's: its
+// connection fails (E315).
 func TestBrokerRefusesAnAddressRoutedHere(t *testing.T) {
 	const routed, inside, outside = "198.51.100.0/24", "198.51.100.9", "198.51.101.9"
 	if !inNetworkOfItsOwn(t, "routed here") {
@@ -143,20 +146,24 @@ func TestBrokerRefusesAnAddressRoutedHere(t *testing.T) {
 	defer l.Close()
 	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	b, c := channel(t, map[string][]netip.Addr{"api.example.com": addrs(inside),
-		"far.example.com": addrs(outside)})
+		"mapped.example.com": addrs("::ffff:" + inside),
+		"6to4.example.com":   addrs("2002:c633:6409::1"), // 198.51.100.9 carried
+		"far.example.com":    addrs(outside)})
 
-	// The name: refused, and nothing arrived.
-	begin(b, "io,net:api.example.com:"+port)
-	conn, err := dial(c, "tcp", "api.example.com:"+port)
-	if err == nil {
-		conn.Close()
+	// The names: refused, and nothing arrived.
+	for _, name := range []string{"api.example.com", "mapped.example.com", "6to4.example.com"} {
+		begin(b, "io,net:"+name+":"+port)
+		conn, err := dial(c, "tcp", name+":"+port)
+		if err == nil {
+			conn.Close()
+		}
+		if codes.CodeOf(err) != codes.E335 {
+			t.Fatalf("Dial of %s, behind %s of the prefix routed here = %v; want E335", name,
+				inside, err)
+		}
+		nothingArrived(t, l)
+		b.End()
 	}
-	if codes.CodeOf(err) != codes.E335 {
-		t.Fatalf("Dial of a name behind %s, of the prefix routed here = %v; want E335", inside,
-			err)
-	}
-	nothingArrived(t, l)
-	b.End()
 
 	// The controls: the address granted by itself is reached; a name
 	// outside the prefix is dialled, and fails as the route does.
@@ -164,7 +171,8 @@ func TestBrokerRefusesAnAddressRoutedHere(t *testing.T) {
 	connects(t, c, l, inside+":"+port)
 	b.End()
 	begin(b, "io,net:far.example.com:"+port)
-	if conn, err = dial(c, "tcp", "far.example.com:"+port); err == nil {
+	conn, err := dial(c, "tcp", "far.example.com:"+port)
+	if err == nil {
 		conn.Close()
 	}
 	if codes.CodeOf(err) != codes.E315 {

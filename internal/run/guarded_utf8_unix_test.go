@@ -20,10 +20,11 @@ import (
 // strings, where such a byte became U+FFFD: it guarded r\ufffdc, which is
 // not there, and the program wrote its file in the receipts directory,
 // ok. Such a budget is now refused before anything runs (E301), naming
-// the location, as is one that grants every path. The controls: the same
-// run beside a receipts directory named in UTF-8 (r\u00e9c) meets E318 at
-// the write, and a grant of a directory beside r\xe9c runs and writes
-// there.
+// the location, as is one that grants every path, and one that grants a
+// link to the directory that holds it, judged where it leads. The
+// controls: the same run beside a receipts directory named in UTF-8
+// (r\u00e9c) meets E318 at the write, and a grant of a directory beside
+// r\xe9c runs and writes there.
 func TestGuardedNotUTF8(t *testing.T) {
 	const prog = `fs.write(io.read_line() + "/planted", "x")
 print("wrote")
@@ -37,6 +38,8 @@ print("wrote")
 			grant: ".", code: codes.E301, said: `holds "` /* its path, quoted */},
 		{name: "a receipts directory not UTF-8 under a grant of every path", receipts: "r\xe9c",
 			grant: "*", code: codes.E301, said: `holds "`},
+		{name: "a receipts directory not UTF-8 beneath a link granted", receipts: "r\xe9c",
+			grant: "link", code: codes.E301, said: `holds "`},
 		{name: "control: one named in UTF-8", receipts: "r\u00e9c", grant: ".",
 			code: codes.E318, said: "which no grant reaches"},
 		{name: "control: a grant beside it", receipts: "r\xe9c", grant: "other"},
@@ -55,8 +58,13 @@ print("wrote")
 				if err := os.Mkdir(filepath.Join(r.Cwd, "other"), 0o700); err != nil {
 					t.Fatal(err)
 				}
+				if tc.grant == "link" { // a link to the directory that holds it
+					if err := os.Symlink(r.Cwd, filepath.Join(r.Cwd, "link")); err != nil {
+						t.Fatal(err)
+					}
+				}
 				target = receipts
-				if tc.grant != "." && tc.grant != "*" {
+				if tc.grant == "other" {
 					target = filepath.Join(r.Cwd, tc.grant)
 				}
 				// The target's name on standard input: an argument is refused

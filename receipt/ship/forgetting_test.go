@@ -21,12 +21,19 @@ type forgettingBucket struct {
 	*bucket.Memory
 	forget  atomic.Bool
 	dropped atomic.Int64
+	// cut, while set, has it keep the first half of such an object alone,
+	// answering the write as done: a store that lost the rest.
+	cut atomic.Bool
 }
 
 func (b *forgettingBucket) Create(ctx context.Context, key string, data []byte) error {
-	if b.forget.Load() && (strings.HasPrefix(key, Prefix) || strings.HasPrefix(key, LegacyPrefix)) {
+	receipts := strings.HasPrefix(key, Prefix) || strings.HasPrefix(key, LegacyPrefix)
+	if b.forget.Load() && receipts {
 		b.dropped.Add(1)
 		return nil
+	}
+	if b.cut.Load() && receipts {
+		data = data[:len(data)/2]
 	}
 	return b.Memory.Create(ctx, key, data)
 }
@@ -91,5 +98,61 @@ func TestShippedOnlyOnceTheStoreHoldsIt(t *testing.T) {
 	}
 	if got, err := NewReader(b).Find(ctx, "t1", run.RunID); err != nil || got.RunID != run.RunID {
 		t.Fatalf("the receipt from the bucket: %v", err)
+	}
+}
+
+// TestShippedOnlyAsWritten: a store that answers the write of an object as
+// done and keeps other bytes under its key (its first half: the rest
+// lost) does not have the segment counted shipped: the round fails, saying
+// so, and the segment stays on the disk after a prune (seen from outside:
+// its file), its receipt read from there; so does the next round, which
+// finds that object under its key with the segment's index. The control is
+// TestShippedOnlyOnceTheStoreHoldsIt's last round: a store keeping what it
+// is sent has the segment shipped, and it goes.
+func TestShippedOnlyAsWritten(t *testing.T) {
+	ctx := context.Background()
+	store, err := receipt.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Retain(receipt.Retention{}, true); err != nil {
+		t.Fatal(err)
+	}
+	b := &forgettingBucket{Memory: bucket.NewMemory()}
+	b.cut.Store(true)
+	sh := start(t, store, b, "r1")
+	run := newRun("t1")
+	if err := store.Reserve(run); err != nil {
+		t.Fatal(err)
+	}
+	finish(store, run)
+	segment := filepath.Join(store.Journal().Dir(), "00000001.journal")
+	left, err := sh.round(ctx)
+	if err == nil || !strings.Contains(err.Error(), "holds other bytes") || left != 1 {
+		t.Fatalf("a round over a store that kept half of what it answered written: %d left, "+
+			"%v; want the segment left, and the store said to hold other bytes", left, err)
+	}
+	if n, err := store.Prune(); n != 0 || err != nil {
+		t.Fatalf("prune after that round: %d removed (%v), want none", n, err)
+	}
+	if _, err := os.Stat(segment); err != nil {
+		t.Fatalf("the segment on the disk after that round and a prune: %v", err)
+	}
+	if _, err := receipt.FindRun(store.Dir(), run.RunID); err != nil {
+		t.Fatalf("the receipt from the journal after that round: %v", err)
+	}
+	// The next round finds that object under its key, its index the
+	// segment's: it holds the receipts in name only, and the segment
+	// stays.
+	if left, err := sh.round(ctx); err == nil || !strings.Contains(err.Error(),
+		"holds other bytes") || left != 1 {
+		t.Fatalf("the next round over the half kept: %d left, %v; want the segment left", left,
+			err)
+	}
+	if n, err := store.Prune(); n != 0 || err != nil {
+		t.Fatalf("prune after the next round: %d removed (%v), want none", n, err)
+	}
+	if _, err := os.Stat(segment); err != nil {
+		t.Fatalf("the segment on the disk after the next round and a prune: %v", err)
 	}
 }

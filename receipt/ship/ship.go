@@ -491,9 +491,10 @@ func (s *Shipper) failed(err error) error {
 
 // put writes segment n's object once; an object already under its key is
 // this replica's own from an earlier attempt when it holds the same
-// receipts (then nothing is written), and a fault otherwise. A write the
-// store answered is read back (heldAfterWrite) before the segment counts
-// as shipped: the journal lets a shipped segment go.
+// receipts to its end (then nothing is written: heldEnd), and a fault
+// otherwise. A write the store answered is read back (heldAfterWrite)
+// before the segment counts as shipped: the journal lets a shipped
+// segment go.
 func (s *Shipper) put(ctx context.Context, key string, obj []byte) error {
 	err := s.b.Create(ctx, key, obj)
 	if err == nil {
@@ -517,32 +518,55 @@ func (s *Shipper) put(ctx context.Context, key string, obj []byte) error {
 		return fmt.Errorf("ship: %s is in the bucket already with other receipts (a key collision, "+
 			"left as it was): does another replica run with the id %s?", key, s.o.Replica)
 	}
-	return nil
+	// An earlier attempt's object that the store kept in part (its index
+	// alone, say) holds the receipts in name only.
+	return heldEnd(ctx, s.b, key, obj)
 }
 
 // heldAfterWrite reads back the index record of the object obj, which
-// the store answered a write of under key: nil when it holds it as
-// written. A store that answers a write without keeping it (a store, or a
-// gateway before it, that answers 200 and drops the object) would
-// otherwise have the segment counted shipped, and let go from the
-// journal by a store that keeps receipts until shipped (sabline serve's
-// default with --receipts-url), its receipts then in neither place; left
-// unshipped, the segment is written again at the next round.
+// the store answered a write of under key, and its end (heldEnd): nil
+// when it holds them as written. A store that answers a write without
+// keeping it (a store, or a gateway before it, that answers 200 and drops
+// the object, or keeps its start alone) would otherwise have the segment
+// counted shipped, and let go from the journal by a store that keeps
+// receipts until shipped (sabline serve's default with --receipts-url),
+// its receipts then in neither place; left unshipped, the segment is
+// written again at the next round.
 func heldAfterWrite(ctx context.Context, b bucket.Bucket, key string, obj []byte) error {
 	_, base, err := parseObjectIndex(obj)
 	if err != nil {
 		return err
 	}
-	got, err := b.Read(ctx, key, 0, base)
+	if err := heldPart(ctx, b, key, obj, 0, base); err != nil {
+		return err
+	}
+	return heldEnd(ctx, b, key, obj)
+}
+
+// heldTail is how many of an object's last bytes heldEnd reads back.
+const heldTail = 64
+
+// heldEnd reads back the last bytes of the object obj under key: a store
+// that kept the object's start alone holds other bytes there, or none.
+func heldEnd(ctx context.Context, b bucket.Bucket, key string, obj []byte) error {
+	tail := min(int64(len(obj)), heldTail)
+	return heldPart(ctx, b, key, obj, int64(len(obj))-tail, tail)
+}
+
+// heldPart reads back the n bytes at off of the object obj under key: nil
+// when the store holds them as obj has them.
+func heldPart(ctx context.Context, b bucket.Bucket, key string, obj []byte, off, n int64) error {
+	want := obj[off : off+n]
+	got, err := b.Read(ctx, key, off, n)
 	switch {
 	case errors.Is(err, bucket.ErrNotExist):
 		return fmt.Errorf("ship: the store answered the write of %s, and does not hold it: left "+
 			"unshipped, to be written again: %w", key, err)
 	case err != nil:
 		return fmt.Errorf("ship: read back %s, which the store answered written: %w", key, err)
-	case !bytes.Equal(got, obj[:base]):
+	case !bytes.Equal(got, want):
 		return fmt.Errorf("ship: the store answered the write of %s, and holds other bytes there "+
-			"(%d where the index written was %d): left unshipped", key, len(got), base)
+			"(%d at offset %d where %d were written): left unshipped", key, len(got), off, len(want))
 	}
 	return nil
 }

@@ -988,7 +988,9 @@ func TestRunSaysHowItFailed(t *testing.T) {
 // TestLendCredentialsBounded: the credential locations a library lends
 // are held to a budget's bounds, as the command line's are: Run refuses
 // more (E301) with a receipt that stays readable (the locations, which a
-// receipt keeps whole, left out of it), and NewPool refuses them. The
+// receipt keeps whole, left out of it), and NewPool refuses them. So
+// is a location whose path is not UTF-8, cr\xe9d: its receipt kept it in
+// a JSON string, as cr\ufffdd, the path a replay then lent. The
 // control: one location lent, which runs, its receipt naming it.
 func TestLendCredentialsBounded(t *testing.T) {
 	dir := t.TempDir()
@@ -998,14 +1000,18 @@ func TestLendCredentialsBounded(t *testing.T) {
 		name    string
 		lend    []string
 		wantErr bool
-	}{{"past the bound", many, true}, {"within it", one, false}} {
+	}{{"past the bound", many, true}, {"not UTF-8", []string{filepath.Join(dir, "cr\xe9d")}, true},
+		{"within it", one, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			receipts := t.TempDir()
 			res, err := sabline.Run(context.Background(), sabline.Source("p.vel", []byte("print(1)\n")),
 				sabline.Options{Budget: budget.MustParse(dir, "io"), Cwd: dir, Receipts: receipts,
 					LendCredentials: tc.lend})
-			if (codes.CodeOf(err) == codes.E301) != tc.wantErr || res == nil {
-				t.Fatalf("Run: %v; want E301 %v", err, tc.wantErr)
+			if res == nil {
+				t.Fatalf("Run: %v, and no result", err)
+			}
+			if (codes.CodeOf(err) == codes.E301) != tc.wantErr {
+				t.Errorf("Run: %v; want E301 %v", err, tc.wantErr)
 			}
 			stored, ferr := receipt.Find(receipts, res.Receipt.RunID)
 			if ferr != nil {
@@ -1016,8 +1022,9 @@ func TestLendCredentialsBounded(t *testing.T) {
 				wantLent = nil
 			}
 			if !slices.Equal(stored.RunParameters.CredentialsLent, wantLent) {
-				t.Errorf("its receipt lends %d locations; want %d", len(stored.RunParameters.CredentialsLent),
-					len(wantLent))
+				t.Errorf("its receipt lends %d locations (%.80q); want %d (%.80q)",
+					len(stored.RunParameters.CredentialsLent), stored.RunParameters.CredentialsLent,
+					len(wantLent), wantLent)
 			}
 			p, err := sabline.NewPool(sabline.PoolOptions{Budget: budget.MustParse(dir, "io"),
 				Receipts: receipts, LendCredentials: tc.lend, OnDemand: true})

@@ -342,15 +342,47 @@ const (
 )
 
 // Bounded returns a copy of e within the bounds above: its message and
-// position clipped, its stack cut (Stack).
+// position clipped, its stack cut (Stack), each byte in them that is not
+// UTF-8 written as \xNN, as TerminalSafe writes it (escapedClip). A
+// worker's record and a receipt are JSON, whose strings hold only UTF-8,
+// and such a byte became U+FFFD there: a write refused at n\xe9/x was
+// recorded as refused at n\ufffd/x, the name of another file.
 func (e *Error) Bounded() *Error {
 	out := *e
-	out.Msg = Clip(e.Msg, MaxMessageBytes)
-	out.Pos = Clip(e.Pos, MaxFrameBytes)
+	out.Msg = escapedClip(e.Msg, MaxMessageBytes)
+	out.Pos = escapedClip(e.Pos, MaxFrameBytes)
 	if e.Stack != nil {
 		out.Stack = Stack(len(e.Stack), func(i int) string { return e.Stack[i] })
 	}
 	return &out
+}
+
+// escapedClip is Clip of s with each byte that is not UTF-8 written as
+// \xNN, writing no more of s than is kept: the note counts the bytes of
+// the escaped text left out.
+func escapedClip(s string, max int) string {
+	if utf8.ValidString(s) {
+		return Clip(s, max)
+	}
+	var b strings.Builder
+	n := 0 // the escaped text's length
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && w == 1:
+			if b.Len() <= max {
+				fmt.Fprintf(&b, `\x%02x`, s[i])
+			}
+			n += len(`\xNN`)
+		default:
+			if b.Len() <= max {
+				b.WriteString(s[i : i+w])
+			}
+			n += w
+		}
+		i += w
+	}
+	return ClipOf(b.String(), n, max)
 }
 
 // Stack is the stack of n frames, innermost first, that frame(i) names,
@@ -359,7 +391,7 @@ func (e *Error) Bounded() *Error {
 // counts the calls between. frame is called only for the frames kept, so
 // a stack 45,000 calls deep costs no more than one of MaxStackFrames.
 func Stack(n int, frame func(i int) string) []string {
-	keep := func(i int) string { return Clip(frame(i), MaxFrameBytes) }
+	keep := func(i int) string { return escapedClip(frame(i), MaxFrameBytes) }
 	if n <= MaxStackFrames {
 		out := make([]string, n)
 		for i := range out {

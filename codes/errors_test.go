@@ -199,6 +199,11 @@ func TestBounded(t *testing.T) {
 			wantFrames: MaxStackFrames, wantMsg: "refused"},
 		{name: "frames and a position of a megabyte", err: Error{Code: E305, Msg: "x", Pos: strings.Repeat("p", 1<<20),
 			Stack: frames(3, 1<<20)}, wantFrames: 3, wantMsg: "x"},
+		// A byte that is not UTF-8 is written as \xNN: in JSON it became U+FFFD.
+		{name: "a byte not UTF-8", err: Error{Code: E302, Msg: "fs write of /p/n\xe9/x: not granted"},
+			wantMsg: `fs write of /p/n\xe9/x: not granted`},
+		{name: "a megabyte not UTF-8", err: Error{Code: E305, Msg: strings.Repeat("\xe9", 1<<20)},
+			wantMsg: `\xe9\xe9... (4186136 bytes more)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

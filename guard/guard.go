@@ -58,6 +58,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -501,12 +502,38 @@ type Wire struct {
 	CarveOuts []CarveOut `json:"carve_outs"`
 }
 
-// Wire is s as its worker reads it (Wire.Set); nil for no set.
+// Wire is s as its worker reads it (Wire.Set); nil for no set. A
+// location, a home or a carve-out whose path is not UTF-8 is left out:
+// the worker reads the set in JSON, whose strings hold only UTF-8, and
+// such a byte reached it as U+FFFD, a path other than the one guarded
+// (with a receipts directory named r\xe9c, a grant of the directory
+// beside it named r\ufffdc was refused, E318, as Sabline's receipts).
+// A run with a grant that holds such a path is refused before it starts
+// (internal/run), so that what is left out lies beyond its grants.
 func (s *Set) Wire() *Wire {
 	if s = s.made(); s == nil {
 		return nil
 	}
-	return &Wire{Locations: s.locs, Homes: s.homes, CarveOuts: s.concrete}
+	return &Wire{
+		Locations: utf8Only(s.locs, func(l Location) string { return l.Path }),
+		Homes:     utf8Only(s.homes, func(h string) string { return h }),
+		CarveOuts: utf8Only(s.concrete, func(c CarveOut) string { return c.Path }),
+	}
+}
+
+// utf8Only is list without the elements whose path (as path says) is not
+// UTF-8: list itself where there is none.
+func utf8Only[T any](list []T, path func(T) string) []T {
+	if !slices.ContainsFunc(list, func(e T) bool { return !utf8.ValidString(path(e)) }) {
+		return list
+	}
+	var out []T
+	for _, e := range list {
+		if utf8.ValidString(path(e)) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Set is the set w carries; nil for none.

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,6 +81,14 @@ func admitAs(g *guard.Set, b budget.Budget, adm map[string]string) error {
 // the grant resolving elsewhere, withheld it from the kernel's ruleset
 // and said "a link was made on its way after the run was admitted",
 // which no one had made (the program's writes there were then E319).
+// Under a net grant, so is a budget with a TLS root of the operator's
+// (tlsRoots) whose path, or where it resolves, is not UTF-8: the worker
+// reads the root from its environment as it is, and its admitted
+// resolution from the JSON, so that SSL_CERT_FILE naming a link to
+// c\xe9rt.pem was withheld, "a link was made on its way", and a root
+// named c\xe9rts matched no admitted path, and was held wherever it led
+// when a worker started (a link swapped in for it after a pool began
+// followed).
 func resolvedUTF8(b budget.Budget, at func(string) string) error {
 	for _, it := range b.Of(budget.FS) {
 		if it.Path == "" {
@@ -91,17 +100,48 @@ func resolvedUTF8(b budget.Budget, at func(string) string) error {
 				"path is UTF-8, or rename it; nothing ran", it.String(), r)
 		}
 	}
+	for _, p := range tlsRoots(b) {
+		how := "is a path"
+		if r := at(p); utf8.ValidString(p) && !utf8.ValidString(r) {
+			how = fmt.Sprintf("leads to %q, a path", r)
+		} else if utf8.ValidString(p) {
+			continue
+		}
+		return codes.Errorf(codes.E301, "the TLS root %q (%s) %s that is not UTF-8, which the "+
+			"worker cannot be handed as it is: name one whose path is UTF-8, or rename it; "+
+			"nothing ran", p, tlsRootsNamed, how)
+	}
 	return nil
 }
 
+// tlsRoots are the TLS roots the operator's environment names, under a
+// net grant of b (none without one), which the worker holds as grants
+// are (linux.OperatorTLSRoots).
+func tlsRoots(b budget.Budget) []string {
+	if !b.Has(budget.Net) {
+		return nil
+	}
+	return linux.OperatorTLSRoots()
+}
+
+// tlsRootsNamed is where the operator names its TLS roots, in a refusal.
+const tlsRootsNamed = "SSL_CERT_FILE or SSL_CERT_DIR"
+
 // guardedUTF8 refuses (E301) a budget with a granted path that leads, as
-// at says, to a directory holding a location no grant reaches, or a home
-// whose dot-entries are guarded, whose path is not UTF-8, or with a grant
-// of every path where there is such a location. The worker is
-// handed the guard's paths in JSON strings too, and such a byte reached
-// it as U+FFFD: it guarded a path that is not there, and a run granted
-// fs:write of the directory above a receipts directory named r\xe9c wrote
-// in it, ok at full, where the same run beside one named rec was E318.
+// at says, to a directory holding a location no grant reaches, a home
+// whose dot-entries are guarded, or a path the kernel is to hold out of a
+// grant (a carve-out: an entry a pattern matched, a directory to expand),
+// whose path is not UTF-8, or with a grant of every path where there is
+// such a location. The worker is handed the guard's paths in JSON
+// strings too, and such a byte reached it as U+FFFD: it guarded a path
+// that is not there, and a run granted fs:write of the directory above a
+// receipts directory named r\xe9c wrote in it, ok at full, where the same
+// run beside one named rec was E318; a run granted fs:read of a directory
+// where SABLINE_CREDENTIALS names *.key read k\xe9.key by raw calls, the
+// kernel's carving holding out k\ufffd.key. A TLS root of the operator's
+// is held as a grant is (tlsRoots): one above such a location is refused
+// too (an SSL_CERT_DIR above a receipts directory named r\xe9c let raw
+// calls read its receipts).
 func guardedUTF8(g *guard.Set, b budget.Budget, at func(string) string) error {
 	var odd []string
 	for _, l := range g.Locations() {
@@ -114,21 +154,40 @@ func guardedUTF8(g *guard.Set, b budget.Budget, at func(string) string) error {
 			odd = append(odd, h)
 		}
 	}
+	for _, c := range g.CarveOuts() {
+		if !utf8.ValidString(c.Path) {
+			odd = append(odd, c.Path)
+		}
+	}
 	if len(odd) == 0 {
 		return nil
+	}
+	held := func(r string) (string, bool) {
+		for _, p := range odd {
+			if guard.Within(p, r) {
+				return p, true
+			}
+		}
+		return "", false
 	}
 	for _, it := range b.Of(budget.FS) {
 		r := string(filepath.Separator) // a grant of every path holds them all
 		if it.Path != "" {
 			r = at(it.Path)
 		}
-		for _, p := range odd {
-			if guard.Within(p, r) {
-				return codes.Errorf(codes.E301, "the grant %q holds %q, which no grant reaches, "+
-					"in a path that is not UTF-8, which the worker cannot be handed as it is to "+
-					"guard: grant a directory beside it, or rename it; nothing ran",
-					it.String(), p)
-			}
+		if p, ok := held(r); ok {
+			return codes.Errorf(codes.E301, "the grant %q holds %q, which no grant reaches, "+
+				"in a path that is not UTF-8, which the worker cannot be handed as it is to "+
+				"guard: grant a directory beside it, or rename it; nothing ran",
+				it.String(), p)
+		}
+	}
+	for _, root := range tlsRoots(b) {
+		if p, ok := held(at(root)); ok {
+			return codes.Errorf(codes.E301, "the TLS root %q (%s) holds %q, which no grant "+
+				"reaches, in a path that is not UTF-8, which the worker cannot be handed as it "+
+				"is to guard: name a TLS root beside it, or rename it; nothing ran", root,
+				tlsRootsNamed, p)
 		}
 	}
 	return nil
@@ -160,11 +219,19 @@ func admitted(b budget.Budget) map[string]string {
 // is the setting that gave them: a receipt keeps every one, so that a
 // replay lends them again, and past them a receipt would grow past the
 // size a receipt file may be (receipt.MaxBytes), which sabline receipts
-// passes over as no receipt. Lend a directory above many instead.
+// passes over as no receipt. Lend a directory above many instead. It
+// refuses one whose path is not UTF-8 too: the receipt keeps it in a JSON
+// string, where such a byte became U+FFFD, and a replay lent the path
+// the receipt named, not the one lent (cr\xe9d was kept as cr\ufffdd).
 func CheckLend(named string, lend []string) error {
 	n := 0
 	for _, p := range lend {
 		n += len(p)
+		if !utf8.ValidString(p) {
+			return codes.Errorf(codes.E301, "%s: the credential location %q is not UTF-8, which "+
+				"its receipt cannot keep as it is for a replay to lend it again: lend a "+
+				"directory above it whose path is UTF-8, or rename it", named, p)
+		}
 	}
 	if len(lend) > budget.MaxItems || n > budget.MaxBytes {
 		return codes.Errorf(codes.E301, "%s: %d credential locations, %d bytes in all: more than "+

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sabline/sabline/guard"
 )
@@ -38,10 +39,19 @@ var runsDir = sync.OnceValues(func() (string, error) { return firstRunsDir(runsD
 // already: a TMPDIR or a cache directory that names a place that is not
 // there is the caller's mistake, and a runs directory made there made
 // every directory above it too (TMPDIR=/nonexistent made
-// /nonexistent/sabline-runs-0).
+// /nonexistent/sabline-runs-0). It passes over one whose path is not
+// UTF-8 too: a worker is handed its temporary directory in a JSON
+// string, where such a byte became U+FFFD, and with XDG_CACHE_HOME=c\xe9
+// each worker's TMPDIR, its crash file and the kernel's rule for it
+// named c\ufffd, which is not there.
 func firstRunsDir(places []runsPlace) (string, error) {
 	var tried []string
 	for _, pl := range places {
+		if !utf8.ValidString(pl.dir) {
+			tried = append(tried, fmt.Sprintf("%q: not UTF-8, and no runs directory is made "+
+				"there", pl.dir))
+			continue
+		}
 		if fi, err := os.Stat(pl.base); err != nil || !fi.IsDir() {
 			tried = append(tried, fmt.Sprintf("%s: %s is not a directory, and no runs directory "+
 				"is made with it", pl.dir, pl.base))

@@ -49,22 +49,9 @@ func (b *forgettingBucket) Create(ctx context.Context, key string, data []byte) 
 // it once, and the segment goes.
 func TestShippedOnlyOnceTheStoreHoldsIt(t *testing.T) {
 	ctx := context.Background()
-	store, err := receipt.OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Retain(receipt.Retention{}, true); err != nil {
-		t.Fatal(err)
-	}
 	b := &forgettingBucket{Memory: bucket.NewMemory()}
 	b.forget.Store(true)
-	sh := start(t, store, b, "r1")
-	run := newRun("t1")
-	if err := store.Reserve(run); err != nil {
-		t.Fatal(err)
-	}
-	finish(store, run)
-	segment := filepath.Join(store.Journal().Dir(), "00000001.journal")
+	store, sh, run, segment := oneSegmentKeptUntilShipped(t, b)
 
 	left, err := sh.round(ctx)
 	if err == nil || !errors.Is(err, bucket.ErrNotExist) || left != 1 {
@@ -111,22 +98,9 @@ func TestShippedOnlyOnceTheStoreHoldsIt(t *testing.T) {
 // is sent has the segment shipped, and it goes.
 func TestShippedOnlyAsWritten(t *testing.T) {
 	ctx := context.Background()
-	store, err := receipt.OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Retain(receipt.Retention{}, true); err != nil {
-		t.Fatal(err)
-	}
 	b := &forgettingBucket{Memory: bucket.NewMemory()}
 	b.cut.Store(true)
-	sh := start(t, store, b, "r1")
-	run := newRun("t1")
-	if err := store.Reserve(run); err != nil {
-		t.Fatal(err)
-	}
-	finish(store, run)
-	segment := filepath.Join(store.Journal().Dir(), "00000001.journal")
+	store, sh, run, segment := oneSegmentKeptUntilShipped(t, b)
 	left, err := sh.round(ctx)
 	if err == nil || !strings.Contains(err.Error(), "holds other bytes") || left != 1 {
 		t.Fatalf("a round over a store that kept half of what it answered written: %d left, "+
@@ -155,4 +129,26 @@ func TestShippedOnlyAsWritten(t *testing.T) {
 	if _, err := os.Stat(segment); err != nil {
 		t.Fatalf("the segment on the disk after the next round and a prune: %v", err)
 	}
+}
+
+// oneSegmentKeptUntilShipped is a store that keeps receipts until they
+// are shipped (sabline serve's default with --receipts-url), with one
+// finished run in its first segment, and a shipper of it to b.
+func oneSegmentKeptUntilShipped(t *testing.T, b bucket.Bucket) (*receipt.Store, *Shipper,
+	*receipt.Receipt, string) {
+	t.Helper()
+	store, err := receipt.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Retain(receipt.Retention{}, true); err != nil {
+		t.Fatal(err)
+	}
+	sh := start(t, store, b, "r1")
+	run := newRun("t1")
+	if err := store.Reserve(run); err != nil {
+		t.Fatal(err)
+	}
+	finish(store, run)
+	return store, sh, run, filepath.Join(store.Journal().Dir(), "00000001.journal")
 }

@@ -864,6 +864,13 @@ var mutations = []Mutation{
 			"an address of the prefix routed here)",
 	},
 	{
+		Name: "admit-makes-the-set-unasked", File: "internal/run/guard.go",
+		Old:      "\tif !b.Has(budget.FS) && len(roots) == 0 {\n",
+		New:      "\tif false && !b.Has(budget.FS) && len(roots) == 0 {\n",
+		Packages: runPkg, Run: "^TestAdmitBuildsNoSetItNeedsNot$",
+		CaughtBy: "TestAdmitBuildsNoSetItNeedsNot (an in-process hello's set made)",
+	},
+	{
 		Name: "guarded-not-utf8-admitted", File: "internal/run/guard.go",
 		Old:      "	if err := guardedUTF8(g, b, at); err != nil {\n",
 		New:      "	if err := guardedUTF8(g, b, at); err != nil && false {\n",
@@ -879,8 +886,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "guarded-tls-roots-unjudged", File: "internal/run/guard.go",
-		Old:      "\tfor _, root := range tlsRoots(b) {\n",
-		New:      "\tfor _, root := range tlsRoots(b)[:0] {\n",
+		Old:      "\tfor _, root := range roots {\n",
+		New:      "\tfor _, root := range roots[:0] {\n",
 		Packages: runPkg, Run: "^TestTLSRootNotUTF8$",
 		CaughtBy: "TestTLSRootNotUTF8 (raw calls read a receipt beneath SSL_CERT_DIR, ok at full)",
 	},

@@ -54,17 +54,20 @@ func TestAssessWindows(t *testing.T) {
 			want: []string{"the AppContainer was not applied: reads, writes and network connections are not held"}},
 		{name: "container off with nothing it would hold", allow: "io,fs,net,net:udp", held: off(medium, "the budget restricts neither reads nor writes"),
 			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
-			want: []string{"reads and writes of the guarded locations", "binding a UDP port is held by the language alone"}},
+			want: []string{"reads and writes of the guarded locations",
+				"binding a UDP port is held by the language alone"}},
 		{name: "TCP granted, UDP not held", allow: "io,fs,net", held: off(medium, "the budget restricts neither reads nor writes"),
 			wantLevel: core.Partial, wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
-			want: []string{"reads and writes of the guarded locations", "UDP, which no grant allows, is held by the language alone"}},
+			want: []string{"reads and writes of the guarded locations",
+				"UDP, which no grant allows, is held by the language alone"}},
 		// fs reaches no guarded location in the language, and Landlock
 		// holds them out of it: with the container off, nothing here does.
 		{name: "every path granted, the container off", allow: "io,fs",
 			held: off(medium, "the budget restricts neither reads nor writes"), wantLevel: core.Partial,
 			wantLayers: []string{core.LayerJobObject, core.LayerTokenPrivs},
-			want: []string{"network connections are not held", "reads and writes of the guarded locations " +
-				"are held by the language alone: the AppContainer is off"}},
+			want: []string{"network connections are not held",
+				"reads and writes of the guarded locations " +
+					"are held by the language alone: the AppContainer is off"}},
 		// Reads granted everywhere hold every write grant for reading: none
 		// is read back beyond its grant.
 		{name: "reads granted everywhere beside a write grant", allow: "io,fs:read,fs:write:/srv/out",

@@ -53,7 +53,8 @@ func TestWindowsGuardedBeneathACE(t *testing.T) {
 		// would, were it not carved.
 		{name: "a link to the home granted", allow: "io,fs:read:/Documents and Settings/ana",
 			resolve:   map[string]string{"/Documents and Settings/ana": "/Users/ana"},
-			wantLevel: core.Partial, wantReasons: []string{"the dot-entries of /Users/ana", "/Users/ana/.ssh"}},
+			wantLevel: core.Partial, wantReasons: []string{"the dot-entries of /Users/ana",
+				"/Users/ana/.ssh"}},
 		{name: "a link to a receipts store's parent granted", allow: "io,fs:write:/data/work",
 			resolve:   map[string]string{"/data/work": "/srv/work"},
 			wantLevel: core.Partial, wantReasons: []string{"/srv/work/receipts are held by the language alone"}},

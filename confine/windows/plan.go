@@ -78,7 +78,8 @@ type Plan struct {
 // (a write grant is not write-only on Windows, as it is in the language
 // and under Landlock: Assess says a read back there is the language's).
 // A low integrity token writes only to objects labelled low, so the
-// private temporary directory, Sabline's own, must be. /dev/null and /dev/urandom need no ACE on Windows.
+// private temporary directory, Sabline's own, must be. /dev/null and
+// /dev/urandom need no ACE on Windows.
 //
 // The container is left off, and ContainerOffReason gives the first of
 // these reasons in the words a receipt shows, where it would refuse what

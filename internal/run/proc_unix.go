@@ -134,8 +134,8 @@ func removeTree(dir string) error {
 // one of its owner's rights (read, write, search) those rights, found by
 // its parent's descriptor as what it is and changed without following a
 // link (ownerRights: a kernel that cannot leaves such a directory), opens
-// it without following a link, does the same beneath it, and closes fd. Each level holds one descriptor, as
-// os.RemoveAll's walk does.
+// it without following a link, does the same beneath it, and closes fd.
+// Each level holds one descriptor, as os.RemoveAll's walk does.
 func openUp(fd int) {
 	f := os.NewFile(uintptr(fd), "")
 	defer f.Close()

@@ -27,17 +27,11 @@ const readRoot = "print(ffi.module(\"pathlib\").read_text(ARGS[0]))\n"
 // next run printed the file at level full. The control: no swap, and a
 // file in the operator's root is read by the same program.
 func TestPoolOperatorTLSRootSwappedForALink(t *testing.T) {
-	if _, err := linux.LandlockABI(); err != nil {
-		t.Skipf("no Landlock here: %v", err)
-	}
 	const content = "bytes-of-a-file"
 	for _, swap := range []bool{true, false} {
 		name := map[bool]string{true: "swapped for a link", false: "the control: no swap"}[swap]
 		t.Run(name, func(t *testing.T) {
-			work, err := filepath.EvalSymlinks(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
+			work := tlsRootWork(t)
 			certs, elsewhere := filepath.Join(work, "w", "certs"), filepath.Join(work, "elsewhere")
 			for _, d := range []string{certs, elsewhere} {
 				if err := os.MkdirAll(d, 0o755); err != nil {
@@ -106,14 +100,8 @@ func TestPoolOperatorTLSRootSwappedForALink(t *testing.T) {
 // control is TestPoolOperatorTLSRootSwappedForALink's: a root swapped
 // for a link after the pool started is withheld.
 func TestPoolOperatorTLSRootALinkFromTheStart(t *testing.T) {
-	if _, err := linux.LandlockABI(); err != nil {
-		t.Skipf("no Landlock here: %v", err)
-	}
 	const content = "bytes-of-a-file"
-	work, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	work := tlsRootWork(t)
 	real, certs := filepath.Join(work, "real-certs"), filepath.Join(work, "certs")
 	if err := os.Mkdir(real, 0o755); err != nil {
 		t.Fatal(err)
@@ -143,4 +131,19 @@ func TestPoolOperatorTLSRootALinkFromTheStart(t *testing.T) {
 	if strings.Contains(params.ConfinementReason, "left out of the kernel's ruleset") {
 		t.Errorf("the receipt says a path was withheld: %s", params.ConfinementReason)
 	}
+}
+
+// tlsRootWork is a directory of the test's own, its links resolved, to
+// make a pool's TLS roots in; the test is skipped, saying why, where no
+// Landlock holds them.
+func tlsRootWork(t *testing.T) string {
+	t.Helper()
+	if _, err := linux.LandlockABI(); err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return work
 }

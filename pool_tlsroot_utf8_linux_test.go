@@ -10,7 +10,6 @@ import (
 	"github.com/sabline/sabline"
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
-	"github.com/sabline/sabline/confine/linux"
 )
 
 // TestPoolOperatorTLSRootNotUTF8: the operator's SSL_CERT_DIR names a
@@ -24,14 +23,8 @@ import (
 // TestPoolOperatorTLSRootSwappedForALink's: a root named in UTF-8,
 // swapped, is withheld.
 func TestPoolOperatorTLSRootNotUTF8(t *testing.T) {
-	if _, err := linux.LandlockABI(); err != nil {
-		t.Skipf("no Landlock here: %v", err)
-	}
 	const content = "bytes-of-a-file"
-	work, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	work := tlsRootWork(t)
 	certs, elsewhere := filepath.Join(work, "c\xe9rts"), filepath.Join(work, "elsewhere")
 	for _, d := range []string{certs, elsewhere} {
 		if err := os.Mkdir(d, 0o755); err != nil {

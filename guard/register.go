@@ -682,22 +682,6 @@ func loadEntries(dir string, entries []registerEntry) {
 	}
 }
 
-// readEntry reads at most MaxRegisterEntryBytes+1 bytes of the regular
-// file at p owned by owner (as it was listed), opened without following a
-// link; nil when it cannot, or when the file is no longer that one.
-func readEntry(p string, owner int) []byte {
-	f, err := openNoFollow(p)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fileOwner(fi) != owner {
-		return nil
-	}
-	data, _ := io.ReadAll(io.LimitReader(f, MaxRegisterEntryBytes+1))
-	return data
-}
-
 // Join makes each of paths known to the register, making the register
 // when it does not exist (mode 01777) and this user's subdirectory of it
 // (userDir), where it writes: every run on this machine that builds its

@@ -4,6 +4,7 @@ package guard
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -67,4 +68,20 @@ func trustRegister(dir string) error {
 func pathOwnersOf(p string) ([]int, bool) {
 	_, err := os.Lstat(p)
 	return nil, err == nil
+}
+
+// readEntry reads at most MaxRegisterEntryBytes+1 bytes of the regular
+// file at p owned by owner (as it was listed), opened without following a
+// link; nil when it cannot, or when the file is no longer that one.
+func readEntry(p string, owner int) []byte {
+	f, err := openNoFollow(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fileOwner(fi) != owner {
+		return nil
+	}
+	data, _ := io.ReadAll(io.LimitReader(f, MaxRegisterEntryBytes+1))
+	return data
 }

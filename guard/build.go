@@ -42,8 +42,13 @@ type Inputs struct {
 	// "" for none.
 	AccountHome string
 	// Sabline are Sabline's own files: the receipts directory, and what
-	// was made for it, a server's token file.
+	// was made for it, a server's token file. Each is named as it is: a
+	// receipts directory named r[1] is guarded, not r1 beside it.
 	Sabline []string
+	// SablineMatched are more of Sabline's own, each named by a pattern
+	// (path.Match) in its last component: eval's expected outputs
+	// (DIR/*.out), and the other programs it grades.
+	SablineMatched []string
 	// Owned are those of Sabline that another user's register entry
 	// named, each with that user's uid (Registered.Owners): each is
 	// guarded at a path only where that user owns what is there as the
@@ -208,8 +213,11 @@ func (b *builder) build(in Inputs, known []string) []string {
 		return slices.ContainsFunc(lent, func(l string) bool { return Within(l, p) })
 	}
 	for _, p := range in.Sabline {
-		b.add(Location{Path: p, Kind: Sabline, Holds: sablineHolds,
+		b.add(Location{Path: p, Kind: Sabline, literal: true, Holds: sablineHolds,
 			Owner: in.Owned[p]})
+	}
+	for _, p := range in.SablineMatched {
+		b.add(Location{Path: p, Kind: Sabline, Holds: sablineHolds})
 	}
 	for _, k := range kernelSurfaces {
 		if slices.Contains(k.OS, goruntime.GOOS) {
@@ -217,6 +225,7 @@ func (b *builder) build(in Inputs, known []string) []string {
 		}
 	}
 	for _, l := range kernelMounts(in.Mounts) {
+		l.literal = true // a mount point named /mnt/p[1]
 		b.add(l)
 	}
 	homes := slices.Clone(known)
@@ -252,9 +261,10 @@ func (b *builder) build(in Inputs, known []string) []string {
 		for _, e := range b.list(b.resolve(h)) {
 			if strings.HasPrefix(e.Name(), ".") && e.Type()&fs.ModeSymlink != 0 {
 				b.add(Location{
-					Path:  filepath.Join(h, e.Name()),
-					Kind:  DotEntry,
-					Holds: "a dot-entry of the home " + h,
+					Path:    filepath.Join(h, e.Name()),
+					Kind:    DotEntry,
+					Holds:   "a dot-entry of the home " + h,
+					literal: true,
 				})
 			}
 		}
@@ -390,21 +400,22 @@ func (b *builder) forms(p string) []string {
 // add guards l as written, beneath its directory as that resolves, and,
 // where it is a link, as it resolves itself; and carves out each of those
 // that exists now (each match of a pattern). A location with an Owner is
-// guarded only at the paths that exist and that user owns (ownedBy).
+// guarded only at the paths that exist and that user owns (ownedBy). A
+// literal one is a name, never a pattern, and is kept as one (kept).
 func (b *builder) add(l Location) {
 	if !filepath.IsAbs(l.Path) {
 		return
 	}
 	l.Path = filepath.Clean(l.Path)
 	dir, base := filepath.Dir(l.Path), filepath.Base(l.Path)
-	pattern := strings.ContainsAny(base, "*?[")
+	pattern := !l.literal && strings.ContainsAny(base, "*?[")
 	for _, d := range b.forms(dir) {
 		at := l
 		at.Path = filepath.Join(d, base)
 		if !ownedBy(at.Path, l.Owner) || !b.once(at) {
 			continue
 		}
-		b.locs = append(b.locs, at)
+		b.locs = append(b.locs, at.kept())
 		if pattern {
 			for _, e := range b.list(d) {
 				if ok, _ := path.Match(base, e.Name()); ok {
@@ -431,12 +442,45 @@ func (b *builder) add(l Location) {
 		to := at
 		to.Path = b.resolve(at.Path)
 		if filepath.IsAbs(to.Path) && ownedBy(to.Path, l.Owner) && b.once(to) {
-			b.locs = append(b.locs, to)
+			b.locs = append(b.locs, to.kept())
 			if _, ok := b.lstat(to.Path); ok {
 				b.carve(CarveOut{Path: to.Path, Allowed: to.Allowed, Named: to.namedOnly()})
 			}
 		}
 	}
+}
+
+// kept is l as the set keeps it: a literal location's last component as
+// a pattern that names it alone (Literal), which Location.in, the worker
+// and a Refresh all read as such.
+func (l Location) kept() Location {
+	if l.literal {
+		l.Path, l.literal = filepath.Join(filepath.Dir(l.Path), Literal(filepath.Base(l.Path))), false
+	}
+	return l
+}
+
+// Literal is name as a pattern (path.Match) that matches name alone:
+// each *, ? and [ in a class of its own ([*]), and, in such a name, each
+// backslash (which no Windows name holds, where it would part the path)
+// escaped. A name with none of the three is no pattern, and is read as
+// it is.
+func Literal(name string) string {
+	if !strings.ContainsAny(name, "*?[") {
+		return name
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); i++ { // by byte: a name need not be UTF-8
+		switch c := name[i]; c {
+		case '*', '?', '[':
+			b.WriteString("[" + string(c) + "]")
+		case '\\':
+			b.WriteString(`\\`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // ownedBy reports whether a location of the user uid may be guarded at

@@ -417,3 +417,59 @@ func TestAdmitWhereALinkLeads(t *testing.T) {
 		}
 	}
 }
+
+// TestSablineNamedAsItIs: a location of Sabline's own whose name holds a
+// pattern's character (a receipts directory named r[1], a server's token
+// t*) is guarded as that name, in the language and in the kernel's
+// carve-outs, through the worker's copy of the set and a refresh of it:
+// read as a pattern, r[1] guarded r1 beside it, and itself not at all (a
+// run granted the directory above read and rewrote the receipts there).
+// The controls: r1 beside it is reached, and a location eval names by a
+// pattern (SablineMatched, DIR/*.out) still holds every match.
+func TestSablineNamedAsItIs(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("the fake machine's paths are Unix paths")
+	}
+	m := newFake(map[string]string{
+		"/srv/r[1]/run.json": "", "/srv/r1/x": "", "/srv/t*": "", "/srv/tx": "",
+		"/srv/class/a.out": "", "/srv/class/a.vel": "",
+	})
+	set := Build(Inputs{Sabline: []string{"/srv/r[1]", "/srv/t*"},
+		SablineMatched: []string{"/srv/class/*.out"}}, m)
+	tests := []struct {
+		path    string
+		wantLoc string // "" when a grant of /srv reaches it
+	}{
+		{path: "/srv/r[1]/run.json", wantLoc: "/srv/r[1]"},
+		{path: "/srv/r[1]", wantLoc: "/srv/r[1]"},
+		{path: "/srv/t*", wantLoc: "/srv/t*"},
+		{path: "/srv/class/a.out", wantLoc: "/srv/class/a.out"},
+		{path: "/srv/class/b.out", wantLoc: "/srv/class/b.out"}, // one made later
+		{path: "/srv/r1/x"},
+		{path: "/srv/tx"},
+		{path: "/srv/class/a.vel"},
+	}
+	for name, s := range map[string]*Set{"built": set, "wired": set.Wire().Set(),
+		"refreshed": set.Wire().Set().Refresh(Inputs{}, m)} {
+		for _, tt := range tests {
+			l, refused := s.Refuses(tt.path, "/srv")
+			switch {
+			case refused != (tt.wantLoc != ""):
+				t.Errorf("%s: Refuses(%s, /srv) = %v (%+v), want %v", name, tt.path, refused, l,
+					tt.wantLoc != "")
+			case refused && l.Path != tt.wantLoc:
+				t.Errorf("%s: %s refused by %s, want %s", name, tt.path, l.Path, tt.wantLoc)
+			}
+		}
+		var carved []string
+		for _, c := range s.CarveOuts() {
+			if !c.Expand {
+				carved = append(carved, c.Path)
+			}
+		}
+		want := []string{"/srv/class/a.out", "/srv/r[1]", "/srv/t*"}
+		if !slices.Equal(carved, want) {
+			t.Errorf("%s: the kernel holds out %q, want %q", name, carved, want)
+		}
+	}
+}

@@ -87,7 +87,10 @@ const (
 // Location is one place a grant does not reach by being broader.
 type Location struct {
 	// Path is absolute and clean, as written or as it resolves; its last
-	// component may be a pattern (path.Match) for a Credential.
+	// component may be a pattern (path.Match) for a Credential, or for one
+	// of Inputs.SablineMatched. Any other location's last component is a
+	// name as it is: where it holds *, ? or [, each of those stands in a
+	// class of its own ([[]), so that the pattern names it alone.
 	Path string `json:"path"`
 	Kind Kind   `json:"kind"`
 	// Holds says what is kept there.
@@ -102,6 +105,9 @@ type Location struct {
 	// or as it resolves, only where that user owns what is there when
 	// the set is built; 0 for any owner.
 	Owner int `json:"owner,omitempty"`
+	// literal is true, as the set is built, for a location named as it
+	// is, never by a pattern (Literal).
+	literal bool
 }
 
 // namedOnly reports whether a grant that names l reaches it.

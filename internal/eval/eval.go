@@ -25,6 +25,7 @@ import (
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/guard"
 	"github.com/sabline/sabline/internal/bounded"
 	"github.com/sabline/sabline/internal/run"
 	"github.com/sabline/sabline/program"
@@ -146,10 +147,13 @@ func Run(dir string, opts Options) ([]Result, error) {
 	}
 	// The expected outputs are the grader's, as the receipts are: no grant
 	// reaches one, so that no program reads its answer or writes another's.
+	// Each is named by a pattern: the receipts directory, named as it is,
+	// is apart (receipts), so that one named r[1] guards itself, not r1.
 	guarded := []string{filepath.Join(cwd, "*.out")}
+	var receipts []string
 	if opts.Receipts != "" {
 		if abs, err := filepath.Abs(opts.Receipts); err == nil {
-			guarded = append(guarded, abs)
+			receipts = append(receipts, abs)
 		}
 	}
 	// Nor, in its run, the other programs graded: no program loads, reads
@@ -164,7 +168,7 @@ func Run(dir string, opts Options) ([]Result, error) {
 		g := slices.Clip(guarded)
 		for _, name := range graded {
 			if name != self {
-				g = append(g, filepath.Join(cwd, literal(name)))
+				g = append(g, filepath.Join(cwd, guard.Literal(name)))
 			}
 		}
 		return g
@@ -217,7 +221,8 @@ func Run(dir string, opts Options) ([]Result, error) {
 			Program: path, Source: src, Budget: opts.Budget, Cwd: cwd,
 			Confine: opts.Confine, Require: require,
 			Timeout: opts.Timeout, MaxMemoryMB: opts.MaxMemoryMB, Receipts: opts.Receipts,
-			Guarded: guardedFor(name), Stdin: bytes.NewReader(nil), Stdout: stdout,
+			Guarded: receipts, GuardedMatched: guardedFor(name),
+			Stdin: bytes.NewReader(nil), Stdout: stdout,
 			Stderr: io.Discard, Signals: true,
 		})
 		r := Result{
@@ -352,28 +357,6 @@ func notUTF8(b []byte) []byte {
 		return nil
 	}
 	return b
-}
-
-// literal is name as guard reads it when it names name alone: a last
-// element with *, ? or [ is a pattern there (path.Match), and in such a
-// name each of those is put in a class of its own ([*]), and a backslash
-// (which no Windows name holds, where it would part the path) escaped.
-func literal(name string) string {
-	if !strings.ContainsAny(name, "*?[") {
-		return name
-	}
-	var b strings.Builder
-	for i := 0; i < len(name); i++ { // by byte: a name need not be UTF-8
-		switch c := name[i]; c {
-		case '*', '?', '[':
-			b.WriteString("[" + string(c) + "]")
-		case '\\':
-			b.WriteString(`\\`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }
 
 // evalRefused is the grade of a program eval did not run, refused by err,

@@ -438,6 +438,20 @@ var mutations = []Mutation{
 		Packages: guardPkg, Run: "^TestCarveOutsExpand$", CaughtBy: "TestCarveOutsExpand (a home with no dot-entry)",
 	},
 	{
+		Name: "sabline-name-carved-as-pattern", File: "guard/build.go",
+		Old:      `pattern := !l.literal && strings.ContainsAny(base, "*?[")`,
+		New:      `pattern := strings.ContainsAny(base, "*?[")`,
+		Packages: guardPkg, Run: "^TestSablineNamedAsItIs$",
+		CaughtBy: "TestSablineNamedAsItIs (rc[1] carved as rc1 beside it)",
+	},
+	{
+		Name: "sabline-name-kept-as-pattern", File: "guard/build.go",
+		Old:      "\tif l.literal {\n\t\tl.Path, l.literal =",
+		New:      "\tif false {\n\t\tl.Path, l.literal =",
+		Packages: guardPkg, Run: "^TestSablineNamedAsItIs$",
+		CaughtBy: "TestSablineNamedAsItIs (rc[1] refused nothing beneath it, r1 refused)",
+	},
+	{
 		Name: "missing-location-not-expanded", File: "guard/build.go",
 		Old:      `			if l.Kind == Credential || l.Kind == Sabline {`,
 		New:      `			if false {`,
@@ -4833,7 +4847,7 @@ var mutations = []Mutation{
 		CaughtBy: "TestEvalProgramsDoNotReachEachOther (a load of another's solution passed)",
 	},
 	{
-		Name: "eval-guarded-name-read-as-pattern", File: "internal/eval/eval.go",
+		Name: "eval-guarded-name-read-as-pattern", File: "guard/build.go",
 		Old:      "\tif !strings.ContainsAny(name, \"*?[\") {\n\t\treturn name\n",
 		New:      "\tif true {\n\t\treturn name\n",
 		Packages: cliPkg, Run: "^TestEvalProgramsDoNotReachEachOther$",
@@ -5140,7 +5154,7 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "eval-receipts-replace-the-out-guard", File: "internal/eval/eval.go",
-		Old: "\t\t\tguarded = append(guarded, abs)\n", New: "\t\t\tguarded = []string{abs}\n",
+		Old: "\t\t\treceipts = append(receipts, abs)\n", New: "\t\t\tguarded = []string{abs}\n",
 		Packages: cliPkg, Run: "^TestEvalExpectedOutputsNoGrantReaches$",
 		CaughtBy: "TestEvalExpectedOutputsNoGrantReaches (with --receipts, a .out read)",
 	},
@@ -5152,16 +5166,16 @@ var mutations = []Mutation{
 		CaughtBy: "TestEvalProgramsDoNotReachEachOther (d_lib.vel's load of a1.vel refused)",
 	},
 	{
-		Name: "eval-literal-last-byte-dropped", File: "internal/eval/eval.go",
+		Name: "eval-literal-last-byte-dropped", File: "guard/build.go",
 		Old:      "\tfor i := 0; i < len(name); i++ { // by byte",
 		New:      "\tfor i := 0; i < len(name)-1; i++ { // by byte",
-		Packages: []string{"./internal/eval/"}, Run: "^TestLiteral$",
+		Packages: guardPkg, Run: "^TestLiteral$",
 		CaughtBy: "TestLiteral (a[1].vel as a[[]1].ve matches nothing)",
 	},
 	{
-		Name: "eval-literal-backslash-unescaped", File: "internal/eval/eval.go",
+		Name: "eval-literal-backslash-unescaped", File: "guard/build.go",
 		Old: "\t\tcase '\\\\':\n\t\t\tb.WriteString(`\\\\`)\n", New: "",
-		Packages: []string{"./internal/eval/"}, Run: "^TestLiteral$",
+		Packages: guardPkg, Run: "^TestLiteral$",
 		CaughtBy: "TestLiteral (b\\*.vel read as b, an escaped *)",
 	},
 	{

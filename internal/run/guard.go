@@ -25,7 +25,12 @@ import (
 // (a table past its bounds adds none; the worker reads it again to hold
 // device nodes, and a run with a file grant it cannot then judge is
 // partial; each grant's own file system is checked when it is pinned).
-func Guard(sabline, lend []string) *guard.Set {
+func Guard(sabline, lend []string) *guard.Set { return guardMatched(sabline, nil, lend) }
+
+// guardMatched is Guard with more of Sabline's own locations, matched, each
+// named by a pattern in its last component (guard.Inputs.SablineMatched):
+// eval's expected outputs, and the other programs it grades.
+func guardMatched(sabline, matched, lend []string) *guard.Set {
 	home, _ := os.UserHomeDir()
 	mounts, _ := guard.ReadMounts()
 	if runs, err := runsDir(); err == nil {
@@ -34,13 +39,14 @@ func Guard(sabline, lend []string) *guard.Set {
 	reg, owned := registered() // every Sabline's on this machine
 	sabline = append(slices.Clip(sabline), reg...)
 	return guard.Build(guard.Inputs{
-		Home:        home,
-		AccountHome: guard.AccountHome(),
-		Sabline:     sabline,
-		Owned:       owned,
-		Credentials: guard.OperatorCredentials(),
-		Lent:        lend,
-		Mounts:      mounts,
+		Home:           home,
+		AccountHome:    guard.AccountHome(),
+		Sabline:        sabline,
+		SablineMatched: matched,
+		Owned:          owned,
+		Credentials:    guard.OperatorCredentials(),
+		Lent:           lend,
+		Mounts:         mounts,
 	}, guard.OS())
 }
 

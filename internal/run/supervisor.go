@@ -45,8 +45,13 @@ type Run struct {
 	Timeout     time.Duration     // 0 for none
 	MaxMemoryMB int               // 0 for none; at most MaxMemoryMB
 	// Sabline's own locations no grant reaches, beside the receipts: a
-	// server's token
+	// server's token; each named as it is (a directory named r[1] is
+	// guarded, not r1)
 	Guarded []string
+	// GuardedMatched are more locations no grant reaches, each named by a
+	// pattern (path.Match) in its last component: eval's expected
+	// outputs (DIR/*.out), and the other programs it grades.
+	GuardedMatched []string
 	// Lend are credential locations the operator lends the run: a grant
 	// that names one reaches it (--lend-credential).
 	Lend []string
@@ -514,10 +519,10 @@ func (c *commandRun) finish(o receipt.Outcome) *receipt.Receipt {
 func (c *commandRun) reserve() (*guard.Set, error) {
 	guarded := append([]string(nil), c.r.Guarded...)
 	if c.r.Receipts == "" {
-		return Guard(guarded, c.r.Lend), nil
+		return guardMatched(guarded, c.r.GuardedMatched, c.r.Lend), nil
 	}
 	built := make(chan *guard.Set, 1)
-	go func() { built <- Guard(guarded, c.r.Lend) }()
+	go func() { built <- guardMatched(guarded, c.r.GuardedMatched, c.r.Lend) }()
 	made, err := c.rec.Reserve(c.r.Receipts)
 	phase.Mark("receipt reserved")
 	g := <-built
@@ -525,7 +530,7 @@ func (c *commandRun) reserve() (*guard.Set, error) {
 		return nil, err
 	}
 	if len(made) > 0 {
-		g = Guard(slices.Concat(guarded, made), c.r.Lend)
+		g = guardMatched(slices.Concat(guarded, made), c.r.GuardedMatched, c.r.Lend)
 	}
 	return g, nil
 }

@@ -1,11 +1,11 @@
-package eval
+package guard
 
 import (
 	"path"
 	"testing"
 )
 
-// TestLiteral: a program's name handed to guard (which reads a last
+// TestLiteral: a name handed to the set as a pattern (which reads a last
 // element with *, ? or [ as a pattern) matches that name and no other:
 // a[1].vel guarded as a pattern held a1.vel, a library, and not itself.
 // The control: a name with none of them is handed as it is.
@@ -18,7 +18,7 @@ func TestLiteral(t *testing.T) {
 		{"[!x].vel", "y.vel"},
 		{"ab].vel", "ab.vel"},
 	} {
-		p := literal(tt.name)
+		p := Literal(tt.name)
 		if ok, err := path.Match(p, tt.name); !ok || err != nil {
 			t.Errorf("%q as %q does not match itself (%v)", tt.name, p, err)
 		}
@@ -26,7 +26,7 @@ func TestLiteral(t *testing.T) {
 			t.Errorf("%q as %q matches %q", tt.name, p, tt.other)
 		}
 	}
-	if got := literal(`plain\name.vel`); got != `plain\name.vel` {
+	if got := Literal(`plain\name.vel`); got != `plain\name.vel` {
 		t.Errorf("a name with no pattern character: %q, want it as it is", got)
 	}
 }

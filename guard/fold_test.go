@@ -54,3 +54,37 @@ func TestFoldDecomposed(t *testing.T) {
 		})
 	}
 }
+
+// TestAPFSFoldsInFull: a volume of APFS that ignores case folds a name
+// in full, as Unicode's canonical caseless match does (xnu's
+// utf8_normalizeOptCaseFold): one letter may fold to two or three (ß and
+// ẞ to ss, the ligatures ﬁ and ﬅ to fi and st, ŉ to ʼn), so that the
+// pairs below name one file there. APFSName takes each pair for one name;
+// names APFS takes for two stay two (the controls).
+func TestAPFSFoldsInFull(t *testing.T) {
+	for _, tt := range []struct {
+		name, a, b string
+		wantSame   bool
+	}{
+		{name: "the sharp s", a: "/private/etc/ßh/ßh_host_ed25519_key",
+			b: "/private/etc/ssh/ssh_host_ed25519_key", wantSame: true},
+		{name: "the capital sharp s", a: "/etc/\u1e9eH", b: "/etc/ssh", wantSame: true},
+		{name: "the ligature fi", a: "/Users/ana/Library/Application Support/\ufb01refox",
+			b: "/Users/ana/Library/Application Support/Firefox", wantSame: true},
+		{name: "the ligature st", a: "/Users/ana/\ufb05ore", b: "/Users/ana/store", wantSame: true},
+		{name: "n after an apostrophe", a: "/Users/\u0149a", b: "/Users/\u02bcNA", wantSame: true},
+		{name: "the ligature fi in a decomposed name", a: "/Users/Jose\u0301/\ufb01le",
+			b: "/Users/JOSÉ/FILE", wantSame: true},
+		{name: "one s for two, the control", a: "/etc/sh", b: "/etc/ssh"},
+		{name: "a letter of a ligature alone, the control", a: "/Users/ana/file",
+			b: "/Users/ana/fle"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fa, fb := APFSName(tt.a), APFSName(tt.b)
+			if same := fa == fb; same != tt.wantSame {
+				t.Errorf("%q and %q: %q and %q, the same %v, want %v", tt.a, tt.b, fa, fb, same,
+					tt.wantSame)
+			}
+		})
+	}
+}

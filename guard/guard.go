@@ -60,6 +60,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/sabline/sabline/budget"
@@ -193,9 +194,20 @@ func fsName(p string) string {
 }
 
 // APFSName is p as APFS compares names, on any system: decomposed
-// (decompose), then folded (Fold). The macOS plan's judgement of what a
-// grant reaches compares so.
-func APFSName(p string) string { return Fold(decompose(p)) }
+// (decompose), its case folded in full (fullFold) and decomposed again,
+// as Unicode's canonical caseless match is, then folded (Fold). The
+// macOS plan's judgement of what a grant reaches compares so.
+func APFSName(p string) string { return Fold(decompose(fullFold.String(decompose(p)))) }
+
+// fullFold is Unicode's full case folding, as APFS folds a name on a
+// volume that ignores case (xnu's utf8_normalizeOptCaseFold, its
+// canonical caseless form): one letter may fold to two or three (ß and
+// ẞ to ss, the ligature ﬁ to fi, ﬅ to st, ŉ to ʼn), which Fold, a letter
+// for a letter, leaves as they are. Folded so alone, a program's
+// /etc/ssh/ßh_host_ed25519_key and ~/Library/Application Support/ﬁrefox,
+// which APFS opens as the guarded ssh_host_ed25519_key and Firefox,
+// passed the guard as names of their own (TestAPFSFoldsInFull).
+var fullFold = cases.Fold()
 
 // decompose is s in Unicode's canonical decomposition (NFD): APFS, and
 // HFS+ before it, take a name written composed (é, U+00E9) and one

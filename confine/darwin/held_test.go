@@ -223,6 +223,7 @@ func TestDarwinGuardedBeneath(t *testing.T) {
 		{Path: "/Users/ana/.ssh"},
 		{Path: "/Users/ana/.aws", Named: true},
 		{Path: "/private/var/tmp/sabline-runs-501"},
+		{Path: "/private/etc/ssh/ssh_host_ed25519_key"},
 	}
 	links := func(p string) (string, error) {
 		if rest, ok := strings.CutPrefix(p, "/Users/link"); ok {
@@ -243,7 +244,13 @@ func TestDarwinGuardedBeneath(t *testing.T) {
 			want: []string{"the dot-entries of /Users/José"}},
 		{name: "the runs directory through /var", allow: "io,fs:read:/var/tmp",
 			want: []string{"/private/var/tmp/sabline-runs-501"}},
+		// APFS folds ß to ss (guard.APFSName): /private/etc/ßh is /private/etc/ssh.
+		{name: "a directory named with a letter APFS folds to two",
+			allow: "io,fs:read:/private/etc/ßh",
+			want:  []string{"/private/etc/ssh/ssh_host_ed25519_key"}},
 		{name: "a directory beside them, the control", allow: "io,fs:read:/Users/ana/src"},
+		{name: "a directory beside them by one s, the control",
+			allow: "io,fs:read:/private/etc/sh"},
 		{name: "a lent credential named, the control", allow: "io,fs:read:/Users/ana/.aws"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

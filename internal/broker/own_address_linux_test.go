@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -179,4 +180,103 @@ func TestBrokerRefusesAnAddressRoutedHere(t *testing.T) {
 		t.Fatalf("Dial of a name behind %s, routed nowhere = %v; want E315", outside, err)
 	}
 	b.End()
+}
+
+// TestBrokerRefusesWhatIsDeliveredHere: an address is this machine's own
+// wherever the kernel delivers a connection to it here, not only where
+// its route is of type local: a broadcast address of one of its networks
+// (203.0.113.255 of 203.0.113.5/24), IPv6's subnet-router anycast address
+// of one (2606:4700:10:: of 2606:4700:10::5/64 on a machine that
+// forwards), and an address a rule of the operator's sends to a table
+// with a local route for the source a connection takes (ip rule add from
+// 203.0.113.5 lookup 100), which the kernel routes by once it has chosen
+// the source (on IPv6 where no other route leads there). Under a grant of
+// a name answering each, a UDP datagram reached a listener on all this
+// machine's addresses. In a network namespace of the test's own, each
+// is refused (E335), and the same address granted by itself is reached.
+func TestBrokerRefusesWhatIsDeliveredHere(t *testing.T) {
+	if !inNetworkOfItsOwn(t, "delivered here") {
+		return
+	}
+	ip, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skipf("no ip command (iproute2) to set this namespace's routes: %v", err)
+	}
+	if err := os.WriteFile("/proc/sys/net/ipv6/conf/all/forwarding", []byte("1"),
+		0); err != nil {
+		t.Skipf("have this namespace forward IPv6, as a router does: %v", err)
+	}
+	for _, args := range [][]string{{"link", "set", "lo", "up"},
+		{"link", "add", "v0", "type", "veth", "peer", "name", "v1"},
+		{"link", "set", "v0", "up"}, {"link", "set", "v1", "up"},
+		{"addr", "add", "203.0.113.5/24", "dev", "v0"},
+		{"addr", "add", "2606:4700:10::5/64", "dev", "v0", "nodad"},
+		{"route", "add", "default", "via", "203.0.113.1"},
+		{"route", "add", "local", "198.51.100.0/24", "dev", "lo", "table", "100"},
+		{"rule", "add", "from", "203.0.113.5", "lookup", "100"},
+		{"-6", "route", "add", "local", "2606:4700:99::/48", "dev", "lo", "table", "100"},
+		{"-6", "rule", "add", "from", "2606:4700:10::5", "lookup", "100"}} {
+		if out, err := exec.Command(ip, args...).CombinedOutput(); err != nil {
+			t.Skipf("ip %v: %v\n%s", args, err, out)
+		}
+	}
+	pc, err := net.ListenPacket("udp", ":0") // every address of this machine's
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	port := strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
+	cases := map[string]string{
+		"broadcast.example.com": "203.0.113.255",
+		"anycast.example.com":   "2606:4700:10::",
+		"source.example.com":    "198.51.100.9",
+		"source6.example.com":   "2606:4700:99::9",
+	}
+	hosts := map[string][]netip.Addr{}
+	for name, a := range cases {
+		hosts[name] = addrs(a)
+	}
+	b, c := channel(t, hosts)
+	for name, a := range cases {
+		// The name: refused before any socket is made.
+		begin(b, "io,net:udp:"+name+":"+port)
+		conn, err := dial(c, "udp", name+":"+port)
+		if err == nil {
+			_, _ = conn.Write([]byte(name))
+			conn.Close()
+		}
+		if codes.CodeOf(err) != codes.E335 {
+			t.Errorf("Dial of %s, behind %s, which is delivered here = %v; want E335", name, a,
+				err)
+		}
+		b.End()
+
+		// The control: the address granted by itself reaches the listener.
+		hostPort := net.JoinHostPort(a, port)
+		begin(b, "io,net:udp:"+hostPort)
+		conn, err = dial(c, "udp", hostPort)
+		if err != nil {
+			t.Fatalf("Dial of %s granted by itself: %v", hostPort, err)
+		}
+		_, err = conn.Write([]byte(a))
+		conn.Close()
+		if err != nil {
+			t.Fatalf("write to %s: %v", hostPort, err)
+		}
+		buf := make([]byte, 64)
+		for {
+			_ = pc.SetReadDeadline(time.Now().Add(bounded))
+			n, _, err := pc.ReadFrom(buf)
+			if err != nil {
+				t.Fatalf("the listener on all addresses, waiting for %s's datagram: %v", a, err)
+			}
+			if got := string(buf[:n]); got == a {
+				break
+			} else if _, ok := cases[got]; ok {
+				t.Errorf("the listener on all addresses read a datagram sent under a "+
+					"grant of the name %s", got)
+			}
+		}
+		b.End()
+	}
 }

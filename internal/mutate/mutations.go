@@ -6848,8 +6848,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "route-type-index-off-by-one", File: "internal/reach/route_linux.go",
-		Old:      "\t\t\t\treturn m.Data[7] == unix.RTN_LOCAL, nil // rtm_type\n",
-		New:      "\t\t\t\treturn m.Data[6] == unix.RTN_LOCAL, nil // rtm_type\n",
+		Old:      "\t\t\t\treturn slices.Contains(routedHereTypes, m.Data[7]), nil // rtm_type\n",
+		New:      "\t\t\t\treturn slices.Contains(routedHereTypes, m.Data[6]), nil // rtm_type\n",
 		Packages: brokerPkg, Run: "^TestBrokerRefusesAnAddressRoutedHere$",
 		CaughtBy: "TestBrokerRefusesAnAddressRoutedHere",
 	},
@@ -6873,6 +6873,31 @@ var mutations = []Mutation{
 		New:      "\t\t\tcase unix.NLMSG_ERROR:\n\t\t\t\treturn true, nil\n",
 		Packages: brokerPkg, Run: "^TestBrokerRefusesAnAddressRoutedHere$",
 		CaughtBy: "TestBrokerRefusesAnAddressRoutedHere (far.example.com, routed nowhere: E315)",
+	},
+	{
+		Name: "route-source-unasked", File: "internal/reach/route_linux.go",
+		Old:      "\tsrc, ok, err := sourceOf(a)\n",
+		New:      "\tsrc, ok, err := netip.Addr{}, false, error(nil)\n",
+		Packages: brokerPkg, Run: "^TestBrokerRefusesWhatIsDeliveredHere$",
+		CaughtBy: "TestBrokerRefusesWhatIsDeliveredHere (source.example.com and " +
+			"source6.example.com: a datagram reached the listener)",
+	},
+	{
+		Name: "route-broadcast-not-here", File: "internal/reach/route_linux.go",
+		Old: "var routedHereTypes = []byte{unix.RTN_LOCAL, unix.RTN_BROADCAST, " +
+			"unix.RTN_ANYCAST,\n",
+		New:      "var routedHereTypes = []byte{unix.RTN_LOCAL, unix.RTN_LOCAL, unix.RTN_LOCAL,\n",
+		Packages: brokerPkg, Run: "^TestBrokerRefusesWhatIsDeliveredHere$",
+		CaughtBy: "TestBrokerRefusesWhatIsDeliveredHere (broadcast.example.com and " +
+			"anycast.example.com: a datagram reached the listener)",
+	},
+	{
+		Name: "apfs-folds-letter-for-letter", File: "guard/guard.go",
+		Old: "func APFSName(p string) string { " +
+			"return Fold(decompose(fullFold.String(decompose(p)))) }\n",
+		New:      "func APFSName(p string) string { return Fold(decompose(p)) }\n",
+		Packages: guardPkg, Run: "^TestAPFSFoldsInFull$",
+		CaughtBy: "TestAPFSFoldsInFull (ß for ss, ﬁ for fi: two names where APFS takes one)",
 	},
 	{
 		Name: "shipped-other-bytes-taken", File: "receipt/ship/ship.go",

@@ -275,7 +275,7 @@ func (b *builder) build(in Inputs, known []string) []string {
 
 // set is the Set b built, with homes.
 func (b *builder) set(homes []string) *Set {
-	s := &Set{locs: b.locs, homes: homes, concrete: b.concrete}
+	s := &Set{locs: b.locs, homes: homes, concrete: b.concrete, ids: &identities{}}
 	sort.Slice(s.concrete, func(i, j int) bool { // by path, a location before a directory to expand
 		ci, cj := s.concrete[i], s.concrete[j]
 		return ci.Path < cj.Path || ci.Path == cj.Path && !ci.Expand && cj.Expand
@@ -310,6 +310,9 @@ func newBuilder(m Machine) *builder {
 type listing struct {
 	entries []fs.DirEntry
 	types   map[string]fs.FileMode
+	// folded are the entries' names by APFSName, made when first asked
+	// (stored).
+	folded map[string][]string
 }
 
 // list is the directory dir's entries, read once, and only when its
@@ -355,14 +358,71 @@ func (b *builder) resolveLinks(p string, links int) string {
 		return p
 	}
 	at := filepath.Join(b.resolveLinks(parent, links), filepath.Base(p))
+	mode, ok := b.lstat(at)
+	if !ok {
+		if name, found := b.stored(at); found {
+			at = filepath.Join(filepath.Dir(at), name)
+			mode, ok = b.lstat(at)
+		}
+	}
 	r := at
-	if mode, ok := b.lstat(at); ok && mode&fs.ModeSymlink != 0 && links < maxLinks {
+	if ok && mode&fs.ModeSymlink != 0 && links < maxLinks {
 		if target, err := b.m.Readlink(at); err == nil {
 			r = b.follow(filepath.Dir(at), target, links+1)
 		}
 	}
 	b.resolved[p] = r
 	return r
+}
+
+// identifier is a Machine that reads the identity of the entry at a path
+// (the system's: OS).
+type identifier interface {
+	// ID is the identity of the entry at p, not followed where it is a
+	// link; false when nothing is there.
+	ID(p string) (ID, bool)
+}
+
+func (osMachine) ID(p string) (ID, bool) { return IDOf(p) }
+
+// stored is the name under which p's directory lists the entry that p,
+// absent from that listing, names: a directory that ignores case takes
+// ~/.SSH for the ~/.ssh it lists, and holds it out of a grant above it
+// only where the kernel's carving meets the location by the name it
+// lists. Only a listed name that APFSName takes for p's (case folded,
+// composed and decomposed letters alike) is looked up, and only its
+// identity decides, so that a location that is not there, as most of
+// the tables' are not, costs no call. false when none is the entry, or
+// the machine reads no identity.
+func (b *builder) stored(p string) (string, bool) {
+	m, ok := b.m.(identifier)
+	if !ok {
+		return "", false
+	}
+	dir := filepath.Dir(p)
+	l := b.read(dir)
+	if l.folded == nil {
+		l.folded = map[string][]string{}
+		for _, e := range l.entries {
+			f := APFSName(e.Name())
+			l.folded[f] = append(l.folded[f], e.Name())
+		}
+		b.listed[dir] = l
+	}
+	names := l.folded[APFSName(filepath.Base(p))]
+	if len(names) == 0 {
+		return "", false
+	}
+	id, ok := m.ID(p)
+	if !ok {
+		return "", false
+	}
+	for _, name := range names {
+		if got, ok := m.ID(filepath.Join(dir, name)); ok && got == id {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // follow resolves a link's target from dir, the link's directory as it
@@ -427,6 +487,12 @@ func (b *builder) add(l Location) {
 		}
 		mode, ok := b.lstat(at.Path)
 		if !ok {
+			if name, found := b.stored(at.Path); found {
+				// Its directory lists it by another name: guarded by that too.
+				named := l
+				named.Path = filepath.Join(d, name)
+				b.add(named)
+			}
 			// Nothing there for the kernel to hold out yet: nothing may be
 			// made on the way to it either.
 			if l.Kind == Credential || l.Kind == Sabline {

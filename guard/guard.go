@@ -131,6 +131,9 @@ type Set struct {
 	// concrete are the locations that exist, patterns matched and
 	// dot-entries listed, for the kernel (CarveOuts).
 	concrete []CarveOut
+	// ids are the identities of the locations in concrete (At); nil in
+	// a Set made otherwise than by Build, Refresh or Wire.Set.
+	ids *identities
 }
 
 // later is a Set built when it is first consulted.
@@ -383,8 +386,9 @@ func (s *Set) Narrows(b, ceiling budget.Budget, resolve func(string) string) err
 }
 
 // eachLocated calls f for every file item of b with a path and every
-// location that path lies in, as written or as resolve resolves it, and
-// returns the first error f returns.
+// location that path lies in, as written or as resolve resolves it, or
+// whose entry the path or a directory above it is by another name
+// (aliased), and returns the first error f returns.
 func (s *Set) eachLocated(b budget.Budget, resolve func(string) string,
 	f func(budget.Item, Location) error) error {
 	if s == nil {
@@ -396,6 +400,16 @@ func (s *Set) eachLocated(b budget.Budget, resolve func(string) string,
 		}
 		for _, p := range forms(it.Path, resolve) {
 			for _, l := range s.locate(p) {
+				if err := f(it, l); err != nil {
+					return err
+				}
+			}
+		}
+		// By another name (a case the file system ignores, a bind mount):
+		// no grant names a location so, a lent one included.
+		for _, p := range forms(it.Path, resolve) {
+			if l, ok := s.aliased(p); ok {
+				l.Lent = false
 				if err := f(it, l); err != nil {
 					return err
 				}
@@ -556,6 +570,15 @@ func utf8Only[T any](list []T, path func(T) string) []T {
 
 // Set is the set w carries; nil for none.
 func (w *Wire) Set() *Set {
+	s := w.set()
+	if s != nil {
+		s.ids = &identities{}
+	}
+	return s
+}
+
+// set is the set w carries, its identities not yet read; nil for none.
+func (w *Wire) set() *Set {
 	if w == nil {
 		return nil
 	}

@@ -143,7 +143,38 @@ func (in *Interp) judge(w *walker, access budget.Access) (i int, here string, er
 		return -1, "", unjudged{errProcess}
 	}
 	i, err = in.find(budget.Effect{Kind: budget.FS, Access: access, Path: here})
+	if err == nil {
+		if err = in.judgeAlias(w, here, i); err != nil {
+			return -1, here, err
+		}
+	}
 	return i, here, err
+}
+
+// guardAlias refuses (E318) an effect whose walk went through, or stands
+// on, the entry of a guarded location by a name other than the
+// location's (guard.Set.At): a directory that ignores case takes
+// /srv/RECEIPTS for the /srv/receipts it lists, and the path the kernel
+// reports for it lies in no location by name. The directory the walk
+// started from (an anchor, a granted directory admitted so, or a root)
+// is not read. Effects ask it through judgeAlias (knockout_off.go).
+func (in *Interp) guardAlias(w *walker, here string, i int) error {
+	for j := 1; j <= len(w.stack); j++ {
+		d, name := w.top(), w.name
+		if j < len(w.stack) {
+			d, name = w.stack[j].dir, ""
+		} else if name == "" || w.missing {
+			continue
+		}
+		id, ok := idAt(d, name)
+		if !ok {
+			continue
+		}
+		if l, found := in.guard.At(id); found && !guard.Within(here, l.Path) {
+			return guardedRefusal(here, l, in.meter.Budget().Items[i])
+		}
+	}
+	return nil
 }
 
 // guardEntry refuses an entry made in, or removed from, the directory the

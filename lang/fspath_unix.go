@@ -8,6 +8,8 @@ import (
 	goruntime "runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sabline/sabline/guard"
 )
 
 // dirFD is an open directory: a descriptor (O_PATH on Linux, so that
@@ -151,4 +153,20 @@ func filePath(f *os.File) (string, error) {
 	p, err := dirPath(dirFD(f.Fd()))
 	goruntime.KeepAlive(f)
 	return p, err
+}
+
+// idAt is the identity of the entry name in d, not followed where it is a
+// link, or of d itself where name is "": false when it cannot be read.
+func idAt(d dirFD, name string) (guard.ID, bool) {
+	var st unix.Stat_t
+	var err error
+	if name == "" {
+		err = unix.Fstat(int(d), &st)
+	} else {
+		err = unix.Fstatat(int(d), name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	if err != nil {
+		return guard.ID{}, false
+	}
+	return guard.ID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, true
 }

@@ -42,6 +42,10 @@ func (in *Interp) refusedAsWritten(access budget.Access, p string, err error) er
 // holds a guarded location (guardEntry).
 func (in *Interp) judgeEntry(w *walker) error { return in.guardEntry(w) }
 
+// judgeAlias refuses an effect that reached a guarded location by another
+// name than its own (guardAlias), under the grant i, at here.
+func (in *Interp) judgeAlias(w *walker, here string, i int) error { return in.guardAlias(w, here, i) }
+
 // judgeDevice refuses a device no grant reaches, at here, whatever the
 // grant i (guardDevice).
 func (in *Interp) judgeDevice(here string, mode os.FileMode, i int) error {

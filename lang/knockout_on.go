@@ -36,6 +36,9 @@ func (in *Interp) refusedAsWritten(budget.Access, string, error) error { return 
 // judgeEntry refuses no entry in a directory that holds a guarded location.
 func (in *Interp) judgeEntry(*walker) error { return nil }
 
+// judgeAlias refuses no other name of a guarded location.
+func (in *Interp) judgeAlias(*walker, string, int) error { return nil }
+
 // judgeDevice refuses no device.
 func (in *Interp) judgeDevice(string, os.FileMode, int) error { return nil }
 
@@ -50,4 +53,5 @@ var _ = []any{
 	(*Interp).asWritten,
 	(*Interp).guardEntry,
 	(*Interp).guardDevice,
+	(*Interp).guardAlias,
 }

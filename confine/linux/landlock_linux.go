@@ -180,6 +180,7 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 	targets := plan
 	targets.Rules = nil
 	var needsOut []string // needs led by a link out of every grant's reach
+	names := spellings{carveOuts: carveOuts}
 	for _, r := range plan.Rules {
 		path, access, err := landlockTarget(r)
 		if err != nil {
@@ -219,6 +220,9 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 			applied.Missing = append(applied.Missing, r.Path)
 		}
 		path = resolved
+		if r.Grant || r.Operator {
+			path = names.spelled(path)
+		}
 		targets.Rules = append(targets.Rules, LandlockRule{Path: path, Access: access, Grant: r.Grant,
 			Why: r.Why, Image: r.Image, Operator: r.Operator})
 	}
@@ -227,6 +231,43 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 	carving.NeedsWithheld = compactSorted(needsOut)
 	applied.Carving = carving
 	return carved, applied, nil
+}
+
+// spellings are the paths by which a ruleset's carve-outs name their
+// entries and the directories above them, by identity, read when first
+// asked (spelled): a run with no grant reads none.
+type spellings struct {
+	carveOuts []guard.CarveOut
+	at        map[guard.ID]string
+}
+
+// spelled is the path by which the carve-outs name the entry at p, where
+// p names by another name a carve-out or a directory above one, and p
+// itself where none does. The carving compares paths: a directory that
+// ignores case takes /srv/SUB for the /srv/Sub above the receipts
+// /srv/Sub/receipts, and a rule at /srv/SUB, above no carve-out by its
+// path, was held whole, the receipts with it. At /srv/Sub it is carved.
+func (s *spellings) spelled(p string) string {
+	if s.at == nil {
+		s.at = map[guard.ID]string{}
+		seen := map[string]bool{}
+		for _, c := range s.carveOuts {
+			for at := c.Path; !seen[at]; at = filepath.Dir(at) {
+				seen[at] = true
+				if id, ok := guard.IDOf(at); ok {
+					if _, named := s.at[id]; !named {
+						s.at[id] = at
+					}
+				}
+			}
+		}
+	}
+	if id, ok := guard.IDOf(p); ok {
+		if at, ok := s.at[id]; ok {
+			return at
+		}
+	}
+	return p
 }
 
 // rejoin is the path p resolves to, where at, p itself or a directory

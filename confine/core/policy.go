@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,6 +39,14 @@ type Direction struct {
 	// Paths are the granted directories and files, absolute, cleaned and
 	// sorted, none beneath another. Empty when Unrestricted.
 	Paths []string `json:"paths"`
+	// Named are the granted paths that Paths, or Unrestricted, cover,
+	// sorted: each is a rule of its own for the kernel too. A grant
+	// above a location that only a grant naming it reaches (a home's
+	// dot-entry, a lent credential) is held as the entries around that
+	// location (the guard's carving on Linux), so that fs:read:~ with
+	// fs:read:~/.config, or a widening to every path with it, reads
+	// ~/.config by this grant alone.
+	Named []string `json:"named,omitempty"`
 }
 
 // Endpoint is a host and port a net grant names. Port 0 is any port.
@@ -197,6 +206,8 @@ func OSPolicy(b budget.Budget, o Options) Policy {
 	p.Network.UDP = sortedEndpoints(udp)
 	p.Read.Paths = outermost(reads, p.Read.Unrestricted)
 	p.Write.Paths = outermost(writes, p.Write.Unrestricted)
+	p.Read.Named = covered(reads, p.Read.Paths)
+	p.Write.Named = covered(writes, p.Write.Paths)
 	p.Interpreter = []string{NeedExecutable, NeedDevNull, NeedURandom, NeedTZData, NeedTemp}
 	if p.Network.Mode != NetClosed {
 		p.Interpreter = append(p.Interpreter, NeedResolver, NeedTLSRoots)
@@ -240,6 +251,18 @@ func outermost(paths []string, unrestricted bool) []string {
 			out = append(out, p)
 		}
 	}
+	return out
+}
+
+// covered is paths less those in outer, sorted, each once; nil for none.
+func covered(paths, outer []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !slices.Contains(outer, p) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -204,7 +204,7 @@ func TestOSPolicy(t *testing.T) {
 		name          string
 		allow         string
 		strict        bool
-		wantRead      string // "*" for unrestricted, else paths joined by ","
+		wantRead      string // "*" for unrestricted, else paths joined by ","; " named ", Named
 		wantWrite     string
 		wantNetwork   string
 		wantHosts     []Endpoint
@@ -218,8 +218,8 @@ func TestOSPolicy(t *testing.T) {
 		{name: "a read grant", allow: "io,fs:read:/srv/data", wantRead: "/srv/data", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
 		{name: "a write grant", allow: "fs:write:/srv/out", wantWrite: "/srv/out", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
 		{name: "one path both ways", allow: "fs:read:/a,fs:write:/a,fs:read:/b", wantRead: "/a,/b", wantWrite: "/a", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
-		{name: "nested grants keep the outer", allow: "fs:read:/srv/data/in,fs:read:/srv,fs:read:/srv2", wantRead: "/srv,/srv2", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
-		{name: "any path", allow: "fs,fs:read:/srv", wantRead: "*", wantWrite: "*", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
+		{name: "nested grants: the outer, the inner named", allow: "fs:read:/srv/data/in,fs:read:/srv,fs:read:/srv2", wantRead: "/srv,/srv2 named /srv/data/in", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
+		{name: "any path", allow: "fs,fs:read:/srv", wantRead: "* named /srv", wantWrite: "*", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
 		{name: "reads anywhere", allow: "fs:read,fs:write:/out", wantRead: "*", wantWrite: "/out", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
 		{name: "named hosts", allow: "net:localhost:8080,net:example.org,net:[::1]:53", wantNetwork: NetHosts,
 			wantHosts: []Endpoint{{"::1", 53}, {"example.org", 0}, {"localhost", 8080}}, wantEnforced: true, wantNeeds: withNet},
@@ -239,7 +239,7 @@ func TestOSPolicy(t *testing.T) {
 		{name: "a module that reaches any host reaches no UDP", allow: "ffi:socket", wantNetwork: NetOpen,
 			wantEnforced: true, wantWidenedBy: "socket:any host", wantNeeds: withNet},
 		{name: "a module that widens nothing", allow: "io,ffi:json", wantNetwork: NetClosed, wantEnforced: true, wantNeeds: base},
-		{name: "a module that reaches any path", allow: "ffi:pathlib,fs:read:/srv", wantRead: "*", wantWrite: "*", wantNetwork: NetClosed,
+		{name: "a module that reaches any path", allow: "ffi:pathlib,fs:read:/srv", wantRead: "* named /srv", wantWrite: "*", wantNetwork: NetClosed,
 			wantEnforced: true, wantWidenedBy: "pathlib:any path", wantNeeds: base},
 		{name: "a module that reaches any host", allow: "ffi:socket,net:example.org", wantNetwork: NetOpen,
 			wantEnforced: true, wantWidenedBy: "socket:any host", wantNeeds: withNet},
@@ -257,10 +257,14 @@ func TestOSPolicy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := policyOf(tc.allow, tc.strict)
 			Direction := func(d Direction) string {
+				s := strings.Join(d.Paths, ",")
 				if d.Unrestricted {
-					return "*"
+					s = "*"
 				}
-				return strings.Join(d.Paths, ",")
+				if len(d.Named) > 0 {
+					s += " named " + strings.Join(d.Named, ",")
+				}
+				return s
 			}
 			var widened []string
 			for _, w := range p.WidenedBy {

@@ -201,6 +201,19 @@ func LandlockPlan(p core.Policy, n core.Needs, abi int) (LandlockRuleset, error)
 			return LandlockRuleset{}, err
 		}
 	}
+	// A grant another covers is a rule of its own: the carving of the one
+	// above may hold out what it names (a home's dot-entry).
+	for _, path := range p.Read.Named {
+		if err := grant(path, landlockReadRights, "read grant (named beneath another)"); err != nil {
+			return LandlockRuleset{}, err
+		}
+	}
+	for _, path := range p.Write.Named {
+		if err := grant(path, landlockWriteGrant(abi),
+			"write grant (named beneath another)"); err != nil {
+			return LandlockRuleset{}, err
+		}
+	}
 	for _, np := range core.NeedPaths(p, n) {
 		access := landlockReadRights
 		if np.Write {

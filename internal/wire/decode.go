@@ -652,6 +652,8 @@ func (d *decoder) direction(r *core.Direction) {
 			r.Unrestricted = d.boolean()
 		case "paths":
 			r.Paths = d.strings()
+		case "named":
+			r.Named = d.strings()
 		default:
 			d.unknown(name)
 		}

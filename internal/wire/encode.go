@@ -131,7 +131,8 @@ func requestSize(r *Request) int {
 	}
 	if p := r.Policy; p != nil {
 		n += 256
-		for _, s := range slices.Concat(p.Read.Paths, p.Write.Paths, p.Interpreter) {
+		for _, s := range slices.Concat(p.Read.Paths, p.Write.Paths, p.Read.Named, p.Write.Named,
+			p.Interpreter) {
 			n += len(s) + 3
 		}
 		n += 64 * (len(p.Network.Hosts) + len(p.Network.UDP) + len(p.WidenedBy))
@@ -220,6 +221,7 @@ func appendPolicy(b []byte, p *core.Policy) []byte {
 		e.Open()
 		e.Bool("unrestricted", d.Unrestricted)
 		e.Strings("paths", d.Paths)
+		e.StringsOmit("named", d.Named)
 		e.Close()
 	}
 	endpoint := func(ep *core.Endpoint) {

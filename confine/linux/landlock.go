@@ -115,6 +115,10 @@ type LandlockRule struct {
 	// it out where the path names anything else since (a directory or a
 	// link put in the image's place, whose rule would reach what they hold).
 	Image bool
+	// Covered is true for a grant another grant's rule covers
+	// (core.Direction.Named): a rule of its own only where its path
+	// exists, since the rule above holds where it would be made.
+	Covered bool
 	// Operator is true for a path the operator's environment names
 	// (core.NeedPath.Operator): withheld, as a grant is, where no grant
 	// may reach and where it is no entry of a data file system; skipped,
@@ -185,6 +189,9 @@ func LandlockPlan(p core.Policy, n core.Needs, abi int) (LandlockRuleset, error)
 	grant := func(path string, access uint64, why string) error {
 		return add(LandlockRule{Path: path, Access: access, Grant: true, Why: why})
 	}
+	covered := func(path string, access uint64, why string) error {
+		return add(LandlockRule{Path: path, Access: access, Grant: true, Covered: true, Why: why})
+	}
 	if p.Read.Unrestricted {
 		_ = grant("/", landlockReadRights, "read grant (every path)")
 	}
@@ -204,12 +211,12 @@ func LandlockPlan(p core.Policy, n core.Needs, abi int) (LandlockRuleset, error)
 	// A grant another covers is a rule of its own: the carving of the one
 	// above may hold out what it names (a home's dot-entry).
 	for _, path := range p.Read.Named {
-		if err := grant(path, landlockReadRights, "read grant (named beneath another)"); err != nil {
+		if err := covered(path, landlockReadRights, "read grant (named beneath another)"); err != nil {
 			return LandlockRuleset{}, err
 		}
 	}
 	for _, path := range p.Write.Named {
-		if err := grant(path, landlockWriteGrant(abi),
+		if err := covered(path, landlockWriteGrant(abi),
 			"write grant (named beneath another)"); err != nil {
 			return LandlockRuleset{}, err
 		}

@@ -186,8 +186,8 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 		if err != nil {
 			return LandlockRuleset{}, LandlockApplied{}, fmt.Errorf("%s %s: %w", r.Why, r.Path, err)
 		}
-		if path == "" || access == 0 {
-			continue
+		if path == "" || access == 0 || r.Covered && path != r.Path {
+			continue // a covered grant not there yet: the rule above holds it
 		}
 		// The carving compares paths as they resolve: the guarded
 		// locations are listed in both forms.
@@ -224,7 +224,7 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 			path = names.spelled(path)
 		}
 		targets.Rules = append(targets.Rules, LandlockRule{Path: path, Access: access, Grant: r.Grant,
-			Why: r.Why, Image: r.Image, Operator: r.Operator})
+			Covered: r.Covered, Why: r.Why, Image: r.Image, Operator: r.Operator})
 	}
 	carved, carving := CarveLandlock(targets, carveOuts, guard.ReadDir, MaxCarvedRules)
 	carving.Withheld = compactSorted(append(carving.Withheld, moved...))
@@ -369,7 +369,7 @@ func buildLandlock(plan LandlockRuleset) (landlockBuild, error) {
 		if err != nil {
 			return landlockBuild{}, err
 		}
-		if !added && (r.Grant || r.Operator) && !r.Carved {
+		if !added && (r.Grant || r.Operator) && !r.Carved && !r.Covered {
 			b.withheld = append(b.withheld, r.Path)
 		}
 	}

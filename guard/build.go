@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 	"sync"
 )
 
@@ -310,9 +311,6 @@ func newBuilder(m Machine) *builder {
 type listing struct {
 	entries []fs.DirEntry
 	types   map[string]fs.FileMode
-	// folded are the entries' names by APFSName, made when first asked
-	// (stored).
-	folded map[string][]string
 }
 
 // list is the directory dir's entries, read once, and only when its
@@ -399,17 +397,26 @@ func (b *builder) stored(p string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	dir := filepath.Dir(p)
-	l := b.read(dir)
-	if l.folded == nil {
-		l.folded = map[string][]string{}
-		for _, e := range l.entries {
-			f := APFSName(e.Name())
-			l.folded[f] = append(l.folded[f], e.Name())
+	dir, base := filepath.Dir(p), filepath.Base(p)
+	var names []string
+	want := "" // APFSName(base), made when a name not ASCII needs it
+	for _, e := range b.read(dir).entries {
+		n := e.Name()
+		if ascii(n) && ascii(base) {
+			// APFSName folds an ASCII name to its upper case: compared so
+			// without folding, a home's listing costs no allocation.
+			if strings.EqualFold(n, base) {
+				names = append(names, n)
+			}
+			continue
 		}
-		b.listed[dir] = l
+		if want == "" {
+			want = APFSName(base)
+		}
+		if APFSName(n) == want {
+			names = append(names, n)
+		}
 	}
-	names := l.folded[APFSName(filepath.Base(p))]
 	if len(names) == 0 {
 		return "", false
 	}
@@ -423,6 +430,16 @@ func (b *builder) stored(p string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// ascii reports whether s is ASCII alone.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // follow resolves a link's target from dir, the link's directory as it

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 	"sync"
+	"unicode/utf8"
 )
 
 // CredentialsEnv names the environment variable in which the operator

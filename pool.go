@@ -200,7 +200,9 @@ func (p *Pool) Admits(b budget.Budget) error { return p.p.Admits(b) }
 func (p *Pool) Workers() []int { return p.p.Workers() }
 
 // Close stops taking runs, lets the running ones end with their receipts,
-// and stops the workers.
+// and stops the workers. The receipts directory's store stays open: it is
+// the process's, shared by every pool and run on that directory, until the
+// process ends (receipt.OpenStore).
 func (p *Pool) Close() error { return p.p.Close() }
 
 // PoolRegistry keeps pools keyed by their options, each made on first use,

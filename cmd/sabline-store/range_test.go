@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/sabline/sabline/receipt/bucket"
 )
 
 // TestReadNoMoreThanAsked: a read of the first bytes of an object from
@@ -21,7 +24,9 @@ import (
 // an object of up to 96 MiB through the agent and its pipe into the
 // server. No more than the range asked is read now. The controls: the
 // same reads from a store that honours the range, and reads to the
-// object's end (n < 0, and n past it), whole.
+// object's end (n < 0, and n past it), whole. A read of no bytes from a
+// store that ignores the range waited for ever (the body untaken); it
+// returns none now, and still misses an object not there.
 func TestReadNoMoreThanAsked(t *testing.T) {
 	const key = "receipts/r1/0123456789abcdef/00000001.journal"
 	data := bytes.Repeat([]byte("0123456789abcdef"), 256<<10) // 4 MiB
@@ -62,12 +67,17 @@ func TestReadNoMoreThanAsked(t *testing.T) {
 			for _, rd := range []struct {
 				n    int64
 				want []byte
-			}{{16, data[:16]}, {64 << 10, data[:64<<10]}, {-1, data}, {int64(len(data)) + 10, data}} {
+			}{{16, data[:16]}, {0, nil}, {64 << 10, data[:64<<10]}, {-1, data},
+				{int64(len(data)) + 10, data}} {
 				got, err := b.Read(ctx, key, 0, rd.n)
 				if err != nil || !bytes.Equal(got, rd.want) {
 					t.Errorf("a read of %d bytes from the start: %d bytes (%v); want %d, the "+
 						"object's first", rd.n, len(got), err, len(rd.want))
 				}
+			}
+			// No bytes of an object not there is still a miss.
+			if _, err := b.Read(ctx, key+".missing", 0, 0); !errors.Is(err, bucket.ErrNotExist) {
+				t.Errorf("a read of no bytes of a missing object: %v; want %v", err, bucket.ErrNotExist)
 			}
 			if ranged.Load() == 0 {
 				t.Errorf("no read asked the store for a range")

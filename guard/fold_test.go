@@ -1,6 +1,13 @@
 package guard
 
-import "testing"
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode"
+
+	"golang.org/x/text/cases"
+)
 
 // TestFold: names a file system that ignores case may take for one fold
 // to one string, those beyond ASCII among them, which strings.ToLower
@@ -86,5 +93,48 @@ func TestAPFSFoldsInFull(t *testing.T) {
 					tt.wantSame)
 			}
 		})
+	}
+}
+
+// TestAPFSNameAsCasesFold: APFSName, which folds in full by a table of
+// its own (fullFolds, made by genfold), names every rune and each of
+// 200,000 random names as it would with golang.org/x/text/cases's full
+// folding, the reference the table is made from. Names are drawn from
+// runes a fold or a decomposition moves (the table's, letters of every
+// case, combining marks of several classes, Greek, the ligatures) among
+// ASCII, and bytes that are not UTF-8.
+func TestAPFSNameAsCasesFold(t *testing.T) {
+	fold := cases.Fold()
+	want := func(p string) string { return Fold(decompose(fold.String(decompose(p)))) }
+	differ := 0
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if s := string(r); APFSName(s) != want(s) {
+			if differ++; differ <= 5 {
+				t.Errorf("%U %q: %q, want %q", r, s, APFSName(s), want(s))
+			}
+		}
+	}
+	var pool []string
+	for _, f := range fullFolds {
+		pool = append(pool, string(f.r))
+	}
+	pool = append(pool, "a", "s", "S", "I", "i", "K", "/", ".", "\u0131", "\u017f", "\u212a",
+		"\u0301", "\u0308", "\u0345", "\u0307", "\u0331", "\u0313", "\u03b9", "\u0399",
+		"\u1fbe", "\u00e9", "\u00c5", "\u212b", "\u01c5", "\u1f80", "\u1fb3", "\u1fbc",
+		"\xff", "\xc3", "\u00b5", "\u03c2", "\u03a3", "\ufb00", "\ufb01", "\ufb06")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			b.WriteString(pool[rng.IntN(len(pool))])
+		}
+		if s := b.String(); APFSName(s) != want(s) {
+			if differ++; differ <= 10 {
+				t.Errorf("%q: %q, want %q", s, APFSName(s), want(s))
+			}
+		}
+	}
+	if differ > 0 {
+		t.Errorf("%d names folded apart from cases.Fold's", differ)
 	}
 }

@@ -60,11 +60,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/sabline/sabline/budget"
 )
+
+//go:generate go run ./internal/genfold
 
 // Kind says what a location holds, and so which grants reach it.
 type Kind string
@@ -197,20 +198,51 @@ func fsName(p string) string {
 }
 
 // APFSName is p as APFS compares names, on any system: decomposed
-// (decompose), its case folded in full (fullFold) and decomposed again,
+// (decompose), its case folded in full (foldFull) and decomposed again,
 // as Unicode's canonical caseless match is, then folded (Fold). The
 // macOS plan's judgement of what a grant reaches compares so.
-func APFSName(p string) string { return Fold(decompose(fullFold.String(decompose(p)))) }
+func APFSName(p string) string { return Fold(decompose(foldFull(decompose(p)))) }
 
-// fullFold is Unicode's full case folding, as APFS folds a name on a
-// volume that ignores case (xnu's utf8_normalizeOptCaseFold, its
-// canonical caseless form): one letter may fold to two or three (ß and
-// ẞ to ss, the ligature ﬁ to fi, ﬅ to st, ŉ to ʼn), which Fold, a letter
-// for a letter, leaves as they are. Folded so alone, a program's
-// /etc/ssh/ßh_host_ed25519_key and ~/Library/Application Support/ﬁrefox,
-// which APFS opens as the guarded ssh_host_ed25519_key and Firefox,
-// passed the guard as names of their own (TestAPFSFoldsInFull).
-var fullFold = cases.Fold()
+// foldFull is s in Unicode's full case folding, as APFS folds a name on
+// a volume that ignores case (xnu's utf8_normalizeOptCaseFold, its
+// canonical caseless form), as far as Fold does not already fold it: one
+// letter may fold to two or three (ß and ẞ to ss, the ligature ﬁ to fi,
+// ﬅ to st, ŉ to ʼn), which Fold, a letter for a letter, leaves as they
+// are. Folded so alone, a program's /etc/ssh/ßh_host_ed25519_key and
+// ~/Library/Application Support/ﬁrefox, which APFS opens as the guarded
+// ssh_host_ed25519_key and Firefox, passed the guard as names of their
+// own (TestAPFSFoldsInFull). The runes it expands are fullFolds, made
+// from golang.org/x/text/cases by genfold; APFSName then folds as
+// cases.Fold would, for every rune and every name tried
+// (TestAPFSNameAsCasesFold).
+func foldFull(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r >= fullFolds[0].r })
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for s = s[i:]; s != ""; {
+		r, n := utf8.DecodeRuneInString(s)
+		j, ok := slices.BinarySearchFunc(fullFolds[:], r, func(f fullFold, r rune) int {
+			return int(f.r - r)
+		})
+		if ok && n > 1 {
+			b.WriteString(fullFolds[j].to)
+		} else {
+			b.WriteString(s[:n]) // a byte not UTF-8 stays as it is
+		}
+		s = s[n:]
+	}
+	return b.String()
+}
+
+// fullFold is a rune of fullFolds and what it folds to.
+type fullFold struct {
+	r  rune
+	to string
+}
 
 // decompose is s in Unicode's canonical decomposition (NFD): APFS, and
 // HFS+ before it, take a name written composed (é, U+00E9) and one

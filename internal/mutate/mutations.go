@@ -6908,10 +6908,18 @@ var mutations = []Mutation{
 	{
 		Name: "apfs-folds-letter-for-letter", File: "guard/guard.go",
 		Old: "func APFSName(p string) string { " +
-			"return Fold(decompose(fullFold.String(decompose(p)))) }\n",
+			"return Fold(decompose(foldFull(decompose(p)))) }\n",
 		New:      "func APFSName(p string) string { return Fold(decompose(p)) }\n",
 		Packages: guardPkg, Run: "^TestAPFSFoldsInFull$",
 		CaughtBy: "TestAPFSFoldsInFull (ß for ss, ﬁ for fi: two names where APFS takes one)",
+	},
+	{
+		Name: "apfs-table-from-three-bytes", File: "guard/guard.go",
+		Old:      "\t\tif ok && n > 1 {\n",
+		New:      "\t\tif ok && n > 2 {\n",
+		Packages: guardPkg, Run: "^TestAPFS",
+		CaughtBy: "TestAPFSFoldsInFull and TestAPFSNameAsCasesFold (ß, İ and ŉ, two bytes " +
+			"each, not expanded)",
 	},
 	{
 		Name: "shipped-other-bytes-taken", File: "receipt/ship/ship.go",

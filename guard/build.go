@@ -247,9 +247,19 @@ func (b *builder) build(in Inputs, known []string) []string {
 			b.add(Location{Path: p, Kind: Credential, Holds: c.Holds, Lent: isLent(p)})
 		}
 	}
+	// The operator's last component may be a pattern (dir/*.key); one
+	// with a pattern's character is also the name it is, guarded as
+	// such: vault[1] matched vault1 alone, and a malformed pattern
+	// (v[ault) nothing, so that a grant above, or naming, the directory
+	// the operator named read it at full.
 	for _, p := range in.Credentials {
-		b.add(Location{Path: p, Kind: Credential, Holds: "named by the operator in " +
-			CredentialsEnv, Lent: isLent(p)})
+		l := Location{Path: p, Kind: Credential, Holds: "named by the operator in " +
+			CredentialsEnv, Lent: isLent(p)}
+		b.add(l)
+		if strings.ContainsAny(filepath.Base(p), "*?[") {
+			l.literal = true
+			b.add(l)
+		}
 	}
 	// Every home is expanded, its dot-entries held by their names, those
 	// made later too: the kernel lets nothing be made in a home but
@@ -615,6 +625,9 @@ func (b *builder) expandDir(dir string, dots bool) {
 // once reports whether l is met for the first time.
 func (b *builder) once(l Location) bool {
 	key := string(l.Kind) + "\x00" + l.Path
+	if l.literal {
+		key += "\x00literal" // apart from a pattern written alike
+	}
 	if b.seen[key] {
 		return false
 	}

@@ -473,3 +473,69 @@ func TestSablineNamedAsItIs(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorCredentialNamedAsItIs: a location the operator names in
+// SABLINE_CREDENTIALS whose last component holds a pattern's character
+// is guarded as the name it is, in the language and in the kernel's
+// carve-outs, through the worker's copy of the set and a refresh of it.
+// Read as a pattern alone, /srv/vault[1] guarded /srv/vault1 and
+// /srv/v[ault (a malformed pattern) nothing: a run granted fs:read:/srv,
+// or fs:read:/srv/vault[1] itself, read the key at full. The controls: a
+// grant that names the location is admitted where the operator lends it,
+// a pattern (/srv/keys/*.key) still holds each match, and notes.txt
+// beside them is reached.
+func TestOperatorCredentialNamedAsItIs(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("the fake machine's paths are Unix paths")
+	}
+	m := newFake(map[string]string{
+		"/srv/vault[1]/k.key": "", "/srv/vault1/k.key": "", "/srv/v[ault/k.key": "",
+		"/srv/keys/a.key": "", "/srv/notes.txt": "", "/srv/lent[2]/k.key": "",
+	})
+	set := Build(Inputs{Credentials: []string{"/srv/vault[1]", "/srv/v[ault", "/srv/keys/*.key",
+		"/srv/lent[2]"}, Lent: []string{"/srv/lent[2]"}}, m)
+	tests := []struct {
+		path    string
+		wantLoc string // "" when a grant of /srv reaches it
+	}{
+		{path: "/srv/vault[1]/k.key", wantLoc: "/srv/vault[1]"},
+		{path: "/srv/vault[1]", wantLoc: "/srv/vault[1]"},
+		{path: "/srv/v[ault/k.key", wantLoc: "/srv/v[ault"},
+		{path: "/srv/lent[2]/k.key", wantLoc: "/srv/lent[2]"},
+		{path: "/srv/vault1/k.key", wantLoc: "/srv/vault1"}, // the pattern's match, as before
+		{path: "/srv/keys/a.key", wantLoc: "/srv/keys/a.key"},
+		{path: "/srv/notes.txt"},
+	}
+	for name, s := range map[string]*Set{"built": set, "wired": set.Wire().Set(),
+		"refreshed": set.Wire().Set().Refresh(Inputs{}, m)} {
+		for _, tt := range tests {
+			l, refused := s.Refuses(tt.path, "/srv")
+			switch {
+			case refused != (tt.wantLoc != ""):
+				t.Errorf("%s: Refuses(%s, /srv) = %v (%+v), want %v", name, tt.path, refused, l,
+					tt.wantLoc != "")
+			case refused && l.Path != tt.wantLoc:
+				t.Errorf("%s: %s refused by %s, want %s", name, tt.path, l.Path, tt.wantLoc)
+			}
+		}
+		var carved []string
+		for _, c := range s.CarveOuts() {
+			if !c.Expand {
+				carved = append(carved, c.Path)
+			}
+		}
+		want := []string{"/srv/keys/a.key", "/srv/lent[2]", "/srv/v[ault", "/srv/vault1",
+			"/srv/vault[1]"}
+		if !slices.Equal(carved, want) {
+			t.Errorf("%s: the kernel holds out %q, want %q", name, carved, want)
+		}
+	}
+	for allow, admitted := range map[string]bool{
+		"fs:read:/srv/vault[1]": false, "fs:read:/srv/v[ault/k.key": false,
+		"fs:read:/srv/lent[2]": true, "fs:read:/srv/notes.txt": true,
+	} {
+		if err := set.Admit(budget.MustParse("/", allow), m.Resolve); (err == nil) != admitted {
+			t.Errorf("Admit(%s) = %v, want admitted %v", allow, err, admitted)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"syscall"
 	"time"
 
 	"go.starlark.net/starlark"
@@ -254,18 +255,39 @@ func reachDial(ctx context.Context, network, address string) (net.Conn, error) {
 	} else if addrs, err = resolver.LookupNetIP(ctx, "ip", host); err != nil {
 		return nil, codes.Errorf(codes.E315, "look up %s: %v", host, err)
 	}
-	if addrs, err = reach.Check(host, addrs); err != nil {
+	n, _ := strconv.Atoi(port) // the grant's, checked before
+	if addrs, err = reach.Check(network, host, n, addrs); err != nil {
 		return nil, err
 	}
+	d := heldDialer(*dialer, reach.Control(host)) // routed here from the port it takes
 	var last error
 	for _, a := range addrs {
-		c, err := dialer.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
+		c, err := d.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
 		if err == nil {
 			return c, nil
 		}
 		last = err
 	}
 	return nil, last
+}
+
+// heldDialer is d whose Control calls held too, after its own, where held
+// is not nil: reach.Control, which refuses a connection the kernel routes
+// to this machine from the port it takes.
+func heldDialer(d net.Dialer,
+	held func(network, address string, c syscall.RawConn) error) *net.Dialer {
+	own := d.Control
+	if held != nil {
+		d.Control = func(network, address string, c syscall.RawConn) error {
+			if own != nil {
+				if err := own(network, address, c); err != nil {
+					return err
+				}
+			}
+			return held(network, address, c)
+		}
+	}
+	return &d
 }
 
 // conn is an open connection a program holds. Its methods are send(data),

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -278,5 +279,85 @@ func TestBrokerRefusesWhatIsDeliveredHere(t *testing.T) {
 			}
 		}
 		b.End()
+	}
+}
+
+// TestBrokerRefusesWhatARuleByPortRoutesHere: a rule of the operator's
+// may choose a route by a connection's protocol and ports (ip rule add
+// ipproto tcp dport 8080 lookup 100, or sport 32768-60999, the ports
+// connections take, where table 100 holds a local route, as a
+// transparent proxy sets up), and the kernel routes a connection there
+// to this machine, though a question naming neither port finds another
+// route. Under a grant of a name answering 198.51.102.9, such a
+// connection reached a listener on all this machine's addresses (a
+// transparent one, which answers for an address no interface holds). In
+// a network namespace of the test's own, it is refused (E335) under
+// either rule, and nothing arrives; the same address granted by itself
+// is reached.
+func TestBrokerRefusesWhatARuleByPortRoutesHere(t *testing.T) {
+	const inside = "198.51.102.9"
+	if !inNetworkOfItsOwn(t, "routed here by port") {
+		return
+	}
+	ip, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skipf("no ip command (iproute2) to set this namespace's routes: %v", err)
+	}
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(ip, args...).CombinedOutput(); err != nil {
+			t.Skipf("ip %v: %v\n%s", args, err, out)
+		}
+	}
+	run("link", "set", "lo", "up")
+	run("link", "add", "v0", "type", "veth", "peer", "name", "v1")
+	run("link", "set", "v0", "up")
+	run("link", "set", "v1", "up")
+	run("addr", "add", "203.0.113.5/24", "dev", "v0")
+	run("route", "add", "default", "via", "203.0.113.1")
+	run("route", "add", "local", "198.51.102.0/24", "dev", "lo", "table", "100", "src",
+		"203.0.113.5")
+	ports, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Skipf("the ports connections take: %v", err)
+	}
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) {
+			serr = unix.SetsockoptInt(int(fd), unix.SOL_IP, unix.IP_TRANSPARENT, 1)
+		})
+		return errors.Join(err, serr)
+	}}
+	l, err := lc.Listen(t.Context(), "tcp", ":0") // every address of this machine's
+	if err != nil {
+		t.Skipf("a transparent listener: %v", err)
+	}
+	defer l.Close()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	b, c := channel(t, map[string][]netip.Addr{"proxied.example.com": addrs(inside)})
+	for _, by := range [][]string{{"dport", port},
+		{"sport", strings.Join(strings.Fields(string(ports)), "-")}} {
+		rule := append([]string{"rule", "add", "ipproto", "tcp"}, append(by, "lookup", "100")...)
+		run(rule...)
+
+		// The name: refused, and nothing arrived.
+		begin(b, "io,net:proxied.example.com:"+port)
+		conn, err := dial(c, "tcp", "proxied.example.com:"+port)
+		if err == nil {
+			conn.Close()
+		}
+		if codes.CodeOf(err) != codes.E335 {
+			t.Fatalf("Dial of a name behind %s, which a rule by %s routes here = %v; want E335",
+				inside, by[0], err)
+		}
+		nothingArrived(t, l)
+		b.End()
+
+		// The control: the address granted by itself is reached.
+		begin(b, "io,net:"+inside+":"+port)
+		connects(t, c, l, inside+":"+port)
+		b.End()
+		rule[1] = "del"
+		run(rule...)
 	}
 }

@@ -389,13 +389,14 @@ func (b *Broker) connect(ctx context.Context, req Request, named bool) (net.Conn
 		}
 		addrs = found
 	}
+	var d net.Dialer
 	if named {
 		var err error
-		if addrs, err = reach.Check(req.Host, addrs); err != nil {
+		if addrs, err = reach.Check(req.Network, req.Host, req.Port, addrs); err != nil {
 			return nil, err
 		}
+		d.Control = reach.Control(req.Host) // routed here from the port it takes
 	}
-	var d net.Dialer
 	var last error
 	for _, a := range addrs {
 		c, err := d.DialContext(ctx, req.Network,
@@ -404,6 +405,9 @@ func (b *Broker) connect(ctx context.Context, req Request, named bool) (net.Conn
 			return c, nil
 		}
 		last = err
+	}
+	if codes.CodeOf(last) == codes.E335 {
+		return nil, last
 	}
 	if last == nil {
 		return nil, codes.Errorf(codes.E315, "%s has no address", req.Host)

@@ -1157,8 +1157,10 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "reach-dial-dials-every-address", File: "lang/netmod.go",
-		Old:      "\tif addrs, err = reach.Check(host, addrs); err != nil {\n",
-		New:      "\tif _, err = reach.Check(host, addrs); err != nil {\n",
+		Old: "\tif addrs, err = reach.Check(network, host, n, addrs); err != nil {\n" +
+			"\t\treturn nil, err\n\t}\n\td := heldDialer(*dialer, reach.Control(host))",
+		New: "\tif _, err = reach.Check(network, host, n, addrs); err != nil {\n" +
+			"\t\treturn nil, err\n\t}\n\td := heldDialer(*dialer, nil)",
 		Packages: langPkg, Run: "^TestOwnDialHoldsNamesAsTheBroker$",
 		CaughtBy: "TestOwnDialHoldsNamesAsTheBroker/a_name_that_answers_a_public_address_and_loopback",
 	},
@@ -6890,11 +6892,32 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "route-source-unasked", File: "internal/reach/route_linux.go",
-		Old:      "\tsrc, ok, err := sourceOf(a)\n",
+		Old:      "\tsrc, ok, err := sourceOf(a, c.port)\n",
 		New:      "\tsrc, ok, err := netip.Addr{}, false, error(nil)\n",
 		Packages: brokerPkg, Run: "^TestBrokerRefusesWhatIsDeliveredHere$",
 		CaughtBy: "TestBrokerRefusesWhatIsDeliveredHere (source.example.com and " +
 			"source6.example.com: a datagram reached the listener)",
+	},
+	{
+		Name: "route-port-unasked", File: "internal/reach/route_linux.go",
+		Old:      "\tattr(unix.RTA_DPORT, binary.BigEndian.AppendUint16(nil, c.port))\n",
+		New:      "\t_ = c.port\n",
+		Packages: brokerPkg, Run: "^TestBrokerRefusesWhatARuleByPortRoutesHere$",
+		CaughtBy: "TestBrokerRefusesWhatARuleByPortRoutesHere (by dport: the name connected)",
+	},
+	{
+		Name: "route-source-port-unasked", File: "internal/broker/server_linux.go",
+		Old:      "\t\td.Control = reach.Control(req.Host) // routed here from the port it takes\n",
+		New:      "\t\t_ = reach.Control(req.Host)\n",
+		Packages: brokerPkg, Run: "^TestBrokerRefusesWhatARuleByPortRoutesHere$",
+		CaughtBy: "TestBrokerRefusesWhatARuleByPortRoutesHere (by sport: the name connected)",
+	},
+	{
+		Name: "operator-credential-a-pattern-alone", File: "guard/build.go",
+		Old:      "\t\tif strings.ContainsAny(filepath.Base(p), \"*?[\") {\n\t\t\tl.literal",
+		New:      "\t\tif false {\n\t\t\tl.literal",
+		Packages: guardPkg, Run: "^TestOperatorCredentialNamedAsItIs$",
+		CaughtBy: "TestOperatorCredentialNamedAsItIs (vault[1] and v[ault reached under /srv)",
 	},
 	{
 		Name: "route-broadcast-not-here", File: "internal/reach/route_linux.go",

@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/sabline/sabline/budget"
 	"github.com/sabline/sabline/codes"
@@ -88,12 +89,13 @@ func reachable(host string, addrs, own []netip.Addr) ([]netip.Addr, error) {
 }
 
 // Check is reachable judged against this machine's addresses as they are
-// now (ownAddrs, and those of addrs the kernel routes to it: routedHere),
-// read only where host is a name whose addresses are judged.
+// now (ownAddrs, and those of addrs the kernel routes to it, for a
+// connection over network, tcp or udp, to port: routedHere), read only
+// where host is a name whose addresses are judged.
 // A machine whose addresses cannot be read reaches no address behind a
 // name (E335): a refusal that names the address to grant rather than a
 // connection to the machine itself.
-func Check(host string, addrs []netip.Addr) ([]netip.Addr, error) {
+func Check(network, host string, port int, addrs []netip.Addr) ([]netip.Addr, error) {
 	if _, err := netip.ParseAddr(TrimBrackets(host)); err == nil || isLocal(host) {
 		return reachable(host, addrs, nil)
 	}
@@ -104,7 +106,7 @@ func Check(host string, addrs []netip.Addr) ([]netip.Addr, error) {
 	}
 	// An address no interface holds is this machine's too where the
 	// kernel routes it here (routedHere).
-	here, err := routedHere(addrs)
+	here, err := routedHere(network, uint16(port), addrs)
 	if err != nil {
 		return nil, codes.Errorf(codes.E335, "%s: whether the kernel routes its addresses to "+
 			"this machine could not be read (%v), so none behind a name is reached: grant the "+
@@ -112,6 +114,19 @@ func Check(host string, addrs []netip.Addr) ([]netip.Addr, error) {
 	}
 	own = append(own, here...)
 	return reachable(host, addrs, own)
+}
+
+// Control is the Control of a net.Dialer that connects to an address
+// Check found for host, nil where host is an address or localhost, whose
+// addresses are not judged: on Linux, the socket takes its source port
+// before it connects, and a connection the kernel routes to this machine
+// from that port is refused (E335), as Check refuses one it routes here
+// to that destination (routeHeld).
+func Control(host string) func(network, address string, c syscall.RawConn) error {
+	if _, err := netip.ParseAddr(TrimBrackets(host)); err == nil || isLocal(host) {
+		return nil
+	}
+	return routeHeld
 }
 
 // ownAddrs returns the addresses of this machine's network interfaces, as

@@ -168,10 +168,11 @@ func TestOwnReadsThisMachine(t *testing.T) {
 	}
 	// A name behind an address of this machine's is refused by Check,
 	// and the same address granted by itself is reached.
-	if _, err := Check("api.example.com", own); codes.CodeOf(err) != codes.E335 {
+	if _, err := Check("tcp", "api.example.com", 443, own); codes.CodeOf(err) != codes.E335 {
 		t.Errorf("Check(a name, %v) = %v; want E335", own, err)
 	}
-	if got, err := Check(own[0].String(), nil); err != nil || len(got) != 1 || got[0] != own[0] {
+	got, err := Check("tcp", own[0].String(), 443, nil)
+	if err != nil || len(got) != 1 || got[0] != own[0] {
 		t.Errorf("Check(%s) = %v, %v; want the address itself", own[0], got, err)
 	}
 }
@@ -187,19 +188,19 @@ func TestCheckRefusesWhereOwnCannotBeRead(t *testing.T) {
 	interfaceAddrs = func() ([]net.Addr, error) {
 		return nil, errors.New("netlink: a refusal of the test's")
 	}
-	if got, err := Check("api.example.com", public); codes.CodeOf(err) != codes.E335 {
+	if got, err := Check("tcp", "api.example.com", 443, public); codes.CodeOf(err) != codes.E335 {
 		t.Errorf("Check(a name) with no addresses read = %v, %v; want E335", got, err)
 	}
-	if got, err := Check("93.184.215.14", nil); err != nil || len(got) != 1 {
+	if got, err := Check("tcp", "93.184.215.14", 443, nil); err != nil || len(got) != 1 {
 		t.Errorf("Check(the address itself) = %v, %v; want it", got, err)
 	}
-	if got, err := Check("localhost", addrs("127.0.0.1")); err != nil || len(got) != 1 {
+	if got, err := Check("tcp", "localhost", 443, addrs("127.0.0.1")); err != nil || len(got) != 1 {
 		t.Errorf("Check(localhost) = %v, %v; want 127.0.0.1", got, err)
 	}
 	interfaceAddrs = func() ([]net.Addr, error) {
 		return []net.Addr{&net.IPNet{IP: net.ParseIP("192.0.2.7"), Mask: net.CIDRMask(24, 32)}}, nil
 	}
-	if got, err := Check("api.example.com", public); err != nil || len(got) != 1 {
+	if got, err := Check("tcp", "api.example.com", 443, public); err != nil || len(got) != 1 {
 		t.Errorf("Check(a name) with the addresses read = %v, %v; want its address", got, err)
 	}
 }

@@ -7,9 +7,12 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sabline/sabline/codes"
 )
 
 // routedHere returns those of addrs, and of the IPv4 addresses they carry
@@ -20,8 +23,23 @@ import (
 // or anycast address of one of its networks: a name that answered
 // 198.51.100.9 there reached every service listening on all the
 // machine's addresses. Each is asked of the kernel over one netlink
-// socket, as this process would be routed to it (its user's rules).
-func routedHere(addrs []netip.Addr) ([]netip.Addr, error) {
+// socket, as this process's connection (to port, over TCP or UDP as
+// network says) would be routed to it: its user's rules, and those that
+// choose by protocol or port (ip rule add ipproto tcp dport 8080 lookup
+// 100, as a transparent proxy sets up), which a question naming neither
+// passed by, so that a name answering an address such a rule sends to a
+// local route reached a listener here.
+func routedHere(network string, port uint16, addrs []netip.Addr) ([]netip.Addr, error) {
+	return routedHereFrom(network, 0, port, addrs)
+}
+
+// routedHereFrom is routedHere for a connection from the source port
+// sport, 0 for one not chosen yet (routeHeld).
+func routedHereFrom(network string, sport, port uint16, addrs []netip.Addr) ([]netip.Addr, error) {
+	conn := connection{proto: unix.IPPROTO_TCP, sport: sport, port: port}
+	if strings.HasPrefix(network, "udp") {
+		conn.proto = unix.IPPROTO_UDP
+	}
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
 	if err != nil {
 		return nil, fmt.Errorf("netlink socket: %w", err)
@@ -42,7 +60,7 @@ func routedHere(addrs []netip.Addr) ([]netip.Addr, error) {
 			forms = append(forms, v4)
 		}
 		for _, f := range forms {
-			here, err := routedHereAs(fd, f, &seq)
+			here, err := routedHereAs(fd, f, conn, &seq)
 			if err != nil {
 				return nil, fmt.Errorf("route to %s: %w", f, err)
 			}
@@ -64,26 +82,96 @@ func routedHere(addrs []netip.Addr) ([]netip.Addr, error) {
 // on IPv4 every time and on IPv6 where the first route failed. An
 // address reached from neither is routed elsewhere or nowhere, and a
 // connection there leaves the machine or fails as the lookup did.
-func routedHereAs(fd int, a netip.Addr, seq *uint32) (bool, error) {
+func routedHereAs(fd int, a netip.Addr, c connection, seq *uint32) (bool, error) {
 	*seq++
-	here, err := routedLocal(fd, a, netip.Addr{}, *seq)
+	here, err := routedLocal(fd, a, netip.Addr{}, c, *seq)
 	if err != nil || here {
 		return here, err
 	}
-	src, ok, err := sourceOf(a)
+	src, ok, err := sourceOf(a, c.port)
 	if err != nil || !ok {
 		return false, err
 	}
 	*seq++
-	return routedLocal(fd, a, src, *seq)
+	return routedLocal(fd, a, src, c, *seq)
+}
+
+// connection is what the kernel's rules may choose a route by beside the
+// addresses: the protocol (IPPROTO_TCP or IPPROTO_UDP), the port a
+// connection comes from (0 for one not chosen yet) and the port it goes
+// to.
+type connection struct {
+	proto       byte
+	sport, port uint16
+}
+
+// routeHeld refuses (E335) the connection to address over network, on
+// the socket c, where the kernel routes it to this machine from the
+// source port it takes: the socket is bound to a port of its own (any
+// address) before it connects, and the kernel asked of its route from
+// that port. A rule of the operator's may choose by source port (ip rule
+// add ipproto tcp sport 32768-60999 lookup 100, where table 100 holds a
+// local route), which Check, asking before the port is chosen, passed
+// by, and a name answering an address such a rule sends here reached a
+// listener on all this machine's addresses.
+func routeHeld(network, address string, c syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("the route to %s: %w", address, err)
+	}
+	var sport uint16
+	var berr error
+	if err := c.Control(func(fd uintptr) { sport, berr = bindAny(int(fd)) }); err != nil {
+		return fmt.Errorf("the route to %s: %w", address, err)
+	}
+	if berr != nil {
+		return fmt.Errorf("the route to %s: bind a port of its own: %w", address, berr)
+	}
+	here, err := routedHereFrom(network, sport, ap.Port(), []netip.Addr{ap.Addr()})
+	switch {
+	case err != nil:
+		return codes.Errorf(codes.E335, "whether the kernel routes %s to this machine could "+
+			"not be read (%v), so it is not reached behind a name: grant the address itself",
+			address, err)
+	case len(here) > 0:
+		return codes.Errorf(codes.E335, "%s is routed to this machine as the connection is "+
+			"made, from the port %d it takes (a rule by source port, or a route changed since "+
+			"its name was judged), which a grant of a name does not reach: grant the address "+
+			"itself, as net:%s, to reach it", address, sport, hostForm(ap.Addr().Unmap()))
+	}
+	return nil
+}
+
+// bindAny binds the socket fd to a port the kernel chooses, on any
+// address of its family, and returns that port.
+func bindAny(fd int) (uint16, error) {
+	domain, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	if err != nil {
+		return 0, err
+	}
+	var sa unix.Sockaddr = &unix.SockaddrInet4{}
+	if domain == unix.AF_INET6 {
+		sa = &unix.SockaddrInet6{}
+	}
+	if err := unix.Bind(fd, sa); err != nil {
+		return 0, err
+	}
+	switch got, err := unix.Getsockname(fd); bound := got.(type) {
+	case *unix.SockaddrInet4:
+		return uint16(bound.Port), err
+	case *unix.SockaddrInet6:
+		return uint16(bound.Port), err
+	default:
+		return 0, fmt.Errorf("getsockname: %v (%T)", err, got)
+	}
 }
 
 // sourceOf is the source address the kernel takes for a connection to
-// a: that of a UDP socket connected there, which sends nothing (the
-// kernel routes it as it routes a TCP connection). ok is false where no
-// route leads to a: a connection fails there too.
-func sourceOf(a netip.Addr) (src netip.Addr, ok bool, err error) {
-	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(a, 9)))
+// a at port: that of a UDP socket connected there, which sends nothing
+// (the kernel routes it as it routes a TCP connection). ok is false where
+// no route leads to a: a connection fails there too.
+func sourceOf(a netip.Addr, port uint16) (src netip.Addr, ok bool, err error) {
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(a, max(port, 1))))
 	switch {
 	case errors.Is(err, unix.ENETUNREACH), errors.Is(err, unix.EHOSTUNREACH),
 		errors.Is(err, unix.EACCES), errors.Is(err, unix.EINVAL):
@@ -105,41 +193,46 @@ var routedHereTypes = []byte{unix.RTN_LOCAL, unix.RTN_BROADCAST, unix.RTN_ANYCAS
 	unix.RTN_MULTICAST}
 
 // routedLocal asks the kernel, over the netlink socket fd, for its route
-// to a (RTM_GETROUTE, request seq), from src where it is valid, and
-// reports whether it is of a type that delivers here (routedHereTypes).
+// to a (RTM_GETROUTE, request seq), from src where it is valid, for the
+// connection c (its protocol and port), and reports whether it is of a
+// type that delivers here (routedHereTypes).
 // No route (an error the kernel answers, ENETUNREACH say) is none: a
 // connection there fails as the lookup did, or takes a source and is
 // asked of again (routedHereAs).
-func routedLocal(fd int, a, src netip.Addr, seq uint32) (bool, error) {
+func routedLocal(fd int, a, src netip.Addr, c connection, seq uint32) (bool, error) {
 	family := byte(unix.AF_INET)
 	if a.Is6() {
 		family = unix.AF_INET6
 	}
 	dst := a.AsSlice()
-	attr := unix.SizeofRtAttr + len(dst) // each attribute as long as RTA_DST's
-	attrs := 1
-	if src.IsValid() {
-		attrs = 2
-	}
-	req := make([]byte, unix.NLMSG_HDRLEN+unix.SizeofRtMsg+attrs*attr)
 	ne := binary.NativeEndian
-	ne.PutUint32(req[0:], uint32(len(req)))  // nlmsg_len
+	req := make([]byte, unix.NLMSG_HDRLEN+unix.SizeofRtMsg, 128)
 	ne.PutUint16(req[4:], unix.RTM_GETROUTE) // nlmsg_type
 	ne.PutUint16(req[6:], unix.NLM_F_REQUEST)
 	ne.PutUint32(req[8:], seq)
 	msg := req[unix.NLMSG_HDRLEN:]
 	msg[0], msg[1] = family, byte(8*len(dst)) // rtm_family, rtm_dst_len
-	rta := msg[unix.SizeofRtMsg:]
-	ne.PutUint16(rta[0:], uint16(attr))
-	ne.PutUint16(rta[2:], unix.RTA_DST)
-	copy(rta[unix.SizeofRtAttr:], dst)
 	if src.IsValid() {
 		msg[2] = msg[1] // rtm_src_len
-		rta = rta[attr:]
-		ne.PutUint16(rta[0:], uint16(attr))
-		ne.PutUint16(rta[2:], unix.RTA_SRC)
-		copy(rta[unix.SizeofRtAttr:], src.AsSlice())
 	}
+	attr := func(typ uint16, data []byte) {
+		n := unix.SizeofRtAttr + len(data)
+		rta := make([]byte, (n+unix.RTA_ALIGNTO-1)&^(unix.RTA_ALIGNTO-1))
+		ne.PutUint16(rta[0:], uint16(n))
+		ne.PutUint16(rta[2:], typ)
+		copy(rta[unix.SizeofRtAttr:], data)
+		req = append(req, rta...)
+	}
+	attr(unix.RTA_DST, dst)
+	if src.IsValid() {
+		attr(unix.RTA_SRC, src.AsSlice())
+	}
+	attr(unix.RTA_IP_PROTO, []byte{c.proto})
+	if c.sport != 0 {
+		attr(unix.RTA_SPORT, binary.BigEndian.AppendUint16(nil, c.sport))
+	}
+	attr(unix.RTA_DPORT, binary.BigEndian.AppendUint16(nil, c.port))
+	ne.PutUint32(req[0:], uint32(len(req))) // nlmsg_len
 	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return false, fmt.Errorf("netlink send: %w", err)
 	}

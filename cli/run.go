@@ -101,6 +101,9 @@ func runFlagSet() (*flag.FlagSet, *runFlags) {
 	fs := cmdline.NewFlagSet("sabline")
 	f := &runFlags{}
 	f.register(fs)
+	// A run's --timeout, left out, is no limit (eval's and a replay's
+	// keep a bound): its refusal of zero says how to ask for none.
+	fs.Lookup("timeout").Value = (*cmdline.Limit)(&f.timeout)
 	f.toolFD = -1 // none unless given
 	fs.Var((*cmdline.Descriptor)(&f.toolFD), "tool-fd",
 		"the `descriptor` of the host's tool channel (docs/tools.md)")

@@ -86,7 +86,9 @@ var Codes = []CodeInfo{
 			"Nothing ran."},
 	{E302, "an effect the budget does not grant", ExitFailed,
 		"If the program should be allowed this, add the item the message names to the budget " +
-			"(--allow, Options.Budget)."},
+			"(--allow, Options.Budget). Where it names none, no grant reaches the path as written: a " +
+			"way through /proc or /dev/fd (read the run's own streams with io), or a link or .. out " +
+			"of the grants (name the file where it lies)."},
 	{E303, "an item's @N count is used up", ExitFailed,
 		"Raise N on the item the message names, or drop the count."},
 	{E304, "the program does not compile", ExitFailed,
@@ -139,8 +141,9 @@ var Codes = []CodeInfo{
 			"lacks a grant the program's host modules need, or something tried to escape."},
 	{E326, "the confinement applied is below the required level", ExitRefused,
 		"The message gives the level and why; run where the kernel can hold more, narrow the budget, " +
-			"or ask for a lower level (--require-confinement partial or none: a run that asks for " +
-			"none is asked, on Linux, for the level this machine holds its budget at)."},
+			"or ask for a lower level (--require-confinement partial, or none, which runs it however " +
+			"little is held: a run that asks for no level is held, on Linux, to the level this " +
+			"machine holds its budget at)."},
 	{E327, "the run ran, but its reserved receipt could not be finished", ExitReceipt,
 		"The program did run: its receipt file says the run started and was not finished. Free space " +
 			"where the receipts live and check the program's effects by hand."},

@@ -278,3 +278,26 @@ func TestClipOf(t *testing.T) {
 		})
 	}
 }
+
+// TestE326AdviceOnNone checks what E326 tells the reader of a refusal
+// about --require-confinement none against what a run does with it: none
+// asks for no least level, so the run goes however little is held, and
+// only a run that asks for no level at all is held to the level this
+// machine holds its budget at (internal/run's TestRequired, and the
+// stacked-Landlock rows of checks/confine's --require-confinement specs).
+func TestE326AdviceOnNone(t *testing.T) {
+	info, ok := Info(E326)
+	if !ok {
+		t.Fatal("E326 is not in the catalogue")
+	}
+	for _, want := range []string{"none, which runs it however little is held",
+		"a run that asks for no level is held, on Linux, to the level this machine holds"} {
+		if !strings.Contains(info.Do, want) {
+			t.Errorf("E326's advice %q does not say %q", info.Do, want)
+		}
+	}
+	if strings.Contains(info.Do, "asks for none is asked") {
+		t.Errorf("E326's advice %q says a run that asks for none is held to this machine's "+
+			"level: such a run goes at any level", info.Do)
+	}
+}

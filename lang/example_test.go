@@ -79,5 +79,5 @@ func ExampleInterp_Exec() {
 	// before
 	// E302 clock: not granted: add clock to the budget
 	// clock.vel:3:16
-	// If the program should be allowed this, add the item the message names to the budget (--allow, Options.Budget).
+	// If the program should be allowed this, add the item the message names to the budget (--allow, Options.Budget). Where it names none, no grant reaches the path as written: a way through /proc or /dev/fd (read the run's own streams with io), or a link or .. out of the grants (name the file where it lies).
 }

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -299,6 +300,58 @@ func TestAnchorsOpenWhenFirstNeeded(t *testing.T) {
 			testkit.WantError(t, err, codes.E302, "", "")
 			if n := len(in.fs.anchors); n < 2 {
 				t.Fatalf("%d anchors after the first effect, want the root and the working directory", n)
+			}
+		})
+	}
+}
+
+// TestRefusalNamingNoItemSaysWhatToDo: a refusal whose message names no
+// item to add (a way through /proc or /dev/fd, a link out of the grants)
+// is told what to do all the same, beside its control, a refusal that
+// names its item, which the advice says to add.
+func TestRefusalNamingNoItemSaysWhatToDo(t *testing.T) {
+	tests := []struct {
+		name    string
+		linux   bool // the row reads /proc or /dev/fd
+		grant   string
+		stmt    string
+		wantMsg string // the message names this item to add; "" for none
+	}{
+		{name: "stdin by /dev/stdin", linux: true, grant: "fs", stmt: `v = fs.read("/dev/stdin")`},
+		{name: "the environment by /proc/self/environ", linux: true, grant: "fs:read",
+			stmt: `v = fs.read("/proc/self/environ")`},
+		{name: "the environment by /proc/PID/environ", linux: true, grant: "fs:read",
+			stmt: `v = fs.read("/proc/$PID/environ")`},
+		{name: "a link to a file outside", grant: "fs:read:$G", stmt: `v = fs.read("$G/out")`},
+		{name: "control: a file outside by its own path", grant: "fs:read:$G",
+			stmt: `v = fs.read("$O/secret.txt")`, wantMsg: "add fs:read:$O/secret.txt to the budget"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.linux && goruntime.GOOS != "linux" {
+				t.Skipf("the row reads /proc, which %s does not have", goruntime.GOOS)
+			}
+			w := newPathWorld(t)
+			r := w.runIn(t, tt.grant, tt.stmt, "")
+			var e *codes.Error
+			if !errors.As(r.err, &e) || e.Code != codes.E302 {
+				t.Fatalf("%s under %s: %v, want E302", tt.stmt, tt.grant, r.err)
+			}
+			hint := e.Hint()
+			if tt.wantMsg != "" {
+				if !strings.Contains(e.Msg, w.fill(tt.wantMsg)) ||
+					!strings.Contains(hint, "add the item the message names") {
+					t.Errorf("message %q, advice %q: want the message to name %q and the advice "+
+						"to say to add it", e.Msg, hint, w.fill(tt.wantMsg))
+				}
+				return
+			}
+			if strings.Contains(e.Msg, " to the budget") {
+				t.Fatalf("message %q names an item to add; the row is for one that names none", e.Msg)
+			}
+			if !strings.Contains(hint, "Where it names none, no grant reaches the path as written") {
+				t.Errorf("message %q names no item, and its advice %q says only to add the item "+
+					"it names", e.Msg, hint)
 			}
 		})
 	}

@@ -135,16 +135,31 @@ func Placeholder(f *flag.Flag) string {
 
 // valueProblem says what is wrong with a flag's value. The values of
 // this package say it themselves; the flag package's own (a bool given
-// "maybe") answer "parse error".
+// "maybe", a number given "lots") answer "parse error", and are named by
+// what they take, not by the placeholder of their usage ("not a N").
 func valueProblem(f *flag.Flag, err error) string {
+	if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+		return "want true or false (the flag alone is true)"
+	}
 	var ne *strconv.NumError
 	if errors.As(err, &ne) || err.Error() == "parse error" {
+		if g, ok := f.Value.(flag.Getter); ok {
+			switch g.Get().(type) {
+			case int, int64, uint, uint64:
+				return "not a whole number"
+			}
+		}
 		return "not a " + Placeholder(f)
 	}
 	return err.Error()
 }
 
-// Duration is a --timeout: a positive duration.
+// errNotAboveZero is a Duration's refusal of zero and below.
+var errNotAboveZero = errors.New("want a duration above zero")
+
+// Duration is a duration flag (--ship-every, a door's --timeout): a
+// positive duration. Left out, the flag keeps its command's default,
+// which is no limit only where Limit says so.
 type Duration time.Duration
 
 func (d *Duration) String() string { return time.Duration(*d).String() }
@@ -155,10 +170,26 @@ func (d *Duration) Set(v string) error {
 	case err != nil:
 		return errors.New("not a duration: write it as 10s, 2m or 1h30m")
 	case t <= 0:
-		return errors.New("want a duration above zero (leave the flag out for no limit)")
+		return errNotAboveZero
 	}
 	*d = Duration(t)
 	return nil
+}
+
+// Limit is the --timeout of a run (sabline [run] PROGRAM.vel), which
+// bounds nothing when left out: a Duration whose refusal of zero says so.
+// Eval's (10 s), a replay's (the receipt's) and a door's (30 s) are
+// Durations: left out, each keeps a bound.
+type Limit Duration
+
+func (l *Limit) String() string { return (*Duration)(l).String() }
+
+func (l *Limit) Set(v string) error {
+	err := (*Duration)(l).Set(v)
+	if errors.Is(err, errNotAboveZero) {
+		return fmt.Errorf("%w (leave the flag out for no limit)", err)
+	}
+	return err
 }
 
 // Descriptor is a --tool-fd: the number of a descriptor the caller

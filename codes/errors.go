@@ -95,7 +95,9 @@ var Codes = []CodeInfo{
 		"Fix the error at the position the message gives: a syntax error, or a name used where none is " +
 			"defined."},
 	{E305, "the program failed while running", ExitFailed,
-		"Read the message and the position; the program itself raised the error."},
+		"Read the message and the position: the program raised the error, or an operation it " +
+			"made failed (a write to a full device or a closed stream, a read that failed), as the " +
+			"message says."},
 	{E306, "a load() names a file that cannot be read or compiled", ExitFailed,
 		"load() paths are relative to the file that loads them; check the path and that file's syntax."},
 	{E307, "the run took longer than its timeout, or was cancelled", ExitTimeout,

@@ -17,7 +17,7 @@ func TestHint(t *testing.T) {
 		{name: "the catalogue's", err: &Error{Code: E304, Msg: "got '=', want primary expression"}, wantDo: "Fix the error at the position the message gives"},
 		{name: "an undefined name", err: &Error{Code: E304, Msg: "undefined: prnt"}, wantDo: "prnt is not defined where it is used: check its spelling"},
 		{name: "an undefined name in a loaded file", err: &Error{Code: E306, Msg: "undefined: x (did you mean y?)"}, wantDo: "x is not defined where it is used"},
-		{name: "the words only for compile errors", err: &Error{Code: E305, Msg: "undefined: x"}, wantDo: "the program itself raised the error"},
+		{name: "the words only for compile errors", err: &Error{Code: E305, Msg: "undefined: x"}, wantDo: "the program raised the error, or an operation it made failed"},
 		{name: "the error's own", err: &Error{Code: E317, Msg: "m", Do: "Give more of the run id."}, wantDo: "Give more of the run id."},
 	}
 	for _, tt := range tests {

@@ -91,6 +91,8 @@ func TestGuardedByAnotherName(t *testing.T) {
 		{name: "read home/.Config not guarded (the control)", allow: "io,ffi:ctypes,fs:read:$M/.Config",
 			confine: sabline.ConfineStrict, src: foldRawRead, arg: "$M/.Config/app.txt",
 			secret: "APP-CONFIG", granted: true},
+		{name: "read home/.Config in the language (the control)", allow: "io,fs:read:$M/.Config",
+			src: foldRead, arg: "$M/.Config/app.txt", secret: "APP-CONFIG", granted: true},
 		{name: "write RECEIPTS", allow: "io,fs:write:$M/RECEIPTS", src: foldWrite,
 			arg: "$M/RECEIPTS/forged.json", forged: "Receipts/forged.json", code: "E329"},
 		{name: "write RECEIPTS on an ordinary directory", allow: "io,fs:write:$M/RECEIPTS",
@@ -112,9 +114,44 @@ func TestGuardedByAnotherName(t *testing.T) {
 		{name: "an operator's credential named in another case in the language", credentials: "$M/vault",
 			allow: "io,fs:read:$M", src: foldRead, arg: "$M/Vault/k.key", secret: "VAULT-KEY",
 			code: "E318"},
+		// The operator names $M/ÉTÉ, which the directory lists as été: a
+		// name not ASCII, folded to be found.
+		{name: "an operator's credential named in another case not ASCII by raw calls",
+			credentials: "$M/ÉTÉ", allow: "io,ffi:ctypes,fs:read:$M",
+			confine: sabline.ConfineStrict, src: foldRawRead, arg: "$M/été/k.key",
+			secret: "ETE-KEY"},
+		// The operator names $M/ßh, which the directory lists as ẞh, beside
+		// ssh, which it folds alike and the file system takes for another
+		// entry: the entry is found by its identity, not by its name.
+		{name: "an operator's credential listed beside a name folded alike by raw calls",
+			credentials: "$M/ßh", allow: "io,ffi:ctypes,fs:read:$M",
+			confine: sabline.ConfineStrict, src: foldRawRead, arg: "$M/ẞh/k.key",
+			secret: "SHARP-KEY"},
+		{name: "the name folded alike beside a credential (the control)", credentials: "$M/ßh",
+			allow: "io,ffi:ctypes,fs:read:$M", confine: sabline.ConfineStrict, src: foldRawRead,
+			arg: "$M/ssh/k.key", secret: "SSH-OTHER", granted: true},
 		{name: "a sibling of a credential named in another case (the control)", credentials: "$M/vault",
 			allow: "io,ffi:ctypes,fs:read:$M", confine: sabline.ConfineStrict, src: foldRawRead,
 			arg: "$M/notes.txt", secret: "NOTES", granted: true},
+		// A dot-entry that is a link ($M/.vim to Dotfiles/vim): where it
+		// leads is guarded as the dot-entry is, by any name.
+		{name: "DOTFILES/vim where the dot-entry .vim leads in the language alone",
+			allow: "io,fs:read:$M/DOTFILES", confine: sabline.ConfineOff, src: foldRead,
+			arg: "$M/DOTFILES/vim/rc", secret: "VIM-RC", code: "E318"},
+		{name: "DOTFILES/vim where the dot-entry .vim leads by raw calls",
+			allow: "io,ffi:ctypes,fs:read:$M/DOTFILES", confine: sabline.ConfineStrict,
+			src: foldRawRead, arg: "$M/DOTFILES/vim/rc", secret: "VIM-RC"},
+		{name: "DOTFILES/other beside where a dot-entry leads (the control)",
+			allow: "io,fs:read:$M/DOTFILES", confine: sabline.ConfineOff, src: foldRead,
+			arg: "$M/DOTFILES/other", secret: "DOT-OTHER", granted: true},
+		// A credential that is a file, $M/vault.key, read as VAULT.KEY: the
+		// walk's last entry is the location itself.
+		{name: "an operator's credential file as VAULT.KEY in the language alone",
+			credentials: "$M/vault.key", allow: "io,fs:read:$M", confine: sabline.ConfineOff,
+			src: foldRead, arg: "$M/VAULT.KEY", secret: "FILE-KEY", code: "E318"},
+		{name: "NOTES.TXT beside a credential file in the language alone (the control)",
+			credentials: "$M/vault.key", allow: "io,fs:read:$M", confine: sabline.ConfineOff,
+			src: foldRead, arg: "$M/NOTES.TXT", secret: "NOTES", granted: true},
 		// The language alone (the kernel asked for nothing).
 		{name: "RECEIPTS under read $M in the language alone", allow: "io,fs:read:$M",
 			confine: sabline.ConfineOff, src: foldRead, arg: "$M/RECEIPTS/old.json",
@@ -130,6 +167,23 @@ func TestGuardedByAnotherName(t *testing.T) {
 		{name: "read SUB above the receipts Sub/Receipts in the language",
 			receipts: "$M/Sub/Receipts", allow: "io,fs:read:$M/SUB", src: foldRead,
 			arg: "$M/SUB/Receipts/old.json", secret: "SUB-RECEIPT", code: "E318"},
+		// The receipts named through a directory in another case: $M/sub,
+		// which the directory lists as Sub.
+		{name: "read the receipts named sub/Receipts by raw calls",
+			receipts: "$M/sub/Receipts", allow: "io,ffi:ctypes,fs:read:$M",
+			confine: sabline.ConfineStrict, src: foldRawRead, arg: "$M/Sub/Receipts/old.json",
+			secret: "SUB-RECEIPT"},
+		// The receipts named through a link to the mount ($L/Sub/Receipts):
+		// the carving meets Sub by the name that resolves, not through the
+		// link, where the rule would be withheld.
+		{name: "read SUB above the receipts named through a link by raw calls",
+			receipts: "$L/Sub/Receipts", allow: "io,ffi:ctypes,fs:read:$M/SUB",
+			confine: sabline.ConfineStrict, src: foldRawRead, arg: "$M/SUB/Receipts/old.json",
+			secret: "SUB-RECEIPT"},
+		{name: "read SUB a sibling of the receipts named through a link (the control)",
+			receipts: "$L/Sub/Receipts", allow: "io,ffi:ctypes,fs:read:$M/SUB",
+			confine: sabline.ConfineStrict, src: foldRawRead, arg: "$M/SUB/other.txt",
+			secret: "SUB-OTHER", granted: true},
 		{name: "read SUB a sibling of the receipts (the control)",
 			receipts: "$M/Sub/Receipts", allow: "io,ffi:ctypes,fs:read:$M/SUB",
 			confine: sabline.ConfineStrict, src: foldRawRead, arg: "$M/SUB/other.txt",
@@ -148,7 +202,25 @@ func TestGuardedByAnotherName(t *testing.T) {
 			writeFile(t, filepath.Join(backing, "Sub", "other.txt"), "SUB-OTHER\n")
 			writeFile(t, filepath.Join(backing, "Vault", "k.key"), "VAULT-KEY\n")
 			writeFile(t, filepath.Join(backing, "notes.txt"), "NOTES\n")
-			m := func(s string) string { return strings.ReplaceAll(s, "$M", mnt) }
+			writeFile(t, filepath.Join(backing, "été", "k.key"), "ETE-KEY\n")
+			writeFile(t, filepath.Join(backing, "ẞh", "k.key"), "SHARP-KEY\n")
+			writeFile(t, filepath.Join(backing, "ssh", "k.key"), "SSH-OTHER\n")
+			writeFile(t, filepath.Join(backing, "Dotfiles", "vim", "rc"), "VIM-RC\n")
+			writeFile(t, filepath.Join(backing, "Dotfiles", "other"), "DOT-OTHER\n")
+			writeFile(t, filepath.Join(backing, "vault.key"), "FILE-KEY\n")
+			if err := os.Symlink("Dotfiles/vim", filepath.Join(backing, ".vim")); err != nil {
+				t.Fatal(err)
+			}
+			// $L is a link to the mount, whose path sorts before the mount's.
+			link := filepath.Join(filepath.Dir(mnt), "!link")
+			if strings.Contains(tt.receipts, "$L") {
+				if err := os.Symlink(mnt, link); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := func(s string) string {
+				return strings.NewReplacer("$M", mnt, "$L", link).Replace(s)
+			}
 			cache, err := os.UserCacheDir() // the runs' own directories stay where they were
 			if err != nil {
 				t.Fatal(err)

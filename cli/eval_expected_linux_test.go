@@ -22,10 +22,24 @@ import (
 // before. The control, under the same budget: a program that reads an
 // input file beside it and writes beneath a directory of the suite
 // passes, and so does the honest program whose expected output was aimed
-// at.
+// at. The receipts directory is there before, or made by the first run
+// (a_cheat's, whose guard is built again once its receipt's directory is
+// made, the expected outputs with it).
 func TestEvalExpectedOutputsNoGrantReaches(t *testing.T) {
+	for _, made := range []bool{false, true} {
+		name := map[bool]string{false: "receipts there", true: "receipts made"}[made]
+		t.Run(name, func(t *testing.T) { evalExpectedOutputsNoGrantReaches(t, made) })
+	}
+}
+
+// evalExpectedOutputsNoGrantReaches is TestEvalExpectedOutputsNoGrantReaches
+// with a receipts directory that the first run makes, where made.
+func evalExpectedOutputsNoGrantReaches(t *testing.T, made bool) {
 	bin := sablineBin(t)
 	suite, rc := t.TempDir(), t.TempDir()
+	if made {
+		rc = filepath.Join(rc, "receipts")
+	}
 	files := map[string]string{
 		"a_cheat.vel":     "io.print(fs.read(\"a_cheat.out\").rstrip(\"\\n\"))\n",
 		"a_cheat.out":     "the answer 9731\n",

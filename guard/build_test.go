@@ -539,3 +539,33 @@ func TestOperatorCredentialNamedAsItIs(t *testing.T) {
 		}
 	}
 }
+
+// TestMountNamedAsItIs: a kernel file system mounted at a point whose
+// name holds a pattern's character (/mnt/p[1]) is guarded as that name:
+// read as a pattern, p[1] guarded p1 beside it, and a grant of /mnt
+// reached the proc mount itself. The control: p1 beside it, a directory
+// of data, is reached.
+func TestMountNamedAsItIs(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("the fake machine's paths are Unix paths")
+	}
+	m := newFake(map[string]string{"/mnt/p[1]/self/environ": "", "/mnt/p1/x": ""})
+	set := Build(Inputs{Mounts: []Mount{{ID: 2, Parent: 1, Root: "/", Point: "/mnt/p[1]",
+		FSType: "proc", Source: "proc"}}}, m)
+	for _, tt := range []struct {
+		path    string
+		wantLoc string // "" when a grant of /mnt reaches it
+	}{
+		{path: "/mnt/p[1]/self/environ", wantLoc: "/mnt/p[1]"},
+		{path: "/mnt/p[1]", wantLoc: "/mnt/p[1]"},
+		{path: "/mnt/p1/x"},
+	} {
+		l, refused := set.Refuses(tt.path, "/mnt")
+		switch {
+		case refused != (tt.wantLoc != ""):
+			t.Errorf("Refuses(%s, /mnt) = %v (%+v), want %v", tt.path, refused, l, tt.wantLoc != "")
+		case refused && l.Path != tt.wantLoc:
+			t.Errorf("%s refused by %s, want %s", tt.path, l.Path, tt.wantLoc)
+		}
+	}
+}

@@ -29,49 +29,67 @@ func IDOf(p string) (ID, bool) { return statID(p) }
 // reads none.
 type identities struct {
 	once sync.Once
-	at   map[ID]Location
+	at   map[ID][]Location
 }
 
 // At returns the guarded location whose entry has the identity id, read
 // when first asked: each location that exists (a pattern's matches), as
-// written and as it resolves, but the directories to expand. A caller
-// that found id at a path that does not lie in the location by name has
-// reached it by another name.
-func (s *Set) At(id ID) (Location, bool) {
+// written and as it resolves, but the directories to expand; false where
+// p, the path at which a caller found id, or one beneath it, lies by name
+// in a location with that identity. A location guarded as written and
+// as it resolves has one identity at two paths: a lent credential named
+// through a directory that is a link (~/.aws where the home is a link to
+// another disk) is reached by either, and neither is another name of it.
+// A caller given a location has reached its entry by another name.
+func (s *Set) At(id ID, p string) (Location, bool) {
 	if s = s.made(); s == nil || s.ids == nil {
 		return Location{}, false
 	}
 	s.ids.once.Do(func() { s.ids.at = s.readIDs() })
-	l, ok := s.ids.at[id]
-	return l, ok
+	ls := s.ids.at[id]
+	for _, l := range ls {
+		if Within(p, l.Path) {
+			return Location{}, false
+		}
+	}
+	if len(ls) == 0 {
+		return Location{}, false
+	}
+	return ls[0], true
 }
 
-// readIDs maps the identity of each location of s that exists to it: a
-// location at the carve-out's path, or else (a pattern's match) the one
-// it lies in.
-func (s *Set) readIDs() map[ID]Location {
+// readIDs maps the identity of each location of s that exists to the
+// locations there, in the carve-outs' order: a location at the
+// carve-out's path (another kind before a dot-entry, so that ~/.ssh is
+// said to be a credential location), or else (a pattern's match) the one
+// it lies in, not a home's dot-entry. A dot-entry that is a link is a
+// location, guarded where it leads too, and is mapped there: a directory
+// that ignores case took ~/DOTFILES/vim for the ~/Dotfiles/vim that
+// ~/.vim leads to, in the language, where the kernel's carving held it
+// out.
+func (s *Set) readIDs() map[ID][]Location {
 	byPath := make(map[string]Location, len(s.locs))
 	for _, l := range s.locs {
-		if _, seen := byPath[l.Path]; !seen && l.Kind != DotEntry {
+		if had, seen := byPath[l.Path]; !seen || had.Kind == DotEntry && l.Kind != DotEntry {
 			byPath[l.Path] = l
 		}
 	}
-	at := map[ID]Location{}
+	at := map[ID][]Location{}
 	for _, c := range s.concrete {
 		if c.Expand {
 			continue
 		}
 		id, ok := IDOf(c.Path)
-		if _, seen := at[id]; !ok || seen {
+		if !ok {
 			continue
 		}
 		if l, ok := byPath[c.Path]; ok {
-			at[id] = l
+			at[id] = append(at[id], l)
 			continue
 		}
 		for _, l := range s.locate(c.Path) {
 			if l.Path == c.Path && l.Kind != DotEntry {
-				at[id] = l
+				at[id] = append(at[id], l)
 				break
 			}
 		}
@@ -85,7 +103,7 @@ func (s *Set) readIDs() map[ID]Location {
 func (s *Set) aliased(p string) (Location, bool) {
 	for at := filepath.Clean(p); ; at = filepath.Dir(at) {
 		if id, ok := IDOf(at); ok {
-			if l, ok := s.At(id); ok && !Within(p, l.Path) {
+			if l, ok := s.At(id, p); ok {
 				return l, true
 			}
 		}

@@ -170,7 +170,7 @@ func (in *Interp) guardAlias(w *walker, here string, i int) error {
 		if !ok {
 			continue
 		}
-		if l, found := in.guard.At(id); found && !guard.Within(here, l.Path) {
+		if l, found := in.guard.At(id, here); found {
 			return guardedRefusal(here, l, in.meter.Budget().Items[i])
 		}
 	}

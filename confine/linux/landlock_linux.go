@@ -238,36 +238,47 @@ func targetLandlock(plan LandlockRuleset, carveOuts []guard.CarveOut,
 // asked (spelled): a run with no grant reads none.
 type spellings struct {
 	carveOuts []guard.CarveOut
-	at        map[guard.ID]string
+	at        map[guard.ID][]string
 }
 
 // spelled is the path by which the carve-outs name the entry at p, where
 // p names by another name a carve-out or a directory above one, and p
-// itself where none does. The carving compares paths: a directory that
-// ignores case takes /srv/SUB for the /srv/Sub above the receipts
-// /srv/Sub/receipts, and a rule at /srv/SUB, above no carve-out by its
-// path, was held whole, the receipts with it. At /srv/Sub it is carved.
+// itself where none does, or where p is one of its names. The carving
+// compares paths: a directory that ignores case takes /srv/SUB for the
+// /srv/Sub above the receipts /srv/Sub/receipts, and a rule at /srv/SUB,
+// above no carve-out by its path, was held whole, the receipts with it.
+// At /srv/Sub it is carved. A location is listed as written and as it
+// resolves, one entry at two paths: a rule at the one it resolves to
+// stays there, since at the other a link lies on its way, and the rule
+// would be withheld (a lent credential named through a home that is a
+// link); of another name's, the one that resolves to itself is taken.
 func (s *spellings) spelled(p string) string {
 	if s.at == nil {
-		s.at = map[guard.ID]string{}
+		s.at = map[guard.ID][]string{}
 		seen := map[string]bool{}
 		for _, c := range s.carveOuts {
 			for at := c.Path; !seen[at]; at = filepath.Dir(at) {
 				seen[at] = true
 				if id, ok := guard.IDOf(at); ok {
-					if _, named := s.at[id]; !named {
-						s.at[id] = at
-					}
+					s.at[id] = append(s.at[id], at)
 				}
 			}
 		}
 	}
-	if id, ok := guard.IDOf(p); ok {
-		if at, ok := s.at[id]; ok {
+	id, ok := guard.IDOf(p)
+	if !ok {
+		return p
+	}
+	names := s.at[id]
+	if len(names) == 0 || slices.Contains(names, p) {
+		return p
+	}
+	for _, at := range names {
+		if r, err := filepath.EvalSymlinks(at); err == nil && r == at {
 			return at
 		}
 	}
-	return p
+	return names[0]
 }
 
 // rejoin is the path p resolves to, where at, p itself or a directory

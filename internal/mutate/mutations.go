@@ -6979,7 +6979,284 @@ var mutations = []Mutation{
 		Packages: storePkg, Run: "^TestReadNoMoreThanAsked$",
 		CaughtBy: "TestReadNoMoreThanAsked/a_store_that_ignores_the_range",
 	},
+	// A mutation review of what changed since 0e500da: a guarded location
+	// by identity (Set.At, IDOf, stored), Sabline's named and matched
+	// locations, the named grants on their way to the kernel, and routes
+	// that deliver here.
+	{
+		Name: "identity-at-first-name-only", File: "guard/identity.go",
+		Old:      "\tfor _, l := range ls {\n\t\tif Within(p, l.Path) {",
+		New:      "\tfor _, l := range ls[:min(len(ls), 1)] {\n\t\tif Within(p, l.Path) {",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestLentThroughALink (a credential lent through a link: E329)",
+	},
+	{
+		Name: "identity-at-named-taken-for-another", File: "guard/identity.go",
+		Old: "\tfor _, l := range ls {\n\t\tif Within(p, l.Path) {\n\t\t\treturn " +
+			"Location{}, false\n\t\t}\n\t}\n",
+		New:      "",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName, TestLentThroughALink (a lent credential by " +
+			"its own name refused)",
+	},
+	{
+		Name: "identity-dot-entry-unmapped", File: "guard/identity.go",
+		Old: "had, seen := byPath[l.Path]; !seen || had.Kind == DotEntry && l.Kind " +
+			"!= DotEntry {",
+		New:      "_, seen := byPath[l.Path]; !seen && l.Kind != DotEntry {",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (DOTFILES/vim, where the dot-entry .vim leads, read " +
+			"in the language alone)",
+	},
+	{
+		Name: "aliased-directories-above-unread", File: "guard/identity.go",
+		Old:      "\t\tif at == filepath.Dir(at) {\n\t\t\treturn Location{}, false",
+		New:      "\t\tif true {\n\t\t\treturn Location{}, false",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (a grant of home/.SSH/id_ed25519 admitted)",
+	},
+	{
+		Name: "identity-inode-only", File: "guard/identity_unix.go",
+		Old:      "\treturn ID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, true",
+		New:      "\treturn ID{Ino: uint64(st.Ino)}, true",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (the language's identities, device and " +
+			"inode, met none)",
+	},
+	{
+		Name: "identity-device-only", File: "guard/identity_unix.go",
+		Old:      "\treturn ID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, true",
+		New:      "\treturn ID{Dev: uint64(st.Dev)}, true",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (every control refused)",
+	},
+	{
+		Name: "identity-follows-links", File: "guard/identity_unix.go",
+		Old:      "syscall.Lstat(p, &st)",
+		New:      "syscall.Stat(p, &st)",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestLentThroughALink (a grant of a link to a lent credential refused: E329)",
+	},
+	{
+		Name: "located-alias-unasked", File: "guard/guard.go",
+		Old:      "\t\t\tif l, ok := s.aliased(p); ok {",
+		New:      "\t\t\tif l, ok := s.aliased(p); ok && false {",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (a grant of home/.SSH admitted: E318 for E329)",
+	},
+	{
+		Name: "located-alias-lent-kept", File: "guard/guard.go",
+		Old:      "\t\t\t\tl.Lent = false\n",
+		New:      "",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (a lent credential granted as VAULT admitted)",
+	},
+	{
+		Name: "stored-ascii-by-bytes", File: "guard/build.go",
+		Old:      "\t\t\tif strings.EqualFold(n, base) {",
+		New:      "\t\t\tif n == base {",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (an operator's credential named in another " +
+			"case, by raw calls)",
+	},
+	{
+		Name: "stored-device-compared-alone", File: "guard/build.go",
+		Old:      "ok && got == id {",
+		New:      "ok && got.Dev == id.Dev {",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (ssh carved for the credential ßh listed as ẞh)",
+	},
+	{
+		Name: "stored-unicode-unfolded", File: "guard/build.go",
+		Old:      "\t\tif APFSName(n) == want {",
+		New:      "\t\tif n == base {",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (the credential ÉTÉ listed as été read by " +
+			"raw calls)",
+	},
+	{
+		Name: "resolve-stored-unread", File: "guard/build.go",
+		Old: "\tmode, ok := b.lstat(at)\n\tif !ok {\n\t\tif name, found := b.stored(at); " +
+			"found {",
+		New: "\tmode, ok := b.lstat(at)\n\tif false {\n\t\tif name, found := " +
+			"b.stored(at); found {",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (the receipts named sub/Receipts read by raw calls)",
+	},
+	{
+		Name: "add-stored-unguarded", File: "guard/build.go",
+		Old:      "\t\t\tif name, found := b.stored(at.Path); found {",
+		New:      "\t\t\tif name, found := b.stored(at.Path); found && false {",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (an operator's credential named in another " +
+			"case, by raw calls)",
+	},
+	{
+		Name: "mount-name-read-as-pattern", File: "guard/build.go",
+		Old:      "\t\tl.literal = true // a mount point named /mnt/p[1]\n",
+		New:      "",
+		Packages: guardPkg, Run: "",
+		CaughtBy: "TestMountNamedAsItIs (a proc mount at /mnt/p[1] reached, p1 refused)",
+	},
+	{
+		Name: "matched-sabline-unguarded", File: "guard/build.go",
+		Old:      "\tfor _, p := range in.SablineMatched {",
+		New:      "\tfor _, p := range in.SablineMatched[:0] {",
+		Packages: guardPkg, Run: "^TestSablineNamedAsItIs$",
+		CaughtBy: "TestSablineNamedAsItIs (class/a.out reached)",
+	},
+	{
+		Name: "matched-sabline-read-as-name", File: "guard/build.go",
+		Old: "\t\tb.add(Location{Path: p, Kind: Sabline, Holds: sablineHolds})\n",
+		New: "\t\tb.add(Location{Path: p, Kind: Sabline, literal: true, Holds: " +
+			"sablineHolds})\n",
+		Packages: guardPkg, Run: "^TestSablineNamedAsItIs$",
+		CaughtBy: "TestSablineNamedAsItIs (class/*.out guarded as that name)",
+	},
+	{
+		Name: "readentry-owner-unjudged", File: "guard/register_unix.go",
+		Old:      "st.Mode&syscall.S_IFMT != syscall.S_IFREG ||\n\t\tint(st.Uid) != owner {",
+		New:      "st.Mode&syscall.S_IFMT != syscall.S_IFREG {",
+		Packages: guardPkg, Run: "^TestReadEntry",
+		CaughtBy: "TestReadEntryOnlyThatFile (another owner's file read)",
+	},
+	{
+		Name: "readentry-bound-not-past", File: "guard/register_unix.go",
+		Old:      "MaxRegisterEntryBytes)+1)",
+		New:      "MaxRegisterEntryBytes))",
+		Packages: guardPkg, Run: "^(TestReadEntry|TestRegisterEntryBounds)",
+		CaughtBy: "TestReadEntry (an entry past the bound read as one of it)",
+	},
+	{
+		Name: "readentry-follows-links", File: "guard/register_unix.go",
+		Old:      "syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|",
+		New:      "syscall.O_RDONLY|syscall.O_NONBLOCK|",
+		Packages: guardPkg, Run: "^TestReadEntry",
+		CaughtBy: "TestReadEntryOnlyThatFile (a link to the entry read)",
+	},
+	{
+		Name: "alias-walk-last-only", File: "lang/fspath_effects.go",
+		Old: "\tfor j := 1; j <= len(w.stack); j++ {\n\t\td, name := w.top(), w.name",
+		New: "\tfor j := len(w.stack); j <= len(w.stack); j++ {\n\t\td, name := " +
+			"w.top(), w.name",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (RECEIPTS under read $M in the language alone)",
+	},
+	{
+		Name: "alias-walk-entry-unread", File: "lang/fspath_effects.go",
+		Old:      "\t\t} else if name == \"\" || w.missing {",
+		New:      "\t\t} else {",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (the credential file VAULT.KEY read in the language)",
+	},
+	{
+		Name: "alias-idat-follows-links", File: "lang/fspath_unix.go",
+		Old:      "\t\terr = unix.Fstatat(int(d), name, &st, unix.AT_SYMLINK_NOFOLLOW)",
+		New:      "\t\terr = unix.Fstatat(int(d), name, &st, 0)",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestRemoveALinkToAGuardedLocation (a link to the receipts not removed: E318)",
+	},
+	{
+		Name: "policy-named-write-dropped", File: "confine/core/policy.go",
+		Old:      "\tp.Write.Named = covered(writes, p.Write.Paths)\n",
+		New:      "",
+		Packages: scriptsPkg, Run: "^TestScripts/paths_named_beneath$",
+		CaughtBy: "paths_named_beneath.txtar (~/.config/notes not written under a grant naming it)",
+	},
+	{
+		Name: "policy-named-keeps-outermost", File: "confine/core/policy.go",
+		Old:      "\t\tif !slices.Contains(outer, p) && !slices.Contains(out, p) {",
+		New:      "\t\tif !slices.Contains(out, p) {",
+		Packages: corePkg, Run: "",
+		CaughtBy: "TestOSPolicy",
+	},
+	{
+		Name: "named-write-grant-no-rule", File: "confine/linux/landlock.go",
+		Old:      "\tfor _, path := range p.Write.Named {",
+		New:      "\tfor _, path := range p.Write.Named[:0] {",
+		Packages: scriptsPkg, Run: "^TestScripts/paths_named_beneath$",
+		CaughtBy: "paths_named_beneath.txtar (~/.config/notes not written under a grant naming it)",
+	},
+	{
+		Name: "named-write-read-rights", File: "confine/linux/landlock.go",
+		Old:      "\t\tif err := covered(path, landlockWriteGrant(abi),",
+		New:      "\t\tif err := covered(path, landlockReadRights,",
+		Packages: scriptsPkg, Run: "^TestScripts/paths_named_beneath$",
+		CaughtBy: "paths_named_beneath.txtar (~/.config/notes not written: read rights alone)",
+	},
+	{
+		Name: "covered-flag-unset", File: "confine/linux/landlock.go",
+		Old:      "Grant: true, Covered: true, Why: why})",
+		New:      "Grant: true, Why: why})",
+		Packages: scriptsPkg, Run: "^TestScripts/paths_named_beneath$",
+		CaughtBy: "paths_named_beneath.txtar (a covered grant not made yet: partial)",
+	},
+	{
+		Name: "spelled-grant-unspelled", File: "confine/linux/landlock_linux.go",
+		Old:      "\t\tif r.Grant || r.Operator {\n\t\t\tpath = names.spelled(path)",
+		New:      "\t\tif false {\n\t\t\tpath = names.spelled(path)",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (read SUB above the receipts Sub/Receipts by " +
+			"raw calls)",
+	},
+	{
+		Name: "spelled-link-taken", File: "confine/linux/landlock_linux.go",
+		Old:      "\t\tif r, err := filepath.EvalSymlinks(at); err == nil && r == at {",
+		New:      "\t\tif _, err := filepath.EvalSymlinks(at); err == nil {",
+		Packages: rootPkg, Run: byIdentity,
+		CaughtBy: "TestGuardedByAnotherName (SUB's rule moved through a link and " +
+			"withheld: its sibling refused)",
+	},
+	{
+		Name: "route-anycast-not-here", File: "internal/reach/route_linux.go",
+		Old:      "unix.RTN_BROADCAST, unix.RTN_ANYCAST,",
+		New:      "unix.RTN_BROADCAST, unix.RTN_LOCAL,",
+		Packages: brokerPkg, Run: "^TestBrokerRefusesWhatIsDeliveredHere$",
+		CaughtBy: "TestBrokerRefusesWhatIsDeliveredHere (anycast.example.com)",
+	},
+	{
+		Name: "route-source-the-destination", File: "internal/reach/route_linux.go",
+		Old:      "\treturn c.LocalAddr().(*net.UDPAddr)",
+		New:      "\treturn c.RemoteAddr().(*net.UDPAddr)",
+		Packages: brokerPkg, Run: "^TestBrokerRefusesWhatIsDeliveredHere$",
+		CaughtBy: "TestBrokerRefusesWhatIsDeliveredHere (source.example.com)",
+	},
+	{
+		Name: "wire-named-unsent", File: "internal/wire/encode.go",
+		Old:      "\t\te.StringsOmit(\"named\", d.Named)\n",
+		New:      "",
+		Packages: wirePkg, Run: "^(TestAppendPolicy|TestPolicyRecorded)$",
+		CaughtBy: "TestAppendPolicy",
+	},
+	{
+		Name: "wire-named-undecoded", File: "internal/wire/decode.go",
+		Old:      "\t\t\tr.Named = d.strings()",
+		New:      "\t\t\t_ = d.strings()",
+		Packages: wirePkg, Run: "^(TestAppendPolicy|TestPolicyRecorded)$",
+		CaughtBy: "TestPolicyRecorded",
+	},
+	{
+		Name: "matched-dropped-once-made", File: "internal/run/supervisor.go",
+		Old: "\t\tg = guardMatched(slices.Concat(guarded, made), c.r.GuardedMatched, " +
+			"c.r.Lend)",
+		New:      "\t\tg = Guard(slices.Concat(guarded, made), c.r.Lend)",
+		Packages: cliPkg, Run: "^TestEval",
+		CaughtBy: "TestEvalExpectedOutputsNoGrantReaches/receipts_made (a_cheat read its answer)",
+	},
+	{
+		Name: "matched-unpassed", File: "internal/run/guard.go",
+		Old:      "\t\tSablineMatched: matched,\n",
+		New:      "",
+		Packages: cliPkg, Run: "^TestEval",
+		CaughtBy: "TestEvalExpectedOutputsNoGrantReaches, TestEvalProgramsDoNotReachEachOther",
+	},
 }
+
+// byIdentity is the -run of the tests that hold a guarded location by its
+// identity, under every name (the root package's, over a FUSE file system
+// that ignores case, and a link).
+const byIdentity = "^(TestGuardedByAnotherName|TestPoolGuardedByAnotherName|" +
+	"TestLentThroughALink|TestRemoveALinkToAGuardedLocation)$"
 
 // allowedAfter is the rule after which a mutation adds one to the allow-list.
 const allowedAfter = `	{name: "munmap", group: groupMemory, by: byRuntime, why: "the runtime gives back what it mapped"},`

@@ -68,16 +68,7 @@ func descendants(pid int) []int {
 		if err != nil {
 			continue // gone since it was listed
 		}
-		// "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(stat[i+1:])
-		if len(f) < 2 || f[0][0] == 'Z' || f[0][0] == 'X' {
-			continue
-		}
-		if ppid, err := strconv.Atoi(string(f[1])); err == nil {
+		if ppid, ok := statParent(stat); ok {
 			children[ppid] = append(children[ppid], p)
 		}
 	}
@@ -87,6 +78,24 @@ func descendants(pid int) []int {
 		queue = append(queue, children[queue[0]]...)
 	}
 	return out
+}
+
+// statParent reads the parent's pid from the text of a /proc/PID/stat
+// file, "PID (COMM) STATE PPID ...", and false where it cannot, or the
+// process has ended (STATE Z or X). COMM is the process's own to set
+// (prctl, a program's name), whatever bytes it likes: spaces and
+// parentheses too, so the fields are read after its last ')'.
+func statParent(stat []byte) (ppid int, ok bool) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := bytes.Fields(stat[i+1:])
+	if len(f) < 2 || f[0][0] == 'Z' || f[0][0] == 'X' {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(string(f[1]))
+	return ppid, err == nil
 }
 
 // childless reports whether pid has no child, zombie or living, as its

@@ -135,7 +135,13 @@ func environHolds(pid int, want tmpDirs) bool {
 		return false // another user's, or gone
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 2*unix.PathMax)
+	return environReadHolds(bufio.NewReaderSize(f, 2*unix.PathMax), want)
+}
+
+// environReadHolds is environHolds of the environment read from r, its
+// entries each ended by a NUL (the last may not be): an entry that fills
+// r's buffer without its end is passed over, whatever it holds.
+func environReadHolds(r *bufio.Reader, want tmpDirs) bool {
 	for {
 		entry, err := r.ReadSlice(0)
 		long := false

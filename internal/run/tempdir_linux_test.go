@@ -18,6 +18,7 @@ import (
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/internal/wire"
 	"github.com/sabline/sabline/receipt"
+	"golang.org/x/sys/unix"
 )
 
 // TestRunsDoNotShareATempDir: while a run (budget io) waits, other runs
@@ -307,6 +308,122 @@ print("held")
 				t.Fatalf("stdout %q: the program held the file to its end", s.stdout)
 			}
 		})
+	}
+}
+
+// TestTempDirCountsAFileMappedFromDeep: a run under --confine strict
+// grows a file in its private temporary directory past the directory's
+// bound, maps it, and closes and removes it, so that it is counted
+// through its mapping alone; then, by raw calls, it opens a file the
+// budget lets it read beneath 300 directories of 255-byte names (each
+// opened beneath the one before: openat) and maps it below the first,
+// so that its line of /proc/PID/maps, which holds its whole path
+// (77 KB), comes before the removed file's. Read by lines of at most
+// 64 KiB, the maps ended at that line without a word: the removed file
+// was not counted, and the run held 1 GiB to its end, ok. It is stopped
+// (E330). The controls: the same with the file to read beneath 10 such
+// directories is stopped too, and a removed file of 1 MiB beside the
+// deep one is held to the end.
+func TestTempDirCountsAFileMappedFromDeep(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: a mapped file is read through map_files, which needs CAP_SYS_ADMIN")
+	}
+	// Each mapping is asked for at an address of its own, low in the
+	// address space (a hint, taken where it is free), the deep file's
+	// below the removed file's.
+	const deep = `c = ffi.module("ctypes")
+tmp = ffi.module("os").getenv("TMPDIR")
+f = c.syscall("openat", -100, tmp + "/file", 66, 384)  # O_RDWR|O_CREAT, 0600
+t = c.syscall("ftruncate", f.ret, int(ARGS[1]))
+m = c.syscall("mmap", 0x10100000, 4096, 1, 1, f.ret, 0)  # PROT_READ, MAP_SHARED
+c.syscall("close", f.ret)
+u = c.syscall("unlinkat", -100, tmp + "/file", 0)
+d = c.syscall("openat", -100, "deep", 0x10000, 0).ret  # O_RDONLY|O_DIRECTORY
+for i in range(int(ARGS[0])):
+    n = c.syscall("openat", d, "d" * 255, 0x10000, 0)
+    if n.errno:
+        print("openat errno=%s" % n.errno)
+    c.syscall("close", d)
+    d = n.ret
+g = c.syscall("openat", d, "far", 0, 0)  # O_RDONLY
+n = c.syscall("mmap", 0x10000000, 4096, 1, 1, g.ret, 0)
+print("ftruncate errno=%s mmap errno=%s unlinkat errno=%s openat errno=%s mmap errno=%s" % (
+    t.errno, m.errno, u.errno, g.errno, n.errno))
+t0 = clock.now()
+while clock.now() - t0 < float(ARGS[2]):
+    c.syscall("poll", 0, 0, 100)
+print("held")
+`
+	hold := fmt.Sprint((50 * BoundsWatchEvery).Seconds())
+	for _, tt := range []struct {
+		name  string
+		depth int // 300 directories of 255 bytes: a path of 77 KB
+		size  int
+		want  codes.Code
+	}{
+		{name: "1 GiB beside a file mapped from beneath 300 directories", depth: 300, size: 1 << 30,
+			want: codes.E330},
+		{name: "the control: 1 GiB beside one beneath 10", depth: 10, size: 1 << 30, want: codes.E330},
+		{name: "the control: 1 MiB beside one beneath 300", depth: 300, size: 1 << 20},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := superviseProgram(t, deep, []string{"io", "clock", "ffi:ctypes", "ffi:os", "fs:read:deep"},
+				func(r *Run) {
+					r.Args = []string{fmt.Sprint(tt.depth), fmt.Sprint(tt.size), hold}
+					r.Confine = core.ModeStrict
+					mkDeep(t, filepath.Join(r.Cwd, "deep"), tt.depth)
+				})
+			t.Logf("outcome %s %q, stdout %q", s.rec.Outcome.Code, s.rec.Outcome.Message, s.stdout)
+			if !strings.Contains(s.stdout, "mmap errno=\n") || strings.Contains(s.stdout, "errno=E") {
+				t.Fatalf("a call failed: %q (stderr %s)", s.stdout, s.stderr)
+			}
+			if tt.want == "" {
+				if s.rec.Outcome.Status != receipt.StatusOK || !strings.Contains(s.stdout, "held") {
+					t.Fatalf("outcome %+v, stdout %q: want the file held to the end", s.rec.Outcome, s.stdout)
+				}
+				return
+			}
+			wantCode(t, s, tt.want, "in files removed from it while held open")
+			if strings.Contains(s.stdout, "held") {
+				t.Fatalf("stdout %q: the program held the file to its end", s.stdout)
+			}
+		})
+	}
+}
+
+// mkDeep makes the directory top, depth directories beneath it each
+// named with 255 bytes and made beneath the one before (mkdirat, openat:
+// their path may pass PATH_MAX), and a file "far" of one byte at the
+// bottom.
+func mkDeep(t *testing.T, top string, depth int) {
+	t.Helper()
+	if err := os.Mkdir(top, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d, err := unix.Open(top, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.Repeat("d", 255)
+	for range depth {
+		if err := unix.Mkdirat(d, name, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		n, err := unix.Openat(d, name, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		unix.Close(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d = n
+	}
+	defer unix.Close(d)
+	f, err := unix.Openat(d, "far", unix.O_WRONLY|unix.O_CREAT|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(f)
+	if _, err := unix.Write(f, []byte{'x'}); err != nil {
+		t.Fatal(err)
 	}
 }
 

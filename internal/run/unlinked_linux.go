@@ -3,6 +3,7 @@ package run
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"strconv"
 	"syscall"
@@ -68,23 +69,55 @@ func unlinkedHeld(pid int, dev uint64) (size int64, whole bool) {
 		return size, whole
 	}
 	defer maps.Close()
-	// A line: "START-END PERMS OFFSET DEV INODE PATH", the path of a
-	// removed file ending " (deleted)".
-	lines := bufio.NewScanner(maps)
-	for scanned := 0; lines.Scan(); {
-		line := lines.Bytes()
-		if !bytes.HasSuffix(line, []byte(" (deleted)")) {
-			continue
+	r := bufio.NewReaderSize(maps, 4096)
+	for scanned := 0; ; {
+		span, removed, err := nextMapping(r)
+		if removed && span != "" {
+			if scanned++; scanned > maxHeldScanned {
+				whole = false
+				break
+			}
+			count(proc + "/map_files/" + span)
 		}
-		if scanned++; scanned > maxHeldScanned {
-			whole = false
+		if err != nil {
+			whole = whole && err == io.EOF // a read cut short counted a part
 			break
-		}
-		if span, _, ok := bytes.Cut(line, []byte(" ")); ok {
-			count(proc + "/map_files/" + string(span))
 		}
 	}
 	return size, whole
+}
+
+// removedMark ends the path of a removed file in a line of a maps file.
+const removedMark = " (deleted)"
+
+// nextMapping reads the next line of a maps file ([proc_pid_maps(5)]),
+// "START-END PERMS OFFSET DEV INODE PATH", to its end however long it is,
+// and returns its START-END (the text before its first space, "" where
+// none is within r's buffer) and whether its path ends removedMark. A
+// path is written whole, past PATH_MAX: a file beneath directories each
+// made beneath the one before (mkdirat, openat) has a line as long as
+// their names, 77 KB beneath 300 of 255 bytes. err is the read's, io.EOF
+// after the last line.
+//
+// [proc_pid_maps(5)]: https://man7.org/linux/man-pages/man5/proc_pid_maps.5.html
+func nextMapping(r *bufio.Reader) (span string, removed bool, err error) {
+	var tail []byte // the line's last bytes read, at most len(removedMark)+1
+	for first := true; ; first = false {
+		chunk, err := r.ReadSlice('\n')
+		if first {
+			if s, _, ok := bytes.Cut(chunk, []byte(" ")); ok {
+				span = string(s)
+			}
+		}
+		tail = append(tail, chunk...)
+		if n := len(removedMark) + 1; len(tail) > n {
+			tail = append(tail[:0], tail[len(tail)-n:]...)
+		}
+		if err != bufio.ErrBufferFull {
+			line := bytes.TrimSuffix(tail, []byte("\n"))
+			return span, bytes.HasSuffix(line, []byte(removedMark)), err
+		}
+	}
 }
 
 // deviceOf returns the device dir lies on, and false where it cannot be

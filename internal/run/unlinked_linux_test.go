@@ -3,6 +3,7 @@ package run
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -103,4 +104,91 @@ func TestUnlinkedHeld(t *testing.T) {
 	}
 	mapped.Close()
 	check("a removed file mapped, its descriptor closed, besides", 12*mib)
+}
+
+// TestUnlinkedHeldPastALongPath: a removed file mapped from beneath 300
+// directories of 255-byte names, each made beneath the one before
+// (mkdirat, openat) and removed since, is counted as a file mapped from
+// its temporary directory is (the control): its line of
+// /proc/PID/maps, the whole path the directories made (some 77 KB), is
+// read to its end, however long. Read by lines of at most 64 KiB, it
+// ended the read without a word, and the file (and every removed file
+// mapped after it) counted nothing, the count still taken for whole.
+func TestUnlinkedHeldPastALongPath(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: a mapped file is read through map_files, which needs CAP_SYS_ADMIN")
+	}
+	dir := t.TempDir()
+	dev, ok := deviceOf(dir)
+	if !ok {
+		t.Fatalf("the device of %s cannot be read", dir)
+	}
+	pid := os.Getpid()
+	held := func() int64 {
+		t.Helper()
+		size, whole := unlinkedHeld(pid, dev)
+		if !whole {
+			t.Fatalf("the test's own descriptors and mappings were not read whole")
+		}
+		return size
+	}
+	// mapRemoved maps a file of size bytes made as name beneath the
+	// directory at, then removes it and closes its descriptor.
+	mapRemoved := func(at int, name string, size int64) {
+		t.Helper()
+		fd, err := unix.Openat(at, name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(fd)
+		if err := unix.Ftruncate(fd, size); err != nil {
+			t.Fatal(err)
+		}
+		m, err := unix.Mmap(fd, 0, 4096, unix.PROT_READ, unix.MAP_SHARED)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unix.Munmap(m) })
+		if err := unix.Unlinkat(at, name, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const mib = 1 << 20
+	before := held()
+	top, err := unix.Open(dir, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(top)
+
+	// The control: mapped from the directory itself.
+	mapRemoved(top, "near", 3*mib)
+	if got := held() - before; got != 3*mib {
+		t.Fatalf("a removed file mapped from the directory: %d bytes counted, want %d", got, 3*mib)
+	}
+
+	name := strings.Repeat("d", 255)
+	dirs := []int{top}
+	for range 300 {
+		at := dirs[len(dirs)-1]
+		if err := unix.Mkdirat(at, name, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		fd, err := unix.Openat(at, name, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, fd)
+	}
+	mapRemoved(dirs[len(dirs)-1], "far", 7*mib)
+	for i := len(dirs) - 1; i > 0; i-- {
+		unix.Close(dirs[i])
+		if err := unix.Unlinkat(dirs[i-1], name, unix.AT_REMOVEDIR); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := held() - before; got != 10*mib {
+		t.Errorf("a removed file mapped from beneath 300 directories, besides: %d MiB counted "+
+			"(%d bytes), want 10 MiB", got/mib, got)
+	}
 }

@@ -62,6 +62,9 @@ func main() {
 
 // simple is s as guard.Fold takes it, decomposed first as APFSName does:
 // each rune's upper case, then the least rune of its simple folding orbit.
+// It is Fold's own loop, copied: the generator cannot import the package
+// it writes a file of, which does not build without that file;
+// TestAPFSNameAsCasesFold fails where the two part ways.
 func simple(s string) string {
 	return strings.Map(func(r rune) rune {
 		u := unicode.ToUpper(r)

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/sabline/sabline/codes"
 )
 
 // CredentialsEnv names the environment variable in which the operator
@@ -21,16 +24,49 @@ import (
 const CredentialsEnv = "SABLINE_CREDENTIALS"
 
 // OperatorCredentials are the locations the operator added in
-// CredentialsEnv: absolute paths only, cleaned.
-var OperatorCredentials = sync.OnceValue(func() []string {
-	var out []string
-	for _, p := range filepath.SplitList(os.Getenv(CredentialsEnv)) {
-		if filepath.IsAbs(p) {
-			out = append(out, filepath.Clean(p))
+// CredentialsEnv: its absolute paths, cleaned. An entry that is not one
+// guards nothing, and every run is refused while the list holds it
+// (CheckOperatorCredentials).
+func OperatorCredentials() []string { paths, _ := operatorCredentials(); return paths }
+
+// operatorCredentials reads CredentialsEnv once (credentialList).
+var operatorCredentials = sync.OnceValues(func() (paths, malformed []string) {
+	return credentialList(os.Getenv(CredentialsEnv))
+})
+
+// credentialList splits the operator's list into its absolute paths,
+// cleaned, and the entries that are not absolute paths (an empty entry,
+// as a list ending in a separator has, is none).
+func credentialList(list string) (paths, malformed []string) {
+	for _, p := range filepath.SplitList(list) {
+		switch {
+		case filepath.IsAbs(p):
+			paths = append(paths, filepath.Clean(p))
+		case p != "":
+			malformed = append(malformed, p)
 		}
 	}
-	return out
-})
+	return paths, malformed
+}
+
+// CheckOperatorCredentials is E301 where CredentialsEnv holds an entry
+// that is not an absolute path: the operator meant to guard a location,
+// and which one cannot be told (a relative path names a different one
+// from each working directory), so no run goes while the list says
+// nothing of it; it was passed over without a word, and the location it
+// meant read at full.
+func CheckOperatorCredentials() error {
+	if _, bad := operatorCredentials(); len(bad) > 0 {
+		return &codes.Error{Code: codes.E301, Msg: fmt.Sprintf("%s holds %q, which is not an "+
+			"absolute path: nothing ran", CredentialsEnv, bad[0]), Do: malformedCredentialsDo}
+	}
+	return nil
+}
+
+// malformedCredentialsDo is what to do about CheckOperatorCredentials's
+// refusal.
+const malformedCredentialsDo = "Name each credential location in " + CredentialsEnv +
+	" by its absolute path, or take the entry out; the variable is read where Sabline starts."
 
 // Inputs are what a run guards beside the tables.
 type Inputs struct {

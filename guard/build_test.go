@@ -569,3 +569,32 @@ func TestMountNamedAsItIs(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialList: the operator's list is split into its absolute
+// paths, cleaned, and the entries that are not absolute paths, which
+// CheckOperatorCredentials refuses every run for; an empty entry is none.
+func TestCredentialList(t *testing.T) {
+	sep := string(filepath.ListSeparator)
+	abs := func(p string) string { return filepath.Join(string(filepath.Separator)+"srv", p) }
+	for _, tt := range []struct {
+		name          string
+		list          string
+		wantPaths     []string
+		wantMalformed []string
+	}{
+		{name: "absolute paths, cleaned", list: abs("vault") + sep + abs("keys/../k"),
+			wantPaths: []string{abs("vault"), abs("k")}},
+		{name: "a relative entry", list: abs("vault") + sep + "g" + sep + "./k",
+			wantPaths: []string{abs("vault")}, wantMalformed: []string{"g", "./k"}},
+		{name: "empty entries", list: sep + abs("vault") + sep, wantPaths: []string{abs("vault")}},
+		{name: "nothing", list: ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			paths, malformed := credentialList(tt.list)
+			if !slices.Equal(paths, tt.wantPaths) || !slices.Equal(malformed, tt.wantMalformed) {
+				t.Errorf("credentialList(%q) = %q, %q; want %q, %q", tt.list, paths, malformed,
+					tt.wantPaths, tt.wantMalformed)
+			}
+		})
+	}
+}

@@ -6920,6 +6920,13 @@ var mutations = []Mutation{
 		CaughtBy: "TestBrokerRefusesWhatARuleByPortRoutesHere (by sport: the name connected)",
 	},
 	{
+		Name: "operator-credential-relative-passed", File: "internal/run/guard.go",
+		Old:      "\tif err := guard.CheckOperatorCredentials(); err != nil {\n\t\treturn err\n",
+		New:      "\tif err := guard.CheckOperatorCredentials(); err != nil && false {\n\t\treturn err\n",
+		Packages: scriptsPkg, Run: "^TestScripts$/^paths_credentials$",
+		CaughtBy: "paths_credentials.txtar (SABLINE_CREDENTIALS=vault: the secret read, exit 0)",
+	},
+	{
 		Name: "operator-credential-a-pattern-alone", File: "guard/build.go",
 		Old:      "\t\tif strings.ContainsAny(filepath.Base(p), \"*?[\") {\n\t\t\tl.literal",
 		New:      "\t\tif false {\n\t\t\tl.literal",

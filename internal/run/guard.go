@@ -54,7 +54,9 @@ func guardMatched(sabline, matched, lend []string) *guard.Set {
 func resolve(p string) string { return guard.Resolved(p) }
 
 // Admit refuses a budget with an item that names a location no grant
-// reaches (E329): nothing runs. In a knock-out build, whose budget checks
+// reaches (E329), and every budget while the operator's list of
+// credential locations holds an entry that is not an absolute path
+// (E301, guard.CheckOperatorCredentials): nothing runs. In a knock-out build, whose budget checks
 // all pass, it admits every budget.
 func Admit(g *guard.Set, b budget.Budget) error { return admitAs(g, b, nil) }
 
@@ -62,6 +64,9 @@ func Admit(g *guard.Set, b budget.Budget) error { return admitAs(g, b, nil) }
 // (admitted), and any other as it resolves now: what is admitted is then
 // what the worker is told was (wire.Request.Admitted).
 func admitAs(g *guard.Set, b budget.Budget, adm map[string]string) error {
+	if err := guard.CheckOperatorCredentials(); err != nil {
+		return err
+	}
 	at := func(p string) string {
 		if r, ok := adm[p]; ok {
 			return r

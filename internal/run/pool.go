@@ -221,6 +221,9 @@ func StartPool(cfg PoolConfig) (*Pool, error) {
 	if err := CheckConfine(cfg.Confine, cfg.Require); err != nil {
 		return nil, err
 	}
+	if err := guard.CheckOperatorCredentials(); err != nil {
+		return nil, err
+	}
 	var given string // the import root as named, absolute: through a link, perhaps
 	if cfg.ImportRoot != "" {
 		root, err := filepath.Abs(cfg.ImportRoot)

@@ -6871,8 +6871,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "route-type-index-off-by-one", File: "internal/reach/route_linux.go",
-		Old:      "\t\t\t\treturn slices.Contains(routedHereTypes, m.Data[7]), nil // rtm_type\n",
-		New:      "\t\t\t\treturn slices.Contains(routedHereTypes, m.Data[6]), nil // rtm_type\n",
+		Old:      "\t\t\t\there := slices.Contains(routedHereTypes, m.Data[7]) // rtm_type\n",
+		New:      "\t\t\t\there := slices.Contains(routedHereTypes, m.Data[6]) // rtm_type\n",
 		Packages: brokerPkg, Run: "^TestBrokerRefusesAnAddressRoutedHere$",
 		CaughtBy: "TestBrokerRefusesAnAddressRoutedHere",
 	},
@@ -6892,8 +6892,8 @@ var mutations = []Mutation{
 	},
 	{
 		Name: "route-none-taken-for-local", File: "internal/reach/route_linux.go",
-		Old:      "\t\t\tcase unix.NLMSG_ERROR:\n\t\t\t\treturn false, nil\n",
-		New:      "\t\t\tcase unix.NLMSG_ERROR:\n\t\t\t\treturn true, nil\n",
+		Old:      "\t\t\tcase unix.NLMSG_ERROR:\n\t\t\t\treturn false, netip.Addr{}, nil\n",
+		New:      "\t\t\tcase unix.NLMSG_ERROR:\n\t\t\t\treturn true, netip.Addr{}, nil\n",
 		Packages: brokerPkg, Run: "^TestBrokerRefusesAnAddressRoutedHere$",
 		CaughtBy: "TestBrokerRefusesAnAddressRoutedHere (far.example.com, routed nowhere: E315)",
 	},
@@ -6904,6 +6904,14 @@ var mutations = []Mutation{
 		Packages: brokerPkg, Run: "^TestBrokerRefusesWhatIsDeliveredHere$",
 		CaughtBy: "TestBrokerRefusesWhatIsDeliveredHere (source.example.com and " +
 			"source6.example.com: a datagram reached the listener)",
+	},
+	{
+		Name: "route-preferred-source-unasked", File: "internal/reach/route_linux.go",
+		Old:      "\tif pref.IsValid() {\n",
+		New:      "\tif false {\n",
+		Packages: brokerPkg, Run: "^TestBrokerRefusesWhatTheSourceATCPRouteTakesRoutesHere$",
+		CaughtBy: "TestBrokerRefusesWhatTheSourceATCPRouteTakesRoutesHere (sourced.example.com: " +
+			"connected, not E335)",
 	},
 	{
 		Name: "route-port-unasked", File: "internal/reach/route_linux.go",

@@ -79,21 +79,35 @@ func routedHereFrom(network string, sport, port uint16, addrs []netip.Addr) ([]n
 // operator's may send that source to a table of its own (ip rule add
 // from 203.0.113.5 lookup 100, where table 100 holds a local route),
 // and the kernel routes a connection again once its source is chosen,
-// on IPv4 every time and on IPv6 where the first route failed. An
-// address reached from neither is routed elsewhere or nowhere, and a
+// on IPv4 every time and on IPv6 where the first route failed. The
+// source is the one the first route names (its preferred source, chosen
+// as the connection's, protocol and ports alike), and that of a UDP
+// socket connected to a where it names none or another: a rule by
+// protocol (ip rule add ipproto tcp dport 8080 lookup 200, table 200's
+// route taking the source 192.0.2.5) gives a TCP connection a source a
+// UDP socket does not take, and a rule by that source (from 192.0.2.5
+// lookup 100, table 100 holding a local route) delivered it here. An
+// address reached from none is routed elsewhere or nowhere, and a
 // connection there leaves the machine or fails as the lookup did.
 func routedHereAs(fd int, a netip.Addr, c connection, seq *uint32) (bool, error) {
 	*seq++
-	here, err := routedLocal(fd, a, netip.Addr{}, c, *seq)
+	here, pref, err := routedLocal(fd, a, netip.Addr{}, c, *seq)
 	if err != nil || here {
 		return here, err
 	}
+	if pref.IsValid() {
+		*seq++
+		if here, _, err := routedLocal(fd, a, pref, c, *seq); err != nil || here {
+			return here, err
+		}
+	}
 	src, ok, err := sourceOf(a, c.port)
-	if err != nil || !ok {
+	if err != nil || !ok || src == pref {
 		return false, err
 	}
 	*seq++
-	return routedLocal(fd, a, src, c, *seq)
+	here, _, err = routedLocal(fd, a, src, c, *seq)
+	return here, err
 }
 
 // connection is what the kernel's rules may choose a route by beside the
@@ -195,11 +209,13 @@ var routedHereTypes = []byte{unix.RTN_LOCAL, unix.RTN_BROADCAST, unix.RTN_ANYCAS
 // routedLocal asks the kernel, over the netlink socket fd, for its route
 // to a (RTM_GETROUTE, request seq), from src where it is valid, for the
 // connection c (its protocol and port), and reports whether it is of a
-// type that delivers here (routedHereTypes).
+// type that delivers here (routedHereTypes), and the source the route
+// takes (RTA_PREFSRC), invalid where it names none.
 // No route (an error the kernel answers, ENETUNREACH say) is none: a
 // connection there fails as the lookup did, or takes a source and is
 // asked of again (routedHereAs).
-func routedLocal(fd int, a, src netip.Addr, c connection, seq uint32) (bool, error) {
+func routedLocal(fd int, a, src netip.Addr, c connection,
+	seq uint32) (here bool, pref netip.Addr, err error) {
 	family := byte(unix.AF_INET)
 	if a.Is6() {
 		family = unix.AF_INET6
@@ -234,7 +250,7 @@ func routedLocal(fd int, a, src netip.Addr, c connection, seq uint32) (bool, err
 	attr(unix.RTA_DPORT, binary.BigEndian.AppendUint16(nil, c.port))
 	ne.PutUint32(req[0:], uint32(len(req))) // nlmsg_len
 	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return false, fmt.Errorf("netlink send: %w", err)
+		return false, netip.Addr{}, fmt.Errorf("netlink send: %w", err)
 	}
 	buf := make([]byte, 4096)
 	for {
@@ -243,11 +259,11 @@ func routedLocal(fd int, a, src netip.Addr, c connection, seq uint32) (bool, err
 			continue
 		}
 		if err != nil {
-			return false, fmt.Errorf("netlink receive: %w", err)
+			return false, netip.Addr{}, fmt.Errorf("netlink receive: %w", err)
 		}
 		msgs, err := syscall.ParseNetlinkMessage(buf[:n])
 		if err != nil {
-			return false, fmt.Errorf("netlink receive: %w", err)
+			return false, netip.Addr{}, fmt.Errorf("netlink receive: %w", err)
 		}
 		for _, m := range msgs {
 			if m.Header.Seq != seq {
@@ -255,12 +271,23 @@ func routedLocal(fd int, a, src netip.Addr, c connection, seq uint32) (bool, err
 			}
 			switch m.Header.Type {
 			case unix.NLMSG_ERROR:
-				return false, nil
+				return false, netip.Addr{}, nil
 			case unix.RTM_NEWROUTE:
 				if len(m.Data) < unix.SizeofRtMsg {
-					return false, errors.New("netlink receive: a route shorter than its header")
+					return false, netip.Addr{}, errors.New("netlink receive: a route " +
+						"shorter than its header")
 				}
-				return slices.Contains(routedHereTypes, m.Data[7]), nil // rtm_type
+				here := slices.Contains(routedHereTypes, m.Data[7]) // rtm_type
+				attrs, err := syscall.ParseNetlinkRouteAttr(&m)
+				if err != nil {
+					return false, netip.Addr{}, fmt.Errorf("netlink receive: %w", err)
+				}
+				for _, at := range attrs {
+					if at.Attr.Type == unix.RTA_PREFSRC {
+						pref, _ = netip.AddrFromSlice(at.Value)
+					}
+				}
+				return here, pref.Unmap(), nil
 			}
 		}
 	}

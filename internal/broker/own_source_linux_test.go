@@ -1,0 +1,83 @@
+package broker
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sabline/sabline/codes"
+)
+
+// TestBrokerRefusesWhatTheSourceATCPRouteTakesRoutesHere: the kernel
+// routes a TCP connection twice, once to choose its source and again from
+// that source. Where a rule by protocol and port sends it by a route with
+// a source of its own (table 200, src 192.0.2.5) and a rule by that
+// source leads to a local route (table 100), the connection is delivered
+// here, though neither question the route was asked (with no source, and
+// from the source a UDP socket takes, which the rule by protocol passes
+// by) found a local route. The name is refused now, nothing arriving at a
+// listener on all this machine's addresses; the control: the address
+// granted by itself is reached.
+func TestBrokerRefusesWhatTheSourceATCPRouteTakesRoutesHere(t *testing.T) {
+	const inside = "198.51.103.9"
+	if !inNetworkOfItsOwn(t, "routed here from a TCP route's source") {
+		return
+	}
+	ip, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skipf("no ip command (iproute2) to set this namespace's routes: %v", err)
+	}
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(ip, args...).CombinedOutput(); err != nil {
+			t.Skipf("ip %v: %v\n%s", args, err, out)
+		}
+	}
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) {
+			serr = unix.SetsockoptInt(int(fd), unix.SOL_IP, unix.IP_TRANSPARENT, 1)
+		})
+		return errors.Join(err, serr)
+	}}
+	l, err := lc.Listen(t.Context(), "tcp", ":0") // every address of this machine's
+	if err != nil {
+		t.Skipf("a transparent listener: %v", err)
+	}
+	defer l.Close()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	run("link", "set", "lo", "up")
+	run("link", "add", "v0", "type", "veth", "peer", "name", "v1")
+	run("link", "set", "v0", "up")
+	run("link", "set", "v1", "up")
+	run("addr", "add", "203.0.113.5/24", "dev", "v0")
+	run("addr", "add", "192.0.2.5/24", "dev", "v0")
+	run("route", "add", "default", "via", "203.0.113.1")
+	run("route", "add", "default", "via", "192.0.2.1", "src", "192.0.2.5", "table", "200")
+	run("route", "add", "local", "198.51.103.0/24", "dev", "lo", "table", "100")
+	run("rule", "add", "priority", "100", "from", "192.0.2.5", "lookup", "100")
+	run("rule", "add", "priority", "200", "ipproto", "tcp", "dport", port, "lookup", "200")
+
+	b, c := channel(t, map[string][]netip.Addr{"sourced.example.com": addrs(inside)})
+	begin(b, "io,net:sourced.example.com:"+port)
+	conn, err := dial(c, "tcp", "sourced.example.com:"+port)
+	if err == nil {
+		conn.Close()
+	}
+	if codes.CodeOf(err) != codes.E335 {
+		t.Fatalf("Dial of a name behind %s, routed here from the source its TCP route takes "+
+			"= %v; want E335", inside, err)
+	}
+	nothingArrived(t, l)
+	b.End()
+
+	begin(b, "io,net:"+inside+":"+port)
+	connects(t, c, l, inside+":"+port)
+	b.End()
+}

@@ -204,7 +204,7 @@ func (bb *blobBucket) Create(ctx context.Context, key string, data []byte) error
 func (bb *blobBucket) Read(ctx context.Context, key string, off, n int64) ([]byte, error) {
 	var r *blob.Reader
 	var err error
-	if n == 0 {
+	if n == 0 && off >= 0 { // a negative offset is refused, whatever n
 		_, err = bb.b.Attributes(ctx, key)
 	} else {
 		r, err = bb.b.NewRangeReader(ctx, key, off, n, nil)

@@ -75,6 +75,12 @@ func TestReadNoMoreThanAsked(t *testing.T) {
 						"object's first", rd.n, len(got), err, len(rd.want))
 				}
 			}
+			// An offset below zero is refused for no bytes as for some.
+			for _, n := range []int64{0, 1} {
+				if _, err := b.Read(ctx, key, -1, n); err == nil {
+					t.Errorf("a read of %d bytes at offset -1: no error, want one", n)
+				}
+			}
 			// No bytes of an object not there is still a miss.
 			if _, err := b.Read(ctx, key+".missing", 0, 0); !errors.Is(err, bucket.ErrNotExist) {
 				t.Errorf("a read of no bytes of a missing object: %v; want %v", err, bucket.ErrNotExist)

@@ -299,16 +299,7 @@ func TestBrokerRefusesWhatARuleByPortRoutesHere(t *testing.T) {
 	if !inNetworkOfItsOwn(t, "routed here by port") {
 		return
 	}
-	ip, err := exec.LookPath("ip")
-	if err != nil {
-		t.Skipf("no ip command (iproute2) to set this namespace's routes: %v", err)
-	}
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command(ip, args...).CombinedOutput(); err != nil {
-			t.Skipf("ip %v: %v\n%s", args, err, out)
-		}
-	}
+	run := ipCommand(t)
 	run("link", "set", "lo", "up")
 	run("link", "add", "v0", "type", "veth", "peer", "name", "v1")
 	run("link", "set", "v0", "up")
@@ -321,19 +312,7 @@ func TestBrokerRefusesWhatARuleByPortRoutesHere(t *testing.T) {
 	if err != nil {
 		t.Skipf("the ports connections take: %v", err)
 	}
-	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
-		var serr error
-		err := c.Control(func(fd uintptr) {
-			serr = unix.SetsockoptInt(int(fd), unix.SOL_IP, unix.IP_TRANSPARENT, 1)
-		})
-		return errors.Join(err, serr)
-	}}
-	l, err := lc.Listen(t.Context(), "tcp", ":0") // every address of this machine's
-	if err != nil {
-		t.Skipf("a transparent listener: %v", err)
-	}
-	defer l.Close()
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l, port := transparentListener(t)
 	b, c := channel(t, map[string][]netip.Addr{"proxied.example.com": addrs(inside)})
 	for _, by := range [][]string{{"dport", port},
 		{"sport", strings.Join(strings.Fields(string(ports)), "-")}} {
@@ -360,4 +339,42 @@ func TestBrokerRefusesWhatARuleByPortRoutesHere(t *testing.T) {
 		rule[1] = "del"
 		run(rule...)
 	}
+}
+
+// ipCommand is the ip command (iproute2) of the test's network namespace,
+// run with args; the test is skipped, saying why, where there is none or
+// a command fails (a kernel without veth, policy routing or IPv6).
+func ipCommand(t *testing.T) func(args ...string) {
+	t.Helper()
+	ip, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skipf("no ip command (iproute2) to set this namespace's routes: %v", err)
+	}
+	return func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(ip, args...).CombinedOutput(); err != nil {
+			t.Skipf("ip %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// transparentListener listens for TCP on every address of this machine's
+// and, being transparent (IP_TRANSPARENT), answers for an address a local
+// route delivers here that no interface holds; it is closed when t ends.
+// port is its port.
+func transparentListener(t *testing.T) (l net.Listener, port string) {
+	t.Helper()
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) {
+			serr = unix.SetsockoptInt(int(fd), unix.SOL_IP, unix.IP_TRANSPARENT, 1)
+		})
+		return errors.Join(err, serr)
+	}}
+	l, err := lc.Listen(t.Context(), "tcp", ":0")
+	if err != nil {
+		t.Skipf("a transparent listener: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }

@@ -1,15 +1,8 @@
 package broker
 
 import (
-	"errors"
-	"net"
 	"net/netip"
-	"os/exec"
-	"strconv"
-	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/codes"
 )
@@ -29,29 +22,8 @@ func TestBrokerRefusesWhatTheSourceATCPRouteTakesRoutesHere(t *testing.T) {
 	if !inNetworkOfItsOwn(t, "routed here from a TCP route's source") {
 		return
 	}
-	ip, err := exec.LookPath("ip")
-	if err != nil {
-		t.Skipf("no ip command (iproute2) to set this namespace's routes: %v", err)
-	}
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command(ip, args...).CombinedOutput(); err != nil {
-			t.Skipf("ip %v: %v\n%s", args, err, out)
-		}
-	}
-	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
-		var serr error
-		err := c.Control(func(fd uintptr) {
-			serr = unix.SetsockoptInt(int(fd), unix.SOL_IP, unix.IP_TRANSPARENT, 1)
-		})
-		return errors.Join(err, serr)
-	}}
-	l, err := lc.Listen(t.Context(), "tcp", ":0") // every address of this machine's
-	if err != nil {
-		t.Skipf("a transparent listener: %v", err)
-	}
-	defer l.Close()
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	run := ipCommand(t)
+	l, port := transparentListener(t)
 	run("link", "set", "lo", "up")
 	run("link", "add", "v0", "type", "veth", "peer", "name", "v1")
 	run("link", "set", "v0", "up")

@@ -523,6 +523,9 @@ func printReplayDiff(stdout io.Writer, orig, now receipt.StoredReceipt) (weaker 
 	}
 	for _, l := range lines {
 		if l[1] != l[2] && l[2] != "" {
+			if l[1] == "" { // a run refused before it was set (at its command line)
+				l[1] = "not recorded"
+			}
 			fmt.Fprintln(stdout, terminalSafe(fmt.Sprintf("%s: %s (was %s)", l[0], l[2], l[1])))
 		}
 	}

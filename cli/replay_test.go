@@ -619,3 +619,27 @@ func TestReplayRefusesAReceiptsDirectoryUnknownToTheRegister(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayDiffNamesWhatWasNotRecorded: a receipt refused at its command
+// line recorded no confinement; its replay's line says so ("was not
+// recorded"), not an empty "(was )"; a value recorded is named (the
+// control).
+func TestReplayDiffNamesWhatWasNotRecorded(t *testing.T) {
+	for _, tt := range []struct {
+		name, was, want string
+	}{
+		{name: "not recorded", was: "", want: "confine: default (was not recorded)\n"},
+		{name: "recorded", was: "strict", want: "confine: default (was strict)\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			orig := receipt.StoredReceipt{Receipt: &receipt.Receipt{}}
+			now := receipt.StoredReceipt{Receipt: &receipt.Receipt{}}
+			orig.RunParameters.Confine, now.RunParameters.Confine = core.Mode(tt.was), "default"
+			var out strings.Builder
+			printReplayDiff(&out, orig, now)
+			if !strings.Contains(out.String(), tt.want) {
+				t.Errorf("the replay's diff:\n%s\nwant a line %q", out.String(), tt.want)
+			}
+		})
+	}
+}

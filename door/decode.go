@@ -142,8 +142,8 @@ func checkItems(what string, n int) error {
 // digest, never so many bytes.
 func checkArgs(args []string) error {
 	if n := receipt.ArgsBytes(args); n > MaxArgsBytes {
-		return codes.Errorf(codes.E336, "the request's %d arguments are %d bytes in all, more than "+
-			"the %d a door accepts: nothing ran", len(args), n, MaxArgsBytes)
+		return codes.Errorf(codes.E336, "the request's arguments (%d) are %d bytes in all, more "+
+			"than the %d a door accepts: nothing ran", len(args), n, MaxArgsBytes)
 	}
 	return nil
 }

@@ -295,8 +295,16 @@ func reloadOnHangUp(ctx context.Context, srv *door.Server, o doorOptions, cwd st
 					codes.TerminalSafe(err.Error()))
 				continue
 			}
-			fmt.Fprintf(stderr, "sabline serve: SIGHUP: %d tenants read from %s\n", n,
+			fmt.Fprintf(stderr, "sabline serve: SIGHUP: %s read from %s\n", tenantsText(n),
 				codes.TerminalSafe(o.Tenants))
 		}
 	}
+}
+
+// tenantsText is n tenants, as the log names them: "1 tenant", "3 tenants".
+func tenantsText(n int) string {
+	if n == 1 {
+		return "1 tenant"
+	}
+	return fmt.Sprintf("%d tenants", n)
 }

@@ -329,8 +329,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "sabline serve: %s\n", codes.TerminalSafe(holdServer(o)))
 	switch {
 	case o.Tenants != "":
-		fmt.Fprintf(stderr, "sabline serve: %d tenants in %s (read again on SIGHUP)\n",
-			len(cfg.Tenants), codes.TerminalSafe(path))
+		fmt.Fprintf(stderr, "sabline serve: %s in %s (read again on SIGHUP)\n",
+			tenantsText(len(cfg.Tenants)), codes.TerminalSafe(path))
 	case made:
 		fmt.Fprintf(stderr, "sabline serve: made a token in %s\n", codes.TerminalSafe(path))
 	default:

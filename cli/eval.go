@@ -96,9 +96,6 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	if err := registered(b); err != nil {
 		return cmdline.Report(stderr, err, "")
 	}
-	if f.timeout == 0 {
-		f.timeout = defaultEvalTimeout
-	}
 	memory, err := f.memory()
 	if err != nil {
 		return cmdline.Report(stderr, err, "")
@@ -170,6 +167,8 @@ func evalFlagSet() (*flag.FlagSet, *evalFlags) {
 	f := &evalFlags{}
 	f.run.register(fs)
 	fs.Lookup("no-confine").Usage = evalNoConfine
+	f.run.timeout = defaultEvalTimeout // and its help says so
+	fs.Lookup("timeout").DefValue = defaultEvalTimeout.String()
 	fs.BoolVar(&f.json, "json", false, "print JSON")
 	fs.BoolVar(&f.probe, "confinement-probe", false,
 		"what a confined worker could and could not do")

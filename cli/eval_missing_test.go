@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sabline/sabline/internal/testkit"
 	"github.com/sabline/sabline/program"
@@ -78,5 +79,21 @@ func TestEvalMissingSubmission(t *testing.T) {
 	if len(runs) != 4 || refused != 2 || large != 1 {
 		t.Errorf("%d receipts, %d of them E316 for a missing submission, %d for d.vel too "+
 			"large; want 4, 2 and 1", len(runs), refused, large)
+	}
+}
+
+// TestEvalTimeoutDefaultShown: eval's --timeout is 10 s unless given, and
+// its help says so (it said nothing, as though none bounded a program);
+// the control: a value given is the value taken.
+func TestEvalTimeoutDefaultShown(t *testing.T) {
+	fs, f := evalFlagSet()
+	var help strings.Builder
+	fs.SetOutput(&help)
+	fs.PrintDefaults()
+	if !strings.Contains(help.String(), "(default 10s)") || f.run.timeout != defaultEvalTimeout {
+		t.Errorf("eval's --timeout: %v, help:\n%s\nwant 10s, said", f.run.timeout, help.String())
+	}
+	if err := fs.Parse([]string{"--timeout", "3s"}); err != nil || f.run.timeout != 3*time.Second {
+		t.Errorf("--timeout 3s: %v, %v; want 3s", f.run.timeout, err)
 	}
 }

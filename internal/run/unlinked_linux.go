@@ -69,22 +69,31 @@ func unlinkedHeld(pid int, dev uint64) (size int64, whole bool) {
 		return size, whole
 	}
 	defer maps.Close()
+	if !removedMappings(maps, func(span string) { count(proc + "/map_files/" + span) }) {
+		whole = false
+	}
+	return size, whole
+}
+
+// removedMappings calls count with the START-END of each mapping of a
+// removed file that the maps file read from maps names, the first
+// maxHeldScanned of them, and reports whether it saw every line: false
+// past the bound, or where the read was cut short (an error other than
+// io.EOF), which counted a part.
+func removedMappings(maps io.Reader, count func(span string)) (whole bool) {
 	r := bufio.NewReaderSize(maps, 4096)
 	for scanned := 0; ; {
 		span, removed, err := nextMapping(r)
 		if removed && span != "" {
 			if scanned++; scanned > maxHeldScanned {
-				whole = false
-				break
+				return false
 			}
-			count(proc + "/map_files/" + span)
+			count(span)
 		}
 		if err != nil {
-			whole = whole && err == io.EOF // a read cut short counted a part
-			break
+			return err == io.EOF // a read cut short counted a part
 		}
 	}
-	return size, whole
 }
 
 // removedMark ends the path of a removed file in a line of a maps file.

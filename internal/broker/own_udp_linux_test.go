@@ -1,0 +1,83 @@
+package broker
+
+import (
+	"net"
+	"net/netip"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/sabline/sabline/codes"
+)
+
+// TestBrokerRefusesWhatARuleByUDPPortRoutesHere: a rule of the operator's
+// by protocol (ip rule add ipproto udp dport 5353 lookup 100, table 100
+// holding a local route) routes a UDP datagram to this machine that a TCP
+// connection to the same address and port is not: the kernel is asked
+// of the route as the connection is, over UDP. Under a grant of a name
+// answering 198.51.104.9, a datagram reached a listener on all this
+// machine's addresses where the route was asked as TCP's. In a network
+// namespace of the test's own, the name is refused (E335); the control:
+// the address granted by itself reaches the listener.
+func TestBrokerRefusesWhatARuleByUDPPortRoutesHere(t *testing.T) {
+	const inside = "198.51.104.9"
+	if !inNetworkOfItsOwn(t, "routed here by a UDP port") {
+		return
+	}
+	run := ipCommand(t)
+	pc, err := net.ListenPacket("udp", ":0") // every address of this machine's
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	port := strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
+	run("link", "set", "lo", "up")
+	run("link", "add", "v0", "type", "veth", "peer", "name", "v1")
+	run("link", "set", "v0", "up")
+	run("link", "set", "v1", "up")
+	run("addr", "add", "203.0.113.5/24", "dev", "v0")
+	run("route", "add", "default", "via", "203.0.113.1")
+	run("route", "add", "local", "198.51.104.0/24", "dev", "lo", "table", "100", "src",
+		"203.0.113.5")
+	run("rule", "add", "ipproto", "udp", "dport", port, "lookup", "100")
+
+	b, c := channel(t, map[string][]netip.Addr{"udp.example.com": addrs(inside)})
+	begin(b, "io,net:udp:udp.example.com:"+port)
+	conn, err := dial(c, "udp", "udp.example.com:"+port)
+	if err == nil {
+		_, _ = conn.Write([]byte("the name"))
+		conn.Close()
+	}
+	if codes.CodeOf(err) != codes.E335 {
+		t.Errorf("Dial of a name behind %s, which a rule by UDP port routes here = %v; "+
+			"want E335", inside, err)
+	}
+	b.End()
+
+	hostPort := net.JoinHostPort(inside, port)
+	begin(b, "io,net:udp:"+hostPort)
+	conn, err = dial(c, "udp", hostPort)
+	if err != nil {
+		t.Fatalf("Dial of %s granted by itself: %v", hostPort, err)
+	}
+	_, err = conn.Write([]byte("the address"))
+	conn.Close()
+	if err != nil {
+		t.Fatalf("write to %s: %v", hostPort, err)
+	}
+	buf := make([]byte, 64)
+	for {
+		_ = pc.SetReadDeadline(time.Now().Add(bounded))
+		n, _, err := pc.ReadFrom(buf)
+		if err != nil {
+			t.Fatalf("the listener on all addresses, waiting for the datagram: %v", err)
+		}
+		if got := string(buf[:n]); got == "the address" {
+			break
+		} else if got == "the name" {
+			t.Errorf("the listener on all addresses read a datagram sent under a grant of " +
+				"the name")
+		}
+	}
+	b.End()
+}

@@ -436,10 +436,7 @@ func TestSablineNamedAsItIs(t *testing.T) {
 	})
 	set := Build(Inputs{Sabline: []string{"/srv/r[1]", "/srv/t*"},
 		SablineMatched: []string{"/srv/class/*.out"}}, m)
-	tests := []struct {
-		path    string
-		wantLoc string // "" when a grant of /srv reaches it
-	}{
+	tests := []heldCase{
 		{path: "/srv/r[1]/run.json", wantLoc: "/srv/r[1]"},
 		{path: "/srv/r[1]", wantLoc: "/srv/r[1]"},
 		{path: "/srv/t*", wantLoc: "/srv/t*"},
@@ -449,29 +446,7 @@ func TestSablineNamedAsItIs(t *testing.T) {
 		{path: "/srv/tx"},
 		{path: "/srv/class/a.vel"},
 	}
-	for name, s := range map[string]*Set{"built": set, "wired": set.Wire().Set(),
-		"refreshed": set.Wire().Set().Refresh(Inputs{}, m)} {
-		for _, tt := range tests {
-			l, refused := s.Refuses(tt.path, "/srv")
-			switch {
-			case refused != (tt.wantLoc != ""):
-				t.Errorf("%s: Refuses(%s, /srv) = %v (%+v), want %v", name, tt.path, refused, l,
-					tt.wantLoc != "")
-			case refused && l.Path != tt.wantLoc:
-				t.Errorf("%s: %s refused by %s, want %s", name, tt.path, l.Path, tt.wantLoc)
-			}
-		}
-		var carved []string
-		for _, c := range s.CarveOuts() {
-			if !c.Expand {
-				carved = append(carved, c.Path)
-			}
-		}
-		want := []string{"/srv/class/a.out", "/srv/r[1]", "/srv/t*"}
-		if !slices.Equal(carved, want) {
-			t.Errorf("%s: the kernel holds out %q, want %q", name, carved, want)
-		}
-	}
+	heldUnderSrv(t, set, m, tests, []string{"/srv/class/a.out", "/srv/r[1]", "/srv/t*"})
 }
 
 // TestOperatorCredentialNamedAsItIs: a location the operator names in
@@ -494,10 +469,7 @@ func TestOperatorCredentialNamedAsItIs(t *testing.T) {
 	})
 	set := Build(Inputs{Credentials: []string{"/srv/vault[1]", "/srv/v[ault", "/srv/keys/*.key",
 		"/srv/lent[2]"}, Lent: []string{"/srv/lent[2]"}}, m)
-	tests := []struct {
-		path    string
-		wantLoc string // "" when a grant of /srv reaches it
-	}{
+	tests := []heldCase{
 		{path: "/srv/vault[1]/k.key", wantLoc: "/srv/vault[1]"},
 		{path: "/srv/vault[1]", wantLoc: "/srv/vault[1]"},
 		{path: "/srv/v[ault/k.key", wantLoc: "/srv/v[ault"},
@@ -506,30 +478,8 @@ func TestOperatorCredentialNamedAsItIs(t *testing.T) {
 		{path: "/srv/keys/a.key", wantLoc: "/srv/keys/a.key"},
 		{path: "/srv/notes.txt"},
 	}
-	for name, s := range map[string]*Set{"built": set, "wired": set.Wire().Set(),
-		"refreshed": set.Wire().Set().Refresh(Inputs{}, m)} {
-		for _, tt := range tests {
-			l, refused := s.Refuses(tt.path, "/srv")
-			switch {
-			case refused != (tt.wantLoc != ""):
-				t.Errorf("%s: Refuses(%s, /srv) = %v (%+v), want %v", name, tt.path, refused, l,
-					tt.wantLoc != "")
-			case refused && l.Path != tt.wantLoc:
-				t.Errorf("%s: %s refused by %s, want %s", name, tt.path, l.Path, tt.wantLoc)
-			}
-		}
-		var carved []string
-		for _, c := range s.CarveOuts() {
-			if !c.Expand {
-				carved = append(carved, c.Path)
-			}
-		}
-		want := []string{"/srv/keys/a.key", "/srv/lent[2]", "/srv/v[ault", "/srv/vault1",
-			"/srv/vault[1]"}
-		if !slices.Equal(carved, want) {
-			t.Errorf("%s: the kernel holds out %q, want %q", name, carved, want)
-		}
-	}
+	heldUnderSrv(t, set, m, tests, []string{"/srv/keys/a.key", "/srv/lent[2]", "/srv/v[ault",
+		"/srv/vault1", "/srv/vault[1]"})
 	for allow, admitted := range map[string]bool{
 		"fs:read:/srv/vault[1]": false, "fs:read:/srv/v[ault/k.key": false,
 		"fs:read:/srv/lent[2]": true, "fs:read:/srv/notes.txt": true,
@@ -596,5 +546,43 @@ func TestCredentialList(t *testing.T) {
 					tt.wantPaths, tt.wantMalformed)
 			}
 		})
+	}
+}
+
+// heldCase is a path beneath /srv and the location a grant of /srv is
+// refused it by ("" where the grant reaches it).
+type heldCase struct {
+	path    string
+	wantLoc string
+}
+
+// heldUnderSrv checks each case against set as built, as the worker's copy
+// of it (Wire) and as that copy refreshed (on the fake machine m), and
+// that the kernel's carve-outs of each are wantCarved, the locations
+// expanded left out.
+func heldUnderSrv(t *testing.T, set *Set, m fakeMachine, tests []heldCase,
+	wantCarved []string) {
+	t.Helper()
+	for name, s := range map[string]*Set{"built": set, "wired": set.Wire().Set(),
+		"refreshed": set.Wire().Set().Refresh(Inputs{}, m)} {
+		for _, tt := range tests {
+			l, refused := s.Refuses(tt.path, "/srv")
+			switch {
+			case refused != (tt.wantLoc != ""):
+				t.Errorf("%s: Refuses(%s, /srv) = %v (%+v), want %v", name, tt.path, refused, l,
+					tt.wantLoc != "")
+			case refused && l.Path != tt.wantLoc:
+				t.Errorf("%s: %s refused by %s, want %s", name, tt.path, l.Path, tt.wantLoc)
+			}
+		}
+		var carved []string
+		for _, c := range s.CarveOuts() {
+			if !c.Expand {
+				carved = append(carved, c.Path)
+			}
+		}
+		if !slices.Equal(carved, wantCarved) {
+			t.Errorf("%s: the kernel holds out %q, want %q", name, carved, wantCarved)
+		}
 	}
 }

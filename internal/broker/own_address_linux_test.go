@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sabline/sabline/codes"
+	"github.com/sabline/sabline/internal/reach"
 	"github.com/sabline/sabline/internal/testkit"
 )
 
@@ -166,6 +167,16 @@ func TestBrokerRefusesAnAddressRoutedHere(t *testing.T) {
 		nothingArrived(t, l)
 		b.End()
 	}
+	// The question before the dial refuses each too, the check of the
+	// port a connection takes aside (reach.Control would refuse an
+	// address the first let by, and hide it).
+	for _, a := range []string{inside, "::ffff:" + inside, "2002:c633:6409::1"} {
+		n, _ := strconv.Atoi(port)
+		if _, err := reach.Check("tcp", "api.example.com", n, addrs(a)); codes.CodeOf(err) !=
+			codes.E335 {
+			t.Errorf("reach.Check of a name behind %s = %v; want E335", a, err)
+		}
+	}
 
 	// The controls: the address granted by itself is reached; a name
 	// outside the prefix is dialled, and fails as the route does.
@@ -300,12 +311,7 @@ func TestBrokerRefusesWhatARuleByPortRoutesHere(t *testing.T) {
 		return
 	}
 	run := ipCommand(t)
-	run("link", "set", "lo", "up")
-	run("link", "add", "v0", "type", "veth", "peer", "name", "v1")
-	run("link", "set", "v0", "up")
-	run("link", "set", "v1", "up")
-	run("addr", "add", "203.0.113.5/24", "dev", "v0")
-	run("route", "add", "default", "via", "203.0.113.1")
+	vethDefault(run)
 	run("route", "add", "local", "198.51.102.0/24", "dev", "lo", "table", "100", "src",
 		"203.0.113.5")
 	ports, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
@@ -377,4 +383,16 @@ func transparentListener(t *testing.T) (l net.Listener, port string) {
 	}
 	t.Cleanup(func() { l.Close() })
 	return l, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// vethDefault gives the test's network namespace, through run (ipCommand),
+// loopback, a veth pair whose end v0 holds 203.0.113.5/24, and a default
+// route by 203.0.113.1: a machine with an address and a way out.
+func vethDefault(run func(args ...string)) {
+	run("link", "set", "lo", "up")
+	run("link", "add", "v0", "type", "veth", "peer", "name", "v1")
+	run("link", "set", "v0", "up")
+	run("link", "set", "v1", "up")
+	run("addr", "add", "203.0.113.5/24", "dev", "v0")
+	run("route", "add", "default", "via", "203.0.113.1")
 }

@@ -31,12 +31,7 @@ func TestBrokerRefusesWhatARuleByUDPPortRoutesHere(t *testing.T) {
 	}
 	defer pc.Close()
 	port := strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
-	run("link", "set", "lo", "up")
-	run("link", "add", "v0", "type", "veth", "peer", "name", "v1")
-	run("link", "set", "v0", "up")
-	run("link", "set", "v1", "up")
-	run("addr", "add", "203.0.113.5/24", "dev", "v0")
-	run("route", "add", "default", "via", "203.0.113.1")
+	vethDefault(run)
 	run("route", "add", "local", "198.51.104.0/24", "dev", "lo", "table", "100", "src",
 		"203.0.113.5")
 	run("rule", "add", "ipproto", "udp", "dport", port, "lookup", "100")

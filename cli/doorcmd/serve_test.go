@@ -92,6 +92,12 @@ func startServe(t *testing.T, extra ...string) *served {
 // startServeAs is startServe with s's own settings (dropStderr, bin).
 func startServeAs(t *testing.T, s *served, extra ...string) *served {
 	t.Helper()
+	return startServeEnvAs(t, s, os.Environ(), extra...)
+}
+
+// startServeEnvAs is startServeAs with the server's environment env.
+func startServeEnvAs(t *testing.T, s *served, env []string, extra ...string) *served {
+	t.Helper()
 	bin := s.bin
 	if bin == "" {
 		bin = sablineBin(t)
@@ -112,7 +118,7 @@ func startServeAs(t *testing.T, s *served, extra ...string) *served {
 	// The server's temporary directory is its own, so that the rest of
 	// the test's directory lies outside every grant of its domain.
 	s.tmp = filepath.Join(dir, "tmp")
-	s.start(t, bin, args, os.Environ())
+	s.start(t, bin, args, env)
 	return s
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"net/http/httptest"
+	goruntime "runtime"
 	"runtime/metrics"
 	"strings"
 	"testing"
@@ -163,6 +164,10 @@ func TestGoRuntime(t *testing.T) {
 	fams := parse(t, r)
 	if g := fams["go_goroutines"].GetMetric()[0].GetGauge().GetValue(); g < 1 {
 		t.Errorf("go_goroutines %v, want at least this test's", g)
+	}
+	if p := fams["go_sched_gomaxprocs_threads"].GetMetric()[0].GetGauge().GetValue(); p !=
+		float64(goruntime.GOMAXPROCS(0)) {
+		t.Errorf("go_sched_gomaxprocs_threads %v, want GOMAXPROCS, %d", p, goruntime.GOMAXPROCS(0))
 	}
 	if s := fams["process_start_time_seconds"].GetMetric()[0].GetGauge().GetValue(); s < 1.7e9 {
 		t.Errorf("process_start_time_seconds %v", s)

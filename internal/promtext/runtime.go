@@ -14,6 +14,8 @@ var goSamples = []struct{ name, help, kind, from string }{
 	{"go_memstats_sys_bytes", "Bytes of memory the Go runtime holds from the system.", "gauge",
 		"/memory/classes/total:bytes"},
 	{"go_gc_cycles_total", "Garbage collections completed.", "counter", "/gc/cycles/total:gc-cycles"},
+	{"go_sched_gomaxprocs_threads", "The Ps (GOMAXPROCS) the Go runtime runs goroutines on.",
+		"gauge", "/sched/gomaxprocs:threads"},
 }
 
 // GoRuntime adds the process's start time and the Go runtime's

@@ -20,8 +20,10 @@ import (
 // project's two-processor machine, a door of two workers keeping its
 // receipts in the background switched threads 4.5 times a run on two
 // Ps and 1.1 on one, and on one it took 0.74 of the processor time a run
-// and answered 1.13 times the runs a second, servers by turns
-// (bench/README.md, "The door on fewer Ps"). A door that flushes keeps
+// and answered 1.13 times the runs a second, servers by turns under a
+// steady load; in BenchmarkServeHello's short turns, as many runs a
+// second for a fifth less processor time (bench/README.md, "The door on
+// fewer Ps"). A door that flushes keeps
 // one P more: its committer holds its P for the length of a disk's flush,
 // and on one P the runs waited for the runtime to take it back (0.93
 // times the runs a second).

@@ -305,11 +305,14 @@ func journalID(dir string) (string, error) {
 const maxIDBytes = 64
 
 // segmentOfKey is the segment number of an object's key after the
-// Shipper's prefix. A number below 1 names no segment, and changes
-// nothing where it is read: Start keeps the largest, and starts from 0.
+// Shipper's prefix: eight decimal digits, as segmentKey writes them, and
+// .journal; any other name (a sign, a space, a ninth digit) is no
+// segment's, so that no two keys name one segment. A number below 1
+// names no segment, and changes nothing where it is read: Start keeps
+// the largest, and starts from 0.
 func segmentOfKey(rest string) (int, bool) {
 	num, ok := strings.CutSuffix(rest, ".journal")
-	if !ok || len(num) != 8 {
+	if !ok || len(num) != 8 || strings.Trim(num, "0123456789") != "" {
 		return 0, false
 	}
 	n, err := strconv.Atoi(num)

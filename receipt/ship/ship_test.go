@@ -390,3 +390,32 @@ func TestValidReplica(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentOfKey: a segment's name is eight digits and .journal, as
+// objectKey writes it; a sign or a space before them names none, so that
+// no two keys name one segment (shippedIn reads its number from any key
+// the bucket lists).
+func TestSegmentOfKey(t *testing.T) {
+	for _, tt := range []struct {
+		name, rest string
+		wantN      int
+		wantOK     bool
+	}{
+		{"as written", "00000099.journal", 99, true},
+		{"the largest", "99999999.journal", 99999999, true},
+		{"zero", "00000000.journal", 0, true},
+		{"a plus sign", "+0000099.journal", 0, false},
+		{"a minus sign", "-0000099.journal", 0, false},
+		{"a space", " 0000099.journal", 0, false},
+		{"seven digits", "0000099.journal", 0, false},
+		{"nine digits", "000000099.journal", 0, false},
+		{"another suffix", "00000099.json", 0, false},
+		{"a letter", "0000009a.journal", 0, false},
+	} {
+		n, ok := segmentOfKey(tt.rest)
+		if n != tt.wantN || ok != tt.wantOK {
+			t.Errorf("%s: segmentOfKey(%q) = %d, %v; want %d, %v", tt.name, tt.rest, n, ok,
+				tt.wantN, tt.wantOK)
+		}
+	}
+}

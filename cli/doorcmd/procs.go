@@ -23,10 +23,9 @@ import (
 // and answered 1.13 times the runs a second, servers by turns under a
 // steady load; in BenchmarkServeHello's short turns, as many runs a
 // second for a fifth less processor time (bench/README.md, "The door on
-// fewer Ps"). A door that flushes keeps
-// one P more: its committer holds its P for the length of a disk's flush,
-// and on one P the runs waited for the runtime to take it back (0.93
-// times the runs a second).
+// fewer Ps"). A door that flushes keeps one P more: its committer holds
+// its P for the length of a disk's flush, and on one P the runs waited
+// for the runtime to take it back (0.93 times the runs a second).
 func doorProcs(workers, procs int, d receipt.Durability) int {
 	n := (workers + 1) / 2
 	if d == receipt.Flush {

@@ -15,6 +15,8 @@ import (
 	"github.com/sabline/sabline/receipt"
 )
 
+// TestDoorProcs: half the workers, rounded up, one more for a door that
+// flushes, within one and the machine's count.
 func TestDoorProcs(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
@@ -42,19 +44,19 @@ func TestDoorProcs(t *testing.T) {
 }
 
 // TestServeRunsOnItsProcs: sabline serve's own Ps, as its metrics say
-// them (go_sched_gomaxprocs_threads), are doorProcs's for its flags,
-// the machine's where that is fewer, and the operator's GOMAXPROCS where
-// the environment sets one (the control: the count the flags alone would
-// give is not what it runs on).
+// them (go_sched_gomaxprocs_threads), are doorProcs's for its flags and
+// this machine's count, and the operator's GOMAXPROCS where the
+// environment sets one (the control: the count the flags alone would give
+// is not what it runs on).
 func TestServeRunsOnItsProcs(t *testing.T) {
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "GOMAXPROCS=")
-	})
 	if flag.Lookup("test.cpu").Value.String() != "" || os.Getenv("GOMAXPROCS") != "" {
 		t.Skip("this test's own count of Ps was set (-cpu, GOMAXPROCS): it is not the one " +
 			"Go chooses for the machine, which the server's is read against")
 	}
 	machine := goruntime.GOMAXPROCS(0)
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "GOMAXPROCS=")
+	})
 	for _, tc := range []struct {
 		name string
 		env  []string

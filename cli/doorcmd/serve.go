@@ -467,7 +467,6 @@ func loadToken(path string, fresh bool) (token string, made bool, err error) {
 // first run), so that a server that cannot hold what its operator asked
 // fails at start; and the door's runner over it.
 func startPool(o doorOptions) (*sabline.Pool, *door.PoolRunner, error) {
-	setDoorProcs(o) // before its first worker, which takes the door's count
 	pool, err := sabline.NewPool(sabline.PoolOptions{
 		Budget:      o.Ceiling,
 		Workers:     o.Workers,

@@ -2,16 +2,12 @@ package doorcmd
 
 import (
 	"flag"
-	"net/http"
 	"os"
 	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 )
 
 // TestServeRunsOnItsProcs: sabline serve's own Ps, as its metrics say
@@ -63,16 +59,7 @@ func servedProcs(t *testing.T, env []string, extra ...string) int {
 	if url == "" {
 		t.Fatalf("the server did not say where its metrics are: %q", s.lines())
 	}
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fams := scrape(t, url)
 	m := fams["go_sched_gomaxprocs_threads"].GetMetric()
 	if len(m) != 1 {
 		t.Fatalf("go_sched_gomaxprocs_threads: %v, want one", m)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -43,16 +44,7 @@ func TestServeMetricsAndJSONLog(t *testing.T) {
 		t.Fatalf("a wider budget: %d, want 403", st)
 	}
 
-	resp, err := http.Get(metricsURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatalf("parse %s: %v", metricsURL, err)
-	}
+	fams := scrape(t, metricsURL)
 	var runs, e328 float64
 	for _, m := range fams["sabline_runs_total"].GetMetric() {
 		runs += m.GetCounter().GetValue()
@@ -99,4 +91,21 @@ func TestServeMetricsAndJSONLog(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// scrape reads the metrics served at url with the exposition format's
+// own parser.
+func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("parse %s: %v", url, err)
+	}
+	return fams
 }
